@@ -1,0 +1,280 @@
+//! `folio bench buffer`: the buffer manager alone (seeds 000 and 002).
+//!
+//! - `hot-read` (seed 000): optimistic reads of a few cached pages, one of
+//!   them read by every operation like a B-tree root, checksums on and off.
+//!   PostgreSQL pins every page with a CAS on a shared word; folio's readers
+//!   must write no shared memory at all, so `state_rmw_per_op` must be 0 and
+//!   128 threads must keep the throughput of 2.
+//! - `evict-read` (seed 002): random reads over data 10x the pool, so nearly
+//!   every read faults a page in and evicts another, at up to 400 threads.
+
+use crate::harness::{Measured, median, run_for};
+use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
+use folio_buffer::{BufferPool, PoolConfig, PoolStats};
+use folio_io::{Dir, FsDir, OpenOptions};
+use folio_page::{PAGE_SIZE, PageId};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+use std::time::Duration;
+
+const NAME: &str = "buffer";
+/// Pages read by `hot-read` besides the root.
+const HOT_PAGES: u64 = 63;
+/// Where each page stores its own id (checked by every read).
+const ID_OFFSET: usize = 64;
+/// Repetitions per point; the median is reported.
+const REPEATS: usize = 3;
+
+/// The buffer-manager workload.
+#[derive(Debug)]
+pub struct BufferWorkload;
+
+impl Workload for BufferWorkload {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn about(&self) -> &'static str {
+        "buffer manager: hot optimistic reads (seed 000) and eviction-bound reads at up to 400 threads (seed 002)"
+    }
+
+    fn run(&self, config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
+        let mut rows = hot_read(config, progress)?;
+        rows.extend(evict_read(config, progress)?);
+        Ok(rows)
+    }
+
+    fn checks(&self, rows: &[Row]) -> Vec<Check> {
+        let mut checks = hot_read_checks(rows);
+        checks.extend(evict_read_checks(rows));
+        checks
+    }
+}
+
+fn open_pool(
+    config: &BenchConfig,
+    file_name: &str,
+    pool_size_bytes: u64,
+    checksums: bool,
+) -> Result<Arc<BufferPool>, BenchError> {
+    let io_error = |source| BenchError::Io { what: file_name.to_string(), source };
+    let dir = FsDir::open(&config.data_dir).map_err(io_error)?;
+    if dir.exists(file_name).map_err(io_error)? {
+        dir.remove(file_name).map_err(io_error)?;
+    }
+    let file = dir.open(file_name, OpenOptions::CREATE_NEW).map_err(io_error)?;
+    let pool_config = PoolConfig {
+        pool_size_bytes,
+        max_database_bytes: 64 << 30,
+        checksums,
+        ..PoolConfig::default()
+    };
+    Ok(BufferPool::create(file, pool_config)?)
+}
+
+/// Allocates `count` pages, each holding its own id at [`ID_OFFSET`], and
+/// writes them out so they are clean.
+fn fill_pages(pool: &BufferPool, count: u64) -> Result<Vec<PageId>, BenchError> {
+    let mut ids = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let mut guard = pool.allocate()?;
+        let id = guard.page_id();
+        folio_page::init_page(&mut guard, folio_page::PageType::Raw, 0);
+        guard[ID_OFFSET..ID_OFFSET + 8].copy_from_slice(&id.0.to_le_bytes());
+        ids.push(id);
+    }
+    pool.flush_all()?;
+    Ok(ids)
+}
+
+/// One optimistic read of `page_id`: returns the id stored in the page once
+/// the read validates, retrying on restarts.
+#[inline]
+fn read_page_id(pool: &BufferPool, page_id: PageId) -> Result<u64, BenchError> {
+    loop {
+        let guard = pool.optimistic(page_id)?;
+        let stored = guard.read_u64(ID_OFFSET);
+        if guard.validate().is_ok() {
+            return Ok(stored);
+        }
+    }
+}
+
+/// Per-operation rates of the counters that moved during a measurement.
+fn per_op(row: Row, before: PoolStats, after: PoolStats, measured: Measured) -> Row {
+    let ops = measured.ops.max(1) as f64;
+    let delta = |a: u64, b: u64| (b - a) as f64 / ops;
+    row.with("ops_per_sec", measured.ops_per_sec())
+        .with("state_rmw_per_op", delta(before.state_rmw, after.state_rmw))
+        .with("restarts_per_op", delta(before.optimistic_restarts, after.optimistic_restarts))
+        .with("misses_per_op", delta(before.misses, after.misses))
+        .with("latch_waits_per_op", delta(before.latch_waits, after.latch_waits))
+}
+
+/// Reads pages from `ids` at random on `threads` threads for `duration`,
+/// reading `root` first in every operation when given. A page whose stored
+/// id is wrong is a failed benchmark, not a number.
+fn measure_reads(
+    pool: &BufferPool,
+    root: Option<PageId>,
+    ids: &[PageId],
+    threads: usize,
+    duration: Duration,
+) -> Result<Measured, BenchError> {
+    let failure = std::sync::Mutex::new(None);
+    let measured = run_for(threads, duration, |index, stop| {
+        let mut rng = SmallRng::seed_from_u64(0x5eed_0000 + index as u64);
+        let mut ops = 0u64;
+        let mut check = || -> Result<(), BenchError> {
+            if let Some(root) = root {
+                let stored = read_page_id(pool, root)?;
+                if stored != root.0 {
+                    return Err(BenchError::Config(format!("{root} holds id {stored}")));
+                }
+            }
+            let page = ids[rng.gen_range(0..ids.len())];
+            let stored = read_page_id(pool, page)?;
+            if stored != page.0 {
+                return Err(BenchError::Config(format!("{page} holds id {stored}")));
+            }
+            Ok(())
+        };
+        while !stop.is_set() {
+            if let Err(error) = check() {
+                failure.lock().expect("failure lock").get_or_insert(error);
+                break;
+            }
+            ops += 1;
+        }
+        ops
+    });
+    match failure.into_inner().expect("failure lock") {
+        Some(error) => Err(error),
+        None => Ok(measured),
+    }
+}
+
+fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
+    let threads = config.threads_or(&[1, 2, 8, 32, 128]);
+    let settings = config.checksum_settings();
+    let duration = config.duration_or(Duration::from_millis(250), Duration::from_secs(2));
+    let pool_size_bytes = config.pool_size_bytes.unwrap_or(64 << 20);
+    let mut pools = Vec::new();
+    for &checksums in &settings {
+        let name = format!("bench-hot-read-checksums-{}.db", if checksums { "on" } else { "off" });
+        let pool = open_pool(config, &name, pool_size_bytes, checksums)?;
+        let ids = fill_pages(&pool, HOT_PAGES + 1)?;
+        pools.push((checksums, pool, ids));
+    }
+    progress.phase("buffer hot-read", (threads.len() * settings.len() * REPEATS) as u64);
+    let mut rows = Vec::new();
+    for &thread_count in &threads {
+        // Alternate the settings within each repetition so drift in the
+        // machine's speed affects both alike.
+        let mut samples = vec![Vec::new(); pools.len()];
+        for _ in 0..REPEATS {
+            for (index, (checksums, pool, ids)) in pools.iter().enumerate() {
+                let before = pool.stats();
+                let measured = measure_reads(pool, Some(ids[0]), &ids[1..], thread_count, duration)?;
+                samples[index].push((measured, before, pool.stats()));
+                progress.step(&format!("{thread_count} threads, checksums {}", on_off(*checksums)));
+            }
+        }
+        for (index, (checksums, _, _)) in pools.iter().enumerate() {
+            let rates = samples[index].iter().map(|(m, _, _)| m.ops_per_sec()).collect();
+            let middle = median(rates);
+            let (measured, before, after) = samples[index]
+                .iter()
+                .find(|(m, _, _)| m.ops_per_sec() == middle)
+                .copied()
+                .expect("the median is one of the samples");
+            let row = Row::new(NAME, "hot-read", thread_count).with("checksums", *checksums);
+            rows.push(per_op(row, before, after, measured));
+        }
+    }
+    Ok(rows)
+}
+
+fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
+    let threads = config.threads_or(&[1, 2, 8, 32, 128, 400]);
+    let duration = config.duration_or(Duration::from_millis(500), Duration::from_secs(3));
+    let pool_size_bytes =
+        config.pool_size_bytes.unwrap_or(if config.quick { 16 << 20 } else { 64 << 20 });
+    let checksums = config.checksums.unwrap_or(true);
+    let data_pages = config.scaled(10 * pool_size_bytes / PAGE_SIZE as u64);
+    progress.phase("buffer evict-read: loading", 1);
+    let pool = open_pool(config, "bench-evict-read.db", pool_size_bytes, checksums)?;
+    let ids = fill_pages(&pool, data_pages)?;
+    progress.step(&format!("{data_pages} pages loaded"));
+    progress.phase("buffer evict-read", threads.len() as u64);
+    let mut rows = Vec::new();
+    for &thread_count in &threads {
+        let before = pool.stats();
+        let measured = measure_reads(&pool, None, &ids, thread_count, duration)?;
+        let row = Row::new(NAME, "evict-read", thread_count)
+            .with("checksums", checksums)
+            .with("pool_size_bytes", pool_size_bytes)
+            .with("data_bytes", data_pages * PAGE_SIZE as u64);
+        rows.push(per_op(row, before, pool.stats(), measured));
+        progress.step(&format!("{thread_count} threads"));
+    }
+    Ok(rows)
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
+fn hot_read_checks(rows: &[Row]) -> Vec<Check> {
+    let hot: Vec<(usize, &Row)> =
+        rows.iter().enumerate().filter(|(_, r)| r.case == "hot-read").collect();
+    let find = |threads: usize, checksums: bool| {
+        hot.iter()
+            .find(|(_, r)| r.threads == threads && r.flag("checksums") == Some(checksums))
+            .copied()
+    };
+    let mut checks = Vec::new();
+    for &(index, row) in &hot {
+        let rmw = row.number("state_rmw_per_op").unwrap_or(f64::NAN);
+        let measure = format!(
+            "hot-read state-word RMW per op, {} threads, checksums {}",
+            row.threads,
+            on_off(row.flag("checksums") == Some(true))
+        );
+        checks.push(Check::at_most(NAME, measure, rmw, 0.0, vec![index]));
+        if row.flag("checksums") == Some(true) {
+            if let Some((off_index, off)) = find(row.threads, false) {
+                let ratio = ops(row) / ops(off);
+                let measure = format!("hot-read checksums on/off, {} threads", row.threads);
+                checks.push(Check::at_least(NAME, measure, ratio, 0.99, vec![index, off_index]));
+            }
+        }
+    }
+    for checksums in [true, false] {
+        if let (Some((i128, r128)), Some((i2, r2))) = (find(128, checksums), find(2, checksums)) {
+            let measure =
+                format!("hot-read 128 threads / 2 threads, checksums {}", on_off(checksums));
+            checks.push(Check::at_least(NAME, measure, ops(r128) / ops(r2), 0.95, vec![i128, i2]));
+        }
+    }
+    checks
+}
+
+fn evict_read_checks(rows: &[Row]) -> Vec<Check> {
+    let evict: Vec<(usize, &Row)> =
+        rows.iter().enumerate().filter(|(_, r)| r.case == "evict-read").collect();
+    let best = evict.iter().map(|(_, r)| ops(r)).fold(0.0, f64::max);
+    let most = evict.iter().max_by_key(|(_, r)| r.threads);
+    match most {
+        Some(&(index, row)) if evict.len() > 1 => {
+            let measure = format!("evict-read {} threads / best thread count", row.threads);
+            vec![Check::at_least(NAME, measure, ops(row) / best, 0.90, vec![index])]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn ops(row: &Row) -> f64 {
+    row.number("ops_per_sec").unwrap_or(0.0)
+}

@@ -1,0 +1,10 @@
+/// A benchmark could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("I/O error in {what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error("buffer manager: {0}")]
+    Buffer(#[from] folio_buffer::BufferError),
+    #[error("invalid benchmark configuration: {0}")]
+    Config(String),
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: every crate's tests, then the loom model of the
+# buffer manager's state word. Installs nothing beyond the Rust toolchain's
+# own components; safe to run on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "cargo not found: install the Rust toolchain (rustup) first" >&2
+    exit 1
+fi
+
+echo "== cargo test (workspace) =="
+cargo test --workspace
+
+echo "== loom model of the buffer state word =="
+cargo test -p folio-buffer --features loom --release --test loom_state_word

@@ -64,7 +64,8 @@ const _: () = assert!(HEADER_SIZE == RESERVED_OFFSET + size_of::<u16>());
 // Every in-page offset fits the u16 header fields, including PAGE_SIZE itself
 // (an empty special area starts at PAGE_SIZE).
 const _: () = assert!(PAGE_SIZE <= u16::MAX as usize);
-const _: () = assert!(PAGE_SIZE % SPECIAL_ALIGN == 0 && HEADER_SIZE % SPECIAL_ALIGN == 0);
+const _: () =
+    assert!(PAGE_SIZE.is_multiple_of(SPECIAL_ALIGN) && HEADER_SIZE.is_multiple_of(SPECIAL_ALIGN));
 
 /// A page's bytes.
 pub type Page = [u8; PAGE_SIZE];
@@ -114,7 +115,10 @@ impl PageType {
 /// the special area leaves no room for the header. Both are caller bugs with
 /// constant arguments, never data from disk.
 pub fn init_page(page: &mut Page, page_type: PageType, special_size: usize) {
-    assert!(page_type != PageType::Zero, "init_page: PageType::Zero marks never-written pages");
+    assert!(
+        page_type != PageType::Zero,
+        "init_page: PageType::Zero marks never-written pages"
+    );
     let special_size = special_size.next_multiple_of(SPECIAL_ALIGN);
     assert!(
         special_size <= PAGE_SIZE - HEADER_SIZE,
@@ -184,7 +188,8 @@ pub fn header_special(page: &Page) -> usize {
 pub fn is_zero_page(page: &Page) -> bool {
     // OR-folding fixed-size chunks lets the compiler vectorise the scan; the
     // early exit per chunk keeps a non-zero page (the common case) cheap.
-    page.chunks_exact(64).all(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | b) == 0)
+    page.chunks_exact(64)
+        .all(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | b) == 0)
 }
 
 /// The `N` bytes of the field at `offset` (a header constant, always in bounds).

@@ -1,6 +1,7 @@
 //! folio's 8 KiB page: identifiers, the page header, the CRC-32C checksum and
 //! the slotted item layout. Pure functions over byte arrays; no I/O, no
-//! latches. The byte layout is documented in `layout.rs`.
+//! latches. The byte layouts are documented in `layout.rs` (header),
+//! `slotted.rs` (slots) and the crate README.
 
 mod checksum;
 mod ids;
@@ -10,6 +11,10 @@ mod slotted;
 pub use checksum::{ChecksumError, page_checksum, set_checksum, verify_checksum};
 pub use ids::{Lsn, PageId};
 pub use layout::{
-    HEADER_SIZE, PAGE_SIZE, PageType, Page, header_lsn, init_page, is_zero_page, set_header_lsn,
+    CHECKSUM_OFFSET, FLAGS_OFFSET, HEADER_SIZE, LAYOUT_VERSION, LAYOUT_VERSION_OFFSET,
+    LOWER_OFFSET, LSN_OFFSET, PAGE_SIZE, PAGE_TYPE_OFFSET, Page, PageType, RESERVED_OFFSET,
+    SPECIAL_ALIGN, SPECIAL_OFFSET, UPPER_OFFSET, header_checksum, header_flags,
+    header_layout_version, header_lower, header_lsn, header_page_type, header_special,
+    header_upper, init_page, is_zero_page, set_header_flags, set_header_lsn,
 };
-pub use slotted::{SlotError, SlottedPage, SlottedPageMut};
+pub use slotted::{MAX_SLOTS, SLOT_SIZE, SlotError, SlottedPage, SlottedPageMut};

@@ -7,11 +7,13 @@ mod buffer;
 mod config;
 mod error;
 mod harness;
+mod html;
 mod report;
 mod row;
 
 pub use config::{BenchConfig, Progress, SilentProgress};
 pub use error::BenchError;
+pub use html::render_html;
 pub use report::{json_lines, render_summary, render_table, write_results};
 pub use row::{Check, Row};
 

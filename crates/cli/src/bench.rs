@@ -134,6 +134,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     config.checksums = args.checksums;
     config.pool_size_bytes = args.pool_size;
     let progress = Bar { bar: Mutex::new(None), hidden: args.json };
+    let mut all_rows: Vec<Row> = Vec::new();
     let mut all_checks: Vec<Check> = Vec::new();
     for workload in selected {
         let rows: Vec<Row> = workload
@@ -149,13 +150,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } else {
             println!("\n== {} ==\n{}", workload.name(), folio_bench::render_table(&rows));
         }
-        all_checks.extend(checks);
+        // Checks index rows within their workload; shift them into the
+        // combined list the HTML report is drawn from.
+        let offset = all_rows.len();
+        all_checks.extend(checks.into_iter().map(|mut c| {
+            c.rows.iter_mut().for_each(|r| *r += offset);
+            c
+        }));
+        all_rows.extend(rows);
     }
+    let report_path = args.results_dir.join("report.html");
+    std::fs::write(&report_path, folio_bench::render_html(&all_rows, &all_checks))
+        .with_context(|| format!("writing {}", report_path.display()))?;
     if !args.json {
         println!("== targets (DESIGN.md §4) ==\n{}", folio_bench::render_summary(&all_checks));
         let failed = all_checks.iter().filter(|c| !c.pass).count();
         println!(
-            "{} of {} targets met; results in {}",
+            "{} of {} targets met; results (CSV, JSON lines, report.html) in {}",
             all_checks.len() - failed,
             all_checks.len(),
             args.results_dir.display()

@@ -1,0 +1,203 @@
+//! A single-file HTML report: SVG plots of throughput against threads per
+//! configuration, green/red relative-speed-up tables, and the targets.
+//! Opens in a browser without a server (no scripts, no external assets).
+
+use crate::{Check, Row};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+const PALETTE: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"];
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 300.0;
+const MARGIN: f64 = 60.0;
+
+/// The throughput measure of a row, by preference.
+fn throughput(row: &Row) -> Option<(&'static str, f64)> {
+    ["ops_per_sec", "records_per_sec"]
+        .into_iter()
+        .find_map(|key| row.number(key).map(|value| (key, value)))
+}
+
+/// The configuration of a row: its non-numeric values (e.g. `checksums=on`).
+fn configuration(row: &Row) -> String {
+    let parts: Vec<String> = row
+        .values
+        .iter()
+        .filter_map(|(key, value)| match value {
+            Value::Bool(b) => Some(format!("{key}={}", if *b { "on" } else { "off" })),
+            Value::String(s) => Some(format!("{key}={s}")),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() { "default".to_string() } else { parts.join(", ") }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Series of (threads, value) per configuration for one case.
+type Series = BTreeMap<String, Vec<(usize, f64)>>;
+
+fn group(rows: &[Row]) -> BTreeMap<(String, String), (&'static str, Series)> {
+    let mut cases: BTreeMap<(String, String), (&'static str, Series)> = BTreeMap::new();
+    for row in rows {
+        if let Some((measure, value)) = throughput(row) {
+            let entry = cases
+                .entry((row.workload.to_string(), row.case.clone()))
+                .or_insert((measure, Series::new()));
+            entry.1.entry(configuration(row)).or_default().push((row.threads, value));
+        }
+    }
+    cases
+}
+
+fn svg_plot(title: &str, measure: &str, series: &Series) -> String {
+    let points = || series.values().flatten();
+    let max_threads = points().map(|p| p.0).max().unwrap_or(1).max(2) as f64;
+    let max_value = points().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
+    let x = |threads: usize| MARGIN + (threads as f64).log2() / max_threads.log2() * (WIDTH - 2.0 * MARGIN);
+    let y = |value: f64| HEIGHT - MARGIN + -(value / max_value) * (HEIGHT - 2.0 * MARGIN);
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = write!(svg, r#"<text x="{}" y="18" text-anchor="middle" font-size="13">{}</text>"#, WIDTH / 2.0, escape(title));
+    let (left, right, bottom, top) = (MARGIN, WIDTH - MARGIN, HEIGHT - MARGIN, MARGIN);
+    let _ = write!(svg, r#"<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>"#);
+    let _ = write!(svg, r#"<line x1="{left}" y1="{bottom}" x2="{left}" y2="{top}" stroke="black"/>"#);
+    for tick in 0..=4 {
+        let value = max_value * f64::from(tick) / 4.0;
+        let ty = y(value);
+        let _ = write!(svg, r##"<line x1="{left}" y1="{ty}" x2="{right}" y2="{ty}" stroke="#ddd"/>"##);
+        let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, left - 4.0, ty + 4.0, human(value));
+    }
+    let mut thread_ticks: Vec<usize> = points().map(|p| p.0).collect();
+    thread_ticks.sort_unstable();
+    thread_ticks.dedup();
+    for threads in thread_ticks {
+        let tx = x(threads);
+        let _ = write!(svg, r#"<text x="{tx}" y="{}" text-anchor="middle">{threads}</text>"#, bottom + 14.0);
+    }
+    let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="middle">threads</text>"#, WIDTH / 2.0, bottom + 30.0);
+    let _ = write!(svg, r#"<text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle">{}</text>"#, HEIGHT / 2.0, HEIGHT / 2.0, escape(measure));
+    for (index, (name, points)) in series.iter().enumerate() {
+        let color = PALETTE[index % PALETTE.len()];
+        let mut sorted = points.clone();
+        sorted.sort_by_key(|p| p.0);
+        let path: Vec<String> = sorted.iter().map(|&(t, v)| format!("{:.1},{:.1}", x(t), y(v))).collect();
+        let _ = write!(svg, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, path.join(" "));
+        for &(t, v) in &sorted {
+            let _ = write!(svg, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#, x(t), y(v));
+        }
+        let ly = top + 14.0 * index as f64;
+        let _ = write!(svg, r#"<rect x="{}" y="{}" width="10" height="10" fill="{color}"/>"#, right - 150.0, ly - 9.0);
+        let _ = write!(svg, r#"<text x="{}" y="{ly}">{}</text>"#, right - 136.0, escape(name));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A value with a k/M suffix.
+fn human(value: f64) -> String {
+    if value >= 1e6 {
+        format!("{:.1}M", value / 1e6)
+    } else if value >= 1e3 {
+        format!("{:.0}k", value / 1e3)
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+/// Ratios of each configuration to the first, per thread count, coloured
+/// green (faster) or red (slower) with intensity by distance from 1.
+fn speedup_table(series: &Series) -> String {
+    let mut configs = series.keys();
+    let Some(base_name) = configs.next() else { return String::new() };
+    let base: BTreeMap<usize, f64> = series[base_name].iter().copied().collect();
+    let others: Vec<&String> = configs.collect();
+    let mut html = format!("<table><tr><th>threads</th><th>{}</th>", escape(base_name));
+    for name in &others {
+        let _ = write!(html, "<th>{} / {}</th>", escape(name), escape(base_name));
+    }
+    html.push_str("</tr>");
+    for (&threads, &base_value) in &base {
+        let _ = write!(html, "<tr><td>{threads}</td><td>{}</td>", human(base_value));
+        for name in &others {
+            let value = series[*name].iter().find(|p| p.0 == threads).map(|p| p.1);
+            match value {
+                Some(value) if base_value > 0.0 => {
+                    let ratio = value / base_value;
+                    let _ = write!(html, r#"<td style="background:{}">{ratio:.3}</td>"#, ratio_color(ratio));
+                }
+                _ => html.push_str("<td></td>"),
+            }
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</table>");
+    html
+}
+
+fn ratio_color(ratio: f64) -> String {
+    let strength = ((ratio - 1.0).abs() * 4.0).min(1.0);
+    let fade = (255.0 - 120.0 * strength) as u8;
+    if ratio >= 1.0 { format!("rgb({fade},255,{fade})") } else { format!("rgb(255,{fade},{fade})") }
+}
+
+/// The whole report as one HTML document.
+pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
+    let mut html = String::from(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>folio benchmark report</title>\
+         <style>body{font-family:sans-serif;margin:2em;max-width:1200px}\
+         table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}\
+         .pass{background:#c8f7c5}.fail{background:#f7c5c5}.case{display:inline-block;vertical-align:top;margin-right:2em}</style>\
+         </head><body><h1>folio benchmark report</h1>",
+    );
+    let passed = checks.iter().filter(|c| c.pass).count();
+    let _ = write!(html, "<h2>Targets (DESIGN.md §4): {passed} of {} met</h2>", checks.len());
+    html.push_str("<table><tr><th>workload</th><th>target</th><th>bound</th><th>measured</th><th>result</th></tr>");
+    for c in checks {
+        let class = if c.pass { "pass" } else { "fail" };
+        let _ = write!(
+            html,
+            r#"<tr class="{class}"><td>{}</td><td style="text-align:left">{}</td><td>{}</td><td>{:.4}</td><td>{}</td></tr>"#,
+            c.workload,
+            escape(&c.measure),
+            escape(&c.bound),
+            c.measured,
+            if c.pass { "pass" } else { "FAIL" }
+        );
+    }
+    html.push_str("</table>");
+    for ((workload, case), (measure, series)) in group(rows) {
+        let _ = write!(html, "<div class=\"case\"><h3>{} / {}</h3>", escape(&workload), escape(&case));
+        html.push_str(&svg_plot(&format!("{workload} {case}"), measure, &series));
+        html.push_str(&speedup_table(&series));
+        html.push_str("</div>");
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves the report holds one plot per case, a series per configuration,
+    // and coloured ratio cells.
+    #[test]
+    fn report_has_plots_and_ratios() {
+        let rows: Vec<Row> = [(1, true, 10.0), (2, true, 20.0), (1, false, 11.0), (2, false, 19.0)]
+            .into_iter()
+            .map(|(t, c, v)| Row::new("buffer", "hot-read", t).with("checksums", c).with("ops_per_sec", v))
+            .collect();
+        let html = render_html(&rows, &[]);
+        assert_eq!(html.matches("<svg").count(), 1);
+        assert_eq!(html.matches("<polyline").count(), 2);
+        assert!(html.contains("checksums=on / checksums=off"));
+        assert!(html.contains("rgb(255,"), "a slower ratio is red");
+    }
+}

@@ -1,0 +1,41 @@
+//! Runs every workload at a tiny size and checks the outcomes that do not
+//! depend on timing: every expected row is present with its fields, the
+//! hot cached read path performs no atomic read-modify-write on page state
+//! words, and every row's JSON carries workload, case and threads.
+
+use folio_bench::{BenchConfig, SilentProgress};
+use std::time::Duration;
+
+fn tiny_config(dir: &std::path::Path) -> BenchConfig {
+    let mut config = BenchConfig::new(dir.to_path_buf());
+    config.quick = true;
+    config.threads = Some(vec![1, 3]);
+    config.duration = Some(Duration::from_millis(30));
+    config.scale = Some(0.05);
+    config.pool_size_bytes = Some(2 << 20);
+    config
+}
+
+// Proves the buffer workload measures both cases at every thread count and
+// both checksum settings, and that cached optimistic reads do zero RMW.
+#[test]
+fn buffer_workload_rows_and_zero_rmw() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let workload = folio_bench::workload("buffer").expect("buffer workload");
+    let rows = workload.run(&tiny_config(dir.path()), &SilentProgress).expect("run");
+    let hot: Vec<_> = rows.iter().filter(|r| r.case == "hot-read").collect();
+    assert_eq!(hot.len(), 4, "2 thread counts x checksums on/off");
+    for row in &hot {
+        assert_eq!(row.number("state_rmw_per_op"), Some(0.0), "{row:?}");
+        assert!(row.number("ops_per_sec").unwrap_or(0.0) > 0.0);
+    }
+    let evict: Vec<_> = rows.iter().filter(|r| r.case == "evict-read").collect();
+    assert_eq!(evict.len(), 2);
+    assert!(evict.iter().all(|r| r.number("misses_per_op").unwrap_or(0.0) > 0.0));
+    let checks = workload.checks(&rows);
+    assert!(checks.iter().any(|c| c.measure.contains("on/off")));
+    for line in folio_bench::json_lines(&rows, &checks) {
+        assert!(line["workload"].is_string() && line["case"].is_string());
+        assert!(line["threads"].is_u64());
+    }
+}

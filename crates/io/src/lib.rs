@@ -4,7 +4,12 @@
 //! flip bits, misdirect writes and fail chosen operations).
 //!
 //! Errors are `std::io::Error`; simulated faults use the real errno values
-//! (`EIO`, `ENOSPC`) so callers handle both devices the same way.
+//! (`EIO`, `ENOSPC`) so callers handle both devices the same way: an
+//! out-of-space error has `raw_os_error() == Some(ENOSPC)` and kind
+//! [`io::ErrorKind::StorageFull`] on both.
+//!
+//! The contract both devices honour (durability, zero-fill, error semantics)
+//! is written out in this crate's `README.md`.
 
 use std::io;
 use std::sync::Arc;
@@ -12,8 +17,8 @@ use std::sync::Arc;
 mod fs;
 mod sim;
 
-pub use fs::FsDir;
-pub use sim::{Fault, FaultPlan, OpKind, SimConfig, SimDir};
+pub use fs::{DIRECT_IO_ALIGN_BYTES, DirectIoRefused, FsDir};
+pub use sim::{Fault, FaultPlan, OpKind, SECTOR_SIZE_BYTES, SIM_MAX_FILE_BYTES, SimConfig, SimDir};
 
 /// How [`Dir::open`] treats a missing or existing file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,9 +41,18 @@ pub struct OpenOptions {
 }
 
 impl OpenOptions {
-    pub const EXISTING: OpenOptions = OpenOptions { mode: OpenMode::Existing, direct: false };
-    pub const CREATE: OpenOptions = OpenOptions { mode: OpenMode::CreateOrOpen, direct: false };
-    pub const CREATE_NEW: OpenOptions = OpenOptions { mode: OpenMode::CreateNew, direct: false };
+    pub const EXISTING: OpenOptions = OpenOptions {
+        mode: OpenMode::Existing,
+        direct: false,
+    };
+    pub const CREATE: OpenOptions = OpenOptions {
+        mode: OpenMode::CreateOrOpen,
+        direct: false,
+    };
+    pub const CREATE_NEW: OpenOptions = OpenOptions {
+        mode: OpenMode::CreateNew,
+        direct: false,
+    };
 }
 
 /// One open file. All methods take `&self` and are safe to call from many
@@ -86,4 +100,19 @@ pub trait Dir: Send + Sync + std::fmt::Debug {
     fn list(&self) -> io::Result<Vec<String>>;
     /// Makes creations, renames and removals in this directory durable.
     fn sync_dir(&self) -> io::Result<()>;
+}
+
+/// Checks that `name` is a plain file name: not empty, not `.` or `..`, and
+/// free of `/` and NUL. Both devices reject anything else with
+/// `InvalidInput` before touching storage, so a name can never escape the
+/// directory.
+pub(crate) fn validate_name(name: &str) -> io::Result<()> {
+    let bad = name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']);
+    if bad {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid file name {name:?}: must be a plain name without '/' or NUL"),
+        ));
+    }
+    Ok(())
 }

@@ -1,0 +1,86 @@
+//! The WAL's error type.
+
+use folio_page::Lsn;
+use std::io;
+
+/// Everything the WAL can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum WalError {
+    /// The device is full (ENOSPC) while creating or writing a segment. The
+    /// operation failed; the WAL's state is intact and the operation can be
+    /// retried once space is freed.
+    #[error("no space left for WAL while {op} {file}: {source}")]
+    NoSpace {
+        op: &'static str,
+        file: String,
+        source: io::Error,
+    },
+    /// Any other I/O error.
+    #[error("WAL I/O error while {op} {file}: {source}")]
+    Io {
+        op: &'static str,
+        file: String,
+        source: io::Error,
+    },
+    /// An fsync (or a write) failed earlier: the WAL refuses every further
+    /// write until it is reopened (and recovered). Never retried, because
+    /// Linux may have dropped the dirty pages that failed to write.
+    #[error("WAL is poisoned by an earlier failed sync; reopen it to recover")]
+    Poisoned,
+    /// A damaged record is followed by WAL that was written after the damaged
+    /// record had been made durable: this is not a torn tail, and stopping
+    /// here would silently discard acknowledged commits.
+    #[error(
+        "corrupt WAL record at {lsn} followed by valid WAL (durable up to {durable_upto}): {detail}"
+    )]
+    CorruptMidLog {
+        lsn: Lsn,
+        durable_upto: Lsn,
+        detail: String,
+    },
+    /// `flush_to` was asked for an LSN past everything inserted: the
+    /// caller's LSN (e.g. a page LSN) does not come from this WAL.
+    #[error("flush requested to {lsn}, past the end of the WAL at {end}")]
+    FlushBeyondEnd { lsn: Lsn, end: Lsn },
+    /// The hard WAL size limit is reached and no space was released in time.
+    #[error(
+        "WAL hard size limit of {limit_bytes} bytes reached; waiting for a checkpoint timed out"
+    )]
+    WalFull { limit_bytes: u64 },
+    #[error("record of {bytes} bytes exceeds the maximum of {max_bytes}")]
+    RecordTooLarge { bytes: usize, max_bytes: usize },
+    #[error("a record registers at most {max} pages")]
+    TooManyBlocks { max: usize },
+    #[error("block {block} was not registered")]
+    UnknownBlock { block: u8 },
+    /// `wal.meta` is missing, damaged or from another format.
+    #[error("WAL metadata invalid: {0}")]
+    BadMeta(String),
+    #[error("invalid WAL configuration: {0}")]
+    Config(String),
+    /// The LSN is outside the retained WAL or is not a record start.
+    #[error("cannot read WAL at {lsn}: {detail}")]
+    BadStart { lsn: Lsn, detail: String },
+}
+
+impl WalError {
+    /// Builds `NoSpace` for ENOSPC and `Io` for everything else.
+    pub(crate) fn io(op: &'static str, file: impl Into<String>, source: io::Error) -> WalError {
+        let file = file.into();
+        if is_enospc(&source) {
+            WalError::NoSpace { op, file, source }
+        } else {
+            WalError::Io { op, file, source }
+        }
+    }
+
+    /// True for the out-of-space error.
+    pub fn is_no_space(&self) -> bool {
+        matches!(self, WalError::NoSpace { .. })
+    }
+}
+
+/// True when `e` is ENOSPC (both devices report it the same way).
+pub(crate) fn is_enospc(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(28) || e.kind() == io::ErrorKind::StorageFull
+}

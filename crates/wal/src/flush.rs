@@ -1,0 +1,257 @@
+//! Writing completed WAL to segments, and group commit.
+//!
+//! One writer at a time holds the `writer` mutex (PostgreSQL's
+//! WALWriteLock). `write_out(target)` waits until every insertion that
+//! started below `target` has finished copying, then copies the ring's pages
+//! into a private staging buffer (so it never reads bytes an inserter may be
+//! writing), stamps each page header with the current `synced_upto`, and
+//! writes whole pages (the tail page zero-padded) to the segment files.
+//!
+//! Group commit: `flush_to(lsn)` returns at once if `synced_upto >= lsn`.
+//! Otherwise, if another committer is leading a flush, it waits on the
+//! `flush_done` condition variable and looks again (that fsync may have
+//! covered it). Else it becomes the leader and flushes *everything reserved
+//! so far* — the records of every committer waiting at that moment — and one
+//! fdatasync per dirty segment serves them all. When it finishes it wakes
+//! every waiter at once, so covered committers return together and go on
+//! inserting while the next leader syncs.
+//!
+//! Failures: ENOSPC from a write leaves `written_upto` at the last complete
+//! write and returns `NoSpace`: the bytes stay in the ring and are written
+//! by the next flush. Any other write error and every sync error poison the
+//! WAL: a failed fsync is never retried (the kernel may have dropped the
+//! dirty pages), so all further writes fail until the WAL is reopened.
+
+use crate::error::{WalError, is_enospc};
+use crate::insert::IDLE;
+use crate::segment::{OpenSegment, elapsed_ns, segment_file_name};
+use crate::wal_page::{WAL_PAGE_SIZE, bytepos_to_end_lsn, set_synced_upto};
+use crate::{Shared, lock};
+use folio_page::Lsn;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Most pages copied and written in one write call.
+const WRITE_BATCH_PAGES: usize = 64;
+
+/// State owned by whoever holds the writer mutex.
+#[derive(Debug, Default)]
+pub(crate) struct WriterState {
+    /// The segment being written.
+    pub current: Option<OpenSegment>,
+    /// Segments written since their last sync (may include `current`'s file).
+    pub dirty: Vec<OpenSegment>,
+    staging: Vec<u8>,
+}
+
+impl Shared {
+    /// The end of all space reserved so far.
+    pub(crate) fn reserved_end(&self) -> Lsn {
+        bytepos_to_end_lsn(lock(&self.reserve).cur_bytepos)
+    }
+
+    /// Waits until every insertion that started below `target` has copied
+    /// its bytes. Inserters never block after reserving, so this is short.
+    fn wait_for_insertions(&self, target: Lsn) {
+        for slot in self.slots.iter() {
+            let mut spins = 0u32;
+            loop {
+                let at = slot.inserting_at.load(Ordering::SeqCst);
+                if at == IDLE || at >= target.0 {
+                    break;
+                }
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    /// Writes (without syncing) all WAL below `target` (at most the
+    /// reserved end).
+    pub(crate) fn write_out(&self, target: Lsn) -> Result<(), WalError> {
+        self.check_poisoned()?;
+        self.wait_for_insertions(target);
+        let mut w = lock(&self.writer);
+        self.write_locked(&mut w, target)
+    }
+
+    fn poison(&self) {
+        self.poisoned.store(true, Ordering::SeqCst);
+    }
+
+    /// The write part, writer mutex held; insertions below `target` done.
+    fn write_locked(&self, w: &mut WriterState, target: Lsn) -> Result<(), WalError> {
+        self.check_poisoned()?;
+        let synced = Lsn(self.synced_upto.load(Ordering::Acquire));
+        let mut written = self.written_upto.load(Ordering::Acquire);
+        let mut staging = std::mem::take(&mut w.staging);
+        let result = self.write_pages(w, &mut staging, &mut written, target, synced);
+        w.staging = staging;
+        result
+    }
+
+    fn write_pages(
+        &self,
+        w: &mut WriterState,
+        staging: &mut Vec<u8>,
+        written: &mut u64,
+        target: Lsn,
+        synced: Lsn,
+    ) -> Result<(), WalError> {
+        let page_bytes = WAL_PAGE_SIZE as u64;
+        let seg_bytes = self.meta.segment_size_bytes;
+        while *written < target.0 {
+            // A batch: whole pages from the one holding `written`, within one
+            // segment, up to the page holding `target - 1`.
+            let first_page = *written / page_bytes;
+            let last_page = (target.0 - 1) / page_bytes;
+            let segno = first_page * page_bytes / seg_bytes;
+            let seg_last_page = (segno + 1) * seg_bytes / page_bytes - 1;
+            let end_page = last_page
+                .min(seg_last_page)
+                .min(first_page + WRITE_BATCH_PAGES as u64 - 1);
+            let pages = (end_page - first_page + 1) as usize;
+            staging.clear();
+            staging.resize(pages * WAL_PAGE_SIZE, 0);
+            for (i, page) in (first_page..=end_page).enumerate() {
+                let page_start = page * page_bytes;
+                let valid = (target.0 - page_start).min(page_bytes) as usize;
+                let dst = &mut staging[i * WAL_PAGE_SIZE..(i + 1) * WAL_PAGE_SIZE];
+                // SAFETY: every insertion below `target` has cleared its slot
+                // (Release, seen by our SeqCst loads), so bytes below `target`
+                // have no writer; the slot still holds `page` because pages
+                // at or after `written` are never recycled (reservation check).
+                unsafe { self.ring.read(page, 0, &mut dst[..valid]) };
+                set_synced_upto(dst, synced);
+            }
+            let seg = self.segment_for_write(w, segno)?;
+            let offset = first_page * page_bytes - segno * seg_bytes;
+            let started = Instant::now();
+            let result = seg.file.write_at(staging, offset);
+            seg.cost_ns += elapsed_ns(started);
+            let seg_copy = seg.clone();
+            if let Err(e) = result {
+                if !is_enospc(&e) {
+                    self.poison();
+                }
+                return Err(WalError::io("writing", segment_file_name(segno), e));
+            }
+            self.counters.writes.fetch_add(1, Ordering::Relaxed);
+            if !w.dirty.iter().any(|d| d.segno == segno) {
+                w.dirty.push(seg_copy);
+            }
+            *written = ((end_page + 1) * page_bytes).min(target.0);
+            self.written_upto.store(*written, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// The writer's open segment `segno`, entering it (and finishing the
+    /// previous one's cost sample) when the writer moves on.
+    fn segment_for_write<'w>(
+        &self,
+        w: &'w mut WriterState,
+        segno: u64,
+    ) -> Result<&'w mut OpenSegment, WalError> {
+        if w.current.as_ref().map(|c| c.segno) != Some(segno) {
+            let entered = self.segments.enter(segno)?;
+            if let Some(old) = w.current.replace(entered) {
+                // Its sync cost accrues to the copy in `dirty`; fold it in
+                // when that sync happens. Here the write cost is complete.
+                if let Some(d) = w.dirty.iter_mut().find(|d| d.segno == old.segno) {
+                    d.cost_ns = old.cost_ns;
+                    d.kind = old.kind;
+                } else {
+                    self.segments.segment_done(&old);
+                }
+            }
+        }
+        w.current
+            .as_mut()
+            .ok_or(WalError::Config("no current segment".into()))
+    }
+
+    /// Makes every WAL byte below `lsn` durable (group commit).
+    pub(crate) fn flush_to(&self, lsn: Lsn) -> Result<(), WalError> {
+        if self.synced_upto.load(Ordering::Acquire) >= lsn.0 {
+            return Ok(());
+        }
+        self.check_poisoned()?;
+        let end = self.reserved_end();
+        if lsn > end {
+            return Err(WalError::FlushBeyondEnd { lsn, end });
+        }
+        self.counters.flush_requests.fetch_add(1, Ordering::Relaxed);
+        let mut leader = lock(&self.flush_leader);
+        loop {
+            if self.synced_upto.load(Ordering::Acquire) >= lsn.0 {
+                self.counters.flushes_shared.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            self.check_poisoned()?;
+            if !*leader {
+                break;
+            }
+            // A flush is under way: wait for it, then look again (it may
+            // have covered us).
+            leader = self
+                .flush_done
+                .wait(leader)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        *leader = true;
+        drop(leader);
+        let result = self.lead_flush();
+        *lock(&self.flush_leader) = false;
+        self.flush_done.notify_all();
+        result
+    }
+
+    /// The flush leader's work: write and sync everything reserved by now,
+    /// which includes the records of every committer waiting behind us.
+    fn lead_flush(&self) -> Result<(), WalError> {
+        // Committers just woken by the previous flush are inserting their
+        // next records; one yield lets them join this flush.
+        std::thread::yield_now();
+        let mut w = lock(&self.writer);
+        let target = self.reserved_end();
+        self.wait_for_insertions(target);
+        self.write_locked(&mut w, target)?;
+        self.sync_locked(&mut w)?;
+        self.synced_upto.fetch_max(target.0, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// fdatasyncs every dirty segment; a failure poisons the WAL.
+    fn sync_locked(&self, w: &mut WriterState) -> Result<(), WalError> {
+        let current = w.current.as_ref().map(|c| c.segno);
+        for mut seg in std::mem::take(&mut w.dirty) {
+            let started = Instant::now();
+            let result = seg.file.sync();
+            let ns = elapsed_ns(started);
+            self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = result {
+                self.poison();
+                return Err(WalError::io("syncing", segment_file_name(seg.segno), e));
+            }
+            if Some(seg.segno) == current {
+                if let Some(c) = w.current.as_mut() {
+                    c.cost_ns += ns;
+                }
+            } else {
+                seg.cost_ns += ns;
+                self.segments.segment_done(&seg);
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes everything inserted so far.
+    pub(crate) fn flush_all(&self) -> Result<(), WalError> {
+        self.flush_to(self.reserved_end())
+    }
+}

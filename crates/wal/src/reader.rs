@@ -1,0 +1,407 @@
+//! Reading records from an LSN across pages and segments, and deciding
+//! where the WAL ends.
+//!
+//! End-of-WAL rules (README "End of WAL"): reading stops cleanly at the first
+//! position where the next record cannot be read whole and valid — a page
+//! that is missing, zeroed, has another address (stale recycled bytes), a
+//! lower generation than the page before it (stale bytes from before the
+//! last open) or a bad header CRC; a zero length; a record whose length,
+//! continuation headers, CRC, layout or back-link is wrong.
+//!
+//! Such a position `X` is the end of the WAL *unless* some valid page at or
+//! after `X`'s page says, in its `synced_upto` header field, that the log
+//! was already durable beyond `X` when that page was written: then the
+//! record at `X` had been fsynced (flushes end on record boundaries), so its
+//! damage is corruption, not a torn tail, and reading fails with
+//! [`WalError::CorruptMidLog`] unless `truncate_at_corruption` is set.
+
+use crate::decode::{Record, decode_record, peek_total_len, plausible_total_len};
+use crate::error::WalError;
+use crate::meta::WalMeta;
+use crate::record::{RECORD_ALIGN, align_record};
+use crate::segment::{parse_segment_file_name, segment_file_name};
+use crate::wal_page::{
+    PAGE_FLAG_CONT, WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader,
+    bytepos_to_end_lsn, bytepos_to_lsn, lsn_to_bytepos,
+};
+use folio_io::{Dir, File, OpenOptions};
+use folio_page::Lsn;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+/// Pages read per call while scanning ahead for the mid-log check.
+const SCAN_CHUNK_PAGES: usize = 32;
+
+/// How a reader treats damage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// The documented override: treat mid-log corruption as the end of the
+    /// WAL (records after it are discarded) instead of failing.
+    pub truncate_at_corruption: bool,
+}
+
+/// Iterates records in LSN order.
+pub struct WalReader {
+    dir: Arc<dyn Dir>,
+    meta: WalMeta,
+    options: ReaderOptions,
+    segnos: BTreeSet<u64>,
+    files: HashMap<u64, Arc<dyn File>>,
+    page: Vec<u8>,
+    page_index: Option<u64>,
+    record: Vec<u8>,
+    /// Where the next record starts.
+    pos: Lsn,
+    expected_prev: Option<Lsn>,
+    last_generation: u32,
+    last_start: Option<Lsn>,
+    end_lsn: Lsn,
+    done: bool,
+    records_read: u64,
+}
+
+impl fmt::Debug for WalReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WalReader")
+            .field("pos", &self.pos)
+            .field("end_lsn", &self.end_lsn)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Step {
+    Record(Record),
+    /// The record at this LSN is unreadable (detail for the error).
+    Invalid(String),
+    /// Clean zeros where the next record would start.
+    End,
+}
+
+impl WalReader {
+    /// Opens a reader on the WAL in `dir`, positioned at the oldest record.
+    pub fn open(dir: Arc<dyn Dir>, options: ReaderOptions) -> Result<WalReader, WalError> {
+        let meta = WalMeta::load(dir.as_ref())?
+            .ok_or_else(|| WalError::BadMeta("wal.meta not found: not a WAL directory".into()))?;
+        let names = dir
+            .list()
+            .map_err(|e| WalError::io("listing", "WAL directory", e))?;
+        let segnos = names
+            .iter()
+            .filter_map(|n| parse_segment_file_name(n))
+            .collect();
+        let mut reader = WalReader {
+            dir,
+            meta,
+            options,
+            segnos,
+            files: HashMap::new(),
+            page: vec![0; WAL_PAGE_SIZE],
+            page_index: None,
+            record: Vec::new(),
+            pos: Lsn(WAL_PAGE_HEADER_SIZE as u64),
+            expected_prev: None,
+            last_generation: 0,
+            last_start: None,
+            end_lsn: Lsn(0),
+            done: false,
+            records_read: 0,
+        };
+        reader.seek_to_oldest()?;
+        Ok(reader)
+    }
+
+    /// The WAL's identity.
+    pub fn meta(&self) -> &WalMeta {
+        &self.meta
+    }
+
+    /// Positions the reader at the record starting at `lsn` (a record start
+    /// returned by insertion or by this reader).
+    pub fn seek(&mut self, lsn: Lsn) -> Result<(), WalError> {
+        let in_page = lsn.0 % WAL_PAGE_SIZE as u64;
+        if !lsn.0.is_multiple_of(RECORD_ALIGN as u64)
+            || (in_page != 0 && in_page < WAL_PAGE_HEADER_SIZE as u64)
+        {
+            return Err(WalError::BadStart {
+                lsn,
+                detail: "not a record boundary".into(),
+            });
+        }
+        let lsn = if in_page == 0 {
+            Lsn(lsn.0 + WAL_PAGE_HEADER_SIZE as u64)
+        } else {
+            lsn
+        };
+        self.reset(lsn);
+        Ok(())
+    }
+
+    fn reset(&mut self, lsn: Lsn) {
+        self.pos = lsn;
+        // Nothing read yet: the end is the start position, or the page's
+        // first byte when the position is the page's first record.
+        self.end_lsn = if lsn.0 % WAL_PAGE_SIZE as u64 == WAL_PAGE_HEADER_SIZE as u64 {
+            Lsn(lsn.0 - WAL_PAGE_HEADER_SIZE as u64)
+        } else {
+            lsn
+        };
+        self.expected_prev = None;
+        self.last_generation = 0;
+        self.last_start = None;
+        self.done = false;
+    }
+
+    /// Positions the reader at the first record that starts in the oldest
+    /// segment on disk (skipping the tail of a record continued from a
+    /// removed segment).
+    pub fn seek_to_oldest(&mut self) -> Result<(), WalError> {
+        let Some(&segno) = self.segnos.first() else {
+            self.reset(Lsn(WAL_PAGE_HEADER_SIZE as u64));
+            return Ok(());
+        };
+        let first_page = segno * self.meta.segment_size_bytes / WAL_PAGE_SIZE as u64;
+        let start_pos = first_page * WAL_PAGE_PAYLOAD as u64;
+        let skip = match self.load_page(first_page)? {
+            Some(h) if h.flags & PAGE_FLAG_CONT != 0 => u64::from(h.cont_len),
+            _ => 0,
+        };
+        self.reset(bytepos_to_lsn(start_pos + align_record(skip)));
+        Ok(())
+    }
+
+    /// The end of the last record read (or the start position): after the
+    /// reader returned `None`, the end of the WAL.
+    pub fn end_lsn(&self) -> Lsn {
+        self.end_lsn
+    }
+
+    /// Start of the last record read, if any.
+    pub fn last_record_lsn(&self) -> Option<Lsn> {
+        self.last_start
+    }
+
+    /// Records returned so far.
+    pub fn records_read(&self) -> u64 {
+        self.records_read
+    }
+
+    /// The next record, `Ok(None)` at the end of the WAL, or
+    /// `CorruptMidLog` (see the module comment).
+    pub fn next_record(&mut self) -> Result<Option<Record>, WalError> {
+        if self.done {
+            return Ok(None);
+        }
+        let at = self.pos;
+        match self.read_at(at)? {
+            Step::Record(rec) => {
+                self.expected_prev = Some(rec.lsn);
+                self.last_start = Some(rec.lsn);
+                self.end_lsn = rec.end_lsn;
+                let end_pos = lsn_to_bytepos(rec.lsn) + align_record(u64::from(rec.total_len));
+                self.pos = bytepos_to_lsn(end_pos);
+                self.records_read += 1;
+                Ok(Some(rec))
+            }
+            Step::End => {
+                self.done = true;
+                self.check_durable_after(at, "zero length where a record should start".into())
+            }
+            Step::Invalid(detail) => {
+                self.done = true;
+                self.check_durable_after(at, detail)
+            }
+        }
+    }
+
+    /// An unreadable record at `at`: the end of the WAL, or corruption if
+    /// later valid pages say `at` was already durable.
+    fn check_durable_after(&mut self, at: Lsn, detail: String) -> Result<Option<Record>, WalError> {
+        if let Some(durable_upto) = self.durable_beyond(at)?
+            && !self.options.truncate_at_corruption
+        {
+            return Err(WalError::CorruptMidLog {
+                lsn: at,
+                durable_upto,
+                detail,
+            });
+        }
+        Ok(None)
+    }
+
+    /// Scans every page from `at`'s page to the end of the last segment file
+    /// for a valid page, not older than the pages read so far, claiming
+    /// `synced_upto > at`.
+    fn durable_beyond(&mut self, at: Lsn) -> Result<Option<Lsn>, WalError> {
+        let seg_bytes = self.meta.segment_size_bytes;
+        let page_bytes = WAL_PAGE_SIZE as u64;
+        let pages_per_seg = seg_bytes / page_bytes;
+        let segnos: Vec<u64> = self.segnos.range(at.0 / seg_bytes..).copied().collect();
+        let mut chunk = vec![0u8; SCAN_CHUNK_PAGES * WAL_PAGE_SIZE];
+        for segno in segnos {
+            let Some(file) = self.file(segno)? else {
+                continue;
+            };
+            let first = if segno == at.0 / seg_bytes {
+                (at.0 % seg_bytes) / page_bytes
+            } else {
+                0
+            };
+            let mut page = first;
+            while page < pages_per_seg {
+                let n = (pages_per_seg - page).min(SCAN_CHUNK_PAGES as u64) as usize;
+                let buf = &mut chunk[..n * WAL_PAGE_SIZE];
+                file.read_at(buf, page * page_bytes)
+                    .map_err(|e| WalError::io("reading", segment_file_name(segno), e))?;
+                for (i, bytes) in buf.chunks_exact(WAL_PAGE_SIZE).enumerate() {
+                    let index = segno * pages_per_seg + page + i as u64;
+                    // Pages of an older generation are stale (written before
+                    // the open that continued the log here): ignored.
+                    if let Some(h) = WalPageHeader::parse(bytes)
+                        && self.header_matches(&h, index)
+                        && h.generation >= self.last_generation
+                        && h.synced_upto > at
+                    {
+                        return Ok(Some(h.synced_upto));
+                    }
+                }
+                page += n as u64;
+            }
+        }
+        Ok(None)
+    }
+
+    fn header_matches(&self, h: &WalPageHeader, index: u64) -> bool {
+        h.page_addr.0 == index * WAL_PAGE_SIZE as u64
+            && h.system_id == self.meta.system_id
+            && h.timeline == self.meta.timeline
+    }
+
+    fn file(&mut self, segno: u64) -> Result<Option<Arc<dyn File>>, WalError> {
+        if !self.segnos.contains(&segno) {
+            return Ok(None);
+        }
+        if let Some(f) = self.files.get(&segno) {
+            return Ok(Some(f.clone()));
+        }
+        let name = segment_file_name(segno);
+        match self.dir.open(&name, OpenOptions::EXISTING) {
+            Ok(f) => {
+                self.files.insert(segno, f.clone());
+                Ok(Some(f))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(WalError::io("opening", name, e)),
+        }
+    }
+
+    /// Loads WAL page `index` into `self.page`; its header if valid at that
+    /// address (generation not checked here).
+    fn load_page(&mut self, index: u64) -> Result<Option<WalPageHeader>, WalError> {
+        if self.page_index != Some(index) {
+            self.page_index = None;
+            let seg_bytes = self.meta.segment_size_bytes;
+            let lsn = index * WAL_PAGE_SIZE as u64;
+            let segno = lsn / seg_bytes;
+            let Some(file) = self.file(segno)? else {
+                return Ok(None);
+            };
+            file.read_at(&mut self.page, lsn % seg_bytes)
+                .map_err(|e| WalError::io("reading", segment_file_name(segno), e))?;
+            self.page_index = Some(index);
+        }
+        Ok(WalPageHeader::parse(&self.page).filter(|h| self.header_matches(h, index)))
+    }
+
+    /// Loads a page as part of continuous reading: also checks that its
+    /// generation does not go backwards.
+    fn load_next_page(&mut self, index: u64) -> Result<Option<WalPageHeader>, WalError> {
+        let h = self.load_page(index)?;
+        Ok(h.filter(|h| {
+            if h.generation < self.last_generation {
+                return false;
+            }
+            self.last_generation = h.generation;
+            true
+        }))
+    }
+
+    fn read_at(&mut self, at: Lsn) -> Result<Step, WalError> {
+        let page_bytes = WAL_PAGE_SIZE as u64;
+        let index = at.0 / page_bytes;
+        let in_page = (at.0 % page_bytes) as usize;
+        debug_assert!(in_page >= WAL_PAGE_HEADER_SIZE);
+        let Some(h) = self.load_next_page(index)? else {
+            return Ok(Step::Invalid(format!(
+                "no valid WAL page at {}",
+                Lsn(index * page_bytes)
+            )));
+        };
+        if in_page == WAL_PAGE_HEADER_SIZE && h.flags & PAGE_FLAG_CONT != 0 {
+            return Ok(Step::Invalid(
+                "page continues a record where one should start".into(),
+            ));
+        }
+        let Some(total_len) = peek_total_len(&self.page[in_page..]) else {
+            return Ok(Step::Invalid("record header split across pages".into()));
+        };
+        if total_len == 0 {
+            return Ok(Step::End);
+        }
+        if !plausible_total_len(total_len) {
+            return Ok(Step::Invalid(format!(
+                "implausible record length {total_len}"
+            )));
+        }
+        let total = total_len as usize;
+        self.record.clear();
+        let take = total.min(WAL_PAGE_SIZE - in_page);
+        self.record
+            .extend_from_slice(&self.page[in_page..in_page + take]);
+        let mut next = index + 1;
+        while self.record.len() < total {
+            let remaining = total - self.record.len();
+            let Some(h) = self.load_next_page(next)? else {
+                return Ok(Step::Invalid(format!(
+                    "record continues into missing or invalid page {}",
+                    Lsn(next * page_bytes)
+                )));
+            };
+            if h.flags & PAGE_FLAG_CONT == 0 || h.cont_len as usize != remaining {
+                return Ok(Step::Invalid(
+                    "continuation header does not match the record".into(),
+                ));
+            }
+            let take = remaining.min(WAL_PAGE_PAYLOAD);
+            self.record
+                .extend_from_slice(&self.page[WAL_PAGE_HEADER_SIZE..WAL_PAGE_HEADER_SIZE + take]);
+            next += 1;
+        }
+        let view = match decode_record(&self.record) {
+            Ok(v) => v,
+            Err(e) => return Ok(Step::Invalid(e.to_string())),
+        };
+        if let Some(prev) = self.expected_prev
+            && view.prev_lsn != prev
+        {
+            return Ok(Step::Invalid(format!(
+                "back-link {} does not point at the previous record {prev}",
+                view.prev_lsn
+            )));
+        }
+        let end_pos = lsn_to_bytepos(at) + align_record(u64::from(total_len));
+        Ok(Step::Record(view.to_record(
+            at,
+            bytepos_to_end_lsn(end_pos),
+            total_len,
+        )))
+    }
+}
+
+impl Iterator for WalReader {
+    type Item = Result<Record, WalError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}

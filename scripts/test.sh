@@ -14,4 +14,4 @@ echo "== cargo test (workspace) =="
 cargo test --workspace
 
 echo "== loom model of the buffer state word =="
-cargo test -p folio-buffer --features loom --release --test loom_state_word
+cargo test -p folio-buffer --features loom --release -- loom

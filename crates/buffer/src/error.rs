@@ -10,7 +10,10 @@ pub struct Restart;
 #[derive(Debug, thiserror::Error)]
 pub enum BufferError {
     #[error("I/O error on {page_id}: {source}")]
-    Io { page_id: PageId, source: std::io::Error },
+    Io {
+        page_id: PageId,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Checksum(#[from] ChecksumError),
     #[error("{page_id} is beyond the reserved address space ({max_pages} pages)")]
@@ -18,7 +21,28 @@ pub enum BufferError {
     #[error("database file is not a folio database: {reason}")]
     BadMeta { reason: String },
     #[error("WAL flush before writing {page_id} failed: {source}")]
-    WalFlush { page_id: PageId, source: Box<dyn std::error::Error + Send + Sync> },
+    WalFlush {
+        page_id: PageId,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error("buffer pool exhausted: every frame is latched")]
     PoolExhausted,
+    /// Syncing the database file failed. The pool is now poisoned.
+    #[error("sync of the database file failed (pool poisoned, recover from the WAL): {source}")]
+    Sync { source: std::io::Error },
+    /// An earlier sync failed; the pool refuses every further write (DESIGN §5).
+    #[error("buffer pool poisoned by an earlier failed sync; no further writes")]
+    Poisoned,
+    /// `create` was given a file that already has contents.
+    #[error("cannot create a database in a non-empty file ({len_bytes} bytes)")]
+    FileNotEmpty { len_bytes: u64 },
+    /// The free list holds a link that cannot be right.
+    #[error("corrupt free list at {page_id}: {reason}")]
+    CorruptFreeList { page_id: PageId, reason: String },
+    /// A [`crate::PoolConfig`] that cannot work.
+    #[error("bad pool configuration: {reason}")]
+    Config { reason: String },
+    /// A caller passed an argument outside the API's domain.
+    #[error("invalid argument: {reason}")]
+    InvalidArgument { reason: String },
 }

@@ -4,11 +4,26 @@
 //! finding a page is arithmetic; a 64-bit state word per page carries a
 //! version and a latch state. Readers of cached pages use optimistic latches
 //! and write no shared memory.
+//!
+//! Files by concept: `state.rs` (state word), `region.rs` (virtual memory),
+//! `resident.rs` (resident set), `eviction.rs` (clock sweep, write-back),
+//! `meta.rs` (meta page, free list), `guards.rs` (latch guards, racy
+//! copies), `counters.rs` (per-thread counters), `pool.rs` (the pool).
 
+mod counters;
 mod error;
+mod eviction;
+mod guards;
+#[cfg(all(test, feature = "loom"))]
+mod loom_model;
+mod meta;
 mod pool;
+mod region;
+mod resident;
+mod state;
+mod sync;
 
 pub use error::{BufferError, Restart};
-pub use pool::{
-    BufferPool, ExclusiveGuard, OptimisticGuard, PoolConfig, PoolStats, SharedGuard, WalFlusher,
-};
+pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
+pub use meta::{FORMAT_VERSION, FREE_SIZE, META_SIZE, ROOT_SLOTS};
+pub use pool::{BufferPool, MIN_POOL_PAGES, PoolConfig, PoolStats, WalFlusher};

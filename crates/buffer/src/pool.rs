@@ -1,11 +1,17 @@
-//! Public API of the buffer pool. (folio-buffer helper: implement; split into
-//! files by concept: state word, virtual region, resident set, eviction, free
-//! list, guards, counters.)
+//! The buffer pool: configuration, the frame and state regions, latch
+//! acquisition and fault-in. Eviction and write-back are in `eviction.rs`,
+//! the meta page and free list in `meta.rs`, the guards in `guards.rs`.
 
-use crate::{BufferError, Restart};
+use crate::counters::{Counter, CounterRegistry};
+use crate::guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
+use crate::region::Region;
+use crate::resident::ResidentSet;
+use crate::state::{self, EVICTED, EXCLUSIVE, UNLOCKED, Word};
+use crate::{BufferError, meta};
 use folio_io::File;
-use folio_page::{Lsn, Page, PageId};
-use std::sync::Arc;
+use folio_page::{Lsn, PAGE_SIZE, Page, PageId};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, RwLock};
 
 /// Called before a dirty page is written so the WAL is durable up to the
 /// page's LSN (the WAL rule). The buffer crate does not depend on the WAL.
@@ -51,152 +57,468 @@ pub struct PoolStats {
     pub state_rmw: u64,
 }
 
+/// Smallest pool: room for a B+tree descent's latched pages plus an eviction batch.
+pub const MIN_POOL_PAGES: u64 = 8;
+
 /// The buffer pool of one database file.
-#[derive(Debug)]
 pub struct BufferPool {
-    _private: (),
+    pub(crate) file: Arc<dyn File>,
+    /// Page `p`'s frame is `frames.base() + p * PAGE_SIZE`.
+    pub(crate) frames: Region,
+    /// Page `p`'s state word is the `p`-th `AtomicU64` of this region.
+    states: Region,
+    pub(crate) max_pages: u64,
+    /// Frames the pool may occupy (`pool_size_bytes / PAGE_SIZE`).
+    pub(crate) pool_pages: u64,
+    /// Frames reserved by resident or incoming pages; never above `pool_pages`.
+    pub(crate) used_pages: AtomicU64,
+    pub(crate) resident: ResidentSet,
+    pub(crate) clock_hand: AtomicU64,
+    pub(crate) batch_pages: usize,
+    pub(crate) checksums: bool,
+    /// Set when a sync failed: no further writes (DESIGN §5).
+    pub(crate) poisoned: AtomicBool,
+    pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
+    pub(crate) counters: CounterRegistry,
+}
+
+impl std::fmt::Debug for BufferPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BufferPool")
+            .field("file", &self.file)
+            .field("max_pages", &self.max_pages)
+            .field("pool_pages", &self.pool_pages)
+            .field("used_pages", &self.used_pages.load(Relaxed))
+            .field("checksums", &self.checksums)
+            .field("poisoned", &self.poisoned.load(Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Spin briefly, then yield: the pool runs with hundreds of threads on a
+/// few cores, where spinning only steals the holder's time slice.
+#[derive(Debug, Default)]
+pub(crate) struct Backoff {
+    step: u32,
+}
+
+impl Backoff {
+    pub(crate) fn snooze(&mut self) {
+        if self.step < 4 {
+            for _ in 0..(1u32 << self.step) {
+                std::hint::spin_loop();
+            }
+        } else {
+            std::thread::yield_now();
+        }
+        self.step = self.step.saturating_add(1);
+    }
+}
+
+/// How a fault-in fills the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fill {
+    /// Read the page from the file and verify it.
+    Read,
+    /// A page being allocated past the high-water mark: zeros, no read (a
+    /// stale, possibly torn page left there by a crash is never read).
+    Zero,
 }
 
 impl BufferPool {
     /// Creates a new database in the empty `file`.
     pub fn create(file: Arc<dyn File>, config: PoolConfig) -> Result<Arc<BufferPool>, BufferError> {
-        let _ = (file, config);
-        todo!("folio-buffer helper")
+        let len_bytes = file.len().map_err(|source| BufferError::Io {
+            page_id: PageId(0),
+            source,
+        })?;
+        if len_bytes != 0 {
+            return Err(BufferError::FileNotEmpty { len_bytes });
+        }
+        let pool = Arc::new(BufferPool::new(file, &config, config.checksums)?);
+        meta::initialise(&pool)?;
+        pool.flush_all()?;
+        Ok(pool)
     }
+
     /// Opens the database in `file`.
     pub fn open(file: Arc<dyn File>, config: PoolConfig) -> Result<Arc<BufferPool>, BufferError> {
-        let _ = (file, config);
-        todo!("folio-buffer helper")
+        let checksums = meta::validate_file(file.as_ref())?;
+        Ok(Arc::new(BufferPool::new(file, &config, checksums)?))
     }
+
+    fn new(
+        file: Arc<dyn File>,
+        config: &PoolConfig,
+        checksums: bool,
+    ) -> Result<BufferPool, BufferError> {
+        let page_bytes = PAGE_SIZE as u64;
+        let max_pages = config.max_database_bytes / page_bytes;
+        let pool_pages = config.pool_size_bytes / page_bytes;
+        if pool_pages < MIN_POOL_PAGES {
+            return Err(BufferError::Config {
+                reason: format!("pool_size_bytes must hold at least {MIN_POOL_PAGES} pages"),
+            });
+        }
+        if max_pages < 2 || usize::try_from(config.max_database_bytes).is_err() {
+            return Err(BufferError::Config {
+                reason: "max_database_bytes must hold at least 2 pages and fit the address space"
+                    .into(),
+            });
+        }
+        let region_error = |source| BufferError::Config {
+            reason: format!("cannot reserve the virtual region: {source}"),
+        };
+        let frames = Region::reserve((max_pages * page_bytes) as usize).map_err(region_error)?;
+        let states =
+            Region::reserve(max_pages as usize * size_of::<AtomicU64>()).map_err(region_error)?;
+        Ok(BufferPool {
+            file,
+            frames,
+            states,
+            max_pages,
+            pool_pages,
+            used_pages: AtomicU64::new(0),
+            resident: ResidentSet::new(pool_pages),
+            clock_hand: AtomicU64::new(0),
+            batch_pages: config
+                .eviction_batch_pages
+                .clamp(1, pool_pages as usize / 2),
+            checksums,
+            poisoned: AtomicBool::new(false),
+            wal: RwLock::new(None),
+            counters: CounterRegistry::new(),
+        })
+    }
+
     /// Installs the WAL flusher consulted before dirty pages are written.
     pub fn set_wal_flusher(&self, flusher: Arc<dyn WalFlusher>) {
-        let _ = flusher;
-        todo!("folio-buffer helper")
+        *self.wal.write().unwrap_or_else(|e| e.into_inner()) = Some(flusher);
     }
+
     /// Whether this database has checksums on.
     pub fn checksums(&self) -> bool {
-        todo!("folio-buffer helper")
+        self.checksums
     }
+
+    /// Frames this pool may occupy.
+    pub fn pool_pages(&self) -> u64 {
+        self.pool_pages
+    }
+
+    /// Whether a failed sync has poisoned the pool (no further writes).
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Relaxed)
+    }
+
     /// Starts an optimistic read; faults the page in on a miss and waits out an
     /// exclusive holder. Writes no shared memory when the page is cached.
+    #[inline]
     pub fn optimistic(&self, page_id: PageId) -> Result<OptimisticGuard<'_>, BufferError> {
-        let _ = page_id;
-        todo!("folio-buffer helper")
+        let word = self.state(page_id)?;
+        let mut backoff = Backoff::default();
+        let mut faulted = false;
+        loop {
+            let seen = state::load(word);
+            match seen.state() {
+                EXCLUSIVE => self.wait(&mut backoff),
+                EVICTED => {
+                    if let Some(locked) = self.try_fault(page_id, seen, Fill::Read)? {
+                        let start = state::unlock_exclusive(word, UNLOCKED, locked.is_dirty());
+                        return Ok(OptimisticGuard::new(self, page_id, start));
+                    }
+                    faulted = true;
+                }
+                state::MARKED => {
+                    // A reader that finds the clock's mark clears it (the
+                    // page's second chance, as in vmcache): one RMW per page
+                    // per clock pass, never on a page the clock left alone.
+                    let start = seen.unmark().expect("marked");
+                    self.count(Counter::StateRmw, 1);
+                    if state::try_transition(word, seen, start).is_ok() {
+                        self.count_hit(faulted);
+                        return Ok(OptimisticGuard::new(self, page_id, start));
+                    }
+                }
+                _ => {
+                    self.count_hit(faulted);
+                    return Ok(OptimisticGuard::new(self, page_id, seen));
+                }
+            }
+        }
     }
+
     /// Takes a shared latch.
     pub fn shared(&self, page_id: PageId) -> Result<SharedGuard<'_>, BufferError> {
-        let _ = page_id;
-        todo!("folio-buffer helper")
+        let word = self.state(page_id)?;
+        let mut backoff = Backoff::default();
+        let mut faulted = false;
+        loop {
+            let seen = state::load(word);
+            if seen.state() == EVICTED {
+                if let Some(locked) = self.try_fault(page_id, seen, Fill::Read)? {
+                    // Downgrade: we are the only holder.
+                    state::unlock_exclusive(word, UNLOCKED + 1, locked.is_dirty());
+                    return Ok(SharedGuard::new(self, page_id));
+                }
+                faulted = true;
+                continue;
+            }
+            match seen.lock_shared() {
+                Some(new) => {
+                    self.count(Counter::StateRmw, 1);
+                    if state::try_transition(word, seen, new).is_ok() {
+                        self.count_hit(faulted);
+                        return Ok(SharedGuard::new(self, page_id));
+                    }
+                }
+                None => self.wait(&mut backoff),
+            }
+        }
     }
+
     /// Takes an exclusive latch.
     pub fn exclusive(&self, page_id: PageId) -> Result<ExclusiveGuard<'_>, BufferError> {
-        let _ = page_id;
-        todo!("folio-buffer helper")
+        self.check_writable()?;
+        self.exclusive_with(page_id, Fill::Read)
     }
+
+    pub(crate) fn exclusive_with(
+        &self,
+        page_id: PageId,
+        fill: Fill,
+    ) -> Result<ExclusiveGuard<'_>, BufferError> {
+        let word = self.state(page_id)?;
+        let mut backoff = Backoff::default();
+        let mut faulted = false;
+        loop {
+            let seen = state::load(word);
+            if seen.state() == EVICTED {
+                if self.try_fault(page_id, seen, fill)?.is_some() {
+                    return Ok(ExclusiveGuard::new(self, page_id));
+                }
+                faulted = true;
+                continue;
+            }
+            match seen.lock_exclusive() {
+                Some(new) => {
+                    self.count(Counter::StateRmw, 1);
+                    if state::try_transition(word, seen, new).is_ok() {
+                        self.count_hit(faulted);
+                        return Ok(ExclusiveGuard::new(self, page_id));
+                    }
+                }
+                None => self.wait(&mut backoff),
+            }
+        }
+    }
+
     /// Allocates a page (from the free list, else by extending the file),
     /// zeroed and exclusively latched.
     pub fn allocate(&self) -> Result<ExclusiveGuard<'_>, BufferError> {
-        todo!("folio-buffer helper")
+        meta::allocate(self)
     }
+
     /// Returns a page to the persistent free list.
     pub fn free(&self, guard: ExclusiveGuard<'_>) -> Result<(), BufferError> {
-        let _ = guard;
-        todo!("folio-buffer helper")
+        meta::free(self, guard)
     }
+
     /// A root pointer stored in the meta page for upper layers (slot < 8).
     pub fn meta_root(&self, slot: usize) -> Result<Option<PageId>, BufferError> {
-        let _ = slot;
-        todo!("folio-buffer helper")
+        meta::root(self, slot)
     }
+
     /// Sets a root pointer in the meta page.
     pub fn set_meta_root(&self, slot: usize, page_id: Option<PageId>) -> Result<(), BufferError> {
-        let _ = (slot, page_id);
-        todo!("folio-buffer helper")
+        meta::set_root(self, slot, page_id)
     }
-    /// Writes every dirty page and syncs the file.
+
+    /// Pages in the database (the high-water mark recorded in the meta page).
+    pub fn page_count(&self) -> Result<u64, BufferError> {
+        meta::page_count(self)
+    }
+
+    /// Pages on the persistent free list (from the meta page).
+    pub fn free_page_count(&self) -> Result<u64, BufferError> {
+        meta::free_count(self)
+    }
+
+    /// Writes every dirty page and syncs the file. Do not call it while
+    /// holding an exclusive latch: it waits for writers to leave each dirty
+    /// page so it can copy a consistent image.
     pub fn flush_all(&self) -> Result<(), BufferError> {
-        todo!("folio-buffer helper")
+        self.write_back_all()
     }
+
     /// Current counters.
     pub fn stats(&self) -> PoolStats {
-        todo!("folio-buffer helper")
+        self.counters.sum()
+    }
+
+    /// Checks the pool's structural invariants; call it when no other thread
+    /// is using the pool. Returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let used = self.used_pages.load(Relaxed);
+        if used > self.pool_pages {
+            return Err(format!("{used} frames used, pool has {}", self.pool_pages));
+        }
+        let resident = self.resident.count();
+        if resident != used {
+            return Err(format!(
+                "{resident} resident pages but {used} frames reserved"
+            ));
+        }
+        for index in 0..self.resident.capacity() {
+            let Some(page) = self.resident.get(index) else {
+                continue;
+            };
+            let seen = state::load(self.state_word(page));
+            if !matches!(seen.state(), UNLOCKED | state::MARKED) {
+                return Err(format!(
+                    "resident page {page} is in latch state {}",
+                    seen.state()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    // ---- internals -------------------------------------------------------
+
+    /// The state word of `page_id`, or `OutOfRange`.
+    #[inline(always)]
+    pub(crate) fn state(&self, page_id: PageId) -> Result<&AtomicU64, BufferError> {
+        if page_id.0 >= self.max_pages {
+            return Err(BufferError::OutOfRange {
+                page_id,
+                max_pages: self.max_pages,
+            });
+        }
+        Ok(self.state_word(page_id.0))
+    }
+
+    /// The state word of page `page` (< max_pages).
+    #[inline(always)]
+    pub(crate) fn state_word(&self, page: u64) -> &AtomicU64 {
+        assert!(page < self.max_pages);
+        // SAFETY: the states region holds `max_pages` zero-initialised
+        // AtomicU64s (all-zero is a valid AtomicU64), suitably aligned (mmap
+        // is page-aligned), living as long as `self`.
+        unsafe { &*self.states.base().cast::<AtomicU64>().add(page as usize) }
+    }
+
+    /// The frame of page `page` (< max_pages).
+    #[inline(always)]
+    pub(crate) fn frame(&self, page: u64) -> *mut u8 {
+        debug_assert!(page < self.max_pages);
+        // SAFETY: page < max_pages, so the offset lies inside the frames
+        // region of max_pages * PAGE_SIZE bytes.
+        unsafe { self.frames.base().add(page as usize * PAGE_SIZE) }
+    }
+
+    #[inline(always)]
+    pub(crate) fn count(&self, counter: Counter, n: u64) {
+        self.counters.add(counter, n);
+    }
+
+    #[inline(always)]
+    fn count_hit(&self, faulted: bool) {
+        if !faulted {
+            self.count(Counter::Hits, 1);
+        }
+    }
+
+    fn wait(&self, backoff: &mut Backoff) {
+        self.count(Counter::LatchWaits, 1);
+        backoff.snooze();
+    }
+
+    pub(crate) fn check_writable(&self) -> Result<(), BufferError> {
+        if self.poisoned.load(Relaxed) {
+            Err(BufferError::Poisoned)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Tries to take the exclusive latch of the evicted page (`seen`) and
+    /// bring it in. `Ok(None)`: another thread changed the word first (the
+    /// caller re-reads it). `Ok(Some(word))`: the page is resident and the
+    /// caller holds its exclusive latch (`word` is the locked word). On
+    /// error the page is Evicted again and holds no frame.
+    fn try_fault(
+        &self,
+        page_id: PageId,
+        seen: Word,
+        fill: Fill,
+    ) -> Result<Option<Word>, BufferError> {
+        let word = self.state_word(page_id.0);
+        let locked = seen.lock_exclusive().expect("evicted page can be locked");
+        self.count(Counter::StateRmw, 1);
+        if state::try_transition(word, seen, locked).is_err() {
+            return Ok(None);
+        }
+        self.count(Counter::Misses, 1);
+        match self.load_frame(page_id, fill) {
+            Ok(()) => Ok(Some(locked)),
+            Err(error) => {
+                state::unlock_exclusive(word, EVICTED, false);
+                Err(error)
+            }
+        }
+    }
+
+    /// Reserves a frame for `page_id` (exclusively latched, Evicted before)
+    /// and fills it. On error nothing stays reserved or resident.
+    fn load_frame(&self, page_id: PageId, fill: Fill) -> Result<(), BufferError> {
+        self.reserve_frame()?;
+        let frame = self.frame(page_id.0);
+        let result = match fill {
+            Fill::Zero => {
+                // SAFETY: we hold the exclusive latch; the frame is inside the
+                // region (page_id < max_pages was checked by `state`).
+                unsafe { frame.write_bytes(0, PAGE_SIZE) };
+                Ok(())
+            }
+            Fill::Read => {
+                // SAFETY: we hold the exclusive latch, so no other thread
+                // writes the frame; stale optimistic readers may read it
+                // concurrently with volatile loads and will fail validation
+                // (see README, "racy copies").
+                let page = unsafe { &mut *frame.cast::<Page>() };
+                let offset_bytes = page_id.0 * PAGE_SIZE as u64;
+                match self.file.read_at(page, offset_bytes) {
+                    Err(source) => Err(BufferError::Io { page_id, source }),
+                    Ok(()) if self.checksums => {
+                        folio_page::verify_checksum(page, page_id).map_err(BufferError::from)
+                    }
+                    Ok(()) => Ok(()),
+                }
+            }
+        };
+        match result {
+            Ok(()) => {
+                self.resident.insert(page_id.0);
+                Ok(())
+            }
+            Err(error) => {
+                self.frames
+                    .discard(page_id.0 as usize * PAGE_SIZE, PAGE_SIZE);
+                self.used_pages.fetch_sub(1, Relaxed);
+                Err(error)
+            }
+        }
     }
 }
 
-/// An optimistic read of one page: remembers the version it saw. Reads are
-/// racy copies (volatile) that must be validated before they are trusted.
-#[derive(Debug)]
-pub struct OptimisticGuard<'a> {
-    _pool: &'a BufferPool,
-}
-
-impl<'a> OptimisticGuard<'a> {
-    pub fn page_id(&self) -> PageId {
-        todo!("folio-buffer helper")
-    }
-    /// Racy copy of `out.len()` bytes at `offset`; bytes outside the page read as zero.
-    pub fn read_bytes(&self, offset: usize, out: &mut [u8]) {
-        let _ = (offset, out);
-        todo!("folio-buffer helper")
-    }
-    /// Racy little-endian loads; out-of-page offsets read as zero.
-    pub fn read_u16(&self, offset: usize) -> u16 {
-        let _ = offset;
-        todo!("folio-buffer helper")
-    }
-    pub fn read_u32(&self, offset: usize) -> u32 {
-        let _ = offset;
-        todo!("folio-buffer helper")
-    }
-    pub fn read_u64(&self, offset: usize) -> u64 {
-        let _ = offset;
-        todo!("folio-buffer helper")
-    }
-    /// Ok if no writer has touched the page since the guard was taken.
-    pub fn validate(&self) -> Result<(), Restart> {
-        todo!("folio-buffer helper")
-    }
-    /// Turns the optimistic read into an exclusive latch if the version is unchanged.
-    pub fn upgrade(self) -> Result<ExclusiveGuard<'a>, Restart> {
-        todo!("folio-buffer helper")
-    }
-}
-
-/// A shared latch: the page cannot change while it is held.
-#[derive(Debug)]
-pub struct SharedGuard<'a> {
-    _pool: &'a BufferPool,
-}
-
-impl std::ops::Deref for SharedGuard<'_> {
-    type Target = Page;
-    fn deref(&self) -> &Page {
-        todo!("folio-buffer helper")
-    }
-}
-
-/// An exclusive latch. Mutable access marks the page dirty; dropping the
-/// guard bumps the version (invalidating optimistic readers) and unlocks.
-#[derive(Debug)]
-pub struct ExclusiveGuard<'a> {
-    _pool: &'a BufferPool,
-}
-
-impl ExclusiveGuard<'_> {
-    pub fn page_id(&self) -> PageId {
-        todo!("folio-buffer helper")
-    }
-}
-
-impl std::ops::Deref for ExclusiveGuard<'_> {
-    type Target = Page;
-    fn deref(&self) -> &Page {
-        todo!("folio-buffer helper")
-    }
-}
-
-impl std::ops::DerefMut for ExclusiveGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Page {
-        todo!("folio-buffer helper")
+impl Drop for BufferPool {
+    /// Best-effort write-back of dirty pages (errors are ignored: only an
+    /// explicit [`BufferPool::flush_all`] reports them), then the regions
+    /// are unmapped. A poisoned pool writes nothing.
+    fn drop(&mut self) {
+        if !self.is_poisoned() {
+            let _ = self.write_back_all();
+        }
     }
 }

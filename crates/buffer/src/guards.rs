@@ -1,0 +1,244 @@
+//! RAII latch guards and the racy copies of optimistic reads.
+
+use crate::counters::Counter;
+use crate::state::{self, Word};
+use crate::{BufferPool, Restart};
+use folio_page::{PAGE_SIZE, Page, PageId};
+use std::ptr;
+
+/// Copies `out.len()` bytes of page memory starting at `src` (inside one
+/// frame) with volatile loads: 8-byte loads on the aligned middle, single
+/// bytes at the ends. Never creates a reference to the frame.
+///
+/// # Safety
+/// `src..src + out.len()` lies inside the frame region.
+#[inline]
+pub(crate) unsafe fn racy_copy(src: *const u8, out: &mut [u8]) {
+    let len = out.len();
+    let head = src.align_offset(8).min(len);
+    let words = (len - head) / 8;
+    for (i, byte) in out[..head].iter_mut().enumerate() {
+        // SAFETY: i < head <= len: inside the range the caller vouches for.
+        *byte = unsafe { ptr::read_volatile(src.add(i)) };
+    }
+    for w in 0..words {
+        let at = head + w * 8;
+        // SAFETY: at + 8 <= len and src + at is 8-aligned by the choice of head.
+        let value = unsafe { ptr::read_volatile(src.add(at).cast::<u64>()) };
+        out[at..at + 8].copy_from_slice(&value.to_ne_bytes());
+    }
+    let tail = head + words * 8;
+    for (i, byte) in out.iter_mut().enumerate().skip(tail) {
+        // SAFETY: i < len.
+        *byte = unsafe { ptr::read_volatile(src.add(i)) };
+    }
+}
+
+/// An optimistic read of one page: remembers the version it saw. Reads are
+/// racy copies (volatile) that must be validated before they are trusted.
+#[derive(Debug)]
+pub struct OptimisticGuard<'a> {
+    pool: &'a BufferPool,
+    page_id: PageId,
+    frame: *const u8,
+    start: Word,
+}
+
+impl<'a> OptimisticGuard<'a> {
+    #[inline(always)]
+    pub(crate) fn new(pool: &'a BufferPool, page_id: PageId, start: Word) -> Self {
+        debug_assert!(start.is_readable());
+        OptimisticGuard {
+            pool,
+            page_id,
+            frame: pool.frame(page_id.0),
+            start,
+        }
+    }
+
+    pub fn page_id(&self) -> PageId {
+        self.page_id
+    }
+
+    /// Racy copy of `out.len()` bytes at `offset`; bytes outside the page read as zero.
+    #[inline]
+    pub fn read_bytes(&self, offset: usize, out: &mut [u8]) {
+        let inside = PAGE_SIZE.saturating_sub(offset).min(out.len());
+        let (copied, zeroed) = out.split_at_mut(inside);
+        if !copied.is_empty() {
+            // SAFETY: offset + inside <= PAGE_SIZE, so the range lies in this
+            // page's frame.
+            unsafe { racy_copy(self.frame.add(offset), copied) };
+        }
+        zeroed.fill(0);
+    }
+
+    #[inline(always)]
+    fn read_array<const N: usize>(&self, offset: usize) -> [u8; N] {
+        if offset <= PAGE_SIZE - N {
+            // SAFETY: offset + N <= PAGE_SIZE: inside the frame; [u8; N] has
+            // alignment 1, so the volatile load needs no alignment.
+            unsafe { ptr::read_volatile(self.frame.add(offset).cast::<[u8; N]>()) }
+        } else {
+            let mut out = [0u8; N];
+            self.read_bytes(offset, &mut out);
+            out
+        }
+    }
+
+    /// Racy little-endian loads; out-of-page offsets read as zero.
+    #[inline(always)]
+    pub fn read_u16(&self, offset: usize) -> u16 {
+        u16::from_le_bytes(self.read_array(offset))
+    }
+
+    #[inline(always)]
+    pub fn read_u32(&self, offset: usize) -> u32 {
+        u32::from_le_bytes(self.read_array(offset))
+    }
+
+    #[inline(always)]
+    pub fn read_u64(&self, offset: usize) -> u64 {
+        u64::from_le_bytes(self.read_array(offset))
+    }
+
+    /// Racy copy of the whole page.
+    pub fn read_page(&self, out: &mut Page) {
+        self.read_bytes(0, out);
+    }
+
+    /// Ok if no writer has touched the page since the guard was taken.
+    #[inline(always)]
+    pub fn validate(&self) -> Result<(), Restart> {
+        if state::validate(self.pool.state_word(self.page_id.0), self.start) {
+            Ok(())
+        } else {
+            self.pool.count(Counter::OptimisticRestarts, 1);
+            Err(Restart)
+        }
+    }
+
+    /// Turns the optimistic read into an exclusive latch if the version is
+    /// unchanged. Waits out shared holders of the same version; a writer or
+    /// evictor in between means `Restart`.
+    pub fn upgrade(self) -> Result<ExclusiveGuard<'a>, Restart> {
+        let pool = self.pool;
+        let word = pool.state_word(self.page_id.0);
+        let mut backoff = crate::pool::Backoff::default();
+        loop {
+            let seen = state::load(word);
+            if seen.version() != self.start.version() || !seen.is_readable() {
+                pool.count(Counter::OptimisticRestarts, 1);
+                return Err(Restart);
+            }
+            match seen.lock_exclusive() {
+                Some(new) => {
+                    pool.count(Counter::StateRmw, 1);
+                    if state::try_transition(word, seen, new).is_ok() {
+                        return Ok(ExclusiveGuard::new(pool, self.page_id));
+                    }
+                }
+                None => {
+                    pool.count(Counter::LatchWaits, 1);
+                    backoff.snooze();
+                }
+            }
+        }
+    }
+}
+
+/// A shared latch: the page cannot change while it is held.
+#[derive(Debug)]
+pub struct SharedGuard<'a> {
+    pool: &'a BufferPool,
+    page_id: PageId,
+    frame: *const u8,
+}
+
+impl<'a> SharedGuard<'a> {
+    pub(crate) fn new(pool: &'a BufferPool, page_id: PageId) -> Self {
+        SharedGuard {
+            pool,
+            page_id,
+            frame: pool.frame(page_id.0),
+        }
+    }
+
+    pub fn page_id(&self) -> PageId {
+        self.page_id
+    }
+}
+
+impl std::ops::Deref for SharedGuard<'_> {
+    type Target = Page;
+    #[inline(always)]
+    fn deref(&self) -> &Page {
+        // SAFETY: the shared latch excludes writers for the guard's lifetime,
+        // and the frame lies inside the region. (Stale optimistic readers
+        // only read.)
+        unsafe { &*self.frame.cast::<Page>() }
+    }
+}
+
+impl Drop for SharedGuard<'_> {
+    fn drop(&mut self) {
+        self.pool.count(Counter::StateRmw, 1);
+        state::unlock_shared(self.pool.state_word(self.page_id.0));
+    }
+}
+
+/// An exclusive latch. Mutable access marks the page dirty; dropping the
+/// guard bumps the version (invalidating optimistic readers) and unlocks.
+#[derive(Debug)]
+pub struct ExclusiveGuard<'a> {
+    pool: &'a BufferPool,
+    page_id: PageId,
+    frame: *mut u8,
+    modified: bool,
+}
+
+impl<'a> ExclusiveGuard<'a> {
+    pub(crate) fn new(pool: &'a BufferPool, page_id: PageId) -> Self {
+        ExclusiveGuard {
+            pool,
+            page_id,
+            frame: pool.frame(page_id.0),
+            modified: false,
+        }
+    }
+
+    pub fn page_id(&self) -> PageId {
+        self.page_id
+    }
+}
+
+impl std::ops::Deref for ExclusiveGuard<'_> {
+    type Target = Page;
+    #[inline(always)]
+    fn deref(&self) -> &Page {
+        // SAFETY: the exclusive latch makes this guard the only writer; the
+        // frame lies inside the region.
+        unsafe { &*self.frame.cast::<Page>() }
+    }
+}
+
+impl std::ops::DerefMut for ExclusiveGuard<'_> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Page {
+        self.modified = true;
+        // SAFETY: the exclusive latch excludes every other latch holder for
+        // the guard's lifetime, and `&mut self` excludes other borrows of the
+        // guard. Concurrent optimistic readers use volatile loads and discard
+        // what they read when validation sees the bumped version (README,
+        // "racy copies").
+        unsafe { &mut *self.frame.cast::<Page>() }
+    }
+}
+
+impl Drop for ExclusiveGuard<'_> {
+    fn drop(&mut self) {
+        let word = self.pool.state_word(self.page_id.0);
+        let dirty = self.modified || state::load(word).is_dirty();
+        state::unlock_exclusive(word, state::UNLOCKED, dirty);
+    }
+}

@@ -17,6 +17,7 @@ mod insert;
 mod meta;
 mod policy;
 mod reader;
+mod redo;
 mod record;
 mod segment;
 mod wal_page;
@@ -29,6 +30,7 @@ pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};
 pub use policy::{CostSnapshot, SegmentKind};
 pub use reader::{ReaderOptions, WalReader};
+pub use redo::{PageRedo, RedoError};
 pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
 };

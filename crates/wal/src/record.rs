@@ -81,6 +81,12 @@ pub struct RmgrId(pub u8);
 impl RmgrId {
     /// The WAL's own records (no redo action; e.g. test and padding records).
     pub const XLOG: RmgrId = RmgrId(0);
+    /// Transaction control: commit records (what makes changes durable) and checkpoints.
+    pub const XACT: RmgrId = RmgrId(1);
+    /// Page allocation: the meta page's high-water mark and the free list (buffer crate).
+    pub const PAGE_ALLOC: RmgrId = RmgrId(2);
+    /// The B+tree (btree crate).
+    pub const BTREE: RmgrId = RmgrId(3);
 }
 
 /// Rounds `len` up to the record alignment.

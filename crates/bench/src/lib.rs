@@ -3,6 +3,7 @@
 //! targets it answers. Figures that depend on the machine are judged as
 //! ratios measured side by side in the same run.
 
+mod btree;
 mod buffer;
 mod config;
 mod error;
@@ -31,7 +32,7 @@ pub trait Workload: Sync {
 
 /// Every workload, in the order the suite runs them.
 pub fn workloads() -> Vec<&'static dyn Workload> {
-    vec![&buffer::BufferWorkload]
+    vec![&buffer::BufferWorkload, &btree::BtreeWorkload]
 }
 
 /// Finds a workload by name.

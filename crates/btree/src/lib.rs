@@ -1,1 +1,33 @@
-//! placeholder
+//! folio's B+tree (see README.md in this crate for the protocol and the
+//! invariants): Lehman-Yao high keys and right links plus left links,
+//! descents with optimistic lock coupling that write no shared memory,
+//! scans that copy a leaf into a batch and step to either sibling without
+//! touching the page they left, and a `verify()` of every structural
+//! invariant.
+//!
+//! One file per concern: `node.rs` (layout and search), `node_mut.rs`
+//! (node-local changes), `tree.rs` (handle, descent, lookup), `insert.rs`,
+//! `split.rs`, `delete.rs`, `scan.rs`, `verify.rs`, `multi.rs` (non-unique
+//! trees), `catalog.rs` (named trees), `counters.rs`.
+
+mod catalog;
+mod counters;
+mod delete;
+mod error;
+mod insert;
+mod multi;
+mod node;
+mod node_mut;
+mod scan;
+mod split;
+mod tree;
+mod verify;
+
+pub use catalog::{CATALOG_META_SLOT, Catalog, CatalogEntry, TreeKind};
+pub use counters::AccessCounters;
+pub use error::BtreeError;
+pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
+pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
+pub use scan::{Direction, Entry, Scan};
+pub use tree::Tree;
+pub use verify::VerifyReport;

@@ -1,0 +1,38 @@
+use folio_buffer::BufferError;
+use folio_page::PageId;
+
+/// Errors of the B+tree.
+#[derive(Debug, thiserror::Error)]
+pub enum BtreeError {
+    #[error(transparent)]
+    Buffer(#[from] BufferError),
+    #[error("key of {len} bytes exceeds the limit of {max} bytes")]
+    KeyTooLarge { len: usize, max: usize },
+    #[error(
+        "entry of {len} bytes (key + value) exceeds the limit of {max} bytes; overflow pages do not exist yet"
+    )]
+    EntryTooLarge { len: usize, max: usize },
+    #[error("key already exists")]
+    KeyExists,
+    #[error("{page_id} is corrupt: {reason}")]
+    Corrupt { page_id: PageId, reason: String },
+    #[error("a tree named {name:?} already exists")]
+    TreeExists { name: String },
+    #[error("catalog entry for {name:?} is malformed")]
+    BadCatalogEntry { name: String },
+    #[error("tree {name:?} is {actual} but was opened as {expected}")]
+    WrongKind {
+        name: String,
+        expected: &'static str,
+        actual: &'static str,
+    },
+}
+
+impl BtreeError {
+    pub(crate) fn corrupt(page_id: PageId, reason: impl Into<String>) -> BtreeError {
+        BtreeError::Corrupt {
+            page_id,
+            reason: reason.into(),
+        }
+    }
+}

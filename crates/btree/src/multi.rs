@@ -1,0 +1,262 @@
+//! Non-unique trees: entries `(key, tid, value)` ordered by key, then by the
+//! tiebreaker `tid` (a row id). They are stored in a unique [`Tree`] under an
+//! order-preserving encoding of `(key, tid)`:
+//!
+//! | part | bytes |
+//! |------|-------|
+//! | key, escaped | each `0x00` becomes `0x00 0xFF`; other bytes as they are |
+//! | terminator | `0x00 0x00` |
+//! | tid | 8 bytes, big-endian |
+//!
+//! Comparing encodings bytewise compares keys bytewise and then tids: the
+//! terminator sorts below any continuation (`0x00 0xFF` or a byte >= 1), so
+//! a key sorts before every longer key it is a prefix of. A key prefix's
+//! escaped form (without terminator) is a prefix of exactly the encodings of
+//! keys with that prefix, so prefix scans map to prefix scans.
+
+use crate::scan::{Direction, Scan};
+use crate::{BtreeError, Tree, VerifyReport};
+use folio_buffer::BufferPool;
+use folio_page::PageId;
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// Longest key a non-unique tree accepts: a key of only zero bytes doubles
+/// when escaped, and the terminator and tid take 10 bytes.
+pub const MAX_MULTI_KEY_LEN: usize = (crate::MAX_KEY_LEN - 10) / 2;
+
+fn escape(key: &[u8], out: &mut Vec<u8>) {
+    for &b in key {
+        out.push(b);
+        if b == 0 {
+            out.push(0xFF);
+        }
+    }
+}
+
+/// Encodes `(key, tid)`; checks the key length limit.
+fn encode(key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
+    if key.len() > MAX_MULTI_KEY_LEN {
+        return Err(BtreeError::KeyTooLarge {
+            len: key.len(),
+            max: MAX_MULTI_KEY_LEN,
+        });
+    }
+    let mut out = Vec::with_capacity(key.len() + 10);
+    escape(key, &mut out);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&tid.to_be_bytes());
+    Ok(out)
+}
+
+/// The escaped key followed by `terminator` (`[0, 0]` sorts before every tid
+/// of the key, `[0, 1]` after all of them).
+fn key_bound(key: &[u8], terminator: [u8; 2]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len() + 2);
+    escape(key, &mut out);
+    out.extend_from_slice(&terminator);
+    out
+}
+
+/// Decodes an encoded entry key into `(key, tid)`.
+fn decode(encoded: &[u8]) -> Option<(Vec<u8>, u64)> {
+    let (body, tid) = encoded.split_at_checked(encoded.len().checked_sub(8)?)?;
+    let tid = u64::from_be_bytes(tid.try_into().ok()?);
+    let mut key = Vec::with_capacity(body.len());
+    let mut bytes = body.iter();
+    while let Some(&b) = bytes.next() {
+        if b != 0 {
+            key.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(0xFF) => key.push(0),
+            Some(0) if bytes.as_slice().is_empty() => return Some((key, tid)),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A non-unique B+tree: several entries per key, told apart by a `tid`.
+#[derive(Debug, Clone)]
+pub struct MultiTree {
+    tree: Tree,
+}
+
+impl MultiTree {
+    /// Creates an empty non-unique tree in `pool`.
+    pub fn create(pool: Arc<BufferPool>) -> Result<MultiTree, BtreeError> {
+        Ok(MultiTree {
+            tree: Tree::create(pool)?,
+        })
+    }
+
+    /// Opens the non-unique tree rooted at `root`.
+    pub fn open(pool: Arc<BufferPool>, root: PageId) -> Result<MultiTree, BtreeError> {
+        Ok(MultiTree {
+            tree: Tree::open(pool, root)?,
+        })
+    }
+
+    /// The underlying unique tree of encoded keys.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    pub fn root(&self) -> PageId {
+        self.tree.root()
+    }
+
+    /// Inserts `(key, tid) -> value`; [`BtreeError::KeyExists`] if that pair exists.
+    pub fn insert(&self, key: &[u8], tid: u64, value: &[u8]) -> Result<(), BtreeError> {
+        self.tree.insert(&encode(key, tid)?, value)
+    }
+
+    /// Inserts or replaces `(key, tid) -> value`; true if it replaced.
+    pub fn upsert(&self, key: &[u8], tid: u64, value: &[u8]) -> Result<bool, BtreeError> {
+        self.tree.upsert(&encode(key, tid)?, value)
+    }
+
+    /// The value of `(key, tid)`.
+    pub fn get(&self, key: &[u8], tid: u64) -> Result<Option<Vec<u8>>, BtreeError> {
+        match encode(key, tid) {
+            Ok(encoded) => self.tree.get(&encoded),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Deletes `(key, tid)`; true if it was present.
+    pub fn delete(&self, key: &[u8], tid: u64) -> Result<bool, BtreeError> {
+        match encode(key, tid) {
+            Ok(encoded) => self.tree.delete(&encoded),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Scans the entries whose keys lie within the bounds, in key then tid order.
+    pub fn scan(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+    ) -> MultiScan<'_> {
+        let lower = match lower {
+            Bound::Included(k) => Bound::Included(key_bound(k, [0, 0])),
+            Bound::Excluded(k) => Bound::Included(key_bound(k, [0, 1])),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let upper = match upper {
+            Bound::Included(k) => Bound::Excluded(key_bound(k, [0, 1])),
+            Bound::Excluded(k) => Bound::Excluded(key_bound(k, [0, 0])),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let scan = self.tree.scan(
+            lower.as_ref().map(Vec::as_slice),
+            upper.as_ref().map(Vec::as_slice),
+            direction,
+        );
+        MultiScan { scan }
+    }
+
+    /// Scans every entry of `key` (an index probe).
+    pub fn scan_key(&self, key: &[u8], direction: Direction) -> MultiScan<'_> {
+        self.scan(Bound::Included(key), Bound::Included(key), direction)
+    }
+
+    /// Scans the entries whose keys start with `prefix`.
+    pub fn scan_prefix(&self, prefix: &[u8], direction: Direction) -> MultiScan<'_> {
+        let mut escaped = Vec::new();
+        escape(prefix, &mut escaped);
+        MultiScan {
+            scan: self.tree.scan_prefix(&escaped, direction),
+        }
+    }
+
+    /// Counts the entries whose keys lie within the bounds.
+    pub fn count(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Result<u64, BtreeError> {
+        let mut n = 0;
+        let mut scan = self.scan(lower, upper, Direction::Forward);
+        while scan.scan.next_entry()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// [`Tree::verify`] of the underlying tree.
+    pub fn verify(&self) -> Result<VerifyReport, BtreeError> {
+        self.tree.verify()
+    }
+}
+
+/// A `(key, tid, value)` entry of a non-unique tree; the value is borrowed
+/// from the scan's batch.
+pub type MultiEntry<'a> = (Vec<u8>, u64, &'a [u8]);
+
+/// A scan of a [`MultiTree`]: yields `(key, tid, value)`.
+#[derive(Debug)]
+pub struct MultiScan<'t> {
+    scan: Scan<'t>,
+}
+
+impl MultiScan<'_> {
+    /// The next entry: decoded key and tid, and the value borrowed from the batch.
+    pub fn next_entry(&mut self) -> Result<Option<MultiEntry<'_>>, BtreeError> {
+        let root = self.scan.tree_root();
+        match self.scan.next_entry()? {
+            None => Ok(None),
+            Some((encoded, value)) => match decode(encoded) {
+                Some((key, tid)) => Ok(Some((key, tid, value))),
+                None => Err(BtreeError::corrupt(root, "malformed non-unique entry key")),
+            },
+        }
+    }
+
+    /// Pages this scan has accessed so far.
+    pub fn pages_accessed(&self) -> u64 {
+        self.scan.pages_accessed()
+    }
+}
+
+impl Iterator for MultiScan<'_> {
+    type Item = Result<(Vec<u8>, u64, Vec<u8>), BtreeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_entry() {
+            Ok(Some((key, tid, value))) => Some(Ok((key, tid, value.to_vec()))),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_preserves_order_and_round_trips() {
+        // Proves (key, tid) encodings sort like the pairs themselves
+        // (including keys with zero bytes and prefixes of each other) and
+        // decode back to the pair.
+        let keys: Vec<&[u8]> = vec![
+            b"", b"\0", b"\0\0", b"\0\x01", b"a", b"a\0", b"a\0b", b"ab", b"\xff",
+        ];
+        let mut pairs = Vec::new();
+        for k in &keys {
+            for tid in [0u64, 1, u64::MAX] {
+                pairs.push((k.to_vec(), tid));
+            }
+        }
+        let mut by_pair = pairs.clone();
+        by_pair.sort();
+        let mut by_encoding = pairs.clone();
+        by_encoding.sort_by_key(|(k, t)| encode(k, *t).unwrap());
+        assert_eq!(by_pair, by_encoding);
+        for (k, t) in &pairs {
+            assert_eq!(decode(&encode(k, *t).unwrap()), Some((k.clone(), *t)));
+        }
+        assert_eq!(decode(b"\0"), None);
+        assert_eq!(decode(b"a\0\0\0\0\0\0\0\0\0"), None);
+    }
+}

@@ -1,0 +1,495 @@
+//! The node layout and read-only node operations.
+//!
+//! A node is one 8 KiB page. The first [`HEADER_SIZE`] bytes are folio-page's
+//! page header (LSN, checksum, type); the node header follows, then a sorted
+//! slot array growing up and an item heap growing down from the page end.
+//! All integers are little-endian. Offsets are from the start of the page:
+//!
+//! | offset | size | meaning |
+//! |-------:|-----:|---------|
+//! | 0      | 24   | page header (folio-page) |
+//! | 24     | 2    | magic `0xB7EE`; 0 on a freed node |
+//! | 26     | 1    | level: 0 = leaf, n = n levels above the leaves |
+//! | 27     | 1    | flags: bit 0 low fence present, bit 1 high fence present |
+//! | 28     | 2    | slot count |
+//! | 30     | 2    | heap start: lowest heap byte in use (page size when empty) |
+//! | 32     | 2    | dead heap bytes (reclaimable by compaction) |
+//! | 34     | 2    | low fence offset in the heap |
+//! | 36     | 2    | low fence length |
+//! | 38     | 2    | high fence offset in the heap |
+//! | 40     | 2    | high fence length |
+//! | 42     | 6    | reserved, zero |
+//! | 48     | 8    | tree id: the tree's root page id |
+//! | 56     | 8    | left sibling page id (0 = none) |
+//! | 64     | 8    | right sibling page id (0 = none) |
+//! | 72     | 8    | inner nodes: leftmost child page id; leaves: 0 |
+//! | 80     | 16 n | slot array, sorted by key |
+//!
+//! A slot:
+//!
+//! | offset | size | meaning |
+//! |-------:|-----:|---------|
+//! | 0      | 8    | key head: the first 8 key bytes, zero-padded, read big-endian as `u64` |
+//! | 8      | 2    | entry offset in the heap (key bytes, then value bytes) |
+//! | 10     | 2    | key length |
+//! | 12     | 2    | value length (inner nodes: 8, the child page id) |
+//! | 14     | 2    | reserved, zero |
+//!
+//! The node covers the keys `low <= k < high` (a missing low fence is minus
+//! infinity, a missing high fence plus infinity). In an inner node the child
+//! for key `k` is the child of the last slot whose key is `<= k`, or the
+//! leftmost child when there is none; that child covers `[slot key, next
+//! slot key)`.
+//!
+//! Reads go through [`NodeSource`] so the same search code serves a racy
+//! optimistic read (an [`OptimisticGuard`]) and a page we hold or copied.
+//! Every function here is total: garbage bytes (a torn optimistic read, a
+//! corrupt page) give garbage answers, never a panic or an unbounded loop;
+//! the caller validates before trusting the answer, and [`check`] reports a
+//! corrupt node as an error.
+
+use folio_buffer::OptimisticGuard;
+use folio_page::{HEADER_SIZE, PAGE_SIZE, Page, PageId};
+use std::cmp::Ordering;
+
+pub(crate) const MAGIC: u16 = 0xB7EE;
+pub(crate) const OFF_MAGIC: usize = HEADER_SIZE;
+pub(crate) const OFF_LEVEL: usize = HEADER_SIZE + 2;
+pub(crate) const OFF_FLAGS: usize = HEADER_SIZE + 3;
+pub(crate) const OFF_COUNT: usize = HEADER_SIZE + 4;
+pub(crate) const OFF_HEAP_START: usize = HEADER_SIZE + 6;
+pub(crate) const OFF_DEAD: usize = HEADER_SIZE + 8;
+pub(crate) const OFF_LOW_OFF: usize = HEADER_SIZE + 10;
+pub(crate) const OFF_LOW_LEN: usize = HEADER_SIZE + 12;
+pub(crate) const OFF_HIGH_OFF: usize = HEADER_SIZE + 14;
+pub(crate) const OFF_HIGH_LEN: usize = HEADER_SIZE + 16;
+pub(crate) const OFF_TREE: usize = HEADER_SIZE + 24;
+pub(crate) const OFF_LEFT: usize = HEADER_SIZE + 32;
+pub(crate) const OFF_RIGHT: usize = HEADER_SIZE + 40;
+pub(crate) const OFF_LEFTMOST: usize = HEADER_SIZE + 48;
+/// First byte of the slot array.
+pub(crate) const SLOTS_START: usize = HEADER_SIZE + 56;
+/// Bytes per slot.
+pub(crate) const SLOT_SIZE: usize = 16;
+/// Most slots a node can hold (every entry needs at least its slot).
+pub(crate) const MAX_SLOTS: usize = (PAGE_SIZE - SLOTS_START) / SLOT_SIZE;
+
+pub(crate) const FLAG_LOW: u8 = 1;
+pub(crate) const FLAG_HIGH: u8 = 2;
+
+/// Longest key a tree accepts (fences and separators are keys or prefixes of keys).
+pub const MAX_KEY_LEN: usize = 512;
+/// Longest entry (key plus value) a tree accepts. Larger items need
+/// overflow pages, which do not exist yet.
+pub const MAX_ENTRY_LEN: usize = 1536;
+/// Free bytes every node keeps back so its high fence can always grow to
+/// [`MAX_KEY_LEN`] (when an empty right sibling is merged in).
+pub(crate) const FENCE_RESERVE: usize = MAX_KEY_LEN;
+
+const _: () = assert!(SLOTS_START == 80 && HEADER_SIZE == 24, "node header layout");
+const _: () = assert!(PAGE_SIZE <= u16::MAX as usize, "heap offsets are u16");
+// A split leaves each half with at most half the entry bytes plus one entry;
+// the entry that caused the split must then fit next to both fences and the
+// reserve. Four maximal entries per node keep that true with room to spare.
+const _: () = assert!(
+    4 * (SLOT_SIZE + MAX_ENTRY_LEN) + 2 * MAX_KEY_LEN + FENCE_RESERVE <= PAGE_SIZE - SLOTS_START,
+    "a node must hold four maximal entries"
+);
+const _: () = assert!(
+    MAX_KEY_LEN + 8 <= MAX_ENTRY_LEN,
+    "an inner entry is a key and a page id"
+);
+
+/// Racy or stable read access to a node's bytes. Out-of-page reads yield zeros.
+pub(crate) trait NodeSource {
+    fn u16_at(&self, offset: usize) -> u16;
+    fn u64_at(&self, offset: usize) -> u64;
+    fn bytes_at(&self, offset: usize, out: &mut [u8]);
+}
+
+impl NodeSource for Page {
+    #[inline]
+    fn u16_at(&self, offset: usize) -> u16 {
+        match self.get(offset..offset.saturating_add(2)) {
+            Some(b) => u16::from_le_bytes([b[0], b[1]]),
+            None => 0,
+        }
+    }
+    #[inline]
+    fn u64_at(&self, offset: usize) -> u64 {
+        match self
+            .get(offset..offset.saturating_add(8))
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        {
+            Some(b) => u64::from_le_bytes(b),
+            None => 0,
+        }
+    }
+    #[inline]
+    fn bytes_at(&self, offset: usize, out: &mut [u8]) {
+        match self.get(offset..offset.saturating_add(out.len())) {
+            Some(b) => out.copy_from_slice(b),
+            None => out.fill(0),
+        }
+    }
+}
+
+impl NodeSource for OptimisticGuard<'_> {
+    #[inline(always)]
+    fn u16_at(&self, offset: usize) -> u16 {
+        self.read_u16(offset)
+    }
+    #[inline(always)]
+    fn u64_at(&self, offset: usize) -> u64 {
+        self.read_u64(offset)
+    }
+    #[inline(always)]
+    fn bytes_at(&self, offset: usize, out: &mut [u8]) {
+        self.read_bytes(offset, out)
+    }
+}
+
+/// One decoded slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slot {
+    pub head: u64,
+    pub offset: usize,
+    pub key_len: usize,
+    pub value_len: usize,
+}
+
+impl Slot {
+    pub(crate) fn value_offset(&self) -> usize {
+        self.offset + self.key_len
+    }
+    pub(crate) fn entry_len(&self) -> usize {
+        self.key_len + self.value_len
+    }
+}
+
+/// Which child or leaf a descent is looking for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'k> {
+    /// The node covering this key.
+    Key(&'k [u8]),
+    /// The node covering the largest key strictly below this one.
+    Before(&'k [u8]),
+    /// The rightmost node.
+    Rightmost,
+}
+
+/// The key head of `key`: its first 8 bytes, zero-padded, as a big-endian integer,
+/// so comparing heads compares those bytes.
+#[inline]
+pub(crate) fn key_head(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    b[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(b)
+}
+
+#[inline]
+pub(crate) fn magic<S: NodeSource + ?Sized>(s: &S) -> u16 {
+    s.u16_at(OFF_MAGIC)
+}
+#[inline]
+pub(crate) fn level<S: NodeSource + ?Sized>(s: &S) -> u8 {
+    (s.u16_at(OFF_LEVEL) & 0xFF) as u8
+}
+#[inline]
+pub(crate) fn flags<S: NodeSource + ?Sized>(s: &S) -> u8 {
+    (s.u16_at(OFF_LEVEL) >> 8) as u8
+}
+/// Slot count, clamped to what a page can hold (a torn read may say anything).
+#[inline(always)]
+pub(crate) fn count<S: NodeSource + ?Sized>(s: &S) -> usize {
+    usize::from(s.u16_at(OFF_COUNT)).min(MAX_SLOTS)
+}
+#[inline]
+pub(crate) fn tree_id<S: NodeSource + ?Sized>(s: &S) -> u64 {
+    s.u64_at(OFF_TREE)
+}
+#[inline]
+pub(crate) fn left<S: NodeSource + ?Sized>(s: &S) -> u64 {
+    s.u64_at(OFF_LEFT)
+}
+#[inline]
+pub(crate) fn right<S: NodeSource + ?Sized>(s: &S) -> u64 {
+    s.u64_at(OFF_RIGHT)
+}
+#[inline]
+pub(crate) fn leftmost<S: NodeSource + ?Sized>(s: &S) -> u64 {
+    s.u64_at(OFF_LEFTMOST)
+}
+#[inline]
+pub(crate) fn heap_start<S: NodeSource + ?Sized>(s: &S) -> usize {
+    usize::from(s.u16_at(OFF_HEAP_START))
+}
+#[inline]
+pub(crate) fn dead_bytes<S: NodeSource + ?Sized>(s: &S) -> usize {
+    usize::from(s.u16_at(OFF_DEAD))
+}
+
+#[inline(always)]
+pub(crate) fn slot<S: NodeSource + ?Sized>(s: &S, index: usize) -> Slot {
+    let at = SLOTS_START + index * SLOT_SIZE;
+    let meta = s.u64_at(at + 8);
+    Slot {
+        head: s.u64_at(at),
+        offset: (meta & 0xFFFF) as usize,
+        key_len: ((meta >> 16) & 0xFFFF) as usize,
+        value_len: ((meta >> 32) & 0xFFFF) as usize,
+    }
+}
+
+/// Compares the stored key of `slot` with `key` (whose head is `head`).
+/// Reads the stored key's bytes past the head only when the heads tie.
+#[inline(always)]
+pub(crate) fn compare_slot<S: NodeSource + ?Sized>(
+    s: &S,
+    slot: &Slot,
+    key: &[u8],
+    head: u64,
+) -> Ordering {
+    match slot.head.cmp(&head) {
+        Ordering::Equal => {}
+        other => return other,
+    }
+    if slot.key_len <= 8 || key.len() <= 8 {
+        // Equal heads and one key within 8 bytes: that key is a prefix of the
+        // other (the padding is zeros), so the shorter key is the smaller.
+        return slot.key_len.cmp(&key.len());
+    }
+    compare_stored(s, slot.offset + 8, slot.key_len - 8, &key[8..])
+}
+
+/// Compares `len` stored bytes at `offset` with `key`, in chunks on the stack.
+pub(crate) fn compare_stored<S: NodeSource + ?Sized>(
+    s: &S,
+    offset: usize,
+    len: usize,
+    key: &[u8],
+) -> Ordering {
+    const CHUNK: usize = 64;
+    let mut buf = [0u8; CHUNK];
+    let len = len.min(MAX_KEY_LEN);
+    let common = len.min(key.len());
+    let mut done = 0;
+    while done < common {
+        let n = (common - done).min(CHUNK);
+        s.bytes_at(offset + done, &mut buf[..n]);
+        match buf[..n].cmp(&key[done..done + n]) {
+            Ordering::Equal => done += n,
+            other => return other,
+        }
+    }
+    len.cmp(&key.len())
+}
+
+/// Loads one word from every cache line of the slot array so the lines are
+/// fetched in parallel (the loads are independent) before a binary search
+/// walks them one dependent probe at a time. Used on leaves, whose slot
+/// arrays are rarely cached in a large tree.
+#[inline]
+pub(crate) fn touch_slots<S: NodeSource + ?Sized>(s: &S) {
+    const LINE: usize = 64;
+    let end = SLOTS_START + count(s) * SLOT_SIZE;
+    let mut sum = 0u64;
+    let mut at = SLOTS_START;
+    while at < end {
+        sum = sum.wrapping_add(s.u64_at(at));
+        at += LINE;
+    }
+    std::hint::black_box(sum);
+}
+
+/// Index of the first slot whose key is `>= key`, and whether it is equal.
+#[inline]
+pub(crate) fn lower_bound<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> (usize, bool) {
+    let head = key_head(key);
+    let (mut lo, mut hi) = (0, count(s));
+    let mut found = false;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match compare_slot(s, &slot(s, mid), key, head) {
+            Ordering::Less => lo = mid + 1,
+            Ordering::Equal => {
+                found = true;
+                hi = mid;
+            }
+            Ordering::Greater => hi = mid,
+        }
+    }
+    (lo, found)
+}
+
+/// Index of the first slot whose key is `> key`.
+#[inline]
+pub(crate) fn upper_bound<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> usize {
+    let head = key_head(key);
+    let (mut lo, mut hi) = (0, count(s));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match compare_slot(s, &slot(s, mid), key, head) {
+            Ordering::Greater => hi = mid,
+            _ => lo = mid + 1,
+        }
+    }
+    lo
+}
+
+/// The child page id at child position `pos`: 0 is the leftmost child,
+/// `i + 1` the child of slot `i`.
+#[inline]
+pub(crate) fn child_at<S: NodeSource + ?Sized>(s: &S, pos: usize) -> u64 {
+    if pos == 0 {
+        leftmost(s)
+    } else {
+        let sl = slot(s, pos - 1);
+        s.u64_at(sl.value_offset())
+    }
+}
+
+/// The child position an inner node routes `target` to.
+#[inline]
+pub(crate) fn child_pos<S: NodeSource + ?Sized>(s: &S, target: Target<'_>) -> usize {
+    match target {
+        Target::Key(key) => upper_bound(s, key),
+        // Separators `< key` route left of `key`: a child whose low fence is
+        // `key` holds nothing below it.
+        Target::Before(key) => lower_bound(s, key).0,
+        Target::Rightmost => count(s),
+    }
+}
+
+/// Copies the fence at (`off_field`, `len_field`) if `flag` says it exists.
+fn fence(page: &Page, flag: u8, off_field: usize, len_field: usize) -> Option<&[u8]> {
+    if flags(page) & flag == 0 {
+        return None;
+    }
+    let off = usize::from(page.u16_at(off_field));
+    let len = usize::from(page.u16_at(len_field));
+    Some(page.get(off..off + len).unwrap_or(&[]))
+}
+
+/// The low fence of a stable page (`None` = minus infinity).
+pub(crate) fn low_fence(page: &Page) -> Option<&[u8]> {
+    fence(page, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN)
+}
+
+/// The high fence of a stable page (`None` = plus infinity).
+pub(crate) fn high_fence(page: &Page) -> Option<&[u8]> {
+    fence(page, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN)
+}
+
+/// The key of slot `index` of a stable page (empty if out of bounds).
+pub(crate) fn key_at(page: &Page, index: usize) -> &[u8] {
+    let sl = slot(page, index);
+    page.get(sl.offset..sl.offset + sl.key_len).unwrap_or(&[])
+}
+
+/// The value of slot `index` of a stable page (empty if out of bounds).
+pub(crate) fn value_at(page: &Page, index: usize) -> &[u8] {
+    let sl = slot(page, index);
+    page.get(sl.value_offset()..sl.value_offset() + sl.value_len)
+        .unwrap_or(&[])
+}
+
+/// Bytes free for new entries: the gap between slots and heap plus dead bytes.
+pub(crate) fn free_bytes(page: &Page) -> usize {
+    let slots_end = SLOTS_START + count(page) * SLOT_SIZE;
+    heap_start(page).saturating_sub(slots_end) + dead_bytes(page)
+}
+
+/// Whether `page` is a live node of the tree `tree` at `level`.
+pub(crate) fn is_node_of(page: &Page, tree: PageId, level: u8) -> bool {
+    magic(page) == MAGIC && tree_id(page) == tree.0 && self::level(page) == level
+}
+
+/// Checks that a stable page is a well-formed node of `tree`: header fields in
+/// range, every slot and fence inside the heap, and the heap accounting
+/// consistent (slot heads against keys: [`check_heads`], run by `verify`). Key order and fences against
+/// neighbours are [`crate::verify`]'s business; this is the per-node check
+/// done before a node is modified, so a corrupt page is an error, not a panic.
+pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), String> {
+    let _ = page_id;
+    if magic(page) != MAGIC {
+        return Err(format!("bad node magic {:#06x}", magic(page)));
+    }
+    if tree_id(page) != tree.0 {
+        return Err(format!(
+            "node belongs to tree {} not {}",
+            tree_id(page),
+            tree.0
+        ));
+    }
+    let raw_count = usize::from(page.u16_at(OFF_COUNT));
+    if raw_count > MAX_SLOTS {
+        return Err(format!("slot count {raw_count} exceeds {MAX_SLOTS}"));
+    }
+    let slots_end = SLOTS_START + raw_count * SLOT_SIZE;
+    let heap = heap_start(page);
+    if heap < slots_end || heap > PAGE_SIZE {
+        return Err(format!(
+            "heap start {heap} outside [{slots_end}, {PAGE_SIZE}]"
+        ));
+    }
+    if flags(page) & !(FLAG_LOW | FLAG_HIGH) != 0 {
+        return Err(format!("unknown flags {:#x}", flags(page)));
+    }
+    let mut used = 0usize;
+    let in_heap = |off: usize, len: usize| off >= heap && off + len <= PAGE_SIZE;
+    for (flag, off_field, len_field) in [
+        (FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN),
+        (FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN),
+    ] {
+        if flags(page) & flag != 0 {
+            let off = usize::from(page.u16_at(off_field));
+            let len = usize::from(page.u16_at(len_field));
+            if !in_heap(off, len) || len > MAX_KEY_LEN {
+                return Err(format!("fence at {off}+{len} outside the heap"));
+            }
+            used += len;
+        }
+    }
+    let is_inner = level(page) > 0;
+    for i in 0..raw_count {
+        let sl = slot(page, i);
+        if !in_heap(sl.offset, sl.entry_len()) {
+            return Err(format!(
+                "slot {i} at {}+{} outside the heap",
+                sl.offset,
+                sl.entry_len()
+            ));
+        }
+        if sl.key_len > MAX_KEY_LEN || sl.entry_len() > MAX_ENTRY_LEN {
+            return Err(format!(
+                "slot {i} entry of {} bytes too large",
+                sl.entry_len()
+            ));
+        }
+        if is_inner && sl.value_len != 8 {
+            return Err(format!("inner slot {i} has a {}-byte child", sl.value_len));
+        }
+        used += sl.entry_len();
+    }
+    if used + dead_bytes(page) != PAGE_SIZE - heap {
+        return Err(format!(
+            "heap accounting: {used} live + {} dead != {} in use",
+            dead_bytes(page),
+            PAGE_SIZE - heap
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that every slot's key head matches its key (a mismatch would
+/// misdirect binary searches but cannot make a read go out of bounds).
+pub(crate) fn check_heads(page: &Page) -> Result<(), String> {
+    for i in 0..count(page) {
+        if slot(page, i).head != key_head(key_at(page, i)) {
+            return Err(format!("slot {i} head does not match its key"));
+        }
+    }
+    Ok(())
+}

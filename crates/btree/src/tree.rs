@@ -1,0 +1,166 @@
+//! The tree handle, optimistic descents and point lookups.
+
+use crate::BtreeError;
+use crate::counters;
+use crate::node::{self, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, Target};
+use crate::node_mut;
+use folio_buffer::{BufferPool, OptimisticGuard};
+use folio_page::PageId;
+use std::sync::Arc;
+
+/// A B+tree with unique byte-string keys, stored in a buffer pool and
+/// identified by its root page, which never moves (a root split moves the
+/// root's contents into two new children). Cheap to clone; every method
+/// takes `&self` and may run concurrently with any other.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    pub(crate) pool: Arc<BufferPool>,
+    pub(crate) root: PageId,
+}
+
+/// An optimistic descent's result: the node at the requested level and its
+/// parent with the child position that led to it. Neither is validated
+/// after the last read: the caller reads, then validates or upgrades.
+pub(crate) struct Descent<'a> {
+    pub parent: Option<(OptimisticGuard<'a>, usize)>,
+    pub node: OptimisticGuard<'a>,
+}
+
+impl Tree {
+    /// Creates an empty tree (a single leaf, its root) in `pool`.
+    pub fn create(pool: Arc<BufferPool>) -> Result<Tree, BtreeError> {
+        let mut guard = pool.allocate()?;
+        let root = guard.page_id();
+        node_mut::init(&mut guard, 0, root, None, None);
+        drop(guard);
+        Ok(Tree { pool, root })
+    }
+
+    /// Opens the tree whose root is `root`, checking that the page is one.
+    pub fn open(pool: Arc<BufferPool>, root: PageId) -> Result<Tree, BtreeError> {
+        {
+            let guard = pool.shared(root)?;
+            if node::magic(&*guard) != MAGIC || node::tree_id(&*guard) != root.0 {
+                return Err(BtreeError::corrupt(root, "not the root of a B+tree"));
+            }
+        }
+        Ok(Tree { pool, root })
+    }
+
+    /// The root page id, which identifies the tree.
+    pub fn root(&self) -> PageId {
+        self.root
+    }
+
+    /// The buffer pool the tree lives in.
+    pub fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    /// Looks `key` up and returns a copy of its value.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BtreeError> {
+        let mut value = Vec::new();
+        Ok(self.get_into(key, &mut value)?.then_some(value))
+    }
+
+    /// Looks `key` up; if present, copies its value into `value` (replacing
+    /// its contents) and returns true. Reads nothing but optimistic copies
+    /// and writes no shared memory when the pages are cached.
+    pub fn get_into(&self, key: &[u8], value: &mut Vec<u8>) -> Result<bool, BtreeError> {
+        if key.len() > MAX_KEY_LEN {
+            return Ok(false);
+        }
+        let mut attempt = 0;
+        loop {
+            let leaf = self.descend(Target::Key(key), 0)?.node;
+            node::touch_slots(&leaf);
+            let (index, found) = node::lower_bound(&leaf, key);
+            if found {
+                let slot = node::slot(&leaf, index);
+                value.clear();
+                value.resize(slot.value_len.min(MAX_ENTRY_LEN), 0);
+                leaf.read_bytes(slot.value_offset(), value);
+            }
+            if leaf.validate().is_ok() {
+                return Ok(found);
+            }
+            counters::restart(&mut attempt);
+        }
+    }
+
+    /// Descends with optimistic lock coupling to the node at `level` that
+    /// covers `target`. At each step the parent is validated after the child
+    /// pointer is read (so the pointer is trusted only if the parent was
+    /// unchanged) and again after the child's version is taken (so the child
+    /// had not been split or freed between the two); any change restarts
+    /// from the root.
+    pub(crate) fn descend(&self, target: Target<'_>, level: u8) -> Result<Descent<'_>, BtreeError> {
+        let mut attempt = 0;
+        'restart: loop {
+            let mut node = self.pool.optimistic(self.root)?;
+            counters::page();
+            let mut parent = None;
+            let mut expected_level = None;
+            loop {
+                let node_level = node::level(&node);
+                let sane = node::magic(&node) == MAGIC
+                    && node_level >= level
+                    && expected_level.is_none_or(|l| l == node_level);
+                if !sane {
+                    if node.validate().is_err() {
+                        counters::restart(&mut attempt);
+                        continue 'restart;
+                    }
+                    return Err(BtreeError::corrupt(
+                        node.page_id(),
+                        format!(
+                            "descent for level {level} met a node at level {node_level} (expected {expected_level:?}) or a non-node"
+                        ),
+                    ));
+                }
+                if node_level == level {
+                    return Ok(Descent { parent, node });
+                }
+                let pos = node::child_pos(&node, target);
+                let child = node::child_at(&node, pos);
+                if node.validate().is_err() {
+                    counters::restart(&mut attempt);
+                    continue 'restart;
+                }
+                if child == 0 || child == self.root.0 {
+                    return Err(BtreeError::corrupt(
+                        node.page_id(),
+                        format!("bad child pointer {child}"),
+                    ));
+                }
+                let child_guard = self.pool.optimistic(PageId(child))?;
+                counters::page();
+                if node.validate().is_err() {
+                    counters::restart(&mut attempt);
+                    continue 'restart;
+                }
+                parent = Some((node, pos));
+                node = child_guard;
+                expected_level = Some(node_level - 1);
+            }
+        }
+    }
+}
+
+/// Checks the documented size limits for a new entry.
+pub(crate) fn check_entry(key: &[u8], value: &[u8]) -> Result<(), BtreeError> {
+    if key.len() > MAX_KEY_LEN {
+        return Err(BtreeError::KeyTooLarge {
+            len: key.len(),
+            max: MAX_KEY_LEN,
+        });
+    }
+    let len = key.len() + value.len();
+    if len > MAX_ENTRY_LEN {
+        return Err(BtreeError::EntryTooLarge {
+            len,
+            max: MAX_ENTRY_LEN,
+        });
+    }
+    Ok(())
+}

@@ -243,12 +243,12 @@ fn hot_read_checks(rows: &[Row]) -> Vec<Check> {
             on_off(row.flag("checksums") == Some(true))
         );
         checks.push(Check::at_most(NAME, measure, rmw, 0.0, vec![index]));
-        if row.flag("checksums") == Some(true) {
-            if let Some((off_index, off)) = find(row.threads, false) {
-                let ratio = ops(row) / ops(off);
-                let measure = format!("hot-read checksums on/off, {} threads", row.threads);
-                checks.push(Check::at_least(NAME, measure, ratio, 0.99, vec![index, off_index]));
-            }
+        if row.flag("checksums") == Some(true)
+            && let Some((off_index, off)) = find(row.threads, false)
+        {
+            let ratio = ops(row) / ops(off);
+            let measure = format!("hot-read checksums on/off, {} threads", row.threads);
+            checks.push(Check::at_least(NAME, measure, ratio, 0.99, vec![index, off_index]));
         }
     }
     for checksums in [true, false] {

@@ -58,12 +58,17 @@ fn open_pool(
     pool_size_bytes: u64,
     checksums: bool,
 ) -> Result<Arc<BufferPool>, BenchError> {
-    let io_error = |source| BenchError::Io { what: file_name.to_string(), source };
+    let io_error = |source| BenchError::Io {
+        what: file_name.to_string(),
+        source,
+    };
     let dir = FsDir::open(&config.data_dir).map_err(io_error)?;
     if dir.exists(file_name).map_err(io_error)? {
         dir.remove(file_name).map_err(io_error)?;
     }
-    let file = dir.open(file_name, OpenOptions::CREATE_NEW).map_err(io_error)?;
+    let file = dir
+        .open(file_name, OpenOptions::CREATE_NEW)
+        .map_err(io_error)?;
     let pool_config = PoolConfig {
         pool_size_bytes,
         max_database_bytes: 64 << 30,
@@ -107,9 +112,15 @@ fn per_op(row: Row, before: PoolStats, after: PoolStats, measured: Measured) -> 
     let delta = |a: u64, b: u64| (b - a) as f64 / ops;
     row.with("ops_per_sec", measured.ops_per_sec())
         .with("state_rmw_per_op", delta(before.state_rmw, after.state_rmw))
-        .with("restarts_per_op", delta(before.optimistic_restarts, after.optimistic_restarts))
+        .with(
+            "restarts_per_op",
+            delta(before.optimistic_restarts, after.optimistic_restarts),
+        )
         .with("misses_per_op", delta(before.misses, after.misses))
-        .with("latch_waits_per_op", delta(before.latch_waits, after.latch_waits))
+        .with(
+            "latch_waits_per_op",
+            delta(before.latch_waits, after.latch_waits),
+        )
 }
 
 /// Reads pages from `ids` at random on `threads` threads for `duration`,
@@ -162,12 +173,18 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
     let pool_size_bytes = config.pool_size_bytes.unwrap_or(64 << 20);
     let mut pools = Vec::new();
     for &checksums in &settings {
-        let name = format!("bench-hot-read-checksums-{}.db", if checksums { "on" } else { "off" });
+        let name = format!(
+            "bench-hot-read-checksums-{}.db",
+            if checksums { "on" } else { "off" }
+        );
         let pool = open_pool(config, &name, pool_size_bytes, checksums)?;
         let ids = fill_pages(&pool, HOT_PAGES + 1)?;
         pools.push((checksums, pool, ids));
     }
-    progress.phase("buffer hot-read", (threads.len() * settings.len() * REPEATS) as u64);
+    progress.phase(
+        "buffer hot-read",
+        (threads.len() * settings.len() * REPEATS) as u64,
+    );
     let mut rows = Vec::new();
     for &thread_count in &threads {
         // Alternate the settings within each repetition so drift in the
@@ -176,13 +193,20 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
         for _ in 0..REPEATS {
             for (index, (checksums, pool, ids)) in pools.iter().enumerate() {
                 let before = pool.stats();
-                let measured = measure_reads(pool, Some(ids[0]), &ids[1..], thread_count, duration)?;
+                let measured =
+                    measure_reads(pool, Some(ids[0]), &ids[1..], thread_count, duration)?;
                 samples[index].push((measured, before, pool.stats()));
-                progress.step(&format!("{thread_count} threads, checksums {}", on_off(*checksums)));
+                progress.step(&format!(
+                    "{thread_count} threads, checksums {}",
+                    on_off(*checksums)
+                ));
             }
         }
         for (index, (checksums, _, _)) in pools.iter().enumerate() {
-            let rates = samples[index].iter().map(|(m, _, _)| m.ops_per_sec()).collect();
+            let rates = samples[index]
+                .iter()
+                .map(|(m, _, _)| m.ops_per_sec())
+                .collect();
             let middle = median(rates);
             let (measured, before, after) = samples[index]
                 .iter()
@@ -200,7 +224,9 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
     let threads = config.threads_or(&[1, 2, 8, 32, 128, 400]);
     let duration = config.duration_or(Duration::from_millis(500), Duration::from_secs(3));
     let pool_size_bytes =
-        config.pool_size_bytes.unwrap_or(if config.quick { 16 << 20 } else { 64 << 20 });
+        config
+            .pool_size_bytes
+            .unwrap_or(if config.quick { 16 << 20 } else { 64 << 20 });
     let checksums = config.checksums.unwrap_or(true);
     let data_pages = config.scaled(10 * pool_size_bytes / PAGE_SIZE as u64);
     progress.phase("buffer evict-read: loading", 1);
@@ -227,8 +253,11 @@ fn on_off(on: bool) -> &'static str {
 }
 
 fn hot_read_checks(rows: &[Row]) -> Vec<Check> {
-    let hot: Vec<(usize, &Row)> =
-        rows.iter().enumerate().filter(|(_, r)| r.case == "hot-read").collect();
+    let hot: Vec<(usize, &Row)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.case == "hot-read")
+        .collect();
     let find = |threads: usize, checksums: bool| {
         hot.iter()
             .find(|(_, r)| r.threads == threads && r.flag("checksums") == Some(checksums))
@@ -248,28 +277,51 @@ fn hot_read_checks(rows: &[Row]) -> Vec<Check> {
         {
             let ratio = ops(row) / ops(off);
             let measure = format!("hot-read checksums on/off, {} threads", row.threads);
-            checks.push(Check::at_least(NAME, measure, ratio, 0.99, vec![index, off_index]));
+            checks.push(Check::at_least(
+                NAME,
+                measure,
+                ratio,
+                0.99,
+                vec![index, off_index],
+            ));
         }
     }
     for checksums in [true, false] {
         if let (Some((i128, r128)), Some((i2, r2))) = (find(128, checksums), find(2, checksums)) {
-            let measure =
-                format!("hot-read 128 threads / 2 threads, checksums {}", on_off(checksums));
-            checks.push(Check::at_least(NAME, measure, ops(r128) / ops(r2), 0.95, vec![i128, i2]));
+            let measure = format!(
+                "hot-read 128 threads / 2 threads, checksums {}",
+                on_off(checksums)
+            );
+            checks.push(Check::at_least(
+                NAME,
+                measure,
+                ops(r128) / ops(r2),
+                0.95,
+                vec![i128, i2],
+            ));
         }
     }
     checks
 }
 
 fn evict_read_checks(rows: &[Row]) -> Vec<Check> {
-    let evict: Vec<(usize, &Row)> =
-        rows.iter().enumerate().filter(|(_, r)| r.case == "evict-read").collect();
+    let evict: Vec<(usize, &Row)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.case == "evict-read")
+        .collect();
     let best = evict.iter().map(|(_, r)| ops(r)).fold(0.0, f64::max);
     let most = evict.iter().max_by_key(|(_, r)| r.threads);
     match most {
         Some(&(index, row)) if evict.len() > 1 => {
             let measure = format!("evict-read {} threads / best thread count", row.threads);
-            vec![Check::at_least(NAME, measure, ops(row) / best, 0.90, vec![index])]
+            vec![Check::at_least(
+                NAME,
+                measure,
+                ops(row) / best,
+                0.90,
+                vec![index],
+            )]
         }
         _ => Vec::new(),
     }

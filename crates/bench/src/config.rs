@@ -49,7 +49,8 @@ impl BenchConfig {
 
     /// Measurement time per point: configured, or `quick`/`full` by mode.
     pub fn duration_or(&self, quick: Duration, full: Duration) -> Duration {
-        self.duration.unwrap_or(if self.quick { quick } else { full })
+        self.duration
+            .unwrap_or(if self.quick { quick } else { full })
     }
 
     /// `base` scaled by `--scale`, at least 1.

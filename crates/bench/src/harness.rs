@@ -57,8 +57,14 @@ where
         let start = Instant::now();
         thread::sleep(duration);
         stop.0.store(true, Ordering::Relaxed);
-        let ops = handles.into_iter().map(|h| h.join().expect("benchmark thread panicked")).sum();
-        Measured { ops, elapsed: start.elapsed() }
+        let ops = handles
+            .into_iter()
+            .map(|h| h.join().expect("benchmark thread panicked"))
+            .sum();
+        Measured {
+            ops,
+            elapsed: start.elapsed(),
+        }
     })
 }
 

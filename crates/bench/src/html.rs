@@ -7,7 +7,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-const PALETTE: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"];
+const PALETTE: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+];
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 300.0;
 const MARGIN: f64 = 60.0;
@@ -30,11 +32,18 @@ fn configuration(row: &Row) -> String {
             _ => None,
         })
         .collect();
-    if parts.is_empty() { "default".to_string() } else { parts.join(", ") }
+    if parts.is_empty() {
+        "default".to_string()
+    } else {
+        parts.join(", ")
+    }
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Series of (threads, value) per configuration for one case.
@@ -47,7 +56,11 @@ fn group(rows: &[Row]) -> BTreeMap<(String, String), (&'static str, Series)> {
             let entry = cases
                 .entry((row.workload.to_string(), row.case.clone()))
                 .or_insert((measure, Series::new()));
-            entry.1.entry(configuration(row)).or_default().push((row.threads, value));
+            entry
+                .1
+                .entry(configuration(row))
+                .or_default()
+                .push((row.threads, value));
         }
     }
     cases
@@ -57,44 +70,103 @@ fn svg_plot(title: &str, measure: &str, series: &Series) -> String {
     let points = || series.values().flatten();
     let max_threads = points().map(|p| p.0).max().unwrap_or(1).max(2) as f64;
     let max_value = points().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
-    let x = |threads: usize| MARGIN + (threads as f64).log2() / max_threads.log2() * (WIDTH - 2.0 * MARGIN);
+    let x = |threads: usize| {
+        MARGIN + (threads as f64).log2() / max_threads.log2() * (WIDTH - 2.0 * MARGIN)
+    };
     let y = |value: f64| HEIGHT - MARGIN + -(value / max_value) * (HEIGHT - 2.0 * MARGIN);
     let mut svg = String::new();
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif" font-size="11">"#
     );
-    let _ = write!(svg, r#"<text x="{}" y="18" text-anchor="middle" font-size="13">{}</text>"#, WIDTH / 2.0, escape(title));
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="18" text-anchor="middle" font-size="13">{}</text>"#,
+        WIDTH / 2.0,
+        escape(title)
+    );
     let (left, right, bottom, top) = (MARGIN, WIDTH - MARGIN, HEIGHT - MARGIN, MARGIN);
-    let _ = write!(svg, r#"<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>"#);
-    let _ = write!(svg, r#"<line x1="{left}" y1="{bottom}" x2="{left}" y2="{top}" stroke="black"/>"#);
+    let _ = write!(
+        svg,
+        r#"<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>"#
+    );
+    let _ = write!(
+        svg,
+        r#"<line x1="{left}" y1="{bottom}" x2="{left}" y2="{top}" stroke="black"/>"#
+    );
     for tick in 0..=4 {
         let value = max_value * f64::from(tick) / 4.0;
         let ty = y(value);
-        let _ = write!(svg, r##"<line x1="{left}" y1="{ty}" x2="{right}" y2="{ty}" stroke="#ddd"/>"##);
-        let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, left - 4.0, ty + 4.0, human(value));
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" y1="{ty}" x2="{right}" y2="{ty}" stroke="#ddd"/>"##
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            left - 4.0,
+            ty + 4.0,
+            human(value)
+        );
     }
     let mut thread_ticks: Vec<usize> = points().map(|p| p.0).collect();
     thread_ticks.sort_unstable();
     thread_ticks.dedup();
     for threads in thread_ticks {
         let tx = x(threads);
-        let _ = write!(svg, r#"<text x="{tx}" y="{}" text-anchor="middle">{threads}</text>"#, bottom + 14.0);
+        let _ = write!(
+            svg,
+            r#"<text x="{tx}" y="{}" text-anchor="middle">{threads}</text>"#,
+            bottom + 14.0
+        );
     }
-    let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="middle">threads</text>"#, WIDTH / 2.0, bottom + 30.0);
-    let _ = write!(svg, r#"<text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle">{}</text>"#, HEIGHT / 2.0, HEIGHT / 2.0, escape(measure));
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="{}" text-anchor="middle">threads</text>"#,
+        WIDTH / 2.0,
+        bottom + 30.0
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle">{}</text>"#,
+        HEIGHT / 2.0,
+        HEIGHT / 2.0,
+        escape(measure)
+    );
     for (index, (name, points)) in series.iter().enumerate() {
         let color = PALETTE[index % PALETTE.len()];
         let mut sorted = points.clone();
         sorted.sort_by_key(|p| p.0);
-        let path: Vec<String> = sorted.iter().map(|&(t, v)| format!("{:.1},{:.1}", x(t), y(v))).collect();
-        let _ = write!(svg, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, path.join(" "));
+        let path: Vec<String> = sorted
+            .iter()
+            .map(|&(t, v)| format!("{:.1},{:.1}", x(t), y(v)))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            path.join(" ")
+        );
         for &(t, v) in &sorted {
-            let _ = write!(svg, r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#, x(t), y(v));
+            let _ = write!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
+                x(t),
+                y(v)
+            );
         }
         let ly = top + 14.0 * index as f64;
-        let _ = write!(svg, r#"<rect x="{}" y="{}" width="10" height="10" fill="{color}"/>"#, right - 150.0, ly - 9.0);
-        let _ = write!(svg, r#"<text x="{}" y="{ly}">{}</text>"#, right - 136.0, escape(name));
+        let _ = write!(
+            svg,
+            r#"<rect x="{}" y="{}" width="10" height="10" fill="{color}"/>"#,
+            right - 150.0,
+            ly - 9.0
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{ly}">{}</text>"#,
+            right - 136.0,
+            escape(name)
+        );
     }
     svg.push_str("</svg>");
     svg
@@ -115,7 +187,9 @@ fn human(value: f64) -> String {
 /// green (faster) or red (slower) with intensity by distance from 1.
 fn speedup_table(series: &Series) -> String {
     let mut configs = series.keys();
-    let Some(base_name) = configs.next() else { return String::new() };
+    let Some(base_name) = configs.next() else {
+        return String::new();
+    };
     let base: BTreeMap<usize, f64> = series[base_name].iter().copied().collect();
     let others: Vec<&String> = configs.collect();
     let mut html = format!("<table><tr><th>threads</th><th>{}</th>", escape(base_name));
@@ -130,7 +204,11 @@ fn speedup_table(series: &Series) -> String {
             match value {
                 Some(value) if base_value > 0.0 => {
                     let ratio = value / base_value;
-                    let _ = write!(html, r#"<td style="background:{}">{ratio:.3}</td>"#, ratio_color(ratio));
+                    let _ = write!(
+                        html,
+                        r#"<td style="background:{}">{ratio:.3}</td>"#,
+                        ratio_color(ratio)
+                    );
                 }
                 _ => html.push_str("<td></td>"),
             }
@@ -144,7 +222,11 @@ fn speedup_table(series: &Series) -> String {
 fn ratio_color(ratio: f64) -> String {
     let strength = ((ratio - 1.0).abs() * 4.0).min(1.0);
     let fade = (255.0 - 120.0 * strength) as u8;
-    if ratio >= 1.0 { format!("rgb({fade},255,{fade})") } else { format!("rgb(255,{fade},{fade})") }
+    if ratio >= 1.0 {
+        format!("rgb({fade},255,{fade})")
+    } else {
+        format!("rgb(255,{fade},{fade})")
+    }
 }
 
 /// The whole report as one HTML document.
@@ -157,7 +239,11 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
          </head><body><h1>folio benchmark report</h1>",
     );
     let passed = checks.iter().filter(|c| c.pass).count();
-    let _ = write!(html, "<h2>Targets (DESIGN.md §4): {passed} of {} met</h2>", checks.len());
+    let _ = write!(
+        html,
+        "<h2>Targets (DESIGN.md §4): {passed} of {} met</h2>",
+        checks.len()
+    );
     html.push_str("<table><tr><th>workload</th><th>target</th><th>bound</th><th>measured</th><th>result</th></tr>");
     for c in checks {
         let class = if c.pass { "pass" } else { "fail" };
@@ -173,7 +259,12 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
     }
     html.push_str("</table>");
     for ((workload, case), (measure, series)) in group(rows) {
-        let _ = write!(html, "<div class=\"case\"><h3>{} / {}</h3>", escape(&workload), escape(&case));
+        let _ = write!(
+            html,
+            "<div class=\"case\"><h3>{} / {}</h3>",
+            escape(&workload),
+            escape(&case)
+        );
         html.push_str(&svg_plot(&format!("{workload} {case}"), measure, &series));
         html.push_str(&speedup_table(&series));
         html.push_str("</div>");
@@ -190,10 +281,19 @@ mod tests {
     // and coloured ratio cells.
     #[test]
     fn report_has_plots_and_ratios() {
-        let rows: Vec<Row> = [(1, true, 10.0), (2, true, 20.0), (1, false, 11.0), (2, false, 19.0)]
-            .into_iter()
-            .map(|(t, c, v)| Row::new("buffer", "hot-read", t).with("checksums", c).with("ops_per_sec", v))
-            .collect();
+        let rows: Vec<Row> = [
+            (1, true, 10.0),
+            (2, true, 20.0),
+            (1, false, 11.0),
+            (2, false, 19.0),
+        ]
+        .into_iter()
+        .map(|(t, c, v)| {
+            Row::new("buffer", "hot-read", t)
+                .with("checksums", c)
+                .with("ops_per_sec", v)
+        })
+        .collect();
         let html = render_html(&rows, &[]);
         assert_eq!(html.matches("<svg").count(), 1);
         assert_eq!(html.matches("<polyline").count(), 2);

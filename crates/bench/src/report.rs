@@ -51,8 +51,11 @@ fn render_grid(header: &[String], body: &[Vec<String>]) -> String {
     }
     let mut out = String::new();
     let mut write_line = |cells: &[String]| {
-        let parts: Vec<String> =
-            cells.iter().zip(&widths).map(|(text, width)| format!("{text:>width$}")).collect();
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(text, width)| format!("{text:>width$}"))
+            .collect();
         let _ = writeln!(out, "{}", parts.join("  ").trim_end());
     };
     write_line(header);
@@ -81,8 +84,9 @@ pub fn render_table(rows: &[Row]) -> String {
 
 /// Every target next to its measured value with pass/fail.
 pub fn render_summary(checks: &[Check]) -> String {
-    let header: Vec<String> =
-        ["workload", "target", "bound", "measured", "result"].map(String::from).to_vec();
+    let header: Vec<String> = ["workload", "target", "bound", "measured", "result"]
+        .map(String::from)
+        .to_vec();
     let body: Vec<Vec<String>> = checks
         .iter()
         .map(|c| {
@@ -125,7 +129,10 @@ pub fn write_results(
     rows: &[Row],
     checks: &[Check],
 ) -> Result<(), BenchError> {
-    let io_error = |source| BenchError::Io { what: dir.display().to_string(), source };
+    let io_error = |source| BenchError::Io {
+        what: dir.display().to_string(),
+        source,
+    };
     std::fs::create_dir_all(dir).map_err(io_error)?;
     let columns = value_columns(rows);
     let mut csv = String::from("workload,case,threads");
@@ -135,7 +142,11 @@ pub fn write_results(
     }
     csv.push('\n');
     for row in rows {
-        let mut fields = vec![row.workload.to_string(), csv_field(&row.case), row.threads.to_string()];
+        let mut fields = vec![
+            row.workload.to_string(),
+            csv_field(&row.case),
+            row.threads.to_string(),
+        ];
         fields.extend(columns.iter().map(|c| csv_field(&raw(row.values.get(c)))));
         csv.push_str(&fields.join(","));
         csv.push('\n');

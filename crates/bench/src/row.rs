@@ -12,7 +12,12 @@ pub struct Row {
 
 impl Row {
     pub fn new(workload: &'static str, case: &str, threads: usize) -> Row {
-        Row { workload, case: case.to_string(), threads, values: Map::new() }
+        Row {
+            workload,
+            case: case.to_string(),
+            threads,
+            values: Map::new(),
+        }
     }
 
     /// Adds a named value.
@@ -39,8 +44,10 @@ impl Row {
         object.insert("threads".into(), self.threads.into());
         object.extend(self.values.clone());
         if !checks.is_empty() {
-            let targets: Vec<String> =
-                checks.iter().map(|c| format!("{} {}", c.measure, c.bound)).collect();
+            let targets: Vec<String> = checks
+                .iter()
+                .map(|c| format!("{} {}", c.measure, c.bound))
+                .collect();
             object.insert("target".into(), targets.join("; ").into());
             object.insert("pass".into(), checks.iter().all(|c| c.pass).into());
         }

@@ -22,7 +22,9 @@ fn tiny_config(dir: &std::path::Path) -> BenchConfig {
 fn buffer_workload_rows_and_zero_rmw() {
     let dir = tempfile::tempdir().expect("tempdir");
     let workload = folio_bench::workload("buffer").expect("buffer workload");
-    let rows = workload.run(&tiny_config(dir.path()), &SilentProgress).expect("run");
+    let rows = workload
+        .run(&tiny_config(dir.path()), &SilentProgress)
+        .expect("run");
     let hot: Vec<_> = rows.iter().filter(|r| r.case == "hot-read").collect();
     assert_eq!(hot.len(), 4, "2 thread counts x checksums on/off");
     for row in &hot {
@@ -31,7 +33,11 @@ fn buffer_workload_rows_and_zero_rmw() {
     }
     let evict: Vec<_> = rows.iter().filter(|r| r.case == "evict-read").collect();
     assert_eq!(evict.len(), 2);
-    assert!(evict.iter().all(|r| r.number("misses_per_op").unwrap_or(0.0) > 0.0));
+    assert!(
+        evict
+            .iter()
+            .all(|r| r.number("misses_per_op").unwrap_or(0.0) > 0.0)
+    );
     let checks = workload.checks(&rows);
     assert!(checks.iter().any(|c| c.measure.contains("on/off")));
     for line in folio_bench::json_lines(&rows, &checks) {

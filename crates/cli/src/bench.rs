@@ -72,7 +72,11 @@ impl Progress for Bar {
         if let Some(old) = slot.take() {
             old.finish_and_clear();
         }
-        let bar = if self.hidden { ProgressBar::hidden() } else { ProgressBar::new(total) };
+        let bar = if self.hidden {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(total)
+        };
         bar.set_style(
             ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
                 .expect("progress template")
@@ -133,7 +137,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     config.scale = args.scale;
     config.checksums = args.checksums;
     config.pool_size_bytes = args.pool_size;
-    let progress = Bar { bar: Mutex::new(None), hidden: args.json };
+    let progress = Bar {
+        bar: Mutex::new(None),
+        hidden: args.json,
+    };
     let mut all_rows: Vec<Row> = Vec::new();
     let mut all_checks: Vec<Check> = Vec::new();
     for workload in selected {
@@ -148,7 +155,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 println!("{line}");
             }
         } else {
-            println!("\n== {} ==\n{}", workload.name(), folio_bench::render_table(&rows));
+            println!(
+                "\n== {} ==\n{}",
+                workload.name(),
+                folio_bench::render_table(&rows)
+            );
         }
         // Checks index rows within their workload; shift them into the
         // combined list the HTML report is drawn from.
@@ -160,10 +171,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         all_rows.extend(rows);
     }
     let report_path = args.results_dir.join("report.html");
-    std::fs::write(&report_path, folio_bench::render_html(&all_rows, &all_checks))
-        .with_context(|| format!("writing {}", report_path.display()))?;
+    std::fs::write(
+        &report_path,
+        folio_bench::render_html(&all_rows, &all_checks),
+    )
+    .with_context(|| format!("writing {}", report_path.display()))?;
     if !args.json {
-        println!("== targets (DESIGN.md §4) ==\n{}", folio_bench::render_summary(&all_checks));
+        println!(
+            "== targets (DESIGN.md §4) ==\n{}",
+            folio_bench::render_summary(&all_checks)
+        );
         let failed = all_checks.iter().filter(|c| !c.pass).count();
         println!(
             "{} of {} targets met; results (CSV, JSON lines, report.html) in {}",

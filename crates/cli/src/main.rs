@@ -5,7 +5,11 @@ mod bench;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "folio", version, about = "folio: a page-based transactional storage engine")]
+#[command(
+    name = "folio",
+    version,
+    about = "folio: a page-based transactional storage engine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -2,7 +2,10 @@
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("I/O error in {what}: {source}")]
-    Io { what: String, source: std::io::Error },
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
     #[error("buffer manager: {0}")]
     Buffer(#[from] folio_buffer::BufferError),
     #[error("invalid benchmark configuration: {0}")]

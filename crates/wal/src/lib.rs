@@ -17,8 +17,8 @@ mod insert;
 mod meta;
 mod policy;
 mod reader;
-mod redo;
 mod record;
+mod redo;
 mod segment;
 mod wal_page;
 
@@ -30,10 +30,10 @@ pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};
 pub use policy::{CostSnapshot, SegmentKind};
 pub use reader::{ReaderOptions, WalReader};
-pub use redo::{PageRedo, RedoError};
 pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
 };
+pub use redo::{PageRedo, RedoError};
 pub use segment::{CheckpointRequest, RemovedSegments, segment_file_name};
 pub use wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader};
 

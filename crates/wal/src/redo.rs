@@ -23,7 +23,9 @@ pub struct RedoError {
 
 impl RedoError {
     pub fn new(reason: impl Into<String>) -> RedoError {
-        RedoError { reason: reason.into() }
+        RedoError {
+            reason: reason.into(),
+        }
     }
 }
 

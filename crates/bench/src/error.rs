@@ -8,6 +8,8 @@ pub enum BenchError {
     },
     #[error("buffer manager: {0}")]
     Buffer(#[from] folio_buffer::BufferError),
+    #[error("WAL: {0}")]
+    Wal(#[from] folio_wal::WalError),
     #[error("invalid benchmark configuration: {0}")]
     Config(String),
 }

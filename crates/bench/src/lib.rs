@@ -9,8 +9,11 @@ mod config;
 mod error;
 mod harness;
 mod html;
+mod loopfs;
+mod recycle;
 mod report;
 mod row;
+mod wal;
 
 pub use config::{BenchConfig, Progress, SilentProgress};
 pub use error::BenchError;
@@ -32,7 +35,12 @@ pub trait Workload: Sync {
 
 /// Every workload, in the order the suite runs them.
 pub fn workloads() -> Vec<&'static dyn Workload> {
-    vec![&buffer::BufferWorkload, &btree::BtreeWorkload]
+    vec![
+        &buffer::BufferWorkload,
+        &btree::BtreeWorkload,
+        &wal::WalWorkload,
+        &recycle::RecycleWorkload,
+    ]
 }
 
 /// Finds a workload by name.

@@ -11,7 +11,7 @@ fn tiny_config(dir: &std::path::Path) -> BenchConfig {
     config.quick = true;
     config.threads = Some(vec![1, 3]);
     config.duration = Some(Duration::from_millis(30));
-    config.scale = Some(0.05);
+    config.scale = Some(0.5);
     config.pool_size_bytes = Some(2 << 20);
     config
 }

@@ -11,7 +11,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 echo "== cargo test (workspace) =="
-cargo test --workspace
+cargo test --workspace --no-fail-fast
 
 echo "== loom model of the buffer state word =="
 cargo test -p folio-buffer --features loom --release -- loom

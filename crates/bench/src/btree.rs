@@ -12,10 +12,10 @@
 //!   keys. Targets: equal pages per scan; backward time <= 1.05x forward.
 
 use crate::harness::{Measured, median, run_for};
+use crate::pool_file::fresh_pool;
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_btree::{AccessCounters, BtreeError, Direction, MultiTree, Tree};
-use folio_buffer::{BufferPool, PoolConfig, PoolStats};
-use folio_io::{Dir, FsDir, OpenOptions};
+use folio_buffer::{BufferPool, PoolStats};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 const NAME: &str = "btree";
-const VALUE_BYTES: usize = 100;
+pub(crate) const VALUE_BYTES: usize = 100;
 /// The same data in `std::collections::BTreeMap`.
 type Model = BTreeMap<[u8; 8], [u8; VALUE_BYTES]>;
 /// Repetitions per point; the median is reported.
@@ -50,14 +50,14 @@ impl Workload for BtreeWorkload {
         let checksums = config.checksums.unwrap_or(true);
         let keys = config.scaled(1_000_000);
         progress.phase("btree: loading", 1);
-        let pool = open_pool(config, "bench-btree-lookup.db", pool_size_bytes, checksums)?;
+        let pool = fresh_pool(config, "bench-btree-lookup.db", pool_size_bytes, checksums)?;
         let (tree, map) = load(&pool, keys)?;
         progress.step(&format!("{keys} keys loaded"));
         let mut rows = lookup(config, progress, &tree, &map, checksums)?;
         drop(map);
         rows.extend(index_probe(config, progress)?);
         let small_keys = config.scaled(100_000);
-        let small_pool = open_pool(config, "bench-btree-scan.db", pool_size_bytes, checksums)?;
+        let small_pool = fresh_pool(config, "bench-btree-scan.db", pool_size_bytes, checksums)?;
         let (small, small_map) = load(&small_pool, small_keys)?;
         drop(small_map);
         rows.extend(scans(config, progress, &small, small_keys, checksums)?);
@@ -73,37 +73,11 @@ impl Workload for BtreeWorkload {
     }
 }
 
-fn tree_error(error: BtreeError) -> BenchError {
+pub(crate) fn tree_error(error: BtreeError) -> BenchError {
     match error {
         BtreeError::Buffer(e) => BenchError::Buffer(e),
         other => BenchError::Config(format!("B+tree: {other}")),
     }
-}
-
-fn open_pool(
-    config: &BenchConfig,
-    file_name: &str,
-    pool_size_bytes: u64,
-    checksums: bool,
-) -> Result<Arc<BufferPool>, BenchError> {
-    let io_error = |source| BenchError::Io {
-        what: file_name.to_string(),
-        source,
-    };
-    let dir = FsDir::open(&config.data_dir).map_err(io_error)?;
-    if dir.exists(file_name).map_err(io_error)? {
-        dir.remove(file_name).map_err(io_error)?;
-    }
-    let file = dir
-        .open(file_name, OpenOptions::CREATE_NEW)
-        .map_err(io_error)?;
-    let pool_config = PoolConfig {
-        pool_size_bytes,
-        max_database_bytes: 64 << 30,
-        checksums,
-        ..PoolConfig::default()
-    };
-    Ok(BufferPool::create(file, pool_config)?)
 }
 
 fn value_of(key: u64) -> [u8; VALUE_BYTES] {
@@ -143,7 +117,7 @@ fn per_op(row: Row, before: PoolStats, after: PoolStats, measured: Measured, pag
 
 /// Runs `op` (returning false on a wrong answer) on `threads` threads and
 /// sums the pages the tree accessed. A wrong answer fails the benchmark.
-fn measure<F>(threads: usize, duration: Duration, op: F) -> Result<(Measured, u64), BenchError>
+pub(crate) fn measure<F>(threads: usize, duration: Duration, op: F) -> Result<(Measured, u64), BenchError>
 where
     F: Fn(&mut SmallRng) -> Result<bool, BtreeError> + Sync,
 {
@@ -249,7 +223,7 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
     let mut trees = Vec::new();
     for &checksums in &settings {
         let name = format!("bench-btree-probe-checksums-{}.db", on_off(checksums));
-        let pool = open_pool(config, &name, 256 << 20, checksums)?;
+        let pool = fresh_pool(config, &name, 256 << 20, checksums)?;
         let tree = MultiTree::create(pool.clone()).map_err(tree_error)?;
         for aid in 0..rows_count {
             tree.insert(&1u64.to_be_bytes(), aid, b"")

@@ -9,13 +9,12 @@
 //!   every read faults a page in and evicts another, at up to 400 threads.
 
 use crate::harness::{Measured, median, run_for};
+use crate::pool_file::fresh_pool;
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
-use folio_buffer::{BufferPool, PoolConfig, PoolStats};
-use folio_io::{Dir, FsDir, OpenOptions};
+use folio_buffer::{BufferPool, PoolStats};
 use folio_page::{PAGE_SIZE, PageId};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::sync::Arc;
 use std::time::Duration;
 
 const NAME: &str = "buffer";
@@ -50,32 +49,6 @@ impl Workload for BufferWorkload {
         checks.extend(evict_read_checks(rows));
         checks
     }
-}
-
-fn open_pool(
-    config: &BenchConfig,
-    file_name: &str,
-    pool_size_bytes: u64,
-    checksums: bool,
-) -> Result<Arc<BufferPool>, BenchError> {
-    let io_error = |source| BenchError::Io {
-        what: file_name.to_string(),
-        source,
-    };
-    let dir = FsDir::open(&config.data_dir).map_err(io_error)?;
-    if dir.exists(file_name).map_err(io_error)? {
-        dir.remove(file_name).map_err(io_error)?;
-    }
-    let file = dir
-        .open(file_name, OpenOptions::CREATE_NEW)
-        .map_err(io_error)?;
-    let pool_config = PoolConfig {
-        pool_size_bytes,
-        max_database_bytes: 64 << 30,
-        checksums,
-        ..PoolConfig::default()
-    };
-    Ok(BufferPool::create(file, pool_config)?)
 }
 
 /// Allocates `count` pages, each holding its own id at [`ID_OFFSET`], and
@@ -177,7 +150,7 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
             "bench-hot-read-checksums-{}.db",
             if checksums { "on" } else { "off" }
         );
-        let pool = open_pool(config, &name, pool_size_bytes, checksums)?;
+        let pool = fresh_pool(config, &name, pool_size_bytes, checksums)?;
         let ids = fill_pages(&pool, HOT_PAGES + 1)?;
         pools.push((checksums, pool, ids));
     }
@@ -230,7 +203,7 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
     let checksums = config.checksums.unwrap_or(true);
     let data_pages = config.scaled(10 * pool_size_bytes / PAGE_SIZE as u64);
     progress.phase("buffer evict-read: loading", 1);
-    let pool = open_pool(config, "bench-evict-read.db", pool_size_bytes, checksums)?;
+    let pool = fresh_pool(config, "bench-evict-read.db", pool_size_bytes, checksums)?;
     let ids = fill_pages(&pool, data_pages)?;
     progress.step(&format!("{data_pages} pages loaded"));
     progress.phase("buffer evict-read", threads.len() as u64);

@@ -9,10 +9,12 @@ mod config;
 mod error;
 mod harness;
 mod html;
+mod pool_file;
 mod loopfs;
 mod recycle;
 mod report;
 mod row;
+mod select;
 mod wal;
 
 pub use config::{BenchConfig, Progress, SilentProgress};
@@ -38,6 +40,7 @@ pub fn workloads() -> Vec<&'static dyn Workload> {
     vec![
         &buffer::BufferWorkload,
         &btree::BtreeWorkload,
+        &select::SelectOnlyWorkload,
         &wal::WalWorkload,
         &recycle::RecycleWorkload,
     ]

@@ -13,6 +13,7 @@
 
 use crate::harness::{Measured, median, run_for};
 use crate::pool_file::fresh_pool;
+use crate::targets::{cached_read_checks, on_off, ops};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_btree::{AccessCounters, BtreeError, Direction, MultiTree, Tree};
 use folio_buffer::{BufferPool, PoolStats};
@@ -67,7 +68,7 @@ impl Workload for BtreeWorkload {
 
     fn checks(&self, rows: &[Row]) -> Vec<Check> {
         let mut checks = lookup_checks(rows);
-        checks.extend(index_probe_checks(rows));
+        checks.extend(cached_read_checks(NAME, "index-probe", rows));
         checks.extend(scan_checks(rows));
         checks
     }
@@ -117,7 +118,11 @@ fn per_op(row: Row, before: PoolStats, after: PoolStats, measured: Measured, pag
 
 /// Runs `op` (returning false on a wrong answer) on `threads` threads and
 /// sums the pages the tree accessed. A wrong answer fails the benchmark.
-pub(crate) fn measure<F>(threads: usize, duration: Duration, op: F) -> Result<(Measured, u64), BenchError>
+pub(crate) fn measure<F>(
+    threads: usize,
+    duration: Duration,
+    op: F,
+) -> Result<(Measured, u64), BenchError>
 where
     F: Fn(&mut SmallRng) -> Result<bool, BtreeError> + Sync,
 {
@@ -315,14 +320,6 @@ fn scans(
     Ok(rows)
 }
 
-fn on_off(on: bool) -> &'static str {
-    if on { "on" } else { "off" }
-}
-
-fn ops(row: &Row) -> f64 {
-    row.number("ops_per_sec").unwrap_or(0.0)
-}
-
 fn find<'r>(rows: &'r [Row], case: &str, threads: usize) -> Option<(usize, &'r Row)> {
     rows.iter()
         .enumerate()
@@ -352,57 +349,6 @@ fn lookup_checks(rows: &[Row]) -> Vec<Check> {
             1.8,
             vec![j, i],
         ));
-    }
-    checks
-}
-
-fn index_probe_checks(rows: &[Row]) -> Vec<Check> {
-    let probes: Vec<(usize, &Row)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.case == "index-probe")
-        .collect();
-    let find = |threads: usize, checksums: bool| {
-        probes
-            .iter()
-            .find(|(_, r)| r.threads == threads && r.flag("checksums") == Some(checksums))
-            .copied()
-    };
-    let mut checks = Vec::new();
-    for &(index, row) in &probes {
-        let on = row.flag("checksums") == Some(true);
-        let rmw = row.number("state_rmw_per_op").unwrap_or(f64::NAN);
-        let measure = format!(
-            "index-probe state-word RMW per op, {} threads, checksums {}",
-            row.threads,
-            on_off(on)
-        );
-        checks.push(Check::at_most(NAME, measure, rmw, 0.0, vec![index]));
-        if on && let Some((off_index, off)) = find(row.threads, false) {
-            let measure = format!("index-probe checksums on/off, {} threads", row.threads);
-            checks.push(Check::at_least(
-                NAME,
-                measure,
-                ops(row) / ops(off),
-                0.99,
-                vec![index, off_index],
-            ));
-        }
-    }
-    for checksums in [true, false] {
-        if let (Some((i128, r128)), Some((i2, r2))) = (find(128, checksums), find(2, checksums)) {
-            let measure = format!(
-                "index-probe 128 threads / 2 threads, checksums {}",
-                on_off(checksums)
-            );
-            checks.push(Check::at_least(
-                NAME,
-                measure,
-                ops(r128) / ops(r2),
-                0.95,
-                vec![i128, i2],
-            ));
-        }
     }
     checks
 }

@@ -10,6 +10,7 @@
 
 use crate::harness::{Measured, median, run_for};
 use crate::pool_file::fresh_pool;
+use crate::targets::{cached_read_checks, on_off, oversubscription_check};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_buffer::{BufferPool, PoolStats};
 use folio_page::{PAGE_SIZE, PageId};
@@ -45,8 +46,8 @@ impl Workload for BufferWorkload {
     }
 
     fn checks(&self, rows: &[Row]) -> Vec<Check> {
-        let mut checks = hot_read_checks(rows);
-        checks.extend(evict_read_checks(rows));
+        let mut checks = cached_read_checks(NAME, "hot-read", rows);
+        checks.extend(oversubscription_check(NAME, "evict-read", rows, 0.90));
         checks
     }
 }
@@ -219,87 +220,4 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
         progress.step(&format!("{thread_count} threads"));
     }
     Ok(rows)
-}
-
-fn on_off(on: bool) -> &'static str {
-    if on { "on" } else { "off" }
-}
-
-fn hot_read_checks(rows: &[Row]) -> Vec<Check> {
-    let hot: Vec<(usize, &Row)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.case == "hot-read")
-        .collect();
-    let find = |threads: usize, checksums: bool| {
-        hot.iter()
-            .find(|(_, r)| r.threads == threads && r.flag("checksums") == Some(checksums))
-            .copied()
-    };
-    let mut checks = Vec::new();
-    for &(index, row) in &hot {
-        let rmw = row.number("state_rmw_per_op").unwrap_or(f64::NAN);
-        let measure = format!(
-            "hot-read state-word RMW per op, {} threads, checksums {}",
-            row.threads,
-            on_off(row.flag("checksums") == Some(true))
-        );
-        checks.push(Check::at_most(NAME, measure, rmw, 0.0, vec![index]));
-        if row.flag("checksums") == Some(true)
-            && let Some((off_index, off)) = find(row.threads, false)
-        {
-            let ratio = ops(row) / ops(off);
-            let measure = format!("hot-read checksums on/off, {} threads", row.threads);
-            checks.push(Check::at_least(
-                NAME,
-                measure,
-                ratio,
-                0.99,
-                vec![index, off_index],
-            ));
-        }
-    }
-    for checksums in [true, false] {
-        if let (Some((i128, r128)), Some((i2, r2))) = (find(128, checksums), find(2, checksums)) {
-            let measure = format!(
-                "hot-read 128 threads / 2 threads, checksums {}",
-                on_off(checksums)
-            );
-            checks.push(Check::at_least(
-                NAME,
-                measure,
-                ops(r128) / ops(r2),
-                0.95,
-                vec![i128, i2],
-            ));
-        }
-    }
-    checks
-}
-
-fn evict_read_checks(rows: &[Row]) -> Vec<Check> {
-    let evict: Vec<(usize, &Row)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.case == "evict-read")
-        .collect();
-    let best = evict.iter().map(|(_, r)| ops(r)).fold(0.0, f64::max);
-    let most = evict.iter().max_by_key(|(_, r)| r.threads);
-    match most {
-        Some(&(index, row)) if evict.len() > 1 => {
-            let measure = format!("evict-read {} threads / best thread count", row.threads);
-            vec![Check::at_least(
-                NAME,
-                measure,
-                ops(row) / best,
-                0.90,
-                vec![index],
-            )]
-        }
-        _ => Vec::new(),
-    }
-}
-
-fn ops(row: &Row) -> f64 {
-    row.number("ops_per_sec").unwrap_or(0.0)
 }

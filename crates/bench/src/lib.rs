@@ -15,6 +15,7 @@ mod recycle;
 mod report;
 mod row;
 mod select;
+mod targets;
 mod wal;
 
 pub use config::{BenchConfig, Progress, SilentProgress};

@@ -8,6 +8,7 @@
 use crate::btree::{VALUE_BYTES, measure, tree_error};
 use crate::harness::Measured;
 use crate::pool_file::fresh_pool;
+use crate::targets::oversubscription_check;
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_btree::Tree;
 use folio_buffer::PoolStats;
@@ -75,18 +76,7 @@ impl Workload for SelectOnlyWorkload {
     }
 
     fn checks(&self, rows: &[Row]) -> Vec<Check> {
-        let ops = |row: &Row| row.number("ops_per_sec").unwrap_or(0.0);
-        let best = rows.iter().map(ops).fold(0.0, f64::max);
-        match rows.iter().enumerate().max_by_key(|(_, r)| r.threads) {
-            Some((index, row)) if rows.len() > 1 && best > 0.0 => vec![Check::at_least(
-                NAME,
-                format!("select-only {} threads / best thread count", row.threads),
-                ops(row) / best,
-                0.90,
-                vec![index],
-            )],
-            _ => Vec::new(),
-        }
+        oversubscription_check(NAME, "select-only", rows, 0.90)
     }
 }
 

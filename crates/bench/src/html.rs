@@ -259,13 +259,13 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
     }
     html.push_str("</table>");
     for ((workload, case), (measure, series)) in group(rows) {
-        let _ = write!(
-            html,
-            "<div class=\"case\"><h3>{} / {}</h3>",
-            escape(&workload),
-            escape(&case)
-        );
-        html.push_str(&svg_plot(&format!("{workload} {case}"), measure, &series));
+        let title = if workload == case {
+            workload.clone()
+        } else {
+            format!("{workload} / {case}")
+        };
+        let _ = write!(html, "<div class=\"case\"><h3>{}</h3>", escape(&title));
+        html.push_str(&svg_plot(&title, measure, &series));
         html.push_str(&speedup_table(&series));
         html.push_str("</div>");
     }

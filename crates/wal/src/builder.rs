@@ -40,6 +40,9 @@ pub struct RecordBuilder<'a> {
     main: Vec<&'a [u8]>,
     main_len: usize,
     total_len: usize,
+    /// The redo point the caller's full-page-image decisions were made
+    /// against; insertion refuses the record if it has moved since.
+    redo_lsn_seen: Option<Lsn>,
 }
 
 /// A record ready to copy: its header bytes (without prev/CRC yet) and the
@@ -73,7 +76,22 @@ impl<'a> RecordBuilder<'a> {
             main: Vec::new(),
             main_len: 0,
             total_len: RECORD_HEADER_SIZE,
+            redo_lsn_seen: None,
         }
+    }
+
+    /// Records that the full-page-image decisions for this record's pages
+    /// were made against redo point `redo_lsn` (see `Wal::redo_lsn`). If a
+    /// checkpoint moves the redo point before the record is reserved,
+    /// `Wal::insert` fails with `WalError::RedoPointMoved` and the caller
+    /// decides again (PostgreSQL rechecks `RedoRecPtr` in XLogInsertRecord).
+    pub fn set_redo_lsn_seen(&mut self, redo_lsn: Lsn) {
+        self.redo_lsn_seen = Some(redo_lsn);
+    }
+
+    /// The redo point given to [`RecordBuilder::set_redo_lsn_seen`].
+    pub fn redo_lsn_seen(&self) -> Option<Lsn> {
+        self.redo_lsn_seen
     }
 
     fn grow(&mut self, bytes: usize) -> Result<(), WalError> {

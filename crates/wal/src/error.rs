@@ -6,6 +6,11 @@ use std::io;
 /// Everything the WAL can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum WalError {
+    /// A checkpoint moved the redo point after the record's full-page-image
+    /// decisions were made (`RecordBuilder::set_redo_lsn_seen`); nothing was
+    /// inserted. Decide the images again and retry.
+    #[error("the redo point moved while the record was built; rebuild it")]
+    RedoPointMoved,
     /// The device is full (ENOSPC) while creating or writing a segment. The
     /// operation failed; the WAL's state is intact and the operation can be
     /// retried once space is freed.

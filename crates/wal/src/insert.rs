@@ -175,6 +175,14 @@ impl Shared {
         let _slot_guard = lock(&slot.lock);
         let (start_pos, prev) = loop {
             let mut r = lock(&self.reserve);
+            // The redo point only moves under this lock (`begin_checkpoint`),
+            // so a record whose image decisions match it here is reserved
+            // before or after the checkpoint's start consistently.
+            if let Some(seen) = builder.redo_lsn_seen()
+                && self.redo_lsn.load(Ordering::Acquire) != seen.0
+            {
+                return Err(WalError::RedoPointMoved);
+            }
             let start = r.cur_bytepos;
             let end_lsn = bytepos_to_end_lsn(start + size);
             let written = self.written_upto.load(Ordering::Acquire);

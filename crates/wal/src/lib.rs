@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use wal_page::lsn_to_bytepos;
+use wal_page::{bytepos_to_end_lsn, lsn_to_bytepos};
 
 /// Locks a mutex, ignoring poisoning (a panicking holder leaves plain data
 /// behind; the WAL's own poisoning is the `poisoned` flag).
@@ -336,9 +336,23 @@ impl Wal {
         self.shared.segments.set_checkpoint_request(hook);
     }
 
-    /// The checkpointer sets the redo point of the checkpoint it starts:
-    /// from then on the first change of each page logs a full-page image.
+    /// Starts a checkpoint: the redo point becomes the current insert
+    /// position, read and set under the reservation lock so that no record
+    /// can be reserved after it while having made its full-page-image
+    /// decisions against the old one (such a record gets
+    /// `WalError::RedoPointMoved` and is rebuilt). Returns the redo point.
+    pub fn begin_checkpoint(&self) -> Lsn {
+        let reserve = lock(&self.shared.reserve);
+        let redo = bytepos_to_end_lsn(reserve.cur_bytepos);
+        self.shared.redo_lsn.fetch_max(redo.0, Ordering::AcqRel);
+        redo
+    }
+
+    /// Sets the redo point (recovery uses it to continue from the redo
+    /// point of the checkpoint it recovered from). A running checkpointer
+    /// uses [`Wal::begin_checkpoint`] instead.
     pub fn set_redo_lsn(&self, lsn: Lsn) {
+        let _reserve = lock(&self.shared.reserve);
         self.shared.redo_lsn.fetch_max(lsn.0, Ordering::AcqRel);
     }
 

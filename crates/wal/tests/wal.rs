@@ -5,8 +5,11 @@ mod common;
 
 use common::*;
 use folio_io::{Dir, FsDir, SimConfig, SimDir};
-use folio_page::Lsn;
-use folio_wal::{CommitMode, Inserted, Recycle, Wal, WalConfig, WalError, segment_file_name};
+use folio_page::{Lsn, PageId};
+use folio_wal::{
+    CommitMode, Inserted, RecordBuilder, Recycle, RmgrId, Wal, WalConfig, WalError,
+    segment_file_name,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -376,7 +379,10 @@ fn recycle_auto_measures_both_kinds() {
         s.costs.recycled_samples >= 1 && s.costs.created_samples >= 1,
         "{s:?}"
     );
-    assert!(s.segments_recycled >= 1 && s.segments_removed >= 1, "{s:?}");
+    // How often the dearer kind is explored afterwards depends on the
+    // measured (timing-dependent) costs; `policy.rs` tests that rule
+    // deterministically.
+    assert!(s.segments_recycled >= 1, "{s:?}");
     assert!(segment_file_name(1) > segment_file_name(0));
 }
 
@@ -414,4 +420,32 @@ fn seek_reads_from_a_record() {
     assert_eq!(reader.end_lsn(), at[49].end_lsn);
     assert!(reader.seek(Lsn(at[17].start_lsn.0 + 4)).is_err());
     assert!(reader.seek(Lsn(8192 + 8)).is_err());
+}
+
+// Proves a record whose full-page-image decisions were made against an old
+// redo point is refused once a checkpoint has moved it (nothing inserted),
+// and that the same record built against the new point is accepted: no
+// record can land after a redo point without the images it implies.
+#[test]
+fn record_built_against_a_stale_redo_point_is_refused() {
+    let wal = Wal::open(sim(), small_config()).expect("open");
+    let redo_before = wal.redo_lsn();
+    let first = insert_seq(&wal, 1, 0..3);
+    let redo = wal.begin_checkpoint();
+    assert_eq!(redo, first.last().expect("inserted").end_lsn);
+    assert!(redo > redo_before);
+    let image = image(7);
+    let mut stale = RecordBuilder::new(RmgrId(9), 1);
+    stale.register_page(PageId(5), None).expect("register");
+    stale.set_redo_lsn_seen(redo_before);
+    assert!(matches!(wal.insert(&stale), Err(WalError::RedoPointMoved)));
+    assert_eq!(wal.insert_lsn(), redo, "a refused record reserves nothing");
+    let mut rebuilt = RecordBuilder::new(RmgrId(9), 1);
+    assert!(wal.needs_page_image(Lsn(0)));
+    rebuilt
+        .register_page(PageId(5), Some(&image))
+        .expect("register");
+    rebuilt.set_redo_lsn_seen(wal.redo_lsn());
+    let inserted = wal.insert(&rebuilt).expect("insert");
+    assert_eq!(inserted.start_lsn, redo);
 }

@@ -39,6 +39,16 @@ pub enum BufferError {
     /// The free list holds a link that cannot be right.
     #[error("corrupt free list at {page_id}: {reason}")]
     CorruptFreeList { page_id: PageId, reason: String },
+    /// The [`crate::MetaLogger`] failed to log an allocation-state change;
+    /// the change was undone.
+    #[error("logging a page-allocation change failed (change undone): {source}")]
+    MetaLog {
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A paced flush (checkpoint) found a dirty page latched for longer
+    /// than it may wait.
+    #[error("checkpoint write of {page_id} gave up: the page stayed latched for {waited_ms} ms")]
+    FlushTimeout { page_id: PageId, waited_ms: u64 },
     /// A [`crate::PoolConfig`] that cannot work.
     #[error("bad pool configuration: {reason}")]
     Config { reason: String },

@@ -146,7 +146,7 @@ impl BufferPool {
     }
 
     /// Copies `page`, whose shared latch the caller holds.
-    fn latched_copy(&self, page: u64) -> Latched {
+    pub(crate) fn latched_copy(&self, page: u64) -> Latched {
         let mut data = Box::new([0u8; PAGE_SIZE]);
         // SAFETY: the shared latch excludes writers, and the frame of a page
         // < max_pages lies inside the region.
@@ -158,7 +158,11 @@ impl BufferPool {
     /// happens. The WAL rule first: one flush up to the largest page LSN of
     /// the batch. Pages written are marked clean (and, with `evict`, evicted
     /// when this thread is their only holder). Returns the pages evicted.
-    fn write_batch(&self, batch: &mut Vec<Latched>, evict: bool) -> Result<u64, BufferError> {
+    pub(crate) fn write_batch(
+        &self,
+        batch: &mut Vec<Latched>,
+        evict: bool,
+    ) -> Result<u64, BufferError> {
         let result = self.write_copies(batch);
         let mut evicted = 0;
         for latched in batch.drain(..) {

@@ -7,7 +7,8 @@
 //!
 //! Files by concept: `state.rs` (state word), `region.rs` (virtual memory),
 //! `resident.rs` (resident set), `eviction.rs` (clock sweep, write-back),
-//! `meta.rs` (meta page, free list), `guards.rs` (latch guards, racy
+//! `meta.rs` (meta page, free list), `meta_log.rs` (logging hook and
+//! redo of allocation changes), `paced_flush.rs` (checkpoint writes), `guards.rs` (latch guards, racy
 //! copies), `counters.rs` (per-thread counters), `pool.rs` (the pool).
 
 mod counters;
@@ -17,6 +18,8 @@ mod guards;
 #[cfg(all(test, feature = "loom"))]
 mod loom_model;
 mod meta;
+mod meta_log;
+mod paced_flush;
 mod pool;
 mod region;
 mod resident;
@@ -26,4 +29,10 @@ mod sync;
 pub use error::{BufferError, Restart};
 pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
 pub use meta::{FORMAT_VERSION, FREE_SIZE, META_SIZE, ROOT_SLOTS};
+pub use meta_log::{
+    ALLOC_EXTEND, ALLOC_FREE, ALLOC_POP, ALLOC_SET_ROOT, AllocRedoError, FREE_DATA_SIZE,
+    META_SNAPSHOT_SIZE, MetaLogger, MetaPageChange, alloc_type_name, describe_alloc,
+    redo_alloc_block,
+};
+pub use paced_flush::{FlushProgress, FlushReport};
 pub use pool::{BufferPool, MIN_POOL_PAGES, PoolConfig, PoolStats, WalFlusher};

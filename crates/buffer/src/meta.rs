@@ -33,7 +33,12 @@
 //! meta page. Both orders are safe because a page on the free list (or past
 //! the high-water mark) is unreachable: no one else holds or waits for its
 //! latch while holding the meta page's.
+//!
+//! With a [`crate::MetaLogger`] installed, every change here is WAL-logged
+//! before its latches are released, and undone if logging fails
+//! (`meta_log.rs`).
 
+use crate::meta_log::{self, MetaLogger, MetaPageChange};
 use crate::pool::Fill;
 use crate::{BufferError, BufferPool, ExclusiveGuard};
 use folio_io::File;
@@ -48,21 +53,21 @@ pub const FORMAT_VERSION: u32 = 1;
 /// Root slots in the meta page.
 pub const ROOT_SLOTS: usize = 8;
 
-const META_MAGIC: [u8; 8] = *b"FOLIODB\0";
-const FREE_MAGIC: [u8; 8] = *b"FOLIOFRE";
+pub(crate) const META_MAGIC: [u8; 8] = *b"FOLIODB\0";
+pub(crate) const FREE_MAGIC: [u8; 8] = *b"FOLIOFRE";
 const FLAG_CHECKSUMS: u32 = 1;
 
 const META: usize = PAGE_SIZE - META_SIZE;
-const MAGIC_AT: usize = META;
+pub(crate) const MAGIC_AT: usize = META;
 const VERSION_AT: usize = META + 8;
 const PAGE_SIZE_AT: usize = META + 12;
 const FLAGS_AT: usize = META + 16;
-const PAGE_COUNT_AT: usize = META + 24;
+pub(crate) const PAGE_COUNT_AT: usize = META + 24;
 const FREE_HEAD_AT: usize = META + 32;
 const FREE_COUNT_AT: usize = META + 40;
-const ROOTS_AT: usize = META + 48;
-const FREE_NEXT_AT: usize = PAGE_SIZE - FREE_SIZE;
-const FREE_MAGIC_AT: usize = PAGE_SIZE - FREE_SIZE + 8;
+pub(crate) const ROOTS_AT: usize = META + 48;
+pub(crate) const FREE_NEXT_AT: usize = PAGE_SIZE - FREE_SIZE;
+pub(crate) const FREE_MAGIC_AT: usize = PAGE_SIZE - FREE_SIZE + 8;
 
 const _: () = assert!(ROOTS_AT + ROOT_SLOTS * 8 + 16 == PAGE_SIZE);
 const _: () = assert!(
@@ -98,41 +103,73 @@ pub(crate) fn validate_file(file: &dyn File) -> Result<bool, BufferError> {
         page_id: META_PAGE,
         source,
     };
-    let len_bytes = file.len().map_err(io_error)?;
+    check_file_len(file)?;
+    let mut page = Box::new([0u8; PAGE_SIZE]);
+    file.read_at(&mut page[..], 0).map_err(io_error)?;
+    validate_meta_page(&page, None)
+}
+
+/// Rejects a file shorter than one page.
+pub(crate) fn check_file_len(file: &dyn File) -> Result<(), BufferError> {
+    let len_bytes = file.len().map_err(|source| BufferError::Io {
+        page_id: META_PAGE,
+        source,
+    })?;
     if len_bytes < PAGE_SIZE as u64 {
         return Err(bad_meta(format!(
             "file is {len_bytes} bytes, shorter than one page"
         )));
     }
-    let mut page = Box::new([0u8; PAGE_SIZE]);
-    file.read_at(&mut page[..], 0).map_err(io_error)?;
+    Ok(())
+}
+
+/// Checks a meta page image; returns its checksum flag. With
+/// `expect_checksums`, the flag must match it (the page was read through
+/// the pool, which verified the checksum already).
+pub(crate) fn validate_meta_page(
+    page: &Page,
+    expect_checksums: Option<bool>,
+) -> Result<bool, BufferError> {
     if page[MAGIC_AT..MAGIC_AT + 8] != META_MAGIC {
         return Err(bad_meta("bad magic in page 0"));
     }
-    let version = get_u32(&page, VERSION_AT);
+    let version = get_u32(page, VERSION_AT);
     if version != FORMAT_VERSION {
         return Err(bad_meta(format!(
             "format version {version}, this build reads {FORMAT_VERSION}"
         )));
     }
-    let page_size = get_u32(&page, PAGE_SIZE_AT);
+    let page_size = get_u32(page, PAGE_SIZE_AT);
     if page_size as usize != PAGE_SIZE {
         return Err(bad_meta(format!(
             "page size {page_size}, this build uses {PAGE_SIZE}"
         )));
     }
-    let flags = get_u32(&page, FLAGS_AT);
+    let flags = get_u32(page, FLAGS_AT);
     if flags & !FLAG_CHECKSUMS != 0 {
         return Err(bad_meta(format!("unknown flags {flags:#x}")));
     }
     let checksums = flags & FLAG_CHECKSUMS != 0;
-    if checksums {
-        folio_page::verify_checksum(&page, META_PAGE)?;
+    match expect_checksums {
+        Some(expected) if expected != checksums => {
+            return Err(bad_meta(format!(
+                "checksum flag {checksums} in page 0, expected {expected}"
+            )));
+        }
+        Some(_) => {}
+        None if checksums => folio_page::verify_checksum(page, META_PAGE)?,
+        None => {}
     }
-    if get_u64(&page, PAGE_COUNT_AT) == 0 {
+    if get_u64(page, PAGE_COUNT_AT) == 0 {
         return Err(bad_meta("page count 0"));
     }
     Ok(checksums)
+}
+
+/// Checks the meta page as the pool holds it (after recovery).
+pub(crate) fn verify_resident(pool: &BufferPool) -> Result<(), BufferError> {
+    let meta = pool.shared(META_PAGE)?;
+    validate_meta_page(&meta, Some(pool.checksums())).map(drop)
 }
 
 /// Writes a fresh meta page into the new pool's page 0.
@@ -167,9 +204,11 @@ fn checked_link(
 
 pub(crate) fn allocate(pool: &BufferPool) -> Result<ExclusiveGuard<'_>, BufferError> {
     let mut meta = pool.exclusive(META_PAGE)?;
+    let logger = pool.meta_logger();
+    let before = logger.as_ref().map(|_| Box::new(*meta));
     let page_count = get_u64(&meta, PAGE_COUNT_AT);
     let head = checked_link(pool, get_u64(&meta, FREE_HEAD_AT), page_count, META_PAGE)?;
-    let mut page = if head != 0 {
+    let (mut page, rtype) = if head != 0 {
         let page = pool.exclusive(PageId(head))?;
         if page[FREE_MAGIC_AT..FREE_MAGIC_AT + 8] != FREE_MAGIC {
             return Err(BufferError::CorruptFreeList {
@@ -181,7 +220,7 @@ pub(crate) fn allocate(pool: &BufferPool) -> Result<ExclusiveGuard<'_>, BufferEr
         put_u64(&mut meta, FREE_HEAD_AT, next);
         let free_count = get_u64(&meta, FREE_COUNT_AT);
         put_u64(&mut meta, FREE_COUNT_AT, free_count.saturating_sub(1));
-        page
+        (page, meta_log::ALLOC_POP)
     } else {
         if page_count >= pool.max_pages {
             return Err(BufferError::OutOfRange {
@@ -191,10 +230,66 @@ pub(crate) fn allocate(pool: &BufferPool) -> Result<ExclusiveGuard<'_>, BufferEr
         }
         let page = pool.exclusive_with(PageId(page_count), Fill::Zero)?;
         put_u64(&mut meta, PAGE_COUNT_AT, page_count + 1);
-        page
+        (page, meta_log::ALLOC_EXTEND)
     };
+    if let (Some(logger), Some(before)) = (logger, before) {
+        log_meta_change(logger.as_ref(), rtype, &mut meta, &before, None)?;
+    }
     page.fill(0);
     Ok(page)
+}
+
+/// The page a `free` record also changes: the freed page and its image
+/// before the change (restored if logging fails).
+struct Freed<'g, 'p> {
+    page: &'g mut ExclusiveGuard<'p>,
+    before: &'g Page,
+}
+
+/// Logs one allocation-state change (the meta page, plus the freed page for
+/// `free`) and stamps the record's end LSN on the changed pages. On failure
+/// the pages get their images from before the change back and the error is
+/// returned, so an unlogged change is never visible.
+fn log_meta_change(
+    logger: &dyn MetaLogger,
+    rtype: u8,
+    meta: &mut ExclusiveGuard<'_>,
+    meta_before: &Page,
+    freed: Option<Freed<'_, '_>>,
+) -> Result<(), BufferError> {
+    let snapshot = meta_log::meta_snapshot(meta);
+    let mut changes = vec![MetaPageChange {
+        page_id: META_PAGE,
+        page: meta,
+        old_lsn: folio_page::header_lsn(meta_before),
+        data: &snapshot,
+    }];
+    let next_bytes;
+    if let Some(freed) = &freed {
+        next_bytes = get_u64(freed.page, FREE_NEXT_AT).to_le_bytes();
+        changes.push(MetaPageChange {
+            page_id: freed.page.page_id(),
+            page: freed.page,
+            old_lsn: folio_page::header_lsn(freed.before),
+            data: &next_bytes,
+        });
+    }
+    match logger.log(rtype, &changes) {
+        Ok(lsn) => {
+            folio_page::set_header_lsn(meta, lsn);
+            if let Some(freed) = freed {
+                folio_page::set_header_lsn(freed.page, lsn);
+            }
+            Ok(())
+        }
+        Err(source) => {
+            meta.copy_from_slice(meta_before);
+            if let Some(freed) = freed {
+                freed.page.copy_from_slice(freed.before);
+            }
+            Err(BufferError::MetaLog { source })
+        }
+    }
 }
 
 pub(crate) fn free(pool: &BufferPool, mut page: ExclusiveGuard<'_>) -> Result<(), BufferError> {
@@ -216,13 +311,26 @@ pub(crate) fn free(pool: &BufferPool, mut page: ExclusiveGuard<'_>) -> Result<()
             reason: format!("{page_id} was never allocated (page count {page_count})"),
         });
     }
+    let logger = pool.meta_logger();
+    let before = logger.as_ref().map(|_| (Box::new(*meta), Box::new(*page)));
     let head = get_u64(&meta, FREE_HEAD_AT);
-    folio_page::init_page(&mut page, PageType::Free, FREE_SIZE);
-    put_u64(&mut page, FREE_NEXT_AT, head);
-    page[FREE_MAGIC_AT..FREE_MAGIC_AT + 8].copy_from_slice(&FREE_MAGIC);
+    meta_log::init_free_page(&mut page, head);
     put_u64(&mut meta, FREE_HEAD_AT, page_id.0);
     let free_count = get_u64(&meta, FREE_COUNT_AT);
     put_u64(&mut meta, FREE_COUNT_AT, free_count + 1);
+    if let (Some(logger), Some((meta_before, page_before))) = (logger, before) {
+        let freed = Freed {
+            page: &mut page,
+            before: &page_before,
+        };
+        log_meta_change(
+            logger.as_ref(),
+            meta_log::ALLOC_FREE,
+            &mut meta,
+            &meta_before,
+            Some(freed),
+        )?;
+    }
     Ok(())
 }
 
@@ -266,7 +374,18 @@ pub(crate) fn set_root(
         });
     }
     let mut meta = pool.exclusive(META_PAGE)?;
+    let logger = pool.meta_logger();
+    let before = logger.as_ref().map(|_| Box::new(*meta));
     put_u64(&mut meta, at, page_id.map_or(0, |id| id.0));
+    if let (Some(logger), Some(before)) = (logger, before) {
+        log_meta_change(
+            logger.as_ref(),
+            meta_log::ALLOC_SET_ROOT,
+            &mut meta,
+            &before,
+            None,
+        )?;
+    }
     Ok(())
 }
 

@@ -13,6 +13,8 @@ use folio_page::{Lsn, PAGE_SIZE, Page, PageId};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 
+use crate::meta_log::MetaLogger;
+
 /// Called before a dirty page is written so the WAL is durable up to the
 /// page's LSN (the WAL rule). The buffer crate does not depend on the WAL.
 pub trait WalFlusher: Send + Sync + std::fmt::Debug {
@@ -79,6 +81,8 @@ pub struct BufferPool {
     /// Set when a sync failed: no further writes (DESIGN §5).
     pub(crate) poisoned: AtomicBool,
     pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
+    /// Logs allocation-state changes (`meta_log.rs`); `None` = unlogged.
+    meta_logger: RwLock<Option<Arc<dyn MetaLogger>>>,
     pub(crate) counters: CounterRegistry,
 }
 
@@ -147,6 +151,26 @@ impl BufferPool {
         Ok(Arc::new(BufferPool::new(file, &config, checksums)?))
     }
 
+    /// Opens the database in `file` for crash recovery: page 0 is not read
+    /// (it may be torn; its first change after the redo point carries a
+    /// full-page image that recovery restores), so the checksum setting
+    /// comes from the caller (the control file). Call
+    /// [`BufferPool::verify_meta`] once recovery is done.
+    pub fn open_for_recovery(
+        file: Arc<dyn File>,
+        config: PoolConfig,
+        checksums: bool,
+    ) -> Result<Arc<BufferPool>, BufferError> {
+        meta::check_file_len(file.as_ref())?;
+        Ok(Arc::new(BufferPool::new(file, &config, checksums)?))
+    }
+
+    /// Checks the meta page through the pool (checksum, magic, version,
+    /// page size, and that its checksum flag matches this pool's).
+    pub fn verify_meta(&self) -> Result<(), BufferError> {
+        meta::verify_resident(self)
+    }
+
     fn new(
         file: Arc<dyn File>,
         config: &PoolConfig,
@@ -187,6 +211,7 @@ impl BufferPool {
             checksums,
             poisoned: AtomicBool::new(false),
             wal: RwLock::new(None),
+            meta_logger: RwLock::new(None),
             counters: CounterRegistry::new(),
         })
     }
@@ -194,6 +219,56 @@ impl BufferPool {
     /// Installs the WAL flusher consulted before dirty pages are written.
     pub fn set_wal_flusher(&self, flusher: Arc<dyn WalFlusher>) {
         *self.wal.write().unwrap_or_else(|e| e.into_inner()) = Some(flusher);
+    }
+
+    /// Installs (or, with `None`, removes) the logger of allocation-state
+    /// changes: from then on `allocate`, `free` and `set_meta_root` are
+    /// WAL-logged (see `meta_log.rs`).
+    pub fn set_meta_logger(&self, logger: Option<Arc<dyn MetaLogger>>) {
+        *self.meta_logger.write().unwrap_or_else(|e| e.into_inner()) = logger;
+    }
+
+    pub(crate) fn meta_logger(&self) -> Option<Arc<dyn MetaLogger>> {
+        self.meta_logger
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Whether `page_id` occupies a frame now (a hint: it may be evicted or
+    /// faulted in the next moment). False for pages out of range.
+    pub fn is_resident(&self, page_id: PageId) -> bool {
+        self.state(page_id)
+            .is_ok_and(|word| state::load(word).state() != EVICTED)
+    }
+
+    /// Asks the OS to read `page_id` ahead (posix_fadvise WILLNEED) unless it
+    /// is resident. Returns whether advice was issued. A hint only: nothing
+    /// is latched or reserved, and the read that follows verifies as usual.
+    pub fn prefetch(&self, page_id: PageId) -> Result<bool, BufferError> {
+        self.state(page_id)?;
+        if self.is_resident(page_id) {
+            return Ok(false);
+        }
+        let page_bytes = PAGE_SIZE as u64;
+        self.file
+            .advise_willneed(page_id.0 * page_bytes, page_bytes)
+            .map_err(|source| BufferError::Io { page_id, source })?;
+        Ok(true)
+    }
+
+    /// Exclusive latch for recovery. With `overwrite` (the caller is about to
+    /// replace the whole page, e.g. from a full-page image) a page that is
+    /// not resident is not read: its frame starts zeroed, so a torn page on
+    /// disk is never read or checksummed. Pages past the high-water mark are
+    /// latched like any other (they read as zeros).
+    pub fn exclusive_for_redo(
+        &self,
+        page_id: PageId,
+        overwrite: bool,
+    ) -> Result<ExclusiveGuard<'_>, BufferError> {
+        self.check_writable()?;
+        self.exclusive_with(page_id, if overwrite { Fill::Zero } else { Fill::Read })
     }
 
     /// Whether this database has checksums on.

@@ -1,7 +1,9 @@
 //! The catalog of named trees: a unique [`Tree`] mapping a name to its
 //! tree's root page id and kind, whose own root is in the meta page's root
 //! slot [`CATALOG_META_SLOT`]. Roots never move (root splits keep the root
-//! page id), so the catalog changes only when trees are created.
+//! page id), so the catalog changes only when trees are created. A logged
+//! catalog is an ordinary logged tree, and the trees it creates or opens
+//! log to the same WAL.
 //!
 //! A catalog value:
 //!
@@ -13,6 +15,7 @@
 use crate::{BtreeError, MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_page::PageId;
+use folio_wal::Wal;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -78,13 +81,23 @@ fn decode_entry(name: &[u8], value: &[u8]) -> Result<CatalogEntry, BtreeError> {
 }
 
 impl Catalog {
-    /// Opens the catalog of the database in `pool`, creating it if the
-    /// database has none. Call once per pool, before any concurrent use.
+    /// Opens the unlogged catalog of the database in `pool`, creating it if
+    /// the database has none. Call once per pool, before any concurrent use.
     pub fn open(pool: &Arc<BufferPool>) -> Result<Catalog, BtreeError> {
+        Catalog::open_logged(pool, None)
+    }
+
+    /// Opens (or creates) the catalog, logging its changes and those of
+    /// every tree created or opened through it to `wal` (`None`: unlogged).
+    /// The meta root slot is set through the pool, which logs it itself.
+    pub fn open_logged(
+        pool: &Arc<BufferPool>,
+        wal: Option<Arc<Wal>>,
+    ) -> Result<Catalog, BtreeError> {
         let tree = match pool.meta_root(CATALOG_META_SLOT)? {
-            Some(root) => Tree::open(pool.clone(), root)?,
+            Some(root) => Tree::open_logged(pool.clone(), root, wal)?,
             None => {
-                let tree = Tree::create(pool.clone())?;
+                let tree = Tree::create_logged(pool.clone(), wal)?;
                 pool.set_meta_root(CATALOG_META_SLOT, Some(tree.root()))?;
                 tree
             }
@@ -94,14 +107,14 @@ impl Catalog {
 
     /// Creates a unique tree called `name`.
     pub fn create_tree(&self, name: &str) -> Result<Tree, BtreeError> {
-        let tree = Tree::create(self.tree.pool.clone())?;
+        let tree = Tree::create_logged(self.tree.pool.clone(), self.tree.wal.clone())?;
         self.register(name, &tree, TreeKind::Unique)?;
         Ok(tree)
     }
 
     /// Creates a non-unique tree called `name`.
     pub fn create_multi_tree(&self, name: &str) -> Result<MultiTree, BtreeError> {
-        let tree = MultiTree::create(self.tree.pool.clone())?;
+        let tree = MultiTree::create_logged(self.tree.pool.clone(), self.tree.wal.clone())?;
         self.register(name, tree.tree(), TreeKind::NonUnique)?;
         Ok(tree)
     }
@@ -148,7 +161,11 @@ impl Catalog {
     /// Opens the unique tree called `name`.
     pub fn open_tree(&self, name: &str) -> Result<Option<Tree>, BtreeError> {
         match self.open_kind(name, TreeKind::Unique)? {
-            Some(root) => Ok(Some(Tree::open(self.tree.pool.clone(), root)?)),
+            Some(root) => Ok(Some(Tree::open_logged(
+                self.tree.pool.clone(),
+                root,
+                self.tree.wal.clone(),
+            )?)),
             None => Ok(None),
         }
     }
@@ -156,7 +173,11 @@ impl Catalog {
     /// Opens the non-unique tree called `name`.
     pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, BtreeError> {
         match self.open_kind(name, TreeKind::NonUnique)? {
-            Some(root) => Ok(Some(MultiTree::open(self.tree.pool.clone(), root)?)),
+            Some(root) => Ok(Some(MultiTree::open_logged(
+                self.tree.pool.clone(),
+                root,
+                self.tree.wal.clone(),
+            )?)),
             None => Ok(None),
         }
     }

@@ -5,9 +5,14 @@
 //! takes over the leaf's key range (its high fence becomes the leaf's) and
 //! links, the parent loses the leaf's separator, and the page is freed.
 //! Empty leaves that are a parent's leftmost child stay (see README).
+//! The removal is one `DELETE` record; the unlink one `UNLINK` record
+//! registering parent, left sibling, leaf and right sibling; the free is
+//! logged by the pool.
 
+use crate::logging::{self, After};
 use crate::node::{self, MAX_KEY_LEN, Target};
-use crate::{BtreeError, Tree, counters, node_mut};
+use crate::wal_records::{self, UnlinkMain};
+use crate::{BtreeError, Tree, apply, counters};
 use folio_buffer::ExclusiveGuard;
 use folio_page::PageId;
 
@@ -29,7 +34,14 @@ impl Tree {
             if !found {
                 return Ok(false);
             }
-            node_mut::remove_at(&mut leaf, index);
+            let header = wal_records::encode_entry_header(index, key.len());
+            logging::change_leaf(
+                self.wal.as_deref(),
+                &mut leaf,
+                wal_records::DELETE,
+                &[&header, key],
+                |page| apply::remove_entry(page, index, key),
+            )?;
             let now_empty = node::count(&*leaf) == 0 && leaf.page_id() != self.root;
             drop(leaf);
             if now_empty {
@@ -86,7 +98,8 @@ impl Tree {
         self.unlink_leaf(&mut parent, pos, &mut left, leaf, right.as_mut())
     }
 
-    /// The structural change "unlink and free an empty leaf".
+    /// The structural change "unlink and free an empty leaf" (record
+    /// `UNLINK`, then the pool's own record for the free).
     fn unlink_leaf(
         &self,
         parent: &mut ExclusiveGuard<'_>,
@@ -95,14 +108,41 @@ impl Tree {
         mut leaf: ExclusiveGuard<'_>,
         right: Option<&mut ExclusiveGuard<'_>>,
     ) -> Result<(), BtreeError> {
-        assert_eq!(node::count(&*leaf), 0, "only empty leaves are unlinked");
-        node_mut::set_high_fence(left, node::high_fence(&leaf));
-        node_mut::set_right(left, node::right(&*leaf));
-        if let Some(right) = right {
-            node_mut::set_left(right, left.page_id().0);
+        let (left_id, leaf_id) = (left.page_id(), leaf.page_id());
+        let high = node::high_fence(&leaf).map(<[u8]>::to_vec);
+        let right_link = node::right(&*leaf);
+        let corrupt = |page_id| move |reason| BtreeError::corrupt(page_id, reason);
+        let mut parent_after = After::copy_of(parent, false);
+        apply::remove_child(&mut parent_after.page, pos, left_id, leaf_id)
+            .map_err(corrupt(parent.page_id()))?;
+        let mut left_after = After::copy_of(left, false);
+        apply::absorb_right(&mut left_after.page, leaf_id, high.as_deref(), right_link)
+            .map_err(corrupt(left_id))?;
+        let mut leaf_after = After::copy_of(&leaf, false);
+        apply::clear_leaf(&mut leaf_after.page).map_err(corrupt(leaf_id))?;
+        let right_after = match &right {
+            Some(right) => {
+                let mut after = After::copy_of(right, false);
+                apply::relink_left(&mut after.page, leaf_id, left_id)
+                    .map_err(corrupt(right.page_id()))?;
+                Some(after)
+            }
+            None => None,
+        };
+        let main = UnlinkMain {
+            pos,
+            high: high.as_deref(),
         }
-        node_mut::remove_at(parent, pos - 1);
-        node_mut::clear(&mut leaf);
+        .encode();
+        let mut pages = vec![&parent_after, &left_after, &leaf_after];
+        pages.extend(right_after.as_ref());
+        let lsn = logging::log_structural(self.wal.as_deref(), wal_records::UNLINK, &pages, &main)?;
+        parent_after.install(parent, lsn);
+        left_after.install(left, lsn);
+        leaf_after.install(&mut leaf, lsn);
+        if let (Some(right), Some(after)) = (right, &right_after) {
+            after.install(right, lsn);
+        }
         self.pool.free(leaf)?;
         Ok(())
     }

@@ -6,6 +6,10 @@ use folio_page::PageId;
 pub enum BtreeError {
     #[error(transparent)]
     Buffer(#[from] BufferError),
+    /// The WAL refused the change's record (full, poisoned, I/O error);
+    /// the tree is unchanged.
+    #[error(transparent)]
+    Wal(#[from] folio_wal::WalError),
     #[error("key of {len} bytes exceeds the limit of {max} bytes")]
     KeyTooLarge { len: usize, max: usize },
     #[error(

@@ -1,10 +1,13 @@
 //! Insert and upsert: the leaf is found by an optimistic descent and
 //! upgraded to an exclusive latch; only that page is latched unless it is
 //! full, in which case `split.rs` makes room and the insert starts over.
+//! Each change is one small physiological record (`INSERT` / `UPDATE`:
+//! slot, key, value).
 
 use crate::node::{self, SLOT_SIZE, Target};
 use crate::tree::check_entry;
-use crate::{BtreeError, Tree, counters, node_mut};
+use crate::{BtreeError, Tree, apply, counters, logging, node_mut, wal_records};
+use folio_buffer::ExclusiveGuard;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Put {
@@ -37,8 +40,8 @@ impl Tree {
             let (index, found) = node::lower_bound(&*leaf, key);
             let done = match (found, mode) {
                 (true, Put::Insert) => return Err(BtreeError::KeyExists),
-                (true, Put::Upsert) => insert_into_leaf(&mut leaf, index, key, value, true),
-                (false, _) => insert_into_leaf(&mut leaf, index, key, value, false),
+                (true, Put::Upsert) => self.update_leaf(&mut leaf, index, key, value)?,
+                (false, _) => self.insert_into_leaf(&mut leaf, index, key, value)?,
             };
             if done {
                 return Ok(found);
@@ -49,18 +52,56 @@ impl Tree {
     }
 }
 
-/// The structural change "insert into leaf" (or replace a value): false if
-/// the leaf has no room and must be split first.
-fn insert_into_leaf(
-    leaf: &mut folio_page::Page,
-    index: usize,
-    key: &[u8],
-    value: &[u8],
-    replace: bool,
-) -> bool {
-    if replace {
-        node_mut::replace_value(leaf, index, value).is_ok()
-    } else {
-        node_mut::insert_at(leaf, index, key, value).is_ok()
+impl Tree {
+    /// The change "insert into leaf" (record `INSERT`): false if the leaf
+    /// has no room and must be split first.
+    fn insert_into_leaf(
+        &self,
+        leaf: &mut ExclusiveGuard<'_>,
+        index: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<bool, BtreeError> {
+        if !node_mut::fits(leaf, key.len(), value.len()) {
+            return Ok(false);
+        }
+        let page_id = leaf.page_id();
+        apply::check_insert(leaf, index, key, value)
+            .map_err(|r| BtreeError::corrupt(page_id, r))?;
+        let header = wal_records::encode_entry_header(index, key.len());
+        logging::change_leaf(
+            self.wal.as_deref(),
+            leaf,
+            wal_records::INSERT,
+            &[&header, key, value],
+            |page| apply::insert_entry(page, index, key, value),
+        )?;
+        Ok(true)
+    }
+
+    /// The change "replace a value" (record `UPDATE`): false if the leaf
+    /// has no room for the new value and must be split first.
+    fn update_leaf(
+        &self,
+        leaf: &mut ExclusiveGuard<'_>,
+        index: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<bool, BtreeError> {
+        if !node_mut::replace_fits(leaf, index, value.len()) {
+            return Ok(false);
+        }
+        let page_id = leaf.page_id();
+        apply::check_replace(leaf, index, key, value)
+            .map_err(|r| BtreeError::corrupt(page_id, r))?;
+        let header = wal_records::encode_entry_header(index, key.len());
+        logging::change_leaf(
+            self.wal.as_deref(),
+            leaf,
+            wal_records::UPDATE,
+            &[&header, key, value],
+            |page| apply::replace_entry(page, index, key, value),
+        )?;
+        Ok(true)
     }
 }

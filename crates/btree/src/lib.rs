@@ -5,29 +5,39 @@
 //! touching the page they left, and a `verify()` of every structural
 //! invariant.
 //!
+//! A tree opened with a WAL logs every change as one record (README "WAL
+//! logging"); [`BtreeRedo`] replays those records page by page.
+//!
 //! One file per concern: `node.rs` (layout and search), `node_mut.rs`
 //! (node-local changes), `tree.rs` (handle, descent, lookup), `insert.rs`,
 //! `split.rs`, `delete.rs`, `scan.rs`, `verify.rs`, `multi.rs` (non-unique
-//! trees), `catalog.rs` (named trees), `counters.rs`.
+//! trees), `catalog.rs` (named trees), `counters.rs`; logging: `apply.rs`
+//! (page changes shared by do and redo), `logging.rs` (the do path's
+//! protocol), `wal_records.rs` (record layouts), `redo.rs` (`BtreeRedo`).
 
+mod apply;
 mod catalog;
 mod counters;
 mod delete;
 mod error;
 mod insert;
+mod logging;
 mod multi;
 mod node;
 mod node_mut;
+mod redo;
 mod scan;
 mod split;
 mod tree;
 mod verify;
+mod wal_records;
 
 pub use catalog::{CATALOG_META_SLOT, Catalog, CatalogEntry, TreeKind};
 pub use counters::AccessCounters;
 pub use error::BtreeError;
 pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
+pub use redo::BtreeRedo;
 pub use scan::{Direction, Entry, Scan};
 pub use tree::Tree;
 pub use verify::VerifyReport;

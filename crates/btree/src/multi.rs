@@ -18,6 +18,7 @@ use crate::scan::{Direction, Scan};
 use crate::{BtreeError, Tree, VerifyReport};
 use folio_buffer::BufferPool;
 use folio_page::PageId;
+use folio_wal::Wal;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -85,17 +86,34 @@ pub struct MultiTree {
 }
 
 impl MultiTree {
-    /// Creates an empty non-unique tree in `pool`.
+    /// Creates an empty, unlogged non-unique tree in `pool`.
     pub fn create(pool: Arc<BufferPool>) -> Result<MultiTree, BtreeError> {
+        MultiTree::create_logged(pool, None)
+    }
+
+    /// Creates an empty non-unique tree logging to `wal` (`None`: unlogged).
+    pub fn create_logged(
+        pool: Arc<BufferPool>,
+        wal: Option<Arc<Wal>>,
+    ) -> Result<MultiTree, BtreeError> {
         Ok(MultiTree {
-            tree: Tree::create(pool)?,
+            tree: Tree::create_logged(pool, wal)?,
         })
     }
 
-    /// Opens the non-unique tree rooted at `root`.
+    /// Opens the unlogged non-unique tree rooted at `root`.
     pub fn open(pool: Arc<BufferPool>, root: PageId) -> Result<MultiTree, BtreeError> {
+        MultiTree::open_logged(pool, root, None)
+    }
+
+    /// Opens the non-unique tree rooted at `root`, logging to `wal`.
+    pub fn open_logged(
+        pool: Arc<BufferPool>,
+        root: PageId,
+        wal: Option<Arc<Wal>>,
+    ) -> Result<MultiTree, BtreeError> {
         Ok(MultiTree {
-            tree: Tree::open(pool, root)?,
+            tree: Tree::open_logged(pool, root, wal)?,
         })
     }
 

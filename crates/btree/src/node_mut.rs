@@ -4,8 +4,7 @@
 //! with [`node::check`] before the first modification, so the assertions here
 //! guard invariants, not disk input. Each structural change of the tree
 //! (insert into a leaf, split, new root, unlink of an empty leaf) is built from
-//! these and is a distinct function in `insert.rs`, `split.rs` and
-//! `delete.rs`, so WAL redo can be added beside each.
+//! these by `apply.rs`, whose functions the do path and WAL redo share.
 
 use crate::node::{
     self, FENCE_RESERVE, FLAG_HIGH, FLAG_LOW, MAGIC, OFF_COUNT, OFF_DEAD, OFF_FLAGS,
@@ -214,6 +213,15 @@ pub(crate) fn remove_at(page: &mut Page, index: usize) {
     }
 }
 
+/// Whether slot `index`'s value can become `value_len` bytes while keeping
+/// the fence reserve (always, when the length is unchanged).
+pub(crate) fn replace_fits(page: &Page, index: usize, value_len: usize) -> bool {
+    let sl = node::slot(page, index);
+    sl.value_len == value_len
+        || SLOT_SIZE + sl.key_len + value_len + FENCE_RESERVE
+            <= node::free_bytes(page) + SLOT_SIZE + sl.entry_len()
+}
+
 /// Replaces the value of slot `index`, in place when the length is unchanged.
 pub(crate) fn replace_value(page: &mut Page, index: usize, value: &[u8]) -> Result<(), NoSpace> {
     let sl = node::slot(page, index);
@@ -222,9 +230,7 @@ pub(crate) fn replace_value(page: &mut Page, index: usize, value: &[u8]) -> Resu
         page[at..at + value.len()].copy_from_slice(value);
         return Ok(());
     }
-    if SLOT_SIZE + sl.key_len + value.len() + FENCE_RESERVE
-        > node::free_bytes(page) + SLOT_SIZE + sl.entry_len()
-    {
+    if !replace_fits(page, index, value.len()) {
         return Err(NoSpace);
     }
     let key = node::key_at(page, index).to_vec();
@@ -280,44 +286,6 @@ pub(crate) fn split_plan(page: &Page) -> SplitPlan {
         node::key_at(page, at).to_vec()
     };
     SplitPlan { at, separator }
-}
-
-/// Builds the two halves of `source` (a private copy of the node being
-/// split) in `left` and `right` according to `plan`, with sibling links
-/// `source.left <-> left <-> right <-> source.right`.
-pub(crate) fn split_into(
-    source: &Page,
-    plan: &SplitPlan,
-    left: (&mut Page, PageId),
-    right: (&mut Page, PageId),
-) {
-    let (left, left_id) = left;
-    let (right, right_id) = right;
-    let level = node::level(source);
-    let tree = PageId(node::tree_id(source));
-    let count = node::count(source);
-    let sep = plan.separator.as_slice();
-    init(left, level, tree, node::low_fence(source), Some(sep));
-    init(right, level, tree, Some(sep), node::high_fence(source));
-    for i in 0..plan.at {
-        insert_at(left, i, node::key_at(source, i), node::value_at(source, i))
-            .expect("half a node fits");
-    }
-    let right_from = if level == 0 {
-        plan.at
-    } else {
-        set_leftmost(left, node::leftmost(source));
-        set_leftmost(right, node::child_at(source, plan.at + 1));
-        plan.at + 1
-    };
-    for (j, i) in (right_from..count).enumerate() {
-        insert_at(right, j, node::key_at(source, i), node::value_at(source, i))
-            .expect("half a node fits");
-    }
-    set_left(left, node::left(source));
-    set_right(left, right_id.0);
-    set_left(right, left_id.0);
-    set_right(right, node::right(source));
 }
 
 #[cfg(test)]
@@ -394,12 +362,8 @@ mod tests {
         let plan = split_plan(&page);
         let mut left = leaf();
         let mut right = leaf();
-        split_into(
-            &page,
-            &plan,
-            (&mut left, PageId(2)),
-            (&mut right, PageId(3)),
-        );
+        crate::apply::build_left(&mut left, &page, plan.at, &plan.separator, (0, 3)).unwrap();
+        crate::apply::build_right(&mut right, &page, plan.at, &plan.separator, (2, 0)).unwrap();
         node::check(&left, PageId(1), PageId(2)).unwrap();
         node::check(&right, PageId(1), PageId(3)).unwrap();
         assert_eq!(node::count(&*left) + node::count(&*right), n as usize);

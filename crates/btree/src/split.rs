@@ -4,11 +4,15 @@
 //! and left-to-right, and all are taken before the first byte changes, so an
 //! error (allocation, I/O) leaves the tree untouched. A full parent is split
 //! first (recursively) and the split starts over. The root never moves: a
-//! root split moves its contents into two new children.
+//! root split moves its contents into two new children. Each split is one
+//! record (`SPLIT` or `ROOT_SPLIT`) registering every page it changes, so
+//! recovery never sees half a split.
 
+use crate::logging::{self, After};
 use crate::node::{self, FENCE_RESERVE, SLOT_SIZE, Target};
 use crate::node_mut::{self, SplitPlan};
-use crate::{BtreeError, Tree, counters};
+use crate::wal_records::{self, RootSplitMain, SplitMain};
+use crate::{BtreeError, Tree, apply, counters};
 use folio_buffer::ExclusiveGuard;
 use folio_page::PageId;
 
@@ -59,10 +63,10 @@ impl Tree {
         node::check(guard, self.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))
     }
 
-    /// The structural change "split a non-root node": `child` (at position
-    /// `pos` of `parent`) keeps the left half, a new page takes the right
-    /// half, the separator goes into `parent`, and the sibling links become
-    /// `child <-> new <-> old right`.
+    /// The structural change "split a non-root node" (record `SPLIT`):
+    /// `child` (at position `pos` of `parent`) keeps the left half, a new
+    /// page takes the right half, the separator goes into `parent`, and the
+    /// sibling links become `child <-> new <-> old right`.
     fn split_child(
         &self,
         parent: &mut ExclusiveGuard<'_>,
@@ -75,6 +79,7 @@ impl Tree {
         counters::page();
         let new_id = new.page_id();
         let right_id = node::right(&**child);
+        let level = node::level(&**child);
         let mut right = None;
         if right_id != 0 {
             let guard = match self.pool.exclusive(PageId(right_id)) {
@@ -85,7 +90,6 @@ impl Tree {
                 }
             };
             counters::page();
-            let level = node::level(&**child);
             if !node::is_node_of(&guard, self.root, level) || node::left(&*guard) != child_id.0 {
                 self.pool.free(new)?;
                 return Err(BtreeError::corrupt(
@@ -95,19 +99,65 @@ impl Tree {
             }
             right = Some(guard);
         }
-        let source = Box::new(**child);
-        node_mut::split_into(&source, plan, (child, child_id), (&mut new, new_id));
-        if let Some(right) = right.as_mut() {
-            node_mut::set_left(right, new_id.0);
+        // Every page's new content on private copies, then the record: if
+        // either fails, no page has changed and the new page(s) go back.
+        let afters = (|| {
+            let corrupt = |page_id| move |reason| BtreeError::corrupt(page_id, reason);
+            let sep = plan.separator.as_slice();
+            let mut left_after = After::copy_of(child, false);
+            let links = (node::left(&**child), new_id.0);
+            apply::build_left(&mut left_after.page, child, plan.at, sep, links)
+                .map_err(corrupt(child_id))?;
+            let mut new_after = After::copy_of(&new, true);
+            let links = (child_id.0, right_id);
+            apply::build_right(&mut new_after.page, child, plan.at, sep, links)
+                .map_err(corrupt(child_id))?;
+            let mut parent_after = After::copy_of(parent, false);
+            apply::insert_separator(&mut parent_after.page, pos, sep, child_id, new_id)
+                .map_err(corrupt(parent.page_id()))?;
+            let right_after = match &right {
+                Some(right) => {
+                    let mut after = After::copy_of(right, false);
+                    apply::relink_left(&mut after.page, child_id, new_id)
+                        .map_err(corrupt(PageId(right_id)))?;
+                    Some(after)
+                }
+                None => None,
+            };
+            let main = SplitMain {
+                level,
+                at: plan.at,
+                pos,
+                separator: sep,
+            }
+            .encode();
+            let mut pages = vec![&left_after, &new_after, &parent_after];
+            pages.extend(right_after.as_ref());
+            let lsn =
+                logging::log_structural(self.wal.as_deref(), wal_records::SPLIT, &pages, &main)?;
+            Ok::<_, BtreeError>((left_after, new_after, parent_after, right_after, lsn))
+        })();
+        let (left_after, new_after, parent_after, right_after, lsn) = match afters {
+            Ok(afters) => afters,
+            Err(e) => {
+                drop(right);
+                self.pool.free(new)?;
+                return Err(e);
+            }
+        };
+        left_after.install(child, lsn);
+        new_after.install(&mut new, lsn);
+        parent_after.install(parent, lsn);
+        if let (Some(right), Some(after)) = (right.as_mut(), &right_after) {
+            after.install(right, lsn);
         }
-        node_mut::insert_at(parent, pos, &plan.separator, &new_id.0.to_le_bytes())
-            .expect("the parent's room was checked before the split");
         Ok(())
     }
 
-    /// The structural change "new root": the root's contents move into two
-    /// new pages and the root becomes an inner node one level higher with
-    /// those two as children. The root page id stays the same.
+    /// The structural change "new root" (record `ROOT_SPLIT`): the root's
+    /// contents move into two new pages and the root becomes an inner node
+    /// one level higher with those two as children. The root page id stays
+    /// the same.
     fn split_root(&self, root: &mut ExclusiveGuard<'_>) -> Result<(), BtreeError> {
         let mut left = self.pool.allocate()?;
         let mut right = match self.pool.allocate() {
@@ -119,16 +169,54 @@ impl Tree {
         };
         counters::page();
         counters::page();
-        let (left_id, right_id) = (left.page_id(), right.page_id());
-        let source = Box::new(**root);
-        let plan = node_mut::split_plan(&source);
-        let level = node::level(&*source);
-        assert!(level < u8::MAX, "tree height limit");
-        node_mut::split_into(&source, &plan, (&mut left, left_id), (&mut right, right_id));
-        node_mut::init(root, level + 1, self.root, None, None);
-        node_mut::set_leftmost(root, left_id.0);
-        node_mut::insert_at(root, 0, &plan.separator, &right_id.0.to_le_bytes())
-            .expect("an empty root holds one separator");
+        // Every page's new content on private copies, then the record: if
+        // either fails, no page has changed and the new page(s) go back.
+        let afters = (|| {
+            let (left_id, right_id) = (left.page_id(), right.page_id());
+            let corrupt = |reason| BtreeError::corrupt(self.root, reason);
+            let plan = node_mut::split_plan(root);
+            let level = node::level(&**root);
+            let sep = plan.separator.as_slice();
+            let mut left_after = After::copy_of(&left, true);
+            apply::build_left(&mut left_after.page, root, plan.at, sep, (0, right_id.0))
+                .map_err(corrupt)?;
+            let mut right_after = After::copy_of(&right, true);
+            apply::build_right(&mut right_after.page, root, plan.at, sep, (left_id.0, 0))
+                .map_err(corrupt)?;
+            let mut root_after = After::copy_of(root, false);
+            apply::grow_root(
+                &mut root_after.page,
+                self.root,
+                level,
+                sep,
+                (left_id, right_id),
+            )
+            .map_err(corrupt)?;
+            let main = RootSplitMain {
+                level,
+                separator: sep,
+            }
+            .encode();
+            let pages = [&root_after, &left_after, &right_after];
+            let lsn = logging::log_structural(
+                self.wal.as_deref(),
+                wal_records::ROOT_SPLIT,
+                &pages,
+                &main,
+            )?;
+            Ok::<_, BtreeError>((root_after, left_after, right_after, lsn))
+        })();
+        let (root_after, left_after, right_after, lsn) = match afters {
+            Ok(afters) => afters,
+            Err(e) => {
+                self.pool.free(right)?;
+                self.pool.free(left)?;
+                return Err(e);
+            }
+        };
+        root_after.install(root, lsn);
+        left_after.install(&mut left, lsn);
+        right_after.install(&mut right, lsn);
         Ok(())
     }
 }

@@ -2,20 +2,27 @@
 
 use crate::BtreeError;
 use crate::counters;
+use crate::logging::{self, After};
 use crate::node::{self, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, Target};
 use crate::node_mut;
+use crate::wal_records;
 use folio_buffer::{BufferPool, OptimisticGuard};
 use folio_page::PageId;
+use folio_wal::Wal;
 use std::sync::Arc;
 
 /// A B+tree with unique byte-string keys, stored in a buffer pool and
 /// identified by its root page, which never moves (a root split moves the
 /// root's contents into two new children). Cheap to clone; every method
 /// takes `&self` and may run concurrently with any other.
+///
+/// A tree opened with a WAL logs every change (README "Logging protocol");
+/// without one it is unlogged.
 #[derive(Debug, Clone)]
 pub struct Tree {
     pub(crate) pool: Arc<BufferPool>,
     pub(crate) root: PageId,
+    pub(crate) wal: Option<Arc<Wal>>,
 }
 
 /// An optimistic descent's result: the node at the requested level and its
@@ -27,24 +34,55 @@ pub(crate) struct Descent<'a> {
 }
 
 impl Tree {
-    /// Creates an empty tree (a single leaf, its root) in `pool`.
+    /// Creates an empty, unlogged tree (a single leaf, its root) in `pool`.
     pub fn create(pool: Arc<BufferPool>) -> Result<Tree, BtreeError> {
-        let mut guard = pool.allocate()?;
-        let root = guard.page_id();
-        node_mut::init(&mut guard, 0, root, None, None);
-        drop(guard);
-        Ok(Tree { pool, root })
+        Tree::create_logged(pool, None)
     }
 
-    /// Opens the tree whose root is `root`, checking that the page is one.
+    /// Creates an empty tree in `pool` whose changes are logged to `wal`
+    /// (`None`: unlogged). The creation itself is one `CREATE` record.
+    pub fn create_logged(pool: Arc<BufferPool>, wal: Option<Arc<Wal>>) -> Result<Tree, BtreeError> {
+        let mut guard = pool.allocate()?;
+        let root = guard.page_id();
+        let mut after = After::copy_of(&guard, true);
+        node_mut::init(&mut after.page, 0, root, None, None);
+        let lsn = match logging::log_structural(wal.as_deref(), wal_records::CREATE, &[&after], &[])
+        {
+            Ok(lsn) => lsn,
+            Err(e) => {
+                pool.free(guard)?;
+                return Err(e);
+            }
+        };
+        after.install(&mut guard, lsn);
+        drop(guard);
+        Ok(Tree { pool, root, wal })
+    }
+
+    /// Opens the unlogged tree whose root is `root`, checking that the page is one.
     pub fn open(pool: Arc<BufferPool>, root: PageId) -> Result<Tree, BtreeError> {
+        Tree::open_logged(pool, root, None)
+    }
+
+    /// Opens the tree whose root is `root`, logging its changes to `wal`
+    /// (`None`: unlogged).
+    pub fn open_logged(
+        pool: Arc<BufferPool>,
+        root: PageId,
+        wal: Option<Arc<Wal>>,
+    ) -> Result<Tree, BtreeError> {
         {
             let guard = pool.shared(root)?;
             if node::magic(&*guard) != MAGIC || node::tree_id(&*guard) != root.0 {
                 return Err(BtreeError::corrupt(root, "not the root of a B+tree"));
             }
         }
-        Ok(Tree { pool, root })
+        Ok(Tree { pool, root, wal })
+    }
+
+    /// The WAL this tree logs to, if it is logged.
+    pub fn wal(&self) -> Option<&Arc<Wal>> {
+        self.wal.as_ref()
     }
 
     /// The root page id, which identifies the tree.

@@ -45,3 +45,5 @@ pub fn open(
 pub fn key(n: u64) -> [u8; 8] {
     n.to_be_bytes()
 }
+
+pub mod wal;

@@ -1,0 +1,326 @@
+//! `Database`: the data file, the WAL, the control file, recovery, the
+//! checkpointer and the catalog of logged trees, wired together.
+
+use crate::lock::DirLock;
+use crate::{DbError, Options};
+use folio_btree::{BtreeRedo, Catalog, MultiTree, Tree, TreeKind, VerifyReport};
+use folio_buffer::BufferPool;
+use folio_io::{Dir, FsDir, OpenOptions};
+use folio_page::Lsn;
+use folio_recovery::{
+    CheckpointKind, CheckpointStats, Checkpointer, ControlData, DbState, RecoveryStats,
+    RedoRegistry, WalMetaLogger, WalPageFlusher, insert_commit, recover,
+};
+use folio_wal::{Wal, WalMeta};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The data file's name in the database directory.
+pub const DATA_FILE: &str = "data";
+/// The WAL's subdirectory of a database directory on a real filesystem.
+pub const WAL_DIR: &str = "wal";
+
+/// Where a database lives: the directory of the data and control files and
+/// the WAL's directory (they may be the same directory: file names do not
+/// collide).
+#[derive(Debug, Clone)]
+pub struct Storage {
+    pub data: Arc<dyn Dir>,
+    pub wal: Arc<dyn Dir>,
+}
+
+impl Storage {
+    /// Everything in one directory (what the crash tests use with `SimDir`).
+    pub fn single(dir: Arc<dyn Dir>) -> Storage {
+        Storage {
+            data: dir.clone(),
+            wal: dir,
+        }
+    }
+}
+
+/// An open database. Tree operations are visible at once and WAL-logged;
+/// they are durable once a [`Database::commit`] that follows them returns.
+#[derive(Debug)]
+pub struct Database {
+    // Field order is drop order: stop the checkpointer before the rest.
+    checkpointer: Checkpointer,
+    catalog: Catalog,
+    pool: Arc<BufferPool>,
+    wal: Arc<Wal>,
+    storage: Storage,
+    recovery: Option<RecoveryStats>,
+    _lock: Option<DirLock>,
+}
+
+fn io_error(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> DbError {
+    let path = path.display().to_string();
+    move |source| DbError::Io { op, path, source }
+}
+
+/// The registry of every resource manager's redo.
+pub fn redo_registry() -> RedoRegistry {
+    let mut registry = RedoRegistry::with_builtin();
+    registry.register(Arc::new(BtreeRedo));
+    registry
+}
+
+impl Database {
+    /// Creates a database in directory `path` (created if missing; it must
+    /// not hold a database): `path/data`, `path/control`, `path/wal/`.
+    pub fn create(path: impl AsRef<Path>, options: Options) -> Result<Database, DbError> {
+        let (storage, lock) = fs_storage(path.as_ref())?;
+        let mut db = Database::create_in(storage, options)?;
+        db._lock = Some(lock);
+        Ok(db)
+    }
+
+    /// Opens the database in directory `path`, recovering from the WAL.
+    /// Fails with `Locked` if another process has it open.
+    pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Database, DbError> {
+        let path = path.as_ref();
+        if !path.join(folio_recovery::CONTROL_FILE).exists() {
+            return Err(folio_recovery::ControlError::Missing(path.display().to_string()).into());
+        }
+        let (storage, lock) = fs_storage(path)?;
+        let mut db = Database::open_in(storage, options)?;
+        db._lock = Some(lock);
+        Ok(db)
+    }
+
+    /// Creates a database on `storage` (no lock file: the caller owns the
+    /// directories).
+    pub fn create_in(storage: Storage, options: Options) -> Result<Database, DbError> {
+        let data = &storage.data;
+        for name in [folio_recovery::CONTROL_FILE, DATA_FILE] {
+            if data
+                .exists(name)
+                .map_err(io_error("looking at", Path::new(name)))?
+            {
+                return Err(DbError::AlreadyExists {
+                    path: format!("{data:?}"),
+                    what: format!("a `{name}` file"),
+                });
+            }
+        }
+        let file = data
+            .open(DATA_FILE, OpenOptions::CREATE_NEW)
+            .map_err(io_error("creating", Path::new(DATA_FILE)))?;
+        let pool = BufferPool::create(file, options.pool_config())?;
+        data.sync_dir()
+            .map_err(io_error("syncing the directory of", Path::new(DATA_FILE)))?;
+        let wal = Arc::new(Wal::open(storage.wal.clone(), options.wal_config())?);
+        let control = ControlData {
+            state: DbState::InProduction,
+            checkpoint_lsn: Lsn(0),
+            redo_lsn: Lsn(0),
+            wal_system_id: wal_system_id(storage.wal.as_ref())?,
+            checkpoint_count: 0,
+            checkpoint_time_ms: 0,
+            checksums: pool.checksums(),
+        };
+        Database::assemble(storage, options, pool, wal, control, None)
+    }
+
+    /// Opens the database on `storage`: reads the control file, opens the
+    /// pool and the WAL (which finds the end of the WAL: a torn tail ends it,
+    /// mid-log corruption refuses), replays from the redo point, checkpoints,
+    /// and starts the checkpointer.
+    pub fn open_in(storage: Storage, options: Options) -> Result<Database, DbError> {
+        let control = ControlData::load(storage.data.as_ref())?;
+        let file = storage
+            .data
+            .open(DATA_FILE, OpenOptions::EXISTING)
+            .map_err(io_error("opening", Path::new(DATA_FILE)))?;
+        // Page 0 may be torn by the crash: recovery restores it from its
+        // full-page image, so it is checked only afterwards.
+        let pool = BufferPool::open_for_recovery(file, options.pool_config(), control.checksums)?;
+        let wal = Arc::new(Wal::open(storage.wal.clone(), options.wal_config())?);
+        let system_id = wal_system_id(storage.wal.as_ref())?;
+        if system_id != control.wal_system_id {
+            return Err(DbError::WalMismatch {
+                wal: system_id,
+                control: control.wal_system_id,
+            });
+        }
+        pool.set_wal_flusher(Arc::new(WalPageFlusher(wal.clone())));
+        let stats = recover(
+            &pool,
+            storage.wal.clone(),
+            control.redo_lsn,
+            &redo_registry(),
+            &options.recovery_options(),
+        )?;
+        pool.verify_meta()?;
+        wal.set_redo_lsn(control.redo_lsn);
+        Database::assemble(storage, options, pool, wal, control, Some(stats))
+    }
+
+    /// The common tail of create and open: logging hooks, a checkpoint (the
+    /// first one, or the end-of-recovery one), the catalog, the checkpointer.
+    fn assemble(
+        storage: Storage,
+        options: Options,
+        pool: Arc<BufferPool>,
+        wal: Arc<Wal>,
+        control: ControlData,
+        recovery: Option<RecoveryStats>,
+    ) -> Result<Database, DbError> {
+        pool.set_wal_flusher(Arc::new(WalPageFlusher(wal.clone())));
+        pool.set_meta_logger(Some(Arc::new(WalMetaLogger(wal.clone()))));
+        let checkpointer = Checkpointer::new(
+            pool.clone(),
+            wal.clone(),
+            storage.data.clone(),
+            control,
+            options.checkpoint_config(),
+        );
+        let catalog = Catalog::open_logged(&pool, Some(wal.clone()))?;
+        checkpointer.checkpoint(CheckpointKind::Immediate)?;
+        if options.background_checkpoints {
+            checkpointer.start()?;
+        }
+        Ok(Database {
+            checkpointer,
+            catalog,
+            pool,
+            wal,
+            storage,
+            recovery,
+            _lock: None,
+        })
+    }
+
+    /// The catalog of named trees (logged).
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Creates a unique-key tree named `name`.
+    pub fn create_tree(&self, name: &str) -> Result<Tree, DbError> {
+        self.check_writable()?;
+        Ok(self.catalog.create_tree(name)?)
+    }
+
+    /// Opens the unique-key tree named `name`.
+    pub fn open_tree(&self, name: &str) -> Result<Option<Tree>, DbError> {
+        Ok(self.catalog.open_tree(name)?)
+    }
+
+    /// Creates a non-unique tree named `name`.
+    pub fn create_multi_tree(&self, name: &str) -> Result<MultiTree, DbError> {
+        self.check_writable()?;
+        Ok(self.catalog.create_multi_tree(name)?)
+    }
+
+    /// Opens the non-unique tree named `name`.
+    pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, DbError> {
+        Ok(self.catalog.open_multi_tree(name)?)
+    }
+
+    /// The commit point: inserts a commit record and (with
+    /// `synchronous_commit`) waits until it is durable, sharing one fsync
+    /// with every committer waiting at that moment. Every tree operation
+    /// that returned before this call is durable when it returns. Returns
+    /// the commit record's end LSN.
+    pub fn commit(&self) -> Result<Lsn, DbError> {
+        self.check_writable()?;
+        let inserted = insert_commit(&self.wal)?;
+        self.wal.commit(inserted.end_lsn)?;
+        Ok(inserted.end_lsn)
+    }
+
+    /// Runs a checkpoint now (writes are not spread).
+    pub fn checkpoint(&self) -> Result<CheckpointStats, DbError> {
+        self.check_writable()?;
+        Ok(self.checkpointer.checkpoint(CheckpointKind::Immediate)?)
+    }
+
+    /// Shuts down cleanly: stops the checkpointer, runs a shutdown
+    /// checkpoint (every page written, control file "shut down") and makes
+    /// the WAL durable.
+    pub fn close(self) -> Result<(), DbError> {
+        self.checkpointer.stop();
+        self.check_writable()?;
+        self.checkpointer.checkpoint(CheckpointKind::Shutdown)?;
+        self.wal.flush_all()?;
+        Ok(())
+    }
+
+    /// What recovery did when this handle opened the database (`None` after
+    /// `create`).
+    pub fn recovery_stats(&self) -> Option<&RecoveryStats> {
+        self.recovery.as_ref()
+    }
+
+    /// The control file as last written.
+    pub fn control(&self) -> ControlData {
+        self.checkpointer.control()
+    }
+
+    /// The error of the latest failed background checkpoint, if any.
+    pub fn checkpoint_error(&self) -> Option<String> {
+        self.checkpointer.last_error()
+    }
+
+    /// Checks every tree in the catalog (and the catalog itself).
+    pub fn verify(&self) -> Result<Vec<(String, VerifyReport)>, DbError> {
+        let mut reports = vec![("(catalog)".to_string(), self.catalog.tree().verify()?)];
+        for entry in self.catalog.list()? {
+            let report = match entry.kind {
+                TreeKind::Unique => Tree::open(self.pool.clone(), entry.root)?.verify()?,
+                TreeKind::NonUnique => MultiTree::open(self.pool.clone(), entry.root)?.verify()?,
+            };
+            reports.push((entry.name, report));
+        }
+        Ok(reports)
+    }
+
+    /// True after a failed fsync: writes are refused until reopened.
+    pub fn is_poisoned(&self) -> bool {
+        self.pool.is_poisoned() || self.wal.is_poisoned()
+    }
+
+    pub fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    pub fn wal(&self) -> &Arc<Wal> {
+        &self.wal
+    }
+
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn check_writable(&self) -> Result<(), DbError> {
+        if self.wal.is_poisoned() {
+            return Err(DbError::Poisoned { what: "WAL" });
+        }
+        if self.pool.is_poisoned() {
+            return Err(DbError::Poisoned { what: "data file" });
+        }
+        Ok(())
+    }
+}
+
+/// The directory `path` (created if missing) locked, with its `wal/`.
+fn fs_storage(path: &Path) -> Result<(Storage, DirLock), DbError> {
+    let data = FsDir::open(path).map_err(io_error("opening", path))?;
+    let lock = DirLock::acquire(path)?;
+    let wal_path = path.join(WAL_DIR);
+    let wal = FsDir::open(&wal_path).map_err(io_error("opening", &wal_path))?;
+    Ok((
+        Storage {
+            data: Arc::new(data),
+            wal: Arc::new(wal),
+        },
+        lock,
+    ))
+}
+
+fn wal_system_id(dir: &dyn Dir) -> Result<u64, DbError> {
+    Ok(WalMeta::load(dir)?
+        .map(|m| m.system_id)
+        .ok_or_else(|| folio_wal::WalError::BadMeta("wal.meta missing".into()))?)
+}

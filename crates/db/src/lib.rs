@@ -1,0 +1,24 @@
+//! folio's embedded database: a data file, its write-ahead log and control
+//! file in one directory, recovered on open, checkpointed in the background,
+//! with a catalog of WAL-logged B+trees. The design document is this
+//! crate's `README.md`.
+//!
+//! ```no_run
+//! use folio_db::{Database, Options};
+//! let db = Database::create("/tmp/folio-example", Options::default())?;
+//! let accounts = db.create_tree("accounts")?;
+//! accounts.insert(b"alice", b"100")?;
+//! db.commit()?; // durable from here on
+//! db.close()?;
+//! # Ok::<(), folio_db::DbError>(())
+//! ```
+
+mod database;
+mod error;
+mod lock;
+mod options;
+
+pub use database::{DATA_FILE, Database, Storage, WAL_DIR, redo_registry};
+pub use error::DbError;
+pub use lock::LOCK_FILE;
+pub use options::Options;

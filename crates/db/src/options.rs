@@ -1,0 +1,139 @@
+//! Database options (PostgreSQL's GUC names in the comments).
+
+use folio_wal::{Recycle, WalConfig};
+use std::time::Duration;
+
+/// Settings of a [`crate::Database`]. `checksums` and `wal_segment_size_bytes`
+/// take effect only at creation (they are recorded in the files).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Memory for cached pages (`shared_buffers`).
+    pub pool_size_bytes: u64,
+    /// Largest database the pool can address (virtual reservation).
+    pub max_database_bytes: u64,
+    /// Data checksums (`initdb --data-checksums`); creation only.
+    pub checksums: bool,
+    /// `synchronous_commit`: `commit` returns after the commit record is
+    /// durable (group commit). Off: `commit` returns at once and the WAL is
+    /// flushed every `async_flush_interval_ms` (the loss window).
+    pub synchronous_commit: bool,
+    pub async_flush_interval_ms: u64,
+    /// WAL segment size; creation only.
+    pub wal_segment_size_bytes: u64,
+    /// WAL buffers, in 8 KiB pages (`wal_buffers`).
+    pub wal_buffer_pages: usize,
+    /// `wal_recycle` = on | off | auto.
+    pub wal_recycle: Recycle,
+    /// `wal_init_zero`.
+    pub wal_init_zero: bool,
+    /// `min_wal_size` / `max_wal_size` (past it a checkpoint is requested).
+    pub min_wal_size_bytes: u64,
+    pub max_wal_size_bytes: u64,
+    /// Optional hard limit on WAL on disk: writers wait (up to
+    /// `wal_hard_limit_wait_ms`) for a checkpoint to free space, then fail.
+    pub wal_hard_limit_bytes: Option<u64>,
+    pub wal_hard_limit_wait_ms: u64,
+    /// `checkpoint_timeout`.
+    pub checkpoint_interval: Duration,
+    /// A checkpoint after this much WAL since the last one (at most half of
+    /// `wal_hard_limit_bytes` when that is set).
+    pub checkpoint_wal_bytes: u64,
+    /// `checkpoint_completion_target`.
+    pub checkpoint_completion_target: f64,
+    /// Run the background checkpointer (timed, volume and WAL-requested
+    /// checkpoints). Off: checkpoints happen only in `checkpoint()`, at open
+    /// and at `close()` — the crash tests use this so that one thread drives
+    /// the simulated device and every case replays from its seed.
+    pub background_checkpoints: bool,
+    /// `recovery_prefetch` depth (`maintenance_io_concurrency`); 0 = off.
+    pub recovery_io_concurrency: usize,
+    /// Apply threads during recovery (1 = apply in the reading thread).
+    pub recovery_threads: usize,
+    /// The documented override: open even when a corrupt WAL record is
+    /// followed by valid WAL, discarding everything from the corruption on.
+    pub truncate_at_corruption: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        let wal = WalConfig::default();
+        Options {
+            pool_size_bytes: 64 << 20,
+            max_database_bytes: 64 << 30,
+            checksums: true,
+            synchronous_commit: true,
+            async_flush_interval_ms: 200,
+            wal_segment_size_bytes: wal.segment_size_bytes,
+            wal_buffer_pages: wal.buffer_pages,
+            wal_recycle: wal.recycle,
+            wal_init_zero: wal.init_zero,
+            min_wal_size_bytes: wal.min_wal_size_bytes,
+            max_wal_size_bytes: wal.max_wal_size_bytes,
+            wal_hard_limit_bytes: None,
+            wal_hard_limit_wait_ms: wal.hard_limit_wait_ms,
+            checkpoint_interval: Duration::from_secs(300),
+            checkpoint_wal_bytes: wal.max_wal_size_bytes / 2,
+            checkpoint_completion_target: 0.9,
+            background_checkpoints: true,
+            recovery_io_concurrency: 32,
+            recovery_threads: 1,
+            truncate_at_corruption: false,
+        }
+    }
+}
+
+impl Options {
+    pub(crate) fn wal_config(&self) -> WalConfig {
+        WalConfig {
+            segment_size_bytes: self.wal_segment_size_bytes,
+            buffer_pages: self.wal_buffer_pages,
+            commit_mode: if self.synchronous_commit {
+                folio_wal::CommitMode::Sync
+            } else {
+                folio_wal::CommitMode::Async {
+                    flush_interval_ms: self.async_flush_interval_ms,
+                }
+            },
+            recycle: self.wal_recycle,
+            min_wal_size_bytes: self.min_wal_size_bytes,
+            max_wal_size_bytes: self.max_wal_size_bytes,
+            init_zero: self.wal_init_zero,
+            hard_limit_bytes: self.wal_hard_limit_bytes,
+            hard_limit_wait_ms: self.wal_hard_limit_wait_ms,
+            truncate_at_corruption: self.truncate_at_corruption,
+        }
+    }
+
+    pub(crate) fn pool_config(&self) -> folio_buffer::PoolConfig {
+        folio_buffer::PoolConfig {
+            pool_size_bytes: self.pool_size_bytes,
+            max_database_bytes: self.max_database_bytes,
+            checksums: self.checksums,
+            ..folio_buffer::PoolConfig::default()
+        }
+    }
+
+    pub(crate) fn checkpoint_config(&self) -> folio_recovery::CheckpointConfig {
+        // With a hard WAL limit, checkpoint at least every half limit, so a
+        // checkpoint can free segments before writers reach it.
+        let wal_bytes = match self.wal_hard_limit_bytes {
+            Some(limit) => self.checkpoint_wal_bytes.min(limit / 2),
+            None => self.checkpoint_wal_bytes,
+        };
+        folio_recovery::CheckpointConfig {
+            interval: self.checkpoint_interval,
+            wal_bytes,
+            completion_target: self.checkpoint_completion_target,
+            ..folio_recovery::CheckpointConfig::default()
+        }
+    }
+
+    pub(crate) fn recovery_options(&self) -> folio_recovery::RecoveryOptions {
+        folio_recovery::RecoveryOptions {
+            io_concurrency: self.recovery_io_concurrency,
+            threads: self.recovery_threads,
+            truncate_at_corruption: self.truncate_at_corruption,
+            ..folio_recovery::RecoveryOptions::default()
+        }
+    }
+}

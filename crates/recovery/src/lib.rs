@@ -1,0 +1,33 @@
+//! folio's recovery: the control file, checkpoints, and the recovery driver
+//! that replays the WAL from the latest checkpoint's redo point with
+//! prefetch and parallel apply. The design document is this crate's
+//! `README.md`.
+//!
+//! Files by concept: `control.rs` (control file), `checkpoint.rs`
+//! (checkpointer), `driver.rs` (replay, apply, partitioning), `lookahead.rs`
+//! (decode ahead, prefetch), `registry.rs` (redo by resource manager),
+//! `adapters.rs` (buffer ↔ WAL glue, `PAGE_ALLOC` and `XACT` redo),
+//! `error.rs`.
+//!
+//! This crate does not depend on the structures above the buffer manager:
+//! their redo is registered by the database layer.
+
+mod adapters;
+mod checkpoint;
+mod control;
+mod driver;
+mod error;
+mod lookahead;
+mod registry;
+
+pub use adapters::{
+    PageAllocRedo, WalMetaLogger, WalPageFlusher, XACT_CHECKPOINT, XACT_COMMIT, XactRedo,
+    checkpoint_redo_lsn, insert_checkpoint, insert_commit,
+};
+pub use checkpoint::{CheckpointConfig, CheckpointKind, CheckpointStats, Checkpointer};
+pub use control::{
+    CONTROL_FILE, CONTROL_SIZE, CONTROL_TEMP, CONTROL_VERSION, ControlData, ControlError, DbState,
+};
+pub use driver::{RecoveryOptions, RecoveryStats, recover};
+pub use error::RecoveryError;
+pub use registry::RedoRegistry;

@@ -1,0 +1,121 @@
+//! Decoding ahead of replay and prefetching the pages it will touch.
+//!
+//! The reader decodes records into a queue bounded by `readahead_bytes`
+//! (record bytes) and by `io_concurrency` outstanding prefetches. For each
+//! decoded block without a full-page image whose page is not in the pool,
+//! it issues `BufferPool::prefetch` (posix_fadvise WILLNEED), at most once
+//! per page while that page has a prefetch outstanding. A prefetch counts as
+//! outstanding until the record that caused it is handed to apply. With
+//! `io_concurrency = 0` nothing is prefetched and records are handed out as
+//! they are decoded.
+
+use crate::error::RecoveryError;
+use folio_buffer::BufferPool;
+use folio_wal::{Record, WalReader};
+use std::collections::{HashSet, VecDeque};
+
+/// A decoded record and which of its blocks were prefetched (bit i: block i).
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub record: Record,
+    pub prefetched: u32,
+}
+
+const _: () = assert!(folio_wal::MAX_BLOCKS <= u32::BITS as usize);
+
+pub(crate) struct Lookahead<'a> {
+    reader: WalReader,
+    pool: &'a BufferPool,
+    io_concurrency: usize,
+    readahead_bytes: usize,
+    queue: VecDeque<Decoded>,
+    queued_bytes: usize,
+    /// Prefetches issued for queued records.
+    inflight: usize,
+    /// Pages with a prefetch outstanding (issued for a queued record).
+    pending: HashSet<u64>,
+    eof: bool,
+    pub prefetches_issued: u64,
+}
+
+impl<'a> Lookahead<'a> {
+    pub fn new(
+        reader: WalReader,
+        pool: &'a BufferPool,
+        io_concurrency: usize,
+        readahead_bytes: usize,
+    ) -> Lookahead<'a> {
+        Lookahead {
+            reader,
+            pool,
+            io_concurrency,
+            readahead_bytes,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            inflight: 0,
+            pending: HashSet::new(),
+            eof: false,
+            prefetches_issued: 0,
+        }
+    }
+
+    /// The reader (for its end LSN once replay is done).
+    pub fn reader(&self) -> &WalReader {
+        &self.reader
+    }
+
+    /// The next record in LSN order, `None` at the end of the WAL.
+    pub fn next(&mut self) -> Result<Option<Decoded>, RecoveryError> {
+        self.fill()?;
+        let Some(decoded) = self.queue.pop_front() else {
+            return Ok(None);
+        };
+        self.queued_bytes -= decoded.record.total_len as usize;
+        let mut bits = decoded.prefetched;
+        while bits != 0 {
+            let index = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let page = decoded.record.blocks[index].page_id.0;
+            self.pending.remove(&page);
+            self.inflight -= 1;
+        }
+        Ok(Some(decoded))
+    }
+
+    fn fill(&mut self) -> Result<(), RecoveryError> {
+        while !self.eof && (self.queue.is_empty() || self.room_ahead()) {
+            let Some(record) = self.reader.next_record()? else {
+                self.eof = true;
+                break;
+            };
+            let mut prefetched = 0u32;
+            if self.io_concurrency > 0 {
+                for (index, block) in record.blocks.iter().enumerate() {
+                    let page = block.page_id;
+                    if block.image.is_some() || self.inflight >= self.io_concurrency {
+                        continue;
+                    }
+                    if self.pool.is_resident(page) || self.pending.contains(&page.0) {
+                        continue; // already on its way
+                    }
+                    if self.pool.prefetch(page)? {
+                        self.prefetches_issued += 1;
+                        self.pending.insert(page.0);
+                        prefetched |= 1 << index;
+                        self.inflight += 1;
+                    }
+                }
+            }
+            self.queued_bytes += record.total_len as usize;
+            self.queue.push_back(Decoded { record, prefetched });
+        }
+        Ok(())
+    }
+
+    /// Whether decoding further ahead is allowed now.
+    fn room_ahead(&self) -> bool {
+        self.io_concurrency > 0
+            && self.queued_bytes < self.readahead_bytes
+            && self.inflight < self.io_concurrency
+    }
+}

@@ -53,8 +53,12 @@ where
                     .expect("spawn benchmark thread")
             })
             .collect();
-        barrier.wait();
+        // The clock starts before the barrier opens: once it opens, the
+        // workers may run while this thread waits to be scheduled again
+        // (with hundreds of threads on 2 cores, for a long time), and a
+        // clock read after that would credit their work to too short a time.
         let start = Instant::now();
+        barrier.wait();
         thread::sleep(duration);
         stop.0.store(true, Ordering::Relaxed);
         let ops = handles

@@ -1,8 +1,12 @@
 //! The `folio` command.
 
 mod bench;
+mod checksums;
+mod verify;
+mod waldump;
 
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -20,11 +24,42 @@ enum Command {
     /// Run benchmarks: with no workload, the quick suite with its summary of
     /// DESIGN.md targets; with a workload, that workload alone.
     Bench(bench::BenchArgs),
+    /// Print the WAL of a stopped database, record by record or as
+    /// statistics (like pg_waldump).
+    Waldump(waldump::WaldumpArgs),
+    /// Verify, enable or disable data checksums of a stopped, cleanly shut
+    /// down database (like pg_checksums).
+    Checksums(checksums::ChecksumsArgs),
+    /// Open a database (running crash recovery), verify every tree and the
+    /// buffer pool's invariants, and close it.
+    Verify(verify::VerifyArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+/// A write to stdout failed: a closed pipe (`folio waldump | head`) ends
+/// the command quietly; anything else is an error.
+pub(crate) fn stdout_closed(e: std::io::Error) -> anyhow::Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(anyhow::Error::new(e).context("writing to stdout"))
+    }
+}
+
+/// Runs the command; an error is printed as one line with its causes
+/// (`error: context: cause`) and exits with status 1.
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let result = match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Waldump(args) => waldump::run(args),
+        Command::Checksums(args) => checksums::run(args),
+        Command::Verify(args) => verify::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -16,6 +16,7 @@
 mod database;
 mod error;
 mod lock;
+pub mod offline;
 mod options;
 
 pub use database::{DATA_FILE, Database, Storage, WAL_DIR, redo_registry};

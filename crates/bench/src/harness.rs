@@ -1,7 +1,6 @@
 //! Runs a closure on N threads for a fixed time and counts operations.
 
-use std::sync::Barrier;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -33,32 +32,41 @@ impl StopFlag {
 
 /// Runs `body(thread_index, stop)` on `threads` threads, all started together,
 /// for `duration`; each body returns how many operations it completed.
+///
+/// The start is a flag the workers poll with `yield_now`, not a
+/// `std::sync::Barrier`: releasing a barrier wakes every waiter through one
+/// mutex, and with hundreds of threads on 2 cores the hand-offs convoy for
+/// seconds while the released workers already run. Yielding workers let the
+/// coordinator run, so the clock starts when the flag is raised.
 pub fn run_for<F>(threads: usize, duration: Duration, body: F) -> Measured
 where
     F: Fn(usize, &StopFlag) -> u64 + Sync,
 {
     assert!(threads > 0, "at least one thread");
     let stop = StopFlag(AtomicBool::new(false));
-    let barrier = Barrier::new(threads + 1);
+    let ready = AtomicUsize::new(0);
+    let go = AtomicBool::new(false);
     thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
-                let (body, stop, barrier) = (&body, &stop, &barrier);
+                let (body, stop, ready, go) = (&body, &stop, &ready, &go);
                 thread::Builder::new()
                     .stack_size(256 << 10)
                     .spawn_scoped(scope, move || {
-                        barrier.wait();
+                        ready.fetch_add(1, Ordering::AcqRel);
+                        while !go.load(Ordering::Acquire) {
+                            thread::yield_now();
+                        }
                         body(index, stop)
                     })
                     .expect("spawn benchmark thread")
             })
             .collect();
-        // The clock starts before the barrier opens: once it opens, the
-        // workers may run while this thread waits to be scheduled again
-        // (with hundreds of threads on 2 cores, for a long time), and a
-        // clock read after that would credit their work to too short a time.
+        while ready.load(Ordering::Acquire) < threads {
+            thread::yield_now();
+        }
         let start = Instant::now();
-        barrier.wait();
+        go.store(true, Ordering::Release);
         thread::sleep(duration);
         stop.0.store(true, Ordering::Relaxed);
         let ops = handles

@@ -17,10 +17,14 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1);
     let keys: u64 = args.next().map_or(1_000_000, |a| a.parse().expect("KEYS"));
-    let lookups: u64 = args.next().map_or(2_000_000, |a| a.parse().expect("LOOKUPS"));
+    let lookups: u64 = args
+        .next()
+        .map_or(2_000_000, |a| a.parse().expect("LOOKUPS"));
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = FsDir::open(tmp.path()).expect("dir");
-    let file = dir.open("lookup.db", OpenOptions::CREATE_NEW).expect("file");
+    let file = dir
+        .open("lookup.db", OpenOptions::CREATE_NEW)
+        .expect("file");
     let config = PoolConfig {
         pool_size_bytes: 1 << 30,
         ..PoolConfig::default()

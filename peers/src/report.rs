@@ -176,16 +176,20 @@ impl Report {
                             }
                             "n/a".to_string()
                         }
-                        (Some(v), _) if m.engine == BASELINE => human(v),
-                        (Some(v), ratio) if m.note.is_some() && ratio.is_none() => {
-                            let note = format!("{} {}: {}", m.engine, m.case, m.note.unwrap_or(""));
-                            if !settings.contains(&note) {
-                                settings.push(note);
+                        (Some(v), ratio) => {
+                            if let Some(setting) = m.note {
+                                let note = format!("{} {}: {}", m.engine, m.case, setting);
+                                if !settings.contains(&note) {
+                                    settings.push(note);
+                                }
                             }
-                            human(v)
+                            match ratio {
+                                Some(r) if m.engine != BASELINE => {
+                                    format!("{} ({r:.2}x)", human(v))
+                                }
+                                _ => human(v),
+                            }
                         }
-                        (Some(v), Some(r)) => format!("{} ({r:.2}x)", human(v)),
-                        (Some(v), None) => human(v),
                     },
                 });
             }
@@ -238,10 +242,40 @@ impl Report {
         for note in notes {
             let _ = writeln!(out, "n/a = {note}");
         }
+        if let Some(line) = self.scaling("commit") {
+            let _ = writeln!(out, "{line}");
+        }
         for setting in settings {
             let _ = writeln!(out, "{setting}");
         }
         out
+    }
+
+    /// Each engine's figure for `case` at its most threads divided by its
+    /// figure at its fewest (group commit scaling for `commit`), as one line
+    /// such as `commit 8/1 threads: folio 5.10x, redb 1.20x`; `None` if no
+    /// engine has two figures for the case.
+    pub fn scaling(&self, case: &str) -> Option<String> {
+        let mut parts = Vec::new();
+        let mut threads_seen = None;
+        for engine in self.engines() {
+            let mut figures: Vec<(usize, f64)> = self
+                .rows
+                .iter()
+                .filter(|(m, _)| m.engine == engine && m.case == case)
+                .filter_map(|(m, _)| m.ops_per_sec.map(|v| (m.threads, v)))
+                .collect();
+            figures.sort_by_key(|&(threads, _)| threads);
+            let (Some(&(few, low)), Some(&(many, high))) = (figures.first(), figures.last()) else {
+                continue;
+            };
+            if many > few && low > 0.0 {
+                parts.push(format!("{engine} {:.2}x", high / low));
+                threads_seen.get_or_insert((many, few));
+            }
+        }
+        let (many, few) = threads_seen?;
+        Some(format!("{case} {many}/{few} threads: {}", parts.join(", ")))
     }
 
     /// Writes `peers.csv` and `peers.jsonl` into `dir`.
@@ -326,6 +360,41 @@ mod tests {
         assert!(table.contains("n/a"));
         assert!(table.contains("n/a = folio: no WAL"));
         assert!(table.contains("redb commit: fsync"));
+    }
+
+    #[test]
+    fn commit_rows_get_ratios_scaling_and_settings_once_folio_commits() {
+        // Proves that with folio's commit measured, peers' commit rows get a
+        // ratio, every engine's commit setting is still named, and the
+        // scaling line gives each engine's most-threads / fewest-threads rate.
+        let commit = |engine, threads, rate, note| Measurement {
+            note: Some(note),
+            ..Measurement::measured(engine, "commit", threads, rate)
+        };
+        let report = Report::new(
+            10,
+            vec![
+                commit("folio", 1, 1_000.0, "group commit"),
+                commit("folio", 8, 5_000.0, "group commit"),
+                commit("redb", 1, 2_000.0, "fsync"),
+                commit("redb", 8, 2_400.0, "fsync"),
+            ],
+        );
+        let ratios: Vec<_> = report.rows.iter().map(|(_, r)| *r).collect();
+        assert_eq!(ratios, [Some(1.0), Some(1.0), Some(2.0), Some(0.48)]);
+        assert_eq!(
+            report.scaling("commit").as_deref(),
+            Some("commit 8/1 threads: folio 5.00x, redb 1.20x")
+        );
+        assert_eq!(report.scaling("get"), None);
+        let table = report.table();
+        assert!(table.contains("2.0k (2.00x)"), "{table}");
+        assert!(table.contains("folio commit: group commit"), "{table}");
+        assert!(table.contains("redb commit: fsync"), "{table}");
+        assert!(
+            table.contains("commit 8/1 threads: folio 5.00x, redb 1.20x"),
+            "{table}"
+        );
     }
 
     #[test]

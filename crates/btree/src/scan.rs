@@ -209,7 +209,11 @@ impl Scan<'_> {
         loop {
             let guard = tree.pool.optimistic(page_id)?;
             counters::page();
-            guard.read_bytes(0, &mut self.page[..]);
+            // Copy in the direction of travel (see `read_page_descending`).
+            match self.direction {
+                Direction::Forward => guard.read_page(&mut self.page),
+                Direction::Backward => guard.read_page_descending(&mut self.page),
+            }
             if guard.validate().is_err() {
                 counters::restart(&mut attempt);
                 continue;

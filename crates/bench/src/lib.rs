@@ -11,6 +11,7 @@ mod harness;
 mod html;
 mod loopfs;
 mod pool_file;
+mod recovery;
 mod recycle;
 mod report;
 mod row;
@@ -44,6 +45,7 @@ pub fn workloads() -> Vec<&'static dyn Workload> {
         &select::SelectOnlyWorkload,
         &wal::WalWorkload,
         &recycle::RecycleWorkload,
+        &recovery::RecoveryWorkload,
     ]
 }
 

@@ -27,7 +27,7 @@ use folio_io::Dir;
 use folio_page::Lsn;
 use folio_wal::{ReaderOptions, Record, WalReader};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, channel, sync_channel};
 use std::time::{Duration, Instant};
 
 /// Settings of one recovery.
@@ -126,8 +126,9 @@ struct ApplyStats {
     skipped: u64,
 }
 
-/// Blocks sent to an apply thread per message.
-const DISPATCH_BATCH: usize = 2048;
+/// Tasks (whole records or single blocks) sent to an apply thread per
+/// message.
+const DISPATCH_BATCH: usize = 512;
 /// Messages queued per apply thread at most.
 const CHANNEL_DEPTH: usize = 8;
 
@@ -247,8 +248,48 @@ fn apply_block(
     Ok(())
 }
 
-/// One block for an apply thread.
-type Task = (Arc<Record>, u8);
+/// Work for an apply thread. Most records change one page (a leaf insert),
+/// or pages of one partition only: those travel by value, whole, and cost
+/// no reference count and no extra allocation. A record whose blocks span
+/// partitions is shared, and each partition gets its blocks.
+enum Task {
+    /// Every block of the record belongs to the receiving partition.
+    Whole(Record),
+    /// Block `.1` of a record shared with other partitions.
+    Block(Arc<Record>, u8),
+}
+
+impl Task {
+    fn apply(
+        &self,
+        pool: &BufferPool,
+        registry: &RedoRegistry,
+        stats: &mut ApplyStats,
+    ) -> Result<(), RecoveryError> {
+        match self {
+            Task::Whole(record) => {
+                for index in 0..record.blocks.len() {
+                    apply_block(pool, registry, record, index, stats)?;
+                }
+                Ok(())
+            }
+            Task::Block(record, index) => {
+                apply_block(pool, registry, record, usize::from(*index), stats)
+            }
+        }
+    }
+}
+
+const _: () = assert!(folio_wal::MAX_BLOCKS <= u8::MAX as usize);
+
+/// The partition every block of `record` belongs to, if they agree.
+fn sole_partition(record: &Record, threads: usize) -> Option<usize> {
+    let mut blocks = record.blocks.iter();
+    let first = partition(blocks.next()?.page_id.0, threads);
+    blocks
+        .all(|b| partition(b.page_id.0, threads) == first)
+        .then_some(first)
+}
 
 /// The partition of a page: 0 is the reading thread, 1..threads the apply
 /// threads. The reading thread also decodes and dispatches, so it gets one
@@ -261,9 +302,12 @@ fn partition(page: u64, threads: usize) -> usize {
 }
 
 /// Shares of the pages per apply thread, against one for the reading
-/// thread (decoding costs about a third of applying: measured with
-/// `examples/replay_rate.rs`).
-const APPLY_SHARES: u64 = 3;
+/// thread. Chosen by per-thread CPU time (`/proc/thread-self/schedstat`,
+/// the seed-001 WAL, 2 threads): decoding, dispatching and freeing cost the
+/// reading thread about 80 ms of a 155 ms single-threaded replay, so at 3
+/// shares it used ~108 ms against the apply thread's ~88 ms; at 4 they are
+/// even (~102 / ~100 ms).
+const APPLY_SHARES: u64 = 4;
 
 /// Parallel replay: partition 0 is applied by the reading thread itself
 /// (so `threads` threads in all), the others by spawned apply threads.
@@ -291,7 +335,9 @@ fn replay_parallel(
             senders.push(tx);
             handles.push(handle);
         }
-        let mut batches: Vec<Vec<Task>> = vec![Vec::with_capacity(DISPATCH_BATCH); threads - 1];
+        let mut batches: Vec<Vec<Task>> = (1..threads)
+            .map(|_| Vec::with_capacity(DISPATCH_BATCH))
+            .collect();
         let mut own = ApplyStats::default();
         let mut dispatch_error = None;
         let mut worker_gone = false;
@@ -309,21 +355,49 @@ fn replay_parallel(
                 dispatch_error = Some(e);
                 break;
             }
-            let record = Arc::new(decoded.record);
-            for (index, block) in record.blocks.iter().enumerate() {
-                let part = partition(block.page_id.0, threads);
-                if part == 0 {
-                    if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
-                        dispatch_error = Some(e);
-                        break 'records;
+            let record = decoded.record;
+            // Whether a task was queued for an apply thread.
+            let mut queued = false;
+            match sole_partition(&record, threads) {
+                None if record.blocks.is_empty() => {}
+                Some(0) => {
+                    for index in 0..record.blocks.len() {
+                        if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
+                            dispatch_error = Some(e);
+                            break 'records;
+                        }
                     }
-                    continue;
                 }
-                let batch = &mut batches[part - 1];
-                batch.push((record.clone(), index as u8));
-                if batch.len() >= DISPATCH_BATCH {
-                    let full = std::mem::replace(batch, Vec::with_capacity(DISPATCH_BATCH));
-                    if senders[part - 1].send(full).is_err() {
+                Some(part) => {
+                    batches[part - 1].push(Task::Whole(record));
+                    queued = true;
+                }
+                None => {
+                    let record = Arc::new(record);
+                    for (index, block) in record.blocks.iter().enumerate() {
+                        let part = partition(block.page_id.0, threads);
+                        if part == 0 {
+                            if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
+                                dispatch_error = Some(e);
+                                break 'records;
+                            }
+                        } else {
+                            batches[part - 1].push(Task::Block(record.clone(), index as u8));
+                            queued = true;
+                        }
+                    }
+                }
+            }
+            // Send every batch that filled up (a shared record may have
+            // filled several).
+            if queued {
+                for part in 1..threads {
+                    let batch = &mut batches[part - 1];
+                    if batch.len() < DISPATCH_BATCH {
+                        continue;
+                    }
+                    let ready = std::mem::replace(batch, Vec::with_capacity(DISPATCH_BATCH));
+                    if senders[part - 1].send(ready).is_err() {
                         worker_gone = true; // it stopped on an error
                         break 'records;
                     }
@@ -362,6 +436,29 @@ fn replay_parallel(
     })
 }
 
+/// How long an idle apply thread polls its channel before it sleeps.
+const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
+
+/// The next batch, `None` once the reader is done. Polls (yielding the CPU
+/// to anything else runnable) for up to `SPIN_BEFORE_SLEEP` before it
+/// blocks: a batch sent to a sleeping receiver costs the reading thread a
+/// futex wake-up (an inter-processor interrupt on a VM); measured, the
+/// reading thread's CPU time per replay fell by ~8 %, and the reading
+/// thread is the one that bounds parallel replay.
+fn receive<T>(rx: &Receiver<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(item) => return Some(item),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if started.elapsed() < SPIN_BEFORE_SLEEP => {
+                std::thread::yield_now();
+            }
+            Err(TryRecvError::Empty) => return rx.recv().ok(),
+        }
+    }
+}
+
 fn apply_worker(
     pool: &BufferPool,
     registry: &RedoRegistry,
@@ -369,12 +466,79 @@ fn apply_worker(
     done: Sender<Vec<Task>>,
 ) -> Result<ApplyStats, RecoveryError> {
     let mut stats = ApplyStats::default();
-    for batch in rx {
-        for (record, index) in &batch {
-            apply_block(pool, registry, record, *index as usize, &mut stats)?;
+    while let Some(batch) = receive(&rx) {
+        for task in &batch {
+            task.apply(pool, registry, &mut stats)?;
         }
         // The reader frees it; if it is gone, dropping here is fine too.
         let _ = done.send(batch);
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folio_page::PageId;
+    use folio_wal::{Block, RmgrId};
+
+    fn record(pages: &[u64]) -> Record {
+        Record {
+            lsn: Lsn(0),
+            end_lsn: Lsn(64),
+            prev_lsn: Lsn(0),
+            rmgr: RmgrId(0),
+            rtype: 0,
+            blocks: pages
+                .iter()
+                .map(|&p| Block {
+                    page_id: PageId(p),
+                    image: None,
+                    data: Vec::new(),
+                })
+                .collect(),
+            data: Vec::new(),
+            total_len: 64,
+        }
+    }
+
+    #[test]
+    fn partitions_share_pages_as_designed_and_whole_records_stay_whole() {
+        // Proves the page partitioning gives the reading thread one share
+        // and each apply thread APPLY_SHARES of consecutive page ids (within
+        // 2 %), that every partition index is in range, and that a record
+        // travels whole exactly when all its pages fall in one partition.
+        for threads in [2usize, 3, 4] {
+            let pages = 100_000u64;
+            let mut counts = vec![0u64; threads];
+            for page in 0..pages {
+                counts[partition(page, threads)] += 1;
+            }
+            let shares = (APPLY_SHARES * (threads as u64 - 1) + 1) as f64;
+            let reader = counts[0] as f64 / pages as f64;
+            assert!(
+                (reader - 1.0 / shares).abs() < 0.02,
+                "{threads}: {counts:?}"
+            );
+            for &count in &counts[1..] {
+                let share = count as f64 / pages as f64;
+                assert!((share - APPLY_SHARES as f64 / shares).abs() < 0.02);
+            }
+        }
+        let threads = 2;
+        let (a, b) = (0..)
+            .map(|p| (p, p + 1))
+            .find(|&(p, q)| partition(p, threads) != partition(q, threads))
+            .expect("two neighbours in different partitions");
+        assert_eq!(
+            sole_partition(&record(&[a]), threads),
+            Some(partition(a, threads))
+        );
+        assert_eq!(
+            sole_partition(&record(&[a, a]), threads),
+            Some(partition(a, threads))
+        );
+        assert_eq!(sole_partition(&record(&[a, b]), threads), None);
+        assert_eq!(sole_partition(&record(&[]), threads), None);
+    }
 }

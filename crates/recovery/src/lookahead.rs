@@ -66,6 +66,15 @@ impl<'a> Lookahead<'a> {
 
     /// The next record in LSN order, `None` at the end of the WAL.
     pub fn next(&mut self) -> Result<Option<Decoded>, RecoveryError> {
+        if self.io_concurrency == 0 {
+            // Nothing is decoded ahead: hand each record over as it is
+            // decoded, without a trip through the queue.
+            let record = self.reader.next_record()?;
+            return Ok(record.map(|record| Decoded {
+                record,
+                prefetched: 0,
+            }));
+        }
         self.fill()?;
         let Some(decoded) = self.queue.pop_front() else {
             return Ok(None);

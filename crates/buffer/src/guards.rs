@@ -117,7 +117,10 @@ impl<'a> OptimisticGuard<'a> {
     pub fn read_page_descending(&self, out: &mut Page) {
         const WORD: usize = 8;
         const _: () = assert!(PAGE_SIZE.is_multiple_of(WORD));
-        debug_assert!(self.frame.align_offset(WORD) == 0, "frames are page aligned");
+        debug_assert!(
+            self.frame.align_offset(WORD) == 0,
+            "frames are page aligned"
+        );
         for at in (0..PAGE_SIZE).step_by(WORD).rev() {
             // SAFETY: at + 8 <= PAGE_SIZE, so the load lies in this page's
             // frame, which is page aligned (region base + page * PAGE_SIZE),

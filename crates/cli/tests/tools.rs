@@ -6,6 +6,18 @@ use folio_page::{Lsn, PAGE_SIZE, PageId};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Tests here run one at a time. A child process spawned by one test
+/// shares the parent's open files between fork and exec, including a
+/// database's `LOCK` file another test just closed; its flock then outlives
+/// the close for that moment and the other test's reopen sees the database
+/// as in use.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 const WAL_SEGMENT_BYTES: u64 = 256 << 10;
 
@@ -81,6 +93,7 @@ fn parse_lsn(text: &str) -> Lsn {
 // bytes, per resource manager and per type) match the listing.
 #[test]
 fn waldump_lists_records_and_stats_match() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     closed_db(&dir, 300);
@@ -161,6 +174,7 @@ fn waldump_lists_records_and_stats_match() {
 // with a clear error.
 #[test]
 fn waldump_reports_mid_log_corruption() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     closed_db(&dir, 300);
@@ -200,6 +214,7 @@ fn waldump_reports_mid_log_corruption() {
 // of a page is flipped in the data file, exits 1 naming that page.
 #[test]
 fn checksums_verify_finds_a_flipped_bit() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     let root = closed_db(&dir, 300);
@@ -221,6 +236,7 @@ fn checksums_verify_finds_a_flipped_bit() {
 // are off, passes after enable, and the database opens and verifies.
 #[test]
 fn checksums_disable_enable_round_trip() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     closed_db(&dir, 300);
@@ -258,6 +274,7 @@ const TOOLS: [&[&str]; 5] = [
 // is held) with a clear message and exit code 1.
 #[test]
 fn tools_refuse_a_locked_database() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     closed_db(&dir, 10);
@@ -278,6 +295,7 @@ fn tools_refuse_a_locked_database() {
 // and creates nothing there.
 #[test]
 fn tools_refuse_a_path_that_is_not_a_database() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("missing");
     let file = tmp.path().join("file");
@@ -305,6 +323,7 @@ fn tools_refuse_a_path_that_is_not_a_database() {
 // offline checksum tools refuse a damaged meta page.
 #[test]
 fn tools_refuse_damaged_files() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     closed_db(&dir, 10);
@@ -334,6 +353,7 @@ fn tools_refuse_damaged_files() {
 // and fails (exit 1, naming the page) after a tree page is corrupted.
 #[test]
 fn verify_passes_then_fails_on_a_corrupt_tree_page() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     let root = closed_db(&dir, 300);

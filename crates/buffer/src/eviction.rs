@@ -86,7 +86,10 @@ impl BufferPool {
         let mut dirty: Vec<Latched> = Vec::new();
         let turns = 2 * self.resident.capacity();
         let mut scanned = 0u64;
-        while evicted + (dirty.len() as u64) < target && scanned < turns {
+        // Clean pages are latched exclusively as they are found and released
+        // together, so their memory goes back in one call (`discard_many`).
+        let mut clean: Vec<u64> = Vec::new();
+        while ((clean.len() + dirty.len()) as u64) < target && scanned < turns {
             let start = self.clock_hand.fetch_add(CLOCK_CHUNK, Relaxed);
             for index in start..start + CLOCK_CHUNK {
                 scanned += 1;
@@ -106,8 +109,7 @@ impl BufferPool {
                         self.count(Counter::StateRmw, 1);
                         let locked = seen.lock_exclusive().expect("marked");
                         if state::try_transition(word, seen, locked).is_ok() {
-                            self.evict_locked(page);
-                            evicted += 1;
+                            clean.push(page);
                         }
                     }
                     MARKED if !self.is_poisoned() => {
@@ -120,11 +122,13 @@ impl BufferPool {
                     }
                     _ => {}
                 }
-                if evicted + dirty.len() as u64 >= target {
+                if (clean.len() + dirty.len()) as u64 >= target {
                     break;
                 }
             }
         }
+        self.evict_locked_batch(&clean);
+        evicted += clean.len() as u64;
         if !dirty.is_empty() {
             evicted += self.write_batch(&mut dirty, true)?;
         }
@@ -137,6 +141,24 @@ impl BufferPool {
     /// Evicts `page`, whose exclusive latch the caller holds: out of the
     /// resident set, frame memory released (stale optimistic readers now
     /// read zeros and fail validation), Evicted with a bumped version.
+    /// Evicts `pages`, each exclusively latched by the caller: one
+    /// `discard_many` for all their frames, then each is set Evicted.
+    fn evict_locked_batch(&self, pages: &[u64]) {
+        if pages.is_empty() {
+            return;
+        }
+        for &page in pages {
+            self.resident.remove(page);
+        }
+        let offsets: Vec<usize> = pages.iter().map(|&p| p as usize * PAGE_SIZE).collect();
+        self.frames.discard_many(&offsets, PAGE_SIZE);
+        for &page in pages {
+            state::unlock_exclusive(self.state_word(page), EVICTED, false);
+        }
+        self.used_pages.fetch_sub(pages.len() as u64, Relaxed);
+        self.count(Counter::Evictions, pages.len() as u64);
+    }
+
     fn evict_locked(&self, page: u64) {
         self.resident.remove(page);
         self.frames.discard(page as usize * PAGE_SIZE, PAGE_SIZE);

@@ -187,15 +187,16 @@ fn failed_data_fsync_in_a_checkpoint_poisons_and_reopen_recovers() {
 #[test]
 fn hard_wal_limit_throttles_writers_and_checkpoints_free_space() {
     // Proves the hard WAL size limit with the background checkpointer: a
-    // write-heavy workload writing several times the limit in WAL completes,
-    // the WAL on disk never exceeds the limit (checkpoints triggered by WAL
-    // volume, at most half the limit apart, free segments in time), and
-    // everything committed survives a crash. (A limit so tight that the
-    // checkpoint itself cannot get WAL space ends in WalFull errors after
-    // the wait: README "Known limits".)
+    // write-heavy workload writing several times the limit in WAL completes
+    // without a WalFull error: no soft limit asks for checkpoints, so
+    // (unless the checkpointer's 50 ms volume poll catches up) writers reach
+    // the limit and are throttled at their commits, and each checkpoint this
+    // requests gets WAL space for its own record and page flushes and frees
+    // segments. The WAL on disk never exceeds the limit, and everything
+    // committed survives a crash.
     let dir = SimDir::new(SimConfig::seeded(35));
     let options = Options {
-        max_wal_size_bytes: 192 << 10,
+        max_wal_size_bytes: 1 << 30,
         checkpoint_wal_bytes: 1 << 30, // clamped to half the hard limit
         wal_hard_limit_bytes: Some(640 << 10),
         wal_hard_limit_wait_ms: 20_000,
@@ -204,7 +205,9 @@ fn hard_wal_limit_throttles_writers_and_checkpoints_free_space() {
     };
     let db = Database::create_in(Storage::single(dir.clone()), options.clone()).unwrap();
     let trees = create_trees(&db).unwrap();
-    let mut ops = ops(35, 1500);
+    // Enough operations that the WAL written is always several times the
+    // limit, however checkpoint timing varies the full-page images.
+    let mut ops = ops(35, 5000);
     ops.retain(|op| !matches!(op, Op::Checkpoint));
     let mut peak = 0;
     for chunk in ops.chunks(50) {
@@ -213,13 +216,11 @@ fn hard_wal_limit_throttles_writers_and_checkpoints_free_space() {
         peak = peak.max(db.wal().disk_bytes());
     }
     assert!(peak <= 640 << 10, "WAL on disk {peak} bytes");
-    assert!(
-        db.wal().stats().bytes > 3 * (640 << 10),
-        "the limit was exercised"
-    );
+    let stats = db.wal().stats();
+    assert!(stats.bytes > 3 * (640 << 10), "the limit was exercised");
     assert!(
         db.control().checkpoint_count >= 3,
-        "volume-triggered checkpoints"
+        "checkpoints freed space"
     );
     assert!(
         db.checkpoint_error().is_none(),

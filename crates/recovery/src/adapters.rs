@@ -126,16 +126,23 @@ impl PageRedo for XactRedo {
 }
 
 /// Inserts a commit record (not yet durable: pass its end to `Wal::commit`).
+/// Callers hold no page latch here, so this is where a hard WAL limit
+/// throttles writers (`Wal::throttle`): it waits for a checkpoint to free
+/// space while the WAL reaches into the limit's headroom.
 pub fn insert_commit(wal: &Wal) -> Result<Inserted, WalError> {
+    wal.throttle()?;
     wal.insert(&RecordBuilder::new(RmgrId::XACT, XACT_COMMIT))
 }
 
-/// Inserts a checkpoint record naming `redo`.
+/// Inserts a checkpoint record naming `redo`. It is privileged: it may use
+/// the hard WAL limit's checkpoint reserve, which ordinary records leave
+/// free, so the checkpoint that frees space completes even while writers
+/// are throttled.
 pub fn insert_checkpoint(wal: &Wal, redo: Lsn) -> Result<Inserted, WalError> {
     let bytes = redo.0.to_le_bytes();
     let mut record = RecordBuilder::new(RmgrId::XACT, XACT_CHECKPOINT);
     record.register_data(&bytes)?;
-    wal.insert(&record)
+    wal.insert_privileged(&record)
 }
 
 /// The redo LSN a checkpoint record names, if it is one.

@@ -52,11 +52,19 @@ pub struct WalConfig {
     /// allocated, so later writes cannot hit ENOSPC on non-COW filesystems)
     /// instead of being extended sparsely.
     pub init_zero: bool,
-    /// Optional hard limit on segment bytes on disk. Writers that need a new
-    /// segment beyond it ask for a checkpoint and wait (up to
-    /// `hard_limit_wait_ms`) for space to be released, then fail with
-    /// `WalError::WalFull`.
+    /// Optional hard limit on segment bytes on disk, never exceeded. It is
+    /// enforced when space is reserved, never in the writer (README "Hard
+    /// limit"): at the admission point `Wal::throttle` (called where no page
+    /// latch is held, e.g. before a commit record) writers stop while the
+    /// WAL reaches into the headroom (`headroom_segments`: a quarter of the
+    /// limit, at least one segment), ask for a checkpoint and wait; records
+    /// of operations already admitted may use the headroom except the last
+    /// `CHECKPOINT_RESERVE_BYTES`, which only the checkpoint record
+    /// (`Wal::insert_privileged`) may use, so the checkpoint that frees space
+    /// always gets in. At least two segments.
     pub hard_limit_bytes: Option<u64>,
+    /// How long a throttled `throttle` or insert waits for a checkpoint to
+    /// free space before failing with `WalError::WalFull`.
     pub hard_limit_wait_ms: u64,
     /// The documented override for mid-log corruption: when true, a corrupt
     /// record followed by valid WAL ends the log there (later records are

@@ -8,6 +8,12 @@
 //!    (`end <= page_floor(written_upto) + ring_bytes`), publishes its start
 //!    LSN in its slot, advances the position and swaps the back-link. If the
 //!    ring is full it releases the mutex, writes out completed WAL, retries.
+//!    If the record would end beyond its tier's bound under the hard WAL
+//!    limit (see `segment.rs`), it releases the mutex *and its slot*, asks
+//!    for a checkpoint, waits for space (bounded by `hard_limit_wait_ms`,
+//!    then `WalFull`) and starts over. The checkpoint record (privileged)
+//!    may use the last `CHECKPOINT_RESERVE_BYTES`, which ordinary records
+//!    leave free.
 //! 3. Outside any lock it finishes the header (back-link, CRC) and copies
 //!    the pieces into the ring, initialising pages it enters (in page
 //!    order, under `init_lock`) and marking continuation pages.
@@ -19,6 +25,7 @@
 use crate::builder::{Assembled, RecordBuilder};
 use crate::error::WalError;
 use crate::record::{MAX_RECORD_BYTES, align_record};
+use crate::segment::Tier;
 use crate::wal_page::{
     PAGE_FLAG_CONT, WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader,
     bytepos_to_end_lsn, bytepos_to_lsn, off,
@@ -29,6 +36,12 @@ use std::cell::UnsafeCell;
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long a throttled inserter waits before asking for a checkpoint
+/// again (a checkpoint that completed without freeing a segment, e.g. one
+/// whose redo point lies in the oldest retained segment, needs a successor).
+pub(crate) const THROTTLE_SLICE: Duration = Duration::from_millis(20);
 
 /// Number of insertion slots (PostgreSQL has 8 WAL insertion locks).
 pub const INSERT_SLOTS: usize = 16;
@@ -161,7 +174,12 @@ impl Shared {
     }
 
     /// Inserts a record; see the module comment for the protocol.
-    pub(crate) fn insert(&self, builder: &RecordBuilder<'_>) -> Result<Inserted, WalError> {
+    pub(crate) fn insert(
+        &self,
+        builder: &RecordBuilder<'_>,
+        tier: Tier,
+    ) -> Result<Inserted, WalError> {
+        debug_assert!(tier != Tier::Admission, "admission is not an insert");
         self.check_poisoned()?;
         if builder.total_len() > self.max_record_bytes() {
             return Err(WalError::RecordTooLarge {
@@ -172,7 +190,8 @@ impl Shared {
         let mut rec = builder.assemble();
         let size = align_record(rec.total_len as u64);
         let slot = &self.slots[my_slot()];
-        let _slot_guard = lock(&slot.lock);
+        let mut throttled_until: Option<Instant> = None;
+        let mut slot_guard = lock(&slot.lock);
         let (start_pos, prev) = loop {
             let mut r = lock(&self.reserve);
             // The redo point only moves under this lock (`begin_checkpoint`),
@@ -185,6 +204,24 @@ impl Shared {
             }
             let start = r.cur_bytepos;
             let end_lsn = bytepos_to_end_lsn(start + size);
+            if end_lsn.0 > self.segments.limit_lsn(tier) {
+                drop(r);
+                // Waiting holds no lock: not `reserve`, and not our slot,
+                // which a privileged inserter of the same slot may need.
+                drop(slot_guard);
+                self.check_poisoned()?;
+                let deadline =
+                    *throttled_until.get_or_insert_with(|| self.segments.hard_limit_deadline());
+                if Instant::now() >= deadline {
+                    return Err(WalError::WalFull {
+                        limit_bytes: self.segments.hard_limit_bytes(),
+                    });
+                }
+                self.segments
+                    .wait_for_space(end_lsn.0, tier, deadline, THROTTLE_SLICE);
+                slot_guard = lock(&slot.lock);
+                continue;
+            }
             let written = self.written_upto.load(Ordering::Acquire);
             let room_upto = written - written % WAL_PAGE_SIZE as u64 + self.ring.size_bytes();
             if end_lsn.0 <= room_upto {
@@ -207,12 +244,38 @@ impl Shared {
         rec.finish(prev);
         self.copy_record(start_pos, &rec);
         slot.inserting_at.store(IDLE, Ordering::Release);
+        drop(slot_guard);
         self.counters.records.fetch_add(1, Ordering::Relaxed);
         self.counters.bytes.fetch_add(size, Ordering::Relaxed);
         Ok(Inserted {
             start_lsn: bytepos_to_lsn(start_pos),
             end_lsn: bytepos_to_end_lsn(start_pos + size),
         })
+    }
+
+    /// The latch-free admission point of the hard limit (InnoDB's
+    /// `log_free_check`): while the WAL reaches into the headroom, asks for a
+    /// checkpoint and waits for space, up to `hard_limit_wait_ms`, then
+    /// `WalFull`. Callers hold no page latch, so the checkpoint never waits
+    /// for them.
+    pub(crate) fn throttle(&self) -> Result<(), WalError> {
+        let mut throttled_until: Option<Instant> = None;
+        loop {
+            self.check_poisoned()?;
+            let end = self.reserved_end().0;
+            if end <= self.segments.limit_lsn(Tier::Admission) {
+                return Ok(());
+            }
+            let deadline =
+                *throttled_until.get_or_insert_with(|| self.segments.hard_limit_deadline());
+            if Instant::now() >= deadline {
+                return Err(WalError::WalFull {
+                    limit_bytes: self.segments.hard_limit_bytes(),
+                });
+            }
+            self.segments
+                .wait_for_space(end, Tier::Admission, deadline, THROTTLE_SLICE);
+        }
     }
 
     /// Copies a reserved record into the ring, page by page.

@@ -34,14 +34,17 @@ pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
 };
 pub use redo::{PageRedo, RedoError};
-pub use segment::{CheckpointRequest, RemovedSegments, segment_file_name};
+pub use segment::{
+    CHECKPOINT_RESERVE_BYTES, CheckpointRequest, RemovedSegments, headroom_segments,
+    segment_file_name,
+};
 pub use wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader};
 
 use flush::WriterState;
 use folio_io::{Dir, OpenOptions};
 use folio_page::Lsn;
 use insert::{InsertSlot, ReserveState, Ring};
-use segment::Segments;
+use segment::{Segments, Tier};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -85,7 +88,7 @@ pub struct WalStats {
     pub segments_created: u64,
     pub segments_recycled: u64,
     pub segments_removed: u64,
-    /// Times the hard limit made a writer wait.
+    /// Times the hard limit made an inserter wait (one per wait slice).
     pub hard_limit_waits: u64,
     pub checkpoint_requests: u64,
     pub costs: CostSnapshot,
@@ -189,7 +192,12 @@ impl Wal {
             .checked_add(1)
             .ok_or_else(|| WalError::BadMeta("generation counter exhausted".into()))?;
         meta.store(dir.as_ref())?;
-        let segments = Segments::open(dir.clone(), meta.segment_size_bytes, &config)?;
+        let segments = Segments::open(
+            dir.clone(),
+            meta.segment_size_bytes,
+            &config,
+            end.0 / meta.segment_size_bytes,
+        )?;
         // `end` is a record end, or a page's first byte for an empty page.
         let end_pos = lsn_to_bytepos(end);
         let page_bytes = WAL_PAGE_SIZE as u64;
@@ -262,8 +270,34 @@ impl Wal {
 
     /// Inserts a record (XLogInsert). The record is in the WAL buffers when
     /// this returns; it is durable after `flush_to(end_lsn)` / `commit`.
+    ///
+    /// With a hard limit, the record may use the headroom (README "Hard
+    /// limit") but not the last [`CHECKPOINT_RESERVE_BYTES`]: a record that
+    /// would end there asks for a checkpoint and waits for space, up to
+    /// `hard_limit_wait_ms`, then fails with `WalError::WalFull`. Writers
+    /// should be stopped before that, at [`Wal::throttle`].
     pub fn insert(&self, record: &RecordBuilder<'_>) -> Result<Inserted, WalError> {
-        self.shared.insert(record)
+        self.shared.insert(record, Tier::Ordinary)
+    }
+
+    /// Inserts a record that may use the whole hard limit: the checkpoint
+    /// record, which must get in for the checkpoint to free space while
+    /// writers are throttled. It waits and fails like [`Wal::insert`] only
+    /// if the checkpoint reserve itself is used up. Use it for nothing else.
+    pub fn insert_privileged(&self, record: &RecordBuilder<'_>) -> Result<Inserted, WalError> {
+        self.shared.insert(record, Tier::Privileged)
+    }
+
+    /// The hard limit's admission point, for callers holding no page latch
+    /// (before an operation or a commit record; InnoDB's `log_free_check`):
+    /// while the WAL reaches into the headroom ([`headroom_segments`] below
+    /// the limit), asks for a checkpoint and waits for it to free space, up
+    /// to `hard_limit_wait_ms`, then fails with `WalError::WalFull`.
+    /// Returns at once without a hard limit. Writers are throttled here
+    /// rather than in [`Wal::insert`], whose callers may hold latches the
+    /// checkpoint needs.
+    pub fn throttle(&self) -> Result<(), WalError> {
+        self.shared.throttle()
     }
 
     /// Makes every record ending at or below `lsn` durable (group commit).

@@ -14,8 +14,17 @@
 //! When the writer enters segment `s` it also prepares `s + 1` (best effort)
 //! so the space for the next segment is claimed before it is needed; a
 //! failure there is remembered, and surfaces as an error only for the write
-//! that actually needs `s + 1`. All state is under one mutex; the condition
-//! variable wakes writers throttled by the hard limit when space is released.
+//! that actually needs `s + 1`. All state is under one mutex.
+//!
+//! The hard limit is enforced at *reservation* (see `insert.rs`) and at
+//! latch-free admission points (`Wal::throttle`), not here: after every
+//! change of the segment set this module publishes, as atomics, how far the
+//! log may grow for each [`Tier`], such that creating every segment up to
+//! there keeps the files on disk within the limit. A caller beyond its
+//! bound waits on `space_released` (with this mutex) for a removal or
+//! recycling to raise it. Records already reserved therefore always fit, and
+//! the writer never waits for the limit: creating a segment a reserved
+//! record needs never exceeds it (asserted).
 
 use crate::config::{Recycle, WalConfig};
 use crate::error::WalError;
@@ -45,6 +54,32 @@ pub fn parse_segment_file_name(name: &str) -> Option<u64> {
     u64::from_str_radix(hex, 16).ok()
 }
 
+/// Bytes at the very top of the hard limit that only privileged inserts
+/// (the checkpoint record, 32 bytes) may use, so a checkpoint can always log
+/// its record, even many times over.
+pub const CHECKPOINT_RESERVE_BYTES: u64 = crate::wal_page::WAL_PAGE_SIZE as u64;
+
+/// The headroom of a hard limit of `limit_segs` segments, in segments: a
+/// quarter of it, at least one. Admission (`Wal::throttle`) stops before it;
+/// operations already admitted may use it for their records (except the
+/// checkpoint reserve).
+pub fn headroom_segments(limit_segs: u64) -> u64 {
+    (limit_segs / 4).max(1)
+}
+
+/// Who is asking for WAL space, from the lowest bound to the highest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tier {
+    /// A latch-free admission point (`Wal::throttle`, before a commit
+    /// record): waits while the log reaches into the headroom.
+    Admission,
+    /// An ordinary record, whose inserter may hold page latches: may use the
+    /// headroom except the checkpoint reserve.
+    Ordinary,
+    /// The checkpoint record: may use everything up to the limit.
+    Privileged,
+}
+
 /// Called when the WAL wants a checkpoint (volume past `max_wal_size`, or
 /// writers blocked by the hard limit). Must not block on the WAL's writer.
 pub type CheckpointRequest = Arc<dyn Fn() + Send + Sync>;
@@ -62,6 +97,11 @@ struct SegState {
     existing: BTreeSet<u64>,
     /// Segments below this number may be retired.
     release_segno: u64,
+    /// The segment the writer is in (or, before it entered one, the one
+    /// holding the end of the WAL found at open). Every segment below it
+    /// exists unless it was retired; those from it on may still need
+    /// creating.
+    write_segno: u64,
     /// Kind of every ready (not yet entered) segment and the preparation
     /// cost already spent on it.
     prepared: BTreeMap<u64, (SegmentKind, u64)>,
@@ -88,6 +128,9 @@ pub(crate) struct Segments {
     init_zero: bool,
     hard_limit_bytes: Option<u64>,
     hard_limit_wait: Duration,
+    /// Per [`Tier`], in its order: the LSN records may end at (or below);
+    /// `u64::MAX` without a limit. Changed only under `state`.
+    limit_lsn: [AtomicU64; 3],
     state: Mutex<SegState>,
     space_released: Condvar,
     hook: Mutex<Option<CheckpointRequest>>,
@@ -115,11 +158,14 @@ pub(crate) struct OpenSegment {
 }
 
 impl Segments {
-    /// Lists the segment files in `dir` and removes a leftover temporary file.
+    /// Lists the segment files in `dir` and removes a leftover temporary
+    /// file. `end_segno` is the segment holding the end of the WAL (where
+    /// writing continues).
     pub fn open(
         dir: Arc<dyn Dir>,
         segment_size_bytes: u64,
         config: &WalConfig,
+        end_segno: u64,
     ) -> Result<Segments, WalError> {
         let names = dir
             .list()
@@ -133,7 +179,7 @@ impl Segments {
                 existing.insert(segno);
             }
         }
-        Ok(Segments {
+        let segments = Segments {
             dir,
             segment_size_bytes,
             recycle: config.recycle,
@@ -142,14 +188,102 @@ impl Segments {
             init_zero: config.init_zero,
             hard_limit_bytes: config.hard_limit_bytes,
             hard_limit_wait: Duration::from_millis(config.hard_limit_wait_ms),
+            limit_lsn: [const { AtomicU64::new(u64::MAX) }; 3],
             state: Mutex::new(SegState {
                 existing,
+                write_segno: end_segno,
                 ..SegState::default()
             }),
             space_released: Condvar::new(),
             hook: Mutex::new(None),
             counters: SegCounters::default(),
-        })
+        };
+        segments.publish_limits(&segments.lock());
+        Ok(segments)
+    }
+
+    /// Recomputes the insert bounds of the hard limit from the segment set;
+    /// called, with `state` locked, after every change to it.
+    ///
+    /// With `free` = limit segments minus segments on disk, the log can grow
+    /// into the segments that exist from `write_segno` on and into `free`
+    /// missing ones; the first missing segment beyond those, `wall`, must
+    /// never be needed. Privileged records may end anywhere before `wall`;
+    /// ordinary ones must leave [`CHECKPOINT_RESERVE_BYTES`] before it;
+    /// admission stops [`headroom_segments`] before it. Recycling
+    /// (a missing future segment appears, an old one goes) and removal
+    /// (`free` grows) only move `wall` up; creating a segment below `wall`
+    /// leaves it where it is.
+    fn publish_limits(&self, st: &SegState) {
+        let Some(limit) = self.hard_limit_bytes else {
+            return;
+        };
+        let limit_segs = limit / self.segment_size_bytes;
+        let mut free = limit_segs.saturating_sub(st.existing.len() as u64);
+        let mut wall = st.write_segno;
+        // Bounded: each step either passes an existing segment or uses one
+        // of `free` (at most `limit_segs`) missing ones.
+        loop {
+            if !st.existing.contains(&wall) {
+                if free == 0 {
+                    break;
+                }
+                free -= 1;
+            }
+            wall += 1;
+        }
+        let seg = self.segment_size_bytes;
+        let privileged = wall * seg;
+        let ordinary = privileged.saturating_sub(CHECKPOINT_RESERVE_BYTES);
+        let admission = wall.saturating_sub(headroom_segments(limit_segs)) * seg;
+        for (tier, lsn) in [
+            (Tier::Admission, admission),
+            (Tier::Ordinary, ordinary),
+            (Tier::Privileged, privileged),
+        ] {
+            self.limit_lsn[tier as usize].store(lsn, Ordering::Release);
+        }
+    }
+
+    /// How far (end LSN, inclusive) WAL may reach for `tier` under the hard
+    /// limit right now; `u64::MAX` without a limit.
+    pub fn limit_lsn(&self, tier: Tier) -> u64 {
+        self.limit_lsn[tier as usize].load(Ordering::Acquire)
+    }
+
+    /// When an insert throttled by the hard limit must give up.
+    pub fn hard_limit_deadline(&self) -> Instant {
+        Instant::now() + self.hard_limit_wait
+    }
+
+    /// The hard limit, for the `WalFull` error.
+    pub fn hard_limit_bytes(&self) -> u64 {
+        self.hard_limit_bytes.unwrap_or(u64::MAX)
+    }
+
+    /// Called (holding no WAL lock) by a caller of `tier` that needs WAL up
+    /// to `end_lsn`, beyond its bound: asks for a checkpoint, then waits
+    /// until the bound reaches `end_lsn`, for at most `slice`, or until
+    /// `deadline`. The caller looks again either way (the insert position
+    /// may have moved meanwhile).
+    pub fn wait_for_space(&self, end_lsn: u64, tier: Tier, deadline: Instant, slice: Duration) {
+        self.counters.throttled.fetch_add(1, Ordering::Relaxed);
+        self.request_checkpoint();
+        let mut st = self.lock();
+        let until = deadline.min(Instant::now() + slice);
+        loop {
+            // The bounds change only under `state`, and we check them under
+            // it, so a notification cannot be missed.
+            let now = Instant::now();
+            if self.limit_lsn(tier) >= end_lsn || now >= until {
+                return;
+            }
+            st = self
+                .space_released
+                .wait_timeout(st, until - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, SegState> {
@@ -193,6 +327,8 @@ impl Segments {
         if !st.existing.contains(&segno) {
             st = self.create(st, segno, true)?;
         }
+        st.write_segno = st.write_segno.max(segno);
+        self.publish_limits(&st);
         let (kind, prep_ns) = match st.prepared.remove(&segno) {
             Some((kind, ns)) => (Some(kind), ns),
             None => (None, 0),
@@ -223,44 +359,26 @@ impl Segments {
         })
     }
 
-    /// Creates segment `segno` through a temporary file. With `blocking`, a
-    /// hard-limit excess asks for a checkpoint and waits for space; without
-    /// it, fails at once.
+    /// Creates segment `segno` through a temporary file, never beyond the
+    /// hard limit. `needed` means reserved records lie in it (the writer is
+    /// entering it); the reservation bounds guarantee such a segment fits,
+    /// so exceeding the limit then is a bug (asserted in debug builds, an
+    /// error otherwise). Preparing ahead (`needed` false) beyond the limit
+    /// is simply refused.
     fn create<'a>(
         &'a self,
         mut st: MutexGuard<'a, SegState>,
         segno: u64,
-        blocking: bool,
+        needed: bool,
     ) -> Result<MutexGuard<'a, SegState>, WalError> {
-        if let Some(limit) = self.hard_limit_bytes {
-            let deadline = Instant::now() + self.hard_limit_wait;
-            let mut asked = false;
-            while (st.existing.len() as u64 + 1) * self.segment_size_bytes > limit {
-                // A recycled segment may have been renamed into place meanwhile.
-                if st.existing.contains(&segno) {
-                    return Ok(st);
-                }
-                let now = Instant::now();
-                if !blocking || now >= deadline {
-                    return Err(WalError::WalFull { limit_bytes: limit });
-                }
-                if !asked {
-                    asked = true;
-                    self.counters.throttled.fetch_add(1, Ordering::Relaxed);
-                    drop(st);
-                    self.request_checkpoint();
-                    st = self.lock();
-                    continue;
-                }
-                st = self
-                    .space_released
-                    .wait_timeout(st, deadline - now)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
-            if st.existing.contains(&segno) {
-                return Ok(st);
-            }
+        if let Some(limit) = self.hard_limit_bytes
+            && (st.existing.len() as u64 + 1) * self.segment_size_bytes > limit
+        {
+            debug_assert!(
+                !needed,
+                "segment {segno} holds reserved WAL but does not fit the hard limit"
+            );
+            return Err(WalError::WalFull { limit_bytes: limit });
         }
         let started = Instant::now();
         self.create_file(segno)?;
@@ -268,6 +386,7 @@ impl Segments {
         st.prepared
             .insert(segno, (SegmentKind::Created, elapsed_ns(started)));
         self.counters.created.fetch_add(1, Ordering::Relaxed);
+        self.publish_limits(&st);
         Ok(st)
     }
 
@@ -328,16 +447,36 @@ impl Segments {
         // The segment holding the byte just below `lsn` stays.
         let segno = lsn.saturating_sub(1) / self.segment_size_bytes;
         st.release_segno = st.release_segno.max(segno);
+        drop(st);
+        // Nothing is freed until `remove_old_segments`, but waiters look again.
+        self.space_released.notify_all();
     }
 
     /// Retires released segments below `current_segno` (the segment the
     /// writer is in): recycles or unlinks each per the policy, with a
-    /// directory fsync after each rename or unlink.
+    /// directory fsync after each rename or unlink. Raises the hard limit's
+    /// bounds and wakes throttled callers, also when an I/O error stops it
+    /// partway (what it did retire stays retired).
     pub fn remove_old_segments(&self, current_segno: u64) -> Result<RemovedSegments, WalError> {
         let mut st = self.lock();
+        let mut report = RemovedSegments::default();
+        let result = self.retire_locked(&mut st, current_segno, &mut report);
+        self.publish_limits(&st);
+        drop(st);
+        if report.removed > 0 || report.recycled > 0 {
+            self.space_released.notify_all();
+        }
+        result.map(|()| report)
+    }
+
+    fn retire_locked(
+        &self,
+        st: &mut SegState,
+        current_segno: u64,
+        report: &mut RemovedSegments,
+    ) -> Result<(), WalError> {
         let upto = st.release_segno.min(current_segno);
         let old: Vec<u64> = st.existing.range(..upto).copied().collect();
-        let mut report = RemovedSegments::default();
         for segno in old {
             let disk_bytes = st.existing.len() as u64 * self.segment_size_bytes;
             let recycle = match self.recycle {
@@ -377,11 +516,7 @@ impl Segments {
                 report.removed += 1;
             }
         }
-        drop(st);
-        if report.removed > 0 || report.recycled > 0 {
-            self.space_released.notify_all();
-        }
-        Ok(report)
+        Ok(())
     }
 }
 
@@ -392,6 +527,53 @@ pub(crate) fn elapsed_ns(since: Instant) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves the hard-limit bounds: the admission, ordinary and privileged
+    // tiers stop at the headroom, the checkpoint reserve and the limit;
+    // preparing ahead never creates a file beyond the limit and moves no
+    // bound; retiring a released segment (recycled or unlinked) raises every
+    // bound by one segment; and without a limit nothing is bounded.
+    #[test]
+    fn hard_limit_bounds_follow_the_segment_set() {
+        use folio_io::{SimConfig, SimDir};
+        let seg = 4 * 8192u64;
+        let config = |recycle| WalConfig {
+            segment_size_bytes: seg,
+            recycle,
+            min_wal_size_bytes: 0,
+            hard_limit_bytes: Some(4 * seg),
+            ..WalConfig::default()
+        };
+        for recycle in [Recycle::On, Recycle::Off] {
+            let dir: Arc<dyn Dir> = SimDir::new(SimConfig::seeded(7));
+            let segs = Segments::open(dir, seg, &config(recycle), 0).unwrap();
+            let bounds = |s: &Segments| {
+                [Tier::Admission, Tier::Ordinary, Tier::Privileged].map(|t| s.limit_lsn(t))
+            };
+            let reserve = CHECKPOINT_RESERVE_BYTES;
+            assert_eq!(bounds(&segs), [3 * seg, 4 * seg - reserve, 4 * seg]);
+            for segno in 0..4 {
+                segs.enter(segno).unwrap();
+                assert!(segs.disk_bytes() <= 4 * seg);
+                assert_eq!(bounds(&segs), [3 * seg, 4 * seg - reserve, 4 * seg]);
+            }
+            // Segment 4 would exceed the limit: preparing it was refused.
+            assert_eq!(segs.disk_bytes(), 4 * seg);
+            segs.release_before(2 * seg + 1);
+            let report = segs.remove_old_segments(3).unwrap();
+            assert_eq!(report.recycled + report.removed, 2, "{recycle:?}");
+            assert_eq!(bounds(&segs), [5 * seg, 6 * seg - reserve, 6 * seg]);
+            segs.enter(4).unwrap();
+            assert!(segs.disk_bytes() <= 4 * seg);
+        }
+        let dir: Arc<dyn Dir> = SimDir::new(SimConfig::seeded(8));
+        let unlimited = WalConfig {
+            hard_limit_bytes: None,
+            ..config(Recycle::On)
+        };
+        let segs = Segments::open(dir, seg, &unlimited, 0).unwrap();
+        assert_eq!(segs.limit_lsn(Tier::Admission), u64::MAX);
+    }
 
     // Proves segment names sort in LSN order and parse back.
     #[test]

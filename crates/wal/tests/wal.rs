@@ -306,9 +306,24 @@ fn recycle_off_unlinks() {
     assert_eq!(recs.last().map(parse_payload), Some((1, 149)));
 }
 
-// Proves the hard limit: a writer needing a segment past it asks for a
-// checkpoint, waits, and fails with WalFull if no space comes; when the
-// hook releases space the log continues and nothing is lost.
+/// Inserts and commits records of writer 1 from `seq` on until an insert
+/// fails; returns that error and the next sequence number.
+fn fill_until_error(wal: &Wal, mut seq: u64) -> (WalError, u64) {
+    loop {
+        assert!(seq < 1000, "hard limit never reached");
+        let inserted = with_record(1, seq, |b| wal.insert(b));
+        match inserted.and_then(|at| wal.flush_to(at.end_lsn)) {
+            Ok(()) => seq += 1,
+            Err(e) => return (e, seq),
+        }
+    }
+}
+
+// Proves the hard limit throttles at insertion: with no checkpoint freeing
+// space, an insert that would take the WAL past the limit (minus the
+// headroom) asks for a checkpoint, waits, and fails with WalFull, with the
+// files on disk within the limit; when the hook releases space the log
+// continues and nothing is lost.
 #[test]
 fn hard_limit_throttles_until_space_is_released() {
     let dir = sim();
@@ -325,18 +340,14 @@ fn hard_limit_throttles_until_space_is_released() {
     wal.set_checkpoint_request(Some(Arc::new(move || {
         r2.fetch_add(1, Ordering::Relaxed);
     })));
-    let mut seq = 0;
-    let err = loop {
-        let at = with_record(1, seq, |b| wal.insert(b).unwrap());
-        seq += 1;
-        if let Err(e) = wal.flush_to(at.end_lsn) {
-            break e;
-        }
-        assert!(seq < 1000, "hard limit never reached");
-    };
+    let (err, seq) = fill_until_error(&wal, 0);
     assert!(matches!(err, WalError::WalFull { .. }), "{err}");
     assert!(requests.load(Ordering::Relaxed) >= 1);
+    assert!(wal.stats().hard_limit_waits >= 1);
     assert!(wal.disk_bytes() <= 4 * seg);
+    // Everything inserted before the refusal is durable: the writer never
+    // blocks on the limit for reserved records.
+    wal.flush_all().unwrap();
     // Now the "checkpointer" releases space when asked.
     let weak = Arc::downgrade(&wal);
     let done: Arc<Mutex<u64>> = Arc::new(Mutex::new(0));
@@ -350,13 +361,228 @@ fn hard_limit_throttles_until_space_is_released() {
     for s in seq..seq + 200 {
         let at = with_record(1, s, |b| wal.insert(b).unwrap());
         wal.flush_to(at.end_lsn).unwrap();
+        assert!(wal.disk_bytes() <= 4 * seg);
     }
     assert!(*done.lock().unwrap() > 0);
-    assert!(wal.disk_bytes() <= 4 * seg);
     wal.set_checkpoint_request(None);
     drop(wal);
     let recs = read_all(dir);
     assert_eq!(recs.last().map(parse_payload), Some((1, seq + 199)));
+}
+
+// Proves the admission point stops writers before the headroom: with no
+// checkpoint coming, `throttle` asks for one, waits and fails with WalFull
+// while the WAL reaches into the headroom, yet an operation already
+// admitted can still insert (its inserter may hold latches the checkpoint
+// needs, so it must not be the one to wait), and the files stay within the
+// limit.
+#[test]
+fn throttle_stops_writers_before_the_headroom() {
+    let dir = sim();
+    let seg = 8 * 8192u64;
+    let limit = 4 * seg;
+    let config = WalConfig {
+        recycle: Recycle::On,
+        hard_limit_bytes: Some(limit),
+        hard_limit_wait_ms: 30,
+        ..small_config()
+    };
+    let wal = Wal::open(dir, config).unwrap();
+    let requests = Arc::new(AtomicU64::new(0));
+    let r2 = requests.clone();
+    wal.set_checkpoint_request(Some(Arc::new(move || {
+        r2.fetch_add(1, Ordering::Relaxed);
+    })));
+    let mut seq = 0;
+    let err = loop {
+        assert!(seq < 1000, "throttle never refused");
+        if let Err(e) = wal.throttle() {
+            break e;
+        }
+        let at = with_record(1, seq, |b| wal.insert(b)).unwrap();
+        wal.flush_to(at.end_lsn).unwrap();
+        seq += 1;
+    };
+    assert!(matches!(err, WalError::WalFull { limit_bytes } if limit_bytes == limit));
+    assert!(requests.load(Ordering::Relaxed) >= 1);
+    // The admission point leaves the headroom (one segment of four) free.
+    let headroom = folio_wal::headroom_segments(4) * seg;
+    assert!(
+        wal.insert_lsn().0 > limit - headroom,
+        "{}",
+        wal.insert_lsn()
+    );
+    let at = with_record(1, seq, |b| wal.insert(b)).unwrap();
+    wal.flush_to(at.end_lsn).unwrap();
+    assert!(wal.disk_bytes() <= limit);
+}
+
+// Proves the checkpoint reserve: when ordinary inserts are refused at the hard limit,
+// a privileged insert (the checkpoint record) still gets in and becomes
+// durable without the segment files exceeding the limit, and ordinary
+// inserts stay refused.
+#[test]
+fn privileged_insert_uses_the_headroom_when_ordinary_inserts_are_throttled() {
+    let dir = sim();
+    let seg = 8 * 8192u64;
+    let config = WalConfig {
+        recycle: Recycle::On,
+        hard_limit_bytes: Some(3 * seg),
+        hard_limit_wait_ms: 30,
+        ..small_config()
+    };
+    let wal = Wal::open(dir.clone(), config).unwrap();
+    let (err, seq) = fill_until_error(&wal, 0);
+    assert!(matches!(err, WalError::WalFull { .. }), "{err}");
+    let before = wal.insert_lsn();
+    let mut checkpoint = RecordBuilder::new(RmgrId(200), 1);
+    let redo = before.0.to_le_bytes();
+    checkpoint.register_data(&redo).unwrap();
+    let at = wal.insert_privileged(&checkpoint).unwrap();
+    assert_eq!(at.start_lsn, before);
+    wal.flush_to(at.end_lsn).unwrap();
+    assert!(wal.disk_bytes() <= 3 * seg, "{}", wal.disk_bytes());
+    assert_eq!(segment_names(&dir).len() as u64 * seg, wal.disk_bytes());
+    let again = with_record(1, seq, |b| wal.insert(b)).unwrap_err();
+    assert!(matches!(again, WalError::WalFull { .. }), "{again}");
+    drop(wal);
+    let recs = read_all(dir);
+    assert_eq!(recs.last().map(|r| r.lsn), Some(at.start_lsn));
+}
+
+/// A stand-in for the checkpointer: on request, logs a privileged record at
+/// a fresh redo point, makes it durable, releases and retires segments.
+struct TestCheckpointer {
+    wake: Mutex<(bool, bool)>, // (requested, stop)
+    cv: std::sync::Condvar,
+    checkpoints: AtomicU64,
+}
+
+impl TestCheckpointer {
+    fn request(&self) {
+        self.wake.lock().unwrap().0 = true;
+        self.cv.notify_all();
+    }
+
+    fn stop(&self) {
+        self.wake.lock().unwrap().1 = true;
+        self.cv.notify_all();
+    }
+
+    fn run(&self, wal: &Wal, peak: &AtomicU64) {
+        loop {
+            {
+                let mut wake = self.wake.lock().unwrap();
+                while !wake.0 && !wake.1 {
+                    wake = self.cv.wait(wake).unwrap();
+                }
+                if wake.1 {
+                    return;
+                }
+                wake.0 = false;
+            }
+            let redo = wal.begin_checkpoint();
+            let bytes = redo.0.to_le_bytes();
+            let mut record = RecordBuilder::new(RmgrId(200), 1);
+            record.register_data(&bytes).unwrap();
+            let at = wal.insert_privileged(&record).unwrap();
+            wal.flush_to(at.end_lsn).unwrap();
+            peak.fetch_max(wal.disk_bytes(), Ordering::Relaxed);
+            wal.release_before(redo);
+            wal.remove_old_segments().unwrap();
+            self.checkpoints.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+// Proves the hard limit cannot starve the checkpoint: four writers
+// committing records write ten times the limit in WAL, throttled at
+// insertion, while a checkpointer that needs WAL space itself (a
+// privileged record and a flush) frees segments on request. No insert
+// fails with WalFull, the segment files observed on disk never exceed the
+// limit, and every writer's records read back in order.
+#[test]
+fn hard_limit_with_checkpointer_never_starves_and_never_overruns() {
+    let dir = sim();
+    let seg = 8 * 8192u64;
+    let limit = 4 * seg;
+    let config = WalConfig {
+        recycle: Recycle::Auto,
+        // No soft-limit requests: only throttled inserts ask for checkpoints.
+        min_wal_size_bytes: seg,
+        max_wal_size_bytes: 64 * seg,
+        hard_limit_bytes: Some(limit),
+        hard_limit_wait_ms: 30_000,
+        ..small_config()
+    };
+    let wal = Arc::new(Wal::open(dir.clone(), config).unwrap());
+    let checkpointer = Arc::new(TestCheckpointer {
+        wake: Mutex::new((false, false)),
+        cv: std::sync::Condvar::new(),
+        checkpoints: AtomicU64::new(0),
+    });
+    let weak = Arc::downgrade(&checkpointer);
+    wal.set_checkpoint_request(Some(Arc::new(move || {
+        if let Some(c) = weak.upgrade() {
+            c.request();
+        }
+    })));
+    let peak = Arc::new(AtomicU64::new(0));
+    let ckpt_thread = {
+        let (c, w, p) = (checkpointer.clone(), wal.clone(), peak.clone());
+        std::thread::spawn(move || c.run(&w, &p))
+    };
+    let target_bytes = 10 * limit;
+    let writers: Vec<_> = (1..=4u64)
+        .map(|writer| {
+            let (wal, peak) = (wal.clone(), peak.clone());
+            std::thread::spawn(move || {
+                let mut seq = 0;
+                while wal.stats().bytes < target_bytes {
+                    // The admission point (no latches held here), as a
+                    // database operation would pass it before its changes.
+                    wal.throttle().unwrap();
+                    let at = with_record(writer, seq, |b| wal.insert(b)).unwrap();
+                    wal.commit(at.end_lsn).unwrap();
+                    peak.fetch_max(wal.disk_bytes(), Ordering::Relaxed);
+                    seq += 1;
+                }
+                seq
+            })
+        })
+        .collect();
+    let last_seq: Vec<u64> = writers.into_iter().map(|t| t.join().unwrap()).collect();
+    checkpointer.stop();
+    ckpt_thread.join().unwrap();
+    wal.set_checkpoint_request(None);
+    let stats = wal.stats();
+    assert!(stats.bytes >= target_bytes);
+    assert!(stats.hard_limit_waits > 0, "the limit was reached");
+    assert!(checkpointer.checkpoints.load(Ordering::Relaxed) > 0);
+    assert!(peak.load(Ordering::Relaxed) <= limit, "peak {peak:?}");
+    assert!(segment_names(&dir).len() as u64 * seg <= limit);
+    drop(wal);
+    // The retained tail holds, per writer, consecutive sequence numbers
+    // ending at its last record (unless all of a writer's records were
+    // before the last redo point).
+    let mut next: Vec<Option<u64>> = vec![None; 5];
+    for rec in read_all(dir) {
+        if rec.rmgr != TEST_RMGR {
+            continue;
+        }
+        let (writer, seq) = parse_payload(&rec);
+        let want = next[writer as usize].unwrap_or(seq);
+        assert_eq!(seq, want, "writer {writer}");
+        next[writer as usize] = Some(seq + 1);
+    }
+    for (i, last) in last_seq.iter().enumerate() {
+        assert!(
+            next[i + 1].is_none_or(|n| n == *last),
+            "writer {}: {:?} vs {last}",
+            i + 1,
+            next[i + 1]
+        );
+    }
 }
 
 // Proves auto recycling gathers cost samples of both kinds as it runs.

@@ -22,6 +22,7 @@ impl Tree {
         if key.len() > MAX_KEY_LEN {
             return Ok(false);
         }
+        self.throttle()?;
         let mut attempt = 0;
         loop {
             let leaf = self.descend(Target::Key(key), 0)?.node;

@@ -28,6 +28,7 @@ impl Tree {
 
     fn put(&self, key: &[u8], value: &[u8], mode: Put) -> Result<bool, BtreeError> {
         check_entry(key, value)?;
+        self.throttle()?;
         let mut attempt = 0;
         loop {
             let leaf = self.descend(Target::Key(key), 0)?.node;

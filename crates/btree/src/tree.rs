@@ -126,6 +126,17 @@ impl Tree {
         }
     }
 
+    /// The WAL hard limit's admission point, taken before a change latches
+    /// anything (`Wal::throttle`): near the limit the change waits here, with
+    /// no latch a checkpoint might need, rather than inside `Wal::insert`.
+    /// Without a hard limit this costs nothing (no lock, no check).
+    pub(crate) fn throttle(&self) -> Result<(), BtreeError> {
+        match &self.wal {
+            Some(wal) if wal.config().hard_limit_bytes.is_some() => Ok(wal.throttle()?),
+            _ => Ok(()),
+        }
+    }
+
     /// Descends with optimistic lock coupling to the node at `level` that
     /// covers `target`. At each step the parent is validated after the child
     /// pointer is read (so the pointer is trusted only if the parent was

@@ -22,6 +22,9 @@ fn throughput(row: &Row) -> Option<(&'static str, f64)> {
 }
 
 /// The configuration of a row: its non-numeric values (e.g. `checksums=on`).
+/// Numeric values that name a configuration rather than measure one.
+const NUMERIC_SETTINGS: [&str; 2] = ["recovery_io_concurrency", "keys"];
+
 fn configuration(row: &Row) -> String {
     let parts: Vec<String> = row
         .values
@@ -29,6 +32,9 @@ fn configuration(row: &Row) -> String {
         .filter_map(|(key, value)| match value {
             Value::Bool(b) => Some(format!("{key}={}", if *b { "on" } else { "off" })),
             Value::String(s) => Some(format!("{key}={s}")),
+            Value::Number(n) if NUMERIC_SETTINGS.contains(&key.as_str()) => {
+                Some(format!("{key}={n}"))
+            }
             _ => None,
         })
         .collect();
@@ -64,6 +70,59 @@ fn group(rows: &[Row]) -> BTreeMap<(String, String), (&'static str, Series)> {
         }
     }
     cases
+}
+
+/// One horizontal bar per configuration, for cases measured at a single
+/// thread count (recovery with and without prefetch, recycle policy per
+/// filesystem, scans per size), where a line over threads would be a dot.
+fn svg_bars(title: &str, measure: &str, series: &Series) -> String {
+    const BAR_HEIGHT: f64 = 18.0;
+    const LABEL_WIDTH: f64 = 560.0;
+    const BARS_WIDTH: f64 = 1000.0;
+    let bars: Vec<(&String, f64)> = series
+        .iter()
+        .filter_map(|(name, points)| points.first().map(|p| (name, p.1)))
+        .collect();
+    let max_value = bars.iter().map(|b| b.1).fold(0.0, f64::max).max(1.0) * 1.1;
+    let height = 40.0 + BAR_HEIGHT * 1.4 * bars.len() as f64 + 20.0;
+    let bar_room = BARS_WIDTH - LABEL_WIDTH - 70.0;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{BARS_WIDTH}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="18" text-anchor="middle" font-size="13">{} ({})</text>"#,
+        BARS_WIDTH / 2.0,
+        escape(title),
+        escape(measure)
+    );
+    for (index, (name, value)) in bars.iter().enumerate() {
+        let y = 34.0 + BAR_HEIGHT * 1.4 * index as f64;
+        let length = value / max_value * bar_room;
+        let color = PALETTE[index % PALETTE.len()];
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            LABEL_WIDTH - 6.0,
+            y + BAR_HEIGHT * 0.7,
+            escape(name)
+        );
+        let _ = write!(
+            svg,
+            r#"<rect x="{LABEL_WIDTH}" y="{y}" width="{length:.1}" height="{BAR_HEIGHT}" fill="{color}"/>"#
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{}">{}</text>"#,
+            LABEL_WIDTH + length + 4.0,
+            y + BAR_HEIGHT * 0.7,
+            human(*value)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
 }
 
 fn svg_plot(title: &str, measure: &str, series: &Series) -> String {
@@ -265,7 +324,14 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
             format!("{workload} / {case}")
         };
         let _ = write!(html, "<div class=\"case\"><h3>{}</h3>", escape(&title));
-        html.push_str(&svg_plot(&title, measure, &series));
+        let mut thread_counts: Vec<usize> = series.values().flatten().map(|p| p.0).collect();
+        thread_counts.sort_unstable();
+        thread_counts.dedup();
+        if thread_counts.len() == 1 {
+            html.push_str(&svg_bars(&title, measure, &series));
+        } else {
+            html.push_str(&svg_plot(&title, measure, &series));
+        }
         html.push_str(&speedup_table(&series));
         html.push_str("</div>");
     }
@@ -299,5 +365,25 @@ mod tests {
         assert_eq!(html.matches("<polyline").count(), 2);
         assert!(html.contains("checksums=on / checksums=off"));
         assert!(html.contains("rgb(255,"), "a slower ratio is red");
+    }
+
+    // Proves a case measured at one thread count is drawn as one bar per
+    // configuration, with numeric settings such as the prefetch depth naming
+    // the configurations.
+    #[test]
+    fn single_thread_cases_are_bars_per_configuration() {
+        let rows: Vec<Row> = [0, 10, 128]
+            .into_iter()
+            .map(|depth| {
+                Row::new("recovery", "replay-cold", 1)
+                    .with("recovery_io_concurrency", depth)
+                    .with("records_per_sec", 1000.0 + f64::from(depth))
+            })
+            .collect();
+        let html = render_html(&rows, &[]);
+        assert_eq!(html.matches("<svg").count(), 1);
+        assert_eq!(html.matches("<rect").count(), 3);
+        assert!(html.contains("recovery_io_concurrency=128"));
+        assert_eq!(html.matches("<polyline").count(), 0);
     }
 }

@@ -69,14 +69,18 @@ where
         go.store(true, Ordering::Release);
         thread::sleep(duration);
         stop.0.store(true, Ordering::Relaxed);
+        // The window ends when the flag is raised, not when the last worker
+        // has exited: with hundreds of threads on 2 cores, reaching every
+        // worker so it can see the flag takes a scheduling round, during
+        // which nothing is measured. Work finished after the flag is at most
+        // the one operation each worker had under way (counted; at most
+        // `threads` operations).
+        let elapsed = start.elapsed();
         let ops = handles
             .into_iter()
             .map(|h| h.join().expect("benchmark thread panicked"))
             .sum();
-        Measured {
-            ops,
-            elapsed: start.elapsed(),
-        }
+        Measured { ops, elapsed }
     })
 }
 

@@ -179,23 +179,30 @@ fn lookup(
     for &thread_count in &threads {
         let mut folio = Vec::new();
         let mut std_map = Vec::new();
-        for _ in 0..REPEATS {
-            let before = pool.stats();
-            let (measured, pages) = measure(thread_count, duration, |rng| {
-                let k = rng.gen_range(0..keys);
-                let mut value = Vec::with_capacity(VALUE_BYTES);
-                Ok(tree.get_into(&k.to_be_bytes(), &mut value)? && value[..8] == k.to_le_bytes())
-            })?;
-            folio.push((measured, before, pool.stats(), pages));
-            let (measured, _) = measure(thread_count, duration, |rng| {
-                let k = rng.gen_range(0..keys);
-                let mut value = Vec::with_capacity(VALUE_BYTES);
-                if let Some(v) = map.get(&k.to_be_bytes()) {
-                    value.extend_from_slice(v);
+        for repeat in 0..REPEATS {
+            // Alternate which engine goes first (see `alternating`).
+            for engine in crate::harness::alternating(2, repeat) {
+                if engine == 0 {
+                    let before = pool.stats();
+                    let (measured, pages) = measure(thread_count, duration, |rng| {
+                        let k = rng.gen_range(0..keys);
+                        let mut value = Vec::with_capacity(VALUE_BYTES);
+                        Ok(tree.get_into(&k.to_be_bytes(), &mut value)?
+                            && value[..8] == k.to_le_bytes())
+                    })?;
+                    folio.push((measured, before, pool.stats(), pages));
+                } else {
+                    let (measured, _) = measure(thread_count, duration, |rng| {
+                        let k = rng.gen_range(0..keys);
+                        let mut value = Vec::with_capacity(VALUE_BYTES);
+                        if let Some(v) = map.get(&k.to_be_bytes()) {
+                            value.extend_from_slice(v);
+                        }
+                        Ok(value.len() == VALUE_BYTES && value[..8] == k.to_le_bytes())
+                    })?;
+                    std_map.push(measured);
                 }
-                Ok(value.len() == VALUE_BYTES && value[..8] == k.to_le_bytes())
-            })?;
-            std_map.push(measured);
+            }
             progress.step(&format!("{thread_count} threads"));
         }
         let middle = median(folio.iter().map(|s| s.0.ops_per_sec()).collect());
@@ -244,8 +251,11 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
     let mut rows = Vec::new();
     for &thread_count in &threads {
         let mut samples = vec![Vec::new(); trees.len()];
-        for _ in 0..REPEATS {
-            for (index, (checksums, pool, tree)) in trees.iter().enumerate() {
+        for repeat in 0..REPEATS {
+            // Alternate which setting goes first, so that neither always
+            // measures right after the threads of the previous point.
+            for index in crate::harness::alternating(trees.len(), repeat) {
+                let (checksums, pool, tree) = &trees[index];
                 let before = pool.stats();
                 let (measured, pages) = measure(thread_count, duration, |_| {
                     let mut scan = tree.scan_key(&0u64.to_be_bytes(), Direction::Forward);

@@ -164,8 +164,9 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
         // Alternate the settings within each repetition so drift in the
         // machine's speed affects both alike.
         let mut samples = vec![Vec::new(); pools.len()];
-        for _ in 0..REPEATS {
-            for (index, (checksums, pool, ids)) in pools.iter().enumerate() {
+        for repeat in 0..REPEATS {
+            for index in crate::harness::alternating(pools.len(), repeat) {
+                let (checksums, pool, ids) = &pools[index];
                 let before = pool.stats();
                 let measured =
                     measure_reads(pool, Some(ids[0]), &ids[1..], thread_count, duration)?;

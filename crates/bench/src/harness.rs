@@ -84,6 +84,18 @@ where
     })
 }
 
+/// The order in which to measure `count` configurations in repetition
+/// `repeat`: forward in even repetitions, backward in odd ones, so no
+/// configuration is always measured first (right after the previous point's
+/// threads) or last.
+pub fn alternating(count: usize, repeat: usize) -> Vec<usize> {
+    if repeat.is_multiple_of(2) {
+        (0..count).collect()
+    } else {
+        (0..count).rev().collect()
+    }
+}
+
 /// The median of `values` (which must not be empty).
 pub fn median(mut values: Vec<f64>) -> f64 {
     assert!(!values.is_empty());

@@ -105,7 +105,7 @@ impl Bar {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.list {
         for workload in folio_bench::workloads() {
-            println!("{:<10} {}", workload.name(), workload.about());
+            println!("{:<12} {}", workload.name(), workload.about());
         }
         return Ok(());
     }

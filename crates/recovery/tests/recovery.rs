@@ -32,6 +32,18 @@ fn initial_control() -> ControlData {
     }
 }
 
+/// A checkpointer for `e` with the default configuration, starting from
+/// [`initial_control`].
+fn checkpointer(e: &Engine, dir: &Arc<SimDir>) -> Checkpointer {
+    Checkpointer::new(
+        e.pool.clone(),
+        e.wal.clone(),
+        dir.clone(),
+        initial_control(),
+        CheckpointConfig::default(),
+    )
+}
+
 /// Runs the seeded workload, makes the WAL durable, crashes (the data file
 /// keeps whatever the crash leaves of its unsynced writes) and recovers.
 fn crash_and_recover(seed: u64, frames: u64, opts: &RecoveryOptions) -> (RecoveryStats, Model) {
@@ -132,13 +144,7 @@ fn torn_data_page_is_restored_from_its_full_page_image() {
     // exact and verifies.
     let dir = SimDir::new(SimConfig::seeded(5));
     let e = create(&dir, 64);
-    let ckpt = Checkpointer::new(
-        e.pool.clone(),
-        e.wal.clone(),
-        dir.clone(),
-        initial_control(),
-        CheckpointConfig::default(),
-    );
+    let ckpt = checkpointer(&e, &dir);
     let mut model = workload(&e, 5, 6, 40);
     ckpt.checkpoint(CheckpointKind::Immediate).unwrap();
     logged_write(&e, PageId(3), 100, b"after the checkpoint");
@@ -183,13 +189,7 @@ fn checkpoint_moves_the_redo_point_and_releases_wal() {
     // segments are released and removed.
     let dir = SimDir::new(SimConfig::seeded(9));
     let e = create(&dir, 64);
-    let ckpt = Checkpointer::new(
-        e.pool.clone(),
-        e.wal.clone(),
-        dir.clone(),
-        initial_control(),
-        CheckpointConfig::default(),
-    );
+    let ckpt = checkpointer(&e, &dir);
     let mut model = workload(&e, 9, 16, 2_000);
     let first = ckpt.checkpoint(CheckpointKind::Immediate).unwrap();
     assert!(first.pages_written >= 16);

@@ -30,18 +30,21 @@ impl Tree {
                 counters::restart(&mut attempt);
                 continue;
             };
-            self.check_node(&leaf)?;
+            self.check_node(&leaf, 0)?;
             let (index, found) = node::lower_bound(&*leaf, key);
             if !found {
                 return Ok(false);
             }
+            let page_id = leaf.page_id();
+            apply::check_remove(&leaf, index, key).map_err(|r| BtreeError::corrupt(page_id, r))?;
             let header = wal_records::encode_entry_header(index, key.len());
             logging::change_leaf(
                 self.wal.as_deref(),
                 &mut leaf,
                 wal_records::DELETE,
                 &[&header, key],
-                |page| apply::remove_entry(page, index, key),
+                false,
+                |page| apply::remove_checked(page, index),
             )?;
             let now_empty = node::count(&*leaf) == 0 && leaf.page_id() != self.root;
             drop(leaf);
@@ -65,8 +68,10 @@ impl Tree {
         let Ok(mut parent) = parent.upgrade() else {
             return Ok(());
         };
-        self.check_node(&parent)?;
-        let left_id = PageId(node::child_at(&*parent, pos - 1));
+        self.check_node(&parent, 1)?;
+        let left_id = node::checked_child(&parent, pos - 1)
+            .map_err(|r| BtreeError::corrupt(parent.page_id(), r))?;
+        let left_id = PageId(left_id);
         let mut left = self.pool.exclusive(left_id)?;
         counters::page();
         let Ok(leaf) = descent.node.upgrade() else {
@@ -75,8 +80,8 @@ impl Tree {
         if node::count(&*leaf) != 0 {
             return Ok(());
         }
-        self.check_node(&left)?;
-        self.check_node(&leaf)?;
+        self.check_node(&left, 0)?;
+        self.check_node(&leaf, 0)?;
         if node::right(&*left) != leaf.page_id().0 {
             return Err(BtreeError::corrupt(
                 left_id,

@@ -36,8 +36,7 @@ impl Tree {
                 counters::restart(&mut attempt);
                 continue;
             };
-            let page_id = leaf.page_id();
-            node::check(&leaf, self.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))?;
+            self.check_node(&leaf, 0)?;
             let (index, found) = node::lower_bound(&*leaf, key);
             let done = match (found, mode) {
                 (true, Put::Insert) => return Err(BtreeError::KeyExists),
@@ -75,7 +74,8 @@ impl Tree {
             leaf,
             wal_records::INSERT,
             &[&header, key, value],
-            |page| apply::insert_entry(page, index, key, value),
+            node_mut::insert_compacts(leaf, key.len() + value.len()),
+            |page| apply::insert_checked(page, index, key, value),
         )?;
         Ok(true)
     }
@@ -96,12 +96,15 @@ impl Tree {
         apply::check_replace(leaf, index, key, value)
             .map_err(|r| BtreeError::corrupt(page_id, r))?;
         let header = wal_records::encode_entry_header(index, key.len());
+        // A new length re-inserts the entry, which may compact.
+        let resized = node::slot(&**leaf, index).value_len != value.len();
         logging::change_leaf(
             self.wal.as_deref(),
             leaf,
             wal_records::UPDATE,
             &[&header, key, value],
-            |page| apply::replace_entry(page, index, key, value),
+            resized,
+            |page| apply::replace_checked(page, index, value),
         )?;
         Ok(true)
     }

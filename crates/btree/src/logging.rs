@@ -14,46 +14,56 @@ use folio_page::{Lsn, Page, PageId, header_lsn, set_header_lsn};
 use folio_wal::{RecordBuilder, RmgrId, Wal, WalError};
 
 /// Logs and applies one change to a single leaf. The caller has checked
-/// that `apply` succeeds on the page; `data` is the block data (omitted
-/// when the record carries the page's image instead).
+/// the change (`apply::check_*`); `data` is the block data (omitted when
+/// the record carries the page's image instead). `apply` is all-or-nothing
+/// and, after the check, cannot fail when applied in place, unless
+/// `on_copy`: then it may still find the page corrupt (a compaction reads
+/// every entry), so it is applied to a private copy before the record is
+/// built and the copy is installed after. Either way a record reaches the
+/// WAL only for a change that has succeeded or cannot fail.
 pub(crate) fn change_leaf(
     wal: Option<&Wal>,
     leaf: &mut ExclusiveGuard<'_>,
     rtype: u8,
     data: &[&[u8]],
+    on_copy: bool,
     apply: impl Fn(&mut Page) -> Result<(), String>,
 ) -> Result<(), BtreeError> {
     let page_id = leaf.page_id();
     let corrupt = |reason| BtreeError::corrupt(page_id, reason);
     let Some(wal) = wal else {
+        // All-or-nothing: an error leaves the leaf unchanged.
         return apply(leaf).map_err(corrupt);
     };
+    let applied_copy = || -> Result<Box<Page>, BtreeError> {
+        let mut copy = Box::new(**leaf);
+        apply(&mut copy).map_err(corrupt)?;
+        Ok(copy)
+    };
+    let mut after = if on_copy { Some(applied_copy()?) } else { None };
     // The image decision is made against the redo point as it is now; if a
     // checkpoint moves it before the record is reserved, decide again.
-    let (image, end) = loop {
+    let end = loop {
         let redo = wal.redo_lsn();
-        let image = if header_lsn(leaf) <= redo {
-            let mut copy = Box::new(**leaf);
-            apply(&mut copy).map_err(corrupt)?;
-            Some(copy)
-        } else {
-            None
-        };
+        let image = header_lsn(leaf) <= redo;
+        if image && after.is_none() {
+            after = Some(applied_copy()?);
+        }
         let mut record = RecordBuilder::new(RmgrId::BTREE, rtype);
         record.set_redo_lsn_seen(redo);
-        let block = record.register_page(page_id, image.as_deref())?;
-        if image.is_none() {
+        let block = record.register_page(page_id, after.as_deref().filter(|_| image))?;
+        if !image {
             for piece in data {
                 record.register_page_data(block, piece)?;
             }
         }
         match wal.insert(&record) {
-            Ok(inserted) => break (image, inserted.end_lsn),
+            Ok(inserted) => break inserted.end_lsn,
             Err(WalError::RedoPointMoved) => continue,
             Err(e) => return Err(e.into()),
         }
     };
-    match image {
+    match after {
         Some(copy) => leaf.copy_from_slice(&copy[..]),
         // Checked by the caller: cannot fail unless the page changed under
         // our exclusive latch.

@@ -45,8 +45,15 @@
 //! optimistic read (an [`OptimisticGuard`]) and a page we hold or copied.
 //! Every function here is total: garbage bytes (a torn optimistic read, a
 //! corrupt page) give garbage answers, never a panic or an unbounded loop;
-//! the caller validates before trusting the answer, and [`check`] reports a
-//! corrupt node as an error.
+//! the caller validates before trusting the answer.
+//!
+//! Two checks report a corrupt node as an error. [`check_header`] is O(1)
+//! (magic, tree, level, count, heap start, flags, dead bytes, fence
+//! locations) and runs before every modification and in redo; the
+//! modifications then validate each slot they touch ([`checked_slot`]) and
+//! reading every slot (compaction, split building) validates as it goes.
+//! [`check`] is O(n) (every slot inside the heap, the heap accounting) and
+//! runs in `verify()` and on every leaf a scan copies.
 
 use folio_buffer::OptimisticGuard;
 use folio_page::{HEADER_SIZE, PAGE_SIZE, Page, PageId};
@@ -105,6 +112,43 @@ pub(crate) trait NodeSource {
     fn u16_at(&self, offset: usize) -> u16;
     fn u64_at(&self, offset: usize) -> u64;
     fn bytes_at(&self, offset: usize, out: &mut [u8]);
+
+    /// Compares `len` stored bytes at `offset` (at most [`MAX_KEY_LEN`])
+    /// with `key`, as byte strings. The default reads 8 bytes at a time
+    /// through [`NodeSource::u64_at`] (a racy source's volatile loads);
+    /// a stable page compares slices in place.
+    #[inline]
+    fn compare_bytes(&self, offset: usize, len: usize, key: &[u8]) -> Ordering {
+        compare_words(self, offset, len, key)
+    }
+}
+
+/// [`NodeSource::compare_bytes`] one big-endian `u64` at a time (comparing
+/// two words big-endian compares their bytes in order); the last partial
+/// word is read zero-padded on both sides.
+#[inline]
+fn compare_words<S: NodeSource + ?Sized>(s: &S, offset: usize, len: usize, key: &[u8]) -> Ordering {
+    const WORD: usize = 8;
+    let len = len.min(MAX_KEY_LEN);
+    let common = len.min(key.len());
+    let mut done = 0;
+    while done < common {
+        let n = (common - done).min(WORD);
+        let stored = if n == WORD {
+            s.u64_at(offset + done).to_le_bytes()
+        } else {
+            let mut b = [0u8; WORD];
+            s.bytes_at(offset + done, &mut b[..n]);
+            b
+        };
+        let mut wanted = [0u8; WORD];
+        wanted[..n].copy_from_slice(&key[done..done + n]);
+        match u64::from_be_bytes(stored).cmp(&u64::from_be_bytes(wanted)) {
+            Ordering::Equal => done += n,
+            other => return other,
+        }
+    }
+    len.cmp(&key.len())
 }
 
 impl NodeSource for Page {
@@ -130,6 +174,15 @@ impl NodeSource for Page {
         match self.get(offset..offset.saturating_add(out.len())) {
             Some(b) => out.copy_from_slice(b),
             None => out.fill(0),
+        }
+    }
+    #[inline]
+    fn compare_bytes(&self, offset: usize, len: usize, key: &[u8]) -> Ordering {
+        let len = len.min(MAX_KEY_LEN);
+        match self.get(offset..offset.saturating_add(len)) {
+            Some(stored) => stored.cmp(key),
+            // Partly outside the page: the zero-padded reading.
+            None => compare_words(self, offset, len, key),
         }
     }
 }
@@ -260,30 +313,7 @@ pub(crate) fn compare_slot<S: NodeSource + ?Sized>(
         // other (the padding is zeros), so the shorter key is the smaller.
         return slot.key_len.cmp(&key.len());
     }
-    compare_stored(s, slot.offset + 8, slot.key_len - 8, &key[8..])
-}
-
-/// Compares `len` stored bytes at `offset` with `key`, in chunks on the stack.
-pub(crate) fn compare_stored<S: NodeSource + ?Sized>(
-    s: &S,
-    offset: usize,
-    len: usize,
-    key: &[u8],
-) -> Ordering {
-    const CHUNK: usize = 64;
-    let mut buf = [0u8; CHUNK];
-    let len = len.min(MAX_KEY_LEN);
-    let common = len.min(key.len());
-    let mut done = 0;
-    while done < common {
-        let n = (common - done).min(CHUNK);
-        s.bytes_at(offset + done, &mut buf[..n]);
-        match buf[..n].cmp(&key[done..done + n]) {
-            Ordering::Equal => done += n,
-            other => return other,
-        }
-    }
-    len.cmp(&key.len())
+    s.compare_bytes(slot.offset + 8, slot.key_len - 8, &key[8..])
 }
 
 /// Loads one word from every cache line of the slot array so the lines are
@@ -406,13 +436,155 @@ pub(crate) fn is_node_of(page: &Page, tree: PageId, level: u8) -> bool {
     magic(page) == MAGIC && tree_id(page) == tree.0 && self::level(page) == level
 }
 
-/// Checks that a stable page is a well-formed node of `tree`: header fields in
-/// range, every slot and fence inside the heap, and the heap accounting
-/// consistent (slot heads against keys: [`check_heads`], run by `verify`). Key order and fences against
-/// neighbours are [`crate::verify`]'s business; this is the per-node check
-/// done before a node is modified, so a corrupt page is an error, not a panic.
-pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), String> {
-    let _ = page_id;
+/// The slot count and heap start of a stable page, checked so the slot
+/// array and the heap can be indexed: the count fits the page and the heap
+/// starts between the end of the slot array and the end of the page.
+pub(crate) fn heap_bounds(page: &Page) -> Result<(usize, usize), String> {
+    let count = usize::from(page.u16_at(OFF_COUNT));
+    if count > MAX_SLOTS {
+        return Err(format!("slot count {count} exceeds {MAX_SLOTS}"));
+    }
+    let slots_end = SLOTS_START + count * SLOT_SIZE;
+    let heap = heap_start(page);
+    if heap < slots_end || heap > PAGE_SIZE {
+        return Err(format!(
+            "heap start {heap} outside [{slots_end}, {PAGE_SIZE}]"
+        ));
+    }
+    Ok((count, heap))
+}
+
+/// Whether `len` bytes at `off` lie inside a heap starting at `heap`.
+#[inline]
+fn in_heap(heap: usize, off: usize, len: usize) -> bool {
+    off >= heap && off + len <= PAGE_SIZE
+}
+
+/// The fence at (`off_field`, `len_field`) if `flag` says it exists,
+/// checked to lie inside the heap starting at `heap`.
+fn checked_fence(
+    page: &Page,
+    heap: usize,
+    flag: u8,
+    off_field: usize,
+    len_field: usize,
+) -> Result<Option<&[u8]>, String> {
+    if flags(page) & flag == 0 {
+        return Ok(None);
+    }
+    let off = usize::from(page.u16_at(off_field));
+    let len = usize::from(page.u16_at(len_field));
+    if !in_heap(heap, off, len) || len > MAX_KEY_LEN {
+        return Err(format!("fence at {off}+{len} outside the heap"));
+    }
+    Ok(Some(&page[off..off + len]))
+}
+
+/// The low fence of a stable page, checked to lie inside the heap.
+pub(crate) fn checked_low_fence(page: &Page) -> Result<Option<&[u8]>, String> {
+    let (_, heap) = heap_bounds(page)?;
+    checked_fence(page, heap, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN)
+}
+
+/// The high fence of a stable page, checked to lie inside the heap.
+pub(crate) fn checked_high_fence(page: &Page) -> Result<Option<&[u8]>, String> {
+    let (_, heap) = heap_bounds(page)?;
+    checked_fence(page, heap, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN)
+}
+
+/// Whether a slot's entry lies inside a heap starting at `heap` and
+/// within the size limits, with a page id as an inner node's value.
+#[inline(always)]
+fn slot_fits(sl: &Slot, heap: usize, is_inner: bool) -> bool {
+    in_heap(heap, sl.offset, sl.entry_len())
+        && sl.key_len <= MAX_KEY_LEN
+        && sl.entry_len() <= MAX_ENTRY_LEN
+        && (!is_inner || sl.value_len == 8)
+}
+
+/// Why slot `index` failed [`slot_fits`].
+#[cold]
+fn slot_error(index: usize, sl: &Slot, heap: usize) -> String {
+    if !in_heap(heap, sl.offset, sl.entry_len()) {
+        format!(
+            "slot {index} at {}+{} outside the heap",
+            sl.offset,
+            sl.entry_len()
+        )
+    } else if sl.key_len > MAX_KEY_LEN || sl.entry_len() > MAX_ENTRY_LEN {
+        format!("slot {index} entry of {} bytes too large", sl.entry_len())
+    } else {
+        format!("inner slot {index} has a {}-byte child", sl.value_len)
+    }
+}
+
+/// Slot `index` of a node with `count` slots and its heap starting at
+/// `heap` (both from [`heap_bounds`]), checked so its entry can be sliced
+/// ([`slot_fits`]).
+#[inline]
+fn slot_in_heap(page: &Page, count: usize, heap: usize, index: usize) -> Result<Slot, String> {
+    if index >= count {
+        return Err(format!("slot {index} beyond {count} slots"));
+    }
+    let sl = slot(page, index);
+    if !slot_fits(&sl, heap, level(page) > 0) {
+        return Err(slot_error(index, &sl, heap));
+    }
+    Ok(sl)
+}
+
+/// Slot `index` of a stable page, checked (O(1)) so that its entry can be
+/// sliced: what a modification validates for each slot it reads.
+#[inline]
+pub(crate) fn checked_slot(page: &Page, index: usize) -> Result<Slot, String> {
+    let (count, heap) = heap_bounds(page)?;
+    slot_in_heap(page, count, heap, index)
+}
+
+/// The key of slot `index`, checked like [`checked_slot`].
+pub(crate) fn checked_key(page: &Page, index: usize) -> Result<&[u8], String> {
+    let sl = checked_slot(page, index)?;
+    Ok(&page[sl.offset..sl.offset + sl.key_len])
+}
+
+/// The key and value of slot `index`, checked like [`checked_slot`].
+pub(crate) fn checked_entry(page: &Page, index: usize) -> Result<(&[u8], &[u8]), String> {
+    let sl = checked_slot(page, index)?;
+    let entry = &page[sl.offset..sl.offset + sl.entry_len()];
+    Ok(entry.split_at(sl.key_len))
+}
+
+/// The child page id at child position `pos` of an inner node (see
+/// [`child_at`]), its slot checked like [`checked_slot`].
+pub(crate) fn checked_child(page: &Page, pos: usize) -> Result<u64, String> {
+    if pos == 0 {
+        return Ok(leftmost(page));
+    }
+    let sl = checked_slot(page, pos - 1)?;
+    Ok(page.u64_at(sl.value_offset()))
+}
+
+/// The header fields every reader of the heap relies on: count and heap
+/// start ([`heap_bounds`]), known flags, dead bytes within the heap, both
+/// fences inside the heap. Returns the count and the heap start.
+fn check_layout(page: &Page) -> Result<(usize, usize), String> {
+    let (count, heap) = heap_bounds(page)?;
+    if flags(page) & !(FLAG_LOW | FLAG_HIGH) != 0 {
+        return Err(format!("unknown flags {:#x}", flags(page)));
+    }
+    if dead_bytes(page) > PAGE_SIZE - heap {
+        return Err(format!(
+            "{} dead bytes in a heap of {}",
+            dead_bytes(page),
+            PAGE_SIZE - heap
+        ));
+    }
+    checked_fence(page, heap, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN)?;
+    checked_fence(page, heap, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN)?;
+    Ok((count, heap))
+}
+
+fn check_identity(page: &Page, tree: PageId) -> Result<(), String> {
     if magic(page) != MAGIC {
         return Err(format!("bad node magic {:#06x}", magic(page)));
     }
@@ -423,53 +595,46 @@ pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), St
             tree.0
         ));
     }
-    let raw_count = usize::from(page.u16_at(OFF_COUNT));
-    if raw_count > MAX_SLOTS {
-        return Err(format!("slot count {raw_count} exceeds {MAX_SLOTS}"));
-    }
-    let slots_end = SLOTS_START + raw_count * SLOT_SIZE;
-    let heap = heap_start(page);
-    if heap < slots_end || heap > PAGE_SIZE {
+    Ok(())
+}
+
+/// The O(1) check run before a node is modified (do path and redo): a live
+/// node of `tree` at `level` whose header is in range (count, heap start,
+/// flags, dead bytes, fence locations). It reads no slot: each
+/// modification checks the slots it touches itself, so a corrupt page is
+/// an error, not a panic, without walking every slot of the page.
+pub(crate) fn check_header(page: &Page, tree: PageId, level: u8) -> Result<(), String> {
+    check_identity(page, tree)?;
+    if self::level(page) != level {
         return Err(format!(
-            "heap start {heap} outside [{slots_end}, {PAGE_SIZE}]"
+            "node at level {}, expected {level}",
+            self::level(page)
         ));
     }
-    if flags(page) & !(FLAG_LOW | FLAG_HIGH) != 0 {
-        return Err(format!("unknown flags {:#x}", flags(page)));
-    }
-    let mut used = 0usize;
-    let in_heap = |off: usize, len: usize| off >= heap && off + len <= PAGE_SIZE;
-    for (flag, off_field, len_field) in [
-        (FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN),
-        (FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN),
-    ] {
-        if flags(page) & flag != 0 {
-            let off = usize::from(page.u16_at(off_field));
-            let len = usize::from(page.u16_at(len_field));
-            if !in_heap(off, len) || len > MAX_KEY_LEN {
-                return Err(format!("fence at {off}+{len} outside the heap"));
-            }
-            used += len;
-        }
-    }
+    check_layout(page).map(|_| ())
+}
+
+/// The full O(n) check of a stable page: [`check_header`]'s fields (all
+/// but the level), every slot inside the heap and within the limits, and
+/// the heap accounting (live entry and fence bytes plus dead bytes equal
+/// the heap). Slot heads against keys are [`check_heads`], run by
+/// `verify`; key order and fences against neighbours are
+/// [`crate::verify`]'s business. Run by `verify()` and on every leaf a
+/// scan copies (which then reads all its slots).
+pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), String> {
+    let _ = page_id;
+    check_identity(page, tree)?;
+    let (count, heap) = check_layout(page)?;
+    let mut used = [low_fence(page), high_fence(page)]
+        .iter()
+        .flatten()
+        .map(|fence| fence.len())
+        .sum::<usize>();
     let is_inner = level(page) > 0;
-    for i in 0..raw_count {
+    for i in 0..count {
         let sl = slot(page, i);
-        if !in_heap(sl.offset, sl.entry_len()) {
-            return Err(format!(
-                "slot {i} at {}+{} outside the heap",
-                sl.offset,
-                sl.entry_len()
-            ));
-        }
-        if sl.key_len > MAX_KEY_LEN || sl.entry_len() > MAX_ENTRY_LEN {
-            return Err(format!(
-                "slot {i} entry of {} bytes too large",
-                sl.entry_len()
-            ));
-        }
-        if is_inner && sl.value_len != 8 {
-            return Err(format!("inner slot {i} has a {}-byte child", sl.value_len));
+        if !slot_fits(&sl, heap, is_inner) {
+            return Err(slot_error(i, &sl, heap));
         }
         used += sl.entry_len();
     }
@@ -492,4 +657,41 @@ pub(crate) fn check_heads(page: &Page) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn word_and_slice_comparisons_agree(
+            fill in any::<u8>(),
+            offset in prop_oneof![0usize..64, (PAGE_SIZE - 64)..(PAGE_SIZE + 16)],
+            len in 0usize..600,
+            key in prop::collection::vec(
+                prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), any::<u8>()],
+                0..40,
+            ),
+            stored_key_prefix in any::<bool>(),
+        ) {
+            // Proves the racy source's 8-byte-word comparison and the stable
+            // page's slice comparison both order stored bytes exactly as
+            // comparing a copy of them (at most MAX_KEY_LEN bytes), including
+            // partial last words; ranges running past the page end (a
+            // corrupt slot) give some answer without panicking.
+            let mut page = Box::new([fill; PAGE_SIZE]);
+            if stored_key_prefix && offset < PAGE_SIZE {
+                let n = key.len().min(PAGE_SIZE - offset);
+                page[offset..offset + n].copy_from_slice(&key[..n]);
+            }
+            let words = compare_words(&*page, offset, len, &key);
+            let slices = page.compare_bytes(offset, len, &key);
+            if let Some(stored) = page.get(offset..offset + len.min(MAX_KEY_LEN)) {
+                prop_assert_eq!(words, stored.cmp(key.as_slice()));
+                prop_assert_eq!(slices, stored.cmp(key.as_slice()));
+            }
+        }
+    }
 }

@@ -1,22 +1,62 @@
 //! Node-local modifications on a page held exclusively (or a private copy).
 //!
-//! Each function keeps the layout of `node.rs` intact; callers check the node
-//! with [`node::check`] before the first modification, so the assertions here
-//! guard invariants, not disk input. Each structural change of the tree
-//! (insert into a leaf, split, new root, unlink of an empty leaf) is built from
-//! these by `apply.rs`, whose functions the do path and WAL redo share.
+//! Each function keeps the layout of `node.rs` intact. Callers check only
+//! the node header before a modification ([`node::check_header`], O(1));
+//! every function here validates what it reads itself: the slots it
+//! touches ([`node::checked_slot`]: offset and length inside the heap
+//! before anything is sliced), and, when it reads every slot (compaction,
+//! [`split_plan`]), each one as it goes. Every function is all-or-nothing:
+//! an error (a corrupt page or arguments that do not fit it) leaves the
+//! page unchanged, and nothing panics or writes out of bounds on any page
+//! bytes. The heap accounting (live + dead = heap size) is not checked per
+//! modification: a function that would rely on it checks what it needs
+//! (dead bytes never exceed the heap; compaction verifies the accounting,
+//! since it reads every entry anyway, and never places more bytes than the
+//! heap holds). `node::check` checks it in full for `verify()`.
+//!
+//! Each structural change of the tree (insert into a leaf, split, new
+//! root, unlink of an empty leaf) is built from these by `apply.rs`, whose
+//! functions the do path and WAL redo share.
 
 use crate::node::{
-    self, FENCE_RESERVE, FLAG_HIGH, FLAG_LOW, MAGIC, OFF_COUNT, OFF_DEAD, OFF_FLAGS,
-    OFF_HEAP_START, OFF_HIGH_LEN, OFF_HIGH_OFF, OFF_LEFT, OFF_LEFTMOST, OFF_LEVEL, OFF_LOW_LEN,
-    OFF_LOW_OFF, OFF_MAGIC, OFF_RIGHT, OFF_TREE, SLOT_SIZE, SLOTS_START,
+    self, FENCE_RESERVE, FLAG_HIGH, FLAG_LOW, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, OFF_COUNT,
+    OFF_DEAD, OFF_FLAGS, OFF_HEAP_START, OFF_HIGH_LEN, OFF_HIGH_OFF, OFF_LEFT, OFF_LEFTMOST,
+    OFF_LEVEL, OFF_LOW_LEN, OFF_LOW_OFF, OFF_MAGIC, OFF_RIGHT, OFF_TREE, SLOT_SIZE, SLOTS_START,
 };
 use folio_page::{PAGE_SIZE, Page, PageId, PageType, header_lsn, init_page, set_header_lsn};
 
-/// Not enough free space in the node for the change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NoSpace;
+/// Why a modification was refused; the page is unchanged either way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NodeError {
+    /// Not enough free space in the node for the change.
+    NoSpace,
+    /// The page is corrupt where the change reads it, or the arguments do
+    /// not fit the page (a slot beyond the count, an oversized entry).
+    Invalid(String),
+}
 
+impl NodeError {
+    /// The reason as a string, `no_space` for [`NodeError::NoSpace`].
+    pub(crate) fn reason(self, no_space: &str) -> String {
+        match self {
+            NodeError::NoSpace => no_space.to_string(),
+            NodeError::Invalid(reason) => reason,
+        }
+    }
+}
+
+impl From<String> for NodeError {
+    fn from(reason: String) -> NodeError {
+        NodeError::Invalid(reason)
+    }
+}
+
+fn invalid<T>(reason: impl Into<String>) -> Result<T, NodeError> {
+    Err(NodeError::Invalid(reason.into()))
+}
+
+/// Writes a 16-bit header or slot field. Every value written is a page
+/// offset or a length bounded by the page size (checked before writing).
 fn put_u16(page: &mut Page, offset: usize, value: usize) {
     assert!(value <= usize::from(u16::MAX));
     page[offset..offset + 2].copy_from_slice(&(value as u16).to_le_bytes());
@@ -27,7 +67,9 @@ fn put_u64(page: &mut Page, offset: usize, value: u64) {
 }
 
 /// Formats `page` as an empty node. The page LSN is kept (it must never go
-/// backwards); everything else is rewritten.
+/// backwards); everything else is rewritten. Fences are keys (at most
+/// [`MAX_KEY_LEN`] bytes, which callers check): both always fit an empty
+/// node.
 pub(crate) fn init(
     page: &mut Page,
     level: u8,
@@ -35,6 +77,10 @@ pub(crate) fn init(
     low: Option<&[u8]>,
     high: Option<&[u8]>,
 ) {
+    assert!(
+        low.is_none_or(|f| f.len() <= MAX_KEY_LEN) && high.is_none_or(|f| f.len() <= MAX_KEY_LEN),
+        "fences are keys"
+    );
     let lsn = header_lsn(page);
     let page_type = if level == 0 {
         PageType::BtreeLeaf
@@ -47,19 +93,22 @@ pub(crate) fn init(
     page[OFF_LEVEL] = level;
     page[OFF_FLAGS] = 0;
     put_u16(page, OFF_COUNT, 0);
-    put_u16(page, OFF_HEAP_START, PAGE_SIZE);
     put_u16(page, OFF_DEAD, 0);
     put_u64(page, OFF_TREE, tree.0);
-    if let Some(low) = low {
-        let off = heap_alloc(page, low.len());
-        page[off..off + low.len()].copy_from_slice(low);
-        put_u16(page, OFF_LOW_OFF, off);
-        put_u16(page, OFF_LOW_LEN, low.len());
-        page[OFF_FLAGS] |= FLAG_LOW;
+    let mut heap = PAGE_SIZE;
+    for (fence, flag, off_field, len_field) in [
+        (low, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN),
+        (high, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN),
+    ] {
+        if let Some(fence) = fence {
+            heap -= fence.len();
+            page[heap..heap + fence.len()].copy_from_slice(fence);
+            put_u16(page, off_field, heap);
+            put_u16(page, len_field, fence.len());
+            page[OFF_FLAGS] |= flag;
+        }
     }
-    if let Some(high) = high {
-        set_high_fence(page, Some(high));
-    }
+    put_u16(page, OFF_HEAP_START, heap);
 }
 
 /// Marks a node as no longer a node (before it is freed), so a scan holding a
@@ -80,88 +129,117 @@ pub(crate) fn set_leftmost(page: &mut Page, id: u64) {
     put_u64(page, OFF_LEFTMOST, id);
 }
 
-/// Takes `len` bytes from the bottom of the heap; the caller made room.
-fn heap_alloc(page: &mut Page, len: usize) -> usize {
+/// Bytes between the slot array and the heap, for a node with `count`
+/// slots and heap start `heap` from [`node::heap_bounds`].
+fn gap(count: usize, heap: usize) -> usize {
+    heap - (SLOTS_START + count * SLOT_SIZE)
+}
+
+/// Whether inserting `len` entry bytes (plus their slot) needs a compaction
+/// first: the gap between slots and heap is too small. The do path then
+/// applies the insert to a private copy before logging it (`logging.rs`),
+/// because compaction reads every entry and may find the page corrupt.
+pub(crate) fn insert_compacts(page: &Page, len: usize) -> bool {
     let slots_end = SLOTS_START + node::count(page) * SLOT_SIZE;
-    let start = node::heap_start(page);
-    assert!(start >= slots_end + len, "heap_alloc without room");
-    let off = start - len;
-    put_u16(page, OFF_HEAP_START, off);
-    off
+    node::heap_start(page).saturating_sub(slots_end) < SLOT_SIZE + len
 }
 
-fn add_dead(page: &mut Page, len: usize) {
-    let dead = node::dead_bytes(page) + len;
-    put_u16(page, OFF_DEAD, dead);
-}
-
-/// Makes `need` contiguous bytes available between slots and heap,
-/// compacting if the dead bytes make up the difference.
-fn make_room(page: &mut Page, need: usize) -> Result<(), NoSpace> {
-    let slots_end = SLOTS_START + node::count(page) * SLOT_SIZE;
-    let gap = node::heap_start(page) - slots_end;
-    if gap >= need {
-        return Ok(());
-    }
-    if gap + node::dead_bytes(page) < need {
-        return Err(NoSpace);
-    }
-    compact(page);
-    Ok(())
-}
-
-/// Rewrites the heap without dead bytes.
-pub(crate) fn compact(page: &mut Page) {
-    let copy = Box::new(*page);
-    let count = node::count(page);
-    put_u16(page, OFF_HEAP_START, PAGE_SIZE);
-    put_u16(page, OFF_DEAD, 0);
-    // Slots keep their positions; only their offsets change. Temporarily
-    // mark the slot array empty so heap_alloc's bound covers it correctly.
-    let place = |page: &mut Page, bytes: &[u8]| {
-        let start = node::heap_start(page);
-        let off = start - bytes.len();
-        assert!(
-            off >= SLOTS_START + count * SLOT_SIZE,
-            "compaction overflow"
-        );
-        page[off..off + bytes.len()].copy_from_slice(bytes);
-        put_u16(page, OFF_HEAP_START, off);
-        off
+/// The page with its heap rewritten without dead bytes (fences first, then
+/// the entries in slot order, packed down from the page end), built on a
+/// copy: `page` itself is never changed. Every fence and slot is checked
+/// to lie inside the heap before its bytes are copied, no byte is placed
+/// below the slot array, and the live bytes found plus the dead bytes must
+/// equal the heap (the accounting `fits` relies on).
+pub(crate) fn compacted(page: &Page) -> Result<Box<Page>, NodeError> {
+    let (count, heap) = node::heap_bounds(page)?;
+    let slots_end = SLOTS_START + count * SLOT_SIZE;
+    let mut out = Box::new(*page);
+    let mut top = PAGE_SIZE;
+    let mut place = |out: &mut Page, bytes: &[u8]| {
+        if bytes.len() > top - slots_end {
+            return invalid("compaction: live heap bytes exceed the space for the heap");
+        }
+        top -= bytes.len();
+        out[top..top + bytes.len()].copy_from_slice(bytes);
+        Ok(top)
     };
-    if let Some(low) = node::low_fence(&copy) {
-        let off = place(page, low);
-        put_u16(page, OFF_LOW_OFF, off);
+    if let Some(low) = node::checked_low_fence(page)? {
+        let off = place(&mut out, low)?;
+        put_u16(&mut out, OFF_LOW_OFF, off);
     }
-    if let Some(high) = node::high_fence(&copy) {
-        let off = place(page, high);
-        put_u16(page, OFF_HIGH_OFF, off);
+    if let Some(high) = node::checked_high_fence(page)? {
+        let off = place(&mut out, high)?;
+        put_u16(&mut out, OFF_HIGH_OFF, off);
     }
     for i in 0..count {
-        let sl = node::slot(&*copy, i);
-        let off = place(page, &copy[sl.offset..sl.offset + sl.entry_len()]);
-        put_u16(page, SLOTS_START + i * SLOT_SIZE + 8, off);
+        let sl = node::checked_slot(page, i)?;
+        let off = place(&mut out, &page[sl.offset..sl.offset + sl.entry_len()])?;
+        put_u16(&mut out, SLOTS_START + i * SLOT_SIZE + 8, off);
     }
+    let live = PAGE_SIZE - top;
+    let dead = node::dead_bytes(page);
+    if live + dead != PAGE_SIZE - heap {
+        return invalid(format!(
+            "heap accounting: {live} live + {dead} dead != {} in use",
+            PAGE_SIZE - heap
+        ));
+    }
+    put_u16(&mut out, OFF_HEAP_START, top);
+    put_u16(&mut out, OFF_DEAD, 0);
+    Ok(out)
 }
 
-/// Sets the high fence (`None` = plus infinity). Always succeeds on a node
-/// that kept [`FENCE_RESERVE`] free.
-pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) {
-    if let Some(old) = node::high_fence(page) {
-        let len = old.len();
-        add_dead(page, len);
+/// Sets the high fence (`None` = plus infinity). Always succeeds on a
+/// sound node that kept [`FENCE_RESERVE`] free; an error leaves the page
+/// unchanged.
+pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) -> Result<(), NodeError> {
+    let (count, heap) = node::heap_bounds(page)?;
+    let len = high.map_or(0, <[u8]>::len);
+    if len > MAX_KEY_LEN {
+        return invalid("high fence longer than a key");
     }
-    page[OFF_FLAGS] &= !FLAG_HIGH;
-    put_u16(page, OFF_HIGH_OFF, 0);
-    put_u16(page, OFF_HIGH_LEN, 0);
-    if let Some(high) = high {
-        make_room(page, high.len()).expect("the fence reserve makes room for a high fence");
-        let off = heap_alloc(page, high.len());
-        page[off..off + high.len()].copy_from_slice(high);
+    let old_len = node::checked_high_fence(page)?.map_or(0, <[u8]>::len);
+    let dead = node::dead_bytes(page) + old_len;
+    if dead > PAGE_SIZE - heap {
+        return invalid(format!(
+            "{dead} dead bytes in a heap of {}",
+            PAGE_SIZE - heap
+        ));
+    }
+    let drop_old = |page: &mut Page| {
+        put_u16(page, OFF_DEAD, dead);
+        page[OFF_FLAGS] &= !FLAG_HIGH;
+        put_u16(page, OFF_HIGH_OFF, 0);
+        put_u16(page, OFF_HIGH_LEN, 0);
+    };
+    let place = |page: &mut Page, heap: usize, high: &[u8]| {
+        let off = heap - high.len();
+        page[off..heap].copy_from_slice(high);
+        put_u16(page, OFF_HEAP_START, off);
         put_u16(page, OFF_HIGH_OFF, off);
         put_u16(page, OFF_HIGH_LEN, high.len());
         page[OFF_FLAGS] |= FLAG_HIGH;
+    };
+    let Some(high) = high else {
+        drop_old(page);
+        return Ok(());
+    };
+    if gap(count, heap) >= len {
+        drop_old(page);
+        place(page, heap, high);
+        return Ok(());
     }
+    // The old fence's bytes are dead: squeeze them out with the rest.
+    let mut work = Box::new(*page);
+    drop_old(&mut work);
+    let mut work = compacted(&work)?;
+    let heap = node::heap_start(&*work);
+    if gap(count, heap) < len {
+        return Err(NodeError::NoSpace);
+    }
+    place(&mut work, heap, high);
+    page.copy_from_slice(&work[..]);
+    Ok(())
 }
 
 /// Whether an entry of `key_len + value_len` bytes fits while keeping the
@@ -170,23 +248,48 @@ pub(crate) fn fits(page: &Page, key_len: usize, value_len: usize) -> bool {
     SLOT_SIZE + key_len + value_len + FENCE_RESERVE <= node::free_bytes(page)
 }
 
-/// Inserts the entry at slot `index` (the caller found the position).
+/// Inserts the entry at slot `index` (the caller found the position),
+/// compacting the heap first if the gap is too small.
 pub(crate) fn insert_at(
     page: &mut Page,
     index: usize,
     key: &[u8],
     value: &[u8],
-) -> Result<(), NoSpace> {
-    let count = node::count(page);
-    assert!(index <= count, "insert_at {index} beyond {count}");
-    if !fits(page, key.len(), value.len()) {
-        return Err(NoSpace);
+) -> Result<(), NodeError> {
+    let (count, heap) = node::heap_bounds(page)?;
+    if index > count {
+        return invalid(format!("slot {index} beyond {count} slots"));
     }
-    let len = key.len() + value.len();
-    make_room(page, SLOT_SIZE + len)?;
-    let off = heap_alloc(page, len);
+    if key.len() > MAX_KEY_LEN || key.len() + value.len() > MAX_ENTRY_LEN {
+        return invalid("entry exceeds the size limits");
+    }
+    if !fits(page, key.len(), value.len()) {
+        return Err(NodeError::NoSpace);
+    }
+    let need = SLOT_SIZE + key.len() + value.len();
+    if gap(count, heap) >= need {
+        write_entry(page, count, heap, index, key, value);
+        return Ok(());
+    }
+    let mut work = compacted(page)?;
+    let heap = node::heap_start(&*work);
+    if gap(count, heap) < need {
+        // `fits` counted dead bytes that compaction, having verified the
+        // accounting, has reclaimed: unreachable, but not trusted.
+        return Err(NodeError::NoSpace);
+    }
+    write_entry(&mut work, count, heap, index, key, value);
+    page.copy_from_slice(&work[..]);
+    Ok(())
+}
+
+/// Writes the entry at the bottom of the heap and its slot at `index` of
+/// `count`; the caller checked the gap holds the entry and one more slot.
+fn write_entry(page: &mut Page, count: usize, heap: usize, index: usize, key: &[u8], value: &[u8]) {
+    let off = heap - key.len() - value.len();
     page[off..off + key.len()].copy_from_slice(key);
-    page[off + key.len()..off + len].copy_from_slice(value);
+    page[off + key.len()..heap].copy_from_slice(value);
+    put_u16(page, OFF_HEAP_START, off);
     let at = SLOTS_START + index * SLOT_SIZE;
     page.copy_within(at..SLOTS_START + count * SLOT_SIZE, at + SLOT_SIZE);
     page[at..at + 8].copy_from_slice(&node::key_head(key).to_le_bytes());
@@ -195,22 +298,42 @@ pub(crate) fn insert_at(
     put_u16(page, at + 12, value.len());
     put_u16(page, at + 14, 0);
     put_u16(page, OFF_COUNT, count + 1);
-    Ok(())
 }
 
-/// Removes slot `index`; its heap bytes become dead.
-pub(crate) fn remove_at(page: &mut Page, index: usize) {
-    let count = node::count(page);
-    assert!(index < count, "remove_at {index} beyond {count}");
-    let sl = node::slot(page, index);
+/// Checks that [`remove_at`] can remove slot `index`: the slot lies inside
+/// the heap and its bytes, once dead, do not exceed the heap.
+pub(crate) fn check_remove(page: &Page, index: usize) -> Result<(), String> {
+    removal(page, index).map(|_| ())
+}
+
+/// The slot count, new heap start and new dead bytes of removing `index`.
+fn removal(page: &Page, index: usize) -> Result<(usize, usize, usize), String> {
+    let (count, heap) = node::heap_bounds(page)?;
+    let sl = node::checked_slot(page, index)?;
+    if sl.offset == heap {
+        // The lowest entry: the heap shrinks instead.
+        return Ok((count, heap + sl.entry_len(), node::dead_bytes(page)));
+    }
+    let dead = node::dead_bytes(page) + sl.entry_len();
+    if dead > PAGE_SIZE - heap {
+        return Err(format!(
+            "{dead} dead bytes in a heap of {}",
+            PAGE_SIZE - heap
+        ));
+    }
+    Ok((count, heap, dead))
+}
+
+/// Removes slot `index`; its heap bytes become dead (or leave the heap, if
+/// they are its lowest bytes).
+pub(crate) fn remove_at(page: &mut Page, index: usize) -> Result<(), String> {
+    let (count, heap, dead) = removal(page, index)?;
     let at = SLOTS_START + index * SLOT_SIZE;
     page.copy_within(at + SLOT_SIZE..SLOTS_START + count * SLOT_SIZE, at);
     put_u16(page, OFF_COUNT, count - 1);
-    if sl.offset == node::heap_start(page) {
-        put_u16(page, OFF_HEAP_START, sl.offset + sl.entry_len());
-    } else {
-        add_dead(page, sl.entry_len());
-    }
+    put_u16(page, OFF_HEAP_START, heap);
+    put_u16(page, OFF_DEAD, dead);
+    Ok(())
 }
 
 /// Whether slot `index`'s value can become `value_len` bytes while keeping
@@ -222,20 +345,24 @@ pub(crate) fn replace_fits(page: &Page, index: usize, value_len: usize) -> bool 
             <= node::free_bytes(page) + SLOT_SIZE + sl.entry_len()
 }
 
-/// Replaces the value of slot `index`, in place when the length is unchanged.
-pub(crate) fn replace_value(page: &mut Page, index: usize, value: &[u8]) -> Result<(), NoSpace> {
-    let sl = node::slot(page, index);
+/// Replaces the value of slot `index`: in place when the length is
+/// unchanged, otherwise by removing and re-inserting the entry (on a copy,
+/// installed only if both steps succeed).
+pub(crate) fn replace_value(page: &mut Page, index: usize, value: &[u8]) -> Result<(), NodeError> {
+    let sl = node::checked_slot(page, index)?;
     if sl.value_len == value.len() {
         let at = sl.value_offset();
         page[at..at + value.len()].copy_from_slice(value);
         return Ok(());
     }
     if !replace_fits(page, index, value.len()) {
-        return Err(NoSpace);
+        return Err(NodeError::NoSpace);
     }
-    let key = node::key_at(page, index).to_vec();
-    remove_at(page, index);
-    insert_at(page, index, &key, value).expect("space was checked");
+    let mut work = Box::new(*page);
+    let key = node::checked_key(page, index)?;
+    remove_at(&mut work, index)?;
+    insert_at(&mut work, index, key, value)?;
+    page.copy_from_slice(&work[..]);
     Ok(())
 }
 
@@ -253,13 +380,16 @@ pub(crate) struct SplitPlan {
 /// Chooses the split point at the middle of the entry bytes. A leaf's
 /// separator is the shortest prefix of its first right key that is still
 /// greater than the last left key (suffix truncation); an inner node's is
-/// the key of slot `at`, which moves up.
-pub(crate) fn split_plan(page: &Page) -> SplitPlan {
-    let count = node::count(page);
-    assert!(count >= 2, "split of a node with {count} slots");
-    let total: usize = (0..count)
-        .map(|i| node::slot(page, i).entry_len() + SLOT_SIZE)
-        .sum();
+/// the key of slot `at`, which moves up. Checks every slot it sizes.
+pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
+    let (count, _) = node::heap_bounds(page)?;
+    if count < 2 {
+        return Err(format!("split of a node with {count} slots"));
+    }
+    let mut total = 0;
+    for i in 0..count {
+        total += node::checked_slot(page, i)?.entry_len() + SLOT_SIZE;
+    }
     let mut acc = 0;
     let mut at = 1;
     for i in 0..count {
@@ -269,13 +399,12 @@ pub(crate) fn split_plan(page: &Page) -> SplitPlan {
             break;
         }
     }
-    let is_leaf = node::level(page) == 0;
     // Each side keeps at least one slot; an inner node's slot `at` moves up,
     // so its right side may be left with only a leftmost child.
     let at = at.clamp(1, count - 1);
-    let separator = if is_leaf {
-        let last_left = node::key_at(page, at - 1);
-        let first_right = node::key_at(page, at);
+    let first_right = node::checked_key(page, at)?;
+    let separator = if node::level(page) == 0 {
+        let last_left = node::checked_key(page, at - 1)?;
         let common = last_left
             .iter()
             .zip(first_right)
@@ -283,9 +412,9 @@ pub(crate) fn split_plan(page: &Page) -> SplitPlan {
             .count();
         first_right[..(common + 1).min(first_right.len())].to_vec()
     } else {
-        node::key_at(page, at).to_vec()
+        first_right.to_vec()
     };
-    SplitPlan { at, separator }
+    Ok(SplitPlan { at, separator })
 }
 
 #[cfg(test)]
@@ -333,10 +462,10 @@ mod tests {
             assert_eq!(lower_bound(&*page, k), (i, true));
             assert_eq!(upper_bound(&*page, k), i + 1);
         }
-        remove_at(&mut page, 2);
+        remove_at(&mut page, 2).unwrap();
         sorted.remove(2);
         node::check(&page, PageId(1), PageId(9)).unwrap();
-        compact(&mut page);
+        page = compacted(&page).unwrap();
         node::check(&page, PageId(1), PageId(9)).unwrap();
         node::check_heads(&page).unwrap();
         assert_eq!(keys(&page), sorted);
@@ -359,7 +488,7 @@ mod tests {
             n += 1;
         }
         assert!(n > 40, "a leaf holds {n} entries of 108 bytes");
-        let plan = split_plan(&page);
+        let plan = split_plan(&page).unwrap();
         let mut left = leaf();
         let mut right = leaf();
         crate::apply::build_left(&mut left, &page, plan.at, &plan.separator, (0, 3)).unwrap();
@@ -406,7 +535,7 @@ mod tests {
         while insert_at(&mut page, n as usize, &n.to_be_bytes(), &[0u8; 37]).is_ok() {
             n += 1;
         }
-        set_high_fence(&mut page, Some(&[0xFF; node::MAX_KEY_LEN]));
+        set_high_fence(&mut page, Some(&[0xFF; node::MAX_KEY_LEN])).unwrap();
         node::check(&page, PageId(1), PageId(9)).unwrap();
         assert_eq!(
             node::high_fence(&page).map(<[u8]>::len),

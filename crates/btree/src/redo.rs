@@ -53,7 +53,7 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
             check_block_count(record, 1..=1)?;
             let data = &record.blocks[0].data;
             let entry = decode_entry(data, rtype != wal_records::DELETE)?;
-            check_node(page, page_id, 0)?;
+            check_node(page, 0)?;
             match rtype {
                 wal_records::INSERT => {
                     apply::insert_entry(page, entry.index, entry.key, entry.value)
@@ -70,18 +70,22 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
             let (left, new) = (block_id(record, 0)?, block_id(record, 1)?);
             match block {
                 0 => {
-                    check_node(page, page_id, main.level)?;
-                    let source = Box::new(*page);
-                    let links = (node::left(&*source), new.0);
-                    apply::build_left(page, &source, main.at, main.separator, links)
+                    check_node(page, main.level)?;
+                    // Built on a copy, installed only if the whole left
+                    // half was built: a failure leaves the page untouched.
+                    let mut left_half = Box::new(*page);
+                    let links = (node::left(page), new.0);
+                    apply::build_left(&mut left_half, page, main.at, main.separator, links)?;
+                    page.copy_from_slice(&left_half[..]);
+                    Ok(())
                 }
                 1 => fresh(),
                 2 => {
-                    check_node(page, page_id, parent_level(main.level)?)?;
+                    check_node(page, parent_level(main.level)?)?;
                     apply::insert_separator(page, main.pos, main.separator, left, new)
                 }
                 _ => {
-                    check_node(page, page_id, main.level)?;
+                    check_node(page, main.level)?;
                     apply::relink_left(page, left, new)
                 }
             }
@@ -91,7 +95,7 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
             let main = RootSplitMain::decode(&record.data)?;
             match block {
                 0 => {
-                    check_node(page, page_id, main.level)?;
+                    check_node(page, main.level)?;
                     let children = (block_id(record, 1)?, block_id(record, 2)?);
                     apply::grow_root(page, page_id, main.level, main.separator, children)
                 }
@@ -104,20 +108,20 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
             let (left, leaf) = (block_id(record, 1)?, block_id(record, 2)?);
             match block {
                 0 => {
-                    check_node(page, page_id, 1)?;
+                    check_node(page, 1)?;
                     apply::remove_child(page, main.pos, left, leaf)
                 }
                 1 => {
-                    check_node(page, page_id, 0)?;
+                    check_node(page, 0)?;
                     let right = record.blocks.get(3).map_or(0, |b| b.page_id.0);
                     apply::absorb_right(page, leaf, main.high, right)
                 }
                 2 => {
-                    check_node(page, page_id, 0)?;
+                    check_node(page, 0)?;
                     apply::clear_leaf(page)
                 }
                 _ => {
-                    check_node(page, page_id, 0)?;
+                    check_node(page, 0)?;
                     apply::relink_left(page, leaf, left)
                 }
             }

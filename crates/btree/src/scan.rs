@@ -252,11 +252,11 @@ impl Scan<'_> {
         }
     }
 
-    /// Takes the in-range entries of the copied leaf on the unscanned side of
-    /// `boundary` and decides the next step.
+    /// Takes the in-range entries of the copied leaf (checked by `node::check`
+    /// when it was copied) on the unscanned side of `boundary` and decides
+    /// the next step.
     fn consume(&mut self, page_id: PageId, boundary: Option<Vec<u8>>) -> Result<(), BtreeError> {
         let page = &*self.page;
-        node::check(page, self.tree.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))?;
         let count = node::count(page);
         let mut start = match &self.lower {
             Bound::Included(k) => node::lower_bound(page, k).0,
@@ -346,7 +346,8 @@ fn lower_admits(lower: &Bound<Vec<u8>>, low: &[u8]) -> bool {
 }
 
 /// Descends to the leaf for `target` and copies it under a validated
-/// optimistic read; restarts until the copy is consistent.
+/// optimistic read; restarts until the copy is consistent. The copy is then
+/// checked in full (`node::check`), since a scan reads all its slots.
 pub(crate) fn copy_leaf(
     tree: &Tree,
     target: Target<'_>,
@@ -357,7 +358,9 @@ pub(crate) fn copy_leaf(
         let leaf = tree.descend(target, 0)?.node;
         leaf.read_bytes(0, &mut page[..]);
         if leaf.validate().is_ok() {
-            return Ok(leaf.page_id());
+            let page_id = leaf.page_id();
+            node::check(page, tree.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))?;
+            return Ok(page_id);
         }
         counters::restart(&mut attempt);
     }

@@ -28,7 +28,7 @@ impl Tree {
                     counters::restart(&mut attempt);
                     continue;
                 };
-                self.check_node(&root)?;
+                self.check_node(&root, level)?;
                 if node::free_bytes(&root) >= need + FENCE_RESERVE || node::count(&*root) < 2 {
                     return Ok(());
                 }
@@ -42,12 +42,13 @@ impl Tree {
                 counters::restart(&mut attempt);
                 continue;
             };
-            self.check_node(&parent)?;
-            self.check_node(&child)?;
+            self.check_node(&parent, level + 1)?;
+            self.check_node(&child, level)?;
             if node::free_bytes(&child) >= need + FENCE_RESERVE || node::count(&*child) < 2 {
                 return Ok(());
             }
-            let plan = node_mut::split_plan(&child);
+            let plan = node_mut::split_plan(&child)
+                .map_err(|r| BtreeError::corrupt(child.page_id(), r))?;
             if !node_mut::fits(&parent, plan.separator.len(), 8) {
                 drop(child);
                 drop(parent);
@@ -58,9 +59,16 @@ impl Tree {
         }
     }
 
-    pub(crate) fn check_node(&self, guard: &ExclusiveGuard<'_>) -> Result<(), BtreeError> {
+    /// The O(1) header check of a latched node of this tree at `level`,
+    /// before it is modified (`node::check_header`; the modification checks
+    /// the slots it reads).
+    pub(crate) fn check_node(
+        &self,
+        guard: &ExclusiveGuard<'_>,
+        level: u8,
+    ) -> Result<(), BtreeError> {
         let page_id = guard.page_id();
-        node::check(guard, self.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))
+        node::check_header(guard, self.root, level).map_err(|r| BtreeError::corrupt(page_id, r))
     }
 
     /// The structural change "split a non-root node" (record `SPLIT`):
@@ -174,7 +182,7 @@ impl Tree {
         let afters = (|| {
             let (left_id, right_id) = (left.page_id(), right.page_id());
             let corrupt = |reason| BtreeError::corrupt(self.root, reason);
-            let plan = node_mut::split_plan(root);
+            let plan = node_mut::split_plan(root).map_err(corrupt)?;
             let level = node::level(&**root);
             let sep = plan.separator.as_slice();
             let mut left_after = After::copy_of(&left, true);

@@ -58,6 +58,9 @@ impl BufferPool {
                 }
                 continue;
             }
+            if self.huge_pages_active() {
+                self.leave_huge_pages();
+            }
             let round = self.evict_round()?;
             if round.candidates == 0 {
                 idle_rounds += 1;

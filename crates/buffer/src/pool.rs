@@ -33,6 +33,11 @@ pub struct PoolConfig {
     pub checksums: bool,
     /// Pages evicted per eviction round.
     pub eviction_batch_pages: usize,
+    /// Back the frames of the first `pool_size_bytes` of the database with
+    /// transparent huge pages while the database fits in the pool (fewer
+    /// TLB misses on cached workloads); huge pages are given up at the first
+    /// eviction or the first page beyond that prefix (README "Huge pages").
+    pub huge_pages: bool,
 }
 
 impl Default for PoolConfig {
@@ -42,6 +47,7 @@ impl Default for PoolConfig {
             max_database_bytes: 64 << 30,
             checksums: true,
             eviction_batch_pages: 64,
+            huge_pages: true,
         }
     }
 }
@@ -78,6 +84,10 @@ pub struct BufferPool {
     pub(crate) clock_hand: AtomicU64,
     pub(crate) batch_pages: usize,
     pub(crate) checksums: bool,
+    /// Pages whose frames were advised to use huge pages (0: none).
+    huge_prefix_pages: u64,
+    /// Whether the pool is still in its huge-page phase.
+    huge_active: AtomicBool,
     /// Set when a sync failed: no further writes (DESIGN §5).
     pub(crate) poisoned: AtomicBool,
     pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
@@ -196,6 +206,12 @@ impl BufferPool {
         let frames = Region::reserve((max_pages * page_bytes) as usize).map_err(region_error)?;
         let states =
             Region::reserve(max_pages as usize * size_of::<AtomicU64>()).map_err(region_error)?;
+        let huge_prefix_pages = if config.huge_pages {
+            frames.advise_huge((pool_pages.min(max_pages) * page_bytes) as usize, true) as u64
+                / page_bytes
+        } else {
+            0
+        };
         Ok(BufferPool {
             file,
             frames,
@@ -209,6 +225,8 @@ impl BufferPool {
                 .eviction_batch_pages
                 .clamp(1, pool_pages as usize / 2),
             checksums,
+            huge_prefix_pages,
+            huge_active: AtomicBool::new(huge_prefix_pages > 0),
             poisoned: AtomicBool::new(false),
             wal: RwLock::new(None),
             meta_logger: RwLock::new(None),
@@ -544,9 +562,54 @@ impl BufferPool {
         }
     }
 
+    /// Whether the frames of the first pages are still backed by huge pages
+    /// (README "Huge pages").
+    pub fn huge_pages_active(&self) -> bool {
+        self.huge_active.load(Relaxed)
+    }
+
+    /// Ends the huge-page phase (README "Huge pages"), once: no new huge
+    /// pages in the prefix, and the memory behind every prefix frame that
+    /// holds no page is released, so from here on the pool's memory is its
+    /// resident frames again. Each such frame is latched (Evicted →
+    /// exclusive, one CAS; a page being faulted in is not Evicted and is
+    /// skipped) while it is discarded.
+    pub(crate) fn leave_huge_pages(&self) {
+        if !self.huge_active.swap(false, Relaxed) {
+            return;
+        }
+        self.frames
+            .advise_huge((self.huge_prefix_pages * PAGE_SIZE as u64) as usize, false);
+        const CHUNK: usize = 4096;
+        let mut locked = Vec::with_capacity(CHUNK);
+        let mut page = 0;
+        while page < self.huge_prefix_pages {
+            locked.clear();
+            while page < self.huge_prefix_pages && locked.len() < CHUNK {
+                let word = self.state_word(page);
+                let seen = state::load(word);
+                if seen.state() == EVICTED
+                    && let Some(latched) = seen.lock_exclusive()
+                    && state::try_transition(word, seen, latched).is_ok()
+                {
+                    locked.push(page);
+                }
+                page += 1;
+            }
+            let offsets: Vec<usize> = locked.iter().map(|&p| p as usize * PAGE_SIZE).collect();
+            self.frames.discard_many(&offsets, PAGE_SIZE);
+            for &p in &locked {
+                state::unlock_exclusive(self.state_word(p), EVICTED, false);
+            }
+        }
+    }
+
     /// Reserves a frame for `page_id` (exclusively latched, Evicted before)
     /// and fills it. On error nothing stays reserved or resident.
     fn load_frame(&self, page_id: PageId, fill: Fill) -> Result<(), BufferError> {
+        if page_id.0 >= self.huge_prefix_pages && self.huge_active.load(Relaxed) {
+            self.leave_huge_pages();
+        }
         self.reserve_frame()?;
         let frame = self.frame(page_id.0);
         let result = match fill {

@@ -26,20 +26,45 @@ unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
 
 impl Region {
-    /// Reserves `len_bytes` (> 0) of zeroed, lazily backed memory.
+    /// Reserves `len_bytes` (> 0) of zeroed, lazily backed memory, starting
+    /// on a [`HUGE_PAGE`] boundary (so a prefix of it can be backed by
+    /// transparent huge pages: [`Region::advise_huge`]).
     pub(crate) fn reserve(len_bytes: usize) -> io::Result<Region> {
         assert!(len_bytes > 0);
+        let len_bytes = len_bytes
+            .checked_next_multiple_of(OS_PAGE)
+            .ok_or_else(|| io::Error::other("region too large"))?;
+        let padded = len_bytes
+            .checked_add(HUGE_PAGE)
+            .ok_or_else(|| io::Error::other("region too large"))?;
         // SAFETY: a fresh anonymous mapping at an address the kernel chooses
         // aliases no existing Rust object.
-        let base = unsafe {
+        let raw = unsafe {
             rustix::mm::mmap_anonymous(
                 std::ptr::null_mut(),
-                len_bytes,
+                padded,
                 ProtFlags::READ | ProtFlags::WRITE,
                 MapFlags::PRIVATE | MapFlags::NORESERVE,
             )
-        }?;
-        let base = NonNull::new(base.cast::<u8>())
+        }?
+        .cast::<u8>();
+        // Unmap the padding around a huge-page-aligned start. mmap returns
+        // page-aligned memory and every length here is a page multiple, so
+        // both trimmed ranges are whole pages.
+        let head = raw.align_offset(HUGE_PAGE);
+        let tail = padded - head - len_bytes;
+        // SAFETY: both ranges lie inside the fresh mapping, outside the part
+        // kept, and nothing refers to them.
+        unsafe {
+            if head > 0 {
+                rustix::mm::munmap(raw.cast::<c_void>(), head)?;
+            }
+            if tail > 0 {
+                rustix::mm::munmap(raw.add(head + len_bytes).cast::<c_void>(), tail)?;
+            }
+        }
+        // SAFETY: head < padded, so the pointer stays inside the mapping.
+        let base = NonNull::new(unsafe { raw.add(head) })
             .ok_or_else(|| io::Error::other("mmap returned null"))?;
         let self_pidfd =
             rustix::process::pidfd_open(rustix::process::getpid(), PidfdFlags::empty()).ok();
@@ -48,6 +73,28 @@ impl Region {
             len_bytes,
             self_pidfd,
         })
+    }
+
+    /// Asks the kernel to back `[0, len_bytes)` with transparent huge pages
+    /// (`MADV_HUGEPAGE`; `on = false`: `MADV_NOHUGEPAGE`, which stops new
+    /// huge pages there but does not split existing ones). `len_bytes` is
+    /// rounded down to whole huge pages; returns the bytes advised (0 when
+    /// the kernel has no transparent huge pages).
+    pub(crate) fn advise_huge(&self, len_bytes: usize, on: bool) -> usize {
+        let len = len_bytes.min(self.len_bytes) / HUGE_PAGE * HUGE_PAGE;
+        if len == 0 {
+            return 0;
+        }
+        let advice = if on {
+            Advice::LinuxHugepage
+        } else {
+            Advice::LinuxNoHugepage
+        };
+        // SAFETY: the range lies inside this mapping and is huge-page
+        // aligned; the advice changes how memory is backed, never its
+        // contents.
+        let result = unsafe { rustix::mm::madvise(self.base().cast::<c_void>(), len, advice) };
+        if result.is_ok() { len } else { 0 }
     }
 
     #[inline(always)]
@@ -141,6 +188,11 @@ impl Region {
         }
     }
 }
+
+/// The x86-64 (and common aarch64) transparent huge page size.
+pub(crate) const HUGE_PAGE: usize = 2 << 20;
+/// The smallest page size Linux maps (mmap lengths are rounded to it).
+const OS_PAGE: usize = 4096;
 
 /// Ranges per `process_madvise` call (the kernel's UIO_MAXIOV is 1024).
 const IOV_BATCH: usize = 512;

@@ -407,3 +407,125 @@ fn real_files_round_trip() {
         assert_eq!(read_counter(&pool, PageId(page)).unwrap(), page - 1);
     }
 }
+
+/// Allocates `n` pages, each filled with its (page, counter = page) pattern.
+fn allocate_patterned(pool: &BufferPool, n: usize) -> Vec<PageId> {
+    (0..n)
+        .map(|_| {
+            let mut page = pool.allocate().unwrap();
+            let id = page.page_id().0;
+            fill_pattern(&mut page, id, id);
+            page.page_id()
+        })
+        .collect()
+}
+
+fn huge_config(frames: u64) -> folio_buffer::PoolConfig {
+    folio_buffer::PoolConfig {
+        max_database_bytes: 256 << 20,
+        ..config(frames, true)
+    }
+}
+
+#[test]
+fn huge_page_phase_lasts_while_the_database_fits_and_ends_at_the_first_eviction() {
+    // Proves the huge-page phase (README "Huge pages"): on while every page
+    // fits in the pool's prefix, over at the first eviction, with every
+    // page's contents intact on both sides of the switch.
+    let file = MemFile::new();
+    let pool = BufferPool::create(file.clone(), huge_config(512)).unwrap();
+    if !pool.huge_pages_active() {
+        eprintln!("skipped: this kernel has no transparent huge pages");
+        return;
+    }
+    let first = allocate_patterned(&pool, 400);
+    assert!(
+        pool.huge_pages_active(),
+        "401 pages fit the 512-page prefix"
+    );
+    assert_eq!(pool.stats().evictions, 0);
+    let second = allocate_patterned(&pool, 700);
+    assert!(!pool.huge_pages_active(), "eviction ends the phase");
+    assert!(pool.stats().evictions > 0);
+    for &id in first.iter().chain(&second) {
+        assert_eq!(read_counter(&pool, id).unwrap(), id.0);
+    }
+    pool.check_invariants().unwrap();
+}
+
+#[test]
+fn huge_page_phase_ends_at_the_first_page_beyond_the_prefix() {
+    // Proves the other trigger: 600 frames give a 512-page (4 MiB) prefix;
+    // page 512 lies beyond it and ends the phase before any eviction.
+    let file = MemFile::new();
+    let pool = BufferPool::create(file.clone(), huge_config(600)).unwrap();
+    if !pool.huge_pages_active() {
+        eprintln!("skipped: this kernel has no transparent huge pages");
+        return;
+    }
+    let ids = allocate_patterned(&pool, 510);
+    assert!(pool.huge_pages_active(), "pages 0..=510 are in the prefix");
+    let more = allocate_patterned(&pool, 40);
+    assert!(!pool.huge_pages_active());
+    assert_eq!(pool.stats().evictions, 0, "550 pages fit 600 frames");
+    for &id in ids.iter().chain(&more) {
+        assert_eq!(read_counter(&pool, id).unwrap(), id.0);
+    }
+}
+
+#[test]
+fn huge_pages_off_and_small_pools_never_use_them() {
+    let file = MemFile::new();
+    let off = BufferPool::create(
+        file.clone(),
+        folio_buffer::PoolConfig {
+            huge_pages: false,
+            ..huge_config(512)
+        },
+    )
+    .unwrap();
+    assert!(!off.huge_pages_active());
+    drop(off);
+    // 8 frames are less than one huge page.
+    let small = BufferPool::create(MemFile::new(), config(8, true)).unwrap();
+    assert!(!small.huge_pages_active());
+}
+
+#[test]
+fn optimistic_scalar_reads_match_the_bytes_at_every_offset() {
+    // Proves the word-load implementation of read_u16/u32/u64 (aligned,
+    // straddling two words, and past the page end, which reads as zeros)
+    // against the page's bytes at every offset.
+    let file = MemFile::new();
+    let pool = create(&file, 8, true);
+    let id = {
+        let mut page = pool.allocate().unwrap();
+        for (i, byte) in page.iter_mut().enumerate() {
+            *byte = (i as u8).wrapping_mul(37).wrapping_add((i >> 8) as u8);
+        }
+        page.page_id()
+    };
+    let bytes: Vec<u8> = pool.shared(id).unwrap().to_vec();
+    let at = |offset: usize, n: usize| -> u64 {
+        let mut b = [0u8; 8];
+        for (k, slot) in b.iter_mut().take(n).enumerate() {
+            *slot = bytes.get(offset + k).copied().unwrap_or(0);
+        }
+        u64::from_le_bytes(b)
+    };
+    let guard = pool.optimistic(id).unwrap();
+    for offset in 0..PAGE_SIZE + 16 {
+        assert_eq!(
+            u64::from(guard.read_u16(offset)),
+            at(offset, 2),
+            "u16 at {offset}"
+        );
+        assert_eq!(
+            u64::from(guard.read_u32(offset)),
+            at(offset, 4),
+            "u32 at {offset}"
+        );
+        assert_eq!(guard.read_u64(offset), at(offset, 8), "u64 at {offset}");
+    }
+    guard.validate().unwrap();
+}

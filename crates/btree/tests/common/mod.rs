@@ -33,6 +33,7 @@ pub fn open(
         max_database_bytes: 1 << 30,
         checksums,
         eviction_batch_pages: 8,
+        huge_pages: true,
     };
     if create {
         BufferPool::create(file, config).unwrap()

@@ -62,6 +62,7 @@ pub fn pool_config(pool_pages: u64) -> PoolConfig {
         max_database_bytes: 1 << 30,
         checksums: true,
         eviction_batch_pages: 8,
+        huge_pages: true,
     }
 }
 

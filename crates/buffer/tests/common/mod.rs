@@ -95,6 +95,7 @@ pub fn config(frames: u64, checksums: bool) -> PoolConfig {
         max_database_bytes: 64 << 20,
         checksums,
         eviction_batch_pages: 8,
+        huge_pages: true,
     }
 }
 

@@ -302,12 +302,13 @@ fn partition(page: u64, threads: usize) -> usize {
 }
 
 /// Shares of the pages per apply thread, against one for the reading
-/// thread. Chosen by per-thread CPU time (`/proc/thread-self/schedstat`,
-/// the seed-001 WAL, 2 threads): decoding, dispatching and freeing cost the
-/// reading thread about 80 ms of a 155 ms single-threaded replay, so at 3
-/// shares it used ~108 ms against the apply thread's ~88 ms; at 4 they are
-/// even (~102 / ~100 ms).
-const APPLY_SHARES: u64 = 4;
+/// thread, which also decodes, dispatches and frees every record. Chosen
+/// by sweeping it on the seed-001 WAL (`replay_rate 2000`, 2 threads,
+/// records/s, two runs each): 4 → 3.28M / 3.41M, 8 → 3.61M / 2.99M,
+/// 12 → 3.72M / 3.79M, 20 → 3.84M / 3.58M. (It was 4 when a redone insert
+/// cost twice as much: the reading thread's fixed work is now most of its
+/// time.)
+const APPLY_SHARES: u64 = 12;
 
 /// Parallel replay: partition 0 is applied by the reading thread itself
 /// (so `threads` threads in all), the others by spawned apply threads.

@@ -58,6 +58,7 @@ pub fn pool_config(frames: u64) -> PoolConfig {
         max_database_bytes: 64 << 20,
         checksums: true,
         eviction_batch_pages: 4,
+        huge_pages: true,
     }
 }
 

@@ -61,7 +61,17 @@ impl BufferPool {
             if self.huge_pages_active() {
                 self.leave_huge_pages();
             }
-            let round = self.evict_round()?;
+            // At most `max_evictors` rounds at once: one round frees a batch
+            // for everyone, and more rounds than CPUs only latch more
+            // candidates and collide (README "Resident set and eviction").
+            if self.evictors.fetch_add(1, Relaxed) >= self.max_evictors {
+                self.evictors.fetch_sub(1, Relaxed);
+                backoff.snooze();
+                continue;
+            }
+            let round = self.evict_round();
+            self.evictors.fetch_sub(1, Relaxed);
+            let round = round?;
             if round.candidates == 0 {
                 idle_rounds += 1;
                 if idle_rounds > MAX_IDLE_ROUNDS {

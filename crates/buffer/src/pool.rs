@@ -10,7 +10,7 @@ use crate::state::{self, EVICTED, EXCLUSIVE, UNLOCKED, Word};
 use crate::{BufferError, meta};
 use folio_io::File;
 use folio_page::{Lsn, PAGE_SIZE, Page, PageId};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 
 use crate::meta_log::MetaLogger;
@@ -82,6 +82,9 @@ pub struct BufferPool {
     pub(crate) used_pages: AtomicU64,
     pub(crate) resident: ResidentSet,
     pub(crate) clock_hand: AtomicU64,
+    /// Eviction rounds running now, and the most allowed at once.
+    pub(crate) evictors: AtomicU32,
+    pub(crate) max_evictors: u32,
     pub(crate) batch_pages: usize,
     pub(crate) checksums: bool,
     /// Pages whose frames were advised to use huge pages (0: none).
@@ -221,6 +224,10 @@ impl BufferPool {
             used_pages: AtomicU64::new(0),
             resident: ResidentSet::new(pool_pages),
             clock_hand: AtomicU64::new(0),
+            evictors: AtomicU32::new(0),
+            max_evictors: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(64) as u32,
             batch_pages: config
                 .eviction_batch_pages
                 .clamp(1, pool_pages as usize / 2),

@@ -176,6 +176,7 @@ pub fn recover(
             for block in 0..decoded.record.blocks.len() {
                 apply_block(pool, registry, &decoded.record, block, &mut apply)?;
             }
+            lookahead.recycle(decoded.record);
         }
         stats.add_apply(&apply);
     } else {
@@ -340,6 +341,7 @@ fn replay_parallel(
             .map(|_| Vec::with_capacity(DISPATCH_BATCH))
             .collect();
         let mut own = ApplyStats::default();
+        let mut spare_batches: Vec<Vec<Task>> = Vec::new();
         let mut dispatch_error = None;
         let mut worker_gone = false;
         'records: loop {
@@ -368,6 +370,7 @@ fn replay_parallel(
                             break 'records;
                         }
                     }
+                    lookahead.recycle(record);
                 }
                 Some(part) => {
                     batches[part - 1].push(Task::Whole(record));
@@ -397,13 +400,28 @@ fn replay_parallel(
                     if batch.len() < DISPATCH_BATCH {
                         continue;
                     }
-                    let ready = std::mem::replace(batch, Vec::with_capacity(DISPATCH_BATCH));
+                    let empty = spare_batches
+                        .pop()
+                        .unwrap_or_else(|| Vec::with_capacity(DISPATCH_BATCH));
+                    let ready = std::mem::replace(batch, empty);
                     if senders[part - 1].send(ready).is_err() {
                         worker_gone = true; // it stopped on an error
                         break 'records;
                     }
-                    while let Ok(applied) = done_rx.try_recv() {
-                        drop(applied);
+                    // Applied records come back: their allocations (and the
+                    // batch's) serve the next ones.
+                    while let Ok(mut applied) = done_rx.try_recv() {
+                        for task in applied.drain(..) {
+                            match task {
+                                Task::Whole(record) => lookahead.recycle(record),
+                                Task::Block(record, _) => {
+                                    if let Ok(record) = Arc::try_unwrap(record) {
+                                        lookahead.recycle(record);
+                                    }
+                                }
+                            }
+                        }
+                        spare_batches.push(applied);
                     }
                 }
             }

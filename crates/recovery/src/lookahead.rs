@@ -35,8 +35,14 @@ pub(crate) struct Lookahead<'a> {
     /// Pages with a prefetch outstanding (issued for a queued record).
     pending: HashSet<u64>,
     eof: bool,
+    /// Applied records whose allocations the next decodes reuse.
+    spare: Vec<Record>,
     pub prefetches_issued: u64,
 }
+
+/// Applied records kept for reuse at most (about what parallel apply has
+/// in flight: its channels' batches).
+const MAX_SPARE: usize = 8192;
 
 impl<'a> Lookahead<'a> {
     pub fn new(
@@ -55,6 +61,7 @@ impl<'a> Lookahead<'a> {
             inflight: 0,
             pending: HashSet::new(),
             eof: false,
+            spare: Vec::new(),
             prefetches_issued: 0,
         }
     }
@@ -64,12 +71,33 @@ impl<'a> Lookahead<'a> {
         &self.reader
     }
 
+    /// Gives an applied record back: the next decode reuses its
+    /// allocations instead of allocating (measured on the seed-001 WAL:
+    /// allocation and freeing were a third of the reading thread's time in
+    /// parallel replay).
+    pub fn recycle(&mut self, record: Record) {
+        if self.spare.len() < MAX_SPARE {
+            self.spare.push(record);
+        }
+    }
+
+    /// Decodes the next record into a recycled one; `None` at the end.
+    fn decode(&mut self) -> Result<Option<Record>, RecoveryError> {
+        let mut record = self.spare.pop().unwrap_or_else(Record::empty);
+        if self.reader.next_record_into(&mut record)? {
+            Ok(Some(record))
+        } else {
+            self.spare.push(record);
+            Ok(None)
+        }
+    }
+
     /// The next record in LSN order, `None` at the end of the WAL.
     pub fn next(&mut self) -> Result<Option<Decoded>, RecoveryError> {
         if self.io_concurrency == 0 {
             // Nothing is decoded ahead: hand each record over as it is
             // decoded, without a trip through the queue.
-            let record = self.reader.next_record()?;
+            let record = self.decode()?;
             return Ok(record.map(|record| Decoded {
                 record,
                 prefetched: 0,
@@ -93,7 +121,7 @@ impl<'a> Lookahead<'a> {
 
     fn fill(&mut self) -> Result<(), RecoveryError> {
         while !self.eof && (self.queue.is_empty() || self.room_ahead()) {
-            let Some(record) = self.reader.next_record()? else {
+            let Some(record) = self.decode()? else {
                 self.eof = true;
                 break;
             };

@@ -56,6 +56,69 @@ pub fn plausible_total_len(total_len: u32) -> bool {
 /// Decodes the record that is exactly `bytes` (no padding), checking the
 /// length, the CRC and the layout.
 pub fn decode_record(bytes: &[u8]) -> Result<RecordView<'_>, DecodeError> {
+    verify(bytes)?;
+    let mut blocks = Vec::new();
+    let head = decode_layout(bytes, |page_id, image, data| {
+        blocks.push(BlockView {
+            page_id,
+            image,
+            data,
+        })
+    })?;
+    Ok(RecordView {
+        prev_lsn: head.prev_lsn,
+        rmgr: head.rmgr,
+        rtype: head.rtype,
+        blocks,
+        data: head.data,
+    })
+}
+
+/// Decodes `bytes` (one whole record, as [`decode_record`]) into `record`,
+/// reusing its allocations: replay decodes millions of records into a few
+/// recycled ones instead of allocating each. On error `record` holds
+/// garbage.
+pub fn decode_record_into(
+    bytes: &[u8],
+    record: &mut Record,
+    lsn: Lsn,
+    end_lsn: Lsn,
+) -> Result<(), DecodeError> {
+    verify(bytes)?;
+    let mut used = 0;
+    let blocks = &mut record.blocks;
+    let head = decode_layout(bytes, |page_id, image, data| {
+        if let Some(block) = blocks.get_mut(used) {
+            block.page_id = page_id;
+            block.data.clear();
+            block.data.extend_from_slice(data);
+            match (image, &mut block.image) {
+                (Some(image), Some(kept)) => kept.copy_from_slice(image),
+                (image, kept) => *kept = image.map(|p| Box::new(*p)),
+            }
+        } else {
+            blocks.push(Block {
+                page_id,
+                image: image.map(|p| Box::new(*p)),
+                data: data.to_vec(),
+            });
+        }
+        used += 1;
+    })?;
+    record.blocks.truncate(used);
+    record.lsn = lsn;
+    record.end_lsn = end_lsn;
+    record.prev_lsn = head.prev_lsn;
+    record.rmgr = head.rmgr;
+    record.rtype = head.rtype;
+    record.data.clear();
+    record.data.extend_from_slice(head.data);
+    record.total_len = bytes.len() as u32;
+    Ok(())
+}
+
+/// Checks the length fields and the CRC of a whole record.
+fn verify(bytes: &[u8]) -> Result<(), DecodeError> {
     if bytes.len() < RECORD_HEADER_SIZE {
         return Err(DecodeError::TooShort { len: bytes.len() });
     }
@@ -77,11 +140,23 @@ pub fn decode_record(bytes: &[u8]) -> Result<RecordView<'_>, DecodeError> {
     if stored != computed {
         return Err(DecodeError::BadCrc { stored, computed });
     }
-    decode_layout(bytes)
+    Ok(())
 }
 
-/// Splits a CRC-verified record into blocks and data.
-fn decode_layout(bytes: &[u8]) -> Result<RecordView<'_>, DecodeError> {
+/// The record header's fields and main data, as [`decode_layout`] finds them.
+struct Head<'a> {
+    prev_lsn: Lsn,
+    rmgr: RmgrId,
+    rtype: u8,
+    data: &'a [u8],
+}
+
+/// Splits a CRC-verified record into blocks (handed to `on_block` in order:
+/// page id, image, data) and main data.
+fn decode_layout<'a>(
+    bytes: &'a [u8],
+    mut on_block: impl FnMut(PageId, Option<&'a Page>, &'a [u8]),
+) -> Result<Head<'a>, DecodeError> {
     let bad = |what| DecodeError::BadLayout { what };
     if bytes[off::FLAGS] != 0 {
         return Err(bad("reserved record flags set"));
@@ -95,9 +170,7 @@ fn decode_layout(bytes: &[u8]) -> Result<RecordView<'_>, DecodeError> {
     if headers_end > bytes.len() {
         return Err(bad("block headers past the end"));
     }
-    // First pass: sizes from the block headers.
     let mut payload_at = headers_end;
-    let mut blocks = Vec::with_capacity(block_count);
     for i in 0..block_count {
         let h = &bytes[RECORD_HEADER_SIZE + i * BLOCK_HEADER_SIZE..][..BLOCK_HEADER_SIZE];
         let flags = h[off::B_FLAGS];
@@ -123,21 +196,16 @@ fn decode_layout(bytes: &[u8]) -> Result<RecordView<'_>, DecodeError> {
             .checked_add(data_len)
             .filter(|&e| e <= bytes.len());
         let end = end.ok_or(bad("block data past the end"))?;
-        blocks.push(BlockView {
-            page_id,
-            image,
-            data: &bytes[payload_at..end],
-        });
+        on_block(page_id, image, &bytes[payload_at..end]);
         payload_at = end;
     }
     if payload_at.checked_add(main_len) != Some(bytes.len()) {
         return Err(bad("main data length does not match the record length"));
     }
-    Ok(RecordView {
+    Ok(Head {
         prev_lsn: Lsn(get_u64(bytes, off::PREV)),
         rmgr: RmgrId(bytes[off::RMGR]),
         rtype: bytes[off::RTYPE],
-        blocks,
         data: &bytes[payload_at..],
     })
 }
@@ -165,6 +233,23 @@ pub struct Record {
     pub data: Vec<u8>,
     /// Bytes of the record (unpadded), for statistics.
     pub total_len: u32,
+}
+
+impl Record {
+    /// A record with no blocks and no data, to decode into
+    /// ([`decode_record_into`], `WalReader::next_record_into`).
+    pub fn empty() -> Record {
+        Record {
+            lsn: Lsn(0),
+            end_lsn: Lsn(0),
+            prev_lsn: Lsn(0),
+            rmgr: RmgrId(0),
+            rtype: 0,
+            blocks: Vec::new(),
+            data: Vec::new(),
+            total_len: 0,
+        }
+    }
 }
 
 impl RecordView<'_> {

@@ -24,7 +24,9 @@ mod wal_page;
 
 pub use builder::{BlockId, RecordBuilder};
 pub use config::{CommitMode, DEFAULT_SEGMENT_SIZE_BYTES, Recycle, WalConfig};
-pub use decode::{Block, BlockView, DecodeError, Record, RecordView, decode_record};
+pub use decode::{
+    Block, BlockView, DecodeError, Record, RecordView, decode_record, decode_record_into,
+};
 pub use error::WalError;
 pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};

@@ -15,7 +15,7 @@
 //! damage is corruption, not a torn tail, and reading fails with
 //! [`WalError::CorruptMidLog`] unless `truncate_at_corruption` is set.
 
-use crate::decode::{Record, decode_record, peek_total_len, plausible_total_len};
+use crate::decode::{Record, decode_record_into, peek_total_len, plausible_total_len};
 use crate::error::WalError;
 use crate::meta::WalMeta;
 use crate::record::{RECORD_ALIGN, align_record};
@@ -72,7 +72,8 @@ impl fmt::Debug for WalReader {
 }
 
 enum Step {
-    Record(Record),
+    /// A valid record, decoded into the caller's `Record`.
+    Record,
     /// The record at this LSN is unreadable (detail for the error).
     Invalid(String),
     /// Clean zeros where the next record would start.
@@ -190,19 +191,29 @@ impl WalReader {
     /// The next record, `Ok(None)` at the end of the WAL, or
     /// `CorruptMidLog` (see the module comment).
     pub fn next_record(&mut self) -> Result<Option<Record>, WalError> {
+        let mut record = Record::empty();
+        Ok(self.next_record_into(&mut record)?.then_some(record))
+    }
+
+    /// As [`WalReader::next_record`], decoding into `record` and reusing
+    /// its allocations (replay recycles a few records instead of
+    /// allocating one per record); `Ok(false)` at the end of the WAL, when
+    /// `record` holds garbage.
+    pub fn next_record_into(&mut self, record: &mut Record) -> Result<bool, WalError> {
         if self.done {
-            return Ok(None);
+            return Ok(false);
         }
         let at = self.pos;
-        match self.read_at(at)? {
-            Step::Record(rec) => {
+        match self.read_at(at, record)? {
+            Step::Record => {
+                let rec = &*record;
                 self.expected_prev = Some(rec.lsn);
                 self.last_start = Some(rec.lsn);
                 self.end_lsn = rec.end_lsn;
                 let end_pos = lsn_to_bytepos(rec.lsn) + align_record(u64::from(rec.total_len));
                 self.pos = bytepos_to_lsn(end_pos);
                 self.records_read += 1;
-                Ok(Some(rec))
+                Ok(true)
             }
             Step::End => {
                 self.done = true;
@@ -217,7 +228,7 @@ impl WalReader {
 
     /// An unreadable record at `at`: the end of the WAL, or corruption if
     /// later valid pages say `at` was already durable.
-    fn check_durable_after(&mut self, at: Lsn, detail: String) -> Result<Option<Record>, WalError> {
+    fn check_durable_after(&mut self, at: Lsn, detail: String) -> Result<bool, WalError> {
         if let Some(durable_upto) = self.durable_beyond(at)?
             && !self.options.truncate_at_corruption
         {
@@ -227,7 +238,7 @@ impl WalReader {
                 detail,
             });
         }
-        Ok(None)
+        Ok(false)
     }
 
     /// Scans every page from `at`'s page to the end of the last segment file
@@ -327,7 +338,7 @@ impl WalReader {
         }))
     }
 
-    fn read_at(&mut self, at: Lsn) -> Result<Step, WalError> {
+    fn read_at(&mut self, at: Lsn, out: &mut Record) -> Result<Step, WalError> {
         let page_bytes = WAL_PAGE_SIZE as u64;
         let index = at.0 / page_bytes;
         let in_page = (at.0 % page_bytes) as usize;
@@ -355,6 +366,16 @@ impl WalReader {
             )));
         }
         let total = total_len as usize;
+        let end_pos = lsn_to_bytepos(at) + align_record(u64::from(total_len));
+        let end_lsn = bytepos_to_end_lsn(end_pos);
+        if total <= WAL_PAGE_SIZE - in_page {
+            // The whole record is on this page: decode it in place.
+            let bytes = &self.page[in_page..in_page + total];
+            if let Err(e) = decode_record_into(bytes, out, at, end_lsn) {
+                return Ok(Step::Invalid(e.to_string()));
+            }
+            return Ok(self.check_back_link(out));
+        }
         self.record.clear();
         let take = total.min(WAL_PAGE_SIZE - in_page);
         self.record
@@ -378,24 +399,21 @@ impl WalReader {
                 .extend_from_slice(&self.page[WAL_PAGE_HEADER_SIZE..WAL_PAGE_HEADER_SIZE + take]);
             next += 1;
         }
-        let view = match decode_record(&self.record) {
-            Ok(v) => v,
-            Err(e) => return Ok(Step::Invalid(e.to_string())),
-        };
-        if let Some(prev) = self.expected_prev
-            && view.prev_lsn != prev
-        {
-            return Ok(Step::Invalid(format!(
-                "back-link {} does not point at the previous record {prev}",
-                view.prev_lsn
-            )));
+        if let Err(e) = decode_record_into(&self.record, out, at, end_lsn) {
+            return Ok(Step::Invalid(e.to_string()));
         }
-        let end_pos = lsn_to_bytepos(at) + align_record(u64::from(total_len));
-        Ok(Step::Record(view.to_record(
-            at,
-            bytepos_to_end_lsn(end_pos),
-            total_len,
-        )))
+        Ok(self.check_back_link(out))
+    }
+
+    /// A decoded record must point back at the record before it.
+    fn check_back_link(&self, record: &Record) -> Step {
+        match self.expected_prev {
+            Some(prev) if record.prev_lsn != prev => Step::Invalid(format!(
+                "back-link {} does not point at the previous record {prev}",
+                record.prev_lsn
+            )),
+            _ => Step::Record,
+        }
     }
 }
 

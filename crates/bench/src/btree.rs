@@ -11,7 +11,7 @@
 //! - `scan-forward` / `scan-backward` (seed 004): full scans of 100k and 1M
 //!   keys. Targets: equal pages per scan; backward time <= 1.05x forward.
 
-use crate::harness::{Measured, median, run_for};
+use crate::harness::{Measured, PAIRED_REPEATS, median, run_for};
 use crate::pool_file::fresh_pool;
 use crate::targets::{cached_read_checks, on_off, ops};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -230,7 +230,9 @@ fn lookup(
 fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
     let threads = config.threads_or(&[1, 2, 8, 32, 128]);
     let settings = config.checksum_settings();
-    let duration = config.duration_or(Duration::from_millis(250), Duration::from_secs(2));
+    // Five short pairs rather than three long ones (same total time): the
+    // on/off ratio is the median of the pairs' ratios.
+    let duration = config.duration_or(Duration::from_millis(150), Duration::from_millis(1200));
     let rows_count = config.scaled(100_000);
     let mut trees = Vec::new();
     for &checksums in &settings {
@@ -246,12 +248,12 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
     }
     progress.phase(
         "btree index-probe",
-        (threads.len() * settings.len() * REPEATS) as u64,
+        (threads.len() * settings.len() * PAIRED_REPEATS) as u64,
     );
     let mut rows = Vec::new();
     for &thread_count in &threads {
         let mut samples = vec![Vec::new(); trees.len()];
-        for repeat in 0..REPEATS {
+        for repeat in 0..PAIRED_REPEATS {
             // Alternate which setting goes first, so that neither always
             // measures right after the threads of the previous point.
             for index in crate::harness::alternating(trees.len(), repeat) {
@@ -274,9 +276,18 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
                 .iter()
                 .find(|s| s.0.ops_per_sec() == middle)
                 .expect("median is a sample");
-            let row = Row::new(NAME, "index-probe", thread_count)
+            let mut row = Row::new(NAME, "index-probe", thread_count)
                 .with("checksums", *checksums)
                 .with("rows", rows_count);
+            if *checksums && samples.len() == 2 {
+                let rates = |i: usize| -> Vec<f64> {
+                    samples[i].iter().map(|s| s.0.ops_per_sec()).collect()
+                };
+                row = row.with(
+                    "on_off_paired",
+                    crate::harness::paired_median_ratio(&rates(index), &rates(1 - index)),
+                );
+            }
             rows.push(per_op(row, before, after, measured, pages));
         }
     }

@@ -8,7 +8,7 @@
 //! - `evict-read` (seed 002): random reads over data 10x the pool, so nearly
 //!   every read faults a page in and evicts another, at up to 400 threads.
 
-use crate::harness::{Measured, median, run_for};
+use crate::harness::{Measured, PAIRED_REPEATS, median, paired_median_ratio, run_for};
 use crate::pool_file::fresh_pool;
 use crate::targets::{cached_read_checks, on_off, oversubscription_check};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -23,8 +23,6 @@ const NAME: &str = "buffer";
 const HOT_PAGES: u64 = 63;
 /// Where each page stores its own id (checked by every read).
 const ID_OFFSET: usize = 64;
-/// Repetitions per point; the median is reported.
-const REPEATS: usize = 3;
 
 /// The buffer-manager workload.
 #[derive(Debug)]
@@ -143,7 +141,9 @@ fn measure_reads(
 fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
     let threads = config.threads_or(&[1, 2, 8, 32, 128]);
     let settings = config.checksum_settings();
-    let duration = config.duration_or(Duration::from_millis(250), Duration::from_secs(2));
+    // Five short pairs rather than three long ones (same total time):
+    // the on/off ratio is the median of the pairs' ratios.
+    let duration = config.duration_or(Duration::from_millis(150), Duration::from_millis(1200));
     let pool_size_bytes = config.pool_size_bytes.unwrap_or(64 << 20);
     let mut pools = Vec::new();
     for &checksums in &settings {
@@ -157,14 +157,14 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
     }
     progress.phase(
         "buffer hot-read",
-        (threads.len() * settings.len() * REPEATS) as u64,
+        (threads.len() * settings.len() * PAIRED_REPEATS) as u64,
     );
     let mut rows = Vec::new();
     for &thread_count in &threads {
         // Alternate the settings within each repetition so drift in the
         // machine's speed affects both alike.
         let mut samples = vec![Vec::new(); pools.len()];
-        for repeat in 0..REPEATS {
+        for repeat in 0..PAIRED_REPEATS {
             for index in crate::harness::alternating(pools.len(), repeat) {
                 let (checksums, pool, ids) = &pools[index];
                 let before = pool.stats();
@@ -188,11 +188,20 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
                 .find(|(m, _, _)| m.ops_per_sec() == middle)
                 .copied()
                 .expect("the median is one of the samples");
-            let row = Row::new(NAME, "hot-read", thread_count).with("checksums", *checksums);
+            let mut row = Row::new(NAME, "hot-read", thread_count).with("checksums", *checksums);
+            if *checksums && samples.len() == 2 {
+                row = row.with("on_off_paired", paired_ratio(&samples, index));
+            }
             rows.push(per_op(row, before, after, measured));
         }
     }
     Ok(rows)
+}
+
+/// The paired on/off ratio of the samples of setting `on` against the other.
+fn paired_ratio<T>(samples: &[Vec<(Measured, T, T)>], on: usize) -> f64 {
+    let rates = |i: usize| -> Vec<f64> { samples[i].iter().map(|s| s.0.ops_per_sec()).collect() };
+    paired_median_ratio(&rates(on), &rates(1 - on))
 }
 
 fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {

@@ -44,7 +44,11 @@ pub fn cached_read_checks(workload: &'static str, case: &str, rows: &[Row]) -> V
         checks.push(Check::at_most(workload, measure, rmw, 0.0, vec![index]));
         if on && let Some((off_index, off)) = find(row.threads, false) {
             let measure = format!("{case} checksums on/off, {} threads", row.threads);
-            let ratio = ops(row) / ops(off);
+            // The median of back-to-back pairs when the workload measured
+            // pairs (harness::paired_median_ratio), else the rows' ratio.
+            let ratio = row
+                .number("on_off_paired")
+                .unwrap_or_else(|| ops(row) / ops(off));
             checks.push(Check::at_least(
                 workload,
                 measure,

@@ -123,8 +123,8 @@ mod tests {
 
     #[test]
     fn paired_ratio_is_the_median_of_the_pairs() {
-        // Pairs 1.0, 0.5, 2.0, 1.1, 0.9: the median is 1.0; the ratio of
-        // the medians (10 / 10) would hide that pairing matters.
+        // The pairs' ratios are 1.0, 0.5, 2.0, 1.1 and 0.9: their median
+        // is 1.0.
         let a = [10.0, 5.0, 40.0, 11.0, 9.0];
         let b = [10.0, 10.0, 20.0, 10.0, 10.0];
         assert_eq!(paired_median_ratio(&a, &b), 1.0);

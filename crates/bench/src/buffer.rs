@@ -8,7 +8,9 @@
 //! - `evict-read` (seed 002): random reads over data 10x the pool, so nearly
 //!   every read faults a page in and evicts another, at up to 400 threads.
 
-use crate::harness::{Measured, PAIRED_REPEATS, median, paired_median_ratio, run_for};
+use crate::harness::{
+    Measured, PAIRED_REPEATS, SWEEP_ROUNDS, median, paired_median_ratio, run_for,
+};
 use crate::pool_file::fresh_pool;
 use crate::targets::{cached_read_checks, on_off, oversubscription_check};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -206,7 +208,7 @@ fn paired_ratio<T>(samples: &[Vec<(Measured, T, T)>], on: usize) -> f64 {
 
 fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
     let threads = config.threads_or(&[1, 2, 8, 32, 128, 400]);
-    let duration = config.duration_or(Duration::from_millis(500), Duration::from_secs(3));
+    let duration = config.duration_or(Duration::from_millis(300), Duration::from_secs(2));
     let pool_size_bytes =
         config
             .pool_size_bytes
@@ -217,17 +219,31 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
     let pool = fresh_pool(config, "bench-evict-read.db", pool_size_bytes, checksums)?;
     let ids = fill_pages(&pool, data_pages)?;
     progress.step(&format!("{data_pages} pages loaded"));
-    progress.phase("buffer evict-read", threads.len() as u64);
+    progress.phase("buffer evict-read", (threads.len() * SWEEP_ROUNDS) as u64);
+    // Rounds over all thread counts, so that a slow spell of the shared
+    // machine hits one round of every point rather than every round of one.
+    let mut samples = vec![Vec::new(); threads.len()];
+    for round in 0..SWEEP_ROUNDS {
+        for (i, &thread_count) in threads.iter().enumerate() {
+            let before = pool.stats();
+            let measured = measure_reads(&pool, None, &ids, thread_count, duration)?;
+            samples[i].push((measured, before, pool.stats()));
+            progress.step(&format!("round {}: {thread_count} threads", round + 1));
+        }
+    }
     let mut rows = Vec::new();
-    for &thread_count in &threads {
-        let before = pool.stats();
-        let measured = measure_reads(&pool, None, &ids, thread_count, duration)?;
+    for (i, &thread_count) in threads.iter().enumerate() {
+        let middle = median(samples[i].iter().map(|s| s.0.ops_per_sec()).collect());
+        let (measured, before, after) = samples[i]
+            .iter()
+            .find(|s| s.0.ops_per_sec() == middle)
+            .copied()
+            .expect("the median is one of the samples");
         let row = Row::new(NAME, "evict-read", thread_count)
             .with("checksums", checksums)
             .with("pool_size_bytes", pool_size_bytes)
             .with("data_bytes", data_pages * PAGE_SIZE as u64);
-        rows.push(per_op(row, before, pool.stats(), measured));
-        progress.step(&format!("{thread_count} threads"));
+        rows.push(per_op(row, before, after, measured));
     }
     Ok(rows)
 }

@@ -103,6 +103,10 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// Rounds of a thread-count sweep (oversubscription): each round measures
+/// every thread count once, and each row is the median round.
+pub const SWEEP_ROUNDS: usize = 3;
+
 /// Repetitions of an A/B comparison (checksums on/off): each repetition
 /// measures both, back to back, in alternating order.
 pub const PAIRED_REPEATS: usize = 5;

@@ -6,7 +6,7 @@
 //! eviction held two buffer-mapping partition locks.
 
 use crate::btree::{VALUE_BYTES, measure, tree_error};
-use crate::harness::Measured;
+use crate::harness::{Measured, SWEEP_ROUNDS, median};
 use crate::pool_file::fresh_pool;
 use crate::targets::oversubscription_check;
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -37,7 +37,7 @@ impl Workload for SelectOnlyWorkload {
 
     fn run(&self, config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
         let threads = config.threads_or(&[1, 2, 8, 32, 128, 400]);
-        let duration = config.duration_or(Duration::from_millis(500), Duration::from_secs(3));
+        let duration = config.duration_or(Duration::from_millis(300), Duration::from_secs(2));
         let pool_size_bytes =
             config
                 .pool_size_bytes
@@ -56,22 +56,35 @@ impl Workload for SelectOnlyWorkload {
         pool.flush_all()?;
         let data_bytes = pool.page_count()? * PAGE_SIZE as u64;
         progress.step(&format!("{keys} keys loaded"));
-        progress.phase("select-only", threads.len() as u64);
+        progress.phase("select-only", (threads.len() * SWEEP_ROUNDS) as u64);
+        // Rounds over all thread counts (see `SWEEP_ROUNDS`); rows are the
+        // median round.
+        let mut samples = vec![Vec::new(); threads.len()];
+        for round in 0..SWEEP_ROUNDS {
+            for (i, &thread_count) in threads.iter().enumerate() {
+                let before = pool.stats();
+                let (measured, pages) = measure(thread_count, duration, |rng| {
+                    let key = rng.gen_range(0..keys);
+                    let mut found = Vec::with_capacity(VALUE_BYTES);
+                    Ok(tree.get_into(&key.to_be_bytes(), &mut found)?
+                        && found[..8] == key.to_le_bytes())
+                })?;
+                samples[i].push((measured, before, pool.stats(), pages));
+                progress.step(&format!("round {}: {thread_count} threads", round + 1));
+            }
+        }
         let mut rows = Vec::new();
-        for &thread_count in &threads {
-            let before = pool.stats();
-            let (measured, pages) = measure(thread_count, duration, |rng| {
-                let key = rng.gen_range(0..keys);
-                let mut found = Vec::with_capacity(VALUE_BYTES);
-                Ok(tree.get_into(&key.to_be_bytes(), &mut found)?
-                    && found[..8] == key.to_le_bytes())
-            })?;
+        for (i, &thread_count) in threads.iter().enumerate() {
+            let middle = median(samples[i].iter().map(|s| s.0.ops_per_sec()).collect());
+            let (measured, before, after, pages) = *samples[i]
+                .iter()
+                .find(|s| s.0.ops_per_sec() == middle)
+                .expect("the median is one of the samples");
             let row = Row::new(NAME, "select-only", thread_count)
                 .with("checksums", checksums)
                 .with("pool_size_bytes", pool_size_bytes)
                 .with("data_bytes", data_bytes);
-            rows.push(per_op(row, before, pool.stats(), measured, pages));
-            progress.step(&format!("{thread_count} threads"));
+            rows.push(per_op(row, before, after, measured, pages));
         }
         Ok(rows)
     }

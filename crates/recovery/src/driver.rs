@@ -20,7 +20,7 @@
 //! database until replay is complete.
 
 use crate::error::RecoveryError;
-use crate::lookahead::{Decoded, Lookahead};
+use crate::lookahead::{Decoded, Lookahead, advisor};
 use crate::registry::RedoRegistry;
 use folio_buffer::BufferPool;
 use folio_io::Dir;
@@ -51,7 +51,7 @@ impl Default for RecoveryOptions {
         RecoveryOptions {
             io_concurrency: 32,
             threads: 1,
-            readahead_bytes: 4 << 20,
+            readahead_bytes: 256 << 10,
             truncate_at_corruption: false,
         }
     }
@@ -156,32 +156,50 @@ pub fn recover(
             lsn: from,
             detail: e.to_string(),
         })?;
-    let mut lookahead = Lookahead::new(
-        reader,
-        pool,
-        options.io_concurrency,
-        options.readahead_bytes,
-    );
     let threads = options.threads.max(1);
     let mut stats = RecoveryStats {
         start_lsn: from,
         threads,
         ..RecoveryStats::default()
     };
-    if threads == 1 {
-        let mut apply = ApplyStats::default();
-        while let Some(decoded) = lookahead.next()? {
-            count_record(pool, &decoded, &mut stats);
-            check_rmgr(registry, &decoded.record)?;
-            for block in 0..decoded.record.blocks.len() {
-                apply_block(pool, registry, &decoded.record, block, &mut apply)?;
+    let lookahead = std::thread::scope(|scope| -> Result<Lookahead<'_>, RecoveryError> {
+        // With prefetch on, the advisor thread makes the readahead calls
+        // (lookahead.rs); its queue closes when `lookahead` is done with it
+        // or dropped on an error, and the scope then joins it.
+        let advisor = if options.io_concurrency > 0 {
+            let (tx, rx) = channel();
+            std::thread::Builder::new()
+                .name("folio-advise".into())
+                .spawn_scoped(scope, move || advisor(pool, rx))
+                .map_err(RecoveryError::Thread)?;
+            Some(tx)
+        } else {
+            None
+        };
+        let mut lookahead = Lookahead::new(
+            reader,
+            pool,
+            options.io_concurrency,
+            options.readahead_bytes,
+            advisor,
+        );
+        if threads == 1 {
+            let mut apply = ApplyStats::default();
+            while let Some(decoded) = lookahead.next()? {
+                count_record(pool, &decoded, &mut stats);
+                check_rmgr(registry, &decoded.record)?;
+                for block in 0..decoded.record.blocks.len() {
+                    apply_block(pool, registry, &decoded.record, block, &mut apply)?;
+                }
+                lookahead.recycle(decoded.record);
             }
-            lookahead.recycle(decoded.record);
+            stats.add_apply(&apply);
+        } else {
+            replay_parallel(pool, registry, &mut lookahead, threads, &mut stats)?;
         }
-        stats.add_apply(&apply);
-    } else {
-        replay_parallel(pool, registry, &mut lookahead, threads, &mut stats)?;
-    }
+        lookahead.close_advisor();
+        Ok(lookahead)
+    })?;
     stats.prefetches_issued = lookahead.prefetches_issued;
     stats.end_lsn = lookahead.reader().end_lsn();
     stats.elapsed = started.elapsed();

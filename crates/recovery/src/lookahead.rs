@@ -3,16 +3,22 @@
 //! The reader decodes records into a queue bounded by `readahead_bytes`
 //! (record bytes) and by `io_concurrency` outstanding prefetches. For each
 //! decoded block without a full-page image whose page is not in the pool,
-//! it issues `BufferPool::prefetch` (posix_fadvise WILLNEED), at most once
-//! per page while that page has a prefetch outstanding. A prefetch counts as
-//! outstanding until the record that caused it is handed to apply. With
-//! `io_concurrency = 0` nothing is prefetched and records are handed out as
-//! they are decoded.
+//! it asks for `BufferPool::prefetch` (posix_fadvise WILLNEED), at
+//! most once per page while that page has a prefetch outstanding. The
+//! advice itself is given by the advisor thread ([`advisor`]), fed in
+//! batches: each call allocates page-cache pages and submits a read, CPU
+//! work that cost the replaying thread more than the reads it hid when it
+//! made the calls itself (measured below, README "Known limits"). A
+//! prefetch counts as outstanding until the record that caused it is
+//! handed to apply. With `io_concurrency = 0` nothing is prefetched and
+//! records are handed out as they are decoded.
 
 use crate::error::RecoveryError;
 use folio_buffer::BufferPool;
+use folio_page::PageId;
 use folio_wal::{Record, WalReader};
 use std::collections::{HashSet, VecDeque};
+use std::sync::mpsc::{Receiver, Sender};
 
 /// A decoded record and which of its blocks were prefetched (bit i: block i).
 #[derive(Debug)]
@@ -34,6 +40,8 @@ pub(crate) struct Lookahead<'a> {
     inflight: usize,
     /// Pages with a prefetch outstanding (issued for a queued record).
     pending: HashSet<u64>,
+    /// The advisor thread's queue and the pages not yet sent to it.
+    advisor: Option<(Sender<Vec<u64>>, Vec<u64>)>,
     eof: bool,
     /// Applied records whose allocations the next decodes reuse.
     spare: Vec<Record>,
@@ -50,6 +58,7 @@ impl<'a> Lookahead<'a> {
         pool: &'a BufferPool,
         io_concurrency: usize,
         readahead_bytes: usize,
+        advisor: Option<Sender<Vec<u64>>>,
     ) -> Lookahead<'a> {
         Lookahead {
             reader,
@@ -60,6 +69,7 @@ impl<'a> Lookahead<'a> {
             queued_bytes: 0,
             inflight: 0,
             pending: HashSet::new(),
+            advisor: advisor.map(|tx| (tx, Vec::new())),
             eof: false,
             spare: Vec::new(),
             prefetches_issued: 0,
@@ -129,24 +139,43 @@ impl<'a> Lookahead<'a> {
             if self.io_concurrency > 0 {
                 for (index, block) in record.blocks.iter().enumerate() {
                     let page = block.page_id;
-                    if block.image.is_some() || self.inflight >= self.io_concurrency {
-                        continue;
+                    if block.image.is_some()
+                        || self.inflight >= self.io_concurrency
+                        || self.pool.is_resident(page)
+                        || self.pending.contains(&page.0)
+                    {
+                        continue; // not needed, or already on its way
                     }
-                    if self.pool.is_resident(page) || self.pending.contains(&page.0) {
-                        continue; // already on its way
+                    match &mut self.advisor {
+                        Some((_, batch)) => batch.push(page.0),
+                        None => {
+                            if !self.pool.prefetch(page)? {
+                                continue;
+                            }
+                        }
                     }
-                    if self.pool.prefetch(page)? {
-                        self.prefetches_issued += 1;
-                        self.pending.insert(page.0);
-                        prefetched |= 1 << index;
-                        self.inflight += 1;
-                    }
+                    self.prefetches_issued += 1;
+                    self.pending.insert(page.0);
+                    prefetched |= 1 << index;
+                    self.inflight += 1;
                 }
             }
             self.queued_bytes += record.total_len as usize;
             self.queue.push_back(Decoded { record, prefetched });
         }
+        if let Some((tx, batch)) = &mut self.advisor
+            && !batch.is_empty()
+        {
+            // A closed queue means the advisor is gone: replay goes on
+            // without the hints.
+            let _ = tx.send(std::mem::take(batch));
+        }
         Ok(())
+    }
+
+    /// Closes the advisor thread's queue (it ends once it has drained it).
+    pub fn close_advisor(&mut self) {
+        self.advisor = None;
     }
 
     /// Whether decoding further ahead is allowed now.
@@ -154,5 +183,16 @@ impl<'a> Lookahead<'a> {
         self.io_concurrency > 0
             && self.queued_bytes < self.readahead_bytes
             && self.inflight < self.io_concurrency
+    }
+}
+
+/// The advisor thread: gives the OS readahead advice (`BufferPool::prefetch`,
+/// posix_fadvise WILLNEED) for each page it is sent, in order, until the
+/// queue closes. A failed hint is ignored: apply reads the page anyway.
+pub(crate) fn advisor(pool: &BufferPool, pages: Receiver<Vec<u64>>) {
+    while let Ok(batch) = pages.recv() {
+        for page in batch {
+            let _ = pool.prefetch(PageId(page));
+        }
     }
 }

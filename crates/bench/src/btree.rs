@@ -11,7 +11,7 @@
 //! - `scan-forward` / `scan-backward` (seed 004): full scans of 100k and 1M
 //!   keys. Targets: equal pages per scan; backward time <= 1.05x forward.
 
-use crate::harness::{Measured, PAIRED_REPEATS, median, run_for};
+use crate::harness::{Measured, PAIRED_REPEATS, median, median_sample, paired_ratio_of, run_for};
 use crate::pool_file::fresh_pool;
 use crate::targets::{cached_read_checks, on_off, ops};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -205,11 +205,7 @@ fn lookup(
             }
             progress.step(&format!("{thread_count} threads"));
         }
-        let middle = median(folio.iter().map(|s| s.0.ops_per_sec()).collect());
-        let (measured, before, after, pages) = *folio
-            .iter()
-            .find(|s| s.0.ops_per_sec() == middle)
-            .expect("median is a sample");
+        let (measured, before, after, pages) = median_sample(&folio, |s| s.0.ops_per_sec());
         let row = Row::new(NAME, "lookup", thread_count)
             .with("checksums", checksums)
             .with("keys", keys);
@@ -271,22 +267,14 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
             }
         }
         for (index, (checksums, _, _)) in trees.iter().enumerate() {
-            let middle = median(samples[index].iter().map(|s| s.0.ops_per_sec()).collect());
-            let (measured, before, after, pages) = *samples[index]
-                .iter()
-                .find(|s| s.0.ops_per_sec() == middle)
-                .expect("median is a sample");
+            let rate = |s: &(Measured, PoolStats, PoolStats, u64)| s.0.ops_per_sec();
+            let (measured, before, after, pages) = median_sample(&samples[index], rate);
             let mut row = Row::new(NAME, "index-probe", thread_count)
                 .with("checksums", *checksums)
                 .with("rows", rows_count);
             if *checksums && samples.len() == 2 {
-                let rates = |i: usize| -> Vec<f64> {
-                    samples[i].iter().map(|s| s.0.ops_per_sec()).collect()
-                };
-                row = row.with(
-                    "on_off_paired",
-                    crate::harness::paired_median_ratio(&rates(index), &rates(1 - index)),
-                );
+                let paired = paired_ratio_of(&samples[index], &samples[1 - index], rate);
+                row = row.with("on_off_paired", paired);
             }
             rows.push(per_op(row, before, after, measured, pages));
         }
@@ -326,11 +314,8 @@ fn scans(
     }
     let mut rows = Vec::new();
     for (index, case) in ["scan-forward", "scan-backward"].into_iter().enumerate() {
-        let middle = median(samples[index].iter().map(|s| s.0.ops_per_sec()).collect());
-        let (measured, before, after, pages) = *samples[index]
-            .iter()
-            .find(|s| s.0.ops_per_sec() == middle)
-            .expect("median is a sample");
+        let (measured, before, after, pages) =
+            median_sample(&samples[index], |s| s.0.ops_per_sec());
         let row = Row::new(NAME, case, 1)
             .with("checksums", checksums)
             .with("keys", keys);

@@ -9,7 +9,7 @@
 //!   every read faults a page in and evicts another, at up to 400 threads.
 
 use crate::harness::{
-    Measured, PAIRED_REPEATS, SWEEP_ROUNDS, median, paired_median_ratio, run_for,
+    Measured, PAIRED_REPEATS, SWEEP_ROUNDS, median_sample, paired_ratio_of, run_for,
 };
 use crate::pool_file::fresh_pool;
 use crate::targets::{cached_read_checks, on_off, oversubscription_check};
@@ -180,30 +180,17 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
             }
         }
         for (index, (checksums, _, _)) in pools.iter().enumerate() {
-            let rates = samples[index]
-                .iter()
-                .map(|(m, _, _)| m.ops_per_sec())
-                .collect();
-            let middle = median(rates);
-            let (measured, before, after) = samples[index]
-                .iter()
-                .find(|(m, _, _)| m.ops_per_sec() == middle)
-                .copied()
-                .expect("the median is one of the samples");
+            let rate = |s: &(Measured, PoolStats, PoolStats)| s.0.ops_per_sec();
+            let (measured, before, after) = median_sample(&samples[index], rate);
             let mut row = Row::new(NAME, "hot-read", thread_count).with("checksums", *checksums);
             if *checksums && samples.len() == 2 {
-                row = row.with("on_off_paired", paired_ratio(&samples, index));
+                let paired = paired_ratio_of(&samples[index], &samples[1 - index], rate);
+                row = row.with("on_off_paired", paired);
             }
             rows.push(per_op(row, before, after, measured));
         }
     }
     Ok(rows)
-}
-
-/// The paired on/off ratio of the samples of setting `on` against the other.
-fn paired_ratio<T>(samples: &[Vec<(Measured, T, T)>], on: usize) -> f64 {
-    let rates = |i: usize| -> Vec<f64> { samples[i].iter().map(|s| s.0.ops_per_sec()).collect() };
-    paired_median_ratio(&rates(on), &rates(1 - on))
 }
 
 fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
@@ -233,12 +220,7 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
     }
     let mut rows = Vec::new();
     for (i, &thread_count) in threads.iter().enumerate() {
-        let middle = median(samples[i].iter().map(|s| s.0.ops_per_sec()).collect());
-        let (measured, before, after) = samples[i]
-            .iter()
-            .find(|s| s.0.ops_per_sec() == middle)
-            .copied()
-            .expect("the median is one of the samples");
+        let (measured, before, after) = median_sample(&samples[i], |s| s.0.ops_per_sec());
         let row = Row::new(NAME, "evict-read", thread_count)
             .with("checksums", checksums)
             .with("pool_size_bytes", pool_size_bytes)

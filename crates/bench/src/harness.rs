@@ -103,6 +103,22 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The sample whose rate is the median of the samples' rates (`samples`
+/// must not be empty).
+pub fn median_sample<T: Copy>(samples: &[T], rate: impl Fn(&T) -> f64) -> T {
+    let middle = median(samples.iter().map(&rate).collect());
+    *samples
+        .iter()
+        .find(|s| rate(s) == middle)
+        .expect("the median is one of the samples")
+}
+
+/// [`paired_median_ratio`] of two settings' samples, pair by pair.
+pub fn paired_ratio_of<T>(a: &[T], b: &[T], rate: impl Fn(&T) -> f64) -> f64 {
+    let rates = |samples: &[T]| -> Vec<f64> { samples.iter().map(&rate).collect() };
+    paired_median_ratio(&rates(a), &rates(b))
+}
+
 /// Rounds of a thread-count sweep (oversubscription): each round measures
 /// every thread count once, and each row is the median round.
 pub const SWEEP_ROUNDS: usize = 3;

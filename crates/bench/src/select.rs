@@ -6,7 +6,7 @@
 //! eviction held two buffer-mapping partition locks.
 
 use crate::btree::{VALUE_BYTES, measure, tree_error};
-use crate::harness::{Measured, SWEEP_ROUNDS, median};
+use crate::harness::{Measured, SWEEP_ROUNDS, median_sample};
 use crate::pool_file::fresh_pool;
 use crate::targets::oversubscription_check;
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
@@ -75,11 +75,8 @@ impl Workload for SelectOnlyWorkload {
         }
         let mut rows = Vec::new();
         for (i, &thread_count) in threads.iter().enumerate() {
-            let middle = median(samples[i].iter().map(|s| s.0.ops_per_sec()).collect());
-            let (measured, before, after, pages) = *samples[i]
-                .iter()
-                .find(|s| s.0.ops_per_sec() == middle)
-                .expect("the median is one of the samples");
+            let (measured, before, after, pages) =
+                median_sample(&samples[i], |s| s.0.ops_per_sec());
             let row = Row::new(NAME, "select-only", thread_count)
                 .with("checksums", checksums)
                 .with("pool_size_bytes", pool_size_bytes)

@@ -7,8 +7,8 @@
 //! most once per page while that page has a prefetch outstanding. The
 //! advice itself is given by the advisor thread ([`advisor`]), fed in
 //! batches: each call allocates page-cache pages and submits a read, CPU
-//! work that cost the replaying thread more than the reads it hid when it
-//! made the calls itself (measured below, README "Known limits"). A
+//! work the replaying thread no longer does itself (README "Known limits":
+//! on this VM prefetch does not pay either way). A
 //! prefetch counts as outstanding until the record that caused it is
 //! handed to apply. With `io_concurrency = 0` nothing is prefetched and
 //! records are handed out as they are decoded.
@@ -146,14 +146,11 @@ impl<'a> Lookahead<'a> {
                     {
                         continue; // not needed, or already on its way
                     }
-                    match &mut self.advisor {
-                        Some((_, batch)) => batch.push(page.0),
-                        None => {
-                            if !self.pool.prefetch(page)? {
-                                continue;
-                            }
-                        }
-                    }
+                    // `recover` starts an advisor whenever prefetch is on.
+                    let Some((_, batch)) = &mut self.advisor else {
+                        break;
+                    };
+                    batch.push(page.0);
                     self.prefetches_issued += 1;
                     self.pending.insert(page.0);
                     prefetched |= 1 << index;

@@ -627,9 +627,11 @@ impl BufferPool {
                 let seen = state::load(word);
                 if seen.state() == EVICTED
                     && let Some(latched) = seen.lock_exclusive()
-                    && state::try_transition(word, seen, latched).is_ok()
                 {
-                    locked.push(page);
+                    self.count(Counter::StateRmw, 1);
+                    if state::try_transition(word, seen, latched).is_ok() {
+                        locked.push(page);
+                    }
                 }
                 page += 1;
             }
@@ -638,6 +640,7 @@ impl BufferPool {
             for &p in &locked {
                 state::unlock_exclusive(self.state_word(p), EVICTED, false);
             }
+            self.count(Counter::StateRmw, locked.len() as u64);
         }
     }
 

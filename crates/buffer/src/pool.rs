@@ -640,7 +640,6 @@ impl BufferPool {
             for &p in &locked {
                 state::unlock_exclusive(self.state_word(p), EVICTED, false);
             }
-            self.count(Counter::StateRmw, locked.len() as u64);
         }
     }
 

@@ -530,30 +530,10 @@ fn cold_runs(
     let mut rows = Vec::new();
 
     // The reference: the same WAL with every file cached and every page fitting.
-    let data_bytes = {
-        let data = fresh_data_file(snapshot, &run_dir)?;
-        warm(snapshot)?;
-        warm(&run_dir)?;
-        let options = RecoveryOptions {
-            io_concurrency: 0,
-            threads: 1,
-            ..RecoveryOptions::default()
-        };
-        let before = IoCounters::now();
-        let (pool, stats) = replay(data, wal.clone(), &control, CACHED_POOL_BYTES, &options)?;
-        let after = IoCounters::now();
-        let misses = pool.stats().misses;
-        // The data as recovered: the crashed data file holds only what the
-        // pool had written before the crash.
-        let data_bytes = pool.page_count()? * PAGE_SIZE as u64;
-        drop(pool);
-        rows.push(
-            cold_row(&stats, 0, before, after, misses, true, false)
-                .with("pool_size_bytes", CACHED_POOL_BYTES),
-        );
-        progress.step("replay-cold reference (cached)");
-        data_bytes
-    };
+    let (reference, data_bytes) =
+        warm_replay(snapshot, &run_dir, &wal, &control, CACHED_POOL_BYTES)?;
+    rows.push(reference.with("reference", true));
+    progress.step("replay-cold reference (cached)");
     let cold_pool_bytes = config
         .pool_size_bytes
         .unwrap_or(data_bytes / COLD_POOL_DIVISOR)
@@ -561,26 +541,10 @@ fn cold_runs(
     // The same small pool with every file in the OS cache and nothing
     // trimmed: what the small pool costs without any I/O, so the cold rows
     // show how much of the I/O prefetch hides.
-    {
-        let data = fresh_data_file(snapshot, &run_dir)?;
-        warm(snapshot)?;
-        warm(&run_dir)?;
-        let options = RecoveryOptions {
-            io_concurrency: 0,
-            threads: 1,
-            ..RecoveryOptions::default()
-        };
-        let before = IoCounters::now();
-        let (pool, stats) = replay(data, wal.clone(), &control, cold_pool_bytes, &options)?;
-        let after = IoCounters::now();
-        let misses = pool.stats().misses;
-        drop(pool);
-        let mut row = cold_row(&stats, 0, before, after, misses, false, false)
-            .with("pool_size_bytes", cold_pool_bytes);
-        row.case = WARM_CASE.to_string();
-        rows.push(row);
-        progress.step("replay-warm (small pool, OS cache warm)");
-    }
+    let (mut warm_row, _) = warm_replay(snapshot, &run_dir, &wal, &control, cold_pool_bytes)?;
+    warm_row.case = WARM_CASE.to_string();
+    rows.push(warm_row);
+    progress.step("replay-warm (small pool, OS cache warm)");
     for io_concurrency in COLD_IO_CONCURRENCY {
         let data = fresh_data_file(snapshot, &run_dir)?;
         let caches_dropped = drop_caches();
@@ -626,6 +590,37 @@ fn cold_runs(
         row.values.insert("wal_bytes".into(), wal_bytes.into());
     }
     Ok(rows)
+}
+
+/// Replays the WAL on one thread, prefetch off, into a pool of
+/// `pool_size_bytes` over a fresh copy of the crashed data file, with every
+/// file in the OS cache. Returns its row (case `replay-cold`, not the
+/// reference) and the size of the data as recovered (the crashed data file
+/// holds only what the pool had written before the crash).
+fn warm_replay(
+    snapshot: &Path,
+    run_dir: &Path,
+    wal: &Arc<dyn Dir>,
+    control: &ControlData,
+    pool_size_bytes: u64,
+) -> Result<(Row, u64), BenchError> {
+    let data = fresh_data_file(snapshot, run_dir)?;
+    warm(snapshot)?;
+    warm(run_dir)?;
+    let options = RecoveryOptions {
+        io_concurrency: 0,
+        threads: 1,
+        ..RecoveryOptions::default()
+    };
+    let before = IoCounters::now();
+    let (pool, stats) = replay(data, wal.clone(), control, pool_size_bytes, &options)?;
+    let after = IoCounters::now();
+    let misses = pool.stats().misses;
+    let data_bytes = pool.page_count()? * PAGE_SIZE as u64;
+    drop(pool);
+    let row = cold_row(&stats, 0, before, after, misses, false, false)
+        .with("pool_size_bytes", pool_size_bytes);
+    Ok((row, data_bytes))
 }
 
 /// A fresh copy of the crashed data file in `run_dir`, opened.

@@ -205,7 +205,7 @@ fn lookup(
             }
             progress.step(&format!("{thread_count} threads"));
         }
-        let (measured, before, after, pages) = median_sample(&folio, |s| s.0.ops_per_sec());
+        let (measured, before, after, pages) = *median_sample(&folio, |s| s.0.ops_per_sec());
         let row = Row::new(NAME, "lookup", thread_count)
             .with("checksums", checksums)
             .with("keys", keys);
@@ -268,7 +268,7 @@ fn index_probe(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>
         }
         for (index, (checksums, _, _)) in trees.iter().enumerate() {
             let rate = |s: &(Measured, PoolStats, PoolStats, u64)| s.0.ops_per_sec();
-            let (measured, before, after, pages) = median_sample(&samples[index], rate);
+            let (measured, before, after, pages) = *median_sample(&samples[index], rate);
             let mut row = Row::new(NAME, "index-probe", thread_count)
                 .with("checksums", *checksums)
                 .with("rows", rows_count);
@@ -315,7 +315,7 @@ fn scans(
     let mut rows = Vec::new();
     for (index, case) in ["scan-forward", "scan-backward"].into_iter().enumerate() {
         let (measured, before, after, pages) =
-            median_sample(&samples[index], |s| s.0.ops_per_sec());
+            *median_sample(&samples[index], |s| s.0.ops_per_sec());
         let row = Row::new(NAME, case, 1)
             .with("checksums", checksums)
             .with("keys", keys);

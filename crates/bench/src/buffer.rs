@@ -181,7 +181,7 @@ fn hot_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, B
         }
         for (index, (checksums, _, _)) in pools.iter().enumerate() {
             let rate = |s: &(Measured, PoolStats, PoolStats)| s.0.ops_per_sec();
-            let (measured, before, after) = median_sample(&samples[index], rate);
+            let (measured, before, after) = *median_sample(&samples[index], rate);
             let mut row = Row::new(NAME, "hot-read", thread_count).with("checksums", *checksums);
             if *checksums && samples.len() == 2 {
                 let paired = paired_ratio_of(&samples[index], &samples[1 - index], rate);
@@ -220,7 +220,7 @@ fn evict_read(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>,
     }
     let mut rows = Vec::new();
     for (i, &thread_count) in threads.iter().enumerate() {
-        let (measured, before, after) = median_sample(&samples[i], |s| s.0.ops_per_sec());
+        let (measured, before, after) = *median_sample(&samples[i], |s| s.0.ops_per_sec());
         let row = Row::new(NAME, "evict-read", thread_count)
             .with("checksums", checksums)
             .with("pool_size_bytes", pool_size_bytes)

@@ -105,9 +105,9 @@ pub fn median(mut values: Vec<f64>) -> f64 {
 
 /// The sample whose rate is the median of the samples' rates (`samples`
 /// must not be empty).
-pub fn median_sample<T: Copy>(samples: &[T], rate: impl Fn(&T) -> f64) -> T {
+pub fn median_sample<T>(samples: &[T], rate: impl Fn(&T) -> f64) -> &T {
     let middle = median(samples.iter().map(&rate).collect());
-    *samples
+    samples
         .iter()
         .find(|s| rate(s) == middle)
         .expect("the median is one of the samples")

@@ -20,7 +20,7 @@
 //! the filesystem cache"), then the inserters run for the measured time.
 //! The settings run in rotated order in each round; the median is reported.
 
-use crate::harness::{Measured, median, run_for};
+use crate::harness::{Measured, median_sample, run_for};
 use crate::loopfs::{FsKind, LoopMount, drop_caches};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_io::{Dir, FsDir};
@@ -180,11 +180,8 @@ fn measure_filesystem(
             .iter()
             .map(|s| s.measured.ops_per_sec())
             .collect();
-        let middle = median(rates.clone());
-        let sample = samples[index]
-            .iter()
-            .find(|s| s.measured.ops_per_sec() == middle)
-            .expect("the median is one of the samples");
+        let sample = median_sample(&samples[index], |s| s.measured.ops_per_sec());
+        let middle = sample.measured.ops_per_sec();
         let low = rates.iter().copied().fold(f64::INFINITY, f64::min);
         let high = rates.iter().copied().fold(0.0, f64::max);
         rows.push(

@@ -76,7 +76,7 @@ impl Workload for SelectOnlyWorkload {
         let mut rows = Vec::new();
         for (i, &thread_count) in threads.iter().enumerate() {
             let (measured, before, after, pages) =
-                median_sample(&samples[i], |s| s.0.ops_per_sec());
+                *median_sample(&samples[i], |s| s.0.ops_per_sec());
             let row = Row::new(NAME, "select-only", thread_count)
                 .with("checksums", checksums)
                 .with("pool_size_bytes", pool_size_bytes)

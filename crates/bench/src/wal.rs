@@ -14,7 +14,7 @@
 //! the one prepared ahead are created before timing starts), measures, and
 //! removes it.
 
-use crate::harness::{Measured, median, run_for};
+use crate::harness::{Measured, median_sample, run_for};
 use crate::{BenchConfig, BenchError, Check, Progress, Row, Workload};
 use folio_io::{Dir, FsDir};
 use folio_wal::{CommitMode, RecordBuilder, RmgrId, Wal, WalConfig, WalStats};
@@ -72,11 +72,7 @@ impl Workload for WalWorkload {
                     samples.push(measure_commits(config, mode, thread_count, duration)?);
                     progress.step(&format!("{mode_name} commit, {thread_count} threads"));
                 }
-                let middle = median(samples.iter().map(|s| s.measured.ops_per_sec()).collect());
-                let sample = samples
-                    .iter()
-                    .find(|s| s.measured.ops_per_sec() == middle)
-                    .expect("the median is one of the samples");
+                let sample = median_sample(&samples, |s| s.measured.ops_per_sec());
                 rows.push(sample.row(mode_name, thread_count));
             }
         }

@@ -383,6 +383,31 @@ mod garbage {
         vec![root, leaf, Box::new([0u8; PAGE_SIZE]), random]
     }
 
+    /// A B+tree record with `blocks` and main `data` (LSNs fixed).
+    fn btree_record(rtype: u8, blocks: Vec<Block>, data: Vec<u8>) -> Record {
+        Record {
+            lsn: folio_page::Lsn(100),
+            end_lsn: folio_page::Lsn(200),
+            prev_lsn: folio_page::Lsn(0),
+            rmgr: RmgrId::BTREE,
+            rtype,
+            blocks,
+            data,
+            total_len: 0,
+        }
+    }
+
+    /// One block per page id in `ids`, each carrying `data`.
+    fn blocks_for(ids: &[u64], data: &[u8]) -> Vec<Block> {
+        ids.iter()
+            .map(|&id| Block {
+                page_id: PageId(id),
+                image: None,
+                data: data.to_vec(),
+            })
+            .collect()
+    }
+
     fn block() -> impl Strategy<Value = Block> {
         (1u64..8, prop::collection::vec(any::<u8>(), 0..40)).prop_map(|(id, data)| Block {
             page_id: PageId(id),
@@ -407,16 +432,7 @@ mod garbage {
             // leaf, an inner node, a zero page or random bytes yield Ok or
             // an error, never a panic or out-of-bounds access.
             thread_local!(static PAGES: Vec<Box<Page>> = pages());
-            let record = Record {
-                lsn: folio_page::Lsn(100),
-                end_lsn: folio_page::Lsn(200),
-                prev_lsn: folio_page::Lsn(0),
-                rmgr: RmgrId::BTREE,
-                rtype,
-                blocks,
-                data,
-                total_len: 0,
-            };
+            let record = btree_record(rtype, blocks, data);
             let _ = BtreeRedo.describe(&record);
             let mut page = PAGES.with(|p| p[which].clone());
             let _ = BtreeRedo.redo_block(&record, block, &mut page);
@@ -493,20 +509,7 @@ mod garbage {
             // to zero and random pages), return Ok or an error without
             // panicking.
             thread_local!(static PAGES: Vec<Box<Page>> = pages());
-            let blocks = ids
-                .iter()
-                .map(|&id| Block { page_id: PageId(id), image: None, data: block_data.clone() })
-                .collect();
-            let record = Record {
-                lsn: folio_page::Lsn(100),
-                end_lsn: folio_page::Lsn(200),
-                prev_lsn: folio_page::Lsn(0),
-                rmgr: RmgrId::BTREE,
-                rtype,
-                blocks,
-                data: main,
-                total_len: 0,
-            };
+            let record = btree_record(rtype, blocks_for(&ids, &block_data), main);
             let _ = BtreeRedo.describe(&record);
             let mut page = PAGES.with(|p| p[which].clone());
             let _ = BtreeRedo.redo_block(&record, block, &mut page);
@@ -538,20 +541,7 @@ mod garbage {
                 let at = if near_front { 24 + at % 1024 } else { at };
                 page[at] = byte;
             }
-            let blocks = ids
-                .iter()
-                .map(|&id| Block { page_id: PageId(id), image: None, data: block_data.clone() })
-                .collect();
-            let record = Record {
-                lsn: folio_page::Lsn(100),
-                end_lsn: folio_page::Lsn(200),
-                prev_lsn: folio_page::Lsn(0),
-                rmgr: RmgrId::BTREE,
-                rtype,
-                blocks,
-                data: main,
-                total_len: 0,
-            };
+            let record = btree_record(rtype, blocks_for(&ids, &block_data), main);
             let before = page.clone();
             if let Err(e) = BtreeRedo.redo_block(&record, block, &mut page) {
                 prop_assert!(page == before, "failed redo changed the page: {}", e.reason);

@@ -15,7 +15,9 @@ use crate::{BufferError, BufferPool};
 use folio_page::{Lsn, PAGE_SIZE, Page, PageId};
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Resident-set slots a sweeper claims from the clock hand at a time.
+/// Resident-set slots a sweeper claims from the clock hand at a time (at
+/// most a quarter of the set, so a tiny pool's round does not sweep it
+/// twice in one claim).
 const CLOCK_CHUNK: u64 = 32;
 /// Consecutive eviction rounds that found no evictable page at all (every
 /// resident page latched, or dirty in a poisoned pool), each followed by a
@@ -102,9 +104,15 @@ impl BufferPool {
         // Clean pages are latched exclusively as they are found and released
         // together, so their memory goes back in one call (`discard_many`).
         let mut clean: Vec<u64> = Vec::new();
+        let chunk = CLOCK_CHUNK.min(self.resident.capacity() / 4).max(1);
+        // Every slot of a claimed chunk is examined, even past the target:
+        // the hand has moved beyond the chunk, so slots a round skipped would
+        // wait a whole turn, and a page that kept landing there escaped the
+        // clock (found with `keep_resident`'s test: an unused page outlived
+        // three turns of a 64-frame pool).
         while ((clean.len() + dirty.len()) as u64) < target && scanned < turns {
-            let start = self.clock_hand.fetch_add(CLOCK_CHUNK, Relaxed);
-            for index in start..start + CLOCK_CHUNK {
+            let start = self.clock_hand.fetch_add(chunk, Relaxed);
+            for index in start..start + chunk {
                 scanned += 1;
                 let Some(page) = self.resident.get(index) else {
                     continue;
@@ -135,9 +143,6 @@ impl BufferPool {
                     }
                     _ => {}
                 }
-                if (clean.len() + dirty.len()) as u64 >= target {
-                    break;
-                }
             }
         }
         self.evict_locked_batch(&clean);
@@ -151,11 +156,10 @@ impl BufferPool {
         })
     }
 
-    /// Evicts `page`, whose exclusive latch the caller holds: out of the
-    /// resident set, frame memory released (stale optimistic readers now
-    /// read zeros and fail validation), Evicted with a bumped version.
-    /// Evicts `pages`, each exclusively latched by the caller: one
-    /// `discard_many` for all their frames, then each is set Evicted.
+    /// Evicts `pages`, each exclusively latched by the caller: out of the
+    /// resident set, frame memory released by one `discard_many` for all of
+    /// them (stale optimistic readers now read zeros and fail validation),
+    /// then each is set Evicted with a bumped version.
     fn evict_locked_batch(&self, pages: &[u64]) {
         if pages.is_empty() {
             return;
@@ -170,14 +174,6 @@ impl BufferPool {
         }
         self.used_pages.fetch_sub(pages.len() as u64, Relaxed);
         self.count(Counter::Evictions, pages.len() as u64);
-    }
-
-    fn evict_locked(&self, page: u64) {
-        self.resident.remove(page);
-        self.frames.discard(page as usize * PAGE_SIZE, PAGE_SIZE);
-        state::unlock_exclusive(self.state_word(page), EVICTED, false);
-        self.used_pages.fetch_sub(1, Relaxed);
-        self.count(Counter::Evictions, 1);
     }
 
     /// Copies `page`, whose shared latch the caller holds.
@@ -199,16 +195,21 @@ impl BufferPool {
         evict: bool,
     ) -> Result<u64, BufferError> {
         let result = self.write_copies(batch);
-        let mut evicted = 0;
+        // Pages this thread upgraded to exclusive: evicted together, so
+        // their memory goes back in one call, as a clean batch's does.
+        let mut evictable = Vec::new();
         for latched in batch.drain(..) {
             if result.is_ok() {
-                evicted += u64::from(self.finish_write(latched.page, evict));
+                if self.finish_write(latched.page, evict) {
+                    evictable.push(latched.page);
+                }
             } else {
                 self.count(Counter::StateRmw, 1);
                 state::unlock_shared(self.state_word(latched.page));
             }
         }
-        result.map(|()| evicted)
+        self.evict_locked_batch(&evictable);
+        result.map(|()| evictable.len() as u64)
     }
 
     fn write_copies(&self, batch: &mut [Latched]) -> Result<(), BufferError> {
@@ -242,8 +243,9 @@ impl BufferPool {
 
     /// After the write of `page` (shared-latched by us, so unchanged since
     /// the copy): with `evict`, if we are the only holder, upgrade to
-    /// exclusive and clean in one CAS and evict; otherwise clear the dirty
-    /// flag and release the shared latch. Returns whether it was evicted.
+    /// exclusive and clean in one CAS and return true: the caller now holds
+    /// the exclusive latch and evicts the page. Otherwise clear the dirty
+    /// flag, release the shared latch and return false.
     fn finish_write(&self, page: u64, evict: bool) -> bool {
         let word = self.state_word(page);
         loop {
@@ -251,7 +253,6 @@ impl BufferPool {
             if let (true, Some(locked)) = (evict, seen.upgrade_clean()) {
                 self.count(Counter::StateRmw, 1);
                 if state::try_transition(word, seen, locked).is_ok() {
-                    self.evict_locked(page);
                     return true;
                 }
                 continue;

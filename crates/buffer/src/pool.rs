@@ -297,6 +297,26 @@ impl BufferPool {
             .is_ok_and(|word| state::load(word).state() != EVICTED)
     }
 
+    /// Whether `page_id` is resident; if it is and the clock has marked it,
+    /// gives it its second chance now (Marked → Unlocked, as a reader
+    /// does). Recovery calls this for every page of the records it decodes
+    /// ahead, so the clock does not evict a page about to be redone (which
+    /// would cost a read that no prefetch was issued for). No shared write
+    /// unless the page is marked.
+    pub fn keep_resident(&self, page_id: PageId) -> bool {
+        let Ok(word) = self.state(page_id) else {
+            return false;
+        };
+        let seen = state::load(word);
+        if let Some(unmarked) = seen.unmark() {
+            self.count(Counter::StateRmw, 1);
+            // A failed CAS means someone else changed the word: a reader
+            // unmarked it, or the clock latched it; either way nothing to do.
+            let _ = state::try_transition(word, seen, unmarked);
+        }
+        seen.state() != EVICTED
+    }
+
     /// Asks the OS to read `page_id` ahead (posix_fadvise WILLNEED) unless it
     /// is resident. Returns whether advice was issued. A hint only: nothing
     /// is latched or reserved, and the read that follows verifies as usual.

@@ -529,3 +529,44 @@ fn optimistic_scalar_reads_match_the_bytes_at_every_offset() {
     }
     guard.validate().unwrap();
 }
+
+#[test]
+fn keep_resident_protects_a_page_from_the_clock_as_a_read_does() {
+    // Proves `keep_resident` reports residency (false for a page not in the
+    // pool or out of range) and gives a resident page its second chance
+    // without reading it: a page kept before every miss stays in a 64-frame
+    // pool while 400 other pages stream through, and the same page not kept
+    // is evicted. (Kept only once the stream runs: a clock round that must
+    // sweep two turns, as the first one over an unmarked pool does, marks
+    // and evicts in one go, which no second chance outlives.)
+    for keep in [false, true] {
+        let file = MemFile::new();
+        let pool = create(&file, 64, true);
+        let ids: Vec<PageId> = (0..401)
+            .map(|counter| {
+                let mut page = pool.allocate().unwrap();
+                let id = page.page_id().0;
+                fill_pattern(&mut page, id, counter);
+                page.page_id()
+            })
+            .collect();
+        pool.flush_all().unwrap();
+        assert!(!pool.keep_resident(PageId(1 << 40)), "out of range");
+        let hot = ids[200];
+        for &id in &ids[..200] {
+            read_counter(&pool, id).unwrap();
+        }
+        read_counter(&pool, hot).unwrap();
+        for &id in &ids[201..] {
+            if keep {
+                assert!(pool.keep_resident(hot));
+            }
+            read_counter(&pool, id).unwrap();
+        }
+        assert_eq!(pool.keep_resident(hot), keep, "kept: {keep}");
+        let misses = pool.stats().misses;
+        assert_eq!(read_counter(&pool, hot).unwrap(), 200);
+        assert_eq!(pool.stats().misses == misses, keep, "kept: {keep}");
+        pool.check_invariants().unwrap();
+    }
+}

@@ -56,6 +56,7 @@ fn crash_and_recover(seed: u64, frames: u64, opts: &RecoveryOptions) -> (Recover
     drop(e);
     let (pool, _wal) = open_for_recovery(&after, frames);
     let stats = recover(&pool, after.clone(), Lsn(0), &registry(), opts).unwrap();
+    pool.verify_meta().unwrap();
     check_model(&pool, &model);
     pool.check_invariants().unwrap();
     assert_eq!(pool.page_count().unwrap(), 25, "allocation replayed");

@@ -95,10 +95,11 @@ pub fn create(dir: &Arc<SimDir>, frames: u64) -> Engine {
 }
 
 /// Opens the pool and the WAL without recovering (no logger yet: replay
-/// must not log).
+/// must not log). The meta page is not read: the crash may have torn it,
+/// and replay restores it from its image (as `Database::open` does).
 pub fn open_for_recovery(dir: &Arc<SimDir>, frames: u64) -> (Arc<BufferPool>, Arc<Wal>) {
     let file = dir.open(DATA_FILE, OpenOptions::EXISTING).unwrap();
-    let pool = BufferPool::open(file, pool_config(frames)).unwrap();
+    let pool = BufferPool::open_for_recovery(file, pool_config(frames), true).unwrap();
     let wal = Arc::new(Wal::open(dir.clone(), wal_config()).unwrap());
     pool.set_wal_flusher(Arc::new(WalPageFlusher(wal.clone())));
     (pool, wal)

@@ -482,7 +482,7 @@ const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
 /// futex wake-up (an inter-processor interrupt on a VM); measured, the
 /// reading thread's CPU time per replay fell by ~8 %, and the reading
 /// thread is the one that bounds parallel replay.
-fn receive<T>(rx: &Receiver<T>) -> Option<T> {
+pub(crate) fn receive<T>(rx: &Receiver<T>) -> Option<T> {
     let started = Instant::now();
     loop {
         match rx.try_recv() {

@@ -2,9 +2,13 @@
 //!
 //! The reader decodes records into a queue bounded by `readahead_bytes`
 //! (record bytes) and by `io_concurrency` outstanding prefetches. For each
-//! decoded block without a full-page image whose page is not in the pool,
-//! it asks for `BufferPool::prefetch` (posix_fadvise WILLNEED), at
-//! most once per page while that page has a prefetch outstanding. The
+//! decoded block it decides whether its page needs a read of its own:
+//! not if a record ahead of it in the queue brings the page in (restores
+//! it from a full-page image, or has a prefetch outstanding for it: the
+//! `arranged` set), nor if the block carries an image itself, nor if the
+//! page is resident, in which case `BufferPool::keep_resident` gives it the
+//! clock's second chance so it is still there when the record is applied.
+//! Otherwise it asks for `BufferPool::prefetch` (posix_fadvise WILLNEED). The
 //! advice itself is given by the advisor thread ([`advisor`]), fed in
 //! batches: each call allocates page-cache pages and submits a read, CPU
 //! work the replaying thread no longer does itself (README "Known limits":
@@ -13,6 +17,7 @@
 //! handed to apply. With `io_concurrency = 0` nothing is prefetched and
 //! records are handed out as they are decoded.
 
+use crate::driver::receive;
 use crate::error::RecoveryError;
 use folio_buffer::BufferPool;
 use folio_page::PageId;
@@ -20,11 +25,13 @@ use folio_wal::{Record, WalReader};
 use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc::{Receiver, Sender};
 
-/// A decoded record and which of its blocks were prefetched (bit i: block i).
+/// A decoded record, which of its blocks were prefetched (bit i: block i),
+/// and which of its pages it entered in `Lookahead::arranged`.
 #[derive(Debug)]
 pub(crate) struct Decoded {
     pub record: Record,
     pub prefetched: u32,
+    arranged: u32,
 }
 
 const _: () = assert!(folio_wal::MAX_BLOCKS <= u32::BITS as usize);
@@ -38,8 +45,12 @@ pub(crate) struct Lookahead<'a> {
     queued_bytes: usize,
     /// Prefetches issued for queued records.
     inflight: usize,
-    /// Pages with a prefetch outstanding (issued for a queued record).
-    pending: HashSet<u64>,
+    /// Pages that records in the queue will find in the pool without a read
+    /// of their own: a prefetch is outstanding for them, or a queued record
+    /// restores them from a full-page image (a page a split has just
+    /// allocated, or the first change after the checkpoint). Later records
+    /// touching them issue nothing.
+    arranged: HashSet<u64>,
     /// The advisor thread's queue and the pages not yet sent to it.
     advisor: Option<(Sender<Vec<u64>>, Vec<u64>)>,
     eof: bool,
@@ -68,7 +79,7 @@ impl<'a> Lookahead<'a> {
             queue: VecDeque::new(),
             queued_bytes: 0,
             inflight: 0,
-            pending: HashSet::new(),
+            arranged: HashSet::new(),
             advisor: advisor.map(|tx| (tx, Vec::new())),
             eof: false,
             spare: Vec::new(),
@@ -111,6 +122,7 @@ impl<'a> Lookahead<'a> {
             return Ok(record.map(|record| Decoded {
                 record,
                 prefetched: 0,
+                arranged: 0,
             }));
         }
         self.fill()?;
@@ -118,14 +130,14 @@ impl<'a> Lookahead<'a> {
             return Ok(None);
         };
         self.queued_bytes -= decoded.record.total_len as usize;
-        let mut bits = decoded.prefetched;
+        let mut bits = decoded.arranged;
         while bits != 0 {
             let index = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let page = decoded.record.blocks[index].page_id.0;
-            self.pending.remove(&page);
-            self.inflight -= 1;
+            self.arranged
+                .remove(&decoded.record.blocks[index].page_id.0);
         }
+        self.inflight -= decoded.prefetched.count_ones() as usize;
         Ok(Some(decoded))
     }
 
@@ -136,15 +148,21 @@ impl<'a> Lookahead<'a> {
                 break;
             };
             let mut prefetched = 0u32;
+            let mut arranged = 0u32;
             if self.io_concurrency > 0 {
                 for (index, block) in record.blocks.iter().enumerate() {
                     let page = block.page_id;
-                    if block.image.is_some()
-                        || self.inflight >= self.io_concurrency
-                        || self.pool.is_resident(page)
-                        || self.pending.contains(&page.0)
-                    {
-                        continue; // not needed, or already on its way
+                    if self.arranged.contains(&page.0) {
+                        continue; // an earlier queued record brings it in
+                    }
+                    if block.image.is_some() {
+                        self.arranged.insert(page.0);
+                        arranged |= 1 << index;
+                        continue;
+                    }
+                    // A resident page about to be redone keeps its frame.
+                    if self.pool.keep_resident(page) || self.inflight >= self.io_concurrency {
+                        continue;
                     }
                     // `recover` starts an advisor whenever prefetch is on.
                     let Some((_, batch)) = &mut self.advisor else {
@@ -152,13 +170,18 @@ impl<'a> Lookahead<'a> {
                     };
                     batch.push(page.0);
                     self.prefetches_issued += 1;
-                    self.pending.insert(page.0);
+                    self.arranged.insert(page.0);
+                    arranged |= 1 << index;
                     prefetched |= 1 << index;
                     self.inflight += 1;
                 }
             }
             self.queued_bytes += record.total_len as usize;
-            self.queue.push_back(Decoded { record, prefetched });
+            self.queue.push_back(Decoded {
+                record,
+                prefetched,
+                arranged,
+            });
         }
         if let Some((tx, batch)) = &mut self.advisor
             && !batch.is_empty()
@@ -186,8 +209,11 @@ impl<'a> Lookahead<'a> {
 /// The advisor thread: gives the OS readahead advice (`BufferPool::prefetch`,
 /// posix_fadvise WILLNEED) for each page it is sent, in order, until the
 /// queue closes. A failed hint is ignored: apply reads the page anyway.
+/// It polls its queue before it sleeps (`receive`), as the apply threads
+/// do: a hint sent to a sleeping advisor costs the replaying thread a futex
+/// wake-up, which profiled at ~9 % of its time with one hint per send.
 pub(crate) fn advisor(pool: &BufferPool, pages: Receiver<Vec<u64>>) {
-    while let Ok(batch) = pages.recv() {
+    while let Some(batch) = receive(&pages) {
         for page in batch {
             let _ = pool.prefetch(PageId(page));
         }

@@ -5,7 +5,9 @@
 //! costs only its bookkeeping here: every page is in memory).
 //!
 //! `cargo run --release -p folio-db --example replay_rate [transactions]`;
-//! `REPLAY_THREADS=n` runs only that thread count (for profiling).
+//! `REPLAY_THREADS=n` runs only that thread count (for profiling), with
+//! `REPLAY_IO=n` as its io concurrency (default 0); `REPLAY_RUNS=n` replays
+//! n times (default 3) and reports the best.
 
 use folio_db::{Database, Options, Storage, redo_registry};
 use folio_io::{Dir, OpenOptions, SimConfig, SimDir};
@@ -70,14 +72,20 @@ fn main() {
     println!("| apply threads | io concurrency | records | records/s | MB/s |");
     println!("|---:|---:|---:|---:|---:|");
     let configs: Vec<(usize, usize)> = match std::env::var("REPLAY_THREADS") {
-        Ok(t) => vec![(t.parse().expect("REPLAY_THREADS"), 0)],
+        Ok(t) => vec![(
+            t.parse().expect("REPLAY_THREADS"),
+            std::env::var("REPLAY_IO").map_or(0, |io| io.parse().expect("REPLAY_IO")),
+        )],
         Err(_) => vec![(1, 0), (2, 0), (1, 16), (2, 16)],
     };
+    // Best of several runs: the machine is shared, single runs are noisy.
+    let runs: usize = std::env::var("REPLAY_RUNS").map_or(3, |r| r.parse().expect("REPLAY_RUNS"));
     for (threads, io) in configs {
-        // Best of three: the machine is shared, single runs are noisy.
+        // The pool holds every page and is never dropped, so nothing is
+        // written back: each run replays the same crashed files.
+        let dir = build(transactions);
         let mut best: Option<folio_recovery::RecoveryStats> = None;
-        for _ in 0..3 {
-            let dir = build(transactions);
+        for _ in 0..runs {
             let control = ControlData::load(dir.as_ref()).expect("control");
             let file = dir
                 .open(folio_db::DATA_FILE, OpenOptions::EXISTING)

@@ -81,15 +81,20 @@ fn main() {
     // Best of several runs: the machine is shared, single runs are noisy.
     let runs: usize = std::env::var("REPLAY_RUNS").map_or(3, |r| r.parse().expect("REPLAY_RUNS"));
     for (threads, io) in configs {
-        // The pool holds every page and is never dropped, so nothing is
-        // written back: each run replays the same crashed files.
+        // Each run replays the same WAL into a fresh copy of the crashed
+        // data file, and drops its pool (as `folio bench recovery` does):
+        // its memory is reused by the next run's pool.
         let dir = build(transactions);
+        let control = ControlData::load(dir.as_ref()).expect("control");
+        let data_image = dir.read_durable(folio_db::DATA_FILE).expect("data");
         let mut best: Option<folio_recovery::RecoveryStats> = None;
-        for _ in 0..runs {
-            let control = ControlData::load(dir.as_ref()).expect("control");
-            let file = dir
-                .open(folio_db::DATA_FILE, OpenOptions::EXISTING)
+        for run in 0..runs {
+            let scratch = SimDir::new(SimConfig::seeded(run as u64 + 2));
+            let file = scratch
+                .open(folio_db::DATA_FILE, OpenOptions::CREATE_NEW)
                 .expect("data");
+            file.write_at(&data_image, 0).expect("copy");
+            file.sync().expect("copy");
             let pool = folio_buffer::BufferPool::open_for_recovery(
                 file,
                 folio_buffer::PoolConfig {
@@ -111,7 +116,7 @@ fn main() {
                 },
             )
             .expect("recover");
-            std::mem::forget(pool);
+            drop(pool);
             if best.is_none_or(|b| b.elapsed > stats.elapsed) {
                 best = Some(stats);
             }

@@ -30,11 +30,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-/// Pages read per call while scanning ahead for the mid-log check.
-const SCAN_CHUNK_PAGES: usize = 32;
-/// WAL pages read per call while reading records: replay reads the log
-/// front to back, and one 256 KiB read costs the reading thread (which
-/// bounds parallel replay) far less than 32 page-sized ones.
+/// WAL pages read per call (records, and the scan of the mid-log check):
+/// replay reads the log front to back, and one 256 KiB read costs the
+/// reading thread (which bounds parallel replay) far less than 32
+/// page-sized ones.
 const READ_CHUNK_PAGES: usize = 32;
 
 /// How a reader treats damage.
@@ -256,39 +255,27 @@ impl WalReader {
     /// for a valid page, not older than the pages read so far, claiming
     /// `synced_upto > at`.
     fn durable_beyond(&mut self, at: Lsn) -> Result<Option<Lsn>, WalError> {
-        let seg_bytes = self.meta.segment_size_bytes;
-        let page_bytes = WAL_PAGE_SIZE as u64;
-        let pages_per_seg = seg_bytes / page_bytes;
-        let segnos: Vec<u64> = self.segnos.range(at.0 / seg_bytes..).copied().collect();
-        let mut chunk = vec![0u8; SCAN_CHUNK_PAGES * WAL_PAGE_SIZE];
+        let pages_per_seg = self.meta.segment_size_bytes / WAL_PAGE_SIZE as u64;
+        let first = at.0 / WAL_PAGE_SIZE as u64;
+        let segnos: Vec<u64> = self
+            .segnos
+            .range(first / pages_per_seg..)
+            .copied()
+            .collect();
         for segno in segnos {
-            let Some(file) = self.file(segno)? else {
+            if self.file(segno)?.is_none() {
                 continue;
-            };
-            let first = if segno == at.0 / seg_bytes {
-                (at.0 % seg_bytes) / page_bytes
-            } else {
-                0
-            };
-            let mut page = first;
-            while page < pages_per_seg {
-                let n = (pages_per_seg - page).min(SCAN_CHUNK_PAGES as u64) as usize;
-                let buf = &mut chunk[..n * WAL_PAGE_SIZE];
-                file.read_at(buf, page * page_bytes)
-                    .map_err(|e| WalError::io("reading", segment_file_name(segno), e))?;
-                for (i, bytes) in buf.chunks_exact(WAL_PAGE_SIZE).enumerate() {
-                    let index = segno * pages_per_seg + page + i as u64;
-                    // Pages of an older generation are stale (written before
-                    // the open that continued the log here): ignored.
-                    if let Some(h) = WalPageHeader::parse(bytes)
-                        && self.header_matches(&h, index)
-                        && h.generation >= self.last_generation
-                        && h.synced_upto > at
-                    {
-                        return Ok(Some(h.synced_upto));
-                    }
+            }
+            let start = (segno * pages_per_seg).max(first);
+            for index in start..(segno + 1) * pages_per_seg {
+                // Pages of an older generation are stale (written before
+                // the open that continued the log here): ignored.
+                if let Some(h) = self.load_page(index)?
+                    && h.generation >= self.last_generation
+                    && h.synced_upto > at
+                {
+                    return Ok(Some(h.synced_upto));
                 }
-                page += n as u64;
             }
         }
         Ok(None)

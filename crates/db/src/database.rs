@@ -123,9 +123,10 @@ impl Database {
     }
 
     /// Opens the database on `storage`: reads the control file, opens the
-    /// pool and the WAL (which finds the end of the WAL: a torn tail ends it,
-    /// mid-log corruption refuses), replays from the redo point, checkpoints,
-    /// and starts the checkpointer.
+    /// pool, replays the WAL from the redo point to its end (a torn tail
+    /// ends it, mid-log corruption refuses), opens the WAL to continue where
+    /// replay found its end (reading it once, not twice), checkpoints, and
+    /// starts the checkpointer.
     pub fn open_in(storage: Storage, options: Options) -> Result<Database, DbError> {
         let control = ControlData::load(storage.data.as_ref())?;
         let file = storage
@@ -135,7 +136,6 @@ impl Database {
         // Page 0 may be torn by the crash: recovery restores it from its
         // full-page image, so it is checked only afterwards.
         let pool = BufferPool::open_for_recovery(file, options.pool_config(), control.checksums)?;
-        let wal = Arc::new(Wal::open(storage.wal.clone(), options.wal_config())?);
         let system_id = wal_system_id(storage.wal.as_ref())?;
         if system_id != control.wal_system_id {
             return Err(DbError::WalMismatch {
@@ -143,7 +143,9 @@ impl Database {
                 control: control.wal_system_id,
             });
         }
-        pool.set_wal_flusher(Arc::new(WalPageFlusher(wal.clone())));
+        // No WAL flusher during replay: every record replayed is already in
+        // the WAL files, which is all the WAL rule asks of a page written
+        // back meanwhile (an open WAL would consider it synced, too).
         let stats = recover(
             &pool,
             storage.wal.clone(),
@@ -151,6 +153,11 @@ impl Database {
             &redo_registry(),
             &options.recovery_options(),
         )?;
+        let wal = match stats.wal_end {
+            Some(end) => Wal::open_at_end(storage.wal.clone(), options.wal_config(), end)?,
+            None => Wal::open(storage.wal.clone(), options.wal_config())?,
+        };
+        let wal = Arc::new(wal);
         pool.verify_meta()?;
         wal.set_redo_lsn(control.redo_lsn);
         Database::assemble(storage, options, pool, wal, control, Some(stats))

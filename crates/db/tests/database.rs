@@ -76,7 +76,9 @@ fn wrong_or_damaged_directories_are_clear_errors() {
 fn committed_work_survives_a_crash_and_uncommitted_may_not() {
     // Proves on the simulated device: after a power loss, every operation
     // before the last acknowledged commit is present, the state is a prefix
-    // of the operations, trees verify, and recovery ran with its statistics.
+    // of the operations, trees verify, and recovery ran with its statistics;
+    // and the WAL was read once: the open continued it where replay found
+    // its end, having read no record itself.
     let dir = SimDir::new(SimConfig::seeded(21));
     let ops = ops(21, 400);
     let db = Database::create_in(Storage::single(dir.clone()), small_options()).unwrap();
@@ -89,6 +91,9 @@ fn committed_work_survives_a_crash_and_uncommitted_may_not() {
     let db = Database::open_in(Storage::single(after), small_options()).unwrap();
     let stats = *db.recovery_stats().unwrap();
     assert!(stats.records > 0 && stats.fpis_applied > 0, "{stats}");
+    let info = db.wal().open_info();
+    assert_eq!(info.end_lsn, stats.end_lsn);
+    assert_eq!(info.records_scanned, stats.records, "replay's records only");
     let found = read_state(&open_trees(&db));
     assert!(matching_prefix(&ops, acked, done, &found).is_some());
     db.verify().unwrap();

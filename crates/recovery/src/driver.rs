@@ -25,7 +25,7 @@ use crate::registry::RedoRegistry;
 use folio_buffer::BufferPool;
 use folio_io::Dir;
 use folio_page::Lsn;
-use folio_wal::{ReaderOptions, Record, WalReader};
+use folio_wal::{ReaderOptions, Record, WalEnd, WalReader};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, channel, sync_channel};
 use std::time::{Duration, Instant};
@@ -78,6 +78,9 @@ pub struct RecoveryStats {
     pub prefetches_useful: u64,
     pub threads: usize,
     pub elapsed: Duration,
+    /// Where the WAL ends (replay reads it to its end): `Wal::open_at_end`
+    /// continues the log there without reading it again.
+    pub wal_end: Option<WalEnd>,
 }
 
 impl RecoveryStats {
@@ -202,6 +205,7 @@ pub fn recover(
     })?;
     stats.prefetches_issued = lookahead.prefetches_issued;
     stats.end_lsn = lookahead.reader().end_lsn();
+    stats.wal_end = lookahead.reader().wal_end();
     stats.elapsed = started.elapsed();
     Ok(stats)
 }

@@ -31,7 +31,7 @@ pub use error::WalError;
 pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};
 pub use policy::{CostSnapshot, SegmentKind};
-pub use reader::{ReaderOptions, WalReader};
+pub use reader::{ReaderOptions, WalEnd, WalReader};
 pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
 };
@@ -146,7 +146,8 @@ pub struct OpenInfo {
     pub end_lsn: Lsn,
     /// Start of the last valid record, if any.
     pub last_record_lsn: Option<Lsn>,
-    /// Records scanned while finding the end.
+    /// Records read while finding the end: by this open, or (for
+    /// [`Wal::open_at_end`]) by the reader that found it.
     pub records_scanned: u64,
 }
 
@@ -168,27 +169,53 @@ impl Wal {
     /// `config.truncate_at_corruption`), bumps the generation in `wal.meta`,
     /// and continues after the last valid record.
     pub fn open(dir: Arc<dyn Dir>, config: WalConfig) -> Result<Wal, WalError> {
+        Wal::open_with_end(dir, config, None)
+    }
+
+    /// As [`Wal::open`], but continues after `end`, where a [`WalReader`]
+    /// over this directory stopped after reading the log to its end (crash
+    /// recovery reads it from the redo point), instead of reading the whole
+    /// log again from its oldest segment. Records before the reader's start
+    /// are then not checked. A directory without a WAL is an error.
+    pub fn open_at_end(dir: Arc<dyn Dir>, config: WalConfig, end: WalEnd) -> Result<Wal, WalError> {
+        Wal::open_with_end(dir, config, Some(end))
+    }
+
+    fn open_with_end(
+        dir: Arc<dyn Dir>,
+        config: WalConfig,
+        found: Option<WalEnd>,
+    ) -> Result<Wal, WalError> {
         config.validate()?;
-        let (mut meta, created) = match WalMeta::load(dir.as_ref())? {
-            Some(meta) => (meta, false),
-            None => (WalMeta::new(config.segment_size_bytes), true),
+        let (mut meta, created) = match (WalMeta::load(dir.as_ref())?, found) {
+            (Some(meta), _) => (meta, false),
+            (None, None) => (WalMeta::new(config.segment_size_bytes), true),
+            (None, Some(_)) => {
+                return Err(WalError::BadMeta(
+                    "wal.meta not found, although the WAL was read to its end".into(),
+                ));
+            }
         };
-        let (end, last_start, records_scanned) = if created {
-            (Lsn(0), None, 0)
-        } else {
-            let mut reader = WalReader::open(
-                dir.clone(),
-                ReaderOptions {
-                    truncate_at_corruption: config.truncate_at_corruption,
-                },
-            )?;
-            while reader.next_record()?.is_some() {}
-            (
-                reader.end_lsn(),
-                reader.last_record_lsn(),
-                reader.records_read(),
-            )
+        let found = match found {
+            Some(found) => found,
+            None if created => WalEnd {
+                end_lsn: Lsn(0),
+                last_record_lsn: None,
+                records: 0,
+            },
+            None => {
+                let mut reader = WalReader::open(
+                    dir.clone(),
+                    ReaderOptions {
+                        truncate_at_corruption: config.truncate_at_corruption,
+                    },
+                )?;
+                while reader.next_record()?.is_some() {}
+                reader.wal_end().expect("read to the end")
+            }
         };
+        let (end, last_start, records_scanned) =
+            (found.end_lsn, found.last_record_lsn, found.records);
         meta.generation = meta
             .generation
             .checked_add(1)

@@ -44,6 +44,24 @@ pub struct ReaderOptions {
     pub truncate_at_corruption: bool,
 }
 
+/// Where a reader that read the log to its end stopped: proof that the WAL
+/// was read through (only [`WalReader::wal_end`] makes one), so that
+/// [`crate::Wal::open_at_end`] can continue the log there without reading
+/// it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalEnd {
+    pub(crate) end_lsn: Lsn,
+    pub(crate) last_record_lsn: Option<Lsn>,
+    pub(crate) records: u64,
+}
+
+impl WalEnd {
+    /// The end of the valid WAL (where insertion continues).
+    pub fn end_lsn(&self) -> Lsn {
+        self.end_lsn
+    }
+}
+
 /// Iterates records in LSN order.
 pub struct WalReader {
     dir: Arc<dyn Dir>,
@@ -196,6 +214,16 @@ impl WalReader {
     /// Records returned so far.
     pub fn records_read(&self) -> u64 {
         self.records_read
+    }
+
+    /// Where the WAL ends, once this reader has reached the end (a read
+    /// returned `Ok(None)`); `None` before.
+    pub fn wal_end(&self) -> Option<WalEnd> {
+        self.done.then_some(WalEnd {
+            end_lsn: self.end_lsn,
+            last_record_lsn: self.last_start,
+            records: self.records_read,
+        })
     }
 
     /// The next record, `Ok(None)` at the end of the WAL, or

@@ -7,7 +7,7 @@ use common::*;
 use folio_io::{Dir, FsDir, SimConfig, SimDir};
 use folio_page::{Lsn, PageId};
 use folio_wal::{
-    CommitMode, Inserted, RecordBuilder, Recycle, RmgrId, Wal, WalConfig, WalError,
+    CommitMode, Inserted, RecordBuilder, Recycle, RmgrId, Wal, WalConfig, WalError, WalReader,
     segment_file_name,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -79,6 +79,46 @@ fn reopen_continues_the_log() {
     for (i, r) in recs.iter().enumerate() {
         assert_eq!(parse_payload(r), (1, i as u64));
     }
+}
+
+// Proves `open_at_end` continues the log exactly where a reader that read it
+// to its end stopped (from a record in the middle, as recovery does from the
+// redo point), without reading it again: same end and last record as a full
+// open, new records linked to the last one; a reader offers its end only once
+// it has reached it, and a directory without a WAL is refused.
+#[test]
+fn open_at_end_continues_where_a_reader_stopped() {
+    let dir = sim();
+    let wal = Wal::open(dir.clone(), small_config()).unwrap();
+    let first = insert_seq(&wal, 1, 0..37);
+    wal.flush_all().unwrap();
+    drop(wal);
+    let mut reader = WalReader::open(dir.clone(), Default::default()).unwrap();
+    reader.seek(first[20].start_lsn).unwrap();
+    assert!(reader.wal_end().is_none(), "not read to the end yet");
+    let read = reader.by_ref().count();
+    assert_eq!(read, 17);
+    let end = reader.wal_end().expect("read to the end");
+    assert_eq!(end.end_lsn(), first[36].end_lsn);
+    let wal = Wal::open_at_end(dir.clone(), small_config(), end).unwrap();
+    let info = wal.open_info();
+    assert!(!info.created);
+    assert_eq!(info.end_lsn, first[36].end_lsn);
+    assert_eq!(info.last_record_lsn, Some(first[36].start_lsn));
+    assert_eq!(info.records_scanned, 17, "only the reader's records");
+    let second = insert_seq(&wal, 1, 37..50);
+    assert_eq!(second[0].start_lsn, first[36].end_lsn);
+    wal.flush_all().unwrap();
+    drop(wal);
+    let recs = read_all(dir);
+    assert_eq!(recs.len(), 50);
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(parse_payload(r), (1, i as u64));
+    }
+    assert!(matches!(
+        Wal::open_at_end(sim(), small_config(), end),
+        Err(WalError::BadMeta(_))
+    ));
 }
 
 // Proves an empty WAL reopens as empty and a reader of it yields nothing.

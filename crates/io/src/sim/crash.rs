@@ -1,4 +1,5 @@
-//! What a power failure does to the simulated device.
+//! What a power failure does to the simulated device, and what the death
+//! of the process using it does (`kill`: nothing to the data).
 //!
 //! Every unsynced change gets an outcome drawn from the device's seeded RNG,
 //! independently of the others:
@@ -59,6 +60,40 @@ impl Device {
             rng,
             PendingFaults::default(),
             Namespace::from_durable(names),
+            inodes,
+            self.next_inode,
+            self.capacity_bytes,
+        );
+        successor.check_invariants();
+        successor
+    }
+}
+
+impl Device {
+    /// Kills the process using the device, not the machine: returns the
+    /// device as the next process finds it, and leaves this one crashed (its
+    /// handles fail with EIO). Every name and byte is exactly as the dead
+    /// process left it, and what was unsynced is still unsynced: the
+    /// operating system still holds it, and a later power failure of the
+    /// successor can still lose it. Files that only the dead process held
+    /// open are gone. The successor continues the random stream; it has no
+    /// planned faults, no crash point and fresh operation counters.
+    pub(crate) fn kill(&mut self) -> Device {
+        assert!(
+            !self.crashed,
+            "kill() or crash() called twice on one SimDir; use its successor"
+        );
+        self.crashed = true;
+        let names = std::mem::take(&mut self.names);
+        let mut inodes = std::mem::take(&mut self.inodes);
+        inodes.retain(|ino, _| names.may_name(*ino));
+        for inode in inodes.values_mut() {
+            inode.handles = 0;
+        }
+        let successor = Device::recovered(
+            self.rng.clone(),
+            PendingFaults::default(),
+            names,
             inodes,
             self.next_inode,
             self.capacity_bytes,

@@ -105,6 +105,20 @@ impl SimDir {
         })
     }
 
+    /// Simulates the death of the process (`kill -9`, an abort), not of the
+    /// machine. Returns the directory as the next process finds it: every
+    /// name and byte as the dead process left them, unsynced changes still
+    /// unsynced (a later [`SimDir::crash`] of the successor can lose them),
+    /// files that only the dead process held open gone. With a crash point
+    /// set, the process died at that operation. `self` is left crashed, as
+    /// with `crash`. Panics if called twice on the same directory.
+    pub fn kill(&self) -> Arc<SimDir> {
+        let successor = lock(&self.device).kill();
+        Arc::new(SimDir {
+            device: Arc::new(Mutex::new(successor)),
+        })
+    }
+
     /// Sets the crash point: operation number `n` (counting every counted
     /// operation from 0, see [`SimDir::op_count`]) and all later ones fail
     /// with EIO and have no effect, as if the power failed just before it.

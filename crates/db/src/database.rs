@@ -143,9 +143,15 @@ impl Database {
                 control: control.wal_system_id,
             });
         }
-        // No WAL flusher during replay: every record replayed is already in
-        // the WAL files, which is all the WAL rule asks of a page written
-        // back meanwhile (an open WAL would consider it synced, too).
+        // After a crash the WAL files may hold records the dead process
+        // wrote but never synced (the operating system still has them).
+        // Replay writes back pages those records changed, so they are made
+        // durable first; then no WAL flusher is needed during replay: every
+        // record replayed is durable, which is all the WAL rule asks of a
+        // page written back meanwhile.
+        if control.state != DbState::ShutDown {
+            folio_wal::sync_segment_files(storage.wal.as_ref())?;
+        }
         let stats = recover(
             &pool,
             storage.wal.clone(),

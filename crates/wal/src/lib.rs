@@ -38,7 +38,7 @@ pub use record::{
 pub use redo::{PageRedo, RedoError};
 pub use segment::{
     CHECKPOINT_RESERVE_BYTES, CheckpointRequest, RemovedSegments, headroom_segments,
-    segment_file_name,
+    segment_file_name, sync_segment_files,
 };
 pub use wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader};
 

@@ -135,20 +135,7 @@ fn a_crash_during_recovery_is_recovered_by_the_next_open() {
     // checkpoint, the control file) still recovers every acknowledged commit
     // with every tree verifying.
     let ops = ops(77, env_or("FOLIO_CRASH_OPS", 400) / 2);
-    let mut crash_at = 0;
-    loop {
-        let mut second = 0;
-        let mut completed = false;
-        // The open after a crash issues about 60-100 operations here.
-        while second < 120 {
-            completed = crash_case(77, First::PowerFailure, crash_at, Some(second), &ops);
-            second += 3;
-        }
-        if completed {
-            break;
-        }
-        crash_at += 37;
-    }
+    crashes_during_recovery(77, First::PowerFailure, 0, 37, &ops);
 }
 
 #[test]
@@ -157,24 +144,30 @@ fn a_power_failure_during_recovery_after_a_process_crash_loses_nothing_acknowled
     // depends on it: the process dies at every operation of the workload
     // from the fifth, leaving WAL the operating system holds but nobody synced;
     // recovery replays it and writes pages back; the power fails at every
-    // operation of that recovering open; and the next open still recovers
+    // third operation of that recovering open; and the next open still recovers
     // every acknowledged commit, a prefix of the operations, with every tree
     // verifying. Without the sync of the WAL before replay this failed (kill
     // at operation 36, power failure at operation 24 of the recovering open:
     // a page written back during replay was torn, and the WAL records with
     // its image had never been synced, so the power failure lost them).
     let ops = ops(91, env_or("FOLIO_CRASH_OPS", 400) / 2);
-    let mut kill_at = 5;
+    crashes_during_recovery(91, First::ProcessKilled, 5, 1, &ops);
+}
+
+/// `first` at the workload's operations `start`, `start + step`, ... until
+/// the workload completes, each followed by a power failure at every third
+/// operation of the recovering open (which issues about 60-100 operations
+/// here), then the checks of `crash_case`.
+fn crashes_during_recovery(seed: u64, first: First, start: u64, step: u64, ops: &[Op]) {
+    let mut crash_at = start;
     loop {
-        let mut second = 0;
         let mut completed = false;
-        while second < 120 {
-            completed = crash_case(91, First::ProcessKilled, kill_at, Some(second), &ops);
-            second += 3;
+        for second in (0..120).step_by(3) {
+            completed = crash_case(seed, first, crash_at, Some(second), ops);
         }
         if completed {
             break;
         }
-        kill_at += 1;
+        crash_at += step;
     }
 }

@@ -22,9 +22,10 @@ pub(crate) enum Counter {
     OptimisticRestarts,
     LatchWaits,
     StateRmw,
+    Cleaned,
 }
 
-const COUNTERS: usize = 7;
+const COUNTERS: usize = 8;
 
 /// One thread's counters, alone on its cache lines.
 #[derive(Debug, Default)]
@@ -135,6 +136,7 @@ impl CounterRegistry {
             optimistic_restarts,
             latch_waits,
             state_rmw,
+            cleaned,
         ] = total;
         PoolStats {
             hits,
@@ -144,6 +146,7 @@ impl CounterRegistry {
             optimistic_restarts,
             latch_waits,
             state_rmw,
+            cleaned,
         }
     }
 }

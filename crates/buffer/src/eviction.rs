@@ -33,6 +33,18 @@ struct Round {
     candidates: u64,
 }
 
+/// How a written page's shared latch is released (`write_batch`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum AfterWrite {
+    /// Clean and unlocked.
+    Release,
+    /// Evicted, when the writer is its only holder (an eviction round).
+    Evict,
+    /// Clean and Marked again, when the writer is its only holder: the
+    /// clock evicts it cheaply when it arrives (`cleaner.rs`).
+    KeepMarked,
+}
+
 /// A dirty page whose shared latch the writer holds, with the private copy
 /// that will be checksummed and written. Dropping it without
 /// [`BufferPool::finish_write`] would leak the latch, so every path ends in
@@ -59,6 +71,9 @@ impl BufferPool {
                     return Ok(());
                 }
                 continue;
+            }
+            if !self.evicting.load(Relaxed) {
+                self.evicting.store(true, Relaxed);
             }
             if self.huge_pages_active() {
                 self.leave_huge_pages();
@@ -148,7 +163,7 @@ impl BufferPool {
         self.evict_locked_batch(&clean);
         evicted += clean.len() as u64;
         if !dirty.is_empty() {
-            evicted += self.write_batch(&mut dirty, true)?;
+            evicted += self.write_batch(&mut dirty, AfterWrite::Evict)?;
         }
         Ok(Round {
             evicted,
@@ -187,12 +202,12 @@ impl BufferPool {
 
     /// Writes a batch of latched pages and releases every latch, whatever
     /// happens. The WAL rule first: one flush up to the largest page LSN of
-    /// the batch. Pages written are marked clean (and, with `evict`, evicted
-    /// when this thread is their only holder). Returns the pages evicted.
+    /// the batch. Pages written are marked clean and released as `after`
+    /// says. Returns the pages evicted.
     pub(crate) fn write_batch(
         &self,
         batch: &mut Vec<Latched>,
-        evict: bool,
+        after: AfterWrite,
     ) -> Result<u64, BufferError> {
         let result = self.write_copies(batch);
         // Pages this thread upgraded to exclusive: evicted together, so
@@ -200,7 +215,7 @@ impl BufferPool {
         let mut evictable = Vec::new();
         for latched in batch.drain(..) {
             if result.is_ok() {
-                if self.finish_write(latched.page, evict) {
+                if self.finish_write(latched.page, after) {
                     evictable.push(latched.page);
                 }
             } else {
@@ -242,18 +257,24 @@ impl BufferPool {
     }
 
     /// After the write of `page` (shared-latched by us, so unchanged since
-    /// the copy): with `evict`, if we are the only holder, upgrade to
-    /// exclusive and clean in one CAS and return true: the caller now holds
-    /// the exclusive latch and evicts the page. Otherwise clear the dirty
-    /// flag, release the shared latch and return false.
-    fn finish_write(&self, page: u64, evict: bool) -> bool {
+    /// the copy), one CAS when we are the only holder: with
+    /// `AfterWrite::Evict`, to exclusive and clean (returns true: the caller
+    /// now holds the exclusive latch and evicts the page); with
+    /// `AfterWrite::KeepMarked`, to Marked and clean (`cleaner.rs`).
+    /// Otherwise clear the dirty flag and release the shared latch.
+    fn finish_write(&self, page: u64, after: AfterWrite) -> bool {
         let word = self.state_word(page);
         loop {
             let seen = state::load(word);
-            if let (true, Some(locked)) = (evict, seen.upgrade_clean()) {
+            let sole = match after {
+                AfterWrite::Evict => seen.upgrade_clean(),
+                AfterWrite::KeepMarked => seen.release_marked_clean(),
+                AfterWrite::Release => None,
+            };
+            if let Some(next) = sole {
                 self.count(Counter::StateRmw, 1);
-                if state::try_transition(word, seen, locked).is_ok() {
-                    return true;
+                if state::try_transition(word, seen, next).is_ok() {
+                    return after == AfterWrite::Evict;
                 }
                 continue;
             }
@@ -295,17 +316,17 @@ impl BufferPool {
                     continue;
                 }
                 if !batch.is_empty() {
-                    self.write_batch(&mut batch, false)?;
+                    self.write_batch(&mut batch, AfterWrite::Release)?;
                 }
                 self.count(Counter::LatchWaits, 1);
                 backoff.snooze();
             }
             if batch.len() >= self.batch_pages {
-                self.write_batch(&mut batch, false)?;
+                self.write_batch(&mut batch, AfterWrite::Release)?;
             }
         }
         if !batch.is_empty() {
-            self.write_batch(&mut batch, false)?;
+            self.write_batch(&mut batch, AfterWrite::Release)?;
         }
         if let Err(source) = self.file.sync() {
             // Never retried: after a failed fsync the kernel may have dropped

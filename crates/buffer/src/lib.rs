@@ -7,10 +7,12 @@
 //!
 //! Files by concept: `state.rs` (state word), `region.rs` (virtual memory),
 //! `resident.rs` (resident set), `eviction.rs` (clock sweep, write-back),
+//! `cleaner.rs` (writing ahead of the clock),
 //! `meta.rs` (meta page, free list), `meta_log.rs` (logging hook and
 //! redo of allocation changes), `paced_flush.rs` (checkpoint writes), `guards.rs` (latch guards, racy
 //! copies), `counters.rs` (per-thread counters), `pool.rs` (the pool).
 
+mod cleaner;
 mod counters;
 mod error;
 mod eviction;
@@ -26,6 +28,7 @@ mod resident;
 mod state;
 mod sync;
 
+pub use cleaner::CleanCursor;
 pub use error::{BufferError, Restart};
 pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
 pub use meta::{FORMAT_VERSION, FREE_SIZE, META_SIZE, ROOT_SLOTS};

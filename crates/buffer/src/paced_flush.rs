@@ -14,7 +14,7 @@
 //! written by its evictor; a page found clean was written by someone else.
 
 use crate::counters::Counter;
-use crate::eviction::Latched;
+use crate::eviction::{AfterWrite, Latched};
 use crate::state::{self, EVICTED, EXCLUSIVE};
 use crate::{BufferError, BufferPool};
 use folio_page::PageId;
@@ -85,7 +85,7 @@ impl BufferPool {
                 done += 1;
                 if batch.len() >= self.batch_pages {
                     report.pages_written += batch.len() as u64;
-                    self.write_batch(&mut batch, false)?;
+                    self.write_batch(&mut batch, AfterWrite::Release)?;
                     pace(FlushProgress {
                         pages_total: report.pages_total,
                         pages_done: done,
@@ -94,7 +94,7 @@ impl BufferPool {
             }
             if !batch.is_empty() {
                 report.pages_written += batch.len() as u64;
-                self.write_batch(&mut batch, false)?;
+                self.write_batch(&mut batch, AfterWrite::Release)?;
                 pace(FlushProgress {
                     pages_total: report.pages_total,
                     pages_done: done,

@@ -63,6 +63,8 @@ pub struct PoolStats {
     pub latch_waits: u64,
     /// Atomic read-modify-write operations (CAS, fetch_add, swap) on page state words.
     pub state_rmw: u64,
+    /// Pages written ahead of the clock by `clean_ahead` (also in `writes`).
+    pub cleaned: u64,
 }
 
 /// Smallest pool: room for a B+tree descent's latched pages plus an eviction batch.
@@ -82,6 +84,8 @@ pub struct BufferPool {
     pub(crate) used_pages: AtomicU64,
     pub(crate) resident: ResidentSet,
     pub(crate) clock_hand: AtomicU64,
+    /// Set by the first fault that found every frame taken (`is_evicting`).
+    pub(crate) evicting: AtomicBool,
     /// Eviction rounds running now, and the most allowed at once.
     pub(crate) evictors: AtomicU32,
     pub(crate) max_evictors: u32,
@@ -224,6 +228,7 @@ impl BufferPool {
             used_pages: AtomicU64::new(0),
             resident: ResidentSet::new(pool_pages),
             clock_hand: AtomicU64::new(0),
+            evicting: AtomicBool::new(false),
             evictors: AtomicU32::new(0),
             max_evictors: std::thread::available_parallelism()
                 .map_or(1, |n| n.get())

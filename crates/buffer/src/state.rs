@@ -98,6 +98,13 @@ impl Word {
         (self.shared_count() == 1).then(|| Word(self.with_state(EXCLUSIVE).0 & !DIRTY_BIT))
     }
 
+    /// Shared(1) → Marked and clean: the sole shared holder, having written
+    /// the page ahead of the clock, hands it back still marked for eviction.
+    #[inline]
+    pub(crate) fn release_marked_clean(self) -> Option<Word> {
+        (self.shared_count() == 1).then(|| Word(self.with_state(MARKED).0 & !DIRTY_BIT))
+    }
+
     /// Unlocked → Marked (first clock pass).
     #[inline]
     pub(crate) fn mark(self) -> Option<Word> {

@@ -6,11 +6,11 @@
 mod common;
 
 use common::{MemFile, PATTERN_AT, check_pattern, config, create, fill_pattern, pattern_word};
-use folio_buffer::BufferPool;
+use folio_buffer::{BufferPool, CleanCursor};
 use folio_page::{PAGE_SIZE, PageId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 
 const FRAMES: u64 = 64;
 const DATA_PAGES: u64 = 1024;
@@ -103,8 +103,8 @@ impl World<'_> {
 #[test]
 fn concurrent_latching_allocation_and_eviction() {
     // Proves that under concurrent optimistic/shared/exclusive access,
-    // upgrades, allocate/free, flush_all and constant eviction (64 frames,
-    // 1024+ pages),
+    // upgrades, allocate/free, flush_all, constant eviction (64 frames,
+    // 1024+ pages) and a thread cleaning ahead of the clock,
     // no torn read ever validates, latched pages always hold their last
     // write, and the final contents (in memory and after reopen) are the
     // last writes.
@@ -120,10 +120,21 @@ fn concurrent_latching_allocation_and_eviction() {
         last: (0..DATA_PAGES).map(|_| AtomicU64::new(0)).collect(),
         validated_reads: AtomicU64::new(0),
     };
-    std::thread::scope(|s| {
+    let workers_done = AtomicBool::new(false);
+    let cleaned = std::thread::scope(|s| {
+        let cleaner = s.spawn(|| {
+            let mut cursor = CleanCursor::default();
+            let mut cleaned = 0;
+            while !workers_done.load(SeqCst) {
+                cleaned += pool.clean_ahead(&mut cursor).unwrap();
+                std::thread::yield_now();
+            }
+            cleaned
+        });
+        let mut workers = Vec::new();
         for thread in 0..THREADS {
             let world = &world;
-            s.spawn(move || {
+            workers.push(s.spawn(move || {
                 let mut rng = ChaCha8Rng::seed_from_u64(0xB0FF_0000 + thread);
                 let mut owned: Vec<PageId> = Vec::new();
                 for _ in 0..OPS_PER_THREAD {
@@ -153,10 +164,18 @@ fn concurrent_latching_allocation_and_eviction() {
                         }
                     }
                 }
-            });
+            }));
         }
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        workers_done.store(true, SeqCst);
+        cleaner.join().unwrap()
     });
     let stats = pool.stats();
+    // How much the cleaner wrote depends on the schedule (the deterministic
+    // tests are in pool.rs); its count must agree with the pool's.
+    assert_eq!(stats.cleaned, cleaned);
     assert!(
         stats.evictions > 1000,
         "the test must evict heavily: {stats:?}"

@@ -8,13 +8,15 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
-/// An in-memory file. `fail_sync` makes every sync fail with EIO;
+/// An in-memory file. `fail_sync` makes every sync fail with EIO,
+/// `fail_writes` every write fail with ENOSPC;
 /// `wal_flushed` (if set) is checked on every page write: a write of a page
 /// whose LSN is beyond it is recorded in `wal_violations`.
 #[derive(Debug, Default)]
 pub struct MemFile {
     pub bytes: Mutex<Vec<u8>>,
     pub fail_sync: AtomicBool,
+    pub fail_writes: AtomicBool,
     pub syncs: AtomicU64,
     pub writes: AtomicU64,
     pub wal_flushed: Mutex<Option<Arc<AtomicU64>>>,
@@ -54,6 +56,9 @@ impl File for MemFile {
     }
 
     fn write_at(&self, buf: &[u8], offset_bytes: u64) -> io::Result<()> {
+        if self.fail_writes.load(SeqCst) {
+            return Err(io::Error::from_raw_os_error(28));
+        }
         if let Some(flushed) = self.wal_flushed.lock().unwrap().as_ref() {
             let lsn = u64::from_le_bytes(buf[0..8].try_into().unwrap());
             if lsn > flushed.load(SeqCst) {

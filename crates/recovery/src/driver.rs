@@ -22,11 +22,13 @@
 use crate::error::RecoveryError;
 use crate::lookahead::{Decoded, Lookahead, advisor};
 use crate::registry::RedoRegistry;
+use crate::writer::background_writer;
 use folio_buffer::BufferPool;
 use folio_io::Dir;
 use folio_page::Lsn;
 use folio_wal::{ReaderOptions, Record, WalEnd, WalReader};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, channel, sync_channel};
 use std::time::{Duration, Instant};
 
@@ -40,6 +42,9 @@ pub struct RecoveryOptions {
     pub threads: usize,
     /// Record bytes decoded ahead of apply at most.
     pub readahead_bytes: usize,
+    /// Run the background writer (`writer.rs`): another thread writes the
+    /// dirty pages the clock will evict next, once the pool is full.
+    pub background_writer: bool,
     /// The documented override: a corrupt record followed by valid WAL ends
     /// replay there instead of refusing to start (the records after it are
     /// lost).
@@ -52,6 +57,7 @@ impl Default for RecoveryOptions {
             io_concurrency: 32,
             threads: 1,
             readahead_bytes: 256 << 10,
+            background_writer: true,
             truncate_at_corruption: false,
         }
     }
@@ -76,6 +82,8 @@ pub struct RecoveryStats {
     /// Prefetched pages still not in the pool when their record was
     /// dispatched: the read that followed could use the readahead.
     pub prefetches_useful: u64,
+    /// Pages the background writer wrote ahead of the clock.
+    pub pages_cleaned: u64,
     pub threads: usize,
     pub elapsed: Duration,
     /// Where the WAL ends (replay reads it to its end): `Wal::open_at_end`
@@ -105,7 +113,7 @@ impl std::fmt::Display for RecoveryStats {
             f,
             "recovery {}..{}: {} records ({:.0}/s, {:.1} MB/s) in {:.3} s on {} thread(s); \
              blocks applied {}, full-page images {}, skipped by LSN {}; \
-             prefetches issued {}, useful {}",
+             prefetches issued {}, useful {}; pages written ahead of the clock {}",
             self.start_lsn,
             self.end_lsn,
             self.records,
@@ -117,7 +125,8 @@ impl std::fmt::Display for RecoveryStats {
             self.fpis_applied,
             self.blocks_skipped,
             self.prefetches_issued,
-            self.prefetches_useful
+            self.prefetches_useful,
+            self.pages_cleaned
         )
     }
 }
@@ -165,7 +174,21 @@ pub fn recover(
         threads,
         ..RecoveryStats::default()
     };
+    let cleaned_before = pool.stats().cleaned;
+    let stop_writer = AtomicBool::new(false);
     let lookahead = std::thread::scope(|scope| -> Result<Lookahead<'_>, RecoveryError> {
+        let writer = if options.background_writer {
+            let stop = &stop_writer;
+            let handle = std::thread::Builder::new()
+                .name("folio-clean".into())
+                .spawn_scoped(scope, move || background_writer(pool, stop))
+                .map_err(RecoveryError::Thread)?;
+            Some(handle)
+        } else {
+            None
+        };
+        // The writer stops with replay, however replay ends.
+        let _stop_writer = StopOnDrop(&stop_writer);
         // With prefetch on, the advisor thread makes the readahead calls
         // (lookahead.rs); its queue closes when `lookahead` is done with it
         // or dropped on an error, and the scope then joins it.
@@ -201,13 +224,27 @@ pub fn recover(
             replay_parallel(pool, registry, &mut lookahead, threads, &mut stats)?;
         }
         lookahead.close_advisor();
+        drop(_stop_writer);
+        if let Some(writer) = writer {
+            writer.join().map_err(|_| RecoveryError::WriterPanicked)??;
+        }
         Ok(lookahead)
     })?;
     stats.prefetches_issued = lookahead.prefetches_issued;
+    stats.pages_cleaned = pool.stats().cleaned - cleaned_before;
     stats.end_lsn = lookahead.reader().end_lsn();
     stats.wal_end = lookahead.reader().wal_end();
     stats.elapsed = started.elapsed();
     Ok(stats)
+}
+
+/// Sets its flag when dropped.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
 }
 
 fn count_record(pool: &BufferPool, decoded: &Decoded, stats: &mut RecoveryStats) {

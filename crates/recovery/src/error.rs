@@ -44,6 +44,8 @@ pub enum RecoveryError {
     Thread(std::io::Error),
     #[error("a recovery apply thread panicked")]
     ApplyPanicked,
+    #[error("the recovery background writer panicked")]
+    WriterPanicked,
 }
 
 impl From<WalError> for RecoveryError {

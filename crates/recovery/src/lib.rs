@@ -5,7 +5,8 @@
 //!
 //! Files by concept: `control.rs` (control file), `checkpoint.rs`
 //! (checkpointer), `driver.rs` (replay, apply, partitioning), `lookahead.rs`
-//! (decode ahead, prefetch), `registry.rs` (redo by resource manager),
+//! (decode ahead, prefetch), `writer.rs` (the background writer),
+//! `registry.rs` (redo by resource manager),
 //! `adapters.rs` (buffer ↔ WAL glue, `PAGE_ALLOC` and `XACT` redo),
 //! `error.rs`.
 //!
@@ -19,6 +20,7 @@ mod driver;
 mod error;
 mod lookahead;
 mod registry;
+mod writer;
 
 pub use adapters::{
     PageAllocRedo, WalMetaLogger, WalPageFlusher, XACT_CHECKPOINT, XACT_COMMIT, XactRedo,

@@ -19,9 +19,9 @@
 //!   says whether it worked), replay on 1 thread with
 //!   `recovery_io_concurrency` 0 (prefetch off), 10 and 128, and one
 //!   `reference` row: the same WAL replayed with every file in the OS cache
-//!   and a pool that holds every page, and one `replay-warm` row: the same
-//!   small pool with every file in the OS cache and nothing trimmed
-//!   (prefetch off), which separates what the small pool costs (misses
+//!   and a pool that holds every page (the best of `REFERENCE_RUNS`), and
+//!   one `replay-warm` row: the same small pool with every file in the OS
+//!   cache and nothing trimmed (prefetch off), which separates what the small pool costs (misses
 //!   served from memory, write-back of evicted pages) from what the I/O
 //!   costs. `--pool-size` sets the cold pool,
 //!   `--threads` the cached case's thread counts, `--scale` the WAL. Targets: cold replay with prefetch at
@@ -82,6 +82,8 @@ const WARM_CASE: &str = "replay-warm";
 const OS_CACHE_TRIM_MS: u64 = 50;
 /// Prefetch depths of the cold case (the seed's `maintenance_io_concurrency`).
 const COLD_IO_CONCURRENCY: [usize; 3] = [0, 10, 128];
+/// Runs of the reference replay; its row is the fastest.
+const REFERENCE_RUNS: usize = 3;
 /// Off-CPU share of a replay's elapsed time above which it is I/O bound.
 const IO_BOUND_OFF_CPU: f64 = 0.5;
 
@@ -283,6 +285,7 @@ fn stats_row(case: &str, stats: &RecoveryStats, io_concurrency: usize) -> Row {
         .with("fpis_applied", stats.fpis_applied)
         .with("prefetches_issued", stats.prefetches_issued)
         .with("prefetches_useful", stats.prefetches_useful)
+        .with("pages_cleaned", stats.pages_cleaned)
         .with("elapsed_s", stats.elapsed.as_secs_f64())
 }
 
@@ -529,10 +532,25 @@ fn cold_runs(
     let run_dir = root.join("run");
     let mut rows = Vec::new();
 
-    // The reference: the same WAL with every file cached and every page fitting.
-    let (reference, data_bytes) =
-        warm_replay(snapshot, &run_dir, &wal, &control, CACHED_POOL_BYTES)?;
-    rows.push(reference.with("reference", true));
+    // The reference: the same WAL with every file cached and every page
+    // fitting; the best of a few runs, as the cached rows are (the first
+    // run of a fresh 1 GiB pool pays this VM's first touch of memory).
+    let mut reference: Option<(Row, u64)> = None;
+    for _ in 0..REFERENCE_RUNS {
+        let run = warm_replay(snapshot, &run_dir, &wal, &control, CACHED_POOL_BYTES)?;
+        if reference
+            .as_ref()
+            .is_none_or(|(best, _)| rate(&run.0) > rate(best))
+        {
+            reference = Some(run);
+        }
+    }
+    let (reference, data_bytes) = reference.expect("at least one reference run");
+    rows.push(
+        reference
+            .with("reference", true)
+            .with("runs", REFERENCE_RUNS as u64),
+    );
     progress.step("replay-cold reference (cached)");
     let cold_pool_bytes = config
         .pool_size_bytes

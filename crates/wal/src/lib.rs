@@ -114,6 +114,18 @@ pub(crate) struct Shared {
     /// True while a committer leads a flush (write + sync).
     flush_leader: Mutex<bool>,
     flush_done: Condvar,
+    /// Committers inside `flush_to` that found their LSN not yet durable.
+    committers_waiting: AtomicU64,
+    /// Committers that have entered `flush_to`'s waiting path, ever.
+    commit_arrivals: AtomicU64,
+    /// `commit_arrivals` when the latest flush leader chose its target:
+    /// arrivals since then are not covered by any flush yet.
+    arrivals_at_target: AtomicU64,
+    /// `committers_waiting` when the latest leader chose its target: how
+    /// many committers take part in group commit now.
+    committers_at_target: AtomicU64,
+    /// How long the latest flush's syncs took, in nanoseconds.
+    last_sync_ns: AtomicU64,
     poisoned: AtomicBool,
     /// Redo point of the latest checkpoint (full-page image rule).
     redo_lsn: AtomicU64,
@@ -246,6 +258,11 @@ impl Wal {
             writer: Mutex::new(WriterState::default()),
             flush_leader: Mutex::new(false),
             flush_done: Condvar::new(),
+            committers_waiting: AtomicU64::new(0),
+            commit_arrivals: AtomicU64::new(0),
+            arrivals_at_target: AtomicU64::new(0),
+            committers_at_target: AtomicU64::new(0),
+            last_sync_ns: AtomicU64::new(0),
             poisoned: AtomicBool::new(false),
             redo_lsn: AtomicU64::new(0),
             segments,

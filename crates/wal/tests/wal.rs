@@ -238,8 +238,11 @@ fn group_commit_shares_fsyncs() {
     let (commits, fsyncs) = commit_workload(8, 20);
     let per_fsync = commits as f64 / fsyncs as f64;
     eprintln!("8 threads: {commits} commits, {fsyncs} fsyncs, {per_fsync:.2} commits per fsync");
+    // Measured ~7.6 with the leader's gathering, ~5 without (two cohorts
+    // alternating, README "Writing and group commit"); 2 ms fsyncs give
+    // committers 1 ms to gather, which a loaded machine still meets.
     assert!(
-        per_fsync > 2.0,
+        per_fsync > 4.0,
         "8 threads: {commits} commits took {fsyncs} fsyncs"
     );
 }

@@ -38,4 +38,6 @@ pub use meta_log::{
     redo_alloc_block,
 };
 pub use paced_flush::{FlushProgress, FlushReport};
-pub use pool::{BufferPool, MIN_POOL_PAGES, PoolConfig, PoolStats, WalFlusher};
+pub use pool::{
+    BufferPool, MIN_POOL_PAGES, PAGES_PER_STATE_LINE, PoolConfig, PoolStats, WalFlusher,
+};

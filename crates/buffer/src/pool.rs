@@ -70,6 +70,12 @@ pub struct PoolStats {
 /// Smallest pool: room for a B+tree descent's latched pages plus an eviction batch.
 pub const MIN_POOL_PAGES: u64 = 8;
 
+/// Pages whose state words share one 64-byte cache line: pages
+/// `8k..8k + 8`. Threads that latch pages of one line contend for it even
+/// when the pages differ (false sharing); work split across threads by
+/// page (recovery's apply partitions) keeps such pages together.
+pub const PAGES_PER_STATE_LINE: u64 = 64 / std::mem::size_of::<AtomicU64>() as u64;
+
 /// The buffer pool of one database file.
 pub struct BufferPool {
     pub(crate) file: Arc<dyn File>,

@@ -29,13 +29,17 @@ impl BufferPool {
         self.evicting.load(Relaxed)
     }
 
-    /// Writes up to one eviction batch of the dirty pages the clock hand is
+    /// Writes up to `max_pages` of the dirty pages the clock hand is
     /// about to evict (Marked and dirty, within a reach ahead of the hand),
     /// leaving them Marked and clean. Returns the pages written: 0 when the
     /// pool is not evicting (no eviction is coming) or nothing ahead of the
     /// hand needs writing. A write error releases every latch with the
     /// pages still dirty and is returned.
-    pub fn clean_ahead(&self, cursor: &mut CleanCursor) -> Result<u64, BufferError> {
+    pub fn clean_ahead(
+        &self,
+        cursor: &mut CleanCursor,
+        max_pages: u64,
+    ) -> Result<u64, BufferError> {
         if !self.is_evicting() {
             return Ok(0);
         }
@@ -45,7 +49,7 @@ impl BufferPool {
         let mut written = 0u64;
         let mut one: Vec<Latched> = Vec::with_capacity(1);
         let mut index = cursor.next.max(hand);
-        while index < reach && written < self.batch_pages as u64 {
+        while index < reach && written < max_pages {
             if let Some(page) = self.resident.get(index) {
                 let word = self.state_word(page);
                 let seen = state::load(word);

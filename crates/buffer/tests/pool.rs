@@ -622,7 +622,7 @@ fn clean_ahead_writes_what_the_clock_evicts_next_so_eviction_need_not() {
     drop(page);
     let mut cursor = CleanCursor::default();
     assert_eq!(
-        roomy.clean_ahead(&mut cursor).unwrap(),
+        roomy.clean_ahead(&mut cursor, 8).unwrap(),
         0,
         "room: no cleaning"
     );
@@ -634,7 +634,7 @@ fn clean_ahead_writes_what_the_clock_evicts_next_so_eviction_need_not() {
     let mut cursor = CleanCursor::default();
     let mut cleaned = 0;
     loop {
-        let written = pool.clean_ahead(&mut cursor).unwrap();
+        let written = pool.clean_ahead(&mut cursor, 8).unwrap();
         if written == 0 {
             break;
         }
@@ -679,7 +679,9 @@ fn a_failed_cleaner_write_loses_nothing() {
     let file = MemFile::new();
     let (pool, pages) = marked_dirty_pool(&file);
     file.fail_writes.store(true, SeqCst);
-    let error = pool.clean_ahead(&mut CleanCursor::default()).unwrap_err();
+    let error = pool
+        .clean_ahead(&mut CleanCursor::default(), 8)
+        .unwrap_err();
     assert!(matches!(error, BufferError::Io { .. }), "{error}");
     assert_eq!(pool.stats().cleaned, 0);
     file.fail_writes.store(false, SeqCst);

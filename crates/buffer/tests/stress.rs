@@ -126,7 +126,7 @@ fn concurrent_latching_allocation_and_eviction() {
             let mut cursor = CleanCursor::default();
             let mut cleaned = 0;
             while !workers_done.load(SeqCst) {
-                cleaned += pool.clean_ahead(&mut cursor).unwrap();
+                cleaned += pool.clean_ahead(&mut cursor, 8).unwrap();
                 std::thread::yield_now();
             }
             cleaned

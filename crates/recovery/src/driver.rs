@@ -20,9 +20,9 @@
 //! database until replay is complete.
 
 use crate::error::RecoveryError;
-use crate::lookahead::{Decoded, Lookahead, advisor};
+use crate::helper::Helper;
+use crate::lookahead::{Decoded, Lookahead};
 use crate::registry::RedoRegistry;
-use crate::writer::background_writer;
 use folio_buffer::{BufferPool, PAGES_PER_STATE_LINE};
 use folio_io::Dir;
 use folio_page::Lsn;
@@ -42,8 +42,8 @@ pub struct RecoveryOptions {
     pub threads: usize,
     /// Record bytes decoded ahead of apply at most.
     pub readahead_bytes: usize,
-    /// Run the background writer (`writer.rs`): another thread writes the
-    /// dirty pages the clock will evict next, once the pool is full.
+    /// Run the background writer (`helper.rs`): another thread writes the
+    /// dirty pages the clock will evict next, once the pool evicts.
     pub background_writer: bool,
     /// The documented override: a corrupt record followed by valid WAL ends
     /// replay there instead of refusing to start (the records after it are
@@ -175,39 +175,41 @@ pub fn recover(
         ..RecoveryStats::default()
     };
     let cleaned_before = pool.stats().cleaned;
-    let stop_writer = AtomicBool::new(false);
+    let stop_helper = AtomicBool::new(false);
     let lookahead = std::thread::scope(|scope| -> Result<Lookahead<'_>, RecoveryError> {
-        let writer = if options.background_writer {
-            let stop = &stop_writer;
+        // The helper thread (helper.rs) gives the readahead advice when
+        // prefetch is on and cleans ahead of the clock when the background
+        // writer is; it ends when the hint queue closes or replay stops it,
+        // however replay ends.
+        let prefetch = options.io_concurrency > 0;
+        let (hints_tx, hints_rx) = if prefetch {
+            let (tx, rx) = channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        let helper = if prefetch || options.background_writer {
+            let helper = Helper {
+                pool,
+                hints: hints_rx,
+                clean: options.background_writer,
+                stop: &stop_helper,
+            };
             let handle = std::thread::Builder::new()
-                .name("folio-clean".into())
-                .spawn_scoped(scope, move || background_writer(pool, stop))
+                .name("folio-helper".into())
+                .spawn_scoped(scope, move || helper.run())
                 .map_err(RecoveryError::Thread)?;
             Some(handle)
         } else {
             None
         };
-        // The writer stops with replay, however replay ends.
-        let _stop_writer = StopOnDrop(&stop_writer);
-        // With prefetch on, the advisor thread makes the readahead calls
-        // (lookahead.rs); its queue closes when `lookahead` is done with it
-        // or dropped on an error, and the scope then joins it.
-        let advisor = if options.io_concurrency > 0 {
-            let (tx, rx) = channel();
-            std::thread::Builder::new()
-                .name("folio-advise".into())
-                .spawn_scoped(scope, move || advisor(pool, rx))
-                .map_err(RecoveryError::Thread)?;
-            Some(tx)
-        } else {
-            None
-        };
+        let _stop_helper = StopOnDrop(&stop_helper);
         let mut lookahead = Lookahead::new(
             reader,
             pool,
             options.io_concurrency,
             options.readahead_bytes,
-            advisor,
+            hints_tx,
         );
         if threads == 1 {
             let mut apply = ApplyStats::default();
@@ -223,10 +225,10 @@ pub fn recover(
         } else {
             replay_parallel(pool, registry, &mut lookahead, threads, &mut stats)?;
         }
-        lookahead.close_advisor();
-        drop(_stop_writer);
-        if let Some(writer) = writer {
-            writer.join().map_err(|_| RecoveryError::WriterPanicked)??;
+        lookahead.close_hints();
+        drop(_stop_helper);
+        if let Some(helper) = helper {
+            helper.join().map_err(|_| RecoveryError::HelperPanicked)??;
         }
         Ok(lookahead)
     })?;
@@ -535,7 +537,7 @@ const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
 /// futex wake-up (an inter-processor interrupt on a VM); measured, the
 /// reading thread's CPU time per replay fell by ~8 %, and the reading
 /// thread is the one that bounds parallel replay.
-pub(crate) fn receive<T>(rx: &Receiver<T>) -> Option<T> {
+fn receive<T>(rx: &Receiver<T>) -> Option<T> {
     let started = Instant::now();
     loop {
         match rx.try_recv() {

@@ -44,8 +44,8 @@ pub enum RecoveryError {
     Thread(std::io::Error),
     #[error("a recovery apply thread panicked")]
     ApplyPanicked,
-    #[error("the recovery background writer panicked")]
-    WriterPanicked,
+    #[error("the recovery helper thread panicked")]
+    HelperPanicked,
 }
 
 impl From<WalError> for RecoveryError {

@@ -5,7 +5,8 @@
 //!
 //! Files by concept: `control.rs` (control file), `checkpoint.rs`
 //! (checkpointer), `driver.rs` (replay, apply, partitioning), `lookahead.rs`
-//! (decode ahead, prefetch), `writer.rs` (the background writer),
+//! (decode ahead, prefetch), `helper.rs` (readahead advice and the
+//! background writer, on a second thread),
 //! `registry.rs` (redo by resource manager),
 //! `adapters.rs` (buffer ↔ WAL glue, `PAGE_ALLOC` and `XACT` redo),
 //! `error.rs`.
@@ -18,9 +19,9 @@ mod checkpoint;
 mod control;
 mod driver;
 mod error;
+mod helper;
 mod lookahead;
 mod registry;
-mod writer;
 
 pub use adapters::{
     PageAllocRedo, WalMetaLogger, WalPageFlusher, XACT_CHECKPOINT, XACT_COMMIT, XactRedo,

@@ -9,7 +9,7 @@
 //! page is resident, in which case `BufferPool::keep_resident` gives it the
 //! clock's second chance so it is still there when the record is applied.
 //! Otherwise it asks for `BufferPool::prefetch` (posix_fadvise WILLNEED). The
-//! advice itself is given by the advisor thread ([`advisor`]), fed in
+//! advice itself is given by recovery's helper thread (`helper.rs`), fed in
 //! batches: each call allocates page-cache pages and submits a read, CPU
 //! work the replaying thread no longer does itself (README "Known limits":
 //! on this VM prefetch does not pay either way). A
@@ -17,13 +17,11 @@
 //! handed to apply. With `io_concurrency = 0` nothing is prefetched and
 //! records are handed out as they are decoded.
 
-use crate::driver::receive;
 use crate::error::RecoveryError;
 use folio_buffer::BufferPool;
-use folio_page::PageId;
 use folio_wal::{Record, WalReader};
 use std::collections::{HashSet, VecDeque};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Sender;
 
 /// A decoded record, which of its blocks were prefetched (bit i: block i),
 /// and which of its pages it entered in `Lookahead::arranged`.
@@ -57,8 +55,8 @@ pub(crate) struct Lookahead<'a> {
     /// allocated, or the first change after the checkpoint). Later records
     /// touching them issue nothing.
     arranged: HashSet<u64>,
-    /// The advisor thread's queue and the pages not yet sent to it.
-    advisor: Option<(Sender<Vec<u64>>, Vec<u64>)>,
+    /// The helper thread's hint queue and the pages not yet sent to it.
+    hints: Option<(Sender<Vec<u64>>, Vec<u64>)>,
     eof: bool,
     /// Applied records whose allocations the next decodes reuse.
     spare: Vec<Record>,
@@ -79,7 +77,7 @@ impl<'a> Lookahead<'a> {
         pool: &'a BufferPool,
         io_concurrency: usize,
         readahead_bytes: usize,
-        advisor: Option<Sender<Vec<u64>>>,
+        hints: Option<Sender<Vec<u64>>>,
     ) -> Lookahead<'a> {
         Lookahead {
             reader,
@@ -92,7 +90,7 @@ impl<'a> Lookahead<'a> {
             queued_bytes: 0,
             inflight: 0,
             arranged: HashSet::new(),
-            advisor: advisor.map(|tx| (tx, Vec::new())),
+            hints: hints.map(|tx| (tx, Vec::new())),
             eof: false,
             spare: Vec::new(),
             prefetches_issued: 0,
@@ -176,8 +174,8 @@ impl<'a> Lookahead<'a> {
                     if self.pool.keep_resident(page) || self.inflight >= self.io_concurrency {
                         continue;
                     }
-                    // `recover` starts an advisor whenever prefetch is on.
-                    let Some((_, batch)) = &mut self.advisor else {
+                    // `recover` starts the helper whenever prefetch is on.
+                    let Some((_, batch)) = &mut self.hints else {
                         break;
                     };
                     batch.push(page.0);
@@ -196,19 +194,19 @@ impl<'a> Lookahead<'a> {
                 arranged,
             });
         }
-        if let Some((tx, batch)) = &mut self.advisor
+        if let Some((tx, batch)) = &mut self.hints
             && !batch.is_empty()
         {
-            // A closed queue means the advisor is gone: replay goes on
+            // A closed queue means the helper is gone: replay goes on
             // without the hints.
             let _ = tx.send(std::mem::take(batch));
         }
         Ok(())
     }
 
-    /// Closes the advisor thread's queue (it ends once it has drained it).
-    pub fn close_advisor(&mut self) {
-        self.advisor = None;
+    /// Closes the helper thread's hint queue.
+    pub fn close_hints(&mut self) {
+        self.hints = None;
     }
 
     /// Decoding far ahead pays only while there is I/O to start early:
@@ -234,19 +232,5 @@ impl<'a> Lookahead<'a> {
         self.io_concurrency > 0
             && self.queued_bytes < self.window
             && self.inflight < self.io_concurrency
-    }
-}
-
-/// The advisor thread: gives the OS readahead advice (`BufferPool::prefetch`,
-/// posix_fadvise WILLNEED) for each page it is sent, in order, until the
-/// queue closes. A failed hint is ignored: apply reads the page anyway.
-/// It polls its queue before it sleeps (`receive`), as the apply threads
-/// do: a hint sent to a sleeping advisor costs the replaying thread a futex
-/// wake-up, which profiled at ~9 % of its time with one hint per send.
-pub(crate) fn advisor(pool: &BufferPool, pages: Receiver<Vec<u64>>) {
-    while let Some(batch) = receive(&pages) {
-        for page in batch {
-            let _ = pool.prefetch(PageId(page));
-        }
     }
 }

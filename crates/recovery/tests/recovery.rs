@@ -67,10 +67,26 @@ fn crash_and_recover(seed: u64, frames: u64, opts: &RecoveryOptions) -> (Recover
 fn replay_restores_every_committed_change_with_any_threads_and_prefetch() {
     // Proves replay from the WAL alone (evicted pages partly written, then a
     // crash) rebuilds every page exactly, single-threaded and partitioned
-    // over 3 apply threads, with prefetch off and on; and that the counters
-    // add up (every block is applied, restored from an image, or skipped).
-    for (io, threads) in [(0, 1), (8, 1), (0, 3), (16, 3)] {
-        let (stats, _) = crash_and_recover(7, 12, &options(io, threads));
+    // over 3 apply threads, with prefetch off and on, with the background
+    // writer cleaning the 12-frame pool and without it (then it writes
+    // nothing); and that the counters add up (every block is applied,
+    // restored from an image, or skipped).
+    for (io, threads, background_writer) in [
+        (0, 1, true),
+        (8, 1, true),
+        (0, 3, true),
+        (16, 3, true),
+        (0, 1, false),
+        (16, 3, false),
+    ] {
+        let opts = RecoveryOptions {
+            background_writer,
+            ..options(io, threads)
+        };
+        let (stats, _) = crash_and_recover(7, 12, &opts);
+        if !background_writer {
+            assert_eq!(stats.pages_cleaned, 0, "{stats}");
+        }
         assert_eq!(stats.threads, threads);
         assert!(stats.records >= 300, "{stats}");
         assert!(

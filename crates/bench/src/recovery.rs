@@ -164,14 +164,9 @@ impl Workload for RecoveryWorkload {
         // How much of the I/O prefetch hides: cold with prefetch against the
         // same small pool with the OS cache warm (reported beside the
         // target above, not instead of it).
-        if let (Some((iw, warm)), Some((ip, prefetched))) = (
-            find(WARM_CASE, &|_: &Row| true),
-            COLD_IO_CONCURRENCY
-                .iter()
-                .filter(|&&io| io > 0)
-                .filter_map(|&io| cold(io))
-                .max_by(|a, b| rate(a.1).total_cmp(&rate(b.1))),
-        ) {
+        if let (Some((iw, warm)), Some((ip, prefetched))) =
+            (find(WARM_CASE, &|_: &Row| true), best_prefetch)
+        {
             let io = prefetched.number("recovery_io_concurrency").unwrap_or(0.0);
             checks.push(Check::at_least(
                 NAME,

@@ -194,3 +194,88 @@ fn loom_eviction_invalidates_readers() {
         assert_ne!(end.state(), EXCLUSIVE);
     });
 }
+
+#[test]
+fn loom_cleaning_ahead_never_marks_a_newer_change_clean() {
+    // Proves the cleaner's protocol (cleaner.rs, `AfterWrite::KeepMarked`
+    // in eviction.rs): it shared-latches a Marked dirty page, copies it,
+    // "writes" the copy, then releases it Marked and clean in one CAS if it
+    // is the only holder, else clears the dirty flag and unlocks. Racing a
+    // writer and a reader, the page is never left clean while memory holds
+    // a change the written copy lacks, and never left latched.
+    model(|| {
+        let marked_dirty = {
+            let word = resident();
+            let seen = state::load(&word);
+            let marked = seen.mark().unwrap();
+            state::try_transition(&word, seen, marked).unwrap();
+            // Dirty: set the flag as an exclusive release would have.
+            word.fetch_or(1 << 8, Relaxed);
+            word
+        };
+        let shared = Arc::new((
+            marked_dirty,
+            UnsafeCell::new(0u64),
+            AtomicU64::new(u64::MAX),
+        ));
+        let cleaner = {
+            let shared = shared.clone();
+            thread::spawn(move || {
+                let (word, cell, disk) = (&shared.0, &shared.1, &shared.2);
+                let seen = state::load(word);
+                if seen.state() != MARKED || !seen.is_dirty() {
+                    return;
+                }
+                let latched = seen.lock_shared().unwrap();
+                if state::try_transition(word, seen, latched).is_err() {
+                    return;
+                }
+                // SAFETY: the shared latch is held (what the model checks).
+                disk.store(cell.with(|v| unsafe { *v }), Relaxed);
+                loop {
+                    let seen = state::load(word);
+                    if let Some(next) = seen.release_marked_clean() {
+                        if state::try_transition(word, seen, next).is_ok() {
+                            return;
+                        }
+                        continue;
+                    }
+                    let Some(clean) = seen.cleaned() else { break };
+                    if state::try_transition(word, seen, clean).is_ok() {
+                        break;
+                    }
+                }
+                state::unlock_shared(word);
+            })
+        };
+        let reader = {
+            let shared = shared.clone();
+            thread::spawn(move || {
+                lock_shared(&shared.0);
+                // SAFETY: the shared latch is held.
+                let _ = shared.1.with(|v| unsafe { *v });
+                state::unlock_shared(&shared.0);
+            })
+        };
+        lock_exclusive(&shared.0);
+        // SAFETY: the exclusive latch is held.
+        shared.1.with_mut(|v| unsafe { *v += 1 });
+        state::unlock_exclusive(&shared.0, UNLOCKED, true);
+        cleaner.join().unwrap();
+        reader.join().unwrap();
+        let end = state::load(&shared.0);
+        assert!(
+            matches!(end.state(), UNLOCKED | MARKED),
+            "left latched: {end:?}"
+        );
+        // SAFETY: every other thread has finished.
+        let memory = shared.1.with(|v| unsafe { *v });
+        if !end.is_dirty() {
+            assert_eq!(
+                shared.2.load(Relaxed),
+                memory,
+                "clean, but the change was not written"
+            );
+        }
+    });
+}

@@ -62,10 +62,8 @@ impl Helper<'_> {
             if self.stop.load(Ordering::Acquire) {
                 return Ok(());
             }
-            if self.clean
-                && self.pool.is_evicting()
-                && self.pool.clean_ahead(&mut cursor, CLEAN_STEP)? > 0
-            {
+            // `clean_ahead` writes nothing before the pool first evicts.
+            if self.clean && self.pool.clean_ahead(&mut cursor, CLEAN_STEP)? > 0 {
                 worked = true;
             }
             if worked {

@@ -528,8 +528,9 @@ fn replay_parallel(
     })
 }
 
-/// How long an idle apply thread polls its channel before it sleeps.
-const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
+/// How long an idle apply thread polls its channel before it sleeps (and
+/// the helper thread its hint queue, helper.rs).
+pub(crate) const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
 
 /// The next batch, `None` once the reader is done. Polls (yielding the CPU
 /// to anything else runnable) for up to `SPIN_BEFORE_SLEEP` before it

@@ -17,12 +17,13 @@
 //! replaying thread (quick seed-001 WAL, depth 128: 0.78-0.93M records/s
 //! with two threads, 0.99-1.20M with one).
 //!
-//! Idle, the thread polls (yielding) for `POLL_BEFORE_SLEEP` after its
+//! Idle, the thread polls (yielding) for `SPIN_BEFORE_SLEEP` after its
 //! last work while hints can come, because a hint sent to a sleeping thread
 //! costs the replaying thread a futex wake-up (~9 % of its time with one
 //! hint per send); then it sleeps in short steps. It ends when the hint
 //! queue closes or `stop` is set.
 
+use crate::driver::SPIN_BEFORE_SLEEP;
 use folio_buffer::{BufferError, BufferPool, CleanCursor};
 use folio_page::PageId;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,8 +32,6 @@ use std::time::{Duration, Instant};
 
 /// Page writes between two looks at the hint queue.
 const CLEAN_STEP: u64 = 8;
-/// How long the idle thread polls for hints before it sleeps.
-const POLL_BEFORE_SLEEP: Duration = Duration::from_millis(2);
 /// A sleep while the pool evicts but nothing ahead of the clock is dirty.
 const IDLE_SLEEP: Duration = Duration::from_micros(100);
 /// A sleep while the pool has never evicted (a pool that holds every page
@@ -110,7 +109,7 @@ impl Helper<'_> {
             NOT_EVICTING_SLEEP
         };
         match &self.hints {
-            Some(_) if idle < POLL_BEFORE_SLEEP => {
+            Some(_) if idle < SPIN_BEFORE_SLEEP => {
                 std::thread::yield_now();
                 true
             }

@@ -22,6 +22,7 @@
 use crate::error::RecoveryError;
 use crate::helper::Helper;
 use crate::lookahead::{Decoded, Lookahead};
+use crate::placement::Placement;
 use crate::registry::RedoRegistry;
 use folio_buffer::{BufferPool, PAGES_PER_STATE_LINE};
 use folio_io::Dir;
@@ -49,6 +50,11 @@ pub struct RecoveryOptions {
     /// replay there instead of refusing to start (the records after it are
     /// lost).
     pub truncate_at_corruption: bool,
+    /// Place replay's threads on CPUs of their own (`placement.rs`): the
+    /// reading thread stays on its CPU, apply threads get the others, and
+    /// the helper thread stays off the replaying threads' CPUs where it
+    /// can. The caller's affinity is restored at the end.
+    pub pin_threads: bool,
 }
 
 impl Default for RecoveryOptions {
@@ -59,6 +65,7 @@ impl Default for RecoveryOptions {
             readahead_bytes: 256 << 10,
             background_writer: true,
             truncate_at_corruption: false,
+            pin_threads: true,
         }
     }
 }
@@ -176,6 +183,14 @@ pub fn recover(
     };
     let cleaned_before = pool.stats().cleaned;
     let stop_helper = AtomicBool::new(false);
+    // Pinned from here to the end of replay; dropped (the caller's affinity
+    // restored) after every thread of the scope has ended.
+    let placement = if options.pin_threads {
+        Placement::pin_reader(threads - 1)
+    } else {
+        None
+    };
+    let placement = placement.as_ref();
     let lookahead = std::thread::scope(|scope| -> Result<Lookahead<'_>, RecoveryError> {
         // The helper thread (helper.rs) gives the readahead advice when
         // prefetch is on and cleans ahead of the clock when the background
@@ -197,7 +212,12 @@ pub fn recover(
             };
             let handle = std::thread::Builder::new()
                 .name("folio-helper".into())
-                .spawn_scoped(scope, move || helper.run())
+                .spawn_scoped(scope, move || {
+                    if let Some(placement) = placement {
+                        placement.pin_helper();
+                    }
+                    helper.run()
+                })
                 .map_err(RecoveryError::Thread)?;
             Some(handle)
         } else {
@@ -223,7 +243,14 @@ pub fn recover(
             }
             stats.add_apply(&apply);
         } else {
-            replay_parallel(pool, registry, &mut lookahead, threads, &mut stats)?;
+            replay_parallel(
+                pool,
+                registry,
+                &mut lookahead,
+                threads,
+                placement,
+                &mut stats,
+            )?;
         }
         lookahead.close_hints();
         drop(_stop_helper);
@@ -391,6 +418,7 @@ fn replay_parallel(
     registry: &RedoRegistry,
     lookahead: &mut Lookahead<'_>,
     threads: usize,
+    placement: Option<&Placement>,
     stats: &mut RecoveryStats,
 ) -> Result<(), RecoveryError> {
     std::thread::scope(|scope| {
@@ -405,7 +433,12 @@ fn replay_parallel(
             let done = done_tx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("folio-redo-{i}"))
-                .spawn_scoped(scope, move || apply_worker(pool, registry, rx, done))
+                .spawn_scoped(scope, move || {
+                    if let Some(placement) = placement {
+                        placement.pin_apply(i);
+                    }
+                    apply_worker(pool, registry, rx, done)
+                })
                 .map_err(RecoveryError::Thread)?;
             senders.push(tx);
             handles.push(handle);

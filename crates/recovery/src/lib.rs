@@ -6,7 +6,8 @@
 //! Files by concept: `control.rs` (control file), `checkpoint.rs`
 //! (checkpointer), `driver.rs` (replay, apply, partitioning), `lookahead.rs`
 //! (decode ahead, prefetch), `helper.rs` (readahead advice and the
-//! background writer, on a second thread),
+//! background writer, on a second thread), `placement.rs` (which CPU each
+//! of recovery's threads runs on),
 //! `registry.rs` (redo by resource manager),
 //! `adapters.rs` (buffer ↔ WAL glue, `PAGE_ALLOC` and `XACT` redo),
 //! `error.rs`.
@@ -21,6 +22,7 @@ mod driver;
 mod error;
 mod helper;
 mod lookahead;
+mod placement;
 mod registry;
 
 pub use adapters::{

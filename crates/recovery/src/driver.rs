@@ -569,8 +569,8 @@ pub(crate) const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(2);
 /// to anything else runnable) for up to `SPIN_BEFORE_SLEEP` before it
 /// blocks: a batch sent to a sleeping receiver costs the reading thread a
 /// futex wake-up (an inter-processor interrupt on a VM); measured, the
-/// reading thread's CPU time per replay fell by ~8 %, and the reading
-/// thread is the one that bounds parallel replay.
+/// reading thread's CPU time per replay fell by ~8 % (with 2 threads both
+/// are busy ~95 % of a replay: neither may waste CPU).
 fn receive<T>(rx: &Receiver<T>) -> Option<T> {
     let started = Instant::now();
     loop {

@@ -49,6 +49,10 @@ pub struct Options {
     pub recovery_io_concurrency: usize,
     /// Apply threads during recovery (1 = apply in the reading thread).
     pub recovery_threads: usize,
+    /// Let recovery place its threads on CPUs (folio-recovery README
+    /// "Thread placement"); the opening thread's affinity is restored
+    /// when recovery ends.
+    pub recovery_pin_threads: bool,
     /// The documented override: open even when a corrupt WAL record is
     /// followed by valid WAL, discarding everything from the corruption on.
     pub truncate_at_corruption: bool,
@@ -77,6 +81,7 @@ impl Default for Options {
             background_checkpoints: true,
             recovery_io_concurrency: 32,
             recovery_threads: 1,
+            recovery_pin_threads: true,
             truncate_at_corruption: false,
         }
     }
@@ -132,6 +137,7 @@ impl Options {
         folio_recovery::RecoveryOptions {
             io_concurrency: self.recovery_io_concurrency,
             threads: self.recovery_threads,
+            pin_threads: self.recovery_pin_threads,
             truncate_at_corruption: self.truncate_at_corruption,
             ..folio_recovery::RecoveryOptions::default()
         }

@@ -50,10 +50,10 @@ pub struct RecoveryOptions {
     /// replay there instead of refusing to start (the records after it are
     /// lost).
     pub truncate_at_corruption: bool,
-    /// Place replay's threads on CPUs of their own (`placement.rs`): the
-    /// reading thread stays on its CPU, apply threads get the others, and
-    /// the helper thread stays off the replaying threads' CPUs where it
-    /// can. The caller's affinity is restored at the end.
+    /// Place replay's threads on CPUs (`placement.rs`): the reading thread
+    /// (the caller's) on the allowed CPU with the fewest device interrupts,
+    /// apply threads on the others, the helper off the replaying threads'
+    /// CPUs where it can. The caller's affinity is restored at the end.
     pub pin_threads: bool,
 }
 

@@ -288,6 +288,10 @@ fn stats_row(case: &str, stats: &RecoveryStats, io_concurrency: usize) -> Row {
         .with("prefetches_issued", stats.prefetches_issued)
         .with("prefetches_useful", stats.prefetches_useful)
         .with("pages_cleaned", stats.pages_cleaned)
+        .with(
+            "threads_placed",
+            if stats.threads_placed { "on" } else { "off" },
+        )
         .with("elapsed_s", stats.elapsed.as_secs_f64())
 }
 

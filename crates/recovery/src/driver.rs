@@ -92,6 +92,9 @@ pub struct RecoveryStats {
     /// Pages the background writer wrote ahead of the clock.
     pub pages_cleaned: u64,
     pub threads: usize,
+    /// Whether replay's threads were placed on CPUs (`pin_threads`, and the
+    /// caller may run on two or more CPUs, and the kernel allowed it).
+    pub threads_placed: bool,
     pub elapsed: Duration,
     /// Where the WAL ends (replay reads it to its end): `Wal::open_at_end`
     /// continues the log there without reading it again.
@@ -118,7 +121,7 @@ impl std::fmt::Display for RecoveryStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "recovery {}..{}: {} records ({:.0}/s, {:.1} MB/s) in {:.3} s on {} thread(s); \
+            "recovery {}..{}: {} records ({:.0}/s, {:.1} MB/s) in {:.3} s on {} thread(s){}; \
              blocks applied {}, full-page images {}, skipped by LSN {}; \
              prefetches issued {}, useful {}; pages written ahead of the clock {}",
             self.start_lsn,
@@ -128,6 +131,11 @@ impl std::fmt::Display for RecoveryStats {
             self.mb_per_sec(),
             self.elapsed.as_secs_f64(),
             self.threads,
+            if self.threads_placed {
+                " placed on CPUs"
+            } else {
+                ""
+            },
             self.blocks_applied,
             self.fpis_applied,
             self.blocks_skipped,
@@ -191,6 +199,7 @@ pub fn recover(
         None
     };
     let placement = placement.as_ref();
+    stats.threads_placed = placement.is_some();
     let lookahead = std::thread::scope(|scope| -> Result<Lookahead<'_>, RecoveryError> {
         // The helper thread (helper.rs) gives the readahead advice when
         // prefetch is on and cleans ahead of the clock when the background

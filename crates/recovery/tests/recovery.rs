@@ -104,6 +104,37 @@ fn replay_restores_every_committed_change_with_any_threads_and_prefetch() {
     }
 }
 
+/// The CPUs the calling thread may run on.
+fn allowed_cpus() -> Vec<usize> {
+    use rustix::thread::{CpuSet, sched_getaffinity};
+    let set = sched_getaffinity(None).unwrap();
+    (0..CpuSet::MAX_CPU)
+        .filter(|&cpu| set.is_set(cpu))
+        .collect()
+}
+
+#[test]
+fn thread_placement_is_reported_and_the_callers_affinity_restored() {
+    // Proves recovery places its threads only when asked and when there is
+    // more than one CPU to place them on, says so in its statistics, and
+    // gives the calling thread its own affinity back; replay is exact
+    // either way (checked by `crash_and_recover`).
+    let before = allowed_cpus();
+    for pin_threads in [false, true] {
+        let opts = RecoveryOptions {
+            pin_threads,
+            ..options(8, 3)
+        };
+        let (stats, _) = crash_and_recover(11, 12, &opts);
+        assert_eq!(
+            stats.threads_placed,
+            pin_threads && before.len() > 1,
+            "{stats}"
+        );
+        assert_eq!(allowed_cpus(), before, "pin_threads {pin_threads}");
+    }
+}
+
 #[test]
 fn prefetch_is_issued_for_pages_not_in_the_pool() {
     // Proves the lookahead prefetches blocks whose pages are not resident

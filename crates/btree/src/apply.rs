@@ -49,13 +49,13 @@ pub(crate) fn check_node(page: &Page, level: u8) -> Checked {
 /// Checks that `key` may go to slot `index` (`<= count`) of the node:
 /// [`check_slot_index`] and [`check_order`].
 fn check_position(page: &Page, index: usize, key: &[u8]) -> Checked {
-    check_slot_index(page, index, key)?;
-    check_order(page, index, key)
+    let count = check_slot_index(page, index, key)?;
+    check_order(page, index, count, key)
 }
 
 /// Checks what an insertion at slot `index` relies on to stay inside the
-/// page: the key's length and `index <= count`.
-fn check_slot_index(page: &Page, index: usize, key: &[u8]) -> Checked {
+/// page: the key's length and `index <= count`. Returns `count`.
+fn check_slot_index(page: &Page, index: usize, key: &[u8]) -> Result<usize, String> {
     if key.len() > MAX_KEY_LEN {
         return fail(format!("key of {} bytes exceeds {MAX_KEY_LEN}", key.len()));
     }
@@ -63,7 +63,7 @@ fn check_slot_index(page: &Page, index: usize, key: &[u8]) -> Checked {
     if index > count {
         return fail(format!("slot {index} beyond {count} slots"));
     }
-    Ok(())
+    Ok(count)
 }
 
 /// Checks that `key` at slot `index` (`<= count`, checked) keeps the keys
@@ -74,8 +74,7 @@ fn check_slot_index(page: &Page, index: usize, key: &[u8]) -> Checked {
 /// the low fence, at `count` it must be below the high fence; anywhere else
 /// it lies strictly between two keys that are inside the fences already
 /// (invariant 2).
-fn check_order(page: &Page, index: usize, key: &[u8]) -> Checked {
-    let (count, _) = node::heap_bounds(page)?;
+fn check_order(page: &Page, index: usize, count: usize, key: &[u8]) -> Checked {
     let head = node::key_head(key);
     let out_of_order = || fail("key out of order at its slot");
     if index > 0 {
@@ -103,31 +102,38 @@ fn check_order(page: &Page, index: usize, key: &[u8]) -> Checked {
 /// the heap and finds the page corrupt (the do path applies such an insert
 /// to a copy before logging it).
 pub(crate) fn check_insert(page: &Page, index: usize, key: &[u8], value: &[u8]) -> Checked {
+    let count = check_insert_in_page(page, index, key, value)?;
+    check_order(page, index, count, key)
+}
+
+/// The part of [`check_insert`] that keeps the change inside the page:
+/// entry size, `index <= count`, room (with the fence reserve). Returns
+/// `count`.
+fn check_insert_in_page(
+    page: &Page,
+    index: usize,
+    key: &[u8],
+    value: &[u8],
+) -> Result<usize, String> {
     if key.len() + value.len() > MAX_ENTRY_LEN {
         return fail("entry exceeds the entry size limit");
     }
-    check_position(page, index, key)?;
+    let count = check_slot_index(page, index, key)?;
     if !node_mut::fits(page, key.len(), value.len()) {
         return fail("no room for the entry");
     }
-    Ok(())
+    Ok(count)
 }
 
 /// Redo of a leaf insert: `key -> value` at slot `index`, the slot the do
 /// path chose and checked ([`check_insert`]) before it logged the change.
-/// Redo checks what keeps the change inside the page (key and entry size,
-/// `index <= count`, room) but not the keys' order: comparing the key with
+/// Redo checks what keeps the change inside the page
+/// ([`check_insert_in_page`]) but not the keys' order: comparing the key with
 /// both neighbours read two key strings per insert, ~20 % of replay
 /// (README "Redo"); an order broken by a faulty record is what
 /// `folio verify` reports.
 pub(crate) fn insert_entry(page: &mut Page, index: usize, key: &[u8], value: &[u8]) -> Checked {
-    if key.len() + value.len() > MAX_ENTRY_LEN {
-        return fail("entry exceeds the entry size limit");
-    }
-    check_slot_index(page, index, key)?;
-    if !node_mut::fits(page, key.len(), value.len()) {
-        return fail("no room for the entry");
-    }
+    check_insert_in_page(page, index, key, value)?;
     insert_checked(page, index, key, value)
 }
 

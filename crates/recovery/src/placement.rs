@@ -77,7 +77,7 @@ pub(crate) struct Placement {
 }
 
 impl Placement {
-    /// Pins the calling (reading) thread to its CPU and returns the plan
+    /// Pins the calling (reading) thread to its home and returns the plan
     /// for the others; `None` when there is nothing to place or the
     /// kernel refuses.
     pub(crate) fn pin_reader(spawned_apply: usize) -> Option<Placement> {
@@ -85,6 +85,9 @@ impl Placement {
         let allowed: Vec<usize> = (0..CpuSet::MAX_CPU)
             .filter(|&cpu| caller.is_set(cpu))
             .collect();
+        if allowed.len() < 2 {
+            return None; // one CPU: nothing to place, no file to read
+        }
         let interrupts = std::fs::read_to_string("/proc/interrupts")
             .map(|text| interrupts_per_cpu(&text))
             .unwrap_or_default();

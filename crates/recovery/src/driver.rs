@@ -14,11 +14,14 @@
 //!
 //! Parallel apply: blocks are partitioned by page id over `threads` apply
 //! threads (the reading thread applies partition 0 itself); each partition
-//! receives its blocks in LSN order through a bounded channel, so every page
-//! sees its changes in log order. Different
-//! pages may be at different points of the log meanwhile; nobody reads the
-//! database until replay is complete.
+//! receives its blocks in LSN order through a bounded channel of packed
+//! batches (`batch.rs`), so every page sees its changes in log order —
+//! except full-page images, which the reading thread restores at once
+//! (`partition_blocks` says why that is the same). Different pages may be
+//! at different points of the log meanwhile; nobody reads the database
+//! until replay is complete.
 
+use crate::batch::Batch;
 use crate::error::RecoveryError;
 use crate::helper::Helper;
 use crate::lookahead::{Decoded, Lookahead};
@@ -153,9 +156,11 @@ struct ApplyStats {
     skipped: u64,
 }
 
-/// Tasks (whole records or single blocks) sent to an apply thread per
-/// message.
+/// Records sent to an apply thread per message at most.
 const DISPATCH_BATCH: usize = 512;
+/// Bytes of a batch after which it is sent anyway (records with full-page
+/// images are 8 KiB each).
+const BATCH_BYTES: usize = 256 << 10;
 /// Messages queued per apply thread at most.
 const CHANNEL_DEPTH: usize = 8;
 
@@ -310,7 +315,7 @@ fn check_rmgr(registry: &RedoRegistry, record: &Record) -> Result<(), RecoveryEr
     Ok(())
 }
 
-/// Steps 1-4 of the module comment for one block.
+/// Steps 1-4 of the module comment for block `index` of `record`.
 fn apply_block(
     pool: &BufferPool,
     registry: &RedoRegistry,
@@ -346,49 +351,6 @@ fn apply_block(
     Ok(())
 }
 
-/// Work for an apply thread. Most records change one page (a leaf insert),
-/// or pages of one partition only: those travel by value, whole, and cost
-/// no reference count and no extra allocation. A record whose blocks span
-/// partitions is shared, and each partition gets its blocks.
-enum Task {
-    /// Every block of the record belongs to the receiving partition.
-    Whole(Record),
-    /// Block `.1` of a record shared with other partitions.
-    Block(Arc<Record>, u8),
-}
-
-impl Task {
-    fn apply(
-        &self,
-        pool: &BufferPool,
-        registry: &RedoRegistry,
-        stats: &mut ApplyStats,
-    ) -> Result<(), RecoveryError> {
-        match self {
-            Task::Whole(record) => {
-                for index in 0..record.blocks.len() {
-                    apply_block(pool, registry, record, index, stats)?;
-                }
-                Ok(())
-            }
-            Task::Block(record, index) => {
-                apply_block(pool, registry, record, usize::from(*index), stats)
-            }
-        }
-    }
-}
-
-const _: () = assert!(folio_wal::MAX_BLOCKS <= u8::MAX as usize);
-
-/// The partition every block of `record` belongs to, if they agree.
-fn sole_partition(record: &Record, threads: usize) -> Option<usize> {
-    let mut blocks = record.blocks.iter();
-    let first = partition(blocks.next()?.page_id.0, threads);
-    blocks
-        .all(|b| partition(b.page_id.0, threads) == first)
-        .then_some(first)
-}
-
 /// The partition of a page: 0 is the reading thread, 1..threads the apply
 /// threads. The reading thread also decodes and dispatches, so it gets one
 /// share of the pages and every apply thread `APPLY_SHARES`; a
@@ -411,6 +373,30 @@ fn partition(page: u64, threads: usize) -> usize {
     share.div_ceil(APPLY_SHARES) as usize
 }
 
+/// Sets `masks[p]` to the blocks of `record` that thread `p` applies (bit
+/// i: block i), for the `masks.len()` threads of replay: a block with a
+/// full-page image goes to the reading thread (0), every other block to its
+/// page's partition.
+///
+/// The reading thread restores images as it dispatches, in log order, ahead
+/// of earlier records of the same page still queued for an apply thread.
+/// Those find the page's LSN at the image's record and are skipped (step 3
+/// of the module comment), which is what applying them in order and then
+/// the image would have left. Later records of the page are queued after
+/// the image is in place. This way no image travels to another core: it is
+/// copied once, from the decoded record into the frame.
+fn partition_blocks(record: &Record, masks: &mut [u32]) {
+    masks.fill(0);
+    for (index, block) in record.blocks.iter().enumerate() {
+        let thread = if block.image.is_some() {
+            0
+        } else {
+            partition(block.page_id.0, masks.len())
+        };
+        masks[thread] |= 1 << index;
+    }
+}
+
 /// Shares of the pages per apply thread, against one for the reading
 /// thread, which also decodes, dispatches and frees every record. Chosen
 /// by sweeping it on the seed-001 WAL (`replay_rate 2000`, 2 threads,
@@ -421,7 +407,8 @@ fn partition(page: u64, threads: usize) -> usize {
 const APPLY_SHARES: u64 = 12;
 
 /// Parallel replay: partition 0 is applied by the reading thread itself
-/// (so `threads` threads in all), the others by spawned apply threads.
+/// (so `threads` threads in all), the others by spawned apply threads, each
+/// from batches of packed records (`batch.rs`).
 fn replay_parallel(
     pool: &Arc<BufferPool>,
     registry: &RedoRegistry,
@@ -431,14 +418,13 @@ fn replay_parallel(
     stats: &mut RecoveryStats,
 ) -> Result<(), RecoveryError> {
     std::thread::scope(|scope| {
-        let mut senders: Vec<SyncSender<Vec<Task>>> = Vec::with_capacity(threads - 1);
+        let mut senders: Vec<SyncSender<Batch>> = Vec::with_capacity(threads - 1);
         let mut handles = Vec::with_capacity(threads - 1);
-        // Applied batches come back so that records are freed by the thread
-        // that allocated them: cross-thread frees contend on the allocator's
-        // arena lock (measured: they erased the parallel speed-up).
-        let (done_tx, done_rx) = channel::<Vec<Task>>();
+        // Applied batches come back to be filled again: their memory stays
+        // with the two threads that use it.
+        let (done_tx, done_rx) = channel::<Batch>();
         for i in 1..threads {
-            let (tx, rx) = sync_channel::<Vec<Task>>(CHANNEL_DEPTH);
+            let (tx, rx) = sync_channel::<Batch>(CHANNEL_DEPTH);
             let done = done_tx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("folio-redo-{i}"))
@@ -452,11 +438,12 @@ fn replay_parallel(
             senders.push(tx);
             handles.push(handle);
         }
-        let mut batches: Vec<Vec<Task>> = (1..threads)
-            .map(|_| Vec::with_capacity(DISPATCH_BATCH))
+        let mut batches: Vec<Batch> = (1..threads)
+            .map(|_| Batch::with_capacity(BATCH_BYTES))
             .collect();
+        // Blocks of the current record by partition (bit i: block i).
+        let mut masks = vec![0u32; threads];
         let mut own = ApplyStats::default();
-        let mut spare_batches: Vec<Vec<Task>> = Vec::new();
         let mut dispatch_error = None;
         let mut worker_gone = false;
         'records: loop {
@@ -474,77 +461,44 @@ fn replay_parallel(
                 break;
             }
             let record = decoded.record;
-            // Whether a task was queued for an apply thread.
-            let mut queued = false;
-            match sole_partition(&record, threads) {
-                None if record.blocks.is_empty() => {}
-                Some(0) => {
-                    for index in 0..record.blocks.len() {
-                        if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
-                            dispatch_error = Some(e);
-                            break 'records;
-                        }
-                    }
-                    lookahead.recycle(record);
-                }
-                Some(part) => {
-                    batches[part - 1].push(Task::Whole(record));
-                    queued = true;
-                }
-                None => {
-                    let record = Arc::new(record);
-                    for (index, block) in record.blocks.iter().enumerate() {
-                        let part = partition(block.page_id.0, threads);
-                        if part == 0 {
-                            if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
-                                dispatch_error = Some(e);
-                                break 'records;
-                            }
-                        } else {
-                            batches[part - 1].push(Task::Block(record.clone(), index as u8));
-                            queued = true;
-                        }
-                    }
+            partition_blocks(&record, &mut masks);
+            let mut bits = masks[0];
+            while bits != 0 {
+                let index = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
+                    dispatch_error = Some(e);
+                    break 'records;
                 }
             }
-            // Send every batch that filled up (a shared record may have
-            // filled several).
-            if queued {
-                for part in 1..threads {
-                    let batch = &mut batches[part - 1];
-                    if batch.len() < DISPATCH_BATCH {
-                        continue;
+            for part in 1..threads {
+                if masks[part] == 0 {
+                    continue;
+                }
+                let batch = &mut batches[part - 1];
+                batch.push(&record, masks[part]);
+                if batch.records() < DISPATCH_BATCH && batch.byte_len() < BATCH_BYTES {
+                    continue;
+                }
+                let empty = match done_rx.try_recv() {
+                    Ok(mut applied) => {
+                        applied.clear();
+                        applied
                     }
-                    let empty = spare_batches
-                        .pop()
-                        .unwrap_or_else(|| Vec::with_capacity(DISPATCH_BATCH));
-                    let ready = std::mem::replace(batch, empty);
-                    if senders[part - 1].send(ready).is_err() {
-                        worker_gone = true; // it stopped on an error
-                        break 'records;
-                    }
-                    // Applied records come back: their allocations (and the
-                    // batch's) serve the next ones.
-                    while let Ok(mut applied) = done_rx.try_recv() {
-                        for task in applied.drain(..) {
-                            match task {
-                                Task::Whole(record) => lookahead.recycle(record),
-                                Task::Block(record, _) => {
-                                    if let Ok(record) = Arc::try_unwrap(record) {
-                                        lookahead.recycle(record);
-                                    }
-                                }
-                            }
-                        }
-                        spare_batches.push(applied);
-                    }
+                    Err(_) => Batch::with_capacity(BATCH_BYTES),
+                };
+                let ready = std::mem::replace(batch, empty);
+                if senders[part - 1].send(ready).is_err() {
+                    worker_gone = true; // it stopped on an error
+                    break 'records;
                 }
             }
+            lookahead.recycle(record);
         }
         stats.add_apply(&own);
         if !worker_gone && dispatch_error.is_none() {
             for (sender, batch) in senders.iter().zip(batches) {
-                if !batch.is_empty() && sender.send(batch).is_err() {
+                if batch.records() > 0 && sender.send(batch).is_err() {
                     break;
                 }
             }
@@ -597,13 +551,22 @@ fn receive<T>(rx: &Receiver<T>) -> Option<T> {
 fn apply_worker(
     pool: &BufferPool,
     registry: &RedoRegistry,
-    rx: Receiver<Vec<Task>>,
-    done: Sender<Vec<Task>>,
+    rx: Receiver<Batch>,
+    done: Sender<Batch>,
 ) -> Result<ApplyStats, RecoveryError> {
     let mut stats = ApplyStats::default();
+    // Every entry is unpacked into this one record, which stays in this
+    // thread's cache.
+    let mut record = Record::empty();
     while let Some(batch) = receive(&rx) {
-        for task in &batch {
-            task.apply(pool, registry, &mut stats)?;
+        for entry in batch.entries() {
+            entry.unpack_into(&mut record);
+            let mut bits = entry.apply();
+            while bits != 0 {
+                let index = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                apply_block(pool, registry, &record, index, &mut stats)?;
+            }
         }
         // The reader frees it; if it is gone, dropping here is fine too.
         let _ = done.send(batch);
@@ -618,6 +581,10 @@ mod tests {
     use folio_wal::{Block, RmgrId};
 
     fn record(pages: &[u64]) -> Record {
+        record_with_images(pages, &[])
+    }
+
+    fn record_with_images(pages: &[u64], images: &[usize]) -> Record {
         Record {
             lsn: Lsn(0),
             end_lsn: Lsn(64),
@@ -626,9 +593,12 @@ mod tests {
             rtype: 0,
             blocks: pages
                 .iter()
-                .map(|&p| Block {
+                .enumerate()
+                .map(|(i, &p)| Block {
                     page_id: PageId(p),
-                    image: None,
+                    image: images
+                        .contains(&i)
+                        .then(|| Box::new([0u8; folio_page::PAGE_SIZE])),
                     data: Vec::new(),
                 })
                 .collect(),
@@ -638,12 +608,13 @@ mod tests {
     }
 
     #[test]
-    fn partitions_share_pages_as_designed_and_whole_records_stay_whole() {
+    fn partitions_share_pages_as_designed_and_images_go_to_the_reader() {
         // Proves the page partitioning gives the reading thread one share
         // and each apply thread APPLY_SHARES of consecutive page ids (within
         // 2 %), keeps pages whose latch words share a cache line together,
-        // that every partition index is in range, and that a record travels
-        // whole exactly when all its pages fall in one partition.
+        // that every partition index is in range, and that each block of a
+        // record is marked in exactly its page's partition, except blocks
+        // with an image, which the reading thread (0) restores.
         for threads in [2usize, 3, 4] {
             let pages = 100_000u64;
             let mut counts = vec![0u64; threads];
@@ -670,15 +641,16 @@ mod tests {
             .map(|p| (p, p + 1))
             .find(|&(p, q)| partition(p, threads) != partition(q, threads))
             .expect("two neighbours in different partitions");
-        assert_eq!(
-            sole_partition(&record(&[a]), threads),
-            Some(partition(a, threads))
-        );
-        assert_eq!(
-            sole_partition(&record(&[a, a]), threads),
-            Some(partition(a, threads))
-        );
-        assert_eq!(sole_partition(&record(&[a, b]), threads), None);
-        assert_eq!(sole_partition(&record(&[]), threads), None);
+        let (pa, pb) = (partition(a, threads), partition(b, threads));
+        let mut masks = vec![u32::MAX; threads];
+        partition_blocks(&record(&[a, b, a]), &mut masks);
+        assert_eq!((masks[pa], masks[pb]), (0b101, 0b010));
+        // With 2 threads one of the neighbours is the reading thread's.
+        let (reader_page, apply_page) = if pa == 0 { (a, b) } else { (b, a) };
+        let images = record_with_images(&[reader_page, apply_page, apply_page], &[1]);
+        partition_blocks(&images, &mut masks);
+        assert_eq!((masks[0], masks[1]), (0b011, 0b100));
+        partition_blocks(&record(&[]), &mut masks);
+        assert_eq!(masks, vec![0; threads]);
     }
 }

@@ -4,7 +4,8 @@
 //! `README.md`.
 //!
 //! Files by concept: `control.rs` (control file), `checkpoint.rs`
-//! (checkpointer), `driver.rs` (replay, apply, partitioning), `lookahead.rs`
+//! (checkpointer), `driver.rs` (replay, apply, partitioning), `batch.rs`
+//! (records packed for an apply thread), `lookahead.rs`
 //! (decode ahead, prefetch), `helper.rs` (readahead advice and the
 //! background writer, on a second thread), `placement.rs` (which CPU each
 //! of recovery's threads runs on),
@@ -16,6 +17,7 @@
 //! their redo is registered by the database layer.
 
 mod adapters;
+mod batch;
 mod checkpoint;
 mod control;
 mod driver;

@@ -67,8 +67,8 @@ pub(crate) struct Lookahead<'a> {
 /// seed-001 WAL.
 const MIN_WINDOW: usize = 16 << 10;
 
-/// Applied records kept for reuse at most (about what parallel apply has
-/// in flight: its channels' batches).
+/// Applied records kept for reuse at most (the decode-ahead queue's worth:
+/// parallel apply copies records into batches, so none stay in flight).
 const MAX_SPARE: usize = 8192;
 
 impl<'a> Lookahead<'a> {

@@ -248,12 +248,11 @@ pub fn recover(
         if threads == 1 {
             let mut apply = ApplyStats::default();
             while let Some(decoded) = lookahead.next()? {
-                count_record(pool, &decoded, &mut stats);
+                count_record(pool, decoded, &mut stats);
                 check_rmgr(registry, &decoded.record)?;
                 for block in 0..decoded.record.blocks.len() {
                     apply_block(pool, registry, &decoded.record, block, &mut apply)?;
                 }
-                lookahead.recycle(decoded.record);
             }
             stats.add_apply(&apply);
         } else {
@@ -398,13 +397,15 @@ fn partition_blocks(record: &Record, masks: &mut [u32]) {
 }
 
 /// Shares of the pages per apply thread, against one for the reading
-/// thread, which also decodes, dispatches and frees every record. Chosen
-/// by sweeping it on the seed-001 WAL (`replay_rate 2000`, 2 threads,
-/// records/s, two runs each): 4 → 3.28M / 3.41M, 8 → 3.61M / 2.99M,
-/// 12 → 3.72M / 3.79M, 20 → 3.84M / 3.58M. (It was 4 when a redone insert
-/// cost twice as much: the reading thread's fixed work is now most of its
-/// time.)
-const APPLY_SHARES: u64 = 12;
+/// thread, which also decodes, dispatches, packs batches and restores every
+/// full-page image. Chosen by sweeping it on the seed-001 WAL
+/// (`replay_rate 4000`, 2 threads, best of 3 per process, five or six
+/// alternating processes): 3 → 7.3-8.4M, 4 → 7.4-8.4M, 5 → 8.9-9.3M in
+/// most runs, 6 → 8.3-8.6M, 8 → 8.4-8.7M, 12 → 7.6-8.0M records/s. With 12
+/// the apply thread was busy all the time and the reading thread 81 %.
+/// (It was 12 while the reading thread moved whole records through return
+/// values, 4 before that when a redone insert cost twice as much.)
+const APPLY_SHARES: u64 = 5;
 
 /// Parallel replay: partition 0 is applied by the reading thread itself
 /// (so `threads` threads in all), the others by spawned apply threads, each
@@ -455,18 +456,18 @@ fn replay_parallel(
                     break;
                 }
             };
-            count_record(pool, &decoded, stats);
+            count_record(pool, decoded, stats);
             if let Err(e) = check_rmgr(registry, &decoded.record) {
                 dispatch_error = Some(e);
                 break;
             }
-            let record = decoded.record;
-            partition_blocks(&record, &mut masks);
+            let record = &decoded.record;
+            partition_blocks(record, &mut masks);
             let mut bits = masks[0];
             while bits != 0 {
                 let index = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if let Err(e) = apply_block(pool, registry, &record, index, &mut own) {
+                if let Err(e) = apply_block(pool, registry, record, index, &mut own) {
                     dispatch_error = Some(e);
                     break 'records;
                 }
@@ -476,7 +477,7 @@ fn replay_parallel(
                     continue;
                 }
                 let batch = &mut batches[part - 1];
-                batch.push(&record, masks[part]);
+                batch.push(record, masks[part]);
                 if batch.records() < DISPATCH_BATCH && batch.byte_len() < BATCH_BYTES {
                     continue;
                 }
@@ -493,7 +494,6 @@ fn replay_parallel(
                     break 'records;
                 }
             }
-            lookahead.recycle(record);
         }
         stats.add_apply(&own);
         if !worker_gone && dispatch_error.is_none() {

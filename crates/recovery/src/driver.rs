@@ -292,14 +292,22 @@ impl Drop for StopOnDrop<'_> {
 fn count_record(pool: &BufferPool, decoded: &Decoded, stats: &mut RecoveryStats) {
     stats.records += 1;
     stats.bytes += u64::from(decoded.record.total_len);
-    let mut bits = decoded.prefetched;
-    while bits != 0 {
-        let index = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
+    for index in block_bits(decoded.prefetched) {
         if !pool.is_resident(decoded.record.blocks[index].page_id) {
             stats.prefetches_useful += 1;
         }
     }
+}
+
+/// The blocks set in a block mask (bit i: block i), lowest first.
+pub(crate) fn block_bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let index = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            index
+        })
+    })
 }
 
 /// A record with pages needs a registered resource manager; one without
@@ -463,10 +471,7 @@ fn replay_parallel(
             }
             let record = &decoded.record;
             partition_blocks(record, &mut masks);
-            let mut bits = masks[0];
-            while bits != 0 {
-                let index = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            for index in block_bits(masks[0]) {
                 if let Err(e) = apply_block(pool, registry, record, index, &mut own) {
                     dispatch_error = Some(e);
                     break 'records;
@@ -561,10 +566,7 @@ fn apply_worker(
     while let Some(batch) = receive(&rx) {
         for entry in batch.entries() {
             entry.unpack_into(&mut record);
-            let mut bits = entry.apply();
-            while bits != 0 {
-                let index = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            for index in block_bits(entry.apply()) {
                 apply_block(pool, registry, &record, index, &mut stats)?;
             }
         }
@@ -650,6 +652,7 @@ mod tests {
         let images = record_with_images(&[reader_page, apply_page, apply_page], &[1]);
         partition_blocks(&images, &mut masks);
         assert_eq!((masks[0], masks[1]), (0b011, 0b100));
+        assert_eq!(block_bits(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
         partition_blocks(&record(&[]), &mut masks);
         assert_eq!(masks, vec![0; threads]);
     }

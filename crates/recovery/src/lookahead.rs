@@ -24,6 +24,7 @@
 //! values and in and out of a queue cost the reading thread ~15 % in
 //! store-forwarding stalls (prefetch off) and ~8 % more with prefetch on.
 
+use crate::driver::block_bits;
 use crate::error::RecoveryError;
 use folio_buffer::BufferPool;
 use folio_wal::{Record, WalReader};
@@ -192,10 +193,7 @@ impl<'a> Lookahead<'a> {
                 return Ok(None);
             };
             self.queued_bytes -= decoded.record.total_len as usize;
-            let mut bits = decoded.arranged;
-            while bits != 0 {
-                let index = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            for index in block_bits(decoded.arranged) {
                 self.arranged
                     .remove(&decoded.record.blocks[index].page_id.0);
             }

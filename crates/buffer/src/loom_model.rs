@@ -44,6 +44,16 @@ fn lock_exclusive(word: &AtomicU64) {
     }
 }
 
+/// Reads `cell` under a shared latch of `word` (loom reports the read if
+/// the latch does not exclude the writers it races with).
+fn read_shared(word: &AtomicU64, cell: &UnsafeCell<u64>) -> u64 {
+    lock_shared(word);
+    // SAFETY: the shared latch is held (what the models check).
+    let seen = cell.with(|v| unsafe { *v });
+    state::unlock_shared(word);
+    seen
+}
+
 fn lock_shared(word: &AtomicU64) {
     loop {
         let seen = state::load(word);
@@ -107,13 +117,7 @@ fn loom_shared_excludes_exclusive() {
         let shared = Arc::new((resident(), UnsafeCell::new(0u64)));
         let reader = {
             let shared = shared.clone();
-            thread::spawn(move || {
-                lock_shared(&shared.0);
-                // SAFETY: the shared latch is held (what the model checks).
-                let seen = shared.1.with(|v| unsafe { *v });
-                state::unlock_shared(&shared.0);
-                seen
-            })
+            thread::spawn(move || read_shared(&shared.0, &shared.1))
         };
         lock_exclusive(&shared.0);
         // SAFETY: the exclusive latch is held (what the model checks).
@@ -250,12 +254,7 @@ fn loom_cleaning_ahead_never_marks_a_newer_change_clean() {
         };
         let reader = {
             let shared = shared.clone();
-            thread::spawn(move || {
-                lock_shared(&shared.0);
-                // SAFETY: the shared latch is held.
-                let _ = shared.1.with(|v| unsafe { *v });
-                state::unlock_shared(&shared.0);
-            })
+            thread::spawn(move || read_shared(&shared.0, &shared.1))
         };
         lock_exclusive(&shared.0);
         // SAFETY: the exclusive latch is held.

@@ -237,7 +237,10 @@ pub fn recover(
         } else {
             None
         };
-        let _stop_helper = StopOnDrop(&stop_helper);
+        let _stop_helper = StopOnDrop {
+            flag: &stop_helper,
+            helper: helper.as_ref().map(|h| h.thread().clone()),
+        };
         let mut lookahead = Lookahead::new(
             reader,
             pool,
@@ -280,12 +283,20 @@ pub fn recover(
     Ok(stats)
 }
 
-/// Sets its flag when dropped.
-struct StopOnDrop<'a>(&'a AtomicBool);
+/// Sets its flag when dropped, and wakes the helper thread if it sleeps
+/// (it parks between its idle steps), so replay never waits out its sleep
+/// before returning.
+struct StopOnDrop<'a> {
+    flag: &'a AtomicBool,
+    helper: Option<std::thread::Thread>,
+}
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Release);
+        self.flag.store(true, Ordering::Release);
+        if let Some(helper) = &self.helper {
+            helper.unpark();
+        }
     }
 }
 

@@ -20,8 +20,9 @@
 //! Idle, the thread polls (yielding) for `SPIN_BEFORE_SLEEP` after its
 //! last work while hints can come, because a hint sent to a sleeping thread
 //! costs the replaying thread a futex wake-up (~9 % of its time with one
-//! hint per send); then it sleeps in short steps. It ends when the hint
-//! queue closes or `stop` is set.
+//! hint per send); then it sleeps in short steps (parked while there is no
+//! hint queue, so that setting `stop` and unparking it ends it at once). It
+//! ends when the hint queue closes or `stop` is set.
 
 use crate::driver::SPIN_BEFORE_SLEEP;
 use folio_buffer::{BufferError, BufferPool, CleanCursor};
@@ -101,7 +102,7 @@ impl Helper<'_> {
     }
 
     /// One idle step, `idle` after the last work; false once the hint queue
-    /// has closed.
+    /// has closed or replay has stopped the helper.
     fn idle(&self, idle: Duration) -> bool {
         let sleep = if self.clean && self.pool.is_evicting() {
             IDLE_SLEEP
@@ -121,9 +122,12 @@ impl Helper<'_> {
                 Err(RecvTimeoutError::Timeout) => true,
                 Err(RecvTimeoutError::Disconnected) => false,
             },
+            // Parked, not asleep: stopping unparks it at once (driver.rs,
+            // `StopOnDrop`); a sleep made every replay wait up to 1 ms for
+            // its helper to notice the end.
             None => {
-                std::thread::sleep(sleep);
-                true
+                std::thread::park_timeout(sleep);
+                !self.stop.load(Ordering::Acquire)
             }
         }
     }

@@ -22,4 +22,4 @@ mod options;
 pub use database::{DATA_FILE, Database, Storage, WAL_DIR, redo_registry};
 pub use error::DbError;
 pub use lock::LOCK_FILE;
-pub use options::Options;
+pub use options::{DEFAULT_RECOVERY_THREADS_MAX, Options, default_recovery_threads};

@@ -18,7 +18,10 @@ mod fs;
 mod sim;
 
 pub use fs::{DIRECT_IO_ALIGN_BYTES, DirectIoRefused, FsDir};
-pub use sim::{Fault, FaultPlan, OpKind, SECTOR_SIZE_BYTES, SIM_MAX_FILE_BYTES, SimConfig, SimDir};
+pub use sim::{
+    Fault, FaultPlan, OpKind, SECTOR_SIZE_BYTES, SIM_MAX_FILE_BYTES, SIM_OP_COST_NS, SimConfig,
+    SimDir,
+};
 
 /// How [`Dir::open`] treats a missing or existing file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +103,22 @@ pub trait Dir: Send + Sync + std::fmt::Debug {
     fn list(&self) -> io::Result<Vec<String>>;
     /// Makes creations, renames and removals in this directory durable.
     fn sync_dir(&self) -> io::Result<()>;
+    /// Nanoseconds on a clock for measuring what operations on this
+    /// directory and its files cost: the WAL's `wal_recycle = auto` model
+    /// compares recycling a segment with creating one by it. Real,
+    /// monotonic time by default ([`monotonic_ns`]). The simulated device
+    /// counts its operations instead, so that a choice made by measured
+    /// cost is the same in every run of a seed.
+    fn cost_clock_ns(&self) -> u64 {
+        monotonic_ns()
+    }
+}
+
+/// Nanoseconds since the first call in this process, on the monotonic clock.
+pub fn monotonic_ns() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Checks that `name` is a plain file name: not empty, not `.` or `..`, and

@@ -138,9 +138,9 @@ impl Shared {
             }
             let seg = self.segment_for_write(w, segno)?;
             let offset = first_page * page_bytes - segno * seg_bytes;
-            let started = Instant::now();
+            let started = self.segments.cost_clock_ns();
             let result = seg.file.write_at(staging, offset);
-            seg.cost_ns += elapsed_ns(started);
+            seg.cost_ns += self.segments.cost_since(started);
             let seg_copy = seg.clone();
             if let Err(e) = result {
                 if !is_enospc(&e) {
@@ -287,9 +287,9 @@ impl Shared {
     fn sync_locked(&self, w: &mut WriterState) -> Result<(), WalError> {
         let current = w.current.as_ref().map(|c| c.segno);
         for mut seg in std::mem::take(&mut w.dirty) {
-            let started = Instant::now();
+            let started = self.segments.cost_clock_ns();
             let result = seg.file.sync();
-            let ns = elapsed_ns(started);
+            let ns = self.segments.cost_since(started);
             self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
             if let Err(e) = result {
                 self.poison();

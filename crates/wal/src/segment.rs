@@ -409,11 +409,11 @@ impl Segments {
             );
             return Err(WalError::WalFull { limit_bytes: limit });
         }
-        let started = Instant::now();
+        let started = self.cost_clock_ns();
         self.create_file(segno)?;
         st.existing.insert(segno);
         st.prepared
-            .insert(segno, (SegmentKind::Created, elapsed_ns(started)));
+            .insert(segno, (SegmentKind::Created, self.cost_since(started)));
         self.counters.created.fetch_add(1, Ordering::Relaxed);
         self.publish_limits(&st);
         Ok(st)
@@ -522,7 +522,7 @@ impl Segments {
                 // waiting for it).
                 let last = st.existing.last().copied().unwrap_or(segno);
                 let target = (last + 1).max(current_segno);
-                let started = Instant::now();
+                let started = self.cost_clock_ns();
                 let target_name = segment_file_name(target);
                 self.dir
                     .rename(&name, &target_name)
@@ -531,7 +531,7 @@ impl Segments {
                 st.existing.insert(target);
                 self.sync_dir()?;
                 st.prepared
-                    .insert(target, (SegmentKind::Recycled, elapsed_ns(started)));
+                    .insert(target, (SegmentKind::Recycled, self.cost_since(started)));
                 self.counters.recycled.fetch_add(1, Ordering::Relaxed);
                 report.recycled += 1;
             } else {
@@ -551,6 +551,21 @@ impl Segments {
 
 pub(crate) fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl Segments {
+    /// Now, on the clock that segment costs are measured by (the
+    /// directory's `cost_clock_ns`: real time on files, operations counted
+    /// on the simulated device, so that `wal_recycle = auto` decides the
+    /// same way in every run of a seed).
+    pub fn cost_clock_ns(&self) -> u64 {
+        self.dir.cost_clock_ns()
+    }
+
+    /// The cost since `started` (a `cost_clock_ns` reading).
+    pub fn cost_since(&self, started: u64) -> u64 {
+        self.cost_clock_ns().saturating_sub(started)
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use common::*;
 use folio_io::{Dir, Fault, OpKind, SimConfig, SimDir};
 use folio_page::Lsn;
 use folio_wal::{
-    Inserted, ReaderOptions, Recycle, Wal, WalConfig, WalError, WalReader, segment_file_name,
+    Inserted, ReaderOptions, Recycle, Wal, WalConfig, WalError, WalReader, WalStats,
+    segment_file_name,
 };
 use std::sync::Arc;
 
@@ -239,13 +240,28 @@ fn fsync_eio_poisons_until_reopen() {
 /// One thread's workload: commits, page images, segment switches, recycling
 /// and removal. Returns the records inserted (in order) and how many of
 /// them were acknowledged as durable, stopping at the first error.
-fn crash_workload(dir: Arc<dyn Dir>, config: &WalConfig) -> (u64, u64) {
+///
+/// With `Recycle::Auto` the workload is five times as long, so that the
+/// cost model explores the dearer kind (it does every 16th decision at
+/// most): a run that completes both recycles and unlinks segments. Also
+/// returns the WAL's counters at the end.
+fn crash_workload(dir: Arc<dyn Dir>, config: &WalConfig) -> (u64, u64, WalStats) {
     let Ok(wal) = Wal::open(dir, config.clone()) else {
-        return (0, 0);
+        return (0, 0, WalStats::default());
     };
+    let records = if config.recycle == Recycle::Auto {
+        360
+    } else {
+        72
+    };
+    let (inserted, acked) = run_crash_workload(&wal, records);
+    (inserted, acked, wal.stats())
+}
+
+fn run_crash_workload(wal: &Wal, records: u64) -> (u64, u64) {
     let mut acked = 0;
     let mut inserted = 0;
-    for seq in 0..72u64 {
+    for seq in 0..records {
         let Ok(at) = with_record(1, seq, |b| wal.insert(b)) else {
             break;
         };
@@ -272,10 +288,9 @@ fn crash_workload(dir: Arc<dyn Dir>, config: &WalConfig) -> (u64, u64) {
 // and the recovered log accepts and keeps new records.
 #[test]
 fn crash_at_every_operation_keeps_acknowledged_commits() {
-    // `Auto` decides by measured time, which would make the operation
-    // sequence (and so the replay from a seed) nondeterministic: both fixed
-    // policies are run instead.
-    for recycle in [Recycle::On, Recycle::Off] {
+    // `Auto` decides by measured cost, which the simulated device measures
+    // in operations, so its runs replay from their seeds too.
+    for recycle in [Recycle::On, Recycle::Off, Recycle::Auto] {
         crash_at_every_operation(WalConfig {
             recycle,
             segment_size_bytes: 4 * 8192,
@@ -289,7 +304,7 @@ fn crash_at_every_operation(config: WalConfig) {
     loop {
         let sim = SimDir::new(SimConfig::seeded(1000 + n));
         sim.set_crash_after_ops(n);
-        let (inserted, acked) = crash_workload(sim.clone(), &config);
+        let (inserted, acked, stats) = crash_workload(sim.clone(), &config);
         let completed = sim.op_count() <= n;
         let dir: Arc<dyn Dir> = sim.crash();
         let ctx = format!(
@@ -321,6 +336,12 @@ fn crash_at_every_operation(config: WalConfig) {
         if completed {
             eprintln!("workload completed after {n} crash points");
             assert!(n > 100, "workload too small to be meaningful");
+            if config.recycle == Recycle::Auto {
+                assert!(
+                    stats.segments_recycled > 0 && stats.segments_removed > 0,
+                    "auto never chose both ways: {stats:?}"
+                );
+            }
             break;
         }
         n += 1;

@@ -20,7 +20,10 @@ pub fn small_options() -> Options {
         wal_segment_size_bytes: 64 << 10,
         wal_buffer_pages: 16,
         wal_init_zero: false,
-        min_wal_size_bytes: 128 << 10,
+        // 0: every retired segment is the `wal_recycle = auto` model's
+        // choice (the default policy), which the simulated device makes
+        // deterministic (folio-io "Cost clock").
+        min_wal_size_bytes: 0,
         max_wal_size_bytes: 1 << 30,
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,

@@ -250,7 +250,18 @@ impl Dir for SimDir {
     fn sync_dir(&self) -> io::Result<()> {
         lock(&self.device).sync_dir()
     }
+
+    /// Simulated time: `SIM_OP_COST_NS` for every operation the device has
+    /// admitted (of this directory or any of its files), so that costs
+    /// measured on it depend only on the operations made.
+    fn cost_clock_ns(&self) -> u64 {
+        lock(&self.device).op_count() * SIM_OP_COST_NS
+    }
 }
+
+/// What one operation of the simulated device costs on its clock
+/// ([`Dir::cost_clock_ns`]).
+pub const SIM_OP_COST_NS: u64 = 1_000;
 
 /// An open simulated file: a handle on one file of a [`SimDir`], following it
 /// across renames and keeping it alive after removal, as POSIX does.

@@ -280,6 +280,19 @@ impl Segments {
         self.limit_lsn[tier as usize].load(Ordering::Acquire)
     }
 
+    /// Now, on the clock that segment costs are measured by (the
+    /// directory's `cost_clock_ns`: real time on files, operations counted
+    /// on the simulated device, so that `wal_recycle = auto` decides the
+    /// same way in every run of a seed).
+    pub fn cost_clock_ns(&self) -> u64 {
+        self.dir.cost_clock_ns()
+    }
+
+    /// The cost since `started` (a `cost_clock_ns` reading).
+    pub fn cost_since(&self, started: u64) -> u64 {
+        self.cost_clock_ns().saturating_sub(started)
+    }
+
     /// When an insert throttled by the hard limit must give up.
     pub fn hard_limit_deadline(&self) -> Instant {
         Instant::now() + self.hard_limit_wait
@@ -551,21 +564,6 @@ impl Segments {
 
 pub(crate) fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
-impl Segments {
-    /// Now, on the clock that segment costs are measured by (the
-    /// directory's `cost_clock_ns`: real time on files, operations counted
-    /// on the simulated device, so that `wal_recycle = auto` decides the
-    /// same way in every run of a seed).
-    pub fn cost_clock_ns(&self) -> u64 {
-        self.dir.cost_clock_ns()
-    }
-
-    /// The cost since `started` (a `cost_clock_ns` reading).
-    pub fn cost_since(&self, started: u64) -> u64 {
-        self.cost_clock_ns().saturating_sub(started)
-    }
 }
 
 #[cfg(test)]

@@ -282,11 +282,10 @@ impl<'a> Lookahead<'a> {
         }
     }
 
-    /// Whether decoding further ahead is allowed now.
+    /// Whether decoding further ahead is allowed now (only asked by
+    /// `fill`, which runs with prefetch on).
     fn room_ahead(&self) -> bool {
-        self.io_concurrency > 0
-            && self.queued_bytes < self.window
-            && self.inflight < self.io_concurrency
+        self.queued_bytes < self.window && self.inflight < self.io_concurrency
     }
 }
 

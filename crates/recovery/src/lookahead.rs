@@ -73,6 +73,7 @@ pub(crate) struct Lookahead<'a> {
 }
 
 /// Decoded records in LSN order, in slots reused in place.
+#[derive(Default)]
 struct Ring {
     slots: Vec<Decoded>,
     head: usize,
@@ -143,11 +144,7 @@ impl<'a> Lookahead<'a> {
             readahead_bytes,
             window: readahead_bytes.min(MIN_WINDOW),
             quiet_bytes: 0,
-            queue: Ring {
-                slots: Vec::new(),
-                head: 0,
-                len: 0,
-            },
+            queue: Ring::default(),
             handed: false,
             queued_bytes: 0,
             inflight: 0,
@@ -305,11 +302,7 @@ mod tests {
     // decoded into it before: allocations kept).
     #[test]
     fn ring_keeps_lsn_order_across_wraps_and_growth() {
-        let mut ring = Ring {
-            slots: Vec::new(),
-            head: 0,
-            len: 0,
-        };
+        let mut ring = Ring::default();
         assert!(ring.front().is_none());
         // Full with the head in the middle, then one more: the ring grows.
         for lsn in [0, 1, 2] {

@@ -24,7 +24,7 @@
 
 use crate::error::{WalError, is_enospc};
 use crate::insert::IDLE;
-use crate::segment::{OpenSegment, elapsed_ns, segment_file_name};
+use crate::segment::{OpenSegment, segment_file_name};
 use crate::wal_page::{WAL_PAGE_SIZE, bytepos_to_end_lsn, set_synced_upto};
 use crate::{Shared, lock};
 use folio_page::Lsn;
@@ -311,4 +311,11 @@ impl Shared {
     pub(crate) fn flush_all(&self) -> Result<(), WalError> {
         self.flush_to(self.reserved_end())
     }
+}
+
+/// Nanoseconds since `since`, real time (the last fsync's duration, which
+/// group commit's gathering uses; segment costs use the directory's cost
+/// clock instead).
+fn elapsed_ns(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }

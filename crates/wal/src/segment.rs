@@ -562,10 +562,6 @@ impl Segments {
     }
 }
 
-pub(crate) fn elapsed_ns(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 
 use crate::{Dir, File, OpenMode, OpenOptions, validate_name};
 use rustix::fd::OwnedFd;
-use rustix::fs::{Advice, AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{Advice, AtFlags, FallocateFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use std::io;
 use std::num::NonZeroU64;
@@ -57,6 +57,15 @@ impl FsDir {
                 rustix::fs::fsync(open_directory(parent)?)?;
             }
         }
+        Ok(FsDir { path, dir_fd })
+    }
+
+    /// Opens the existing directory `path`; `NotFound` if it is missing.
+    /// Creates nothing: what opens an existing database must leave a
+    /// directory it then refuses exactly as it found it.
+    pub fn open_existing(path: impl AsRef<Path>) -> io::Result<FsDir> {
+        let path = path.as_ref().to_path_buf();
+        let dir_fd = open_directory(&path)?;
         Ok(FsDir { path, dir_fd })
     }
 
@@ -272,6 +281,20 @@ impl File for FsFile {
         Ok(())
     }
 
+    fn allocate(&self, len_bytes: u64) -> io::Result<()> {
+        let current_bytes = self.len()?;
+        if len_bytes <= current_bytes {
+            return Ok(());
+        }
+        let gap_bytes = len_bytes - current_bytes;
+        match rustix::fs::fallocate(&self.fd, FallocateFlags::empty(), current_bytes, gap_bytes) {
+            Ok(()) => Ok(()),
+            // Filesystems without fallocate: allocate by writing zeros.
+            Err(Errno::OPNOTSUPP) => write_zeros(self, current_bytes, len_bytes),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     fn len(&self) -> io::Result<u64> {
         let stat = rustix::fs::fstat(&self.fd)?;
         u64::try_from(stat.st_size).map_err(|_| {
@@ -291,6 +314,19 @@ impl File for FsFile {
         rustix::fs::fadvise(&self.fd, offset_bytes, Some(len), Advice::WillNeed)?;
         Ok(())
     }
+}
+
+/// Writes zeros over `[from_bytes, to_bytes)` of `file`, 1 MiB at a time.
+fn write_zeros(file: &FsFile, from_bytes: u64, to_bytes: u64) -> io::Result<()> {
+    const CHUNK_BYTES: u64 = 1 << 20;
+    let zeros = vec![0u8; CHUNK_BYTES as usize];
+    let mut at = from_bytes;
+    while at < to_bytes {
+        let n = (to_bytes - at).min(CHUNK_BYTES);
+        file.write_at(&zeros[..n as usize], at)?;
+        at += n;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

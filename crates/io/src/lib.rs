@@ -73,6 +73,21 @@ pub trait File: Send + Sync + std::fmt::Debug {
     fn sync(&self) -> io::Result<()>;
     /// Truncates or extends the file to `len_bytes` (extension reads as zeros).
     fn set_len(&self, len_bytes: u64) -> io::Result<()>;
+    /// Extends the file to at least `len_bytes` with its blocks allocated
+    /// (`fallocate`), so writes below `len_bytes` never need new space on a
+    /// filesystem that overwrites in place (ext4, xfs; not a copy-on-write
+    /// one such as btrfs, where an overwrite allocates too). A file already
+    /// that long is left as it is. Fails with ENOSPC, and no effect worth
+    /// relying on, when the space is not there. Not durable until
+    /// [`File::sync`]. The default extends with [`File::set_len`], which is
+    /// what the simulated device does: there, growth is what its capacity
+    /// limit counts.
+    fn allocate(&self, len_bytes: u64) -> io::Result<()> {
+        if len_bytes > self.len()? {
+            self.set_len(len_bytes)?;
+        }
+        Ok(())
+    }
     /// Current length in bytes.
     fn len(&self) -> io::Result<u64>;
     /// True when the file has no bytes.

@@ -154,3 +154,40 @@ fn direct_io_refusal_is_reported_clearly() {
         }
     }
 }
+
+// Proves FsDir::open_existing refuses a missing directory and creates
+// nothing, and opens an existing one.
+#[test]
+fn open_existing_creates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("missing");
+    let err = FsDir::open_existing(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert!(!path.exists());
+    let dir = FsDir::open_existing(tmp.path()).unwrap();
+    assert_eq!(dir.path(), tmp.path());
+}
+
+// Proves allocate extends a real file with its blocks allocated (the
+// filesystem counts them, unlike a sparse set_len), keeps the contents,
+// and leaves a longer file alone.
+#[test]
+fn allocate_extends_with_real_blocks() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = FsDir::open(tmp.path()).unwrap();
+    let file = dir.open("f", OpenOptions::CREATE).unwrap();
+    file.write_at(b"kept", 0).unwrap();
+    file.allocate(1 << 20).unwrap();
+    assert_eq!(file.len().unwrap(), 1 << 20);
+    let blocks_bytes = std::fs::metadata(tmp.path().join("f")).unwrap().blocks() * 512;
+    assert!(
+        blocks_bytes >= 1 << 20,
+        "only {blocks_bytes} bytes allocated"
+    );
+    file.allocate(4096).unwrap();
+    assert_eq!(file.len().unwrap(), 1 << 20, "allocate never shrinks");
+    let mut buf = [0u8; 4];
+    file.read_at(&mut buf, 0).unwrap();
+    assert_eq!(&buf, b"kept");
+}

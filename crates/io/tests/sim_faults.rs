@@ -303,3 +303,35 @@ fn writes_past_the_size_limit_fail_with_efbig() {
     assert_eq!(err.kind(), ErrorKind::FileTooLarge);
     assert!(file.is_empty().unwrap());
 }
+
+// Proves `set_full_at_op`: operations before the chosen one grow files
+// freely; from it on, growth fails with ENOSPC while overwrites, shrinking
+// and renames still succeed; `allocate` is growth (the simulated device's
+// fallocate); and a crash's successor stays full.
+#[test]
+fn the_disk_fills_at_the_chosen_operation() {
+    let dir = sim_with(FaultPlan::new());
+    let a = dir.open("a", OpenOptions::CREATE).unwrap(); // op 0
+    a.write_at(&[1u8; 4096], 0).unwrap(); // op 1
+    dir.set_full_at_op(dir.op_count() + 1);
+    a.write_at(&[2u8; 4096], 4096).unwrap(); // still room
+    assert_eq!(errno(a.write_at(&[3u8; 1], 8192)), Some(Errno::NOSPC));
+    assert_eq!(errno(a.allocate(16384)), Some(Errno::NOSPC));
+    assert_eq!(a.len().unwrap(), 8192, "a failed allocate has no effect");
+    a.allocate(4096)
+        .expect("allocating what is there needs nothing");
+    a.write_at(&[4u8; 8192], 0)
+        .expect("overwrites need no space");
+    a.sync().unwrap();
+    dir.open("t", OpenOptions::CREATE).unwrap();
+    dir.rename("t", "u").expect("a rename needs no space");
+    dir.sync_dir().unwrap();
+    a.set_len(4096).unwrap();
+    a.allocate(8192).expect("shrinking freed room for this");
+    a.sync().unwrap();
+    drop(a);
+    let after = dir.crash();
+    let a = after.open("a", OpenOptions::EXISTING).unwrap();
+    assert_eq!(a.len().unwrap(), 8192);
+    assert_eq!(errno(a.write_at(&[5u8; 1], 8192)), Some(Errno::NOSPC));
+}

@@ -42,6 +42,9 @@ pub(crate) struct Device {
     /// `crash()` was called: this device is gone; its successor holds the data.
     pub(crate) crashed: bool,
     pub(crate) capacity_bytes: Option<u64>,
+    /// Operation index at which the disk fills: the capacity becomes what
+    /// is stored at that moment (see [`crate::SimDir::set_full_at_op`]).
+    full_at_op: Option<u64>,
     /// Operations issued, including failed ones.
     op_count: u64,
     /// Operations issued per kind, indexed by [`OpKind::index`].
@@ -76,6 +79,7 @@ impl Device {
             rng,
             faults,
             crash_after_ops: None,
+            full_at_op: None,
             power_lost: false,
             crashed: false,
             capacity_bytes,
@@ -97,6 +101,10 @@ impl Device {
         self.kind_counts[kind.index()] += 1;
         if self.crash_after_ops.is_some_and(|n| index >= n) {
             self.power_lost = true;
+        }
+        if self.full_at_op == Some(index) {
+            let stored = self.stored_bytes();
+            self.capacity_bytes = Some(self.capacity_bytes.map_or(stored, |c| c.min(stored)));
         }
         if self.crashed || self.power_lost {
             return Admission::PowerLost;
@@ -132,6 +140,10 @@ impl Device {
 
     pub(crate) fn set_crash_after_ops(&mut self, n: u64) {
         self.crash_after_ops = Some(n);
+    }
+
+    pub(crate) fn set_full_at_op(&mut self, n: u64) {
+        self.full_at_op = Some(n);
     }
 
     pub(crate) fn op_count(&self) -> u64 {

@@ -157,6 +157,17 @@ impl SimDir {
         lock(&self.device).capacity_bytes = capacity_bytes;
     }
 
+    /// Fills the disk at operation number `n` (counted as for
+    /// [`SimDir::set_crash_after_ops`]): just before it runs, the capacity
+    /// limit becomes the bytes stored then (or stays lower), so that
+    /// operation and every later one that needs new space fail with ENOSPC,
+    /// while overwrites, shrinking and renames still work — a full disk, as
+    /// a filesystem that overwrites in place has one. The successor of a
+    /// `crash` or `kill` keeps the limit.
+    pub fn set_full_at_op(&self, n: u64) {
+        lock(&self.device).set_full_at_op(n);
+    }
+
     /// Bytes currently stored in live files (what the capacity limit counts).
     pub fn stored_bytes(&self) -> u64 {
         lock(&self.device).stored_bytes()

@@ -1,8 +1,9 @@
 //! The control file: where recovery starts (the latest checkpoint's redo
-//! point) and what the database is. One 512-byte sector, so a write is never
-//! torn on a device that writes sectors atomically; replaced atomically all
-//! the same (write `control.tmp`, fsync, rename over `control`, fsync the
-//! directory), so a crash leaves the old or the new file, never a mix.
+//! point) and what the database is. One 512-byte sector, overwritten in
+//! place by every checkpoint (a write of one sector is never torn, as
+//! PostgreSQL assumes for `pg_control`), so a checkpoint needs no free space;
+//! created once through `control.tmp` and a rename, so it never exists
+//! half-written.
 //!
 //! Layout (little-endian):
 //!
@@ -195,10 +196,23 @@ impl ControlData {
         ControlData::decode(&bytes)
     }
 
-    /// Replaces the control file atomically: write the temporary file,
-    /// fsync it, rename it over the control file, fsync the directory.
+    /// Makes this the control file, durably. An existing control file is
+    /// overwritten in place (one sector, then fsync), so a checkpoint never
+    /// needs free space: a rename-based replacement would need a new file.
+    /// A sector write is never torn (the device contract folio assumes, as
+    /// PostgreSQL does for `pg_control`), so a crash leaves the old or the
+    /// new contents. The first store creates the file through
+    /// [`CONTROL_TEMP`] (write, fsync, rename, fsync the directory), so a
+    /// control file never exists half-written.
     pub fn store(&self, dir: &dyn Dir) -> Result<(), ControlError> {
         let io = |op| move |source| ControlError::Io { op, source };
+        if dir.exists(CONTROL_FILE).map_err(io("looking for"))? {
+            let file = dir
+                .open(CONTROL_FILE, OpenOptions::EXISTING)
+                .map_err(io("opening"))?;
+            file.write_at(&self.encode(), 0).map_err(io("writing"))?;
+            return file.sync().map_err(io("syncing"));
+        }
         if dir.exists(CONTROL_TEMP).map_err(io("looking for"))? {
             dir.remove(CONTROL_TEMP)
                 .map_err(io("removing the old temporary"))?;
@@ -252,7 +266,8 @@ mod tests {
     }
 
     // Proves the atomic replacement: after a crash at any operation of a
-    // store, the control file is the old or the new version, never damaged.
+    // store (in place, one sector), the control file is the old or the new
+    // version, never damaged; and on a full disk a store still succeeds.
     #[test]
     fn store_is_atomic_across_crashes() {
         let old = sample();
@@ -273,6 +288,12 @@ mod tests {
                 }
             }
         }
+        let full = SimDir::new(SimConfig::seeded(9));
+        old.store(full.as_ref()).unwrap();
+        full.set_full_at_op(full.op_count());
+        new.store(full.as_ref())
+            .expect("a checkpoint's store needs no space");
+        assert_eq!(ControlData::load(full.as_ref()).unwrap(), new);
         let empty = SimDir::new(SimConfig::seeded(1));
         assert!(matches!(
             ControlData::load(empty.as_ref()),

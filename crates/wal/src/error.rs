@@ -14,10 +14,15 @@ pub enum WalError {
     /// The device is full (ENOSPC) while creating or writing a segment. The
     /// operation failed; the WAL's state is intact and the operation can be
     /// retried once space is freed.
-    #[error("no space left for WAL while {op} {file}: {source}")]
+    #[error(
+        "no space left on the device for the WAL while {op} {file}{}: free space on the WAL's filesystem, then retry",
+        needed_bytes.map(|n| format!(" ({n} bytes needed)")).unwrap_or_default()
+    )]
     NoSpace {
         op: &'static str,
         file: String,
+        /// Bytes the operation asked for, when known.
+        needed_bytes: Option<u64>,
         source: io::Error,
     },
     /// Any other I/O error.
@@ -73,9 +78,29 @@ impl WalError {
     pub(crate) fn io(op: &'static str, file: impl Into<String>, source: io::Error) -> WalError {
         let file = file.into();
         if is_enospc(&source) {
-            WalError::NoSpace { op, file, source }
+            WalError::NoSpace {
+                op,
+                file,
+                needed_bytes: None,
+                source,
+            }
         } else {
             WalError::Io { op, file, source }
+        }
+    }
+
+    /// `self`, with the bytes asked for when it is `NoSpace`.
+    pub(crate) fn needing(self, bytes: u64) -> WalError {
+        match self {
+            WalError::NoSpace {
+                op, file, source, ..
+            } => WalError::NoSpace {
+                op,
+                file,
+                needed_bytes: Some(bytes),
+                source,
+            },
+            other => other,
         }
     }
 

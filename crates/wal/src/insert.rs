@@ -222,6 +222,14 @@ impl Shared {
                 slot_guard = lock(&slot.lock);
                 continue;
             }
+            if end_lsn.0 > self.segments.space_lsn(tier) {
+                drop(r);
+                drop(slot_guard);
+                self.check_poisoned()?;
+                self.segments.make_room(end_lsn.0, tier)?;
+                slot_guard = lock(&slot.lock);
+                continue;
+            }
             let written = self.written_upto.load(Ordering::Acquire);
             let room_upto = written - written % WAL_PAGE_SIZE as u64 + self.ring.size_bytes();
             if end_lsn.0 <= room_upto {

@@ -16,6 +16,15 @@
 //! failure there is remembered, and surfaces as an error only for the write
 //! that actually needs `s + 1`. All state is under one mutex.
 //!
+//! Disk space is claimed at *reservation* too: an ordinary record may end
+//! only inside segment files that exist, and never in the last
+//! [`CHECKPOINT_RESERVE_BYTES`] of them, which the checkpoint record alone
+//! may use. An inserter that needs more makes the next segment exist first
+//! ([`Segments::make_room`]); on a full disk that fails the insert, the
+//! operation that asked for space. So the writer never needs a segment that
+//! is not there, and a checkpoint — hence `close`, and the end-of-recovery
+//! checkpoint of the next open — always finds room for its record.
+//!
 //! The hard limit is enforced at *reservation* (see `insert.rs`) and at
 //! latch-free admission points (`Wal::throttle`), not here: after every
 //! change of the segment set this module publishes, as atomics, how far the
@@ -160,6 +169,10 @@ pub(crate) struct Segments {
     /// Per [`Tier`], in its order: the LSN records may end at (or below);
     /// `u64::MAX` without a limit. Changed only under `state`.
     limit_lsn: [AtomicU64; 3],
+    /// The first LSN of the first segment, from the writer's on, that has
+    /// no file: WAL up to here needs no new disk space (see
+    /// [`Segments::space_lsn`]). Changed only under `state`.
+    disk_wall_lsn: AtomicU64,
     state: Mutex<SegState>,
     space_released: Condvar,
     hook: Mutex<Option<CheckpointRequest>>,
@@ -218,6 +231,7 @@ impl Segments {
             hard_limit_bytes: config.hard_limit_bytes,
             hard_limit_wait: Duration::from_millis(config.hard_limit_wait_ms),
             limit_lsn: [const { AtomicU64::new(u64::MAX) }; 3],
+            disk_wall_lsn: AtomicU64::new(0),
             state: Mutex::new(SegState {
                 existing,
                 write_segno: end_segno,
@@ -244,6 +258,13 @@ impl Segments {
     /// (`free` grows) only move `wall` up; creating a segment below `wall`
     /// leaves it where it is.
     fn publish_limits(&self, st: &SegState) {
+        // The disk wall: bounded by the number of existing segments.
+        let mut disk_wall = st.write_segno;
+        while st.existing.contains(&disk_wall) {
+            disk_wall += 1;
+        }
+        self.disk_wall_lsn
+            .store(disk_wall * self.segment_size_bytes, Ordering::Release);
         let Some(limit) = self.hard_limit_bytes else {
             return;
         };
@@ -278,6 +299,46 @@ impl Segments {
     /// limit right now; `u64::MAX` without a limit.
     pub fn limit_lsn(&self, tier: Tier) -> u64 {
         self.limit_lsn[tier as usize].load(Ordering::Acquire)
+    }
+
+    /// How far (end LSN, inclusive) WAL of `tier` may reach without new
+    /// disk space: the segment files that exist from the writer's on, less
+    /// the checkpoint reserve for ordinary records. Admission is not bounded
+    /// by space (it is a hard-limit notion).
+    pub fn space_lsn(&self, tier: Tier) -> u64 {
+        let wall = self.disk_wall_lsn.load(Ordering::Acquire);
+        match tier {
+            Tier::Privileged => wall,
+            Tier::Ordinary | Tier::Admission => wall.saturating_sub(CHECKPOINT_RESERVE_BYTES),
+        }
+    }
+
+    /// Called (holding no WAL lock) by an inserter of `tier` whose record
+    /// would end at `end_lsn`, beyond [`Segments::space_lsn`]: creates the
+    /// missing segments up to the one it needs, so the space is claimed by
+    /// the operation that asked for it. On a full disk it fails with
+    /// `NoSpace` naming the segment and its size, and asks for a checkpoint
+    /// (retiring old segments frees or recycles their space for the retry).
+    /// Creates nothing beyond the hard limit: the caller looks again and
+    /// waits for the limit as usual.
+    pub fn make_room(&self, end_lsn: u64, tier: Tier) -> Result<(), WalError> {
+        let mut st = self.lock();
+        // Bounded: each pass creates one segment or returns; reserved WAL
+        // lies within the WAL buffers ahead of the writer, so few are needed.
+        while self.space_lsn(tier) < end_lsn && self.limit_lsn(tier) >= end_lsn {
+            let segno = self.disk_wall_lsn.load(Ordering::Acquire) / self.segment_size_bytes;
+            st = match self.create(st, segno, false) {
+                Ok(st) => st,
+                // Within the hard limit's bound, creating the first missing
+                // segment always fits it (see `publish_limits`).
+                Err(e @ WalError::WalFull { .. }) => return Err(e),
+                Err(e) => {
+                    self.request_checkpoint();
+                    return Err(e.needing(self.segment_size_bytes));
+                }
+            };
+        }
+        Ok(())
     }
 
     /// Now, on the clock that segment costs are measured by (the
@@ -460,8 +521,10 @@ impl Segments {
                     at += n as u64;
                 }
             } else {
-                file.set_len(self.segment_size_bytes)
-                    .map_err(|e| io("extending", e))?;
+                // Allocated, not sparse: writing into the segment later must
+                // not need space (folio-io `File::allocate`).
+                file.allocate(self.segment_size_bytes)
+                    .map_err(|e| io("allocating", e))?;
             }
             file.sync().map_err(|e| io("syncing", e))?;
             let name = segment_file_name(segno);

@@ -1,8 +1,8 @@
 //! A full disk for real: the WAL on a small loop-mounted ext4 that a filler
-//! file has exhausted. ENOSPC must reach the committing caller as
-//! `WalError::NoSpace` (never a panic, never poisoning), and once space is
-//! freed the same WAL continues and every committed record is readable after
-//! reopening.
+//! file has exhausted. ENOSPC must reach the inserting caller whose record
+//! needs a new segment as `WalError::NoSpace` (never a panic, never
+//! poisoning, never a later flush), and once space is freed the same WAL
+//! continues and every committed record is readable after reopening.
 //!
 //! Needs root, loop devices and `mkfs.ext4`; without them it prints why and
 //! passes. The loop device is attached with `losetup` and the guard always
@@ -150,9 +150,10 @@ fn fill(path: &Path) -> u64 {
     written
 }
 
-// Proves that on a real full ext4 a commit fails with NoSpace (not a panic,
-// not poisoning), that after a filler file is deleted the same WAL commits
-// the failed record and many more, and that after reopening every record
+// Proves that on a real full ext4 the insert that needs a new segment fails
+// with NoSpace (not a panic, not poisoning, not a later flush), that after a
+// filler file is deleted the same WAL commits the failed record and many
+// more, and that after reopening every record
 // whose commit returned Ok is read back intact and in order.
 #[test]
 fn enospc_on_loop_ext4_then_continue_after_space_is_freed() {
@@ -193,15 +194,16 @@ fn enospc_on_loop_ext4_then_continue_after_space_is_freed() {
     assert!(error.is_no_space(), "expected NoSpace, got {error:?}");
     assert!(!wal.is_poisoned(), "ENOSPC must not poison the WAL");
     let failed_seq = seq;
+    // The insert that needed a new segment failed; everything inserted
+    // before it lies in segments that exist, so flushing needs no space.
+    wal.flush_all().unwrap();
     // Still full: the retry fails the same way, nothing else breaks.
-    let retry = wal.flush_all().unwrap_err();
+    let retry = insert_commit(&wal, failed_seq).unwrap_err();
     assert!(retry.is_no_space(), "{retry:?}");
 
-    // Free the space; the record whose commit failed is still in the WAL
-    // buffers and becomes durable with the next flush.
+    // Free the space; the failed record is inserted again and commits.
     std::fs::remove_file(&filler).unwrap();
-    wal.flush_all().unwrap();
-    for next in failed_seq + 1..failed_seq + 1 + RECORDS_AFTER {
+    for next in failed_seq..failed_seq + 1 + RECORDS_AFTER {
         insert_commit(&wal, next).unwrap();
     }
     let last = failed_seq + RECORDS_AFTER;

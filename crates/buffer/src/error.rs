@@ -49,6 +49,33 @@ pub enum BufferError {
     /// than it may wait.
     #[error("checkpoint write of {page_id} gave up: the page stayed latched for {waited_ms} ms")]
     FlushTimeout { page_id: PageId, waited_ms: u64 },
+    /// The device is full: growing the data file for a new page failed.
+    /// Nothing changed; retry once space is freed.
+    #[error(
+        "no space left on the device for the data file: growing it beyond {len_bytes} bytes needs {needed_bytes} more bytes; free space on its filesystem, then retry ({source})"
+    )]
+    NoSpace {
+        len_bytes: u64,
+        needed_bytes: u64,
+        source: std::io::Error,
+    },
+    /// The data file is shorter than its meta page says it must be: it was
+    /// truncated or damaged, and the missing pages are lost data.
+    #[error(
+        "the data file is damaged: it is {len_bytes} bytes long, but its meta page counts {page_count} pages, which need {expected_bytes} bytes; restore the database from a backup"
+    )]
+    FileTooShort {
+        len_bytes: u64,
+        expected_bytes: u64,
+        page_count: u64,
+    },
+    /// A page to be written back lies beyond the data file's reserved
+    /// length: the file is shorter than the pages in use (damage), since
+    /// allocation always grows it first.
+    #[error(
+        "{page_id} lies beyond the end of the data file ({len_bytes} bytes): the file is shorter than the pages in use (damaged or truncated)"
+    )]
+    BeyondFile { page_id: PageId, len_bytes: u64 },
     /// A [`crate::PoolConfig`] that cannot work.
     #[error("bad pool configuration: {reason}")]
     Config { reason: String },

@@ -245,6 +245,7 @@ impl BufferPool {
         }
         for latched in batch.iter_mut() {
             let page_id = PageId(latched.page);
+            self.check_reserved(page_id)?;
             if self.checksums {
                 folio_page::set_checksum(&mut latched.data, page_id);
             }

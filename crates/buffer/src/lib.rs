@@ -6,6 +6,7 @@
 //! and write no shared memory.
 //!
 //! Files by concept: `state.rs` (state word), `region.rs` (virtual memory),
+//! `extent.rs` (data-file space reserved at allocation),
 //! `resident.rs` (resident set), `eviction.rs` (clock sweep, write-back),
 //! `cleaner.rs` (writing ahead of the clock),
 //! `meta.rs` (meta page, free list), `meta_log.rs` (logging hook and
@@ -16,6 +17,7 @@ mod cleaner;
 mod counters;
 mod error;
 mod eviction;
+mod extent;
 mod guards;
 #[cfg(all(test, feature = "loom"))]
 mod loom_model;
@@ -30,6 +32,7 @@ mod sync;
 
 pub use cleaner::CleanCursor;
 pub use error::{BufferError, Restart};
+pub use extent::{MAX_EXTENT_PAGES, MIN_EXTENT_PAGES, extent_pages};
 pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
 pub use meta::{FORMAT_VERSION, FREE_SIZE, META_SIZE, ROOT_SLOTS};
 pub use meta_log::{

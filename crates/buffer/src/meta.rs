@@ -103,14 +103,52 @@ pub(crate) fn validate_file(file: &dyn File) -> Result<bool, BufferError> {
         page_id: META_PAGE,
         source,
     };
-    check_file_len(file)?;
+    let len_bytes = check_file_len(file)?;
     let mut page = Box::new([0u8; PAGE_SIZE]);
     file.read_at(&mut page[..], 0).map_err(io_error)?;
-    validate_meta_page(&page, None)
+    let checksums = validate_meta_page(&page, None)?;
+    check_page_count(len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
+    Ok(checksums)
 }
 
-/// Rejects a file shorter than one page.
-pub(crate) fn check_file_len(file: &dyn File) -> Result<(), BufferError> {
+/// Before recovery: checks the file's length against page 0 as it is on
+/// disk, if page 0 is intact (a torn page 0 is restored by recovery and
+/// checked afterwards by [`verify_resident`]). Page 0's count was durable
+/// when it was written, and the file had grown to hold it before (see
+/// `extent.rs`), so a file shorter than that count is damage.
+pub(crate) fn check_file_before_recovery(
+    file: &dyn File,
+    checksums: bool,
+) -> Result<(), BufferError> {
+    let len_bytes = check_file_len(file)?;
+    let mut page = Box::new([0u8; PAGE_SIZE]);
+    file.read_at(&mut page[..], 0)
+        .map_err(|source| BufferError::Io {
+            page_id: META_PAGE,
+            source,
+        })?;
+    // With checksums on, `validate_meta_page` verifies page 0's checksum.
+    if validate_meta_page(&page, None).is_ok_and(|flag| flag == checksums) {
+        check_page_count(len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
+    }
+    Ok(())
+}
+
+/// A file of `len_bytes` must hold `page_count` pages.
+fn check_page_count(len_bytes: u64, page_count: u64) -> Result<(), BufferError> {
+    let expected_bytes = page_count.saturating_mul(PAGE_SIZE as u64);
+    if len_bytes < expected_bytes {
+        return Err(BufferError::FileTooShort {
+            len_bytes,
+            expected_bytes,
+            page_count,
+        });
+    }
+    Ok(())
+}
+
+/// Rejects a file shorter than one page; returns its length.
+pub(crate) fn check_file_len(file: &dyn File) -> Result<u64, BufferError> {
     let len_bytes = file.len().map_err(|source| BufferError::Io {
         page_id: META_PAGE,
         source,
@@ -120,7 +158,7 @@ pub(crate) fn check_file_len(file: &dyn File) -> Result<(), BufferError> {
             "file is {len_bytes} bytes, shorter than one page"
         )));
     }
-    Ok(())
+    Ok(len_bytes)
 }
 
 /// Checks a meta page image; returns its checksum flag. With
@@ -166,10 +204,15 @@ pub(crate) fn validate_meta_page(
     Ok(checksums)
 }
 
-/// Checks the meta page as the pool holds it (after recovery).
+/// Checks the meta page as the pool holds it (after recovery), and that
+/// the data file holds every page it counts.
 pub(crate) fn verify_resident(pool: &BufferPool) -> Result<(), BufferError> {
     let meta = pool.shared(META_PAGE)?;
-    validate_meta_page(&meta, Some(pool.checksums())).map(drop)
+    validate_meta_page(&meta, Some(pool.checksums()))?;
+    check_page_count(
+        pool.reserved_pages() * PAGE_SIZE as u64,
+        get_u64(&meta, PAGE_COUNT_AT),
+    )
 }
 
 /// Writes a fresh meta page into the new pool's page 0.
@@ -228,6 +271,8 @@ pub(crate) fn allocate(pool: &BufferPool) -> Result<ExclusiveGuard<'_>, BufferEr
                 max_pages: pool.max_pages,
             });
         }
+        // The file grows before the allocation is logged (`extent.rs`).
+        pool.reserve_pages(page_count + 1)?;
         let page = pool.exclusive_with(PageId(page_count), Fill::Zero)?;
         put_u64(&mut meta, PAGE_COUNT_AT, page_count + 1);
         (page, meta_log::ALLOC_EXTEND)

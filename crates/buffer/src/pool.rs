@@ -101,6 +101,8 @@ pub struct BufferPool {
     huge_prefix_pages: u64,
     /// Whether the pool is still in its huge-page phase.
     huge_active: AtomicBool,
+    /// Pages the data file holds, grown ahead of allocation (`extent.rs`).
+    pub(crate) reserved_pages: AtomicU64,
     /// Set when a sync failed: no further writes (DESIGN §5).
     pub(crate) poisoned: AtomicBool,
     pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
@@ -163,6 +165,7 @@ impl BufferPool {
             return Err(BufferError::FileNotEmpty { len_bytes });
         }
         let pool = Arc::new(BufferPool::new(file, &config, config.checksums)?);
+        pool.reserve_pages(1)?;
         meta::initialise(&pool)?;
         pool.flush_all()?;
         Ok(pool)
@@ -184,7 +187,7 @@ impl BufferPool {
         config: PoolConfig,
         checksums: bool,
     ) -> Result<Arc<BufferPool>, BufferError> {
-        meta::check_file_len(file.as_ref())?;
+        meta::check_file_before_recovery(file.as_ref(), checksums)?;
         Ok(Arc::new(BufferPool::new(file, &config, checksums)?))
     }
 
@@ -225,7 +228,12 @@ impl BufferPool {
         } else {
             0
         };
+        let file_bytes = file.len().map_err(|source| BufferError::Io {
+            page_id: PageId(0),
+            source,
+        })?;
         Ok(BufferPool {
+            reserved_pages: AtomicU64::new(file_bytes / page_bytes),
             file,
             frames,
             states,

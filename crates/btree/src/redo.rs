@@ -167,9 +167,12 @@ impl PageRedo for BtreeRedo {
 
     fn redo_block(&self, record: &Record, block: usize, page: &mut Page) -> Result<(), RedoError> {
         redo(record, block, page).map_err(|reason| {
-            let page_id = record.blocks.get(block).map(|b| b.page_id);
+            let page = record
+                .blocks
+                .get(block)
+                .map_or_else(|| "no page".to_string(), |b| b.page_id.to_string());
             RedoError::new(format!(
-                "btree {} block {block} (page {page_id:?}): {reason}",
+                "btree {} block {block} ({page}): {reason}",
                 wal_records::type_name(record.rtype)
             ))
         })

@@ -545,7 +545,8 @@ mod garbage {
             let before = page.clone();
             if let Err(e) = BtreeRedo.redo_block(&record, block, &mut page) {
                 prop_assert!(page == before, "failed redo changed the page: {}", e.reason);
-                let named = format!("(page {:?})", ids.get(block).copied().map(PageId));
+                let page = ids.get(block).map_or("no page".to_string(), |&id| PageId(id).to_string());
+                let named = format!("({page})");
                 prop_assert!(e.reason.contains(&named), "{} does not name {}", e.reason, named);
             }
         }

@@ -52,9 +52,10 @@ pub enum BufferError {
     /// The device is full: growing the data file for a new page failed.
     /// Nothing changed; retry once space is freed.
     #[error(
-        "no space left on the device for the data file: growing it beyond {len_bytes} bytes needs {needed_bytes} more bytes; free space on its filesystem, then retry ({source})"
+        "no space left on the device for the data file {file}: growing it beyond {len_bytes} bytes needs {needed_bytes} more bytes; free space on its filesystem, then retry ({source})"
     )]
     NoSpace {
+        file: String,
         len_bytes: u64,
         needed_bytes: u64,
         source: std::io::Error,
@@ -62,9 +63,10 @@ pub enum BufferError {
     /// The data file is shorter than its meta page says it must be: it was
     /// truncated or damaged, and the missing pages are lost data.
     #[error(
-        "the data file is damaged: it is {len_bytes} bytes long, but its meta page counts {page_count} pages, which need {expected_bytes} bytes; restore the database from a backup"
+        "the data file {file} is damaged: it is {len_bytes} bytes long, but its meta page counts {page_count} pages, which need {expected_bytes} bytes; restore the database from a backup"
     )]
     FileTooShort {
+        file: String,
         len_bytes: u64,
         expected_bytes: u64,
         page_count: u64,
@@ -73,9 +75,13 @@ pub enum BufferError {
     /// length: the file is shorter than the pages in use (damage), since
     /// allocation always grows it first.
     #[error(
-        "{page_id} lies beyond the end of the data file ({len_bytes} bytes): the file is shorter than the pages in use (damaged or truncated)"
+        "{page_id} lies beyond the end of the data file {file} ({len_bytes} bytes): the file is shorter than the pages in use (damaged or truncated)"
     )]
-    BeyondFile { page_id: PageId, len_bytes: u64 },
+    BeyondFile {
+        file: String,
+        page_id: PageId,
+        len_bytes: u64,
+    },
     /// A [`crate::PoolConfig`] that cannot work.
     #[error("bad pool configuration: {reason}")]
     Config { reason: String },

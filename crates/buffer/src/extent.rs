@@ -89,6 +89,7 @@ impl BufferPool {
     fn no_space(&self, reserved: u64, pages: u64, source: std::io::Error) -> BufferError {
         let page_bytes = PAGE_SIZE as u64;
         BufferError::NoSpace {
+            file: self.file.location(),
             len_bytes: reserved * page_bytes,
             needed_bytes: (pages - reserved) * page_bytes,
             source,
@@ -101,6 +102,7 @@ impl BufferPool {
         let reserved = self.reserved_pages();
         if page_id.0 >= reserved {
             return Err(BufferError::BeyondFile {
+                file: self.file.location(),
                 page_id,
                 len_bytes: reserved * PAGE_SIZE as u64,
             });

@@ -107,7 +107,7 @@ pub(crate) fn validate_file(file: &dyn File) -> Result<bool, BufferError> {
     let mut page = Box::new([0u8; PAGE_SIZE]);
     file.read_at(&mut page[..], 0).map_err(io_error)?;
     let checksums = validate_meta_page(&page, None)?;
-    check_page_count(len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
+    check_page_count(file, len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
     Ok(checksums)
 }
 
@@ -129,16 +129,17 @@ pub(crate) fn check_file_before_recovery(
         })?;
     // With checksums on, `validate_meta_page` verifies page 0's checksum.
     if validate_meta_page(&page, None).is_ok_and(|flag| flag == checksums) {
-        check_page_count(len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
+        check_page_count(file, len_bytes, get_u64(&page, PAGE_COUNT_AT))?;
     }
     Ok(())
 }
 
 /// A file of `len_bytes` must hold `page_count` pages.
-fn check_page_count(len_bytes: u64, page_count: u64) -> Result<(), BufferError> {
+fn check_page_count(file: &dyn File, len_bytes: u64, page_count: u64) -> Result<(), BufferError> {
     let expected_bytes = page_count.saturating_mul(PAGE_SIZE as u64);
     if len_bytes < expected_bytes {
         return Err(BufferError::FileTooShort {
+            file: file.location(),
             len_bytes,
             expected_bytes,
             page_count,
@@ -210,6 +211,7 @@ pub(crate) fn verify_resident(pool: &BufferPool) -> Result<(), BufferError> {
     let meta = pool.shared(META_PAGE)?;
     validate_meta_page(&meta, Some(pool.checksums()))?;
     check_page_count(
+        pool.file.as_ref(),
         pool.reserved_pages() * PAGE_SIZE as u64,
         get_u64(&meta, PAGE_COUNT_AT),
     )

@@ -64,6 +64,7 @@ fn a_full_disk_fails_the_allocation_never_the_write_back() {
     let err = pool.allocate().unwrap_err();
     match &err {
         BufferError::NoSpace {
+            file,
             len_bytes,
             needed_bytes,
             source,
@@ -71,6 +72,7 @@ fn a_full_disk_fails_the_allocation_never_the_write_back() {
             assert_eq!(*len_bytes, reserved * PAGE_BYTES);
             assert_eq!(*needed_bytes, PAGE_BYTES);
             assert_eq!(source.raw_os_error(), Some(28));
+            assert_eq!(file, "simulated file data");
         }
         other => panic!("expected NoSpace, got {other}"),
     }
@@ -119,6 +121,7 @@ fn a_truncated_file_is_refused_with_both_lengths() {
             };
             match result {
                 Err(BufferError::FileTooShort {
+                    file,
                     len_bytes,
                     expected_bytes,
                     page_count,
@@ -126,6 +129,7 @@ fn a_truncated_file_is_refused_with_both_lengths() {
                     assert_eq!(len_bytes, cut_pages * PAGE_BYTES);
                     assert_eq!(expected_bytes, count * PAGE_BYTES);
                     assert_eq!(page_count, count);
+                    assert_eq!(file, "simulated file data");
                 }
                 other => panic!("cut at {cut_pages} pages: {other:?}"),
             }

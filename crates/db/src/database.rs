@@ -98,7 +98,7 @@ impl Database {
                 .map_err(io_error("looking at", Path::new(name)))?
             {
                 return Err(DbError::AlreadyExists {
-                    path: format!("{data:?}"),
+                    path: data.location(),
                     what: format!("a `{name}` file"),
                 });
             }

@@ -139,3 +139,96 @@ fn wal_filling_a_real_ext4_fails_the_operation_and_continues_after_space_returns
     drop((tree, db));
     drop(mounted);
 }
+
+#[test]
+fn a_database_filling_a_real_ext4_closes_reopens_in_place_and_continues() {
+    // Proves on a real 48 MiB ext4 holding the whole database directory
+    // (data file, control file, WAL): writes that need space get no-space
+    // errors, nothing is poisoned, `close` succeeds on the full disk, the
+    // database reopens in place on the still-full disk (recovery and its
+    // checkpoint need no space), and after a ballast file is removed it
+    // continues; every row whose commit returned is there at the end.
+    let tmp = tempfile::tempdir().unwrap();
+    let mounted = match mount_ext4(tmp.path(), 48) {
+        Ok(m) => m,
+        Err(reason) => {
+            eprintln!("skipped: loop-mounted ext4 unavailable ({reason})");
+            return;
+        }
+    };
+    let ballast = mounted.mount_point.join("ballast");
+    std::fs::write(&ballast, vec![1u8; 8 << 20]).unwrap();
+    let path = mounted.mount_point.join("db");
+    let options = Options {
+        pool_size_bytes: 4 << 20,
+        wal_segment_size_bytes: 1 << 20,
+        min_wal_size_bytes: 2 << 20,
+        max_wal_size_bytes: 1 << 40,
+        checkpoint_interval: Duration::from_secs(3600),
+        checkpoint_wal_bytes: 8 << 20,
+        background_checkpoints: false,
+        ..Options::default()
+    };
+    let db = Database::create(&path, options.clone()).unwrap();
+    let tree = db.create_tree("rows").unwrap();
+    db.commit().unwrap();
+    let value = [7u8; 500];
+    // Insert rows in batches of 20 with a commit each; returns the rows
+    // committed and the first error.
+    let write = |db: &Database, tree: &folio_btree::Tree, from: u64, upto: u64| {
+        let mut committed = from;
+        for row in from..upto {
+            let result = tree
+                .upsert(&row.to_be_bytes(), &value)
+                .map(drop)
+                .map_err(folio_db::DbError::from)
+                .and_then(|()| {
+                    if row % 20 == 19 {
+                        db.commit().map(drop)
+                    } else {
+                        Ok(())
+                    }
+                });
+            match result {
+                Ok(()) if row % 20 == 19 => committed = row + 1,
+                Ok(()) => {}
+                Err(e) => return (committed, Some(e)),
+            }
+        }
+        (committed, None)
+    };
+    let (committed, error) = write(&db, &tree, 0, 1_000_000);
+    let error = error.expect("the disk filled");
+    assert!(error.is_no_space(), "{error}");
+    assert!(!db.is_poisoned());
+    eprintln!("full after {committed} rows: {error}");
+    // More attempts on the full disk fail the same way, and only them.
+    for _ in 0..3 {
+        let (_, again) = write(&db, &tree, committed, committed + 2_000);
+        if let Some(e) = again {
+            assert!(e.is_no_space(), "{e}");
+        }
+    }
+    drop(tree);
+    db.close().expect("close needs no free space");
+    let db = Database::open(&path, options.clone()).expect("reopening in place needs no space");
+    let tree = db.open_tree("rows").unwrap().unwrap();
+    for r in 0..committed {
+        assert!(tree.get(&r.to_be_bytes()).unwrap().is_some(), "row {r}");
+    }
+    std::fs::remove_file(&ballast).unwrap();
+    // ext4 reuses freed blocks only once the journal commits.
+    run("sync", &[&"-f", &mounted.mount_point]).unwrap();
+    let (more, error) = write(&db, &tree, committed, committed + 4_000);
+    assert!(error.is_none(), "{error:?}");
+    drop(tree);
+    db.close().unwrap();
+    let db = Database::open(&path, options).unwrap();
+    let tree = db.open_tree("rows").unwrap().unwrap();
+    for r in 0..more {
+        assert!(tree.get(&r.to_be_bytes()).unwrap().is_some(), "row {r}");
+    }
+    db.verify().unwrap();
+    drop((tree, db));
+    drop(mounted);
+}

@@ -93,6 +93,7 @@ impl Dir for FsDir {
         Ok(Arc::new(FsFile {
             fd,
             direct: options.direct,
+            path: self.path.join(name),
         }))
     }
 
@@ -154,6 +155,10 @@ impl Dir for FsDir {
         rustix::fs::fsync(&self.dir_fd)?;
         Ok(())
     }
+
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
 }
 
 /// Converts a failed `openat`: an `EINVAL` on an `O_DIRECT` open means the
@@ -183,6 +188,8 @@ struct FsFile {
     fd: OwnedFd,
     /// Opened with `O_DIRECT`: every transfer must be aligned.
     direct: bool,
+    /// Where it was opened, for messages.
+    path: PathBuf,
 }
 
 impl FsFile {
@@ -274,6 +281,10 @@ impl File for FsFile {
     fn sync(&self) -> io::Result<()> {
         rustix::fs::fdatasync(&self.fd)?;
         Ok(())
+    }
+
+    fn location(&self) -> String {
+        self.path.display().to_string()
     }
 
     fn set_len(&self, len_bytes: u64) -> io::Result<()> {

@@ -94,6 +94,11 @@ pub trait File: Send + Sync + std::fmt::Debug {
     fn is_empty(&self) -> io::Result<bool> {
         Ok(self.len()? == 0)
     }
+    /// Where this file is, for messages a user reads: its path on a real
+    /// filesystem. Never `Debug` output.
+    fn location(&self) -> String {
+        "a file".to_string()
+    }
     /// Hint that `[offset_bytes, offset_bytes + len_bytes)` will be read soon
     /// (posix_fadvise WILLNEED). A hint only: the default does nothing.
     fn advise_willneed(&self, offset_bytes: u64, len_bytes: u64) -> io::Result<()> {
@@ -118,6 +123,11 @@ pub trait Dir: Send + Sync + std::fmt::Debug {
     fn list(&self) -> io::Result<Vec<String>>;
     /// Makes creations, renames and removals in this directory durable.
     fn sync_dir(&self) -> io::Result<()>;
+    /// Where this directory is, for messages a user reads: its path on a
+    /// real filesystem. Never `Debug` output.
+    fn location(&self) -> String {
+        "a directory".to_string()
+    }
     /// Nanoseconds on a clock for measuring what operations on this
     /// directory and its files cost: the WAL's `wal_recycle = auto` model
     /// compares recycling a segment with creating one by it. Real,

@@ -180,7 +180,7 @@ impl ControlData {
     pub fn load(dir: &dyn Dir) -> Result<ControlData, ControlError> {
         let io = |op| move |source| ControlError::Io { op, source };
         if !dir.exists(CONTROL_FILE).map_err(io("looking for"))? {
-            return Err(ControlError::Missing(format!("{dir:?}")));
+            return Err(ControlError::Missing(dir.location()));
         }
         let file = dir
             .open(CONTROL_FILE, OpenOptions::EXISTING)

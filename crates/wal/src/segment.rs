@@ -496,8 +496,10 @@ impl Segments {
     /// The I/O of creating a segment; on failure the temporary file is
     /// removed (best effort) and no segment exists.
     fn create_file(&self, segno: u64) -> Result<(), WalError> {
+        let name = segment_file_name(segno);
         let result = (|| {
-            let io = |op, e| WalError::io(op, SEGMENT_TMP, e);
+            let tmp = format!("{SEGMENT_TMP} (to become {name})");
+            let io = |op, e| WalError::io(op, tmp.clone(), e);
             if self
                 .dir
                 .exists(SEGMENT_TMP)
@@ -527,10 +529,9 @@ impl Segments {
                     .map_err(|e| io("allocating", e))?;
             }
             file.sync().map_err(|e| io("syncing", e))?;
-            let name = segment_file_name(segno);
             self.dir
                 .rename(SEGMENT_TMP, &name)
-                .map_err(|e| WalError::io("renaming to", name, e))?;
+                .map_err(|e| WalError::io("renaming to", name.clone(), e))?;
             self.sync_dir()
         })();
         if result.is_err() {

@@ -232,6 +232,7 @@ impl Dir for SimDir {
         Ok(Arc::new(SimFile {
             device: Arc::clone(&self.device),
             ino,
+            name: name.to_string(),
         }))
     }
 
@@ -262,6 +263,10 @@ impl Dir for SimDir {
         lock(&self.device).sync_dir()
     }
 
+    fn location(&self) -> String {
+        "a simulated directory".to_string()
+    }
+
     /// Simulated time: `SIM_OP_COST_NS` for every operation the device has
     /// admitted (of this directory or any of its files), so that costs
     /// measured on it depend only on the operations made.
@@ -279,6 +284,8 @@ pub const SIM_OP_COST_NS: u64 = 1_000;
 struct SimFile {
     device: Arc<Mutex<Device>>,
     ino: InodeId,
+    /// The name it was opened by, for messages.
+    name: String,
 }
 
 impl std::fmt::Debug for SimFile {
@@ -318,5 +325,9 @@ impl File for SimFile {
 
     fn len(&self) -> io::Result<u64> {
         lock(&self.device).len(self.ino)
+    }
+
+    fn location(&self) -> String {
+        format!("simulated file {}", self.name)
     }
 }

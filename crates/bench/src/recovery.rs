@@ -350,7 +350,10 @@ fn replay_cached_from(
             let (pool, stats) =
                 replay(file, crashed.clone(), &control, CACHED_POOL_BYTES, &options)?;
             drop(pool);
-            if best[slot].is_none_or(|b| b.elapsed > stats.elapsed) {
+            if best[slot]
+                .as_ref()
+                .is_none_or(|b| b.elapsed > stats.elapsed)
+            {
                 best[slot] = Some(stats);
             }
             progress.step(&format!("replay-cached, {thread_count} threads"));

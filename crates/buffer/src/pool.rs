@@ -375,6 +375,15 @@ impl BufferPool {
         self.pool_pages
     }
 
+    /// Gives up the pool's dirty pages: nothing is written from now on, not
+    /// even when the pool is dropped (it refuses writes as a poisoned pool
+    /// does). For a recovering open that is refused after replay began: a
+    /// refused open must change nothing on disk, and replay's changes come
+    /// from durable WAL, which the next open replays again.
+    pub fn abandon(&self) {
+        self.poisoned.store(true, Relaxed);
+    }
+
     /// Whether a failed sync has poisoned the pool (no further writes).
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.load(Relaxed)

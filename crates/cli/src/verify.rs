@@ -9,13 +9,42 @@ use clap::Args;
 use folio_btree::{MultiTree, Tree, TreeKind, VerifyReport};
 use folio_db::offline::{StoppedDatabase, check_database_dir};
 use folio_db::{Database, DbError, Options};
-use folio_wal::{ReaderOptions, Record, WalReader};
+use folio_recovery::XACT_COMMIT;
+use folio_wal::{Discarded, ReaderOptions, Record, RmgrId, WalReader};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The database directory (must not be open in another process).
     dir: PathBuf,
+    /// Accept damaged WAL (a corrupt record followed by valid WAL, or a
+    /// truncated segment): end the WAL at the damage, discarding what
+    /// follows (commits included), report what was discarded, and finish
+    /// the open so the database opens normally afterwards.
+    #[arg(long)]
+    truncate_at_corruption: bool,
+}
+
+/// What the override discarded, for the user: where, why, how much, and how
+/// many commits were lost.
+fn describe_discarded(discarded: &Discarded) -> String {
+    let commits = discarded.records_of(RmgrId::XACT, XACT_COMMIT);
+    let mut text = format!(
+        "the WAL now ends at {} ({}); discarded after it: {} bytes holding {} whole records, {commits} of them commits",
+        discarded.from_lsn, discarded.reason, discarded.bytes, discarded.records
+    );
+    for (name, len) in &discarded.short_segments {
+        text.push_str(&format!(
+            "; segment {name} was truncated to {len} bytes: the records in its missing bytes cannot be counted"
+        ));
+    }
+    if discarded.missing_bytes > 0 {
+        text.push_str(&format!(
+            " ({} bytes missing in all)",
+            discarded.missing_bytes
+        ));
+    }
+    text
 }
 
 fn print_row(name: &str, result: &Result<VerifyReport, String>) {
@@ -58,7 +87,10 @@ fn verify_trees(db: &Database) -> Result<usize, DbError> {
 /// naming its LSN. The lock is held only while reading.
 fn check_wal(args: &VerifyArgs) -> anyhow::Result<()> {
     let stopped = StoppedDatabase::open(&args.dir)?;
-    let mut reader = WalReader::open(stopped.wal_dir()?, ReaderOptions::default())
+    let options = ReaderOptions {
+        truncate_at_corruption: args.truncate_at_corruption,
+    };
+    let mut reader = WalReader::open(stopped.wal_dir()?, options)
         .with_context(|| format!("opening the WAL of {}", args.dir.display()))?;
     let mut record = Record::empty();
     let mut first = None;
@@ -76,6 +108,12 @@ fn check_wal(args: &VerifyArgs) -> anyhow::Result<()> {
         ),
         None => println!("WAL: no records: ok"),
     }
+    if let Some(discarded) = reader.discarded() {
+        println!(
+            "WAL damage accepted (--truncate-at-corruption): {}",
+            describe_discarded(discarded)
+        );
+    }
     Ok(())
 }
 
@@ -89,6 +127,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     );
     let options = Options {
         background_checkpoints: false,
+        truncate_at_corruption: args.truncate_at_corruption,
         ..Options::default()
     };
     let db = Database::open(&args.dir, options)
@@ -98,6 +137,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
             "recovery: replayed {} records ({} bytes) from {} to {}, {} blocks applied, {} full-page images",
             r.records, r.bytes, r.start_lsn, r.end_lsn, r.blocks_applied, r.fpis_applied
         );
+        if let Some(discarded) = &r.discarded {
+            println!("recovery: {}", describe_discarded(discarded));
+        }
     }
     let failed = verify_trees(&db);
     let invariants = db.pool().check_invariants();

@@ -3,7 +3,7 @@
 //! and `pg_waldump --stats=record`).
 
 use crate::stdout_closed;
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::Args;
 use folio_db::offline::StoppedDatabase;
 use folio_page::{Lsn, PAGE_SIZE};
@@ -285,10 +285,20 @@ pub fn run(args: WaldumpArgs) -> anyhow::Result<()> {
     if printed == limit {
         eprintln!("stopped after {printed} records (--limit)");
     } else if let (Some(from), 0) = (args.from, printed) {
-        eprintln!(
-            "no record at {from}: it is past the end of the WAL ({}) or before its oldest retained segment",
-            reader.end_lsn()
-        );
+        // Nothing at `from`: say where the WAL is, and fail (the tool did
+        // not do what was asked).
+        let mut whole = WalReader::open(db.wal_dir()?, ReaderOptions::default())?;
+        let mut oldest = None;
+        while let Some(record) = whole.next_record()? {
+            oldest.get_or_insert(record.lsn);
+        }
+        let end = whole.end_lsn();
+        match oldest {
+            Some(oldest) if from < oldest => bail!(
+                "no record at {from}: it is before the oldest retained record, at {oldest} (the WAL ends at {end})"
+            ),
+            _ => bail!("no record at {from}: the WAL ends at {end}"),
+        }
     } else {
         eprintln!("end of WAL at {} ({printed} records)", reader.end_lsn());
     }

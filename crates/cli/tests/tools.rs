@@ -282,8 +282,7 @@ fn tools_refuse_a_locked_database() {
     closed_db(&dir, 10);
     let db = Database::open(&dir, options()).unwrap();
     for tool in TOOLS {
-        let (code, _, stderr) = folio(tool, &dir);
-        assert_eq!(code, 1, "{tool:?}");
+        let stderr = refused(tool, &dir);
         assert!(
             stderr.contains("in use by another process"),
             "{tool:?}: {stderr}"
@@ -322,7 +321,8 @@ fn tools_refuse_a_path_that_is_not_a_database() {
 
 // Proves every tool refuses a database whose control file is damaged (one
 // flipped bit) with the control file's error and exit code 1, and that the
-// offline checksum tools refuse a damaged meta page.
+// offline checksum tools and `folio verify` refuse a damaged meta page; no
+// refusal changes anything on disk.
 #[test]
 fn tools_refuse_damaged_files() {
     let _serial = serial();
@@ -332,8 +332,7 @@ fn tools_refuse_damaged_files() {
     let control = std::fs::read(dir.join("control")).unwrap();
     flip_bit(&dir.join("control"), 17);
     for tool in TOOLS {
-        let (code, _, stderr) = folio(tool, &dir);
-        assert_eq!(code, 1, "{tool:?}");
+        let stderr = refused(tool, &dir);
         assert!(
             stderr.contains("control file damaged"),
             "{tool:?}: {stderr}"
@@ -342,12 +341,10 @@ fn tools_refuse_damaged_files() {
     std::fs::write(dir.join("control"), control).unwrap();
     flip_bit(&dir.join("data"), PAGE_SIZE as u64 - 128);
     for tool in &TOOLS[1..4] {
-        let (code, _, stderr) = folio(tool, &dir);
-        assert_eq!(code, 1, "{tool:?}");
+        let stderr = refused(tool, &dir);
         assert!(stderr.contains("meta page"), "{tool:?}: {stderr}");
     }
-    let (code, _, stderr) = folio(&["verify"], &dir);
-    assert_eq!(code, 1);
+    let stderr = refused(&["verify"], &dir);
     assert!(stderr.contains("page 0"), "{stderr}");
 }
 
@@ -379,4 +376,161 @@ fn verify_passes_then_fails_on_a_corrupt_tree_page() {
         "{out}"
     );
     assert!(stderr.contains("failed verification"), "{stderr}");
+}
+
+/// Every file under `root` with its contents.
+fn tree_image(root: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Runs a tool that must refuse: exit 1, nothing on disk changed, the
+/// message said once. Returns stderr.
+fn refused(args: &[&str], dir: &Path) -> String {
+    let before = tree_image(dir);
+    let (code, _, stderr) = folio(args, dir);
+    assert_eq!(code, 1, "{args:?}: {stderr}");
+    assert!(
+        tree_image(dir) == before,
+        "{args:?} changed the database: {stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+    eprintln!("folio {args:?}: {stderr}");
+    stderr
+}
+
+fn set_len(path: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+// Proves a data file cut shorter than its meta page's count is named with
+// both lengths by `folio checksums verify` and `folio verify`, which exit 1
+// and change nothing.
+#[test]
+fn tools_refuse_a_truncated_data_file() {
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    closed_db(&dir, 3000);
+    let data = dir.join("data");
+    set_len(&data, 4 * PAGE_SIZE as u64);
+    for tool in [&["checksums", "verify"][..], &["verify"]] {
+        let stderr = refused(tool, &dir);
+        assert!(stderr.contains("data file"), "{tool:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{} bytes long", 4 * PAGE_SIZE)),
+            "{tool:?}: {stderr}"
+        );
+    }
+}
+
+// Proves a WAL segment cut short (to zero bytes, the case) is
+// refused by `folio verify` and `folio waldump` with the segment's name and
+// the override to use; `folio verify --truncate-at-corruption` accepts the
+// loss, says how many records and commits it discarded, and leaves a
+// database that verifies without the flag.
+#[test]
+fn a_truncated_wal_segment_is_refused_until_the_loss_is_accepted() {
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    // Not closed cleanly: the WAL since the last checkpoint is needed.
+    let db = Database::create(&dir, options()).unwrap();
+    let tree = db.create_tree("t").unwrap();
+    for i in 0..6000u32 {
+        tree.insert(format!("key{i:06}").as_bytes(), &[b'v'; 60])
+            .unwrap();
+        if i % 20 == 19 {
+            db.commit().unwrap();
+        }
+    }
+    db.commit().unwrap();
+    drop(tree);
+    drop(db);
+    let mut segments: Vec<PathBuf> = std::fs::read_dir(dir.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("wal-0")
+        })
+        .collect();
+    segments.sort();
+    let victim = segments[segments.len() - 3].clone();
+    let name = victim.file_name().unwrap().to_str().unwrap().to_string();
+    set_len(&victim, 0);
+    for tool in [&["verify"][..], &["waldump"]] {
+        let stderr = refused(tool, &dir);
+        assert!(stderr.contains(&name), "{tool:?}: {stderr}");
+        assert!(stderr.contains("0 bytes long"), "{tool:?}: {stderr}");
+        assert!(
+            stderr.contains("--truncate-at-corruption"),
+            "{tool:?}: {stderr}"
+        );
+    }
+    let (code, stdout, stderr) = folio(&["verify", "--truncate-at-corruption"], &dir);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!("segment {name} was truncated to 0 bytes")),
+        "{stdout}"
+    );
+    let commits = stdout
+        .split(" of them commits")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|s| s.parse::<u64>().ok())
+        .expect("a commit count");
+    assert!(commits > 0, "{stdout}");
+    let (code, stdout, stderr) = folio(&["verify"], &dir);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+// Proves `folio waldump --from` past the end of the WAL fails (exit 1) and
+// says where the WAL ends, instead of printing nothing and succeeding.
+#[test]
+fn waldump_past_the_end_says_where_the_wal_ends() {
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    closed_db(&dir, 10);
+    let stderr = refused(&["waldump", "--from", "FF/00000000"], &dir);
+    assert!(
+        stderr.contains("no record at FF/00000000: the WAL ends at "),
+        "{stderr}"
+    );
+}
+
+// Proves an empty `wal.meta` is reported once, naming the file, by every
+// tool, and nothing on disk changes.
+#[test]
+fn an_empty_wal_meta_is_reported_once() {
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    closed_db(&dir, 10);
+    std::fs::write(dir.join("wal").join("wal.meta"), b"").unwrap();
+    for tool in TOOLS {
+        let stderr = refused(tool, &dir);
+        assert!(stderr.contains("wal.meta"), "{tool:?}: {stderr}");
+        assert_eq!(stderr.matches("too short").count(), 1, "{tool:?}: {stderr}");
+    }
 }

@@ -131,7 +131,7 @@ fn main() {
                     .expect("replay thread")
             });
             drop(pool);
-            if best.is_none_or(|b| b.elapsed > stats.elapsed) {
+            if best.as_ref().is_none_or(|b| b.elapsed > stats.elapsed) {
                 best = Some(stats);
             }
         }

@@ -69,7 +69,7 @@ impl Database {
     /// Creates a database in directory `path` (created if missing; it must
     /// not hold a database): `path/data`, `path/control`, `path/wal/`.
     pub fn create(path: impl AsRef<Path>, options: Options) -> Result<Database, DbError> {
-        let (storage, lock) = fs_storage(path.as_ref())?;
+        let (storage, lock) = fs_storage(path.as_ref(), |p| FsDir::open(p))?;
         let mut db = Database::create_in(storage, options)?;
         db._lock = Some(lock);
         Ok(db)
@@ -82,7 +82,7 @@ impl Database {
         if !path.join(folio_recovery::CONTROL_FILE).exists() {
             return Err(folio_recovery::ControlError::Missing(path.display().to_string()).into());
         }
-        let (storage, lock) = fs_storage(path)?;
+        let (storage, lock) = fs_storage(path, |p| FsDir::open_existing(p))?;
         let mut db = Database::open_in(storage, options)?;
         db._lock = Some(lock);
         Ok(db)
@@ -114,7 +114,7 @@ impl Database {
             state: DbState::InProduction,
             checkpoint_lsn: Lsn(0),
             redo_lsn: Lsn(0),
-            wal_system_id: wal_system_id(storage.wal.as_ref())?,
+            wal_system_id: wal_meta(storage.wal.as_ref())?.system_id,
             checkpoint_count: 0,
             checkpoint_time_ms: 0,
             checksums: pool.checksums(),
@@ -127,8 +127,27 @@ impl Database {
     /// ends it, mid-log corruption refuses), opens the WAL to continue where
     /// replay found its end (reading it once, not twice), checkpoints, and
     /// starts the checkpointer.
+    ///
+    /// Everything that can refuse the open is checked before anything is
+    /// written: the control file, the WAL's identity and segment lengths
+    /// (a short segment is damage; `truncate_at_corruption` accepts the
+    /// loss), the data file's length against its meta page.
     pub fn open_in(storage: Storage, options: Options) -> Result<Database, DbError> {
         let control = ControlData::load(storage.data.as_ref())?;
+        let wal_meta = wal_meta(storage.wal.as_ref())?;
+        if wal_meta.system_id != control.wal_system_id {
+            return Err(DbError::WalMismatch {
+                wal: wal_meta.system_id,
+                control: control.wal_system_id,
+            });
+        }
+        let short =
+            folio_wal::short_segment_files(storage.wal.as_ref(), wal_meta.segment_size_bytes)?;
+        if let Some(first) = short.into_iter().next()
+            && !options.truncate_at_corruption
+        {
+            return Err(first.into());
+        }
         let file = storage
             .data
             .open(DATA_FILE, OpenOptions::EXISTING)
@@ -136,13 +155,6 @@ impl Database {
         // Page 0 may be torn by the crash: recovery restores it from its
         // full-page image, so it is checked only afterwards.
         let pool = BufferPool::open_for_recovery(file, options.pool_config(), control.checksums)?;
-        let system_id = wal_system_id(storage.wal.as_ref())?;
-        if system_id != control.wal_system_id {
-            return Err(DbError::WalMismatch {
-                wal: system_id,
-                control: control.wal_system_id,
-            });
-        }
         // After a crash the WAL files may hold records the dead process
         // wrote but never synced (the operating system still has them).
         // Replay writes back pages those records changed, so they are made
@@ -152,19 +164,30 @@ impl Database {
         if control.state != DbState::ShutDown {
             folio_wal::sync_segment_files(storage.wal.as_ref())?;
         }
-        let stats = recover(
+        let replayed = recover(
             &pool,
             storage.wal.clone(),
             control.redo_lsn,
             &redo_registry(),
             &options.recovery_options(),
-        )?;
+        )
+        .map_err(DbError::from)
+        .and_then(|stats| Ok(pool.verify_meta().map(|()| stats)?));
+        let stats = match replayed {
+            Ok(stats) => stats,
+            Err(refused) => {
+                // A refused open changes nothing: what replay changed in
+                // the pool is dropped, not written (the next open redoes
+                // it from the WAL, which is durable).
+                pool.abandon();
+                return Err(refused);
+            }
+        };
         let wal = match stats.wal_end {
             Some(end) => Wal::open_at_end(storage.wal.clone(), options.wal_config(), end)?,
             None => Wal::open(storage.wal.clone(), options.wal_config())?,
         };
         let wal = Arc::new(wal);
-        pool.verify_meta()?;
         wal.set_redo_lsn(control.redo_lsn);
         Database::assemble(storage, options, pool, wal, control, Some(stats))
     }
@@ -317,12 +340,26 @@ impl Database {
     }
 }
 
-/// The directory `path` (created if missing) locked, with its `wal/`.
-fn fs_storage(path: &Path) -> Result<(Storage, DirLock), DbError> {
-    let data = FsDir::open(path).map_err(io_error("opening", path))?;
+/// The directory `path` locked, with its `wal/`, both opened by `open_dir`
+/// (`FsDir::open` creates them when missing; `FsDir::open_existing`, for
+/// opening a database, creates nothing).
+fn fs_storage(
+    path: &Path,
+    open_dir: fn(&Path) -> std::io::Result<FsDir>,
+) -> Result<(Storage, DirLock), DbError> {
+    let data = open_dir(path).map_err(io_error("opening", path))?;
     let lock = DirLock::acquire(path)?;
     let wal_path = path.join(WAL_DIR);
-    let wal = FsDir::open(&wal_path).map_err(io_error("opening", &wal_path))?;
+    let wal = open_dir(&wal_path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            DbError::Damaged {
+                path: wal_path.display().to_string(),
+                detail: "the WAL directory is missing, and without it the database cannot be recovered; restore it from a backup".into(),
+            }
+        } else {
+            io_error("opening", &wal_path)(source)
+        }
+    })?;
     Ok((
         Storage {
             data: Arc::new(data),
@@ -332,8 +369,7 @@ fn fs_storage(path: &Path) -> Result<(Storage, DirLock), DbError> {
     ))
 }
 
-fn wal_system_id(dir: &dyn Dir) -> Result<u64, DbError> {
+fn wal_meta(dir: &dyn Dir) -> Result<WalMeta, DbError> {
     Ok(WalMeta::load(dir)?
-        .map(|m| m.system_id)
         .ok_or_else(|| folio_wal::WalError::BadMeta("wal.meta missing".into()))?)
 }

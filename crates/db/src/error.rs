@@ -25,6 +25,9 @@ pub enum DbError {
     /// writes until the database is reopened, which recovers from the WAL.
     #[error("database refuses writes after a failed fsync ({what}); reopen it to recover")]
     Poisoned { what: &'static str },
+    /// A file or directory of the database is damaged or missing.
+    #[error("{path} is damaged: {detail}")]
+    Damaged { path: String, detail: String },
     /// The WAL directory belongs to another database.
     #[error(
         "WAL system id {wal:#x} does not match the control file's {control:#x}: wrong WAL directory"

@@ -96,6 +96,16 @@ pub enum OfflineError {
     NotShutDown { path: PathBuf },
     #[error("meta page (page 0) of the data file is damaged: {reason}")]
     BadMeta { reason: String },
+    /// The data file is shorter than its meta page's page count.
+    #[error(
+        "the data file {path} is damaged: it is {len_bytes} bytes long, but its meta page counts {page_count} pages, which need {expected_bytes} bytes; restore the database from a backup"
+    )]
+    FileTooShort {
+        path: PathBuf,
+        len_bytes: u64,
+        expected_bytes: u64,
+        page_count: u64,
+    },
     #[error("WAL of {path} is unusable: {source}")]
     Wal { path: PathBuf, source: WalError },
     #[error("data checksums are already enabled")]
@@ -329,6 +339,15 @@ fn prepare(db: &StoppedDatabase) -> Result<Prepared, OfflineError> {
     file.read_at(&mut meta[..], 0)
         .map_err(io_error("reading", &path))?;
     let info = read_meta(&meta)?;
+    let expected_bytes = info.page_count.saturating_mul(PAGE_SIZE as u64);
+    if len_bytes < expected_bytes {
+        return Err(OfflineError::FileTooShort {
+            path,
+            len_bytes,
+            expected_bytes,
+            page_count: info.page_count,
+        });
+    }
     if db.control.checksums && !info.checksums {
         return Err(OfflineError::BadMeta {
             reason: "checksums are off in page 0 but on in the control file".into(),

@@ -89,7 +89,7 @@ fn committed_work_survives_a_crash_and_uncommitted_may_not() {
     let after = dir.crash();
     drop((trees, db));
     let db = Database::open_in(Storage::single(after), small_options()).unwrap();
-    let stats = *db.recovery_stats().unwrap();
+    let stats = db.recovery_stats().unwrap().clone();
     assert!(stats.records > 0 && stats.fpis_applied > 0, "{stats}");
     let info = db.wal().open_info();
     assert_eq!(info.end_lsn, stats.end_lsn);

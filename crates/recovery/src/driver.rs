@@ -30,7 +30,7 @@ use crate::registry::RedoRegistry;
 use folio_buffer::{BufferPool, PAGES_PER_STATE_LINE};
 use folio_io::Dir;
 use folio_page::Lsn;
-use folio_wal::{ReaderOptions, Record, WalEnd, WalReader};
+use folio_wal::{Discarded, ReaderOptions, Record, WalEnd, WalReader};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, channel, sync_channel};
@@ -74,7 +74,7 @@ impl Default for RecoveryOptions {
 }
 
 /// What a recovery did.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecoveryStats {
     pub start_lsn: Lsn,
     /// The end of the WAL replayed.
@@ -102,6 +102,10 @@ pub struct RecoveryStats {
     /// Where the WAL ends (replay reads it to its end): `Wal::open_at_end`
     /// continues the log there without reading it again.
     pub wal_end: Option<WalEnd>,
+    /// What `truncate_at_corruption` discarded, when replay met damage
+    /// (a corrupt record followed by valid WAL, or a short segment) and
+    /// ended there instead of refusing.
+    pub discarded: Option<Discarded>,
 }
 
 impl RecoveryStats {
@@ -279,6 +283,7 @@ pub fn recover(
     stats.pages_cleaned = pool.stats().cleaned - cleaned_before;
     stats.end_lsn = lookahead.reader().end_lsn();
     stats.wal_end = lookahead.reader().wal_end();
+    stats.discarded = lookahead.reader().discarded().cloned();
     stats.elapsed = started.elapsed();
     Ok(stats)
 }

@@ -14,8 +14,10 @@ pub enum RecoveryError {
     /// there would silently drop acknowledged commits, so recovery refuses.
     #[error(
         "recovery refused: corrupt WAL record at {lsn} is followed by valid WAL \
-         (durable up to {durable_upto}): {detail}. To discard everything from {lsn} on \
-         and start anyway, open with truncate_at_corruption = true (loses those commits)"
+         (durable up to {durable_upto}): {detail}. To discard the WAL from {lsn} on \
+         and start anyway (losing the commits in it), run \
+         `folio verify DIR --truncate-at-corruption` (or open with truncate_at_corruption); \
+         it reports what it discards"
     )]
     CorruptWal {
         lsn: Lsn,

@@ -41,12 +41,23 @@ pub enum WalError {
     /// record had been made durable: this is not a torn tail, and stopping
     /// here would silently discard acknowledged commits.
     #[error(
-        "corrupt WAL record at {lsn} followed by valid WAL (durable up to {durable_upto}): {detail}"
+        "corrupt WAL record at {lsn} followed by valid WAL (durable up to {durable_upto}): {detail}. To discard the WAL from {lsn} on and start anyway, run `folio verify DIR --truncate-at-corruption` (or open with truncate_at_corruption); it reports what it discards"
     )]
     CorruptMidLog {
         lsn: Lsn,
         durable_upto: Lsn,
         detail: String,
+    },
+    /// A segment file is shorter than the segment size. Segments are
+    /// created at full size (through a temporary file and a rename), so a
+    /// short one is damage — a truncated file — never an end of the WAL.
+    #[error(
+        "WAL segment {file} is damaged: it is {len_bytes} bytes long, but every segment is {expected_bytes} bytes (the file was truncated, and the WAL in the missing bytes is lost). To discard the WAL from the damage on and start anyway, run `folio verify DIR --truncate-at-corruption` (or open with truncate_at_corruption); it reports what it discards"
+    )]
+    ShortSegment {
+        file: String,
+        len_bytes: u64,
+        expected_bytes: u64,
     },
     /// `flush_to` was asked for an LSN past everything inserted: the
     /// caller's LSN (e.g. a page LSN) does not come from this WAL.
@@ -64,7 +75,7 @@ pub enum WalError {
     #[error("block {block} was not registered")]
     UnknownBlock { block: u8 },
     /// `wal.meta` is missing, damaged or from another format.
-    #[error("WAL metadata invalid: {0}")]
+    #[error("WAL metadata file wal.meta is invalid: {0}")]
     BadMeta(String),
     #[error("invalid WAL configuration: {0}")]
     Config(String),

@@ -31,14 +31,14 @@ pub use error::WalError;
 pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};
 pub use policy::{CostSnapshot, SegmentKind};
-pub use reader::{ReaderOptions, WalEnd, WalReader};
+pub use reader::{Discarded, ReaderOptions, WalEnd, WalReader};
 pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
 };
 pub use redo::{PageRedo, RedoError};
 pub use segment::{
-    CHECKPOINT_RESERVE_BYTES, CheckpointRequest, RemovedSegments, headroom_segments,
-    segment_file_name, sync_segment_files,
+    CHECKPOINT_RESERVE_BYTES, CheckpointRequest, RemovedSegments, check_segment_len,
+    headroom_segments, segment_file_name, short_segment_files, sync_segment_files,
 };
 pub use wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader};
 
@@ -171,6 +171,8 @@ pub struct Wal {
     dir: Arc<dyn Dir>,
     config: WalConfig,
     info: OpenInfo,
+    /// What `truncate_at_corruption` discarded when this open read the log.
+    discarded: Option<Discarded>,
     flusher: Option<Flusher>,
 }
 
@@ -208,6 +210,7 @@ impl Wal {
                 ));
             }
         };
+        let mut discarded = None;
         let found = match found {
             Some(found) => found,
             None if created => WalEnd {
@@ -223,22 +226,25 @@ impl Wal {
                     },
                 )?;
                 while reader.next_record()?.is_some() {}
+                discarded = reader.discarded().cloned();
                 reader.wal_end().expect("read to the end")
             }
         };
         let (end, last_start, records_scanned) =
             (found.end_lsn, found.last_record_lsn, found.records);
-        meta.generation = meta
-            .generation
-            .checked_add(1)
-            .ok_or_else(|| WalError::BadMeta("generation counter exhausted".into()))?;
-        meta.store(dir.as_ref())?;
+        // Segment lengths are checked before anything is written, so a
+        // refused open changes nothing.
         let segments = Segments::open(
             dir.clone(),
             meta.segment_size_bytes,
             &config,
             end.0 / meta.segment_size_bytes,
         )?;
+        meta.generation = meta
+            .generation
+            .checked_add(1)
+            .ok_or_else(|| WalError::BadMeta("generation counter exhausted".into()))?;
+        meta.store(dir.as_ref())?;
         // `end` is a record end, or a page's first byte for an empty page.
         let end_pos = lsn_to_bytepos(end);
         let page_bytes = WAL_PAGE_SIZE as u64;
@@ -290,6 +296,7 @@ impl Wal {
             dir,
             config,
             info,
+            discarded,
             flusher,
         })
     }
@@ -297,6 +304,12 @@ impl Wal {
     /// What [`Wal::open`] found.
     pub fn open_info(&self) -> OpenInfo {
         self.info
+    }
+
+    /// What `truncate_at_corruption` discarded when [`Wal::open`] read the
+    /// log (damage it accepted), if anything.
+    pub fn discarded(&self) -> Option<&Discarded> {
+        self.discarded.as_ref()
     }
 
     /// The configuration in force.

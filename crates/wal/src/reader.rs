@@ -18,15 +18,15 @@
 use crate::decode::{Record, decode_record_into, peek_total_len, plausible_total_len};
 use crate::error::WalError;
 use crate::meta::WalMeta;
-use crate::record::{RECORD_ALIGN, align_record};
-use crate::segment::{parse_segment_file_name, segment_file_name};
+use crate::record::{RECORD_ALIGN, RmgrId, align_record};
+use crate::segment::{check_segment_len, parse_segment_file_name, segment_file_name};
 use crate::wal_page::{
     PAGE_FLAG_CONT, WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader,
     bytepos_to_end_lsn, bytepos_to_lsn, lsn_to_bytepos,
 };
 use folio_io::{Dir, File, OpenOptions};
 use folio_page::Lsn;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -42,6 +42,41 @@ pub struct ReaderOptions {
     /// The documented override: treat mid-log corruption as the end of the
     /// WAL (records after it are discarded) instead of failing.
     pub truncate_at_corruption: bool,
+}
+
+/// What the `truncate_at_corruption` override discarded: the reader met
+/// damage (a corrupt record followed by valid WAL, or a short segment) and
+/// ended the WAL there instead of failing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Discarded {
+    /// Where the WAL now ends: the first damaged position.
+    pub from_lsn: Lsn,
+    /// What was wrong there.
+    pub reason: String,
+    /// Bytes of WAL from `from_lsn` to the end of the last valid record
+    /// found after it (0 when none was found).
+    pub bytes: u64,
+    /// Valid records found after the damage (whole, CRC-checked), which
+    /// recovery does not replay.
+    pub records: u64,
+    /// The same, counted by resource manager and record type, so the
+    /// caller can say how many were commits.
+    pub records_by_type: BTreeMap<(RmgrId, u8), u64>,
+    /// Short segment files met (name, length in bytes): the WAL in their
+    /// missing bytes is lost and its records cannot be counted.
+    pub short_segments: Vec<(String, u64)>,
+    /// Bytes missing from those segments.
+    pub missing_bytes: u64,
+}
+
+impl Discarded {
+    /// Discarded records of one resource manager and type.
+    pub fn records_of(&self, rmgr: RmgrId, rtype: u8) -> u64 {
+        self.records_by_type
+            .get(&(rmgr, rtype))
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 /// Where a reader that read the log to its end stopped: proof that the WAL
@@ -85,6 +120,10 @@ pub struct WalReader {
     end_lsn: Lsn,
     done: bool,
     records_read: u64,
+    /// Short segments accepted under `truncate_at_corruption` (segno, length).
+    short: Vec<(u64, u64)>,
+    /// What the override discarded, once the reader stopped at damage.
+    discarded: Option<Discarded>,
 }
 
 impl fmt::Debug for WalReader {
@@ -136,6 +175,8 @@ impl WalReader {
             end_lsn: Lsn(0),
             done: false,
             records_read: 0,
+            short: Vec::new(),
+            discarded: None,
         };
         reader.seek_to_oldest()?;
         Ok(reader)
@@ -216,6 +257,12 @@ impl WalReader {
         self.records_read
     }
 
+    /// What `truncate_at_corruption` discarded, if the reader stopped at
+    /// damage (set once it returned the end of the WAL).
+    pub fn discarded(&self) -> Option<&Discarded> {
+        self.discarded.as_ref()
+    }
+
     /// Where the WAL ends, once this reader has reached the end (a read
     /// returned `Ok(None)`); `None` before.
     pub fn wal_end(&self) -> Option<WalEnd> {
@@ -265,18 +312,104 @@ impl WalReader {
     }
 
     /// An unreadable record at `at`: the end of the WAL, or corruption if
-    /// later valid pages say `at` was already durable.
+    /// later valid pages say `at` was already durable (or a short segment
+    /// lies at or after it: opening a short segment fails first, unless the
+    /// override accepted it). Under the override, the damage ends the WAL
+    /// and what it discards is counted.
     fn check_durable_after(&mut self, at: Lsn, detail: String) -> Result<bool, WalError> {
-        if let Some(durable_upto) = self.durable_beyond(at)?
-            && !self.options.truncate_at_corruption
-        {
-            return Err(WalError::CorruptMidLog {
-                lsn: at,
-                durable_upto,
-                detail,
-            });
+        let durable = self.durable_beyond(at)?;
+        let pages_per_seg = self.meta.segment_size_bytes / WAL_PAGE_SIZE as u64;
+        let at_segno = at.0 / WAL_PAGE_SIZE as u64 / pages_per_seg;
+        let short_after = self.short.iter().any(|&(segno, _)| segno >= at_segno);
+        match durable {
+            None if !short_after => Ok(false),
+            Some(durable_upto) if !self.options.truncate_at_corruption => {
+                Err(WalError::CorruptMidLog {
+                    lsn: at,
+                    durable_upto,
+                    detail,
+                })
+            }
+            _ => {
+                let discarded = self.count_discarded(at, detail)?;
+                self.discarded = Some(discarded);
+                Ok(false)
+            }
         }
-        Ok(false)
+    }
+
+    /// Counts the valid records after the damage at `at` that the override
+    /// discards: every valid page after `at`'s page (not older than the
+    /// pages read) is searched for its first record start (past the part
+    /// of a record continued from before), and records are read from there
+    /// with the usual checks until one is invalid. The reader's own
+    /// position and counters are restored afterwards. Bounded: the page
+    /// index only grows, up to the end of the last segment file.
+    fn count_discarded(&mut self, at: Lsn, reason: String) -> Result<Discarded, WalError> {
+        let saved = (
+            self.pos,
+            self.end_lsn,
+            self.expected_prev,
+            self.last_start,
+            self.last_generation,
+        );
+        let generation_floor = self.last_generation;
+        let page_bytes = WAL_PAGE_SIZE as u64;
+        let payload = WAL_PAGE_PAYLOAD as u64;
+        let pages_per_seg = self.meta.segment_size_bytes / page_bytes;
+        let at_segno = at.0 / page_bytes / pages_per_seg;
+        let end_page = self.segnos.last().map_or(0, |s| (s + 1) * pages_per_seg);
+        let mut report = Discarded {
+            from_lsn: at,
+            reason,
+            ..Discarded::default()
+        };
+        let mut last_end = at;
+        let mut index = at.0 / page_bytes + 1;
+        let mut record = Record::empty();
+        while index < end_page {
+            let header = match self.load_page(index)? {
+                Some(h) if h.generation >= generation_floor => h,
+                _ => {
+                    index += 1;
+                    continue;
+                }
+            };
+            let skip = align_record(u64::from(header.cont_len));
+            if skip >= payload {
+                index += 1;
+                continue;
+            }
+            self.reset(bytepos_to_lsn(index * payload + skip));
+            self.last_generation = generation_floor;
+            while let Step::Record = self.read_at(self.pos, &mut record)? {
+                report.records += 1;
+                *report
+                    .records_by_type
+                    .entry((record.rmgr, record.rtype))
+                    .or_default() += 1;
+                last_end = last_end.max(record.end_lsn);
+                self.expected_prev = Some(record.lsn);
+                let end_pos =
+                    lsn_to_bytepos(record.lsn) + align_record(u64::from(record.total_len));
+                self.pos = bytepos_to_lsn(end_pos);
+            }
+            index = (index + 1).max(self.pos.0 / page_bytes + 1);
+        }
+        report.bytes = last_end.0 - at.0;
+        for &(segno, len) in self.short.iter().filter(|(s, _)| *s >= at_segno) {
+            report.short_segments.push((segment_file_name(segno), len));
+            report.missing_bytes += self.meta.segment_size_bytes - len;
+        }
+        (
+            self.pos,
+            self.end_lsn,
+            self.expected_prev,
+            self.last_start,
+            self.last_generation,
+        ) = saved;
+        self.done = true;
+        Ok(report)
     }
 
     /// Scans every page from `at`'s page to the end of the last segment file
@@ -325,6 +458,17 @@ impl WalReader {
         let name = segment_file_name(segno);
         match self.dir.open(&name, OpenOptions::EXISTING) {
             Ok(f) => {
+                let len = f
+                    .len()
+                    .map_err(|e| WalError::io("sizing", name.clone(), e))?;
+                if let Err(short) = check_segment_len(&name, len, self.meta.segment_size_bytes) {
+                    if !self.options.truncate_at_corruption {
+                        return Err(short);
+                    }
+                    // Accepted: the missing bytes read as zeros, which end
+                    // the WAL there; `count_discarded` reports the loss.
+                    self.short.push((segno, len));
+                }
                 self.files.insert(segno, f.clone());
                 Ok(Some(f))
             }

@@ -63,6 +63,51 @@ pub fn parse_segment_file_name(name: &str) -> Option<u64> {
     u64::from_str_radix(hex, 16).ok()
 }
 
+/// Checks a segment file's length: segments are created at full size, so
+/// one shorter than `segment_size_bytes` is damage (`ShortSegment`), never
+/// an end of the WAL. The one owner of that rule: the reader, opening and
+/// the offline checks all call it.
+pub fn check_segment_len(
+    name: &str,
+    len_bytes: u64,
+    segment_size_bytes: u64,
+) -> Result<(), WalError> {
+    if len_bytes < segment_size_bytes {
+        return Err(WalError::ShortSegment {
+            file: name.to_string(),
+            len_bytes,
+            expected_bytes: segment_size_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Every segment file of `dir` shorter than `segment_size_bytes`, as
+/// `ShortSegment` errors, in segment order (lengths from `File::len`,
+/// nothing read or written).
+pub fn short_segment_files(
+    dir: &dyn Dir,
+    segment_size_bytes: u64,
+) -> Result<Vec<WalError>, WalError> {
+    let names = dir
+        .list()
+        .map_err(|e| WalError::io("listing", "WAL directory", e))?;
+    let mut short = Vec::new();
+    for name in names {
+        if parse_segment_file_name(&name).is_none() {
+            continue;
+        }
+        let len = dir
+            .open(&name, OpenOptions::EXISTING)
+            .and_then(|file| file.len())
+            .map_err(|e| WalError::io("sizing", name.clone(), e))?;
+        if let Err(e) = check_segment_len(&name, len, segment_size_bytes) {
+            short.push(e);
+        }
+    }
+    Ok(short)
+}
+
 /// Makes every segment file in `dir` and their names durable (fsync each
 /// file, then the directory), as they are now.
 /// Crash recovery calls it before replaying: after the process died, the
@@ -200,9 +245,13 @@ pub(crate) struct OpenSegment {
 }
 
 impl Segments {
-    /// Lists the segment files in `dir` and removes a leftover temporary
-    /// file. `end_segno` is the segment holding the end of the WAL (where
-    /// writing continues).
+    /// Lists the segment files in `dir`, checks their lengths and removes a
+    /// leftover temporary file. `end_segno` is the segment holding the end
+    /// of the WAL (where writing continues). A short segment is damage
+    /// (`ShortSegment`), unless `truncate_at_corruption` accepted the loss:
+    /// then it is extended to full size again (zeros, which read as the end
+    /// of the WAL or as pages before the redo point), so the log continues
+    /// and the next open finds nothing short.
     pub fn open(
         dir: Arc<dyn Dir>,
         segment_size_bytes: u64,
@@ -218,6 +267,20 @@ impl Segments {
                 dir.remove(name)
                     .map_err(|e| WalError::io("removing", name.clone(), e))?;
             } else if let Some(segno) = parse_segment_file_name(name) {
+                let file = dir
+                    .open(name, OpenOptions::EXISTING)
+                    .map_err(|e| WalError::io("opening", name.clone(), e))?;
+                let len = file
+                    .len()
+                    .map_err(|e| WalError::io("sizing", name.clone(), e))?;
+                if let Err(short) = check_segment_len(name, len, segment_size_bytes) {
+                    if !config.truncate_at_corruption {
+                        return Err(short);
+                    }
+                    file.allocate(segment_size_bytes)
+                        .and_then(|()| file.sync())
+                        .map_err(|e| WalError::io("restoring the length of", name.clone(), e))?;
+                }
                 existing.insert(segno);
             }
         }

@@ -7,8 +7,8 @@ use common::*;
 use folio_io::{Dir, Fault, OpKind, SimConfig, SimDir};
 use folio_page::Lsn;
 use folio_wal::{
-    Inserted, ReaderOptions, RecordBuilder, Recycle, Wal, WalConfig, WalError, WalReader, WalStats,
-    segment_file_name,
+    Inserted, ReaderOptions, RecordBuilder, Recycle, WAL_PAGE_SIZE, Wal, WalConfig, WalError,
+    WalReader, WalStats, segment_file_name,
 };
 use std::sync::Arc;
 
@@ -88,7 +88,7 @@ fn mid_log_corruption_is_an_error_with_override() {
     let wal = Wal::open(sim.clone(), config.clone()).unwrap();
     let first = insert_seq(&wal, 1, 0..40);
     wal.flush_all().unwrap();
-    insert_seq(&wal, 1, 40..80);
+    let second = insert_seq(&wal, 1, 40..80);
     wal.flush_all().unwrap();
     drop(wal);
     let victim = first[25].start_lsn;
@@ -128,6 +128,21 @@ fn mid_log_corruption_is_an_error_with_override() {
     )
     .unwrap();
     assert_eq!(wal.open_info().end_lsn, first[24].end_lsn);
+    // The override reports what it discarded: every record that starts on
+    // a page after the damaged record's page (those on its own page after
+    // it cannot be located), up to the last one.
+    let all: Vec<Inserted> = first.iter().chain(&second).copied().collect();
+    let page = |lsn: Lsn| lsn.0 / WAL_PAGE_SIZE as u64;
+    let after: Vec<usize> = (0..all.len())
+        .filter(|&seq| page(all[seq].start_lsn) > page(victim))
+        .collect();
+    let discarded = wal.discarded().expect("a discard report");
+    assert_eq!(discarded.from_lsn, victim);
+    assert_eq!(discarded.records, after.len() as u64);
+    let of_type_1 = after.iter().filter(|&&seq| seq % 4 == 1).count() as u64;
+    assert_eq!(discarded.records_of(TEST_RMGR, 1), of_type_1);
+    assert_eq!(discarded.bytes, all.last().unwrap().end_lsn.0 - victim.0);
+    assert!(discarded.short_segments.is_empty());
     // After the override the log continues from there; the discarded
     // records' pages are stale (older generation) and a normal open later
     // neither reads them nor mistakes them for mid-log corruption.
@@ -412,5 +427,83 @@ fn garbage_in_segments_never_panics() {
                 ..config.clone()
             },
         );
+    }
+}
+
+// Proves a WAL segment cut to any shorter length — zero included, the last
+// segment or one in the middle — is damage, never an end of the WAL: the
+// reader and `Wal::open` refuse with `ShortSegment` naming the file and
+// both lengths, and change nothing on disk; the override opens, reports the
+// short segment, the bytes missing and the whole records found after the
+// damage, restores the segment's length so the next ordinary open works,
+// and keeps every record before the damage.
+#[test]
+fn a_short_segment_is_damage_never_an_end() {
+    let config = small_config();
+    let seg = config.segment_size_bytes;
+    for (victim_seg, cut) in [
+        (3u64, 0u64),
+        (3, 100),
+        (3, 8192 * 3 + 17),
+        (1, 8192 * 2),
+        (1, 0),
+    ] {
+        let sim = SimDir::new(SimConfig::seeded(victim_seg * 1000 + cut));
+        let wal = Wal::open(sim.clone(), config.clone()).unwrap();
+        let all = insert_seq(&wal, 1, 0..150);
+        wal.flush_all().unwrap();
+        drop(wal);
+        let name = segment_file_name(victim_seg);
+        assert!(
+            all.last().unwrap().end_lsn.0 > (victim_seg + 1) * seg,
+            "the records reach past segment {victim_seg}"
+        );
+        let file = sim.open(&name, folio_io::OpenOptions::EXISTING).unwrap();
+        file.set_len(cut).unwrap();
+        file.sync().unwrap();
+        drop(file);
+        let before = dir_image(sim.as_ref());
+        let refused = Wal::open(sim.clone(), config.clone()).unwrap_err();
+        match &refused {
+            WalError::ShortSegment {
+                file,
+                len_bytes,
+                expected_bytes,
+            } => assert_eq!((file, *len_bytes, *expected_bytes), (&name, cut, seg)),
+            other => panic!("cut {name} to {cut}: {other}"),
+        }
+        let message = refused.to_string();
+        assert!(message.contains("--truncate-at-corruption"), "{message}");
+        assert_eq!(
+            dir_image(sim.as_ref()),
+            before,
+            "a refused open changed the WAL"
+        );
+        let read: Result<Vec<_>, _> = WalReader::open(sim.clone(), ReaderOptions::default())
+            .unwrap()
+            .collect();
+        assert!(matches!(read, Err(WalError::ShortSegment { .. })));
+
+        let lenient = WalConfig {
+            truncate_at_corruption: true,
+            ..config.clone()
+        };
+        let wal = Wal::open(sim.clone(), lenient).unwrap();
+        let end = wal.open_info().end_lsn;
+        let kept = all.iter().filter(|r| r.end_lsn <= end).count();
+        let cut_lsn = victim_seg * seg + cut;
+        assert!(end.0 <= cut_lsn, "the WAL ends at or before the cut");
+        let discarded = wal.discarded().expect("a discard report");
+        assert_eq!(discarded.short_segments, vec![(name.clone(), cut)]);
+        assert_eq!(discarded.missing_bytes, seg - cut);
+        let page = |lsn: Lsn| lsn.0 / WAL_PAGE_SIZE as u64;
+        let countable = all
+            .iter()
+            .filter(|r| page(r.start_lsn) > page(end) && r.start_lsn.0 >= (victim_seg + 1) * seg)
+            .count() as u64;
+        assert_eq!(discarded.records, countable, "cut {name} to {cut}");
+        drop(wal);
+        let wal = Wal::open(sim.clone(), config.clone()).expect("the override repaired the length");
+        assert_eq!(wal.open_info().records_scanned, kept as u64);
     }
 }

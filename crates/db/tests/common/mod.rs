@@ -182,3 +182,42 @@ pub fn matching_prefix(ops: &[Op], acked: usize, done: usize, found: &State) -> 
     }
     None
 }
+
+/// Every file under `root` (recursively) with its contents.
+pub fn tree_image(root: &std::path::Path) -> BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Opens the database at `path`, which must be refused; proves the refusal
+/// changed nothing on disk (every file byte-identical, nothing created or
+/// removed) and returns the error.
+pub fn refused_open(path: &std::path::Path, options: Options) -> DbError {
+    let before = tree_image(path);
+    let err = match Database::open(path, options) {
+        Ok(_) => panic!("the open of {} was not refused", path.display()),
+        Err(e) => e,
+    };
+    let after = tree_image(path);
+    let changed: Vec<_> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|p| before.get(*p) != after.get(*p))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "the refused open ({err}) changed {changed:?}"
+    );
+    err
+}

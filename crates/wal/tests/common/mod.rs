@@ -152,3 +152,18 @@ impl Dir for SlowSyncDir {
         self.inner.sync_dir()
     }
 }
+
+/// Every file of `dir` with its contents: what a refused open must leave
+/// exactly as it found it.
+pub fn dir_image(dir: &dyn Dir) -> std::collections::BTreeMap<String, Vec<u8>> {
+    dir.list()
+        .unwrap()
+        .into_iter()
+        .map(|name| {
+            let file = dir.open(&name, folio_io::OpenOptions::EXISTING).unwrap();
+            let mut bytes = vec![0u8; file.len().unwrap() as usize];
+            file.read_at(&mut bytes, 0).unwrap();
+            (name, bytes)
+        })
+        .collect()
+}

@@ -142,12 +142,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         }
     }
     let failed = verify_trees(&db);
-    let invariants = db.pool().check_invariants();
+    let invariants = db.check_invariants();
     let closed = db.close();
     let failed = failed.context("listing the catalog")?;
     match &invariants {
-        Ok(()) => println!("buffer pool invariants: ok"),
-        Err(e) => println!("buffer pool invariants: FAILED: {e}"),
+        Ok(()) => println!("buffer pool and WAL invariants: ok"),
+        Err(e) => println!("buffer pool and WAL invariants: FAILED: {e}"),
     }
     closed.context("closing the database")?;
     if failed > 0 || invariants.is_err() {

@@ -366,7 +366,7 @@ fn verify_passes_then_fails_on_a_corrupt_tree_page() {
     let fields: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(fields[4], "300", "{row}");
     assert_eq!(fields[5], "ok", "{row}");
-    assert!(out.contains("buffer pool invariants: ok"), "{out}");
+    assert!(out.contains("buffer pool and WAL invariants: ok"), "{out}");
 
     flip_bit(&dir.join("data"), root.0 * PAGE_SIZE as u64 + 3000);
     let (code, out, stderr) = folio(&["verify"], &dir);

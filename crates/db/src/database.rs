@@ -312,6 +312,16 @@ impl Database {
         Ok(reports)
     }
 
+    /// Checks the buffer pool's and the WAL's invariants (their
+    /// `check_invariants`); call it when no other thread uses the database
+    /// and background checkpoints are off. Returns the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.pool
+            .check_invariants()
+            .map_err(|e| format!("buffer pool: {e}"))?;
+        self.wal.check_invariants().map_err(|e| format!("WAL: {e}"))
+    }
+
     /// True after a failed fsync: writes are refused until reopened.
     pub fn is_poisoned(&self) -> bool {
         self.pool.is_poisoned() || self.wal.is_poisoned()

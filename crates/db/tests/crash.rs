@@ -103,6 +103,9 @@ fn crash_case(
     if let Err(e) = db.verify() {
         panic!("{case}: {e}");
     }
+    if let Err(e) = db.check_invariants() {
+        panic!("{case}: {e}");
+    }
     after.check_invariants();
     completed
 }

@@ -148,6 +148,7 @@ fn a_truncated_wal_segment_is_refused_and_the_override_reports_the_loss() {
         db.close().unwrap();
         let db = Database::open(&path, options()).expect("a normal open after the override");
         db.verify().unwrap();
+        db.check_invariants().unwrap();
         assert!(!segment_file_name(0).is_empty());
     }
 }

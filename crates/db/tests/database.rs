@@ -97,6 +97,7 @@ fn committed_work_survives_a_crash_and_uncommitted_may_not() {
     let found = read_state(&open_trees(&db));
     assert!(matching_prefix(&ops, acked, done, &found).is_some());
     db.verify().unwrap();
+    db.check_invariants().unwrap();
 }
 
 #[test]

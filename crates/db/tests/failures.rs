@@ -58,6 +58,7 @@ fn recover_and_check(after: Arc<SimDir>, ops: &[Op], acked: usize) {
     let prefix = matching_prefix(ops, acked, ops.len(), &found);
     assert_eq!(prefix, Some(ops.len()), "every operation is there");
     db.verify().unwrap();
+    db.check_invariants().unwrap();
 }
 
 #[test]

@@ -138,6 +138,7 @@ fn full_at(k: u64, options: &Options) -> Failures {
         "full at {k}: everything that returned Ok"
     );
     db.verify().unwrap();
+    db.check_invariants().unwrap();
     // Space returns: the database continues.
     dir.set_capacity_bytes(None);
     let more = growing_ops(PREPARED_KEYS + SEQUENCE_KEYS, 40);
@@ -152,6 +153,7 @@ fn full_at(k: u64, options: &Options) -> Failures {
         "full at {k}, after space returned"
     );
     db.verify().unwrap();
+    db.check_invariants().unwrap();
     failed
 }
 
@@ -267,5 +269,6 @@ fn an_injected_enospc_at_every_operation_loses_nothing() {
             );
         }
         db.verify().unwrap();
+        db.check_invariants().unwrap();
     }
 }

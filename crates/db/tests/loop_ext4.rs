@@ -136,6 +136,7 @@ fn wal_filling_a_real_ext4_fails_the_operation_and_continues_after_space_returns
         assert!(tree.get(&r.to_be_bytes()).unwrap().is_some(), "row {r}");
     }
     db.verify().unwrap();
+    db.check_invariants().unwrap();
     drop((tree, db));
     drop(mounted);
 }
@@ -229,6 +230,7 @@ fn a_database_filling_a_real_ext4_closes_reopens_in_place_and_continues() {
         assert!(tree.get(&r.to_be_bytes()).unwrap().is_some(), "row {r}");
     }
     db.verify().unwrap();
+    db.check_invariants().unwrap();
     drop((tree, db));
     drop(mounted);
 }

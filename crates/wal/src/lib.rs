@@ -14,6 +14,7 @@ mod decode;
 mod error;
 mod flush;
 mod insert;
+mod invariants;
 mod meta;
 mod policy;
 mod reader;

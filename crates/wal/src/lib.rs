@@ -35,13 +35,16 @@ pub use policy::{CostSnapshot, SegmentKind};
 pub use reader::{Discarded, ReaderOptions, WalEnd, WalReader};
 pub use record::{
     BLOCK_HAS_IMAGE, BLOCK_HEADER_SIZE, MAX_BLOCKS, MAX_RECORD_BYTES, RECORD_HEADER_SIZE, RmgrId,
+    seal_record,
 };
 pub use redo::{PageRedo, RedoError};
 pub use segment::{
     CHECKPOINT_RESERVE_BYTES, CheckpointRequest, RemovedSegments, check_segment_len,
     headroom_segments, segment_file_name, short_segment_files, sync_segment_files,
 };
-pub use wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader};
+pub use wal_page::{
+    WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader, seal_header,
+};
 
 use flush::WriterState;
 use folio_io::{Dir, OpenOptions};

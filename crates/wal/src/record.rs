@@ -108,6 +108,18 @@ pub(crate) fn get_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// Recomputes the CRC of the record that is exactly `bytes` (its header
+/// and body, after a field was patched), as `seal_header` does for a WAL
+/// page: for tools and fuzzers that build records byte by byte. Shorter
+/// than a header: nothing to seal.
+pub fn seal_record(bytes: &mut [u8]) {
+    let Some((header, body)) = bytes.split_first_chunk_mut::<RECORD_HEADER_SIZE>() else {
+        return;
+    };
+    let crc = record_crc(crc32c::crc32c(body), header);
+    header[off::CRC..off::CRC + 4].copy_from_slice(&crc.to_le_bytes());
+}
+
 /// The CRC of a record: `body_crc` is CRC-32C of bytes `[24, total_len)`,
 /// `header` the fixed header (its CRC field is skipped).
 pub(crate) fn record_crc(body_crc: u32, header: &[u8; RECORD_HEADER_SIZE]) -> u32 {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets of crates/fuzz longer than CI does (CI: 256 cases
+# per target from seed 1, inside the test suite).
+#
+#   scripts/fuzz.sh [--cases N] [--seed S] [--seeds K] [TARGET...]
+#
+# --cases N   cases per target and seed (default 100000)
+# --seed S    first seed (default 2; CI uses 1)
+# --seeds K   how many seeds in a row, S, S+1, ... (default 1)
+# TARGET      test names of crates/fuzz/tests/targets.rs to run (default: all)
+#
+# A failure prints the seed and case count that replay it:
+#   FOLIO_FUZZ_SEED=S FOLIO_FUZZ_CASES=N cargo test --release -p folio-fuzz --test targets TARGET
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cases=100000
+seed=2
+seeds=1
+targets=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --cases) cases="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
+        --seeds) seeds="$2"; shift 2 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -*) echo "unknown option $1" >&2; exit 2 ;;
+        *) targets+=("$1"); shift ;;
+    esac
+done
+
+cargo build --release -p folio-fuzz --tests
+for ((s = seed; s < seed + seeds; s++)); do
+    echo "== seed $s, $cases cases per target"
+    FOLIO_FUZZ_SEED="$s" FOLIO_FUZZ_CASES="$cases" \
+        cargo test --release -p folio-fuzz --test targets -- "${targets[@]}"
+done

@@ -22,8 +22,8 @@ pub enum BtreeError {
     Corrupt { page_id: PageId, reason: String },
     #[error("a tree named {name:?} already exists")]
     TreeExists { name: String },
-    #[error("catalog entry for {name:?} is malformed")]
-    BadCatalogEntry { name: String },
+    #[error("root-map entry for {name:?} is malformed")]
+    BadRootEntry { name: String },
     #[error("tree {name:?} is {actual} but was opened as {expected}")]
     WrongKind {
         name: String,

@@ -11,12 +11,11 @@
 //! One file per concern: `node.rs` (layout and search), `node_mut.rs`
 //! (node-local changes), `tree.rs` (handle, descent, lookup), `insert.rs`,
 //! `split.rs`, `delete.rs`, `scan.rs`, `verify.rs`, `multi.rs` (non-unique
-//! trees), `catalog.rs` (named trees), `counters.rs`; logging: `apply.rs`
+//! trees), `root_map.rs` (named trees: the map of roots), `counters.rs`; logging: `apply.rs`
 //! (page changes shared by do and redo), `logging.rs` (the do path's
 //! protocol), `wal_records.rs` (record layouts), `redo.rs` (`BtreeRedo`).
 
 mod apply;
-mod catalog;
 mod counters;
 mod delete;
 mod error;
@@ -26,18 +25,19 @@ mod multi;
 mod node;
 mod node_mut;
 mod redo;
+mod root_map;
 mod scan;
 mod split;
 mod tree;
 mod verify;
 mod wal_records;
 
-pub use catalog::{CATALOG_META_SLOT, Catalog, CatalogEntry, TreeKind};
 pub use counters::AccessCounters;
 pub use error::BtreeError;
 pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
 pub use redo::BtreeRedo;
+pub use root_map::{ROOT_MAP_META_SLOT, RootEntry, RootMap, TreeKind};
 pub use scan::{Direction, Entry, Scan};
 pub use tree::Tree;
 pub use verify::VerifyReport;

@@ -221,16 +221,16 @@ fn concurrent_writers_replay_to_the_same_pages() {
 }
 
 #[test]
-fn a_logged_catalog_and_its_trees_replay_from_an_empty_file() {
-    // Proves the catalog is covered: a logged catalog, a unique and a
+fn a_logged_root_map_and_its_trees_replay_from_an_empty_file() {
+    // Proves the roots is covered: a logged roots, a unique and a
     // non-unique tree created through it and filled, replayed with the
     // pool's allocation records onto an empty file, is found again by
-    // `Catalog::open` (meta root slot), lists both trees, and both hold
+    // `RootMap::open` (meta root slot), lists both trees, and both hold
     // their entries; every page is byte-identical.
     let db = Db::create(64);
-    let catalog = folio_btree::Catalog::open_logged(&db.pool, Some(db.wal.clone())).unwrap();
-    let accounts = catalog.create_tree("accounts").unwrap();
-    let by_branch = catalog.create_multi_tree("accounts_bid").unwrap();
+    let roots = folio_btree::RootMap::open_logged(&db.pool, Some(db.wal.clone())).unwrap();
+    let accounts = roots.create_tree("accounts").unwrap();
+    let by_branch = roots.create_multi_tree("accounts_bid").unwrap();
     assert!(accounts.wal().is_some() && by_branch.tree().wal().is_some());
     for aid in 0..3_000u64 {
         accounts.insert(&aid.to_be_bytes(), &[7u8; 100]).unwrap();
@@ -242,8 +242,8 @@ fn a_logged_catalog_and_its_trees_replay_from_an_empty_file() {
     let fresh = bare_pool(&db.dir, "replayed", 4_096, true);
     replay(&fresh, &records);
     assert_same_pages(&db.pool, &fresh);
-    let replayed = folio_btree::Catalog::open(&fresh).unwrap();
-    assert_eq!(replayed.list().unwrap(), catalog.list().unwrap());
+    let replayed = folio_btree::RootMap::open(&fresh).unwrap();
+    assert_eq!(replayed.list().unwrap(), roots.list().unwrap());
     let accounts2 = replayed.open_tree("accounts").unwrap().unwrap();
     assert_eq!(contents(&accounts2), contents(&accounts));
     let by_branch2 = replayed.open_multi_tree("accounts_bid").unwrap().unwrap();

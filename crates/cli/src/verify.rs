@@ -1,7 +1,7 @@
 //! `folio verify DIR`: reads every record of the retained WAL (opening the
 //! database reads only what recovery needs, from the redo point), opens the
 //! database (which runs crash recovery and an end-of-recovery checkpoint),
-//! checks every tree in the catalog and the buffer pool's invariants, prints
+//! checks every tree in the root map and the buffer pool's invariants, prints
 //! a report per tree, and closes it.
 
 use anyhow::{Context, bail};
@@ -66,10 +66,10 @@ fn verify_trees(db: &Database) -> Result<usize, DbError> {
         "{:<24} {:>6} {:>8} {:>8} {:>12}",
         "tree", "height", "inner", "leaves", "keys"
     );
-    let catalog = db.catalog().tree().verify().map_err(|e| e.to_string());
-    print_row("(catalog)", &catalog);
-    let mut failed = usize::from(catalog.is_err());
-    for entry in db.catalog().list()? {
+    let roots = db.roots().tree().verify().map_err(|e| e.to_string());
+    print_row("(root map)", &roots);
+    let mut failed = usize::from(roots.is_err());
+    for entry in db.roots().list()? {
         let pool = db.pool().clone();
         let result = match entry.kind {
             TreeKind::Unique => Tree::open(pool, entry.root).and_then(|t| t.verify()),
@@ -144,7 +144,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     let failed = verify_trees(&db);
     let invariants = db.check_invariants();
     let closed = db.close();
-    let failed = failed.context("listing the catalog")?;
+    let failed = failed.context("listing the root map")?;
     match &invariants {
         Ok(()) => println!("buffer pool and WAL invariants: ok"),
         Err(e) => println!("buffer pool and WAL invariants: FAILED: {e}"),

@@ -1,9 +1,9 @@
 //! `Database`: the data file, the WAL, the control file, recovery, the
-//! checkpointer and the catalog of logged trees, wired together.
+//! checkpointer and the root map of logged trees, wired together.
 
 use crate::lock::DirLock;
 use crate::{DbError, Options};
-use folio_btree::{BtreeRedo, Catalog, MultiTree, Tree, TreeKind, VerifyReport};
+use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
@@ -45,7 +45,7 @@ impl Storage {
 pub struct Database {
     // Field order is drop order: stop the checkpointer before the rest.
     checkpointer: Checkpointer,
-    catalog: Catalog,
+    roots: RootMap,
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     storage: Storage,
@@ -193,7 +193,7 @@ impl Database {
     }
 
     /// The common tail of create and open: logging hooks, a checkpoint (the
-    /// first one, or the end-of-recovery one), the catalog, the checkpointer.
+    /// first one, or the end-of-recovery one), the root map, the checkpointer.
     fn assemble(
         storage: Storage,
         options: Options,
@@ -211,14 +211,14 @@ impl Database {
             control,
             options.checkpoint_config(),
         );
-        let catalog = Catalog::open_logged(&pool, Some(wal.clone()))?;
+        let roots = RootMap::open_logged(&pool, Some(wal.clone()))?;
         checkpointer.checkpoint(CheckpointKind::Immediate)?;
         if options.background_checkpoints {
             checkpointer.start()?;
         }
         Ok(Database {
             checkpointer,
-            catalog,
+            roots,
             pool,
             wal,
             storage,
@@ -227,31 +227,31 @@ impl Database {
         })
     }
 
-    /// The catalog of named trees (logged).
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
+    /// The root map of named trees (logged).
+    pub fn roots(&self) -> &RootMap {
+        &self.roots
     }
 
     /// Creates a unique-key tree named `name`.
     pub fn create_tree(&self, name: &str) -> Result<Tree, DbError> {
         self.check_writable()?;
-        Ok(self.catalog.create_tree(name)?)
+        Ok(self.roots.create_tree(name)?)
     }
 
     /// Opens the unique-key tree named `name`.
     pub fn open_tree(&self, name: &str) -> Result<Option<Tree>, DbError> {
-        Ok(self.catalog.open_tree(name)?)
+        Ok(self.roots.open_tree(name)?)
     }
 
     /// Creates a non-unique tree named `name`.
     pub fn create_multi_tree(&self, name: &str) -> Result<MultiTree, DbError> {
         self.check_writable()?;
-        Ok(self.catalog.create_multi_tree(name)?)
+        Ok(self.roots.create_multi_tree(name)?)
     }
 
     /// Opens the non-unique tree named `name`.
     pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, DbError> {
-        Ok(self.catalog.open_multi_tree(name)?)
+        Ok(self.roots.open_multi_tree(name)?)
     }
 
     /// The commit point: inserts a commit record and (with
@@ -299,10 +299,10 @@ impl Database {
         self.checkpointer.last_error()
     }
 
-    /// Checks every tree in the catalog (and the catalog itself).
+    /// Checks every tree in the root map (and the root map itself).
     pub fn verify(&self) -> Result<Vec<(String, VerifyReport)>, DbError> {
-        let mut reports = vec![("(catalog)".to_string(), self.catalog.tree().verify()?)];
-        for entry in self.catalog.list()? {
+        let mut reports = vec![("(root map)".to_string(), self.roots.tree().verify()?)];
+        for entry in self.roots.list()? {
             let report = match entry.kind {
                 TreeKind::Unique => Tree::open(self.pool.clone(), entry.root)?.verify()?,
                 TreeKind::NonUnique => MultiTree::open(self.pool.clone(), entry.root)?.verify()?,

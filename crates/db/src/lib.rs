@@ -1,6 +1,6 @@
 //! folio's embedded database: a data file, its write-ahead log and control
 //! file in one directory, recovered on open, checkpointed in the background,
-//! with a catalog of WAL-logged B+trees. The design document is this
+//! with a root map of WAL-logged B+trees. The design document is this
 //! crate's `README.md`.
 //!
 //! ```no_run

@@ -1,11 +1,11 @@
-//! The catalog of named trees: a unique [`Tree`] mapping a name to its
+//! The map of named tree roots (the root map): a unique [`Tree`] mapping a name to its
 //! tree's root page id and kind, whose own root is in the meta page's root
-//! slot [`CATALOG_META_SLOT`]. Roots never move (root splits keep the root
-//! page id), so the catalog changes only when trees are created. A logged
-//! catalog is an ordinary logged tree, and the trees it creates or opens
+//! slot [`ROOT_MAP_META_SLOT`]. Roots never move (root splits keep the root
+//! page id), so the root map changes only when trees are created. A logged
+//! root map is an ordinary logged tree, and the trees it creates or opens
 //! log to the same WAL.
 //!
-//! A catalog value:
+//! A root map value:
 //!
 //! | offset | size | meaning |
 //! |-------:|-----:|---------|
@@ -19,10 +19,10 @@ use folio_wal::Wal;
 use std::ops::Bound;
 use std::sync::Arc;
 
-/// The meta-page root slot holding the catalog tree's root.
-pub const CATALOG_META_SLOT: usize = 0;
+/// The meta-page root slot holding the root map tree's root.
+pub const ROOT_MAP_META_SLOT: usize = 0;
 
-/// What kind of tree a catalog entry names.
+/// What kind of tree a root map entry names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeKind {
     Unique,
@@ -46,7 +46,7 @@ impl TreeKind {
 
 /// One named tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogEntry {
+pub struct RootEntry {
     pub name: String,
     pub root: PageId,
     pub kind: TreeKind,
@@ -54,13 +54,13 @@ pub struct CatalogEntry {
 
 /// The database's named trees.
 #[derive(Debug, Clone)]
-pub struct Catalog {
+pub struct RootMap {
     tree: Tree,
 }
 
-fn decode_entry(name: &[u8], value: &[u8]) -> Result<CatalogEntry, BtreeError> {
+fn decode_entry(name: &[u8], value: &[u8]) -> Result<RootEntry, BtreeError> {
     let name = String::from_utf8_lossy(name).into_owned();
-    let bad = || BtreeError::BadCatalogEntry { name: name.clone() };
+    let bad = || BtreeError::BadRootEntry { name: name.clone() };
     let root: [u8; 8] = value
         .get(0..8)
         .and_then(|b| b.try_into().ok())
@@ -73,36 +73,36 @@ fn decode_entry(name: &[u8], value: &[u8]) -> Result<CatalogEntry, BtreeError> {
     if value.len() != 9 {
         return Err(bad());
     }
-    Ok(CatalogEntry {
+    Ok(RootEntry {
         name,
         root: PageId(u64::from_le_bytes(root)),
         kind,
     })
 }
 
-impl Catalog {
-    /// Opens the unlogged catalog of the database in `pool`, creating it if
+impl RootMap {
+    /// Opens the unlogged root map of the database in `pool`, creating it if
     /// the database has none. Call once per pool, before any concurrent use.
-    pub fn open(pool: &Arc<BufferPool>) -> Result<Catalog, BtreeError> {
-        Catalog::open_logged(pool, None)
+    pub fn open(pool: &Arc<BufferPool>) -> Result<RootMap, BtreeError> {
+        RootMap::open_logged(pool, None)
     }
 
-    /// Opens (or creates) the catalog, logging its changes and those of
+    /// Opens (or creates) the root map, logging its changes and those of
     /// every tree created or opened through it to `wal` (`None`: unlogged).
     /// The meta root slot is set through the pool, which logs it itself.
     pub fn open_logged(
         pool: &Arc<BufferPool>,
         wal: Option<Arc<Wal>>,
-    ) -> Result<Catalog, BtreeError> {
-        let tree = match pool.meta_root(CATALOG_META_SLOT)? {
+    ) -> Result<RootMap, BtreeError> {
+        let tree = match pool.meta_root(ROOT_MAP_META_SLOT)? {
             Some(root) => Tree::open_logged(pool.clone(), root, wal)?,
             None => {
                 let tree = Tree::create_logged(pool.clone(), wal)?;
-                pool.set_meta_root(CATALOG_META_SLOT, Some(tree.root()))?;
+                pool.set_meta_root(ROOT_MAP_META_SLOT, Some(tree.root()))?;
                 tree
             }
         };
-        Ok(Catalog { tree })
+        Ok(RootMap { tree })
     }
 
     /// Creates a unique tree called `name`.
@@ -139,7 +139,7 @@ impl Catalog {
     }
 
     /// The entry called `name`, if any.
-    pub fn lookup(&self, name: &str) -> Result<Option<CatalogEntry>, BtreeError> {
+    pub fn lookup(&self, name: &str) -> Result<Option<RootEntry>, BtreeError> {
         match self.tree.get(name.as_bytes())? {
             Some(value) => Ok(Some(decode_entry(name.as_bytes(), &value)?)),
             None => Ok(None),
@@ -183,7 +183,7 @@ impl Catalog {
     }
 
     /// Every named tree, by name.
-    pub fn list(&self) -> Result<Vec<CatalogEntry>, BtreeError> {
+    pub fn list(&self) -> Result<Vec<RootEntry>, BtreeError> {
         let mut entries = Vec::new();
         let mut scan = self.tree.scan(
             Bound::Unbounded,
@@ -196,7 +196,7 @@ impl Catalog {
         Ok(entries)
     }
 
-    /// The catalog's own tree (for `verify`).
+    /// The root map's own tree (for `verify`).
     pub fn tree(&self) -> &Tree {
         &self.tree
     }

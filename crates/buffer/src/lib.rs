@@ -34,7 +34,10 @@ pub use cleaner::CleanCursor;
 pub use error::{BufferError, Restart};
 pub use extent::{MAX_EXTENT_PAGES, MIN_EXTENT_PAGES, extent_pages};
 pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
-pub use meta::{FORMAT_VERSION, FREE_SIZE, META_SIZE, ROOT_SLOTS};
+pub use meta::{
+    FORMAT_VERSION, FREE_SIZE, META_SIZE, MetaFields, ROOT_SLOTS, decode_meta_page,
+    set_meta_checksums_flag,
+};
 pub use meta_log::{
     ALLOC_EXTEND, ALLOC_FREE, ALLOC_POP, ALLOC_SET_ROOT, AllocRedoError, FREE_DATA_SIZE,
     META_SNAPSHOT_SIZE, MetaLogger, MetaPageChange, alloc_type_name, describe_alloc,

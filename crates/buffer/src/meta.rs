@@ -162,13 +162,24 @@ pub(crate) fn check_file_len(file: &dyn File) -> Result<u64, BufferError> {
     Ok(len_bytes)
 }
 
-/// Checks a meta page image; returns its checksum flag. With
-/// `expect_checksums`, the flag must match it (the page was read through
-/// the pool, which verified the checksum already).
-pub(crate) fn validate_meta_page(
-    page: &Page,
-    expect_checksums: Option<bool>,
-) -> Result<bool, BufferError> {
+/// What page 0 says, after its structural checks (the byte table above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetaFields {
+    /// The checksum flag.
+    pub checksums: bool,
+    /// The high-water mark: pages `0..page_count` are allocated.
+    pub page_count: u64,
+}
+
+/// Decodes a meta page image after checking its structure — page type,
+/// magic, format version, page size, known flags, a page count — but not
+/// its checksum (whose setting the page itself holds). Every defect is
+/// `BadMeta` with the reason, never a panic. The one reader of the layout
+/// outside the pool: the offline tools use it.
+pub fn decode_meta_page(page: &Page) -> Result<MetaFields, BufferError> {
+    if folio_page::header_page_type(page) != Some(PageType::Meta) {
+        return Err(bad_meta("page 0 is not a meta page"));
+    }
     if page[MAGIC_AT..MAGIC_AT + 8] != META_MAGIC {
         return Err(bad_meta("bad magic in page 0"));
     }
@@ -188,7 +199,32 @@ pub(crate) fn validate_meta_page(
     if flags & !FLAG_CHECKSUMS != 0 {
         return Err(bad_meta(format!("unknown flags {flags:#x}")));
     }
-    let checksums = flags & FLAG_CHECKSUMS != 0;
+    let page_count = get_u64(page, PAGE_COUNT_AT);
+    if page_count == 0 {
+        return Err(bad_meta("page count 0"));
+    }
+    Ok(MetaFields {
+        checksums: flags & FLAG_CHECKSUMS != 0,
+        page_count,
+    })
+}
+
+/// Sets the checksum flag of a meta page image and reseals its checksum
+/// (the offline `checksums enable|disable` rewrite page 0 with it).
+pub fn set_meta_checksums_flag(page: &mut Page, on: bool) {
+    let flags = if on { FLAG_CHECKSUMS } else { 0 };
+    page[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&flags.to_le_bytes());
+    folio_page::set_checksum(page, META_PAGE);
+}
+
+/// Checks a meta page image; returns its checksum flag. With
+/// `expect_checksums`, the flag must match it (the page was read through
+/// the pool, which verified the checksum already).
+pub(crate) fn validate_meta_page(
+    page: &Page,
+    expect_checksums: Option<bool>,
+) -> Result<bool, BufferError> {
+    let MetaFields { checksums, .. } = decode_meta_page(page)?;
     match expect_checksums {
         Some(expected) if expected != checksums => {
             return Err(bad_meta(format!(
@@ -198,9 +234,6 @@ pub(crate) fn validate_meta_page(
         Some(_) => {}
         None if checksums => folio_page::verify_checksum(page, META_PAGE)?,
         None => {}
-    }
-    if get_u64(page, PAGE_COUNT_AT) == 0 {
-        return Err(bad_meta("page count 0"));
     }
     Ok(checksums)
 }

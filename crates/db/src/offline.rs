@@ -49,28 +49,16 @@
 
 use crate::lock::DirLock;
 use crate::{DATA_FILE, DbError, WAL_DIR};
-use folio_buffer::{FORMAT_VERSION, META_SIZE};
+use folio_buffer::{BufferError, MetaFields, decode_meta_page, set_meta_checksums_flag};
 use folio_io::{Dir, File, FsDir, OpenOptions};
-use folio_page::{ChecksumError, PAGE_SIZE, Page, PageId, PageType};
+use folio_page::{ChecksumError, PAGE_SIZE, Page, PageId};
 use folio_recovery::{CONTROL_FILE, ControlData, ControlError, DbState};
 use folio_wal::{WalError, WalMeta};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-// The meta page's special area, as documented in folio-buffer's `meta.rs`
-// (its offsets are private to that crate; these must follow them).
-const META_AT: usize = PAGE_SIZE - META_SIZE;
-const META_MAGIC: [u8; 8] = *b"FOLIODB\0";
-const META_MAGIC_AT: usize = META_AT;
-const META_VERSION_AT: usize = META_AT + 8;
-const META_PAGE_SIZE_AT: usize = META_AT + 12;
-const META_FLAGS_AT: usize = META_AT + 16;
-const META_PAGE_COUNT_AT: usize = META_AT + 24;
-const META_FLAG_CHECKSUMS: u32 = 1;
+/// Page 0, the meta page (its layout is folio-buffer's: `decode_meta_page`).
 const META_PAGE: PageId = PageId(0);
-
-const _: () = assert!(META_PAGE_COUNT_AT + 8 <= PAGE_SIZE);
-const _: () = assert!(META_AT >= folio_page::HEADER_SIZE);
 
 /// Pages read per call while scanning the data file.
 const SCAN_CHUNK_PAGES: usize = 128;
@@ -237,59 +225,16 @@ impl StoppedDatabase {
     }
 }
 
-/// What the meta page says (after its structural checks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MetaInfo {
-    /// The meta page's checksum flag.
-    pub checksums: bool,
-    /// The high-water mark: pages `0..page_count` are allocated.
-    pub page_count: u64,
-}
-
 /// Checks page 0's structure (type, magic, format version, page size, known
-/// flags, page count); its checksum is the scan's business. Never panics.
-pub fn read_meta(page: &Page) -> Result<MetaInfo, OfflineError> {
-    let bad = |reason: String| OfflineError::BadMeta { reason };
-    let u32_at =
-        |at: usize| u32::from_le_bytes([page[at], page[at + 1], page[at + 2], page[at + 3]]);
-    if folio_page::header_page_type(page) != Some(PageType::Meta) {
-        return Err(bad("page 0 is not a meta page".into()));
-    }
-    if page[META_MAGIC_AT..META_MAGIC_AT + 8] != META_MAGIC {
-        return Err(bad("bad magic".into()));
-    }
-    let version = u32_at(META_VERSION_AT);
-    if version != FORMAT_VERSION {
-        return Err(bad(format!(
-            "format version {version}, this build reads {FORMAT_VERSION}"
-        )));
-    }
-    let page_size = u32_at(META_PAGE_SIZE_AT);
-    if page_size as usize != PAGE_SIZE {
-        return Err(bad(format!(
-            "page size {page_size}, this build uses {PAGE_SIZE}"
-        )));
-    }
-    let flags = u32_at(META_FLAGS_AT);
-    if flags & !META_FLAG_CHECKSUMS != 0 {
-        return Err(bad(format!("unknown flags {flags:#x}")));
-    }
-    let mut count = [0u8; 8];
-    count.copy_from_slice(&page[META_PAGE_COUNT_AT..META_PAGE_COUNT_AT + 8]);
-    let page_count = u64::from_le_bytes(count);
-    if page_count == 0 {
-        return Err(bad("page count 0".into()));
-    }
-    Ok(MetaInfo {
-        checksums: flags & META_FLAG_CHECKSUMS != 0,
-        page_count,
+/// flags, page count) with folio-buffer's `decode_meta_page`, the one reader
+/// of its layout; its checksum is the scan's business. Never panics.
+pub fn read_meta(page: &Page) -> Result<MetaFields, OfflineError> {
+    decode_meta_page(page).map_err(|e| match e {
+        BufferError::BadMeta { reason } => OfflineError::BadMeta { reason },
+        other => OfflineError::BadMeta {
+            reason: other.to_string(),
+        },
     })
-}
-
-fn set_meta_checksum_flag(page: &mut Page, on: bool) {
-    let flags = if on { META_FLAG_CHECKSUMS } else { 0 };
-    page[META_FLAGS_AT..META_FLAGS_AT + 4].copy_from_slice(&flags.to_le_bytes());
-    folio_page::set_checksum(page, META_PAGE);
 }
 
 /// What a checksum run found or did.
@@ -318,7 +263,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 struct Prepared {
     file: Arc<dyn File>,
     meta: Box<Page>,
-    info: MetaInfo,
+    info: MetaFields,
 }
 
 /// The checks every checksum tool makes before touching the data file: a
@@ -466,7 +411,7 @@ pub fn set_checksums(
         report.trailing_bytes = trailing;
         sync(file.as_ref())?;
         // 2. The meta page's flag, then fsync.
-        set_meta_checksum_flag(&mut meta, true);
+        set_meta_checksums_flag(&mut meta, true);
         file.write_at(&meta[..], 0)
             .map_err(io_error("writing", &data_path))?;
         report.pages_written += 1;
@@ -488,7 +433,7 @@ pub fn set_checksums(
         }
         // 1. The control file: the commit point. 2. The meta page.
         control.store(db.dir.as_ref())?;
-        set_meta_checksum_flag(&mut meta, false);
+        set_meta_checksums_flag(&mut meta, false);
         file.write_at(&meta[..], 0)
             .map_err(io_error("writing", &data_path))?;
         report.pages_written = 1;
@@ -534,26 +479,6 @@ mod tests {
 
     fn data_bytes(dir: &Path) -> Vec<u8> {
         std::fs::read(dir.join(DATA_FILE)).unwrap()
-    }
-
-    // Proves the meta-page offsets copied from folio-buffer match what the
-    // pool writes: a freshly created database's page 0 reads back with its
-    // checksum flag and a plausible page count, and verifies.
-    #[test]
-    fn meta_layout_matches_the_buffer_crate() {
-        let tmp = tempfile::tempdir().unwrap();
-        for checksums in [false, true] {
-            let dir = tmp.path().join(format!("db-{checksums}"));
-            closed_db(&dir, checksums, 10);
-            let bytes = data_bytes(&dir);
-            let page: &Page = bytes[..PAGE_SIZE].try_into().unwrap();
-            let info = read_meta(page).unwrap();
-            assert_eq!(info.checksums, checksums);
-            assert!(info.page_count >= 2);
-            if checksums {
-                folio_page::verify_checksum(page, META_PAGE).unwrap();
-            }
-        }
     }
 
     // Proves enable stamps a valid checksum on every written page of a
@@ -658,7 +583,7 @@ mod tests {
         // A flipped bit in page 0 outside the fields read: verify names
         // page 0, and disable refuses to stamp a fresh checksum over it.
         bytes[victim * PAGE_SIZE + 4000] ^= 0x10;
-        bytes[META_AT - 100] ^= 0x01;
+        bytes[PAGE_SIZE - folio_buffer::META_SIZE - 100] ^= 0x01; // before the meta fields
         std::fs::write(dir.join(DATA_FILE), &bytes).unwrap();
         let report = verify_checksums(&dir, &mut no_progress()).unwrap();
         let bad: Vec<PageId> = report.bad_pages.iter().map(|b| b.page_id).collect();
@@ -711,7 +636,7 @@ mod tests {
         verify_checksums(&dir, &mut no_progress()).unwrap();
 
         let mut bytes = data_bytes(&dir);
-        bytes[META_MAGIC_AT] ^= 1;
+        bytes[PAGE_SIZE - folio_buffer::META_SIZE] ^= 1; // the meta magic
         std::fs::write(dir.join(DATA_FILE), &bytes).unwrap();
         assert!(matches!(
             verify_checksums(&dir, &mut no_progress()),

@@ -11,7 +11,7 @@
 use crate::BtreeError;
 use folio_buffer::ExclusiveGuard;
 use folio_page::{Lsn, Page, PageId, header_lsn, set_header_lsn};
-use folio_wal::{RecordBuilder, RmgrId, Wal, WalError};
+use folio_wal::{RmgrId, Wal};
 
 /// Logs and applies one change to a single leaf. The caller has checked
 /// the change (`apply::check_*`); `data` is the block data (omitted when
@@ -41,28 +41,24 @@ pub(crate) fn change_leaf(
         Ok(copy)
     };
     let mut after = if on_copy { Some(applied_copy()?) } else { None };
-    // The image decision is made against the redo point as it is now; if a
-    // checkpoint moves it before the record is reserved, decide again.
-    let end = loop {
-        let redo = wal.redo_lsn();
-        let image = header_lsn(leaf) <= redo;
+    let old_lsn = header_lsn(leaf);
+    // The image decision follows the WAL's rule (`ImageRule`); if a
+    // checkpoint moves the redo point before the record is reserved, the
+    // WAL has it decided again.
+    let end = wal.log_with_images(|rule| -> Result<Lsn, BtreeError> {
+        let image = rule.needs_image(old_lsn);
         if image && after.is_none() {
             after = Some(applied_copy()?);
         }
-        let mut record = RecordBuilder::new(RmgrId::BTREE, rtype);
-        record.set_redo_lsn_seen(redo);
+        let mut record = rule.record(RmgrId::BTREE, rtype);
         let block = record.register_page(page_id, after.as_deref().filter(|_| image))?;
         if !image {
             for piece in data {
                 record.register_page_data(block, piece)?;
             }
         }
-        match wal.insert(&record) {
-            Ok(inserted) => break inserted.end_lsn,
-            Err(WalError::RedoPointMoved) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    };
+        Ok(rule.insert(&record)?.end_lsn)
+    })?;
     match after {
         Some(copy) => leaf.copy_from_slice(&copy[..]),
         // Checked by the caller: cannot fail unless the page changed under
@@ -124,20 +120,13 @@ pub(crate) fn log_structural(
     let Some(wal) = wal else {
         return Ok(None);
     };
-    loop {
-        let redo = wal.redo_lsn();
-        let mut record = RecordBuilder::new(RmgrId::BTREE, rtype);
-        record.set_redo_lsn_seen(redo);
+    wal.log_with_images(|rule| -> Result<Option<Lsn>, BtreeError> {
+        let mut record = rule.record(RmgrId::BTREE, rtype);
         for after in pages {
-            let image = after.fresh || after.old_lsn <= redo;
+            let image = after.fresh || rule.needs_image(after.old_lsn);
             record.register_page(after.page_id, image.then_some(&*after.page))?;
         }
         record.register_data(main)?;
-        match wal.insert(&record) {
-            Ok(inserted) => return Ok(Some(inserted.end_lsn)),
-            // A checkpoint started meanwhile: decide the images again.
-            Err(WalError::RedoPointMoved) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
+        Ok(Some(rule.insert(&record)?.end_lsn))
+    })
 }

@@ -1,6 +1,7 @@
 //! `Database`: the data file, the WAL, the control file, recovery, the
 //! checkpointer and the root map of logged trees, wired together.
 
+use crate::adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
@@ -9,7 +10,7 @@ use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
 use folio_recovery::{
     CheckpointKind, CheckpointStats, Checkpointer, ControlData, DbState, RecoveryStats,
-    RedoRegistry, WalMetaLogger, WalPageFlusher, insert_commit, recover,
+    RedoRegistry, insert_commit, recover,
 };
 use folio_wal::{Wal, WalMeta};
 use std::path::Path;
@@ -61,6 +62,7 @@ fn io_error(op: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> DbE
 /// The registry of every resource manager's redo.
 pub fn redo_registry() -> RedoRegistry {
     let mut registry = RedoRegistry::with_builtin();
+    registry.register(Arc::new(PageAllocRedo));
     registry.register(Arc::new(BtreeRedo));
     registry
 }

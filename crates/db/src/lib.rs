@@ -13,12 +13,14 @@
 //! # Ok::<(), folio_db::DbError>(())
 //! ```
 
+mod adapters;
 mod database;
 mod error;
 mod lock;
 pub mod offline;
 mod options;
 
+pub use adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 pub use database::{DATA_FILE, Database, Storage, WAL_DIR, redo_registry};
 pub use error::DbError;
 pub use lock::LOCK_FILE;

@@ -21,9 +21,9 @@
 //! older redo point is still covered by the retained WAL. One checkpoint
 //! runs at a time (the control-file mutex serialises them).
 
-use crate::adapters::insert_checkpoint;
 use crate::control::{ControlData, DbState};
 use crate::error::RecoveryError;
+use crate::xact::insert_checkpoint;
 use folio_buffer::{BufferPool, FlushProgress};
 use folio_io::Dir;
 use folio_page::Lsn;

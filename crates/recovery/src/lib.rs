@@ -10,13 +10,13 @@
 //! background writer, on a second thread), `placement.rs` (which CPU each
 //! of recovery's threads runs on),
 //! `registry.rs` (redo by resource manager),
-//! `adapters.rs` (buffer ↔ WAL glue, `PAGE_ALLOC` and `XACT` redo),
+//! `xact.rs` (the commit and checkpoint records and their no-op redo),
 //! `error.rs`.
 //!
-//! This crate does not depend on the structures above the buffer manager:
-//! their redo is registered by the database layer.
+//! This crate does not depend on the structures above the buffer manager,
+//! and does not join the pool to the WAL: their redo and the pool's logging
+//! hooks are registered and installed by the database layer (folio-db).
 
-mod adapters;
 mod batch;
 mod checkpoint;
 mod control;
@@ -26,11 +26,8 @@ mod helper;
 mod lookahead;
 mod placement;
 mod registry;
+mod xact;
 
-pub use adapters::{
-    PageAllocRedo, WalMetaLogger, WalPageFlusher, XACT_CHECKPOINT, XACT_COMMIT, XactRedo,
-    checkpoint_redo_lsn, insert_checkpoint, insert_commit,
-};
 pub use checkpoint::{CheckpointConfig, CheckpointKind, CheckpointStats, Checkpointer};
 pub use control::{
     CONTROL_FILE, CONTROL_SIZE, CONTROL_TEMP, CONTROL_VERSION, ControlData, ControlError, DbState,
@@ -38,3 +35,6 @@ pub use control::{
 pub use driver::{RecoveryOptions, RecoveryStats, recover};
 pub use error::RecoveryError;
 pub use registry::RedoRegistry;
+pub use xact::{
+    XACT_CHECKPOINT, XACT_COMMIT, XactRedo, checkpoint_redo_lsn, insert_checkpoint, insert_commit,
+};

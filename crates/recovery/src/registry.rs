@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 /// Resource managers and their redo. The recovery crate registers none of
 /// the structures above it (it does not depend on them): the database layer
-/// adds the B+tree's; [`RedoRegistry::with_builtin`] adds `PAGE_ALLOC` and
-/// `XACT`.
+/// adds the B+tree's and the buffer pool's `PAGE_ALLOC`;
+/// [`RedoRegistry::with_builtin`] adds this crate's own `XACT`.
 #[derive(Clone)]
 pub struct RedoRegistry {
     by_id: Vec<Option<Arc<dyn PageRedo>>>,
@@ -36,11 +36,10 @@ impl RedoRegistry {
         RedoRegistry::default()
     }
 
-    /// A registry with the resource managers this crate implements:
-    /// `PAGE_ALLOC` (allocation changes of the buffer pool) and `XACT`.
+    /// A registry with the resource manager this crate implements: `XACT`
+    /// (commit and checkpoint records).
     pub fn with_builtin() -> RedoRegistry {
         let mut registry = RedoRegistry::new();
-        registry.register(Arc::new(crate::PageAllocRedo));
         registry.register(Arc::new(crate::XactRedo));
         registry
     }

@@ -11,6 +11,12 @@ pub enum WalError {
     /// inserted. Decide the images again and retry.
     #[error("the redo point moved while the record was built; rebuild it")]
     RedoPointMoved,
+    /// `Wal::log_with_images` gave up: a checkpoint moved the redo point
+    /// during every one of its attempts (module `images`: not expected).
+    #[error(
+        "a record's full-page images were decided {attempts} times, and each time a checkpoint moved the redo point before it was inserted"
+    )]
+    RedoPointUnstable { attempts: u32 },
     /// The device is full (ENOSPC) while creating or writing a segment. The
     /// operation failed; the WAL's state is intact and the operation can be
     /// retried once space is freed.

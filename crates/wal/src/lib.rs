@@ -13,6 +13,7 @@ mod config;
 mod decode;
 mod error;
 mod flush;
+mod images;
 mod insert;
 mod invariants;
 mod meta;
@@ -29,6 +30,7 @@ pub use decode::{
     Block, BlockView, DecodeError, Record, RecordView, decode_record, decode_record_into,
 };
 pub use error::WalError;
+pub use images::{ImageRule, MAX_IMAGE_ATTEMPTS};
 pub use insert::{INSERT_SLOTS, Inserted};
 pub use meta::{META_FILE, WalMeta};
 pub use policy::{CostSnapshot, SegmentKind};
@@ -456,14 +458,6 @@ impl Wal {
     /// The redo point of the latest checkpoint (0 before any).
     pub fn redo_lsn(&self) -> Lsn {
         Lsn(self.shared.redo_lsn.load(Ordering::Acquire))
-    }
-
-    /// Whether a change to a page whose header LSN is `page_lsn` must
-    /// register a full-page image (torn-page protection): true when the page
-    /// has not been changed since the redo point (PostgreSQL's
-    /// `XLogCheckBufferNeedsBackup`).
-    pub fn needs_page_image(&self, page_lsn: Lsn) -> bool {
-        page_lsn <= self.redo_lsn()
     }
 
     /// Bytes of segment files on disk.

@@ -7,8 +7,8 @@ use common::*;
 use folio_io::{Dir, FsDir, SimConfig, SimDir};
 use folio_page::{Lsn, PageId};
 use folio_wal::{
-    CommitMode, Inserted, RecordBuilder, Recycle, RmgrId, Wal, WalConfig, WalError, WalReader,
-    segment_file_name,
+    CommitMode, Inserted, MAX_IMAGE_ATTEMPTS, RecordBuilder, Recycle, RmgrId, Wal, WalConfig,
+    WalError, WalReader, segment_file_name,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -764,4 +764,62 @@ fn record_built_against_a_stale_redo_point_is_refused() {
     rebuilt.set_redo_lsn_seen(wal.redo_lsn());
     let inserted = wal.insert(&rebuilt).expect("insert");
     assert_eq!(inserted.start_lsn, redo);
+}
+
+// Proves `log_with_images` owns the image rule's retry: when a checkpoint
+// overtakes a record's image decision, the record is built again against
+// the new redo point (and then carries the image the new point requires);
+// and if a checkpoint moves the redo point during every attempt, it gives
+// up after MAX_IMAGE_ATTEMPTS attempts with RedoPointUnstable, having
+// inserted none of them.
+#[test]
+fn image_decisions_retry_a_bounded_number_of_times() {
+    let dir = sim();
+    let wal = Wal::open(dir.clone(), small_config()).expect("open");
+    let changed_at = insert_seq(&wal, 1, 0..3).last().expect("inserted").end_lsn;
+    let image = image(3);
+    let mut attempts = 0u32;
+    let mut images = Vec::new();
+    let inserted = wal
+        .log_with_images(|rule| -> Result<Inserted, WalError> {
+            attempts += 1;
+            let needs = rule.needs_image(changed_at);
+            images.push(needs);
+            let mut record = rule.record(RmgrId(9), 1);
+            record.register_page(PageId(5), needs.then_some(&*image))?;
+            if attempts == 1 {
+                insert_seq(&wal, 2, 0..1);
+                wal.begin_checkpoint();
+            }
+            rule.insert(&record)
+        })
+        .expect("the second attempt fits");
+    assert_eq!(attempts, 2);
+    assert_eq!(
+        images,
+        [false, true],
+        "decided again against the new redo point"
+    );
+    assert!(inserted.start_lsn >= wal.redo_lsn());
+
+    let mut attempts = 0u32;
+    let gave_up = wal.log_with_images(|rule| -> Result<Inserted, WalError> {
+        attempts += 1;
+        let record = rule.record(RmgrId(9), 2);
+        insert_seq(&wal, 3, u64::from(attempts)..u64::from(attempts) + 1);
+        wal.begin_checkpoint();
+        rule.insert(&record)
+    });
+    assert_eq!(attempts, MAX_IMAGE_ATTEMPTS);
+    assert!(matches!(
+        gave_up,
+        Err(WalError::RedoPointUnstable { attempts }) if attempts == MAX_IMAGE_ATTEMPTS
+    ));
+    wal.flush_all().expect("flush");
+    drop(wal);
+    let given_up: Vec<_> = read_all(dir)
+        .into_iter()
+        .filter(|r| r.rmgr == RmgrId(9) && r.rtype == 2)
+        .collect();
+    assert!(given_up.is_empty(), "a refused attempt was inserted");
 }

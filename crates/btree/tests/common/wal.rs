@@ -8,7 +8,7 @@ use folio_btree::BtreeRedo;
 use folio_buffer::{BufferPool, MetaLogger, MetaPageChange, PoolConfig, WalFlusher};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::{CHECKSUM_OFFSET, Lsn, PAGE_SIZE, Page, PageId, header_lsn, set_header_lsn};
-use folio_wal::{PageRedo, ReaderOptions, Record, RecordBuilder, Recycle, RmgrId, Wal, WalConfig};
+use folio_wal::{PageRedo, ReaderOptions, Record, Recycle, RmgrId, Wal, WalConfig, WalError};
 use std::error::Error;
 use std::sync::Arc;
 
@@ -31,16 +31,16 @@ pub struct Logger(pub Arc<Wal>);
 
 impl MetaLogger for Logger {
     fn log(&self, rtype: u8, pages: &[MetaPageChange<'_>]) -> Result<Lsn, BoxError> {
-        let mut record = RecordBuilder::new(RmgrId::PAGE_ALLOC, rtype);
-        for change in pages {
-            let image = self
-                .0
-                .needs_page_image(change.old_lsn)
-                .then_some(change.page);
-            let block = record.register_page(change.page_id, image)?;
-            record.register_page_data(block, change.data)?;
-        }
-        Ok(self.0.insert(&record)?.end_lsn)
+        let logged = self.0.log_with_images(|rule| -> Result<Lsn, WalError> {
+            let mut record = rule.record(RmgrId::PAGE_ALLOC, rtype);
+            for change in pages {
+                let image = rule.needs_image(change.old_lsn).then_some(change.page);
+                let block = record.register_page(change.page_id, image)?;
+                record.register_page_data(block, change.data)?;
+            }
+            Ok(rule.insert(&record)?.end_lsn)
+        });
+        logged.map_err(|e| Box::new(e) as BoxError)
     }
 }
 

@@ -1,12 +1,14 @@
-//! Test support: a pool and a WAL on one simulated directory, a tiny
-//! resource manager that writes bytes at an offset, and a model of what
+//! Test support for `replay.rs`: a pool and a WAL on one simulated
+//! directory wired as the database wires them (this crate's adapters), a
+//! tiny resource manager that writes bytes at an offset, and a model of what
 //! every page must hold.
 #![allow(dead_code)]
 
 use folio_buffer::{BufferPool, PoolConfig};
+use folio_db::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 use folio_io::{Dir, OpenOptions, SimDir};
 use folio_page::{HEADER_SIZE, Lsn, PAGE_SIZE, Page, PageId};
-use folio_recovery::{RedoRegistry, WalMetaLogger, WalPageFlusher};
+use folio_recovery::RedoRegistry;
 use folio_wal::{PageRedo, Record, RecordBuilder, RedoError, RmgrId, Wal, WalConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -48,6 +50,7 @@ impl PageRedo for TestRedo {
 
 pub fn registry() -> RedoRegistry {
     let mut r = RedoRegistry::with_builtin();
+    r.register(Arc::new(PageAllocRedo));
     r.register(Arc::new(TestRedo));
     r
 }

@@ -1,15 +1,15 @@
 //! The recovery driver, checkpoints and the end-of-WAL rules, on the
 //! simulated device.
 
-mod common;
+mod replay_support;
 
-use common::*;
 use folio_io::{Dir, SimConfig, SimDir};
 use folio_page::{HEADER_SIZE, Lsn, PAGE_SIZE, PageId};
 use folio_recovery::{
     CONTROL_FILE, CheckpointConfig, CheckpointKind, Checkpointer, ControlData, ControlError,
     DbState, RecoveryError, RecoveryOptions, RecoveryStats, insert_commit, recover,
 };
+use replay_support::*;
 use std::sync::Arc;
 
 fn options(io_concurrency: usize, threads: usize) -> RecoveryOptions {

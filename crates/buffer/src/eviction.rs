@@ -9,7 +9,7 @@
 //! image overwriting a newer one).
 
 use crate::counters::Counter;
-use crate::pool::Backoff;
+use crate::latch::Backoff;
 use crate::state::{self, EVICTED, MARKED, UNLOCKED};
 use crate::{BufferError, BufferPool};
 use folio_page::{Lsn, PAGE_SIZE, Page, PageId};

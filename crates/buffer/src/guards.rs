@@ -195,7 +195,7 @@ impl<'a> OptimisticGuard<'a> {
     pub fn upgrade(self) -> Result<ExclusiveGuard<'a>, Restart> {
         let pool = self.pool;
         let word = pool.state_word(self.page_id.0);
-        let mut backoff = crate::pool::Backoff::default();
+        let mut backoff = crate::latch::Backoff::default();
         loop {
             let seen = state::load(word);
             if seen.version() != self.start.version() || !seen.is_readable() {

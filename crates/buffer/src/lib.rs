@@ -11,14 +11,18 @@
 //! `cleaner.rs` (writing ahead of the clock),
 //! `meta.rs` (meta page, free list), `meta_log.rs` (logging hook and
 //! redo of allocation changes), `paced_flush.rs` (checkpoint writes), `guards.rs` (latch guards, racy
-//! copies), `counters.rs` (per-thread counters), `pool.rs` (the pool).
+//! copies), `counters.rs` (per-thread counters), `latch.rs` (latch
+//! acquisition), `fault.rs` (frames, fault-in, huge pages), `pool.rs` (the
+//! pool: configuration, construction, hooks).
 
 mod cleaner;
 mod counters;
 mod error;
 mod eviction;
 mod extent;
+mod fault;
 mod guards;
+mod latch;
 #[cfg(all(test, feature = "loom"))]
 mod loom_model;
 mod meta;

@@ -38,8 +38,8 @@
 //! before its latches are released, and undone if logging fails
 //! (`meta_log.rs`).
 
+use crate::fault::Fill;
 use crate::meta_log::{self, MetaLogger, MetaPageChange};
-use crate::pool::Fill;
 use crate::{BufferError, BufferPool, ExclusiveGuard};
 use folio_io::File;
 use folio_page::{PAGE_SIZE, Page, PageId, PageType};

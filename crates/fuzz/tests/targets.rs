@@ -9,9 +9,9 @@ use folio_buffer::{BufferPool, PoolConfig, redo_alloc_block};
 use folio_fuzz::{Input, bytes_like, fuzz, within_allocation};
 use folio_io::{Dir, OpenOptions, SimConfig, SimDir};
 use folio_page::{
-    Lsn, PAGE_SIZE, Page, PageId, PageType, SlottedPage, SlottedPageMut, header_lower, header_lsn,
-    header_page_type, header_special, header_upper, init_page, is_zero_page, set_checksum,
-    verify_checksum,
+    ItemId, LinePointerPage, LinePointerPageMut, Lsn, PAGE_SIZE, Page, PageId, PageType,
+    header_lower, header_lsn, header_page_type, header_special, header_upper, init_page,
+    is_zero_page, set_checksum, verify_checksum,
 };
 use folio_recovery::{ControlData, DbState, checkpoint_redo_lsn};
 use folio_wal::{
@@ -41,23 +41,24 @@ fn reseal_page(id: PageId) -> impl Fn(&mut Vec<u8>) {
     }
 }
 
-/// Slotted pages: empty, a few items, items deleted, nearly full.
-fn slotted_samples() -> Vec<Vec<u8>> {
+/// Line-pointer pages: empty, a few items, items dead, redirected and
+/// unused, nearly full.
+fn line_pointer_samples() -> Vec<Vec<u8>> {
     let mut samples = Vec::new();
-    for (items, delete) in [(0usize, false), (12, false), (30, true), (400, false)] {
+    for (items, churn) in [(0usize, false), (12, false), (30, true), (400, false)] {
         let mut page = Box::new([0u8; PAGE_SIZE]);
         init_page(&mut page, PageType::Raw, 16);
         {
-            let mut view = SlottedPageMut::new(&mut page).unwrap();
+            let mut view = LinePointerPageMut::new(&mut page).unwrap();
             for i in 0..items {
-                if view.push(&vec![i as u8; 3 + i % 40]).is_err() {
+                if view.add(&vec![i as u8; 3 + i % 40]).is_err() {
                     break;
                 }
             }
-            if delete {
-                for slot in (0..view.count()).step_by(3).rev() {
-                    view.delete(slot).unwrap();
-                }
+            if churn {
+                view.set_dead(ItemId(3)).unwrap();
+                view.set_redirect(ItemId(5), ItemId(6)).unwrap();
+                view.set_unused(ItemId(9)).unwrap();
             }
         }
         set_checksum(&mut page, PageId(7));
@@ -68,14 +69,14 @@ fn slotted_samples() -> Vec<Vec<u8>> {
 
 #[test]
 fn page_header_and_items() {
-    let samples = slotted_samples();
+    let samples = line_pointer_samples();
     fuzz(
         "page",
         bytes_like(samples.len(), PAGE_SIZE),
         |input: Input| {
             let page = page_of(&input.bytes(&samples, reseal_page(PageId(7))));
-            // Linear in the page: `check_invariants` sorts one 24-byte entry
-            // per slot (at most 2042 slots).
+            // Linear in the page: `check_invariants` sorts one entry per line
+            // pointer (at most 2042).
             within_allocation(8 * PAGE_SIZE, "page", || {
                 let _ = (
                     header_lsn(&page),
@@ -88,23 +89,26 @@ fn page_header_and_items() {
                     header_special(&page),
                 );
                 let _ = verify_checksum(&page, PageId(7));
-                if let Ok(view) = SlottedPage::new(&page) {
-                    for slot in 0..view.count() {
-                        let _ = view.get(slot);
+                if let Ok(view) = LinePointerPage::new(&page) {
+                    for id in 0..view.count() as u16 {
+                        let _ = (view.state(ItemId(id)), view.get(ItemId(id)));
+                        let _ = view.resolve(ItemId(id));
                     }
                     let _ = view.check_invariants();
-                    let _ = (view.free_space(), view.free_space_after_compaction());
+                    let _ = (view.contiguous_free(), view.free_after_compaction());
                     let _ = (view.max_item_len(), view.special().len());
                 }
                 let mut copy = page.clone();
-                if let Ok(mut view) = SlottedPageMut::new(&mut copy) {
-                    let n = view.count();
-                    let _ = view.push(b"fuzz");
-                    let _ = view.update(n / 2, b"x");
-                    let _ = view.insert_at(n / 3, b"abc");
-                    let _ = view.delete(0);
+                if let Ok(mut view) = LinePointerPageMut::new(&mut copy) {
+                    let n = view.as_view().count() as u16;
+                    let _ = view.add(b"fuzz");
+                    let _ = view.replace(ItemId(n / 2), b"x");
+                    let _ = view.replace(ItemId(n / 3), &[7; 300]);
+                    let _ = view.set_redirect(ItemId(n / 4), ItemId(n / 5));
+                    let _ = view.set_dead(ItemId(0));
+                    let _ = view.set_unused(ItemId(n.saturating_sub(1)));
                     let _ = view.compact();
-                    let _ = view.check_invariants();
+                    let _ = view.as_view().check_invariants();
                 }
             })
         },

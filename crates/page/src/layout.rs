@@ -16,7 +16,7 @@
 //!
 //! After the header: the slot array (growing up to `lower`), free space,
 //! the items (growing down from `special` to `upper`) and the special area;
-//! see `slotted.rs` for that part. An all-zero page is a page that was never
+//! see `line_pointer.rs` for that part. An all-zero page is a page that was never
 //! written ([`PageType::Zero`]).
 
 use crate::Lsn;
@@ -103,7 +103,7 @@ impl PageType {
     }
 }
 
-/// Initialises `page` as an empty slotted page of `page_type` with a special
+/// Initialises `page` as an empty page of `page_type` with a special
 /// area of `special_size` bytes (rounded up to [`SPECIAL_ALIGN`]) at the end.
 ///
 /// Every byte of the page is rewritten: the header gets `lower = HEADER_SIZE`,
@@ -169,17 +169,17 @@ pub fn header_layout_version(page: &Page) -> u8 {
     page[LAYOUT_VERSION_OFFSET]
 }
 
-/// The `lower` field: end of the slot array. Unvalidated; `SlottedPage::new` validates.
+/// The `lower` field: end of the line-pointer array. Unvalidated; `LinePointerPage::new` validates.
 pub fn header_lower(page: &Page) -> usize {
     read_u16(page, LOWER_OFFSET)
 }
 
-/// The `upper` field: start of the item data. Unvalidated; `SlottedPage::new` validates.
+/// The `upper` field: start of the item data. Unvalidated; `LinePointerPage::new` validates.
 pub fn header_upper(page: &Page) -> usize {
     read_u16(page, UPPER_OFFSET)
 }
 
-/// The `special` field: start of the special area. Unvalidated; `SlottedPage::new` validates.
+/// The `special` field: start of the special area. Unvalidated; `LinePointerPage::new` validates.
 pub fn header_special(page: &Page) -> usize {
     read_u16(page, SPECIAL_OFFSET)
 }

@@ -1,12 +1,13 @@
 //! folio's 8 KiB page: identifiers, the page header, the CRC-32C checksum and
-//! the slotted item layout. Pure functions over byte arrays; no I/O, no
-//! latches. The byte layouts are documented in `layout.rs` (header),
-//! `slotted.rs` (slots) and the crate README.
+//! the line-pointer page the heap stores items in. Pure functions over byte
+//! arrays; no I/O, no latches. The byte layouts are documented in
+//! `layout.rs` (header), `line_pointer.rs` (line pointers) and the crate
+//! README.
 
 mod checksum;
 mod ids;
 mod layout;
-mod slotted;
+mod line_pointer;
 
 pub use checksum::{ChecksumError, page_checksum, set_checksum, verify_checksum};
 pub use ids::{Lsn, PageId};
@@ -17,4 +18,7 @@ pub use layout::{
     header_layout_version, header_lower, header_lsn, header_page_type, header_special,
     header_upper, init_page, is_zero_page, set_header_flags, set_header_lsn,
 };
-pub use slotted::{MAX_SLOTS, SLOT_SIZE, SlotError, SlottedPage, SlottedPageMut};
+pub use line_pointer::{
+    FLAG_HAS_FREE_LINES, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState,
+    LpError, MAX_LINE_POINTERS,
+};

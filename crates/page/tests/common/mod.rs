@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
-use folio_page::{Page, PageType, SlotError, SlottedPageMut, init_page};
+use folio_page::{LINE_POINTER_SIZE, LinePointerPageMut, LpError, Page, PageType, init_page};
 
 /// SplitMix64: a tiny deterministic generator, so every test replays exactly.
 pub struct SplitMix64(pub u64);
@@ -34,22 +34,22 @@ pub fn full_page(seed: u64) -> Page {
     let mut rng = SplitMix64(seed);
     let mut page = [0u8; folio_page::PAGE_SIZE];
     init_page(&mut page, PageType::Raw, 16);
-    let mut slotted = SlottedPageMut::new(&mut page).expect("fresh page is valid");
-    rng.fill(slotted.special_mut());
+    let mut items = LinePointerPageMut::new(&mut page).expect("fresh page is valid");
+    rng.fill(items.special_mut());
     loop {
         let mut item = vec![0u8; 1 + rng.below(200)];
         rng.fill(&mut item);
-        match slotted.push(&item) {
+        match items.add(&item) {
             Ok(_) => {}
-            Err(SlotError::NoSpace { .. }) => break,
+            Err(LpError::NoSpace { .. }) => break,
             Err(e) => panic!("unexpected {e}"),
         }
     }
     // Use up the last few bytes with an item that exactly fits.
-    let rest = slotted.free_space_after_compaction();
-    if rest > folio_page::SLOT_SIZE {
-        let item = vec![0x5A; rest - folio_page::SLOT_SIZE];
-        slotted.push(&item).expect("exact fit");
+    let rest = items.as_view().free_after_compaction().expect("valid");
+    if rest > LINE_POINTER_SIZE {
+        let item = vec![0x5A; rest - LINE_POINTER_SIZE];
+        items.add(&item).expect("exact fit");
     }
     page
 }

@@ -7,9 +7,13 @@
 //! saves the allocation; on copy-on-write filesystems (or after its pages
 //! left the OS cache) its writes become read-modify-write and cost more. The
 //! model keeps an exponentially weighted mean per kind and, when an old
-//! segment is retired, picks the kind with the lower mean. It explores: each
-//! kind gets [`MIN_SAMPLES`] samples first, and afterwards the dearer kind is
-//! tried again now and then, so a changed environment is noticed. How often
+//! segment is retired, picks the kind it currently prefers. Robustness:
+//! each kind gets [`MIN_SAMPLES`] samples before the means are trusted, and
+//! the preference changes only when the other kind's mean is lower by more
+//! than [`SWITCH_MARGIN`] (hysteresis), so two kinds that cost about the
+//! same — where the means cross back and forth with the machine's noise —
+//! do not make it flap. It explores: the other kind is tried again now and
+//! then, so a changed environment is noticed. How often
 //! depends on how much dearer it is: exploring costs the difference of the
 //! means, and the interval is chosen so that this stays within
 //! [`EXPLORE_BUDGET`] of the cheaper kind's cost (at least every
@@ -28,7 +32,10 @@ pub enum SegmentKind {
 }
 
 /// Samples each kind needs before the model trusts its mean.
-pub const MIN_SAMPLES: u64 = 2;
+pub const MIN_SAMPLES: u64 = 4;
+/// The preference switches only when the other kind is cheaper by more
+/// than this fraction of the preferred kind's mean.
+pub const SWITCH_MARGIN: f64 = 0.10;
 /// Exploration may cost at most this fraction of the cheaper kind's cost.
 pub const EXPLORE_BUDGET: f64 = 0.02;
 /// The most often the dearer kind is explored: one decision in this many.
@@ -63,6 +70,10 @@ pub struct CostModel {
     decisions: u64,
     /// Decisions since the dearer kind was last explored.
     since_explore: u64,
+    /// The kind preferred now (`None` until both are sampled).
+    preferred: Option<SegmentKind>,
+    /// Times the preference changed.
+    switches: u64,
 }
 
 /// A snapshot of the model, for statistics and benchmarks.
@@ -72,6 +83,10 @@ pub struct CostSnapshot {
     pub recycled_samples: u64,
     pub created_mean_ns: f64,
     pub created_samples: u64,
+    /// The kind the model prefers now (`None` while it is still sampling).
+    pub preferred: Option<SegmentKind>,
+    /// Times the preference changed.
+    pub switches: u64,
 }
 
 impl CostModel {
@@ -92,14 +107,37 @@ impl CostModel {
         if self.created.samples < MIN_SAMPLES {
             return false;
         }
-        let cheaper_recycle = self.recycled.mean_ns <= self.created.mean_ns;
+        let preferred = self.update_preference();
         self.since_explore += 1;
+        let recycle = preferred == SegmentKind::Recycled;
         if self.since_explore >= self.explore_interval() {
             self.since_explore = 0;
-            !cheaper_recycle
+            !recycle
         } else {
-            cheaper_recycle
+            recycle
         }
+    }
+
+    /// The preferred kind, switched only past the margin (both kinds have
+    /// their samples).
+    fn update_preference(&mut self) -> SegmentKind {
+        let (recycled, created) = (self.recycled.mean_ns, self.created.mean_ns);
+        let next = match self.preferred {
+            None if recycled <= created => SegmentKind::Recycled,
+            None => SegmentKind::Created,
+            Some(SegmentKind::Recycled) if created < recycled * (1.0 - SWITCH_MARGIN) => {
+                SegmentKind::Created
+            }
+            Some(SegmentKind::Created) if recycled < created * (1.0 - SWITCH_MARGIN) => {
+                SegmentKind::Recycled
+            }
+            Some(kind) => kind,
+        };
+        if self.preferred.is_some_and(|kind| kind != next) {
+            self.switches += 1;
+        }
+        self.preferred = Some(next);
+        next
     }
 
     /// Decisions between explorations of the dearer kind: the extra cost of
@@ -120,6 +158,8 @@ impl CostModel {
             recycled_samples: self.recycled.samples,
             created_mean_ns: self.created.mean_ns,
             created_samples: self.created.samples,
+            preferred: self.preferred,
+            switches: self.switches,
         }
     }
 }
@@ -133,12 +173,14 @@ mod tests {
     #[test]
     fn auto_picks_cheaper_after_exploring() {
         let mut m = CostModel::default();
-        assert!(m.prefer_recycle());
-        m.record(SegmentKind::Recycled, 300);
-        m.record(SegmentKind::Recycled, 300);
-        assert!(!m.prefer_recycle(), "created not sampled yet");
-        m.record(SegmentKind::Created, 100);
-        m.record(SegmentKind::Created, 100);
+        for _ in 0..MIN_SAMPLES {
+            assert!(m.prefer_recycle(), "recycled not sampled enough yet");
+            m.record(SegmentKind::Recycled, 300);
+        }
+        for _ in 0..MIN_SAMPLES {
+            assert!(!m.prefer_recycle(), "created not sampled enough yet");
+            m.record(SegmentKind::Created, 100);
+        }
         // Recycling costs 3x creating: one exploration costs 2 cheap
         // segments, so with a 2% budget it happens once per 100 decisions.
         assert_eq!(m.explore_interval(), 100);
@@ -166,5 +208,71 @@ mod tests {
             m.record(SegmentKind::Created, 1_000_000);
         }
         assert_eq!(m.explore_interval(), EXPLORE_EVERY_MAX);
+    }
+
+    /// A deterministic noise factor in `1 ± amplitude`.
+    fn noisy(i: u64, amplitude: f64) -> f64 {
+        let x = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+        1.0 + amplitude * (2.0 * x - 1.0)
+    }
+
+    // Proves the hysteresis: two kinds that cost the same within +-15 %
+    // noise per sample never switch the preference in 2,000 decisions (the
+    // old rule followed every crossing of the means); a kind that becomes
+    // clearly cheaper is adopted, with one switch, within a few samples.
+    #[test]
+    fn equal_costs_with_noise_do_not_flap_and_a_real_change_switches_once() {
+        let mut m = CostModel::default();
+        let mut i = 0u64;
+        let mut sample = |m: &mut CostModel, recycle: bool, base: f64| {
+            i += 1;
+            let kind = if recycle {
+                SegmentKind::Recycled
+            } else {
+                SegmentKind::Created
+            };
+            m.record(kind, (base * noisy(i, 0.15)) as u64);
+        };
+        for _ in 0..2_000 {
+            let recycle = m.prefer_recycle();
+            sample(&mut m, recycle, 1_000_000.0);
+            // The kind not chosen is sampled now and then too (as the
+            // segments prepared ahead and found at open are).
+            sample(&mut m, !recycle, 1_000_000.0);
+        }
+        assert_eq!(m.snapshot().switches, 0, "{:?}", m.snapshot());
+        let before = m.snapshot().preferred.expect("decided");
+        // The other kind becomes 40 % cheaper.
+        let cheaper = before == SegmentKind::Created;
+        let mut decisions_to_switch = None;
+        for n in 0..200 {
+            let recycle = m.prefer_recycle();
+            sample(
+                &mut m,
+                recycle,
+                if recycle == cheaper {
+                    600_000.0
+                } else {
+                    1_000_000.0
+                },
+            );
+            sample(
+                &mut m,
+                !recycle,
+                if recycle != cheaper {
+                    600_000.0
+                } else {
+                    1_000_000.0
+                },
+            );
+            if decisions_to_switch.is_none() && m.snapshot().preferred != Some(before) {
+                decisions_to_switch = Some(n);
+            }
+        }
+        assert_eq!(m.snapshot().switches, 1);
+        assert!(
+            decisions_to_switch.is_some_and(|n| n <= 8),
+            "{decisions_to_switch:?}"
+        );
     }
 }

@@ -315,6 +315,15 @@ impl<'a> LinePointerPage<'a> {
         self.bounds.special - HEADER_SIZE - LINE_POINTER_SIZE
     }
 
+    /// `TooLarge` for an item longer than [`Self::max_item_len`].
+    fn check_item_len(&self, len: usize) -> Result<(), LpError> {
+        let max = self.max_item_len();
+        if len > max {
+            return Err(LpError::TooLarge { len, max });
+        }
+        Ok(())
+    }
+
     /// The special area.
     pub fn special(&self) -> &'a [u8] {
         &self.page[self.bounds.special..]
@@ -407,6 +416,11 @@ impl<'a> LinePointerPageMut<'a> {
         write_u16(self.page, UPPER_OFFSET, upper);
     }
 
+    /// Writes line pointer `index`.
+    fn set_pointer(&mut self, index: usize, state: LineState) {
+        write_raw(self.page, index, encode(state));
+    }
+
     fn set_free_lines_hint(&mut self, on: bool) {
         let flags = header_flags(self.page);
         let flags = if on {
@@ -437,13 +451,7 @@ impl<'a> LinePointerPageMut<'a> {
     /// unchanged.
     pub fn add(&mut self, data: &[u8]) -> Result<ItemId, LpError> {
         let view = self.as_view();
-        let max = view.max_item_len();
-        if data.len() > max {
-            return Err(LpError::TooLarge {
-                len: data.len(),
-                max,
-            });
-        }
+        view.check_item_len(data.len())?;
         let count = view.count();
         let reuse = if header_flags(self.page) & FLAG_HAS_FREE_LINES != 0 {
             self.first_unused()?
@@ -470,13 +478,12 @@ impl<'a> LinePointerPageMut<'a> {
             }
         };
         let offset = self.place(data);
-        write_raw(
-            self.page,
+        self.set_pointer(
             index,
-            encode(LineState::Normal {
+            LineState::Normal {
                 offset,
                 len: data.len(),
-            }),
+            },
         );
         if reuse.is_none() {
             // None was Unused: a set hint was stale.
@@ -529,23 +536,16 @@ impl<'a> LinePointerPageMut<'a> {
         if data.len() <= len {
             // In place: the tail of the old item becomes fragmentation.
             self.page[offset..offset + data.len()].copy_from_slice(data);
-            write_raw(
-                self.page,
+            self.set_pointer(
                 id.index(),
-                encode(LineState::Normal {
+                LineState::Normal {
                     offset,
                     len: data.len(),
-                }),
+                },
             );
             return Ok(());
         }
-        let max = view.max_item_len();
-        if data.len() > max {
-            return Err(LpError::TooLarge {
-                len: data.len(),
-                max,
-            });
-        }
+        view.check_item_len(data.len())?;
         // The old bytes are free once the pointer lets go of them: count
         // them as such, then make room.
         let available = view.free_after_compaction()? + len;
@@ -555,20 +555,18 @@ impl<'a> LinePointerPageMut<'a> {
                 available,
             });
         }
-        let before = encode(LineState::Normal { offset, len });
-        write_raw(self.page, id.index(), encode(LineState::Dead));
+        self.set_pointer(id.index(), LineState::Dead);
         if let Err(e) = self.make_room(data.len()) {
-            write_raw(self.page, id.index(), before);
+            self.set_pointer(id.index(), LineState::Normal { offset, len });
             return Err(e);
         }
         let offset = self.place(data);
-        write_raw(
-            self.page,
+        self.set_pointer(
             id.index(),
-            encode(LineState::Normal {
+            LineState::Normal {
                 offset,
                 len: data.len(),
-            }),
+            },
         );
         Ok(())
     }
@@ -578,7 +576,7 @@ impl<'a> LinePointerPageMut<'a> {
     pub fn set_dead(&mut self, id: ItemId) -> Result<(), LpError> {
         self.as_view().state(id)?;
         self.check_not_redirect_target(id)?;
-        write_raw(self.page, id.index(), encode(LineState::Dead));
+        self.set_pointer(id.index(), LineState::Dead);
         Ok(())
     }
 
@@ -592,7 +590,7 @@ impl<'a> LinePointerPageMut<'a> {
             state => return Err(LpError::NotNormal { id: target, state }),
         }
         self.check_not_redirect_target(id)?;
-        write_raw(self.page, id.index(), encode(LineState::Redirect(target)));
+        self.set_pointer(id.index(), LineState::Redirect(target));
         Ok(())
     }
 
@@ -601,7 +599,7 @@ impl<'a> LinePointerPageMut<'a> {
     pub fn set_unused(&mut self, id: ItemId) -> Result<(), LpError> {
         self.as_view().state(id)?;
         self.check_not_redirect_target(id)?;
-        write_raw(self.page, id.index(), encode(LineState::Unused));
+        self.set_pointer(id.index(), LineState::Unused);
         let view = self.as_view();
         let mut count = view.count();
         while count > 0 && decode(self.page, view.bounds, count - 1)? == LineState::Unused {
@@ -643,11 +641,7 @@ impl<'a> LinePointerPageMut<'a> {
             let len = range.len();
             top -= len;
             self.page[top..top + len].copy_from_slice(&snapshot[range]);
-            write_raw(
-                self.page,
-                index,
-                encode(LineState::Normal { offset: top, len }),
-            );
+            self.set_pointer(index, LineState::Normal { offset: top, len });
         }
         self.set_upper(top);
         Ok(())

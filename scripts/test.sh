@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: every crate's tests, then the loom model of the
-# buffer manager's state word. Installs nothing beyond the Rust toolchain's
-# own components; safe to run on a fresh machine.
+# The whole test suite: every crate's tests, then the loom models of the
+# buffer manager's state word and of the commit instant. Installs nothing
+# beyond the Rust toolchain's own components; safe on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +15,6 @@ cargo test --workspace --no-fail-fast
 
 echo "== loom model of the buffer state word =="
 cargo test -p folio-buffer --features loom --release -- loom
+
+echo "== loom model of the commit instant =="
+cargo test -p folio-txn --features loom --release -- loom

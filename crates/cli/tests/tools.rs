@@ -66,7 +66,7 @@ fn closed_db(dir: &Path, keys: u32) -> PageId {
         }
     }
     db.commit().unwrap();
-    let root = db.roots().list().unwrap()[0].root;
+    let root = db.roots().lookup("t").unwrap().expect("tree t").root;
     db.close().unwrap();
     root
 }

@@ -12,9 +12,13 @@ use folio_recovery::{
     CheckpointKind, CheckpointStats, Checkpointer, ControlData, DbState, RecoveryStats,
     RedoRegistry, insert_commit, recover,
 };
+use folio_txn::{CsnLog, Durability, Isolation, Transaction, TxnManager, TxnRedo};
 use folio_wal::{Wal, WalMeta};
 use std::path::Path;
 use std::sync::Arc;
+
+/// The root-map name of the CSN log's directory tree (folio-txn).
+pub const CSN_LOG_TREE: &str = "folio.csnlog";
 
 /// The data file's name in the database directory.
 pub const DATA_FILE: &str = "data";
@@ -47,6 +51,7 @@ pub struct Database {
     // Field order is drop order: stop the checkpointer before the rest.
     checkpointer: Checkpointer,
     roots: RootMap,
+    txns: Arc<TxnManager>,
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     storage: Storage,
@@ -64,6 +69,7 @@ pub fn redo_registry() -> RedoRegistry {
     let mut registry = RedoRegistry::with_builtin();
     registry.register(Arc::new(PageAllocRedo));
     registry.register(Arc::new(BtreeRedo));
+    registry.register(Arc::new(TxnRedo));
     registry
 }
 
@@ -214,6 +220,14 @@ impl Database {
             options.checkpoint_config(),
         );
         let roots = RootMap::open_logged(&pool, Some(wal.clone()))?;
+        let directory = match roots.open_tree(CSN_LOG_TREE)? {
+            Some(tree) => tree,
+            None => roots.create_tree(CSN_LOG_TREE)?,
+        };
+        let txns = TxnManager::open(
+            CsnLog::open(pool.clone(), wal.clone(), directory),
+            options.txn_config(),
+        )?;
         checkpointer.checkpoint(CheckpointKind::Immediate)?;
         if options.background_checkpoints {
             checkpointer.start()?;
@@ -221,6 +235,7 @@ impl Database {
         Ok(Database {
             checkpointer,
             roots,
+            txns,
             pool,
             wal,
             storage,
@@ -254,6 +269,20 @@ impl Database {
     /// Opens the non-unique tree named `name`.
     pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, DbError> {
         Ok(self.roots.open_multi_tree(name)?)
+    }
+
+    /// The transaction manager.
+    pub fn txns(&self) -> &Arc<TxnManager> {
+        &self.txns
+    }
+
+    /// Starts a transaction (SERIALIZABLE is refused until it is built).
+    pub fn begin(
+        &self,
+        isolation: Isolation,
+        durability: Durability,
+    ) -> Result<Transaction, DbError> {
+        Ok(self.txns.begin(isolation, durability)?)
     }
 
     /// The commit point: inserts a commit record and (with

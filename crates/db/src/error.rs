@@ -43,6 +43,8 @@ pub enum DbError {
     Buffer(#[from] BufferError),
     #[error(transparent)]
     Btree(#[from] BtreeError),
+    #[error(transparent)]
+    Txn(#[from] folio_txn::TxnError),
 }
 
 impl From<WalError> for DbError {

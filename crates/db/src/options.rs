@@ -56,6 +56,12 @@ pub struct Options {
     /// "Thread placement"); the opening thread's affinity is restored
     /// when recovery ends.
     pub recovery_pin_threads: bool,
+    /// `deadlock_timeout`: how long a transaction waits for another before
+    /// it looks for a deadlock (1 s).
+    pub deadlock_timeout: Duration,
+    /// `lock_timeout`: how long a transaction waits for another at most
+    /// (`None`, the default: for ever).
+    pub lock_timeout: Option<Duration>,
     /// The documented override: open even when a corrupt WAL record is
     /// followed by valid WAL, discarding everything from the corruption on.
     pub truncate_at_corruption: bool,
@@ -101,6 +107,8 @@ impl Default for Options {
             recovery_io_concurrency: 32,
             recovery_threads: default_recovery_threads(),
             recovery_pin_threads: true,
+            deadlock_timeout: Duration::from_secs(1),
+            lock_timeout: None,
             truncate_at_corruption: false,
         }
     }
@@ -134,6 +142,13 @@ impl Options {
             max_database_bytes: self.max_database_bytes,
             checksums: self.checksums,
             ..folio_buffer::PoolConfig::default()
+        }
+    }
+
+    pub(crate) fn txn_config(&self) -> folio_txn::TxnConfig {
+        folio_txn::TxnConfig {
+            deadlock_timeout: self.deadlock_timeout,
+            lock_timeout: self.lock_timeout,
         }
     }
 

@@ -86,6 +86,8 @@ pub enum PageType {
     BtreeInner = 4,
     /// Raw test/benchmark payload.
     Raw = 5,
+    /// A page of the transaction manager's CSN log (folio-txn).
+    CsnLog = 6,
 }
 
 impl PageType {
@@ -98,6 +100,7 @@ impl PageType {
             3 => Some(PageType::BtreeLeaf),
             4 => Some(PageType::BtreeInner),
             5 => Some(PageType::Raw),
+            6 => Some(PageType::CsnLog),
             _ => None,
         }
     }

@@ -80,14 +80,33 @@ impl CommitClock {
 
     /// Commits the transaction whose fate is `fate` (its commit record is
     /// already durable): steps 1-3 of the module comment. Returns its CSN.
+    /// (The transaction manager runs the same steps with the fate stored
+    /// in a CSN-log page between `assign` and `publish`.)
     pub fn commit(&self, fate: &XidFate) -> Csn {
+        let ticket = self.assign();
+        fate.set_committed(ticket.csn());
+        ticket.csn()
+    }
+
+    /// Step 1: the next place in the commit order. The ticket publishes
+    /// when dropped (step 3), also if the commit failed in between: then
+    /// the CSN is a gap no fate carries, and later commits do not wait
+    /// for it forever.
+    pub fn assign(&self) -> CsnTicket<'_> {
         let csn = self.next.fetch_add(1, Ordering::Relaxed);
         assert!(csn <= Csn::MAX.0, "commit sequence numbers exhausted");
-        fate.set_committed(Csn(csn));
-        // Bounded by the progress of the committers of the CSNs just below
-        // ours, which are past their fetch_add and hold no lock.
+        CsnTicket {
+            clock: self,
+            csn: Csn(csn),
+        }
+    }
+
+    /// Step 3: waits until every CSN below `csn` is published, then
+    /// publishes `csn`. Bounded by the progress of the committers of the
+    /// CSNs just below, which are past their `assign` and hold no latch.
+    fn publish(&self, csn: Csn) {
         let mut spins = 0u32;
-        while self.completed.load(Ordering::Acquire) != csn - 1 {
+        while self.completed.load(Ordering::Acquire) != csn.0 - 1 {
             spins += 1;
             if spins < 64 {
                 std::hint::spin_loop();
@@ -99,8 +118,26 @@ impl CommitClock {
             #[cfg(feature = "loom")]
             yield_now();
         }
-        self.completed.store(csn, Ordering::Release);
-        Csn(csn)
+        self.completed.store(csn.0, Ordering::Release);
+    }
+}
+
+/// A CSN handed out and not yet published: publishes on drop.
+#[derive(Debug)]
+pub struct CsnTicket<'c> {
+    clock: &'c CommitClock,
+    csn: Csn,
+}
+
+impl CsnTicket<'_> {
+    pub fn csn(&self) -> Csn {
+        self.csn
+    }
+}
+
+impl Drop for CsnTicket<'_> {
+    fn drop(&mut self) {
+        self.clock.publish(self.csn);
     }
 }
 

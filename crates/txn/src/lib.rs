@@ -1,17 +1,35 @@
 //! folio's transaction manager (design: this crate's `README.md`).
 //!
-//! Built so far: transaction ids and commit sequence numbers (`ids.rs`), a
-//! transaction's fate as one atomic word (`fate.rs`), and the commit clock
-//! with one-number snapshots (`clock.rs`), model-checked with loom
-//! (`loom_model.rs`). Not yet: the persistent CSN log, waits, savepoints.
+//! Transaction ids and commit sequence numbers (`ids.rs`), a transaction's
+//! fate as one word (`fate.rs`), the commit clock with one-load snapshots
+//! (`clock.rs`, model-checked in `loom_model.rs`), the CSN log in pages
+//! (`log_page.rs`, `csn_log.rs`, `directory.rs`) with its WAL records and
+//! redo (`records.rs`), the manager (`manager.rs`), the table of running
+//! writers and their waits (`live.rs`) and the transaction (`transaction.rs`).
 
 mod clock;
+mod csn_log;
+mod directory;
+mod error;
 mod fate;
 mod ids;
+mod live;
+mod log_page;
 #[cfg(all(test, feature = "loom"))]
 mod loom_model;
+mod manager;
+mod records;
 mod sync;
+mod transaction;
 
-pub use clock::{CommitClock, Snapshot};
+pub use clock::{CommitClock, CsnTicket, Snapshot};
+pub use csn_log::{CsnLog, Limits};
+pub use directory::MAX_LOG_PAGES;
+pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
+pub use live::Ended;
+pub use log_page::XIDS_PER_PAGE;
+pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};
+pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, TxnRedo};
+pub use transaction::{Durability, Isolation, Transaction};

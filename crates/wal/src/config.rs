@@ -19,6 +19,10 @@ pub enum Recycle {
     Auto,
 }
 
+/// The background flusher's interval for asynchronous commits in `Sync`
+/// mode (`Wal::commit_async`): PostgreSQL's `wal_writer_delay` default.
+pub const DEFAULT_ASYNC_FLUSH_MS: u64 = 200;
+
 /// When a commit returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommitMode {

@@ -25,7 +25,9 @@ mod segment;
 mod wal_page;
 
 pub use builder::{BlockId, RecordBuilder};
-pub use config::{CommitMode, DEFAULT_SEGMENT_SIZE_BYTES, Recycle, WalConfig};
+pub use config::{
+    CommitMode, DEFAULT_ASYNC_FLUSH_MS, DEFAULT_SEGMENT_SIZE_BYTES, Recycle, WalConfig,
+};
 pub use decode::{
     Block, BlockView, DecodeError, Record, RecordView, decode_record, decode_record_into,
 };
@@ -179,7 +181,12 @@ pub struct Wal {
     info: OpenInfo,
     /// What `truncate_at_corruption` discarded when this open read the log.
     discarded: Option<Discarded>,
-    flusher: Option<Flusher>,
+    /// The background flusher: started at open in `Async` mode, or by the
+    /// first [`Wal::commit_async`] in `Sync` mode.
+    flusher: Mutex<Option<Flusher>>,
+    /// Whether `flusher` is running: the asynchronous commit's check, one
+    /// load (no lock on the commit path once it runs).
+    flusher_running: AtomicBool,
 }
 
 impl Wal {
@@ -303,7 +310,8 @@ impl Wal {
             config,
             info,
             discarded,
-            flusher,
+            flusher_running: AtomicBool::new(flusher.is_some()),
+            flusher: Mutex::new(flusher),
         })
     }
 
@@ -379,6 +387,32 @@ impl Wal {
             CommitMode::Sync => self.shared.flush_to(lsn),
             CommitMode::Async { .. } => self.shared.check_poisoned(),
         }
+    }
+
+    /// An asynchronous commit point whatever the configured mode (one
+    /// transaction's `synchronous_commit = off`): returns at once; the
+    /// background flusher, started here if it is not running, makes the
+    /// record durable within its interval (the configured one in `Async`
+    /// mode, else [`DEFAULT_ASYNC_FLUSH_MS`]). A crash may lose it; it never
+    /// corrupts anything.
+    pub fn commit_async(&self, _lsn: Lsn) -> Result<(), WalError> {
+        self.shared.check_poisoned()?;
+        if self.flusher_running.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut flusher = lock(&self.flusher);
+        if flusher.is_none() {
+            let interval = match self.config.commit_mode {
+                CommitMode::Async { flush_interval_ms } => flush_interval_ms,
+                CommitMode::Sync => DEFAULT_ASYNC_FLUSH_MS,
+            };
+            *flusher = Some(spawn_flusher(
+                self.shared.clone(),
+                Duration::from_millis(interval),
+            )?);
+            self.flusher_running.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     /// Writes and syncs everything inserted so far.
@@ -494,7 +528,8 @@ impl Wal {
 
 impl Drop for Wal {
     fn drop(&mut self) {
-        if let Some(mut f) = self.flusher.take() {
+        let flusher = self.flusher.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut f) = flusher.take() {
             *lock(&f.stop.0) = true;
             f.stop.1.notify_all();
             if let Some(t) = f.thread.take() {

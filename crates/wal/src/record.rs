@@ -87,6 +87,8 @@ impl RmgrId {
     pub const PAGE_ALLOC: RmgrId = RmgrId(2);
     /// The B+tree (btree crate).
     pub const BTREE: RmgrId = RmgrId(3);
+    /// The transaction manager: CSN-log pages, commits and aborts (txn crate).
+    pub const TXN: RmgrId = RmgrId(4);
 }
 
 /// Rounds `len` up to the record alignment.

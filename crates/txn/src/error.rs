@@ -1,0 +1,65 @@
+//! What the transaction manager reports.
+
+use crate::ids::Xid;
+use folio_page::PageId;
+
+/// A transaction-manager failure. The SQL layer maps the variants that
+/// PostgreSQL names to its SQLSTATE (`sqlstate`).
+#[derive(Debug, thiserror::Error)]
+pub enum TxnError {
+    #[error(transparent)]
+    Buffer(#[from] folio_buffer::BufferError),
+    #[error(transparent)]
+    Wal(#[from] folio_wal::WalError),
+    #[error(transparent)]
+    Btree(#[from] folio_btree::BtreeError),
+    /// A CSN-log page or directory entry is not what its format says.
+    #[error("the CSN log is corrupt at page {page}: {reason}")]
+    Corrupt { page: PageId, reason: String },
+    /// This transaction waited for another that waits, directly or through
+    /// others, for it; it was chosen to fail so the others can go on.
+    #[error("deadlock detected: {me} waited for {holder}, which waits for {me}")]
+    Deadlock { me: Xid, holder: Xid },
+    /// A wait for another transaction outlasted the lock timeout.
+    #[error("canceling statement due to lock timeout: {me} waited {waited_ms} ms for {holder}")]
+    LockTimeout {
+        me: Xid,
+        holder: Xid,
+        waited_ms: u64,
+    },
+    /// Snapshot isolation refused a write (the row changed after the
+    /// snapshot).
+    #[error("could not serialize access due to concurrent update")]
+    SerializationFailure,
+    /// An isolation level or feature this build does not provide.
+    #[error("{0}")]
+    NotSupported(String),
+    /// The transaction ended already (committed or rolled back).
+    #[error("the transaction has ended")]
+    Ended,
+    /// The in-memory directory of CSN-log pages is full (a limit of this
+    /// build, 17 billion transaction ids per run; the format has none).
+    #[error("transaction ids exhausted for this process: {0} (restart the database)")]
+    XidSpaceExhausted(Xid),
+}
+
+impl TxnError {
+    /// The SQLSTATE PostgreSQL reports for the same condition, if any.
+    pub fn sqlstate(&self) -> Option<&'static str> {
+        match self {
+            TxnError::Deadlock { .. } => Some("40P01"),
+            TxnError::LockTimeout { .. } => Some("55P03"),
+            TxnError::SerializationFailure => Some("40001"),
+            TxnError::NotSupported(_) => Some("0A000"),
+            TxnError::Ended => Some("25000"),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn corrupt(page: PageId, reason: impl Into<String>) -> TxnError {
+        TxnError::Corrupt {
+            page,
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The transaction manager: hands out xids and CSNs, decides what became
+//! of a transaction (the one owner of that rule, [`TxnManager::fate`]),
+//! and keeps the running writers.
+//!
+//! **Counters across crashes.** Neither the xid counter nor the CSN
+//! counter is logged per use. Each has a reservation limit kept in the CSN
+//! log's directory (a logged B+tree entry); a counter about to hand out a
+//! value at or past its limit first logs a limit [`RESERVE_STEP`] higher.
+//! The reservation's record precedes, in the WAL, every record that
+//! carries a value under it, so after any crash every xid and CSN ever
+//! used is below the recovered limits. A run starts both counters at the
+//! limits:
+//!
+//! - `next_xid = xid limit`, and that xid is the run's first (`run_start`);
+//! - `completed = csn limit - 1`: every transaction that committed before
+//!   has a CSN below the limit, so every snapshot of the new run sees all
+//!   of them.
+//!
+//! **Transactions a crash interrupted** are aborted by rule, with no pass
+//! over the log: an xid below `run_start` whose fate is still "in
+//! progress" never committed (its commit record would have set the fate on
+//! replay), so it is aborted. The same holds in a run for an xid in
+//! progress in the log that is no longer in the live table (its abort
+//! could not be logged): [`TxnManager::outcome`].
+
+use crate::clock::{CommitClock, Snapshot};
+use crate::csn_log::{CsnLog, Limits};
+use crate::error::TxnError;
+use crate::fate::Fate;
+use crate::ids::{Csn, Xid};
+use crate::live::{Ended, LiveEntry, LiveTable};
+use crate::transaction::{Durability, Isolation, Transaction};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How far one reservation moves a counter's limit.
+pub const RESERVE_STEP: u64 = 1 << 16;
+
+/// Waits and timeouts (PostgreSQL's names and defaults).
+#[derive(Debug, Clone, Copy)]
+pub struct TxnConfig {
+    /// How long a waiter sleeps before it looks for a deadlock (1 s).
+    pub deadlock_timeout: Duration,
+    /// How long a waiter waits at most (`None`: for ever, the default).
+    pub lock_timeout: Option<Duration>,
+}
+
+impl Default for TxnConfig {
+    fn default() -> Self {
+        TxnConfig {
+            deadlock_timeout: Duration::from_secs(1),
+            lock_timeout: None,
+        }
+    }
+}
+
+/// What a writer needs to know about a transaction whose version it met.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Still running: wait for it with [`Transaction::wait_for`].
+    Running,
+    Committed(Csn),
+    Aborted,
+}
+
+/// The transaction manager of one database.
+#[derive(Debug)]
+pub struct TxnManager {
+    log: CsnLog,
+    clock: CommitClock,
+    next_xid: AtomicU64,
+    xid_limit: AtomicU64,
+    csn_limit: AtomicU64,
+    /// Serialises reservations (rare: once per `RESERVE_STEP` values).
+    reserving: Mutex<()>,
+    run_start: Xid,
+    pub(crate) live: LiveTable,
+    pub(crate) config: TxnConfig,
+}
+
+impl TxnManager {
+    /// The manager over `log`, continuing after its recovered limits.
+    pub fn open(log: CsnLog, config: TxnConfig) -> Result<Arc<TxnManager>, TxnError> {
+        let limits = log.limits()?.unwrap_or(Limits {
+            xid: Xid::FIRST_NORMAL,
+            csn: Csn(1),
+        });
+        Ok(Arc::new(TxnManager {
+            log,
+            clock: CommitClock::new(Csn(limits.csn.0 - 1)),
+            next_xid: AtomicU64::new(limits.xid.0),
+            xid_limit: AtomicU64::new(limits.xid.0),
+            csn_limit: AtomicU64::new(limits.csn.0),
+            reserving: Mutex::new(()),
+            run_start: limits.xid,
+            live: LiveTable::new(),
+            config,
+        }))
+    }
+
+    /// Starts a transaction. SERIALIZABLE is refused: it is not built yet,
+    /// and folio never runs it as a weaker level.
+    pub fn begin(
+        self: &Arc<Self>,
+        isolation: Isolation,
+        durability: Durability,
+    ) -> Result<Transaction, TxnError> {
+        if isolation == Isolation::Serializable {
+            return Err(TxnError::NotSupported(
+                "SERIALIZABLE isolation is not supported yet; use REPEATABLE READ \
+                 (snapshot isolation) or READ COMMITTED (folio never runs a \
+                 transaction at a weaker level than asked)"
+                    .into(),
+            ));
+        }
+        Ok(Transaction::new(self.clone(), isolation, durability))
+    }
+
+    /// A snapshot: one load.
+    pub fn snapshot(&self) -> Snapshot {
+        self.clock.snapshot()
+    }
+
+    /// The first xid of this run: an xid below it still "in progress" in
+    /// the log was interrupted by a crash.
+    pub fn run_start(&self) -> Xid {
+        self.run_start
+    }
+
+    /// The fate of `xid` for visibility: committed with its CSN, aborted,
+    /// or in progress. "In progress" may also be an abort that could not
+    /// be logged; both hide a version, so readers need not tell them apart
+    /// (writers ask [`TxnManager::outcome`]). An optimistic read of the
+    /// CSN log: writes nothing shared.
+    pub fn fate(&self, xid: Xid) -> Result<Fate, TxnError> {
+        if xid == Xid::BOOTSTRAP {
+            return Ok(Fate::Committed(Csn::ZERO));
+        }
+        Ok(match self.log.fate(xid)? {
+            // Its page never existed, so it never ended: interrupted.
+            None => Fate::Aborted,
+            Some(Fate::InProgress) if xid < self.run_start => Fate::Aborted,
+            Some(fate) => fate,
+        })
+    }
+
+    /// What a writer needs to know of `xid`: running (wait for it),
+    /// committed or aborted.
+    pub fn outcome(&self, xid: Xid) -> Result<Outcome, TxnError> {
+        match self.fate(xid)? {
+            Fate::Committed(csn) => Ok(Outcome::Committed(csn)),
+            Fate::Aborted => Ok(Outcome::Aborted),
+            Fate::InProgress => {
+                if self.live.get(xid).is_some() {
+                    return Ok(Outcome::Running);
+                }
+                // Gone from the table: it ended after our first look. Its
+                // fate was stored before it left, so a second look sees it
+                // unless its abort could not be logged.
+                Ok(match self.fate(xid)? {
+                    Fate::Committed(csn) => Outcome::Committed(csn),
+                    _ => Outcome::Aborted,
+                })
+            }
+        }
+    }
+
+    /// Running writers now.
+    pub fn running(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The CSN log.
+    pub fn log(&self) -> &CsnLog {
+        &self.log
+    }
+
+    /// A new xid, entered in the live table, its log page in place.
+    pub(crate) fn assign_xid(&self) -> Result<Arc<LiveEntry>, TxnError> {
+        let xid = Xid(self.next_xid.fetch_add(1, Ordering::Relaxed));
+        if xid.0 >= self.xid_limit.load(Ordering::Acquire) {
+            self.reserve(Some(xid), None)?;
+        }
+        self.log.ensure_page_for(xid)?;
+        Ok(self.live.start(xid))
+    }
+
+    pub(crate) fn clock(&self) -> &CommitClock {
+        &self.clock
+    }
+
+    /// Makes sure `csn` is below the logged CSN limit.
+    pub(crate) fn reserve_csn(&self, csn: Csn) -> Result<(), TxnError> {
+        if csn.0 >= self.csn_limit.load(Ordering::Acquire) {
+            self.reserve(None, Some(csn))?;
+        }
+        Ok(())
+    }
+
+    /// Logs limits above `xid` and `csn` where they are not already.
+    fn reserve(&self, xid: Option<Xid>, csn: Option<Csn>) -> Result<(), TxnError> {
+        let _one = self.reserving.lock().unwrap_or_else(|p| p.into_inner());
+        let mut limits = Limits {
+            xid: Xid(self.xid_limit.load(Ordering::Acquire)),
+            csn: Csn(self.csn_limit.load(Ordering::Acquire)),
+        };
+        let mut changed = false;
+        if let Some(xid) = xid.filter(|x| x.0 >= limits.xid.0) {
+            limits.xid = Xid(xid.0 + RESERVE_STEP);
+            changed = true;
+        }
+        if let Some(csn) = csn.filter(|c| c.0 >= limits.csn.0) {
+            limits.csn = Csn(csn.0 + RESERVE_STEP);
+            changed = true;
+        }
+        if changed {
+            self.log.set_limits(limits)?;
+            self.xid_limit.store(limits.xid.0, Ordering::Release);
+            self.csn_limit.store(limits.csn.0, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(&self, entry: &LiveEntry, how: Ended) {
+        self.live.finish(entry, how);
+    }
+}

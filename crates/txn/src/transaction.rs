@@ -1,0 +1,263 @@
+//! A transaction: its snapshot, its xid (assigned at its first write), its
+//! commit and rollback, and its waits for other transactions.
+//!
+//! **Commit** (README "The commit instant"): a CSN is assigned, the commit
+//! record — the CSN-log change, carrying xid and CSN — is inserted and the
+//! fate stored under the log page's latch, the record is made durable
+//! (group commit; or not waited for, with [`Durability::Async`]), and the
+//! CSN is published in order. Storing "committed(c)" before `c` is
+//! published is safe: no snapshot covers `c` yet, so the version stays
+//! invisible until the publication, and then it is visible to every later
+//! snapshot at once. An asynchronous commit is published in CSN order
+//! too, so it may wait for a synchronous commit that took the CSN before
+//! it to become durable (at most one flush).
+//!
+//! A transaction dropped without commit or rollback is rolled back.
+
+use crate::clock::Snapshot;
+use crate::error::TxnError;
+use crate::fate::Fate;
+use crate::ids::{Csn, Xid};
+use crate::live::{Ended, LiveEntry};
+use crate::manager::{Outcome, TxnManager};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Isolation levels, with PostgreSQL's meanings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// A new snapshot per statement ([`Transaction::next_statement`]).
+    ReadCommitted,
+    /// One snapshot for the whole transaction (snapshot isolation).
+    RepeatableRead,
+    /// Refused by [`TxnManager::begin`] until serializable snapshot
+    /// isolation is built.
+    Serializable,
+}
+
+/// When a commit returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// After the commit record is durable (under the WAL's `Sync` mode;
+    /// the WAL's `Async` mode makes every commit asynchronous).
+    Sync,
+    /// At once; the WAL's background flusher makes it durable within its
+    /// interval (`synchronous_commit = off`: a crash may lose the latest
+    /// commits, never corrupt anything).
+    Async,
+}
+
+/// A running transaction.
+#[derive(Debug)]
+pub struct Transaction {
+    mgr: Arc<TxnManager>,
+    isolation: Isolation,
+    durability: Durability,
+    snapshot: Snapshot,
+    /// Set at the first write.
+    entry: Option<Arc<LiveEntry>>,
+    ended: bool,
+}
+
+impl Transaction {
+    pub(crate) fn new(
+        mgr: Arc<TxnManager>,
+        isolation: Isolation,
+        durability: Durability,
+    ) -> Transaction {
+        let snapshot = mgr.snapshot();
+        Transaction {
+            mgr,
+            isolation,
+            durability,
+            snapshot,
+            entry: None,
+            ended: false,
+        }
+    }
+
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    pub fn manager(&self) -> &Arc<TxnManager> {
+        &self.mgr
+    }
+
+    /// The snapshot the current statement reads with.
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot
+    }
+
+    /// Starts a statement: READ COMMITTED takes a new snapshot; REPEATABLE
+    /// READ keeps the transaction's.
+    pub fn next_statement(&mut self) {
+        if self.isolation == Isolation::ReadCommitted {
+            self.snapshot = self.mgr.snapshot();
+        }
+    }
+
+    /// The xid, if the transaction has written.
+    pub fn existing_xid(&self) -> Option<Xid> {
+        self.entry.as_ref().map(|e| e.xid)
+    }
+
+    /// The xid, assigned now if this is the first write.
+    pub fn xid(&mut self) -> Result<Xid, TxnError> {
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        if let Some(entry) = &self.entry {
+            return Ok(entry.xid);
+        }
+        let entry = self.mgr.assign_xid()?;
+        let xid = entry.xid;
+        self.entry = Some(entry);
+        Ok(xid)
+    }
+
+    /// Whether `xid` is this transaction's own.
+    pub fn is_mine(&self, xid: Xid) -> bool {
+        self.entry.as_ref().is_some_and(|e| e.xid == xid)
+    }
+
+    /// Whether the work of `xid` is visible to this transaction's current
+    /// snapshot: its own, or committed at or before the snapshot.
+    pub fn sees(&self, xid: Xid) -> Result<bool, TxnError> {
+        if self.is_mine(xid) {
+            return Ok(true);
+        }
+        Ok(self.snapshot.sees(self.mgr.fate(xid)?))
+    }
+
+    /// Commits. Returns the CSN, or `None` for a transaction that wrote
+    /// nothing (it logs nothing and waits for nothing).
+    pub fn commit(mut self) -> Result<Option<Csn>, TxnError> {
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        self.ended = true;
+        let Some(entry) = self.entry.take() else {
+            return Ok(None);
+        };
+        let mgr = self.mgr.clone();
+        let wal = mgr.log().wal().clone();
+        if let Err(e) = wal.throttle() {
+            // The commit's own error is the one to report.
+            let _ = self.abort(&entry);
+            return Err(e.into());
+        }
+        let ticket = mgr.clock().assign();
+        let csn = ticket.csn();
+        let logged = mgr
+            .reserve_csn(csn)
+            .and_then(|()| mgr.log().set_fate(entry.xid, Fate::Committed(csn)));
+        let end = match logged {
+            Ok(end) => end,
+            Err(e) => {
+                drop(ticket); // a gap in the commit order
+                let _ = self.abort(&entry);
+                return Err(e);
+            }
+        };
+        let durable = match self.durability {
+            Durability::Sync => wal.commit(end),
+            Durability::Async => wal.commit_async(end),
+        };
+        // Published even if the flush failed: the WAL is poisoned then and
+        // the outcome is for recovery to tell; later commits must not wait
+        // for this one for ever.
+        drop(ticket);
+        mgr.finish(&entry, Ended::Committed);
+        durable?;
+        Ok(Some(csn))
+    }
+
+    /// Rolls back: the xid's fate becomes aborted (logged, not flushed).
+    pub fn rollback(mut self) -> Result<(), TxnError> {
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        self.ended = true;
+        match self.entry.take() {
+            Some(entry) => self.abort(&entry),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the abort and leaves the live table. If the abort record
+    /// cannot be logged (full disk, poisoned WAL), the xid stays "in
+    /// progress" in the log and, being out of the live table, is aborted by
+    /// rule (`TxnManager::outcome`); after a crash, by the run-start rule.
+    fn abort(&self, entry: &LiveEntry) -> Result<(), TxnError> {
+        let logged = self.mgr.log().set_fate(entry.xid, Fate::Aborted);
+        self.mgr.finish(entry, Ended::Aborted);
+        logged.map(|_| ())
+    }
+
+    /// Waits until `holder` ends (its version is in this transaction's
+    /// way) and says how it ended. Fails with `Deadlock` if, after
+    /// `deadlock_timeout`, the wait-for graph leads from `holder` back to
+    /// this transaction, and with `LockTimeout` after `lock_timeout`.
+    pub fn wait_for(&mut self, holder: Xid) -> Result<Ended, TxnError> {
+        let me = self.xid()?;
+        let mgr = self.mgr.clone();
+        let Some(held) = mgr.live.get(holder) else {
+            return Ok(match mgr.outcome(holder)? {
+                Outcome::Committed(_) => Ended::Committed,
+                _ => Ended::Aborted,
+            });
+        };
+        let mine = self.entry.clone().expect("assigned above");
+        mine.waiting_for.store(holder.0, Ordering::Release);
+        let result = wait_loop(&mgr, &held, me, holder);
+        mine.waiting_for.store(0, Ordering::Release);
+        result
+    }
+}
+
+fn wait_loop(mgr: &TxnManager, held: &LiveEntry, me: Xid, holder: Xid) -> Result<Ended, TxnError> {
+    let config = mgr.config;
+    let start = Instant::now();
+    let mut deadlock_checked = false;
+    loop {
+        let waited = start.elapsed();
+        if let Some(limit) = config.lock_timeout
+            && waited >= limit
+        {
+            return Err(TxnError::LockTimeout {
+                me,
+                holder,
+                waited_ms: waited.as_millis() as u64,
+            });
+        }
+        let mut next = Duration::from_secs(1);
+        if !deadlock_checked {
+            next = next.min(config.deadlock_timeout.saturating_sub(waited));
+        }
+        if let Some(limit) = config.lock_timeout {
+            next = next.min(limit.saturating_sub(waited));
+        }
+        if let Some(ended) = held.wait(next) {
+            return Ok(ended);
+        }
+        if !deadlock_checked && start.elapsed() >= config.deadlock_timeout {
+            deadlock_checked = true;
+            if mgr.live.leads_to(holder, me) {
+                return Err(TxnError::Deadlock { me, holder });
+            }
+        }
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.ended = true;
+            if let Some(entry) = self.entry.take() {
+                let _ = self.abort(&entry);
+            }
+        }
+    }
+}

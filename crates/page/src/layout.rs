@@ -88,6 +88,8 @@ pub enum PageType {
     Raw = 5,
     /// A page of the transaction manager's CSN log (folio-txn).
     CsnLog = 6,
+    /// A heap page: tuple versions on a line-pointer page (folio-heap).
+    Heap = 7,
 }
 
 impl PageType {
@@ -101,6 +103,7 @@ impl PageType {
             4 => Some(PageType::BtreeInner),
             5 => Some(PageType::Raw),
             6 => Some(PageType::CsnLog),
+            7 => Some(PageType::Heap),
             _ => None,
         }
     }
@@ -271,6 +274,8 @@ mod tests {
             PageType::BtreeLeaf,
             PageType::BtreeInner,
             PageType::Raw,
+            PageType::CsnLog,
+            PageType::Heap,
         ];
         for t in all {
             assert_eq!(PageType::from_u8(t as u8), Some(t));

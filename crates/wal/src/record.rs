@@ -89,6 +89,8 @@ impl RmgrId {
     pub const BTREE: RmgrId = RmgrId(3);
     /// The transaction manager: CSN-log pages, commits and aborts (txn crate).
     pub const TXN: RmgrId = RmgrId(4);
+    /// Heap tables: tuple versions (heap crate).
+    pub const HEAP: RmgrId = RmgrId(5);
 }
 
 /// Rounds `len` up to the record alignment.

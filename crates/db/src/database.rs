@@ -6,6 +6,7 @@ use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
+use folio_heap::{HeapRedo, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
 use folio_recovery::{
@@ -70,6 +71,7 @@ pub fn redo_registry() -> RedoRegistry {
     registry.register(Arc::new(PageAllocRedo));
     registry.register(Arc::new(BtreeRedo));
     registry.register(Arc::new(TxnRedo));
+    registry.register(Arc::new(HeapRedo));
     registry
 }
 
@@ -285,6 +287,23 @@ impl Database {
         Ok(self.txns.begin(isolation, durability)?)
     }
 
+    /// Creates a heap table named `name` (its page list is the tree
+    /// `heap.NAME` in the root map). Not transactional yet: the catalog
+    /// that makes DDL transactional is the next step.
+    pub fn create_table(&self, name: &str) -> Result<Table, DbError> {
+        self.check_writable()?;
+        let pages = self.roots.create_tree(&table_tree(name))?;
+        Ok(Table::open(self.pool.clone(), self.wal.clone(), pages))
+    }
+
+    /// Opens the heap table named `name`.
+    pub fn open_table(&self, name: &str) -> Result<Option<Table>, DbError> {
+        Ok(self
+            .roots
+            .open_tree(&table_tree(name))?
+            .map(|pages| Table::open(self.pool.clone(), self.wal.clone(), pages)))
+    }
+
     /// The commit point: inserts a commit record and (with
     /// `synchronous_commit`) waits until it is durable, sharing one fsync
     /// with every committer waiting at that moment. Every tree operation
@@ -379,6 +398,11 @@ impl Database {
         }
         Ok(())
     }
+}
+
+/// The root-map name of table `name`'s page list.
+fn table_tree(name: &str) -> String {
+    format!("heap.{name}")
 }
 
 /// The directory `path` locked, with its `wal/`, both opened by `open_dir`

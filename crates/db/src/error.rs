@@ -45,6 +45,8 @@ pub enum DbError {
     Btree(#[from] BtreeError),
     #[error(transparent)]
     Txn(#[from] folio_txn::TxnError),
+    #[error(transparent)]
+    Heap(#[from] folio_heap::HeapError),
 }
 
 impl From<WalError> for DbError {

@@ -1,0 +1,16 @@
+//! folio's heap tables (design: this crate's `README.md`): tuple versions
+//! with xmin, xmax and a link to the next version (`tuple.rs`) on
+//! line-pointer pages, WAL-logged with redo beside them (`records.rs`),
+//! read and written under MVCC (`visibility.rs`, `table.rs`).
+
+mod error;
+mod records;
+mod table;
+mod tuple;
+mod visibility;
+
+pub use error::HeapError;
+pub use records::{DELETE, HeapRedo, INIT_PAGE, INSERT, PageOp, UPDATE, apply};
+pub use table::{Table, Write};
+pub use tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
+pub use visibility::{WriteCheck, check_write, may_write, visible};

@@ -1,0 +1,471 @@
+//! A heap table: its pages, and insert, fetch, delete, update and scan of
+//! tuple versions under MVCC.
+//!
+//! **Pages.** A table's pages are listed in a logged B+tree (key: page id,
+//! big-endian), its page list; inserts go to a target page kept in memory
+//! and a new page is added when it is full (a free-space map is not built
+//! yet). A new page is initialised and logged with its image, then entered
+//! in the list; a crash between the two leaks the page.
+//!
+//! **Changes** are computed on a private copy of each page, logged (the
+//! page operations of `records.rs`, or the page's image under the WAL's
+//! full-page-image rule) and then installed, under the pages' exclusive
+//! latches: a failed insert of the record leaves every page as it was.
+//!
+//! **Latch order**: an update whose new version goes to another page
+//! latches both pages in page-id order; the page list's tree is latched
+//! only while no heap page is.
+//!
+//! **Reads** copy the page optimistically and decode the copy: a reader
+//! writes no shared memory (no latch word, no hint bit).
+
+use crate::error::HeapError;
+use crate::records::{INIT_PAGE, INSERT, PageOp, UPDATE, apply};
+use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
+use crate::visibility::{WriteCheck, check_write, may_write, visible};
+use folio_btree::{Direction, Tree};
+use folio_buffer::{BufferPool, ExclusiveGuard};
+use folio_page::{
+    HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
+    PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
+};
+use folio_txn::Transaction;
+use folio_wal::{RmgrId, Wal};
+use std::ops::Bound;
+use std::sync::{Arc, Mutex};
+
+/// The largest row a heap page holds (an empty page: one line pointer and
+/// the tuple header).
+pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
+
+/// What a delete or update did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// Done; for an update, where the new version is.
+    Done(Option<Tid>),
+    /// The row is gone: deleted by this transaction, or by one whose
+    /// deletion the snapshot sees. Nothing was changed.
+    Gone,
+    /// READ COMMITTED: the row was updated by a transaction that committed
+    /// after the snapshot; its next version is at `Tid` (re-check the
+    /// statement's condition there and write that one). Nothing was changed.
+    Moved(Tid),
+}
+
+/// One heap table.
+#[derive(Debug)]
+pub struct Table {
+    pool: Arc<BufferPool>,
+    wal: Arc<Wal>,
+    pages: Tree,
+    /// The page inserts go to.
+    target: Mutex<Option<PageId>>,
+}
+
+/// One page of a change: its latch, its content after the change, the
+/// operations that log it.
+struct Change<'g, 'p> {
+    guard: &'g mut ExclusiveGuard<'p>,
+    after: Box<Page>,
+    ops: Vec<PageOp>,
+}
+
+impl Table {
+    /// The table whose page list is `pages` (a logged tree).
+    pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, pages: Tree) -> Table {
+        Table {
+            pool,
+            wal,
+            pages,
+            target: Mutex::new(None),
+        }
+    }
+
+    /// The page list's tree.
+    pub fn page_list(&self) -> &Tree {
+        &self.pages
+    }
+
+    /// Inserts `row` as a new version by `txn`. Returns where it lives.
+    pub fn insert(&self, txn: &mut Transaction, row: &[u8]) -> Result<Tid, HeapError> {
+        check_row_len(row)?;
+        let tuple = TupleHeader::new(txn.xid()?).tuple(row);
+        loop {
+            let mut page = self.target_page(None)?;
+            let mut after = Box::new(*page);
+            let Some(item) = try_add(&mut after, &tuple, page.page_id())? else {
+                self.retire_target(page.page_id());
+                continue;
+            };
+            let ops = vec![PageOp::Insert {
+                item,
+                tuple: tuple.clone(),
+            }];
+            let tid = Tid {
+                page: page.page_id(),
+                item,
+            };
+            self.log(
+                INSERT,
+                &mut [Change {
+                    guard: &mut page,
+                    after,
+                    ops,
+                }],
+            )?;
+            return Ok(tid);
+        }
+    }
+
+    /// The row at `tid` if `txn`'s snapshot sees that version.
+    pub fn fetch(&self, txn: &Transaction, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
+        let page = self.read_copy(tid.page)?;
+        let Some((header, row)) = version(&page, tid)? else {
+            return Ok(None);
+        };
+        Ok(visible(txn, &header)?.then(|| row.to_vec()))
+    }
+
+    /// The header of the version at `tid` (None if no version is there).
+    pub fn header(&self, tid: Tid) -> Result<Option<TupleHeader>, HeapError> {
+        let page = self.read_copy(tid.page)?;
+        Ok(version(&page, tid)?.map(|(h, _)| h))
+    }
+
+    /// Every row `txn`'s snapshot sees, in page and item order.
+    pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
+        let mut out = Vec::new();
+        for page_id in self.page_ids()? {
+            let page = self.read_copy(page_id)?;
+            let lp = LinePointerPage::new(&page)
+                .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+            for i in 0..lp.count() {
+                let tid = Tid {
+                    page: page_id,
+                    item: ItemId(i as u16),
+                };
+                if let Some((header, row)) = version(&page, tid)?
+                    && visible(txn, &header)?
+                {
+                    out.push((tid, row.to_vec()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The table's pages, in id order.
+    pub fn page_ids(&self) -> Result<Vec<PageId>, HeapError> {
+        let mut ids = Vec::new();
+        let mut scan = self
+            .pages
+            .scan(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+        while let Some((key, _)) = scan.next_entry()? {
+            let key: [u8; 8] = key.try_into().map_err(|_| {
+                HeapError::corrupt(self.pages.root(), "a page-list key is not 8 bytes")
+            })?;
+            ids.push(PageId(u64::from_be_bytes(key)));
+        }
+        Ok(ids)
+    }
+
+    /// Deletes the version at `tid` (it must be one `txn` may write: see
+    /// `visibility::may_write`). Waits for a running deleter.
+    pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
+        self.write(txn, tid, None)
+    }
+
+    /// Replaces the version at `tid` by a new one holding `row`, on the
+    /// same page when it fits, and links the old version to it.
+    pub fn update(&self, txn: &mut Transaction, tid: Tid, row: &[u8]) -> Result<Write, HeapError> {
+        check_row_len(row)?;
+        self.write(txn, tid, Some(row))
+    }
+
+    fn write(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        row: Option<&[u8]>,
+    ) -> Result<Write, HeapError> {
+        let xid = txn.xid()?;
+        let tuple = row.map(|r| TupleHeader::new(xid).tuple(r));
+        loop {
+            let mut old = self.pool.exclusive(tid.page)?;
+            match self.check(txn, &old, tid)? {
+                WriteCheck::Proceed => {}
+                WriteCheck::Wait(holder) => {
+                    drop(old);
+                    txn.wait_for(holder)?;
+                    continue;
+                }
+                WriteCheck::Gone => return Ok(Write::Gone),
+                WriteCheck::Moved(next) => return Ok(Write::Moved(next)),
+            }
+            let Some(tuple) = &tuple else {
+                let ops = vec![PageOp::SetXmax {
+                    item: tid.item,
+                    xmax: xid,
+                    next: None,
+                }];
+                let mut after = Box::new(*old);
+                apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
+                self.log(
+                    crate::records::DELETE,
+                    &mut [Change {
+                        guard: &mut old,
+                        after,
+                        ops,
+                    }],
+                )?;
+                return Ok(Write::Done(None));
+            };
+            // The new version on the same page, if it fits.
+            let mut after = Box::new(*old);
+            if let Some(item) = try_add(&mut after, tuple, tid.page)? {
+                let new_tid = Tid {
+                    page: tid.page,
+                    item,
+                };
+                let set = PageOp::SetXmax {
+                    item: tid.item,
+                    xmax: xid,
+                    next: Some(new_tid),
+                };
+                apply(&mut after, std::slice::from_ref(&set))
+                    .map_err(|e| HeapError::corrupt(tid.page, e))?;
+                let ops = vec![
+                    PageOp::Insert {
+                        item,
+                        tuple: tuple.clone(),
+                    },
+                    set,
+                ];
+                self.log(
+                    UPDATE,
+                    &mut [Change {
+                        guard: &mut old,
+                        after,
+                        ops,
+                    }],
+                )?;
+                return Ok(Write::Done(Some(new_tid)));
+            }
+            drop(old);
+            if let Some(done) = self.update_across(txn, tid, tuple)? {
+                return Ok(done);
+            }
+        }
+    }
+
+    /// An update whose new version goes to another page: both pages
+    /// latched in id order, the old version checked again under them.
+    /// `None`: try again from the start (the check changed, or the target
+    /// filled up).
+    fn update_across(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        tuple: &[u8],
+    ) -> Result<Option<Write>, HeapError> {
+        let target_id = {
+            let target = self.target_page(Some(tid.page))?;
+            target.page_id()
+        };
+        let (mut first, mut second) = if target_id < tid.page {
+            let t = self.pool.exclusive(target_id)?;
+            (t, self.pool.exclusive(tid.page)?)
+        } else {
+            let o = self.pool.exclusive(tid.page)?;
+            (o, self.pool.exclusive(target_id)?)
+        };
+        let (target, old) = if target_id < tid.page {
+            (&mut first, &mut second)
+        } else {
+            (&mut second, &mut first)
+        };
+        match self.check(txn, old, tid)? {
+            WriteCheck::Proceed => {}
+            // Anything else: start again (waits happen there, unlatched).
+            _ => return Ok(None),
+        }
+        let mut target_after = Box::new(**target);
+        let Some(item) = try_add(&mut target_after, tuple, target_id)? else {
+            self.retire_target(target_id);
+            return Ok(None);
+        };
+        let new_tid = Tid {
+            page: target_id,
+            item,
+        };
+        let set = vec![PageOp::SetXmax {
+            item: tid.item,
+            xmax: txn.xid()?,
+            next: Some(new_tid),
+        }];
+        let mut old_after = Box::new(**old);
+        apply(&mut old_after, &set).map_err(|e| HeapError::corrupt(tid.page, e))?;
+        self.log(
+            UPDATE,
+            &mut [
+                Change {
+                    guard: target,
+                    after: target_after,
+                    ops: vec![PageOp::Insert {
+                        item,
+                        tuple: tuple.to_vec(),
+                    }],
+                },
+                Change {
+                    guard: old,
+                    after: old_after,
+                    ops: set,
+                },
+            ],
+        )?;
+        Ok(Some(Write::Done(Some(new_tid))))
+    }
+
+    /// What `txn` may do with the version at `tid` on the latched `page`.
+    fn check(
+        &self,
+        txn: &Transaction,
+        page: &ExclusiveGuard<'_>,
+        tid: Tid,
+    ) -> Result<WriteCheck, HeapError> {
+        let Some((header, _)) = version(page, tid)? else {
+            return Err(HeapError::NotFound(tid));
+        };
+        if !may_write(txn, header.xmin)? {
+            return Err(HeapError::NotFound(tid));
+        }
+        Ok(check_write(txn, &header)?)
+    }
+
+    /// Logs one change of one or more pages and installs it.
+    fn log(&self, rtype: u8, changes: &mut [Change<'_, '_>]) -> Result<(), HeapError> {
+        let data: Vec<Vec<u8>> = changes
+            .iter()
+            .map(|c| {
+                let mut bytes = Vec::new();
+                c.ops.iter().for_each(|op| op.encode_into(&mut bytes));
+                bytes
+            })
+            .collect();
+        let old_lsns: Vec<Lsn> = changes.iter().map(|c| header_lsn(c.guard)).collect();
+        let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
+            let mut record = rule.record(RmgrId::HEAP, rtype);
+            for (i, change) in changes.iter().enumerate() {
+                let image = rule.needs_image(old_lsns[i]);
+                let block = record
+                    .register_page(change.guard.page_id(), image.then_some(&*change.after))?;
+                if !image {
+                    record.register_page_data(block, &data[i])?;
+                }
+            }
+            Ok(rule.insert(&record)?.end_lsn)
+        })?;
+        for change in changes.iter_mut() {
+            change.guard.copy_from_slice(&change.after[..]);
+            set_header_lsn(change.guard, end);
+        }
+        Ok(())
+    }
+
+    /// The target page for a new version, latched (a new page if there is
+    /// none, or it is `avoid`).
+    fn target_page(&self, avoid: Option<PageId>) -> Result<ExclusiveGuard<'_>, HeapError> {
+        let current = *self.target.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(id) = current.filter(|id| Some(*id) != avoid) {
+            return Ok(self.pool.exclusive(id)?);
+        }
+        let id = self.new_page()?;
+        *self.target.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
+        Ok(self.pool.exclusive(id)?)
+    }
+
+    /// Forgets `id` as the target (it is full).
+    fn retire_target(&self, id: PageId) {
+        let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+        if *target == Some(id) {
+            *target = None;
+        }
+    }
+
+    /// Allocates, initialises and logs a new page, then enters it in the
+    /// page list.
+    fn new_page(&self) -> Result<PageId, HeapError> {
+        let id = {
+            let mut page = self.pool.allocate()?;
+            let id = page.page_id();
+            let mut fresh = Box::new(*page);
+            init_page(&mut fresh, PageType::Heap, 0);
+            let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
+                let mut record = rule.record(RmgrId::HEAP, INIT_PAGE);
+                record.register_page(id, Some(&fresh))?;
+                Ok(rule.insert(&record)?.end_lsn)
+            })?;
+            page.copy_from_slice(&fresh[..]);
+            set_header_lsn(&mut page, end);
+            id
+        };
+        self.pages.upsert(&id.0.to_be_bytes(), &[])?;
+        Ok(id)
+    }
+
+    /// An optimistic copy of heap page `id` (no shared write).
+    fn read_copy(&self, id: PageId) -> Result<Box<Page>, HeapError> {
+        let mut copy = Box::new([0u8; PAGE_SIZE]);
+        loop {
+            let guard = self.pool.optimistic(id)?;
+            guard.read_page(&mut copy);
+            if guard.validate().is_ok() {
+                break;
+            }
+        }
+        if header_page_type(&copy) != Some(PageType::Heap) {
+            return Err(HeapError::corrupt(id, "not a heap page"));
+        }
+        Ok(copy)
+    }
+}
+
+fn check_row_len(row: &[u8]) -> Result<(), HeapError> {
+    if row.len() > MAX_ROW_LEN {
+        return Err(HeapError::RowTooLarge {
+            len: row.len(),
+            max: MAX_ROW_LEN,
+        });
+    }
+    Ok(())
+}
+
+/// Adds `tuple` to the page copy `after`; `None` if it does not fit.
+fn try_add(after: &mut Page, tuple: &[u8], id: PageId) -> Result<Option<ItemId>, HeapError> {
+    let mut lp =
+        LinePointerPageMut::new(after).map_err(|e| HeapError::corrupt(id, e.to_string()))?;
+    match lp.add(tuple) {
+        Ok(item) => Ok(Some(item)),
+        Err(folio_page::LpError::NoSpace { .. }) => Ok(None),
+        Err(e) => Err(HeapError::corrupt(id, e.to_string())),
+    }
+}
+
+/// The version at `tid` on `page`: its header and row, or `None` if the
+/// line pointer holds none (unused, dead, redirect, or past the end).
+fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8])>, HeapError> {
+    let corrupt = |e: String| HeapError::corrupt(tid.page, e);
+    let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
+    if tid.item.0 as usize >= lp.count() {
+        return Ok(None);
+    }
+    if !matches!(
+        lp.state(tid.item).map_err(|e| corrupt(e.to_string()))?,
+        LineState::Normal { .. }
+    ) {
+        return Ok(None);
+    }
+    let tuple = lp.get(tid.item).map_err(|e| corrupt(e.to_string()))?;
+    let header = TupleHeader::decode(tuple).map_err(corrupt)?;
+    Ok(Some((header, &tuple[TUPLE_HEADER_SIZE..])))
+}

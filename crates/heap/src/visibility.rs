@@ -1,0 +1,69 @@
+//! Which tuple versions a transaction sees, and what a writer must do
+//! about a version it wants to change: the heap's one owner of both rules.
+
+use crate::tuple::{Tid, TupleHeader};
+use folio_txn::{Isolation, Outcome, Transaction, TxnError, Xid};
+
+/// Whether `txn`'s current snapshot sees the version whose header is `h`:
+/// inserted by `txn` itself or by a transaction committed at or before
+/// the snapshot, and not deleted that way.
+pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
+    if !txn.sees(h.xmin)? {
+        return Ok(false);
+    }
+    if h.xmax == Xid::INVALID {
+        return Ok(true);
+    }
+    Ok(!txn.sees(h.xmax)?)
+}
+
+/// What a writer may do with a version it wants to delete or update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCheck {
+    /// No live deleter: set xmax.
+    Proceed,
+    /// Another transaction that is still running deleted or updated it:
+    /// wait for it, then check again.
+    Wait(Xid),
+    /// Deleted by this transaction itself, or by a transaction whose
+    /// deletion the snapshot sees: nothing to change.
+    Gone,
+    /// READ COMMITTED: a transaction that committed after the snapshot
+    /// updated it; the newest version is reached from `Tid` (re-check the
+    /// statement's condition on it, PostgreSQL's EvalPlanQual).
+    Moved(Tid),
+}
+
+/// Decides what a writer in `txn` may do with the version `h`.
+/// REPEATABLE READ fails with a serialization failure when a transaction
+/// that committed after its snapshot deleted or updated the version
+/// (first updater wins).
+pub fn check_write(txn: &Transaction, h: &TupleHeader) -> Result<WriteCheck, TxnError> {
+    if h.xmax == Xid::INVALID {
+        return Ok(WriteCheck::Proceed);
+    }
+    if txn.is_mine(h.xmax) {
+        return Ok(WriteCheck::Gone);
+    }
+    match txn.manager().outcome(h.xmax)? {
+        Outcome::Running => Ok(WriteCheck::Wait(h.xmax)),
+        Outcome::Aborted => Ok(WriteCheck::Proceed),
+        Outcome::Committed(csn) if csn <= txn.snapshot().0 => Ok(WriteCheck::Gone),
+        Outcome::Committed(_) => match (txn.isolation(), h.next) {
+            (Isolation::ReadCommitted, Some(next)) => Ok(WriteCheck::Moved(next)),
+            (Isolation::ReadCommitted, None) => Ok(WriteCheck::Gone),
+            _ => Err(TxnError::SerializationFailure),
+        },
+    }
+}
+
+/// Whether a writer in `txn` may change a version inserted by `xmin`:
+/// one its snapshot sees, or (READ COMMITTED, following an update chain)
+/// one whose inserter committed since.
+pub fn may_write(txn: &Transaction, xmin: Xid) -> Result<bool, TxnError> {
+    if txn.sees(xmin)? {
+        return Ok(true);
+    }
+    Ok(txn.isolation() == Isolation::ReadCommitted
+        && matches!(txn.manager().outcome(xmin)?, Outcome::Committed(_)))
+}

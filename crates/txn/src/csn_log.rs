@@ -183,7 +183,8 @@ impl CsnLog {
         }
     }
 
-    /// Records `xid`'s end (`fate` is committed or aborted): logs the
+    /// Records `xid`'s end (`fate` is committed or aborted) or, for a
+    /// subtransaction, its parent (`fate.rs` lists the changes allowed): logs the
     /// change (a commit record is the commit point once flushed) and
     /// applies it, under the log page's exclusive latch. Returns the
     /// record's end LSN.
@@ -198,20 +199,16 @@ impl CsnLog {
         let corrupt = |reason| TxnError::corrupt(id, reason);
         let mut page = self.pool.exclusive(id)?;
         check_log_page(&page, page_no).map_err(corrupt)?;
-        match read_fate(&page, slot).map_err(corrupt)? {
-            Fate::InProgress => {}
-            ended => return Err(corrupt(format!("{xid} ended already: {ended:?}"))),
-        }
+        let old = read_fate(&page, slot).map_err(corrupt)?;
+        let mut check = Box::new(*page);
+        write_fate(&mut check, slot, fate)
+            .map_err(|_| corrupt(format!("{xid} is {old:?}, it cannot become {fate:?}")))?;
         let (rtype, main) = FateChange { xid, fate }.encode();
         let old_lsn = header_lsn(&page);
         let end = self.wal.log_with_images(|rule| -> Result<Lsn, TxnError> {
-            let image = rule.needs_image(old_lsn).then(|| {
-                let mut after = Box::new(*page);
-                write_fate(&mut after, slot, fate).expect("checked in progress");
-                after
-            });
+            let image = rule.needs_image(old_lsn).then_some(&check);
             let mut record = rule.record(RmgrId::TXN, rtype);
-            record.register_page(id, image.as_deref())?;
+            record.register_page(id, image.map(|b| &**b))?;
             record.register_data(&main)?;
             Ok(rule.insert(&record)?.end_lsn)
         })?;

@@ -34,6 +34,9 @@ pub enum TxnError {
     /// An isolation level or feature this build does not provide.
     #[error("{0}")]
     NotSupported(String),
+    /// `ROLLBACK TO` or `RELEASE` of a savepoint that is not open.
+    #[error("savepoint \"{0}\" does not exist")]
+    NoSavepoint(String),
     /// The transaction ended already (committed or rolled back).
     #[error("the transaction has ended")]
     Ended,
@@ -52,6 +55,7 @@ impl TxnError {
             TxnError::SerializationFailure => Some("40001"),
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),
+            TxnError::NoSavepoint(_) => Some("3B001"),
             _ => None,
         }
     }

@@ -4,13 +4,16 @@
 //! | bits  | meaning                                  |
 //! |------:|------------------------------------------|
 //! | 0-61  | the commit sequence number (committed)   |
-//! | 62-63 | 0 in progress, 1 committed, 2 aborted    |
+//! | 62-63 | 0 in progress, 1 committed, 2 aborted, 3 subtransaction of the xid in bits 0-61 |
 //!
-//! The word changes at most once after it is created: in progress →
-//! committed(csn) or aborted. A committed word holds its CSN in the same
-//! store that commits it, so a reader that sees "committed" sees the CSN.
+//! The word changes at most twice: in progress → committed(csn), aborted,
+//! or sub-of(parent); sub-of(parent) → aborted (`ROLLBACK TO`). A
+//! committed word holds its CSN in the same store that commits it, so a
+//! reader that sees "committed" sees the CSN. A subtransaction's xid ends
+//! with its parent: its own word says only whose it is, and the parent's
+//! says what became of both (one commit record commits them together).
 
-use crate::ids::Csn;
+use crate::ids::{Csn, Xid};
 use crate::sync::AtomicU64;
 use std::sync::atomic::Ordering;
 
@@ -19,6 +22,7 @@ const CSN_MASK: u64 = (1 << STATE_SHIFT) - 1;
 const IN_PROGRESS: u64 = 0;
 const COMMITTED: u64 = 1;
 const ABORTED: u64 = 2;
+const SUB_OF: u64 = 3;
 
 /// What became of a transaction, as seen now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +30,10 @@ pub enum Fate {
     InProgress,
     Committed(Csn),
     Aborted,
+    /// A subtransaction (savepoint) of the top-level transaction `Xid`:
+    /// its fate is its parent's. Only the CSN log stores this;
+    /// `TxnManager::fate` resolves it.
+    SubOf(Xid),
 }
 
 impl Fate {
@@ -38,6 +46,10 @@ impl Fate {
                 (COMMITTED << STATE_SHIFT) | csn.0
             }
             Fate::Aborted => ABORTED << STATE_SHIFT,
+            Fate::SubOf(parent) => {
+                assert!(parent.0 <= CSN_MASK, "{parent} exceeds 62 bits");
+                (SUB_OF << STATE_SHIFT) | parent.0
+            }
         }
     }
 
@@ -49,6 +61,7 @@ impl Fate {
             IN_PROGRESS if csn == 0 => Some(Fate::InProgress),
             COMMITTED => Some(Fate::Committed(Csn(csn))),
             ABORTED if csn == 0 => Some(Fate::Aborted),
+            SUB_OF if csn != 0 => Some(Fate::SubOf(Xid(csn))),
             _ => None,
         }
     }
@@ -106,7 +119,11 @@ mod tests {
         ] {
             assert_eq!(Fate::decode(fate.encode()), Some(fate));
         }
-        assert_eq!(Fate::decode(3 << 62), None);
+        assert_eq!(
+            Fate::decode(Fate::SubOf(crate::ids::Xid(7)).encode()),
+            Some(Fate::SubOf(crate::ids::Xid(7)))
+        );
+        assert_eq!(Fate::decode(3 << 62), None, "sub-of no parent");
         assert_eq!(Fate::decode(5), None, "in progress with a csn");
         assert_eq!(Fate::decode((2 << 62) | 9), None, "aborted with a csn");
         let fate = XidFate::new();

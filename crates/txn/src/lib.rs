@@ -31,5 +31,5 @@ pub use ids::{Csn, Xid};
 pub use live::Ended;
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};
-pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, TxnRedo};
+pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, SUBXACT, TxnRedo};
 pub use transaction::{Durability, Isolation, Transaction};

@@ -68,11 +68,15 @@ pub fn read_fate(page: &Page, slot: usize) -> Result<Fate, String> {
     )
 }
 
-/// Stores `fate` in `slot`. A fate changes at most once, from in progress;
-/// storing the fate already there is allowed (redo may repeat a change).
+/// Stores `fate` in `slot`: from in progress to any fate, or from sub-of
+/// to aborted (`fate.rs`); storing the fate already there is allowed
+/// (redo may repeat a change).
 pub fn write_fate(page: &mut Page, slot: usize, fate: Fate) -> Result<(), String> {
     let old = read_fate(page, slot)?;
-    if old != Fate::InProgress && old != fate {
+    let allowed = old == Fate::InProgress
+        || old == fate
+        || (matches!(old, Fate::SubOf(_)) && fate == Fate::Aborted);
+    if !allowed {
         return Err(format!(
             "slot {slot} is {old:?} already, cannot become {fate:?}"
         ));
@@ -112,9 +116,12 @@ mod tests {
         write_fate(&mut page, 3, Fate::Committed(Csn(9))).unwrap();
         assert!(write_fate(&mut page, 3, Fate::Aborted).is_err());
         write_fate(&mut page, 1019, Fate::Aborted).unwrap();
+        write_fate(&mut page, 5, Fate::SubOf(Xid(3))).unwrap();
+        assert!(write_fate(&mut page, 5, Fate::Committed(Csn(1))).is_err());
+        write_fate(&mut page, 5, Fate::Aborted).unwrap();
         assert_eq!(read_fate(&page, 3), Ok(Fate::Committed(Csn(9))));
         assert_eq!(read_fate(&page, 1019), Ok(Fate::Aborted));
-        page[fate_offset(4)..fate_offset(4) + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        page[fate_offset(4)..fate_offset(4) + 8].copy_from_slice(&((2u64 << 62) | 9).to_le_bytes());
         assert!(read_fate(&page, 4).unwrap_err().contains("slot 4"));
     }
 }

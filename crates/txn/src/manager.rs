@@ -131,9 +131,29 @@ impl TxnManager {
     /// The fate of `xid` for visibility: committed with its CSN, aborted,
     /// or in progress. "In progress" may also be an abort that could not
     /// be logged; both hide a version, so readers need not tell them apart
-    /// (writers ask [`TxnManager::outcome`]). An optimistic read of the
-    /// CSN log: writes nothing shared.
+    /// (writers ask [`TxnManager::outcome`]). A subtransaction's fate is
+    /// its parent's unless it was rolled back. An optimistic read of the
+    /// CSN log (two for a subtransaction): writes nothing shared.
     pub fn fate(&self, xid: Xid) -> Result<Fate, TxnError> {
+        Ok(self.resolve(xid)?.1)
+    }
+
+    /// The top-level transaction whose fate decides `xid`'s, and that fate.
+    fn resolve(&self, xid: Xid) -> Result<(Xid, Fate), TxnError> {
+        match self.own_fate(xid)? {
+            Fate::SubOf(parent) => match self.own_fate(parent)? {
+                Fate::SubOf(_) => Err(TxnError::corrupt(
+                    folio_page::PageId(0),
+                    format!("{xid} is a subtransaction of {parent}, itself a subtransaction"),
+                )),
+                fate => Ok((parent, fate)),
+            },
+            fate => Ok((xid, fate)),
+        }
+    }
+
+    /// What the CSN log says of `xid` itself, with the run-start rule.
+    fn own_fate(&self, xid: Xid) -> Result<Fate, TxnError> {
         if xid == Xid::BOOTSTRAP {
             return Ok(Fate::Committed(Csn::ZERO));
         }
@@ -145,16 +165,20 @@ impl TxnManager {
         })
     }
 
-    /// What a writer needs to know of `xid`: running (wait for it),
-    /// committed or aborted.
+    /// The top-level transaction to wait for when `xid`'s version is in
+    /// the way (itself, or its parent for a subtransaction).
+    pub fn top_of(&self, xid: Xid) -> Result<Xid, TxnError> {
+        Ok(self.resolve(xid)?.0)
+    }
+
+    /// What a writer needs to know of `xid`: running (wait for its top
+    /// level, [`TxnManager::top_of`]), committed or aborted.
     pub fn outcome(&self, xid: Xid) -> Result<Outcome, TxnError> {
-        match self.fate(xid)? {
+        let (top, fate) = self.resolve(xid)?;
+        match fate {
             Fate::Committed(csn) => Ok(Outcome::Committed(csn)),
-            Fate::Aborted => Ok(Outcome::Aborted),
+            Fate::InProgress if self.live.get(top).is_some() => Ok(Outcome::Running),
             Fate::InProgress => {
-                if self.live.get(xid).is_some() {
-                    return Ok(Outcome::Running);
-                }
                 // Gone from the table: it ended after our first look. Its
                 // fate was stored before it left, so a second look sees it
                 // unless its abort could not be logged.
@@ -163,6 +187,7 @@ impl TxnManager {
                     _ => Outcome::Aborted,
                 })
             }
+            _ => Ok(Outcome::Aborted),
         }
     }
 
@@ -176,14 +201,27 @@ impl TxnManager {
         &self.log
     }
 
-    /// A new xid, entered in the live table, its log page in place.
+    /// A new top-level xid, entered in the live table.
     pub(crate) fn assign_xid(&self) -> Result<Arc<LiveEntry>, TxnError> {
+        let xid = self.next_xid()?;
+        Ok(self.live.start(xid))
+    }
+
+    /// A new subtransaction xid of `parent`, its parent logged (SUBXACT).
+    pub(crate) fn assign_sub_xid(&self, parent: Xid) -> Result<Xid, TxnError> {
+        let xid = self.next_xid()?;
+        self.log.set_fate(xid, Fate::SubOf(parent))?;
+        Ok(xid)
+    }
+
+    /// The next xid, its reservation logged and its log page in place.
+    fn next_xid(&self) -> Result<Xid, TxnError> {
         let xid = Xid(self.next_xid.fetch_add(1, Ordering::Relaxed));
         if xid.0 >= self.xid_limit.load(Ordering::Acquire) {
             self.reserve(Some(xid), None)?;
         }
         self.log.ensure_page_for(xid)?;
-        Ok(self.live.start(xid))
+        Ok(xid)
     }
 
     pub(crate) fn clock(&self) -> &CommitClock {

@@ -6,6 +6,7 @@
 //! | `INIT_PAGE` | the new log page, always with its image | page number (u64) | the image is the page |
 //! | `COMMIT` | the log page of the xid | xid (u64), csn (u64) | fate := committed(csn) |
 //! | `ABORT` | the log page of the xid | xid (u64) | fate := aborted |
+//! | `SUBXACT` | the log page of the xid | xid (u64), parent (u64) | fate := sub-of(parent) |
 //!
 //! A commit record is what makes a transaction's changes durable once it
 //! is flushed, and it carries the CSN the transaction committed with, so
@@ -23,8 +24,10 @@ use folio_wal::{PageRedo, Record, RedoError, RmgrId};
 pub const INIT_PAGE: u8 = 1;
 /// A transaction committed.
 pub const COMMIT: u8 = 2;
-/// A transaction aborted.
+/// A transaction (or subtransaction) aborted.
 pub const ABORT: u8 = 3;
+/// A subtransaction's first write: its xid belongs to a parent.
+pub const SUBXACT: u8 = 4;
 
 /// A decoded `COMMIT` or `ABORT`: whose fate, and what it became.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +46,10 @@ impl FateChange {
                 (COMMIT, main)
             }
             Fate::Aborted => (ABORT, main),
+            Fate::SubOf(parent) => {
+                main.extend_from_slice(&parent.0.to_le_bytes());
+                (SUBXACT, main)
+            }
             Fate::InProgress => unreachable!("only an ended transaction's fate is logged"),
         }
     }
@@ -63,6 +70,11 @@ impl FateChange {
                 (Fate::Committed(csn), 16)
             }
             ABORT => (Fate::Aborted, 8),
+            SUBXACT => match u64_at(8)? {
+                0 => return Err("a subtransaction of xid 0".into()),
+                p if p > Csn::MAX.0 => return Err(format!("parent xid {p} exceeds 62 bits")),
+                p => (Fate::SubOf(Xid(p)), 16),
+            },
             other => return Err(format!("record type {other} changes no fate")),
         };
         if main.len() != len {
@@ -89,7 +101,7 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
     }
     match record.rtype {
         INIT_PAGE => Err("a new log page is logged with its image only".into()),
-        rtype @ (COMMIT | ABORT) => {
+        rtype @ (COMMIT | ABORT | SUBXACT) => {
             let change = FateChange::decode(rtype, &record.data)?;
             let (page_no, slot) = locate(change.xid);
             check_log_page(page, page_no)?;
@@ -117,6 +129,7 @@ impl PageRedo for TxnRedo {
             INIT_PAGE => "INIT_PAGE",
             COMMIT => "COMMIT",
             ABORT => "ABORT",
+            SUBXACT => "SUBXACT",
             _ => "UNKNOWN",
         }
     }
@@ -127,6 +140,10 @@ impl PageRedo for TxnRedo {
                 xid,
                 fate: Fate::Committed(csn),
             }) => format!("COMMIT {xid} {csn}"),
+            Ok(FateChange {
+                xid,
+                fate: Fate::SubOf(parent),
+            }) => format!("SUBXACT {xid} of {parent}"),
             Ok(FateChange { xid, .. }) => format!("ABORT {xid}"),
             Err(_) if record.rtype == INIT_PAGE && record.data.len() == 8 => format!(
                 "INIT_PAGE log page {}",
@@ -154,6 +171,10 @@ mod tests {
             FateChange {
                 xid: Xid(u64::MAX),
                 fate: Fate::Aborted,
+            },
+            FateChange {
+                xid: Xid(9),
+                fate: Fate::SubOf(Xid(8)),
             },
         ] {
             let (rtype, main) = change.encode();

@@ -57,7 +57,27 @@ pub struct Transaction {
     snapshot: Snapshot,
     /// Set at the first write.
     entry: Option<Arc<LiveEntry>>,
+    /// Open savepoints, innermost last.
+    frames: Vec<Frame>,
+    /// Subtransaction xids released into the top level.
+    released: Vec<Xid>,
     ended: bool,
+}
+
+/// A savepoint: the subtransaction its writes run in.
+#[derive(Debug)]
+struct Frame {
+    name: String,
+    /// Assigned at the first write after the savepoint.
+    xid: Option<Xid>,
+    /// Xids of inner savepoints released into this one.
+    released: Vec<Xid>,
+}
+
+impl Frame {
+    fn xids(&self) -> impl Iterator<Item = Xid> + '_ {
+        self.xid.into_iter().chain(self.released.iter().copied())
+    }
 }
 
 impl Transaction {
@@ -73,6 +93,8 @@ impl Transaction {
             durability,
             snapshot,
             entry: None,
+            frames: Vec::new(),
+            released: Vec::new(),
             ended: false,
         }
     }
@@ -98,28 +120,97 @@ impl Transaction {
         }
     }
 
-    /// The xid, if the transaction has written.
+    /// The top-level xid, if the transaction has written.
     pub fn existing_xid(&self) -> Option<Xid> {
         self.entry.as_ref().map(|e| e.xid)
     }
 
-    /// The xid, assigned now if this is the first write.
+    /// The xid the next write carries, assigned now if needed: the
+    /// innermost savepoint's subtransaction xid, or the top-level one.
     pub fn xid(&mut self) -> Result<Xid, TxnError> {
         if self.ended {
             return Err(TxnError::Ended);
         }
-        if let Some(entry) = &self.entry {
-            return Ok(entry.xid);
+        let top = match &self.entry {
+            Some(entry) => entry.xid,
+            None => {
+                let entry = self.mgr.assign_xid()?;
+                let xid = entry.xid;
+                self.entry = Some(entry);
+                xid
+            }
+        };
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(top);
+        };
+        if let Some(xid) = frame.xid {
+            return Ok(xid);
         }
-        let entry = self.mgr.assign_xid()?;
-        let xid = entry.xid;
-        self.entry = Some(entry);
+        let xid = self.mgr.assign_sub_xid(top)?;
+        frame.xid = Some(xid);
         Ok(xid)
     }
 
-    /// Whether `xid` is this transaction's own.
+    /// Whether `xid` is this transaction's own (top level, or a
+    /// subtransaction not rolled back).
     pub fn is_mine(&self, xid: Xid) -> bool {
         self.entry.as_ref().is_some_and(|e| e.xid == xid)
+            || self.released.contains(&xid)
+            || self.frames.iter().any(|f| f.xids().any(|x| x == xid))
+    }
+
+    /// `SAVEPOINT name`: later writes run in a subtransaction that
+    /// `rollback_to(name)` can undo alone.
+    pub fn savepoint(&mut self, name: &str) -> Result<(), TxnError> {
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        self.frames.push(Frame {
+            name: name.to_string(),
+            xid: None,
+            released: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// `ROLLBACK TO SAVEPOINT name`: aborts every write since the (innermost)
+    /// savepoint of that name, which stays open; later savepoints go.
+    pub fn rollback_to(&mut self, name: &str) -> Result<(), TxnError> {
+        let at = self.frame(name)?;
+        let doomed: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
+        self.frames.truncate(at + 1);
+        let frame = &mut self.frames[at];
+        frame.xid = None;
+        frame.released.clear();
+        for xid in doomed {
+            self.mgr.log().set_fate(xid, Fate::Aborted)?;
+        }
+        Ok(())
+    }
+
+    /// `RELEASE SAVEPOINT name`: keeps the writes since the savepoint as
+    /// part of the enclosing one (or the transaction) and closes it and
+    /// every later one.
+    pub fn release(&mut self, name: &str) -> Result<(), TxnError> {
+        let at = self.frame(name)?;
+        let merged: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
+        self.frames.truncate(at);
+        match self.frames.last_mut() {
+            Some(outer) => outer.released.extend(merged),
+            None => self.released.extend(merged),
+        }
+        Ok(())
+    }
+
+    /// The innermost open savepoint named `name`.
+    fn frame(&self, name: &str) -> Result<usize, TxnError> {
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        self.frames
+            .iter()
+            .rposition(|f| f.name == name)
+            .ok_or_else(|| TxnError::NoSavepoint(name.to_string()))
     }
 
     /// Whether the work of `xid` is visible to this transaction's current
@@ -201,8 +292,10 @@ impl Transaction {
     /// `deadlock_timeout`, the wait-for graph leads from `holder` back to
     /// this transaction, and with `LockTimeout` after `lock_timeout`.
     pub fn wait_for(&mut self, holder: Xid) -> Result<Ended, TxnError> {
-        let me = self.xid()?;
+        self.xid()?;
+        let me = self.existing_xid().expect("assigned above");
         let mgr = self.mgr.clone();
+        let holder = mgr.top_of(holder)?;
         let Some(held) = mgr.live.get(holder) else {
             return Ok(match mgr.outcome(holder)? {
                 Outcome::Committed(_) => Ended::Committed,

@@ -6,7 +6,7 @@ use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
-use folio_heap::{HeapRedo, Table};
+use folio_heap::{HeapRedo, Index, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
 use folio_recovery::{
@@ -302,6 +302,24 @@ impl Database {
             .roots
             .open_tree(&table_tree(name))?
             .map(|pages| Table::open(self.pool.clone(), self.wal.clone(), pages)))
+    }
+
+    /// Creates an index named `name` (tree `index.NAME` in the root map).
+    /// Its entries are the caller's to maintain (`Index::insert` after each
+    /// table insert or update) until the catalog does it; `unique` is not
+    /// stored yet either: pass the same value to `open_index`.
+    pub fn create_index(&self, name: &str, unique: bool) -> Result<Index, DbError> {
+        self.check_writable()?;
+        let tree = self.roots.create_multi_tree(&format!("index.{name}"))?;
+        Ok(Index::open(name, tree, unique))
+    }
+
+    /// Opens the index named `name`.
+    pub fn open_index(&self, name: &str, unique: bool) -> Result<Option<Index>, DbError> {
+        Ok(self
+            .roots
+            .open_multi_tree(&format!("index.{name}"))?
+            .map(|tree| Index::open(name, tree, unique)))
     }
 
     /// The commit point: inserts a commit record and (with

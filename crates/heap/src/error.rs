@@ -19,6 +19,9 @@ pub enum HeapError {
     /// values is not built yet).
     #[error("a row of {len} bytes exceeds the largest a heap page holds ({max} bytes)")]
     RowTooLarge { len: usize, max: usize },
+    /// A unique index already holds the key for a live row.
+    #[error("duplicate key value violates unique constraint \"{index}\"")]
+    UniqueViolation { index: String },
     /// The tuple id names no tuple version this transaction may change.
     #[error("no row version at {0}")]
     NotFound(Tid),
@@ -37,6 +40,7 @@ impl HeapError {
         match self {
             HeapError::Txn(e) => e.sqlstate(),
             HeapError::RowTooLarge { .. } => Some("54000"),
+            HeapError::UniqueViolation { .. } => Some("23505"),
             HeapError::Corrupt { .. } => Some("XX001"),
             _ => None,
         }

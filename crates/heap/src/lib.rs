@@ -4,13 +4,15 @@
 //! read and written under MVCC (`visibility.rs`, `table.rs`).
 
 mod error;
+mod index;
 mod records;
 mod table;
 mod tuple;
 mod visibility;
 
 pub use error::HeapError;
-pub use records::{DELETE, HeapRedo, INIT_PAGE, INSERT, PageOp, UPDATE, apply};
+pub use index::Index;
+pub use records::{DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, PageOp, UPDATE, apply};
 pub use table::{Table, Write};
-pub use tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
+pub use tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 pub use visibility::{WriteCheck, check_write, may_write, visible};

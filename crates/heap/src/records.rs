@@ -8,16 +8,17 @@
 //! | op | bytes | effect |
 //! |---|---|---|
 //! | 1 insert | item id (u16), length (u32), the tuple | adds the tuple; it must get that item id |
-//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16) | marks the version deleted (and links its successor) |
+//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16), flags (u16) | marks the version deleted (and links its successor), or locked with `XMAX_LOCK_ONLY` |
 //!
 //! | record | blocks |
 //! |---|---|
 //! | `INIT_PAGE` | the new page, with its image |
 //! | `INSERT` | the page: one insert |
 //! | `DELETE` | the page: one set xmax |
+//! | `LOCK` | the page: one set xmax, lock only |
 //! | `UPDATE` | same page: insert then set xmax; else block 0 the new version's page (insert), block 1 the old one's (set xmax) |
 
-use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
+use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 use folio_page::{ItemId, LinePointerPageMut, Page, PageId, PageType, header_page_type};
 use folio_txn::Xid;
 use folio_wal::{PageRedo, Record, RedoError, RmgrId};
@@ -26,6 +27,7 @@ pub const INIT_PAGE: u8 = 1;
 pub const INSERT: u8 = 2;
 pub const DELETE: u8 = 3;
 pub const UPDATE: u8 = 4;
+pub const LOCK: u8 = 5;
 
 const OP_INSERT: u8 = 1;
 const OP_SET_XMAX: u8 = 2;
@@ -41,6 +43,7 @@ pub enum PageOp {
         item: ItemId,
         xmax: Xid,
         next: Option<Tid>,
+        lock_only: bool,
     },
 }
 
@@ -53,13 +56,20 @@ impl PageOp {
                 out.extend_from_slice(&(tuple.len() as u32).to_le_bytes());
                 out.extend_from_slice(tuple);
             }
-            PageOp::SetXmax { item, xmax, next } => {
+            PageOp::SetXmax {
+                item,
+                xmax,
+                next,
+                lock_only,
+            } => {
                 out.push(OP_SET_XMAX);
                 out.extend_from_slice(&item.0.to_le_bytes());
                 out.extend_from_slice(&xmax.0.to_le_bytes());
                 let (page, next_item) = next.map_or((0, 0), |t| (t.page.0, t.item.0));
                 out.extend_from_slice(&page.to_le_bytes());
                 out.extend_from_slice(&next_item.to_le_bytes());
+                let flags = if *lock_only { XMAX_LOCK_ONLY } else { 0 };
+                out.extend_from_slice(&flags.to_le_bytes());
             }
         }
     }
@@ -92,13 +102,19 @@ impl PageOp {
                     }
                 }
                 OP_SET_XMAX => {
-                    let b = take(&mut data, 18)?;
+                    let b = take(&mut data, 20)?;
                     let xmax = Xid(u64::from_le_bytes(b[0..8].try_into().expect("8")));
                     let page = u64::from_le_bytes(b[8..16].try_into().expect("8"));
                     let next_item = u16::from_le_bytes(b[16..18].try_into().expect("2"));
+                    let lock_only = match u16::from_le_bytes(b[18..20].try_into().expect("2")) {
+                        0 => false,
+                        XMAX_LOCK_ONLY => true,
+                        other => return Err(format!("set xmax with flags {other:#06x}")),
+                    };
                     PageOp::SetXmax {
                         item,
                         xmax,
+                        lock_only,
                         next: (page != 0).then_some(Tid {
                             page: PageId(page),
                             item: ItemId(next_item),
@@ -128,11 +144,21 @@ pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
                     return Err(format!("insert got {got}, the record says {item}"));
                 }
             }
-            PageOp::SetXmax { item, xmax, next } => {
+            PageOp::SetXmax {
+                item,
+                xmax,
+                next,
+                lock_only,
+            } => {
                 let tuple = lp.get_mut(*item).map_err(|e| e.to_string())?;
                 let mut header = TupleHeader::decode(tuple)?;
                 header.xmax = *xmax;
                 header.next = *next;
+                header.flags = if *lock_only {
+                    header.flags | XMAX_LOCK_ONLY
+                } else {
+                    header.flags & !XMAX_LOCK_ONLY
+                };
                 header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
             }
         }
@@ -164,7 +190,7 @@ impl PageRedo for HeapRedo {
                 "a new heap page is logged with its image only",
             ));
         }
-        if !(INSERT..=UPDATE).contains(&record.rtype) {
+        if !(INSERT..=LOCK).contains(&record.rtype) {
             return Err(RedoError::new(format!(
                 "unknown record type {}",
                 record.rtype
@@ -184,6 +210,7 @@ impl PageRedo for HeapRedo {
             INSERT => "INSERT",
             DELETE => "DELETE",
             UPDATE => "UPDATE",
+            LOCK => "LOCK",
             _ => "UNKNOWN",
         }
     }
@@ -237,6 +264,7 @@ mod tests {
                     page: PageId(9),
                     item: ItemId(2),
                 }),
+                lock_only: false,
             },
         ];
         let mut bytes = Vec::new();

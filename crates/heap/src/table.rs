@@ -20,7 +20,7 @@
 //! writes no shared memory (no latch word, no hint bit).
 
 use crate::error::HeapError;
-use crate::records::{INIT_PAGE, INSERT, PageOp, UPDATE, apply};
+use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PageOp, UPDATE, apply};
 use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
 use crate::visibility::{WriteCheck, check_write, may_write, visible};
 use folio_btree::{Direction, Tree};
@@ -50,6 +50,14 @@ pub enum Write {
     /// after the snapshot; its next version is at `Tid` (re-check the
     /// statement's condition there and write that one). Nothing was changed.
     Moved(Tid),
+}
+
+/// What `Table::write` does to the version.
+#[derive(Debug, Clone, Copy)]
+enum Action<'r> {
+    Delete,
+    Update(&'r [u8]),
+    Lock,
 }
 
 /// One heap table.
@@ -172,27 +180,41 @@ impl Table {
     /// Deletes the version at `tid` (it must be one `txn` may write: see
     /// `visibility::may_write`). Waits for a running deleter.
     pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
-        self.write(txn, tid, None)
+        self.write(txn, tid, Action::Delete)
+    }
+
+    /// Locks the row version at `tid` for this transaction (`SELECT ...
+    /// FOR UPDATE`; `FOR SHARE` takes the same exclusive lock in this
+    /// build): later writers and lockers wait until it ends. Like an
+    /// update, it waits for a running writer and then follows the
+    /// isolation level's rule (`Write::Moved` under READ COMMITTED, 40001
+    /// under REPEATABLE READ).
+    pub fn lock(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
+        self.write(txn, tid, Action::Lock)
     }
 
     /// Replaces the version at `tid` by a new one holding `row`, on the
     /// same page when it fits, and links the old version to it.
     pub fn update(&self, txn: &mut Transaction, tid: Tid, row: &[u8]) -> Result<Write, HeapError> {
         check_row_len(row)?;
-        self.write(txn, tid, Some(row))
+        self.write(txn, tid, Action::Update(row))
     }
 
     fn write(
         &self,
         txn: &mut Transaction,
         tid: Tid,
-        row: Option<&[u8]>,
+        action: Action<'_>,
     ) -> Result<Write, HeapError> {
         let xid = txn.xid()?;
-        let tuple = row.map(|r| TupleHeader::new(xid).tuple(r));
+        let tuple = match action {
+            Action::Update(row) => Some(TupleHeader::new(xid).tuple(row)),
+            _ => None,
+        };
         loop {
             let mut old = self.pool.exclusive(tid.page)?;
-            match self.check(txn, &old, tid)? {
+            let (check, header) = self.check(txn, &old, tid)?;
+            match check {
                 WriteCheck::Proceed => {}
                 WriteCheck::Wait(holder) => {
                     drop(old);
@@ -203,15 +225,20 @@ impl Table {
                 WriteCheck::Moved(next) => return Ok(Write::Moved(next)),
             }
             let Some(tuple) = &tuple else {
+                let lock_only = matches!(action, Action::Lock);
+                if lock_only && txn.is_mine(header.xmax) {
+                    return Ok(Write::Done(None)); // locked (or changed) already
+                }
                 let ops = vec![PageOp::SetXmax {
                     item: tid.item,
                     xmax: xid,
                     next: None,
+                    lock_only,
                 }];
                 let mut after = Box::new(*old);
                 apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
                 self.log(
-                    crate::records::DELETE,
+                    if lock_only { LOCK } else { DELETE },
                     &mut [Change {
                         guard: &mut old,
                         after,
@@ -231,6 +258,7 @@ impl Table {
                     item: tid.item,
                     xmax: xid,
                     next: Some(new_tid),
+                    lock_only: false,
                 };
                 apply(&mut after, std::slice::from_ref(&set))
                     .map_err(|e| HeapError::corrupt(tid.page, e))?;
@@ -284,7 +312,7 @@ impl Table {
         } else {
             (&mut second, &mut first)
         };
-        match self.check(txn, old, tid)? {
+        match self.check(txn, old, tid)?.0 {
             WriteCheck::Proceed => {}
             // Anything else: start again (waits happen there, unlatched).
             _ => return Ok(None),
@@ -302,6 +330,7 @@ impl Table {
             item: tid.item,
             xmax: txn.xid()?,
             next: Some(new_tid),
+            lock_only: false,
         }];
         let mut old_after = Box::new(**old);
         apply(&mut old_after, &set).map_err(|e| HeapError::corrupt(tid.page, e))?;
@@ -332,14 +361,14 @@ impl Table {
         txn: &Transaction,
         page: &ExclusiveGuard<'_>,
         tid: Tid,
-    ) -> Result<WriteCheck, HeapError> {
+    ) -> Result<(WriteCheck, TupleHeader), HeapError> {
         let Some((header, _)) = version(page, tid)? else {
             return Err(HeapError::NotFound(tid));
         };
         if !may_write(txn, header.xmin)? {
             return Err(HeapError::NotFound(tid));
         }
-        Ok(check_write(txn, &header)?)
+        Ok((check_write(txn, &header)?, header))
     }
 
     /// Logs one change of one or more pages and installs it.

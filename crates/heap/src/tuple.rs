@@ -6,17 +6,24 @@
 //! |      8 |    8 | `xmax`       | the deleting (or updating) transaction; 0: none           |
 //! |     16 |    8 | `next_page`  | the next version's page (an update); 0: none              |
 //! |     24 |    2 | `next_item`  | the next version's item id on `next_page`                 |
-//! |     26 |    2 | `flags`      | reserved for hint bits and lock modes; 0                  |
+//! |     26 |    2 | `flags`      | [`XMAX_LOCK_ONLY`]; other bits reserved (hint bits), 0     |
 //!
 //! The row's bytes follow. A version is created with `xmax = 0` and no
 //! next version; a delete sets `xmax`, an update sets `xmax` and the link
-//! to the version that replaces it (PostgreSQL's `t_ctid`).
+//! to the version that replaces it (PostgreSQL's `t_ctid`). A row lock
+//! (`SELECT ... FOR UPDATE`) sets `xmax` with [`XMAX_LOCK_ONLY`]: the
+//! version stays live, and writers wait for the locker.
 
 use folio_page::{ItemId, PageId};
 use folio_txn::Xid;
 
 /// Bytes in the tuple header.
 pub const TUPLE_HEADER_SIZE: usize = 28;
+
+/// Flag: `xmax` only locks the row (it did not delete or update it).
+pub const XMAX_LOCK_ONLY: u16 = 0x0001;
+/// The flags this layout defines; a tuple with others set is corrupt.
+const KNOWN_FLAGS: u16 = XMAX_LOCK_ONLY;
 
 /// Where a tuple version lives: page and item id (PostgreSQL's TID).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,6 +44,7 @@ pub struct TupleHeader {
     pub xmin: Xid,
     pub xmax: Xid,
     pub next: Option<Tid>,
+    pub flags: u16,
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
@@ -50,6 +58,7 @@ impl TupleHeader {
             xmin,
             xmax: Xid::INVALID,
             next: None,
+            flags: 0,
         }
     }
 
@@ -64,6 +73,10 @@ impl TupleHeader {
         }
         let next_page = u64_at(tuple, 16);
         let next_item = u16::from_le_bytes([tuple[24], tuple[25]]);
+        let flags = u16::from_le_bytes([tuple[26], tuple[27]]);
+        if flags & !KNOWN_FLAGS != 0 {
+            return Err(format!("unknown tuple flags {flags:#06x}"));
+        }
         Ok(TupleHeader {
             xmin: Xid(u64_at(tuple, 0)),
             xmax: Xid(u64_at(tuple, 8)),
@@ -71,7 +84,18 @@ impl TupleHeader {
                 page: PageId(next_page),
                 item: ItemId(next_item),
             }),
+            flags,
         })
+    }
+
+    /// Whether `xmax` only locks the row.
+    pub fn lock_only(&self) -> bool {
+        self.flags & XMAX_LOCK_ONLY != 0
+    }
+
+    /// The deleter or updater, if any (a row lock is neither).
+    pub fn deleter(&self) -> Option<Xid> {
+        (self.xmax != Xid::INVALID && !self.lock_only()).then_some(self.xmax)
     }
 
     /// Writes the header into the first bytes of `tuple`.
@@ -81,7 +105,7 @@ impl TupleHeader {
         let (page, item) = self.next.map_or((0, 0), |t| (t.page.0, t.item.0));
         tuple[16..24].copy_from_slice(&page.to_le_bytes());
         tuple[24..26].copy_from_slice(&item.to_le_bytes());
-        tuple[26..28].copy_from_slice(&0u16.to_le_bytes());
+        tuple[26..28].copy_from_slice(&self.flags.to_le_bytes());
     }
 
     /// A whole tuple: this header followed by `row`.
@@ -111,6 +135,12 @@ mod tests {
             item: ItemId(4),
         });
         assert_eq!(TupleHeader::decode(&h.tuple(b"")), Ok(h));
+        assert_eq!(h.deleter(), Some(Xid(9)));
+        h.flags = XMAX_LOCK_ONLY;
+        assert_eq!(TupleHeader::decode(&h.tuple(b"")), Ok(h));
+        assert_eq!(h.deleter(), None, "a lock deletes nothing");
         assert!(TupleHeader::decode(&[0; 27]).is_err());
+        h.flags = 0x8000;
+        assert!(TupleHeader::decode(&h.tuple(b"")).is_err(), "unknown flags");
     }
 }

@@ -11,13 +11,13 @@ pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
     if !txn.sees(h.xmin)? {
         return Ok(false);
     }
-    if h.xmax == Xid::INVALID {
-        return Ok(true);
+    match h.deleter() {
+        None => Ok(true),
+        Some(deleter) => Ok(!txn.sees(deleter)?),
     }
-    Ok(!txn.sees(h.xmax)?)
 }
 
-/// What a writer may do with a version it wants to delete or update.
+/// What a writer may do with a version it wants to delete, update or lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteCheck {
     /// No live deleter: set xmax.
@@ -41,6 +41,17 @@ pub enum WriteCheck {
 pub fn check_write(txn: &Transaction, h: &TupleHeader) -> Result<WriteCheck, TxnError> {
     if h.xmax == Xid::INVALID {
         return Ok(WriteCheck::Proceed);
+    }
+    if h.lock_only() {
+        // A row lock: wait for a running locker; an ended one (or our
+        // own lock) is no obstacle.
+        if txn.is_mine(h.xmax) {
+            return Ok(WriteCheck::Proceed);
+        }
+        return Ok(match txn.manager().outcome(h.xmax)? {
+            Outcome::Running => WriteCheck::Wait(h.xmax),
+            _ => WriteCheck::Proceed,
+        });
     }
     if txn.is_mine(h.xmax) {
         return Ok(WriteCheck::Gone);

@@ -70,7 +70,7 @@ fn snapshots_see_inserts_deletes_and_updates_at_commit() {
     loser.rollback().unwrap();
 
     let mut u = db.begin(RR, SYNC).unwrap();
-    let Write::Done(Some(a2)) = table.update(&mut u, a, b"a2").unwrap() else {
+    let Write::Done(Some(a2)) = table.update(&mut u, a, b"a2", true).unwrap() else {
         panic!("update")
     };
     assert_eq!(rows(&table, &u), vec![b"a2".to_vec()], "own update");
@@ -116,12 +116,12 @@ fn conflict(
 ) -> (Result<Write, HeapError>, Tid) {
     let mut first = db.begin(RR, SYNC).unwrap();
     let second = db.begin(isolation, SYNC).unwrap();
-    let Write::Done(Some(new)) = table.update(&mut first, tid, b"first").unwrap() else {
+    let Write::Done(Some(new)) = table.update(&mut first, tid, b"first", true).unwrap() else {
         panic!("first update")
     };
     let (table2, mut second) = (table.clone(), second);
     let waiter = std::thread::spawn(move || {
-        let r = table2.update(&mut second, tid, b"second");
+        let r = table2.update(&mut second, tid, b"second", true);
         if r.is_ok() {
             second.commit().unwrap();
         }
@@ -165,7 +165,7 @@ fn write_conflicts_wait_then_follow_the_isolation_level() {
     );
     let mut rc = db.begin(RC, SYNC).unwrap();
     assert!(matches!(
-        table.update(&mut rc, newest, b"rc").unwrap(),
+        table.update(&mut rc, newest, b"rc", true).unwrap(),
         Write::Done(Some(_))
     ));
     rc.commit().unwrap();
@@ -194,8 +194,9 @@ fn updates_move_versions_to_other_pages_when_full() {
     for round in 1..4u8 {
         let mut t = db.begin(RR, SYNC).unwrap();
         for (i, tid) in tids.iter_mut().enumerate() {
-            let Write::Done(Some(new)) =
-                table.update(&mut t, *tid, &[i as u8 + round; 700]).unwrap()
+            let Write::Done(Some(new)) = table
+                .update(&mut t, *tid, &[i as u8 + round; 700], true)
+                .unwrap()
             else {
                 panic!("update")
             };
@@ -232,7 +233,7 @@ fn encode_row(key: u32, value: &[u8]) -> Vec<u8> {
 }
 
 /// One crash case: a seeded sequence of transactions (1-4 inserts,
-/// updates or deletes each, some with a savepoint rolled back to, then a
+/// updates (HOT when the page has room, pruning it first) or deletes each, some with a savepoint rolled back to, then a
 /// synchronous commit or a rollback, a checkpoint now and then) until the device crashes at `crash_at`; then
 /// recovery, and the table must hold exactly the acknowledged commits'
 /// rows (plus, possibly, the one transaction whose commit was in flight).
@@ -285,10 +286,11 @@ fn heap_crash_case(seed: u64, crash_at: u64, txns: usize) -> bool {
                         new_tids.remove(&key);
                         model.remove(&key);
                     }),
+                    // No index: HOT whenever the page has room (pruned first).
                     Some(tid) => table
-                        .update(&mut t, tid, &encode_row(key, &value))
+                        .update(&mut t, tid, &encode_row(key, &value), false)
                         .map(|w| {
-                            let Write::Done(Some(new)) = w else {
+                            let (Write::Done(Some(new)) | Write::Hot(new)) = w else {
                                 panic!("{case}: {w:?}")
                             };
                             new_tids.insert(key, new);
@@ -474,7 +476,7 @@ fn row_locks_make_writers_wait_and_change_nothing() {
     let table2 = table.clone();
     let mut other = other;
     let waiter = std::thread::spawn(move || {
-        let r = table2.update(&mut other, row, b"other").unwrap();
+        let r = table2.update(&mut other, row, b"other", true).unwrap();
         other.commit().unwrap();
         r
     });
@@ -487,7 +489,7 @@ fn row_locks_make_writers_wait_and_change_nothing() {
     let mut own = db.begin(RR, SYNC).unwrap();
     table.lock(&mut own, current).unwrap();
     assert!(matches!(
-        table.update(&mut own, current, b"own").unwrap(),
+        table.update(&mut own, current, b"own", true).unwrap(),
         Write::Done(Some(_))
     ));
     own.commit().unwrap();
@@ -500,11 +502,77 @@ fn row_locks_make_writers_wait_and_change_nothing() {
     let mut free = db.begin(RR, SYNC).unwrap();
     assert!(
         matches!(
-            table.update(&mut free, current, b"free").unwrap(),
+            table.update(&mut free, current, b"free", true).unwrap(),
             Write::Done(Some(_))
         ),
         "no wait: the savepoint's lock is gone"
     );
     free.commit().unwrap();
     drop(sp);
+}
+
+// Proves HOT updates and pruning keep an update-heavy table from growing:
+// 2,000 updates of 10 rows that change no indexed column are all HOT and
+// stay on one page (pruning what no snapshot needs each time the page
+// fills), the index keeps one entry per row, and index probes find the
+// newest version through the HOT chain; while an old snapshot is open,
+// the versions it sees are kept (it still reads them), and once it ends
+// they are pruned.
+#[test]
+fn hot_updates_and_pruning_keep_the_table_from_growing() {
+    let db = sim_db(9);
+    let table = db.create_table("t").unwrap();
+    let index = db.create_index("t_k", true).unwrap();
+    let mut t = db.begin(RR, SYNC).unwrap();
+    let mut tids = Vec::new();
+    for k in 0..10u8 {
+        let tid = table.insert(&mut t, &[k, 0]).unwrap();
+        index.insert(&mut t, &table, &[k], tid).unwrap();
+        tids.push(tid);
+    }
+    t.commit().unwrap();
+    let old = db.begin(RR, SYNC).unwrap();
+    let update_all = |round: u8, tids: &mut Vec<Tid>| {
+        let mut t = db.begin(RR, SYNC).unwrap();
+        for (k, tid) in tids.iter_mut().enumerate() {
+            match table
+                .update(&mut t, *tid, &[k as u8, round], false)
+                .unwrap()
+            {
+                Write::Hot(new) => *tid = new,
+                w => panic!("round {round}: not HOT: {w:?}"),
+            }
+        }
+        t.commit().unwrap();
+    };
+    for round in 1..=10u8 {
+        update_all(round, &mut tids);
+    }
+    // The old snapshot pins the first versions: still readable.
+    let first = index.get(&old, &table, &[3]).unwrap();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].1, vec![3, 0]);
+    drop(old);
+    for round in 11..=200u8 {
+        update_all(round, &mut tids);
+    }
+    let now = db.begin(RR, SYNC).unwrap();
+    for k in 0..10u8 {
+        let found = index.get(&now, &table, &[k]).unwrap();
+        assert_eq!(found.len(), 1, "key {k}");
+        assert_eq!(found[0].1, vec![k, 200]);
+    }
+    assert_eq!(
+        index
+            .tree()
+            .count(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+            .unwrap(),
+        10,
+        "HOT: no new index entries"
+    );
+    assert_eq!(
+        table.page_ids().unwrap().len(),
+        1,
+        "one page for 2,000 updates"
+    );
 }

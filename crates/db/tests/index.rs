@@ -56,7 +56,7 @@ fn index_scans_check_heap_visibility() {
     let mut w = db.begin(RR, SYNC).unwrap();
     insert(&mut w, "e");
     assert_eq!(table.delete(&mut w, tids[1]).unwrap(), Write::Done(None));
-    let Write::Done(Some(new)) = table.update(&mut w, tids[2], b"c2").unwrap() else {
+    let Write::Done(Some(new)) = table.update(&mut w, tids[2], b"c2", true).unwrap() else {
         panic!("update")
     };
     index.insert(&mut w, &table, b"c2", new).unwrap();
@@ -110,7 +110,7 @@ fn unique_indexes_refuse_duplicates_and_wait_for_running_inserters() {
         e.to_string(),
         "duplicate key value violates unique constraint \"t_pkey\""
     );
-    let Write::Done(Some(k2)) = table.update(&mut t, k, b"k").unwrap() else {
+    let Write::Done(Some(k2)) = table.update(&mut t, k, b"k", true).unwrap() else {
         panic!("update")
     };
     index.insert(&mut t, &table, b"k", k2).unwrap();

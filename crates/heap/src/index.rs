@@ -2,14 +2,16 @@
 //! non-unique tree, probed with heap visibility, and unique indexes that
 //! are correct under MVCC.
 //!
-//! **Entries.** Every version that gets an index entry has one, pointing
-//! at its tuple id; an update writes a new entry for the new version
-//! (HOT, which skips it when no indexed column changed, is not built yet).
-//! A scan fetches each entry's version and keeps those its snapshot sees,
-//! so entries of dead versions cost a fetch until vacuum removes them.
+//! **Entries.** An entry points at the tuple id of a version that is not
+//! `HEAP_ONLY`: an insert, or an update that changed an indexed column or
+//! left the page. A HOT update adds no entry: its version is reached from
+//! the old one's entry through the page's HOT chain
+//! (`Table::fetch_chain`). A scan follows each entry to the version its
+//! snapshot sees, so entries of dead versions cost a fetch until vacuum
+//! removes them.
 //!
 //! **Uniqueness** (PostgreSQL's rule, `_bt_check_unique`): inserting key
-//! `k` looks at every other entry of `k`. A version whose inserter is
+//! `k` looks at every version every other entry of `k` leads to. A version whose inserter is
 //! still running makes the inserter wait for it and look again; a version
 //! that is live (inserter committed or this transaction; deleter none,
 //! aborted, or running: then wait) is a duplicate, SQLSTATE 23505; dead
@@ -127,30 +129,29 @@ impl Index {
         let mgr = txn.manager();
         let mut scan = self.tree.scan_key(key, Direction::Forward);
         while let Some((_, word, _)) = scan.next_entry()? {
-            let other = word_tid(word);
-            if other == tid {
-                continue;
-            }
-            let Some(h) = table.header(other)? else {
-                continue;
-            };
-            if !txn.is_mine(h.xmin) {
-                match mgr.outcome(h.xmin)? {
-                    Outcome::Running => return Ok(Check::Wait(h.xmin)),
-                    Outcome::Aborted => continue,
-                    Outcome::Committed(_) => {}
+            // Every version the entry leads to (its HOT chain).
+            for (other, h) in table.chain_headers(word_tid(word))? {
+                if other == tid {
+                    continue;
                 }
-            }
-            let Some(deleter) = h.deleter() else {
-                return Ok(Check::Duplicate);
-            };
-            if txn.is_mine(deleter) {
-                continue;
-            }
-            match mgr.outcome(deleter)? {
-                Outcome::Running => return Ok(Check::Wait(deleter)),
-                Outcome::Committed(_) => continue,
-                Outcome::Aborted => return Ok(Check::Duplicate),
+                if !txn.is_mine(h.xmin) {
+                    match mgr.outcome(h.xmin)? {
+                        Outcome::Running => return Ok(Check::Wait(h.xmin)),
+                        Outcome::Aborted => continue,
+                        Outcome::Committed(_) => {}
+                    }
+                }
+                let Some(deleter) = h.deleter() else {
+                    return Ok(Check::Duplicate);
+                };
+                if txn.is_mine(deleter) {
+                    continue;
+                }
+                match mgr.outcome(deleter)? {
+                    Outcome::Running => return Ok(Check::Wait(deleter)),
+                    Outcome::Committed(_) => continue,
+                    Outcome::Aborted => return Ok(Check::Duplicate),
+                }
             }
         }
         Ok(Check::Free)
@@ -175,9 +176,8 @@ impl Index {
         let mut out = Vec::new();
         let mut scan = self.tree.scan(lower, upper, direction);
         while let Some((_, word, _)) = scan.next_entry()? {
-            let tid = word_tid(word);
-            if let Some(row) = table.fetch(txn, tid)? {
-                out.push((tid, row));
+            if let Some(found) = table.fetch_chain(txn, word_tid(word))? {
+                out.push(found);
             }
         }
         Ok(out)

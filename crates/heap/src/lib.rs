@@ -5,6 +5,7 @@
 
 mod error;
 mod index;
+mod prune;
 mod records;
 mod table;
 mod tuple;
@@ -12,7 +13,9 @@ mod visibility;
 
 pub use error::HeapError;
 pub use index::Index;
-pub use records::{DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, PageOp, UPDATE, apply};
+pub use records::{
+    DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, LineChange, PRUNE, PageOp, UPDATE, apply,
+};
 pub use table::{Table, Write};
-pub use tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
+pub use tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 pub use visibility::{WriteCheck, check_write, may_write, visible};

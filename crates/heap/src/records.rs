@@ -8,7 +8,8 @@
 //! | op | bytes | effect |
 //! |---|---|---|
 //! | 1 insert | item id (u16), length (u32), the tuple | adds the tuple; it must get that item id |
-//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16), flags (u16) | marks the version deleted (and links its successor), or locked with `XMAX_LOCK_ONLY` |
+//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16), flags (u16) | marks the version deleted (and links its successor; `HOT_UPDATED` for a successor on the page), or locked with `XMAX_LOCK_ONLY` |
+//! | 3 prune | count (u16), then per line pointer: item id (u16), 0 unused / 1 dead / 2 redirect (u8), target (u16) | sets the states in order, then compacts the page |
 //!
 //! | record | blocks |
 //! |---|---|
@@ -16,9 +17,10 @@
 //! | `INSERT` | the page: one insert |
 //! | `DELETE` | the page: one set xmax |
 //! | `LOCK` | the page: one set xmax, lock only |
+//! | `PRUNE` | the page: one prune |
 //! | `UPDATE` | same page: insert then set xmax; else block 0 the new version's page (insert), block 1 the old one's (set xmax) |
 
-use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
+use crate::tuple::{HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 use folio_page::{ItemId, LinePointerPageMut, Page, PageId, PageType, header_page_type};
 use folio_txn::Xid;
 use folio_wal::{PageRedo, Record, RedoError, RmgrId};
@@ -28,9 +30,25 @@ pub const INSERT: u8 = 2;
 pub const DELETE: u8 = 3;
 pub const UPDATE: u8 = 4;
 pub const LOCK: u8 = 5;
+pub const PRUNE: u8 = 6;
 
 const OP_INSERT: u8 = 1;
 const OP_SET_XMAX: u8 = 2;
+const OP_PRUNE: u8 = 3;
+
+/// What pruning does to one line pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineChange {
+    /// Free: no index entry points at it (a HOT chain member).
+    Unused,
+    /// Gone, but index entries may still point here (until vacuum).
+    Dead,
+    /// The HOT chain's root now leads to this item.
+    Redirect(ItemId),
+}
+
+/// The xmax flags a set-xmax operation may carry.
+const XMAX_FLAGS: u16 = XMAX_LOCK_ONLY | HOT_UPDATED;
 
 /// One change to one heap page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +61,12 @@ pub enum PageOp {
         item: ItemId,
         xmax: Xid,
         next: Option<Tid>,
-        lock_only: bool,
+        /// `XMAX_LOCK_ONLY` or `HOT_UPDATED` (or 0): the xmax flags to set.
+        flags: u16,
+    },
+    /// Pruning: line pointer states changed, then the page compacted.
+    Prune {
+        changes: Vec<(ItemId, LineChange)>,
     },
 }
 
@@ -60,7 +83,7 @@ impl PageOp {
                 item,
                 xmax,
                 next,
-                lock_only,
+                flags,
             } => {
                 out.push(OP_SET_XMAX);
                 out.extend_from_slice(&item.0.to_le_bytes());
@@ -68,8 +91,21 @@ impl PageOp {
                 let (page, next_item) = next.map_or((0, 0), |t| (t.page.0, t.item.0));
                 out.extend_from_slice(&page.to_le_bytes());
                 out.extend_from_slice(&next_item.to_le_bytes());
-                let flags = if *lock_only { XMAX_LOCK_ONLY } else { 0 };
                 out.extend_from_slice(&flags.to_le_bytes());
+            }
+            PageOp::Prune { changes } => {
+                out.push(OP_PRUNE);
+                out.extend_from_slice(&(changes.len() as u16).to_le_bytes());
+                for (item, change) in changes {
+                    out.extend_from_slice(&item.0.to_le_bytes());
+                    let (kind, target) = match change {
+                        LineChange::Unused => (0u8, 0u16),
+                        LineChange::Dead => (1, 0),
+                        LineChange::Redirect(t) => (2, t.0),
+                    };
+                    out.push(kind);
+                    out.extend_from_slice(&target.to_le_bytes());
+                }
             }
         }
     }
@@ -94,6 +130,25 @@ impl PageOp {
                 take(&mut data, 2)?.try_into().expect("2"),
             ));
             ops.push(match op {
+                OP_PRUNE => {
+                    // `item` holds the number of changes.
+                    let mut changes = Vec::new();
+                    for _ in 0..item.0 {
+                        let b = take(&mut data, 5)?;
+                        let id = ItemId(u16::from_le_bytes([b[0], b[1]]));
+                        let target = ItemId(u16::from_le_bytes([b[3], b[4]]));
+                        changes.push((
+                            id,
+                            match b[2] {
+                                0 => LineChange::Unused,
+                                1 => LineChange::Dead,
+                                2 => LineChange::Redirect(target),
+                                other => return Err(format!("unknown line change {other}")),
+                            },
+                        ));
+                    }
+                    PageOp::Prune { changes }
+                }
                 OP_INSERT => {
                     let len = u32::from_le_bytes(take(&mut data, 4)?.try_into().expect("4"));
                     PageOp::Insert {
@@ -106,15 +161,14 @@ impl PageOp {
                     let xmax = Xid(u64::from_le_bytes(b[0..8].try_into().expect("8")));
                     let page = u64::from_le_bytes(b[8..16].try_into().expect("8"));
                     let next_item = u16::from_le_bytes(b[16..18].try_into().expect("2"));
-                    let lock_only = match u16::from_le_bytes(b[18..20].try_into().expect("2")) {
-                        0 => false,
-                        XMAX_LOCK_ONLY => true,
-                        other => return Err(format!("set xmax with flags {other:#06x}")),
-                    };
+                    let flags = u16::from_le_bytes(b[18..20].try_into().expect("2"));
+                    if flags & !XMAX_FLAGS != 0 {
+                        return Err(format!("set xmax with flags {flags:#06x}"));
+                    }
                     PageOp::SetXmax {
                         item,
                         xmax,
-                        lock_only,
+                        flags,
                         next: (page != 0).then_some(Tid {
                             page: PageId(page),
                             item: ItemId(next_item),
@@ -148,18 +202,25 @@ pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
                 item,
                 xmax,
                 next,
-                lock_only,
+                flags,
             } => {
                 let tuple = lp.get_mut(*item).map_err(|e| e.to_string())?;
                 let mut header = TupleHeader::decode(tuple)?;
                 header.xmax = *xmax;
                 header.next = *next;
-                header.flags = if *lock_only {
-                    header.flags | XMAX_LOCK_ONLY
-                } else {
-                    header.flags & !XMAX_LOCK_ONLY
-                };
+                header.flags = (header.flags & !XMAX_FLAGS) | flags;
                 header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
+            }
+            PageOp::Prune { changes } => {
+                for (id, change) in changes {
+                    match change {
+                        LineChange::Unused => lp.set_unused(*id),
+                        LineChange::Dead => lp.set_dead(*id),
+                        LineChange::Redirect(target) => lp.set_redirect(*id, *target),
+                    }
+                    .map_err(|e| format!("pruning {id}: {e}"))?;
+                }
+                lp.compact().map_err(|e| e.to_string())?;
             }
         }
     }
@@ -190,7 +251,7 @@ impl PageRedo for HeapRedo {
                 "a new heap page is logged with its image only",
             ));
         }
-        if !(INSERT..=LOCK).contains(&record.rtype) {
+        if !(INSERT..=PRUNE).contains(&record.rtype) {
             return Err(RedoError::new(format!(
                 "unknown record type {}",
                 record.rtype
@@ -211,6 +272,7 @@ impl PageRedo for HeapRedo {
             DELETE => "DELETE",
             UPDATE => "UPDATE",
             LOCK => "LOCK",
+            PRUNE => "PRUNE",
             _ => "UNKNOWN",
         }
     }
@@ -232,6 +294,9 @@ impl PageRedo for HeapRedo {
                                 " xmax ({},{}) {xmax}",
                                 block.page_id.0, item.0
                             )),
+                            PageOp::Prune { changes } => {
+                                out.push_str(&format!(" prune {} line pointers", changes.len()))
+                            }
                         }
                     }
                 }
@@ -264,7 +329,13 @@ mod tests {
                     page: PageId(9),
                     item: ItemId(2),
                 }),
-                lock_only: false,
+                flags: HOT_UPDATED,
+            },
+            PageOp::Prune {
+                changes: vec![
+                    (ItemId(1), LineChange::Dead),
+                    (ItemId(2), LineChange::Redirect(ItemId(0))),
+                ],
             },
         ];
         let mut bytes = Vec::new();
@@ -275,7 +346,7 @@ mod tests {
         let mut page = [0u8; folio_page::PAGE_SIZE];
         assert!(apply(&mut page, &ops).is_err(), "not a heap page");
         init_page(&mut page, PageType::Heap, 0);
-        apply(&mut page, &ops).unwrap();
+        apply(&mut page, &ops[..2]).unwrap();
         let lp = folio_page::LinePointerPage::new(&page).unwrap();
         let h = TupleHeader::decode(lp.get(ItemId(0)).unwrap()).unwrap();
         assert_eq!((h.xmin, h.xmax), (Xid(5), Xid(6)));

@@ -20,8 +20,9 @@
 //! writes no shared memory (no latch word, no hint bit).
 
 use crate::error::HeapError;
-use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PageOp, UPDATE, apply};
-use crate::tuple::{TUPLE_HEADER_SIZE, Tid, TupleHeader};
+use crate::prune;
+use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
+use crate::tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 use crate::visibility::{WriteCheck, check_write, may_write, visible};
 use folio_btree::{Direction, Tree};
 use folio_buffer::{BufferPool, ExclusiveGuard};
@@ -29,7 +30,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::Transaction;
+use folio_txn::{Fate, Transaction};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -41,8 +42,13 @@ pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUP
 /// What a delete or update did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Write {
-    /// Done; for an update, where the new version is.
+    /// Done; for an update, where the new version is (it needs index
+    /// entries).
     Done(Option<Tid>),
+    /// A HOT update: the new version is on the same page, reached from the
+    /// old one's index entries through the page's HOT chain; it needs no
+    /// index entry.
+    Hot(Tid),
     /// The row is gone: deleted by this transaction, or by one whose
     /// deletion the snapshot sees. Nothing was changed.
     Gone,
@@ -56,7 +62,8 @@ pub enum Write {
 #[derive(Debug, Clone, Copy)]
 enum Action<'r> {
     Delete,
-    Update(&'r [u8]),
+    /// The new row, and whether a HOT update is allowed.
+    Update(&'r [u8], bool),
     Lock,
 }
 
@@ -101,7 +108,12 @@ impl Table {
         loop {
             let mut page = self.target_page(None)?;
             let mut after = Box::new(*page);
-            let Some(item) = try_add(&mut after, &tuple, page.page_id())? else {
+            let mut added = try_add(&mut after, &tuple, page.page_id())?;
+            if added.is_none() && self.prune(txn, &mut page)? {
+                after = Box::new(*page);
+                added = try_add(&mut after, &tuple, page.page_id())?;
+            }
+            let Some(item) = added else {
                 self.retire_target(page.page_id());
                 continue;
             };
@@ -134,10 +146,82 @@ impl Table {
         Ok(visible(txn, &header)?.then(|| row.to_vec()))
     }
 
+    /// The version `txn` sees among those an index entry for `tid` leads
+    /// to: the item itself, or, through a Redirect and the page's HOT
+    /// chain, a later version on the same page. Returns where it is.
+    pub fn fetch_chain(
+        &self,
+        txn: &Transaction,
+        tid: Tid,
+    ) -> Result<Option<(Tid, Vec<u8>)>, HeapError> {
+        let page = self.read_copy(tid.page)?;
+        for (at, header) in chain(&page, tid)? {
+            if visible(txn, &header)? {
+                let (_, row) = version(&page, at)?.expect("on the chain");
+                return Ok(Some((at, row.to_vec())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The versions an index entry for `tid` leads to (its HOT chain), with
+    /// their headers, whatever their visibility.
+    pub fn chain_headers(&self, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
+        let page = self.read_copy(tid.page)?;
+        chain(&page, tid)
+    }
+
     /// The header of the version at `tid` (None if no version is there).
     pub fn header(&self, tid: Tid) -> Result<Option<TupleHeader>, HeapError> {
         let page = self.read_copy(tid.page)?;
         Ok(version(&page, tid)?.map(|(h, _)| h))
+    }
+
+    /// Prunes the latched `page` (`prune.rs`): frees the versions no
+    /// snapshot can see any more, logged as one record. Returns whether
+    /// anything changed.
+    fn prune(&self, txn: &Transaction, page: &mut ExclusiveGuard<'_>) -> Result<bool, HeapError> {
+        let mgr = txn.manager();
+        let horizon = mgr.horizon();
+        let page_id = page.page_id();
+        let mut failure = None;
+        let changes = prune::plan(page, page_id, |h| {
+            let dead = || -> Result<bool, folio_txn::TxnError> {
+                if mgr.fate(h.xmin)? == Fate::Aborted {
+                    return Ok(true);
+                }
+                Ok(match h.deleter() {
+                    Some(deleter) => {
+                        matches!(mgr.fate(deleter)?, Fate::Committed(csn) if csn <= horizon)
+                    }
+                    None => false,
+                })
+            };
+            dead().map_err(|e| {
+                let reason = e.to_string();
+                failure = Some(e);
+                reason
+            })
+        });
+        if let Some(e) = failure {
+            return Err(e.into());
+        }
+        let changes = changes.map_err(|e| HeapError::corrupt(page_id, e))?;
+        if changes.is_empty() {
+            return Ok(false);
+        }
+        let ops = vec![PageOp::Prune { changes }];
+        let mut after = Box::new(**page);
+        apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
+        self.log(
+            PRUNE,
+            &mut [Change {
+                guard: page,
+                after,
+                ops,
+            }],
+        )?;
+        Ok(true)
     }
 
     /// Every row `txn`'s snapshot sees, in page and item order.
@@ -194,10 +278,19 @@ impl Table {
     }
 
     /// Replaces the version at `tid` by a new one holding `row`, on the
-    /// same page when it fits, and links the old version to it.
-    pub fn update(&self, txn: &mut Transaction, tid: Tid, row: &[u8]) -> Result<Write, HeapError> {
+    /// same page when it fits (after pruning the page if need be), and
+    /// links the old version to it. When `indexed_changed` is false (no
+    /// indexed column changed) and the new version stays on the page, the
+    /// update is HOT (`Write::Hot`): no index entry is needed.
+    pub fn update(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        row: &[u8],
+        indexed_changed: bool,
+    ) -> Result<Write, HeapError> {
         check_row_len(row)?;
-        self.write(txn, tid, Action::Update(row))
+        self.write(txn, tid, Action::Update(row, !indexed_changed))
     }
 
     fn write(
@@ -207,8 +300,9 @@ impl Table {
         action: Action<'_>,
     ) -> Result<Write, HeapError> {
         let xid = txn.xid()?;
+        let hot_allowed = matches!(action, Action::Update(_, true));
         let tuple = match action {
-            Action::Update(row) => Some(TupleHeader::new(xid).tuple(row)),
+            Action::Update(row, _) => Some(TupleHeader::new(xid).tuple(row)),
             _ => None,
         };
         loop {
@@ -233,7 +327,7 @@ impl Table {
                     item: tid.item,
                     xmax: xid,
                     next: None,
-                    lock_only,
+                    flags: if lock_only { XMAX_LOCK_ONLY } else { 0 },
                 }];
                 let mut after = Box::new(*old);
                 apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
@@ -247,25 +341,39 @@ impl Table {
                 )?;
                 return Ok(Write::Done(None));
             };
-            // The new version on the same page, if it fits.
+            // The new version on the same page, if it fits (pruning the
+            // page first if it does not).
             let mut after = Box::new(*old);
-            if let Some(item) = try_add(&mut after, tuple, tid.page)? {
+            let mut added = try_add(&mut after, tuple, tid.page)?;
+            if added.is_none() && self.prune(txn, &mut old)? {
+                after = Box::new(*old);
+                added = try_add(&mut after, tuple, tid.page)?;
+            }
+            if let Some(item) = added {
                 let new_tid = Tid {
                     page: tid.page,
                     item,
                 };
+                let hot = hot_allowed;
+                if hot {
+                    set_tuple_flags(&mut after, item, HEAP_ONLY)
+                        .map_err(|e| HeapError::corrupt(tid.page, e))?;
+                }
                 let set = PageOp::SetXmax {
                     item: tid.item,
                     xmax: xid,
                     next: Some(new_tid),
-                    lock_only: false,
+                    flags: if hot { HOT_UPDATED } else { 0 },
                 };
                 apply(&mut after, std::slice::from_ref(&set))
                     .map_err(|e| HeapError::corrupt(tid.page, e))?;
+                let inserted = LinePointerPage::new(&after)
+                    .and_then(|lp| lp.get(item).map(<[u8]>::to_vec))
+                    .map_err(|e| HeapError::corrupt(tid.page, e.to_string()))?;
                 let ops = vec![
                     PageOp::Insert {
                         item,
-                        tuple: tuple.clone(),
+                        tuple: inserted,
                     },
                     set,
                 ];
@@ -277,7 +385,11 @@ impl Table {
                         ops,
                     }],
                 )?;
-                return Ok(Write::Done(Some(new_tid)));
+                return Ok(if hot {
+                    Write::Hot(new_tid)
+                } else {
+                    Write::Done(Some(new_tid))
+                });
             }
             drop(old);
             if let Some(done) = self.update_across(txn, tid, tuple)? {
@@ -330,7 +442,7 @@ impl Table {
             item: tid.item,
             xmax: txn.xid()?,
             next: Some(new_tid),
-            lock_only: false,
+            flags: 0,
         }];
         let mut old_after = Box::new(**old);
         apply(&mut old_after, &set).map_err(|e| HeapError::corrupt(tid.page, e))?;
@@ -497,4 +609,52 @@ fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8])>, HeapEr
     let tuple = lp.get(tid.item).map_err(|e| corrupt(e.to_string()))?;
     let header = TupleHeader::decode(tuple).map_err(corrupt)?;
     Ok(Some((header, &tuple[TUPLE_HEADER_SIZE..])))
+}
+
+/// Sets `flags` in the header of item `item` of a page copy.
+fn set_tuple_flags(page: &mut Page, item: ItemId, flags: u16) -> Result<(), String> {
+    let mut lp = LinePointerPageMut::new(page).map_err(|e| e.to_string())?;
+    let tuple = lp.get_mut(item).map_err(|e| e.to_string())?;
+    let mut header = TupleHeader::decode(tuple)?;
+    header.flags |= flags;
+    header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
+    Ok(())
+}
+
+/// The versions an index entry for `tid` leads to on `page`: through a
+/// Redirect, then along HOT links while each successor's xmin is its
+/// predecessor's xmax (a freed and reused item ends the chain).
+fn chain(page: &Page, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
+    let corrupt = |e: String| HeapError::corrupt(tid.page, e);
+    let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
+    if tid.item.0 as usize >= lp.count() {
+        return Ok(Vec::new());
+    }
+    let mut at = match lp.state(tid.item).map_err(|e| corrupt(e.to_string()))? {
+        LineState::Redirect(target) => target,
+        LineState::Normal { .. } => tid.item,
+        _ => return Ok(Vec::new()),
+    };
+    let mut out: Vec<(Tid, TupleHeader)> = Vec::new();
+    while out.len() < lp.count() {
+        let here = Tid {
+            page: tid.page,
+            item: at,
+        };
+        let Some((h, _)) = version(page, here)? else {
+            break;
+        };
+        if let Some((_, prev)) = out.last()
+            && (h.xmin != prev.xmax || !h.heap_only())
+        {
+            break;
+        }
+        let next = h.hot_next().filter(|t| t.page == tid.page);
+        out.push((here, h));
+        match next {
+            Some(t) => at = t.item,
+            None => break,
+        }
+    }
+    Ok(out)
 }

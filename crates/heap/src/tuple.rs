@@ -6,7 +6,7 @@
 //! |      8 |    8 | `xmax`       | the deleting (or updating) transaction; 0: none           |
 //! |     16 |    8 | `next_page`  | the next version's page (an update); 0: none              |
 //! |     24 |    2 | `next_item`  | the next version's item id on `next_page`                 |
-//! |     26 |    2 | `flags`      | [`XMAX_LOCK_ONLY`]; other bits reserved (hint bits), 0     |
+//! |     26 |    2 | `flags`      | [`XMAX_LOCK_ONLY`], [`HEAP_ONLY`], [`HOT_UPDATED`]; others 0 |
 //!
 //! The row's bytes follow. A version is created with `xmax = 0` and no
 //! next version; a delete sets `xmax`, an update sets `xmax` and the link
@@ -22,8 +22,15 @@ pub const TUPLE_HEADER_SIZE: usize = 28;
 
 /// Flag: `xmax` only locks the row (it did not delete or update it).
 pub const XMAX_LOCK_ONLY: u16 = 0x0001;
+/// Flag: a version no index entry points at: it is reached through the
+/// HOT chain of its page (an update that changed no indexed column and
+/// stayed on the page; PostgreSQL's `HEAP_ONLY_TUPLE`).
+pub const HEAP_ONLY: u16 = 0x0002;
+/// Flag: updated by a HOT update: `next` is its successor on the same
+/// page, a `HEAP_ONLY` version (PostgreSQL's `HEAP_HOT_UPDATED`).
+pub const HOT_UPDATED: u16 = 0x0004;
 /// The flags this layout defines; a tuple with others set is corrupt.
-const KNOWN_FLAGS: u16 = XMAX_LOCK_ONLY;
+const KNOWN_FLAGS: u16 = XMAX_LOCK_ONLY | HEAP_ONLY | HOT_UPDATED;
 
 /// Where a tuple version lives: page and item id (PostgreSQL's TID).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -86,6 +93,16 @@ impl TupleHeader {
             }),
             flags,
         })
+    }
+
+    /// Whether no index entry points at this version.
+    pub fn heap_only(&self) -> bool {
+        self.flags & HEAP_ONLY != 0
+    }
+
+    /// The successor on the same page, if a HOT update made one.
+    pub fn hot_next(&self) -> Option<Tid> {
+        self.next.filter(|_| self.flags & HOT_UPDATED != 0)
     }
 
     /// Whether `xmax` only locks the row.

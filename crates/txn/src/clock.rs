@@ -73,6 +73,12 @@ impl CommitClock {
         Snapshot(Csn(self.completed.load(Ordering::Acquire)))
     }
 
+    /// The latest complete commit, loaded SeqCst (the snapshot slots'
+    /// protocol, `slots.rs`).
+    pub(crate) fn completed_seqcst(&self) -> Csn {
+        Csn(self.completed.load(Ordering::SeqCst))
+    }
+
     /// The latest complete commit.
     pub fn completed(&self) -> Csn {
         self.snapshot().0

@@ -37,6 +37,9 @@ pub enum TxnError {
     /// `ROLLBACK TO` or `RELEASE` of a savepoint that is not open.
     #[error("savepoint \"{0}\" does not exist")]
     NoSavepoint(String),
+    /// Every snapshot slot is taken.
+    #[error("too many transactions at once (at most {0})")]
+    TooManyTransactions(usize),
     /// The transaction ended already (committed or rolled back).
     #[error("the transaction has ended")]
     Ended,
@@ -56,6 +59,7 @@ impl TxnError {
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),
             TxnError::NoSavepoint(_) => Some("3B001"),
+            TxnError::TooManyTransactions(_) => Some("53300"),
             _ => None,
         }
     }

@@ -19,6 +19,7 @@ mod log_page;
 mod loom_model;
 mod manager;
 mod records;
+mod slots;
 mod sync;
 mod transaction;
 
@@ -32,4 +33,5 @@ pub use live::Ended;
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};
 pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, SUBXACT, TxnRedo};
+pub use slots::MAX_SNAPSHOTS;
 pub use transaction::{Durability, Isolation, Transaction};

@@ -29,6 +29,7 @@ use crate::error::TxnError;
 use crate::fate::Fate;
 use crate::ids::{Csn, Xid};
 use crate::live::{Ended, LiveEntry, LiveTable};
+use crate::slots::SnapshotSlots;
 use crate::transaction::{Durability, Isolation, Transaction};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -76,6 +77,7 @@ pub struct TxnManager {
     reserving: Mutex<()>,
     run_start: Xid,
     pub(crate) live: LiveTable,
+    pub(crate) slots: SnapshotSlots,
     pub(crate) config: TxnConfig,
 }
 
@@ -95,6 +97,7 @@ impl TxnManager {
             reserving: Mutex::new(()),
             run_start: limits.xid,
             live: LiveTable::new(),
+            slots: SnapshotSlots::new(),
             config,
         }))
     }
@@ -114,7 +117,14 @@ impl TxnManager {
                     .into(),
             ));
         }
-        Ok(Transaction::new(self.clone(), isolation, durability))
+        Transaction::new(self.clone(), isolation, durability)
+    }
+
+    /// The oldest snapshot a running transaction may still read with: a
+    /// version whose deleter committed at or below it is dead to every
+    /// snapshot now and later (pruning and vacuum may remove it).
+    pub fn horizon(&self) -> Csn {
+        self.slots.horizon(&self.clock)
     }
 
     /// A snapshot: one load.

@@ -55,6 +55,8 @@ pub struct Transaction {
     isolation: Isolation,
     durability: Durability,
     snapshot: Snapshot,
+    /// The snapshot slot this transaction publishes in (`slots.rs`).
+    slot: usize,
     /// Set at the first write.
     entry: Option<Arc<LiveEntry>>,
     /// Open savepoints, innermost last.
@@ -85,18 +87,19 @@ impl Transaction {
         mgr: Arc<TxnManager>,
         isolation: Isolation,
         durability: Durability,
-    ) -> Transaction {
-        let snapshot = mgr.snapshot();
-        Transaction {
+    ) -> Result<Transaction, TxnError> {
+        let (slot, snapshot) = mgr.slots.claim(mgr.clock())?;
+        Ok(Transaction {
             mgr,
             isolation,
             durability,
             snapshot,
+            slot,
             entry: None,
             frames: Vec::new(),
             released: Vec::new(),
             ended: false,
-        }
+        })
     }
 
     pub fn isolation(&self) -> Isolation {
@@ -115,8 +118,8 @@ impl Transaction {
     /// Starts a statement: READ COMMITTED takes a new snapshot; REPEATABLE
     /// READ keeps the transaction's.
     pub fn next_statement(&mut self) {
-        if self.isolation == Isolation::ReadCommitted {
-            self.snapshot = self.mgr.snapshot();
+        if self.isolation == Isolation::ReadCommitted && !self.ended {
+            self.snapshot = self.mgr.slots.refresh(self.slot, self.mgr.clock());
         }
     }
 
@@ -352,5 +355,6 @@ impl Drop for Transaction {
                 let _ = self.abort(&entry);
             }
         }
+        self.mgr.slots.release(self.slot);
     }
 }

@@ -1,0 +1,138 @@
+//! Snapshot slots: where running transactions publish the snapshot they
+//! read with, so vacuum and pruning can compute the *horizon* — the oldest
+//! snapshot any transaction may still use — without anyone taking a lock
+//! on the read path.
+//!
+//! Each transaction claims a slot (one compare-and-swap on a slot's own
+//! cache line; a thread reuses the slot it last had, so the line is in
+//! practice its own and uncontended), publishes its snapshot there, and
+//! frees it when it ends. Computing the horizon reads every slot: the
+//! cost is pruning's and vacuum's, never a reader's.
+//!
+//! **Why the horizon is safe.** A transaction publishes in this order:
+//! `slot := completed` (SeqCst), then `S := completed` (SeqCst), and
+//! reads with `S`. The horizon is computed as `H0 := completed` (SeqCst),
+//! then `min(H0, every published slot)` (SeqCst loads). In the single
+//! total order of SeqCst operations, either the horizon's load of the slot
+//! follows the transaction's store — then the horizon is at most the
+//! stored value, which is at most `S` — or it precedes it; then `H0`'s
+//! load precedes the transaction's second load of `completed`, so
+//! `H0 <= S`. Either way `horizon <= S` for every snapshot in use, and a
+//! version deleted by a transaction with `csn <= horizon` is invisible to
+//! all of them and to every later snapshot.
+
+use crate::clock::{CommitClock, Snapshot};
+use crate::error::TxnError;
+use crate::ids::Csn;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Transactions that can run at once (each needs a slot).
+pub const MAX_SNAPSHOTS: usize = 4096;
+
+const FREE: u64 = u64::MAX;
+
+/// One slot, alone on its cache lines.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Slot(AtomicU64);
+
+thread_local! {
+    /// The slot this thread claimed last: tried first next time.
+    static HINT: Cell<usize> = const { Cell::new(0) };
+}
+
+#[derive(Debug)]
+pub(crate) struct SnapshotSlots {
+    slots: Box<[Slot]>,
+}
+
+impl SnapshotSlots {
+    pub(crate) fn new() -> SnapshotSlots {
+        SnapshotSlots {
+            slots: (0..MAX_SNAPSHOTS)
+                .map(|_| Slot(AtomicU64::new(FREE)))
+                .collect(),
+        }
+    }
+
+    /// Claims a slot and takes a snapshot published in it.
+    pub(crate) fn claim(&self, clock: &CommitClock) -> Result<(usize, Snapshot), TxnError> {
+        let start = HINT.with(Cell::get);
+        for i in 0..MAX_SNAPSHOTS {
+            let index = (start + i) % MAX_SNAPSHOTS;
+            let slot = &self.slots[index].0;
+            if slot.load(Ordering::Relaxed) == FREE
+                && slot
+                    .compare_exchange(
+                        FREE,
+                        clock.completed_seqcst().0,
+                        Ordering::SeqCst,
+                        Ordering::Relaxed,
+                    )
+                    .is_ok()
+            {
+                HINT.with(|h| h.set(index));
+                return Ok((index, Snapshot(clock.completed_seqcst())));
+            }
+        }
+        Err(TxnError::TooManyTransactions(MAX_SNAPSHOTS))
+    }
+
+    /// Publishes a new snapshot in a claimed slot (READ COMMITTED's next
+    /// statement) and returns it.
+    pub(crate) fn refresh(&self, index: usize, clock: &CommitClock) -> Snapshot {
+        self.slots[index]
+            .0
+            .store(clock.completed_seqcst().0, Ordering::SeqCst);
+        Snapshot(clock.completed_seqcst())
+    }
+
+    /// Frees a slot.
+    pub(crate) fn release(&self, index: usize) {
+        self.slots[index].0.store(FREE, Ordering::Release);
+    }
+
+    /// The oldest snapshot any running transaction may use (module
+    /// comment): every commit at or below it is seen by all of them.
+    pub(crate) fn horizon(&self, clock: &CommitClock) -> Csn {
+        let mut horizon = clock.completed_seqcst().0;
+        for slot in self.slots.iter() {
+            let value = slot.0.load(Ordering::SeqCst);
+            if value != FREE {
+                horizon = horizon.min(value);
+            }
+        }
+        Csn(horizon)
+    }
+}
+
+#[cfg(all(test, not(feature = "loom")))]
+mod tests {
+    use super::*;
+    use crate::fate::XidFate;
+
+    // Proves the horizon is the completed CSN with no transaction running,
+    // the oldest published snapshot otherwise, follows a refresh, and
+    // moves on when the slot is released.
+    #[test]
+    fn the_horizon_is_the_oldest_published_snapshot() {
+        let clock = CommitClock::new(Csn(10));
+        let slots = SnapshotSlots::new();
+        assert_eq!(slots.horizon(&clock), Csn(10));
+        let (old, s) = slots.claim(&clock).unwrap();
+        assert_eq!(s, Snapshot(Csn(10)));
+        clock.commit(&XidFate::new());
+        clock.commit(&XidFate::new());
+        let (new, s2) = slots.claim(&clock).unwrap();
+        assert_ne!(old, new);
+        assert_eq!(s2, Snapshot(Csn(12)));
+        assert_eq!(slots.horizon(&clock), Csn(10));
+        assert_eq!(slots.refresh(old, &clock), Snapshot(Csn(12)));
+        assert_eq!(slots.horizon(&clock), Csn(12));
+        clock.commit(&XidFate::new());
+        slots.release(old);
+        slots.release(new);
+        assert_eq!(slots.horizon(&clock), Csn(13));
+    }
+}

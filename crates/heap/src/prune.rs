@@ -157,8 +157,11 @@ mod tests {
                 (ItemId(5), LineChange::Unused),
             ]
         );
-        crate::records::apply(&mut page, &[crate::records::PageOp::Prune { changes: plan }])
-            .unwrap();
+        crate::records::apply(
+            &mut page,
+            &[crate::records::PageOp::Prune { changes: plan }],
+        )
+        .unwrap();
         let again = plan_after(&page);
         assert!(again.is_empty(), "nothing more to prune: {again:?}");
     }

@@ -10,6 +10,11 @@ pub enum BenchError {
     Buffer(#[from] folio_buffer::BufferError),
     #[error("WAL: {0}")]
     Wal(#[from] folio_wal::WalError),
+    #[error("database: {0}")]
+    Db(#[from] folio_db::DbError),
+    /// What a workload checks of its own results was wrong.
+    #[error("benchmark check failed: {0}")]
+    Failed(String),
     #[error("invalid benchmark configuration: {0}")]
     Config(String),
 }

@@ -17,6 +17,7 @@ mod report;
 mod row;
 mod select;
 mod targets;
+mod txn;
 mod wal;
 
 pub use config::{BenchConfig, Progress, SilentProgress};
@@ -46,6 +47,7 @@ pub fn workloads() -> Vec<&'static dyn Workload> {
         &wal::WalWorkload,
         &recycle::RecycleWorkload,
         &recovery::RecoveryWorkload,
+        &txn::TxnWorkload,
     ]
 }
 

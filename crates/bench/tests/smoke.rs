@@ -45,3 +45,28 @@ fn buffer_workload_rows_and_zero_rmw() {
         assert!(line["threads"].is_u64());
     }
 }
+
+// Proves the transaction workload runs tpcb and read-only transactions at
+// every thread count on a tiny schema, its tpcb transactions keep
+// pgbench's balance invariant under concurrency (the run fails
+// otherwise), and cached read-only transactions do zero page-state RMW.
+#[test]
+fn txn_workload_rows_balances_and_zero_rmw() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let workload = folio_bench::workload("txn").expect("txn workload");
+    let mut config = tiny_config(dir.path());
+    config.scale = Some(0.02);
+    config.pool_size_bytes = Some(16 << 20);
+    let rows = workload.run(&config, &SilentProgress).expect("run");
+    let tpcb: Vec<_> = rows.iter().filter(|r| r.case == "tpcb").collect();
+    assert_eq!(tpcb.len(), 2);
+    assert!(
+        tpcb.iter()
+            .all(|r| r.number("ops_per_sec").unwrap_or(0.0) > 0.0)
+    );
+    let reads: Vec<_> = rows.iter().filter(|r| r.case == "read-only").collect();
+    assert_eq!(reads.len(), 2);
+    for row in reads {
+        assert_eq!(row.number("state_rmw_per_txn"), Some(0.0), "{row:?}");
+    }
+}

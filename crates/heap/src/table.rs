@@ -164,6 +164,34 @@ impl Table {
         Ok(None)
     }
 
+    /// READ COMMITTED's re-read after `Write::Moved(tid)` (PostgreSQL's
+    /// EvalPlanQual fetch): the newest version of the row, reached from
+    /// `tid` along the update links while each version's deleter has
+    /// committed. `None` if the row was deleted. Call it with the
+    /// statement's snapshot still published: versions newer than that
+    /// snapshot cannot be pruned meanwhile, so the links hold.
+    pub fn newest(&self, txn: &Transaction, tid: Tid) -> Result<Option<(Tid, Vec<u8>)>, HeapError> {
+        let mgr = txn.manager();
+        let mut at = tid;
+        loop {
+            let page = self.read_copy(at.page)?;
+            let Some((header, row)) = version(&page, at)? else {
+                return Err(HeapError::NotFound(at));
+            };
+            let ended = match header.deleter() {
+                Some(deleter) if !txn.is_mine(deleter) => {
+                    matches!(mgr.outcome(deleter)?, folio_txn::Outcome::Committed(_))
+                }
+                _ => false,
+            };
+            match (ended, header.next) {
+                (false, _) => return Ok(Some((at, row.to_vec()))),
+                (true, Some(next)) => at = next,
+                (true, None) => return Ok(None),
+            }
+        }
+    }
+
     /// The versions an index entry for `tid` leads to (its HOT chain), with
     /// their headers, whatever their visibility.
     pub fn chain_headers(&self, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {

@@ -33,11 +33,11 @@ use std::sync::Mutex;
 const STRIPES: usize = 64;
 
 /// A tuple id as the tree's 8-byte tiebreaker: page in the high 48 bits.
-fn tid_word(tid: Tid) -> u64 {
+pub(crate) fn tid_word(tid: Tid) -> u64 {
     (tid.page.0 << 16) | tid.item.0 as u64
 }
 
-fn word_tid(word: u64) -> Tid {
+pub(crate) fn word_tid(word: u64) -> Tid {
     Tid {
         page: PageId(word >> 16),
         item: ItemId(word as u16),

@@ -9,6 +9,7 @@ mod prune;
 mod records;
 mod table;
 mod tuple;
+mod vacuum;
 mod visibility;
 
 pub use error::HeapError;
@@ -18,4 +19,5 @@ pub use records::{
 };
 pub use table::{Table, Write};
 pub use tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
+pub use vacuum::VacuumStats;
 pub use visibility::{WriteCheck, check_write, may_write, visible};

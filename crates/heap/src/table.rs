@@ -30,7 +30,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{Fate, Transaction};
+use folio_txn::{Fate, Transaction, TxnManager};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -38,6 +38,11 @@ use std::sync::{Arc, Mutex};
 /// The largest row a heap page holds (an empty page: one line pointer and
 /// the tuple header).
 pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
+
+/// Line pointers a heap page may have (PostgreSQL's
+/// `MaxHeapTuplesPerPage` for 8 KiB pages): Dead line pointers wait for
+/// vacuum, and without a cap an update-heavy page would fill with them.
+pub const MAX_ITEMS_PER_PAGE: usize = 291;
 
 /// What a delete or update did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +75,7 @@ enum Action<'r> {
 /// One heap table.
 #[derive(Debug)]
 pub struct Table {
-    pool: Arc<BufferPool>,
+    pub(crate) pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     pages: Tree,
     /// The page inserts go to.
@@ -79,10 +84,10 @@ pub struct Table {
 
 /// One page of a change: its latch, its content after the change, the
 /// operations that log it.
-struct Change<'g, 'p> {
-    guard: &'g mut ExclusiveGuard<'p>,
-    after: Box<Page>,
-    ops: Vec<PageOp>,
+pub(crate) struct Change<'g, 'p> {
+    pub(crate) guard: &'g mut ExclusiveGuard<'p>,
+    pub(crate) after: Box<Page>,
+    pub(crate) ops: Vec<PageOp>,
 }
 
 impl Table {
@@ -109,7 +114,7 @@ impl Table {
             let mut page = self.target_page(None)?;
             let mut after = Box::new(*page);
             let mut added = try_add(&mut after, &tuple, page.page_id())?;
-            if added.is_none() && self.prune(txn, &mut page)? {
+            if added.is_none() && self.prune(txn.manager(), &mut page)? {
                 after = Box::new(*page);
                 added = try_add(&mut after, &tuple, page.page_id())?;
             }
@@ -208,8 +213,11 @@ impl Table {
     /// Prunes the latched `page` (`prune.rs`): frees the versions no
     /// snapshot can see any more, logged as one record. Returns whether
     /// anything changed.
-    fn prune(&self, txn: &Transaction, page: &mut ExclusiveGuard<'_>) -> Result<bool, HeapError> {
-        let mgr = txn.manager();
+    pub(crate) fn prune(
+        &self,
+        mgr: &TxnManager,
+        page: &mut ExclusiveGuard<'_>,
+    ) -> Result<bool, HeapError> {
         let horizon = mgr.horizon();
         let page_id = page.page_id();
         let mut failure = None;
@@ -373,7 +381,7 @@ impl Table {
             // page first if it does not).
             let mut after = Box::new(*old);
             let mut added = try_add(&mut after, tuple, tid.page)?;
-            if added.is_none() && self.prune(txn, &mut old)? {
+            if added.is_none() && self.prune(txn.manager(), &mut old)? {
                 after = Box::new(*old);
                 added = try_add(&mut after, tuple, tid.page)?;
             }
@@ -512,7 +520,7 @@ impl Table {
     }
 
     /// Logs one change of one or more pages and installs it.
-    fn log(&self, rtype: u8, changes: &mut [Change<'_, '_>]) -> Result<(), HeapError> {
+    pub(crate) fn log(&self, rtype: u8, changes: &mut [Change<'_, '_>]) -> Result<(), HeapError> {
         let data: Vec<Vec<u8>> = changes
             .iter()
             .map(|c| {
@@ -609,11 +617,14 @@ fn check_row_len(row: &[u8]) -> Result<(), HeapError> {
     Ok(())
 }
 
-/// Adds `tuple` to the page copy `after`; `None` if it does not fit.
+/// Adds `tuple` to the page copy `after`; `None` if it does not fit, or
+/// if it would need a line pointer past [`MAX_ITEMS_PER_PAGE`] (the copy
+/// is then to be dropped).
 fn try_add(after: &mut Page, tuple: &[u8], id: PageId) -> Result<Option<ItemId>, HeapError> {
     let mut lp =
         LinePointerPageMut::new(after).map_err(|e| HeapError::corrupt(id, e.to_string()))?;
     match lp.add(tuple) {
+        Ok(item) if item.0 as usize >= MAX_ITEMS_PER_PAGE => Ok(None),
         Ok(item) => Ok(Some(item)),
         Err(folio_page::LpError::NoSpace { .. }) => Ok(None),
         Err(e) => Err(HeapError::corrupt(id, e.to_string())),

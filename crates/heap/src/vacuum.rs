@@ -1,0 +1,122 @@
+//! Vacuum: what pruning cannot do alone. Pruning (on page access) frees
+//! dead versions' storage, but a version that index entries point at
+//! leaves its line pointer Dead, because those entries would otherwise
+//! lead to a reused item. Vacuum (PostgreSQL's `lazy_vacuum_heap_rel`):
+//!
+//! 1. prunes every page of the table and collects its Dead line pointers;
+//! 2. removes every index entry that points at one (a scan of each whole
+//!    index, as PostgreSQL's `ambulkdelete`: the dead versions' keys are
+//!    gone with their storage);
+//! 3. marks those line pointers Unused, so inserts reuse them (one logged
+//!    `PRUNE` record per page).
+//!
+//! Between steps 1 and 3 a Dead line pointer stays Dead (an insert reuses
+//! only Unused ones) and no new index entry can point at it (entries
+//! point at new, Normal versions), so step 3 frees exactly what step 2
+//! unlinked. Vacuum never removes a version a snapshot can see: it removes
+//! only what pruning found dead below the horizon.
+
+use crate::error::HeapError;
+use crate::index::{Index, tid_word, word_tid};
+use crate::records::{LineChange, PRUNE, PageOp, apply};
+use crate::table::{Change, Table};
+use crate::tuple::Tid;
+use folio_btree::Direction;
+use folio_page::{ItemId, LinePointerPage, LineState, PageId};
+use folio_txn::TxnManager;
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Bound;
+
+/// What one vacuum did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VacuumStats {
+    /// Pages of the table.
+    pub pages: u64,
+    /// Pages whose pruning changed something.
+    pub pruned_pages: u64,
+    /// Dead line pointers found (versions gone, index entries pending).
+    pub dead_line_pointers: u64,
+    /// Index entries removed.
+    pub index_entries_removed: u64,
+    /// Line pointers made reusable.
+    pub freed_line_pointers: u64,
+}
+
+impl Table {
+    /// Vacuums the table and `indexes` (all of its indexes: an index left
+    /// out would keep entries to freed items, so it must be complete).
+    pub fn vacuum(&self, mgr: &TxnManager, indexes: &[&Index]) -> Result<VacuumStats, HeapError> {
+        let mut stats = VacuumStats::default();
+        let mut dead: BTreeMap<PageId, Vec<ItemId>> = BTreeMap::new();
+        for page_id in self.page_ids()? {
+            stats.pages += 1;
+            let mut page = self.pool.exclusive(page_id)?;
+            if self.prune(mgr, &mut page)? {
+                stats.pruned_pages += 1;
+            }
+            let lp = LinePointerPage::new(&page)
+                .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+            for i in 0..lp.count() {
+                let id = ItemId(i as u16);
+                if lp
+                    .state(id)
+                    .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?
+                    == LineState::Dead
+                {
+                    dead.entry(page_id).or_default().push(id);
+                    stats.dead_line_pointers += 1;
+                }
+            }
+        }
+        if dead.is_empty() {
+            return Ok(stats);
+        }
+        let targets: HashSet<u64> = dead
+            .iter()
+            .flat_map(|(page, items)| {
+                items.iter().map(|item| {
+                    tid_word(Tid {
+                        page: *page,
+                        item: *item,
+                    })
+                })
+            })
+            .collect();
+        for index in indexes {
+            let mut doomed = Vec::new();
+            let mut scan =
+                index
+                    .tree()
+                    .scan(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+            while let Some((key, word, _)) = scan.next_entry()? {
+                if targets.contains(&word) {
+                    doomed.push((key, word_tid(word)));
+                }
+            }
+            drop(scan);
+            for (key, tid) in doomed {
+                if index.remove(&key, tid)? {
+                    stats.index_entries_removed += 1;
+                }
+            }
+        }
+        for (page_id, items) in dead {
+            let mut page = self.pool.exclusive(page_id)?;
+            let ops = vec![PageOp::Prune {
+                changes: items.iter().map(|id| (*id, LineChange::Unused)).collect(),
+            }];
+            let mut after = Box::new(*page);
+            apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
+            self.log(
+                PRUNE,
+                &mut [Change {
+                    guard: &mut page,
+                    after,
+                    ops,
+                }],
+            )?;
+            stats.freed_line_pointers += items.len() as u64;
+        }
+        Ok(stats)
+    }
+}

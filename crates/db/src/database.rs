@@ -6,6 +6,7 @@ use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
+use folio_catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees};
 use folio_heap::{HeapRedo, Index, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
@@ -53,6 +54,7 @@ pub struct Database {
     checkpointer: Checkpointer,
     roots: RootMap,
     txns: Arc<TxnManager>,
+    catalog: Catalog,
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     storage: Storage,
@@ -230,6 +232,7 @@ impl Database {
             CsnLog::open(pool.clone(), wal.clone(), directory),
             options.txn_config(),
         )?;
+        let catalog = open_catalog(&roots, &pool, &wal)?;
         checkpointer.checkpoint(CheckpointKind::Immediate)?;
         if options.background_checkpoints {
             checkpointer.start()?;
@@ -238,6 +241,7 @@ impl Database {
             checkpointer,
             roots,
             txns,
+            catalog,
             pool,
             wal,
             storage,
@@ -271,6 +275,11 @@ impl Database {
     /// Opens the non-unique tree named `name`.
     pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, DbError> {
         Ok(self.roots.open_multi_tree(name)?)
+    }
+
+    /// The catalog: tables, columns and indexes, changed transactionally.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     /// The transaction manager.
@@ -416,6 +425,36 @@ impl Database {
         }
         Ok(())
     }
+}
+
+/// The catalog over its trees in the root map (created with the database,
+/// or when a database made before the catalog existed is opened).
+fn open_catalog(
+    roots: &RootMap,
+    pool: &Arc<BufferPool>,
+    wal: &Arc<Wal>,
+) -> Result<Catalog, DbError> {
+    let unique = |name: &str| -> Result<folio_btree::Tree, DbError> {
+        Ok(match roots.open_tree(name)? {
+            Some(tree) => tree,
+            None => roots.create_tree(name)?,
+        })
+    };
+    let multi = |name: &str| -> Result<MultiTree, DbError> {
+        Ok(match roots.open_multi_tree(name)? {
+            Some(tree) => tree,
+            None => roots.create_multi_tree(name)?,
+        })
+    };
+    let [classes, class_names, attributes, attribute_tables, oids] = CATALOG_TREE_NAMES;
+    let trees = CatalogTrees {
+        classes: unique(classes)?,
+        class_names: multi(class_names)?,
+        attributes: unique(attributes)?,
+        attribute_tables: multi(attribute_tables)?,
+        oids: unique(oids)?,
+    };
+    Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }
 
 /// The root-map name of table `name`'s page list.

@@ -47,6 +47,8 @@ pub enum DbError {
     Txn(#[from] folio_txn::TxnError),
     #[error(transparent)]
     Heap(#[from] folio_heap::HeapError),
+    #[error(transparent)]
+    Catalog(#[from] folio_catalog::CatalogError),
 }
 
 impl From<WalError> for DbError {

@@ -1,0 +1,390 @@
+//! The catalog: tables, columns and indexes, stored as rows of the
+//! database's own heap tables and changed by transactions like any row.
+//!
+//! - **Visibility.** A table created in a transaction is a `folio.class`
+//!   row that transaction inserted: other transactions see it once it
+//!   commits (by their snapshots), nobody after a rollback. Dropping is
+//!   deleting the rows, with the same rules.
+//! - **Names are unique** through a unique index on `folio.class`'s name,
+//!   correct under MVCC (folio-heap): a second `CREATE TABLE` of a name
+//!   waits for a running creator and fails with 42P07 if it commits.
+//! - **DDL on one table is serialised by a lock, not by luck**: DDL locks
+//!   the table's `folio.class` row (`Table::lock`, `FOR UPDATE`), so a
+//!   second DDL waits for the first transaction to end, then sees its
+//!   outcome (a dropped table is gone: 42P01).
+//! - **Storage.** A table's page list and an index's tree are created
+//!   when the DDL runs and named by their root in the catalog row. If the
+//!   transaction rolls back, or after a `DROP`, their pages are not given
+//!   back yet (a leak until a later vacuum of the catalog frees them: not
+//!   built).
+//! - **Oids** come from a counter in a logged tree, outside transactions
+//!   (as PostgreSQL's OID counter): a rolled-back DDL leaves a gap.
+//!
+//! Catalog writes run inside a savepoint of the caller's transaction, so
+//! a failed DDL statement leaves no half-written rows behind.
+
+use crate::defs::{AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
+use crate::error::CatalogError;
+use folio_btree::{MultiTree, Tree};
+use folio_buffer::BufferPool;
+use folio_heap::{HeapError, Index, Table, Tid, Write};
+use folio_txn::Transaction;
+use folio_wal::Wal;
+use std::sync::{Arc, Mutex};
+
+/// The first oid handed out (PostgreSQL's `FirstNormalObjectId`).
+pub const FIRST_OID: u64 = 16384;
+/// Longest name, in bytes (PostgreSQL's `NAMEDATALEN - 1`).
+pub const MAX_NAME_LEN: usize = 63;
+const SAVEPOINT: &str = "folio.catalog";
+
+/// The trees the catalog's own tables live in (the database keeps them in
+/// its root map).
+#[derive(Debug)]
+pub struct CatalogTrees {
+    pub classes: Tree,
+    pub class_names: MultiTree,
+    pub attributes: Tree,
+    pub attribute_tables: MultiTree,
+    pub oids: Tree,
+}
+
+/// The root-map names of [`CatalogTrees`], in field order.
+pub const CATALOG_TREE_NAMES: [&str; 5] = [
+    "folio.class",
+    "folio.class_name",
+    "folio.attribute",
+    "folio.attribute_table",
+    "folio.oid",
+];
+
+/// The catalog of one database.
+#[derive(Debug)]
+pub struct Catalog {
+    pool: Arc<BufferPool>,
+    wal: Arc<Wal>,
+    classes: Table,
+    class_names: Index,
+    attributes: Table,
+    attribute_tables: Index,
+    oids: Tree,
+    oid_lock: Mutex<()>,
+}
+
+fn corrupt(reason: String) -> CatalogError {
+    CatalogError::Corrupt(reason)
+}
+
+fn check_name(name: &str) -> Result<(), CatalogError> {
+    if name.len() > MAX_NAME_LEN {
+        return Err(CatalogError::NameTooLong(name.to_string()));
+    }
+    Ok(())
+}
+
+impl Catalog {
+    pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, trees: CatalogTrees) -> Catalog {
+        Catalog {
+            classes: Table::open(pool.clone(), wal.clone(), trees.classes),
+            class_names: Index::open("folio_class_name_index", trees.class_names, true),
+            attributes: Table::open(pool.clone(), wal.clone(), trees.attributes),
+            attribute_tables: Index::open(
+                "folio_attribute_table_index",
+                trees.attribute_tables,
+                false,
+            ),
+            oids: trees.oids,
+            oid_lock: Mutex::new(()),
+            pool,
+            wal,
+        }
+    }
+
+    /// `CREATE TABLE name (columns)`.
+    pub fn create_table(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        columns: &[ColumnDef],
+    ) -> Result<TableDef, CatalogError> {
+        check_name(name)?;
+        for (i, c) in columns.iter().enumerate() {
+            check_name(&c.name)?;
+            if columns[..i].iter().any(|d| d.name == c.name) {
+                return Err(CatalogError::DuplicateColumn(c.name.clone()));
+            }
+        }
+        if self.class(txn, name)?.is_some() {
+            return Err(CatalogError::Exists(name.to_string()));
+        }
+        let oid = self.next_oid()?;
+        let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
+        let class = ClassRow {
+            oid,
+            name: name.to_string(),
+            kind: KIND_TABLE,
+            root: pages.root(),
+            table_oid: 0,
+            unique: false,
+            columns: Vec::new(),
+        };
+        self.in_savepoint(txn, |txn| {
+            self.insert_class(txn, &class)?;
+            for (number, column) in columns.iter().enumerate() {
+                let row = AttributeRow {
+                    table_oid: oid,
+                    number: number as u16,
+                    column: column.clone(),
+                };
+                let tid = self.attributes.insert(txn, &row.encode())?;
+                self.attribute_tables
+                    .insert(txn, &self.attributes, &oid.to_be_bytes(), tid)?;
+            }
+            Ok(())
+        })?;
+        Ok(TableDef {
+            oid,
+            name: name.to_string(),
+            columns: columns.to_vec(),
+            root: pages.root(),
+            indexes: Vec::new(),
+        })
+    }
+
+    /// `CREATE [UNIQUE] INDEX index_name ON table_name (columns)`: the
+    /// catalog entry and an empty tree, under the table's DDL lock. The
+    /// caller builds the entries of the rows already in the table (it
+    /// knows the row format).
+    pub fn create_index(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[&str],
+        unique: bool,
+    ) -> Result<IndexDef, CatalogError> {
+        check_name(index_name)?;
+        let table = self.lock_table(txn, table_name)?;
+        let positions = columns
+            .iter()
+            .map(|c| {
+                table
+                    .column(c)
+                    .map(|p| p as u16)
+                    .ok_or_else(|| CatalogError::NoSuchColumn {
+                        table: table_name.to_string(),
+                        column: c.to_string(),
+                    })
+            })
+            .collect::<Result<Vec<u16>, _>>()?;
+        if self.class(txn, index_name)?.is_some() {
+            return Err(CatalogError::Exists(index_name.to_string()));
+        }
+        let oid = self.next_oid()?;
+        let tree = MultiTree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
+        let class = ClassRow {
+            oid,
+            name: index_name.to_string(),
+            kind: KIND_INDEX,
+            root: tree.root(),
+            table_oid: table.oid,
+            unique,
+            columns: positions.clone(),
+        };
+        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
+        Ok(IndexDef {
+            oid,
+            name: index_name.to_string(),
+            table_oid: table.oid,
+            columns: positions,
+            unique,
+            root: tree.root(),
+        })
+    }
+
+    /// `DROP TABLE name` (and its indexes), under the table's DDL lock.
+    pub fn drop_table(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, name)?;
+        self.in_savepoint(txn, |txn| {
+            for (tid, _) in self.attribute_rows(txn, table.oid)? {
+                self.attributes.delete(txn, tid)?;
+            }
+            for (tid, class) in self.class_rows(txn)? {
+                if class.oid == table.oid
+                    || (class.kind == KIND_INDEX && class.table_oid == table.oid)
+                {
+                    self.classes.delete(txn, tid)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The table `name` as `txn` sees it.
+    pub fn table(&self, txn: &Transaction, name: &str) -> Result<Option<TableDef>, CatalogError> {
+        match self.class(txn, name)? {
+            Some((_, class)) if class.kind == KIND_TABLE => Ok(Some(self.table_def(txn, class)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Takes the DDL lock of table `name` (its catalog row, `FOR UPDATE`):
+    /// other DDL on it waits until `txn` ends. Returns the table as it is
+    /// once locked (42P01 if it does not exist, or was dropped meanwhile).
+    pub fn lock_table(&self, txn: &mut Transaction, name: &str) -> Result<TableDef, CatalogError> {
+        let missing = || CatalogError::NoSuchRelation(name.to_string());
+        let (mut tid, _) = self
+            .class(txn, name)?
+            .filter(|(_, c)| c.kind == KIND_TABLE)
+            .ok_or_else(missing)?;
+        loop {
+            match self.classes.lock(txn, tid)? {
+                Write::Done(_) | Write::Hot(_) => break,
+                Write::Gone => return Err(missing()),
+                Write::Moved(next) => match self.classes.newest(txn, next)? {
+                    Some((newest, _)) => tid = newest,
+                    None => return Err(missing()),
+                },
+            }
+        }
+        txn.next_statement();
+        self.table(txn, name)?.ok_or_else(missing)
+    }
+
+    /// The heap of a table.
+    pub fn open_table(&self, def: &TableDef) -> Result<Table, CatalogError> {
+        let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
+        Ok(Table::open(self.pool.clone(), self.wal.clone(), pages))
+    }
+
+    /// An index's tree.
+    pub fn open_index(&self, def: &IndexDef) -> Result<Index, CatalogError> {
+        let tree = MultiTree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
+        Ok(Index::open(&def.name, tree, def.unique))
+    }
+
+    /// Every table `txn` sees, by name.
+    pub fn tables(&self, txn: &Transaction) -> Result<Vec<TableDef>, CatalogError> {
+        let mut out = Vec::new();
+        for (_, class) in self.class_rows(txn)? {
+            if class.kind == KIND_TABLE {
+                out.push(self.table_def(txn, class)?);
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    fn table_def(&self, txn: &Transaction, class: ClassRow) -> Result<TableDef, CatalogError> {
+        let mut attributes: Vec<AttributeRow> = self
+            .attribute_rows(txn, class.oid)?
+            .into_iter()
+            .map(|(_, row)| row)
+            .collect();
+        attributes.sort_by_key(|a| a.number);
+        let indexes = self
+            .class_rows(txn)?
+            .into_iter()
+            .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
+            .map(|(_, c)| IndexDef {
+                oid: c.oid,
+                name: c.name,
+                table_oid: c.table_oid,
+                columns: c.columns,
+                unique: c.unique,
+                root: c.root,
+            })
+            .collect();
+        Ok(TableDef {
+            oid: class.oid,
+            name: class.name,
+            columns: attributes.into_iter().map(|a| a.column).collect(),
+            root: class.root,
+            indexes,
+        })
+    }
+
+    /// The `folio.class` row named `name` that `txn` sees.
+    fn class(
+        &self,
+        txn: &Transaction,
+        name: &str,
+    ) -> Result<Option<(Tid, ClassRow)>, CatalogError> {
+        let found = self.class_names.get(txn, &self.classes, name.as_bytes())?;
+        match found.into_iter().next() {
+            Some((tid, bytes)) => Ok(Some((tid, ClassRow::decode(&bytes).map_err(corrupt)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// Every `folio.class` row `txn` sees (the catalog is small; an index
+    /// on the table oid comes when it is not).
+    fn class_rows(&self, txn: &Transaction) -> Result<Vec<(Tid, ClassRow)>, CatalogError> {
+        self.classes
+            .scan(txn)?
+            .into_iter()
+            .map(|(tid, bytes)| Ok((tid, ClassRow::decode(&bytes).map_err(corrupt)?)))
+            .collect()
+    }
+
+    fn attribute_rows(
+        &self,
+        txn: &Transaction,
+        table_oid: u64,
+    ) -> Result<Vec<(Tid, AttributeRow)>, CatalogError> {
+        self.attribute_tables
+            .get(txn, &self.attributes, &table_oid.to_be_bytes())?
+            .into_iter()
+            .map(|(tid, bytes)| Ok((tid, AttributeRow::decode(&bytes).map_err(corrupt)?)))
+            .collect()
+    }
+
+    /// Inserts a `folio.class` row; a name another transaction took
+    /// meanwhile is 42P07 (after waiting for it, if it was running).
+    fn insert_class(&self, txn: &mut Transaction, class: &ClassRow) -> Result<(), CatalogError> {
+        let tid = self.classes.insert(txn, &class.encode())?;
+        match self
+            .class_names
+            .insert(txn, &self.classes, class.name.as_bytes(), tid)
+        {
+            Err(HeapError::UniqueViolation { .. }) => Err(CatalogError::Exists(class.name.clone())),
+            other => Ok(other?),
+        }
+    }
+
+    /// Runs `f` in a savepoint of `txn`: rolled back to if `f` fails, so
+    /// a failed DDL leaves no rows behind.
+    fn in_savepoint(
+        &self,
+        txn: &mut Transaction,
+        f: impl FnOnce(&mut Transaction) -> Result<(), CatalogError>,
+    ) -> Result<(), CatalogError> {
+        txn.savepoint(SAVEPOINT)?;
+        match f(txn) {
+            Ok(()) => {
+                txn.release(SAVEPOINT)?;
+                Ok(())
+            }
+            Err(e) => {
+                txn.rollback_to(SAVEPOINT)?;
+                txn.release(SAVEPOINT)?;
+                Err(e)
+            }
+        }
+    }
+
+    /// The next oid (a logged counter, outside transactions).
+    fn next_oid(&self) -> Result<u64, CatalogError> {
+        let _one = self.oid_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let next = match self.oids.get(b"next")? {
+            Some(v) => u64::from_le_bytes(
+                v.as_slice()
+                    .try_into()
+                    .map_err(|_| corrupt("the oid counter is not 8 bytes".into()))?,
+            ),
+            None => FIRST_OID,
+        };
+        self.oids.upsert(b"next", &(next + 1).to_le_bytes())?;
+        Ok(next)
+    }
+}

@@ -1,0 +1,42 @@
+//! What catalog operations report, with PostgreSQL's SQLSTATEs.
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Heap(#[from] folio_heap::HeapError),
+    #[error(transparent)]
+    Txn(#[from] folio_txn::TxnError),
+    #[error(transparent)]
+    Btree(#[from] folio_btree::BtreeError),
+    #[error(transparent)]
+    Buffer(#[from] folio_buffer::BufferError),
+    #[error("relation \"{0}\" already exists")]
+    Exists(String),
+    #[error("relation \"{0}\" does not exist")]
+    NoSuchRelation(String),
+    #[error("column \"{column}\" of relation \"{table}\" does not exist")]
+    NoSuchColumn { table: String, column: String },
+    #[error("column \"{0}\" specified more than once")]
+    DuplicateColumn(String),
+    #[error("identifier \"{0}\" is too long (at most 63 bytes)")]
+    NameTooLong(String),
+    #[error("the catalog is corrupt: {0}")]
+    Corrupt(String),
+}
+
+impl CatalogError {
+    /// PostgreSQL's SQLSTATE for the condition, if it has one.
+    pub fn sqlstate(&self) -> Option<&'static str> {
+        match self {
+            CatalogError::Heap(e) => e.sqlstate(),
+            CatalogError::Txn(e) => e.sqlstate(),
+            CatalogError::Exists(_) => Some("42P07"),
+            CatalogError::NoSuchRelation(_) => Some("42P01"),
+            CatalogError::NoSuchColumn { .. } => Some("42703"),
+            CatalogError::DuplicateColumn(_) => Some("42701"),
+            CatalogError::NameTooLong(_) => Some("42622"),
+            CatalogError::Corrupt(_) => Some("XX001"),
+            _ => None,
+        }
+    }
+}

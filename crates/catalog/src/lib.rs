@@ -1,0 +1,12 @@
+//! folio's catalog (design: this crate's `README.md`): tables, columns and
+//! indexes stored as rows of the database's own heap tables (`defs.rs`,
+//! `codec.rs`) and changed transactionally (`catalog.rs`).
+
+mod catalog;
+mod codec;
+mod defs;
+mod error;
+
+pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
+pub use defs::{ColumnDef, IndexDef, TableDef};
+pub use error::CatalogError;

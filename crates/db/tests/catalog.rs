@@ -1,0 +1,239 @@
+//! The catalog through the database: DDL is transactional (visible at
+//! commit, gone on rollback, surviving a crash only when committed), names
+//! are unique under concurrency, DDL on one table is serialised by its
+//! lock, and bad definitions get PostgreSQL's SQLSTATEs.
+
+mod common;
+
+use common::*;
+use folio_db::{ColumnDef, Database, Durability, Isolation, Options, Storage};
+use folio_io::{SimConfig, SimDir};
+use std::sync::Arc;
+use std::time::Duration;
+
+const RC: Isolation = Isolation::ReadCommitted;
+const SYNC: Durability = Durability::Sync;
+
+fn options() -> Options {
+    Options {
+        background_checkpoints: false,
+        ..small_options()
+    }
+}
+
+fn columns() -> Vec<ColumnDef> {
+    ["aid", "bid", "abalance"]
+        .iter()
+        .map(|name| ColumnDef {
+            name: name.to_string(),
+            type_oid: 23,
+            typmod: -1,
+            not_null: *name == "aid",
+        })
+        .collect()
+}
+
+fn sim_db(seed: u64) -> Arc<Database> {
+    Arc::new(
+        Database::create_in(
+            Storage::single(SimDir::new(SimConfig::seeded(seed))),
+            options(),
+        )
+        .unwrap(),
+    )
+}
+
+// Proves a table created in a transaction is seen by that transaction at
+// once, by others only after the commit, never after a rollback (and its
+// name is free again), with its columns in order; and a dropped table
+// stays visible to others until the drop commits.
+#[test]
+fn ddl_is_visible_at_commit_and_gone_on_rollback() {
+    let db = sim_db(1);
+    let cat = db.catalog();
+    let mut t = db.begin(RC, SYNC).unwrap();
+    let def = cat.create_table(&mut t, "accounts", &columns()).unwrap();
+    assert_eq!(cat.table(&t, "accounts").unwrap().unwrap(), def);
+    let mut other = db.begin(RC, SYNC).unwrap();
+    assert!(cat.table(&other, "accounts").unwrap().is_none());
+    t.commit().unwrap();
+    other.next_statement();
+    let seen = cat.table(&other, "accounts").unwrap().unwrap();
+    assert_eq!(seen.columns, columns());
+    assert_eq!(seen.column("abalance"), Some(2));
+
+    let mut r = db.begin(RC, SYNC).unwrap();
+    cat.create_table(&mut r, "tmp", &columns()).unwrap();
+    r.rollback().unwrap();
+    let mut t = db.begin(RC, SYNC).unwrap();
+    assert!(cat.table(&t, "tmp").unwrap().is_none());
+    cat.create_table(&mut t, "tmp", &columns()).unwrap();
+    t.commit().unwrap();
+
+    let mut d = db.begin(RC, SYNC).unwrap();
+    cat.drop_table(&mut d, "tmp").unwrap();
+    other.next_statement();
+    assert!(
+        cat.table(&other, "tmp").unwrap().is_some(),
+        "drop not committed yet"
+    );
+    d.commit().unwrap();
+    other.next_statement();
+    assert!(cat.table(&other, "tmp").unwrap().is_none());
+    let names: Vec<String> = cat
+        .tables(&other)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, vec!["accounts".to_string()]);
+}
+
+// Proves bad DDL gets PostgreSQL's SQLSTATEs and leaves nothing behind:
+// an existing name (42P07), a repeated column (42701), a name over 63
+// bytes (42622), an index on a missing column (42703), a missing table
+// (42P01); the transaction goes on afterwards.
+#[test]
+fn bad_ddl_is_refused_with_postgres_sqlstates() {
+    let db = sim_db(2);
+    let cat = db.catalog();
+    let mut t = db.begin(RC, SYNC).unwrap();
+    cat.create_table(&mut t, "a", &columns()).unwrap();
+    let state = |e: folio_db::CatalogError| e.sqlstate().unwrap();
+    assert_eq!(
+        state(cat.create_table(&mut t, "a", &columns()).unwrap_err()),
+        "42P07"
+    );
+    let mut twice = columns();
+    twice.push(twice[0].clone());
+    assert_eq!(
+        state(cat.create_table(&mut t, "b", &twice).unwrap_err()),
+        "42701"
+    );
+    assert_eq!(
+        state(
+            cat.create_table(&mut t, &"x".repeat(64), &columns())
+                .unwrap_err()
+        ),
+        "42622"
+    );
+    assert_eq!(
+        state(
+            cat.create_index(&mut t, "a", "a_x", &["x"], false)
+                .unwrap_err()
+        ),
+        "42703"
+    );
+    assert_eq!(state(cat.drop_table(&mut t, "nope").unwrap_err()), "42P01");
+    let index = cat
+        .create_index(&mut t, "a", "a_pkey", &["aid"], true)
+        .unwrap();
+    assert_eq!(index.columns, vec![0]);
+    assert_eq!(
+        state(
+            cat.create_index(&mut t, "a", "a_pkey", &["bid"], false)
+                .unwrap_err()
+        ),
+        "42P07"
+    );
+    t.commit().unwrap();
+    let t = db.begin(RC, SYNC).unwrap();
+    let a = cat.table(&t, "a").unwrap().unwrap();
+    assert_eq!(a.indexes.len(), 1);
+    assert!(
+        cat.table(&t, "b").unwrap().is_none(),
+        "the failed create left nothing"
+    );
+}
+
+// Proves concurrent DDL is serialised, not lucky: a second CREATE TABLE
+// of a name another transaction is creating waits for it, then fails
+// with 42P07 if it committed (and succeeds after a rollback); a CREATE
+// INDEX on a table another transaction is dropping waits for the drop and
+// then fails with 42P01.
+#[test]
+fn concurrent_ddl_waits_for_the_first() {
+    let db = sim_db(3);
+    for first_commits in [true, false] {
+        let name = if first_commits { "x" } else { "y" };
+        let mut first = db.begin(RC, SYNC).unwrap();
+        db.catalog()
+            .create_table(&mut first, name, &columns())
+            .unwrap();
+        let db2 = db.clone();
+        let second = std::thread::spawn(move || {
+            let mut t = db2.begin(RC, SYNC).unwrap();
+            let r = db2
+                .catalog()
+                .create_table(&mut t, name, &columns())
+                .map(|_| ());
+            if r.is_ok() {
+                t.commit().unwrap();
+            }
+            r
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!second.is_finished(), "the second creator waits");
+        if first_commits {
+            first.commit().unwrap();
+            assert_eq!(
+                second.join().unwrap().unwrap_err().sqlstate(),
+                Some("42P07")
+            );
+        } else {
+            first.rollback().unwrap();
+            second.join().unwrap().unwrap();
+        }
+    }
+    let mut dropper = db.begin(RC, SYNC).unwrap();
+    db.catalog().drop_table(&mut dropper, "x").unwrap();
+    let db2 = db.clone();
+    let indexer = std::thread::spawn(move || {
+        let mut t = db2.begin(RC, SYNC).unwrap();
+        db2.catalog()
+            .create_index(&mut t, "x", "x_aid", &["aid"], false)
+            .map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!indexer.is_finished(), "DDL on a table being dropped waits");
+    dropper.commit().unwrap();
+    assert_eq!(
+        indexer.join().unwrap().unwrap_err().sqlstate(),
+        Some("42P01")
+    );
+}
+
+// Proves the catalog survives a crash as the transactions left it: a
+// committed table (with its index and rows in its heap) is there after
+// reopening, a table whose transaction was running at the crash is not.
+#[test]
+fn committed_ddl_survives_a_crash_and_running_ddl_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("db");
+    {
+        let db = Database::create(&path, options()).unwrap();
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let def = cat.create_table(&mut t, "kept", &columns()).unwrap();
+        cat.create_index(&mut t, "kept", "kept_pkey", &["aid"], true)
+            .unwrap();
+        let heap = cat.open_table(&def).unwrap();
+        heap.insert(&mut t, b"row").unwrap();
+        t.commit().unwrap();
+        let mut running = db.begin(RC, SYNC).unwrap();
+        cat.create_table(&mut running, "lost", &columns()).unwrap();
+        db.wal().flush_all().unwrap();
+        std::mem::forget(running);
+        drop(db);
+    }
+    let db = Database::open(&path, options()).unwrap();
+    let t = db.begin(RC, SYNC).unwrap();
+    let cat = db.catalog();
+    let kept = cat.table(&t, "kept").unwrap().unwrap();
+    assert_eq!(kept.indexes[0].name, "kept_pkey");
+    let rows = cat.open_table(&kept).unwrap().scan(&t).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(cat.table(&t, "lost").unwrap().is_none());
+    drop(t);
+    db.close().unwrap();
+}

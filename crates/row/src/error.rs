@@ -1,0 +1,36 @@
+//! What encoding and decoding report, with PostgreSQL's SQLSTATEs.
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowError {
+    /// A value does not fit its column's type.
+    #[error("value of type {value} does not match column type {column}")]
+    TypeMismatch { value: String, column: String },
+    /// More or fewer values than columns.
+    #[error("{values} values for {columns} columns")]
+    Arity { values: usize, columns: usize },
+    /// `varchar(n)` / `char(n)` overflow.
+    #[error("value too long for type {0}")]
+    TooLong(String),
+    /// A numeric beyond this build's precision.
+    #[error("numeric value out of range: {0}")]
+    NumericOutOfRange(String),
+    /// An index key over [`crate::MAX_KEY_LEN`].
+    #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
+    KeyTooLong { len: usize, max: usize },
+    /// Stored bytes that are not a row or key of the expected shape.
+    #[error("corrupt row or key: {0}")]
+    Corrupt(String),
+}
+
+impl RowError {
+    pub fn sqlstate(&self) -> &'static str {
+        match self {
+            RowError::TypeMismatch { .. } => "42804",
+            RowError::Arity { .. } => "42601",
+            RowError::TooLong(_) => "22001",
+            RowError::NumericOutOfRange(_) => "22003",
+            RowError::KeyTooLong { .. } => "54000",
+            RowError::Corrupt(_) => "XX001",
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! folio's SQL values (design: this crate's `README.md`): types with
+//! PostgreSQL's oids (`types.rs`), values (`value.rs`, `numeric.rs`), the
+//! row format with a null bitmap (`row_format.rs`) and the order-preserving
+//! key encoding of index keys (`key.rs`).
+
+mod error;
+mod key;
+mod numeric;
+mod row_format;
+mod types;
+mod value;
+
+pub use error::RowError;
+pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key};
+pub use numeric::{MAX_NUMERIC_DIGITS, Numeric};
+pub use row_format::{decode_column, decode_row, encode_row};
+pub use types::SqlType;
+pub use value::Value;

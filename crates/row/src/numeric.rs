@@ -1,0 +1,351 @@
+//! `numeric`: an exact decimal, `mantissa * 10^-scale`, or NaN.
+//!
+//! This build holds up to 38 significant digits (an `i128` mantissa) and
+//! a scale up to 38; PostgreSQL's numeric goes much further (131,072
+//! digits before the point). A result past that range is an error
+//! (22003), never a rounded value.
+
+use crate::error::RowError;
+use std::cmp::Ordering;
+
+/// Bytes of a numeric in a row: mantissa (16), scale (1), flags (1).
+pub const NUMERIC_BYTES: usize = 18;
+/// Largest scale and digit count.
+pub const MAX_NUMERIC_DIGITS: u32 = 38;
+
+/// An exact decimal or NaN.
+#[derive(Debug, Clone, Copy)]
+pub enum Numeric {
+    Value { mantissa: i128, scale: u8 },
+    NaN,
+}
+
+fn pow10(n: u32) -> Option<i128> {
+    10i128.checked_pow(n)
+}
+
+fn out_of_range(what: impl std::fmt::Display) -> RowError {
+    RowError::NumericOutOfRange(what.to_string())
+}
+
+impl Numeric {
+    pub fn new(mantissa: i128, scale: u8) -> Result<Numeric, RowError> {
+        if scale as u32 > MAX_NUMERIC_DIGITS
+            || mantissa.unsigned_abs() >= 10u128.pow(MAX_NUMERIC_DIGITS)
+        {
+            return Err(out_of_range(format!("{mantissa}e-{scale}")));
+        }
+        Ok(Numeric::Value { mantissa, scale })
+    }
+
+    pub fn from_i64(v: i64) -> Numeric {
+        Numeric::Value {
+            mantissa: v as i128,
+            scale: 0,
+        }
+    }
+
+    /// Parses PostgreSQL's numeric input: `-12.340`, `+.5`, `1e5`, `NaN`.
+    pub fn parse(text: &str) -> Result<Numeric, RowError> {
+        let bad =
+            || RowError::Corrupt(format!("invalid input syntax for type numeric: \"{text}\""));
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("nan") {
+            return Ok(Numeric::NaN);
+        }
+        let (body, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().map_err(|_| bad())?),
+            None => (t, 0),
+        };
+        let (negative, digits) = match body.as_bytes().first() {
+            Some(b'-') => (true, &body[1..]),
+            Some(b'+') => (false, &body[1..]),
+            _ => (false, body),
+        };
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        let mut mantissa: i128 = 0;
+        for b in int.bytes().chain(frac.bytes()) {
+            mantissa = mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_add((b - b'0') as i128))
+                .ok_or_else(|| out_of_range(text))?;
+        }
+        let mut scale = frac.len() as i32 - exp;
+        if scale < 0 {
+            mantissa = mantissa
+                .checked_mul(pow10((-scale) as u32).ok_or_else(|| out_of_range(text))?)
+                .ok_or_else(|| out_of_range(text))?;
+            scale = 0;
+        }
+        if scale > MAX_NUMERIC_DIGITS as i32 {
+            return Err(out_of_range(text));
+        }
+        Numeric::new(if negative { -mantissa } else { mantissa }, scale as u8)
+    }
+
+    /// The value with trailing fractional zeros removed (1.50 -> 1.5).
+    pub fn normalized(self) -> Numeric {
+        match self {
+            Numeric::Value {
+                mut mantissa,
+                mut scale,
+            } => {
+                while scale > 0 && mantissa % 10 == 0 {
+                    mantissa /= 10;
+                    scale -= 1;
+                }
+                Numeric::Value { mantissa, scale }
+            }
+            nan => nan,
+        }
+    }
+
+    /// `mantissa` at `scale` (>= the value's), if it fits.
+    fn at_scale(mantissa: i128, from: u8, to: u8) -> Option<i128> {
+        mantissa.checked_mul(pow10((to - from) as u32)?)
+    }
+
+    fn binary(
+        self,
+        other: Numeric,
+        op: impl Fn(i128, i128) -> Option<i128>,
+    ) -> Result<Numeric, RowError> {
+        match (self, other) {
+            (
+                Numeric::Value {
+                    mantissa: a,
+                    scale: sa,
+                },
+                Numeric::Value {
+                    mantissa: b,
+                    scale: sb,
+                },
+            ) => {
+                let scale = sa.max(sb);
+                let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
+                let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
+                Numeric::new(op(a, b).ok_or_else(|| out_of_range("result"))?, scale)
+            }
+            _ => Ok(Numeric::NaN),
+        }
+    }
+
+    pub fn checked_add(self, other: Numeric) -> Result<Numeric, RowError> {
+        self.binary(other, i128::checked_add)
+    }
+
+    pub fn checked_sub(self, other: Numeric) -> Result<Numeric, RowError> {
+        self.binary(other, i128::checked_sub)
+    }
+
+    pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
+        match (self, other) {
+            (
+                Numeric::Value {
+                    mantissa: a,
+                    scale: sa,
+                },
+                Numeric::Value {
+                    mantissa: b,
+                    scale: sb,
+                },
+            ) => {
+                let scale = sa as u32 + sb as u32;
+                let m = a.checked_mul(b).ok_or_else(|| out_of_range("result"))?;
+                if scale > MAX_NUMERIC_DIGITS {
+                    return Err(out_of_range("result scale"));
+                }
+                Numeric::new(m, scale as u8)
+            }
+            _ => Ok(Numeric::NaN),
+        }
+    }
+
+    /// Row bytes (`NUMERIC_BYTES`).
+    pub(crate) fn to_bytes(self) -> [u8; NUMERIC_BYTES] {
+        let mut out = [0u8; NUMERIC_BYTES];
+        match self {
+            Numeric::Value { mantissa, scale } => {
+                out[..16].copy_from_slice(&mantissa.to_le_bytes());
+                out[16] = scale;
+            }
+            Numeric::NaN => out[17] = 1,
+        }
+        out
+    }
+
+    pub(crate) fn from_bytes(b: &[u8]) -> Result<Numeric, RowError> {
+        if b.len() != NUMERIC_BYTES {
+            return Err(RowError::Corrupt("a numeric is not 18 bytes".into()));
+        }
+        match b[17] {
+            0 => Numeric::new(i128::from_le_bytes(b[..16].try_into().expect("16")), b[16])
+                .map_err(|_| RowError::Corrupt("a stored numeric is out of range".into())),
+            1 => Ok(Numeric::NaN),
+            f => Err(RowError::Corrupt(format!("numeric flags {f}"))),
+        }
+    }
+
+    /// Sign, decimal exponent and significant digits: the value is
+    /// `0.d1 d2 ... dn * 10^exponent` with `d1 != 0` (the key encoding's
+    /// form). `None` for zero and NaN.
+    pub(crate) fn digits(self) -> Option<(bool, i32, Vec<u8>)> {
+        let Numeric::Value { mantissa, scale } = self.normalized() else {
+            return None;
+        };
+        if mantissa == 0 {
+            return None;
+        }
+        let text = mantissa.unsigned_abs().to_string();
+        let digits: Vec<u8> = text
+            .trim_end_matches('0')
+            .bytes()
+            .map(|b| b - b'0')
+            .collect();
+        let exponent = text.len() as i32 - scale as i32;
+        Some((mantissa < 0, exponent, digits))
+    }
+
+    /// The inverse of [`Numeric::digits`].
+    pub(crate) fn from_digits(
+        negative: bool,
+        exponent: i32,
+        digits: &[u8],
+    ) -> Result<Numeric, RowError> {
+        let mut mantissa: i128 = 0;
+        for d in digits {
+            mantissa = mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(*d as i128))
+                .ok_or_else(|| out_of_range("key"))?;
+        }
+        let scale = digits.len() as i32 - exponent;
+        if scale < 0 {
+            mantissa = mantissa
+                .checked_mul(pow10((-scale) as u32).ok_or_else(|| out_of_range("key"))?)
+                .ok_or_else(|| out_of_range("key"))?;
+        }
+        let scale = scale.max(0);
+        if scale > MAX_NUMERIC_DIGITS as i32 {
+            return Err(out_of_range("key"));
+        }
+        Numeric::new(if negative { -mantissa } else { mantissa }, scale as u8)
+    }
+}
+
+impl PartialEq for Numeric {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Numeric {}
+
+impl PartialOrd for Numeric {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Numeric {
+    /// Numeric order; NaN is greater than every number and equal to itself
+    /// (PostgreSQL's rule).
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (*self, *other) {
+            (Numeric::NaN, Numeric::NaN) => Ordering::Equal,
+            (Numeric::NaN, _) => Ordering::Greater,
+            (_, Numeric::NaN) => Ordering::Less,
+            (
+                Numeric::Value {
+                    mantissa: a,
+                    scale: sa,
+                },
+                Numeric::Value {
+                    mantissa: b,
+                    scale: sb,
+                },
+            ) => {
+                let scale = sa.max(sb);
+                match (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale)) {
+                    (Some(a), Some(b)) => a.cmp(&b),
+                    // One side overflowed when scaled: compare by digits.
+                    _ => {
+                        let key = |n: Numeric| match n.digits() {
+                            None => (1, 0, Vec::new()),
+                            Some((true, e, d)) => (0, -e, d.iter().map(|x| 9 - x).collect()),
+                            Some((false, e, d)) => (2, e, d),
+                        };
+                        key(*self).cmp(&key(*other))
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Numeric {
+    /// PostgreSQL's output: the value at its own scale (`1.50`), `NaN`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Numeric::NaN => write!(f, "NaN"),
+            Numeric::Value { mantissa, scale } => {
+                let digits = mantissa.unsigned_abs().to_string();
+                let scale = scale as usize;
+                let sign = if mantissa < 0 { "-" } else { "" };
+                if scale == 0 {
+                    return write!(f, "{sign}{digits}");
+                }
+                let padded = format!("{digits:0>width$}", width = scale + 1);
+                let (int, frac) = padded.split_at(padded.len() - scale);
+                write!(f, "{sign}{int}.{frac}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves parsing and PostgreSQL's output keep the scale, arithmetic is
+    // exact, order ignores the scale (1.5 = 1.50) with NaN greatest, and
+    // overflow is 22003, not a rounded value.
+    #[test]
+    fn numerics_parse_print_compare_and_compute() {
+        let n = |s: &str| Numeric::parse(s).unwrap();
+        assert_eq!(n("-12.340").to_string(), "-12.340");
+        assert_eq!(n("+.5").to_string(), "0.5");
+        assert_eq!(n("1e3").to_string(), "1000");
+        assert_eq!(n("1.5e-2").to_string(), "0.015");
+        assert_eq!(n("NaN").to_string(), "NaN");
+        assert!(Numeric::parse("1.2.3").is_err() && Numeric::parse("").is_err());
+        assert_eq!(n("1.5"), n("1.50"));
+        assert!(n("-2") < n("-1.9") && n("0.001") < n("1") && n("99") < n("NaN"));
+        assert_eq!(n("1.25").checked_add(n("2.5")).unwrap().to_string(), "3.75");
+        assert_eq!(
+            n("1.25").checked_sub(n("2.5")).unwrap().to_string(),
+            "-1.25"
+        );
+        assert_eq!(
+            n("1.5").checked_mul(n("-2.25")).unwrap().to_string(),
+            "-3.375"
+        );
+        let big = n("99999999999999999999999999999999999999");
+        assert_eq!(big.checked_add(n("1")).unwrap_err().sqlstate(), "22003");
+        assert_eq!(
+            Numeric::from_bytes(&n("-7.25").to_bytes())
+                .unwrap()
+                .to_string(),
+            "-7.25"
+        );
+        for s in ["123.45", "-0.0012", "1000", "7"] {
+            let (neg, e, d) = n(s).digits().unwrap();
+            assert_eq!(Numeric::from_digits(neg, e, &d).unwrap(), n(s), "{s}");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! SQL values, and how one is fitted to a column's type.
+
+use crate::error::RowError;
+use crate::numeric::Numeric;
+use crate::types::SqlType;
+use std::cmp::Ordering;
+
+/// A value. Dates are days since 2000-01-01, timestamps microseconds
+/// since 2000-01-01 00:00 (UTC for `TimestampTz`): PostgreSQL's epoch and
+/// units.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Int2(i16),
+    Int4(i32),
+    Int8(i64),
+    Float4(f32),
+    Float8(f64),
+    Numeric(Numeric),
+    Text(String),
+    Bytea(Vec<u8>),
+    Bool(bool),
+    Date(i32),
+    Timestamp(i64),
+    TimestampTz(i64),
+    Uuid([u8; 16]),
+}
+
+impl Value {
+    /// The name of the value's type (for errors).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "unknown",
+            Value::Int2(_) => "smallint",
+            Value::Int4(_) => "integer",
+            Value::Int8(_) => "bigint",
+            Value::Float4(_) => "real",
+            Value::Float8(_) => "double precision",
+            Value::Numeric(_) => "numeric",
+            Value::Text(_) => "text",
+            Value::Bytea(_) => "bytea",
+            Value::Bool(_) => "boolean",
+            Value::Date(_) => "date",
+            Value::Timestamp(_) => "timestamp without time zone",
+            Value::TimestampTz(_) => "timestamp with time zone",
+            Value::Uuid(_) => "uuid",
+        }
+    }
+
+    /// Fits the value to a column of type `ty`, as an assignment does:
+    /// `varchar(n)` refuses longer text (22001), `char(n)` refuses longer
+    /// text and pads shorter with blanks, text goes to any string type.
+    /// A value of another type is a mismatch (the SQL layer casts first).
+    pub fn fit(self, ty: SqlType) -> Result<Value, RowError> {
+        let mismatch = |v: &Value| RowError::TypeMismatch {
+            value: v.type_name().into(),
+            column: ty.name(),
+        };
+        Ok(match (self, ty) {
+            (Value::Null, _) => Value::Null,
+            (Value::Text(s), SqlType::Varchar(Some(n))) => {
+                if s.chars().count() > n as usize {
+                    return Err(RowError::TooLong(ty.name()));
+                }
+                Value::Text(s)
+            }
+            (Value::Text(s), SqlType::Char(n)) => {
+                let trimmed = s.trim_end_matches(' ');
+                let len = trimmed.chars().count();
+                if len > n as usize {
+                    return Err(RowError::TooLong(ty.name()));
+                }
+                Value::Text(format!("{trimmed}{}", " ".repeat(n as usize - len)))
+            }
+            (v @ Value::Text(_), SqlType::Text | SqlType::Varchar(None)) => v,
+            (Value::Numeric(n), SqlType::Numeric(_)) => Value::Numeric(n),
+            (v, _) if v.matches(ty) => v,
+            (v, _) => return Err(mismatch(&v)),
+        })
+    }
+
+    /// Whether the value is of type `ty` (nulls are of every type).
+    pub fn matches(&self, ty: SqlType) -> bool {
+        matches!(
+            (self, ty),
+            (Value::Null, _)
+                | (Value::Int2(_), SqlType::Int2)
+                | (Value::Int4(_), SqlType::Int4)
+                | (Value::Int8(_), SqlType::Int8)
+                | (Value::Float4(_), SqlType::Float4)
+                | (Value::Float8(_), SqlType::Float8)
+                | (Value::Numeric(_), SqlType::Numeric(_))
+                | (
+                    Value::Text(_),
+                    SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)
+                )
+                | (Value::Bytea(_), SqlType::Bytea)
+                | (Value::Bool(_), SqlType::Bool)
+                | (Value::Date(_), SqlType::Date)
+                | (Value::Timestamp(_), SqlType::Timestamp)
+                | (Value::TimestampTz(_), SqlType::TimestampTz)
+                | (Value::Uuid(_), SqlType::Uuid)
+        )
+    }
+
+    /// PostgreSQL's order of two non-null values of one type (floats: -0 =
+    /// 0, NaN greatest and equal to itself; text: byte order, the C
+    /// collation). `None` for values of different types or a null.
+    pub fn sql_cmp(&self, other: &Value) -> Option<Ordering> {
+        fn float(a: f64, b: f64) -> Ordering {
+            match (a.is_nan(), b.is_nan()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                _ => a.partial_cmp(&b).expect("no NaN"),
+            }
+        }
+        Some(match (self, other) {
+            (Value::Int2(a), Value::Int2(b)) => a.cmp(b),
+            (Value::Int4(a), Value::Int4(b)) => a.cmp(b),
+            (Value::Int8(a), Value::Int8(b)) => a.cmp(b),
+            (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
+            (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
+            (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),
+            (Value::Text(a), Value::Text(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Value::Bytea(a), Value::Bytea(b)) => a.cmp(b),
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (Value::Date(a), Value::Date(b)) => a.cmp(b),
+            (Value::Timestamp(a), Value::Timestamp(b)) => a.cmp(b),
+            (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
+            (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves assignment fitting: varchar(n) and char(n) lengths (22001),
+    // char padding, type mismatches, and PostgreSQL's float order.
+    #[test]
+    fn values_fit_their_columns() {
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(t("abc").fit(SqlType::Varchar(Some(3))), Ok(t("abc")));
+        assert_eq!(
+            t("abcd")
+                .fit(SqlType::Varchar(Some(3)))
+                .unwrap_err()
+                .sqlstate(),
+            "22001"
+        );
+        assert_eq!(t("ab").fit(SqlType::Char(4)), Ok(t("ab  ")));
+        assert_eq!(
+            t("ab    ").fit(SqlType::Char(4)),
+            Ok(t("ab  ")),
+            "trailing blanks fit"
+        );
+        assert_eq!(
+            Value::Int4(1).fit(SqlType::Int8).unwrap_err().sqlstate(),
+            "42804"
+        );
+        assert_eq!(Value::Null.fit(SqlType::Int8), Ok(Value::Null));
+        let f = Value::Float8;
+        assert_eq!(f(-0.0).sql_cmp(&f(0.0)), Some(Ordering::Equal));
+        assert_eq!(
+            f(f64::NAN).sql_cmp(&f(f64::INFINITY)),
+            Some(Ordering::Greater)
+        );
+        assert_eq!(Value::Int4(1).sql_cmp(&Value::Int8(1)), None);
+    }
+}

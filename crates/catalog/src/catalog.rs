@@ -152,9 +152,11 @@ impl Catalog {
     }
 
     /// `CREATE [UNIQUE] INDEX index_name ON table_name (columns)`: the
-    /// catalog entry and an empty tree, under the table's DDL lock. The
-    /// caller builds the entries of the rows already in the table (it
-    /// knows the row format).
+    /// catalog entry, the tree, and an entry for every row the creating
+    /// transaction sees (a unique index refuses duplicates there: 23505),
+    /// under the table's DDL lock. DML of other transactions on the table
+    /// takes no table lock yet, so a concurrent writer's row may miss the
+    /// new index: the caller must not run the two together (README).
     pub fn create_index(
         &self,
         txn: &mut Transaction,
@@ -191,15 +193,24 @@ impl Catalog {
             unique,
             columns: positions.clone(),
         };
-        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
-        Ok(IndexDef {
+        let def = IndexDef {
             oid,
             name: index_name.to_string(),
             table_oid: table.oid,
             columns: positions,
             unique,
             root: tree.root(),
-        })
+        };
+        self.in_savepoint(txn, |txn| {
+            self.insert_class(txn, &class)?;
+            let mut relation = self.open_relation(TableDef {
+                indexes: vec![def.clone()],
+                ..table.clone()
+            })?;
+            relation.indexes.truncate(1);
+            relation.build_index(txn, 0)
+        })?;
+        Ok(def)
     }
 
     /// `DROP TABLE name` (and its indexes), under the table's DDL lock.

@@ -10,6 +10,14 @@ pub enum CatalogError {
     Btree(#[from] folio_btree::BtreeError),
     #[error(transparent)]
     Buffer(#[from] folio_buffer::BufferError),
+    #[error(transparent)]
+    Row(#[from] folio_row::RowError),
+    #[error(
+        "null value in column \"{column}\" of relation \"{table}\" violates not-null constraint"
+    )]
+    NotNull { table: String, column: String },
+    #[error("column \"{column}\" has unsupported type oid {type_oid}")]
+    UnsupportedType { column: String, type_oid: u32 },
     #[error("relation \"{0}\" already exists")]
     Exists(String),
     #[error("relation \"{0}\" does not exist")]
@@ -30,6 +38,9 @@ impl CatalogError {
         match self {
             CatalogError::Heap(e) => e.sqlstate(),
             CatalogError::Txn(e) => e.sqlstate(),
+            CatalogError::Row(e) => Some(e.sqlstate()),
+            CatalogError::NotNull { .. } => Some("23502"),
+            CatalogError::UnsupportedType { .. } => Some("0A000"),
             CatalogError::Exists(_) => Some("42P07"),
             CatalogError::NoSuchRelation(_) => Some("42P01"),
             CatalogError::NoSuchColumn { .. } => Some("42703"),

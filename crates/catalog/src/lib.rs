@@ -6,7 +6,9 @@ mod catalog;
 mod codec;
 mod defs;
 mod error;
+mod relation;
 
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use defs::{ColumnDef, IndexDef, TableDef};
 pub use error::CatalogError;
+pub use relation::{Relation, RelationIndex};

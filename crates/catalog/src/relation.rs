@@ -1,0 +1,238 @@
+//! A table as the SQL layer uses it: its heap, its column types, and its
+//! indexes with their key encodings, so that every row change keeps every
+//! index in step (the one owner of that rule).
+//!
+//! - **Insert**: the values are fitted to the column types (lengths,
+//!   padding), NOT NULL is checked (23502), the row is encoded and
+//!   inserted, and an entry is added to every index (unique ones check
+//!   first, 23505). If an index refuses, the new version is deleted again
+//!   by the same transaction, so it is never seen (not even by itself).
+//! - **Update**: HOT when no indexed column changed (no index entries),
+//!   else a new entry in every index, as PostgreSQL does.
+//! - **Delete**: the heap's; index entries go with vacuum.
+
+use crate::catalog::Catalog;
+use crate::defs::{IndexDef, TableDef};
+use crate::error::CatalogError;
+use folio_heap::{Index, Table, Tid, Write};
+use folio_row::{KeyColumn, SqlType, Value, decode_row, encode_key, encode_row};
+use folio_txn::Transaction;
+
+/// An index of a relation, with how its keys are encoded.
+#[derive(Debug)]
+pub struct RelationIndex {
+    pub def: IndexDef,
+    pub index: Index,
+    pub key_columns: Vec<KeyColumn>,
+}
+
+impl RelationIndex {
+    /// The key of a row's values.
+    pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
+        let key_values: Vec<Value> = self
+            .def
+            .columns
+            .iter()
+            .map(|&c| values[c as usize].clone())
+            .collect();
+        Ok(encode_key(&key_values, &self.key_columns)?)
+    }
+}
+
+/// A table opened for reading and writing rows.
+#[derive(Debug)]
+pub struct Relation {
+    pub def: TableDef,
+    pub table: Table,
+    pub types: Vec<SqlType>,
+    pub indexes: Vec<RelationIndex>,
+}
+
+/// The types of a table's columns.
+pub(crate) fn column_types(def: &TableDef) -> Result<Vec<SqlType>, CatalogError> {
+    def.columns
+        .iter()
+        .map(|c| {
+            SqlType::from_oid(c.type_oid, c.typmod).ok_or_else(|| CatalogError::UnsupportedType {
+                column: c.name.clone(),
+                type_oid: c.type_oid,
+            })
+        })
+        .collect()
+}
+
+impl Catalog {
+    /// The table `name` as `txn` sees it, opened with its indexes.
+    pub fn relation(
+        &self,
+        txn: &Transaction,
+        name: &str,
+    ) -> Result<Option<Relation>, CatalogError> {
+        let Some(def) = self.table(txn, name)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.open_relation(def)?))
+    }
+
+    /// Opens a relation from its definition.
+    pub fn open_relation(&self, def: TableDef) -> Result<Relation, CatalogError> {
+        let types = column_types(&def)?;
+        let indexes = def
+            .indexes
+            .iter()
+            .map(|d| {
+                Ok(RelationIndex {
+                    index: self.open_index(d)?,
+                    key_columns: d
+                        .columns
+                        .iter()
+                        .map(|&c| KeyColumn::new(types[c as usize], false))
+                        .collect(),
+                    def: d.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, CatalogError>>()?;
+        Ok(Relation {
+            table: self.open_table(&def)?,
+            def,
+            types,
+            indexes,
+        })
+    }
+}
+
+impl Relation {
+    /// Decodes a stored row.
+    pub fn decode(&self, row: &[u8]) -> Result<Vec<Value>, CatalogError> {
+        Ok(decode_row(row, &self.types)?)
+    }
+
+    /// Fits `values` to the columns and checks NOT NULL.
+    fn prepare(&self, values: Vec<Value>) -> Result<Vec<Value>, CatalogError> {
+        if values.len() != self.types.len() {
+            return Err(folio_row::RowError::Arity {
+                values: values.len(),
+                columns: self.types.len(),
+            }
+            .into());
+        }
+        values
+            .into_iter()
+            .zip(&self.types)
+            .zip(&self.def.columns)
+            .map(|((v, ty), column)| {
+                if v == Value::Null && column.not_null {
+                    return Err(CatalogError::NotNull {
+                        table: self.def.name.clone(),
+                        column: column.name.clone(),
+                    });
+                }
+                Ok(v.fit(*ty)?)
+            })
+            .collect()
+    }
+
+    /// Inserts a row; returns where it lives.
+    pub fn insert(&self, txn: &mut Transaction, values: Vec<Value>) -> Result<Tid, CatalogError> {
+        let values = self.prepare(values)?;
+        let keys = self
+            .indexes
+            .iter()
+            .map(|i| i.key(&values))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tid = self.table.insert(txn, &encode_row(&values, &self.types)?)?;
+        self.enter(txn, tid, &keys)?;
+        Ok(tid)
+    }
+
+    /// Adds the index entries of the new version at `tid`; if one is
+    /// refused, deletes the version again (so it is never seen).
+    fn enter(&self, txn: &mut Transaction, tid: Tid, keys: &[Vec<u8>]) -> Result<(), CatalogError> {
+        for (index, key) in self.indexes.iter().zip(keys) {
+            if let Err(e) = index.index.insert(txn, &self.table, key, tid) {
+                self.table.delete(txn, tid)?;
+                return Err(e.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces the version at `tid` by `values`: HOT when no indexed
+    /// column changed, else with new entries in every index.
+    pub fn update(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        old: &[Value],
+        values: Vec<Value>,
+    ) -> Result<Write, CatalogError> {
+        let values = self.prepare(values)?;
+        let keys = self
+            .indexes
+            .iter()
+            .map(|i| i.key(&values))
+            .collect::<Result<Vec<_>, _>>()?;
+        let indexed_changed = self
+            .indexes
+            .iter()
+            .zip(&keys)
+            .map(|(i, key)| Ok(i.key(old)? != *key))
+            .collect::<Result<Vec<bool>, CatalogError>>()?
+            .into_iter()
+            .any(|changed| changed);
+        let write = self.table.update(
+            txn,
+            tid,
+            &encode_row(&values, &self.types)?,
+            indexed_changed,
+        )?;
+        if let Write::Done(Some(new)) = write {
+            self.enter(txn, new, &keys)?;
+        }
+        Ok(write)
+    }
+
+    /// Deletes the version at `tid`.
+    pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, CatalogError> {
+        Ok(self.table.delete(txn, tid)?)
+    }
+
+    /// Every row `txn` sees.
+    pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
+        self.table
+            .scan(txn)?
+            .into_iter()
+            .map(|(tid, row)| Ok((tid, self.decode(&row)?)))
+            .collect()
+    }
+
+    /// The rows `txn` sees whose key in index `index` is `key_values`.
+    pub fn lookup(
+        &self,
+        txn: &Transaction,
+        index: usize,
+        key_values: &[Value],
+    ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
+        let ri = &self.indexes[index];
+        let key = encode_key(key_values, &ri.key_columns)?;
+        ri.index
+            .get(txn, &self.table, &key)?
+            .into_iter()
+            .map(|(tid, row)| Ok((tid, self.decode(&row)?)))
+            .collect()
+    }
+
+    /// Enters every row `txn` sees in index `index` (building a new index).
+    pub(crate) fn build_index(
+        &self,
+        txn: &mut Transaction,
+        index: usize,
+    ) -> Result<(), CatalogError> {
+        let ri = &self.indexes[index];
+        for (tid, row) in self.table.scan(txn)? {
+            let key = ri.key(&self.decode(&row)?)?;
+            ri.index.insert(txn, &self.table, &key, tid)?;
+        }
+        Ok(())
+    }
+}

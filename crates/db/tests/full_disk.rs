@@ -211,10 +211,11 @@ fn a_full_disk_at_every_operation_fails_only_what_needs_space() {
         eprintln!(
             "{recycle:?}: {cases} cases over {total} operations; {filled} filled during the writes; {seen:?}"
         );
-        // The disk fills before the sequence's last growth in about the
-        // first third of the cases; later ones fill it during the final
+        // The disk fills before the sequence's last growth in about a
+        // quarter of the cases (a third before the catalog's trees were
+        // made at creation); later ones fill it during the final
         // checkpoint, close and open, which must need nothing.
-        assert!(filled * 4 > cases, "{recycle:?}: {filled} of {cases}");
+        assert!(filled * 5 > cases, "{recycle:?}: {filled} of {cases}");
         assert!(seen.data > 0, "{recycle:?}: the data file never ran out");
         if recycle == Recycle::Off {
             assert!(seen.wal > 0, "the WAL never ran out");

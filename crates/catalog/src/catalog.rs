@@ -23,6 +23,7 @@
 //! Catalog writes run inside a savepoint of the caller's transaction, so
 //! a failed DDL statement leaves no half-written rows behind.
 
+use crate::autovacuum::{Activity, TableActivity};
 use crate::defs::{AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
 use crate::error::CatalogError;
 use folio_btree::{MultiTree, Tree};
@@ -69,6 +70,7 @@ pub struct Catalog {
     attribute_tables: Index,
     oids: Tree,
     oid_lock: Mutex<()>,
+    activity: Activity,
 }
 
 fn corrupt(reason: String) -> CatalogError {
@@ -95,6 +97,7 @@ impl Catalog {
             ),
             oids: trees.oids,
             oid_lock: Mutex::new(()),
+            activity: Activity::default(),
             pool,
             wal,
         }
@@ -260,6 +263,11 @@ impl Catalog {
         }
         txn.next_statement();
         self.table(txn, name)?.ok_or_else(missing)
+    }
+
+    /// What writers have told autovacuum about table `oid`.
+    pub fn activity(&self, oid: u64) -> Arc<TableActivity> {
+        self.activity.of(oid)
     }
 
     /// The heap of a table.

@@ -2,12 +2,14 @@
 //! indexes stored as rows of the database's own heap tables (`defs.rs`,
 //! `codec.rs`) and changed transactionally (`catalog.rs`).
 
+mod autovacuum;
 mod catalog;
 mod codec;
 mod defs;
 mod error;
 mod relation;
 
+pub use autovacuum::{Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass};
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use defs::{ColumnDef, IndexDef, TableDef};
 pub use error::CatalogError;

@@ -11,12 +11,15 @@
 //!   else a new entry in every index, as PostgreSQL does.
 //! - **Delete**: the heap's; index entries go with vacuum.
 
+use crate::autovacuum::TableActivity;
 use crate::catalog::Catalog;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{KeyColumn, SqlType, Value, decode_row, encode_key, encode_row};
 use folio_txn::Transaction;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// An index of a relation, with how its keys are encoded.
 #[derive(Debug)]
@@ -46,6 +49,8 @@ pub struct Relation {
     pub table: Table,
     pub types: Vec<SqlType>,
     pub indexes: Vec<RelationIndex>,
+    /// Dead-version counts for autovacuum.
+    activity: Arc<TableActivity>,
 }
 
 /// The types of a table's columns.
@@ -94,6 +99,7 @@ impl Catalog {
             .collect::<Result<Vec<_>, CatalogError>>()?;
         Ok(Relation {
             table: self.open_table(&def)?,
+            activity: self.activity(def.oid),
             def,
             types,
             indexes,
@@ -189,12 +195,19 @@ impl Relation {
         if let Write::Done(Some(new)) = write {
             self.enter(txn, new, &keys)?;
         }
+        if matches!(write, Write::Done(_) | Write::Hot(_)) {
+            self.activity.dead.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(write)
     }
 
     /// Deletes the version at `tid`.
     pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, CatalogError> {
-        Ok(self.table.delete(txn, tid)?)
+        let write = self.table.delete(txn, tid)?;
+        if write == Write::Done(None) {
+            self.activity.dead.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(write)
     }
 
     /// Every row `txn` sees.

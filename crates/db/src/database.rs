@@ -6,7 +6,7 @@ use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
-use folio_catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees};
+use folio_catalog::{Autovacuum, CATALOG_TREE_NAMES, Catalog, CatalogTrees};
 use folio_heap::{HeapRedo, Index, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
 use folio_page::Lsn;
@@ -50,11 +50,13 @@ impl Storage {
 /// they are durable once a [`Database::commit`] that follows them returns.
 #[derive(Debug)]
 pub struct Database {
-    // Field order is drop order: stop the checkpointer before the rest.
+    // Field order is drop order: stop autovacuum and the checkpointer
+    // before the rest.
+    autovacuum: Option<Autovacuum>,
     checkpointer: Checkpointer,
     roots: RootMap,
     txns: Arc<TxnManager>,
-    catalog: Catalog,
+    catalog: Arc<Catalog>,
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     storage: Storage,
@@ -232,12 +234,24 @@ impl Database {
             CsnLog::open(pool.clone(), wal.clone(), directory),
             options.txn_config(),
         )?;
-        let catalog = open_catalog(&roots, &pool, &wal)?;
+        let catalog = Arc::new(open_catalog(&roots, &pool, &wal)?);
         checkpointer.checkpoint(CheckpointKind::Immediate)?;
         if options.background_checkpoints {
             checkpointer.start()?;
         }
+        let autovacuum = match options.autovacuum {
+            true => Some(
+                Autovacuum::start(catalog.clone(), txns.clone(), options.autovacuum_config())
+                    .map_err(|source| DbError::Io {
+                        op: "starting",
+                        path: "the autovacuum thread".into(),
+                        source,
+                    })?,
+            ),
+            false => None,
+        };
         Ok(Database {
+            autovacuum,
             checkpointer,
             roots,
             txns,
@@ -278,8 +292,13 @@ impl Database {
     }
 
     /// The catalog: tables, columns and indexes, changed transactionally.
-    pub fn catalog(&self) -> &Catalog {
+    pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
+    }
+
+    /// The autovacuum thread, if `Options::autovacuum` started one.
+    pub fn autovacuum(&self) -> Option<&Autovacuum> {
+        self.autovacuum.as_ref()
     }
 
     /// The transaction manager.
@@ -352,7 +371,10 @@ impl Database {
     /// Shuts down cleanly: stops the checkpointer, runs a shutdown
     /// checkpoint (every page written, control file "shut down") and makes
     /// the WAL durable.
-    pub fn close(self) -> Result<(), DbError> {
+    pub fn close(mut self) -> Result<(), DbError> {
+        if let Some(autovacuum) = self.autovacuum.as_mut() {
+            autovacuum.stop();
+        }
         self.checkpointer.stop();
         self.check_writable()?;
         self.checkpointer.checkpoint(CheckpointKind::Shutdown)?;

@@ -56,6 +56,11 @@ pub struct Options {
     /// "Thread placement"); the opening thread's affinity is restored
     /// when recovery ends.
     pub recovery_pin_threads: bool,
+    /// `autovacuum`: vacuum tables in the background when their dead
+    /// versions pass the threshold (folio-catalog `autovacuum.rs`).
+    pub autovacuum: bool,
+    /// `autovacuum_naptime`: time between autovacuum passes.
+    pub autovacuum_naptime: Duration,
     /// `deadlock_timeout`: how long a transaction waits for another before
     /// it looks for a deadlock (1 s).
     pub deadlock_timeout: Duration,
@@ -107,6 +112,8 @@ impl Default for Options {
             recovery_io_concurrency: 32,
             recovery_threads: default_recovery_threads(),
             recovery_pin_threads: true,
+            autovacuum: true,
+            autovacuum_naptime: Duration::from_secs(1),
             deadlock_timeout: Duration::from_secs(1),
             lock_timeout: None,
             truncate_at_corruption: false,
@@ -142,6 +149,13 @@ impl Options {
             max_database_bytes: self.max_database_bytes,
             checksums: self.checksums,
             ..folio_buffer::PoolConfig::default()
+        }
+    }
+
+    pub(crate) fn autovacuum_config(&self) -> folio_catalog::AutovacuumConfig {
+        folio_catalog::AutovacuumConfig {
+            naptime: self.autovacuum_naptime,
+            ..Default::default()
         }
     }
 

@@ -353,3 +353,111 @@ mod relations {
         assert_eq!(rel.lookup(&t, bid, &[Value::Int4(1)]).unwrap().len(), 9);
     }
 }
+
+mod autovacuum {
+    use super::*;
+    use folio_catalog::{AutovacuumConfig, autovacuum_pass};
+    use folio_row::{SqlType, Value};
+
+    fn churn(db: &Database, rounds: i32) {
+        let cat = db.catalog();
+        for round in 0..rounds {
+            let mut t = db.begin(RC, SYNC).unwrap();
+            let rel = cat.relation(&t, "t").unwrap().unwrap();
+            for (tid, old) in rel.scan(&t).unwrap() {
+                let mut new = old.clone();
+                new[1] = Value::Int4(round);
+                rel.update(&mut t, tid, &old, new).unwrap();
+            }
+            t.commit().unwrap();
+        }
+    }
+
+    fn setup(db: &Database) {
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let int = |name: &str| ColumnDef {
+            name: name.into(),
+            type_oid: SqlType::Int4.oid(),
+            typmod: -1,
+            not_null: false,
+        };
+        cat.create_table(&mut t, "t", &[int("id"), int("v")])
+            .unwrap();
+        cat.create_index(&mut t, "t", "t_v", &["v"], false).unwrap();
+        let rel = cat.relation(&t, "t").unwrap().unwrap();
+        for id in 0..10 {
+            rel.insert(&mut t, vec![Value::Int4(id), Value::Int4(-1)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+    }
+
+    fn entries(db: &Database) -> u64 {
+        let t = db.begin(RC, SYNC).unwrap();
+        let rel = db.catalog().relation(&t, "t").unwrap().unwrap();
+        rel.indexes[0]
+            .index
+            .tree()
+            .count(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+            .unwrap()
+    }
+
+    // Proves the trigger: a pass vacuums a table only once its dead
+    // versions reach 50 + 0.2 * versions (30 dead: no; 200 dead: yes,
+    // removing the dead versions' index entries), and the count starts
+    // again from zero.
+    #[test]
+    fn a_pass_vacuums_tables_past_the_threshold() {
+        let db = sim_db(6);
+        setup(&db);
+        let config = AutovacuumConfig::default();
+        churn(&db, 3);
+        let pass = autovacuum_pass(db.catalog(), db.txns(), &config).unwrap();
+        assert_eq!(
+            (pass.tables, pass.vacuumed),
+            (1, 0),
+            "30 dead versions: below 50"
+        );
+        churn(&db, 17);
+        assert_eq!(entries(&db), 10 * 21);
+        let pass = autovacuum_pass(db.catalog(), db.txns(), &config).unwrap();
+        assert_eq!(pass.vacuumed, 1);
+        assert_eq!(pass.index_entries_removed, 10 * 20);
+        assert_eq!(entries(&db), 10);
+        let pass = autovacuum_pass(db.catalog(), db.txns(), &config).unwrap();
+        assert_eq!(pass.vacuumed, 0, "the count started again");
+    }
+
+    // Proves the background thread runs passes on its own and vacuums an
+    // update-heavy table without being asked: of the 200 dead versions'
+    // index entries, it removes at least those past the threshold (a
+    // bounded wait for the outcome; no timing is asserted).
+    #[test]
+    fn the_background_thread_vacuums_on_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Database::create(
+            tmp.path().join("db"),
+            Options {
+                autovacuum: true,
+                autovacuum_naptime: Duration::from_millis(20),
+                ..options()
+            },
+        )
+        .unwrap();
+        setup(&db);
+        churn(&db, 20);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        // Whatever the interleaving, at most 50 + 0.2 * versions dead
+        // versions stay unvacuumed.
+        // (versions <= 210, so the threshold is at most 50 + 42).
+        let settled = || entries(&db) <= 10 + 50 + 42;
+        while !settled() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(settled(), "{} index entries left", entries(&db));
+        assert!(db.autovacuum().unwrap().passes() > 0);
+        assert_eq!(db.autovacuum().unwrap().last_error(), None);
+        db.close().unwrap();
+    }
+}

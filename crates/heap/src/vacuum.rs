@@ -40,6 +40,9 @@ pub struct VacuumStats {
     pub index_entries_removed: u64,
     /// Line pointers made reusable.
     pub freed_line_pointers: u64,
+    /// Versions left on the pages after pruning (live ones and those a
+    /// snapshot may still see).
+    pub versions: u64,
 }
 
 impl Table {
@@ -58,13 +61,16 @@ impl Table {
                 .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
             for i in 0..lp.count() {
                 let id = ItemId(i as u16);
-                if lp
+                match lp
                     .state(id)
                     .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?
-                    == LineState::Dead
                 {
-                    dead.entry(page_id).or_default().push(id);
-                    stats.dead_line_pointers += 1;
+                    LineState::Dead => {
+                        dead.entry(page_id).or_default().push(id);
+                        stats.dead_line_pointers += 1;
+                    }
+                    LineState::Normal { .. } => stats.versions += 1,
+                    _ => {}
                 }
             }
         }

@@ -28,6 +28,8 @@ pub fn small_options() -> Options {
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,
         background_checkpoints: false,
+        // Nor autovacuum (it would write from its own thread).
+        autovacuum: false,
         recovery_io_concurrency: 8,
         recovery_threads: 2,
         ..Options::default()

@@ -1,0 +1,185 @@
+//! Autovacuum: vacuum in the background, triggered by dead-version counts
+//! (PostgreSQL's `autovacuum`, its threshold rule and defaults).
+//!
+//! Every update and delete through a relation counts one dead version for
+//! its table (a per-table atomic counter: writers already do shared
+//! read-modify-writes, readers never touch it). A pass, every
+//! `naptime`, lists the tables and vacuums each whose count since its
+//! last vacuum reaches `threshold + scale_factor * versions` (versions as
+//! the last vacuum counted them; PostgreSQL: 50 + 0.2 * reltuples). A pass
+//! holds no snapshot while it vacuums, so it never holds back the horizon
+//! it prunes below.
+
+use crate::catalog::Catalog;
+use crate::error::CatalogError;
+use folio_heap::Index;
+use folio_txn::{Durability, Isolation, TxnManager};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// When autovacuum runs and what triggers it.
+#[derive(Debug, Clone, Copy)]
+pub struct AutovacuumConfig {
+    /// `autovacuum_naptime` (1 s here; PostgreSQL's default is 60 s).
+    pub naptime: Duration,
+    /// `autovacuum_vacuum_threshold` (50).
+    pub threshold: u64,
+    /// `autovacuum_vacuum_scale_factor` (0.2).
+    pub scale_factor: f64,
+}
+
+impl Default for AutovacuumConfig {
+    fn default() -> Self {
+        AutovacuumConfig {
+            naptime: Duration::from_secs(1),
+            threshold: 50,
+            scale_factor: 0.2,
+        }
+    }
+}
+
+/// What writers tell autovacuum about one table.
+#[derive(Debug, Default)]
+pub struct TableActivity {
+    /// Versions made dead (updated or deleted) since the last vacuum.
+    pub dead: AtomicU64,
+    /// Versions the last vacuum found.
+    pub versions: AtomicU64,
+}
+
+/// Activity by table oid.
+#[derive(Debug, Default)]
+pub(crate) struct Activity(Mutex<HashMap<u64, Arc<TableActivity>>>);
+
+impl Activity {
+    pub(crate) fn of(&self, oid: u64) -> Arc<TableActivity> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(oid)
+            .or_default()
+            .clone()
+    }
+}
+
+/// What one pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PassStats {
+    pub tables: u64,
+    pub vacuumed: u64,
+    pub index_entries_removed: u64,
+}
+
+/// One autovacuum pass: vacuums every table past its threshold.
+pub fn autovacuum_pass(
+    catalog: &Catalog,
+    txns: &Arc<TxnManager>,
+    config: &AutovacuumConfig,
+) -> Result<PassStats, CatalogError> {
+    let relations = {
+        let txn = txns.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        let tables = catalog.tables(&txn)?;
+        tables
+            .into_iter()
+            .map(|def| catalog.open_relation(def))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let mut stats = PassStats::default();
+    for relation in relations {
+        stats.tables += 1;
+        let activity = catalog.activity(relation.def.oid);
+        let dead = activity.dead.load(Ordering::Relaxed);
+        let versions = activity.versions.load(Ordering::Relaxed);
+        if (dead as f64) < config.threshold as f64 + config.scale_factor * versions as f64 {
+            continue;
+        }
+        let indexes: Vec<&Index> = relation.indexes.iter().map(|i| &i.index).collect();
+        let result = relation.table.vacuum(txns, &indexes)?;
+        activity.dead.fetch_sub(dead, Ordering::Relaxed);
+        activity.versions.store(result.versions, Ordering::Relaxed);
+        stats.vacuumed += 1;
+        stats.index_entries_removed += result.index_entries_removed;
+    }
+    Ok(stats)
+}
+
+/// The background thread running passes.
+#[derive(Debug)]
+pub struct Autovacuum {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+    passes: Arc<AtomicU64>,
+    last_error: Arc<Mutex<Option<String>>>,
+}
+
+impl Autovacuum {
+    /// Starts passes every `config.naptime`.
+    pub fn start(
+        catalog: Arc<Catalog>,
+        txns: Arc<TxnManager>,
+        config: AutovacuumConfig,
+    ) -> std::io::Result<Autovacuum> {
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let passes = Arc::new(AtomicU64::new(0));
+        let last_error = Arc::new(Mutex::new(None));
+        let (stop2, passes2, error2) = (stop.clone(), passes.clone(), last_error.clone());
+        let thread = std::thread::Builder::new()
+            .name("folio-autovacuum".into())
+            .spawn(move || {
+                let (m, cv) = &*stop2;
+                let mut stopped = m.lock().unwrap_or_else(|p| p.into_inner());
+                loop {
+                    stopped = cv
+                        .wait_timeout(stopped, config.naptime)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                    if *stopped {
+                        break;
+                    }
+                    drop(stopped);
+                    if let Err(e) = autovacuum_pass(&catalog, &txns, &config) {
+                        *error2.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+                    }
+                    passes2.fetch_add(1, Ordering::Relaxed);
+                    stopped = m.lock().unwrap_or_else(|p| p.into_inner());
+                }
+            })?;
+        Ok(Autovacuum {
+            stop,
+            thread: Some(thread),
+            passes,
+            last_error,
+        })
+    }
+
+    /// Passes completed.
+    pub fn passes(&self) -> u64 {
+        self.passes.load(Ordering::Relaxed)
+    }
+
+    /// The error of the latest failed pass, if any.
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Stops the thread (after its current pass).
+    pub fn stop(&mut self) {
+        *self.stop.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.stop.1.notify_all();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Autovacuum {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -12,6 +12,7 @@
 
 use crate::catalog::Catalog;
 use crate::error::CatalogError;
+use crate::toast::TOAST_OID;
 use folio_heap::Index;
 use folio_txn::{Durability, Isolation, TxnManager};
 use std::collections::HashMap;
@@ -88,6 +89,19 @@ pub fn autovacuum_pass(
             .collect::<Result<Vec<_>, _>>()?
     };
     let mut stats = PassStats::default();
+    // The toast table first: it has no catalog row.
+    let toast = catalog.activity(TOAST_OID);
+    let (dead, versions) = (
+        toast.dead.load(Ordering::Relaxed),
+        toast.versions.load(Ordering::Relaxed),
+    );
+    if dead as f64 >= config.threshold as f64 + config.scale_factor * versions as f64 {
+        let result = catalog.toast.table.vacuum(txns, &[&catalog.toast.index])?;
+        toast.dead.fetch_sub(dead, Ordering::Relaxed);
+        toast.versions.store(result.versions, Ordering::Relaxed);
+        stats.vacuumed += 1;
+        stats.index_entries_removed += result.index_entries_removed;
+    }
     for relation in relations {
         stats.tables += 1;
         let activity = catalog.activity(relation.def.oid);

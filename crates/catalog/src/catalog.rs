@@ -26,6 +26,7 @@
 use crate::autovacuum::{Activity, TableActivity};
 use crate::defs::{AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
 use crate::error::CatalogError;
+use crate::toast::Toast;
 use folio_btree::{MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, Write};
@@ -48,15 +49,19 @@ pub struct CatalogTrees {
     pub attributes: Tree,
     pub attribute_tables: MultiTree,
     pub oids: Tree,
+    pub toast: Tree,
+    pub toast_values: MultiTree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 5] = [
+pub const CATALOG_TREE_NAMES: [&str; 7] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
     "folio.attribute_table",
     "folio.oid",
+    "folio.toast",
+    "folio.toast_value",
 ];
 
 /// The catalog of one database.
@@ -68,9 +73,9 @@ pub struct Catalog {
     class_names: Index,
     attributes: Table,
     attribute_tables: Index,
-    oids: Tree,
-    oid_lock: Mutex<()>,
+    oids: Arc<Oids>,
     activity: Activity,
+    pub(crate) toast: Arc<Toast>,
 }
 
 fn corrupt(reason: String) -> CatalogError {
@@ -86,6 +91,10 @@ fn check_name(name: &str) -> Result<(), CatalogError> {
 
 impl Catalog {
     pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, trees: CatalogTrees) -> Catalog {
+        let oids = Arc::new(Oids {
+            tree: trees.oids,
+            lock: Mutex::new(()),
+        });
         Catalog {
             classes: Table::open(pool.clone(), wal.clone(), trees.classes),
             class_names: Index::open("folio_class_name_index", trees.class_names, true),
@@ -95,9 +104,13 @@ impl Catalog {
                 trees.attribute_tables,
                 false,
             ),
-            oids: trees.oids,
-            oid_lock: Mutex::new(()),
             activity: Activity::default(),
+            toast: Arc::new(Toast {
+                table: Table::open(pool.clone(), wal.clone(), trees.toast),
+                index: Index::open("folio_toast_value_index", trees.toast_values, false),
+                ids: oids.clone(),
+            }),
+            oids,
             pool,
             wal,
         }
@@ -393,9 +406,23 @@ impl Catalog {
     }
 
     /// The next oid (a logged counter, outside transactions).
-    fn next_oid(&self) -> Result<u64, CatalogError> {
-        let _one = self.oid_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let next = match self.oids.get(b"next")? {
+    pub(crate) fn next_oid(&self) -> Result<u64, CatalogError> {
+        self.oids.next()
+    }
+}
+
+/// The oid counter: a logged tree entry, advanced outside transactions.
+#[derive(Debug)]
+pub(crate) struct Oids {
+    tree: Tree,
+    lock: Mutex<()>,
+}
+
+impl Oids {
+    /// The next oid.
+    pub(crate) fn next(&self) -> Result<u64, CatalogError> {
+        let _one = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let next = match self.tree.get(b"next")? {
             Some(v) => u64::from_le_bytes(
                 v.as_slice()
                     .try_into()
@@ -403,7 +430,7 @@ impl Catalog {
             ),
             None => FIRST_OID,
         };
-        self.oids.upsert(b"next", &(next + 1).to_le_bytes())?;
+        self.tree.upsert(b"next", &(next + 1).to_le_bytes())?;
         Ok(next)
     }
 }

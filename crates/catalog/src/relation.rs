@@ -15,8 +15,9 @@ use crate::autovacuum::TableActivity;
 use crate::catalog::Catalog;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
+use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
-use folio_row::{KeyColumn, SqlType, Value, decode_row, encode_key, encode_row};
+use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
 use folio_txn::Transaction;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -51,6 +52,9 @@ pub struct Relation {
     pub indexes: Vec<RelationIndex>,
     /// Dead-version counts for autovacuum.
     activity: Arc<TableActivity>,
+    /// Where values too large for a row go, and its autovacuum counts.
+    toast: Arc<Toast>,
+    toast_activity: Arc<TableActivity>,
 }
 
 /// The types of a table's columns.
@@ -100,6 +104,8 @@ impl Catalog {
         Ok(Relation {
             table: self.open_table(&def)?,
             activity: self.activity(def.oid),
+            toast: self.toast.clone(),
+            toast_activity: self.activity(TOAST_OID),
             def,
             types,
             indexes,
@@ -108,9 +114,36 @@ impl Catalog {
 }
 
 impl Relation {
-    /// Decodes a stored row.
-    pub fn decode(&self, row: &[u8]) -> Result<Vec<Value>, CatalogError> {
-        Ok(decode_row(row, &self.types)?)
+    /// Decodes a stored row as `txn` sees it (fetching values stored out
+    /// of line).
+    pub fn decode(&self, txn: &Transaction, row: &[u8]) -> Result<Vec<Value>, CatalogError> {
+        decode_stored(row, &self.types)?
+            .into_iter()
+            .zip(&self.types)
+            .map(|(cell, ty)| self.toast.resolve(txn, cell, *ty))
+            .collect()
+    }
+
+    /// Deletes the out-of-line values of the version at `tid` (it was just
+    /// updated or deleted by `txn`).
+    fn drop_toasted(&self, txn: &mut Transaction, tid: Tid) -> Result<(), CatalogError> {
+        match self.table.fetch_any(tid)? {
+            Some(row) => self.drop_externals(txn, &row),
+            None => Ok(()),
+        }
+    }
+
+    /// Deletes the out-of-line values a row points at.
+    fn drop_externals(&self, txn: &mut Transaction, row: &[u8]) -> Result<(), CatalogError> {
+        for cell in decode_stored(row, &self.types)? {
+            if let Stored::External { id, .. } = cell {
+                let chunks = self.toast.delete(txn, id)?;
+                self.toast_activity
+                    .dead
+                    .fetch_add(chunks, Ordering::Relaxed);
+            }
+        }
+        Ok(())
     }
 
     /// Fits `values` to the columns and checks NOT NULL.
@@ -146,8 +179,12 @@ impl Relation {
             .iter()
             .map(|i| i.key(&values))
             .collect::<Result<Vec<_>, _>>()?;
-        let tid = self.table.insert(txn, &encode_row(&values, &self.types)?)?;
-        self.enter(txn, tid, &keys)?;
+        let row = self.toast.encode(txn, values, &self.types)?;
+        let tid = self.table.insert(txn, &row)?;
+        if let Err(e) = self.enter(txn, tid, &keys) {
+            self.drop_externals(txn, &row)?;
+            return Err(e);
+        }
         Ok(tid)
     }
 
@@ -186,17 +223,17 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
-        let write = self.table.update(
-            txn,
-            tid,
-            &encode_row(&values, &self.types)?,
-            indexed_changed,
-        )?;
+        let row = self.toast.encode(txn, values, &self.types)?;
+        let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
             self.enter(txn, new, &keys)?;
         }
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);
+            self.drop_toasted(txn, tid)?;
+        } else {
+            // Nothing was written: the new values stored out of line go.
+            self.drop_externals(txn, &row)?;
         }
         Ok(write)
     }
@@ -206,6 +243,7 @@ impl Relation {
         let write = self.table.delete(txn, tid)?;
         if write == Write::Done(None) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);
+            self.drop_toasted(txn, tid)?;
         }
         Ok(write)
     }
@@ -215,7 +253,7 @@ impl Relation {
         self.table
             .scan(txn)?
             .into_iter()
-            .map(|(tid, row)| Ok((tid, self.decode(&row)?)))
+            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
             .collect()
     }
 
@@ -231,7 +269,7 @@ impl Relation {
         ri.index
             .get(txn, &self.table, &key)?
             .into_iter()
-            .map(|(tid, row)| Ok((tid, self.decode(&row)?)))
+            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
             .collect()
     }
 
@@ -243,7 +281,7 @@ impl Relation {
     ) -> Result<(), CatalogError> {
         let ri = &self.indexes[index];
         for (tid, row) in self.table.scan(txn)? {
-            let key = ri.key(&self.decode(&row)?)?;
+            let key = ri.key(&self.decode(txn, &row)?)?;
             ri.index.insert(txn, &self.table, &key, tid)?;
         }
         Ok(())

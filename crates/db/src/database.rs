@@ -468,13 +468,23 @@ fn open_catalog(
             None => roots.create_multi_tree(name)?,
         })
     };
-    let [classes, class_names, attributes, attribute_tables, oids] = CATALOG_TREE_NAMES;
+    let [
+        classes,
+        class_names,
+        attributes,
+        attribute_tables,
+        oids,
+        toast,
+        toast_values,
+    ] = CATALOG_TREE_NAMES;
     let trees = CatalogTrees {
         classes: unique(classes)?,
         class_names: multi(class_names)?,
         attributes: unique(attributes)?,
         attribute_tables: multi(attribute_tables)?,
         oids: unique(oids)?,
+        toast: unique(toast)?,
+        toast_values: multi(toast_values)?,
     };
     Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }

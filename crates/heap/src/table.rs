@@ -151,6 +151,12 @@ impl Table {
         Ok(visible(txn, &header)?.then(|| row.to_vec()))
     }
 
+    /// The row bytes of the version at `tid`, whatever its visibility.
+    pub fn fetch_any(&self, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
+        let page = self.read_copy(tid.page)?;
+        Ok(version(&page, tid)?.map(|(_, row)| row.to_vec()))
+    }
+
     /// The version `txn` sees among those an index entry for `tid` leads
     /// to: the item itself, or, through a Redirect and the page's HOT
     /// chain, a later version on the same page. Returns where it is.

@@ -1,0 +1,171 @@
+//! Out-of-line storage of large values (PostgreSQL's TOAST, without
+//! compression): a text or bytea value that would make a row longer than
+//! [`TOAST_THRESHOLD`] is cut into chunks stored as rows of one
+//! database-wide heap table, `folio.toast`, indexed by the value's id, and
+//! the row keeps a pointer (folio-row's `Stored::External`).
+//!
+//! The chunks are written by the transaction that writes the row, so they
+//! are visible exactly when the row version is: a reader whose snapshot
+//! sees the row sees its chunks. When the row version is updated or
+//! deleted, the same transaction deletes the chunks, so they stay visible
+//! to every snapshot that can still see the old version, and vacuum frees
+//! them once none can (the toast table is vacuumed by autovacuum like any
+//! table). A 100 MB value is 52,000 chunks.
+
+use crate::catalog::Oids;
+use crate::error::CatalogError;
+use folio_heap::{Index, Table};
+use folio_row::{SqlType, Stored, Value, encode_stored};
+use folio_txn::Transaction;
+use std::sync::Arc;
+
+/// Rows longer than this move their largest text and bytea values out of
+/// line (PostgreSQL's `TOAST_TUPLE_THRESHOLD` for 8 KiB pages).
+pub const TOAST_THRESHOLD: usize = 2032;
+/// The toast table's oid for autovacuum's counts (it has no catalog row).
+pub(crate) const TOAST_OID: u64 = 0;
+
+/// Bytes of value per chunk (PostgreSQL's `TOAST_MAX_CHUNK_SIZE`, 1996).
+pub const CHUNK_BYTES: usize = 1996;
+
+/// The toast table and its index.
+#[derive(Debug)]
+pub(crate) struct Toast {
+    pub(crate) table: Table,
+    pub(crate) index: Index,
+    /// Value ids come from the oid counter.
+    pub(crate) ids: Arc<Oids>,
+}
+
+fn chunk_row(id: u64, n: u32, bytes: &[u8]) -> Vec<u8> {
+    let mut row = Vec::with_capacity(12 + bytes.len());
+    row.extend_from_slice(&id.to_be_bytes());
+    row.extend_from_slice(&n.to_be_bytes());
+    row.extend_from_slice(bytes);
+    row
+}
+
+impl Toast {
+    /// The row of `values` (fitted to `types`), its largest text and bytea
+    /// values moved out of line, in `txn`, until it is no longer than
+    /// [`TOAST_THRESHOLD`] (or nothing is left to move).
+    pub(crate) fn encode(
+        &self,
+        txn: &mut Transaction,
+        values: Vec<Value>,
+        types: &[SqlType],
+    ) -> Result<Vec<u8>, CatalogError> {
+        let mut cells: Vec<Stored> = values.into_iter().map(Stored::Inline).collect();
+        loop {
+            let row = encode_stored(&cells, types);
+            if let Ok(row) = &row
+                && row.len() <= TOAST_THRESHOLD
+            {
+                return Ok(row.clone());
+            }
+            let largest = cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| match c {
+                    Stored::Inline(Value::Text(s)) => Some((s.len(), i)),
+                    Stored::Inline(Value::Bytea(b)) => Some((b.len(), i)),
+                    _ => None,
+                })
+                .max();
+            let Some((len, i)) = largest.filter(|(len, _)| *len > 16) else {
+                return Ok(row?);
+            };
+            let id = self.ids.next()?;
+            match &cells[i] {
+                Stored::Inline(Value::Text(s)) => self.store(txn, id, s.as_bytes())?,
+                Stored::Inline(Value::Bytea(b)) => self.store(txn, id, b)?,
+                _ => unreachable!("chosen above"),
+            }
+            cells[i] = Stored::External {
+                id,
+                len: len as u64,
+            };
+        }
+    }
+
+    /// Stores `bytes` as value `id`, in `txn`.
+    pub(crate) fn store(
+        &self,
+        txn: &mut Transaction,
+        id: u64,
+        bytes: &[u8],
+    ) -> Result<(), CatalogError> {
+        for (n, chunk) in bytes.chunks(CHUNK_BYTES).enumerate() {
+            let tid = self.table.insert(txn, &chunk_row(id, n as u32, chunk))?;
+            self.index
+                .insert(txn, &self.table, &id.to_be_bytes(), tid)?;
+        }
+        Ok(())
+    }
+
+    /// Value `id` of `len` bytes, as `txn` sees it.
+    pub(crate) fn fetch(
+        &self,
+        txn: &Transaction,
+        id: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, CatalogError> {
+        let corrupt = |what: String| CatalogError::Corrupt(format!("toast value {id}: {what}"));
+        let mut chunks: Vec<(u32, Vec<u8>)> = self
+            .index
+            .get(txn, &self.table, &id.to_be_bytes())?
+            .into_iter()
+            .map(|(_, row)| {
+                if row.len() < 12 || row[..8] != id.to_be_bytes() {
+                    return Err(corrupt("a chunk of another value".into()));
+                }
+                let n = u32::from_be_bytes(row[8..12].try_into().expect("4"));
+                Ok((n, row[12..].to_vec()))
+            })
+            .collect::<Result<_, _>>()?;
+        chunks.sort_by_key(|(n, _)| *n);
+        let mut out = Vec::with_capacity(len.min(1 << 30) as usize);
+        for (expected, (n, bytes)) in chunks.into_iter().enumerate() {
+            if n as usize != expected {
+                return Err(corrupt(format!("chunk {expected} missing")));
+            }
+            out.extend_from_slice(&bytes);
+        }
+        if out.len() as u64 != len {
+            return Err(corrupt(format!("{} bytes, the row says {len}", out.len())));
+        }
+        Ok(out)
+    }
+
+    /// The value a stored column holds, fetching an out-of-line one.
+    pub(crate) fn resolve(
+        &self,
+        txn: &Transaction,
+        cell: Stored,
+        ty: SqlType,
+    ) -> Result<Value, CatalogError> {
+        match cell {
+            Stored::Inline(v) => Ok(v),
+            Stored::External { id, len } => {
+                let bytes = self.fetch(txn, id, len)?;
+                Ok(match ty {
+                    SqlType::Bytea => Value::Bytea(bytes),
+                    _ => Value::Text(String::from_utf8(bytes).map_err(|_| {
+                        CatalogError::Corrupt(format!("toast value {id} is not UTF-8"))
+                    })?),
+                })
+            }
+        }
+    }
+
+    /// Deletes value `id`'s chunks, in `txn` (a row version that pointed
+    /// at it was updated or deleted). Returns the chunks deleted.
+    pub(crate) fn delete(&self, txn: &mut Transaction, id: u64) -> Result<u64, CatalogError> {
+        let mut deleted = 0;
+        for (tid, _) in self.index.get(txn, &self.table, &id.to_be_bytes())? {
+            self.table.delete(txn, tid)?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+}

@@ -39,6 +39,11 @@ use std::sync::{Arc, Mutex};
 /// the tuple header).
 pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
+thread_local! {
+    /// A page-sized scratch buffer for `read_one`, reused by the thread.
+    static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
+}
+
 /// Line pointers a heap page may have (PostgreSQL's
 /// `MaxHeapTuplesPerPage` for 8 KiB pages): Dead line pointers wait for
 /// vacuum, and without a cap an update-heavy page would fill with them.
@@ -165,6 +170,14 @@ impl Table {
         txn: &Transaction,
         tid: Tid,
     ) -> Result<Option<(Tid, Vec<u8>)>, HeapError> {
+        // The common case, a visible version at the entry's own item, reads
+        // only the header, one line pointer and the tuple; a Redirect, a
+        // HOT chain or an invisible version copies the page.
+        if let Some((header, row)) = self.read_one(tid)?
+            && visible(txn, &header)?
+        {
+            return Ok(Some((tid, row)));
+        }
         let page = self.read_copy(tid.page)?;
         for (at, header) in chain(&page, tid)? {
             if visible(txn, &header)? {
@@ -594,6 +607,52 @@ impl Table {
         };
         self.pages.upsert(&id.0.to_be_bytes(), &[])?;
         Ok(id)
+    }
+
+    /// The version at `tid` read optimistically without copying the page:
+    /// the header, the item's line pointer and the tuple are copied to
+    /// their offsets in a scratch page and decoded there (the line-pointer
+    /// page's own checks apply), then the read is validated. `None` if the
+    /// item holds no version (unused, dead, redirect, past the end).
+    fn read_one(&self, tid: Tid) -> Result<Option<(TupleHeader, Vec<u8>)>, HeapError> {
+        let lp_at = HEADER_SIZE + tid.item.0 as usize * LINE_POINTER_SIZE;
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let buf: &mut Page = &mut scratch;
+            loop {
+                let guard = self.pool.optimistic(tid.page)?;
+                guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
+                if lp_at + LINE_POINTER_SIZE <= PAGE_SIZE {
+                    guard.read_bytes(lp_at, &mut buf[lp_at..lp_at + LINE_POINTER_SIZE]);
+                }
+                let found = match LinePointerPage::new(buf) {
+                    Ok(lp) if (tid.item.0 as usize) < lp.count() => match lp.state(tid.item) {
+                        Ok(LineState::Normal { offset, len }) => {
+                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
+                            Ok(Some((offset, len)))
+                        }
+                        Ok(_) => Ok(None),
+                        Err(e) => Err(e.to_string()),
+                    },
+                    Ok(_) => Ok(None),
+                    Err(e) => Err(e.to_string()),
+                };
+                if guard.validate().is_err() {
+                    continue;
+                }
+                if header_page_type(buf) != Some(PageType::Heap) {
+                    return Err(HeapError::corrupt(tid.page, "not a heap page"));
+                }
+                let Some((offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))?
+                else {
+                    return Ok(None);
+                };
+                let tuple = &buf[offset..offset + len];
+                let header =
+                    TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
+                return Ok(Some((header, tuple[TUPLE_HEADER_SIZE..].to_vec())));
+            }
+        })
     }
 
     /// An optimistic copy of heap page `id` (no shared write).

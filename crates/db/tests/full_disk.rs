@@ -100,8 +100,9 @@ fn state_of(applied: &[Op]) -> State {
 }
 
 /// Keys of the prepared database; the data file's first extent (1 MiB) is
-/// then nearly full, so the sequence needs a second one.
-const PREPARED_KEYS: u64 = 720;
+/// then nearly full, so the sequence needs a second one. (720 before the
+/// CSN log's and the catalog's trees took ~9 pages at creation.)
+const PREPARED_KEYS: u64 = 620;
 /// Keys the sequence under test inserts.
 const SEQUENCE_KEYS: u64 = 150;
 
@@ -211,11 +212,10 @@ fn a_full_disk_at_every_operation_fails_only_what_needs_space() {
         eprintln!(
             "{recycle:?}: {cases} cases over {total} operations; {filled} filled during the writes; {seen:?}"
         );
-        // The disk fills before the sequence's last growth in about a
-        // quarter of the cases (a third before the catalog's trees were
-        // made at creation); later ones fill it during the final
+        // The disk fills before the sequence's last growth in about two
+        // fifths of the cases; later ones fill it during the final
         // checkpoint, close and open, which must need nothing.
-        assert!(filled * 5 > cases, "{recycle:?}: {filled} of {cases}");
+        assert!(filled * 4 > cases, "{recycle:?}: {filled} of {cases}");
         assert!(seen.data > 0, "{recycle:?}: the data file never ran out");
         if recycle == Recycle::Off {
             assert!(seen.wal > 0, "the WAL never ran out");

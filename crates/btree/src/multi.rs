@@ -177,6 +177,26 @@ impl MultiTree {
         MultiScan { scan }
     }
 
+    /// The tids of every entry of `key`, in tid order, when they all lie
+    /// in one leaf (the common case): read from the leaf without copying
+    /// it. Returns false when they may span leaves: then use
+    /// [`MultiTree::scan_key`].
+    pub fn probe(&self, key: &[u8], tids: &mut Vec<u64>) -> Result<bool, BtreeError> {
+        tids.clear();
+        if key.len() > MAX_MULTI_KEY_LEN {
+            return Ok(false);
+        }
+        let mut suffixes = Vec::new();
+        if !self
+            .tree
+            .probe_suffixes(&key_bound(key, [0, 0]), &mut suffixes)?
+        {
+            return Ok(false);
+        }
+        tids.extend(suffixes.into_iter().map(u64::from_be_bytes));
+        Ok(true)
+    }
+
     /// Scans every entry of `key` (an index probe).
     pub fn scan_key(&self, key: &[u8], direction: Direction) -> MultiScan<'_> {
         self.scan(Bound::Included(key), Bound::Included(key), direction)

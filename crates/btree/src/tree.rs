@@ -126,6 +126,46 @@ impl Tree {
         }
     }
 
+    /// The last 8 bytes of every key that is `prefix` followed by exactly 8
+    /// bytes, when all of them lie in the leaf that covers `prefix` (the
+    /// common case of a non-unique tree's point probe): one optimistic
+    /// descent, the matching keys read from the leaf without copying it.
+    /// Returns false when the matches may go on past that leaf (the caller
+    /// scans instead); `out` then holds nothing useful.
+    pub(crate) fn probe_suffixes(
+        &self,
+        prefix: &[u8],
+        out: &mut Vec<[u8; 8]>,
+    ) -> Result<bool, BtreeError> {
+        if prefix.len() + 8 > MAX_KEY_LEN {
+            return Ok(false);
+        }
+        let mut key = [0u8; MAX_KEY_LEN];
+        let mut attempt = 0;
+        loop {
+            out.clear();
+            let leaf = self.descend(Target::Key(prefix), 0)?.node;
+            let (mut index, _) = node::lower_bound(&leaf, prefix);
+            let count = node::count(&leaf);
+            let mut complete = false;
+            while index < count {
+                let slot = node::slot(&leaf, index);
+                let len = slot.key_len.min(MAX_KEY_LEN);
+                leaf.read_bytes(slot.offset, &mut key[..len]);
+                if len != prefix.len() + 8 || !key[..len].starts_with(prefix) {
+                    complete = true;
+                    break;
+                }
+                out.push(key[prefix.len()..len].try_into().expect("8 bytes"));
+                index += 1;
+            }
+            if leaf.validate().is_ok() {
+                return Ok(complete);
+            }
+            counters::restart(&mut attempt);
+        }
+    }
+
     /// The WAL hard limit's admission point, taken before a change latches
     /// anything (`Wal::throttle`): near the limit the change waits here, with
     /// no latch a checkpoint might need, rather than inside `Wal::insert`.

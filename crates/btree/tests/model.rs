@@ -248,7 +248,8 @@ proptest! {
         dir in direction(),
     ) {
         // Proves a non-unique tree keeps (key, tid) entries in key-then-tid
-        // order: exact-key probes, key-range scans with every bound kind in
+        // order: exact-key probes (`scan_key`, and `probe` whenever it
+        // answers), key-range scans with every bound kind in
         // both directions and prefix scans match a BTreeMap of pairs.
         let (_dir, pool) = common::pool(32, false);
         let tree = MultiTree::create(pool).unwrap();
@@ -280,6 +281,13 @@ proptest! {
             prop_assert_eq!(&got, &want, "{:?} {:?}", l, u);
             prop_assert_eq!(tree.count(l, u).unwrap(), want.len() as u64);
         }
+        for probed in [&lo, &hi] {
+            let mut tids = Vec::new();
+            if tree.probe(probed, &mut tids).unwrap() {
+                let want: Vec<u64> = model.keys().filter(|(k, _)| k == probed).map(|(_, t)| *t).collect();
+                prop_assert_eq!(&tids, &want, "probe of {:?}", probed);
+            }
+        }
         let got: Vec<_> = tree.scan_key(&lo, dir).map(|r| r.unwrap().1).collect();
         let mut want: Vec<u64> = model.keys().filter(|(k, _)| *k == lo).map(|(_, t)| *t).collect();
         if dir == Direction::Backward { want.reverse(); }
@@ -289,4 +297,28 @@ proptest! {
         if dir == Direction::Backward { want.reverse(); }
         prop_assert_eq!(got, want);
     }
+}
+
+// Proves `probe` answers from one leaf when a key's entries lie in it
+// (every tid, in order) and declines when they may span leaves, where
+// `scan_key` still finds them all.
+#[test]
+fn probe_reads_one_leaf_or_declines() {
+    let (_dir, pool) = common::pool(64, false);
+    let tree = MultiTree::create(pool).unwrap();
+    for tid in 0..3u64 {
+        tree.insert(b"few", tid, b"").unwrap();
+    }
+    for tid in 0..2000u64 {
+        tree.insert(b"many", tid, &[0u8; 40]).unwrap();
+    }
+    let mut tids = Vec::new();
+    assert!(tree.probe(b"few", &mut tids).unwrap());
+    assert_eq!(tids, vec![0, 1, 2]);
+    assert!(tree.probe(b"none", &mut tids).unwrap() || tids.is_empty());
+    assert!(
+        !tree.probe(b"many", &mut tids).unwrap(),
+        "2,000 entries span leaves"
+    );
+    assert_eq!(tree.scan_key(b"many", Direction::Forward).count(), 2000);
 }

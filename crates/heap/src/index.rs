@@ -183,13 +183,24 @@ impl Index {
         Ok(out)
     }
 
-    /// The rows `txn` sees with key `key`.
+    /// The rows `txn` sees with key `key`: a probe of one leaf when the
+    /// key's entries all lie in it (no copy of the leaf), else a scan.
     pub fn get(
         &self,
         txn: &Transaction,
         table: &Table,
         key: &[u8],
     ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
+        let mut tids = Vec::new();
+        if self.tree.probe(key, &mut tids)? {
+            let mut out = Vec::with_capacity(tids.len());
+            for word in tids {
+                if let Some(found) = table.fetch_chain(txn, word_tid(word))? {
+                    out.push(found);
+                }
+            }
+            return Ok(out);
+        }
         self.scan(
             txn,
             table,

@@ -17,7 +17,7 @@ mod report;
 mod row;
 mod select;
 mod targets;
-mod txn;
+pub mod txn;
 mod wal;
 
 pub use config::{BenchConfig, Progress, SilentProgress};

@@ -47,8 +47,10 @@ struct BenchTable {
     index: Index,
 }
 
-/// The four tables of pgbench's schema.
-struct Schema {
+/// The four tables of pgbench's schema, loaded (`Schema::load`), on which
+/// `Schema::tpcb` runs one transaction (also used by `peers/examples/tpcb.rs`
+/// to run the same transactions beside SQLite's).
+pub struct Schema {
     accounts: BenchTable,
     tellers: BenchTable,
     branches: BenchTable,
@@ -241,6 +243,32 @@ fn measure(
     match failure.into_inner().expect("failure lock") {
         Some(e) => Err(e.into()),
         None => Ok(measured),
+    }
+}
+
+impl Schema {
+    /// Creates and fills the schema at `scale` (pgbench -i).
+    pub fn load(db: &Database, scale: f64) -> Result<Schema, DbError> {
+        load(db, scale)
+    }
+
+    /// One tpcb-like transaction (synchronous commit, READ COMMITTED).
+    pub fn tpcb(&self, db: &Database, rng: &mut ChaCha8Rng) -> Result<(), DbError> {
+        tpcb(db, self, rng)
+    }
+
+    /// pgbench's balance check: accounts, tellers, branches and history
+    /// sums agree.
+    pub fn check_balances(&self, db: &Database) -> Result<(), BenchError> {
+        check_balances(db, self)
+    }
+}
+
+impl std::fmt::Debug for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schema")
+            .field("accounts", &self.accounts_count)
+            .finish_non_exhaustive()
     }
 }
 

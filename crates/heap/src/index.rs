@@ -44,6 +44,9 @@ pub(crate) fn word_tid(word: u64) -> Tid {
     }
 }
 
+/// Rows found, with where each version lives.
+pub type Rows = Vec<(Tid, Vec<u8>)>;
+
 /// Pages an index scan accessed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanPages {
@@ -195,7 +198,7 @@ impl Index {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
-    ) -> Result<(Vec<(Tid, Vec<u8>)>, ScanPages), HeapError> {
+    ) -> Result<(Rows, ScanPages), HeapError> {
         let mut out = Vec::new();
         let mut heap = 0;
         let mut scan = self.tree.scan(lower, upper, direction);

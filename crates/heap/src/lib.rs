@@ -13,7 +13,7 @@ mod vacuum;
 mod visibility;
 
 pub use error::HeapError;
-pub use index::{Index, ScanPages};
+pub use index::{Index, Rows, ScanPages};
 pub use records::{
     DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, LineChange, PRUNE, PageOp, UPDATE, apply,
 };

@@ -171,14 +171,15 @@ impl Relation {
             .collect()
     }
 
+    /// The key of `values` in every index, in index order.
+    fn keys(&self, values: &[Value]) -> Result<Vec<Vec<u8>>, CatalogError> {
+        self.indexes.iter().map(|i| i.key(values)).collect()
+    }
+
     /// Inserts a row; returns where it lives.
     pub fn insert(&self, txn: &mut Transaction, values: Vec<Value>) -> Result<Tid, CatalogError> {
         let values = self.prepare(values)?;
-        let keys = self
-            .indexes
-            .iter()
-            .map(|i| i.key(&values))
-            .collect::<Result<Vec<_>, _>>()?;
+        let keys = self.keys(&values)?;
         let row = self.toast.encode(txn, values, &self.types)?;
         let tid = self.table.insert(txn, &row)?;
         if let Err(e) = self.enter(txn, tid, &keys) {
@@ -210,11 +211,7 @@ impl Relation {
         values: Vec<Value>,
     ) -> Result<Write, CatalogError> {
         let values = self.prepare(values)?;
-        let keys = self
-            .indexes
-            .iter()
-            .map(|i| i.key(&values))
-            .collect::<Result<Vec<_>, _>>()?;
+        let keys = self.keys(&values)?;
         let indexed_changed = self
             .indexes
             .iter()

@@ -14,13 +14,6 @@ use std::time::Duration;
 const RC: Isolation = Isolation::ReadCommitted;
 const SYNC: Durability = Durability::Sync;
 
-fn options() -> Options {
-    Options {
-        background_checkpoints: false,
-        ..small_options()
-    }
-}
-
 fn columns() -> Vec<ColumnDef> {
     ["aid", "bid", "abalance"]
         .iter()
@@ -37,7 +30,7 @@ fn sim_db(seed: u64) -> Arc<Database> {
     Arc::new(
         Database::create_in(
             Storage::single(SimDir::new(SimConfig::seeded(seed))),
-            options(),
+            small_options(),
         )
         .unwrap(),
     )
@@ -211,7 +204,7 @@ fn committed_ddl_survives_a_crash_and_running_ddl_does_not() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("db");
     {
-        let db = Database::create(&path, options()).unwrap();
+        let db = Database::create(&path, small_options()).unwrap();
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
         let def = cat.create_table(&mut t, "kept", &columns()).unwrap();
@@ -226,7 +219,7 @@ fn committed_ddl_survives_a_crash_and_running_ddl_does_not() {
         std::mem::forget(running);
         drop(db);
     }
-    let db = Database::open(&path, options()).unwrap();
+    let db = Database::open(&path, small_options()).unwrap();
     let t = db.begin(RC, SYNC).unwrap();
     let cat = db.catalog();
     let kept = cat.table(&t, "kept").unwrap().unwrap();
@@ -441,7 +434,7 @@ mod autovacuum {
             Options {
                 autovacuum: true,
                 autovacuum_naptime: Duration::from_millis(20),
-                ..options()
+                ..small_options()
             },
         )
         .unwrap();
@@ -490,7 +483,7 @@ mod toast {
             Options {
                 pool_size_bytes: 32 << 20,
                 max_database_bytes: ((mb as u64 * 3) << 20) + (64 << 20),
-                ..options()
+                ..small_options()
             },
         )
         .unwrap();

@@ -203,15 +203,7 @@ fn case(seed: u64, crash_at: u64, txns: usize) -> bool {
 // Proves the module's claim at every I/O operation of the workload.
 #[test]
 fn crash_at_every_io_operation_keeps_ddl_rows_and_indexes_whole() {
-    let txns = std::env::var("FOLIO_CATALOG_CRASH_TXNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12);
-    let seed = 31;
-    let mut crash_at = 0;
-    while !case(seed, crash_at, txns) {
-        crash_at += 1;
-        assert!(crash_at < 1_000_000, "workload never completes");
-    }
-    eprintln!("{crash_at} crash points, {txns} transactions");
+    let txns = env_or("FOLIO_CATALOG_CRASH_TXNS", 12);
+    let points = sweep_crash_points(|crash_at| case(31, crash_at, txns));
+    eprintln!("{points} crash points, {txns} transactions");
 }

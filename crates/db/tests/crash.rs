@@ -19,13 +19,6 @@ use common::*;
 use folio_db::{Database, Storage};
 use folio_io::{SimConfig, SimDir};
 
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// How the workload's run ends at its crash point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum First {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use folio_db::{Database, Durability, Isolation, Options, Storage, Table, Tid, Write};
+use folio_db::{Database, Durability, Isolation, Storage, Table, Tid, Write};
 use folio_heap::HeapError;
 use folio_io::{SimConfig, SimDir};
 use folio_txn::TxnError;
@@ -20,17 +20,10 @@ const RR: Isolation = Isolation::RepeatableRead;
 const RC: Isolation = Isolation::ReadCommitted;
 const SYNC: Durability = Durability::Sync;
 
-fn options() -> Options {
-    Options {
-        background_checkpoints: false,
-        ..small_options()
-    }
-}
-
 fn sim_db(seed: u64) -> Database {
     Database::create_in(
         Storage::single(SimDir::new(SimConfig::seeded(seed))),
-        options(),
+        small_options(),
     )
     .unwrap()
 }
@@ -246,7 +239,7 @@ fn heap_crash_case(seed: u64, crash_at: u64, txns: usize) -> bool {
     let mut in_flight: Option<Model> = None;
     let mut created = false;
     'run: {
-        let Ok(db) = Database::create_in(Storage::single(dir.clone()), options()) else {
+        let Ok(db) = Database::create_in(Storage::single(dir.clone()), small_options()) else {
             break 'run;
         };
         let Ok(table) = db.create_table("t") else {
@@ -330,7 +323,7 @@ fn heap_crash_case(seed: u64, crash_at: u64, txns: usize) -> bool {
     }
     let completed = dir.op_count() <= crash_at;
     let after = dir.crash();
-    let db = match Database::open_in(Storage::single(after.clone()), options()) {
+    let db = match Database::open_in(Storage::single(after.clone()), small_options()) {
         Ok(db) => db,
         Err(e) => {
             assert!(!created, "{case}: create succeeded but open fails: {e}");
@@ -368,17 +361,9 @@ fn heap_crash_case(seed: u64, crash_at: u64, txns: usize) -> bool {
 // (default 80).
 #[test]
 fn crash_at_every_io_operation_leaves_exactly_the_committed_rows() {
-    let txns = std::env::var("FOLIO_HEAP_CRASH_TXNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(80);
-    let seed = 77;
-    let mut crash_at = 0;
-    while !heap_crash_case(seed, crash_at, txns) {
-        crash_at += 1;
-        assert!(crash_at < 1_000_000, "workload never completes");
-    }
-    eprintln!("{crash_at} crash points, {txns} transactions");
+    let txns = env_or("FOLIO_HEAP_CRASH_TXNS", 80);
+    let points = sweep_crash_points(|crash_at| heap_crash_case(77, crash_at, txns));
+    eprintln!("{points} crash points, {txns} transactions");
 }
 
 fn sorted_rows(table: &Table, txn: &folio_db::Transaction) -> Vec<Vec<u8>> {
@@ -400,7 +385,7 @@ fn savepoints_roll_back_and_release_nested_writes() {
     let path = tmp.path().join("db");
     let v = |s: &str| s.as_bytes().to_vec();
     {
-        let db = Database::create(&path, options()).unwrap();
+        let db = Database::create(&path, small_options()).unwrap();
         let table = db.create_table("t").unwrap();
         let mut t = db.begin(RR, SYNC).unwrap();
         let a = table.insert(&mut t, b"a").unwrap();
@@ -440,7 +425,7 @@ fn savepoints_roll_back_and_release_nested_writes() {
         drop(table);
         drop(db);
     }
-    let db = Database::open(&path, options()).unwrap();
+    let db = Database::open(&path, small_options()).unwrap();
     let table = db.open_table("t").unwrap().unwrap();
     let seen = sorted_rows(&table, &db.begin(RR, SYNC).unwrap());
     assert_eq!(seen, vec![v("a"), v("b"), v("d")]);

@@ -74,14 +74,6 @@ fn read_committed_sees_commits_at_the_next_statement() {
     assert!(!rr.sees(x).unwrap(), "repeatable read: the first snapshot");
 }
 
-/// A database at `path`, tiny pool (CSN-log pages are evicted and read back).
-fn options() -> Options {
-    Options {
-        background_checkpoints: false,
-        ..small_options()
-    }
-}
-
 // Proves, across 3 log pages, a checkpoint and a reopen after a crash (no
 // shutdown checkpoint): every commit keeps its CSN and is visible to the
 // new run's snapshots, every rollback stays aborted, the transactions
@@ -96,7 +88,7 @@ fn a_reopen_keeps_commits_and_aborts_what_was_running() {
     let mut expected: Vec<(Xid, Fate)> = Vec::new();
     let mut running = Vec::new();
     {
-        let db = Database::create(&path, options()).unwrap();
+        let db = Database::create(&path, small_options()).unwrap();
         for i in 0..(XIDS_PER_PAGE * 2 + 100) {
             let mut t = db.begin(RR, SYNC).unwrap();
             let x = t.xid().unwrap();
@@ -127,7 +119,7 @@ fn a_reopen_keeps_commits_and_aborts_what_was_running() {
         }
         drop(db);
     }
-    let db = Database::open(&path, options()).unwrap();
+    let db = Database::open(&path, small_options()).unwrap();
     let txns = db.txns();
     let snapshot = txns.snapshot();
     let max_csn = expected
@@ -162,7 +154,7 @@ fn concurrent_commits_are_seen_as_a_prefix_of_the_commit_order() {
             Storage::single(dir),
             Options {
                 pool_size_bytes: 4 << 20,
-                ..options()
+                ..small_options()
             },
         )
         .unwrap(),
@@ -212,7 +204,7 @@ fn concurrent_commits_are_seen_as_a_prefix_of_the_commit_order() {
 #[test]
 fn a_waiter_wakes_when_the_holder_ends() {
     let dir = SimDir::new(SimConfig::seeded(5));
-    let db = Arc::new(Database::create_in(Storage::single(dir), options()).unwrap());
+    let db = Arc::new(Database::create_in(Storage::single(dir), small_options()).unwrap());
     for (commit, how) in [(true, Ended::Committed), (false, Ended::Aborted)] {
         let mut holder = db.begin(RR, SYNC).unwrap();
         let h = holder.xid().unwrap();
@@ -249,7 +241,7 @@ fn deadlocks_and_lock_timeouts_fail_the_waiter() {
             Storage::single(dir),
             Options {
                 deadlock_timeout: Duration::from_millis(30),
-                ..options()
+                ..small_options()
             },
         )
         .unwrap(),
@@ -293,7 +285,7 @@ fn deadlocks_and_lock_timeouts_fail_the_waiter() {
         Storage::single(SimDir::new(SimConfig::seeded(7))),
         Options {
             lock_timeout: Some(Duration::from_millis(40)),
-            ..options()
+            ..small_options()
         },
     )
     .unwrap();
@@ -339,7 +331,7 @@ fn txn_crash_case(seed: u64, crash_at: u64, steps: &[Step]) -> bool {
     let mut checks: Vec<(Xid, Option<Fate>)> = Vec::new();
     let mut created = false;
     let mut left_running = Vec::new();
-    if let Ok(db) = Database::create_in(Storage::single(dir.clone()), options()) {
+    if let Ok(db) = Database::create_in(Storage::single(dir.clone()), small_options()) {
         created = true;
         for step in steps {
             if let Step::Checkpoint = step {
@@ -373,7 +365,7 @@ fn txn_crash_case(seed: u64, crash_at: u64, steps: &[Step]) -> bool {
     let completed = dir.op_count() <= crash_at;
     left_running.into_iter().for_each(std::mem::forget);
     let after = dir.crash();
-    let db = match Database::open_in(Storage::single(after.clone()), options()) {
+    let db = match Database::open_in(Storage::single(after.clone()), small_options()) {
         Ok(db) => db,
         Err(e) => {
             assert!(!created, "{case}: create succeeded but open fails: {e}");
@@ -427,16 +419,7 @@ fn txn_crash_case(seed: u64, crash_at: u64, steps: &[Step]) -> bool {
 // acknowledged commit's. Size: `FOLIO_TXN_CRASH_STEPS` steps (default 120).
 #[test]
 fn crash_at_every_io_operation_keeps_every_acknowledged_commit() {
-    let count = std::env::var("FOLIO_TXN_CRASH_STEPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(120);
-    let seed = 2024;
-    let steps = steps(seed, count);
-    let mut crash_at = 0;
-    while !txn_crash_case(seed, crash_at, &steps) {
-        crash_at += 1;
-        assert!(crash_at < 1_000_000, "workload never completes");
-    }
-    eprintln!("{crash_at} crash points, {} steps", steps.len());
+    let steps = steps(2024, env_or("FOLIO_TXN_CRASH_STEPS", 120));
+    let points = sweep_crash_points(|crash_at| txn_crash_case(2024, crash_at, &steps));
+    eprintln!("{points} crash points, {} steps", steps.len());
 }

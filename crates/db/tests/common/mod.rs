@@ -223,3 +223,24 @@ pub fn refused_open(path: &std::path::Path, options: Options) -> DbError {
     );
     err
 }
+
+/// The size a long check runs at: the environment variable `name` if set
+/// to a number, else `default`.
+pub fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `case(crash_at)` for crash points 0, 1, 2, ... until the workload
+/// completes before the crash point (`case` returns true); returns how many
+/// crash points were tried.
+pub fn sweep_crash_points(mut case: impl FnMut(u64) -> bool) -> u64 {
+    let mut crash_at = 0;
+    while !case(crash_at) {
+        crash_at += 1;
+        assert!(crash_at < 1_000_000, "workload never completes");
+    }
+    crash_at
+}

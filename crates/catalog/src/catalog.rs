@@ -75,6 +75,8 @@ pub struct Catalog {
     attribute_tables: Index,
     oids: Arc<Oids>,
     activity: Activity,
+    /// Open heaps by table oid (`open_table`).
+    tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
     pub(crate) toast: Arc<Toast>,
 }
 
@@ -105,6 +107,7 @@ impl Catalog {
                 false,
             ),
             activity: Activity::default(),
+            tables: Mutex::new(std::collections::HashMap::new()),
             toast: Arc::new(Toast {
                 table: Table::open(pool.clone(), wal.clone(), trees.toast),
                 index: Index::open("folio_toast_value_index", trees.toast_values, false),
@@ -284,9 +287,17 @@ impl Catalog {
     }
 
     /// The heap of a table.
-    pub fn open_table(&self, def: &TableDef) -> Result<Table, CatalogError> {
+    /// The heap of a table: one shared handle per table, so every user
+    /// inserts into the same target page and sees the pages vacuum freed.
+    pub fn open_table(&self, def: &TableDef) -> Result<Arc<Table>, CatalogError> {
+        let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(table) = tables.get(&def.oid) {
+            return Ok(table.clone());
+        }
         let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
-        Ok(Table::open(self.pool.clone(), self.wal.clone(), pages))
+        let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
+        tables.insert(def.oid, table.clone());
+        Ok(table)
     }
 
     /// An index's tree.

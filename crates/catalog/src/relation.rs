@@ -47,7 +47,7 @@ impl RelationIndex {
 #[derive(Debug)]
 pub struct Relation {
     pub def: TableDef,
-    pub table: Table,
+    pub table: Arc<Table>,
     pub types: Vec<SqlType>,
     pub indexes: Vec<RelationIndex>,
     /// Dead-version counts for autovacuum.

@@ -83,8 +83,23 @@ pub struct Table {
     pub(crate) pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     pages: Tree,
-    /// The page inserts go to.
-    target: Mutex<Option<PageId>>,
+    /// Where inserts go.
+    target: Mutex<Target>,
+}
+
+/// Where a table's inserts go (in memory, per open table: the free-space
+/// map is not persistent; after a restart, vacuum finds the free pages
+/// again).
+#[derive(Debug, Default)]
+struct Target {
+    /// The page inserts go to now.
+    current: Option<PageId>,
+    /// Pages vacuum found with room (a quarter of a page or more), tried
+    /// before a new page is allocated.
+    free: Vec<PageId>,
+    /// Whether the last page of the page list was tried (the first insert
+    /// after opening goes there rather than to a new page).
+    tried_last: bool,
 }
 
 /// One page of a change: its latch, its content after the change, the
@@ -102,7 +117,7 @@ impl Table {
             pool,
             wal,
             pages,
-            target: Mutex::new(None),
+            target: Mutex::new(Target::default()),
         }
     }
 
@@ -570,21 +585,72 @@ impl Table {
 
     /// The target page for a new version, latched (a new page if there is
     /// none, or it is `avoid`).
+    /// In order: the current target, a page vacuum found with room, the
+    /// last page of the list (once per open), a new page.
     fn target_page(&self, avoid: Option<PageId>) -> Result<ExclusiveGuard<'_>, HeapError> {
-        let current = *self.target.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(id) = current.filter(|id| Some(*id) != avoid) {
+        let chosen = {
+            let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+            let usable = |id: PageId| Some(id) != avoid;
+            match target.current.filter(|id| usable(*id)) {
+                Some(id) => Some(id),
+                None => {
+                    let free = target.free.iter().rposition(|id| usable(*id));
+                    let next = free.map(|i| target.free.swap_remove(i));
+                    target.current = next;
+                    next
+                }
+            }
+        };
+        if let Some(id) = chosen {
+            return Ok(self.pool.exclusive(id)?);
+        }
+        let last = {
+            let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+            let first_time = !target.tried_last;
+            target.tried_last = true;
+            first_time
+        };
+        if last && let Some(id) = self.last_page()?.filter(|id| Some(*id) != avoid) {
+            self.target
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .current = Some(id);
             return Ok(self.pool.exclusive(id)?);
         }
         let id = self.new_page()?;
-        *self.target.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
+        self.target
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .current = Some(id);
         Ok(self.pool.exclusive(id)?)
+    }
+
+    /// The last page of the page list.
+    fn last_page(&self) -> Result<Option<PageId>, HeapError> {
+        let mut scan = self
+            .pages
+            .scan(Bound::Unbounded, Bound::Unbounded, Direction::Backward);
+        match scan.next_entry()? {
+            Some((key, _)) => Ok(Some(PageId(u64::from_be_bytes(key.try_into().map_err(
+                |_| HeapError::corrupt(self.pages.root(), "a page-list key is not 8 bytes"),
+            )?)))),
+            None => Ok(None),
+        }
     }
 
     /// Forgets `id` as the target (it is full).
     fn retire_target(&self, id: PageId) {
         let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
-        if *target == Some(id) {
-            *target = None;
+        if target.current == Some(id) {
+            target.current = None;
+        }
+    }
+
+    /// Offers `id` to inserts (vacuum found room on it).
+    pub(crate) fn offer_free_page(&self, id: PageId) {
+        let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+        if target.current != Some(id) && !target.free.contains(&id) {
+            target.free.push(id);
         }
     }
 

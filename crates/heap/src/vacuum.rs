@@ -8,7 +8,8 @@
 //!    index, as PostgreSQL's `ambulkdelete`: the dead versions' keys are
 //!    gone with their storage);
 //! 3. marks those line pointers Unused, so inserts reuse them (one logged
-//!    `PRUNE` record per page).
+//!    `PRUNE` record per page), and offers pages with a quarter of a page
+//!    free or more to the table's inserts (an in-memory free-space list).
 //!
 //! Between steps 1 and 3 a Dead line pointer stays Dead (an insert reuses
 //! only Unused ones) and no new index entry can point at it (entries
@@ -22,7 +23,7 @@ use crate::records::{LineChange, PRUNE, PageOp, apply};
 use crate::table::{Change, Table};
 use crate::tuple::Tid;
 use folio_btree::Direction;
-use folio_page::{ItemId, LinePointerPage, LineState, PageId};
+use folio_page::{ItemId, LinePointerPage, LineState, PAGE_SIZE, PageId};
 use folio_txn::TxnManager;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
@@ -59,6 +60,12 @@ impl Table {
             }
             let lp = LinePointerPage::new(&page)
                 .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+            let free = lp
+                .free_after_compaction()
+                .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+            if free >= PAGE_SIZE / 4 {
+                self.offer_free_page(page_id);
+            }
             for i in 0..lp.count() {
                 let id = ItemId(i as u16);
                 match lp

@@ -215,6 +215,39 @@ impl Index {
         Ok((out, pages))
     }
 
+    /// Counts the rows `txn` sees whose keys lie within the bounds, by an
+    /// index-only scan: an entry pointing into an all-visible page
+    /// (`VisibilityMap`) counts without reading the heap; others are
+    /// checked on the heap. Returns the count and the pages accessed.
+    pub fn count_visible(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> Result<(u64, ScanPages), HeapError> {
+        let mut count = 0;
+        let mut heap = 0;
+        let vm = table.visibility_map();
+        let mut scan = self.tree.scan(lower, upper, Direction::Forward);
+        while let Some((_, word, _)) = scan.next_entry()? {
+            let tid = word_tid(word);
+            if vm.all_visible(tid.page) {
+                count += 1;
+                continue;
+            }
+            heap += 1;
+            if table.fetch_chain(txn, tid)?.is_some() {
+                count += 1;
+            }
+        }
+        let pages = ScanPages {
+            index: scan.pages_accessed(),
+            heap,
+        };
+        Ok((count, pages))
+    }
+
     /// The rows `txn` sees with key `key`: a probe of one leaf when the
     /// key's entries all lie in it (no copy of the leaf), else a scan.
     pub fn get(

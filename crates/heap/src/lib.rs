@@ -11,6 +11,7 @@ mod table;
 mod tuple;
 mod vacuum;
 mod visibility;
+mod visibility_map;
 
 pub use error::HeapError;
 pub use index::{Index, Rows, ScanPages};
@@ -21,3 +22,4 @@ pub use table::{Table, Write};
 pub use tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 pub use vacuum::VacuumStats;
 pub use visibility::{WriteCheck, check_write, may_write, visible};
+pub use visibility_map::VisibilityMap;

@@ -24,6 +24,7 @@ use crate::prune;
 use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
 use crate::tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 use crate::visibility::{WriteCheck, check_write, may_write, visible};
+use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
 use folio_buffer::{BufferPool, ExclusiveGuard};
 use folio_page::{
@@ -85,6 +86,8 @@ pub struct Table {
     pages: Tree,
     /// Where inserts go.
     target: Mutex<Target>,
+    /// All-visible pages (`visibility_map.rs`).
+    pub(crate) vm: VisibilityMap,
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
@@ -118,7 +121,13 @@ impl Table {
             wal,
             pages,
             target: Mutex::new(Target::default()),
+            vm: VisibilityMap::default(),
         }
+    }
+
+    /// The table's visibility map.
+    pub fn visibility_map(&self) -> &VisibilityMap {
+        &self.vm
     }
 
     /// The page list's tree.
@@ -577,6 +586,7 @@ impl Table {
             Ok(rule.insert(&record)?.end_lsn)
         })?;
         for change in changes.iter_mut() {
+            self.vm.clear(change.guard.page_id());
             change.guard.copy_from_slice(&change.after[..]);
             set_header_lsn(change.guard, end);
         }

@@ -9,7 +9,9 @@
 //!    gone with their storage);
 //! 3. marks those line pointers Unused, so inserts reuse them (one logged
 //!    `PRUNE` record per page), and offers pages with a quarter of a page
-//!    free or more to the table's inserts (an in-memory free-space list).
+//!    free or more to the table's inserts (an in-memory free-space list);
+//!    step 1 also marks in the visibility map the pages whose every version
+//!    every snapshot sees (`visibility_map.rs`).
 //!
 //! Between steps 1 and 3 a Dead line pointer stays Dead (an insert reuses
 //! only Unused ones) and no new index entry can point at it (entries
@@ -22,9 +24,10 @@ use crate::index::{Index, tid_word, word_tid};
 use crate::records::{LineChange, PRUNE, PageOp, apply};
 use crate::table::{Change, Table};
 use crate::tuple::Tid;
+use crate::tuple::TupleHeader;
 use folio_btree::Direction;
 use folio_page::{ItemId, LinePointerPage, LineState, PAGE_SIZE, PageId};
-use folio_txn::TxnManager;
+use folio_txn::{Csn, Fate, TxnManager};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 
@@ -44,6 +47,17 @@ pub struct VacuumStats {
     /// Versions left on the pages after pruning (live ones and those a
     /// snapshot may still see).
     pub versions: u64,
+    /// Pages marked all-visible in the visibility map.
+    pub all_visible_pages: u64,
+}
+
+/// Whether every snapshot, now and later, sees the version `h`: inserted
+/// by a transaction committed at or below the horizon, and not deleted.
+fn visible_to_all(mgr: &TxnManager, h: &TupleHeader, horizon: Csn) -> Result<bool, HeapError> {
+    if h.deleter().is_some() {
+        return Ok(false);
+    }
+    Ok(matches!(mgr.fate(h.xmin)?, Fate::Committed(csn) if csn <= horizon))
 }
 
 impl Table {
@@ -79,6 +93,9 @@ impl Table {
                     LineState::Normal { .. } => stats.versions += 1,
                     _ => {}
                 }
+            }
+            if self.mark_if_all_visible(mgr, &page)? {
+                stats.all_visible_pages += 1;
             }
         }
         if dead.is_empty() {
@@ -129,7 +146,39 @@ impl Table {
                 }],
             )?;
             stats.freed_line_pointers += items.len() as u64;
+            if self.mark_if_all_visible(mgr, &page)? {
+                stats.all_visible_pages += 1;
+            }
         }
         Ok(stats)
+    }
+
+    /// Sets the latched `page`'s visibility-map bit if it has no Dead line
+    /// pointer and every version on it is visible to every snapshot.
+    fn mark_if_all_visible(
+        &self,
+        mgr: &TxnManager,
+        page: &folio_buffer::ExclusiveGuard<'_>,
+    ) -> Result<bool, HeapError> {
+        let page_id = page.page_id();
+        let corrupt = |e: String| HeapError::corrupt(page_id, e);
+        let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
+        let horizon = mgr.horizon();
+        for i in 0..lp.count() {
+            let id = ItemId(i as u16);
+            match lp.state(id).map_err(|e| corrupt(e.to_string()))? {
+                LineState::Dead => return Ok(false),
+                LineState::Normal { .. } => {
+                    let tuple = lp.get(id).map_err(|e| corrupt(e.to_string()))?;
+                    let header = TupleHeader::decode(tuple).map_err(corrupt)?;
+                    if !visible_to_all(mgr, &header, horizon)? {
+                        return Ok(false);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.vm.set(page_id);
+        Ok(true)
     }
 }

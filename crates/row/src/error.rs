@@ -17,6 +17,22 @@ pub enum RowError {
     /// An index key over [`crate::MAX_KEY_LEN`].
     #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
     KeyTooLong { len: usize, max: usize },
+    /// Text that is not a value of the type (PostgreSQL's wording).
+    #[error("invalid input syntax for type {type_name}: \"{text}\"")]
+    InvalidText { type_name: String, text: String },
+    /// Text whose value the type cannot hold.
+    #[error("value \"{text}\" is out of range for type {type_name}")]
+    OutOfRange { type_name: String, text: String },
+    /// Float text whose value the type cannot hold (PostgreSQL's wording
+    /// for floats has no "value").
+    #[error("\"{text}\" is out of range for type {type_name}")]
+    FloatOutOfRange { type_name: String, text: String },
+    /// Text that is not a date or time (PostgreSQL's 22007).
+    #[error("invalid input syntax for type {type_name}: \"{text}\"")]
+    InvalidDateTime { type_name: String, text: String },
+    /// A date or time with a field out of range (2023-02-30).
+    #[error("date/time field value out of range: \"{0}\"")]
+    DateTimeOutOfRange(String),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -30,6 +46,10 @@ impl RowError {
             RowError::TooLong(_) => "22001",
             RowError::NumericOutOfRange(_) => "22003",
             RowError::KeyTooLong { .. } => "54000",
+            RowError::InvalidText { .. } => "22P02",
+            RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
+            RowError::DateTimeOutOfRange(_) => "22008",
+            RowError::InvalidDateTime { .. } => "22007",
             RowError::Corrupt(_) => "XX001",
         }
     }

@@ -7,6 +7,7 @@ mod error;
 mod key;
 mod numeric;
 mod row_format;
+mod text;
 mod types;
 mod value;
 

@@ -281,6 +281,11 @@ impl Catalog {
         self.table(txn, name)?.ok_or_else(missing)
     }
 
+    /// The heap of out-of-line values (for checks).
+    pub fn toast_table(&self) -> &Table {
+        &self.toast.table
+    }
+
     /// What writers have told autovacuum about table `oid`.
     pub fn activity(&self, oid: u64) -> Arc<TableActivity> {
         self.activity.of(oid)

@@ -408,6 +408,34 @@ impl Database {
             };
             reports.push((entry.name, report));
         }
+        // The tables of the catalog: page lists, heap pages, index trees.
+        let txn = self.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        let heap_report = |table: &Table| -> Result<VerifyReport, DbError> {
+            let (pages, versions) = table.verify_pages()?;
+            Ok(VerifyReport {
+                height: 1,
+                inner_pages: 0,
+                leaf_pages: pages,
+                entries: versions,
+            })
+        };
+        reports.push((
+            "(toast heap)".into(),
+            heap_report(self.catalog.toast_table())?,
+        ));
+        for def in self.catalog.tables(&txn)? {
+            let table = self.catalog.open_table(&def)?;
+            reports.push((
+                format!("table {} (page list)", def.name),
+                table.page_list().verify()?,
+            ));
+            reports.push((format!("table {} (heap)", def.name), heap_report(&table)?));
+            for index in &def.indexes {
+                let tree = MultiTree::open(self.pool.clone(), index.root)?;
+                reports.push((format!("index {}", index.name), tree.verify()?));
+            }
+        }
+        txn.commit()?;
         Ok(reports)
     }
 

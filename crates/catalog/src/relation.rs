@@ -16,6 +16,7 @@ use crate::catalog::Catalog;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
 use crate::toast::{TOAST_OID, Toast};
+use folio_btree::MAX_MULTI_KEY_LEN;
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
 use folio_txn::Transaction;
@@ -31,7 +32,10 @@ pub struct RelationIndex {
 }
 
 impl RelationIndex {
-    /// The key of a row's values.
+    /// The key of a row's values. A key longer than the index's tree
+    /// holds is 54000 with PostgreSQL's message (the tree's limit,
+    /// `folio_btree::MAX_MULTI_KEY_LEN`, is below PostgreSQL's 2,704 bytes
+    /// today).
     pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
         let key_values: Vec<Value> = self
             .def
@@ -39,7 +43,15 @@ impl RelationIndex {
             .iter()
             .map(|&c| values[c as usize].clone())
             .collect();
-        Ok(encode_key(&key_values, &self.key_columns)?)
+        let key = encode_key(&key_values, &self.key_columns)?;
+        if key.len() > MAX_MULTI_KEY_LEN {
+            return Err(folio_row::RowError::KeyTooLong {
+                len: key.len(),
+                max: MAX_MULTI_KEY_LEN,
+            }
+            .into());
+        }
+        Ok(key)
     }
 }
 

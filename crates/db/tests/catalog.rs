@@ -638,3 +638,35 @@ mod space {
         );
     }
 }
+
+mod key_limit {
+    use super::*;
+    use folio_row::{SqlType, Value};
+
+    // Proves an index key longer than the index's tree holds is refused
+    // with 54000 and PostgreSQL's message, and the row is not inserted.
+    #[test]
+    fn an_index_key_too_long_is_refused_cleanly() {
+        let db = sim_db(9);
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let col = ColumnDef {
+            name: "name".into(),
+            type_oid: SqlType::Text.oid(),
+            typmod: -1,
+            not_null: false,
+        };
+        cat.create_table(&mut t, "t", &[col]).unwrap();
+        cat.create_index(&mut t, "t", "t_name", &["name"], false)
+            .unwrap();
+        let rel = cat.relation(&t, "t").unwrap().unwrap();
+        let e = rel
+            .insert(&mut t, vec![Value::Text("x".repeat(1000))])
+            .unwrap_err();
+        assert_eq!(e.sqlstate(), Some("54000"), "{e}");
+        assert!(e.to_string().starts_with("index row size "), "{e}");
+        rel.insert(&mut t, vec![Value::Text("short".into())])
+            .unwrap();
+        assert_eq!(rel.scan(&t).unwrap().len(), 1);
+    }
+}

@@ -24,7 +24,9 @@
 //! a failed DDL statement leaves no half-written rows behind.
 
 use crate::autovacuum::{Activity, TableActivity};
-use crate::defs::{AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
+use crate::defs::{
+    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, KeyOrder, TableDef,
+};
 use crate::error::CatalogError;
 use crate::toast::Toast;
 use folio_btree::{MultiTree, Tree};
@@ -146,6 +148,7 @@ impl Catalog {
             table_oid: 0,
             unique: false,
             columns: Vec::new(),
+            order: Vec::new(),
         };
         self.in_savepoint(txn, |txn| {
             self.insert_class(txn, &class)?;
@@ -184,11 +187,27 @@ impl Catalog {
         columns: &[&str],
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
+        let ordered: Vec<(&str, KeyOrder)> =
+            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
+        self.create_index_ordered(txn, table_name, index_name, &ordered, unique)
+    }
+
+    /// [`Catalog::create_index`] with each column's order (`DESC`, `NULLS
+    /// FIRST`).
+    pub fn create_index_ordered(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[(&str, KeyOrder)],
+        unique: bool,
+    ) -> Result<IndexDef, CatalogError> {
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
+        let order: Vec<KeyOrder> = columns.iter().map(|(_, o)| *o).collect();
         let positions = columns
             .iter()
-            .map(|c| {
+            .map(|(c, _)| {
                 table
                     .column(c)
                     .map(|p| p as u16)
@@ -211,12 +230,14 @@ impl Catalog {
             table_oid: table.oid,
             unique,
             columns: positions.clone(),
+            order: order.clone(),
         };
         let def = IndexDef {
             oid,
             name: index_name.to_string(),
             table_oid: table.oid,
             columns: positions,
+            order,
             unique,
             root: tree.root(),
         };
@@ -339,6 +360,7 @@ impl Catalog {
                 name: c.name,
                 table_oid: c.table_oid,
                 columns: c.columns,
+                order: c.order,
                 unique: c.unique,
                 root: c.root,
             })

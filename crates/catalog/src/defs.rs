@@ -29,10 +29,45 @@ pub struct IndexDef {
     pub table_oid: u64,
     /// Indexed columns, by position in the table (0-based).
     pub columns: Vec<u16>,
+    /// Per indexed column: `DESC`, and `NULLS FIRST` (PostgreSQL's
+    /// defaults: ASC NULLS LAST, DESC NULLS FIRST).
+    pub order: Vec<KeyOrder>,
     pub unique: bool,
     /// Root of its B+tree.
     pub root: PageId,
 }
+
+/// The order of one index column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KeyOrder {
+    pub descending: bool,
+    pub nulls_first: bool,
+}
+
+impl KeyOrder {
+    /// PostgreSQL's default for the direction.
+    pub fn new(descending: bool) -> KeyOrder {
+        KeyOrder {
+            descending,
+            nulls_first: descending,
+        }
+    }
+
+    /// The high bits of a stored column number.
+    fn bits(self) -> u16 {
+        (u16::from(self.descending) << 15) | (u16::from(self.nulls_first) << 14)
+    }
+
+    fn from_bits(word: u16) -> KeyOrder {
+        KeyOrder {
+            descending: word & (1 << 15) != 0,
+            nulls_first: word & (1 << 14) != 0,
+        }
+    }
+}
+
+/// Stored column numbers keep the order in their top two bits.
+const POSITION_MASK: u16 = (1 << 14) - 1;
 
 /// A table: its columns and where its pages are listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +100,7 @@ pub(crate) struct ClassRow {
     pub table_oid: u64,
     pub unique: bool,
     pub columns: Vec<u16>,
+    pub order: Vec<KeyOrder>,
 }
 
 impl ClassRow {
@@ -77,8 +113,8 @@ impl ClassRow {
             .u64(self.table_oid)
             .u8(self.unique as u8)
             .u16(self.columns.len() as u16);
-        for c in &self.columns {
-            w.u16(*c);
+        for (c, o) in self.columns.iter().zip(&self.order) {
+            w.u16(*c | o.bits());
         }
         w.0
     }
@@ -92,7 +128,9 @@ impl ClassRow {
         let table_oid = r.u64()?;
         let unique = r.u8()? != 0;
         let n = r.u16()?;
-        let columns = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+        let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+        let columns = words.iter().map(|w| w & POSITION_MASK).collect();
+        let order = words.iter().map(|w| KeyOrder::from_bits(*w)).collect();
         r.end()?;
         if kind != KIND_TABLE && kind != KIND_INDEX {
             return Err(format!("relation kind {kind}"));
@@ -105,6 +143,7 @@ impl ClassRow {
             table_oid,
             unique,
             columns,
+            order,
         })
     }
 }
@@ -161,6 +200,7 @@ mod tests {
             table_oid: 16383,
             unique: true,
             columns: vec![0, 2],
+            order: vec![KeyOrder::new(false), KeyOrder::new(true)],
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class));
         let attr = AttributeRow {

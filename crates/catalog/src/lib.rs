@@ -12,7 +12,7 @@ mod toast;
 
 pub use autovacuum::{Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass};
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
-pub use defs::{ColumnDef, IndexDef, TableDef};
+pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use error::CatalogError;
 pub use relation::{Relation, RelationIndex};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -107,7 +107,12 @@ impl Catalog {
                     key_columns: d
                         .columns
                         .iter()
-                        .map(|&c| KeyColumn::new(types[c as usize], false))
+                        .zip(&d.order)
+                        .map(|(&c, o)| KeyColumn {
+                            ty: types[c as usize],
+                            descending: o.descending,
+                            nulls_first: o.nulls_first,
+                        })
                         .collect(),
                     def: d.clone(),
                 })

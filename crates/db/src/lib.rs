@@ -23,7 +23,7 @@ mod options;
 pub use adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 pub use database::{CSN_LOG_TREE, DATA_FILE, Database, Storage, WAL_DIR, redo_registry};
 pub use error::DbError;
-pub use folio_catalog::{Catalog, CatalogError, ColumnDef, IndexDef, TableDef};
+pub use folio_catalog::{Catalog, CatalogError, ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_txn::{Durability, Isolation, Transaction};
 pub use lock::LOCK_FILE;

@@ -15,7 +15,8 @@
 //!   rows report page-state RMWs per transaction (target 0) and the
 //!   128 / 2 thread throughput ratio (target >= 0.95). Each transaction
 //!   also claims a snapshot slot (one CAS on a line its thread owns in
-//!   practice: folio-txn `slots.rs`), reported as `slot_cas_per_txn`.
+//!   practice: folio-txn `slots.rs`); that one is by construction, not counted
+//!   here, since a shared counter of it would itself be a shared write.
 //!
 //! After the run, the balances of accounts, tellers and branches must each
 //! sum to the history's deltas (pgbench's consistency rule); a lost or

@@ -200,19 +200,36 @@ impl Index {
         direction: Direction,
     ) -> Result<(Rows, ScanPages), HeapError> {
         let mut out = Vec::new();
+        let pages = self.walk(lower, upper, direction, |tid| {
+            if let Some(found) = table.fetch_chain(txn, tid)? {
+                out.push(found);
+            }
+            Ok(true)
+        })?;
+        Ok((out, pages))
+    }
+
+    /// Calls `visit` with the tuple id of every entry within the bounds;
+    /// `visit` returns whether it read the heap page. Returns the pages
+    /// accessed (the one owner of that count for every scan here).
+    fn walk(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+        mut visit: impl FnMut(Tid) -> Result<bool, HeapError>,
+    ) -> Result<ScanPages, HeapError> {
         let mut heap = 0;
         let mut scan = self.tree.scan(lower, upper, direction);
         while let Some((_, word, _)) = scan.next_entry()? {
-            heap += 1;
-            if let Some(found) = table.fetch_chain(txn, word_tid(word))? {
-                out.push(found);
+            if visit(word_tid(word))? {
+                heap += 1;
             }
         }
-        let pages = ScanPages {
+        Ok(ScanPages {
             index: scan.pages_accessed(),
             heap,
-        };
-        Ok((out, pages))
+        })
     }
 
     /// Counts the rows `txn` sees whose keys lie within the bounds, by an
@@ -227,24 +244,17 @@ impl Index {
         upper: Bound<&[u8]>,
     ) -> Result<(u64, ScanPages), HeapError> {
         let mut count = 0;
-        let mut heap = 0;
         let vm = table.visibility_map();
-        let mut scan = self.tree.scan(lower, upper, Direction::Forward);
-        while let Some((_, word, _)) = scan.next_entry()? {
-            let tid = word_tid(word);
+        let pages = self.walk(lower, upper, Direction::Forward, |tid| {
             if vm.all_visible(tid.page) {
                 count += 1;
-                continue;
+                return Ok(false);
             }
-            heap += 1;
             if table.fetch_chain(txn, tid)?.is_some() {
                 count += 1;
             }
-        }
-        let pages = ScanPages {
-            index: scan.pages_accessed(),
-            heap,
-        };
+            Ok(true)
+        })?;
         Ok((count, pages))
     }
 

@@ -110,11 +110,9 @@ impl Numeric {
         mantissa.checked_mul(pow10((to - from) as u32)?)
     }
 
-    fn binary(
-        self,
-        other: Numeric,
-        op: impl Fn(i128, i128) -> Option<i128>,
-    ) -> Result<Numeric, RowError> {
+    /// The (mantissa, scale) pairs of two numbers; `None` if either is NaN
+    /// (every operation with NaN gives NaN).
+    fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
         match (self, other) {
             (
                 Numeric::Value {
@@ -125,14 +123,23 @@ impl Numeric {
                     mantissa: b,
                     scale: sb,
                 },
-            ) => {
-                let scale = sa.max(sb);
-                let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
-                let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
-                Numeric::new(op(a, b).ok_or_else(|| out_of_range("result"))?, scale)
-            }
-            _ => Ok(Numeric::NaN),
+            ) => Some(((a, sa), (b, sb))),
+            _ => None,
         }
+    }
+
+    fn binary(
+        self,
+        other: Numeric,
+        op: impl Fn(i128, i128) -> Option<i128>,
+    ) -> Result<Numeric, RowError> {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+            return Ok(Numeric::NaN);
+        };
+        let scale = sa.max(sb);
+        let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
+        let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
+        Numeric::new(op(a, b).ok_or_else(|| out_of_range("result"))?, scale)
     }
 
     pub fn checked_add(self, other: Numeric) -> Result<Numeric, RowError> {
@@ -144,26 +151,15 @@ impl Numeric {
     }
 
     pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
-        match (self, other) {
-            (
-                Numeric::Value {
-                    mantissa: a,
-                    scale: sa,
-                },
-                Numeric::Value {
-                    mantissa: b,
-                    scale: sb,
-                },
-            ) => {
-                let scale = sa as u32 + sb as u32;
-                let m = a.checked_mul(b).ok_or_else(|| out_of_range("result"))?;
-                if scale > MAX_NUMERIC_DIGITS {
-                    return Err(out_of_range("result scale"));
-                }
-                Numeric::new(m, scale as u8)
-            }
-            _ => Ok(Numeric::NaN),
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+            return Ok(Numeric::NaN);
+        };
+        let scale = sa as u32 + sb as u32;
+        let m = a.checked_mul(b).ok_or_else(|| out_of_range("result"))?;
+        if scale > MAX_NUMERIC_DIGITS {
+            return Err(out_of_range("result scale"));
         }
+        Numeric::new(m, scale as u8)
     }
 
     /// Row bytes (`NUMERIC_BYTES`).

@@ -18,6 +18,8 @@ pub struct BenchConfig {
     pub pool_size_bytes: Option<u64>,
     /// Where database files are created.
     pub data_dir: PathBuf,
+    /// Only these cases (of workloads that split their work by case).
+    pub cases: Option<Vec<String>>,
 }
 
 impl BenchConfig {
@@ -31,7 +33,15 @@ impl BenchConfig {
             checksums: None,
             pool_size_bytes: None,
             data_dir,
+            cases: None,
         }
+    }
+
+    /// Whether `case` is to be measured (all are, unless `cases` names some).
+    pub fn wants(&self, case: &str) -> bool {
+        self.cases
+            .as_ref()
+            .is_none_or(|cases| cases.iter().any(|c| c == case))
     }
 
     /// The thread counts to use: the configured ones or `default`.

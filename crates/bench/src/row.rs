@@ -36,6 +36,11 @@ impl Row {
         self.values.get(key).and_then(Value::as_bool)
     }
 
+    /// A text value (e.g. `distribution`).
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.values.get(key).and_then(Value::as_str)
+    }
+
     /// The row as one JSON object, with the checks that judge it.
     pub fn to_json(&self, checks: &[&Check]) -> Value {
         let mut object = Map::new();

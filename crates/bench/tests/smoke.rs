@@ -46,27 +46,55 @@ fn buffer_workload_rows_and_zero_rmw() {
     }
 }
 
-// Proves the transaction workload runs tpcb and read-only transactions at
-// every thread count on a tiny schema, its tpcb transactions keep
-// pgbench's balance invariant under concurrency (the run fails
-// otherwise), and cached read-only transactions do zero page-state RMW.
+// Proves the transaction workload runs every case on a tiny schema: tpcb
+// at every thread count, keeping pgbench's balance invariant under
+// concurrency (the run fails otherwise); select-only and the seed-000
+// index probe with zero RMW on shared words; the bare-tree lookup beside
+// select-only; bloat with its page counts; composite-key lookups beside
+// BTreeMap in both distributions; and a check for each target.
 #[test]
-fn txn_workload_rows_balances_and_zero_rmw() {
+fn txn_workload_runs_every_case() {
     let dir = tempfile::tempdir().expect("tempdir");
     let workload = folio_bench::workload("txn").expect("txn workload");
     let mut config = tiny_config(dir.path());
     config.scale = Some(0.02);
     config.pool_size_bytes = Some(16 << 20);
     let rows = workload.run(&config, &SilentProgress).expect("run");
-    let tpcb: Vec<_> = rows.iter().filter(|r| r.case == "tpcb").collect();
+    let of = |case: &str| rows.iter().filter(|r| r.case == case).collect::<Vec<_>>();
+    let tpcb = of("tpcb");
     assert_eq!(tpcb.len(), 2);
     assert!(
         tpcb.iter()
             .all(|r| r.number("ops_per_sec").unwrap_or(0.0) > 0.0)
     );
-    let reads: Vec<_> = rows.iter().filter(|r| r.case == "read-only").collect();
-    assert_eq!(reads.len(), 2);
-    for row in reads {
-        assert_eq!(row.number("state_rmw_per_txn"), Some(0.0), "{row:?}");
+    for case in ["select-only", "index-probe"] {
+        let reads = of(case);
+        assert_eq!(reads.len(), if case == "index-probe" { 4 } else { 2 });
+        for row in reads {
+            assert_eq!(row.number("shared_rmw_per_op"), Some(0.0), "{row:?}");
+            assert!(row.number("ops_per_sec").unwrap_or(0.0) > 0.0);
+        }
+    }
+    assert_eq!(of("select-only-bare-tree").len(), 1);
+    let bloat = of("bloat");
+    assert_eq!(bloat.len(), 1);
+    assert!(bloat[0].number("heap_pages_before").unwrap_or(0.0) > 0.0);
+    assert!(bloat[0].number("heap_growth").unwrap_or(0.0) >= 1.0);
+    for case in ["lookup-composite", "lookup-composite-btreemap"] {
+        let found = of(case);
+        assert_eq!(found.len(), 2, "{case}");
+        assert!(found.iter().any(|r| r.text("distribution") == Some("zipf")));
+    }
+    let checks = workload.checks(&rows);
+    for measure in [
+        "select-only / bare tree",
+        "index-probe checksums on/off",
+        "bloat",
+        "lookup-composite folio / BTreeMap, zipf",
+    ] {
+        assert!(
+            checks.iter().any(|c| c.measure.contains(measure)),
+            "no check of {measure}"
+        );
     }
 }

@@ -68,18 +68,17 @@ fn check_slot_index(page: &Page, index: usize, key: &[u8]) -> Result<usize, Stri
 
 /// Checks that `key` at slot `index` (`<= count`, checked) keeps the keys
 /// in order: strictly above the key of slot `index - 1` and below that of
-/// slot `index`, compared by their key heads (the slot array's lines, which
+/// slot `index`, compared by their key heads after the node's prefix (the slot array's lines, which
 /// an insert moves anyway), reading key bytes only when heads tie. The
 /// fences are read only at the ends: at slot 0 the key must not be below
 /// the low fence, at `count` it must be below the high fence; anywhere else
 /// it lies strictly between two keys that are inside the fences already
 /// (invariant 2).
 fn check_order(page: &Page, index: usize, count: usize, key: &[u8]) -> Checked {
-    let head = node::key_head(key);
     let out_of_order = || fail("key out of order at its slot");
     if index > 0 {
         let before = node::checked_slot(page, index - 1)?;
-        if node::compare_slot(page, &before, key, head) != Ordering::Less {
+        if node::compare_any(page, &before, key) != Ordering::Less {
             return out_of_order();
         }
     } else if node::checked_low_fence(page)?.is_some_and(|low| key < low) {
@@ -87,7 +86,7 @@ fn check_order(page: &Page, index: usize, count: usize, key: &[u8]) -> Checked {
     }
     if index < count {
         let after = node::checked_slot(page, index)?;
-        if node::compare_slot(page, &after, key, head) != Ordering::Greater {
+        if node::compare_any(page, &after, key) != Ordering::Greater {
             return out_of_order();
         }
     } else if node::checked_high_fence(page)?.is_some_and(|high| key >= high) {
@@ -147,9 +146,8 @@ pub(crate) fn insert_checked(page: &mut Page, index: usize, key: &[u8], value: &
 /// first; the key bytes past the head only when those match).
 fn check_slot_key(page: &Page, index: usize, key: &[u8]) -> Checked {
     let sl = node::checked_slot(page, index)?;
-    let same = sl.head == node::key_head(key)
-        && sl.key_len == key.len()
-        && (key.len() <= 8 || page[sl.offset + 8..sl.offset + sl.key_len] == key[8..]);
+    let same = node::probe(page, key)
+        .is_ok_and(|probe| node::compare_slot(page, &sl, key, probe) == Ordering::Equal);
     if !same {
         return fail(format!("slot {index} holds another key"));
     }

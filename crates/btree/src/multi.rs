@@ -186,15 +186,8 @@ impl MultiTree {
         if key.len() > MAX_MULTI_KEY_LEN {
             return Ok(false);
         }
-        let mut suffixes = Vec::new();
-        if !self
-            .tree
-            .probe_suffixes(&key_bound(key, [0, 0]), &mut suffixes)?
-        {
-            return Ok(false);
-        }
-        tids.extend(suffixes.into_iter().map(u64::from_be_bytes));
-        Ok(true)
+        // The suffix of each entry is its tid, big-endian.
+        self.tree.probe_suffixes(&key_bound(key, [0, 0]), tids)
     }
 
     /// Scans every entry of `key` (an index probe).

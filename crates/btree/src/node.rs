@@ -18,7 +18,8 @@
 //! | 36     | 2    | low fence length |
 //! | 38     | 2    | high fence offset in the heap |
 //! | 40     | 2    | high fence length |
-//! | 42     | 6    | reserved, zero |
+//! | 42     | 2    | prefix length `p`: bytes every fence and key of the node shares |
+//! | 44     | 4    | reserved, zero |
 //! | 48     | 8    | tree id: the tree's root page id |
 //! | 56     | 8    | left sibling page id (0 = none) |
 //! | 64     | 8    | right sibling page id (0 = none) |
@@ -29,7 +30,7 @@
 //!
 //! | offset | size | meaning |
 //! |-------:|-----:|---------|
-//! | 0      | 8    | key head: the first 8 key bytes, zero-padded, read big-endian as `u64` |
+//! | 0      | 8    | key head: the 8 key bytes after the node's prefix (bytes `p..p + 8`), zero-padded, read big-endian as `u64` |
 //! | 8      | 2    | entry offset in the heap (key bytes, then value bytes) |
 //! | 10     | 2    | key length |
 //! | 12     | 2    | value length (inner nodes: 8, the child page id) |
@@ -40,6 +41,24 @@
 //! for key `k` is the child of the last slot whose key is `<= k`, or the
 //! leftmost child when there is none; that child covers `[slot key, next
 //! slot key)`.
+//!
+//! Every key of a node shares the node's prefix: the first `p` bytes of
+//! its fences and keys, all alike. A slot's key head is taken after the
+//! prefix (as LeanStore does), and a search compares the searched key with
+//! the prefix once per node ([`probe`]), then one `u64` per binary-search
+//! step: keys whose first bytes are common to a subtree (a leading index
+//! column, a composite key, a non-unique tree's escaped key) still differ
+//! in their heads. The prefix bytes are read from the low fence, else the
+//! high fence, else the first key ([`prefix_offset`]). A node with both
+//! fences gets their common prefix when they are set (`node_mut::init`,
+//! `set_high_fence`), and every key inside its fences shares it (a key `k`
+//! with `low <= k < high` starts with the bytes both fences share). A node
+//! missing a fence (the root, the first and last node of a level) gets the
+//! common prefix of its fence and keys, and an insert of a key without it
+//! shortens the prefix and rewrites the heads (`node_mut::insert_at`; at
+//! most `p` times per node). Any length up to the true common prefix is
+//! sound, so a node written with 0 (before the field existed) reads
+//! correctly.
 //!
 //! Reads go through [`NodeSource`] so the same search code serves a racy
 //! optimistic read (an [`OptimisticGuard`]) and a page we hold or copied.
@@ -70,6 +89,7 @@ pub(crate) const OFF_LOW_OFF: usize = HEADER_SIZE + 10;
 pub(crate) const OFF_LOW_LEN: usize = HEADER_SIZE + 12;
 pub(crate) const OFF_HIGH_OFF: usize = HEADER_SIZE + 14;
 pub(crate) const OFF_HIGH_LEN: usize = HEADER_SIZE + 16;
+pub(crate) const OFF_PREFIX: usize = HEADER_SIZE + 18;
 pub(crate) const OFF_TREE: usize = HEADER_SIZE + 24;
 pub(crate) const OFF_LEFT: usize = HEADER_SIZE + 32;
 pub(crate) const OFF_RIGHT: usize = HEADER_SIZE + 40;
@@ -111,7 +131,6 @@ const _: () = assert!(
 pub(crate) trait NodeSource {
     fn u16_at(&self, offset: usize) -> u16;
     fn u64_at(&self, offset: usize) -> u64;
-    fn bytes_at(&self, offset: usize, out: &mut [u8]);
 
     /// Compares `len` stored bytes at `offset` (at most [`MAX_KEY_LEN`])
     /// with `key`, as byte strings. The default reads 8 bytes at a time
@@ -134,16 +153,15 @@ fn compare_words<S: NodeSource + ?Sized>(s: &S, offset: usize, len: usize, key: 
     let mut done = 0;
     while done < common {
         let n = (common - done).min(WORD);
-        let stored = if n == WORD {
-            s.u64_at(offset + done).to_le_bytes()
-        } else {
-            let mut b = [0u8; WORD];
-            s.bytes_at(offset + done, &mut b[..n]);
-            b
-        };
+        // One 8-byte load even for a partial last word (bytes past the page
+        // end read as zeros), the bytes past `n` masked off.
+        let mut stored = u64::from_be_bytes(s.u64_at(offset + done).to_le_bytes());
         let mut wanted = [0u8; WORD];
         wanted[..n].copy_from_slice(&key[done..done + n]);
-        match u64::from_be_bytes(stored).cmp(&u64::from_be_bytes(wanted)) {
+        if n < WORD {
+            stored &= !(u64::MAX >> (8 * n));
+        }
+        match stored.cmp(&u64::from_be_bytes(wanted)) {
             Ordering::Equal => done += n,
             other => return other,
         }
@@ -170,13 +188,6 @@ impl NodeSource for Page {
         }
     }
     #[inline]
-    fn bytes_at(&self, offset: usize, out: &mut [u8]) {
-        match self.get(offset..offset.saturating_add(out.len())) {
-            Some(b) => out.copy_from_slice(b),
-            None => out.fill(0),
-        }
-    }
-    #[inline]
     fn compare_bytes(&self, offset: usize, len: usize, key: &[u8]) -> Ordering {
         let len = len.min(MAX_KEY_LEN);
         match self.get(offset..offset.saturating_add(len)) {
@@ -195,10 +206,6 @@ impl NodeSource for OptimisticGuard<'_> {
     #[inline(always)]
     fn u64_at(&self, offset: usize) -> u64 {
         self.read_u64(offset)
-    }
-    #[inline(always)]
-    fn bytes_at(&self, offset: usize, out: &mut [u8]) {
-        self.read_bytes(offset, out)
     }
 }
 
@@ -239,6 +246,95 @@ pub(crate) fn key_head(key: &[u8]) -> u64 {
     let n = key.len().min(8);
     b[..n].copy_from_slice(&key[..n]);
     u64::from_be_bytes(b)
+}
+
+/// The key head of `key` in a node whose prefix is `prefix` bytes long:
+/// the 8 bytes after the prefix (the caller knows `key` has the prefix).
+#[inline]
+pub(crate) fn key_head_after(key: &[u8], prefix: usize) -> u64 {
+    key_head(key.get(prefix..).unwrap_or(&[]))
+}
+
+/// The node's prefix length (see the module comment), clamped to a key's
+/// length (a torn read may say anything).
+#[inline(always)]
+pub(crate) fn prefix_len<S: NodeSource + ?Sized>(s: &S) -> usize {
+    usize::from(s.u16_at(OFF_PREFIX)).min(MAX_KEY_LEN)
+}
+
+/// The length of the common prefix of `a` and `b`.
+pub(crate) fn common_len(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// The common prefix of the present fences (a lone fence's whole length;
+/// 0 with none): a new node's prefix before keys arrive.
+pub(crate) fn common_prefix(low: Option<&[u8]>, high: Option<&[u8]>) -> usize {
+    match (low, high) {
+        (Some(low), Some(high)) => common_len(low, high),
+        (Some(fence), None) | (None, Some(fence)) => fence.len(),
+        (None, None) => 0,
+    }
+}
+
+/// Where the node's prefix bytes are read: the low fence, else the high
+/// fence, else the first key.
+#[inline(always)]
+pub(crate) fn prefix_offset<S: NodeSource + ?Sized>(s: &S) -> usize {
+    let flags = flags(s);
+    let field = if flags & FLAG_LOW != 0 {
+        OFF_LOW_OFF
+    } else if flags & FLAG_HIGH != 0 {
+        OFF_HIGH_OFF
+    } else {
+        SLOTS_START + 8
+    };
+    usize::from(s.u16_at(field))
+}
+
+/// Where `key` stands against the node's prefix: `Ok((p, head))` when it
+/// starts with the prefix (`p` bytes long; `head` is its key head after
+/// them), `Err(Less)` when it is below every key of the node,
+/// `Err(Greater)` when above.
+#[inline(always)]
+pub(crate) fn probe<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> Result<(usize, u64), Ordering> {
+    let p = prefix_len(s);
+    if p == 0 {
+        return Ok((0, key_head(key)));
+    }
+    match s.compare_bytes(prefix_offset(s), p, &key[..p.min(key.len())]) {
+        // Equal also means `key` has at least `p` bytes (a shorter key
+        // that is a prefix of the stored bytes compares below them).
+        Ordering::Equal => Ok((p, key_head(&key[p..]))),
+        Ordering::Greater => Err(Ordering::Less),
+        Ordering::Less => Err(Ordering::Greater),
+    }
+}
+
+/// [`probe`] for a key a descent routed to this node: it lies within the
+/// node's fences (or the read is torn, and its answer is validated away),
+/// so in a node with both fences it has the prefix, which is not read (the
+/// low fence lies at the page's end, a cache line a lookup would otherwise
+/// not touch). Nodes missing a fence compare the prefix as [`probe`] does.
+#[inline(always)]
+pub(crate) fn probe_routed<S: NodeSource + ?Sized>(
+    s: &S,
+    key: &[u8],
+) -> Result<(usize, u64), Ordering> {
+    let p = prefix_len(s);
+    if flags(s) & (FLAG_LOW | FLAG_HIGH) == FLAG_LOW | FLAG_HIGH && key.len() >= p {
+        return Ok((p, key_head(&key[p..])));
+    }
+    probe(s, key)
+}
+
+/// Compares slot `slot`'s key with any `key`, with or without the node's
+/// prefix (a key without it lies below or above every key of the node).
+pub(crate) fn compare_any<S: NodeSource + ?Sized>(s: &S, slot: &Slot, key: &[u8]) -> Ordering {
+    match probe(s, key) {
+        Ok(probe) => compare_slot(s, slot, key, probe),
+        Err(key_side) => key_side.reverse(),
+    }
 }
 
 #[inline]
@@ -295,25 +391,28 @@ pub(crate) fn slot<S: NodeSource + ?Sized>(s: &S, index: usize) -> Slot {
     }
 }
 
-/// Compares the stored key of `slot` with `key` (whose head is `head`).
+/// Compares the stored key of `slot` with `key`, which has the node's
+/// prefix (`p` bytes; `head` is its key head after them, from [`probe`]).
 /// Reads the stored key's bytes past the head only when the heads tie.
 #[inline(always)]
 pub(crate) fn compare_slot<S: NodeSource + ?Sized>(
     s: &S,
     slot: &Slot,
     key: &[u8],
-    head: u64,
+    (p, head): (usize, u64),
 ) -> Ordering {
     match slot.head.cmp(&head) {
         Ordering::Equal => {}
         other => return other,
     }
-    if slot.key_len <= 8 || key.len() <= 8 {
-        // Equal heads and one key within 8 bytes: that key is a prefix of the
-        // other (the padding is zeros), so the shorter key is the smaller.
+    let past = p + 8;
+    if slot.key_len <= past || key.len() <= past {
+        // Equal prefixes and heads, and one key ending within the head: that
+        // key is a prefix of the other (the padding is zeros), so the
+        // shorter key is the smaller.
         return slot.key_len.cmp(&key.len());
     }
-    s.compare_bytes(slot.offset + 8, slot.key_len - 8, &key[8..])
+    s.compare_bytes(slot.offset + past, slot.key_len - past, &key[past..])
 }
 
 /// Loads one word from every cache line of the slot array so the lines are
@@ -336,7 +435,26 @@ pub(crate) fn touch_slots<S: NodeSource + ?Sized>(s: &S) {
 /// Index of the first slot whose key is `>= key`, and whether it is equal.
 #[inline]
 pub(crate) fn lower_bound<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> (usize, bool) {
-    let head = key_head(key);
+    lower_bound_probed(s, key, probe(s, key))
+}
+
+/// [`lower_bound`] of a key a descent routed to this node ([`probe_routed`]).
+#[inline]
+pub(crate) fn lower_bound_routed<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> (usize, bool) {
+    lower_bound_probed(s, key, probe_routed(s, key))
+}
+
+#[inline(always)]
+fn lower_bound_probed<S: NodeSource + ?Sized>(
+    s: &S,
+    key: &[u8],
+    probed: Result<(usize, u64), Ordering>,
+) -> (usize, bool) {
+    let head = match probed {
+        Ok(head) => head,
+        Err(Ordering::Less) => return (0, false),
+        Err(_) => return (count(s), false),
+    };
     let (mut lo, mut hi) = (0, count(s));
     let mut found = false;
     while lo < hi {
@@ -356,7 +474,20 @@ pub(crate) fn lower_bound<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> (usize, 
 /// Index of the first slot whose key is `> key`.
 #[inline]
 pub(crate) fn upper_bound<S: NodeSource + ?Sized>(s: &S, key: &[u8]) -> usize {
-    let head = key_head(key);
+    upper_bound_probed(s, key, probe(s, key))
+}
+
+#[inline(always)]
+fn upper_bound_probed<S: NodeSource + ?Sized>(
+    s: &S,
+    key: &[u8],
+    probed: Result<(usize, u64), Ordering>,
+) -> usize {
+    let head = match probed {
+        Ok(head) => head,
+        Err(Ordering::Less) => return 0,
+        Err(_) => return count(s),
+    };
     let (mut lo, mut hi) = (0, count(s));
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
@@ -380,14 +511,17 @@ pub(crate) fn child_at<S: NodeSource + ?Sized>(s: &S, pos: usize) -> u64 {
     }
 }
 
-/// The child position an inner node routes `target` to.
+/// The child position an inner node routes `target` to. The node was
+/// itself reached by routing `target` (a descent from the root), so a key
+/// target lies within its fences (`Before`'s key at most at its high
+/// fence, which has the prefix too): [`probe_routed`].
 #[inline]
 pub(crate) fn child_pos<S: NodeSource + ?Sized>(s: &S, target: Target<'_>) -> usize {
     match target {
-        Target::Key(key) => upper_bound(s, key),
+        Target::Key(key) => upper_bound_probed(s, key, probe_routed(s, key)),
         // Separators `< key` route left of `key`: a child whose low fence is
         // `key` holds nothing below it.
-        Target::Before(key) => lower_bound(s, key).0,
+        Target::Before(key) => lower_bound_probed(s, key, probe_routed(s, key)).0,
         Target::Rightmost => count(s),
     }
 }
@@ -579,8 +713,22 @@ fn check_layout(page: &Page) -> Result<(usize, usize), String> {
             PAGE_SIZE - heap
         ));
     }
-    checked_fence(page, heap, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN)?;
-    checked_fence(page, heap, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN)?;
+    let low = checked_fence(page, heap, FLAG_LOW, OFF_LOW_OFF, OFF_LOW_LEN)?;
+    let high = checked_fence(page, heap, FLAG_HIGH, OFF_HIGH_OFF, OFF_HIGH_LEN)?;
+    let prefix = usize::from(page.u16_at(OFF_PREFIX));
+    let room = match (low, high) {
+        (Some(low), Some(high)) => low.len().min(high.len()),
+        (Some(fence), None) | (None, Some(fence)) => fence.len(),
+        // The first key holds the prefix bytes (its slot is checked by
+        // whoever reads it); without keys there are none.
+        (None, None) if count > 0 => MAX_KEY_LEN,
+        (None, None) => 0,
+    };
+    if prefix > room {
+        return Err(format!(
+            "prefix of {prefix} bytes longer than the fences allow ({room})"
+        ));
+    }
     Ok((count, heap))
 }
 
@@ -648,11 +796,29 @@ pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), St
     Ok(())
 }
 
-/// Checks that every slot's key head matches its key (a mismatch would
-/// misdirect binary searches but cannot make a read go out of bounds).
+/// Checks that the prefix is one both fences share and that every slot's
+/// key head matches its key after it (a mismatch would misdirect binary
+/// searches but cannot make a read go out of bounds).
 pub(crate) fn check_heads(page: &Page) -> Result<(), String> {
+    let p = prefix_len(page);
+    let source = match (low_fence(page), high_fence(page)) {
+        (Some(fence), _) | (None, Some(fence)) => fence,
+        (None, None) => key_at(page, 0),
+    };
+    let shared = [low_fence(page), high_fence(page)]
+        .into_iter()
+        .flatten()
+        .chain((0..count(page)).map(|i| key_at(page, i)))
+        .map(|bytes| common_len(bytes, source))
+        .min()
+        .unwrap_or(0);
+    if p > shared {
+        return Err(format!(
+            "prefix of {p} bytes not shared by the fences and keys ({shared})"
+        ));
+    }
     for i in 0..count(page) {
-        if slot(page, i).head != key_head(key_at(page, i)) {
+        if slot(page, i).head != key_head_after(key_at(page, i), p) {
             return Err(format!("slot {i} head does not match its key"));
         }
     }

@@ -21,7 +21,8 @@
 use crate::node::{
     self, FENCE_RESERVE, FLAG_HIGH, FLAG_LOW, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, OFF_COUNT,
     OFF_DEAD, OFF_FLAGS, OFF_HEAP_START, OFF_HIGH_LEN, OFF_HIGH_OFF, OFF_LEFT, OFF_LEFTMOST,
-    OFF_LEVEL, OFF_LOW_LEN, OFF_LOW_OFF, OFF_MAGIC, OFF_RIGHT, OFF_TREE, SLOT_SIZE, SLOTS_START,
+    OFF_LEVEL, OFF_LOW_LEN, OFF_LOW_OFF, OFF_MAGIC, OFF_PREFIX, OFF_RIGHT, OFF_TREE, SLOT_SIZE,
+    SLOTS_START,
 };
 use folio_page::{PAGE_SIZE, Page, PageId, PageType, header_lsn, init_page, set_header_lsn};
 
@@ -109,6 +110,82 @@ pub(crate) fn init(
         }
     }
     put_u16(page, OFF_HEAP_START, heap);
+    put_u16(page, OFF_PREFIX, node::common_prefix(low, high));
+}
+
+/// A new prefix length and the key heads of every slot under it.
+type Reprefix = (usize, Vec<u64>);
+
+/// The heads of every slot under prefix length `p`, each slot checked.
+fn heads_under(page: &Page, p: usize) -> Result<Vec<u64>, String> {
+    (0..node::count(page))
+        .map(|i| node::checked_key(page, i).map(|key| node::key_head_after(key, p)))
+        .collect()
+}
+
+/// Installs a prefix length and its heads (from [`heads_under`]).
+fn apply_prefix(page: &mut Page, (p, heads): Reprefix) {
+    for (i, head) in heads.into_iter().enumerate() {
+        put_u64(page, SLOTS_START + i * SLOT_SIZE, head);
+    }
+    put_u16(page, OFF_PREFIX, p);
+}
+
+/// The prefix bytes of a node (see `node.rs`), checked to lie in the heap.
+fn prefix_bytes(page: &Page) -> Result<&[u8], String> {
+    let source = match (
+        node::checked_low_fence(page)?,
+        node::checked_high_fence(page)?,
+    ) {
+        (Some(fence), _) | (None, Some(fence)) => fence,
+        (None, None) if node::count(page) > 0 => node::checked_key(page, 0)?,
+        (None, None) => &[],
+    };
+    Ok(&source[..node::prefix_len(page).min(source.len())])
+}
+
+/// The prefix change an insert of `key` needs: `None` when `key` has the
+/// node's prefix; else the shorter prefix it shares (an empty node without
+/// fences takes the whole key) and the heads under it.
+fn prefix_for_insert(page: &Page, key: &[u8]) -> Result<Option<Reprefix>, String> {
+    let fenceless = node::flags(page) & (FLAG_LOW | FLAG_HIGH) == 0;
+    if fenceless && node::count(page) == 0 {
+        let p = key.len().min(MAX_KEY_LEN);
+        return Ok((p != node::prefix_len(page)).then(|| (p, Vec::new())));
+    }
+    let prefix = prefix_bytes(page)?;
+    let p = node::common_len(prefix, key);
+    if p == node::prefix_len(page) {
+        return Ok(None);
+    }
+    Ok(Some((p, heads_under(page, p)?)))
+}
+
+/// Sets the prefix length to the common prefix of the fences and keys and
+/// rewrites every slot's key head after it (when the length changed).
+/// Validates every slot before writing any: an error leaves the page
+/// unchanged.
+fn refresh_prefix(page: &mut Page) -> Result<(), NodeError> {
+    let low = node::checked_low_fence(page)?;
+    let high = node::checked_high_fence(page)?;
+    let mut p = node::common_prefix(low, high);
+    let count = node::count(page);
+    if count > 0 {
+        let first = node::checked_key(page, 0)?;
+        p = match (low, high) {
+            (None, None) => first.len().min(MAX_KEY_LEN),
+            (Some(fence), _) | (None, Some(fence)) => p.min(node::common_len(fence, first)),
+        };
+        for i in 1..count {
+            p = p.min(node::common_len(first, node::checked_key(page, i)?));
+        }
+    }
+    if p == node::prefix_len(page) {
+        return Ok(());
+    }
+    let heads = heads_under(page, p)?;
+    apply_prefix(page, (p, heads));
+    Ok(())
 }
 
 /// Marks a node as no longer a node (before it is freed), so a scan holding a
@@ -220,24 +297,22 @@ pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) -> Result<(),
         put_u16(page, OFF_HIGH_LEN, high.len());
         page[OFF_FLAGS] |= FLAG_HIGH;
     };
-    let Some(high) = high else {
-        drop_old(page);
-        return Ok(());
-    };
-    if gap(count, heap) >= len {
-        drop_old(page);
-        place(page, heap, high);
-        return Ok(());
-    }
-    // The old fence's bytes are dead: squeeze them out with the rest.
+    // Built on a copy: the heads are rewritten after the fence, and any
+    // step may find the page corrupt.
     let mut work = Box::new(*page);
     drop_old(&mut work);
-    let mut work = compacted(&work)?;
-    let heap = node::heap_start(&*work);
-    if gap(count, heap) < len {
-        return Err(NodeError::NoSpace);
+    if let Some(high) = high {
+        if gap(count, heap) < len {
+            // The old fence's bytes are dead: squeeze them out with the rest.
+            work = compacted(&work)?;
+        }
+        let heap = node::heap_start(&*work);
+        if gap(count, heap) < len {
+            return Err(NodeError::NoSpace);
+        }
+        place(&mut work, heap, high);
     }
-    place(&mut work, heap, high);
+    refresh_prefix(&mut work)?;
     page.copy_from_slice(&work[..]);
     Ok(())
 }
@@ -266,8 +341,12 @@ pub(crate) fn insert_at(
     if !fits(page, key.len(), value.len()) {
         return Err(NodeError::NoSpace);
     }
+    let reprefix = prefix_for_insert(page, key)?;
     let need = SLOT_SIZE + key.len() + value.len();
     if gap(count, heap) >= need {
+        if let Some(reprefix) = reprefix {
+            apply_prefix(page, reprefix);
+        }
         write_entry(page, count, heap, index, key, value);
         return Ok(());
     }
@@ -277,6 +356,9 @@ pub(crate) fn insert_at(
         // `fits` counted dead bytes that compaction, having verified the
         // accounting, has reclaimed: unreachable, but not trusted.
         return Err(NodeError::NoSpace);
+    }
+    if let Some(reprefix) = reprefix {
+        apply_prefix(&mut work, reprefix);
     }
     write_entry(&mut work, count, heap, index, key, value);
     page.copy_from_slice(&work[..]);
@@ -292,7 +374,8 @@ fn write_entry(page: &mut Page, count: usize, heap: usize, index: usize, key: &[
     put_u16(page, OFF_HEAP_START, off);
     let at = SLOTS_START + index * SLOT_SIZE;
     page.copy_within(at..SLOTS_START + count * SLOT_SIZE, at + SLOT_SIZE);
-    page[at..at + 8].copy_from_slice(&node::key_head(key).to_le_bytes());
+    let head = node::key_head_after(key, node::prefix_len(page));
+    page[at..at + 8].copy_from_slice(&head.to_le_bytes());
     put_u16(page, at + 8, off);
     put_u16(page, at + 10, key.len());
     put_u16(page, at + 12, value.len());
@@ -333,6 +416,10 @@ pub(crate) fn remove_at(page: &mut Page, index: usize) -> Result<(), String> {
     put_u16(page, OFF_COUNT, count - 1);
     put_u16(page, OFF_HEAP_START, heap);
     put_u16(page, OFF_DEAD, dead);
+    if count == 1 && node::flags(page) & (FLAG_LOW | FLAG_HIGH) == 0 {
+        // The last key held the prefix bytes.
+        put_u16(page, OFF_PREFIX, 0);
+    }
     Ok(())
 }
 
@@ -524,6 +611,111 @@ mod tests {
             node::child_at(&*inner, child_pos(&*inner, Target::Rightmost)),
             3
         );
+    }
+
+    #[test]
+    fn heads_follow_the_fences_common_prefix() {
+        // Proves key heads are taken after the bytes both fences share, that
+        // searches place keys without the prefix before or after every slot,
+        // and that a new high fence (a shorter common prefix) rewrites every
+        // head so searches stay right.
+        let low = b"prefix-0:aaaa".as_slice();
+        let high = b"prefix-0:zzzz".as_slice();
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        init(&mut page, 0, PageId(1), Some(low), Some(high));
+        assert_eq!(node::prefix_len(&*page), 9);
+        let ks: Vec<Vec<u8>> = (0..40u32)
+            .map(|i| format!("prefix-0:b{:08}", i * 37 % 1000).into_bytes())
+            .chain([b"prefix-0:b".to_vec(), b"prefix-0:aaaa".to_vec()])
+            .collect();
+        for k in &ks {
+            let (i, found) = lower_bound(&*page, k);
+            assert!(!found);
+            crate::apply::check_insert(&page, i, k, b"v").unwrap();
+            insert_at(&mut page, i, k, b"v").unwrap();
+        }
+        node::check_heads(&page).unwrap();
+        let mut sorted = ks.clone();
+        sorted.sort();
+        assert_eq!(keys(&page), sorted);
+        for (i, k) in sorted.iter().enumerate() {
+            assert_eq!(lower_bound(&*page, k), (i, true));
+            assert_eq!(upper_bound(&*page, k), i + 1);
+        }
+        let n = sorted.len();
+        for (outside, at) in [
+            (b"prefix-0".as_slice(), 0),
+            (b"prefix-".as_slice(), 0),
+            (b"a".as_slice(), 0),
+            (b"prefix-1".as_slice(), n),
+            (b"q".as_slice(), n),
+        ] {
+            assert_eq!(lower_bound(&*page, outside), (at, false));
+            assert_eq!(upper_bound(&*page, outside), at);
+            assert!(crate::apply::check_insert(&page, at, outside, b"v").is_err());
+        }
+        set_high_fence(&mut page, Some(b"prefix-9")).unwrap();
+        assert_eq!(node::prefix_len(&*page), 7);
+        node::check_heads(&page).unwrap();
+        // A lone low fence: the prefix is what it and the keys share.
+        set_high_fence(&mut page, None).unwrap();
+        assert_eq!(node::prefix_len(&*page), 9);
+        node::check_heads(&page).unwrap();
+        for (i, k) in sorted.iter().enumerate() {
+            assert_eq!(lower_bound(&*page, k), (i, true));
+        }
+        node::check(&page, PageId(1), PageId(9)).unwrap();
+    }
+
+    #[test]
+    fn a_node_without_fences_takes_its_keys_prefix() {
+        // Proves a root (no fences) takes the prefix its keys share, that an
+        // insert of a key without it shortens the prefix and rewrites the
+        // heads (searches stay right), and that removing the last key
+        // clears it.
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        init(&mut page, 0, PageId(1), None, None);
+        assert_eq!(node::prefix_len(&*page), 0);
+        let mut ks: Vec<Vec<u8>> = Vec::new();
+        let insert = |page: &mut Page, k: Vec<u8>, ks: &mut Vec<Vec<u8>>| {
+            let (i, found) = lower_bound(&*page, &k);
+            assert!(!found);
+            crate::apply::check_insert(page, i, &k, b"v").unwrap();
+            insert_at(page, i, &k, b"v").unwrap();
+            node::check_heads(page).unwrap();
+            ks.push(k);
+            ks.sort();
+            for (i, k) in ks.iter().enumerate() {
+                assert_eq!(lower_bound(&*page, k), (i, true));
+                assert_eq!(upper_bound(&*page, k), i + 1);
+            }
+        };
+        insert(
+            &mut page,
+            b"\0\xff\0\xff\0\xff\0\xff\0\xff42".to_vec(),
+            &mut ks,
+        );
+        assert_eq!(node::prefix_len(&*page), 12);
+        insert(
+            &mut page,
+            b"\0\xff\0\xff\0\xff\0\xff\0\xff17".to_vec(),
+            &mut ks,
+        );
+        assert_eq!(node::prefix_len(&*page), 10);
+        for n in 0..30u8 {
+            let mut k = b"\0\xff\0\xff\0\xff\0\xff\0\xff".to_vec();
+            k.extend_from_slice(&[b'a' + n, n]);
+            insert(&mut page, k, &mut ks);
+        }
+        assert_eq!(node::prefix_len(&*page), 10);
+        insert(&mut page, b"\x01".to_vec(), &mut ks);
+        assert_eq!(node::prefix_len(&*page), 0);
+        node::check(&page, PageId(1), PageId(9)).unwrap();
+        while node::count(&*page) > 0 {
+            remove_at(&mut page, 0).unwrap();
+        }
+        assert_eq!(node::prefix_len(&*page), 0);
+        node::check(&page, PageId(1), PageId(9)).unwrap();
     }
 
     #[test]

@@ -3,12 +3,13 @@
 use crate::BtreeError;
 use crate::counters;
 use crate::logging::{self, After};
-use crate::node::{self, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, Target};
+use crate::node::{self, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, NodeSource, Target};
 use crate::node_mut;
 use crate::wal_records;
 use folio_buffer::{BufferPool, OptimisticGuard};
 use folio_page::PageId;
 use folio_wal::Wal;
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// A B+tree with unique byte-string keys, stored in a buffer pool and
@@ -112,7 +113,7 @@ impl Tree {
         loop {
             let leaf = self.descend(Target::Key(key), 0)?.node;
             node::touch_slots(&leaf);
-            let (index, found) = node::lower_bound(&leaf, key);
+            let (index, found) = node::lower_bound_routed(&leaf, key);
             if found {
                 let slot = node::slot(&leaf, index);
                 value.clear();
@@ -126,8 +127,8 @@ impl Tree {
         }
     }
 
-    /// The last 8 bytes of every key that is `prefix` followed by exactly 8
-    /// bytes, when all of them lie in the leaf that covers `prefix` (the
+    /// The last 8 bytes, read as a big-endian integer, of every key that is
+    /// `prefix` followed by exactly 8 bytes, when all of them lie in the leaf that covers `prefix` (the
     /// common case of a non-unique tree's point probe): one optimistic
     /// descent, the matching keys read from the leaf without copying it.
     /// Returns false when the matches may go on past that leaf (the caller
@@ -135,28 +136,29 @@ impl Tree {
     pub(crate) fn probe_suffixes(
         &self,
         prefix: &[u8],
-        out: &mut Vec<[u8; 8]>,
+        out: &mut Vec<u64>,
     ) -> Result<bool, BtreeError> {
         if prefix.len() + 8 > MAX_KEY_LEN {
             return Ok(false);
         }
-        let mut key = [0u8; MAX_KEY_LEN];
         let mut attempt = 0;
         loop {
             out.clear();
             let leaf = self.descend(Target::Key(prefix), 0)?.node;
-            let (mut index, _) = node::lower_bound(&leaf, prefix);
+            let (mut index, _) = node::lower_bound_routed(&leaf, prefix);
             let count = node::count(&leaf);
             let mut complete = false;
             while index < count {
+                // Compared and read in place: no copy of the key.
                 let slot = node::slot(&leaf, index);
-                let len = slot.key_len.min(MAX_KEY_LEN);
-                leaf.read_bytes(slot.offset, &mut key[..len]);
-                if len != prefix.len() + 8 || !key[..len].starts_with(prefix) {
+                if slot.key_len != prefix.len() + 8
+                    || leaf.compare_bytes(slot.offset, prefix.len(), prefix) != Ordering::Equal
+                {
                     complete = true;
                     break;
                 }
-                out.push(key[prefix.len()..len].try_into().expect("8 bytes"));
+                let suffix = leaf.u64_at(slot.offset + prefix.len());
+                out.push(u64::from_be_bytes(suffix.to_le_bytes()));
                 index += 1;
             }
             if leaf.validate().is_ok() {

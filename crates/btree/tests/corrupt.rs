@@ -117,7 +117,8 @@ fn a_corrupt_slot_is_an_error_where_it_is_read() {
     let (victim_key, count) = {
         let mut page = tree.pool().exclusive(leaf).unwrap();
         let at = SLOTS_START + victim * 16;
-        let key = u64::from_le_bytes(page[at..at + 8].try_into().unwrap()).to_be_bytes();
+        let (off, len) = (get_u16(&page, at + 8), get_u16(&page, at + 10));
+        let key: [u8; 8] = page[off as usize..(off + len) as usize].try_into().unwrap();
         put_u16(&mut page, at + 8, SLOTS_START as u16);
         (key, get_u16(&page, OFF_COUNT))
     };

@@ -39,6 +39,9 @@ pub struct BenchArgs {
     /// Directory for database files (default: a temporary directory, removed afterwards).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Only these cases, e.g. tpcb,select-only (workloads that split by case: txn).
+    #[arg(long, value_delimiter = ',')]
+    cases: Option<Vec<String>>,
     /// Directory for CSV and JSON-lines results.
     #[arg(long, default_value = "results")]
     results_dir: PathBuf,
@@ -137,6 +140,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     config.scale = args.scale;
     config.checksums = args.checksums;
     config.pool_size_bytes = args.pool_size;
+    config.cases = args.cases.clone();
     let progress = Bar {
         bar: Mutex::new(None),
         hidden: args.json,

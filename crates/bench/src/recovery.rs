@@ -13,6 +13,9 @@
 //!   0.8-1.2 M/s, bounded by its buffer-mapping hash lookups), and 2 threads
 //!   at least 1.7 x 1 thread. Each point is the best of `CACHED_REPEATS`
 //!   runs, interleaved so that both thread counts see the same machine.
+//! - `replay-tpcb-cached`: the WAL of pgbench's tpcb-like transactions on
+//!   heap tables, replayed cached on 1 thread. Target: at least 2,000,000
+//!   records/s (`replay_tpcb`).
 //! - `replay-cold`: the same workload on real files in the data directory,
 //!   a pool a quarter of the data, the OS page cache dropped
 //!   (`echo 3 > /proc/sys/vm/drop_caches`, best effort: `caches_dropped`
@@ -109,6 +112,7 @@ impl Workload for RecoveryWorkload {
 
     fn run(&self, config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
         let mut rows = replay_cached(config, progress)?;
+        rows.extend(replay_tpcb(config, progress)?);
         rows.extend(replay_cold(config, progress)?);
         Ok(rows)
     }
@@ -138,6 +142,15 @@ impl Workload for RecoveryWorkload {
                     vec![i2, i1],
                 ));
             }
+        }
+        if let Some((i, r)) = find(TPCB_CASE, &|r: &Row| r.threads == 1) {
+            checks.push(Check::at_least(
+                NAME,
+                "replay-tpcb-cached records/s, 1 thread".into(),
+                rate(r),
+                2_000_000.0,
+                vec![i],
+            ));
         }
         let cold = |io: usize| {
             find("replay-cold", &|r: &Row| {
@@ -363,6 +376,47 @@ fn replay_cached_from(
         .into_iter()
         .flatten()
         .map(|stats| stats_row("replay-cached", &stats, 0).with("runs", repeats as u64))
+        .collect())
+}
+
+/// The case of the tpcb WAL's cached replay.
+const TPCB_CASE: &str = "replay-tpcb-cached";
+
+/// `replay-tpcb-cached`: the WAL of pgbench's tpcb-like transactions on heap
+/// tables (`folio bench txn`'s schema at scale 1: heap updates, HOT and
+/// pruning records, index and history inserts, CSN-log commit records),
+/// written after a checkpoint that follows the load, replayed cached on 1
+/// thread like `replay-cached`. Target: >= 2,000,000 records/s.
+fn replay_tpcb(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
+    use rand::SeedableRng;
+    progress.phase("recovery replay-tpcb-cached", CACHED_REPEATS as u64 + 1);
+    let base = SimDir::new(SimConfig::seeded(3));
+    let options = Options {
+        pool_size_bytes: CACHED_POOL_BYTES,
+        ..build_options(true)
+    };
+    let db = Database::create_in(Storage::single(base.clone()), options)
+        .map_err(|e| layer_error("creating the database")(e.to_string()))?;
+    let fail = |e: folio_db::DbError| layer_error("the tpcb workload")(e.to_string());
+    let schema = crate::txn::Schema::load(&db, 1.0).map_err(fail)?;
+    db.checkpoint().map_err(fail)?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    for _ in 0..transactions(config, 5_000, 50_000) {
+        schema
+            .tpcb_with(&db, &mut rng, folio_db::Durability::Async)
+            .map_err(fail)?;
+    }
+    db.wal().flush_all().map_err(|e| fail(e.into()))?;
+    drop(schema);
+    let crashed = base.crash();
+    drop(db);
+    let rows = replay_cached_from(crashed, &[1], CACHED_REPEATS, progress)?;
+    Ok(rows
+        .into_iter()
+        .map(|mut row| {
+            row.case = TPCB_CASE.to_string();
+            row
+        })
         .collect())
 }
 

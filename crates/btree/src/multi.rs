@@ -43,7 +43,7 @@ fn encode(key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
             max: MAX_MULTI_KEY_LEN,
         });
     }
-    let mut out = Vec::with_capacity(key.len() + 10);
+    let mut out = Vec::with_capacity(2 * key.len() + 10);
     escape(key, &mut out);
     out.extend_from_slice(&[0, 0]);
     out.extend_from_slice(&tid.to_be_bytes());
@@ -53,7 +53,7 @@ fn encode(key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
 /// The escaped key followed by `terminator` (`[0, 0]` sorts before every tid
 /// of the key, `[0, 1]` after all of them).
 fn key_bound(key: &[u8], terminator: [u8; 2]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(key.len() + 2);
+    let mut out = Vec::with_capacity(2 * key.len() + 2);
     escape(key, &mut out);
     out.extend_from_slice(&terminator);
     out
@@ -186,8 +186,20 @@ impl MultiTree {
         if key.len() > MAX_MULTI_KEY_LEN {
             return Ok(false);
         }
-        // The suffix of each entry is its tid, big-endian.
-        self.tree.probe_suffixes(&key_bound(key, [0, 0]), tids)
+        // The escaped key and terminator, on the stack; the suffix of each
+        // entry is its tid, big-endian.
+        let mut bound = [0u8; crate::MAX_KEY_LEN];
+        let mut len = 0;
+        for &b in key {
+            bound[len] = b;
+            len += 1;
+            if b == 0 {
+                bound[len] = 0xFF;
+                len += 1;
+            }
+        }
+        len += 2; // the terminator [0, 0], already zero
+        self.tree.probe_suffixes(&bound[..len], tids)
     }
 
     /// Scans every entry of `key` (an index probe).

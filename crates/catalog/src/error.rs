@@ -30,6 +30,8 @@ pub enum CatalogError {
     NameTooLong(String),
     #[error("the catalog is corrupt: {0}")]
     Corrupt(String),
+    #[error("index \"{index}\" and its table disagree: {detail}")]
+    IndexMismatch { index: String, detail: String },
 }
 
 impl CatalogError {
@@ -47,6 +49,7 @@ impl CatalogError {
             CatalogError::DuplicateColumn(_) => Some("42701"),
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
+            CatalogError::IndexMismatch { .. } => Some("XX002"),
             _ => None,
         }
     }

@@ -2,6 +2,7 @@
 //! indexes stored as rows of the database's own heap tables (`defs.rs`,
 //! `codec.rs`) and changed transactionally (`catalog.rs`).
 
+mod amcheck;
 mod autovacuum;
 mod catalog;
 mod codec;
@@ -10,6 +11,7 @@ mod error;
 mod relation;
 mod toast;
 
+pub use amcheck::IndexCheck;
 pub use autovacuum::{Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass};
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};

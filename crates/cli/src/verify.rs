@@ -1,8 +1,9 @@
 //! `folio verify DIR`: reads every record of the retained WAL (opening the
 //! database reads only what recovery needs, from the redo point), opens the
 //! database (which runs crash recovery and an end-of-recovery checkpoint),
-//! checks every tree in the root map and the buffer pool's invariants, prints
-//! a report per tree, and closes it.
+//! checks every tree in the root map, every table (heap pages, and that
+//! heap and indexes agree both ways) and the buffer pool's invariants,
+//! prints a report per tree and table, and closes it.
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -78,6 +79,13 @@ fn verify_trees(db: &Database) -> Result<usize, DbError> {
         let result = result.map_err(|e| format!("{e} (root {})", entry.root));
         failed += usize::from(result.is_err());
         print_row(&entry.name, &result);
+    }
+    // Tables: page lists, heap pages, index trees, heap and indexes in
+    // agreement (every row in every index, every entry pointing at a row).
+    for (name, result) in db.verify_tables()? {
+        let result = result.map_err(|e| e.to_string());
+        failed += usize::from(result.is_err());
+        print_row(&name, &result);
     }
     Ok(failed)
 }

@@ -21,7 +21,9 @@ pub mod offline;
 mod options;
 
 pub use adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
-pub use database::{CSN_LOG_TREE, DATA_FILE, Database, Storage, WAL_DIR, redo_registry};
+pub use database::{
+    CSN_LOG_TREE, DATA_FILE, Database, NamedCheck, Storage, WAL_DIR, redo_registry,
+};
 pub use error::DbError;
 pub use folio_catalog::{Catalog, CatalogError, ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use folio_heap::{Index, Table, Tid, Write};

@@ -345,6 +345,98 @@ mod relations {
         assert_eq!(rel.lookup(&t, bid, &[Value::Int4(0)]).unwrap().len(), 11);
         assert_eq!(rel.lookup(&t, bid, &[Value::Int4(1)]).unwrap().len(), 9);
     }
+
+    // Proves the heap-and-index check (amcheck's heapallindexed, run by
+    // `Database::verify`) accepts a table after inserts, HOT and key
+    // updates, deletes, a refused unique insert, a rolled-back insert and
+    // vacuum; and reports, naming the index, a row whose entry is missing
+    // and an entry that points at no row.
+    #[test]
+    fn verify_checks_heap_and_indexes_agree_both_ways() {
+        let db = sim_db(6);
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let columns = vec![
+            column("aid", SqlType::Int4, true),
+            column("bid", SqlType::Int4, false),
+            column("abalance", SqlType::Int4, false),
+            column("filler", SqlType::Char(4), false),
+        ];
+        cat.create_table(&mut t, "accounts", &columns).unwrap();
+        cat.create_index(&mut t, "accounts", "accounts_pkey", &["aid"], true)
+            .unwrap();
+        cat.create_index(&mut t, "accounts", "accounts_bid", &["bid"], false)
+            .unwrap();
+        let rel = cat.relation(&t, "accounts").unwrap().unwrap();
+        for aid in 0..300 {
+            rel.insert(&mut t, account(aid, aid % 7, 0)).unwrap();
+        }
+        t.commit().unwrap();
+        let pkey = rel
+            .indexes
+            .iter()
+            .position(|i| i.def.name == "accounts_pkey")
+            .unwrap();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        for aid in 0..100 {
+            let (tid, old) = rel.lookup(&t, pkey, &[Value::Int4(aid)]).unwrap().remove(0);
+            // HOT for even ids (balance only), a new key for odd ones.
+            let bid = if aid % 2 == 0 { aid % 7 } else { 100 + aid };
+            rel.update(&mut t, tid, &old, account(aid, bid, 1)).unwrap();
+        }
+        for aid in 100..150 {
+            let (tid, _) = rel.lookup(&t, pkey, &[Value::Int4(aid)]).unwrap().remove(0);
+            rel.delete(&mut t, tid).unwrap();
+        }
+        assert!(rel.insert(&mut t, account(200, 1, 1)).is_err(), "23505");
+        t.commit().unwrap();
+        let mut r = db.begin(RC, SYNC).unwrap();
+        rel.insert(&mut r, account(1000, 1, 1)).unwrap();
+        r.rollback().unwrap();
+
+        let t = db.begin(RC, SYNC).unwrap();
+        let check = rel.check_indexes(&t).unwrap();
+        assert_eq!(check.rows, 250);
+        assert!(check.entries >= 2 * 250, "{check:?}");
+        let indexes: Vec<&folio_heap::Index> = rel.indexes.iter().map(|i| &i.index).collect();
+        rel.table.vacuum(db.txns(), &indexes).unwrap();
+        let after = rel.check_indexes(&t).unwrap();
+        assert_eq!(after.rows, 250);
+        assert!(after.entries < check.entries, "vacuum removed entries");
+        db.verify().unwrap();
+
+        // An entry pointing past a page's items, in the non-unique index.
+        let bid_index = &rel.indexes[1 - pkey];
+        let (tid, values) = rel.lookup(&t, pkey, &[Value::Int4(250)]).unwrap().remove(0);
+        let bogus = folio_heap::Tid {
+            page: tid.page,
+            item: folio_page::ItemId(290),
+        };
+        let bid_key = bid_index.key(&values).unwrap();
+        let mut w = db.begin(RC, SYNC).unwrap();
+        bid_index
+            .index
+            .insert(&mut w, &rel.table, &bid_key, bogus)
+            .unwrap();
+        w.commit().unwrap();
+        let mismatch = |e: folio_db::CatalogError| match e {
+            folio_db::CatalogError::IndexMismatch { index, detail } => (index, detail),
+            other => panic!("{other:?}"),
+        };
+        let (index, detail) = mismatch(rel.check_indexes(&t).unwrap_err());
+        assert_eq!(index, "accounts_bid");
+        assert!(detail.contains("holds no row"), "{detail}");
+        assert!(bid_index.index.remove(&bid_key, bogus).unwrap());
+        rel.check_indexes(&t).unwrap();
+
+        // A row whose primary-key entry is gone.
+        let key = rel.indexes[pkey].key(&values).unwrap();
+        assert!(rel.indexes[pkey].index.remove(&key, tid).unwrap());
+        let (index, detail) = mismatch(rel.check_indexes(&t).unwrap_err());
+        assert_eq!(index, "accounts_pkey");
+        assert!(detail.contains("has no entry"), "{detail}");
+        assert!(db.verify().is_err());
+    }
 }
 
 mod autovacuum {

@@ -258,6 +258,19 @@ impl Index {
         Ok((count, pages))
     }
 
+    /// Every entry of the index, `(key, tuple id)` in key order, whatever
+    /// its version's visibility (for the check that index and heap agree).
+    pub fn entries(&self) -> Result<Vec<(Vec<u8>, Tid)>, HeapError> {
+        let mut out = Vec::new();
+        let mut scan = self
+            .tree
+            .scan(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+        while let Some((key, word, _)) = scan.next_entry()? {
+            out.push((key, word_tid(word)));
+        }
+        Ok(out)
+    }
+
     /// The rows `txn` sees with key `key`: a probe of one leaf when the
     /// key's entries all lie in it (no copy of the leaf), else a scan.
     pub fn get(
@@ -266,24 +279,60 @@ impl Index {
         table: &Table,
         key: &[u8],
     ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
-        let mut tids = Vec::new();
-        if self.tree.probe(key, &mut tids)? {
-            let mut out = Vec::with_capacity(tids.len());
-            for word in tids {
-                if let Some(found) = table.fetch_chain(txn, word_tid(word))? {
-                    out.push(found);
+        let mut out = Vec::new();
+        self.get_with(txn, table, key, |tid, row| out.push((tid, row.to_vec())))?;
+        Ok(out)
+    }
+
+    /// [`Index::get`] lending each row to `visit` (for the call) instead of
+    /// copying it out: a point lookup that allocates nothing. Returns how
+    /// many rows it visited.
+    pub fn get_with(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        key: &[u8],
+        mut visit: impl FnMut(Tid, &[u8]),
+    ) -> Result<usize, HeapError> {
+        // The tids' buffer is reused per thread (taken out, so a nested
+        // lookup from `visit` gets its own).
+        let mut tids = TIDS.with(|cell| cell.take());
+        let result = self.visit_key(txn, table, key, &mut tids, &mut visit);
+        TIDS.with(|cell| cell.replace(tids));
+        result
+    }
+
+    fn visit_key(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        key: &[u8],
+        tids: &mut Vec<u64>,
+        visit: &mut impl FnMut(Tid, &[u8]),
+    ) -> Result<usize, HeapError> {
+        let mut seen = 0;
+        if self.tree.probe(key, tids)? {
+            for &word in tids.iter() {
+                if table.fetch_chain_with(txn, word_tid(word), &mut *visit)? {
+                    seen += 1;
                 }
             }
-            return Ok(out);
+            return Ok(seen);
         }
-        self.scan(
-            txn,
-            table,
-            Bound::Included(key),
-            Bound::Included(key),
-            Direction::Forward,
-        )
+        let range = (Bound::Included(key), Bound::Included(key));
+        self.walk(range.0, range.1, Direction::Forward, |tid| {
+            if table.fetch_chain_with(txn, tid, &mut *visit)? {
+                seen += 1;
+            }
+            Ok(true)
+        })?;
+        Ok(seen)
     }
+}
+
+thread_local! {
+    /// Per-thread buffer of a point lookup's tids.
+    static TIDS: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 #[cfg(test)]

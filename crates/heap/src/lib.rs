@@ -8,6 +8,7 @@ mod index;
 mod prune;
 mod records;
 mod table;
+mod targets;
 mod tuple;
 mod vacuum;
 mod visibility;
@@ -19,6 +20,7 @@ pub use records::{
     DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, LineChange, PRUNE, PageOp, UPDATE, apply,
 };
 pub use table::{Table, Write};
+pub use targets::IndexTargets;
 pub use tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 pub use vacuum::VacuumStats;
 pub use visibility::{WriteCheck, check_write, may_write, visible};

@@ -21,7 +21,10 @@
 //! | `UPDATE` | same page: insert then set xmax; else block 0 the new version's page (insert), block 1 the old one's (set xmax) |
 
 use crate::tuple::{HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
-use folio_page::{ItemId, LinePointerPageMut, Page, PageId, PageType, header_page_type};
+use folio_page::{
+    ItemId, LinePointerPage, LinePointerPageMut, LineState, Page, PageId, PageType,
+    header_page_type,
+};
 use folio_txn::Xid;
 use folio_wal::{PageRedo, Record, RedoError, RmgrId};
 
@@ -182,16 +185,80 @@ impl PageOp {
     }
 }
 
-/// Applies `ops` to a heap page, all or nothing for each op (the do path
-/// applies them to a private copy, so an error leaves the page as it was).
+/// Applies `ops` to a heap page, all or nothing: an error leaves the page
+/// as it was. The shapes the heap logs — one insert, set-xmaxes (with at
+/// most one insert of another item: a HOT update), one prune — are checked
+/// whole first ([`check`]) and then applied in place; any other list is
+/// applied to a copy, installed if every op succeeds.
 pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
     if header_page_type(page) != Some(PageType::Heap) {
         return Err("not a heap page".into());
     }
+    if checkable(ops) {
+        check(page, ops)?;
+        return apply_ops(page, ops);
+    }
+    let mut copy = Box::new(*page);
+    apply_ops(&mut copy, ops)?;
+    page.copy_from_slice(&copy[..]);
+    Ok(())
+}
+
+/// Whether [`check`] can judge `ops` on the page before any of them runs:
+/// no op depends on another's effect.
+fn checkable(ops: &[PageOp]) -> bool {
+    let inserted: Vec<ItemId> = ops
+        .iter()
+        .filter_map(|op| match op {
+            PageOp::Insert { item, .. } => Some(*item),
+            _ => None,
+        })
+        .collect();
+    let prunes = ops
+        .iter()
+        .filter(|op| matches!(op, PageOp::Prune { .. }))
+        .count();
+    match (inserted.len(), prunes) {
+        (_, 1) => ops.len() == 1,
+        (0, 0) => true,
+        (1, 0) => !ops
+            .iter()
+            .any(|op| matches!(op, PageOp::SetXmax { item, .. } if *item == inserted[0])),
+        _ => false,
+    }
+}
+
+/// Checks every op of a [`checkable`] list against the page as it is:
+/// passing it, [`apply_ops`] cannot fail.
+fn check(page: &Page, ops: &[PageOp]) -> Result<(), String> {
+    let lp = LinePointerPage::new(page).map_err(|e| e.to_string())?;
+    for op in ops {
+        match op {
+            PageOp::Insert { item, tuple } => {
+                TupleHeader::decode(tuple)?;
+                let got = lp.next_add_id(tuple.len()).map_err(|e| e.to_string())?;
+                if got != *item {
+                    return Err(format!("insert would get {got}, the record says {item}"));
+                }
+            }
+            PageOp::SetXmax { item, .. } => {
+                TupleHeader::decode(lp.get(*item).map_err(|e| e.to_string())?)?;
+            }
+            // Checked whole by the line-pointer page before it changes.
+            PageOp::Prune { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Applies `ops` in order; each op is all or nothing by itself.
+fn apply_ops(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
     for op in ops {
         let mut lp = LinePointerPageMut::new(page).map_err(|e| e.to_string())?;
         match op {
             PageOp::Insert { item, tuple } => {
+                // A wrong id changes the page: only after `check` (which
+                // predicts the id) or on the copy `apply` discards.
                 TupleHeader::decode(tuple)?;
                 let got = lp.add(tuple).map_err(|e| e.to_string())?;
                 if got != *item {
@@ -212,15 +279,19 @@ pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
                 header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
             }
             PageOp::Prune { changes } => {
-                for (id, change) in changes {
-                    match change {
-                        LineChange::Unused => lp.set_unused(*id),
-                        LineChange::Dead => lp.set_dead(*id),
-                        LineChange::Redirect(target) => lp.set_redirect(*id, *target),
-                    }
-                    .map_err(|e| format!("pruning {id}: {e}"))?;
-                }
-                lp.compact().map_err(|e| e.to_string())?;
+                let states: Vec<(ItemId, LineState)> = changes
+                    .iter()
+                    .map(|&(id, change)| {
+                        let state = match change {
+                            LineChange::Unused => LineState::Unused,
+                            LineChange::Dead => LineState::Dead,
+                            LineChange::Redirect(target) => LineState::Redirect(target),
+                        };
+                        (id, state)
+                    })
+                    .collect();
+                lp.set_states_and_compact(&states)
+                    .map_err(|e| format!("pruning: {e}"))?;
             }
         }
     }
@@ -259,10 +330,7 @@ impl PageRedo for HeapRedo {
         }
         let ops = PageOp::decode_all(data).map_err(RedoError::new)?;
         // All or nothing: a failure leaves the page as it was.
-        let mut copy = Box::new(*page);
-        apply(&mut copy, &ops).map_err(RedoError::new)?;
-        page.copy_from_slice(&copy[..]);
-        Ok(())
+        apply(page, &ops).map_err(RedoError::new)
     }
 
     fn type_name(&self, rtype: u8) -> &'static str {

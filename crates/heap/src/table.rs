@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
-    /// A page-sized scratch buffer for `read_one`, reused by the thread.
+    /// A page-sized scratch buffer for `read_one_with`, reused by the thread.
     static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
 }
 
@@ -194,22 +194,48 @@ impl Table {
         txn: &Transaction,
         tid: Tid,
     ) -> Result<Option<(Tid, Vec<u8>)>, HeapError> {
+        let mut found = None;
+        self.fetch_chain_with(txn, tid, |at, row| found = Some((at, row.to_vec())))?;
+        Ok(found)
+    }
+
+    /// [`Table::fetch_chain`] lending the row to `visit` (called at most
+    /// once) instead of copying it out. Returns whether a row was seen.
+    pub fn fetch_chain_with(
+        &self,
+        txn: &Transaction,
+        tid: Tid,
+        visit: impl FnOnce(Tid, &[u8]),
+    ) -> Result<bool, HeapError> {
         // The common case, a visible version at the entry's own item, reads
         // only the header, one line pointer and the tuple; a Redirect, a
         // HOT chain or an invisible version copies the page.
-        if let Some((header, row)) = self.read_one(tid)?
-            && visible(txn, &header)?
-        {
-            return Ok(Some((tid, row)));
+        let mut visit = Some(visit);
+        let seen = self.read_one_with(tid, |found| -> Result<bool, HeapError> {
+            match found {
+                Some((header, row)) if visible(txn, &header)? => {
+                    if let Some(visit) = visit.take() {
+                        visit(tid, row);
+                    }
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })??;
+        if seen {
+            return Ok(true);
         }
         let page = self.read_copy(tid.page)?;
         for (at, header) in chain(&page, tid)? {
             if visible(txn, &header)? {
                 let (_, row) = version(&page, at)?.expect("on the chain");
-                return Ok(Some((at, row.to_vec())));
+                if let Some(visit) = visit.take() {
+                    visit(at, row);
+                }
+                return Ok(true);
             }
         }
-        Ok(None)
+        Ok(false)
     }
 
     /// READ COMMITTED's re-read after `Write::Moved(tid)` (PostgreSQL's
@@ -714,50 +740,62 @@ impl Table {
     /// the header, the item's line pointer and the tuple are copied to
     /// their offsets in a scratch page and decoded there (the line-pointer
     /// page's own checks apply), then the read is validated. `None` if the
-    /// item holds no version (unused, dead, redirect, past the end).
-    fn read_one(&self, tid: Tid) -> Result<Option<(TupleHeader, Vec<u8>)>, HeapError> {
-        let lp_at = HEADER_SIZE + tid.item.0 as usize * LINE_POINTER_SIZE;
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            let buf: &mut Page = &mut scratch;
-            loop {
-                let guard = self.pool.optimistic(tid.page)?;
-                guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
-                if lp_at + LINE_POINTER_SIZE <= PAGE_SIZE {
-                    guard.read_bytes(lp_at, &mut buf[lp_at..lp_at + LINE_POINTER_SIZE]);
-                }
-                let found = match LinePointerPage::new(buf) {
-                    Ok(lp) if (tid.item.0 as usize) < lp.count() => match lp.state(tid.item) {
-                        Ok(LineState::Normal { offset, len }) => {
-                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                            Ok(Some((offset, len)))
-                        }
-                        Ok(_) => Ok(None),
-                        Err(e) => Err(e.to_string()),
-                    },
-                    Ok(_) => Ok(None),
-                    Err(e) => Err(e.to_string()),
-                };
-                if guard.validate().is_err() {
-                    continue;
-                }
-                if header_page_type(buf) != Some(PageType::Heap) {
-                    return Err(HeapError::corrupt(tid.page, "not a heap page"));
-                }
-                let Some((offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))?
-                else {
-                    return Ok(None);
-                };
-                let tuple = &buf[offset..offset + len];
-                let header =
-                    TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
-                return Ok(Some((header, tuple[TUPLE_HEADER_SIZE..].to_vec())));
-            }
+    /// item holds no version (unused, dead, redirect, past the end). The
+    /// version is lent to `f` (it lives in a per-thread scratch page; a
+    /// nested call, from inside `f`, uses a page of its own).
+    fn read_one_with<R>(
+        &self,
+        tid: Tid,
+        f: impl FnOnce(Option<(TupleHeader, &[u8])>) -> R,
+    ) -> Result<R, HeapError> {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.read_one_into(tid, &mut scratch, f),
+            Err(_) => self.read_one_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
         })
     }
 
+    fn read_one_into<R>(
+        &self,
+        tid: Tid,
+        buf: &mut Page,
+        f: impl FnOnce(Option<(TupleHeader, &[u8])>) -> R,
+    ) -> Result<R, HeapError> {
+        let lp_at = HEADER_SIZE + tid.item.0 as usize * LINE_POINTER_SIZE;
+        loop {
+            let guard = self.pool.optimistic(tid.page)?;
+            guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
+            if lp_at + LINE_POINTER_SIZE <= PAGE_SIZE {
+                guard.read_bytes(lp_at, &mut buf[lp_at..lp_at + LINE_POINTER_SIZE]);
+            }
+            let found = match LinePointerPage::new(buf) {
+                Ok(lp) if (tid.item.0 as usize) < lp.count() => match lp.state(tid.item) {
+                    Ok(LineState::Normal { offset, len }) => {
+                        guard.read_bytes(offset, &mut buf[offset..offset + len]);
+                        Ok(Some((offset, len)))
+                    }
+                    Ok(_) => Ok(None),
+                    Err(e) => Err(e.to_string()),
+                },
+                Ok(_) => Ok(None),
+                Err(e) => Err(e.to_string()),
+            };
+            if guard.validate().is_err() {
+                continue;
+            }
+            if header_page_type(buf) != Some(PageType::Heap) {
+                return Err(HeapError::corrupt(tid.page, "not a heap page"));
+            }
+            let Some((offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))? else {
+                return Ok(f(None));
+            };
+            let tuple = &buf[offset..offset + len];
+            let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
+            return Ok(f(Some((header, &tuple[TUPLE_HEADER_SIZE..]))));
+        }
+    }
+
     /// An optimistic copy of heap page `id` (no shared write).
-    fn read_copy(&self, id: PageId) -> Result<Box<Page>, HeapError> {
+    pub(crate) fn read_copy(&self, id: PageId) -> Result<Box<Page>, HeapError> {
         let mut copy = Box::new([0u8; PAGE_SIZE]);
         loop {
             let guard = self.pool.optimistic(id)?;
@@ -799,7 +837,7 @@ fn try_add(after: &mut Page, tuple: &[u8], id: PageId) -> Result<Option<ItemId>,
 
 /// The version at `tid` on `page`: its header and row, or `None` if the
 /// line pointer holds none (unused, dead, redirect, or past the end).
-fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8])>, HeapError> {
+pub(crate) fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8])>, HeapError> {
     let corrupt = |e: String| HeapError::corrupt(tid.page, e);
     let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
     if tid.item.0 as usize >= lp.count() {
@@ -829,7 +867,7 @@ fn set_tuple_flags(page: &mut Page, item: ItemId, flags: u16) -> Result<(), Stri
 /// The versions an index entry for `tid` leads to on `page`: through a
 /// Redirect, then along HOT links while each successor's xmin is its
 /// predecessor's xmax (a freed and reused item ends the chain).
-fn chain(page: &Page, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
+pub(crate) fn chain(page: &Page, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
     let corrupt = |e: String| HeapError::corrupt(tid.page, e);
     let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
     if tid.item.0 as usize >= lp.count() {

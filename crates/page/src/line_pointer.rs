@@ -232,6 +232,14 @@ fn decode(page: &Page, bounds: Bounds, index: usize) -> Result<LineState, LpErro
     }
 }
 
+/// Where an add goes: the line pointer's index, whether it reuses an
+/// Unused one, and the contiguous bytes it needs.
+struct AddPlan {
+    index: usize,
+    reuse: bool,
+    needed: usize,
+}
+
 /// Read access to a line-pointer page. Holding one means the header passed
 /// validation (invariant 1).
 #[derive(Debug, Clone, Copy)]
@@ -322,6 +330,58 @@ impl<'a> LinePointerPage<'a> {
             return Err(LpError::TooLarge { len, max });
         }
         Ok(())
+    }
+
+    /// Where [`LinePointerPageMut::add`] of an item of `len` bytes would
+    /// put it, or the error it would give (the one owner of that rule).
+    fn plan_add(&self, len: usize) -> Result<AddPlan, LpError> {
+        self.check_item_len(len)?;
+        let count = self.count();
+        let reuse = if header_flags(self.page) & FLAG_HAS_FREE_LINES != 0 {
+            self.first_unused()?
+        } else {
+            None
+        };
+        if reuse.is_none() && count >= MAX_LINE_POINTERS {
+            return Err(LpError::NoSpace {
+                needed: LINE_POINTER_SIZE,
+                available: 0,
+            });
+        }
+        let needed = len
+            + if reuse.is_some() {
+                0
+            } else {
+                LINE_POINTER_SIZE
+            };
+        if self.contiguous_free() < needed {
+            let available = self.free_after_compaction()?;
+            if available < needed {
+                return Err(LpError::NoSpace { needed, available });
+            }
+        }
+        Ok(AddPlan {
+            index: reuse.unwrap_or(count),
+            reuse: reuse.is_some(),
+            needed,
+        })
+    }
+
+    /// The id [`LinePointerPageMut::add`] of an item of `len` bytes would
+    /// return, or its error; nothing changes (redo checks a logged insert
+    /// before changing the page).
+    pub fn next_add_id(&self, len: usize) -> Result<ItemId, LpError> {
+        Ok(ItemId(self.plan_add(len)?.index as u16))
+    }
+
+    /// The first Unused line pointer, if any.
+    fn first_unused(&self) -> Result<Option<usize>, LpError> {
+        for index in 0..self.count() {
+            if decode(self.page, self.bounds, index)? == LineState::Unused {
+                return Ok(Some(index));
+            }
+        }
+        Ok(None)
     }
 
     /// The special area.
@@ -450,57 +510,24 @@ impl<'a> LinePointerPageMut<'a> {
     /// after compaction. `NoSpace`/`TooLarge`/`Corrupt` leave the page
     /// unchanged.
     pub fn add(&mut self, data: &[u8]) -> Result<ItemId, LpError> {
-        let view = self.as_view();
-        view.check_item_len(data.len())?;
-        let count = view.count();
-        let reuse = if header_flags(self.page) & FLAG_HAS_FREE_LINES != 0 {
-            self.first_unused()?
-        } else {
-            None
-        };
-        if reuse.is_none() && count >= MAX_LINE_POINTERS {
-            return Err(LpError::NoSpace {
-                needed: LINE_POINTER_SIZE,
-                available: 0,
-            });
+        let plan = self.as_view().plan_add(data.len())?;
+        self.make_room(plan.needed)?;
+        if !plan.reuse {
+            self.set_lower(lp_pos(plan.index + 1));
         }
-        let pointer_bytes = if reuse.is_some() {
-            0
-        } else {
-            LINE_POINTER_SIZE
-        };
-        self.make_room(data.len() + pointer_bytes)?;
-        let index = match reuse {
-            Some(index) => index,
-            None => {
-                self.set_lower(lp_pos(count + 1));
-                count
-            }
-        };
         let offset = self.place(data);
         self.set_pointer(
-            index,
+            plan.index,
             LineState::Normal {
                 offset,
                 len: data.len(),
             },
         );
-        if reuse.is_none() {
+        if !plan.reuse {
             // None was Unused: a set hint was stale.
             self.set_free_lines_hint(false);
         }
-        Ok(ItemId(index as u16))
-    }
-
-    /// The first Unused line pointer, if any.
-    fn first_unused(&self) -> Result<Option<usize>, LpError> {
-        let view = self.as_view();
-        for index in 0..view.count() {
-            if decode(self.page, view.bounds, index)? == LineState::Unused {
-                return Ok(Some(index));
-            }
-        }
-        Ok(None)
+        Ok(ItemId(plan.index as u16))
     }
 
     /// Copies `data` below `upper` (room was made) and returns its offset.
@@ -609,6 +636,57 @@ impl<'a> LinePointerPageMut<'a> {
         let any_unused = (0..count).any(|i| read_raw(self.page, i) == 0);
         self.set_free_lines_hint(any_unused);
         Ok(())
+    }
+
+    /// Sets several line pointers to Unused, Dead or Redirect at once and
+    /// compacts the page (one pruning step): the result of
+    /// [`Self::set_unused`], [`Self::set_dead`] and [`Self::set_redirect`]
+    /// in order, then [`Self::compact`], checked as a whole in O(n + k)
+    /// before anything changes (every id in range, no Normal state set,
+    /// every Redirect afterwards pointing at a Normal item other than
+    /// itself). All or nothing.
+    pub fn set_states_and_compact(
+        &mut self,
+        changes: &[(ItemId, LineState)],
+    ) -> Result<(), LpError> {
+        let view = self.as_view();
+        // Checked before the change: compaction reads every Normal item,
+        // and changes only free items, so this holds after them too.
+        view.free_after_compaction()?;
+        let count = view.count();
+        let mut states = (0..count)
+            .map(|i| decode(self.page, view.bounds, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        for &(id, state) in changes {
+            let index = view.check_id(id)?;
+            if matches!(state, LineState::Normal { .. }) {
+                return Err(LpError::NotNormal { id, state });
+            }
+            states[index] = state;
+        }
+        for (index, state) in states.iter().enumerate() {
+            if let LineState::Redirect(target) = *state {
+                let ok = target.index() < count
+                    && target.index() != index
+                    && matches!(states[target.index()], LineState::Normal { .. });
+                if !ok {
+                    return Err(LpError::NotNormal {
+                        id: target,
+                        state: LineState::Redirect(ItemId(index as u16)),
+                    });
+                }
+            }
+        }
+        for &(id, state) in changes {
+            self.set_pointer(id.index(), state);
+        }
+        let mut count = count;
+        while count > 0 && states[count - 1] == LineState::Unused {
+            count -= 1;
+        }
+        self.set_lower(lp_pos(count));
+        self.set_free_lines_hint(states[..count].contains(&LineState::Unused));
+        self.compact()
     }
 
     /// A pointer that a Redirect targets must stay Normal (invariant 4).

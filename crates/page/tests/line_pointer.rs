@@ -7,7 +7,7 @@ mod common;
 
 use common::SplitMix64;
 use folio_page::{
-    FLAG_HAS_FREE_LINES, HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage,
+    FLAG_HAS_FREE_LINES, FLAGS_OFFSET, HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage,
     LinePointerPageMut, LineState, LpError, PAGE_SIZE, Page, PageType, header_flags, init_page,
 };
 use proptest::prelude::*;
@@ -306,4 +306,92 @@ fn corrupt_pages_are_errors() {
         view.check_invariants(),
         Err(LpError::Corrupt { .. })
     ));
+}
+
+/// A page with `n` items of varied sizes (ids 0..n).
+fn filled(n: usize, seed: u64) -> Box<Page> {
+    let mut page = fresh();
+    let mut lp = LinePointerPageMut::new(&mut page).unwrap();
+    let mut rng = SplitMix64(seed);
+    for _ in 0..n {
+        let len = 1 + (rng.next_u64() % 60) as usize;
+        lp.add(&vec![len as u8; len]).unwrap();
+    }
+    page
+}
+
+proptest! {
+    // Proves a batch of state changes (one pruning step) leaves exactly the
+    // page that the same changes one at a time and a compaction leave, and
+    // that a batch the single changes would refuse is refused whole,
+    // leaving the page unchanged; and that `next_add_id` predicts what
+    // `add` returns, or its error.
+    #[test]
+    fn batched_states_equal_single_changes(
+        n in 1usize..60,
+        seed in any::<u64>(),
+        picks in prop::collection::vec((0usize..64, 0u8..3, 0usize..64), 0..40),
+        add_len in 1usize..200,
+    ) {
+        let page = filled(n, seed);
+        let changes: Vec<(ItemId, LineState)> = picks
+            .iter()
+            .map(|&(id, kind, target)| {
+                let id = ItemId((id % n) as u16);
+                let state = match kind {
+                    0 => LineState::Unused,
+                    1 => LineState::Dead,
+                    _ => LineState::Redirect(ItemId((target % n) as u16)),
+                };
+                (id, state)
+            })
+            .collect();
+        let mut single = page.clone();
+        let singles_ok = {
+            let mut lp = LinePointerPageMut::new(&mut single).unwrap();
+            changes.iter().all(|&(id, state)| match state {
+                LineState::Unused => lp.set_unused(id).is_ok(),
+                LineState::Dead => lp.set_dead(id).is_ok(),
+                LineState::Redirect(t) => lp.set_redirect(id, t).is_ok(),
+                LineState::Normal { .. } => unreachable!(),
+            }) && lp.compact().is_ok()
+        };
+        let mut batch = page.clone();
+        let batch_result = LinePointerPageMut::new(&mut batch)
+            .unwrap()
+            .set_states_and_compact(&changes);
+        // The free-lines hint may be stale after single changes (a hint,
+        // "there may be one"); the batch sets it exactly.
+        let without_hint = |page: &Page| {
+            let mut copy = Box::new(*page);
+            let flags = header_flags(&copy) & !FLAG_HAS_FREE_LINES;
+            copy[FLAGS_OFFSET..FLAGS_OFFSET + 2].copy_from_slice(&flags.to_le_bytes());
+            copy
+        };
+        if batch_result.is_ok() {
+            let view = LinePointerPage::new(&batch).unwrap();
+            let any_unused = (0..view.count())
+                .any(|i| view.state(ItemId(i as u16)).unwrap() == LineState::Unused);
+            prop_assert_eq!(header_flags(&batch) & FLAG_HAS_FREE_LINES != 0, any_unused);
+        }
+        if singles_ok {
+            prop_assert!(batch_result.is_ok(), "{batch_result:?}");
+            prop_assert!(
+                without_hint(&batch)[..] == without_hint(&single)[..],
+                "batch and single changes differ"
+            );
+            LinePointerPage::new(&batch).unwrap().check_invariants().unwrap();
+        } else if batch_result.is_err() {
+            prop_assert!(batch[..] == page[..], "a refused batch changed the page");
+        } else {
+            // The single changes refused an intermediate step (a Redirect
+            // target changed before its redirect went): the batch judges
+            // the end state, which must still be sound.
+            LinePointerPage::new(&batch).unwrap().check_invariants().unwrap();
+        }
+        let mut added = batch.clone();
+        let predicted = LinePointerPage::new(&added).unwrap().next_add_id(add_len);
+        let got = LinePointerPageMut::new(&mut added).unwrap().add(&vec![9; add_len]);
+        prop_assert_eq!(predicted.ok(), got.ok());
+    }
 }

@@ -240,6 +240,27 @@ struct AddPlan {
     needed: usize,
 }
 
+/// Normal items (id, byte range) in the order compaction moves them
+/// (highest offset first; an empty item after a non-empty one at the same
+/// offset), checked: they fit `area` bytes and do not overlap.
+fn compaction_order(
+    mut items: Vec<(usize, Range<usize>)>,
+    area: usize,
+) -> Result<Vec<(usize, Range<usize>)>, LpError> {
+    let used: usize = items.iter().map(|(_, r)| r.len()).sum();
+    if used > area {
+        return Err(corrupt(format!(
+            "items claim {used} bytes but only {area} lie between the line pointers and the special area"
+        )));
+    }
+    items.sort_unstable_by_key(|(_, r)| std::cmp::Reverse((r.start, r.end)));
+    // Overlapping items would be moved onto each other: a corrupt page.
+    if items.windows(2).any(|w| w[1].1.end > w[0].1.start) {
+        return Err(corrupt("items overlap".to_string()));
+    }
+    Ok(items)
+}
+
 /// Read access to a line-pointer page. Holding one means the header passed
 /// validation (invariant 1).
 #[derive(Debug, Clone, Copy)]
@@ -376,17 +397,23 @@ impl<'a> LinePointerPage<'a> {
 
     /// The first Unused line pointer, if any.
     fn first_unused(&self) -> Result<Option<usize>, LpError> {
-        for index in 0..self.count() {
-            if decode(self.page, self.bounds, index)? == LineState::Unused {
-                return Ok(Some(index));
-            }
-        }
-        Ok(None)
+        // An Unused pointer is all zeros (`encode`): no decoding needed.
+        Ok((0..self.count()).find(|&index| read_raw(self.page, index) == 0))
     }
 
     /// The special area.
     pub fn special(&self) -> &'a [u8] {
         &self.page[self.bounds.special..]
+    }
+
+    /// The Normal items in the order [`LinePointerPageMut::compact`] moves
+    /// them (highest offset first), checked: they fit the item area and do
+    /// not overlap. Compaction fails exactly when this does.
+    fn compaction_plan(&self) -> Result<Vec<(usize, Range<usize>)>, LpError> {
+        compaction_order(
+            self.normal_items()?,
+            self.bounds.special - self.bounds.lower,
+        )
     }
 
     /// Every Normal item (id, byte range), in id order.
@@ -650,13 +677,21 @@ impl<'a> LinePointerPageMut<'a> {
         changes: &[(ItemId, LineState)],
     ) -> Result<(), LpError> {
         let view = self.as_view();
-        // Checked before the change: compaction reads every Normal item,
-        // and changes only free items, so this holds after them too.
-        view.free_after_compaction()?;
         let count = view.count();
         let mut states = (0..count)
             .map(|i| decode(self.page, view.bounds, i))
             .collect::<Result<Vec<_>, _>>()?;
+        // Checked before the change: compaction fails only on these items,
+        // and the changes only free some of them.
+        let items = states
+            .iter()
+            .enumerate()
+            .filter_map(|(i, state)| match *state {
+                LineState::Normal { offset, len } => Some((i, offset..offset + len)),
+                _ => None,
+            })
+            .collect();
+        let plan = compaction_order(items, view.bounds.special - view.bounds.lower)?;
         for &(id, state) in changes {
             let index = view.check_id(id)?;
             if matches!(state, LineState::Normal { .. }) {
@@ -686,7 +721,11 @@ impl<'a> LinePointerPageMut<'a> {
         }
         self.set_lower(lp_pos(count));
         self.set_free_lines_hint(states[..count].contains(&LineState::Unused));
-        self.compact()
+        let kept = plan
+            .into_iter()
+            .filter(|(i, _)| matches!(states[*i], LineState::Normal { .. }));
+        self.move_items(kept);
+        Ok(())
     }
 
     /// A pointer that a Redirect targets must stay Normal (invariant 4).
@@ -703,25 +742,28 @@ impl<'a> LinePointerPageMut<'a> {
         Ok(())
     }
 
-    /// Moves every Normal item against the special area, in id order, so
-    /// the free space is contiguous (PostgreSQL's `PageRepairFragmentation`).
-    /// Item ids do not change. `Corrupt` (page unchanged) if a pointer is
-    /// malformed or the items claim more bytes than the item area holds.
+    /// Moves every Normal item against the special area, keeping their
+    /// order in the page, so the free space is contiguous (PostgreSQL's
+    /// `PageRepairFragmentation`): in place, highest offset first, each
+    /// item moving up (never onto an item not yet moved). Item ids do not
+    /// change. `Corrupt` (page unchanged) if a pointer is malformed or the
+    /// items claim more bytes than the item area holds.
     pub fn compact(&mut self) -> Result<(), LpError> {
-        let view = self.as_view();
-        view.free_after_compaction()?;
-        let items = view.normal_items()?;
-        let special = view.bounds.special;
-        // Copied out of a snapshot, so overlapping moves need no ordering.
-        let snapshot: Page = *self.page;
-        let mut top = special;
+        let plan = self.as_view().compaction_plan()?;
+        self.move_items(plan);
+        Ok(())
+    }
+
+    /// Moves items, given in [`compaction_order`], against the special
+    /// area: each moves up, never onto one not yet moved.
+    fn move_items(&mut self, items: impl IntoIterator<Item = (usize, Range<usize>)>) {
+        let mut top = self.bounds().special;
         for (index, range) in items {
             let len = range.len();
             top -= len;
-            self.page[top..top + len].copy_from_slice(&snapshot[range]);
+            self.page.copy_within(range, top);
             self.set_pointer(index, LineState::Normal { offset: top, len });
         }
         self.set_upper(top);
-        Ok(())
     }
 }

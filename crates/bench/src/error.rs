@@ -12,6 +12,9 @@ pub enum BenchError {
     Wal(#[from] folio_wal::WalError),
     #[error("database: {0}")]
     Db(#[from] folio_db::DbError),
+    /// The SQLite run beside folio's (`folio bench txn`, `tpcb-sqlite`).
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// What a workload checks of its own results was wrong.
     #[error("benchmark check failed: {0}")]
     Failed(String),

@@ -47,8 +47,8 @@ fn buffer_workload_rows_and_zero_rmw() {
 }
 
 // Proves the transaction workload runs every case on a tiny schema: tpcb
-// at every thread count, keeping pgbench's balance invariant under
-// concurrency (the run fails otherwise); select-only and the seed-000
+// at every thread count on folio and on SQLite, each keeping pgbench's
+// balance invariant under concurrency (the run fails otherwise); select-only and the seed-000
 // index probe with zero RMW on shared words; the bare-tree lookup beside
 // select-only; bloat with its page counts; composite-key lookups beside
 // BTreeMap in both distributions; and a check for each target.
@@ -65,6 +65,13 @@ fn txn_workload_runs_every_case() {
     assert_eq!(tpcb.len(), 2);
     assert!(
         tpcb.iter()
+            .all(|r| r.number("ops_per_sec").unwrap_or(0.0) > 0.0)
+    );
+    let sqlite = of("tpcb-sqlite");
+    assert_eq!(sqlite.len(), 2, "SQLite beside folio at every thread count");
+    assert!(
+        sqlite
+            .iter()
             .all(|r| r.number("ops_per_sec").unwrap_or(0.0) > 0.0)
     );
     for case in ["select-only", "index-probe"] {

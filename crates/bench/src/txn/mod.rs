@@ -20,6 +20,9 @@
 //!   `select-only-bare-tree`: the same row looked up by the same key in a
 //!   bare B+tree holding the rows (no transaction, no heap), alternated
 //!   with it in the same run. MVCC must cost little.
+//! - `tpcb-sqlite`: the same transaction on SQLite (WAL mode, `synchronous
+//!   = FULL`), measured right after folio's at each thread count
+//!   (`sqlite.rs`). Target: folio >= 3 x SQLite at 8 threads.
 //! - `index-probe` (seed 000), `bloat`: `index_probe.rs`, `bloat.rs`.
 //! - `lookup-composite` and `lookup-composite-btreemap`: `composite.rs`.
 //!
@@ -33,6 +36,7 @@ mod bloat;
 mod composite;
 mod index_probe;
 mod schema;
+mod sqlite;
 
 pub use schema::Schema;
 
@@ -64,9 +68,14 @@ impl Workload for TxnWorkload {
 
     fn run(&self, config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Row>, BenchError> {
         let mut rows = Vec::new();
-        if ["tpcb", "select-only", "select-only-bare-tree"]
-            .iter()
-            .any(|case| config.wants(case))
+        if [
+            "tpcb",
+            "tpcb-sqlite",
+            "select-only",
+            "select-only-bare-tree",
+        ]
+        .iter()
+        .any(|case| config.wants(case))
         {
             rows.extend(pgbench_cases(config, progress)?);
         }
@@ -138,6 +147,15 @@ impl Workload for TxnWorkload {
                 vec![i, j],
             ));
         }
+        if let (Some((i, folio)), Some((j, sqlite))) = (find("tpcb", 8), find("tpcb-sqlite", 8)) {
+            checks.push(Check::at_least(
+                NAME,
+                "tpcb folio / SQLite, 8 threads".into(),
+                crate::targets::ops(folio) / crate::targets::ops(sqlite),
+                3.0,
+                vec![i, j],
+            ));
+        }
         checks.extend(crate::targets::cached_read_checks(
             NAME,
             "index-probe",
@@ -188,7 +206,21 @@ fn pgbench_cases(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Ro
     let schema = Schema::load(&db, scale)?;
     db.checkpoint()?;
     progress.step(&format!("{} accounts loaded", schema.accounts_count));
-    let tpcb_threads = if config.wants("tpcb") {
+    let sqlite = if config.wants("tpcb-sqlite") {
+        progress.phase(&format!("txn: loading scale {scale} into SQLite"), 1);
+        let dir = config.data_dir.join("bench-txn-sqlite");
+        remove_dir(&dir)?;
+        std::fs::create_dir_all(&dir).map_err(|source| BenchError::Io {
+            what: dir.display().to_string(),
+            source,
+        })?;
+        let loaded = sqlite::load(&dir.join("tpcb.sqlite"), scale)?;
+        progress.step("loaded");
+        Some((loaded, dir))
+    } else {
+        None
+    };
+    let tpcb_threads = if config.wants("tpcb") || sqlite.is_some() {
         config.threads_or(&[1, 8])
     } else {
         Vec::new()
@@ -198,7 +230,11 @@ fn pgbench_cases(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Ro
     } else {
         Vec::new()
     };
-    progress.phase("txn", (tpcb_threads.len() + select_threads.len()) as u64);
+    let per_tpcb = if sqlite.is_some() { 2 } else { 1 };
+    progress.phase(
+        "txn",
+        (per_tpcb * tpcb_threads.len() + select_threads.len()) as u64,
+    );
     let mut rows = Vec::new();
     for &threads in &tpcb_threads {
         let wal_before = db.wal().stats();
@@ -221,9 +257,23 @@ fn pgbench_cases(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Ro
                 .with("table_pages", pages.len() as f64),
         );
         progress.step(&format!("tpcb, {threads} threads"));
+        if let Some((sqlite, _)) = &sqlite {
+            let measured = sqlite.measure(threads, duration)?;
+            rows.push(
+                Row::new(NAME, "tpcb-sqlite", threads)
+                    .with("scale", scale)
+                    .with("ops_per_sec", measured.ops_per_sec()),
+            );
+            progress.step(&format!("tpcb on SQLite, {threads} threads"));
+        }
     }
     if !tpcb_threads.is_empty() {
         schema.check_balances(&db)?;
+    }
+    if let Some((sqlite, dir)) = sqlite {
+        sqlite.check_balances()?;
+        drop(sqlite);
+        remove_dir(&dir)?;
     }
     let select = |threads: usize| -> Result<Row, BenchError> {
         let before = db.pool().stats();

@@ -19,8 +19,8 @@ pub(crate) struct BenchTable {
 }
 
 /// The four tables of pgbench's schema, loaded (`Schema::load`), on which
-/// `Schema::tpcb` runs one transaction (also used by `peers/examples/tpcb.rs`
-/// to run the same transactions beside SQLite's).
+/// `Schema::tpcb` runs one transaction (also used by `folio bench recovery`
+/// to write the tpcb WAL it replays).
 pub struct Schema {
     pub(crate) accounts: BenchTable,
     tellers: BenchTable,

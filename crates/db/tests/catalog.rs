@@ -245,6 +245,16 @@ mod relations {
         }
     }
 
+    /// pgbench's accounts: aid (NOT NULL), bid, abalance, filler char(4).
+    fn account_columns() -> Vec<ColumnDef> {
+        vec![
+            column("aid", SqlType::Int4, true),
+            column("bid", SqlType::Int4, false),
+            column("abalance", SqlType::Int4, false),
+            column("filler", SqlType::Char(4), false),
+        ]
+    }
+
     fn account(aid: i32, bid: i32, balance: i32) -> Vec<Value> {
         vec![
             Value::Int4(aid),
@@ -266,13 +276,8 @@ mod relations {
         let db = sim_db(5);
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
-        let columns = vec![
-            column("aid", SqlType::Int4, true),
-            column("bid", SqlType::Int4, false),
-            column("abalance", SqlType::Int4, false),
-            column("filler", SqlType::Char(4), false),
-        ];
-        cat.create_table(&mut t, "accounts", &columns).unwrap();
+        cat.create_table(&mut t, "accounts", &account_columns())
+            .unwrap();
         let rel = cat.relation(&t, "accounts").unwrap().unwrap();
         for aid in 0..20 {
             rel.insert(&mut t, account(aid, aid % 2, 0)).unwrap();
@@ -356,13 +361,8 @@ mod relations {
         let db = sim_db(6);
         let cat = db.catalog();
         let mut t = db.begin(RC, SYNC).unwrap();
-        let columns = vec![
-            column("aid", SqlType::Int4, true),
-            column("bid", SqlType::Int4, false),
-            column("abalance", SqlType::Int4, false),
-            column("filler", SqlType::Char(4), false),
-        ];
-        cat.create_table(&mut t, "accounts", &columns).unwrap();
+        cat.create_table(&mut t, "accounts", &account_columns())
+            .unwrap();
         cat.create_index(&mut t, "accounts", "accounts_pkey", &["aid"], true)
             .unwrap();
         cat.create_index(&mut t, "accounts", "accounts_bid", &["bid"], false)

@@ -93,6 +93,7 @@ fn txn_workload_runs_every_case() {
         assert!(found.iter().any(|r| r.text("distribution") == Some("zipf")));
     }
     let checks = workload.checks(&rows);
+    // (tpcb's targets are judged at scale 10 only.)
     for measure in [
         "select-only / bare tree",
         "index-probe checksums on/off",

@@ -10,7 +10,7 @@
 use super::schema::Schema;
 use super::{fresh_db, remove_dir};
 use crate::{BenchConfig, BenchError, Check, Progress, Row};
-use folio_db::{DbError, Durability, Options};
+use folio_db::Durability;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Mutex;
@@ -28,22 +28,13 @@ pub(super) fn run(
 ) -> Result<Vec<Row>, BenchError> {
     let scale = config.scale.unwrap_or(1.0);
     let transactions = config.scaled(if config.quick { 20_000 } else { 1_000_000 });
-    let options = Options {
-        pool_size_bytes: config.pool_size_bytes.unwrap_or(256 << 20),
-        checksums: config.checksums.unwrap_or(true),
-        ..Options::default()
-    };
+    let options = super::db_options(config, 256 << 20);
     progress.phase(&format!("txn bloat: loading scale {scale}"), 1);
     let (db, path) = fresh_db(config, "bench-txn-bloat", options)?;
     let schema = Schema::load(&db, scale)?;
     progress.step("loaded");
-    let heap_before = schema
-        .accounts
-        .table
-        .page_ids()
-        .map_err(DbError::from)?
-        .len() as f64;
-    let index_before = index_pages(&schema)?;
+    let heap_before = schema.accounts_heap_pages()? as f64;
+    let index_before = schema.accounts_index_pages()? as f64;
     progress.phase(
         &format!("txn bloat: {transactions} tpcb transactions"),
         transactions.div_ceil(10_000),
@@ -79,13 +70,8 @@ pub(super) fn run(
     let elapsed = start.elapsed();
     db.wal().flush_all()?;
     schema.check_balances(&db)?;
-    let heap_after = schema
-        .accounts
-        .table
-        .page_ids()
-        .map_err(DbError::from)?
-        .len() as f64;
-    let index_after = index_pages(&schema)?;
+    let heap_after = schema.accounts_heap_pages()? as f64;
+    let index_after = schema.accounts_index_pages()? as f64;
     let row = Row::new(workload, "bloat", THREADS)
         .with("scale", scale)
         .with("transactions", transactions)
@@ -99,17 +85,6 @@ pub(super) fn run(
     db.close()?;
     remove_dir(&path)?;
     Ok(vec![row])
-}
-
-/// Pages of the accounts' primary-key index (inner and leaf).
-fn index_pages(schema: &Schema) -> Result<f64, BenchError> {
-    let report = schema
-        .accounts
-        .index
-        .tree()
-        .verify()
-        .map_err(DbError::from)?;
-    Ok((report.inner_pages + report.leaf_pages) as f64)
 }
 
 /// `heap_growth` <= [`TARGET`].

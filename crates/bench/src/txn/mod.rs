@@ -171,6 +171,16 @@ impl Workload for TxnWorkload {
     }
 }
 
+/// Options of a benchmark database: the configured pool size (else
+/// `default_pool`) and checksum setting (else on).
+fn db_options(config: &BenchConfig, default_pool: u64) -> Options {
+    Options {
+        pool_size_bytes: config.pool_size_bytes.unwrap_or(default_pool),
+        checksums: config.checksums.unwrap_or(true),
+        ..Options::default()
+    }
+}
+
 /// A fresh database directory `name` under the data directory (a leftover
 /// of an earlier run removed).
 fn fresh_db(
@@ -200,11 +210,7 @@ fn pgbench_cases(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Ro
     // (fractions allowed, for tiny test runs).
     let scale = config.scale.unwrap_or(1.0) * if config.quick { 1.0 } else { 10.0 };
     let duration = config.duration_or(Duration::from_secs(1), Duration::from_secs(5));
-    let options = Options {
-        pool_size_bytes: config.pool_size_bytes.unwrap_or(512 << 20),
-        checksums: config.checksums.unwrap_or(true),
-        ..Options::default()
-    };
+    let options = db_options(config, 512 << 20);
     progress.phase(&format!("txn: loading scale {scale}"), 1);
     let (db, path) = fresh_db(config, "bench-txn", options)?;
     let schema = Schema::load(&db, scale)?;
@@ -252,13 +258,13 @@ fn pgbench_cases(config: &BenchConfig, progress: &dyn Progress) -> Result<Vec<Ro
             Ok(done)
         })?;
         let fsyncs = db.wal().stats().fsyncs - wal_before.fsyncs;
-        let pages = schema.accounts.table.page_ids().map_err(DbError::from)?;
+        let pages = schema.accounts_heap_pages()?;
         rows.push(
             Row::new(NAME, "tpcb", threads)
                 .with("scale", scale)
                 .with("ops_per_sec", measured.ops_per_sec())
                 .with("txns_per_fsync", measured.ops as f64 / fsyncs.max(1) as f64)
-                .with("table_pages", pages.len() as f64),
+                .with("table_pages", pages as f64),
         );
         progress.step(&format!("tpcb, {threads} threads"));
         if let Some((sqlite, _)) = &sqlite {
@@ -368,7 +374,8 @@ fn beside_bare_tree(
                             return Err(DbError::Damaged {
                                 path: "bench".into(),
                                 detail: format!("bare row {aid} is missing"),
-                            });
+                            }
+                            .into());
                         }
                         std::hint::black_box(schema::balance(&value));
                         done += 1;
@@ -401,7 +408,7 @@ fn beside_bare_tree(
 fn measure(
     threads: usize,
     duration: Duration,
-    body: impl Fn(usize, &crate::harness::StopFlag) -> Result<u64, DbError> + Sync,
+    body: impl Fn(usize, &crate::harness::StopFlag) -> Result<u64, BenchError> + Sync,
 ) -> Result<Measured, BenchError> {
     let failure = Mutex::new(None);
     let measured = run_for(threads, duration, |index, stop| match body(index, stop) {
@@ -412,7 +419,7 @@ fn measure(
         }
     });
     match failure.into_inner().expect("failure lock") {
-        Some(e) => Err(e.into()),
+        Some(e) => Err(e),
         None => Ok(measured),
     }
 }

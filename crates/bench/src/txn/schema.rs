@@ -74,6 +74,17 @@ impl Schema {
         tpcb(db, self, rng, durability)
     }
 
+    /// Pages of the accounts heap.
+    pub fn accounts_heap_pages(&self) -> Result<usize, DbError> {
+        Ok(self.accounts.table.page_ids()?.len())
+    }
+
+    /// Pages of the accounts' primary-key index (inner and leaf).
+    pub fn accounts_index_pages(&self) -> Result<u64, DbError> {
+        let report = self.accounts.index.tree().verify()?;
+        Ok(report.inner_pages + report.leaf_pages)
+    }
+
     /// Branches loaded (pgbench's scale).
     pub fn branches_count(&self) -> u64 {
         self.branches_count

@@ -89,20 +89,7 @@ impl SqliteTpcb {
         threads: usize,
         duration: Duration,
     ) -> Result<Measured, BenchError> {
-        let failure = std::sync::Mutex::new(None);
-        let measured = crate::harness::run_for(threads, duration, |index, stop| {
-            match self.run(index, stop) {
-                Ok(done) => done,
-                Err(e) => {
-                    failure.lock().expect("failure lock").get_or_insert(e);
-                    0
-                }
-            }
-        });
-        match failure.into_inner().expect("failure lock") {
-            Some(e) => Err(e),
-            None => Ok(measured),
-        }
+        super::measure(threads, duration, |index, stop| self.run(index, stop))
     }
 
     fn run(&self, index: usize, stop: &StopFlag) -> Result<u64, BenchError> {

@@ -26,13 +26,16 @@ use std::sync::Arc;
 /// when escaped, and the terminator and tid take 10 bytes.
 pub const MAX_MULTI_KEY_LEN: usize = (crate::MAX_KEY_LEN - 10) / 2;
 
+/// The escaped bytes of `key` (the one owner of the escape rule).
+fn escaped(key: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    key.iter().flat_map(|&b| {
+        let escape = (b == 0).then_some(0xFF);
+        std::iter::once(b).chain(escape)
+    })
+}
+
 fn escape(key: &[u8], out: &mut Vec<u8>) {
-    for &b in key {
-        out.push(b);
-        if b == 0 {
-            out.push(0xFF);
-        }
-    }
+    out.extend(escaped(key));
 }
 
 /// Encodes `(key, tid)`; checks the key length limit.
@@ -186,19 +189,15 @@ impl MultiTree {
         if key.len() > MAX_MULTI_KEY_LEN {
             return Ok(false);
         }
-        // The escaped key and terminator, on the stack; the suffix of each
+        // The escaped key and terminator [0, 0] (`key_bound`), on the
+        // stack (the key limit keeps them within it); the suffix of each
         // entry is its tid, big-endian.
         let mut bound = [0u8; crate::MAX_KEY_LEN];
         let mut len = 0;
-        for &b in key {
-            bound[len] = b;
+        for (at, b) in bound.iter_mut().zip(escaped(key).chain([0, 0])) {
+            *at = b;
             len += 1;
-            if b == 0 {
-                bound[len] = 0xFF;
-                len += 1;
-            }
         }
-        len += 2; // the terminator [0, 0], already zero
         self.tree.probe_suffixes(&bound[..len], tids)
     }
 

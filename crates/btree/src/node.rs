@@ -277,6 +277,37 @@ pub(crate) fn common_prefix(low: Option<&[u8]>, high: Option<&[u8]>) -> usize {
     }
 }
 
+/// The bytes a stable node's prefix is read from (the low fence, else the
+/// high fence, else the first key: [`prefix_offset`]'s choice), checked
+/// to lie in the heap; empty for a node with neither fences nor keys.
+pub(crate) fn checked_prefix_source(page: &Page) -> Result<&[u8], String> {
+    Ok(
+        match (checked_low_fence(page)?, checked_high_fence(page)?) {
+            (Some(fence), _) | (None, Some(fence)) => fence,
+            (None, None) if count(page) > 0 => checked_key(page, 0)?,
+            (None, None) => &[],
+        },
+    )
+}
+
+/// The length of the prefix every fence and key of a stable node shares
+/// (0 for a node with none), at most [`MAX_KEY_LEN`]: the longest prefix
+/// the node may have.
+pub(crate) fn checked_shared_prefix(page: &Page) -> Result<usize, String> {
+    let source = checked_prefix_source(page)?;
+    let mut shared = source.len().min(MAX_KEY_LEN);
+    for fence in [checked_low_fence(page)?, checked_high_fence(page)?]
+        .into_iter()
+        .flatten()
+    {
+        shared = shared.min(common_len(fence, source));
+    }
+    for i in 0..count(page) {
+        shared = shared.min(common_len(checked_key(page, i)?, source));
+    }
+    Ok(shared)
+}
+
 /// Where the node's prefix bytes are read: the low fence, else the high
 /// fence, else the first key.
 #[inline(always)]
@@ -801,17 +832,7 @@ pub(crate) fn check(page: &Page, tree: PageId, page_id: PageId) -> Result<(), St
 /// searches but cannot make a read go out of bounds).
 pub(crate) fn check_heads(page: &Page) -> Result<(), String> {
     let p = prefix_len(page);
-    let source = match (low_fence(page), high_fence(page)) {
-        (Some(fence), _) | (None, Some(fence)) => fence,
-        (None, None) => key_at(page, 0),
-    };
-    let shared = [low_fence(page), high_fence(page)]
-        .into_iter()
-        .flatten()
-        .chain((0..count(page)).map(|i| key_at(page, i)))
-        .map(|bytes| common_len(bytes, source))
-        .min()
-        .unwrap_or(0);
+    let shared = checked_shared_prefix(page)?;
     if p > shared {
         return Err(format!(
             "prefix of {p} bytes not shared by the fences and keys ({shared})"

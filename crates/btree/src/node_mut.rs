@@ -133,14 +133,7 @@ fn apply_prefix(page: &mut Page, (p, heads): Reprefix) {
 
 /// The prefix bytes of a node (see `node.rs`), checked to lie in the heap.
 fn prefix_bytes(page: &Page) -> Result<&[u8], String> {
-    let source = match (
-        node::checked_low_fence(page)?,
-        node::checked_high_fence(page)?,
-    ) {
-        (Some(fence), _) | (None, Some(fence)) => fence,
-        (None, None) if node::count(page) > 0 => node::checked_key(page, 0)?,
-        (None, None) => &[],
-    };
+    let source = node::checked_prefix_source(page)?;
     Ok(&source[..node::prefix_len(page).min(source.len())])
 }
 
@@ -166,20 +159,7 @@ fn prefix_for_insert(page: &Page, key: &[u8]) -> Result<Option<Reprefix>, String
 /// Validates every slot before writing any: an error leaves the page
 /// unchanged.
 fn refresh_prefix(page: &mut Page) -> Result<(), NodeError> {
-    let low = node::checked_low_fence(page)?;
-    let high = node::checked_high_fence(page)?;
-    let mut p = node::common_prefix(low, high);
-    let count = node::count(page);
-    if count > 0 {
-        let first = node::checked_key(page, 0)?;
-        p = match (low, high) {
-            (None, None) => first.len().min(MAX_KEY_LEN),
-            (Some(fence), _) | (None, Some(fence)) => p.min(node::common_len(fence, first)),
-        };
-        for i in 1..count {
-            p = p.min(node::common_len(first, node::checked_key(page, i)?));
-        }
-    }
+    let p = node::checked_shared_prefix(page)?;
     if p == node::prefix_len(page) {
         return Ok(());
     }

@@ -207,24 +207,21 @@ pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
 /// Whether [`check`] can judge `ops` on the page before any of them runs:
 /// no op depends on another's effect.
 fn checkable(ops: &[PageOp]) -> bool {
-    let inserted: Vec<ItemId> = ops
-        .iter()
-        .filter_map(|op| match op {
-            PageOp::Insert { item, .. } => Some(*item),
-            _ => None,
-        })
-        .collect();
-    let prunes = ops
-        .iter()
-        .filter(|op| matches!(op, PageOp::Prune { .. }))
-        .count();
-    match (inserted.len(), prunes) {
-        (_, 1) => ops.len() == 1,
-        (0, 0) => true,
-        (1, 0) => !ops
-            .iter()
-            .any(|op| matches!(op, PageOp::SetXmax { item, .. } if *item == inserted[0])),
-        _ => false,
+    let mut inserted = ops.iter().filter_map(|op| match op {
+        PageOp::Insert { item, .. } => Some(*item),
+        _ => None,
+    });
+    let first = inserted.next();
+    if inserted.next().is_some() {
+        return false;
+    }
+    match ops {
+        [PageOp::Prune { .. }] => true,
+        _ if ops.iter().any(|op| matches!(op, PageOp::Prune { .. })) => false,
+        _ => first.is_none_or(|new| {
+            !ops.iter()
+                .any(|op| matches!(op, PageOp::SetXmax { item, .. } if *item == new))
+        }),
     }
 }
 

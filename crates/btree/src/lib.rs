@@ -38,6 +38,6 @@ pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
 pub use redo::BtreeRedo;
 pub use root_map::{ROOT_MAP_META_SLOT, RootEntry, RootMap, TreeKind};
-pub use scan::{Direction, Entry, Scan};
+pub use scan::{Direction, Entry, Scan, prefix_successor};
 pub use tree::Tree;
 pub use verify::VerifyReport;

@@ -113,7 +113,7 @@ impl Tree {
 
 /// The smallest byte string greater than every string starting with
 /// `prefix`, or `None` if there is none (empty or all `0xFF`).
-pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
         if last < 0xFF {

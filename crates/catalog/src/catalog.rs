@@ -271,6 +271,60 @@ impl Catalog {
         })
     }
 
+    /// `ALTER TABLE old RENAME TO new` and `ALTER INDEX old RENAME TO
+    /// new`, under the DDL lock of the table (the index's table). The
+    /// relation keeps its oid, storage, columns and indexes; a name taken
+    /// by another relation is 42P07 (after waiting for a running creator).
+    pub fn rename(&self, txn: &mut Transaction, old: &str, new: &str) -> Result<(), CatalogError> {
+        check_name(new)?;
+        let missing = || CatalogError::NoSuchRelation(old.to_string());
+        let (_, class) = self.class(txn, old)?.ok_or_else(missing)?;
+        if class.kind == KIND_TABLE {
+            self.lock_table(txn, old)?;
+        } else {
+            let table = self
+                .class_rows(txn)?
+                .into_iter()
+                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == class.table_oid)
+                .map(|(_, c)| c.name)
+                .ok_or_else(|| corrupt(format!("index \"{old}\" has no table")))?;
+            self.lock_table(txn, &table)?;
+        }
+        // Read again under the lock: the row this transaction renames is
+        // the newest one.
+        let (tid, class) = self.class(txn, old)?.ok_or_else(missing)?;
+        if self.class(txn, new)?.is_some() {
+            return Err(CatalogError::Exists(new.to_string()));
+        }
+        let renamed = ClassRow {
+            name: new.to_string(),
+            ..class
+        };
+        self.in_savepoint(txn, |txn| {
+            match self.classes.update(txn, tid, &renamed.encode(), true)? {
+                Write::Done(Some(new_tid)) => {
+                    match self
+                        .class_names
+                        .insert(txn, &self.classes, new.as_bytes(), new_tid)
+                    {
+                        Err(HeapError::UniqueViolation { .. }) => {
+                            Err(CatalogError::Exists(new.to_string()))
+                        }
+                        other => Ok(other?),
+                    }
+                }
+                other => Err(corrupt(format!(
+                    "renaming \"{old}\": its locked catalog row could not be updated ({other:?})"
+                ))),
+            }
+        })
+    }
+
+    /// Whether `txn` sees a table or index named `name`.
+    pub fn relation_exists(&self, txn: &Transaction, name: &str) -> Result<bool, CatalogError> {
+        Ok(self.class(txn, name)?.is_some())
+    }
+
     /// The table `name` as `txn` sees it.
     pub fn table(&self, txn: &Transaction, name: &str) -> Result<Option<TableDef>, CatalogError> {
         match self.class(txn, name)? {

@@ -62,6 +62,26 @@ impl From<WalError> for DbError {
 }
 
 impl DbError {
+    /// The SQLSTATE PostgreSQL reports for the same condition, if any:
+    /// the cause's for transaction, heap and catalog errors; 53100 for a
+    /// full disk; 58030 for I/O failures and a poisoned engine; XX001 for
+    /// damage.
+    pub fn sqlstate(&self) -> Option<&'static str> {
+        if self.is_no_space() {
+            return Some("53100");
+        }
+        match self {
+            DbError::Txn(e) => e.sqlstate(),
+            DbError::Heap(e) => e.sqlstate(),
+            DbError::Catalog(e) => e.sqlstate(),
+            DbError::Io { .. } | DbError::Poisoned { .. } => Some("58030"),
+            DbError::Damaged { .. } | DbError::WalMismatch { .. } => Some("XX001"),
+            DbError::Locked { .. } => Some("55006"),
+            DbError::AlreadyExists { .. } => Some("42P04"),
+            _ => None,
+        }
+    }
+
     /// True for a full disk anywhere in the cause chain (WAL segment or data
     /// file): the operation failed and nothing was lost; retry once space is
     /// freed.

@@ -27,6 +27,7 @@ pub use database::{
 pub use error::DbError;
 pub use folio_catalog::{Catalog, CatalogError, ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use folio_heap::{Index, Table, Tid, Write};
+pub use folio_recovery::CONTROL_FILE;
 pub use folio_txn::{Durability, Isolation, Transaction};
 pub use lock::LOCK_FILE;
 pub use options::{DEFAULT_RECOVERY_THREADS_MAX, Options, default_recovery_threads};

@@ -24,7 +24,6 @@ use crate::error::HeapError;
 use crate::table::Table;
 use crate::tuple::Tid;
 use folio_btree::{Direction, MultiTree};
-use folio_page::{ItemId, PageId};
 use folio_txn::{Outcome, Transaction, Xid};
 use std::hash::{Hash, Hasher};
 use std::ops::Bound;
@@ -32,16 +31,12 @@ use std::sync::Mutex;
 
 const STRIPES: usize = 64;
 
-/// A tuple id as the tree's 8-byte tiebreaker: page in the high 48 bits.
 pub(crate) fn tid_word(tid: Tid) -> u64 {
-    (tid.page.0 << 16) | tid.item.0 as u64
+    tid.word()
 }
 
 pub(crate) fn word_tid(word: u64) -> Tid {
-    Tid {
-        page: PageId(word >> 16),
-        item: ItemId(word as u16),
-    }
+    Tid::from_word(word)
 }
 
 /// Rows found, with where each version lives.
@@ -338,6 +333,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use folio_page::{ItemId, PageId};
 
     // Proves tuple ids survive the round trip through the tree's word.
     #[test]

@@ -39,6 +39,22 @@ pub struct Tid {
     pub item: ItemId,
 }
 
+impl Tid {
+    /// The tuple id as an index entry's 8-byte tiebreaker: page in the
+    /// high 48 bits (so entries of one key sort by tuple id).
+    pub fn word(self) -> u64 {
+        (self.page.0 << 16) | self.item.0 as u64
+    }
+
+    /// The tuple id of an index entry's tiebreaker ([`Tid::word`]).
+    pub fn from_word(word: u64) -> Tid {
+        Tid {
+            page: PageId(word >> 16),
+            item: ItemId(word as u16),
+        }
+    }
+}
+
 impl std::fmt::Display for Tid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "({},{})", self.page.0, self.item.0)

@@ -33,6 +33,10 @@ pub enum RowError {
     /// A date or time with a field out of range (2023-02-30).
     #[error("date/time field value out of range: \"{0}\"")]
     DateTimeOutOfRange(String),
+    /// An integer assigned to a narrower integer column that cannot hold
+    /// it (PostgreSQL's "integer out of range").
+    #[error("{0} out of range")]
+    IntegerOutOfRange(String),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -44,7 +48,7 @@ impl RowError {
             RowError::TypeMismatch { .. } => "42804",
             RowError::Arity { .. } => "42601",
             RowError::TooLong(_) => "22001",
-            RowError::NumericOutOfRange(_) => "22003",
+            RowError::NumericOutOfRange(_) | RowError::IntegerOutOfRange(_) => "22003",
             RowError::KeyTooLong { .. } => "54000",
             RowError::InvalidText { .. } => "22P02",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",

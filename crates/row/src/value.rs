@@ -50,14 +50,28 @@ impl Value {
     /// Fits the value to a column of type `ty`, as an assignment does:
     /// `varchar(n)` refuses longer text (22001), `char(n)` refuses longer
     /// text and pads shorter with blanks, text goes to any string type.
-    /// A value of another type is a mismatch (the SQL layer casts first).
+    /// Integers go to any integer type that holds them (22003 otherwise)
+    /// and `real` to `double precision`, as PostgreSQL's assignment casts
+    /// do. A value of another type is a mismatch (the SQL layer casts
+    /// first).
     pub fn fit(self, ty: SqlType) -> Result<Value, RowError> {
         let mismatch = |v: &Value| RowError::TypeMismatch {
             value: v.type_name().into(),
             column: ty.name(),
         };
+        if let Some(int) = self.as_integer()
+            && matches!(ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
+        {
+            let out_of_range = || RowError::IntegerOutOfRange(ty.name());
+            return Ok(match ty {
+                SqlType::Int2 => Value::Int2(i16::try_from(int).map_err(|_| out_of_range())?),
+                SqlType::Int4 => Value::Int4(i32::try_from(int).map_err(|_| out_of_range())?),
+                _ => Value::Int8(int),
+            });
+        }
         Ok(match (self, ty) {
             (Value::Null, _) => Value::Null,
+            (Value::Float4(x), SqlType::Float8) => Value::Float8(f64::from(x)),
             (Value::Text(s), SqlType::Varchar(Some(n))) => {
                 if s.chars().count() > n as usize {
                     return Err(RowError::TooLong(ty.name()));
@@ -77,6 +91,16 @@ impl Value {
             (v, _) if v.matches(ty) => v,
             (v, _) => return Err(mismatch(&v)),
         })
+    }
+
+    /// The value of an integer of any width.
+    fn as_integer(&self) -> Option<i64> {
+        match *self {
+            Value::Int2(x) => Some(i64::from(x)),
+            Value::Int4(x) => Some(i64::from(x)),
+            Value::Int8(x) => Some(x),
+            _ => None,
+        }
     }
 
     /// Whether the value is of type `ty` (nulls are of every type).
@@ -134,12 +158,43 @@ impl Value {
     }
 }
 
+macro_rules! value_from {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value {
+                Value::$variant(x.into())
+            }
+        }
+    )*};
+}
+
+value_from!(
+    i16 => Int2,
+    i32 => Int4,
+    i64 => Int8,
+    f32 => Float4,
+    f64 => Float8,
+    bool => Bool,
+    String => Text,
+    &str => Text,
+    Vec<u8> => Bytea,
+    &[u8] => Bytea,
+    Numeric => Numeric,
+);
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    /// `None` is NULL.
+    fn from(x: Option<T>) -> Value {
+        x.map_or(Value::Null, Into::into)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // Proves assignment fitting: varchar(n) and char(n) lengths (22001),
-    // char padding, type mismatches, and PostgreSQL's float order.
+    // char padding, integer casts (22003 past the range), type mismatches, and PostgreSQL's float order.
     #[test]
     fn values_fit_their_columns() {
         let t = |s: &str| Value::Text(s.into());
@@ -157,8 +212,21 @@ mod tests {
             Ok(t("ab  ")),
             "trailing blanks fit"
         );
+        assert_eq!(Value::Int4(1).fit(SqlType::Int8), Ok(Value::Int8(1)));
+        assert_eq!(Value::Int8(-7).fit(SqlType::Int2), Ok(Value::Int2(-7)));
         assert_eq!(
-            Value::Int4(1).fit(SqlType::Int8).unwrap_err().sqlstate(),
+            Value::Int8(1 << 40)
+                .fit(SqlType::Int4)
+                .unwrap_err()
+                .sqlstate(),
+            "22003"
+        );
+        assert_eq!(
+            Value::Float4(0.5).fit(SqlType::Float8),
+            Ok(Value::Float8(0.5))
+        );
+        assert_eq!(
+            Value::Int4(1).fit(SqlType::Text).unwrap_err().sqlstate(),
             "42804"
         );
         assert_eq!(Value::Null.fit(SqlType::Int8), Ok(Value::Null));

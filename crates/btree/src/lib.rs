@@ -20,6 +20,7 @@ mod counters;
 mod delete;
 mod error;
 mod insert;
+mod kill;
 mod logging;
 mod multi;
 mod node;
@@ -34,6 +35,7 @@ mod wal_records;
 
 pub use counters::AccessCounters;
 pub use error::BtreeError;
+pub use kill::LeafStamp;
 pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
 pub use redo::BtreeRedo;

@@ -14,6 +14,7 @@
 //! escaped form (without terminator) is a prefix of exactly the encodings of
 //! keys with that prefix, so prefix scans map to prefix scans.
 
+use crate::kill::LeafStamp;
 use crate::scan::{Direction, Scan};
 use crate::{BtreeError, Tree, VerifyReport};
 use folio_buffer::BufferPool;
@@ -39,7 +40,7 @@ fn escape(key: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Encodes `(key, tid)`; checks the key length limit.
-fn encode(key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
+pub(crate) fn encode(key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
     if key.len() > MAX_MULTI_KEY_LEN {
         return Err(BtreeError::KeyTooLarge {
             len: key.len(),
@@ -185,9 +186,20 @@ impl MultiTree {
     /// it. Returns false when they may span leaves: then use
     /// [`MultiTree::scan_key`].
     pub fn probe(&self, key: &[u8], tids: &mut Vec<u64>) -> Result<bool, BtreeError> {
+        Ok(self.probe_stamped(key, tids)?.is_some())
+    }
+
+    /// [`MultiTree::probe`], also saying which leaf the tids were read
+    /// from and its LSN at that read (`None`: scan instead), for
+    /// [`MultiTree::delete_if_unchanged`].
+    pub fn probe_stamped(
+        &self,
+        key: &[u8],
+        tids: &mut Vec<u64>,
+    ) -> Result<Option<LeafStamp>, BtreeError> {
         tids.clear();
         if key.len() > MAX_MULTI_KEY_LEN {
-            return Ok(false);
+            return Ok(None);
         }
         // The escaped key and terminator [0, 0] (`key_bound`), on the
         // stack (the key limit keeps them within it); the suffix of each
@@ -257,6 +269,11 @@ impl MultiScan<'_> {
     /// Pages this scan has accessed so far.
     pub fn pages_accessed(&self) -> u64 {
         self.scan.pages_accessed()
+    }
+
+    /// The leaf the last entry returned was read from ([`Scan::batch_stamp`]).
+    pub fn batch_stamp(&self) -> Option<LeafStamp> {
+        self.scan.batch_stamp()
     }
 }
 

@@ -24,9 +24,10 @@
 //! image covering the next stretch of key space at the moment of the copy.
 
 use crate::counters::{self, AccessCounters};
+use crate::kill::LeafStamp;
 use crate::node::{self, Target};
 use crate::{BtreeError, Tree};
-use folio_page::{PAGE_SIZE, Page, PageId};
+use folio_page::{PAGE_SIZE, Page, PageId, header_lsn};
 use std::ops::Bound;
 
 /// Most right-moves a backward step makes before re-descending instead.
@@ -69,6 +70,8 @@ pub struct Scan<'t> {
     count_only: bool,
     counted: u64,
     counters: AccessCounters,
+    /// The leaf the current batch was copied from, and its LSN then.
+    stamp: Option<LeafStamp>,
 }
 
 impl Tree {
@@ -87,6 +90,7 @@ impl Tree {
             count_only: false,
             counted: 0,
             counters: AccessCounters::default(),
+            stamp: None,
         }
     }
 
@@ -148,6 +152,13 @@ impl Scan<'_> {
         let key = &self.bytes[offset..offset + key_len];
         let value = &self.bytes[offset + key_len..offset + key_len + value_len];
         Ok(Some((key, value)))
+    }
+
+    /// The leaf the current batch (the entry last returned) was copied
+    /// from, and its LSN in that copy: the stamp for removing entries found
+    /// dead (`kill.rs`).
+    pub fn batch_stamp(&self) -> Option<LeafStamp> {
+        self.stamp
     }
 
     /// Pages this scan has accessed so far (descents, leaves, repairs).
@@ -257,6 +268,10 @@ impl Scan<'_> {
     /// the next step.
     fn consume(&mut self, page_id: PageId, boundary: Option<Vec<u8>>) -> Result<(), BtreeError> {
         let page = &*self.page;
+        self.stamp = Some(LeafStamp {
+            page: page_id,
+            lsn: header_lsn(page),
+        });
         let count = node::count(page);
         let mut start = match &self.lower {
             Bound::Included(k) => node::lower_bound(page, k).0,

@@ -2,12 +2,13 @@
 
 use crate::BtreeError;
 use crate::counters;
+use crate::kill::LeafStamp;
 use crate::logging::{self, After};
 use crate::node::{self, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, NodeSource, Target};
 use crate::node_mut;
 use crate::wal_records;
 use folio_buffer::{BufferPool, OptimisticGuard};
-use folio_page::PageId;
+use folio_page::{LSN_OFFSET, Lsn, PageId};
 use folio_wal::Wal;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -133,13 +134,16 @@ impl Tree {
     /// descent, the matching keys read from the leaf without copying it.
     /// Returns false when the matches may go on past that leaf (the caller
     /// scans instead); `out` then holds nothing useful.
+    ///
+    /// Returns, when complete, the leaf's stamp (its LSN read in the same
+    /// optimistic read: `kill.rs`).
     pub(crate) fn probe_suffixes(
         &self,
         prefix: &[u8],
         out: &mut Vec<u64>,
-    ) -> Result<bool, BtreeError> {
+    ) -> Result<Option<LeafStamp>, BtreeError> {
         if prefix.len() + 8 > MAX_KEY_LEN {
-            return Ok(false);
+            return Ok(None);
         }
         let mut attempt = 0;
         loop {
@@ -161,8 +165,12 @@ impl Tree {
                 out.push(u64::from_be_bytes(suffix.to_le_bytes()));
                 index += 1;
             }
+            let lsn = Lsn(leaf.u64_at(LSN_OFFSET));
             if leaf.validate().is_ok() {
-                return Ok(complete);
+                return Ok(complete.then_some(LeafStamp {
+                    page: leaf.page_id(),
+                    lsn,
+                }));
             }
             counters::restart(&mut attempt);
         }

@@ -600,3 +600,80 @@ mod garbage {
         );
     }
 }
+
+// Proves the leaf-stamp rule (`kill.rs`): entries read under a stamp are
+// removed only while the leaf's LSN is the stamp's; any change of the leaf
+// in between (an insert, a delete, a re-insert of the same entry) makes the
+// removal a no-op; an unlogged tree never removes this way; and the
+// removals replay like deletes.
+#[test]
+fn entries_are_removed_by_stamp_only_from_an_unchanged_leaf() {
+    let db = Db::create(256);
+    let tree =
+        folio_btree::MultiTree::create_logged(db.pool.clone(), Some(db.wal.clone())).unwrap();
+    for tid in 0..20u64 {
+        tree.insert(b"k", tid, b"").unwrap();
+    }
+    // A key after them, so a probe of "k" knows it has them all.
+    tree.insert(b"z", 0, b"").unwrap();
+    let stamp_of = |tree: &folio_btree::MultiTree| {
+        let mut tids = Vec::new();
+        let stamp = tree
+            .probe_stamped(b"k", &mut tids)
+            .unwrap()
+            .expect("one leaf");
+        let k: &[u8] = b"k";
+        assert_eq!(
+            tids.len() as u64,
+            tree.count(Bound::Included(k), Bound::Included(k)).unwrap()
+        );
+        stamp
+    };
+    let doomed: Vec<(Vec<u8>, u64)> = (0..5).map(|tid| (b"k".to_vec(), tid)).collect();
+
+    // Unchanged: removed.
+    let stamp = stamp_of(&tree);
+    assert_eq!(tree.delete_if_unchanged(stamp, &doomed).unwrap(), 5);
+    assert_eq!(tree.count(Bound::Unbounded, Bound::Unbounded).unwrap(), 16);
+    // The same stamp again: the leaf changed (by the removal itself).
+    assert_eq!(tree.delete_if_unchanged(stamp, &doomed).unwrap(), 0);
+
+    // A delete and a re-insert of the very entry in between: refused, and
+    // the re-inserted entry stays.
+    let stamp = stamp_of(&tree);
+    assert!(tree.delete(b"k", 7).unwrap());
+    tree.insert(b"k", 7, b"").unwrap();
+    let again = [(b"k".to_vec(), 7u64)];
+    assert_eq!(tree.delete_if_unchanged(stamp, &again).unwrap(), 0);
+    let mut tids = Vec::new();
+    assert!(tree.probe(b"k", &mut tids).unwrap());
+    assert!(tids.contains(&7));
+
+    // A scan's batch carries the same stamp as a probe of that leaf.
+    let mut scan = tree.scan_key(b"k", folio_btree::Direction::Forward);
+    scan.next_entry().unwrap().unwrap();
+    assert_eq!(scan.batch_stamp(), Some(stamp_of(&tree)));
+    drop(scan);
+
+    // An unlogged tree keeps no LSN: nothing is removed.
+    let unlogged = folio_btree::MultiTree::create_logged(db.pool.clone(), None).unwrap();
+    unlogged.insert(b"k", 1, b"").unwrap();
+    unlogged.insert(b"z", 1, b"").unwrap();
+    let stamp = stamp_of(&unlogged);
+    assert_eq!(
+        unlogged
+            .delete_if_unchanged(stamp, &[(b"k".to_vec(), 1)])
+            .unwrap(),
+        0
+    );
+
+    // Replayed onto an empty file, the logged tree's pages come out the same.
+    let records = db.records();
+    let replayed = bare_pool(&db.dir, "replayed", 256, true);
+    replay(&replayed, &records);
+    let (original, copy) = (
+        common::wal::page_image(&db.pool, tree.tree().root()),
+        common::wal::page_image(&replayed, tree.tree().root()),
+    );
+    assert_eq!(original[24..], copy[24..]);
+}

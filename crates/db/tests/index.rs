@@ -220,6 +220,93 @@ fn vacuum_removes_dead_index_entries_and_frees_line_pointers() {
     assert_eq!(again.index_entries_removed, 0, "{again:?}");
 }
 
+// Proves killed entries: an index read that finds an entry leading only
+// to versions dead to every snapshot removes it (point probes and range
+// scans alike), never while a snapshot that may see a version is open,
+// without changing any result; vacuum and the index/heap check agree
+// afterwards.
+#[test]
+fn readers_remove_entries_that_lead_to_nothing_any_snapshot_sees() {
+    let db = db(8);
+    let table = db.create_table("t").unwrap();
+    let index = db.create_index("t_k", false).unwrap();
+    let mut t = db.begin(RR, SYNC).unwrap();
+    let mut same_key = Vec::new();
+    for _ in 0..30 {
+        let tid = table.insert(&mut t, b"dup").unwrap();
+        index.insert(&mut t, &table, b"dup", tid).unwrap();
+        same_key.push(tid);
+    }
+    let mut spread = Vec::new();
+    for k in 0..400u32 {
+        let key = format!("key-{k:05}-{}", "x".repeat(40));
+        let tid = table.insert(&mut t, key.as_bytes()).unwrap();
+        index.insert(&mut t, &table, key.as_bytes(), tid).unwrap();
+        spread.push(tid);
+    }
+    t.commit().unwrap();
+    let entries = || {
+        index
+            .tree()
+            .count(Bound::Unbounded, Bound::Unbounded)
+            .unwrap()
+    };
+    assert_eq!(entries(), 430);
+
+    let old = db.begin(RR, SYNC).unwrap();
+    let mut d = db.begin(RR, SYNC).unwrap();
+    for tid in same_key[..20].iter().chain(spread.iter().step_by(2)) {
+        assert_eq!(table.delete(&mut d, *tid).unwrap(), Write::Done(None));
+    }
+    d.commit().unwrap();
+    // `old` may still see the deleted versions: nothing goes.
+    let now = db.begin(RR, SYNC).unwrap();
+    assert_eq!(index.get(&now, &table, b"dup").unwrap().len(), 10);
+    assert_eq!(index.get(&old, &table, b"dup").unwrap().len(), 30);
+    assert_eq!(index.killed(), 0);
+    assert_eq!(entries(), 430);
+    old.commit().unwrap();
+    now.commit().unwrap();
+
+    // Now they are dead to all: a probe removes the key's 20, a scan the
+    // 200 spread over several leaves; results are unchanged.
+    let r = db.begin(RR, SYNC).unwrap();
+    assert_eq!(index.get(&r, &table, b"dup").unwrap().len(), 10);
+    assert_eq!(index.killed(), 20);
+    let (rows, pages) = index
+        .scan_counted(
+            &r,
+            &table,
+            Bound::Included(b"key-".as_slice()),
+            Bound::Unbounded,
+            Direction::Forward,
+        )
+        .unwrap();
+    assert_eq!(rows.len(), 200);
+    assert!(pages.index > 3, "the scan crossed leaves: {pages:?}");
+    assert_eq!(index.killed(), 220);
+    assert_eq!(entries(), 210);
+    // A second scan follows only the live entries.
+    let (again, pages) = index
+        .scan_counted(
+            &r,
+            &table,
+            Bound::Included(b"key-".as_slice()),
+            Bound::Unbounded,
+            Direction::Backward,
+        )
+        .unwrap();
+    assert_eq!(again.len(), 200);
+    assert_eq!(pages.heap, 200);
+    r.commit().unwrap();
+
+    // Vacuum finds the killed entries gone and frees the line pointers.
+    let stats = table.vacuum(db.txns(), &[&index]).unwrap();
+    assert_eq!(stats.index_entries_removed, 0, "{stats:?}");
+    assert_eq!(stats.freed_line_pointers, 220, "{stats:?}");
+    db.check_invariants().unwrap();
+}
+
 // Proves seed 004's target through the heap: a forward and a backward
 // index scan of the same range (1,000 of 5,000 rows, the index built in
 // key order) return the same rows in opposite orders and access the same

@@ -19,15 +19,22 @@
 //! for each key: a striped mutex on the key's hash is held across both,
 //! so two inserters of one key never both find it free; a waiter releases
 //! it while it sleeps.
+//!
+//! **Killed entries** (README "Killed entries"): a read that follows an
+//! entry to a chain dead to every snapshot removes the entry, leaf by leaf,
+//! if the leaf is unchanged since the read (`Kills`, folio-btree
+//! `kill.rs`).
 
 use crate::error::HeapError;
+use crate::table::Lead;
 use crate::table::Table;
 use crate::tuple::Tid;
-use folio_btree::{Direction, MultiTree};
+use folio_btree::{Direction, LeafStamp, MultiTree};
 use folio_txn::{Outcome, Transaction, Xid};
 use std::hash::{Hash, Hasher};
 use std::ops::Bound;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const STRIPES: usize = 64;
 
@@ -37,6 +44,29 @@ pub(crate) fn tid_word(tid: Tid) -> u64 {
 
 pub(crate) fn word_tid(word: u64) -> Tid {
     Tid::from_word(word)
+}
+
+/// Entries of one leaf found leading to nothing any snapshot sees, to be
+/// removed together if the leaf is unchanged since they were read
+/// (folio-btree `kill.rs`: the stamp is the leaf's LSN in that read).
+#[derive(Debug, Default)]
+struct Kills {
+    stamp: Option<LeafStamp>,
+    entries: Vec<(Vec<u8>, u64)>,
+}
+
+impl Kills {
+    /// Removes the entries gathered. A failure is not the reader's: the
+    /// read succeeded, and vacuum removes what stays.
+    fn flush(&mut self, index: &Index) {
+        if let Some(stamp) = self.stamp
+            && !self.entries.is_empty()
+            && let Ok(n) = index.tree.delete_if_unchanged(stamp, &self.entries)
+        {
+            index.killed.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        self.entries.clear();
+    }
 }
 
 /// Rows found, with where each version lives.
@@ -56,6 +86,8 @@ pub struct Index {
     tree: MultiTree,
     unique: bool,
     stripes: Box<[Mutex<()>]>,
+    /// Entries removed by readers (`Index::killed`).
+    killed: AtomicU64,
 }
 
 /// What the unique check found.
@@ -73,6 +105,7 @@ impl Index {
             tree,
             unique,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            killed: AtomicU64::new(0),
         }
     }
 
@@ -196,35 +229,54 @@ impl Index {
     ) -> Result<(Rows, ScanPages), HeapError> {
         let mut out = Vec::new();
         let pages = self.walk(lower, upper, direction, |tid| {
-            if let Some(found) = table.fetch_chain(txn, tid)? {
-                out.push(found);
-            }
-            Ok(true)
+            let lead = table.fetch_chain_lead(txn, tid, |at, row| out.push((at, row.to_vec())))?;
+            Ok(Some(lead))
         })?;
         Ok((out, pages))
     }
 
     /// Calls `visit` with the tuple id of every entry within the bounds;
-    /// `visit` returns whether it read the heap page. Returns the pages
-    /// accessed (the one owner of that count for every scan here).
+    /// `visit` says what the heap held there, or `None` if it did not read
+    /// the heap page. Entries that lead to nothing any snapshot sees are
+    /// removed, leaf by leaf (`Kills`). Returns the pages accessed (the one
+    /// owner of that count for every scan here).
     fn walk(
         &self,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
-        mut visit: impl FnMut(Tid) -> Result<bool, HeapError>,
+        mut visit: impl FnMut(Tid) -> Result<Option<Lead>, HeapError>,
     ) -> Result<ScanPages, HeapError> {
         let mut heap = 0;
+        let mut kills = Kills::default();
         let mut scan = self.tree.scan(lower, upper, direction);
-        while let Some((_, word, _)) = scan.next_entry()? {
-            if visit(word_tid(word))? {
-                heap += 1;
+        while let Some((key, word, _)) = scan.next_entry()? {
+            let stamp = scan.batch_stamp();
+            if kills.stamp != stamp {
+                kills.flush(self);
+                kills.stamp = stamp;
+            }
+            match visit(word_tid(word))? {
+                None => {}
+                Some(lead) => {
+                    heap += 1;
+                    if lead == Lead::Dead {
+                        kills.entries.push((key, word));
+                    }
+                }
             }
         }
+        kills.flush(self);
         Ok(ScanPages {
             index: scan.pages_accessed(),
             heap,
         })
+    }
+
+    /// Entries removed so far because they led to nothing any snapshot
+    /// sees (`Kills`).
+    pub fn killed(&self) -> u64 {
+        self.killed.load(Ordering::Relaxed)
     }
 
     /// Counts the rows `txn` sees whose keys lie within the bounds, by an
@@ -243,12 +295,13 @@ impl Index {
         let pages = self.walk(lower, upper, Direction::Forward, |tid| {
             if vm.all_visible(tid.page) {
                 count += 1;
-                return Ok(false);
+                return Ok(None);
             }
-            if table.fetch_chain(txn, tid)?.is_some() {
+            let lead = table.fetch_chain_lead(txn, tid, |_, _| {})?;
+            if lead == Lead::Visible {
                 count += 1;
             }
-            Ok(true)
+            Ok(Some(lead))
         })?;
         Ok((count, pages))
     }
@@ -306,20 +359,28 @@ impl Index {
         visit: &mut impl FnMut(Tid, &[u8]),
     ) -> Result<usize, HeapError> {
         let mut seen = 0;
-        if self.tree.probe(key, tids)? {
+        if let Some(stamp) = self.tree.probe_stamped(key, tids)? {
+            let mut kills = Kills {
+                stamp: Some(stamp),
+                entries: Vec::new(),
+            };
             for &word in tids.iter() {
-                if table.fetch_chain_with(txn, word_tid(word), &mut *visit)? {
-                    seen += 1;
+                match table.fetch_chain_lead(txn, word_tid(word), &mut *visit)? {
+                    Lead::Visible => seen += 1,
+                    Lead::Invisible => {}
+                    Lead::Dead => kills.entries.push((key.to_vec(), word)),
                 }
             }
+            kills.flush(self);
             return Ok(seen);
         }
         let range = (Bound::Included(key), Bound::Included(key));
         self.walk(range.0, range.1, Direction::Forward, |tid| {
-            if table.fetch_chain_with(txn, tid, &mut *visit)? {
+            let lead = table.fetch_chain_lead(txn, tid, &mut *visit)?;
+            if lead == Lead::Visible {
                 seen += 1;
             }
-            Ok(true)
+            Ok(Some(lead))
         })?;
         Ok(seen)
     }

@@ -19,7 +19,7 @@ pub use index::{Index, Rows, ScanPages};
 pub use records::{
     DELETE, HeapRedo, INIT_PAGE, INSERT, LOCK, LineChange, PRUNE, PageOp, UPDATE, apply,
 };
-pub use table::{Table, Write};
+pub use table::{Lead, Table, Write};
 pub use targets::IndexTargets;
 pub use tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
 pub use vacuum::VacuumStats;

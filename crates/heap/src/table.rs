@@ -23,7 +23,7 @@ use crate::error::HeapError;
 use crate::prune;
 use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
 use crate::tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
-use crate::visibility::{WriteCheck, check_write, may_write, visible};
+use crate::visibility::{WriteCheck, check_write, dead_to_all, may_write, visible};
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
 use folio_buffer::{BufferPool, ExclusiveGuard};
@@ -31,7 +31,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{Fate, Transaction, TxnManager};
+use folio_txn::{Transaction, TxnManager};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -67,6 +67,18 @@ pub enum Write {
     /// after the snapshot; its next version is at `Tid` (re-check the
     /// statement's condition there and write that one). Nothing was changed.
     Moved(Tid),
+}
+
+/// What an index entry leads to for a reader ([`Table::fetch_chain_lead`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lead {
+    /// A version the reader sees.
+    Visible,
+    /// No version the reader sees, but one some snapshot may.
+    Invisible,
+    /// Nothing any snapshot can see: every version is dead to all, or the
+    /// item holds no version (pruned to Dead).
+    Dead,
 }
 
 /// What `Table::write` does to the version.
@@ -207,6 +219,18 @@ impl Table {
         tid: Tid,
         visit: impl FnOnce(Tid, &[u8]),
     ) -> Result<bool, HeapError> {
+        Ok(self.fetch_chain_lead(txn, tid, visit)? == Lead::Visible)
+    }
+
+    /// [`Table::fetch_chain_with`], saying also, when `txn` sees no
+    /// version, whether every version the chain holds is dead to every
+    /// snapshot (`Lead::Dead`: the index entry at `tid` may go).
+    pub fn fetch_chain_lead(
+        &self,
+        txn: &Transaction,
+        tid: Tid,
+        visit: impl FnOnce(Tid, &[u8]),
+    ) -> Result<Lead, HeapError> {
         // The common case, a visible version at the entry's own item, reads
         // only the header, one line pointer and the tuple; a Redirect, a
         // HOT chain or an invisible version copies the page.
@@ -223,19 +247,27 @@ impl Table {
             }
         })??;
         if seen {
-            return Ok(true);
+            return Ok(Lead::Visible);
         }
         let page = self.read_copy(tid.page)?;
-        for (at, header) in chain(&page, tid)? {
+        let chain = chain(&page, tid)?;
+        for &(at, header) in &chain {
             if visible(txn, &header)? {
                 let (_, row) = version(&page, at)?.expect("on the chain");
                 if let Some(visit) = visit.take() {
                     visit(at, row);
                 }
-                return Ok(true);
+                return Ok(Lead::Visible);
             }
         }
-        Ok(false)
+        let mgr = txn.manager();
+        let horizon = mgr.horizon();
+        for (_, header) in &chain {
+            if !dead_to_all(mgr, header, horizon)? {
+                return Ok(Lead::Invisible);
+            }
+        }
+        Ok(Lead::Dead)
     }
 
     /// READ COMMITTED's re-read after `Write::Moved(tid)` (PostgreSQL's
@@ -291,18 +323,7 @@ impl Table {
         let page_id = page.page_id();
         let mut failure = None;
         let changes = prune::plan(page, page_id, |h| {
-            let dead = || -> Result<bool, folio_txn::TxnError> {
-                if mgr.fate(h.xmin)? == Fate::Aborted {
-                    return Ok(true);
-                }
-                Ok(match h.deleter() {
-                    Some(deleter) => {
-                        matches!(mgr.fate(deleter)?, Fate::Committed(csn) if csn <= horizon)
-                    }
-                    None => false,
-                })
-            };
-            dead().map_err(|e| {
+            dead_to_all(mgr, h, horizon).map_err(|e| {
                 let reason = e.to_string();
                 failure = Some(e);
                 reason

@@ -2,7 +2,7 @@
 //! about a version it wants to change: the heap's one owner of both rules.
 
 use crate::tuple::{Tid, TupleHeader};
-use folio_txn::{Isolation, Outcome, Transaction, TxnError, Xid};
+use folio_txn::{Csn, Fate, Isolation, Outcome, Transaction, TxnError, TxnManager, Xid};
 
 /// Whether `txn`'s current snapshot sees the version whose header is `h`:
 /// inserted by `txn` itself or by a transaction committed at or before
@@ -15,6 +15,20 @@ pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
         None => Ok(true),
         Some(deleter) => Ok(!txn.sees(deleter)?),
     }
+}
+
+/// Whether the version `h` is dead to every snapshot there is or will be:
+/// its inserter aborted, or its deleter (not a mere locker) committed at
+/// or below `horizon` (`TxnManager::horizon`). Pruning removes such
+/// versions; an index entry whose every version is one may go.
+pub fn dead_to_all(mgr: &TxnManager, h: &TupleHeader, horizon: Csn) -> Result<bool, TxnError> {
+    if mgr.fate(h.xmin)? == Fate::Aborted {
+        return Ok(true);
+    }
+    Ok(match h.deleter() {
+        Some(deleter) => matches!(mgr.fate(deleter)?, Fate::Committed(csn) if csn <= horizon),
+        None => false,
+    })
 }
 
 /// What a writer may do with a version it wants to delete, update or lock.

@@ -1,0 +1,97 @@
+//! Removing entries a reader found dead, without a second look at their
+//! targets: the leaf-stamp rule.
+//!
+//! An index scan reads a leaf's entries (a copy, or in place under an
+//! optimistic read) and then follows each to the heap. If every version an
+//! entry leads to is dead to every snapshot, the entry can go (PostgreSQL
+//! marks it `LP_DEAD` in `_bt_killitems`). The danger is reuse: between the
+//! read and the removal, vacuum may remove the entry itself, free the
+//! version's tuple id, and a new row may take that tuple id with the same
+//! key, so the entry found then is a live one.
+//!
+//! The rule: a reader records the leaf's page id and LSN in the same read
+//! that gave it the entries (a [`LeafStamp`]; the LSN is in the bytes it
+//! reads anyway, so this costs nothing and happens on every read: the
+//! seed-000 lesson is that PostgreSQL's `BufferGetLSNAtomic` took a
+//! spinlock per page read with checksums on; here the LSN is a plain load
+//! of the copied header). The removal ([`Tree::delete_if_unchanged`])
+//! latches the leaf exclusively and removes the entries only if the LSN is
+//! still the stamp's. Every change of a logged leaf (an insert, a delete by
+//! vacuum, a split, a free) sets its LSN, so an unchanged LSN means the
+//! entries there are the very entries the reader saw. An unlogged tree
+//! keeps no LSN and removes nothing this way.
+//!
+//! The removal is a logged `DELETE` per entry (redone like any delete): a
+//! removed entry needs no flag bit, no reader skips anything, and nothing
+//! is written to a page without the WAL (folio has no hint bits). An empty
+//! leaf stays (legal); the next delete or split deals with it.
+
+use crate::logging;
+use crate::multi::{MultiTree, encode};
+use crate::node;
+use crate::wal_records;
+use crate::{BtreeError, Tree, apply};
+use folio_page::{Lsn, PageId, header_lsn};
+
+/// The leaf some entries were read from, and its LSN at that read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeafStamp {
+    pub page: PageId,
+    pub lsn: Lsn,
+}
+
+impl Tree {
+    /// Removes `keys` from the leaf of `stamp` if the leaf has not changed
+    /// since the stamp was taken (the module's rule); returns how many it
+    /// removed (0 when the leaf changed, or for an unlogged tree).
+    pub fn delete_if_unchanged(
+        &self,
+        stamp: LeafStamp,
+        keys: &[Vec<u8>],
+    ) -> Result<usize, BtreeError> {
+        if self.wal.is_none() || keys.is_empty() {
+            return Ok(0);
+        }
+        let mut leaf = self.pool.exclusive(stamp.page)?;
+        if !node::is_node_of(&leaf, self.root, 0) || header_lsn(&leaf) != stamp.lsn {
+            return Ok(0);
+        }
+        self.check_node(&leaf, 0)?;
+        let mut removed = 0;
+        for key in keys {
+            let (index, found) = node::lower_bound(&*leaf, key);
+            if !found {
+                continue;
+            }
+            let page_id = leaf.page_id();
+            apply::check_remove(&leaf, index, key).map_err(|r| BtreeError::corrupt(page_id, r))?;
+            let header = wal_records::encode_entry_header(index, key.len());
+            logging::change_leaf(
+                self.wal.as_deref(),
+                &mut leaf,
+                wal_records::DELETE,
+                &[&header, key],
+                false,
+                |page| apply::remove_checked(page, index),
+            )?;
+            removed += 1;
+        }
+        Ok(removed)
+    }
+}
+
+impl MultiTree {
+    /// Removes the entries `(key, tid)` from the leaf of `stamp` if it is
+    /// unchanged since the stamp ([`Tree::delete_if_unchanged`]).
+    pub fn delete_if_unchanged(
+        &self,
+        stamp: LeafStamp,
+        entries: &[(Vec<u8>, u64)],
+    ) -> Result<usize, BtreeError> {
+        let keys = entries
+            .iter()
+            .map(|(key, tid)| encode(key, *tid))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.tree().delete_if_unchanged(stamp, &keys)
+    }
+}

@@ -496,6 +496,132 @@ fn row_locks_make_writers_wait_and_change_nothing() {
     drop(sp);
 }
 
+// Proves share locks (`FOR SHARE`): two transactions share-lock one row at
+// once without waiting (the second makes a share group), a third joins;
+// a writer waits until every share locker ended; a share locker waits for
+// an exclusive locker; a share locker that updates waits for the others
+// (and two that both try deadlock, one failing with 40P01); a group whose
+// members ended locks nothing.
+#[test]
+fn share_locks_admit_share_lockers_and_hold_off_writers() {
+    let db = Arc::new(sim_db(9));
+    let table = Arc::new(db.create_table("t").unwrap());
+    let mut setup = db.begin(RC, SYNC).unwrap();
+    let row = table.insert(&mut setup, b"row").unwrap();
+    setup.commit().unwrap();
+
+    let mut a = db.begin(RC, SYNC).unwrap();
+    let mut b = db.begin(RC, SYNC).unwrap();
+    let mut c = db.begin(RC, SYNC).unwrap();
+    assert_eq!(table.lock_shared(&mut a, row).unwrap(), Write::Done(None));
+    assert_eq!(
+        table.lock_shared(&mut b, row).unwrap(),
+        Write::Done(None),
+        "no wait"
+    );
+    assert_eq!(
+        table.lock_shared(&mut c, row).unwrap(),
+        Write::Done(None),
+        "joins"
+    );
+    assert_eq!(
+        table.lock_shared(&mut a, row).unwrap(),
+        Write::Done(None),
+        "again"
+    );
+
+    let writer = {
+        let (db, table) = (db.clone(), table.clone());
+        std::thread::spawn(move || {
+            let mut w = db.begin(RC, SYNC).unwrap();
+            let r = table.update(&mut w, row, b"written", true).unwrap();
+            w.commit().unwrap();
+            r
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    a.commit().unwrap();
+    b.rollback().unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !writer.is_finished(),
+        "the writer waits for the last share locker"
+    );
+    c.commit().unwrap();
+    let Write::Done(Some(row)) = writer.join().unwrap() else {
+        panic!("the writer updates once every share locker ended")
+    };
+
+    // A share locker waits for an exclusive locker.
+    let mut x = db.begin(RC, SYNC).unwrap();
+    assert_eq!(table.lock(&mut x, row).unwrap(), Write::Done(None));
+    let sharer = {
+        let (db, table) = (db.clone(), table.clone());
+        std::thread::spawn(move || {
+            let mut s = db.begin(RC, SYNC).unwrap();
+            let r = table.lock_shared(&mut s, row).unwrap();
+            s.commit().unwrap();
+            r
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!sharer.is_finished(), "FOR SHARE waits for FOR UPDATE");
+    x.commit().unwrap();
+    assert_eq!(sharer.join().unwrap(), Write::Done(None));
+
+    // Two share lockers that both update: one waits for the other, which
+    // then waits for the first: a deadlock, one victim.
+    let mut p = db.begin(RC, SYNC).unwrap();
+    let mut q = db.begin(RC, SYNC).unwrap();
+    table.lock_shared(&mut p, row).unwrap();
+    table.lock_shared(&mut q, row).unwrap();
+    let other = {
+        let table = table.clone();
+        std::thread::spawn(move || {
+            let r = table.update(&mut q, row, b"q", true);
+            match r {
+                Ok(_) => q.commit().map(|_| ()).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let mine = table.update(&mut p, row, b"p", true);
+    let (mine_ok, other_result) = match mine {
+        Ok(_) => {
+            p.commit().unwrap();
+            (true, other.join().unwrap())
+        }
+        Err(e) => {
+            assert!(e.to_string().contains("deadlock"), "{e}");
+            p.rollback().unwrap();
+            (false, other.join().unwrap())
+        }
+    };
+    assert!(
+        mine_ok != other_result.is_ok(),
+        "exactly one of the two updates wins: {mine_ok} {other_result:?}"
+    );
+    if let Err(e) = &other_result {
+        assert!(e.contains("deadlock"), "{e}");
+    }
+
+    // Every member ended: the group locks nothing.
+    let current = table.scan(&db.begin(RC, SYNC).unwrap()).unwrap()[0].0;
+    let mut r1 = db.begin(RC, SYNC).unwrap();
+    let mut r2 = db.begin(RC, SYNC).unwrap();
+    table.lock_shared(&mut r1, current).unwrap();
+    table.lock_shared(&mut r2, current).unwrap();
+    r1.commit().unwrap();
+    r2.commit().unwrap();
+    let mut free = db.begin(RC, SYNC).unwrap();
+    assert!(matches!(
+        table.update(&mut free, current, b"free", true).unwrap(),
+        Write::Done(Some(_))
+    ));
+    free.commit().unwrap();
+}
+
 // Proves HOT updates and pruning keep an update-heavy table from growing:
 // 2,000 updates of 10 rows that change no indexed column are all HOT and
 // stay on one page (pruning what no snapshot needs each time the page

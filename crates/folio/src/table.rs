@@ -209,6 +209,18 @@ impl<'t> Table<'t> {
         Ok(locked.map(|values| self.row(values)))
     }
 
+    /// `SELECT ... WHERE key = $1 FOR SHARE`: the row, share-locked until
+    /// the transaction ends (writers wait; other share lockers do not).
+    pub fn get_for_share(&self, key: impl Key) -> Result<Option<Row>> {
+        let key = self.encode(self.primary_index()?, &key, false)?;
+        let locked = self.tx.statement(Op::Read, |txn| {
+            self.write_row(txn, &key, |txn, tid, _| {
+                Ok(self.rel.table.lock_shared(txn, tid)?)
+            })
+        })?;
+        Ok(locked.map(|values| self.row(values)))
+    }
+
     fn lock_row(&self, txn: &mut folio_txn::Transaction, key: &[u8]) -> Result<Option<Vec<Value>>> {
         self.write_row(txn, key, |txn, tid, _| Ok(self.rel.table.lock(txn, tid)?))
     }

@@ -404,7 +404,8 @@ fn compare_and_swap() {
 }
 
 // Proves a row lock: get_for_update makes a second locker wait until the
-// first commits, then see its change.
+// first commits, then see its change; get_for_share does not make another
+// share locker wait.
 #[test]
 fn get_for_update_serialises_writers() {
     let (_dir, db) = with_accounts(1);
@@ -444,6 +445,21 @@ fn get_for_update_serialises_writers() {
         .get(2)
         .unwrap();
     assert_eq!(balance, 300);
+    // FOR SHARE: two readers share the lock without waiting.
+    let t = tx.table("accounts").unwrap();
+    assert!(t.get_for_share(1).unwrap().is_some());
+    let other = db.begin(Isolation::ReadCommitted).unwrap();
+    assert!(
+        other
+            .table("accounts")
+            .unwrap()
+            .get_for_share(1)
+            .unwrap()
+            .is_some()
+    );
+    other.commit().unwrap();
+    drop(t);
+    tx.commit().unwrap();
 }
 
 // Proves a database closes and reopens with its tables, and that

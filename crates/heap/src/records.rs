@@ -20,7 +20,9 @@
 //! | `PRUNE` | the page: one prune |
 //! | `UPDATE` | same page: insert then set xmax; else block 0 the new version's page (insert), block 1 the old one's (set xmax) |
 
-use crate::tuple::{HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
+use crate::tuple::{
+    HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_GROUP, XMAX_LOCK_ONLY, XMAX_SHARED,
+};
 use folio_page::{
     ItemId, LinePointerPage, LinePointerPageMut, LineState, Page, PageId, PageType,
     header_page_type,
@@ -51,7 +53,7 @@ pub enum LineChange {
 }
 
 /// The xmax flags a set-xmax operation may carry.
-const XMAX_FLAGS: u16 = XMAX_LOCK_ONLY | HOT_UPDATED;
+const XMAX_FLAGS: u16 = XMAX_LOCK_ONLY | HOT_UPDATED | XMAX_SHARED | XMAX_GROUP;
 
 /// One change to one heap page.
 #[derive(Debug, Clone, PartialEq, Eq)]

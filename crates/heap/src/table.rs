@@ -22,8 +22,13 @@
 use crate::error::HeapError;
 use crate::prune;
 use crate::records::{DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
-use crate::tuple::{HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_LOCK_ONLY};
-use crate::visibility::{WriteCheck, check_write, dead_to_all, may_write, visible};
+use crate::tuple::{
+    HEAP_ONLY, HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_GROUP, XMAX_LOCK_ONLY,
+    XMAX_SHARED,
+};
+use crate::visibility::{
+    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, visible,
+};
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
 use folio_buffer::{BufferPool, ExclusiveGuard};
@@ -31,7 +36,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{Transaction, TxnManager};
+use folio_txn::{Transaction, TxnManager, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -88,6 +93,8 @@ enum Action<'r> {
     /// The new row, and whether a HOT update is allowed.
     Update(&'r [u8], bool),
     Lock,
+    /// `FOR SHARE`: a lock other share lockers may hold too.
+    LockShared,
 }
 
 /// One heap table.
@@ -428,6 +435,16 @@ impl Table {
         self.write(txn, tid, Action::Lock)
     }
 
+    /// Share-locks the version at `tid` (`SELECT ... FOR SHARE`): writers
+    /// (and exclusive lockers) wait until every share locker ended; other
+    /// share lockers do not. The first locker's xid goes into `xmax`; a
+    /// second makes a share group (folio-txn), later ones join it in
+    /// memory. `Write::Done(None)` once locked; `Gone` / `Moved` as for
+    /// [`Table::lock`].
+    pub fn lock_shared(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
+        self.write(txn, tid, Action::LockShared)
+    }
+
     /// Replaces the version at `tid` by a new one holding `row`, on the
     /// same page when it fits (after pruning the page if need be), and
     /// links the old version to it. When `indexed_changed` is false (no
@@ -458,6 +475,16 @@ impl Table {
         };
         loop {
             let mut old = self.pool.exclusive(tid.page)?;
+            if matches!(action, Action::LockShared) {
+                match self.share(txn, &mut old, tid, xid)? {
+                    Ok(write) => return Ok(write),
+                    Err(holder) => {
+                        drop(old);
+                        txn.wait_for(holder)?;
+                        continue;
+                    }
+                }
+            }
             let (check, header) = self.check(txn, &old, tid)?;
             match check {
                 WriteCheck::Proceed => {}
@@ -471,8 +498,10 @@ impl Table {
             }
             let Some(tuple) = &tuple else {
                 let lock_only = matches!(action, Action::Lock);
-                if lock_only && txn.is_mine(header.xmax) {
-                    return Ok(Write::Done(None)); // locked (or changed) already
+                if lock_only && txn.is_mine(header.xmax) && header.flags & XMAX_SHARED == 0 {
+                    // Locked exclusively already (a share lock of ours is
+                    // made exclusive below).
+                    return Ok(Write::Done(None));
                 }
                 let ops = vec![PageOp::SetXmax {
                     item: tid.item,
@@ -632,6 +661,53 @@ impl Table {
             return Err(HeapError::NotFound(tid));
         }
         Ok((check_write(txn, &header)?, header))
+    }
+
+    /// One attempt at a share lock of the version at `tid` on its latched
+    /// page (`visibility::check_share`). `Err(holder)`: wait for the
+    /// holder (with the page unlatched), then try again.
+    fn share(
+        &self,
+        txn: &mut Transaction,
+        page: &mut ExclusiveGuard<'_>,
+        tid: Tid,
+        me: Xid,
+    ) -> Result<Result<Write, Xid>, HeapError> {
+        let Some((header, _)) = version(page, tid)? else {
+            return Err(HeapError::NotFound(tid));
+        };
+        if !may_write(txn, header.xmin)? {
+            return Err(HeapError::NotFound(tid));
+        }
+        let (xmax, flags) = match check_share(txn, &header, me)? {
+            ShareCheck::Held => return Ok(Ok(Write::Done(None))),
+            ShareCheck::LockAlone => (me, XMAX_LOCK_ONLY | XMAX_SHARED),
+            ShareCheck::Group(other) => (
+                txn.manager().new_share_group([other, me])?,
+                XMAX_LOCK_ONLY | XMAX_SHARED | XMAX_GROUP,
+            ),
+            ShareCheck::Write(WriteCheck::Wait(holder)) => return Ok(Err(holder)),
+            ShareCheck::Write(WriteCheck::Gone) => return Ok(Ok(Write::Gone)),
+            ShareCheck::Write(WriteCheck::Moved(next)) => return Ok(Ok(Write::Moved(next))),
+            ShareCheck::Write(WriteCheck::Proceed) => (me, XMAX_LOCK_ONLY | XMAX_SHARED),
+        };
+        let ops = vec![PageOp::SetXmax {
+            item: tid.item,
+            xmax,
+            next: None,
+            flags,
+        }];
+        let mut after = Box::new(**page);
+        apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
+        self.log(
+            LOCK,
+            &mut [Change {
+                guard: page,
+                after,
+                ops,
+            }],
+        )?;
+        Ok(Ok(Write::Done(None)))
     }
 
     /// Logs one change of one or more pages and installs it.

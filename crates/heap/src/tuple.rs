@@ -6,13 +6,15 @@
 //! |      8 |    8 | `xmax`       | the deleting (or updating) transaction; 0: none           |
 //! |     16 |    8 | `next_page`  | the next version's page (an update); 0: none              |
 //! |     24 |    2 | `next_item`  | the next version's item id on `next_page`                 |
-//! |     26 |    2 | `flags`      | [`XMAX_LOCK_ONLY`], [`HEAP_ONLY`], [`HOT_UPDATED`]; others 0 |
+//! |     26 |    2 | `flags`      | [`XMAX_LOCK_ONLY`], [`HEAP_ONLY`], [`HOT_UPDATED`], [`XMAX_SHARED`], [`XMAX_GROUP`]; others 0 |
 //!
 //! The row's bytes follow. A version is created with `xmax = 0` and no
 //! next version; a delete sets `xmax`, an update sets `xmax` and the link
 //! to the version that replaces it (PostgreSQL's `t_ctid`). A row lock
 //! (`SELECT ... FOR UPDATE`) sets `xmax` with [`XMAX_LOCK_ONLY`]: the
-//! version stays live, and writers wait for the locker.
+//! version stays live, and writers wait for the locker. `FOR SHARE` adds
+//! [`XMAX_SHARED`]; a second share locker turns `xmax` into a share group
+//! ([`XMAX_GROUP`]) whose members folio-txn keeps in memory.
 
 use folio_page::{ItemId, PageId};
 use folio_txn::Xid;
@@ -29,8 +31,15 @@ pub const HEAP_ONLY: u16 = 0x0002;
 /// Flag: updated by a HOT update: `next` is its successor on the same
 /// page, a `HEAP_ONLY` version (PostgreSQL's `HEAP_HOT_UPDATED`).
 pub const HOT_UPDATED: u16 = 0x0004;
+/// Flag (with [`XMAX_LOCK_ONLY`]): the lock is shared (`FOR SHARE`):
+/// other transactions may share-lock the row too; writers wait.
+pub const XMAX_SHARED: u16 = 0x0008;
+/// Flag (with [`XMAX_LOCK_ONLY`] and [`XMAX_SHARED`]): `xmax` is a share
+/// group's id, not a transaction's (folio-txn `share_groups.rs`; the
+/// members are in memory).
+pub const XMAX_GROUP: u16 = 0x0010;
 /// The flags this layout defines; a tuple with others set is corrupt.
-const KNOWN_FLAGS: u16 = XMAX_LOCK_ONLY | HEAP_ONLY | HOT_UPDATED;
+const KNOWN_FLAGS: u16 = XMAX_LOCK_ONLY | HEAP_ONLY | HOT_UPDATED | XMAX_SHARED | XMAX_GROUP;
 
 /// Where a tuple version lives: page and item id (PostgreSQL's TID).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,7 +1,7 @@
 //! Which tuple versions a transaction sees, and what a writer must do
 //! about a version it wants to change: the heap's one owner of both rules.
 
-use crate::tuple::{Tid, TupleHeader};
+use crate::tuple::{Tid, TupleHeader, XMAX_GROUP, XMAX_SHARED};
 use folio_txn::{Csn, Fate, Isolation, Outcome, Transaction, TxnError, TxnManager, Xid};
 
 /// Whether `txn`'s current snapshot sees the version whose header is `h`:
@@ -58,7 +58,15 @@ pub fn check_write(txn: &Transaction, h: &TupleHeader) -> Result<WriteCheck, Txn
     }
     if h.lock_only() {
         // A row lock: wait for a running locker; an ended one (or our
-        // own lock) is no obstacle.
+        // own lock) is no obstacle. A share group: wait for its running
+        // members other than us.
+        if h.flags & XMAX_GROUP != 0 {
+            let members = txn.manager().share_group_members(h.xmax)?;
+            return Ok(match members.into_iter().find(|&m| !txn.is_mine(m)) {
+                Some(member) => WriteCheck::Wait(member),
+                None => WriteCheck::Proceed,
+            });
+        }
         if txn.is_mine(h.xmax) {
             return Ok(WriteCheck::Proceed);
         }
@@ -80,6 +88,57 @@ pub fn check_write(txn: &Transaction, h: &TupleHeader) -> Result<WriteCheck, Txn
             _ => Err(TxnError::SerializationFailure),
         },
     }
+}
+
+/// What a transaction that wants a share lock (`FOR SHARE`) on a version
+/// may do ([`check_share`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShareCheck {
+    /// Nothing running locks or changed it: lock it alone (shared).
+    LockAlone,
+    /// This transaction holds a lock on it already (shared or exclusive),
+    /// or has just joined the share group that holds it.
+    Held,
+    /// Share-locked by `Xid`, another running transaction: make a group of
+    /// the two.
+    Group(Xid),
+    /// What an exclusive writer would do: wait for an exclusive locker or
+    /// a deleter, or the row is gone or moved (or, at REPEATABLE READ, a
+    /// serialization failure, returned as the error).
+    Write(WriteCheck),
+}
+
+/// Decides what `txn` (writing as `me`) may do to share-lock the version
+/// `h`. Joining a live share group happens here (under the caller's page
+/// latch, so a writer that latches the page next sees the new member).
+pub fn check_share(txn: &Transaction, h: &TupleHeader, me: Xid) -> Result<ShareCheck, TxnError> {
+    if h.xmax == Xid::INVALID {
+        return Ok(ShareCheck::LockAlone);
+    }
+    if !h.lock_only() {
+        return Ok(match check_write(txn, h)? {
+            WriteCheck::Proceed => ShareCheck::LockAlone,
+            other => ShareCheck::Write(other),
+        });
+    }
+    if h.flags & XMAX_GROUP != 0 {
+        return Ok(if txn.manager().join_share_group(h.xmax, me)? {
+            ShareCheck::Held
+        } else {
+            ShareCheck::LockAlone
+        });
+    }
+    if txn.is_mine(h.xmax) {
+        return Ok(ShareCheck::Held);
+    }
+    if !matches!(txn.manager().outcome(h.xmax)?, Outcome::Running) {
+        return Ok(ShareCheck::LockAlone);
+    }
+    Ok(if h.flags & XMAX_SHARED != 0 {
+        ShareCheck::Group(h.xmax)
+    } else {
+        ShareCheck::Write(WriteCheck::Wait(h.xmax))
+    })
 }
 
 /// Whether a writer in `txn` may change a version inserted by `xmin`:

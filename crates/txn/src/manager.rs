@@ -79,6 +79,8 @@ pub struct TxnManager {
     pub(crate) live: LiveTable,
     pub(crate) slots: SnapshotSlots,
     pub(crate) config: TxnConfig,
+    /// Members of share-lock groups (`share_groups.rs`).
+    pub(crate) share_groups: crate::share_groups::ShareGroups,
 }
 
 impl TxnManager {
@@ -99,6 +101,7 @@ impl TxnManager {
             live: LiveTable::new(),
             slots: SnapshotSlots::new(),
             config,
+            share_groups: Default::default(),
         }))
     }
 
@@ -222,6 +225,11 @@ impl TxnManager {
         let xid = self.next_xid()?;
         self.log.set_fate(xid, Fate::SubOf(parent))?;
         Ok(xid)
+    }
+
+    /// A fresh id for a share group: an xid no transaction ever gets.
+    pub(crate) fn next_group_id(&self) -> Result<Xid, TxnError> {
+        self.next_xid()
     }
 
     /// The next xid, its reservation logged and its log page in place.

@@ -287,6 +287,35 @@ impl Relation {
             .collect()
     }
 
+    /// An index-only scan of index `index` (folio-heap `Index::only_scan`):
+    /// the key columns of every row `txn` sees whose encoded key lies within
+    /// the bounds, in index order (or reverse), decoded; heap pages are
+    /// read only where the visibility map does not say all-visible.
+    pub fn index_only(
+        &self,
+        txn: &Transaction,
+        index: usize,
+        lower: std::ops::Bound<&[u8]>,
+        upper: std::ops::Bound<&[u8]>,
+        direction: folio_btree::Direction,
+    ) -> Result<(Vec<Vec<Value>>, folio_heap::ScanPages), CatalogError> {
+        let ri = &self.indexes[index];
+        let mut keys = Vec::new();
+        let mut failed = None;
+        let pages =
+            ri.index
+                .only_scan(txn, &self.table, lower, upper, direction, |key| {
+                    match folio_row::decode_key(key, &ri.key_columns) {
+                        Ok(values) => keys.push(values),
+                        Err(e) => failed = failed.take().or(Some(e)),
+                    }
+                })?;
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok((keys, pages)),
+        }
+    }
+
     /// Enters every row `txn` sees in index `index` (building a new index).
     pub(crate) fn build_index(
         &self,

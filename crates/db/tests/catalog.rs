@@ -270,7 +270,8 @@ mod relations {
     // unique index refuses a duplicate (23505) and the refused row is seen
     // by nobody, an update of a non-indexed column is HOT (no new index
     // entries) while one of an indexed column adds entries, and CREATE
-    // INDEX on a table with rows builds its entries.
+    // INDEX on a table with rows builds its entries; an index-only scan
+    // returns decoded key columns.
     #[test]
     fn relations_keep_every_index_in_step() {
         let db = sim_db(5);
@@ -349,6 +350,18 @@ mod relations {
         let t = db.begin(RC, SYNC).unwrap();
         assert_eq!(rel.lookup(&t, bid, &[Value::Int4(0)]).unwrap().len(), 11);
         assert_eq!(rel.lookup(&t, bid, &[Value::Int4(1)]).unwrap().len(), 9);
+        // An index-only scan returns the key columns, decoded, in order.
+        let (aids, _) = rel
+            .index_only(
+                &t,
+                pkey,
+                std::ops::Bound::Unbounded,
+                std::ops::Bound::Unbounded,
+                folio_btree::Direction::Backward,
+            )
+            .unwrap();
+        let expected: Vec<Vec<Value>> = (0..20).rev().map(|a| vec![Value::Int4(a)]).collect();
+        assert_eq!(aids, expected);
     }
 
     // Proves the heap-and-index check (amcheck's heapallindexed, run by

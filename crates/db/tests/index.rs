@@ -350,7 +350,8 @@ fn forward_and_backward_index_scans_access_the_same_pages() {
 // page is all-visible and a range is counted from the index alone (no heap
 // page read); a change to a page clears its bit, so an uncommitted insert
 // and an update are checked on the heap and counted right for each
-// snapshot; the next vacuum makes the pages all-visible again.
+// snapshot; the next vacuum makes the pages all-visible again, and an
+// index-only scan returns the keys themselves, backward, from the index.
 #[test]
 fn index_only_counts_read_no_heap_on_all_visible_pages() {
     let db = db(5);
@@ -408,4 +409,24 @@ fn index_only_counts_read_no_heap_on_all_visible_pages() {
     table.vacuum(db.txns(), &[&index]).unwrap();
     let (n, pages) = count(&db.begin(RR, SYNC).unwrap());
     assert_eq!((n, pages.heap), (101, 0));
+
+    // The keys themselves, backward, without the heap.
+    let (two, four) = (2u32.to_be_bytes(), 4u32.to_be_bytes());
+    let mut keys = Vec::new();
+    let pages = index
+        .only_scan(
+            &db.begin(RR, SYNC).unwrap(),
+            &table,
+            Bound::Included(&two[..]),
+            Bound::Included(&four[..]),
+            Direction::Backward,
+            |k| keys.push(u32::from_be_bytes(k.try_into().unwrap())),
+        )
+        .unwrap();
+    assert_eq!(pages.heap, 0);
+    let expected: Vec<u32> = [(4, 100), (3, 101), (2, 100)]
+        .iter()
+        .flat_map(|&(k, n)| std::iter::repeat_n(k, n))
+        .collect();
+    assert_eq!(keys, expected);
 }

@@ -228,7 +228,7 @@ impl Index {
         direction: Direction,
     ) -> Result<(Rows, ScanPages), HeapError> {
         let mut out = Vec::new();
-        let pages = self.walk(lower, upper, direction, |tid| {
+        let pages = self.walk(lower, upper, direction, |_, tid| {
             let lead = table.fetch_chain_lead(txn, tid, |at, row| out.push((at, row.to_vec())))?;
             Ok(Some(lead))
         })?;
@@ -245,7 +245,7 @@ impl Index {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
-        mut visit: impl FnMut(Tid) -> Result<Option<Lead>, HeapError>,
+        mut visit: impl FnMut(&[u8], Tid) -> Result<Option<Lead>, HeapError>,
     ) -> Result<ScanPages, HeapError> {
         let mut heap = 0;
         let mut kills = Kills::default();
@@ -256,7 +256,7 @@ impl Index {
                 kills.flush(self);
                 kills.stamp = stamp;
             }
-            match visit(word_tid(word))? {
+            match visit(&key, word_tid(word))? {
                 None => {}
                 Some(lead) => {
                     heap += 1;
@@ -280,9 +280,8 @@ impl Index {
     }
 
     /// Counts the rows `txn` sees whose keys lie within the bounds, by an
-    /// index-only scan: an entry pointing into an all-visible page
-    /// (`VisibilityMap`) counts without reading the heap; others are
-    /// checked on the heap. Returns the count and the pages accessed.
+    /// index-only scan ([`Index::only_scan`]). Returns the count and the
+    /// pages accessed.
     pub fn count_visible(
         &self,
         txn: &Transaction,
@@ -291,19 +290,38 @@ impl Index {
         upper: Bound<&[u8]>,
     ) -> Result<(u64, ScanPages), HeapError> {
         let mut count = 0;
+        let pages = self.only_scan(txn, table, lower, upper, Direction::Forward, |_| count += 1)?;
+        Ok((count, pages))
+    }
+
+    /// An index-only scan (PostgreSQL's, through the visibility map): calls
+    /// `visit` with the key of every entry within the bounds whose row
+    /// `txn` sees, in key order (or reverse). An entry pointing into an
+    /// all-visible page (`VisibilityMap`) counts without reading the heap;
+    /// others are checked on the heap (the version `txn` sees has the
+    /// entry's key: a version reached through a HOT chain changed no
+    /// indexed column). Returns the pages accessed.
+    pub fn only_scan(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        direction: Direction,
+        mut visit: impl FnMut(&[u8]),
+    ) -> Result<ScanPages, HeapError> {
         let vm = table.visibility_map();
-        let pages = self.walk(lower, upper, Direction::Forward, |tid| {
+        self.walk(lower, upper, direction, |key, tid| {
             if vm.all_visible(tid.page) {
-                count += 1;
+                visit(key);
                 return Ok(None);
             }
             let lead = table.fetch_chain_lead(txn, tid, |_, _| {})?;
             if lead == Lead::Visible {
-                count += 1;
+                visit(key);
             }
             Ok(Some(lead))
-        })?;
-        Ok((count, pages))
+        })
     }
 
     /// Every entry of the index, `(key, tuple id)` in key order, whatever
@@ -375,7 +393,7 @@ impl Index {
             return Ok(seen);
         }
         let range = (Bound::Included(key), Bound::Included(key));
-        self.walk(range.0, range.1, Direction::Forward, |tid| {
+        self.walk(range.0, range.1, Direction::Forward, |_, tid| {
             let lead = table.fetch_chain_lead(txn, tid, &mut *visit)?;
             if lead == Lead::Visible {
                 seen += 1;

@@ -31,21 +31,9 @@ impl Tree {
                 continue;
             };
             self.check_node(&leaf, 0)?;
-            let (index, found) = node::lower_bound(&*leaf, key);
-            if !found {
+            if !self.remove_from_leaf(&mut leaf, key)? {
                 return Ok(false);
             }
-            let page_id = leaf.page_id();
-            apply::check_remove(&leaf, index, key).map_err(|r| BtreeError::corrupt(page_id, r))?;
-            let header = wal_records::encode_entry_header(index, key.len());
-            logging::change_leaf(
-                self.wal.as_deref(),
-                &mut leaf,
-                wal_records::DELETE,
-                &[&header, key],
-                false,
-                |page| apply::remove_checked(page, index),
-            )?;
             let now_empty = node::count(&*leaf) == 0 && leaf.page_id() != self.root;
             drop(leaf);
             if now_empty {
@@ -53,6 +41,31 @@ impl Tree {
             }
             return Ok(true);
         }
+    }
+
+    /// Removes `key` from the latched, checked leaf if it is there (one
+    /// `DELETE` record); returns whether it was.
+    pub(crate) fn remove_from_leaf(
+        &self,
+        leaf: &mut ExclusiveGuard<'_>,
+        key: &[u8],
+    ) -> Result<bool, BtreeError> {
+        let (index, found) = node::lower_bound(&**leaf, key);
+        if !found {
+            return Ok(false);
+        }
+        let page_id = leaf.page_id();
+        apply::check_remove(leaf, index, key).map_err(|r| BtreeError::corrupt(page_id, r))?;
+        let header = wal_records::encode_entry_header(index, key.len());
+        logging::change_leaf(
+            self.wal.as_deref(),
+            leaf,
+            wal_records::DELETE,
+            &[&header, key],
+            false,
+            |page| apply::remove_checked(page, index),
+        )?;
+        Ok(true)
     }
 
     /// Best effort: gives up (leaving a legal empty leaf) if anything changed

@@ -26,11 +26,9 @@
 //! is written to a page without the WAL (folio has no hint bits). An empty
 //! leaf stays (legal); the next delete or split deals with it.
 
-use crate::logging;
 use crate::multi::{MultiTree, encode};
 use crate::node;
-use crate::wal_records;
-use crate::{BtreeError, Tree, apply};
+use crate::{BtreeError, Tree};
 use folio_page::{Lsn, PageId, header_lsn};
 
 /// The leaf some entries were read from, and its LSN at that read.
@@ -59,22 +57,9 @@ impl Tree {
         self.check_node(&leaf, 0)?;
         let mut removed = 0;
         for key in keys {
-            let (index, found) = node::lower_bound(&*leaf, key);
-            if !found {
-                continue;
+            if self.remove_from_leaf(&mut leaf, key)? {
+                removed += 1;
             }
-            let page_id = leaf.page_id();
-            apply::check_remove(&leaf, index, key).map_err(|r| BtreeError::corrupt(page_id, r))?;
-            let header = wal_records::encode_entry_header(index, key.len());
-            logging::change_leaf(
-                self.wal.as_deref(),
-                &mut leaf,
-                wal_records::DELETE,
-                &[&header, key],
-                false,
-                |page| apply::remove_checked(page, index),
-            )?;
-            removed += 1;
         }
         Ok(removed)
     }

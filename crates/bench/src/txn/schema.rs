@@ -92,6 +92,16 @@ impl Schema {
 
     /// pgbench's balance check: accounts, tellers, branches and history
     /// sums agree.
+    /// Vacuums accounts, tellers and branches with their indexes (as
+    /// pgbench vacuums before a run, and autovacuum would): dead versions
+    /// and the index entries that lead only to them go.
+    pub fn vacuum(&self, db: &Database) -> Result<(), DbError> {
+        for t in [&self.accounts, &self.tellers, &self.branches] {
+            t.table.vacuum(db.txns(), &[&t.index])?;
+        }
+        Ok(())
+    }
+
     pub fn check_balances(&self, db: &Database) -> Result<(), BenchError> {
         check_balances(db, self)
     }

@@ -24,6 +24,7 @@
 //! a failed DDL statement leaves no half-written rows behind.
 
 use crate::autovacuum::{Activity, TableActivity};
+use crate::currency::DdlMarks;
 use crate::defs::{
     AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, KeyOrder, TableDef,
 };
@@ -32,7 +33,7 @@ use crate::toast::Toast;
 use folio_btree::{MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, Write};
-use folio_txn::Transaction;
+use folio_txn::{LockMode, Transaction};
 use folio_wal::Wal;
 use std::sync::{Arc, Mutex};
 
@@ -77,6 +78,8 @@ pub struct Catalog {
     attribute_tables: Index,
     oids: Arc<Oids>,
     activity: Activity,
+    /// DDL marks by table oid (`currency.rs`).
+    pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
     tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
     pub(crate) toast: Arc<Toast>,
@@ -109,6 +112,7 @@ impl Catalog {
                 false,
             ),
             activity: Activity::default(),
+            ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
             toast: Arc::new(Toast {
                 table: Table::open(pool.clone(), wal.clone(), trees.toast),
@@ -204,6 +208,8 @@ impl Catalog {
     ) -> Result<IndexDef, CatalogError> {
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
+        // Writers of the table wait, and are waited for (`SHARE`).
+        self.lock_for_ddl(txn, table.oid, LockMode::Share)?;
         let order: Vec<KeyOrder> = columns.iter().map(|(_, o)| *o).collect();
         let positions = columns
             .iter()
@@ -241,14 +247,19 @@ impl Catalog {
             unique,
             root: tree.root(),
         };
-        self.in_savepoint(txn, |txn| {
-            self.insert_class(txn, &class)?;
-            let mut relation = self.open_relation(TableDef {
-                indexes: vec![def.clone()],
-                ..table.clone()
-            })?;
-            relation.indexes.truncate(1);
-            relation.build_index(txn, 0)
+        // Built from a snapshot taken now, with writers locked out: every
+        // committed row gets its entry, whatever the transaction's
+        // snapshot (REPEATABLE READ's may be older than the last writer).
+        txn.with_latest_snapshot(|txn| {
+            self.in_savepoint(txn, |txn| {
+                self.insert_class(txn, &class)?;
+                let mut relation = self.open_relation(TableDef {
+                    indexes: vec![def.clone()],
+                    ..table.clone()
+                })?;
+                relation.indexes.truncate(1);
+                relation.build_index(txn, 0)
+            })
         })?;
         Ok(def)
     }
@@ -256,6 +267,7 @@ impl Catalog {
     /// `DROP TABLE name` (and its indexes), under the table's DDL lock.
     pub fn drop_table(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let table = self.lock_table(txn, name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         self.in_savepoint(txn, |txn| {
             for (tid, _) in self.attribute_rows(txn, table.oid)? {
                 self.attributes.delete(txn, tid)?;
@@ -280,7 +292,8 @@ impl Catalog {
         let missing = || CatalogError::NoSuchRelation(old.to_string());
         let (_, class) = self.class(txn, old)?.ok_or_else(missing)?;
         if class.kind == KIND_TABLE {
-            self.lock_table(txn, old)?;
+            let table = self.lock_table(txn, old)?;
+            self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         } else {
             let table = self
                 .class_rows(txn)?
@@ -354,6 +367,21 @@ impl Catalog {
         }
         txn.next_statement();
         self.table(txn, name)?.ok_or_else(missing)
+    }
+
+    /// The table lock of DDL that changes table `oid` (`SHARE` for
+    /// `CREATE INDEX`, `ACCESS EXCLUSIVE` for drop and rename), and its
+    /// DDL mark (`currency.rs`), so writers that opened the table before
+    /// learn that it changed.
+    fn lock_for_ddl(
+        &self,
+        txn: &mut Transaction,
+        oid: u64,
+        mode: LockMode,
+    ) -> Result<(), CatalogError> {
+        txn.lock_table(oid, mode)?;
+        let me = txn.existing_xid().expect("a lock gives an xid");
+        self.ddl_marks.of(oid).note(txn.manager(), me)
     }
 
     /// The heap of out-of-line values (for checks).

@@ -30,6 +30,10 @@ pub enum CatalogError {
     NameTooLong(String),
     #[error("the catalog is corrupt: {0}")]
     Corrupt(String),
+    /// DDL on the table committed after this relation was read (the
+    /// writer opens it again: `currency.rs`).
+    #[error("could not serialize access due to concurrent DDL on relation \"{0}\" (open it again)")]
+    Stale(String),
     #[error("index \"{index}\" and its table disagree: {detail}")]
     IndexMismatch { index: String, detail: String },
 }
@@ -50,6 +54,7 @@ impl CatalogError {
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
             CatalogError::IndexMismatch { .. } => Some("XX002"),
+            CatalogError::Stale(_) => Some("40001"),
             _ => None,
         }
     }

@@ -6,6 +6,7 @@ mod amcheck;
 mod autovacuum;
 mod catalog;
 mod codec;
+mod currency;
 mod defs;
 mod error;
 mod relation;

@@ -13,13 +13,14 @@
 
 use crate::autovacuum::TableActivity;
 use crate::catalog::Catalog;
+use crate::currency::DdlMark;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
 use crate::toast::{TOAST_OID, Toast};
 use folio_btree::MAX_MULTI_KEY_LEN;
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
-use folio_txn::Transaction;
+use folio_txn::{Csn, LockMode, Transaction, Xid};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -67,6 +68,11 @@ pub struct Relation {
     /// Where values too large for a row go, and its autovacuum counts.
     toast: Arc<Toast>,
     toast_activity: Arc<TableActivity>,
+    /// The table's DDL mark, and the snapshot the relation was read with
+    /// (`None`: opened from a definition; not checked) (`currency.rs`).
+    ddl_mark: Arc<DdlMark>,
+    /// With the transaction that read it (its own DDL it saw).
+    read_with: Option<(Csn, Option<Xid>)>,
 }
 
 /// The types of a table's columns.
@@ -92,7 +98,9 @@ impl Catalog {
         let Some(def) = self.table(txn, name)? else {
             return Ok(None);
         };
-        Ok(Some(self.open_relation(def)?))
+        let mut relation = self.open_relation(def)?;
+        relation.read_with = Some((txn.snapshot().0, txn.existing_xid()));
+        Ok(Some(relation))
     }
 
     /// Opens a relation from its definition.
@@ -123,6 +131,8 @@ impl Catalog {
             activity: self.activity(def.oid),
             toast: self.toast.clone(),
             toast_activity: self.activity(TOAST_OID),
+            ddl_mark: self.ddl_marks.of(def.oid),
+            read_with: None,
             def,
             types,
             indexes,
@@ -163,6 +173,26 @@ impl Relation {
         Ok(())
     }
 
+    /// The table lock every row change takes (`ROW EXCLUSIVE`, folio-txn
+    /// `relation_locks.rs`): `CREATE INDEX` waits for running writers and
+    /// they for it, so an index never misses a row. Once per transaction
+    /// and table.
+    /// Newly taken, the lock also checks that no DDL on the table
+    /// committed after the relation was read (`currency.rs`): 40001 if one
+    /// did (open the relation again).
+    fn lock_for_writes(&self, txn: &mut Transaction) -> Result<(), CatalogError> {
+        let newly = txn.lock_table(self.def.oid, LockMode::RowExclusive)?;
+        if newly
+            && let Some((snapshot, reader)) = self.read_with
+            && self
+                .ddl_mark
+                .changed_since(txn.manager(), snapshot, reader)?
+        {
+            return Err(CatalogError::Stale(self.def.name.clone()));
+        }
+        Ok(())
+    }
+
     /// Fits `values` to the columns and checks NOT NULL.
     fn prepare(&self, values: Vec<Value>) -> Result<Vec<Value>, CatalogError> {
         if values.len() != self.types.len() {
@@ -196,6 +226,7 @@ impl Relation {
     /// Inserts a row; returns where it lives.
     pub fn insert(&self, txn: &mut Transaction, values: Vec<Value>) -> Result<Tid, CatalogError> {
         let values = self.prepare(values)?;
+        self.lock_for_writes(txn)?;
         let keys = self.keys(&values)?;
         let row = self.toast.encode(txn, values, &self.types)?;
         let tid = self.table.insert(txn, &row)?;
@@ -229,6 +260,7 @@ impl Relation {
     ) -> Result<Write, CatalogError> {
         let values = self.prepare(values)?;
         let keys = self.keys(&values)?;
+        self.lock_for_writes(txn)?;
         let indexed_changed = self
             .indexes
             .iter()
@@ -254,6 +286,7 @@ impl Relation {
 
     /// Deletes the version at `tid`.
     pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, CatalogError> {
+        self.lock_for_writes(txn)?;
         let write = self.table.delete(txn, tid)?;
         if write == Write::Done(None) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);

@@ -364,6 +364,107 @@ mod relations {
         assert_eq!(aids, expected);
     }
 
+    // Proves table locks: CREATE INDEX waits for a running writer of its
+    // table and then indexes the writer's row; a writer waits for a
+    // running CREATE INDEX, and its relation opened before is refused as
+    // stale (40001) so it writes through one that has the new index;
+    // writers do not wait for each other; DROP TABLE waits for a writer.
+    // Every index agrees with the heap afterwards.
+    #[test]
+    fn create_index_and_writers_of_its_table_wait_for_each_other() {
+        let db = sim_db(21);
+        let cat = db.catalog().clone();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        cat.create_table(&mut t, "accounts", &account_columns())
+            .unwrap();
+        cat.create_index(&mut t, "accounts", "accounts_pkey", &["aid"], true)
+            .unwrap();
+        t.commit().unwrap();
+        let insert = |t: &mut folio_db::Transaction, aid: i32| {
+            let rel = db.catalog().relation(t, "accounts").unwrap().unwrap();
+            rel.insert(t, account(aid, 7, 0)).unwrap();
+        };
+
+        // Two writers at once: no wait.
+        let mut w1 = db.begin(RC, SYNC).unwrap();
+        let mut w2 = db.begin(RC, SYNC).unwrap();
+        insert(&mut w1, 1);
+        insert(&mut w2, 2);
+        w2.commit().unwrap();
+        // CREATE INDEX waits for w1, then indexes its row.
+        let creator = {
+            let (db, cat) = (db.clone(), cat.clone());
+            std::thread::spawn(move || {
+                let mut t = db.begin(RC, SYNC).unwrap();
+                cat.create_index(&mut t, "accounts", "accounts_bid", &["bid"], false)
+                    .unwrap();
+                t.commit().unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!creator.is_finished(), "CREATE INDEX waits for the writer");
+        w1.commit().unwrap();
+        creator.join().unwrap();
+        let t = db.begin(RC, SYNC).unwrap();
+        let rel = cat.relation(&t, "accounts").unwrap().unwrap();
+        let bid = rel
+            .indexes
+            .iter()
+            .position(|i| i.def.name == "accounts_bid")
+            .unwrap();
+        assert_eq!(rel.lookup(&t, bid, &[Value::Int4(7)]).unwrap().len(), 2);
+        drop(t);
+
+        // A writer waits for a running CREATE INDEX.
+        let mut creating = db.begin(RC, SYNC).unwrap();
+        cat.create_index(
+            &mut creating,
+            "accounts",
+            "accounts_bal",
+            &["abalance"],
+            false,
+        )
+        .unwrap();
+        let writer = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let mut t = db.begin(RC, SYNC).unwrap();
+                // Opened before the index commits: stale once the wait ends.
+                let rel = db.catalog().relation(&t, "accounts").unwrap().unwrap();
+                let stale = rel.insert(&mut t, account(3, 7, 0)).unwrap_err();
+                assert_eq!(stale.sqlstate(), Some("40001"), "{stale}");
+                t.next_statement();
+                let rel = db.catalog().relation(&t, "accounts").unwrap().unwrap();
+                assert_eq!(rel.indexes.len(), 3, "opened again: the new index");
+                rel.insert(&mut t, account(3, 7, 0)).unwrap();
+                t.commit().unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!writer.is_finished(), "the writer waits for CREATE INDEX");
+        creating.commit().unwrap();
+        writer.join().unwrap();
+
+        // DROP TABLE waits for a writer.
+        let mut w = db.begin(RC, SYNC).unwrap();
+        insert(&mut w, 4);
+        let dropper = {
+            let (db, cat) = (db.clone(), cat.clone());
+            std::thread::spawn(move || {
+                let mut t = db.begin(RC, SYNC).unwrap();
+                cat.drop_table(&mut t, "accounts").unwrap();
+                t.rollback().unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!dropper.is_finished(), "DROP TABLE waits for the writer");
+        w.commit().unwrap();
+        dropper.join().unwrap();
+        for (name, check) in db.verify_tables().unwrap() {
+            check.unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
     // Proves the heap-and-index check (amcheck's heapallindexed, run by
     // `Database::verify`) accepts a table after inserts, HOT and key
     // updates, deletes, a refused unique insert, a rolled-back insert and

@@ -81,6 +81,8 @@ pub struct TxnManager {
     pub(crate) config: TxnConfig,
     /// Members of share-lock groups (`share_groups.rs`).
     pub(crate) share_groups: crate::share_groups::ShareGroups,
+    /// Table locks (`relation_locks.rs`).
+    pub(crate) relation_locks: crate::relation_locks::RelationLocks,
 }
 
 impl TxnManager {
@@ -102,6 +104,7 @@ impl TxnManager {
             slots: SnapshotSlots::new(),
             config,
             share_groups: Default::default(),
+            relation_locks: Default::default(),
         }))
     }
 

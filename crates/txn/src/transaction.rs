@@ -20,6 +20,7 @@ use crate::fate::Fate;
 use crate::ids::{Csn, Xid};
 use crate::live::{Ended, LiveEntry};
 use crate::manager::{Outcome, TxnManager};
+use crate::relation_locks::LockMode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -63,6 +64,8 @@ pub struct Transaction {
     frames: Vec<Frame>,
     /// Subtransaction xids released into the top level.
     released: Vec<Xid>,
+    /// Table locks held (`relation_locks.rs`), until the end.
+    table_locks: Vec<(u64, LockMode)>,
     ended: bool,
 }
 
@@ -98,6 +101,7 @@ impl Transaction {
             entry: None,
             frames: Vec::new(),
             released: Vec::new(),
+            table_locks: Vec::new(),
             ended: false,
         })
     }
@@ -121,6 +125,22 @@ impl Transaction {
         if self.isolation == Isolation::ReadCommitted && !self.ended {
             self.snapshot = self.mgr.slots.refresh(self.slot, self.mgr.clock());
         }
+    }
+
+    /// Runs `f` reading with a snapshot taken now, then (REPEATABLE READ)
+    /// goes back to the transaction's: for DDL that must see every
+    /// committed row once it has locked writers out (an index build). The
+    /// published snapshot slot keeps the older snapshot, so the horizon
+    /// stays where it was: nothing `f` or the kept snapshot can see is
+    /// pruned meanwhile.
+    pub fn with_latest_snapshot<T>(&mut self, f: impl FnOnce(&mut Transaction) -> T) -> T {
+        let kept = self.snapshot;
+        self.snapshot = self.mgr.clock().snapshot();
+        let out = f(self);
+        if self.isolation == Isolation::RepeatableRead {
+            self.snapshot = kept;
+        }
+        out
     }
 
     /// The top-level xid, if the transaction has written.
@@ -160,6 +180,29 @@ impl Transaction {
         self.entry.as_ref().is_some_and(|e| e.xid == xid)
             || self.released.contains(&xid)
             || self.frames.iter().any(|f| f.xids().any(|x| x == xid))
+    }
+
+    /// Locks table `oid` in `mode` until this transaction ends
+    /// (`relation_locks.rs`), waiting for running holders of conflicting
+    /// modes (deadlocks: 40P01; `lock_timeout`: 55P03). Gives the
+    /// transaction an xid: the lock's holder. Returns whether the lock was
+    /// newly taken (false: held already).
+    pub fn lock_table(&mut self, oid: u64, mode: LockMode) -> Result<bool, TxnError> {
+        if self
+            .table_locks
+            .iter()
+            .any(|&(o, held)| o == oid && held.covers(mode))
+        {
+            return Ok(false);
+        }
+        self.xid()?;
+        let me = self.existing_xid().expect("assigned above");
+        let mgr = self.mgr.clone();
+        while let Some(holder) = mgr.relation_locks.try_acquire(&mgr, oid, mode, me) {
+            self.wait_for(holder)?;
+        }
+        self.table_locks.push((oid, mode));
+        Ok(true)
     }
 
     /// `SAVEPOINT name`: later writes run in a subtransaction that

@@ -3,6 +3,7 @@
 //! serialization failures, and a check that no money appeared or vanished.
 //!
 //! `cargo run --release -p folio --example bank -- [DIR] [THREADS] [TRANSFERS]`
+//! (DIR empty or absent: a temporary directory).
 
 use folio::{Database, Isolation, Options, Schema, Type};
 use std::sync::Arc;
@@ -15,9 +16,10 @@ const OPENING: i64 = 1_000;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let temp = tempfile::tempdir()?;
-    let dir = args
-        .next()
-        .map_or_else(|| temp.path().join("bank"), Into::into);
+    let dir = match args.next() {
+        Some(dir) if !dir.is_empty() => dir.into(),
+        _ => temp.path().join("bank"),
+    };
     let threads: usize = args.next().map_or(Ok(4), |a| a.parse())?;
     let transfers: usize = args.next().map_or(Ok(2_000), |a| a.parse())?;
 

@@ -164,9 +164,39 @@ impl Index {
         key: &[u8],
         tid: Tid,
     ) -> Result<Check, HeapError> {
-        let mgr = txn.manager();
+        // The key's entries: read in place from their leaf when they all
+        // lie in one (no copy of the leaf), else by a scan.
+        let mut words = TIDS.with(|cell| cell.take());
+        let result = self
+            .entries_of(key, &mut words)
+            .and_then(|()| self.check_versions(txn, table, &words, tid));
+        TIDS.with(|cell| cell.replace(words));
+        result
+    }
+
+    /// The tids of every entry of `key`, into `words`.
+    fn entries_of(&self, key: &[u8], words: &mut Vec<u64>) -> Result<(), HeapError> {
+        if self.tree.probe(key, words)? {
+            return Ok(());
+        }
+        words.clear();
         let mut scan = self.tree.scan_key(key, Direction::Forward);
         while let Some((_, word, _)) = scan.next_entry()? {
+            words.push(word);
+        }
+        Ok(())
+    }
+
+    /// The unique check over the versions the entries `words` lead to.
+    fn check_versions(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        words: &[u64],
+        tid: Tid,
+    ) -> Result<Check, HeapError> {
+        let mgr = txn.manager();
+        for &word in words {
             // Every version the entry leads to (its HOT chain).
             for (other, h) in table.chain_headers(word_tid(word))? {
                 if other == tid {

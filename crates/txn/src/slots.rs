@@ -6,8 +6,11 @@
 //! Each transaction claims a slot (one compare-and-swap on a slot's own
 //! cache line; a thread reuses the slot it last had, so the line is in
 //! practice its own and uncontended), publishes its snapshot there, and
-//! frees it when it ends. Computing the horizon reads every slot: the
-//! cost is pruning's and vacuum's, never a reader's.
+//! frees it when it ends. Computing the horizon reads every slot below the
+//! high-water mark (one more than the highest slot ever claimed): the cost
+//! is pruning's and vacuum's, never a reader's. Before the mark, pruning
+//! read all 4,096 slots (512 KiB) per prune: 5.8% of the tpcb profile at
+//! 8 threads.
 //!
 //! **Why the horizon is safe.** A transaction publishes in this order:
 //! `slot := completed` (SeqCst), then `S := completed` (SeqCst), and
@@ -20,12 +23,20 @@
 //! `H0 <= S`. Either way `horizon <= S` for every snapshot in use, and a
 //! version deleted by a transaction with `csn <= horizon` is invisible to
 //! all of them and to every later snapshot.
+//!
+//! **The high-water mark** joins the same order: a claimer makes sure the
+//! mark exceeds its slot (a SeqCst load, and a `fetch_max` only when it
+//! must grow) before it publishes; the horizon loads the mark (SeqCst)
+//! after `H0` and before the slots. If the horizon's load of the mark
+//! comes after the claimer's, it reads a mark above the slot and scans it;
+//! otherwise it precedes the claimer's publication and snapshot load, and
+//! `H0 <= S` as before.
 
 use crate::clock::{CommitClock, Snapshot};
 use crate::error::TxnError;
 use crate::ids::Csn;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Transactions that can run at once (each needs a slot).
 pub const MAX_SNAPSHOTS: usize = 4096;
@@ -45,7 +56,18 @@ thread_local! {
 #[derive(Debug)]
 pub(crate) struct SnapshotSlots {
     slots: Box<[Slot]>,
+    /// One more than the highest slot index ever claimed: the horizon
+    /// reads only the slots below it (threads claim from the lowest free
+    /// slot they know, so this stays near the most transactions that ever
+    /// ran at once, not `MAX_SNAPSHOTS`).
+    high_water: HighWater,
 }
+
+/// The high-water mark, alone on its cache lines: written only when it
+/// grows.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct HighWater(AtomicUsize);
 
 impl SnapshotSlots {
     pub(crate) fn new() -> SnapshotSlots {
@@ -53,6 +75,7 @@ impl SnapshotSlots {
             slots: (0..MAX_SNAPSHOTS)
                 .map(|_| Slot(AtomicU64::new(FREE)))
                 .collect(),
+            high_water: HighWater::default(),
         }
     }
 
@@ -62,6 +85,15 @@ impl SnapshotSlots {
         for i in 0..MAX_SNAPSHOTS {
             let index = (start + i) % MAX_SNAPSHOTS;
             let slot = &self.slots[index].0;
+            if slot.load(Ordering::Relaxed) == FREE {
+                // Before the slot is published (module comment): a horizon
+                // that misses the slot read the mark before this, and its
+                // completed CSN before this transaction's snapshot.
+                let high = &self.high_water.0;
+                if high.load(Ordering::SeqCst) <= index {
+                    high.fetch_max(index + 1, Ordering::SeqCst);
+                }
+            }
             if slot.load(Ordering::Relaxed) == FREE
                 && slot
                     .compare_exchange(
@@ -97,7 +129,8 @@ impl SnapshotSlots {
     /// comment): every commit at or below it is seen by all of them.
     pub(crate) fn horizon(&self, clock: &CommitClock) -> Csn {
         let mut horizon = clock.completed_seqcst().0;
-        for slot in self.slots.iter() {
+        let high = self.high_water.0.load(Ordering::SeqCst);
+        for slot in &self.slots[..high.min(MAX_SNAPSHOTS)] {
             let value = slot.0.load(Ordering::SeqCst);
             if value != FREE {
                 horizon = horizon.min(value);

@@ -238,15 +238,16 @@ impl Table {
         tid: Tid,
         visit: impl FnOnce(Tid, &[u8]),
     ) -> Result<Lead, HeapError> {
-        // The common case, a visible version at the entry's own item, reads
-        // only the header, one line pointer and the tuple; a Redirect, a
-        // HOT chain or an invisible version copies the page.
+        // The common cases, a visible version at the entry's own item or at
+        // the item its Redirect leads to (a pruned HOT chain's live
+        // member), read only the header, a line pointer or two and the
+        // tuple; a longer HOT chain or an invisible version copies the page.
         let mut visit = Some(visit);
         let seen = self.read_one_with(tid, |found| -> Result<bool, HeapError> {
             match found {
-                Some((header, row)) if visible(txn, &header)? => {
+                Some((at, header, row)) if visible(txn, &header)? => {
                     if let Some(visit) = visit.take() {
-                        visit(tid, row);
+                        visit(at, row);
                     }
                     Ok(true)
                 }
@@ -843,7 +844,7 @@ impl Table {
     fn read_one_with<R>(
         &self,
         tid: Tid,
-        f: impl FnOnce(Option<(TupleHeader, &[u8])>) -> R,
+        f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut scratch) => self.read_one_into(tid, &mut scratch, f),
@@ -851,30 +852,48 @@ impl Table {
         })
     }
 
+    /// The version at `tid`, or, if `tid` is a Redirect, at its target
+    /// when that is a `HEAP_ONLY` version (what pruning leaves: the root
+    /// redirects to the chain's first live member), read optimistically
+    /// into `buf` at their own offsets (the page header, one or two line
+    /// pointers and the tuple; no page copy), validated, and lent to `f`
+    /// with where it lives. `None`: anything else (the caller reads a copy
+    /// of the page).
     fn read_one_into<R>(
         &self,
         tid: Tid,
         buf: &mut Page,
-        f: impl FnOnce(Option<(TupleHeader, &[u8])>) -> R,
+        f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        let lp_at = HEADER_SIZE + tid.item.0 as usize * LINE_POINTER_SIZE;
+        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
         loop {
             let guard = self.pool.optimistic(tid.page)?;
             guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
-            if lp_at + LINE_POINTER_SIZE <= PAGE_SIZE {
-                guard.read_bytes(lp_at, &mut buf[lp_at..lp_at + LINE_POINTER_SIZE]);
-            }
-            let found = match LinePointerPage::new(buf) {
-                Ok(lp) if (tid.item.0 as usize) < lp.count() => match lp.state(tid.item) {
+            let mut at = tid.item;
+            let mut redirected = false;
+            // Racy bytes until validated: every step stays inside the page.
+            let found = loop {
+                let lp = lp_at(at);
+                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
+                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
+                }
+                let state = match LinePointerPage::new(buf) {
+                    Ok(page) if (at.0 as usize) < page.count() => page.state(at),
+                    Ok(_) => break Ok(None),
+                    Err(e) => break Err(e.to_string()),
+                };
+                match state {
                     Ok(LineState::Normal { offset, len }) => {
                         guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                        Ok(Some((offset, len)))
+                        break Ok(Some((at, offset, len)));
                     }
-                    Ok(_) => Ok(None),
-                    Err(e) => Err(e.to_string()),
-                },
-                Ok(_) => Ok(None),
-                Err(e) => Err(e.to_string()),
+                    Ok(LineState::Redirect(target)) if !redirected => {
+                        redirected = true;
+                        at = target;
+                    }
+                    Ok(_) => break Ok(None),
+                    Err(e) => break Err(e.to_string()),
+                }
             };
             if guard.validate().is_err() {
                 continue;
@@ -882,12 +901,20 @@ impl Table {
             if header_page_type(buf) != Some(PageType::Heap) {
                 return Err(HeapError::corrupt(tid.page, "not a heap page"));
             }
-            let Some((offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))? else {
+            let Some((item, offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))?
+            else {
                 return Ok(f(None));
             };
             let tuple = &buf[offset..offset + len];
             let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
-            return Ok(f(Some((header, &tuple[TUPLE_HEADER_SIZE..]))));
+            if redirected && !header.heap_only() {
+                return Ok(f(None));
+            }
+            let at = Tid {
+                page: tid.page,
+                item,
+            };
+            return Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))));
         }
     }
 

@@ -26,7 +26,7 @@
 //! is written to a page without the WAL (folio has no hint bits). An empty
 //! leaf stays (legal); the next delete or split deals with it.
 
-use crate::multi::{MultiTree, encode};
+use crate::multi::MultiTree;
 use crate::node;
 use crate::{BtreeError, Tree};
 use folio_page::{Lsn, PageId, header_lsn};
@@ -75,7 +75,7 @@ impl MultiTree {
     ) -> Result<usize, BtreeError> {
         let keys = entries
             .iter()
-            .map(|(key, tid)| encode(key, *tid))
+            .map(|(key, tid)| self.form().encode(key, *tid))
             .collect::<Result<Vec<_>, _>>()?;
         self.tree().delete_if_unchanged(stamp, &keys)
     }

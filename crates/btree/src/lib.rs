@@ -36,7 +36,9 @@ mod wal_records;
 pub use counters::AccessCounters;
 pub use error::BtreeError;
 pub use kill::LeafStamp;
-pub use multi::{MAX_MULTI_KEY_LEN, MultiEntry, MultiScan, MultiTree};
+pub use multi::{
+    KeyForm, MAX_MULTI_KEY_LEN, MAX_PREFIX_FREE_KEY_LEN, MultiEntry, MultiScan, MultiTree,
+};
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
 pub use redo::BtreeRedo;
 pub use root_map::{ROOT_MAP_META_SLOT, RootEntry, RootMap, TreeKind};

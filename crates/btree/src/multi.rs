@@ -13,6 +13,17 @@
 //! a key sorts before every longer key it is a prefix of. A key prefix's
 //! escaped form (without terminator) is a prefix of exactly the encodings of
 //! keys with that prefix, so prefix scans map to prefix scans.
+//!
+//! **Prefix-free keys** ([`KeyForm::PrefixFree`]): when no key of the tree
+//! is a proper prefix of another (fixed-length keys, or folio-row's index
+//! keys, where every column's encoding ends itself), the entry is the key
+//! as it is, then the tid: two different keys differ at a byte both have,
+//! so `key ‖ tid` compares as `(key, tid)` with no escape and no
+//! terminator. Keys are shorter (a small integer's zero bytes are not
+//! doubled) and the limit is twice as high ([`MAX_PREFIX_FREE_KEY_LEN`]).
+//! The form is the caller's promise, fixed when the tree is created and
+//! recorded by whoever names the tree (the root map's kind, the catalog's
+//! index row).
 
 use crate::kill::LeafStamp;
 use crate::scan::{Direction, Scan};
@@ -26,6 +37,89 @@ use std::sync::Arc;
 /// Longest key a non-unique tree accepts: a key of only zero bytes doubles
 /// when escaped, and the terminator and tid take 10 bytes.
 pub const MAX_MULTI_KEY_LEN: usize = (crate::MAX_KEY_LEN - 10) / 2;
+
+/// Longest key of a [`KeyForm::PrefixFree`] tree: the key and the tid.
+pub const MAX_PREFIX_FREE_KEY_LEN: usize = crate::MAX_KEY_LEN - 8;
+
+/// How a non-unique tree encodes its keys (module comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyForm {
+    /// Any keys: escaped, with a terminator.
+    Escaped,
+    /// Keys none of which is a proper prefix of another: as they are.
+    /// Scan bounds are then keys (or, for lower bounds and excluded upper
+    /// bounds, any bytes); an included upper bound `p` that is a proper
+    /// prefix of keys takes in the keys that start with `p`, and an
+    /// excluded lower bound `p` leaves them out (prefix ranges, as the
+    /// embedded API's are, are exact).
+    PrefixFree,
+}
+
+impl KeyForm {
+    /// The longest key this form accepts.
+    pub fn max_key_len(self) -> usize {
+        match self {
+            KeyForm::Escaped => MAX_MULTI_KEY_LEN,
+            KeyForm::PrefixFree => MAX_PREFIX_FREE_KEY_LEN,
+        }
+    }
+
+    /// Encodes `(key, tid)`; checks the key length limit.
+    pub(crate) fn encode(self, key: &[u8], tid: u64) -> Result<Vec<u8>, BtreeError> {
+        if key.len() > self.max_key_len() {
+            return Err(BtreeError::KeyTooLarge {
+                len: key.len(),
+                max: self.max_key_len(),
+            });
+        }
+        match self {
+            KeyForm::Escaped => encode(key, tid),
+            KeyForm::PrefixFree => {
+                let mut out = Vec::with_capacity(key.len() + 8);
+                out.extend_from_slice(key);
+                out.extend_from_slice(&tid.to_be_bytes());
+                Ok(out)
+            }
+        }
+    }
+
+    /// Decodes an encoded entry key into `(key, tid)`.
+    fn decode(self, encoded: &[u8]) -> Option<(Vec<u8>, u64)> {
+        match self {
+            KeyForm::Escaped => decode(encoded),
+            KeyForm::PrefixFree => {
+                let (key, tid) = encoded.split_at_checked(encoded.len().checked_sub(8)?)?;
+                Some((key.to_vec(), u64::from_be_bytes(tid.try_into().ok()?)))
+            }
+        }
+    }
+
+    /// The encoded bound below every entry of `key` (`after`: above them
+    /// all); `None` when nothing lies above (a prefix-free key of only
+    /// `0xFF` bytes).
+    fn bound(self, key: &[u8], after: bool) -> Option<Vec<u8>> {
+        match (self, after) {
+            (KeyForm::Escaped, false) => Some(key_bound(key, [0, 0])),
+            (KeyForm::Escaped, true) => Some(key_bound(key, [0, 1])),
+            (KeyForm::PrefixFree, false) => Some(key.to_vec()),
+            // Every entry of a key past `key` is at or past its successor
+            // (no key extends `key`).
+            (KeyForm::PrefixFree, true) => crate::scan::prefix_successor(key),
+        }
+    }
+
+    /// The encoded form of a key prefix (prefix scans).
+    fn prefix(self, prefix: &[u8]) -> Vec<u8> {
+        match self {
+            KeyForm::Escaped => {
+                let mut out = Vec::new();
+                escape(prefix, &mut out);
+                out
+            }
+            KeyForm::PrefixFree => prefix.to_vec(),
+        }
+    }
+}
 
 /// The escaped bytes of `key` (the one owner of the escape rule).
 fn escaped(key: &[u8]) -> impl Iterator<Item = u8> + '_ {
@@ -87,6 +181,7 @@ fn decode(encoded: &[u8]) -> Option<(Vec<u8>, u64)> {
 #[derive(Debug, Clone)]
 pub struct MultiTree {
     tree: Tree,
+    form: KeyForm,
 }
 
 impl MultiTree {
@@ -100,8 +195,19 @@ impl MultiTree {
         pool: Arc<BufferPool>,
         wal: Option<Arc<Wal>>,
     ) -> Result<MultiTree, BtreeError> {
+        MultiTree::create_with(pool, wal, KeyForm::Escaped)
+    }
+
+    /// Creates an empty non-unique tree of keys in `form`, logging to
+    /// `wal` (`None`: unlogged).
+    pub fn create_with(
+        pool: Arc<BufferPool>,
+        wal: Option<Arc<Wal>>,
+        form: KeyForm,
+    ) -> Result<MultiTree, BtreeError> {
         Ok(MultiTree {
             tree: Tree::create_logged(pool, wal)?,
+            form,
         })
     }
 
@@ -116,9 +222,30 @@ impl MultiTree {
         root: PageId,
         wal: Option<Arc<Wal>>,
     ) -> Result<MultiTree, BtreeError> {
+        MultiTree::open_with(pool, root, wal, KeyForm::Escaped)
+    }
+
+    /// Opens the non-unique tree of keys in `form` rooted at `root`.
+    pub fn open_with(
+        pool: Arc<BufferPool>,
+        root: PageId,
+        wal: Option<Arc<Wal>>,
+        form: KeyForm,
+    ) -> Result<MultiTree, BtreeError> {
         Ok(MultiTree {
             tree: Tree::open_logged(pool, root, wal)?,
+            form,
         })
+    }
+
+    /// How the tree encodes its keys.
+    pub fn form(&self) -> KeyForm {
+        self.form
+    }
+
+    /// The longest key the tree accepts.
+    pub fn max_key_len(&self) -> usize {
+        self.form.max_key_len()
     }
 
     /// The underlying unique tree of encoded keys.
@@ -132,17 +259,17 @@ impl MultiTree {
 
     /// Inserts `(key, tid) -> value`; [`BtreeError::KeyExists`] if that pair exists.
     pub fn insert(&self, key: &[u8], tid: u64, value: &[u8]) -> Result<(), BtreeError> {
-        self.tree.insert(&encode(key, tid)?, value)
+        self.tree.insert(&self.form.encode(key, tid)?, value)
     }
 
     /// Inserts or replaces `(key, tid) -> value`; true if it replaced.
     pub fn upsert(&self, key: &[u8], tid: u64, value: &[u8]) -> Result<bool, BtreeError> {
-        self.tree.upsert(&encode(key, tid)?, value)
+        self.tree.upsert(&self.form.encode(key, tid)?, value)
     }
 
     /// The value of `(key, tid)`.
     pub fn get(&self, key: &[u8], tid: u64) -> Result<Option<Vec<u8>>, BtreeError> {
-        match encode(key, tid) {
+        match self.form.encode(key, tid) {
             Ok(encoded) => self.tree.get(&encoded),
             Err(_) => Ok(None),
         }
@@ -150,7 +277,7 @@ impl MultiTree {
 
     /// Deletes `(key, tid)`; true if it was present.
     pub fn delete(&self, key: &[u8], tid: u64) -> Result<bool, BtreeError> {
-        match encode(key, tid) {
+        match self.form.encode(key, tid) {
             Ok(encoded) => self.tree.delete(&encoded),
             Err(_) => Ok(false),
         }
@@ -163,22 +290,40 @@ impl MultiTree {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> MultiScan<'_> {
+        let form = self.form;
+        // A bound past the last possible key: the range is empty above it.
+        let mut empty = false;
+        let mut past = |bound: Option<Vec<u8>>| {
+            bound.unwrap_or_else(|| {
+                empty = true;
+                Vec::new()
+            })
+        };
         let lower = match lower {
-            Bound::Included(k) => Bound::Included(key_bound(k, [0, 0])),
-            Bound::Excluded(k) => Bound::Included(key_bound(k, [0, 1])),
+            Bound::Included(k) => Bound::Included(past(form.bound(k, false))),
+            Bound::Excluded(k) => Bound::Included(past(form.bound(k, true))),
             Bound::Unbounded => Bound::Unbounded,
         };
         let upper = match upper {
-            Bound::Included(k) => Bound::Excluded(key_bound(k, [0, 1])),
-            Bound::Excluded(k) => Bound::Excluded(key_bound(k, [0, 0])),
+            Bound::Included(k) => match form.bound(k, true) {
+                Some(after) => Bound::Excluded(after),
+                None => Bound::Unbounded,
+            },
+            Bound::Excluded(k) => Bound::Excluded(past(form.bound(k, false))),
             Bound::Unbounded => Bound::Unbounded,
+        };
+        // An empty range: [x, x).
+        let (lower, upper) = if empty {
+            (Bound::Included(Vec::new()), Bound::Excluded(Vec::new()))
+        } else {
+            (lower, upper)
         };
         let scan = self.tree.scan(
             lower.as_ref().map(Vec::as_slice),
             upper.as_ref().map(Vec::as_slice),
             direction,
         );
-        MultiScan { scan }
+        MultiScan { scan, form }
     }
 
     /// The tids of every entry of `key`, in tid order, when they all lie
@@ -198,8 +343,12 @@ impl MultiTree {
         tids: &mut Vec<u64>,
     ) -> Result<Option<LeafStamp>, BtreeError> {
         tids.clear();
-        if key.len() > MAX_MULTI_KEY_LEN {
+        if key.len() > self.form.max_key_len() {
             return Ok(None);
+        }
+        if self.form == KeyForm::PrefixFree {
+            // Every entry of the key is the key and 8 bytes of tid.
+            return self.tree.probe_suffixes(key, tids);
         }
         // The escaped key and terminator [0, 0] (`key_bound`), on the
         // stack (the key limit keeps them within it); the suffix of each
@@ -220,10 +369,9 @@ impl MultiTree {
 
     /// Scans the entries whose keys start with `prefix`.
     pub fn scan_prefix(&self, prefix: &[u8], direction: Direction) -> MultiScan<'_> {
-        let mut escaped = Vec::new();
-        escape(prefix, &mut escaped);
         MultiScan {
-            scan: self.tree.scan_prefix(&escaped, direction),
+            scan: self.tree.scan_prefix(&self.form.prefix(prefix), direction),
+            form: self.form,
         }
     }
 
@@ -251,6 +399,7 @@ pub type MultiEntry<'a> = (Vec<u8>, u64, &'a [u8]);
 #[derive(Debug)]
 pub struct MultiScan<'t> {
     scan: Scan<'t>,
+    form: KeyForm,
 }
 
 impl MultiScan<'_> {
@@ -259,7 +408,7 @@ impl MultiScan<'_> {
         let root = self.scan.tree_root();
         match self.scan.next_entry()? {
             None => Ok(None),
-            Some((encoded, value)) => match decode(encoded) {
+            Some((encoded, value)) => match self.form.decode(encoded) {
                 Some((key, tid)) => Ok(Some((key, tid, value))),
                 None => Err(BtreeError::corrupt(root, "malformed non-unique entry key")),
             },

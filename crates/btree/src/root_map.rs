@@ -12,6 +12,7 @@
 //! | 0 | 8 | root page id, little-endian |
 //! | 8 | 1 | kind: 0 unique, 1 non-unique |
 
+use crate::multi::KeyForm;
 use crate::{BtreeError, MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_page::PageId;
@@ -27,6 +28,8 @@ pub const ROOT_MAP_META_SLOT: usize = 0;
 pub enum TreeKind {
     Unique,
     NonUnique,
+    /// A non-unique tree of prefix-free keys (`KeyForm::PrefixFree`).
+    NonUniquePrefixFree,
 }
 
 impl TreeKind {
@@ -34,12 +37,14 @@ impl TreeKind {
         match self {
             TreeKind::Unique => 0,
             TreeKind::NonUnique => 1,
+            TreeKind::NonUniquePrefixFree => 2,
         }
     }
     fn name(self) -> &'static str {
         match self {
             TreeKind::Unique => "unique",
             TreeKind::NonUnique => "non-unique",
+            TreeKind::NonUniquePrefixFree => "non-unique (prefix-free keys)",
         }
     }
 }
@@ -68,6 +73,7 @@ fn decode_entry(name: &[u8], value: &[u8]) -> Result<RootEntry, BtreeError> {
     let kind = match value.get(8) {
         Some(0) => TreeKind::Unique,
         Some(1) => TreeKind::NonUnique,
+        Some(2) => TreeKind::NonUniquePrefixFree,
         _ => return Err(bad()),
     };
     if value.len() != 9 {
@@ -114,8 +120,21 @@ impl RootMap {
 
     /// Creates a non-unique tree called `name`.
     pub fn create_multi_tree(&self, name: &str) -> Result<MultiTree, BtreeError> {
-        let tree = MultiTree::create_logged(self.tree.pool.clone(), self.tree.wal.clone())?;
-        self.register(name, tree.tree(), TreeKind::NonUnique)?;
+        self.create_multi_tree_with(name, KeyForm::Escaped)
+    }
+
+    /// Creates a non-unique tree of keys in `form` called `name`.
+    pub fn create_multi_tree_with(
+        &self,
+        name: &str,
+        form: KeyForm,
+    ) -> Result<MultiTree, BtreeError> {
+        let tree = MultiTree::create_with(self.tree.pool.clone(), self.tree.wal.clone(), form)?;
+        let kind = match form {
+            KeyForm::Escaped => TreeKind::NonUnique,
+            KeyForm::PrefixFree => TreeKind::NonUniquePrefixFree,
+        };
+        self.register(name, tree.tree(), kind)?;
         Ok(tree)
     }
 
@@ -172,11 +191,20 @@ impl RootMap {
 
     /// Opens the non-unique tree called `name`.
     pub fn open_multi_tree(&self, name: &str) -> Result<Option<MultiTree>, BtreeError> {
-        match self.open_kind(name, TreeKind::NonUnique)? {
-            Some(root) => Ok(Some(MultiTree::open_logged(
+        let form = match self.lookup(name)? {
+            Some(entry) if entry.kind == TreeKind::NonUniquePrefixFree => KeyForm::PrefixFree,
+            _ => KeyForm::Escaped,
+        };
+        let kind = match form {
+            KeyForm::Escaped => TreeKind::NonUnique,
+            KeyForm::PrefixFree => TreeKind::NonUniquePrefixFree,
+        };
+        match self.open_kind(name, kind)? {
+            Some(root) => Ok(Some(MultiTree::open_with(
                 self.tree.pool.clone(),
                 root,
                 self.tree.wal.clone(),
+                form,
             )?)),
             None => Ok(None),
         }

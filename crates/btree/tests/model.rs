@@ -4,7 +4,7 @@
 
 mod common;
 
-use folio_btree::{BtreeError, Direction, MultiTree, Tree};
+use folio_btree::{BtreeError, Direction, KeyForm, MultiTree, Tree};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::ops::{Bound, RangeBounds};
@@ -297,6 +297,99 @@ proptest! {
         if dir == Direction::Backward { want.reverse(); }
         prop_assert_eq!(got, want);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prefix_free_multi_tree_matches_model(
+        ops in prop::collection::vec((0u8..3, prop::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), Just(b'k')], 3), 0u64..50), 1..600),
+        lo in prop::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), Just(b'k')], 3),
+        hi in prop::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), Just(b'k')], 3),
+        prefix_len in 0usize..3,
+        dir in direction(),
+    ) {
+        // Proves a tree of prefix-free keys (here: 3 bytes each, zero and
+        // 0xFF bytes included) stored unescaped keeps (key, tid) entries
+        // in key-then-tid order: every bound kind with keys as bounds, in
+        // both directions, exact-key probes and scans, and prefix scans
+        // match a BTreeMap of pairs; its entries are the key and the tid.
+        let (_dir, pool) = common::pool(32, false);
+        let tree = MultiTree::create_with(pool, None, KeyForm::PrefixFree).unwrap();
+        let mut model = BTreeMap::new();
+        for (kind, k, tid) in &ops {
+            match kind {
+                0 | 1 => {
+                    let inserted = tree.upsert(k, *tid, &tid.to_le_bytes()).unwrap();
+                    prop_assert_eq!(inserted, model.insert((k.clone(), *tid), tid.to_le_bytes().to_vec()).is_some());
+                }
+                _ => prop_assert_eq!(tree.delete(k, *tid).unwrap(), model.remove(&(k.clone(), *tid)).is_some()),
+            }
+        }
+        tree.verify().unwrap();
+        if let Some(((k, _), _)) = model.iter().next() {
+            let mut first = tree.tree().scan(Bound::Unbounded, Bound::Unbounded, dir_forward());
+            let (encoded, _) = first.next().unwrap().unwrap();
+            prop_assert_eq!(encoded.len(), k.len() + 8, "key and tid, unescaped");
+        }
+        let bounds = [
+            (Bound::Included(lo.as_slice()), Bound::Included(hi.as_slice())),
+            (Bound::Excluded(lo.as_slice()), Bound::Excluded(hi.as_slice())),
+            (Bound::Included(lo.as_slice()), Bound::Unbounded),
+            (Bound::Excluded(lo.as_slice()), Bound::Unbounded),
+            (Bound::Unbounded, Bound::Excluded(hi.as_slice())),
+            (Bound::Unbounded, Bound::Included(hi.as_slice())),
+        ];
+        for (l, u) in bounds {
+            let got: Vec<_> = tree.scan(l, u, dir).map(Result::unwrap).collect();
+            let mut want: Vec<_> = model
+                .iter()
+                .filter(|((k, _), _)| (l, u).contains(k.as_slice()))
+                .map(|((k, t), v)| (k.clone(), *t, v.clone()))
+                .collect();
+            if dir == Direction::Backward { want.reverse(); }
+            prop_assert_eq!(&got, &want, "{:?} {:?}", l, u);
+        }
+        for probed in [&lo, &hi] {
+            let mut tids = Vec::new();
+            let want: Vec<u64> = model.keys().filter(|(k, _)| k == probed).map(|(_, t)| *t).collect();
+            if tree.probe(probed, &mut tids).unwrap() {
+                prop_assert_eq!(&tids, &want, "probe of {:?}", probed);
+            }
+            let got: Vec<_> = tree.scan_key(probed, Direction::Forward).map(|r| r.unwrap().1).collect();
+            prop_assert_eq!(got, want);
+        }
+        let prefix = &lo[..prefix_len];
+        let got: Vec<_> = tree.scan_prefix(prefix, dir).map(|r| { let (k, t, _) = r.unwrap(); (k, t) }).collect();
+        let mut want: Vec<_> = model.keys().filter(|(k, _)| k.starts_with(prefix)).cloned().collect();
+        if dir == Direction::Backward { want.reverse(); }
+        prop_assert_eq!(got, want);
+    }
+}
+
+fn dir_forward() -> Direction {
+    Direction::Forward
+}
+
+// Proves the key limits of both forms: 251 bytes escaped, 504 prefix-free,
+// and a longer key is a clear error.
+#[test]
+fn multi_tree_key_limits_by_form() {
+    let (_dir, pool) = common::pool(32, false);
+    let escaped = MultiTree::create(pool.clone()).unwrap();
+    let free = MultiTree::create_with(pool, None, KeyForm::PrefixFree).unwrap();
+    assert_eq!(escaped.max_key_len(), 251);
+    assert_eq!(free.max_key_len(), 504);
+    free.insert(&[0u8; 504], 1, b"").unwrap();
+    assert!(matches!(
+        free.insert(&[0u8; 505], 1, b""),
+        Err(BtreeError::KeyTooLarge { len: 505, max: 504 })
+    ));
+    assert!(matches!(
+        escaped.insert(&[0u8; 252], 1, b""),
+        Err(BtreeError::KeyTooLarge { len: 252, max: 251 })
+    ));
 }
 
 // Proves `probe` answers from one leaf when a key's entries lie in it

@@ -30,7 +30,7 @@ use crate::defs::{
 };
 use crate::error::CatalogError;
 use crate::toast::Toast;
-use folio_btree::{MultiTree, Tree};
+use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, Write};
 use folio_txn::{LockMode, Transaction};
@@ -151,6 +151,7 @@ impl Catalog {
             root: pages.root(),
             table_oid: 0,
             unique: false,
+            prefix_free: false,
             columns: Vec::new(),
             order: Vec::new(),
         };
@@ -227,7 +228,12 @@ impl Catalog {
             return Err(CatalogError::Exists(index_name.to_string()));
         }
         let oid = self.next_oid()?;
-        let tree = MultiTree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
+        // folio-row's keys are prefix-free: stored as they are.
+        let tree = MultiTree::create_with(
+            self.pool.clone(),
+            Some(self.wal.clone()),
+            KeyForm::PrefixFree,
+        )?;
         let class = ClassRow {
             oid,
             name: index_name.to_string(),
@@ -235,6 +241,7 @@ impl Catalog {
             root: tree.root(),
             table_oid: table.oid,
             unique,
+            prefix_free: true,
             columns: positions.clone(),
             order: order.clone(),
         };
@@ -245,6 +252,7 @@ impl Catalog {
             columns: positions,
             order,
             unique,
+            prefix_free: true,
             root: tree.root(),
         };
         // Built from a snapshot taken now, with writers locked out: every
@@ -410,7 +418,12 @@ impl Catalog {
 
     /// An index's tree.
     pub fn open_index(&self, def: &IndexDef) -> Result<Index, CatalogError> {
-        let tree = MultiTree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
+        let form = if def.prefix_free {
+            KeyForm::PrefixFree
+        } else {
+            KeyForm::Escaped
+        };
+        let tree = MultiTree::open_with(self.pool.clone(), def.root, Some(self.wal.clone()), form)?;
         Ok(Index::open(&def.name, tree, def.unique))
     }
 
@@ -444,6 +457,7 @@ impl Catalog {
                 columns: c.columns,
                 order: c.order,
                 unique: c.unique,
+                prefix_free: c.prefix_free,
                 root: c.root,
             })
             .collect();

@@ -33,6 +33,10 @@ pub struct IndexDef {
     /// defaults: ASC NULLS LAST, DESC NULLS FIRST).
     pub order: Vec<KeyOrder>,
     pub unique: bool,
+    /// Its tree's keys are folio-row's encoded keys as they are (no escape:
+    /// they are prefix-free; folio-btree `KeyForm::PrefixFree`). False for
+    /// indexes made before this existed.
+    pub prefix_free: bool,
     /// Root of its B+tree.
     pub root: PageId,
 }
@@ -99,6 +103,8 @@ pub(crate) struct ClassRow {
     pub root: PageId,
     pub table_oid: u64,
     pub unique: bool,
+    /// Stored as bit 1 of the byte whose bit 0 is `unique`.
+    pub prefix_free: bool,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
 }
@@ -111,7 +117,7 @@ impl ClassRow {
             .u8(self.kind)
             .u64(self.root.0)
             .u64(self.table_oid)
-            .u8(self.unique as u8)
+            .u8(self.unique as u8 | (self.prefix_free as u8) << 1)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -126,7 +132,11 @@ impl ClassRow {
         let kind = r.u8()?;
         let root = PageId(r.u64()?);
         let table_oid = r.u64()?;
-        let unique = r.u8()? != 0;
+        let flags = r.u8()?;
+        if flags > 3 {
+            return Err(format!("index flags {flags:#04x}"));
+        }
+        let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
         let n = r.u16()?;
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
@@ -142,6 +152,7 @@ impl ClassRow {
             root,
             table_oid,
             unique,
+            prefix_free,
             columns,
             order,
         })
@@ -199,6 +210,7 @@ mod tests {
             root: PageId(9),
             table_oid: 16383,
             unique: true,
+            prefix_free: true,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
         };

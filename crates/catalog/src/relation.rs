@@ -17,7 +17,6 @@ use crate::currency::DdlMark;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
 use crate::toast::{TOAST_OID, Toast};
-use folio_btree::MAX_MULTI_KEY_LEN;
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
 use folio_txn::{Csn, LockMode, Transaction, Xid};
@@ -34,9 +33,9 @@ pub struct RelationIndex {
 
 impl RelationIndex {
     /// The key of a row's values. A key longer than the index's tree
-    /// holds is 54000 with PostgreSQL's message (the tree's limit,
-    /// `folio_btree::MAX_MULTI_KEY_LEN`, is below PostgreSQL's 2,704 bytes
-    /// today).
+    /// holds is 54000 with PostgreSQL's message (the tree's limit: 504
+    /// bytes for indexes made since session 11, whose prefix-free keys are
+    /// stored unescaped; 251 before; PostgreSQL's is 2,704).
     pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
         let key_values: Vec<Value> = self
             .def
@@ -45,10 +44,11 @@ impl RelationIndex {
             .map(|&c| values[c as usize].clone())
             .collect();
         let key = encode_key(&key_values, &self.key_columns)?;
-        if key.len() > MAX_MULTI_KEY_LEN {
+        let max = self.index.tree().max_key_len();
+        if key.len() > max {
             return Err(folio_row::RowError::KeyTooLong {
                 len: key.len(),
-                max: MAX_MULTI_KEY_LEN,
+                max,
             }
             .into());
         }

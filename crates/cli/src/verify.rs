@@ -74,7 +74,9 @@ fn verify_trees(db: &Database) -> Result<usize, DbError> {
         let pool = db.pool().clone();
         let result = match entry.kind {
             TreeKind::Unique => Tree::open(pool, entry.root).and_then(|t| t.verify()),
-            TreeKind::NonUnique => MultiTree::open(pool, entry.root).and_then(|t| t.verify()),
+            TreeKind::NonUnique | TreeKind::NonUniquePrefixFree => {
+                MultiTree::open(pool, entry.root).and_then(|t| t.verify())
+            }
         };
         let result = result.map_err(|e| format!("{e} (root {})", entry.root));
         failed += usize::from(result.is_err());

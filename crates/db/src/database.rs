@@ -4,7 +4,7 @@
 use crate::adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 use crate::lock::DirLock;
 use crate::{DbError, Options};
-use folio_btree::{BtreeRedo, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
+use folio_btree::{BtreeRedo, KeyForm, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
 use folio_buffer::BufferPool;
 use folio_catalog::{Autovacuum, CATALOG_TREE_NAMES, Catalog, CatalogTrees};
 use folio_heap::{HeapRedo, Index, Table};
@@ -340,8 +340,22 @@ impl Database {
     /// table insert or update) until the catalog does it; `unique` is not
     /// stored yet either: pass the same value to `open_index`.
     pub fn create_index(&self, name: &str, unique: bool) -> Result<Index, DbError> {
+        self.create_index_with(name, unique, KeyForm::Escaped)
+    }
+
+    /// [`Database::create_index`] whose keys are in `form`
+    /// (`KeyForm::PrefixFree`: the caller promises no key is a proper
+    /// prefix of another, e.g. fixed-length keys; shorter entries).
+    pub fn create_index_with(
+        &self,
+        name: &str,
+        unique: bool,
+        form: KeyForm,
+    ) -> Result<Index, DbError> {
         self.check_writable()?;
-        let tree = self.roots.create_multi_tree(&format!("index.{name}"))?;
+        let tree = self
+            .roots
+            .create_multi_tree_with(&format!("index.{name}"), form)?;
         Ok(Index::open(name, tree, unique))
     }
 
@@ -409,7 +423,9 @@ impl Database {
         for entry in self.roots.list()? {
             let report = match entry.kind {
                 TreeKind::Unique => Tree::open(self.pool.clone(), entry.root)?.verify()?,
-                TreeKind::NonUnique => MultiTree::open(self.pool.clone(), entry.root)?.verify()?,
+                TreeKind::NonUnique | TreeKind::NonUniquePrefixFree => {
+                    MultiTree::open(self.pool.clone(), entry.root)?.verify()?
+                }
             };
             reports.push((entry.name, report));
         }

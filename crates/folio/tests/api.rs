@@ -279,6 +279,22 @@ fn failures_and_savepoints() {
         db.begin(Isolation::Serializable).unwrap_err().code(),
         "0A000"
     );
+
+    // Index keys: up to 504 encoded bytes (a text key takes its bytes,
+    // one marker and a two-byte terminator); longer is 54000.
+    db.transact(Isolation::ReadCommitted, |tx| {
+        let t = tx.create_table(
+            &Schema::new("docs")
+                .column("name", Type::Text)
+                .primary_key(&["name"]),
+        )?;
+        t.insert((&*"n".repeat(501),))?;
+        assert!(t.get("n".repeat(501))?.is_some());
+        let e = t.insert((&*"n".repeat(502),)).unwrap_err();
+        assert_eq!(e.code(), "54000", "{e}");
+        Ok(())
+    })
+    .unwrap();
     db.verify().unwrap();
 }
 

@@ -3,6 +3,7 @@
 //! and the balance check.
 
 use crate::BenchError;
+use folio_btree::KeyForm;
 use folio_db::{Database, DbError, Durability, Index, Isolation, Table, Write};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -121,7 +122,8 @@ fn load(db: &Database, scale: f64) -> Result<Schema, DbError> {
     let table = |name: &str| -> Result<BenchTable, DbError> {
         Ok(BenchTable {
             table: db.create_table(name)?,
-            index: db.create_index(&format!("{name}_pkey"), true)?,
+            // Fixed 8-byte keys: prefix-free, so entries are not escaped.
+            index: db.create_index_with(&format!("{name}_pkey"), true, KeyForm::PrefixFree)?,
         })
     };
     let schema = Schema {

@@ -15,7 +15,6 @@ use crate::error::CatalogError;
 use crate::toast::TOAST_OID;
 use folio_heap::Index;
 use folio_txn::{Durability, Isolation, TxnManager};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -52,19 +51,7 @@ pub struct TableActivity {
 }
 
 /// Activity by table oid.
-#[derive(Debug, Default)]
-pub(crate) struct Activity(Mutex<HashMap<u64, Arc<TableActivity>>>);
-
-impl Activity {
-    pub(crate) fn of(&self, oid: u64) -> Arc<TableActivity> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(oid)
-            .or_default()
-            .clone()
-    }
-}
+pub(crate) type Activity = crate::per_table::PerTable<TableActivity>;
 
 /// What one pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

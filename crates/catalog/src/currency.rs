@@ -21,9 +21,7 @@
 
 use crate::error::CatalogError;
 use folio_txn::{Csn, Outcome, TxnManager, Xid};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// The DDL mark of one table.
 #[derive(Debug, Default)]
@@ -71,16 +69,4 @@ impl DdlMark {
 }
 
 /// DDL marks by table oid.
-#[derive(Debug, Default)]
-pub(crate) struct DdlMarks(Mutex<HashMap<u64, Arc<DdlMark>>>);
-
-impl DdlMarks {
-    pub(crate) fn of(&self, oid: u64) -> Arc<DdlMark> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(oid)
-            .or_default()
-            .clone()
-    }
-}
+pub(crate) type DdlMarks = crate::per_table::PerTable<DdlMark>;

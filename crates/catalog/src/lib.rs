@@ -9,6 +9,7 @@ mod codec;
 mod currency;
 mod defs;
 mod error;
+mod per_table;
 mod relation;
 mod toast;
 

@@ -1,0 +1,28 @@
+//! In-memory state kept per table oid and shared by everyone who opens
+//! the table (autovacuum's counts, DDL marks): one `Arc<T>` per oid, made
+//! on first use.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A `T` per table oid.
+#[derive(Debug)]
+pub(crate) struct PerTable<T>(Mutex<HashMap<u64, Arc<T>>>);
+
+impl<T> Default for PerTable<T> {
+    fn default() -> Self {
+        PerTable(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<T: Default> PerTable<T> {
+    /// The table's `T`, made if it has none yet.
+    pub(crate) fn of(&self, oid: u64) -> Arc<T> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(oid)
+            .or_default()
+            .clone()
+    }
+}

@@ -95,7 +95,7 @@ pub use folio_row::{Numeric, SqlType as Type, Value};
 pub use folio_txn::{Durability, Isolation};
 pub use options::{Options, OptionsBuilder, WalRecycle};
 pub use range::Range;
-pub use row::{Column, FromValue, IntoRow, Key, Row};
+pub use row::{Column, FromValue, IntoRow, Key, Row, RowRef};
 pub use schema::Schema;
 pub use table::Table;
 pub use transaction::Transaction;

@@ -55,6 +55,86 @@ impl PartialEq<[Value]> for Row {
     }
 }
 
+/// A row lent for the length of a call ([`crate::Table::get_with`]): its
+/// bytes stay where the read found them, and a column is decoded only when
+/// asked for; text and bytea are borrowed, not copied.
+#[derive(Debug, Clone, Copy)]
+pub struct RowRef<'a> {
+    bytes: &'a [u8],
+    types: &'a [folio_row::SqlType],
+    columns: &'a [String],
+}
+
+impl<'a> RowRef<'a> {
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        types: &'a [folio_row::SqlType],
+        columns: &'a [String],
+    ) -> RowRef<'a> {
+        RowRef {
+            bytes,
+            types,
+            columns,
+        }
+    }
+
+    fn raw(&self, column: impl Column) -> Result<(usize, folio_row::ColumnBytes<'a>)> {
+        let at = column.position(self.columns)?;
+        let raw = folio_row::column_bytes(self.bytes, self.types, at)?;
+        if raw == folio_row::ColumnBytes::External {
+            return Err(Error::invalid(
+                "0A000",
+                format!(
+                    "column \"{}\" is stored out of line: read it with get()",
+                    self.columns[at]
+                ),
+            ));
+        }
+        Ok((at, raw))
+    }
+
+    /// A text column's value, borrowed (`None` for NULL).
+    pub fn str(&self, column: impl Column) -> Result<Option<&'a str>> {
+        let (at, raw) = self.raw(column)?;
+        use folio_row::SqlType::{Char, Text, Varchar};
+        if !matches!(self.types[at], Text | Varchar(_) | Char(_)) {
+            return Err(mismatch_type(self.types[at], "&str"));
+        }
+        match raw {
+            folio_row::ColumnBytes::Inline(b) => std::str::from_utf8(b)
+                .map(Some)
+                .map_err(|_| Error::invalid("XX001", "text that is not UTF-8")),
+            _ => Ok(None),
+        }
+    }
+
+    /// A bytea column's value, borrowed (`None` for NULL).
+    pub fn bytes(&self, column: impl Column) -> Result<Option<&'a [u8]>> {
+        let (at, raw) = self.raw(column)?;
+        if self.types[at] != folio_row::SqlType::Bytea {
+            return Err(mismatch_type(self.types[at], "&[u8]"));
+        }
+        match raw {
+            folio_row::ColumnBytes::Inline(b) => Ok(Some(b)),
+            _ => Ok(None),
+        }
+    }
+
+    /// A column's value as a Rust type ([`Row::get`]'s rules), decoded
+    /// from the lent bytes.
+    pub fn get<T: FromValue>(&self, column: impl Column) -> Result<T> {
+        let (at, _) = self.raw(column)?;
+        T::from_value(&folio_row::decode_column(self.bytes, self.types, at)?)
+    }
+}
+
+fn mismatch_type(ty: folio_row::SqlType, wanted: &str) -> Error {
+    Error::invalid(
+        "42804",
+        format!("a {} column cannot be read as {wanted}", ty.name()),
+    )
+}
+
 /// A column named by position or by name.
 pub trait Column {
     fn position(&self, columns: &[String]) -> Result<usize>;

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::range::Range;
-use crate::row::{IntoRow, Key, Row};
+use crate::row::{IntoRow, Key, Row, RowRef};
 use crate::schema::primary_key_name;
 use crate::transaction::{Op, Transaction};
 use folio_btree::prefix_successor;
@@ -129,6 +129,26 @@ impl<'t> Table<'t> {
         let key = self.encode(self.primary_index()?, &key, false)?;
         let found = self.tx.statement(Op::Read, |txn| self.find(txn, &key))?;
         Ok(found.map(|(_, values)| self.row(values)))
+    }
+
+    /// Looks the row with primary key `key` up and lends it to `f` where
+    /// the read found it (a [`RowRef`]: columns decoded on demand, text and
+    /// bytea borrowed; values stored out of line are read with
+    /// [`Table::get`]). Nothing is allocated for the row.
+    pub fn get_with<T>(&self, key: impl Key, f: impl FnOnce(RowRef<'_>) -> T) -> Result<Option<T>> {
+        let key = self.encode(self.primary_index()?, &key, false)?;
+        let mut f = Some(f);
+        self.tx.statement(Op::Read, |txn| {
+            let mut out = None;
+            self.primary_index()?
+                .index
+                .get_with(txn, &self.rel.table, &key, |_, bytes| {
+                    if let Some(f) = f.take() {
+                        out = Some(f(RowRef::new(bytes, &self.rel.types, &self.columns)));
+                    }
+                })?;
+            Ok(out)
+        })
     }
 
     /// Inserts a row (values in column order). A primary key or unique

@@ -41,9 +41,9 @@ fn ids(rows: impl Iterator<Item = folio::Result<folio::Row>>) -> Vec<i64> {
     rows.map(|r| r.unwrap().get::<i64>("id").unwrap()).collect()
 }
 
-// Proves get, insert, update (including a key change), delete, len,
-// first and last by primary key, and that integer literals of any width
-// find a bigint key.
+// Proves get (also lending the row: a borrowed text column), insert,
+// update (including a key change), delete, len, first and last by primary
+// key, and that integer literals of any width find a bigint key.
 #[test]
 fn rows_by_primary_key() {
     let (_dir, db) = with_accounts(5);
@@ -57,6 +57,19 @@ fn rows_by_primary_key() {
     assert_eq!(row.get::<String>(2).unwrap_err().code(), "42804");
     assert_eq!(row.get::<i64>("nope").unwrap_err().code(), "42703");
     assert!(t.get(99i16).unwrap().is_none());
+    // Lent from where the read found it: text borrowed, nothing copied.
+    let lent = t
+        .get_with(3, |row| {
+            let owner: &str = row.str("owner").unwrap().unwrap();
+            (owner.len(), row.get::<i64>("balance").unwrap())
+        })
+        .unwrap();
+    assert_eq!(lent, Some((6, 100)));
+    assert!(t.get_with(99, |_| ()).unwrap().is_none());
+    let wrong = t
+        .get_with(3, |row| row.bytes("owner").unwrap_err().code())
+        .unwrap();
+    assert_eq!(wrong, Some("42804"));
 
     assert!(t.update(3, (3i64, "owner3", 250i64)).unwrap());
     assert_eq!(t.get(3).unwrap().unwrap().get::<i64>(2).unwrap(), 250);

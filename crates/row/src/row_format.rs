@@ -280,6 +280,38 @@ pub fn decode_column(row: &[u8], types: &[SqlType], index: usize) -> Result<Valu
     inline(stored(raw, types[index])?)
 }
 
+/// One column of a stored row, its bytes borrowed from the row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnBytes<'a> {
+    Null,
+    /// The value's bytes as stored: UTF-8 for text types, the bytes of a
+    /// bytea, the little-endian integer of the fixed-width types.
+    Inline(&'a [u8]),
+    /// Stored out of line (its relation fetches it).
+    External,
+}
+
+/// The bytes of column `index` of a row of `types`, borrowed: no
+/// allocation (what a reader lent a row from the page uses).
+pub fn column_bytes<'a>(
+    row: &'a [u8],
+    types: &[SqlType],
+    index: usize,
+) -> Result<ColumnBytes<'a>, RowError> {
+    if index >= types.len() {
+        return Err(corrupt(format!("column {index} of {}", types.len())));
+    }
+    let mut cursor = Cursor::new(row, types)?;
+    for (i, ty) in types.iter().enumerate().take(index) {
+        cursor.next_raw(i, *ty)?;
+    }
+    Ok(match cursor.next_raw(index, types[index])? {
+        Raw::Null => ColumnBytes::Null,
+        Raw::Inline(b) => ColumnBytes::Inline(b),
+        Raw::External { .. } => ColumnBytes::External,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,9 @@ pub struct Table<'t> {
     columns: Arc<[String]>,
 }
 
+/// A range's bounds as encoded index keys (lower, upper).
+type EncodedBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 /// A row found: where its version lives and its values.
 type Found = Option<(Tid, Vec<Value>)>;
 
@@ -307,23 +310,38 @@ impl<'t> Table<'t> {
     /// with `"eu"`.
     pub fn range<K: Key>(&self, range: impl RangeBounds<K>) -> Result<Range<'_>> {
         let primary = self.primary_index()?;
+        Ok(match self.bounds(primary, range)? {
+            Some((lower, upper)) => Range::new(self, primary, lower, upper),
+            None => Range::empty(self),
+        })
+    }
+
+    /// The encoded bounds of `range` in `index` (the one owner of the
+    /// prefix rule: a bound with fewer values than the index has columns
+    /// covers every key that starts with them); `None`: nothing can lie in
+    /// it.
+    fn bounds<K: Key>(
+        &self,
+        index: &RelationIndex,
+        range: impl RangeBounds<K>,
+    ) -> Result<Option<EncodedBounds>> {
         let lower = match range.start_bound() {
-            Bound::Included(k) => Bound::Included(self.encode(primary, k, true)?),
-            Bound::Excluded(k) => match prefix_successor(&self.encode(primary, k, true)?) {
+            Bound::Included(k) => Bound::Included(self.encode(index, k, true)?),
+            Bound::Excluded(k) => match prefix_successor(&self.encode(index, k, true)?) {
                 Some(after) => Bound::Included(after),
-                None => return Ok(Range::empty(self)),
+                None => return Ok(None),
             },
             Bound::Unbounded => Bound::Unbounded,
         };
         let upper = match range.end_bound() {
-            Bound::Included(k) => match prefix_successor(&self.encode(primary, k, true)?) {
+            Bound::Included(k) => match prefix_successor(&self.encode(index, k, true)?) {
                 Some(after) => Bound::Excluded(after),
                 None => Bound::Unbounded,
             },
-            Bound::Excluded(k) => Bound::Excluded(self.encode(primary, k, true)?),
+            Bound::Excluded(k) => Bound::Excluded(self.encode(index, k, true)?),
             Bound::Unbounded => Bound::Unbounded,
         };
-        Ok(Range::new(self, primary, lower, upper))
+        Ok(Some((lower, upper)))
     }
 
     /// Every row, in primary-key order (`.rev()` for descending).
@@ -364,20 +382,24 @@ impl<'t> Table<'t> {
     /// The rows whose key in the secondary index `index` is `key` (or
     /// starts with it, for fewer values than the index has columns), in
     /// index order.
-    pub fn get_by(&self, index: &str, key: impl Key) -> Result<Vec<Row>> {
+    pub fn get_by<K: Key>(&self, index: &str, key: K) -> Result<Vec<Row>> {
+        self.range_by::<K>(index, (Bound::Included(&key), Bound::Included(&key)))
+    }
+
+    /// The rows whose keys in the secondary index `index` lie in `range`
+    /// (bounds as [`Table::range`]'s), collected in index order (`.rev()`
+    /// the vector for descending).
+    pub fn range_by<K: Key>(&self, index: &str, range: impl RangeBounds<K>) -> Result<Vec<Row>> {
         let index = self.secondary_index(index)?;
-        let key = self.encode(index, &key, true)?;
-        let upper = prefix_successor(&key);
-        let upper = match &upper {
-            Some(after) => Bound::Excluded(after.as_slice()),
-            None => Bound::Unbounded,
+        let Some((lower, upper)) = self.bounds(index, range)? else {
+            return Ok(Vec::new());
         };
         let rows = self.tx.statement(Op::Read, |txn| {
             let found = index.index.scan(
                 txn,
                 &self.rel.table,
-                Bound::Included(&key),
-                upper,
+                lower.as_ref().map(Vec::as_slice),
+                upper.as_ref().map(Vec::as_slice),
                 folio_btree::Direction::Forward,
             )?;
             found

@@ -228,6 +228,19 @@ fn ddl_is_transactional() {
         "owner2"
     );
     assert_eq!(people.get_by("accounts_owner", "owner3").unwrap().len(), 1);
+    let owners: Vec<String> = people
+        .range_by("accounts_owner", "owner2"..)
+        .unwrap()
+        .iter()
+        .map(|r| r.get("owner").unwrap())
+        .collect();
+    assert_eq!(owners, ["owner2", "owner3"]);
+    assert!(
+        people
+            .range_by("accounts_owner", ..="owner0")
+            .unwrap()
+            .is_empty()
+    );
     drop(people);
     tx.commit().unwrap();
 

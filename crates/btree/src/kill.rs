@@ -28,8 +28,9 @@
 
 use crate::multi::MultiTree;
 use crate::node;
+use crate::node::NodeSource;
 use crate::{BtreeError, Tree};
-use folio_page::{Lsn, PageId, header_lsn};
+use folio_page::{LSN_OFFSET, Lsn, PageId, header_lsn};
 
 /// The leaf some entries were read from, and its LSN at that read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,25 @@ impl Tree {
             }
         }
         Ok(removed)
+    }
+}
+
+impl Tree {
+    /// Whether the leaf of `stamp` is unchanged since the stamp was taken
+    /// (its LSN is the stamp's): then every entry read with the stamp is
+    /// still in it, and nothing it led to was freed. Always false for an
+    /// unlogged tree (no LSN to compare).
+    pub fn stamp_holds(&self, stamp: LeafStamp) -> Result<bool, BtreeError> {
+        if self.wal.is_none() {
+            return Ok(false);
+        }
+        loop {
+            let guard = self.pool.optimistic(stamp.page)?;
+            let lsn = Lsn(guard.u64_at(LSN_OFFSET));
+            if guard.validate().is_ok() {
+                return Ok(lsn == stamp.lsn);
+            }
+        }
     }
 }
 

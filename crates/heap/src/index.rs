@@ -69,6 +69,49 @@ impl Kills {
     }
 }
 
+/// The entries of one leaf an index-only scan found visible, in order:
+/// `(key, tid, by the visibility map)`. An entry taken on the visibility
+/// map's word alone counts only if its leaf is unchanged since it was read
+/// (the scan holds no pin on the leaf, as PostgreSQL's index-only scans
+/// do: without the check, vacuum could remove the entry, free its line
+/// pointer and mark the page all-visible between the leaf's read and the
+/// map's, and the entry would count a row that is not there).
+#[derive(Debug, Default)]
+struct OnlyBatch {
+    stamp: Option<LeafStamp>,
+    entries: Vec<(Vec<u8>, Tid, bool)>,
+}
+
+impl OnlyBatch {
+    /// Visits the batch's entries in order, checking the map's on the heap
+    /// if the leaf changed. Returns the heap pages read.
+    fn settle(
+        &mut self,
+        index: &Index,
+        txn: &Transaction,
+        table: &Table,
+        visit: &mut impl FnMut(&[u8]),
+    ) -> Result<u64, HeapError> {
+        let mut heap = 0;
+        let holds = match self.stamp {
+            Some(stamp) if self.entries.iter().any(|e| e.2) => {
+                index.tree.tree().stamp_holds(stamp)?
+            }
+            _ => true,
+        };
+        for (key, tid, by_map) in self.entries.drain(..) {
+            if by_map && !holds {
+                heap += 1;
+                if table.fetch_chain_lead(txn, tid, |_, _| {})? != Lead::Visible {
+                    continue;
+                }
+            }
+            visit(&key);
+        }
+        Ok(heap)
+    }
+}
+
 /// Rows found, with where each version lives.
 pub type Rows = Vec<(Tid, Vec<u8>)>;
 
@@ -258,7 +301,7 @@ impl Index {
         direction: Direction,
     ) -> Result<(Rows, ScanPages), HeapError> {
         let mut out = Vec::new();
-        let pages = self.walk(lower, upper, direction, |_, tid| {
+        let pages = self.walk(lower, upper, direction, |_, tid, _| {
             let lead = table.fetch_chain_lead(txn, tid, |at, row| out.push((at, row.to_vec())))?;
             Ok(Some(lead))
         })?;
@@ -275,7 +318,7 @@ impl Index {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
-        mut visit: impl FnMut(&[u8], Tid) -> Result<Option<Lead>, HeapError>,
+        mut visit: impl FnMut(&[u8], Tid, Option<LeafStamp>) -> Result<Option<Lead>, HeapError>,
     ) -> Result<ScanPages, HeapError> {
         let mut heap = 0;
         let mut kills = Kills::default();
@@ -286,7 +329,7 @@ impl Index {
                 kills.flush(self);
                 kills.stamp = stamp;
             }
-            match visit(&key, word_tid(word))? {
+            match visit(&key, word_tid(word), stamp)? {
                 None => {}
                 Some(lead) => {
                     heap += 1;
@@ -341,17 +384,26 @@ impl Index {
         mut visit: impl FnMut(&[u8]),
     ) -> Result<ScanPages, HeapError> {
         let vm = table.visibility_map();
-        self.walk(lower, upper, direction, |key, tid| {
+        let mut batch = OnlyBatch::default();
+        let mut rechecked = 0;
+        let mut pages = self.walk(lower, upper, direction, |key, tid, stamp| {
+            if batch.stamp != stamp {
+                rechecked += batch.settle(self, txn, table, &mut visit)?;
+                batch.stamp = stamp;
+            }
             if vm.all_visible(tid.page) {
-                visit(key);
+                batch.entries.push((key.to_vec(), tid, true));
                 return Ok(None);
             }
             let lead = table.fetch_chain_lead(txn, tid, |_, _| {})?;
             if lead == Lead::Visible {
-                visit(key);
+                batch.entries.push((key.to_vec(), tid, false));
             }
             Ok(Some(lead))
-        })
+        })?;
+        rechecked += batch.settle(self, txn, table, &mut visit)?;
+        pages.heap += rechecked;
+        Ok(pages)
     }
 
     /// Every entry of the index, `(key, tuple id)` in key order, whatever
@@ -423,7 +475,7 @@ impl Index {
             return Ok(seen);
         }
         let range = (Bound::Included(key), Bound::Included(key));
-        self.walk(range.0, range.1, Direction::Forward, |_, tid| {
+        self.walk(range.0, range.1, Direction::Forward, |_, tid, _| {
             let lead = table.fetch_chain_lead(txn, tid, &mut *visit)?;
             if lead == Lead::Visible {
                 seen += 1;

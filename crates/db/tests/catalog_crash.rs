@@ -159,14 +159,9 @@ fn case(seed: u64, crash_at: u64, txns: usize) -> bool {
             }
         }
     }
-    let completed = dir.op_count() <= crash_at;
-    let after = dir.crash();
-    let db = match Database::open_in(Storage::single(after), small_options()) {
-        Ok(db) => db,
-        Err(e) => {
-            assert!(!created, "{label}: create succeeded but open fails: {e}");
-            return completed;
-        }
+    let (completed, db) = crash_and_reopen(&dir, crash_at, created, &label);
+    let Some(db) = db else {
+        return completed;
     };
     let t = db.begin(RC, SYNC).unwrap();
     let found: Option<Model> = db.catalog().relation(&t, "t").unwrap().map(|rel| {

@@ -244,3 +244,24 @@ pub fn sweep_crash_points(mut case: impl FnMut(u64) -> bool) -> u64 {
     }
     crash_at
 }
+
+/// The end of a crash case: whether the workload completed before the
+/// crash point, and the database reopened (recovered) from what the crash
+/// left. `None` only if `create` never returned (asserted: a database
+/// whose creation returned must open).
+pub fn crash_and_reopen(
+    dir: &folio_io::SimDir,
+    crash_at: u64,
+    created: bool,
+    label: &str,
+) -> (bool, Option<Database>) {
+    let completed = dir.op_count() <= crash_at;
+    let after = dir.crash();
+    match Database::open_in(folio_db::Storage::single(after), small_options()) {
+        Ok(db) => (completed, Some(db)),
+        Err(e) => {
+            assert!(!created, "{label}: create succeeded but open fails: {e}");
+            (completed, None)
+        }
+    }
+}

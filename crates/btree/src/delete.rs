@@ -12,7 +12,7 @@
 use crate::logging::{self, After};
 use crate::node::{self, MAX_KEY_LEN, Target};
 use crate::wal_records::{self, UnlinkMain};
-use crate::{BtreeError, Tree, apply, counters};
+use crate::{BtreeError, Tree, apply, counters, node_mut};
 use folio_buffer::ExclusiveGuard;
 use folio_page::PageId;
 
@@ -100,6 +100,12 @@ impl Tree {
                 left_id,
                 format!("right link does not point to {}", leaf.page_id()),
             ));
+        }
+        let high_len = node::high_fence(&leaf).map_or(0, <[u8]>::len);
+        if !node_mut::high_fence_fits(&left, high_len) {
+            // The left sibling cannot take the leaf's high fence (long keys,
+            // README "Limits"): the empty leaf stays, as a leftmost child's does.
+            return Ok(());
         }
         let right_id = node::right(&*leaf);
         let mut right = None;

@@ -104,23 +104,34 @@ pub(crate) const MAX_SLOTS: usize = (PAGE_SIZE - SLOTS_START) / SLOT_SIZE;
 pub(crate) const FLAG_LOW: u8 = 1;
 pub(crate) const FLAG_HIGH: u8 = 2;
 
-/// Longest key a tree accepts (fences and separators are keys or prefixes of keys).
-pub const MAX_KEY_LEN: usize = 512;
-/// Longest entry (key plus value) a tree accepts. Larger items need
-/// overflow pages, which do not exist yet.
-pub const MAX_ENTRY_LEN: usize = 1536;
-/// Free bytes every node keeps back so its high fence can always grow to
-/// [`MAX_KEY_LEN`] (when an empty right sibling is merged in).
-pub(crate) const FENCE_RESERVE: usize = MAX_KEY_LEN;
+/// Longest key a tree accepts (fences and separators are keys or prefixes
+/// of keys): a third of the node's space less an inner entry's slot and
+/// child, so a node holds its high fence and two maximal entries
+/// (PostgreSQL's rule for B-tree items, `BTMaxItemSize`).
+pub const MAX_KEY_LEN: usize = 2688;
+/// Longest entry (key plus value) a tree accepts: a leaf holds its high
+/// fence and two of them. Larger items need overflow pages, which do not
+/// exist.
+pub const MAX_ENTRY_LEN: usize = 2696;
+
+/// Bytes a node has for its slots, entries and fences.
+pub(crate) const NODE_SPACE: usize = PAGE_SIZE - SLOTS_START;
 
 const _: () = assert!(SLOTS_START == 80 && HEADER_SIZE == 24, "node header layout");
 const _: () = assert!(PAGE_SIZE <= u16::MAX as usize, "heap offsets are u16");
-// A split leaves each half with at most half the entry bytes plus one entry;
-// the entry that caused the split must then fit next to both fences and the
-// reserve. Four maximal entries per node keep that true with room to spare.
+// A node always holds its high fence and two maximal entries; its low
+// fence it keeps only while there is room for it (`node_mut::room`). A
+// split then always has a point where the left half holds its entries and
+// the separator as high fence (one entry and a separator always fit), the
+// right half being part of a node that fitted; and a node with one entry
+// takes any second one.
 const _: () = assert!(
-    4 * (SLOT_SIZE + MAX_ENTRY_LEN) + 2 * MAX_KEY_LEN + FENCE_RESERVE <= PAGE_SIZE - SLOTS_START,
-    "a node must hold four maximal entries"
+    2 * (SLOT_SIZE + MAX_ENTRY_LEN) + MAX_KEY_LEN <= NODE_SPACE,
+    "a leaf must hold its high fence and two maximal entries"
+);
+const _: () = assert!(
+    2 * (SLOT_SIZE + MAX_KEY_LEN + 8) + MAX_KEY_LEN <= NODE_SPACE,
+    "an inner node must hold its high fence and two maximal separators"
 );
 const _: () = assert!(
     MAX_KEY_LEN + 8 <= MAX_ENTRY_LEN,

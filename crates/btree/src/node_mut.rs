@@ -19,10 +19,9 @@
 //! functions the do path and WAL redo share.
 
 use crate::node::{
-    self, FENCE_RESERVE, FLAG_HIGH, FLAG_LOW, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, OFF_COUNT,
-    OFF_DEAD, OFF_FLAGS, OFF_HEAP_START, OFF_HIGH_LEN, OFF_HIGH_OFF, OFF_LEFT, OFF_LEFTMOST,
-    OFF_LEVEL, OFF_LOW_LEN, OFF_LOW_OFF, OFF_MAGIC, OFF_PREFIX, OFF_RIGHT, OFF_TREE, SLOT_SIZE,
-    SLOTS_START,
+    self, FLAG_HIGH, FLAG_LOW, MAGIC, MAX_ENTRY_LEN, MAX_KEY_LEN, OFF_COUNT, OFF_DEAD, OFF_FLAGS,
+    OFF_HEAP_START, OFF_HIGH_LEN, OFF_HIGH_OFF, OFF_LEFT, OFF_LEFTMOST, OFF_LEVEL, OFF_LOW_LEN,
+    OFF_LOW_OFF, OFF_MAGIC, OFF_PREFIX, OFF_RIGHT, OFF_TREE, SLOT_SIZE, SLOTS_START,
 };
 use folio_page::{PAGE_SIZE, Page, PageId, PageType, header_lsn, init_page, set_header_lsn};
 
@@ -208,6 +207,12 @@ pub(crate) fn insert_compacts(page: &Page, len: usize) -> bool {
 /// below the slot array, and the live bytes found plus the dead bytes must
 /// equal the heap (the accounting `fits` relies on).
 pub(crate) fn compacted(page: &Page) -> Result<Box<Page>, NodeError> {
+    compacted_with(page, true)
+}
+
+/// [`compacted`], dropping the low fence unless `keep_low` (its bytes
+/// leave the heap and its flag is cleared; see [`room`]).
+fn compacted_with(page: &Page, keep_low: bool) -> Result<Box<Page>, NodeError> {
     let (count, heap) = node::heap_bounds(page)?;
     let slots_end = SLOTS_START + count * SLOT_SIZE;
     let mut out = Box::new(*page);
@@ -220,9 +225,15 @@ pub(crate) fn compacted(page: &Page) -> Result<Box<Page>, NodeError> {
         out[top..top + bytes.len()].copy_from_slice(bytes);
         Ok(top)
     };
+    let mut dropped = 0;
     if let Some(low) = node::checked_low_fence(page)? {
-        let off = place(&mut out, low)?;
-        put_u16(&mut out, OFF_LOW_OFF, off);
+        if keep_low {
+            let off = place(&mut out, low)?;
+            put_u16(&mut out, OFF_LOW_OFF, off);
+        } else {
+            dropped = low.len();
+            drop_low_fence(&mut out);
+        }
     }
     if let Some(high) = node::checked_high_fence(page)? {
         let off = place(&mut out, high)?;
@@ -235,7 +246,7 @@ pub(crate) fn compacted(page: &Page) -> Result<Box<Page>, NodeError> {
     }
     let live = PAGE_SIZE - top;
     let dead = node::dead_bytes(page);
-    if live + dead != PAGE_SIZE - heap {
+    if live + dropped + dead != PAGE_SIZE - heap {
         return invalid(format!(
             "heap accounting: {live} live + {dead} dead != {} in use",
             PAGE_SIZE - heap
@@ -246,9 +257,20 @@ pub(crate) fn compacted(page: &Page) -> Result<Box<Page>, NodeError> {
     Ok(out)
 }
 
-/// Sets the high fence (`None` = plus infinity). Always succeeds on a
-/// sound node that kept [`FENCE_RESERVE`] free; an error leaves the page
-/// unchanged.
+/// Clears the low fence's header fields (its bytes, if any, are the
+/// caller's to account for). The node's prefix stays sound: its bytes are
+/// then read from the high fence, which shares them, or from the first key
+/// (a node without a high fence computes its prefix from its keys).
+fn drop_low_fence(page: &mut Page) {
+    page[OFF_FLAGS] &= !FLAG_LOW;
+    put_u16(page, OFF_LOW_OFF, 0);
+    put_u16(page, OFF_LOW_LEN, 0);
+}
+
+/// Sets the high fence (`None` = plus infinity), dropping the low fence
+/// if its bytes are needed ([`room`]). [`NoSpace`](NodeError::NoSpace)
+/// when even then it does not fit ([`high_fence_fits`] says beforehand);
+/// an error leaves the page unchanged.
 pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) -> Result<(), NodeError> {
     let (count, heap) = node::heap_bounds(page)?;
     let len = high.map_or(0, <[u8]>::len);
@@ -286,6 +308,9 @@ pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) -> Result<(),
             // The old fence's bytes are dead: squeeze them out with the rest.
             work = compacted(&work)?;
         }
+        if gap(count, node::heap_start(&*work)) < len && node::flags(&*work) & FLAG_LOW != 0 {
+            work = compacted_with(&work, false)?;
+        }
         let heap = node::heap_start(&*work);
         if gap(count, heap) < len {
             return Err(NodeError::NoSpace);
@@ -297,10 +322,44 @@ pub(crate) fn set_high_fence(page: &mut Page, high: Option<&[u8]>) -> Result<(),
     Ok(())
 }
 
-/// Whether an entry of `key_len + value_len` bytes fits while keeping the
-/// fence reserve.
+/// The bytes a change can use in a node: the free bytes (gap and dead)
+/// and the low fence's, which a node gives up when nothing else makes room
+/// (the low fence is only the scans' shortcut, README "Fences"; the high
+/// fence bounds the node's keys for every reader and stays). What
+/// [`insert_at`], [`replace_value`] and [`set_high_fence`] can achieve, and
+/// so what redo accepts.
+pub(crate) fn room(page: &Page) -> usize {
+    node::free_bytes(page) + node::low_fence(page).map_or(0, <[u8]>::len)
+}
+
+/// Whether a change needing `need` more bytes goes ahead in this node
+/// (else the node is split first): they fit its free bytes, or the node
+/// has one entry or none, cannot be split, and its low fence's bytes make
+/// up the rest (`node.rs`'s assertions: a node holds its high fence and
+/// two maximal entries). So only nodes of keys near the limit lose their
+/// low fence.
+pub(crate) fn takes(page: &Page, need: usize) -> bool {
+    need <= node::free_bytes(page) || (node::count(page) < 2 && need <= room(page))
+}
+
+/// Whether an entry of `key_len + value_len` bytes (and its slot) goes in
+/// without a split ([`takes`]).
 pub(crate) fn fits(page: &Page, key_len: usize, value_len: usize) -> bool {
-    SLOT_SIZE + key_len + value_len + FENCE_RESERVE <= node::free_bytes(page)
+    takes(page, SLOT_SIZE + key_len + value_len)
+}
+
+/// Whether [`insert_at`] can place such an entry at all ([`room`]): the
+/// check of a change already decided.
+pub(crate) fn holds(page: &Page, key_len: usize, value_len: usize) -> bool {
+    SLOT_SIZE + key_len + value_len <= room(page)
+}
+
+/// Whether an empty right sibling's high fence of `len` bytes may be taken
+/// over (an unlink, which is optional): it fits the free bytes and the old
+/// fence's, without giving up the low fence.
+pub(crate) fn high_fence_fits(page: &Page, len: usize) -> bool {
+    let old = node::high_fence(page).map_or(0, <[u8]>::len);
+    len <= node::free_bytes(page) + old
 }
 
 /// Inserts the entry at slot `index` (the caller found the position),
@@ -318,7 +377,7 @@ pub(crate) fn insert_at(
     if key.len() > MAX_KEY_LEN || key.len() + value.len() > MAX_ENTRY_LEN {
         return invalid("entry exceeds the size limits");
     }
-    if !fits(page, key.len(), value.len()) {
+    if !holds(page, key.len(), value.len()) {
         return Err(NodeError::NoSpace);
     }
     let reprefix = prefix_for_insert(page, key)?;
@@ -331,9 +390,13 @@ pub(crate) fn insert_at(
         return Ok(());
     }
     let mut work = compacted(page)?;
+    if gap(count, node::heap_start(&*work)) < need {
+        // `holds` counted the low fence's bytes too.
+        work = compacted_with(&work, false)?;
+    }
     let heap = node::heap_start(&*work);
     if gap(count, heap) < need {
-        // `fits` counted dead bytes that compaction, having verified the
+        // `holds` counted dead bytes that compaction, having verified the
         // accounting, has reclaimed: unreachable, but not trusted.
         return Err(NodeError::NoSpace);
     }
@@ -403,13 +466,21 @@ pub(crate) fn remove_at(page: &mut Page, index: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether slot `index`'s value can become `value_len` bytes while keeping
-/// the fence reserve (always, when the length is unchanged).
+/// Whether slot `index`'s value may become `value_len` bytes without a
+/// split ([`takes`]; always, when the length is unchanged).
 pub(crate) fn replace_fits(page: &Page, index: usize, value_len: usize) -> bool {
     let sl = node::slot(page, index);
     sl.value_len == value_len
-        || SLOT_SIZE + sl.key_len + value_len + FENCE_RESERVE
-            <= node::free_bytes(page) + SLOT_SIZE + sl.entry_len()
+        || takes(
+            page,
+            (sl.key_len + value_len).saturating_sub(sl.entry_len()),
+        )
+}
+
+/// Whether [`replace_value`] can make the change at all ([`room`]).
+pub(crate) fn replace_holds(page: &Page, index: usize, value_len: usize) -> bool {
+    let sl = node::slot(page, index);
+    sl.value_len == value_len || sl.key_len + value_len <= room(page) + sl.entry_len()
 }
 
 /// Replaces the value of slot `index`: in place when the length is
@@ -422,7 +493,7 @@ pub(crate) fn replace_value(page: &mut Page, index: usize, value: &[u8]) -> Resu
         page[at..at + value.len()].copy_from_slice(value);
         return Ok(());
     }
-    if !replace_fits(page, index, value.len()) {
+    if !replace_holds(page, index, value.len()) {
         return Err(NodeError::NoSpace);
     }
     let mut work = Box::new(*page);
@@ -448,6 +519,12 @@ pub(crate) struct SplitPlan {
 /// separator is the shortest prefix of its first right key that is still
 /// greater than the last left key (suffix truncation); an inner node's is
 /// the key of slot `at`, which moves up. Checks every slot it sizes.
+///
+/// Any point gives halves that fit: the right half is part of a node that
+/// fitted with its high fence, and the left half's entries plus its new
+/// high fence are at most the node's entries (the separator is no longer
+/// than the first right key, or is the key that moves up). Only the low
+/// fences may not fit, and they are dropped ([`room`]).
 pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
     let (count, _) = node::heap_bounds(page)?;
     if count < 2 {
@@ -699,20 +776,103 @@ mod tests {
     }
 
     #[test]
-    fn high_fence_can_always_grow() {
-        // Proves the fence reserve: a leaf filled until insert refuses can
-        // still take a maximal high fence (the merge of an empty sibling).
+    fn a_node_gives_up_its_low_fence_for_maximal_entries() {
+        // Proves the space rule (README "Fences"): a leaf with both fences
+        // of the maximal key length takes one maximal entry beside them and
+        // a second one by dropping its low fence; the high fence, prefix,
+        // heads and order stay sound, and a third is refused.
+        let k = node::MAX_KEY_LEN;
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        init(
+            &mut page,
+            0,
+            PageId(1),
+            Some(&vec![0x10; k]),
+            Some(&vec![0x30; k]),
+        );
+        let value = [7u8; node::MAX_ENTRY_LEN - node::MAX_KEY_LEN];
+        let mut a = vec![0x20; k];
+        let mut b = vec![0x20; k];
+        a[k - 1] = 1;
+        b[k - 1] = 2;
+        insert_at(&mut page, 0, &a, &value).unwrap();
+        assert_eq!(node::low_fence(&page).map(<[u8]>::len), Some(k));
+        assert!(fits(&page, k, value.len()));
+        insert_at(&mut page, 1, &b, &value).unwrap();
+        assert_eq!(node::low_fence(&page), None, "the low fence made room");
+        assert_eq!(node::high_fence(&page), Some(&vec![0x30; k][..]));
+        node::check(&page, PageId(1), PageId(9)).unwrap();
+        node::check_heads(&page).unwrap();
+        assert_eq!(lower_bound(&*page, &b), (1, true));
+        assert_eq!(lower_bound(&*page, &a), (0, true));
+        assert!(!fits(&page, k, value.len()));
+        assert_eq!(
+            insert_at(&mut page, 2, &[0x21; 8], &value),
+            Err(NodeError::NoSpace)
+        );
+    }
+
+    #[test]
+    fn a_high_fence_grows_only_into_room() {
+        // Proves set_high_fence uses the low fence's bytes when it must,
+        // refuses (page unchanged) what does not fit, and that
+        // `high_fence_fits` predicts both.
         let mut page = leaf();
+        set_high_fence(&mut page, Some(b"\xF0")).unwrap();
         let mut n = 0u32;
         while insert_at(&mut page, n as usize, &n.to_be_bytes(), &[0u8; 37]).is_ok() {
             n += 1;
         }
-        set_high_fence(&mut page, Some(&[0xFF; node::MAX_KEY_LEN])).unwrap();
-        node::check(&page, PageId(1), PageId(9)).unwrap();
+        let before = page.clone();
+        let long = [0xF1; node::MAX_KEY_LEN];
+        assert!(!high_fence_fits(&page, long.len()));
         assert_eq!(
-            node::high_fence(&page).map(<[u8]>::len),
-            Some(node::MAX_KEY_LEN)
+            set_high_fence(&mut page, Some(&long)),
+            Err(NodeError::NoSpace)
         );
+        assert_eq!(page, before);
+        let room = room(&page) + 1;
+        assert!(high_fence_fits(&page, room));
+        set_high_fence(&mut page, Some(&long[..room])).unwrap();
+        node::check(&page, PageId(1), PageId(9)).unwrap();
+        node::check_heads(&page).unwrap();
+    }
+
+    #[test]
+    fn halves_of_maximal_entries_fit() {
+        // Proves a split of a leaf holding maximal entries between maximal
+        // fences builds halves that fit (each keeping the low fence only
+        // where there is room) and pass the full check.
+        let k = node::MAX_KEY_LEN;
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        init(
+            &mut page,
+            0,
+            PageId(1),
+            Some(&vec![0x10; k]),
+            Some(&vec![0x70; k]),
+        );
+        let value = [7u8; node::MAX_ENTRY_LEN - node::MAX_KEY_LEN];
+        let key = |last: u8| {
+            let mut key = vec![0x55; k];
+            key[k - 1] = last;
+            key
+        };
+        insert_at(&mut page, 0, &key(1), &value).unwrap();
+        insert_at(&mut page, 1, &key(2), &value).unwrap();
+        let plan = split_plan(&page).unwrap();
+        assert_eq!((plan.at, plan.separator.clone()), (1, key(2)));
+        let mut left = Box::new([0u8; PAGE_SIZE]);
+        let mut right = Box::new([0u8; PAGE_SIZE]);
+        crate::apply::build_left(&mut left, &page, plan.at, &plan.separator, (0, 3)).unwrap();
+        crate::apply::build_right(&mut right, &page, plan.at, &plan.separator, (2, 0)).unwrap();
+        for (half, id) in [(&left, 2), (&right, 3)] {
+            node::check(half, PageId(1), PageId(id)).unwrap();
+            node::check_heads(half).unwrap();
+            assert_eq!(node::count(&**half), 1);
+        }
+        assert_eq!(node::low_fence(&right), Some(&key(2)[..]));
+        assert_eq!(node::high_fence(&left), Some(&key(2)[..]));
     }
 
     #[test]

@@ -46,7 +46,16 @@ pub enum Direction {
 #[derive(Debug)]
 enum Step {
     Start,
-    Next { page_id: PageId, boundary: Vec<u8> },
+    Next {
+        page_id: PageId,
+        boundary: Vec<u8>,
+    },
+    /// Backward from a leaf whose low fence was dropped (README "Fences"):
+    /// re-descend to the leaf holding the keys below `boundary` (`None`:
+    /// the rightmost leaf), learning its low bound on the way.
+    Descend {
+        boundary: Option<Vec<u8>>,
+    },
     Done,
 }
 
@@ -188,6 +197,7 @@ impl Scan<'_> {
                 Step::Done => return Ok(()),
                 Step::Start => self.load_start()?,
                 Step::Next { page_id, boundary } => self.load_next(page_id, boundary)?,
+                Step::Descend { boundary } => self.load_descending(boundary)?,
             }
             if !self.entries.is_empty() {
                 return Ok(());
@@ -209,7 +219,16 @@ impl Scan<'_> {
             },
         };
         let page_id = copy_leaf(self.tree, target, &mut self.page)?;
-        self.consume(page_id, None)
+        self.consume(page_id, None, None)
+    }
+
+    fn load_descending(&mut self, boundary: Option<Vec<u8>>) -> Result<(), BtreeError> {
+        let target = match &boundary {
+            Some(b) => Target::Before(b),
+            None => Target::Rightmost,
+        };
+        let (page_id, low) = copy_leaf_with_low(self.tree, target, &mut self.page)?;
+        self.consume(page_id, boundary, low)
     }
 
     fn load_next(&mut self, page_id: PageId, boundary: Vec<u8>) -> Result<(), BtreeError> {
@@ -236,12 +255,17 @@ impl Scan<'_> {
                 let b = boundary.as_slice();
                 let low = node::low_fence(page);
                 let high = node::high_fence(page);
+                // Forward, the low fence proves the page still follows the
+                // boundary: one that dropped it is re-descended to. Backward,
+                // the high fence alone bounds what is taken (keys below the
+                // boundary of a page reaching up to it); a page without a low
+                // fence then re-descends for its low bound (`consume`).
                 let borders = match self.direction {
-                    Direction::Forward => low.is_none_or(|l| l <= b) && high.is_none_or(|h| b < h),
+                    Direction::Forward => low.is_some_and(|l| l <= b) && high.is_none_or(|h| b < h),
                     Direction::Backward => low.is_none_or(|l| l < b) && high.is_none_or(|h| h >= b),
                 };
                 if borders {
-                    return self.consume(page_id, Some(boundary));
+                    return self.consume(page_id, Some(boundary), None);
                 }
                 let split_left = self.direction == Direction::Backward
                     && high.is_some_and(|h| h < b)
@@ -259,14 +283,21 @@ impl Scan<'_> {
                 Direction::Backward => Target::Before(&boundary),
             };
             let page_id = copy_leaf(tree, target, &mut self.page)?;
-            return self.consume(page_id, Some(boundary));
+            return self.consume(page_id, Some(boundary), None);
         }
     }
 
     /// Takes the in-range entries of the copied leaf (checked by `node::check`
     /// when it was copied) on the unscanned side of `boundary` and decides
-    /// the next step.
-    fn consume(&mut self, page_id: PageId, boundary: Option<Vec<u8>>) -> Result<(), BtreeError> {
+    /// the next step. `path_low` is the leaf's low bound as a descent that
+    /// just reached it routed there (`copy_leaf_with_low`), standing in for
+    /// a dropped low fence.
+    fn consume(
+        &mut self,
+        page_id: PageId,
+        boundary: Option<Vec<u8>>,
+        path_low: Option<Vec<u8>>,
+    ) -> Result<(), BtreeError> {
         let page = &*self.page;
         self.stamp = Some(LeafStamp {
             page: page_id,
@@ -309,13 +340,36 @@ impl Scan<'_> {
                 },
                 _ => Step::Done,
             },
-            Direction::Backward => match node::low_fence(page) {
-                Some(low) if lower_admits(&self.lower, low) => Step::Next {
-                    page_id: sibling(node::left(page), page_id, "left")?,
-                    boundary: low.to_vec(),
-                },
-                _ => Step::Done,
-            },
+            Direction::Backward => {
+                let low = node::low_fence(page).map(<[u8]>::to_vec).or(path_low);
+                match low {
+                    Some(low) if lower_admits(&self.lower, &low) => Step::Next {
+                        page_id: sibling(node::left(page), page_id, "left")?,
+                        boundary: low,
+                    },
+                    Some(_) => Step::Done,
+                    // The leftmost leaf: nothing lies below it.
+                    None if node::left(page) == 0 => Step::Done,
+                    None => {
+                        // A dropped low fence: everything below the lowest key
+                        // taken (or the boundary) is still to come.
+                        let below = match (count > 0).then(|| node::key_at(page, 0)) {
+                            Some(first) => match &boundary {
+                                Some(b) if b.as_slice() < first => Some(b.clone()),
+                                _ => Some(first.to_vec()),
+                            },
+                            None => boundary.or_else(|| match &self.upper {
+                                Bound::Included(k) | Bound::Excluded(k) => Some(k.clone()),
+                                Bound::Unbounded => None,
+                            }),
+                        };
+                        match below {
+                            Some(b) if !lower_admits(&self.lower, &b) => Step::Done,
+                            below => Step::Descend { boundary: below },
+                        }
+                    }
+                }
+            }
         };
         Ok(())
     }
@@ -357,6 +411,64 @@ fn lower_admits(lower: &Bound<Vec<u8>>, low: &[u8]) -> bool {
     match lower {
         Bound::Included(s) | Bound::Excluded(s) => low > s.as_slice(),
         Bound::Unbounded => true,
+    }
+}
+
+/// [`copy_leaf`] that also returns the leaf's low bound as the inner nodes
+/// on the way route to it: the separator left of the child taken, or the
+/// bound the parent had (`None`: minus infinity, the leftmost leaf). Each
+/// inner node is copied and validated, and validated again once the
+/// child's version is taken (as in `Tree::descend`), so the bound and the
+/// leaf's copy belong together. Used only past a dropped low fence.
+fn copy_leaf_with_low(
+    tree: &Tree,
+    target: Target<'_>,
+    page: &mut Page,
+) -> Result<(PageId, Option<Vec<u8>>), BtreeError> {
+    let mut attempt = 0;
+    'restart: loop {
+        let mut low: Option<Vec<u8>> = None;
+        let mut node = tree.pool.optimistic(tree.root)?;
+        counters::page();
+        let mut expected_level = None;
+        loop {
+            node.read_bytes(0, &mut page[..]);
+            if node.validate().is_err() {
+                counters::restart(&mut attempt);
+                continue 'restart;
+            }
+            let page_id = node.page_id();
+            let level = node::level(&*page);
+            if expected_level.is_some_and(|l| l != level) {
+                return Err(BtreeError::corrupt(
+                    page_id,
+                    format!("level {level}, expected {expected_level:?}"),
+                ));
+            }
+            node::check(page, tree.root, page_id).map_err(|r| BtreeError::corrupt(page_id, r))?;
+            if level == 0 {
+                return Ok((page_id, low));
+            }
+            let pos = node::child_pos(&*page, target);
+            if pos > 0 {
+                low = Some(node::key_at(page, pos - 1).to_vec());
+            }
+            let child = node::child_at(&*page, pos);
+            if child == 0 || child == tree.root.0 {
+                return Err(BtreeError::corrupt(
+                    page_id,
+                    format!("bad child pointer {child}"),
+                ));
+            }
+            let child_guard = tree.pool.optimistic(PageId(child))?;
+            counters::page();
+            if node.validate().is_err() {
+                counters::restart(&mut attempt);
+                continue 'restart;
+            }
+            node = child_guard;
+            expected_level = Some(level - 1);
+        }
     }
 }
 

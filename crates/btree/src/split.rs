@@ -9,7 +9,7 @@
 //! recovery never sees half a split.
 
 use crate::logging::{self, After};
-use crate::node::{self, FENCE_RESERVE, SLOT_SIZE, Target};
+use crate::node::{self, SLOT_SIZE, Target};
 use crate::node_mut::{self, SplitPlan};
 use crate::wal_records::{self, RootSplitMain, SplitMain};
 use crate::{BtreeError, Tree, apply, counters};
@@ -29,7 +29,7 @@ impl Tree {
                     continue;
                 };
                 self.check_node(&root, level)?;
-                if node::free_bytes(&root) >= need + FENCE_RESERVE || node::count(&*root) < 2 {
+                if node_mut::takes(&root, need) || node::count(&*root) < 2 {
                     return Ok(());
                 }
                 return self.split_root(&mut root);
@@ -44,7 +44,7 @@ impl Tree {
             };
             self.check_node(&parent, level + 1)?;
             self.check_node(&child, level)?;
-            if node::free_bytes(&child) >= need + FENCE_RESERVE || node::count(&*child) < 2 {
+            if node_mut::takes(&child, need) || node::count(&*child) < 2 {
                 return Ok(());
             }
             let plan = node_mut::split_plan(&child)

@@ -63,10 +63,53 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A value of `n` bytes (at most what the entry limit leaves beside `k`).
 fn value(k: &[u8], n: usize) -> Vec<u8> {
+    let n = n.min(folio_btree::MAX_ENTRY_LEN - k.len());
     let mut v = k.to_vec();
     v.resize(n, (n % 251) as u8);
     v
+}
+
+/// Keys up to [`folio_btree::MAX_KEY_LEN`]: most share long runs of bytes
+/// and differ near their end, so separators and fences are as long as the
+/// keys and nodes hold two or three entries; some are short.
+fn long_key() -> impl Strategy<Value = Vec<u8>> {
+    const MAX: usize = folio_btree::MAX_KEY_LEN;
+    prop_oneof![
+        4 => (0u16..150).prop_map(|n| {
+            let mut k = vec![b'M'; MAX - 2];
+            k.extend_from_slice(&n.to_be_bytes());
+            k
+        }),
+        3 => (0u16..60, 0usize..MAX - 2).prop_map(|(n, len)| {
+            let mut k = vec![b'L'; len];
+            k.extend_from_slice(&n.to_be_bytes());
+            k
+        }),
+        1 => key(),
+    ]
+}
+
+fn long_bound() -> impl Strategy<Value = Bound<Vec<u8>>> {
+    prop_oneof![
+        long_key().prop_map(Bound::Included),
+        long_key().prop_map(Bound::Excluded),
+        Just(Bound::Unbounded),
+    ]
+}
+
+fn long_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (long_key(), 0usize..3000).prop_map(|(k, n)| Op::Insert(k, n)),
+        2 => (long_key(), 0usize..3000).prop_map(|(k, n)| Op::Upsert(k, n)),
+        3 => long_key().prop_map(Op::Delete),
+        1 => long_key().prop_map(Op::Get),
+        2 => (long_bound(), long_bound(), direction()).prop_map(|(l, u, d)| Op::Scan(l, u, d)),
+        1 => (prop_oneof![Just(b"M".to_vec()), Just(b"LL".to_vec())], direction())
+            .prop_map(|(p, d)| Op::Prefix(p, d)),
+        1 => (long_bound(), long_bound()).prop_map(|(l, u)| Op::Count(l, u)),
+    ]
 }
 
 fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
@@ -170,6 +213,79 @@ proptest! {
         let tree = Tree::create(pool).unwrap();
         run(&tree, &ops);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn long_keys_match_btreemap(ops in prop::collection::vec(long_op(), 1..400)) {
+        // Proves keys and entries up to the limits (2,688 and 2,696 bytes:
+        // a node holds its high fence and two of them) work like short ones:
+        // nodes give up their low fences for room, splits with maximal
+        // separators, unlinks that do not fit are skipped, and scans in both
+        // directions (re-descending past dropped low fences) agree with
+        // BTreeMap; verify() passes.
+        let (_dir, pool) = common::pool(64, true);
+        let tree = Tree::create(pool).unwrap();
+        run(&tree, &ops);
+    }
+}
+
+#[test]
+fn maximal_keys_build_and_scan_both_ways() {
+    // Proves a tree of 600 keys of the maximal length (differing only in
+    // their last bytes: maximal separators and fences) builds several
+    // levels whose nodes give up their low fences, and that range scans in
+    // both directions (a backward one re-descends past each dropped low
+    // fence) return exactly the model's keys, before and after deleting
+    // most of them.
+    use rand::{SeedableRng, seq::SliceRandom};
+    const MAX: usize = folio_btree::MAX_KEY_LEN;
+    let key = |n: u32| {
+        let mut k = vec![b'K'; MAX - 4];
+        k.extend_from_slice(&n.to_be_bytes());
+        k
+    };
+    let (_dir, pool) = common::pool(128, true);
+    let tree = Tree::create(pool).unwrap();
+    let mut ns: Vec<u32> = (0..600).collect();
+    ns.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(11));
+    let value = vec![3u8; folio_btree::MAX_ENTRY_LEN - MAX];
+    let mut model = BTreeMap::new();
+    for &n in &ns {
+        tree.insert(&key(n), &value).unwrap();
+        model.insert(key(n), value.clone());
+    }
+    let check = |model: &BTreeMap<Vec<u8>, Vec<u8>>| {
+        let report = tree.verify().unwrap();
+        assert_eq!(report.entries, model.len() as u64);
+        for (lo, hi) in [(0u32, 600u32), (17, 18), (100, 377), (598, 1000)] {
+            let (l, u) = (Bound::Included(key(lo)), Bound::Excluded(key(hi)));
+            let want = model_range(model, &l, &u);
+            for direction in [Direction::Forward, Direction::Backward] {
+                let mut got: Vec<_> = tree
+                    .scan(as_ref(&l), as_ref(&u), direction)
+                    .map(Result::unwrap)
+                    .collect();
+                if direction == Direction::Backward {
+                    got.reverse();
+                }
+                assert!(got == want, "{lo}..{hi} {direction:?}");
+            }
+        }
+        report
+    };
+    let report = check(&model);
+    assert!(report.height >= 3, "{report:?}");
+    assert!(report.without_low_fence > 0, "{report:?}");
+    for &n in &ns {
+        if n % 5 != 0 {
+            assert!(tree.delete(&key(n)).unwrap());
+            model.remove(&key(n));
+        }
+    }
+    check(&model);
 }
 
 #[test]
@@ -372,24 +488,35 @@ fn dir_forward() -> Direction {
     Direction::Forward
 }
 
-// Proves the key limits of both forms: 251 bytes escaped, 504 prefix-free,
-// and a longer key is a clear error.
+// Proves the key limits of both forms: 1,339 bytes escaped, 2,680
+// prefix-free (the tree's 2,688 less the tid), and a longer key is a clear
+// error.
 #[test]
 fn multi_tree_key_limits_by_form() {
     let (_dir, pool) = common::pool(32, false);
     let escaped = MultiTree::create(pool.clone()).unwrap();
     let free = MultiTree::create_with(pool, None, KeyForm::PrefixFree).unwrap();
-    assert_eq!(escaped.max_key_len(), 251);
-    assert_eq!(free.max_key_len(), 504);
-    free.insert(&[0u8; 504], 1, b"").unwrap();
+    assert_eq!(escaped.max_key_len(), 1339);
+    assert_eq!(free.max_key_len(), 2680);
+    free.insert(&[0u8; 2680], 1, b"").unwrap();
+    free.insert(&[0u8; 2680], 2, &[9u8; 8]).unwrap();
     assert!(matches!(
-        free.insert(&[0u8; 505], 1, b""),
-        Err(BtreeError::KeyTooLarge { len: 505, max: 504 })
+        free.insert(&[0u8; 2681], 1, b""),
+        Err(BtreeError::KeyTooLarge {
+            len: 2681,
+            max: 2680
+        })
     ));
+    escaped.insert(&[0u8; 1339], 1, b"").unwrap();
     assert!(matches!(
-        escaped.insert(&[0u8; 252], 1, b""),
-        Err(BtreeError::KeyTooLarge { len: 252, max: 251 })
+        escaped.insert(&[0u8; 1340], 1, b""),
+        Err(BtreeError::KeyTooLarge {
+            len: 1340,
+            max: 1339
+        })
     ));
+    free.verify().unwrap();
+    escaped.verify().unwrap();
 }
 
 // Proves `probe` answers from one leaf when a key's entries lie in it

@@ -124,7 +124,7 @@ fn in_list_probes_cost_the_same_in_both_orders() {
     for bid in 0..8 {
         let (nf, pf) = pages(bid, Direction::Forward);
         let (nb, pb) = pages(bid, Direction::Backward);
-        assert_eq!((nf, pf), (nb, pb), "bid {bid}");
+        assert_eq!((nf, pf), (nb, pb), "bid {bid} {:?}", (nf, pf, nb, pb));
     }
 }
 

@@ -17,15 +17,21 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 /// Keys of five lengths (40 to 240 bytes, long shared prefixes, so
-/// separators are long and inner nodes split early).
+/// separators are long and inner nodes split early), and one in 13 of the
+/// maximal length (so nodes give up their low fences for room).
 fn key(n: u64) -> Vec<u8> {
-    let mut k = vec![b'k'; 40 + (n % 5) as usize * 50];
+    let len = match n % 13 {
+        0 => folio_btree::MAX_KEY_LEN - 8,
+        _ => 40 + (n % 5) as usize * 50,
+    };
+    let mut k = vec![b'k'; len];
     k.extend_from_slice(&n.to_be_bytes());
     k
 }
 
 fn value(n: u64, version: u64) -> Vec<u8> {
     let len = ((n ^ version).wrapping_mul(0x9E37_79B9) % 150) as usize;
+    let len = len.min(folio_btree::MAX_ENTRY_LEN - key(n).len());
     vec![(n.wrapping_add(version)) as u8; len]
 }
 
@@ -113,6 +119,7 @@ fn replay_from_an_empty_file_rebuilds_every_page() {
     let (tree, model) = workload(&db, 11, 6_000, true, |_, _| {});
     let report = tree.verify().unwrap();
     assert!(report.height >= 3, "{report:?}");
+    assert!(report.without_low_fence > 0, "{report:?}");
     assert_eq!(contents(&tree), model);
     let records = db.records();
     let census = census(&records);
@@ -312,7 +319,10 @@ fn a_failing_wal_leaves_the_tree_unchanged() {
     let mut n = 0u64;
     let mut split_key = None;
     while split_key.is_none() {
-        let (k, v) = (key(n), vec![1u8; 400]);
+        let (k, v) = (
+            key(n),
+            vec![1u8; 400.min(folio_btree::MAX_ENTRY_LEN - key(n).len())],
+        );
         let leaves = twin.verify().unwrap().leaf_pages;
         twin.insert(&k, &v).unwrap();
         if twin.verify().unwrap().leaf_pages > leaves && leaves > 1 {

@@ -13,14 +13,23 @@ use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-const KEYS: u64 = 16_000;
 /// Keys `k % 4 == 0` are inserted first and never deleted ("stable").
 const STABLE: u64 = 4;
-const WRITER_OPS: usize = 30_000;
 
-fn value(rng: &mut ChaCha8Rng, k: u64) -> Vec<u8> {
+/// The keys and values of one run: `keys` keys made by `key` (ordered as
+/// their numbers, which `number` reads back), values of up to
+/// `max_value` bytes, `writer_ops` operations per writer.
+struct Shape {
+    keys: u64,
+    writer_ops: usize,
+    key: fn(u64) -> Vec<u8>,
+    number: fn(&[u8]) -> u64,
+    max_value: usize,
+}
+
+fn value(rng: &mut ChaCha8Rng, k: u64, max: usize) -> Vec<u8> {
     let mut v = k.to_le_bytes().to_vec();
-    v.resize(rng.gen_range(8..240), 0xAB);
+    v.resize(rng.gen_range(8..=max), 0xAB);
     v
 }
 
@@ -30,11 +39,49 @@ fn writers_and_bidirectional_scanners() {
     // eviction never make a scan return keys out of order, twice, or without
     // a key that was present throughout, in either direction; and that the
     // final tree verifies and matches the writers' models exactly.
+    stress(&Shape {
+        keys: 16_000,
+        writer_ops: 30_000,
+        key: |k| common::key(k).to_vec(),
+        number: |key| u64::from_be_bytes(key.try_into().unwrap()),
+        max_value: 240,
+    });
+}
+
+#[test]
+fn writers_and_bidirectional_scanners_with_maximal_keys() {
+    // The same with keys of the maximal length (2,688 bytes, differing in
+    // their last 8): nodes of two or three entries that give up their low
+    // fences, maximal separators, skipped unlinks, and backward scans that
+    // re-descend past dropped low fences while writers split and free.
+    const MAX: usize = folio_btree::MAX_KEY_LEN;
+    stress(&Shape {
+        keys: 1_600,
+        writer_ops: 3_000,
+        key: |k| {
+            let mut key = vec![b'K'; MAX - 8];
+            key.extend_from_slice(&k.to_be_bytes());
+            key
+        },
+        number: |key| u64::from_be_bytes(key[MAX - 8..].try_into().unwrap()),
+        max_value: folio_btree::MAX_ENTRY_LEN - MAX,
+    });
+}
+
+fn stress(shape: &Shape) {
+    let Shape {
+        keys,
+        writer_ops,
+        key,
+        number,
+        max_value,
+    } = *shape;
     let (_dir, pool) = common::pool(64, true);
     let tree = Tree::create(pool.clone()).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    for k in (0..KEYS).step_by(STABLE as usize) {
-        tree.insert(&common::key(k), &value(&mut rng, k)).unwrap();
+    for k in (0..keys).step_by(STABLE as usize) {
+        tree.insert(&key(k), &value(&mut rng, k, max_value))
+            .unwrap();
     }
     let writers_done = AtomicBool::new(false);
     let scans = AtomicU64::new(0);
@@ -48,13 +95,13 @@ fn writers_and_bidirectional_scanners() {
                     let mut rng = ChaCha8Rng::seed_from_u64(100 + i as u64);
                     while !writers_done.load(Ordering::Relaxed) {
                         let full = rng.gen_ratio(1, 8);
-                        let lo = if full { 0 } else { rng.gen_range(0..KEYS) };
+                        let lo = if full { 0 } else { rng.gen_range(0..keys) };
                         let hi = if full {
-                            KEYS
+                            keys
                         } else {
-                            (lo + rng.gen_range(1..3_000)).min(KEYS)
+                            (lo + rng.gen_range(1..3_000)).min(keys)
                         };
-                        let (lo_key, hi_key) = (common::key(lo), common::key(hi));
+                        let (lo_key, hi_key) = (key(lo), key(hi));
                         let mut scan = tree.scan(
                             Bound::Included(&lo_key),
                             Bound::Excluded(&hi_key),
@@ -62,7 +109,7 @@ fn writers_and_bidirectional_scanners() {
                         );
                         let mut seen = Vec::new();
                         while let Some((key, value)) = scan.next_entry().unwrap() {
-                            let k = u64::from_be_bytes(key.try_into().unwrap());
+                            let k = number(key);
                             assert_eq!(value[..8], k.to_le_bytes(), "value belongs to its key");
                             seen.push(k);
                         }
@@ -91,11 +138,11 @@ fn writers_and_bidirectional_scanners() {
                 s.spawn(move || {
                     let mut rng = ChaCha8Rng::seed_from_u64(residue);
                     let mut model = BTreeSet::new();
-                    for _ in 0..WRITER_OPS {
-                        let k = rng.gen_range(0..KEYS / STABLE) * STABLE + residue;
-                        let key = common::key(k);
+                    for _ in 0..writer_ops {
+                        let k = rng.gen_range(0..keys / STABLE) * STABLE + residue;
+                        let key = key(k);
                         if rng.gen_ratio(3, 5) {
-                            let v = value(&mut rng, k);
+                            let v = value(&mut rng, k, max_value);
                             tree.upsert(&key, &v).unwrap();
                             model.insert(k);
                         } else {
@@ -119,14 +166,14 @@ fn writers_and_bidirectional_scanners() {
     });
     assert!(scans.load(Ordering::Relaxed) > 4, "scanners ran");
     let report = tree.verify().unwrap();
-    let mut want: BTreeSet<u64> = (0..KEYS).step_by(STABLE as usize).collect();
+    let mut want: BTreeSet<u64> = (0..keys).step_by(STABLE as usize).collect();
     for model in models {
         want.extend(model);
     }
     assert_eq!(report.entries, want.len() as u64);
     let got: Vec<u64> = tree
         .scan(Bound::Unbounded, Bound::Unbounded, Direction::Forward)
-        .map(|r| u64::from_be_bytes(r.unwrap().0.try_into().unwrap()))
+        .map(|r| number(&r.unwrap().0))
         .collect();
     assert_eq!(got, want.into_iter().collect::<Vec<_>>());
     assert!(

@@ -33,9 +33,10 @@ pub struct RelationIndex {
 
 impl RelationIndex {
     /// The key of a row's values. A key longer than the index's tree
-    /// holds is 54000 with PostgreSQL's message (the tree's limit: 504
+    /// holds is 54000 with PostgreSQL's message (the tree's limit: 2,680
     /// bytes for indexes made since session 11, whose prefix-free keys are
-    /// stored unescaped; 251 before; PostgreSQL's is 2,704).
+    /// stored unescaped; 1,339 for older ones; PostgreSQL's is 2,696 bytes
+    /// of key in a 2,704-byte entry).
     pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
         let key_values: Vec<Value> = self
             .def

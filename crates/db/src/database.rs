@@ -449,6 +449,7 @@ impl Database {
                 inner_pages: 0,
                 leaf_pages: pages,
                 entries: versions,
+                ..VerifyReport::default()
             })
         };
         let mut out = vec![(
@@ -480,6 +481,7 @@ impl Database {
                 inner_pages: 0,
                 leaf_pages: 0,
                 entries: check.entries,
+                ..VerifyReport::default()
             });
             out.push((
                 format!("table {} (rows in every index)", def.name),

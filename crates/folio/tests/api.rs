@@ -306,7 +306,7 @@ fn failures_and_savepoints() {
         "0A000"
     );
 
-    // Index keys: up to 504 encoded bytes (a text key takes its bytes,
+    // Index keys: up to 2,680 encoded bytes (a text key takes its bytes,
     // one marker and a two-byte terminator); longer is 54000.
     db.transact(Isolation::ReadCommitted, |tx| {
         let t = tx.create_table(
@@ -314,9 +314,9 @@ fn failures_and_savepoints() {
                 .column("name", Type::Text)
                 .primary_key(&["name"]),
         )?;
-        t.insert((&*"n".repeat(501),))?;
-        assert!(t.get("n".repeat(501))?.is_some());
-        let e = t.insert((&*"n".repeat(502),)).unwrap_err();
+        t.insert((&*"n".repeat(2677),))?;
+        assert!(t.get("n".repeat(2677))?.is_some());
+        let e = t.insert((&*"n".repeat(2678),)).unwrap_err();
         assert_eq!(e.code(), "54000", "{e}");
         Ok(())
     })

@@ -206,30 +206,41 @@ fn encode(state: LineState) -> u32 {
 /// Decodes line pointer `index` of a page with `bounds`, checking
 /// invariants 2 and 4 (a Redirect's target is checked to be in range; that
 /// it is Normal, by `resolve` and `check_invariants`).
+#[inline]
 fn decode(page: &Page, bounds: Bounds, index: usize) -> Result<LineState, LpError> {
     let raw = read_raw(page, index);
     let offset = (raw & OFFSET_MASK) as usize;
     let len = (raw >> LEN_SHIFT) as usize;
-    let bad = |what: &str| corrupt(format!("item {index}: {what} (raw {raw:#010x})"));
     match (raw >> STATE_SHIFT) & 0b11 {
         0 if offset == 0 && len == 0 => Ok(LineState::Unused),
-        1 => {
-            if offset < bounds.upper || offset + len > bounds.special {
-                return Err(bad(&format!(
-                    "bytes {offset}..{} outside the item area {}..{}",
-                    offset + len,
-                    bounds.upper,
-                    bounds.special
-                )));
-            }
+        1 if offset >= bounds.upper && offset + len <= bounds.special => {
             Ok(LineState::Normal { offset, len })
         }
         2 if len == 0 && offset < bounds.count() && offset != index => {
             Ok(LineState::Redirect(ItemId(offset as u16)))
         }
         3 if offset == 0 && len == 0 => Ok(LineState::Dead),
-        _ => Err(bad("malformed line pointer")),
+        _ => Err(malformed(bounds, index, raw)),
     }
+}
+
+/// The error of a line pointer [`decode`] refused (off the hot path).
+#[cold]
+#[inline(never)]
+fn malformed(bounds: Bounds, index: usize, raw: u32) -> LpError {
+    let offset = (raw & OFFSET_MASK) as usize;
+    let len = (raw >> LEN_SHIFT) as usize;
+    let what = if (raw >> STATE_SHIFT) & 0b11 == 1 {
+        format!(
+            "bytes {offset}..{} outside the item area {}..{}",
+            offset + len,
+            bounds.upper,
+            bounds.special
+        )
+    } else {
+        "malformed line pointer".to_string()
+    };
+    corrupt(format!("item {index}: {what} (raw {raw:#010x})"))
 }
 
 /// Where an add goes: the line pointer's index, whether it reuses an
@@ -240,25 +251,52 @@ struct AddPlan {
     needed: usize,
 }
 
-/// Normal items (id, byte range) in the order compaction moves them
-/// (highest offset first; an empty item after a non-empty one at the same
-/// offset), checked: they fit `area` bytes and do not overlap.
-fn compaction_order(
-    mut items: Vec<(usize, Range<usize>)>,
-    area: usize,
-) -> Result<Vec<(usize, Range<usize>)>, LpError> {
+/// How a compaction moves the Normal items (id, byte range, in id order),
+/// checked: they fit the item area and do not overlap.
+struct Compaction {
+    items: Vec<(usize, Range<usize>)>,
+    /// The items lie from the page end down in id order (as adds and
+    /// compactions leave them): each moves up in place, runs of adjacent
+    /// items in one copy. Otherwise they are packed through a scratch page
+    /// in id order (which leaves them in that order), without sorting.
+    in_place: bool,
+}
+
+/// Plans a compaction of `items` (id order) into `area` bytes.
+fn compaction_order(items: Vec<(usize, Range<usize>)>, area: usize) -> Result<Compaction, LpError> {
     let used: usize = items.iter().map(|(_, r)| r.len()).sum();
     if used > area {
         return Err(corrupt(format!(
             "items claim {used} bytes but only {area} lie between the line pointers and the special area"
         )));
     }
-    items.sort_unstable_by_key(|(_, r)| std::cmp::Reverse((r.start, r.end)));
-    // Overlapping items would be moved onto each other: a corrupt page.
-    if items.windows(2).any(|w| w[1].1.end > w[0].1.start) {
+    let in_place = items.windows(2).all(|w| w[1].1.end <= w[0].1.start);
+    // In id order from the page end down, no two overlap; otherwise check
+    // (overlapping items would be copied onto each other: a corrupt page).
+    if !in_place && overlap(&items) {
         return Err(corrupt("items overlap".to_string()));
     }
-    Ok(items)
+    Ok(Compaction { items, in_place })
+}
+
+/// Whether two of the byte ranges (inside the page) share a byte: one bit
+/// per page byte, set a word at a time.
+fn overlap(items: &[(usize, Range<usize>)]) -> bool {
+    let mut used = [0u64; PAGE_SIZE / 64];
+    for (_, range) in items {
+        let mut at = range.start;
+        while at < range.end {
+            let (word, bit) = (at / 64, at % 64);
+            let n = (64 - bit).min(range.end - at);
+            let mask = (u64::MAX >> (64 - n)) << bit;
+            if used[word] & mask != 0 {
+                return true;
+            }
+            used[word] |= mask;
+            at += n;
+        }
+    }
+    false
 }
 
 /// Read access to a line-pointer page. Holding one means the header passed
@@ -406,10 +444,10 @@ impl<'a> LinePointerPage<'a> {
         &self.page[self.bounds.special..]
     }
 
-    /// The Normal items in the order [`LinePointerPageMut::compact`] moves
-    /// them (highest offset first), checked: they fit the item area and do
-    /// not overlap. Compaction fails exactly when this does.
-    fn compaction_plan(&self) -> Result<Vec<(usize, Range<usize>)>, LpError> {
+    /// How [`LinePointerPageMut::compact`] moves the Normal items, checked:
+    /// they fit the item area and do not overlap. Compaction fails exactly
+    /// when this does.
+    fn compaction_plan(&self) -> Result<Compaction, LpError> {
         compaction_order(
             self.normal_items()?,
             self.bounds.special - self.bounds.lower,
@@ -678,19 +716,17 @@ impl<'a> LinePointerPageMut<'a> {
     ) -> Result<(), LpError> {
         let view = self.as_view();
         let count = view.count();
-        let mut states = (0..count)
-            .map(|i| decode(self.page, view.bounds, i))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut states = Vec::with_capacity(count);
+        let mut items = Vec::with_capacity(count);
+        for i in 0..count {
+            let state = decode(self.page, view.bounds, i)?;
+            if let LineState::Normal { offset, len } = state {
+                items.push((i, offset..offset + len));
+            }
+            states.push(state);
+        }
         // Checked before the change: compaction fails only on these items,
         // and the changes only free some of them.
-        let items = states
-            .iter()
-            .enumerate()
-            .filter_map(|(i, state)| match *state {
-                LineState::Normal { offset, len } => Some((i, offset..offset + len)),
-                _ => None,
-            })
-            .collect();
         let plan = compaction_order(items, view.bounds.special - view.bounds.lower)?;
         for &(id, state) in changes {
             let index = view.check_id(id)?;
@@ -721,10 +757,10 @@ impl<'a> LinePointerPageMut<'a> {
         }
         self.set_lower(lp_pos(count));
         self.set_free_lines_hint(states[..count].contains(&LineState::Unused));
-        let kept = plan
-            .into_iter()
-            .filter(|(i, _)| matches!(states[*i], LineState::Normal { .. }));
-        self.move_items(kept);
+        let mut plan = plan;
+        plan.items
+            .retain(|(i, _)| matches!(states[*i], LineState::Normal { .. }));
+        self.move_items(plan);
         Ok(())
     }
 
@@ -742,11 +778,11 @@ impl<'a> LinePointerPageMut<'a> {
         Ok(())
     }
 
-    /// Moves every Normal item against the special area, keeping their
-    /// order in the page, so the free space is contiguous (PostgreSQL's
-    /// `PageRepairFragmentation`): in place, highest offset first, each
-    /// item moving up (never onto an item not yet moved). Item ids do not
-    /// change. `Corrupt` (page unchanged) if a pointer is malformed or the
+    /// Moves every Normal item against the special area, so the free space
+    /// is contiguous (PostgreSQL's `PageRepairFragmentation`), leaving them
+    /// in id order from the page end down: in place when they already are
+    /// (highest first, each moving up, never onto an item not yet moved),
+    /// else through a scratch page. Item ids do not change. `Corrupt` (page unchanged) if a pointer is malformed or the
     /// items claim more bytes than the item area holds.
     pub fn compact(&mut self) -> Result<(), LpError> {
         let plan = self.as_view().compaction_plan()?;
@@ -754,16 +790,51 @@ impl<'a> LinePointerPageMut<'a> {
         Ok(())
     }
 
-    /// Moves items, given in [`compaction_order`], against the special
-    /// area: each moves up, never onto one not yet moved.
-    fn move_items(&mut self, items: impl IntoIterator<Item = (usize, Range<usize>)>) {
+    /// Moves the planned items against the special area ([`Compaction`]).
+    fn move_items(&mut self, plan: Compaction) {
         let mut top = self.bounds().special;
-        for (index, range) in items {
+        if !plan.in_place {
+            let mut scratch = [0u8; PAGE_SIZE];
+            let special = top;
+            for (index, range) in plan.items {
+                let len = range.len();
+                top -= len;
+                scratch[top..top + len].copy_from_slice(&self.page[range]);
+                self.set_pointer(index, LineState::Normal { offset: top, len });
+            }
+            self.page[top..special].copy_from_slice(&scratch[top..special]);
+            self.set_upper(top);
+            return;
+        }
+        // Items adjacent in the page move together: one copy per run (a
+        // prune that frees one version moves the items below it as one
+        // block and leaves those above it in place).
+        let mut run: Option<(Range<usize>, usize)> = None; // (source, destination start)
+        for (index, range) in plan.items {
             let len = range.len();
             top -= len;
-            self.page.copy_within(range, top);
+            run = match run {
+                Some((source, _)) if range.end == source.start => {
+                    Some((range.start..source.end, top))
+                }
+                Some((source, to)) => {
+                    self.move_run(source, to);
+                    Some((range, top))
+                }
+                None => Some((range, top)),
+            };
             self.set_pointer(index, LineState::Normal { offset: top, len });
         }
+        if let Some((source, to)) = run {
+            self.move_run(source, to);
+        }
         self.set_upper(top);
+    }
+
+    /// Copies the bytes of `source` to `to` (no-op when already there).
+    fn move_run(&mut self, source: Range<usize>, to: usize) {
+        if source.start != to {
+            self.page.copy_within(source, to);
+        }
     }
 }

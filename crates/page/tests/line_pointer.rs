@@ -306,6 +306,24 @@ fn corrupt_pages_are_errors() {
         view.check_invariants(),
         Err(LpError::Corrupt { .. })
     ));
+    // Compaction refuses overlapping items, in id order from the page end
+    // down (moved in place) or not (moved through a scratch page), and
+    // leaves the page unchanged.
+    let swapped = corrupt(&|p| {
+        let (first, second) = (
+            p[lp_at(0)..lp_at(0) + 4].to_vec(),
+            p[lp_at(1)..lp_at(1) + 4].to_vec(),
+        );
+        p[lp_at(0)..lp_at(0) + 4].copy_from_slice(&second);
+        p[lp_at(1)..lp_at(1) + 4].copy_from_slice(&first);
+        p[lp_at(2)..lp_at(2) + 4].copy_from_slice(&first);
+    });
+    for bad in [&overlapping, &swapped] {
+        let mut copy = bad.clone();
+        let result = LinePointerPageMut::new(&mut copy).unwrap().compact();
+        assert!(matches!(result, Err(LpError::Corrupt { .. })), "{result:?}");
+        assert_eq!(&copy, bad);
+    }
 }
 
 /// A page with `n` items of varied sizes (ids 0..n).

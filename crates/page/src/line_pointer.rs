@@ -794,15 +794,24 @@ impl<'a> LinePointerPageMut<'a> {
     fn move_items(&mut self, plan: Compaction) {
         let mut top = self.bounds().special;
         if !plan.in_place {
-            let mut scratch = [0u8; PAGE_SIZE];
+            // Packed from the lowest item up (the last in id order first),
+            // so the scratch bytes need no zeroing.
             let special = top;
-            for (index, range) in plan.items {
-                let len = range.len();
-                top -= len;
-                scratch[top..top + len].copy_from_slice(&self.page[range]);
-                self.set_pointer(index, LineState::Normal { offset: top, len });
+            let used = plan.items.iter().map(|(_, r)| r.len()).sum::<usize>();
+            let mut packed = Vec::with_capacity(used);
+            top -= used;
+            for (index, range) in plan.items.into_iter().rev() {
+                let offset = top + packed.len();
+                packed.extend_from_slice(&self.page[range.clone()]);
+                self.set_pointer(
+                    index,
+                    LineState::Normal {
+                        offset,
+                        len: range.len(),
+                    },
+                );
             }
-            self.page[top..special].copy_from_slice(&scratch[top..special]);
+            self.page[top..special].copy_from_slice(&packed);
             self.set_upper(top);
             return;
         }

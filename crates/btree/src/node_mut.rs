@@ -775,6 +775,23 @@ mod tests {
         node::check(&page, PageId(1), PageId(9)).unwrap();
     }
 
+    /// A leaf with fences of the maximal key length (0x10.., 0x70..) and
+    /// the value that makes an entry of a maximal key maximal.
+    fn maximal_leaf() -> (Box<Page>, Vec<u8>) {
+        let k = node::MAX_KEY_LEN;
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        let (low, high) = (vec![0x10; k], vec![0x70; k]);
+        init(&mut page, 0, PageId(1), Some(&low), Some(&high));
+        (page, vec![7u8; node::MAX_ENTRY_LEN - k])
+    }
+
+    /// A key of the maximal length, 0x55.. ending in `last`.
+    fn maximal_key(last: u8) -> Vec<u8> {
+        let mut key = vec![0x55; node::MAX_KEY_LEN];
+        key[node::MAX_KEY_LEN - 1] = last;
+        key
+    }
+
     #[test]
     fn a_node_gives_up_its_low_fence_for_maximal_entries() {
         // Proves the space rule (README "Fences"): a leaf with both fences
@@ -782,25 +799,14 @@ mod tests {
         // a second one by dropping its low fence; the high fence, prefix,
         // heads and order stay sound, and a third is refused.
         let k = node::MAX_KEY_LEN;
-        let mut page = Box::new([0u8; PAGE_SIZE]);
-        init(
-            &mut page,
-            0,
-            PageId(1),
-            Some(&vec![0x10; k]),
-            Some(&vec![0x30; k]),
-        );
-        let value = [7u8; node::MAX_ENTRY_LEN - node::MAX_KEY_LEN];
-        let mut a = vec![0x20; k];
-        let mut b = vec![0x20; k];
-        a[k - 1] = 1;
-        b[k - 1] = 2;
+        let (mut page, value) = maximal_leaf();
+        let (a, b) = (maximal_key(1), maximal_key(2));
         insert_at(&mut page, 0, &a, &value).unwrap();
         assert_eq!(node::low_fence(&page).map(<[u8]>::len), Some(k));
         assert!(fits(&page, k, value.len()));
         insert_at(&mut page, 1, &b, &value).unwrap();
         assert_eq!(node::low_fence(&page), None, "the low fence made room");
-        assert_eq!(node::high_fence(&page), Some(&vec![0x30; k][..]));
+        assert_eq!(node::high_fence(&page), Some(&vec![0x70; k][..]));
         node::check(&page, PageId(1), PageId(9)).unwrap();
         node::check_heads(&page).unwrap();
         assert_eq!(lower_bound(&*page, &b), (1, true));
@@ -843,21 +849,8 @@ mod tests {
         // Proves a split of a leaf holding maximal entries between maximal
         // fences builds halves that fit (each keeping the low fence only
         // where there is room) and pass the full check.
-        let k = node::MAX_KEY_LEN;
-        let mut page = Box::new([0u8; PAGE_SIZE]);
-        init(
-            &mut page,
-            0,
-            PageId(1),
-            Some(&vec![0x10; k]),
-            Some(&vec![0x70; k]),
-        );
-        let value = [7u8; node::MAX_ENTRY_LEN - node::MAX_KEY_LEN];
-        let key = |last: u8| {
-            let mut key = vec![0x55; k];
-            key[k - 1] = last;
-            key
-        };
+        let (mut page, value) = maximal_leaf();
+        let key = maximal_key;
         insert_at(&mut page, 0, &key(1), &value).unwrap();
         insert_at(&mut page, 1, &key(2), &value).unwrap();
         let plan = split_plan(&page).unwrap();

@@ -14,6 +14,10 @@ pub enum RowError {
     /// A numeric beyond this build's precision.
     #[error("numeric value out of range: {0}")]
     NumericOutOfRange(String),
+    /// A numeric with more digits before the point than its column's
+    /// `numeric(precision, scale)` allows (PostgreSQL's message).
+    #[error("numeric field overflow")]
+    NumericFieldOverflow,
     /// An index key over [`crate::MAX_KEY_LEN`].
     #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
     KeyTooLong { len: usize, max: usize },
@@ -48,7 +52,9 @@ impl RowError {
             RowError::TypeMismatch { .. } => "42804",
             RowError::Arity { .. } => "42601",
             RowError::TooLong(_) => "22001",
-            RowError::NumericOutOfRange(_) | RowError::IntegerOutOfRange(_) => "22003",
+            RowError::NumericOutOfRange(_)
+            | RowError::NumericFieldOverflow
+            | RowError::IntegerOutOfRange(_) => "22003",
             RowError::KeyTooLong { .. } => "54000",
             RowError::InvalidText { .. } => "22P02",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",

@@ -45,6 +45,39 @@ impl Numeric {
         }
     }
 
+    /// The value assigned to a `numeric(precision, scale)` column, as
+    /// PostgreSQL's `apply_typmod`: rounded to `scale` digits after the
+    /// point (half away from zero: 12.345 -> 12.35) or padded to them
+    /// (12.5 -> 12.50), and refused with "numeric field overflow" (22003)
+    /// when more than `precision - scale` digits remain before it.
+    pub fn fit_typmod(self, precision: u16, scale: u16) -> Result<Numeric, RowError> {
+        let Numeric::Value {
+            mantissa,
+            scale: own,
+        } = self
+        else {
+            return Ok(self);
+        };
+        let (own, target) = (u32::from(own), u32::from(scale));
+        let too_big = || out_of_range(format!("numeric({precision},{scale})"));
+        let mantissa = if target >= own {
+            pow10(target - own)
+                .and_then(|f| mantissa.checked_mul(f))
+                .ok_or_else(too_big)?
+        } else {
+            let divisor = pow10(own - target).ok_or_else(too_big)?;
+            let (q, r) = (mantissa / divisor, mantissa % divisor);
+            let away = 2 * r.unsigned_abs() >= divisor.unsigned_abs();
+            q + if away { mantissa.signum() } else { 0 }
+        };
+        if pow10(u32::from(precision))
+            .is_some_and(|limit| mantissa.unsigned_abs() >= limit.unsigned_abs())
+        {
+            return Err(RowError::NumericFieldOverflow);
+        }
+        Numeric::new(mantissa, u8::try_from(target).map_err(|_| too_big())?)
+    }
+
     /// Parses PostgreSQL's numeric input: `-12.340`, `+.5`, `1e5`, `NaN`.
     pub fn parse(text: &str) -> Result<Numeric, RowError> {
         let bad =
@@ -311,6 +344,29 @@ mod tests {
     // Proves parsing and PostgreSQL's output keep the scale, arithmetic is
     // exact, order ignores the scale (1.5 = 1.50) with NaN greatest, and
     // overflow is 22003, not a rounded value.
+    // Proves assignment to numeric(p, s) rounds half away from zero or
+    // pads to the scale, and refuses too many integer digits, as
+    // PostgreSQL 15 does (`select 12.345::numeric(6,2)` is 12.35,
+    // `-0.005::numeric(3,2)` is -0.01, `12345.6::numeric(6,2)` fails).
+    #[test]
+    fn numerics_fit_their_typmod() {
+        let fit = |s: &str, p, sc| {
+            Numeric::parse(s)
+                .unwrap()
+                .fit_typmod(p, sc)
+                .map(|n| n.to_string())
+        };
+        assert_eq!(fit("12.5", 6, 2).unwrap(), "12.50");
+        assert_eq!(fit("12.345", 6, 2).unwrap(), "12.35");
+        assert_eq!(fit("-12.344", 6, 2).unwrap(), "-12.34");
+        assert_eq!(fit("-0.005", 3, 2).unwrap(), "-0.01");
+        assert_eq!(fit("9999.994", 6, 2).unwrap(), "9999.99");
+        assert_eq!(fit("12345.6", 6, 2), Err(RowError::NumericFieldOverflow));
+        assert_eq!(fit("9999.995", 6, 2), Err(RowError::NumericFieldOverflow));
+        assert_eq!(fit("7", 3, 0).unwrap(), "7");
+        assert_eq!(fit("NaN", 3, 0).unwrap(), "NaN");
+    }
+
     #[test]
     fn numerics_parse_print_compare_and_compute() {
         let n = |s: &str| Numeric::parse(s).unwrap();

@@ -87,7 +87,10 @@ impl Value {
                 Value::Text(format!("{trimmed}{}", " ".repeat(n as usize - len)))
             }
             (v @ Value::Text(_), SqlType::Text | SqlType::Varchar(None)) => v,
-            (Value::Numeric(n), SqlType::Numeric(_)) => Value::Numeric(n),
+            (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),
+            (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
+                Value::Numeric(n.fit_typmod(precision, scale)?)
+            }
             (v, _) if v.matches(ty) => v,
             (v, _) => return Err(mismatch(&v)),
         })

@@ -1,0 +1,121 @@
+//! `CREATE TABLE` and `DROP TABLE`.
+
+use crate::error::SqlError;
+use crate::names;
+use crate::output::Output;
+use crate::types;
+use folio_catalog::ColumnDef;
+use folio_db::{Database, Transaction};
+use sqlparser::ast::{
+    ColumnOption, CreateTable, CreateTableOptions, Expr, ObjectName, ObjectType, SqlOption,
+    Value as AstValue,
+};
+
+/// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL], ...)
+/// [WITH (fillfactor = 100)]`. Constraints, defaults and other options are
+/// 0A000 for now (README "Status").
+pub fn create_table(
+    db: &Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<String>,
+    create: &CreateTable,
+) -> Result<Output, SqlError> {
+    let name = names::relation(&create.name)?;
+    if create.or_replace || create.temporary || create.external {
+        return Err(SqlError::unsupported(
+            "CREATE TABLE with OR REPLACE, TEMPORARY or EXTERNAL",
+        ));
+    }
+    if create.query.is_some() || create.like.is_some() || create.clone.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE AS, LIKE or CLONE"));
+    }
+    if !create.constraints.is_empty() {
+        return Err(SqlError::unsupported("table constraints"));
+    }
+    if create.partition_by.is_some() || create.inherits.is_some() {
+        return Err(SqlError::unsupported("partitioned or inherited tables"));
+    }
+    check_options(&create.table_options)?;
+    let mut columns = Vec::with_capacity(create.columns.len());
+    for column in &create.columns {
+        let ty = types::column_type(&column.data_type)?;
+        let mut not_null = false;
+        for option in &column.options {
+            match option.option {
+                ColumnOption::NotNull => not_null = true,
+                ColumnOption::Null => not_null = false,
+                ref other => {
+                    return Err(SqlError::unsupported(format!("the column option {other}")));
+                }
+            }
+        }
+        columns.push(ColumnDef {
+            name: names::ident(&column.name),
+            type_oid: ty.oid(),
+            typmod: ty.typmod(),
+            not_null,
+        });
+    }
+    if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
+        notices.push(format!(
+            "NOTICE:  relation \"{name}\" already exists, skipping"
+        ));
+        return Ok(Output::command("CREATE TABLE"));
+    }
+    db.catalog().create_table(txn, &name, &columns)?;
+    Ok(Output::command("CREATE TABLE"))
+}
+
+/// Storage options: `fillfactor = 100` is what folio's heap does (pages
+/// are filled); other values and other options are not supported yet.
+fn check_options(options: &CreateTableOptions) -> Result<(), SqlError> {
+    let list = match options {
+        CreateTableOptions::None => return Ok(()),
+        CreateTableOptions::With(list) => list,
+        other => return Err(SqlError::unsupported(format!("the table options {other}"))),
+    };
+    for option in list {
+        let fill_100 = matches!(option, SqlOption::KeyValue { key, value: Expr::Value(v) }
+            if names::ident(key) == "fillfactor"
+                && matches!(&v.value, AstValue::Number(n, _) if n == "100"));
+        if !fill_100 {
+            return Err(SqlError::unsupported(format!(
+                "the storage option {option}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `DROP TABLE [IF EXISTS] name, ... [CASCADE]` (CASCADE drops nothing
+/// more: no object depends on a table yet).
+pub fn drop(
+    db: &Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<String>,
+    object_type: ObjectType,
+    if_exists: bool,
+    names: &[ObjectName],
+    _cascade: bool,
+) -> Result<Output, SqlError> {
+    if object_type != ObjectType::Table {
+        return Err(SqlError::unsupported(format!("DROP {object_type}")));
+    }
+    for name in names {
+        let name = names::relation(name)?;
+        if db.catalog().table(txn, &name)?.is_none() {
+            if if_exists {
+                notices.push(format!(
+                    "NOTICE:  table \"{name}\" does not exist, skipping"
+                ));
+                continue;
+            }
+            return Err(SqlError::new(
+                "42P01",
+                format!("table \"{name}\" does not exist"),
+            ));
+        }
+        db.catalog().drop_table(txn, &name)?;
+    }
+    Ok(Output::command("DROP TABLE"))
+}

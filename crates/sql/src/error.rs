@@ -1,0 +1,77 @@
+//! The one error type of the SQL layer: a SQLSTATE and PostgreSQL's
+//! message.
+
+use folio_catalog::CatalogError;
+use folio_db::DbError;
+use folio_row::RowError;
+use folio_txn::TxnError;
+
+/// A statement failed: `code` is the SQLSTATE a client sees, `message`
+/// the text (PostgreSQL's wording where folio follows its behaviour).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SqlError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl SqlError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> SqlError {
+        SqlError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 0A000: outside the supported subset (the session carries on).
+    pub fn unsupported(what: impl std::fmt::Display) -> SqlError {
+        SqlError::new("0A000", format!("{what} is not supported"))
+    }
+
+    /// 42601: the text is not SQL the parser accepts.
+    pub fn syntax(message: impl Into<String>) -> SqlError {
+        SqlError::new("42601", message)
+    }
+
+    /// 25P02: a statement in a failed transaction block.
+    pub fn in_failed_block() -> SqlError {
+        SqlError::new(
+            "25P02",
+            "current transaction is aborted, commands ignored until end of transaction block",
+        )
+    }
+
+    /// 42P01: no such relation.
+    pub fn undefined_table(name: &str) -> SqlError {
+        SqlError::new("42P01", format!("relation \"{name}\" does not exist"))
+    }
+
+    /// 42703: no such column.
+    pub fn undefined_column(name: &str) -> SqlError {
+        SqlError::new("42703", format!("column \"{name}\" does not exist"))
+    }
+
+    /// Whether a client may retry the transaction (40001, 40P01).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self.code, "40001" | "40P01")
+    }
+}
+
+/// Errors below the SQL layer keep their SQLSTATE (XX000 when they carry
+/// none: an internal error).
+macro_rules! from_layer {
+    ($($ty:ty),*) => {$(
+        impl From<$ty> for SqlError {
+            fn from(e: $ty) -> SqlError {
+                SqlError::new(e.sqlstate().unwrap_or("XX000"), e.to_string())
+            }
+        }
+    )*};
+}
+from_layer!(DbError, CatalogError, TxnError);
+
+impl From<RowError> for SqlError {
+    fn from(e: RowError) -> SqlError {
+        SqlError::new(e.sqlstate(), e.to_string())
+    }
+}

@@ -1,0 +1,19 @@
+//! folio's SQL layer: a [`Session`] takes SQL text and runs it for real
+//! against a [`folio_db::Database`] (its catalog, heap tables and
+//! indexes). Synchronous and in-process; the server crate carries it over
+//! the PostgreSQL wire protocol. Design and status: `README.md`.
+
+mod ddl;
+mod dml;
+mod error;
+mod expr;
+mod names;
+mod output;
+mod query;
+mod session;
+mod types;
+
+pub use error::SqlError;
+pub use output::{Column, Output, TxStatus};
+pub use session::Session;
+pub use types::text_output;

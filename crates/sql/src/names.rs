@@ -1,0 +1,35 @@
+//! Identifiers as PostgreSQL reads them: unquoted names fold to lower
+//! case, quoted ones are kept; `schema.name` is accepted for the one
+//! schema there is (`public`).
+
+use crate::error::SqlError;
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
+
+/// The name an identifier denotes.
+pub fn ident(id: &Ident) -> String {
+    match id.quote_style {
+        Some(_) => id.value.clone(),
+        None => id.value.to_lowercase(),
+    }
+}
+
+/// The relation an object name denotes (`name` or `public.name`).
+pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|part| match part {
+            ObjectNamePart::Identifier(id) => Ok(ident(id)),
+            other => Err(SqlError::unsupported(format!("the name {other}"))),
+        })
+        .collect::<Result<_, _>>()?;
+    match parts.as_slice() {
+        [name] => Ok(name.clone()),
+        [schema, name] if schema == "public" => Ok(name.clone()),
+        [schema, _] => Err(SqlError::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        )),
+        _ => Err(SqlError::unsupported(format!("the name {name}"))),
+    }
+}

@@ -1,0 +1,56 @@
+//! What a statement returns, and the transaction status a client sees.
+
+use folio_row::Value;
+
+/// A result column: its name and PostgreSQL type oid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub type_oid: u32,
+}
+
+/// The result of one statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// A command and its tag (`CREATE TABLE`, `INSERT 0 3`, `BEGIN`, ...).
+    Command { tag: String },
+    /// Rows, their columns, and the tag (`SELECT n`).
+    Rows {
+        columns: Vec<Column>,
+        rows: Vec<Vec<Value>>,
+        tag: String,
+    },
+}
+
+impl Output {
+    pub(crate) fn command(tag: impl Into<String>) -> Output {
+        Output::Command { tag: tag.into() }
+    }
+
+    /// The command tag.
+    pub fn tag(&self) -> &str {
+        match self {
+            Output::Command { tag } | Output::Rows { tag, .. } => tag,
+        }
+    }
+}
+
+/// The transaction status of a session (the protocol's ReadyForQuery
+/// byte): idle, in a transaction block, in a failed block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxStatus {
+    Idle,
+    InBlock,
+    Failed,
+}
+
+impl TxStatus {
+    /// The status byte: `I`, `T` or `E`.
+    pub fn byte(self) -> u8 {
+        match self {
+            TxStatus::Idle => b'I',
+            TxStatus::InBlock => b'T',
+            TxStatus::Failed => b'E',
+        }
+    }
+}

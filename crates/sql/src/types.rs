@@ -1,0 +1,297 @@
+//! SQL type names to folio-row types, literals to values, and values to
+//! PostgreSQL's text output.
+
+use crate::error::SqlError;
+use folio_row::{Numeric, SqlType, Value};
+use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
+
+/// The folio type of a column declared as `ty` (PostgreSQL's names and
+/// their aliases: `int`, `integer`, `int4`, `char(n)`, `timestamp`, ...).
+pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
+    let length = |l: &Option<CharacterLength>| match l {
+        Some(CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length)
+            .map(Some)
+            .map_err(|_| SqlError::new("22023", "length for type too large")),
+        Some(CharacterLength::Max) | None => Ok(None),
+    };
+    Ok(match ty {
+        DataType::SmallInt(_) | DataType::Int2(_) => SqlType::Int2,
+        DataType::Int(_) | DataType::Integer(_) | DataType::Int4(_) => SqlType::Int4,
+        DataType::BigInt(_) | DataType::Int8(_) => SqlType::Int8,
+        DataType::Real | DataType::Float4 => SqlType::Float4,
+        DataType::DoublePrecision | DataType::Float8 => SqlType::Float8,
+        DataType::Numeric(info) | DataType::Decimal(info) => SqlType::Numeric(match info {
+            ExactNumberInfo::None => None,
+            ExactNumberInfo::Precision(p) => Some((precision(*p)?, 0)),
+            ExactNumberInfo::PrecisionAndScale(p, s) => Some((
+                precision(*p)?,
+                u16::try_from(*s).map_err(|_| SqlError::unsupported("a negative numeric scale"))?,
+            )),
+        }),
+        DataType::Text => SqlType::Text,
+        DataType::Varchar(l) | DataType::CharacterVarying(l) | DataType::CharVarying(l) => {
+            SqlType::Varchar(length(l)?)
+        }
+        // `char` alone is `char(1)`, as in PostgreSQL.
+        DataType::Char(l) | DataType::Character(l) => SqlType::Char(length(l)?.unwrap_or(1)),
+        DataType::Bytea => SqlType::Bytea,
+        DataType::Bool | DataType::Boolean => SqlType::Bool,
+        DataType::Date => SqlType::Date,
+        DataType::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::Timestamp
+        }
+        DataType::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::TimestampTz
+        }
+        DataType::Uuid => SqlType::Uuid,
+        other => return Err(SqlError::unsupported(format!("type {other}"))),
+    })
+}
+
+fn precision(p: u64) -> Result<u16, SqlError> {
+    match u16::try_from(p) {
+        Ok(p) if (1..=1000).contains(&p) => Ok(p),
+        _ => Err(SqlError::new(
+            "22023",
+            format!("NUMERIC precision {p} must be between 1 and 1000"),
+        )),
+    }
+}
+
+/// The value of a literal as PostgreSQL types it: an integer is `int4`
+/// if it fits, else `int8`, else `numeric`; a number with a point or an
+/// exponent is `numeric`; a quoted string is `text` until it meets a
+/// column ([`coerce`]).
+pub fn literal(value: &ast::Value) -> Result<Value, SqlError> {
+    Ok(match value {
+        ast::Value::Number(text, _) => number(text)?,
+        ast::Value::SingleQuotedString(s) => Value::Text(s.clone()),
+        ast::Value::Boolean(b) => Value::Bool(*b),
+        ast::Value::Null => Value::Null,
+        other => return Err(SqlError::unsupported(format!("the literal {other}"))),
+    })
+}
+
+fn number(text: &str) -> Result<Value, SqlError> {
+    if let Ok(v) = text.parse::<i32>() {
+        return Ok(Value::Int4(v));
+    }
+    if let Ok(v) = text.parse::<i64>() {
+        return Ok(Value::Int8(v));
+    }
+    Numeric::parse(text).map(Value::Numeric).map_err(|_| {
+        SqlError::new(
+            "22P02",
+            format!("invalid input syntax for type numeric: \"{text}\""),
+        )
+    })
+}
+
+/// The negation of a numeric value (`-` before a literal).
+pub fn negate(value: Value) -> Result<Value, SqlError> {
+    let out_of_range = |ty: &str| SqlError::new("22003", format!("{ty} out of range"));
+    Ok(match value {
+        Value::Int2(v) => Value::Int2(v.checked_neg().ok_or_else(|| out_of_range("smallint"))?),
+        Value::Int4(v) => Value::Int4(v.checked_neg().ok_or_else(|| out_of_range("integer"))?),
+        Value::Int8(v) => Value::Int8(v.checked_neg().ok_or_else(|| out_of_range("bigint"))?),
+        Value::Numeric(n) => Value::Numeric(Numeric::from_i64(0).checked_sub(n)?),
+        Value::Float4(v) => Value::Float4(-v),
+        Value::Float8(v) => Value::Float8(-v),
+        Value::Null => Value::Null,
+        other => {
+            return Err(SqlError::new(
+                "42883",
+                format!("operator does not exist: - {}", other.type_name()),
+            ));
+        }
+    })
+}
+
+/// A value meeting a column of type `ty` (an assignment or a
+/// comparison): a quoted literal takes the column's type by that type's
+/// input syntax (PostgreSQL's `unknown` literals); numbers and text go
+/// through folio-row's assignment rules (`Value::fit`).
+pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let value = match (value, ty) {
+        (Value::Text(s), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
+            let parsed = s.trim().parse::<i64>().map_err(|_| invalid_input(ty, &s))?;
+            Value::Int8(parsed)
+        }
+        (Value::Text(s), SqlType::Numeric(_)) => {
+            Value::Numeric(Numeric::parse(s.trim()).map_err(|_| invalid_input(ty, &s))?)
+        }
+        (Value::Text(s), SqlType::Bool) => {
+            Value::Bool(parse_bool(&s).ok_or_else(|| invalid_input(ty, &s))?)
+        }
+        (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
+        (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
+        (value @ Value::Text(_), SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz) => {
+            return Err(SqlError::unsupported(format!(
+                "input of {} values ({value:?})",
+                ty.name()
+            )));
+        }
+        (value, _) => value,
+    };
+    Ok(value.fit(ty)?)
+}
+
+fn invalid_input(ty: SqlType, text: &str) -> SqlError {
+    SqlError::new(
+        "22P02",
+        format!("invalid input syntax for type {}: \"{text}\"", ty.name()),
+    )
+}
+
+/// PostgreSQL's boolean input: `t`, `true`, `yes`, `on`, `1` and their
+/// opposites, any case, unique prefixes of the words.
+fn parse_bool(text: &str) -> Option<bool> {
+    let t = text.trim().to_ascii_lowercase();
+    let prefix_of = |word: &str| !t.is_empty() && word.starts_with(&t);
+    if prefix_of("true") || prefix_of("yes") || t == "on" || t == "1" {
+        Some(true)
+    } else if prefix_of("false") || prefix_of("no") || t == "off" || t == "of" || t == "0" {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A value in PostgreSQL's text output format (`None` for NULL), with
+/// `DateStyle = ISO` and `TimeZone = UTC`.
+pub fn text_output(value: &Value) -> Result<Option<String>, SqlError> {
+    Ok(Some(match value {
+        Value::Null => return Ok(None),
+        Value::Int2(v) => v.to_string(),
+        Value::Int4(v) => v.to_string(),
+        Value::Int8(v) => v.to_string(),
+        Value::Numeric(n) => n.to_string(),
+        Value::Text(s) => s.clone(),
+        Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
+        Value::Bytea(bytes) => {
+            let mut out = String::from("\\x");
+            for b in bytes {
+                out.push_str(&format!("{b:02x}"));
+            }
+            out
+        }
+        Value::Uuid(u) => {
+            let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
+            format!(
+                "{}-{}-{}-{}-{}",
+                &hex[..8],
+                &hex[8..12],
+                &hex[12..16],
+                &hex[16..20],
+                &hex[20..]
+            )
+        }
+        Value::Date(days) => date(i64::from(*days)),
+        Value::Timestamp(micros) => timestamp(*micros),
+        Value::TimestampTz(micros) => format!("{}+00", timestamp(*micros)),
+        Value::Float4(_) | Value::Float8(_) => {
+            return Err(SqlError::unsupported(
+                "text output of floating-point values",
+            ));
+        }
+    }))
+}
+
+/// `YYYY-MM-DD` of a day count from 2000-01-01 (the proleptic Gregorian
+/// calendar, as PostgreSQL; years before 1 are not produced here).
+fn date(days_since_2000: i64) -> String {
+    let (y, m, d) = civil_from_days(days_since_2000 + 10_957);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction cut, as
+/// PostgreSQL prints) of microseconds from 2000-01-01 00:00.
+fn timestamp(micros: i64) -> String {
+    const DAY: i64 = 86_400_000_000;
+    let (days, in_day) = (micros.div_euclid(DAY), micros.rem_euclid(DAY));
+    let (secs, frac) = (in_day / 1_000_000, in_day % 1_000_000);
+    let mut out = format!(
+        "{} {:02}:{:02}:{:02}",
+        date(days),
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    if frac != 0 {
+        let digits = format!("{frac:06}");
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    out
+}
+
+/// Year, month, day of a day count from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves the text output of dates and timestamps (PostgreSQL's epoch
+    // 2000-01-01, leap years, fractions cut of trailing zeros) and of
+    // booleans, bytea and uuids, as PostgreSQL 15 prints them.
+    #[test]
+    fn text_output_matches_postgresql() {
+        let out = |v: Value| text_output(&v).unwrap().unwrap();
+        assert_eq!(out(Value::Date(0)), "2000-01-01");
+        assert_eq!(out(Value::Date(59)), "2000-02-29");
+        assert_eq!(out(Value::Date(-1)), "1999-12-31");
+        assert_eq!(out(Value::Date(9_460)), "2025-11-25");
+        assert_eq!(out(Value::Timestamp(1_500_000)), "2000-01-01 00:00:01.5");
+        assert_eq!(
+            out(Value::Timestamp(86_400_000_000 + 3_723_000_001)),
+            "2000-01-02 01:02:03.000001"
+        );
+        assert_eq!(out(Value::TimestampTz(0)), "2000-01-01 00:00:00+00");
+        assert_eq!(out(Value::Bool(true)), "t");
+        assert_eq!(out(Value::Bytea(vec![0xde, 0xad])), "\\xdead");
+        assert_eq!(
+            out(Value::Uuid(
+                *b"\x12\x34\x56\x78\x9a\xbc\xde\xf0\x12\x34\x56\x78\x9a\xbc\xde\xf0"
+            )),
+            "12345678-9abc-def0-1234-56789abcdef0"
+        );
+        assert_eq!(text_output(&Value::Null).unwrap(), None);
+    }
+
+    // Proves literals are typed as PostgreSQL types them.
+    #[test]
+    fn literals_take_postgresql_types() {
+        let num = |s: &str| literal(&ast::Value::Number(s.into(), false)).unwrap();
+        assert_eq!(num("2147483647"), Value::Int4(i32::MAX));
+        assert_eq!(num("2147483648"), Value::Int8(1 << 31));
+        assert!(matches!(num("9223372036854775808"), Value::Numeric(_)));
+        assert!(matches!(num("1.5"), Value::Numeric(_)));
+        assert_eq!(
+            coerce(Value::Text(" 12 ".into()), SqlType::Int4).unwrap(),
+            Value::Int4(12)
+        );
+        assert_eq!(
+            coerce(Value::Text("yes".into()), SqlType::Bool).unwrap(),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            coerce(Value::Text("x".into()), SqlType::Int4)
+                .unwrap_err()
+                .code,
+            "22P02"
+        );
+    }
+}

@@ -1,0 +1,285 @@
+//! The SQL session end to end on a database in a temporary directory:
+//! what `pgbench -i` sends (its DDL and its rows), queries, the
+//! transaction block, and errors with PostgreSQL 15's SQLSTATEs and
+//! messages (written here as PostgreSQL 15 gives them).
+
+use folio_db::{Database, Options};
+use folio_row::Value;
+use folio_sql::{Column, Output, Session, SqlError, TxStatus, text_output};
+use std::sync::Arc;
+
+fn session() -> (tempfile::TempDir, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::create(dir.path().join("db"), Options::default()).unwrap();
+    (dir, Session::new(Arc::new(db)))
+}
+
+/// Runs `sql`, which must succeed; the outputs.
+fn ok(s: &mut Session, sql: &str) -> Vec<Output> {
+    let (out, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+    out
+}
+
+/// Runs `sql`, which must fail; the error.
+fn fails(s: &mut Session, sql: &str) -> SqlError {
+    s.simple_query(sql)
+        .1
+        .unwrap_or_else(|| panic!("{sql} succeeded"))
+}
+
+/// The rows of a one-query `sql`, as PostgreSQL's text output.
+fn rows(s: &mut Session, sql: &str) -> Vec<Vec<Option<String>>> {
+    match ok(s, sql).pop() {
+        Some(Output::Rows { rows, .. }) => rows
+            .iter()
+            .map(|r| r.iter().map(|v| text_output(v).unwrap()).collect())
+            .collect(),
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+fn text(values: &[&str]) -> Vec<Option<String>> {
+    values.iter().map(|v| Some(v.to_string())).collect()
+}
+
+// Proves PostgreSQL 15's `pgbench -i -s 1` statements up to the accounts'
+// COPY (captured with log_statement = all) run with PostgreSQL's tags and
+// notices, and the rows they write read back as PostgreSQL prints them.
+#[test]
+fn pgbench_init_statements() {
+    let (_dir, mut s) = session();
+    let out = ok(
+        &mut s,
+        "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers",
+    );
+    assert_eq!(out[0].tag(), "DROP TABLE");
+    assert_eq!(
+        s.take_notices(),
+        [
+            "NOTICE:  table \"pgbench_accounts\" does not exist, skipping",
+            "NOTICE:  table \"pgbench_branches\" does not exist, skipping",
+            "NOTICE:  table \"pgbench_history\" does not exist, skipping",
+            "NOTICE:  table \"pgbench_tellers\" does not exist, skipping",
+        ]
+    );
+    for create in [
+        "create table pgbench_history(tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22))",
+        "create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84)) with (fillfactor=100)",
+        "create table pgbench_accounts(aid    int not null,bid int,abalance int,filler char(84)) with (fillfactor=100)",
+        "create table pgbench_branches(bid int not null,bbalance int,filler char(88)) with (fillfactor=100)",
+    ] {
+        assert_eq!(ok(&mut s, create)[0].tag(), "CREATE TABLE");
+    }
+    assert_eq!(ok(&mut s, "begin")[0].tag(), "BEGIN");
+    assert_eq!(s.status(), TxStatus::InBlock);
+    assert_eq!(
+        ok(
+            &mut s,
+            "insert into pgbench_branches(bid,bbalance) values(1,0)"
+        )[0]
+        .tag(),
+        "INSERT 0 1"
+    );
+    for tid in 1..=10 {
+        ok(
+            &mut s,
+            &format!("insert into pgbench_tellers(tid,bid,tbalance) values ({tid},1,0)"),
+        );
+    }
+    assert_eq!(ok(&mut s, "commit")[0].tag(), "COMMIT");
+    assert_eq!(s.status(), TxStatus::Idle);
+
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_branches"),
+        [text(&["1"])]
+    );
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_tellers"),
+        [text(&["10"])]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT tid, bid, tbalance FROM pgbench_tellers WHERE tid = 7"
+        ),
+        [text(&["7", "1", "0"])]
+    );
+    assert_eq!(
+        rows(&mut s, "select * from pgbench_branches"),
+        [vec![Some("1".into()), Some("0".into()), None]]
+    );
+    // A char(n) value is blank-padded to n.
+    ok(
+        &mut s,
+        "insert into pgbench_history(tid, filler) values (1, 'ab')",
+    );
+    let padded = format!("ab{}", " ".repeat(20));
+    assert_eq!(
+        rows(&mut s, "select filler from pgbench_history where tid = 1"),
+        [text(&[&padded])]
+    );
+    ok(&mut s, "drop table pgbench_history");
+    assert!(s.take_notices().is_empty());
+    assert_eq!(fails(&mut s, "select * from pgbench_history").code, "42P01");
+}
+
+// Proves the transaction block as PostgreSQL runs it: writes visible to
+// the block itself, an error fails the block (25P02 for what follows,
+// ROLLBACK as COMMIT's tag) and undoes its writes; ROLLBACK undoes a
+// healthy block's; warnings for COMMIT outside a block and BEGIN inside.
+#[test]
+fn transaction_blocks() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table t (k int not null, v text)");
+    ok(&mut s, "begin");
+    ok(&mut s, "insert into t values (1, 'one')");
+    assert_eq!(
+        rows(&mut s, "select v from t where k = 1"),
+        [text(&["one"])]
+    );
+    ok(&mut s, "begin");
+    assert_eq!(
+        s.take_notices(),
+        ["WARNING:  there is already a transaction in progress"]
+    );
+    let e = fails(&mut s, "insert into nosuch values (1)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42P01", "relation \"nosuch\" does not exist")
+    );
+    assert_eq!(s.status(), TxStatus::Failed);
+    let e = fails(&mut s, "select count(*) from t");
+    assert_eq!(e.code, "25P02");
+    assert_eq!(
+        e.message,
+        "current transaction is aborted, commands ignored until end of transaction block"
+    );
+    assert_eq!(ok(&mut s, "commit")[0].tag(), "ROLLBACK");
+    assert_eq!(s.status(), TxStatus::Idle);
+    assert_eq!(rows(&mut s, "select count(*) from t"), [text(&["0"])]);
+
+    ok(
+        &mut s,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; insert into t values (2, 'two')",
+    );
+    assert_eq!(ok(&mut s, "rollback")[0].tag(), "ROLLBACK");
+    assert_eq!(rows(&mut s, "select count(*) from t"), [text(&["0"])]);
+    ok(
+        &mut s,
+        "start transaction; insert into t values (3, 'three'); end",
+    );
+    assert_eq!(rows(&mut s, "select k, v from t"), [text(&["3", "three"])]);
+    ok(&mut s, "commit");
+    assert_eq!(
+        s.take_notices(),
+        ["WARNING:  there is no transaction in progress"]
+    );
+    assert_eq!(
+        fails(&mut s, "begin isolation level serializable").code,
+        "0A000"
+    );
+    assert_eq!(s.status(), TxStatus::Idle);
+}
+
+// Proves bad input is an error with PostgreSQL's SQLSTATE and the session
+// carries on: syntax, unknown relations and columns, values that do not
+// fit their columns, NOT NULL, and statements outside the subset.
+#[test]
+fn errors_carry_postgresql_sqlstates() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table t (k int not null, c char(4), b bool, n numeric(6,2))",
+    );
+    assert_eq!(fails(&mut s, "selec 1").code, "42601");
+    assert_eq!(fails(&mut s, "create table t (x int)").code, "42P07");
+    let e = fails(&mut s, "select nosuch from t");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42703", "column \"nosuch\" does not exist")
+    );
+    assert_eq!(
+        fails(&mut s, "insert into t (k) values (3000000000)").code,
+        "22003"
+    );
+    assert_eq!(
+        fails(&mut s, "insert into t (k) values ('x')").code,
+        "22P02"
+    );
+    let e = fails(&mut s, "insert into t (k, c) values (1, 'abcde')");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22001", "value too long for type character(4)")
+    );
+    assert_eq!(
+        fails(&mut s, "insert into t (c) values ('a')").code,
+        "23502"
+    );
+    assert_eq!(
+        fails(&mut s, "insert into t (k, nosuch) values (1, 2)").code,
+        "42703"
+    );
+    assert_eq!(
+        fails(&mut s, "insert into t (k) values (1, 2)").code,
+        "42601"
+    );
+    assert_eq!(fails(&mut s, "select k from t order by k").code, "0A000");
+    assert_eq!(
+        fails(&mut s, "create table u (x int primary key)").code,
+        "0A000"
+    );
+    assert_eq!(
+        fails(&mut s, "create table u (x int) with (fillfactor=90)").code,
+        "0A000"
+    );
+    ok(
+        &mut s,
+        "insert into t values (-5, 'ab', 'yes', 12.5), (7, null, false, '-1')",
+    );
+    assert_eq!(
+        rows(&mut s, "select k, c, b, n from t where b = 't'"),
+        [text(&["-5", "ab  ", "t", "12.50"])]
+    );
+    assert_eq!(
+        rows(&mut s, "select n, c from t where k = 7"),
+        [vec![Some("-1.00".into()), None]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select 1, -2147483648, 'x', true, null, 9223372036854775808"
+        ),
+        [vec![
+            Some("1".into()),
+            Some("-2147483648".into()),
+            Some("x".into()),
+            Some("t".into()),
+            None,
+            Some("9223372036854775808".into()),
+        ]]
+    );
+    let Some(Output::Rows { columns, .. }) = ok(&mut s, "select count(*) as n from t").pop() else {
+        panic!()
+    };
+    assert_eq!(
+        columns,
+        [Column {
+            name: "n".into(),
+            type_oid: 20
+        }]
+    );
+    let e = fails(&mut s, "insert into t (k, n) values (1, 12345.6)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22003", "numeric field overflow")
+    );
+    assert_eq!(s.status(), TxStatus::Idle);
+    let Some(Output::Rows { rows: r, .. }) =
+        ok(&mut s, "select * from t where k = 7 and b = false").pop()
+    else {
+        panic!()
+    };
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0][0], Value::Int4(7));
+}

@@ -291,6 +291,58 @@ impl Catalog {
         })
     }
 
+    /// `TRUNCATE name`: under `ACCESS EXCLUSIVE` (other transactions'
+    /// reads and writes of the table wait until `txn` ends), every row
+    /// `txn` sees is deleted. Returns how many. Unlike PostgreSQL, which
+    /// gives the table new empty files, the space comes back through
+    /// vacuum, and a REPEATABLE READ transaction that read the table
+    /// before keeps seeing its rows (PostgreSQL's TRUNCATE is not MVCC-safe
+    /// there; folio's is).
+    pub fn truncate(&self, txn: &mut Transaction, name: &str) -> Result<u64, CatalogError> {
+        let table = self.lock_table(txn, name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let relation = self
+            .relation(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let mut deleted = 0;
+        for (tid, _) in relation.scan(txn)? {
+            relation.delete(txn, tid)?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+
+    /// `ALTER TABLE name ADD PRIMARY KEY (columns)`: a unique index named
+    /// `name_pkey` (PostgreSQL's name) over columns that are NOT NULL.
+    /// 42P16 if the table has one already; a column that allows NULL is
+    /// refused (0A000: folio cannot make it NOT NULL yet).
+    pub fn add_primary_key(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        columns: &[&str],
+    ) -> Result<IndexDef, CatalogError> {
+        let table = self.lock_table(txn, name)?;
+        let index_name = format!("{name}_pkey");
+        if table.indexes.iter().any(|i| i.name == index_name) {
+            return Err(CatalogError::MultiplePrimaryKeys(name.to_string()));
+        }
+        for column in columns {
+            let def = table
+                .columns
+                .iter()
+                .find(|c| c.name == *column)
+                .ok_or_else(|| CatalogError::NoSuchColumn {
+                    table: name.to_string(),
+                    column: column.to_string(),
+                })?;
+            if !def.not_null {
+                return Err(CatalogError::NullablePrimaryKey(column.to_string()));
+            }
+        }
+        self.create_index(txn, name, &index_name, columns, true)
+    }
+
     /// `ALTER TABLE old RENAME TO new` and `ALTER INDEX old RENAME TO
     /// new`, under the DDL lock of the table (the index's table). The
     /// relation keeps its oid, storage, columns and indexes; a name taken

@@ -36,6 +36,12 @@ pub enum CatalogError {
     Stale(String),
     #[error("index \"{index}\" and its table disagree: {detail}")]
     IndexMismatch { index: String, detail: String },
+    #[error("multiple primary keys for table \"{0}\" are not allowed")]
+    MultiplePrimaryKeys(String),
+    /// A primary key over a column that allows NULL (PostgreSQL would
+    /// first make it NOT NULL; folio cannot change a column yet).
+    #[error("a primary key on column \"{0}\", which allows NULL, is not supported yet")]
+    NullablePrimaryKey(String),
 }
 
 impl CatalogError {
@@ -55,6 +61,8 @@ impl CatalogError {
             CatalogError::Corrupt(_) => Some("XX001"),
             CatalogError::IndexMismatch { .. } => Some("XX002"),
             CatalogError::Stale(_) => Some("40001"),
+            CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
+            CatalogError::NullablePrimaryKey(_) => Some("0A000"),
             _ => None,
         }
     }

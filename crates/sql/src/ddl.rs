@@ -7,8 +7,8 @@ use crate::types;
 use folio_catalog::ColumnDef;
 use folio_db::{Database, Transaction};
 use sqlparser::ast::{
-    ColumnOption, CreateTable, CreateTableOptions, Expr, ObjectName, ObjectType, SqlOption,
-    Value as AstValue,
+    AlterTableOperation, ColumnOption, CreateTable, CreateTableOptions, Expr, IndexColumn,
+    ObjectName, ObjectType, SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
 };
 
 /// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL], ...)
@@ -118,4 +118,65 @@ pub fn drop(
         db.catalog().drop_table(txn, &name)?;
     }
     Ok(Output::command("DROP TABLE"))
+}
+
+/// `TRUNCATE [TABLE] name, ...` (folio-catalog `Catalog::truncate`: the
+/// rows deleted under `ACCESS EXCLUSIVE`).
+pub fn truncate(
+    db: &Database,
+    txn: &mut Transaction,
+    tables: &[TruncateTableTarget],
+) -> Result<Output, SqlError> {
+    for target in tables {
+        let name = names::relation(&target.name)?;
+        db.catalog().truncate(txn, &name)?;
+    }
+    Ok(Output::command("TRUNCATE TABLE"))
+}
+
+/// `ALTER TABLE name ADD PRIMARY KEY (columns)`, the one change of a table
+/// supported so far (folio-catalog `Catalog::add_primary_key`).
+pub fn alter_table(
+    db: &Database,
+    txn: &mut Transaction,
+    name: &ObjectName,
+    operations: &[AlterTableOperation],
+) -> Result<Output, SqlError> {
+    let name = names::relation(name)?;
+    for operation in operations {
+        match operation {
+            AlterTableOperation::AddConstraint {
+                constraint:
+                    TableConstraint::PrimaryKey {
+                        name: None,
+                        index_name: None,
+                        index_type: None,
+                        columns,
+                        index_options,
+                        characteristics: None,
+                    },
+                not_valid: false,
+            } if index_options.is_empty() => {
+                let columns = columns
+                    .iter()
+                    .map(key_column)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+                db.catalog().add_primary_key(txn, &name, &columns)?;
+            }
+            other => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
+        }
+    }
+    Ok(Output::command("ALTER TABLE"))
+}
+
+/// A key column given by name, in ascending order.
+fn key_column(column: &IndexColumn) -> Result<String, SqlError> {
+    let plain = column.operator_class.is_none()
+        && column.column.options.asc.is_none()
+        && column.column.options.nulls_first.is_none();
+    match &column.column.expr {
+        Expr::Identifier(id) if plain => Ok(names::ident(id)),
+        _ => Err(SqlError::unsupported(format!("the key column {column}"))),
+    }
 }

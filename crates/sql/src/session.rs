@@ -210,6 +210,23 @@ fn run(
             cascade,
             ..
         } => ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade),
+        Statement::Truncate {
+            table_names,
+            partitions: None,
+            identity: None,
+            cascade: None,
+            on_cluster: None,
+            ..
+        } => ddl::truncate(db, txn, table_names),
+        Statement::AlterTable {
+            name,
+            if_exists: false,
+            only: false,
+            operations,
+            location: None,
+            on_cluster: None,
+            ..
+        } => ddl::alter_table(db, txn, name, operations),
         Statement::Insert(insert) => dml::insert(db, txn, insert),
         Statement::Query(q) => query::select(db, txn, q),
         other => Err(SqlError::unsupported(format!(

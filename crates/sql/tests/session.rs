@@ -76,6 +76,14 @@ fn pgbench_init_statements() {
     assert_eq!(
         ok(
             &mut s,
+            "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"
+        )[0]
+        .tag(),
+        "TRUNCATE TABLE"
+    );
+    assert_eq!(
+        ok(
+            &mut s,
             "insert into pgbench_branches(bid,bbalance) values(1,0)"
         )[0]
         .tag(),
@@ -89,6 +97,13 @@ fn pgbench_init_statements() {
     }
     assert_eq!(ok(&mut s, "commit")[0].tag(), "COMMIT");
     assert_eq!(s.status(), TxStatus::Idle);
+    for alter in [
+        "alter table pgbench_branches add primary key (bid)",
+        "alter table pgbench_tellers add primary key (tid)",
+        "alter table pgbench_accounts add primary key (aid)",
+    ] {
+        assert_eq!(ok(&mut s, alter)[0].tag(), "ALTER TABLE");
+    }
 
     assert_eq!(
         rows(&mut s, "select count(*) from pgbench_branches"),
@@ -118,6 +133,45 @@ fn pgbench_init_statements() {
     assert_eq!(
         rows(&mut s, "select filler from pgbench_history where tid = 1"),
         [text(&[&padded])]
+    );
+    // The primary keys hold; a second one, or one over a nullable column,
+    // is refused.
+    let e = fails(
+        &mut s,
+        "insert into pgbench_tellers (tid, bid) values (7, 2)",
+    );
+    assert_eq!(e.code, "23505", "{e}");
+    let e = fails(&mut s, "alter table pgbench_tellers add primary key (tid)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "42P16",
+            "multiple primary keys for table \"pgbench_tellers\" are not allowed"
+        )
+    );
+    assert_eq!(
+        fails(&mut s, "alter table pgbench_history add primary key (tid)").code,
+        "0A000"
+    );
+    // TRUNCATE empties a table at commit, and not if rolled back.
+    ok(&mut s, "begin; truncate pgbench_tellers");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_tellers"),
+        [text(&["0"])]
+    );
+    ok(&mut s, "rollback");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_tellers"),
+        [text(&["10"])]
+    );
+    ok(&mut s, "truncate pgbench_tellers");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_tellers"),
+        [text(&["0"])]
+    );
+    ok(
+        &mut s,
+        "insert into pgbench_tellers (tid, bid) values (7, 2)",
     );
     ok(&mut s, "drop table pgbench_history");
     assert!(s.take_notices().is_empty());

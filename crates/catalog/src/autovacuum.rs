@@ -12,8 +12,9 @@
 
 use crate::catalog::Catalog;
 use crate::error::CatalogError;
+use crate::relation::Relation;
 use crate::toast::TOAST_OID;
-use folio_heap::Index;
+use folio_heap::{HeapError, Index, VacuumStats};
 use folio_txn::{Durability, Isolation, TxnManager};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -61,6 +62,34 @@ pub struct PassStats {
     pub index_entries_removed: u64,
 }
 
+/// Vacuums `relation` (its heap and the entries of its indexes) and
+/// restarts its dead-version count from what vacuum found: `VACUUM` and
+/// autovacuum both.
+pub fn vacuum(
+    catalog: &Catalog,
+    relation: &Relation,
+    txns: &Arc<TxnManager>,
+) -> Result<VacuumStats, CatalogError> {
+    let indexes: Vec<&Index> = relation.indexes.iter().map(|i| &i.index).collect();
+    counted(&catalog.activity(relation.def.oid), || {
+        relation.table.vacuum(txns, &indexes)
+    })
+}
+
+/// Runs a vacuum of a table whose counts are `activity`: the dead versions
+/// counted before it are no longer pending, and the table holds the
+/// versions it found.
+fn counted(
+    activity: &TableActivity,
+    vacuum: impl FnOnce() -> Result<VacuumStats, HeapError>,
+) -> Result<VacuumStats, CatalogError> {
+    let dead = activity.dead.load(Ordering::Relaxed);
+    let result = vacuum()?;
+    activity.dead.fetch_sub(dead, Ordering::Relaxed);
+    activity.versions.store(result.versions, Ordering::Relaxed);
+    Ok(result)
+}
+
 /// One autovacuum pass: vacuums every table past its threshold.
 pub fn autovacuum_pass(
     catalog: &Catalog,
@@ -83,9 +112,9 @@ pub fn autovacuum_pass(
         toast.versions.load(Ordering::Relaxed),
     );
     if dead as f64 >= config.threshold as f64 + config.scale_factor * versions as f64 {
-        let result = catalog.toast.table.vacuum(txns, &[&catalog.toast.index])?;
-        toast.dead.fetch_sub(dead, Ordering::Relaxed);
-        toast.versions.store(result.versions, Ordering::Relaxed);
+        let result = counted(&toast, || {
+            catalog.toast.table.vacuum(txns, &[&catalog.toast.index])
+        })?;
         stats.vacuumed += 1;
         stats.index_entries_removed += result.index_entries_removed;
     }
@@ -97,10 +126,7 @@ pub fn autovacuum_pass(
         if (dead as f64) < config.threshold as f64 + config.scale_factor * versions as f64 {
             continue;
         }
-        let indexes: Vec<&Index> = relation.indexes.iter().map(|i| &i.index).collect();
-        let result = relation.table.vacuum(txns, &indexes)?;
-        activity.dead.fetch_sub(dead, Ordering::Relaxed);
-        activity.versions.store(result.versions, Ordering::Relaxed);
+        let result = vacuum(catalog, &relation, txns)?;
         stats.vacuumed += 1;
         stats.index_entries_removed += result.index_entries_removed;
     }

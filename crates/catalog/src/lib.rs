@@ -14,7 +14,9 @@ mod relation;
 mod toast;
 
 pub use amcheck::IndexCheck;
-pub use autovacuum::{Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass};
+pub use autovacuum::{
+    Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum,
+};
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use error::CatalogError;

@@ -3,12 +3,14 @@
 //! indexes). Synchronous and in-process; the server crate carries it over
 //! the PostgreSQL wire protocol. Design and status: `README.md`.
 
+mod copy;
 mod ddl;
 mod dml;
 mod error;
 mod expr;
 mod names;
 mod output;
+mod parse;
 mod query;
 mod session;
 mod types;

@@ -20,6 +20,10 @@ pub enum Output {
         rows: Vec<Vec<Value>>,
         tag: String,
     },
+    /// `COPY ... FROM STDIN` waits for its data, in text format with
+    /// `columns` fields per line: [`crate::Session::copy_data`], then
+    /// [`crate::Session::copy_done`] or [`crate::Session::copy_fail`].
+    CopyIn { columns: usize },
 }
 
 impl Output {
@@ -31,6 +35,7 @@ impl Output {
     pub fn tag(&self) -> &str {
         match self {
             Output::Command { tag } | Output::Rows { tag, .. } => tag,
+            Output::CopyIn { .. } => "",
         }
     }
 }

@@ -8,13 +8,13 @@
 //! (PostgreSQL keeps the failed transaction's locks until `ROLLBACK`;
 //! folio releases them at the error).
 
+use crate::copy::CopyIn;
 use crate::error::SqlError;
 use crate::output::{Output, TxStatus};
+use crate::parse::{self, Copy, Parsed, Vacuum};
 use crate::{ddl, dml, query};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
 use std::sync::Arc;
 
 /// One client's session over a database.
@@ -22,6 +22,9 @@ pub struct Session {
     db: Arc<Database>,
     block: Block,
     notices: Vec<String>,
+    /// A COPY waiting for data, and its own transaction when it runs
+    /// outside a block.
+    copy: Option<(CopyIn, Option<Transaction>)>,
 }
 
 enum Block {
@@ -44,6 +47,7 @@ impl Session {
             db,
             block: Block::Idle,
             notices: Vec::new(),
+            copy: None,
         }
     }
 
@@ -66,16 +70,29 @@ impl Session {
     /// at the first error (as PostgreSQL does): the outputs of those that
     /// ran, and the error if one failed.
     pub fn simple_query(&mut self, sql: &str) -> (Vec<Output>, Option<SqlError>) {
-        let statements = match Parser::parse_sql(&PostgreSqlDialect {}, sql) {
+        if self.copy.is_some() {
+            let e = SqlError::new("08P01", "a query arrived while COPY data was expected");
+            return (Vec::new(), Some(self.copy_fail_with(e)));
+        }
+        let statements = match parse::statements(sql) {
             Ok(statements) => statements,
             Err(e) => {
                 self.fail();
-                return (Vec::new(), Some(SqlError::syntax(e.to_string())));
+                return (Vec::new(), Some(e));
             }
         };
         let mut outputs = Vec::new();
-        for statement in &statements {
-            match self.execute(statement) {
+        let count = statements.len();
+        for (i, statement) in statements.iter().enumerate() {
+            let result = match statement {
+                Parsed::Sql(statement) => self.execute(statement),
+                Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
+                Parsed::Copy(_) if i + 1 < count => Err(SqlError::unsupported(
+                    "COPY FROM STDIN followed by other statements in one query",
+                )),
+                Parsed::Copy(copy) => self.start_copy(copy),
+            };
+            match result {
                 Ok(output) => outputs.push(output),
                 Err(e) => {
                     self.fail();
@@ -84,6 +101,135 @@ impl Session {
             }
         }
         (outputs, None)
+    }
+
+    /// Whether a COPY waits for data.
+    pub fn copy_pending(&self) -> bool {
+        self.copy.is_some()
+    }
+
+    /// A piece of COPY data (any size; lines may span pieces). An error
+    /// ends the COPY: its rows are undone with its transaction.
+    pub fn copy_data(&mut self, data: &[u8]) -> Result<(), SqlError> {
+        let Some((copy, own)) = &mut self.copy else {
+            return Err(SqlError::new("08P01", "COPY data without a COPY"));
+        };
+        let txn = match (own, &mut self.block) {
+            (Some(txn), _) | (None, Block::Open(txn)) => txn,
+            (None, _) => unreachable!("a COPY outside a block has its own transaction"),
+        };
+        match copy.data(txn, data) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.copy_fail_with(e)),
+        }
+    }
+
+    /// The end of the COPY data: `COPY n`.
+    pub fn copy_done(&mut self) -> Result<Output, SqlError> {
+        let Some((copy, own)) = self.copy.take() else {
+            return Err(SqlError::new("08P01", "COPY done without a COPY"));
+        };
+        let result = match (own, &mut self.block) {
+            (Some(mut txn), _) => match copy.finish(&mut txn) {
+                Ok(rows) => txn.commit().map(|_| rows).map_err(SqlError::from),
+                Err(e) => {
+                    let _ = txn.rollback();
+                    Err(e)
+                }
+            },
+            (None, Block::Open(txn)) => copy.finish(txn),
+            (None, _) => unreachable!("a COPY outside a block has its own transaction"),
+        };
+        match result {
+            Ok(rows) => Ok(Output::command(format!("COPY {rows}"))),
+            Err(e) => {
+                self.fail();
+                Err(e)
+            }
+        }
+    }
+
+    /// The client gave up the COPY (CopyFail): its rows are undone.
+    pub fn copy_fail(&mut self, message: &str) -> SqlError {
+        let e = SqlError::new("57014", format!("COPY from stdin failed: {message}"));
+        self.copy_fail_with(e)
+    }
+
+    /// Ends the COPY with error `e`: its own transaction rolls back, a
+    /// block fails.
+    fn copy_fail_with(&mut self, e: SqlError) -> SqlError {
+        if let Some((_, Some(txn))) = self.copy.take() {
+            let _ = txn.rollback();
+        }
+        self.fail();
+        e
+    }
+
+    fn start_copy(&mut self, copy: &Copy) -> Result<Output, SqlError> {
+        let own = match &self.block {
+            Block::Failed => return Err(SqlError::in_failed_block()),
+            Block::Open(_) => None,
+            Block::Idle => Some(self.db.begin(Isolation::ReadCommitted, Durability::Sync)?),
+        };
+        let txn = match (&own, &self.block) {
+            (Some(txn), _) | (None, Block::Open(txn)) => txn,
+            (None, _) => unreachable!("checked above"),
+        };
+        let copy_in = match CopyIn::start(&self.db, txn, copy) {
+            Ok(copy_in) => copy_in,
+            Err(e) => {
+                if let Some(txn) = own {
+                    let _ = txn.rollback();
+                }
+                return Err(e);
+            }
+        };
+        let columns = copy_in.width();
+        self.copy = Some((copy_in, own));
+        Ok(Output::CopyIn { columns })
+    }
+
+    /// `VACUUM` (outside a block, as PostgreSQL) and `ANALYZE`. ANALYZE
+    /// gathers nothing yet: the planner has no statistics (README
+    /// "Status").
+    fn vacuum(&mut self, vacuum: &Vacuum) -> Result<Output, SqlError> {
+        match self.block {
+            Block::Failed => return Err(SqlError::in_failed_block()),
+            Block::Open(_) if vacuum.vacuum => {
+                return Err(SqlError::new(
+                    "25001",
+                    "VACUUM cannot run inside a transaction block",
+                ));
+            }
+            _ => {}
+        }
+        let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
+        let relations = self.in_transaction(|db, txn, _| {
+            let names = if vacuum.tables.is_empty() {
+                db.catalog()
+                    .tables(txn)?
+                    .into_iter()
+                    .map(|t| t.name)
+                    .collect()
+            } else {
+                vacuum.tables.clone()
+            };
+            let mut relations = Vec::new();
+            for name in &names {
+                let relation = db
+                    .catalog()
+                    .relation(txn, name)?
+                    .ok_or_else(|| SqlError::undefined_table(name))?;
+                relations.push(relation);
+            }
+            Ok(relations)
+        })?;
+        if vacuum.vacuum {
+            for relation in &relations {
+                folio_catalog::vacuum(self.db.catalog(), relation, self.db.txns())?;
+            }
+        }
+        Ok(Output::command(tag))
     }
 
     /// An error: a block fails (its transaction rolls back now).
@@ -115,10 +261,10 @@ impl Session {
 
     /// Runs `f` in the open block's transaction, or in a transaction of
     /// its own committed when it succeeds.
-    fn in_transaction(
+    fn in_transaction<T>(
         &mut self,
-        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<String>) -> Result<Output, SqlError>,
-    ) -> Result<Output, SqlError> {
+        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<String>) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
             return f(&self.db, txn, &mut self.notices);
         }

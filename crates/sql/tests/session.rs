@@ -337,3 +337,102 @@ fn errors_carry_postgresql_sqlstates() {
     assert_eq!(r.len(), 1);
     assert_eq!(r[0][0], Value::Int4(7));
 }
+
+// Proves `COPY ... FROM STDIN` as pgbench -i uses it (text format, data in
+// pieces that split lines anywhere, `\.` ending it, empty fields being
+// empty strings and `\N` NULL), inside a block and on its own; that bad
+// data ends the COPY with PostgreSQL's SQLSTATE and undoes its rows; and
+// `VACUUM [ANALYZE]` / `ANALYZE` with their block rule (25001).
+#[test]
+fn copy_from_stdin_and_vacuum() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table pgbench_accounts(aid int not null,bid int,abalance int,filler char(84)) with (fillfactor=100)",
+    );
+    ok(&mut s, "begin");
+    let out = ok(&mut s, "copy pgbench_accounts from stdin with (freeze on)");
+    assert_eq!(out, [Output::CopyIn { columns: 4 }]);
+    assert!(s.copy_pending());
+    let mut data = String::new();
+    for aid in 1..=1000 {
+        data.push_str(&format!("{aid}\t1\t0\t\n"));
+    }
+    data.push_str("\\.\n");
+    for piece in data.as_bytes().chunks(37) {
+        s.copy_data(piece).unwrap();
+    }
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1000");
+    assert_eq!(s.status(), TxStatus::InBlock);
+    ok(&mut s, "commit");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_accounts"),
+        [text(&["1000"])]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select aid, abalance, filler from pgbench_accounts where aid = 500"
+        ),
+        [text(&["500", "0", &" ".repeat(84)])]
+    );
+
+    // On its own: committed at the end; `\N` is NULL, escapes resolved.
+    ok(&mut s, "copy pgbench_accounts (aid, filler) from stdin");
+    s.copy_data(b"2001\tx\\ty\n2002\t\\N").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    let padded = format!("x\ty{}", " ".repeat(81));
+    assert_eq!(
+        rows(
+            &mut s,
+            "select filler from pgbench_accounts where aid = 2001"
+        ),
+        [text(&[&padded])]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select bid, filler from pgbench_accounts where aid = 2002"
+        ),
+        [vec![None, None]]
+    );
+
+    // Bad data: the COPY ends, its rows are undone.
+    ok(&mut s, "copy pgbench_accounts from stdin");
+    let e = s
+        .copy_data(b"3001\t1\t0\t\n3002\tnot a number\t0\t\n")
+        .unwrap_err();
+    assert_eq!(e.code, "22P02");
+    assert!(!s.copy_pending());
+    ok(&mut s, "copy pgbench_accounts from stdin");
+    assert_eq!(
+        s.copy_data(b"3003\t1\t0\t\textra\n").unwrap_err().code,
+        "22P04"
+    );
+    ok(&mut s, "copy pgbench_accounts from stdin");
+    s.copy_data(b"3004\t1\t0\t\n").unwrap();
+    assert_eq!(s.copy_fail("interrupted").code, "57014");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pgbench_accounts"),
+        [text(&["1002"])]
+    );
+    assert_eq!(fails(&mut s, "copy nosuch from stdin").code, "42P01");
+
+    for statement in [
+        "vacuum analyze pgbench_accounts",
+        "vacuum pgbench_accounts",
+        "analyze pgbench_accounts",
+        "vacuum",
+    ] {
+        let tag = ok(&mut s, statement)[0].tag().to_string();
+        assert!(
+            statement.to_uppercase().starts_with(&tag),
+            "{statement}: {tag}"
+        );
+    }
+    ok(&mut s, "begin");
+    assert_eq!(fails(&mut s, "vacuum pgbench_accounts").code, "25001");
+    ok(&mut s, "rollback");
+    ok(&mut s, "begin; analyze pgbench_accounts; commit");
+    assert_eq!(fails(&mut s, "vacuum nosuch").code, "42P01");
+}

@@ -2,6 +2,7 @@
 
 mod bench;
 mod checksums;
+mod serve;
 mod verify;
 mod waldump;
 
@@ -33,6 +34,9 @@ enum Command {
     /// Open a database (running crash recovery), verify every tree and the
     /// buffer pool's invariants, and close it.
     Verify(verify::VerifyArgs),
+    /// Serve a database over PostgreSQL's wire protocol (psql, pgbench);
+    /// the directory is created with a new database on first start.
+    Serve(serve::ServeArgs),
 }
 
 /// A write to stdout failed: a closed pipe (`folio waldump | head`) ends
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Waldump(args) => waldump::run(args),
         Command::Checksums(args) => checksums::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,255 @@
+//! One client connection: startup, then simple queries (with the COPY
+//! sub-protocol) until the client terminates or the connection drops.
+//! Blocking I/O on the connection's own thread; its session runs there
+//! too (README "Shape": the session may block on locks and fsyncs).
+//! A dropped connection drops the session, whose open transaction rolls
+//! back.
+
+use crate::protocol::{
+    self, CANCEL_REQUEST, GSS_REQUEST, Out, PROTOCOL_3, ProtocolError, SSL_REQUEST,
+};
+use folio_db::Database;
+use folio_sql::{Output, Session, SqlError, text_output};
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+/// The server version clients see: PostgreSQL 15's, whose behaviour folio
+/// follows, then folio's own (psql 15 then raises no version warning).
+pub const SERVER_VERSION: &str = concat!("15.0 (folio ", env!("CARGO_PKG_VERSION"), ")");
+
+/// Serves one connection. `admit` says whether a connection slot was
+/// free (else the client gets PostgreSQL's 53300 after its startup).
+pub fn serve(
+    stream: TcpStream,
+    db: Arc<Database>,
+    admit: bool,
+    pid: u32,
+) -> Result<(), ProtocolError> {
+    stream.set_nodelay(true)?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut writer = stream;
+    let parameters = loop {
+        let (code, body) = protocol::read_startup(&mut reader)?;
+        match code {
+            // No TLS, no GSS encryption: the client continues in the clear.
+            SSL_REQUEST | GSS_REQUEST => writer.write_all(b"N")?,
+            CANCEL_REQUEST => return Ok(()),
+            PROTOCOL_3 => break protocol::startup_parameters(&body)?,
+            other => {
+                return fatal(
+                    &mut writer,
+                    "0A000",
+                    &format!(
+                        "unsupported frontend protocol {}.{}: server supports 3.0",
+                        other >> 16,
+                        other & 0xFFFF
+                    ),
+                );
+            }
+        }
+    };
+    if !admit {
+        return fatal(&mut writer, "53300", "sorry, too many clients already");
+    }
+    let get = |name: &str| {
+        parameters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let user = get("user").unwrap_or("");
+    if user != "postgres" {
+        return fatal(
+            &mut writer,
+            "28000",
+            &format!("role \"{user}\" does not exist"),
+        );
+    }
+    let database = get("database").unwrap_or(user);
+    if database != "postgres" {
+        return fatal(
+            &mut writer,
+            "3D000",
+            &format!("database \"{database}\" does not exist"),
+        );
+    }
+    let mut out = Out::default();
+    out.authentication_ok();
+    for (name, value) in [
+        ("server_version", SERVER_VERSION),
+        ("server_encoding", "UTF8"),
+        ("client_encoding", "UTF8"),
+        ("DateStyle", "ISO, MDY"),
+        ("TimeZone", "UTC"),
+        ("integer_datetimes", "on"),
+        ("standard_conforming_strings", "on"),
+        ("application_name", get("application_name").unwrap_or("")),
+    ] {
+        out.parameter_status(name, value);
+    }
+    out.backend_key_data(pid, 0);
+    let mut session = Session::new(db);
+    out.ready_for_query(session.status().byte());
+    writer.write_all(&out.buf)?;
+    // Messages of the extended protocol are refused until its Sync.
+    let mut skipping = false;
+    loop {
+        let (kind, body) = match protocol::read_message(&mut reader) {
+            Ok(message) => message,
+            // The client went away: the session (and its transaction) ends.
+            Err(ProtocolError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let mut out = Out::default();
+        match kind {
+            b'Q' => {
+                let (sql, _) = protocol::cstring(&body)?;
+                simple_query(&mut session, sql, &mut out, &mut reader, &mut writer)?;
+                out.ready_for_query(session.status().byte());
+            }
+            b'X' => return Ok(()),
+            // CopyData, CopyDone, CopyFail after a COPY ended in error:
+            // ignored, as the protocol says.
+            b'd' | b'c' | b'f' => {}
+            b'S' => {
+                skipping = false;
+                out.ready_for_query(session.status().byte());
+            }
+            b'P' | b'B' | b'E' | b'D' | b'C' | b'H' => {
+                if !skipping {
+                    skipping = true;
+                    error(
+                        &mut out,
+                        &SqlError::unsupported("the extended query protocol"),
+                    );
+                }
+            }
+            other => {
+                return fatal(
+                    &mut writer,
+                    "08P01",
+                    &format!("invalid frontend message type {other}"),
+                );
+            }
+        }
+        writer.write_all(&out.buf)?;
+    }
+}
+
+/// Sends a FATAL error; the connection then closes.
+fn fatal(writer: &mut TcpStream, code: &str, message: &str) -> Result<(), ProtocolError> {
+    let mut out = Out::default();
+    out.error_or_notice(b'E', "FATAL", code, message);
+    writer.write_all(&out.buf)?;
+    Ok(())
+}
+
+fn error(out: &mut Out, e: &SqlError) {
+    out.error_or_notice(b'E', "ERROR", e.code, &e.message);
+}
+
+/// A Query message: each statement's notices and results, an error for
+/// the first that fails. A `COPY ... FROM STDIN` reads its data here.
+fn simple_query(
+    session: &mut Session,
+    sql: &str,
+    out: &mut Out,
+    reader: &mut BufReader<TcpStream>,
+    writer: &mut TcpStream,
+) -> Result<(), ProtocolError> {
+    if sql.trim().is_empty() {
+        out.empty_query_response();
+        return Ok(());
+    }
+    let (outputs, failed) = session.simple_query(sql);
+    notices(session, out);
+    for output in outputs {
+        match output {
+            Output::Command { tag } => out.command_complete(&tag),
+            Output::Rows { columns, rows, tag } => {
+                let described: Vec<(String, u32)> =
+                    columns.into_iter().map(|c| (c.name, c.type_oid)).collect();
+                out.row_description(&described);
+                for row in &rows {
+                    let texts: Result<Vec<_>, SqlError> = row.iter().map(text_output).collect();
+                    match texts {
+                        Ok(texts) => out.data_row(&texts),
+                        Err(e) => {
+                            error(out, &e);
+                            return Ok(());
+                        }
+                    }
+                }
+                out.command_complete(&tag);
+            }
+            Output::CopyIn { columns } => {
+                out.copy_in_response(columns);
+                writer.write_all(&std::mem::take(&mut out.buf))?;
+                copy_in(session, out, reader)?;
+            }
+        }
+    }
+    if let Some(e) = failed {
+        error(out, &e);
+    }
+    Ok(())
+}
+
+/// The COPY sub-protocol: CopyData until CopyDone or CopyFail.
+fn copy_in(
+    session: &mut Session,
+    out: &mut Out,
+    reader: &mut BufReader<TcpStream>,
+) -> Result<(), ProtocolError> {
+    loop {
+        let (kind, body) = protocol::read_message(reader)?;
+        match kind {
+            b'd' => {
+                if let Err(e) = session.copy_data(&body) {
+                    error(out, &e);
+                    return Ok(());
+                }
+            }
+            b'c' => {
+                match session.copy_done() {
+                    Ok(done) => out.command_complete(done.tag()),
+                    Err(e) => error(out, &e),
+                }
+                notices(session, out);
+                return Ok(());
+            }
+            b'f' => {
+                let (message, _) = protocol::cstring(&body)?;
+                let e = session.copy_fail(message);
+                error(out, &e);
+                return Ok(());
+            }
+            // Flush and Sync are ignored during COPY.
+            b'H' | b'S' => {}
+            _ => {
+                let e = session.copy_fail("unexpected message type during COPY");
+                error(out, &SqlError::new("08P01", e.message));
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The session's notices as NoticeResponses (`WARNING:  ...` or
+/// `NOTICE:  ...`).
+fn notices(session: &mut Session, out: &mut Out) {
+    for notice in session.take_notices() {
+        let (severity, message) = notice
+            .split_once(":  ")
+            .unwrap_or(("NOTICE", notice.as_str()));
+        let code = if severity == "WARNING" {
+            "25001"
+        } else {
+            "00000"
+        };
+        out.error_or_notice(b'N', severity, code, message);
+    }
+}

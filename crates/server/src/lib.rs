@@ -1,0 +1,9 @@
+//! `folio serve`: PostgreSQL's wire protocol (3.0) over folio-sql
+//! sessions. Design and status: `README.md`.
+
+mod connection;
+mod protocol;
+mod server;
+
+pub use connection::SERVER_VERSION;
+pub use server::{Server, ServerConfig};

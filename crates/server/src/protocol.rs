@@ -1,0 +1,239 @@
+//! The PostgreSQL protocol 3.0's messages: reading the frontend's from a
+//! stream (checked lengths, never more than a limit) and encoding the
+//! backend's into a buffer.
+//!
+//! A frontend message is a type byte, a 4-byte big-endian length that
+//! counts itself, and the body; the startup packet has no type byte.
+
+use std::io::{self, Read};
+
+/// The largest message accepted (PostgreSQL's limit for most messages is
+/// 1 GiB; a COPY data row larger than this is refused too).
+pub const MAX_MESSAGE: usize = 1 << 30;
+
+/// The protocol version 3.0 and the special startup codes.
+pub const PROTOCOL_3: u32 = 196_608;
+pub const SSL_REQUEST: u32 = 80_877_103;
+pub const GSS_REQUEST: u32 = 80_877_104;
+pub const CANCEL_REQUEST: u32 = 80_877_102;
+
+/// Why a connection must close.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolError {
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error("invalid message length {0}")]
+    Length(usize),
+    #[error("malformed message: {0}")]
+    Malformed(&'static str),
+}
+
+/// Reads a 4-byte big-endian length (counting itself) and the body after
+/// it, refusing lengths below 4 or above [`MAX_MESSAGE`].
+fn read_body(stream: &mut impl Read) -> Result<Vec<u8>, ProtocolError> {
+    let mut len = [0u8; 4];
+    stream.read_exact(&mut len)?;
+    let len = u32::from_be_bytes(len) as usize;
+    if !(4..=MAX_MESSAGE).contains(&len) {
+        return Err(ProtocolError::Length(len));
+    }
+    let mut body = vec![0u8; len - 4];
+    stream.read_exact(&mut body)?;
+    Ok(body)
+}
+
+/// The startup packet: its code (protocol version or a request) and the
+/// rest.
+pub fn read_startup(stream: &mut impl Read) -> Result<(u32, Vec<u8>), ProtocolError> {
+    let body = read_body(stream)?;
+    if body.len() < 4 {
+        return Err(ProtocolError::Malformed("startup packet too short"));
+    }
+    let code = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+    Ok((code, body[4..].to_vec()))
+}
+
+/// The `name\0value\0 ... \0` parameters of a startup packet.
+pub fn startup_parameters(body: &[u8]) -> Result<Vec<(String, String)>, ProtocolError> {
+    let mut strings = body.split(|&b| b == 0);
+    let mut out = Vec::new();
+    loop {
+        let name = strings
+            .next()
+            .ok_or(ProtocolError::Malformed("startup parameters"))?;
+        if name.is_empty() {
+            return Ok(out);
+        }
+        let value = strings
+            .next()
+            .ok_or(ProtocolError::Malformed("startup parameters"))?;
+        let text = |b: &[u8]| {
+            String::from_utf8(b.to_vec())
+                .map_err(|_| ProtocolError::Malformed("startup parameter encoding"))
+        };
+        out.push((text(name)?, text(value)?));
+    }
+}
+
+/// A typed frontend message: its type byte and body.
+pub fn read_message(stream: &mut impl Read) -> Result<(u8, Vec<u8>), ProtocolError> {
+    let mut kind = [0u8; 1];
+    stream.read_exact(&mut kind)?;
+    Ok((kind[0], read_body(stream)?))
+}
+
+/// A NUL-terminated string at the start of `body`, and the rest.
+pub fn cstring(body: &[u8]) -> Result<(&str, &[u8]), ProtocolError> {
+    let end = body
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or(ProtocolError::Malformed("string without terminator"))?;
+    let text = std::str::from_utf8(&body[..end])
+        .map_err(|_| ProtocolError::Malformed("string encoding"))?;
+    Ok((text, &body[end + 1..]))
+}
+
+/// Backend messages, appended to a buffer sent in one write.
+#[derive(Debug, Default)]
+pub struct Out {
+    pub buf: Vec<u8>,
+}
+
+impl Out {
+    /// A message of type `kind` whose body `body` writes.
+    fn message(&mut self, kind: u8, body: impl FnOnce(&mut Vec<u8>)) {
+        self.buf.push(kind);
+        let at = self.buf.len();
+        self.buf.extend_from_slice(&[0; 4]);
+        body(&mut self.buf);
+        let len = (self.buf.len() - at) as u32;
+        self.buf[at..at + 4].copy_from_slice(&len.to_be_bytes());
+    }
+
+    pub fn authentication_ok(&mut self) {
+        self.message(b'R', |b| b.extend_from_slice(&0u32.to_be_bytes()));
+    }
+
+    pub fn parameter_status(&mut self, name: &str, value: &str) {
+        self.message(b'S', |b| {
+            put_cstring(b, name);
+            put_cstring(b, value);
+        });
+    }
+
+    pub fn backend_key_data(&mut self, pid: u32, key: u32) {
+        self.message(b'K', |b| {
+            b.extend_from_slice(&pid.to_be_bytes());
+            b.extend_from_slice(&key.to_be_bytes());
+        });
+    }
+
+    pub fn ready_for_query(&mut self, status: u8) {
+        self.message(b'Z', |b| b.push(status));
+    }
+
+    /// RowDescription: (name, type oid) per column, text format.
+    pub fn row_description(&mut self, columns: &[(String, u32)]) {
+        self.message(b'T', |b| {
+            b.extend_from_slice(&(columns.len() as u16).to_be_bytes());
+            for (name, oid) in columns {
+                put_cstring(b, name);
+                b.extend_from_slice(&0u32.to_be_bytes()); // table oid
+                b.extend_from_slice(&0u16.to_be_bytes()); // column number
+                b.extend_from_slice(&oid.to_be_bytes());
+                b.extend_from_slice(&(-1i16).to_be_bytes()); // type size
+                b.extend_from_slice(&(-1i32).to_be_bytes()); // type modifier
+                b.extend_from_slice(&0u16.to_be_bytes()); // text format
+            }
+        });
+    }
+
+    /// DataRow of text values (`None`: NULL).
+    pub fn data_row(&mut self, values: &[Option<String>]) {
+        self.message(b'D', |b| {
+            b.extend_from_slice(&(values.len() as u16).to_be_bytes());
+            for value in values {
+                match value {
+                    Some(text) => {
+                        b.extend_from_slice(&(text.len() as u32).to_be_bytes());
+                        b.extend_from_slice(text.as_bytes());
+                    }
+                    None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+                }
+            }
+        });
+    }
+
+    pub fn command_complete(&mut self, tag: &str) {
+        self.message(b'C', |b| put_cstring(b, tag));
+    }
+
+    pub fn empty_query_response(&mut self) {
+        self.message(b'I', |_| {});
+    }
+
+    /// CopyInResponse: text format, `columns` text columns.
+    pub fn copy_in_response(&mut self, columns: usize) {
+        self.message(b'G', |b| {
+            b.push(0);
+            b.extend_from_slice(&(columns as u16).to_be_bytes());
+            for _ in 0..columns {
+                b.extend_from_slice(&0u16.to_be_bytes());
+            }
+        });
+    }
+
+    /// ErrorResponse (`E`) or NoticeResponse (`N`): severity, SQLSTATE,
+    /// message.
+    pub fn error_or_notice(&mut self, kind: u8, severity: &str, code: &str, message: &str) {
+        self.message(kind, |b| {
+            for (field, value) in [
+                (b'S', severity),
+                (b'V', severity),
+                (b'C', code),
+                (b'M', message),
+            ] {
+                b.push(field);
+                put_cstring(b, value);
+            }
+            b.push(0);
+        });
+    }
+}
+
+fn put_cstring(b: &mut Vec<u8>, s: &str) {
+    b.extend_from_slice(s.as_bytes());
+    b.push(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves lengths below 4 or over the limit are refused before any
+    // body is read, and startup parameters parse.
+    #[test]
+    fn framing_is_checked() {
+        let bad = |bytes: &[u8]| read_message(&mut &bytes[..]).unwrap_err();
+        assert!(matches!(
+            bad(b"Q\x00\x00\x00\x03"),
+            ProtocolError::Length(3)
+        ));
+        assert!(matches!(
+            bad(b"Q\x7f\xff\xff\xff"),
+            ProtocolError::Length(_)
+        ));
+        assert!(matches!(bad(b"Q\x00\x00\x00\x09ab"), ProtocolError::Io(_)));
+        let (kind, body) = read_message(&mut &b"Q\x00\x00\x00\x06a\x00"[..]).unwrap();
+        assert_eq!((kind, body.as_slice()), (b'Q', &b"a\x00"[..]));
+        let params = startup_parameters(b"user\x00bob\x00database\x00postgres\x00\x00").unwrap();
+        assert_eq!(
+            params,
+            [
+                ("user".into(), "bob".into()),
+                ("database".into(), "postgres".into())
+            ]
+        );
+        assert!(startup_parameters(b"user\x00bob").is_err());
+    }
+}

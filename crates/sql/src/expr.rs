@@ -1,24 +1,123 @@
-//! Expressions. For now: constants (literals, signs, parentheses) and
-//! column references compared with constants (README "Status").
+//! Expressions: constants, column references of the row at hand,
+//! arithmetic on integers and numerics with PostgreSQL's overflow errors,
+//! and `CURRENT_TIMESTAMP` / `now()` (the transaction's start, as
+//! PostgreSQL's). More come with the planner (README "Status").
 
 use crate::error::SqlError;
+use crate::names;
 use crate::types;
-use folio_row::Value;
-use sqlparser::ast::{Expr, UnaryOperator};
+use folio_row::{Numeric, Value};
+use sqlparser::ast::{BinaryOperator, Expr, FunctionArguments, UnaryOperator};
+
+/// What an expression may refer to: the columns of the row being read
+/// (none for a constant) and the transaction's start time.
+pub struct Scope<'a> {
+    /// Column names and values of the current row.
+    pub columns: &'a [(String, Value)],
+    /// Microseconds since 2000-01-01 UTC at the transaction's start.
+    pub now: i64,
+}
+
+impl Scope<'_> {
+    /// A scope with no row.
+    pub fn constant(now: i64) -> Scope<'static> {
+        Scope { columns: &[], now }
+    }
+}
 
 /// The value of a constant expression.
 pub fn constant(expr: &Expr) -> Result<Value, SqlError> {
+    eval(expr, &Scope::constant(0))
+}
+
+/// The value of `expr` in `scope`.
+pub fn eval(expr: &Expr, scope: &Scope<'_>) -> Result<Value, SqlError> {
     match expr {
         Expr::Value(v) => types::literal(&v.value),
-        Expr::Nested(inner) => constant(inner),
+        Expr::Nested(inner) => eval(inner, scope),
+        Expr::Identifier(id) => {
+            let name = names::ident(id);
+            scope
+                .columns
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| SqlError::undefined_column(&name))
+        }
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
-        } => types::negate(constant(expr)?),
+        } => types::negate(eval(expr, scope)?),
         Expr::UnaryOp {
             op: UnaryOperator::Plus,
             expr,
-        } => constant(expr),
+        } => eval(expr, scope),
+        Expr::BinaryOp { left, op, right } => {
+            arithmetic(op, eval(left, scope)?, eval(right, scope)?)
+        }
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("current_timestamp")
+                && matches!(f.args, FunctionArguments::None) =>
+        {
+            Ok(Value::TimestampTz(scope.now))
+        }
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("now")
+                && matches!(&f.args, FunctionArguments::List(l) if l.args.is_empty()) =>
+        {
+            Ok(Value::TimestampTz(scope.now))
+        }
         other => Err(SqlError::unsupported(format!("the expression {other}"))),
     }
+}
+
+/// `a op b` for `+`, `-`, `*` on integers (the wider of the two types;
+/// overflow 22003 as PostgreSQL's) and numerics (an integer meeting a
+/// numeric becomes one). NULL in, NULL out.
+fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError> {
+    use Value::{Int2, Int4, Int8, Null};
+    if matches!(a, Null) || matches!(b, Null) {
+        return Ok(Null);
+    }
+    let int = |v: &Value| match v {
+        Int2(x) => Some((i64::from(*x), 1)),
+        Int4(x) => Some((i64::from(*x), 2)),
+        Int8(x) => Some((*x, 3)),
+        _ => None,
+    };
+    if let (Some((x, wa)), Some((y, wb))) = (int(&a), int(&b)) {
+        let result = match op {
+            BinaryOperator::Plus => x.checked_add(y),
+            BinaryOperator::Minus => x.checked_sub(y),
+            BinaryOperator::Multiply => x.checked_mul(y),
+            other => return Err(SqlError::unsupported(format!("the operator {other}"))),
+        };
+        let width = wa.max(wb);
+        let out_of_range = |ty: &str| SqlError::new("22003", format!("{ty} out of range"));
+        let result =
+            result.ok_or_else(|| out_of_range(["smallint", "integer", "bigint"][width - 1]))?;
+        return Ok(match width {
+            1 => Int2(i16::try_from(result).map_err(|_| out_of_range("smallint"))?),
+            2 => Int4(i32::try_from(result).map_err(|_| out_of_range("integer"))?),
+            _ => Int8(result),
+        });
+    }
+    let numeric = |v: Value| match v {
+        Value::Numeric(n) => Ok(n),
+        other => int(&other)
+            .map(|(x, _)| Numeric::from_i64(x))
+            .ok_or_else(|| {
+                SqlError::new(
+                    "42883",
+                    format!("operator does not exist: {} {op} ...", other.type_name()),
+                )
+            }),
+    };
+    let (x, y) = (numeric(a)?, numeric(b)?);
+    Ok(Value::Numeric(match op {
+        BinaryOperator::Plus => x.checked_add(y)?,
+        BinaryOperator::Minus => x.checked_sub(y)?,
+        BinaryOperator::Multiply => x.checked_mul(y)?,
+        other => return Err(SqlError::unsupported(format!("the operator {other}"))),
+    }))
 }

@@ -3,6 +3,7 @@
 //! indexes). Synchronous and in-process; the server crate carries it over
 //! the PostgreSQL wire protocol. Design and status: `README.md`.
 
+mod access;
 mod copy;
 mod ddl;
 mod dml;

@@ -1,21 +1,20 @@
-//! `SELECT`. For now: constants without `FROM`, and one table read by a
-//! sequential scan filtered by `column = constant` conjunctions, returning
-//! columns, `*` or `count(*)` (README "Status"); the planner with index
-//! scans comes next.
+//! `SELECT`. For now: constants without `FROM`, and one table's rows
+//! selected by `column = constant` conjunctions (`access.rs`: an index
+//! lookup when an index covers them, else a sequential scan), returning
+//! columns, `*` or `count(*)` (README "Status").
 
+use crate::access;
 use crate::error::SqlError;
 use crate::expr;
 use crate::names;
 use crate::output::{Column, Output};
-use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query,
-    Select, SelectItem, SetExpr, TableFactor,
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, Select, SelectItem,
+    SetExpr, TableFactor,
 };
-use std::cmp::Ordering;
 
 /// Runs a query.
 pub fn select(db: &Database, txn: &mut Transaction, query: &Query) -> Result<Output, SqlError> {
@@ -117,22 +116,13 @@ enum Projection {
     Count,
 }
 
-/// A sequential scan of `relation` filtered by the WHERE clause.
+/// The rows of `relation` the WHERE clause selects (`access.rs`).
 fn scan(txn: &Transaction, relation: &Relation, select: &Select) -> Result<Output, SqlError> {
-    let filter = match &select.selection {
-        Some(expr) => equalities(relation, expr)?,
-        None => Vec::new(),
-    };
+    let terms = access::terms(relation, select.selection.as_ref())?;
     let (projection, columns) = projection(relation, &select.projection)?;
     let mut rows = Vec::new();
     let mut count = 0i64;
-    for (_, row) in relation.scan(txn)? {
-        let keep = filter
-            .iter()
-            .all(|(c, v)| row[*c].sql_cmp(v) == Some(Ordering::Equal));
-        if !keep {
-            continue;
-        }
+    for (_, row) in access::rows(txn, relation, &terms)? {
         count += 1;
         if let Projection::Columns(cols) = &projection {
             rows.push(cols.iter().map(|&c| row[c].clone()).collect());
@@ -174,7 +164,7 @@ fn projection(
                 }
             }
             SelectItem::UnnamedExpr(Expr::Identifier(id)) => {
-                let c = column_of(relation, &names::ident(id))?;
+                let c = access::column_of(relation, &names::ident(id))?;
                 picked.push(c);
                 columns.push(column(c, names::ident(id)));
             }
@@ -182,7 +172,7 @@ fn projection(
                 expr: Expr::Identifier(id),
                 alias,
             } => {
-                let c = column_of(relation, &names::ident(id))?;
+                let c = access::column_of(relation, &names::ident(id))?;
                 picked.push(c);
                 columns.push(column(c, names::ident(alias)));
             }
@@ -204,42 +194,4 @@ fn count_star(item: &SelectItem) -> Option<String> {
     let star = matches!(&f.args, FunctionArguments::List(list)
         if matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]));
     (is_count && star && f.filter.is_none() && f.over.is_none()).then_some(name)
-}
-
-fn column_of(relation: &Relation, name: &str) -> Result<usize, SqlError> {
-    relation
-        .def
-        .column(name)
-        .ok_or_else(|| SqlError::undefined_column(name))
-}
-
-/// A WHERE clause of `column = constant` terms joined by AND, as (column,
-/// value coerced to the column's type).
-fn equalities(relation: &Relation, expr: &Expr) -> Result<Vec<(usize, Value)>, SqlError> {
-    match expr {
-        Expr::Nested(inner) => equalities(relation, inner),
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            let mut terms = equalities(relation, left)?;
-            terms.extend(equalities(relation, right)?);
-            Ok(terms)
-        }
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::Eq,
-            right,
-        } => {
-            let (id, constant) = match (left.as_ref(), right.as_ref()) {
-                (Expr::Identifier(id), other) | (other, Expr::Identifier(id)) => (id, other),
-                _ => return Err(SqlError::unsupported(format!("the condition {expr}"))),
-            };
-            let c = column_of(relation, &names::ident(id))?;
-            let value = types::coerce(expr::constant(constant)?, relation.types[c])?;
-            Ok(vec![(c, value)])
-        }
-        other => Err(SqlError::unsupported(format!("the condition {other}"))),
-    }
 }

@@ -25,6 +25,9 @@ pub struct Session {
     /// A COPY waiting for data, and its own transaction when it runs
     /// outside a block.
     copy: Option<(CopyIn, Option<Transaction>)>,
+    /// When the open block began (`CURRENT_TIMESTAMP`), microseconds since
+    /// 2000-01-01 UTC.
+    block_start: i64,
 }
 
 enum Block {
@@ -48,6 +51,7 @@ impl Session {
             block: Block::Idle,
             notices: Vec::new(),
             copy: None,
+            block_start: 0,
         }
     }
 
@@ -204,7 +208,7 @@ impl Session {
             _ => {}
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
-        let relations = self.in_transaction(|db, txn, _| {
+        let relations = self.in_transaction(|db, txn, _, _| {
             let names = if vacuum.tables.is_empty() {
                 db.catalog()
                     .tables(txn)?
@@ -255,21 +259,25 @@ impl Session {
                 savepoint: None,
             } => self.rollback(),
             _ if matches!(self.block, Block::Failed) => Err(SqlError::in_failed_block()),
-            statement => self.in_transaction(|db, txn, notices| run(db, txn, notices, statement)),
+            statement => {
+                self.in_transaction(|db, txn, notices, now| run(db, txn, notices, statement, now))
+            }
         }
     }
 
     /// Runs `f` in the open block's transaction, or in a transaction of
     /// its own committed when it succeeds.
+    /// Each statement of a READ COMMITTED block reads a new snapshot.
     fn in_transaction<T>(
         &mut self,
-        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<String>) -> Result<T, SqlError>,
+        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<String>, i64) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
-            return f(&self.db, txn, &mut self.notices);
+            txn.next_statement();
+            return f(&self.db, txn, &mut self.notices, self.block_start);
         }
         let mut txn = self.db.begin(Isolation::ReadCommitted, Durability::Sync)?;
-        match f(&self.db, &mut txn, &mut self.notices) {
+        match f(&self.db, &mut txn, &mut self.notices, now()) {
             Ok(output) => {
                 txn.commit()?;
                 Ok(output)
@@ -304,6 +312,7 @@ impl Session {
         match self.block {
             Block::Idle => {
                 self.block = Block::Open(self.db.begin(isolation, Durability::Sync)?);
+                self.block_start = now();
             }
             Block::Open(_) | Block::Failed => self
                 .notices
@@ -340,12 +349,22 @@ impl Session {
     }
 }
 
-/// One statement inside a transaction.
+/// Now, in microseconds since 2000-01-01 UTC (PostgreSQL's epoch).
+fn now() -> i64 {
+    const SINCE_1970: i64 = 946_684_800_000_000;
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    unix - SINCE_1970
+}
+
+/// One statement inside a transaction that started at `now`.
 fn run(
     db: &Database,
     txn: &mut Transaction,
     notices: &mut Vec<String>,
     statement: &Statement,
+    now: i64,
 ) -> Result<Output, SqlError> {
     match statement {
         Statement::CreateTable(create) => ddl::create_table(db, txn, notices, create),
@@ -373,7 +392,16 @@ fn run(
             on_cluster: None,
             ..
         } => ddl::alter_table(db, txn, name, operations),
-        Statement::Insert(insert) => dml::insert(db, txn, insert),
+        Statement::Insert(insert) => dml::insert(db, txn, insert, now),
+        Statement::Update {
+            table,
+            assignments,
+            from: None,
+            selection,
+            returning: None,
+            or: None,
+            limit: None,
+        } => dml::update(db, txn, table, assignments, selection.as_ref(), now),
         Statement::Query(q) => query::select(db, txn, q),
         other => Err(SqlError::unsupported(format!(
             "the statement \"{}\"",

@@ -125,6 +125,9 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
         (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
+        // The session's time zone is UTC: the same instant either way.
+        (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
+        (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
         (value @ Value::Text(_), SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz) => {
             return Err(SqlError::unsupported(format!(
                 "input of {} values ({value:?})",

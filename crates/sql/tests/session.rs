@@ -436,3 +436,107 @@ fn copy_from_stdin_and_vacuum() {
     ok(&mut s, "begin; analyze pgbench_accounts; commit");
     assert_eq!(fails(&mut s, "vacuum nosuch").code, "42P01");
 }
+
+// Proves what a pgbench run sends: UPDATE with an expression over the
+// row (through the primary key's index), the point SELECT, INSERT with
+// CURRENT_TIMESTAMP, END; READ COMMITTED's re-check of a row another
+// session updated meanwhile (both increments kept, as PostgreSQL), and
+// REPEATABLE READ's 40001.
+#[test]
+fn pgbench_run_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(
+        &mut s,
+        "create table pgbench_accounts(aid int not null,bid int,abalance int,filler char(84))",
+    );
+    ok(
+        &mut s,
+        "create table pgbench_history(tid int,bid int,aid int,delta int,mtime timestamp,filler char(22))",
+    );
+    ok(
+        &mut s,
+        "insert into pgbench_accounts(aid, bid, abalance) values (1, 1, 0), (2, 1, 0)",
+    );
+    ok(&mut s, "alter table pgbench_accounts add primary key (aid)");
+    let out = ok(
+        &mut s,
+        "BEGIN; UPDATE pgbench_accounts SET abalance = abalance + 4034 WHERE aid = 2; \
+         SELECT abalance FROM pgbench_accounts WHERE aid = 2; \
+         INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 2, 4034, CURRENT_TIMESTAMP); END;",
+    );
+    let tags: Vec<&str> = out.iter().map(Output::tag).collect();
+    assert_eq!(
+        tags,
+        ["BEGIN", "UPDATE 1", "SELECT 1", "INSERT 0 1", "COMMIT"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select abalance from pgbench_accounts where aid = 2"
+        ),
+        [text(&["4034"])]
+    );
+    let mtime = rows(&mut s, "select mtime from pgbench_history where aid = 2");
+    let mtime = mtime[0][0].clone().unwrap();
+    assert!(mtime.len() >= 19 && mtime.as_bytes()[4] == b'-', "{mtime}");
+    assert_eq!(
+        ok(
+            &mut s,
+            "update pgbench_accounts set abalance = 1 where aid = 99"
+        )[0]
+        .tag(),
+        "UPDATE 0"
+    );
+    assert_eq!(
+        fails(
+            &mut s,
+            "update pgbench_accounts set abalance = abalance + 2147483647 where aid = 2"
+        )
+        .code,
+        "22003"
+    );
+
+    // READ COMMITTED: the second updater waits, then re-checks the newest
+    // version and adds to it.
+    let mut other = Session::new(db.clone());
+    ok(
+        &mut s,
+        "begin; update pgbench_accounts set abalance = abalance + 10 where aid = 1",
+    );
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            ok(
+                &mut other,
+                "update pgbench_accounts set abalance = abalance + 5 where aid = 1",
+            )
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        ok(&mut s, "commit");
+        assert_eq!(waiter.join().unwrap()[0].tag(), "UPDATE 1");
+    });
+    assert_eq!(
+        rows(
+            &mut s,
+            "select abalance from pgbench_accounts where aid = 1"
+        ),
+        [text(&["15"])]
+    );
+    // REPEATABLE READ: the second updater of a row fails with 40001.
+    ok(
+        &mut s,
+        "begin isolation level repeatable read; select count(*) from pgbench_accounts",
+    );
+    ok(
+        &mut other,
+        "update pgbench_accounts set abalance = 0 where aid = 1",
+    );
+    let e = fails(
+        &mut s,
+        "update pgbench_accounts set abalance = abalance + 1 where aid = 1",
+    );
+    assert_eq!(e.code, "40001", "{e}");
+    assert!(e.is_retryable());
+    ok(&mut s, "rollback");
+}

@@ -35,17 +35,28 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         listen: args.listen,
         max_connections: args.max_connections,
     };
-    let server = Server::start(Arc::new(db), &config)
+    let db = Arc::new(db);
+    let server = Server::start(db.clone(), &config)
         .with_context(|| format!("listening on {}", args.listen))?;
     eprintln!(
         "folio: serving {} on {} (PostgreSQL protocol 3.0, user and database \"postgres\")",
         args.dir.display(),
         server.addr()
     );
-    // Until the process is stopped: every commit is durable before it is
-    // acknowledged, so a stop loses nothing acknowledged (the next start
-    // recovers). A clean shutdown on SIGINT/SIGTERM is not built yet.
-    loop {
-        std::thread::park();
+    // Until SIGINT or SIGTERM: then no new connections, a checkpoint (so
+    // the next start replays nothing), and exit. Every commit was durable
+    // before it was acknowledged; transactions still open are lost, as
+    // they would be in PostgreSQL's fast shutdown.
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ])
+    .context("installing the signal handlers")?;
+    if let Some(signal) = signals.forever().next() {
+        eprintln!("folio: signal {signal}: shutting down");
     }
+    server.stop();
+    db.checkpoint().context("the shutdown checkpoint")?;
+    eprintln!("folio: checkpoint done, stopped");
+    std::process::exit(0);
 }

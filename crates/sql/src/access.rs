@@ -8,10 +8,17 @@ use crate::expr;
 use crate::names;
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::{Tid, Transaction};
+use folio_db::{Database, Tid, Transaction};
 use folio_row::Value;
 use sqlparser::ast::{BinaryOperator, Expr};
 use std::cmp::Ordering;
+
+/// The relation `name` as `txn` sees it, or 42P01.
+pub fn relation(db: &Database, txn: &Transaction, name: &str) -> Result<Relation, SqlError> {
+    db.catalog()
+        .relation(txn, name)?
+        .ok_or_else(|| SqlError::undefined_table(name))
+}
 
 /// `column = value` terms joined by AND (values coerced to the column).
 pub type Terms = Vec<(usize, Value)>;

@@ -3,6 +3,7 @@
 //! fields and values as PostgreSQL's text format reads them, and are
 //! inserted as each line completes, so memory holds one line.
 
+use crate::access;
 use crate::error::SqlError;
 use crate::parse::Copy;
 use crate::types;
@@ -27,10 +28,7 @@ pub struct CopyIn {
 impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
     pub fn start(db: &Database, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
-        let relation = db
-            .catalog()
-            .relation(txn, &copy.table)?
-            .ok_or_else(|| SqlError::undefined_table(&copy.table))?;
+        let relation = access::relation(db, txn, &copy.table)?;
         let targets = if copy.columns.is_empty() {
             (0..relation.def.columns.len()).collect()
         } else {

@@ -31,10 +31,7 @@ pub fn insert(
         ));
     }
     let name = names::relation(table)?;
-    let relation = db
-        .catalog()
-        .relation(txn, &name)?
-        .ok_or_else(|| SqlError::undefined_table(&name))?;
+    let relation = access::relation(db, txn, &name)?;
     let width = relation.def.columns.len();
     let targets: Vec<usize> = if insert.columns.is_empty() {
         (0..width).collect()
@@ -113,10 +110,7 @@ pub fn update(
         return Err(SqlError::unsupported("UPDATE with joins"));
     }
     let name = names::relation(name)?;
-    let relation = db
-        .catalog()
-        .relation(txn, &name)?
-        .ok_or_else(|| SqlError::undefined_table(&name))?;
+    let relation = access::relation(db, txn, &name)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for assignment in assignments {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {

@@ -45,10 +45,7 @@ pub fn select(db: &Database, txn: &mut Transaction, query: &Query) -> Result<Out
                 return Err(SqlError::unsupported(format!("FROM {}", from.relation)));
             };
             let name = names::relation(name)?;
-            let relation = db
-                .catalog()
-                .relation(txn, &name)?
-                .ok_or_else(|| SqlError::undefined_table(&name))?;
+            let relation = access::relation(db, txn, &name)?;
             scan(txn, &relation, select)
         }
         _ => Err(SqlError::unsupported("joins")),

@@ -8,6 +8,7 @@
 //! (PostgreSQL keeps the failed transaction's locks until `ROLLBACK`;
 //! folio releases them at the error).
 
+use crate::access;
 use crate::copy::CopyIn;
 use crate::error::SqlError;
 use crate::output::{Output, TxStatus};
@@ -220,10 +221,7 @@ impl Session {
             };
             let mut relations = Vec::new();
             for name in &names {
-                let relation = db
-                    .catalog()
-                    .relation(txn, name)?
-                    .ok_or_else(|| SqlError::undefined_table(name))?;
+                let relation = access::relation(db, txn, name)?;
                 relations.push(relation);
             }
             Ok(relations)

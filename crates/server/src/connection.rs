@@ -10,6 +10,7 @@ use crate::protocol::{
 };
 use folio_db::Database;
 use folio_sql::{Output, Session, SqlError, text_output};
+use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
@@ -92,8 +93,13 @@ pub fn serve(
     let mut session = Session::new(db);
     out.ready_for_query(session.status().byte());
     writer.write_all(&out.buf)?;
-    // Messages of the extended protocol are refused until its Sync.
+    // After an error, messages of the extended protocol are skipped until
+    // its Sync.
     let mut skipping = false;
+    let mut portals: HashMap<String, Portal> = HashMap::new();
+    // Responses wait here until a Query ends, or a Sync or Flush of the
+    // extended protocol comes (as PostgreSQL buffers them).
+    let mut out = Out::default();
     loop {
         let (kind, body) = match protocol::read_message(&mut reader) {
             Ok(message) => message,
@@ -103,7 +109,6 @@ pub fn serve(
             }
             Err(e) => return Err(e),
         };
-        let mut out = Out::default();
         match kind {
             b'Q' => {
                 let (sql, _) = protocol::cstring(&body)?;
@@ -118,13 +123,12 @@ pub fn serve(
                 skipping = false;
                 out.ready_for_query(session.status().byte());
             }
-            b'P' | b'B' | b'E' | b'D' | b'C' | b'H' => {
-                if !skipping {
+            b'H' => {}
+            b'P' | b'B' | b'E' | b'D' | b'C' if skipping => {}
+            b'P' | b'B' | b'E' | b'D' | b'C' => {
+                if let Err(e) = extended(kind, &body, &mut session, &mut portals, &mut out)? {
                     skipping = true;
-                    error(
-                        &mut out,
-                        &SqlError::unsupported("the extended query protocol"),
-                    );
+                    error(&mut out, &e);
                 }
             }
             other => {
@@ -135,7 +139,10 @@ pub fn serve(
                 );
             }
         }
-        writer.write_all(&out.buf)?;
+        if matches!(kind, b'Q' | b'S' | b'H') {
+            writer.write_all(&out.buf)?;
+            out.buf.clear();
+        }
     }
 }
 
@@ -252,4 +259,136 @@ fn notices(session: &mut Session, out: &mut Out) {
         };
         out.error_or_notice(b'N', severity, code, message);
     }
+}
+
+/// A bound portal: its statement and parameters, and its result once run
+/// (a Describe of the portal runs it, to describe its rows; the Execute
+/// that follows sends them).
+struct Portal {
+    statement: String,
+    parameters: Vec<Option<String>>,
+    result: Option<Output>,
+}
+
+/// One message of the extended protocol. `Ok(Err(e))`: an SQL error (the
+/// rest up to Sync is skipped); `Err`: the connection must close.
+fn extended(
+    kind: u8,
+    body: &[u8],
+    session: &mut Session,
+    portals: &mut HashMap<String, Portal>,
+    out: &mut Out,
+) -> Result<Result<(), SqlError>, ProtocolError> {
+    let no_portal =
+        |name: &str| SqlError::new("34000", format!("portal \"{name}\" does not exist"));
+    match kind {
+        b'P' => {
+            let (name, rest) = protocol::cstring(body)?;
+            let (sql, _) = protocol::cstring(rest)?;
+            match session.prepare(name, sql) {
+                Ok(_) => out.parse_complete(),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        b'B' => {
+            let bind = match protocol::bind(body)? {
+                Ok(bind) => bind,
+                Err(what) => return Ok(Err(SqlError::unsupported(what))),
+            };
+            if session.prepare_count(&bind.statement).is_none() {
+                return Ok(Err(SqlError::new(
+                    "26000",
+                    format!("prepared statement \"{}\" does not exist", bind.statement),
+                )));
+            }
+            portals.insert(
+                bind.portal,
+                Portal {
+                    statement: bind.statement,
+                    parameters: bind.parameters,
+                    result: None,
+                },
+            );
+            out.bind_complete();
+        }
+        b'D' => {
+            let (&what, rest) = body
+                .split_first()
+                .ok_or(ProtocolError::Malformed("describe"))?;
+            let (name, _) = protocol::cstring(rest)?;
+            if what == b'S' {
+                let Some(count) = session.prepare_count(name) else {
+                    return Ok(Err(SqlError::new(
+                        "26000",
+                        format!("prepared statement \"{name}\" does not exist"),
+                    )));
+                };
+                out.parameter_description(count);
+                // Its rows are known once it runs (no planner yet).
+                out.no_data();
+                return Ok(Ok(()));
+            }
+            let Some(portal) = portals.get_mut(name) else {
+                return Ok(Err(no_portal(name)));
+            };
+            let result = match session.execute_prepared(&portal.statement, &portal.parameters) {
+                Ok(result) => result,
+                Err(e) => return Ok(Err(e)),
+            };
+            match &result {
+                Output::Rows { columns, .. } => {
+                    let described: Vec<(String, u32)> = columns
+                        .iter()
+                        .map(|c| (c.name.clone(), c.type_oid))
+                        .collect();
+                    out.row_description(&described);
+                }
+                _ => out.no_data(),
+            }
+            portal.result = Some(result);
+        }
+        b'E' => {
+            let (name, _) = protocol::cstring(body)?;
+            let Some(portal) = portals.get_mut(name) else {
+                return Ok(Err(no_portal(name)));
+            };
+            let result = match portal.result.take() {
+                Some(result) => result,
+                None => match session.execute_prepared(&portal.statement, &portal.parameters) {
+                    Ok(result) => result,
+                    Err(e) => return Ok(Err(e)),
+                },
+            };
+            notices(session, out);
+            match result {
+                Output::Rows { rows, tag, .. } => {
+                    for row in &rows {
+                        match row.iter().map(text_output).collect::<Result<Vec<_>, _>>() {
+                            Ok(texts) => out.data_row(&texts),
+                            Err(e) => return Ok(Err(e)),
+                        }
+                    }
+                    out.command_complete(&tag);
+                }
+                Output::Command { tag } => out.command_complete(&tag),
+                Output::CopyIn { .. } => {
+                    return Ok(Err(SqlError::unsupported("COPY in the extended protocol")));
+                }
+            }
+        }
+        b'C' => {
+            let (&what, rest) = body
+                .split_first()
+                .ok_or(ProtocolError::Malformed("close"))?;
+            let (name, _) = protocol::cstring(rest)?;
+            if what == b'S' {
+                session.close_prepared(name);
+            } else {
+                portals.remove(name);
+            }
+            out.close_complete();
+        }
+        _ => unreachable!("only extended-protocol messages come here"),
+    }
+    Ok(Ok(()))
 }

@@ -93,6 +93,78 @@ pub fn cstring(body: &[u8]) -> Result<(&str, &[u8]), ProtocolError> {
     Ok((text, &body[end + 1..]))
 }
 
+/// A Bind message: portal, statement, parameters in text format (`None`:
+/// NULL). Binary parameters or results are refused.
+pub struct Bind {
+    pub portal: String,
+    pub statement: String,
+    pub parameters: Vec<Option<String>>,
+}
+
+/// Reads a Bind body.
+pub fn bind(body: &[u8]) -> Result<Result<Bind, &'static str>, ProtocolError> {
+    let (portal, rest) = cstring(body)?;
+    let (statement, rest) = cstring(rest)?;
+    let mut at = Reader { bytes: rest };
+    let formats = at.u16()?;
+    let mut binary = false;
+    for _ in 0..formats {
+        binary |= at.u16()? != 0;
+    }
+    let count = at.u16()?;
+    let mut parameters = Vec::with_capacity(usize::from(count));
+    for _ in 0..count {
+        let len = at.u32()? as i32;
+        parameters.push(if len < 0 {
+            None
+        } else {
+            let bytes = at.take(len as usize)?;
+            Some(
+                String::from_utf8(bytes.to_vec())
+                    .map_err(|_| ProtocolError::Malformed("parameter encoding"))?,
+            )
+        });
+    }
+    let results = at.u16()?;
+    for _ in 0..results {
+        binary |= at.u16()? != 0;
+    }
+    if binary {
+        return Ok(Err("binary format"));
+    }
+    Ok(Ok(Bind {
+        portal: portal.to_string(),
+        statement: statement.to_string(),
+        parameters,
+    }))
+}
+
+/// Big-endian fields of a message body, checked against its end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ProtocolError> {
+        if self.bytes.len() < n {
+            return Err(ProtocolError::Malformed("message cut short"));
+        }
+        let (head, tail) = self.bytes.split_at(n);
+        self.bytes = tail;
+        Ok(head)
+    }
+
+    fn u16(&mut self) -> Result<u16, ProtocolError> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&mut self) -> Result<u32, ProtocolError> {
+        let b = self.take(4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
 /// Backend messages, appended to a buffer sent in one write.
 #[derive(Debug, Default)]
 pub struct Out {
@@ -166,6 +238,33 @@ impl Out {
 
     pub fn command_complete(&mut self, tag: &str) {
         self.message(b'C', |b| put_cstring(b, tag));
+    }
+
+    pub fn parse_complete(&mut self) {
+        self.message(b'1', |_| {});
+    }
+
+    pub fn bind_complete(&mut self) {
+        self.message(b'2', |_| {});
+    }
+
+    pub fn close_complete(&mut self) {
+        self.message(b'3', |_| {});
+    }
+
+    pub fn no_data(&mut self) {
+        self.message(b'n', |_| {});
+    }
+
+    /// ParameterDescription: `count` parameters of unspecified type (0:
+    /// they take the type of what they meet).
+    pub fn parameter_description(&mut self, count: usize) {
+        self.message(b't', |b| {
+            b.extend_from_slice(&(count as u16).to_be_bytes());
+            for _ in 0..count {
+                b.extend_from_slice(&0u32.to_be_bytes());
+            }
+        });
     }
 
     pub fn empty_query_response(&mut self) {

@@ -220,10 +220,11 @@ fn startup_and_simple_queries() {
         picture(&c.query("select count(*) from t")),
         ["T", "D:2", "C:SELECT 1", "Z:I"]
     );
-    // The extended protocol is refused until its Sync, then all is well.
-    c.send(b'P', b"\0select 1\0\0\0");
+    // A Parse of two statements is refused; the rest up to Sync is
+    // skipped, then all is well.
+    c.send(b'P', b"\0select 1; select 2\0\0\0");
     c.send(b'S', b"");
-    assert_eq!(picture(&c.until_ready()), ["E:0A000", "Z:I"]);
+    assert_eq!(picture(&c.until_ready()), ["E:42601", "Z:I"]);
     c.send(b'X', b"");
 }
 
@@ -276,4 +277,97 @@ fn copy_connections_and_disconnects() {
         picture(&e.query("select count(*) from t")),
         ["T", "D:2", "C:SELECT 1", "Z:I"]
     );
+}
+
+/// A Parse, Bind, Describe or Execute message body.
+fn parse_msg(name: &str, sql: &str) -> Vec<u8> {
+    let mut b = Vec::new();
+    for s in [name, sql] {
+        b.extend_from_slice(s.as_bytes());
+        b.push(0);
+    }
+    b.extend_from_slice(&0u16.to_be_bytes());
+    b
+}
+
+fn bind_msg(portal: &str, statement: &str, params: &[Option<&str>]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for s in [portal, statement] {
+        b.extend_from_slice(s.as_bytes());
+        b.push(0);
+    }
+    b.extend_from_slice(&0u16.to_be_bytes());
+    b.extend_from_slice(&(params.len() as u16).to_be_bytes());
+    for p in params {
+        match p {
+            Some(v) => {
+                b.extend_from_slice(&(v.len() as u32).to_be_bytes());
+                b.extend_from_slice(v.as_bytes());
+            }
+            None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    b.extend_from_slice(&0u16.to_be_bytes());
+    b
+}
+
+fn named(kind: u8, name: &str) -> Vec<u8> {
+    let mut b = vec![kind];
+    b.extend_from_slice(name.as_bytes());
+    b.push(0);
+    b
+}
+
+// Proves the extended protocol as pgbench -M extended/prepared uses it:
+// Parse with `$n` parameters, Describe of the statement (its parameter
+// count) and of the portal (its rows), Bind with text parameters that take
+// their column's type, Execute, Sync; a named statement run twice; an
+// error skips to Sync and the connection carries on; binary formats 0A000.
+#[test]
+fn extended_protocol() {
+    let (_dir, server) = server(4);
+    let mut c = Client::connect(server.addr());
+    c.query("create table t (k int not null, v text); insert into t values (1, 'one'), (2, 'two')");
+    c.query("alter table t add primary key (k)");
+    c.send(b'P', &parse_msg("", "select v from t where k = $1"));
+    c.send(b'D', &named(b'S', ""));
+    c.send(b'B', &bind_msg("", "", &[Some("2")]));
+    c.send(b'D', &named(b'P', ""));
+    c.send(b'E', &[0, 0, 0, 0, 0]);
+    c.send(b'S', b"");
+    assert_eq!(
+        picture(&c.until_ready()),
+        ["1", "t", "n", "2", "T", "D:two", "C:SELECT 1", "Z:I"]
+    );
+    c.send(b'P', &parse_msg("up", "update t set v = $2 where k = $1"));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["1", "Z:I"]);
+    for (k, v) in [("1", "uno"), ("2", "dos")] {
+        c.send(b'B', &bind_msg("", "up", &[Some(k), Some(v)]));
+        c.send(b'E', &[0, 0, 0, 0, 0]);
+        c.send(b'S', b"");
+        assert_eq!(picture(&c.until_ready()), ["2", "C:UPDATE 1", "Z:I"]);
+    }
+    assert_eq!(
+        picture(&c.query("select k, v from t where k = 1")),
+        ["T", "D:1|uno", "C:SELECT 1", "Z:I"]
+    );
+    // An unknown statement: the error, then everything up to Sync skipped.
+    c.send(b'B', &bind_msg("", "nosuch", &[]));
+    c.send(b'E', &[0, 0, 0, 0, 0]);
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["E:26000", "Z:I"]);
+    c.send(b'B', &bind_msg("", "up", &[Some("1")]));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["2", "Z:I"]);
+    c.send(b'E', &[0, 0, 0, 0, 0]);
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["E:08P01", "Z:I"]);
+    // One parameter format code, binary; no parameters; no result formats.
+    c.send(b'B', b"\0up\0\0\x01\0\x01\0\0\0\0");
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["E:0A000", "Z:I"]);
+    c.send(b'C', &named(b'S', "up"));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);
 }

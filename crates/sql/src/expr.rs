@@ -79,6 +79,17 @@ fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError
     if matches!(a, Null) || matches!(b, Null) {
         return Ok(Null);
     }
+    // A quoted literal (or a parameter) takes the type of the other side.
+    let (a, b) = match (a, b) {
+        (Value::Text(t), other) if !matches!(other, Value::Text(_)) => {
+            (types::coerce(Value::Text(t), type_of(&other))?, other)
+        }
+        (other, Value::Text(t)) if !matches!(other, Value::Text(_)) => {
+            let ty = type_of(&other);
+            (other, types::coerce(Value::Text(t), ty)?)
+        }
+        pair => pair,
+    };
     let int = |v: &Value| match v {
         Int2(x) => Some((i64::from(*x), 1)),
         Int4(x) => Some((i64::from(*x), 2)),
@@ -120,4 +131,16 @@ fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError
         BinaryOperator::Multiply => x.checked_mul(y)?,
         other => return Err(SqlError::unsupported(format!("the operator {other}"))),
     }))
+}
+
+/// The type of a value met by an untyped literal (integers and numerics:
+/// the rest is refused by the arithmetic anyway).
+fn type_of(value: &Value) -> folio_row::SqlType {
+    use folio_row::SqlType;
+    match value {
+        Value::Int2(_) => SqlType::Int2,
+        Value::Int4(_) => SqlType::Int4,
+        Value::Int8(_) => SqlType::Int8,
+        _ => SqlType::Numeric(None),
+    }
 }

@@ -11,6 +11,7 @@ mod error;
 mod expr;
 mod names;
 mod output;
+mod params;
 mod parse;
 mod query;
 mod session;

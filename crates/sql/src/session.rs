@@ -29,6 +29,8 @@ pub struct Session {
     /// When the open block began (`CURRENT_TIMESTAMP`), microseconds since
     /// 2000-01-01 UTC.
     block_start: i64,
+    /// Prepared statements by name (`""`: the unnamed one), parsed once.
+    prepared: std::collections::HashMap<String, Statement>,
 }
 
 enum Block {
@@ -53,6 +55,7 @@ impl Session {
             notices: Vec::new(),
             copy: None,
             block_start: 0,
+            prepared: std::collections::HashMap::new(),
         }
     }
 
@@ -106,6 +109,76 @@ impl Session {
             }
         }
         (outputs, None)
+    }
+
+    /// Parses `sql` (one statement, with `$1`, `$2`, ... parameters) and
+    /// keeps it as prepared statement `name` (`""`: the unnamed one,
+    /// replaced by the next). The extended protocol's Parse. A statement
+    /// is parsed once however often it runs; binding and the access path
+    /// are per execution for now (no plan is cached yet).
+    pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
+        let mut statements = parse::statements(sql)?;
+        let statement = match (statements.pop(), statements.is_empty()) {
+            (Some(Parsed::Sql(statement)), true) => *statement,
+            (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
+            (Some(_), true) => {
+                return Err(SqlError::unsupported(
+                    "COPY, VACUUM or ANALYZE as a prepared statement",
+                ));
+            }
+            (Some(_), false) => {
+                return Err(SqlError::syntax(
+                    "cannot insert multiple commands into a prepared statement",
+                ));
+            }
+        };
+        if !name.is_empty() && self.prepared.contains_key(name) {
+            return Err(SqlError::new(
+                "42P05",
+                format!("prepared statement \"{name}\" already exists"),
+            ));
+        }
+        let parameters = crate::params::count(&statement);
+        self.prepared.insert(name.to_string(), statement);
+        Ok(parameters)
+    }
+
+    /// The number of parameters of prepared statement `name`, if it exists.
+    pub fn prepare_count(&self, name: &str) -> Option<usize> {
+        self.prepared.get(name).map(crate::params::count)
+    }
+
+    /// Forgets prepared statement `name` (Close).
+    pub fn close_prepared(&mut self, name: &str) {
+        self.prepared.remove(name);
+    }
+
+    /// Runs prepared statement `name` with its parameters in text format
+    /// (`None`: NULL), each taking the type of what it meets as a quoted
+    /// literal does (Bind and Execute). An error fails a block as in
+    /// [`Session::simple_query`].
+    pub fn execute_prepared(
+        &mut self,
+        name: &str,
+        parameters: &[Option<String>],
+    ) -> Result<Output, SqlError> {
+        let result = match self.prepared.get(name) {
+            None => Err(SqlError::new(
+                "26000",
+                format!("prepared statement \"{name}\" does not exist"),
+            )),
+            Some(statement) => crate::params::bind(statement, parameters),
+        };
+        let result = result.and_then(|statement| {
+            if matches!(self.block, Block::Failed) && !ends_block(&statement) {
+                return Err(SqlError::in_failed_block());
+            }
+            self.execute(&statement)
+        });
+        if result.is_err() {
+            self.fail();
+        }
+        result
     }
 
     /// Whether a COPY waits for data.
@@ -345,6 +418,14 @@ impl Session {
         }
         Ok(Output::command("ROLLBACK"))
     }
+}
+
+/// Whether a statement ends a block (allowed in a failed one).
+fn ends_block(statement: &Statement) -> bool {
+    matches!(
+        statement,
+        Statement::Commit { .. } | Statement::Rollback { .. }
+    )
 }
 
 /// Now, in microseconds since 2000-01-01 UTC (PostgreSQL's epoch).

@@ -15,9 +15,7 @@ use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
-/// The server version clients see: PostgreSQL 15's, whose behaviour folio
-/// follows, then folio's own (psql 15 then raises no version warning).
-pub const SERVER_VERSION: &str = concat!("15.0 (folio ", env!("CARGO_PKG_VERSION"), ")");
+pub use folio_sql::SERVER_VERSION;
 
 /// Serves one connection. `admit` says whether a connection slot was
 /// free (else the client gets PostgreSQL's 53300 after its startup).

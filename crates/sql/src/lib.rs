@@ -15,9 +15,11 @@ mod params;
 mod parse;
 mod query;
 mod session;
+mod settings;
 mod types;
 
 pub use error::SqlError;
 pub use output::{Column, Output, TxStatus};
 pub use session::Session;
+pub use settings::SERVER_VERSION;
 pub use types::text_output;

@@ -19,6 +19,8 @@ pub enum Parsed {
     Sql(Box<Statement>),
     Vacuum(Vacuum),
     Copy(Copy),
+    /// `RESET name` or `RESET ALL` (`"all"`), the name lower case.
+    Reset(String),
 }
 
 /// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table, ...]`, `VACUUM (options)
@@ -60,6 +62,15 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&tokens[1..], true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&tokens[1..], false)?),
             Some(Keyword::COPY) => Parsed::Copy(copy(&tokens[1..])?),
+            Some(Keyword::RESET) => {
+                let mut c = Cursor {
+                    tokens: &tokens[1..],
+                    at: 0,
+                };
+                let name = c.ident()?.value.to_ascii_lowercase();
+                c.end()?;
+                Parsed::Reset(name)
+            }
             _ => {
                 let mut parser = Parser::new(&dialect).with_tokens(tokens);
                 let parsed = parser

@@ -13,6 +13,7 @@ use crate::copy::CopyIn;
 use crate::error::SqlError;
 use crate::output::{Output, TxStatus};
 use crate::parse::{self, Copy, Parsed, Vacuum};
+use crate::settings::Settings;
 use crate::{ddl, dml, query};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
@@ -31,6 +32,9 @@ pub struct Session {
     block_start: i64,
     /// Prepared statements by name (`""`: the unnamed one), parsed once.
     prepared: std::collections::HashMap<String, Statement>,
+    /// `SET` values; PostgreSQL applies a SET in a block only if the block
+    /// commits, folio at once (README "Status").
+    settings: Settings,
 }
 
 enum Block {
@@ -56,6 +60,7 @@ impl Session {
             copy: None,
             block_start: 0,
             prepared: std::collections::HashMap::new(),
+            settings: Settings::default(),
         }
     }
 
@@ -99,6 +104,7 @@ impl Session {
                     "COPY FROM STDIN followed by other statements in one query",
                 )),
                 Parsed::Copy(copy) => self.start_copy(copy),
+                Parsed::Reset(name) => self.settings.reset(name).map(|()| Output::command("RESET")),
             };
             match result {
                 Ok(output) => outputs.push(output),
@@ -247,7 +253,7 @@ impl Session {
         let own = match &self.block {
             Block::Failed => return Err(SqlError::in_failed_block()),
             Block::Open(_) => None,
-            Block::Idle => Some(self.db.begin(Isolation::ReadCommitted, Durability::Sync)?),
+            Block::Idle => Some(self.db.begin(Isolation::ReadCommitted, self.durability())?),
         };
         let txn = match (&own, &self.block) {
             (Some(txn), _) | (None, Block::Open(txn)) => txn,
@@ -330,6 +336,23 @@ impl Session {
                 savepoint: None,
             } => self.rollback(),
             _ if matches!(self.block, Block::Failed) => Err(SqlError::in_failed_block()),
+            Statement::Set(set) => self.set(set),
+            Statement::ShowVariable { variable } => {
+                let name = variable
+                    .iter()
+                    .map(|i| i.value.to_ascii_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let value = self.settings.show(&name)?;
+                Ok(Output::Rows {
+                    columns: vec![crate::output::Column {
+                        name,
+                        type_oid: folio_row::SqlType::Text.oid(),
+                    }],
+                    rows: vec![vec![folio_row::Value::Text(value)]],
+                    tag: "SHOW".into(),
+                })
+            }
             statement => {
                 self.in_transaction(|db, txn, notices, now| run(db, txn, notices, statement, now))
             }
@@ -338,6 +361,47 @@ impl Session {
 
     /// Runs `f` in the open block's transaction, or in a transaction of
     /// its own committed when it succeeds.
+    /// `SET [SESSION] name {= | TO} value`.
+    fn set(&mut self, set: &sqlparser::ast::Set) -> Result<Output, SqlError> {
+        use sqlparser::ast::{ContextModifier, Expr, Set};
+        let Set::SingleAssignment {
+            scope: None | Some(ContextModifier::Session),
+            hivevar: false,
+            variable,
+            values,
+        } = set
+        else {
+            return Err(SqlError::unsupported(format!("{set}")));
+        };
+        let name = variable.to_string().to_ascii_lowercase();
+        let value = match values.as_slice() {
+            [Expr::Identifier(id)] => id.value.clone(),
+            [Expr::Value(v)] => match &v.value {
+                sqlparser::ast::Value::SingleQuotedString(s) => s.clone(),
+                sqlparser::ast::Value::Number(n, _) => n.clone(),
+                sqlparser::ast::Value::Boolean(b) => b.to_string(),
+                other => return Err(SqlError::unsupported(format!("the value {other}"))),
+            },
+            // `SET DateStyle = ISO, MDY`: a list, as written.
+            list => list
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        self.settings.set(&name, &value)?;
+        Ok(Output::command("SET"))
+    }
+
+    /// The durability of a new transaction (`synchronous_commit`).
+    fn durability(&self) -> Durability {
+        if self.settings.synchronous() {
+            Durability::Sync
+        } else {
+            Durability::Async
+        }
+    }
+
     /// Each statement of a READ COMMITTED block reads a new snapshot.
     fn in_transaction<T>(
         &mut self,
@@ -347,7 +411,7 @@ impl Session {
             txn.next_statement();
             return f(&self.db, txn, &mut self.notices, self.block_start);
         }
-        let mut txn = self.db.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        let mut txn = self.db.begin(Isolation::ReadCommitted, self.durability())?;
         match f(&self.db, &mut txn, &mut self.notices, now()) {
             Ok(output) => {
                 txn.commit()?;
@@ -382,7 +446,7 @@ impl Session {
         }
         match self.block {
             Block::Idle => {
-                self.block = Block::Open(self.db.begin(isolation, Durability::Sync)?);
+                self.block = Block::Open(self.db.begin(isolation, self.durability())?);
                 self.block_start = now();
             }
             Block::Open(_) | Block::Failed => self

@@ -540,3 +540,34 @@ fn pgbench_run_statements() {
     assert!(e.is_retryable());
     ok(&mut s, "rollback");
 }
+
+// Proves SET / SHOW / RESET: `synchronous_commit = off` makes the
+// session's commits asynchronous (they still commit), SHOW prints values
+// as PostgreSQL 15 does, unknown names are 42704, values folio cannot
+// honour 0A000, and SET LOCAL is refused rather than run as SET.
+#[test]
+fn settings() {
+    let (_dir, mut s) = session();
+    assert_eq!(rows(&mut s, "show synchronous_commit"), [text(&["on"])]);
+    assert_eq!(ok(&mut s, "set synchronous_commit = off")[0].tag(), "SET");
+    assert_eq!(rows(&mut s, "SHOW synchronous_commit"), [text(&["off"])]);
+    ok(&mut s, "create table t (k int); insert into t values (1)");
+    assert_eq!(rows(&mut s, "select count(*) from t"), [text(&["1"])]);
+    assert_eq!(ok(&mut s, "reset synchronous_commit")[0].tag(), "RESET");
+    assert_eq!(rows(&mut s, "show synchronous_commit"), [text(&["on"])]);
+    ok(
+        &mut s,
+        "SET application_name TO 'pgbench'; set TimeZone = 'UTC'; set datestyle = iso, mdy",
+    );
+    assert_eq!(rows(&mut s, "show application_name"), [text(&["pgbench"])]);
+    assert_eq!(rows(&mut s, "show DateStyle"), [text(&["ISO, MDY"])]);
+    assert_eq!(fails(&mut s, "show nosuch").code, "42704");
+    assert_eq!(fails(&mut s, "set nosuch = 1").code, "42704");
+    assert_eq!(fails(&mut s, "set timezone = 'Europe/Paris'").code, "0A000");
+    assert_eq!(
+        fails(&mut s, "set local synchronous_commit = off").code,
+        "0A000"
+    );
+    ok(&mut s, "reset all");
+    assert_eq!(rows(&mut s, "show application_name"), [text(&[""])]);
+}

@@ -9,7 +9,8 @@ use crate::protocol::{
     self, CANCEL_REQUEST, GSS_REQUEST, Out, PROTOCOL_3, ProtocolError, SSL_REQUEST,
 };
 use folio_db::Database;
-use folio_sql::{Output, Session, SqlError, text_output};
+use folio_row::Value;
+use folio_sql::{Column, Output, Session, SqlError, text_output};
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
@@ -175,20 +176,11 @@ fn simple_query(
         match output {
             Output::Command { tag } => out.command_complete(&tag),
             Output::Rows { columns, rows, tag } => {
-                let described: Vec<(String, u32)> =
-                    columns.into_iter().map(|c| (c.name, c.type_oid)).collect();
-                out.row_description(&described);
-                for row in &rows {
-                    let texts: Result<Vec<_>, SqlError> = row.iter().map(text_output).collect();
-                    match texts {
-                        Ok(texts) => out.data_row(&texts),
-                        Err(e) => {
-                            error(out, &e);
-                            return Ok(());
-                        }
-                    }
+                describe(out, &columns);
+                if let Err(e) = send_rows(out, &rows, &tag) {
+                    error(out, &e);
+                    return Ok(());
                 }
-                out.command_complete(&tag);
             }
             Output::CopyIn { columns } => {
                 out.copy_in_response(columns);
@@ -243,20 +235,31 @@ fn copy_in(
     }
 }
 
-/// The session's notices as NoticeResponses (`WARNING:  ...` or
-/// `NOTICE:  ...`).
+/// The session's notices as NoticeResponses.
 fn notices(session: &mut Session, out: &mut Out) {
     for notice in session.take_notices() {
-        let (severity, message) = notice
-            .split_once(":  ")
-            .unwrap_or(("NOTICE", notice.as_str()));
-        let code = if severity == "WARNING" {
-            "25001"
-        } else {
-            "00000"
-        };
-        out.error_or_notice(b'N', severity, code, message);
+        out.error_or_notice(b'N', notice.severity, notice.code, &notice.message);
     }
+}
+
+/// RowDescription of result columns (text format).
+fn describe(out: &mut Out, columns: &[Column]) {
+    let described: Vec<(String, u32)> = columns
+        .iter()
+        .map(|c| (c.name.clone(), c.type_oid))
+        .collect();
+    out.row_description(&described);
+}
+
+/// DataRows in PostgreSQL's text output, then CommandComplete; a value
+/// without text output stops it with that error.
+fn send_rows(out: &mut Out, rows: &[Vec<Value>], tag: &str) -> Result<(), SqlError> {
+    for row in rows {
+        let texts = row.iter().map(text_output).collect::<Result<Vec<_>, _>>()?;
+        out.data_row(&texts);
+    }
+    out.command_complete(tag);
+    Ok(())
 }
 
 /// A bound portal: its statement and parameters, and its result once run
@@ -293,11 +296,8 @@ fn extended(
                 Ok(bind) => bind,
                 Err(what) => return Ok(Err(SqlError::unsupported(what))),
             };
-            if session.prepare_count(&bind.statement).is_none() {
-                return Ok(Err(SqlError::new(
-                    "26000",
-                    format!("prepared statement \"{}\" does not exist", bind.statement),
-                )));
+            if let Err(e) = session.parameter_count(&bind.statement) {
+                return Ok(Err(e));
             }
             portals.insert(
                 bind.portal,
@@ -310,16 +310,11 @@ fn extended(
             out.bind_complete();
         }
         b'D' => {
-            let (&what, rest) = body
-                .split_first()
-                .ok_or(ProtocolError::Malformed("describe"))?;
-            let (name, _) = protocol::cstring(rest)?;
+            let (what, name) = protocol::target(body)?;
             if what == b'S' {
-                let Some(count) = session.prepare_count(name) else {
-                    return Ok(Err(SqlError::new(
-                        "26000",
-                        format!("prepared statement \"{name}\" does not exist"),
-                    )));
+                let count = match session.parameter_count(name) {
+                    Ok(count) => count,
+                    Err(e) => return Ok(Err(e)),
                 };
                 out.parameter_description(count);
                 // Its rows are known once it runs (no planner yet).
@@ -334,13 +329,7 @@ fn extended(
                 Err(e) => return Ok(Err(e)),
             };
             match &result {
-                Output::Rows { columns, .. } => {
-                    let described: Vec<(String, u32)> = columns
-                        .iter()
-                        .map(|c| (c.name.clone(), c.type_oid))
-                        .collect();
-                    out.row_description(&described);
-                }
+                Output::Rows { columns, .. } => describe(out, columns),
                 _ => out.no_data(),
             }
             portal.result = Some(result);
@@ -360,13 +349,9 @@ fn extended(
             notices(session, out);
             match result {
                 Output::Rows { rows, tag, .. } => {
-                    for row in &rows {
-                        match row.iter().map(text_output).collect::<Result<Vec<_>, _>>() {
-                            Ok(texts) => out.data_row(&texts),
-                            Err(e) => return Ok(Err(e)),
-                        }
+                    if let Err(e) = send_rows(out, &rows, &tag) {
+                        return Ok(Err(e));
                     }
-                    out.command_complete(&tag);
                 }
                 Output::Command { tag } => out.command_complete(&tag),
                 Output::CopyIn { .. } => {
@@ -375,10 +360,7 @@ fn extended(
             }
         }
         b'C' => {
-            let (&what, rest) = body
-                .split_first()
-                .ok_or(ProtocolError::Malformed("close"))?;
-            let (name, _) = protocol::cstring(rest)?;
+            let (what, name) = protocol::target(body)?;
             if what == b'S' {
                 session.close_prepared(name);
             } else {

@@ -93,6 +93,16 @@ pub fn cstring(body: &[u8]) -> Result<(&str, &[u8]), ProtocolError> {
     Ok((text, &body[end + 1..]))
 }
 
+/// The target of a Describe or Close: `S` (statement) or `P` (portal),
+/// and its name.
+pub fn target(body: &[u8]) -> Result<(u8, &str), ProtocolError> {
+    let (&what, rest) = body.split_first().ok_or(ProtocolError::Malformed(
+        "describe or close without a target",
+    ))?;
+    let (name, _) = cstring(rest)?;
+    Ok((what, name))
+}
+
 /// A Bind message: portal, statement, parameters in text format (`None`:
 /// NULL). Binary parameters or results are refused.
 pub struct Bind {

@@ -10,7 +10,7 @@ use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Database, Tid, Transaction};
 use folio_row::Value;
-use sqlparser::ast::{BinaryOperator, Expr};
+use sqlparser::ast::{BinaryOperator, Expr, TableFactor, TableWithJoins};
 use std::cmp::Ordering;
 
 /// The relation `name` as `txn` sees it, or 42P01.
@@ -18,6 +18,34 @@ pub fn relation(db: &Database, txn: &Transaction, name: &str) -> Result<Relation
     db.catalog()
         .relation(txn, name)?
         .ok_or_else(|| SqlError::undefined_table(name))
+}
+
+/// The one plain table a statement reads or changes (`FROM t`, `UPDATE
+/// t`), its name and relation; aliases, table functions and joins are
+/// 0A000 until the planner has them.
+pub fn table(
+    db: &Database,
+    txn: &Transaction,
+    from: &TableWithJoins,
+) -> Result<(String, Relation), SqlError> {
+    let TableFactor::Table {
+        name,
+        alias: None,
+        args: None,
+        ..
+    } = &from.relation
+    else {
+        return Err(SqlError::unsupported(format!(
+            "the table {}",
+            from.relation
+        )));
+    };
+    if !from.joins.is_empty() {
+        return Err(SqlError::unsupported("joins"));
+    }
+    let name = names::relation(name)?;
+    let relation = relation(db, txn, &name)?;
+    Ok((name, relation))
 }
 
 /// `column = value` terms joined by AND (values coerced to the column).

@@ -2,7 +2,7 @@
 
 use crate::error::SqlError;
 use crate::names;
-use crate::output::Output;
+use crate::output::{Notice, Output};
 use crate::types;
 use folio_catalog::ColumnDef;
 use folio_db::{Database, Transaction};
@@ -17,7 +17,7 @@ use sqlparser::ast::{
 pub fn create_table(
     db: &Database,
     txn: &mut Transaction,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
     create: &CreateTable,
 ) -> Result<Output, SqlError> {
     let name = names::relation(&create.name)?;
@@ -57,9 +57,9 @@ pub fn create_table(
         });
     }
     if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
-        notices.push(format!(
-            "NOTICE:  relation \"{name}\" already exists, skipping"
-        ));
+        notices.push(Notice::info(format!(
+            "relation \"{name}\" already exists, skipping"
+        )));
         return Ok(Output::command("CREATE TABLE"));
     }
     db.catalog().create_table(txn, &name, &columns)?;
@@ -92,7 +92,7 @@ fn check_options(options: &CreateTableOptions) -> Result<(), SqlError> {
 pub fn drop(
     db: &Database,
     txn: &mut Transaction,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
     object_type: ObjectType,
     if_exists: bool,
     names: &[ObjectName],
@@ -105,9 +105,9 @@ pub fn drop(
         let name = names::relation(name)?;
         if db.catalog().table(txn, &name)?.is_none() {
             if if_exists {
-                notices.push(format!(
-                    "NOTICE:  table \"{name}\" does not exist, skipping"
-                ));
+                notices.push(Notice::info(format!(
+                    "table \"{name}\" does not exist, skipping"
+                )));
                 continue;
             }
             return Err(SqlError::new(

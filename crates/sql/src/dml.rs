@@ -9,7 +9,7 @@ use crate::types;
 use folio_db::{Database, Transaction, Write};
 use folio_row::Value;
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Expr, Insert, SetExpr, TableFactor, TableObject, TableWithJoins,
+    Assignment, AssignmentTarget, Expr, Insert, SetExpr, TableObject, TableWithJoins,
 };
 
 /// `INSERT INTO name [(columns)] VALUES (...), ...`: each row's values
@@ -94,23 +94,7 @@ pub fn update(
     selection: Option<&Expr>,
     now: i64,
 ) -> Result<Output, SqlError> {
-    let TableFactor::Table {
-        name,
-        alias: None,
-        args: None,
-        ..
-    } = &table.relation
-    else {
-        return Err(SqlError::unsupported(format!(
-            "UPDATE of {}",
-            table.relation
-        )));
-    };
-    if !table.joins.is_empty() {
-        return Err(SqlError::unsupported("UPDATE with joins"));
-    }
-    let name = names::relation(name)?;
-    let relation = access::relation(db, txn, &name)?;
+    let (name, relation) = access::table(db, txn, table)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for assignment in assignments {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {

@@ -19,7 +19,7 @@ mod settings;
 mod types;
 
 pub use error::SqlError;
-pub use output::{Column, Output, TxStatus};
+pub use output::{Column, Notice, Output, TxStatus};
 pub use session::Session;
 pub use settings::SERVER_VERSION;
 pub use types::text_output;

@@ -59,3 +59,37 @@ impl TxStatus {
         }
     }
 }
+
+/// A notice or warning raised by a statement (PostgreSQL's
+/// NoticeResponse): its severity, SQLSTATE and message. Displayed as psql
+/// prints it: `NOTICE:  table "t" does not exist, skipping`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Notice {
+    pub(crate) fn info(message: String) -> Notice {
+        Notice {
+            severity: "NOTICE",
+            code: "00000",
+            message,
+        }
+    }
+
+    pub(crate) fn warning(code: &'static str, message: &str) -> Notice {
+        Notice {
+            severity: "WARNING",
+            code,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:  {}", self.severity, self.message)
+    }
+}

@@ -13,7 +13,7 @@ use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, Select, SelectItem,
-    SetExpr, TableFactor,
+    SetExpr,
 };
 
 /// Runs a query.
@@ -34,18 +34,8 @@ pub fn select(db: &Database, txn: &mut Transaction, query: &Query) -> Result<Out
     check_plain(select)?;
     match select.from.as_slice() {
         [] => constants(select),
-        [from] if from.joins.is_empty() => {
-            let TableFactor::Table {
-                name,
-                alias: None,
-                args: None,
-                ..
-            } = &from.relation
-            else {
-                return Err(SqlError::unsupported(format!("FROM {}", from.relation)));
-            };
-            let name = names::relation(name)?;
-            let relation = access::relation(db, txn, &name)?;
+        [from] => {
+            let (_, relation) = access::table(db, txn, from)?;
             scan(txn, &relation, select)
         }
         _ => Err(SqlError::unsupported("joins")),

@@ -11,7 +11,7 @@
 use crate::access;
 use crate::copy::CopyIn;
 use crate::error::SqlError;
-use crate::output::{Output, TxStatus};
+use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{self, Copy, Parsed, Vacuum};
 use crate::settings::Settings;
 use crate::{ddl, dml, query};
@@ -23,7 +23,7 @@ use std::sync::Arc;
 pub struct Session {
     db: Arc<Database>,
     block: Block,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     /// A COPY waiting for data, and its own transaction when it runs
     /// outside a block.
     copy: Option<(CopyIn, Option<Transaction>)>,
@@ -75,7 +75,7 @@ impl Session {
 
     /// Notices and warnings raised since the last call (PostgreSQL's
     /// NoticeResponse: `table "x" does not exist, skipping`, ...).
-    pub fn take_notices(&mut self) -> Vec<String> {
+    pub fn take_notices(&mut self) -> Vec<Notice> {
         std::mem::take(&mut self.notices)
     }
 
@@ -149,9 +149,20 @@ impl Session {
         Ok(parameters)
     }
 
-    /// The number of parameters of prepared statement `name`, if it exists.
-    pub fn prepare_count(&self, name: &str) -> Option<usize> {
-        self.prepared.get(name).map(crate::params::count)
+    /// Prepared statement `name`, or 26000.
+    fn prepared(&self, name: &str) -> Result<&Statement, SqlError> {
+        self.prepared.get(name).ok_or_else(|| {
+            SqlError::new(
+                "26000",
+                format!("prepared statement \"{name}\" does not exist"),
+            )
+        })
+    }
+
+    /// The number of parameters of prepared statement `name` (26000 if
+    /// there is none).
+    pub fn parameter_count(&self, name: &str) -> Result<usize, SqlError> {
+        self.prepared(name).map(crate::params::count)
     }
 
     /// Forgets prepared statement `name` (Close).
@@ -168,19 +179,10 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
-        let result = match self.prepared.get(name) {
-            None => Err(SqlError::new(
-                "26000",
-                format!("prepared statement \"{name}\" does not exist"),
-            )),
-            Some(statement) => crate::params::bind(statement, parameters),
-        };
-        let result = result.and_then(|statement| {
-            if matches!(self.block, Block::Failed) && !ends_block(&statement) {
-                return Err(SqlError::in_failed_block());
-            }
-            self.execute(&statement)
-        });
+        let result = self
+            .prepared(name)
+            .and_then(|statement| crate::params::bind(statement, parameters));
+        let result = result.and_then(|statement| self.execute(&statement));
         if result.is_err() {
             self.fail();
         }
@@ -328,14 +330,16 @@ impl Session {
     }
 
     fn execute(&mut self, statement: &Statement) -> Result<Output, SqlError> {
+        // A failed block takes only COMMIT and ROLLBACK (PostgreSQL's
+        // `IsTransactionExitStmt`): BEGIN too is 25P02.
         match statement {
-            Statement::StartTransaction { modes, .. } => self.begin(modes),
             Statement::Commit { chain: false, .. } => self.commit(),
             Statement::Rollback {
                 chain: false,
                 savepoint: None,
             } => self.rollback(),
             _ if matches!(self.block, Block::Failed) => Err(SqlError::in_failed_block()),
+            Statement::StartTransaction { modes, .. } => self.begin(modes),
             Statement::Set(set) => self.set(set),
             Statement::ShowVariable { variable } => {
                 let name = variable
@@ -405,7 +409,7 @@ impl Session {
     /// Each statement of a READ COMMITTED block reads a new snapshot.
     fn in_transaction<T>(
         &mut self,
-        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<String>, i64) -> Result<T, SqlError>,
+        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<Notice>, i64) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
             txn.next_statement();
@@ -449,9 +453,11 @@ impl Session {
                 self.block = Block::Open(self.db.begin(isolation, self.durability())?);
                 self.block_start = now();
             }
-            Block::Open(_) | Block::Failed => self
-                .notices
-                .push("WARNING:  there is already a transaction in progress".into()),
+            // (A failed block refuses BEGIN before it gets here: `execute`.)
+            Block::Open(_) | Block::Failed => self.notices.push(Notice::warning(
+                "25001",
+                "there is already a transaction in progress",
+            )),
         }
         Ok(Output::command("BEGIN"))
     }
@@ -465,8 +471,7 @@ impl Session {
             // PostgreSQL: COMMIT of a failed block rolls it back.
             Block::Failed => Ok(Output::command("ROLLBACK")),
             Block::Idle => {
-                self.notices
-                    .push("WARNING:  there is no transaction in progress".into());
+                self.notices.push(no_transaction());
                 Ok(Output::command("COMMIT"))
             }
         }
@@ -476,20 +481,15 @@ impl Session {
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => txn.rollback()?,
             Block::Failed => {}
-            Block::Idle => self
-                .notices
-                .push("WARNING:  there is no transaction in progress".into()),
+            Block::Idle => self.notices.push(no_transaction()),
         }
         Ok(Output::command("ROLLBACK"))
     }
 }
 
-/// Whether a statement ends a block (allowed in a failed one).
-fn ends_block(statement: &Statement) -> bool {
-    matches!(
-        statement,
-        Statement::Commit { .. } | Statement::Rollback { .. }
-    )
+/// PostgreSQL's warning for COMMIT or ROLLBACK outside a block.
+fn no_transaction() -> Notice {
+    Notice::warning("25P01", "there is no transaction in progress")
 }
 
 /// Now, in microseconds since 2000-01-01 UTC (PostgreSQL's epoch).
@@ -505,7 +505,7 @@ fn now() -> i64 {
 fn run(
     db: &Database,
     txn: &mut Transaction,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
     statement: &Statement,
     now: i64,
 ) -> Result<Output, SqlError> {

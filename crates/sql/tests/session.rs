@@ -39,6 +39,19 @@ fn rows(s: &mut Session, sql: &str) -> Vec<Vec<Option<String>>> {
     }
 }
 
+/// The notices raised since the last call, as psql prints them.
+fn notices(s: &mut Session) -> Vec<String> {
+    s.take_notices().iter().map(ToString::to_string).collect()
+}
+
+/// The same with their SQLSTATEs.
+fn codes(s: &mut Session) -> Vec<(String, &'static str)> {
+    s.take_notices()
+        .iter()
+        .map(|n| (n.to_string(), n.code))
+        .collect()
+}
+
 fn text(values: &[&str]) -> Vec<Option<String>> {
     values.iter().map(|v| Some(v.to_string())).collect()
 }
@@ -55,7 +68,7 @@ fn pgbench_init_statements() {
     );
     assert_eq!(out[0].tag(), "DROP TABLE");
     assert_eq!(
-        s.take_notices(),
+        notices(&mut s),
         [
             "NOTICE:  table \"pgbench_accounts\" does not exist, skipping",
             "NOTICE:  table \"pgbench_branches\" does not exist, skipping",
@@ -194,8 +207,11 @@ fn transaction_blocks() {
     );
     ok(&mut s, "begin");
     assert_eq!(
-        s.take_notices(),
-        ["WARNING:  there is already a transaction in progress"]
+        codes(&mut s),
+        [(
+            "WARNING:  there is already a transaction in progress".into(),
+            "25001"
+        )]
     );
     let e = fails(&mut s, "insert into nosuch values (1)");
     assert_eq!(
@@ -203,6 +219,9 @@ fn transaction_blocks() {
         ("42P01", "relation \"nosuch\" does not exist")
     );
     assert_eq!(s.status(), TxStatus::Failed);
+    // Everything but COMMIT and ROLLBACK is refused now, BEGIN too
+    // (PostgreSQL 15: 25P02 for BEGIN in an aborted block).
+    assert_eq!(fails(&mut s, "begin").code, "25P02");
     let e = fails(&mut s, "select count(*) from t");
     assert_eq!(e.code, "25P02");
     assert_eq!(
@@ -226,8 +245,11 @@ fn transaction_blocks() {
     assert_eq!(rows(&mut s, "select k, v from t"), [text(&["3", "three"])]);
     ok(&mut s, "commit");
     assert_eq!(
-        s.take_notices(),
-        ["WARNING:  there is no transaction in progress"]
+        codes(&mut s),
+        [(
+            "WARNING:  there is no transaction in progress".into(),
+            "25P01"
+        )]
     );
     assert_eq!(
         fails(&mut s, "begin isolation level serializable").code,

@@ -236,15 +236,16 @@ fn boolean(name: &str, value: Option<&str>) -> Result<bool, SqlError> {
 /// table) is not supported.
 fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
-    let mut analyze = !vacuum;
+    // ANALYZE gathers nothing yet (no planner statistics), so whether it
+    // was asked for changes nothing: its options are read and checked.
     if c.take(&Token::LParen) {
         loop {
             let option = c.ident()?.value.to_ascii_lowercase();
             let value = c.option_value();
             let on = boolean(&option, value.as_deref())?;
             match option.as_str() {
-                "analyze" => analyze |= on,
-                "freeze"
+                "analyze"
+                | "freeze"
                 | "verbose"
                 | "skip_locked"
                 | "index_cleanup"
@@ -269,11 +270,10 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
             c.take_keyword(Keyword::FREEZE);
         }
         c.take_keyword(Keyword::VERBOSE);
-        if vacuum && c.take_keyword(Keyword::ANALYZE) {
-            analyze = true;
+        if vacuum {
+            c.take_keyword(Keyword::ANALYZE);
         }
     }
-    let _ = analyze;
     Ok(Vacuum {
         vacuum,
         tables: c.names_to_end()?,

@@ -128,25 +128,49 @@ impl CounterRegistry {
         for block in self.blocks.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             add(block);
         }
-        let [
-            hits,
-            misses,
-            writes,
-            evictions,
-            optimistic_restarts,
-            latch_waits,
-            state_rmw,
-            cleaned,
-        ] = total;
-        PoolStats {
-            hits,
-            misses,
-            writes,
-            evictions,
-            optimistic_restarts,
-            latch_waits,
-            state_rmw,
-            cleaned,
-        }
+        stats(total)
+    }
+
+    /// The calling thread's own counts (zero if it has not used the pool):
+    /// what one session did, as PostgreSQL's per-backend buffer usage.
+    pub(crate) fn this_thread(&self) -> PoolStats {
+        let mut total = [0u64; COUNTERS];
+        let _ = ALL.try_with(|all| {
+            let all = all.borrow();
+            if let Some(block) = all
+                .iter()
+                .find(|(id, _)| *id == self.pool_id)
+                .and_then(|(_, b)| b.upgrade())
+            {
+                for (sum, cell) in total.iter_mut().zip(&block.0) {
+                    *sum = cell.load(Relaxed);
+                }
+            }
+        });
+        stats(total)
+    }
+}
+
+/// Counts in [`Counter`] order as stats.
+fn stats(total: [u64; COUNTERS]) -> PoolStats {
+    let [
+        hits,
+        misses,
+        writes,
+        evictions,
+        optimistic_restarts,
+        latch_waits,
+        state_rmw,
+        cleaned,
+    ] = total;
+    PoolStats {
+        hits,
+        misses,
+        writes,
+        evictions,
+        optimistic_restarts,
+        latch_waits,
+        state_rmw,
+        cleaned,
     }
 }

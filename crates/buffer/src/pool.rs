@@ -319,6 +319,12 @@ impl BufferPool {
         self.counters.sum()
     }
 
+    /// The calling thread's counters alone (`EXPLAIN (BUFFERS)` of one
+    /// session's statement: the difference before and after).
+    pub fn thread_stats(&self) -> PoolStats {
+        self.counters.this_thread()
+    }
+
     /// Checks the pool's structural invariants; call it when no other thread
     /// is using the pool. Returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {

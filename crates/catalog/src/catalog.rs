@@ -291,6 +291,35 @@ impl Catalog {
         })
     }
 
+    /// `DROP INDEX name`, under the DDL lock of its table and `ACCESS
+    /// EXCLUSIVE` on it (readers and writers of the table wait, as
+    /// PostgreSQL's). 42704 when no index has that name (a table of that
+    /// name is not an index).
+    pub fn drop_index(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        let missing = || CatalogError::NoSuchIndex(name.to_string());
+        let (_, index) = self
+            .class(txn, name)?
+            .filter(|(_, c)| c.kind == KIND_INDEX)
+            .ok_or_else(missing)?;
+        let table_name = self
+            .class_rows(txn)?
+            .into_iter()
+            .find(|(_, c)| c.oid == index.table_oid)
+            .map(|(_, c)| c.name)
+            .ok_or_else(missing)?;
+        let table = self.lock_table(txn, &table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        // Locked: the index may have gone meanwhile.
+        let (tid, _) = self
+            .class(txn, name)?
+            .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
+            .ok_or_else(missing)?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
     /// `TRUNCATE name`: under `ACCESS EXCLUSIVE` (other transactions'
     /// reads and writes of the table wait until `txn` ends), every row
     /// `txn` sees is deleted. Returns how many. Unlike PostgreSQL, which

@@ -22,6 +22,8 @@ pub enum CatalogError {
     Exists(String),
     #[error("relation \"{0}\" does not exist")]
     NoSuchRelation(String),
+    #[error("index \"{0}\" does not exist")]
+    NoSuchIndex(String),
     #[error("column \"{column}\" of relation \"{table}\" does not exist")]
     NoSuchColumn { table: String, column: String },
     #[error("column \"{0}\" specified more than once")]
@@ -55,6 +57,7 @@ impl CatalogError {
             CatalogError::UnsupportedType { .. } => Some("0A000"),
             CatalogError::Exists(_) => Some("42P07"),
             CatalogError::NoSuchRelation(_) => Some("42P01"),
+            CatalogError::NoSuchIndex(_) => Some("42704"),
             CatalogError::NoSuchColumn { .. } => Some("42703"),
             CatalogError::DuplicateColumn(_) => Some("42701"),
             CatalogError::NameTooLong(_) => Some("42622"),

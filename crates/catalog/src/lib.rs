@@ -20,5 +20,5 @@ pub use autovacuum::{
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use error::CatalogError;
-pub use relation::{Relation, RelationIndex};
+pub use relation::{Relation, RelationIndex, RowAt};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -23,6 +23,9 @@ use folio_txn::{Csn, LockMode, Transaction, Xid};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+/// A row and where its version lives.
+pub type RowAt = (Tid, Vec<Value>);
+
 /// An index of a relation, with how its keys are encoded.
 #[derive(Debug)]
 pub struct RelationIndex {
@@ -319,6 +322,28 @@ impl Relation {
             .into_iter()
             .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
             .collect()
+    }
+
+    /// An index scan of index `index` (folio-heap `Index::scan_counted`):
+    /// the rows `txn` sees whose encoded key lies within the bounds, in
+    /// index order (or reverse), decoded, with the pages accessed.
+    pub fn index_scan(
+        &self,
+        txn: &Transaction,
+        index: usize,
+        lower: std::ops::Bound<&[u8]>,
+        upper: std::ops::Bound<&[u8]>,
+        direction: folio_btree::Direction,
+    ) -> Result<(Vec<RowAt>, folio_heap::ScanPages), CatalogError> {
+        let (found, pages) =
+            self.indexes[index]
+                .index
+                .scan_counted(txn, &self.table, lower, upper, direction)?;
+        let rows = found
+            .into_iter()
+            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
+            .collect::<Result<_, CatalogError>>()?;
+        Ok((rows, pages))
     }
 
     /// An index-only scan of index `index` (folio-heap `Index::only_scan`):

@@ -1,6 +1,8 @@
-//! `CREATE TABLE` and `DROP TABLE`.
+//! `CREATE TABLE` (with its key constraints), `DROP TABLE`, `TRUNCATE`
+//! and `ALTER TABLE ... ADD PRIMARY KEY`.
 
 use crate::error::SqlError;
+use crate::indexes;
 use crate::names;
 use crate::output::{Notice, Output};
 use crate::types;
@@ -11,9 +13,12 @@ use sqlparser::ast::{
     ObjectName, ObjectType, SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
 };
 
-/// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL], ...)
-/// [WITH (fillfactor = 100)]`. Constraints, defaults and other options are
-/// 0A000 for now (README "Status").
+/// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL |
+/// PRIMARY KEY | UNIQUE], ..., [PRIMARY KEY (columns)], [UNIQUE
+/// (columns)]) [WITH (fillfactor = 100)]`: the table and its constraints'
+/// indexes, in one savepoint-free step of the transaction (a failure
+/// fails the statement, as any). Other constraints, defaults and options
+/// are 0A000 for now (README "Status").
 pub fn create_table(
     db: &Database,
     txn: &mut Transaction,
@@ -29,32 +34,81 @@ pub fn create_table(
     if create.query.is_some() || create.like.is_some() || create.clone.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE AS, LIKE or CLONE"));
     }
-    if !create.constraints.is_empty() {
-        return Err(SqlError::unsupported("table constraints"));
-    }
     if create.partition_by.is_some() || create.inherits.is_some() {
         return Err(SqlError::unsupported("partitioned or inherited tables"));
     }
     check_options(&create.table_options)?;
     let mut columns = Vec::with_capacity(create.columns.len());
+    let mut primary: Option<Vec<String>> = None;
+    let mut uniques: Vec<Vec<String>> = Vec::new();
+    let mut set_primary = |keys: Vec<String>| match primary.replace(keys) {
+        Some(_) => Err(SqlError::new(
+            "42P16",
+            format!("multiple primary keys for table \"{name}\" are not allowed"),
+        )),
+        None => Ok(()),
+    };
     for column in &create.columns {
         let ty = types::column_type(&column.data_type)?;
+        let column_name = names::ident(&column.name);
         let mut not_null = false;
         for option in &column.options {
             match option.option {
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
+                ColumnOption::Unique {
+                    is_primary: true,
+                    characteristics: None,
+                } => set_primary(vec![column_name.clone()])?,
+                ColumnOption::Unique {
+                    is_primary: false,
+                    characteristics: None,
+                } => uniques.push(vec![column_name.clone()]),
                 ref other => {
                     return Err(SqlError::unsupported(format!("the column option {other}")));
                 }
             }
         }
         columns.push(ColumnDef {
-            name: names::ident(&column.name),
+            name: column_name,
             type_oid: ty.oid(),
             typmod: ty.typmod(),
             not_null,
         });
+    }
+    for constraint in &create.constraints {
+        match constraint {
+            TableConstraint::PrimaryKey {
+                name: None,
+                index_name: None,
+                index_type: None,
+                columns,
+                index_options,
+                characteristics: None,
+            } if index_options.is_empty() => set_primary(key_columns(columns)?)?,
+            TableConstraint::Unique {
+                name: None,
+                index_name: None,
+                index_type: None,
+                columns,
+                index_options,
+                characteristics: None,
+                ..
+            } if index_options.is_empty() => uniques.push(key_columns(columns)?),
+            other => return Err(SqlError::unsupported(format!("the constraint {other}"))),
+        }
+    }
+    // A primary key's columns are NOT NULL (PostgreSQL sets it).
+    for key in primary.iter().flatten() {
+        match columns.iter_mut().find(|c| c.name == *key) {
+            Some(column) => column.not_null = true,
+            None => {
+                return Err(SqlError::new(
+                    "42703",
+                    format!("column \"{key}\" named in key does not exist"),
+                ));
+            }
+        }
     }
     if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
         notices.push(Notice::info(format!(
@@ -63,6 +117,13 @@ pub fn create_table(
         return Ok(Output::command("CREATE TABLE"));
     }
     db.catalog().create_table(txn, &name, &columns)?;
+    if let Some(keys) = primary {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        db.catalog().add_primary_key(txn, &name, &keys)?;
+    }
+    for keys in uniques {
+        indexes::add_unique(db, txn, &name, &keys)?;
+    }
     Ok(Output::command("CREATE TABLE"))
 }
 
@@ -98,8 +159,10 @@ pub fn drop(
     names: &[ObjectName],
     _cascade: bool,
 ) -> Result<Output, SqlError> {
-    if object_type != ObjectType::Table {
-        return Err(SqlError::unsupported(format!("DROP {object_type}")));
+    match object_type {
+        ObjectType::Table => {}
+        ObjectType::Index => return indexes::drop_indexes(db, txn, notices, if_exists, names),
+        other => return Err(SqlError::unsupported(format!("DROP {other}"))),
     }
     for name in names {
         let name = names::relation(name)?;
@@ -157,10 +220,7 @@ pub fn alter_table(
                     },
                 not_valid: false,
             } if index_options.is_empty() => {
-                let columns = columns
-                    .iter()
-                    .map(key_column)
-                    .collect::<Result<Vec<_>, _>>()?;
+                let columns = key_columns(columns)?;
                 let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
                 db.catalog().add_primary_key(txn, &name, &columns)?;
             }
@@ -170,13 +230,17 @@ pub fn alter_table(
     Ok(Output::command("ALTER TABLE"))
 }
 
-/// A key column given by name, in ascending order.
-fn key_column(column: &IndexColumn) -> Result<String, SqlError> {
-    let plain = column.operator_class.is_none()
-        && column.column.options.asc.is_none()
-        && column.column.options.nulls_first.is_none();
-    match &column.column.expr {
-        Expr::Identifier(id) if plain => Ok(names::ident(id)),
-        _ => Err(SqlError::unsupported(format!("the key column {column}"))),
-    }
+/// The columns of a key constraint, by name, in ascending order.
+fn key_columns(columns: &[IndexColumn]) -> Result<Vec<String>, SqlError> {
+    columns
+        .iter()
+        .map(|column| {
+            let plain =
+                column.column.options.asc.is_none() && column.column.options.nulls_first.is_none();
+            match indexes::ordered_column(column)? {
+                (name, _) if plain => Ok(name),
+                _ => Err(SqlError::unsupported(format!("the key column {column}"))),
+            }
+        })
+        .collect()
 }

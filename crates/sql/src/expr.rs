@@ -74,7 +74,7 @@ pub fn eval(expr: &Expr, scope: &Scope<'_>) -> Result<Value, SqlError> {
 /// `a op b` for `+`, `-`, `*` on integers (the wider of the two types;
 /// overflow 22003 as PostgreSQL's) and numerics (an integer meeting a
 /// numeric becomes one). NULL in, NULL out.
-fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError> {
+pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError> {
     use Value::{Int2, Int4, Int8, Null};
     if matches!(a, Null) || matches!(b, Null) {
         return Ok(Null);

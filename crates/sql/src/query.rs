@@ -1,45 +1,463 @@
-//! `SELECT`. For now: constants without `FROM`, and one table's rows
-//! selected by `column = constant` conjunctions (`access.rs`: an index
-//! lookup when an index covers them, else a sequential scan), returning
-//! columns, `*` or `count(*)` (README "Status").
+//! `SELECT` over one source: no `FROM` (one row), one table (its access
+//! path from `plan.rs`), or `generate_series(start, stop [, step])`;
+//! a WHERE clause of any supported expression, a select list of
+//! expressions and `*` or `count(*)` alone, `ORDER BY` columns (the
+//! index order when the plan yields it, else a sort), `LIMIT` and
+//! `OFFSET`. Planned once into a [`Planned`] that runs, or that EXPLAIN
+//! describes (`explain.rs`).
 
 use crate::access;
 use crate::error::SqlError;
-use crate::expr;
 use crate::names;
 use crate::output::{Column, Output};
+use crate::plan::{self, Request, ScanPlan, SortKey};
+use crate::scalar::{self, Columns, Scalar, compare};
+use crate::scan::{self, ScanCounts};
+use crate::settings::Settings;
 use folio_catalog::Relation;
 use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, Select, SelectItem,
-    SetExpr,
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, LimitClause, OrderByKind,
+    Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins,
 };
+use std::cmp::Ordering;
+
+impl Columns for Relation {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let c = access::column_of(self, name)?;
+        Ok((c, self.types[c]))
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        self.types[position]
+    }
+}
+
+/// Where the rows come from.
+pub enum Source {
+    /// No FROM: one row of no columns.
+    One,
+    /// `generate_series(start, stop, step)`: one integer column.
+    Series {
+        start: i64,
+        stop: i64,
+        step: i64,
+        ty: SqlType,
+        filter: Vec<Scalar>,
+    },
+    Table {
+        name: String,
+        relation: Box<Relation>,
+        plan: ScanPlan,
+    },
+}
+
+/// What the select list makes of each row.
+pub enum Shape {
+    Project(Vec<Scalar>),
+    Count,
+}
+
+/// A planned query.
+pub struct Planned {
+    pub source: Source,
+    pub shape: Shape,
+    pub columns: Vec<Column>,
+    pub limit: Option<u64>,
+    pub offset: u64,
+}
+
+/// What running a planned query did, for EXPLAIN ANALYZE.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunCounts {
+    /// Rows the source produced (after its filter).
+    pub scanned: u64,
+    pub scan: ScanCounts,
+}
 
 /// Runs a query.
-pub fn select(db: &Database, txn: &mut Transaction, query: &Query) -> Result<Output, SqlError> {
-    if query.with.is_some()
-        || query.order_by.is_some()
-        || query.limit_clause.is_some()
-        || query.fetch.is_some()
-        || !query.locks.is_empty()
-    {
-        return Err(SqlError::unsupported(
-            "WITH, ORDER BY, LIMIT, FETCH or FOR UPDATE/SHARE",
-        ));
+pub fn select(
+    db: &Database,
+    txn: &mut Transaction,
+    settings: &Settings,
+    query: &Query,
+    now: i64,
+) -> Result<Output, SqlError> {
+    let planned = plan_query(db, txn, settings, query)?;
+    let (rows, _) = run(txn, &planned, now)?;
+    let tag = format!("SELECT {}", rows.len());
+    Ok(Output::Rows {
+        columns: planned.columns,
+        rows,
+        tag,
+    })
+}
+
+/// Plans a query.
+pub fn plan_query(
+    db: &Database,
+    txn: &Transaction,
+    settings: &Settings,
+    query: &Query,
+) -> Result<Planned, SqlError> {
+    if query.with.is_some() || query.fetch.is_some() || !query.locks.is_empty() {
+        return Err(SqlError::unsupported("WITH, FETCH or FOR UPDATE/SHARE"));
     }
     let SetExpr::Select(select) = query.body.as_ref() else {
         return Err(SqlError::unsupported(format!("the query {}", query.body)));
     };
     check_plain(select)?;
-    match select.from.as_slice() {
-        [] => constants(select),
-        [from] => {
-            let (_, relation) = access::table(db, txn, from)?;
-            scan(txn, &relation, select)
+    let (limit, offset) = limits(query.limit_clause.as_ref())?;
+    let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
+        None => &[],
+        Some(o) => match &o.kind {
+            OrderByKind::Expressions(list) if o.interpolate.is_none() => list,
+            _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
+        },
+    };
+    let (source, shape, columns) = match select.from.as_slice() {
+        [] => {
+            let (shape, columns) = projection(&[] as &[(String, SqlType)], &select.projection)?;
+            if select.selection.is_some() || !order_by.is_empty() {
+                return Err(SqlError::unsupported("WHERE or ORDER BY without FROM"));
+            }
+            (Source::One, shape, columns)
         }
-        _ => Err(SqlError::unsupported("joins")),
+        [from] => match series(from)? {
+            Some((alias, start, stop, step, ty)) => {
+                let cols = [(alias, ty)];
+                let (shape, columns) = projection(&cols[..], &select.projection)?;
+                if !order_by.is_empty() {
+                    return Err(SqlError::unsupported("ORDER BY of a function's rows"));
+                }
+                let filter = match &select.selection {
+                    Some(e) => scalar::bind(e, &cols[..])?.conjuncts(),
+                    None => Vec::new(),
+                };
+                let source = Source::Series {
+                    start,
+                    stop,
+                    step,
+                    ty,
+                    filter,
+                };
+                (source, shape, columns)
+            }
+            None => {
+                let (name, relation) = access::table(db, txn, from)?;
+                let (shape, columns) = projection(&relation, &select.projection)?;
+                let filter = match &select.selection {
+                    Some(e) => scalar::bind(e, &relation)?.conjuncts(),
+                    None => Vec::new(),
+                };
+                let order = order_by
+                    .iter()
+                    .map(|o| sort_key(&relation, &select.projection, o))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let reads = match &shape {
+                    Shape::Count => Some(Vec::new()),
+                    Shape::Project(items) => {
+                        let mut reads: Vec<usize> = Vec::new();
+                        for s in items.iter().chain(&filter) {
+                            s.columns(&mut reads);
+                        }
+                        reads.extend(order.iter().map(|k| k.column));
+                        Some(reads)
+                    }
+                };
+                let plan = plan::plan(Request {
+                    relation: &relation,
+                    filter,
+                    order,
+                    reads,
+                    settings,
+                })?;
+                let source = Source::Table {
+                    name,
+                    relation: Box::new(relation),
+                    plan,
+                };
+                (source, shape, columns)
+            }
+        },
+        _ => return Err(SqlError::unsupported("joins")),
+    };
+    Ok(Planned {
+        source,
+        shape,
+        columns,
+        limit,
+        offset,
+    })
+}
+
+/// Runs a planned query: its rows, and what the scan did.
+pub fn run(
+    txn: &Transaction,
+    planned: &Planned,
+    now: i64,
+) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
+    let mut counts = RunCounts::default();
+    let mut rows: Vec<Vec<Value>> = match &planned.source {
+        Source::One => vec![Vec::new()],
+        Source::Series {
+            start,
+            stop,
+            step,
+            ty,
+            filter,
+        } => {
+            let mut rows = Vec::new();
+            let mut x = *start;
+            while (*step > 0 && x <= *stop) || (*step < 0 && x >= *stop) {
+                let row = vec![match ty {
+                    SqlType::Int4 => Value::Int4(x as i32),
+                    _ => Value::Int8(x),
+                }];
+                if scan::accepts(filter, &row, now)? {
+                    rows.push(row);
+                }
+                match x.checked_add(*step) {
+                    Some(next) => x = next,
+                    None => break,
+                }
+            }
+            rows
+        }
+        Source::Table { relation, plan, .. } => {
+            let (found, scan_counts) = scan::run(txn, relation, plan, now)?;
+            counts.scan = scan_counts;
+            let mut rows: Vec<Vec<Value>> = found.into_iter().map(|(_, row)| row).collect();
+            sort(&mut rows, &plan.sort)?;
+            rows
+        }
+    };
+    counts.scanned = rows.len() as u64;
+    if let Shape::Count = planned.shape {
+        rows = vec![vec![Value::Int8(rows.len() as i64)]];
     }
+    let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
+    rows.drain(..offset.min(rows.len()));
+    if let Some(limit) = planned.limit {
+        rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
+    if let Shape::Project(items) = &planned.shape {
+        rows = rows
+            .iter()
+            .map(|row| items.iter().map(|s| s.eval(row, now)).collect())
+            .collect::<Result<_, _>>()?;
+    }
+    Ok((rows, counts))
+}
+
+/// Sorts rows by the keys (a stable sort: equal rows keep scan order).
+fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let mut failed = None;
+    rows.sort_by(|a, b| {
+        for key in keys {
+            let (x, y) = (&a[key.column], &b[key.column]);
+            let order = match (*x == Value::Null, *y == Value::Null) {
+                (true, true) => Ordering::Equal,
+                (true, false) if key.nulls_first => Ordering::Less,
+                (true, false) => Ordering::Greater,
+                (false, true) if key.nulls_first => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => {
+                    let order = compare(x, y).unwrap_or_else(|e| {
+                        failed.get_or_insert(e);
+                        None
+                    });
+                    let order = order.unwrap_or(Ordering::Equal);
+                    if key.descending {
+                        order.reverse()
+                    } else {
+                        order
+                    }
+                }
+            };
+            if order.is_ne() {
+                return order;
+            }
+        }
+        Ordering::Equal
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// An ORDER BY item: a column of the table, an output column's alias, or
+/// its position (`ORDER BY 1`), each naming a table column.
+fn sort_key(
+    relation: &Relation,
+    items: &[SelectItem],
+    o: &sqlparser::ast::OrderByExpr,
+) -> Result<SortKey, SqlError> {
+    if o.with_fill.is_some() {
+        return Err(SqlError::unsupported("WITH FILL"));
+    }
+    let by_item = |item: &SelectItem| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
+        _ => None,
+    };
+    let expr = match &o.expr {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => {
+                let position: usize = n.parse().unwrap_or(0);
+                items
+                    .get(position.wrapping_sub(1))
+                    .and_then(by_item)
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            "42P10",
+                            format!("ORDER BY position {n} is not in select list"),
+                        )
+                    })?
+            }
+            _ => o.expr.clone(),
+        },
+        Expr::Identifier(id) => {
+            let name = names::ident(id);
+            let aliased = items.iter().find_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias } if names::ident(alias) == name => {
+                    Some(expr.clone())
+                }
+                _ => None,
+            });
+            aliased.unwrap_or_else(|| o.expr.clone())
+        }
+        other => other.clone(),
+    };
+    let Scalar::Column(column) = scalar::bind(&expr, relation)? else {
+        return Err(SqlError::unsupported(format!(
+            "ORDER BY {} (only columns)",
+            o.expr
+        )));
+    };
+    let descending = o.options.asc == Some(false);
+    Ok(SortKey {
+        column,
+        descending,
+        nulls_first: o.options.nulls_first.unwrap_or(descending),
+    })
+}
+
+/// `LIMIT n` / `LIMIT ALL` / `OFFSET n` as constants.
+fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> {
+    let count = |e: &Expr, what: &str| -> Result<Option<u64>, SqlError> {
+        match crate::expr::constant(e)? {
+            Value::Null => Ok(None),
+            v => match scalar::compare(&v, &Value::Int8(0))? {
+                Some(Ordering::Less) => Err(SqlError::new(
+                    "2201W",
+                    format!("{what} must not be negative"),
+                )),
+                _ => match v {
+                    Value::Int2(x) => Ok(Some(x as u64)),
+                    Value::Int4(x) => Ok(Some(x as u64)),
+                    Value::Int8(x) => Ok(Some(x as u64)),
+                    other => Err(SqlError::new(
+                        "42804",
+                        format!(
+                            "argument of {what} must be type bigint, not type {}",
+                            other.type_name()
+                        ),
+                    )),
+                },
+            },
+        }
+    };
+    match clause {
+        None => Ok((None, 0)),
+        Some(LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) if limit_by.is_empty() => {
+            let limit = match limit {
+                Some(e) => count(e, "LIMIT")?,
+                None => None,
+            };
+            let offset = match offset {
+                Some(o) => count(&o.value, "OFFSET")?.unwrap_or(0),
+                None => 0,
+            };
+            Ok((limit, offset))
+        }
+        Some(other) => Err(SqlError::unsupported(format!("{other}"))),
+    }
+}
+
+/// `generate_series(start, stop [, step]) [AS] [alias]`: the column's
+/// name (the alias, else `generate_series`), bounds, step and type (int8
+/// if an argument is, else int4).
+#[allow(clippy::type_complexity)]
+fn series(from: &TableWithJoins) -> Result<Option<(String, i64, i64, i64, SqlType)>, SqlError> {
+    let TableFactor::Table {
+        name,
+        alias,
+        args: Some(args),
+        ..
+    } = &from.relation
+    else {
+        return Ok(None);
+    };
+    if names::relation(name)? != "generate_series" {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name} does not exist"),
+        ));
+    }
+    if !from.joins.is_empty() {
+        return Err(SqlError::unsupported("joins"));
+    }
+    let mut values = Vec::new();
+    for arg in &args.args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
+            return Err(SqlError::unsupported(format!("the argument {arg}")));
+        };
+        values.push(crate::expr::constant(e)?);
+    }
+    let int = |v: &Value| match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    };
+    let ints: Option<Vec<i64>> = values.iter().map(int).collect();
+    let (start, stop, step) = match ints.as_deref() {
+        Some([a, b]) => (*a, *b, 1),
+        Some([a, b, s]) => (*a, *b, *s),
+        _ => {
+            return Err(SqlError::unsupported(format!(
+                "generate_series({})",
+                args.args
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    if step == 0 {
+        return Err(SqlError::new("22023", "step size cannot equal zero"));
+    }
+    let ty = if values.iter().any(|v| matches!(v, Value::Int8(_))) {
+        SqlType::Int8
+    } else {
+        SqlType::Int4
+    };
+    let column = match alias {
+        Some(a) if a.columns.len() == 1 => names::ident(&a.columns[0].name),
+        Some(a) => names::ident(&a.name),
+        None => "generate_series".to_string(),
+    };
+    Ok(Some((column, start, stop, step, ty)))
 }
 
 /// Refuses the clauses not supported yet.
@@ -52,85 +470,14 @@ fn check_plain(select: &Select) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// `SELECT constant, ...`: one row; unnamed columns are `?column?`.
-fn constants(select: &Select) -> Result<Output, SqlError> {
-    let mut columns = Vec::new();
-    let mut row = Vec::new();
-    for item in &select.projection {
-        let (expr, name) = match item {
-            SelectItem::UnnamedExpr(expr) => (expr, "?column?".to_string()),
-            SelectItem::ExprWithAlias { expr, alias } => (expr, names::ident(alias)),
-            other => return Err(SqlError::unsupported(format!("{other} without FROM"))),
-        };
-        let value = expr::constant(expr)?;
-        columns.push(Column {
-            name,
-            type_oid: value_type_oid(&value),
-        });
-        row.push(value);
-    }
-    Ok(Output::Rows {
-        columns,
-        rows: vec![row],
-        tag: "SELECT 1".into(),
-    })
-}
-
-/// The type oid of a constant (an untyped quoted literal or NULL is
-/// `text`, as PostgreSQL resolves `unknown` in a select list).
-fn value_type_oid(value: &Value) -> u32 {
-    let ty = match value {
-        Value::Int2(_) => SqlType::Int2,
-        Value::Int4(_) => SqlType::Int4,
-        Value::Int8(_) => SqlType::Int8,
-        Value::Float4(_) => SqlType::Float4,
-        Value::Float8(_) => SqlType::Float8,
-        Value::Numeric(_) => SqlType::Numeric(None),
-        Value::Bytea(_) => SqlType::Bytea,
-        Value::Bool(_) => SqlType::Bool,
-        Value::Date(_) => SqlType::Date,
-        Value::Timestamp(_) => SqlType::Timestamp,
-        Value::TimestampTz(_) => SqlType::TimestampTz,
-        Value::Uuid(_) => SqlType::Uuid,
-        Value::Text(_) | Value::Null => SqlType::Text,
-    };
-    ty.oid()
-}
-
-/// What a select list asks of each row.
-enum Projection {
-    Columns(Vec<usize>),
-    Count,
-}
-
-/// The rows of `relation` the WHERE clause selects (`access.rs`).
-fn scan(txn: &Transaction, relation: &Relation, select: &Select) -> Result<Output, SqlError> {
-    let terms = access::terms(relation, select.selection.as_ref())?;
-    let (projection, columns) = projection(relation, &select.projection)?;
-    let mut rows = Vec::new();
-    let mut count = 0i64;
-    for (_, row) in access::rows(txn, relation, &terms)? {
-        count += 1;
-        if let Projection::Columns(cols) = &projection {
-            rows.push(cols.iter().map(|&c| row[c].clone()).collect());
-        }
-    }
-    if let Projection::Count = projection {
-        rows = vec![vec![Value::Int8(count)]];
-    }
-    let tag = format!("SELECT {}", rows.len());
-    Ok(Output::Rows { columns, rows, tag })
-}
-
-/// The select list over `relation`: columns and `*`, or `count(*)` alone.
-fn projection(
-    relation: &Relation,
+/// The select list over `columns`: expressions and `*`, or `count(*)`
+/// alone; the result columns (an expression without alias is named
+/// after its column or function, else `?column?`, as PostgreSQL names
+/// it).
+fn projection<C: Columns + ColumnNames + ?Sized>(
+    columns: &C,
     items: &[SelectItem],
-) -> Result<(Projection, Vec<Column>), SqlError> {
-    let column = |c: usize, name: String| Column {
-        name,
-        type_oid: relation.types[c].oid(),
-    };
+) -> Result<(Shape, Vec<Column>), SqlError> {
     if let [item] = items
         && let Some(name) = count_star(item)
     {
@@ -138,35 +485,63 @@ fn projection(
             name,
             type_oid: SqlType::Int8.oid(),
         }];
-        return Ok((Projection::Count, columns));
+        return Ok((Shape::Count, columns));
     }
-    let mut picked = Vec::new();
-    let mut columns = Vec::new();
+    let mut bound = Vec::new();
+    let mut out = Vec::new();
     for item in items {
-        match item {
+        let (expr, alias) = match item {
             SelectItem::Wildcard(_) => {
-                for (c, def) in relation.def.columns.iter().enumerate() {
-                    picked.push(c);
-                    columns.push(column(c, def.name.clone()));
+                for (c, name) in columns.names().into_iter().enumerate() {
+                    bound.push(Scalar::Column(c));
+                    out.push(Column {
+                        name,
+                        type_oid: columns.type_at(c).oid(),
+                    });
                 }
+                continue;
             }
-            SelectItem::UnnamedExpr(Expr::Identifier(id)) => {
-                let c = access::column_of(relation, &names::ident(id))?;
-                picked.push(c);
-                columns.push(column(c, names::ident(id)));
-            }
-            SelectItem::ExprWithAlias {
-                expr: Expr::Identifier(id),
-                alias,
-            } => {
-                let c = access::column_of(relation, &names::ident(id))?;
-                picked.push(c);
-                columns.push(column(c, names::ident(alias)));
-            }
+            SelectItem::UnnamedExpr(expr) => (expr, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(names::ident(alias))),
             other => return Err(SqlError::unsupported(format!("the select item {other}"))),
+        };
+        if count_star(item).is_some() {
+            return Err(SqlError::unsupported("count(*) with other select items"));
         }
+        let scalar = scalar::bind(expr, columns)?;
+        let types: Vec<SqlType> = (0..columns.names().len())
+            .map(|c| columns.type_at(c))
+            .collect();
+        let name = alias.unwrap_or_else(|| match expr {
+            Expr::Identifier(id) => names::ident(id),
+            Expr::CompoundIdentifier(parts) => parts.last().map(names::ident).unwrap_or_default(),
+            Expr::Function(f) => f.name.to_string().to_lowercase(),
+            _ => "?column?".to_string(),
+        });
+        out.push(Column {
+            name,
+            type_oid: scalar.ty(&types).oid(),
+        });
+        bound.push(scalar);
     }
-    Ok((Projection::Columns(picked), columns))
+    Ok((Shape::Project(bound), out))
+}
+
+/// The names of a source's columns, in order.
+trait ColumnNames {
+    fn names(&self) -> Vec<String>;
+}
+
+impl ColumnNames for Relation {
+    fn names(&self) -> Vec<String> {
+        self.def.columns.iter().map(|c| c.name.clone()).collect()
+    }
+}
+
+impl ColumnNames for [(String, SqlType)] {
+    fn names(&self) -> Vec<String> {
+        self.iter().map(|(n, _)| n.clone()).collect()
+    }
 }
 
 /// `count(*)` (its output name: `count`, or the alias).

@@ -14,7 +14,7 @@ use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{self, Copy, Parsed, Vacuum};
 use crate::settings::Settings;
-use crate::{ddl, dml, query};
+use crate::{ddl, dml, explain, indexes, query};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
@@ -290,7 +290,7 @@ impl Session {
             _ => {}
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
-        let relations = self.in_transaction(|db, txn, _, _| {
+        let relations = self.in_transaction(|db, txn, _, _, _| {
             let names = if vacuum.tables.is_empty() {
                 db.catalog()
                     .tables(txn)?
@@ -357,9 +357,9 @@ impl Session {
                     tag: "SHOW".into(),
                 })
             }
-            statement => {
-                self.in_transaction(|db, txn, notices, now| run(db, txn, notices, statement, now))
-            }
+            statement => self.in_transaction(|db, txn, notices, settings, now| {
+                run(db, txn, notices, settings, statement, now)
+            }),
         }
     }
 
@@ -409,14 +409,26 @@ impl Session {
     /// Each statement of a READ COMMITTED block reads a new snapshot.
     fn in_transaction<T>(
         &mut self,
-        f: impl FnOnce(&Database, &mut Transaction, &mut Vec<Notice>, i64) -> Result<T, SqlError>,
+        f: impl FnOnce(
+            &Database,
+            &mut Transaction,
+            &mut Vec<Notice>,
+            &Settings,
+            i64,
+        ) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
             txn.next_statement();
-            return f(&self.db, txn, &mut self.notices, self.block_start);
+            return f(
+                &self.db,
+                txn,
+                &mut self.notices,
+                &self.settings,
+                self.block_start,
+            );
         }
         let mut txn = self.db.begin(Isolation::ReadCommitted, self.durability())?;
-        match f(&self.db, &mut txn, &mut self.notices, now()) {
+        match f(&self.db, &mut txn, &mut self.notices, &self.settings, now()) {
             Ok(output) => {
                 txn.commit()?;
                 Ok(output)
@@ -506,11 +518,13 @@ fn run(
     db: &Database,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
+    settings: &Settings,
     statement: &Statement,
     now: i64,
 ) -> Result<Output, SqlError> {
     match statement {
         Statement::CreateTable(create) => ddl::create_table(db, txn, notices, create),
+        Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
         Statement::Drop {
             object_type,
             if_exists,
@@ -545,7 +559,24 @@ fn run(
             or: None,
             limit: None,
         } => dml::update(db, txn, table, assignments, selection.as_ref(), now),
-        Statement::Query(q) => query::select(db, txn, q),
+        Statement::Query(q) => query::select(db, txn, settings, q, now),
+        Statement::Explain {
+            analyze,
+            statement,
+            options,
+            query_plan: false,
+            estimate: false,
+            format: None,
+            ..
+        } => explain::explain(
+            db,
+            txn,
+            settings,
+            *analyze,
+            options.as_deref(),
+            statement,
+            now,
+        ),
         other => Err(SqlError::unsupported(format!(
             "the statement \"{}\"",
             first_words(&other.to_string())

@@ -9,6 +9,33 @@ use crate::error::SqlError;
 /// follows, then folio's own (psql 15 then raises no version warning).
 pub const SERVER_VERSION: &str = concat!("15.0 (folio ", env!("CARGO_PKG_VERSION"), ")");
 
+/// PostgreSQL's planner switches (`enable_*`), all on by default. Those
+/// naming a plan node folio never builds (bitmap scans, merge joins,
+/// parallel plans, ...) are accepted and change nothing, as they would
+/// change nothing in PostgreSQL for a plan without such a node.
+const PLANNER_SWITCHES: [&str; 20] = [
+    "enable_async_append",
+    "enable_bitmapscan",
+    "enable_gathermerge",
+    "enable_hashagg",
+    "enable_hashjoin",
+    "enable_incremental_sort",
+    "enable_indexonlyscan",
+    "enable_indexscan",
+    "enable_material",
+    "enable_memoize",
+    "enable_mergejoin",
+    "enable_nestloop",
+    "enable_parallel_append",
+    "enable_parallel_hash",
+    "enable_partition_pruning",
+    "enable_partitionwise_aggregate",
+    "enable_partitionwise_join",
+    "enable_seqscan",
+    "enable_sort",
+    "enable_tidscan",
+];
+
 /// A session's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -17,6 +44,8 @@ pub struct Settings {
     synchronous_commit: String,
     application_name: String,
     extra_float_digits: i32,
+    /// The planner switches turned off.
+    disabled: Vec<&'static str>,
 }
 
 impl Default for Settings {
@@ -25,6 +54,7 @@ impl Default for Settings {
             synchronous_commit: "on".into(),
             application_name: String::new(),
             extra_float_digits: 1,
+            disabled: Vec::new(),
         }
     }
 }
@@ -49,9 +79,28 @@ impl Settings {
         self.synchronous_commit != "off"
     }
 
+    /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
+    pub fn enabled(&self, name: &str) -> bool {
+        debug_assert!(PLANNER_SWITCHES.contains(&name), "{name}");
+        !self.disabled.contains(&name)
+    }
+
     /// `SET name = value` (`name` lower case, `value` as written).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         let lower = value.trim().to_ascii_lowercase();
+        if let Some(switch) = PLANNER_SWITCHES.iter().find(|s| **s == name) {
+            let on = crate::types::parse_bool(value).ok_or_else(|| {
+                SqlError::new(
+                    "22023",
+                    format!("parameter \"{name}\" requires a Boolean value"),
+                )
+            })?;
+            self.disabled.retain(|s| s != switch);
+            if !on {
+                self.disabled.push(switch);
+            }
+            return Ok(());
+        }
         match name {
             "synchronous_commit" => {
                 self.synchronous_commit = match lower.as_str() {
@@ -93,6 +142,7 @@ impl Settings {
         let default = Settings::default();
         match name {
             "all" => *self = default,
+            _ if PLANNER_SWITCHES.contains(&name) => self.disabled.retain(|s| *s != name),
             "synchronous_commit" => self.synchronous_commit = default.synchronous_commit,
             "application_name" => self.application_name = default.application_name,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
@@ -105,6 +155,9 @@ impl Settings {
     /// `SHOW name`: the value as PostgreSQL prints it.
     pub fn show(&self, name: &str) -> Result<String, SqlError> {
         Ok(match name {
+            _ if PLANNER_SWITCHES.contains(&name) => {
+                if self.enabled(name) { "on" } else { "off" }.into()
+            }
             "synchronous_commit" => self.synchronous_commit.clone(),
             "application_name" => self.application_name.clone(),
             "extra_float_digits" => self.extra_float_digits.to_string(),
@@ -147,8 +200,13 @@ mod tests {
         assert_eq!(s.set("timezone", "Europe/Paris").unwrap_err().code, "0A000");
         assert_eq!(s.set("nosuch", "1").unwrap_err().code, "42704");
         assert_eq!(s.show("nosuch").unwrap_err().code, "42704");
+        s.set("enable_seqscan", "off").unwrap();
+        assert!(!s.enabled("enable_seqscan"));
+        assert_eq!(s.show("enable_seqscan").unwrap(), "off");
+        assert_eq!(s.set("enable_sort", "maybe").unwrap_err().code, "22023");
         s.reset("all").unwrap();
         assert_eq!(s, Settings::default());
+        assert!(s.enabled("enable_seqscan"));
         assert!(
             s.show("server_version")
                 .unwrap()

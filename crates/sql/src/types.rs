@@ -148,7 +148,7 @@ fn invalid_input(ty: SqlType, text: &str) -> SqlError {
 
 /// PostgreSQL's boolean input: `t`, `true`, `yes`, `on`, `1` and their
 /// opposites, any case, unique prefixes of the words.
-fn parse_bool(text: &str) -> Option<bool> {
+pub fn parse_bool(text: &str) -> Option<bool> {
     let t = text.trim().to_ascii_lowercase();
     let prefix_of = |word: &str| !t.is_empty() && word.starts_with(&t);
     if prefix_of("true") || prefix_of("yes") || t == "on" || t == "1" {

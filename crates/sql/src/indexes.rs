@@ -1,0 +1,180 @@
+//! Indexes: `CREATE [UNIQUE] INDEX`, `DROP INDEX`, and the indexes of
+//! `PRIMARY KEY` and `UNIQUE` constraints, with PostgreSQL's names for
+//! those the statement does not name (the one owner of that rule).
+
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use folio_catalog::{KeyOrder, MAX_NAME_LEN};
+use folio_db::{Database, Transaction};
+use sqlparser::ast::{CreateIndex, Expr, IndexColumn, ObjectName};
+
+/// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING btree]
+/// (column [ASC | DESC] [NULLS FIRST | LAST], ...)`.
+pub fn create_index(
+    db: &Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    create: &CreateIndex,
+) -> Result<Output, SqlError> {
+    let using_btree = create
+        .using
+        .as_ref()
+        .is_none_or(|u| u.to_string().eq_ignore_ascii_case("btree"));
+    if !using_btree
+        || !create.include.is_empty()
+        || create.nulls_distinct.is_some()
+        || !create.with.is_empty()
+        || create.predicate.is_some()
+        || !create.index_options.is_empty()
+        || !create.alter_options.is_empty()
+    {
+        return Err(SqlError::unsupported(
+            "CREATE INDEX with USING (other than btree), INCLUDE, NULLS DISTINCT, WITH or WHERE",
+        ));
+    }
+    // CONCURRENTLY builds the same index; folio's build locks writers out
+    // for its duration (PostgreSQL's would let them go on).
+    let table = names::relation(&create.table_name)?;
+    let columns = create
+        .columns
+        .iter()
+        .map(ordered_column)
+        .collect::<Result<Vec<_>, _>>()?;
+    let name = match &create.name {
+        Some(name) => names::relation(name)?,
+        None => {
+            let plain: Vec<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
+            let label = if create.unique { "key" } else { "idx" };
+            free_name(db, txn, &table, &plain, label)?
+        }
+    };
+    if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
+        notices.push(Notice::info(format!(
+            "relation \"{name}\" already exists, skipping"
+        )));
+        return Ok(Output::command("CREATE INDEX"));
+    }
+    let keyed: Vec<(&str, KeyOrder)> = columns.iter().map(|(c, o)| (c.as_str(), *o)).collect();
+    match db
+        .catalog()
+        .create_index_ordered(txn, &table, &name, &keyed, create.unique)
+    {
+        Ok(_) => Ok(Output::command("CREATE INDEX")),
+        // Rows already in the table that collide: PostgreSQL's message.
+        Err(e) if e.sqlstate() == Some("23505") => Err(SqlError::new(
+            "23505",
+            format!("could not create unique index \"{name}\""),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `DROP INDEX [IF EXISTS] name, ...`.
+pub fn drop_indexes(
+    db: &Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    names: &[ObjectName],
+) -> Result<Output, SqlError> {
+    for name in names {
+        let name = names::relation(name)?;
+        if db.catalog().table(txn, &name)?.is_some() {
+            return Err(SqlError::new(
+                "42809",
+                format!("\"{name}\" is not an index"),
+            ));
+        }
+        match db.catalog().drop_index(txn, &name) {
+            Err(folio_catalog::CatalogError::NoSuchIndex(_)) if if_exists => {
+                notices.push(Notice::info(format!(
+                    "index \"{name}\" does not exist, skipping"
+                )));
+            }
+            other => other?,
+        }
+    }
+    Ok(Output::command("DROP INDEX"))
+}
+
+/// The unique index of a `UNIQUE (columns)` constraint of `table`, named
+/// as PostgreSQL names it (`table_col_key`).
+pub fn add_unique(
+    db: &Database,
+    txn: &mut Transaction,
+    table: &str,
+    columns: &[String],
+) -> Result<(), SqlError> {
+    let plain: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let name = free_name(db, txn, table, &plain, "key")?;
+    db.catalog().create_index(txn, table, &name, &plain, true)?;
+    Ok(())
+}
+
+/// A key column given by name, with its order (`ASC`/`DESC`, `NULLS
+/// FIRST`/`LAST`; PostgreSQL's defaults when not given).
+pub fn ordered_column(column: &IndexColumn) -> Result<(String, KeyOrder), SqlError> {
+    let options = &column.column.options;
+    let Expr::Identifier(id) = &column.column.expr else {
+        return Err(SqlError::unsupported(format!(
+            "the key column {column} (expressions)"
+        )));
+    };
+    if column.operator_class.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "the operator class of {column}"
+        )));
+    }
+    let mut order = KeyOrder::new(options.asc == Some(false));
+    if let Some(first) = options.nulls_first {
+        order.nulls_first = first;
+    }
+    Ok((names::ident(id), order))
+}
+
+/// PostgreSQL's name for an index it names itself
+/// (`ChooseRelationName`): `table_col1_col2_label`, shortened to 63
+/// bytes, then with the first of `1, 2, ...` that makes it unused.
+fn free_name(
+    db: &Database,
+    txn: &Transaction,
+    table: &str,
+    columns: &[&str],
+    label: &str,
+) -> Result<String, SqlError> {
+    let base = format!("{table}_{}", columns.join("_"));
+    for n in 0u32.. {
+        let suffix = match n {
+            0 => format!("_{label}"),
+            n => format!("_{label}{n}"),
+        };
+        let name = format!("{}{suffix}", shortened(&base, MAX_NAME_LEN - suffix.len()));
+        if !db.catalog().relation_exists(txn, &name)? {
+            return Ok(name);
+        }
+    }
+    unreachable!("some suffix is free")
+}
+
+/// The longest prefix of `text` of at most `max` bytes ending on a
+/// character boundary.
+fn shortened(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened;
+
+    #[test]
+    fn names_are_shortened_on_character_boundaries() {
+        assert_eq!(shortened("abcdef", 4), "abcd");
+        assert_eq!(shortened("ab", 4), "ab");
+        assert_eq!(shortened("aé", 2), "a");
+    }
+}

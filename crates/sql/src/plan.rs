@@ -1,0 +1,461 @@
+//! The access path of one table (the one owner of that choice): which
+//! index, which key ranges in which order, index-only or not, or a
+//! sequential scan; what is left to filter and to sort.
+//!
+//! A WHERE clause is split into its conjuncts. `column op constant`
+//! (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`) and `column IN (constants)`
+//! whose constants are exact values of the column's type are *index
+//! conditions*; the rest is a filter. An index is usable through its
+//! leading columns: equality or IN on a prefix of them, then a range on
+//! the next one. The key ranges are the prefixes' encodings (every IN
+//! value of every column: the cross product), each visited in index
+//! order (reverse for a backward scan), as PostgreSQL probes an IN list.
+//!
+//! Without statistics (ANALYZE gathers none yet) the choice is by rules:
+//! a unique index matched by equality on all its columns first (a point
+//! lookup), then the index matching the most leading columns (a range
+//! counts half a column), then one that yields the ORDER BY without a
+//! sort; else a sequential scan, or, with `enable_seqscan = off`, the
+//! smallest index scanned whole. An index scan becomes index-only when
+//! every column the query reads is a key column.
+
+use crate::error::SqlError;
+use crate::scalar::{Cmp, Scalar, compare};
+use crate::settings::Settings;
+use crate::types;
+use folio_btree::{Direction, prefix_successor};
+use folio_catalog::Relation;
+use folio_row::{Value, encode_key};
+use std::cmp::Ordering;
+use std::ops::Bound;
+
+/// Most key ranges an IN list may expand to; past it the conditions are
+/// a filter.
+const MAX_PROBES: usize = 10_000;
+
+/// One `ORDER BY` key over a table column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortKey {
+    pub column: usize,
+    pub descending: bool,
+    pub nulls_first: bool,
+}
+
+/// Encoded key bounds: rows whose key lies within `[lower, upper)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRange {
+    pub lower: Bound<Vec<u8>>,
+    pub upper: Bound<Vec<u8>>,
+}
+
+impl KeyRange {
+    pub fn bounds(&self) -> (Bound<&[u8]>, Bound<&[u8]>) {
+        (
+            self.lower.as_ref().map(Vec::as_slice),
+            self.upper.as_ref().map(Vec::as_slice),
+        )
+    }
+}
+
+/// How the rows are found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Access {
+    Seq,
+    Index {
+        index: usize,
+        ranges: Vec<KeyRange>,
+        direction: Direction,
+        /// Every column read is a key column: the heap is read only where
+        /// the visibility map does not say all-visible.
+        only: bool,
+        /// The key values of a point lookup (unique index, equality on
+        /// every column): one leaf probed, no scan.
+        point: Option<Vec<Value>>,
+    },
+}
+
+/// A table's plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanPlan {
+    pub access: Access,
+    /// The conjuncts the index answers exactly (for EXPLAIN).
+    pub index_cond: Vec<Scalar>,
+    /// The conjuncts every row found is checked against.
+    pub filter: Vec<Scalar>,
+    /// The ORDER BY still to do after the scan (empty: none, or the scan
+    /// yields it).
+    pub sort: Vec<SortKey>,
+}
+
+/// A conjunct an index can answer.
+#[derive(Debug, Clone)]
+enum Sarg {
+    Cmp(usize, Cmp, Value),
+    In(usize, Vec<Value>),
+}
+
+impl Sarg {
+    fn column(&self) -> usize {
+        match self {
+            Sarg::Cmp(c, ..) | Sarg::In(c, _) => *c,
+        }
+    }
+}
+
+/// What a query asks of its table.
+pub struct Request<'a> {
+    pub relation: &'a Relation,
+    pub filter: Vec<Scalar>,
+    pub order: Vec<SortKey>,
+    /// The columns read (projection, filter, order); `None`: all.
+    pub reads: Option<Vec<usize>>,
+    pub settings: &'a Settings,
+}
+
+/// Chooses the access path.
+pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
+    let relation = request.relation;
+    let sargs: Vec<Option<Sarg>> = request.filter.iter().map(|c| sarg(relation, c)).collect();
+    let settings = request.settings;
+    let index_scans = settings.enabled("enable_indexscan");
+    let only_scans = settings.enabled("enable_indexonlyscan");
+    let mut best: Option<(Rank, Candidate)> = None;
+    for (i, ri) in relation.indexes.iter().enumerate() {
+        let covers = request.reads.as_ref().is_some_and(|reads| {
+            reads
+                .iter()
+                .all(|c| ri.def.columns.iter().any(|k| usize::from(*k) == *c))
+        });
+        let only = covers && only_scans;
+        if !only && !index_scans {
+            continue;
+        }
+        let Some(candidate) = candidate(relation, i, &sargs, &request.order, only)? else {
+            continue;
+        };
+        let rank = candidate.rank(ri.def.unique, ri.def.columns.len());
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, candidate));
+        }
+    }
+    let best = best.filter(|(rank, _)| {
+        rank.matched > 0 || rank.ordered || !settings.enabled("enable_seqscan")
+    });
+    Ok(match best {
+        Some((_, c)) => ScanPlan {
+            index_cond: c.used.iter().map(|&i| request.filter[i].clone()).collect(),
+            filter: request
+                .filter
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !c.used.contains(i))
+                .map(|(_, f)| f.clone())
+                .collect(),
+            sort: if c.ordered { Vec::new() } else { request.order },
+            access: c.access,
+        },
+        None => ScanPlan {
+            access: Access::Seq,
+            index_cond: Vec::new(),
+            filter: request.filter,
+            sort: request.order,
+        },
+    })
+}
+
+/// How good an index's use is (compared field by field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    point: bool,
+    /// Twice the leading columns matched by equality or IN, plus one for
+    /// a range on the next.
+    matched: usize,
+    ordered: bool,
+    only: bool,
+    /// Fewer key columns first (a smaller index).
+    narrow: std::cmp::Reverse<usize>,
+}
+
+struct Candidate {
+    access: Access,
+    used: Vec<usize>,
+    equal: usize,
+    range: bool,
+    ordered: bool,
+    only: bool,
+    single_probes: bool,
+}
+
+impl Candidate {
+    fn rank(&self, unique: bool, columns: usize) -> Rank {
+        Rank {
+            point: unique && self.equal == columns && self.single_probes,
+            matched: 2 * self.equal + usize::from(self.range),
+            ordered: self.ordered,
+            only: self.only,
+            narrow: std::cmp::Reverse(columns),
+        }
+    }
+}
+
+/// The use of index `i`: its key ranges, the conjuncts they answer,
+/// whether it yields the order.
+fn candidate(
+    relation: &Relation,
+    i: usize,
+    sargs: &[Option<Sarg>],
+    order: &[SortKey],
+    only: bool,
+) -> Result<Option<Candidate>, SqlError> {
+    let ri = &relation.indexes[i];
+    let key_cols: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
+    let mut used = Vec::new();
+    // Equality or IN on leading columns.
+    let mut sets: Vec<Vec<Value>> = Vec::new();
+    for &col in &key_cols {
+        let found = sargs.iter().enumerate().find_map(|(n, s)| match s {
+            Some(Sarg::Cmp(c, Cmp::Eq, v)) if *c == col => Some((n, vec![v.clone()])),
+            Some(Sarg::In(c, vs)) if *c == col => Some((n, vs.clone())),
+            _ => None,
+        });
+        let Some((n, mut values)) = found else { break };
+        // In index order of this column, without repeats.
+        let kc = ri.key_columns[sets.len()];
+        values.sort_by(|a, b| {
+            let order = compare(a, b).ok().flatten().unwrap_or(Ordering::Equal);
+            if kc.descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        values.dedup_by(|a, b| compare(a, b).ok().flatten() == Some(Ordering::Equal));
+        let probes: usize = sets.iter().map(Vec::len).product::<usize>() * values.len();
+        if probes > MAX_PROBES {
+            break;
+        }
+        used.push(n);
+        sets.push(values);
+    }
+    let equal = sets.len();
+    // A range on the next column.
+    let mut range: Vec<(usize, Cmp, Value)> = Vec::new();
+    if let Some(&col) = key_cols.get(equal) {
+        for (n, s) in sargs.iter().enumerate() {
+            if let Some(Sarg::Cmp(c, cmp, v)) = s
+                && *c == col
+                && *cmp != Cmp::Eq
+                && *cmp != Cmp::Ne
+            {
+                used.push(n);
+                range.push((n, *cmp, v.clone()));
+            }
+        }
+    }
+    let single_probes = sets.iter().all(|s| s.len() == 1);
+    let (ordered, direction) = yields_order(relation, i, &sets, order);
+    let mut ranges = Vec::new();
+    for prefix in cross_product(&sets) {
+        let p = encode_key(&prefix, &ri.key_columns[..equal])?;
+        ranges.push(key_range(&p, &range, ri.key_columns.get(equal).copied())?);
+    }
+    // Ranges in index order; a backward scan visits them in reverse.
+    ranges.sort_by(|a, b| lower_bytes(a).cmp(lower_bytes(b)));
+    if direction == Direction::Backward {
+        ranges.reverse();
+    }
+    let point = (ri.def.unique && equal == key_cols.len() && single_probes)
+        .then(|| sets.iter().map(|s| s[0].clone()).collect());
+    Ok(Some(Candidate {
+        access: Access::Index {
+            index: i,
+            ranges,
+            direction,
+            only,
+            point,
+        },
+        used,
+        equal,
+        range: !range.is_empty(),
+        ordered,
+        only,
+        single_probes,
+    }))
+}
+
+fn lower_bytes(range: &KeyRange) -> &[u8] {
+    match &range.lower {
+        Bound::Included(b) | Bound::Excluded(b) => b,
+        Bound::Unbounded => &[],
+    }
+}
+
+/// Every combination of one value per set, in index order.
+fn cross_product(sets: &[Vec<Value>]) -> Vec<Vec<Value>> {
+    let mut out = vec![Vec::new()];
+    for set in sets {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                set.iter().map(move |v| {
+                    let mut next = prefix.clone();
+                    next.push(v.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The keys starting with prefix `p` whose next column satisfies the
+/// range conditions (none: every key starting with `p`).
+fn key_range(
+    p: &[u8],
+    conditions: &[(usize, Cmp, Value)],
+    next: Option<folio_row::KeyColumn>,
+) -> Result<KeyRange, SqlError> {
+    let after = |bytes: &[u8]| match prefix_successor(bytes) {
+        Some(s) => Bound::Excluded(s),
+        None => Bound::Unbounded,
+    };
+    let (Some(kc), false) = (next, conditions.is_empty()) else {
+        let lower = if p.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Included(p.to_vec())
+        };
+        return Ok(KeyRange {
+            lower,
+            upper: after(p),
+        });
+    };
+    // Non-null values of the next column lie in [p + 0x01, p + 0x02)
+    // (folio-row's null marker), whatever NULLS FIRST/LAST says.
+    let mut lower = [p, &[0x01]].concat();
+    let mut upper = Bound::Excluded([p, &[0x02]].concat());
+    for (_, cmp, v) in conditions {
+        let e = encode_key(std::slice::from_ref(v), std::slice::from_ref(&kc))?;
+        let e = [p, &e].concat();
+        // In key order (a descending column inverts the comparison).
+        let cmp = if kc.descending { cmp.flipped() } else { *cmp };
+        let (lo, hi) = match cmp {
+            Cmp::Gt => (after_included(&e), None),
+            Cmp::Ge => (Some(e.clone()), None),
+            Cmp::Lt => (None, Some(Bound::Excluded(e.clone()))),
+            Cmp::Le => (None, Some(after(&e))),
+            Cmp::Eq | Cmp::Ne => unreachable!("ranges only"),
+        };
+        if let Some(lo) = lo
+            && lo > lower
+        {
+            lower = lo;
+        }
+        if let Some(hi) = hi
+            && tighter(&hi, &upper)
+        {
+            upper = hi;
+        }
+    }
+    Ok(KeyRange {
+        lower: Bound::Included(lower),
+        upper,
+    })
+}
+
+/// The smallest key greater than every key starting with `e`.
+fn after_included(e: &[u8]) -> Option<Vec<u8>> {
+    Some(prefix_successor(e).unwrap_or_else(|| vec![0xFF; e.len() + 1]))
+}
+
+fn tighter(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> bool {
+    match (a, b) {
+        (Bound::Excluded(x), Bound::Excluded(y)) => x < y,
+        (Bound::Excluded(_), Bound::Unbounded) => true,
+        _ => false,
+    }
+}
+
+/// Whether scanning index `i` (probing `sets` in index order) yields
+/// `order`, and in which direction.
+fn yields_order(
+    relation: &Relation,
+    i: usize,
+    sets: &[Vec<Value>],
+    order: &[SortKey],
+) -> (bool, Direction) {
+    if order.is_empty() {
+        return (false, Direction::Forward);
+    }
+    let ri = &relation.indexes[i];
+    let mut position = 0;
+    let mut backward = None;
+    for key in order {
+        // Columns fixed to one value do not change the order.
+        while position < ri.def.columns.len()
+            && usize::from(ri.def.columns[position]) != key.column
+            && sets.get(position).is_some_and(|s| s.len() == 1)
+        {
+            position += 1;
+        }
+        if position == ri.def.columns.len() || usize::from(ri.def.columns[position]) != key.column {
+            return (false, Direction::Forward);
+        }
+        let kc = ri.key_columns[position];
+        let flip = key.descending != kc.descending;
+        if key.nulls_first != (kc.nulls_first != flip) || *backward.get_or_insert(flip) != flip {
+            return (false, Direction::Forward);
+        }
+        position += 1;
+    }
+    let direction = if backward == Some(true) {
+        Direction::Backward
+    } else {
+        Direction::Forward
+    };
+    (true, direction)
+}
+
+/// The conjunct as an index condition, if it is one: a column compared
+/// with a constant that is an exact value of the column's type.
+fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
+    let exact = |c: usize, v: &Value| -> Option<Value> {
+        if *v == Value::Null {
+            return None;
+        }
+        let fitted = types::coerce(v.clone(), relation.types[c]).ok()?;
+        (compare(&fitted, v).ok()? == Some(Ordering::Equal)).then_some(fitted)
+    };
+    match conjunct {
+        Scalar::Compare(cmp, a, b) => match (a.as_ref(), b.as_ref()) {
+            (Scalar::Column(c), Scalar::Const(v)) if *cmp != Cmp::Ne => {
+                Some(Sarg::Cmp(*c, *cmp, exact(*c, v)?))
+            }
+            (Scalar::Const(v), Scalar::Column(c)) if *cmp != Cmp::Ne => {
+                Some(Sarg::Cmp(*c, cmp.flipped(), exact(*c, v)?))
+            }
+            _ => None,
+        },
+        Scalar::InList {
+            expr,
+            list,
+            negated: false,
+        } => {
+            let Scalar::Column(c) = expr.as_ref() else {
+                return None;
+            };
+            // NULLs in the list match nothing.
+            let values = list
+                .iter()
+                .filter(|item| **item != Scalar::Const(Value::Null))
+                .map(|item| match item {
+                    Scalar::Const(v) => exact(*c, v),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Sarg::In(*c, values))
+        }
+        _ => None,
+    }
+    .filter(|s| s.column() < relation.types.len())
+}

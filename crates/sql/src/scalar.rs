@@ -1,0 +1,453 @@
+//! Bound scalar expressions: an AST expression with its column names
+//! resolved to positions in the row it reads and its quoted literals
+//! typed by what they meet, evaluated row by row without looking names
+//! up. The one owner of SQL comparison (three-valued, with PostgreSQL's
+//! promotion of integers, numerics and floats) and of boolean logic.
+
+use crate::error::SqlError;
+use crate::expr;
+use crate::names;
+use crate::types;
+use folio_row::{Numeric, SqlType, Value};
+use sqlparser::ast::{BinaryOperator, Expr, FunctionArguments, UnaryOperator};
+use std::cmp::Ordering;
+
+/// The columns an expression may name: the row it reads.
+pub trait Columns {
+    /// The position and type of column `name`, or 42703.
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError>;
+    /// The type of the column at `position`.
+    fn type_at(&self, position: usize) -> SqlType;
+}
+
+impl Columns for [(String, SqlType)] {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        self.iter()
+            .position(|(n, _)| n == name)
+            .map(|i| (i, self[i].1))
+            .ok_or_else(|| SqlError::undefined_column(name))
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        self[position].1
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    fn of(op: &BinaryOperator) -> Option<Cmp> {
+        Some(match op {
+            BinaryOperator::Eq => Cmp::Eq,
+            BinaryOperator::NotEq => Cmp::Ne,
+            BinaryOperator::Lt => Cmp::Lt,
+            BinaryOperator::LtEq => Cmp::Le,
+            BinaryOperator::Gt => Cmp::Gt,
+            BinaryOperator::GtEq => Cmp::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The operator with its sides swapped (`a < b` is `b > a`).
+    pub fn flipped(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            same => same,
+        }
+    }
+
+    fn holds(self, order: Ordering) -> bool {
+        match self {
+            Cmp::Eq => order.is_eq(),
+            Cmp::Ne => order.is_ne(),
+            Cmp::Lt => order.is_lt(),
+            Cmp::Le => order.is_le(),
+            Cmp::Gt => order.is_gt(),
+            Cmp::Ge => order.is_ge(),
+        }
+    }
+
+    /// PostgreSQL's spelling.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+}
+
+/// A bound expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    Column(usize),
+    Const(Value),
+    /// `CURRENT_TIMESTAMP`, `now()`: the transaction's start.
+    Now,
+    Negate(Box<Scalar>),
+    Arith(BinaryOperator, Box<Scalar>, Box<Scalar>),
+    Compare(Cmp, Box<Scalar>, Box<Scalar>),
+    And(Box<Scalar>, Box<Scalar>),
+    Or(Box<Scalar>, Box<Scalar>),
+    Not(Box<Scalar>),
+    IsNull(Box<Scalar>, bool),
+    InList {
+        expr: Box<Scalar>,
+        list: Vec<Scalar>,
+        negated: bool,
+    },
+}
+
+/// Binds `expr` over `columns`.
+pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+    let boxed = |e: &Expr| bind(e, columns).map(Box::new);
+    Ok(match expr {
+        Expr::Value(v) => Scalar::Const(types::literal(&v.value)?),
+        Expr::Nested(inner) => bind(inner, columns)?,
+        Expr::Identifier(id) => Scalar::Column(columns.resolve(&names::ident(id))?.0),
+        Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+            // `table.column`: the one table there is.
+            Scalar::Column(columns.resolve(&names::ident(&parts[1]))?.0)
+        }
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match bind(expr, columns)? {
+            Scalar::Const(v) => Scalar::Const(types::negate(v)?),
+            other => Scalar::Negate(Box::new(other)),
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr,
+        } => bind(expr, columns)?,
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } => Scalar::Not(boxed(expr)?),
+        Expr::BinaryOp { left, op, right } => {
+            let (a, b) = (bind(left, columns)?, bind(right, columns)?);
+            match op {
+                BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
+                BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
+                BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply => {
+                    Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
+                }
+                op => match Cmp::of(op) {
+                    Some(cmp) => {
+                        let (a, b) = typed_pair(a, b, columns)?;
+                        Scalar::Compare(cmp, Box::new(a), Box::new(b))
+                    }
+                    None => return Err(SqlError::unsupported(format!("the operator {op}"))),
+                },
+            }
+        }
+        Expr::IsNull(e) => Scalar::IsNull(boxed(e)?, false),
+        Expr::IsNotNull(e) => Scalar::IsNull(boxed(e)?, true),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let expr = bind(expr, columns)?;
+            let list = list
+                .iter()
+                .map(|e| Ok(typed_pair(expr.clone(), bind(e, columns)?, columns)?.1))
+                .collect::<Result<Vec<_>, SqlError>>()?;
+            Scalar::InList {
+                expr: Box::new(expr),
+                list,
+                negated: *negated,
+            }
+        }
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => {
+            // `a BETWEEN x AND y` is `a >= x AND a <= y`.
+            let a = bind(expr, columns)?;
+            let (a1, low) = typed_pair(a.clone(), bind(low, columns)?, columns)?;
+            let (a2, high) = typed_pair(a, bind(high, columns)?, columns)?;
+            let both = Scalar::And(
+                Box::new(Scalar::Compare(Cmp::Ge, Box::new(a1), Box::new(low))),
+                Box::new(Scalar::Compare(Cmp::Le, Box::new(a2), Box::new(high))),
+            );
+            if *negated {
+                Scalar::Not(Box::new(both))
+            } else {
+                both
+            }
+        }
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("current_timestamp")
+                && matches!(f.args, FunctionArguments::None) =>
+        {
+            Scalar::Now
+        }
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("now")
+                && matches!(&f.args, FunctionArguments::List(l) if l.args.is_empty()) =>
+        {
+            Scalar::Now
+        }
+        other => return Err(SqlError::unsupported(format!("the expression {other}"))),
+    })
+}
+
+/// A quoted literal meeting a column takes the column's type (PostgreSQL's
+/// `unknown` literals), at bind time.
+fn typed_pair(
+    a: Scalar,
+    b: Scalar,
+    columns: &(impl Columns + ?Sized),
+) -> Result<(Scalar, Scalar), SqlError> {
+    let typed = |literal: String, column: usize| {
+        types::coerce(Value::Text(literal), columns.type_at(column)).map(Scalar::Const)
+    };
+    Ok(match (a, b) {
+        (Scalar::Column(c), Scalar::Const(Value::Text(t))) => (Scalar::Column(c), typed(t, c)?),
+        (Scalar::Const(Value::Text(t)), Scalar::Column(c)) => (typed(t, c)?, Scalar::Column(c)),
+        pair => pair,
+    })
+}
+
+impl Scalar {
+    /// Its value for `row` in a transaction that started at `now`.
+    pub fn eval(&self, row: &[Value], now: i64) -> Result<Value, SqlError> {
+        Ok(match self {
+            Scalar::Column(c) => row[*c].clone(),
+            Scalar::Const(v) => v.clone(),
+            Scalar::Now => Value::TimestampTz(now),
+            Scalar::Negate(e) => types::negate(e.eval(row, now)?)?,
+            Scalar::Arith(op, a, b) => expr::arithmetic(op, a.eval(row, now)?, b.eval(row, now)?)?,
+            Scalar::Compare(cmp, a, b) => match compare(&a.eval(row, now)?, &b.eval(row, now)?)? {
+                Some(order) => Value::Bool(cmp.holds(order)),
+                None => Value::Null,
+            },
+            Scalar::And(a, b) => match (truth(&a.eval(row, now)?)?, truth(&b.eval(row, now)?)?) {
+                (Some(false), _) | (_, Some(false)) => Value::Bool(false),
+                (Some(true), Some(true)) => Value::Bool(true),
+                _ => Value::Null,
+            },
+            Scalar::Or(a, b) => match (truth(&a.eval(row, now)?)?, truth(&b.eval(row, now)?)?) {
+                (Some(true), _) | (_, Some(true)) => Value::Bool(true),
+                (Some(false), Some(false)) => Value::Bool(false),
+                _ => Value::Null,
+            },
+            Scalar::Not(e) => match truth(&e.eval(row, now)?)? {
+                Some(b) => Value::Bool(!b),
+                None => Value::Null,
+            },
+            Scalar::IsNull(e, negated) => {
+                Value::Bool((e.eval(row, now)? == Value::Null) != *negated)
+            }
+            Scalar::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                // x IN (a, b) is x = a OR x = b: true if any is equal,
+                // else NULL if any comparison was NULL, else false.
+                let x = expr.eval(row, now)?;
+                let mut unknown = false;
+                let mut found = false;
+                for item in list {
+                    match compare(&x, &item.eval(row, now)?)? {
+                        Some(Ordering::Equal) => {
+                            found = true;
+                            break;
+                        }
+                        Some(_) => {}
+                        None => unknown = true,
+                    }
+                }
+                match (found, unknown) {
+                    (true, _) => Value::Bool(!negated),
+                    (false, true) => Value::Null,
+                    (false, false) => Value::Bool(*negated),
+                }
+            }
+        })
+    }
+
+    /// Whether `row` satisfies it (a WHERE clause: NULL is not true).
+    pub fn accepts(&self, row: &[Value], now: i64) -> Result<bool, SqlError> {
+        Ok(truth(&self.eval(row, now)?)? == Some(true))
+    }
+
+    /// The type of its values, for a result column's description.
+    pub fn ty(&self, types: &[SqlType]) -> SqlType {
+        match self {
+            Scalar::Column(c) => types[*c],
+            Scalar::Const(v) => value_type(v),
+            Scalar::Now => SqlType::TimestampTz,
+            Scalar::Negate(e) => e.ty(types),
+            Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
+            _ => SqlType::Bool,
+        }
+    }
+
+    /// Adds the columns it reads to `out`.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        match self {
+            Scalar::Column(c) => out.push(*c),
+            Scalar::Const(_) | Scalar::Now => {}
+            Scalar::Negate(e) | Scalar::Not(e) | Scalar::IsNull(e, _) => e.columns(out),
+            Scalar::Arith(_, a, b)
+            | Scalar::Compare(_, a, b)
+            | Scalar::And(a, b)
+            | Scalar::Or(a, b) => {
+                a.columns(out);
+                b.columns(out);
+            }
+            Scalar::InList { expr, list, .. } => {
+                expr.columns(out);
+                for item in list {
+                    item.columns(out);
+                }
+            }
+        }
+    }
+
+    /// The conjuncts of a condition (`a AND b AND c`: a, b, c).
+    pub fn conjuncts(self) -> Vec<Scalar> {
+        match self {
+            Scalar::And(a, b) => {
+                let mut out = a.conjuncts();
+                out.extend(b.conjuncts());
+                out
+            }
+            other => vec![other],
+        }
+    }
+}
+
+/// The type of a value (an untyped quoted literal or NULL is `text`, as
+/// PostgreSQL resolves `unknown` in a select list).
+pub fn value_type(value: &Value) -> SqlType {
+    match value {
+        Value::Int2(_) => SqlType::Int2,
+        Value::Int4(_) => SqlType::Int4,
+        Value::Int8(_) => SqlType::Int8,
+        Value::Float4(_) => SqlType::Float4,
+        Value::Float8(_) => SqlType::Float8,
+        Value::Numeric(_) => SqlType::Numeric(None),
+        Value::Bytea(_) => SqlType::Bytea,
+        Value::Bool(_) => SqlType::Bool,
+        Value::Date(_) => SqlType::Date,
+        Value::Timestamp(_) => SqlType::Timestamp,
+        Value::TimestampTz(_) => SqlType::TimestampTz,
+        Value::Uuid(_) => SqlType::Uuid,
+        Value::Text(_) | Value::Null => SqlType::Text,
+    }
+}
+
+/// The type of `a op b` for arithmetic: the wider integer, else numeric.
+fn wider(a: SqlType, b: SqlType) -> SqlType {
+    let rank = |t: SqlType| match t {
+        SqlType::Int2 => Some(1),
+        SqlType::Int4 => Some(2),
+        SqlType::Int8 => Some(3),
+        _ => None,
+    };
+    match (rank(a), rank(b)) {
+        (Some(x), Some(y)) => [SqlType::Int2, SqlType::Int4, SqlType::Int8][x.max(y) - 1],
+        (Some(_), None) if b == SqlType::Text => a,
+        (None, Some(_)) if a == SqlType::Text => b,
+        _ => SqlType::Numeric(None),
+    }
+}
+
+/// A boolean's truth (NULL: unknown); 42804 for a value that is not one.
+fn truth(value: &Value) -> Result<Option<bool>, SqlError> {
+    match value {
+        Value::Bool(b) => Ok(Some(*b)),
+        Value::Null => Ok(None),
+        Value::Text(t) => types::coerce(Value::Text(t.clone()), SqlType::Bool).map(|v| match v {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }),
+        other => Err(SqlError::new(
+            "42804",
+            format!(
+                "argument of WHERE must be type boolean, not type {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// PostgreSQL's order of two values, `None` when either is NULL:
+/// integers of any width compare as integers, an integer meeting a
+/// numeric as numerics, a float meeting a number as floats, a quoted
+/// literal takes the other side's type. Other pairs: 42883.
+pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
+    if *a == Value::Null || *b == Value::Null {
+        return Ok(None);
+    }
+    if let Some(order) = a.sql_cmp(b) {
+        return Ok(Some(order));
+    }
+    let int = |v: &Value| match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    };
+    let numeric = |v: &Value| match v {
+        Value::Numeric(n) => Some(*n),
+        other => int(other).map(Numeric::from_i64),
+    };
+    let float = |v: &Value| match v {
+        Value::Float4(x) => Some(f64::from(*x)),
+        Value::Float8(x) => Some(*x),
+        other => int(other).map(|x| x as f64),
+    };
+    if let (Some(x), Some(y)) = (int(a), int(b)) {
+        return Ok(Some(x.cmp(&y)));
+    }
+    if let (Some(x), Some(y)) = (numeric(a), numeric(b)) {
+        return Ok(Some(x.cmp(&y)));
+    }
+    if let (Some(x), Some(y)) = (float(a), float(b)) {
+        return Ok(Value::Float8(x).sql_cmp(&Value::Float8(y)));
+    }
+    match (a, b) {
+        (Value::Text(t), other) | (other, Value::Text(t)) => {
+            let typed = types::coerce(Value::Text(t.clone()), value_type(other))?;
+            let order = compare(&typed, other)?;
+            // Swapped back if the literal was on the right.
+            Ok(if matches!(a, Value::Text(_)) {
+                order
+            } else {
+                order.map(Ordering::reverse)
+            })
+        }
+        (Value::Timestamp(x), Value::TimestampTz(y))
+        | (Value::TimestampTz(x), Value::Timestamp(y)) => Ok(Some(x.cmp(y))),
+        _ => Err(SqlError::new(
+            "42883",
+            format!(
+                "operator does not exist: {} = {}",
+                a.type_name(),
+                b.type_name()
+            ),
+        )),
+    }
+}

@@ -1,0 +1,116 @@
+//! Runs a table's access path (`plan.rs`): the rows the transaction sees,
+//! found as the plan says, checked against its filter, with what EXPLAIN
+//! ANALYZE reports about them.
+
+use crate::error::SqlError;
+use crate::plan::{Access, ScanPlan};
+use crate::scalar::Scalar;
+use folio_catalog::Relation;
+use folio_db::{Tid, Transaction};
+use folio_row::Value;
+
+/// A row found: where it lives (none for an index-only scan) and its
+/// values (an index-only scan fills the key columns, the rest is NULL).
+pub type Found = (Option<Tid>, Vec<Value>);
+
+/// What the scan did, for EXPLAIN ANALYZE.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanCounts {
+    pub removed_by_filter: u64,
+    /// Index-only scans: rows checked on the heap (the visibility map did
+    /// not say all-visible).
+    pub heap_fetches: u64,
+}
+
+/// The rows `txn` sees that the plan selects, in the plan's order.
+pub fn run(
+    txn: &Transaction,
+    relation: &Relation,
+    plan: &ScanPlan,
+    now: i64,
+) -> Result<(Vec<Found>, ScanCounts), SqlError> {
+    let mut counts = ScanCounts::default();
+    let mut found: Vec<Found> = Vec::new();
+    match &plan.access {
+        Access::Seq => {
+            found.extend(
+                relation
+                    .scan(txn)?
+                    .into_iter()
+                    .map(|(tid, row)| (Some(tid), row)),
+            );
+        }
+        Access::Index {
+            index,
+            point: Some(key),
+            only: false,
+            ..
+        } => {
+            found.extend(
+                relation
+                    .lookup(txn, *index, key)?
+                    .into_iter()
+                    .map(|(tid, row)| (Some(tid), row)),
+            );
+        }
+        Access::Index {
+            index,
+            ranges,
+            direction,
+            only: false,
+            ..
+        } => {
+            for range in ranges {
+                let (lower, upper) = range.bounds();
+                let (rows, _) = relation.index_scan(txn, *index, lower, upper, *direction)?;
+                found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
+            }
+        }
+        Access::Index {
+            index,
+            ranges,
+            direction,
+            only: true,
+            ..
+        } => {
+            let key_cols = &relation.indexes[*index].def.columns;
+            let width = relation.types.len();
+            for range in ranges {
+                let (lower, upper) = range.bounds();
+                let (keys, pages) = relation.index_only(txn, *index, lower, upper, *direction)?;
+                counts.heap_fetches += pages.heap;
+                found.extend(keys.into_iter().map(|key| {
+                    let mut row = vec![Value::Null; width];
+                    for (&c, v) in key_cols.iter().zip(key) {
+                        row[usize::from(c)] = v;
+                    }
+                    (None, row)
+                }));
+            }
+        }
+    }
+    let before = found.len();
+    let mut failed = None;
+    found.retain(|(_, row)| match accepts(&plan.filter, row, now) {
+        Ok(keep) => keep,
+        Err(e) => {
+            failed.get_or_insert(e);
+            false
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    counts.removed_by_filter = (before - found.len()) as u64;
+    Ok((found, counts))
+}
+
+/// Whether `row` satisfies every conjunct.
+pub fn accepts(conjuncts: &[Scalar], row: &[Value], now: i64) -> Result<bool, SqlError> {
+    for c in conjuncts {
+        if !c.accepts(row, now)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,108 @@
+//! SQL behaviour as sqllogictest files (`tests/slt/*.slt`), run against
+//! folio in process: one database per file, one session per connection
+//! the file names. The expected results are PostgreSQL 15's (each file
+//! was run against PostgreSQL 15 when written; README "Tests").
+
+use folio_db::{Database, Options};
+use folio_row::SqlType;
+use folio_sql::{Output, Session, SqlError, text_output};
+use sqllogictest::{DBOutput, DefaultColumnType};
+use std::path::Path;
+use std::sync::Arc;
+
+/// One session on the file's database.
+struct Folio {
+    session: Session,
+}
+
+impl sqllogictest::DB for Folio {
+    type Error = SqlError;
+    type ColumnType = DefaultColumnType;
+
+    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SqlError> {
+        let (outputs, error) = self.session.simple_query(sql);
+        if let Some(e) = error {
+            return Err(e);
+        }
+        match outputs.into_iter().last() {
+            Some(Output::Rows { columns, rows, .. }) => {
+                let types = columns.iter().map(|c| column_type(c.type_oid)).collect();
+                let rows = rows
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .map(|v| match text_output(v) {
+                                Ok(Some(t)) if t.is_empty() => "(empty)".to_string(),
+                                Ok(Some(t)) => t,
+                                Ok(None) => "NULL".to_string(),
+                                Err(e) => format!("<{e}>"),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                Ok(DBOutput::Rows { types, rows })
+            }
+            Some(output) => {
+                let count = output
+                    .tag()
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                Ok(DBOutput::StatementComplete(count))
+            }
+            None => Ok(DBOutput::StatementComplete(0)),
+        }
+    }
+
+    fn engine_name(&self) -> &str {
+        "folio"
+    }
+
+    fn error_sql_state(err: &SqlError) -> Option<String> {
+        Some(err.code.to_string())
+    }
+}
+
+/// sqllogictest's column type letters: I integer, R numeric/float, T text.
+fn column_type(oid: u32) -> DefaultColumnType {
+    let integer = [SqlType::Int2, SqlType::Int4, SqlType::Int8].map(|t| t.oid());
+    let real = [SqlType::Float4, SqlType::Float8, SqlType::Numeric(None)].map(|t| t.oid());
+    if integer.contains(&oid) {
+        DefaultColumnType::Integer
+    } else if real.contains(&oid) {
+        DefaultColumnType::FloatingPoint
+    } else {
+        DefaultColumnType::Text
+    }
+}
+
+fn run_file(path: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut runner = sqllogictest::Runner::new(move || {
+        let session = Session::new(db.clone());
+        async move { Ok(Folio { session }) }
+    });
+    runner.add_label("folio");
+    if let Err(e) = runner.run_file(path) {
+        panic!("{}: {}", path.display(), e.display(true));
+    }
+}
+
+// Proves every sqllogictest file under tests/slt gives PostgreSQL 15's
+// results on folio.
+#[test]
+fn sqllogictest_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .slt files in {}", dir.display());
+    for file in &files {
+        run_file(file);
+    }
+}

@@ -21,6 +21,8 @@ pub enum Parsed {
     Copy(Copy),
     /// `RESET name` or `RESET ALL` (`"all"`), the name lower case.
     Reset(String),
+    /// `CHECKPOINT`.
+    Checkpoint,
 }
 
 /// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table, ...]`, `VACUUM (options)
@@ -58,6 +60,20 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         let Some(first) = tokens.first() else {
             continue;
         };
+        let word = match first {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+            _ => String::new(),
+        };
+        if word == "checkpoint" {
+            if tokens.len() > 1 {
+                return Err(SqlError::syntax(format!(
+                    "syntax error at or near \"{}\"",
+                    tokens[1]
+                )));
+            }
+            out.push(Parsed::Checkpoint);
+            continue;
+        }
         out.push(match keyword(first) {
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&tokens[1..], true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&tokens[1..], false)?),

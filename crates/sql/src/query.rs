@@ -474,7 +474,7 @@ fn check_plain(select: &Select) -> Result<(), SqlError> {
 /// alone; the result columns (an expression without alias is named
 /// after its column or function, else `?column?`, as PostgreSQL names
 /// it).
-fn projection<C: Columns + ColumnNames + ?Sized>(
+pub fn projection<C: Columns + ColumnNames + ?Sized>(
     columns: &C,
     items: &[SelectItem],
 ) -> Result<(Shape, Vec<Column>), SqlError> {
@@ -528,7 +528,7 @@ fn projection<C: Columns + ColumnNames + ?Sized>(
 }
 
 /// The names of a source's columns, in order.
-trait ColumnNames {
+pub trait ColumnNames {
     fn names(&self) -> Vec<String>;
 }
 

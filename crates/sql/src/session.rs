@@ -105,6 +105,7 @@ impl Session {
                 )),
                 Parsed::Copy(copy) => self.start_copy(copy),
                 Parsed::Reset(name) => self.settings.reset(name).map(|()| Output::command("RESET")),
+                Parsed::Checkpoint => self.checkpoint(),
             };
             match result {
                 Ok(output) => outputs.push(output),
@@ -313,6 +314,16 @@ impl Session {
             }
         }
         Ok(Output::command(tag))
+    }
+
+    /// `CHECKPOINT`: every dirty page written, the redo point moved (as
+    /// PostgreSQL's, allowed inside a block).
+    fn checkpoint(&mut self) -> Result<Output, SqlError> {
+        if let Block::Failed = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        self.db.checkpoint()?;
+        Ok(Output::command("CHECKPOINT"))
     }
 
     /// An error: a block fails (its transaction rolls back now).
@@ -549,16 +560,26 @@ fn run(
             on_cluster: None,
             ..
         } => ddl::alter_table(db, txn, name, operations),
-        Statement::Insert(insert) => dml::insert(db, txn, insert, now),
+        Statement::Insert(insert) => dml::insert(db, txn, settings, insert, now),
         Statement::Update {
             table,
             assignments,
             from: None,
             selection,
-            returning: None,
+            returning,
             or: None,
             limit: None,
-        } => dml::update(db, txn, table, assignments, selection.as_ref(), now),
+        } => dml::update(
+            db,
+            txn,
+            settings,
+            table,
+            assignments,
+            selection.as_ref(),
+            returning.as_deref(),
+            now,
+        ),
+        Statement::Delete(delete) => dml::delete(db, txn, settings, delete, now),
         Statement::Query(q) => query::select(db, txn, settings, q, now),
         Statement::Explain {
             analyze,

@@ -195,6 +195,43 @@ impl Numeric {
         Numeric::new(m, scale as u8)
     }
 
+    /// `self / other` rounded (half away from zero) to `scale` digits after
+    /// the point. `None` for a zero divisor (the caller's 22012).
+    pub fn checked_div(self, other: Numeric, scale: u8) -> Result<Option<Numeric>, RowError> {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+            return Ok(Some(Numeric::NaN));
+        };
+        if b == 0 {
+            return Ok(None);
+        }
+        // a·10^-sa / (b·10^-sb) at scale s: a·10^(s + sb - sa) / b, one
+        // digit more to round.
+        let shift = i32::from(scale) + i32::from(sb) - i32::from(sa) + 1;
+        let too_big = || out_of_range("result");
+        let (n, d) = if shift >= 0 {
+            let n = pow10(shift as u32)
+                .and_then(|f| a.checked_mul(f))
+                .ok_or_else(too_big)?;
+            (n, b)
+        } else {
+            let d = pow10((-shift) as u32)
+                .and_then(|f| b.checked_mul(f))
+                .ok_or_else(too_big)?;
+            (a, d)
+        };
+        let q = n / d;
+        let rounded = q / 10 + if (q % 10).abs() >= 5 { q.signum() } else { 0 };
+        Numeric::new(rounded, scale).map(Some)
+    }
+
+    /// The mantissa and scale (`None` for NaN).
+    pub fn parts(self) -> Option<(i128, u8)> {
+        match self {
+            Numeric::Value { mantissa, scale } => Some((mantissa, scale)),
+            Numeric::NaN => None,
+        }
+    }
+
     /// Row bytes (`NUMERIC_BYTES`).
     pub(crate) fn to_bytes(self) -> [u8; NUMERIC_BYTES] {
         let mut out = [0u8; NUMERIC_BYTES];

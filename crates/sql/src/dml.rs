@@ -10,7 +10,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::output::Output;
 use crate::plan::{self, Request};
-use crate::query::{self, Shape};
+use crate::query;
 use crate::scalar::{self, Scalar};
 use crate::scan;
 use crate::settings::Settings;
@@ -274,13 +274,7 @@ fn returning(relation: &Relation, items: Option<&[SelectItem]>) -> Result<Return
     let Some(items) = items else {
         return Ok(None);
     };
-    match query::projection(relation, items)? {
-        (Shape::Project(scalars), columns) => Ok(Some((scalars, columns))),
-        (Shape::Count, _) => Err(SqlError::new(
-            "42803",
-            "aggregate functions are not allowed in RETURNING",
-        )),
-    }
+    Ok(Some(query::projection(relation, items)?))
 }
 
 fn project(items: &[Scalar], row: &[Value], now: i64) -> Result<Vec<Value>, SqlError> {

@@ -67,6 +67,7 @@ pub fn explain(
         actual = Some(Actual {
             rows: rows.len() as u64,
             scanned: counts.scanned,
+            groups: counts.groups,
             removed: counts.scan.removed_by_filter,
             heap_fetches: counts.scan.heap_fetches,
             hit: after.hits - before_run.hits,
@@ -111,6 +112,8 @@ struct Actual {
     rows: u64,
     /// Rows the source produced.
     scanned: u64,
+    /// Aggregate rows.
+    groups: u64,
     removed: u64,
     heap_fetches: u64,
     hit: u64,
@@ -193,10 +196,6 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
     let mut nodes: Vec<Node> = Vec::new();
     let analyzed = |n: u64| actual.map(|_| n);
     let produced = actual.map_or(0, |a| a.scanned);
-    let after_shape = match planned.shape {
-        Shape::Count => 1,
-        Shape::Project(_) => produced,
-    };
     if planned.limit.is_some() || planned.offset > 0 {
         nodes.push(Node {
             title: "Limit".into(),
@@ -204,11 +203,42 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
             rows: analyzed(actual.map_or(0, |a| a.rows)),
         });
     }
-    if let Shape::Count = planned.shape {
+    if let Shape::Aggregate {
+        grouping, order, ..
+    } = &planned.shape
+    {
+        let source_names = source_columns(&planned.source);
+        let aggregate_names: Vec<String> = grouping
+            .keys
+            .iter()
+            .map(|k| deparse(k, &source_names, &[]))
+            .chain(grouping.calls.iter().map(|c| call_text(c, &source_names)))
+            .collect();
+        let groups = actual.map_or(0, |a| a.groups);
+        if !order.is_empty() {
+            let keys: Vec<String> = order
+                .iter()
+                .map(|k| sort_key(&aggregate_names, k))
+                .collect();
+            nodes.push(Node {
+                title: "Sort".into(),
+                details: sort_details(&keys, actual.is_some()),
+                rows: analyzed(groups),
+            });
+        }
+        let (title, mut details) = if grouping.keys.is_empty() {
+            ("Aggregate", Vec::new())
+        } else {
+            let keys = aggregate_names[..grouping.keys.len()].join(", ");
+            ("HashAggregate", vec![format!("Group Key: {keys}")])
+        };
+        if let Some(h) = &grouping.having {
+            details.push(format!("Filter: {}", deparse(h, &aggregate_names, &[])));
+        }
         nodes.push(Node {
-            title: "Aggregate".into(),
-            details: Vec::new(),
-            rows: analyzed(after_shape),
+            title: title.into(),
+            details,
+            rows: analyzed(groups),
         });
     }
     match &planned.source {
@@ -239,13 +269,9 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
                     .iter()
                     .map(|k| sort_key(&column_names, k))
                     .collect();
-                let mut details = vec![format!("Sort Key: {}", keys.join(", "))];
-                if actual.is_some() {
-                    details.push("Sort Method: quicksort  Memory: 25kB".into());
-                }
                 nodes.push(Node {
                     title: "Sort".into(),
-                    details,
+                    details: sort_details(&keys, actual.is_some()),
                     rows: analyzed(produced),
                 });
             }
@@ -341,6 +367,47 @@ fn scan_node(
     }
 }
 
+/// A Sort node's details.
+fn sort_details(keys: &[String], analyzed: bool) -> Vec<String> {
+    let mut details = vec![format!("Sort Key: {}", keys.join(", "))];
+    if analyzed {
+        details.push("Sort Method: quicksort  Memory: 25kB".into());
+    }
+    details
+}
+
+/// The names of the source's columns.
+fn source_columns(source: &Source) -> Vec<String> {
+    match source {
+        Source::One => Vec::new(),
+        Source::Series { .. } => vec!["generate_series".into()],
+        Source::Table { relation, .. } => relation
+            .def
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect(),
+    }
+}
+
+/// An aggregate call as PostgreSQL prints it (`count(*)`, `sum(x)`).
+fn call_text(call: &crate::aggregate::Call, columns: &[String]) -> String {
+    use crate::aggregate::Kind;
+    let name = match call.kind {
+        Kind::CountStar => return "count(*)".into(),
+        Kind::Count => "count",
+        Kind::Sum => "sum",
+        Kind::Avg => "avg",
+        Kind::Min => "min",
+        Kind::Max => "max",
+    };
+    let arg = call
+        .arg
+        .as_ref()
+        .map_or(String::new(), |a| deparse(a, columns, &[]));
+    format!("{name}({arg})")
+}
+
 fn sort_key(columns: &[String], key: &SortKey) -> String {
     let mut text = columns[key.column].clone();
     if key.descending {
@@ -391,8 +458,9 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             negated,
         } => {
             let ty = match expr.as_ref() {
-                Scalar::Column(c) => types[*c],
-                other => other.ty(types),
+                Scalar::Column(c) => types.get(*c).copied().unwrap_or(SqlType::Text),
+                Scalar::Const(v) => crate::scalar::value_type(v),
+                _ => SqlType::Text,
             };
             let items: Vec<String> = list
                 .iter()

@@ -4,6 +4,7 @@
 //! the PostgreSQL wire protocol. Design and status: `README.md`.
 
 mod access;
+mod aggregate;
 mod copy;
 mod ddl;
 mod dml;

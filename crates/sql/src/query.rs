@@ -7,6 +7,7 @@
 //! describes (`explain.rs`).
 
 use crate::access;
+use crate::aggregate::{self, Binder, Grouping};
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Column, Output};
@@ -18,8 +19,8 @@ use folio_catalog::Relation;
 use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, LimitClause, OrderByKind,
-    Query, Select, SelectItem, SetExpr, TableFactor, TableWithJoins,
+    Expr, FunctionArg, FunctionArgExpr, GroupByExpr, LimitClause, OrderByKind, Query, Select,
+    SelectItem, SetExpr, TableFactor, TableWithJoins,
 };
 use std::cmp::Ordering;
 
@@ -53,10 +54,17 @@ pub enum Source {
     },
 }
 
-/// What the select list makes of each row.
+/// What the select list makes of the source's rows.
 pub enum Shape {
+    /// Each row's select-list values.
     Project(Vec<Scalar>),
-    Count,
+    /// Aggregate rows (`aggregate.rs`), sorted by `order` (over the
+    /// aggregate row), then the select list over them.
+    Aggregate {
+        grouping: Grouping,
+        output: Vec<Scalar>,
+        order: Vec<SortKey>,
+    },
 }
 
 /// A planned query.
@@ -73,6 +81,8 @@ pub struct Planned {
 pub struct RunCounts {
     /// Rows the source produced (after its filter).
     pub scanned: u64,
+    /// Aggregate rows (after HAVING).
+    pub groups: u64,
     pub scan: ScanCounts,
 }
 
@@ -116,21 +126,23 @@ pub fn plan_query(
             _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
         },
     };
+    let grouped = is_grouped(select);
     let (source, shape, columns) = match select.from.as_slice() {
         [] => {
-            let (shape, columns) = projection(&[] as &[(String, SqlType)], &select.projection)?;
             if select.selection.is_some() || !order_by.is_empty() {
                 return Err(SqlError::unsupported("WHERE or ORDER BY without FROM"));
             }
+            let none: &[(String, SqlType)] = &[];
+            let (shape, columns, _) = shape(none, 0, select, order_by)?;
             (Source::One, shape, columns)
         }
         [from] => match series(from)? {
             Some((alias, start, stop, step, ty)) => {
                 let cols = [(alias, ty)];
-                let (shape, columns) = projection(&cols[..], &select.projection)?;
-                if !order_by.is_empty() {
+                if !order_by.is_empty() && !grouped {
                     return Err(SqlError::unsupported("ORDER BY of a function's rows"));
                 }
+                let (shape, columns, _) = shape(&cols[..], 1, select, order_by)?;
                 let filter = match &select.selection {
                     Some(e) => scalar::bind(e, &cols[..])?.conjuncts(),
                     None => Vec::new(),
@@ -146,31 +158,38 @@ pub fn plan_query(
             }
             None => {
                 let (name, relation) = access::table(db, txn, from)?;
-                let (shape, columns) = projection(&relation, &select.projection)?;
+                let width = relation.types.len();
+                let (shape, columns, order) = shape(&relation, width, select, order_by)?;
                 let filter = match &select.selection {
                     Some(e) => scalar::bind(e, &relation)?.conjuncts(),
                     None => Vec::new(),
                 };
-                let order = order_by
-                    .iter()
-                    .map(|o| sort_key(&relation, &select.projection, o))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let reads = match &shape {
-                    Shape::Count => Some(Vec::new()),
+                let mut reads: Vec<usize> = Vec::new();
+                for s in &filter {
+                    s.columns(&mut reads);
+                }
+                match &shape {
                     Shape::Project(items) => {
-                        let mut reads: Vec<usize> = Vec::new();
-                        for s in items.iter().chain(&filter) {
+                        for s in items {
                             s.columns(&mut reads);
                         }
-                        reads.extend(order.iter().map(|k| k.column));
-                        Some(reads)
                     }
-                };
+                    Shape::Aggregate { grouping, .. } => {
+                        for s in grouping
+                            .keys
+                            .iter()
+                            .chain(grouping.calls.iter().filter_map(|c| c.arg.as_ref()))
+                        {
+                            s.columns(&mut reads);
+                        }
+                    }
+                }
+                reads.extend(order.iter().map(|k| k.column));
                 let plan = plan::plan(Request {
                     relation: &relation,
                     filter,
                     order,
-                    reads,
+                    reads: Some(reads),
                     settings,
                 })?;
                 let source = Source::Table {
@@ -234,20 +253,28 @@ pub fn run(
         }
     };
     counts.scanned = rows.len() as u64;
-    if let Shape::Count = planned.shape {
-        rows = vec![vec![Value::Int8(rows.len() as i64)]];
-    }
+    let items = match &planned.shape {
+        Shape::Project(items) => items,
+        Shape::Aggregate {
+            grouping,
+            output,
+            order,
+        } => {
+            rows = grouping.run(&rows, now)?;
+            counts.groups = rows.len() as u64;
+            sort(&mut rows, order)?;
+            output
+        }
+    };
     let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
     rows.drain(..offset.min(rows.len()));
     if let Some(limit) = planned.limit {
         rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     }
-    if let Shape::Project(items) = &planned.shape {
-        rows = rows
-            .iter()
-            .map(|row| items.iter().map(|s| s.eval(row, now)).collect())
-            .collect::<Result<_, _>>()?;
-    }
+    rows = rows
+        .iter()
+        .map(|row| items.iter().map(|s| s.eval(row, now)).collect())
+        .collect::<Result<_, _>>()?;
     Ok((rows, counts))
 }
 
@@ -293,8 +320,8 @@ fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
 
 /// An ORDER BY item: a column of the table, an output column's alias, or
 /// its position (`ORDER BY 1`), each naming a table column.
-fn sort_key(
-    relation: &Relation,
+fn sort_key<C: Columns + ?Sized>(
+    relation: &C,
     items: &[SelectItem],
     o: &sqlparser::ast::OrderByExpr,
 ) -> Result<SortKey, SqlError> {
@@ -462,40 +489,102 @@ fn series(from: &TableWithJoins) -> Result<Option<(String, i64, i64, i64, SqlTyp
 
 /// Refuses the clauses not supported yet.
 fn check_plain(select: &Select) -> Result<(), SqlError> {
-    let grouped =
-        !matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
-    if select.distinct.is_some() || grouped || select.having.is_some() || select.into.is_some() {
-        return Err(SqlError::unsupported("DISTINCT, GROUP BY, HAVING or INTO"));
+    if select.distinct.is_some() || select.into.is_some() {
+        return Err(SqlError::unsupported("DISTINCT or INTO"));
     }
-    Ok(())
+    match &select.group_by {
+        GroupByExpr::Expressions(_, modifiers) if modifiers.is_empty() => Ok(()),
+        other => Err(SqlError::unsupported(format!("{other}"))),
+    }
 }
 
-/// The select list over `columns`: expressions and `*`, or `count(*)`
-/// alone; the result columns (an expression without alias is named
-/// after its column or function, else `?column?`, as PostgreSQL names
-/// it).
+/// The GROUP BY expressions.
+fn group_keys(select: &Select) -> &[Expr] {
+    match &select.group_by {
+        GroupByExpr::Expressions(keys, _) => keys,
+        GroupByExpr::All(_) => &[],
+    }
+}
+
+/// Whether the query aggregates: GROUP BY, HAVING, or an aggregate call
+/// in the select list.
+fn is_grouped(select: &Select) -> bool {
+    !group_keys(select).is_empty()
+        || select.having.is_some()
+        || select.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                aggregate::contains_aggregate(e)
+            }
+            _ => false,
+        })
+}
+
+/// The select list, grouping and ORDER BY over a source of `width`
+/// columns: the shape, the result columns, and the ORDER BY over the
+/// source's rows (for the plan: empty when the query aggregates, whose
+/// ORDER BY sorts aggregate rows).
+#[allow(clippy::type_complexity)]
+fn shape<C: Columns + ColumnNames + ?Sized>(
+    source: &C,
+    width: usize,
+    select: &Select,
+    order_by: &[sqlparser::ast::OrderByExpr],
+) -> Result<(Shape, Vec<Column>, Vec<SortKey>), SqlError> {
+    if !is_grouped(select) {
+        let (items, columns) = projection(source, &select.projection)?;
+        let order = order_by
+            .iter()
+            .map(|o| sort_key(source, &select.projection, o))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok((Shape::Project(items), columns, order));
+    }
+    if select.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    }) {
+        return Err(SqlError::unsupported("* in an aggregate query"));
+    }
+    let binder = Binder::new(source, width, group_keys(select))?;
+    let (output, columns) = projection(&binder, &select.projection)?;
+    let having = match &select.having {
+        Some(h) => Some(scalar::bind(h, &binder)?),
+        None => None,
+    };
+    let order = order_by
+        .iter()
+        .map(|o| sort_key(&binder, &select.projection, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let grouping = binder.finish(having)?;
+    Ok((
+        Shape::Aggregate {
+            grouping,
+            output,
+            order,
+        },
+        columns,
+        Vec::new(),
+    ))
+}
+
+/// The select list over `columns`: expressions and `*`; the result
+/// columns (an expression without alias is named after its column or
+/// function, else `?column?`, as PostgreSQL names it).
 pub fn projection<C: Columns + ColumnNames + ?Sized>(
     columns: &C,
     items: &[SelectItem],
-) -> Result<(Shape, Vec<Column>), SqlError> {
-    if let [item] = items
-        && let Some(name) = count_star(item)
-    {
-        let columns = vec![Column {
-            name,
-            type_oid: SqlType::Int8.oid(),
-        }];
-        return Ok((Shape::Count, columns));
-    }
+) -> Result<(Vec<Scalar>, Vec<Column>), SqlError> {
     let mut bound = Vec::new();
     let mut out = Vec::new();
+    let names = columns.names();
     for item in items {
         let (expr, alias) = match item {
             SelectItem::Wildcard(_) => {
-                for (c, name) in columns.names().into_iter().enumerate() {
+                for (c, name) in names.iter().enumerate() {
                     bound.push(Scalar::Column(c));
                     out.push(Column {
-                        name,
+                        name: name.clone(),
                         type_oid: columns.type_at(c).oid(),
                     });
                 }
@@ -505,13 +594,8 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
             SelectItem::ExprWithAlias { expr, alias } => (expr, Some(names::ident(alias))),
             other => return Err(SqlError::unsupported(format!("the select item {other}"))),
         };
-        if count_star(item).is_some() {
-            return Err(SqlError::unsupported("count(*) with other select items"));
-        }
         let scalar = scalar::bind(expr, columns)?;
-        let types: Vec<SqlType> = (0..columns.names().len())
-            .map(|c| columns.type_at(c))
-            .collect();
+        let ty = scalar.ty_in(columns);
         let name = alias.unwrap_or_else(|| match expr {
             Expr::Identifier(id) => names::ident(id),
             Expr::CompoundIdentifier(parts) => parts.last().map(names::ident).unwrap_or_default(),
@@ -520,11 +604,11 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
         });
         out.push(Column {
             name,
-            type_oid: scalar.ty(&types).oid(),
+            type_oid: ty.oid(),
         });
         bound.push(scalar);
     }
-    Ok((Shape::Project(bound), out))
+    Ok((bound, out))
 }
 
 /// The names of a source's columns, in order.
@@ -538,22 +622,14 @@ impl ColumnNames for Relation {
     }
 }
 
+impl<C: Columns + ColumnNames + ?Sized> ColumnNames for Binder<'_, C> {
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
 impl ColumnNames for [(String, SqlType)] {
     fn names(&self) -> Vec<String> {
         self.iter().map(|(n, _)| n.clone()).collect()
     }
-}
-
-/// `count(*)` (its output name: `count`, or the alias).
-fn count_star(item: &SelectItem) -> Option<String> {
-    let (expr, name) = match item {
-        SelectItem::UnnamedExpr(expr) => (expr, "count".to_string()),
-        SelectItem::ExprWithAlias { expr, alias } => (expr, names::ident(alias)),
-        _ => return None,
-    };
-    let Expr::Function(f) = expr else { return None };
-    let is_count = f.name.0.len() == 1 && f.name.to_string().eq_ignore_ascii_case("count");
-    let star = matches!(&f.args, FunctionArguments::List(list)
-        if matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]));
-    (is_count && star && f.filter.is_none() && f.over.is_none()).then_some(name)
 }

@@ -18,6 +18,11 @@ pub trait Columns {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError>;
     /// The type of the column at `position`.
     fn type_at(&self, position: usize) -> SqlType;
+    /// A binding of `expr` that replaces the usual one (an aggregate call
+    /// or a GROUP BY expression: `aggregate.rs`), if any.
+    fn intercept(&self, _expr: &Expr) -> Option<Result<Scalar, SqlError>> {
+        None
+    }
 }
 
 impl Columns for [(String, SqlType)] {
@@ -115,6 +120,9 @@ pub enum Scalar {
 
 /// Binds `expr` over `columns`.
 pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+    if let Some(bound) = columns.intercept(expr) {
+        return bound;
+    }
     let boxed = |e: &Expr| bind(e, columns).map(Box::new);
     Ok(match expr {
         Expr::Value(v) => Scalar::Const(types::literal(&v.value)?),
@@ -289,6 +297,18 @@ impl Scalar {
     /// Whether `row` satisfies it (a WHERE clause: NULL is not true).
     pub fn accepts(&self, row: &[Value], now: i64) -> Result<bool, SqlError> {
         Ok(truth(&self.eval(row, now)?)? == Some(true))
+    }
+
+    /// The type of its values over `columns`.
+    pub fn ty_in(&self, columns: &(impl Columns + ?Sized)) -> SqlType {
+        match self {
+            Scalar::Column(c) => columns.type_at(*c),
+            Scalar::Const(v) => value_type(v),
+            Scalar::Now => SqlType::TimestampTz,
+            Scalar::Negate(e) => e.ty_in(columns),
+            Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
+            _ => SqlType::Bool,
+        }
     }
 
     /// The type of its values, for a result column's description.

@@ -1,0 +1,474 @@
+//! Aggregates: `count(*)`, `count(x)`, `sum`, `avg`, `min`, `max`, with
+//! `GROUP BY` expressions and `HAVING`. The select list, HAVING and ORDER
+//! BY of a grouped query are bound over the *aggregate row* — the group
+//! key values, then each aggregate's result — so a column outside the
+//! group key and outside an aggregate is PostgreSQL's 42803. Result types
+//! as PostgreSQL's: count int8; sum of int2/int4 int8, of int8 and numeric
+//! numeric; avg numeric (PostgreSQL's division scale); min/max the
+//! argument's type.
+
+use crate::error::SqlError;
+use crate::expr;
+use crate::names;
+use crate::scalar::{self, Columns, Scalar, compare};
+use folio_row::{Numeric, SqlType, Value};
+use sqlparser::ast::{
+    BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// An aggregate function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+impl Kind {
+    fn of(name: &str) -> Option<Kind> {
+        Some(match name {
+            "count" => Kind::Count,
+            "sum" => Kind::Sum,
+            "avg" => Kind::Avg,
+            "min" => Kind::Min,
+            "max" => Kind::Max,
+            _ => return None,
+        })
+    }
+
+    /// PostgreSQL's result type for an argument of type `arg`.
+    fn result_type(self, arg: SqlType) -> SqlType {
+        match self {
+            Kind::CountStar | Kind::Count => SqlType::Int8,
+            Kind::Sum => match arg {
+                SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
+                SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
+                _ => SqlType::Numeric(None),
+            },
+            Kind::Avg => match arg {
+                SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
+                _ => SqlType::Numeric(None),
+            },
+            Kind::Min | Kind::Max => arg,
+        }
+    }
+}
+
+/// One aggregate call of the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub kind: Kind,
+    /// Bound over the source row (`None` for `count(*)`).
+    pub arg: Option<Scalar>,
+    pub ty: SqlType,
+}
+
+/// The grouping of a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grouping {
+    /// Group key expressions over the source row.
+    pub keys: Vec<Scalar>,
+    pub calls: Vec<Call>,
+    /// Over the aggregate row.
+    pub having: Option<Scalar>,
+}
+
+/// Binds expressions over the aggregate row of a query: aggregate calls
+/// become their result's position, group key expressions theirs.
+pub struct Binder<'a, C: Columns + ?Sized> {
+    source: &'a C,
+    source_types: Vec<SqlType>,
+    keys: Vec<Expr>,
+    key_types: Vec<SqlType>,
+    calls: RefCell<Vec<Call>>,
+}
+
+impl<'a, C: Columns + ?Sized> Binder<'a, C> {
+    /// A binder for GROUP BY `keys` over `source` (of `width` columns).
+    pub fn new(source: &'a C, width: usize, keys: &[Expr]) -> Result<Self, SqlError> {
+        let source_types: Vec<SqlType> = (0..width).map(|c| source.type_at(c)).collect();
+        let key_types = keys
+            .iter()
+            .map(|k| Ok(scalar::bind(k, source)?.ty(&source_types)))
+            .collect::<Result<_, SqlError>>()?;
+        Ok(Binder {
+            source,
+            source_types,
+            keys: keys.to_vec(),
+            key_types,
+            calls: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// The grouping, once every expression is bound.
+    pub fn finish(self, having: Option<Scalar>) -> Result<Grouping, SqlError> {
+        let keys = self
+            .keys
+            .iter()
+            .map(|k| scalar::bind(k, self.source))
+            .collect::<Result<_, _>>()?;
+        Ok(Grouping {
+            keys,
+            calls: self.calls.into_inner(),
+            having,
+        })
+    }
+
+    fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
+        let name = names::relation(&f.name)?;
+        let Some(kind) = Kind::of(&name) else {
+            return Err(SqlError::unsupported(format!("the function {name}")));
+        };
+        if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
+            return Err(SqlError::unsupported("FILTER, OVER or WITHIN GROUP"));
+        }
+        let FunctionArguments::List(list) = &f.args else {
+            return Err(SqlError::unsupported(format!("{f}")));
+        };
+        if matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct))
+            || !list.clauses.is_empty()
+        {
+            return Err(SqlError::unsupported(format!("{f}")));
+        }
+        let (kind, arg) = match (kind, list.args.as_slice()) {
+            (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) => {
+                (Kind::CountStar, None)
+            }
+            (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) => {
+                // An aggregate's argument reads the source row.
+                (kind, Some(scalar::bind(e, self.source)?))
+            }
+            _ => {
+                return Err(SqlError::new(
+                    "42883",
+                    format!("function {f} does not exist"),
+                ));
+            }
+        };
+        let arg_type = arg
+            .as_ref()
+            .map_or(SqlType::Int8, |a| a.ty(&self.source_types));
+        if matches!(kind, Kind::Sum | Kind::Avg) && !numeric_type(arg_type) {
+            return Err(SqlError::new(
+                "42883",
+                format!("function {name}({}) does not exist", arg_type.name()),
+            ));
+        }
+        let mut calls = self.calls.borrow_mut();
+        calls.push(Call {
+            kind,
+            arg,
+            ty: kind.result_type(arg_type),
+        });
+        Ok(Scalar::Column(self.keys.len() + calls.len() - 1))
+    }
+}
+
+fn numeric_type(ty: SqlType) -> bool {
+    matches!(
+        ty,
+        SqlType::Int2
+            | SqlType::Int4
+            | SqlType::Int8
+            | SqlType::Numeric(_)
+            | SqlType::Float4
+            | SqlType::Float8
+    )
+}
+
+impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        // A bare column is allowed only as a group key.
+        match self
+            .keys
+            .iter()
+            .position(|k| matches!(k, Expr::Identifier(id) if names::ident(id) == name))
+        {
+            Some(i) => Ok((i, self.key_types[i])),
+            None => {
+                self.source.resolve(name)?;
+                Err(SqlError::new(
+                    "42803",
+                    format!(
+                        "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        match position.checked_sub(self.keys.len()) {
+            None => self.key_types[position],
+            Some(i) => self.calls.borrow()[i].ty,
+        }
+    }
+
+    fn intercept(&self, expr: &Expr) -> Option<Result<Scalar, SqlError>> {
+        if let Some(i) = self.keys.iter().position(|k| k == expr) {
+            return Some(Ok(Scalar::Column(i)));
+        }
+        match expr {
+            Expr::Function(f) if is_aggregate(f) => Some(self.call(f)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a call is to an aggregate function.
+pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
+    f.name.0.len() == 1 && Kind::of(&f.name.to_string().to_lowercase()).is_some()
+}
+
+/// Whether an expression calls an aggregate anywhere.
+pub fn contains_aggregate(expr: &Expr) -> bool {
+    let mut found = false;
+    let _ = sqlparser::ast::visit_expressions(expr, |e| {
+        if let Expr::Function(f) = e
+            && is_aggregate(f)
+        {
+            found = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+/// An aggregate's running state.
+#[derive(Debug, Clone)]
+enum State {
+    Count(i64),
+    /// Sum (and count, for avg) of the non-null values.
+    Sum(Option<Value>, i64),
+    Extreme(Option<Value>),
+}
+
+impl Grouping {
+    /// The aggregate rows of `rows`: one per group (one in all for no
+    /// GROUP BY, even over no rows), group key values then results,
+    /// filtered by HAVING. Groups come in first-seen order.
+    pub fn run(&self, rows: &[Vec<Value>], now: i64) -> Result<Vec<Vec<Value>>, SqlError> {
+        let fresh = || -> Vec<State> {
+            self.calls
+                .iter()
+                .map(|c| match c.kind {
+                    Kind::CountStar | Kind::Count => State::Count(0),
+                    Kind::Sum | Kind::Avg => State::Sum(None, 0),
+                    Kind::Min | Kind::Max => State::Extreme(None),
+                })
+                .collect()
+        };
+        let mut groups: Vec<(Vec<Value>, Vec<State>)> = Vec::new();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        if self.keys.is_empty() {
+            groups.push((Vec::new(), fresh()));
+        }
+        for row in rows {
+            let key: Vec<Value> = self
+                .keys
+                .iter()
+                .map(|k| k.eval(row, now))
+                .collect::<Result<_, _>>()?;
+            let g = if self.keys.is_empty() {
+                0
+            } else {
+                let hashed = group_hash(&key);
+                match index.get(&hashed) {
+                    Some(&g) => g,
+                    None => {
+                        groups.push((key, fresh()));
+                        index.insert(hashed, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                }
+            };
+            for (call, state) in self.calls.iter().zip(groups[g].1.iter_mut()) {
+                let value = match &call.arg {
+                    Some(arg) => arg.eval(row, now)?,
+                    None => Value::Bool(true),
+                };
+                if value == Value::Null {
+                    continue;
+                }
+                accumulate(call, state, value)?;
+            }
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for (key, states) in groups {
+            let mut row = key;
+            for (call, state) in self.calls.iter().zip(states) {
+                row.push(result(call, state)?);
+            }
+            if let Some(having) = &self.having
+                && !having.accepts(&row, now)?
+            {
+                continue;
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+}
+
+/// Group key values as bytes that are equal exactly when the values are
+/// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL).
+fn group_hash(key: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in key {
+        match v {
+            Value::Numeric(n) => out.extend(format!("N{:?}", n.normalized()).bytes()),
+            other => out.extend(format!("{other:?}").bytes()),
+        }
+        out.push(0);
+    }
+    out
+}
+
+fn accumulate(call: &Call, state: &mut State, value: Value) -> Result<(), SqlError> {
+    match state {
+        State::Count(n) => *n += 1,
+        State::Sum(sum, n) => {
+            // Integers are summed as int8 (sum of int4: int8) or numeric.
+            let value = match (call.ty, value) {
+                (SqlType::Int8, Value::Int2(x)) => Value::Int8(x.into()),
+                (SqlType::Int8, Value::Int4(x)) => Value::Int8(x.into()),
+                (SqlType::Numeric(_), Value::Int2(x)) => {
+                    Value::Numeric(Numeric::from_i64(x.into()))
+                }
+                (SqlType::Numeric(_), Value::Int4(x)) => {
+                    Value::Numeric(Numeric::from_i64(x.into()))
+                }
+                (SqlType::Numeric(_), Value::Int8(x)) => Value::Numeric(Numeric::from_i64(x)),
+                (_, v) => v,
+            };
+            *sum = Some(match sum.take() {
+                None => value,
+                Some(s) => expr::arithmetic(&BinaryOperator::Plus, s, value)?,
+            });
+            *n += 1;
+        }
+        State::Extreme(best) => {
+            let replace = match best {
+                None => true,
+                Some(b) => {
+                    let order = compare(&value, b)?.unwrap_or(Ordering::Equal);
+                    if call.kind == Kind::Min {
+                        order.is_lt()
+                    } else {
+                        order.is_gt()
+                    }
+                }
+            };
+            if replace {
+                *best = Some(value);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn result(call: &Call, state: State) -> Result<Value, SqlError> {
+    Ok(match state {
+        State::Count(n) => Value::Int8(n),
+        State::Sum(None, _) | State::Extreme(None) => Value::Null,
+        State::Extreme(Some(v)) => v,
+        State::Sum(Some(sum), n) if call.kind == Kind::Avg => avg(sum, n)?,
+        State::Sum(Some(sum), _) => sum,
+    })
+}
+
+/// `sum / n` as PostgreSQL's numeric division (`select_div_scale`).
+fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
+    let sum = match sum {
+        Value::Numeric(x) => x,
+        Value::Int8(x) => Numeric::from_i64(x),
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "avg of {}",
+                other.type_name()
+            )));
+        }
+    };
+    let count = Numeric::from_i64(n);
+    let scale = div_scale(sum, count);
+    let quotient = sum
+        .checked_div(count, scale)?
+        .ok_or_else(|| SqlError::new("22012", "division by zero"))?;
+    Ok(Value::Numeric(quotient))
+}
+
+/// PostgreSQL's display scale of `a / b`: 16 significant digits at least
+/// (`NUMERIC_MIN_SIG_DIGITS`), no fewer than either operand's scale,
+/// judged from the base-10000 weights of the operands.
+fn div_scale(a: Numeric, b: Numeric) -> u8 {
+    const MIN_SIG_DIGITS: i32 = 16;
+    let (Some((ma, sa)), Some((mb, sb))) = (a.parts(), b.parts()) else {
+        return 0;
+    };
+    let (wa, fa) = weight(ma, sa);
+    let (wb, fb) = weight(mb, sb);
+    let mut qweight = wa - wb;
+    if fa < fb {
+        qweight -= 1;
+    }
+    let scale = (MIN_SIG_DIGITS - qweight * 4)
+        .max(i32::from(sa))
+        .max(i32::from(sb))
+        .clamp(0, 38);
+    scale as u8
+}
+
+/// The base-10000 weight of `mantissa·10^-scale` and its first base-10000
+/// digit (zero: weight 0, digit 0).
+fn weight(mantissa: i128, scale: u8) -> (i32, i128) {
+    let m = mantissa.unsigned_abs();
+    if m == 0 {
+        return (0, 0);
+    }
+    let digits = m.ilog10() as i32 + 1;
+    let exponent = digits - 1 - i32::from(scale);
+    let w = exponent.div_euclid(4);
+    // The first group: the value divided by 10000^w, truncated.
+    let shift = i32::from(scale) + 4 * w;
+    let first = if shift >= 0 {
+        m / 10u128.pow(shift as u32)
+    } else {
+        m * 10u128.pow((-shift) as u32)
+    };
+    (w, first as i128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn avg_takes_postgresql_division_scale() {
+        // select avg(x) from (values (1), (2)) v(x): 1.5000000000000000
+        let a = avg(Value::Int8(3), 2).unwrap();
+        assert_eq!(
+            crate::types::text_output(&a).unwrap().unwrap(),
+            "1.5000000000000000"
+        );
+        // avg of 1.50 and 2.25: 1.8750000000000000
+        let s = Numeric::parse("3.75").unwrap();
+        let a = avg(Value::Numeric(s), 2).unwrap();
+        assert_eq!(
+            crate::types::text_output(&a).unwrap().unwrap(),
+            "1.8750000000000000"
+        );
+        // avg over 100000 values summing to 5000050000: 50000.500000000000
+        let a = avg(Value::Int8(5_000_050_000), 100_000).unwrap();
+        assert_eq!(
+            crate::types::text_output(&a).unwrap().unwrap(),
+            "50000.500000000000"
+        );
+    }
+}

@@ -177,6 +177,23 @@ impl Relation {
         Ok(())
     }
 
+    /// Whether the relation, read earlier (by this or another
+    /// transaction), is still what `txn` would read: its snapshot is not
+    /// older than the read, and no DDL on the table committed since
+    /// (`currency.rs`). A caller that ran DDL itself must read the
+    /// relation again (its own uncommitted DDL is not seen as a change).
+    pub fn is_current(&self, txn: &Transaction) -> Result<bool, CatalogError> {
+        let Some((read_at, reader)) = self.read_with else {
+            return Ok(false);
+        };
+        if txn.snapshot().0 < read_at {
+            return Ok(false);
+        }
+        Ok(!self
+            .ddl_mark
+            .changed_since(txn.manager(), read_at, reader)?)
+    }
+
     /// The table lock every row change takes (`ROW EXCLUSIVE`, folio-txn
     /// `relation_locks.rs`): `CREATE INDEX` waits for running writers and
     /// they for it, so an index never misses a row. Once per transaction

@@ -4,16 +4,18 @@
 //! inserted as each line completes, so memory holds one line.
 
 use crate::access;
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::parse::Copy;
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::{Database, Transaction};
+use folio_db::Transaction;
 use folio_row::Value;
+use std::sync::Arc;
 
 /// A COPY in progress.
 pub struct CopyIn {
-    relation: Relation,
+    relation: Arc<Relation>,
     /// The column each field goes to.
     targets: Vec<usize>,
     delimiter: u8,
@@ -27,8 +29,8 @@ pub struct CopyIn {
 
 impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
-    pub fn start(db: &Database, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
-        let relation = access::relation(db, txn, &copy.table)?;
+    pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
+        let relation = access::relation(cx, txn, &copy.table)?;
         let targets = if copy.columns.is_empty() {
             (0..relation.def.columns.len()).collect()
         } else {

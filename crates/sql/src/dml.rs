@@ -6,6 +6,7 @@
 //! from the heap.
 
 use crate::access;
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::Output;
@@ -16,7 +17,7 @@ use crate::scan;
 use crate::settings::Settings;
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::{Database, Tid, Transaction, Write};
+use folio_db::{Tid, Transaction, Write};
 use folio_row::Value;
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, SelectItem, SetExpr,
@@ -29,13 +30,8 @@ use sqlparser::ast::{
 /// relation inserts the row and its index entries (folio-catalog). A
 /// query's rows are all read before the first is inserted. Tag `INSERT 0
 /// n`.
-pub fn insert(
-    db: &Database,
-    txn: &mut Transaction,
-    settings: &Settings,
-    insert: &Insert,
-    now: i64,
-) -> Result<Output, SqlError> {
+pub fn insert(cx: &Ctx<'_>, txn: &mut Transaction, insert: &Insert) -> Result<Output, SqlError> {
+    let now = cx.now;
     let TableObject::TableName(table) = &insert.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
     };
@@ -43,7 +39,7 @@ pub fn insert(
         return Err(SqlError::unsupported("INSERT with ON CONFLICT"));
     }
     let name = names::relation(table)?;
-    let relation = access::relation(db, txn, &name)?;
+    let relation = access::relation(cx, txn, &name)?;
     let width = relation.def.columns.len();
     // Without a column list, the values fill the first columns (the
     // rest are NULL, as PostgreSQL's defaults without DEFAULT clauses).
@@ -73,7 +69,7 @@ pub fn insert(
             })
             .collect::<Result<_, _>>()?,
         _ => {
-            let planned = query::plan_query(db, txn, settings, source)?;
+            let planned = query::plan_query(cx, txn, source)?;
             query::run(txn, &planned, now)?.0
         }
     };
@@ -108,30 +104,28 @@ pub fn insert(
 /// `UPDATE name SET column = expression, ... [WHERE ...] [RETURNING
 /// ...]`: each selected row gets the assignments evaluated over its
 /// values. Tag `UPDATE n`.
-#[allow(clippy::too_many_arguments)]
 pub fn update(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
-    settings: &Settings,
     table: &TableWithJoins,
     assignments: &[Assignment],
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
-    now: i64,
 ) -> Result<Output, SqlError> {
-    let (name, relation) = access::table(db, txn, table)?;
+    let now = cx.now;
+    let (name, relation) = access::table(cx, txn, table)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for assignment in assignments {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = column_of(&relation, &name, &names::relation(column)?)?;
-        targets.push((c, scalar::bind(&assignment.value, &relation)?));
+        targets.push((c, scalar::bind(&assignment.value, &*relation)?));
     }
     let returning = returning(&relation, returning_items)?;
     let mut out = Vec::new();
     let mut updated = 0u64;
-    let (filter, found) = selected(txn, settings, &relation, selection, now)?;
+    let (filter, found) = selected(txn, cx.settings, &relation, selection, now)?;
     for (mut tid, mut old) in found {
         loop {
             let mut new = old.clone();
@@ -160,13 +154,8 @@ pub fn update(
 }
 
 /// `DELETE FROM name [WHERE ...] [RETURNING ...]`. Tag `DELETE n`.
-pub fn delete(
-    db: &Database,
-    txn: &mut Transaction,
-    settings: &Settings,
-    delete: &Delete,
-    now: i64,
-) -> Result<Output, SqlError> {
+pub fn delete(cx: &Ctx<'_>, txn: &mut Transaction, delete: &Delete) -> Result<Output, SqlError> {
+    let now = cx.now;
     let from = match &delete.from {
         FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
     };
@@ -182,11 +171,11 @@ pub fn delete(
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
-    let (_, relation) = access::table(db, txn, from)?;
+    let (_, relation) = access::table(cx, txn, from)?;
     let returning = returning(&relation, delete.returning.as_deref())?;
     let mut out = Vec::new();
     let mut deleted = 0u64;
-    let (filter, found) = selected(txn, settings, &relation, delete.selection.as_ref(), now)?;
+    let (filter, found) = selected(txn, cx.settings, &relation, delete.selection.as_ref(), now)?;
     for (mut tid, mut row) in found {
         loop {
             match relation.delete(txn, tid)? {

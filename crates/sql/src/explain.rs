@@ -9,15 +9,15 @@
 //! in PostgreSQL) prints nothing, and times are printed only with
 //! `TIMING`/`SUMMARY` as PostgreSQL does.
 
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
 use crate::query::{self, Planned, Shape, Source};
 use crate::scalar::Scalar;
-use crate::settings::Settings;
 use crate::types;
-use folio_db::{Database, Transaction};
+use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{Expr, Statement, UtilityOption};
 use std::time::Instant;
@@ -33,13 +33,11 @@ struct Options {
 
 /// Runs EXPLAIN of `statement` (a query).
 pub fn explain(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
-    settings: &Settings,
     analyze: bool,
     options: Option<&[UtilityOption]>,
     statement: &Statement,
-    now: i64,
 ) -> Result<Output, SqlError> {
     let options = parse_options(analyze, options.unwrap_or(&[]))?;
     let Statement::Query(q) = statement else {
@@ -52,17 +50,17 @@ pub fn explain(
                 .unwrap_or("")
         )));
     };
-    let pool = db.pool();
+    let pool = cx.db.pool();
     let before_plan = pool.thread_stats();
     let started = Instant::now();
-    let planned = query::plan_query(db, txn, settings, q)?;
+    let planned = query::plan_query(cx, txn, q)?;
     let planning = started.elapsed();
     let before_run = pool.thread_stats();
     let mut lines = Vec::new();
     let mut actual = None;
     if options.analyze {
         let started = Instant::now();
-        let (rows, counts) = query::run(txn, &planned, now)?;
+        let (rows, counts) = query::run(txn, &planned, cx.now)?;
         let after = pool.thread_stats();
         actual = Some(Actual {
             rows: rows.len() as u64,

@@ -5,6 +5,7 @@
 
 mod access;
 mod aggregate;
+mod context;
 mod copy;
 mod ddl;
 mod dml;

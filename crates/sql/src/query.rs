@@ -8,21 +8,22 @@
 
 use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{self, Request, ScanPlan, SortKey};
 use crate::scalar::{self, Columns, Scalar, compare};
 use crate::scan::{self, ScanCounts};
-use crate::settings::Settings;
 use folio_catalog::Relation;
-use folio_db::{Database, Transaction};
+use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, GroupByExpr, LimitClause, OrderByKind, Query, Select,
     SelectItem, SetExpr, TableFactor, TableWithJoins,
 };
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 impl Columns for Relation {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
@@ -49,7 +50,7 @@ pub enum Source {
     },
     Table {
         name: String,
-        relation: Box<Relation>,
+        relation: Arc<Relation>,
         plan: ScanPlan,
     },
 }
@@ -87,15 +88,9 @@ pub struct RunCounts {
 }
 
 /// Runs a query.
-pub fn select(
-    db: &Database,
-    txn: &mut Transaction,
-    settings: &Settings,
-    query: &Query,
-    now: i64,
-) -> Result<Output, SqlError> {
-    let planned = plan_query(db, txn, settings, query)?;
-    let (rows, _) = run(txn, &planned, now)?;
+pub fn select(cx: &Ctx<'_>, txn: &mut Transaction, query: &Query) -> Result<Output, SqlError> {
+    let planned = plan_query(cx, txn, query)?;
+    let (rows, _) = run(txn, &planned, cx.now)?;
     let tag = format!("SELECT {}", rows.len());
     Ok(Output::Rows {
         columns: planned.columns,
@@ -105,12 +100,7 @@ pub fn select(
 }
 
 /// Plans a query.
-pub fn plan_query(
-    db: &Database,
-    txn: &Transaction,
-    settings: &Settings,
-    query: &Query,
-) -> Result<Planned, SqlError> {
+pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
     if query.with.is_some() || query.fetch.is_some() || !query.locks.is_empty() {
         return Err(SqlError::unsupported("WITH, FETCH or FOR UPDATE/SHARE"));
     }
@@ -157,11 +147,11 @@ pub fn plan_query(
                 (source, shape, columns)
             }
             None => {
-                let (name, relation) = access::table(db, txn, from)?;
+                let (name, relation) = access::table(cx, txn, from)?;
                 let width = relation.types.len();
-                let (shape, columns, order) = shape(&relation, width, select, order_by)?;
+                let (shape, columns, order) = shape(&*relation, width, select, order_by)?;
                 let filter = match &select.selection {
-                    Some(e) => scalar::bind(e, &relation)?.conjuncts(),
+                    Some(e) => scalar::bind(e, &*relation)?.conjuncts(),
                     None => Vec::new(),
                 };
                 let mut reads: Vec<usize> = Vec::new();
@@ -190,11 +180,11 @@ pub fn plan_query(
                     filter,
                     order,
                     reads: Some(reads),
-                    settings,
+                    settings: cx.settings,
                 })?;
                 let source = Source::Table {
                     name,
-                    relation: Box::new(relation),
+                    relation,
                     plan,
                 };
                 (source, shape, columns)

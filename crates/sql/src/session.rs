@@ -8,7 +8,8 @@
 //! (PostgreSQL keeps the failed transaction's locks until `ROLLBACK`;
 //! folio releases them at the error).
 
-use crate::access;
+use crate::access::{self, Relations};
+use crate::context::Ctx;
 use crate::copy::CopyIn;
 use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
@@ -35,6 +36,8 @@ pub struct Session {
     /// `SET` values; PostgreSQL applies a SET in a block only if the block
     /// commits, folio at once (README "Status").
     settings: Settings,
+    /// The relations the session read (`access.rs`).
+    relations: Relations,
 }
 
 enum Block {
@@ -61,6 +64,7 @@ impl Session {
             block_start: 0,
             prepared: std::collections::HashMap::new(),
             settings: Settings::default(),
+            relations: Relations::default(),
         }
     }
 
@@ -262,7 +266,13 @@ impl Session {
             (Some(txn), _) | (None, Block::Open(txn)) => txn,
             (None, _) => unreachable!("checked above"),
         };
-        let copy_in = match CopyIn::start(&self.db, txn, copy) {
+        let cx = Ctx {
+            db: &self.db,
+            settings: &self.settings,
+            relations: &self.relations,
+            now: self.block_start,
+        };
+        let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
             Err(e) => {
                 if let Some(txn) = own {
@@ -291,7 +301,8 @@ impl Session {
             _ => {}
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
-        let relations = self.in_transaction(|db, txn, _, _, _| {
+        let relations = self.in_transaction(|cx, txn, _| {
+            let db = cx.db;
             let names = if vacuum.tables.is_empty() {
                 db.catalog()
                     .tables(txn)?
@@ -303,7 +314,7 @@ impl Session {
             };
             let mut relations = Vec::new();
             for name in &names {
-                let relation = access::relation(db, txn, name)?;
+                let relation = access::relation(cx, txn, name)?;
                 relations.push(relation);
             }
             Ok(relations)
@@ -328,6 +339,7 @@ impl Session {
 
     /// An error: a block fails (its transaction rolls back now).
     fn fail(&mut self) {
+        self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => {
                 // The error reported is the statement's; a failed rollback
@@ -368,9 +380,7 @@ impl Session {
                     tag: "SHOW".into(),
                 })
             }
-            statement => self.in_transaction(|db, txn, notices, settings, now| {
-                run(db, txn, notices, settings, statement, now)
-            }),
+            statement => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
         }
     }
 
@@ -420,35 +430,34 @@ impl Session {
     /// Each statement of a READ COMMITTED block reads a new snapshot.
     fn in_transaction<T>(
         &mut self,
-        f: impl FnOnce(
-            &Database,
-            &mut Transaction,
-            &mut Vec<Notice>,
-            &Settings,
-            i64,
-        ) -> Result<T, SqlError>,
+        f: impl FnOnce(&Ctx<'_>, &mut Transaction, &mut Vec<Notice>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
             txn.next_statement();
-            return f(
-                &self.db,
-                txn,
-                &mut self.notices,
-                &self.settings,
-                self.block_start,
-            );
+            let cx = Ctx {
+                db: &self.db,
+                settings: &self.settings,
+                relations: &self.relations,
+                now: self.block_start,
+            };
+            return f(&cx, txn, &mut self.notices);
         }
         let mut txn = self.db.begin(Isolation::ReadCommitted, self.durability())?;
-        match f(&self.db, &mut txn, &mut self.notices, &self.settings, now()) {
-            Ok(output) => {
-                txn.commit()?;
-                Ok(output)
-            }
+        let cx = Ctx {
+            db: &self.db,
+            settings: &self.settings,
+            relations: &self.relations,
+            now: now(),
+        };
+        let result = match f(&cx, &mut txn, &mut self.notices) {
+            Ok(output) => txn.commit().map(|_| output).map_err(SqlError::from),
             Err(e) => {
                 let _ = txn.rollback();
                 Err(e)
             }
-        }
+        };
+        self.relations.end_transaction();
+        result
     }
 
     fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
@@ -486,6 +495,7 @@ impl Session {
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
+        self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => {
                 txn.commit()?;
@@ -501,6 +511,7 @@ impl Session {
     }
 
     fn rollback(&mut self) -> Result<Output, SqlError> {
+        self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => txn.rollback()?,
             Block::Failed => {}
@@ -526,13 +537,21 @@ fn now() -> i64 {
 
 /// One statement inside a transaction that started at `now`.
 fn run(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
-    settings: &Settings,
     statement: &Statement,
-    now: i64,
 ) -> Result<Output, SqlError> {
+    let db = cx.db;
+    if matches!(
+        statement,
+        Statement::CreateTable(_)
+            | Statement::CreateIndex(_)
+            | Statement::Drop { .. }
+            | Statement::AlterTable { .. }
+    ) {
+        cx.relations.ddl();
+    }
     match statement {
         Statement::CreateTable(create) => ddl::create_table(db, txn, notices, create),
         Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
@@ -560,7 +579,7 @@ fn run(
             on_cluster: None,
             ..
         } => ddl::alter_table(db, txn, name, operations),
-        Statement::Insert(insert) => dml::insert(db, txn, settings, insert, now),
+        Statement::Insert(insert) => dml::insert(cx, txn, insert),
         Statement::Update {
             table,
             assignments,
@@ -570,17 +589,15 @@ fn run(
             or: None,
             limit: None,
         } => dml::update(
-            db,
+            cx,
             txn,
-            settings,
             table,
             assignments,
             selection.as_ref(),
             returning.as_deref(),
-            now,
         ),
-        Statement::Delete(delete) => dml::delete(db, txn, settings, delete, now),
-        Statement::Query(q) => query::select(db, txn, settings, q, now),
+        Statement::Delete(delete) => dml::delete(cx, txn, delete),
+        Statement::Query(q) => query::select(cx, txn, q),
         Statement::Explain {
             analyze,
             statement,
@@ -589,15 +606,7 @@ fn run(
             estimate: false,
             format: None,
             ..
-        } => explain::explain(
-            db,
-            txn,
-            settings,
-            *analyze,
-            options.as_deref(),
-            statement,
-            now,
-        ),
+        } => explain::explain(cx, txn, *analyze, options.as_deref(), statement),
         other => Err(SqlError::unsupported(format!(
             "the statement \"{}\"",
             first_words(&other.to_string())

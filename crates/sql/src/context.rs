@@ -1,0 +1,16 @@
+//! What every statement runs with: the database, the session's settings
+//! and relation cache, and the transaction's start time.
+
+use crate::access::Relations;
+use crate::settings::Settings;
+use folio_db::Database;
+
+/// A statement's context.
+pub struct Ctx<'a> {
+    pub db: &'a Database,
+    pub settings: &'a Settings,
+    pub relations: &'a Relations,
+    /// Microseconds since 2000-01-01 UTC at the transaction's start
+    /// (`CURRENT_TIMESTAMP`).
+    pub now: i64,
+}

@@ -31,6 +31,9 @@ pub struct Relations {
     cache: RefCell<HashMap<String, Arc<Relation>>>,
     /// The running transaction ran DDL: forget again when it ends.
     ddl: std::cell::Cell<bool>,
+    /// Counts the times everything was forgotten (plans made before are
+    /// made again).
+    generation: std::cell::Cell<u64>,
 }
 
 impl Relations {
@@ -56,6 +59,8 @@ impl Relations {
         if cache.len() >= CACHED_RELATIONS {
             cache.clear();
         }
+        // (Dropping entries for room needs no new generation: plans hold
+        // their relations and check them.)
         cache.insert(name.to_string(), relation.clone());
         Ok(relation)
     }
@@ -64,15 +69,26 @@ impl Relations {
     /// transaction ends (what it read meanwhile may include the DDL's
     /// uncommitted change, or miss it).
     pub fn ddl(&self) {
-        self.cache.borrow_mut().clear();
+        self.clear();
         self.ddl.set(true);
     }
 
     /// The session's transaction ended.
     pub fn end_transaction(&self) {
         if self.ddl.replace(false) {
-            self.cache.borrow_mut().clear();
+            self.clear();
         }
+    }
+
+    /// How many times the session forgot its relations: a plan made at
+    /// another generation must be made again.
+    pub fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
+    fn clear(&self) {
+        self.cache.borrow_mut().clear();
+        self.generation.set(self.generation.get() + 1);
     }
 }
 

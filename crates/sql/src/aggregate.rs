@@ -10,7 +10,7 @@
 use crate::error::SqlError;
 use crate::expr;
 use crate::names;
-use crate::scalar::{self, Columns, Scalar, compare};
+use crate::scalar::{self, Columns, Env, Scalar, compare};
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
@@ -254,7 +254,7 @@ impl Grouping {
     /// The aggregate rows of `rows`: one per group (one in all for no
     /// GROUP BY, even over no rows), group key values then results,
     /// filtered by HAVING. Groups come in first-seen order.
-    pub fn run(&self, rows: &[Vec<Value>], now: i64) -> Result<Vec<Vec<Value>>, SqlError> {
+    pub fn run(&self, rows: &[Vec<Value>], env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
         let fresh = || -> Vec<State> {
             self.calls
                 .iter()
@@ -274,7 +274,7 @@ impl Grouping {
             let key: Vec<Value> = self
                 .keys
                 .iter()
-                .map(|k| k.eval(row, now))
+                .map(|k| k.eval(row, env))
                 .collect::<Result<_, _>>()?;
             let g = if self.keys.is_empty() {
                 0
@@ -291,7 +291,7 @@ impl Grouping {
             };
             for (call, state) in self.calls.iter().zip(groups[g].1.iter_mut()) {
                 let value = match &call.arg {
-                    Some(arg) => arg.eval(row, now)?,
+                    Some(arg) => arg.eval(row, env)?,
                     None => Value::Bool(true),
                 };
                 if value == Value::Null {
@@ -307,7 +307,7 @@ impl Grouping {
                 row.push(result(call, state)?);
             }
             if let Some(having) = &self.having
-                && !having.accepts(&row, now)?
+                && !having.accepts(&row, env)?
             {
                 continue;
             }

@@ -1,37 +1,69 @@
-//! `INSERT ... VALUES | SELECT`, `UPDATE` and `DELETE`, with `RETURNING`.
-//! Rows to change are found by the table's plan (`plan.rs`); a row another
-//! transaction changed meanwhile is followed to its newest version, which
-//! is changed if it still satisfies the WHERE clause (READ COMMITTED's
-//! re-check, as PostgreSQL's EvalPlanQual); REPEATABLE READ gets 40001
-//! from the heap.
+//! `INSERT ... VALUES | SELECT`, `UPDATE` and `DELETE`, with `RETURNING`,
+//! planned once ([`plan_insert`], [`plan_update`], [`plan_delete`]) and
+//! run per execution ([`Change::run`]). Rows to change are found by the
+//! table's plan (`plan.rs`); a row another transaction changed meanwhile
+//! is followed to its newest version, which is changed if it still
+//! satisfies the WHERE clause (READ COMMITTED's re-check, as PostgreSQL's
+//! EvalPlanQual); REPEATABLE READ gets 40001 from the heap.
 
 use crate::access;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
-use crate::output::Output;
-use crate::plan::{self, Request};
-use crate::query;
-use crate::scalar::{self, Scalar};
+use crate::output::{Column, Output};
+use crate::plan::{self, Request, ScanPlan};
+use crate::query::{self, Planned};
+use crate::scalar::{self, Env, Scalar};
 use crate::scan;
-use crate::settings::Settings;
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Tid, Transaction, Write};
-use folio_row::Value;
+use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, SelectItem, SetExpr,
     TableObject, TableWithJoins,
 };
+use std::sync::Arc;
 
-/// `INSERT INTO name [(columns)] VALUES (...), ... | query [RETURNING
-/// ...]`: each row's values are coerced to their columns' types (quoted
-/// literals take the column's type), missing columns are NULL, and the
-/// relation inserts the row and its index entries (folio-catalog). A
-/// query's rows are all read before the first is inserted. Tag `INSERT 0
-/// n`.
-pub fn insert(cx: &Ctx<'_>, txn: &mut Transaction, insert: &Insert) -> Result<Output, SqlError> {
-    let now = cx.now;
+/// A planned row change.
+pub enum Change {
+    Insert {
+        relation: Arc<Relation>,
+        /// Target column of each value; without a column list, the
+        /// values fill the first columns (the rest are NULL, as
+        /// PostgreSQL's defaults without DEFAULT clauses).
+        targets: Vec<usize>,
+        listed: bool,
+        source: Source,
+        returning: Returning,
+    },
+    Update {
+        relation: Arc<Relation>,
+        assignments: Vec<(usize, Scalar)>,
+        filter: Vec<Scalar>,
+        scan: ScanPlan,
+        returning: Returning,
+    },
+    Delete {
+        relation: Arc<Relation>,
+        filter: Vec<Scalar>,
+        scan: ScanPlan,
+        returning: Returning,
+    },
+}
+
+/// The rows an INSERT inserts.
+pub enum Source {
+    Values(Vec<Vec<Scalar>>),
+    Query(Box<Planned>),
+}
+
+/// A RETURNING list bound over the table, and its result columns.
+type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
+
+/// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query
+/// [RETURNING ...]`.
+pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<Change, SqlError> {
     let TableObject::TableName(table) = &insert.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
     };
@@ -41,8 +73,6 @@ pub fn insert(cx: &Ctx<'_>, txn: &mut Transaction, insert: &Insert) -> Result<Ou
     let name = names::relation(table)?;
     let relation = access::relation(cx, txn, &name)?;
     let width = relation.def.columns.len();
-    // Without a column list, the values fill the first columns (the
-    // rest are NULL, as PostgreSQL's defaults without DEFAULT clauses).
     let listed = !insert.columns.is_empty();
     let targets: Vec<usize> = if !listed {
         (0..width).collect()
@@ -53,66 +83,40 @@ pub fn insert(cx: &Ctx<'_>, txn: &mut Transaction, insert: &Insert) -> Result<Ou
             .map(|c| column_of(&relation, &name, &names::ident(c)))
             .collect::<Result<_, _>>()?
     };
-    let Some(source) = &insert.source else {
+    let Some(query) = &insert.source else {
         return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES"));
     };
-    let rows: Vec<Vec<Value>> = match source.body.as_ref() {
-        SetExpr::Values(values) => values
-            .rows
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|e| {
-                        scalar::bind(e, &[] as &[(String, folio_row::SqlType)])?.eval(&[], now)
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .collect::<Result<_, _>>()?,
-        _ => {
-            let planned = query::plan_query(cx, txn, source)?;
-            query::run(txn, &planned, now)?.0
-        }
+    let none: &[(String, SqlType)] = &[];
+    let source = match query.body.as_ref() {
+        SetExpr::Values(values) => Source::Values(
+            values
+                .rows
+                .iter()
+                .map(|row| row.iter().map(|e| scalar::bind(e, none)).collect())
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
     };
     let returning = returning(&relation, insert.returning.as_deref())?;
-    let mut out = Vec::new();
-    let mut count = 0u64;
-    for row in rows {
-        if row.len() > targets.len() {
-            return Err(SqlError::syntax(
-                "INSERT has more expressions than target columns",
-            ));
-        }
-        if row.len() < targets.len() && listed {
-            return Err(SqlError::syntax(
-                "INSERT has more target columns than expressions",
-            ));
-        }
-        let mut values = vec![Value::Null; width];
-        // (Without a list, `zip` stops at the row's end.)
-        for (&column, value) in targets.iter().zip(row) {
-            values[column] = types::coerce(value, relation.types[column])?;
-        }
-        if let Some((items, _)) = &returning {
-            out.push(project(items, &values, now)?);
-        }
-        relation.insert(txn, values)?;
-        count += 1;
-    }
-    finish(returning, out, format!("INSERT 0 {count}"))
+    Ok(Change::Insert {
+        relation,
+        targets,
+        listed,
+        source,
+        returning,
+    })
 }
 
-/// `UPDATE name SET column = expression, ... [WHERE ...] [RETURNING
-/// ...]`: each selected row gets the assignments evaluated over its
-/// values. Tag `UPDATE n`.
-pub fn update(
+/// Plans `UPDATE name SET column = expression, ... [WHERE ...]
+/// [RETURNING ...]`.
+pub fn plan_update(
     cx: &Ctx<'_>,
-    txn: &mut Transaction,
+    txn: &Transaction,
     table: &TableWithJoins,
     assignments: &[Assignment],
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
-) -> Result<Output, SqlError> {
-    let now = cx.now;
+) -> Result<Change, SqlError> {
     let (name, relation) = access::table(cx, txn, table)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for assignment in assignments {
@@ -122,40 +126,19 @@ pub fn update(
         let c = column_of(&relation, &name, &names::relation(column)?)?;
         targets.push((c, scalar::bind(&assignment.value, &*relation)?));
     }
+    let (filter, scan) = selection_plan(cx, &relation, selection)?;
     let returning = returning(&relation, returning_items)?;
-    let mut out = Vec::new();
-    let mut updated = 0u64;
-    let (filter, found) = selected(txn, cx.settings, &relation, selection, now)?;
-    for (mut tid, mut old) in found {
-        loop {
-            let mut new = old.clone();
-            for (c, value) in &targets {
-                new[*c] = types::coerce(value.eval(&old, now)?, relation.types[*c])?;
-            }
-            let projected = match &returning {
-                Some((items, _)) => Some(project(items, &new, now)?),
-                None => None,
-            };
-            match relation.update(txn, tid, &old, new)? {
-                Write::Done(_) | Write::Hot(_) => {
-                    updated += 1;
-                    out.extend(projected);
-                    break;
-                }
-                Write::Gone => break,
-                Write::Moved(next) => match recheck(txn, &relation, &filter, next, now)? {
-                    Some(newest) => (tid, old) = newest,
-                    None => break,
-                },
-            }
-        }
-    }
-    finish(returning, out, format!("UPDATE {updated}"))
+    Ok(Change::Update {
+        relation,
+        assignments: targets,
+        filter,
+        scan,
+        returning,
+    })
 }
 
-/// `DELETE FROM name [WHERE ...] [RETURNING ...]`. Tag `DELETE n`.
-pub fn delete(cx: &Ctx<'_>, txn: &mut Transaction, delete: &Delete) -> Result<Output, SqlError> {
-    let now = cx.now;
+/// Plans `DELETE FROM name [WHERE ...] [RETURNING ...]`.
+pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<Change, SqlError> {
     let from = match &delete.from {
         FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
     };
@@ -172,58 +155,180 @@ pub fn delete(cx: &Ctx<'_>, txn: &mut Transaction, delete: &Delete) -> Result<Ou
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
     let (_, relation) = access::table(cx, txn, from)?;
+    let (filter, scan) = selection_plan(cx, &relation, delete.selection.as_ref())?;
     let returning = returning(&relation, delete.returning.as_deref())?;
-    let mut out = Vec::new();
-    let mut deleted = 0u64;
-    let (filter, found) = selected(txn, cx.settings, &relation, delete.selection.as_ref(), now)?;
-    for (mut tid, mut row) in found {
-        loop {
-            match relation.delete(txn, tid)? {
-                Write::Done(_) | Write::Hot(_) => {
-                    deleted += 1;
-                    if let Some((items, _)) = &returning {
-                        out.push(project(items, &row, now)?);
-                    }
-                    break;
-                }
-                Write::Gone => break,
-                Write::Moved(next) => match recheck(txn, &relation, &filter, next, now)? {
-                    Some(newest) => (tid, row) = newest,
-                    None => break,
-                },
-            }
-        }
-    }
-    finish(returning, out, format!("DELETE {deleted}"))
+    Ok(Change::Delete {
+        relation,
+        filter,
+        scan,
+        returning,
+    })
 }
 
-/// The rows a WHERE clause selects for a change, found by the table's
-/// plan, and the clause's conjuncts (for the re-check).
-#[allow(clippy::type_complexity)]
-fn selected(
-    txn: &Transaction,
-    settings: &Settings,
+/// The WHERE clause's conjuncts and the plan that finds the rows.
+fn selection_plan(
+    cx: &Ctx<'_>,
     relation: &Relation,
     selection: Option<&Expr>,
-    now: i64,
-) -> Result<(Vec<Scalar>, Vec<(Tid, Vec<Value>)>), SqlError> {
+) -> Result<(Vec<Scalar>, ScanPlan), SqlError> {
     let filter = match selection {
         Some(e) => scalar::bind(e, relation)?.conjuncts(),
         None => Vec::new(),
     };
-    let plan = plan::plan(Request {
+    let scan = plan::plan(Request {
         relation,
         filter: filter.clone(),
         order: Vec::new(),
         reads: None,
-        settings,
+        settings: cx.settings,
     })?;
-    let (found, _) = scan::run(txn, relation, &plan, now)?;
-    let rows = found
+    Ok((filter, scan))
+}
+
+impl Change {
+    /// The relations the plan reads and changes.
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        match self {
+            Change::Insert {
+                relation, source, ..
+            } => {
+                let mut out = vec![relation];
+                if let Source::Query(q) = source {
+                    out.extend(q.relations());
+                }
+                out
+            }
+            Change::Update { relation, .. } | Change::Delete { relation, .. } => vec![relation],
+        }
+    }
+
+    /// Runs the change: tag `INSERT 0 n`, `UPDATE n` or `DELETE n`, with
+    /// the RETURNING rows if any.
+    pub fn run(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
+        match self {
+            Change::Insert {
+                relation,
+                targets,
+                listed,
+                source,
+                returning,
+            } => {
+                let rows: Vec<Vec<Value>> = match source {
+                    Source::Values(rows) => rows
+                        .iter()
+                        .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
+                        .collect::<Result<_, _>>()?,
+                    Source::Query(planned) => query::run(txn, planned, env)?.0,
+                };
+                let width = relation.def.columns.len();
+                let mut out = Vec::new();
+                let mut count = 0u64;
+                for row in rows {
+                    if row.len() > targets.len() {
+                        return Err(SqlError::syntax(
+                            "INSERT has more expressions than target columns",
+                        ));
+                    }
+                    if row.len() < targets.len() && *listed {
+                        return Err(SqlError::syntax(
+                            "INSERT has more target columns than expressions",
+                        ));
+                    }
+                    let mut values = vec![Value::Null; width];
+                    for (&column, value) in targets.iter().zip(row) {
+                        values[column] = types::coerce(value, relation.types[column])?;
+                    }
+                    if let Some((items, _)) = returning {
+                        out.push(project(items, &values, env)?);
+                    }
+                    relation.insert(txn, values)?;
+                    count += 1;
+                }
+                finish(returning, out, format!("INSERT 0 {count}"))
+            }
+            Change::Update {
+                relation,
+                assignments,
+                filter,
+                scan,
+                returning,
+            } => {
+                let mut out = Vec::new();
+                let mut updated = 0u64;
+                for (mut tid, mut old) in selected(txn, relation, scan, env)? {
+                    loop {
+                        let mut new = old.clone();
+                        for (c, value) in assignments {
+                            new[*c] = types::coerce(value.eval(&old, env)?, relation.types[*c])?;
+                        }
+                        let projected = match returning {
+                            Some((items, _)) => Some(project(items, &new, env)?),
+                            None => None,
+                        };
+                        match relation.update(txn, tid, &old, new)? {
+                            Write::Done(_) | Write::Hot(_) => {
+                                updated += 1;
+                                out.extend(projected);
+                                break;
+                            }
+                            Write::Gone => break,
+                            Write::Moved(next) => {
+                                match recheck(txn, relation, filter, next, env)? {
+                                    Some(newest) => (tid, old) = newest,
+                                    None => break,
+                                }
+                            }
+                        }
+                    }
+                }
+                finish(returning, out, format!("UPDATE {updated}"))
+            }
+            Change::Delete {
+                relation,
+                filter,
+                scan,
+                returning,
+            } => {
+                let mut out = Vec::new();
+                let mut deleted = 0u64;
+                for (mut tid, mut row) in selected(txn, relation, scan, env)? {
+                    loop {
+                        match relation.delete(txn, tid)? {
+                            Write::Done(_) | Write::Hot(_) => {
+                                deleted += 1;
+                                if let Some((items, _)) = returning {
+                                    out.push(project(items, &row, env)?);
+                                }
+                                break;
+                            }
+                            Write::Gone => break,
+                            Write::Moved(next) => {
+                                match recheck(txn, relation, filter, next, env)? {
+                                    Some(newest) => (tid, row) = newest,
+                                    None => break,
+                                }
+                            }
+                        }
+                    }
+                }
+                finish(returning, out, format!("DELETE {deleted}"))
+            }
+        }
+    }
+}
+
+/// The rows the plan selects for a change, with their tuple ids.
+fn selected(
+    txn: &Transaction,
+    relation: &Relation,
+    scan: &ScanPlan,
+    env: &Env<'_>,
+) -> Result<Vec<(Tid, Vec<Value>)>, SqlError> {
+    let (found, _) = scan::run(txn, relation, scan, env)?;
+    Ok(found
         .into_iter()
         .map(|(tid, row)| (tid.expect("a plan reading every column has tuple ids"), row))
-        .collect();
-    Ok((filter, rows))
+        .collect())
 }
 
 /// READ COMMITTED's re-check: the newest version of a row changed since
@@ -233,7 +338,7 @@ fn recheck(
     relation: &Relation,
     filter: &[Scalar],
     next: Tid,
-    now: i64,
+    env: &Env<'_>,
 ) -> Result<Option<(Tid, Vec<Value>)>, SqlError> {
     let newest = relation
         .table
@@ -243,7 +348,7 @@ fn recheck(
         return Ok(None);
     };
     let values = relation.decode(txn, &bytes)?;
-    Ok(scan::accepts(filter, &values, now)?.then_some((newest, values)))
+    Ok(scan::accepts(filter, &values, env)?.then_some((newest, values)))
 }
 
 /// The position of column `column` of `table`, or PostgreSQL's 42703.
@@ -256,9 +361,6 @@ fn column_of(relation: &Relation, table: &str, column: &str) -> Result<usize, Sq
     })
 }
 
-/// A RETURNING list bound over the table.
-type Returning = Option<(Vec<Scalar>, Vec<crate::output::Column>)>;
-
 fn returning(relation: &Relation, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {
     let Some(items) = items else {
         return Ok(None);
@@ -266,14 +368,18 @@ fn returning(relation: &Relation, items: Option<&[SelectItem]>) -> Result<Return
     Ok(Some(query::projection(relation, items)?))
 }
 
-fn project(items: &[Scalar], row: &[Value], now: i64) -> Result<Vec<Value>, SqlError> {
-    items.iter().map(|s| s.eval(row, now)).collect()
+fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
+    items.iter().map(|s| s.eval(row, env)).collect()
 }
 
 /// The statement's output: its tag, with the RETURNING rows if any.
-fn finish(returning: Returning, rows: Vec<Vec<Value>>, tag: String) -> Result<Output, SqlError> {
+fn finish(returning: &Returning, rows: Vec<Vec<Value>>, tag: String) -> Result<Output, SqlError> {
     Ok(match returning {
-        Some((_, columns)) => Output::Rows { columns, rows, tag },
+        Some((_, columns)) => Output::Rows {
+            columns: columns.clone(),
+            rows,
+            tag,
+        },
         None => Output::Command { tag },
     })
 }

@@ -15,7 +15,7 @@ use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
 use crate::query::{self, Planned, Shape, Source};
-use crate::scalar::Scalar;
+use crate::scalar::{Env, Scalar};
 use crate::types;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -60,7 +60,7 @@ pub fn explain(
     let mut actual = None;
     if options.analyze {
         let started = Instant::now();
-        let (rows, counts) = query::run(txn, &planned, cx.now)?;
+        let (rows, counts) = query::run(txn, &planned, &Env::at(cx.now))?;
         let after = pool.thread_stats();
         actual = Some(Actual {
             rows: rows.len() as u64,
@@ -442,6 +442,8 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
         Scalar::Column(c) => columns[*c].clone(),
         Scalar::Const(v) => constant(v),
         Scalar::Now => "CURRENT_TIMESTAMP".into(),
+        Scalar::Param(n) => format!("${}", n + 1),
+        Scalar::Typed(e, _) => d(e),
         Scalar::Negate(e) => format!("(- {})", d(e)),
         Scalar::Arith(op, a, b) => format!("({} {op} {})", d(a), d(b)),
         Scalar::Compare(cmp, a, b) => format!("({} {} {})", d(a), cmp.symbol(), d(b)),

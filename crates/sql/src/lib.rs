@@ -23,6 +23,7 @@ mod scalar;
 mod scan;
 mod session;
 mod settings;
+mod statement;
 mod types;
 
 pub use error::SqlError;

@@ -10,6 +10,10 @@
 //! the next one. The key ranges are the prefixes' encodings (every IN
 //! value of every column: the cross product), each visited in index
 //! order (reverse for a backward scan), as PostgreSQL probes an IN list.
+//! A plan holds the conditions' value expressions (constants, or
+//! parameters typed by their column); the key ranges are computed from
+//! them when the plan runs ([`Access::key_ranges`]), so a prepared
+//! statement's plan serves every execution.
 //!
 //! Without statistics (ANALYZE gathers none yet) the choice is by rules:
 //! a unique index matched by equality on all its columns first (a point
@@ -20,7 +24,7 @@
 //! every column the query reads is a key column.
 
 use crate::error::SqlError;
-use crate::scalar::{Cmp, Scalar, compare};
+use crate::scalar::{Cmp, Env, Scalar, compare};
 use crate::settings::Settings;
 use crate::types;
 use folio_btree::{Direction, prefix_successor};
@@ -63,15 +67,103 @@ pub enum Access {
     Seq,
     Index {
         index: usize,
-        ranges: Vec<KeyRange>,
+        /// Per leading key column with an equality or IN: its values.
+        probes: Vec<Vec<Scalar>>,
+        /// Range conditions on the next key column.
+        range: Vec<(Cmp, Scalar)>,
         direction: Direction,
         /// Every column read is a key column: the heap is read only where
         /// the visibility map does not say all-visible.
         only: bool,
-        /// The key values of a point lookup (unique index, equality on
-        /// every column): one leaf probed, no scan.
-        point: Option<Vec<Value>>,
+        /// A unique index with one value for each of its columns: one
+        /// leaf probed, no scan.
+        point: bool,
     },
+}
+
+/// The key ranges of an index access, computed when it runs.
+pub enum Keys {
+    /// A point lookup's key values.
+    Point(Vec<Value>),
+    /// Ranges in the order to visit them.
+    Ranges(Vec<KeyRange>),
+}
+
+impl Access {
+    /// The keys an index access visits, from its conditions' values:
+    /// each column's values in index order without repeats (NULLs match
+    /// nothing), every combination, then the range of the next column.
+    pub fn key_ranges(&self, relation: &Relation, env: &Env<'_>) -> Result<Keys, SqlError> {
+        let Access::Index {
+            index,
+            probes,
+            range,
+            direction,
+            point,
+            ..
+        } = self
+        else {
+            return Ok(Keys::Ranges(Vec::new()));
+        };
+        let ri = &relation.indexes[*index];
+        let mut sets: Vec<Vec<Value>> = Vec::with_capacity(probes.len());
+        for (column, items) in probes.iter().enumerate() {
+            let kc = ri.key_columns[column];
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                let v = fitted(item.eval(&[], env)?, kc.ty)?;
+                if v != Value::Null {
+                    values.push(v);
+                }
+            }
+            values.sort_by(|a, b| {
+                let order = compare(a, b).ok().flatten().unwrap_or(Ordering::Equal);
+                if kc.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            });
+            values.dedup_by(|a, b| compare(a, b).ok().flatten() == Some(Ordering::Equal));
+            sets.push(values);
+        }
+        if *point {
+            return Ok(match sets.iter().all(|s| s.len() == 1) {
+                true => Keys::Point(sets.into_iter().map(|mut s| s.remove(0)).collect()),
+                false => Keys::Ranges(Vec::new()),
+            });
+        }
+        let next = ri.key_columns.get(probes.len()).copied();
+        let mut conditions = Vec::with_capacity(range.len());
+        for (cmp, item) in range {
+            let Some(kc) = next else { break };
+            match fitted(item.eval(&[], env)?, kc.ty)? {
+                // A comparison with NULL is never true.
+                Value::Null => return Ok(Keys::Ranges(Vec::new())),
+                v => conditions.push((*cmp, v)),
+            }
+        }
+        let mut ranges = Vec::new();
+        for prefix in cross_product(&sets) {
+            let p = encode_key(&prefix, &ri.key_columns[..probes.len()])?;
+            ranges.push(key_range(&p, &conditions, next)?);
+        }
+        // Ranges in index order; a backward scan visits them in reverse.
+        ranges.sort_by(|a, b| lower_bytes(a).cmp(lower_bytes(b)));
+        if *direction == Direction::Backward {
+            ranges.reverse();
+        }
+        Ok(Keys::Ranges(ranges))
+    }
+}
+
+/// A condition's value as the key column's type (exact by the planner's
+/// choice: constants were checked, parameters are typed by the column).
+fn fitted(value: Value, ty: folio_row::SqlType) -> Result<Value, SqlError> {
+    match value {
+        Value::Null => Ok(Value::Null),
+        v => types::coerce(v, ty),
+    }
 }
 
 /// A table's plan.
@@ -87,11 +179,12 @@ pub struct ScanPlan {
     pub sort: Vec<SortKey>,
 }
 
-/// A conjunct an index can answer.
+/// A conjunct an index can answer: a column compared with values known
+/// when the plan runs.
 #[derive(Debug, Clone)]
 enum Sarg {
-    Cmp(usize, Cmp, Value),
-    In(usize, Vec<Value>),
+    Cmp(usize, Cmp, Scalar),
+    In(usize, Vec<Scalar>),
 }
 
 impl Sarg {
@@ -211,35 +304,25 @@ fn candidate(
     let key_cols: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
     let mut used = Vec::new();
     // Equality or IN on leading columns.
-    let mut sets: Vec<Vec<Value>> = Vec::new();
+    let mut probes: Vec<Vec<Scalar>> = Vec::new();
+    let mut combinations = 1usize;
     for &col in &key_cols {
         let found = sargs.iter().enumerate().find_map(|(n, s)| match s {
             Some(Sarg::Cmp(c, Cmp::Eq, v)) if *c == col => Some((n, vec![v.clone()])),
             Some(Sarg::In(c, vs)) if *c == col => Some((n, vs.clone())),
             _ => None,
         });
-        let Some((n, mut values)) = found else { break };
-        // In index order of this column, without repeats.
-        let kc = ri.key_columns[sets.len()];
-        values.sort_by(|a, b| {
-            let order = compare(a, b).ok().flatten().unwrap_or(Ordering::Equal);
-            if kc.descending {
-                order.reverse()
-            } else {
-                order
-            }
-        });
-        values.dedup_by(|a, b| compare(a, b).ok().flatten() == Some(Ordering::Equal));
-        let probes: usize = sets.iter().map(Vec::len).product::<usize>() * values.len();
-        if probes > MAX_PROBES {
+        let Some((n, values)) = found else { break };
+        combinations = combinations.saturating_mul(values.len());
+        if combinations > MAX_PROBES {
             break;
         }
         used.push(n);
-        sets.push(values);
+        probes.push(values);
     }
-    let equal = sets.len();
+    let equal = probes.len();
     // A range on the next column.
-    let mut range: Vec<(usize, Cmp, Value)> = Vec::new();
+    let mut range: Vec<(Cmp, Scalar)> = Vec::new();
     if let Some(&col) = key_cols.get(equal) {
         for (n, s) in sargs.iter().enumerate() {
             if let Some(Sarg::Cmp(c, cmp, v)) = s
@@ -248,28 +331,18 @@ fn candidate(
                 && *cmp != Cmp::Ne
             {
                 used.push(n);
-                range.push((n, *cmp, v.clone()));
+                range.push((*cmp, v.clone()));
             }
         }
     }
-    let single_probes = sets.iter().all(|s| s.len() == 1);
-    let (ordered, direction) = yields_order(relation, i, &sets, order);
-    let mut ranges = Vec::new();
-    for prefix in cross_product(&sets) {
-        let p = encode_key(&prefix, &ri.key_columns[..equal])?;
-        ranges.push(key_range(&p, &range, ri.key_columns.get(equal).copied())?);
-    }
-    // Ranges in index order; a backward scan visits them in reverse.
-    ranges.sort_by(|a, b| lower_bytes(a).cmp(lower_bytes(b)));
-    if direction == Direction::Backward {
-        ranges.reverse();
-    }
-    let point = (ri.def.unique && equal == key_cols.len() && single_probes)
-        .then(|| sets.iter().map(|s| s[0].clone()).collect());
+    let single_probes = probes.iter().all(|s| s.len() == 1);
+    let (ordered, direction) = yields_order(relation, i, &probes, order);
+    let point = ri.def.unique && equal == key_cols.len() && single_probes;
     Ok(Some(Candidate {
         access: Access::Index {
             index: i,
-            ranges,
+            probes,
+            range: range.clone(),
             direction,
             only,
             point,
@@ -312,7 +385,7 @@ fn cross_product(sets: &[Vec<Value>]) -> Vec<Vec<Value>> {
 /// range conditions (none: every key starting with `p`).
 fn key_range(
     p: &[u8],
-    conditions: &[(usize, Cmp, Value)],
+    conditions: &[(Cmp, Value)],
     next: Option<folio_row::KeyColumn>,
 ) -> Result<KeyRange, SqlError> {
     let after = |bytes: &[u8]| match prefix_successor(bytes) {
@@ -334,7 +407,7 @@ fn key_range(
     // (folio-row's null marker), whatever NULLS FIRST/LAST says.
     let mut lower = [p, &[0x01]].concat();
     let mut upper = Bound::Excluded([p, &[0x02]].concat());
-    for (_, cmp, v) in conditions {
+    for (cmp, v) in conditions {
         let e = encode_key(std::slice::from_ref(v), std::slice::from_ref(&kc))?;
         let e = [p, &e].concat();
         // In key order (a descending column inverts the comparison).
@@ -381,7 +454,7 @@ fn tighter(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> bool {
 fn yields_order(
     relation: &Relation,
     i: usize,
-    sets: &[Vec<Value>],
+    sets: &[Vec<Scalar>],
     order: &[SortKey],
 ) -> (bool, Direction) {
     if order.is_empty() {
@@ -417,22 +490,30 @@ fn yields_order(
 }
 
 /// The conjunct as an index condition, if it is one: a column compared
-/// with a constant that is an exact value of the column's type.
+/// with a constant that is an exact value of the column's type, or with a
+/// parameter (typed by the column when bound).
 fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
-    let exact = |c: usize, v: &Value| -> Option<Value> {
-        if *v == Value::Null {
-            return None;
+    let value = |c: usize, v: &Scalar| -> Option<Scalar> {
+        match v {
+            Scalar::Const(Value::Null) => None,
+            Scalar::Const(v) => {
+                let fitted = types::coerce(v.clone(), relation.types[c]).ok()?;
+                (compare(&fitted, v).ok()? == Some(Ordering::Equal))
+                    .then_some(Scalar::Const(fitted))
+            }
+            Scalar::Typed(inner, ty)
+                if matches!(inner.as_ref(), Scalar::Param(_)) && *ty == relation.types[c] =>
+            {
+                Some(v.clone())
+            }
+            _ => None,
         }
-        let fitted = types::coerce(v.clone(), relation.types[c]).ok()?;
-        (compare(&fitted, v).ok()? == Some(Ordering::Equal)).then_some(fitted)
     };
     match conjunct {
         Scalar::Compare(cmp, a, b) => match (a.as_ref(), b.as_ref()) {
-            (Scalar::Column(c), Scalar::Const(v)) if *cmp != Cmp::Ne => {
-                Some(Sarg::Cmp(*c, *cmp, exact(*c, v)?))
-            }
-            (Scalar::Const(v), Scalar::Column(c)) if *cmp != Cmp::Ne => {
-                Some(Sarg::Cmp(*c, cmp.flipped(), exact(*c, v)?))
+            (Scalar::Column(c), v) if *cmp != Cmp::Ne => Some(Sarg::Cmp(*c, *cmp, value(*c, v)?)),
+            (v, Scalar::Column(c)) if *cmp != Cmp::Ne => {
+                Some(Sarg::Cmp(*c, cmp.flipped(), value(*c, v)?))
             }
             _ => None,
         },
@@ -448,10 +529,7 @@ fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
             let values = list
                 .iter()
                 .filter(|item| **item != Scalar::Const(Value::Null))
-                .map(|item| match item {
-                    Scalar::Const(v) => exact(*c, v),
-                    _ => None,
-                })
+                .map(|item| value(*c, item))
                 .collect::<Option<Vec<_>>>()?;
             Some(Sarg::In(*c, values))
         }

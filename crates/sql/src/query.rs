@@ -13,7 +13,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{self, Request, ScanPlan, SortKey};
-use crate::scalar::{self, Columns, Scalar, compare};
+use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::scan::{self, ScanCounts};
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -88,15 +88,25 @@ pub struct RunCounts {
 }
 
 /// Runs a query.
-pub fn select(cx: &Ctx<'_>, txn: &mut Transaction, query: &Query) -> Result<Output, SqlError> {
-    let planned = plan_query(cx, txn, query)?;
-    let (rows, _) = run(txn, &planned, cx.now)?;
-    let tag = format!("SELECT {}", rows.len());
-    Ok(Output::Rows {
-        columns: planned.columns,
-        rows,
-        tag,
-    })
+impl Planned {
+    /// Runs it: the rows as a result.
+    pub fn output(&self, txn: &Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
+        let (rows, _) = run(txn, self, env)?;
+        let tag = format!("SELECT {}", rows.len());
+        Ok(Output::Rows {
+            columns: self.columns.clone(),
+            rows,
+            tag,
+        })
+    }
+
+    /// The relations it reads.
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        match &self.source {
+            Source::Table { relation, .. } => vec![relation],
+            Source::One | Source::Series { .. } => Vec::new(),
+        }
+    }
 }
 
 /// Plans a query.
@@ -205,7 +215,7 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
 pub fn run(
     txn: &Transaction,
     planned: &Planned,
-    now: i64,
+    env: &Env<'_>,
 ) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
     let mut counts = RunCounts::default();
     let mut rows: Vec<Vec<Value>> = match &planned.source {
@@ -224,7 +234,7 @@ pub fn run(
                     SqlType::Int4 => Value::Int4(x as i32),
                     _ => Value::Int8(x),
                 }];
-                if scan::accepts(filter, &row, now)? {
+                if scan::accepts(filter, &row, env)? {
                     rows.push(row);
                 }
                 match x.checked_add(*step) {
@@ -235,7 +245,7 @@ pub fn run(
             rows
         }
         Source::Table { relation, plan, .. } => {
-            let (found, scan_counts) = scan::run(txn, relation, plan, now)?;
+            let (found, scan_counts) = scan::run(txn, relation, plan, env)?;
             counts.scan = scan_counts;
             let mut rows: Vec<Vec<Value>> = found.into_iter().map(|(_, row)| row).collect();
             sort(&mut rows, &plan.sort)?;
@@ -250,7 +260,7 @@ pub fn run(
             output,
             order,
         } => {
-            rows = grouping.run(&rows, now)?;
+            rows = grouping.run(&rows, env)?;
             counts.groups = rows.len() as u64;
             sort(&mut rows, order)?;
             output
@@ -263,7 +273,7 @@ pub fn run(
     }
     rows = rows
         .iter()
-        .map(|row| items.iter().map(|s| s.eval(row, now)).collect())
+        .map(|row| items.iter().map(|s| s.eval(row, env)).collect())
         .collect::<Result<_, _>>()?;
     Ok((rows, counts))
 }

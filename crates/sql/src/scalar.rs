@@ -97,11 +97,34 @@ impl Cmp {
     }
 }
 
+/// What an expression is evaluated with besides the row: the
+/// transaction's start and the statement's parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a> {
+    /// Microseconds since 2000-01-01 UTC (`CURRENT_TIMESTAMP`).
+    pub now: i64,
+    /// `$1`, `$2`, ...: text-format values (an unknown-typed literal, as
+    /// PostgreSQL's untyped parameters) or NULL.
+    pub params: &'a [Value],
+}
+
+impl Env<'_> {
+    /// An environment without parameters.
+    pub fn at(now: i64) -> Env<'static> {
+        Env { now, params: &[] }
+    }
+}
+
 /// A bound expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
     Column(usize),
     Const(Value),
+    /// `$n` (0-based here).
+    Param(usize),
+    /// A value taken as type `ty` (a parameter meeting a column takes the
+    /// column's type, as PostgreSQL infers it).
+    Typed(Box<Scalar>, SqlType),
     /// `CURRENT_TIMESTAMP`, `now()`: the transaction's start.
     Now,
     Negate(Box<Scalar>),
@@ -125,7 +148,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     }
     let boxed = |e: &Expr| bind(e, columns).map(Box::new);
     Ok(match expr {
-        Expr::Value(v) => Scalar::Const(types::literal(&v.value)?),
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) => match p.strip_prefix('$').map(str::parse) {
+                Some(Ok(n @ 1..)) => Scalar::Param(n - 1),
+                _ => return Err(SqlError::syntax(format!("syntax error at or near \"{p}\""))),
+            },
+            other => Scalar::Const(types::literal(other)?),
+        },
         Expr::Nested(inner) => bind(inner, columns)?,
         Expr::Identifier(id) => Scalar::Column(columns.resolve(&names::ident(id))?.0),
         Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
@@ -228,42 +257,49 @@ fn typed_pair(
     let typed = |literal: String, column: usize| {
         types::coerce(Value::Text(literal), columns.type_at(column)).map(Scalar::Const)
     };
+    let param = |p: Scalar, column: usize| Scalar::Typed(Box::new(p), columns.type_at(column));
     Ok(match (a, b) {
         (Scalar::Column(c), Scalar::Const(Value::Text(t))) => (Scalar::Column(c), typed(t, c)?),
         (Scalar::Const(Value::Text(t)), Scalar::Column(c)) => (typed(t, c)?, Scalar::Column(c)),
+        (Scalar::Column(c), p @ Scalar::Param(_)) => (Scalar::Column(c), param(p, c)),
+        (p @ Scalar::Param(_), Scalar::Column(c)) => (param(p, c), Scalar::Column(c)),
         pair => pair,
     })
 }
 
 impl Scalar {
     /// Its value for `row` in a transaction that started at `now`.
-    pub fn eval(&self, row: &[Value], now: i64) -> Result<Value, SqlError> {
+    pub fn eval(&self, row: &[Value], env: &Env<'_>) -> Result<Value, SqlError> {
         Ok(match self {
             Scalar::Column(c) => row[*c].clone(),
             Scalar::Const(v) => v.clone(),
-            Scalar::Now => Value::TimestampTz(now),
-            Scalar::Negate(e) => types::negate(e.eval(row, now)?)?,
-            Scalar::Arith(op, a, b) => expr::arithmetic(op, a.eval(row, now)?, b.eval(row, now)?)?,
-            Scalar::Compare(cmp, a, b) => match compare(&a.eval(row, now)?, &b.eval(row, now)?)? {
+            Scalar::Param(n) => env.params.get(*n).cloned().ok_or_else(|| {
+                SqlError::new("42P02", format!("there is no parameter ${}", n + 1))
+            })?,
+            Scalar::Typed(e, ty) => types::coerce(e.eval(row, env)?, *ty)?,
+            Scalar::Now => Value::TimestampTz(env.now),
+            Scalar::Negate(e) => types::negate(e.eval(row, env)?)?,
+            Scalar::Arith(op, a, b) => expr::arithmetic(op, a.eval(row, env)?, b.eval(row, env)?)?,
+            Scalar::Compare(cmp, a, b) => match compare(&a.eval(row, env)?, &b.eval(row, env)?)? {
                 Some(order) => Value::Bool(cmp.holds(order)),
                 None => Value::Null,
             },
-            Scalar::And(a, b) => match (truth(&a.eval(row, now)?)?, truth(&b.eval(row, now)?)?) {
+            Scalar::And(a, b) => match (truth(&a.eval(row, env)?)?, truth(&b.eval(row, env)?)?) {
                 (Some(false), _) | (_, Some(false)) => Value::Bool(false),
                 (Some(true), Some(true)) => Value::Bool(true),
                 _ => Value::Null,
             },
-            Scalar::Or(a, b) => match (truth(&a.eval(row, now)?)?, truth(&b.eval(row, now)?)?) {
+            Scalar::Or(a, b) => match (truth(&a.eval(row, env)?)?, truth(&b.eval(row, env)?)?) {
                 (Some(true), _) | (_, Some(true)) => Value::Bool(true),
                 (Some(false), Some(false)) => Value::Bool(false),
                 _ => Value::Null,
             },
-            Scalar::Not(e) => match truth(&e.eval(row, now)?)? {
+            Scalar::Not(e) => match truth(&e.eval(row, env)?)? {
                 Some(b) => Value::Bool(!b),
                 None => Value::Null,
             },
             Scalar::IsNull(e, negated) => {
-                Value::Bool((e.eval(row, now)? == Value::Null) != *negated)
+                Value::Bool((e.eval(row, env)? == Value::Null) != *negated)
             }
             Scalar::InList {
                 expr,
@@ -272,11 +308,11 @@ impl Scalar {
             } => {
                 // x IN (a, b) is x = a OR x = b: true if any is equal,
                 // else NULL if any comparison was NULL, else false.
-                let x = expr.eval(row, now)?;
+                let x = expr.eval(row, env)?;
                 let mut unknown = false;
                 let mut found = false;
                 for item in list {
-                    match compare(&x, &item.eval(row, now)?)? {
+                    match compare(&x, &item.eval(row, env)?)? {
                         Some(Ordering::Equal) => {
                             found = true;
                             break;
@@ -295,8 +331,8 @@ impl Scalar {
     }
 
     /// Whether `row` satisfies it (a WHERE clause: NULL is not true).
-    pub fn accepts(&self, row: &[Value], now: i64) -> Result<bool, SqlError> {
-        Ok(truth(&self.eval(row, now)?)? == Some(true))
+    pub fn accepts(&self, row: &[Value], env: &Env<'_>) -> Result<bool, SqlError> {
+        Ok(truth(&self.eval(row, env)?)? == Some(true))
     }
 
     /// The type of its values over `columns`.
@@ -304,6 +340,8 @@ impl Scalar {
         match self {
             Scalar::Column(c) => columns.type_at(*c),
             Scalar::Const(v) => value_type(v),
+            Scalar::Param(_) => SqlType::Text,
+            Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
             Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
@@ -316,6 +354,8 @@ impl Scalar {
         match self {
             Scalar::Column(c) => types[*c],
             Scalar::Const(v) => value_type(v),
+            Scalar::Param(_) => SqlType::Text,
+            Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty(types),
             Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
@@ -327,8 +367,10 @@ impl Scalar {
     pub fn columns(&self, out: &mut Vec<usize>) {
         match self {
             Scalar::Column(c) => out.push(*c),
-            Scalar::Const(_) | Scalar::Now => {}
-            Scalar::Negate(e) | Scalar::Not(e) | Scalar::IsNull(e, _) => e.columns(out),
+            Scalar::Const(_) | Scalar::Now | Scalar::Param(_) => {}
+            Scalar::Negate(e) | Scalar::Not(e) | Scalar::IsNull(e, _) | Scalar::Typed(e, _) => {
+                e.columns(out)
+            }
             Scalar::Arith(_, a, b)
             | Scalar::Compare(_, a, b)
             | Scalar::And(a, b)

@@ -3,11 +3,13 @@
 //! ANALYZE reports about them.
 
 use crate::error::SqlError;
-use crate::plan::{Access, ScanPlan};
-use crate::scalar::Scalar;
+use crate::plan::{Access, Keys, ScanPlan};
+use crate::scalar::{Env, Scalar};
+use folio_btree::Direction;
 use folio_catalog::Relation;
 use folio_db::{Tid, Transaction};
 use folio_row::Value;
+use std::ops::Bound;
 
 /// A row found: where it lives (none for an index-only scan) and its
 /// values (an index-only scan fills the key columns, the rest is NULL).
@@ -27,7 +29,7 @@ pub fn run(
     txn: &Transaction,
     relation: &Relation,
     plan: &ScanPlan,
-    now: i64,
+    env: &Env<'_>,
 ) -> Result<(Vec<Found>, ScanCounts), SqlError> {
     let mut counts = ScanCounts::default();
     let mut found: Vec<Found> = Vec::new();
@@ -40,58 +42,59 @@ pub fn run(
                     .map(|(tid, row)| (Some(tid), row)),
             );
         }
-        Access::Index {
-            index,
-            point: Some(key),
-            only: false,
-            ..
-        } => {
-            found.extend(
-                relation
-                    .lookup(txn, *index, key)?
-                    .into_iter()
-                    .map(|(tid, row)| (Some(tid), row)),
-            );
-        }
-        Access::Index {
-            index,
-            ranges,
-            direction,
-            only: false,
-            ..
-        } => {
-            for range in ranges {
-                let (lower, upper) = range.bounds();
-                let (rows, _) = relation.index_scan(txn, *index, lower, upper, *direction)?;
-                found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
+        Access::Index { index, only, .. } => match plan.access.key_ranges(relation, env)? {
+            Keys::Point(key) if !*only => {
+                found.extend(
+                    relation
+                        .lookup(txn, *index, &key)?
+                        .into_iter()
+                        .map(|(tid, row)| (Some(tid), row)),
+                );
             }
-        }
-        Access::Index {
-            index,
-            ranges,
-            direction,
-            only: true,
-            ..
-        } => {
-            let key_cols = &relation.indexes[*index].def.columns;
-            let width = relation.types.len();
-            for range in ranges {
-                let (lower, upper) = range.bounds();
-                let (keys, pages) = relation.index_only(txn, *index, lower, upper, *direction)?;
-                counts.heap_fetches += pages.heap;
-                found.extend(keys.into_iter().map(|key| {
-                    let mut row = vec![Value::Null; width];
-                    for (&c, v) in key_cols.iter().zip(key) {
-                        row[usize::from(c)] = v;
+            Keys::Point(key) => {
+                // Index-only: the key is the row's indexed columns.
+                let ri = &relation.indexes[*index];
+                let encoded = folio_row::encode_key(&key, &ri.key_columns)?;
+                let upper = folio_btree::prefix_successor(&encoded);
+                let upper = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+                only_scan(
+                    txn,
+                    relation,
+                    *index,
+                    (Bound::Included(&encoded), upper),
+                    Direction::Forward,
+                    &mut found,
+                    &mut counts,
+                )?;
+            }
+            Keys::Ranges(ranges) => {
+                let Access::Index { direction, .. } = plan.access else {
+                    unreachable!("an index access")
+                };
+                for range in &ranges {
+                    if *only {
+                        only_scan(
+                            txn,
+                            relation,
+                            *index,
+                            range.bounds(),
+                            direction,
+                            &mut found,
+                            &mut counts,
+                        )?;
+                    } else {
+                        let (lower, upper) = range.bounds();
+                        let (rows, _) =
+                            relation.index_scan(txn, *index, lower, upper, direction)?;
+                        found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
                     }
-                    (None, row)
-                }));
+                }
             }
-        }
+        },
     }
     let before = found.len();
     let mut failed = None;
-    found.retain(|(_, row)| match accepts(&plan.filter, row, now) {
+    found.retain(|(_, row)| match accepts(&plan.filter, row, env) {
         Ok(keep) => keep,
         Err(e) => {
             failed.get_or_insert(e);
@@ -105,10 +108,34 @@ pub fn run(
     Ok((found, counts))
 }
 
+/// An index-only scan of one key range: rows with the key columns filled.
+fn only_scan(
+    txn: &Transaction,
+    relation: &Relation,
+    index: usize,
+    (lower, upper): (Bound<&[u8]>, Bound<&[u8]>),
+    direction: Direction,
+    found: &mut Vec<Found>,
+    counts: &mut ScanCounts,
+) -> Result<(), SqlError> {
+    let key_cols = &relation.indexes[index].def.columns;
+    let width = relation.types.len();
+    let (keys, pages) = relation.index_only(txn, index, lower, upper, direction)?;
+    counts.heap_fetches += pages.heap;
+    found.extend(keys.into_iter().map(|key| {
+        let mut row = vec![Value::Null; width];
+        for (&c, v) in key_cols.iter().zip(key) {
+            row[usize::from(c)] = v;
+        }
+        (None, row)
+    }));
+    Ok(())
+}
+
 /// Whether `row` satisfies every conjunct.
-pub fn accepts(conjuncts: &[Scalar], row: &[Value], now: i64) -> Result<bool, SqlError> {
+pub fn accepts(conjuncts: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<bool, SqlError> {
     for c in conjuncts {
-        if !c.accepts(row, now)? {
+        if !c.accepts(row, env)? {
             return Ok(false);
         }
     }

@@ -14,9 +14,12 @@ use crate::copy::CopyIn;
 use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{self, Copy, Parsed, Vacuum};
+use crate::scalar::Env;
 use crate::settings::Settings;
-use crate::{ddl, dml, explain, indexes, query};
+use crate::statement::Plan;
+use crate::{ddl, explain, indexes, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
+use folio_row::Value;
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
 
@@ -31,13 +34,25 @@ pub struct Session {
     /// When the open block began (`CURRENT_TIMESTAMP`), microseconds since
     /// 2000-01-01 UTC.
     block_start: i64,
-    /// Prepared statements by name (`""`: the unnamed one), parsed once.
-    prepared: std::collections::HashMap<String, Statement>,
+    /// Prepared statements by name (`""`: the unnamed one), parsed once,
+    /// planned at their first execution.
+    prepared: std::collections::HashMap<String, Prepared>,
     /// `SET` values; PostgreSQL applies a SET in a block only if the block
     /// commits, folio at once (README "Status").
     settings: Settings,
     /// The relations the session read (`access.rs`).
     relations: Relations,
+    /// Plans made for prepared statements (a kept plan is not counted).
+    plans_made: u64,
+}
+
+/// A prepared statement and its plan.
+struct Prepared {
+    statement: Statement,
+    parameters: usize,
+    /// The plan (queries and row changes) and the relation cache's
+    /// generation when it was made.
+    plan: Option<(Plan, u64)>,
 }
 
 enum Block {
@@ -65,7 +80,13 @@ impl Session {
             prepared: std::collections::HashMap::new(),
             settings: Settings::default(),
             relations: Relations::default(),
+            plans_made: 0,
         }
+    }
+
+    /// The database the session runs on.
+    pub fn database(&self) -> &Arc<Database> {
+        &self.db
     }
 
     /// The transaction status (the protocol's ReadyForQuery byte).
@@ -150,12 +171,19 @@ impl Session {
             ));
         }
         let parameters = crate::params::count(&statement);
-        self.prepared.insert(name.to_string(), statement);
+        self.prepared.insert(
+            name.to_string(),
+            Prepared {
+                statement,
+                parameters,
+                plan: None,
+            },
+        );
         Ok(parameters)
     }
 
     /// Prepared statement `name`, or 26000.
-    fn prepared(&self, name: &str) -> Result<&Statement, SqlError> {
+    fn prepared(&self, name: &str) -> Result<&Prepared, SqlError> {
         self.prepared.get(name).ok_or_else(|| {
             SqlError::new(
                 "26000",
@@ -167,7 +195,7 @@ impl Session {
     /// The number of parameters of prepared statement `name` (26000 if
     /// there is none).
     pub fn parameter_count(&self, name: &str) -> Result<usize, SqlError> {
-        self.prepared(name).map(crate::params::count)
+        self.prepared(name).map(|p| p.parameters)
     }
 
     /// Forgets prepared statement `name` (Close).
@@ -184,14 +212,80 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
-        let result = self
-            .prepared(name)
-            .and_then(|statement| crate::params::bind(statement, parameters));
-        let result = result.and_then(|statement| self.execute(&statement));
+        let result = self.run_prepared(name, parameters);
         if result.is_err() {
             self.fail();
         }
         result
+    }
+
+    /// A query or row change runs its kept plan (made at the first
+    /// execution, made again when DDL changed a relation it uses); other
+    /// statements run with their parameters bound as literals.
+    fn run_prepared(
+        &mut self,
+        name: &str,
+        parameters: &[Option<String>],
+    ) -> Result<Output, SqlError> {
+        let wanted = self.prepared(name)?.parameters;
+        if parameters.len() != wanted {
+            return Err(SqlError::new(
+                "08P01",
+                format!(
+                    "bind message supplies {} parameters, but prepared statement requires {wanted}",
+                    parameters.len()
+                ),
+            ));
+        }
+        let plannable = matches!(
+            self.prepared(name)?.statement,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update { .. }
+                | Statement::Delete(_)
+        );
+        if !plannable {
+            let statement = crate::params::bind(&self.prepared(name)?.statement, parameters)?;
+            return self.execute(&statement);
+        }
+        if let Block::Failed = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let values: Vec<Value> = parameters
+            .iter()
+            .map(|p| p.clone().map_or(Value::Null, Value::Text))
+            .collect();
+        // Out of the map while it runs (the session is borrowed).
+        let mut prepared = self.prepared.remove(name).expect("checked above");
+        let mut planned = false;
+        let result = self.in_transaction(|cx, txn, _| {
+            let generation = cx.relations.generation();
+            let kept = match &prepared.plan {
+                Some((plan, made)) => *made == generation && plan.is_current(txn)?,
+                None => false,
+            };
+            if !kept {
+                prepared.plan =
+                    statement::plan(cx, txn, &prepared.statement)?.map(|plan| (plan, generation));
+                planned = true;
+            }
+            let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
+            let env = Env {
+                now: cx.now,
+                params: &values,
+            };
+            plan.run(txn, &env)
+        });
+        self.prepared.insert(name.to_string(), prepared);
+        self.plans_made += u64::from(planned);
+        result
+    }
+
+    /// How many plans prepared statements have made: one per statement
+    /// while no DDL changes what it uses (`-M prepared` does not plan per
+    /// execution).
+    pub fn plans_made(&self) -> u64 {
+        self.plans_made
     }
 
     /// Whether a COPY waits for data.
@@ -542,6 +636,9 @@ fn run(
     notices: &mut Vec<Notice>,
     statement: &Statement,
 ) -> Result<Output, SqlError> {
+    if let Some(plan) = statement::plan(cx, txn, statement)? {
+        return plan.run(txn, &Env::at(cx.now));
+    }
     let db = cx.db;
     if matches!(
         statement,
@@ -579,25 +676,6 @@ fn run(
             on_cluster: None,
             ..
         } => ddl::alter_table(db, txn, name, operations),
-        Statement::Insert(insert) => dml::insert(cx, txn, insert),
-        Statement::Update {
-            table,
-            assignments,
-            from: None,
-            selection,
-            returning,
-            or: None,
-            limit: None,
-        } => dml::update(
-            cx,
-            txn,
-            table,
-            assignments,
-            selection.as_ref(),
-            returning.as_deref(),
-        ),
-        Statement::Delete(delete) => dml::delete(cx, txn, delete),
-        Statement::Query(q) => query::select(cx, txn, q),
         Statement::Explain {
             analyze,
             statement,

@@ -593,3 +593,61 @@ fn settings() {
     ok(&mut s, "reset all");
     assert_eq!(rows(&mut s, "show application_name"), [text(&[""])]);
 }
+
+// Proves a prepared query or row change is planned once and runs its kept
+// plan with each execution's parameters, and is planned again when DDL
+// (another session's, or its own) changes a table it uses.
+#[test]
+fn prepared_statements_keep_their_plans() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table t (aid int primary key, abalance int)");
+    ok(&mut s, "insert into t values (1, 10), (2, 20), (3, 30)");
+    let mut other = Session::new(s.database().clone());
+    assert_eq!(
+        s.prepare("get", "select abalance from t where aid = $1")
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        s.prepare(
+            "add",
+            "update t set abalance = abalance + $1 where aid = $2"
+        )
+        .unwrap(),
+        2
+    );
+    let value = |s: &mut Session, aid: &str| match s
+        .execute_prepared("get", &[Some(aid.into())])
+        .unwrap()
+    {
+        Output::Rows { rows, .. } => rows.first().map(|r| text_output(&r[0]).unwrap().unwrap()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value(&mut s, "1").as_deref(), Some("10"));
+    assert_eq!(value(&mut s, "3").as_deref(), Some("30"));
+    assert_eq!(value(&mut s, "4"), None);
+    let out = s
+        .execute_prepared("add", &[Some("-5".into()), Some("2".into())])
+        .unwrap();
+    assert_eq!(out.tag(), "UPDATE 1");
+    s.execute_prepared("add", &[Some("7".into()), Some("2".into())])
+        .unwrap();
+    assert_eq!(value(&mut s, "2").as_deref(), Some("22"));
+    assert_eq!(s.plans_made(), 2, "one plan per statement");
+    // A parameter takes its column's type: PostgreSQL's error for bad input.
+    let e = s
+        .execute_prepared("get", &[Some("1.5".into())])
+        .unwrap_err();
+    assert_eq!(e.code, "22P02");
+    assert_eq!(s.plans_made(), 2);
+    // Another session's DDL on the table: planned again, still right.
+    ok(&mut other, "create index on t (abalance)");
+    assert_eq!(value(&mut s, "2").as_deref(), Some("22"));
+    assert_eq!(s.plans_made(), 3);
+    // Its own DDL: the table dropped and made again with other rows.
+    ok(&mut s, "drop table t");
+    ok(&mut s, "create table t (aid int primary key, abalance int)");
+    ok(&mut s, "insert into t values (2, 99)");
+    assert_eq!(value(&mut s, "2").as_deref(), Some("99"));
+    assert_eq!(s.plans_made(), 4);
+}

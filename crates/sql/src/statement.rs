@@ -1,0 +1,76 @@
+//! Statements that are planned once and run per execution (queries and
+//! row changes), the unit a prepared statement keeps: [`plan`], then
+//! [`Plan::run`] with the execution's parameters while [`Plan::is_current`]
+//! (no DDL changed a relation it uses).
+
+use crate::context::Ctx;
+use crate::dml::{self, Change};
+use crate::error::SqlError;
+use crate::output::Output;
+use crate::query::{self, Planned};
+use crate::scalar::Env;
+use folio_catalog::Relation;
+use folio_db::Transaction;
+use sqlparser::ast::Statement;
+use std::sync::Arc;
+
+/// A planned statement.
+pub enum Plan {
+    Query(Box<Planned>),
+    Change(Box<Change>),
+}
+
+/// The plan of `statement`, if it is a query or a row change (`None`:
+/// another statement, run directly).
+pub fn plan(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Option<Plan>, SqlError> {
+    Ok(Some(match statement {
+        Statement::Query(q) => Plan::Query(Box::new(query::plan_query(cx, txn, q)?)),
+        Statement::Insert(insert) => Plan::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
+        Statement::Update {
+            table,
+            assignments,
+            from: None,
+            selection,
+            returning,
+            or: None,
+            limit: None,
+        } => Plan::Change(Box::new(dml::plan_update(
+            cx,
+            txn,
+            table,
+            assignments,
+            selection.as_ref(),
+            returning.as_deref(),
+        )?)),
+        Statement::Delete(delete) => Plan::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
+        _ => return Ok(None),
+    }))
+}
+
+impl Plan {
+    /// Runs the plan.
+    pub fn run(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
+        match self {
+            Plan::Query(planned) => planned.output(txn, env),
+            Plan::Change(change) => change.run(txn, env),
+        }
+    }
+
+    /// Whether every relation it uses is still current for `txn`.
+    pub fn is_current(&self, txn: &Transaction) -> Result<bool, SqlError> {
+        let relations: Vec<&Arc<Relation>> = match self {
+            Plan::Query(planned) => planned.relations(),
+            Plan::Change(change) => change.relations(),
+        };
+        for relation in relations {
+            if !relation.is_current(txn)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}

@@ -71,6 +71,27 @@ impl BufferPool {
     /// exclusive holder. Writes no shared memory when the page is cached.
     #[inline]
     pub fn optimistic(&self, page_id: PageId) -> Result<OptimisticGuard<'_>, BufferError> {
+        self.optimistic_counted::<true>(page_id)
+    }
+
+    /// [`BufferPool::optimistic`] without counting the access as a hit (a
+    /// miss, which reads the file, still counts): for the engine's own
+    /// bookkeeping pages (the commit-status
+    /// log), which PostgreSQL keeps outside shared buffers, so that the
+    /// per-thread hits (`EXPLAIN (BUFFERS)`) count relation pages only.
+    #[inline]
+    pub fn optimistic_uncounted(
+        &self,
+        page_id: PageId,
+    ) -> Result<OptimisticGuard<'_>, BufferError> {
+        self.optimistic_counted::<false>(page_id)
+    }
+
+    #[inline(always)]
+    fn optimistic_counted<const COUNT: bool>(
+        &self,
+        page_id: PageId,
+    ) -> Result<OptimisticGuard<'_>, BufferError> {
         let word = self.state(page_id)?;
         let mut backoff = Backoff::default();
         let mut faulted = false;
@@ -92,12 +113,16 @@ impl BufferPool {
                     let start = seen.unmark().expect("marked");
                     self.count(Counter::StateRmw, 1);
                     if state::try_transition(word, seen, start).is_ok() {
-                        self.count_hit(faulted);
+                        if COUNT {
+                            self.count_hit(faulted);
+                        }
                         return Ok(OptimisticGuard::new(self, page_id, start));
                     }
                 }
                 _ => {
-                    self.count_hit(faulted);
+                    if COUNT {
+                        self.count_hit(faulted);
+                    }
                     return Ok(OptimisticGuard::new(self, page_id, seen));
                 }
             }

@@ -74,17 +74,19 @@ pub fn explain(
         });
     }
     describe(&planned, options, actual.as_ref(), &mut lines);
-    if options.analyze && options.summary {
-        let planned_pages = (
-            before_run.hits - before_plan.hits,
-            before_run.misses - before_plan.misses,
-        );
-        if options.buffers
-            && let Some(b) = buffers(planned_pages.0, planned_pages.1)
-        {
-            lines.push("Planning:".into());
-            lines.push(format!("  {b}"));
-        }
+    // PostgreSQL prints the planning's buffers with BUFFERS whether or not
+    // the summary is on, and only when there were some.
+    let planned_pages = (
+        before_run.hits - before_plan.hits,
+        before_run.misses - before_plan.misses,
+    );
+    if options.buffers
+        && let Some(b) = buffers(planned_pages.0, planned_pages.1)
+    {
+        lines.push("Planning:".into());
+        lines.push(format!("  {b}"));
+    }
+    if options.summary {
         lines.push(format!("Planning Time: {:.3} ms", millis(planning)));
         if let Some(a) = &actual {
             lines.push(format!("Execution Time: {:.3} ms", millis(a.elapsed)));
@@ -487,14 +489,21 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
     }
 }
 
-/// A constant as PostgreSQL prints it in a plan: numbers bare, the rest
-/// quoted with their type.
+/// A constant as PostgreSQL prints it in a plan (ruleutils'
+/// `get_const_expr`): a non-negative integer bare, a numeric bare when it
+/// reads back as one (a point or an exponent), booleans as words, the
+/// rest quoted with their type.
 fn constant(v: &Value) -> String {
     let text = types::text_output(v).ok().flatten();
     match (v, text) {
         (_, None) => "NULL".into(),
-        (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), Some(t)) => t,
-        (Value::Numeric(_), Some(t)) => t,
+        (Value::Int4(x), Some(t)) if *x >= 0 => t,
+        (Value::Bool(b), _) => b.to_string(),
+        (Value::Numeric(_), Some(t))
+            if t.starts_with(|c: char| c.is_ascii_digit()) && t.contains(['.', 'e', 'E']) =>
+        {
+            t
+        }
         (other, Some(t)) => format!(
             "'{}'::{}",
             t.replace('\'', "''"),

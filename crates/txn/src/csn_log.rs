@@ -173,7 +173,8 @@ impl CsnLog {
             return Ok(None);
         };
         loop {
-            let guard = self.pool.optimistic(id)?;
+            // Not a relation page: not in a statement's buffer counts.
+            let guard = self.pool.optimistic_uncounted(id)?;
             let word = guard.read_u64(fate_offset(slot));
             if guard.validate().is_ok() {
                 return decode_word(word, slot)

@@ -1,5 +1,6 @@
-//! A single-file HTML report: SVG plots of throughput against threads per
-//! configuration, green/red relative-speed-up tables, and the targets.
+//! A single-file HTML report: SVG plots of throughput against threads (or
+//! a server benchmark's clients) per configuration, green/red
+//! relative-speed-up tables, and the targets.
 //! Opens in a browser without a server (no scripts, no external assets).
 
 use crate::{Check, Row};
@@ -14,11 +15,20 @@ const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 300.0;
 const MARGIN: f64 = 60.0;
 
-/// The throughput measure of a row, by preference.
-fn throughput(row: &Row) -> Option<(&'static str, f64)> {
-    ["ops_per_sec", "records_per_sec"]
-        .into_iter()
-        .find_map(|key| row.number(key).map(|value| (key, value)))
+/// The measure a row is plotted by, by preference: a throughput
+/// (`ops_per_sec`, `records_per_sec`, pgbench's `tps`), else the one value
+/// a server benchmark measures at one point (`shared_hit` of an explain,
+/// `recovery_s` after a kill -9).
+fn plotted(row: &Row) -> Option<(&'static str, f64)> {
+    [
+        "ops_per_sec",
+        "records_per_sec",
+        "tps",
+        "shared_hit",
+        "recovery_s",
+    ]
+    .into_iter()
+    .find_map(|key| row.number(key).map(|value| (key, value)))
 }
 
 /// The configuration of a row: its non-numeric values (e.g. `checksums=on`).
@@ -55,15 +65,26 @@ fn escape(text: &str) -> String {
 /// Series of (threads, value) per configuration for one case.
 type Series = BTreeMap<String, Vec<(usize, f64)>>;
 
-fn group(rows: &[Row]) -> BTreeMap<(String, String), (&'static str, Series)> {
-    let mut cases: BTreeMap<(String, String), (&'static str, Series)> = BTreeMap::new();
+/// One case's plot: its measure, what its x axis counts (`Row::axis`),
+/// and a series per configuration.
+struct Plot {
+    measure: &'static str,
+    axis: &'static str,
+    series: Series,
+}
+
+fn group(rows: &[Row]) -> BTreeMap<(String, String), Plot> {
+    let mut cases: BTreeMap<(String, String), Plot> = BTreeMap::new();
     for row in rows {
-        if let Some((measure, value)) = throughput(row) {
-            let entry = cases
+        if let Some((measure, value)) = plotted(row) {
+            let plot = cases
                 .entry((row.workload.to_string(), row.case.clone()))
-                .or_insert((measure, Series::new()));
-            entry
-                .1
+                .or_insert(Plot {
+                    measure,
+                    axis: row.axis,
+                    series: Series::new(),
+                });
+            plot.series
                 .entry(configuration(row))
                 .or_default()
                 .push((row.threads, value));
@@ -125,7 +146,7 @@ fn svg_bars(title: &str, measure: &str, series: &Series) -> String {
     svg
 }
 
-fn svg_plot(title: &str, measure: &str, series: &Series) -> String {
+fn svg_plot(title: &str, measure: &str, axis: &str, series: &Series) -> String {
     let points = || series.values().flatten();
     let max_threads = points().map(|p| p.0).max().unwrap_or(1).max(2) as f64;
     let max_value = points().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
@@ -181,9 +202,10 @@ fn svg_plot(title: &str, measure: &str, series: &Series) -> String {
     }
     let _ = write!(
         svg,
-        r#"<text x="{}" y="{}" text-anchor="middle">threads</text>"#,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
         WIDTH / 2.0,
-        bottom + 30.0
+        bottom + 30.0,
+        escape(axis)
     );
     let _ = write!(
         svg,
@@ -244,14 +266,18 @@ fn human(value: f64) -> String {
 
 /// Ratios of each configuration to the first, per thread count, coloured
 /// green (faster) or red (slower) with intensity by distance from 1.
-fn speedup_table(series: &Series) -> String {
+fn speedup_table(axis: &str, series: &Series) -> String {
     let mut configs = series.keys();
     let Some(base_name) = configs.next() else {
         return String::new();
     };
     let base: BTreeMap<usize, f64> = series[base_name].iter().copied().collect();
     let others: Vec<&String> = configs.collect();
-    let mut html = format!("<table><tr><th>threads</th><th>{}</th>", escape(base_name));
+    let mut html = format!(
+        "<table><tr><th>{}</th><th>{}</th>",
+        escape(axis),
+        escape(base_name)
+    );
     for name in &others {
         let _ = write!(html, "<th>{} / {}</th>", escape(name), escape(base_name));
     }
@@ -317,7 +343,12 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
         );
     }
     html.push_str("</table>");
-    for ((workload, case), (measure, series)) in group(rows) {
+    for ((workload, case), plot) in group(rows) {
+        let Plot {
+            measure,
+            axis,
+            series,
+        } = plot;
         let title = if workload == case {
             workload.clone()
         } else {
@@ -330,9 +361,9 @@ pub fn render_html(rows: &[Row], checks: &[Check]) -> String {
         if thread_counts.len() == 1 {
             html.push_str(&svg_bars(&title, measure, &series));
         } else {
-            html.push_str(&svg_plot(&title, measure, &series));
+            html.push_str(&svg_plot(&title, measure, axis, &series));
         }
-        html.push_str(&speedup_table(&series));
+        html.push_str(&speedup_table(axis, &series));
         html.push_str("</div>");
     }
     html.push_str("</body></html>\n");
@@ -365,6 +396,32 @@ mod tests {
         assert_eq!(html.matches("<polyline").count(), 2);
         assert!(html.contains("checksums=on / checksums=off"));
         assert!(html.contains("rgb(255,"), "a slower ratio is red");
+    }
+
+    // Proves pgbench rows are plotted by tps against clients with a line per
+    // engine, and rows that failed (an error, no tps) are left out.
+    #[test]
+    fn pgbench_rows_plot_tps_per_engine() {
+        let mut rows: Vec<Row> = [(2, "folio", 30.0), (8, "folio", 60.0)]
+            .into_iter()
+            .chain([(2, "postgres", 20.0), (8, "postgres", 30.0)])
+            .map(|(clients, engine, tps)| {
+                Row::clients("tpcb", "tpcb", clients)
+                    .with("engine", engine)
+                    .with("tps", tps)
+            })
+            .collect();
+        rows.push(
+            Row::clients("tpcb", "tpcb", 32)
+                .with("engine", "folio")
+                .with("error", "ERROR:  boom"),
+        );
+        let html = render_html(&rows, &[]);
+        assert_eq!(html.matches("<polyline").count(), 2);
+        assert!(html.contains(">clients</text>"));
+        assert!(html.contains("<th>clients</th>"));
+        assert!(html.contains("engine=postgres / engine=folio"));
+        assert!(!html.contains("boom"));
     }
 
     // Proves a case measured at one thread count is drawn as one bar per

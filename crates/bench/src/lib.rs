@@ -10,6 +10,7 @@ mod error;
 mod harness;
 mod html;
 mod loopfs;
+pub mod pgbench;
 mod pool_file;
 mod recovery;
 mod recycle;

@@ -66,20 +66,46 @@ fn render_grid(header: &[String], body: &[Vec<String>]) -> String {
     out
 }
 
-/// The rows as an aligned text table.
+/// What the rows' `threads` column counts (`threads` unless the rows say
+/// `clients`).
+fn axis(rows: &[Row]) -> &'static str {
+    rows.first().map_or("threads", |row| row.axis)
+}
+
+/// Text cells longer than this become numbered notes below a table (error
+/// messages), so one long cell does not widen every line.
+const NOTE_WIDTH: usize = 48;
+
+/// The rows as an aligned text table. A text value longer than
+/// `NOTE_WIDTH` shows as `[n]`, with note `n` printed in full below.
 pub fn render_table(rows: &[Row]) -> String {
     let columns = value_columns(rows);
-    let mut header = vec!["case".to_string(), "threads".to_string()];
+    let mut header = vec!["case".to_string(), axis(rows).to_string()];
     header.extend(columns.iter().cloned());
+    let mut notes: Vec<String> = Vec::new();
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             let mut line = vec![row.case.clone(), row.threads.to_string()];
-            line.extend(columns.iter().map(|c| cell(row.values.get(c))));
+            line.extend(columns.iter().map(|c| {
+                let text = cell(row.values.get(c));
+                if text.len() <= NOTE_WIDTH {
+                    return text;
+                }
+                let index = notes.iter().position(|n| *n == text).unwrap_or_else(|| {
+                    notes.push(text);
+                    notes.len() - 1
+                });
+                format!("[{}]", index + 1)
+            }));
             line
         })
         .collect();
-    render_grid(&header, &body)
+    let mut table = render_grid(&header, &body);
+    for (index, note) in notes.iter().enumerate() {
+        let _ = writeln!(table, "[{}] {note}", index + 1);
+    }
+    table
 }
 
 /// Every target next to its measured value with pass/fail.
@@ -135,7 +161,7 @@ pub fn write_results(
     };
     std::fs::create_dir_all(dir).map_err(io_error)?;
     let columns = value_columns(rows);
-    let mut csv = String::from("workload,case,threads");
+    let mut csv = format!("workload,case,{}", axis(rows));
     for column in &columns {
         csv.push(',');
         csv.push_str(&csv_field(column));
@@ -203,6 +229,27 @@ mod tests {
         assert_eq!(lines[0]["pass"], false);
         assert_eq!(lines[0]["target"], "ratio >= 0.95");
         assert!(lines[1].get("target").is_none());
+    }
+
+    // Proves a long text value (an error message) is a numbered note below
+    // the table, said once however many rows carry it, and that rows of a
+    // server benchmark name their axis `clients`.
+    #[test]
+    fn long_text_becomes_a_note() {
+        let error = "ERROR:  0A000: CREATE INDEX is not supported yet by folio-sql";
+        let rows = vec![
+            Row::clients("seed000", "seed000", 2).with("error", error),
+            Row::clients("seed000", "seed000", 8).with("error", error),
+            Row::clients("seed000", "seed000", 8).with("tps", 10.5),
+        ];
+        let table = render_table(&rows);
+        assert!(table.lines().next().unwrap().contains("clients"));
+        assert_eq!(table.matches("[1]").count(), 3, "{table}");
+        assert_eq!(table.matches(error).count(), 1);
+        assert!(table.ends_with(&format!("[1] {error}\n")));
+        let lines = json_lines(&rows, &[]);
+        assert_eq!(lines[0]["clients"], 2);
+        assert!(lines[0].get("threads").is_none());
     }
 
     // Proves the table has a header, a rule and one line per row.

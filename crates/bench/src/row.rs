@@ -6,7 +6,12 @@ use serde_json::{Map, Value};
 pub struct Row {
     pub workload: &'static str,
     pub case: String,
+    /// The concurrency of the point: threads, or the clients of a server
+    /// benchmark (`axis` says which).
     pub threads: usize,
+    /// What `threads` counts, the name it has in tables, JSON and plots:
+    /// `threads` in-process, `clients` for `folio bench pgbench`.
+    pub axis: &'static str,
     pub values: Map<String, Value>,
 }
 
@@ -16,7 +21,16 @@ impl Row {
             workload,
             case: case.to_string(),
             threads,
+            axis: "threads",
             values: Map::new(),
+        }
+    }
+
+    /// A point measured with `clients` client connections to a server.
+    pub fn clients(workload: &'static str, case: &str, clients: usize) -> Row {
+        Row {
+            axis: "clients",
+            ..Row::new(workload, case, clients)
         }
     }
 
@@ -46,7 +60,7 @@ impl Row {
         let mut object = Map::new();
         object.insert("workload".into(), self.workload.into());
         object.insert("case".into(), self.case.clone().into());
-        object.insert("threads".into(), self.threads.into());
+        object.insert(self.axis.into(), self.threads.into());
         object.extend(self.values.clone());
         if !checks.is_empty() {
             let targets: Vec<String> = checks
@@ -89,6 +103,25 @@ impl Check {
             bound: format!(">= {minimum}"),
             measured,
             pass: measured >= minimum,
+            rows,
+        }
+    }
+
+    /// A check that `measured` equals `expected` exactly (counts, e.g.
+    /// buffer hits of a scan and of its mirror image).
+    pub fn equal(
+        workload: &'static str,
+        measure: String,
+        measured: f64,
+        expected: f64,
+        rows: Vec<usize>,
+    ) -> Check {
+        Check {
+            workload,
+            measure,
+            bound: format!("= {expected}"),
+            measured,
+            pass: measured == expected,
             rows,
         }
     }

@@ -1,15 +1,22 @@
-//! `folio bench`: runs workloads, prints tables, writes CSV and JSON lines.
+//! `folio bench`: runs workloads, prints tables, writes CSV and JSON lines;
+//! `folio bench pgbench`: PostgreSQL 15's pgbench against `folio serve` and
+//! PostgreSQL side by side (`folio_bench::pgbench`).
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, Subcommand};
+use folio_bench::pgbench::{self, Harness, PgWorkload, PgbenchConfig};
 use folio_bench::{BenchConfig, Check, Progress, Row, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArgs {
+    #[command(subcommand)]
+    command: Option<BenchCommand>,
     /// The workload to run (see --list); the quick suite when omitted.
     workload: Option<String>,
     /// List the workloads and exit.
@@ -47,7 +54,46 @@ pub struct BenchArgs {
     results_dir: PathBuf,
 }
 
-fn parse_on_off(text: &str) -> Result<bool, String> {
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// PostgreSQL 15's pgbench and psql against `folio serve` and a
+    /// temporary PostgreSQL 15 cluster, side by side (issue 17): the seeds'
+    /// commands, interleaved, same settings. Needs PostgreSQL 15 (installed
+    /// with apt-get when missing and run as root); not in the quick suite.
+    Pgbench(PgbenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PgbenchArgs {
+    /// List the workloads and exit.
+    #[arg(long)]
+    list: bool,
+    /// Small sizes and short runs (a few minutes), keeping the client
+    /// counts the targets name.
+    #[arg(long)]
+    quick: bool,
+    /// Workloads to run, e.g. tpcb,seed004 (default: seed000, select-only,
+    /// tpcb, seed004, seed001).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Option<Vec<String>>,
+    /// Client counts of the throughput workloads, e.g. 1,2,8.
+    #[arg(long, value_delimiter = ',')]
+    clients: Option<Vec<usize>>,
+    /// Time per pgbench run (pgbench -T, whole seconds), e.g. 10s.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    duration: Option<Duration>,
+    /// pgbench scale of select-only and tpcb.
+    #[arg(long)]
+    scale: Option<u32>,
+    /// Print one JSON object per measured row instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Directory for CSV, JSON lines, summary.csv and report.html.
+    #[arg(long, default_value = "results/pgbench")]
+    results_dir: PathBuf,
+}
+
+pub(crate) fn parse_on_off(text: &str) -> Result<bool, String> {
     match text {
         "on" | "true" => Ok(true),
         "off" | "false" => Ok(false),
@@ -106,10 +152,17 @@ impl Bar {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(BenchCommand::Pgbench(args)) = args.command {
+        return run_pgbench(args);
+    }
     if args.list {
         for workload in folio_bench::workloads() {
             println!("{:<12} {}", workload.name(), workload.about());
         }
+        println!(
+            "{:<12} PostgreSQL 15's pgbench against folio serve and PostgreSQL (folio bench pgbench --list)",
+            "pgbench"
+        );
         return Ok(());
     }
     let selected: Vec<&dyn Workload> = match &args.workload {
@@ -154,44 +207,128 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         progress.finish();
         let checks = workload.checks(&rows);
         folio_bench::write_results(&args.results_dir, workload.name(), &rows, &checks)?;
-        if args.json {
-            for line in folio_bench::json_lines(&rows, &checks) {
-                println!("{line}");
-            }
-        } else {
-            println!(
-                "\n== {} ==\n{}",
-                workload.name(),
-                folio_bench::render_table(&rows)
-            );
-        }
-        // Checks index rows within their workload; shift them into the
-        // combined list the HTML report is drawn from.
-        let offset = all_rows.len();
-        all_checks.extend(checks.into_iter().map(|mut c| {
-            c.rows.iter_mut().for_each(|r| *r += offset);
-            c
-        }));
-        all_rows.extend(rows);
+        print_rows(workload.name(), &rows, &checks, args.json);
+        collect(&mut all_rows, &mut all_checks, rows, checks);
     }
-    let report_path = args.results_dir.join("report.html");
-    std::fs::write(
-        &report_path,
-        folio_bench::render_html(&all_rows, &all_checks),
+    finish(
+        &args.results_dir,
+        "targets (DESIGN.md §4)",
+        &all_rows,
+        &all_checks,
+        args.json,
     )
-    .with_context(|| format!("writing {}", report_path.display()))?;
-    if !args.json {
-        println!(
-            "== targets (DESIGN.md §4) ==\n{}",
-            folio_bench::render_summary(&all_checks)
-        );
-        let failed = all_checks.iter().filter(|c| !c.pass).count();
+}
+
+/// Adds one workload's rows and checks to the run's; checks index rows
+/// within their workload, so they are shifted into the combined list the
+/// HTML report is drawn from.
+fn collect(
+    all_rows: &mut Vec<Row>,
+    all_checks: &mut Vec<Check>,
+    rows: Vec<Row>,
+    checks: Vec<Check>,
+) {
+    let offset = all_rows.len();
+    all_checks.extend(checks.into_iter().map(|mut c| {
+        c.rows.iter_mut().for_each(|r| *r += offset);
+        c
+    }));
+    all_rows.extend(rows);
+}
+
+/// Prints one workload's rows: a table, or JSON lines.
+fn print_rows(name: &str, rows: &[Row], checks: &[Check], json: bool) {
+    if json {
+        for line in folio_bench::json_lines(rows, checks) {
+            println!("{line}");
+        }
+    } else {
+        println!("\n== {name} ==\n{}", folio_bench::render_table(rows));
+    }
+}
+
+/// Writes report.html and prints the targets with pass/fail.
+fn finish(
+    results_dir: &Path,
+    heading: &str,
+    rows: &[Row],
+    checks: &[Check],
+    json: bool,
+) -> anyhow::Result<()> {
+    let report_path = results_dir.join("report.html");
+    std::fs::write(&report_path, folio_bench::render_html(rows, checks))
+        .with_context(|| format!("writing {}", report_path.display()))?;
+    if !json {
+        println!("== {heading} ==\n{}", folio_bench::render_summary(checks));
+        let failed = checks.iter().filter(|c| !c.pass).count();
         println!(
             "{} of {} targets met; results (CSV, JSON lines, report.html) in {}",
-            all_checks.len() - failed,
-            all_checks.len(),
-            args.results_dir.display()
+            checks.len() - failed,
+            checks.len(),
+            results_dir.display()
         );
     }
     Ok(())
+}
+
+/// `folio bench pgbench`: every selected workload on both servers; the
+/// servers and their directories are gone when this returns, also after
+/// an error or Ctrl-C (which ends the run at the next wait).
+fn run_pgbench(args: PgbenchArgs) -> anyhow::Result<()> {
+    if args.list {
+        for workload in pgbench::workloads() {
+            println!("{:<12} {}", workload.name(), workload.about());
+        }
+        return Ok(());
+    }
+    let selected: Vec<&dyn PgWorkload> = match &args.workloads {
+        Some(names) => names
+            .iter()
+            .map(|name| pgbench::workload(name))
+            .collect::<Result<_, _>>()?,
+        None => pgbench::workloads(),
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, interrupted.clone())
+            .context("installing the signal handlers")?;
+    }
+    let exe = std::env::current_exe().context("finding the folio executable")?;
+    let mut config = PgbenchConfig::new(exe);
+    config.quick = args.quick;
+    config.clients = args.clients.clone();
+    config.duration = args.duration;
+    config.scale = args.scale;
+    config.interrupted = interrupted;
+    let harness = Harness::new(config)?;
+    std::fs::create_dir_all(&args.results_dir)
+        .with_context(|| format!("creating {}", args.results_dir.display()))?;
+    // This run's targets only (the in-process suite appends to its own).
+    let summary = args.results_dir.join("summary.csv");
+    if summary.exists() {
+        std::fs::remove_file(&summary)
+            .with_context(|| format!("removing {}", summary.display()))?;
+    }
+    let progress = Bar {
+        bar: Mutex::new(None),
+        hidden: args.json,
+    };
+    let mut all_rows: Vec<Row> = Vec::new();
+    let mut all_checks: Vec<Check> = Vec::new();
+    for workload in selected {
+        let outcome = harness.run(workload, &progress);
+        progress.finish();
+        let (rows, checks) =
+            outcome.with_context(|| format!("pgbench workload {} failed", workload.name()))?;
+        folio_bench::write_results(&args.results_dir, workload.name(), &rows, &checks)?;
+        print_rows(workload.name(), &rows, &checks, args.json);
+        collect(&mut all_rows, &mut all_checks, rows, checks);
+    }
+    finish(
+        &args.results_dir,
+        "targets (issue 17)",
+        &all_rows,
+        &all_checks,
+        args.json,
+    )
 }

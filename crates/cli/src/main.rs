@@ -2,6 +2,7 @@
 
 mod bench;
 mod checksums;
+mod init;
 mod serve;
 mod verify;
 mod waldump;
@@ -34,6 +35,8 @@ enum Command {
     /// Open a database (running crash recovery), verify every tree and the
     /// buffer pool's invariants, and close it.
     Verify(verify::VerifyArgs),
+    /// Create a database in an absent or empty directory (like initdb).
+    Init(init::InitArgs),
     /// Serve a database over PostgreSQL's wire protocol (psql, pgbench);
     /// the directory is created with a new database on first start.
     Serve(serve::ServeArgs),
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Waldump(args) => waldump::run(args),
         Command::Checksums(args) => checksums::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
     };
     match result {

@@ -11,10 +11,11 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::from::{JoinKind, Method, Scope, Source};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
-use crate::query::{self, Planned, Shape, Source};
+use crate::query::{self, Planned, Shape};
 use crate::scalar::{Env, Scalar};
 use crate::types;
 use folio_db::Transaction;
@@ -66,8 +67,7 @@ pub fn explain(
             rows: rows.len() as u64,
             scanned: counts.scanned,
             groups: counts.groups,
-            removed: counts.scan.removed_by_filter,
-            heap_fetches: counts.scan.heap_fetches,
+            nodes: counts.source.nodes,
             hit: after.hits - before_run.hits,
             read: after.misses - before_run.misses,
             elapsed: started.elapsed(),
@@ -114,8 +114,8 @@ struct Actual {
     scanned: u64,
     /// Aggregate rows.
     groups: u64,
-    removed: u64,
-    heap_fetches: u64,
+    /// Rows and scan counts per source node.
+    nodes: std::collections::HashMap<usize, (u64, crate::scan::ScanCounts)>,
     hit: u64,
     read: u64,
     elapsed: std::time::Duration,
@@ -183,49 +183,95 @@ fn buffers(hit: u64, read: u64) -> Option<String> {
     (!parts.is_empty()).then(|| format!("Buffers: shared {}", parts.join(" ")))
 }
 
-/// One plan node as lines.
+/// One plan node: its title, details, actual rows, children.
 struct Node {
     title: String,
     details: Vec<String>,
     rows: Option<u64>,
+    children: Vec<Node>,
 }
 
-/// The plan's nodes, outermost first, rendered with PostgreSQL's
-/// indentation (`->  ` for a child, details 2 spaces past it).
-fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines: &mut Vec<String>) {
-    let mut nodes: Vec<Node> = Vec::new();
-    let analyzed = |n: u64| actual.map(|_| n);
-    let produced = actual.map_or(0, |a| a.scanned);
-    if planned.limit.is_some() || planned.offset > 0 {
-        nodes.push(Node {
-            title: "Limit".into(),
+impl Node {
+    fn new(title: impl Into<String>, rows: Option<u64>) -> Node {
+        Node {
+            title: title.into(),
             details: Vec::new(),
-            rows: analyzed(actual.map_or(0, |a| a.rows)),
-        });
+            rows,
+            children: Vec::new(),
+        }
+    }
+
+    /// The node and its children as lines, with PostgreSQL's indentation
+    /// (`->  ` for a child, details 2 spaces past it); `buffers` goes on
+    /// every node of the chain from the top down to the first with
+    /// several children (a node's count includes its children's; folio
+    /// counts per statement).
+    fn render(
+        &self,
+        depth: usize,
+        timing: Option<f64>,
+        buffers: Option<&str>,
+        lines: &mut Vec<String>,
+    ) {
+        let (head, indent) = if depth == 0 {
+            (String::new(), "  ".to_string())
+        } else {
+            (
+                format!("{}->  ", " ".repeat(6 * (depth - 1) + 2)),
+                " ".repeat(6 * depth + 2),
+            )
+        };
+        let mut title = format!("{head}{}", self.title);
+        if let Some(rows) = self.rows {
+            // The nodes run to completion one after the other: each is
+            // given the statement's time.
+            let time = timing.map_or(String::new(), |ms| format!("time=0.000..{ms:.3} "));
+            title.push_str(&format!(" (actual {time}rows={rows} loops=1)"));
+        }
+        lines.push(title);
+        for d in &self.details {
+            lines.push(format!("{indent}{d}"));
+        }
+        if let Some(b) = buffers {
+            lines.push(format!("{indent}{b}"));
+        }
+        let below = buffers.filter(|_| self.children.len() == 1);
+        for child in &self.children {
+            child.render(depth + 1, timing, below, lines);
+        }
+    }
+}
+
+/// The plan as lines.
+fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines: &mut Vec<String>) {
+    let analyzed = |n: u64| actual.map(|_| n);
+    let names = planned.scope.display_names();
+    let types = planned.scope.types();
+    let mut node = source_node(&planned.source, &planned.scope, actual);
+    if !planned.filter.is_empty() {
+        node.details.push(format!(
+            "One-Time Filter: {}",
+            conjunction(&planned.filter, &names, &types)
+        ));
+    }
+    if !planned.sort.is_empty() {
+        let keys: Vec<String> = planned.sort.iter().map(|k| sort_key(&names, k)).collect();
+        let mut sort = Node::new("Sort", analyzed(actual.map_or(0, |a| a.scanned)));
+        sort.details = sort_details(&keys, actual.is_some());
+        sort.children.push(node);
+        node = sort;
     }
     if let Shape::Aggregate {
         grouping, order, ..
     } = &planned.shape
     {
-        let source_names = source_columns(&planned.source);
         let aggregate_names: Vec<String> = grouping
             .keys
             .iter()
-            .map(|k| deparse(k, &source_names, &[]))
-            .chain(grouping.calls.iter().map(|c| call_text(c, &source_names)))
+            .map(|k| deparse(k, &names, &types))
+            .chain(grouping.calls.iter().map(|c| call_text(c, &names)))
             .collect();
-        let groups = actual.map_or(0, |a| a.groups);
-        if !order.is_empty() {
-            let keys: Vec<String> = order
-                .iter()
-                .map(|k| sort_key(&aggregate_names, k))
-                .collect();
-            nodes.push(Node {
-                title: "Sort".into(),
-                details: sort_details(&keys, actual.is_some()),
-                rows: analyzed(groups),
-            });
-        }
+        let groups = analyzed(actual.map_or(0, |a| a.groups));
         let (title, mut details) = if grouping.keys.is_empty() {
             ("Aggregate", Vec::new())
         } else {
@@ -235,78 +281,143 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
         if let Some(h) = &grouping.having {
             details.push(format!("Filter: {}", deparse(h, &aggregate_names, &[])));
         }
-        nodes.push(Node {
-            title: title.into(),
-            details,
-            rows: analyzed(groups),
-        });
+        let mut aggregate = Node::new(title, groups);
+        aggregate.details = details;
+        aggregate.children.push(node);
+        node = aggregate;
+        if !order.is_empty() {
+            let keys: Vec<String> = order
+                .iter()
+                .map(|k| sort_key(&aggregate_names, k))
+                .collect();
+            let mut sort = Node::new("Sort", groups);
+            sort.details = sort_details(&keys, actual.is_some());
+            sort.children.push(node);
+            node = sort;
+        }
     }
-    match &planned.source {
-        Source::One => nodes.push(Node {
-            title: "Result".into(),
-            details: Vec::new(),
-            rows: analyzed(1),
-        }),
-        Source::Series { .. } => nodes.push(Node {
-            title: "Function Scan on generate_series".into(),
-            details: Vec::new(),
-            rows: analyzed(produced),
-        }),
+    if planned.limit.is_some() || planned.offset > 0 {
+        let mut limit = Node::new("Limit", analyzed(actual.map_or(0, |a| a.rows)));
+        limit.children.push(node);
+        node = limit;
+    }
+    let buffer_line = actual
+        .filter(|_| options.buffers)
+        .and_then(|a| buffers(a.hit, a.read));
+    let timing = actual.filter(|_| options.timing).map(|a| millis(a.elapsed));
+    node.render(0, timing, buffer_line.as_deref(), lines);
+}
+
+/// The node of a source (recursively for joins).
+fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node {
+    let rows = |s: &Source| actual.map(|a| a.nodes.get(&node_id(s)).map_or(0, |n| n.0));
+    let names = scope.display_names();
+    let types = scope.types();
+    match source {
+        Source::One => Node::new("Result", actual.map(|_| 1)),
+        Source::Series { filter, .. } => {
+            let mut node = Node::new("Function Scan on generate_series", rows(source));
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
+            }
+            node
+        }
         Source::Table {
-            name,
+            label,
             relation,
             plan,
         } => {
-            let column_names: Vec<String> = relation
+            // A scan's conditions name its columns unqualified (PostgreSQL
+            // qualifies them only with VERBOSE).
+            let own: Vec<String> = relation
                 .def
                 .columns
                 .iter()
                 .map(|c| c.name.clone())
                 .collect();
-            if !plan.sort.is_empty() {
-                let keys: Vec<String> = plan
-                    .sort
-                    .iter()
-                    .map(|k| sort_key(&column_names, k))
-                    .collect();
-                nodes.push(Node {
-                    title: "Sort".into(),
-                    details: sort_details(&keys, actual.is_some()),
-                    rows: analyzed(produced),
-                });
-            }
-            nodes.push(scan_node(name, relation, plan, &column_names, actual));
+            let counts = actual.and_then(|a| a.nodes.get(&node_id(source)).copied());
+            scan_node(
+                label,
+                relation,
+                plan,
+                &own,
+                rows(source),
+                counts.map(|c| c.1),
+            )
         }
-    }
-    let buffer_line = actual
-        .filter(|_| options.buffers)
-        .and_then(|a| buffers(a.hit, a.read));
-    for (depth, node) in nodes.iter().enumerate() {
-        let (head, detail_indent) = if depth == 0 {
-            (String::new(), "  ".to_string())
-        } else {
-            let arrow = " ".repeat(6 * (depth - 1) + 2);
-            (format!("{arrow}->  "), " ".repeat(6 * depth + 2))
-        };
-        let mut title = format!("{head}{}", node.title);
-        if let Some(rows) = node.rows {
-            // The nodes run one after the other to completion: each is
-            // given the statement's time.
-            let time = match actual {
-                Some(a) if options.timing => format!("time=0.000..{:.3} ", millis(a.elapsed)),
-                _ => String::new(),
+        Source::Join {
+            kind,
+            left,
+            right,
+            method,
+            condition,
+            filter,
+            right_offset,
+            ..
+        } => {
+            let left_kind = if *kind == JoinKind::Left { " Left" } else { "" };
+            let (title, right_node) = match method {
+                Method::Hash { .. } => {
+                    let mut hash = Node::new("Hash", rows(right));
+                    hash.children.push(source_node(right, scope, actual));
+                    (format!("Hash{left_kind} Join"), hash)
+                }
+                Method::NestedLoop => (
+                    format!("Nested Loop{left_kind} Join")
+                        .replace("Nested Loop Join", "Nested Loop"),
+                    source_node(right, scope, actual),
+                ),
             };
-            title.push_str(&format!(" (actual {time}rows={rows} loops=1)"));
-        }
-        lines.push(title);
-        for d in &node.details {
-            lines.push(format!("{detail_indent}{d}"));
-        }
-        // Every node's buffers include its children's: the scan's pages.
-        if let Some(b) = &buffer_line {
-            lines.push(format!("{detail_indent}{b}"));
+            let mut node = Node::new(title, rows(source));
+            if let Method::Hash {
+                left_keys,
+                right_keys,
+            } = method
+            {
+                // The right keys are over the right table's own row.
+                let offset = *right_offset;
+                let pairs: Vec<String> = left_keys
+                    .iter()
+                    .zip(right_keys)
+                    .map(|(l, r)| {
+                        let r = r.map_columns(&|c| c + offset);
+                        format!(
+                            "({} = {})",
+                            deparse(l, &names, &types),
+                            deparse(&r, &names, &types)
+                        )
+                    })
+                    .collect();
+                node.details.push(format!(
+                    "Hash Cond: {}",
+                    if pairs.len() == 1 {
+                        pairs[0].clone()
+                    } else {
+                        format!("({})", pairs.join(" AND "))
+                    }
+                ));
+            }
+            if !condition.is_empty() {
+                node.details.push(format!(
+                    "Join Filter: {}",
+                    conjunction(condition, &names, &types)
+                ));
+            }
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
+            }
+            node.children.push(source_node(left, scope, actual));
+            node.children.push(right_node);
+            node
         }
     }
+}
+
+/// A node's identity in the run's counts.
+fn node_id(source: &Source) -> usize {
+    source as *const Source as usize
 }
 
 fn scan_node(
@@ -314,9 +425,9 @@ fn scan_node(
     relation: &folio_catalog::Relation,
     plan: &ScanPlan,
     columns: &[String],
-    actual: Option<&Actual>,
+    rows: Option<u64>,
+    counts: Option<crate::scan::ScanCounts>,
 ) -> Node {
-    let rows = actual.map(|a| a.scanned);
     let mut details = Vec::new();
     let title = match &plan.access {
         Access::Seq => format!("Seq Scan on {table}"),
@@ -339,7 +450,7 @@ fn scan_node(
             if !plan.index_cond.is_empty() {
                 details.push(format!(
                     "Index Cond: {}",
-                    conjunction(&plan.index_cond, columns, relation)
+                    conjunction(&plan.index_cond, columns, &relation.types)
                 ));
             }
             format!(
@@ -351,20 +462,18 @@ fn scan_node(
     if !plan.filter.is_empty() {
         details.push(format!(
             "Filter: {}",
-            conjunction(&plan.filter, columns, relation)
+            conjunction(&plan.filter, columns, &relation.types)
         ));
-        if let Some(a) = actual {
-            details.push(format!("Rows Removed by Filter: {}", a.removed));
+        if let Some(c) = counts {
+            details.push(format!("Rows Removed by Filter: {}", c.removed_by_filter));
         }
     }
-    if let (Access::Index { only: true, .. }, Some(a)) = (&plan.access, actual) {
-        details.push(format!("Heap Fetches: {}", a.heap_fetches));
+    if let (Access::Index { only: true, .. }, Some(c)) = (&plan.access, counts) {
+        details.push(format!("Heap Fetches: {}", c.heap_fetches));
     }
-    Node {
-        title,
-        details,
-        rows,
-    }
+    let mut node = Node::new(title, rows);
+    node.details = details;
+    node
 }
 
 /// A Sort node's details.
@@ -374,20 +483,6 @@ fn sort_details(keys: &[String], analyzed: bool) -> Vec<String> {
         details.push("Sort Method: quicksort  Memory: 25kB".into());
     }
     details
-}
-
-/// The names of the source's columns.
-fn source_columns(source: &Source) -> Vec<String> {
-    match source {
-        Source::One => Vec::new(),
-        Source::Series { .. } => vec!["generate_series".into()],
-        Source::Table { relation, .. } => relation
-            .def
-            .columns
-            .iter()
-            .map(|c| c.name.clone())
-            .collect(),
-    }
 }
 
 /// An aggregate call as PostgreSQL prints it (`count(*)`, `sum(x)`).
@@ -425,11 +520,8 @@ fn sort_key(columns: &[String], key: &SortKey) -> String {
 
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints
 /// them.
-fn conjunction(list: &[Scalar], columns: &[String], relation: &folio_catalog::Relation) -> String {
-    let parts: Vec<String> = list
-        .iter()
-        .map(|s| deparse(s, columns, &relation.types))
-        .collect();
+fn conjunction(list: &[Scalar], columns: &[String], types: &[SqlType]) -> String {
+    let parts: Vec<String> = list.iter().map(|s| deparse(s, columns, types)).collect();
     match parts.as_slice() {
         [one] => one.clone(),
         many => format!("({})", many.join(" AND ")),

@@ -12,6 +12,7 @@ mod dml;
 mod error;
 mod explain;
 mod expr;
+mod from;
 mod indexes;
 mod names;
 mod output;

@@ -1,26 +1,24 @@
-//! `SELECT` over one source: no `FROM` (one row), one table (its access
-//! path from `plan.rs`), or `generate_series(start, stop [, step])`;
-//! a WHERE clause of any supported expression, a select list of
-//! expressions and `*` or `count(*)` alone, `ORDER BY` columns (the
-//! index order when the plan yields it, else a sort), `LIMIT` and
-//! `OFFSET`. Planned once into a [`Planned`] that runs, or that EXPLAIN
-//! describes (`explain.rs`).
+//! `SELECT`: the FROM clause and WHERE (`from.rs`: tables, joins, access
+//! paths), the select list, aggregates (`aggregate.rs`), `ORDER BY`
+//! columns (the index order when a single table's plan yields it, else a
+//! sort), `LIMIT` and `OFFSET`. Planned once into a [`Planned`] that
+//! runs, or that EXPLAIN describes (`explain.rs`).
 
 use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::from::{self, Scope, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
-use crate::plan::{self, Request, ScanPlan, SortKey};
+use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
-use crate::scan::{self, ScanCounts};
+use crate::scan;
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, GroupByExpr, LimitClause, OrderByKind, Query, Select,
-    SelectItem, SetExpr, TableFactor, TableWithJoins,
+    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr,
 };
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -34,25 +32,6 @@ impl Columns for Relation {
     fn type_at(&self, position: usize) -> SqlType {
         self.types[position]
     }
-}
-
-/// Where the rows come from.
-pub enum Source {
-    /// No FROM: one row of no columns.
-    One,
-    /// `generate_series(start, stop, step)`: one integer column.
-    Series {
-        start: i64,
-        stop: i64,
-        step: i64,
-        ty: SqlType,
-        filter: Vec<Scalar>,
-    },
-    Table {
-        name: String,
-        relation: Arc<Relation>,
-        plan: ScanPlan,
-    },
 }
 
 /// What the select list makes of the source's rows.
@@ -71,6 +50,14 @@ pub enum Shape {
 /// A planned query.
 pub struct Planned {
     pub source: Source,
+    /// The names in the query's row.
+    pub scope: Scope,
+    /// A WHERE clause without FROM.
+    pub filter: Vec<Scalar>,
+    /// The ORDER BY left to sort over the source's rows (not yielded by
+    /// an access path; empty for an aggregate query, which sorts its
+    /// aggregate rows).
+    pub sort: Vec<SortKey>,
     pub shape: Shape,
     pub columns: Vec<Column>,
     pub limit: Option<u64>,
@@ -78,13 +65,13 @@ pub struct Planned {
 }
 
 /// What running a planned query did, for EXPLAIN ANALYZE.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunCounts {
     /// Rows the source produced (after its filter).
     pub scanned: u64,
     /// Aggregate rows (after HAVING).
     pub groups: u64,
-    pub scan: ScanCounts,
+    pub source: SourceCounts,
 }
 
 /// Runs a query.
@@ -102,10 +89,7 @@ impl Planned {
 
     /// The relations it reads.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
-        match &self.source {
-            Source::Table { relation, .. } => vec![relation],
-            Source::One | Source::Series { .. } => Vec::new(),
-        }
+        self.source.relations()
     }
 }
 
@@ -126,84 +110,44 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
             _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
         },
     };
-    let grouped = is_grouped(select);
-    let (source, shape, columns) = match select.from.as_slice() {
-        [] => {
-            if select.selection.is_some() || !order_by.is_empty() {
-                return Err(SqlError::unsupported("WHERE or ORDER BY without FROM"));
-            }
-            let none: &[(String, SqlType)] = &[];
-            let (shape, columns, _) = shape(none, 0, select, order_by)?;
-            (Source::One, shape, columns)
+    let from = match select.from.as_slice() {
+        [] => None,
+        items => Some(from::resolve(cx, txn, items)?),
+    };
+    let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
+    let (shape, columns, order) = shape(&scope, scope.width(), select, order_by)?;
+    // The columns the query reads (a single table's index-only scan).
+    let mut reads: Vec<usize> = Vec::new();
+    if let Some(selection) = &select.selection {
+        scalar::bind(selection, &scope)?.columns(&mut reads);
+    }
+    match &shape {
+        Shape::Project(items) => items.iter().for_each(|s| s.columns(&mut reads)),
+        Shape::Aggregate { grouping, .. } => grouping
+            .keys
+            .iter()
+            .chain(grouping.calls.iter().filter_map(|c| c.arg.as_ref()))
+            .for_each(|s| s.columns(&mut reads)),
+    }
+    reads.extend(order.iter().map(|k| k.column));
+    let (source, filter, sort) = match from {
+        Some(from) => {
+            let (source, sort) = from.plan(cx, select.selection.as_ref(), Some(reads), order)?;
+            (source, Vec::new(), sort)
         }
-        [from] => match series(from)? {
-            Some((alias, start, stop, step, ty)) => {
-                let cols = [(alias, ty)];
-                if !order_by.is_empty() && !grouped {
-                    return Err(SqlError::unsupported("ORDER BY of a function's rows"));
-                }
-                let (shape, columns, _) = shape(&cols[..], 1, select, order_by)?;
-                let filter = match &select.selection {
-                    Some(e) => scalar::bind(e, &cols[..])?.conjuncts(),
-                    None => Vec::new(),
-                };
-                let source = Source::Series {
-                    start,
-                    stop,
-                    step,
-                    ty,
-                    filter,
-                };
-                (source, shape, columns)
-            }
-            None => {
-                let (name, relation) = access::table(cx, txn, from)?;
-                let width = relation.types.len();
-                let (shape, columns, order) = shape(&*relation, width, select, order_by)?;
-                let filter = match &select.selection {
-                    Some(e) => scalar::bind(e, &*relation)?.conjuncts(),
-                    None => Vec::new(),
-                };
-                let mut reads: Vec<usize> = Vec::new();
-                for s in &filter {
-                    s.columns(&mut reads);
-                }
-                match &shape {
-                    Shape::Project(items) => {
-                        for s in items {
-                            s.columns(&mut reads);
-                        }
-                    }
-                    Shape::Aggregate { grouping, .. } => {
-                        for s in grouping
-                            .keys
-                            .iter()
-                            .chain(grouping.calls.iter().filter_map(|c| c.arg.as_ref()))
-                        {
-                            s.columns(&mut reads);
-                        }
-                    }
-                }
-                reads.extend(order.iter().map(|k| k.column));
-                let plan = plan::plan(Request {
-                    relation: &relation,
-                    filter,
-                    order,
-                    reads: Some(reads),
-                    settings: cx.settings,
-                })?;
-                let source = Source::Table {
-                    name,
-                    relation,
-                    plan,
-                };
-                (source, shape, columns)
-            }
-        },
-        _ => return Err(SqlError::unsupported("joins")),
+        None => {
+            let filter = match &select.selection {
+                Some(e) => scalar::bind(e, &scope)?.conjuncts(),
+                None => Vec::new(),
+            };
+            (Source::One, filter, Vec::new())
+        }
     };
     Ok(Planned {
         source,
+        scope,
+        filter,
+        sort,
         shape,
         columns,
         limit,
@@ -218,40 +162,17 @@ pub fn run(
     env: &Env<'_>,
 ) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
     let mut counts = RunCounts::default();
-    let mut rows: Vec<Vec<Value>> = match &planned.source {
-        Source::One => vec![Vec::new()],
-        Source::Series {
-            start,
-            stop,
-            step,
-            ty,
-            filter,
-        } => {
-            let mut rows = Vec::new();
-            let mut x = *start;
-            while (*step > 0 && x <= *stop) || (*step < 0 && x >= *stop) {
-                let row = vec![match ty {
-                    SqlType::Int4 => Value::Int4(x as i32),
-                    _ => Value::Int8(x),
-                }];
-                if scan::accepts(filter, &row, env)? {
-                    rows.push(row);
-                }
-                match x.checked_add(*step) {
-                    Some(next) => x = next,
-                    None => break,
-                }
+    let mut rows = planned.source.rows(txn, env, &mut counts.source)?;
+    if !planned.filter.is_empty() {
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if scan::accepts(&planned.filter, &row, env)? {
+                kept.push(row);
             }
-            rows
         }
-        Source::Table { relation, plan, .. } => {
-            let (found, scan_counts) = scan::run(txn, relation, plan, env)?;
-            counts.scan = scan_counts;
-            let mut rows: Vec<Vec<Value>> = found.into_iter().map(|(_, row)| row).collect();
-            sort(&mut rows, &plan.sort)?;
-            rows
-        }
-    };
+        rows = kept;
+    }
+    sort(&mut rows, &planned.sort)?;
     counts.scanned = rows.len() as u64;
     let items = match &planned.shape {
         Shape::Project(items) => items,
@@ -420,73 +341,6 @@ fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> 
     }
 }
 
-/// `generate_series(start, stop [, step]) [AS] [alias]`: the column's
-/// name (the alias, else `generate_series`), bounds, step and type (int8
-/// if an argument is, else int4).
-#[allow(clippy::type_complexity)]
-fn series(from: &TableWithJoins) -> Result<Option<(String, i64, i64, i64, SqlType)>, SqlError> {
-    let TableFactor::Table {
-        name,
-        alias,
-        args: Some(args),
-        ..
-    } = &from.relation
-    else {
-        return Ok(None);
-    };
-    if names::relation(name)? != "generate_series" {
-        return Err(SqlError::new(
-            "42883",
-            format!("function {name} does not exist"),
-        ));
-    }
-    if !from.joins.is_empty() {
-        return Err(SqlError::unsupported("joins"));
-    }
-    let mut values = Vec::new();
-    for arg in &args.args {
-        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
-            return Err(SqlError::unsupported(format!("the argument {arg}")));
-        };
-        values.push(crate::expr::constant(e)?);
-    }
-    let int = |v: &Value| match v {
-        Value::Int2(x) => Some(i64::from(*x)),
-        Value::Int4(x) => Some(i64::from(*x)),
-        Value::Int8(x) => Some(*x),
-        _ => None,
-    };
-    let ints: Option<Vec<i64>> = values.iter().map(int).collect();
-    let (start, stop, step) = match ints.as_deref() {
-        Some([a, b]) => (*a, *b, 1),
-        Some([a, b, s]) => (*a, *b, *s),
-        _ => {
-            return Err(SqlError::unsupported(format!(
-                "generate_series({})",
-                args.args
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    };
-    if step == 0 {
-        return Err(SqlError::new("22023", "step size cannot equal zero"));
-    }
-    let ty = if values.iter().any(|v| matches!(v, Value::Int8(_))) {
-        SqlType::Int8
-    } else {
-        SqlType::Int4
-    };
-    let column = match alias {
-        Some(a) if a.columns.len() == 1 => names::ident(&a.columns[0].name),
-        Some(a) => names::ident(&a.name),
-        None => "generate_series".to_string(),
-    };
-    Ok(Some((column, start, stop, step, ty)))
-}
-
 /// Refuses the clauses not supported yet.
 fn check_plain(select: &Select) -> Result<(), SqlError> {
     if select.distinct.is_some() || select.into.is_some() {
@@ -625,6 +479,12 @@ impl ColumnNames for Relation {
 impl<C: Columns + ColumnNames + ?Sized> ColumnNames for Binder<'_, C> {
     fn names(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+impl ColumnNames for Scope {
+    fn names(&self) -> Vec<String> {
+        Scope::names(self)
     }
 }
 

@@ -18,6 +18,12 @@ pub trait Columns {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError>;
     /// The type of the column at `position`.
     fn type_at(&self, position: usize) -> SqlType;
+    /// The position and type of column `name` of the table called
+    /// `qualifier` (`t.c`); by default the one table there is.
+    fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let _ = qualifier;
+        self.resolve(name)
+    }
     /// A binding of `expr` that replaces the usual one (an aggregate call
     /// or a GROUP BY expression: `aggregate.rs`), if any.
     fn intercept(&self, _expr: &Expr) -> Option<Result<Scalar, SqlError>> {
@@ -157,10 +163,11 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         },
         Expr::Nested(inner) => bind(inner, columns)?,
         Expr::Identifier(id) => Scalar::Column(columns.resolve(&names::ident(id))?.0),
-        Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
-            // `table.column`: the one table there is.
-            Scalar::Column(columns.resolve(&names::ident(&parts[1]))?.0)
-        }
+        Expr::CompoundIdentifier(parts) if parts.len() == 2 => Scalar::Column(
+            columns
+                .resolve_qualified(&names::ident(&parts[0]), &names::ident(&parts[1]))?
+                .0,
+        ),
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -360,6 +367,33 @@ impl Scalar {
             Scalar::Negate(e) => e.ty(types),
             Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
             _ => SqlType::Bool,
+        }
+    }
+
+    /// The same expression with every column position `c` read as
+    /// `f(c)` (an expression over a join's row moved to one table's).
+    pub fn map_columns(&self, f: &impl Fn(usize) -> usize) -> Scalar {
+        let m = |e: &Scalar| Box::new(e.map_columns(f));
+        match self {
+            Scalar::Column(c) => Scalar::Column(f(*c)),
+            Scalar::Const(_) | Scalar::Now | Scalar::Param(_) => self.clone(),
+            Scalar::Typed(e, ty) => Scalar::Typed(m(e), *ty),
+            Scalar::Negate(e) => Scalar::Negate(m(e)),
+            Scalar::Not(e) => Scalar::Not(m(e)),
+            Scalar::IsNull(e, n) => Scalar::IsNull(m(e), *n),
+            Scalar::Arith(op, a, b) => Scalar::Arith(op.clone(), m(a), m(b)),
+            Scalar::Compare(cmp, a, b) => Scalar::Compare(*cmp, m(a), m(b)),
+            Scalar::And(a, b) => Scalar::And(m(a), m(b)),
+            Scalar::Or(a, b) => Scalar::Or(m(a), m(b)),
+            Scalar::InList {
+                expr,
+                list,
+                negated,
+            } => Scalar::InList {
+                expr: m(expr),
+                list: list.iter().map(|i| i.map_columns(f)).collect(),
+                negated: *negated,
+            },
         }
     }
 

@@ -1,0 +1,751 @@
+//! The FROM clause: its tables (with aliases) and `generate_series`,
+//! joined by `[INNER] JOIN ... ON`, `LEFT [OUTER] JOIN ... ON`, `CROSS
+//! JOIN` and commas, left to right; the scope that column names resolve
+//! in; where each condition is evaluated; and the rows it produces.
+//!
+//! A query's row is every FROM item's columns side by side, in order, so
+//! the row of a join node (its left input's columns, then its right
+//! table's) is a prefix of the query's row, and one binding serves every
+//! node. Conditions go as low as they may:
+//!
+//! - a WHERE conjunct on one table goes into that table's scan (its
+//!   access path may use it), unless the table is the nullable side of a
+//!   LEFT JOIN, where it filters the join's output instead;
+//! - a WHERE conjunct on several tables goes to the lowest join that has
+//!   them all: into its condition for an inner join, else onto its output;
+//! - an ON conjunct on the join's right table alone goes into that
+//!   table's scan; `left expression = right expression` becomes a hash
+//!   key; the rest is the join's condition.
+//!
+//! A join with hash keys is a hash join (the right input hashed, the left
+//! probing it); without, a nested loop.
+
+use crate::access;
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::plan::{self, Request, ScanPlan};
+use crate::scalar::{self, Cmp, Columns, Env, Scalar};
+use crate::scan::{self, ScanCounts};
+use folio_catalog::Relation;
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, JoinConstraint, JoinOperator, TableFactor, TableWithJoins,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One FROM item's columns in the query's row.
+#[derive(Debug, Clone)]
+pub struct ScopeTable {
+    /// The name its columns are qualified with (the alias, else the
+    /// table's name).
+    pub qualifier: String,
+    pub names: Vec<String>,
+    pub types: Vec<SqlType>,
+    /// Its first column's position in the query's row.
+    pub offset: usize,
+}
+
+/// The columns names resolve to.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    pub tables: Vec<ScopeTable>,
+}
+
+impl Scope {
+    /// Columns in the query's row.
+    pub fn width(&self) -> usize {
+        self.tables.last().map_or(0, |t| t.offset + t.names.len())
+    }
+
+    /// The FROM item a column of the query's row belongs to.
+    fn table_of(&self, column: usize) -> usize {
+        self.tables
+            .iter()
+            .rposition(|t| t.offset <= column)
+            .unwrap_or(0)
+    }
+
+    /// The FROM items an expression reads.
+    fn tables_read(&self, s: &Scalar) -> Vec<usize> {
+        let mut columns = Vec::new();
+        s.columns(&mut columns);
+        let mut tables: Vec<usize> = columns.into_iter().map(|c| self.table_of(c)).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        tables
+    }
+
+    /// Every column's display name: qualified when there are several
+    /// FROM items (EXPLAIN prints `a.x` then, as PostgreSQL does).
+    pub fn display_names(&self) -> Vec<String> {
+        let qualify = self.tables.len() > 1;
+        self.tables
+            .iter()
+            .flat_map(|t| {
+                t.names.iter().map(move |n| {
+                    if qualify {
+                        format!("{}.{n}", t.qualifier)
+                    } else {
+                        n.clone()
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Every column's type.
+    pub fn types(&self) -> Vec<SqlType> {
+        self.tables
+            .iter()
+            .flat_map(|t| t.types.iter().copied())
+            .collect()
+    }
+
+    /// Every column's plain name.
+    pub fn names(&self) -> Vec<String> {
+        self.tables
+            .iter()
+            .flat_map(|t| t.names.iter().cloned())
+            .collect()
+    }
+}
+
+impl Columns for Scope {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let mut found = None;
+        for t in &self.tables {
+            if let Some(c) = t.names.iter().position(|n| n == name) {
+                if found.is_some() {
+                    return Err(SqlError::new(
+                        "42702",
+                        format!("column reference \"{name}\" is ambiguous"),
+                    ));
+                }
+                found = Some((t.offset + c, t.types[c]));
+            }
+        }
+        found.ok_or_else(|| SqlError::undefined_column(name))
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        let t = &self.tables[self.table_of(position)];
+        t.types[position - t.offset]
+    }
+
+    fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let t = self
+            .tables
+            .iter()
+            .find(|t| t.qualifier == qualifier)
+            .ok_or_else(|| {
+                SqlError::new(
+                    "42P01",
+                    format!("missing FROM-clause entry for table \"{qualifier}\""),
+                )
+            })?;
+        let c = t.names.iter().position(|n| n == name).ok_or_else(|| {
+            SqlError::new("42703", format!("column {qualifier}.{name} does not exist"))
+        })?;
+        Ok((t.offset + c, t.types[c]))
+    }
+}
+
+/// A join's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+}
+
+/// How a join matches rows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Method {
+    /// Left key expressions (over the left input's row) equal to right
+    /// ones (over the right table's own row).
+    Hash {
+        left_keys: Vec<Scalar>,
+        right_keys: Vec<Scalar>,
+    },
+    NestedLoop,
+}
+
+/// Where rows come from.
+pub enum Source {
+    /// No FROM: one row of no columns.
+    One,
+    /// `generate_series(start, stop, step)`: one integer column.
+    Series {
+        start: i64,
+        stop: i64,
+        step: i64,
+        ty: SqlType,
+        filter: Vec<Scalar>,
+    },
+    Table {
+        /// `name` or `name alias`, as EXPLAIN prints it.
+        label: String,
+        relation: Arc<Relation>,
+        plan: ScanPlan,
+    },
+    Join {
+        kind: JoinKind,
+        left: Box<Source>,
+        right: Box<Source>,
+        /// Columns of the right input, and its first column's position in
+        /// the query's row.
+        right_width: usize,
+        right_offset: usize,
+        method: Method,
+        /// The join's condition (over the node's row).
+        condition: Vec<Scalar>,
+        /// WHERE conjuncts on the node's output.
+        filter: Vec<Scalar>,
+    },
+}
+
+/// What producing the rows did, for EXPLAIN ANALYZE: per source node
+/// (by address), the rows it produced and what its scan did.
+#[derive(Debug, Clone, Default)]
+pub struct SourceCounts {
+    pub nodes: HashMap<usize, (u64, ScanCounts)>,
+}
+
+/// A FROM item before planning.
+struct Item<'a> {
+    factor: &'a TableFactor,
+    /// How it joins what comes before it (`None`: the first).
+    join: Option<(JoinKind, Option<&'a Expr>)>,
+}
+
+/// A FROM item resolved.
+enum Base {
+    Table {
+        label: String,
+        relation: Arc<Relation>,
+    },
+    Series {
+        start: i64,
+        stop: i64,
+        step: i64,
+        ty: SqlType,
+    },
+}
+
+/// A FROM clause whose items are resolved: its scope, for binding the
+/// rest of the query, then [`FromClause::plan`].
+pub struct FromClause<'a> {
+    items: Vec<Item<'a>>,
+    bases: Vec<Base>,
+    pub scope: Scope,
+}
+
+/// Resolves a FROM clause's items (tables, aliases, joins).
+pub fn resolve<'a>(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    from: &'a [TableWithJoins],
+) -> Result<FromClause<'a>, SqlError> {
+    let mut items = Vec::new();
+    for (n, twj) in from.iter().enumerate() {
+        items.push(Item {
+            factor: &twj.relation,
+            join: (n > 0).then_some((JoinKind::Inner, None)),
+        });
+        for join in &twj.joins {
+            let (kind, on) = match &join.join_operator {
+                JoinOperator::Join(JoinConstraint::On(e))
+                | JoinOperator::Inner(JoinConstraint::On(e)) => (JoinKind::Inner, Some(e)),
+                JoinOperator::Left(JoinConstraint::On(e))
+                | JoinOperator::LeftOuter(JoinConstraint::On(e)) => (JoinKind::Left, Some(e)),
+                JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
+                other => {
+                    return Err(SqlError::unsupported(format!(
+                        "the join {} (joins are INNER/LEFT ... ON and CROSS)",
+                        join_name(other)
+                    )));
+                }
+            };
+            items.push(Item {
+                factor: &join.relation,
+                join: Some((kind, on)),
+            });
+        }
+    }
+    let mut scope = Scope::default();
+    let mut bases = Vec::with_capacity(items.len());
+    for item in &items {
+        let offset = scope.width();
+        let (base, table) = base(cx, txn, item.factor, offset)?;
+        if scope.tables.iter().any(|t| t.qualifier == table.qualifier) {
+            return Err(SqlError::new(
+                "42712",
+                format!(
+                    "table name \"{}\" specified more than once",
+                    table.qualifier
+                ),
+            ));
+        }
+        scope.tables.push(table);
+        bases.push(base);
+    }
+    Ok(FromClause {
+        items,
+        bases,
+        scope,
+    })
+}
+
+fn join_name(op: &JoinOperator) -> &'static str {
+    match op {
+        JoinOperator::Right(_) | JoinOperator::RightOuter(_) => "RIGHT",
+        JoinOperator::FullOuter(_) => "FULL",
+        JoinOperator::Join(_) | JoinOperator::Inner(_) => "with USING or NATURAL",
+        JoinOperator::Left(_) | JoinOperator::LeftOuter(_) => "LEFT with USING or NATURAL",
+        _ => "of this kind",
+    }
+}
+
+impl FromClause<'_> {
+    /// Plans the rows with the WHERE clause: the source, and what of
+    /// `order` (over the query's row) is left to sort. A single table's
+    /// scan gets `reads` (the columns the query reads, for index-only
+    /// scans) and `order` (its access path may yield it).
+    pub fn plan(
+        self,
+        cx: &Ctx<'_>,
+        selection: Option<&Expr>,
+        reads: Option<Vec<usize>>,
+        order: Vec<plan::SortKey>,
+    ) -> Result<(Source, Vec<plan::SortKey>), SqlError> {
+        let FromClause {
+            items,
+            bases,
+            scope,
+        } = self;
+        let count = items.len();
+        // A table on the right of a LEFT JOIN is nullable.
+        let nullable: Vec<bool> = items
+            .iter()
+            .map(|i| matches!(i.join, Some((JoinKind::Left, _))))
+            .collect();
+        let mut pushed: Vec<Vec<Scalar>> = vec![Vec::new(); count];
+        let mut conditions: Vec<Vec<Scalar>> = vec![Vec::new(); count];
+        let mut filters: Vec<Vec<Scalar>> = vec![Vec::new(); count];
+        let mut keys: Vec<(Vec<Scalar>, Vec<Scalar>)> = vec![(Vec::new(), Vec::new()); count];
+        for (n, item) in items.iter().enumerate() {
+            let Some((_, Some(on))) = item.join else {
+                continue;
+            };
+            for conjunct in scalar::bind(on, &scope)?.conjuncts() {
+                let read = scope.tables_read(&conjunct);
+                if read.iter().any(|&t| t > n) {
+                    return Err(SqlError::new(
+                        "42P01",
+                        "invalid reference to FROM-clause entry in a JOIN's ON clause",
+                    ));
+                }
+                if read == [n] {
+                    pushed[n].push(rebase(&conjunct, scope.tables[n].offset));
+                } else if let Some((l, r)) = hash_key(&scope, &conjunct, n) {
+                    keys[n].0.push(l);
+                    keys[n].1.push(r);
+                } else {
+                    conditions[n].push(conjunct);
+                }
+            }
+        }
+        if let Some(selection) = selection {
+            for conjunct in scalar::bind(selection, &scope)?.conjuncts() {
+                let read = scope.tables_read(&conjunct);
+                let lowest = read.last().copied().unwrap_or(0);
+                match read.as_slice() {
+                    [t] if !nullable[*t] => {
+                        pushed[*t].push(rebase(&conjunct, scope.tables[*t].offset));
+                    }
+                    _ if lowest > 0 && !nullable[lowest] => {
+                        match hash_key(&scope, &conjunct, lowest) {
+                            Some((l, r)) => {
+                                keys[lowest].0.push(l);
+                                keys[lowest].1.push(r);
+                            }
+                            None => conditions[lowest].push(conjunct),
+                        }
+                    }
+                    // A constant condition, or one on the first table.
+                    _ if lowest == 0 => pushed[0].push(conjunct),
+                    _ => filters[lowest].push(conjunct),
+                }
+            }
+        }
+        let single = count == 1;
+        let mut left_to_sort = order.clone();
+        let mut source: Option<Source> = None;
+        for (n, base) in bases.into_iter().enumerate() {
+            let filter = std::mem::take(&mut pushed[n]);
+            let leaf = match base {
+                Base::Table { label, relation } => {
+                    let (reads, order) = if single {
+                        (reads.clone(), order.clone())
+                    } else {
+                        (None, Vec::new())
+                    };
+                    let plan = plan::plan(Request {
+                        relation: &relation,
+                        filter,
+                        order,
+                        reads,
+                        settings: cx.settings,
+                    })?;
+                    if single {
+                        left_to_sort = plan.sort.clone();
+                    }
+                    Source::Table {
+                        label,
+                        relation,
+                        plan,
+                    }
+                }
+                Base::Series {
+                    start,
+                    stop,
+                    step,
+                    ty,
+                } => Source::Series {
+                    start,
+                    stop,
+                    step,
+                    ty,
+                    filter,
+                },
+            };
+            source = Some(match source {
+                None => leaf,
+                Some(left) => {
+                    let (kind, _) = items[n].join.expect("a later item joins");
+                    let (left_keys, right_keys) = std::mem::take(&mut keys[n]);
+                    let method = if left_keys.is_empty() {
+                        Method::NestedLoop
+                    } else {
+                        Method::Hash {
+                            left_keys,
+                            right_keys,
+                        }
+                    };
+                    Source::Join {
+                        kind,
+                        left: Box::new(left),
+                        right: Box::new(leaf),
+                        right_width: scope.tables[n].names.len(),
+                        right_offset: scope.tables[n].offset,
+                        method,
+                        condition: std::mem::take(&mut conditions[n]),
+                        filter: std::mem::take(&mut filters[n]),
+                    }
+                }
+            });
+        }
+        Ok((source.unwrap_or(Source::One), left_to_sort))
+    }
+}
+
+/// An expression over the query's row moved to its table's own row.
+fn rebase(s: &Scalar, offset: usize) -> Scalar {
+    s.map_columns(&|c| c - offset)
+}
+
+/// `left = right` where one side reads only tables before `n` and the
+/// other only table `n`, of types a hash can compare (one type, or both
+/// integers): the left key (over the query's row) and the right key (over
+/// table `n`'s row).
+fn hash_key(scope: &Scope, conjunct: &Scalar, n: usize) -> Option<(Scalar, Scalar)> {
+    let Scalar::Compare(Cmp::Eq, a, b) = conjunct else {
+        return None;
+    };
+    let (ta, tb) = (scope.tables_read(a), scope.tables_read(b));
+    let left_only = |t: &[usize]| !t.is_empty() && t.iter().all(|&x| x < n);
+    let (l, r) = if left_only(&ta) && tb == [n] {
+        (a, b)
+    } else if left_only(&tb) && ta == [n] {
+        (b, a)
+    } else {
+        return None;
+    };
+    let types = scope.types();
+    let family = |ty: SqlType| match ty {
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => SqlType::Int8,
+        SqlType::Varchar(_) => SqlType::Text,
+        other => other,
+    };
+    if family(l.ty(&types)) != family(r.ty(&types)) || matches!(l.ty(&types), SqlType::Char(_)) {
+        return None;
+    }
+    Some((l.as_ref().clone(), rebase(r, scope.tables[n].offset)))
+}
+
+/// A FROM item resolved, and its columns.
+fn base(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    factor: &TableFactor,
+    offset: usize,
+) -> Result<(Base, ScopeTable), SqlError> {
+    let TableFactor::Table {
+        name, alias, args, ..
+    } = factor
+    else {
+        return Err(SqlError::unsupported(format!("the FROM item {factor}")));
+    };
+    let table_name = names::relation(name)?;
+    let alias_name = alias.as_ref().map(|a| names::ident(&a.name));
+    if let Some(args) = args {
+        if table_name != "generate_series" {
+            return Err(SqlError::new(
+                "42883",
+                format!("function {name} does not exist"),
+            ));
+        }
+        let (start, stop, step, ty) = series(&args.args)?;
+        let column = match alias {
+            Some(a) if a.columns.len() == 1 => names::ident(&a.columns[0].name),
+            Some(a) => names::ident(&a.name),
+            None => "generate_series".to_string(),
+        };
+        let table = ScopeTable {
+            qualifier: alias_name.unwrap_or_else(|| "generate_series".into()),
+            names: vec![column],
+            types: vec![ty],
+            offset,
+        };
+        return Ok((
+            Base::Series {
+                start,
+                stop,
+                step,
+                ty,
+            },
+            table,
+        ));
+    }
+    if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+        return Err(SqlError::unsupported("column aliases of a table"));
+    }
+    let relation = access::relation(cx, txn, &table_name)?;
+    let label = match &alias_name {
+        Some(a) => format!("{table_name} {a}"),
+        None => table_name.clone(),
+    };
+    let table = ScopeTable {
+        qualifier: alias_name.unwrap_or(table_name),
+        names: relation
+            .def
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect(),
+        types: relation.types.clone(),
+        offset,
+    };
+    Ok((Base::Table { label, relation }, table))
+}
+
+/// `generate_series(start, stop [, step])`'s bounds, step and type (int8
+/// if an argument is, else int4).
+fn series(args: &[FunctionArg]) -> Result<(i64, i64, i64, SqlType), SqlError> {
+    let mut values = Vec::new();
+    for arg in args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
+            return Err(SqlError::unsupported(format!("the argument {arg}")));
+        };
+        values.push(crate::expr::constant(e)?);
+    }
+    let int = |v: &Value| match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    };
+    let ints: Option<Vec<i64>> = values.iter().map(int).collect();
+    let (start, stop, step) = match ints.as_deref() {
+        Some([a, b]) => (*a, *b, 1),
+        Some([a, b, s]) => (*a, *b, *s),
+        _ => {
+            return Err(SqlError::unsupported(
+                "generate_series of other than two or three integers",
+            ));
+        }
+    };
+    if step == 0 {
+        return Err(SqlError::new("22023", "step size cannot equal zero"));
+    }
+    let ty = if values.iter().any(|v| matches!(v, Value::Int8(_))) {
+        SqlType::Int8
+    } else {
+        SqlType::Int4
+    };
+    Ok((start, stop, step, ty))
+}
+
+impl Source {
+    /// The relations it reads.
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        match self {
+            Source::Table { relation, .. } => vec![relation],
+            Source::Join { left, right, .. } => {
+                let mut out = left.relations();
+                out.extend(right.relations());
+                out
+            }
+            Source::One | Source::Series { .. } => Vec::new(),
+        }
+    }
+
+    /// Its rows (the query's row prefix it covers).
+    pub fn rows(
+        &self,
+        txn: &Transaction,
+        env: &Env<'_>,
+        counts: &mut SourceCounts,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut scanned = ScanCounts::default();
+        let rows = self.produce(txn, env, counts, &mut scanned)?;
+        counts
+            .nodes
+            .insert(self as *const Source as usize, (rows.len() as u64, scanned));
+        Ok(rows)
+    }
+
+    fn produce(
+        &self,
+        txn: &Transaction,
+        env: &Env<'_>,
+        counts: &mut SourceCounts,
+        scanned: &mut ScanCounts,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        Ok(match self {
+            Source::One => vec![Vec::new()],
+            Source::Series {
+                start,
+                stop,
+                step,
+                ty,
+                filter,
+            } => {
+                let mut rows = Vec::new();
+                let mut x = *start;
+                while (*step > 0 && x <= *stop) || (*step < 0 && x >= *stop) {
+                    let row = vec![match ty {
+                        SqlType::Int4 => Value::Int4(x as i32),
+                        _ => Value::Int8(x),
+                    }];
+                    if scan::accepts(filter, &row, env)? {
+                        rows.push(row);
+                    }
+                    match x.checked_add(*step) {
+                        Some(next) => x = next,
+                        None => break,
+                    }
+                }
+                rows
+            }
+            Source::Table { relation, plan, .. } => {
+                let (found, scan_counts) = scan::run(txn, relation, plan, env)?;
+                *scanned = scan_counts;
+                found.into_iter().map(|(_, row)| row).collect()
+            }
+            Source::Join {
+                kind,
+                left,
+                right,
+                right_width,
+                method,
+                condition,
+                filter,
+                ..
+            } => {
+                let left_rows = left.rows(txn, env, counts)?;
+                let right_rows = right.rows(txn, env, counts)?;
+                let mut out = Vec::new();
+                let mut emit = |row: Vec<Value>| -> Result<(), SqlError> {
+                    if scan::accepts(filter, &row, env)? {
+                        out.push(row);
+                    }
+                    Ok(())
+                };
+                let joined = |l: &[Value], r: &[Value]| -> Vec<Value> {
+                    let mut row = Vec::with_capacity(l.len() + r.len());
+                    row.extend_from_slice(l);
+                    row.extend_from_slice(r);
+                    row
+                };
+                match method {
+                    Method::Hash {
+                        left_keys,
+                        right_keys,
+                    } => {
+                        let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+                        for (i, r) in right_rows.iter().enumerate() {
+                            if let Some(k) = hash_of(right_keys, r, env)? {
+                                table.entry(k).or_default().push(i);
+                            }
+                        }
+                        for l in &left_rows {
+                            let mut matched = false;
+                            if let Some(k) = hash_of(left_keys, l, env)?
+                                && let Some(candidates) = table.get(&k)
+                            {
+                                for &i in candidates {
+                                    let row = joined(l, &right_rows[i]);
+                                    if scan::accepts(condition, &row, env)? {
+                                        matched = true;
+                                        emit(row)?;
+                                    }
+                                }
+                            }
+                            if !matched && *kind == JoinKind::Left {
+                                emit(joined(l, &vec![Value::Null; *right_width]))?;
+                            }
+                        }
+                    }
+                    Method::NestedLoop => {
+                        for l in &left_rows {
+                            let mut matched = false;
+                            for r in &right_rows {
+                                let row = joined(l, r);
+                                if scan::accepts(condition, &row, env)? {
+                                    matched = true;
+                                    emit(row)?;
+                                }
+                            }
+                            if !matched && *kind == JoinKind::Left {
+                                emit(joined(l, &vec![Value::Null; *right_width]))?;
+                            }
+                        }
+                    }
+                }
+                out
+            }
+        })
+    }
+}
+
+/// A row's hash key: the key values, integers widened and numerics
+/// normalised so equal values hash equal; `None` if one is NULL (NULL
+/// equals nothing).
+fn hash_of(keys: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Option<Vec<u8>>, SqlError> {
+    let mut out = Vec::new();
+    for k in keys {
+        let v = match k.eval(row, env)? {
+            Value::Null => return Ok(None),
+            Value::Int2(x) => Value::Int8(x.into()),
+            Value::Int4(x) => Value::Int8(x.into()),
+            Value::Numeric(n) => Value::Numeric(n.normalized()),
+            v => v,
+        };
+        out.extend(format!("{v:?}").bytes());
+        out.push(0);
+    }
+    Ok(Some(out))
+}

@@ -224,6 +224,21 @@ impl Numeric {
         Numeric::new(rounded, scale).map(Some)
     }
 
+    /// `self % other` (the remainder's sign is the dividend's, as
+    /// PostgreSQL's). `None` for a zero divisor.
+    pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+            return Ok(Some(Numeric::NaN));
+        };
+        let scale = sa.max(sb);
+        let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
+        let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
+        if b == 0 {
+            return Ok(None);
+        }
+        Numeric::new(a % b, scale).map(Some)
+    }
+
     /// The mantissa and scale (`None` for NaN).
     pub fn parts(self) -> Option<(i128, u8)> {
         match self {

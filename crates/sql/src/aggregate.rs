@@ -384,7 +384,7 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
     })
 }
 
-/// `sum / n` as PostgreSQL's numeric division (`select_div_scale`).
+/// `sum / n` as PostgreSQL's numeric division.
 fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
     let sum = match sum {
         Value::Numeric(x) => x,
@@ -396,53 +396,10 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
             )));
         }
     };
-    let count = Numeric::from_i64(n);
-    let scale = div_scale(sum, count);
-    let quotient = sum
-        .checked_div(count, scale)?
-        .ok_or_else(|| SqlError::new("22012", "division by zero"))?;
-    Ok(Value::Numeric(quotient))
-}
-
-/// PostgreSQL's display scale of `a / b`: 16 significant digits at least
-/// (`NUMERIC_MIN_SIG_DIGITS`), no fewer than either operand's scale,
-/// judged from the base-10000 weights of the operands.
-fn div_scale(a: Numeric, b: Numeric) -> u8 {
-    const MIN_SIG_DIGITS: i32 = 16;
-    let (Some((ma, sa)), Some((mb, sb))) = (a.parts(), b.parts()) else {
-        return 0;
-    };
-    let (wa, fa) = weight(ma, sa);
-    let (wb, fb) = weight(mb, sb);
-    let mut qweight = wa - wb;
-    if fa < fb {
-        qweight -= 1;
-    }
-    let scale = (MIN_SIG_DIGITS - qweight * 4)
-        .max(i32::from(sa))
-        .max(i32::from(sb))
-        .clamp(0, 38);
-    scale as u8
-}
-
-/// The base-10000 weight of `mantissa·10^-scale` and its first base-10000
-/// digit (zero: weight 0, digit 0).
-fn weight(mantissa: i128, scale: u8) -> (i32, i128) {
-    let m = mantissa.unsigned_abs();
-    if m == 0 {
-        return (0, 0);
-    }
-    let digits = m.ilog10() as i32 + 1;
-    let exponent = digits - 1 - i32::from(scale);
-    let w = exponent.div_euclid(4);
-    // The first group: the value divided by 10000^w, truncated.
-    let shift = i32::from(scale) + 4 * w;
-    let first = if shift >= 0 {
-        m / 10u128.pow(shift as u32)
-    } else {
-        m * 10u128.pow((-shift) as u32)
-    };
-    (w, first as i128)
+    Ok(Value::Numeric(expr::numeric_div(
+        sum,
+        Numeric::from_i64(n),
+    )?))
 }
 
 #[cfg(test)]

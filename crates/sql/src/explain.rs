@@ -537,6 +537,42 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
         Scalar::Const(v) => constant(v),
         Scalar::Now => "CURRENT_TIMESTAMP".into(),
         Scalar::Param(n) => format!("${}", n + 1),
+        Scalar::Case {
+            operand,
+            branches,
+            otherwise,
+        } => {
+            let mut text = "CASE".to_string();
+            if let Some(o) = operand {
+                text.push_str(&format!(" {}", d(o)));
+            }
+            for (w, t) in branches {
+                text.push_str(&format!(" WHEN {} THEN {}", d(w), d(t)));
+            }
+            if let Some(e) = otherwise {
+                text.push_str(&format!(" ELSE {}", d(e)));
+            }
+            text + " END"
+        }
+        Scalar::Cast(e, ty) => format!("({})::{}", d(e), type_name(*ty)),
+        Scalar::Like {
+            expr,
+            pattern,
+            negated,
+            insensitive,
+        } => {
+            let op = match (negated, insensitive) {
+                (false, false) => "~~",
+                (true, false) => "!~~",
+                (false, true) => "~~*",
+                (true, true) => "!~~*",
+            };
+            format!("({} {op} {})", d(expr), d(pattern))
+        }
+        Scalar::Func(f, args) => {
+            let args: Vec<String> = args.iter().map(d).collect();
+            format!("{}({})", format!("{f:?}").to_lowercase(), args.join(", "))
+        }
         Scalar::Typed(e, _) => d(e),
         Scalar::Negate(e) => format!("(- {})", d(e)),
         Scalar::Arith(op, a, b) => format!("({} {op} {})", d(a), d(b)),

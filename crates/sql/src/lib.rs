@@ -13,6 +13,7 @@ mod error;
 mod explain;
 mod expr;
 mod from;
+mod functions;
 mod indexes;
 mod names;
 mod output;

@@ -6,6 +6,7 @@
 
 use crate::error::SqlError;
 use crate::expr;
+use crate::functions::{self, Func};
 use crate::names;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
@@ -145,6 +146,23 @@ pub enum Scalar {
         list: Vec<Scalar>,
         negated: bool,
     },
+    /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END` (an operand
+    /// compares equal to each WHEN value).
+    Case {
+        operand: Option<Box<Scalar>>,
+        branches: Vec<(Scalar, Scalar)>,
+        otherwise: Option<Box<Scalar>>,
+    },
+    /// `CAST(e AS type)`, `e::type`.
+    Cast(Box<Scalar>, SqlType),
+    /// `e [NOT] [I]LIKE pattern`.
+    Like {
+        expr: Box<Scalar>,
+        pattern: Box<Scalar>,
+        negated: bool,
+        insensitive: bool,
+    },
+    Func(Func, Vec<Scalar>),
 }
 
 /// Binds `expr` over `columns`.
@@ -188,7 +206,12 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             match op {
                 BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
                 BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
-                BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply => {
+                BinaryOperator::Plus
+                | BinaryOperator::Minus
+                | BinaryOperator::Multiply
+                | BinaryOperator::Divide
+                | BinaryOperator::Modulo
+                | BinaryOperator::StringConcat => {
                     Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
                 }
                 op => match Cmp::of(op) {
@@ -250,8 +273,140 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         {
             Scalar::Now
         }
+        Expr::Function(f) => function(f, columns)?,
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => Scalar::Case {
+            operand: operand
+                .as_deref()
+                .map(|o| bind(o, columns))
+                .transpose()?
+                .map(Box::new),
+            branches: conditions
+                .iter()
+                .map(|w| Ok((bind(&w.condition, columns)?, bind(&w.result, columns)?)))
+                .collect::<Result<_, SqlError>>()?,
+            otherwise: else_result
+                .as_deref()
+                .map(|e| bind(e, columns))
+                .transpose()?
+                .map(Box::new),
+        },
+        Expr::Cast {
+            expr,
+            data_type,
+            format: None,
+            ..
+        } => {
+            let ty = types::column_type(data_type)?;
+            match bind(expr, columns)? {
+                // A quoted literal cast is a typed literal (`'1'::int`).
+                Scalar::Const(v) => Scalar::Const(types::cast(v, ty)?),
+                other => Scalar::Cast(Box::new(other), ty),
+            }
+        }
+        Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } => Scalar::Like {
+            expr: boxed(expr)?,
+            pattern: boxed(pattern)?,
+            negated: *negated,
+            insensitive: false,
+        },
+        Expr::ILike {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } => Scalar::Like {
+            expr: boxed(expr)?,
+            pattern: boxed(pattern)?,
+            negated: *negated,
+            insensitive: true,
+        },
+        Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            let mut args = vec![bind(expr, columns)?];
+            args.push(match substring_from {
+                Some(f) => bind(f, columns)?,
+                None => Scalar::Const(Value::Int4(1)),
+            });
+            if let Some(n) = substring_for {
+                args.push(bind(n, columns)?);
+            }
+            Scalar::Func(Func::Substr, args)
+        }
+        Expr::IsTrue(e) => Scalar::Compare(
+            Cmp::Eq,
+            boxed(e)?,
+            Box::new(Scalar::Const(Value::Bool(true))),
+        ),
+        Expr::IsFalse(e) => Scalar::Compare(
+            Cmp::Eq,
+            boxed(e)?,
+            Box::new(Scalar::Const(Value::Bool(false))),
+        ),
         other => return Err(SqlError::unsupported(format!("the expression {other}"))),
     })
+}
+
+/// A call of a scalar function (`functions.rs`); aggregates are bound by
+/// `aggregate.rs` and are 42803 anywhere else.
+fn function(
+    f: &sqlparser::ast::Function,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
+    let name = f.name.to_string().to_lowercase();
+    if crate::aggregate::is_aggregate(f) {
+        return Err(SqlError::new(
+            "42803",
+            format!("aggregate functions are not allowed here ({name})"),
+        ));
+    }
+    let Some(func) = Func::of(&name) else {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name} does not exist"),
+        ));
+    };
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(SqlError::unsupported(format!("{f}")));
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.over.is_some() {
+        return Err(SqlError::unsupported(format!("{f}")));
+    }
+    let args = list
+        .args
+        .iter()
+        .map(|a| match a {
+            sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => {
+                bind(e, columns)
+            }
+            other => Err(SqlError::unsupported(format!("the argument {other}"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !func.takes(args.len()) {
+        return Err(SqlError::new(
+            "42883",
+            format!(
+                "function {name} with {} arguments does not exist",
+                args.len()
+            ),
+        ));
+    }
+    Ok(Scalar::Func(func, args))
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's
@@ -308,6 +463,47 @@ impl Scalar {
             Scalar::IsNull(e, negated) => {
                 Value::Bool((e.eval(row, env)? == Value::Null) != *negated)
             }
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                let subject = match operand {
+                    Some(o) => Some(o.eval(row, env)?),
+                    None => None,
+                };
+                for (when, then) in branches {
+                    let hit = match &subject {
+                        Some(v) => compare(v, &when.eval(row, env)?)? == Some(Ordering::Equal),
+                        None => truth(&when.eval(row, env)?)? == Some(true),
+                    };
+                    if hit {
+                        return then.eval(row, env);
+                    }
+                }
+                match otherwise {
+                    Some(e) => e.eval(row, env)?,
+                    None => Value::Null,
+                }
+            }
+            Scalar::Cast(e, ty) => types::cast(e.eval(row, env)?, *ty)?,
+            Scalar::Like {
+                expr,
+                pattern,
+                negated,
+                insensitive,
+            } => match (expr.eval(row, env)?, pattern.eval(row, env)?) {
+                (Value::Null, _) | (_, Value::Null) => Value::Null,
+                (v, p) => {
+                    let text = |v: &Value| types::text_output(v).map(Option::unwrap_or_default);
+                    Value::Bool(functions::like(&text(&v)?, &text(&p)?, *insensitive) != *negated)
+                }
+            },
+            Scalar::Func(f, args) => f.eval(
+                args.iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<_, _>>()?,
+            )?,
             Scalar::InList {
                 expr,
                 list,
@@ -351,7 +547,23 @@ impl Scalar {
             Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
+            Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
+            Scalar::Cast(_, ty) => *ty,
+            Scalar::Case {
+                branches,
+                otherwise,
+                ..
+            } => branches
+                .iter()
+                .map(|(_, t)| t.ty_in(columns))
+                .chain(otherwise.iter().map(|e| e.ty_in(columns)))
+                .find(|t| *t != SqlType::Text)
+                .unwrap_or(SqlType::Text),
+            Scalar::Func(f, args) => {
+                let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();
+                f.ty(&types)
+            }
             _ => SqlType::Bool,
         }
     }
@@ -365,7 +577,23 @@ impl Scalar {
             Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty(types),
+            Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
+            Scalar::Cast(_, ty) => *ty,
+            Scalar::Case {
+                branches,
+                otherwise,
+                ..
+            } => branches
+                .iter()
+                .map(|(_, t)| t.ty(types))
+                .chain(otherwise.iter().map(|e| e.ty(types)))
+                .find(|t| *t != SqlType::Text)
+                .unwrap_or(SqlType::Text),
+            Scalar::Func(f, args) => {
+                let arg_types: Vec<SqlType> = args.iter().map(|a| a.ty(types)).collect();
+                f.ty(&arg_types)
+            }
             _ => SqlType::Bool,
         }
     }
@@ -394,6 +622,33 @@ impl Scalar {
                 list: list.iter().map(|i| i.map_columns(f)).collect(),
                 negated: *negated,
             },
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            } => Scalar::Case {
+                operand: operand.as_deref().map(m),
+                branches: branches
+                    .iter()
+                    .map(|(w, t)| (w.map_columns(f), t.map_columns(f)))
+                    .collect(),
+                otherwise: otherwise.as_deref().map(m),
+            },
+            Scalar::Cast(e, ty) => Scalar::Cast(m(e), *ty),
+            Scalar::Like {
+                expr,
+                pattern,
+                negated,
+                insensitive,
+            } => Scalar::Like {
+                expr: m(expr),
+                pattern: m(pattern),
+                negated: *negated,
+                insensitive: *insensitive,
+            },
+            Scalar::Func(func, args) => {
+                Scalar::Func(*func, args.iter().map(|a| a.map_columns(f)).collect())
+            }
         }
     }
 
@@ -418,6 +673,25 @@ impl Scalar {
                     item.columns(out);
                 }
             }
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                for e in operand.iter().chain(otherwise.iter()) {
+                    e.columns(out);
+                }
+                for (w, t) in branches {
+                    w.columns(out);
+                    t.columns(out);
+                }
+            }
+            Scalar::Cast(e, _) => e.columns(out),
+            Scalar::Like { expr, pattern, .. } => {
+                expr.columns(out);
+                pattern.columns(out);
+            }
+            Scalar::Func(_, args) => args.iter().for_each(|a| a.columns(out)),
         }
     }
 

@@ -139,6 +139,48 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     Ok(value.fit(ty)?)
 }
 
+/// `CAST(value AS ty)` / `value::ty`: PostgreSQL's casts among the types
+/// folio has — any value to text (its output form), text to any type (its
+/// input form), numbers to numbers (numeric to an integer rounds half away
+/// from zero; out of range is 22003), timestamps to dates and back.
+pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let value = match (value, ty) {
+        (Value::Null, _) => return Ok(Value::Null),
+        (v @ Value::Text(_), _) => return coerce(v, ty),
+        (v, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
+            Value::Text(text_output(&v)?.unwrap_or_default())
+        }
+        (Value::Numeric(n), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
+            let rounded = n
+                .fit_typmod(1000, 0)
+                .map_err(|_| SqlError::new("22003", format!("{} out of range", ty.name())))?;
+            match rounded.parts() {
+                Some((m, 0)) => {
+                    Value::Int8(i64::try_from(m).map_err(|_| {
+                        SqlError::new("22003", format!("{} out of range", ty.name()))
+                    })?)
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        "22003",
+                        format!("{} out of range", ty.name()),
+                    ));
+                }
+            }
+        }
+        (Value::Int2(x), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(x.into())),
+        (Value::Bool(b), SqlType::Int4) => Value::Int4(b.into()),
+        (Value::Int4(x), SqlType::Bool) => Value::Bool(x != 0),
+        (Value::Timestamp(t) | Value::TimestampTz(t), SqlType::Date) => {
+            Value::Date(t.div_euclid(86_400_000_000) as i32)
+        }
+        (Value::Date(d), SqlType::Timestamp) => Value::Timestamp(i64::from(d) * 86_400_000_000),
+        (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(i64::from(d) * 86_400_000_000),
+        (v, _) => v,
+    };
+    coerce(value, ty)
+}
+
 fn invalid_input(ty: SqlType, text: &str) -> SqlError {
     SqlError::new(
         "22P02",

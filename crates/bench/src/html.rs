@@ -5,7 +5,7 @@
 
 use crate::{Check, Row};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 const PALETTE: [&str; 6] = [
@@ -35,23 +35,46 @@ fn plotted(row: &Row) -> Option<(&'static str, f64)> {
 /// Numeric values that name a configuration rather than measure one.
 const NUMERIC_SETTINGS: [&str; 2] = ["recovery_io_concurrency", "keys"];
 
-fn configuration(row: &Row) -> String {
-    let parts: Vec<String> = row
-        .values
+/// The values of a row that name its configuration, as `key=value`.
+fn settings(row: &Row) -> Vec<(&str, String)> {
+    row.values
         .iter()
-        .filter_map(|(key, value)| match value {
-            Value::Bool(b) => Some(format!("{key}={}", if *b { "on" } else { "off" })),
-            Value::String(s) => Some(format!("{key}={s}")),
-            Value::Number(n) if NUMERIC_SETTINGS.contains(&key.as_str()) => {
-                Some(format!("{key}={n}"))
-            }
-            _ => None,
+        .filter_map(|(key, value)| {
+            let text = match value {
+                Value::Bool(b) => if *b { "on" } else { "off" }.to_string(),
+                Value::String(s) => s.clone(),
+                Value::Number(n) if NUMERIC_SETTINGS.contains(&key.as_str()) => n.to_string(),
+                _ => return None,
+            };
+            Some((key.as_str(), format!("{key}={text}")))
         })
+        .collect()
+}
+
+/// A row's configuration label: its settings that differ between the
+/// rows of its case (`varying`; a server benchmark's rows all carry the
+/// same `shared_buffers`, which would only lengthen the legend), or all
+/// of them when none differ.
+fn configuration(row: &Row, varying: &BTreeSet<&str>) -> String {
+    let all = settings(row);
+    let differing: Vec<&String> = all
+        .iter()
+        .filter(|(key, _)| varying.contains(key))
+        .map(|(_, part)| part)
         .collect();
+    let parts: Vec<&String> = if differing.is_empty() {
+        all.iter().map(|(_, part)| part).collect()
+    } else {
+        differing
+    };
     if parts.is_empty() {
         "default".to_string()
     } else {
-        parts.join(", ")
+        parts
+            .iter()
+            .map(|part| part.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -74,21 +97,37 @@ struct Plot {
 }
 
 fn group(rows: &[Row]) -> BTreeMap<(String, String), Plot> {
-    let mut cases: BTreeMap<(String, String), Plot> = BTreeMap::new();
-    for row in rows {
-        if let Some((measure, value)) = plotted(row) {
-            let plot = cases
-                .entry((row.workload.to_string(), row.case.clone()))
-                .or_insert(Plot {
-                    measure,
-                    axis: row.axis,
-                    series: Series::new(),
-                });
-            plot.series
-                .entry(configuration(row))
-                .or_default()
-                .push((row.threads, value));
+    let case_of = |row: &Row| (row.workload.to_string(), row.case.clone());
+    let plotted_rows: Vec<(&Row, &'static str, f64)> = rows
+        .iter()
+        .filter_map(|row| plotted(row).map(|(measure, value)| (row, measure, value)))
+        .collect();
+    // Per case, each setting's distinct values: those with more than one
+    // tell the case's configurations apart.
+    let mut values: BTreeMap<(String, String), BTreeMap<&str, BTreeSet<String>>> = BTreeMap::new();
+    for &(row, _, _) in &plotted_rows {
+        let case = values.entry(case_of(row)).or_default();
+        for (key, part) in settings(row) {
+            case.entry(key).or_default().insert(part);
         }
+    }
+    let mut cases: BTreeMap<(String, String), Plot> = BTreeMap::new();
+    for (row, measure, value) in plotted_rows {
+        let key = case_of(row);
+        let varying: BTreeSet<&str> = values[&key]
+            .iter()
+            .filter(|(_, distinct)| distinct.len() > 1)
+            .map(|(setting, _)| *setting)
+            .collect();
+        let plot = cases.entry(key).or_insert(Plot {
+            measure,
+            axis: row.axis,
+            series: Series::new(),
+        });
+        plot.series
+            .entry(configuration(row, &varying))
+            .or_default()
+            .push((row.threads, value));
     }
     cases
 }
@@ -420,7 +459,10 @@ mod tests {
         assert_eq!(html.matches("<polyline").count(), 2);
         assert!(html.contains(">clients</text>"));
         assert!(html.contains("<th>clients</th>"));
-        assert!(html.contains("engine=postgres / engine=folio"));
+        assert!(
+            html.contains("engine=postgres / engine=folio"),
+            "a setting all rows share is left out of the labels"
+        );
         assert!(!html.contains("boom"));
     }
 

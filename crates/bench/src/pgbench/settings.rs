@@ -5,8 +5,8 @@
 use crate::Row;
 
 /// Server settings shared by folio and PostgreSQL in one measurement.
-/// The WAL sizes and `checkpoint_timeout` are PostgreSQL 15's defaults,
-/// spelled out so both servers get the same ones.
+/// The WAL settings and `checkpoint_timeout` are PostgreSQL 15's
+/// defaults, spelled out so both servers get the same ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
     /// `shared_buffers` (folio: the buffer pool).
@@ -20,6 +20,9 @@ pub struct Settings {
     pub max_wal_size_bytes: u64,
     pub min_wal_size_bytes: u64,
     pub checkpoint_timeout_s: u64,
+    /// `wal_recycle` (folio's default is `auto`; PostgreSQL's `on`).
+    pub wal_recycle: bool,
+    pub wal_init_zero: bool,
 }
 
 const MB: u64 = 1 << 20;
@@ -36,6 +39,8 @@ impl Settings {
             max_wal_size_bytes: 1024 * MB,
             min_wal_size_bytes: 80 * MB,
             checkpoint_timeout_s: 300,
+            wal_recycle: true,
+            wal_init_zero: true,
         }
     }
 
@@ -67,6 +72,8 @@ impl Settings {
                 "checkpoint_timeout",
                 format!("{}s", self.checkpoint_timeout_s),
             ),
+            ("wal_recycle", on_off(self.wal_recycle).into()),
+            ("wal_init_zero", on_off(self.wal_init_zero).into()),
         ];
         settings
             .into_iter()
@@ -89,6 +96,10 @@ impl Settings {
             pg_size(self.min_wal_size_bytes),
             "--checkpoint-timeout".into(),
             format!("{}s", self.checkpoint_timeout_s),
+            "--wal-recycle".into(),
+            on_off(self.wal_recycle).into(),
+            "--wal-init-zero".into(),
+            on_off(self.wal_init_zero).into(),
         ];
         args.push(if self.checksums {
             "--data-checksums".into()
@@ -132,13 +143,14 @@ mod tests {
             pg,
             "-c listen_addresses=127.0.0.1 -c shared_buffers=128MB -c synchronous_commit=on \
              -c max_connections=300 -c max_wal_size=1024MB -c min_wal_size=80MB \
-             -c checkpoint_timeout=300s"
+             -c checkpoint_timeout=300s -c wal_recycle=on -c wal_init_zero=on"
         );
         let folio = settings.folio_args().join(" ");
         assert_eq!(
             folio,
             "--shared-buffers 128MB --synchronous-commit on --max-connections 300 \
-             --max-wal-size 1024MB --min-wal-size 80MB --checkpoint-timeout 300s --data-checksums"
+             --max-wal-size 1024MB --min-wal-size 80MB --checkpoint-timeout 300s \
+             --wal-recycle on --wal-init-zero on --data-checksums"
         );
         assert!(settings.initdb_args().contains(&"--data-checksums".into()));
         let off = Settings::new(16 * MB, false);

@@ -319,7 +319,7 @@ impl Grouping {
 
 /// Group key values as bytes that are equal exactly when the values are
 /// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL).
-fn group_hash(key: &[Value]) -> Vec<u8> {
+pub fn group_hash(key: &[Value]) -> Vec<u8> {
     let mut out = Vec::new();
     for v in key {
         match v {

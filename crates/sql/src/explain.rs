@@ -244,6 +244,16 @@ impl Node {
 
 /// The plan as lines.
 fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines: &mut Vec<String>) {
+    let node = planned_node(planned, actual);
+    let buffer_line = actual
+        .filter(|_| options.buffers)
+        .and_then(|a| buffers(a.hit, a.read));
+    let timing = actual.filter(|_| options.timing).map(|a| millis(a.elapsed));
+    node.render(0, timing, buffer_line.as_deref(), lines);
+}
+
+/// A planned query's node tree.
+fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     let analyzed = |n: u64| actual.map(|_| n);
     let names = planned.scope.display_names();
     let types = planned.scope.types();
@@ -296,16 +306,17 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
             node = sort;
         }
     }
+    if planned.distinct {
+        let mut unique = Node::new("Unique", analyzed(actual.map_or(0, |a| a.rows)));
+        unique.children.push(node);
+        node = unique;
+    }
     if planned.limit.is_some() || planned.offset > 0 {
         let mut limit = Node::new("Limit", analyzed(actual.map_or(0, |a| a.rows)));
         limit.children.push(node);
         node = limit;
     }
-    let buffer_line = actual
-        .filter(|_| options.buffers)
-        .and_then(|a| buffers(a.hit, a.read));
-    let timing = actual.filter(|_| options.timing).map(|a| millis(a.elapsed));
-    node.render(0, timing, buffer_line.as_deref(), lines);
+    node
 }
 
 /// The node of a source (recursively for joins).
@@ -315,6 +326,36 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
     let types = scope.types();
     match source {
         Source::One => Node::new("Result", actual.map(|_| 1)),
+        Source::Derived {
+            label,
+            planned,
+            filter,
+        } => {
+            let mut node = Node::new(format!("Subquery Scan on {label}"), rows(source));
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
+            }
+            node.children.push(planned_node(planned, None));
+            node
+        }
+        Source::Union { all, left, right } => {
+            // The inputs' nodes carry no actual counts (folio counts the
+            // union's rows, not each input's).
+            let mut append = Node::new("Append", if *all { rows(source) } else { None });
+            append.children.push(planned_node(left, None));
+            append.children.push(planned_node(right, None));
+            if *all {
+                append
+            } else {
+                let mut unique = Node::new("HashAggregate", rows(source));
+                unique
+                    .details
+                    .push(format!("Group Key: {}", names.join(", ")));
+                unique.children.push(append);
+                unique
+            }
+        }
         Source::Series { filter, .. } => {
             let mut node = Node::new("Function Scan on generate_series", rows(source));
             if !filter.is_empty() {

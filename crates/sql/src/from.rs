@@ -190,6 +190,18 @@ pub enum Source {
         relation: Arc<Relation>,
         plan: ScanPlan,
     },
+    /// A subquery in FROM: its result rows, then its filter.
+    Derived {
+        label: String,
+        planned: Box<crate::query::Planned>,
+        filter: Vec<Scalar>,
+    },
+    /// `left UNION [ALL] right`: the queries' result rows.
+    Union {
+        all: bool,
+        left: Box<crate::query::Planned>,
+        right: Box<crate::query::Planned>,
+    },
     Join {
         kind: JoinKind,
         left: Box<Source>,
@@ -222,6 +234,11 @@ struct Item<'a> {
 
 /// A FROM item resolved.
 enum Base {
+    /// `(query) alias`.
+    Derived {
+        label: String,
+        planned: Box<crate::query::Planned>,
+    },
     Table {
         label: String,
         relation: Arc<Relation>,
@@ -408,6 +425,11 @@ impl FromClause<'_> {
                         plan,
                     }
                 }
+                Base::Derived { label, planned } => Source::Derived {
+                    label,
+                    planned,
+                    filter,
+                },
                 Base::Series {
                     start,
                     stop,
@@ -492,6 +514,35 @@ fn base(
     factor: &TableFactor,
     offset: usize,
 ) -> Result<(Base, ScopeTable), SqlError> {
+    if let TableFactor::Derived {
+        lateral: false,
+        subquery,
+        alias,
+    } = factor
+    {
+        let Some(alias) = alias else {
+            return Err(SqlError::syntax("subquery in FROM must have an alias"));
+        };
+        let planned = crate::query::plan_query(cx, txn, subquery)?;
+        let qualifier = names::ident(&alias.name);
+        let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
+        for (n, c) in alias.columns.iter().enumerate().take(names.len()) {
+            names[n] = names::ident(&c.name);
+        }
+        let table = ScopeTable {
+            qualifier: qualifier.clone(),
+            names,
+            types: planned.types.clone(),
+            offset,
+        };
+        return Ok((
+            Base::Derived {
+                label: qualifier,
+                planned: Box::new(planned),
+            },
+            table,
+        ));
+    }
     let TableFactor::Table {
         name, alias, args, ..
     } = factor
@@ -598,6 +649,12 @@ impl Source {
                 out.extend(right.relations());
                 out
             }
+            Source::Union { left, right, .. } => {
+                let mut out = left.relations();
+                out.extend(right.relations());
+                out
+            }
+            Source::Derived { planned, .. } => planned.relations(),
             Source::One | Source::Series { .. } => Vec::new(),
         }
     }
@@ -649,6 +706,30 @@ impl Source {
                     }
                 }
                 rows
+            }
+            Source::Derived {
+                planned, filter, ..
+            } => {
+                let mut rows = crate::query::run(txn, planned, env)?.0;
+                if !filter.is_empty() {
+                    let mut kept = Vec::with_capacity(rows.len());
+                    for row in rows {
+                        if scan::accepts(filter, &row, env)? {
+                            kept.push(row);
+                        }
+                    }
+                    rows = kept;
+                }
+                rows
+            }
+            Source::Union { all, left, right } => {
+                let mut rows = crate::query::run(txn, left, env)?.0;
+                rows.extend(crate::query::run(txn, right, env)?.0);
+                if *all {
+                    rows
+                } else {
+                    crate::query::distinct(rows)
+                }
             }
             Source::Table { relation, plan, .. } => {
                 let (found, scan_counts) = scan::run(txn, relation, plan, env)?;

@@ -18,7 +18,8 @@ use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr,
+    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator,
+    SetQuantifier,
 };
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -60,6 +61,10 @@ pub struct Planned {
     pub sort: Vec<SortKey>,
     pub shape: Shape,
     pub columns: Vec<Column>,
+    /// The result columns' types.
+    pub types: Vec<SqlType>,
+    /// `SELECT DISTINCT`: repeated result rows dropped.
+    pub distinct: bool,
     pub limit: Option<u64>,
     pub offset: u64,
 }
@@ -98,10 +103,6 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
     if query.with.is_some() || query.fetch.is_some() || !query.locks.is_empty() {
         return Err(SqlError::unsupported("WITH, FETCH or FOR UPDATE/SHARE"));
     }
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return Err(SqlError::unsupported(format!("the query {}", query.body)));
-    };
-    check_plain(select)?;
     let (limit, offset) = limits(query.limit_clause.as_ref())?;
     let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
         None => &[],
@@ -110,12 +111,139 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
             _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
         },
     };
+    plan_body(cx, txn, &query.body, order_by, limit, offset)
+}
+
+/// Plans a query body (a SELECT, a set operation of bodies, or a
+/// parenthesised query) with the ORDER BY and LIMIT around it.
+fn plan_body(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    body: &SetExpr,
+    order_by: &[sqlparser::ast::OrderByExpr],
+    limit: Option<u64>,
+    offset: u64,
+) -> Result<Planned, SqlError> {
+    match body {
+        SetExpr::Select(select) => plan_select(cx, txn, select, order_by, limit, offset),
+        SetExpr::Query(q) if order_by.is_empty() && limit.is_none() && offset == 0 => {
+            plan_query(cx, txn, q)
+        }
+        SetExpr::SetOperation {
+            op: SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } => {
+            let all = match set_quantifier {
+                SetQuantifier::All => true,
+                SetQuantifier::Distinct | SetQuantifier::None => false,
+                other => return Err(SqlError::unsupported(format!("UNION {other}"))),
+            };
+            let left = plan_body(cx, txn, left, &[], None, 0)?;
+            let right = plan_body(cx, txn, right, &[], None, 0)?;
+            if left.columns.len() != right.columns.len() {
+                return Err(SqlError::syntax(
+                    "each UNION query must have the same number of columns",
+                ));
+            }
+            // The result is the left query's columns.
+            let scope = Scope {
+                tables: vec![from::ScopeTable {
+                    qualifier: "*SELECT*".into(),
+                    names: left.columns.iter().map(|c| c.name.clone()).collect(),
+                    types: left.types.clone(),
+                    offset: 0,
+                }],
+            };
+            let width = left.columns.len();
+            let sort = order_by
+                .iter()
+                .map(|o| output_sort_key(&scope, o))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Planned {
+                columns: left.columns.clone(),
+                types: left.types.clone(),
+                source: Source::Union {
+                    all,
+                    left: Box::new(left),
+                    right: Box::new(right),
+                },
+                scope,
+                filter: Vec::new(),
+                sort,
+                shape: Shape::Project((0..width).map(Scalar::Column).collect()),
+                distinct: false,
+                limit,
+                offset,
+            })
+        }
+        other => Err(SqlError::unsupported(format!("the query {other}"))),
+    }
+}
+
+/// An ORDER BY item of a set operation: an output column's name or
+/// position.
+fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<SortKey, SqlError> {
+    let column = match &o.expr {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(n, _) => n
+                .parse::<usize>()
+                .ok()
+                .filter(|p| (1..=scope.width()).contains(p))
+                .map(|p| p - 1)
+                .ok_or_else(|| {
+                    SqlError::new(
+                        "42P10",
+                        format!("ORDER BY position {n} is not in select list"),
+                    )
+                })?,
+            _ => return Err(SqlError::unsupported(format!("ORDER BY {}", o.expr))),
+        },
+        Expr::Identifier(id) => scope.resolve(&names::ident(id))?.0,
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "ORDER BY {other} of a UNION (only result columns)"
+            )));
+        }
+    };
+    let descending = o.options.asc == Some(false);
+    Ok(SortKey {
+        column,
+        descending,
+        nulls_first: o.options.nulls_first.unwrap_or(descending),
+    })
+}
+
+/// Plans a SELECT.
+fn plan_select(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    select: &Select,
+    order_by: &[sqlparser::ast::OrderByExpr],
+    limit: Option<u64>,
+    offset: u64,
+) -> Result<Planned, SqlError> {
+    check_plain(select)?;
+    let distinct = match &select.distinct {
+        None => false,
+        Some(sqlparser::ast::Distinct::Distinct) => true,
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
     let from = match select.from.as_slice() {
         [] => None,
         items => Some(from::resolve(cx, txn, items)?),
     };
     let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     let (shape, columns, order) = shape(&scope, scope.width(), select, order_by)?;
+    let types = match &shape {
+        Shape::Project(items) => items.iter().map(|s| s.ty_in(&scope)).collect(),
+        Shape::Aggregate { output, .. } => columns
+            .iter()
+            .zip(output)
+            .map(|(c, _)| SqlType::from_oid(c.type_oid, -1).unwrap_or(SqlType::Text))
+            .collect(),
+    };
     // The columns the query reads (a single table's index-only scan).
     let mut reads: Vec<usize> = Vec::new();
     if let Some(selection) = &select.selection {
@@ -150,6 +278,8 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         sort,
         shape,
         columns,
+        types,
+        distinct,
         limit,
         offset,
     })
@@ -188,15 +318,34 @@ pub fn run(
         }
     };
     let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
-    rows.drain(..offset.min(rows.len()));
-    if let Some(limit) = planned.limit {
-        rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    if !planned.distinct {
+        // Only the rows returned are projected.
+        rows.drain(..offset.min(rows.len()));
+        if let Some(limit) = planned.limit {
+            rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
     }
     rows = rows
         .iter()
         .map(|row| items.iter().map(|s| s.eval(row, env)).collect())
         .collect::<Result<_, _>>()?;
+    if planned.distinct {
+        rows = distinct(rows);
+        rows.drain(..offset.min(rows.len()));
+        if let Some(limit) = planned.limit {
+            rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
+    }
     Ok((rows, counts))
+}
+
+/// The rows without repeats (the first of equal rows kept, so a sorted
+/// input stays sorted); NULLs are equal here, as DISTINCT treats them.
+pub fn distinct(rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    let mut seen = std::collections::HashSet::new();
+    rows.into_iter()
+        .filter(|row| seen.insert(crate::aggregate::group_hash(row)))
+        .collect()
 }
 
 /// Sorts rows by the keys (a stable sort: equal rows keep scan order).
@@ -343,8 +492,8 @@ fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> 
 
 /// Refuses the clauses not supported yet.
 fn check_plain(select: &Select) -> Result<(), SqlError> {
-    if select.distinct.is_some() || select.into.is_some() {
-        return Err(SqlError::unsupported("DISTINCT or INTO"));
+    if select.into.is_some() {
+        return Err(SqlError::unsupported("SELECT INTO"));
     }
     match &select.group_by {
         GroupByExpr::Expressions(_, modifiers) if modifiers.is_empty() => Ok(()),

@@ -578,6 +578,18 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
         Scalar::Const(v) => constant(v),
         Scalar::Now => "CURRENT_TIMESTAMP".into(),
         Scalar::Param(n) => format!("${}", n + 1),
+        Scalar::Subquery(n, _) => format!("$subquery{}", n + 1),
+        Scalar::Exists(n) => format!("(hashed SubPlan {})", n + 1),
+        Scalar::InSubquery {
+            expr,
+            index,
+            negated,
+        } => format!(
+            "({}{} (hashed SubPlan {}))",
+            if *negated { "NOT " } else { "" },
+            d(expr),
+            index + 1
+        ),
         Scalar::Case {
             operand,
             branches,

@@ -12,7 +12,7 @@ use crate::from::{self, Scope, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::SortKey;
-use crate::scalar::{self, Columns, Env, Scalar, compare};
+use crate::scalar::{self, Columns, EXISTS_MARK, Env, IN_MARK, SUBQUERY_MARK, Scalar, compare};
 use crate::scan;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -21,6 +21,7 @@ use sqlparser::ast::{
     Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator,
     SetQuantifier,
 };
+use sqlparser::ast::{VisitMut, VisitorMut};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -65,6 +66,9 @@ pub struct Planned {
     pub types: Vec<SqlType>,
     /// `SELECT DISTINCT`: repeated result rows dropped.
     pub distinct: bool,
+    /// Uncorrelated subqueries in expressions, run once per execution
+    /// before the rows (their results: `Env::subqueries`).
+    pub subplans: Vec<Planned>,
     pub limit: Option<u64>,
     pub offset: u64,
 }
@@ -174,11 +178,102 @@ fn plan_body(
                 sort,
                 shape: Shape::Project((0..width).map(Scalar::Column).collect()),
                 distinct: false,
+                subplans: Vec::new(),
                 limit,
                 offset,
             })
         }
         other => Err(SqlError::unsupported(format!("the query {other}"))),
+    }
+}
+
+/// Replaces each subquery in an expression by a marker (`scalar.rs`) and
+/// plans it (uncorrelated: a subquery naming the outer query's columns
+/// fails to plan, 0A000).
+struct Extract<'a, 'b> {
+    cx: &'a Ctx<'b>,
+    txn: &'a Transaction,
+    plans: Vec<Planned>,
+    error: Option<SqlError>,
+}
+
+impl Extract<'_, '_> {
+    /// Plans `q`; its index, or `None` after an error.
+    fn plan(&mut self, q: &Query, one_column: Option<&str>) -> Option<usize> {
+        let planned = match plan_query(self.cx, self.txn, q) {
+            Ok(p) => p,
+            Err(e) if matches!(e.code, "42703" | "42P01") => {
+                self.error = Some(SqlError::unsupported(format!(
+                    "this subquery ({}): correlated subqueries are not supported yet",
+                    e.message
+                )));
+                return None;
+            }
+            Err(e) => {
+                self.error = Some(e);
+                return None;
+            }
+        };
+        if let Some(message) = one_column
+            && planned.columns.len() != 1
+        {
+            self.error = Some(SqlError::syntax(message));
+            return None;
+        }
+        self.plans.push(planned);
+        Some(self.plans.len() - 1)
+    }
+}
+
+fn marker(text: String) -> Expr {
+    Expr::Value(sqlparser::ast::Value::Placeholder(text).into())
+}
+
+impl VisitorMut for Extract<'_, '_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> std::ops::ControlFlow<()> {
+        use std::ops::ControlFlow::{Break, Continue};
+        let replaced = match expr {
+            Expr::Subquery(q) => {
+                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
+                    return Break(());
+                };
+                let oid = self.plans[n].columns[0].type_oid;
+                marker(format!("{SUBQUERY_MARK}{n}:{oid}"))
+            }
+            Expr::Exists { subquery, negated } => {
+                let Some(n) = self.plan(subquery, None) else {
+                    return Break(());
+                };
+                let exists = marker(format!("{EXISTS_MARK}{n}"));
+                if *negated {
+                    Expr::UnaryOp {
+                        op: sqlparser::ast::UnaryOperator::Not,
+                        expr: Box::new(exists),
+                    }
+                } else {
+                    exists
+                }
+            }
+            Expr::InSubquery {
+                expr: e,
+                subquery,
+                negated,
+            } => {
+                let Some(n) = self.plan(subquery, Some("subquery has too many columns")) else {
+                    return Break(());
+                };
+                Expr::InList {
+                    expr: e.clone(),
+                    list: vec![marker(format!("{IN_MARK}{n}"))],
+                    negated: *negated,
+                }
+            }
+            _ => return Continue(()),
+        };
+        *expr = replaced;
+        Continue(())
     }
 }
 
@@ -225,6 +320,36 @@ fn plan_select(
     offset: u64,
 ) -> Result<Planned, SqlError> {
     check_plain(select)?;
+    // Subqueries in expressions become markers bound to their plans.
+    let mut select = select.clone();
+    let mut extract = Extract {
+        cx,
+        txn,
+        plans: Vec::new(),
+        error: None,
+    };
+    let _ = (|| {
+        for item in &mut select.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    e.visit(&mut extract)?;
+                }
+                _ => {}
+            }
+        }
+        if let Some(e) = &mut select.selection {
+            e.visit(&mut extract)?;
+        }
+        if let Some(e) = &mut select.having {
+            e.visit(&mut extract)?;
+        }
+        std::ops::ControlFlow::Continue(())
+    })();
+    if let Some(e) = extract.error {
+        return Err(e);
+    }
+    let subplans = extract.plans;
+    let select = &select;
     let distinct = match &select.distinct {
         None => false,
         Some(sqlparser::ast::Distinct::Distinct) => true,
@@ -280,6 +405,7 @@ fn plan_select(
         columns,
         types,
         distinct,
+        subplans,
         limit,
         offset,
     })
@@ -292,6 +418,20 @@ pub fn run(
     env: &Env<'_>,
 ) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
     let mut counts = RunCounts::default();
+    let results: Vec<Vec<Vec<Value>>> = planned
+        .subplans
+        .iter()
+        .map(|p| Ok(run(txn, p, env)?.0))
+        .collect::<Result<_, SqlError>>()?;
+    let with_results = Env {
+        subqueries: &results,
+        ..*env
+    };
+    let env = if results.is_empty() {
+        env
+    } else {
+        &with_results
+    };
     let mut rows = planned.source.rows(txn, env, &mut counts.source)?;
     if !planned.filter.is_empty() {
         let mut kept = Vec::with_capacity(rows.len());

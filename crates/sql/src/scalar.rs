@@ -113,14 +113,35 @@ pub struct Env<'a> {
     /// `$1`, `$2`, ...: text-format values (an unknown-typed literal, as
     /// PostgreSQL's untyped parameters) or NULL.
     pub params: &'a [Value],
+    /// The result rows of the query's (uncorrelated) subqueries, run once
+    /// per execution before its rows.
+    pub subqueries: &'a [Vec<Vec<Value>>],
 }
 
 impl Env<'_> {
     /// An environment without parameters.
     pub fn at(now: i64) -> Env<'static> {
-        Env { now, params: &[] }
+        Env {
+            now,
+            params: &[],
+            subqueries: &[],
+        }
+    }
+
+    /// Subquery `n`'s rows.
+    fn subquery(&self, n: usize) -> Result<&[Vec<Value>], SqlError> {
+        self.subqueries
+            .get(n)
+            .map(Vec::as_slice)
+            .ok_or_else(|| SqlError::new("XX000", format!("subquery {n} was not run")))
     }
 }
+
+/// The marker a subquery is replaced by before binding (`query.rs`):
+/// `$subquery:N`, `$exists:N`, `$in:N`. Not a token a client can write.
+pub const SUBQUERY_MARK: &str = "$subquery:";
+pub const EXISTS_MARK: &str = "$exists:";
+pub const IN_MARK: &str = "$in:";
 
 /// A bound expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,6 +184,17 @@ pub enum Scalar {
         insensitive: bool,
     },
     Func(Func, Vec<Scalar>),
+    /// `(SELECT ...)`: its one value (NULL for no row), of its column's
+    /// type.
+    Subquery(usize, SqlType),
+    /// `EXISTS (SELECT ...)`.
+    Exists(usize),
+    /// `e [NOT] IN (SELECT ...)`.
+    InSubquery {
+        expr: Box<Scalar>,
+        index: usize,
+        negated: bool,
+    },
 }
 
 /// Binds `expr` over `columns`.
@@ -173,6 +205,21 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     let boxed = |e: &Expr| bind(e, columns).map(Box::new);
     Ok(match expr {
         Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(SUBQUERY_MARK) => {
+                // `$subquery:N:OID`.
+                let rest = &p[SUBQUERY_MARK.len()..];
+                let (n, oid) = rest.split_once(':').unwrap_or((rest, "25"));
+                let n = mark_number(n, "")?;
+                let ty = oid
+                    .parse()
+                    .ok()
+                    .and_then(|oid| SqlType::from_oid(oid, -1))
+                    .unwrap_or(SqlType::Text);
+                Scalar::Subquery(n, ty)
+            }
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(EXISTS_MARK) => {
+                Scalar::Exists(mark_number(p, EXISTS_MARK)?)
+            }
             sqlparser::ast::Value::Placeholder(p) => match p.strip_prefix('$').map(str::parse) {
                 Some(Ok(n @ 1..)) => Scalar::Param(n - 1),
                 _ => return Err(SqlError::syntax(format!("syntax error at or near \"{p}\""))),
@@ -225,6 +272,25 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         }
         Expr::IsNull(e) => Scalar::IsNull(boxed(e)?, false),
         Expr::IsNotNull(e) => Scalar::IsNull(boxed(e)?, true),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } if matches!(list.as_slice(), [Expr::Value(v)]
+            if matches!(&v.value, sqlparser::ast::Value::Placeholder(p) if p.starts_with(IN_MARK))) =>
+        {
+            let [Expr::Value(v)] = list.as_slice() else {
+                unreachable!("matched above")
+            };
+            let sqlparser::ast::Value::Placeholder(p) = &v.value else {
+                unreachable!("matched above")
+            };
+            Scalar::InSubquery {
+                expr: boxed(expr)?,
+                index: mark_number(p, IN_MARK)?,
+                negated: *negated,
+            }
+        }
         Expr::InList {
             expr,
             list,
@@ -360,6 +426,12 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         ),
         other => return Err(SqlError::unsupported(format!("the expression {other}"))),
     })
+}
+
+fn mark_number(p: &str, mark: &str) -> Result<usize, SqlError> {
+    p[mark.len()..]
+        .parse()
+        .map_err(|_| SqlError::syntax(format!("syntax error at or near \"{p}\"")))
 }
 
 /// A call of a scalar function (`functions.rs`); aggregates are bound by
@@ -504,6 +576,41 @@ impl Scalar {
                     .map(|a| a.eval(row, env))
                     .collect::<Result<_, _>>()?,
             )?,
+            Scalar::Subquery(n, _) => match env.subquery(*n)? {
+                [] => Value::Null,
+                [row] => row.first().cloned().unwrap_or(Value::Null),
+                _ => {
+                    return Err(SqlError::new(
+                        "21000",
+                        "more than one row returned by a subquery used as an expression",
+                    ));
+                }
+            },
+            Scalar::Exists(n) => Value::Bool(!env.subquery(*n)?.is_empty()),
+            Scalar::InSubquery {
+                expr,
+                index,
+                negated,
+            } => {
+                let x = expr.eval(row, env)?;
+                let mut unknown = false;
+                let mut found = false;
+                for r in env.subquery(*index)? {
+                    match compare(&x, r.first().unwrap_or(&Value::Null))? {
+                        Some(Ordering::Equal) => {
+                            found = true;
+                            break;
+                        }
+                        Some(_) => {}
+                        None => unknown = true,
+                    }
+                }
+                match (found, unknown) {
+                    (true, _) => Value::Bool(!negated),
+                    (false, true) => Value::Null,
+                    (false, false) => Value::Bool(*negated),
+                }
+            }
             Scalar::InList {
                 expr,
                 list,
@@ -549,7 +656,7 @@ impl Scalar {
             Scalar::Negate(e) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
-            Scalar::Cast(_, ty) => *ty,
+            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) => *ty,
             Scalar::Case {
                 branches,
                 otherwise,
@@ -579,7 +686,7 @@ impl Scalar {
             Scalar::Negate(e) => e.ty(types),
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
-            Scalar::Cast(_, ty) => *ty,
+            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) => *ty,
             Scalar::Case {
                 branches,
                 otherwise,
@@ -649,6 +756,16 @@ impl Scalar {
             Scalar::Func(func, args) => {
                 Scalar::Func(*func, args.iter().map(|a| a.map_columns(f)).collect())
             }
+            Scalar::Subquery(..) | Scalar::Exists(_) => self.clone(),
+            Scalar::InSubquery {
+                expr,
+                index,
+                negated,
+            } => Scalar::InSubquery {
+                expr: m(expr),
+                index: *index,
+                negated: *negated,
+            },
         }
     }
 
@@ -692,6 +809,8 @@ impl Scalar {
                 pattern.columns(out);
             }
             Scalar::Func(_, args) => args.iter().for_each(|a| a.columns(out)),
+            Scalar::Subquery(..) | Scalar::Exists(_) => {}
+            Scalar::InSubquery { expr, .. } => expr.columns(out),
         }
     }
 

@@ -273,6 +273,7 @@ impl Session {
             let env = Env {
                 now: cx.now,
                 params: &values,
+                subqueries: &[],
             };
             plan.run(txn, &env)
         });

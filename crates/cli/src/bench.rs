@@ -288,8 +288,14 @@ fn run_pgbench(args: PgbenchArgs) -> anyhow::Result<()> {
             .collect::<Result<_, _>>()?,
         None => pgbench::workloads(),
     };
+    // The first SIGINT/SIGTERM sets the flag: the run stops at its next
+    // wait and the guards stop the servers and remove their directories.
+    // A second one exits at once (registered first, so it sees the flag
+    // only once the first has set it).
     let interrupted = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 1, interrupted.clone())
+            .context("installing the signal handlers")?;
         signal_hook::flag::register(signal, interrupted.clone())
             .context("installing the signal handlers")?;
     }

@@ -17,8 +17,8 @@
 //! (no PostgreSQL 15) ends it.
 //!
 //! Every server this module starts lives in its own temporary directory
-//! and is owned by a guard ([`folio::FolioServer`],
-//! [`postgres::PgCluster`]) whose `Drop` stops it by pid and removes the
+//! and is owned by a guard (`folio::FolioServer`,
+//! `postgres::PgCluster`) whose `Drop` stops it by pid and removes the
 //! directory, on every path out, errors and interrupts included.
 //!
 //! Layout: `settings.rs` (the shared settings on each command line),

@@ -273,7 +273,7 @@ impl Change {
                             }
                             Write::Gone => break,
                             Write::Moved(next) => {
-                                match recheck(txn, relation, filter, next, env)? {
+                                match scan::newest(txn, relation, filter, next, env)? {
                                     Some(newest) => (tid, old) = newest,
                                     None => break,
                                 }
@@ -303,7 +303,7 @@ impl Change {
                             }
                             Write::Gone => break,
                             Write::Moved(next) => {
-                                match recheck(txn, relation, filter, next, env)? {
+                                match scan::newest(txn, relation, filter, next, env)? {
                                     Some(newest) => (tid, row) = newest,
                                     None => break,
                                 }
@@ -329,26 +329,6 @@ fn selected(
         .into_iter()
         .map(|(tid, row)| (tid.expect("a plan reading every column has tuple ids"), row))
         .collect())
-}
-
-/// READ COMMITTED's re-check: the newest version of a row changed since
-/// the snapshot, if it still satisfies the WHERE clause.
-fn recheck(
-    txn: &Transaction,
-    relation: &Relation,
-    filter: &[Scalar],
-    next: Tid,
-    env: &Env<'_>,
-) -> Result<Option<(Tid, Vec<Value>)>, SqlError> {
-    let newest = relation
-        .table
-        .newest(txn, next)
-        .map_err(folio_catalog::CatalogError::from)?;
-    let Some((newest, bytes)) = newest else {
-        return Ok(None);
-    };
-    let values = relation.decode(txn, &bytes)?;
-    Ok(scan::accepts(filter, &values, env)?.then_some((newest, values)))
 }
 
 /// The position of column `column` of `table`, or PostgreSQL's 42703.

@@ -368,6 +368,7 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             label,
             relation,
             plan,
+            lock,
         } => {
             // A scan's conditions name its columns unqualified (PostgreSQL
             // qualifies them only with VERBOSE).
@@ -378,14 +379,22 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
                 .map(|c| c.name.clone())
                 .collect();
             let counts = actual.and_then(|a| a.nodes.get(&node_id(source)).copied());
-            scan_node(
+            let scan = scan_node(
                 label,
                 relation,
                 plan,
                 &own,
                 rows(source),
                 counts.map(|c| c.1),
-            )
+            );
+            match lock {
+                None => scan,
+                Some(_) => {
+                    let mut node = Node::new("LockRows", rows(source));
+                    node.children.push(scan);
+                    node
+                }
+            }
         }
         Source::Join {
             kind,

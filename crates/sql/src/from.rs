@@ -153,6 +153,13 @@ impl Columns for Scope {
     }
 }
 
+/// A row lock taken by `SELECT ... FOR UPDATE / FOR SHARE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowLock {
+    Update,
+    Share,
+}
+
 /// A join's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinKind {
@@ -189,6 +196,8 @@ pub enum Source {
         label: String,
         relation: Arc<Relation>,
         plan: ScanPlan,
+        /// `FOR UPDATE` / `FOR SHARE`: each row found is locked.
+        lock: Option<RowLock>,
     },
     /// A subquery in FROM: its result rows, then its filter.
     Derived {
@@ -423,6 +432,7 @@ impl FromClause<'_> {
                         label,
                         relation,
                         plan,
+                        lock: None,
                     }
                 }
                 Base::Derived { label, planned } => Source::Derived {
@@ -662,7 +672,7 @@ impl Source {
     /// Its rows (the query's row prefix it covers).
     pub fn rows(
         &self,
-        txn: &Transaction,
+        txn: &mut Transaction,
         env: &Env<'_>,
         counts: &mut SourceCounts,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
@@ -676,7 +686,7 @@ impl Source {
 
     fn produce(
         &self,
-        txn: &Transaction,
+        txn: &mut Transaction,
         env: &Env<'_>,
         counts: &mut SourceCounts,
         scanned: &mut ScanCounts,
@@ -731,10 +741,18 @@ impl Source {
                     crate::query::distinct(rows)
                 }
             }
-            Source::Table { relation, plan, .. } => {
+            Source::Table {
+                relation,
+                plan,
+                lock,
+                ..
+            } => {
                 let (found, scan_counts) = scan::run(txn, relation, plan, env)?;
                 *scanned = scan_counts;
-                found.into_iter().map(|(_, row)| row).collect()
+                match lock {
+                    None => found.into_iter().map(|(_, row)| row).collect(),
+                    Some(lock) => scan::lock_rows(txn, relation, plan, *lock, found, env)?,
+                }
             }
             Source::Join {
                 kind,

@@ -8,7 +8,7 @@ use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::from::{self, Scope, Source, SourceCounts};
+use crate::from::{self, RowLock, Scope, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::SortKey;
@@ -86,7 +86,7 @@ pub struct RunCounts {
 /// Runs a query.
 impl Planned {
     /// Runs it: the rows as a result.
-    pub fn output(&self, txn: &Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
+    pub fn output(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
         let (rows, _) = run(txn, self, env)?;
         let tag = format!("SELECT {}", rows.len());
         Ok(Output::Rows {
@@ -104,9 +104,32 @@ impl Planned {
 
 /// Plans a query.
 pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
-    if query.with.is_some() || query.fetch.is_some() || !query.locks.is_empty() {
-        return Err(SqlError::unsupported("WITH, FETCH or FOR UPDATE/SHARE"));
+    if query.with.is_some() || query.fetch.is_some() {
+        return Err(SqlError::unsupported("WITH or FETCH"));
     }
+    let lock = match query.locks.as_slice() {
+        [] => None,
+        [
+            sqlparser::ast::LockClause {
+                lock_type,
+                of: None,
+                nonblock: None,
+            },
+        ] => Some(match lock_type {
+            sqlparser::ast::LockType::Update => RowLock::Update,
+            sqlparser::ast::LockType::Share => RowLock::Share,
+        }),
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "{} (FOR UPDATE/SHARE without OF, NOWAIT or SKIP LOCKED only)",
+                other
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )));
+        }
+    };
     let (limit, offset) = limits(query.limit_clause.as_ref())?;
     let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
         None => &[],
@@ -115,7 +138,39 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
             _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
         },
     };
-    plan_body(cx, txn, &query.body, order_by, limit, offset)
+    let mut planned = plan_body(
+        cx,
+        txn,
+        &query.body,
+        order_by,
+        limit,
+        offset,
+        lock.is_some(),
+    )?;
+    if let Some(lock) = lock {
+        let word = match lock {
+            RowLock::Update => "UPDATE",
+            RowLock::Share => "SHARE",
+        };
+        let refuse =
+            |what: &str| SqlError::unsupported(format!("FOR {word} is not allowed with {what}"));
+        if matches!(planned.shape, Shape::Aggregate { .. }) {
+            return Err(refuse("aggregate functions"));
+        }
+        if planned.distinct {
+            return Err(refuse("DISTINCT clause"));
+        }
+        match &mut planned.source {
+            Source::Table { lock: slot, .. } => *slot = Some(lock),
+            Source::Union { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "FOR {word} of other than one table (joins, subqueries, functions)"
+                )));
+            }
+        }
+    }
+    Ok(planned)
 }
 
 /// Plans a query body (a SELECT, a set operation of bodies, or a
@@ -127,9 +182,10 @@ fn plan_body(
     order_by: &[sqlparser::ast::OrderByExpr],
     limit: Option<u64>,
     offset: u64,
+    locking: bool,
 ) -> Result<Planned, SqlError> {
     match body {
-        SetExpr::Select(select) => plan_select(cx, txn, select, order_by, limit, offset),
+        SetExpr::Select(select) => plan_select(cx, txn, select, order_by, limit, offset, locking),
         SetExpr::Query(q) if order_by.is_empty() && limit.is_none() && offset == 0 => {
             plan_query(cx, txn, q)
         }
@@ -144,8 +200,8 @@ fn plan_body(
                 SetQuantifier::Distinct | SetQuantifier::None => false,
                 other => return Err(SqlError::unsupported(format!("UNION {other}"))),
             };
-            let left = plan_body(cx, txn, left, &[], None, 0)?;
-            let right = plan_body(cx, txn, right, &[], None, 0)?;
+            let left = plan_body(cx, txn, left, &[], None, 0, false)?;
+            let right = plan_body(cx, txn, right, &[], None, 0, false)?;
             if left.columns.len() != right.columns.len() {
                 return Err(SqlError::syntax(
                     "each UNION query must have the same number of columns",
@@ -318,6 +374,7 @@ fn plan_select(
     order_by: &[sqlparser::ast::OrderByExpr],
     limit: Option<u64>,
     offset: u64,
+    locking: bool,
 ) -> Result<Planned, SqlError> {
     check_plain(select)?;
     // Subqueries in expressions become markers bound to their plans.
@@ -385,7 +442,10 @@ fn plan_select(
     reads.extend(order.iter().map(|k| k.column));
     let (source, filter, sort) = match from {
         Some(from) => {
-            let (source, sort) = from.plan(cx, select.selection.as_ref(), Some(reads), order)?;
+            // A locking scan reads whole rows (index-only scans have no
+            // tuple ids to lock).
+            let reads = (!locking).then_some(reads);
+            let (source, sort) = from.plan(cx, select.selection.as_ref(), reads, order)?;
             (source, Vec::new(), sort)
         }
         None => {
@@ -413,7 +473,7 @@ fn plan_select(
 
 /// Runs a planned query: its rows, and what the scan did.
 pub fn run(
-    txn: &Transaction,
+    txn: &mut Transaction,
     planned: &Planned,
     env: &Env<'_>,
 ) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {

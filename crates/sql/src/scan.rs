@@ -141,3 +141,70 @@ pub fn accepts(conjuncts: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<boo
     }
     Ok(true)
 }
+
+/// `FOR UPDATE` / `FOR SHARE`: locks each row found, in order. A row
+/// another transaction changed meanwhile is followed to its newest
+/// version, kept if it still satisfies the plan's conditions (READ
+/// COMMITTED; REPEATABLE READ gets 40001 from the heap); a deleted one is
+/// dropped.
+pub fn lock_rows(
+    txn: &mut Transaction,
+    relation: &Relation,
+    plan: &ScanPlan,
+    lock: crate::from::RowLock,
+    found: Vec<Found>,
+    env: &Env<'_>,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let conditions: Vec<Scalar> = plan
+        .index_cond
+        .iter()
+        .chain(&plan.filter)
+        .cloned()
+        .collect();
+    let mut rows = Vec::with_capacity(found.len());
+    for (tid, row) in found {
+        let (mut tid, mut row) = (tid.expect("a locking scan reads every column"), row);
+        loop {
+            let write = match lock {
+                crate::from::RowLock::Update => relation.table.lock(txn, tid),
+                crate::from::RowLock::Share => relation.table.lock_shared(txn, tid),
+            }
+            .map_err(folio_catalog::CatalogError::from)?;
+            match write {
+                folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {
+                    rows.push(row);
+                    break;
+                }
+                folio_db::Write::Gone => break,
+                folio_db::Write::Moved(next) => {
+                    match newest(txn, relation, &conditions, next, env)? {
+                        Some(newer) => (tid, row) = newer,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// READ COMMITTED's re-check (PostgreSQL's EvalPlanQual): the newest
+/// version of a row changed since the snapshot, if it still satisfies
+/// `conditions`. The one owner of that rule for row changes and locks.
+pub fn newest(
+    txn: &Transaction,
+    relation: &Relation,
+    conditions: &[Scalar],
+    next: Tid,
+    env: &Env<'_>,
+) -> Result<Option<(Tid, Vec<Value>)>, SqlError> {
+    let newest = relation
+        .table
+        .newest(txn, next)
+        .map_err(folio_catalog::CatalogError::from)?;
+    let Some((newest, bytes)) = newest else {
+        return Ok(None);
+    };
+    let values = relation.decode(txn, &bytes)?;
+    Ok(accepts(conditions, &values, env)?.then_some((newest, values)))
+}

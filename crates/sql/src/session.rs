@@ -164,6 +164,12 @@ impl Session {
                 ));
             }
         };
+        self.keep_prepared(name, statement)
+    }
+
+    /// Keeps `statement` as prepared statement `name` (42P05 if a named
+    /// one exists); its number of parameters.
+    fn keep_prepared(&mut self, name: &str, statement: Statement) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
                 "42P05",
@@ -458,6 +464,58 @@ impl Session {
             } => self.rollback(),
             _ if matches!(self.block, Block::Failed) => Err(SqlError::in_failed_block()),
             Statement::StartTransaction { modes, .. } => self.begin(modes),
+            Statement::Prepare {
+                name, statement, ..
+            } => {
+                // The SQL PREPARE and the protocol's Parse share one
+                // namespace, as in PostgreSQL.
+                let name = crate::names::ident(name);
+                if !matches!(
+                    **statement,
+                    Statement::Query(_)
+                        | Statement::Insert(_)
+                        | Statement::Update { .. }
+                        | Statement::Delete(_)
+                ) {
+                    return Err(SqlError::syntax(format!(
+                        "syntax error at or near \"{}\"",
+                        first_words(&statement.to_string())
+                    )));
+                }
+                self.keep_prepared(&name, (**statement).clone())?;
+                Ok(Output::command("PREPARE"))
+            }
+            Statement::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                output: false,
+                default: false,
+                ..
+            } if into.is_empty() && using.is_empty() => {
+                let name = crate::names::relation(name)?;
+                let values = parameters
+                    .iter()
+                    .map(|e| crate::types::text_output(&crate::expr::constant(e)?))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.run_prepared(&name, &values)
+            }
+            Statement::Deallocate { name, .. } => {
+                if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+                    self.prepared.clear();
+                    return Ok(Output::command("DEALLOCATE ALL"));
+                }
+                let name = crate::names::ident(name);
+                if self.prepared.remove(&name).is_none() {
+                    return Err(SqlError::new(
+                        "26000",
+                        format!("prepared statement \"{name}\" does not exist"),
+                    ));
+                }
+                Ok(Output::command("DEALLOCATE"))
+            }
             Statement::Set(set) => self.set(set),
             Statement::ShowVariable { variable } => {
                 let name = variable

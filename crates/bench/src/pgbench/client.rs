@@ -150,7 +150,17 @@ impl Harness {
     /// Runs one statement with psql; its output (tuples only) or the
     /// server's error.
     pub fn psql(&self, port: u16, sql: &str) -> Result<String, PgbenchError> {
-        let done = self.client("psql", &psql_args(port, sql), Duration::from_secs(600))?;
+        self.psql_within(port, sql, Duration::from_secs(600))
+    }
+
+    /// [`Harness::psql`], killed after `timeout`.
+    pub fn psql_within(
+        &self,
+        port: u16,
+        sql: &str,
+        timeout: Duration,
+    ) -> Result<String, PgbenchError> {
+        let done = self.client("psql", &psql_args(port, sql), timeout)?;
         if done.status.success() {
             Ok(done.stdout)
         } else {

@@ -97,7 +97,7 @@ impl Harness {
                 });
             }
             if TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok() {
-                match self.psql(port, "select 1") {
+                match self.psql_within(port, "select 1", Duration::from_secs(10)) {
                     Ok(out) if out.trim() == "1" => return Ok(started.elapsed()),
                     Ok(out) => last_error = format!("select 1 answered {out:?}"),
                     Err(PgbenchError::Interrupted) => return Err(PgbenchError::Interrupted),

@@ -389,6 +389,7 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
     let sum = match sum {
         Value::Numeric(x) => x,
         Value::Int8(x) => Numeric::from_i64(x),
+        Value::Float8(x) => return Ok(Value::Float8(x / n as f64)),
         other => {
             return Err(SqlError::unsupported(format!(
                 "avg of {}",

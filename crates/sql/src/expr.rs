@@ -124,6 +124,41 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
             _ => Int8(result),
         });
     }
+    // A float meeting a number: float8 arithmetic (PostgreSQL's float8
+    // operators; a numeric meeting a float is cast to float8).
+    if matches!(a, Value::Float4(_) | Value::Float8(_))
+        || matches!(b, Value::Float4(_) | Value::Float8(_))
+    {
+        let float = |v: Value| match types::coerce(v, folio_row::SqlType::Float8)? {
+            Value::Float8(x) => Ok(x),
+            other => Err(SqlError::new(
+                "42883",
+                format!(
+                    "operator does not exist: double precision {op} {}",
+                    other.type_name()
+                ),
+            )),
+        };
+        let (x, y) = (float(a)?, float(b)?);
+        let result = match op {
+            BinaryOperator::Plus => x + y,
+            BinaryOperator::Minus => x - y,
+            BinaryOperator::Multiply => x * y,
+            BinaryOperator::Divide if y == 0.0 => {
+                return Err(SqlError::new("22012", "division by zero"));
+            }
+            BinaryOperator::Divide => x / y,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "the operator {other} on floats"
+                )));
+            }
+        };
+        if result.is_infinite() && x.is_finite() && y.is_finite() {
+            return Err(SqlError::new("22003", "value out of range: overflow"));
+        }
+        return Ok(Value::Float8(result));
+    }
     let numeric = |v: Value| match v {
         Value::Numeric(n) => Ok(n),
         other => int(&other)

@@ -855,6 +855,10 @@ fn wider(a: SqlType, b: SqlType) -> SqlType {
         SqlType::Int8 => Some(3),
         _ => None,
     };
+    let float = |t: SqlType| matches!(t, SqlType::Float4 | SqlType::Float8);
+    if float(a) || float(b) {
+        return SqlType::Float8;
+    }
     match (rank(a), rank(b)) {
         (Some(x), Some(y)) => [SqlType::Int2, SqlType::Int4, SqlType::Int8][x.max(y) - 1],
         (Some(_), None) if b == SqlType::Text => a,
@@ -906,6 +910,10 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     let float = |v: &Value| match v {
         Value::Float4(x) => Some(f64::from(*x)),
         Value::Float8(x) => Some(*x),
+        Value::Numeric(_) => match types::coerce(v.clone(), SqlType::Float8) {
+            Ok(Value::Float8(x)) => Some(x),
+            _ => None,
+        },
         other => int(other).map(|x| x as f64),
     };
     if let (Some(x), Some(y)) = (int(a), int(b)) {

@@ -79,12 +79,19 @@ fn number(text: &str) -> Result<Value, SqlError> {
     if let Ok(v) = text.parse::<i64>() {
         return Ok(Value::Int8(v));
     }
-    Numeric::parse(text).map(Value::Numeric).map_err(|_| {
-        SqlError::new(
-            "22P02",
-            format!("invalid input syntax for type numeric: \"{text}\""),
-        )
-    })
+    match Numeric::parse(text) {
+        Ok(n) => Ok(Value::Numeric(n)),
+        // Past folio's numeric (38 digits): a float8, which PostgreSQL's
+        // numeric literal would become on meeting a float column anyway
+        // (`select 1e100` prints 1e+100 here, 1 and 100 zeros there).
+        Err(_) => match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Value::Float8(x)),
+            _ => Err(SqlError::new(
+                "22P02",
+                format!("invalid input syntax for type numeric: \"{text}\""),
+            )),
+        },
+    }
 }
 
 /// The negation of a numeric value (`-` before a literal).
@@ -123,6 +130,18 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Text(s), SqlType::Bool) => {
             Value::Bool(parse_bool(&s).ok_or_else(|| invalid_input(ty, &s))?)
         }
+        (Value::Text(s), SqlType::Float4 | SqlType::Float8) => {
+            let x = parse_float(&s).ok_or_else(|| invalid_input(ty, &s))?;
+            float_of(x, ty)?
+        }
+        (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
+        (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
+        (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,
+        (Value::Numeric(n), SqlType::Float4 | SqlType::Float8) => {
+            let text = text_output(&Value::Numeric(n))?.unwrap_or_default();
+            float_of(parse_float(&text).unwrap_or(f64::NAN), ty)?
+        }
+        (Value::Float8(v), SqlType::Float4) => float_of(v, ty)?,
         (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
         (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
         // The session's time zone is UTC: the same instant either way.
@@ -181,6 +200,23 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     coerce(value, ty)
 }
 
+/// `x` as a float of type `ty` (float4: 22003 past its range).
+fn float_of(x: f64, ty: SqlType) -> Result<Value, SqlError> {
+    Ok(match ty {
+        SqlType::Float4 => {
+            let y = x as f32;
+            if y.is_infinite() && x.is_finite() {
+                return Err(SqlError::new(
+                    "22003",
+                    format!("\"{x}\" is out of range for type real"),
+                ));
+            }
+            Value::Float4(y)
+        }
+        _ => Value::Float8(x),
+    })
+}
+
 fn invalid_input(ty: SqlType, text: &str) -> SqlError {
     SqlError::new(
         "22P02",
@@ -234,12 +270,61 @@ pub fn text_output(value: &Value) -> Result<Option<String>, SqlError> {
         Value::Date(days) => date(i64::from(*days)),
         Value::Timestamp(micros) => timestamp(*micros),
         Value::TimestampTz(micros) => format!("{}+00", timestamp(*micros)),
-        Value::Float4(_) | Value::Float8(_) => {
-            return Err(SqlError::unsupported(
-                "text output of floating-point values",
-            ));
-        }
+        Value::Float4(x) => float_text(f64::from(*x), format!("{x:e}"), 6),
+        Value::Float8(x) => float_text(*x, format!("{x:e}"), 15),
     }))
+}
+
+/// PostgreSQL's float output with `extra_float_digits = 1` (the default):
+/// the shortest digits that read back as the same value, positional for
+/// decimal exponents from -4 to `digits - 1` (float8: 15, float4: 6),
+/// else `1.5e-07` / `1e+100`; `NaN`, `Infinity`, `-Infinity`.
+/// `scientific` is Rust's shortest round-trip form (`1.5e-7`).
+fn float_text(x: f64, scientific: String, digits: i32) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let figures: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..digits).contains(&exponent) {
+        let text = if exponent < 0 {
+            format!("0.{}{figures}", "0".repeat((-exponent - 1) as usize))
+        } else {
+            let point = exponent as usize + 1;
+            if figures.len() <= point {
+                format!("{figures}{}", "0".repeat(point - figures.len()))
+            } else {
+                format!("{}.{}", &figures[..point], &figures[point..])
+            }
+        };
+        return format!("{sign}{text}");
+    }
+    let (first, rest) = figures.split_at(1);
+    let mantissa = if rest.is_empty() {
+        first.to_string()
+    } else {
+        format!("{first}.{rest}")
+    };
+    let esign = if exponent < 0 { '-' } else { '+' };
+    format!("{sign}{mantissa}e{esign}{:02}", exponent.abs())
+}
+
+/// PostgreSQL's float input: a number, `NaN`, `[+-]Infinity` (any case,
+/// `inf` too); `None` otherwise.
+fn parse_float(text: &str) -> Option<f64> {
+    let t = text.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "nan" => Some(f64::NAN),
+        "infinity" | "+infinity" | "inf" | "+inf" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        _ => t.parse::<f64>().ok().filter(|x| x.is_finite()),
+    }
 }
 
 /// `YYYY-MM-DD` of a day count from 2000-01-01 (the proleptic Gregorian

@@ -285,7 +285,7 @@ impl Transaction {
             let _ = self.abort(&entry);
             return Err(e.into());
         }
-        let ticket = mgr.clock().assign();
+        let mut ticket = mgr.clock().assign();
         let csn = ticket.csn();
         let logged = mgr
             .reserve_csn(csn)
@@ -298,14 +298,21 @@ impl Transaction {
                 return Err(e);
             }
         };
+        // Marked with its record's end when it waits for it to be durable:
+        // later commits may become visible past it as soon as it is, by
+        // whichever committer runs first after the flush.
+        let waits = self.durability == Durability::Sync && wal.commit_waits();
+        let lsn = if waits { end.0 } else { 0 };
+        ticket.mark(lsn);
         let durable = match self.durability {
             Durability::Sync => wal.commit(end),
             Durability::Async => wal.commit_async(end),
         };
-        // Published even if the flush failed: the WAL is poisoned then and
-        // the outcome is for recovery to tell; later commits must not wait
-        // for this one for ever.
-        drop(ticket);
+        // Published even if the flush failed (marked with no LSN to wait
+        // for): the WAL is poisoned then and the outcome is for recovery to
+        // tell; later commits must not wait for this one for ever.
+        let lsn = if durable.is_ok() { lsn } else { 0 };
+        ticket.publish_with(lsn, &WalProgress(&wal));
         mgr.finish(&entry, Ended::Committed);
         durable?;
         Ok(Some(csn))
@@ -399,5 +406,19 @@ impl Drop for Transaction {
             }
         }
         self.mgr.slots.release(self.slot);
+    }
+}
+
+/// The WAL as the commit clock sees it.
+struct WalProgress<'a>(&'a folio_wal::Wal);
+
+impl crate::clock::WalState for WalProgress<'_> {
+    fn synced(&self) -> u64 {
+        self.0.synced_lsn().0
+    }
+
+    fn wait(&self, lsn: u64) {
+        // An error poisons the WAL; the failed commit marks itself.
+        let _ = self.0.flush_to(folio_page::Lsn(lsn));
     }
 }

@@ -389,6 +389,12 @@ impl Wal {
         }
     }
 
+    /// Whether [`Wal::commit`] waits for the record to be durable (the
+    /// `Sync` commit mode).
+    pub fn commit_waits(&self) -> bool {
+        matches!(self.config.commit_mode, CommitMode::Sync)
+    }
+
     /// An asynchronous commit point whatever the configured mode (one
     /// transaction's `synchronous_commit = off`): returns at once; the
     /// background flusher, started here if it is not running, makes the

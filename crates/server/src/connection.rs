@@ -10,7 +10,7 @@ use crate::protocol::{
 };
 use folio_db::Database;
 use folio_row::Value;
-use folio_sql::{Column, Output, Session, SqlError, text_output};
+use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, text_output};
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
@@ -176,8 +176,8 @@ fn simple_query(
         match output {
             Output::Command { tag } => out.command_complete(&tag),
             Output::Rows { columns, rows, tag } => {
-                describe(out, &columns);
-                if let Err(e) = send_rows(out, &rows, &tag) {
+                describe(out, &columns, &[]);
+                if let Err(e) = send_rows(out, &rows, &[], &tag) {
                     error(out, &e);
                     return Ok(());
                 }
@@ -242,24 +242,67 @@ fn notices(session: &mut Session, out: &mut Out) {
     }
 }
 
-/// RowDescription of result columns (text format).
-fn describe(out: &mut Out, columns: &[Column]) {
+/// RowDescription of result columns in the given formats (none: text).
+fn describe(out: &mut Out, columns: &[Column], formats: &[u16]) {
     let described: Vec<(String, u32)> = columns
         .iter()
         .map(|c| (c.name.clone(), c.type_oid))
         .collect();
-    out.row_description(&described);
+    out.row_description(&described, formats);
 }
 
-/// DataRows in PostgreSQL's text output, then CommandComplete; a value
-/// without text output stops it with that error.
-fn send_rows(out: &mut Out, rows: &[Vec<Value>], tag: &str) -> Result<(), SqlError> {
+/// DataRows in PostgreSQL's text or binary formats (per column, as
+/// `formats` says), then CommandComplete; a value without an output form
+/// stops it with that error.
+fn send_rows(
+    out: &mut Out,
+    rows: &[Vec<Value>],
+    formats: &[u16],
+    tag: &str,
+) -> Result<(), SqlError> {
     for row in rows {
-        let texts = row.iter().map(text_output).collect::<Result<Vec<_>, _>>()?;
-        out.data_row(&texts);
+        let encoded = row
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match protocol::format_of(formats, i) {
+                1 => binary_output(v),
+                _ => text_output(v).map(|t| t.map(String::into_bytes)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.data_row(&encoded);
     }
     out.command_complete(tag);
     Ok(())
+}
+
+/// A Bind's parameters as text (PostgreSQL's unknown-typed literals): a
+/// binary one decoded by its inferred type (`Session::describe_prepared`).
+fn text_parameters(
+    session: &mut Session,
+    bind: &protocol::Bind,
+) -> Result<Vec<Option<String>>, SqlError> {
+    let binary =
+        (0..bind.parameters.len()).any(|i| protocol::format_of(&bind.parameter_formats, i) == 1);
+    let types = if binary {
+        session.describe_prepared(&bind.statement)?.0
+    } else {
+        Vec::new()
+    };
+    bind.parameters
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let Some(bytes) = p else { return Ok(None) };
+            if protocol::format_of(&bind.parameter_formats, i) == 1 {
+                let ty = types.get(i).copied().unwrap_or(folio_row::SqlType::Text);
+                text_output(&binary_input(bytes, ty)?)
+            } else {
+                String::from_utf8(bytes.clone()).map(Some).map_err(|_| {
+                    SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\"")
+                })
+            }
+        })
+        .collect()
 }
 
 /// A bound portal: its statement and parameters, and its result once run
@@ -268,6 +311,7 @@ fn send_rows(out: &mut Out, rows: &[Vec<Value>], tag: &str) -> Result<(), SqlErr
 struct Portal {
     statement: String,
     parameters: Vec<Option<String>>,
+    result_formats: Vec<u16>,
     result: Option<Output>,
 }
 
@@ -292,18 +336,31 @@ fn extended(
             }
         }
         b'B' => {
-            let bind = match protocol::bind(body)? {
-                Ok(bind) => bind,
-                Err(what) => return Ok(Err(SqlError::unsupported(what))),
-            };
-            if let Err(e) = session.parameter_count(&bind.statement) {
-                return Ok(Err(e));
+            let bind = protocol::bind(body)?;
+            match session.parameter_count(&bind.statement) {
+                Ok(count) if count != bind.parameters.len() => {
+                    return Ok(Err(SqlError::new(
+                        "08P01",
+                        format!(
+                            "bind message supplies {} parameters, but prepared statement \"{}\" requires {count}",
+                            bind.parameters.len(),
+                            bind.statement
+                        ),
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) => return Ok(Err(e)),
             }
+            let parameters = match text_parameters(session, &bind) {
+                Ok(parameters) => parameters,
+                Err(e) => return Ok(Err(e)),
+            };
             portals.insert(
                 bind.portal,
                 Portal {
                     statement: bind.statement,
-                    parameters: bind.parameters,
+                    parameters,
+                    result_formats: bind.result_formats,
                     result: None,
                 },
             );
@@ -312,13 +369,18 @@ fn extended(
         b'D' => {
             let (what, name) = protocol::target(body)?;
             if what == b'S' {
-                let count = match session.parameter_count(name) {
-                    Ok(count) => count,
+                // Planned (and the plan kept) to know its parameters'
+                // types and its rows.
+                let (types, columns) = match session.describe_prepared(name) {
+                    Ok(described) => described,
                     Err(e) => return Ok(Err(e)),
                 };
-                out.parameter_description(count);
-                // Its rows are known once it runs (no planner yet).
-                out.no_data();
+                let oids: Vec<u32> = types.iter().map(|t| t.oid()).collect();
+                out.parameter_description(&oids);
+                match columns {
+                    Some(columns) => describe(out, &columns, &[]),
+                    None => out.no_data(),
+                }
                 return Ok(Ok(()));
             }
             let Some(portal) = portals.get_mut(name) else {
@@ -329,7 +391,7 @@ fn extended(
                 Err(e) => return Ok(Err(e)),
             };
             match &result {
-                Output::Rows { columns, .. } => describe(out, columns),
+                Output::Rows { columns, .. } => describe(out, columns, &portal.result_formats),
                 _ => out.no_data(),
             }
             portal.result = Some(result);
@@ -349,7 +411,7 @@ fn extended(
             notices(session, out);
             match result {
                 Output::Rows { rows, tag, .. } => {
-                    if let Err(e) = send_rows(out, &rows, &tag) {
+                    if let Err(e) = send_rows(out, &rows, &portal.result_formats, &tag) {
                         return Ok(Err(e));
                     }
                 }

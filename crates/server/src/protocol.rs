@@ -103,24 +103,36 @@ pub fn target(body: &[u8]) -> Result<(u8, &str), ProtocolError> {
     Ok((what, name))
 }
 
-/// A Bind message: portal, statement, parameters in text format (`None`:
-/// NULL). Binary parameters or results are refused.
+/// A Bind message: portal, statement, parameters (raw bytes, `None`:
+/// NULL) with their format codes, and the results' format codes (0 text,
+/// 1 binary; none: all text; one: for every column).
 pub struct Bind {
     pub portal: String,
     pub statement: String,
-    pub parameters: Vec<Option<String>>,
+    pub parameters: Vec<Option<Vec<u8>>>,
+    pub parameter_formats: Vec<u16>,
+    pub result_formats: Vec<u16>,
+}
+
+/// The format code of item `i` of `n` under PostgreSQL's rule (no codes:
+/// text; one: for all; else one each).
+pub fn format_of(codes: &[u16], i: usize) -> u16 {
+    match codes {
+        [] => 0,
+        [one] => *one,
+        many => many.get(i).copied().unwrap_or(0),
+    }
 }
 
 /// Reads a Bind body.
-pub fn bind(body: &[u8]) -> Result<Result<Bind, &'static str>, ProtocolError> {
+pub fn bind(body: &[u8]) -> Result<Bind, ProtocolError> {
     let (portal, rest) = cstring(body)?;
     let (statement, rest) = cstring(rest)?;
     let mut at = Reader { bytes: rest };
     let formats = at.u16()?;
-    let mut binary = false;
-    for _ in 0..formats {
-        binary |= at.u16()? != 0;
-    }
+    let parameter_formats = (0..formats)
+        .map(|_| at.u16())
+        .collect::<Result<Vec<_>, _>>()?;
     let count = at.u16()?;
     let mut parameters = Vec::with_capacity(usize::from(count));
     for _ in 0..count {
@@ -128,25 +140,27 @@ pub fn bind(body: &[u8]) -> Result<Result<Bind, &'static str>, ProtocolError> {
         parameters.push(if len < 0 {
             None
         } else {
-            let bytes = at.take(len as usize)?;
-            Some(
-                String::from_utf8(bytes.to_vec())
-                    .map_err(|_| ProtocolError::Malformed("parameter encoding"))?,
-            )
+            Some(at.take(len as usize)?.to_vec())
         });
     }
     let results = at.u16()?;
-    for _ in 0..results {
-        binary |= at.u16()? != 0;
+    let result_formats = (0..results)
+        .map(|_| at.u16())
+        .collect::<Result<Vec<_>, _>>()?;
+    if parameter_formats
+        .iter()
+        .chain(&result_formats)
+        .any(|f| *f > 1)
+    {
+        return Err(ProtocolError::Malformed("format code"));
     }
-    if binary {
-        return Ok(Err("binary format"));
-    }
-    Ok(Ok(Bind {
+    Ok(Bind {
         portal: portal.to_string(),
         statement: statement.to_string(),
         parameters,
-    }))
+        parameter_formats,
+        result_formats,
+    })
 }
 
 /// Big-endian fields of a message body, checked against its end.
@@ -214,31 +228,32 @@ impl Out {
         self.message(b'Z', |b| b.push(status));
     }
 
-    /// RowDescription: (name, type oid) per column, text format.
-    pub fn row_description(&mut self, columns: &[(String, u32)]) {
+    /// RowDescription: (name, type oid) per column, with the result
+    /// format codes (none: text).
+    pub fn row_description(&mut self, columns: &[(String, u32)], formats: &[u16]) {
         self.message(b'T', |b| {
             b.extend_from_slice(&(columns.len() as u16).to_be_bytes());
-            for (name, oid) in columns {
+            for (i, (name, oid)) in columns.iter().enumerate() {
                 put_cstring(b, name);
                 b.extend_from_slice(&0u32.to_be_bytes()); // table oid
                 b.extend_from_slice(&0u16.to_be_bytes()); // column number
                 b.extend_from_slice(&oid.to_be_bytes());
                 b.extend_from_slice(&(-1i16).to_be_bytes()); // type size
                 b.extend_from_slice(&(-1i32).to_be_bytes()); // type modifier
-                b.extend_from_slice(&0u16.to_be_bytes()); // text format
+                b.extend_from_slice(&format_of(formats, i).to_be_bytes());
             }
         });
     }
 
-    /// DataRow of text values (`None`: NULL).
-    pub fn data_row(&mut self, values: &[Option<String>]) {
+    /// DataRow of encoded values (`None`: NULL).
+    pub fn data_row(&mut self, values: &[Option<Vec<u8>>]) {
         self.message(b'D', |b| {
             b.extend_from_slice(&(values.len() as u16).to_be_bytes());
             for value in values {
                 match value {
-                    Some(text) => {
-                        b.extend_from_slice(&(text.len() as u32).to_be_bytes());
-                        b.extend_from_slice(text.as_bytes());
+                    Some(bytes) => {
+                        b.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+                        b.extend_from_slice(bytes);
                     }
                     None => b.extend_from_slice(&(-1i32).to_be_bytes()),
                 }
@@ -268,11 +283,12 @@ impl Out {
 
     /// ParameterDescription: `count` parameters of unspecified type (0:
     /// they take the type of what they meet).
-    pub fn parameter_description(&mut self, count: usize) {
+    /// ParameterDescription: each parameter's type oid.
+    pub fn parameter_description(&mut self, oids: &[u32]) {
         self.message(b't', |b| {
-            b.extend_from_slice(&(count as u16).to_be_bytes());
-            for _ in 0..count {
-                b.extend_from_slice(&0u32.to_be_bytes());
+            b.extend_from_slice(&(oids.len() as u16).to_be_bytes());
+            for oid in oids {
+                b.extend_from_slice(&oid.to_be_bytes());
             }
         });
     }

@@ -322,7 +322,7 @@ fn named(kind: u8, name: &str) -> Vec<u8> {
 // Parse with `$n` parameters, Describe of the statement (its parameter
 // count) and of the portal (its rows), Bind with text parameters that take
 // their column's type, Execute, Sync; a named statement run twice; an
-// error skips to Sync and the connection carries on; binary formats 0A000.
+// error skips to Sync and the connection carries on; binary parameters.
 #[test]
 fn extended_protocol() {
     let (_dir, server) = server(4);
@@ -335,9 +335,10 @@ fn extended_protocol() {
     c.send(b'D', &named(b'P', ""));
     c.send(b'E', &[0, 0, 0, 0, 0]);
     c.send(b'S', b"");
+    // Described: its parameter's type and its row (planned at Describe).
     assert_eq!(
         picture(&c.until_ready()),
-        ["1", "t", "n", "2", "T", "D:two", "C:SELECT 1", "Z:I"]
+        ["1", "t", "T", "2", "T", "D:two", "C:SELECT 1", "Z:I"]
     );
     c.send(b'P', &parse_msg("up", "update t set v = $2 where k = $1"));
     c.send(b'S', b"");
@@ -357,16 +358,21 @@ fn extended_protocol() {
     c.send(b'E', &[0, 0, 0, 0, 0]);
     c.send(b'S', b"");
     assert_eq!(picture(&c.until_ready()), ["E:26000", "Z:I"]);
+    // Too few parameters: PostgreSQL's 08P01 at Bind.
     c.send(b'B', &bind_msg("", "up", &[Some("1")]));
     c.send(b'S', b"");
-    assert_eq!(picture(&c.until_ready()), ["2", "Z:I"]);
+    assert_eq!(picture(&c.until_ready()), ["E:08P01", "Z:I"]);
+    // Binary parameters, decoded by their inferred types ($1 int4, $2 text).
+    let mut b = b"\0up\0\0\x01\0\x01\0\x02".to_vec();
+    b.extend_from_slice(&4u32.to_be_bytes());
+    b.extend_from_slice(&2i32.to_be_bytes());
+    b.extend_from_slice(&3u32.to_be_bytes());
+    b.extend_from_slice(b"two");
+    b.extend_from_slice(&0u16.to_be_bytes());
+    c.send(b'B', &b);
     c.send(b'E', &[0, 0, 0, 0, 0]);
     c.send(b'S', b"");
-    assert_eq!(picture(&c.until_ready()), ["E:08P01", "Z:I"]);
-    // One parameter format code, binary; no parameters; no result formats.
-    c.send(b'B', b"\0up\0\0\x01\0\x01\0\0\0\0");
-    c.send(b'S', b"");
-    assert_eq!(picture(&c.until_ready()), ["E:0A000", "Z:I"]);
+    assert_eq!(picture(&c.until_ready()), ["2", "C:UPDATE 1", "Z:I"]);
     c.send(b'C', &named(b'S', "up"));
     c.send(b'S', b"");
     assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);

@@ -186,6 +186,88 @@ fn selection_plan(
 }
 
 impl Change {
+    /// Notes the types its parameters take: a parameter inserted into or
+    /// assigned to a column takes the column's type.
+    pub fn param_types(&self, types: &mut [Option<SqlType>]) {
+        let mut note = |s: &Scalar, ty: SqlType| {
+            if let Scalar::Param(n) = s
+                && let Some(slot) = types.get_mut(*n)
+                && slot.is_none()
+            {
+                *slot = Some(ty);
+            }
+        };
+        match self {
+            Change::Insert {
+                relation,
+                targets,
+                source,
+                returning,
+                ..
+            } => {
+                match source {
+                    Source::Values(rows) => {
+                        for row in rows {
+                            for (s, &c) in row.iter().zip(targets) {
+                                note(s, relation.types[c]);
+                            }
+                        }
+                        for row in rows {
+                            row.iter().for_each(|s| s.param_types(&[], types));
+                        }
+                    }
+                    Source::Query(q) => q.param_types(types),
+                }
+                if let Some((items, _)) = returning {
+                    items
+                        .iter()
+                        .for_each(|s| s.param_types(&relation.types, types));
+                }
+            }
+            Change::Update {
+                relation,
+                assignments,
+                filter,
+                returning,
+                ..
+            } => {
+                for (c, s) in assignments {
+                    note(s, relation.types[*c]);
+                }
+                for s in assignments
+                    .iter()
+                    .map(|(_, s)| s)
+                    .chain(filter)
+                    .chain(returning.iter().flat_map(|(items, _)| items))
+                {
+                    s.param_types(&relation.types, types);
+                }
+            }
+            Change::Delete {
+                relation,
+                filter,
+                returning,
+                ..
+            } => {
+                for s in filter
+                    .iter()
+                    .chain(returning.iter().flat_map(|(items, _)| items))
+                {
+                    s.param_types(&relation.types, types);
+                }
+            }
+        }
+    }
+
+    /// The RETURNING columns, if any.
+    pub fn returning_columns(&self) -> Option<Vec<Column>> {
+        match self {
+            Change::Insert { returning, .. }
+            | Change::Update { returning, .. }
+            | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c)| c.clone()),
+        }
+    }
+
     /// The relations the plan reads and changes.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {

@@ -669,6 +669,41 @@ impl Source {
         }
     }
 
+    /// Notes the types its parameters take.
+    pub fn param_types(&self, types: &mut [Option<SqlType>]) {
+        match self {
+            Source::One => {}
+            Source::Series { filter, ty, .. } => {
+                filter.iter().for_each(|s| s.param_types(&[*ty], types));
+            }
+            Source::Table { relation, plan, .. } => {
+                for s in plan.index_cond.iter().chain(&plan.filter) {
+                    s.param_types(&relation.types, types);
+                }
+            }
+            Source::Derived { planned, .. } => planned.param_types(types),
+            Source::Union { left, right, .. } => {
+                left.param_types(types);
+                right.param_types(types);
+            }
+            Source::Join {
+                left,
+                right,
+                condition,
+                filter,
+                ..
+            } => {
+                left.param_types(types);
+                right.param_types(types);
+                // (Join conditions read the query's row; its types are not
+                // at hand here, so only typed parameters are noted.)
+                for s in condition.iter().chain(filter) {
+                    s.param_types(&[], types);
+                }
+            }
+        }
+    }
+
     /// Its rows (the query's row prefix it covers).
     pub fn rows(
         &self,

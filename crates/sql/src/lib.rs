@@ -32,4 +32,4 @@ pub use error::SqlError;
 pub use output::{Column, Notice, Output, TxStatus};
 pub use session::Session;
 pub use settings::SERVER_VERSION;
-pub use types::text_output;
+pub use types::{binary_input, binary_output, text_output};

@@ -100,6 +100,33 @@ impl Planned {
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         self.source.relations()
     }
+
+    /// Notes the types its parameters take (`Plan::param_types`).
+    pub fn param_types(&self, types: &mut [Option<SqlType>]) {
+        let row = self.scope.types();
+        self.source.param_types(types);
+        for s in &self.filter {
+            s.param_types(&row, types);
+        }
+        match &self.shape {
+            Shape::Project(items) => items.iter().for_each(|s| s.param_types(&row, types)),
+            Shape::Aggregate {
+                grouping, output, ..
+            } => {
+                for s in grouping
+                    .keys
+                    .iter()
+                    .chain(grouping.calls.iter().filter_map(|c| c.arg.as_ref()))
+                {
+                    s.param_types(&row, types);
+                }
+                let _ = output;
+            }
+        }
+        for sub in &self.subplans {
+            sub.param_types(types);
+        }
+    }
 }
 
 /// Plans a query.

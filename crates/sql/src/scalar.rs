@@ -769,6 +769,78 @@ impl Scalar {
         }
     }
 
+    /// Records the types its parameters take (`types[n]` for `$n + 1`):
+    /// a parameter typed by the column it meets, or meeting a typed value
+    /// in arithmetic or a comparison (PostgreSQL's inference for unknown
+    /// parameters). `column_types`: the row it reads.
+    pub fn param_types(&self, column_types: &[SqlType], types: &mut [Option<SqlType>]) {
+        let mut note = |n: usize, ty: SqlType| {
+            if let Some(slot) = types.get_mut(n)
+                && slot.is_none()
+            {
+                *slot = Some(ty);
+            }
+        };
+        match self {
+            Scalar::Typed(inner, ty) => {
+                if let Scalar::Param(n) = inner.as_ref() {
+                    note(*n, *ty);
+                }
+                inner.param_types(column_types, types);
+            }
+            Scalar::Arith(_, a, b) | Scalar::Compare(_, a, b) => {
+                for (p, other) in [(a, b), (b, a)] {
+                    if let Scalar::Param(n) = p.as_ref()
+                        && !matches!(other.as_ref(), Scalar::Param(_))
+                    {
+                        let ty = other.ty(column_types);
+                        if ty != SqlType::Text || matches!(other.as_ref(), Scalar::Column(_)) {
+                            note(*n, ty);
+                        }
+                    }
+                }
+                a.param_types(column_types, types);
+                b.param_types(column_types, types);
+            }
+            Scalar::Negate(e) | Scalar::Not(e) | Scalar::IsNull(e, _) | Scalar::Cast(e, _) => {
+                e.param_types(column_types, types);
+            }
+            Scalar::And(a, b) | Scalar::Or(a, b) => {
+                a.param_types(column_types, types);
+                b.param_types(column_types, types);
+            }
+            Scalar::InList { expr, list, .. } => {
+                expr.param_types(column_types, types);
+                list.iter().for_each(|i| i.param_types(column_types, types));
+            }
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                for e in operand.iter().chain(otherwise.iter()) {
+                    e.param_types(column_types, types);
+                }
+                for (w, t) in branches {
+                    w.param_types(column_types, types);
+                    t.param_types(column_types, types);
+                }
+            }
+            Scalar::Like { expr, pattern, .. } => {
+                expr.param_types(column_types, types);
+                pattern.param_types(column_types, types);
+            }
+            Scalar::Func(_, args) => args.iter().for_each(|a| a.param_types(column_types, types)),
+            Scalar::InSubquery { expr, .. } => expr.param_types(column_types, types),
+            Scalar::Column(_)
+            | Scalar::Const(_)
+            | Scalar::Param(_)
+            | Scalar::Now
+            | Scalar::Subquery(..)
+            | Scalar::Exists(_) => {}
+        }
+    }
+
     /// Adds the columns it reads to `out`.
     pub fn columns(&self, out: &mut Vec<usize>) {
         match self {

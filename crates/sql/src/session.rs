@@ -19,7 +19,7 @@ use crate::settings::Settings;
 use crate::statement::Plan;
 use crate::{ddl, explain, indexes, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
-use folio_row::Value;
+use folio_row::{SqlType, Value};
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
 
@@ -204,6 +204,34 @@ impl Session {
         self.prepared(name).map(|p| p.parameters)
     }
 
+    /// What prepared statement `name` takes and returns (Describe of a
+    /// statement): its parameters' types, and its result columns (`None`:
+    /// no rows). A query or row change is planned for it (the plan is
+    /// kept for its executions); another statement's parameters are
+    /// `text` and it returns no rows.
+    pub fn describe_prepared(
+        &mut self,
+        name: &str,
+    ) -> Result<(Vec<SqlType>, Option<Vec<crate::output::Column>>), SqlError> {
+        let count = self.prepared(name)?.parameters;
+        if let Block::Failed = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let plannable = matches!(
+            self.prepared(name)?.statement,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update { .. }
+                | Statement::Delete(_)
+        );
+        if !plannable {
+            return Ok((vec![SqlType::Text; count], None));
+        }
+        self.with_kept_plan(name, |plan, _, _| {
+            Ok((plan.param_types(count), plan.columns()))
+        })
+    }
+
     /// Forgets prepared statement `name` (Close).
     pub fn close_prepared(&mut self, name: &str) {
         self.prepared.remove(name);
@@ -261,8 +289,32 @@ impl Session {
             .iter()
             .map(|p| p.clone().map_or(Value::Null, Value::Text))
             .collect();
+        self.with_kept_plan(name, |plan, txn, cx| {
+            let env = Env {
+                now: cx.now,
+                params: &values,
+                subqueries: &[],
+            };
+            plan.run(txn, &env)
+        })
+    }
+
+    /// Runs `f` with prepared statement `name`'s kept plan (a query or a
+    /// row change), in the block's transaction or one of its own: the plan
+    /// made at its first use, made again when DDL changed a relation it
+    /// uses or the session ran DDL.
+    fn with_kept_plan<T>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&Plan, &mut Transaction, &Ctx<'_>) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         // Out of the map while it runs (the session is borrowed).
-        let mut prepared = self.prepared.remove(name).expect("checked above");
+        let mut prepared = self.prepared.remove(name).ok_or_else(|| {
+            SqlError::new(
+                "26000",
+                format!("prepared statement \"{name}\" does not exist"),
+            )
+        })?;
         let mut planned = false;
         let result = self.in_transaction(|cx, txn, _| {
             let generation = cx.relations.generation();
@@ -276,12 +328,7 @@ impl Session {
                 planned = true;
             }
             let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
-            let env = Env {
-                now: cx.now,
-                params: &values,
-                subqueries: &[],
-            };
-            plan.run(txn, &env)
+            f(plan, txn, cx)
         });
         self.prepared.insert(name.to_string(), prepared);
         self.plans_made += u64::from(planned);

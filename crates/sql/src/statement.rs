@@ -74,3 +74,29 @@ impl Plan {
         Ok(true)
     }
 }
+
+impl Plan {
+    /// The types of its `count` parameters, as PostgreSQL infers them
+    /// from what each meets (a column, a typed value, an insert's target
+    /// column); `text` where nothing tells (PostgreSQL: `unknown`, sent
+    /// as text).
+    pub fn param_types(&self, count: usize) -> Vec<folio_row::SqlType> {
+        let mut types = vec![None; count];
+        match self {
+            Plan::Query(planned) => planned.param_types(&mut types),
+            Plan::Change(change) => change.param_types(&mut types),
+        }
+        types
+            .into_iter()
+            .map(|t| t.unwrap_or(folio_row::SqlType::Text))
+            .collect()
+    }
+
+    /// The result columns it returns (`None`: it returns no rows).
+    pub fn columns(&self) -> Option<Vec<crate::output::Column>> {
+        match self {
+            Plan::Query(planned) => Some(planned.columns.clone()),
+            Plan::Change(change) => change.returning_columns(),
+        }
+    }
+}

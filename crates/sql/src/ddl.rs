@@ -77,15 +77,11 @@ pub fn create_table(
         });
     }
     for constraint in &create.constraints {
+        if let Some(columns) = plain_primary_key(constraint) {
+            set_primary(key_columns(columns)?)?;
+            continue;
+        }
         match constraint {
-            TableConstraint::PrimaryKey {
-                name: None,
-                index_name: None,
-                index_type: None,
-                columns,
-                index_options,
-                characteristics: None,
-            } if index_options.is_empty() => set_primary(key_columns(columns)?)?,
             TableConstraint::Unique {
                 name: None,
                 index_name: None,
@@ -209,17 +205,10 @@ pub fn alter_table(
     for operation in operations {
         match operation {
             AlterTableOperation::AddConstraint {
-                constraint:
-                    TableConstraint::PrimaryKey {
-                        name: None,
-                        index_name: None,
-                        index_type: None,
-                        columns,
-                        index_options,
-                        characteristics: None,
-                    },
+                constraint,
                 not_valid: false,
-            } if index_options.is_empty() => {
+            } if plain_primary_key(constraint).is_some() => {
+                let columns = plain_primary_key(constraint).expect("matched");
                 let columns = key_columns(columns)?;
                 let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
                 db.catalog().add_primary_key(txn, &name, &columns)?;
@@ -228,6 +217,22 @@ pub fn alter_table(
         }
     }
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// The columns of `PRIMARY KEY (columns)` without a name, index type or
+/// options, if the constraint is one.
+fn plain_primary_key(constraint: &TableConstraint) -> Option<&[IndexColumn]> {
+    match constraint {
+        TableConstraint::PrimaryKey {
+            name: None,
+            index_name: None,
+            index_type: None,
+            columns,
+            index_options,
+            characteristics: None,
+        } if index_options.is_empty() => Some(columns),
+        _ => None,
+    }
 }
 
 /// The columns of a key constraint, by name, in ascending order.

@@ -32,6 +32,17 @@ pub trait Columns {
     }
 }
 
+/// A row known by its types alone (names do not resolve in it).
+impl Columns for [SqlType] {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        Err(SqlError::undefined_column(name))
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        self[position]
+    }
+}
+
 impl Columns for [(String, SqlType)] {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
         self.iter()
@@ -675,34 +686,9 @@ impl Scalar {
         }
     }
 
-    /// The type of its values, for a result column's description.
+    /// The type of its values over a row of `types`.
     pub fn ty(&self, types: &[SqlType]) -> SqlType {
-        match self {
-            Scalar::Column(c) => types[*c],
-            Scalar::Const(v) => value_type(v),
-            Scalar::Param(_) => SqlType::Text,
-            Scalar::Typed(_, ty) => *ty,
-            Scalar::Now => SqlType::TimestampTz,
-            Scalar::Negate(e) => e.ty(types),
-            Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
-            Scalar::Arith(_, a, b) => wider(a.ty(types), b.ty(types)),
-            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) => *ty,
-            Scalar::Case {
-                branches,
-                otherwise,
-                ..
-            } => branches
-                .iter()
-                .map(|(_, t)| t.ty(types))
-                .chain(otherwise.iter().map(|e| e.ty(types)))
-                .find(|t| *t != SqlType::Text)
-                .unwrap_or(SqlType::Text),
-            Scalar::Func(f, args) => {
-                let arg_types: Vec<SqlType> = args.iter().map(|a| a.ty(types)).collect();
-                f.ty(&arg_types)
-            }
-            _ => SqlType::Bool,
-        }
+        self.ty_in(types)
     }
 
     /// The same expression with every column position `c` read as

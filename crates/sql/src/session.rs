@@ -217,13 +217,7 @@ impl Session {
         if let Block::Failed = self.block {
             return Err(SqlError::in_failed_block());
         }
-        let plannable = matches!(
-            self.prepared(name)?.statement,
-            Statement::Query(_)
-                | Statement::Insert(_)
-                | Statement::Update { .. }
-                | Statement::Delete(_)
-        );
+        let plannable = statement::plannable(&self.prepared(name)?.statement);
         if !plannable {
             return Ok((vec![SqlType::Text; count], None));
         }
@@ -271,13 +265,7 @@ impl Session {
                 ),
             ));
         }
-        let plannable = matches!(
-            self.prepared(name)?.statement,
-            Statement::Query(_)
-                | Statement::Insert(_)
-                | Statement::Update { .. }
-                | Statement::Delete(_)
-        );
+        let plannable = statement::plannable(&self.prepared(name)?.statement);
         if !plannable {
             let statement = crate::params::bind(&self.prepared(name)?.statement, parameters)?;
             return self.execute(&statement);
@@ -517,13 +505,7 @@ impl Session {
                 // The SQL PREPARE and the protocol's Parse share one
                 // namespace, as in PostgreSQL.
                 let name = crate::names::ident(name);
-                if !matches!(
-                    **statement,
-                    Statement::Query(_)
-                        | Statement::Insert(_)
-                        | Statement::Update { .. }
-                        | Statement::Delete(_)
-                ) {
+                if !statement::plannable(statement) {
                     return Err(SqlError::syntax(format!(
                         "syntax error at or near \"{}\"",
                         first_words(&statement.to_string())

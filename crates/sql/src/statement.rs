@@ -20,6 +20,18 @@ pub enum Plan {
     Change(Box<Change>),
 }
 
+/// Whether `statement` is planned (a query or a row change): the one
+/// owner of that rule for prepared statements too.
+pub fn plannable(statement: &Statement) -> bool {
+    matches!(
+        statement,
+        Statement::Query(_)
+            | Statement::Insert(_)
+            | Statement::Update { .. }
+            | Statement::Delete(_)
+    )
+}
+
 /// The plan of `statement`, if it is a query or a row change (`None`:
 /// another statement, run directly).
 pub fn plan(

@@ -583,11 +583,23 @@ mod binary_tests {
     // their display scale, and the byte layout of one known value.
     #[test]
     fn numeric_binary_round_trips() {
-        for text in ["0", "1.50", "-12345.678", "0.0001", "10000", "99999999.9999", "-0.5"] {
+        for text in [
+            "0",
+            "1.50",
+            "-12345.678",
+            "0.0001",
+            "10000",
+            "99999999.9999",
+            "-0.5",
+        ] {
             let v = Value::Numeric(Numeric::parse(text).unwrap());
             let bytes = binary_output(&v).unwrap().unwrap();
             let back = binary_input(&bytes, SqlType::Numeric(None)).unwrap();
-            assert_eq!(text_output(&back).unwrap(), text_output(&v).unwrap(), "{text}");
+            assert_eq!(
+                text_output(&back).unwrap(),
+                text_output(&v).unwrap(),
+                "{text}"
+            );
         }
         // 12345.678: digits 1, 2345, 6780; weight 1; dscale 3.
         let v = Value::Numeric(Numeric::parse("12345.678").unwrap());

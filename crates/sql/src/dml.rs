@@ -7,6 +7,7 @@
 //! EvalPlanQual); REPEATABLE READ gets 40001 from the heap.
 
 use crate::access;
+use crate::conflict::{self, Conflict};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
@@ -20,7 +21,7 @@ use folio_catalog::Relation;
 use folio_db::{Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, SelectItem, SetExpr,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
     TableObject, TableWithJoins,
 };
 use std::sync::Arc;
@@ -36,6 +37,8 @@ pub enum Change {
         listed: bool,
         source: Source,
         returning: Returning,
+        /// `ON CONFLICT ...`.
+        on_conflict: Option<Conflict>,
     },
     Update {
         relation: Arc<Relation>,
@@ -67,8 +70,8 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     let TableObject::TableName(table) = &insert.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
     };
-    if insert.on.is_some() || insert.or.is_some() {
-        return Err(SqlError::unsupported("INSERT with ON CONFLICT"));
+    if insert.or.is_some() {
+        return Err(SqlError::unsupported("INSERT OR ..."));
     }
     let name = names::relation(table)?;
     let relation = access::relation(cx, txn, &name)?;
@@ -98,12 +101,24 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
     };
     let returning = returning(&relation, insert.returning.as_deref())?;
+    let on_conflict = match &insert.on {
+        None => None,
+        Some(OnInsert::OnConflict(on)) => {
+            let qualifier = insert
+                .table_alias
+                .as_ref()
+                .map_or_else(|| name.clone(), names::ident);
+            Some(conflict::plan(&relation, &qualifier, on)?)
+        }
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
     Ok(Change::Insert {
         relation,
         targets,
         listed,
         source,
         returning,
+        on_conflict,
     })
 }
 
@@ -294,6 +309,7 @@ impl Change {
                 listed,
                 source,
                 returning,
+                on_conflict,
             } => {
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
@@ -320,11 +336,19 @@ impl Change {
                     for (&column, value) in targets.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
-                    if let Some((items, _)) = returning {
-                        out.push(project(items, &values, env)?);
+                    let written = match on_conflict {
+                        None => {
+                            relation.insert(txn, values.clone())?;
+                            Some(values)
+                        }
+                        Some(conflict) => conflict.insert(txn, relation, values, env)?,
+                    };
+                    if let Some(row) = written {
+                        if let Some((items, _)) = returning {
+                            out.push(project(items, &row, env)?);
+                        }
+                        count += 1;
                     }
-                    relation.insert(txn, values)?;
-                    count += 1;
                 }
                 finish(returning, out, format!("INSERT 0 {count}"))
             }

@@ -5,6 +5,7 @@
 
 mod access;
 mod aggregate;
+mod conflict;
 mod context;
 mod copy;
 mod ddl;

@@ -1,0 +1,203 @@
+//! `INSERT ... ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ...
+//! [WHERE ...]`: a row whose insert meets a unique index's existing key
+//! is skipped, or the existing row is updated with expressions over it and
+//! `excluded` (the row proposed for insertion), as PostgreSQL's.
+//!
+//! The insert is tried first (folio-catalog's unique check waits for a
+//! running inserter of the same key, as PostgreSQL's does, and a refused
+//! insert leaves nothing behind). On 23505 the existing row is found
+//! through the conflict target's unique index and updated; if it is not
+//! visible (committed after this statement's snapshot) or changed
+//! meanwhile, the insert is tried again, a few times, then 40001.
+
+use crate::error::SqlError;
+use crate::names;
+use crate::scalar::{self, Columns, Env, Scalar};
+use crate::scan;
+use crate::types;
+use folio_catalog::Relation;
+use folio_db::{Transaction, Write};
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{AssignmentTarget, ConflictTarget, OnConflict, OnConflictAction};
+
+/// How often a conflicting row is looked for before giving up (40001).
+const ATTEMPTS: usize = 8;
+
+/// A planned ON CONFLICT clause.
+pub struct Conflict {
+    /// The unique index the target names (`None`: any, DO NOTHING only).
+    index: Option<usize>,
+    action: Action,
+}
+
+enum Action {
+    Nothing,
+    /// Assignments and the WHERE clause, over the existing row followed
+    /// by `excluded` (the proposed row).
+    Update {
+        assignments: Vec<(usize, Scalar)>,
+        filter: Vec<Scalar>,
+    },
+}
+
+/// The existing row's columns, then `excluded`'s: an unqualified name is
+/// the table's (as in PostgreSQL, `excluded` must be named).
+struct ConflictScope<'a> {
+    relation: &'a Relation,
+    /// The table's name or alias.
+    qualifier: &'a str,
+}
+
+impl Columns for ConflictScope<'_> {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        self.relation.resolve(name)
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        self.relation.types[position % self.relation.types.len()]
+    }
+
+    fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let (c, ty) = self.relation.resolve(name)?;
+        match qualifier {
+            "excluded" => Ok((self.relation.types.len() + c, ty)),
+            q if q == self.qualifier => Ok((c, ty)),
+            q => Err(SqlError::new(
+                "42P01",
+                format!("missing FROM-clause entry for table \"{q}\""),
+            )),
+        }
+    }
+}
+
+/// Plans the clause for inserts into `relation` (named `qualifier`).
+pub fn plan(relation: &Relation, qualifier: &str, on: &OnConflict) -> Result<Conflict, SqlError> {
+    let index = match &on.conflict_target {
+        None => None,
+        Some(ConflictTarget::Columns(columns)) => {
+            let mut wanted: Vec<usize> = columns
+                .iter()
+                .map(|c| Ok(relation.resolve(&names::ident(c))?.0))
+                .collect::<Result<_, SqlError>>()?;
+            wanted.sort_unstable();
+            let found = relation.indexes.iter().position(|ri| {
+                let mut have: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
+                have.sort_unstable();
+                ri.def.unique && have == wanted
+            });
+            Some(found.ok_or_else(|| {
+                SqlError::new(
+                    "42P10",
+                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                )
+            })?)
+        }
+        Some(ConflictTarget::OnConstraint(name)) => {
+            let name = names::relation(name)?;
+            Some(
+                relation
+                    .indexes
+                    .iter()
+                    .position(|ri| ri.def.unique && ri.def.name == name)
+                    .ok_or_else(|| {
+                        SqlError::new(
+                            "42704",
+                            format!(
+                                "constraint \"{name}\" for table \"{}\" does not exist",
+                                relation.def.name
+                            ),
+                        )
+                    })?,
+            )
+        }
+    };
+    let action = match &on.action {
+        OnConflictAction::DoNothing => Action::Nothing,
+        OnConflictAction::DoUpdate(update) => {
+            if index.is_none() {
+                return Err(SqlError::syntax(
+                    "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+                ));
+            }
+            let scope = ConflictScope {
+                relation,
+                qualifier,
+            };
+            let mut assignments = Vec::with_capacity(update.assignments.len());
+            for a in &update.assignments {
+                let AssignmentTarget::ColumnName(column) = &a.target else {
+                    return Err(SqlError::unsupported(
+                        "ON CONFLICT DO UPDATE of a column tuple",
+                    ));
+                };
+                let c = relation.resolve(&names::relation(column)?)?.0;
+                assignments.push((c, scalar::bind(&a.value, &scope)?));
+            }
+            let filter = match &update.selection {
+                Some(e) => scalar::bind(e, &scope)?.conjuncts(),
+                None => Vec::new(),
+            };
+            Action::Update {
+                assignments,
+                filter,
+            }
+        }
+    };
+    Ok(Conflict { index, action })
+}
+
+impl Conflict {
+    /// Inserts `values`, or applies the clause if it meets an existing key:
+    /// the row inserted or updated (`None`: skipped).
+    pub fn insert(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        values: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        for _ in 0..ATTEMPTS {
+            match relation.insert(txn, values.clone()) {
+                Ok(_) => return Ok(Some(values)),
+                Err(e) if e.sqlstate() == Some("23505") => {}
+                Err(e) => return Err(e.into()),
+            }
+            let Action::Update {
+                assignments,
+                filter,
+            } = &self.action
+            else {
+                return Ok(None);
+            };
+            let index = self.index.expect("DO UPDATE has a target");
+            let key: Vec<Value> = relation.indexes[index]
+                .def
+                .columns
+                .iter()
+                .map(|&c| values[usize::from(c)].clone())
+                .collect();
+            let Some((tid, old)) = relation.lookup(txn, index, &key)?.into_iter().next() else {
+                // The conflicting row is not visible yet: try again.
+                continue;
+            };
+            let mut both = old.clone();
+            both.extend(values.iter().cloned());
+            if !scan::accepts(filter, &both, env)? {
+                return Ok(None);
+            }
+            let mut new = old.clone();
+            for (c, value) in assignments {
+                new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
+            }
+            match relation.update(txn, tid, &old, new.clone())? {
+                Write::Done(_) | Write::Hot(_) => return Ok(Some(new)),
+                // Changed meanwhile: start over from the insert.
+                Write::Gone | Write::Moved(_) => continue,
+            }
+        }
+        Err(SqlError::new(
+            "40001",
+            "could not serialize access due to concurrent update (ON CONFLICT)",
+        ))
+    }
+}

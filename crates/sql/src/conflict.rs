@@ -6,9 +6,10 @@
 //! The insert is tried first (folio-catalog's unique check waits for a
 //! running inserter of the same key, as PostgreSQL's does, and a refused
 //! insert leaves nothing behind). On 23505 the existing row is found
-//! through the conflict target's unique index and updated; if it is not
-//! visible (committed after this statement's snapshot) or changed
-//! meanwhile, the insert is tried again, a few times, then 40001.
+//! through the conflict target's unique index (READ COMMITTED: with a new
+//! snapshot, as it may have committed after the statement's) and updated;
+//! if it changed meanwhile the insert is tried again, a few times, then
+//! 40001 (at once under REPEATABLE READ, which cannot see it).
 
 use crate::error::SqlError;
 use crate::names;
@@ -176,8 +177,20 @@ impl Conflict {
                 .iter()
                 .map(|&c| values[usize::from(c)].clone())
                 .collect();
-            let Some((tid, old)) = relation.lookup(txn, index, &key)?.into_iter().next() else {
-                // The conflicting row is not visible yet: try again.
+            // READ COMMITTED looks with a new snapshot (the conflicting row
+            // may have committed after the statement's); REPEATABLE READ
+            // cannot see it: 40001, as PostgreSQL.
+            let found = if txn.isolation() == folio_db::Isolation::ReadCommitted {
+                txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &key))?
+            } else {
+                relation.lookup(txn, index, &key)?
+            };
+            let Some((tid, old)) = found.into_iter().next() else {
+                if txn.isolation() == folio_db::Isolation::RepeatableRead {
+                    break;
+                }
+                // Not visible even now (its inserter rolled back, or a
+                // concurrent delete): try the insert again.
                 continue;
             };
             let mut both = old.clone();

@@ -187,6 +187,14 @@ fn simple_query(
                 writer.write_all(&std::mem::take(&mut out.buf))?;
                 copy_in(session, out, reader)?;
             }
+            Output::CopyOut {
+                columns,
+                lines,
+                tag,
+            } => {
+                out.copy_out(columns, &lines);
+                out.command_complete(&tag);
+            }
         }
     }
     if let Some(e) = failed {
@@ -416,7 +424,7 @@ fn extended(
                     }
                 }
                 Output::Command { tag } => out.command_complete(&tag),
-                Output::CopyIn { .. } => {
+                Output::CopyIn { .. } | Output::CopyOut { .. } => {
                     return Ok(Err(SqlError::unsupported("COPY in the extended protocol")));
                 }
             }

@@ -308,6 +308,22 @@ impl Out {
         });
     }
 
+    /// CopyOutResponse (text format, `columns` columns), a CopyData per
+    /// line, CopyDone.
+    pub fn copy_out(&mut self, columns: usize, lines: &[Vec<u8>]) {
+        self.message(b'H', |b| {
+            b.push(0);
+            b.extend_from_slice(&(columns as u16).to_be_bytes());
+            for _ in 0..columns {
+                b.extend_from_slice(&0u16.to_be_bytes());
+            }
+        });
+        for line in lines {
+            self.message(b'd', |b| b.extend_from_slice(line));
+        }
+        self.message(b'c', |_| {});
+    }
+
     /// ErrorResponse (`E`) or NoticeResponse (`N`): severity, SQLSTATE,
     /// message.
     pub fn error_or_notice(&mut self, kind: u8, severity: &str, code: &str, message: &str) {

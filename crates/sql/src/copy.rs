@@ -6,6 +6,7 @@
 use crate::access;
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::output::Output;
 use crate::parse::Copy;
 use crate::types;
 use folio_catalog::Relation;
@@ -168,6 +169,69 @@ fn unescape(field: &str) -> Result<String, SqlError> {
     }
     String::from_utf8(out)
         .map_err(|_| SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\""))
+}
+
+/// `COPY table [(columns)] TO STDOUT` in text format: every row `txn`
+/// sees, each field escaped as PostgreSQL's COPY text format (backslash,
+/// `\b \f \n \r \t \v`, the delimiter), NULL as the NULL string.
+pub fn copy_out(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<Output, SqlError> {
+    let relation = access::relation(cx, txn, &copy.table)?;
+    let columns: Vec<usize> = if copy.columns.is_empty() {
+        (0..relation.def.columns.len()).collect()
+    } else {
+        copy.columns
+            .iter()
+            .map(|c| {
+                relation.def.column(c).ok_or_else(|| {
+                    SqlError::new(
+                        "42703",
+                        format!(
+                            "column \"{c}\" of relation \"{}\" does not exist",
+                            copy.table
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let mut lines = Vec::new();
+    for (_, row) in relation.scan(txn)? {
+        let mut line = Vec::new();
+        for (i, &c) in columns.iter().enumerate() {
+            if i > 0 {
+                line.push(copy.delimiter);
+            }
+            match types::text_output(&row[c])? {
+                None => line.extend_from_slice(copy.null.as_bytes()),
+                Some(text) => {
+                    for b in text.bytes() {
+                        match b {
+                            b'\\' => line.extend_from_slice(b"\\\\"),
+                            b'\n' => line.extend_from_slice(b"\\n"),
+                            b'\r' => line.extend_from_slice(b"\\r"),
+                            b'\t' => line.extend_from_slice(b"\\t"),
+                            0x08 => line.extend_from_slice(b"\\b"),
+                            0x0b => line.extend_from_slice(b"\\v"),
+                            0x0c => line.extend_from_slice(b"\\f"),
+                            b if b == copy.delimiter => {
+                                line.push(b'\\');
+                                line.push(b);
+                            }
+                            b => line.push(b),
+                        }
+                    }
+                }
+            }
+        }
+        line.push(b'\n');
+        lines.push(line);
+    }
+    let tag = format!("COPY {}", lines.len());
+    Ok(Output::CopyOut {
+        columns: columns.len(),
+        lines,
+        tag,
+    })
 }
 
 #[cfg(test)]

@@ -24,6 +24,13 @@ pub enum Output {
     /// `columns` fields per line: [`crate::Session::copy_data`], then
     /// [`crate::Session::copy_done`] or [`crate::Session::copy_fail`].
     CopyIn { columns: usize },
+    /// `COPY ... TO STDOUT`: the rows in text format, one line each
+    /// (ending with a newline), `columns` fields, and the tag `COPY n`.
+    CopyOut {
+        columns: usize,
+        lines: Vec<Vec<u8>>,
+        tag: String,
+    },
 }
 
 impl Output {
@@ -34,7 +41,7 @@ impl Output {
     /// The command tag.
     pub fn tag(&self) -> &str {
         match self {
-            Output::Command { tag } | Output::Rows { tag, .. } => tag,
+            Output::Command { tag } | Output::Rows { tag, .. } | Output::CopyOut { tag, .. } => tag,
             Output::CopyIn { .. } => "",
         }
     }

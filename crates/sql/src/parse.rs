@@ -40,6 +40,8 @@ pub struct Vacuum {
 pub struct Copy {
     pub table: String,
     pub columns: Vec<String>,
+    /// `TO STDOUT` (else `FROM STDIN`).
+    pub to_stdout: bool,
     pub delimiter: u8,
     pub null: String,
 }
@@ -312,16 +314,22 @@ fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
         }
         c.expect(&Token::RParen)?;
     }
-    if c.take_keyword(Keyword::TO) {
-        return Err(SqlError::unsupported("COPY ... TO"));
-    }
-    c.expect_keyword(Keyword::FROM)?;
-    if !c.take_keyword(Keyword::STDIN) {
-        return Err(SqlError::unsupported("COPY FROM a file or program"));
-    }
+    let to_stdout = if c.take_keyword(Keyword::TO) {
+        if !c.take_keyword(Keyword::STDOUT) {
+            return Err(SqlError::unsupported("COPY TO a file or program"));
+        }
+        true
+    } else {
+        c.expect_keyword(Keyword::FROM)?;
+        if !c.take_keyword(Keyword::STDIN) {
+            return Err(SqlError::unsupported("COPY FROM a file or program"));
+        }
+        false
+    };
     let mut copy = Copy {
         table,
         columns,
+        to_stdout,
         delimiter: b'\t',
         null: "\\N".into(),
     };
@@ -388,6 +396,7 @@ mod tests {
             Parsed::Copy(Copy {
                 table: "pgbench_accounts".into(),
                 columns: vec![],
+                to_stdout: false,
                 delimiter: b'\t',
                 null: "\\N".into()
             })
@@ -402,12 +411,16 @@ mod tests {
             Parsed::Copy(Copy {
                 table: "T".into(),
                 columns: vec!["a".into(), "b".into()],
+                to_stdout: false,
                 delimiter: b',',
                 null: String::new()
             })
         );
         assert_eq!(statements("vacuum full t").unwrap_err().code, "0A000");
-        assert_eq!(statements("copy t to stdout").unwrap_err().code, "0A000");
+        assert!(
+            matches!(&statements("copy t to stdout").unwrap()[0], Parsed::Copy(c) if c.to_stdout)
+        );
+        assert_eq!(statements("copy t to '/tmp/x'").unwrap_err().code, "0A000");
         assert_eq!(
             statements("copy t from stdin (format csv)")
                 .unwrap_err()

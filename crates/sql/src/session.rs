@@ -125,6 +125,7 @@ impl Session {
             let result = match statement {
                 Parsed::Sql(statement) => self.execute(statement),
                 Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
+                Parsed::Copy(copy) if copy.to_stdout => self.copy_out(copy),
                 Parsed::Copy(_) if i + 1 < count => Err(SqlError::unsupported(
                     "COPY FROM STDIN followed by other statements in one query",
                 )),
@@ -390,6 +391,15 @@ impl Session {
         }
         self.fail();
         e
+    }
+
+    /// `COPY ... TO STDOUT`: the rows, in the block's transaction or one
+    /// of its own.
+    fn copy_out(&mut self, copy: &Copy) -> Result<Output, SqlError> {
+        if let Block::Failed = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        self.in_transaction(|cx, txn, _| crate::copy::copy_out(cx, txn, copy))
     }
 
     fn start_copy(&mut self, copy: &Copy) -> Result<Output, SqlError> {

@@ -65,7 +65,10 @@ fn precision(p: u64) -> Result<u16, SqlError> {
 pub fn literal(value: &ast::Value) -> Result<Value, SqlError> {
     Ok(match value {
         ast::Value::Number(text, _) => number(text)?,
-        ast::Value::SingleQuotedString(s) => Value::Text(s.clone()),
+        // `E'...'`: the parser has already resolved its escapes.
+        ast::Value::SingleQuotedString(s) | ast::Value::EscapedStringLiteral(s) => {
+            Value::Text(s.clone())
+        }
         ast::Value::Boolean(b) => Value::Bool(*b),
         ast::Value::Null => Value::Null,
         other => return Err(SqlError::unsupported(format!("the literal {other}"))),

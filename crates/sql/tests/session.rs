@@ -654,3 +654,51 @@ fn prepared_statements_keep_their_plans() {
     assert_eq!(value(&mut s, "2").as_deref(), Some("99"));
     assert_eq!(s.plans_made(), 4);
 }
+
+// Proves COPY ... TO STDOUT writes PostgreSQL 15's text format (checked
+// against it on the same rows): tab-separated, \N for NULL, backslash,
+// tab, newline and carriage return escaped; a column list; the tag.
+#[test]
+fn copy_to_stdout() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table c (id int, t text, n numeric)");
+    ok(
+        &mut s,
+        "insert into c values (1, 'plain', 1.50), (2, E'tab\\there', null), (3, E'back\\\\slash\\nnew', -2)",
+    );
+    let out = ok(&mut s, "copy c to stdout").pop().unwrap();
+    let Output::CopyOut {
+        columns,
+        lines,
+        tag,
+    } = out
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!((columns, tag.as_str()), (3, "COPY 3"));
+    let mut text: Vec<String> = lines
+        .iter()
+        .map(|l| String::from_utf8(l.clone()).unwrap())
+        .collect();
+    text.sort();
+    assert_eq!(
+        text,
+        [
+            "1\tplain\t1.50\n",
+            "2\ttab\\there\t\\N\n",
+            "3\tback\\\\slash\\nnew\t-2\n"
+        ]
+    );
+    let out = ok(
+        &mut s,
+        "copy c (t, id) to stdout with (delimiter ',', null 'NULL')",
+    )
+    .pop()
+    .unwrap();
+    let Output::CopyOut { lines, .. } = out else {
+        panic!("{out:?}")
+    };
+    assert!(lines.iter().any(|l| l == b"plain,1\n"));
+    // A tab is escaped whatever the delimiter, as PostgreSQL's.
+    assert!(lines.iter().any(|l| l == b"tab\\there,2\n"));
+}

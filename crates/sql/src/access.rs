@@ -132,3 +132,29 @@ pub fn column_of(relation: &Relation, name: &str) -> Result<usize, SqlError> {
         .column(name)
         .ok_or_else(|| SqlError::undefined_column(name))
 }
+
+/// The position of column `column` of `table` as a statement's target
+/// (INSERT, UPDATE, COPY), or PostgreSQL's 42703 naming the relation.
+pub fn target_column(relation: &Relation, table: &str, column: &str) -> Result<usize, SqlError> {
+    relation.def.column(column).ok_or_else(|| {
+        SqlError::new(
+            "42703",
+            format!("column \"{column}\" of relation \"{table}\" does not exist"),
+        )
+    })
+}
+
+/// The columns a COPY names (none: every column, in order).
+pub fn copy_columns(
+    relation: &Relation,
+    table: &str,
+    columns: &[String],
+) -> Result<Vec<usize>, SqlError> {
+    if columns.is_empty() {
+        return Ok((0..relation.def.columns.len()).collect());
+    }
+    columns
+        .iter()
+        .map(|c| target_column(relation, table, c))
+        .collect()
+}

@@ -32,24 +32,7 @@ impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let relation = access::relation(cx, txn, &copy.table)?;
-        let targets = if copy.columns.is_empty() {
-            (0..relation.def.columns.len()).collect()
-        } else {
-            copy.columns
-                .iter()
-                .map(|c| {
-                    relation.def.column(c).ok_or_else(|| {
-                        SqlError::new(
-                            "42703",
-                            format!(
-                                "column \"{c}\" of relation \"{}\" does not exist",
-                                copy.table
-                            ),
-                        )
-                    })
-                })
-                .collect::<Result<_, _>>()?
-        };
+        let targets = access::copy_columns(&relation, &copy.table, &copy.columns)?;
         Ok(CopyIn {
             relation,
             targets,
@@ -176,24 +159,7 @@ fn unescape(field: &str) -> Result<String, SqlError> {
 /// `\b \f \n \r \t \v`, the delimiter), NULL as the NULL string.
 pub fn copy_out(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<Output, SqlError> {
     let relation = access::relation(cx, txn, &copy.table)?;
-    let columns: Vec<usize> = if copy.columns.is_empty() {
-        (0..relation.def.columns.len()).collect()
-    } else {
-        copy.columns
-            .iter()
-            .map(|c| {
-                relation.def.column(c).ok_or_else(|| {
-                    SqlError::new(
-                        "42703",
-                        format!(
-                            "column \"{c}\" of relation \"{}\" does not exist",
-                            copy.table
-                        ),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let columns = access::copy_columns(&relation, &copy.table, &copy.columns)?;
     let mut lines = Vec::new();
     for (_, row) in relation.scan(txn)? {
         let mut line = Vec::new();

@@ -83,7 +83,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         insert
             .columns
             .iter()
-            .map(|c| column_of(&relation, &name, &names::ident(c)))
+            .map(|c| access::target_column(&relation, &name, &names::ident(c)))
             .collect::<Result<_, _>>()?
     };
     let Some(query) = &insert.source else {
@@ -138,7 +138,7 @@ pub fn plan_update(
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
-        let c = column_of(&relation, &name, &names::relation(column)?)?;
+        let c = access::target_column(&relation, &name, &names::relation(column)?)?;
         targets.push((c, scalar::bind(&assignment.value, &*relation)?));
     }
     let (filter, scan) = selection_plan(cx, &relation, selection)?;
@@ -435,16 +435,6 @@ fn selected(
         .into_iter()
         .map(|(tid, row)| (tid.expect("a plan reading every column has tuple ids"), row))
         .collect())
-}
-
-/// The position of column `column` of `table`, or PostgreSQL's 42703.
-fn column_of(relation: &Relation, table: &str, column: &str) -> Result<usize, SqlError> {
-    relation.def.column(column).ok_or_else(|| {
-        SqlError::new(
-            "42703",
-            format!("column \"{column}\" of relation \"{table}\" does not exist"),
-        )
-    })
 }
 
 fn returning(relation: &Relation, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {

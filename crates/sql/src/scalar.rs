@@ -391,24 +391,14 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             expr,
             pattern,
             escape_char: None,
-        } => Scalar::Like {
-            expr: boxed(expr)?,
-            pattern: boxed(pattern)?,
-            negated: *negated,
-            insensitive: false,
-        },
+        } => like(boxed(expr)?, boxed(pattern)?, *negated, false),
         Expr::ILike {
             negated,
             any: false,
             expr,
             pattern,
             escape_char: None,
-        } => Scalar::Like {
-            expr: boxed(expr)?,
-            pattern: boxed(pattern)?,
-            negated: *negated,
-            insensitive: true,
-        },
+        } => like(boxed(expr)?, boxed(pattern)?, *negated, true),
         Expr::Substring {
             expr,
             substring_from,
@@ -437,6 +427,15 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         ),
         other => return Err(SqlError::unsupported(format!("the expression {other}"))),
     })
+}
+
+fn like(expr: Box<Scalar>, pattern: Box<Scalar>, negated: bool, insensitive: bool) -> Scalar {
+    Scalar::Like {
+        expr,
+        pattern,
+        negated,
+        insensitive,
+    }
 }
 
 fn mark_number(p: &str, mark: &str) -> Result<usize, SqlError> {

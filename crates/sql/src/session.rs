@@ -37,9 +37,12 @@ pub struct Session {
     /// Prepared statements by name (`""`: the unnamed one), parsed once,
     /// planned at their first execution.
     prepared: std::collections::HashMap<String, Prepared>,
-    /// `SET` values; PostgreSQL applies a SET in a block only if the block
-    /// commits, folio at once (README "Status").
+    /// `SET` values: a SET in a block takes effect at once and is undone
+    /// if the block does not commit, as in PostgreSQL.
     settings: Settings,
+    /// The settings when the open block began (restored if it does not
+    /// commit).
+    settings_at_begin: Option<Settings>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -79,6 +82,7 @@ impl Session {
             block_start: 0,
             prepared: std::collections::HashMap::new(),
             settings: Settings::default(),
+            settings_at_begin: None,
             relations: Relations::default(),
             plans_made: 0,
         }
@@ -483,6 +487,16 @@ impl Session {
         Ok(Output::command("CHECKPOINT"))
     }
 
+    /// The block ended: its SETs stay if it committed, else the settings
+    /// it began with come back.
+    fn end_block(&mut self, committed: bool) {
+        if let Some(before) = self.settings_at_begin.take()
+            && !committed
+        {
+            self.settings = before;
+        }
+    }
+
     /// An error: a block fails (its transaction rolls back now).
     fn fail(&mut self) {
         self.relations.end_transaction();
@@ -676,6 +690,7 @@ impl Session {
             Block::Idle => {
                 self.block = Block::Open(self.db.begin(isolation, self.durability())?);
                 self.block_start = now();
+                self.settings_at_begin = Some(self.settings.clone());
             }
             // (A failed block refuses BEGIN before it gets here: `execute`.)
             Block::Open(_) | Block::Failed => self.notices.push(Notice::warning(
@@ -690,11 +705,16 @@ impl Session {
         self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => {
-                txn.commit()?;
+                let committed = txn.commit();
+                self.end_block(committed.is_ok());
+                committed?;
                 Ok(Output::command("COMMIT"))
             }
             // PostgreSQL: COMMIT of a failed block rolls it back.
-            Block::Failed => Ok(Output::command("ROLLBACK")),
+            Block::Failed => {
+                self.end_block(false);
+                Ok(Output::command("ROLLBACK"))
+            }
             Block::Idle => {
                 self.notices.push(no_transaction());
                 Ok(Output::command("COMMIT"))
@@ -704,6 +724,7 @@ impl Session {
 
     fn rollback(&mut self) -> Result<Output, SqlError> {
         self.relations.end_transaction();
+        self.end_block(false);
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => txn.rollback()?,
             Block::Failed => {}

@@ -702,3 +702,26 @@ fn copy_to_stdout() {
     // A tab is escaped whatever the delimiter, as PostgreSQL's.
     assert!(lines.iter().any(|l| l == b"tab\\there,2\n"));
 }
+
+// Proves a SET inside a transaction block takes effect at once and is
+// undone when the block rolls back or fails, kept when it commits, as
+// PostgreSQL 15 does (compared on the same statements).
+#[test]
+fn set_in_a_block_is_undone_by_its_rollback() {
+    let (_dir, mut s) = session();
+    let show = |s: &mut Session| rows(s, "show application_name")[0][0].clone();
+    ok(&mut s, "begin");
+    ok(&mut s, "set application_name = 'inside'");
+    assert_eq!(show(&mut s).as_deref(), Some("inside"));
+    ok(&mut s, "rollback");
+    assert_eq!(show(&mut s).as_deref(), Some(""));
+    ok(&mut s, "begin; set application_name = 'kept'; commit");
+    assert_eq!(show(&mut s).as_deref(), Some("kept"));
+    ok(&mut s, "begin; set application_name = 'lost'");
+    fails(&mut s, "select 1 / 0");
+    ok(&mut s, "commit");
+    assert_eq!(show(&mut s).as_deref(), Some("kept"));
+    // Outside a block a SET simply stays.
+    ok(&mut s, "set application_name = 'plain'");
+    assert_eq!(show(&mut s).as_deref(), Some("plain"));
+}

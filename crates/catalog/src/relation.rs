@@ -318,11 +318,7 @@ impl Relation {
 
     /// Every row `txn` sees.
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
-        self.table
-            .scan(txn)?
-            .into_iter()
-            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
-            .collect()
+        self.decode_rows(txn, self.table.scan(txn)?)
     }
 
     /// The rows `txn` sees whose key in index `index` is `key_values`.
@@ -334,9 +330,16 @@ impl Relation {
     ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
         let ri = &self.indexes[index];
         let key = encode_key(key_values, &ri.key_columns)?;
-        ri.index
-            .get(txn, &self.table, &key)?
-            .into_iter()
+        self.decode_rows(txn, ri.index.get(txn, &self.table, &key)?)
+    }
+
+    /// Stored rows decoded as `txn` sees them, with where they live.
+    fn decode_rows(
+        &self,
+        txn: &Transaction,
+        rows: folio_heap::Rows,
+    ) -> Result<Vec<RowAt>, CatalogError> {
+        rows.into_iter()
             .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
             .collect()
     }
@@ -356,11 +359,7 @@ impl Relation {
             self.indexes[index]
                 .index
                 .scan_counted(txn, &self.table, lower, upper, direction)?;
-        let rows = found
-            .into_iter()
-            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
-            .collect::<Result<_, CatalogError>>()?;
-        Ok((rows, pages))
+        Ok((self.decode_rows(txn, found)?, pages))
     }
 
     /// An index-only scan of index `index` (folio-heap `Index::only_scan`):

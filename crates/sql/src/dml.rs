@@ -18,7 +18,7 @@ use crate::scalar::{self, Env, Scalar};
 use crate::scan;
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::{Tid, Transaction, Write};
+use folio_db::{Tid, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
@@ -361,30 +361,29 @@ impl Change {
             } => {
                 let mut out = Vec::new();
                 let mut updated = 0u64;
-                for (mut tid, mut old) in selected(txn, relation, scan, env)? {
-                    loop {
-                        let mut new = old.clone();
-                        for (c, value) in assignments {
-                            new[*c] = types::coerce(value.eval(&old, env)?, relation.types[*c])?;
-                        }
-                        let projected = match returning {
-                            Some((items, _)) => Some(project(items, &new, env)?),
-                            None => None,
-                        };
-                        match relation.update(txn, tid, &old, new)? {
-                            Write::Done(_) | Write::Hot(_) => {
-                                updated += 1;
-                                out.extend(projected);
-                                break;
+                for (tid, old) in selected(txn, relation, scan, env)? {
+                    let written = scan::write_newest(
+                        txn,
+                        relation,
+                        filter,
+                        tid,
+                        old,
+                        env,
+                        |txn, tid, old| {
+                            let mut new = old.to_vec();
+                            for (c, value) in assignments {
+                                new[*c] = types::coerce(value.eval(old, env)?, relation.types[*c])?;
                             }
-                            Write::Gone => break,
-                            Write::Moved(next) => {
-                                match scan::newest(txn, relation, filter, next, env)? {
-                                    Some(newest) => (tid, old) = newest,
-                                    None => break,
-                                }
-                            }
-                        }
+                            let projected = match returning {
+                                Some((items, _)) => Some(project(items, &new, env)?),
+                                None => None,
+                            };
+                            Ok((relation.update(txn, tid, old, new)?, projected))
+                        },
+                    )?;
+                    if let Some(projected) = written {
+                        updated += 1;
+                        out.extend(projected);
                     }
                 }
                 finish(returning, out, format!("UPDATE {updated}"))
@@ -397,23 +396,20 @@ impl Change {
             } => {
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
-                for (mut tid, mut row) in selected(txn, relation, scan, env)? {
-                    loop {
-                        match relation.delete(txn, tid)? {
-                            Write::Done(_) | Write::Hot(_) => {
-                                deleted += 1;
-                                if let Some((items, _)) = returning {
-                                    out.push(project(items, &row, env)?);
-                                }
-                                break;
-                            }
-                            Write::Gone => break,
-                            Write::Moved(next) => {
-                                match scan::newest(txn, relation, filter, next, env)? {
-                                    Some(newest) => (tid, row) = newest,
-                                    None => break,
-                                }
-                            }
+                for (tid, row) in selected(txn, relation, scan, env)? {
+                    let written = scan::write_newest(
+                        txn,
+                        relation,
+                        filter,
+                        tid,
+                        row,
+                        env,
+                        |txn, tid, row| Ok((relation.delete(txn, tid)?, row.to_vec())),
+                    )?;
+                    if let Some(row) = written {
+                        deleted += 1;
+                        if let Some((items, _)) = returning {
+                            out.push(project(items, &row, env)?);
                         }
                     }
                 }

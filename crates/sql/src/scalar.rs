@@ -438,6 +438,29 @@ fn like(expr: Box<Scalar>, pattern: Box<Scalar>, negated: bool, insensitive: boo
     }
 }
 
+/// `x [NOT] IN (items)`: `x = a OR x = b ...`, true if any is equal, else
+/// NULL if any comparison was NULL, else false (negated: the opposite,
+/// NULL staying NULL). The one owner for IN lists and IN subqueries.
+fn in_set(
+    x: &Value,
+    items: impl Iterator<Item = Result<Value, SqlError>>,
+    negated: bool,
+) -> Result<Value, SqlError> {
+    let mut unknown = false;
+    for item in items {
+        match compare(x, &item?)? {
+            Some(Ordering::Equal) => return Ok(Value::Bool(!negated)),
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Bool(negated)
+    })
+}
+
 fn mark_number(p: &str, mark: &str) -> Result<usize, SqlError> {
     p[mark.len()..]
         .parse()
@@ -603,49 +626,19 @@ impl Scalar {
                 negated,
             } => {
                 let x = expr.eval(row, env)?;
-                let mut unknown = false;
-                let mut found = false;
-                for r in env.subquery(*index)? {
-                    match compare(&x, r.first().unwrap_or(&Value::Null))? {
-                        Some(Ordering::Equal) => {
-                            found = true;
-                            break;
-                        }
-                        Some(_) => {}
-                        None => unknown = true,
-                    }
-                }
-                match (found, unknown) {
-                    (true, _) => Value::Bool(!negated),
-                    (false, true) => Value::Null,
-                    (false, false) => Value::Bool(*negated),
-                }
+                let items = env
+                    .subquery(*index)?
+                    .iter()
+                    .map(|r| Ok(r.first().cloned().unwrap_or(Value::Null)));
+                in_set(&x, items, *negated)?
             }
             Scalar::InList {
                 expr,
                 list,
                 negated,
             } => {
-                // x IN (a, b) is x = a OR x = b: true if any is equal,
-                // else NULL if any comparison was NULL, else false.
                 let x = expr.eval(row, env)?;
-                let mut unknown = false;
-                let mut found = false;
-                for item in list {
-                    match compare(&x, &item.eval(row, env)?)? {
-                        Some(Ordering::Equal) => {
-                            found = true;
-                            break;
-                        }
-                        Some(_) => {}
-                        None => unknown = true,
-                    }
-                }
-                match (found, unknown) {
-                    (true, _) => Value::Bool(!negated),
-                    (false, true) => Value::Null,
-                    (false, false) => Value::Bool(*negated),
-                }
+                in_set(&x, list.iter().map(|item| item.eval(row, env)), *negated)?
             }
         })
     }

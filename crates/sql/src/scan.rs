@@ -163,29 +163,56 @@ pub fn lock_rows(
         .collect();
     let mut rows = Vec::with_capacity(found.len());
     for (tid, row) in found {
-        let (mut tid, mut row) = (tid.expect("a locking scan reads every column"), row);
-        loop {
-            let write = match lock {
-                crate::from::RowLock::Update => relation.table.lock(txn, tid),
-                crate::from::RowLock::Share => relation.table.lock_shared(txn, tid),
-            }
-            .map_err(folio_catalog::CatalogError::from)?;
-            match write {
-                folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {
-                    rows.push(row);
-                    break;
+        let tid = tid.expect("a locking scan reads every column");
+        let locked = write_newest(
+            txn,
+            relation,
+            &conditions,
+            tid,
+            row,
+            env,
+            |txn, tid, row| {
+                let write = match lock {
+                    crate::from::RowLock::Update => relation.table.lock(txn, tid),
+                    crate::from::RowLock::Share => relation.table.lock_shared(txn, tid),
                 }
-                folio_db::Write::Gone => break,
-                folio_db::Write::Moved(next) => {
-                    match newest(txn, relation, &conditions, next, env)? {
-                        Some(newer) => (tid, row) = newer,
-                        None => break,
-                    }
+                .map_err(folio_catalog::CatalogError::from)?;
+                Ok((write, row.to_vec()))
+            },
+        )?;
+        rows.extend(locked);
+    }
+    Ok(rows)
+}
+
+/// Applies `write` (an update, a delete, a row lock) to the row at `tid`,
+/// whose values are `row`. A row another transaction changed meanwhile
+/// (`Write::Moved`) is followed to its newest version and, if that still
+/// satisfies `conditions`, written instead (READ COMMITTED; REPEATABLE
+/// READ gets 40001 from the heap). Returns what `write` made of the row
+/// written, or `None` if it was deleted or no longer qualifies. The one
+/// owner of that loop for row changes and locks.
+pub fn write_newest<T>(
+    txn: &mut Transaction,
+    relation: &Relation,
+    conditions: &[Scalar],
+    mut tid: Tid,
+    mut row: Vec<Value>,
+    env: &Env<'_>,
+    mut write: impl FnMut(&mut Transaction, Tid, &[Value]) -> Result<(folio_db::Write, T), SqlError>,
+) -> Result<Option<T>, SqlError> {
+    loop {
+        match write(txn, tid, &row)? {
+            (folio_db::Write::Done(_) | folio_db::Write::Hot(_), made) => return Ok(Some(made)),
+            (folio_db::Write::Gone, _) => return Ok(None),
+            (folio_db::Write::Moved(next), _) => {
+                match newest(txn, relation, conditions, next, env)? {
+                    Some(newer) => (tid, row) = newer,
+                    None => return Ok(None),
                 }
             }
         }
     }
-    Ok(rows)
 }
 
 /// READ COMMITTED's re-check (PostgreSQL's EvalPlanQual): the newest

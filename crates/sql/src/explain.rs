@@ -267,7 +267,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     if !planned.sort.is_empty() {
         let keys: Vec<String> = planned.sort.iter().map(|k| sort_key(&names, k)).collect();
         let mut sort = Node::new("Sort", analyzed(actual.map_or(0, |a| a.scanned)));
-        sort.details = sort_details(&keys, actual.is_some());
+        sort.details = sort_details(&keys);
         sort.children.push(node);
         node = sort;
     }
@@ -301,7 +301,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
                 .map(|k| sort_key(&aggregate_names, k))
                 .collect();
             let mut sort = Node::new("Sort", groups);
-            sort.details = sort_details(&keys, actual.is_some());
+            sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;
         }
@@ -526,13 +526,10 @@ fn scan_node(
     node
 }
 
-/// A Sort node's details.
-fn sort_details(keys: &[String], analyzed: bool) -> Vec<String> {
-    let mut details = vec![format!("Sort Key: {}", keys.join(", "))];
-    if analyzed {
-        details.push("Sort Method: quicksort  Memory: 25kB".into());
-    }
-    details
+/// A Sort node's details: its keys. (PostgreSQL's ANALYZE adds `Sort
+/// Method: ... Memory: NkB`; folio measures neither, so prints neither.)
+fn sort_details(keys: &[String]) -> Vec<String> {
+    vec![format!("Sort Key: {}", keys.join(", "))]
 }
 
 /// An aggregate call as PostgreSQL prints it (`count(*)`, `sum(x)`).

@@ -190,13 +190,14 @@ impl NodeSource for Page {
     }
     #[inline]
     fn u64_at(&self, offset: usize) -> u64 {
-        match self
-            .get(offset..offset.saturating_add(8))
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        {
-            Some(b) => u64::from_le_bytes(b),
-            None => 0,
+        // The bytes inside the page, zero-padded past its end (as the racy
+        // source reads them), so a partial last word still compares.
+        let mut word = [0u8; 8];
+        if let Some(inside) = self.get(offset..) {
+            let n = inside.len().min(8);
+            word[..n].copy_from_slice(&inside[..n]);
         }
+        u64::from_le_bytes(word)
     }
     #[inline]
     fn compare_bytes(&self, offset: usize, len: usize, key: &[u8]) -> Ordering {
@@ -861,6 +862,19 @@ pub(crate) fn check_heads(page: &Page) -> Result<(), String> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_partial_last_word_at_the_page_end_compares_its_bytes() {
+        // Found by the property below: a key whose last word straddles the
+        // page end once compared as if those bytes were all zero.
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        let mut key = vec![0u8; 16];
+        key.push(1);
+        let offset = PAGE_SIZE - 23;
+        page[offset..offset + key.len()].copy_from_slice(&key);
+        assert_eq!(compare_words(&*page, offset, 20, &key), Ordering::Greater);
+        assert_eq!(page.compare_bytes(offset, 20, &key), Ordering::Greater);
+    }
 
     proptest! {
         #[test]

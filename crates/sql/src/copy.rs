@@ -1,13 +1,17 @@
-//! `COPY table FROM STDIN` in text format: rows arrive as data in pieces
-//! of any size (the protocol's CopyData messages), are cut into lines,
-//! fields and values as PostgreSQL's text format reads them, and are
-//! inserted as each line completes, so memory holds one line.
+//! `COPY table FROM STDIN` and `COPY table | (query) TO STDOUT` in text
+//! or CSV format (`copy_format`): rows arrive as data in pieces of any
+//! size (the protocol's CopyData messages), are cut into records, fields
+//! and values, and are inserted as each record completes, so memory holds
+//! one record.
 
 use crate::access;
 use crate::context::Ctx;
+use crate::copy_format::{Format, Header, RecordScan};
 use crate::error::SqlError;
 use crate::output::Output;
 use crate::parse::Copy;
+use crate::query;
+use crate::scalar::Env;
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -19,9 +23,15 @@ pub struct CopyIn {
     relation: Arc<Relation>,
     /// The column each field goes to.
     targets: Vec<usize>,
-    delimiter: u8,
-    null: String,
-    /// The bytes of the line not yet complete.
+    format: Format,
+    /// Per field: an unquoted NULL string reads as that text
+    /// (`FORCE_NOT_NULL`); a quoted one reads as NULL (`FORCE_NULL`).
+    force_not_null: Vec<bool>,
+    force_null: Vec<bool>,
+    /// The header line is still to come.
+    header: bool,
+    scan: RecordScan,
+    /// The bytes of the record not yet complete.
     partial: Vec<u8>,
     rows: u64,
     /// `\.` was read: the rest is ignored.
@@ -33,11 +43,19 @@ impl CopyIn {
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let relation = access::relation(cx, txn, &copy.table)?;
         let targets = access::copy_columns(&relation, &copy.table, &copy.columns)?;
+        let names: Vec<&str> = targets
+            .iter()
+            .map(|&c| relation.def.columns[c].name.as_str())
+            .collect();
+        let format = &copy.format;
         Ok(CopyIn {
+            force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
+            force_null: format.force_null.resolve("FORCE_NULL", &names)?,
             relation,
             targets,
-            delimiter: copy.delimiter,
-            null: copy.null.clone(),
+            format: format.clone(),
+            header: format.header != Header::Absent,
+            scan: RecordScan::default(),
             partial: Vec::new(),
             rows: 0,
             ended: false,
@@ -49,10 +67,11 @@ impl CopyIn {
         self.targets.len()
     }
 
-    /// Takes the next piece of data; every line it completes is inserted.
+    /// Takes the next piece of data; every record it completes is
+    /// inserted.
     pub fn data(&mut self, txn: &mut Transaction, mut data: &[u8]) -> Result<(), SqlError> {
         while !self.ended {
-            let Some(end) = data.iter().position(|&b| b == b'\n') else {
+            let Some(end) = self.scan.record_end(&self.format, data) else {
                 self.partial.extend_from_slice(data);
                 return Ok(());
             };
@@ -69,9 +88,12 @@ impl CopyIn {
         Ok(())
     }
 
-    /// The end of the data: a last line without a newline counts. Returns
-    /// the rows inserted.
+    /// The end of the data: a last record without a newline counts.
+    /// Returns the rows inserted.
     pub fn finish(mut self, txn: &mut Transaction) -> Result<u64, SqlError> {
+        if !self.ended && self.scan.in_quote() {
+            return Err(SqlError::new("22P04", "unterminated CSV quoted field"));
+        }
         if !self.ended && !self.partial.is_empty() {
             let last = std::mem::take(&mut self.partial);
             self.line(txn, &last)?;
@@ -85,10 +107,12 @@ impl CopyIn {
             self.ended = true;
             return Ok(());
         }
-        let line = std::str::from_utf8(line)
-            .map_err(|_| SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\""))?;
-        let fields: Vec<&str> = line.split(self.delimiter as char).collect();
+        let fields = self.format.fields(line)?;
         let bad = |message: String| SqlError::new("22P04", message);
+        if self.header {
+            self.header = false;
+            return self.check_header(&fields);
+        }
         if fields.len() > self.targets.len() {
             return Err(bad("extra data after last expected column".into()));
         }
@@ -97,9 +121,15 @@ impl CopyIn {
             return Err(bad(format!("missing data for column \"{missing}\"")));
         }
         let mut row = vec![Value::Null; self.relation.def.columns.len()];
-        for (&column, field) in self.targets.iter().zip(fields) {
-            if field != self.null {
-                let text = unescape(field)?;
+        for (i, (&column, field)) in self.targets.iter().zip(fields).enumerate() {
+            let text = match field.text {
+                None if self.force_not_null[i] => Some(self.format.null.clone()),
+                Some(text) if field.quoted && self.force_null[i] && text == self.format.null => {
+                    None
+                }
+                text => text,
+            };
+            if let Some(text) = text {
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
@@ -107,108 +137,104 @@ impl CopyIn {
         self.rows += 1;
         Ok(())
     }
-}
 
-/// A field of the text format with its backslash escapes resolved: `\b`
-/// `\f` `\n` `\r` `\t` `\v`, `\` and 1-3 octal digits, `\x` and 1-2 hex
-/// digits; any other escaped character stands for itself.
-fn unescape(field: &str) -> Result<String, SqlError> {
-    if !field.contains('\\') {
-        return Ok(field.to_string());
-    }
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' || i + 1 == bytes.len() {
-            out.push(bytes[i]);
-            i += 1;
-            continue;
+    /// The header line: skipped, or with `HEADER MATCH` checked against
+    /// the columns' names, as PostgreSQL 15 checks it.
+    fn check_header(&self, fields: &[crate::copy_format::Field]) -> Result<(), SqlError> {
+        if self.format.header != Header::Match {
+            return Ok(());
         }
-        let c = bytes[i + 1];
-        i += 2;
-        let digits = |i: &mut usize, max: usize, radix: u32| {
-            let start = *i;
-            while *i < bytes.len() && *i - start < max && (bytes[*i] as char).is_digit(radix) {
-                *i += 1;
+        let bad = |message: String| SqlError::new("22P04", message);
+        if fields.len() != self.targets.len() {
+            return Err(bad(format!(
+                "wrong number of fields in header line: got {}, expected {}",
+                fields.len(),
+                self.targets.len()
+            )));
+        }
+        for (i, (&column, field)) in self.targets.iter().zip(fields).enumerate() {
+            let expected = &self.relation.def.columns[column].name;
+            match &field.text {
+                None => {
+                    return Err(bad(format!(
+                        "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{expected}\"",
+                        i + 1,
+                        self.format.null
+                    )));
+                }
+                Some(got) if got != expected => {
+                    return Err(bad(format!(
+                        "column name mismatch in header line field {}: got \"{got}\", expected \"{expected}\"",
+                        i + 1
+                    )));
+                }
+                Some(_) => {}
             }
-            u32::from_str_radix(std::str::from_utf8(&bytes[start..*i]).unwrap_or("0"), radix)
-                .unwrap_or(0) as u8
-        };
-        out.push(match c {
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'v' => 11,
-            b'0'..=b'7' => {
-                i -= 1;
-                digits(&mut i, 3, 8)
-            }
-            b'x' if i < bytes.len() && bytes[i].is_ascii_hexdigit() => digits(&mut i, 2, 16),
-            other => other,
-        });
+        }
+        Ok(())
     }
-    String::from_utf8(out)
-        .map_err(|_| SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\""))
 }
 
-/// `COPY table [(columns)] TO STDOUT` in text format: every row `txn`
-/// sees, each field escaped as PostgreSQL's COPY text format (backslash,
-/// `\b \f \n \r \t \v`, the delimiter), NULL as the NULL string.
-pub fn copy_out(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<Output, SqlError> {
-    let relation = access::relation(cx, txn, &copy.table)?;
-    let columns = access::copy_columns(&relation, &copy.table, &copy.columns)?;
-    let mut lines = Vec::new();
-    for (_, row) in relation.scan(txn)? {
+/// `COPY table [(columns)] TO STDOUT` or `COPY (query) TO STDOUT`: every
+/// row `txn` sees (or the query returns), each field written in the
+/// format, NULL as the NULL string; the column names first with `HEADER`.
+pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Output, SqlError> {
+    let (names, rows) = match &copy.query {
+        Some(q) => {
+            let planned = query::plan_query(cx, txn, q)?;
+            let (rows, _) = query::run(txn, &planned, &Env::at(cx.now))?;
+            let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
+            (names, rows)
+        }
+        None => {
+            let relation = access::relation(cx, txn, &copy.table)?;
+            let columns = access::copy_columns(&relation, &copy.table, &copy.columns)?;
+            let names = columns
+                .iter()
+                .map(|&c| relation.def.columns[c].name.clone())
+                .collect();
+            let rows = relation
+                .scan(txn)?
+                .into_iter()
+                .map(|(_, row)| columns.iter().map(|&c| row[c].clone()).collect())
+                .collect();
+            (names, rows)
+        }
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let format = &copy.format;
+    let force_quote = format.force_quote.resolve("FORCE_QUOTE", &names)?;
+    let only = names.len() == 1;
+    let record = |texts: &mut dyn Iterator<Item = Option<String>>, quote: &[bool]| {
         let mut line = Vec::new();
-        for (i, &c) in columns.iter().enumerate() {
+        for (i, text) in texts.enumerate() {
             if i > 0 {
-                line.push(copy.delimiter);
+                line.push(format.delimiter);
             }
-            match types::text_output(&row[c])? {
-                None => line.extend_from_slice(copy.null.as_bytes()),
-                Some(text) => {
-                    for b in text.bytes() {
-                        match b {
-                            b'\\' => line.extend_from_slice(b"\\\\"),
-                            b'\n' => line.extend_from_slice(b"\\n"),
-                            b'\r' => line.extend_from_slice(b"\\r"),
-                            b'\t' => line.extend_from_slice(b"\\t"),
-                            0x08 => line.extend_from_slice(b"\\b"),
-                            0x0b => line.extend_from_slice(b"\\v"),
-                            0x0c => line.extend_from_slice(b"\\f"),
-                            b if b == copy.delimiter => {
-                                line.push(b'\\');
-                                line.push(b);
-                            }
-                            b => line.push(b),
-                        }
-                    }
-                }
-            }
+            format.write_field(&mut line, text.as_deref(), quote[i], only);
         }
         line.push(b'\n');
-        lines.push(line);
+        line
+    };
+    let mut lines = Vec::with_capacity(rows.len() + 1);
+    if format.header == Header::Present {
+        let no_force = vec![false; names.len()];
+        lines.push(record(
+            &mut names.iter().map(|n| Some(n.to_string())),
+            &no_force,
+        ));
     }
-    let tag = format!("COPY {}", lines.len());
+    for row in &rows {
+        let texts = row
+            .iter()
+            .map(types::text_output)
+            .collect::<Result<Vec<_>, _>>()?;
+        lines.push(record(&mut texts.into_iter(), &force_quote));
+    }
+    let tag = format!("COPY {}", rows.len());
     Ok(Output::CopyOut {
-        columns: columns.len(),
+        columns: names.len(),
         lines,
         tag,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // Proves the text format's escapes read as PostgreSQL reads them.
-    #[test]
-    fn escapes() {
-        assert_eq!(unescape("plain").unwrap(), "plain");
-        assert_eq!(unescape("a\\tb\\nc\\\\d").unwrap(), "a\tb\nc\\d");
-        assert_eq!(unescape("\\101\\x42\\q").unwrap(), "ABq");
-    }
 }

@@ -8,6 +8,7 @@ mod aggregate;
 mod conflict;
 mod context;
 mod copy;
+mod copy_format;
 mod ddl;
 mod dml;
 mod error;

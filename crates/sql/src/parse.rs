@@ -5,9 +5,10 @@
 //! top-level semicolons of the token stream (a semicolon inside a string
 //! or a quoted name is part of its token).
 
+use crate::copy_format::{self, Forced, Format};
 use crate::error::SqlError;
 use crate::names;
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Statement};
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -35,15 +36,20 @@ pub struct Vacuum {
     pub tables: Vec<String>,
 }
 
-/// `COPY table [(columns)] FROM STDIN [[WITH] (option [value], ...)]`.
+/// `COPY table [(columns)] FROM STDIN | TO STDOUT`, `COPY (query) TO
+/// STDOUT`, with options in either spelling PostgreSQL accepts: `[WITH]
+/// (option [value], ...)` or the older keywords (`CSV HEADER`,
+/// `DELIMITER ','`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Copy {
+    /// The table (empty for a query).
     pub table: String,
     pub columns: Vec<String>,
+    /// `COPY (query) TO STDOUT`.
+    pub query: Option<Box<Query>>,
     /// `TO STDOUT` (else `FROM STDIN`).
     pub to_stdout: bool,
-    pub delimiter: u8,
-    pub null: String,
+    pub format: Format,
 }
 
 /// The statements of `sql`, in order (none for an empty text).
@@ -212,6 +218,42 @@ impl<'t> Cursor<'t> {
         Ok(out)
     }
 
+    /// The tokens up to the parenthesis that closes one just taken, which
+    /// is taken too.
+    fn through_closing_paren(&mut self) -> Result<&'t [Token], SqlError> {
+        let start = self.at;
+        let mut depth = 1;
+        while let Some(t) = self.next() {
+            match t {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(&self.tokens[start..self.at - 1]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(SqlError::syntax("syntax error at end of input"))
+    }
+
+    /// `a, b, ...)` of column names (the opening parenthesis taken).
+    fn column_list(&mut self) -> Result<Vec<String>, SqlError> {
+        let names = self.bare_column_list()?;
+        self.expect(&Token::RParen)?;
+        Ok(names)
+    }
+
+    /// `a, b, ...` of column names.
+    fn bare_column_list(&mut self) -> Result<Vec<String>, SqlError> {
+        let mut names = vec![names::ident(&self.ident()?)];
+        while self.take(&Token::Comma) {
+            names.push(names::ident(&self.ident()?));
+        }
+        Ok(names)
+    }
+
     fn end(&self) -> Result<(), SqlError> {
         match self.peek() {
             None => Ok(()),
@@ -303,16 +345,31 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
 /// [bool]` (nothing to do: folio never freezes). Other forms are 0A000.
 fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
-    let table = c.name()?;
+    let mut table = String::new();
     let mut columns = Vec::new();
+    let mut query = None;
     if c.take(&Token::LParen) {
-        loop {
-            columns.push(names::ident(&c.ident()?));
-            if !c.take(&Token::Comma) {
-                break;
-            }
+        let inner = c.through_closing_paren()?;
+        let mut parser = Parser::new(&PostgreSqlDialect {}).with_tokens(inner.to_vec());
+        query = Some(
+            parser
+                .parse_query()
+                .map_err(|e| SqlError::syntax(e.to_string()))?,
+        );
+        if parser.peek_token().token != Token::EOF {
+            return Err(near(Some(&parser.peek_token().token)));
         }
-        c.expect(&Token::RParen)?;
+    } else {
+        table = c.name()?;
+        if c.take(&Token::LParen) {
+            loop {
+                columns.push(names::ident(&c.ident()?));
+                if !c.take(&Token::Comma) {
+                    break;
+                }
+            }
+            c.expect(&Token::RParen)?;
+        }
     }
     let to_stdout = if c.take_keyword(Keyword::TO) {
         if !c.take_keyword(Keyword::STDOUT) {
@@ -320,49 +377,170 @@ fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
         }
         true
     } else {
+        if query.is_some() {
+            return Err(near(c.peek()));
+        }
         c.expect_keyword(Keyword::FROM)?;
         if !c.take_keyword(Keyword::STDIN) {
             return Err(SqlError::unsupported("COPY FROM a file or program"));
         }
         false
     };
-    let mut copy = Copy {
-        table,
-        columns,
-        to_stdout,
-        delimiter: b'\t',
-        null: "\\N".into(),
-    };
+    let mut options = copy_format::Options::default();
     c.take_keyword(Keyword::WITH);
     if c.take(&Token::LParen) {
         loop {
             let option = c.ident()?.value.to_ascii_lowercase();
-            let value = c.option_value();
-            match (option.as_str(), value.as_deref()) {
-                ("format", Some(f)) if f.eq_ignore_ascii_case("text") => {}
-                ("freeze", v) => {
-                    boolean("freeze", v)?;
-                }
-                ("delimiter", Some(d)) if d.len() == 1 => copy.delimiter = d.as_bytes()[0],
-                ("delimiter", _) => {
-                    return Err(SqlError::new(
-                        "0A000",
-                        "COPY delimiter must be a single one-byte character",
-                    ));
-                }
-                ("null", Some(n)) => copy.null = n.to_string(),
-                (other, _) => {
-                    return Err(SqlError::unsupported(format!("the COPY option {other}")));
-                }
-            }
+            copy_option(&mut c, &mut options, &option)?;
             if !c.take(&Token::Comma) {
                 break;
             }
         }
         c.expect(&Token::RParen)?;
+    } else {
+        copy_legacy_options(&mut c, &mut options)?;
     }
     c.end()?;
-    Ok(copy)
+    Ok(Copy {
+        table,
+        columns,
+        query,
+        to_stdout,
+        format: options.format(to_stdout)?,
+    })
+}
+
+/// One option of `COPY ... WITH (option [value], ...)`.
+fn copy_option(
+    c: &mut Cursor<'_>,
+    options: &mut copy_format::Options,
+    option: &str,
+) -> Result<(), SqlError> {
+    use copy_format::{Header, Kind, once};
+    match option {
+        "force_quote" | "force_not_null" | "force_null" => {
+            let forced = if c.take(&Token::Mul) {
+                Forced::All
+            } else {
+                c.expect(&Token::LParen)?;
+                Forced::Columns(c.column_list()?)
+            };
+            let slot = match option {
+                "force_quote" => &mut options.force_quote,
+                "force_not_null" => &mut options.force_not_null,
+                _ => &mut options.force_null,
+            };
+            return once(slot, forced);
+        }
+        _ => {}
+    }
+    let value = c.option_value();
+    match (option, value.as_deref()) {
+        ("format", Some(f)) => once(
+            &mut options.kind,
+            match f.to_ascii_lowercase().as_str() {
+                "text" => Kind::Text,
+                "csv" => Kind::Csv,
+                "binary" => return Err(SqlError::unsupported("COPY's binary format")),
+                other => {
+                    return Err(SqlError::new(
+                        "22023",
+                        format!("COPY format \"{other}\" not recognized"),
+                    ));
+                }
+            },
+        ),
+        ("freeze", v) => boolean("freeze", v).map(|_| ()),
+        ("delimiter", Some(d)) => once(&mut options.delimiter, d.to_string()),
+        ("null", Some(n)) => once(&mut options.null, n.to_string()),
+        ("quote", Some(q)) => once(&mut options.quote, q.to_string()),
+        ("escape", Some(e)) => once(&mut options.escape, e.to_string()),
+        ("header", Some(m)) if m.eq_ignore_ascii_case("match") => {
+            once(&mut options.header, Header::Match)
+        }
+        ("header", v) => {
+            let header = if boolean("header", v)? {
+                Header::Present
+            } else {
+                Header::Absent
+            };
+            once(&mut options.header, header)
+        }
+        ("encoding", Some(e)) => encoding(e),
+        (other, _) => Err(SqlError::new(
+            "42601",
+            format!("option \"{other}\" not recognized"),
+        )),
+    }
+}
+
+/// The options' older spelling: `[BINARY] [DELIMITER [AS] 'd'] [NULL [AS]
+/// 'n'] [CSV [HEADER] [QUOTE [AS] 'q'] [ESCAPE [AS] 'e'] [FORCE QUOTE
+/// cols | *] [FORCE NOT NULL cols] [FORCE NULL cols]] [ENCODING 'e']
+/// [FREEZE]`, in any order.
+fn copy_legacy_options(
+    c: &mut Cursor<'_>,
+    options: &mut copy_format::Options,
+) -> Result<(), SqlError> {
+    use copy_format::{Header, Kind, once};
+    while let Some(token) = c.peek() {
+        let Token::Word(w) = token else {
+            return Err(near(Some(token)));
+        };
+        let word = w.value.to_ascii_lowercase();
+        c.at += 1;
+        let string = |c: &mut Cursor<'_>| {
+            c.take_keyword(Keyword::AS);
+            match c.next() {
+                Some(Token::SingleQuotedString(s)) => Ok(s.clone()),
+                other => Err(near(other)),
+            }
+        };
+        match word.as_str() {
+            "binary" => return Err(SqlError::unsupported("COPY's binary format")),
+            "csv" => once(&mut options.kind, Kind::Csv)?,
+            "header" => once(&mut options.header, Header::Present)?,
+            "freeze" => {}
+            "delimiter" => once(&mut options.delimiter, string(c)?)?,
+            "null" => once(&mut options.null, string(c)?)?,
+            "quote" => once(&mut options.quote, string(c)?)?,
+            "escape" => once(&mut options.escape, string(c)?)?,
+            "encoding" => encoding(&string(c)?)?,
+            "force" => {
+                let (slot, all) = if c.take_keyword(Keyword::QUOTE) {
+                    (&mut options.force_quote, true)
+                } else if c.take_keyword(Keyword::NOT) {
+                    c.expect_keyword(Keyword::NULL)?;
+                    (&mut options.force_not_null, false)
+                } else {
+                    c.expect_keyword(Keyword::NULL)?;
+                    (&mut options.force_null, false)
+                };
+                let forced = if all && c.take(&Token::Mul) {
+                    Forced::All
+                } else {
+                    Forced::Columns(c.bare_column_list()?)
+                };
+                once(slot, forced)?;
+            }
+            _ => return Err(near(Some(token))),
+        }
+    }
+    Ok(())
+}
+
+/// COPY's `ENCODING`: folio's data is UTF-8, the only encoding accepted.
+fn encoding(name: &str) -> Result<(), SqlError> {
+    let normal: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if normal == "utf8" || normal == "unicode" {
+        Ok(())
+    } else {
+        Err(SqlError::unsupported(format!("COPY's encoding {name}")))
+    }
 }
 
 #[cfg(test)]
@@ -396,9 +574,9 @@ mod tests {
             Parsed::Copy(Copy {
                 table: "pgbench_accounts".into(),
                 columns: vec![],
+                query: None,
                 to_stdout: false,
-                delimiter: b'\t',
-                null: "\\N".into()
+                format: copy_format::Options::default().format(false).unwrap(),
             })
         );
         assert!(matches!(all[3], Parsed::Sql(_)));
@@ -411,9 +589,15 @@ mod tests {
             Parsed::Copy(Copy {
                 table: "T".into(),
                 columns: vec!["a".into(), "b".into()],
+                query: None,
                 to_stdout: false,
-                delimiter: b',',
-                null: String::new()
+                format: copy_format::Options {
+                    delimiter: Some(",".into()),
+                    null: Some(String::new()),
+                    ..Default::default()
+                }
+                .format(false)
+                .unwrap(),
             })
         );
         assert_eq!(statements("vacuum full t").unwrap_err().code, "0A000");
@@ -421,11 +605,25 @@ mod tests {
             matches!(&statements("copy t to stdout").unwrap()[0], Parsed::Copy(c) if c.to_stdout)
         );
         assert_eq!(statements("copy t to '/tmp/x'").unwrap_err().code, "0A000");
+        let legacy = statements("copy t from stdin csv header delimiter as ';'").unwrap();
+        let Parsed::Copy(legacy) = &legacy[0] else {
+            panic!("not a COPY")
+        };
+        assert_eq!(legacy.format.kind, copy_format::Kind::Csv);
+        assert_eq!(legacy.format.delimiter, b';');
+        assert!(matches!(
+            &statements("copy (select 1) to stdout (format csv, force_quote *)").unwrap()[0],
+            Parsed::Copy(c) if c.query.is_some()
+        ));
         assert_eq!(
-            statements("copy t from stdin (format csv)")
+            statements("copy t from stdin (format binary)")
                 .unwrap_err()
                 .code,
             "0A000"
+        );
+        assert_eq!(
+            statements("copy (select 1) from stdin").unwrap_err().code,
+            "42601"
         );
         assert_eq!(statements("vacuum t u").unwrap_err().code, "42601");
         assert_eq!(statements("select 1 2").unwrap_err().code, "42601");

@@ -18,6 +18,7 @@ use sqlparser::ast::{
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 /// An aggregate function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,17 +229,27 @@ pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
 
 /// Whether an expression calls an aggregate anywhere.
 pub fn contains_aggregate(expr: &Expr) -> bool {
-    let mut found = false;
-    let _ = sqlparser::ast::visit_expressions(expr, |e| {
-        if let Expr::Function(f) = e
-            && is_aggregate(f)
-        {
-            found = true;
-            return std::ops::ControlFlow::Break(());
+    /// Finds an aggregate call outside subqueries (whose aggregates are
+    /// theirs).
+    struct Find(usize);
+    impl sqlparser::ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
+            self.0 += 1;
+            ControlFlow::Continue(())
         }
-        std::ops::ControlFlow::Continue(())
-    });
-    found
+        fn post_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
+            self.0 -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Function(f) if self.0 == 0 && is_aggregate(f) => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    sqlparser::ast::Visit::visit(expr, &mut Find(0)).is_break()
 }
 
 /// An aggregate's running state.

@@ -10,12 +10,14 @@ use crate::access;
 use crate::conflict::{self, Conflict};
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{self, Request, ScanPlan};
 use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
+use crate::subquery::{self, Subplan};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Tid, Transaction};
@@ -46,12 +48,15 @@ pub enum Change {
         filter: Vec<Scalar>,
         scan: ScanPlan,
         returning: Returning,
+        /// Subqueries in SET and WHERE (uncorrelated), run first.
+        subplans: Vec<Subplan>,
     },
     Delete {
         relation: Arc<Relation>,
         filter: Vec<Scalar>,
         scan: ScanPlan,
         returning: Returning,
+        subplans: Vec<Subplan>,
     },
 }
 
@@ -133,15 +138,24 @@ pub fn plan_update(
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
     let (name, relation) = access::table(cx, txn, table)?;
+    let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
+    let mut selection = selection.cloned();
+    let subplans = subqueries(
+        cx,
+        txn,
+        &name,
+        &relation,
+        values.iter_mut().chain(selection.as_mut()).collect(),
+    )?;
     let mut targets = Vec::with_capacity(assignments.len());
-    for assignment in assignments {
+    for (assignment, value) in assignments.iter().zip(&values) {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = access::target_column(&relation, &name, &names::relation(column)?)?;
-        targets.push((c, scalar::bind(&assignment.value, &*relation)?));
+        targets.push((c, scalar::bind(value, &*relation)?));
     }
-    let (filter, scan) = selection_plan(cx, &relation, selection)?;
+    let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
     let returning = returning(&relation, returning_items)?;
     Ok(Change::Update {
         relation,
@@ -149,6 +163,7 @@ pub fn plan_update(
         filter,
         scan,
         returning,
+        subplans,
     })
 }
 
@@ -169,15 +184,74 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
-    let (_, relation) = access::table(cx, txn, from)?;
-    let (filter, scan) = selection_plan(cx, &relation, delete.selection.as_ref())?;
+    let (name, relation) = access::table(cx, txn, from)?;
+    let mut selection = delete.selection.clone();
+    let subplans = subqueries(cx, txn, &name, &relation, selection.iter_mut().collect())?;
+    let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
     let returning = returning(&relation, delete.returning.as_deref())?;
     Ok(Change::Delete {
         relation,
         filter,
         scan,
         returning,
+        subplans,
     })
+}
+
+/// The subqueries in an UPDATE's or DELETE's expressions, replaced by
+/// markers and planned. Uncorrelated only: the rows are found and
+/// re-checked inside the table's scan, where a subquery cannot run.
+fn subqueries(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    relation: &Relation,
+    exprs: Vec<&mut Expr>,
+) -> Result<Vec<Subplan>, SqlError> {
+    let scope = Scope {
+        tables: vec![ScopeTable {
+            qualifier: name.to_string(),
+            names: relation
+                .def
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+            types: relation.types.clone(),
+            offset: 0,
+        }],
+    };
+    let subplans = subquery::extract(cx, txn, exprs, &scope, 0)?;
+    if subplans.iter().any(Subplan::is_correlated) {
+        return Err(SqlError::unsupported(
+            "a correlated subquery in UPDATE or DELETE",
+        ));
+    }
+    Ok(subplans)
+}
+
+/// Runs the uncorrelated `subplans` (once, before the rows), then `f`
+/// with their results in the environment.
+fn with_subqueries<T>(
+    txn: &mut Transaction,
+    subplans: &[Subplan],
+    env: &Env<'_>,
+    f: impl FnOnce(&mut Transaction, &Env<'_>) -> Result<T, SqlError>,
+) -> Result<T, SqlError> {
+    if subplans.is_empty() {
+        return f(txn, env);
+    }
+    let results = subplans
+        .iter()
+        .map(|s| Ok(query::run(txn, &s.plan, env)?.0))
+        .collect::<Result<Vec<_>, SqlError>>()?;
+    f(
+        txn,
+        &Env {
+            subqueries: &results,
+            ..*env
+        },
+    )
 }
 
 /// The WHERE clause's conjuncts and the plan that finds the rows.
@@ -244,6 +318,7 @@ impl Change {
                 assignments,
                 filter,
                 returning,
+                subplans,
                 ..
             } => {
                 for (c, s) in assignments {
@@ -257,13 +332,16 @@ impl Change {
                 {
                     s.param_types(&relation.types, types);
                 }
+                subplans.iter().for_each(|s| s.plan.param_types(types));
             }
             Change::Delete {
                 relation,
                 filter,
                 returning,
+                subplans,
                 ..
             } => {
+                subplans.iter().for_each(|s| s.plan.param_types(types));
                 for s in filter
                     .iter()
                     .chain(returning.iter().flat_map(|(items, _)| items))
@@ -295,7 +373,18 @@ impl Change {
                 }
                 out
             }
-            Change::Update { relation, .. } | Change::Delete { relation, .. } => vec![relation],
+            Change::Update {
+                relation, subplans, ..
+            }
+            | Change::Delete {
+                relation, subplans, ..
+            } => {
+                let mut out = vec![relation];
+                for sub in subplans {
+                    out.extend(sub.plan.relations());
+                }
+                out
+            }
         }
     }
 
@@ -358,7 +447,8 @@ impl Change {
                 filter,
                 scan,
                 returning,
-            } => {
+                subplans,
+            } => with_subqueries(txn, subplans, env, |txn, env| {
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for (tid, old) in selected(txn, relation, scan, env)? {
@@ -387,13 +477,14 @@ impl Change {
                     }
                 }
                 finish(returning, out, format!("UPDATE {updated}"))
-            }
+            }),
             Change::Delete {
                 relation,
                 filter,
                 scan,
                 returning,
-            } => {
+                subplans,
+            } => with_subqueries(txn, subplans, env, |txn, env| {
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for (tid, row) in selected(txn, relation, scan, env)? {
@@ -414,7 +505,7 @@ impl Change {
                     }
                 }
                 finish(returning, out, format!("DELETE {deleted}"))
-            }
+            }),
         }
     }
 }

@@ -259,8 +259,14 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     let types = planned.scope.types();
     let mut node = source_node(&planned.source, &planned.scope, actual);
     if !planned.filter.is_empty() {
+        // Without FROM the WHERE is tested once; with one it holds the
+        // conditions on correlated subqueries, tested per row.
+        let label = match planned.source {
+            Source::One => "One-Time Filter",
+            _ => "Filter",
+        };
         node.details.push(format!(
-            "One-Time Filter: {}",
+            "{label}: {}",
             conjunction(&planned.filter, &names, &types)
         ));
     }
@@ -585,6 +591,9 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
         Scalar::Now => "CURRENT_TIMESTAMP".into(),
         Scalar::Param(n) => format!("${}", n + 1),
         Scalar::Subquery(n, _) => format!("$subquery{}", n + 1),
+        // PostgreSQL prints the outer column's name, which the subquery's
+        // plan does not keep.
+        Scalar::Outer(k, _) => format!("$outer{}", k + 1),
         Scalar::Exists(n) => format!("(hashed SubPlan {})", n + 1),
         Scalar::InSubquery {
             expr,

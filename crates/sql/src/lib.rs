@@ -28,6 +28,7 @@ mod scan;
 mod session;
 mod settings;
 mod statement;
+mod subquery;
 mod types;
 
 pub use error::SqlError;

@@ -490,8 +490,9 @@ fn yields_order(
 }
 
 /// The conjunct as an index condition, if it is one: a column compared
-/// with a constant that is an exact value of the column's type, or with a
-/// parameter (typed by the column when bound).
+/// with a constant that is an exact value of the column's type, with a
+/// parameter (typed by the column when bound), or with an outer value of
+/// its type.
 fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
     let value = |c: usize, v: &Scalar| -> Option<Scalar> {
         match v {
@@ -506,6 +507,8 @@ fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
             {
                 Some(v.clone())
             }
+            // A correlated subquery's outer value of the column's type.
+            Scalar::Outer(_, ty) if *ty == relation.types[c] => Some(v.clone()),
             _ => None,
         }
     };

@@ -12,8 +12,9 @@ use crate::from::{self, RowLock, Scope, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::SortKey;
-use crate::scalar::{self, Columns, EXISTS_MARK, Env, IN_MARK, SUBQUERY_MARK, Scalar, compare};
+use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::scan;
+use crate::subquery::{self, Subplan};
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -21,7 +22,6 @@ use sqlparser::ast::{
     Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator,
     SetQuantifier,
 };
-use sqlparser::ast::{VisitMut, VisitorMut};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -66,9 +66,10 @@ pub struct Planned {
     pub types: Vec<SqlType>,
     /// `SELECT DISTINCT`: repeated result rows dropped.
     pub distinct: bool,
-    /// Uncorrelated subqueries in expressions, run once per execution
-    /// before the rows (their results: `Env::subqueries`).
-    pub subplans: Vec<Planned>,
+    /// Subqueries in expressions (`subquery.rs`): the uncorrelated run
+    /// once per execution before the rows (their results:
+    /// `Env::subqueries`), the correlated once per row.
+    pub subplans: Vec<Subplan>,
     pub limit: Option<u64>,
     pub offset: u64,
 }
@@ -98,7 +99,11 @@ impl Planned {
 
     /// The relations it reads.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
-        self.source.relations()
+        let mut out = self.source.relations();
+        for sub in &self.subplans {
+            out.extend(sub.plan.relations());
+        }
+        out
     }
 
     /// Notes the types its parameters take (`Plan::param_types`).
@@ -124,7 +129,7 @@ impl Planned {
             }
         }
         for sub in &self.subplans {
-            sub.param_types(types);
+            sub.plan.param_types(types);
         }
     }
 }
@@ -270,96 +275,6 @@ fn plan_body(
     }
 }
 
-/// Replaces each subquery in an expression by a marker (`scalar.rs`) and
-/// plans it (uncorrelated: a subquery naming the outer query's columns
-/// fails to plan, 0A000).
-struct Extract<'a, 'b> {
-    cx: &'a Ctx<'b>,
-    txn: &'a Transaction,
-    plans: Vec<Planned>,
-    error: Option<SqlError>,
-}
-
-impl Extract<'_, '_> {
-    /// Plans `q`; its index, or `None` after an error.
-    fn plan(&mut self, q: &Query, one_column: Option<&str>) -> Option<usize> {
-        let planned = match plan_query(self.cx, self.txn, q) {
-            Ok(p) => p,
-            Err(e) if matches!(e.code, "42703" | "42P01") => {
-                self.error = Some(SqlError::unsupported(format!(
-                    "this subquery ({}): correlated subqueries are not supported yet",
-                    e.message
-                )));
-                return None;
-            }
-            Err(e) => {
-                self.error = Some(e);
-                return None;
-            }
-        };
-        if let Some(message) = one_column
-            && planned.columns.len() != 1
-        {
-            self.error = Some(SqlError::syntax(message));
-            return None;
-        }
-        self.plans.push(planned);
-        Some(self.plans.len() - 1)
-    }
-}
-
-fn marker(text: String) -> Expr {
-    Expr::Value(sqlparser::ast::Value::Placeholder(text).into())
-}
-
-impl VisitorMut for Extract<'_, '_> {
-    type Break = ();
-
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> std::ops::ControlFlow<()> {
-        use std::ops::ControlFlow::{Break, Continue};
-        let replaced = match expr {
-            Expr::Subquery(q) => {
-                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
-                    return Break(());
-                };
-                let oid = self.plans[n].columns[0].type_oid;
-                marker(format!("{SUBQUERY_MARK}{n}:{oid}"))
-            }
-            Expr::Exists { subquery, negated } => {
-                let Some(n) = self.plan(subquery, None) else {
-                    return Break(());
-                };
-                let exists = marker(format!("{EXISTS_MARK}{n}"));
-                if *negated {
-                    Expr::UnaryOp {
-                        op: sqlparser::ast::UnaryOperator::Not,
-                        expr: Box::new(exists),
-                    }
-                } else {
-                    exists
-                }
-            }
-            Expr::InSubquery {
-                expr: e,
-                subquery,
-                negated,
-            } => {
-                let Some(n) = self.plan(subquery, Some("subquery has too many columns")) else {
-                    return Break(());
-                };
-                Expr::InList {
-                    expr: e.clone(),
-                    list: vec![marker(format!("{IN_MARK}{n}"))],
-                    negated: *negated,
-                }
-            }
-            _ => return Continue(()),
-        };
-        *expr = replaced;
-        Continue(())
-    }
-}
-
 /// An ORDER BY item of a set operation: an output column's name or
 /// position.
 fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<SortKey, SqlError> {
@@ -404,46 +319,22 @@ fn plan_select(
     locking: bool,
 ) -> Result<Planned, SqlError> {
     check_plain(select)?;
+    let from = match select.from.as_slice() {
+        [] => None,
+        items => Some(from::resolve(cx, txn, items)?),
+    };
+    let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     // Subqueries in expressions become markers bound to their plans.
     let mut select = select.clone();
-    let mut extract = Extract {
-        cx,
-        txn,
-        plans: Vec::new(),
-        error: None,
-    };
-    let _ = (|| {
-        for item in &mut select.projection {
-            match item {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                    e.visit(&mut extract)?;
-                }
-                _ => {}
-            }
-        }
-        if let Some(e) = &mut select.selection {
-            e.visit(&mut extract)?;
-        }
-        if let Some(e) = &mut select.having {
-            e.visit(&mut extract)?;
-        }
-        std::ops::ControlFlow::Continue(())
-    })();
-    if let Some(e) = extract.error {
-        return Err(e);
-    }
-    let subplans = extract.plans;
+    let grouped = is_grouped(&select);
+    let subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
+    let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
     let select = &select;
     let distinct = match &select.distinct {
         None => false,
         Some(sqlparser::ast::Distinct::Distinct) => true,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
-    let from = match select.from.as_slice() {
-        [] => None,
-        items => Some(from::resolve(cx, txn, items)?),
-    };
-    let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     let (shape, columns, order) = shape(&scope, scope.width(), select, order_by)?;
     let types = match &shape {
         Shape::Project(items) => items.iter().map(|s| s.ty_in(&scope)).collect(),
@@ -467,13 +358,24 @@ fn plan_select(
             .for_each(|s| s.columns(&mut reads)),
     }
     reads.extend(order.iter().map(|k| k.column));
+    reads.extend(correlated);
     let (source, filter, sort) = match from {
         Some(from) => {
             // A locking scan reads whole rows (index-only scans have no
             // tuple ids to lock).
             let reads = (!locking).then_some(reads);
-            let (source, sort) = from.plan(cx, select.selection.as_ref(), reads, order)?;
-            (source, Vec::new(), sort)
+            // Conditions with a correlated subquery run over whole rows,
+            // after the scans and joins.
+            let (early, late) = match &select.selection {
+                Some(e) => subquery::outer_conjuncts(e, &subplans),
+                None => (None, Vec::new()),
+            };
+            let (source, sort) = from.plan(cx, early.as_ref(), reads, order)?;
+            let filter = late
+                .iter()
+                .map(|e| scalar::bind(e, &scope))
+                .collect::<Result<_, _>>()?;
+            (source, filter, sort)
         }
         None => {
             let filter = match &select.selection {
@@ -508,7 +410,10 @@ pub fn run(
     let results: Vec<Vec<Vec<Value>>> = planned
         .subplans
         .iter()
-        .map(|p| Ok(run(txn, p, env)?.0))
+        .map(|s| match s.is_correlated() {
+            true => Ok(Vec::new()),
+            false => Ok(run(txn, &s.plan, env)?.0),
+        })
         .collect::<Result<_, SqlError>>()?;
     let with_results = Env {
         subqueries: &results,
@@ -520,6 +425,17 @@ pub fn run(
         &with_results
     };
     let mut rows = planned.source.rows(txn, env, &mut counts.source)?;
+    // From here on the rows are whole: correlated subqueries may run.
+    let runner = subquery::Runner::new(txn, &planned.subplans, env);
+    let with_runner = Env {
+        correlated: Some(&runner),
+        ..*env
+    };
+    let env = if planned.subplans.iter().any(Subplan::is_correlated) {
+        &with_runner
+    } else {
+        env
+    };
     if !planned.filter.is_empty() {
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {

@@ -11,6 +11,7 @@ use crate::names;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{BinaryOperator, Expr, FunctionArguments, UnaryOperator};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// The columns an expression may name: the row it reads.
@@ -116,7 +117,8 @@ impl Cmp {
 }
 
 /// What an expression is evaluated with besides the row: the
-/// transaction's start and the statement's parameters.
+/// transaction's start, the statement's parameters, its subqueries'
+/// results and, inside a correlated subquery, the outer row's values.
 #[derive(Debug, Clone, Copy)]
 pub struct Env<'a> {
     /// Microseconds since 2000-01-01 UTC (`CURRENT_TIMESTAMP`).
@@ -124,9 +126,22 @@ pub struct Env<'a> {
     /// `$1`, `$2`, ...: text-format values (an unknown-typed literal, as
     /// PostgreSQL's untyped parameters) or NULL.
     pub params: &'a [Value],
-    /// The result rows of the query's (uncorrelated) subqueries, run once
+    /// The result rows of the query's uncorrelated subqueries, run once
     /// per execution before its rows.
     pub subqueries: &'a [Vec<Vec<Value>>],
+    /// Runs the query's correlated subqueries for a row (`query.rs`);
+    /// `None` where they may not be evaluated (inside a scan).
+    pub correlated: Option<&'a dyn Correlated>,
+    /// In a correlated subquery: the outer row's values it reads
+    /// ([`Scalar::Outer`]).
+    pub outer: &'a [Value],
+}
+
+/// Runs a correlated subquery for one outer row.
+pub trait Correlated: std::fmt::Debug {
+    /// Subquery `n`'s rows for the outer `row`, or `None` if subquery `n`
+    /// is not correlated.
+    fn rows(&self, n: usize, row: &[Value]) -> Option<Result<Vec<Vec<Value>>, SqlError>>;
 }
 
 impl Env<'_> {
@@ -136,14 +151,19 @@ impl Env<'_> {
             now,
             params: &[],
             subqueries: &[],
+            correlated: None,
+            outer: &[],
         }
     }
 
-    /// Subquery `n`'s rows.
-    fn subquery(&self, n: usize) -> Result<&[Vec<Value>], SqlError> {
+    /// Subquery `n`'s rows (for `row`, if it is correlated).
+    fn subquery(&self, n: usize, row: &[Value]) -> Result<Cow<'_, [Vec<Value>]>, SqlError> {
+        if let Some(rows) = self.correlated.and_then(|c| c.rows(n, row)) {
+            return rows.map(Cow::Owned);
+        }
         self.subqueries
             .get(n)
-            .map(Vec::as_slice)
+            .map(|rows| Cow::Borrowed(rows.as_slice()))
             .ok_or_else(|| SqlError::new("XX000", format!("subquery {n} was not run")))
     }
 }
@@ -153,6 +173,8 @@ impl Env<'_> {
 pub const SUBQUERY_MARK: &str = "$subquery:";
 pub const EXISTS_MARK: &str = "$exists:";
 pub const IN_MARK: &str = "$in:";
+/// `$outer:K:OID`: the outer query's value `K` in a correlated subquery.
+pub const OUTER_MARK: &str = "$outer:";
 
 /// A bound expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -198,6 +220,8 @@ pub enum Scalar {
     /// `(SELECT ...)`: its one value (NULL for no row), of its column's
     /// type.
     Subquery(usize, SqlType),
+    /// In a correlated subquery, the outer row's value `K` (`Env::outer`).
+    Outer(usize, SqlType),
     /// `EXISTS (SELECT ...)`.
     Exists(usize),
     /// `e [NOT] IN (SELECT ...)`.
@@ -217,16 +241,12 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     Ok(match expr {
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(SUBQUERY_MARK) => {
-                // `$subquery:N:OID`.
-                let rest = &p[SUBQUERY_MARK.len()..];
-                let (n, oid) = rest.split_once(':').unwrap_or((rest, "25"));
-                let n = mark_number(n, "")?;
-                let ty = oid
-                    .parse()
-                    .ok()
-                    .and_then(|oid| SqlType::from_oid(oid, -1))
-                    .unwrap_or(SqlType::Text);
+                let (n, ty) = typed_mark(&p[SUBQUERY_MARK.len()..])?;
                 Scalar::Subquery(n, ty)
+            }
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(OUTER_MARK) => {
+                let (k, ty) = typed_mark(&p[OUTER_MARK.len()..])?;
+                Scalar::Outer(k, ty)
             }
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(EXISTS_MARK) => {
                 Scalar::Exists(mark_number(p, EXISTS_MARK)?)
@@ -461,6 +481,17 @@ fn in_set(
     })
 }
 
+/// `N:OID` of a typed marker: the number and the type.
+fn typed_mark(rest: &str) -> Result<(usize, SqlType), SqlError> {
+    let (n, oid) = rest.split_once(':').unwrap_or((rest, "25"));
+    let ty = oid
+        .parse()
+        .ok()
+        .and_then(|oid| SqlType::from_oid(oid, -1))
+        .unwrap_or(SqlType::Text);
+    Ok((mark_number(n, "")?, ty))
+}
+
 fn mark_number(p: &str, mark: &str) -> Result<usize, SqlError> {
     p[mark.len()..]
         .parse()
@@ -609,7 +640,12 @@ impl Scalar {
                     .map(|a| a.eval(row, env))
                     .collect::<Result<_, _>>()?,
             )?,
-            Scalar::Subquery(n, _) => match env.subquery(*n)? {
+            Scalar::Outer(k, _) => {
+                env.outer.get(*k).cloned().ok_or_else(|| {
+                    SqlError::new("XX000", format!("outer value {k} was not given"))
+                })?
+            }
+            Scalar::Subquery(n, _) => match env.subquery(*n, row)?.as_ref() {
                 [] => Value::Null,
                 [row] => row.first().cloned().unwrap_or(Value::Null),
                 _ => {
@@ -619,15 +655,15 @@ impl Scalar {
                     ));
                 }
             },
-            Scalar::Exists(n) => Value::Bool(!env.subquery(*n)?.is_empty()),
+            Scalar::Exists(n) => Value::Bool(!env.subquery(*n, row)?.is_empty()),
             Scalar::InSubquery {
                 expr,
                 index,
                 negated,
             } => {
                 let x = expr.eval(row, env)?;
-                let items = env
-                    .subquery(*index)?
+                let rows = env.subquery(*index, row)?;
+                let items = rows
                     .iter()
                     .map(|r| Ok(r.first().cloned().unwrap_or(Value::Null)));
                 in_set(&x, items, *negated)?
@@ -659,7 +695,7 @@ impl Scalar {
             Scalar::Negate(e) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
-            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) => *ty,
+            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) | Scalar::Outer(_, ty) => *ty,
             Scalar::Case {
                 branches,
                 otherwise,
@@ -734,7 +770,7 @@ impl Scalar {
             Scalar::Func(func, args) => {
                 Scalar::Func(*func, args.iter().map(|a| a.map_columns(f)).collect())
             }
-            Scalar::Subquery(..) | Scalar::Exists(_) => self.clone(),
+            Scalar::Subquery(..) | Scalar::Exists(_) | Scalar::Outer(..) => self.clone(),
             Scalar::InSubquery {
                 expr,
                 index,
@@ -815,6 +851,7 @@ impl Scalar {
             | Scalar::Param(_)
             | Scalar::Now
             | Scalar::Subquery(..)
+            | Scalar::Outer(..)
             | Scalar::Exists(_) => {}
         }
     }
@@ -859,7 +896,7 @@ impl Scalar {
                 pattern.columns(out);
             }
             Scalar::Func(_, args) => args.iter().for_each(|a| a.columns(out)),
-            Scalar::Subquery(..) | Scalar::Exists(_) => {}
+            Scalar::Subquery(..) | Scalar::Exists(_) | Scalar::Outer(..) => {}
             Scalar::InSubquery { expr, .. } => expr.columns(out),
         }
     }

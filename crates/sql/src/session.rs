@@ -284,9 +284,8 @@ impl Session {
             .collect();
         self.with_kept_plan(name, |plan, txn, cx| {
             let env = Env {
-                now: cx.now,
                 params: &values,
-                subqueries: &[],
+                ..Env::at(cx.now)
             };
             plan.run(txn, &env)
         })

@@ -1,0 +1,403 @@
+//! Subqueries in expressions: `(SELECT ...)`, `EXISTS (...)`, `e IN
+//! (SELECT ...)` in a SELECT's list, WHERE and HAVING.
+//!
+//! Each is replaced by a marker (`scalar.rs`: `$subquery:N:OID`,
+//! `$exists:N`, `$in:N`) and planned on its own into a [`Subplan`].
+//!
+//! - **Uncorrelated** subqueries run once per execution, before the outer
+//!   query's rows (`Env::subqueries`).
+//! - **Correlated** ones name columns of the outer query's FROM. Those
+//!   names (the ones that do not resolve in the subquery's own FROM but
+//!   do in the outer one; an inner name shadows an outer one, as in SQL)
+//!   become `$outer:K:OID` markers, bound as [`Scalar::Outer`]. The plan
+//!   records which outer column each `K` is. The subquery then runs once
+//!   per outer row, with those values (`Env::outer`), through the
+//!   [`Runner`] the outer query's run lends its expressions. It is the
+//!   same plan each time, so an outer value compared with an indexed
+//!   column is an index probe, as a parameter is.
+//!
+//! A correlated subquery is evaluated only where the outer query holds
+//! whole rows of its FROM: its WHERE conjuncts that read one stay out of
+//! the scans and joins (`outer_conjuncts`) and run after them; the select
+//! list of a query without aggregates. In an aggregate query it is 0A000,
+//! and so is a reference two or more queries out.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::from::{self, Scope};
+use crate::query::{Planned, plan_query, run};
+use crate::scalar::{
+    self, Columns, Correlated, EXISTS_MARK, Env, IN_MARK, OUTER_MARK, SUBQUERY_MARK, Scalar,
+};
+use folio_db::Transaction;
+use folio_row::Value;
+use sqlparser::ast::{
+    BinaryOperator, Expr, Query, Select, SelectItem, SetExpr, UnaryOperator, Visit, VisitMut,
+    Visitor, VisitorMut,
+};
+use std::cell::RefCell;
+use std::ops::ControlFlow::{self, Break, Continue};
+
+/// A subquery's plan and the outer row's columns it reads.
+pub struct Subplan {
+    pub plan: Planned,
+    /// The outer row's column for each [`Scalar::Outer`] `K`; empty for an
+    /// uncorrelated subquery.
+    pub outer: Vec<usize>,
+}
+
+impl Subplan {
+    pub fn is_correlated(&self) -> bool {
+        !self.outer.is_empty()
+    }
+}
+
+/// Replaces each subquery in `select`'s list, WHERE and HAVING by a
+/// marker and plans it; `scope`: the select's FROM, which a correlated
+/// subquery reads. In a query with aggregates, a correlated subquery may
+/// only be in WHERE (which reads whole rows).
+pub fn extract_select(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    select: &mut Select,
+    scope: &Scope,
+    grouped: bool,
+) -> Result<Vec<Subplan>, SqlError> {
+    let mut late: Vec<&mut Expr> = select
+        .projection
+        .iter_mut()
+        .filter_map(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    late.extend(select.having.as_mut());
+    let late_from = extract(cx, txn, late, scope, 0)?;
+    if grouped && late_from.iter().any(Subplan::is_correlated) {
+        return Err(SqlError::unsupported(
+            "a correlated subquery in the select list or HAVING of a query with aggregates",
+        ));
+    }
+    let mut plans = late_from;
+    let first = plans.len();
+    plans.extend(extract(
+        cx,
+        txn,
+        select.selection.as_mut().into_iter().collect(),
+        scope,
+        first,
+    )?);
+    Ok(plans)
+}
+
+/// Replaces each subquery in `exprs` by a marker and plans it, numbering
+/// them from `first`; `scope`: the row the expressions read, which a
+/// correlated subquery reads too.
+pub fn extract(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    exprs: Vec<&mut Expr>,
+    scope: &Scope,
+    first: usize,
+) -> Result<Vec<Subplan>, SqlError> {
+    let mut extract = Extract {
+        cx,
+        txn,
+        scope,
+        first,
+        plans: Vec::new(),
+        error: None,
+    };
+    for e in exprs {
+        if e.visit(&mut extract).is_break() {
+            break;
+        }
+    }
+    match extract.error {
+        Some(e) => Err(e),
+        None => Ok(extract.plans),
+    }
+}
+
+struct Extract<'a, 'b> {
+    cx: &'a Ctx<'b>,
+    txn: &'a Transaction,
+    scope: &'a Scope,
+    /// The number of the first subquery found.
+    first: usize,
+    plans: Vec<Subplan>,
+    error: Option<SqlError>,
+}
+
+impl Extract<'_, '_> {
+    /// Plans `q`; its number, or `None` after an error.
+    fn plan(&mut self, q: &Query, one_column: Option<&str>) -> Option<usize> {
+        let planned = match plan_query(self.cx, self.txn, q) {
+            Ok(plan) => Ok(Subplan {
+                plan,
+                outer: Vec::new(),
+            }),
+            Err(e) if matches!(e.code, "42703" | "42P01") => {
+                self.correlated(q).and_then(|found| found.ok_or(e))
+            }
+            Err(e) => Err(e),
+        };
+        let sub = match planned {
+            Ok(sub) => sub,
+            Err(e) => {
+                self.error = Some(e);
+                return None;
+            }
+        };
+        if let Some(message) = one_column
+            && sub.plan.columns.len() != 1
+        {
+            self.error = Some(SqlError::syntax(message));
+            return None;
+        }
+        self.plans.push(sub);
+        Some(self.first + self.plans.len() - 1)
+    }
+
+    /// `q` planned with its references to the outer scope as outer
+    /// values, or `None` if it has none.
+    fn correlated(&self, q: &Query) -> Result<Option<Subplan>, SqlError> {
+        let mut q = q.clone();
+        let SetExpr::Select(select) = q.body.as_mut() else {
+            return Ok(None);
+        };
+        let inner = match select.from.as_slice() {
+            [] => Scope::default(),
+            items => from::resolve(self.cx, self.txn, items)?.scope,
+        };
+        let mut refs = OuterRefs {
+            inner: &inner,
+            outer: self.scope,
+            columns: Vec::new(),
+            depth: 0,
+        };
+        for item in &mut select.projection {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                let _ = e.visit(&mut refs);
+            }
+        }
+        if let Some(e) = &mut select.selection {
+            let _ = e.visit(&mut refs);
+        }
+        if refs.columns.is_empty() {
+            return Ok(None);
+        }
+        let outer = refs.columns;
+        let plan = plan_query(self.cx, self.txn, &q)?;
+        Ok(Some(Subplan { plan, outer }))
+    }
+}
+
+fn marker(text: String) -> Expr {
+    Expr::Value(sqlparser::ast::Value::Placeholder(text).into())
+}
+
+impl VisitorMut for Extract<'_, '_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let replaced = match expr {
+            Expr::Subquery(q) => {
+                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
+                    return Break(());
+                };
+                let oid = self.plans[n - self.first].plan.columns[0].type_oid;
+                marker(format!("{SUBQUERY_MARK}{n}:{oid}"))
+            }
+            Expr::Exists { subquery, negated } => {
+                let Some(n) = self.plan(subquery, None) else {
+                    return Break(());
+                };
+                let exists = marker(format!("{EXISTS_MARK}{n}"));
+                if *negated {
+                    Expr::UnaryOp {
+                        op: UnaryOperator::Not,
+                        expr: Box::new(exists),
+                    }
+                } else {
+                    exists
+                }
+            }
+            Expr::InSubquery {
+                expr: e,
+                subquery,
+                negated,
+            } => {
+                let Some(n) = self.plan(subquery, Some("subquery has too many columns")) else {
+                    return Break(());
+                };
+                Expr::InList {
+                    expr: e.clone(),
+                    list: vec![marker(format!("{IN_MARK}{n}"))],
+                    negated: *negated,
+                }
+            }
+            _ => return Continue(()),
+        };
+        *expr = replaced;
+        Continue(())
+    }
+}
+
+/// Rewrites a subquery's names of outer columns into `$outer:K:OID`
+/// markers (not inside its own subqueries: `depth`).
+struct OuterRefs<'a> {
+    inner: &'a Scope,
+    outer: &'a Scope,
+    /// The outer column of each marker `K`.
+    columns: Vec<usize>,
+    depth: usize,
+}
+
+impl VisitorMut for OuterRefs<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.depth > 0 || !matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+            return Continue(());
+        }
+        if scalar::bind(expr, self.inner).is_ok() {
+            return Continue(());
+        }
+        if let Ok(Scalar::Column(c)) = scalar::bind(expr, self.outer) {
+            let k = match self.columns.iter().position(|&o| o == c) {
+                Some(k) => k,
+                None => {
+                    self.columns.push(c);
+                    self.columns.len() - 1
+                }
+            };
+            let oid = self.outer.type_at(c).oid();
+            *expr = marker(format!("{OUTER_MARK}{k}:{oid}"));
+        }
+        Continue(())
+    }
+}
+
+/// Whether `expr` holds the marker of a correlated subquery.
+fn reads_correlated(expr: &Expr, subplans: &[Subplan]) -> bool {
+    struct Find<'a>(&'a [Subplan]);
+    impl Visitor for Find<'_> {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            if let Expr::Value(v) = expr
+                && let sqlparser::ast::Value::Placeholder(p) = &v.value
+            {
+                let n = [SUBQUERY_MARK, EXISTS_MARK, IN_MARK]
+                    .iter()
+                    .find_map(|mark| p.strip_prefix(mark))
+                    .and_then(|rest| rest.split(':').next()?.parse::<usize>().ok());
+                if n.and_then(|n| self.0.get(n))
+                    .is_some_and(Subplan::is_correlated)
+                {
+                    return Break(());
+                }
+            }
+            Continue(())
+        }
+    }
+    expr.visit(&mut Find(subplans)).is_break()
+}
+
+/// `where`'s conjuncts split: those without a correlated subquery (for
+/// the scans and joins, AND-ed again), and those with one (run after
+/// them, over whole rows).
+pub fn outer_conjuncts(where_: &Expr, subplans: &[Subplan]) -> (Option<Expr>, Vec<Expr>) {
+    fn split(e: &Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::And,
+                right,
+            } => {
+                split(left, out);
+                split(right, out);
+            }
+            Expr::Nested(inner)
+                if matches!(
+                    inner.as_ref(),
+                    Expr::BinaryOp {
+                        op: BinaryOperator::And,
+                        ..
+                    }
+                ) =>
+            {
+                split(inner, out)
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let mut all = Vec::new();
+    split(where_, &mut all);
+    let (late, early): (Vec<Expr>, Vec<Expr>) =
+        all.into_iter().partition(|e| reads_correlated(e, subplans));
+    let early = early.into_iter().reduce(|a, b| Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    });
+    (early, late)
+}
+
+/// Runs a query's correlated subqueries for its rows, with the
+/// transaction the query's run holds (lent while its scans are done).
+pub struct Runner<'a> {
+    txn: RefCell<&'a mut Transaction>,
+    subplans: &'a [Subplan],
+    env: Env<'a>,
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(txn: &'a mut Transaction, subplans: &'a [Subplan], env: &Env<'a>) -> Runner<'a> {
+        Runner {
+            txn: RefCell::new(txn),
+            subplans,
+            env: *env,
+        }
+    }
+}
+
+impl std::fmt::Debug for Runner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Runner({} subplans)", self.subplans.len())
+    }
+}
+
+impl Correlated for Runner<'_> {
+    fn rows(&self, n: usize, row: &[Value]) -> Option<Result<Vec<Vec<Value>>, SqlError>> {
+        let sub = self.subplans.get(n).filter(|s| s.is_correlated())?;
+        let outer: Vec<Value> = sub
+            .outer
+            .iter()
+            .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
+            .collect();
+        let Ok(mut txn) = self.txn.try_borrow_mut() else {
+            return Some(Err(SqlError::new(
+                "XX000",
+                "a correlated subquery ran inside another's run",
+            )));
+        };
+        let env = Env {
+            subqueries: &[],
+            correlated: None,
+            outer: &outer,
+            ..self.env
+        };
+        Some(run(&mut txn, &sub.plan, &env).map(|(rows, _)| rows))
+    }
+}

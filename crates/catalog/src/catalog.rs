@@ -29,6 +29,8 @@ use crate::defs::{
     AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, KeyOrder, TableDef,
 };
 use crate::error::CatalogError;
+use crate::per_table::PerTable;
+use crate::statistics::StatsSlot;
 use crate::toast::Toast;
 use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_buffer::BufferPool;
@@ -78,6 +80,7 @@ pub struct Catalog {
     attribute_tables: Index,
     oids: Arc<Oids>,
     activity: Activity,
+    statistics: PerTable<StatsSlot>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
@@ -112,6 +115,7 @@ impl Catalog {
                 false,
             ),
             activity: Activity::default(),
+            statistics: PerTable::default(),
             ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
             toast: Arc::new(Toast {
@@ -481,6 +485,11 @@ impl Catalog {
     /// What writers have told autovacuum about table `oid`.
     pub fn activity(&self, oid: u64) -> Arc<TableActivity> {
         self.activity.of(oid)
+    }
+
+    /// The statistics slot of table `oid` (in memory: `statistics.rs`).
+    pub(crate) fn statistics_slot(&self, oid: u64) -> Arc<StatsSlot> {
+        self.statistics.of(oid)
     }
 
     /// The heap of a table.

@@ -11,6 +11,7 @@ mod defs;
 mod error;
 mod per_table;
 mod relation;
+mod statistics;
 mod toast;
 
 pub use amcheck::IndexCheck;
@@ -21,4 +22,5 @@ pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME
 pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
 pub use error::CatalogError;
 pub use relation::{Relation, RelationIndex, RowAt};
+pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats, analyze};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

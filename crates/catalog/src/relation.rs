@@ -16,6 +16,7 @@ use crate::catalog::Catalog;
 use crate::currency::DdlMark;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
+use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
@@ -69,6 +70,8 @@ pub struct Relation {
     pub indexes: Vec<RelationIndex>,
     /// Dead-version counts for autovacuum.
     activity: Arc<TableActivity>,
+    /// The planner's statistics from the last ANALYZE.
+    statistics: Arc<StatsSlot>,
     /// Where values too large for a row go, and its autovacuum counts.
     toast: Arc<Toast>,
     toast_activity: Arc<TableActivity>,
@@ -133,6 +136,7 @@ impl Catalog {
         Ok(Relation {
             table: self.open_table(&def)?,
             activity: self.activity(def.oid),
+            statistics: self.statistics_slot(def.oid),
             toast: self.toast.clone(),
             toast_activity: self.activity(TOAST_OID),
             ddl_mark: self.ddl_marks.of(def.oid),
@@ -145,6 +149,15 @@ impl Catalog {
 }
 
 impl Relation {
+    /// The planner's statistics from the table's last ANALYZE, if any.
+    pub fn statistics(&self) -> Option<Arc<TableStats>> {
+        self.statistics.get()
+    }
+
+    pub(crate) fn statistics_slot(&self) -> &StatsSlot {
+        &self.statistics
+    }
+
     /// Decodes a stored row as `txn` sees it (fetching values stored out
     /// of line).
     pub fn decode(&self, txn: &Transaction, row: &[u8]) -> Result<Vec<Value>, CatalogError> {

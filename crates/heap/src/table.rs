@@ -362,22 +362,34 @@ impl Table {
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
         let mut out = Vec::new();
         for page_id in self.page_ids()? {
-            let page = self.read_copy(page_id)?;
-            let lp = LinePointerPage::new(&page)
-                .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
-            for i in 0..lp.count() {
-                let tid = Tid {
-                    page: page_id,
-                    item: ItemId(i as u16),
-                };
-                if let Some((header, row)) = version(&page, tid)?
-                    && visible(txn, &header)?
-                {
-                    out.push((tid, row.to_vec()));
-                }
-            }
+            self.page_rows(txn, page_id, &mut out)?;
         }
         Ok(out)
+    }
+
+    /// Appends the rows of page `page_id` that `txn`'s snapshot sees, in
+    /// item order (a scan's step; ANALYZE's sample reads chosen pages).
+    pub fn page_rows(
+        &self,
+        txn: &Transaction,
+        page_id: PageId,
+        out: &mut Vec<(Tid, Vec<u8>)>,
+    ) -> Result<(), HeapError> {
+        let page = self.read_copy(page_id)?;
+        let lp =
+            LinePointerPage::new(&page).map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+        for i in 0..lp.count() {
+            let tid = Tid {
+                page: page_id,
+                item: ItemId(i as u16),
+            };
+            if let Some((header, row)) = version(&page, tid)?
+                && visible(txn, &header)?
+            {
+                out.push((tid, row.to_vec()));
+            }
+        }
+        Ok(())
     }
 
     /// Checks every page of the table: a heap page whose line pointers keep

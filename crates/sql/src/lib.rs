@@ -9,6 +9,7 @@ mod conflict;
 mod context;
 mod copy;
 mod copy_format;
+mod cost;
 mod ddl;
 mod dml;
 mod error;

@@ -32,6 +32,9 @@ pub enum Parsed {
 pub struct Vacuum {
     /// Whether dead versions are removed (`VACUUM`; `ANALYZE` alone: no).
     pub vacuum: bool,
+    /// Whether the planner's statistics are gathered (`ANALYZE`, `VACUUM
+    /// ANALYZE`).
+    pub analyze: bool,
     /// The tables (none: every table).
     pub tables: Vec<String>,
 }
@@ -296,16 +299,16 @@ fn boolean(name: &str, value: Option<&str>) -> Result<bool, SqlError> {
 /// table) is not supported.
 fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
-    // ANALYZE gathers nothing yet (no planner statistics), so whether it
-    // was asked for changes nothing: its options are read and checked.
+    // `ANALYZE` alone analyzes; `VACUUM` does when asked.
+    let mut analyze = !vacuum;
     if c.take(&Token::LParen) {
         loop {
             let option = c.ident()?.value.to_ascii_lowercase();
             let value = c.option_value();
             let on = boolean(&option, value.as_deref())?;
             match option.as_str() {
-                "analyze"
-                | "freeze"
+                "analyze" if vacuum => analyze = on,
+                "freeze"
                 | "verbose"
                 | "skip_locked"
                 | "index_cleanup"
@@ -330,12 +333,13 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
             c.take_keyword(Keyword::FREEZE);
         }
         c.take_keyword(Keyword::VERBOSE);
-        if vacuum {
-            c.take_keyword(Keyword::ANALYZE);
+        if vacuum && c.take_keyword(Keyword::ANALYZE) {
+            analyze = true;
         }
     }
     Ok(Vacuum {
         vacuum,
+        analyze,
         tables: c.names_to_end()?,
     })
 }
@@ -559,6 +563,7 @@ mod tests {
             all[0],
             Parsed::Vacuum(Vacuum {
                 vacuum: true,
+                analyze: true,
                 tables: vec!["pgbench_branches".into()]
             })
         );
@@ -566,6 +571,7 @@ mod tests {
             all[1],
             Parsed::Vacuum(Vacuum {
                 vacuum: false,
+                analyze: true,
                 tables: vec![]
             })
         );

@@ -15,14 +15,18 @@
 //! them when the plan runs ([`Access::key_ranges`]), so a prepared
 //! statement's plan serves every execution.
 //!
-//! Without statistics (ANALYZE gathers none yet) the choice is by rules:
-//! a unique index matched by equality on all its columns first (a point
-//! lookup), then the index matching the most leading columns (a range
-//! counts half a column), then one that yields the ORDER BY without a
-//! sort; else a sequential scan, or, with `enable_seqscan = off`, the
-//! smallest index scanned whole. An index scan becomes index-only when
-//! every column the query reads is a key column.
+//! The index is chosen by rules: a unique index matched by equality on
+//! all its columns first (a point lookup), then the index matching the
+//! most leading columns (a range counts half a column), then one that
+//! yields the ORDER BY without a sort; else a sequential scan, or, with
+//! `enable_seqscan = off`, the smallest index scanned whole. An index scan
+//! becomes index-only when every column the query reads is a key column.
+//! Once ANALYZE has gathered the table's statistics, the chosen index
+//! scan must also cost less than a sequential scan (`cost.rs`: a
+//! condition matching most of the table reads it whole instead), unless
+//! it is a point lookup or yields the ORDER BY.
 
+use crate::cost;
 use crate::error::SqlError;
 use crate::scalar::{Cmp, Env, Scalar, compare};
 use crate::settings::Settings;
@@ -234,6 +238,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
     let best = best.filter(|(rank, _)| {
         rank.matched > 0 || rank.ordered || !settings.enabled("enable_seqscan")
     });
+    let best = best.filter(|(rank, c)| worth_it(&request, rank, c));
     Ok(match best {
         Some((_, c)) => ScanPlan {
             index_cond: c.used.iter().map(|&i| request.filter[i].clone()).collect(),
@@ -254,6 +259,40 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
             sort: request.order,
         },
     })
+}
+
+/// Whether the index access chosen by rank costs less than reading the
+/// whole table, by the table's statistics (`cost.rs`). Without
+/// statistics, with `enable_seqscan = off`, for a point lookup, or when
+/// the index yields the ORDER BY asked for (a LIMIT may stop it early;
+/// folio's plans do not know the LIMIT), the index is kept.
+fn worth_it(request: &Request<'_>, rank: &Rank, c: &Candidate) -> bool {
+    let Some(stats) = request.relation.statistics() else {
+        return true;
+    };
+    if rank.point
+        || !request.settings.enabled("enable_seqscan")
+        || (c.ordered && !request.order.is_empty())
+    {
+        return true;
+    }
+    let Access::Index { index, .. } = &c.access else {
+        return true;
+    };
+    let selectivity: f64 = c
+        .used
+        .iter()
+        .map(|&i| cost::selectivity(&stats, &request.filter[i]))
+        .product();
+    let leading = request.relation.indexes[*index]
+        .def
+        .columns
+        .first()
+        .map_or(0, |&k| usize::from(k));
+    let correlation = cost::correlation(&stats, leading);
+    let quals = request.filter.len();
+    cost::index_scan(&stats, selectivity, correlation, quals, c.only)
+        < cost::seq_scan(&stats, quals)
 }
 
 /// How good an index's use is (compared field by field).

@@ -435,9 +435,8 @@ impl Session {
         Ok(Output::CopyIn { columns })
     }
 
-    /// `VACUUM` (outside a block, as PostgreSQL) and `ANALYZE`. ANALYZE
-    /// gathers nothing yet: the planner has no statistics (README
-    /// "Status").
+    /// `VACUUM` (outside a block, as PostgreSQL) and `ANALYZE` (the
+    /// planner's statistics: folio-catalog `statistics.rs`).
     fn vacuum(&mut self, vacuum: &Vacuum) -> Result<Output, SqlError> {
         match self.block {
             Block::Failed => return Err(SqlError::in_failed_block()),
@@ -450,6 +449,8 @@ impl Session {
             _ => {}
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
+        // ANALYZE runs in the statement's (or block's) transaction, as
+        // PostgreSQL's may; VACUUM after it, outside any.
         let relations = self.in_transaction(|cx, txn, _| {
             let db = cx.db;
             let names = if vacuum.tables.is_empty() {
@@ -464,6 +465,9 @@ impl Session {
             let mut relations = Vec::new();
             for name in &names {
                 let relation = access::relation(cx, txn, name)?;
+                if vacuum.analyze {
+                    folio_catalog::analyze(&relation, txn)?;
+                }
                 relations.push(relation);
             }
             Ok(relations)

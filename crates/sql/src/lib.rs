@@ -24,6 +24,7 @@ mod params;
 mod parse;
 mod plan;
 mod query;
+pub mod roles;
 mod scalar;
 mod scan;
 mod session;

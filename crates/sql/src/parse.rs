@@ -98,22 +98,34 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 c.end()?;
                 Parsed::Reset(name)
             }
-            _ => {
-                let mut parser = Parser::new(&dialect).with_tokens(tokens);
-                let parsed = parser
-                    .parse_statement()
-                    .map_err(|e| SqlError::syntax(e.to_string()))?;
-                if parser.peek_token().token != Token::EOF {
-                    return Err(SqlError::syntax(format!(
-                        "syntax error at or near \"{}\"",
-                        parser.peek_token().token
-                    )));
-                }
-                Parsed::Sql(Box::new(parsed))
+            // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
+            Some(Keyword::ALTER)
+                if matches!(tokens.get(1), Some(Token::Word(w))
+                    if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("user")) =>
+            {
+                let mut tokens = tokens;
+                tokens[1] = Token::make_keyword("ROLE");
+                Parsed::Sql(Box::new(parse_one(&dialect, tokens)?))
             }
+            _ => Parsed::Sql(Box::new(parse_one(&dialect, tokens)?)),
         });
     }
     Ok(out)
+}
+
+/// One statement from its tokens, all of them.
+fn parse_one(dialect: &PostgreSqlDialect, tokens: Vec<Token>) -> Result<Statement, SqlError> {
+    let mut parser = Parser::new(dialect).with_tokens(tokens);
+    let parsed = parser
+        .parse_statement()
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    if parser.peek_token().token != Token::EOF {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            parser.peek_token().token
+        )));
+    }
+    Ok(parsed)
 }
 
 fn keyword(token: &Token) -> Option<Keyword> {

@@ -573,6 +573,7 @@ impl Session {
                 Ok(Output::command("DEALLOCATE"))
             }
             Statement::Set(set) => self.set(set),
+            Statement::AlterRole { name, operation } => self.alter_role(name, operation),
             Statement::ShowVariable { variable } => {
                 let name = variable
                     .iter()
@@ -591,6 +592,30 @@ impl Session {
             }
             statement => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
         }
+    }
+
+    /// `ALTER ROLE | USER name [WITH] PASSWORD 'text' | NULL` (`roles.rs`).
+    fn alter_role(
+        &mut self,
+        name: &sqlparser::ast::Ident,
+        operation: &sqlparser::ast::AlterRoleOperation,
+    ) -> Result<Output, SqlError> {
+        use sqlparser::ast::{AlterRoleOperation, Password, RoleOption};
+        let role = crate::names::ident(name);
+        let password = match operation {
+            AlterRoleOperation::WithOptions { options } => match options.as_slice() {
+                [RoleOption::Password(Password::NullPassword)] => None,
+                [RoleOption::Password(Password::Password(e))] => match crate::expr::constant(e)? {
+                    folio_row::Value::Text(t) => Some(t),
+                    folio_row::Value::Null => None,
+                    _ => return Err(SqlError::syntax("a password is a string")),
+                },
+                _ => return Err(SqlError::unsupported("ALTER ROLE other than PASSWORD")),
+            },
+            _ => return Err(SqlError::unsupported("ALTER ROLE other than PASSWORD")),
+        };
+        crate::roles::set_password(&self.db, &role, password.as_deref())?;
+        Ok(Output::command("ALTER ROLE"))
     }
 
     /// Runs `f` in the open block's transaction, or in a transaction of

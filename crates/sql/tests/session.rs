@@ -813,3 +813,40 @@ fn set_in_a_block_is_undone_by_its_rollback() {
     ok(&mut s, "set application_name = 'plain'");
     assert_eq!(show(&mut s).as_deref(), Some("plain"));
 }
+
+// Proves ALTER ROLE / ALTER USER ... PASSWORD keeps a SCRAM-SHA-256
+// verifier of the password (never the password), keeps a given verifier
+// as it is (psql's \password sends one), removes it with NULL, survives
+// reopening the database, and refuses unknown roles as PostgreSQL does.
+#[test]
+fn role_passwords_are_scram_verifiers() {
+    use folio_sql::roles::{self, Verifier};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    assert_eq!(roles::password(&db, "postgres").unwrap(), None);
+    ok(&mut s, "alter user postgres with password 'pencil'");
+    let made = roles::password(&db, "postgres").unwrap().unwrap();
+    assert_eq!(made, Verifier::new("pencil", &made.salt, roles::ITERATIONS));
+    let given = Verifier::new("other", b"0123456789abcdef", 4096);
+    ok(
+        &mut s,
+        &format!("alter role postgres password '{}'", given.text()),
+    );
+    assert_eq!(
+        roles::password(&db, "postgres").unwrap(),
+        Some(given.clone())
+    );
+    assert_eq!(
+        fails(&mut s, "alter role nobody password 'x'").code,
+        "42704"
+    );
+    drop(s);
+    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
+    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    assert_eq!(roles::password(&db, "postgres").unwrap(), Some(given));
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "alter role postgres password null");
+    assert_eq!(roles::password(&db, "postgres").unwrap(), None);
+}

@@ -43,6 +43,11 @@ pub struct Session {
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Settings>,
+    /// The open block is the implicit one of a query message holding
+    /// several statements (PostgreSQL's implicit transaction block):
+    /// committed at the message's end, rolled back whole by an error,
+    /// turned into an ordinary block by a BEGIN among its statements.
+    implicit: bool,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -83,6 +88,7 @@ impl Session {
             prepared: std::collections::HashMap::new(),
             settings: Settings::default(),
             settings_at_begin: None,
+            implicit: false,
             relations: Relations::default(),
             plans_made: 0,
         }
@@ -125,7 +131,18 @@ impl Session {
         };
         let mut outputs = Vec::new();
         let count = statements.len();
+        // Several statements outside a block run in one implicit block.
+        let implicit = count > 1 && matches!(self.block, Block::Idle);
         for (i, statement) in statements.iter().enumerate() {
+            // (A message opening with BEGIN opens an ordinary block.)
+            let begins = matches!(statement, Parsed::Sql(s) if matches!(**s, Statement::StartTransaction { .. }));
+            if implicit
+                && !begins
+                && matches!(self.block, Block::Idle)
+                && let Err(e) = self.begin_implicit()
+            {
+                return (outputs, Some(e));
+            }
             let result = match statement {
                 Parsed::Sql(statement) => self.execute(statement),
                 Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
@@ -145,7 +162,36 @@ impl Session {
                 }
             }
         }
+        // A COPY FROM STDIN ending the message ends the block when its
+        // data is done.
+        if self.implicit
+            && self.copy.is_none()
+            && let Err(e) = self.end_implicit()
+        {
+            return (outputs, Some(e));
+        }
         (outputs, None)
+    }
+
+    /// Opens the implicit block of a multi-statement message.
+    fn begin_implicit(&mut self) -> Result<(), SqlError> {
+        self.block = Block::Open(self.db.begin(Isolation::ReadCommitted, self.durability())?);
+        self.block_start = now();
+        self.settings_at_begin = Some(self.settings.clone());
+        self.implicit = true;
+        Ok(())
+    }
+
+    /// Commits the implicit block at its message's end.
+    fn end_implicit(&mut self) -> Result<(), SqlError> {
+        self.implicit = false;
+        self.relations.end_transaction();
+        if let Block::Open(txn) = std::mem::replace(&mut self.block, Block::Idle) {
+            let committed = txn.commit();
+            self.end_block(committed.is_ok());
+            committed?;
+        }
+        Ok(())
     }
 
     /// Parses `sql` (one statement, with `$1`, `$2`, ... parameters) and
@@ -372,6 +418,10 @@ impl Session {
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         match result {
+            Ok(rows) if self.implicit => {
+                self.end_implicit()?;
+                Ok(Output::command(format!("COPY {rows}")))
+            }
             Ok(rows) => Ok(Output::command(format!("COPY {rows}"))),
             Err(e) => {
                 self.fail();
@@ -508,7 +558,13 @@ impl Session {
                 // The error reported is the statement's; a failed rollback
                 // leaves the xid to the abort-by-rule of folio-txn.
                 let _ = txn.rollback();
-                self.block = Block::Failed;
+                if self.implicit {
+                    // An implicit block ends with its message.
+                    self.implicit = false;
+                    self.end_block(false);
+                } else {
+                    self.block = Block::Failed;
+                }
             }
             Block::Failed => self.block = Block::Failed,
             Block::Idle => {}
@@ -580,7 +636,21 @@ impl Session {
                     .map(|i| i.value.to_ascii_lowercase())
                     .collect::<Vec<_>>()
                     .join(" ");
-                let value = self.settings.show(&name)?;
+                let value = match name.as_str() {
+                    // The open transaction's level (PostgreSQL's read-only
+                    // setting); outside a block, the default.
+                    "transaction_isolation" | "transaction isolation level" => match &self.block {
+                        Block::Open(txn) if txn.isolation() == Isolation::RepeatableRead => {
+                            "repeatable read".to_string()
+                        }
+                        _ => "read committed".to_string(),
+                    },
+                    _ => self.settings.show(&name)?,
+                };
+                let name = match name.as_str() {
+                    "transaction isolation level" => "transaction_isolation".to_string(),
+                    _ => name,
+                };
                 Ok(Output::Rows {
                     columns: vec![crate::output::Column {
                         name,
@@ -720,6 +790,17 @@ impl Session {
                 self.block_start = now();
                 self.settings_at_begin = Some(self.settings.clone());
             }
+            // BEGIN among a message's statements: its implicit block
+            // becomes an ordinary one, what ran before included.
+            Block::Open(_) if self.implicit => {
+                if isolation != Isolation::ReadCommitted {
+                    return Err(SqlError::new(
+                        "25001",
+                        "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                    ));
+                }
+                self.implicit = false;
+            }
             // (A failed block refuses BEGIN before it gets here: `execute`.)
             Block::Open(_) | Block::Failed => self.notices.push(Notice::warning(
                 "25001",
@@ -730,6 +811,10 @@ impl Session {
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
+        if std::mem::take(&mut self.implicit) {
+            // PostgreSQL commits an implicit block, with its warning.
+            self.notices.push(no_transaction());
+        }
         self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => {
@@ -751,6 +836,9 @@ impl Session {
     }
 
     fn rollback(&mut self) -> Result<Output, SqlError> {
+        if std::mem::take(&mut self.implicit) {
+            self.notices.push(no_transaction());
+        }
         self.relations.end_transaction();
         self.end_block(false);
         match std::mem::replace(&mut self.block, Block::Idle) {

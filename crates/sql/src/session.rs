@@ -48,6 +48,9 @@ pub struct Session {
     /// committed at the message's end, rolled back whole by an error,
     /// turned into an ordinary block by a BEGIN among its statements.
     implicit: bool,
+    /// The open savepoints, innermost last, with the settings when each
+    /// was made (`ROLLBACK TO` restores them, as PostgreSQL does).
+    savepoints: Vec<(String, Settings)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -66,7 +69,10 @@ struct Prepared {
 enum Block {
     Idle,
     Open(Transaction),
-    Failed,
+    /// The block failed: only ROLLBACK, or ROLLBACK TO a savepoint when
+    /// one was open (its transaction is then kept, the failed work undone
+    /// by the ROLLBACK TO, as PostgreSQL's subtransactions).
+    Failed(Option<Transaction>),
 }
 
 impl std::fmt::Debug for Session {
@@ -89,6 +95,7 @@ impl Session {
             settings: Settings::default(),
             settings_at_begin: None,
             implicit: false,
+            savepoints: Vec::new(),
             relations: Relations::default(),
             plans_made: 0,
         }
@@ -104,7 +111,7 @@ impl Session {
         match self.block {
             Block::Idle => TxStatus::Idle,
             Block::Open(_) => TxStatus::InBlock,
-            Block::Failed => TxStatus::Failed,
+            Block::Failed(_) => TxStatus::Failed,
         }
     }
 
@@ -265,7 +272,7 @@ impl Session {
         name: &str,
     ) -> Result<(Vec<SqlType>, Option<Vec<crate::output::Column>>), SqlError> {
         let count = self.prepared(name)?.parameters;
-        if let Block::Failed = self.block {
+        if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
         let plannable = statement::plannable(&self.prepared(name)?.statement);
@@ -321,7 +328,7 @@ impl Session {
             let statement = crate::params::bind(&self.prepared(name)?.statement, parameters)?;
             return self.execute(&statement);
         }
-        if let Block::Failed = self.block {
+        if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
         let values: Vec<Value> = parameters
@@ -449,7 +456,7 @@ impl Session {
     /// `COPY ... TO STDOUT`: the rows, in the block's transaction or one
     /// of its own.
     fn copy_out(&mut self, copy: &Copy) -> Result<Output, SqlError> {
-        if let Block::Failed = self.block {
+        if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
         self.in_transaction(|cx, txn, _| crate::copy::copy_out(cx, txn, copy))
@@ -457,7 +464,7 @@ impl Session {
 
     fn start_copy(&mut self, copy: &Copy) -> Result<Output, SqlError> {
         let own = match &self.block {
-            Block::Failed => return Err(SqlError::in_failed_block()),
+            Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Open(_) => None,
             Block::Idle => Some(self.db.begin(Isolation::ReadCommitted, self.durability())?),
         };
@@ -489,7 +496,7 @@ impl Session {
     /// planner's statistics: folio-catalog `statistics.rs`).
     fn vacuum(&mut self, vacuum: &Vacuum) -> Result<Output, SqlError> {
         match self.block {
-            Block::Failed => return Err(SqlError::in_failed_block()),
+            Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Open(_) if vacuum.vacuum => {
                 return Err(SqlError::new(
                     "25001",
@@ -533,7 +540,7 @@ impl Session {
     /// `CHECKPOINT`: every dirty page written, the redo point moved (as
     /// PostgreSQL's, allowed inside a block).
     fn checkpoint(&mut self) -> Result<Output, SqlError> {
-        if let Block::Failed = self.block {
+        if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
         self.db.checkpoint()?;
@@ -543,6 +550,7 @@ impl Session {
     /// The block ended: its SETs stay if it committed, else the settings
     /// it began with come back.
     fn end_block(&mut self, committed: bool) {
+        self.savepoints.clear();
         if let Some(before) = self.settings_at_begin.take()
             && !committed
         {
@@ -557,16 +565,23 @@ impl Session {
             Block::Open(txn) => {
                 // The error reported is the statement's; a failed rollback
                 // leaves the xid to the abort-by-rule of folio-txn.
-                let _ = txn.rollback();
                 if self.implicit {
                     // An implicit block ends with its message.
+                    let _ = txn.rollback();
                     self.implicit = false;
                     self.end_block(false);
                 } else {
-                    self.block = Block::Failed;
+                    // With a savepoint open the transaction waits for
+                    // ROLLBACK TO; else it is rolled back now.
+                    self.block = if txn.has_savepoints() {
+                        Block::Failed(Some(txn))
+                    } else {
+                        let _ = txn.rollback();
+                        Block::Failed(None)
+                    };
                 }
             }
-            Block::Failed => self.block = Block::Failed,
+            failed @ Block::Failed(_) => self.block = failed,
             Block::Idle => {}
         }
     }
@@ -580,7 +595,13 @@ impl Session {
                 chain: false,
                 savepoint: None,
             } => self.rollback(),
-            _ if matches!(self.block, Block::Failed) => Err(SqlError::in_failed_block()),
+            Statement::Rollback {
+                chain: false,
+                savepoint: Some(name),
+            } => self.rollback_to(&crate::names::ident(name)),
+            _ if matches!(self.block, Block::Failed(_)) => Err(SqlError::in_failed_block()),
+            Statement::Savepoint { name } => self.savepoint(&crate::names::ident(name)),
+            Statement::ReleaseSavepoint { name } => self.release(&crate::names::ident(name)),
             Statement::StartTransaction { modes, .. } => self.begin(modes),
             Statement::Prepare {
                 name, statement, ..
@@ -802,12 +823,87 @@ impl Session {
                 self.implicit = false;
             }
             // (A failed block refuses BEGIN before it gets here: `execute`.)
-            Block::Open(_) | Block::Failed => self.notices.push(Notice::warning(
+            Block::Open(_) | Block::Failed(_) => self.notices.push(Notice::warning(
                 "25001",
                 "there is already a transaction in progress",
             )),
         }
         Ok(Output::command("BEGIN"))
+    }
+
+    /// `SAVEPOINT name` (in a block only: 25P01 elsewhere, as
+    /// PostgreSQL's).
+    fn savepoint(&mut self, name: &str) -> Result<Output, SqlError> {
+        match &mut self.block {
+            Block::Open(txn) if !self.implicit => {
+                txn.savepoint(name)?;
+                self.savepoints
+                    .push((name.to_string(), self.settings.clone()));
+                Ok(Output::command("SAVEPOINT"))
+            }
+            _ => Err(SqlError::new(
+                "25P01",
+                "SAVEPOINT can only be used in transaction blocks",
+            )),
+        }
+    }
+
+    /// `ROLLBACK TO [SAVEPOINT] name`: the work since it undone, its
+    /// settings back, the block open again even after an error.
+    fn rollback_to(&mut self, name: &str) -> Result<Output, SqlError> {
+        self.relations.end_transaction();
+        let txn = match std::mem::replace(&mut self.block, Block::Idle) {
+            Block::Open(txn) if !self.implicit => txn,
+            Block::Failed(Some(txn)) => txn,
+            other => {
+                let failed = matches!(other, Block::Failed(_));
+                self.block = other;
+                return Err(if failed {
+                    SqlError::in_failed_block()
+                } else {
+                    SqlError::new(
+                        "25P01",
+                        "ROLLBACK TO SAVEPOINT can only be used in transaction blocks",
+                    )
+                });
+            }
+        };
+        let mut txn = txn;
+        let result = txn.rollback_to(name);
+        let known = result.is_ok();
+        self.block = if known {
+            Block::Open(txn)
+        } else if txn.has_savepoints() && matches!(self.block, Block::Idle) {
+            // An unknown name in an open block fails the block as any
+            // error; the savepoints stay usable.
+            Block::Failed(Some(txn))
+        } else {
+            let _ = txn.rollback();
+            Block::Failed(None)
+        };
+        result?;
+        if let Some(at) = self.savepoints.iter().rposition(|(n, _)| n == name) {
+            self.settings = self.savepoints[at].1.clone();
+            self.savepoints.truncate(at + 1);
+        }
+        Ok(Output::command("ROLLBACK"))
+    }
+
+    /// `RELEASE [SAVEPOINT] name`.
+    fn release(&mut self, name: &str) -> Result<Output, SqlError> {
+        match &mut self.block {
+            Block::Open(txn) if !self.implicit => {
+                txn.release(name)?;
+                if let Some(at) = self.savepoints.iter().rposition(|(n, _)| n == name) {
+                    self.savepoints.truncate(at);
+                }
+                Ok(Output::command("RELEASE"))
+            }
+            _ => Err(SqlError::new(
+                "25P01",
+                "RELEASE SAVEPOINT can only be used in transaction blocks",
+            )),
+        }
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
@@ -824,7 +920,10 @@ impl Session {
                 Ok(Output::command("COMMIT"))
             }
             // PostgreSQL: COMMIT of a failed block rolls it back.
-            Block::Failed => {
+            Block::Failed(kept) => {
+                if let Some(txn) = kept {
+                    let _ = txn.rollback();
+                }
                 self.end_block(false);
                 Ok(Output::command("ROLLBACK"))
             }
@@ -843,7 +942,11 @@ impl Session {
         self.end_block(false);
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => txn.rollback()?,
-            Block::Failed => {}
+            Block::Failed(kept) => {
+                if let Some(txn) = kept {
+                    txn.rollback()?;
+                }
+            }
             Block::Idle => self.notices.push(no_transaction()),
         }
         Ok(Output::command("ROLLBACK"))

@@ -248,6 +248,12 @@ impl Transaction {
         Ok(())
     }
 
+    /// Whether a savepoint is open (`ROLLBACK TO` may then resume the
+    /// transaction after an error).
+    pub fn has_savepoints(&self) -> bool {
+        !self.frames.is_empty()
+    }
+
     /// The innermost open savepoint named `name`.
     fn frame(&self, name: &str) -> Result<usize, TxnError> {
         if self.ended {

@@ -312,6 +312,39 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
             node = sort;
         }
     }
+    if !planned.post_sort.is_empty() {
+        // A sort of expressions over the result rows: each key as the
+        // expression it sorts by.
+        let (items, item_names, item_types): (&[Scalar], Vec<String>, Vec<SqlType>) =
+            match &planned.shape {
+                Shape::Project(items) => (items, names.clone(), types.clone()),
+                Shape::Aggregate {
+                    grouping, output, ..
+                } => (
+                    output,
+                    grouping
+                        .keys
+                        .iter()
+                        .map(|k| deparse(k, &names, &types))
+                        .chain(grouping.calls.iter().map(|c| call_text(c, &names)))
+                        .collect(),
+                    Vec::new(),
+                ),
+            };
+        let texts: Vec<String> = items
+            .iter()
+            .map(|s| deparse(s, &item_names, &item_types))
+            .collect();
+        let keys: Vec<String> = planned
+            .post_sort
+            .iter()
+            .map(|k| sort_key(&texts, k))
+            .collect();
+        let mut sort = Node::new("Sort", analyzed(actual.map_or(0, |a| a.rows)));
+        sort.details = sort_details(&keys);
+        sort.children.push(node);
+        node = sort;
+    }
     if planned.distinct {
         let mut unique = Node::new("Unique", analyzed(actual.map_or(0, |a| a.rows)));
         unique.children.push(node);

@@ -1,6 +1,8 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
-//! `abs`, `round`, `substr`, `greatest`, `least`, `concat`) and LIKE
-//! matching, with PostgreSQL's results for NULLs and their result types.
+//! `abs`, `round`, `trunc`, `power` (and `^`), `substr`, `greatest`,
+//! `least`, `concat`, `EXTRACT`/`date_part`, `date_trunc`,
+//! `gen_random_uuid`, `current_database`, `version`) and LIKE matching,
+//! with PostgreSQL's results for NULLs and their result types.
 
 use crate::error::SqlError;
 use crate::scalar::compare;
@@ -22,6 +24,27 @@ pub enum Func {
     Greatest,
     Least,
     Concat,
+    Trunc,
+    Power,
+    /// `EXTRACT(field FROM v)`: numeric.
+    Extract,
+    /// `date_part(field, v)`: double precision.
+    DatePart,
+    DateTrunc,
+    GenRandomUuid,
+    CurrentDatabase,
+    CurrentSchema,
+    Version,
+}
+
+/// What `version()` says: PostgreSQL's form, so tools that parse it see a
+/// 15.
+pub fn version() -> String {
+    format!(
+        "PostgreSQL 15.0 (folio {}) on {}-unknown-linux-gnu",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH
+    )
 }
 
 impl Func {
@@ -39,6 +62,15 @@ impl Func {
             "greatest" => Func::Greatest,
             "least" => Func::Least,
             "concat" => Func::Concat,
+            "trunc" => Func::Trunc,
+            "power" | "pow" => Func::Power,
+            "extract" => Func::Extract,
+            "date_part" => Func::DatePart,
+            "date_trunc" => Func::DateTrunc,
+            "gen_random_uuid" => Func::GenRandomUuid,
+            "current_database" => Func::CurrentDatabase,
+            "current_schema" => Func::CurrentSchema,
+            "version" => Func::Version,
             _ => return None,
         })
     }
@@ -49,8 +81,12 @@ impl Func {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
-            Func::Round => (1..=2).contains(&count),
+            Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
+            Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc => count == 2,
+            Func::GenRandomUuid | Func::CurrentDatabase | Func::CurrentSchema | Func::Version => {
+                count == 0
+            }
         }
     }
 
@@ -65,7 +101,19 @@ impl Func {
             Func::Lower | Func::Upper | Func::Substr | Func::Concat => SqlType::Text,
             Func::Length => SqlType::Int4,
             Func::Abs => args.first().copied().unwrap_or(SqlType::Numeric(None)),
-            Func::Round => SqlType::Numeric(None),
+            Func::Round | Func::Extract => SqlType::Numeric(None),
+            Func::Trunc => match args.first() {
+                Some(t @ (SqlType::Float4 | SqlType::Float8)) => *t,
+                _ => SqlType::Numeric(None),
+            },
+            Func::Power | Func::DatePart => SqlType::Float8,
+            // A date is truncated as the timestamptz it casts to.
+            Func::DateTrunc => match args.get(1) {
+                Some(SqlType::Timestamp) => SqlType::Timestamp,
+                _ => SqlType::TimestampTz,
+            },
+            Func::GenRandomUuid => SqlType::Uuid,
+            Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
         }
     }
 
@@ -154,6 +202,70 @@ impl Func {
                 let scale = u16::try_from(digits.clamp(0, 38)).unwrap_or(0);
                 Value::Numeric(n.fit_typmod(1000, scale).map_err(|_| overflow())?)
             }
+            Func::Trunc => {
+                let digits = match args.get(1) {
+                    Some(v) => int_arg(v)?,
+                    None => 0,
+                };
+                match &args[0] {
+                    Value::Float8(x) if args.len() == 1 => Value::Float8(x.trunc()),
+                    Value::Float4(x) if args.len() == 1 => Value::Float4(x.trunc()),
+                    v => Value::Numeric(truncate(&to_numeric(v, "trunc")?, digits)?),
+                }
+            }
+            Func::Power => {
+                let (a, b) = (float_arg(&args[0])?, float_arg(&args[1])?);
+                if a == 0.0 && b < 0.0 {
+                    return Err(SqlError::new(
+                        "2201F",
+                        "zero raised to a negative power is undefined",
+                    ));
+                }
+                if a < 0.0 && b.fract() != 0.0 {
+                    return Err(SqlError::new(
+                        "2201F",
+                        "a negative number raised to a non-integer power yields a complex result",
+                    ));
+                }
+                Value::Float8(a.powf(b))
+            }
+            Func::Extract | Func::DatePart => {
+                let field = text(&args[0])?;
+                let (micros, is_date) = instant(&args[1], &field)?;
+                let x = crate::datetime::part(&field, micros)?;
+                if self == Func::DatePart {
+                    Value::Float8(x)
+                } else {
+                    // PostgreSQL 15's numeric scale per field.
+                    let scale = match field.to_ascii_lowercase().as_str() {
+                        "second" | "epoch" if !is_date => 6,
+                        "milliseconds" if !is_date => 3,
+                        _ => 0,
+                    };
+                    let scaled = (x * 10f64.powi(scale)).round() as i128;
+                    Value::Numeric(Numeric::new(scaled, scale as u8)?)
+                }
+            }
+            Func::DateTrunc => {
+                let field = text(&args[0])?;
+                let (micros, _) = instant(&args[1], &field)?;
+                let cut = crate::datetime::trunc(&field, micros)?;
+                match &args[1] {
+                    Value::Timestamp(_) => Value::Timestamp(cut),
+                    _ => Value::TimestampTz(cut),
+                }
+            }
+            Func::GenRandomUuid => {
+                let mut bytes = [0u8; 16];
+                rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut bytes);
+                // Version 4, variant 1 (RFC 4122).
+                bytes[6] = (bytes[6] & 0x0f) | 0x40;
+                bytes[8] = (bytes[8] & 0x3f) | 0x80;
+                Value::Uuid(bytes)
+            }
+            Func::CurrentDatabase => Value::Text("postgres".into()),
+            Func::CurrentSchema => Value::Text("public".into()),
+            Func::Version => Value::Text(version()),
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;
@@ -176,6 +288,65 @@ impl Func {
                 Value::Text(s[a..b.max(a)].iter().collect())
             }
         })
+    }
+}
+
+/// A date or timestamp as microseconds since 2000-01-01, and whether it
+/// was a date (a date has no time fields: 22023 for them, as PostgreSQL).
+fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
+    match v {
+        Value::Date(d) => {
+            let timely = matches!(
+                field.to_ascii_lowercase().as_str(),
+                "hour" | "minute" | "second" | "milliseconds" | "microseconds"
+            );
+            if timely {
+                return Err(SqlError::new(
+                    "0A000",
+                    format!("unit \"{field}\" not supported for type date"),
+                ));
+            }
+            Ok((i64::from(*d) * crate::datetime::DAY, true))
+        }
+        Value::Timestamp(t) | Value::TimestampTz(t) => Ok((*t, false)),
+        Value::Text(t) => Ok((crate::datetime::parse_timestamp(t, true)?, false)),
+        other => Err(no_function("date_part", other)),
+    }
+}
+
+fn to_numeric(v: &Value, name: &str) -> Result<Numeric, SqlError> {
+    Ok(match v {
+        Value::Numeric(n) => *n,
+        Value::Int2(x) => Numeric::from_i64((*x).into()),
+        Value::Int4(x) => Numeric::from_i64((*x).into()),
+        Value::Int8(x) => Numeric::from_i64(*x),
+        Value::Text(t) => Numeric::parse(t.trim()).map_err(|_| {
+            SqlError::new(
+                "22P02",
+                format!("invalid input syntax for type numeric: \"{t}\""),
+            )
+        })?,
+        other => return Err(no_function(name, other)),
+    })
+}
+
+/// `n` cut (toward zero) to `digits` decimal places.
+fn truncate(n: &Numeric, digits: i64) -> Result<Numeric, SqlError> {
+    let Some((mantissa, scale)) = n.parts() else {
+        return Ok(*n);
+    };
+    let keep = digits.clamp(0, 38) as u8;
+    if keep >= scale {
+        return Ok(*n);
+    }
+    let cut = 10i128.pow(u32::from(scale - keep));
+    Ok(Numeric::new(mantissa / cut, keep)?)
+}
+
+fn float_arg(v: &Value) -> Result<f64, SqlError> {
+    match types::cast(v.clone(), SqlType::Float8)? {
+        Value::Float8(x) => Ok(x),
+        other => Err(no_function("power", &other)),
     }
 }
 

@@ -10,6 +10,7 @@ mod context;
 mod copy;
 mod copy_format;
 mod cost;
+mod datetime;
 mod ddl;
 mod dml;
 mod error;

@@ -66,6 +66,10 @@ pub struct Planned {
     pub types: Vec<SqlType>,
     /// `SELECT DISTINCT`: repeated result rows dropped.
     pub distinct: bool,
+    /// An ORDER BY of expressions, done over the result rows (keys on
+    /// result columns, or on extra columns after them that are dropped
+    /// after the sort: PostgreSQL's resjunk columns).
+    pub post_sort: Vec<SortKey>,
     /// Subqueries in expressions (`subquery.rs`): the uncorrelated run
     /// once per execution before the rows (their results:
     /// `Env::subqueries`), the correlated once per row.
@@ -266,6 +270,7 @@ fn plan_body(
                 sort,
                 shape: Shape::Project((0..width).map(Scalar::Column).collect()),
                 distinct: false,
+                post_sort: Vec::new(),
                 subplans: Vec::new(),
                 limit,
                 offset,
@@ -335,7 +340,13 @@ fn plan_select(
         Some(sqlparser::ast::Distinct::Distinct) => true,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
-    let (shape, columns, order) = shape(&scope, scope.width(), select, order_by)?;
+    let (shape, columns, order, post_sort) = shape(&scope, scope.width(), select, order_by)?;
+    if distinct && post_sort.iter().any(|k| k.column >= columns.len()) {
+        return Err(SqlError::new(
+            "42P10",
+            "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+        ));
+    }
     let types = match &shape {
         Shape::Project(items) => items.iter().map(|s| s.ty_in(&scope)).collect(),
         Shape::Aggregate { output, .. } => columns
@@ -394,6 +405,7 @@ fn plan_select(
         columns,
         types,
         distinct,
+        post_sort,
         subplans,
         limit,
         offset,
@@ -461,23 +473,33 @@ pub fn run(
         }
     };
     let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
-    if !planned.distinct {
-        // Only the rows returned are projected.
+    let limit = |rows: &mut Vec<Vec<Value>>| {
         rows.drain(..offset.min(rows.len()));
         if let Some(limit) = planned.limit {
             rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         }
+    };
+    let after = planned.distinct || !planned.post_sort.is_empty();
+    if !after {
+        // Only the rows returned are projected.
+        limit(&mut rows);
     }
     rows = rows
         .iter()
         .map(|row| items.iter().map(|s| s.eval(row, env)).collect())
         .collect::<Result<_, _>>()?;
+    if !planned.post_sort.is_empty() {
+        sort(&mut rows, &planned.post_sort)?;
+        let width = planned.columns.len();
+        for row in &mut rows {
+            row.truncate(width);
+        }
+    }
     if planned.distinct {
         rows = distinct(rows);
-        rows.drain(..offset.min(rows.len()));
-        if let Some(limit) = planned.limit {
-            rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        }
+    }
+    if after {
+        limit(&mut rows);
     }
     Ok((rows, counts))
 }
@@ -675,14 +697,21 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     width: usize,
     select: &Select,
     order_by: &[sqlparser::ast::OrderByExpr],
-) -> Result<(Shape, Vec<Column>, Vec<SortKey>), SqlError> {
+) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>), SqlError> {
     if !is_grouped(select) {
-        let (items, columns) = projection(source, &select.projection)?;
+        let (mut items, columns) = projection(source, &select.projection)?;
         let order = order_by
             .iter()
             .map(|o| sort_key(source, &select.projection, o))
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok((Shape::Project(items), columns, order));
+            .collect::<Result<Vec<_>, _>>();
+        return match order {
+            Ok(order) => Ok((Shape::Project(items), columns, order, Vec::new())),
+            Err(e) if e.code == "0A000" => {
+                let post = post_sort_keys(source, &select.projection, order_by, &mut items)?;
+                Ok((Shape::Project(items), columns, Vec::new(), post))
+            }
+            Err(e) => Err(e),
+        };
     }
     if select.projection.iter().any(|i| {
         matches!(
@@ -693,15 +722,23 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
     let binder = Binder::new(source, width, group_keys(select))?;
-    let (output, columns) = projection(&binder, &select.projection)?;
+    let (mut output, columns) = projection(&binder, &select.projection)?;
     let having = match &select.having {
         Some(h) => Some(scalar::bind(h, &binder)?),
         None => None,
     };
-    let order = order_by
+    let (order, post) = match order_by
         .iter()
         .map(|o| sort_key(&binder, &select.projection, o))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(order) => (order, Vec::new()),
+        Err(e) if e.code == "0A000" => (
+            Vec::new(),
+            post_sort_keys(&binder, &select.projection, order_by, &mut output)?,
+        ),
+        Err(e) => return Err(e),
+    };
     let grouping = binder.finish(having)?;
     Ok((
         Shape::Aggregate {
@@ -711,7 +748,73 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         },
         columns,
         Vec::new(),
+        post,
     ))
+}
+
+/// ORDER BY keys over the result rows: a position or an output name
+/// names a result column; another expression is the same result column
+/// when the select list has it, else an extra column added to `items`
+/// (dropped after the sort).
+fn post_sort_keys<C: Columns + ?Sized>(
+    columns: &C,
+    select_items: &[SelectItem],
+    order_by: &[sqlparser::ast::OrderByExpr],
+    items: &mut Vec<Scalar>,
+) -> Result<Vec<SortKey>, SqlError> {
+    fn item_expr(i: &SelectItem) -> Option<&Expr> {
+        match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+    let mut keys = Vec::with_capacity(order_by.len());
+    for o in order_by {
+        let position = match &o.expr {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::Number(n, _) => {
+                    let p = n
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|p| (1..=select_items.len()).contains(p));
+                    Some(p.map(|p| p - 1).ok_or_else(|| {
+                        SqlError::new(
+                            "42P10",
+                            format!("ORDER BY position {n} is not in select list"),
+                        )
+                    })?)
+                }
+                _ => None,
+            },
+            Expr::Identifier(id) => {
+                let name = names::ident(id);
+                select_items.iter().position(|i| match i {
+                    SelectItem::ExprWithAlias { alias, .. } => names::ident(alias) == name,
+                    _ => false,
+                })
+            }
+            _ => None,
+        };
+        let position = position.or_else(|| {
+            select_items
+                .iter()
+                .position(|i| item_expr(i) == Some(&o.expr))
+        });
+        let column = match position {
+            Some(p) => p,
+            None => {
+                items.push(scalar::bind(&o.expr, columns)?);
+                items.len() - 1
+            }
+        };
+        let descending = o.options.asc == Some(false);
+        keys.push(SortKey {
+            column,
+            descending,
+            nulls_first: o.options.nulls_first.unwrap_or(descending),
+        });
+    }
+    Ok(keys)
 }
 
 /// The select list over `columns`: expressions and `*`; the result
@@ -742,12 +845,7 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
         };
         let scalar = scalar::bind(expr, columns)?;
         let ty = scalar.ty_in(columns);
-        let name = alias.unwrap_or_else(|| match expr {
-            Expr::Identifier(id) => names::ident(id),
-            Expr::CompoundIdentifier(parts) => parts.last().map(names::ident).unwrap_or_default(),
-            Expr::Function(f) => f.name.to_string().to_lowercase(),
-            _ => "?column?".to_string(),
-        });
+        let name = alias.unwrap_or_else(|| column_name(expr));
         out.push(Column {
             name,
             type_oid: ty.oid(),
@@ -755,6 +853,42 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
         bound.push(scalar);
     }
     Ok((bound, out))
+}
+
+/// The name of an unaliased result column, as PostgreSQL's
+/// `FigureColname` makes it: a column's or function's name, `case`,
+/// `exists`, a cast's operand's name or else its type's, `?column?`.
+fn column_name(expr: &Expr) -> String {
+    const UNNAMED: &str = "?column?";
+    match expr {
+        Expr::Identifier(id) => names::ident(id),
+        Expr::CompoundIdentifier(parts) => parts.last().map(names::ident).unwrap_or_default(),
+        Expr::Function(f) => f
+            .name
+            .0
+            .last()
+            .map(|p| p.to_string().to_lowercase())
+            .unwrap_or_default(),
+        Expr::Extract { .. } => "extract".into(),
+        Expr::Case { .. } => "case".into(),
+        Expr::Nested(inner) => column_name(inner),
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(scalar::EXISTS_MARK) => {
+                "exists".into()
+            }
+            _ => UNNAMED.into(),
+        },
+        Expr::Cast {
+            expr, data_type, ..
+        } => match column_name(expr) {
+            name if name != UNNAMED => name,
+            _ => crate::types::column_type(data_type)
+                .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+        },
+        Expr::TypedString(typed) => crate::types::column_type(&typed.data_type)
+            .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+        _ => UNNAMED.into(),
+    }
 }
 
 /// The names of a source's columns, in order.

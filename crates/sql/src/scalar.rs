@@ -292,6 +292,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 | BinaryOperator::StringConcat => {
                     Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
                 }
+                BinaryOperator::PGExp => Scalar::Func(Func::Power, vec![a, b]),
                 op => match Cmp::of(op) {
                     Some(cmp) => {
                         let (a, b) = typed_pair(a, b, columns)?;
@@ -370,7 +371,35 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         {
             Scalar::Now
         }
+        Expr::Function(f) if matches!(f.args, FunctionArguments::None) => {
+            // The SQL words that are written without parentheses.
+            match f.name.to_string().to_ascii_lowercase().as_str() {
+                "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
+                "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
+                "current_user" | "session_user" | "user" | "current_role" => {
+                    Scalar::Const(Value::Text(crate::roles::SUPERUSER.into()))
+                }
+                "current_catalog" => Scalar::Const(Value::Text("postgres".into())),
+                "current_schema" => Scalar::Const(Value::Text("public".into())),
+                _ => function(f, columns)?,
+            }
+        }
         Expr::Function(f) => function(f, columns)?,
+        Expr::Extract { field, expr, .. } => Scalar::Func(
+            Func::Extract,
+            vec![
+                Scalar::Const(Value::Text(field.to_string().to_ascii_lowercase())),
+                bind(expr, columns)?,
+            ],
+        ),
+        Expr::TypedString(typed) => {
+            let ty = types::column_type(&typed.data_type)?;
+            let text = match &typed.value.value {
+                sqlparser::ast::Value::SingleQuotedString(t) => t.clone(),
+                other => return Err(SqlError::unsupported(format!("the literal {other}"))),
+            };
+            Scalar::Const(types::cast(Value::Text(text), ty)?)
+        }
         Expr::Case {
             operand,
             conditions,

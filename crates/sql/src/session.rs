@@ -11,6 +11,7 @@
 use crate::access::{self, Relations};
 use crate::context::Ctx;
 use crate::copy::CopyIn;
+use crate::datetime::now;
 use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{self, Copy, Parsed, Vacuum};
@@ -956,15 +957,6 @@ impl Session {
 /// PostgreSQL's warning for COMMIT or ROLLBACK outside a block.
 fn no_transaction() -> Notice {
     Notice::warning("25P01", "there is no transaction in progress")
-}
-
-/// Now, in microseconds since 2000-01-01 UTC (PostgreSQL's epoch).
-fn now() -> i64 {
-    const SINCE_1970: i64 = 946_684_800_000_000;
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - SINCE_1970
 }
 
 /// One statement inside a transaction that started at `now`.

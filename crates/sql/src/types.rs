@@ -1,6 +1,7 @@
 //! SQL type names to folio-row types, literals to values, and values to
 //! PostgreSQL's text output.
 
+use crate::datetime;
 use crate::error::SqlError;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
@@ -117,6 +118,27 @@ pub fn negate(value: Value) -> Result<Value, SqlError> {
     })
 }
 
+/// PostgreSQL's internal name of a type (`pg_type.typname`).
+pub fn typname(ty: SqlType) -> &'static str {
+    match ty {
+        SqlType::Int2 => "int2",
+        SqlType::Int4 => "int4",
+        SqlType::Int8 => "int8",
+        SqlType::Float4 => "float4",
+        SqlType::Float8 => "float8",
+        SqlType::Numeric(_) => "numeric",
+        SqlType::Text => "text",
+        SqlType::Varchar(_) => "varchar",
+        SqlType::Char(_) => "bpchar",
+        SqlType::Bytea => "bytea",
+        SqlType::Bool => "bool",
+        SqlType::Date => "date",
+        SqlType::Timestamp => "timestamp",
+        SqlType::TimestampTz => "timestamptz",
+        SqlType::Uuid => "uuid",
+    }
+}
+
 /// A value meeting a column of type `ty` (an assignment or a
 /// comparison): a quoted literal takes the column's type by that type's
 /// input syntax (PostgreSQL's `unknown` literals); numbers and text go
@@ -150,11 +172,12 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // The session's time zone is UTC: the same instant either way.
         (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
         (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
-        (value @ Value::Text(_), SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz) => {
-            return Err(SqlError::unsupported(format!(
-                "input of {} values ({value:?})",
-                ty.name()
-            )));
+        (Value::Text(s), SqlType::Date) => Value::Date(datetime::parse_date(&s)?),
+        (Value::Text(s), SqlType::Timestamp) => {
+            Value::Timestamp(datetime::parse_timestamp(&s, false)?)
+        }
+        (Value::Text(s), SqlType::TimestampTz) => {
+            Value::TimestampTz(datetime::parse_timestamp(&s, true)?)
         }
         (value, _) => value,
     };
@@ -270,9 +293,9 @@ pub fn text_output(value: &Value) -> Result<Option<String>, SqlError> {
                 &hex[20..]
             )
         }
-        Value::Date(days) => date(i64::from(*days)),
-        Value::Timestamp(micros) => timestamp(*micros),
-        Value::TimestampTz(micros) => format!("{}+00", timestamp(*micros)),
+        Value::Date(days) => datetime::date_text(i64::from(*days)),
+        Value::Timestamp(micros) => datetime::timestamp_text(*micros),
+        Value::TimestampTz(micros) => format!("{}+00", datetime::timestamp_text(*micros)),
         Value::Float4(x) => float_text(f64::from(*x), format!("{x:e}"), 6),
         Value::Float8(x) => float_text(*x, format!("{x:e}"), 15),
     }))
@@ -477,49 +500,6 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             Value::Numeric(n)
         }
     })
-}
-
-/// `YYYY-MM-DD` of a day count from 2000-01-01 (the proleptic Gregorian
-/// calendar, as PostgreSQL; years before 1 are not produced here).
-fn date(days_since_2000: i64) -> String {
-    let (y, m, d) = civil_from_days(days_since_2000 + 10_957);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction cut, as
-/// PostgreSQL prints) of microseconds from 2000-01-01 00:00.
-fn timestamp(micros: i64) -> String {
-    const DAY: i64 = 86_400_000_000;
-    let (days, in_day) = (micros.div_euclid(DAY), micros.rem_euclid(DAY));
-    let (secs, frac) = (in_day / 1_000_000, in_day % 1_000_000);
-    let mut out = format!(
-        "{} {:02}:{:02}:{:02}",
-        date(days),
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    );
-    if frac != 0 {
-        let digits = format!("{frac:06}");
-        out.push('.');
-        out.push_str(digits.trim_end_matches('0'));
-    }
-    out
-}
-
-/// Year, month, day of a day count from 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

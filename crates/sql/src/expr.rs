@@ -101,6 +101,24 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         Int8(x) => Some((*x, 3)),
         _ => None,
     };
+    // Date arithmetic, in days: date ± integer, date - date.
+    let date = |days: i64| {
+        i32::try_from(days)
+            .map(Value::Date)
+            .map_err(|_| SqlError::new("22008", "date out of range"))
+    };
+    match (op, &a, &b) {
+        (BinaryOperator::Plus, Value::Date(d), n) | (BinaryOperator::Plus, n, Value::Date(d))
+            if int(n).is_some() =>
+        {
+            return date(i64::from(*d) + int(n).map_or(0, |(n, _)| n));
+        }
+        (BinaryOperator::Minus, Value::Date(d), n) if int(n).is_some() => {
+            return date(i64::from(*d) - int(n).map_or(0, |(n, _)| n));
+        }
+        (BinaryOperator::Minus, Value::Date(x), Value::Date(y)) => return Ok(Int4(x - y)),
+        _ => {}
+    }
     if let (Some((x, wa)), Some((y, wb))) = (int(&a), int(&b)) {
         let result = match op {
             BinaryOperator::Plus => x.checked_add(y),

@@ -723,7 +723,13 @@ impl Scalar {
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
-            Scalar::Arith(_, a, b) => wider(a.ty_in(columns), b.ty_in(columns)),
+            Scalar::Arith(op, a, b) => match (op, a.ty_in(columns), b.ty_in(columns)) {
+                // Date arithmetic: date ± integer is a date, date - date
+                // the days between.
+                (BinaryOperator::Minus, SqlType::Date, SqlType::Date) => SqlType::Int4,
+                (_, SqlType::Date, _) | (_, _, SqlType::Date) => SqlType::Date,
+                (_, x, y) => wider(x, y),
+            },
             Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) | Scalar::Outer(_, ty) => *ty,
             Scalar::Case {
                 branches,

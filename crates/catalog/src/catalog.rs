@@ -54,10 +54,12 @@ pub struct CatalogTrees {
     pub oids: Tree,
     pub toast: Tree,
     pub toast_values: MultiTree,
+    pub constraints: Tree,
+    pub constraint_tables: MultiTree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 7] = [
+pub const CATALOG_TREE_NAMES: [&str; 9] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
@@ -65,6 +67,8 @@ pub const CATALOG_TREE_NAMES: [&str; 7] = [
     "folio.oid",
     "folio.toast",
     "folio.toast_value",
+    "folio.constraint",
+    "folio.constraint_table",
 ];
 
 /// The catalog of one database.
@@ -76,6 +80,10 @@ pub struct Catalog {
     class_names: Index,
     attributes: Table,
     attribute_tables: Index,
+    /// `folio.constraint` (`constraints.rs`), indexed by the constrained
+    /// table's oid and, for a foreign key, also by the referenced one's.
+    pub(crate) constraints: Table,
+    pub(crate) constraint_tables: Index,
     oids: Arc<Oids>,
     activity: Activity,
     /// DDL marks by table oid (`currency.rs`).
@@ -89,7 +97,7 @@ fn corrupt(reason: String) -> CatalogError {
     CatalogError::Corrupt(reason)
 }
 
-fn check_name(name: &str) -> Result<(), CatalogError> {
+pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
     if name.len() > MAX_NAME_LEN {
         return Err(CatalogError::NameTooLong(name.to_string()));
     }
@@ -109,6 +117,12 @@ impl Catalog {
             attribute_tables: Index::open(
                 "folio_attribute_table_index",
                 trees.attribute_tables,
+                false,
+            ),
+            constraints: Table::open(pool.clone(), wal.clone(), trees.constraints),
+            constraint_tables: Index::open(
+                "folio_constraint_table_index",
+                trees.constraint_tables,
                 false,
             ),
             activity: Activity::default(),
@@ -175,6 +189,8 @@ impl Catalog {
             columns: columns.to_vec(),
             root: pages.root(),
             indexes: Vec::new(),
+            constraints: Vec::new(),
+            referenced_by: Vec::new(),
         })
     }
 
@@ -272,13 +288,38 @@ impl Catalog {
         Ok(def)
     }
 
-    /// `DROP TABLE name` (and its indexes), under the table's DDL lock.
+    /// `DROP TABLE name` (and its indexes, defaults and constraints), under
+    /// the table's DDL lock. A table another table's foreign key references
+    /// is 2BP01 (drop that constraint first: `drop_constraint`).
     pub fn drop_table(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let table = self.lock_table(txn, name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        if let Some(fk) = table
+            .referenced_by
+            .iter()
+            .find(|c| c.table_oid != table.oid)
+        {
+            return Err(CatalogError::Referenced {
+                table: name.to_string(),
+                constraint: fk.name.clone(),
+                referencing: fk.table.clone(),
+            });
+        }
+        // The tables its foreign keys reference lose a referencing key:
+        // their writers must read them again.
+        for parent in table.constraints.iter().filter_map(|c| c.references()) {
+            if parent != table.oid {
+                self.lock_for_ddl(txn, parent, LockMode::Share)?;
+            }
+        }
         self.in_savepoint(txn, |txn| {
             for (tid, _) in self.attribute_rows(txn, table.oid)? {
                 self.attributes.delete(txn, tid)?;
+            }
+            for (tid, c) in self.constraint_rows(txn, table.oid)? {
+                if c.table_oid == table.oid {
+                    self.constraints.delete(txn, tid)?;
+                }
             }
             for (tid, class) in self.class_rows(txn)? {
                 if class.oid == table.oid
@@ -462,7 +503,7 @@ impl Catalog {
     /// `CREATE INDEX`, `ACCESS EXCLUSIVE` for drop and rename), and its
     /// DDL mark (`currency.rs`), so writers that opened the table before
     /// learn that it changed.
-    fn lock_for_ddl(
+    pub(crate) fn lock_for_ddl(
         &self,
         txn: &mut Transaction,
         oid: u64,
@@ -527,8 +568,9 @@ impl Catalog {
             .map(|(_, row)| row)
             .collect();
         attributes.sort_by_key(|a| a.number);
-        let indexes = self
-            .class_rows(txn)?
+        let classes = self.class_rows(txn)?;
+        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, &classes)?;
+        let indexes = classes
             .into_iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
             .map(|(_, c)| IndexDef {
@@ -548,6 +590,8 @@ impl Catalog {
             columns: attributes.into_iter().map(|a| a.column).collect(),
             root: class.root,
             indexes,
+            constraints,
+            referenced_by,
         })
     }
 
@@ -566,7 +610,10 @@ impl Catalog {
 
     /// Every `folio.class` row `txn` sees (the catalog is small; an index
     /// on the table oid comes when it is not).
-    fn class_rows(&self, txn: &Transaction) -> Result<Vec<(Tid, ClassRow)>, CatalogError> {
+    pub(crate) fn class_rows(
+        &self,
+        txn: &Transaction,
+    ) -> Result<Vec<(Tid, ClassRow)>, CatalogError> {
         self.classes
             .scan(txn)?
             .into_iter()
@@ -601,7 +648,7 @@ impl Catalog {
 
     /// Runs `f` in a savepoint of `txn`: rolled back to if `f` fails, so
     /// a failed DDL leaves no rows behind.
-    fn in_savepoint(
+    pub(crate) fn in_savepoint(
         &self,
         txn: &mut Transaction,
         f: impl FnOnce(&mut Transaction) -> Result<(), CatalogError>,

@@ -6,6 +6,7 @@ mod amcheck;
 mod autovacuum;
 mod catalog;
 mod codec;
+mod constraints;
 mod currency;
 mod defs;
 mod error;
@@ -18,7 +19,10 @@ pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum,
 };
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
-pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
+pub use constraints::ForeignKeyRequest;
+pub use defs::{
+    ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
+};
 pub use error::CatalogError;
 pub use relation::{Relation, RelationIndex, RowAt};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -4,10 +4,12 @@
 //! inserted as each line completes, so memory holds one line.
 
 use crate::access;
+use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::Output;
 use crate::parse::Copy;
+use crate::scalar::Env;
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -17,6 +19,10 @@ use std::sync::Arc;
 /// A COPY in progress.
 pub struct CopyIn {
     relation: Arc<Relation>,
+    /// Its defaults (for the columns not copied) and constraints.
+    constraints: Constraints,
+    /// `CURRENT_TIMESTAMP` of the transaction (for defaults).
+    now: i64,
     /// The column each field goes to.
     targets: Vec<usize>,
     delimiter: u8,
@@ -33,8 +39,11 @@ impl CopyIn {
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let relation = access::relation(cx, txn, &copy.table)?;
         let targets = access::copy_columns(&relation, &copy.table, &copy.columns)?;
+        let constraints = Constraints::bind(cx, txn, &relation)?;
         Ok(CopyIn {
             relation,
+            constraints,
+            now: cx.now,
             targets,
             delimiter: copy.delimiter,
             null: copy.null.clone(),
@@ -96,14 +105,21 @@ impl CopyIn {
             let missing = &self.relation.def.columns[self.targets[fields.len()]].name;
             return Err(bad(format!("missing data for column \"{missing}\"")));
         }
-        let mut row = vec![Value::Null; self.relation.def.columns.len()];
+        let env = Env {
+            now: self.now,
+            params: &[],
+            subqueries: &[],
+        };
+        let mut row = self
+            .constraints
+            .default_row(&self.relation, &self.targets, &env)?;
         for (&column, field) in self.targets.iter().zip(fields) {
             if field != self.null {
                 let text = unescape(field)?;
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
-        self.relation.insert(txn, row)?;
+        self.constraints.insert(txn, &self.relation, row, &env)?;
         self.rows += 1;
         Ok(())
     }

@@ -8,6 +8,7 @@
 
 use crate::access;
 use crate::conflict::{self, Conflict};
+use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
@@ -31,17 +32,18 @@ pub enum Change {
     Insert {
         relation: Arc<Relation>,
         /// Target column of each value; without a column list, the
-        /// values fill the first columns (the rest are NULL, as
-        /// PostgreSQL's defaults without DEFAULT clauses).
+        /// values fill the first columns (the rest take their defaults).
         targets: Vec<usize>,
         listed: bool,
         source: Source,
         returning: Returning,
         /// `ON CONFLICT ...`.
         on_conflict: Option<Conflict>,
+        constraints: Constraints,
     },
     Update {
         relation: Arc<Relation>,
+        constraints: Constraints,
         assignments: Vec<(usize, Scalar)>,
         filter: Vec<Scalar>,
         scan: ScanPlan,
@@ -49,6 +51,7 @@ pub enum Change {
     },
     Delete {
         relation: Arc<Relation>,
+        constraints: Constraints,
         filter: Vec<Scalar>,
         scan: ScanPlan,
         returning: Returning,
@@ -64,8 +67,9 @@ pub enum Source {
 /// A RETURNING list bound over the table, and its result columns.
 type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
 
-/// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query
-/// [RETURNING ...]`.
+/// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query |
+/// DEFAULT VALUES [RETURNING ...]` (`DEFAULT` in VALUES is the column's
+/// default expression, bound in its place).
 pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<Change, SqlError> {
     let TableObject::TableName(table) = &insert.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
@@ -86,19 +90,30 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
             .map(|c| access::target_column(&relation, &name, &names::ident(c)))
             .collect::<Result<_, _>>()?
     };
-    let Some(query) = &insert.source else {
-        return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES"));
-    };
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let none: &[(String, SqlType)] = &[];
-    let source = match query.body.as_ref() {
-        SetExpr::Values(values) => Source::Values(
-            values
-                .rows
-                .iter()
-                .map(|row| row.iter().map(|e| scalar::bind(e, none)).collect())
-                .collect::<Result<_, _>>()?,
-        ),
-        _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
+    let source = match insert.source.as_deref() {
+        // DEFAULT VALUES: one row of defaults.
+        None if !listed => Source::Values(vec![Vec::new()]),
+        None => return Err(SqlError::syntax("syntax error at or near \"DEFAULT\"")),
+        Some(query) => match query.body.as_ref() {
+            SetExpr::Values(values) => Source::Values(
+                values
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .enumerate()
+                            .map(|(i, e)| match (is_default(e), targets.get(i)) {
+                                (true, Some(&c)) => Ok(constraints.default_of(c)),
+                                _ => scalar::bind(e, none),
+                            })
+                            .collect()
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
+        },
     };
     let returning = returning(&relation, insert.returning.as_deref())?;
     let on_conflict = match &insert.on {
@@ -119,7 +134,13 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         source,
         returning,
         on_conflict,
+        constraints,
     })
+}
+
+/// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
+fn is_default(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
 /// Plans `UPDATE name SET column = expression, ... [WHERE ...]
@@ -133,18 +154,25 @@ pub fn plan_update(
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
     let (name, relation) = access::table(cx, txn, table)?;
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for assignment in assignments {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = access::target_column(&relation, &name, &names::relation(column)?)?;
-        targets.push((c, scalar::bind(&assignment.value, &*relation)?));
+        let value = if is_default(&assignment.value) {
+            constraints.default_of(c)
+        } else {
+            scalar::bind(&assignment.value, &*relation)?
+        };
+        targets.push((c, value));
     }
     let (filter, scan) = selection_plan(cx, &relation, selection)?;
     let returning = returning(&relation, returning_items)?;
     Ok(Change::Update {
         relation,
+        constraints,
         assignments: targets,
         filter,
         scan,
@@ -170,10 +198,12 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
     let (_, relation) = access::table(cx, txn, from)?;
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let (filter, scan) = selection_plan(cx, &relation, delete.selection.as_ref())?;
     let returning = returning(&relation, delete.returning.as_deref())?;
     Ok(Change::Delete {
         relation,
+        constraints,
         filter,
         scan,
         returning,
@@ -287,15 +317,32 @@ impl Change {
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {
             Change::Insert {
-                relation, source, ..
+                relation,
+                source,
+                constraints,
+                ..
             } => {
                 let mut out = vec![relation];
                 if let Source::Query(q) = source {
                     out.extend(q.relations());
                 }
+                out.extend(constraints.relations());
                 out
             }
-            Change::Update { relation, .. } | Change::Delete { relation, .. } => vec![relation],
+            Change::Update {
+                relation,
+                constraints,
+                ..
+            }
+            | Change::Delete {
+                relation,
+                constraints,
+                ..
+            } => {
+                let mut out = vec![relation];
+                out.extend(constraints.relations());
+                out
+            }
         }
     }
 
@@ -310,6 +357,7 @@ impl Change {
                 source,
                 returning,
                 on_conflict,
+                constraints,
             } => {
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
@@ -318,7 +366,6 @@ impl Change {
                         .collect::<Result<_, _>>()?,
                     Source::Query(planned) => query::run(txn, planned, env)?.0,
                 };
-                let width = relation.def.columns.len();
                 let mut out = Vec::new();
                 let mut count = 0u64;
                 for row in rows {
@@ -332,16 +379,19 @@ impl Change {
                             "INSERT has more target columns than expressions",
                         ));
                     }
-                    let mut values = vec![Value::Null; width];
-                    for (&column, value) in targets.iter().zip(row) {
+                    let given = &targets[..row.len()];
+                    let mut values = constraints.default_row(relation, given, env)?;
+                    for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
                     let written = match on_conflict {
                         None => {
-                            relation.insert(txn, values.clone())?;
+                            constraints.insert(txn, relation, values.clone(), env)?;
                             Some(values)
                         }
-                        Some(conflict) => conflict.insert(txn, relation, values, env)?,
+                        Some(conflict) => {
+                            conflict.insert(txn, relation, constraints, values, env)?
+                        }
                     };
                     if let Some(row) = written {
                         if let Some((items, _)) = returning {
@@ -354,6 +404,7 @@ impl Change {
             }
             Change::Update {
                 relation,
+                constraints,
                 assignments,
                 filter,
                 scan,
@@ -378,7 +429,8 @@ impl Change {
                                 Some((items, _)) => Some(project(items, &new, env)?),
                                 None => None,
                             };
-                            Ok((relation.update(txn, tid, old, new)?, projected))
+                            let write = constraints.update(txn, relation, tid, old, new, env)?;
+                            Ok((write, projected))
                         },
                     )?;
                     if let Some(projected) = written {
@@ -390,6 +442,7 @@ impl Change {
             }
             Change::Delete {
                 relation,
+                constraints,
                 filter,
                 scan,
                 returning,
@@ -404,7 +457,10 @@ impl Change {
                         tid,
                         row,
                         env,
-                        |txn, tid, row| Ok((relation.delete(txn, tid)?, row.to_vec())),
+                        |txn, tid, row| {
+                            let write = constraints.delete(txn, relation, tid, row)?;
+                            Ok((write, row.to_vec()))
+                        },
                     )?;
                     if let Some(row) = written {
                         deleted += 1;

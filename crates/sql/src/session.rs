@@ -769,7 +769,7 @@ fn run(
         cx.relations.ddl();
     }
     match statement {
-        Statement::CreateTable(create) => ddl::create_table(db, txn, notices, create),
+        Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
         Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
         Statement::Drop {
             object_type,
@@ -794,7 +794,7 @@ fn run(
             location: None,
             on_cluster: None,
             ..
-        } => ddl::alter_table(db, txn, name, operations),
+        } => ddl::alter_table(cx, txn, notices, name, operations),
         Statement::Explain {
             analyze,
             statement,

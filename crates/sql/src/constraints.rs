@@ -16,7 +16,9 @@
 //!   `FOR KEY SHARE`). Under READ COMMITTED it is looked for with a new
 //!   snapshot, so a parent committed after the statement began counts;
 //!   under REPEATABLE READ with the transaction's (a parent changed since
-//!   is 40001 from the lock, as PostgreSQL's). The lock is the proof: a
+//!   is 40001 from the lock, as PostgreSQL's). The lock follows the row's
+//!   update links to its newest version, which must still carry the key
+//!   (`Reference::lock_newest`). The lock is the proof: a
 //!   concurrent delete of the parent either came first (the lock waits for
 //!   its transaction; committed, the row is gone: 23503; rolled back, the
 //!   lock holds) or comes after (it waits for our transaction, then finds
@@ -34,8 +36,7 @@ use crate::access;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::parse;
-use crate::scalar::{self, Cmp, Env, Scalar};
-use crate::scan;
+use crate::scalar::{self, Env, Scalar};
 use crate::types;
 use folio_catalog::{ConstraintKind, Relation};
 use folio_db::{Isolation, Tid, Transaction, Write};
@@ -208,7 +209,7 @@ impl Constraints {
             return Ok(relation.insert(txn, values)?);
         }
         let tid = relation.insert(txn, values.clone())?;
-        self.references_exist(txn, relation, &values, None, env)?;
+        self.references_exist(txn, relation, &values, None)?;
         Ok(tid)
     }
 
@@ -228,7 +229,7 @@ impl Constraints {
         }
         let write = relation.update(txn, tid, old, new.clone())?;
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
-            self.references_exist(txn, relation, &new, Some(old), env)?;
+            self.references_exist(txn, relation, &new, Some(old))?;
             self.not_referenced(txn, relation, old, Some(&new))?;
         }
         Ok(write)
@@ -350,7 +351,6 @@ impl Constraints {
         relation: &Relation,
         new: &[Value],
         old: Option<&[Value]>,
-        env: &Env<'_>,
     ) -> Result<(), SqlError> {
         for reference in &self.references {
             let Some(key) = reference.key_of(new)? else {
@@ -364,30 +364,9 @@ impl Constraints {
             let probe = reference.index_key(&key);
             let parent = &reference.parent;
             let found = in_statement_view(txn, |txn| parent.lookup(txn, reference.index, &probe))?;
-            // The newest version must still carry the key.
-            let same_key: Vec<Scalar> = reference
-                .ref_columns
-                .iter()
-                .zip(&key)
-                .map(|(&c, v)| {
-                    Scalar::Compare(
-                        Cmp::Eq,
-                        Box::new(Scalar::Column(c)),
-                        Box::new(Scalar::Const(v.clone())),
-                    )
-                })
-                .collect();
             let mut locked = false;
-            for (tid, row) in found {
-                let held =
-                    scan::write_newest(txn, parent, &same_key, tid, row, env, |txn, tid, _| {
-                        let write = parent
-                            .table
-                            .lock_shared(txn, tid)
-                            .map_err(folio_catalog::CatalogError::from)?;
-                        Ok((write, ()))
-                    })?;
-                if held.is_some() {
+            for (tid, _) in found {
+                if reference.lock_newest(txn, tid, &key)? {
                     locked = true;
                     break;
                 }
@@ -469,7 +448,55 @@ impl Constraints {
     }
 }
 
+/// Most update links a referenced row's lock follows before giving up
+/// (each is a committed update of the row since it was found).
+const LINKS_FOLLOWED_MAX: usize = 10_000;
+
 impl Reference {
+    /// Share-locks the newest version of the referenced row found at
+    /// `tid`, if it still carries `key`: whether it does. A version updated
+    /// by a transaction that committed since is followed (READ COMMITTED;
+    /// REPEATABLE READ gets 40001 from the heap), and so is one this
+    /// transaction updated itself: its new version is the row (a new
+    /// snapshot may not yet show the commit of the updater that this
+    /// transaction's own update waited for, so the lookup can return the
+    /// version before it).
+    fn lock_newest(
+        &self,
+        txn: &mut Transaction,
+        mut tid: Tid,
+        key: &[Value],
+    ) -> Result<bool, SqlError> {
+        let table = &self.parent.table;
+        let heap = folio_catalog::CatalogError::from;
+        for _ in 0..LINKS_FOLLOWED_MAX {
+            match table.lock_shared(txn, tid).map_err(heap)? {
+                Write::Done(_) | Write::Hot(_) => {
+                    let Some(bytes) = table.fetch_any(tid).map_err(heap)? else {
+                        return Ok(false);
+                    };
+                    let row = self.parent.decode(txn, &bytes)?;
+                    return Ok(self.ref_columns.iter().zip(key).all(|(&c, v)| row[c] == *v));
+                }
+                Write::Moved(next) => tid = next,
+                Write::Gone => match table.header(tid).map_err(heap)? {
+                    Some(h) if h.deleter().is_some_and(|d| txn.is_mine(d)) => match h.next {
+                        Some(next) => tid = next,
+                        None => return Ok(false),
+                    },
+                    _ => return Ok(false),
+                },
+            }
+        }
+        Err(SqlError::new(
+            "40001",
+            format!(
+                "could not serialize access: the row referenced by \"{}\" kept changing",
+                self.name
+            ),
+        ))
+    }
+
     /// The key of `row` (None when a column is NULL: not checked).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
         if self.columns.iter().any(|&c| row[c] == Value::Null) {

@@ -855,3 +855,34 @@ fn foreign_keys_and_a_concurrent_parent_delete() {
         }
     }
 }
+
+// Proves a transaction that updated the referenced row itself (after
+// waiting for another updater of it) still finds it for its referencing
+// insert: pgbench's TPC-B with foreign keys, two clients on one branch.
+#[test]
+fn referencing_insert_after_updating_the_parent_under_contention() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table b (bid int primary key, bal int)");
+    ok(&mut s, "create table h (bid int references b, delta int)");
+    ok(&mut s, "insert into b values (1, 0)");
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let db = db.clone();
+            scope.spawn(move || {
+                let mut s = Session::new(db);
+                for i in 0..200 {
+                    ok(
+                        &mut s,
+                        &format!(
+                            "begin; update b set bal = bal + {i} where bid = 1; \
+                             insert into h values (1, {i}); end"
+                        ),
+                    );
+                }
+            });
+        }
+    });
+    assert_eq!(rows(&mut s, "select count(*) from h"), [text(&["400"])]);
+}

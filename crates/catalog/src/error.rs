@@ -51,6 +51,13 @@ pub enum CatalogError {
         constraint: String,
         referencing: String,
     },
+    /// DROP INDEX of the unique index a foreign key references through.
+    #[error("cannot drop index {index} because other objects depend on it")]
+    IndexNeeded {
+        index: String,
+        constraint: String,
+        table: String,
+    },
     #[error("constraint \"{name}\" for relation \"{table}\" already exists")]
     ConstraintExists { table: String, name: String },
     #[error("constraint \"{name}\" of relation \"{table}\" does not exist")]
@@ -76,6 +83,13 @@ impl CatalogError {
             } => Some(format!(
                 "constraint {constraint} on table {referencing} depends on table {table}"
             )),
+            CatalogError::IndexNeeded {
+                index,
+                constraint,
+                table,
+            } => Some(format!(
+                "constraint {constraint} on table {table} depends on index {index}"
+            )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
             _ => None,
         }
@@ -84,7 +98,7 @@ impl CatalogError {
     /// PostgreSQL's HINT for the condition, where it gives one.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            CatalogError::Referenced { .. } => {
+            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.")
             }
             _ => None,
@@ -110,7 +124,7 @@ impl CatalogError {
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
             CatalogError::NullablePrimaryKey(_) => Some("0A000"),
-            CatalogError::Referenced { .. } => Some("2BP01"),
+            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => Some("2BP01"),
             CatalogError::ConstraintExists { .. } => Some("42710"),
             CatalogError::NoSuchConstraint { .. } => Some("42704"),
             CatalogError::NoMatchingUnique(_) => Some("42830"),

@@ -36,9 +36,10 @@ use crate::access;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::parse;
-use crate::scalar::{self, Env, Scalar};
+use crate::scalar::{self, Cmp, Env, Scalar};
+use crate::scan;
 use crate::types;
-use folio_catalog::{ConstraintKind, Relation};
+use folio_catalog::{ConstraintKind, RefAction, Relation, RowAt};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use std::sync::Arc;
@@ -84,7 +85,20 @@ struct Referencing {
     ref_columns: Vec<usize>,
     /// A child index over exactly `columns`, in order, if there is one.
     index: Option<usize>,
+    /// `ON DELETE CASCADE`: how the referencing rows are deleted.
+    cascade: Option<Cascade>,
 }
+
+/// The constraints the rows an `ON DELETE CASCADE` deletes are deleted
+/// under.
+enum Cascade {
+    /// The key references its own table.
+    Itself,
+    Other(Box<Constraints>),
+}
+
+/// Most tables one delete cascades through.
+const CASCADE_DEPTH_MAX: usize = 16;
 
 impl Constraints {
     /// The constraints of `relation`, bound (stored expressions parsed and
@@ -93,6 +107,18 @@ impl Constraints {
         cx: &Ctx<'_>,
         txn: &Transaction,
         relation: &Relation,
+    ) -> Result<Constraints, SqlError> {
+        Constraints::bind_in(cx, txn, relation, &[])
+    }
+
+    /// [`Constraints::bind`] for a table reached through `ON DELETE
+    /// CASCADE` from the tables `cascading` (a cycle of cascades through
+    /// other tables is 0A000).
+    fn bind_in(
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        relation: &Relation,
+        cascading: &[u64],
     ) -> Result<Constraints, SqlError> {
         let def = &relation.def;
         let mut out = Constraints::default();
@@ -149,23 +175,44 @@ impl Constraints {
                         .zip(&columns)
                         .all(|(&a, &b)| usize::from(a) == b)
             });
+            let cascade = match fk.on_delete {
+                RefAction::Cascade if c.table_oid == def.oid => Some(Cascade::Itself),
+                RefAction::Cascade => {
+                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX {
+                        return Err(SqlError::unsupported(format!(
+                            "ON DELETE CASCADE through a cycle of tables (\"{}\")",
+                            c.name
+                        )));
+                    }
+                    let mut path = cascading.to_vec();
+                    path.push(def.oid);
+                    let bound = Constraints::bind_in(cx, txn, &child, &path)?;
+                    Some(Cascade::Other(Box::new(bound)))
+                }
+                _ => None,
+            };
             out.referenced_by.push(Referencing {
                 name: c.name.clone(),
                 child,
                 columns,
                 ref_columns: fk.ref_columns.iter().map(|&c| usize::from(c)).collect(),
                 index,
+                cascade,
             });
         }
         Ok(out)
     }
 
     /// The relations the constraints read (for a plan's currency).
-    pub fn relations(&self) -> impl Iterator<Item = &Arc<Relation>> {
-        self.references
-            .iter()
-            .map(|r| &r.parent)
-            .chain(self.referenced_by.iter().map(|r| &r.child))
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        let mut out: Vec<&Arc<Relation>> = self.references.iter().map(|r| &r.parent).collect();
+        for r in &self.referenced_by {
+            out.push(&r.child);
+            if let Some(Cascade::Other(more)) = &r.cascade {
+                out.extend(more.relations());
+            }
+        }
+        out
     }
 
     /// What column `column` takes when a row leaves it out or names
@@ -235,19 +282,60 @@ impl Constraints {
         Ok(write)
     }
 
-    /// Deletes the version at `tid` (values `old`), checked.
+    /// Deletes the version at `tid` (values `old`), checked; the rows an
+    /// `ON DELETE CASCADE` key makes go are deleted too.
     pub fn delete(
         &self,
         txn: &mut Transaction,
         relation: &Relation,
         tid: Tid,
         old: &[Value],
+        env: &Env<'_>,
     ) -> Result<Write, SqlError> {
         let write = relation.delete(txn, tid)?;
         if matches!(write, Write::Done(_)) {
+            self.cascade(txn, old, env)?;
             self.not_referenced(txn, relation, old, None)?;
         }
         Ok(write)
+    }
+
+    /// Deletes the rows that reference `old` through `ON DELETE CASCADE`
+    /// keys (each under its table's constraints, so cascades go on), with
+    /// a new snapshot and READ COMMITTED's re-check of rows changed since.
+    fn cascade(&self, txn: &mut Transaction, old: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        for referencing in &self.referenced_by {
+            let Some(cascade) = &referencing.cascade else {
+                continue;
+            };
+            let Some(key) = referencing.key_of(old)? else {
+                continue;
+            };
+            let child = &referencing.child;
+            let rows = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
+            let same_key: Vec<Scalar> = referencing
+                .columns
+                .iter()
+                .zip(&key)
+                .map(|(&c, v)| {
+                    Scalar::Compare(
+                        Cmp::Eq,
+                        Box::new(Scalar::Column(c)),
+                        Box::new(Scalar::Const(v.clone())),
+                    )
+                })
+                .collect();
+            let constraints = match cascade {
+                Cascade::Itself => self,
+                Cascade::Other(c) => c,
+            };
+            for (tid, row) in rows {
+                scan::write_newest(txn, child, &same_key, tid, row, env, |txn, tid, row| {
+                    Ok((constraints.delete(txn, child, tid, row, env)?, ()))
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The row fitted to its columns (NOT NULL checked) and checked against
@@ -388,42 +476,22 @@ impl Constraints {
         new: Option<&[Value]>,
     ) -> Result<(), SqlError> {
         for referencing in &self.referenced_by {
-            if referencing
-                .ref_columns
-                .iter()
-                .any(|&c| old[c] == Value::Null)
-            {
-                continue;
-            }
             if let Some(new) = new
                 && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
             {
                 continue;
             }
             let child = &referencing.child;
-            let key = referencing
-                .columns
-                .iter()
-                .zip(&referencing.ref_columns)
-                .map(|(&c, &r)| types::coerce(old[r].clone(), child.types[c]))
-                .collect::<Result<Vec<Value>, _>>()?;
+            let Some(key) = referencing.key_of(old)? else {
+                continue;
+            };
             // The newest committed rows, under either isolation level: a
             // referencing row committed after a REPEATABLE READ snapshot
             // still holds the key (PostgreSQL's crosscheck makes that
-            // 40001; here it is 23503).
-            let found = txn.with_latest_snapshot(|txn| -> Result<bool, SqlError> {
-                Ok(match referencing.index {
-                    Some(index) => !child.lookup(txn, index, &key)?.is_empty(),
-                    None => child.scan(txn)?.iter().any(|(_, row)| {
-                        referencing
-                            .columns
-                            .iter()
-                            .zip(&key)
-                            .all(|(&c, v)| row[c] == *v)
-                    }),
-                })
-            })?;
-            if found {
+            // 40001; here it is 23503). After a cascade, none is left
+            // unless one was added meanwhile.
+            let found = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
+            if !found.is_empty() {
                 let names = column_names(relation, &referencing.ref_columns);
                 let values: Vec<Value> = referencing
                     .ref_columns
@@ -445,6 +513,36 @@ impl Constraints {
             }
         }
         Ok(())
+    }
+}
+
+impl Referencing {
+    /// The child's key for the referenced values in `row` (None when one
+    /// is NULL: nothing references it).
+    fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
+        if self.ref_columns.iter().any(|&c| row[c] == Value::Null) {
+            return Ok(None);
+        }
+        self.columns
+            .iter()
+            .zip(&self.ref_columns)
+            .map(|(&c, &r)| types::coerce(row[r].clone(), self.child.types[c]))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// The child rows `txn` sees whose key is `key` (through the child's
+    /// index on exactly the key's columns, else a scan).
+    fn rows_with(&self, txn: &Transaction, key: &[Value]) -> Result<Vec<RowAt>, SqlError> {
+        Ok(match self.index {
+            Some(index) => self.child.lookup(txn, index, key)?,
+            None => self
+                .child
+                .scan(txn)?
+                .into_iter()
+                .filter(|(_, row)| self.columns.iter().zip(key).all(|(&c, v)| row[c] == *v))
+                .collect(),
+        })
     }
 }
 

@@ -194,14 +194,18 @@ impl KeySpec {
             columns: columns.iter().map(names::ident).collect(),
             table: names::relation(table)?,
             ref_columns: ref_columns.iter().map(names::ident).collect(),
-            on_delete: action(on_delete)?,
+            on_delete: match on_delete {
+                Some(ReferentialAction::Cascade) => RefAction::Cascade,
+                other => action(other)?,
+            },
             on_update: action(on_update)?,
         })
     }
 }
 
-/// `NO ACTION` and `RESTRICT`; `CASCADE`, `SET NULL` and `SET DEFAULT`
-/// are 0A000 (README "Status").
+/// `NO ACTION` and `RESTRICT` (and `ON DELETE CASCADE`, taken by the
+/// caller); `CASCADE` on update, `SET NULL` and `SET DEFAULT` are 0A000
+/// (README "Status").
 fn action(action: Option<ReferentialAction>) -> Result<RefAction, SqlError> {
     match action {
         None | Some(ReferentialAction::NoAction) => Ok(RefAction::NoAction),

@@ -458,7 +458,7 @@ impl Change {
                         row,
                         env,
                         |txn, tid, row| {
-                            let write = constraints.delete(txn, relation, tid, row)?;
+                            let write = constraints.delete(txn, relation, tid, row, env)?;
                             Ok((write, row.to_vec()))
                         },
                     )?;

@@ -153,6 +153,48 @@ impl Catalog {
         self.insert_constraint(txn, &table, request.name, kind)
     }
 
+    /// `ALTER TABLE table_name ALTER COLUMN column SET DEFAULT expr` (or,
+    /// with `None`, `DROP DEFAULT`): the column's default row replaced.
+    pub fn set_default(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+        expr: Option<String>,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let position = table
+            .column(column)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: table_name.to_string(),
+                column: column.to_string(),
+            })? as u16;
+        let old: Vec<Tid> = self
+            .constraint_rows(txn, table.oid)?
+            .into_iter()
+            .filter(|(_, c)| {
+                c.table_oid == table.oid
+                    && matches!(c.kind, ConstraintKind::Default { column, .. } if column == position)
+            })
+            .map(|(tid, _)| tid)
+            .collect();
+        self.in_savepoint(txn, |txn| {
+            for tid in old {
+                self.constraints.delete(txn, tid)?;
+            }
+            Ok(())
+        })?;
+        if let Some(expr) = expr {
+            let kind = ConstraintKind::Default {
+                column: position,
+                expr,
+            };
+            self.insert_constraint(txn, &table, "", kind)?;
+        }
+        Ok(())
+    }
+
     /// `ALTER TABLE table_name DROP CONSTRAINT name` (also what `DROP
     /// TABLE ... CASCADE` does to the foreign keys that reference a dropped
     /// table). A foreign key's referenced table is locked and marked too.

@@ -15,9 +15,10 @@ use folio_catalog::{ColumnDef, ConstraintKind, ForeignKeyRequest, RefAction, Tab
 use folio_db::{Database, Transaction};
 use folio_row::SqlType;
 use sqlparser::ast::{
-    AlterTableOperation, ColumnOption, ConstraintCharacteristics, CreateTable, CreateTableOptions,
-    DeferrableInitial, Expr, Ident, IndexColumn, ObjectName, ObjectType, ReferentialAction,
-    SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
+    AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
+    CreateTable, CreateTableOptions, DeferrableInitial, Expr, Ident, IndexColumn, ObjectName,
+    ObjectType, ReferentialAction, SqlOption, TableConstraint, TruncateTableTarget,
+    Value as AstValue,
 };
 use std::ops::ControlFlow;
 
@@ -276,19 +277,11 @@ impl Additions {
             .table(txn, table)?
             .ok_or_else(|| SqlError::undefined_table(table))?;
         let mut taken: Vec<String> = def.constraints.iter().map(|c| c.name.clone()).collect();
-        let none: &[(String, SqlType)] = &[];
         for (column, expr) in &self.defaults {
             let position = access_column(&def, column)?;
-            if !column_free(expr) {
-                return Err(SqlError::new(
-                    "0A000",
-                    "cannot use column reference in DEFAULT expression",
-                ));
-            }
-            scalar::bind(expr, none)?;
             let kind = ConstraintKind::Default {
                 column: position as u16,
-                expr: expr.to_string(),
+                expr: default_text(expr)?,
             };
             catalog.add_constraint(txn, table, "", kind)?;
         }
@@ -357,6 +350,20 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
             ),
         )
     })
+}
+
+/// A DEFAULT expression as stored: it names no column (0A000, as
+/// PostgreSQL) and binds.
+fn default_text(expr: &Expr) -> Result<String, SqlError> {
+    if !column_free(expr) {
+        return Err(SqlError::new(
+            "0A000",
+            "cannot use column reference in DEFAULT expression",
+        ));
+    }
+    let none: &[(String, SqlType)] = &[];
+    scalar::bind(expr, none)?;
+    Ok(expr.to_string())
 }
 
 /// Whether `expr` names no column (a DEFAULT may not).
@@ -507,7 +514,8 @@ pub fn truncate(
 
 /// `ALTER TABLE name ADD PRIMARY KEY (columns) | ADD [CONSTRAINT name]
 /// CHECK (expr) | ADD [CONSTRAINT name] FOREIGN KEY (columns) REFERENCES t
-/// [(columns)] | DROP CONSTRAINT [IF EXISTS] name`, in order.
+/// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
+/// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT`, in order.
 pub fn alter_table(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -550,6 +558,19 @@ pub fn alter_table(
                     }
                     other => other?,
                 }
+            }
+            AlterTableOperation::AlterColumn { column_name, op } => {
+                let column = names::ident(column_name);
+                let expr = match op {
+                    AlterColumnOperation::SetDefault { value } => Some(default_text(value)?),
+                    AlterColumnOperation::DropDefault => None,
+                    other => {
+                        return Err(SqlError::unsupported(format!(
+                            "ALTER TABLE ... ALTER COLUMN {other}"
+                        )));
+                    }
+                };
+                db.catalog().set_default(txn, &name, &column, expr)?;
             }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
         }

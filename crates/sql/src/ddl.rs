@@ -6,14 +6,15 @@ use crate::access;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::explain;
 use crate::indexes;
 use crate::names;
 use crate::output::{Notice, Output};
-use crate::scalar::{self, Env};
+use crate::scalar::{self, Env, Scalar};
 use crate::types;
 use folio_catalog::{ColumnDef, ConstraintKind, ForeignKeyRequest, RefAction, TableDef};
 use folio_db::{Database, Transaction};
-use folio_row::SqlType;
+use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
     CreateTable, CreateTableOptions, DeferrableInitial, Expr, Ident, IndexColumn, ObjectName,
@@ -277,18 +278,29 @@ impl Additions {
             .table(txn, table)?
             .ok_or_else(|| SqlError::undefined_table(table))?;
         let mut taken: Vec<String> = def.constraints.iter().map(|c| c.name.clone()).collect();
+        let env = Env::at(cx.now);
         for (column, expr) in &self.defaults {
             let position = access_column(&def, column)?;
             let kind = ConstraintKind::Default {
                 column: position as u16,
-                expr: default_text(expr)?,
+                expr: default_text(expr, column_type(&def, position)?, &env)?,
             };
             catalog.add_constraint(txn, table, "", kind)?;
         }
         if !self.checks.is_empty() {
             let relation = catalog.open_relation(def.clone())?;
             for (name, expr) in &self.checks {
-                scalar::bind(expr, &relation)?;
+                let bound = scalar::bind(expr, &relation)?;
+                let ty = bound.ty_in(&relation);
+                if ty != SqlType::Bool && bound != Scalar::Const(Value::Null) {
+                    return Err(SqlError::new(
+                        "42804",
+                        format!(
+                            "argument of CHECK must be type boolean, not type {}",
+                            explain::type_name(ty)
+                        ),
+                    ));
+                }
                 let name = match name {
                     Some(name) => name.clone(),
                     None => {
@@ -352,9 +364,10 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
     })
 }
 
-/// A DEFAULT expression as stored: it names no column (0A000, as
-/// PostgreSQL) and binds.
-fn default_text(expr: &Expr) -> Result<String, SqlError> {
+/// A DEFAULT expression of a column of type `ty` as stored: it names no
+/// column (0A000, as PostgreSQL) and its value now fits the column (an
+/// error now, as PostgreSQL's at CREATE, rather than at every insert).
+fn default_text(expr: &Expr, ty: SqlType, env: &Env<'_>) -> Result<String, SqlError> {
     if !column_free(expr) {
         return Err(SqlError::new(
             "0A000",
@@ -362,8 +375,15 @@ fn default_text(expr: &Expr) -> Result<String, SqlError> {
         ));
     }
     let none: &[(String, SqlType)] = &[];
-    scalar::bind(expr, none)?;
+    types::coerce(scalar::bind(expr, none)?.eval(&[], env)?, ty)?;
     Ok(expr.to_string())
+}
+
+/// The type of column `position` of `def`.
+fn column_type(def: &TableDef, position: usize) -> Result<SqlType, SqlError> {
+    let column = &def.columns[position];
+    SqlType::from_oid(column.type_oid, column.typmod)
+        .ok_or_else(|| SqlError::unsupported(format!("the type of column \"{}\"", column.name)))
 }
 
 /// Whether `expr` names no column (a DEFAULT may not).
@@ -562,7 +582,14 @@ pub fn alter_table(
             AlterTableOperation::AlterColumn { column_name, op } => {
                 let column = names::ident(column_name);
                 let expr = match op {
-                    AlterColumnOperation::SetDefault { value } => Some(default_text(value)?),
+                    AlterColumnOperation::SetDefault { value } => {
+                        let def = db
+                            .catalog()
+                            .table(txn, &name)?
+                            .ok_or_else(|| SqlError::undefined_table(&name))?;
+                        let ty = column_type(&def, access_column(&def, &column)?)?;
+                        Some(default_text(value, ty, &Env::at(cx.now))?)
+                    }
                     AlterColumnOperation::DropDefault => None,
                     other => {
                         return Err(SqlError::unsupported(format!(

@@ -56,10 +56,12 @@ pub struct CatalogTrees {
     pub oids: Tree,
     pub toast: Tree,
     pub toast_values: MultiTree,
+    pub constraints: Tree,
+    pub constraint_tables: MultiTree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 7] = [
+pub const CATALOG_TREE_NAMES: [&str; 9] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
@@ -67,6 +69,8 @@ pub const CATALOG_TREE_NAMES: [&str; 7] = [
     "folio.oid",
     "folio.toast",
     "folio.toast_value",
+    "folio.constraint",
+    "folio.constraint_table",
 ];
 
 /// The catalog of one database.
@@ -78,6 +82,10 @@ pub struct Catalog {
     class_names: Index,
     attributes: Table,
     attribute_tables: Index,
+    /// `folio.constraint` (`constraints.rs`), indexed by the constrained
+    /// table's oid and, for a foreign key, also by the referenced one's.
+    pub(crate) constraints: Table,
+    pub(crate) constraint_tables: Index,
     oids: Arc<Oids>,
     activity: Activity,
     statistics: PerTable<StatsSlot>,
@@ -92,7 +100,7 @@ fn corrupt(reason: String) -> CatalogError {
     CatalogError::Corrupt(reason)
 }
 
-fn check_name(name: &str) -> Result<(), CatalogError> {
+pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
     if name.len() > MAX_NAME_LEN {
         return Err(CatalogError::NameTooLong(name.to_string()));
     }
@@ -112,6 +120,12 @@ impl Catalog {
             attribute_tables: Index::open(
                 "folio_attribute_table_index",
                 trees.attribute_tables,
+                false,
+            ),
+            constraints: Table::open(pool.clone(), wal.clone(), trees.constraints),
+            constraint_tables: Index::open(
+                "folio_constraint_table_index",
+                trees.constraint_tables,
                 false,
             ),
             activity: Activity::default(),
@@ -179,6 +193,8 @@ impl Catalog {
             columns: columns.to_vec(),
             root: pages.root(),
             indexes: Vec::new(),
+            constraints: Vec::new(),
+            referenced_by: Vec::new(),
         })
     }
 
@@ -276,13 +292,38 @@ impl Catalog {
         Ok(def)
     }
 
-    /// `DROP TABLE name` (and its indexes), under the table's DDL lock.
+    /// `DROP TABLE name` (and its indexes, defaults and constraints), under
+    /// the table's DDL lock. A table another table's foreign key references
+    /// is 2BP01 (drop that constraint first: `drop_constraint`).
     pub fn drop_table(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let table = self.lock_table(txn, name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        if let Some(fk) = table
+            .referenced_by
+            .iter()
+            .find(|c| c.table_oid != table.oid)
+        {
+            return Err(CatalogError::Referenced {
+                table: name.to_string(),
+                constraint: fk.name.clone(),
+                referencing: fk.table.clone(),
+            });
+        }
+        // The tables its foreign keys reference lose a referencing key:
+        // their writers must read them again.
+        for parent in table.constraints.iter().filter_map(|c| c.references()) {
+            if parent != table.oid {
+                self.lock_for_ddl(txn, parent, LockMode::Share)?;
+            }
+        }
         self.in_savepoint(txn, |txn| {
             for (tid, _) in self.attribute_rows(txn, table.oid)? {
                 self.attributes.delete(txn, tid)?;
+            }
+            for (tid, c) in self.constraint_rows(txn, table.oid)? {
+                if c.table_oid == table.oid {
+                    self.constraints.delete(txn, tid)?;
+                }
             }
             for (tid, class) in self.class_rows(txn)? {
                 if class.oid == table.oid
@@ -318,6 +359,36 @@ impl Catalog {
             .class(txn, name)?
             .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
             .ok_or_else(missing)?;
+        // A foreign key that references the table through this index, and
+        // no other unique index over its columns, needs it.
+        let covers = |i: &IndexDef, columns: &[u16]| {
+            let (mut a, mut b) = (i.columns.clone(), columns.to_vec());
+            a.sort_unstable();
+            b.sort_unstable();
+            i.unique && a == b
+        };
+        for key in &table.referenced_by {
+            if let crate::defs::ConstraintKind::ForeignKey(fk) = &key.kind
+                && covers(
+                    table
+                        .indexes
+                        .iter()
+                        .find(|i| i.oid == index.oid)
+                        .ok_or_else(missing)?,
+                    &fk.ref_columns,
+                )
+                && !table
+                    .indexes
+                    .iter()
+                    .any(|i| i.oid != index.oid && covers(i, &fk.ref_columns))
+            {
+                return Err(CatalogError::IndexNeeded {
+                    index: name.to_string(),
+                    constraint: key.name.clone(),
+                    table: key.table.clone(),
+                });
+            }
+        }
         self.in_savepoint(txn, |txn| {
             self.classes.delete(txn, tid)?;
             Ok(())
@@ -466,7 +537,7 @@ impl Catalog {
     /// `CREATE INDEX`, `ACCESS EXCLUSIVE` for drop and rename), and its
     /// DDL mark (`currency.rs`), so writers that opened the table before
     /// learn that it changed.
-    fn lock_for_ddl(
+    pub(crate) fn lock_for_ddl(
         &self,
         txn: &mut Transaction,
         oid: u64,
@@ -536,8 +607,9 @@ impl Catalog {
             .map(|(_, row)| row)
             .collect();
         attributes.sort_by_key(|a| a.number);
-        let indexes = self
-            .class_rows(txn)?
+        let classes = self.class_rows(txn)?;
+        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, &classes)?;
+        let indexes = classes
             .into_iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
             .map(|(_, c)| IndexDef {
@@ -557,6 +629,8 @@ impl Catalog {
             columns: attributes.into_iter().map(|a| a.column).collect(),
             root: class.root,
             indexes,
+            constraints,
+            referenced_by,
         })
     }
 
@@ -575,7 +649,10 @@ impl Catalog {
 
     /// Every `folio.class` row `txn` sees (the catalog is small; an index
     /// on the table oid comes when it is not).
-    fn class_rows(&self, txn: &Transaction) -> Result<Vec<(Tid, ClassRow)>, CatalogError> {
+    pub(crate) fn class_rows(
+        &self,
+        txn: &Transaction,
+    ) -> Result<Vec<(Tid, ClassRow)>, CatalogError> {
         self.classes
             .scan(txn)?
             .into_iter()
@@ -610,7 +687,7 @@ impl Catalog {
 
     /// Runs `f` in a savepoint of `txn`: rolled back to if `f` fails, so
     /// a failed DDL leaves no rows behind.
-    fn in_savepoint(
+    pub(crate) fn in_savepoint(
         &self,
         txn: &mut Transaction,
         f: impl FnOnce(&mut Transaction) -> Result<(), CatalogError>,

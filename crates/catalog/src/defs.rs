@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `folio.class` | oid, name, kind (`r` table / `i` index), tree root, table oid (indexes), unique, key columns |
 //! | `folio.attribute` | table oid, column number, name, type oid, type modifier, not null |
+//! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
 use crate::codec::{Reader, Writer};
 use folio_page::PageId;
@@ -82,12 +83,177 @@ pub struct TableDef {
     /// Root of its page list (folio-heap).
     pub root: PageId,
     pub indexes: Vec<IndexDef>,
+    /// Its column defaults, CHECK constraints and foreign keys.
+    pub constraints: Vec<ConstraintDef>,
+    /// The foreign keys of other tables (or of itself) that reference it.
+    pub referenced_by: Vec<ConstraintDef>,
 }
 
 impl TableDef {
     /// The position of column `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The default expression of column `column`, as SQL text.
+    pub fn default_of(&self, column: usize) -> Option<&str> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Default { column: d, expr } if usize::from(*d) == column => {
+                Some(expr.as_str())
+            }
+            _ => None,
+        })
+    }
+}
+
+/// A column default, a CHECK constraint or a foreign key of a table (a
+/// `folio.constraint` row). Defaults live here too, unnamed (PostgreSQL
+/// keeps them apart, in `pg_attrdef`): one catalog table for everything
+/// that constrains or fills a table's rows by expression or reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstraintDef {
+    pub oid: u64,
+    /// Unique among the table's constraints (empty for a default).
+    pub name: String,
+    pub table_oid: u64,
+    /// The constrained table's name as the reader saw it (not stored).
+    pub table: String,
+    pub kind: ConstraintKind,
+}
+
+/// What a constraint is. Expressions are SQL text (the SQL layer parses
+/// and binds them; the catalog does not evaluate them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// `DEFAULT expr` of column `column` (position, 0-based).
+    Default { column: u16, expr: String },
+    /// `CHECK (expr)`.
+    Check { expr: String },
+    /// `FOREIGN KEY (columns) REFERENCES table (ref_columns)`.
+    ForeignKey(ForeignKey),
+}
+
+/// A foreign key: `columns` of the constrained table reference
+/// `ref_columns` of table `ref_table_oid`, which a unique index covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKey {
+    pub columns: Vec<u16>,
+    pub ref_table_oid: u64,
+    /// The referenced table's name as the reader saw it (not stored:
+    /// filled in when the definition is read, so renames follow).
+    pub ref_table: String,
+    pub ref_columns: Vec<u16>,
+    pub on_delete: RefAction,
+    pub on_update: RefAction,
+}
+
+/// `ON DELETE` / `ON UPDATE` of a foreign key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefAction {
+    /// `NO ACTION` (the default) and `RESTRICT`: a referenced key may
+    /// not go (PostgreSQL checks NO ACTION at the end of the statement and
+    /// RESTRICT at once; folio checks both at once).
+    NoAction,
+    Restrict,
+    /// `ON DELETE CASCADE`: the referencing rows are deleted too.
+    Cascade,
+}
+
+impl RefAction {
+    fn code(self) -> u8 {
+        match self {
+            RefAction::NoAction => b'a',
+            RefAction::Restrict => b'r',
+            RefAction::Cascade => b'c',
+        }
+    }
+
+    fn from_code(code: u8) -> Result<RefAction, String> {
+        match code {
+            b'a' => Ok(RefAction::NoAction),
+            b'r' => Ok(RefAction::Restrict),
+            b'c' => Ok(RefAction::Cascade),
+            other => Err(format!("foreign key action {other}")),
+        }
+    }
+}
+
+const CONSTRAINT_DEFAULT: u8 = b'd';
+const CONSTRAINT_CHECK: u8 = b'c';
+const CONSTRAINT_FOREIGN_KEY: u8 = b'f';
+
+impl ConstraintDef {
+    /// The referenced table's oid, for a foreign key.
+    pub fn references(&self) -> Option<u64> {
+        match &self.kind {
+            ConstraintKind::ForeignKey(fk) => Some(fk.ref_table_oid),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.u64(self.oid).u64(self.table_oid).str(&self.name);
+        match &self.kind {
+            ConstraintKind::Default { column, expr } => {
+                w.u8(CONSTRAINT_DEFAULT).u16(*column).str(expr);
+            }
+            ConstraintKind::Check { expr } => {
+                w.u8(CONSTRAINT_CHECK).str(expr);
+            }
+            ConstraintKind::ForeignKey(fk) => {
+                w.u8(CONSTRAINT_FOREIGN_KEY).u16(fk.columns.len() as u16);
+                for c in &fk.columns {
+                    w.u16(*c);
+                }
+                w.u64(fk.ref_table_oid).u16(fk.ref_columns.len() as u16);
+                for c in &fk.ref_columns {
+                    w.u16(*c);
+                }
+                w.u8(fk.on_delete.code()).u8(fk.on_update.code());
+            }
+        }
+        w.0
+    }
+
+    /// Decodes a row (`table` and a foreign key's `ref_table` are left
+    /// empty: the reader fills them in).
+    pub(crate) fn decode(bytes: &[u8]) -> Result<ConstraintDef, String> {
+        let mut r = Reader(bytes);
+        let oid = r.u64()?;
+        let table_oid = r.u64()?;
+        let name = r.str()?;
+        let kind = match r.u8()? {
+            CONSTRAINT_DEFAULT => ConstraintKind::Default {
+                column: r.u16()?,
+                expr: r.str()?,
+            },
+            CONSTRAINT_CHECK => ConstraintKind::Check { expr: r.str()? },
+            CONSTRAINT_FOREIGN_KEY => {
+                let n = r.u16()?;
+                let columns = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+                let ref_table_oid = r.u64()?;
+                let m = r.u16()?;
+                let ref_columns = (0..m).map(|_| r.u16()).collect::<Result<_, _>>()?;
+                ConstraintKind::ForeignKey(ForeignKey {
+                    columns,
+                    ref_table_oid,
+                    ref_table: String::new(),
+                    ref_columns,
+                    on_delete: RefAction::from_code(r.u8()?)?,
+                    on_update: RefAction::from_code(r.u8()?)?,
+                })
+            }
+            other => return Err(format!("constraint kind {other}")),
+        };
+        r.end()?;
+        Ok(ConstraintDef {
+            oid,
+            name,
+            table_oid,
+            table: String::new(),
+            kind,
+        })
     }
 }
 
@@ -227,5 +393,33 @@ mod tests {
         };
         assert_eq!(AttributeRow::decode(&attr.encode()), Ok(attr));
         assert!(ClassRow::decode(&[1, 2, 3]).is_err());
+        let kinds = [
+            ConstraintKind::Default {
+                column: 3,
+                expr: "now()".into(),
+            },
+            ConstraintKind::Check {
+                expr: "a > 0".into(),
+            },
+            ConstraintKind::ForeignKey(ForeignKey {
+                columns: vec![1, 2],
+                ref_table_oid: 16390,
+                ref_table: String::new(),
+                ref_columns: vec![0, 1],
+                on_delete: RefAction::Cascade,
+                on_update: RefAction::NoAction,
+            }),
+        ];
+        for kind in kinds {
+            let c = ConstraintDef {
+                oid: 16400,
+                name: "t_a_check".into(),
+                table_oid: 16383,
+                table: String::new(),
+                kind,
+            };
+            assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+        }
+        assert!(ConstraintDef::decode(&[0; 17]).is_err());
     }
 }

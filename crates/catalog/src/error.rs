@@ -44,9 +44,67 @@ pub enum CatalogError {
     /// first make it NOT NULL; folio cannot change a column yet).
     #[error("a primary key on column \"{0}\", which allows NULL, is not supported yet")]
     NullablePrimaryKey(String),
+    /// DROP TABLE of a table a foreign key of another table references.
+    #[error("cannot drop table {table} because other objects depend on it")]
+    Referenced {
+        table: String,
+        constraint: String,
+        referencing: String,
+    },
+    /// DROP INDEX of the unique index a foreign key references through.
+    #[error("cannot drop index {index} because other objects depend on it")]
+    IndexNeeded {
+        index: String,
+        constraint: String,
+        table: String,
+    },
+    #[error("constraint \"{name}\" for relation \"{table}\" already exists")]
+    ConstraintExists { table: String, name: String },
+    #[error("constraint \"{name}\" of relation \"{table}\" does not exist")]
+    NoSuchConstraint { table: String, name: String },
+    #[error("there is no unique constraint matching given keys for referenced table \"{0}\"")]
+    NoMatchingUnique(String),
+    #[error("there is no primary key for referenced table \"{0}\"")]
+    NoPrimaryKey(String),
+    #[error("number of referencing and referenced columns for foreign key disagree")]
+    KeyArity,
+    #[error("foreign key constraint \"{name}\" cannot be implemented")]
+    IncompatibleKeys { name: String, detail: String },
 }
 
 impl CatalogError {
+    /// PostgreSQL's DETAIL for the condition, where it gives one.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            CatalogError::Referenced {
+                table,
+                constraint,
+                referencing,
+            } => Some(format!(
+                "constraint {constraint} on table {referencing} depends on table {table}"
+            )),
+            CatalogError::IndexNeeded {
+                index,
+                constraint,
+                table,
+            } => Some(format!(
+                "constraint {constraint} on table {table} depends on index {index}"
+            )),
+            CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
+            _ => None,
+        }
+    }
+
+    /// PostgreSQL's HINT for the condition, where it gives one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => {
+                Some("Use DROP ... CASCADE to drop the dependent objects too.")
+            }
+            _ => None,
+        }
+    }
+
     /// PostgreSQL's SQLSTATE for the condition, if it has one.
     pub fn sqlstate(&self) -> Option<&'static str> {
         match self {
@@ -66,6 +124,13 @@ impl CatalogError {
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
             CatalogError::NullablePrimaryKey(_) => Some("0A000"),
+            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => Some("2BP01"),
+            CatalogError::ConstraintExists { .. } => Some("42710"),
+            CatalogError::NoSuchConstraint { .. } => Some("42704"),
+            CatalogError::NoMatchingUnique(_) => Some("42830"),
+            CatalogError::NoPrimaryKey(_) => Some("42704"),
+            CatalogError::KeyArity => Some("42830"),
+            CatalogError::IncompatibleKeys { .. } => Some("42804"),
             _ => None,
         }
     }

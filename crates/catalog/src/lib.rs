@@ -6,6 +6,7 @@ mod amcheck;
 mod autovacuum;
 mod catalog;
 mod codec;
+mod constraints;
 mod currency;
 mod defs;
 mod error;
@@ -19,7 +20,10 @@ pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum,
 };
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
-pub use defs::{ColumnDef, IndexDef, KeyOrder, TableDef};
+pub use constraints::ForeignKeyRequest;
+pub use defs::{
+    ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
+};
 pub use error::CatalogError;
 pub use relation::{Relation, RelationIndex, RowAt};
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats, analyze};

@@ -227,8 +227,10 @@ impl Relation {
         Ok(())
     }
 
-    /// Fits `values` to the columns and checks NOT NULL.
-    fn prepare(&self, values: Vec<Value>) -> Result<Vec<Value>, CatalogError> {
+    /// Fits `values` to the columns and checks NOT NULL (what insert and
+    /// update do first; the SQL layer evaluates CHECK constraints on the
+    /// result, as PostgreSQL checks them after NOT NULL).
+    pub fn prepare(&self, values: Vec<Value>) -> Result<Vec<Value>, CatalogError> {
         if values.len() != self.types.len() {
             return Err(folio_row::RowError::Arity {
                 values: values.len(),

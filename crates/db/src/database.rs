@@ -557,6 +557,8 @@ fn open_catalog(
         oids,
         toast,
         toast_values,
+        constraints,
+        constraint_tables,
     ] = CATALOG_TREE_NAMES;
     let trees = CatalogTrees {
         classes: unique(classes)?,
@@ -566,6 +568,8 @@ fn open_catalog(
         oids: unique(oids)?,
         toast: unique(toast)?,
         toast_values: multi(toast_values)?,
+        constraints: unique(constraints)?,
+        constraint_tables: multi(constraint_tables)?,
     };
     Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }

@@ -25,7 +25,10 @@ pub use database::{
     CSN_LOG_TREE, DATA_FILE, Database, NamedCheck, Storage, WAL_DIR, redo_registry,
 };
 pub use error::DbError;
-pub use folio_catalog::{Catalog, CatalogError, ColumnDef, IndexDef, KeyOrder, TableDef};
+pub use folio_catalog::{
+    Catalog, CatalogError, ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyRequest, IndexDef,
+    KeyOrder, RefAction, TableDef,
+};
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_recovery::CONTROL_FILE;
 pub use folio_txn::{Durability, Isolation, Transaction};

@@ -231,6 +231,87 @@ fn committed_ddl_survives_a_crash_and_running_ddl_does_not() {
     db.close().unwrap();
 }
 
+// Proves defaults, CHECK constraints and foreign keys are catalog rows:
+// seen with their table, named by the tables they join, kept across a
+// restart; a foreign key needs a unique index over the referenced columns
+// (42830) or a primary key (42704); a referenced table cannot be dropped
+// (2BP01) until the key is dropped; a dropped child leaves no key behind.
+#[test]
+fn constraints_are_kept_in_the_catalog() {
+    use folio_db::{ConstraintKind, ForeignKeyRequest, RefAction};
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("db");
+    let bid = ["bid".to_string()];
+    let fk = |name, ref_columns| ForeignKeyRequest {
+        name,
+        columns: &bid,
+        ref_table: "parent",
+        ref_columns,
+        on_delete: RefAction::NoAction,
+        on_update: RefAction::NoAction,
+    };
+    {
+        let db = Database::create(&path, small_options()).unwrap();
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        cat.create_table(&mut t, "parent", &columns()).unwrap();
+        cat.create_table(&mut t, "child", &columns()).unwrap();
+        let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None));
+        assert_eq!(e.unwrap_err().sqlstate(), Some("42704"));
+        cat.add_primary_key(&mut t, "parent", &["aid"]).unwrap();
+        let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", Some(&bid[..])));
+        assert_eq!(e.unwrap_err().sqlstate(), Some("42830"));
+        cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None))
+            .unwrap();
+        let check = ConstraintKind::Check {
+            expr: "abalance > 0".into(),
+        };
+        cat.add_constraint(&mut t, "child", "child_abalance_check", check.clone())
+            .unwrap();
+        let e = cat.add_constraint(&mut t, "child", "child_abalance_check", check);
+        assert_eq!(e.unwrap_err().sqlstate(), Some("42710"));
+        let default = ConstraintKind::Default {
+            column: 2,
+            expr: "0".into(),
+        };
+        cat.add_constraint(&mut t, "child", "", default).unwrap();
+        t.commit().unwrap();
+        db.close().unwrap();
+    }
+    let db = Database::open(&path, small_options()).unwrap();
+    let cat = db.catalog();
+    let mut t = db.begin(RC, SYNC).unwrap();
+    let child = cat.table(&t, "child").unwrap().unwrap();
+    let names: Vec<&str> = child.constraints.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["child_bid_fkey", "child_abalance_check", ""]);
+    assert_eq!(child.default_of(2), Some("0"));
+    let ConstraintKind::ForeignKey(key) = &child.constraints[0].kind else {
+        panic!("a foreign key")
+    };
+    assert_eq!(
+        (key.ref_table.as_str(), &key.ref_columns[..]),
+        ("parent", &[0][..])
+    );
+    let parent = cat.table(&t, "parent").unwrap().unwrap();
+    assert_eq!(parent.referenced_by.len(), 1);
+    assert_eq!(parent.referenced_by[0].table, "child");
+    let e = cat.drop_table(&mut t, "parent").unwrap_err();
+    assert_eq!(e.sqlstate(), Some("2BP01"));
+    t.rollback().unwrap();
+    let mut t = db.begin(RC, SYNC).unwrap();
+    cat.drop_table(&mut t, "child").unwrap();
+    assert!(
+        cat.table(&t, "parent")
+            .unwrap()
+            .unwrap()
+            .referenced_by
+            .is_empty()
+    );
+    cat.drop_table(&mut t, "parent").unwrap();
+    t.commit().unwrap();
+    db.close().unwrap();
+}
+
 mod relations {
     use super::*;
     use folio_db::Write;

@@ -154,7 +154,14 @@ fn fatal(writer: &mut TcpStream, code: &str, message: &str) -> Result<(), Protoc
 }
 
 fn error(out: &mut Out, e: &SqlError) {
-    out.error_or_notice(b'E', "ERROR", e.code, &e.message);
+    out.error_fields(
+        b'E',
+        "ERROR",
+        e.code,
+        &e.message,
+        e.detail.as_deref(),
+        e.hint.as_deref(),
+    );
 }
 
 /// A Query message: each statement's notices and results, an error for

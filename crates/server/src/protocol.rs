@@ -327,13 +327,34 @@ impl Out {
     /// ErrorResponse (`E`) or NoticeResponse (`N`): severity, SQLSTATE,
     /// message.
     pub fn error_or_notice(&mut self, kind: u8, severity: &str, code: &str, message: &str) {
+        self.error_fields(kind, severity, code, message, None, None);
+    }
+
+    /// An ErrorResponse or NoticeResponse with PostgreSQL's optional
+    /// DETAIL (`D`) and HINT (`H`) fields.
+    pub fn error_fields(
+        &mut self,
+        kind: u8,
+        severity: &str,
+        code: &str,
+        message: &str,
+        detail: Option<&str>,
+        hint: Option<&str>,
+    ) {
         self.message(kind, |b| {
+            let optional = [(b'D', detail), (b'H', hint)];
+            let given = optional
+                .iter()
+                .filter_map(|(field, value)| value.map(|v| (*field, v)));
             for (field, value) in [
                 (b'S', severity),
                 (b'V', severity),
                 (b'C', code),
                 (b'M', message),
-            ] {
+            ]
+            .into_iter()
+            .chain(given)
+            {
                 b.push(field);
                 put_cstring(b, value);
             }

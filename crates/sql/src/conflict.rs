@@ -11,6 +11,7 @@
 //! if it changed meanwhile the insert is tried again, a few times, then
 //! 40001 (at once under REPEATABLE READ, which cannot see it).
 
+use crate::constraints::Constraints;
 use crate::error::SqlError;
 use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar};
@@ -154,14 +155,15 @@ impl Conflict {
         &self,
         txn: &mut Transaction,
         relation: &Relation,
+        constraints: &Constraints,
         values: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
         for _ in 0..ATTEMPTS {
-            match relation.insert(txn, values.clone()) {
+            match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(_) => return Ok(Some(values)),
-                Err(e) if e.sqlstate() == Some("23505") => {}
-                Err(e) => return Err(e.into()),
+                Err(e) if e.code == "23505" => {}
+                Err(e) => return Err(e),
             }
             let Action::Update {
                 assignments,
@@ -202,7 +204,7 @@ impl Conflict {
             for (c, value) in assignments {
                 new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
             }
-            match relation.update(txn, tid, &old, new.clone())? {
+            match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
                 Write::Done(_) | Write::Hot(_) => return Ok(Some(new)),
                 // Changed meanwhile: start over from the insert.
                 Write::Gone | Write::Moved(_) => continue,

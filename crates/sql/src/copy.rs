@@ -5,6 +5,7 @@
 //! one record.
 
 use crate::access;
+use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::copy_format::{Format, Header, RecordScan};
 use crate::error::SqlError;
@@ -21,6 +22,10 @@ use std::sync::Arc;
 /// A COPY in progress.
 pub struct CopyIn {
     relation: Arc<Relation>,
+    /// Its defaults (for the columns not copied) and constraints.
+    constraints: Constraints,
+    /// `CURRENT_TIMESTAMP` of the transaction (for defaults).
+    now: i64,
     /// The column each field goes to.
     targets: Vec<usize>,
     format: Format,
@@ -48,10 +53,13 @@ impl CopyIn {
             .map(|&c| relation.def.columns[c].name.as_str())
             .collect();
         let format = &copy.format;
+        let constraints = Constraints::bind(cx, txn, &relation)?;
         Ok(CopyIn {
             force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
             force_null: format.force_null.resolve("FORCE_NULL", &names)?,
             relation,
+            constraints,
+            now: cx.now,
             targets,
             format: format.clone(),
             header: format.header != Header::Absent,
@@ -120,7 +128,10 @@ impl CopyIn {
             let missing = &self.relation.def.columns[self.targets[fields.len()]].name;
             return Err(bad(format!("missing data for column \"{missing}\"")));
         }
-        let mut row = vec![Value::Null; self.relation.def.columns.len()];
+        let env = Env::at(self.now);
+        let mut row = self
+            .constraints
+            .default_row(&self.relation, &self.targets, &env)?;
         for (i, (&column, field)) in self.targets.iter().zip(fields).enumerate() {
             let text = match field.text {
                 None if self.force_not_null[i] => Some(self.format.null.clone()),
@@ -133,7 +144,7 @@ impl CopyIn {
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
-        self.relation.insert(txn, row)?;
+        self.constraints.insert(txn, &self.relation, row, &env)?;
         self.rows += 1;
         Ok(())
     }

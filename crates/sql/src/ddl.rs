@@ -1,30 +1,43 @@
-//! `CREATE TABLE` (with its key constraints), `DROP TABLE`, `TRUNCATE`
-//! and `ALTER TABLE ... ADD PRIMARY KEY`.
+//! `CREATE TABLE` (with its key constraints, defaults, CHECK constraints
+//! and foreign keys), `DROP TABLE`, `TRUNCATE` and `ALTER TABLE ... ADD
+//! PRIMARY KEY | ADD CONSTRAINT | DROP CONSTRAINT`.
 
+use crate::access;
+use crate::constraints::Constraints;
+use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::explain;
 use crate::indexes;
 use crate::names;
 use crate::output::{Notice, Output};
+use crate::scalar::{self, Env, Scalar};
 use crate::types;
-use folio_catalog::ColumnDef;
+use folio_catalog::{ColumnDef, ConstraintKind, ForeignKeyRequest, RefAction, TableDef};
 use folio_db::{Database, Transaction};
+use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    AlterTableOperation, ColumnOption, CreateTable, CreateTableOptions, Expr, IndexColumn,
-    ObjectName, ObjectType, SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
+    AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
+    CreateTable, CreateTableOptions, DeferrableInitial, Expr, Ident, IndexColumn, ObjectName,
+    ObjectType, ReferentialAction, SqlOption, TableConstraint, TruncateTableTarget,
+    Value as AstValue,
 };
+use std::ops::ControlFlow;
 
 /// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL |
-/// PRIMARY KEY | UNIQUE], ..., [PRIMARY KEY (columns)], [UNIQUE
-/// (columns)]) [WITH (fillfactor = 100)]`: the table and its constraints'
-/// indexes, in one savepoint-free step of the transaction (a failure
-/// fails the statement, as any). Other constraints, defaults and options
-/// are 0A000 for now (README "Status").
+/// PRIMARY KEY | UNIQUE | DEFAULT expr | [CONSTRAINT name] CHECK (expr) |
+/// [CONSTRAINT name] REFERENCES t [(col)]], ..., [PRIMARY KEY (columns)],
+/// [UNIQUE (columns)], [CONSTRAINT name] CHECK (expr), [CONSTRAINT name]
+/// FOREIGN KEY (columns) REFERENCES t [(columns)]) [WITH (fillfactor =
+/// 100)]`: the table, its keys' indexes, then its defaults and
+/// constraints, in one step of the transaction (a failure fails the
+/// statement, as any). Other options are 0A000 (README "Status").
 pub fn create_table(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
     create: &CreateTable,
 ) -> Result<Output, SqlError> {
+    let db = cx.db;
     let name = names::relation(&create.name)?;
     if create.or_replace || create.temporary || create.external {
         return Err(SqlError::unsupported(
@@ -39,6 +52,7 @@ pub fn create_table(
     }
     check_options(&create.table_options)?;
     let mut columns = Vec::with_capacity(create.columns.len());
+    let mut additions = Additions::default();
     let mut primary: Option<Vec<String>> = None;
     let mut uniques: Vec<Vec<String>> = Vec::new();
     let mut set_primary = |keys: Vec<String>| match primary.replace(keys) {
@@ -53,7 +67,28 @@ pub fn create_table(
         let column_name = names::ident(&column.name);
         let mut not_null = false;
         for option in &column.options {
+            let constraint_name = option.name.as_ref().map(names::ident);
             match option.option {
+                ColumnOption::Default(ref expr) => {
+                    additions.defaults.push((column_name.clone(), expr.clone()))
+                }
+                ColumnOption::Check(ref expr) => {
+                    additions.checks.push((constraint_name, expr.clone()))
+                }
+                ColumnOption::ForeignKey {
+                    ref foreign_table,
+                    ref referred_columns,
+                    on_delete,
+                    on_update,
+                    ref characteristics,
+                } => additions.keys.push(KeySpec::new(
+                    constraint_name,
+                    std::slice::from_ref(&column.name),
+                    foreign_table,
+                    referred_columns,
+                    (on_delete, on_update),
+                    characteristics.as_ref(),
+                )?),
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
                 ColumnOption::Unique {
@@ -91,7 +126,7 @@ pub fn create_table(
                 characteristics: None,
                 ..
             } if index_options.is_empty() => uniques.push(key_columns(columns)?),
-            other => return Err(SqlError::unsupported(format!("the constraint {other}"))),
+            other => additions.push(other)?,
         }
     }
     // A primary key's columns are NOT NULL (PostgreSQL sets it).
@@ -120,7 +155,265 @@ pub fn create_table(
     for keys in uniques {
         indexes::add_unique(db, txn, &name, &keys)?;
     }
+    additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
+}
+
+/// The defaults and constraints a CREATE TABLE or ALTER TABLE adds, in
+/// the order given.
+#[derive(Default)]
+struct Additions {
+    /// Column name, expression.
+    defaults: Vec<(String, Expr)>,
+    /// Name (none: PostgreSQL's), expression.
+    checks: Vec<(Option<String>, Expr)>,
+    keys: Vec<KeySpec>,
+}
+
+/// A `FOREIGN KEY` / `REFERENCES` clause.
+struct KeySpec {
+    name: Option<String>,
+    columns: Vec<String>,
+    table: String,
+    /// Empty: the referenced table's primary key.
+    ref_columns: Vec<String>,
+    on_delete: RefAction,
+    on_update: RefAction,
+}
+
+impl KeySpec {
+    fn new(
+        name: Option<String>,
+        columns: &[Ident],
+        table: &ObjectName,
+        ref_columns: &[Ident],
+        (on_delete, on_update): (Option<ReferentialAction>, Option<ReferentialAction>),
+        characteristics: Option<&ConstraintCharacteristics>,
+    ) -> Result<KeySpec, SqlError> {
+        immediate(characteristics)?;
+        Ok(KeySpec {
+            name,
+            columns: columns.iter().map(names::ident).collect(),
+            table: names::relation(table)?,
+            ref_columns: ref_columns.iter().map(names::ident).collect(),
+            on_delete: match on_delete {
+                Some(ReferentialAction::Cascade) => RefAction::Cascade,
+                other => action(other)?,
+            },
+            on_update: action(on_update)?,
+        })
+    }
+}
+
+/// `NO ACTION` and `RESTRICT` (and `ON DELETE CASCADE`, taken by the
+/// caller); `CASCADE` on update, `SET NULL` and `SET DEFAULT` are 0A000
+/// (README "Status").
+fn action(action: Option<ReferentialAction>) -> Result<RefAction, SqlError> {
+    match action {
+        None | Some(ReferentialAction::NoAction) => Ok(RefAction::NoAction),
+        Some(ReferentialAction::Restrict) => Ok(RefAction::Restrict),
+        Some(other) => Err(SqlError::unsupported(format!(
+            "the foreign key action {other}"
+        ))),
+    }
+}
+
+/// Constraints are checked at once: `DEFERRABLE`, `INITIALLY DEFERRED`
+/// and `NOT ENFORCED` are 0A000.
+fn immediate(characteristics: Option<&ConstraintCharacteristics>) -> Result<(), SqlError> {
+    if let Some(c) = characteristics
+        && (c.deferrable == Some(true)
+            || c.initially == Some(DeferrableInitial::Deferred)
+            || c.enforced == Some(false))
+    {
+        return Err(SqlError::unsupported(format!(
+            "the constraint characteristics {c}"
+        )));
+    }
+    Ok(())
+}
+
+impl Additions {
+    /// Takes a table constraint other than a plain PRIMARY KEY or UNIQUE.
+    fn push(&mut self, constraint: &TableConstraint) -> Result<(), SqlError> {
+        match constraint {
+            TableConstraint::Check {
+                name,
+                expr,
+                enforced: None,
+            } => self
+                .checks
+                .push((name.as_ref().map(names::ident), (**expr).clone())),
+            TableConstraint::ForeignKey {
+                name,
+                index_name: None,
+                columns,
+                foreign_table,
+                referred_columns,
+                on_delete,
+                on_update,
+                characteristics,
+            } => self.keys.push(KeySpec::new(
+                name.as_ref().map(names::ident),
+                columns,
+                foreign_table,
+                referred_columns,
+                (*on_delete, *on_update),
+                characteristics.as_ref(),
+            )?),
+            other => return Err(SqlError::unsupported(format!("the constraint {other}"))),
+        }
+        Ok(())
+    }
+
+    /// Adds them to table `table` (which exists, with its keys), then
+    /// checks the rows already there against the new CHECK constraints and
+    /// foreign keys (23514, 23503).
+    fn add(self, cx: &Ctx<'_>, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
+        if self.defaults.is_empty() && self.checks.is_empty() && self.keys.is_empty() {
+            return Ok(());
+        }
+        let catalog = cx.db.catalog();
+        let def = catalog
+            .table(txn, table)?
+            .ok_or_else(|| SqlError::undefined_table(table))?;
+        let mut taken: Vec<String> = def.constraints.iter().map(|c| c.name.clone()).collect();
+        let env = Env::at(cx.now);
+        for (column, expr) in &self.defaults {
+            let position = access_column(&def, column)?;
+            let kind = ConstraintKind::Default {
+                column: position as u16,
+                expr: default_text(expr, column_type(&def, position)?, &env)?,
+            };
+            catalog.add_constraint(txn, table, "", kind)?;
+        }
+        if !self.checks.is_empty() {
+            let relation = catalog.open_relation(def.clone())?;
+            for (name, expr) in &self.checks {
+                let bound = scalar::bind(expr, &relation)?;
+                let ty = bound.ty_in(&relation);
+                if ty != SqlType::Bool && bound != Scalar::Const(Value::Null) {
+                    return Err(SqlError::new(
+                        "42804",
+                        format!(
+                            "argument of CHECK must be type boolean, not type {}",
+                            explain::type_name(ty)
+                        ),
+                    ));
+                }
+                let name = match name {
+                    Some(name) => name.clone(),
+                    None => {
+                        let columns = columns_in(expr, &def);
+                        let column: Vec<&str> = match columns.as_slice() {
+                            [one] => vec![one.as_str()],
+                            _ => Vec::new(),
+                        };
+                        indexes::chosen_name(table, &column, "check", |n| {
+                            Ok(taken.iter().any(|t| t == n))
+                        })?
+                    }
+                };
+                let kind = ConstraintKind::Check {
+                    expr: expr.to_string(),
+                };
+                catalog.add_constraint(txn, table, &name, kind)?;
+                taken.push(name);
+            }
+        }
+        for key in &self.keys {
+            let name = match &key.name {
+                Some(name) => name.clone(),
+                None => {
+                    let columns: Vec<&str> = key.columns.iter().map(String::as_str).collect();
+                    indexes::chosen_name(table, &columns, "fkey", |n| {
+                        Ok(taken.iter().any(|t| t == n))
+                    })?
+                }
+            };
+            let request = ForeignKeyRequest {
+                name: &name,
+                columns: &key.columns,
+                ref_table: &key.table,
+                ref_columns: (!key.ref_columns.is_empty()).then_some(&key.ref_columns[..]),
+                on_delete: key.on_delete,
+                on_update: key.on_update,
+            };
+            catalog.add_foreign_key(txn, table, &request)?;
+            taken.push(name);
+        }
+        // Read from here on, the relations include what was added.
+        cx.relations.ddl();
+        let relation = access::relation(cx, txn, table)?;
+        let constraints = Constraints::bind(cx, txn, &relation)?;
+        constraints.validate_checks(txn, &relation, &Env::at(cx.now))?;
+        constraints.validate_references(txn, &relation)
+    }
+}
+
+/// The position of column `name` of `def`, or 42703.
+fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
+    def.column(name).ok_or_else(|| {
+        SqlError::new(
+            "42703",
+            format!(
+                "column \"{name}\" of relation \"{}\" does not exist",
+                def.name
+            ),
+        )
+    })
+}
+
+/// A DEFAULT expression of a column of type `ty` as stored: it names no
+/// column (0A000, as PostgreSQL) and its value now fits the column (an
+/// error now, as PostgreSQL's at CREATE, rather than at every insert).
+fn default_text(expr: &Expr, ty: SqlType, env: &Env<'_>) -> Result<String, SqlError> {
+    if !column_free(expr) {
+        return Err(SqlError::new(
+            "0A000",
+            "cannot use column reference in DEFAULT expression",
+        ));
+    }
+    let none: &[(String, SqlType)] = &[];
+    types::coerce(scalar::bind(expr, none)?.eval(&[], env)?, ty)?;
+    Ok(expr.to_string())
+}
+
+/// The type of column `position` of `def`.
+fn column_type(def: &TableDef, position: usize) -> Result<SqlType, SqlError> {
+    let column = &def.columns[position];
+    SqlType::from_oid(column.type_oid, column.typmod)
+        .ok_or_else(|| SqlError::unsupported(format!("the type of column \"{}\"", column.name)))
+}
+
+/// Whether `expr` names no column (a DEFAULT may not).
+fn column_free(expr: &Expr) -> bool {
+    sqlparser::ast::visit_expressions(expr, |e| match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_continue()
+}
+
+/// The distinct columns of `def` that `expr` names, in order of first use
+/// (PostgreSQL names a CHECK after its column when it uses just one).
+fn columns_in(expr: &Expr, def: &TableDef) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(expr, |e| {
+        let name = match e {
+            Expr::Identifier(id) => Some(names::ident(id)),
+            Expr::CompoundIdentifier(parts) => parts.last().map(names::ident),
+            _ => None,
+        };
+        if let Some(name) = name
+            && def.column(&name).is_some()
+            && !out.contains(&name)
+        {
+            out.push(name);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
 }
 
 /// Storage options: `fillfactor = 100` is what folio's heap does (pages
@@ -144,8 +437,10 @@ fn check_options(options: &CreateTableOptions) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// `DROP TABLE [IF EXISTS] name, ... [CASCADE]` (CASCADE drops nothing
-/// more: no object depends on a table yet).
+/// `DROP TABLE [IF EXISTS] name, ... [CASCADE]`. A foreign key of another
+/// table that references a dropped one is dropped with it when that table
+/// goes too or with CASCADE (PostgreSQL's `drop cascades to constraint`
+/// notice), else the drop is 2BP01 (folio-catalog `drop_table`).
 pub fn drop(
     db: &Database,
     txn: &mut Transaction,
@@ -153,54 +448,102 @@ pub fn drop(
     object_type: ObjectType,
     if_exists: bool,
     names: &[ObjectName],
-    _cascade: bool,
+    cascade: bool,
 ) -> Result<Output, SqlError> {
     match object_type {
         ObjectType::Table => {}
         ObjectType::Index => return indexes::drop_indexes(db, txn, notices, if_exists, names),
         other => return Err(SqlError::unsupported(format!("DROP {other}"))),
     }
+    let mut tables = Vec::with_capacity(names.len());
     for name in names {
         let name = names::relation(name)?;
-        if db.catalog().table(txn, &name)?.is_none() {
-            if if_exists {
-                notices.push(Notice::info(format!(
-                    "table \"{name}\" does not exist, skipping"
-                )));
-                continue;
+        match db.catalog().table(txn, &name)? {
+            Some(def) => tables.push(def),
+            None if if_exists => notices.push(Notice::info(format!(
+                "table \"{name}\" does not exist, skipping"
+            ))),
+            None => {
+                return Err(SqlError::new(
+                    "42P01",
+                    format!("table \"{name}\" does not exist"),
+                ));
             }
-            return Err(SqlError::new(
-                "42P01",
-                format!("table \"{name}\" does not exist"),
-            ));
         }
-        db.catalog().drop_table(txn, &name)?;
+    }
+    for def in &tables {
+        for key in def.referenced_by.iter().filter(|c| c.table_oid != def.oid) {
+            let going = tables.iter().any(|t| t.oid == key.table_oid);
+            if !going {
+                if !cascade {
+                    return Err(folio_catalog::CatalogError::Referenced {
+                        table: def.name.clone(),
+                        constraint: key.name.clone(),
+                        referencing: key.table.clone(),
+                    }
+                    .into());
+                }
+                notices.push(Notice::info(format!(
+                    "drop cascades to constraint {} on table {}",
+                    key.name, key.table
+                )));
+            }
+            db.catalog().drop_constraint(txn, &key.table, &key.name)?;
+        }
+    }
+    for def in &tables {
+        db.catalog().drop_table(txn, &def.name)?;
     }
     Ok(Output::command("DROP TABLE"))
 }
 
 /// `TRUNCATE [TABLE] name, ...` (folio-catalog `Catalog::truncate`: the
-/// rows deleted under `ACCESS EXCLUSIVE`).
+/// rows deleted under `ACCESS EXCLUSIVE`). A table another table's
+/// foreign key references goes only with that table (0A000, as
+/// PostgreSQL's; TRUNCATE ... CASCADE is not supported).
 pub fn truncate(
     db: &Database,
     txn: &mut Transaction,
     tables: &[TruncateTableTarget],
 ) -> Result<Output, SqlError> {
-    for target in tables {
-        let name = names::relation(&target.name)?;
-        db.catalog().truncate(txn, &name)?;
+    let names = tables
+        .iter()
+        .map(|t| names::relation(&t.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    for name in &names {
+        let Some(def) = db.catalog().table(txn, name)? else {
+            continue;
+        };
+        if let Some(key) = def.referenced_by.iter().find(|c| !names.contains(&c.table)) {
+            return Err(SqlError::new(
+                "0A000",
+                "cannot truncate a table referenced in a foreign key constraint",
+            )
+            .with_detail(format!("Table \"{}\" references \"{name}\".", key.table))
+            .with_hint(format!(
+                "Truncate table \"{}\" at the same time, or use TRUNCATE ... CASCADE.",
+                key.table
+            )));
+        }
+    }
+    for name in &names {
+        db.catalog().truncate(txn, name)?;
     }
     Ok(Output::command("TRUNCATE TABLE"))
 }
 
-/// `ALTER TABLE name ADD PRIMARY KEY (columns)`, the one change of a table
-/// supported so far (folio-catalog `Catalog::add_primary_key`).
+/// `ALTER TABLE name ADD PRIMARY KEY (columns) | ADD [CONSTRAINT name]
+/// CHECK (expr) | ADD [CONSTRAINT name] FOREIGN KEY (columns) REFERENCES t
+/// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
+/// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT`, in order.
 pub fn alter_table(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
     name: &ObjectName,
     operations: &[AlterTableOperation],
 ) -> Result<Output, SqlError> {
+    let db = cx.db;
     let name = names::relation(name)?;
     for operation in operations {
         match operation {
@@ -213,9 +556,53 @@ pub fn alter_table(
                 let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
                 db.catalog().add_primary_key(txn, &name, &columns)?;
             }
+            AlterTableOperation::AddConstraint {
+                constraint,
+                not_valid: false,
+            } => {
+                let mut additions = Additions::default();
+                additions.push(constraint)?;
+                additions.add(cx, txn, &name)?;
+            }
+            AlterTableOperation::DropConstraint {
+                if_exists,
+                name: constraint,
+                drop_behavior: _,
+            } => {
+                let constraint = names::ident(constraint);
+                match db.catalog().drop_constraint(txn, &name, &constraint) {
+                    Err(folio_catalog::CatalogError::NoSuchConstraint { .. }) if *if_exists => {
+                        notices.push(Notice::info(format!(
+                            "constraint \"{constraint}\" of relation \"{name}\" does not exist, skipping"
+                        )));
+                    }
+                    other => other?,
+                }
+            }
+            AlterTableOperation::AlterColumn { column_name, op } => {
+                let column = names::ident(column_name);
+                let expr = match op {
+                    AlterColumnOperation::SetDefault { value } => {
+                        let def = db
+                            .catalog()
+                            .table(txn, &name)?
+                            .ok_or_else(|| SqlError::undefined_table(&name))?;
+                        let ty = column_type(&def, access_column(&def, &column)?)?;
+                        Some(default_text(value, ty, &Env::at(cx.now))?)
+                    }
+                    AlterColumnOperation::DropDefault => None,
+                    other => {
+                        return Err(SqlError::unsupported(format!(
+                            "ALTER TABLE ... ALTER COLUMN {other}"
+                        )));
+                    }
+                };
+                db.catalog().set_default(txn, &name, &column, expr)?;
+            }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
         }
     }
+    cx.relations.ddl();
     Ok(Output::command("ALTER TABLE"))
 }
 

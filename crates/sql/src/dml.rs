@@ -8,6 +8,7 @@
 
 use crate::access;
 use crate::conflict::{self, Conflict};
+use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
@@ -33,17 +34,18 @@ pub enum Change {
     Insert {
         relation: Arc<Relation>,
         /// Target column of each value; without a column list, the
-        /// values fill the first columns (the rest are NULL, as
-        /// PostgreSQL's defaults without DEFAULT clauses).
+        /// values fill the first columns (the rest take their defaults).
         targets: Vec<usize>,
         listed: bool,
         source: Source,
         returning: Returning,
         /// `ON CONFLICT ...`.
         on_conflict: Option<Conflict>,
+        constraints: Constraints,
     },
     Update {
         relation: Arc<Relation>,
+        constraints: Constraints,
         assignments: Vec<(usize, Scalar)>,
         filter: Vec<Scalar>,
         scan: ScanPlan,
@@ -53,6 +55,7 @@ pub enum Change {
     },
     Delete {
         relation: Arc<Relation>,
+        constraints: Constraints,
         filter: Vec<Scalar>,
         scan: ScanPlan,
         returning: Returning,
@@ -69,8 +72,9 @@ pub enum Source {
 /// A RETURNING list bound over the table, and its result columns.
 type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
 
-/// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query
-/// [RETURNING ...]`.
+/// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query |
+/// DEFAULT VALUES [RETURNING ...]` (`DEFAULT` in VALUES is the column's
+/// default expression, bound in its place).
 pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<Change, SqlError> {
     let TableObject::TableName(table) = &insert.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
@@ -91,19 +95,30 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
             .map(|c| access::target_column(&relation, &name, &names::ident(c)))
             .collect::<Result<_, _>>()?
     };
-    let Some(query) = &insert.source else {
-        return Err(SqlError::unsupported("INSERT ... DEFAULT VALUES"));
-    };
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let none: &[(String, SqlType)] = &[];
-    let source = match query.body.as_ref() {
-        SetExpr::Values(values) => Source::Values(
-            values
-                .rows
-                .iter()
-                .map(|row| row.iter().map(|e| scalar::bind(e, none)).collect())
-                .collect::<Result<_, _>>()?,
-        ),
-        _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
+    let source = match insert.source.as_deref() {
+        // DEFAULT VALUES: one row of defaults.
+        None if !listed => Source::Values(vec![Vec::new()]),
+        None => return Err(SqlError::syntax("syntax error at or near \"DEFAULT\"")),
+        Some(query) => match query.body.as_ref() {
+            SetExpr::Values(values) => Source::Values(
+                values
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .enumerate()
+                            .map(|(i, e)| match (is_default(e), targets.get(i)) {
+                                (true, Some(&c)) => Ok(constraints.default_of(c)),
+                                _ => scalar::bind(e, none),
+                            })
+                            .collect()
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
+        },
     };
     let returning = returning(&relation, insert.returning.as_deref())?;
     let on_conflict = match &insert.on {
@@ -124,7 +139,13 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         source,
         returning,
         on_conflict,
+        constraints,
     })
+}
+
+/// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
+fn is_default(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
 /// Plans `UPDATE name SET column = expression, ... [WHERE ...]
@@ -147,18 +168,25 @@ pub fn plan_update(
         &relation,
         values.iter_mut().chain(selection.as_mut()).collect(),
     )?;
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut targets = Vec::with_capacity(assignments.len());
     for (assignment, value) in assignments.iter().zip(&values) {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = access::target_column(&relation, &name, &names::relation(column)?)?;
-        targets.push((c, scalar::bind(value, &*relation)?));
+        let value = if is_default(value) {
+            constraints.default_of(c)
+        } else {
+            scalar::bind(value, &*relation)?
+        };
+        targets.push((c, value));
     }
     let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
     let returning = returning(&relation, returning_items)?;
     Ok(Change::Update {
         relation,
+        constraints,
         assignments: targets,
         filter,
         scan,
@@ -185,12 +213,14 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
     let (name, relation) = access::table(cx, txn, from)?;
+    let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut selection = delete.selection.clone();
     let subplans = subqueries(cx, txn, &name, &relation, selection.iter_mut().collect())?;
     let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
     let returning = returning(&relation, delete.returning.as_deref())?;
     Ok(Change::Delete {
         relation,
+        constraints,
         filter,
         scan,
         returning,
@@ -365,21 +395,32 @@ impl Change {
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {
             Change::Insert {
-                relation, source, ..
+                relation,
+                source,
+                constraints,
+                ..
             } => {
                 let mut out = vec![relation];
                 if let Source::Query(q) = source {
                     out.extend(q.relations());
                 }
+                out.extend(constraints.relations());
                 out
             }
             Change::Update {
-                relation, subplans, ..
+                relation,
+                constraints,
+                subplans,
+                ..
             }
             | Change::Delete {
-                relation, subplans, ..
+                relation,
+                constraints,
+                subplans,
+                ..
             } => {
                 let mut out = vec![relation];
+                out.extend(constraints.relations());
                 for sub in subplans {
                     out.extend(sub.plan.relations());
                 }
@@ -399,6 +440,7 @@ impl Change {
                 source,
                 returning,
                 on_conflict,
+                constraints,
             } => {
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
@@ -407,7 +449,6 @@ impl Change {
                         .collect::<Result<_, _>>()?,
                     Source::Query(planned) => query::run(txn, planned, env)?.0,
                 };
-                let width = relation.def.columns.len();
                 let mut out = Vec::new();
                 let mut count = 0u64;
                 for row in rows {
@@ -421,16 +462,19 @@ impl Change {
                             "INSERT has more target columns than expressions",
                         ));
                     }
-                    let mut values = vec![Value::Null; width];
-                    for (&column, value) in targets.iter().zip(row) {
+                    let given = &targets[..row.len()];
+                    let mut values = constraints.default_row(relation, given, env)?;
+                    for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
                     let written = match on_conflict {
                         None => {
-                            relation.insert(txn, values.clone())?;
+                            constraints.insert(txn, relation, values.clone(), env)?;
                             Some(values)
                         }
-                        Some(conflict) => conflict.insert(txn, relation, values, env)?,
+                        Some(conflict) => {
+                            conflict.insert(txn, relation, constraints, values, env)?
+                        }
                     };
                     if let Some(row) = written {
                         if let Some((items, _)) = returning {
@@ -443,6 +487,7 @@ impl Change {
             }
             Change::Update {
                 relation,
+                constraints,
                 assignments,
                 filter,
                 scan,
@@ -468,7 +513,8 @@ impl Change {
                                 Some((items, _)) => Some(project(items, &new, env)?),
                                 None => None,
                             };
-                            Ok((relation.update(txn, tid, old, new)?, projected))
+                            let write = constraints.update(txn, relation, tid, old, new, env)?;
+                            Ok((write, projected))
                         },
                     )?;
                     if let Some(projected) = written {
@@ -480,6 +526,7 @@ impl Change {
             }),
             Change::Delete {
                 relation,
+                constraints,
                 filter,
                 scan,
                 returning,
@@ -495,7 +542,10 @@ impl Change {
                         tid,
                         row,
                         env,
-                        |txn, tid, row| Ok((relation.delete(txn, tid)?, row.to_vec())),
+                        |txn, tid, row| {
+                            let write = constraints.delete(txn, relation, tid, row, env)?;
+                            Ok((write, row.to_vec()))
+                        },
                     )?;
                     if let Some(row) = written {
                         deleted += 1;

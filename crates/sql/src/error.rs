@@ -7,12 +7,15 @@ use folio_row::RowError;
 use folio_txn::TxnError;
 
 /// A statement failed: `code` is the SQLSTATE a client sees, `message`
-/// the text (PostgreSQL's wording where folio follows its behaviour).
+/// the text (PostgreSQL's wording where folio follows its behaviour), with
+/// PostgreSQL's DETAIL and HINT where it gives them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct SqlError {
     pub code: &'static str,
     pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
 }
 
 impl SqlError {
@@ -20,7 +23,21 @@ impl SqlError {
         SqlError {
             code,
             message: message.into(),
+            detail: None,
+            hint: None,
         }
+    }
+
+    /// The error with PostgreSQL's DETAIL line.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> SqlError {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The error with PostgreSQL's HINT line.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
+        self.hint = Some(hint.into());
+        self
     }
 
     /// 0A000: outside the supported subset (the session carries on).
@@ -68,7 +85,18 @@ macro_rules! from_layer {
         }
     )*};
 }
-from_layer!(DbError, CatalogError, TxnError);
+from_layer!(DbError, TxnError);
+
+impl From<CatalogError> for SqlError {
+    fn from(e: CatalogError) -> SqlError {
+        SqlError {
+            code: e.sqlstate().unwrap_or("XX000"),
+            message: e.to_string(),
+            detail: e.detail(),
+            hint: e.hint().map(str::to_string),
+        }
+    }
+}
 
 impl From<RowError> for SqlError {
     fn from(e: RowError) -> SqlError {

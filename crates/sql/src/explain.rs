@@ -741,8 +741,8 @@ fn constant(v: &Value) -> String {
     }
 }
 
-/// PostgreSQL's name of a type in a plan's casts.
-fn type_name(ty: SqlType) -> &'static str {
+/// PostgreSQL's name of a type in a plan's casts (and in type errors).
+pub(crate) fn type_name(ty: SqlType) -> &'static str {
     match ty {
         SqlType::Int2 => "smallint",
         SqlType::Int4 => "integer",

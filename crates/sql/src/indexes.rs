@@ -143,14 +143,32 @@ fn free_name(
     columns: &[&str],
     label: &str,
 ) -> Result<String, SqlError> {
-    let base = format!("{table}_{}", columns.join("_"));
+    chosen_name(table, columns, label, |name| {
+        Ok(db.catalog().relation_exists(txn, name)?)
+    })
+}
+
+/// PostgreSQL's name for an object it names itself (`ChooseRelationName`,
+/// `ChooseConstraintName`): `table_col1_col2_label` (`table_label` without
+/// columns), shortened to 63 bytes, then with the first of `1, 2, ...`
+/// that `taken` says is free.
+pub fn chosen_name(
+    table: &str,
+    columns: &[&str],
+    label: &str,
+    mut taken: impl FnMut(&str) -> Result<bool, SqlError>,
+) -> Result<String, SqlError> {
+    let base = std::iter::once(table)
+        .chain(columns.iter().copied())
+        .collect::<Vec<_>>()
+        .join("_");
     for n in 0u32.. {
         let suffix = match n {
             0 => format!("_{label}"),
             n => format!("_{label}{n}"),
         };
         let name = format!("{}{suffix}", shortened(&base, MAX_NAME_LEN - suffix.len()));
-        if !db.catalog().relation_exists(txn, &name)? {
+        if !taken(&name)? {
             return Ok(name);
         }
     }

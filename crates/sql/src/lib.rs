@@ -6,6 +6,7 @@
 mod access;
 mod aggregate;
 mod conflict;
+mod constraints;
 mod context;
 mod copy;
 mod copy_format;

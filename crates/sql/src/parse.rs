@@ -128,6 +128,24 @@ fn parse_one(dialect: &PostgreSqlDialect, tokens: Vec<Token>) -> Result<Statemen
     Ok(parsed)
 }
 
+/// One expression from text (a stored DEFAULT or CHECK expression).
+pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr, SqlError> {
+    let dialect = PostgreSqlDialect {};
+    let mut parser = Parser::new(&dialect)
+        .try_with_sql(sql)
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    let expr = parser
+        .parse_expr()
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    if parser.peek_token().token != Token::EOF {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            parser.peek_token().token
+        )));
+    }
+    Ok(expr)
+}
+
 fn keyword(token: &Token) -> Option<Keyword> {
     match token {
         Token::Word(Word {

@@ -980,7 +980,7 @@ fn run(
         cx.relations.ddl();
     }
     match statement {
-        Statement::CreateTable(create) => ddl::create_table(db, txn, notices, create),
+        Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
         Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
         Statement::Drop {
             object_type,
@@ -1005,7 +1005,7 @@ fn run(
             location: None,
             on_cluster: None,
             ..
-        } => ddl::alter_table(db, txn, name, operations),
+        } => ddl::alter_table(cx, txn, notices, name, operations),
         Statement::Explain {
             analyze,
             statement,

@@ -305,7 +305,11 @@ fn errors_carry_postgresql_sqlstates() {
         "0A000"
     );
     assert_eq!(
-        fails(&mut s, "create table u (x int check (x > 0))").code,
+        fails(
+            &mut s,
+            "create table u (x int references t on delete set null)"
+        )
+        .code,
         "0A000"
     );
     assert_eq!(
@@ -849,4 +853,161 @@ fn role_passwords_are_scram_verifiers() {
     let mut s = Session::new(db.clone());
     ok(&mut s, "alter role postgres password null");
     assert_eq!(roles::password(&db, "postgres").unwrap(), None);
+}
+
+// Proves COPY with a column list fills the other columns with their
+// defaults and checks each row against the table's CHECK constraints and
+// foreign keys (23514, 23503 with PostgreSQL's DETAIL), as PostgreSQL 15
+// does; and that errors carry PostgreSQL's DETAIL and HINT.
+#[test]
+fn copy_fills_defaults_and_checks_constraints() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table p (id int primary key)");
+    ok(&mut s, "insert into p values (1)");
+    ok(
+        &mut s,
+        "create table c (id int, pid int references p, n int default 40 + 2 check (n > 0), t text default 'd')",
+    );
+    ok(&mut s, "copy c (id, pid) from stdin");
+    s.copy_data(b"1\t1\n2\t\\N\n\\.\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    assert_eq!(
+        rows(&mut s, "select id, pid, n, t from c order by id"),
+        [
+            vec![
+                Some("1".into()),
+                Some("1".into()),
+                Some("42".into()),
+                Some("d".into())
+            ],
+            vec![Some("2".into()), None, Some("42".into()), Some("d".into())],
+        ]
+    );
+    ok(&mut s, "copy c (id, pid) from stdin");
+    // Each line is inserted as it completes: the error comes with the data.
+    let e = s.copy_data(b"3\t5\n\\.\n").unwrap_err();
+    assert_eq!(e.code, "23503");
+    assert_eq!(
+        e.message,
+        "insert or update on table \"c\" violates foreign key constraint \"c_pid_fkey\""
+    );
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (pid)=(5) is not present in table \"p\".")
+    );
+    ok(&mut s, "copy c (id, n) from stdin");
+    let e = s.copy_data(b"4\t-1\n\\.\n").unwrap_err();
+    assert_eq!(e.code, "23514");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Failing row contains (4, null, -1, d).")
+    );
+    let e = fails(&mut s, "drop table p");
+    assert_eq!(e.code, "2BP01");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("constraint c_pid_fkey on table c depends on table p")
+    );
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("Use DROP ... CASCADE to drop the dependent objects too.")
+    );
+    let e = fails(&mut s, "delete from p");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (id)=(1) is still referenced from table \"c\".")
+    );
+}
+
+// Proves the referenced row's lock closes both races with a concurrent
+// delete of the parent (README "Constraints"): a delete waits for the
+// transaction that inserted a referencing row and then fails (23503);
+// an insert waits for the transaction that deleted the parent and then
+// fails when it commits (40001 under REPEATABLE READ), or succeeds when
+// it rolls back.
+#[test]
+fn foreign_keys_and_a_concurrent_parent_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    let mut other = Session::new(db.clone());
+    ok(&mut s, "create table p (id int primary key)");
+    ok(&mut s, "create table c (pid int references p)");
+    for isolation in ["read committed", "repeatable read"] {
+        ok(
+            &mut s,
+            "delete from c; delete from p; insert into p values (1)",
+        );
+        // The child first: the delete waits, then sees the committed child.
+        ok(
+            &mut s,
+            &format!("begin isolation level {isolation}; insert into c values (1)"),
+        );
+        std::thread::scope(|scope| {
+            let deleter = scope.spawn(|| {
+                other.simple_query(&format!(
+                    "begin isolation level {isolation}; delete from p where id = 1"
+                ))
+            });
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            ok(&mut s, "commit");
+            let (_, e) = deleter.join().unwrap();
+            assert_eq!(e.map(|e| e.code), Some("23503"), "{isolation}");
+        });
+        ok(&mut other, "rollback");
+        // The delete first: the insert waits; it fails if the delete
+        // commits (REPEATABLE READ: 40001, its snapshot saw the row, as
+        // PostgreSQL's), succeeds if it rolls back.
+        ok(&mut s, "delete from c");
+        let gone = match isolation {
+            "read committed" => "23503",
+            _ => "40001",
+        };
+        for (end, expect) in [("rollback", None), ("commit", Some(gone))] {
+            ok(&mut other, "begin; delete from p where id = 1");
+            std::thread::scope(|scope| {
+                let inserter = scope.spawn(|| {
+                    s.simple_query(&format!(
+                        "begin isolation level {isolation}; insert into c values (1)"
+                    ))
+                });
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                ok(&mut other, end);
+                let (_, e) = inserter.join().unwrap();
+                assert_eq!(e.map(|e| e.code), expect, "{isolation} {end}");
+            });
+            ok(&mut s, "rollback");
+        }
+    }
+}
+
+// Proves a transaction that updated the referenced row itself (after
+// waiting for another updater of it) still finds it for its referencing
+// insert: pgbench's TPC-B with foreign keys, two clients on one branch.
+#[test]
+fn referencing_insert_after_updating_the_parent_under_contention() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table b (bid int primary key, bal int)");
+    ok(&mut s, "create table h (bid int references b, delta int)");
+    ok(&mut s, "insert into b values (1, 0)");
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let db = db.clone();
+            scope.spawn(move || {
+                let mut s = Session::new(db);
+                for i in 0..200 {
+                    ok(
+                        &mut s,
+                        &format!(
+                            "begin; update b set bal = bal + {i} where bid = 1; \
+                             insert into h values (1, {i}); end"
+                        ),
+                    );
+                }
+            });
+        }
+    });
+    assert_eq!(rows(&mut s, "select count(*) from h"), [text(&["400"])]);
 }

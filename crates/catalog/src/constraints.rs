@@ -1,0 +1,338 @@
+//! Column defaults, CHECK constraints and foreign keys, stored as
+//! `folio.constraint` rows (`defs.rs`) and changed by transactions like
+//! every catalog row.
+//!
+//! - **Where a row is found.** `folio.constraint_table` indexes each row
+//!   by its table's oid and, for a foreign key, also by the referenced
+//!   table's oid: one lookup gives a table's own constraints and the
+//!   foreign keys that reference it (`TableDef::constraints`,
+//!   `TableDef::referenced_by`).
+//! - **Locks.** Adding or dropping a constraint takes the table's DDL lock
+//!   and `ACCESS EXCLUSIVE` on it; a foreign key also takes the referenced
+//!   table's DDL lock and `SHARE` on it (its writers wait, so the rows the
+//!   caller validates against cannot change meanwhile), and marks both
+//!   tables changed (`currency.rs`), so writers of either read them again
+//!   and learn of the key.
+//! - **What the catalog checks**: names (42710 taken), the referenced
+//!   columns (a unique index over exactly them, 42830; the primary key when
+//!   none are named, 42704 if there is none), matching arity (42830) and
+//!   comparable types (42804). It does not evaluate expressions nor check
+//!   rows: the SQL layer validates existing rows after adding a CHECK or a
+//!   foreign key, in the same transaction (folio-sql `constraints.rs`).
+
+use crate::catalog::Catalog;
+use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, ForeignKey, KIND_TABLE, TableDef};
+use crate::error::CatalogError;
+use folio_heap::Tid;
+use folio_row::SqlType;
+use folio_txn::{LockMode, Transaction};
+
+/// What `add_foreign_key` is asked for, by column names.
+#[derive(Debug, Clone)]
+pub struct ForeignKeyRequest<'a> {
+    pub name: &'a str,
+    pub columns: &'a [String],
+    pub ref_table: &'a str,
+    /// `None`: the referenced table's primary key.
+    pub ref_columns: Option<&'a [String]>,
+    pub on_delete: crate::defs::RefAction,
+    pub on_update: crate::defs::RefAction,
+}
+
+impl Catalog {
+    /// Adds a column default or a CHECK constraint to table `table_name`
+    /// (the caller has bound the expression against the table and, for a
+    /// CHECK on a table with rows, validates them).
+    pub fn add_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        kind: ConstraintKind,
+    ) -> Result<ConstraintDef, CatalogError> {
+        assert!(
+            !matches!(kind, ConstraintKind::ForeignKey(_)),
+            "foreign keys are added by add_foreign_key"
+        );
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        self.insert_constraint(txn, &table, name, kind)
+    }
+
+    /// `FOREIGN KEY (columns) REFERENCES ref_table [(ref_columns)]` on
+    /// table `table_name`. The caller validates the rows already there.
+    pub fn add_foreign_key(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        request: &ForeignKeyRequest<'_>,
+    ) -> Result<ConstraintDef, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let parent = if request.ref_table == table_name {
+            table.clone()
+        } else {
+            let parent = self.lock_table(txn, request.ref_table)?;
+            self.lock_for_ddl(txn, parent.oid, LockMode::Share)?;
+            parent
+        };
+        let position = |def: &TableDef, column: &String| {
+            def.column(column)
+                .map(|p| p as u16)
+                .ok_or_else(|| CatalogError::NoSuchColumn {
+                    table: def.name.clone(),
+                    column: column.clone(),
+                })
+        };
+        let columns = request
+            .columns
+            .iter()
+            .map(|c| position(&table, c))
+            .collect::<Result<Vec<u16>, _>>()?;
+        let ref_columns = match request.ref_columns {
+            Some(names) => {
+                let positions = names
+                    .iter()
+                    .map(|c| position(&parent, c))
+                    .collect::<Result<Vec<u16>, _>>()?;
+                if positions.len() != columns.len() {
+                    return Err(CatalogError::KeyArity);
+                }
+                let mut wanted = positions.clone();
+                wanted.sort_unstable();
+                let unique = parent.indexes.iter().any(|i| {
+                    let mut have = i.columns.clone();
+                    have.sort_unstable();
+                    i.unique && have == wanted
+                });
+                if !unique {
+                    return Err(CatalogError::NoMatchingUnique(parent.name.clone()));
+                }
+                positions
+            }
+            None => {
+                let pkey = format!("{}_pkey", parent.name);
+                let key = parent
+                    .indexes
+                    .iter()
+                    .find(|i| i.unique && i.name == pkey)
+                    .ok_or_else(|| CatalogError::NoPrimaryKey(parent.name.clone()))?;
+                if key.columns.len() != columns.len() {
+                    return Err(CatalogError::KeyArity);
+                }
+                key.columns.clone()
+            }
+        };
+        for (&c, &r) in columns.iter().zip(&ref_columns) {
+            let (child, referenced) = (
+                &table.columns[usize::from(c)],
+                &parent.columns[usize::from(r)],
+            );
+            let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
+            if !comparable(
+                ty(child.type_oid, child.typmod),
+                ty(referenced.type_oid, referenced.typmod),
+            ) {
+                return Err(CatalogError::IncompatibleKeys {
+                    name: request.name.to_string(),
+                    detail: format!(
+                        "Key columns \"{}\" and \"{}\" are of incompatible types.",
+                        child.name, referenced.name
+                    ),
+                });
+            }
+        }
+        let kind = ConstraintKind::ForeignKey(ForeignKey {
+            columns,
+            ref_table_oid: parent.oid,
+            ref_table: parent.name.clone(),
+            ref_columns,
+            on_delete: request.on_delete,
+            on_update: request.on_update,
+        });
+        self.insert_constraint(txn, &table, request.name, kind)
+    }
+
+    /// `ALTER TABLE table_name ALTER COLUMN column SET DEFAULT expr` (or,
+    /// with `None`, `DROP DEFAULT`): the column's default row replaced.
+    pub fn set_default(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+        expr: Option<String>,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let position = table
+            .column(column)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: table_name.to_string(),
+                column: column.to_string(),
+            })? as u16;
+        let old: Vec<Tid> = self
+            .constraint_rows(txn, table.oid)?
+            .into_iter()
+            .filter(|(_, c)| {
+                c.table_oid == table.oid
+                    && matches!(c.kind, ConstraintKind::Default { column, .. } if column == position)
+            })
+            .map(|(tid, _)| tid)
+            .collect();
+        self.in_savepoint(txn, |txn| {
+            for tid in old {
+                self.constraints.delete(txn, tid)?;
+            }
+            Ok(())
+        })?;
+        if let Some(expr) = expr {
+            let kind = ConstraintKind::Default {
+                column: position,
+                expr,
+            };
+            self.insert_constraint(txn, &table, "", kind)?;
+        }
+        Ok(())
+    }
+
+    /// `ALTER TABLE table_name DROP CONSTRAINT name` (also what `DROP
+    /// TABLE ... CASCADE` does to the foreign keys that reference a dropped
+    /// table). A foreign key's referenced table is locked and marked too.
+    pub fn drop_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let missing = || CatalogError::NoSuchConstraint {
+            table: table_name.to_string(),
+            name: name.to_string(),
+        };
+        let (tid, def) = self
+            .constraint_rows(txn, table.oid)?
+            .into_iter()
+            .find(|(_, c)| c.table_oid == table.oid && !c.name.is_empty() && c.name == name)
+            .ok_or_else(missing)?;
+        if let Some(parent) = def.references()
+            && parent != table.oid
+        {
+            self.lock_for_ddl(txn, parent, LockMode::Share)?;
+        }
+        self.in_savepoint(txn, |txn| {
+            self.constraints.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
+    /// Inserts a `folio.constraint` row for `table` (locked by the caller),
+    /// indexed by its oid and the referenced table's.
+    fn insert_constraint(
+        &self,
+        txn: &mut Transaction,
+        table: &TableDef,
+        name: &str,
+        kind: ConstraintKind,
+    ) -> Result<ConstraintDef, CatalogError> {
+        crate::catalog::check_name(name)?;
+        let named = !name.is_empty();
+        if named && table.constraints.iter().any(|c| c.name == name) {
+            return Err(CatalogError::ConstraintExists {
+                table: table.name.clone(),
+                name: name.to_string(),
+            });
+        }
+        let def = ConstraintDef {
+            oid: self.next_oid()?,
+            name: name.to_string(),
+            table_oid: table.oid,
+            table: table.name.clone(),
+            kind,
+        };
+        self.in_savepoint(txn, |txn| {
+            let tid = self.constraints.insert(txn, &def.encode())?;
+            let mut oids = vec![def.table_oid];
+            oids.extend(def.references().filter(|&r| r != def.table_oid));
+            for oid in oids {
+                self.constraint_tables
+                    .insert(txn, &self.constraints, &oid.to_be_bytes(), tid)?;
+            }
+            Ok(())
+        })?;
+        Ok(def)
+    }
+
+    /// The `folio.constraint` rows `txn` sees that name table `oid`, as
+    /// its own or as the referenced table.
+    pub(crate) fn constraint_rows(
+        &self,
+        txn: &Transaction,
+        oid: u64,
+    ) -> Result<Vec<(Tid, ConstraintDef)>, CatalogError> {
+        self.constraint_tables
+            .get(txn, &self.constraints, &oid.to_be_bytes())?
+            .into_iter()
+            .map(|(tid, bytes)| {
+                let def = ConstraintDef::decode(&bytes).map_err(CatalogError::Corrupt)?;
+                Ok((tid, def))
+            })
+            .collect()
+    }
+
+    /// Table `oid`'s own constraints and the foreign keys referencing it,
+    /// in creation order, with the tables' names filled in from `classes`.
+    pub(crate) fn constraints_of(
+        &self,
+        txn: &Transaction,
+        oid: u64,
+        classes: &[(Tid, ClassRow)],
+    ) -> Result<(Vec<ConstraintDef>, Vec<ConstraintDef>), CatalogError> {
+        let name_of = |oid: u64| {
+            classes
+                .iter()
+                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == oid)
+                .map(|(_, c)| c.name.clone())
+                .ok_or_else(|| {
+                    CatalogError::Corrupt(format!("a constraint names missing table {oid}"))
+                })
+        };
+        let mut rows: Vec<ConstraintDef> = self
+            .constraint_rows(txn, oid)?
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect();
+        rows.sort_by_key(|c| c.oid);
+        let (mut own, mut referencing) = (Vec::new(), Vec::new());
+        for mut c in rows {
+            c.table = name_of(c.table_oid)?;
+            if let ConstraintKind::ForeignKey(fk) = &mut c.kind {
+                fk.ref_table = name_of(fk.ref_table_oid)?;
+            }
+            if c.references() == Some(oid) {
+                referencing.push(c.clone());
+            }
+            if c.table_oid == oid {
+                own.push(c);
+            }
+        }
+        Ok((own, referencing))
+    }
+}
+
+/// Whether a foreign key column of type `a` may reference one of type `b`
+/// (PostgreSQL asks for an equality operator of the unique index's class:
+/// the integer types among themselves, the character types among
+/// themselves, numerics with integers, else the same type).
+fn comparable(a: Option<SqlType>, b: Option<SqlType>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let family = |t: SqlType| match t {
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 | SqlType::Numeric(_) => 1,
+        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => 2,
+        SqlType::Float4 | SqlType::Float8 => 3,
+        _ => 0,
+    };
+    a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b))
+}

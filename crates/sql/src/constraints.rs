@@ -1,0 +1,678 @@
+//! A table's defaults, CHECK constraints and foreign keys, bound for the
+//! statements that write it, and the one owner of checking a row change
+//! against them: [`Constraints::insert`], [`Constraints::update`] and
+//! [`Constraints::delete`] are what INSERT, UPDATE, DELETE, COPY and ON
+//! CONFLICT DO UPDATE call instead of the relation's own writes.
+//!
+//! - **Order, as PostgreSQL's**: values fitted to the columns and NOT NULL
+//!   (folio-catalog `Relation::prepare`), then CHECK (23514; a NULL result
+//!   passes), then the write (unique indexes, 23505), then the foreign
+//!   keys (23503): the row's references, and the keys that referenced the
+//!   row's old values.
+//! - **A reference is checked and kept** (insert, or update changing the
+//!   key columns; a key with a NULL column is not checked, MATCH SIMPLE):
+//!   the referenced row is found through the parent's unique index and
+//!   share-locked (`FOR SHARE`, folio's weakest row lock; PostgreSQL takes
+//!   `FOR KEY SHARE`). Under READ COMMITTED it is looked for with a new
+//!   snapshot, so a parent committed after the statement began counts;
+//!   under REPEATABLE READ with the transaction's (a parent changed since
+//!   is 40001 from the lock, as PostgreSQL's). The lock follows the row's
+//!   update links to its newest version, which must still carry the key
+//!   (`Reference::lock_newest`). The lock is the proof: a
+//!   concurrent delete of the parent either came first (the lock waits for
+//!   its transaction; committed, the row is gone: 23503; rolled back, the
+//!   lock holds) or comes after (it waits for our transaction, then finds
+//!   our committed row referencing it: 23503 for the deleter).
+//! - **A referenced key may not go** (delete, or update changing the
+//!   referenced columns; NO ACTION and RESTRICT alike, checked at once):
+//!   after the parent row is written, the referencing table is searched
+//!   for the old key (through an index on exactly the key's columns if
+//!   there is one, else a scan) with a new snapshot, under either level.
+//!   Our write holds the parent row, so a child inserted since must wait
+//!   for our lock and then fails; a child inserted before holds its share
+//!   lock, so our write waited for it and the search sees it committed.
+
+use crate::access;
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::parse;
+use crate::scalar::{self, Cmp, Env, Scalar};
+use crate::scan;
+use crate::types;
+use folio_catalog::{ConstraintKind, RefAction, Relation, RowAt};
+use folio_db::{Isolation, Tid, Transaction, Write};
+use folio_row::{SqlType, Value};
+use std::sync::Arc;
+
+/// A table's constraints, bound for one plan.
+#[derive(Default)]
+pub struct Constraints {
+    /// Per column, its DEFAULT (none: NULL). Empty when no column has one.
+    defaults: Vec<Option<Scalar>>,
+    checks: Vec<Check>,
+    /// This table's foreign keys.
+    references: Vec<Reference>,
+    /// Other tables' foreign keys (or its own) that reference this table.
+    referenced_by: Vec<Referencing>,
+}
+
+struct Check {
+    name: String,
+    expr: Scalar,
+}
+
+/// A foreign key of this table.
+struct Reference {
+    name: String,
+    /// Its columns here, in key order.
+    columns: Vec<usize>,
+    parent: Arc<Relation>,
+    /// The referenced columns there, in key order.
+    ref_columns: Vec<usize>,
+    /// The parent's unique index over them.
+    index: usize,
+    /// For each column of that index, the position in the key that fills it.
+    index_order: Vec<usize>,
+}
+
+/// A foreign key of another table (`child`) that references this one.
+struct Referencing {
+    name: String,
+    child: Arc<Relation>,
+    /// Its columns in the child, in key order.
+    columns: Vec<usize>,
+    /// The referenced columns here, in key order.
+    ref_columns: Vec<usize>,
+    /// A child index over exactly `columns`, in order, if there is one.
+    index: Option<usize>,
+    /// `ON DELETE CASCADE`: how the referencing rows are deleted.
+    cascade: Option<Cascade>,
+}
+
+/// The constraints the rows an `ON DELETE CASCADE` deletes are deleted
+/// under.
+enum Cascade {
+    /// The key references its own table.
+    Itself,
+    Other(Box<Constraints>),
+}
+
+/// Most tables one delete cascades through.
+const CASCADE_DEPTH_MAX: usize = 16;
+
+impl Constraints {
+    /// The constraints of `relation`, bound (stored expressions parsed and
+    /// bound, the tables of foreign keys opened through the session).
+    pub fn bind(
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        relation: &Relation,
+    ) -> Result<Constraints, SqlError> {
+        Constraints::bind_in(cx, txn, relation, &[])
+    }
+
+    /// [`Constraints::bind`] for a table reached through `ON DELETE
+    /// CASCADE` from the tables `cascading` (a cycle of cascades through
+    /// other tables is 0A000).
+    fn bind_in(
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        relation: &Relation,
+        cascading: &[u64],
+    ) -> Result<Constraints, SqlError> {
+        let def = &relation.def;
+        let mut out = Constraints::default();
+        let none: &[(String, SqlType)] = &[];
+        for c in &def.constraints {
+            match &c.kind {
+                ConstraintKind::Default { column, expr } => {
+                    if out.defaults.is_empty() {
+                        out.defaults = vec![None; def.columns.len()];
+                    }
+                    let bound = scalar::bind(&parse::expression(expr)?, none)?;
+                    out.defaults[usize::from(*column)] = Some(bound);
+                }
+                ConstraintKind::Check { expr } => out.checks.push(Check {
+                    name: c.name.clone(),
+                    expr: scalar::bind(&parse::expression(expr)?, relation)?,
+                }),
+                ConstraintKind::ForeignKey(fk) => {
+                    let parent = access::relation(cx, txn, &fk.ref_table)?;
+                    let ref_columns: Vec<usize> =
+                        fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
+                    let (index, index_order) = unique_index_over(&parent, &ref_columns)
+                        .ok_or_else(|| {
+                            SqlError::new(
+                                "42830",
+                                format!(
+                                    "there is no unique constraint matching given keys for referenced table \"{}\"",
+                                    parent.def.name
+                                ),
+                            )
+                        })?;
+                    out.references.push(Reference {
+                        name: c.name.clone(),
+                        columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
+                        parent,
+                        ref_columns,
+                        index,
+                        index_order,
+                    });
+                }
+            }
+        }
+        for c in &def.referenced_by {
+            let ConstraintKind::ForeignKey(fk) = &c.kind else {
+                continue;
+            };
+            let child = access::relation(cx, txn, &c.table)?;
+            let columns: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
+            let index = child.indexes.iter().position(|i| {
+                i.def.columns.len() == columns.len()
+                    && i.def
+                        .columns
+                        .iter()
+                        .zip(&columns)
+                        .all(|(&a, &b)| usize::from(a) == b)
+            });
+            let cascade = match fk.on_delete {
+                RefAction::Cascade if c.table_oid == def.oid => Some(Cascade::Itself),
+                RefAction::Cascade => {
+                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX {
+                        return Err(SqlError::unsupported(format!(
+                            "ON DELETE CASCADE through a cycle of tables (\"{}\")",
+                            c.name
+                        )));
+                    }
+                    let mut path = cascading.to_vec();
+                    path.push(def.oid);
+                    let bound = Constraints::bind_in(cx, txn, &child, &path)?;
+                    Some(Cascade::Other(Box::new(bound)))
+                }
+                _ => None,
+            };
+            out.referenced_by.push(Referencing {
+                name: c.name.clone(),
+                child,
+                columns,
+                ref_columns: fk.ref_columns.iter().map(|&c| usize::from(c)).collect(),
+                index,
+                cascade,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The relations the constraints read (for a plan's currency).
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        let mut out: Vec<&Arc<Relation>> = self.references.iter().map(|r| &r.parent).collect();
+        for r in &self.referenced_by {
+            out.push(&r.child);
+            if let Some(Cascade::Other(more)) = &r.cascade {
+                out.extend(more.relations());
+            }
+        }
+        out
+    }
+
+    /// What column `column` takes when a row leaves it out or names
+    /// `DEFAULT`: its default expression, else NULL.
+    pub fn default_of(&self, column: usize) -> Scalar {
+        match self.defaults.get(column) {
+            Some(Some(expr)) => expr.clone(),
+            _ => Scalar::Const(Value::Null),
+        }
+    }
+
+    /// A new row of `relation` with every column at its default; the
+    /// columns in `given` are left NULL (the caller fills them).
+    pub fn default_row(
+        &self,
+        relation: &Relation,
+        given: &[usize],
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
+        let mut row = vec![Value::Null; relation.types.len()];
+        for (c, default) in self.defaults.iter().enumerate() {
+            if let Some(expr) = default
+                && !given.contains(&c)
+            {
+                row[c] = types::coerce(expr.eval(&[], env)?, relation.types[c])?;
+            }
+        }
+        Ok(row)
+    }
+
+    /// Inserts `values` into `relation`, checked.
+    pub fn insert(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        values: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Tid, SqlError> {
+        let values = self.check(relation, values, env)?;
+        if self.references.is_empty() {
+            return Ok(relation.insert(txn, values)?);
+        }
+        let tid = relation.insert(txn, values.clone())?;
+        self.references_exist(txn, relation, &values, None)?;
+        Ok(tid)
+    }
+
+    /// Replaces the version at `tid` (values `old`) by `new`, checked.
+    pub fn update(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        tid: Tid,
+        old: &[Value],
+        new: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Write, SqlError> {
+        let new = self.check(relation, new, env)?;
+        if self.references.is_empty() && self.referenced_by.is_empty() {
+            return Ok(relation.update(txn, tid, old, new)?);
+        }
+        let write = relation.update(txn, tid, old, new.clone())?;
+        if matches!(write, Write::Done(_) | Write::Hot(_)) {
+            self.references_exist(txn, relation, &new, Some(old))?;
+            self.not_referenced(txn, relation, old, Some(&new))?;
+        }
+        Ok(write)
+    }
+
+    /// Deletes the version at `tid` (values `old`), checked; the rows an
+    /// `ON DELETE CASCADE` key makes go are deleted too.
+    pub fn delete(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        tid: Tid,
+        old: &[Value],
+        env: &Env<'_>,
+    ) -> Result<Write, SqlError> {
+        let write = relation.delete(txn, tid)?;
+        if matches!(write, Write::Done(_)) {
+            self.cascade(txn, old, env)?;
+            self.not_referenced(txn, relation, old, None)?;
+        }
+        Ok(write)
+    }
+
+    /// Deletes the rows that reference `old` through `ON DELETE CASCADE`
+    /// keys (each under its table's constraints, so cascades go on), with
+    /// a new snapshot and READ COMMITTED's re-check of rows changed since.
+    fn cascade(&self, txn: &mut Transaction, old: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        for referencing in &self.referenced_by {
+            let Some(cascade) = &referencing.cascade else {
+                continue;
+            };
+            let Some(key) = referencing.key_of(old)? else {
+                continue;
+            };
+            let child = &referencing.child;
+            let rows = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
+            let same_key: Vec<Scalar> = referencing
+                .columns
+                .iter()
+                .zip(&key)
+                .map(|(&c, v)| {
+                    Scalar::Compare(
+                        Cmp::Eq,
+                        Box::new(Scalar::Column(c)),
+                        Box::new(Scalar::Const(v.clone())),
+                    )
+                })
+                .collect();
+            let constraints = match cascade {
+                Cascade::Itself => self,
+                Cascade::Other(c) => c,
+            };
+            for (tid, row) in rows {
+                scan::write_newest(txn, child, &same_key, tid, row, env, |txn, tid, row| {
+                    Ok((constraints.delete(txn, child, tid, row, env)?, ()))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The row fitted to its columns (NOT NULL checked) and checked against
+    /// every CHECK constraint: 23514 for one that is false.
+    fn check(
+        &self,
+        relation: &Relation,
+        values: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
+        if self.checks.is_empty() {
+            return Ok(values);
+        }
+        let values = relation.prepare(values)?;
+        for check in &self.checks {
+            if check.expr.eval(&values, env)? == Value::Bool(false) {
+                return Err(SqlError::new(
+                    "23514",
+                    format!(
+                        "new row for relation \"{}\" violates check constraint \"{}\"",
+                        relation.def.name, check.name
+                    ),
+                )
+                .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
+            }
+        }
+        Ok(values)
+    }
+
+    /// Every CHECK constraint holds for every row of `relation` (adding
+    /// one to a table with rows): 23514 naming it otherwise.
+    pub fn validate_checks(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
+        if self.checks.is_empty() {
+            return Ok(());
+        }
+        let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
+        for (_, row) in rows {
+            for check in &self.checks {
+                if check.expr.eval(&row, env)? == Value::Bool(false) {
+                    return Err(SqlError::new(
+                        "23514",
+                        format!(
+                            "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                            check.name, relation.def.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every row of `relation` references an existing row (adding a
+    /// foreign key to a table with rows; the referenced table is
+    /// `SHARE`-locked by the DDL, so its rows need no row locks).
+    pub fn validate_references(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+    ) -> Result<(), SqlError> {
+        if self.references.is_empty() {
+            return Ok(());
+        }
+        txn.with_latest_snapshot(|txn| {
+            let rows = relation.scan(txn)?;
+            for reference in &self.references {
+                let mut last_found: Option<Vec<Value>> = None;
+                for (_, row) in &rows {
+                    let Some(key) = reference.key_of(row)? else {
+                        continue;
+                    };
+                    if last_found.as_ref() == Some(&key) {
+                        continue;
+                    }
+                    let probe = reference.index_key(&key);
+                    if reference
+                        .parent
+                        .lookup(txn, reference.index, &probe)?
+                        .is_empty()
+                    {
+                        return Err(reference.missing(relation, row)?);
+                    }
+                    last_found = Some(key);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Each foreign key of the row `new` (whose key columns changed from
+    /// `old`, if given) finds its referenced row and share-locks it; 23503
+    /// if there is none.
+    fn references_exist(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        new: &[Value],
+        old: Option<&[Value]>,
+    ) -> Result<(), SqlError> {
+        for reference in &self.references {
+            let Some(key) = reference.key_of(new)? else {
+                continue;
+            };
+            if let Some(old) = old
+                && reference.columns.iter().all(|&c| old[c] == new[c])
+            {
+                continue;
+            }
+            let probe = reference.index_key(&key);
+            let parent = &reference.parent;
+            let found = in_statement_view(txn, |txn| parent.lookup(txn, reference.index, &probe))?;
+            let mut locked = false;
+            for (tid, _) in found {
+                if reference.lock_newest(txn, tid, &key)? {
+                    locked = true;
+                    break;
+                }
+            }
+            if !locked {
+                return Err(reference.missing(relation, new)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// No foreign key references the key values of `old` that the change
+    /// removed (a delete, or an update changing them to `new`): 23503.
+    fn not_referenced(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        old: &[Value],
+        new: Option<&[Value]>,
+    ) -> Result<(), SqlError> {
+        for referencing in &self.referenced_by {
+            if let Some(new) = new
+                && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
+            {
+                continue;
+            }
+            let child = &referencing.child;
+            let Some(key) = referencing.key_of(old)? else {
+                continue;
+            };
+            // The newest committed rows, under either isolation level: a
+            // referencing row committed after a REPEATABLE READ snapshot
+            // still holds the key (PostgreSQL's crosscheck makes that
+            // 40001; here it is 23503). After a cascade, none is left
+            // unless one was added meanwhile.
+            let found = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
+            if !found.is_empty() {
+                let names = column_names(relation, &referencing.ref_columns);
+                let values: Vec<Value> = referencing
+                    .ref_columns
+                    .iter()
+                    .map(|&c| old[c].clone())
+                    .collect();
+                return Err(SqlError::new(
+                    "23503",
+                    format!(
+                        "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+                        relation.def.name, referencing.name, child.def.name
+                    ),
+                )
+                .with_detail(format!(
+                    "Key ({names})=({}) is still referenced from table \"{}\".",
+                    row_text(&values)?,
+                    child.def.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Referencing {
+    /// The child's key for the referenced values in `row` (None when one
+    /// is NULL: nothing references it).
+    fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
+        if self.ref_columns.iter().any(|&c| row[c] == Value::Null) {
+            return Ok(None);
+        }
+        self.columns
+            .iter()
+            .zip(&self.ref_columns)
+            .map(|(&c, &r)| types::coerce(row[r].clone(), self.child.types[c]))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// The child rows `txn` sees whose key is `key` (through the child's
+    /// index on exactly the key's columns, else a scan).
+    fn rows_with(&self, txn: &Transaction, key: &[Value]) -> Result<Vec<RowAt>, SqlError> {
+        Ok(match self.index {
+            Some(index) => self.child.lookup(txn, index, key)?,
+            None => self
+                .child
+                .scan(txn)?
+                .into_iter()
+                .filter(|(_, row)| self.columns.iter().zip(key).all(|(&c, v)| row[c] == *v))
+                .collect(),
+        })
+    }
+}
+
+/// Most update links a referenced row's lock follows before giving up
+/// (each is a committed update of the row since it was found).
+const LINKS_FOLLOWED_MAX: usize = 10_000;
+
+impl Reference {
+    /// Share-locks the newest version of the referenced row found at
+    /// `tid`, if it still carries `key`: whether it does. A version updated
+    /// by a transaction that committed since is followed (READ COMMITTED;
+    /// REPEATABLE READ gets 40001 from the heap), and so is one this
+    /// transaction updated itself: its new version is the row (a new
+    /// snapshot may not yet show the commit of the updater that this
+    /// transaction's own update waited for, so the lookup can return the
+    /// version before it).
+    fn lock_newest(
+        &self,
+        txn: &mut Transaction,
+        mut tid: Tid,
+        key: &[Value],
+    ) -> Result<bool, SqlError> {
+        let table = &self.parent.table;
+        let heap = folio_catalog::CatalogError::from;
+        for _ in 0..LINKS_FOLLOWED_MAX {
+            match table.lock_shared(txn, tid).map_err(heap)? {
+                Write::Done(_) | Write::Hot(_) => {
+                    let Some(bytes) = table.fetch_any(tid).map_err(heap)? else {
+                        return Ok(false);
+                    };
+                    let row = self.parent.decode(txn, &bytes)?;
+                    return Ok(self.ref_columns.iter().zip(key).all(|(&c, v)| row[c] == *v));
+                }
+                Write::Moved(next) => tid = next,
+                Write::Gone => match table.header(tid).map_err(heap)? {
+                    Some(h) if h.deleter().is_some_and(|d| txn.is_mine(d)) => match h.next {
+                        Some(next) => tid = next,
+                        None => return Ok(false),
+                    },
+                    _ => return Ok(false),
+                },
+            }
+        }
+        Err(SqlError::new(
+            "40001",
+            format!(
+                "could not serialize access: the row referenced by \"{}\" kept changing",
+                self.name
+            ),
+        ))
+    }
+
+    /// The key of `row` (None when a column is NULL: not checked).
+    fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
+        if self.columns.iter().any(|&c| row[c] == Value::Null) {
+            return Ok(None);
+        }
+        self.columns
+            .iter()
+            .zip(&self.ref_columns)
+            .map(|(&c, &r)| types::coerce(row[c].clone(), self.parent.types[r]))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// The key in the order of the parent's index columns.
+    fn index_key(&self, key: &[Value]) -> Vec<Value> {
+        self.index_order.iter().map(|&k| key[k].clone()).collect()
+    }
+
+    /// 23503 for `row` of `relation`, whose key is not in the parent.
+    fn missing(&self, relation: &Relation, row: &[Value]) -> Result<SqlError, SqlError> {
+        let names = column_names(relation, &self.columns);
+        let values: Vec<Value> = self.columns.iter().map(|&c| row[c].clone()).collect();
+        Ok(SqlError::new(
+            "23503",
+            format!(
+                "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
+                relation.def.name, self.name
+            ),
+        )
+        .with_detail(format!(
+            "Key ({names})=({}) is not present in table \"{}\".",
+            row_text(&values)?,
+            self.parent.def.name
+        )))
+    }
+}
+
+/// The unique index of `relation` over exactly `columns` (any order), and
+/// for each of its columns the position in `columns` that fills it.
+fn unique_index_over(relation: &Relation, columns: &[usize]) -> Option<(usize, Vec<usize>)> {
+    relation.indexes.iter().enumerate().find_map(|(i, ri)| {
+        if !ri.def.unique || ri.def.columns.len() != columns.len() {
+            return None;
+        }
+        let order = ri
+            .def
+            .columns
+            .iter()
+            .map(|&c| columns.iter().position(|&k| k == usize::from(c)))
+            .collect::<Option<Vec<usize>>>()?;
+        Some((i, order))
+    })
+}
+
+/// Runs `f` with the snapshot a constraint check reads with: a new one
+/// under READ COMMITTED (rows committed since the statement began count),
+/// the transaction's under REPEATABLE READ.
+fn in_statement_view<T>(txn: &mut Transaction, f: impl FnOnce(&mut Transaction) -> T) -> T {
+    if txn.isolation() == Isolation::ReadCommitted {
+        txn.with_latest_snapshot(f)
+    } else {
+        f(txn)
+    }
+}
+
+fn column_names(relation: &Relation, columns: &[usize]) -> String {
+    columns
+        .iter()
+        .map(|&c| relation.def.columns[c].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Values as PostgreSQL's DETAIL lines print them (`null` for NULL).
+fn row_text(values: &[Value]) -> Result<String, SqlError> {
+    Ok(values
+        .iter()
+        .map(|v| Ok(types::text_output(v)?.unwrap_or_else(|| "null".into())))
+        .collect::<Result<Vec<_>, SqlError>>()?
+        .join(", "))
+}

@@ -11,6 +11,7 @@ mod context;
 mod copy;
 mod copy_format;
 mod cost;
+mod cte;
 mod datetime;
 mod ddl;
 mod dml;

@@ -140,8 +140,11 @@ impl Planned {
 
 /// Plans a query.
 pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
-    if query.with.is_some() || query.fetch.is_some() {
-        return Err(SqlError::unsupported("WITH or FETCH"));
+    if query.with.is_some() {
+        return plan_query(cx, txn, &crate::cte::inline(query)?);
+    }
+    if query.fetch.is_some() {
+        return Err(SqlError::unsupported("FETCH"));
     }
     let lock = match query.locks.as_slice() {
         [] => None,

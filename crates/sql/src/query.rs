@@ -279,8 +279,75 @@ fn plan_body(
                 offset,
             })
         }
+        SetExpr::Values(values) => plan_body(
+            cx,
+            txn,
+            &values_union(values)?,
+            order_by,
+            limit,
+            offset,
+            locking,
+        ),
         other => Err(SqlError::unsupported(format!("the query {other}"))),
     }
+}
+
+/// `VALUES (...), (...)` as the `UNION ALL` of one-row SELECTs of
+/// columns `column1`, `column2`, ... (PostgreSQL's names), built as a
+/// balanced tree so a long list stays shallow. The first row's types are
+/// the result's (PostgreSQL resolves a common type across the rows).
+fn values_union(values: &sqlparser::ast::Values) -> Result<SetExpr, SqlError> {
+    let width = values.rows.first().map_or(0, Vec::len);
+    if values.rows.iter().any(|r| r.len() != width) {
+        return Err(SqlError::syntax("VALUES lists must all be the same length"));
+    }
+    let template = match sqlparser::parser::Parser::parse_sql(
+        &sqlparser::dialect::PostgreSqlDialect {},
+        "SELECT 1",
+    ) {
+        Ok(mut statements) => match statements.pop() {
+            Some(sqlparser::ast::Statement::Query(q)) => match *q.body {
+                SetExpr::Select(select) => select,
+                _ => unreachable!("SELECT 1 is a select"),
+            },
+            _ => unreachable!("SELECT 1 is a query"),
+        },
+        Err(e) => return Err(SqlError::syntax(e.to_string())),
+    };
+    let rows: Vec<SetExpr> = values
+        .rows
+        .iter()
+        .map(|row| {
+            let mut select = template.clone();
+            select.projection = row
+                .iter()
+                .enumerate()
+                .map(|(i, e)| SelectItem::ExprWithAlias {
+                    expr: e.clone(),
+                    alias: sqlparser::ast::Ident::new(format!("column{}", i + 1)),
+                })
+                .collect();
+            SetExpr::Select(select)
+        })
+        .collect();
+    fn union(rows: &[SetExpr]) -> SetExpr {
+        match rows {
+            [one] => one.clone(),
+            _ => {
+                let (left, right) = rows.split_at(rows.len() / 2);
+                SetExpr::SetOperation {
+                    op: SetOperator::Union,
+                    set_quantifier: SetQuantifier::All,
+                    left: Box::new(union(left)),
+                    right: Box::new(union(right)),
+                }
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Err(SqlError::syntax("VALUES needs at least one row"));
+    }
+    Ok(union(&rows))
 }
 
 /// An ORDER BY item of a set operation: an output column's name or

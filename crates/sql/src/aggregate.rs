@@ -11,6 +11,7 @@ use crate::error::SqlError;
 use crate::expr;
 use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
+use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
@@ -29,9 +30,27 @@ pub enum Kind {
     Avg,
     Min,
     Max,
+    /// `string_agg(text, delimiter)`.
+    StringAgg,
+    BoolAnd,
+    BoolOr,
 }
 
 impl Kind {
+    /// Its SQL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::CountStar | Kind::Count => "count",
+            Kind::Sum => "sum",
+            Kind::Avg => "avg",
+            Kind::Min => "min",
+            Kind::Max => "max",
+            Kind::StringAgg => "string_agg",
+            Kind::BoolAnd => "bool_and",
+            Kind::BoolOr => "bool_or",
+        }
+    }
+
     fn of(name: &str) -> Option<Kind> {
         Some(match name {
             "count" => Kind::Count,
@@ -39,6 +58,9 @@ impl Kind {
             "avg" => Kind::Avg,
             "min" => Kind::Min,
             "max" => Kind::Max,
+            "string_agg" => Kind::StringAgg,
+            "bool_and" | "every" => Kind::BoolAnd,
+            "bool_or" => Kind::BoolOr,
             _ => return None,
         })
     }
@@ -57,6 +79,8 @@ impl Kind {
                 _ => SqlType::Numeric(None),
             },
             Kind::Min | Kind::Max => arg,
+            Kind::StringAgg => SqlType::Text,
+            Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
         }
     }
 }
@@ -67,6 +91,10 @@ pub struct Call {
     pub kind: Kind,
     /// Bound over the source row (`None` for `count(*)`).
     pub arg: Option<Scalar>,
+    /// `string_agg`'s delimiter, over the source row.
+    pub delimiter: Option<Scalar>,
+    /// `agg(DISTINCT x)`: each distinct value once.
+    pub distinct: bool,
     pub ty: SqlType,
 }
 
@@ -132,16 +160,28 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
         let FunctionArguments::List(list) = &f.args else {
             return Err(SqlError::unsupported(format!("{f}")));
         };
-        if matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct))
-            || !list.clauses.is_empty()
-        {
-            return Err(SqlError::unsupported(format!("{f}")));
+        if !list.clauses.is_empty() {
+            return Err(SqlError::unsupported(format!(
+                "{f} (ORDER BY or other clauses inside an aggregate)"
+            )));
         }
+        let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+        let mut delimiter = None;
         let (kind, arg) = match (kind, list.args.as_slice()) {
-            (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) => {
+            (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) if !distinct => {
                 (Kind::CountStar, None)
             }
-            (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) => {
+            (
+                Kind::StringAgg,
+                [
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)),
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(d)),
+                ],
+            ) => {
+                delimiter = Some(scalar::bind(d, self.source)?);
+                (Kind::StringAgg, Some(scalar::bind(e, self.source)?))
+            }
+            (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) if kind != Kind::StringAgg => {
                 // An aggregate's argument reads the source row.
                 (kind, Some(scalar::bind(e, self.source)?))
             }
@@ -161,10 +201,18 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 format!("function {name}({}) does not exist", arg_type.name()),
             ));
         }
+        if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
+            return Err(SqlError::new(
+                "42883",
+                format!("function {name}({}) does not exist", arg_type.name()),
+            ));
+        }
         let mut calls = self.calls.borrow_mut();
         calls.push(Call {
             kind,
             arg,
+            delimiter,
+            distinct,
             ty: kind.result_type(arg_type),
         });
         Ok(Scalar::Column(self.keys.len() + calls.len() - 1))
@@ -259,6 +307,8 @@ enum State {
     /// Sum (and count, for avg) of the non-null values.
     Sum(Option<Value>, i64),
     Extreme(Option<Value>),
+    Text(Option<String>),
+    Bool(Option<bool>),
 }
 
 impl Grouping {
@@ -273,9 +323,13 @@ impl Grouping {
                     Kind::CountStar | Kind::Count => State::Count(0),
                     Kind::Sum | Kind::Avg => State::Sum(None, 0),
                     Kind::Min | Kind::Max => State::Extreme(None),
+                    Kind::StringAgg => State::Text(None),
+                    Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
                 })
                 .collect()
         };
+        // Per group, the values each DISTINCT call has taken.
+        let mut seen: Vec<Vec<std::collections::HashSet<Vec<u8>>>> = Vec::new();
         let mut groups: Vec<(Vec<Value>, Vec<State>)> = Vec::new();
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         if self.keys.is_empty() {
@@ -300,7 +354,12 @@ impl Grouping {
                     }
                 }
             };
-            for (call, state) in self.calls.iter().zip(groups[g].1.iter_mut()) {
+            if seen.len() < groups.len() {
+                seen.resize_with(groups.len(), || {
+                    vec![std::collections::HashSet::new(); self.calls.len()]
+                });
+            }
+            for (c, (call, state)) in self.calls.iter().zip(groups[g].1.iter_mut()).enumerate() {
                 let value = match &call.arg {
                     Some(arg) => arg.eval(row, env)?,
                     None => Value::Bool(true),
@@ -308,7 +367,14 @@ impl Grouping {
                 if value == Value::Null {
                     continue;
                 }
-                accumulate(call, state, value)?;
+                if call.distinct && !seen[g][c].insert(group_hash(std::slice::from_ref(&value))) {
+                    continue;
+                }
+                let delimiter = match &call.delimiter {
+                    Some(d) => d.eval(row, env)?,
+                    None => Value::Null,
+                };
+                accumulate(call, state, value, delimiter)?;
             }
         }
         let mut out = Vec::with_capacity(groups.len());
@@ -342,8 +408,33 @@ pub fn group_hash(key: &[Value]) -> Vec<u8> {
     out
 }
 
-fn accumulate(call: &Call, state: &mut State, value: Value) -> Result<(), SqlError> {
+fn accumulate(
+    call: &Call,
+    state: &mut State,
+    value: Value,
+    delimiter: Value,
+) -> Result<(), SqlError> {
     match state {
+        State::Text(text) => {
+            let value = types::text_output(&value)?.unwrap_or_default();
+            match text {
+                None => *text = Some(value),
+                Some(t) => {
+                    // The delimiter before each value but the first (a
+                    // NULL delimiter: none).
+                    t.push_str(&types::text_output(&delimiter)?.unwrap_or_default());
+                    t.push_str(&value);
+                }
+            }
+        }
+        State::Bool(b) => {
+            let v = matches!(value, Value::Bool(true));
+            *b = Some(match (call.kind, *b) {
+                (_, None) => v,
+                (Kind::BoolAnd, Some(x)) => x && v,
+                (_, Some(x)) => x || v,
+            });
+        }
         State::Count(n) => *n += 1,
         State::Sum(sum, n) => {
             // Integers are summed as int8 (sum of int4: int8) or numeric.
@@ -388,7 +479,11 @@ fn accumulate(call: &Call, state: &mut State, value: Value) -> Result<(), SqlErr
 fn result(call: &Call, state: State) -> Result<Value, SqlError> {
     Ok(match state {
         State::Count(n) => Value::Int8(n),
-        State::Sum(None, _) | State::Extreme(None) => Value::Null,
+        State::Sum(None, _) | State::Extreme(None) | State::Text(None) | State::Bool(None) => {
+            Value::Null
+        }
+        State::Text(Some(t)) => Value::Text(t),
+        State::Bool(Some(b)) => Value::Bool(b),
         State::Extreme(Some(v)) => v,
         State::Sum(Some(sum), n) if call.kind == Kind::Avg => avg(sum, n)?,
         State::Sum(Some(sum), _) => sum,

@@ -574,19 +574,19 @@ fn sort_details(keys: &[String]) -> Vec<String> {
 /// An aggregate call as PostgreSQL prints it (`count(*)`, `sum(x)`).
 fn call_text(call: &crate::aggregate::Call, columns: &[String]) -> String {
     use crate::aggregate::Kind;
-    let name = match call.kind {
-        Kind::CountStar => return "count(*)".into(),
-        Kind::Count => "count",
-        Kind::Sum => "sum",
-        Kind::Avg => "avg",
-        Kind::Min => "min",
-        Kind::Max => "max",
-    };
-    let arg = call
+    if call.kind == Kind::CountStar {
+        return "count(*)".into();
+    }
+    let mut args: Vec<String> = call
         .arg
-        .as_ref()
-        .map_or(String::new(), |a| deparse(a, columns, &[]));
-    format!("{name}({arg})")
+        .iter()
+        .chain(call.delimiter.iter())
+        .map(|a| deparse(a, columns, &[]))
+        .collect();
+    if call.distinct && !args.is_empty() {
+        args[0] = format!("DISTINCT {}", args[0]);
+    }
+    format!("{}({})", call.kind.name(), args.join(", "))
 }
 
 fn sort_key(columns: &[String], key: &SortKey) -> String {

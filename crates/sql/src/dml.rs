@@ -359,6 +359,7 @@ impl Change {
                 on_conflict,
                 constraints,
             } => {
+                constraints.start_statement();
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
                         .iter()
@@ -400,6 +401,7 @@ impl Change {
                         count += 1;
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("INSERT 0 {count}"))
             }
             Change::Update {
@@ -410,6 +412,7 @@ impl Change {
                 scan,
                 returning,
             } => {
+                constraints.start_statement();
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for (tid, old) in selected(txn, relation, scan, env)? {
@@ -438,6 +441,7 @@ impl Change {
                         out.extend(projected);
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("UPDATE {updated}"))
             }
             Change::Delete {
@@ -447,6 +451,7 @@ impl Change {
                 scan,
                 returning,
             } => {
+                constraints.start_statement();
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for (tid, row) in selected(txn, relation, scan, env)? {
@@ -469,6 +474,7 @@ impl Change {
                         }
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("DELETE {deleted}"))
             }
         }

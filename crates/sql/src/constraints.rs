@@ -117,6 +117,9 @@ enum Cascade {
     /// The key references its own table.
     Itself,
     Other(Box<Constraints>),
+    /// The table is reached again through other tables' cascades (or
+    /// deeper than `CASCADE_DEPTH_MAX`): 0A000 if a row would cascade.
+    Cycle,
 }
 
 /// Most tables one delete cascades through.
@@ -199,13 +202,12 @@ impl Constraints {
             });
             let cascade = match fk.on_delete {
                 RefAction::Cascade if c.table_oid == def.oid => Some(Cascade::Itself),
+                RefAction::Cascade
+                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX =>
+                {
+                    Some(Cascade::Cycle)
+                }
                 RefAction::Cascade => {
-                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX {
-                        return Err(SqlError::unsupported(format!(
-                            "ON DELETE CASCADE through a cycle of tables (\"{}\")",
-                            c.name
-                        )));
-                    }
                     let mut path = cascading.to_vec();
                     path.push(def.oid);
                     let bound = Constraints::bind_in(cx, txn, &child, &path)?;
@@ -413,6 +415,13 @@ impl Constraints {
             let constraints = match cascade {
                 Cascade::Itself => self,
                 Cascade::Other(c) => c,
+                Cascade::Cycle if rows.is_empty() => continue,
+                Cascade::Cycle => {
+                    return Err(SqlError::unsupported(format!(
+                        "ON DELETE CASCADE through a cycle of tables (\"{}\")",
+                        referencing.name
+                    )));
+                }
             };
             for (tid, row) in rows {
                 scan::write_newest(txn, child, &same_key, tid, row, env, |txn, tid, row| {

@@ -6,9 +6,12 @@
 //!
 //! - **Order, as PostgreSQL's**: values fitted to the columns and NOT NULL
 //!   (folio-catalog `Relation::prepare`), then CHECK (23514; a NULL result
-//!   passes), then the write (unique indexes, 23505), then the foreign
-//!   keys (23503): the row's references, and the keys that referenced the
-//!   row's old values.
+//!   passes), then the write (unique indexes, 23505); the foreign keys
+//!   (23503: the row's references, and the keys that referenced the row's
+//!   old values) when the statement's row changes are done
+//!   ([`Constraints::end_statement`], PostgreSQL's after-row triggers), so
+//!   rows that reference each other may come in any order in one
+//!   statement. COPY checks each row as it is inserted.
 //! - **A reference is checked and kept** (insert, or update changing the
 //!   key columns; a key with a NULL column is not checked, MATCH SIMPLE):
 //!   the referenced row is found through the parent's unique index and
@@ -25,7 +28,8 @@
 //!   our committed row referencing it: 23503 for the deleter).
 //! - **A referenced key may not go** (delete, or update changing the
 //!   referenced columns; NO ACTION and RESTRICT alike, checked at once):
-//!   after the parent row is written, the referencing table is searched
+//!   after the parent row is written (and the statement's other rows),
+//!   the referencing table is searched
 //!   for the old key (through an index on exactly the key's columns if
 //!   there is one, else a scan) with a new snapshot, under either level.
 //!   Our write holds the parent row, so a child inserted since must wait
@@ -42,6 +46,7 @@ use crate::types;
 use folio_catalog::{ConstraintKind, RefAction, Relation, RowAt};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A table's constraints, bound for one plan.
@@ -54,6 +59,23 @@ pub struct Constraints {
     references: Vec<Reference>,
     /// Other tables' foreign keys (or its own) that reference this table.
     referenced_by: Vec<Referencing>,
+    /// The foreign key checks of the running statement's row changes,
+    /// made when it ends ([`Constraints::end_statement`]).
+    deferred: RefCell<Vec<Deferred>>,
+}
+
+/// A foreign key check waiting for the end of the statement.
+enum Deferred {
+    /// The references of a new row (replacing `old`, if an update).
+    References {
+        new: Vec<Value>,
+        old: Option<Vec<Value>>,
+    },
+    /// The keys an old row held (replaced by `new`, if an update).
+    Removed {
+        old: Vec<Value>,
+        new: Option<Vec<Value>>,
+    },
 }
 
 struct Check {
@@ -95,6 +117,9 @@ enum Cascade {
     /// The key references its own table.
     Itself,
     Other(Box<Constraints>),
+    /// The table is reached again through other tables' cascades (or
+    /// deeper than `CASCADE_DEPTH_MAX`): 0A000 if a row would cascade.
+    Cycle,
 }
 
 /// Most tables one delete cascades through.
@@ -177,13 +202,12 @@ impl Constraints {
             });
             let cascade = match fk.on_delete {
                 RefAction::Cascade if c.table_oid == def.oid => Some(Cascade::Itself),
+                RefAction::Cascade
+                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX =>
+                {
+                    Some(Cascade::Cycle)
+                }
                 RefAction::Cascade => {
-                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX {
-                        return Err(SqlError::unsupported(format!(
-                            "ON DELETE CASCADE through a cycle of tables (\"{}\")",
-                            c.name
-                        )));
-                    }
                     let mut path = cascading.to_vec();
                     path.push(def.oid);
                     let bound = Constraints::bind_in(cx, txn, &child, &path)?;
@@ -256,7 +280,10 @@ impl Constraints {
             return Ok(relation.insert(txn, values)?);
         }
         let tid = relation.insert(txn, values.clone())?;
-        self.references_exist(txn, relation, &values, None)?;
+        self.defer(Deferred::References {
+            new: values,
+            old: None,
+        });
         Ok(tid)
     }
 
@@ -276,8 +303,19 @@ impl Constraints {
         }
         let write = relation.update(txn, tid, old, new.clone())?;
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
-            self.references_exist(txn, relation, &new, Some(old))?;
-            self.not_referenced(txn, relation, old, Some(&new))?;
+            let changed = |columns: &[usize]| columns.iter().any(|&c| old[c] != new[c]);
+            if self.references.iter().any(|r| changed(&r.columns)) {
+                self.defer(Deferred::References {
+                    new: new.clone(),
+                    old: Some(old.to_vec()),
+                });
+            }
+            if self.referenced_by.iter().any(|r| changed(&r.ref_columns)) {
+                self.defer(Deferred::Removed {
+                    old: old.to_vec(),
+                    new: Some(new),
+                });
+            }
         }
         Ok(write)
     }
@@ -295,9 +333,58 @@ impl Constraints {
         let write = relation.delete(txn, tid)?;
         if matches!(write, Write::Done(_)) {
             self.cascade(txn, old, env)?;
-            self.not_referenced(txn, relation, old, None)?;
+            if !self.referenced_by.is_empty() {
+                self.defer(Deferred::Removed {
+                    old: old.to_vec(),
+                    new: None,
+                });
+            }
         }
         Ok(write)
+    }
+
+    fn defer(&self, check: Deferred) {
+        self.deferred.borrow_mut().push(check);
+    }
+
+    /// A statement starts: checks left by one that failed are forgotten
+    /// (a kept plan runs again).
+    pub fn start_statement(&self) {
+        self.deferred.borrow_mut().clear();
+        for r in &self.referenced_by {
+            if let Some(Cascade::Other(more)) = &r.cascade {
+                more.start_statement();
+            }
+        }
+    }
+
+    /// The statement's row changes are done: their foreign keys are
+    /// checked now, in the order of the changes (PostgreSQL checks them
+    /// when the statement ends too, so rows that reference each other may
+    /// come in any order within one statement), then those of the rows
+    /// cascades deleted.
+    pub fn end_statement(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+    ) -> Result<(), SqlError> {
+        let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
+        for check in deferred {
+            match check {
+                Deferred::References { new, old } => {
+                    self.references_exist(txn, relation, &new, old.as_deref())?
+                }
+                Deferred::Removed { old, new } => {
+                    self.not_referenced(txn, relation, &old, new.as_deref())?
+                }
+            }
+        }
+        for r in &self.referenced_by {
+            if let Some(Cascade::Other(more)) = &r.cascade {
+                more.end_statement(txn, &r.child)?;
+            }
+        }
+        Ok(())
     }
 
     /// Deletes the rows that reference `old` through `ON DELETE CASCADE`
@@ -328,6 +415,13 @@ impl Constraints {
             let constraints = match cascade {
                 Cascade::Itself => self,
                 Cascade::Other(c) => c,
+                Cascade::Cycle if rows.is_empty() => continue,
+                Cascade::Cycle => {
+                    return Err(SqlError::unsupported(format!(
+                        "ON DELETE CASCADE through a cycle of tables (\"{}\")",
+                        referencing.name
+                    )));
+                }
             };
             for (tid, row) in rows {
                 scan::write_newest(txn, child, &same_key, tid, row, env, |txn, tid, row| {

@@ -144,7 +144,11 @@ impl CopyIn {
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
+        // Each row's foreign keys are checked at once (a COPY's rows are
+        // not kept until it ends).
+        self.constraints.start_statement();
         self.constraints.insert(txn, &self.relation, row, &env)?;
+        self.constraints.end_statement(txn, &self.relation)?;
         self.rows += 1;
         Ok(())
     }

@@ -472,22 +472,37 @@ pub fn drop(
         }
     }
     for def in &tables {
-        for key in def.referenced_by.iter().filter(|c| c.table_oid != def.oid) {
-            let going = tables.iter().any(|t| t.oid == key.table_oid);
-            if !going {
-                if !cascade {
-                    return Err(folio_catalog::CatalogError::Referenced {
-                        table: def.name.clone(),
-                        constraint: key.name.clone(),
-                        referencing: key.table.clone(),
-                    }
-                    .into());
-                }
-                notices.push(Notice::info(format!(
-                    "drop cascades to constraint {} on table {}",
-                    key.name, key.table
-                )));
-            }
+        let keys: Vec<_> = def
+            .referenced_by
+            .iter()
+            .filter(|c| c.table_oid != def.oid)
+            .collect();
+        let staying: Vec<String> = keys
+            .iter()
+            .filter(|key| !tables.iter().any(|t| t.oid == key.table_oid))
+            .map(|key| format!("constraint {} on table {}", key.name, key.table))
+            .collect();
+        if !staying.is_empty() && !cascade {
+            // PostgreSQL's DETAIL: one line per dependent object.
+            let detail = staying
+                .iter()
+                .map(|object| format!("{object} depends on table {}", def.name))
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Err(SqlError::new(
+                "2BP01",
+                format!(
+                    "cannot drop table {} because other objects depend on it",
+                    def.name
+                ),
+            )
+            .with_detail(detail)
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        for object in staying {
+            notices.push(Notice::info(format!("drop cascades to {object}")));
+        }
+        for key in keys {
             db.catalog().drop_constraint(txn, &key.table, &key.name)?;
         }
     }

@@ -442,6 +442,7 @@ impl Change {
                 on_conflict,
                 constraints,
             } => {
+                constraints.start_statement();
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
                         .iter()
@@ -483,6 +484,7 @@ impl Change {
                         count += 1;
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("INSERT 0 {count}"))
             }
             Change::Update {
@@ -494,6 +496,7 @@ impl Change {
                 returning,
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
+                constraints.start_statement();
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for (tid, old) in selected(txn, relation, scan, env)? {
@@ -522,6 +525,7 @@ impl Change {
                         out.extend(projected);
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("UPDATE {updated}"))
             }),
             Change::Delete {
@@ -532,6 +536,7 @@ impl Change {
                 returning,
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
+                constraints.start_statement();
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for (tid, row) in selected(txn, relation, scan, env)? {
@@ -554,6 +559,7 @@ impl Change {
                         }
                     }
                 }
+                constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }

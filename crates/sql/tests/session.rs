@@ -912,6 +912,15 @@ fn copy_fills_defaults_and_checks_constraints() {
         e.hint.as_deref(),
         Some("Use DROP ... CASCADE to drop the dependent objects too.")
     );
+    ok(&mut s, "create table c2 (pid int references p)");
+    let e = fails(&mut s, "drop table p");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some(
+            "constraint c_pid_fkey on table c depends on table p\n\
+             constraint c2_pid_fkey on table c2 depends on table p"
+        )
+    );
     let e = fails(&mut s, "delete from p");
     assert_eq!(
         e.detail.as_deref(),

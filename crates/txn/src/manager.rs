@@ -220,6 +220,16 @@ impl TxnManager {
     pub fn outcome(&self, xid: Xid) -> Result<Outcome, TxnError> {
         let (top, fate) = self.resolve(xid)?;
         match fate {
+            // Committed in the log but not yet visible to new snapshots
+            // (it is between its fate and its publication): still running
+            // for writers, who wait for it to leave the live table, so a
+            // snapshot taken after the wait sees it (PostgreSQL checks
+            // its ProcArray before its clog for the same reason).
+            Fate::Committed(csn)
+                if csn > self.clock.completed() && self.live.get(top).is_some() =>
+            {
+                Ok(Outcome::Running)
+            }
             Fate::Committed(csn) => Ok(Outcome::Committed(csn)),
             Fate::InProgress if self.live.get(top).is_some() => Ok(Outcome::Running),
             Fate::InProgress => {

@@ -333,7 +333,16 @@ impl Relation {
 
     /// Every row `txn` sees.
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
-        self.decode_rows(txn, self.table.scan(txn)?)
+        self.scan_limited(txn, None)
+    }
+
+    /// [`Relation::scan`] stopping at `limit` rows.
+    pub fn scan_limited(
+        &self,
+        txn: &Transaction,
+        limit: Option<usize>,
+    ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
+        self.decode_rows(txn, self.table.scan_limited(txn, limit)?)
     }
 
     /// The rows `txn` sees whose key in index `index` is `key_values`.
@@ -362,6 +371,7 @@ impl Relation {
     /// An index scan of index `index` (folio-heap `Index::scan_counted`):
     /// the rows `txn` sees whose encoded key lies within the bounds, in
     /// index order (or reverse), decoded, with the pages accessed.
+    /// With `limit`, at most that many rows (the scan stops there).
     pub fn index_scan(
         &self,
         txn: &Transaction,
@@ -369,11 +379,16 @@ impl Relation {
         lower: std::ops::Bound<&[u8]>,
         upper: std::ops::Bound<&[u8]>,
         direction: folio_btree::Direction,
+        limit: Option<usize>,
     ) -> Result<(Vec<RowAt>, folio_heap::ScanPages), CatalogError> {
-        let (found, pages) =
-            self.indexes[index]
-                .index
-                .scan_counted(txn, &self.table, lower, upper, direction)?;
+        let (found, pages) = self.indexes[index].index.scan_counted(
+            txn,
+            &self.table,
+            lower,
+            upper,
+            direction,
+            limit,
+        )?;
         Ok((self.decode_rows(txn, found)?, pages))
     }
 

@@ -280,6 +280,7 @@ fn readers_remove_entries_that_lead_to_nothing_any_snapshot_sees() {
             Bound::Included(b"key-".as_slice()),
             Bound::Unbounded,
             Direction::Forward,
+            None,
         )
         .unwrap();
     assert_eq!(rows.len(), 200);
@@ -294,6 +295,7 @@ fn readers_remove_entries_that_lead_to_nothing_any_snapshot_sees() {
             Bound::Included(b"key-".as_slice()),
             Bound::Unbounded,
             Direction::Backward,
+            None,
         )
         .unwrap();
     assert_eq!(again.len(), 200);
@@ -334,6 +336,7 @@ fn forward_and_backward_index_scans_access_the_same_pages() {
                 Bound::Included(&lo[..]),
                 Bound::Included(&hi[..]),
                 direction,
+                None,
             )
             .unwrap()
     };

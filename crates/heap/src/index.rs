@@ -284,7 +284,9 @@ impl Index {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
-        Ok(self.scan_counted(txn, table, lower, upper, direction)?.0)
+        Ok(self
+            .scan_counted(txn, table, lower, upper, direction, None)?
+            .0)
     }
 
     /// [`Index::scan`], also saying how many pages it accessed: index pages
@@ -292,6 +294,8 @@ impl Index {
     /// PostgreSQL's `Buffers: shared hit` of an index scan counts the same
     /// things; seed 004's forward and backward scans of one range must
     /// access the same number.
+    /// With `limit`, it stops once it has that many rows (a LIMIT pushed
+    /// into the scan).
     pub fn scan_counted(
         &self,
         txn: &Transaction,
@@ -299,12 +303,20 @@ impl Index {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
+        limit: Option<usize>,
     ) -> Result<(Rows, ScanPages), HeapError> {
-        let mut out = Vec::new();
-        let pages = self.walk(lower, upper, direction, |_, tid, _| {
-            let lead = table.fetch_chain_lead(txn, tid, |at, row| out.push((at, row.to_vec())))?;
+        let out = std::cell::RefCell::new(Vec::new());
+        let enough = || limit.is_some_and(|l| out.borrow().len() >= l);
+        let pages = self.walk(lower, upper, direction, enough, |_, tid, _| {
+            let lead = table.fetch_chain_lead(txn, tid, |at, row| {
+                out.borrow_mut().push((at, row.to_vec()))
+            })?;
             Ok(Some(lead))
         })?;
+        let mut out = out.into_inner();
+        if let Some(l) = limit {
+            out.truncate(l);
+        }
         Ok((out, pages))
     }
 
@@ -318,12 +330,15 @@ impl Index {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         direction: Direction,
+        enough: impl Fn() -> bool,
         mut visit: impl FnMut(&[u8], Tid, Option<LeafStamp>) -> Result<Option<Lead>, HeapError>,
     ) -> Result<ScanPages, HeapError> {
         let mut heap = 0;
         let mut kills = Kills::default();
         let mut scan = self.tree.scan(lower, upper, direction);
-        while let Some((key, word, _)) = scan.next_entry()? {
+        while !enough()
+            && let Some((key, word, _)) = scan.next_entry()?
+        {
             let stamp = scan.batch_stamp();
             if kills.stamp != stamp {
                 kills.flush(self);
@@ -386,21 +401,27 @@ impl Index {
         let vm = table.visibility_map();
         let mut batch = OnlyBatch::default();
         let mut rechecked = 0;
-        let mut pages = self.walk(lower, upper, direction, |key, tid, stamp| {
-            if batch.stamp != stamp {
-                rechecked += batch.settle(self, txn, table, &mut visit)?;
-                batch.stamp = stamp;
-            }
-            if vm.all_visible(tid.page) {
-                batch.entries.push((key.to_vec(), tid, true));
-                return Ok(None);
-            }
-            let lead = table.fetch_chain_lead(txn, tid, |_, _| {})?;
-            if lead == Lead::Visible {
-                batch.entries.push((key.to_vec(), tid, false));
-            }
-            Ok(Some(lead))
-        })?;
+        let mut pages = self.walk(
+            lower,
+            upper,
+            direction,
+            || false,
+            |key, tid, stamp| {
+                if batch.stamp != stamp {
+                    rechecked += batch.settle(self, txn, table, &mut visit)?;
+                    batch.stamp = stamp;
+                }
+                if vm.all_visible(tid.page) {
+                    batch.entries.push((key.to_vec(), tid, true));
+                    return Ok(None);
+                }
+                let lead = table.fetch_chain_lead(txn, tid, |_, _| {})?;
+                if lead == Lead::Visible {
+                    batch.entries.push((key.to_vec(), tid, false));
+                }
+                Ok(Some(lead))
+            },
+        )?;
         rechecked += batch.settle(self, txn, table, &mut visit)?;
         pages.heap += rechecked;
         Ok(pages)
@@ -475,13 +496,19 @@ impl Index {
             return Ok(seen);
         }
         let range = (Bound::Included(key), Bound::Included(key));
-        self.walk(range.0, range.1, Direction::Forward, |_, tid, _| {
-            let lead = table.fetch_chain_lead(txn, tid, &mut *visit)?;
-            if lead == Lead::Visible {
-                seen += 1;
-            }
-            Ok(Some(lead))
-        })?;
+        self.walk(
+            range.0,
+            range.1,
+            Direction::Forward,
+            || false,
+            |_, tid, _| {
+                let lead = table.fetch_chain_lead(txn, tid, &mut *visit)?;
+                if lead == Lead::Visible {
+                    seen += 1;
+                }
+                Ok(Some(lead))
+            },
+        )?;
         Ok(seen)
     }
 }

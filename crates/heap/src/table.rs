@@ -360,9 +360,25 @@ impl Table {
 
     /// Every row `txn`'s snapshot sees, in page and item order.
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
+        self.scan_limited(txn, None)
+    }
+
+    /// [`Table::scan`] that stops once it has `limit` rows (a LIMIT pushed
+    /// into the scan: the pages after are not read).
+    pub fn scan_limited(
+        &self,
+        txn: &Transaction,
+        limit: Option<usize>,
+    ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
         let mut out = Vec::new();
         for page_id in self.page_ids()? {
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
             self.page_rows(txn, page_id, &mut out)?;
+        }
+        if let Some(l) = limit {
+            out.truncate(l);
         }
         Ok(out)
     }

@@ -181,6 +181,10 @@ pub struct ScanPlan {
     /// The ORDER BY still to do after the scan (empty: none, or the scan
     /// yields it).
     pub sort: Vec<SortKey>,
+    /// The most rows anyone needs from the scan: a LIMIT (plus OFFSET)
+    /// pushed into it when nothing after it filters, sorts, groups or
+    /// locks (`query.rs`); the scan stops there.
+    pub limit: Option<usize>,
 }
 
 /// A conjunct an index can answer: a column compared with values known
@@ -251,12 +255,14 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
                 .collect(),
             sort: if c.ordered { Vec::new() } else { request.order },
             access: c.access,
+            limit: None,
         },
         None => ScanPlan {
             access: Access::Seq,
             index_cond: Vec::new(),
             filter: request.filter,
             sort: request.order,
+            limit: None,
         },
     })
 }

@@ -466,6 +466,24 @@ fn plan_select(
             (Source::One, filter, Vec::new())
         }
     };
+    let mut source = source;
+    // LIMIT into the scan: one table, nothing after it that filters,
+    // sorts, groups, removes repeats or locks.
+    if let (
+        Some(n),
+        Source::Table {
+            plan, lock: None, ..
+        },
+    ) = (limit, &mut source)
+        && filter.is_empty()
+        && sort.is_empty()
+        && plan.sort.is_empty()
+        && post_sort.is_empty()
+        && !distinct
+        && matches!(shape, Shape::Project(_))
+    {
+        plan.limit = usize::try_from(n.saturating_add(offset)).ok();
+    }
     Ok(Planned {
         source,
         scope,

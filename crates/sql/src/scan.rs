@@ -33,11 +33,13 @@ pub fn run(
 ) -> Result<(Vec<Found>, ScanCounts), SqlError> {
     let mut counts = ScanCounts::default();
     let mut found: Vec<Found> = Vec::new();
+    // A pushed LIMIT counts rows found, so only where no filter follows.
+    let limit = plan.limit.filter(|_| plan.filter.is_empty());
     match &plan.access {
         Access::Seq => {
             found.extend(
                 relation
-                    .scan(txn)?
+                    .scan_limited(txn, limit)?
                     .into_iter()
                     .map(|(tid, row)| (Some(tid), row)),
             );
@@ -83,9 +85,13 @@ pub fn run(
                             &mut counts,
                         )?;
                     } else {
+                        let remaining = limit.map(|l| l.saturating_sub(found.len()));
+                        if remaining == Some(0) {
+                            break;
+                        }
                         let (lower, upper) = range.bounds();
                         let (rows, _) =
-                            relation.index_scan(txn, *index, lower, upper, direction)?;
+                            relation.index_scan(txn, *index, lower, upper, direction, remaining)?;
                         found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
                     }
                 }

@@ -27,9 +27,10 @@
 
 use crate::error::HeapError;
 use crate::table::Lead;
-use crate::table::Table;
+use crate::table::{Table, chain_lead_in};
 use crate::tuple::Tid;
 use folio_btree::{Direction, LeafStamp, MultiTree};
+use folio_page::PageId;
 use folio_txn::{Outcome, Transaction, Xid};
 use std::hash::{Hash, Hasher};
 use std::ops::Bound;
@@ -307,10 +308,25 @@ impl Index {
     ) -> Result<(Rows, ScanPages), HeapError> {
         let out = std::cell::RefCell::new(Vec::new());
         let enough = || limit.is_some_and(|l| out.borrow().len() >= l);
+        // Entries that follow each other on one heap page (a range in the
+        // table's order) read it from one copy, as PostgreSQL's index scan
+        // keeps its heap buffer pinned; a lone entry reads only its
+        // version (no copy).
+        let mut copy: Option<(PageId, Box<folio_page::Page>)> = None;
+        let mut last = None;
         let pages = self.walk(lower, upper, direction, enough, |_, tid, _| {
-            let lead = table.fetch_chain_lead(txn, tid, |at, row| {
-                out.borrow_mut().push((at, row.to_vec()))
-            })?;
+            let push = |at: Tid, row: &[u8]| out.borrow_mut().push((at, row.to_vec()));
+            let lead = match &copy {
+                Some((id, page)) if *id == tid.page => chain_lead_in(txn, page, tid, push)?,
+                _ if last == Some(tid.page) => {
+                    let page = table.read_copy(tid.page)?;
+                    let lead = chain_lead_in(txn, &page, tid, push)?;
+                    copy = Some((tid.page, page));
+                    lead
+                }
+                _ => table.fetch_chain_lead(txn, tid, push)?,
+            };
+            last = Some(tid.page);
             Ok(Some(lead))
         })?;
         let mut out = out.into_inner();

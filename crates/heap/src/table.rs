@@ -258,10 +258,26 @@ impl Table {
             return Ok(Lead::Visible);
         }
         let page = self.read_copy(tid.page)?;
-        let chain = chain(&page, tid)?;
+        match visit {
+            Some(visit) => chain_lead_in(txn, &page, tid, visit),
+            None => chain_lead_in(txn, &page, tid, |_, _| {}),
+        }
+    }
+}
+
+/// [`Table::fetch_chain_lead`] on a copy of the entry's page.
+pub(crate) fn chain_lead_in(
+    txn: &Transaction,
+    page: &Page,
+    tid: Tid,
+    visit: impl FnOnce(Tid, &[u8]),
+) -> Result<Lead, HeapError> {
+    let mut visit = Some(visit);
+    {
+        let chain = chain(page, tid)?;
         for &(at, header) in &chain {
             if visible(txn, &header)? {
-                let (_, row) = version(&page, at)?.expect("on the chain");
+                let (_, row) = version(page, at)?.expect("on the chain");
                 if let Some(visit) = visit.take() {
                     visit(at, row);
                 }
@@ -277,7 +293,9 @@ impl Table {
         }
         Ok(Lead::Dead)
     }
+}
 
+impl Table {
     /// READ COMMITTED's re-read after `Write::Moved(tid)` (PostgreSQL's
     /// EvalPlanQual fetch): the newest version of the row, reached from
     /// `tid` along the update links while each version's deleter has

@@ -614,15 +614,7 @@ impl Referencing {
     /// The child's key for the referenced values in `row` (None when one
     /// is NULL: nothing references it).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
-        if self.ref_columns.iter().any(|&c| row[c] == Value::Null) {
-            return Ok(None);
-        }
-        self.columns
-            .iter()
-            .zip(&self.ref_columns)
-            .map(|(&c, &r)| types::coerce(row[r].clone(), self.child.types[c]))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some)
+        key_as(row, &self.ref_columns, &self.child.types, &self.columns)
     }
 
     /// The child rows `txn` sees whose key is `key` (through the child's
@@ -691,15 +683,7 @@ impl Reference {
 
     /// The key of `row` (None when a column is NULL: not checked).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
-        if self.columns.iter().any(|&c| row[c] == Value::Null) {
-            return Ok(None);
-        }
-        self.columns
-            .iter()
-            .zip(&self.ref_columns)
-            .map(|(&c, &r)| types::coerce(row[c].clone(), self.parent.types[r]))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some)
+        key_as(row, &self.columns, &self.parent.types, &self.ref_columns)
     }
 
     /// The key in the order of the parent's index columns.
@@ -769,4 +753,23 @@ fn row_text(values: &[Value]) -> Result<String, SqlError> {
         .map(|v| Ok(types::text_output(v)?.unwrap_or_else(|| "null".into())))
         .collect::<Result<Vec<_>, SqlError>>()?
         .join(", "))
+}
+
+/// `row`'s values at columns `from`, each as the type of the matching
+/// column of `to` in `column_types`: a foreign key's key looked up on the
+/// other side (`None` when one is NULL: the key references nothing).
+fn key_as(
+    row: &[Value],
+    from: &[usize],
+    column_types: &[folio_row::SqlType],
+    to: &[usize],
+) -> Result<Option<Vec<Value>>, SqlError> {
+    if from.iter().any(|&c| row[c] == Value::Null) {
+        return Ok(None);
+    }
+    from.iter()
+        .zip(to)
+        .map(|(&f, &t)| types::coerce(row[f].clone(), column_types[t]))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }

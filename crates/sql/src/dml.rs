@@ -239,17 +239,7 @@ fn subqueries(
     exprs: Vec<&mut Expr>,
 ) -> Result<Vec<Subplan>, SqlError> {
     let scope = Scope {
-        tables: vec![ScopeTable {
-            qualifier: name.to_string(),
-            names: relation
-                .def
-                .columns
-                .iter()
-                .map(|c| c.name.clone())
-                .collect(),
-            types: relation.types.clone(),
-            offset: 0,
-        }],
+        tables: vec![ScopeTable::of_relation(name.to_string(), relation, 0)],
     };
     let subplans = subquery::extract(cx, txn, exprs, &scope, 0)?;
     if subplans.iter().any(Subplan::is_correlated) {

@@ -48,6 +48,23 @@ pub struct ScopeTable {
     pub offset: usize,
 }
 
+impl ScopeTable {
+    /// A table's columns under `qualifier`, from position `offset`.
+    pub fn of_relation(qualifier: String, relation: &Relation, offset: usize) -> ScopeTable {
+        ScopeTable {
+            qualifier,
+            names: relation
+                .def
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+            types: relation.types.clone(),
+            offset,
+        }
+    }
+}
+
 /// The columns names resolve to.
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
@@ -598,17 +615,7 @@ fn base(
         Some(a) => format!("{table_name} {a}"),
         None => table_name.clone(),
     };
-    let table = ScopeTable {
-        qualifier: alias_name.unwrap_or(table_name),
-        names: relation
-            .def
-            .columns
-            .iter()
-            .map(|c| c.name.clone())
-            .collect(),
-        types: relation.types.clone(),
-        offset,
-    };
+    let table = ScopeTable::of_relation(alias_name.unwrap_or(table_name), &relation, offset);
     Ok((Base::Table { label, relation }, table))
 }
 

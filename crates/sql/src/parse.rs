@@ -119,12 +119,7 @@ fn parse_one(dialect: &PostgreSqlDialect, tokens: Vec<Token>) -> Result<Statemen
     let parsed = parser
         .parse_statement()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
-    if parser.peek_token().token != Token::EOF {
-        return Err(SqlError::syntax(format!(
-            "syntax error at or near \"{}\"",
-            parser.peek_token().token
-        )));
-    }
+    at_end(&parser)?;
     Ok(parsed)
 }
 
@@ -137,13 +132,18 @@ pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr, SqlError> {
     let expr = parser
         .parse_expr()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
-    if parser.peek_token().token != Token::EOF {
-        return Err(SqlError::syntax(format!(
-            "syntax error at or near \"{}\"",
-            parser.peek_token().token
-        )));
-    }
+    at_end(&parser)?;
     Ok(expr)
+}
+
+/// 42601 unless the parser has read all its tokens.
+fn at_end(parser: &Parser<'_>) -> Result<(), SqlError> {
+    match parser.peek_token().token {
+        Token::EOF => Ok(()),
+        other => Err(SqlError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
 }
 
 fn keyword(token: &Token) -> Option<Keyword> {

@@ -362,6 +362,8 @@ impl Table {
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
         let mut out = Vec::new();
         for page_id in self.page_ids()? {
+            // A cancel (the session's flag) is looked at once a page.
+            txn.check_interrupt()?;
             let page = self.read_copy(page_id)?;
             let lp = LinePointerPage::new(&page)
                 .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;

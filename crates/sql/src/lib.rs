@@ -16,6 +16,7 @@ mod expr;
 mod from;
 mod functions;
 mod indexes;
+mod interrupt;
 mod names;
 mod output;
 mod params;

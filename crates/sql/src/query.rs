@@ -529,6 +529,7 @@ pub fn run(
         }
         rows = kept;
     }
+    txn.check_interrupt()?;
     sort(&mut rows, &planned.sort)?;
     counts.scanned = rows.len() as u64;
     let items = match &planned.shape {
@@ -538,6 +539,7 @@ pub fn run(
             output,
             order,
         } => {
+            txn.check_interrupt()?;
             rows = grouping.run(&rows, env)?;
             counts.groups = rows.len() as u64;
             sort(&mut rows, order)?;

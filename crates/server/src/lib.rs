@@ -4,6 +4,7 @@
 mod connection;
 mod protocol;
 mod server;
+mod wire;
 
 pub use connection::SERVER_VERSION;
-pub use server::{Server, ServerConfig};
+pub use server::{Execution, Server, ServerConfig};

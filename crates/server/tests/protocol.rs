@@ -2,21 +2,23 @@
 //! here (the CI machine need not have psql): startup and its refusals,
 //! simple queries with rows, errors and notices, the transaction-status
 //! byte, COPY FROM STDIN, `max_connections`, and a client that vanishes
-//! in a transaction. (PostgreSQL 15's own `pgbench -i` and `psql` were run
+//! in a transaction; each under both executions (a thread per connection,
+//! inline on the runtime). (PostgreSQL 15's own `pgbench -i` and `psql` were run
 //! against `folio serve` by hand: README "Status".)
 
 use folio_db::{Database, Options};
-use folio_server::{Server, ServerConfig};
+use folio_server::{Execution, Server, ServerConfig};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 
-fn server(max_connections: usize) -> (tempfile::TempDir, Server) {
+fn server(max_connections: usize, execution: Execution) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let db = Database::create(dir.path().join("db"), Options::default()).unwrap();
     let config = ServerConfig {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         max_connections,
+        execution,
     };
     (dir, Server::start(Arc::new(db), &config).unwrap())
 }
@@ -158,7 +160,12 @@ fn picture(messages: &[Message]) -> Vec<String> {
 // errors (the session carries on) and status bytes.
 #[test]
 fn startup_and_simple_queries() {
-    let (_dir, server) = server(10);
+    startup_and_simple_queries_in(Execution::Thread);
+    startup_and_simple_queries_in(Execution::Inline { workers: 2 });
+}
+
+fn startup_and_simple_queries_in(execution: Execution) {
+    let (_dir, server) = server(10, execution);
     let mut probe = Client::raw(server.addr());
     probe.send_untyped(&80_877_103u32.to_be_bytes());
     let mut answer = [0u8; 1];
@@ -234,7 +241,12 @@ fn startup_and_simple_queries() {
 // inside a transaction block leaves nothing behind.
 #[test]
 fn copy_connections_and_disconnects() {
-    let (_dir, server) = server(2);
+    copy_connections_and_disconnects_in(Execution::Thread);
+    copy_connections_and_disconnects_in(Execution::Inline { workers: 2 });
+}
+
+fn copy_connections_and_disconnects_in(execution: Execution) {
+    let (_dir, server) = server(2, execution);
     let mut c = Client::connect(server.addr());
     c.query("create table t (k int not null, v text)");
     c.copy("copy t from stdin");
@@ -325,7 +337,12 @@ fn named(kind: u8, name: &str) -> Vec<u8> {
 // error skips to Sync and the connection carries on; binary parameters.
 #[test]
 fn extended_protocol() {
-    let (_dir, server) = server(4);
+    extended_protocol_in(Execution::Thread);
+    extended_protocol_in(Execution::Inline { workers: 2 });
+}
+
+fn extended_protocol_in(execution: Execution) {
+    let (_dir, server) = server(4, execution);
     let mut c = Client::connect(server.addr());
     c.query("create table t (k int not null, v text); insert into t values (1, 'one'), (2, 'two')");
     c.query("alter table t add primary key (k)");

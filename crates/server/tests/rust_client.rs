@@ -5,7 +5,7 @@
 //! query protocol.
 
 use folio_db::{Database, Options};
-use folio_server::{Server, ServerConfig};
+use folio_server::{Execution, Server, ServerConfig};
 use std::sync::Arc;
 
 fn server() -> (tempfile::TempDir, Server) {
@@ -14,6 +14,7 @@ fn server() -> (tempfile::TempDir, Server) {
     let config = ServerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         max_connections: 8,
+        execution: Execution::Inline { workers: 2 },
     };
     (dir, Server::start(Arc::new(db), &config).unwrap())
 }

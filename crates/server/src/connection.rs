@@ -28,6 +28,8 @@ pub struct Ran {
 /// The session and the protocol state around it.
 pub struct Connection {
     session: Session,
+    /// The session's cancel flag.
+    interrupt: Arc<Interrupt>,
     portals: HashMap<String, Portal>,
     /// After an error, messages of the extended protocol are skipped until
     /// its Sync.
@@ -43,8 +45,10 @@ pub struct Connection {
 impl Connection {
     /// A connection after a successful startup.
     pub fn new(db: Arc<Database>) -> Connection {
+        let session = Session::new(db);
         Connection {
-            session: Session::new(db),
+            interrupt: session.interrupt(),
+            session,
             portals: HashMap::new(),
             skipping: false,
             copying: None,
@@ -61,7 +65,7 @@ impl Connection {
 
     /// The session's cancel flag (a CancelRequest sets it).
     pub fn interrupt(&self) -> Arc<Interrupt> {
-        self.session.interrupt()
+        self.interrupt.clone()
     }
 
     /// Runs the complete messages `batch` holds (checked by the I/O's
@@ -96,7 +100,7 @@ impl Connection {
         };
         // A cancel is for the statement running when it comes: one that
         // came while the session was idle is forgotten (as PostgreSQL).
-        self.session.interrupt().clear();
+        self.interrupt.clear();
         match kind {
             b'Q' => {
                 let (sql, _) = protocol::cstring(body)?;

@@ -2,7 +2,8 @@
 //! here (the CI machine need not have psql): startup and its refusals,
 //! simple queries with rows, errors and notices, the transaction-status
 //! byte, COPY FROM STDIN, `max_connections`, and a client that vanishes
-//! in a transaction; each under both executions (a thread per connection,
+//! in a transaction, malformed or oversized messages closing only their
+//! connection; each under both executions (a thread per connection,
 //! inline on the runtime). (PostgreSQL 15's own `pgbench -i` and `psql` were run
 //! against `folio serve` by hand: README "Status".)
 
@@ -393,4 +394,37 @@ fn extended_protocol_in(execution: Execution) {
     c.send(b'C', &named(b'S', "up"));
     c.send(b'S', b"");
     assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);
+}
+
+// Proves a message with a length below 4, one over 1 GiB, one whose
+// contents are malformed (a Query without its terminator) and an unknown
+// message type each close only the connection that sent them: the server
+// keeps serving another connection, opened before, and new ones.
+#[test]
+fn bad_messages_close_only_their_connection() {
+    bad_messages_in(Execution::Thread);
+    bad_messages_in(Execution::Inline { workers: 2 });
+}
+
+fn bad_messages_in(execution: Execution) {
+    let (_dir, server) = server(8, execution);
+    let mut bystander = Client::connect(server.addr());
+    let bad: [&[u8]; 4] = [
+        b"Q\x00\x00\x00\x03",
+        b"Q\x7f\xff\xff\xff",
+        b"Q\x00\x00\x00\x08abcd",
+        b"?\x00\x00\x00\x04",
+    ];
+    for bytes in bad {
+        let mut client = Client::connect(server.addr());
+        client.stream.write_all(bytes).unwrap();
+        // Anything the server sends (a FATAL for the unknown type), then
+        // the end of the stream.
+        let mut rest = Vec::new();
+        client.stream.read_to_end(&mut rest).unwrap();
+        let answers = bystander.query("select 1");
+        assert_eq!(picture(&answers)[..2], ["T", "D:1"], "{:?}", bytes);
+    }
+    let mut late = Client::connect(server.addr());
+    assert_eq!(picture(&late.query("select 2"))[..2], ["T", "D:2"]);
 }

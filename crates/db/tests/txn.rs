@@ -297,6 +297,50 @@ fn deadlocks_and_lock_timeouts_fail_the_waiter() {
     holder.commit().unwrap();
 }
 
+// Proves a cancel wakes a transaction asleep on another's end at once
+// (not at the next poll of its wait: the wait is an hour long here) and
+// fails it with 57014, and a set flag fails `check_interrupt`; a cleared
+// flag lets the same transaction wait and see the holder commit.
+#[test]
+fn a_cancel_wakes_a_waiter_with_57014() {
+    let db = Database::create_in(
+        Storage::single(SimDir::new(SimConfig::seeded(8))),
+        Options {
+            deadlock_timeout: Duration::from_secs(3600),
+            ..small_options()
+        },
+    )
+    .unwrap();
+    let db = Arc::new(db);
+    let mut holder = db.begin(RR, SYNC).unwrap();
+    let h = holder.xid().unwrap();
+    let interrupt = Arc::new(folio_txn::Interrupt::new());
+    let flag = interrupt.clone();
+    let db2 = db.clone();
+    let waiter = std::thread::spawn(move || {
+        let mut waiter = db2.begin(RR, SYNC).unwrap();
+        waiter.set_interrupt(flag.clone());
+        let started = std::time::Instant::now();
+        let canceled = waiter.wait_for(h).unwrap_err();
+        let waited = started.elapsed();
+        assert!(waiter.check_interrupt().is_err());
+        flag.clear();
+        assert!(waiter.check_interrupt().is_ok());
+        (canceled, waited, waiter)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    interrupt.cancel();
+    let (e, waited, mut waiter) = waiter.join().unwrap();
+    assert_eq!(e.sqlstate(), Some("57014"), "{e}");
+    assert_eq!(e.to_string(), "canceling statement due to user request");
+    assert!(
+        waited < Duration::from_millis(900),
+        "woken, not at the wait's next one-second poll: {waited:?}"
+    );
+    holder.commit().unwrap();
+    assert_eq!(waiter.wait_for(h).unwrap(), Ended::Committed);
+}
+
 /// One step of the crash workload.
 #[derive(Clone, Copy, Debug)]
 enum Step {

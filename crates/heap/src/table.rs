@@ -393,6 +393,8 @@ impl Table {
             if limit.is_some_and(|l| out.len() >= l) {
                 break;
             }
+            // A cancel (the session's flag) is looked at once a page.
+            txn.check_interrupt()?;
             self.page_rows(txn, page_id, &mut out)?;
         }
         if let Some(l) = limit {

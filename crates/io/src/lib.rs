@@ -14,6 +14,7 @@
 use std::io;
 use std::sync::Arc;
 
+pub mod blocking;
 mod fs;
 mod sim;
 

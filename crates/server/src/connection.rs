@@ -1,156 +1,241 @@
-//! One client connection: startup, then simple queries (with the COPY
-//! sub-protocol) until the client terminates or the connection drops.
-//! Blocking I/O on the connection's own thread; its session runs there
-//! too (README "Shape": the session may block on locks and fsyncs).
+//! One client connection's protocol after its startup: the messages a
+//! batch holds, run in order against the connection's session, answered
+//! into one buffer. Synchronous and independent of how bytes move: the
+//! I/O (`wire.rs`) hands it each batch of complete messages it read.
 //! A dropped connection drops the session, whose open transaction rolls
 //! back.
 
-use crate::protocol::{
-    self, CANCEL_REQUEST, GSS_REQUEST, Out, PROTOCOL_3, ProtocolError, SSL_REQUEST,
-};
+use crate::protocol::{self, Frame, Out, ProtocolError};
 use folio_db::Database;
 use folio_row::Value;
 use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, text_output};
+use folio_txn::Interrupt;
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
-use std::net::TcpStream;
 use std::sync::Arc;
 
 pub use folio_sql::SERVER_VERSION;
 
-/// Serves one connection. `admit` says whether a connection slot was
-/// free (else the client gets PostgreSQL's 53300 after its startup).
-pub fn serve(
-    stream: TcpStream,
-    db: Arc<Database>,
-    admit: bool,
-    pid: u32,
-) -> Result<(), ProtocolError> {
-    stream.set_nodelay(true)?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = stream;
-    let parameters = loop {
-        let (code, body) = protocol::read_startup(&mut reader)?;
-        match code {
-            // No TLS, no GSS encryption: the client continues in the clear.
-            SSL_REQUEST | GSS_REQUEST => writer.write_all(b"N")?,
-            CANCEL_REQUEST => return Ok(()),
-            PROTOCOL_3 => break protocol::startup_parameters(&body)?,
-            other => {
-                return fatal(
-                    &mut writer,
-                    "0A000",
-                    &format!(
-                        "unsupported frontend protocol {}.{}: server supports 3.0",
-                        other >> 16,
-                        other & 0xFFFF
-                    ),
-                );
+/// What the I/O does after a batch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ran {
+    /// Send the buffered responses now (a Query ended, a Sync or Flush
+    /// came, or a COPY waits for its data).
+    pub flush: bool,
+    /// Send them and close (Terminate, or a protocol violation).
+    pub close: bool,
+}
+
+/// The session and the protocol state around it.
+pub struct Connection {
+    session: Session,
+    /// The session's cancel flag.
+    interrupt: Arc<Interrupt>,
+    portals: HashMap<String, Portal>,
+    /// After an error, messages of the extended protocol are skipped until
+    /// its Sync.
+    skipping: bool,
+    /// A COPY FROM STDIN of a Query waits for its data: the Query's
+    /// outputs after it, and its error if a later statement failed.
+    copying: Option<(std::vec::IntoIter<Output>, Option<SqlError>)>,
+    /// Responses wait here until a Query ends, or a Sync or Flush of the
+    /// extended protocol comes (as PostgreSQL buffers them).
+    pub out: Out,
+}
+
+impl Connection {
+    /// A connection after a successful startup.
+    pub fn new(db: Arc<Database>) -> Connection {
+        let session = Session::new(db);
+        Connection {
+            interrupt: session.interrupt(),
+            session,
+            portals: HashMap::new(),
+            skipping: false,
+            copying: None,
+            out: Out::default(),
+        }
+    }
+
+    /// Puts the startup's answers in the buffer, with the first
+    /// ReadyForQuery.
+    pub fn greet(&mut self, startup: Out) {
+        self.out = startup;
+        self.out.ready_for_query(self.session.status().byte());
+    }
+
+    /// The session's cancel flag (a CancelRequest sets it).
+    pub fn interrupt(&self) -> Arc<Interrupt> {
+        self.interrupt.clone()
+    }
+
+    /// Runs the complete messages `batch` holds (checked by the I/O's
+    /// framing), stopping at a Terminate or a protocol violation.
+    pub fn run(&mut self, mut batch: &[u8]) -> Result<Ran, ProtocolError> {
+        let mut ran = Ran::default();
+        while !batch.is_empty() {
+            let Frame::Complete(len) = protocol::message_frame(batch)? else {
+                return Err(ProtocolError::Malformed("a batch ends inside a message"));
+            };
+            let (kind, body) = protocol::message(&batch[..len]);
+            batch = &batch[len..];
+            let step = if self.copying.is_some() {
+                self.copy_message(kind, body)?
+            } else {
+                self.message(kind, body)?
+            };
+            ran.flush |= step.flush;
+            if step.close {
+                ran.close = true;
+                break;
             }
         }
-    };
-    if !admit {
-        return fatal(&mut writer, "53300", "sorry, too many clients already");
+        Ok(ran)
     }
-    let get = |name: &str| {
-        parameters
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let user = get("user").unwrap_or("");
-    if user != "postgres" {
-        return fatal(
-            &mut writer,
-            "28000",
-            &format!("role \"{user}\" does not exist"),
-        );
-    }
-    let database = get("database").unwrap_or(user);
-    if database != "postgres" {
-        return fatal(
-            &mut writer,
-            "3D000",
-            &format!("database \"{database}\" does not exist"),
-        );
-    }
-    let mut out = Out::default();
-    out.authentication_ok();
-    for (name, value) in [
-        ("server_version", SERVER_VERSION),
-        ("server_encoding", "UTF8"),
-        ("client_encoding", "UTF8"),
-        ("DateStyle", "ISO, MDY"),
-        ("TimeZone", "UTC"),
-        ("integer_datetimes", "on"),
-        ("standard_conforming_strings", "on"),
-        ("application_name", get("application_name").unwrap_or("")),
-    ] {
-        out.parameter_status(name, value);
-    }
-    out.backend_key_data(pid, 0);
-    let mut session = Session::new(db);
-    out.ready_for_query(session.status().byte());
-    writer.write_all(&out.buf)?;
-    // After an error, messages of the extended protocol are skipped until
-    // its Sync.
-    let mut skipping = false;
-    let mut portals: HashMap<String, Portal> = HashMap::new();
-    // Responses wait here until a Query ends, or a Sync or Flush of the
-    // extended protocol comes (as PostgreSQL buffers them).
-    let mut out = Out::default();
-    loop {
-        let (kind, body) = match protocol::read_message(&mut reader) {
-            Ok(message) => message,
-            // The client went away: the session (and its transaction) ends.
-            Err(ProtocolError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                return Ok(());
-            }
-            Err(e) => return Err(e),
+
+    /// One message outside COPY.
+    fn message(&mut self, kind: u8, body: &[u8]) -> Result<Ran, ProtocolError> {
+        let flush = Ran {
+            flush: true,
+            close: false,
         };
+        // A cancel is for the statement running when it comes: one that
+        // came while the session was idle is forgotten (as PostgreSQL).
+        self.interrupt.clear();
         match kind {
             b'Q' => {
-                let (sql, _) = protocol::cstring(&body)?;
-                simple_query(&mut session, sql, &mut out, &mut reader, &mut writer)?;
-                out.ready_for_query(session.status().byte());
+                let (sql, _) = protocol::cstring(body)?;
+                if sql.trim().is_empty() {
+                    self.out.empty_query_response();
+                    self.out.ready_for_query(self.session.status().byte());
+                    return Ok(flush);
+                }
+                let (outputs, failed) = self.session.simple_query(sql);
+                notices(&mut self.session, &mut self.out);
+                self.outputs(outputs.into_iter(), failed);
+                return Ok(flush);
             }
-            b'X' => return Ok(()),
+            b'X' => {
+                return Ok(Ran {
+                    flush: true,
+                    close: true,
+                });
+            }
             // CopyData, CopyDone, CopyFail after a COPY ended in error:
             // ignored, as the protocol says.
             b'd' | b'c' | b'f' => {}
             b'S' => {
-                skipping = false;
-                out.ready_for_query(session.status().byte());
+                self.skipping = false;
+                self.out.ready_for_query(self.session.status().byte());
+                return Ok(flush);
             }
-            b'H' => {}
-            b'P' | b'B' | b'E' | b'D' | b'C' if skipping => {}
+            b'H' => return Ok(flush),
+            b'P' | b'B' | b'E' | b'D' | b'C' if self.skipping => {}
             b'P' | b'B' | b'E' | b'D' | b'C' => {
-                if let Err(e) = extended(kind, &body, &mut session, &mut portals, &mut out)? {
-                    skipping = true;
-                    error(&mut out, &e);
+                if let Err(e) = extended(
+                    kind,
+                    body,
+                    &mut self.session,
+                    &mut self.portals,
+                    &mut self.out,
+                )? {
+                    self.skipping = true;
+                    error(&mut self.out, &e);
                 }
             }
             other => {
-                return fatal(
-                    &mut writer,
+                fatal(
+                    &mut self.out,
                     "08P01",
                     &format!("invalid frontend message type {other}"),
                 );
+                return Ok(Ran {
+                    flush: true,
+                    close: true,
+                });
             }
         }
-        if matches!(kind, b'Q' | b'S' | b'H') {
-            writer.write_all(&out.buf)?;
-            out.buf.clear();
+        Ok(Ran::default())
+    }
+
+    /// A Query's outputs from the next on: each statement's results, up to
+    /// a COPY FROM STDIN (which then waits for its data), then the error
+    /// if one failed and ReadyForQuery.
+    fn outputs(&mut self, mut outputs: std::vec::IntoIter<Output>, failed: Option<SqlError>) {
+        let out = &mut self.out;
+        while let Some(output) = outputs.next() {
+            match output {
+                Output::Command { tag } => out.command_complete(&tag),
+                Output::Rows { columns, rows, tag } => {
+                    describe(out, &columns, &[]);
+                    if let Err(e) = send_rows(out, &rows, &[], &tag) {
+                        error(out, &e);
+                        out.ready_for_query(self.session.status().byte());
+                        return;
+                    }
+                }
+                Output::CopyIn { columns } => {
+                    out.copy_in_response(columns);
+                    self.copying = Some((outputs, failed));
+                    return;
+                }
+                Output::CopyOut {
+                    columns,
+                    lines,
+                    tag,
+                } => {
+                    out.copy_out(columns, &lines);
+                    out.command_complete(&tag);
+                }
+            }
         }
+        if let Some(e) = failed {
+            error(out, &e);
+        }
+        out.ready_for_query(self.session.status().byte());
+    }
+
+    /// The COPY sub-protocol: CopyData until CopyDone or CopyFail; then the
+    /// rest of its Query.
+    fn copy_message(&mut self, kind: u8, body: &[u8]) -> Result<Ran, ProtocolError> {
+        let out = &mut self.out;
+        match kind {
+            b'd' => match self.session.copy_data(body) {
+                Ok(()) => return Ok(Ran::default()),
+                Err(e) => error(out, &e),
+            },
+            b'c' => {
+                match self.session.copy_done() {
+                    Ok(done) => out.command_complete(done.tag()),
+                    Err(e) => error(out, &e),
+                }
+                notices(&mut self.session, out);
+            }
+            b'f' => {
+                let (message, _) = protocol::cstring(body)?;
+                let e = self.session.copy_fail(message);
+                error(out, &e);
+            }
+            // Flush and Sync are ignored during COPY.
+            b'H' | b'S' => return Ok(Ran::default()),
+            _ => {
+                let e = self
+                    .session
+                    .copy_fail("unexpected message type during COPY");
+                error(out, &SqlError::new("08P01", e.message));
+            }
+        }
+        let (rest, failed) = self.copying.take().expect("in COPY");
+        self.outputs(rest, failed);
+        Ok(Ran {
+            flush: true,
+            close: false,
+        })
     }
 }
 
-/// Sends a FATAL error; the connection then closes.
-fn fatal(writer: &mut TcpStream, code: &str, message: &str) -> Result<(), ProtocolError> {
-    let mut out = Out::default();
+/// A FATAL error; the connection then closes.
+pub fn fatal(out: &mut Out, code: &str, message: &str) {
     out.error_or_notice(b'E', "FATAL", code, message);
-    writer.write_all(&out.buf)?;
-    Ok(())
 }
 
 fn error(out: &mut Out, e: &SqlError) {
@@ -162,92 +247,6 @@ fn error(out: &mut Out, e: &SqlError) {
         e.detail.as_deref(),
         e.hint.as_deref(),
     );
-}
-
-/// A Query message: each statement's notices and results, an error for
-/// the first that fails. A `COPY ... FROM STDIN` reads its data here.
-fn simple_query(
-    session: &mut Session,
-    sql: &str,
-    out: &mut Out,
-    reader: &mut BufReader<TcpStream>,
-    writer: &mut TcpStream,
-) -> Result<(), ProtocolError> {
-    if sql.trim().is_empty() {
-        out.empty_query_response();
-        return Ok(());
-    }
-    let (outputs, failed) = session.simple_query(sql);
-    notices(session, out);
-    for output in outputs {
-        match output {
-            Output::Command { tag } => out.command_complete(&tag),
-            Output::Rows { columns, rows, tag } => {
-                describe(out, &columns, &[]);
-                if let Err(e) = send_rows(out, &rows, &[], &tag) {
-                    error(out, &e);
-                    return Ok(());
-                }
-            }
-            Output::CopyIn { columns } => {
-                out.copy_in_response(columns);
-                writer.write_all(&std::mem::take(&mut out.buf))?;
-                copy_in(session, out, reader)?;
-            }
-            Output::CopyOut {
-                columns,
-                lines,
-                tag,
-            } => {
-                out.copy_out(columns, &lines);
-                out.command_complete(&tag);
-            }
-        }
-    }
-    if let Some(e) = failed {
-        error(out, &e);
-    }
-    Ok(())
-}
-
-/// The COPY sub-protocol: CopyData until CopyDone or CopyFail.
-fn copy_in(
-    session: &mut Session,
-    out: &mut Out,
-    reader: &mut BufReader<TcpStream>,
-) -> Result<(), ProtocolError> {
-    loop {
-        let (kind, body) = protocol::read_message(reader)?;
-        match kind {
-            b'd' => {
-                if let Err(e) = session.copy_data(&body) {
-                    error(out, &e);
-                    return Ok(());
-                }
-            }
-            b'c' => {
-                match session.copy_done() {
-                    Ok(done) => out.command_complete(done.tag()),
-                    Err(e) => error(out, &e),
-                }
-                notices(session, out);
-                return Ok(());
-            }
-            b'f' => {
-                let (message, _) = protocol::cstring(&body)?;
-                let e = session.copy_fail(message);
-                error(out, &e);
-                return Ok(());
-            }
-            // Flush and Sync are ignored during COPY.
-            b'H' | b'S' => {}
-            _ => {
-                let e = session.copy_fail("unexpected message type during COPY");
-                error(out, &SqlError::new("08P01", e.message));
-                return Ok(());
-            }
-        }
-    }
 }
 
 /// The session's notices as NoticeResponses.

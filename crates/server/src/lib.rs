@@ -3,10 +3,9 @@
 
 mod connection;
 mod protocol;
-// Wired into the startup once the event-loop connection lands (README "Status").
-#[allow(dead_code)]
 mod scram;
 mod server;
+mod wire;
 
 pub use connection::SERVER_VERSION;
-pub use server::{Server, ServerConfig};
+pub use server::{Auth, Execution, Server, ServerConfig};

@@ -5,7 +5,7 @@
 //! A frontend message is a type byte, a 4-byte big-endian length that
 //! counts itself, and the body; the startup packet has no type byte.
 
-use std::io::{self, Read};
+use std::io;
 
 /// The largest message accepted (PostgreSQL's limit for most messages is
 /// 1 GiB; a COPY data row larger than this is refused too).
@@ -28,29 +28,82 @@ pub enum ProtocolError {
     Malformed(&'static str),
 }
 
-/// Reads a 4-byte big-endian length (counting itself) and the body after
-/// it, refusing lengths below 4 or above [`MAX_MESSAGE`].
-fn read_body(stream: &mut impl Read) -> Result<Vec<u8>, ProtocolError> {
-    let mut len = [0u8; 4];
-    stream.read_exact(&mut len)?;
-    let len = u32::from_be_bytes(len) as usize;
+/// The length of the frame whose 4-byte big-endian length (counting
+/// itself) starts `buf`, once those four bytes are in; lengths below 4 or
+/// above [`MAX_MESSAGE`] are refused before any body is read.
+fn frame_length(buf: &[u8]) -> Result<Option<usize>, ProtocolError> {
+    let Some(len) = buf.get(..4) else {
+        return Ok(None);
+    };
+    let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
     if !(4..=MAX_MESSAGE).contains(&len) {
         return Err(ProtocolError::Length(len));
     }
-    let mut body = vec![0u8; len - 4];
-    stream.read_exact(&mut body)?;
-    Ok(body)
+    Ok(Some(len))
 }
 
-/// The startup packet: its code (protocol version or a request) and the
-/// rest.
-pub fn read_startup(stream: &mut impl Read) -> Result<(u32, Vec<u8>), ProtocolError> {
-    let body = read_body(stream)?;
+/// A frame at the start of `buf`: how many bytes it takes, or, while it is
+/// not all in, at least how many it will (`Err`: a bad length).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    Complete(usize),
+    Partial { needed: usize },
+}
+
+/// The startup packet (no type byte) at the start of `buf`.
+pub fn startup_frame(buf: &[u8]) -> Result<Frame, ProtocolError> {
+    Ok(match frame_length(buf)? {
+        Some(len) if buf.len() >= len => Frame::Complete(len),
+        Some(len) => Frame::Partial { needed: len },
+        None => Frame::Partial { needed: 4 },
+    })
+}
+
+/// A typed frontend message at the start of `buf`.
+pub fn message_frame(buf: &[u8]) -> Result<Frame, ProtocolError> {
+    let Some(rest) = buf.get(1..) else {
+        return Ok(Frame::Partial { needed: 5 });
+    };
+    Ok(match frame_length(rest)? {
+        Some(len) if rest.len() >= len => Frame::Complete(len + 1),
+        Some(len) => Frame::Partial { needed: len + 1 },
+        None => Frame::Partial { needed: 5 },
+    })
+}
+
+/// A complete startup packet's code (protocol version or a request) and
+/// the rest.
+pub fn startup(frame: &[u8]) -> Result<(u32, &[u8]), ProtocolError> {
+    let body = &frame[4..];
     if body.len() < 4 {
         return Err(ProtocolError::Malformed("startup packet too short"));
     }
     let code = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
-    Ok((code, body[4..].to_vec()))
+    Ok((code, &body[4..]))
+}
+
+/// A complete typed message's type byte and body.
+pub fn message(frame: &[u8]) -> (u8, &[u8]) {
+    (frame[0], &frame[5..])
+}
+
+/// A CancelRequest's process id and secret key.
+/// A SASLInitialResponse: the mechanism and the client's first message.
+pub fn sasl_initial_response(body: &[u8]) -> Result<(&str, &[u8]), ProtocolError> {
+    let (mechanism, rest) = cstring(body)?;
+    let bad = || ProtocolError::Malformed("SASLInitialResponse");
+    let len = rest.get(..4).ok_or_else(bad)?;
+    let len = i32::from_be_bytes(len.try_into().map_err(|_| bad())?);
+    let data = &rest[4..];
+    if len < 0 || len as usize != data.len() {
+        return Err(bad());
+    }
+    Ok((mechanism, data))
+}
+
+pub fn cancel_request(body: &[u8]) -> Result<(u32, u32), ProtocolError> {
+    let mut at = Reader { bytes: body };
+    Ok((at.u32()?, at.u32()?))
 }
 
 /// The `name\0value\0 ... \0` parameters of a startup packet.
@@ -73,13 +126,6 @@ pub fn startup_parameters(body: &[u8]) -> Result<Vec<(String, String)>, Protocol
         };
         out.push((text(name)?, text(value)?));
     }
-}
-
-/// A typed frontend message: its type byte and body.
-pub fn read_message(stream: &mut impl Read) -> Result<(u8, Vec<u8>), ProtocolError> {
-    let mut kind = [0u8; 1];
-    stream.read_exact(&mut kind)?;
-    Ok((kind[0], read_body(stream)?))
 }
 
 /// A NUL-terminated string at the start of `body`, and the rest.
@@ -208,6 +254,25 @@ impl Out {
 
     pub fn authentication_ok(&mut self) {
         self.message(b'R', |b| b.extend_from_slice(&0u32.to_be_bytes()));
+    }
+
+    /// AuthenticationSASL offering `mechanism`.
+    pub fn authentication_sasl(&mut self, mechanism: &str) {
+        self.message(b'R', |b| {
+            b.extend_from_slice(&10u32.to_be_bytes());
+            put_cstring(b, mechanism);
+            b.push(0);
+        });
+    }
+
+    /// AuthenticationSASLContinue (`last`: AuthenticationSASLFinal) with
+    /// the mechanism's `data`.
+    pub fn authentication_sasl_data(&mut self, data: &[u8], last: bool) {
+        let code: u32 = if last { 12 } else { 11 };
+        self.message(b'R', |b| {
+            b.extend_from_slice(&code.to_be_bytes());
+            b.extend_from_slice(data);
+        });
     }
 
     pub fn parameter_status(&mut self, name: &str, value: &str) {
@@ -373,21 +438,36 @@ mod tests {
     use super::*;
 
     // Proves lengths below 4 or over the limit are refused before any
-    // body is read, and startup parameters parse.
+    // body is read, a frame is complete only with all its bytes, and
+    // startup parameters parse.
     #[test]
     fn framing_is_checked() {
-        let bad = |bytes: &[u8]| read_message(&mut &bytes[..]).unwrap_err();
         assert!(matches!(
-            bad(b"Q\x00\x00\x00\x03"),
-            ProtocolError::Length(3)
+            message_frame(b"Q\x00\x00\x00\x03"),
+            Err(ProtocolError::Length(3))
         ));
         assert!(matches!(
-            bad(b"Q\x7f\xff\xff\xff"),
-            ProtocolError::Length(_)
+            message_frame(b"Q\x7f\xff\xff\xff"),
+            Err(ProtocolError::Length(_))
         ));
-        assert!(matches!(bad(b"Q\x00\x00\x00\x09ab"), ProtocolError::Io(_)));
-        let (kind, body) = read_message(&mut &b"Q\x00\x00\x00\x06a\x00"[..]).unwrap();
-        assert_eq!((kind, body.as_slice()), (b'Q', &b"a\x00"[..]));
+        assert_eq!(
+            message_frame(b"Q\x00\x00\x00\x09ab").unwrap(),
+            Frame::Partial { needed: 10 }
+        );
+        assert_eq!(
+            message_frame(b"Q\x00").unwrap(),
+            Frame::Partial { needed: 5 }
+        );
+        let frame = b"Q\x00\x00\x00\x06a\x00Q";
+        assert_eq!(message_frame(frame).unwrap(), Frame::Complete(7));
+        assert_eq!(message(&frame[..7]), (b'Q', &b"a\x00"[..]));
+        let packet = b"\x00\x00\x00\x10\x04\xd2\x16\x2e\x00\x00\x00\x07\x00\x00\x00\x09";
+        assert_eq!(startup_frame(packet).unwrap(), Frame::Complete(16));
+        let (code, body) = startup(packet).unwrap();
+        assert_eq!(code, CANCEL_REQUEST);
+        assert_eq!(cancel_request(body).unwrap(), (7, 9));
+        assert!(cancel_request(&body[..6]).is_err());
+        assert!(startup(b"\x00\x00\x00\x06ab").is_err());
         let params = startup_parameters(b"user\x00bob\x00database\x00postgres\x00\x00").unwrap();
         assert_eq!(
             params,

@@ -1,13 +1,20 @@
-//! The listener: a thread per connection (PostgreSQL's process per
-//! connection), at most `max_connections` served at once.
+//! The listener: an accept thread whose own (single-threaded) tokio
+//! runtime accepts connections and runs their startups, so a
+//! CancelRequest is always served; then each connection goes to a thread
+//! of its own (`Execution::Thread`) or to the multi-threaded runtime's
+//! workers (`Execution::Inline`). At most `max_connections` are served at
+//! once. And the table of cancel keys.
 
-use crate::connection;
+use crate::wire;
 use folio_db::Database;
+use folio_txn::Interrupt;
+use std::collections::HashMap;
 use std::io;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::thread::JoinHandle;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpListener;
+use tokio::runtime::{Handle, Runtime};
 
 /// Server settings.
 #[derive(Debug, Clone)]
@@ -15,6 +22,20 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// PostgreSQL's default: 100.
     pub max_connections: usize,
+    pub execution: Execution,
+    pub auth: Auth,
+}
+
+/// How clients prove who they are (pg_hba.conf's method, for every
+/// connection).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Auth {
+    /// Any existing role is accepted (the default, on loopback).
+    #[default]
+    Trust,
+    /// The role's password, by SCRAM-SHA-256 (`scram.rs`); set with
+    /// `ALTER ROLE postgres PASSWORD '...'`.
+    ScramSha256,
 }
 
 impl Default for ServerConfig {
@@ -22,7 +43,60 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 5432)),
             max_connections: 100,
+            execution: Execution::default(),
+            auth: Auth::default(),
         }
+    }
+}
+
+/// Where a connection's session runs after its startup (README "Shape",
+/// with the measurements that chose the default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Execution {
+    /// On a thread of the connection's own, which also does its I/O with
+    /// blocking calls (PostgreSQL's process per connection).
+    #[default]
+    Thread,
+    /// Inline on the async runtime's `workers` threads (0: one per core);
+    /// a wait that may outlast a batch first frees its worker.
+    Inline { workers: usize },
+}
+
+/// What every connection's task shares.
+pub(crate) struct Shared {
+    pub(crate) db: Arc<Database>,
+    pub(crate) auth: Auth,
+    /// Each open session's process id, secret key and cancel flag.
+    cancels: Mutex<HashMap<u32, (u32, Arc<Interrupt>)>>,
+}
+
+impl Shared {
+    /// Registers session `pid`'s cancel flag under a new secret key.
+    pub(crate) fn cancel_key(&self, pid: u32, interrupt: Arc<Interrupt>) -> u32 {
+        let key = rand::random::<u32>();
+        self.lock_cancels().insert(pid, (key, interrupt));
+        key
+    }
+
+    /// A CancelRequest: sets the flag of session `pid` if `key` is its
+    /// key, else does nothing (as PostgreSQL, silently).
+    pub(crate) fn cancel(&self, pid: u32, key: u32) {
+        let target = self
+            .lock_cancels()
+            .get(&pid)
+            .filter(|(k, _)| *k == key)
+            .map(|(_, interrupt)| interrupt.clone());
+        if let Some(interrupt) = target {
+            interrupt.cancel();
+        }
+    }
+
+    pub(crate) fn forget_cancel_key(&self, pid: u32) {
+        self.lock_cancels().remove(&pid);
+    }
+
+    fn lock_cancels(&self) -> std::sync::MutexGuard<'_, HashMap<u32, (u32, Arc<Interrupt>)>> {
+        self.cancels.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -30,25 +104,76 @@ impl Default for ServerConfig {
 #[derive(Debug)]
 pub struct Server {
     addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    accept: Option<JoinHandle<()>>,
+    /// Ends the accept loop.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    accept: Option<std::thread::JoinHandle<()>>,
+    /// The workers of `Execution::Inline`.
+    workers: Option<Runtime>,
+}
+
+/// folio-io's blocking hook: a wait that may outlast a batch (a row lock
+/// held by an idle session, a commit's WAL flush) first hands this worker's
+/// place to another thread, so sleepers never hold every worker. Elsewhere
+/// (a connection's own thread) it just runs the wait.
+fn block_in_place(f: &mut dyn FnMut()) {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
 }
 
 impl Server {
     /// Listens on `config.listen` and serves `db` until [`Server::stop`].
     pub fn start(db: Arc<Database>, config: &ServerConfig) -> io::Result<Server> {
-        let listener = TcpListener::bind(config.listen)?;
+        let workers = match config.execution {
+            Execution::Thread => None,
+            Execution::Inline { workers } => {
+                folio_io::blocking::set_hook(block_in_place);
+                let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+                let workers = if workers == 0 { cores } else { workers };
+                Some(
+                    tokio::runtime::Builder::new_multi_thread()
+                        .worker_threads(workers)
+                        // One per connection asleep in a wait, and spare:
+                        // the pool never runs out (README "Shape").
+                        .max_blocking_threads(config.max_connections + 2 * workers + 16)
+                        .thread_name("folio-worker")
+                        .enable_io()
+                        .build()?,
+                )
+            }
+        };
+        let accept_runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        let listener = std::net::TcpListener::bind(config.listen)?;
+        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let listener = {
+            let _entered = accept_runtime.enter();
+            TcpListener::from_std(listener)?
+        };
+        let shared = Arc::new(Shared {
+            db,
+            auth: config.auth,
+            cancels: Mutex::new(HashMap::new()),
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let handle = workers.as_ref().map(|w| w.handle().clone());
         let max = config.max_connections;
-        let flag = stop.clone();
         let accept = std::thread::Builder::new()
             .name("folio-accept".into())
-            .spawn(move || accept_loop(listener, db, max, &flag))?;
+            .spawn(move || {
+                accept_runtime.block_on(accept_loop(listener, shared, max, handle, stopped));
+            })?;
         Ok(Server {
             addr,
-            stop,
+            stop: Some(stop),
             accept: Some(accept),
+            workers,
         })
     }
 
@@ -57,48 +182,102 @@ impl Server {
         self.addr
     }
 
-    /// Stops accepting connections (those open finish on their own).
+    /// Stops accepting connections. Those open on their own threads go on
+    /// until the process exits; those inline on the workers are closed (a
+    /// statement running goes on to its end; an idle session is dropped,
+    /// its open transaction rolled back).
     pub fn stop(mut self) {
-        self.stop_accepting();
+        self.shutdown();
     }
 
-    fn stop_accepting(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wakes the accept loop, which then sees the flag.
-        let _ = TcpStream::connect(self.addr);
+    fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
         if let Some(accept) = self.accept.take() {
             let _ = accept.join();
+        }
+        if let Some(workers) = self.workers.take() {
+            workers.shutdown_background();
         }
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        self.stop_accepting();
+        self.shutdown();
     }
 }
 
-fn accept_loop(listener: TcpListener, db: Arc<Database>, max: usize, stop: &AtomicBool) {
+/// Accepts connections and runs their startups as tasks of the accept
+/// thread's runtime; a started connection goes to its own thread or to
+/// the workers.
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    max: usize,
+    workers: Option<Handle>,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) {
     let active = Arc::new(AtomicUsize::new(0));
     let next_pid = AtomicU32::new(1);
-    for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut stopped => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else {
+            // Out of descriptors, say: let others run before trying again.
+            tokio::task::yield_now().await;
+            continue;
+        };
         let admit = active.fetch_add(1, Ordering::SeqCst) < max;
-        let (db, slots) = (db.clone(), active.clone());
-        let pid = next_pid.fetch_add(1, Ordering::Relaxed);
-        let spawned = std::thread::Builder::new()
-            .name(format!("folio-conn-{pid}"))
-            .spawn(move || {
-                if let Err(e) = connection::serve(stream, db, admit, pid) {
-                    eprintln!("folio: connection {pid}: {e}");
+        let slot = Slot {
+            active: active.clone(),
+            shared: shared.clone(),
+            pid: next_pid.fetch_add(1, Ordering::Relaxed),
+        };
+        let workers = workers.clone();
+        tokio::spawn(async move {
+            let started = wire::startup(stream, &slot.shared, admit, slot.pid).await;
+            let started = match started {
+                Ok(Some(started)) => started,
+                other => return wire::report(slot.pid, other.map(|_| ())),
+            };
+            match workers {
+                Some(workers) => {
+                    workers.spawn(async move {
+                        wire::report(slot.pid, wire::inline(started).await);
+                        drop(slot);
+                    });
                 }
-                slots.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
-            active.fetch_sub(1, Ordering::SeqCst);
-        }
+                None => {
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("folio-conn-{}", slot.pid))
+                        .spawn(move || {
+                            wire::report(slot.pid, wire::on_thread(started));
+                            drop(slot);
+                        });
+                    if let Err(e) = spawned {
+                        eprintln!("folio: no thread for a connection: {e}");
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// A connection's place among `max_connections`, and its cancel key's:
+/// both freed when it ends.
+struct Slot {
+    active: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
+    pid: u32,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.shared.forget_cancel_key(self.pid);
+        self.active.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -2,21 +2,25 @@
 //! here (the CI machine need not have psql): startup and its refusals,
 //! simple queries with rows, errors and notices, the transaction-status
 //! byte, COPY FROM STDIN, `max_connections`, and a client that vanishes
-//! in a transaction. (PostgreSQL 15's own `pgbench -i` and `psql` were run
+//! in a transaction, malformed or oversized messages closing only their
+//! connection; each under both executions (a thread per connection,
+//! inline on the runtime). (PostgreSQL 15's own `pgbench -i` and `psql` were run
 //! against `folio serve` by hand: README "Status".)
 
 use folio_db::{Database, Options};
-use folio_server::{Server, ServerConfig};
+use folio_server::{Execution, Server, ServerConfig};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 
-fn server(max_connections: usize) -> (tempfile::TempDir, Server) {
+fn server(max_connections: usize, execution: Execution) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let db = Database::create(dir.path().join("db"), Options::default()).unwrap();
     let config = ServerConfig {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         max_connections,
+        execution,
+        ..ServerConfig::default()
     };
     (dir, Server::start(Arc::new(db), &config).unwrap())
 }
@@ -158,7 +162,12 @@ fn picture(messages: &[Message]) -> Vec<String> {
 // errors (the session carries on) and status bytes.
 #[test]
 fn startup_and_simple_queries() {
-    let (_dir, server) = server(10);
+    startup_and_simple_queries_in(Execution::Thread);
+    startup_and_simple_queries_in(Execution::Inline { workers: 2 });
+}
+
+fn startup_and_simple_queries_in(execution: Execution) {
+    let (_dir, server) = server(10, execution);
     let mut probe = Client::raw(server.addr());
     probe.send_untyped(&80_877_103u32.to_be_bytes());
     let mut answer = [0u8; 1];
@@ -234,7 +243,12 @@ fn startup_and_simple_queries() {
 // inside a transaction block leaves nothing behind.
 #[test]
 fn copy_connections_and_disconnects() {
-    let (_dir, server) = server(2);
+    copy_connections_and_disconnects_in(Execution::Thread);
+    copy_connections_and_disconnects_in(Execution::Inline { workers: 2 });
+}
+
+fn copy_connections_and_disconnects_in(execution: Execution) {
+    let (_dir, server) = server(2, execution);
     let mut c = Client::connect(server.addr());
     c.query("create table t (k int not null, v text)");
     c.copy("copy t from stdin");
@@ -325,7 +339,12 @@ fn named(kind: u8, name: &str) -> Vec<u8> {
 // error skips to Sync and the connection carries on; binary parameters.
 #[test]
 fn extended_protocol() {
-    let (_dir, server) = server(4);
+    extended_protocol_in(Execution::Thread);
+    extended_protocol_in(Execution::Inline { workers: 2 });
+}
+
+fn extended_protocol_in(execution: Execution) {
+    let (_dir, server) = server(4, execution);
     let mut c = Client::connect(server.addr());
     c.query("create table t (k int not null, v text); insert into t values (1, 'one'), (2, 'two')");
     c.query("alter table t add primary key (k)");
@@ -376,4 +395,37 @@ fn extended_protocol() {
     c.send(b'C', &named(b'S', "up"));
     c.send(b'S', b"");
     assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);
+}
+
+// Proves a message with a length below 4, one over 1 GiB, one whose
+// contents are malformed (a Query without its terminator) and an unknown
+// message type each close only the connection that sent them: the server
+// keeps serving another connection, opened before, and new ones.
+#[test]
+fn bad_messages_close_only_their_connection() {
+    bad_messages_in(Execution::Thread);
+    bad_messages_in(Execution::Inline { workers: 2 });
+}
+
+fn bad_messages_in(execution: Execution) {
+    let (_dir, server) = server(8, execution);
+    let mut bystander = Client::connect(server.addr());
+    let bad: [&[u8]; 4] = [
+        b"Q\x00\x00\x00\x03",
+        b"Q\x7f\xff\xff\xff",
+        b"Q\x00\x00\x00\x08abcd",
+        b"?\x00\x00\x00\x04",
+    ];
+    for bytes in bad {
+        let mut client = Client::connect(server.addr());
+        client.stream.write_all(bytes).unwrap();
+        // Anything the server sends (a FATAL for the unknown type), then
+        // the end of the stream.
+        let mut rest = Vec::new();
+        client.stream.read_to_end(&mut rest).unwrap();
+        let answers = bystander.query("select 1");
+        assert_eq!(picture(&answers)[..2], ["T", "D:1"], "{:?}", bytes);
+    }
+    let mut late = Client::connect(server.addr());
+    assert_eq!(picture(&late.query("select 2"))[..2], ["T", "D:2"]);
 }

@@ -5,7 +5,7 @@
 //! query protocol.
 
 use folio_db::{Database, Options};
-use folio_server::{Server, ServerConfig};
+use folio_server::{Execution, Server, ServerConfig};
 use std::sync::Arc;
 
 fn server() -> (tempfile::TempDir, Server) {
@@ -14,6 +14,8 @@ fn server() -> (tempfile::TempDir, Server) {
     let config = ServerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         max_connections: 8,
+        execution: Execution::Inline { workers: 2 },
+        ..ServerConfig::default()
     };
     (dir, Server::start(Arc::new(db), &config).unwrap())
 }
@@ -147,4 +149,52 @@ async fn tokio_postgres_runs_against_folio() {
     let ids: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
     assert_eq!(ids, [20, 18, 16]);
     server.stop();
+}
+
+// Proves `--auth scram-sha-256`: a driver that knows the password set by
+// ALTER ROLE gets in through SCRAM-SHA-256 (tokio-postgres checks the
+// server's signature too); a wrong password, and a role without one, get
+// PostgreSQL's 28P01.
+#[tokio::test(flavor = "current_thread")]
+async fn scram_sha_256_admits_the_password_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let config = ServerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        max_connections: 8,
+        auth: folio_server::Auth::ScramSha256,
+        ..ServerConfig::default()
+    };
+    let server = Server::start(db.clone(), &config).unwrap();
+    let addr = server.addr();
+    let attempt = |password: &str| {
+        format!(
+            "host={} port={} user=postgres dbname=postgres password={password}",
+            addr.ip(),
+            addr.port()
+        )
+    };
+    let refused = |e: tokio_postgres::Error| e.code().map(|c| c.code().to_string());
+    // No password set yet: refused like a wrong one.
+    let e = tokio_postgres::connect(&attempt("pencil"), tokio_postgres::NoTls)
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused(e).as_deref(), Some("28P01"));
+    let mut session = folio_sql::Session::new(db.clone());
+    let (_, error) = session.simple_query("alter role postgres password 'pencil'");
+    assert!(error.is_none(), "{error:?}");
+    let (client, connection) = tokio_postgres::connect(&attempt("pencil"), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let row = client.query_one("select 1 + 1", &[]).await.unwrap();
+    assert_eq!(row.get::<_, i32>(0), 2);
+    let e = tokio_postgres::connect(&attempt("wrong"), tokio_postgres::NoTls)
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused(e).as_deref(), Some("28P01"));
 }

@@ -91,6 +91,7 @@ impl CopyIn {
                 self.line(txn, &whole)
             };
             line?;
+            crate::interrupt::every(txn, self.rows)?;
             data = &data[end + 1..];
         }
         Ok(())

@@ -744,7 +744,10 @@ impl Source {
             } => {
                 let mut rows = Vec::new();
                 let mut x = *start;
+                let mut made = 0u64;
                 while (*step > 0 && x <= *stop) || (*step < 0 && x >= *stop) {
+                    made += 1;
+                    crate::interrupt::every(txn, made)?;
                     let row = vec![match ty {
                         SqlType::Int4 => Value::Int4(x as i32),
                         _ => Value::Int8(x),
@@ -833,6 +836,7 @@ impl Source {
                             }
                         }
                         for l in &left_rows {
+                            txn.check_interrupt()?;
                             let mut matched = false;
                             if let Some(k) = hash_of(left_keys, l, env)?
                                 && let Some(candidates) = table.get(&k)
@@ -852,6 +856,7 @@ impl Source {
                     }
                     Method::NestedLoop => {
                         for l in &left_rows {
+                            txn.check_interrupt()?;
                             let mut matched = false;
                             for r in &right_rows {
                                 let row = joined(l, r);

@@ -21,6 +21,7 @@ mod expr;
 mod from;
 mod functions;
 mod indexes;
+mod interrupt;
 mod names;
 mod output;
 mod params;

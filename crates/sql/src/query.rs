@@ -545,6 +545,7 @@ pub fn run(
         }
         rows = kept;
     }
+    runner.check_interrupt()?;
     sort(&mut rows, &planned.sort)?;
     counts.scanned = rows.len() as u64;
     let items = match &planned.shape {
@@ -554,6 +555,7 @@ pub fn run(
             output,
             order,
         } => {
+            runner.check_interrupt()?;
             rows = grouping.run(&rows, env)?;
             counts.groups = rows.len() as u64;
             sort(&mut rows, order)?;

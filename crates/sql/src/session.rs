@@ -21,6 +21,7 @@ use crate::statement::Plan;
 use crate::{ddl, explain, indexes, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
+use folio_txn::Interrupt;
 use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
 
@@ -56,6 +57,9 @@ pub struct Session {
     relations: Relations,
     /// Plans made for prepared statements (a kept plan is not counted).
     plans_made: u64,
+    /// The cancel flag (a CancelRequest sets it), given to each of the
+    /// session's transactions: their waits and long loops read it.
+    interrupt: Arc<Interrupt>,
 }
 
 /// A prepared statement and its plan.
@@ -99,7 +103,21 @@ impl Session {
             savepoints: Vec::new(),
             relations: Relations::default(),
             plans_made: 0,
+            interrupt: Arc::new(Interrupt::new()),
         }
+    }
+
+    /// The session's cancel flag: setting it cancels the running
+    /// statement (57014); the server clears it before the next.
+    pub fn interrupt(&self) -> Arc<Interrupt> {
+        self.interrupt.clone()
+    }
+
+    /// A new transaction that reads the session's cancel flag.
+    fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
+        let mut txn = self.db.begin(isolation, self.durability())?;
+        txn.set_interrupt(self.interrupt.clone());
+        Ok(txn)
     }
 
     /// The database the session runs on.
@@ -467,7 +485,7 @@ impl Session {
         let own = match &self.block {
             Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Open(_) => None,
-            Block::Idle => Some(self.db.begin(Isolation::ReadCommitted, self.durability())?),
+            Block::Idle => Some(self.begin_txn(Isolation::ReadCommitted)?),
         };
         let txn = match (&own, &self.block) {
             (Some(txn), _) | (None, Block::Open(txn)) => txn,
@@ -768,7 +786,7 @@ impl Session {
             };
             return f(&cx, txn, &mut self.notices);
         }
-        let mut txn = self.db.begin(Isolation::ReadCommitted, self.durability())?;
+        let mut txn = self.begin_txn(Isolation::ReadCommitted)?;
         let cx = Ctx {
             db: &self.db,
             settings: &self.settings,
@@ -808,7 +826,7 @@ impl Session {
         }
         match self.block {
             Block::Idle => {
-                self.block = Block::Open(self.db.begin(isolation, self.durability())?);
+                self.block = Block::Open(self.begin_txn(isolation)?);
                 self.block_start = now();
                 self.settings_at_begin = Some(self.settings.clone());
             }

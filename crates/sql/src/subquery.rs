@@ -372,6 +372,16 @@ impl<'a> Runner<'a> {
     }
 }
 
+impl Runner<'_> {
+    /// 57014 if the session was canceled (the transaction it holds).
+    pub fn check_interrupt(&self) -> Result<(), SqlError> {
+        match self.txn.try_borrow() {
+            Ok(txn) => Ok(txn.check_interrupt()?),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
 impl std::fmt::Debug for Runner<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Runner({} subplans)", self.subplans.len())

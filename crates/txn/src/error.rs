@@ -27,6 +27,9 @@ pub enum TxnError {
         holder: Xid,
         waited_ms: u64,
     },
+    /// The statement's cancel flag was set (a CancelRequest).
+    #[error("canceling statement due to user request")]
+    Canceled,
     /// Snapshot isolation refused a write (the row changed after the
     /// snapshot).
     #[error("could not serialize access due to concurrent update")]
@@ -55,6 +58,7 @@ impl TxnError {
         match self {
             TxnError::Deadlock { .. } => Some("40P01"),
             TxnError::LockTimeout { .. } => Some("55P03"),
+            TxnError::Canceled => Some("57014"),
             TxnError::SerializationFailure => Some("40001"),
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),

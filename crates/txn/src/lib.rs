@@ -13,6 +13,7 @@ mod directory;
 mod error;
 mod fate;
 mod ids;
+mod interrupt;
 mod live;
 mod log_page;
 #[cfg(all(test, feature = "loom"))]
@@ -31,6 +32,7 @@ pub use directory::MAX_LOG_PAGES;
 pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
+pub use interrupt::Interrupt;
 pub use live::Ended;
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};

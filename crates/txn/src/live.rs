@@ -9,6 +9,7 @@
 //! here and sleeps on its entry (no spinning, no lock table of rows).
 
 use crate::ids::Xid;
+use crate::interrupt::Interrupt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -36,14 +37,27 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl LiveEntry {
-    /// Sleeps until it ends or `timeout` passes; returns how it ended.
-    pub(crate) fn wait(&self, timeout: std::time::Duration) -> Option<Ended> {
+    /// Sleeps until it ends, `timeout` passes or `interrupt` is set;
+    /// returns how it ended.
+    pub(crate) fn wait(
+        &self,
+        timeout: std::time::Duration,
+        interrupt: Option<&Interrupt>,
+    ) -> Option<Ended> {
         let guard = lock(&self.ended);
+        let canceled = || interrupt.is_some_and(Interrupt::is_set_strict);
         let (guard, _) = self
             .wake
-            .wait_timeout_while(guard, timeout, |ended| ended.is_none())
+            .wait_timeout_while(guard, timeout, |ended| ended.is_none() && !canceled())
             .unwrap_or_else(|p| p.into_inner());
         *guard
+    }
+
+    /// Wakes its waiters to look at their cancel flags (under the mutex
+    /// their condition is read under, so none misses it).
+    pub(crate) fn wake_waiters(&self) {
+        let _guard = lock(&self.ended);
+        self.wake.notify_all();
     }
 }
 

@@ -18,6 +18,7 @@ use crate::clock::Snapshot;
 use crate::error::TxnError;
 use crate::fate::Fate;
 use crate::ids::{Csn, Xid};
+use crate::interrupt::Interrupt;
 use crate::live::{Ended, LiveEntry};
 use crate::manager::{Outcome, TxnManager};
 use crate::relation_locks::LockMode;
@@ -67,6 +68,9 @@ pub struct Transaction {
     /// Table locks held (`relation_locks.rs`), until the end.
     table_locks: Vec<(u64, LockMode)>,
     ended: bool,
+    /// The session's cancel flag, if it has one: read by waits for
+    /// another transaction and by the long loops of the layers above.
+    interrupt: Option<Arc<Interrupt>>,
 }
 
 /// A savepoint: the subtransaction its writes run in.
@@ -103,11 +107,26 @@ impl Transaction {
             released: Vec::new(),
             table_locks: Vec::new(),
             ended: false,
+            interrupt: None,
         })
     }
 
     pub fn isolation(&self) -> Isolation {
         self.isolation
+    }
+
+    /// Gives the transaction its session's cancel flag.
+    pub fn set_interrupt(&mut self, interrupt: Arc<Interrupt>) {
+        self.interrupt = Some(interrupt);
+    }
+
+    /// `Canceled` if the session's cancel flag is set (a relaxed load, for
+    /// per-row loops).
+    pub fn check_interrupt(&self) -> Result<(), TxnError> {
+        match &self.interrupt {
+            Some(interrupt) if interrupt.is_set() => Err(TxnError::Canceled),
+            _ => Ok(()),
+        }
     }
 
     pub fn manager(&self) -> &Arc<TxnManager> {
@@ -363,17 +382,36 @@ impl Transaction {
         };
         let mine = self.entry.clone().expect("assigned above");
         mine.waiting_for.store(holder.0, Ordering::Release);
-        let result = wait_loop(&mgr, &held, me, holder);
+        let interrupt = self.interrupt.as_deref();
+        if let Some(interrupt) = interrupt {
+            interrupt.waiting_on(Some(held.clone()));
+        }
+        // The holder may be a session idle between its client's messages:
+        // the host gets to free this thread's place first (folio-io's
+        // `blocking`).
+        let result = folio_io::blocking::region(|| wait_loop(&mgr, &held, me, holder, interrupt));
+        if let Some(interrupt) = interrupt {
+            interrupt.waiting_on(None);
+        }
         mine.waiting_for.store(0, Ordering::Release);
         result
     }
 }
 
-fn wait_loop(mgr: &TxnManager, held: &LiveEntry, me: Xid, holder: Xid) -> Result<Ended, TxnError> {
+fn wait_loop(
+    mgr: &TxnManager,
+    held: &LiveEntry,
+    me: Xid,
+    holder: Xid,
+    interrupt: Option<&Interrupt>,
+) -> Result<Ended, TxnError> {
     let config = mgr.config;
     let start = Instant::now();
     let mut deadlock_checked = false;
     loop {
+        if interrupt.is_some_and(Interrupt::is_set_strict) {
+            return Err(TxnError::Canceled);
+        }
         let waited = start.elapsed();
         if let Some(limit) = config.lock_timeout
             && waited >= limit
@@ -391,7 +429,7 @@ fn wait_loop(mgr: &TxnManager, held: &LiveEntry, me: Xid, holder: Xid) -> Result
         if let Some(limit) = config.lock_timeout {
             next = next.min(limit.saturating_sub(waited));
         }
-        if let Some(ended) = held.wait(next) {
+        if let Some(ended) = held.wait(next, interrupt) {
             return Ok(ended);
         }
         if !deadlock_checked && start.elapsed() >= config.deadlock_timeout {

@@ -196,7 +196,10 @@ impl Shared {
         self.counters.flush_requests.fetch_add(1, Ordering::Relaxed);
         self.committers_waiting.fetch_add(1, Ordering::SeqCst);
         self.commit_arrivals.fetch_add(1, Ordering::SeqCst);
-        let result = self.wait_or_lead(lsn);
+        // Waiting for a flush, or leading one (an fsync, and the gather
+        // before it that waits for other committers): the host gets to
+        // free this thread's place first (folio-io's `blocking`).
+        let result = folio_io::blocking::region(|| self.wait_or_lead(lsn));
         self.committers_waiting.fetch_sub(1, Ordering::SeqCst);
         result
     }

@@ -1,0 +1,364 @@
+//! A connection's bytes on the async runtime: the startup (SSL and GSS
+//! requests declined, CancelRequest, authentication, parameter statuses,
+//! BackendKeyData), then batches: every complete message read so far goes
+//! to the connection's protocol (`connection.rs`) at once, and its
+//! answers go out in one write when a message asked for a flush.
+//!
+//! Where the batches run is the server's [`Execution`]: on a thread of the
+//! connection's own that also reads and writes with blocking calls (the
+//! default), or inline on the runtime's worker that read them (README
+//! "Shape": a wait that may outlast a batch frees the worker first).
+
+use crate::connection::{self, Connection, SERVER_VERSION};
+use crate::protocol::{self, CANCEL_REQUEST, Frame, GSS_REQUEST, Out, PROTOCOL_3, ProtocolError};
+use crate::protocol::{MAX_MESSAGE, SSL_REQUEST};
+use crate::scram;
+use crate::server::{Auth, Shared};
+use std::io;
+use std::sync::Arc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Bytes read and not yet consumed: `buf[at..]`.
+#[derive(Debug, Default)]
+struct Inbox {
+    buf: Vec<u8>,
+    at: usize,
+}
+
+/// How much a read asks for at least.
+const READ_CHUNK_BYTES: usize = 16 << 10;
+
+impl Inbox {
+    fn unread(&self) -> &[u8] {
+        &self.buf[self.at..]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+        if self.at == self.buf.len() {
+            self.buf.clear();
+            self.at = 0;
+        }
+    }
+
+    /// Reads more, room for at least `needed` unread bytes made first (a
+    /// frame's stated length is trusted only a chunk at a time); `false`
+    /// at the end of the stream.
+    async fn fill(&mut self, stream: &mut TcpStream, needed: usize) -> io::Result<bool> {
+        if self.at > 0 {
+            self.buf.drain(..self.at);
+            self.at = 0;
+        }
+        let wanted = needed
+            .saturating_sub(self.buf.len())
+            .clamp(READ_CHUNK_BYTES, 1 << 20);
+        self.buf.reserve(wanted);
+        Ok(stream.read_buf(&mut self.buf).await? > 0)
+    }
+
+    /// The longest prefix of complete messages, or what the first
+    /// incomplete one needs.
+    fn complete(&self) -> Result<(usize, usize), ProtocolError> {
+        let unread = self.unread();
+        let mut end = 0;
+        loop {
+            match protocol::message_frame(&unread[end..])? {
+                Frame::Complete(len) => end += len,
+                Frame::Partial { needed } => return Ok((end, needed)),
+            }
+        }
+    }
+}
+
+fn eof(e: &ProtocolError) -> bool {
+    matches!(e, ProtocolError::Io(e) if matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe
+    ))
+}
+
+/// A started connection: its stream (out of the accept thread's runtime,
+/// still non-blocking), what was read past the startup, and its session.
+pub struct Started {
+    stream: std::net::TcpStream,
+    inbox: Inbox,
+    conn: Connection,
+}
+
+/// How a connection ended: its error, unless it just closed.
+pub fn report(pid: u32, result: Result<(), ProtocolError>) {
+    if let Err(e) = result
+        && !eof(&e)
+    {
+        eprintln!("folio: connection {pid}: {e}");
+    }
+}
+
+/// The startup of a connection (on the accept thread's runtime, so a
+/// CancelRequest is served even while every worker runs a statement).
+/// `admit` says whether a connection slot was free (else the client gets
+/// PostgreSQL's 53300 after its startup). `None`: the connection ended
+/// (a CancelRequest, a refusal, the client gone).
+pub async fn startup(
+    mut stream: TcpStream,
+    shared: &Arc<Shared>,
+    admit: bool,
+    pid: u32,
+) -> Result<Option<Started>, ProtocolError> {
+    stream.set_nodelay(true)?;
+    let mut inbox = Inbox::default();
+    let parameters = loop {
+        let len = loop {
+            match protocol::startup_frame(inbox.unread())? {
+                Frame::Complete(len) => break len,
+                Frame::Partial { needed } => {
+                    if !inbox.fill(&mut stream, needed).await? {
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        let (code, body) = protocol::startup(&inbox.unread()[..len])?;
+        match code {
+            // No TLS, no GSS encryption: the client continues in the clear.
+            SSL_REQUEST | GSS_REQUEST => stream.write_all(b"N").await?,
+            CANCEL_REQUEST => {
+                let (target, key) = protocol::cancel_request(body)?;
+                shared.cancel(target, key);
+                return Ok(None);
+            }
+            PROTOCOL_3 => {
+                let parameters = protocol::startup_parameters(body)?;
+                inbox.consume(len);
+                break parameters;
+            }
+            other => {
+                let message = format!(
+                    "unsupported frontend protocol {}.{}: server supports 3.0",
+                    other >> 16,
+                    other & 0xFFFF
+                );
+                return fatal(&mut stream, "0A000", &message).await;
+            }
+        }
+        inbox.consume(len);
+    };
+    if !admit {
+        return fatal(&mut stream, "53300", "sorry, too many clients already").await;
+    }
+    let get = |name: &str| {
+        parameters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let user = get("user").unwrap_or("");
+    if user != "postgres" {
+        let message = format!("role \"{user}\" does not exist");
+        return fatal(&mut stream, "28000", &message).await;
+    }
+    let database = get("database").unwrap_or(user);
+    if database != "postgres" {
+        let message = format!("database \"{database}\" does not exist");
+        return fatal(&mut stream, "3D000", &message).await;
+    }
+    if shared.auth == Auth::ScramSha256
+        && !authenticate(&mut stream, &mut inbox, shared, user).await?
+    {
+        return Ok(None);
+    }
+    let mut out = Out::default();
+    out.authentication_ok();
+    for (name, value) in [
+        ("server_version", SERVER_VERSION),
+        ("server_encoding", "UTF8"),
+        ("client_encoding", "UTF8"),
+        ("DateStyle", "ISO, MDY"),
+        ("TimeZone", "UTC"),
+        ("integer_datetimes", "on"),
+        ("standard_conforming_strings", "on"),
+        ("application_name", get("application_name").unwrap_or("")),
+    ] {
+        out.parameter_status(name, value);
+    }
+    let mut conn = Connection::new(shared.db.clone());
+    let key = shared.cancel_key(pid, conn.interrupt());
+    out.backend_key_data(pid, key);
+    conn.greet(out);
+    stream.write_all(&conn.out.buf).await?;
+    conn.out.buf.clear();
+    Ok(Some(Started {
+        stream: stream.into_std()?,
+        inbox,
+        conn,
+    }))
+}
+
+/// The next whole message of the startup phase: its type and body
+/// (`None`: the client went away).
+async fn next_message(
+    stream: &mut TcpStream,
+    inbox: &mut Inbox,
+) -> Result<Option<(u8, Vec<u8>)>, ProtocolError> {
+    loop {
+        match protocol::message_frame(inbox.unread())? {
+            Frame::Complete(len) => {
+                let (kind, body) = protocol::message(&inbox.unread()[..len]);
+                let message = (kind, body.to_vec());
+                inbox.consume(len);
+                return Ok(Some(message));
+            }
+            Frame::Partial { needed } => {
+                if !inbox.fill(stream, needed).await? {
+                    return Ok(None);
+                }
+            }
+        }
+    }
+}
+
+/// SCRAM-SHA-256 authentication of `user` (`scram.rs`): `false` when it
+/// failed (the FATAL error sent) or the client went away.
+async fn authenticate(
+    stream: &mut TcpStream,
+    inbox: &mut Inbox,
+    shared: &Arc<Shared>,
+    user: &str,
+) -> Result<bool, ProtocolError> {
+    let verifier = match folio_sql::roles::password(&shared.db, user) {
+        Ok(v) => v,
+        Err(e) => {
+            fatal(stream, e.code, &e.message).await?;
+            return Ok(false);
+        }
+    };
+    let mut out = Out::default();
+    out.authentication_sasl(scram::MECHANISM);
+    stream.write_all(&out.buf).await?;
+    let failed = |e: scram::AuthError| (e.code, e.message);
+    let Some((b'p', body)) = next_message(stream, inbox).await? else {
+        return Ok(false);
+    };
+    let (mechanism, first) = protocol::sasl_initial_response(&body)?;
+    if mechanism != scram::MECHANISM {
+        let message = format!("{mechanism}: not an offered SASL mechanism");
+        fatal(stream, "28000", &message).await?;
+        return Ok(false);
+    }
+    let (exchange, server_first) = match scram::Exchange::start(user, verifier, first) {
+        Ok(started) => started,
+        Err(e) => {
+            let (code, message) = failed(e);
+            fatal(stream, code, &message).await?;
+            return Ok(false);
+        }
+    };
+    let mut out = Out::default();
+    out.authentication_sasl_data(&server_first, false);
+    stream.write_all(&out.buf).await?;
+    let Some((b'p', last)) = next_message(stream, inbox).await? else {
+        return Ok(false);
+    };
+    match exchange.finish(&last) {
+        Ok(server_final) => {
+            let mut out = Out::default();
+            out.authentication_sasl_data(&server_final, true);
+            stream.write_all(&out.buf).await?;
+            Ok(true)
+        }
+        Err(e) => {
+            let (code, message) = failed(e);
+            fatal(stream, code, &message).await?;
+            Ok(false)
+        }
+    }
+}
+
+/// Batches run on the connection's own thread, which also does its I/O
+/// with blocking calls.
+pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
+    use std::io::{Read, Write};
+    let Started {
+        mut stream,
+        mut inbox,
+        mut conn,
+    } = started;
+    stream.set_nonblocking(false)?;
+    let mut chunk = vec![0u8; READ_CHUNK_BYTES];
+    loop {
+        let (end, needed) = inbox.complete()?;
+        if end == 0 {
+            if inbox.at > 0 {
+                inbox.buf.drain(..inbox.at);
+                inbox.at = 0;
+            }
+            inbox
+                .buf
+                .reserve(needed.saturating_sub(inbox.buf.len()).min(1 << 20));
+            let read = stream.read(&mut chunk)?;
+            if read == 0 {
+                return Ok(());
+            }
+            inbox.buf.extend_from_slice(&chunk[..read]);
+            continue;
+        }
+        let ran = conn.run(&inbox.unread()[..end]);
+        inbox.consume(end);
+        let ran = ran?;
+        if ran.flush && !conn.out.buf.is_empty() {
+            stream.write_all(&conn.out.buf)?;
+            conn.out.buf.clear();
+        }
+        if ran.close {
+            return Ok(());
+        }
+    }
+}
+
+/// Batches run on the worker that read them (the stream joins the
+/// workers' runtime here).
+pub async fn inline(started: Started) -> Result<(), ProtocolError> {
+    let Started {
+        stream,
+        mut inbox,
+        mut conn,
+    } = started;
+    let mut stream = TcpStream::from_std(stream)?;
+    let stream = &mut stream;
+    loop {
+        let (end, needed) = inbox.complete()?;
+        if end == 0 {
+            if !inbox.fill(stream, needed).await? {
+                // The client went away: the session (and its transaction)
+                // ends.
+                return Ok(());
+            }
+            continue;
+        }
+        let ran = conn.run(&inbox.unread()[..end]);
+        inbox.consume(end);
+        let ran = ran?;
+        if ran.flush && !conn.out.buf.is_empty() {
+            stream.write_all(&conn.out.buf).await?;
+            conn.out.buf.clear();
+        }
+        if ran.close {
+            return Ok(());
+        }
+    }
+}
+
+/// Sends a FATAL error; the connection then closes.
+async fn fatal(
+    stream: &mut TcpStream,
+    code: &str,
+    message: &str,
+) -> Result<Option<Started>, ProtocolError> {
+    let mut out = Out::default();
+    connection::fatal(&mut out, code, message);
+    stream.write_all(&out.buf).await?;
+    Ok(None)
+}
+
+const _: () = assert!(READ_CHUNK_BYTES < MAX_MESSAGE);

@@ -1,0 +1,71 @@
+//! A statement's cancel flag (PostgreSQL's `QueryCancelPending`), and the
+//! wake-up of a transaction asleep on another's end when it is set.
+//!
+//! The flag is set from another thread (the server's CancelRequest) and
+//! read by the transaction's own thread: long loops of the layers above
+//! poll it with a relaxed load ([`Interrupt::is_set`]); a wait for another
+//! transaction ([`crate::Transaction::wait_for`]) registers the entry it
+//! sleeps on, so [`Interrupt::cancel`] can wake it. No wake-up is lost:
+//! the waiter registers before it tests the flag under the entry's mutex,
+//! and the canceller sets the flag before it looks up the registration
+//! and notifies under that same mutex.
+
+use crate::live::LiveEntry;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// One session's cancel flag. Aligned to its own cache lines: the
+/// sessions' flags are made one after another by the server's accept
+/// thread, and each session writes its own (its `Arc`'s count at every
+/// transaction), which must not slow its neighbours.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct Interrupt {
+    set: AtomicBool,
+    /// The entry a wait of this session sleeps on now.
+    waiting_on: Mutex<Option<Arc<LiveEntry>>>,
+}
+
+impl Interrupt {
+    pub fn new() -> Interrupt {
+        Interrupt::default()
+    }
+
+    /// Asks the running statement to stop; wakes it if it waits for
+    /// another transaction.
+    pub fn cancel(&self) {
+        self.set.store(true, Ordering::SeqCst);
+        let waiting = self
+            .waiting_on
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(entry) = waiting {
+            entry.wake_waiters();
+        }
+    }
+
+    /// Whether a cancel is pending (a relaxed load: cheap enough for a
+    /// per-row loop).
+    pub fn is_set(&self) -> bool {
+        self.set.load(Ordering::Relaxed)
+    }
+
+    /// Forgets a pending cancel (a new statement starts); writes only if
+    /// one is pending.
+    pub fn clear(&self) {
+        if self.set.load(Ordering::Relaxed) {
+            self.set.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// Records the entry a wait sleeps on (`None`: the wait ended).
+    pub(crate) fn waiting_on(&self, entry: Option<Arc<LiveEntry>>) {
+        *self.waiting_on.lock().unwrap_or_else(|p| p.into_inner()) = entry;
+    }
+
+    /// The flag as the wait's condition reads it, under the entry's mutex.
+    pub(crate) fn is_set_strict(&self) -> bool {
+        self.set.load(Ordering::SeqCst)
+    }
+}

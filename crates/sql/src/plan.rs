@@ -273,15 +273,16 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
 /// the index yields the ORDER BY asked for (a LIMIT may stop it early;
 /// folio's plans do not know the LIMIT), the index is kept.
 fn worth_it(request: &Request<'_>, rank: &Rank, c: &Candidate) -> bool {
-    let Some(stats) = request.relation.statistics() else {
-        return true;
-    };
+    // (A point lookup, the common plan, asks for no statistics.)
     if rank.point
         || !request.settings.enabled("enable_seqscan")
         || (c.ordered && !request.order.is_empty())
     {
         return true;
     }
+    let Some(stats) = request.relation.statistics() else {
+        return true;
+    };
     let Access::Index { index, .. } = &c.access else {
         return true;
     };

@@ -25,6 +25,7 @@ mod logging;
 mod multi;
 mod node;
 mod node_mut;
+mod page_buffer;
 mod redo;
 mod root_map;
 mod scan;

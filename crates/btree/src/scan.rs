@@ -26,8 +26,9 @@
 use crate::counters::{self, AccessCounters};
 use crate::kill::LeafStamp;
 use crate::node::{self, Target};
+use crate::page_buffer::PageBuffer;
 use crate::{BtreeError, Tree};
-use folio_page::{PAGE_SIZE, Page, PageId, header_lsn};
+use folio_page::{Page, PageId, header_lsn};
 use std::ops::Bound;
 
 /// Most right-moves a backward step makes before re-descending instead.
@@ -68,7 +69,7 @@ pub struct Scan<'t> {
     direction: Direction,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
-    page: Box<Page>,
+    page: PageBuffer,
     /// Key and value bytes of the current batch.
     bytes: Vec<u8>,
     /// (offset in `bytes`, key length, value length), in key order.
@@ -91,7 +92,7 @@ impl Tree {
             direction,
             lower: lower.map(<[u8]>::to_vec),
             upper: upper.map(<[u8]>::to_vec),
-            page: Box::new([0u8; PAGE_SIZE]),
+            page: PageBuffer::take(),
             bytes: Vec::new(),
             entries: Vec::new(),
             taken: 0,

@@ -99,6 +99,12 @@ pub struct ServerSettings {
     /// `wal_init_zero`: zero-fill new WAL segments.
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     wal_init_zero: Option<bool>,
+    /// The largest the data file may grow (folio has no PostgreSQL name
+    /// for it): the buffer pool reserves this much address space at start,
+    /// 64GB by default. Lower it where virtual memory is limited
+    /// (`ulimit -v`, valgrind).
+    #[arg(long, value_parser = parse_pg_size)]
+    max_database_size: Option<u64>,
 }
 
 impl ServerSettings {
@@ -124,6 +130,9 @@ impl ServerSettings {
         }
         if let Some(on) = self.wal_init_zero {
             options.wal_init_zero = on;
+        }
+        if let Some(bytes) = self.max_database_size {
+            options.max_database_bytes = bytes;
         }
     }
 }
@@ -269,6 +278,7 @@ mod tests {
             checkpoint_timeout: Some(Duration::from_secs(60)),
             wal_recycle: Some(Recycle::Off),
             wal_init_zero: Some(false),
+            max_database_size: Some(4 << 30),
         };
         let mut options = Options::default();
         settings.apply(&mut options);
@@ -279,6 +289,7 @@ mod tests {
         assert_eq!(options.checkpoint_wal_bytes, 1 << 29);
         assert_eq!(options.min_wal_size_bytes, defaults.min_wal_size_bytes);
         assert_eq!(options.checkpoint_interval, Duration::from_secs(60));
+        assert_eq!(options.max_database_bytes, 4 << 30);
         assert_eq!(options.wal_recycle, Recycle::Off);
         assert!(!options.wal_init_zero);
         assert_eq!(options.checksums, defaults.checksums);

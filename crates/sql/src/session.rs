@@ -38,7 +38,9 @@ pub struct Session {
     block_start: i64,
     /// Prepared statements by name (`""`: the unnamed one), parsed once,
     /// planned at their first execution.
-    prepared: std::collections::HashMap<String, Prepared>,
+    /// Boxed: a kept plan's run takes its statement out of the map and
+    /// puts it back, moving a pointer rather than the statement.
+    prepared: std::collections::HashMap<String, Box<Prepared>>,
     /// `SET` values: a SET in a block takes effect at once and is undone
     /// if the block does not commit, as in PostgreSQL.
     settings: Settings,
@@ -66,6 +68,8 @@ pub struct Session {
 struct Prepared {
     statement: Statement,
     parameters: usize,
+    /// Whether it runs through a kept plan (`statement::plannable`).
+    plannable: bool,
     /// The plan (queries and row changes) and the relation cache's
     /// generation when it was made.
     plan: Option<(Plan, u64)>,
@@ -254,20 +258,22 @@ impl Session {
             ));
         }
         let parameters = crate::params::count(&statement);
+        let plannable = statement::plannable(&statement);
         self.prepared.insert(
             name.to_string(),
-            Prepared {
+            Box::new(Prepared {
                 statement,
                 parameters,
+                plannable,
                 plan: None,
-            },
+            }),
         );
         Ok(parameters)
     }
 
     /// Prepared statement `name`, or 26000.
     fn prepared(&self, name: &str) -> Result<&Prepared, SqlError> {
-        self.prepared.get(name).ok_or_else(|| {
+        self.prepared.get(name).map(|p| &**p).ok_or_else(|| {
             SqlError::new(
                 "26000",
                 format!("prepared statement \"{name}\" does not exist"),
@@ -290,11 +296,11 @@ impl Session {
         &mut self,
         name: &str,
     ) -> Result<(Vec<SqlType>, Option<Vec<crate::output::Column>>), SqlError> {
-        let count = self.prepared(name)?.parameters;
+        let prepared = self.prepared(name)?;
+        let (count, plannable) = (prepared.parameters, prepared.plannable);
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
-        let plannable = statement::plannable(&self.prepared(name)?.statement);
         if !plannable {
             return Ok((vec![SqlType::Text; count], None));
         }
@@ -332,7 +338,8 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
-        let wanted = self.prepared(name)?.parameters;
+        let prepared = self.prepared(name)?;
+        let (wanted, plannable) = (prepared.parameters, prepared.plannable);
         if parameters.len() != wanted {
             return Err(SqlError::new(
                 "08P01",
@@ -342,7 +349,6 @@ impl Session {
                 ),
             ));
         }
-        let plannable = statement::plannable(&self.prepared(name)?.statement);
         if !plannable {
             let statement = crate::params::bind(&self.prepared(name)?.statement, parameters)?;
             return self.execute(&statement);
@@ -373,7 +379,7 @@ impl Session {
         f: impl FnOnce(&Plan, &mut Transaction, &Ctx<'_>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         // Out of the map while it runs (the session is borrowed).
-        let mut prepared = self.prepared.remove(name).ok_or_else(|| {
+        let (name, mut prepared) = self.prepared.remove_entry(name).ok_or_else(|| {
             SqlError::new(
                 "26000",
                 format!("prepared statement \"{name}\" does not exist"),
@@ -394,7 +400,7 @@ impl Session {
             let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
             f(plan, txn, cx)
         });
-        self.prepared.insert(name.to_string(), prepared);
+        self.prepared.insert(name, prepared);
         self.plans_made += u64::from(planned);
         result
     }

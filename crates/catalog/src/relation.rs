@@ -405,20 +405,23 @@ impl Relation {
         direction: folio_btree::Direction,
     ) -> Result<(Vec<Vec<Value>>, folio_heap::ScanPages), CatalogError> {
         let ri = &self.indexes[index];
-        let mut keys = Vec::new();
-        let mut failed = None;
-        let pages =
+        decoded_keys(ri, |visit| {
             ri.index
-                .only_scan(txn, &self.table, lower, upper, direction, |key| {
-                    match folio_row::decode_key(key, &ri.key_columns) {
-                        Ok(values) => keys.push(values),
-                        Err(e) => failed = failed.take().or(Some(e)),
-                    }
-                })?;
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok((keys, pages)),
-        }
+                .only_scan(txn, &self.table, lower, upper, direction, visit)
+        })
+    }
+
+    /// An index-only lookup of one whole encoded key of index `index`
+    /// (folio-heap `Index::only_get`): the key's values once for each row
+    /// `txn` sees with it, with the pages accessed.
+    pub fn index_only_get(
+        &self,
+        txn: &Transaction,
+        index: usize,
+        key: &[u8],
+    ) -> Result<(Vec<Vec<Value>>, folio_heap::ScanPages), CatalogError> {
+        let ri = &self.indexes[index];
+        decoded_keys(ri, |visit| ri.index.only_get(txn, &self.table, key, visit))
     }
 
     /// Enters every row `txn` sees in index `index` (building a new index).
@@ -433,5 +436,25 @@ impl Relation {
             ri.index.insert(txn, &self.table, &key, tid)?;
         }
         Ok(())
+    }
+}
+
+/// The keys an index-only `scan` of `ri` visits, decoded into their
+/// columns' values, with the pages it accessed.
+fn decoded_keys(
+    ri: &RelationIndex,
+    scan: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<folio_heap::ScanPages, folio_heap::HeapError>,
+) -> Result<(Vec<Vec<Value>>, folio_heap::ScanPages), CatalogError> {
+    let mut keys = Vec::new();
+    let mut failed = None;
+    let pages = scan(
+        &mut |key| match folio_row::decode_key(key, &ri.key_columns) {
+            Ok(values) => keys.push(values),
+            Err(e) => failed = failed.take().or(Some(e)),
+        },
+    )?;
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok((keys, pages)),
     }
 }

@@ -433,3 +433,75 @@ fn index_only_counts_read_no_heap_on_all_visible_pages() {
         .collect();
     assert_eq!(keys, expected);
 }
+
+// Proves an index-only lookup of one key (`only_get`, read in place from
+// its leaf) finds what an index-only scan of `[key, key]` finds, for
+// snapshots before, during and after a writer's insert and update, with
+// no heap read on all-visible pages; for a key with no entries; and for a
+// key whose entries fill several leaves (the lookup then scans).
+#[test]
+fn index_only_lookups_agree_with_index_only_scans() {
+    let db = db(6);
+    let table = db.create_table("t").unwrap();
+    let index = db.create_index("t_k", false).unwrap();
+    let mut t = db.begin(RR, SYNC).unwrap();
+    let mut tids = Vec::new();
+    for k in 0..3000u32 {
+        // Keys 0-9 take 100 each of the first 1,000 rows, and key 7 also
+        // every later row: 2,100 entries, over several leaves.
+        let key = if k < 1000 && k % 10 != 7 { k % 10 } else { 7 };
+        let tid = table
+            .insert(&mut t, &[k.to_be_bytes().as_slice(), &[1u8; 40]].concat())
+            .unwrap();
+        index
+            .insert(&mut t, &table, &key.to_be_bytes(), tid)
+            .unwrap();
+        tids.push(tid);
+    }
+    t.commit().unwrap();
+    table.vacuum(db.txns(), &[&index]).unwrap();
+    let both = |t: &folio_db::Transaction, key: u32| {
+        let key = key.to_be_bytes();
+        let mut looked = 0u64;
+        let by_get = index.only_get(t, &table, &key, |k| {
+            assert_eq!(k, key);
+            looked += 1;
+        });
+        let (scanned, by_scan) = index
+            .count_visible(
+                t,
+                &table,
+                Bound::Included(&key[..]),
+                Bound::Included(&key[..]),
+            )
+            .unwrap();
+        let by_get = by_get.unwrap();
+        assert_eq!(looked, scanned, "key {key:?}");
+        (looked, by_get.heap, by_scan.heap)
+    };
+    let reader = db.begin(RR, SYNC).unwrap();
+    assert_eq!(both(&reader, 3), (100, 0, 0), "all-visible: no heap read");
+    assert_eq!(both(&reader, 11).0, 0, "no entries");
+    let many = 3000 - 900;
+    assert_eq!(both(&reader, 7).0, many, "entries over several leaves");
+
+    let mut w = db.begin(RR, SYNC).unwrap();
+    let three = 3u32.to_be_bytes();
+    let tid = table.insert(&mut w, b"new row").unwrap();
+    index.insert(&mut w, &table, &three, tid).unwrap();
+    let Write::Done(Some(moved)) = table.update(&mut w, tids[3], b"updated", true).unwrap() else {
+        panic!("update")
+    };
+    index.insert(&mut w, &table, &three, moved).unwrap();
+    let (n, get_heap, _) = both(&reader, 3);
+    assert_eq!(n, 100, "the reader's snapshot: neither change");
+    assert!(get_heap > 0, "changed pages are read from the heap");
+    assert_eq!(
+        both(&w, 3).0,
+        101,
+        "the writer: its insert, its update once"
+    );
+    w.commit().unwrap();
+    drop(reader);
+    assert_eq!(both(&db.begin(RR, SYNC).unwrap(), 3).0, 101);
+}

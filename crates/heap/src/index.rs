@@ -443,6 +443,78 @@ impl Index {
         Ok(pages)
     }
 
+    /// An index-only lookup of one whole key (every column of the index
+    /// equal to a value): [`Index::only_scan`] of the range `[key, key]`,
+    /// with the same visibility rules, but when the key's entries all lie
+    /// in one leaf they are read there in place (`probe_stamped`, as
+    /// [`Index::get`] does) instead of a scan copying and checking the
+    /// leaf: seed 000's `count(*) ... where bid = 0` is such a lookup.
+    /// Returns the pages accessed.
+    pub fn only_get(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        key: &[u8],
+        mut visit: impl FnMut(&[u8]),
+    ) -> Result<ScanPages, HeapError> {
+        let before = folio_btree::AccessCounters::current();
+        // The tids' buffer is the point lookup's, taken out as there.
+        let mut tids = TIDS.with(|cell| cell.take());
+        let probed = self.only_probe(txn, table, key, &mut tids, &mut visit);
+        TIDS.with(|cell| cell.replace(tids));
+        match probed? {
+            Some(heap) => Ok(ScanPages {
+                index: folio_btree::AccessCounters::current().since(&before).pages,
+                heap,
+            }),
+            None => {
+                let range = (Bound::Included(key), Bound::Included(key));
+                self.only_scan(txn, table, range.0, range.1, Direction::Forward, visit)
+            }
+        }
+    }
+
+    /// [`Index::only_get`] from one leaf: `None` when the key's entries
+    /// may go on past it (nothing was visited), else the heap pages read.
+    fn only_probe(
+        &self,
+        txn: &Transaction,
+        table: &Table,
+        key: &[u8],
+        tids: &mut Vec<u64>,
+        visit: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<u64>, HeapError> {
+        let Some(stamp) = self.tree.probe_stamped(key, tids)? else {
+            return Ok(None);
+        };
+        let vm = table.visibility_map();
+        let mut batch = OnlyBatch {
+            stamp: Some(stamp),
+            entries: Vec::new(),
+        };
+        let mut kills = Kills {
+            stamp: Some(stamp),
+            entries: Vec::new(),
+        };
+        let mut heap = 0;
+        for &word in tids.iter() {
+            let tid = word_tid(word);
+            if vm.all_visible(tid.page) {
+                batch.entries.push((key.to_vec(), tid, true));
+                continue;
+            }
+            heap += 1;
+            match table.fetch_chain_lead(txn, tid, |_, _| {})? {
+                Lead::Visible => batch.entries.push((key.to_vec(), tid, false)),
+                Lead::Invisible => {}
+                Lead::Dead => kills.entries.push((key.to_vec(), word)),
+            }
+        }
+        kills.flush(self);
+        heap += batch.settle(self, txn, table, visit)?;
+        Ok(Some(heap))
+    }
+
     /// Every entry of the index, `(key, tuple id)` in key order, whatever
     /// its version's visibility (for the check that index and heap agree).
     pub fn entries(&self) -> Result<Vec<(Vec<u8>, Tid)>, HeapError> {

@@ -54,6 +54,10 @@ pub struct SortKey {
 pub struct KeyRange {
     pub lower: Bound<Vec<u8>>,
     pub upper: Bound<Vec<u8>>,
+    /// The range holds the entries of one whole key (every key column
+    /// equal to a value), which `lower` includes: an index-only scan of it
+    /// is a lookup (`Relation::index_only_get`).
+    pub whole_key: bool,
 }
 
 impl KeyRange {
@@ -447,6 +451,7 @@ fn key_range(
         return Ok(KeyRange {
             lower,
             upper: after(p),
+            whole_key: next.is_none() && !p.is_empty(),
         });
     };
     // Non-null values of the next column lie in [p + 0x01, p + 0x02)
@@ -479,6 +484,7 @@ fn key_range(
     Ok(KeyRange {
         lower: Bound::Included(lower),
         upper,
+        whole_key: false,
     })
 }
 

@@ -57,24 +57,20 @@ pub fn run(
                 // Index-only: the key is the row's indexed columns.
                 let ri = &relation.indexes[*index];
                 let encoded = folio_row::encode_key(&key, &ri.key_columns)?;
-                let upper = folio_btree::prefix_successor(&encoded);
-                let upper = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-                only_scan(
-                    txn,
-                    relation,
-                    *index,
-                    (Bound::Included(&encoded), upper),
-                    Direction::Forward,
-                    &mut found,
-                    &mut counts,
-                )?;
+                let (keys, pages) = relation.index_only_get(txn, *index, &encoded)?;
+                found_keys(relation, *index, keys, pages.heap, &mut found, &mut counts);
             }
             Keys::Ranges(ranges) => {
                 let Access::Index { direction, .. } = plan.access else {
                     unreachable!("an index access")
                 };
                 for range in &ranges {
-                    if *only {
+                    if let (true, true, Bound::Included(key)) =
+                        (*only, range.whole_key, &range.lower)
+                    {
+                        let (keys, pages) = relation.index_only_get(txn, *index, key)?;
+                        found_keys(relation, *index, keys, pages.heap, &mut found, &mut counts);
+                    } else if *only {
                         only_scan(
                             txn,
                             relation,
@@ -124,10 +120,24 @@ fn only_scan(
     found: &mut Vec<Found>,
     counts: &mut ScanCounts,
 ) -> Result<(), SqlError> {
+    let (keys, pages) = relation.index_only(txn, index, lower, upper, direction)?;
+    found_keys(relation, index, keys, pages.heap, found, counts);
+    Ok(())
+}
+
+/// Rows with only index `index`'s key columns filled, one per key an
+/// index-only scan or lookup found.
+fn found_keys(
+    relation: &Relation,
+    index: usize,
+    keys: Vec<Vec<Value>>,
+    heap_fetches: u64,
+    found: &mut Vec<Found>,
+    counts: &mut ScanCounts,
+) {
     let key_cols = &relation.indexes[index].def.columns;
     let width = relation.types.len();
-    let (keys, pages) = relation.index_only(txn, index, lower, upper, direction)?;
-    counts.heap_fetches += pages.heap;
+    counts.heap_fetches += heap_fetches;
     found.extend(keys.into_iter().map(|key| {
         let mut row = vec![Value::Null; width];
         for (&c, v) in key_cols.iter().zip(key) {
@@ -135,7 +145,6 @@ fn only_scan(
         }
         (None, row)
     }));
-    Ok(())
 }
 
 /// Whether `row` satisfies every conjunct.

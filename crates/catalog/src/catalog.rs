@@ -82,7 +82,7 @@ pub struct Catalog {
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
     pub(crate) classes: Table,
-    class_names: Index,
+    pub(crate) class_names: Index,
     attributes: Table,
     attribute_tables: Index,
     /// `folio.constraint` (`constraints.rs`), indexed by the constrained
@@ -685,7 +685,11 @@ impl Catalog {
 
     /// Inserts a `folio.class` row; a name another transaction took
     /// meanwhile is 42P07 (after waiting for it, if it was running).
-    pub(crate) fn insert_class(&self, txn: &mut Transaction, class: &ClassRow) -> Result<(), CatalogError> {
+    pub(crate) fn insert_class(
+        &self,
+        txn: &mut Transaction,
+        class: &ClassRow,
+    ) -> Result<(), CatalogError> {
         let tid = self.classes.insert(txn, &class.encode())?;
         match self
             .class_names

@@ -186,7 +186,9 @@ impl SequenceRequest {
         }
         let cache = self.cache.or(old.map(|o| o.cache)).unwrap_or(1);
         if cache < 1 {
-            return Err(invalid(format!("CACHE ({cache}) must be greater than zero")));
+            return Err(invalid(format!(
+                "CACHE ({cache}) must be greater than zero"
+            )));
         }
         Ok(SequenceOptions {
             type_oid,
@@ -435,7 +437,11 @@ impl Catalog {
 
     /// Locks sequence `name`'s catalog row (`FOR UPDATE`: other DDL on it
     /// waits until `txn` ends) and returns it as it is once locked.
-    pub(crate) fn lock_sequence(&self, txn: &mut Transaction, name: &str) -> Result<SequenceDef, CatalogError> {
+    pub(crate) fn lock_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<SequenceDef, CatalogError> {
         let missing = || CatalogError::NoSuchRelation(name.to_string());
         let (mut tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
         if class.kind != KIND_SEQUENCE {
@@ -505,8 +511,16 @@ impl Catalog {
             ..class
         };
         self.in_savepoint(txn, |txn| {
-            match self.classes.update(txn, tid, &changed.encode(), true)? {
-                Write::Done(_) | Write::Hot(_) => Ok(()),
+            // The name (the one indexed column) is unchanged: HOT when the
+            // new version fits on the page, else a new index entry.
+            match self.classes.update(txn, tid, &changed.encode(), false)? {
+                Write::Hot(_) => Ok(()),
+                Write::Done(Some(new_tid)) => Ok(self.class_names.insert(
+                    txn,
+                    &self.classes,
+                    name.as_bytes(),
+                    new_tid,
+                )?),
                 other => Err(CatalogError::Corrupt(format!(
                     "altering sequence \"{name}\": its locked catalog row could not be updated ({other:?})"
                 ))),

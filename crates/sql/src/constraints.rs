@@ -54,6 +54,8 @@ use std::sync::Arc;
 pub struct Constraints {
     /// Per column, its DEFAULT (none: NULL). Empty when no column has one.
     defaults: Vec<Option<Scalar>>,
+    /// The sequences the defaults name (`nextval('t_id_seq')`).
+    sequences: Vec<String>,
     checks: Vec<Check>,
     /// This table's foreign keys.
     references: Vec<Reference>,
@@ -154,7 +156,9 @@ impl Constraints {
                     if out.defaults.is_empty() {
                         out.defaults = vec![None; def.columns.len()];
                     }
-                    let bound = scalar::bind(&parse::expression(expr)?, none)?;
+                    let parsed = parse::expression(expr)?;
+                    crate::sequences::names_in(&parsed, &mut out.sequences)?;
+                    let bound = scalar::bind(&parsed, none)?;
                     out.defaults[usize::from(*column)] = Some(bound);
                 }
                 ConstraintKind::Check { expr } => out.checks.push(Check {
@@ -225,6 +229,11 @@ impl Constraints {
             });
         }
         Ok(out)
+    }
+
+    /// The sequences the defaults name.
+    pub fn sequences(&self) -> &[String] {
+        &self.sequences
     }
 
     /// The relations the constraints read (for a plan's currency).

@@ -381,6 +381,15 @@ impl Change {
         }
     }
 
+    /// The sequences the target table's defaults name.
+    pub fn default_sequences(&self) -> &[String] {
+        match self {
+            Change::Insert { constraints, .. }
+            | Change::Update { constraints, .. }
+            | Change::Delete { constraints, .. } => constraints.sequences(),
+        }
+    }
+
     /// The relations the plan reads and changes.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {

@@ -179,6 +179,7 @@ impl Catalog {
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
+            always: false,
         };
         self.in_savepoint(txn, |txn| {
             self.insert_class(txn, &class)?;
@@ -272,6 +273,7 @@ impl Catalog {
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
+            always: false,
         };
         let def = IndexDef {
             oid,

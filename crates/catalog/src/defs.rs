@@ -276,6 +276,9 @@ pub(crate) struct ClassRow {
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
     pub sequence: Option<crate::sequences::SequenceOptions>,
+    /// A sequence of a `GENERATED ALWAYS AS IDENTITY` column (after the
+    /// options, kind `S` only).
+    pub always: bool,
 }
 
 impl ClassRow {
@@ -293,6 +296,7 @@ impl ClassRow {
         }
         if let Some(options) = &self.sequence {
             options.encode(&mut w);
+            w.u8(self.always as u8);
         }
         w.0
     }
@@ -313,9 +317,12 @@ impl ClassRow {
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
         let order = words.iter().map(|w| KeyOrder::from_bits(*w)).collect();
-        let sequence = match kind {
-            KIND_SEQUENCE => Some(crate::sequences::SequenceOptions::decode(&mut r)?),
-            _ => None,
+        let (sequence, always) = match kind {
+            KIND_SEQUENCE => (
+                Some(crate::sequences::SequenceOptions::decode(&mut r)?),
+                r.u8()? != 0,
+            ),
+            _ => (None, false),
         };
         r.end()?;
         if kind != KIND_TABLE && kind != KIND_INDEX && kind != KIND_SEQUENCE {
@@ -332,6 +339,7 @@ impl ClassRow {
             columns,
             order,
             sequence,
+            always,
         })
     }
 }
@@ -391,6 +399,7 @@ mod tests {
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,
+            always: false,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         let sequence = ClassRow {
@@ -406,6 +415,7 @@ mod tests {
                 cache: 1,
                 cycle: true,
             }),
+            always: true,
             ..class
         };
         assert_eq!(ClassRow::decode(&sequence.encode()), Ok(sequence));

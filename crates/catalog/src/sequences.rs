@@ -92,6 +92,9 @@ pub struct SequenceDef {
     pub options: SequenceOptions,
     /// The owning table's oid and column position (`OWNED BY`).
     pub owner: Option<(u64, u16)>,
+    /// The sequence of a `GENERATED ALWAYS AS IDENTITY` column: an INSERT
+    /// may not give the column a value (428C9).
+    pub always: bool,
 }
 
 fn type_name(type_oid: u32) -> &'static str {
@@ -391,13 +394,15 @@ impl Values {
 
 impl Catalog {
     /// `CREATE SEQUENCE name ...` (owned by `owner`, a table oid and
-    /// column position, if given). 42P07 if the name is taken.
+    /// column position, if given; `always`: the sequence of a `GENERATED
+    /// ALWAYS AS IDENTITY` column). 42P07 if the name is taken.
     pub fn create_sequence(
         &self,
         txn: &mut Transaction,
         name: &str,
         options: SequenceOptions,
         owner: Option<(u64, u16)>,
+        always: bool,
     ) -> Result<SequenceDef, CatalogError> {
         crate::catalog::check_name(name)?;
         if self.relation_exists(txn, name)? {
@@ -415,6 +420,7 @@ impl Catalog {
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),
+            always,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))
@@ -558,6 +564,7 @@ pub(crate) fn sequence_def(class: ClassRow) -> Option<SequenceDef> {
             (0, _) | (_, None) => None,
             (t, Some(&c)) => Some((t, c)),
         },
+        always: class.always,
     })
 }
 

@@ -20,7 +20,9 @@ const SYNC: Durability = Durability::Sync;
 fn create(db: &Database, name: &str) -> Result<SequenceDef, folio_db::DbError> {
     let mut t = db.begin(RC, SYNC)?;
     let options = SequenceRequest::default().settle(None)?;
-    let def = db.catalog().create_sequence(&mut t, name, options, None)?;
+    let def = db
+        .catalog()
+        .create_sequence(&mut t, name, options, None, false)?;
     t.commit()?;
     Ok(def)
 }
@@ -49,7 +51,7 @@ fn values_survive_reopen() {
     let mut t = db.begin(RC, SYNC).unwrap();
     let options = SequenceRequest::default().settle(None).unwrap();
     db.catalog()
-        .create_sequence(&mut t, "rolled_back", options, None)
+        .create_sequence(&mut t, "rolled_back", options, None, false)
         .unwrap();
     t.rollback().unwrap();
     db.close().unwrap();

@@ -56,6 +56,9 @@ pub struct Constraints {
     defaults: Vec<Option<Scalar>>,
     /// The sequences the defaults name (`nextval('t_id_seq')`).
     sequences: Vec<String>,
+    /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
+    /// them a value, an UPDATE may set them only to DEFAULT (428C9).
+    always: Vec<usize>,
     checks: Vec<Check>,
     /// This table's foreign keys.
     references: Vec<Reference>,
@@ -157,7 +160,19 @@ impl Constraints {
                         out.defaults = vec![None; def.columns.len()];
                     }
                     let parsed = parse::expression(expr)?;
-                    crate::sequences::names_in(&parsed, &mut out.sequences)?;
+                    let mut named = Vec::new();
+                    crate::sequences::names_in(&parsed, &mut named)?;
+                    for name in named {
+                        if let Some(seq) = cx.db.catalog().sequence(txn, &name)?
+                            && seq.always
+                            && seq.owner == Some((def.oid, *column))
+                        {
+                            out.always.push(usize::from(*column));
+                        }
+                        if !out.sequences.contains(&name) {
+                            out.sequences.push(name);
+                        }
+                    }
                     let bound = scalar::bind(&parsed, none)?;
                     out.defaults[usize::from(*column)] = Some(bound);
                 }
@@ -234,6 +249,35 @@ impl Constraints {
     /// The sequences the defaults name.
     pub fn sequences(&self) -> &[String] {
         &self.sequences
+    }
+
+    /// 428C9 if column `column` is `GENERATED ALWAYS AS IDENTITY`: a
+    /// statement gives it a value (`update`: an UPDATE sets it) other
+    /// than DEFAULT. folio has no `OVERRIDING SYSTEM VALUE`.
+    pub fn check_given(
+        &self,
+        relation: &Relation,
+        column: usize,
+        update: bool,
+    ) -> Result<(), SqlError> {
+        if !self.always.contains(&column) {
+            return Ok(());
+        }
+        let name = &relation.def.columns[column].name;
+        let mut e = SqlError::new(
+            "428C9",
+            match update {
+                false => format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+                true => format!("column \"{name}\" can only be updated to DEFAULT"),
+            },
+        );
+        e.detail = Some(format!(
+            "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
+        ));
+        if !update {
+            e.hint = Some("Use OVERRIDING SYSTEM VALUE to override.".into());
+        }
+        Err(e)
     }
 
     /// The relations the constraints read (for a plan's currency).

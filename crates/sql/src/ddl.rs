@@ -67,8 +67,8 @@ pub fn create_table(
         None => Ok(()),
     };
     // Columns whose values a sequence of their own gives (`serial`,
-    // identity): name, type, the sequence's request.
-    let mut owned: Vec<(String, SqlType, SequenceRequest)> = Vec::new();
+    // identity): name, type, the sequence's request, GENERATED ALWAYS.
+    let mut owned: Vec<(String, SqlType, SequenceRequest, bool)> = Vec::new();
     for column in &create.columns {
         let serial = serial_type(&column.data_type);
         let ty = match serial {
@@ -78,7 +78,7 @@ pub fn create_table(
         let column_name = names::ident(&column.name);
         let mut not_null = serial.is_some();
         if serial.is_some() {
-            owned.push((column_name.clone(), ty, SequenceRequest::default()));
+            owned.push((column_name.clone(), ty, SequenceRequest::default(), false));
         }
         for option in &column.options {
             let constraint_name = option.name.as_ref().map(names::ident);
@@ -106,7 +106,7 @@ pub fn create_table(
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
                 ColumnOption::Generated {
-                    generated_as: GeneratedAs::ByDefault,
+                    generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
                     ref sequence_options,
                     generation_expr: None,
                     ..
@@ -119,7 +119,12 @@ pub fn create_table(
                     }
                     let options = sequence_options.as_deref().unwrap_or_default();
                     not_null = true;
-                    owned.push((column_name.clone(), ty, sequences::request(None, options)?));
+                    owned.push((
+                        column_name.clone(),
+                        ty,
+                        sequences::request(None, options)?,
+                        *generated == GeneratedAs::Always,
+                    ));
                 }
                 ColumnOption::Unique {
                     is_primary: true,
@@ -178,7 +183,7 @@ pub fn create_table(
         return Ok(Output::command("CREATE TABLE"));
     }
     let table = db.catalog().create_table(txn, &name, &columns)?;
-    for (column, ty, mut request) in owned {
+    for (column, ty, mut request, always) in owned {
         let sequence = indexes::chosen_name(&name, &[&column], "seq", |n| {
             Ok(db.catalog().relation_exists(txn, n)?)
         })?;
@@ -193,6 +198,7 @@ pub fn create_table(
             &sequence,
             request.settle(None)?,
             Some((table.oid, position)),
+            always,
         )?;
         let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
         additions.defaults.push((column, default));

@@ -296,7 +296,7 @@ pub fn create(
         Some(o) if o.to_string().eq_ignore_ascii_case("none") => None,
         Some(o) => Some(owner(cx, txn, o)?),
     };
-    catalog.create_sequence(txn, &name, settled, owner)?;
+    catalog.create_sequence(txn, &name, settled, owner, false)?;
     Ok(Output::command("CREATE SEQUENCE"))
 }
 

@@ -439,8 +439,7 @@ fn default_text(
     // A default that calls a sequence function is not run now (it would
     // use a value); its sequences must exist.
     let mut named = Vec::new();
-    sequences::names_in(expr, &mut named)?;
-    match named.is_empty() {
+    match !sequences::names_in(expr, &mut named)? {
         true => {
             types::coerce(bound.eval(&[], env)?, ty)?;
         }
@@ -546,6 +545,11 @@ pub fn drop(
     let mut tables = Vec::with_capacity(names.len());
     for name in names {
         let name = names::relation(name)?;
+        if let Ok(Some(_)) = db.catalog().sequence(txn, &name) {
+            let mut e = SqlError::new("42809", format!("\"{name}\" is not a table"));
+            e.hint = Some("Use DROP SEQUENCE to remove a sequence.".into());
+            return Err(e);
+        }
         match db.catalog().table(txn, &name)? {
             Some(def) => tables.push(def),
             None if if_exists => notices.push(Notice::info(format!(

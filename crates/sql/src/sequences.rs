@@ -175,13 +175,14 @@ pub fn sequence_name(text: &str) -> Result<String, SqlError> {
 /// Whether `name` is a sequence function's.
 fn is_sequence_function(name: &ObjectName) -> bool {
     let name = name.to_string().to_lowercase();
-    matches!(name.as_str(), "nextval" | "currval" | "setval")
+    matches!(name.as_str(), "nextval" | "currval" | "setval" | "lastval")
 }
 
 /// The sequence names the calls in `node` give as string literals, each
-/// once (unresolved).
-pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<(), SqlError> {
-    struct Find<'a>(&'a mut Vec<String>, Option<SqlError>);
+/// once (unresolved), added to `out`; whether `node` calls a sequence
+/// function at all (`lastval()` names none).
+pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<bool, SqlError> {
+    struct Find<'a>(&'a mut Vec<String>, Option<SqlError>, bool);
     impl Visitor for Find<'_> {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
@@ -191,6 +192,7 @@ pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<(), SqlErro
             if !is_sequence_function(&f.name) {
                 return ControlFlow::Continue(());
             }
+            self.2 = true;
             let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
                 return ControlFlow::Continue(());
             };
@@ -213,11 +215,11 @@ pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<(), SqlErro
             ControlFlow::Continue(())
         }
     }
-    let mut find = Find(out, None);
+    let mut find = Find(out, None, false);
     let _ = node.visit(&mut find);
     match find.1 {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(find.2),
     }
 }
 

@@ -19,8 +19,9 @@ use std::sync::Arc;
 pub struct Plan {
     what: Kind,
     /// The sequences its calls (and the defaults of the table it writes)
-    /// name, resolved at each run (`sequences.rs`).
-    sequences: Vec<String>,
+    /// name, resolved at each run (`sequences.rs`); `None` when it calls
+    /// no sequence function.
+    sequences: Option<Vec<String>>,
 }
 
 /// A query or a row change.
@@ -70,16 +71,20 @@ pub fn plan(
         Statement::Delete(delete) => Kind::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
         _ => return Ok(None),
     };
-    let mut sequences = Vec::new();
-    sequences::names_in(statement, &mut sequences)?;
+    let mut names = Vec::new();
+    let mut calls = sequences::names_in(statement, &mut names)?;
     if let Kind::Change(change) = &what {
         for name in change.default_sequences() {
-            if !sequences.contains(name) {
-                sequences.push(name.clone());
+            calls = true;
+            if !names.contains(name) {
+                names.push(name.clone());
             }
         }
     }
-    Ok(Some(Plan { what, sequences }))
+    Ok(Some(Plan {
+        what,
+        sequences: calls.then_some(names),
+    }))
 }
 
 impl Plan {
@@ -92,10 +97,10 @@ impl Plan {
     ) -> Result<Output, SqlError> {
         let calls;
         let with_sequences;
-        let env = match self.sequences.is_empty() {
-            true => env,
-            false => {
-                calls = sequences::Calls::resolve(cx, txn, &self.sequences)?;
+        let env = match &self.sequences {
+            None => env,
+            Some(names) => {
+                calls = sequences::Calls::resolve(cx, txn, names)?;
                 with_sequences = Env {
                     sequences: Some(&calls),
                     ..*env

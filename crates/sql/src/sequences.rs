@@ -33,7 +33,9 @@ pub struct SessionSequences(Mutex<Memory>);
 #[derive(Debug, Default)]
 struct Memory {
     current: HashMap<u64, i64>,
-    last: Option<i64>,
+    /// The sequence nextval last used (lastval reads its current value,
+    /// so a later setval of it shows, as in PostgreSQL).
+    last: Option<u64>,
 }
 
 impl SessionSequences {
@@ -41,7 +43,7 @@ impl SessionSequences {
         let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
         m.current.insert(oid, value);
         if last {
-            m.last = Some(value);
+            m.last = Some(oid);
         }
     }
 
@@ -51,7 +53,8 @@ impl SessionSequences {
     }
 
     fn last(&self) -> Option<i64> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).last
+        let m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        m.last.and_then(|oid| m.current.get(&oid).copied())
     }
 }
 

@@ -59,11 +59,10 @@ pub struct CatalogTrees {
     pub toast_values: MultiTree,
     pub constraints: Tree,
     pub constraint_tables: MultiTree,
-    pub sequences: Tree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 10] = [
+pub const CATALOG_TREE_NAMES: [&str; 9] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
@@ -73,7 +72,6 @@ pub const CATALOG_TREE_NAMES: [&str; 10] = [
     "folio.toast_value",
     "folio.constraint",
     "folio.constraint_table",
-    "folio.sequence",
 ];
 
 /// The catalog of one database.
@@ -115,7 +113,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
 impl Catalog {
     pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, trees: CatalogTrees) -> Catalog {
         let oids = Arc::new(Oids {
-            tree: trees.oids,
+            tree: trees.oids.clone(),
             lock: Mutex::new(()),
         });
         Catalog {
@@ -143,7 +141,9 @@ impl Catalog {
                 ids: oids.clone(),
             }),
             oids,
-            sequence_values: crate::sequences::Values::new(trees.sequences, wal.clone()),
+            // Sequence values share the logged tree of the oid counter
+            // (keys `s` + oid; the counter's is `next`).
+            sequence_values: crate::sequences::Values::new(trees.oids.clone(), wal.clone()),
             pool,
             wal,
         }

@@ -7,7 +7,8 @@
 //!   a rolled-back transaction, it never existed; a dropped table takes
 //!   the sequences it owns with it. DDL on a sequence locks its row.
 //! - **Value** (`Values`): non-transactional, in the logged tree
-//!   `folio.sequence`, key the sequence's oid (big-endian), value 9 bytes:
+//!   `folio.oid` (beside the oid counter's key `next`), key `s` and the
+//!   sequence's oid (big-endian), value 9 bytes:
 //!   `last: i64 LE`, `called: u8` (PostgreSQL's `last_value` and
 //!   `is_called`). No entry: `(start, false)`. In memory, per sequence, a
 //!   `State` behind its own mutex with the values a log record covers.
@@ -261,6 +262,14 @@ pub(crate) struct Values {
     states: Mutex<HashMap<u64, Arc<Mutex<State>>>>,
 }
 
+/// The key of sequence `oid`'s value in the tree it shares with the oid
+/// counter (whose key is `next`).
+fn key(oid: u64) -> [u8; 9] {
+    let mut key = [b's'; 9];
+    key[1..].copy_from_slice(&oid.to_be_bytes());
+    key
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -279,7 +288,7 @@ impl Values {
         if let Some(s) = states.get(&def.oid) {
             return Ok(s.clone());
         }
-        let (last, called) = match self.tree.get(&def.oid.to_be_bytes())? {
+        let (last, called) = match self.tree.get(&key(def.oid))? {
             Some(bytes) if bytes.len() == 9 => (
                 i64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
                 bytes[8] != 0,
@@ -310,7 +319,7 @@ impl Values {
         let mut bytes = [0u8; 9];
         bytes[..8].copy_from_slice(&last.to_le_bytes());
         bytes[8] = called as u8;
-        self.tree.upsert(&oid.to_be_bytes(), &bytes)?;
+        self.tree.upsert(&key(oid), &bytes)?;
         Ok(self.wal.insert_lsn())
     }
 
@@ -481,7 +490,9 @@ impl Catalog {
                 let owned = self
                     .table(txn, &table)?
                     .and_then(|t| t.default_of(usize::from(column)).map(str::to_string));
-                if owned.is_some_and(|d| d.contains(name)) {
+                // (The default is SQL text the catalog does not parse: the
+                // quoted name in it is what `serial` and identity write.)
+                if owned.is_some_and(|d| d.contains(&format!("'{name}'"))) {
                     return Err(CatalogError::SequenceOwned {
                         sequence: name.to_string(),
                         table,

@@ -559,7 +559,6 @@ fn open_catalog(
         toast_values,
         constraints,
         constraint_tables,
-        sequences,
     ] = CATALOG_TREE_NAMES;
     let trees = CatalogTrees {
         classes: unique(classes)?,
@@ -571,7 +570,6 @@ fn open_catalog(
         toast_values: multi(toast_values)?,
         constraints: unique(constraints)?,
         constraint_tables: multi(constraint_tables)?,
-        sequences: unique(sequences)?,
     };
     Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }

@@ -26,7 +26,8 @@
 use crate::autovacuum::{Activity, TableActivity};
 use crate::currency::DdlMarks;
 use crate::defs::{
-    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_TABLE, KeyOrder, TableDef,
+    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE, KeyOrder,
+    TableDef,
 };
 use crate::error::CatalogError;
 use crate::per_table::PerTable;
@@ -78,8 +79,8 @@ pub const CATALOG_TREE_NAMES: [&str; 9] = [
 pub struct Catalog {
     pool: Arc<BufferPool>,
     wal: Arc<Wal>,
-    classes: Table,
-    class_names: Index,
+    pub(crate) classes: Table,
+    pub(crate) class_names: Index,
     attributes: Table,
     attribute_tables: Index,
     /// `folio.constraint` (`constraints.rs`), indexed by the constrained
@@ -94,6 +95,8 @@ pub struct Catalog {
     /// Open heaps by table oid (`open_table`).
     tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
     pub(crate) toast: Arc<Toast>,
+    /// Sequence values, outside transactions (`sequences.rs`).
+    pub(crate) sequence_values: crate::sequences::Values,
 }
 
 fn corrupt(reason: String) -> CatalogError {
@@ -110,7 +113,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
 impl Catalog {
     pub fn open(pool: Arc<BufferPool>, wal: Arc<Wal>, trees: CatalogTrees) -> Catalog {
         let oids = Arc::new(Oids {
-            tree: trees.oids,
+            tree: trees.oids.clone(),
             lock: Mutex::new(()),
         });
         Catalog {
@@ -138,6 +141,9 @@ impl Catalog {
                 ids: oids.clone(),
             }),
             oids,
+            // Sequence values share the logged tree of the oid counter
+            // (keys `s` + oid; the counter's is `next`).
+            sequence_values: crate::sequences::Values::new(trees.oids.clone(), wal.clone()),
             pool,
             wal,
         }
@@ -172,6 +178,8 @@ impl Catalog {
             prefix_free: false,
             columns: Vec::new(),
             order: Vec::new(),
+            sequence: None,
+            always: false,
         };
         self.in_savepoint(txn, |txn| {
             self.insert_class(txn, &class)?;
@@ -264,6 +272,8 @@ impl Catalog {
             prefix_free: true,
             columns: positions.clone(),
             order: order.clone(),
+            sequence: None,
+            always: false,
         };
         let def = IndexDef {
             oid,
@@ -327,7 +337,8 @@ impl Catalog {
             }
             for (tid, class) in self.class_rows(txn)? {
                 if class.oid == table.oid
-                    || (class.kind == KIND_INDEX && class.table_oid == table.oid)
+                    || ((class.kind == KIND_INDEX || class.kind == KIND_SEQUENCE)
+                        && class.table_oid == table.oid)
                 {
                     self.classes.delete(txn, tid)?;
                 }
@@ -458,6 +469,8 @@ impl Catalog {
         if class.kind == KIND_TABLE {
             let table = self.lock_table(txn, old)?;
             self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        } else if class.kind == KIND_SEQUENCE {
+            self.lock_sequence(txn, old)?;
         } else {
             let table = self
                 .class_rows(txn)?
@@ -635,7 +648,7 @@ impl Catalog {
     }
 
     /// The `folio.class` row named `name` that `txn` sees.
-    fn class(
+    pub(crate) fn class(
         &self,
         txn: &Transaction,
         name: &str,
@@ -674,7 +687,11 @@ impl Catalog {
 
     /// Inserts a `folio.class` row; a name another transaction took
     /// meanwhile is 42P07 (after waiting for it, if it was running).
-    fn insert_class(&self, txn: &mut Transaction, class: &ClassRow) -> Result<(), CatalogError> {
+    pub(crate) fn insert_class(
+        &self,
+        txn: &mut Transaction,
+        class: &ClassRow,
+    ) -> Result<(), CatalogError> {
         let tid = self.classes.insert(txn, &class.encode())?;
         match self
             .class_names

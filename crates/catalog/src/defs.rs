@@ -3,7 +3,7 @@
 //!
 //! | catalog table | row |
 //! |---|---|
-//! | `folio.class` | oid, name, kind (`r` table / `i` index), tree root, table oid (indexes), unique, key columns |
+//! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
 //! | `folio.attribute` | table oid, column number, name, type oid, type modifier, not null |
 //! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
@@ -259,6 +259,7 @@ impl ConstraintDef {
 
 pub(crate) const KIND_TABLE: u8 = b'r';
 pub(crate) const KIND_INDEX: u8 = b'i';
+pub(crate) const KIND_SEQUENCE: u8 = b'S';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,6 +274,11 @@ pub(crate) struct ClassRow {
     pub prefix_free: bool,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
+    /// A sequence's options (kind `S` only), after the columns.
+    pub sequence: Option<crate::sequences::SequenceOptions>,
+    /// A sequence of a `GENERATED ALWAYS AS IDENTITY` column (after the
+    /// options, kind `S` only).
+    pub always: bool,
 }
 
 impl ClassRow {
@@ -287,6 +293,10 @@ impl ClassRow {
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
+        }
+        if let Some(options) = &self.sequence {
+            options.encode(&mut w);
+            w.u8(self.always as u8);
         }
         w.0
     }
@@ -307,8 +317,15 @@ impl ClassRow {
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
         let order = words.iter().map(|w| KeyOrder::from_bits(*w)).collect();
+        let (sequence, always) = match kind {
+            KIND_SEQUENCE => (
+                Some(crate::sequences::SequenceOptions::decode(&mut r)?),
+                r.u8()? != 0,
+            ),
+            _ => (None, false),
+        };
         r.end()?;
-        if kind != KIND_TABLE && kind != KIND_INDEX {
+        if kind != KIND_TABLE && kind != KIND_INDEX && kind != KIND_SEQUENCE {
             return Err(format!("relation kind {kind}"));
         }
         Ok(ClassRow {
@@ -321,6 +338,8 @@ impl ClassRow {
             prefix_free,
             columns,
             order,
+            sequence,
+            always,
         })
     }
 }
@@ -379,8 +398,27 @@ mod tests {
             prefix_free: true,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
+            sequence: None,
+            always: false,
         };
-        assert_eq!(ClassRow::decode(&class.encode()), Ok(class));
+        assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        let sequence = ClassRow {
+            kind: KIND_SEQUENCE,
+            columns: vec![1],
+            order: vec![KeyOrder::default()],
+            sequence: Some(crate::sequences::SequenceOptions {
+                type_oid: 23,
+                increment: -3,
+                min: i64::from(i32::MIN),
+                max: -1,
+                start: -1,
+                cache: 1,
+                cycle: true,
+            }),
+            always: true,
+            ..class
+        };
+        assert_eq!(ClassRow::decode(&sequence.encode()), Ok(sequence));
         let attr = AttributeRow {
             table_oid: 16383,
             number: 1,

@@ -70,6 +70,27 @@ pub enum CatalogError {
     KeyArity,
     #[error("foreign key constraint \"{name}\" cannot be implemented")]
     IncompatibleKeys { name: String, detail: String },
+    #[error("\"{0}\" is not a sequence")]
+    NotASequence(String),
+    /// A sequence option PostgreSQL refuses (its message).
+    #[error("{0}")]
+    InvalidSequence(String),
+    #[error("nextval: reached {} value of sequence \"{name}\" ({bound})", if *maximum { "maximum" } else { "minimum" })]
+    SequenceLimit {
+        name: String,
+        maximum: bool,
+        bound: i64,
+    },
+    #[error("setval: value {value} is out of bounds for sequence \"{name}\" ({min}..{max})")]
+    SequenceBounds {
+        name: String,
+        value: i64,
+        min: i64,
+        max: i64,
+    },
+    /// DROP SEQUENCE of a sequence a column's default uses (`serial`).
+    #[error("cannot drop sequence {sequence} because other objects depend on it")]
+    SequenceOwned { sequence: String, table: String },
 }
 
 impl CatalogError {
@@ -91,6 +112,9 @@ impl CatalogError {
                 "constraint {constraint} on table {table} depends on index {index}"
             )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
+            CatalogError::SequenceOwned { sequence, table } => Some(format!(
+                "default value for a column of table {table} depends on sequence {sequence}"
+            )),
             _ => None,
         }
     }
@@ -98,7 +122,9 @@ impl CatalogError {
     /// PostgreSQL's HINT for the condition, where it gives one.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => {
+            CatalogError::Referenced { .. }
+            | CatalogError::IndexNeeded { .. }
+            | CatalogError::SequenceOwned { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.")
             }
             _ => None,
@@ -131,6 +157,11 @@ impl CatalogError {
             CatalogError::NoPrimaryKey(_) => Some("42704"),
             CatalogError::KeyArity => Some("42830"),
             CatalogError::IncompatibleKeys { .. } => Some("42804"),
+            CatalogError::NotASequence(_) => Some("42809"),
+            CatalogError::InvalidSequence(_) => Some("22023"),
+            CatalogError::SequenceLimit { .. } => Some("2200H"),
+            CatalogError::SequenceBounds { .. } => Some("22003"),
+            CatalogError::SequenceOwned { .. } => Some("2BP01"),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ mod defs;
 mod error;
 mod per_table;
 mod relation;
+mod sequences;
 mod statistics;
 mod toast;
 
@@ -26,5 +27,8 @@ pub use defs::{
 };
 pub use error::CatalogError;
 pub use relation::{Relation, RelationIndex, RowAt};
+pub use sequences::{
+    INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
+};
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats, analyze};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -27,7 +27,7 @@ pub use database::{
 pub use error::DbError;
 pub use folio_catalog::{
     Catalog, CatalogError, ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyRequest, IndexDef,
-    KeyOrder, RefAction, TableDef,
+    KeyOrder, LOG_AHEAD, RefAction, SequenceDef, SequenceOptions, SequenceRequest, TableDef,
 };
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_recovery::CONTROL_FILE;

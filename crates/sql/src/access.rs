@@ -50,11 +50,17 @@ impl Relations {
         {
             return Ok(relation);
         }
-        let relation = Arc::new(
-            db.catalog()
-                .relation(txn, name)?
-                .ok_or_else(|| SqlError::undefined_table(name))?,
-        );
+        let Some(relation) = db.catalog().relation(txn, name)? else {
+            // Reading a sequence as a table (`SELECT * FROM s`) is not
+            // built; an index is no relation to read either.
+            if let Ok(Some(_)) = db.catalog().sequence(txn, name) {
+                return Err(SqlError::unsupported(format!(
+                    "reading sequence \"{name}\" as a table"
+                )));
+            }
+            return Err(SqlError::undefined_table(name));
+        };
+        let relation = Arc::new(relation);
         let mut cache = self.cache.borrow_mut();
         if cache.len() >= CACHED_RELATIONS {
             cache.clear();

@@ -54,6 +54,11 @@ use std::sync::Arc;
 pub struct Constraints {
     /// Per column, its DEFAULT (none: NULL). Empty when no column has one.
     defaults: Vec<Option<Scalar>>,
+    /// The sequences the defaults name (`nextval('t_id_seq')`).
+    sequences: Vec<String>,
+    /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
+    /// them a value, an UPDATE may set them only to DEFAULT (428C9).
+    always: Vec<usize>,
     checks: Vec<Check>,
     /// This table's foreign keys.
     references: Vec<Reference>,
@@ -154,7 +159,21 @@ impl Constraints {
                     if out.defaults.is_empty() {
                         out.defaults = vec![None; def.columns.len()];
                     }
-                    let bound = scalar::bind(&parse::expression(expr)?, none)?;
+                    let parsed = parse::expression(expr)?;
+                    let mut named = Vec::new();
+                    crate::sequences::names_in(&parsed, &mut named)?;
+                    for name in named {
+                        if let Some(seq) = cx.db.catalog().sequence(txn, &name)?
+                            && seq.always
+                            && seq.owner == Some((def.oid, *column))
+                        {
+                            out.always.push(usize::from(*column));
+                        }
+                        if !out.sequences.contains(&name) {
+                            out.sequences.push(name);
+                        }
+                    }
+                    let bound = scalar::bind(&parsed, none)?;
                     out.defaults[usize::from(*column)] = Some(bound);
                 }
                 ConstraintKind::Check { expr } => out.checks.push(Check {
@@ -225,6 +244,40 @@ impl Constraints {
             });
         }
         Ok(out)
+    }
+
+    /// The sequences the defaults name.
+    pub fn sequences(&self) -> &[String] {
+        &self.sequences
+    }
+
+    /// 428C9 if column `column` is `GENERATED ALWAYS AS IDENTITY`: a
+    /// statement gives it a value (`update`: an UPDATE sets it) other
+    /// than DEFAULT. folio has no `OVERRIDING SYSTEM VALUE`.
+    pub fn check_given(
+        &self,
+        relation: &Relation,
+        column: usize,
+        update: bool,
+    ) -> Result<(), SqlError> {
+        if !self.always.contains(&column) {
+            return Ok(());
+        }
+        let name = &relation.def.columns[column].name;
+        let mut e = SqlError::new(
+            "428C9",
+            match update {
+                false => format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+                true => format!("column \"{name}\" can only be updated to DEFAULT"),
+            },
+        );
+        e.detail = Some(format!(
+            "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
+        ));
+        if !update {
+            e.hint = Some("Use OVERRIDING SYSTEM VALUE to override.".into());
+        }
+        Err(e)
     }
 
     /// The relations the constraints read (for a plan's currency).

@@ -41,6 +41,8 @@ pub struct CopyIn {
     rows: u64,
     /// `\.` was read: the rest is ignored.
     ended: bool,
+    /// The sequences the defaults call (`serial` columns left out).
+    sequences: Option<crate::sequences::Calls>,
 }
 
 impl CopyIn {
@@ -54,7 +56,16 @@ impl CopyIn {
             .collect();
         let format = &copy.format;
         let constraints = Constraints::bind(cx, txn, &relation)?;
+        let sequences = match constraints.sequences().is_empty() {
+            true => None,
+            false => Some(crate::sequences::Calls::resolve(
+                cx,
+                txn,
+                constraints.sequences(),
+            )?),
+        };
         Ok(CopyIn {
+            sequences,
             force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
             force_null: format.force_null.resolve("FORCE_NULL", &names)?,
             relation,
@@ -129,7 +140,10 @@ impl CopyIn {
             let missing = &self.relation.def.columns[self.targets[fields.len()]].name;
             return Err(bad(format!("missing data for column \"{missing}\"")));
         }
-        let env = Env::at(self.now);
+        let env = Env {
+            sequences: self.sequences.as_ref(),
+            ..Env::at(self.now)
+        };
         let mut row = self
             .constraints
             .default_row(&self.relation, &self.targets, &env)?;

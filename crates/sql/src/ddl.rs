@@ -11,14 +11,18 @@ use crate::indexes;
 use crate::names;
 use crate::output::{Notice, Output};
 use crate::scalar::{self, Env, Scalar};
+use crate::sequences;
 use crate::types;
-use folio_catalog::{ColumnDef, ConstraintKind, ForeignKeyRequest, RefAction, TableDef};
+use folio_catalog::{
+    ColumnDef, ConstraintKind, ForeignKeyRequest, INT2_OID, INT4_OID, INT8_OID, RefAction,
+    SequenceRequest, TableDef,
+};
 use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
-    CreateTable, CreateTableOptions, DeferrableInitial, Expr, Ident, IndexColumn, ObjectName,
-    ObjectType, ReferentialAction, SqlOption, TableConstraint, TruncateTableTarget,
+    CreateTable, CreateTableOptions, DeferrableInitial, Expr, GeneratedAs, Ident, IndexColumn,
+    ObjectName, ObjectType, ReferentialAction, SqlOption, TableConstraint, TruncateTableTarget,
     Value as AstValue,
 };
 use std::ops::ControlFlow;
@@ -62,10 +66,20 @@ pub fn create_table(
         )),
         None => Ok(()),
     };
+    // Columns whose values a sequence of their own gives (`serial`,
+    // identity): name, type, the sequence's request, GENERATED ALWAYS.
+    let mut owned: Vec<(String, SqlType, SequenceRequest, bool)> = Vec::new();
     for column in &create.columns {
-        let ty = types::column_type(&column.data_type)?;
+        let serial = serial_type(&column.data_type);
+        let ty = match serial {
+            Some(ty) => ty,
+            None => types::column_type(&column.data_type)?,
+        };
         let column_name = names::ident(&column.name);
-        let mut not_null = false;
+        let mut not_null = serial.is_some();
+        if serial.is_some() {
+            owned.push((column_name.clone(), ty, SequenceRequest::default(), false));
+        }
         for option in &column.options {
             let constraint_name = option.name.as_ref().map(names::ident);
             match option.option {
@@ -91,6 +105,27 @@ pub fn create_table(
                 )?),
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
+                ColumnOption::Generated {
+                    generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
+                    ref sequence_options,
+                    generation_expr: None,
+                    ..
+                } => {
+                    if !matches!(ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8) {
+                        return Err(SqlError::new(
+                            "22023",
+                            "identity column type must be smallint, integer, or bigint",
+                        ));
+                    }
+                    let options = sequence_options.as_deref().unwrap_or_default();
+                    not_null = true;
+                    owned.push((
+                        column_name.clone(),
+                        ty,
+                        sequences::request(None, options)?,
+                        *generated == GeneratedAs::Always,
+                    ));
+                }
                 ColumnOption::Unique {
                     is_primary: true,
                     characteristics: None,
@@ -147,7 +182,27 @@ pub fn create_table(
         )));
         return Ok(Output::command("CREATE TABLE"));
     }
-    db.catalog().create_table(txn, &name, &columns)?;
+    let table = db.catalog().create_table(txn, &name, &columns)?;
+    for (column, ty, mut request, always) in owned {
+        let sequence = indexes::chosen_name(&name, &[&column], "seq", |n| {
+            Ok(db.catalog().relation_exists(txn, n)?)
+        })?;
+        request.type_oid = Some(match ty {
+            SqlType::Int2 => INT2_OID,
+            SqlType::Int4 => INT4_OID,
+            _ => INT8_OID,
+        });
+        let position = table.column(&column).expect("a column of the new table") as u16;
+        db.catalog().create_sequence(
+            txn,
+            &sequence,
+            request.settle(None)?,
+            Some((table.oid, position)),
+            always,
+        )?;
+        let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
+        additions.defaults.push((column, default));
+    }
     if let Some(keys) = primary {
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         db.catalog().add_primary_key(txn, &name, &keys)?;
@@ -283,7 +338,7 @@ impl Additions {
             let position = access_column(&def, column)?;
             let kind = ConstraintKind::Default {
                 column: position as u16,
-                expr: default_text(expr, column_type(&def, position)?, &env)?,
+                expr: default_text((cx, txn), expr, column_type(&def, position)?, &env)?,
             };
             catalog.add_constraint(txn, table, "", kind)?;
         }
@@ -367,7 +422,12 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
 /// A DEFAULT expression of a column of type `ty` as stored: it names no
 /// column (0A000, as PostgreSQL) and its value now fits the column (an
 /// error now, as PostgreSQL's at CREATE, rather than at every insert).
-fn default_text(expr: &Expr, ty: SqlType, env: &Env<'_>) -> Result<String, SqlError> {
+fn default_text(
+    (cx, txn): (&Ctx<'_>, &Transaction),
+    expr: &Expr,
+    ty: SqlType,
+    env: &Env<'_>,
+) -> Result<String, SqlError> {
     if !column_free(expr) {
         return Err(SqlError::new(
             "0A000",
@@ -375,8 +435,35 @@ fn default_text(expr: &Expr, ty: SqlType, env: &Env<'_>) -> Result<String, SqlEr
         ));
     }
     let none: &[(String, SqlType)] = &[];
-    types::coerce(scalar::bind(expr, none)?.eval(&[], env)?, ty)?;
+    let bound = scalar::bind(expr, none)?;
+    // A default that calls a sequence function is not run now (it would
+    // use a value); its sequences must exist.
+    let mut named = Vec::new();
+    match !sequences::names_in(expr, &mut named)? {
+        true => {
+            types::coerce(bound.eval(&[], env)?, ty)?;
+        }
+        false => {
+            sequences::Calls::resolve(cx, txn, &named)?;
+        }
+    }
     Ok(expr.to_string())
+}
+
+/// The integer type of a `smallserial`, `serial` or `bigserial` column.
+fn serial_type(ty: &sqlparser::ast::DataType) -> Option<SqlType> {
+    let sqlparser::ast::DataType::Custom(name, modifiers) = ty else {
+        return None;
+    };
+    if !modifiers.is_empty() {
+        return None;
+    }
+    match name.to_string().to_lowercase().as_str() {
+        "smallserial" | "serial2" => Some(SqlType::Int2),
+        "serial" | "serial4" => Some(SqlType::Int4),
+        "bigserial" | "serial8" => Some(SqlType::Int8),
+        _ => None,
+    }
 }
 
 /// The type of column `position` of `def`.
@@ -458,6 +545,11 @@ pub fn drop(
     let mut tables = Vec::with_capacity(names.len());
     for name in names {
         let name = names::relation(name)?;
+        if let Ok(Some(_)) = db.catalog().sequence(txn, &name) {
+            let mut e = SqlError::new("42809", format!("\"{name}\" is not a table"));
+            e.hint = Some("Use DROP SEQUENCE to remove a sequence.".into());
+            return Err(e);
+        }
         match db.catalog().table(txn, &name)? {
             Some(def) => tables.push(def),
             None if if_exists => notices.push(Notice::info(format!(
@@ -603,7 +695,7 @@ pub fn alter_table(
                             .table(txn, &name)?
                             .ok_or_else(|| SqlError::undefined_table(&name))?;
                         let ty = column_type(&def, access_column(&def, &column)?)?;
-                        Some(default_text(value, ty, &Env::at(cx.now))?)
+                        Some(default_text((cx, txn), value, ty, &Env::at(cx.now))?)
                     }
                     AlterColumnOperation::DropDefault => None,
                     other => {

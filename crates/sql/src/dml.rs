@@ -120,6 +120,21 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
             _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
         },
     };
+    // A value given to a GENERATED ALWAYS identity column (DEFAULT is
+    // not a value).
+    for (i, &c) in targets.iter().enumerate() {
+        let given = match (&source, insert.source.as_deref().map(|q| q.body.as_ref())) {
+            (Source::Query(q), _) => i < q.columns.len(),
+            (Source::Values(_), Some(SetExpr::Values(values))) => values
+                .rows
+                .iter()
+                .any(|row| row.get(i).is_some_and(|e| !is_default(e))),
+            (Source::Values(_), _) => false,
+        };
+        if given {
+            constraints.check_given(&relation, c, false)?;
+        }
+    }
     let returning = returning(&relation, insert.returning.as_deref())?;
     let on_conflict = match &insert.on {
         None => None,
@@ -178,6 +193,7 @@ pub fn plan_update(
         let value = if is_default(value) {
             constraints.default_of(c)
         } else {
+            constraints.check_given(&relation, c, true)?;
             scalar::bind(value, &*relation)?
         };
         targets.push((c, value));
@@ -378,6 +394,15 @@ impl Change {
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
             | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c)| c.clone()),
+        }
+    }
+
+    /// The sequences the target table's defaults name.
+    pub fn default_sequences(&self) -> &[String] {
+        match self {
+            Change::Insert { constraints, .. }
+            | Change::Update { constraints, .. }
+            | Change::Delete { constraints, .. } => constraints.sequences(),
         }
     }
 

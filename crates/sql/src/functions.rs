@@ -35,6 +35,12 @@ pub enum Func {
     CurrentDatabase,
     CurrentSchema,
     Version,
+    /// `nextval`, `currval`, `setval`, `lastval`: evaluated through the
+    /// statement's sequences (`sequences.rs`), never by [`Func::eval`].
+    Nextval,
+    Currval,
+    Setval,
+    Lastval,
 }
 
 /// What `version()` says: PostgreSQL's form, so tools that parse it see a
@@ -71,6 +77,10 @@ impl Func {
             "current_database" => Func::CurrentDatabase,
             "current_schema" => Func::CurrentSchema,
             "version" => Func::Version,
+            "nextval" => Func::Nextval,
+            "currval" => Func::Currval,
+            "setval" => Func::Setval,
+            "lastval" => Func::Lastval,
             _ => return None,
         })
     }
@@ -84,10 +94,23 @@ impl Func {
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
             Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc => count == 2,
-            Func::GenRandomUuid | Func::CurrentDatabase | Func::CurrentSchema | Func::Version => {
-                count == 0
-            }
+            Func::GenRandomUuid
+            | Func::CurrentDatabase
+            | Func::CurrentSchema
+            | Func::Version
+            | Func::Lastval => count == 0,
+            Func::Nextval | Func::Currval => count == 1,
+            Func::Setval => (2..=3).contains(&count),
         }
+    }
+
+    /// Whether it is a sequence function (its value comes from the
+    /// statement's sequences, and it changes state).
+    pub fn is_sequence(self) -> bool {
+        matches!(
+            self,
+            Func::Nextval | Func::Currval | Func::Setval | Func::Lastval
+        )
     }
 
     /// The result type for arguments of types `args`.
@@ -114,6 +137,7 @@ impl Func {
             },
             Func::GenRandomUuid => SqlType::Uuid,
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
+            Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
         }
     }
 
@@ -266,6 +290,12 @@ impl Func {
             Func::CurrentDatabase => Value::Text("postgres".into()),
             Func::CurrentSchema => Value::Text("public".into()),
             Func::Version => Value::Text(version()),
+            Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => {
+                return Err(SqlError::unsupported(format!(
+                    "{} here (sequence functions run in queries and row changes)",
+                    format!("{self:?}").to_lowercase()
+                )));
+            }
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

@@ -31,6 +31,7 @@ mod query;
 pub mod roles;
 mod scalar;
 mod scan;
+mod sequences;
 mod session;
 mod settings;
 mod statement;

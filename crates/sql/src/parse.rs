@@ -24,6 +24,8 @@ pub enum Parsed {
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
+    /// `ALTER SEQUENCE` (sqlparser has none).
+    AlterSequence(crate::sequences::Alter),
 }
 
 /// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table, ...]`, `VACUUM (options)
@@ -98,6 +100,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 c.end()?;
                 Parsed::Reset(name)
             }
+            Some(Keyword::ALTER) if keyword_at(&tokens, 1) == Some(Keyword::SEQUENCE) => {
+                Parsed::AlterSequence(alter_sequence(&dialect, &tokens[2..])?)
+            }
             // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
             Some(Keyword::ALTER)
                 if matches!(tokens.get(1), Some(Token::Word(w))
@@ -111,6 +116,74 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         });
     }
     Ok(out)
+}
+
+fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
+    tokens.get(at).and_then(keyword)
+}
+
+/// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
+/// n]]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
+/// (so in their order: INCREMENT, MINVALUE, MAXVALUE, START, CACHE,
+/// CYCLE).
+fn alter_sequence(
+    dialect: &PostgreSqlDialect,
+    tokens: &[Token],
+) -> Result<crate::sequences::Alter, SqlError> {
+    let mut rest: Vec<Token> = tokens.to_vec();
+    let if_exists =
+        keyword_at(&rest, 0) == Some(Keyword::IF) && keyword_at(&rest, 1) == Some(Keyword::EXISTS);
+    if if_exists {
+        rest.drain(..2);
+    }
+    let mut restart = None;
+    if let Some(at) = rest
+        .iter()
+        .position(|t| keyword(t) == Some(Keyword::RESTART))
+    {
+        let mut end = at + 1;
+        if keyword_at(&rest, end) == Some(Keyword::WITH) {
+            end += 1;
+        }
+        let negative = rest.get(end) == Some(&Token::Minus);
+        let number = match rest.get(end + usize::from(negative)) {
+            Some(Token::Number(n, _)) => Some(
+                n.parse::<i64>()
+                    .map_err(|_| SqlError::syntax(format!("syntax error at or near \"{n}\"")))?,
+            ),
+            _ => None,
+        };
+        match number {
+            Some(n) => {
+                end += 1 + usize::from(negative);
+                restart = Some(Some(if negative { -n } else { n }));
+            }
+            None if end > at + 1 => return Err(near(rest.get(end))),
+            None => restart = Some(None),
+        }
+        rest.drain(at..end);
+    }
+    let mut create = vec![
+        Token::make_keyword("CREATE"),
+        Token::make_keyword("SEQUENCE"),
+    ];
+    create.extend(rest);
+    match parse_one(dialect, create)? {
+        Statement::CreateSequence {
+            name,
+            data_type,
+            sequence_options,
+            owned_by: None,
+            ..
+        } => Ok(crate::sequences::Alter {
+            if_exists,
+            name,
+            data_type,
+            options: sequence_options,
+            restart,
+        }),
+        _ => Err(SqlError::unsupported("ALTER SEQUENCE ... OWNED BY")),
+    }
 }
 
 /// One statement from its tokens, all of them.

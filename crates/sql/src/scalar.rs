@@ -135,6 +135,9 @@ pub struct Env<'a> {
     /// In a correlated subquery: the outer row's values it reads
     /// ([`Scalar::Outer`]).
     pub outer: &'a [Value],
+    /// The sequences the statement's `nextval`, `currval` and `setval`
+    /// name, resolved for this execution (`sequences.rs`).
+    pub sequences: Option<&'a crate::sequences::Calls>,
 }
 
 /// Runs a correlated subquery for one outer row.
@@ -153,6 +156,7 @@ impl Env<'_> {
             subqueries: &[],
             correlated: None,
             outer: &[],
+            sequences: None,
         }
     }
 
@@ -562,6 +566,14 @@ fn function(
             other => Err(SqlError::unsupported(format!("the argument {other}"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if func.is_sequence()
+        && let Some(first) = args.first()
+        && !matches!(first, Scalar::Const(Value::Text(_)))
+    {
+        return Err(SqlError::unsupported(format!(
+            "{name} of a sequence not named by a string literal"
+        )));
+    }
     if !func.takes(args.len()) {
         return Err(SqlError::new(
             "42883",
@@ -664,6 +676,16 @@ impl Scalar {
                     Value::Bool(functions::like(&text(&v)?, &text(&p)?, *insensitive) != *negated)
                 }
             },
+            Scalar::Func(f, args) if f.is_sequence() => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match env.sequences {
+                    Some(calls) => calls.call(*f, &values)?,
+                    None => f.eval(values)?,
+                }
+            }
             Scalar::Func(f, args) => f.eval(
                 args.iter()
                     .map(|a| a.eval(row, env))

@@ -18,7 +18,7 @@ use crate::parse::{self, Copy, Parsed, Vacuum};
 use crate::scalar::Env;
 use crate::settings::Settings;
 use crate::statement::Plan;
-use crate::{ddl, explain, indexes, statement};
+use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
 use folio_txn::Interrupt;
@@ -57,6 +57,8 @@ pub struct Session {
     savepoints: Vec<(String, Settings)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
+    /// `currval` and `lastval` (`sequences.rs`).
+    sequences: Arc<crate::sequences::SessionSequences>,
     /// Plans made for prepared statements (a kept plan is not counted).
     plans_made: u64,
     /// The cancel flag (a CancelRequest sets it), given to each of the
@@ -106,6 +108,7 @@ impl Session {
             implicit: false,
             savepoints: Vec::new(),
             relations: Relations::default(),
+            sequences: Arc::default(),
             plans_made: 0,
             interrupt: Arc::new(Interrupt::new()),
         }
@@ -183,6 +186,7 @@ impl Session {
                 Parsed::Copy(copy) => self.start_copy(copy),
                 Parsed::Reset(name) => self.settings.reset(name).map(|()| Output::command("RESET")),
                 Parsed::Checkpoint => self.checkpoint(),
+                Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             };
             match result {
                 Ok(output) => outputs.push(output),
@@ -365,7 +369,7 @@ impl Session {
                 params: &values,
                 ..Env::at(cx.now)
             };
-            plan.run(txn, &env)
+            plan.run(cx, txn, &env)
         })
     }
 
@@ -487,6 +491,14 @@ impl Session {
         self.in_transaction(|cx, txn, _| crate::copy::copy_out(cx, txn, copy))
     }
 
+    fn alter_sequence(&mut self, alter: &sequences::Alter) -> Result<Output, SqlError> {
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        self.relations.ddl();
+        self.in_transaction(|cx, txn, notices| sequences::alter(cx, txn, notices, alter))
+    }
+
     fn start_copy(&mut self, copy: &Copy) -> Result<Output, SqlError> {
         let own = match &self.block {
             Block::Failed(_) => return Err(SqlError::in_failed_block()),
@@ -501,6 +513,7 @@ impl Session {
             db: &self.db,
             settings: &self.settings,
             relations: &self.relations,
+            sequences: &self.sequences,
             now: self.block_start,
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
@@ -788,6 +801,7 @@ impl Session {
                 db: &self.db,
                 settings: &self.settings,
                 relations: &self.relations,
+                sequences: &self.sequences,
                 now: self.block_start,
             };
             return f(&cx, txn, &mut self.notices);
@@ -797,6 +811,7 @@ impl Session {
             db: &self.db,
             settings: &self.settings,
             relations: &self.relations,
+            sequences: &self.sequences,
             now: now(),
         };
         let result = match f(&cx, &mut txn, &mut self.notices) {
@@ -991,7 +1006,7 @@ fn run(
     statement: &Statement,
 ) -> Result<Output, SqlError> {
     if let Some(plan) = statement::plan(cx, txn, statement)? {
-        return plan.run(txn, &Env::at(cx.now));
+        return plan.run(cx, txn, &Env::at(cx.now));
     }
     let db = cx.db;
     if matches!(
@@ -1000,10 +1015,37 @@ fn run(
             | Statement::CreateIndex(_)
             | Statement::Drop { .. }
             | Statement::AlterTable { .. }
+            | Statement::CreateSequence { .. }
     ) {
         cx.relations.ddl();
     }
     match statement {
+        Statement::CreateSequence {
+            temporary: false,
+            if_not_exists,
+            name,
+            data_type,
+            sequence_options,
+            owned_by,
+        } => sequences::create(
+            cx,
+            txn,
+            notices,
+            (
+                *if_not_exists,
+                name,
+                data_type.as_ref(),
+                sequence_options,
+                owned_by.as_ref(),
+            ),
+        ),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Sequence,
+            if_exists,
+            names,
+            cascade: false,
+            ..
+        } => sequences::drop(cx, txn, notices, *if_exists, names),
         Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
         Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
         Statement::Drop {

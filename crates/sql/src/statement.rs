@@ -9,13 +9,23 @@ use crate::error::SqlError;
 use crate::output::Output;
 use crate::query::{self, Planned};
 use crate::scalar::Env;
+use crate::sequences;
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use sqlparser::ast::Statement;
 use std::sync::Arc;
 
-/// A planned statement.
-pub enum Plan {
+/// A planned statement and the sequences it names.
+pub struct Plan {
+    what: Kind,
+    /// The sequences its calls (and the defaults of the table it writes)
+    /// name, resolved at each run (`sequences.rs`); `None` when it calls
+    /// no sequence function.
+    sequences: Option<Vec<String>>,
+}
+
+/// A query or a row change.
+enum Kind {
     Query(Box<Planned>),
     Change(Box<Change>),
 }
@@ -39,9 +49,9 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
-    Ok(Some(match statement {
-        Statement::Query(q) => Plan::Query(Box::new(query::plan_query(cx, txn, q)?)),
-        Statement::Insert(insert) => Plan::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
+    let what = match statement {
+        Statement::Query(q) => Kind::Query(Box::new(query::plan_query(cx, txn, q)?)),
+        Statement::Insert(insert) => Kind::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
         Statement::Update {
             table,
             assignments,
@@ -50,7 +60,7 @@ pub fn plan(
             returning,
             or: None,
             limit: None,
-        } => Plan::Change(Box::new(dml::plan_update(
+        } => Kind::Change(Box::new(dml::plan_update(
             cx,
             txn,
             table,
@@ -58,25 +68,57 @@ pub fn plan(
             selection.as_ref(),
             returning.as_deref(),
         )?)),
-        Statement::Delete(delete) => Plan::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
+        Statement::Delete(delete) => Kind::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
         _ => return Ok(None),
+    };
+    let mut names = Vec::new();
+    let mut calls = sequences::names_in(statement, &mut names)?;
+    if let Kind::Change(change) = &what {
+        for name in change.default_sequences() {
+            calls = true;
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    Ok(Some(Plan {
+        what,
+        sequences: calls.then_some(names),
     }))
 }
 
 impl Plan {
-    /// Runs the plan.
-    pub fn run(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
-        match self {
-            Plan::Query(planned) => planned.output(txn, env),
-            Plan::Change(change) => change.run(txn, env),
+    /// Runs the plan (its sequences resolved for this run).
+    pub fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+    ) -> Result<Output, SqlError> {
+        let calls;
+        let with_sequences;
+        let env = match &self.sequences {
+            None => env,
+            Some(names) => {
+                calls = sequences::Calls::resolve(cx, txn, names)?;
+                with_sequences = Env {
+                    sequences: Some(&calls),
+                    ..*env
+                };
+                &with_sequences
+            }
+        };
+        match &self.what {
+            Kind::Query(planned) => planned.output(txn, env),
+            Kind::Change(change) => change.run(txn, env),
         }
     }
 
     /// Whether every relation it uses is still current for `txn`.
     pub fn is_current(&self, txn: &Transaction) -> Result<bool, SqlError> {
-        let relations: Vec<&Arc<Relation>> = match self {
-            Plan::Query(planned) => planned.relations(),
-            Plan::Change(change) => change.relations(),
+        let relations: Vec<&Arc<Relation>> = match &self.what {
+            Kind::Query(planned) => planned.relations(),
+            Kind::Change(change) => change.relations(),
         };
         for relation in relations {
             if !relation.is_current(txn)? {
@@ -94,9 +136,9 @@ impl Plan {
     /// as text).
     pub fn param_types(&self, count: usize) -> Vec<folio_row::SqlType> {
         let mut types = vec![None; count];
-        match self {
-            Plan::Query(planned) => planned.param_types(&mut types),
-            Plan::Change(change) => change.param_types(&mut types),
+        match &self.what {
+            Kind::Query(planned) => planned.param_types(&mut types),
+            Kind::Change(change) => change.param_types(&mut types),
         }
         types
             .into_iter()
@@ -106,9 +148,9 @@ impl Plan {
 
     /// The result columns it returns (`None`: it returns no rows).
     pub fn columns(&self) -> Option<Vec<crate::output::Column>> {
-        match self {
-            Plan::Query(planned) => Some(planned.columns.clone()),
-            Plan::Change(change) => change.returning_columns(),
+        match &self.what {
+            Kind::Query(planned) => Some(planned.columns.clone()),
+            Kind::Change(change) => change.returning_columns(),
         }
     }
 }

@@ -1020,3 +1020,31 @@ fn referencing_insert_after_updating_the_parent_under_contention() {
     });
     assert_eq!(rows(&mut s, "select count(*) from h"), [text(&["400"])]);
 }
+
+// Proves COPY FROM STDIN fills a serial column it leaves out from the
+// column's sequence, and that currval and lastval are per session while
+// the values are shared.
+#[test]
+fn sequences_in_copy_and_across_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table c (id serial, v text)");
+    ok(&mut s, "copy c (v) from stdin");
+    s.copy_data(b"a\nb\n\\.\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    assert_eq!(
+        rows(&mut s, "select id, v from c order by id"),
+        [text(&["1", "a"]), text(&["2", "b"])]
+    );
+    let mut other = Session::new(db);
+    let e = fails(&mut other, "select currval('c_id_seq')");
+    assert_eq!(e.code, "55000");
+    assert_eq!(fails(&mut other, "select lastval()").code, "55000");
+    assert_eq!(
+        rows(&mut other, "select nextval('c_id_seq')"),
+        [text(&["3"])]
+    );
+    assert_eq!(rows(&mut s, "select lastval()"), [text(&["2"])]);
+    assert_eq!(fails(&mut s, "select nextval(v) from c").code, "0A000");
+}

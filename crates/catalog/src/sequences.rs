@@ -1,0 +1,632 @@
+//! Sequences: the definition is catalog data, the value is not.
+//!
+//! - **Definition** (`SequenceDef`): a `folio.class` row of kind `S`
+//!   whose tail holds the options (type, increment, bounds, start, cache,
+//!   cycle) and whose table oid and first column name the owning column
+//!   (`OWNED BY`, `serial`). Transactional like a table's row: created in
+//!   a rolled-back transaction, it never existed; a dropped table takes
+//!   the sequences it owns with it. DDL on a sequence locks its row.
+//! - **Value** (`Values`): non-transactional, in the logged tree
+//!   `folio.oid` (beside the oid counter's key `next`), key `s` and the
+//!   sequence's oid (big-endian), value 9 bytes:
+//!   `last: i64 LE`, `called: u8` (PostgreSQL's `last_value` and
+//!   `is_called`). No entry: `(start, false)`. In memory, per sequence, a
+//!   `State` behind its own mutex with the values a log record covers.
+//!
+//! **Log ahead, then hand out** (PostgreSQL's `SEQ_LOG_VALS`). When a
+//! `nextval` finds no covered value left, it writes `(v_k, true)` to the
+//! tree, where `v_1 .. v_k` are the next `k <= LOG_AHEAD` values (fewer at
+//! a bound without CYCLE), then hands out `v_1`; the next `k - 1` calls hand
+//! out `v_2 .. v_k` without writing. Every value is returned only after
+//! the WAL holding the record that covers it is durable (`Wal::flush_to`,
+//! group commit; outside the mutex). `setval` and `RESTART` write the new
+//! state at once and drop the covered values.
+//!
+//! **Crash argument.** A value `v` handed out is covered by a record `(w,
+//! true)` with `v <= w` (in the increment's direction) that was durable
+//! before `v` left; records are written in order under the sequence's
+//! mutex, so the tree after recovery holds that record or a later one,
+//! whose `w` is at least as far. Recovery's state `(w', true)` hands out
+//! `step(w')` next: beyond every value handed out. A record written but
+//! not durable at the crash covers only values never handed out. Gaps of
+//! up to `LOG_AHEAD - 1` values follow a crash, and also a restart (the
+//! state is not written back at shutdown; PostgreSQL's is).
+//!
+//! **Locks.** The map mutex (`Values::states`) is held only to find or
+//! insert a state; a state's mutex is held to compute values and, once
+//! per `LOG_AHEAD` calls, for one tree upsert (a page latch and a WAL
+//! insert, no I/O wait). Order: map, then state, then the tree's latches.
+//! No transaction lock is taken: `nextval` never waits for DDL.
+
+use crate::catalog::Catalog;
+use crate::codec::{Reader, Writer};
+use crate::defs::{ClassRow, KIND_SEQUENCE, KIND_TABLE};
+use crate::error::CatalogError;
+use folio_btree::Tree;
+use folio_heap::Write;
+use folio_page::{Lsn, PageId};
+use folio_txn::Transaction;
+use folio_wal::Wal;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Values covered by one log record (PostgreSQL's `SEQ_LOG_VALS`).
+pub const LOG_AHEAD: u32 = 32;
+
+/// PostgreSQL's type oids of a sequence's data type.
+pub const INT2_OID: u32 = 21;
+pub const INT4_OID: u32 = 23;
+pub const INT8_OID: u32 = 20;
+
+/// A sequence's options, as `CREATE SEQUENCE` settled them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SequenceOptions {
+    /// `smallint` (21), `integer` (23) or `bigint` (20).
+    pub type_oid: u32,
+    pub increment: i64,
+    pub min: i64,
+    pub max: i64,
+    pub start: i64,
+    pub cache: i64,
+    pub cycle: bool,
+}
+
+/// What `CREATE SEQUENCE` (or a serial or identity column) asks for;
+/// `None` is the default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SequenceRequest {
+    pub type_oid: Option<u32>,
+    pub increment: Option<i64>,
+    /// `Some(None)`: `NO MINVALUE`.
+    pub min: Option<Option<i64>>,
+    pub max: Option<Option<i64>>,
+    pub start: Option<i64>,
+    pub cache: Option<i64>,
+    pub cycle: Option<bool>,
+}
+
+/// A sequence as a transaction sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceDef {
+    pub oid: u64,
+    pub name: String,
+    pub options: SequenceOptions,
+    /// The owning table's oid and column position (`OWNED BY`).
+    pub owner: Option<(u64, u16)>,
+    /// The sequence of a `GENERATED ALWAYS AS IDENTITY` column: an INSERT
+    /// may not give the column a value (428C9).
+    pub always: bool,
+}
+
+fn type_name(type_oid: u32) -> &'static str {
+    match type_oid {
+        INT2_OID => "smallint",
+        INT4_OID => "integer",
+        _ => "bigint",
+    }
+}
+
+fn type_range(type_oid: u32) -> (i64, i64) {
+    match type_oid {
+        INT2_OID => (i16::MIN.into(), i16::MAX.into()),
+        INT4_OID => (i32::MIN.into(), i32::MAX.into()),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+fn invalid(message: String) -> CatalogError {
+    CatalogError::InvalidSequence(message)
+}
+
+impl SequenceRequest {
+    /// The options PostgreSQL settles for this request (its defaults and
+    /// its checks, 22023), or for a change of `old` when given (ALTER).
+    pub fn settle(&self, old: Option<&SequenceOptions>) -> Result<SequenceOptions, CatalogError> {
+        let type_oid = self
+            .type_oid
+            .or(old.map(|o| o.type_oid))
+            .unwrap_or(INT8_OID);
+        let (lowest, highest) = type_range(type_oid);
+        let increment = self.increment.or(old.map(|o| o.increment)).unwrap_or(1);
+        if increment == 0 {
+            return Err(invalid("INCREMENT must not be zero".into()));
+        }
+        let ascending = increment > 0;
+        let max = match self.max {
+            Some(Some(v)) => v,
+            Some(None) => match ascending {
+                true => highest,
+                false => -1,
+            },
+            None => match old {
+                Some(o) => o.max,
+                None if ascending => highest,
+                None => -1,
+            },
+        };
+        let min = match self.min {
+            Some(Some(v)) => v,
+            Some(None) => match ascending {
+                true => 1,
+                false => lowest,
+            },
+            None => match old {
+                Some(o) => o.min,
+                None if ascending => 1,
+                None => lowest,
+            },
+        };
+        let name = type_name(type_oid);
+        if max < lowest || max > highest {
+            return Err(invalid(format!(
+                "MAXVALUE ({max}) is out of range for sequence data type {name}"
+            )));
+        }
+        if min < lowest || min > highest {
+            return Err(invalid(format!(
+                "MINVALUE ({min}) is out of range for sequence data type {name}"
+            )));
+        }
+        if min >= max {
+            return Err(invalid(format!(
+                "MINVALUE ({min}) must be less than MAXVALUE ({max})"
+            )));
+        }
+        let start = match (self.start, old) {
+            (Some(v), _) => v,
+            (None, Some(o)) => o.start,
+            (None, None) if ascending => min,
+            (None, None) => max,
+        };
+        if start < min {
+            return Err(invalid(format!(
+                "START value ({start}) cannot be less than MINVALUE ({min})"
+            )));
+        }
+        if start > max {
+            return Err(invalid(format!(
+                "START value ({start}) cannot be greater than MAXVALUE ({max})"
+            )));
+        }
+        let cache = self.cache.or(old.map(|o| o.cache)).unwrap_or(1);
+        if cache < 1 {
+            return Err(invalid(format!(
+                "CACHE ({cache}) must be greater than zero"
+            )));
+        }
+        Ok(SequenceOptions {
+            type_oid,
+            increment,
+            min,
+            max,
+            start,
+            cache,
+            cycle: self.cycle.or(old.map(|o| o.cycle)).unwrap_or(false),
+        })
+    }
+}
+
+impl SequenceOptions {
+    /// The value after `last`, or `None` at a bound without CYCLE.
+    fn step(&self, last: i64) -> Option<i64> {
+        match last.checked_add(self.increment) {
+            Some(v) if v >= self.min && v <= self.max => Some(v),
+            _ if !self.cycle => None,
+            _ if self.increment > 0 => Some(self.min),
+            _ => Some(self.max),
+        }
+    }
+
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u32(self.type_oid)
+            .u64(self.increment as u64)
+            .u64(self.min as u64)
+            .u64(self.max as u64)
+            .u64(self.start as u64)
+            .u64(self.cache as u64)
+            .u8(self.cycle as u8);
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Result<SequenceOptions, String> {
+        Ok(SequenceOptions {
+            type_oid: r.u32()?,
+            increment: r.u64()? as i64,
+            min: r.u64()? as i64,
+            max: r.u64()? as i64,
+            start: r.u64()? as i64,
+            cache: r.u64()? as i64,
+            cycle: r.u8()? != 0,
+        })
+    }
+}
+
+/// One sequence's value in memory.
+#[derive(Debug)]
+struct State {
+    last: i64,
+    called: bool,
+    /// Values after `last` that the latest record covers.
+    covered: u32,
+    /// The options the covered values were computed with (an ALTER by
+    /// any transaction drops them).
+    covered_for: SequenceOptions,
+    /// Where the WAL must be durable before a covered value leaves.
+    durable_at: Lsn,
+}
+
+/// The values of every sequence: the logged tree and the states.
+#[derive(Debug)]
+pub(crate) struct Values {
+    tree: Tree,
+    wal: Arc<Wal>,
+    states: Mutex<HashMap<u64, Arc<Mutex<State>>>>,
+}
+
+/// The key of sequence `oid`'s value in the tree it shares with the oid
+/// counter (whose key is `next`).
+fn key(oid: u64) -> [u8; 9] {
+    let mut key = [b's'; 9];
+    key[1..].copy_from_slice(&oid.to_be_bytes());
+    key
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Values {
+    pub(crate) fn new(tree: Tree, wal: Arc<Wal>) -> Values {
+        Values {
+            tree,
+            wal,
+            states: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn state(&self, def: &SequenceDef) -> Result<Arc<Mutex<State>>, CatalogError> {
+        let mut states = lock(&self.states);
+        if let Some(s) = states.get(&def.oid) {
+            return Ok(s.clone());
+        }
+        let (last, called) = match self.tree.get(&key(def.oid))? {
+            Some(bytes) if bytes.len() == 9 => (
+                i64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+                bytes[8] != 0,
+            ),
+            Some(bytes) => {
+                return Err(CatalogError::Corrupt(format!(
+                    "the value of sequence \"{}\" is {} bytes, not 9",
+                    def.name,
+                    bytes.len()
+                )));
+            }
+            None => (def.options.start, false),
+        };
+        let state = Arc::new(Mutex::new(State {
+            last,
+            called,
+            covered: 0,
+            covered_for: def.options,
+            durable_at: Lsn(0),
+        }));
+        states.insert(def.oid, state.clone());
+        Ok(state)
+    }
+
+    /// Writes `(last, called)` for sequence `oid`; returns where the WAL
+    /// must be durable for it to be.
+    fn write(&self, oid: u64, last: i64, called: bool) -> Result<Lsn, CatalogError> {
+        let mut bytes = [0u8; 9];
+        bytes[..8].copy_from_slice(&last.to_le_bytes());
+        bytes[8] = called as u8;
+        self.tree.upsert(&key(oid), &bytes)?;
+        Ok(self.wal.insert_lsn())
+    }
+
+    fn durable(&self, lsn: Lsn) -> Result<(), CatalogError> {
+        if lsn > Lsn(0) {
+            self.wal
+                .flush_to(lsn)
+                .map_err(|e| CatalogError::Corrupt(format!("sequence WAL flush failed: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// `nextval`.
+    pub(crate) fn next(&self, def: &SequenceDef) -> Result<i64, CatalogError> {
+        let state = self.state(def)?;
+        let (value, lsn) = {
+            let mut s = lock(&state);
+            let o = &def.options;
+            if s.covered_for != *o {
+                s.covered = 0;
+                s.covered_for = *o;
+            }
+            let value = match s.called {
+                false => s.last,
+                true => o.step(s.last).ok_or_else(|| CatalogError::SequenceLimit {
+                    name: def.name.clone(),
+                    maximum: o.increment > 0,
+                    bound: if o.increment > 0 { o.max } else { o.min },
+                })?,
+            };
+            if s.covered == 0 {
+                let (mut ahead, mut count) = (value, 1);
+                while count < LOG_AHEAD {
+                    match o.step(ahead) {
+                        Some(v) => (ahead, count) = (v, count + 1),
+                        None => break,
+                    }
+                }
+                s.durable_at = self.write(def.oid, ahead, true)?;
+                s.covered = count;
+            }
+            s.covered -= 1;
+            s.last = value;
+            s.called = true;
+            (value, s.durable_at)
+        };
+        self.durable(lsn)?;
+        Ok(value)
+    }
+
+    /// `setval(seq, value, called)` and `ALTER SEQUENCE ... RESTART`.
+    pub(crate) fn set(
+        &self,
+        def: &SequenceDef,
+        value: i64,
+        called: bool,
+    ) -> Result<(), CatalogError> {
+        let o = &def.options;
+        if value < o.min || value > o.max {
+            return Err(CatalogError::SequenceBounds {
+                name: def.name.clone(),
+                value,
+                min: o.min,
+                max: o.max,
+            });
+        }
+        let state = self.state(def)?;
+        let lsn = {
+            let mut s = lock(&state);
+            let lsn = self.write(def.oid, value, called)?;
+            s.last = value;
+            s.called = called;
+            s.covered = 0;
+            s.covered_for = *o;
+            s.durable_at = lsn;
+            lsn
+        };
+        self.durable(lsn)
+    }
+}
+
+impl Catalog {
+    /// `CREATE SEQUENCE name ...` (owned by `owner`, a table oid and
+    /// column position, if given; `always`: the sequence of a `GENERATED
+    /// ALWAYS AS IDENTITY` column). 42P07 if the name is taken.
+    pub fn create_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        options: SequenceOptions,
+        owner: Option<(u64, u16)>,
+        always: bool,
+    ) -> Result<SequenceDef, CatalogError> {
+        crate::catalog::check_name(name)?;
+        if self.relation_exists(txn, name)? {
+            return Err(CatalogError::Exists(name.to_string()));
+        }
+        let oid = self.next_oid()?;
+        let class = ClassRow {
+            oid,
+            name: name.to_string(),
+            kind: KIND_SEQUENCE,
+            root: PageId(0),
+            table_oid: owner.map_or(0, |(t, _)| t),
+            unique: false,
+            prefix_free: false,
+            columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
+            order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
+            sequence: Some(options),
+            always,
+        };
+        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
+        Ok(sequence_def(class).expect("a sequence row"))
+    }
+
+    /// The sequence `name` as `txn` sees it: `Ok(None)` if no relation has
+    /// the name, 42809 if it is another kind of relation.
+    pub fn sequence(
+        &self,
+        txn: &Transaction,
+        name: &str,
+    ) -> Result<Option<SequenceDef>, CatalogError> {
+        match self.class(txn, name)? {
+            None => Ok(None),
+            Some((_, class)) => sequence_def(class)
+                .map(Some)
+                .ok_or_else(|| CatalogError::NotASequence(name.to_string())),
+        }
+    }
+
+    /// Locks sequence `name`'s catalog row (`FOR UPDATE`: other DDL on it
+    /// waits until `txn` ends) and returns it as it is once locked.
+    pub(crate) fn lock_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<SequenceDef, CatalogError> {
+        let missing = || CatalogError::NoSuchRelation(name.to_string());
+        let (mut tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        if class.kind != KIND_SEQUENCE {
+            return Err(CatalogError::NotASequence(name.to_string()));
+        }
+        loop {
+            match self.classes.lock(txn, tid)? {
+                Write::Done(_) | Write::Hot(_) => break,
+                Write::Gone => return Err(missing()),
+                Write::Moved(next) => match self.classes.newest(txn, next)? {
+                    Some((newest, _)) => tid = newest,
+                    None => return Err(missing()),
+                },
+            }
+        }
+        txn.next_statement();
+        self.sequence(txn, name)?.ok_or_else(missing)
+    }
+
+    /// `DROP SEQUENCE name`. A sequence a column owns goes with its table
+    /// (PostgreSQL refuses to drop it alone: 2BP01).
+    pub fn drop_sequence(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        if let Some((table_oid, column)) = def.owner {
+            let table = self
+                .class_rows(txn)?
+                .into_iter()
+                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == table_oid)
+                .map(|(_, c)| c.name);
+            if let Some(table) = table {
+                let owned = self
+                    .table(txn, &table)?
+                    .and_then(|t| t.default_of(usize::from(column)).map(str::to_string));
+                // (The default is SQL text the catalog does not parse: the
+                // quoted name in it is what `serial` and identity write.)
+                if owned.is_some_and(|d| d.contains(&format!("'{name}'"))) {
+                    return Err(CatalogError::SequenceOwned {
+                        sequence: name.to_string(),
+                        table,
+                    });
+                }
+            }
+        }
+        let (tid, _) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
+    /// `ALTER SEQUENCE name` with new options (transactional, as the
+    /// definition is). The value is not changed (RESTART is
+    /// [`Catalog::set_sequence`]).
+    pub fn alter_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        request: &SequenceRequest,
+    ) -> Result<SequenceDef, CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        let options = request.settle(Some(&def.options))?;
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let changed = ClassRow {
+            sequence: Some(options),
+            ..class
+        };
+        self.in_savepoint(txn, |txn| {
+            // The name (the one indexed column) is unchanged: HOT when the
+            // new version fits on the page, else a new index entry.
+            match self.classes.update(txn, tid, &changed.encode(), false)? {
+                Write::Hot(_) => Ok(()),
+                Write::Done(Some(new_tid)) => Ok(self.class_names.insert(
+                    txn,
+                    &self.classes,
+                    name.as_bytes(),
+                    new_tid,
+                )?),
+                other => Err(CatalogError::Corrupt(format!(
+                    "altering sequence \"{name}\": its locked catalog row could not be updated ({other:?})"
+                ))),
+            }
+        })?;
+        Ok(SequenceDef { options, ..def })
+    }
+
+    /// `nextval`: the sequence's next value, durable before it returns
+    /// (not undone by a rollback).
+    pub fn next_value(&self, def: &SequenceDef) -> Result<i64, CatalogError> {
+        self.sequence_values.next(def)
+    }
+
+    /// `setval(seq, value, called)`: durable when it returns, not undone
+    /// by a rollback. 22003 outside the sequence's bounds.
+    pub fn set_sequence(
+        &self,
+        def: &SequenceDef,
+        value: i64,
+        called: bool,
+    ) -> Result<(), CatalogError> {
+        self.sequence_values.set(def, value, called)
+    }
+}
+
+/// The sequence a `folio.class` row describes, if it is one.
+pub(crate) fn sequence_def(class: ClassRow) -> Option<SequenceDef> {
+    let options = class.sequence.filter(|_| class.kind == KIND_SEQUENCE)?;
+    Some(SequenceDef {
+        oid: class.oid,
+        name: class.name,
+        options,
+        owner: match (class.table_oid, class.columns.first()) {
+            (0, _) | (_, None) => None,
+            (t, Some(&c)) => Some((t, c)),
+        },
+        always: class.always,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves PostgreSQL's defaults and checks for the options, and the
+    // step at the bounds with and without CYCLE.
+    #[test]
+    fn options_settle_and_step() {
+        let plain = SequenceRequest::default().settle(None).unwrap();
+        assert_eq!((plain.min, plain.max, plain.start), (1, i64::MAX, 1));
+        let down = SequenceRequest {
+            increment: Some(-2),
+            type_oid: Some(INT2_OID),
+            ..Default::default()
+        }
+        .settle(None)
+        .unwrap();
+        assert_eq!((down.min, down.max, down.start), (-32768, -1, -1));
+        assert_eq!(down.step(-1), Some(-3));
+        assert_eq!(down.step(-32767), None);
+        let cyc = SequenceOptions {
+            cycle: true,
+            ..down
+        };
+        assert_eq!(cyc.step(-32767), Some(-1));
+        assert_eq!(plain.step(i64::MAX), None);
+        let zero = SequenceRequest {
+            increment: Some(0),
+            ..Default::default()
+        };
+        assert!(zero.settle(None).is_err());
+        let low = SequenceRequest {
+            start: Some(0),
+            ..Default::default()
+        };
+        assert!(low.settle(None).is_err());
+        let big = SequenceRequest {
+            type_oid: Some(INT4_OID),
+            max: Some(Some(1 << 40)),
+            ..Default::default()
+        };
+        assert!(big.settle(None).is_err());
+        let altered = SequenceRequest {
+            increment: Some(5),
+            ..Default::default()
+        }
+        .settle(Some(&plain))
+        .unwrap();
+        assert_eq!((altered.increment, altered.start), (5, 1));
+    }
+}

@@ -1,0 +1,406 @@
+//! Sequences in SQL: `CREATE SEQUENCE`, `DROP SEQUENCE`, `ALTER SEQUENCE`,
+//! `serial` and identity columns' sequences, and the functions
+//! `nextval`, `currval`, `setval`, `lastval` (storage and the crash
+//! argument: folio-catalog `sequences.rs`).
+//!
+//! A function names its sequence by a string literal (PostgreSQL's
+//! `regclass` constant): the names a statement (and the defaults of the
+//! table it writes) use are collected when it is planned
+//! ([`names_in`]) and resolved in the catalog with the transaction each
+//! time the plan runs ([`Calls::resolve`]), so a kept plan never uses a
+//! dropped or altered sequence. A name computed at run time is 0A000.
+//! `currval` and `lastval` are the session's ([`SessionSequences`]).
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::functions::Func;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::types;
+use folio_catalog::{Catalog, INT2_OID, INT4_OID, INT8_OID, SequenceDef, SequenceRequest};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{DataType, Expr, ObjectName, SequenceOptions, Visit, Visitor};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex};
+
+/// What `currval` and `lastval` read: the session's last value of each
+/// sequence, by oid, and the last sequence `nextval` used.
+#[derive(Debug, Default)]
+pub struct SessionSequences(Mutex<Memory>);
+
+#[derive(Debug, Default)]
+struct Memory {
+    current: HashMap<u64, i64>,
+    /// The sequence nextval last used (lastval reads its current value,
+    /// so a later setval of it shows, as in PostgreSQL).
+    last: Option<u64>,
+}
+
+impl SessionSequences {
+    fn note(&self, oid: u64, value: i64, last: bool) {
+        let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        m.current.insert(oid, value);
+        if last {
+            m.last = Some(oid);
+        }
+    }
+
+    fn current(&self, oid: u64) -> Option<i64> {
+        let m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        m.current.get(&oid).copied()
+    }
+
+    fn last(&self) -> Option<i64> {
+        let m = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        m.last.and_then(|oid| m.current.get(&oid).copied())
+    }
+}
+
+/// The sequences one execution of a statement uses, resolved, and where
+/// their calls go.
+#[derive(Debug)]
+pub struct Calls {
+    catalog: Arc<Catalog>,
+    session: Arc<SessionSequences>,
+    defs: Vec<(String, SequenceDef)>,
+}
+
+impl Calls {
+    /// The sequences named `names`, as `txn` sees them (42P01 missing,
+    /// 42809 not a sequence).
+    pub fn resolve(cx: &Ctx<'_>, txn: &Transaction, names: &[String]) -> Result<Calls, SqlError> {
+        let catalog = cx.db.catalog();
+        let defs = names
+            .iter()
+            .map(|name| {
+                let def = catalog
+                    .sequence(txn, name)?
+                    .ok_or_else(|| SqlError::undefined_table(name))?;
+                Ok((name.clone(), def))
+            })
+            .collect::<Result<_, SqlError>>()?;
+        Ok(Calls {
+            catalog: catalog.clone(),
+            session: cx.sequences.clone(),
+            defs,
+        })
+    }
+
+    fn def(&self, name: &Value) -> Result<&SequenceDef, SqlError> {
+        let Value::Text(text) = name else {
+            return Err(SqlError::unsupported(
+                "a sequence named by anything but a string literal",
+            ));
+        };
+        let name = sequence_name(text)?;
+        self.defs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| d)
+            .ok_or_else(|| SqlError::unsupported("a sequence named at run time"))
+    }
+
+    /// The value of sequence function `f` of `args`.
+    pub fn call(&self, f: Func, args: &[Value]) -> Result<Value, SqlError> {
+        if args.first() == Some(&Value::Null) {
+            return Ok(Value::Null);
+        }
+        Ok(Value::Int8(match f {
+            Func::Nextval => {
+                let def = self.def(&args[0])?;
+                let value = self.catalog.next_value(def)?;
+                self.session.note(def.oid, value, true);
+                value
+            }
+            Func::Currval => {
+                let def = self.def(&args[0])?;
+                self.session.current(def.oid).ok_or_else(|| {
+                    SqlError::new(
+                        "55000",
+                        format!(
+                            "currval of sequence \"{}\" is not yet defined in this session",
+                            def.name
+                        ),
+                    )
+                })?
+            }
+            Func::Lastval => self.session.last().ok_or_else(|| {
+                SqlError::new("55000", "lastval is not yet defined in this session")
+            })?,
+            Func::Setval => {
+                let def = self.def(&args[0])?;
+                let value = match types::coerce(args[1].clone(), SqlType::Int8)? {
+                    Value::Int8(v) => v,
+                    _ => return Ok(Value::Null),
+                };
+                let called = match args.get(2) {
+                    None => true,
+                    Some(Value::Bool(b)) => *b,
+                    Some(Value::Null) => return Ok(Value::Null),
+                    Some(other) => {
+                        return Err(SqlError::new(
+                            "42804",
+                            format!("setval's third argument must be boolean, not {other:?}"),
+                        ));
+                    }
+                };
+                self.catalog.set_sequence(def, value, called)?;
+                if called {
+                    self.session.note(def.oid, value, false);
+                }
+                value
+            }
+            other => {
+                return Err(SqlError::new(
+                    "XX000",
+                    format!("{other:?} is not a sequence function"),
+                ));
+            }
+        }))
+    }
+}
+
+/// The sequence a `regclass` text names: unquoted folds to lower case,
+/// `"Quoted"` is kept, `public.` is the one schema.
+pub fn sequence_name(text: &str) -> Result<String, SqlError> {
+    let expr = crate::parse::expression(text)
+        .map_err(|_| SqlError::new("42602", format!("invalid name syntax: \"{text}\"")))?;
+    let name = match expr {
+        Expr::Identifier(id) => ObjectName::from(vec![id]),
+        Expr::CompoundIdentifier(ids) => ObjectName::from(ids),
+        _ => return Err(SqlError::new("42602", "invalid name syntax")),
+    };
+    names::relation(&name)
+}
+
+/// Whether `name` is a sequence function's.
+fn is_sequence_function(name: &ObjectName) -> bool {
+    let name = name.to_string().to_lowercase();
+    matches!(name.as_str(), "nextval" | "currval" | "setval" | "lastval")
+}
+
+/// The sequence names the calls in `node` give as string literals, each
+/// once (unresolved), added to `out`; whether `node` calls a sequence
+/// function at all (`lastval()` names none).
+pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<bool, SqlError> {
+    struct Find<'a>(&'a mut Vec<String>, Option<SqlError>, bool);
+    impl Visitor for Find<'_> {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            let Expr::Function(f) = e else {
+                return ControlFlow::Continue(());
+            };
+            if !is_sequence_function(&f.name) {
+                return ControlFlow::Continue(());
+            }
+            self.2 = true;
+            let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+                return ControlFlow::Continue(());
+            };
+            let Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                Expr::Value(v),
+            ))) = list.args.first()
+            else {
+                return ControlFlow::Continue(());
+            };
+            if let sqlparser::ast::Value::SingleQuotedString(text) = &v.value {
+                match sequence_name(text) {
+                    Ok(name) if !self.0.contains(&name) => self.0.push(name),
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.1 = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut find = Find(out, None, false);
+    let _ = node.visit(&mut find);
+    match find.1 {
+        Some(e) => Err(e),
+        None => Ok(find.2),
+    }
+}
+
+/// The request of `AS type` and sequence options (CREATE SEQUENCE, and
+/// an identity column's options).
+pub fn request(
+    data_type: Option<&DataType>,
+    options: &[SequenceOptions],
+) -> Result<SequenceRequest, SqlError> {
+    let mut out = SequenceRequest::default();
+    if let Some(ty) = data_type {
+        out.type_oid = Some(match types::column_type(ty)? {
+            SqlType::Int2 => INT2_OID,
+            SqlType::Int4 => INT4_OID,
+            SqlType::Int8 => INT8_OID,
+            _ => {
+                return Err(SqlError::new(
+                    "22023",
+                    "sequence type must be smallint, integer, or bigint",
+                ));
+            }
+        });
+    }
+    for option in options {
+        match option {
+            SequenceOptions::IncrementBy(e, _) => out.increment = Some(number(e)?),
+            SequenceOptions::MinValue(e) => out.min = Some(e.as_ref().map(number).transpose()?),
+            SequenceOptions::MaxValue(e) => out.max = Some(e.as_ref().map(number).transpose()?),
+            SequenceOptions::StartWith(e, _) => out.start = Some(number(e)?),
+            SequenceOptions::Cache(e) => out.cache = Some(number(e)?),
+            // sqlparser's `Cycle(true)` is `NO CYCLE`.
+            SequenceOptions::Cycle(no) => out.cycle = Some(!no),
+        }
+    }
+    Ok(out)
+}
+
+/// A whole number written in an option (`-5` too).
+fn number(e: &Expr) -> Result<i64, SqlError> {
+    let none: &[(String, SqlType)] = &[];
+    let value = crate::scalar::bind(e, none)?.eval(&[], &crate::scalar::Env::at(0))?;
+    match types::coerce(value, SqlType::Int8) {
+        Ok(Value::Int8(v)) => Ok(v),
+        _ => Err(SqlError::new(
+            "22023",
+            format!("a sequence option must be a whole number, not {e}"),
+        )),
+    }
+}
+
+/// `CREATE SEQUENCE [IF NOT EXISTS] name [AS type] [options] [OWNED BY
+/// t.c | NONE]`.
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    (if_not_exists, name, data_type, options, owned_by): (
+        bool,
+        &ObjectName,
+        Option<&DataType>,
+        &[SequenceOptions],
+        Option<&ObjectName>,
+    ),
+) -> Result<Output, SqlError> {
+    let name = names::relation(name)?;
+    let catalog = cx.db.catalog();
+    let settled = request(data_type, options)?.settle(None)?;
+    if if_not_exists && catalog.relation_exists(txn, &name)? {
+        notices.push(Notice::info(format!(
+            "relation \"{name}\" already exists, skipping"
+        )));
+        return Ok(Output::command("CREATE SEQUENCE"));
+    }
+    let owner = match owned_by {
+        None => None,
+        Some(o) if o.to_string().eq_ignore_ascii_case("none") => None,
+        Some(o) => Some(owner(cx, txn, o)?),
+    };
+    catalog.create_sequence(txn, &name, settled, owner, false)?;
+    Ok(Output::command("CREATE SEQUENCE"))
+}
+
+/// The table oid and column position `OWNED BY t.c` names.
+fn owner(cx: &Ctx<'_>, txn: &Transaction, name: &ObjectName) -> Result<(u64, u16), SqlError> {
+    let parts: Vec<String> = name.0.iter().map(|p| p.to_string()).collect();
+    let (table, column) = match parts.as_slice() {
+        [t, c] | [_, t, c] => (
+            sequence_name(t)?,
+            sequence_name(c).unwrap_or_else(|_| c.clone()),
+        ),
+        _ => {
+            return Err(SqlError::new(
+                "42601",
+                "invalid OWNED BY option: specify OWNED BY table.column or OWNED BY NONE",
+            ));
+        }
+    };
+    let def = cx
+        .db
+        .catalog()
+        .table(txn, &table)?
+        .ok_or_else(|| SqlError::undefined_table(&table))?;
+    let position = def.column(&column).ok_or_else(|| {
+        SqlError::new(
+            "42703",
+            format!("column \"{column}\" of relation \"{table}\" does not exist"),
+        )
+    })?;
+    Ok((def.oid, position as u16))
+}
+
+/// `DROP SEQUENCE [IF EXISTS] name, ...`.
+pub fn drop(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    names: &[ObjectName],
+) -> Result<Output, SqlError> {
+    let catalog = cx.db.catalog();
+    for name in names {
+        let name = names::relation(name)?;
+        match catalog.drop_sequence(txn, &name) {
+            Err(folio_catalog::CatalogError::NoSuchRelation(_)) if if_exists => {
+                notices.push(Notice::info(format!(
+                    "sequence \"{name}\" does not exist, skipping"
+                )));
+            }
+            Err(folio_catalog::CatalogError::NoSuchRelation(_)) => {
+                return Err(SqlError::new(
+                    "42P01",
+                    format!("sequence \"{name}\" does not exist"),
+                ));
+            }
+            other => other?,
+        }
+    }
+    Ok(Output::command("DROP SEQUENCE"))
+}
+
+/// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
+/// n]]` (`parse.rs` reads it from tokens).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alter {
+    pub if_exists: bool,
+    pub name: ObjectName,
+    pub data_type: Option<DataType>,
+    pub options: Vec<SequenceOptions>,
+    /// `RESTART` (`Some(None)`: at the start value).
+    pub restart: Option<Option<i64>>,
+}
+
+/// Runs `ALTER SEQUENCE`: the new options transactionally; RESTART, as
+/// `setval(s, n, false)`, at once and not undone by a rollback (PostgreSQL
+/// makes it transactional).
+pub fn alter(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    alter: &Alter,
+) -> Result<Output, SqlError> {
+    let name = names::relation(&alter.name)?;
+    let catalog = cx.db.catalog();
+    if alter.if_exists && catalog.sequence(txn, &name)?.is_none() {
+        notices.push(Notice::info(format!(
+            "relation \"{name}\" does not exist, skipping"
+        )));
+        return Ok(Output::command("ALTER SEQUENCE"));
+    }
+    let request = request(alter.data_type.as_ref(), &alter.options)?;
+    let def = match request == SequenceRequest::default() {
+        true => catalog
+            .sequence(txn, &name)?
+            .ok_or_else(|| SqlError::undefined_table(&name))?,
+        false => catalog.alter_sequence(txn, &name, &request)?,
+    };
+    if let Some(at) = alter.restart {
+        catalog.set_sequence(&def, at.unwrap_or(def.options.start), false)?;
+    }
+    Ok(Output::command("ALTER SEQUENCE"))
+}

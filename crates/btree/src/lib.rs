@@ -25,6 +25,7 @@ mod logging;
 mod multi;
 mod node;
 mod node_mut;
+mod pages;
 mod redo;
 mod root_map;
 mod scan;

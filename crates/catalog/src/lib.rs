@@ -11,6 +11,7 @@ mod currency;
 mod defs;
 mod error;
 mod per_table;
+mod reclaim;
 mod relation;
 mod statistics;
 mod toast;
@@ -25,6 +26,7 @@ pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
 pub use error::CatalogError;
+pub use reclaim::ReclaimStats;
 pub use relation::{Relation, RelationIndex, RowAt};
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats, analyze};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

@@ -228,7 +228,9 @@ impl Catalog {
     /// between the two leaks that one page, never frees it twice).
     fn free_listed(&self, oid: u64) -> Result<u64, CatalogError> {
         let mut pages = Vec::new();
-        let mut scan = self.dropped.scan_prefix(&page_prefix(oid), Direction::Forward);
+        let mut scan = self
+            .dropped
+            .scan_prefix(&page_prefix(oid), Direction::Forward);
         while let Some((key, _)) = scan.next_entry()? {
             let page: [u8; 8] = key
                 .get(9..)

@@ -136,7 +136,10 @@ fn the_data_file_stays_bounded_over_create_fill_drop_cycles() {
         *marks.last().unwrap() <= one_table + 16,
         "the file grew: {marks:?}"
     );
-    assert!(free * 2 >= one_table, "the last table's pages are free: {free}");
+    assert!(
+        free * 2 >= one_table,
+        "the last table's pages are free: {free}"
+    );
 }
 
 // Proves the same across restarts: the list of drops and the free list are
@@ -295,7 +298,9 @@ fn crash_case(seed: u64, crash_at: u64, rounds: usize) -> bool {
             };
             let made = cat
                 .create_table(&mut t, &name, &columns())
-                .and_then(|_| cat.create_index(&mut t, &name, &format!("{name}_pkey"), &["id"], true))
+                .and_then(|_| {
+                    cat.create_index(&mut t, &name, &format!("{name}_pkey"), &["id"], true)
+                })
                 .and_then(|_| {
                     let rel = cat.relation(&t, &name)?.expect("created");
                     (0..rows).try_for_each(|id| rel.insert(&mut t, row(id, 300)).map(|_| ()))
@@ -347,10 +352,14 @@ fn crash_case(seed: u64, crash_at: u64, rounds: usize) -> bool {
             if def.name.starts_with('t') {
                 let rows = rows_of(db, &def.name).unwrap();
                 for (id, body) in &rows {
-                    assert_eq!(body, &match &row(*id, 300)[1] {
-                        Value::Text(s) => s.clone(),
-                        _ => unreachable!(),
-                    }, "{label} {what}");
+                    assert_eq!(
+                        body,
+                        &match &row(*id, 300)[1] {
+                            Value::Text(s) => s.clone(),
+                            _ => unreachable!(),
+                        },
+                        "{label} {what}"
+                    );
                 }
                 found.insert(def.name, rows.len() as i32);
             }
@@ -367,6 +376,7 @@ fn crash_case(seed: u64, crash_at: u64, rounds: usize) -> bool {
     // What the crash left on the list is reclaimed; then new allocations
     // (which take free pages first) must not overwrite any live table.
     db.catalog().reclaim(db.txns()).unwrap();
+    assert_eq!(db.catalog().pending_drops().unwrap(), 0, "{label}");
     create_filled(&db, "z", 60, 300);
     check(&db, "after a reclaim and new allocations");
     completed
@@ -378,4 +388,27 @@ fn a_crash_at_every_io_operation_of_drops_and_reuse_loses_nothing() {
     let rounds = env_or("FOLIO_RECLAIM_CRASH_ROUNDS", 4);
     let points = sweep_crash_points(|crash_at| crash_case(41, crash_at, rounds));
     eprintln!("{points} crash points, {rounds} rounds");
+}
+
+// Proves an autovacuum pass gives back the pages of a committed drop
+// before it vacuums, and a vacuum of a relation read before its table was
+// dropped skips it instead of touching freed pages.
+#[test]
+fn autovacuum_reclaims_and_vacuum_skips_a_dropped_table() {
+    use folio_catalog::{AutovacuumConfig, autovacuum_pass, vacuum};
+    let db = Database::create_in(
+        Storage::single(SimDir::new(SimConfig::seeded(5))),
+        options(64),
+    )
+    .unwrap();
+    create_filled(&db, "t", 300, 100);
+    let rel = {
+        let t = db.begin(RC, SYNC).unwrap();
+        db.catalog().relation(&t, "t").unwrap().unwrap()
+    };
+    drop_committed(&db, "t");
+    let pass = autovacuum_pass(db.catalog(), db.txns(), &AutovacuumConfig::default()).unwrap();
+    assert!(pass.pages_reclaimed > 0, "{pass:?}");
+    assert_eq!(vacuum(db.catalog(), &rel, db.txns()).unwrap(), None);
+    db.verify().unwrap();
 }

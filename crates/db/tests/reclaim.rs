@@ -112,6 +112,7 @@ fn cycles(restart: bool) -> (Vec<u64>, u64, std::sync::Arc<SimDir>) {
     // The last drop comes back too.
     let stats = db.catalog().reclaim(db.txns()).unwrap();
     assert_eq!(stats.relations_freed, 2, "{stats:?}");
+    eprintln!("one drop gave back {} pages", stats.pages_freed);
     assert_eq!(db.catalog().pending_drops().unwrap(), 0);
     db.verify().unwrap();
     db.check_invariants().unwrap();

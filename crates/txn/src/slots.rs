@@ -100,7 +100,7 @@ impl SnapshotSlots {
         for i in 0..MAX_SNAPSHOTS {
             let index = (start + i) % MAX_SNAPSHOTS;
             let slot = &self.slots[index].0;
-            let start = &self.slots[index].1.0;
+            let began = &self.slots[index].1.0;
             if slot.load(Ordering::Relaxed) == FREE {
                 // Before the slot is published (module comment): a horizon
                 // that misses the slot read the mark before this, and its
@@ -110,14 +110,16 @@ impl SnapshotSlots {
                     high.fetch_max(index + 1, Ordering::SeqCst);
                 }
             }
+            if slot.load(Ordering::Relaxed) != FREE {
+                continue;
+            }
             let published = clock.completed_seqcst().0;
-            if slot.load(Ordering::Relaxed) == FREE
-                && slot
-                    .compare_exchange(FREE, published, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok()
+            if slot
+                .compare_exchange(FREE, published, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
             {
                 // Before the snapshot is loaded (module comment).
-                start.store(published, Ordering::SeqCst);
+                began.store(published, Ordering::SeqCst);
                 HINT.with(|h| h.set(index));
                 return Ok((index, Snapshot(clock.completed_seqcst())));
             }

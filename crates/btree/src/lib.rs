@@ -26,6 +26,7 @@ mod multi;
 mod node;
 mod node_mut;
 mod page_buffer;
+mod pages;
 mod redo;
 mod root_map;
 mod scan;

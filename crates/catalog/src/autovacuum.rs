@@ -60,12 +60,40 @@ pub struct PassStats {
     pub tables: u64,
     pub vacuumed: u64,
     pub index_entries_removed: u64,
+    /// Pages of dropped relations given back at the pass's start.
+    pub pages_reclaimed: u64,
 }
 
 /// Vacuums `relation` (its heap and the entries of its indexes) and
-/// restarts its dead-version count from what vacuum found: `VACUUM` and
-/// autovacuum both.
+/// restarts its dead-version count from what vacuum found (`VACUUM`).
+/// The relation may have been read by a transaction that has ended since,
+/// so under the catalog's storage guard (no reclaim can free pages
+/// meanwhile: `reclaim.rs`) a fresh snapshot checks that the table still
+/// exists; a table dropped since is skipped (`None`).
 pub fn vacuum(
+    catalog: &Catalog,
+    relation: &Relation,
+    txns: &Arc<TxnManager>,
+) -> Result<Option<VacuumStats>, CatalogError> {
+    let _guard = catalog
+        .storage_guard
+        .read()
+        .unwrap_or_else(|p| p.into_inner());
+    let exists = {
+        let txn = txns.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        catalog
+            .table(&txn, &relation.def.name)?
+            .is_some_and(|def| def.oid == relation.def.oid)
+    };
+    if !exists {
+        return Ok(None);
+    }
+    vacuum_guarded(catalog, relation, txns).map(Some)
+}
+
+/// [`vacuum`] for a caller that holds the storage guard and read the
+/// relation under it.
+fn vacuum_guarded(
     catalog: &Catalog,
     relation: &Relation,
     txns: &Arc<TxnManager>,
@@ -90,12 +118,20 @@ fn counted(
     Ok(result)
 }
 
-/// One autovacuum pass: vacuums every table past its threshold.
+/// One autovacuum pass: gives back the pages of dropped relations whose
+/// time has come (`reclaim.rs`), then vacuums every table past its
+/// threshold, holding the storage guard from before it lists the tables
+/// (so none of them loses its pages meanwhile).
 pub fn autovacuum_pass(
     catalog: &Catalog,
     txns: &Arc<TxnManager>,
     config: &AutovacuumConfig,
 ) -> Result<PassStats, CatalogError> {
+    let reclaimed = catalog.reclaim(txns)?;
+    let _guard = catalog
+        .storage_guard
+        .read()
+        .unwrap_or_else(|p| p.into_inner());
     let relations = {
         let txn = txns.begin(Isolation::ReadCommitted, Durability::Sync)?;
         let tables = catalog.tables(&txn)?;
@@ -104,7 +140,10 @@ pub fn autovacuum_pass(
             .map(|def| catalog.open_relation(def))
             .collect::<Result<Vec<_>, _>>()?
     };
-    let mut stats = PassStats::default();
+    let mut stats = PassStats {
+        pages_reclaimed: reclaimed.pages_freed,
+        ..PassStats::default()
+    };
     // The toast table first: it has no catalog row.
     let toast = catalog.activity(TOAST_OID);
     let (dead, versions) = (
@@ -126,7 +165,7 @@ pub fn autovacuum_pass(
         if (dead as f64) < config.threshold as f64 + config.scale_factor * versions as f64 {
             continue;
         }
-        let result = vacuum(catalog, &relation, txns)?;
+        let result = vacuum_guarded(catalog, &relation, txns)?;
         stats.vacuumed += 1;
         stats.index_entries_removed += result.index_entries_removed;
     }

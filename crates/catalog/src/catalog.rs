@@ -13,10 +13,10 @@
 //!   second DDL waits for the first transaction to end, then sees its
 //!   outcome (a dropped table is gone: 42P01).
 //! - **Storage.** A table's page list and an index's tree are created
-//!   when the DDL runs and named by their root in the catalog row. If the
-//!   transaction rolls back, or after a `DROP`, their pages are not given
-//!   back yet (a leak until a later vacuum of the catalog frees them: not
-//!   built).
+//!   when the DDL runs and named by their root in the catalog row. After a
+//!   `DROP` commits, their pages go back to the free list once every
+//!   transaction that began before has ended (`reclaim.rs`); if a
+//!   creating transaction rolls back, its pages are not given back yet.
 //! - **Oids** come from a counter in a logged tree, outside transactions
 //!   (as PostgreSQL's OID counter): a rolled-back DDL leaves a gap.
 //!
@@ -38,7 +38,7 @@ use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, Write};
 use folio_txn::{LockMode, Transaction};
 use folio_wal::Wal;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The first oid handed out (PostgreSQL's `FirstNormalObjectId`).
 pub const FIRST_OID: u64 = 16384;
@@ -59,10 +59,13 @@ pub struct CatalogTrees {
     pub toast_values: MultiTree,
     pub constraints: Tree,
     pub constraint_tables: MultiTree,
+    /// `folio.dropped`: dropped relations whose pages are not back yet
+    /// (`reclaim.rs`).
+    pub dropped: Tree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 9] = [
+pub const CATALOG_TREE_NAMES: [&str; 10] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
@@ -72,13 +75,14 @@ pub const CATALOG_TREE_NAMES: [&str; 9] = [
     "folio.toast_value",
     "folio.constraint",
     "folio.constraint_table",
+    "folio.dropped",
 ];
 
 /// The catalog of one database.
 #[derive(Debug)]
 pub struct Catalog {
-    pool: Arc<BufferPool>,
-    wal: Arc<Wal>,
+    pub(crate) pool: Arc<BufferPool>,
+    pub(crate) wal: Arc<Wal>,
     pub(crate) classes: Table,
     pub(crate) class_names: Index,
     attributes: Table,
@@ -97,6 +101,12 @@ pub struct Catalog {
     pub(crate) toast: Arc<Toast>,
     /// Sequence values, outside transactions (`sequences.rs`).
     pub(crate) sequence_values: crate::sequences::Values,
+    /// The list of dropped relations (`reclaim.rs`).
+    pub(crate) dropped: Tree,
+    /// Held for reading by whoever uses a relation's storage without a
+    /// transaction that began before its drop could commit (a vacuum), for
+    /// writing by a reclaim, which frees dropped relations' pages.
+    pub(crate) storage_guard: RwLock<()>,
 }
 
 fn corrupt(reason: String) -> CatalogError {
@@ -144,6 +154,8 @@ impl Catalog {
             // Sequence values share the logged tree of the oid counter
             // (keys `s` + oid; the counter's is `next`).
             sequence_values: crate::sequences::Values::new(trees.oids.clone(), wal.clone()),
+            dropped: trees.dropped,
+            storage_guard: RwLock::new(()),
             pool,
             wal,
         }
@@ -156,6 +168,9 @@ impl Catalog {
         name: &str,
         columns: &[ColumnDef],
     ) -> Result<TableDef, CatalogError> {
+        // Pages of relations dropped earlier come back first, so this
+        // table's allocations can reuse them.
+        self.reclaim(txn.manager())?;
         check_name(name)?;
         for (i, c) in columns.iter().enumerate() {
             check_name(&c.name)?;
@@ -235,6 +250,7 @@ impl Catalog {
         columns: &[(&str, KeyOrder)],
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
+        self.reclaim(txn.manager())?;
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
         // Writers of the table wait, and are waited for (`SHARE`).
@@ -343,6 +359,12 @@ impl Catalog {
                     self.classes.delete(txn, tid)?;
                 }
             }
+            // Their pages come back once this commits and every
+            // transaction that began before has ended (`reclaim.rs`).
+            self.note_dropped(txn, table.oid, KIND_TABLE, table.root)?;
+            for index in &table.indexes {
+                self.note_dropped(txn, index.oid, KIND_INDEX, index.root)?;
+            }
             Ok(())
         })
     }
@@ -402,7 +424,7 @@ impl Catalog {
         }
         self.in_savepoint(txn, |txn| {
             self.classes.delete(txn, tid)?;
-            Ok(())
+            self.note_dropped(txn, index.oid, KIND_INDEX, index.root)
         })
     }
 
@@ -588,6 +610,18 @@ impl Catalog {
         let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
         tables.insert(def.oid, table.clone());
         Ok(table)
+    }
+
+    /// Forgets what is kept in memory for table `oid`, whose storage went
+    /// back to the free list (`reclaim.rs`). Its DDL mark stays: a relation
+    /// read before the drop must still learn that it changed.
+    pub(crate) fn forget_table(&self, oid: u64) {
+        self.tables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&oid);
+        self.activity.forget(oid);
+        self.statistics.forget(oid);
     }
 
     /// An index's tree.

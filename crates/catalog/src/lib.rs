@@ -11,6 +11,7 @@ mod currency;
 mod defs;
 mod error;
 mod per_table;
+mod reclaim;
 mod relation;
 mod sequences;
 mod statistics;
@@ -26,6 +27,7 @@ pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
 pub use error::CatalogError;
+pub use reclaim::ReclaimStats;
 pub use relation::{Relation, RelationIndex, RowAt};
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,

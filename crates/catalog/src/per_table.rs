@@ -25,4 +25,12 @@ impl<T: Default> PerTable<T> {
             .or_default()
             .clone()
     }
+
+    /// Forgets the table's `T` (the table's storage is gone).
+    pub(crate) fn forget(&self, oid: u64) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&oid);
+    }
 }

@@ -92,6 +92,18 @@ fn verify_trees(db: &Database) -> Result<usize, DbError> {
     Ok(failed)
 }
 
+/// The data file's pages, how many are on the free list, and the dropped
+/// relations whose pages are not back yet (folio-catalog `reclaim.rs`).
+fn space_line(db: &Database) -> Result<String, DbError> {
+    let pages = db.pool().page_count()?;
+    let free = db.pool().free_page_count()?;
+    let pending = db.catalog().pending_drops()?;
+    Ok(format!(
+        "space: {pages} pages in the data file, {free} on the free list, \
+         {pending} dropped relations waiting to give theirs back"
+    ))
+}
+
 /// Reads every retained WAL record, from the oldest segment to the end: a
 /// torn tail ends it, a corrupt record followed by valid WAL is an error
 /// naming its LSN. The lock is held only while reading.
@@ -152,9 +164,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         }
     }
     let failed = verify_trees(&db);
+    let space = space_line(&db);
     let invariants = db.check_invariants();
     let closed = db.close();
     let failed = failed.context("listing the root map")?;
+    let space = space.context("reading the free list and the list of drops")?;
+    println!("{space}");
     match &invariants {
         Ok(()) => println!("buffer pool and WAL invariants: ok"),
         Err(e) => println!("buffer pool and WAL invariants: FAILED: {e}"),

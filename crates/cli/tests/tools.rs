@@ -534,3 +534,56 @@ fn an_empty_wal_meta_is_reported_once() {
         assert_eq!(stderr.matches("too short").count(), 1, "{tool:?}: {stderr}");
     }
 }
+
+// Proves `folio verify` passes on a database with a dropped table whose
+// pages are not back yet, and reports the data file's pages, the free list
+// and the dropped relations waiting.
+#[test]
+fn verify_reports_free_pages_and_waiting_drops() {
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let db = Database::create(
+        &dir,
+        Options {
+            autovacuum: false,
+            ..options()
+        },
+    )
+    .unwrap();
+    let column = folio_db::ColumnDef {
+        name: "id".into(),
+        type_oid: 23,
+        typmod: -1,
+        not_null: true,
+    };
+    let cat = db.catalog();
+    let mut t = db
+        .begin(
+            folio_db::Isolation::ReadCommitted,
+            folio_db::Durability::Sync,
+        )
+        .unwrap();
+    cat.create_table(&mut t, "gone", std::slice::from_ref(&column))
+        .unwrap();
+    t.commit().unwrap();
+    let mut t = db
+        .begin(
+            folio_db::Isolation::ReadCommitted,
+            folio_db::Durability::Sync,
+        )
+        .unwrap();
+    cat.drop_table(&mut t, "gone").unwrap();
+    t.commit().unwrap();
+    db.close().unwrap();
+    let (code, out, stderr) = folio(&["verify"], &dir);
+    assert_eq!(code, 0, "{out}{stderr}");
+    let space = out
+        .lines()
+        .find(|l| l.starts_with("space: "))
+        .unwrap_or_else(|| panic!("no space line: {out}"));
+    assert!(
+        space.contains("on the free list") && space.contains("dropped relations waiting"),
+        "{space}"
+    );
+}

@@ -559,6 +559,7 @@ fn open_catalog(
         toast_values,
         constraints,
         constraint_tables,
+        dropped,
     ] = CATALOG_TREE_NAMES;
     let trees = CatalogTrees {
         classes: unique(classes)?,
@@ -570,6 +571,7 @@ fn open_catalog(
         toast_values: multi(toast_values)?,
         constraints: unique(constraints)?,
         constraint_tables: multi(constraint_tables)?,
+        dropped: unique(dropped)?,
     };
     Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }

@@ -150,6 +150,15 @@ impl TxnManager {
         self.slots.horizon(&self.clock)
     }
 
+    /// The oldest snapshot a running transaction *began* with (at most
+    /// [`TxnManager::horizon`]): every transaction still running started
+    /// after every commit at or below it, so nothing it read can predate
+    /// such a commit. The catalog gives back a dropped relation's pages
+    /// only once the drop's commit is at or below it.
+    pub fn start_horizon(&self) -> Csn {
+        self.slots.start_horizon(&self.clock)
+    }
+
     /// A snapshot: one load.
     pub fn snapshot(&self) -> Snapshot {
         self.clock.snapshot()

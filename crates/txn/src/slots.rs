@@ -24,6 +24,16 @@
 //! version deleted by a transaction with `csn <= horizon` is invisible to
 //! all of them and to every later snapshot.
 //!
+//! **The start horizon** (`start_horizon`) is the same minimum over the
+//! snapshot each running transaction *began* with (its slot's `start`,
+//! stored once at claim and never refreshed): a READ COMMITTED
+//! transaction's statement snapshot moves on, but what it read earlier
+//! (a relation it opened) may still be in its hands. The catalog frees a
+//! dropped relation's pages only below it (folio-catalog `reclaim.rs`). The
+//! argument is the horizon's: the claimer stores `start` (SeqCst) before
+//! it loads its snapshot, and the start horizon loads `completed` before
+//! the mark and the starts.
+//!
 //! **The high-water mark** joins the same order: a claimer makes sure the
 //! mark exceeds its slot (a SeqCst load, and a `fetch_max` only when it
 //! must grow) before it publishes; the horizon loads the mark (SeqCst)
@@ -43,10 +53,15 @@ pub const MAX_SNAPSHOTS: usize = 4096;
 
 const FREE: u64 = u64::MAX;
 
-/// One slot, alone on its cache lines.
+/// One slot, alone on its cache lines: the published snapshot (`.0`) and
+/// the snapshot the transaction began with (`start`).
 #[derive(Debug)]
 #[repr(align(128))]
-struct Slot(AtomicU64);
+struct Slot(AtomicU64, Start);
+
+/// The first snapshot of the slot's transaction (`FREE` when none).
+#[derive(Debug)]
+struct Start(AtomicU64);
 
 thread_local! {
     /// The slot this thread claimed last: tried first next time.
@@ -73,7 +88,7 @@ impl SnapshotSlots {
     pub(crate) fn new() -> SnapshotSlots {
         SnapshotSlots {
             slots: (0..MAX_SNAPSHOTS)
-                .map(|_| Slot(AtomicU64::new(FREE)))
+                .map(|_| Slot(AtomicU64::new(FREE), Start(AtomicU64::new(FREE))))
                 .collect(),
             high_water: HighWater::default(),
         }
@@ -85,6 +100,7 @@ impl SnapshotSlots {
         for i in 0..MAX_SNAPSHOTS {
             let index = (start + i) % MAX_SNAPSHOTS;
             let slot = &self.slots[index].0;
+            let began = &self.slots[index].1.0;
             if slot.load(Ordering::Relaxed) == FREE {
                 // Before the slot is published (module comment): a horizon
                 // that misses the slot read the mark before this, and its
@@ -94,16 +110,16 @@ impl SnapshotSlots {
                     high.fetch_max(index + 1, Ordering::SeqCst);
                 }
             }
-            if slot.load(Ordering::Relaxed) == FREE
-                && slot
-                    .compare_exchange(
-                        FREE,
-                        clock.completed_seqcst().0,
-                        Ordering::SeqCst,
-                        Ordering::Relaxed,
-                    )
-                    .is_ok()
+            if slot.load(Ordering::Relaxed) != FREE {
+                continue;
+            }
+            let published = clock.completed_seqcst().0;
+            if slot
+                .compare_exchange(FREE, published, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
             {
+                // Before the snapshot is loaded (module comment).
+                began.store(published, Ordering::SeqCst);
                 HINT.with(|h| h.set(index));
                 return Ok((index, Snapshot(clock.completed_seqcst())));
             }
@@ -122,6 +138,7 @@ impl SnapshotSlots {
 
     /// Frees a slot.
     pub(crate) fn release(&self, index: usize) {
+        self.slots[index].1.0.store(FREE, Ordering::Release);
         self.slots[index].0.store(FREE, Ordering::Release);
     }
 
@@ -132,6 +149,20 @@ impl SnapshotSlots {
         let high = self.high_water.0.load(Ordering::SeqCst);
         for slot in &self.slots[..high.min(MAX_SNAPSHOTS)] {
             let value = slot.0.load(Ordering::SeqCst);
+            if value != FREE {
+                horizon = horizon.min(value);
+            }
+        }
+        Csn(horizon)
+    }
+
+    /// The oldest snapshot any running transaction began with (module
+    /// comment): a transaction that began above it is not running.
+    pub(crate) fn start_horizon(&self, clock: &CommitClock) -> Csn {
+        let mut horizon = clock.completed_seqcst().0;
+        let high = self.high_water.0.load(Ordering::SeqCst);
+        for slot in &self.slots[..high.min(MAX_SNAPSHOTS)] {
+            let value = slot.1.0.load(Ordering::SeqCst);
             if value != FREE {
                 horizon = horizon.min(value);
             }
@@ -167,5 +198,27 @@ mod tests {
         slots.release(old);
         slots.release(new);
         assert_eq!(slots.horizon(&clock), Csn(13));
+    }
+
+    // Proves the start horizon keeps a READ COMMITTED transaction's first
+    // snapshot after a refresh moved the horizon on, and lets go of it
+    // only when the slot is released.
+    #[test]
+    fn the_start_horizon_is_the_oldest_first_snapshot() {
+        let clock = CommitClock::new(Csn(10));
+        let slots = SnapshotSlots::new();
+        assert_eq!(slots.start_horizon(&clock), Csn(10));
+        let (old, _) = slots.claim(&clock).unwrap();
+        clock.commit(&XidFate::new());
+        clock.commit(&XidFate::new());
+        slots.refresh(old, &clock);
+        assert_eq!(slots.horizon(&clock), Csn(12));
+        assert_eq!(slots.start_horizon(&clock), Csn(10));
+        let (new, _) = slots.claim(&clock).unwrap();
+        slots.release(old);
+        assert_eq!(slots.start_horizon(&clock), Csn(12));
+        slots.release(new);
+        clock.commit(&XidFate::new());
+        assert_eq!(slots.start_horizon(&clock), Csn(13));
     }
 }

@@ -550,10 +550,23 @@ impl Catalog {
     /// once locked (42P01 if it does not exist, or was dropped meanwhile).
     pub fn lock_table(&self, txn: &mut Transaction, name: &str) -> Result<TableDef, CatalogError> {
         let missing = || CatalogError::NoSuchRelation(name.to_string());
-        let (mut tid, _) = self
+        let (tid, _) = self
             .class(txn, name)?
             .filter(|(_, c)| c.kind == KIND_TABLE)
             .ok_or_else(missing)?;
+        self.lock_class_row(txn, tid, missing)?;
+        self.table(txn, name)?.ok_or_else(missing)
+    }
+
+    /// Locks the `folio.class` row at `tid` (FOR UPDATE), following it to
+    /// its newest version; `missing` when it was deleted meanwhile. The
+    /// transaction's next statement then sees the row as locked.
+    pub(crate) fn lock_class_row(
+        &self,
+        txn: &mut Transaction,
+        mut tid: Tid,
+        missing: impl Fn() -> CatalogError,
+    ) -> Result<(), CatalogError> {
         loop {
             match self.classes.lock(txn, tid)? {
                 Write::Done(_) | Write::Hot(_) => break,
@@ -565,7 +578,7 @@ impl Catalog {
             }
         }
         txn.next_statement();
-        self.table(txn, name)?.ok_or_else(missing)
+        Ok(())
     }
 
     /// The table lock of DDL that changes table `oid` (`SHARE` for

@@ -458,21 +458,11 @@ impl Catalog {
         name: &str,
     ) -> Result<SequenceDef, CatalogError> {
         let missing = || CatalogError::NoSuchRelation(name.to_string());
-        let (mut tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        let (tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
         if class.kind != KIND_SEQUENCE {
             return Err(CatalogError::NotASequence(name.to_string()));
         }
-        loop {
-            match self.classes.lock(txn, tid)? {
-                Write::Done(_) | Write::Hot(_) => break,
-                Write::Gone => return Err(missing()),
-                Write::Moved(next) => match self.classes.newest(txn, next)? {
-                    Some((newest, _)) => tid = newest,
-                    None => return Err(missing()),
-                },
-            }
-        }
-        txn.next_statement();
+        self.lock_class_row(txn, tid, missing)?;
         self.sequence(txn, name)?.ok_or_else(missing)
     }
 

@@ -50,6 +50,16 @@ fn options(pool_pages: u64) -> Options {
 
 /// Creates table `name` with a unique index on `id` and `rows` rows of
 /// `len`-byte text, in one committed transaction.
+/// A new database on a simulated directory seeded with `seed`, with a
+/// 64-page pool.
+fn fresh_db(seed: u64) -> Database {
+    Database::create_in(
+        Storage::single(SimDir::new(SimConfig::seeded(seed))),
+        options(64),
+    )
+    .unwrap()
+}
+
 fn create_filled(db: &Database, name: &str, rows: i32, len: usize) {
     let cat = db.catalog();
     let mut t = db.begin(RC, SYNC).unwrap();
@@ -173,11 +183,7 @@ fn the_data_file_stays_bounded_across_restarts() {
 // once both have ended.
 #[test]
 fn transactions_begun_before_a_drop_read_the_table_until_they_end() {
-    let db = Database::create_in(
-        Storage::single(SimDir::new(SimConfig::seeded(3))),
-        options(64),
-    )
-    .unwrap();
+    let db = fresh_db(3);
     let cat = db.catalog();
     create_filled(&db, "t", 500, 100);
     let expected = rows_of(&db, "t").unwrap();
@@ -225,11 +231,7 @@ fn transactions_begun_before_a_drop_read_the_table_until_they_end() {
 // savepoint of a committed transaction does free the pages.
 #[test]
 fn a_rolled_back_drop_keeps_the_table_whole() {
-    let db = Database::create_in(
-        Storage::single(SimDir::new(SimConfig::seeded(4))),
-        options(64),
-    )
-    .unwrap();
+    let db = fresh_db(4);
     let cat = db.catalog();
     create_filled(&db, "t", 500, 100);
     let expected = rows_of(&db, "t").unwrap();
@@ -397,11 +399,7 @@ fn a_crash_at_every_io_operation_of_drops_and_reuse_loses_nothing() {
 #[test]
 fn autovacuum_reclaims_and_vacuum_skips_a_dropped_table() {
     use folio_catalog::{AutovacuumConfig, autovacuum_pass, vacuum};
-    let db = Database::create_in(
-        Storage::single(SimDir::new(SimConfig::seeded(5))),
-        options(64),
-    )
-    .unwrap();
+    let db = fresh_db(5);
     create_filled(&db, "t", 300, 100);
     let rel = {
         let t = db.begin(RC, SYNC).unwrap();

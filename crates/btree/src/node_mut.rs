@@ -515,7 +515,39 @@ pub(crate) struct SplitPlan {
     pub separator: Vec<u8>,
 }
 
-/// Chooses the split point at the middle of the entry bytes. A leaf's
+/// The even split ([`split_plan_keeping`] at 50%), which tests and the
+/// redo fuzzer check halves against.
+#[cfg(test)]
+pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
+    split_plan_keeping(page, 50)
+}
+
+/// The share of entry bytes, in percent, that the left node keeps when the
+/// last node of a level is split by a key past its last key: an ascending
+/// load (a serial key, an index built in key order), whose later keys all
+/// go right, so an even split would leave every node half empty for good.
+/// PostgreSQL's leaf fillfactor (90) and its inner nodes' (70).
+const ASCENDING_LEAF_KEEP: usize = 90;
+const ASCENDING_INNER_KEEP: usize = 70;
+
+/// The one rule for where a node that `key` found full is split: evenly, except the last node of its level receiving a key
+/// greater than every key in it, which keeps [`ASCENDING_LEAF_KEEP`] or
+/// [`ASCENDING_INNER_KEEP`] percent of its bytes left ([`split_plan_keeping`]). Redo does not call
+/// this: the split record carries the split point and separator.
+pub(crate) fn split_plan_for(page: &Page, key: &[u8]) -> Result<SplitPlan, String> {
+    let (count, _) = node::heap_bounds(page)?;
+    let ascending =
+        node::right(page) == 0 && count > 0 && node::checked_key(page, count - 1)? < key;
+    let keep = match (ascending, node::level(page)) {
+        (false, _) => 50,
+        (true, 0) => ASCENDING_LEAF_KEEP,
+        (true, _) => ASCENDING_INNER_KEEP,
+    };
+    split_plan_keeping(page, keep)
+}
+
+/// Chooses the split point where the left node holds `keep` percent of the
+/// entry bytes. A leaf's
 /// separator is the shortest prefix of its first right key that is still
 /// greater than the last left key (suffix truncation); an inner node's is
 /// the key of slot `at`, which moves up. Checks every slot it sizes.
@@ -525,7 +557,7 @@ pub(crate) struct SplitPlan {
 /// high fence are at most the node's entries (the separator is no longer
 /// than the first right key, or is the key that moves up). Only the low
 /// fences may not fit, and they are dropped ([`room`]).
-pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
+fn split_plan_keeping(page: &Page, keep: usize) -> Result<SplitPlan, String> {
     let (count, _) = node::heap_bounds(page)?;
     if count < 2 {
         return Err(format!("split of a node with {count} slots"));
@@ -538,7 +570,7 @@ pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
     let mut at = 1;
     for i in 0..count {
         acc += node::slot(page, i).entry_len() + SLOT_SIZE;
-        if acc * 2 >= total {
+        if acc * 100 >= total * keep {
             at = i + 1;
             break;
         }
@@ -614,6 +646,30 @@ mod tests {
         node::check_heads(&page).unwrap();
         assert_eq!(keys(&page), sorted);
         assert_eq!(node::dead_bytes(&*page), 0);
+    }
+
+    #[test]
+    fn the_last_leaf_split_by_a_larger_key_keeps_ninety_percent_left() {
+        // Proves an ascending load leaves full nodes behind (the split keeps
+        // 90% of a leaf's bytes left) while any other split stays even: a
+        // key inside the node, or a node with a right sibling.
+        let mut page = leaf();
+        let mut n = 0u64;
+        while insert_at(&mut page, n as usize, &n.to_be_bytes(), &[1u8; 8]).is_ok() {
+            n += 1;
+        }
+        let count = node::count(&*page);
+        let past_end = split_plan_for(&page, &(n + 1).to_be_bytes()).unwrap();
+        assert!(
+            past_end.at * 10 >= count * 9 && past_end.at < count,
+            "{past_end:?} of {count}"
+        );
+        let inside = split_plan_for(&page, &3u64.to_be_bytes()).unwrap();
+        assert_eq!(inside, split_plan(&page).unwrap());
+        assert!(inside.at.abs_diff(count / 2) <= 1);
+        set_right(&mut page, 7);
+        let not_last = split_plan_for(&page, &(n + 1).to_be_bytes()).unwrap();
+        assert_eq!(not_last, inside);
     }
 
     #[test]

@@ -32,7 +32,7 @@ impl Tree {
                 if node_mut::takes(&root, need) || node::count(&*root) < 2 {
                     return Ok(());
                 }
-                return self.split_root(&mut root);
+                return self.split_root(&mut root, key);
             };
             let Ok(mut parent) = parent.upgrade() else {
                 counters::restart(&mut attempt);
@@ -47,7 +47,7 @@ impl Tree {
             if node_mut::takes(&child, need) || node::count(&*child) < 2 {
                 return Ok(());
             }
-            let plan = node_mut::split_plan(&child)
+            let plan = node_mut::split_plan_for(&child, key)
                 .map_err(|r| BtreeError::corrupt(child.page_id(), r))?;
             if !node_mut::fits(&parent, plan.separator.len(), 8) {
                 drop(child);
@@ -166,7 +166,7 @@ impl Tree {
     /// contents move into two new pages and the root becomes an inner node
     /// one level higher with those two as children. The root page id stays
     /// the same.
-    fn split_root(&self, root: &mut ExclusiveGuard<'_>) -> Result<(), BtreeError> {
+    fn split_root(&self, root: &mut ExclusiveGuard<'_>, key: &[u8]) -> Result<(), BtreeError> {
         let mut left = self.pool.allocate()?;
         let mut right = match self.pool.allocate() {
             Ok(guard) => guard,
@@ -182,7 +182,7 @@ impl Tree {
         let afters = (|| {
             let (left_id, right_id) = (left.page_id(), right.page_id());
             let corrupt = |reason| BtreeError::corrupt(self.root, reason);
-            let plan = node_mut::split_plan(root).map_err(corrupt)?;
+            let plan = node_mut::split_plan_for(root, key).map_err(corrupt)?;
             let level = node::level(&**root);
             let sep = plan.separator.as_slice();
             let mut left_after = After::copy_of(&left, true);

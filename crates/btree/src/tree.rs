@@ -165,6 +165,9 @@ impl Tree {
                 out.push(u64::from_be_bytes(suffix.to_le_bytes()));
                 index += 1;
             }
+            if !complete {
+                complete = Self::no_later_leaf_holds(&leaf, prefix);
+            }
             let lsn = Lsn(leaf.u64_at(LSN_OFFSET));
             if leaf.validate().is_ok() {
                 return Ok(complete.then_some(LeafStamp {
@@ -174,6 +177,24 @@ impl Tree {
             }
             counters::restart(&mut attempt);
         }
+    }
+
+    /// Whether no leaf right of `leaf` can hold a key starting with
+    /// `prefix`, for a probe whose entries ran to the leaf's end: it is the
+    /// last leaf, or its high fence (which every later key reaches) is
+    /// above every key with the prefix. An ascending load's probes (a
+    /// unique check of a key past every other) end here instead of in a
+    /// scan. Read optimistically: the caller validates the leaf after.
+    fn no_later_leaf_holds<S: node::NodeSource + ?Sized>(leaf: &S, prefix: &[u8]) -> bool {
+        if node::right(leaf) == 0 {
+            return true;
+        }
+        if node::flags(leaf) & node::FLAG_HIGH == 0 {
+            return false;
+        }
+        let offset = usize::from(leaf.u16_at(node::OFF_HIGH_OFF));
+        let len = usize::from(leaf.u16_at(node::OFF_HIGH_LEN)).min(prefix.len());
+        leaf.compare_bytes(offset, len, &prefix[..len]) == Ordering::Greater
     }
 
     /// The WAL hard limit's admission point, taken before a change latches

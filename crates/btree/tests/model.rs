@@ -542,3 +542,30 @@ fn probe_reads_one_leaf_or_declines() {
     );
     assert_eq!(tree.scan_key(b"many", Direction::Forward).count(), 2000);
 }
+
+// Proves a probe whose key sorts after every entry of its leaf still
+// answers from that leaf when no later leaf can hold the key: the last
+// leaf (an ascending load's unique check), or a leaf whose high fence lies
+// above every key with the probed key's bytes. A key present at a leaf's
+// end is still found whole.
+#[test]
+fn probe_past_a_leafs_last_entry_answers_without_a_scan() {
+    let (_dir, pool) = common::pool(64, false);
+    let tree = MultiTree::create(pool).unwrap();
+    let key = |n: u64| n.to_be_bytes();
+    for n in 0..3000u64 {
+        tree.insert(&key(n), n, b"").unwrap();
+    }
+    assert!(
+        tree.verify().unwrap().leaf_pages > 2,
+        "the keys span leaves"
+    );
+    let mut tids = Vec::new();
+    assert!(tree.probe(&key(3000), &mut tids).unwrap());
+    assert!(tids.is_empty());
+    for n in 0..3000u64 {
+        let answered = tree.probe(&key(n), &mut tids).unwrap();
+        assert!(answered, "key {n}: one entry in one leaf, never a scan");
+        assert_eq!(tids, vec![n]);
+    }
+}

@@ -99,36 +99,53 @@ fn state_of(applied: &[Op]) -> State {
     state
 }
 
-/// Keys of the prepared database; the data file's first extent (1 MiB) is
-/// then nearly full, so the sequence needs a second one. (720 before the
-/// CSN log's and the catalog's trees took ~9 pages at creation; 730 until
-/// `folio.dropped` joined them: with 730 the sweep then filled the disk
-/// during the writes in 46 of 206 cases, with 690 in 73 of 206.)
-const PREPARED_KEYS: u64 = 690;
+/// Pages the prepared database leaves free in the data file's first
+/// extent (1 MiB): fewer than the sequence adds (~13 pages), so the
+/// sequence needs a second extent, late enough that the disk fills during
+/// the writes in about two fifths of the cases (88 of 190 with 10; 43 of
+/// 186 with 6).
+const HEADROOM_PAGES: u64 = 10;
 /// Keys the sequence under test inserts.
 const SEQUENCE_KEYS: u64 = 150;
 
-/// Creates a database holding `PREPARED_KEYS` committed keys.
-fn prepared(seed: u64, options: &Options) -> (Arc<SimDir>, Database, Trees, Vec<Op>) {
+/// How many keys fill the first extent up to [`HEADROOM_PAGES`] under
+/// `options`: measured, not a constant, since every change to how the
+/// trees fill pages moves it (a constant here broke with each such change).
+fn prepared_keys(options: &Options) -> u64 {
+    let dir = SimDir::new(SimConfig::seeded(0));
+    let db = Database::create_in(Storage::single(dir), options.clone()).unwrap();
+    let trees = create_trees(&db).unwrap();
+    let reserved = db.pool().reserved_pages();
+    let mut keys = 0;
+    while db.pool().page_count().unwrap() + HEADROOM_PAGES < reserved {
+        let mut applied = Vec::new();
+        run_skipping_no_space(&db, &trees, &growing_ops(keys, 5), &mut applied);
+        keys += 5;
+    }
+    keys
+}
+
+/// Creates a database holding `keys` committed keys.
+fn prepared(seed: u64, options: &Options, keys: u64) -> (Arc<SimDir>, Database, Trees, Vec<Op>) {
     let dir = SimDir::new(SimConfig::seeded(seed));
     let db = Database::create_in(Storage::single(dir.clone()), options.clone()).unwrap();
     let trees = create_trees(&db).unwrap();
     let mut applied = Vec::new();
-    let failed = run_skipping_no_space(&db, &trees, &growing_ops(0, PREPARED_KEYS), &mut applied);
+    let failed = run_skipping_no_space(&db, &trees, &growing_ops(0, keys), &mut applied);
     assert_eq!(failed, Failures::default());
     (dir, db, trees, applied)
 }
 
-fn sequence() -> Vec<Op> {
-    growing_ops(PREPARED_KEYS, SEQUENCE_KEYS)
+fn sequence(keys: u64) -> Vec<Op> {
+    growing_ops(keys, SEQUENCE_KEYS)
 }
 
 /// The sequence under test, from a prepared database: writes (with their
 /// own checkpoints), a checkpoint, a close, an open, a check.
-fn full_at(k: u64, options: &Options) -> Failures {
-    let (dir, db, trees, mut applied) = prepared(k, options);
+fn full_at(k: u64, options: &Options, keys: u64) -> Failures {
+    let (dir, db, trees, mut applied) = prepared(k, options, keys);
     dir.set_full_at_op(dir.op_count() + k);
-    let failed = run_skipping_no_space(&db, &trees, &sequence(), &mut applied);
+    let failed = run_skipping_no_space(&db, &trees, &sequence(keys), &mut applied);
     db.checkpoint().expect("a checkpoint needs no free space");
     db.close().expect("a clean close needs no free space");
     let db = Database::open_in(Storage::single(dir.clone()), options.clone())
@@ -144,7 +161,7 @@ fn full_at(k: u64, options: &Options) -> Failures {
     db.check_invariants().unwrap();
     // Space returns: the database continues.
     dir.set_capacity_bytes(None);
-    let more = growing_ops(PREPARED_KEYS + SEQUENCE_KEYS, 40);
+    let more = growing_ops(keys + SEQUENCE_KEYS, 40);
     let failed_after = run_skipping_no_space(&db, &trees, &more, &mut applied);
     assert_eq!(failed_after, Failures::default());
     db.close().unwrap();
@@ -162,13 +179,13 @@ fn full_at(k: u64, options: &Options) -> Failures {
 
 /// Operations the sequence issues with room to spare; checks the prepared
 /// database sits near the end of its first extent.
-fn sequence_ops(options: &Options) -> u64 {
-    let (dir, db, trees, mut applied) = prepared(0, options);
+fn sequence_ops(options: &Options, keys: u64) -> u64 {
+    let (dir, db, trees, mut applied) = prepared(0, options, keys);
     let pages = db.pool().page_count().unwrap();
     let reserved = db.pool().reserved_pages();
     assert!(pages < reserved, "{pages} pages, {reserved} reserved");
     let start = dir.op_count();
-    run_skipping_no_space(&db, &trees, &sequence(), &mut applied);
+    run_skipping_no_space(&db, &trees, &sequence(keys), &mut applied);
     assert!(
         db.pool().page_count().unwrap() > reserved,
         "the sequence must need a new extent ({pages} of {reserved} pages before, {} after)",
@@ -199,12 +216,13 @@ fn step() -> usize {
 fn a_full_disk_at_every_operation_fails_only_what_needs_space() {
     for recycle in [Recycle::Auto, Recycle::Off] {
         let options = options(recycle);
-        let total = sequence_ops(&options);
+        let keys = prepared_keys(&options);
+        let total = sequence_ops(&options, keys);
         let mut cases = 0;
         let mut filled = 0;
         let mut seen = Failures::default();
         for k in (0..total).step_by(step()) {
-            let failed = full_at(k, &options);
+            let failed = full_at(k, &options, keys);
             if failed != Failures::default() {
                 filled += 1;
             }
@@ -213,7 +231,7 @@ fn a_full_disk_at_every_operation_fails_only_what_needs_space() {
             cases += 1;
         }
         eprintln!(
-            "{recycle:?}: {cases} cases over {total} operations; {filled} filled during the writes; {seen:?}"
+            "{recycle:?}: {keys} keys prepared; {cases} cases over {total} operations; {filled} filled during the writes; {seen:?}"
         );
         // The disk fills before the sequence's last growth in about two
         // fifths of the cases; later ones fill it during the final
@@ -235,7 +253,8 @@ fn a_full_disk_at_every_operation_fails_only_what_needs_space() {
 #[test]
 fn an_injected_enospc_at_every_operation_loses_nothing() {
     let options = options(Recycle::Off);
-    let total = sequence_ops(&options);
+    let keys = prepared_keys(&options);
+    let total = sequence_ops(&options, keys);
     let kinds = [
         OpKind::Write,
         OpKind::Sync,
@@ -244,11 +263,11 @@ fn an_injected_enospc_at_every_operation_loses_nothing() {
         OpKind::Rename,
     ];
     for k in (0..total).step_by(step()) {
-        let (dir, db, trees, mut applied) = prepared(k, &options);
+        let (dir, db, trees, mut applied) = prepared(k, &options, keys);
         let kind = kinds[(k % kinds.len() as u64) as usize];
         dir.add_fault(dir.ops_of_kind(kind) + k / 5, kind, Fault::Enospc);
         let mut acked = applied.len();
-        for op in &sequence() {
+        for op in &sequence(keys) {
             match run(&db, &trees, std::slice::from_ref(op)) {
                 (1, _, None) => {
                     applied.push(op.clone());

@@ -34,6 +34,7 @@ mod scan;
 mod sequences;
 mod session;
 mod settings;
+mod shape;
 mod statement;
 mod subquery;
 mod types;

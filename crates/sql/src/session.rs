@@ -14,9 +14,10 @@ use crate::copy::CopyIn;
 use crate::datetime::now;
 use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
-use crate::parse::{self, Copy, Parsed, Vacuum};
+use crate::parse::{Copy, Parsed, Vacuum};
 use crate::scalar::Env;
 use crate::settings::Settings;
+use crate::shape::ShapeCache;
 use crate::statement::Plan;
 use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
@@ -61,6 +62,8 @@ pub struct Session {
     sequences: Arc<crate::sequences::SessionSequences>,
     /// Plans made for prepared statements (a kept plan is not counted).
     plans_made: u64,
+    /// Parsed statements kept by their text's shape (`shape.rs`).
+    shapes: ShapeCache,
     /// The cancel flag (a CancelRequest sets it), given to each of the
     /// session's transactions: their waits and long loops read it.
     interrupt: Arc<Interrupt>,
@@ -110,6 +113,7 @@ impl Session {
             relations: Relations::default(),
             sequences: Arc::default(),
             plans_made: 0,
+            shapes: ShapeCache::default(),
             interrupt: Arc::new(Interrupt::new()),
         }
     }
@@ -155,7 +159,7 @@ impl Session {
             let e = SqlError::new("08P01", "a query arrived while COPY data was expected");
             return (Vec::new(), Some(self.copy_fail_with(e)));
         }
-        let statements = match parse::statements(sql) {
+        let statements = match self.shapes.statements(sql) {
             Ok(statements) => statements,
             Err(e) => {
                 self.fail();
@@ -234,7 +238,7 @@ impl Session {
     /// is parsed once however often it runs; binding and the access path
     /// are per execution for now (no plan is cached yet).
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        let mut statements = parse::statements(sql)?;
+        let mut statements = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (Some(Parsed::Sql(statement)), true) => *statement,
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
@@ -414,6 +418,12 @@ impl Session {
     /// execution).
     pub fn plans_made(&self) -> u64 {
         self.plans_made
+    }
+
+    /// How many query texts were parsed from a kept shape (`shape.rs`)
+    /// instead of in full.
+    pub fn parses_saved(&self) -> u64 {
+        self.shapes.hits()
     }
 
     /// Whether a COPY waits for data.

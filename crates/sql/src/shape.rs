@@ -1,0 +1,290 @@
+//! The parse cache of query texts (simple protocol and Parse). Clients
+//! that inline their values (`pgbench -M simple`, most ORMs' simple
+//! queries) send texts that differ only in their integer literals, and
+//! `-M extended` sends the same text again for each execution; tokenizing
+//! and parsing each (sqlparser) was 16% of the server's CPU under
+//! `pgbench -S`.
+//!
+//! A text's *shape* is the text with each integer literal replaced by a
+//! placeholder `$1`, `$2`, ... in order ([`shape_of`]). The statement
+//! parsed from a shape is kept; a later text of that shape is the kept
+//! statement with its own literals put back in the placeholders' places
+//! ([`put_back`]): no tokenizing, no parsing. The statement that runs is
+//! still the one with literals, so planning and execution see exactly
+//! what they would have seen: only the parse is skipped.
+//!
+//! Soundness: a shape is kept only if putting the first text's literals
+//! back into the shape's statement gives the statement parsed from that
+//! text itself (sqlparser's `PartialEq`, which ignores source positions);
+//! a shape that fails it (a literal that is not an expression, such as a
+//! type's length in `varchar(10)`, or one the lexer below misread) is
+//! remembered as not kept, and its texts are parsed in full. Texts of one
+//! shape differ only in the digits of literals, and sqlparser's parse does
+//! not depend on a number's digits (a number is `Value::Number(text)`), so
+//! what held for the first text holds for every text of the shape. The
+//! lexer only needs to find digit runs that sqlparser reads as whole
+//! number tokens; anything it is unsure of (comments, dollar quotes,
+//! escape strings, numbers with a point or exponent) makes the text
+//! uncached.
+
+use crate::error::SqlError;
+use crate::parse::{self, Parsed};
+use sqlparser::ast::{Expr, Statement, Value, ValueWithSpan, visit_expressions_mut};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// Shapes kept per session before the cache starts over (a session that
+/// sends ever new texts keeps at most this many statements).
+const MAX_SHAPES: usize = 256;
+
+/// Texts longer than this are parsed without the cache (the shape's key
+/// would cost more than it saves, and few long texts repeat).
+const MAX_TEXT: usize = 4096;
+
+/// One session's kept shapes: the statement parsed from each shape, or
+/// `None` for a shape that is not kept (see the module's soundness rule).
+#[derive(Default)]
+pub struct ShapeCache {
+    shapes: HashMap<String, Option<Box<Statement>>>,
+    /// Texts answered from a kept shape (tests and profiles read it).
+    hits: u64,
+}
+
+impl ShapeCache {
+    /// The statements of `sql`, as [`parse::statements`] gives them: from
+    /// a kept shape when `sql` is one statement of a known shape.
+    pub fn statements(&mut self, sql: &str) -> Result<Vec<Parsed>, SqlError> {
+        let Some((shape, literals)) = shape_of(sql) else {
+            return parse::statements(sql);
+        };
+        if let Some(kept) = self.shapes.get(&shape) {
+            return match kept {
+                Some(statement) => {
+                    self.hits += 1;
+                    let statement = put_back(statement, &literals);
+                    debug_assert!(
+                        matches!(&parse::statements(sql).as_deref(), Ok([Parsed::Sql(s)]) if **s == statement),
+                        "the kept shape of {sql:?} gives what a parse gives"
+                    );
+                    Ok(vec![Parsed::Sql(Box::new(statement))])
+                }
+                None => parse::statements(sql),
+            };
+        }
+        let parsed = parse::statements(sql)?;
+        let kept = match parsed.as_slice() {
+            [Parsed::Sql(statement)] => keepable(&shape, &literals, statement),
+            _ => None,
+        };
+        if self.shapes.len() >= MAX_SHAPES {
+            self.shapes.clear();
+        }
+        self.shapes.insert(shape, kept);
+        Ok(parsed)
+    }
+
+    /// How many texts were answered from a kept shape.
+    pub fn hits(&self) -> u64 {
+        self.hits
+    }
+}
+
+/// The statement parsed from `shape`, if putting `literals` back into it
+/// gives `parsed` (the statement parsed from the text itself).
+fn keepable(shape: &str, literals: &[&str], parsed: &Statement) -> Option<Box<Statement>> {
+    let mut statements = parse::statements(shape).ok()?;
+    let Some(Parsed::Sql(statement)) = statements.pop() else {
+        return None;
+    };
+    (statements.is_empty() && put_back(&statement, literals) == *parsed).then_some(statement)
+}
+
+/// `statement` with placeholder `$k` replaced by the number `literals[k-1]`.
+fn put_back(statement: &Statement, literals: &[&str]) -> Statement {
+    let mut out = statement.clone();
+    if literals.is_empty() {
+        return out;
+    }
+    let _ = visit_expressions_mut(&mut out, |expr| {
+        if let Expr::Value(ValueWithSpan {
+            value: value @ Value::Placeholder(_),
+            ..
+        }) = expr
+            && let Value::Placeholder(p) = &*value
+            && let Some(literal) = p
+                .strip_prefix('$')
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| literals.get(n.wrapping_sub(1)))
+        {
+            *value = Value::Number((*literal).to_string(), false);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
+/// The shape of `sql` and its integer literals in order, or `None` when
+/// the text is not cached: too long, or holding something the lexer does
+/// not read with certainty. A text that already has parameters (`$1`, the
+/// extended protocol's) is its own shape with no literals.
+pub(crate) fn shape_of(sql: &str) -> Option<(String, Vec<&str>)> {
+    if sql.len() > MAX_TEXT {
+        return None;
+    }
+    let bytes = sql.as_bytes();
+    let has_parameters = bytes.contains(&b'$');
+    let mut shape = String::with_capacity(sql.len());
+    let mut literals = Vec::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\'' | b'"' => {
+                // An escape string (E'..', where \' does not end it) or any
+                // other prefixed literal: not read here.
+                if b == b'\'' && i > 0 && is_word_byte(bytes[i - 1]) {
+                    return None;
+                }
+                i = quoted_end(bytes, i)?;
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'-') => return None,
+            b'/' if bytes.get(i + 1) == Some(&b'*') => return None,
+            b'$' => {
+                // Only parameters `$n`, not dollar quoting.
+                let digits = bytes[i + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                if digits == 0 || bytes.get(i + 1 + digits).is_some_and(|&b| is_word_byte(b)) {
+                    return None;
+                }
+                i += 1 + digits;
+            }
+            b'0'..=b'9' if i > 0 && (is_word_byte(bytes[i - 1]) || bytes[i - 1] == b'.') => {
+                // Part of a name (`t1`), or a number's fraction.
+                i += 1;
+            }
+            b'0'..=b'9' => {
+                let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if bytes
+                    .get(end)
+                    .is_some_and(|&b| is_word_byte(b) || b == b'.')
+                {
+                    // 1.5, 1e3, 0x1F, 10abc: not an integer literal.
+                    return None;
+                }
+                if has_parameters {
+                    // Parameters and literals are not numbered together.
+                    i = end;
+                    continue;
+                }
+                shape.push_str(&sql[copied..i]);
+                literals.push(&sql[i..end]);
+                shape.push('$');
+                shape.push_str(&literals.len().to_string());
+                copied = end;
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    shape.push_str(&sql[copied..]);
+    Some((shape, literals))
+}
+
+/// Bytes that continue a name or keyword (a digit after one is part of it).
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// The index after the closing quote of the quoted text starting at
+/// `start` (a doubled quote is one quote character), or `None` if it does
+/// not close.
+fn quoted_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let quote = bytes[start];
+    let mut i = start + 1;
+    loop {
+        let at = i + bytes.get(i..)?.iter().position(|&b| b == quote)?;
+        if bytes.get(at + 1) == Some(&quote) {
+            i = at + 2;
+        } else {
+            return Some(at + 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_replace_integer_literals_only() {
+        let (shape, literals) =
+            shape_of("SELECT abalance FROM pgbench_accounts WHERE aid = 48934;").unwrap();
+        assert_eq!(
+            shape,
+            "SELECT abalance FROM pgbench_accounts WHERE aid = $1;"
+        );
+        assert_eq!(literals, ["48934"]);
+        let (shape, literals) =
+            shape_of("UPDATE t1 SET v = v + -25 WHERE k = 7 AND s = 'a''5' AND \"c 3\" = 2")
+                .unwrap();
+        assert_eq!(
+            shape,
+            "UPDATE t1 SET v = v + -$1 WHERE k = $2 AND s = 'a''5' AND \"c 3\" = $3"
+        );
+        assert_eq!(literals, ["25", "7", "2"]);
+        // Parameters: the text is its own shape.
+        assert_eq!(
+            shape_of("select $1 + 5").unwrap(),
+            ("select $1 + 5".to_string(), vec![])
+        );
+        for uncached in [
+            "select 1.5",
+            "select 1e3",
+            "select 0x1F",
+            "select E'\\'5'",
+            "select 1 -- 2",
+            "select /* 1 */ 2",
+            "select $$5$$",
+            "select 'open",
+        ] {
+            assert!(shape_of(uncached).is_none(), "{uncached}");
+        }
+    }
+
+    #[test]
+    fn a_kept_shape_gives_the_statement_a_parse_gives() {
+        let mut cache = ShapeCache::default();
+        let texts = [
+            "select k, v from t where k = 1 order by 2 limit 3",
+            "select k, v from t where k = 40 order by 1 limit 10",
+            "select k, v from t where k = 99999999999 order by 2 limit 0",
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let cached = cache.statements(text).unwrap();
+            let parsed = parse::statements(text).unwrap();
+            match (&cached[..], &parsed[..]) {
+                ([Parsed::Sql(a)], [Parsed::Sql(b)]) => assert_eq!(a, b),
+                _ => panic!("one statement each"),
+            }
+            assert_eq!(cache.hits(), i as u64);
+        }
+    }
+
+    #[test]
+    fn a_literal_that_is_not_an_expression_is_not_kept() {
+        let mut cache = ShapeCache::default();
+        for n in [10, 20] {
+            let text = format!("create table t (a varchar({n}))");
+            let cached = cache.statements(&text).unwrap();
+            let parsed = parse::statements(&text).unwrap();
+            match (&cached[..], &parsed[..]) {
+                ([Parsed::Sql(a)], [Parsed::Sql(b)]) => assert_eq!(a, b),
+                _ => panic!("one statement each"),
+            }
+        }
+        assert_eq!(cache.hits(), 0);
+    }
+}

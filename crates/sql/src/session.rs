@@ -159,13 +159,22 @@ impl Session {
             let e = SqlError::new("08P01", "a query arrived while COPY data was expected");
             return (Vec::new(), Some(self.copy_fail_with(e)));
         }
-        let statements = match self.shapes.statements(sql) {
-            Ok(statements) => statements,
+        let (statements, lent) = match self.shapes.take(sql) {
+            Ok(taken) => taken,
             Err(e) => {
                 self.fail();
                 return (Vec::new(), Some(e));
             }
         };
+        let result = self.run_statements(&statements);
+        if let Some(lent) = lent {
+            self.shapes.give_back(lent, statements);
+        }
+        result
+    }
+
+    /// Runs the statements of one query message ([`Session::simple_query`]).
+    fn run_statements(&mut self, statements: &[Parsed]) -> (Vec<Output>, Option<SqlError>) {
         let mut outputs = Vec::new();
         let count = statements.len();
         // Several statements outside a block run in one implicit block.

@@ -450,9 +450,9 @@ impl Catalog {
     }
 
     /// `ALTER TABLE name ADD PRIMARY KEY (columns)`: a unique index named
-    /// `name_pkey` (PostgreSQL's name) over columns that are NOT NULL.
-    /// 42P16 if the table has one already; a column that allows NULL is
-    /// refused (0A000: folio cannot make it NOT NULL yet).
+    /// `name_pkey` (PostgreSQL's name), its columns made NOT NULL
+    /// ([`Catalog::set_not_null`]; the caller checks the rows). 42P16 if
+    /// the table has one already.
     pub fn add_primary_key(
         &self,
         txn: &mut Transaction,
@@ -465,19 +465,63 @@ impl Catalog {
             return Err(CatalogError::MultiplePrimaryKeys(name.to_string()));
         }
         for column in columns {
-            let def = table
-                .columns
-                .iter()
-                .find(|c| c.name == *column)
-                .ok_or_else(|| CatalogError::NoSuchColumn {
-                    table: name.to_string(),
-                    column: column.to_string(),
-                })?;
-            if !def.not_null {
-                return Err(CatalogError::NullablePrimaryKey(column.to_string()));
-            }
+            self.set_not_null(txn, name, column, true)?;
         }
         self.create_index(txn, name, &index_name, columns, true)
+    }
+
+    /// `ALTER TABLE table_name ALTER COLUMN column SET NOT NULL` (`true`)
+    /// or `DROP NOT NULL`: the column's `folio.attribute` row updated under
+    /// the table's `ACCESS EXCLUSIVE` lock (and its DDL mark, so writers
+    /// read the column again). Whether it changed. The caller checks
+    /// that no row holds a NULL there (after this, so no row can arrive
+    /// between the check and the change). A primary key's column keeps
+    /// NOT NULL (42P16).
+    pub fn set_not_null(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+        not_null: bool,
+    ) -> Result<bool, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let (tid, mut row) = self
+            .attribute_rows(txn, table.oid)?
+            .into_iter()
+            .find(|(_, row)| row.column.name == column)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: table_name.to_string(),
+                column: column.to_string(),
+            })?;
+        if row.column.not_null == not_null {
+            return Ok(false);
+        }
+        let primary = format!("{table_name}_pkey");
+        if !not_null
+            && table
+                .indexes
+                .iter()
+                .any(|i| i.name == primary && i.columns.contains(&row.number))
+        {
+            return Err(CatalogError::InPrimaryKey(column.to_string()));
+        }
+        row.column.not_null = not_null;
+        self.in_savepoint(txn, |txn| {
+            match self.attributes.update(txn, tid, &row.encode(), false)? {
+                Write::Hot(_) | Write::Done(None) => Ok(()),
+                Write::Done(Some(new_tid)) => Ok(self.attribute_tables.insert(
+                    txn,
+                    &self.attributes,
+                    &table.oid.to_be_bytes(),
+                    new_tid,
+                )?),
+                other => Err(corrupt(format!(
+                    "column \"{column}\" of \"{table_name}\": its locked catalog row could not be updated ({other:?})"
+                ))),
+            }
+        })?;
+        Ok(true)
     }
 
     /// `ALTER TABLE old RENAME TO new` and `ALTER INDEX old RENAME TO

@@ -40,10 +40,9 @@ pub enum CatalogError {
     IndexMismatch { index: String, detail: String },
     #[error("multiple primary keys for table \"{0}\" are not allowed")]
     MultiplePrimaryKeys(String),
-    /// A primary key over a column that allows NULL (PostgreSQL would
-    /// first make it NOT NULL; folio cannot change a column yet).
-    #[error("a primary key on column \"{0}\", which allows NULL, is not supported yet")]
-    NullablePrimaryKey(String),
+    /// `ALTER COLUMN ... DROP NOT NULL` of a primary key's column.
+    #[error("column \"{0}\" is in a primary key")]
+    InPrimaryKey(String),
     /// DROP TABLE of a table a foreign key of another table references.
     #[error("cannot drop table {table} because other objects depend on it")]
     Referenced {
@@ -149,7 +148,7 @@ impl CatalogError {
             CatalogError::IndexMismatch { .. } => Some("XX002"),
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
-            CatalogError::NullablePrimaryKey(_) => Some("0A000"),
+            CatalogError::InPrimaryKey(_) => Some("42P16"),
             CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => Some("2BP01"),
             CatalogError::ConstraintExists { .. } => Some("42710"),
             CatalogError::NoSuchConstraint { .. } => Some("42704"),

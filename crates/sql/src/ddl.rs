@@ -642,7 +642,8 @@ pub fn truncate(
 /// `ALTER TABLE name ADD PRIMARY KEY (columns) | ADD [CONSTRAINT name]
 /// CHECK (expr) | ADD [CONSTRAINT name] FOREIGN KEY (columns) REFERENCES t
 /// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
-/// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT`, in order.
+/// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT | ALTER [COLUMN] c SET NOT
+/// NULL | ALTER [COLUMN] c DROP NOT NULL`, in order.
 pub fn alter_table(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -661,6 +662,11 @@ pub fn alter_table(
                 let columns = plain_primary_key(constraint).expect("matched");
                 let columns = key_columns(columns)?;
                 let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+                // The key's columns become NOT NULL first (as PostgreSQL's
+                // do), so a NULL fails before the index is built.
+                for column in &columns {
+                    set_not_null(cx, txn, &name, column)?;
+                }
                 db.catalog().add_primary_key(txn, &name, &columns)?;
             }
             AlterTableOperation::AddConstraint {
@@ -685,6 +691,17 @@ pub fn alter_table(
                     }
                     other => other?,
                 }
+            }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::SetNotNull,
+            } => set_not_null(cx, txn, &name, &names::ident(column_name))?,
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op: AlterColumnOperation::DropNotNull,
+            } => {
+                db.catalog()
+                    .set_not_null(txn, &name, &names::ident(column_name), false)?;
             }
             AlterTableOperation::AlterColumn { column_name, op } => {
                 let column = names::ident(column_name);
@@ -711,6 +728,32 @@ pub fn alter_table(
     }
     cx.relations.ddl();
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// `ALTER COLUMN column SET NOT NULL` of table `name`: the catalog's
+/// change (which locks the table first), then every row checked under
+/// the latest snapshot (23502 if one holds a NULL there, which rolls the
+/// change back with the statement).
+fn set_not_null(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    name: &str,
+    column: &str,
+) -> Result<(), SqlError> {
+    if !cx.db.catalog().set_not_null(txn, name, column, true)? {
+        return Ok(());
+    }
+    cx.relations.ddl();
+    let relation = access::relation(cx, txn, name)?;
+    let position = access_column(&relation.def, column)?;
+    let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
+    if rows.iter().any(|(_, row)| row[position] == Value::Null) {
+        return Err(SqlError::new(
+            "23502",
+            format!("column \"{column}\" of relation \"{name}\" contains null values"),
+        ));
+    }
+    Ok(())
 }
 
 /// The columns of `PRIMARY KEY (columns)` without a name, index type or

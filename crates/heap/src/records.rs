@@ -206,6 +206,19 @@ pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `ops` can be applied to `page` in place, judged before any of
+/// them runs ([`checkable`] and [`check`]): passing it, [`apply`] of them
+/// to this page cannot fail (a writer checks before logging them).
+pub(crate) fn applies_in_place(page: &Page, ops: &[PageOp]) -> Result<(), String> {
+    if header_page_type(page) != Some(PageType::Heap) {
+        return Err("not a heap page".into());
+    }
+    if !checkable(ops) {
+        return Err("these changes are not judged before they run".into());
+    }
+    check(page, ops)
+}
+
 /// Whether [`check`] can judge `ops` on the page before any of them runs:
 /// no op depends on another's effect.
 fn checkable(ops: &[PageOp]) -> bool {

@@ -125,6 +125,9 @@ impl Connection {
             b'd' | b'c' | b'f' => {}
             b'S' => {
                 self.skipping = false;
+                if let Err(e) = self.session.end_pipeline() {
+                    error(&mut self.out, &e);
+                }
                 self.out.ready_for_query(self.session.status().byte());
                 return Ok(flush);
             }
@@ -139,6 +142,7 @@ impl Connection {
                     &mut self.out,
                 )? {
                     self.skipping = true;
+                    self.session.fail_block();
                     error(&mut self.out, &e);
                 }
             }
@@ -400,7 +404,10 @@ fn extended(
             let Some(portal) = portals.get_mut(name) else {
                 return Ok(Err(no_portal(name)));
             };
-            let result = match session.execute_prepared(&portal.statement, &portal.parameters) {
+            let result = match session
+                .begin_pipeline(&portal.statement)
+                .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
+            {
                 Ok(result) => result,
                 Err(e) => return Ok(Err(e)),
             };
@@ -417,7 +424,10 @@ fn extended(
             };
             let result = match portal.result.take() {
                 Some(result) => result,
-                None => match session.execute_prepared(&portal.statement, &portal.parameters) {
+                None => match session
+                    .begin_pipeline(&portal.statement)
+                    .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
+                {
                     Ok(result) => result,
                     Err(e) => return Ok(Err(e)),
                 },

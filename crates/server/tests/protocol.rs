@@ -397,6 +397,79 @@ fn extended_protocol_in(execution: Execution) {
     assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);
 }
 
+// Proves the messages up to a Sync run as one transaction, as in
+// PostgreSQL: two Executes commit together at Sync; an error in the third
+// of a pipeline rolls back the two before it, and the rest up to Sync is
+// skipped; a Bind error after an Execute rolls that back too; and a BEGIN
+// opens an ordinary block that outlives the Sync.
+#[test]
+fn a_pipeline_is_one_transaction() {
+    a_pipeline_is_one_transaction_in(Execution::Thread);
+    a_pipeline_is_one_transaction_in(Execution::Inline { workers: 2 });
+}
+
+fn a_pipeline_is_one_transaction_in(execution: Execution) {
+    let (_dir, server) = server(4, execution);
+    let mut c = Client::connect(server.addr());
+    c.query("create table p (k int primary key)");
+    c.send(b'P', &parse_msg("ins", "insert into p values ($1)"));
+    let execute = |c: &mut Client, k: &str| {
+        c.send(b'B', &bind_msg("", "ins", &[Some(k)]));
+        c.send(b'E', &[0, 0, 0, 0, 0]);
+    };
+    execute(&mut c, "1");
+    execute(&mut c, "2");
+    c.send(b'S', b"");
+    assert_eq!(
+        picture(&c.until_ready()),
+        ["1", "2", "C:INSERT 0 1", "2", "C:INSERT 0 1", "Z:I"]
+    );
+    execute(&mut c, "3");
+    execute(&mut c, "4");
+    execute(&mut c, "1");
+    execute(&mut c, "5");
+    c.send(b'S', b"");
+    assert_eq!(
+        picture(&c.until_ready()),
+        [
+            "2",
+            "C:INSERT 0 1",
+            "2",
+            "C:INSERT 0 1",
+            "2",
+            "E:23505",
+            "Z:I"
+        ]
+    );
+    execute(&mut c, "6");
+    c.send(b'B', &bind_msg("", "ins", &[]));
+    c.send(b'E', &[0, 0, 0, 0, 0]);
+    c.send(b'S', b"");
+    assert_eq!(
+        picture(&c.until_ready()),
+        ["2", "C:INSERT 0 1", "E:08P01", "Z:I"]
+    );
+    assert_eq!(
+        picture(&c.query("select k from p order by k")),
+        ["T", "D:1", "D:2", "C:SELECT 2", "Z:I"]
+    );
+    // BEGIN in a pipeline: an ordinary block, open after the Sync.
+    c.send(b'P', &parse_msg("begin", "begin"));
+    c.send(b'B', &bind_msg("", "begin", &[]));
+    c.send(b'E', &[0, 0, 0, 0, 0]);
+    execute(&mut c, "7");
+    c.send(b'S', b"");
+    assert_eq!(
+        picture(&c.until_ready()),
+        ["1", "2", "C:BEGIN", "2", "C:INSERT 0 1", "Z:T"]
+    );
+    assert_eq!(picture(&c.query("rollback")), ["C:ROLLBACK", "Z:I"]);
+    assert_eq!(
+        picture(&c.query("select count(*) from p")),
+        ["T", "D:2", "C:SELECT 1", "Z:I"]
+    );
+}
+
 // Proves a message with a length below 4, one over 1 GiB, one whose
 // contents are malformed (a Query without its terminator) and an unknown
 // message type each close only the connection that sent them: the server

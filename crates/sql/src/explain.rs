@@ -11,7 +11,7 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::from::{JoinKind, Method, Scope, Source};
+use crate::from::{Method, Scope, Source};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
@@ -445,7 +445,7 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             right_offset,
             ..
         } => {
-            let left_kind = if *kind == JoinKind::Left { " Left" } else { "" };
+            let left_kind = kind.explain_word();
             let (title, right_node) = match method {
                 Method::Hash { .. } => {
                     let mut hash = Node::new("Hash", rows(right));

@@ -177,11 +177,38 @@ pub enum RowLock {
     Share,
 }
 
-/// A join's kind.
+/// A join's kind: which sides keep their unmatched rows, NULL-extended
+/// (LEFT the rows so far, RIGHT the new item's, FULL both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinKind {
     Inner,
     Left,
+    Right,
+    Full,
+}
+
+impl JoinKind {
+    /// Whether the rows joined so far (the left side) keep their unmatched
+    /// rows.
+    fn keeps_left(self) -> bool {
+        matches!(self, JoinKind::Left | JoinKind::Full)
+    }
+
+    /// Whether the new item's rows (the right side) keep their unmatched
+    /// rows.
+    fn keeps_right(self) -> bool {
+        matches!(self, JoinKind::Right | JoinKind::Full)
+    }
+
+    /// EXPLAIN's word for it (`Hash Left Join`).
+    pub fn explain_word(self) -> &'static str {
+        match self {
+            JoinKind::Inner => "",
+            JoinKind::Left => " Left",
+            JoinKind::Right => " Right",
+            JoinKind::Full => " Full",
+        }
+    }
 }
 
 /// How a join matches rows.
@@ -303,10 +330,13 @@ pub fn resolve<'a>(
                 | JoinOperator::Inner(JoinConstraint::On(e)) => (JoinKind::Inner, Some(e)),
                 JoinOperator::Left(JoinConstraint::On(e))
                 | JoinOperator::LeftOuter(JoinConstraint::On(e)) => (JoinKind::Left, Some(e)),
+                JoinOperator::Right(JoinConstraint::On(e))
+                | JoinOperator::RightOuter(JoinConstraint::On(e)) => (JoinKind::Right, Some(e)),
+                JoinOperator::FullOuter(JoinConstraint::On(e)) => (JoinKind::Full, Some(e)),
                 JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
                 other => {
                     return Err(SqlError::unsupported(format!(
-                        "the join {} (joins are INNER/LEFT ... ON and CROSS)",
+                        "the join {} (joins are INNER/LEFT/RIGHT/FULL ... ON and CROSS)",
                         join_name(other)
                     )));
                 }
@@ -343,8 +373,8 @@ pub fn resolve<'a>(
 
 fn join_name(op: &JoinOperator) -> &'static str {
     match op {
-        JoinOperator::Right(_) | JoinOperator::RightOuter(_) => "RIGHT",
-        JoinOperator::FullOuter(_) => "FULL",
+        JoinOperator::Right(_) | JoinOperator::RightOuter(_) => "RIGHT with USING or NATURAL",
+        JoinOperator::FullOuter(_) => "FULL with USING or NATURAL",
         JoinOperator::Join(_) | JoinOperator::Inner(_) => "with USING or NATURAL",
         JoinOperator::Left(_) | JoinOperator::LeftOuter(_) => "LEFT with USING or NATURAL",
         _ => "of this kind",
@@ -369,11 +399,23 @@ impl FromClause<'_> {
             scope,
         } = self;
         let count = items.len();
-        // A table on the right of a LEFT JOIN is nullable.
-        let nullable: Vec<bool> = items
-            .iter()
-            .map(|i| matches!(i.join, Some((JoinKind::Left, _))))
-            .collect();
+        // The last join that NULL-extends each table's columns: a LEFT
+        // JOIN its right item, a RIGHT JOIN every item before it, a FULL
+        // JOIN both. A WHERE condition on such a table holds only after
+        // that join.
+        let mut nulled_at: Vec<Option<usize>> = vec![None; count];
+        for (n, item) in items.iter().enumerate() {
+            let Some((kind, _)) = item.join else {
+                continue;
+            };
+            if kind.keeps_left() {
+                nulled_at[n] = Some(n);
+            }
+            if kind.keeps_right() {
+                nulled_at[..n].iter_mut().for_each(|at| *at = Some(n));
+            }
+        }
+        let inner_at = |n: usize| matches!(items[n].join, Some((JoinKind::Inner, _)));
         let mut pushed: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut conditions: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut filters: Vec<Vec<Scalar>> = vec![Vec::new(); count];
@@ -390,7 +432,9 @@ impl FromClause<'_> {
                         "invalid reference to FROM-clause entry in a JOIN's ON clause",
                     ));
                 }
-                if read == [n] {
+                // Into the new item's scan only when its unmatched rows are
+                // dropped (a RIGHT or FULL JOIN keeps them).
+                if read == [n] && !kind_at(&items, n).keeps_right() {
                     pushed[n].push(rebase(&conjunct, scope.tables[n].offset));
                 } else if let Some((l, r)) = hash_key(&scope, &conjunct, n) {
                     keys[n].0.push(l);
@@ -404,11 +448,16 @@ impl FromClause<'_> {
             for conjunct in scalar::bind(selection, &scope)?.conjuncts() {
                 let read = scope.tables_read(&conjunct);
                 let lowest = read.last().copied().unwrap_or(0);
+                // The first join after which the condition can be judged.
+                let level = read
+                    .iter()
+                    .filter_map(|&t| nulled_at[t])
+                    .fold(lowest, usize::max);
                 match read.as_slice() {
-                    [t] if !nullable[*t] => {
+                    [t] if nulled_at[*t].is_none() => {
                         pushed[*t].push(rebase(&conjunct, scope.tables[*t].offset));
                     }
-                    _ if lowest > 0 && !nullable[lowest] => {
+                    _ if level == lowest && lowest > 0 && inner_at(lowest) => {
                         match hash_key(&scope, &conjunct, lowest) {
                             Some((l, r)) => {
                                 keys[lowest].0.push(l);
@@ -418,8 +467,8 @@ impl FromClause<'_> {
                         }
                     }
                     // A constant condition, or one on the first table.
-                    _ if lowest == 0 => pushed[0].push(conjunct),
-                    _ => filters[lowest].push(conjunct),
+                    _ if level == 0 => pushed[0].push(conjunct),
+                    _ => filters[level].push(conjunct),
                 }
             }
         }
@@ -498,6 +547,11 @@ impl FromClause<'_> {
         }
         Ok((source.unwrap_or(Source::One), left_to_sort))
     }
+}
+
+/// The kind of the join that adds item `n` (Inner for the first item).
+fn kind_at(items: &[Item<'_>], n: usize) -> JoinKind {
+    items[n].join.map_or(JoinKind::Inner, |(kind, _)| kind)
 }
 
 /// An expression over the query's row moved to its table's own row.
@@ -804,14 +858,17 @@ impl Source {
                 left,
                 right,
                 right_width,
+                right_offset,
                 method,
                 condition,
                 filter,
-                ..
             } => {
                 let left_rows = left.rows(txn, env, counts)?;
                 let right_rows = right.rows(txn, env, counts)?;
                 let mut out = Vec::new();
+                // Which right rows met a left row (RIGHT and FULL emit the
+                // others NULL-extended at the end).
+                let mut right_matched = vec![false; right_rows.len()];
                 let mut emit = |row: Vec<Value>| -> Result<(), SqlError> {
                     if scan::accepts(filter, &row, env)? {
                         out.push(row);
@@ -845,11 +902,12 @@ impl Source {
                                     let row = joined(l, &right_rows[i]);
                                     if scan::accepts(condition, &row, env)? {
                                         matched = true;
+                                        right_matched[i] = true;
                                         emit(row)?;
                                     }
                                 }
                             }
-                            if !matched && *kind == JoinKind::Left {
+                            if !matched && kind.keeps_left() {
                                 emit(joined(l, &vec![Value::Null; *right_width]))?;
                             }
                         }
@@ -858,17 +916,24 @@ impl Source {
                         for l in &left_rows {
                             txn.check_interrupt()?;
                             let mut matched = false;
-                            for r in &right_rows {
+                            for (i, r) in right_rows.iter().enumerate() {
                                 let row = joined(l, r);
                                 if scan::accepts(condition, &row, env)? {
                                     matched = true;
+                                    right_matched[i] = true;
                                     emit(row)?;
                                 }
                             }
-                            if !matched && *kind == JoinKind::Left {
+                            if !matched && kind.keeps_left() {
                                 emit(joined(l, &vec![Value::Null; *right_width]))?;
                             }
                         }
+                    }
+                }
+                if kind.keeps_right() {
+                    let nulls = vec![Value::Null; *right_offset];
+                    for (r, _) in right_rows.iter().zip(&right_matched).filter(|(_, m)| !**m) {
+                        emit(joined(&nulls, r))?;
                     }
                 }
                 out

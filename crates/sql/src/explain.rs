@@ -11,7 +11,7 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::from::{Method, Scope, Source};
+use crate::from::{Method, Scope, SetKind, Source};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
@@ -378,14 +378,31 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             node.children.push(planned_node(planned, None));
             node
         }
-        Source::Union { all, left, right } => {
+        Source::SetOp {
+            op,
+            all,
+            left,
+            right,
+        } => {
             // The inputs' nodes carry no actual counts (folio counts the
-            // union's rows, not each input's).
-            let mut append = Node::new("Append", if *all { rows(source) } else { None });
+            // operation's rows, not each input's).
+            let union_all = *op == SetKind::Union && *all;
+            let mut append = Node::new("Append", if union_all { rows(source) } else { None });
             append.children.push(planned_node(left, None));
             append.children.push(planned_node(right, None));
-            if *all {
+            if union_all {
                 append
+            } else if *op != SetKind::Union {
+                // PostgreSQL's node for a hashed INTERSECT / EXCEPT.
+                let word = if *op == SetKind::Intersect {
+                    "Intersect"
+                } else {
+                    "Except"
+                };
+                let all = if *all { " All" } else { "" };
+                let mut set_op = Node::new(format!("HashSetOp {word}{all}"), rows(source));
+                set_op.children.push(append);
+                set_op
             } else {
                 let mut unique = Node::new("HashAggregate", rows(source));
                 unique

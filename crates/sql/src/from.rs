@@ -177,6 +177,71 @@ pub enum RowLock {
     Share,
 }
 
+/// A set operation's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+impl SetKind {
+    /// The SQL word (`UNION`).
+    pub fn word(self) -> &'static str {
+        match self {
+            SetKind::Union => "UNION",
+            SetKind::Intersect => "INTERSECT",
+            SetKind::Except => "EXCEPT",
+        }
+    }
+
+    /// The rows of `left op right`, as PostgreSQL counts them (rows
+    /// equal when every column is, NULLs equal to NULLs): UNION ALL both
+    /// lists; INTERSECT ALL a row min(l, r) times and EXCEPT ALL
+    /// max(l - r, 0) times, where it occurs l times on the left and r on
+    /// the right; without ALL, each of those rows once. Rows keep the
+    /// left input's order.
+    fn combine(self, left: Vec<Vec<Value>>, right: Vec<Vec<Value>>, all: bool) -> Vec<Vec<Value>> {
+        let rows = match self {
+            SetKind::Union => {
+                let mut rows = left;
+                rows.extend(right);
+                rows
+            }
+            SetKind::Intersect | SetKind::Except => {
+                let mut on_right: HashMap<Vec<u8>, usize> = HashMap::new();
+                for row in &right {
+                    *on_right
+                        .entry(crate::aggregate::group_hash(row))
+                        .or_default() += 1;
+                }
+                let intersect = self == SetKind::Intersect;
+                left.into_iter()
+                    .filter(|row| {
+                        let key = crate::aggregate::group_hash(row);
+                        match on_right.get_mut(&key) {
+                            // Each right row matches one left row (ALL);
+                            // without ALL, duplicates go below.
+                            Some(n) if *n > 0 => {
+                                if all {
+                                    *n -= 1;
+                                }
+                                intersect
+                            }
+                            _ => !intersect,
+                        }
+                    })
+                    .collect()
+            }
+        };
+        if all {
+            rows
+        } else {
+            crate::query::distinct(rows)
+        }
+    }
+}
+
 /// A join's kind: which sides keep their unmatched rows, NULL-extended
 /// (LEFT the rows so far, RIGHT the new item's, FULL both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,8 +314,10 @@ pub enum Source {
         planned: Box<crate::query::Planned>,
         filter: Vec<Scalar>,
     },
-    /// `left UNION [ALL] right`: the queries' result rows.
-    Union {
+    /// `left UNION | INTERSECT | EXCEPT [ALL] right`: the queries' result
+    /// rows combined.
+    SetOp {
+        op: SetKind,
         all: bool,
         left: Box<crate::query::Planned>,
         right: Box<crate::query::Planned>,
@@ -720,7 +787,7 @@ impl Source {
                 out.extend(right.relations());
                 out
             }
-            Source::Union { left, right, .. } => {
+            Source::SetOp { left, right, .. } => {
                 let mut out = left.relations();
                 out.extend(right.relations());
                 out
@@ -743,7 +810,7 @@ impl Source {
                 }
             }
             Source::Derived { planned, .. } => planned.param_types(types),
-            Source::Union { left, right, .. } => {
+            Source::SetOp { left, right, .. } => {
                 left.param_types(types);
                 right.param_types(types);
             }
@@ -831,14 +898,15 @@ impl Source {
                 }
                 rows
             }
-            Source::Union { all, left, right } => {
-                let mut rows = crate::query::run(txn, left, env)?.0;
-                rows.extend(crate::query::run(txn, right, env)?.0);
-                if *all {
-                    rows
-                } else {
-                    crate::query::distinct(rows)
-                }
+            Source::SetOp {
+                op,
+                all,
+                left,
+                right,
+            } => {
+                let left = crate::query::run(txn, left, env)?.0;
+                let right = crate::query::run(txn, right, env)?.0;
+                op.combine(left, right, *all)
             }
             Source::Table {
                 relation,

@@ -8,7 +8,7 @@ use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::from::{self, RowLock, Scope, Source, SourceCounts};
+use crate::from::{self, RowLock, Scope, SetKind, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::SortKey;
@@ -201,7 +201,7 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         }
         match &mut planned.source {
             Source::Table { lock: slot, .. } => *slot = Some(lock),
-            Source::Union { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
+            Source::SetOp { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
             _ => {
                 return Err(SqlError::unsupported(format!(
                     "FOR {word} of other than one table (joins, subqueries, functions)"
@@ -229,22 +229,31 @@ fn plan_body(
             plan_query(cx, txn, q)
         }
         SetExpr::SetOperation {
-            op: SetOperator::Union,
+            op,
             set_quantifier,
             left,
             right,
         } => {
+            let op = match op {
+                SetOperator::Union => SetKind::Union,
+                SetOperator::Intersect => SetKind::Intersect,
+                SetOperator::Except => SetKind::Except,
+                other => return Err(SqlError::unsupported(format!("the set operation {other}"))),
+            };
             let all = match set_quantifier {
                 SetQuantifier::All => true,
                 SetQuantifier::Distinct | SetQuantifier::None => false,
-                other => return Err(SqlError::unsupported(format!("UNION {other}"))),
+                other => {
+                    return Err(SqlError::unsupported(format!("{} {other}", op.word())));
+                }
             };
             let left = plan_body(cx, txn, left, &[], None, 0, false)?;
             let right = plan_body(cx, txn, right, &[], None, 0, false)?;
             if left.columns.len() != right.columns.len() {
-                return Err(SqlError::syntax(
-                    "each UNION query must have the same number of columns",
-                ));
+                return Err(SqlError::syntax(format!(
+                    "each {} query must have the same number of columns",
+                    op.word()
+                )));
             }
             // The result is the left query's columns.
             let scope = Scope {
@@ -263,7 +272,8 @@ fn plan_body(
             Ok(Planned {
                 columns: left.columns.clone(),
                 types: left.types.clone(),
-                source: Source::Union {
+                source: Source::SetOp {
+                    op,
                     all,
                     left: Box::new(left),
                     right: Box::new(right),

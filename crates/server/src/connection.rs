@@ -63,6 +63,16 @@ impl Connection {
         self.out.ready_for_query(self.session.status().byte());
     }
 
+    /// The connection's session.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The connection's session, to change.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
     /// The session's cancel flag (a CancelRequest sets it).
     pub fn interrupt(&self) -> Arc<Interrupt> {
         self.interrupt.clone()

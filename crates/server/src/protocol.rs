@@ -106,6 +106,44 @@ pub fn cancel_request(body: &[u8]) -> Result<(u32, u32), ProtocolError> {
     Ok((at.u32()?, at.u32()?))
 }
 
+/// The settings in a startup packet's `options` parameter, as the
+/// postgres command line takes them: `-c name=value`, `-cname=value` or
+/// `--name=value`, separated by spaces (a backslash keeps the next
+/// character, a space included). `Err`: the argument that is not one.
+pub fn startup_options(options: &str) -> Result<Vec<(String, String)>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => word.extend(chars.next()),
+            c if c.is_ascii_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut out = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let setting = if word == "-c" {
+            words.next().ok_or_else(|| word.clone())?
+        } else if let Some(rest) = word.strip_prefix("--").or_else(|| word.strip_prefix("-c")) {
+            rest.to_string()
+        } else {
+            return Err(word);
+        };
+        let (name, value) = setting.split_once('=').ok_or_else(|| setting.clone())?;
+        out.push((name.replace('-', "_"), value.to_string()));
+    }
+    Ok(out)
+}
+
 /// The `name\0value\0 ... \0` parameters of a startup packet.
 pub fn startup_parameters(body: &[u8]) -> Result<Vec<(String, String)>, ProtocolError> {
     let mut strings = body.split(|&b| b == 0);
@@ -440,6 +478,25 @@ mod tests {
     // Proves lengths below 4 or over the limit are refused before any
     // body is read, a frame is complete only with all its bytes, and
     // startup parameters parse.
+    #[test]
+    fn startup_options_are_command_line_settings() {
+        let got = startup_options(r" -c a=1  -cb=two --enable-x=off -c app=x\ y ").unwrap();
+        let want = [
+            ("a", "1"),
+            ("b", "two"),
+            ("enable_x", "off"),
+            ("app", "x y"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(startup_options("-c"), Err("-c".to_string()));
+        assert_eq!(startup_options("-c noequals"), Err("noequals".to_string()));
+        assert_eq!(startup_options("-d 3"), Err("-d".to_string()));
+    }
+
     #[test]
     fn framing_is_checked() {
         assert!(matches!(

@@ -168,6 +168,14 @@ pub async fn startup(
     {
         return Ok(None);
     }
+    let mut conn = Connection::new(shared.db.clone());
+    if let Err(e) = startup_settings(&mut conn, &parameters) {
+        return fatal(&mut stream, e.code, &e.message).await;
+    }
+    let application_name = conn
+        .session()
+        .show_setting("application_name")
+        .unwrap_or_default();
     let mut out = Out::default();
     out.authentication_ok();
     for (name, value) in [
@@ -178,11 +186,10 @@ pub async fn startup(
         ("TimeZone", "UTC"),
         ("integer_datetimes", "on"),
         ("standard_conforming_strings", "on"),
-        ("application_name", get("application_name").unwrap_or("")),
+        ("application_name", application_name.as_str()),
     ] {
         out.parameter_status(name, value);
     }
-    let mut conn = Connection::new(shared.db.clone());
     let key = shared.cancel_key(pid, conn.interrupt());
     out.backend_key_data(pid, key);
     conn.greet(out);
@@ -193,6 +200,33 @@ pub async fn startup(
         inbox,
         conn,
     }))
+}
+
+/// Applies the startup packet's settings to the new session: every
+/// parameter but `user`, `database` and `replication`, and the `-c
+/// name=value` settings in `options`, as PostgreSQL does.
+fn startup_settings(
+    conn: &mut Connection,
+    parameters: &[(String, String)],
+) -> Result<(), folio_sql::SqlError> {
+    for (name, value) in parameters {
+        match name.as_str() {
+            "user" | "database" | "replication" => {}
+            "options" => {
+                let settings = protocol::startup_options(value).map_err(|arg| {
+                    folio_sql::SqlError::new(
+                        "42601",
+                        format!("invalid command-line argument for server process: {arg}"),
+                    )
+                })?;
+                for (name, value) in settings {
+                    conn.session_mut().set_at_startup(&name, &value)?;
+                }
+            }
+            _ => conn.session_mut().set_at_startup(name, value)?,
+        }
+    }
+    Ok(())
 }
 
 /// The next whole message of the startup phase: its type and body

@@ -198,3 +198,47 @@ async fn scram_sha_256_admits_the_password_only() {
         .expect("refused");
     assert_eq!(refused(e).as_deref(), Some("28P01"));
 }
+
+// Proves the startup packet's settings reach the session, as PostgreSQL
+// applies them: `options` with `-c name=value` (what PGOPTIONS sends) and
+// a parameter such as application_name; a bad value ends the connection
+// with PostgreSQL's error, and a setting folio does not model is ignored.
+#[tokio::test(flavor = "current_thread")]
+async fn startup_options_and_parameters_are_settings() {
+    let (_dir, server) = server();
+    let addr = server.addr();
+    let connect = |extra: &str| {
+        let config = format!(
+            "host={} port={} user=postgres dbname=postgres {extra}",
+            addr.ip(),
+            addr.port()
+        );
+        async move { tokio_postgres::connect(&config, tokio_postgres::NoTls).await }
+    };
+    let (client, connection) = connect(
+        "options='-c synchronous_commit=off --enable-seqscan=off -c geqo=off' application_name=probe",
+    )
+    .await
+    .unwrap();
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    for (name, want) in [
+        ("synchronous_commit", "off"),
+        ("enable_seqscan", "off"),
+        ("application_name", "probe"),
+    ] {
+        let row = client
+            .query_one(&format!("show {name}"), &[])
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, String>(0), want, "{name}");
+    }
+    let e = connect("options='-c synchronous_commit=maybe'")
+        .await
+        .err()
+        .expect("a bad value ends the startup");
+    assert_eq!(e.code().map(|c| c.code()), Some("22023"), "{e}");
+    let e = connect("options='-x'").await.err().expect("not a setting");
+    assert_eq!(e.code().map(|c| c.code()), Some("42601"), "{e}");
+}

@@ -258,6 +258,30 @@ impl Session {
         self.fail();
     }
 
+    /// A setting from the connection's startup packet (a parameter such
+    /// as `application_name`, or `-c name=value` in its `options`), applied
+    /// as `SET` applies it: a bad value is the error PostgreSQL gives
+    /// (the connection then ends). A name folio does not model is
+    /// ignored, where PostgreSQL knows it or refuses it: drivers send
+    /// settings folio has no use for (`geqo`, `lock_timeout`, ...). So is
+    /// a `TimeZone`, `DateStyle` or `search_path` folio does not work in
+    /// (JDBC sends the JVM's zone; folio answers in UTC, with the offset
+    /// written out, so no instant is misread), but not a
+    /// `client_encoding` other than UTF-8, which would garble text.
+    pub fn set_at_startup(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        let name = name.to_ascii_lowercase();
+        match self.settings.set(&name, value) {
+            Err(e) if e.code == "42704" => Ok(()),
+            Err(e) if e.code == "0A000" && name != "client_encoding" => Ok(()),
+            other => other,
+        }
+    }
+
+    /// `SHOW name` of the session's settings.
+    pub fn show_setting(&self, name: &str) -> Result<String, SqlError> {
+        self.settings.show(name)
+    }
+
     /// Sync: commits the pipeline's implicit block, if one is open (an
     /// error in it already rolled it back).
     pub fn end_pipeline(&mut self) -> Result<(), SqlError> {
@@ -368,7 +392,12 @@ impl Session {
             return Err(SqlError::in_failed_block());
         }
         if !plannable {
-            return Ok((vec![SqlType::Text; count], None));
+            // SHOW returns its row without a plan; other statements none.
+            let columns = match &self.prepared(name)?.statement {
+                Statement::ShowVariable { variable } => Some(show_columns(&show_name(variable))),
+                _ => None,
+            };
+            return Ok((vec![SqlType::Text; count], columns));
         }
         self.with_kept_plan(name, |plan, _, _| {
             Ok((plan.param_types(count), plan.columns()))
@@ -758,11 +787,7 @@ impl Session {
             Statement::Set(set) => self.set(set),
             Statement::AlterRole { name, operation } => self.alter_role(name, operation),
             Statement::ShowVariable { variable } => {
-                let name = variable
-                    .iter()
-                    .map(|i| i.value.to_ascii_lowercase())
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let name = show_name(variable);
                 let value = match name.as_str() {
                     // The open transaction's level (PostgreSQL's read-only
                     // setting); outside a block, the default.
@@ -774,15 +799,8 @@ impl Session {
                     },
                     _ => self.settings.show(&name)?,
                 };
-                let name = match name.as_str() {
-                    "transaction isolation level" => "transaction_isolation".to_string(),
-                    _ => name,
-                };
                 Ok(Output::Rows {
-                    columns: vec![crate::output::Column {
-                        name,
-                        type_oid: folio_row::SqlType::Text.oid(),
-                    }],
+                    columns: show_columns(&name),
                     rows: vec![vec![folio_row::Value::Text(value)]],
                     tag: "SHOW".into(),
                 })
@@ -1161,4 +1179,26 @@ fn run(
 /// The first words of a statement, for an error message.
 fn first_words(sql: &str) -> String {
     sql.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+/// The setting `SHOW variable` names, lower case (`transaction isolation
+/// level` in words).
+fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
+    variable
+        .iter()
+        .map(|i| i.value.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The one text column `SHOW name` returns, named as PostgreSQL names it.
+fn show_columns(name: &str) -> Vec<crate::output::Column> {
+    let name = match name {
+        "transaction isolation level" => "transaction_isolation",
+        other => other,
+    };
+    vec![crate::output::Column {
+        name: name.to_string(),
+        type_oid: folio_row::SqlType::Text.oid(),
+    }]
 }

@@ -10,7 +10,7 @@
 //! holds no snapshot while it vacuums, so it never holds back the horizon
 //! it prunes below.
 
-use crate::catalog::Catalog;
+use crate::catalog::{CATALOG_OID, Catalog};
 use crate::error::CatalogError;
 use crate::relation::Relation;
 use crate::toast::TOAST_OID;
@@ -91,6 +91,18 @@ pub fn vacuum(
     vacuum_guarded(catalog, relation, txns).map(Some)
 }
 
+/// Vacuums the catalog's own tables (`Catalog::vacuum_catalog`; a
+/// database-wide `VACUUM` includes them, as PostgreSQL's includes its
+/// system catalogs) and restarts their count of changes.
+pub fn vacuum_catalog(
+    catalog: &Catalog,
+    txns: &Arc<TxnManager>,
+) -> Result<VacuumStats, CatalogError> {
+    counted(&catalog.activity(CATALOG_OID), || {
+        catalog.vacuum_catalog(txns)
+    })
+}
+
 /// [`vacuum`] for a caller that holds the storage guard and read the
 /// relation under it.
 fn vacuum_guarded(
@@ -154,6 +166,17 @@ pub fn autovacuum_pass(
         let result = counted(&toast, || {
             catalog.toast.table.vacuum(txns, &[&catalog.toast.index])
         })?;
+        stats.vacuumed += 1;
+        stats.index_entries_removed += result.index_entries_removed;
+    }
+    // The catalog's own tables, counted by catalog changes.
+    let changes = catalog.activity(CATALOG_OID);
+    let (dead, versions) = (
+        changes.dead.load(Ordering::Relaxed),
+        changes.versions.load(Ordering::Relaxed),
+    );
+    if dead as f64 >= config.threshold as f64 + config.scale_factor * versions as f64 {
+        let result = vacuum_catalog(catalog, txns)?;
         stats.vacuumed += 1;
         stats.index_entries_removed += result.index_entries_removed;
     }

@@ -19,7 +19,7 @@ mod toast;
 
 pub use amcheck::IndexCheck;
 pub use autovacuum::{
-    Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum,
+    Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum, vacuum_catalog,
 };
 pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
 pub use constraints::ForeignKeyRequest;

@@ -668,6 +668,9 @@ impl Session {
             for relation in &relations {
                 folio_catalog::vacuum(self.db.catalog(), relation, self.db.txns())?;
             }
+            if vacuum.tables.is_empty() {
+                folio_catalog::vacuum_catalog(self.db.catalog(), self.db.txns())?;
+            }
         }
         Ok(Output::command(tag))
     }

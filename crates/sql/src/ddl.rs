@@ -22,8 +22,8 @@ use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
     CreateTable, CreateTableOptions, DeferrableInitial, Expr, GeneratedAs, Ident, IndexColumn,
-    ObjectName, ObjectType, ReferentialAction, SqlOption, TableConstraint, TruncateTableTarget,
-    Value as AstValue,
+    ObjectName, ObjectType, ReferentialAction, RenameTableNameKind, SqlOption, TableConstraint,
+    TruncateTableTarget, Value as AstValue,
 };
 use std::ops::ControlFlow;
 
@@ -643,7 +643,8 @@ pub fn truncate(
 /// CHECK (expr) | ADD [CONSTRAINT name] FOREIGN KEY (columns) REFERENCES t
 /// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
 /// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT | ALTER [COLUMN] c SET NOT
-/// NULL | ALTER [COLUMN] c DROP NOT NULL`, in order.
+/// NULL | ALTER [COLUMN] c DROP NOT NULL`, in order; or `ALTER TABLE name
+/// RENAME TO new` alone.
 pub fn alter_table(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -655,6 +656,12 @@ pub fn alter_table(
     let name = names::relation(name)?;
     for operation in operations {
         match operation {
+            // `ALTER TABLE name RENAME TO new` (a form of its own).
+            AlterTableOperation::RenameTable {
+                table_name: RenameTableNameKind::To(new),
+            } if operations.len() == 1 => {
+                db.catalog().rename(txn, &name, &names::relation(new)?)?;
+            }
             AlterTableOperation::AddConstraint {
                 constraint,
                 not_valid: false,
@@ -754,6 +761,19 @@ fn set_not_null(
         ));
     }
     Ok(())
+}
+
+/// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage
+/// and definition (folio-catalog `rename`, under its table's DDL lock).
+pub fn rename_index(
+    db: &Database,
+    txn: &mut Transaction,
+    name: &ObjectName,
+    new: &ObjectName,
+) -> Result<Output, SqlError> {
+    db.catalog()
+        .rename(txn, &names::relation(name)?, &names::relation(new)?)?;
+    Ok(Output::command("ALTER INDEX"))
 }
 
 /// The columns of `PRIMARY KEY (columns)` without a name, index type or

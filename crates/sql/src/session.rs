@@ -1106,6 +1106,7 @@ fn run(
             | Statement::CreateIndex(_)
             | Statement::Drop { .. }
             | Statement::AlterTable { .. }
+            | Statement::AlterIndex { .. }
             | Statement::CreateSequence { .. }
     ) {
         cx.relations.ddl();
@@ -1163,6 +1164,10 @@ fn run(
             on_cluster: None,
             ..
         } => ddl::alter_table(cx, txn, notices, name, operations),
+        Statement::AlterIndex {
+            name,
+            operation: sqlparser::ast::AlterIndexOperation::RenameIndex { index_name },
+        } => ddl::rename_index(db, txn, name, index_name),
         Statement::Explain {
             analyze,
             statement,

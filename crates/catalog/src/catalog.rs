@@ -474,6 +474,37 @@ impl Catalog {
         self.create_index(txn, name, &index_name, columns, true)
     }
 
+    /// `ALTER TABLE table_name ADD COLUMN column`: a `folio.attribute` row
+    /// after the table's last, under its `ACCESS EXCLUSIVE` lock (and DDL
+    /// mark). Rows written before it hold fewer columns and read the new
+    /// one as NULL (folio-row); a caller that wants a value there (a
+    /// DEFAULT) writes it into every row. 42701 if the name is taken.
+    pub fn add_column(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &ColumnDef,
+    ) -> Result<(), CatalogError> {
+        check_name(&column.name)?;
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let attributes = self.attribute_rows(txn, table.oid)?;
+        if attributes.iter().any(|(_, a)| a.column.name == column.name) {
+            return Err(CatalogError::DuplicateColumn(column.name.clone()));
+        }
+        let row = AttributeRow {
+            table_oid: table.oid,
+            number: attributes.len() as u16,
+            column: column.clone(),
+        };
+        self.in_savepoint(txn, |txn| {
+            let tid = self.attributes.insert(txn, &row.encode())?;
+            self.attribute_tables
+                .insert(txn, &self.attributes, &table.oid.to_be_bytes(), tid)?;
+            Ok(())
+        })
+    }
+
     /// `ALTER TABLE table_name ALTER COLUMN column SET NOT NULL` (`true`)
     /// or `DROP NOT NULL`: the column's `folio.attribute` row updated under
     /// the table's `ACCESS EXCLUSIVE` lock (and its DDL mark, so writers

@@ -127,6 +127,11 @@ enum Raw<'a> {
 struct Cursor<'a> {
     rest: &'a [u8],
     nulls: Option<&'a [u8]>,
+    /// Columns the row holds: fewer than the table's when columns were
+    /// added after it was written (`ALTER TABLE ... ADD COLUMN`); those
+    /// read as NULL, as PostgreSQL reads a tuple shorter than its
+    /// descriptor.
+    count: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -135,9 +140,9 @@ impl<'a> Cursor<'a> {
             return Err(corrupt("a row shorter than its header"));
         }
         let count = u16::from_le_bytes([row[0], row[1]]) as usize;
-        if count != types.len() {
+        if count > types.len() {
             return Err(corrupt(format!(
-                "a row of {count} columns, expected {}",
+                "a row of {count} columns, expected at most {}",
                 types.len()
             )));
         }
@@ -152,7 +157,7 @@ impl<'a> Cursor<'a> {
             }
             f => return Err(corrupt(format!("row flags {f}"))),
         };
-        Ok(Cursor { rest, nulls })
+        Ok(Cursor { rest, nulls, count })
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], RowError> {
@@ -170,7 +175,7 @@ impl<'a> Cursor<'a> {
 
     /// Column `i` as stored, advancing past it.
     fn next_raw(&mut self, i: usize, ty: SqlType) -> Result<Raw<'a>, RowError> {
-        if self.is_null(i) {
+        if i >= self.count || self.is_null(i) {
             return Ok(Raw::Null);
         }
         let len = match ty.fixed_width() {
@@ -315,6 +320,29 @@ pub fn column_bytes<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves a row written before columns were added reads them as NULL
+    // (every decoder), and a row with more columns than the table is
+    // corrupt.
+    #[test]
+    fn a_row_shorter_than_its_table_reads_added_columns_as_null() {
+        let old = [SqlType::Int4, SqlType::Text];
+        let row = encode_row(&[Value::Int4(7), Value::Text("x".into())], &old).unwrap();
+        let now = [SqlType::Int4, SqlType::Text, SqlType::Int8, SqlType::Text];
+        let cells = decode_stored(&row, &now).unwrap();
+        assert_eq!(
+            cells,
+            [
+                Stored::Inline(Value::Int4(7)),
+                Stored::Inline(Value::Text("x".into())),
+                Stored::Inline(Value::Null),
+                Stored::Inline(Value::Null),
+            ]
+        );
+        assert_eq!(decode_column(&row, &now, 2).unwrap(), Value::Null);
+        assert!(matches!(column_bytes(&row, &now, 3), Ok(ColumnBytes::Null)));
+        assert!(decode_stored(&row, &now[..1]).is_err());
+    }
 
     // Proves a row with a value stored out of line round-trips as its
     // pointer, plain decoding refuses it (it needs the relation), and the

@@ -656,6 +656,12 @@ pub fn alter_table(
     let name = names::relation(name)?;
     for operation in operations {
         match operation {
+            AlterTableOperation::AddColumn {
+                if_not_exists,
+                column_def,
+                column_position: None,
+                ..
+            } => add_column(cx, txn, notices, &name, column_def, *if_not_exists)?,
             // `ALTER TABLE name RENAME TO new` (a form of its own).
             AlterTableOperation::RenameTable {
                 table_name: RenameTableNameKind::To(new),
@@ -761,6 +767,118 @@ fn set_not_null(
         ));
     }
     Ok(())
+}
+
+/// `ALTER TABLE name ADD [COLUMN] [IF NOT EXISTS] column type [DEFAULT
+/// expr] [NOT NULL | NULL] [CHECK (...)] [REFERENCES ...]`: the column is
+/// added to the catalog (rows written before read it as NULL), then, with
+/// a DEFAULT, every row gets the default's value (evaluated per row, as
+/// PostgreSQL's rewrite does for a volatile default), then NOT NULL, CHECK
+/// and REFERENCES are checked against the rows. All under the table's
+/// ACCESS EXCLUSIVE lock, in the statement's transaction.
+fn add_column(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    table: &str,
+    column: &sqlparser::ast::ColumnDef,
+    if_not_exists: bool,
+) -> Result<(), SqlError> {
+    let db = cx.db;
+    let column_name = names::ident(&column.name);
+    if serial_type(&column.data_type).is_some() {
+        return Err(SqlError::unsupported("ADD COLUMN of a serial type"));
+    }
+    let ty = types::column_type(&column.data_type)?;
+    let mut not_null = false;
+    let mut additions = Additions::default();
+    let mut default = None;
+    for option in &column.options {
+        let constraint_name = option.name.as_ref().map(names::ident);
+        match option.option {
+            ColumnOption::Default(ref expr) => default = Some(expr.clone()),
+            ColumnOption::NotNull => not_null = true,
+            ColumnOption::Null => not_null = false,
+            ColumnOption::Check(ref expr) => additions.checks.push((constraint_name, expr.clone())),
+            ColumnOption::ForeignKey {
+                ref foreign_table,
+                ref referred_columns,
+                on_delete,
+                on_update,
+                ref characteristics,
+            } => additions.keys.push(KeySpec::new(
+                constraint_name,
+                std::slice::from_ref(&column.name),
+                foreign_table,
+                referred_columns,
+                (on_delete, on_update),
+                characteristics.as_ref(),
+            )?),
+            ref other => {
+                return Err(SqlError::unsupported(format!(
+                    "the column option {other} in ADD COLUMN"
+                )));
+            }
+        }
+    }
+    let def = ColumnDef {
+        name: column_name.clone(),
+        type_oid: ty.oid(),
+        typmod: ty.typmod(),
+        not_null: false,
+    };
+    match db.catalog().add_column(txn, table, &def) {
+        Err(folio_catalog::CatalogError::DuplicateColumn(_)) if if_not_exists => {
+            notices.push(Notice::info(format!(
+                "column \"{column_name}\" of relation \"{table}\" already exists, skipping"
+            )));
+            return Ok(());
+        }
+        Err(folio_catalog::CatalogError::DuplicateColumn(_)) => {
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{column_name}\" of relation \"{table}\" already exists"),
+            ));
+        }
+        other => other?,
+    }
+    if let Some(expr) = default {
+        let mut defaults = Additions::default();
+        defaults.defaults.push((column_name.clone(), expr));
+        defaults.add(cx, txn, table)?;
+        cx.relations.ddl();
+        let relation = access::relation(cx, txn, table)?;
+        let position = access_column(&relation.def, &column_name)?;
+        let constraints = Constraints::bind(cx, txn, &relation)?;
+        let env = Env::at(cx.now);
+        let default = constraints.default_of(position);
+        // Every row committed before the lock, written under the latest
+        // snapshot (no other writer runs meanwhile).
+        txn.with_latest_snapshot(|txn| -> Result<(), SqlError> {
+            for (tid, old) in relation.scan(txn)? {
+                txn.check_interrupt()?;
+                let mut values = old.clone();
+                values[position] =
+                    types::coerce(default.eval(&[], &env)?, relation.types[position])?;
+                match relation.update(txn, tid, &old, values)? {
+                    folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {}
+                    other => {
+                        return Err(SqlError::new(
+                            "XX000",
+                            format!(
+                                "a row of \"{table}\" changed under ACCESS EXCLUSIVE ({other:?})"
+                            ),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    if not_null {
+        set_not_null(cx, txn, table, &column_name)?;
+    }
+    additions.add(cx, txn, table)
 }
 
 /// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage

@@ -81,28 +81,13 @@ pub fn create_table(
             owned.push((column_name.clone(), ty, SequenceRequest::default(), false));
         }
         for option in &column.options {
-            let constraint_name = option.name.as_ref().map(names::ident);
             match option.option {
                 ColumnOption::Default(ref expr) => {
                     additions.defaults.push((column_name.clone(), expr.clone()))
                 }
-                ColumnOption::Check(ref expr) => {
-                    additions.checks.push((constraint_name, expr.clone()))
+                ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
+                    additions.push_column_option(option, column)?
                 }
-                ColumnOption::ForeignKey {
-                    ref foreign_table,
-                    ref referred_columns,
-                    on_delete,
-                    on_update,
-                    ref characteristics,
-                } => additions.keys.push(KeySpec::new(
-                    constraint_name,
-                    std::slice::from_ref(&column.name),
-                    foreign_table,
-                    referred_columns,
-                    (on_delete, on_update),
-                    characteristics.as_ref(),
-                )?),
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
                 ColumnOption::Generated {
@@ -289,6 +274,37 @@ fn immediate(characteristics: Option<&ConstraintCharacteristics>) -> Result<(), 
 }
 
 impl Additions {
+    /// Takes a column's `CHECK (...)` or `REFERENCES ...` option (CREATE
+    /// TABLE's and ADD COLUMN's); another option is a caller's error.
+    fn push_column_option(
+        &mut self,
+        option: &sqlparser::ast::ColumnOptionDef,
+        column: &sqlparser::ast::ColumnDef,
+    ) -> Result<(), SqlError> {
+        let constraint_name = option.name.as_ref().map(names::ident);
+        match option.option {
+            ColumnOption::Check(ref expr) => self.checks.push((constraint_name, expr.clone())),
+            ColumnOption::ForeignKey {
+                ref foreign_table,
+                ref referred_columns,
+                on_delete,
+                on_update,
+                ref characteristics,
+            } => self.keys.push(KeySpec::new(
+                constraint_name,
+                std::slice::from_ref(&column.name),
+                foreign_table,
+                referred_columns,
+                (on_delete, on_update),
+                characteristics.as_ref(),
+            )?),
+            ref other => {
+                return Err(SqlError::unsupported(format!("the column option {other}")));
+            }
+        }
+        Ok(())
+    }
+
     /// Takes a table constraint other than a plain PRIMARY KEY or UNIQUE.
     fn push(&mut self, constraint: &TableConstraint) -> Result<(), SqlError> {
         match constraint {
@@ -794,26 +810,13 @@ fn add_column(
     let mut additions = Additions::default();
     let mut default = None;
     for option in &column.options {
-        let constraint_name = option.name.as_ref().map(names::ident);
         match option.option {
             ColumnOption::Default(ref expr) => default = Some(expr.clone()),
             ColumnOption::NotNull => not_null = true,
             ColumnOption::Null => not_null = false,
-            ColumnOption::Check(ref expr) => additions.checks.push((constraint_name, expr.clone())),
-            ColumnOption::ForeignKey {
-                ref foreign_table,
-                ref referred_columns,
-                on_delete,
-                on_update,
-                ref characteristics,
-            } => additions.keys.push(KeySpec::new(
-                constraint_name,
-                std::slice::from_ref(&column.name),
-                foreign_table,
-                referred_columns,
-                (on_delete, on_update),
-                characteristics.as_ref(),
-            )?),
+            ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
+                additions.push_column_option(option, column)?
+            }
             ref other => {
                 return Err(SqlError::unsupported(format!(
                     "the column option {other} in ADD COLUMN"

@@ -145,24 +145,22 @@ impl SnapshotSlots {
     /// The oldest snapshot any running transaction may use (module
     /// comment): every commit at or below it is seen by all of them.
     pub(crate) fn horizon(&self, clock: &CommitClock) -> Csn {
-        let mut horizon = clock.completed_seqcst().0;
-        let high = self.high_water.0.load(Ordering::SeqCst);
-        for slot in &self.slots[..high.min(MAX_SNAPSHOTS)] {
-            let value = slot.0.load(Ordering::SeqCst);
-            if value != FREE {
-                horizon = horizon.min(value);
-            }
-        }
-        Csn(horizon)
+        self.oldest(clock, |slot| &slot.0)
     }
 
     /// The oldest snapshot any running transaction began with (module
     /// comment): a transaction that began above it is not running.
     pub(crate) fn start_horizon(&self, clock: &CommitClock) -> Csn {
+        self.oldest(clock, |slot| &slot.1.0)
+    }
+
+    /// The smallest value `field` holds in the claimed slots, or the
+    /// completed CSN when none is older: the one scan both horizons share.
+    fn oldest(&self, clock: &CommitClock, field: impl Fn(&Slot) -> &AtomicU64) -> Csn {
         let mut horizon = clock.completed_seqcst().0;
         let high = self.high_water.0.load(Ordering::SeqCst);
         for slot in &self.slots[..high.min(MAX_SNAPSHOTS)] {
-            let value = slot.1.0.load(Ordering::SeqCst);
+            let value = field(slot).load(Ordering::SeqCst);
             if value != FREE {
                 horizon = horizon.min(value);
             }

@@ -9,7 +9,7 @@
 //! | offset | size | field          | meaning                                            |
 //! |-------:|-----:|----------------|----------------------------------------------------|
 //! |      0 |    8 | magic          | `b"FOLIODB\0"`                                     |
-//! |      8 |    4 | format_version | [`FORMAT_VERSION`] (= 1)                           |
+//! |      8 |    4 | format_version | [`FORMAT_VERSION`] (= 2)                           |
 //! |     12 |    4 | page_size      | bytes per page (8192)                              |
 //! |     16 |    4 | flags          | bit 0: data checksums on; other bits 0             |
 //! |     20 |    4 | reserved       | 0                                                  |
@@ -48,8 +48,10 @@ use folio_page::{PAGE_SIZE, Page, PageId, PageType};
 pub const META_SIZE: usize = 128;
 /// Bytes of a free page's special area.
 pub const FREE_SIZE: usize = 16;
-/// The on-disk format this code writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The on-disk format this code writes and reads. 2: out-of-line values
+/// are indexed by their table's oid and their id (folio-catalog
+/// `toast.rs`); a database of format 1 is refused with a clear error.
+pub const FORMAT_VERSION: u32 = 2;
 /// Root slots in the meta page.
 pub const ROOT_SLOTS: usize = 8;
 

@@ -125,7 +125,11 @@ fn counted(
 ) -> Result<VacuumStats, CatalogError> {
     let dead = activity.dead.load(Ordering::Relaxed);
     let result = vacuum()?;
-    activity.dead.fetch_sub(dead, Ordering::Relaxed);
+    // What it could not remove yet (a snapshot still sees it) stays
+    // counted, so a pass after that snapshot ends comes back for it.
+    activity
+        .dead
+        .fetch_sub(dead.saturating_sub(result.recently_dead), Ordering::Relaxed);
     activity.versions.store(result.versions, Ordering::Relaxed);
     Ok(result)
 }

@@ -32,7 +32,7 @@ use crate::defs::{
 use crate::error::CatalogError;
 use crate::per_table::PerTable;
 use crate::statistics::StatsSlot;
-use crate::toast::Toast;
+use crate::toast::{TOAST_OID, Toast};
 use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, VacuumStats, Write};
@@ -201,6 +201,8 @@ impl Catalog {
             always: false,
         };
         self.in_savepoint(txn, |txn| {
+            // Its pages come back if this rolls back (`reclaim.rs`).
+            self.note_created(txn, oid, KIND_TABLE, class.root)?;
             self.insert_class(txn, &class)?;
             for (number, column) in columns.iter().enumerate() {
                 let row = AttributeRow {
@@ -310,6 +312,7 @@ impl Catalog {
         // snapshot (REPEATABLE READ's may be older than the last writer).
         txn.with_latest_snapshot(|txn| {
             self.in_savepoint(txn, |txn| {
+                self.note_created(txn, oid, KIND_INDEX, class.root)?;
                 self.insert_class(txn, &class)?;
                 let mut relation = self.open_relation(TableDef {
                     indexes: vec![def.clone()],
@@ -363,6 +366,13 @@ impl Catalog {
                     self.classes.delete(txn, tid)?;
                 }
             }
+            // Its out-of-line values go as its rows would (every committed
+            // one: writers are locked out), for vacuum to free
+            // (`toast.rs`).
+            let chunks = txn.with_latest_snapshot(|txn| self.toast.delete_table(txn, table.oid))?;
+            self.activity(TOAST_OID)
+                .dead
+                .fetch_add(chunks, std::sync::atomic::Ordering::Relaxed);
             // Their pages come back once this commits and every
             // transaction that began before has ended (`reclaim.rs`).
             self.note_dropped(txn, table.oid, KIND_TABLE, table.root)?;
@@ -696,6 +706,7 @@ impl Catalog {
             total.index_entries_removed += stats.index_entries_removed;
             total.freed_line_pointers += stats.freed_line_pointers;
             total.versions += stats.versions;
+            total.recently_dead += stats.recently_dead;
             total.all_visible_pages += stats.all_visible_pages;
         }
         Ok(total)

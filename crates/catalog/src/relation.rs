@@ -164,7 +164,7 @@ impl Relation {
         decode_stored(row, &self.types)?
             .into_iter()
             .zip(&self.types)
-            .map(|(cell, ty)| self.toast.resolve(txn, cell, *ty))
+            .map(|(cell, ty)| self.toast.resolve(txn, self.def.oid, cell, *ty))
             .collect()
     }
 
@@ -181,7 +181,7 @@ impl Relation {
     fn drop_externals(&self, txn: &mut Transaction, row: &[u8]) -> Result<(), CatalogError> {
         for cell in decode_stored(row, &self.types)? {
             if let Stored::External { id, .. } = cell {
-                let chunks = self.toast.delete(txn, id)?;
+                let chunks = self.toast.delete(txn, self.def.oid, id)?;
                 self.toast_activity
                     .dead
                     .fetch_add(chunks, Ordering::Relaxed);
@@ -264,7 +264,7 @@ impl Relation {
         let values = self.prepare(values)?;
         self.lock_for_writes(txn)?;
         let keys = self.keys(&values)?;
-        let row = self.toast.encode(txn, values, &self.types)?;
+        let row = self.toast.encode(txn, self.def.oid, values, &self.types)?;
         let tid = self.table.insert(txn, &row)?;
         if let Err(e) = self.enter(txn, tid, &keys) {
             self.drop_externals(txn, &row)?;
@@ -305,7 +305,7 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
-        let row = self.toast.encode(txn, values, &self.types)?;
+        let row = self.toast.encode(txn, self.def.oid, values, &self.types)?;
         let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
             self.enter(txn, new, &keys)?;

@@ -1,8 +1,9 @@
 //! Out-of-line storage of large values (PostgreSQL's TOAST, without
 //! compression): a text or bytea value that would make a row longer than
 //! [`TOAST_THRESHOLD`] is cut into chunks stored as rows of one
-//! database-wide heap table, `folio.toast`, indexed by the value's id, and
-//! the row keeps a pointer (folio-row's `Stored::External`).
+//! database-wide heap table, `folio.toast`, indexed by its table's oid and
+//! the value's id, and the row keeps a pointer (folio-row's
+//! `Stored::External`, the id).
 //!
 //! The chunks are written by the transaction that writes the row, so they
 //! are visible exactly when the row version is: a reader whose snapshot
@@ -10,13 +11,19 @@
 //! deleted, the same transaction deletes the chunks, so they stay visible
 //! to every snapshot that can still see the old version, and vacuum frees
 //! them once none can (the toast table is vacuumed by autovacuum like any
-//! table). A 100 MB value is 52,000 chunks.
+//! table). A 100 MB value is 52,000 chunks. `DROP TABLE` deletes, in the
+//! dropping transaction, every chunk of the table's values that it sees
+//! (those of its live row versions; older ones were deleted by their
+//! updaters): the index's key range of the table's oid, not a scan of the
+//! table's rows.
 
 use crate::catalog::Oids;
 use crate::error::CatalogError;
+use folio_btree::Direction;
 use folio_heap::{Index, Table};
 use folio_row::{SqlType, Stored, Value, encode_stored};
 use folio_txn::Transaction;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// Rows longer than this move their largest text and bytea values out of
@@ -37,6 +44,15 @@ pub(crate) struct Toast {
     pub(crate) ids: Arc<Oids>,
 }
 
+/// The index key of value `id` of table `oid`: the table's values are one
+/// key range.
+fn value_key(oid: u64, id: u64) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&oid.to_be_bytes());
+    key[8..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
 fn chunk_row(id: u64, n: u32, bytes: &[u8]) -> Vec<u8> {
     let mut row = Vec::with_capacity(12 + bytes.len());
     row.extend_from_slice(&id.to_be_bytes());
@@ -46,12 +62,13 @@ fn chunk_row(id: u64, n: u32, bytes: &[u8]) -> Vec<u8> {
 }
 
 impl Toast {
-    /// The row of `values` (fitted to `types`), its largest text and bytea
-    /// values moved out of line, in `txn`, until it is no longer than
-    /// [`TOAST_THRESHOLD`] (or nothing is left to move).
+    /// The row of `values` (fitted to `types`) of table `oid`, its largest
+    /// text and bytea values moved out of line, in `txn`, until it is no
+    /// longer than [`TOAST_THRESHOLD`] (or nothing is left to move).
     pub(crate) fn encode(
         &self,
         txn: &mut Transaction,
+        oid: u64,
         values: Vec<Value>,
         types: &[SqlType],
     ) -> Result<Vec<u8>, CatalogError> {
@@ -77,8 +94,8 @@ impl Toast {
             };
             let id = self.ids.next()?;
             match &cells[i] {
-                Stored::Inline(Value::Text(s)) => self.store(txn, id, s.as_bytes())?,
-                Stored::Inline(Value::Bytea(b)) => self.store(txn, id, b)?,
+                Stored::Inline(Value::Text(s)) => self.store(txn, oid, id, s.as_bytes())?,
+                Stored::Inline(Value::Bytea(b)) => self.store(txn, oid, id, b)?,
                 _ => unreachable!("chosen above"),
             }
             cells[i] = Stored::External {
@@ -88,32 +105,34 @@ impl Toast {
         }
     }
 
-    /// Stores `bytes` as value `id`, in `txn`.
+    /// Stores `bytes` as value `id` of table `oid`, in `txn`.
     pub(crate) fn store(
         &self,
         txn: &mut Transaction,
+        oid: u64,
         id: u64,
         bytes: &[u8],
     ) -> Result<(), CatalogError> {
+        let key = value_key(oid, id);
         for (n, chunk) in bytes.chunks(CHUNK_BYTES).enumerate() {
             let tid = self.table.insert(txn, &chunk_row(id, n as u32, chunk))?;
-            self.index
-                .insert(txn, &self.table, &id.to_be_bytes(), tid)?;
+            self.index.insert(txn, &self.table, &key, tid)?;
         }
         Ok(())
     }
 
-    /// Value `id` of `len` bytes, as `txn` sees it.
+    /// Value `id` of table `oid`, `len` bytes, as `txn` sees it.
     pub(crate) fn fetch(
         &self,
         txn: &Transaction,
+        oid: u64,
         id: u64,
         len: u64,
     ) -> Result<Vec<u8>, CatalogError> {
         let corrupt = |what: String| CatalogError::Corrupt(format!("toast value {id}: {what}"));
         let mut chunks: Vec<(u32, Vec<u8>)> = self
             .index
-            .get(txn, &self.table, &id.to_be_bytes())?
+            .get(txn, &self.table, &value_key(oid, id))?
             .into_iter()
             .map(|(_, row)| {
                 if row.len() < 12 || row[..8] != id.to_be_bytes() {
@@ -137,17 +156,19 @@ impl Toast {
         Ok(out)
     }
 
-    /// The value a stored column holds, fetching an out-of-line one.
+    /// The value a stored column of table `oid` holds, fetching an
+    /// out-of-line one.
     pub(crate) fn resolve(
         &self,
         txn: &Transaction,
+        oid: u64,
         cell: Stored,
         ty: SqlType,
     ) -> Result<Value, CatalogError> {
         match cell {
             Stored::Inline(v) => Ok(v),
             Stored::External { id, len } => {
-                let bytes = self.fetch(txn, id, len)?;
+                let bytes = self.fetch(txn, oid, id, len)?;
                 Ok(match ty {
                     SqlType::Bytea => Value::Bytea(bytes),
                     _ => Value::Text(String::from_utf8(bytes).map_err(|_| {
@@ -158,14 +179,42 @@ impl Toast {
         }
     }
 
-    /// Deletes value `id`'s chunks, in `txn` (a row version that pointed
-    /// at it was updated or deleted). Returns the chunks deleted.
-    pub(crate) fn delete(&self, txn: &mut Transaction, id: u64) -> Result<u64, CatalogError> {
-        let mut deleted = 0;
-        for (tid, _) in self.index.get(txn, &self.table, &id.to_be_bytes())? {
-            self.table.delete(txn, tid)?;
-            deleted += 1;
+    /// Deletes the chunks of value `id` of table `oid`, in `txn` (a row
+    /// version that pointed at it was updated or deleted). Returns the
+    /// chunks deleted.
+    pub(crate) fn delete(
+        &self,
+        txn: &mut Transaction,
+        oid: u64,
+        id: u64,
+    ) -> Result<u64, CatalogError> {
+        let key = value_key(oid, id);
+        self.delete_range(txn, Bound::Included(&key[..]), Bound::Included(&key[..]))
+    }
+
+    /// Deletes every chunk of table `oid`'s values that `txn` sees (the
+    /// table is being dropped). Returns the chunks deleted.
+    pub(crate) fn delete_table(
+        &self,
+        txn: &mut Transaction,
+        oid: u64,
+    ) -> Result<u64, CatalogError> {
+        let (first, last) = (value_key(oid, 0), value_key(oid, u64::MAX));
+        self.delete_range(txn, Bound::Included(&first[..]), Bound::Included(&last[..]))
+    }
+
+    fn delete_range(
+        &self,
+        txn: &mut Transaction,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> Result<u64, CatalogError> {
+        let chunks = self
+            .index
+            .scan(txn, &self.table, lower, upper, Direction::Forward)?;
+        for (tid, _) in &chunks {
+            self.table.delete(txn, *tid)?;
         }
-        Ok(deleted)
+        Ok(chunks.len() as u64)
     }
 }

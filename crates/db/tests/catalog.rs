@@ -920,6 +920,84 @@ mod toast {
     }
 }
 
+mod toast_of_dropped {
+    use super::*;
+    use folio_catalog::{AutovacuumConfig, autovacuum_pass};
+    use folio_db::Transaction;
+    use folio_row::{SqlType, Value};
+
+    // Proves a dropped table's out-of-line values go with it: a drop
+    // rolled back keeps them readable; a committed drop deletes them in
+    // its transaction, so a REPEATABLE READ transaction from before the
+    // drop still reads them whole while autovacuum frees nothing of
+    // theirs, and once it ends autovacuum removes every chunk's index entry;
+    // another table's values stay.
+    #[test]
+    fn a_dropped_tables_values_are_freed_after_its_readers() {
+        let db = sim_db(11);
+        let cat = db.catalog();
+        let columns = [
+            ColumnDef {
+                name: "id".into(),
+                type_oid: SqlType::Int4.oid(),
+                typmod: -1,
+                not_null: true,
+            },
+            ColumnDef {
+                name: "body".into(),
+                type_oid: SqlType::Text.oid(),
+                typmod: -1,
+                not_null: false,
+            },
+        ];
+        let body = |id: i32| format!("{id:>5}").repeat(2_000);
+        let mut t = db.begin(RC, SYNC).unwrap();
+        for name in ["gone", "stays"] {
+            cat.create_table(&mut t, name, &columns).unwrap();
+            let rel = cat.relation(&t, name).unwrap().unwrap();
+            for id in 0..20 {
+                rel.insert(&mut t, vec![Value::Int4(id), Value::Text(body(id))])
+                    .unwrap();
+            }
+        }
+        t.commit().unwrap();
+        // 20 rows of 10,000 bytes: 6 chunks each, per table.
+        let chunks = |t: &Transaction| cat.toast_table().scan(t).unwrap().len();
+        let read_all = |t: &Transaction, name: &str| {
+            let rel = cat.relation(t, name).unwrap().unwrap();
+            let mut rows = rel.scan(t).unwrap();
+            rows.sort_by_key(|(_, v)| format!("{:?}", v[0]));
+            assert_eq!(rows.len(), 20, "{name}");
+            for (_, v) in rows {
+                let Value::Int4(id) = v[0] else { panic!() };
+                assert_eq!(v[1], Value::Text(body(id)), "{name} {id}");
+            }
+        };
+        assert_eq!(chunks(&db.begin(RC, SYNC).unwrap()), 240);
+
+        let mut t = db.begin(RC, SYNC).unwrap();
+        cat.drop_table(&mut t, "gone").unwrap();
+        t.rollback().unwrap();
+        read_all(&db.begin(RC, SYNC).unwrap(), "gone");
+
+        let old = db.begin(Isolation::RepeatableRead, SYNC).unwrap();
+        read_all(&old, "gone");
+        let mut t = db.begin(RC, SYNC).unwrap();
+        cat.drop_table(&mut t, "gone").unwrap();
+        t.commit().unwrap();
+        assert_eq!(chunks(&db.begin(RC, SYNC).unwrap()), 120, "deleted");
+        let config = AutovacuumConfig::default();
+        autovacuum_pass(cat, db.txns(), &config).unwrap();
+        read_all(&old, "gone");
+        drop(old);
+        let pass = autovacuum_pass(cat, db.txns(), &config).unwrap();
+        assert!(pass.index_entries_removed >= 120, "{pass:?}");
+        read_all(&db.begin(RC, SYNC).unwrap(), "stays");
+        assert_eq!(chunks(&db.begin(RC, SYNC).unwrap()), 120);
+        db.verify().unwrap();
+    }
+}
+
 mod space {
     use super::*;
     use folio_catalog::{AutovacuumConfig, autovacuum_pass};

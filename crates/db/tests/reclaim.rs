@@ -273,6 +273,86 @@ fn a_rolled_back_drop_keeps_the_table_whole() {
     db.verify().unwrap();
 }
 
+// Proves the pages of a rolled-back create come back: a table and its
+// index created and filled in a transaction that rolls back, a table created
+// in a rolled-back savepoint (freed only once its transaction has ended,
+// which may still hold it), and a unique index whose build failed on a
+// duplicate; and that a committed create's record is forgotten, its table
+// untouched.
+#[test]
+fn a_rolled_back_create_gives_its_pages_back() {
+    let db = fresh_db(5);
+    let cat = db.catalog();
+    create_filled(&db, "kept", 200, 100);
+    let kept = rows_of(&db, "kept").unwrap();
+    let stats = cat.reclaim(db.txns()).unwrap();
+    assert_eq!((stats.created, stats.pages_freed), (2, 0), "{stats:?}");
+
+    // A whole transaction rolled back.
+    let mut t = db.begin(RC, SYNC).unwrap();
+    cat.create_table(&mut t, "gone", &columns()).unwrap();
+    cat.create_index(&mut t, "gone", "gone_pkey", &["id"], true)
+        .unwrap();
+    let rel = cat.relation(&t, "gone").unwrap().unwrap();
+    for id in 0..500 {
+        rel.insert(&mut t, row(id, 100)).unwrap();
+    }
+    drop(rel);
+    t.rollback().unwrap();
+    let high = db.pool().page_count().unwrap();
+    let free = db.pool().free_page_count().unwrap();
+    let stats = cat.reclaim(db.txns()).unwrap();
+    assert_eq!(stats.relations_freed, 2, "{stats:?}");
+    assert!(stats.pages_freed > 10, "{stats:?}");
+    assert!(db.pool().free_page_count().unwrap() >= free + stats.pages_freed);
+    assert_eq!(cat.pending_drops().unwrap(), 0);
+    // The next table reuses them: the file does not grow.
+    create_filled(&db, "next", 500, 100);
+    assert!(db.pool().page_count().unwrap() <= high + 2, "the file grew");
+
+    // A savepoint rolled back inside a transaction that goes on.
+    let mut t = db.begin(RC, SYNC).unwrap();
+    t.savepoint("s").unwrap();
+    cat.create_table(&mut t, "inner", &columns()).unwrap();
+    let rel = cat.relation(&t, "inner").unwrap().unwrap();
+    for id in 0..300 {
+        rel.insert(&mut t, row(id, 100)).unwrap();
+    }
+    drop(rel);
+    t.rollback_to("s").unwrap();
+    let stats = cat.reclaim(db.txns()).unwrap();
+    assert_eq!(
+        (stats.waiting, stats.pages_freed),
+        (1, 0),
+        "its transaction still runs: {stats:?}"
+    );
+    t.commit().unwrap();
+    let stats = cat.reclaim(db.txns()).unwrap();
+    assert_eq!(stats.relations_freed, 1, "{stats:?}");
+    assert!(stats.pages_freed > 5, "{stats:?}");
+
+    // A unique index whose build met a duplicate (23505).
+    let mut t = db.begin(RC, SYNC).unwrap();
+    let rel = cat.relation(&t, "kept").unwrap().unwrap();
+    // Its body repeats row 25's.
+    rel.insert(&mut t, row(207, 100)).unwrap();
+    drop(rel);
+    assert!(
+        cat.create_index(&mut t, "kept", "kept_body", &["body"], true)
+            .is_err()
+    );
+    t.rollback().unwrap();
+    let stats = cat.reclaim(db.txns()).unwrap();
+    assert_eq!(stats.relations_freed, 1, "{stats:?}");
+    assert!(stats.pages_freed >= 1, "{stats:?}");
+
+    assert_eq!(rows_of(&db, "kept").unwrap(), kept);
+    assert_eq!(rows_of(&db, "next").unwrap().len(), 500);
+    assert!(rows_of(&db, "gone").is_none() && rows_of(&db, "inner").is_none());
+    db.verify().unwrap();
+    db.check_invariants().unwrap();
+}
+
 /// One crash case of the drop-and-reuse workload: tables `t0..` created
 /// and filled, each dropped once the next exists, reclaims on the way
 /// (every create reclaims), checkpoints now and then, a 10-page pool.

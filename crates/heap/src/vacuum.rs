@@ -47,6 +47,10 @@ pub struct VacuumStats {
     /// Versions left on the pages after pruning (live ones and those a
     /// snapshot may still see).
     pub versions: u64,
+    /// Of those, the versions whose deleter or updater committed but that a
+    /// snapshot may still see: dead once it ends, so autovacuum counts
+    /// them again (PostgreSQL's "recently dead").
+    pub recently_dead: u64,
     /// Pages marked all-visible in the visibility map.
     pub all_visible_pages: u64,
 }
@@ -90,7 +94,19 @@ impl Table {
                         dead.entry(page_id).or_default().push(id);
                         stats.dead_line_pointers += 1;
                     }
-                    LineState::Normal { .. } => stats.versions += 1,
+                    LineState::Normal { .. } => {
+                        stats.versions += 1;
+                        let tuple = lp
+                            .get(id)
+                            .map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+                        let header = TupleHeader::decode(tuple)
+                            .map_err(|e| HeapError::corrupt(page_id, e))?;
+                        if let Some(deleter) = header.deleter()
+                            && matches!(mgr.fate(deleter)?, Fate::Committed(_))
+                        {
+                            stats.recently_dead += 1;
+                        }
+                    }
                     _ => {}
                 }
             }

@@ -19,7 +19,9 @@ use crate::error::CatalogError;
 use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
-use folio_row::{KeyColumn, SqlType, Stored, Value, decode_stored, encode_key};
+use folio_row::{
+    KeyColumn, SqlType, Stored, Value, decode_stored, decode_stored_columns, encode_key,
+};
 use folio_txn::{Csn, LockMode, Transaction, Xid};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -48,7 +50,13 @@ impl RelationIndex {
             .iter()
             .map(|&c| values[c as usize].clone())
             .collect();
-        let key = encode_key(&key_values, &self.key_columns)?;
+        self.key_of(&key_values)
+    }
+
+    /// The key of the index's own columns' values, in its column order
+    /// (the one owner of the key length limit).
+    fn key_of(&self, key_values: &[Value]) -> Result<Vec<u8>, CatalogError> {
+        let key = encode_key(key_values, &self.key_columns)?;
         let max = self.index.tree().max_key_len();
         if key.len() > max {
             return Err(folio_row::RowError::KeyTooLong {
@@ -431,9 +439,24 @@ impl Relation {
         index: usize,
     ) -> Result<(), CatalogError> {
         let ri = &self.indexes[index];
-        for (tid, row) in self.table.scan(txn)? {
-            let key = ri.key(&self.decode(txn, &row)?)?;
-            ri.index.insert(txn, &self.table, &key, tid)?;
+        // A page at a time (the table may be far larger than memory), and
+        // only the key's columns decoded.
+        let mut rows = Vec::new();
+        for page in self.table.page_ids()? {
+            txn.check_interrupt()?;
+            self.table.page_rows(txn, page, &mut rows)?;
+            for (tid, row) in rows.drain(..) {
+                let key_values = decode_stored_columns(&row, &self.types, &ri.def.columns)?
+                    .into_iter()
+                    .zip(&ri.def.columns)
+                    .map(|(cell, &c)| {
+                        self.toast
+                            .resolve(txn, self.def.oid, cell, self.types[c as usize])
+                    })
+                    .collect::<Result<Vec<Value>, _>>()?;
+                ri.index
+                    .insert(txn, &self.table, &ri.key_of(&key_values)?, tid)?;
+            }
         }
         Ok(())
     }

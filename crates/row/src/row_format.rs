@@ -271,6 +271,32 @@ pub fn decode_stored(row: &[u8], types: &[SqlType]) -> Result<Vec<Stored>, RowEr
     Ok(out)
 }
 
+/// Decodes columns `wanted` (in that order) of a row of `types`, skipping
+/// the others by their lengths, out-of-line values as their pointers: an
+/// index build's key columns, without the rest of the row's values.
+pub fn decode_stored_columns(
+    row: &[u8],
+    types: &[SqlType],
+    wanted: &[u16],
+) -> Result<Vec<Stored>, RowError> {
+    let last = wanted.iter().map(|&c| c as usize).max().unwrap_or(0);
+    if last >= types.len() {
+        return Err(corrupt(format!("column {last} of {}", types.len())));
+    }
+    let mut cursor = Cursor::new(row, types)?;
+    let mut found: Vec<Option<Stored>> = vec![None; last + 1];
+    for (i, ty) in types.iter().enumerate().take(last + 1) {
+        let raw = cursor.next_raw(i, *ty)?;
+        if wanted.contains(&(i as u16)) {
+            found[i] = Some(stored(raw, *ty)?);
+        }
+    }
+    Ok(wanted
+        .iter()
+        .map(|&c| found[c as usize].clone().expect("decoded above"))
+        .collect())
+}
+
 /// Decodes column `index` of a row of `types` alone (skipping the others
 /// by their lengths).
 pub fn decode_column(row: &[u8], types: &[SqlType], index: usize) -> Result<Value, RowError> {
@@ -363,6 +389,12 @@ mod tests {
         assert!(decode_row(&row, &types).is_err());
         assert_eq!(decode_column(&row, &types, 0).unwrap(), Value::Int4(7));
         assert_eq!(decode_column(&row, &types, 2).unwrap(), Value::Null);
+        assert_eq!(
+            decode_stored_columns(&row, &types, &[1, 0]).unwrap(),
+            [cells[1].clone(), cells[0].clone()],
+            "chosen columns, in the order asked"
+        );
+        assert!(decode_stored_columns(&row, &types, &[3]).is_err());
         let bad = [Stored::External { id: 1, len: 1 }];
         assert!(
             encode_stored(&bad, &[SqlType::Int8]).is_err(),

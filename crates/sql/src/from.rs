@@ -591,6 +591,21 @@ impl FromClause<'_> {
                 Some(left) => {
                     let (kind, _) = items[n].join.expect("a later item joins");
                     let (left_keys, right_keys) = std::mem::take(&mut keys[n]);
+                    // PostgreSQL runs a FULL JOIN only as a merge or hash
+                    // join: a condition over the tables needs an equality
+                    // to hash (a constant one, `ON true`, does not).
+                    if kind == JoinKind::Full
+                        && left_keys.is_empty()
+                        && conditions[n]
+                            .iter()
+                            .any(|c| !scope.tables_read(c).is_empty())
+                    {
+                        return Err(SqlError::new(
+                            "0A000",
+                            "FULL JOIN is only supported with merge-joinable or \
+                             hash-joinable join conditions",
+                        ));
+                    }
                     let method = if left_keys.is_empty() {
                         Method::NestedLoop
                     } else {

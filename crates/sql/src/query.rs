@@ -19,10 +19,11 @@ use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator,
-    SetQuantifier,
+    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
 };
 use std::cmp::Ordering;
+use std::ops::Range;
 use std::sync::Arc;
 
 impl Columns for Relation {
@@ -653,20 +654,49 @@ fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
     }
 }
 
+/// What a result column is: a select item, or the source column a `*`
+/// spells out there.
+#[derive(Clone, Copy)]
+enum ResultColumn<'a> {
+    Item(&'a SelectItem),
+    Column(usize),
+}
+
+/// The select list one entry per result column, `*` spelled out over a
+/// source: what ORDER BY positions count
+/// (`SELECT * ... ORDER BY 2`).
+fn outputs<'a, C: ColumnNames + ?Sized>(
+    columns: &C,
+    items: &'a [SelectItem],
+) -> Result<Vec<ResultColumn<'a>>, SqlError> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match star_columns(columns, item) {
+            Some(range) => out.extend(range?.map(ResultColumn::Column)),
+            None => out.push(ResultColumn::Item(item)),
+        }
+    }
+    Ok(out)
+}
+
 /// An ORDER BY item: a column of the table, an output column's alias, or
 /// its position (`ORDER BY 1`), each naming a table column.
 fn sort_key<C: Columns + ?Sized>(
     relation: &C,
-    items: &[SelectItem],
+    items: &[ResultColumn<'_>],
     o: &sqlparser::ast::OrderByExpr,
 ) -> Result<SortKey, SqlError> {
     if o.with_fill.is_some() {
         return Err(SqlError::unsupported("WITH FILL"));
     }
-    let by_item = |item: &SelectItem| match item {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
-        _ => None,
+    let by_item = |item: &ResultColumn<'_>| match item {
+        ResultColumn::Item(
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+        ) => Some(Ok(e.clone())),
+        ResultColumn::Column(c) => Some(Err(*c)),
+        ResultColumn::Item(_) => None,
     };
+    // An expression to bind, or the source column a `*` put there.
     let expr = match &o.expr {
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Number(n, _) => {
@@ -681,21 +711,27 @@ fn sort_key<C: Columns + ?Sized>(
                         )
                     })?
             }
-            _ => o.expr.clone(),
+            _ => Ok(o.expr.clone()),
         },
         Expr::Identifier(id) => {
             let name = names::ident(id);
             let aliased = items.iter().find_map(|item| match item {
-                SelectItem::ExprWithAlias { expr, alias } if names::ident(alias) == name => {
+                ResultColumn::Item(SelectItem::ExprWithAlias { expr, alias })
+                    if names::ident(alias) == name =>
+                {
                     Some(expr.clone())
                 }
                 _ => None,
             });
-            aliased.unwrap_or_else(|| o.expr.clone())
+            Ok(aliased.unwrap_or_else(|| o.expr.clone()))
         }
-        other => other.clone(),
+        other => Ok(other.clone()),
     };
-    let Scalar::Column(column) = scalar::bind(&expr, relation)? else {
+    let bound = match expr {
+        Ok(expr) => scalar::bind(&expr, relation)?,
+        Err(column) => Scalar::Column(column),
+    };
+    let Scalar::Column(column) = bound else {
         return Err(SqlError::unsupported(format!(
             "ORDER BY {} (only columns)",
             o.expr
@@ -800,14 +836,15 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
 ) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>), SqlError> {
     if !is_grouped(select) {
         let (mut items, columns) = projection(source, &select.projection)?;
+        let outputs = outputs(source, &select.projection)?;
         let order = order_by
             .iter()
-            .map(|o| sort_key(source, &select.projection, o))
+            .map(|o| sort_key(source, &outputs, o))
             .collect::<Result<Vec<_>, _>>();
         return match order {
             Ok(order) => Ok((Shape::Project(items), columns, order, Vec::new())),
             Err(e) if e.code == "0A000" => {
-                let post = post_sort_keys(source, &select.projection, order_by, &mut items)?;
+                let post = post_sort_keys(source, &outputs, order_by, &mut items)?;
                 Ok((Shape::Project(items), columns, Vec::new(), post))
             }
             Err(e) => Err(e),
@@ -827,15 +864,17 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         Some(h) => Some(scalar::bind(h, &binder)?),
         None => None,
     };
+    // No `*` here (refused above).
+    let outputs = outputs(&binder, &select.projection)?;
     let (order, post) = match order_by
         .iter()
-        .map(|o| sort_key(&binder, &select.projection, o))
+        .map(|o| sort_key(&binder, &outputs, o))
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(order) => (order, Vec::new()),
         Err(e) if e.code == "0A000" => (
             Vec::new(),
-            post_sort_keys(&binder, &select.projection, order_by, &mut output)?,
+            post_sort_keys(&binder, &outputs, order_by, &mut output)?,
         ),
         Err(e) => return Err(e),
     };
@@ -858,13 +897,15 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
 /// (dropped after the sort).
 fn post_sort_keys<C: Columns + ?Sized>(
     columns: &C,
-    select_items: &[SelectItem],
+    select_items: &[ResultColumn<'_>],
     order_by: &[sqlparser::ast::OrderByExpr],
     items: &mut Vec<Scalar>,
 ) -> Result<Vec<SortKey>, SqlError> {
-    fn item_expr(i: &SelectItem) -> Option<&Expr> {
+    fn item_expr<'a>(i: &ResultColumn<'a>) -> Option<&'a Expr> {
         match i {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            ResultColumn::Item(
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+            ) => Some(e),
             _ => None,
         }
     }
@@ -889,7 +930,9 @@ fn post_sort_keys<C: Columns + ?Sized>(
             Expr::Identifier(id) => {
                 let name = names::ident(id);
                 select_items.iter().position(|i| match i {
-                    SelectItem::ExprWithAlias { alias, .. } => names::ident(alias) == name,
+                    ResultColumn::Item(SelectItem::ExprWithAlias { alias, .. }) => {
+                        names::ident(alias) == name
+                    }
                     _ => false,
                 })
             }
@@ -928,17 +971,17 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
     let mut out = Vec::new();
     let names = columns.names();
     for item in items {
-        let (expr, alias) = match item {
-            SelectItem::Wildcard(_) => {
-                for (c, name) in names.iter().enumerate() {
-                    bound.push(Scalar::Column(c));
-                    out.push(Column {
-                        name: name.clone(),
-                        type_oid: columns.type_at(c).oid(),
-                    });
-                }
-                continue;
+        if let Some(range) = star_columns(columns, item) {
+            for c in range? {
+                bound.push(Scalar::Column(c));
+                out.push(Column {
+                    name: names[c].clone(),
+                    type_oid: columns.type_at(c).oid(),
+                });
             }
+            continue;
+        }
+        let (expr, alias) = match item {
             SelectItem::UnnamedExpr(expr) => (expr, None),
             SelectItem::ExprWithAlias { expr, alias } => (expr, Some(names::ident(alias))),
             other => return Err(SqlError::unsupported(format!("the select item {other}"))),
@@ -994,6 +1037,12 @@ fn column_name(expr: &Expr) -> String {
 /// The names of a source's columns, in order.
 pub trait ColumnNames {
     fn names(&self) -> Vec<String>;
+    /// The positions of the columns of the FROM item called `qualifier`
+    /// (`t.*`); by default every column, of the one table there is.
+    fn qualified_columns(&self, qualifier: &str) -> Result<Range<usize>, SqlError> {
+        let _ = qualifier;
+        Ok(0..self.names().len())
+    }
 }
 
 impl ColumnNames for Relation {
@@ -1011,6 +1060,34 @@ impl<C: Columns + ColumnNames + ?Sized> ColumnNames for Binder<'_, C> {
 impl ColumnNames for Scope {
     fn names(&self) -> Vec<String> {
         Scope::names(self)
+    }
+
+    fn qualified_columns(&self, qualifier: &str) -> Result<Range<usize>, SqlError> {
+        self.tables
+            .iter()
+            .find(|t| t.qualifier == qualifier)
+            .map(|t| t.offset..t.offset + t.names.len())
+            .ok_or_else(|| {
+                SqlError::new(
+                    "42P01",
+                    format!("missing FROM-clause entry for table \"{qualifier}\""),
+                )
+            })
+    }
+}
+
+/// The source columns a `*` or `t.*` select item stands for, or `None` for
+/// another item: the one owner of what a star expands to.
+fn star_columns<C: ColumnNames + ?Sized>(
+    columns: &C,
+    item: &SelectItem,
+) -> Option<Result<Range<usize>, SqlError>> {
+    match item {
+        SelectItem::Wildcard(_) => Some(Ok(0..columns.names().len())),
+        SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
+            Some(names::relation(name).and_then(|q| columns.qualified_columns(&q)))
+        }
+        _ => None,
     }
 }
 

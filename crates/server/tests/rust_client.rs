@@ -234,6 +234,22 @@ async fn startup_options_and_parameters_are_settings() {
             .unwrap();
         assert_eq!(row.get::<_, String>(0), want, "{name}");
     }
+    // RESET goes back to the startup value, as PostgreSQL's does.
+    client
+        .batch_execute("set synchronous_commit = on; set enable_seqscan = on; reset all")
+        .await
+        .unwrap();
+    let row = client
+        .query_one("show synchronous_commit", &[])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "off", "after RESET ALL");
+    client
+        .batch_execute("set enable_seqscan = on; reset enable_seqscan")
+        .await
+        .unwrap();
+    let row = client.query_one("show enable_seqscan", &[]).await.unwrap();
+    assert_eq!(row.get::<_, String>(0), "off", "after RESET");
     let e = connect("options='-c synchronous_commit=maybe'")
         .await
         .err()

@@ -45,6 +45,9 @@ pub struct Session {
     /// `SET` values: a SET in a block takes effect at once and is undone
     /// if the block does not commit, as in PostgreSQL.
     settings: Settings,
+    /// What RESET goes back to: the defaults with the startup packet's
+    /// settings applied.
+    session_defaults: Settings,
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Settings>,
@@ -111,6 +114,7 @@ impl Session {
             block_start: 0,
             prepared: std::collections::HashMap::new(),
             settings: Settings::default(),
+            session_defaults: Settings::default(),
             settings_at_begin: None,
             implicit: false,
             savepoints: Vec::new(),
@@ -202,7 +206,10 @@ impl Session {
                     "COPY FROM STDIN followed by other statements in one query",
                 )),
                 Parsed::Copy(copy) => self.start_copy(copy),
-                Parsed::Reset(name) => self.settings.reset(name).map(|()| Output::command("RESET")),
+                Parsed::Reset(name) => self
+                    .settings
+                    .reset(name, &self.session_defaults)
+                    .map(|()| Output::command("RESET")),
                 Parsed::Checkpoint => self.checkpoint(),
                 Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             };
@@ -273,7 +280,12 @@ impl Session {
         match self.settings.set(&name, value) {
             Err(e) if e.code == "42704" => Ok(()),
             Err(e) if e.code == "0A000" && name != "client_encoding" => Ok(()),
-            other => other,
+            Err(e) => Err(e),
+            // RESET comes back to it, as PostgreSQL's session default.
+            Ok(()) => {
+                self.session_defaults = self.settings.clone();
+                Ok(())
+            }
         }
     }
 

@@ -137,14 +137,19 @@ impl Settings {
         Ok(())
     }
 
-    /// `RESET name`; `RESET ALL` is `name = "all"`.
-    pub fn reset(&mut self, name: &str) -> Result<(), SqlError> {
-        let default = Settings::default();
+    /// `RESET name`; `RESET ALL` is `name = "all"`: back to `default`,
+    /// the session's values before any SET (PostgreSQL's "session
+    /// default": the server's, or the connection's startup packet's).
+    pub fn reset(&mut self, name: &str, default: &Settings) -> Result<(), SqlError> {
         match name {
-            "all" => *self = default,
-            _ if PLANNER_SWITCHES.contains(&name) => self.disabled.retain(|s| *s != name),
-            "synchronous_commit" => self.synchronous_commit = default.synchronous_commit,
-            "application_name" => self.application_name = default.application_name,
+            "all" => *self = default.clone(),
+            _ if PLANNER_SWITCHES.contains(&name) => {
+                self.disabled.retain(|s| *s != name);
+                self.disabled
+                    .extend(default.disabled.iter().filter(|s| **s == name));
+            }
+            "synchronous_commit" => self.synchronous_commit = default.synchronous_commit.clone(),
+            "application_name" => self.application_name = default.application_name.clone(),
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "client_encoding" | "datestyle" | "timezone" | "search_path" => {}
             _ => return Err(unknown(name)),
@@ -193,7 +198,7 @@ mod tests {
             s.set("synchronous_commit", "maybe").unwrap_err().code,
             "22023"
         );
-        s.reset("synchronous_commit").unwrap();
+        s.reset("synchronous_commit", &Settings::default()).unwrap();
         assert_eq!(s.show("synchronous_commit").unwrap(), "on");
         s.set("application_name", "pgbench").unwrap();
         s.set("timezone", "UTC").unwrap();
@@ -204,9 +209,22 @@ mod tests {
         assert!(!s.enabled("enable_seqscan"));
         assert_eq!(s.show("enable_seqscan").unwrap(), "off");
         assert_eq!(s.set("enable_sort", "maybe").unwrap_err().code, "22023");
-        s.reset("all").unwrap();
+        s.reset("all", &Settings::default()).unwrap();
         assert_eq!(s, Settings::default());
         assert!(s.enabled("enable_seqscan"));
+        // Back to the session's own defaults (its startup settings).
+        let mut startup = Settings::default();
+        startup.set("synchronous_commit", "off").unwrap();
+        startup.set("enable_seqscan", "off").unwrap();
+        let mut s = startup.clone();
+        s.set("synchronous_commit", "on").unwrap();
+        s.set("enable_seqscan", "on").unwrap();
+        s.reset("synchronous_commit", &startup).unwrap();
+        s.reset("enable_seqscan", &startup).unwrap();
+        assert_eq!(s, startup);
+        s.set("application_name", "x").unwrap();
+        s.reset("all", &startup).unwrap();
+        assert_eq!(s, startup);
         assert!(
             s.show("server_version")
                 .unwrap()

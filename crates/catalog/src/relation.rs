@@ -44,13 +44,48 @@ impl RelationIndex {
     /// stored unescaped; 1,339 for older ones; PostgreSQL's is 2,696 bytes
     /// of key in a 2,704-byte entry).
     pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
-        let key_values: Vec<Value> = self
-            .def
+        self.key_of(&self.key_values(values))
+    }
+
+    /// The index's columns of a row's `values`, in the index's order.
+    fn key_values(&self, values: &[Value]) -> Vec<Value> {
+        self.def
             .columns
             .iter()
             .map(|&c| values[c as usize].clone())
-            .collect();
-        self.key_of(&key_values)
+            .collect()
+    }
+
+    /// Whether a unique index checks the entry of these key values (in
+    /// the index's column order): not when one is NULL, since NULLs are
+    /// distinct (PostgreSQL's default, `NULLS DISTINCT`). The one owner of
+    /// that rule.
+    fn checks_unique(&self, key_values: &[Value]) -> bool {
+        self.def.unique && !key_values.contains(&Value::Null)
+    }
+
+    /// Enters `key` (of `key_values`) for the version at `tid`, checked
+    /// when [`RelationIndex::checks_unique`] says so.
+    fn enter(
+        &self,
+        txn: &mut Transaction,
+        table: &Table,
+        (key, checked): &(Vec<u8>, bool),
+        tid: Tid,
+    ) -> Result<(), CatalogError> {
+        if *checked {
+            self.index.insert(txn, table, key, tid)?;
+        } else {
+            self.index.insert_unchecked(key, tid)?;
+        }
+        Ok(())
+    }
+
+    /// The entry of a row's `values`: its key, and whether a unique index
+    /// checks it.
+    fn entry(&self, values: &[Value]) -> Result<(Vec<u8>, bool), CatalogError> {
+        let key_values = self.key_values(values);
+        Ok((self.key_of(&key_values)?, self.checks_unique(&key_values)))
     }
 
     /// The key of the index's own columns' values, in its column order
@@ -263,8 +298,8 @@ impl Relation {
     }
 
     /// The key of `values` in every index, in index order.
-    fn keys(&self, values: &[Value]) -> Result<Vec<Vec<u8>>, CatalogError> {
-        self.indexes.iter().map(|i| i.key(values)).collect()
+    fn keys(&self, values: &[Value]) -> Result<Vec<(Vec<u8>, bool)>, CatalogError> {
+        self.indexes.iter().map(|i| i.entry(values)).collect()
     }
 
     /// Inserts a row; returns where it lives.
@@ -283,11 +318,16 @@ impl Relation {
 
     /// Adds the index entries of the new version at `tid`; if one is
     /// refused, deletes the version again (so it is never seen).
-    fn enter(&self, txn: &mut Transaction, tid: Tid, keys: &[Vec<u8>]) -> Result<(), CatalogError> {
-        for (index, key) in self.indexes.iter().zip(keys) {
-            if let Err(e) = index.index.insert(txn, &self.table, key, tid) {
+    fn enter(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        keys: &[(Vec<u8>, bool)],
+    ) -> Result<(), CatalogError> {
+        for (index, entry) in self.indexes.iter().zip(keys) {
+            if let Err(e) = index.enter(txn, &self.table, entry, tid) {
                 self.table.delete(txn, tid)?;
-                return Err(e.into());
+                return Err(e);
             }
         }
         Ok(())
@@ -309,7 +349,7 @@ impl Relation {
             .indexes
             .iter()
             .zip(&keys)
-            .map(|(i, key)| Ok(i.key(old)? != *key))
+            .map(|(i, (key, _))| Ok(i.key(old)? != *key))
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
@@ -454,8 +494,8 @@ impl Relation {
                             .resolve(txn, self.def.oid, cell, self.types[c as usize])
                     })
                     .collect::<Result<Vec<Value>, _>>()?;
-                ri.index
-                    .insert(txn, &self.table, &ri.key_of(&key_values)?, tid)?;
+                let entry = (ri.key_of(&key_values)?, ri.checks_unique(&key_values));
+                ri.enter(txn, &self.table, &entry, tid)?;
             }
         }
         Ok(())

@@ -201,6 +201,15 @@ impl Index {
         }
     }
 
+    /// Enters `key -> tid` without a unique index's check: for a key that
+    /// cannot conflict (one with a NULL column: NULLs are distinct, as
+    /// PostgreSQL's unique indexes treat them by default; the caller, who
+    /// knows the key's columns, decides).
+    pub fn insert_unchecked(&self, key: &[u8], tid: Tid) -> Result<(), HeapError> {
+        self.tree.insert(key, tid_word(tid), &[])?;
+        Ok(())
+    }
+
     fn check_unique(
         &self,
         txn: &Transaction,

@@ -18,6 +18,12 @@ pub enum BtreeError {
     EntryTooLarge { len: usize, max: usize },
     #[error("key already exists")]
     KeyExists,
+    /// A bottom-up build was given a key not greater than the one before.
+    #[error("a bottom-up build's keys must ascend")]
+    NotAscending,
+    /// A bottom-up build was started on a tree that has entries.
+    #[error("a bottom-up build needs an empty tree")]
+    NotEmpty,
     #[error("{page_id} is corrupt: {reason}")]
     Corrupt { page_id: PageId, reason: String },
     #[error("a tree named {name:?} already exists")]

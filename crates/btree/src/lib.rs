@@ -16,6 +16,7 @@
 //! protocol), `wal_records.rs` (record layouts), `redo.rs` (`BtreeRedo`).
 
 mod apply;
+mod build;
 mod counters;
 mod delete;
 mod error;
@@ -35,11 +36,13 @@ mod tree;
 mod verify;
 mod wal_records;
 
+pub use build::{BuildStats, Builder};
 pub use counters::AccessCounters;
 pub use error::BtreeError;
 pub use kill::LeafStamp;
 pub use multi::{
-    KeyForm, MAX_MULTI_KEY_LEN, MAX_PREFIX_FREE_KEY_LEN, MultiEntry, MultiScan, MultiTree,
+    KeyForm, MAX_MULTI_KEY_LEN, MAX_PREFIX_FREE_KEY_LEN, MultiBuilder, MultiEntry, MultiScan,
+    MultiTree,
 };
 pub use node::{MAX_ENTRY_LEN, MAX_KEY_LEN};
 pub use redo::BtreeRedo;

@@ -177,6 +177,27 @@ fn decode(encoded: &[u8]) -> Option<(Vec<u8>, u64)> {
     None
 }
 
+/// A bottom-up build of a [`MultiTree`] ([`MultiTree::builder`]).
+#[derive(Debug)]
+pub struct MultiBuilder<'t> {
+    inner: crate::build::Builder<'t>,
+    form: KeyForm,
+}
+
+impl MultiBuilder<'_> {
+    /// Adds `(key, tid) -> value`, after every pair pushed before in
+    /// `(key, tid)` order (which both key forms keep).
+    pub fn push(&mut self, key: &[u8], tid: u64, value: &[u8]) -> Result<(), BtreeError> {
+        let encoded = self.form.encode(key, tid)?;
+        self.inner.push(encoded, value.to_vec())
+    }
+
+    /// Writes what is pending and the root.
+    pub fn finish(self) -> Result<crate::BuildStats, BtreeError> {
+        self.inner.finish()
+    }
+}
+
 /// A non-unique B+tree: several entries per key, told apart by a `tid`.
 #[derive(Debug, Clone)]
 pub struct MultiTree {
@@ -255,6 +276,15 @@ impl MultiTree {
 
     pub fn root(&self) -> PageId {
         self.tree.root()
+    }
+
+    /// Starts a bottom-up build of this tree, which must be empty
+    /// ([`Tree::builder`]); entries go in ascending `(key, tid)` order.
+    pub fn builder(&self) -> Result<MultiBuilder<'_>, BtreeError> {
+        Ok(MultiBuilder {
+            inner: self.tree.builder()?,
+            form: self.form,
+        })
     }
 
     /// Inserts `(key, tid) -> value`; [`BtreeError::KeyExists`] if that pair exists.

@@ -527,8 +527,8 @@ pub(crate) fn split_plan(page: &Page) -> Result<SplitPlan, String> {
 /// load (a serial key, an index built in key order), whose later keys all
 /// go right, so an even split would leave every node half empty for good.
 /// PostgreSQL's leaf fillfactor (90) and its inner nodes' (70).
-const ASCENDING_LEAF_KEEP: usize = 90;
-const ASCENDING_INNER_KEEP: usize = 70;
+pub(crate) const ASCENDING_LEAF_KEEP: usize = 90;
+pub(crate) const ASCENDING_INNER_KEEP: usize = 70;
 
 /// The one rule for where a node that `key` found full is split: evenly, except the last node of its level receiving a key
 /// greater than every key in it, which keeps [`ASCENDING_LEAF_KEEP`] or
@@ -580,13 +580,7 @@ fn split_plan_keeping(page: &Page, keep: usize) -> Result<SplitPlan, String> {
     let at = at.clamp(1, count - 1);
     let first_right = node::checked_key(page, at)?;
     let separator = if node::level(page) == 0 {
-        let last_left = node::checked_key(page, at - 1)?;
-        let common = last_left
-            .iter()
-            .zip(first_right)
-            .take_while(|(a, b)| a == b)
-            .count();
-        first_right[..(common + 1).min(first_right.len())].to_vec()
+        crate::build::leaf_separator(node::checked_key(page, at - 1)?, first_right)
     } else {
         first_right.to_vec()
     };

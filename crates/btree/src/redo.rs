@@ -45,7 +45,7 @@ fn redo(record: &Record, block: usize, page: &mut Page) -> Result<(), String> {
     let page_id = block_id(record, block)?;
     let fresh = || Err("a page allocated by the change is logged with its image only".to_string());
     match record.rtype {
-        wal_records::CREATE => {
+        wal_records::CREATE | wal_records::BUILD => {
             check_block_count(record, 1..=1)?;
             fresh()
         }

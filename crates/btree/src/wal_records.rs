@@ -12,6 +12,7 @@
 //! | 5 | `SPLIT` | 0 split node, 1 new right node (image), 2 parent, [3 old right sibling] | — | `SPLIT` main data |
 //! | 6 | `ROOT_SPLIT` | 0 root, 1 new left child (image), 2 new right child (image) | — | `ROOT_SPLIT` main data |
 //! | 7 | `UNLINK` | 0 parent, 1 left sibling, 2 emptied leaf, [3 right sibling] | — | `UNLINK` main data |
+//! | 8 | `BUILD` | 0 a node written by a bottom-up build (image; the root last) | — | — |
 //!
 //! "image" blocks are pages allocated by the change: they always carry a
 //! full-page image (the page after the change), so their redo never reads
@@ -69,6 +70,8 @@ pub(crate) const SPLIT: u8 = 5;
 pub(crate) const ROOT_SPLIT: u8 = 6;
 /// An empty leaf unlinked from its parent and siblings (freed next).
 pub(crate) const UNLINK: u8 = 7;
+/// A node written whole by a bottom-up build (`build.rs`).
+pub(crate) const BUILD: u8 = 8;
 
 /// The name of record type `rtype`.
 pub(crate) fn type_name(rtype: u8) -> &'static str {
@@ -80,6 +83,7 @@ pub(crate) fn type_name(rtype: u8) -> &'static str {
         SPLIT => "SPLIT",
         ROOT_SPLIT => "ROOT_SPLIT",
         UNLINK => "UNLINK",
+        BUILD => "BUILD",
         _ => "UNKNOWN",
     }
 }

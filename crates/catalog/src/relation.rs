@@ -104,6 +104,13 @@ impl RelationIndex {
     }
 }
 
+/// Bytes of index entries an index build sorts in memory to build the
+/// index bottom-up (the part PostgreSQL's `maintenance_work_mem` plays);
+/// a larger table's index is built by one insert per row.
+const BUILD_MEMORY: usize = 256 << 20;
+/// What an entry held for a build costs besides its key bytes.
+const ENTRY_OVERHEAD: usize = 48;
+
 /// A table opened for reading and writing rows.
 #[derive(Debug)]
 pub struct Relation {
@@ -480,8 +487,13 @@ impl Relation {
     ) -> Result<(), CatalogError> {
         let ri = &self.indexes[index];
         // A page at a time (the table may be far larger than memory), and
-        // only the key's columns decoded.
+        // only the key's columns decoded. The entries are gathered and
+        // built bottom-up (folio-heap `Index::build`) while they fit
+        // `BUILD_MEMORY`; past it, one insert per row, from the start.
         let mut rows = Vec::new();
+        let mut entries: Vec<(Vec<u8>, Tid, bool)> = Vec::new();
+        let mut gathered = 0;
+        let mut bottom_up = true;
         for page in self.table.page_ids()? {
             txn.check_interrupt()?;
             self.table.page_rows(txn, page, &mut rows)?;
@@ -494,9 +506,23 @@ impl Relation {
                             .resolve(txn, self.def.oid, cell, self.types[c as usize])
                     })
                     .collect::<Result<Vec<Value>, _>>()?;
-                let entry = (ri.key_of(&key_values)?, ri.checks_unique(&key_values));
-                ri.enter(txn, &self.table, &entry, tid)?;
+                let (key, checked) = (ri.key_of(&key_values)?, ri.checks_unique(&key_values));
+                if !bottom_up {
+                    ri.enter(txn, &self.table, &(key, checked), tid)?;
+                    continue;
+                }
+                gathered += key.len() + ENTRY_OVERHEAD;
+                entries.push((key, tid, checked));
+                if gathered > BUILD_MEMORY {
+                    bottom_up = false;
+                    for (key, tid, checked) in entries.drain(..) {
+                        ri.enter(txn, &self.table, &(key, checked), tid)?;
+                    }
+                }
             }
+        }
+        if bottom_up {
+            ri.index.build(entries)?;
         }
         Ok(())
     }

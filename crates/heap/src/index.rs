@@ -201,6 +201,29 @@ impl Index {
         }
     }
 
+    /// Fills this index, which must be empty and not yet used by anyone
+    /// else (an index build under a lock that keeps writers out), with
+    /// `entries` in any order, bottom-up (folio-btree `build.rs`): sorted,
+    /// then written a node at a time. Each entry is a key, the version it
+    /// leads to, and whether a unique index checks it; two checked entries
+    /// of one key are a [`HeapError::UniqueViolation`], found before any
+    /// page is written. The versions are those the build sees, live for its
+    /// snapshot, so no other uniqueness rule applies.
+    pub fn build(&self, mut entries: Vec<(Vec<u8>, Tid, bool)>) -> Result<u64, HeapError> {
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(tid_word(a.1).cmp(&tid_word(b.1))));
+        if self.unique && entries.windows(2).any(|w| w[0].2 && w[0].0 == w[1].0) {
+            return Err(HeapError::UniqueViolation {
+                index: self.name.clone(),
+            });
+        }
+        let mut builder = self.tree.builder()?;
+        for (key, tid, _) in &entries {
+            builder.push(key, tid_word(*tid), &[])?;
+        }
+        builder.finish()?;
+        Ok(entries.len() as u64)
+    }
+
     /// Enters `key -> tid` without a unique index's check: for a key that
     /// cannot conflict (one with a NULL column: NULLs are distinct, as
     /// PostgreSQL's unique indexes treat them by default; the caller, who

@@ -75,10 +75,10 @@ impl Toast {
         let mut cells: Vec<Stored> = values.into_iter().map(Stored::Inline).collect();
         loop {
             let row = encode_stored(&cells, types);
-            if let Ok(row) = &row
-                && row.len() <= TOAST_THRESHOLD
+            if let Ok(fits) = row.as_ref().map(|r| r.len() <= TOAST_THRESHOLD)
+                && fits
             {
-                return Ok(row.clone());
+                return Ok(row?);
             }
             let largest = cells
                 .iter()

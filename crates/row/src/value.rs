@@ -78,13 +78,17 @@ impl Value {
                 }
                 Value::Text(s)
             }
-            (Value::Text(s), SqlType::Char(n)) => {
-                let trimmed = s.trim_end_matches(' ');
-                let len = trimmed.chars().count();
+            (Value::Text(mut s), SqlType::Char(n)) => {
+                // Padded in place: a value already of `n` characters (a
+                // second fit, a row read back) keeps its buffer.
+                let trimmed = s.trim_end_matches(' ').len();
+                let len = s[..trimmed].chars().count();
                 if len > n as usize {
                     return Err(RowError::TooLong(ty.name()));
                 }
-                Value::Text(format!("{trimmed}{}", " ".repeat(n as usize - len)))
+                s.truncate(trimmed);
+                s.extend(std::iter::repeat_n(' ', n as usize - len));
+                Value::Text(s)
             }
             (v @ Value::Text(_), SqlType::Text | SqlType::Varchar(None)) => v,
             (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),

@@ -111,7 +111,13 @@ pub struct Catalog {
     /// transaction that began before its drop could commit (a vacuum), for
     /// writing by a reclaim, which frees dropped relations' pages.
     pub(crate) storage_guard: RwLock<()>,
+    /// Bytes of entries an index build sorts in memory to build bottom-up
+    /// (`Relation::build_index`; PostgreSQL's `maintenance_work_mem`).
+    build_memory: std::sync::atomic::AtomicUsize,
 }
+
+/// The default of [`Catalog::set_index_build_memory`]: 256 MiB.
+pub const DEFAULT_INDEX_BUILD_MEMORY: usize = 256 << 20;
 
 fn corrupt(reason: String) -> CatalogError {
     CatalogError::Corrupt(reason)
@@ -160,9 +166,18 @@ impl Catalog {
             sequence_values: crate::sequences::Values::new(trees.oids.clone(), wal.clone()),
             dropped: trees.dropped,
             storage_guard: RwLock::new(()),
+            build_memory: DEFAULT_INDEX_BUILD_MEMORY.into(),
             pool,
             wal,
         }
+    }
+
+    /// Sets how many bytes of entries an index build may sort in memory
+    /// to build the index bottom-up; a build needing more inserts one
+    /// entry per row (default [`DEFAULT_INDEX_BUILD_MEMORY`]).
+    pub fn set_index_build_memory(&self, bytes: usize) {
+        self.build_memory
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// `CREATE TABLE name (columns)`.
@@ -319,7 +334,8 @@ impl Catalog {
                     ..table.clone()
                 })?;
                 relation.indexes.truncate(1);
-                relation.build_index(txn, 0)
+                let memory = self.build_memory.load(std::sync::atomic::Ordering::Relaxed);
+                relation.build_index(txn, 0, memory)
             })
         })?;
         Ok(def)

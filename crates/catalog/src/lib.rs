@@ -21,7 +21,9 @@ pub use amcheck::IndexCheck;
 pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum, vacuum_catalog,
 };
-pub use catalog::{CATALOG_TREE_NAMES, Catalog, CatalogTrees, FIRST_OID, MAX_NAME_LEN};
+pub use catalog::{
+    CATALOG_TREE_NAMES, Catalog, CatalogTrees, DEFAULT_INDEX_BUILD_MEMORY, FIRST_OID, MAX_NAME_LEN,
+};
 pub use constraints::ForeignKeyRequest;
 pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,

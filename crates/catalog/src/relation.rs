@@ -104,10 +104,6 @@ impl RelationIndex {
     }
 }
 
-/// Bytes of index entries an index build sorts in memory to build the
-/// index bottom-up (the part PostgreSQL's `maintenance_work_mem` plays);
-/// a larger table's index is built by one insert per row.
-const BUILD_MEMORY: usize = 256 << 20;
 /// What an entry held for a build costs besides its key bytes.
 const ENTRY_OVERHEAD: usize = 48;
 
@@ -484,12 +480,13 @@ impl Relation {
         &self,
         txn: &mut Transaction,
         index: usize,
+        memory: usize,
     ) -> Result<(), CatalogError> {
         let ri = &self.indexes[index];
         // A page at a time (the table may be far larger than memory), and
         // only the key's columns decoded. The entries are gathered and
         // built bottom-up (folio-heap `Index::build`) while they fit
-        // `BUILD_MEMORY`; past it, one insert per row, from the start.
+        // `memory` bytes; past it, one insert per row, from the start.
         let mut rows = Vec::new();
         let mut entries: Vec<(Vec<u8>, Tid, bool)> = Vec::new();
         let mut gathered = 0;
@@ -513,7 +510,7 @@ impl Relation {
                 }
                 gathered += key.len() + ENTRY_OVERHEAD;
                 entries.push((key, tid, checked));
-                if gathered > BUILD_MEMORY {
+                if gathered > memory {
                     bottom_up = false;
                     for (key, tid, checked) in entries.drain(..) {
                         ri.enter(txn, &self.table, &(key, checked), tid)?;

@@ -36,6 +36,21 @@ fn sim_db(seed: u64) -> Arc<Database> {
     )
 }
 
+/// Columns `id int4 not null` and `name text`.
+fn id_and_text(name: &str) -> [ColumnDef; 2] {
+    use folio_row::SqlType;
+    let column = |name: &str, ty: SqlType, not_null| ColumnDef {
+        name: name.into(),
+        type_oid: ty.oid(),
+        typmod: -1,
+        not_null,
+    };
+    [
+        column("id", SqlType::Int4, true),
+        column(name, SqlType::Text, false),
+    ]
+}
+
 // Proves a table created in a transaction is seen by that transaction at
 // once, by others only after the commit, never after a rollback (and its
 // name is free again), with its columns in order; and a dropped table
@@ -923,7 +938,7 @@ mod toast {
 mod index_builds {
     use super::*;
     use folio_catalog::{CatalogError, DEFAULT_INDEX_BUILD_MEMORY};
-    use folio_row::{SqlType, Value};
+    use folio_row::Value;
 
     // Proves an index build gives the same index whether it sorts its
     // entries and builds bottom-up (the default memory) or, past its memory
@@ -937,20 +952,7 @@ mod index_builds {
             let db = sim_db(21);
             let cat = db.catalog();
             cat.set_index_build_memory(memory);
-            let columns = [
-                ColumnDef {
-                    name: "id".into(),
-                    type_oid: SqlType::Int4.oid(),
-                    typmod: -1,
-                    not_null: true,
-                },
-                ColumnDef {
-                    name: "v".into(),
-                    type_oid: SqlType::Text.oid(),
-                    typmod: -1,
-                    not_null: false,
-                },
-            ];
+            let columns = id_and_text("v");
             let value = |id: i32| match id % 10 {
                 0 => Value::Null,
                 _ => Value::Text(format!("value {:>6}", (id * 7919) % 3000)),
@@ -1015,7 +1017,7 @@ mod toast_of_dropped {
     use super::*;
     use folio_catalog::{AutovacuumConfig, autovacuum_pass};
     use folio_db::Transaction;
-    use folio_row::{SqlType, Value};
+    use folio_row::Value;
 
     // Proves a dropped table's out-of-line values go with it: a drop
     // rolled back keeps them readable; a committed drop deletes them in
@@ -1027,20 +1029,7 @@ mod toast_of_dropped {
     fn a_dropped_tables_values_are_freed_after_its_readers() {
         let db = sim_db(11);
         let cat = db.catalog();
-        let columns = [
-            ColumnDef {
-                name: "id".into(),
-                type_oid: SqlType::Int4.oid(),
-                typmod: -1,
-                not_null: true,
-            },
-            ColumnDef {
-                name: "body".into(),
-                type_oid: SqlType::Text.oid(),
-                typmod: -1,
-                not_null: false,
-            },
-        ];
+        let columns = id_and_text("body");
         let body = |id: i32| format!("{id:>5}").repeat(2_000);
         let mut t = db.begin(RC, SYNC).unwrap();
         for name in ["gone", "stays"] {

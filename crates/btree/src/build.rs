@@ -84,9 +84,9 @@ impl Level<'_> {
 /// writes what is pending and the root.
 pub struct Builder<'t> {
     tree: &'t Tree,
+    /// Level 0's entries always end with the last key pushed (a close
+    /// carries it on to the next node): the order check reads it there.
     levels: Vec<Level<'t>>,
-    /// The last key pushed (order check).
-    last: Option<Vec<u8>>,
     /// Every page allocated (freed again on an error).
     allocated: Vec<PageId>,
     stats: BuildStats,
@@ -129,7 +129,6 @@ impl Tree {
         Ok(Builder {
             tree: self,
             levels: vec![Level::new(0)],
-            last: None,
             allocated: Vec::new(),
             stats: BuildStats::default(),
         })
@@ -140,10 +139,13 @@ impl<'t> Builder<'t> {
     /// Adds an entry; its key must be greater than the last one's.
     pub fn push(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<(), BtreeError> {
         check_entry(&key, &value)?;
-        if self.last.as_ref().is_some_and(|last| key <= *last) {
+        if self.levels[0]
+            .entries
+            .last()
+            .is_some_and(|(last, _)| key <= *last)
+        {
             return self.fail(BtreeError::NotAscending);
         }
-        self.last = Some(key.clone());
         self.stats.entries += 1;
         match self.add(0, key, value) {
             Ok(()) => Ok(()),

@@ -84,8 +84,12 @@ impl RelationIndex {
     /// The entry of a row's `values`: its key, and whether a unique index
     /// checks it.
     fn entry(&self, values: &[Value]) -> Result<(Vec<u8>, bool), CatalogError> {
-        let key_values = self.key_values(values);
-        Ok((self.key_of(&key_values)?, self.checks_unique(&key_values)))
+        self.entry_of(&self.key_values(values))
+    }
+
+    /// The entry of the index's own columns' values, in its column order.
+    fn entry_of(&self, key_values: &[Value]) -> Result<(Vec<u8>, bool), CatalogError> {
+        Ok((self.key_of(key_values)?, self.checks_unique(key_values)))
     }
 
     /// The key of the index's own columns' values, in its column order
@@ -503,7 +507,7 @@ impl Relation {
                             .resolve(txn, self.def.oid, cell, self.types[c as usize])
                     })
                     .collect::<Result<Vec<Value>, _>>()?;
-                let (key, checked) = (ri.key_of(&key_values)?, ri.checks_unique(&key_values));
+                let (key, checked) = ri.entry_of(&key_values)?;
                 if !bottom_up {
                     ri.enter(txn, &self.table, &(key, checked), tid)?;
                     continue;

@@ -75,9 +75,7 @@ impl Toast {
         let mut cells: Vec<Stored> = values.into_iter().map(Stored::Inline).collect();
         loop {
             let row = encode_stored(&cells, types);
-            if let Ok(fits) = row.as_ref().map(|r| r.len() <= TOAST_THRESHOLD)
-                && fits
-            {
+            if row.as_ref().is_ok_and(|r| r.len() <= TOAST_THRESHOLD) {
                 return Ok(row?);
             }
             let largest = cells

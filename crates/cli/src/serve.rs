@@ -24,10 +24,10 @@ pub struct ServeArgs {
     /// Most clients served at once; more get PostgreSQL's 53300.
     #[arg(long, default_value_t = 100)]
     max_connections: usize,
-    /// Where sessions run: `thread` (a thread per connection, blocking
-    /// I/O; measured faster on 2 cores) or `inline` (on the async
-    /// runtime's workers, one per core).
-    #[arg(long, default_value = "thread", value_parser = parse_execution)]
+    /// Where sessions run: `pool` (one worker thread per core polling
+    /// every connection, the first few connections on threads of their
+    /// own) or `thread` (a thread per connection, blocking I/O).
+    #[arg(long, default_value = "pool", value_parser = parse_execution)]
     execution: Execution,
     /// How clients authenticate: `trust` (any existing role, the
     /// default on loopback) or `scram-sha-256` (the role's password, set
@@ -178,8 +178,8 @@ fn parse_auth(s: &str) -> Result<Auth, String> {
 fn parse_execution(s: &str) -> Result<Execution, String> {
     match s {
         "thread" => Ok(Execution::Thread),
-        "inline" => Ok(Execution::Inline { workers: 0 }),
-        other => Err(format!("{other}: expected thread or inline")),
+        "pool" => Ok(Execution::default()),
+        other => Err(format!("{other}: expected pool or thread")),
     }
 }
 

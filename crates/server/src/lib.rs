@@ -2,6 +2,7 @@
 //! sessions. Design and status: `README.md`.
 
 mod connection;
+mod pool;
 mod protocol;
 mod scram;
 mod server;

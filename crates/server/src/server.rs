@@ -1,10 +1,11 @@
 //! The listener: an accept thread whose own (single-threaded) tokio
 //! runtime accepts connections and runs their startups, so a
 //! CancelRequest is always served; then each connection goes to a thread
-//! of its own (`Execution::Thread`) or to the multi-threaded runtime's
-//! workers (`Execution::Inline`). At most `max_connections` are served at
-//! once. And the table of cancel keys.
+//! of its own (`Execution::Thread`, and the first few of
+//! `Execution::Pool`) or to the pool's workers (`pool.rs`). At most
+//! `max_connections` are served at once. And the table of cancel keys.
 
+use crate::pool::{self, Pool};
 use crate::wire;
 use folio_db::Database;
 use folio_txn::Interrupt;
@@ -14,7 +15,6 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::net::TcpListener;
-use tokio::runtime::{Handle, Runtime};
 
 /// Server settings.
 #[derive(Debug, Clone)]
@@ -51,15 +51,29 @@ impl Default for ServerConfig {
 
 /// Where a connection's session runs after its startup (README "Shape",
 /// with the measurements that chose the default).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Execution {
     /// On a thread of the connection's own, which also does its I/O with
     /// blocking calls (PostgreSQL's process per connection).
-    #[default]
     Thread,
-    /// Inline on the async runtime's `workers` threads (0: one per core);
-    /// a wait that may outlast a batch first frees its worker.
-    Inline { workers: usize },
+    /// On `workers` threads (0: one per core) sharing one epoll instance
+    /// (`pool.rs`); a wait that may outlast a batch first hands its
+    /// thread's place to another. The first `own_threads` connections
+    /// open at a time (`None`: as many as workers) get threads of their
+    /// own instead, which serve a few clients faster.
+    Pool {
+        workers: usize,
+        own_threads: Option<usize>,
+    },
+}
+
+impl Default for Execution {
+    fn default() -> Execution {
+        Execution::Pool {
+            workers: 0,
+            own_threads: None,
+        }
+    }
 }
 
 /// What every connection's task shares.
@@ -107,44 +121,27 @@ pub struct Server {
     /// Ends the accept loop.
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     accept: Option<std::thread::JoinHandle<()>>,
-    /// The workers of `Execution::Inline`.
-    workers: Option<Runtime>,
-}
-
-/// folio-io's blocking hook: a wait that may outlast a batch (a row lock
-/// held by an idle session, a commit's WAL flush) first hands this worker's
-/// place to another thread, so sleepers never hold every worker. Elsewhere
-/// (a connection's own thread) it just runs the wait.
-fn block_in_place(f: &mut dyn FnMut()) {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(f)
-        }
-        _ => f(),
-    }
+    /// The workers of `Execution::Pool`.
+    pool: Option<Arc<Pool>>,
 }
 
 impl Server {
     /// Listens on `config.listen` and serves `db` until [`Server::stop`].
     pub fn start(db: Arc<Database>, config: &ServerConfig) -> io::Result<Server> {
-        let workers = match config.execution {
-            Execution::Thread => None,
-            Execution::Inline { workers } => {
-                folio_io::blocking::set_hook(block_in_place);
+        let pool = match config.execution {
+            Execution::Pool {
+                workers,
+                own_threads,
+            } => {
+                folio_io::blocking::set_hook(pool::block_in_place);
                 let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
                 let workers = if workers == 0 { cores } else { workers };
-                Some(
-                    tokio::runtime::Builder::new_multi_thread()
-                        .worker_threads(workers)
-                        // One per connection asleep in a wait, and spare:
-                        // the pool never runs out (README "Shape").
-                        .max_blocking_threads(config.max_connections + 2 * workers + 16)
-                        .thread_name("folio-worker")
-                        .enable_io()
-                        .build()?,
-                )
+                Some(Arc::new(Pool::start(
+                    workers,
+                    own_threads.unwrap_or(workers),
+                )?))
             }
+            Execution::Thread => None,
         };
         let accept_runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
@@ -162,18 +159,18 @@ impl Server {
             cancels: Mutex::new(HashMap::new()),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel();
-        let handle = workers.as_ref().map(|w| w.handle().clone());
+        let runs = pool.clone();
         let max = config.max_connections;
         let accept = std::thread::Builder::new()
             .name("folio-accept".into())
             .spawn(move || {
-                accept_runtime.block_on(accept_loop(listener, shared, max, handle, stopped));
+                accept_runtime.block_on(accept_loop(listener, shared, max, runs, stopped));
             })?;
         Ok(Server {
             addr,
             stop: Some(stop),
             accept: Some(accept),
-            workers,
+            pool,
         })
     }
 
@@ -183,7 +180,7 @@ impl Server {
     }
 
     /// Stops accepting connections. Those open on their own threads go on
-    /// until the process exits; those inline on the workers are closed (a
+    /// until the process exits; those on the pool's workers are closed (a
     /// statement running goes on to its end; an idle session is dropped,
     /// its open transaction rolled back).
     pub fn stop(mut self) {
@@ -197,8 +194,8 @@ impl Server {
         if let Some(accept) = self.accept.take() {
             let _ = accept.join();
         }
-        if let Some(workers) = self.workers.take() {
-            workers.shutdown_background();
+        if let Some(pool) = self.pool.take() {
+            pool.stop();
         }
     }
 }
@@ -216,7 +213,7 @@ async fn accept_loop(
     listener: TcpListener,
     shared: Arc<Shared>,
     max: usize,
-    workers: Option<Handle>,
+    pool: Option<Arc<Pool>>,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
 ) {
     let active = Arc::new(AtomicUsize::new(0));
@@ -237,42 +234,55 @@ async fn accept_loop(
             shared: shared.clone(),
             pid: next_pid.fetch_add(1, Ordering::Relaxed),
         };
-        let workers = workers.clone();
+        let pool = pool.clone();
         tokio::spawn(async move {
             let started = wire::startup(stream, &slot.shared, admit, slot.pid).await;
             let started = match started {
                 Ok(Some(started)) => started,
                 other => return wire::report(slot.pid, other.map(|_| ())),
             };
-            match workers {
-                Some(workers) => {
-                    workers.spawn(async move {
-                        wire::report(slot.pid, wire::inline(started).await);
-                        drop(slot);
-                    });
-                }
+            let Some(pool) = pool else {
+                return on_thread(started, slot, None);
+            };
+            match pool.own_thread() {
+                Some(place) => on_thread(started, slot, Some(place)),
                 None => {
-                    let spawned = std::thread::Builder::new()
-                        .name(format!("folio-conn-{}", slot.pid))
-                        .spawn(move || {
-                            wire::report(slot.pid, wire::on_thread(started));
-                            drop(slot);
-                        });
-                    if let Err(e) = spawned {
-                        eprintln!("folio: no thread for a connection: {e}");
-                    }
+                    let (stream, inbox, conn) = started.into_parts();
+                    pool.add(stream, inbox, conn, slot);
                 }
             }
         });
     }
 }
 
+/// Serves a started connection on a thread of its own (holding `place`
+/// among the pool's, if it has one).
+fn on_thread(started: wire::Started, slot: Slot, place: Option<pool::OwnThread>) {
+    let spawned = std::thread::Builder::new()
+        .name(format!("folio-conn-{}", slot.pid))
+        .spawn(move || {
+            wire::report(slot.pid, wire::on_thread(started));
+            drop(slot);
+            drop(place);
+        });
+    if let Err(e) = spawned {
+        eprintln!("folio: no thread for a connection: {e}");
+    }
+}
+
 /// A connection's place among `max_connections`, and its cancel key's:
 /// both freed when it ends.
-struct Slot {
+pub(crate) struct Slot {
     active: Arc<AtomicUsize>,
     shared: Arc<Shared>,
     pid: u32,
+}
+
+impl Slot {
+    /// The connection's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
 }
 
 impl Drop for Slot {

@@ -5,9 +5,11 @@
 //! answers go out in one write when a message asked for a flush.
 //!
 //! Where the batches run is the server's [`Execution`]: on a thread of the
-//! connection's own that also reads and writes with blocking calls (the
-//! default), or inline on the runtime's worker that read them (README
-//! "Shape": a wait that may outlast a batch frees the worker first).
+//! connection's own that also reads and writes with blocking calls
+//! ([`on_thread`]), or on the workers of the pool (`pool.rs`), which use
+//! the same [`Inbox`].
+//!
+//! [`Execution`]: crate::Execution
 
 use crate::connection::{self, Connection, SERVER_VERSION};
 use crate::protocol::{self, CANCEL_REQUEST, Frame, GSS_REQUEST, Out, PROTOCOL_3, ProtocolError};
@@ -21,20 +23,20 @@ use tokio::net::TcpStream;
 
 /// Bytes read and not yet consumed: `buf[at..]`.
 #[derive(Debug, Default)]
-struct Inbox {
+pub(crate) struct Inbox {
     buf: Vec<u8>,
     at: usize,
 }
 
 /// How much a read asks for at least.
-const READ_CHUNK_BYTES: usize = 16 << 10;
+pub(crate) const READ_CHUNK_BYTES: usize = 16 << 10;
 
 impl Inbox {
-    fn unread(&self) -> &[u8] {
+    pub(crate) fn unread(&self) -> &[u8] {
         &self.buf[self.at..]
     }
 
-    fn consume(&mut self, n: usize) {
+    pub(crate) fn consume(&mut self, n: usize) {
         self.at += n;
         if self.at == self.buf.len() {
             self.buf.clear();
@@ -57,9 +59,29 @@ impl Inbox {
         Ok(stream.read_buf(&mut self.buf).await? > 0)
     }
 
+    /// One read from a blocking or non-blocking `stream` through `chunk`,
+    /// room for at least `needed` unread bytes made first: the bytes read
+    /// (0 at the end of the stream).
+    pub(crate) fn read_from(
+        &mut self,
+        stream: &mut impl io::Read,
+        needed: usize,
+        chunk: &mut [u8],
+    ) -> io::Result<usize> {
+        if self.at > 0 {
+            self.buf.drain(..self.at);
+            self.at = 0;
+        }
+        self.buf
+            .reserve(needed.saturating_sub(self.buf.len()).min(1 << 20));
+        let read = stream.read(chunk)?;
+        self.buf.extend_from_slice(&chunk[..read]);
+        Ok(read)
+    }
+
     /// The longest prefix of complete messages, or what the first
     /// incomplete one needs.
-    fn complete(&self) -> Result<(usize, usize), ProtocolError> {
+    pub(crate) fn complete(&self) -> Result<(usize, usize), ProtocolError> {
         let unread = self.unread();
         let mut end = 0;
         loop {
@@ -84,6 +106,13 @@ pub struct Started {
     stream: std::net::TcpStream,
     inbox: Inbox,
     conn: Connection,
+}
+
+impl Started {
+    /// Its stream, what was read past the startup, and its connection.
+    pub(crate) fn into_parts(self) -> (std::net::TcpStream, Inbox, Connection) {
+        (self.stream, self.inbox, self.conn)
+    }
 }
 
 /// How a connection ended: its error, unless it just closed.
@@ -312,7 +341,7 @@ async fn authenticate(
 /// Batches run on the connection's own thread, which also does its I/O
 /// with blocking calls.
 pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let Started {
         mut stream,
         mut inbox,
@@ -323,18 +352,9 @@ pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
     loop {
         let (end, needed) = inbox.complete()?;
         if end == 0 {
-            if inbox.at > 0 {
-                inbox.buf.drain(..inbox.at);
-                inbox.at = 0;
-            }
-            inbox
-                .buf
-                .reserve(needed.saturating_sub(inbox.buf.len()).min(1 << 20));
-            let read = stream.read(&mut chunk)?;
-            if read == 0 {
+            if inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
                 return Ok(());
             }
-            inbox.buf.extend_from_slice(&chunk[..read]);
             continue;
         }
         let ran = conn.run(&inbox.unread()[..end]);
@@ -342,39 +362,6 @@ pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
         let ran = ran?;
         if ran.flush && !conn.out.buf.is_empty() {
             stream.write_all(&conn.out.buf)?;
-            conn.out.buf.clear();
-        }
-        if ran.close {
-            return Ok(());
-        }
-    }
-}
-
-/// Batches run on the worker that read them (the stream joins the
-/// workers' runtime here).
-pub async fn inline(started: Started) -> Result<(), ProtocolError> {
-    let Started {
-        stream,
-        mut inbox,
-        mut conn,
-    } = started;
-    let mut stream = TcpStream::from_std(stream)?;
-    let stream = &mut stream;
-    loop {
-        let (end, needed) = inbox.complete()?;
-        if end == 0 {
-            if !inbox.fill(stream, needed).await? {
-                // The client went away: the session (and its transaction)
-                // ends.
-                return Ok(());
-            }
-            continue;
-        }
-        let ran = conn.run(&inbox.unread()[..end]);
-        inbox.consume(end);
-        let ran = ran?;
-        if ran.flush && !conn.out.buf.is_empty() {
-            stream.write_all(&conn.out.buf).await?;
             conn.out.buf.clear();
         }
         if ran.close {

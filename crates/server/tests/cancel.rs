@@ -2,9 +2,9 @@
 //! `cancel_token().cancel_query` ends the running statement with 57014,
 //! whether it is computing (a long join) or asleep on a row lock another
 //! connection holds; a request with a wrong key is ignored. Both
-//! executions (a thread per connection, inline on the runtime); and
-//! inline, sessions asleep on row locks never starve the session they
-//! wait for of a worker.
+//! executions (a thread per connection, the pool's workers); and on the
+//! pool, sessions asleep on row locks never starve the session they wait
+//! for of a worker.
 
 use folio_db::{Database, Options};
 use folio_server::{Execution, Server, ServerConfig};
@@ -13,7 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_postgres::{Client, NoTls};
 
-const BOTH: [Execution; 2] = [Execution::Thread, Execution::Inline { workers: 2 }];
+/// Every connection on the pool's 2 workers (none on a thread of its own).
+const POOL: Execution = Execution::Pool {
+    workers: 2,
+    own_threads: Some(0),
+};
+
+const BOTH: [Execution; 2] = [Execution::Thread, POOL];
 
 fn server(execution: Execution) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
@@ -154,13 +160,13 @@ async fn lock_wait(execution: Execution) {
     assert_eq!(rows[0].get::<_, i32>(0), 1);
 }
 
-// Proves the inline execution cannot deadlock on its workers: with 2
-// workers, 3 sessions asleep on a row lock (each wait first frees its
+// Proves the pool cannot deadlock on its workers: with 2 workers, 3
+// sessions asleep on a row lock (each wait first frees its
 // worker) leave the holder's session a worker to run its COMMIT, after
 // which all 3 updates finish.
 #[tokio::test(flavor = "current_thread")]
 async fn waiters_never_hold_every_worker() {
-    let (_dir, server) = server(Execution::Inline { workers: 2 });
+    let (_dir, server) = server(POOL);
     let holder = connect(&server).await;
     // (Two messages: in one, BEGIN would take the CREATE into its block,
     // as PostgreSQL's implicit block does.)

@@ -3,12 +3,19 @@
 //! simple queries with rows, errors and notices, the transaction-status
 //! byte, COPY FROM STDIN, `max_connections`, and a client that vanishes
 //! in a transaction, malformed or oversized messages closing only their
-//! connection; each under both executions (a thread per connection,
-//! inline on the runtime). (PostgreSQL 15's own `pgbench -i` and `psql` were run
+//! connection; each under both executions (a thread per connection, the
+//! pool's workers); and a client slow to read holding no worker.
+//! (PostgreSQL 15's own `pgbench -i` and `psql` were run
 //! against `folio serve` by hand: README "Status".)
 
 use folio_db::{Database, Options};
 use folio_server::{Execution, Server, ServerConfig};
+
+/// Every connection on the pool's 2 workers (none on a thread of its own).
+const POOL: Execution = Execution::Pool {
+    workers: 2,
+    own_threads: Some(0),
+};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
@@ -34,9 +41,11 @@ struct Client {
 
 impl Client {
     fn raw(addr: SocketAddr) -> Client {
-        Client {
-            stream: TcpStream::connect(addr).unwrap(),
-        }
+        let stream = TcpStream::connect(addr).unwrap();
+        // A server that never answers fails the test instead of hanging it.
+        let patience = std::time::Duration::from_secs(30);
+        stream.set_read_timeout(Some(patience)).unwrap();
+        Client { stream }
     }
 
     /// Connects as `user` and reads up to the first ReadyForQuery (or the
@@ -163,7 +172,7 @@ fn picture(messages: &[Message]) -> Vec<String> {
 #[test]
 fn startup_and_simple_queries() {
     startup_and_simple_queries_in(Execution::Thread);
-    startup_and_simple_queries_in(Execution::Inline { workers: 2 });
+    startup_and_simple_queries_in(POOL);
 }
 
 fn startup_and_simple_queries_in(execution: Execution) {
@@ -244,7 +253,7 @@ fn startup_and_simple_queries_in(execution: Execution) {
 #[test]
 fn copy_connections_and_disconnects() {
     copy_connections_and_disconnects_in(Execution::Thread);
-    copy_connections_and_disconnects_in(Execution::Inline { workers: 2 });
+    copy_connections_and_disconnects_in(POOL);
 }
 
 fn copy_connections_and_disconnects_in(execution: Execution) {
@@ -340,7 +349,7 @@ fn named(kind: u8, name: &str) -> Vec<u8> {
 #[test]
 fn extended_protocol() {
     extended_protocol_in(Execution::Thread);
-    extended_protocol_in(Execution::Inline { workers: 2 });
+    extended_protocol_in(POOL);
 }
 
 fn extended_protocol_in(execution: Execution) {
@@ -405,7 +414,7 @@ fn extended_protocol_in(execution: Execution) {
 #[test]
 fn a_pipeline_is_one_transaction() {
     a_pipeline_is_one_transaction_in(Execution::Thread);
-    a_pipeline_is_one_transaction_in(Execution::Inline { workers: 2 });
+    a_pipeline_is_one_transaction_in(POOL);
 }
 
 fn a_pipeline_is_one_transaction_in(execution: Execution) {
@@ -477,7 +486,7 @@ fn a_pipeline_is_one_transaction_in(execution: Execution) {
 #[test]
 fn bad_messages_close_only_their_connection() {
     bad_messages_in(Execution::Thread);
-    bad_messages_in(Execution::Inline { workers: 2 });
+    bad_messages_in(POOL);
 }
 
 fn bad_messages_in(execution: Execution) {
@@ -501,4 +510,32 @@ fn bad_messages_in(execution: Execution) {
     }
     let mut late = Client::connect(server.addr());
     assert_eq!(picture(&late.query("select 2"))[..2], ["T", "D:2"]);
+}
+
+// Proves a client that does not read its answers holds no worker: with
+// one worker, a query whose ~20 MB of rows fill the socket waits (its
+// worker handed to another thread) while a second client is served; then
+// the first reads every row.
+#[test]
+fn a_client_slow_to_read_holds_no_worker() {
+    let one = Execution::Pool {
+        workers: 1,
+        own_threads: Some(0),
+    };
+    let (_dir, server) = server(4, one);
+    let mut slow = Client::connect(server.addr());
+    slow.send_query("select g, g, g, g, g, g from generate_series(100001, 500000) as g");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut other = Client::connect(server.addr());
+    assert_eq!(
+        picture(&other.query("select 1")),
+        ["T", "D:1", "C:SELECT 1", "Z:I"]
+    );
+    let answers = slow.until_ready();
+    let rows = answers.iter().filter(|m| m.0 == b'D').count();
+    assert_eq!(rows, 400_000);
+    assert_eq!(
+        picture(&answers[answers.len() - 2..]),
+        ["C:SELECT 400000", "Z:I"]
+    );
 }

@@ -14,7 +14,12 @@ fn server() -> (tempfile::TempDir, Server) {
     let config = ServerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         max_connections: 8,
-        execution: Execution::Inline { workers: 2 },
+        // The first connection on a thread of its own, the others on the
+        // pool's workers.
+        execution: Execution::Pool {
+            workers: 2,
+            own_threads: Some(1),
+        },
         ..ServerConfig::default()
     };
     (dir, Server::start(Arc::new(db), &config).unwrap())

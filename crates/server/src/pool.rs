@@ -14,7 +14,10 @@
 //! a row lock held by an idle session, a commit's WAL flush, a client slow
 //! to read its answers) first hands the worker's place to a parked thread,
 //! or a new one, so `workers` threads always poll however many sleep;
-//! after its batch a thread in excess parks. Why this cannot deadlock:
+//! after its batch a thread in excess parks. A turn that runs long (a
+//! monitor thread looks every 10 ms) gives its place away the same way,
+//! so a few long statements never stall the other sessions. Why this
+//! cannot deadlock:
 //! everything a running batch waits for without the hook is done by a
 //! thread that runs now (a latch holder, the WAL flush leader, a commit
 //! between its CSN and its mark); the one wait on something an idle
@@ -33,11 +36,16 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::TcpStream;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// The token of the stop signal's eventfd.
 const STOP: u64 = 0;
+
+/// How often the monitor looks for long turns: a turn seen running at two
+/// looks in a row (10-20 ms) loses its worker's place to another thread.
+const LOOK_EVERY: Duration = Duration::from_millis(10);
 
 /// Ready connections a worker takes per wait: one, so that a worker never
 /// holds ready clients while another worker idles.
@@ -63,6 +71,16 @@ struct Inner {
     crew: Mutex<Crew>,
     /// Parked threads wait here to be summoned.
     summon: Condvar,
+    /// Each worker thread's turns, for the monitor.
+    turns: Mutex<Vec<Arc<Turns>>>,
+}
+
+/// A worker thread's turns: `seq` is odd while it runs one; `detached`
+/// when the monitor found the turn long and gave its place away.
+#[derive(Default)]
+struct Turns {
+    seq: AtomicU64,
+    detached: AtomicBool,
 }
 
 #[derive(Default)]
@@ -111,6 +129,32 @@ thread_local! {
     static WORKER: RefCell<Option<Arc<Inner>>> = const { RefCell::new(None) };
 }
 
+/// Looks at every worker's turns each [`LOOK_EVERY`]: a turn still running
+/// since the last look (a long statement, an index build) gives its
+/// worker's place to another thread, as a blocking region does, so a
+/// few long statements never stall every other session. The worker
+/// takes its place back when the turn ends.
+fn monitor(inner: Arc<Inner>) {
+    let mut seen: HashMap<usize, u64> = HashMap::new();
+    while !inner.stopping.load(Ordering::SeqCst) {
+        std::thread::sleep(LOOK_EVERY);
+        let turns = lock(&inner.turns).clone();
+        let mut now = HashMap::with_capacity(turns.len());
+        for turn in &turns {
+            let id = Arc::as_ptr(turn) as usize;
+            let seq = turn.seq.load(Ordering::Acquire);
+            if seq % 2 == 1
+                && seen.get(&id) == Some(&seq)
+                && !turn.detached.swap(true, Ordering::AcqRel)
+            {
+                inner.leave();
+            }
+            now.insert(id, seq);
+        }
+        seen = now;
+    }
+}
+
 impl Pool {
     /// Starts `workers` threads (at least one); up to `own_threads`
     /// connections will have threads of their own.
@@ -131,11 +175,16 @@ impl Pool {
             max_own_threads: own_threads,
             crew: Mutex::new(Crew::default()),
             summon: Condvar::new(),
+            turns: Mutex::new(Vec::new()),
         });
         for _ in 0..inner.workers {
             lock(&inner.crew).polling += 1;
             spawn(inner.clone())?;
         }
+        let watched = inner.clone();
+        std::thread::Builder::new()
+            .name("folio-monitor".into())
+            .spawn(move || monitor(watched))?;
         Ok(Pool { inner })
     }
 
@@ -254,6 +303,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// in excess (a thread back from a blocking region).
 fn work(inner: Arc<Inner>) {
     WORKER.with(|w| *w.borrow_mut() = Some(inner.clone()));
+    let turns = Arc::new(Turns::default());
+    lock(&inner.turns).push(turns.clone());
     let mut events = Vec::with_capacity(EVENTS_PER_WAIT);
     let mut chunk = vec![0u8; wire::READ_CHUNK_BYTES];
     while !inner.stopping.load(Ordering::SeqCst) {
@@ -273,13 +324,19 @@ fn work(inner: Arc<Inner>) {
         for event in events.iter() {
             let token = event.data.u64();
             if token != STOP {
+                turns.seq.fetch_add(1, Ordering::AcqRel);
                 inner.serve(token, &mut chunk);
+                turns.seq.fetch_add(1, Ordering::AcqRel);
+                if turns.detached.swap(false, Ordering::AcqRel) {
+                    inner.rejoin();
+                }
             }
         }
         if !inner.park_if_in_excess() {
             break;
         }
     }
+    lock(&inner.turns).retain(|t| !Arc::ptr_eq(t, &turns));
     WORKER.with(|w| *w.borrow_mut() = None);
 }
 

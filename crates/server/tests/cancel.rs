@@ -113,6 +113,43 @@ async fn long_statement(execution: Execution) {
     assert_eq!(row.get::<_, i32>(0), 2);
 }
 
+// Proves a long statement holds no worker: with one worker, a second
+// client is served while a seconds-long join runs (the monitor gives the
+// join's worker place to another thread), and the join then ends.
+#[tokio::test(flavor = "current_thread")]
+async fn a_long_statement_holds_no_worker() {
+    let one = Execution::Pool {
+        workers: 1,
+        own_threads: Some(0),
+    };
+    let (_dir, server) = server(one);
+    let client = connect(&server).await;
+    let token = client.cancel_token();
+    let long = tokio::spawn(async move {
+        client
+            .simple_query(
+                "select count(*) from generate_series(1, 20000) a, \
+                 generate_series(1, 20000) b where a.a > b.b + 100000",
+            )
+            .await
+            .map(|_| ())
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let other = connect(&server).await;
+    let row = tokio::time::timeout(
+        Duration::from_secs(10),
+        other.query_one("select 1 + 1", &[]),
+    )
+    .await
+    .expect("served while the join runs")
+    .unwrap();
+    assert_eq!(row.get::<_, i32>(0), 2);
+    assert!(!long.is_finished(), "the join still runs");
+    token.cancel_query(NoTls).await.unwrap();
+    let e = long.await.unwrap().unwrap_err();
+    assert_eq!(sqlstate(&e), "57014", "{e:?}");
+}
+
 // Proves a statement asleep on a row lock held by another connection's
 // open transaction ends with 57014 when canceled (the holder still holds
 // it), the canceled session then works, and the holder commits its

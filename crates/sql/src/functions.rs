@@ -1,6 +1,9 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
 //! `abs`, `round`, `trunc`, `power` (and `^`), `substr`, `greatest`,
-//! `least`, `concat`, `EXTRACT`/`date_part`, `date_trunc`,
+//! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
+//! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
+//! `strpos` (and `POSITION(a IN b)`), `reverse`, `split_part`, `initcap`,
+//! `EXTRACT`/`date_part`, `date_trunc`,
 //! `gen_random_uuid`, `current_database`, `version`) and LIKE matching,
 //! with PostgreSQL's results for NULLs and their result types.
 
@@ -24,6 +27,21 @@ pub enum Func {
     Greatest,
     Least,
     Concat,
+    Repeat,
+    Replace,
+    Left,
+    Right,
+    Lpad,
+    Rpad,
+    /// `btrim`, `ltrim`, `rtrim`: characters (default a space) removed
+    /// from both ends, the start, the end.
+    Btrim,
+    Ltrim,
+    Rtrim,
+    Strpos,
+    Reverse,
+    SplitPart,
+    Initcap,
     Trunc,
     Power,
     /// `EXTRACT(field FROM v)`: numeric.
@@ -68,6 +86,19 @@ impl Func {
             "greatest" => Func::Greatest,
             "least" => Func::Least,
             "concat" => Func::Concat,
+            "repeat" => Func::Repeat,
+            "replace" => Func::Replace,
+            "left" => Func::Left,
+            "right" => Func::Right,
+            "lpad" => Func::Lpad,
+            "rpad" => Func::Rpad,
+            "btrim" => Func::Btrim,
+            "ltrim" => Func::Ltrim,
+            "rtrim" => Func::Rtrim,
+            "strpos" => Func::Strpos,
+            "reverse" => Func::Reverse,
+            "split_part" => Func::SplitPart,
+            "initcap" => Func::Initcap,
             "trunc" => Func::Trunc,
             "power" | "pow" => Func::Power,
             "extract" => Func::Extract,
@@ -91,6 +122,11 @@ impl Func {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
+            Func::Reverse | Func::Initcap => count == 1,
+            Func::Repeat | Func::Left | Func::Right | Func::Strpos => count == 2,
+            Func::Replace | Func::SplitPart => count == 3,
+            Func::Lpad | Func::Rpad => (2..=3).contains(&count),
+            Func::Btrim | Func::Ltrim | Func::Rtrim => (1..=2).contains(&count),
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
             Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc => count == 2,
@@ -122,6 +158,19 @@ impl Func {
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
             Func::Lower | Func::Upper | Func::Substr | Func::Concat => SqlType::Text,
+            Func::Repeat
+            | Func::Replace
+            | Func::Left
+            | Func::Right
+            | Func::Lpad
+            | Func::Rpad
+            | Func::Btrim
+            | Func::Ltrim
+            | Func::Rtrim
+            | Func::Reverse
+            | Func::SplitPart
+            | Func::Initcap => SqlType::Text,
+            Func::Strpos => SqlType::Int4,
             Func::Length => SqlType::Int4,
             Func::Abs => args.first().copied().unwrap_or(SqlType::Numeric(None)),
             Func::Round | Func::Extract => SqlType::Numeric(None),
@@ -197,6 +246,22 @@ impl Func {
                     out.push_str(&text(v)?);
                 }
                 Value::Text(out)
+            }
+            Func::Repeat
+            | Func::Replace
+            | Func::Left
+            | Func::Right
+            | Func::Lpad
+            | Func::Rpad
+            | Func::Btrim
+            | Func::Ltrim
+            | Func::Rtrim
+            | Func::Strpos
+            | Func::Reverse
+            | Func::SplitPart
+            | Func::Initcap => {
+                let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
+                string(self, &args, &texts)?
             }
             Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
             Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
@@ -319,6 +384,130 @@ impl Func {
             }
         })
     }
+}
+
+/// The string functions: `texts` are the arguments' text forms, `args`
+/// their values (for the integer ones). Counts are in characters, as
+/// PostgreSQL's in UTF-8.
+fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlError> {
+    let chars = |i: usize| texts[i].chars().collect::<Vec<char>>();
+    let int = |i: usize| int_arg(&args[i]);
+    // The first `n` characters, or all but the last `-n`.
+    let first = |s: &[char], n: i64| -> String {
+        let len = s.len() as i64;
+        let keep = if n >= 0 { n.min(len) } else { (len + n).max(0) };
+        s[..keep as usize].iter().collect()
+    };
+    Ok(Value::Text(match func {
+        Func::Repeat => {
+            let n = usize::try_from(int(1)?).unwrap_or(0);
+            if texts[0].len().saturating_mul(n) >= 1 << 30 {
+                return Err(SqlError::new(
+                    "54000",
+                    "requested length too large".to_string(),
+                ));
+            }
+            texts[0].repeat(n)
+        }
+        Func::Replace if texts[1].is_empty() => texts[0].clone(),
+        Func::Replace => texts[0].replace(&texts[1], &texts[2]),
+        Func::Left => first(&chars(0), int(1)?),
+        Func::Right => {
+            let mut s = chars(0);
+            s.reverse();
+            let mut out: Vec<char> = first(&s, int(1)?).chars().collect();
+            out.reverse();
+            out.into_iter().collect()
+        }
+        Func::Lpad | Func::Rpad => {
+            let s = chars(0);
+            let len = usize::try_from(int(1)?).unwrap_or(0);
+            if len >= 1 << 28 {
+                return Err(SqlError::new(
+                    "54000",
+                    "requested length too large".to_string(),
+                ));
+            }
+            let fill: Vec<char> = match texts.get(2) {
+                Some(f) => f.chars().collect(),
+                None => vec![' '],
+            };
+            if s.len() >= len || fill.is_empty() {
+                return Ok(Value::Text(s[..len.min(s.len())].iter().collect()));
+            }
+            let pad: String = fill.iter().cycle().take(len - s.len()).collect();
+            let s: String = s.into_iter().collect();
+            if func == Func::Lpad {
+                pad + &s
+            } else {
+                s + &pad
+            }
+        }
+        Func::Btrim | Func::Ltrim | Func::Rtrim => {
+            let set: Vec<char> = match texts.get(1) {
+                Some(f) => f.chars().collect(),
+                None => vec![' '],
+            };
+            let s = texts[0].as_str();
+            let trimmed = match func {
+                Func::Btrim => s.trim_matches(|c| set.contains(&c)),
+                Func::Ltrim => s.trim_start_matches(|c| set.contains(&c)),
+                _ => s.trim_end_matches(|c| set.contains(&c)),
+            };
+            trimmed.to_string()
+        }
+        Func::Strpos => {
+            let at = match texts[0].find(&texts[1]) {
+                Some(byte) => texts[0][..byte].chars().count() as i32 + 1,
+                None => 0,
+            };
+            return Ok(Value::Int4(at));
+        }
+        Func::Reverse => texts[0].chars().rev().collect(),
+        Func::SplitPart => {
+            let n = int(2)?;
+            if n == 0 {
+                return Err(SqlError::new(
+                    "22023",
+                    "field position must not be zero".to_string(),
+                ));
+            }
+            let fields: Vec<&str> = if texts[1].is_empty() {
+                vec![texts[0].as_str()]
+            } else {
+                texts[0].split(texts[1].as_str()).collect()
+            };
+            let at = if n > 0 {
+                usize::try_from(n - 1).ok()
+            } else {
+                usize::try_from(-n)
+                    .ok()
+                    .and_then(|k| fields.len().checked_sub(k))
+            };
+            if texts[0].is_empty() {
+                String::new()
+            } else {
+                at.and_then(|i| fields.get(i))
+                    .copied()
+                    .unwrap_or("")
+                    .to_string()
+            }
+        }
+        Func::Initcap => {
+            let mut out = String::with_capacity(texts[0].len());
+            let mut in_word = false;
+            for c in texts[0].chars() {
+                if in_word {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.extend(c.to_uppercase());
+                }
+                in_word = c.is_alphanumeric();
+            }
+            out
+        }
+        other => unreachable!("{other:?} is not a string function"),
+    }))
 }
 
 /// A date or timestamp as microseconds since 2000-01-01, and whether it

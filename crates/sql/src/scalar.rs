@@ -452,6 +452,31 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             pattern,
             escape_char: None,
         } => like(boxed(expr)?, boxed(pattern)?, *negated, true),
+        Expr::Position { expr, r#in } => Scalar::Func(
+            Func::Strpos,
+            vec![bind(r#in, columns)?, bind(expr, columns)?],
+        ),
+        Expr::Trim {
+            expr: trimmed,
+            trim_where,
+            trim_what,
+            trim_characters,
+        } => {
+            use sqlparser::ast::TrimWhereField;
+            if trim_characters.is_some() {
+                return Err(SqlError::unsupported(format!("{expr}")));
+            }
+            let func = match trim_where {
+                Some(TrimWhereField::Leading) => Func::Ltrim,
+                Some(TrimWhereField::Trailing) => Func::Rtrim,
+                Some(TrimWhereField::Both) | None => Func::Btrim,
+            };
+            let mut args = vec![bind(trimmed, columns)?];
+            if let Some(what) = trim_what {
+                args.push(bind(what, columns)?);
+            }
+            Scalar::Func(func, args)
+        }
         Expr::Substring {
             expr,
             substring_from,

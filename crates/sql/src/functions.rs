@@ -1,5 +1,6 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
-//! `abs`, `round`, `trunc`, `power` (and `^`), `substr`, `greatest`,
+//! `abs`, `round`, `trunc`, `floor`, `ceil`, `sign`, `sqrt`, `mod`,
+//! `random`, `power` (and `^`), `substr`, `greatest`,
 //! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
 //! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
 //! `strpos` (and `POSITION(a IN b)`), `reverse`, `split_part`, `initcap`,
@@ -43,6 +44,16 @@ pub enum Func {
     SplitPart,
     Initcap,
     Trunc,
+    /// `floor`, `ceil`/`ceiling`, `sign`: numeric for a numeric, else
+    /// double precision (an integer is cast to it, as PostgreSQL's).
+    Floor,
+    Ceil,
+    Sign,
+    /// `sqrt` of a double precision (a numeric's is not done).
+    Sqrt,
+    /// `mod(a, b)`: `a % b`.
+    Mod,
+    Random,
     Power,
     /// `EXTRACT(field FROM v)`: numeric.
     Extract,
@@ -100,6 +111,12 @@ impl Func {
             "split_part" => Func::SplitPart,
             "initcap" => Func::Initcap,
             "trunc" => Func::Trunc,
+            "floor" => Func::Floor,
+            "ceil" | "ceiling" => Func::Ceil,
+            "sign" => Func::Sign,
+            "sqrt" => Func::Sqrt,
+            "mod" => Func::Mod,
+            "random" => Func::Random,
             "power" | "pow" => Func::Power,
             "extract" => Func::Extract,
             "date_part" => Func::DatePart,
@@ -123,6 +140,8 @@ impl Func {
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
             Func::Reverse | Func::Initcap => count == 1,
+            Func::Floor | Func::Ceil | Func::Sign | Func::Sqrt => count == 1,
+            Func::Mod => count == 2,
             Func::Repeat | Func::Left | Func::Right | Func::Strpos => count == 2,
             Func::Replace | Func::SplitPart => count == 3,
             Func::Lpad | Func::Rpad => (2..=3).contains(&count),
@@ -134,6 +153,7 @@ impl Func {
             | Func::CurrentDatabase
             | Func::CurrentSchema
             | Func::Version
+            | Func::Random
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
             Func::Setval => (2..=3).contains(&count),
@@ -171,6 +191,25 @@ impl Func {
             | Func::SplitPart
             | Func::Initcap => SqlType::Text,
             Func::Strpos => SqlType::Int4,
+            Func::Floor | Func::Ceil | Func::Sign => match args.first() {
+                Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
+                _ => SqlType::Float8,
+            },
+            Func::Sqrt | Func::Random => SqlType::Float8,
+            Func::Mod => {
+                let rank = |t: &SqlType| match t {
+                    SqlType::Int2 => Some(1),
+                    SqlType::Int4 => Some(2),
+                    SqlType::Int8 => Some(3),
+                    _ => None,
+                };
+                match (args.first().and_then(rank), args.get(1).and_then(rank)) {
+                    (Some(a), Some(b)) => {
+                        [SqlType::Int2, SqlType::Int4, SqlType::Int8][a.max(b) - 1]
+                    }
+                    _ => SqlType::Numeric(None),
+                }
+            }
             Func::Length => SqlType::Int4,
             Func::Abs => args.first().copied().unwrap_or(SqlType::Numeric(None)),
             Func::Round | Func::Extract => SqlType::Numeric(None),
@@ -263,6 +302,35 @@ impl Func {
                 let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
                 string(self, &args, &texts)?
             }
+            Func::Floor | Func::Ceil | Func::Sign => rounding(self, &args[0])?,
+            Func::Sqrt => {
+                if matches!(args[0], Value::Numeric(_)) {
+                    return Err(SqlError::unsupported("sqrt(numeric)"));
+                }
+                let x = float_arg(&args[0])?;
+                if x < 0.0 {
+                    return Err(SqlError::new(
+                        "2201F",
+                        "cannot take square root of a negative number",
+                    ));
+                }
+                Value::Float8(x.sqrt())
+            }
+            Func::Mod => {
+                let mut args = args.into_iter();
+                let (a, b) = (
+                    args.next().unwrap_or(Value::Null),
+                    args.next().unwrap_or(Value::Null),
+                );
+                if [&a, &b]
+                    .iter()
+                    .any(|v| matches!(v, Value::Float4(_) | Value::Float8(_)))
+                {
+                    return Err(no_function("mod", &Value::Float8(0.0)));
+                }
+                crate::expr::arithmetic(&sqlparser::ast::BinaryOperator::Modulo, a, b)?
+            }
+            Func::Random => Value::Float8(rand::random::<f64>()),
             Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
             Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
             Func::Length => Value::Int4(text(&args[0])?.chars().count() as i32),
@@ -384,6 +452,35 @@ impl Func {
             }
         })
     }
+}
+
+/// `floor`, `ceil` and `sign` of `v`: numeric for a numeric, else double
+/// precision.
+fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
+    if let Value::Numeric(n) = v {
+        let Some((mantissa, scale)) = n.parts() else {
+            return Ok(Value::Numeric(*n));
+        };
+        let unit = 10i128.pow(u32::from(scale));
+        let whole = match func {
+            Func::Floor => mantissa.div_euclid(unit),
+            Func::Ceil => -(-mantissa).div_euclid(unit),
+            _ => mantissa.signum(),
+        };
+        return Ok(Value::Numeric(Numeric::new(whole, 0)?));
+    }
+    let name = format!("{func:?}").to_lowercase();
+    let x = match types::cast(v.clone(), SqlType::Float8)? {
+        Value::Float8(x) => x,
+        other => return Err(no_function(&name, &other)),
+    };
+    Ok(Value::Float8(match func {
+        Func::Floor => x.floor(),
+        Func::Ceil => x.ceil(),
+        _ if x.is_nan() => x,
+        _ if x == 0.0 => 0.0,
+        _ => x.signum(),
+    }))
 }
 
 /// The string functions: `texts` are the arguments' text forms, `args`

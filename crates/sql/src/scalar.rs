@@ -10,7 +10,9 @@ use crate::functions::{self, Func};
 use crate::names;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
-use sqlparser::ast::{BinaryOperator, Expr, FunctionArguments, UnaryOperator};
+use sqlparser::ast::{
+    BinaryOperator, CeilFloorKind, DateTimeField, Expr, FunctionArguments, UnaryOperator,
+};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
@@ -452,6 +454,14 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             pattern,
             escape_char: None,
         } => like(boxed(expr)?, boxed(pattern)?, *negated, true),
+        Expr::Floor {
+            expr: x,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => Scalar::Func(Func::Floor, vec![bind(x, columns)?]),
+        Expr::Ceil {
+            expr: x,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => Scalar::Func(Func::Ceil, vec![bind(x, columns)?]),
         Expr::Position { expr, r#in } => Scalar::Func(
             Func::Strpos,
             vec![bind(r#in, columns)?, bind(expr, columns)?],

@@ -210,7 +210,8 @@ impl Database {
     }
 
     /// The common tail of create and open: logging hooks, a checkpoint (the
-    /// first one, or the end-of-recovery one), the root map, the checkpointer.
+    /// first one, or the end-of-recovery one, in the background after a
+    /// replay), the root map, the checkpointer.
     fn assemble(
         storage: Storage,
         options: Options,
@@ -238,9 +239,22 @@ impl Database {
             options.txn_config(),
         )?;
         let catalog = Arc::new(open_catalog(&roots, &pool, &wal)?);
-        checkpointer.checkpoint(CheckpointKind::Immediate)?;
-        if options.background_checkpoints {
+        // After a crash replay, the end-of-recovery checkpoint runs in the
+        // background (requested at once, as PostgreSQL's fast promotion
+        // does) so that sessions need not wait for it: until it completes,
+        // the database is as after any crash since its last checkpoint,
+        // whose redo point and WAL stay (README "End of recovery").
+        let replayed = recovery
+            .as_ref()
+            .is_some_and(|r| r.records > 0 && r.discarded.is_none());
+        if replayed && options.background_checkpoints {
             checkpointer.start()?;
+            checkpointer.request();
+        } else {
+            checkpointer.checkpoint(CheckpointKind::Immediate)?;
+            if options.background_checkpoints {
+                checkpointer.start()?;
+            }
         }
         let autovacuum = match options.autovacuum {
             true => Some(

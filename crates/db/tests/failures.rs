@@ -232,3 +232,53 @@ fn hard_wal_limit_throttles_writers_and_checkpoints_free_space() {
     drop((trees, db));
     recover_and_check(after, &ops, ops.len());
 }
+
+#[test]
+fn a_crash_before_the_end_of_recovery_checkpoint_loses_nothing() {
+    // Proves the end-of-recovery checkpoint may run in the background:
+    // after a process crash, a reopen with background checkpoints replays
+    // and accepts new commits at once (its checkpoint only requested); a
+    // power failure soon after them (a few commits: typically before that
+    // checkpoint ends; a few hundred: after), recovers every operation of
+    // both lives.
+    for seed in 36..40 {
+        for later in [0, 3, 300] {
+            end_of_recovery_case(seed, later);
+        }
+    }
+}
+
+fn end_of_recovery_case(seed: u64, later: usize) {
+    let dir = SimDir::new(SimConfig::seeded(seed));
+    let db = Database::create_in(Storage::single(dir.clone()), roomy()).unwrap();
+    let trees = create_trees(&db).unwrap();
+    let mut ops = ops(seed, 600);
+    ops.retain(|op| !matches!(op, Op::Checkpoint));
+    // The first life's operations after its last commit are lost with it:
+    // the second life starts after the last acknowledged one.
+    let (done, acked, err) = run(&db, &trees, &ops[..300]);
+    assert!(err.is_none() && done == 300 && acked > 0, "{err:?}");
+    let after = dir.kill();
+    drop((trees, db));
+    let background = Options {
+        background_checkpoints: true,
+        ..roomy()
+    };
+    let db = Database::open_in(Storage::single(after.clone()), background).unwrap();
+    assert!(db.recovery_stats().is_some_and(|r| r.records > 0));
+    let trees = open_trees(&db);
+    let second = &ops[acked..(acked + later).min(ops.len())];
+    let (done, acked_second, err) = run(&db, &trees, second);
+    assert!(err.is_none() && done == second.len(), "{err:?}");
+    let again = after.crash();
+    drop((trees, db));
+    let ops = &ops[..acked + done];
+    let db = Database::open_in(Storage::single(again), small_options()).unwrap();
+    let found = read_state(&open_trees(&db));
+    assert!(
+        matching_prefix(ops, acked + acked_second, ops.len(), &found).is_some(),
+        "seed {seed}, {later} later: not a prefix with every acknowledged operation"
+    );
+    db.verify().unwrap();
+    db.check_invariants().unwrap();
+}

@@ -28,21 +28,8 @@ pub enum Func {
     Greatest,
     Least,
     Concat,
-    Repeat,
-    Replace,
-    Left,
-    Right,
-    Lpad,
-    Rpad,
-    /// `btrim`, `ltrim`, `rtrim`: characters (default a space) removed
-    /// from both ends, the start, the end.
-    Btrim,
-    Ltrim,
-    Rtrim,
-    Strpos,
-    Reverse,
-    SplitPart,
-    Initcap,
+    /// A string function (`string`).
+    Str(StrFunc),
     Trunc,
     /// `floor`, `ceil`/`ceiling`, `sign`: numeric for a numeric, else
     /// double precision (an integer is cast to it, as PostgreSQL's).
@@ -72,6 +59,47 @@ pub enum Func {
     Lastval,
 }
 
+/// The string functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrFunc {
+    Repeat,
+    Replace,
+    Left,
+    Right,
+    Lpad,
+    Rpad,
+    /// `btrim`, `ltrim`, `rtrim`: characters (default a space) removed
+    /// from both ends, the start, the end.
+    Btrim,
+    Ltrim,
+    Rtrim,
+    Strpos,
+    Reverse,
+    SplitPart,
+    Initcap,
+}
+
+impl StrFunc {
+    /// Whether `count` arguments are accepted.
+    fn takes(self, count: usize) -> bool {
+        match self {
+            StrFunc::Reverse | StrFunc::Initcap => count == 1,
+            StrFunc::Repeat | StrFunc::Left | StrFunc::Right | StrFunc::Strpos => count == 2,
+            StrFunc::Replace | StrFunc::SplitPart => count == 3,
+            StrFunc::Lpad | StrFunc::Rpad => (2..=3).contains(&count),
+            StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim => (1..=2).contains(&count),
+        }
+    }
+
+    /// Its result type.
+    fn ty(self) -> SqlType {
+        match self {
+            StrFunc::Strpos => SqlType::Int4,
+            _ => SqlType::Text,
+        }
+    }
+}
+
 /// What `version()` says: PostgreSQL's form, so tools that parse it see a
 /// 15.
 pub fn version() -> String {
@@ -97,19 +125,19 @@ impl Func {
             "greatest" => Func::Greatest,
             "least" => Func::Least,
             "concat" => Func::Concat,
-            "repeat" => Func::Repeat,
-            "replace" => Func::Replace,
-            "left" => Func::Left,
-            "right" => Func::Right,
-            "lpad" => Func::Lpad,
-            "rpad" => Func::Rpad,
-            "btrim" => Func::Btrim,
-            "ltrim" => Func::Ltrim,
-            "rtrim" => Func::Rtrim,
-            "strpos" => Func::Strpos,
-            "reverse" => Func::Reverse,
-            "split_part" => Func::SplitPart,
-            "initcap" => Func::Initcap,
+            "repeat" => Func::Str(StrFunc::Repeat),
+            "replace" => Func::Str(StrFunc::Replace),
+            "left" => Func::Str(StrFunc::Left),
+            "right" => Func::Str(StrFunc::Right),
+            "lpad" => Func::Str(StrFunc::Lpad),
+            "rpad" => Func::Str(StrFunc::Rpad),
+            "btrim" => Func::Str(StrFunc::Btrim),
+            "ltrim" => Func::Str(StrFunc::Ltrim),
+            "rtrim" => Func::Str(StrFunc::Rtrim),
+            "strpos" => Func::Str(StrFunc::Strpos),
+            "reverse" => Func::Str(StrFunc::Reverse),
+            "split_part" => Func::Str(StrFunc::SplitPart),
+            "initcap" => Func::Str(StrFunc::Initcap),
             "trunc" => Func::Trunc,
             "floor" => Func::Floor,
             "ceil" | "ceiling" => Func::Ceil,
@@ -139,13 +167,9 @@ impl Func {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
-            Func::Reverse | Func::Initcap => count == 1,
+            Func::Str(f) => f.takes(count),
             Func::Floor | Func::Ceil | Func::Sign | Func::Sqrt => count == 1,
             Func::Mod => count == 2,
-            Func::Repeat | Func::Left | Func::Right | Func::Strpos => count == 2,
-            Func::Replace | Func::SplitPart => count == 3,
-            Func::Lpad | Func::Rpad => (2..=3).contains(&count),
-            Func::Btrim | Func::Ltrim | Func::Rtrim => (1..=2).contains(&count),
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
             Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc => count == 2,
@@ -178,19 +202,7 @@ impl Func {
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
             Func::Lower | Func::Upper | Func::Substr | Func::Concat => SqlType::Text,
-            Func::Repeat
-            | Func::Replace
-            | Func::Left
-            | Func::Right
-            | Func::Lpad
-            | Func::Rpad
-            | Func::Btrim
-            | Func::Ltrim
-            | Func::Rtrim
-            | Func::Reverse
-            | Func::SplitPart
-            | Func::Initcap => SqlType::Text,
-            Func::Strpos => SqlType::Int4,
+            Func::Str(f) => f.ty(),
             Func::Floor | Func::Ceil | Func::Sign => match args.first() {
                 Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
                 _ => SqlType::Float8,
@@ -286,21 +298,9 @@ impl Func {
                 }
                 Value::Text(out)
             }
-            Func::Repeat
-            | Func::Replace
-            | Func::Left
-            | Func::Right
-            | Func::Lpad
-            | Func::Rpad
-            | Func::Btrim
-            | Func::Ltrim
-            | Func::Rtrim
-            | Func::Strpos
-            | Func::Reverse
-            | Func::SplitPart
-            | Func::Initcap => {
+            Func::Str(f) => {
                 let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
-                string(self, &args, &texts)?
+                string(f, &args, &texts)?
             }
             Func::Floor | Func::Ceil | Func::Sign => rounding(self, &args[0])?,
             Func::Sqrt => {
@@ -486,7 +486,7 @@ fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
 /// The string functions: `texts` are the arguments' text forms, `args`
 /// their values (for the integer ones). Counts are in characters, as
 /// PostgreSQL's in UTF-8.
-fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlError> {
+fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlError> {
     let chars = |i: usize| texts[i].chars().collect::<Vec<char>>();
     let int = |i: usize| int_arg(&args[i]);
     // The first `n` characters, or all but the last `-n`.
@@ -496,7 +496,7 @@ fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlErro
         s[..keep as usize].iter().collect()
     };
     Ok(Value::Text(match func {
-        Func::Repeat => {
+        StrFunc::Repeat => {
             let n = usize::try_from(int(1)?).unwrap_or(0);
             if texts[0].len().saturating_mul(n) >= 1 << 30 {
                 return Err(SqlError::new(
@@ -506,17 +506,17 @@ fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlErro
             }
             texts[0].repeat(n)
         }
-        Func::Replace if texts[1].is_empty() => texts[0].clone(),
-        Func::Replace => texts[0].replace(&texts[1], &texts[2]),
-        Func::Left => first(&chars(0), int(1)?),
-        Func::Right => {
+        StrFunc::Replace if texts[1].is_empty() => texts[0].clone(),
+        StrFunc::Replace => texts[0].replace(&texts[1], &texts[2]),
+        StrFunc::Left => first(&chars(0), int(1)?),
+        StrFunc::Right => {
             let mut s = chars(0);
             s.reverse();
             let mut out: Vec<char> = first(&s, int(1)?).chars().collect();
             out.reverse();
             out.into_iter().collect()
         }
-        Func::Lpad | Func::Rpad => {
+        StrFunc::Lpad | StrFunc::Rpad => {
             let s = chars(0);
             let len = usize::try_from(int(1)?).unwrap_or(0);
             if len >= 1 << 28 {
@@ -534,34 +534,34 @@ fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlErro
             }
             let pad: String = fill.iter().cycle().take(len - s.len()).collect();
             let s: String = s.into_iter().collect();
-            if func == Func::Lpad {
+            if func == StrFunc::Lpad {
                 pad + &s
             } else {
                 s + &pad
             }
         }
-        Func::Btrim | Func::Ltrim | Func::Rtrim => {
+        StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim => {
             let set: Vec<char> = match texts.get(1) {
                 Some(f) => f.chars().collect(),
                 None => vec![' '],
             };
             let s = texts[0].as_str();
             let trimmed = match func {
-                Func::Btrim => s.trim_matches(|c| set.contains(&c)),
-                Func::Ltrim => s.trim_start_matches(|c| set.contains(&c)),
+                StrFunc::Btrim => s.trim_matches(|c| set.contains(&c)),
+                StrFunc::Ltrim => s.trim_start_matches(|c| set.contains(&c)),
                 _ => s.trim_end_matches(|c| set.contains(&c)),
             };
             trimmed.to_string()
         }
-        Func::Strpos => {
+        StrFunc::Strpos => {
             let at = match texts[0].find(&texts[1]) {
                 Some(byte) => texts[0][..byte].chars().count() as i32 + 1,
                 None => 0,
             };
             return Ok(Value::Int4(at));
         }
-        Func::Reverse => texts[0].chars().rev().collect(),
-        Func::SplitPart => {
+        StrFunc::Reverse => texts[0].chars().rev().collect(),
+        StrFunc::SplitPart => {
             let n = int(2)?;
             if n == 0 {
                 return Err(SqlError::new(
@@ -590,7 +590,7 @@ fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlErro
                     .to_string()
             }
         }
-        Func::Initcap => {
+        StrFunc::Initcap => {
             let mut out = String::with_capacity(texts[0].len());
             let mut in_word = false;
             for c in texts[0].chars() {
@@ -603,7 +603,6 @@ fn string(func: Func, args: &[Value], texts: &[String]) -> Result<Value, SqlErro
             }
             out
         }
-        other => unreachable!("{other:?} is not a string function"),
     }))
 }
 

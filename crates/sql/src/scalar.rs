@@ -6,7 +6,7 @@
 
 use crate::error::SqlError;
 use crate::expr;
-use crate::functions::{self, Func};
+use crate::functions::{self, Func, StrFunc};
 use crate::names;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
@@ -463,7 +463,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
         } => Scalar::Func(Func::Ceil, vec![bind(x, columns)?]),
         Expr::Position { expr, r#in } => Scalar::Func(
-            Func::Strpos,
+            Func::Str(StrFunc::Strpos),
             vec![bind(r#in, columns)?, bind(expr, columns)?],
         ),
         Expr::Trim {
@@ -477,9 +477,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 return Err(SqlError::unsupported(format!("{expr}")));
             }
             let func = match trim_where {
-                Some(TrimWhereField::Leading) => Func::Ltrim,
-                Some(TrimWhereField::Trailing) => Func::Rtrim,
-                Some(TrimWhereField::Both) | None => Func::Btrim,
+                Some(TrimWhereField::Leading) => Func::Str(StrFunc::Ltrim),
+                Some(TrimWhereField::Trailing) => Func::Str(StrFunc::Rtrim),
+                Some(TrimWhereField::Both) | None => Func::Str(StrFunc::Btrim),
             };
             let mut args = vec![bind(trimmed, columns)?];
             if let Some(what) = trim_what {

@@ -225,6 +225,13 @@ impl Pool {
             conns.open.insert(token, entry.clone());
             token
         };
+        // Its startup ended as the server stopped: it closes here (`stop`
+        // sets `stopping` before it empties `open`, so either it emptied
+        // this entry or this sees the flag).
+        if self.inner.stopping.load(Ordering::SeqCst) {
+            lock(&self.inner.conns).open.remove(&token);
+            return;
+        }
         // Bytes read past the startup: writable fires at once, and the
         // turn runs them before reading.
         let mut flags = armed();

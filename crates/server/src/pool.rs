@@ -28,7 +28,7 @@
 use crate::connection::Connection;
 use crate::protocol::ProtocolError;
 use crate::server::Slot;
-use crate::wire::{self, Inbox};
+use crate::wire::{self, Batch, Inbox};
 use rustix::event::epoll::{self, EventData, EventFlags};
 use rustix::event::{EventfdFlags, PollFd, PollFlags};
 use std::cell::RefCell;
@@ -453,20 +453,15 @@ impl Served {
     fn turn(&mut self, chunk: &mut [u8]) -> Result<Next, ProtocolError> {
         let mut drained = false;
         loop {
-            let (end, needed) = self.inbox.complete()?;
-            if end > 0 {
-                let ran = self.conn.run(&self.inbox.unread()[..end]);
-                self.inbox.consume(end);
-                let ran = ran?;
-                if ran.flush && !self.conn.out.buf.is_empty() {
-                    send(&mut self.stream, &self.conn.out.buf)?;
-                    self.conn.out.buf.clear();
-                }
-                if ran.close {
-                    return Ok(Next::Close);
-                }
-                continue;
-            }
+            let stream = &mut self.stream;
+            let needed = match self
+                .inbox
+                .serve(&mut self.conn, &mut |answers| send(stream, answers))?
+            {
+                Batch::Ran => continue,
+                Batch::Close => return Ok(Next::Close),
+                Batch::Needs(needed) => needed,
+            };
             if drained {
                 // Bytes that come after that read bring an event.
                 return Ok(Next::Wait);

@@ -28,6 +28,17 @@ pub(crate) struct Inbox {
     at: usize,
 }
 
+/// What [`Inbox::serve`] did.
+pub(crate) enum Batch {
+    /// Ran a batch; the connection goes on.
+    Ran,
+    /// Ran a batch that ended the session (Terminate).
+    Close,
+    /// Nothing complete to run: the first incomplete message needs this
+    /// many bytes.
+    Needs(usize),
+}
+
 /// How much a read asks for at least.
 pub(crate) const READ_CHUNK_BYTES: usize = 16 << 10;
 
@@ -48,15 +59,21 @@ impl Inbox {
     /// frame's stated length is trusted only a chunk at a time); `false`
     /// at the end of the stream.
     async fn fill(&mut self, stream: &mut TcpStream, needed: usize) -> io::Result<bool> {
+        self.make_room(needed);
+        self.buf.reserve(READ_CHUNK_BYTES);
+        Ok(stream.read_buf(&mut self.buf).await? > 0)
+    }
+
+    /// Drops the consumed bytes and reserves room for `needed` unread ones,
+    /// at most a megabyte more at a time (a frame's stated length is not
+    /// trusted further than that before its bytes come).
+    fn make_room(&mut self, needed: usize) {
         if self.at > 0 {
             self.buf.drain(..self.at);
             self.at = 0;
         }
-        let wanted = needed
-            .saturating_sub(self.buf.len())
-            .clamp(READ_CHUNK_BYTES, 1 << 20);
-        self.buf.reserve(wanted);
-        Ok(stream.read_buf(&mut self.buf).await? > 0)
+        self.buf
+            .reserve(needed.saturating_sub(self.buf.len()).min(1 << 20));
     }
 
     /// One read from a blocking or non-blocking `stream` through `chunk`,
@@ -68,20 +85,38 @@ impl Inbox {
         needed: usize,
         chunk: &mut [u8],
     ) -> io::Result<usize> {
-        if self.at > 0 {
-            self.buf.drain(..self.at);
-            self.at = 0;
-        }
-        self.buf
-            .reserve(needed.saturating_sub(self.buf.len()).min(1 << 20));
+        self.make_room(needed);
         let read = stream.read(chunk)?;
         self.buf.extend_from_slice(&chunk[..read]);
         Ok(read)
     }
 
+    /// Runs every complete message read so far on `conn` in one batch and
+    /// hands its answers to `send` when a message asked for a flush: the
+    /// one batch step of both executions (a connection's own thread and
+    /// the pool's workers).
+    pub(crate) fn serve(
+        &mut self,
+        conn: &mut Connection,
+        send: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> Result<Batch, ProtocolError> {
+        let (end, needed) = self.complete()?;
+        if end == 0 {
+            return Ok(Batch::Needs(needed));
+        }
+        let ran = conn.run(&self.unread()[..end]);
+        self.consume(end);
+        let ran = ran?;
+        if ran.flush && !conn.out.buf.is_empty() {
+            send(&conn.out.buf)?;
+            conn.out.buf.clear();
+        }
+        Ok(if ran.close { Batch::Close } else { Batch::Ran })
+    }
+
     /// The longest prefix of complete messages, or what the first
     /// incomplete one needs.
-    pub(crate) fn complete(&self) -> Result<(usize, usize), ProtocolError> {
+    fn complete(&self) -> Result<(usize, usize), ProtocolError> {
         let unread = self.unread();
         let mut end = 0;
         loop {
@@ -350,22 +385,14 @@ pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
     stream.set_nonblocking(false)?;
     let mut chunk = vec![0u8; READ_CHUNK_BYTES];
     loop {
-        let (end, needed) = inbox.complete()?;
-        if end == 0 {
-            if inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
-                return Ok(());
+        match inbox.serve(&mut conn, &mut |answers| stream.write_all(answers))? {
+            Batch::Ran => {}
+            Batch::Close => return Ok(()),
+            Batch::Needs(needed) => {
+                if inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
+                    return Ok(());
+                }
             }
-            continue;
-        }
-        let ran = conn.run(&inbox.unread()[..end]);
-        inbox.consume(end);
-        let ran = ran?;
-        if ran.flush && !conn.out.buf.is_empty() {
-            stream.write_all(&conn.out.buf)?;
-            conn.out.buf.clear();
-        }
-        if ran.close {
-            return Ok(());
         }
     }
 }

@@ -113,7 +113,7 @@ fn inline_len(len: usize) -> Result<u32, RowError> {
     u32::try_from(len)
         .ok()
         .filter(|l| l & EXTERNAL == 0)
-        .ok_or(RowError::TooLong(format!("an inline value of {len} bytes")))
+        .ok_or_else(|| RowError::TooLong(format!("an inline value of {len} bytes")))
 }
 
 /// The bytes of one column as stored.

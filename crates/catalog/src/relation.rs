@@ -323,6 +323,39 @@ impl Relation {
         Ok(tid)
     }
 
+    /// Inserts `rows` as [`Relation::insert`] does each, their versions
+    /// put on the heap together, a record per page (folio-heap
+    /// `Table::insert_many`), then their index entries row by row. If an
+    /// entry is refused, that row and the batch's later ones are deleted
+    /// again (none is ever seen without its index entries) and the error
+    /// returned. Returns where each row lives, in order.
+    pub fn insert_many(
+        &self,
+        txn: &mut Transaction,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Tid>, CatalogError> {
+        self.lock_for_writes(txn)?;
+        let mut keys = Vec::with_capacity(rows.len());
+        let mut encoded = Vec::with_capacity(rows.len());
+        for values in rows {
+            let values = self.prepare(values)?;
+            keys.push(self.keys(&values)?);
+            encoded.push(self.toast.encode(txn, self.def.oid, values, &self.types)?);
+        }
+        let tids = self.table.insert_many(txn, &encoded)?;
+        for (i, (&tid, keys)) in tids.iter().zip(&keys).enumerate() {
+            if let Err(e) = self.enter(txn, tid, keys) {
+                for (&later, row) in tids[i + 1..].iter().zip(&encoded[i + 1..]) {
+                    self.table.delete(txn, later)?;
+                    self.drop_externals(txn, row)?;
+                }
+                self.drop_externals(txn, &encoded[i])?;
+                return Err(e);
+            }
+        }
+        Ok(tids)
+    }
+
     /// Adds the index entries of the new version at `tid`; if one is
     /// refused, deletes the version again (so it is never seen).
     fn enter(

@@ -14,7 +14,7 @@
 //! | record | blocks |
 //! |---|---|
 //! | `INIT_PAGE` | the new page, with its image |
-//! | `INSERT` | the page: one insert |
+//! | `INSERT` | the page: one insert, or several (`Table::insert_many`), applied in order |
 //! | `DELETE` | the page: one set xmax |
 //! | `LOCK` | the page: one set xmax, lock only |
 //! | `PRUNE` | the page: one prune |
@@ -190,8 +190,9 @@ impl PageOp {
 /// Applies `ops` to a heap page, all or nothing: an error leaves the page
 /// as it was. The shapes the heap logs — one insert, set-xmaxes (with at
 /// most one insert of another item: a HOT update), one prune — are checked
-/// whole first ([`check`]) and then applied in place; any other list is
-/// applied to a copy, installed if every op succeeds.
+/// whole first ([`check`]) and then applied in place; any other list (a
+/// page's share of `Table::insert_many`) is applied to a copy, installed
+/// if every op succeeds.
 pub fn apply(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
     if header_page_type(page) != Some(PageType::Heap) {
         return Err("not a heap page".into());

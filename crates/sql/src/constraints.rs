@@ -340,6 +340,29 @@ impl Constraints {
         Ok(tid)
     }
 
+    /// Inserts `rows`, each checked, their versions put on the heap
+    /// together (folio-catalog `Relation::insert_many`).
+    pub fn insert_many(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        rows: Vec<Vec<Value>>,
+        env: &Env<'_>,
+    ) -> Result<Vec<Tid>, SqlError> {
+        let rows = rows
+            .into_iter()
+            .map(|values| self.check(relation, values, env))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.references.is_empty() {
+            return Ok(relation.insert_many(txn, rows)?);
+        }
+        let tids = relation.insert_many(txn, rows.clone())?;
+        for new in rows {
+            self.defer(Deferred::References { new, old: None });
+        }
+        Ok(tids)
+    }
+
     /// Replaces the version at `tid` (values `old`) by `new`, checked.
     pub fn update(
         &self,

@@ -1,8 +1,9 @@
 //! `COPY table FROM STDIN` and `COPY table | (query) TO STDOUT` in text
 //! or CSV format (`copy_format`): rows arrive as data in pieces of any
 //! size (the protocol's CopyData messages), are cut into records, fields
-//! and values, and are inserted as each record completes, so memory holds
-//! one record.
+//! and values, and are inserted a batch at a time (`BATCH_ROWS` rows, a
+//! heap record per page: PostgreSQL's COPY buffers rows the same way), so
+//! memory holds one batch.
 
 use crate::access;
 use crate::constraints::Constraints;
@@ -18,6 +19,12 @@ use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::Value;
 use std::sync::Arc;
+
+/// A COPY inserts its rows together up to this many, or once their
+/// records reach [`BATCH_BYTES`] (PostgreSQL's COPY buffers up to 1,000
+/// rows or 64 KB per table), so a batch of large values stays small.
+const BATCH_ROWS: usize = 1000;
+const BATCH_BYTES: usize = 64 << 10;
 
 /// A COPY in progress.
 pub struct CopyIn {
@@ -39,6 +46,10 @@ pub struct CopyIn {
     /// The bytes of the record not yet complete.
     partial: Vec<u8>,
     rows: u64,
+    /// Rows read and checked for arity, not yet inserted, and the bytes of
+    /// their records.
+    batch: Vec<Vec<Value>>,
+    batch_bytes: usize,
     /// `\.` was read: the rest is ignored.
     ended: bool,
     /// The sequences the defaults call (`serial` columns left out).
@@ -77,6 +88,8 @@ impl CopyIn {
             scan: RecordScan::default(),
             partial: Vec::new(),
             rows: 0,
+            batch: Vec::with_capacity(BATCH_ROWS),
+            batch_bytes: 0,
             ended: false,
         })
     }
@@ -118,6 +131,7 @@ impl CopyIn {
             let last = std::mem::take(&mut self.partial);
             self.line(txn, &last)?;
         }
+        self.insert_batch(txn)?;
         Ok(self.rows)
     }
 
@@ -125,7 +139,7 @@ impl CopyIn {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line == b"\\." {
             self.ended = true;
-            return Ok(());
+            return self.insert_batch(txn);
         }
         let fields = self.format.fields(line)?;
         let bad = |message: String| SqlError::new("22P04", message);
@@ -159,13 +173,31 @@ impl CopyIn {
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
-        // Each row's foreign keys are checked at once (a COPY's rows are
-        // not kept until it ends).
-        self.constraints.start_statement();
-        self.constraints.insert(txn, &self.relation, row, &env)?;
-        self.constraints.end_statement(txn, &self.relation)?;
+        self.batch.push(row);
+        self.batch_bytes += line.len();
         self.rows += 1;
+        if self.batch.len() == BATCH_ROWS || self.batch_bytes >= BATCH_BYTES {
+            self.insert_batch(txn)?;
+        }
         Ok(())
+    }
+
+    /// Inserts the rows of the batch; their foreign keys are checked at
+    /// once (a COPY's rows are not kept until it ends).
+    fn insert_batch(&mut self, txn: &mut Transaction) -> Result<(), SqlError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let env = Env {
+            sequences: self.sequences.as_ref(),
+            ..Env::at(self.now)
+        };
+        let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
+        self.batch_bytes = 0;
+        self.constraints.start_statement();
+        self.constraints
+            .insert_many(txn, &self.relation, rows, &env)?;
+        self.constraints.end_statement(txn, &self.relation)
     }
 
     /// The header line: skipped, or with `HEADER MATCH` checked against

@@ -663,6 +663,60 @@ fn prepared_statements_keep_their_plans() {
 // Proves COPY ... TO STDOUT writes PostgreSQL 15's text format (checked
 // against it on the same rows): tab-separated, \N for NULL, backslash,
 // tab, newline and carriage return escaped; a column list; the tag.
+// Proves COPY's batches (rows inserted a thousand or 64 KB at a time)
+// keep every constraint: a primary key, a foreign key and a CHECK are
+// enforced across batches and inside one, a violation in a later batch
+// undoes the whole COPY, and large values split the batches by size.
+#[test]
+fn copy_batches_keep_constraints() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table parent(id int primary key)");
+    ok(&mut s, "insert into parent values (1), (2)");
+    ok(
+        &mut s,
+        "create table child(id int primary key, parent int references parent, n int check (n >= 0), note text)",
+    );
+    let copy = |s: &mut Session, lines: &[String]| {
+        ok(s, "copy child from stdin");
+        let mut data = lines.concat();
+        data.push_str("\\.\n");
+        s.copy_data(data.as_bytes()).and_then(|()| s.copy_done())
+    };
+    let line = |id: usize, parent: usize, n: i64| format!("{id}\t{parent}\t{n}\t\\N\n");
+    let good: Vec<String> = (1..=2500).map(|i| line(i, 1 + i % 2, 0)).collect();
+    let mut dup = good.clone();
+    dup[2200] = line(17, 1, 0);
+    assert_eq!(copy(&mut s, &dup).unwrap_err().code, "23505");
+    let mut orphan = good.clone();
+    orphan[1500] = line(1501, 3, 0);
+    assert_eq!(copy(&mut s, &orphan).unwrap_err().code, "23503");
+    let mut negative = good.clone();
+    negative[2499] = line(2500, 1, -1);
+    assert_eq!(copy(&mut s, &negative).unwrap_err().code, "23514");
+    assert_eq!(rows(&mut s, "select count(*) from child"), [text(&["0"])]);
+    assert_eq!(copy(&mut s, &good).unwrap().tag(), "COPY 2500");
+    // Large values: 100 rows of 3,000 bytes, several batches by size.
+    let big: Vec<String> = (3001..=3100)
+        .map(|i| format!("{i}\t1\t{i}\t{}\n", "x".repeat(3000)))
+        .collect();
+    assert_eq!(copy(&mut s, &big).unwrap().tag(), "COPY 100");
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*), sum(length(note)), count(distinct parent) from child"
+        ),
+        [text(&["2600", "300000", "2"])]
+    );
+    assert_eq!(
+        rows(&mut s, "select parent from child where id = 2222"),
+        [text(&["1"])]
+    );
+    assert_eq!(
+        fails(&mut s, "insert into child values (3050, 1, 0)").code,
+        "23505"
+    );
+}
+
 #[test]
 fn copy_to_stdout() {
     let (_dir, mut s) = session();
@@ -885,7 +939,7 @@ fn copy_fills_defaults_and_checks_constraints() {
         ]
     );
     ok(&mut s, "copy c (id, pid) from stdin");
-    // Each line is inserted as it completes: the error comes with the data.
+    // The batch is inserted at `\.`: the error comes with the data.
     let e = s.copy_data(b"3\t5\n\\.\n").unwrap_err();
     assert_eq!(e.code, "23503");
     assert_eq!(

@@ -194,6 +194,10 @@ impl Table {
         txn: &mut Transaction,
         rows: &[R],
     ) -> Result<Vec<Tid>, HeapError> {
+        if let [row] = rows {
+            // One row: logged and applied in place.
+            return Ok(vec![self.insert(txn, row.as_ref())?]);
+        }
         for row in rows {
             check_row_len(row.as_ref())?;
         }

@@ -72,6 +72,9 @@ pub enum Source {
 /// A RETURNING list bound over the table, and its result columns.
 type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
 
+/// The rows an `INSERT` without `ON CONFLICT` hands to the heap at once.
+const INSERT_BATCH_ROWS: usize = 1000;
+
 /// Plans `INSERT INTO name [(columns)] VALUES (...), ... | query |
 /// DEFAULT VALUES [RETURNING ...]` (`DEFAULT` in VALUES is the column's
 /// default expression, bound in its place).
@@ -467,6 +470,9 @@ impl Change {
                 };
                 let mut out = Vec::new();
                 let mut count = 0u64;
+                // Without ON CONFLICT the rows go to the heap together, a
+                // record per page (as COPY's batches).
+                let mut batch = Vec::new();
                 for row in rows {
                     if row.len() > targets.len() {
                         return Err(SqlError::syntax(
@@ -485,19 +491,29 @@ impl Change {
                     }
                     let written = match on_conflict {
                         None => {
-                            constraints.insert(txn, relation, values.clone(), env)?;
-                            Some(values)
+                            if let Some((items, _)) = returning {
+                                out.push(project(items, &values, env)?);
+                            }
+                            batch.push(values);
+                            true
                         }
                         Some(conflict) => {
-                            conflict.insert(txn, relation, constraints, values, env)?
+                            match conflict.insert(txn, relation, constraints, values, env)? {
+                                Some(row) => {
+                                    if let Some((items, _)) = returning {
+                                        out.push(project(items, &row, env)?);
+                                    }
+                                    true
+                                }
+                                None => false,
+                            }
                         }
                     };
-                    if let Some(row) = written {
-                        if let Some((items, _)) = returning {
-                            out.push(project(items, &row, env)?);
-                        }
-                        count += 1;
-                    }
+                    count += u64::from(written);
+                }
+                for rows in batch.chunks_mut(INSERT_BATCH_ROWS) {
+                    let rows = rows.iter_mut().map(std::mem::take).collect();
+                    constraints.insert_many(txn, relation, rows, env)?;
                 }
                 constraints.end_statement(txn, relation)?;
                 finish(returning, out, format!("INSERT 0 {count}"))

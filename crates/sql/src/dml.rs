@@ -257,9 +257,7 @@ fn subqueries(
     relation: &Relation,
     exprs: Vec<&mut Expr>,
 ) -> Result<Vec<Subplan>, SqlError> {
-    let scope = Scope {
-        tables: vec![ScopeTable::of_relation(name.to_string(), relation, 0)],
-    };
+    let scope = Scope::of(vec![ScopeTable::of_relation(name.to_string(), relation, 0)]);
     let subplans = subquery::extract(cx, txn, exprs, &scope, 0)?;
     if subplans.iter().any(Subplan::is_correlated) {
         return Err(SqlError::unsupported(

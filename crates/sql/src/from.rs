@@ -31,8 +31,10 @@ use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, JoinConstraint, JoinOperator, TableFactor, TableWithJoins,
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, Ident, JoinConstraint, JoinOperator,
+    TableFactor, TableWithJoins,
 };
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -69,9 +71,165 @@ impl ScopeTable {
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
     pub tables: Vec<ScopeTable>,
+    /// The columns a `USING` (or `NATURAL`) join merged: an unqualified
+    /// name resolves to the kept column (the left one, the right one for a
+    /// RIGHT JOIN) and never to the other, which `*` leaves out.
+    merged: Vec<(String, usize)>,
+    hidden: Vec<usize>,
+    /// What `*` stands for once a join merged columns (PostgreSQL's order:
+    /// the merged columns, then the left side's others, then the right
+    /// side's); `None`: every column in order.
+    star_order: Option<Vec<usize>>,
 }
 
 impl Scope {
+    /// A scope of the given FROM items, no columns merged.
+    pub fn of(tables: Vec<ScopeTable>) -> Scope {
+        Scope {
+            tables,
+            ..Scope::default()
+        }
+    }
+
+    /// Adds the next FROM item.
+    fn push(&mut self, table: ScopeTable) {
+        if let Some(order) = &mut self.star_order {
+            order.extend(table.offset..table.offset + table.names.len());
+        }
+        self.tables.push(table);
+    }
+
+    /// The columns `*` stands for, in order.
+    pub fn star(&self) -> Vec<usize> {
+        match &self.star_order {
+            Some(order) => order.clone(),
+            None => (0..self.width()).collect(),
+        }
+    }
+
+    /// Joins the last FROM item to those before it on the columns `names`
+    /// (`JOIN ... USING`): each must be found once on the left and on the
+    /// right (PostgreSQL's errors otherwise). Merges each pair and returns
+    /// the join condition, the pairs equal, as the qualified comparison a
+    /// user would write in `ON`.
+    fn merge_using(&mut self, kind: JoinKind, names: &[String]) -> Result<Option<Expr>, SqlError> {
+        let right = self.tables.len() - 1;
+        let before = self.tables[right].offset;
+        let mut condition: Option<Expr> = None;
+        let mut kept = Vec::new();
+        let mut dropped = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(SqlError::new(
+                    "42701",
+                    format!("column name \"{name}\" appears more than once in USING clause"),
+                ));
+            }
+            let left = self.resolve_left(name, right)?;
+            let table = &self.tables[right];
+            let Some(c) = table.names.iter().position(|n| n == name) else {
+                return Err(SqlError::new(
+                    "42703",
+                    format!(
+                        "column \"{name}\" specified in USING clause does not exist in right table"
+                    ),
+                ));
+            };
+            let on_right = table.offset + c;
+            let pair = Expr::BinaryOp {
+                left: Box::new(self.reference(left, name)),
+                op: BinaryOperator::Eq,
+                right: Box::new(self.reference(on_right, name)),
+            };
+            condition = Some(match condition {
+                None => pair,
+                Some(c) => Expr::BinaryOp {
+                    left: Box::new(c),
+                    op: BinaryOperator::And,
+                    right: Box::new(pair),
+                },
+            });
+            let (keep, drop) = match kind {
+                JoinKind::Right => (on_right, left),
+                _ => (left, on_right),
+            };
+            self.merged.retain(|(n, _)| n != name);
+            self.merged.push((name.clone(), keep));
+            self.hidden.push(drop);
+            kept.push(keep);
+            dropped.push(drop);
+        }
+        let mut order = kept.clone();
+        let rest = self
+            .star_order
+            .take()
+            .unwrap_or_else(|| (0..before).collect())
+            .into_iter()
+            .chain(before..self.width());
+        order.extend(rest.filter(|c| !kept.contains(c) && !dropped.contains(c)));
+        self.star_order = Some(order);
+        Ok(condition)
+    }
+
+    /// The one column `name` of the items before `right` (a merged one
+    /// first), for `USING`.
+    fn resolve_left(&self, name: &str, right: usize) -> Result<usize, SqlError> {
+        if let Some((_, c)) = self.merged.iter().find(|(n, _)| n == name) {
+            return Ok(*c);
+        }
+        let mut found = None;
+        for t in &self.tables[..right] {
+            for (c, n) in t.names.iter().enumerate() {
+                let at = t.offset + c;
+                if n == name && !self.hidden.contains(&at) {
+                    if found.is_some() {
+                        return Err(SqlError::new(
+                            "42702",
+                            format!(
+                                "common column name \"{name}\" appears more than once in left table"
+                            ),
+                        ));
+                    }
+                    found = Some(at);
+                }
+            }
+        }
+        found.ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{name}\" specified in USING clause does not exist in left table"),
+            )
+        })
+    }
+
+    /// `qualifier.name` of the column at `position`, quoted as it is.
+    fn reference(&self, position: usize, name: &str) -> Expr {
+        let table = &self.tables[self.table_of(position)];
+        Expr::CompoundIdentifier(vec![
+            Ident::with_quote('"', table.qualifier.clone()),
+            Ident::with_quote('"', name),
+        ])
+    }
+
+    /// The names a `NATURAL` join of the last item merges: the left
+    /// side's visible column names the right side also has, in the left
+    /// side's order.
+    fn natural_names(&self) -> Vec<String> {
+        let right = &self.tables[self.tables.len() - 1];
+        let mut names: Vec<String> = Vec::new();
+        for c in self.star() {
+            if c >= right.offset {
+                break;
+            }
+            let name =
+                &self.tables[self.table_of(c)].names[c - self.tables[self.table_of(c)].offset];
+            if right.names.contains(name) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
     /// Columns in the query's row.
     pub fn width(&self) -> usize {
         self.tables.last().map_or(0, |t| t.offset + t.names.len())
@@ -132,9 +290,15 @@ impl Scope {
 
 impl Columns for Scope {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        if let Some(&(_, c)) = self.merged.iter().find(|(n, _)| n == name) {
+            return Ok((c, self.type_at(c)));
+        }
         let mut found = None;
         for t in &self.tables {
             if let Some(c) = t.names.iter().position(|n| n == name) {
+                if self.hidden.contains(&(t.offset + c)) {
+                    continue;
+                }
                 if found.is_some() {
                     return Err(SqlError::new(
                         "42702",
@@ -349,7 +513,17 @@ pub struct SourceCounts {
 struct Item<'a> {
     factor: &'a TableFactor,
     /// How it joins what comes before it (`None`: the first).
-    join: Option<(JoinKind, Option<&'a Expr>)>,
+    join: Option<(JoinKind, Option<Cow<'a, Expr>>)>,
+    /// Its `USING` columns or `NATURAL`, turned into the join's condition
+    /// once the scope of the items before it is known.
+    using: Using,
+}
+
+/// A join's merged columns.
+enum Using {
+    None,
+    Columns(Vec<String>),
+    Natural,
 }
 
 /// A FROM item resolved.
@@ -390,33 +564,56 @@ pub fn resolve<'a>(
         items.push(Item {
             factor: &twj.relation,
             join: (n > 0).then_some((JoinKind::Inner, None)),
+            using: Using::None,
         });
         for join in &twj.joins {
-            let (kind, on) = match &join.join_operator {
-                JoinOperator::Join(JoinConstraint::On(e))
-                | JoinOperator::Inner(JoinConstraint::On(e)) => (JoinKind::Inner, Some(e)),
-                JoinOperator::Left(JoinConstraint::On(e))
-                | JoinOperator::LeftOuter(JoinConstraint::On(e)) => (JoinKind::Left, Some(e)),
-                JoinOperator::Right(JoinConstraint::On(e))
-                | JoinOperator::RightOuter(JoinConstraint::On(e)) => (JoinKind::Right, Some(e)),
-                JoinOperator::FullOuter(JoinConstraint::On(e)) => (JoinKind::Full, Some(e)),
-                JoinOperator::CrossJoin(JoinConstraint::None) => (JoinKind::Inner, None),
+            let (kind, constraint) = match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, c),
+                JoinOperator::FullOuter(c) => (JoinKind::Full, c),
+                JoinOperator::CrossJoin(JoinConstraint::None) => {
+                    (JoinKind::Inner, &JoinConstraint::None)
+                }
                 other => {
                     return Err(SqlError::unsupported(format!(
-                        "the join {} (joins are INNER/LEFT/RIGHT/FULL ... ON and CROSS)",
+                        "the join {} (joins are INNER/LEFT/RIGHT/FULL and CROSS)",
                         join_name(other)
                     )));
                 }
             };
+            let cross = matches!(join.join_operator, JoinOperator::CrossJoin(_));
+            let (on, using) = match constraint {
+                JoinConstraint::On(e) => (Some(Cow::Borrowed(e)), Using::None),
+                JoinConstraint::None if cross => (None, Using::None),
+                JoinConstraint::None => {
+                    return Err(SqlError::syntax("a JOIN needs ON, USING or NATURAL"));
+                }
+                // A merged column of a FULL JOIN is the COALESCE of both.
+                JoinConstraint::Using(_) | JoinConstraint::Natural if kind == JoinKind::Full => {
+                    return Err(SqlError::unsupported("FULL JOIN with USING or NATURAL"));
+                }
+                JoinConstraint::Using(columns) => (
+                    None,
+                    Using::Columns(
+                        columns
+                            .iter()
+                            .map(names::relation)
+                            .collect::<Result<_, _>>()?,
+                    ),
+                ),
+                JoinConstraint::Natural => (None, Using::Natural),
+            };
             items.push(Item {
                 factor: &join.relation,
                 join: Some((kind, on)),
+                using,
             });
         }
     }
     let mut scope = Scope::default();
     let mut bases = Vec::with_capacity(items.len());
-    for item in &items {
+    for item in &mut items {
         let offset = scope.width();
         let (base, table) = base(cx, txn, item.factor, offset)?;
         if scope.tables.iter().any(|t| t.qualifier == table.qualifier) {
@@ -428,8 +625,16 @@ pub fn resolve<'a>(
                 ),
             ));
         }
-        scope.tables.push(table);
+        scope.push(table);
         bases.push(base);
+        let names = match &item.using {
+            Using::None => continue,
+            Using::Columns(names) => names.clone(),
+            Using::Natural => scope.natural_names(),
+        };
+        if let Some((kind, on)) = &mut item.join {
+            *on = scope.merge_using(*kind, &names)?.map(Cow::Owned);
+        }
     }
     Ok(FromClause {
         items,
@@ -440,10 +645,9 @@ pub fn resolve<'a>(
 
 fn join_name(op: &JoinOperator) -> &'static str {
     match op {
-        JoinOperator::Right(_) | JoinOperator::RightOuter(_) => "RIGHT with USING or NATURAL",
-        JoinOperator::FullOuter(_) => "FULL with USING or NATURAL",
-        JoinOperator::Join(_) | JoinOperator::Inner(_) => "with USING or NATURAL",
-        JoinOperator::Left(_) | JoinOperator::LeftOuter(_) => "LEFT with USING or NATURAL",
+        JoinOperator::Semi(_) | JoinOperator::LeftSemi(_) | JoinOperator::RightSemi(_) => "SEMI",
+        JoinOperator::Anti(_) | JoinOperator::LeftAnti(_) | JoinOperator::RightAnti(_) => "ANTI",
+        JoinOperator::CrossApply | JoinOperator::OuterApply => "APPLY",
         _ => "of this kind",
     }
 }
@@ -472,7 +676,7 @@ impl FromClause<'_> {
         // that join.
         let mut nulled_at: Vec<Option<usize>> = vec![None; count];
         for (n, item) in items.iter().enumerate() {
-            let Some((kind, _)) = item.join else {
+            let Some((kind, _)) = &item.join else {
                 continue;
             };
             if kind.keeps_left() {
@@ -488,7 +692,7 @@ impl FromClause<'_> {
         let mut filters: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut keys: Vec<(Vec<Scalar>, Vec<Scalar>)> = vec![(Vec::new(), Vec::new()); count];
         for (n, item) in items.iter().enumerate() {
-            let Some((_, Some(on))) = item.join else {
+            let Some((_, Some(on))) = &item.join else {
                 continue;
             };
             for conjunct in scalar::bind(on, &scope)?.conjuncts() {
@@ -589,7 +793,7 @@ impl FromClause<'_> {
             source = Some(match source {
                 None => leaf,
                 Some(left) => {
-                    let (kind, _) = items[n].join.expect("a later item joins");
+                    let &(kind, _) = items[n].join.as_ref().expect("a later item joins");
                     let (left_keys, right_keys) = std::mem::take(&mut keys[n]);
                     // PostgreSQL runs a FULL JOIN only as a merge or hash
                     // join: a condition over the tables needs an equality
@@ -633,7 +837,10 @@ impl FromClause<'_> {
 
 /// The kind of the join that adds item `n` (Inner for the first item).
 fn kind_at(items: &[Item<'_>], n: usize) -> JoinKind {
-    items[n].join.map_or(JoinKind::Inner, |(kind, _)| kind)
+    items[n]
+        .join
+        .as_ref()
+        .map_or(JoinKind::Inner, |(kind, _)| *kind)
 }
 
 /// An expression over the query's row moved to its table's own row.

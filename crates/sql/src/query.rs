@@ -257,14 +257,12 @@ fn plan_body(
                 )));
             }
             // The result is the left query's columns.
-            let scope = Scope {
-                tables: vec![from::ScopeTable {
-                    qualifier: "*SELECT*".into(),
-                    names: left.columns.iter().map(|c| c.name.clone()).collect(),
-                    types: left.types.clone(),
-                    offset: 0,
-                }],
-            };
+            let scope = Scope::of(vec![from::ScopeTable {
+                qualifier: "*SELECT*".into(),
+                names: left.columns.iter().map(|c| c.name.clone()).collect(),
+                types: left.types.clone(),
+                offset: 0,
+            }]);
             let width = left.columns.len();
             let sort = order_by
                 .iter()
@@ -672,7 +670,7 @@ fn outputs<'a, C: ColumnNames + ?Sized>(
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match star_columns(columns, item) {
-            Some(range) => out.extend(range?.map(ResultColumn::Column)),
+            Some(star) => out.extend(star?.into_iter().map(ResultColumn::Column)),
             None => out.push(ResultColumn::Item(item)),
         }
     }
@@ -1037,6 +1035,10 @@ fn column_name(expr: &Expr) -> String {
 /// The names of a source's columns, in order.
 pub trait ColumnNames {
     fn names(&self) -> Vec<String>;
+    /// The positions `*` stands for; by default every column in order.
+    fn star(&self) -> Vec<usize> {
+        (0..self.names().len()).collect()
+    }
     /// The positions of the columns of the FROM item called `qualifier`
     /// (`t.*`); by default every column, of the one table there is.
     fn qualified_columns(&self, qualifier: &str) -> Result<Range<usize>, SqlError> {
@@ -1062,6 +1064,10 @@ impl ColumnNames for Scope {
         Scope::names(self)
     }
 
+    fn star(&self) -> Vec<usize> {
+        Scope::star(self)
+    }
+
     fn qualified_columns(&self, qualifier: &str) -> Result<Range<usize>, SqlError> {
         self.tables
             .iter()
@@ -1081,11 +1087,11 @@ impl ColumnNames for Scope {
 fn star_columns<C: ColumnNames + ?Sized>(
     columns: &C,
     item: &SelectItem,
-) -> Option<Result<Range<usize>, SqlError>> {
+) -> Option<Result<Vec<usize>, SqlError>> {
     match item {
-        SelectItem::Wildcard(_) => Some(Ok(0..columns.names().len())),
+        SelectItem::Wildcard(_) => Some(Ok(columns.star())),
         SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
-            Some(names::relation(name).and_then(|q| columns.qualified_columns(&q)))
+            Some(names::relation(name).and_then(|q| Ok(columns.qualified_columns(&q)?.collect())))
         }
         _ => None,
     }

@@ -119,7 +119,7 @@ pub struct Catalog {
 /// The default of [`Catalog::set_index_build_memory`]: 256 MiB.
 pub const DEFAULT_INDEX_BUILD_MEMORY: usize = 256 << 20;
 
-fn corrupt(reason: String) -> CatalogError {
+pub(crate) fn corrupt(reason: String) -> CatalogError {
     CatalogError::Corrupt(reason)
 }
 
@@ -516,7 +516,10 @@ impl Catalog {
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         let attributes = self.attribute_rows(txn, table.oid)?;
         if attributes.iter().any(|(_, a)| a.column.name == column.name) {
-            return Err(CatalogError::DuplicateColumn(column.name.clone()));
+            return Err(CatalogError::ColumnExists {
+                table: table_name.to_string(),
+                column: column.name.clone(),
+            });
         }
         let row = AttributeRow {
             table_oid: table.oid,
@@ -568,21 +571,82 @@ impl Catalog {
             return Err(CatalogError::InPrimaryKey(column.to_string()));
         }
         row.column.not_null = not_null;
+        self.update_attribute(txn, tid, &row, table_name)?;
+        Ok(true)
+    }
+
+    /// `ALTER TABLE table_name RENAME [COLUMN] old TO new`: the column's
+    /// `folio.attribute` row renamed under the table's `ACCESS EXCLUSIVE`
+    /// lock, and each CHECK constraint's text passed through `rewrite`
+    /// (the SQL layer's renaming of the column in the expression; the
+    /// catalog does not parse SQL), saved where it changed. Indexes and
+    /// foreign keys name columns by position and are unchanged. 42703 if
+    /// `old` is missing, 42701 if `new` is taken.
+    pub fn rename_column(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        old: &str,
+        new: &str,
+        rewrite: &dyn Fn(&str) -> String,
+    ) -> Result<(), CatalogError> {
+        check_name(new)?;
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let attributes = self.attribute_rows(txn, table.oid)?;
+        if attributes.iter().any(|(_, a)| a.column.name == new) {
+            return Err(CatalogError::ColumnExists {
+                table: table_name.to_string(),
+                column: new.to_string(),
+            });
+        }
+        let (tid, mut row) = attributes
+            .into_iter()
+            .find(|(_, row)| row.column.name == old)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: table_name.to_string(),
+                column: old.to_string(),
+            })?;
+        row.column.name = new.to_string();
+        self.update_attribute(txn, tid, &row, table_name)?;
+        for (tid, mut def) in self.constraint_rows(txn, table.oid)? {
+            let crate::ConstraintKind::Check { expr } = &def.kind else {
+                continue;
+            };
+            let rewritten = rewrite(expr);
+            if def.table_oid != table.oid || rewritten == *expr {
+                continue;
+            }
+            def.kind = crate::ConstraintKind::Check { expr: rewritten };
+            self.update_constraint(txn, tid, &def)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the locked `folio.attribute` row at `tid` by `row`, its
+    /// index entry renewed when the new version left the page.
+    fn update_attribute(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        row: &AttributeRow,
+        table_name: &str,
+    ) -> Result<(), CatalogError> {
         self.in_savepoint(txn, |txn| {
             match self.attributes.update(txn, tid, &row.encode(), false)? {
                 Write::Hot(_) | Write::Done(None) => Ok(()),
                 Write::Done(Some(new_tid)) => Ok(self.attribute_tables.insert(
                     txn,
                     &self.attributes,
-                    &table.oid.to_be_bytes(),
+                    &row.table_oid.to_be_bytes(),
                     new_tid,
                 )?),
                 other => Err(corrupt(format!(
-                    "column \"{column}\" of \"{table_name}\": its locked catalog row could not be updated ({other:?})"
+                    "column \"{}\" of \"{table_name}\": its locked catalog row could not be updated ({other:?})",
+                    row.column.name
                 ))),
             }
-        })?;
-        Ok(true)
+        })
     }
 
     /// `ALTER TABLE old RENAME TO new` and `ALTER INDEX old RENAME TO

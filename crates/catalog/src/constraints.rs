@@ -226,6 +226,39 @@ impl Catalog {
         })
     }
 
+    /// Replaces the `folio.constraint` row at `tid` (its table locked by
+    /// the caller) by `def`, its index entries renewed when the new
+    /// version left the page.
+    pub(crate) fn update_constraint(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        def: &ConstraintDef,
+    ) -> Result<(), CatalogError> {
+        self.in_savepoint(txn, |txn| {
+            match self.constraints.update(txn, tid, &def.encode(), false)? {
+                folio_heap::Write::Hot(_) | folio_heap::Write::Done(None) => Ok(()),
+                folio_heap::Write::Done(Some(new_tid)) => {
+                    let mut oids = vec![def.table_oid];
+                    oids.extend(def.references().filter(|&r| r != def.table_oid));
+                    for oid in oids {
+                        self.constraint_tables.insert(
+                            txn,
+                            &self.constraints,
+                            &oid.to_be_bytes(),
+                            new_tid,
+                        )?;
+                    }
+                    Ok(())
+                }
+                other => Err(crate::catalog::corrupt(format!(
+                    "constraint \"{}\": its locked catalog row could not be updated ({other:?})",
+                    def.name
+                ))),
+            }
+        })
+    }
+
     /// Inserts a `folio.constraint` row for `table` (locked by the caller),
     /// indexed by its oid and the referenced table's.
     fn insert_constraint(

@@ -28,6 +28,8 @@ pub enum CatalogError {
     NoSuchColumn { table: String, column: String },
     #[error("column \"{0}\" specified more than once")]
     DuplicateColumn(String),
+    #[error("column \"{column}\" of relation \"{table}\" already exists")]
+    ColumnExists { table: String, column: String },
     #[error("identifier \"{0}\" is too long (at most 63 bytes)")]
     NameTooLong(String),
     #[error("the catalog is corrupt: {0}")]
@@ -142,7 +144,7 @@ impl CatalogError {
             CatalogError::NoSuchRelation(_) => Some("42P01"),
             CatalogError::NoSuchIndex(_) => Some("42704"),
             CatalogError::NoSuchColumn { .. } => Some("42703"),
-            CatalogError::DuplicateColumn(_) => Some("42701"),
+            CatalogError::DuplicateColumn(_) | CatalogError::ColumnExists { .. } => Some("42701"),
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
             CatalogError::IndexMismatch { .. } => Some("XX002"),

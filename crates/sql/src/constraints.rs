@@ -243,6 +243,9 @@ impl Constraints {
                 cascade,
             });
         }
+        // CHECK constraints are judged in name order, as PostgreSQL's
+        // (the first failing one is the one reported).
+        out.checks.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
 

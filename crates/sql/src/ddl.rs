@@ -660,7 +660,7 @@ pub fn truncate(
 /// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
 /// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT | ALTER [COLUMN] c SET NOT
 /// NULL | ALTER [COLUMN] c DROP NOT NULL`, in order; or `ALTER TABLE name
-/// RENAME TO new` alone.
+/// RENAME TO new` or `RENAME [COLUMN] old TO new` alone.
 pub fn alter_table(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -678,6 +678,17 @@ pub fn alter_table(
                 column_position: None,
                 ..
             } => add_column(cx, txn, notices, &name, column_def, *if_not_exists)?,
+            // `ALTER TABLE name RENAME [COLUMN] old TO new` (a form of
+            // its own): CHECK constraints are rewritten to the new name.
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } if operations.len() == 1 => {
+                let (old, new) = (names::ident(old_column_name), names::ident(new_column_name));
+                let rewrite = |text: &str| rename_column_in(text, &old, &new);
+                db.catalog()
+                    .rename_column(txn, &name, &old, &new, &rewrite)?;
+            }
             // `ALTER TABLE name RENAME TO new` (a form of its own).
             AlterTableOperation::RenameTable {
                 table_name: RenameTableNameKind::To(new),
@@ -759,6 +770,29 @@ pub fn alter_table(
     Ok(Output::command("ALTER TABLE"))
 }
 
+/// A stored CHECK expression with its references to column `old` (plain
+/// or qualified) naming `new` instead; the text as it was if it does not
+/// parse (stored expressions always do).
+fn rename_column_in(text: &str, old: &str, new: &str) -> String {
+    let Ok(mut expr) = crate::parse::expression(text) else {
+        return text.to_string();
+    };
+    let _ = sqlparser::ast::visit_expressions_mut(&mut expr, |e| {
+        let last = match e {
+            Expr::Identifier(id) => Some(id),
+            Expr::CompoundIdentifier(parts) => parts.last_mut(),
+            _ => None,
+        };
+        if let Some(id) = last
+            && names::ident(id) == old
+        {
+            *id = names::written(new);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    expr.to_string()
+}
+
 /// `ALTER COLUMN column SET NOT NULL` of table `name`: the catalog's
 /// change (which locks the table first), then every row checked under
 /// the latest snapshot (23502 if one holds a NULL there, which rolls the
@@ -831,17 +865,9 @@ fn add_column(
         not_null: false,
     };
     match db.catalog().add_column(txn, table, &def) {
-        Err(folio_catalog::CatalogError::DuplicateColumn(_)) if if_not_exists => {
-            notices.push(Notice::info(format!(
-                "column \"{column_name}\" of relation \"{table}\" already exists, skipping"
-            )));
+        Err(e @ folio_catalog::CatalogError::ColumnExists { .. }) if if_not_exists => {
+            notices.push(Notice::info(format!("{e}, skipping")));
             return Ok(());
-        }
-        Err(folio_catalog::CatalogError::DuplicateColumn(_)) => {
-            return Err(SqlError::new(
-                "42701",
-                format!("column \"{column_name}\" of relation \"{table}\" already exists"),
-            ));
         }
         other => other?,
     }

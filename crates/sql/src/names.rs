@@ -13,6 +13,23 @@ pub fn ident(id: &Ident) -> String {
     }
 }
 
+/// `name` as an identifier to write back into SQL text: plain when
+/// reading it back gives `name` again (lower case, no special
+/// characters), else quoted.
+pub fn written(name: &str) -> Ident {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    match plain {
+        true => Ident::new(name),
+        false => Ident::with_quote('"', name),
+    }
+}
+
 /// The relation an object name denotes (`name` or `public.name`).
 pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
     let parts: Vec<String> = name

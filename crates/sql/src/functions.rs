@@ -28,6 +28,8 @@ pub enum Func {
     Greatest,
     Least,
     Concat,
+    /// `concat_ws(separator, ...)`: the non-NULL arguments joined.
+    ConcatWs,
     /// A string function (`string`).
     Str(StrFunc),
     Trunc,
@@ -77,13 +79,15 @@ pub enum StrFunc {
     Reverse,
     SplitPart,
     Initcap,
+    /// The MD5 digest of a text or bytea, in hex.
+    Md5,
 }
 
 impl StrFunc {
     /// Whether `count` arguments are accepted.
     fn takes(self, count: usize) -> bool {
         match self {
-            StrFunc::Reverse | StrFunc::Initcap => count == 1,
+            StrFunc::Reverse | StrFunc::Initcap | StrFunc::Md5 => count == 1,
             StrFunc::Repeat | StrFunc::Left | StrFunc::Right | StrFunc::Strpos => count == 2,
             StrFunc::Replace | StrFunc::SplitPart => count == 3,
             StrFunc::Lpad | StrFunc::Rpad => (2..=3).contains(&count),
@@ -125,6 +129,8 @@ impl Func {
             "greatest" => Func::Greatest,
             "least" => Func::Least,
             "concat" => Func::Concat,
+            "concat_ws" => Func::ConcatWs,
+            "md5" => Func::Str(StrFunc::Md5),
             "repeat" => Func::Str(StrFunc::Repeat),
             "replace" => Func::Str(StrFunc::Replace),
             "left" => Func::Str(StrFunc::Left),
@@ -165,6 +171,7 @@ impl Func {
     pub fn takes(self, count: usize) -> bool {
         match self {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
+            Func::ConcatWs => count >= 2,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
             Func::Str(f) => f.takes(count),
@@ -201,7 +208,9 @@ impl Func {
                 .copied()
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
-            Func::Lower | Func::Upper | Func::Substr | Func::Concat => SqlType::Text,
+            Func::Lower | Func::Upper | Func::Substr | Func::Concat | Func::ConcatWs => {
+                SqlType::Text
+            }
             Func::Str(f) => f.ty(),
             Func::Floor | Func::Ceil | Func::Sign => match args.first() {
                 Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
@@ -249,7 +258,12 @@ impl Func {
         // Most functions are strict: NULL in, NULL out.
         let strict = !matches!(
             self,
-            Func::Coalesce | Func::Nullif | Func::Greatest | Func::Least | Func::Concat
+            Func::Coalesce
+                | Func::Nullif
+                | Func::Greatest
+                | Func::Least
+                | Func::Concat
+                | Func::ConcatWs
         );
         if strict && args.contains(&Value::Null) {
             return Ok(Value::Null);
@@ -298,6 +312,20 @@ impl Func {
                 }
                 Value::Text(out)
             }
+            Func::ConcatWs => {
+                let Some((separator, rest)) = args.split_first() else {
+                    return Ok(Value::Null);
+                };
+                if *separator == Value::Null {
+                    return Ok(Value::Null);
+                }
+                let parts = rest
+                    .iter()
+                    .filter(|v| **v != Value::Null)
+                    .map(text)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Value::Text(parts.join(&text(separator)?))
+            }
             Func::Str(f) => {
                 let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
                 string(f, &args, &texts)?
@@ -333,7 +361,11 @@ impl Func {
             Func::Random => Value::Float8(rand::random::<f64>()),
             Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
             Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
-            Func::Length => Value::Int4(text(&args[0])?.chars().count() as i32),
+            // A bytea's length is in bytes; a text's in characters.
+            Func::Length => Value::Int4(match &args[0] {
+                Value::Bytea(b) => b.len(),
+                v => text(v)?.chars().count(),
+            } as i32),
             Func::Abs => match &args[0] {
                 Value::Int2(x) => Value::Int2(x.checked_abs().ok_or_else(overflow)?),
                 Value::Int4(x) => Value::Int4(x.checked_abs().ok_or_else(overflow)?),
@@ -602,6 +634,17 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
                 in_word = c.is_alphanumeric();
             }
             out
+        }
+        StrFunc::Md5 => {
+            use md5::Digest;
+            let bytes = match &args[0] {
+                Value::Bytea(b) => b.as_slice(),
+                _ => texts[0].as_bytes(),
+            };
+            md5::Md5::digest(bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
         }
     }))
 }

@@ -310,7 +310,7 @@ fn parse_uuid(text: &str) -> Option<[u8; 16]> {
     let mut after_hyphen = false;
     for c in inner.chars() {
         if c == '-' {
-            if after_hyphen || digits == 0 || digits % 4 != 0 || digits == 32 {
+            if after_hyphen || digits == 0 || !digits.is_multiple_of(4) || digits == 32 {
                 return None;
             }
             after_hyphen = true;
@@ -320,7 +320,7 @@ fn parse_uuid(text: &str) -> Option<[u8; 16]> {
         if digits == 32 {
             return None;
         }
-        out[digits / 2] |= if digits % 2 == 0 { d << 4 } else { d };
+        out[digits / 2] |= if digits.is_multiple_of(2) { d << 4 } else { d };
         digits += 1;
         after_hyphen = false;
     }

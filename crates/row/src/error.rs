@@ -24,6 +24,11 @@ pub enum RowError {
     /// Text that is not a value of the type (PostgreSQL's wording).
     #[error("invalid input syntax for type {type_name}: \"{text}\"")]
     InvalidText { type_name: String, text: String },
+
+    /// Bad input whose message is PostgreSQL's own for it (`invalid
+    /// hexadecimal digit: "z"`).
+    #[error("{0}")]
+    InvalidInput(String),
     /// Text whose value the type cannot hold.
     #[error("value \"{text}\" is out of range for type {type_name}")]
     OutOfRange { type_name: String, text: String },
@@ -56,7 +61,7 @@ impl RowError {
             | RowError::NumericFieldOverflow
             | RowError::IntegerOutOfRange(_) => "22003",
             RowError::KeyTooLong { .. } => "54000",
-            RowError::InvalidText { .. } => "22P02",
+            RowError::InvalidText { .. } | RowError::InvalidInput(_) => "22P02",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
             RowError::DateTimeOutOfRange(_) => "22008",
             RowError::InvalidDateTime { .. } => "22007",

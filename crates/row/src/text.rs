@@ -283,20 +283,27 @@ fn parse_bool(t: &str) -> Option<bool> {
     }
 }
 
+/// PostgreSQL's bytea input: hex (`\x` then pairs of hex digits,
+/// whitespace between pairs) or escape (`\\` a backslash, `\ooo` an
+/// octal byte, other characters their UTF-8 bytes), with its messages.
 fn parse_bytea(text: &str) -> Result<Vec<u8>, RowError> {
-    let bad = || syntax(SqlType::Bytea, text);
+    let invalid = |message: String| RowError::InvalidInput(message);
     if let Some(hex) = text.strip_prefix("\\x") {
-        let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        if !digits.len().is_multiple_of(2) {
-            return Err(bad());
+        let mut out = Vec::with_capacity(hex.len() / 2);
+        let mut digits = hex.chars().filter(|c| !c.is_ascii_whitespace());
+        while let Some(high) = digits.next() {
+            let Some(low) = digits.next() else {
+                return Err(invalid(
+                    "invalid hexadecimal data: odd number of digits".into(),
+                ));
+            };
+            let digit = |c: char| {
+                c.to_digit(16)
+                    .ok_or_else(|| invalid(format!("invalid hexadecimal digit: \"{c}\"")))
+            };
+            out.push((digit(high)? * 16 + digit(low)?) as u8);
         }
-        return digits
-            .chunks(2)
-            .map(|pair| {
-                let s = std::str::from_utf8(pair).map_err(|_| bad())?;
-                u8::from_str_radix(s, 16).map_err(|_| bad())
-            })
-            .collect();
+        return Ok(out);
     }
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -308,13 +315,13 @@ fn parse_bytea(text: &str) -> Result<Vec<u8>, RowError> {
         } else if bytes.get(i + 1) == Some(&b'\\') {
             out.push(b'\\');
             i += 2;
-        } else {
-            let oct = bytes.get(i + 1..i + 4).ok_or_else(bad)?;
-            if !oct.iter().all(|b| (b'0'..=b'7').contains(b)) || oct[0] > b'3' {
-                return Err(bad());
-            }
-            out.push((oct[0] - b'0') * 64 + (oct[1] - b'0') * 8 + (oct[2] - b'0'));
+        } else if let [a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7'] =
+            bytes.get(i + 1..i + 4).unwrap_or_default()
+        {
+            out.push((a - b'0') * 64 + (b - b'0') * 8 + (c - b'0'));
             i += 4;
+        } else {
+            return Err(invalid("invalid input syntax for type bytea".into()));
         }
     }
     Ok(out)
@@ -437,20 +444,33 @@ fn split_offset(time: &str, with_zone: bool) -> Option<(&str, i64)> {
     Some((clock.trim_end(), secs))
 }
 
+/// PostgreSQL's uuid input: 32 hex digits, any case, optionally in
+/// braces, with a hyphen allowed after any group of four digits.
 fn parse_uuid(t: &str) -> Option<[u8; 16]> {
-    let t = t
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .unwrap_or(t);
-    let hex: Vec<u8> = t.bytes().filter(|b| *b != b'-').collect();
-    if hex.len() != 32 {
-        return None;
-    }
+    let inner = match t.strip_prefix('{') {
+        Some(rest) => rest.strip_suffix('}')?,
+        None => t,
+    };
     let mut out = [0u8; 16];
-    for (i, pair) in hex.chunks(2).enumerate() {
-        out[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    let mut digits = 0usize;
+    let mut after_hyphen = false;
+    for c in inner.chars() {
+        if c == '-' {
+            if after_hyphen || digits == 0 || !digits.is_multiple_of(4) || digits == 32 {
+                return None;
+            }
+            after_hyphen = true;
+            continue;
+        }
+        let d = c.to_digit(16)? as u8;
+        if digits == 32 {
+            return None;
+        }
+        out[digits / 2] |= if digits.is_multiple_of(2) { d << 4 } else { d };
+        digits += 1;
+        after_hyphen = false;
     }
-    Some(out)
+    (digits == 32 && !after_hyphen).then_some(out)
 }
 
 #[cfg(test)]

@@ -172,10 +172,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // The session's time zone is UTC: the same instant either way.
         (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
         (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
-        (Value::Text(s), SqlType::Bytea) => Value::Bytea(parse_bytea(&s)?),
-        (Value::Text(s), SqlType::Uuid) => {
-            Value::Uuid(parse_uuid(&s).ok_or_else(|| invalid_input(ty, &s))?)
-        }
+        (Value::Text(s), SqlType::Bytea | SqlType::Uuid) => Value::from_text(ty, &s)?,
         (Value::Text(s), SqlType::Date) => Value::Date(datetime::parse_date(&s)?),
         (Value::Text(s), SqlType::Timestamp) => {
             Value::Timestamp(datetime::parse_timestamp(&s, false)?)
@@ -252,79 +249,6 @@ fn invalid_input(ty: SqlType, text: &str) -> SqlError {
         "22P02",
         format!("invalid input syntax for type {}: \"{text}\"", ty.name()),
     )
-}
-
-/// PostgreSQL's bytea input: hex (`\\x` then pairs of hex digits,
-/// whitespace between pairs) or escape (`\\\\` a backslash, `\\ooo` an
-/// octal byte, other characters their UTF-8 bytes).
-fn parse_bytea(text: &str) -> Result<Vec<u8>, SqlError> {
-    let invalid = |message: String| SqlError::new("22P02", message);
-    if let Some(hex) = text.strip_prefix("\\x") {
-        let mut out = Vec::with_capacity(hex.len() / 2);
-        let mut digits = hex.chars().filter(|c| !c.is_ascii_whitespace());
-        while let Some(high) = digits.next() {
-            let Some(low) = digits.next() else {
-                return Err(invalid(
-                    "invalid hexadecimal data: odd number of digits".into(),
-                ));
-            };
-            let digit = |c: char| {
-                c.to_digit(16)
-                    .ok_or_else(|| invalid(format!("invalid hexadecimal digit: \"{c}\"")))
-            };
-            out.push((digit(high)? * 16 + digit(low)?) as u8);
-        }
-        return Ok(out);
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            out.push(bytes[i]);
-            i += 1;
-        } else if bytes.get(i + 1) == Some(&b'\\') {
-            out.push(b'\\');
-            i += 2;
-        } else if let [a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7'] =
-            bytes.get(i + 1..i + 4).unwrap_or_default()
-        {
-            out.push((a - b'0') * 64 + (b - b'0') * 8 + (c - b'0'));
-            i += 4;
-        } else {
-            return Err(invalid("invalid input syntax for type bytea".into()));
-        }
-    }
-    Ok(out)
-}
-
-/// PostgreSQL's uuid input: 32 hex digits, any case, optionally in
-/// braces, with a hyphen allowed after any group of four digits.
-fn parse_uuid(text: &str) -> Option<[u8; 16]> {
-    let inner = match text.strip_prefix('{') {
-        Some(rest) => rest.strip_suffix('}')?,
-        None => text,
-    };
-    let mut out = [0u8; 16];
-    let mut digits = 0usize;
-    let mut after_hyphen = false;
-    for c in inner.chars() {
-        if c == '-' {
-            if after_hyphen || digits == 0 || !digits.is_multiple_of(4) || digits == 32 {
-                return None;
-            }
-            after_hyphen = true;
-            continue;
-        }
-        let d = c.to_digit(16)? as u8;
-        if digits == 32 {
-            return None;
-        }
-        out[digits / 2] |= if digits.is_multiple_of(2) { d << 4 } else { d };
-        digits += 1;
-        after_hyphen = false;
-    }
-    (digits == 32 && !after_hyphen).then_some(out)
 }
 
 /// PostgreSQL's boolean input: `t`, `true`, `yes`, `on`, `1` and their

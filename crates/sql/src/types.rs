@@ -145,20 +145,19 @@ pub fn typname(ty: SqlType) -> &'static str {
 /// through folio-row's assignment rules (`Value::fit`).
 pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
-        (Value::Text(s), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
-            let parsed = s.trim().parse::<i64>().map_err(|_| invalid_input(ty, &s))?;
-            Value::Int8(parsed)
-        }
-        (Value::Text(s), SqlType::Numeric(_)) => {
-            Value::Numeric(Numeric::parse(s.trim()).map_err(|_| invalid_input(ty, &s))?)
-        }
-        (Value::Text(s), SqlType::Bool) => {
-            Value::Bool(parse_bool(&s).ok_or_else(|| invalid_input(ty, &s))?)
-        }
-        (Value::Text(s), SqlType::Float4 | SqlType::Float8) => {
-            let x = parse_float(&s).ok_or_else(|| invalid_input(ty, &s))?;
-            float_of(x, ty)?
-        }
+        // The type's input syntax: folio-row's, the one owner of it.
+        (
+            Value::Text(s),
+            SqlType::Int2
+            | SqlType::Int4
+            | SqlType::Int8
+            | SqlType::Numeric(_)
+            | SqlType::Bool
+            | SqlType::Float4
+            | SqlType::Float8
+            | SqlType::Bytea
+            | SqlType::Uuid,
+        ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,
@@ -172,7 +171,6 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // The session's time zone is UTC: the same instant either way.
         (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
         (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
-        (Value::Text(s), SqlType::Bytea | SqlType::Uuid) => Value::from_text(ty, &s)?,
         (Value::Text(s), SqlType::Date) => Value::Date(datetime::parse_date(&s)?),
         (Value::Text(s), SqlType::Timestamp) => {
             Value::Timestamp(datetime::parse_timestamp(&s, false)?)
@@ -242,13 +240,6 @@ fn float_of(x: f64, ty: SqlType) -> Result<Value, SqlError> {
         }
         _ => Value::Float8(x),
     })
-}
-
-fn invalid_input(ty: SqlType, text: &str) -> SqlError {
-    SqlError::new(
-        "22P02",
-        format!("invalid input syntax for type {}: \"{text}\"", ty.name()),
-    )
 }
 
 /// PostgreSQL's boolean input: `t`, `true`, `yes`, `on`, `1` and their

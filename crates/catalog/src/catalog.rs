@@ -119,6 +119,22 @@ pub struct Catalog {
 /// The default of [`Catalog::set_index_build_memory`]: 256 MiB.
 pub const DEFAULT_INDEX_BUILD_MEMORY: usize = 256 << 20;
 
+/// The `folio.attribute` row of `column` among a table's `attributes`
+/// (42703 if it has none).
+fn attribute_named(
+    attributes: Vec<(Tid, AttributeRow)>,
+    table_name: &str,
+    column: &str,
+) -> Result<(Tid, AttributeRow), CatalogError> {
+    attributes
+        .into_iter()
+        .find(|(_, row)| row.column.name == column)
+        .ok_or_else(|| CatalogError::NoSuchColumn {
+            table: table_name.to_string(),
+            column: column.to_string(),
+        })
+}
+
 pub(crate) fn corrupt(reason: String) -> CatalogError {
     CatalogError::Corrupt(reason)
 }
@@ -550,14 +566,8 @@ impl Catalog {
     ) -> Result<bool, CatalogError> {
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let (tid, mut row) = self
-            .attribute_rows(txn, table.oid)?
-            .into_iter()
-            .find(|(_, row)| row.column.name == column)
-            .ok_or_else(|| CatalogError::NoSuchColumn {
-                table: table_name.to_string(),
-                column: column.to_string(),
-            })?;
+        let (tid, mut row) =
+            attribute_named(self.attribute_rows(txn, table.oid)?, table_name, column)?;
         if row.column.not_null == not_null {
             return Ok(false);
         }
@@ -600,13 +610,7 @@ impl Catalog {
                 column: new.to_string(),
             });
         }
-        let (tid, mut row) = attributes
-            .into_iter()
-            .find(|(_, row)| row.column.name == old)
-            .ok_or_else(|| CatalogError::NoSuchColumn {
-                table: table_name.to_string(),
-                column: old.to_string(),
-            })?;
+        let (tid, mut row) = attribute_named(attributes, table_name, old)?;
         row.column.name = new.to_string();
         self.update_attribute(txn, tid, &row, table_name)?;
         for (tid, mut def) in self.constraint_rows(txn, table.oid)? {

@@ -311,21 +311,14 @@ impl Relation {
 
     /// Inserts a row; returns where it lives.
     pub fn insert(&self, txn: &mut Transaction, values: Vec<Value>) -> Result<Tid, CatalogError> {
-        let values = self.prepare(values)?;
-        self.lock_for_writes(txn)?;
-        let keys = self.keys(&values)?;
-        let row = self.toast.encode(txn, self.def.oid, values, &self.types)?;
-        let tid = self.table.insert(txn, &row)?;
-        if let Err(e) = self.enter(txn, tid, &keys) {
-            self.drop_externals(txn, &row)?;
-            return Err(e);
-        }
-        Ok(tid)
+        let tids = self.insert_many(txn, vec![values])?;
+        Ok(tids[0])
     }
 
-    /// Inserts `rows` as [`Relation::insert`] does each, their versions
-    /// put on the heap together, a record per page (folio-heap
-    /// `Table::insert_many`), then their index entries row by row. If an
+    /// Inserts `rows`: each fitted to the columns and its long values
+    /// stored out of line, their versions put on the heap together, a
+    /// record per page (folio-heap `Table::insert_many`; one row is
+    /// applied in place), then their index entries row by row. If an
     /// entry is refused, that row and the batch's later ones are deleted
     /// again (none is ever seen without its index entries) and the error
     /// returned. Returns where each row lives, in order.

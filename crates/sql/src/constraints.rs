@@ -331,16 +331,8 @@ impl Constraints {
         values: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Tid, SqlError> {
-        let values = self.check(relation, values, env)?;
-        if self.references.is_empty() {
-            return Ok(relation.insert(txn, values)?);
-        }
-        let tid = relation.insert(txn, values.clone())?;
-        self.defer(Deferred::References {
-            new: values,
-            old: None,
-        });
-        Ok(tid)
+        let tids = self.insert_many(txn, relation, vec![values], env)?;
+        Ok(tids[0])
     }
 
     /// Inserts `rows`, each checked, their versions put on the heap

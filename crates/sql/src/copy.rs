@@ -154,10 +154,7 @@ impl CopyIn {
             let missing = &self.relation.def.columns[self.targets[fields.len()]].name;
             return Err(bad(format!("missing data for column \"{missing}\"")));
         }
-        let env = Env {
-            sequences: self.sequences.as_ref(),
-            ..Env::at(self.now)
-        };
+        let env = self.env();
         let mut row = self
             .constraints
             .default_row(&self.relation, &self.targets, &env)?;
@@ -182,18 +179,24 @@ impl CopyIn {
         Ok(())
     }
 
+    /// What the rows' defaults and checks are evaluated in: the
+    /// transaction's `CURRENT_TIMESTAMP` and the sequences they call.
+    fn env(&self) -> Env<'_> {
+        Env {
+            sequences: self.sequences.as_ref(),
+            ..Env::at(self.now)
+        }
+    }
+
     /// Inserts the rows of the batch; their foreign keys are checked at
     /// once (a COPY's rows are not kept until it ends).
     fn insert_batch(&mut self, txn: &mut Transaction) -> Result<(), SqlError> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let env = Env {
-            sequences: self.sequences.as_ref(),
-            ..Env::at(self.now)
-        };
         let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
         self.batch_bytes = 0;
+        let env = self.env();
         self.constraints.start_statement();
         self.constraints
             .insert_many(txn, &self.relation, rows, &env)?;

@@ -488,26 +488,20 @@ impl Change {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
                     let written = match on_conflict {
-                        None => {
-                            if let Some((items, _)) = returning {
-                                out.push(project(items, &values, env)?);
-                            }
-                            batch.push(values);
-                            true
-                        }
+                        None => Some(values),
                         Some(conflict) => {
-                            match conflict.insert(txn, relation, constraints, values, env)? {
-                                Some(row) => {
-                                    if let Some((items, _)) = returning {
-                                        out.push(project(items, &row, env)?);
-                                    }
-                                    true
-                                }
-                                None => false,
-                            }
+                            conflict.insert(txn, relation, constraints, values, env)?
                         }
                     };
-                    count += u64::from(written);
+                    if let Some(row) = written {
+                        if let Some((items, _)) = returning {
+                            out.push(project(items, &row, env)?);
+                        }
+                        count += 1;
+                        if on_conflict.is_none() {
+                            batch.push(row);
+                        }
+                    }
                 }
                 for rows in batch.chunks_mut(INSERT_BATCH_ROWS) {
                     let rows = rows.iter_mut().map(std::mem::take).collect();

@@ -261,7 +261,7 @@ fn build_options(synchronous_commit: bool) -> Options {
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,
         max_wal_size_bytes: 1 << 40,
-        background_checkpoints: false,
+        background_io: false,
         synchronous_commit,
         ..Options::default()
     }

@@ -148,7 +148,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         args.dir.display()
     );
     let options = Options {
-        background_checkpoints: false,
+        background_io: false,
         truncate_at_corruption: args.truncate_at_corruption,
         ..Options::default()
     };

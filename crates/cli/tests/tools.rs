@@ -29,7 +29,7 @@ fn options() -> Options {
         max_database_bytes: 64 << 20,
         wal_segment_size_bytes: WAL_SEGMENT_BYTES,
         min_wal_size_bytes: WAL_SEGMENT_BYTES,
-        background_checkpoints: false,
+        background_io: false,
         ..Options::default()
     }
 }

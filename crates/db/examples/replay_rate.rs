@@ -22,7 +22,7 @@ fn build(transactions: u64) -> Arc<SimDir> {
         pool_size_bytes: 1 << 30,
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,
-        background_checkpoints: false,
+        background_io: false,
         ..Options::default()
     };
     let db = Database::create_in(Storage::single(dir.clone()), options).expect("create");

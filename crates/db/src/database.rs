@@ -247,12 +247,12 @@ impl Database {
         let replayed = recovery
             .as_ref()
             .is_some_and(|r| r.records > 0 && r.discarded.is_none());
-        if replayed && options.background_checkpoints {
+        if replayed && options.background_io {
             checkpointer.start()?;
             checkpointer.request();
         } else {
             checkpointer.checkpoint(CheckpointKind::Immediate)?;
-            if options.background_checkpoints {
+            if options.background_io {
                 checkpointer.start()?;
             }
         }

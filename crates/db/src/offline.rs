@@ -456,7 +456,7 @@ mod tests {
             pool_size_bytes: 1 << 20,
             max_database_bytes: 64 << 20,
             checksums,
-            background_checkpoints: false,
+            background_io: false,
             ..Options::default()
         }
     }

@@ -40,11 +40,14 @@ pub struct Options {
     pub checkpoint_wal_bytes: u64,
     /// `checkpoint_completion_target`.
     pub checkpoint_completion_target: f64,
-    /// Run the background checkpointer (timed, volume and WAL-requested
-    /// checkpoints). Off: checkpoints happen only in `checkpoint()`, at open
-    /// and at `close()` — the crash tests use this so that one thread drives
-    /// the simulated device and every case replays from its seed.
-    pub background_checkpoints: bool,
+    /// Run the background I/O threads: the checkpointer (timed, volume and
+    /// WAL-requested checkpoints) and the WAL's segment preparer (the next
+    /// segment is created while the current one fills). Off: checkpoints
+    /// happen only in `checkpoint()`, at open and at `close()`, and the
+    /// WAL's writer creates segments itself — the crash tests use this so
+    /// that one thread drives the simulated device and every case replays
+    /// from its seed.
+    pub background_io: bool,
     /// `recovery_prefetch` depth (`maintenance_io_concurrency`); 0 = off.
     pub recovery_io_concurrency: usize,
     /// Threads that apply the WAL during recovery (1 = the reading thread
@@ -108,7 +111,7 @@ impl Default for Options {
             checkpoint_interval: Duration::from_secs(300),
             checkpoint_wal_bytes: wal.max_wal_size_bytes / 2,
             checkpoint_completion_target: 0.9,
-            background_checkpoints: true,
+            background_io: true,
             recovery_io_concurrency: 32,
             recovery_threads: default_recovery_threads(),
             recovery_pin_threads: true,
@@ -140,6 +143,7 @@ impl Options {
             hard_limit_bytes: self.wal_hard_limit_bytes,
             hard_limit_wait_ms: self.wal_hard_limit_wait_ms,
             truncate_at_corruption: self.truncate_at_corruption,
+            prepare_in_background: self.background_io,
         }
     }
 

@@ -201,7 +201,7 @@ fn hard_wal_limit_throttles_writers_and_checkpoints_free_space() {
         checkpoint_wal_bytes: 1 << 30, // clamped to half the hard limit
         wal_hard_limit_bytes: Some(640 << 10),
         wal_hard_limit_wait_ms: 20_000,
-        background_checkpoints: true,
+        background_io: true,
         ..roomy()
     };
     let db = Database::create_in(Storage::single(dir.clone()), options.clone()).unwrap();
@@ -261,7 +261,7 @@ fn end_of_recovery_case(seed: u64, later: usize) {
     let after = dir.kill();
     drop((trees, db));
     let background = Options {
-        background_checkpoints: true,
+        background_io: true,
         ..roomy()
     };
     let db = Database::open_in(Storage::single(after.clone()), background).unwrap();

@@ -27,7 +27,7 @@ struct Db {
 
 fn setup(seed: u64) -> Arc<Db> {
     let options = Options {
-        background_checkpoints: false,
+        background_io: false,
         ..small_options()
     };
     let db = Database::create_in(

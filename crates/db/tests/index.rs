@@ -17,7 +17,7 @@ const SYNC: Durability = Durability::Sync;
 
 fn db(seed: u64) -> Arc<Database> {
     let options = Options {
-        background_checkpoints: false,
+        background_io: false,
         ..small_options()
     };
     Arc::new(

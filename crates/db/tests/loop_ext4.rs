@@ -76,7 +76,7 @@ fn wal_filling_a_real_ext4_fails_the_operation_and_continues_after_space_returns
         max_wal_size_bytes: 1 << 40,
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,
-        background_checkpoints: false,
+        background_io: false,
         ..Options::default()
     };
     let db = Database::create_in(storage(), options.clone()).unwrap();
@@ -167,7 +167,7 @@ fn a_database_filling_a_real_ext4_closes_reopens_in_place_and_continues() {
         max_wal_size_bytes: 1 << 40,
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 8 << 20,
-        background_checkpoints: false,
+        background_io: false,
         ..Options::default()
     };
     let db = Database::create(&path, options.clone()).unwrap();

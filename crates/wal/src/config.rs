@@ -74,6 +74,12 @@ pub struct WalConfig {
     /// record followed by valid WAL ends the log there (later records are
     /// discarded) instead of failing with `WalError::CorruptMidLog`.
     pub truncate_at_corruption: bool,
+    /// Create the next segment on a background thread while the writer
+    /// fills the current one (`prepare.rs`), instead of in the writer when
+    /// it enters a segment. Off by default, so that a test on the simulated
+    /// device does all its I/O in one thread; folio-db turns it on with its
+    /// other background threads.
+    pub prepare_in_background: bool,
 }
 
 impl Default for WalConfig {
@@ -89,6 +95,7 @@ impl Default for WalConfig {
             hard_limit_bytes: None,
             hard_limit_wait_ms: 10_000,
             truncate_at_corruption: false,
+            prepare_in_background: false,
         }
     }
 }

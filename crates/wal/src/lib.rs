@@ -18,6 +18,7 @@ mod insert;
 mod invariants;
 mod meta;
 mod policy;
+mod prepare;
 mod reader;
 mod record;
 mod redo;
@@ -96,6 +97,8 @@ pub struct WalStats {
     /// Times an inserter found the buffer ring full and wrote out first.
     pub ring_full_waits: u64,
     pub segments_created: u64,
+    /// Of those, the ones the preparer thread created.
+    pub segments_prepared_in_background: u64,
     pub segments_recycled: u64,
     pub segments_removed: u64,
     /// Times the hard limit made an inserter wait (one per wait slice).
@@ -187,6 +190,8 @@ pub struct Wal {
     /// Whether `flusher` is running: the asynchronous commit's check, one
     /// load (no lock on the commit path once it runs).
     flusher_running: AtomicBool,
+    /// The segment preparer, when `prepare_in_background` is on.
+    _preparer: Option<prepare::Preparer>,
 }
 
 impl Wal {
@@ -298,6 +303,11 @@ impl Wal {
                 Duration::from_millis(flush_interval_ms),
             )?),
         };
+        let preparer = if config.prepare_in_background {
+            Some(prepare::Preparer::spawn(shared.clone())?)
+        } else {
+            None
+        };
         let info = OpenInfo {
             created,
             end_lsn: end,
@@ -312,6 +322,7 @@ impl Wal {
             discarded,
             flusher_running: AtomicBool::new(flusher.is_some()),
             flusher: Mutex::new(flusher),
+            _preparer: preparer,
         })
     }
 
@@ -523,6 +534,7 @@ impl Wal {
             flushes_shared: r(&c.flushes_shared),
             ring_full_waits: r(&c.ring_full_waits),
             segments_created: r(&s.created),
+            segments_prepared_in_background: r(&s.prepared_in_background),
             segments_recycled: r(&s.recycled),
             segments_removed: r(&s.removed),
             hard_limit_waits: r(&s.throttled),

@@ -12,9 +12,11 @@
 //! ```
 //!
 //! When the writer enters segment `s` it also prepares `s + 1` (best effort)
-//! so the space for the next segment is claimed before it is needed; a
-//! failure there is remembered, and surfaces as an error only for the write
-//! that actually needs `s + 1`. All state is under one mutex.
+//! so the space for the next segment is claimed before it is needed: inline,
+//! or by the preparer thread (`prepare.rs`) when
+//! `WalConfig::prepare_in_background` is on. A failure there surfaces as an
+//! error only for the write that actually needs `s + 1`. All state is under
+//! one mutex.
 //!
 //! Disk space is claimed at *reservation* too: an ordinary record may end
 //! only inside segment files that exist, and never in the last
@@ -38,6 +40,7 @@
 use crate::config::{Recycle, WalConfig};
 use crate::error::WalError;
 use crate::policy::{CostModel, CostSnapshot, SegmentKind};
+use crate::prepare::AheadRequests;
 use folio_io::{Dir, File, OpenOptions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -199,6 +202,8 @@ pub(crate) struct SegCounters {
     pub removed: AtomicU64,
     pub throttled: AtomicU64,
     pub checkpoint_requests: AtomicU64,
+    /// Segments the preparer thread created.
+    pub prepared_in_background: AtomicU64,
 }
 
 /// The segment manager.
@@ -221,6 +226,9 @@ pub(crate) struct Segments {
     state: Mutex<SegState>,
     space_released: Condvar,
     hook: Mutex<Option<CheckpointRequest>>,
+    /// Requests to the preparer thread, when segments are prepared in the
+    /// background (`WalConfig::prepare_in_background`).
+    ahead: Option<AheadRequests>,
     pub counters: SegCounters,
 }
 
@@ -302,6 +310,7 @@ impl Segments {
             }),
             space_released: Condvar::new(),
             hook: Mutex::new(None),
+            ahead: config.prepare_in_background.then(AheadRequests::default),
             counters: SegCounters::default(),
         };
         segments.publish_limits(&segments.lock());
@@ -508,10 +517,15 @@ impl Segments {
         // Best effort: a failure to prepare ahead is reported by the write
         // that needs the segment, not by this one.
         if !st.existing.contains(&(segno + 1)) {
-            st = match self.create(st, segno + 1, false) {
-                Ok(st) => st,
-                Err(_) => self.lock(),
-            };
+            match &self.ahead {
+                Some(ahead) => ahead.request(segno + 1),
+                None => {
+                    st = match self.create(st, segno + 1, false) {
+                        Ok(st) => st,
+                        Err(_) => self.lock(),
+                    }
+                }
+            }
         }
         drop(st);
         if retained > self.max_wal_size_bytes {
@@ -523,6 +537,26 @@ impl Segments {
             kind,
             cost_ns: prep_ns,
         })
+    }
+
+    /// Where the preparer thread takes its requests (`None`: segments are
+    /// prepared inline).
+    pub fn ahead(&self) -> Option<&AheadRequests> {
+        self.ahead.as_ref()
+    }
+
+    /// The preparer thread's step: creates segment `segno` unless it exists
+    /// or the writer has passed it (best effort, as inline preparation).
+    pub fn prepare(&self, segno: u64) {
+        let st = self.lock();
+        if st.existing.contains(&segno) || segno < st.write_segno {
+            return;
+        }
+        if self.create(st, segno, false).is_ok() {
+            self.counters
+                .prepared_in_background
+                .fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Creates segment `segno` through a temporary file, never beyond the

@@ -27,7 +27,7 @@ pub fn small_options() -> Options {
         max_wal_size_bytes: 1 << 30,
         checkpoint_interval: Duration::from_secs(3600),
         checkpoint_wal_bytes: 1 << 40,
-        background_checkpoints: false,
+        background_io: false,
         // Nor autovacuum (it would write from its own thread).
         autovacuum: false,
         recovery_io_concurrency: 8,

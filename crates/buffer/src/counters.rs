@@ -23,9 +23,10 @@ pub(crate) enum Counter {
     LatchWaits,
     StateRmw,
     Cleaned,
+    ExtendedAhead,
 }
 
-const COUNTERS: usize = 8;
+const COUNTERS: usize = 9;
 
 /// One thread's counters, alone on its cache lines.
 #[derive(Debug, Default)]
@@ -162,6 +163,7 @@ fn stats(total: [u64; COUNTERS]) -> PoolStats {
         latch_waits,
         state_rmw,
         cleaned,
+        extended_ahead,
     ] = total;
     PoolStats {
         hits,
@@ -172,5 +174,6 @@ fn stats(total: [u64; COUNTERS]) -> PoolStats {
         latch_waits,
         state_rmw,
         cleaned,
+        extended_ahead,
     }
 }

@@ -36,7 +36,7 @@ mod sync;
 
 pub use cleaner::CleanCursor;
 pub use error::{BufferError, Restart};
-pub use extent::{MAX_EXTENT_PAGES, MIN_EXTENT_PAGES, extent_pages};
+pub use extent::{Extender, MAX_EXTENT_PAGES, MIN_EXTENT_PAGES, extent_pages};
 pub use guards::{ExclusiveGuard, OptimisticGuard, SharedGuard};
 pub use meta::{
     FORMAT_VERSION, FREE_SIZE, META_SIZE, MetaFields, ROOT_SLOTS, decode_meta_page,

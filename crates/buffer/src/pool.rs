@@ -11,10 +11,10 @@ use crate::region::Region;
 use crate::resident::ResidentSet;
 use crate::state::{self, UNLOCKED};
 use crate::{BufferError, meta};
-use folio_io::File;
+use folio_io::{File, Mailbox};
 use folio_page::{Lsn, PAGE_SIZE, PageId};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::meta_log::MetaLogger;
 
@@ -68,6 +68,9 @@ pub struct PoolStats {
     pub state_rmw: u64,
     /// Pages written ahead of the clock by `clean_ahead` (also in `writes`).
     pub cleaned: u64,
+    /// Times the extender thread grew the data file ahead of allocation
+    /// (`extent.rs`).
+    pub extended_ahead: u64,
 }
 
 /// Smallest pool: room for a B+tree descent's latched pages plus an eviction batch.
@@ -106,6 +109,12 @@ pub struct BufferPool {
     pub(crate) huge_active: AtomicBool,
     /// Pages the data file holds, grown ahead of allocation (`extent.rs`).
     pub(crate) reserved_pages: AtomicU64,
+    /// Serialises growing the data file (allocation and the extender).
+    pub(crate) growth: Mutex<()>,
+    /// Requests to the extender thread (`extent.rs`): the reserved page
+    /// count seen when room ran low; taken only while `extender_running`.
+    pub(crate) extend_requests: Mailbox<u64>,
+    pub(crate) extender_running: AtomicBool,
     /// Set when a sync failed: no further writes (DESIGN §5).
     pub(crate) poisoned: AtomicBool,
     pub(crate) wal: RwLock<Option<Arc<dyn WalFlusher>>>,
@@ -207,6 +216,9 @@ impl BufferPool {
         })?;
         Ok(BufferPool {
             reserved_pages: AtomicU64::new(file_bytes / page_bytes),
+            growth: Mutex::new(()),
+            extend_requests: Mailbox::default(),
+            extender_running: AtomicBool::new(false),
             file,
             frames,
             states,

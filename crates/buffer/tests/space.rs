@@ -138,3 +138,41 @@ fn a_truncated_file_is_refused_with_both_lengths() {
     }
     BufferPool::open(sim_file(&dir), config(8, true)).expect("the full length opens");
 }
+
+// Proves the extender: with it running, allocation past the middle of the
+// last extent has the thread grow the file by the next extent (counted in
+// `extended_ahead`), durably, so the allocations that follow find the
+// space there; an allocation never waits for it; and dropping its handle
+// stops the thread.
+#[test]
+fn the_extender_grows_the_file_before_allocation_needs_it() {
+    let dir = SimDir::new(SimConfig::seeded(4));
+    let pool = BufferPool::create(sim_file(&dir), config(16, true)).unwrap();
+    let extender = pool.start_extender().unwrap();
+    let first = pool.reserved_pages();
+    // Page 0 is the meta page: allocating `first / 2 - 1` pages reaches the
+    // middle of the first extent.
+    allocate_n(&pool, first / 2 - 1);
+    let grown = first + extent_pages(first);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pool.reserved_pages() < grown {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the extender never grew the file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!(pool.reserved_pages(), grown);
+    assert_eq!(pool.stats().extended_ahead, 1);
+    drop(extender);
+    // Without the extender, allocation grows the file itself again.
+    allocate_n(&pool, grown - first / 2 + 1);
+    assert_eq!(pool.stats().extended_ahead, 1);
+    let reserved = pool.reserved_pages();
+    assert!(reserved > grown);
+    // Every growth was durable at once: a crash keeps the whole length.
+    drop(pool);
+    let after = dir.crash();
+    let durable = after.read_durable("data").unwrap().len() as u64;
+    assert_eq!(durable, reserved * PAGE_BYTES);
+}

@@ -5,7 +5,7 @@ use crate::adapters::{PageAllocRedo, WalMetaLogger, WalPageFlusher};
 use crate::lock::DirLock;
 use crate::{DbError, Options};
 use folio_btree::{BtreeRedo, KeyForm, MultiTree, RootMap, Tree, TreeKind, VerifyReport};
-use folio_buffer::BufferPool;
+use folio_buffer::{BufferPool, Extender};
 use folio_catalog::{Autovacuum, CATALOG_TREE_NAMES, Catalog, CatalogTrees};
 use folio_heap::{HeapRedo, Index, Table};
 use folio_io::{Dir, FsDir, OpenOptions};
@@ -54,6 +54,8 @@ pub struct Database {
     // before the rest.
     autovacuum: Option<Autovacuum>,
     checkpointer: Checkpointer,
+    /// The data file's extender (`Options::background_io`).
+    _extender: Option<Extender>,
     roots: RootMap,
     txns: Arc<TxnManager>,
     catalog: Arc<Catalog>,
@@ -256,6 +258,14 @@ impl Database {
                 checkpointer.start()?;
             }
         }
+        let extender = match options.background_io {
+            true => Some(pool.start_extender().map_err(|source| DbError::Io {
+                op: "starting",
+                path: "the data file's extender thread".into(),
+                source,
+            })?),
+            false => None,
+        };
         let autovacuum = match options.autovacuum {
             true => Some(
                 Autovacuum::start(catalog.clone(), txns.clone(), options.autovacuum_config())
@@ -270,6 +280,7 @@ impl Database {
         Ok(Database {
             autovacuum,
             checkpointer,
+            _extender: extender,
             roots,
             txns,
             catalog,

@@ -41,8 +41,10 @@ pub struct Options {
     /// `checkpoint_completion_target`.
     pub checkpoint_completion_target: f64,
     /// Run the background I/O threads: the checkpointer (timed, volume and
-    /// WAL-requested checkpoints) and the WAL's segment preparer (the next
-    /// segment is created while the current one fills). Off: checkpoints
+    /// WAL-requested checkpoints), the WAL's segment preparer (the next
+    /// segment is created while the current one fills) and the data file's
+    /// extender (the file grows by its next extent before an allocation
+    /// needs it). Off: checkpoints
     /// happen only in `checkpoint()`, at open and at `close()`, and the
     /// WAL's writer creates segments itself — the crash tests use this so
     /// that one thread drives the simulated device and every case replays

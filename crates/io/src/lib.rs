@@ -16,9 +16,11 @@ use std::sync::Arc;
 
 pub mod blocking;
 mod fs;
+mod mailbox;
 mod sim;
 
 pub use fs::{DIRECT_IO_ALIGN_BYTES, DirectIoRefused, FsDir};
+pub use mailbox::Mailbox;
 pub use sim::{
     Fault, FaultPlan, OpKind, SECTOR_SIZE_BYTES, SIM_MAX_FILE_BYTES, SIM_OP_COST_NS, SimConfig,
     SimDir,

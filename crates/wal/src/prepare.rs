@@ -18,60 +18,22 @@
 //! write that needs the segment reports the error, as with inline
 //! preparation.
 //!
-//! Lock order: the request mutex is never held while the segment manager's
-//! is taken (the thread takes a request, releases it, then creates), and
-//! `enter` holds the manager's mutex while it posts a request. Off (the
+//! Lock order: the mailbox's mutex (folio-io `Mailbox`) is never held while
+//! the segment manager's is taken (the thread takes a request, releases it,
+//! then creates), and `enter` holds the manager's mutex while it posts. Off (the
 //! default of `WalConfig`), segments are prepared inline, so a test on the
 //! simulated device performs its I/O in one thread, in an order its seed
 //! fixes.
 
+use crate::Shared;
 use crate::error::WalError;
-use crate::{Shared, lock};
+use folio_io::Mailbox;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 /// Requests from the writer to the preparer: the newest segment wanted.
-#[derive(Debug, Default)]
-pub(crate) struct AheadRequests {
-    state: Mutex<Ahead>,
-    wake: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct Ahead {
-    want: Option<u64>,
-    stopped: bool,
-}
-
-impl AheadRequests {
-    /// Asks for segment `segno` (a later request supersedes an earlier one
-    /// not yet taken).
-    pub fn request(&self, segno: u64) {
-        let mut ahead = lock(&self.state);
-        ahead.want = Some(ahead.want.map_or(segno, |w| w.max(segno)));
-        self.wake.notify_one();
-    }
-
-    /// The next segment to prepare; `None` once stopped.
-    fn next(&self) -> Option<u64> {
-        let mut ahead = lock(&self.state);
-        loop {
-            if ahead.stopped {
-                return None;
-            }
-            if let Some(segno) = ahead.want.take() {
-                return Some(segno);
-            }
-            ahead = self.wake.wait(ahead).unwrap_or_else(|p| p.into_inner());
-        }
-    }
-
-    fn stop(&self) {
-        lock(&self.state).stopped = true;
-        self.wake.notify_all();
-    }
-}
+pub(crate) type AheadRequests = Mailbox<u64>;
 
 /// The preparer thread; stopped and joined on drop.
 #[derive(Debug)]
@@ -91,7 +53,7 @@ impl Preparer {
                 let Some(requests) = worker.segments.ahead() else {
                     return;
                 };
-                while let Some(segno) = requests.next() {
+                while let Some(segno) = requests.take() {
                     if !worker.poisoned.load(Ordering::SeqCst) {
                         worker.segments.prepare(segno);
                     }
@@ -108,7 +70,7 @@ impl Preparer {
 impl Drop for Preparer {
     fn drop(&mut self) {
         if let Some(requests) = self.shared.segments.ahead() {
-            requests.stop();
+            requests.close();
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();

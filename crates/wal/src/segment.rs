@@ -518,7 +518,7 @@ impl Segments {
         // that needs the segment, not by this one.
         if !st.existing.contains(&(segno + 1)) {
             match &self.ahead {
-                Some(ahead) => ahead.request(segno + 1),
+                Some(ahead) => ahead.post(segno + 1),
                 None => {
                     st = match self.create(st, segno + 1, false) {
                         Ok(st) => st,

@@ -253,14 +253,16 @@ pub fn fatal(out: &mut Out, code: &str, message: &str) {
 }
 
 fn error(out: &mut Out, e: &SqlError) {
-    out.error_fields(
-        b'E',
-        "ERROR",
-        e.code,
-        &e.message,
-        e.detail.as_deref(),
-        e.hint.as_deref(),
-    );
+    let position = e.position.map(|p| p.to_string());
+    let optional: Vec<(u8, &str)> = [
+        (b'D', e.detail.as_deref()),
+        (b'H', e.hint.as_deref()),
+        (b'P', position.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(field, value)| value.map(|v| (field, v)))
+    .collect();
+    out.error_fields(b'E', "ERROR", e.code, &e.message, &optional);
 }
 
 /// The session's notices as NoticeResponses.

@@ -430,25 +430,21 @@ impl Out {
     /// ErrorResponse (`E`) or NoticeResponse (`N`): severity, SQLSTATE,
     /// message.
     pub fn error_or_notice(&mut self, kind: u8, severity: &str, code: &str, message: &str) {
-        self.error_fields(kind, severity, code, message, None, None);
+        self.error_fields(kind, severity, code, message, &[]);
     }
 
-    /// An ErrorResponse or NoticeResponse with PostgreSQL's optional
-    /// DETAIL (`D`) and HINT (`H`) fields.
+    /// An ErrorResponse or NoticeResponse with optional fields after the
+    /// message, each a field code and its value: PostgreSQL's DETAIL
+    /// (`D`), HINT (`H`) and position (`P`).
     pub fn error_fields(
         &mut self,
         kind: u8,
         severity: &str,
         code: &str,
         message: &str,
-        detail: Option<&str>,
-        hint: Option<&str>,
+        optional: &[(u8, &str)],
     ) {
         self.message(kind, |b| {
-            let optional = [(b'D', detail), (b'H', hint)];
-            let given = optional
-                .iter()
-                .filter_map(|(field, value)| value.map(|v| (*field, v)));
             for (field, value) in [
                 (b'S', severity),
                 (b'V', severity),
@@ -456,7 +452,7 @@ impl Out {
                 (b'M', message),
             ]
             .into_iter()
-            .chain(given)
+            .chain(optional.iter().copied())
             {
                 b.push(field);
                 put_cstring(b, value);

@@ -144,6 +144,20 @@ async fn tokio_postgres_runs_against_folio() {
         e.code(),
         Some(&tokio_postgres::error::SqlState::UNDEFINED_COLUMN)
     );
+    // ... and PostgreSQL's position of what they point at (psql's caret):
+    // the missing column, the token a syntax error stopped at.
+    use tokio_postgres::error::ErrorPosition;
+    let position = |e: &tokio_postgres::Error| e.as_db_error().and_then(|d| d.position().cloned());
+    assert_eq!(position(&e), Some(ErrorPosition::Original(8)));
+    let e = client
+        .batch_execute("select 1;\nselect 2 frm acct")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.as_db_error().map(|d| d.message()),
+        Some("syntax error at or near \"acct\"")
+    );
+    assert_eq!(position(&e), Some(ErrorPosition::Original(24)));
     let rows = client
         .query(
             "select id from acct where active order by id desc limit 3",

@@ -8,7 +8,9 @@ use folio_txn::TxnError;
 
 /// A statement failed: `code` is the SQLSTATE a client sees, `message`
 /// the text (PostgreSQL's wording where folio follows its behaviour), with
-/// PostgreSQL's DETAIL and HINT where it gives them.
+/// PostgreSQL's DETAIL and HINT where it gives them, and the position in
+/// the query text it points at (psql prints it as `LINE 1: ...` and a
+/// caret).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct SqlError {
@@ -16,6 +18,9 @@ pub struct SqlError {
     pub message: String,
     pub detail: Option<String>,
     pub hint: Option<String>,
+    /// 1-based, in characters of the text the client sent (PostgreSQL's
+    /// ErrorResponse field `P`).
+    pub position: Option<usize>,
 }
 
 impl SqlError {
@@ -25,6 +30,7 @@ impl SqlError {
             message: message.into(),
             detail: None,
             hint: None,
+            position: None,
         }
     }
 
@@ -37,6 +43,13 @@ impl SqlError {
     /// The error with PostgreSQL's HINT line.
     pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
         self.hint = Some(hint.into());
+        self
+    }
+
+    /// The error pointing at character `position` (1-based) of the query
+    /// text.
+    pub fn at(mut self, position: usize) -> SqlError {
+        self.position = Some(position);
         self
     }
 
@@ -94,6 +107,7 @@ impl From<CatalogError> for SqlError {
             message: e.to_string(),
             detail: e.detail(),
             hint: e.hint().map(str::to_string),
+            position: None,
         }
     }
 }

@@ -27,6 +27,7 @@ mod output;
 mod params;
 mod parse;
 mod plan;
+mod position;
 mod query;
 pub mod roles;
 mod scalar;

@@ -8,11 +8,12 @@
 use crate::copy_format::{self, Forced, Format};
 use crate::error::SqlError;
 use crate::names;
+use crate::position::{self, Text};
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::{Token, Tokenizer, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Word};
 
 /// One parsed statement.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,33 +61,29 @@ pub struct Copy {
 /// The statements of `sql`, in order (none for an empty text).
 pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let dialect = PostgreSqlDialect {};
-    let tokens = Tokenizer::new(&dialect, sql)
-        .tokenize()
+    let text = Text::new(sql);
+    let all = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
     let mut out = Vec::new();
-    for statement in tokens.split(|t| *t == Token::SemiColon) {
-        let tokens: Vec<Token> = statement
-            .iter()
-            .filter(|t| !matches!(t, Token::Whitespace(_)))
-            .cloned()
-            .collect();
-        let Some(first) = tokens.first() else {
-            continue;
-        };
+    for (mut spanned, terminator) in position::split(&all) {
+        let tokens: Vec<Token> = spanned.iter().map(|t| t.token.clone()).collect();
+        let first = &tokens[0];
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
             _ => String::new(),
         };
         if word == "checkpoint" {
-            if tokens.len() > 1 {
-                return Err(SqlError::syntax(format!(
-                    "syntax error at or near \"{}\"",
-                    tokens[1]
-                )));
+            if let Some(extra) = spanned.get(1) {
+                return Err(text.near(extra));
             }
             out.push(Parsed::Checkpoint);
             continue;
         }
+        let place = Place {
+            text: &text,
+            terminator,
+        };
         out.push(match keyword(first) {
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&tokens[1..], true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&tokens[1..], false)?),
@@ -108,14 +105,20 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 if matches!(tokens.get(1), Some(Token::Word(w))
                     if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("user")) =>
             {
-                let mut tokens = tokens;
-                tokens[1] = Token::make_keyword("ROLE");
-                Parsed::Sql(Box::new(parse_one(&dialect, tokens)?))
+                spanned[1].token = Token::make_keyword("ROLE");
+                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
-            _ => Parsed::Sql(Box::new(parse_one(&dialect, tokens)?)),
+            _ => Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?)),
         });
     }
     Ok(out)
+}
+
+/// Where a statement lies, for its errors' positions: the whole text and
+/// the semicolon that ends it, if any.
+struct Place<'p> {
+    text: &'p Text<'p>,
+    terminator: Option<&'p TokenWithSpan>,
 }
 
 fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
@@ -168,7 +171,13 @@ fn alter_sequence(
         Token::make_keyword("SEQUENCE"),
     ];
     create.extend(rest);
-    match parse_one(dialect, create)? {
+    let create = create.into_iter().map(TokenWithSpan::wrap).collect();
+    let text = Text::new("");
+    let place = Place {
+        text: &text,
+        terminator: None,
+    };
+    match parse_one(dialect, create, &place)? {
         Statement::CreateSequence {
             name,
             data_type,
@@ -186,14 +195,21 @@ fn alter_sequence(
     }
 }
 
-/// One statement from its tokens, all of them.
-fn parse_one(dialect: &PostgreSqlDialect, tokens: Vec<Token>) -> Result<Statement, SqlError> {
-    let mut parser = Parser::new(dialect).with_tokens(tokens);
+/// One statement from its tokens, all of them; a syntax error in
+/// PostgreSQL's words, at its position in the text.
+fn parse_one(
+    dialect: &PostgreSqlDialect,
+    tokens: Vec<TokenWithSpan>,
+    place: &Place<'_>,
+) -> Result<Statement, SqlError> {
+    let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens.clone());
     let parsed = parser
         .parse_statement()
-        .map_err(|e| SqlError::syntax(e.to_string()))?;
-    at_end(&parser)?;
-    Ok(parsed)
+        .map_err(|e| position::syntax_error(place.text, &tokens, place.terminator, e))?;
+    match parser.peek_token() {
+        t if t.token == Token::EOF => Ok(parsed),
+        t => Err(place.text.near(&t)),
+    }
 }
 
 /// One expression from text (a stored DEFAULT or CHECK expression).

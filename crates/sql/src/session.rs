@@ -15,6 +15,7 @@ use crate::datetime::now;
 use crate::error::SqlError;
 use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{Copy, Parsed, Vacuum};
+use crate::position;
 use crate::scalar::Env;
 use crate::settings::Settings;
 use crate::shape::ShapeCache;
@@ -79,6 +80,9 @@ pub struct Session {
 /// A prepared statement and its plan.
 struct Prepared {
     statement: Statement,
+    /// The text it was prepared from (Parse), where its planning errors
+    /// point (`position.rs`); empty for SQL's PREPARE.
+    text: String,
     parameters: usize,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
@@ -175,11 +179,13 @@ impl Session {
                 return (Vec::new(), Some(e));
             }
         };
-        let result = self.run_statements(&statements);
+        let (outputs, error) = self.run_statements(&statements);
         if let Some(lent) = lent {
             self.shapes.give_back(lent, statements);
         }
-        result
+        // The failing statement is the one after those that ran.
+        let error = error.map(|e| position::locate_name(e, sql, outputs.len()));
+        (outputs, error)
     }
 
     /// Runs the statements of one query message ([`Session::simple_query`]).
@@ -347,12 +353,17 @@ impl Session {
                 ));
             }
         };
-        self.keep_prepared(name, statement)
+        self.keep_prepared(name, statement, sql)
     }
 
-    /// Keeps `statement` as prepared statement `name` (42P05 if a named
-    /// one exists); its number of parameters.
-    fn keep_prepared(&mut self, name: &str, statement: Statement) -> Result<usize, SqlError> {
+    /// Keeps `statement`, prepared from `text`, as prepared statement
+    /// `name` (42P05 if a named one exists); its number of parameters.
+    fn keep_prepared(
+        &mut self,
+        name: &str,
+        statement: Statement,
+        text: &str,
+    ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
                 "42P05",
@@ -365,6 +376,7 @@ impl Session {
             name.to_string(),
             Box::new(Prepared {
                 statement,
+                text: text.to_string(),
                 parameters,
                 plannable,
                 plan: None,
@@ -500,8 +512,9 @@ impl Session {
                 None => false,
             };
             if !kept {
-                prepared.plan =
-                    statement::plan(cx, txn, &prepared.statement)?.map(|plan| (plan, generation));
+                prepared.plan = statement::plan(cx, txn, &prepared.statement)
+                    .map_err(|e| position::locate_name(e, &prepared.text, 0))?
+                    .map(|plan| (plan, generation));
                 planned = true;
             }
             let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
@@ -765,7 +778,7 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, (**statement).clone())?;
+                self.keep_prepared(&name, (**statement).clone(), "")?;
                 Ok(Output::command("PREPARE"))
             }
             Statement::Execute {

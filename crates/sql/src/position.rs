@@ -1,0 +1,227 @@
+//! Where an error points in the query text: PostgreSQL's ErrorResponse
+//! field `P`, a 1-based character position, which psql shows as the
+//! statement's line and a caret under the spot:
+//!
+//! ```text
+//! ERROR:  syntax error at or near "selct"
+//! LINE 1: selct 1
+//!         ^
+//! ```
+//!
+//! Two kinds of errors carry one, as in PostgreSQL:
+//! - syntax errors, at the token where parsing stopped (sqlparser's
+//!   errors name it by line and column, [`syntax_error`]), in PostgreSQL's
+//!   wording (`syntax error at or near "tok"`, `syntax error at end of
+//!   input`);
+//! - a relation or column that does not exist (42P01, 42703), at the first
+//!   reference to that name in the failing statement ([`locate_name`]):
+//!   the planner raises them from names, not tokens, and PostgreSQL points
+//!   at the reference.
+
+use crate::error::SqlError;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::ParserError;
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
+
+/// A query text, indexed for turning token locations (line and column,
+/// both 1-based, in characters) into positions.
+pub(crate) struct Text<'s> {
+    sql: &'s str,
+    /// The character position (0-based) at which each line starts.
+    line_starts: Vec<usize>,
+}
+
+impl<'s> Text<'s> {
+    pub fn new(sql: &'s str) -> Text<'s> {
+        let mut line_starts = vec![0];
+        for (at, c) in sql.chars().enumerate() {
+            if c == '\n' {
+                line_starts.push(at + 1);
+            }
+        }
+        Text { sql, line_starts }
+    }
+
+    /// The 1-based character position of `location` (`None` for a token
+    /// without one).
+    pub fn position(&self, location: Location) -> Option<usize> {
+        let line = usize::try_from(location.line).ok()?.checked_sub(1)?;
+        let column = usize::try_from(location.column).ok()?;
+        Some(self.line_starts.get(line)? + column)
+    }
+
+    /// PostgreSQL's `syntax error at or near "tok"`, quoting the token as
+    /// it was written, at its position.
+    pub fn near(&self, token: &TokenWithSpan) -> SqlError {
+        let (Some(start), Some(end)) = (
+            self.position(token.span.start),
+            self.position(token.span.end),
+        ) else {
+            return SqlError::syntax(format!("syntax error at or near \"{}\"", token.token));
+        };
+        let written: String = self.sql.chars().skip(start - 1).take(end - start).collect();
+        SqlError::syntax(format!("syntax error at or near \"{written}\"")).at(start)
+    }
+
+    /// PostgreSQL's `syntax error at end of input`, just past the text.
+    pub fn at_end(&self) -> SqlError {
+        SqlError::syntax("syntax error at end of input").at(self.sql.chars().count() + 1)
+    }
+}
+
+/// A parser error of the statement `tokens` in PostgreSQL's words and
+/// position: at the token sqlparser names, or, when it ran out of tokens,
+/// at the statement's terminating semicolon (PostgreSQL reads on to it) or
+/// the end of the text. Other errors keep sqlparser's message.
+pub(crate) fn syntax_error(
+    text: &Text<'_>,
+    tokens: &[TokenWithSpan],
+    terminator: Option<&TokenWithSpan>,
+    error: ParserError,
+) -> SqlError {
+    let message = error.to_string();
+    if let Some(location) = named_location(&message) {
+        return match tokens.iter().find(|t| t.span.start == location) {
+            Some(token) => text.near(token),
+            None => match text.position(location) {
+                Some(position) => SqlError::syntax(message).at(position),
+                None => SqlError::syntax(message),
+            },
+        };
+    }
+    if message.ends_with("found: EOF") {
+        return match terminator {
+            Some(semicolon) => text.near(semicolon),
+            None => text.at_end(),
+        };
+    }
+    SqlError::syntax(message)
+}
+
+/// The ` at Line: L, Column: C` that sqlparser appends to an error.
+fn named_location(message: &str) -> Option<Location> {
+    let at = message.rfind(" at Line: ")?;
+    let (line, column) = message[at + " at Line: ".len()..].split_once(", Column: ")?;
+    Some(Location::new(line.parse().ok()?, column.parse().ok()?))
+}
+
+/// Points a 42P01 or 42703 error without a position at the first
+/// reference to its name (the quoted name in its message; `a.b` matches
+/// the tokens `a`, `.`, `b`) in statement `index` of `sql`. An unquoted
+/// word matches when folded to lower case, as PostgreSQL folds it; a
+/// quoted one as written. Any
+/// other error, or a name not found, is returned as it is.
+pub fn locate_name(error: SqlError, sql: &str, index: usize) -> SqlError {
+    if error.position.is_some() || !matches!(error.code, "42P01" | "42703") {
+        return error;
+    }
+    let Some(name) = error.message.split('"').nth(1) else {
+        return error;
+    };
+    let parts: Vec<&str> = name.split('.').collect();
+    let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize_with_location() else {
+        return error;
+    };
+    let text = Text::new(sql);
+    let Some((statement, _)) = split(&tokens).nth(index) else {
+        return error;
+    };
+    let found = (0..statement.len()).find(|&at| {
+        parts.iter().enumerate().all(|(i, part)| {
+            let word = statement.get(at + 2 * i);
+            let dot = i == 0
+                || matches!(statement.get(at + 2 * i - 1), Some(t) if t.token == Token::Period);
+            dot && matches!(word.map(|t| &t.token), Some(Token::Word(w))
+            if match w.quote_style {
+                None => w.value.to_lowercase() == *part,
+                Some(_) => w.value == *part,
+            })
+        })
+    });
+    match found.and_then(|at| text.position(statement[at].span.start)) {
+        Some(position) => error.at(position),
+        None => error,
+    }
+}
+
+/// The statements of a token stream, whitespace removed, each with the
+/// semicolon that ends it (`None` for the last one, when the text does
+/// not end with one); empty statements are skipped.
+pub(crate) fn split(
+    tokens: &[TokenWithSpan],
+) -> impl Iterator<Item = (Vec<TokenWithSpan>, Option<&TokenWithSpan>)> {
+    let mut rest = tokens;
+    std::iter::from_fn(move || {
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let end = rest
+                .iter()
+                .position(|t| t.token == Token::SemiColon)
+                .unwrap_or(rest.len());
+            let terminator = rest.get(end);
+            let statement: Vec<TokenWithSpan> = rest[..end]
+                .iter()
+                .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+                .cloned()
+                .collect();
+            rest = rest.get(end + 1..).unwrap_or(&[]);
+            if !statement.is_empty() {
+                return Some((statement, terminator));
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(sql: &str) -> Vec<TokenWithSpan> {
+        Tokenizer::new(&PostgreSqlDialect {}, sql)
+            .tokenize_with_location()
+            .unwrap()
+    }
+
+    // Proves positions count characters from 1 across lines, and that the
+    // statements of a text split at top-level semicolons with their ends.
+    #[test]
+    fn positions_count_characters_across_lines() {
+        let sql = "select 'é';\n  selct 1; ;";
+        let text = Text::new(sql);
+        let all = tokens(sql);
+        let statements: Vec<_> = split(&all).collect();
+        assert_eq!(statements.len(), 2);
+        let second = &statements[1].0;
+        assert_eq!(text.position(second[0].span.start), Some(15));
+        let near = text.near(&second[0]);
+        assert_eq!(near.message, "syntax error at or near \"selct\"");
+        assert_eq!(near.position, Some(15));
+        assert_eq!(text.position(statements[1].1.unwrap().span.start), Some(22));
+        assert_eq!(text.at_end().position, Some(sql.chars().count() + 1));
+    }
+
+    // Proves a missing name is found at its first reference, qualified or
+    // quoted, only in the failing statement, and other errors are left.
+    #[test]
+    fn missing_names_point_at_their_first_reference() {
+        let sql = "select 1 from t; select x.B, \"B\" from t x";
+        let column = |name: &str| SqlError::undefined_column(name);
+        assert_eq!(locate_name(column("x.b"), sql, 1).position, Some(25));
+        assert_eq!(locate_name(column("B"), sql, 1).position, Some(30));
+        assert_eq!(
+            locate_name(SqlError::undefined_table("t"), sql, 0).position,
+            Some(15)
+        );
+        assert_eq!(
+            locate_name(SqlError::undefined_table("t"), sql, 1).position,
+            Some(39)
+        );
+        assert_eq!(locate_name(column("zz"), sql, 1).position, None);
+        assert_eq!(
+            locate_name(SqlError::syntax("\"t\""), sql, 0).position,
+            None
+        );
+    }
+}

@@ -98,7 +98,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Reset(name)
             }
             Some(Keyword::ALTER) if keyword_at(&tokens, 1) == Some(Keyword::SEQUENCE) => {
-                Parsed::AlterSequence(alter_sequence(&dialect, &tokens[2..])?)
+                Parsed::AlterSequence(alter_sequence(&dialect, &tokens[2..], &place)?)
             }
             // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
             Some(Keyword::ALTER)
@@ -132,6 +132,7 @@ fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
 fn alter_sequence(
     dialect: &PostgreSqlDialect,
     tokens: &[Token],
+    place: &Place<'_>,
 ) -> Result<crate::sequences::Alter, SqlError> {
     let mut rest: Vec<Token> = tokens.to_vec();
     let if_exists =
@@ -171,13 +172,10 @@ fn alter_sequence(
         Token::make_keyword("SEQUENCE"),
     ];
     create.extend(rest);
+    // Rewritten tokens have no locations: an error names no token, only
+    // the end of input.
     let create = create.into_iter().map(TokenWithSpan::wrap).collect();
-    let text = Text::new("");
-    let place = Place {
-        text: &text,
-        terminator: None,
-    };
-    match parse_one(dialect, create, &place)? {
+    match parse_one(dialect, create, place)? {
         Statement::CreateSequence {
             name,
             data_type,
@@ -202,10 +200,10 @@ fn parse_one(
     tokens: Vec<TokenWithSpan>,
     place: &Place<'_>,
 ) -> Result<Statement, SqlError> {
-    let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens.clone());
+    let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
     let parsed = parser
         .parse_statement()
-        .map_err(|e| position::syntax_error(place.text, &tokens, place.terminator, e))?;
+        .map_err(|e| position::syntax_error(place.text, place.terminator, e))?;
     match parser.peek_token() {
         t if t.token == Token::EOF => Ok(parsed),
         t => Err(place.text.near(&t)),

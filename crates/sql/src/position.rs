@@ -69,18 +69,22 @@ impl<'s> Text<'s> {
     }
 }
 
-/// A parser error of the statement `tokens` in PostgreSQL's words and
-/// position: at the token sqlparser names, or, when it ran out of tokens,
-/// at the statement's terminating semicolon (PostgreSQL reads on to it) or
-/// the end of the text. Other errors keep sqlparser's message.
+/// A parser error in PostgreSQL's words and position: at the token
+/// sqlparser names, or, when it ran out of tokens, at the statement's
+/// terminating semicolon (PostgreSQL reads on to it) or the end of the
+/// text. Other errors keep sqlparser's message. (The text is tokenized
+/// again to find the token: an error path, so the parse need not keep a
+/// copy of its tokens.)
 pub(crate) fn syntax_error(
     text: &Text<'_>,
-    tokens: &[TokenWithSpan],
     terminator: Option<&TokenWithSpan>,
     error: ParserError,
 ) -> SqlError {
     let message = error.to_string();
     if let Some(location) = named_location(&message) {
+        let tokens = Tokenizer::new(&PostgreSqlDialect {}, text.sql)
+            .tokenize_with_location()
+            .unwrap_or_default();
         return match tokens.iter().find(|t| t.span.start == location) {
             Some(token) => text.near(token),
             None => match text.position(location) {

@@ -14,7 +14,7 @@
 //!   wording (`syntax error at or near "tok"`, `syntax error at end of
 //!   input`);
 //! - a relation or column that does not exist (42P01, 42703), at the first
-//!   reference to that name in the failing statement ([`locate_name`]):
+//!   reference to that name in the failing statement ([`locate`]):
 //!   the planner raises them from names, not tokens, and PostgreSQL points
 //!   at the reference.
 
@@ -109,20 +109,33 @@ fn named_location(message: &str) -> Option<Location> {
     Some(Location::new(line.parse().ok()?, column.parse().ok()?))
 }
 
-/// Points a 42P01 or 42703 error without a position at the first
-/// reference to its name (the quoted name in its message; `a.b` matches
-/// the tokens `a`, `.`, `b`) in statement `index` of `sql`. An unquoted
-/// word matches when folded to lower case, as PostgreSQL folds it; a
-/// quoted one as written. Any
-/// other error, or a name not found, is returned as it is.
-pub fn locate_name(error: SqlError, sql: &str, index: usize) -> SqlError {
-    if error.position.is_some() || !matches!(error.code, "42P01" | "42703") {
+/// Points an error without a position at what it is about in statement
+/// `index` of `sql`, found by the quoted text in its message, as
+/// PostgreSQL points at the reference or literal:
+/// - 42P01, 42703: the first reference to the name (`a.b` matches the
+///   tokens `a`, `.`, `b`; an unquoted word matches when folded to lower
+///   case, as PostgreSQL folds it, a quoted one as written);
+/// - 22P02, 22003, 22007, 22008 (`invalid input syntax for type integer:
+///   "x"`, `value "9..." is out of range`, `date/time field value out of
+///   range: "..."`): the first string literal with that text, so a value
+///   that came from a parameter or COPY data finds nothing.
+///
+/// Any other error, or nothing found, is returned as it is.
+pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
+    let names = matches!(error.code, "42P01" | "42703");
+    let literal = matches!(error.code, "22P02" | "22003" | "22007" | "22008");
+    if error.position.is_some() || !(names || literal) {
         return error;
     }
-    let Some(name) = error.message.split('"').nth(1) else {
+    let quoted = match (names, error.message.split_once(": \"")) {
+        // The text after the colon may hold quotes of its own.
+        (false, Some((_, rest))) => rest.strip_suffix('"'),
+        _ => error.message.split('"').nth(1),
+    };
+    let Some(quoted) = quoted else {
         return error;
     };
-    let parts: Vec<&str> = name.split('.').collect();
+    let parts: Vec<&str> = quoted.split('.').collect();
     let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize_with_location() else {
         return error;
     };
@@ -130,7 +143,7 @@ pub fn locate_name(error: SqlError, sql: &str, index: usize) -> SqlError {
     let Some((statement, _)) = split(&tokens).nth(index) else {
         return error;
     };
-    let found = (0..statement.len()).find(|&at| {
+    let names_at = |at: usize| {
         parts.iter().enumerate().all(|(i, part)| {
             let word = statement.get(at + 2 * i);
             let dot = i == 0
@@ -141,7 +154,12 @@ pub fn locate_name(error: SqlError, sql: &str, index: usize) -> SqlError {
                 Some(_) => w.value == *part,
             })
         })
-    });
+    };
+    let literal_at = |at: usize| {
+        matches!(&statement[at].token,
+            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == quoted)
+    };
+    let found = (0..statement.len()).find(|&at| if names { names_at(at) } else { literal_at(at) });
     match found.and_then(|at| text.position(statement[at].span.start)) {
         Some(position) => error.at(position),
         None => error,
@@ -207,25 +225,32 @@ mod tests {
     }
 
     // Proves a missing name is found at its first reference, qualified or
-    // quoted, only in the failing statement, and other errors are left.
+    // quoted, only in the failing statement; an invalid literal at the
+    // string with its text (quotes inside it too); other errors are left.
     #[test]
     fn missing_names_point_at_their_first_reference() {
         let sql = "select 1 from t; select x.B, \"B\" from t x";
         let column = |name: &str| SqlError::undefined_column(name);
-        assert_eq!(locate_name(column("x.b"), sql, 1).position, Some(25));
-        assert_eq!(locate_name(column("B"), sql, 1).position, Some(30));
+        assert_eq!(locate(column("x.b"), sql, 1).position, Some(25));
+        assert_eq!(locate(column("B"), sql, 1).position, Some(30));
         assert_eq!(
-            locate_name(SqlError::undefined_table("t"), sql, 0).position,
+            locate(SqlError::undefined_table("t"), sql, 0).position,
             Some(15)
         );
         assert_eq!(
-            locate_name(SqlError::undefined_table("t"), sql, 1).position,
+            locate(SqlError::undefined_table("t"), sql, 1).position,
             Some(39)
         );
-        assert_eq!(locate_name(column("zz"), sql, 1).position, None);
-        assert_eq!(
-            locate_name(SqlError::syntax("\"t\""), sql, 0).position,
-            None
-        );
+        assert_eq!(locate(column("zz"), sql, 1).position, None);
+        let bad = |text: &str| {
+            SqlError::new(
+                "22P02",
+                format!("invalid input syntax for type integer: \"{text}\""),
+            )
+        };
+        let sql = "insert into t values ('1'), ('a\"b')";
+        assert_eq!(locate(bad("a\"b"), sql, 0).position, Some(30));
+        assert_eq!(locate(bad("zz"), sql, 0).position, None);
+        assert_eq!(locate(SqlError::syntax("\"t\""), sql, 0).position, None);
     }
 }

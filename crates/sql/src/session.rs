@@ -184,7 +184,7 @@ impl Session {
             self.shapes.give_back(lent, statements);
         }
         // The failing statement is the one after those that ran.
-        let error = error.map(|e| position::locate_name(e, sql, outputs.len()));
+        let error = error.map(|e| position::locate(e, sql, outputs.len()));
         (outputs, error)
     }
 
@@ -513,7 +513,7 @@ impl Session {
             };
             if !kept {
                 prepared.plan = statement::plan(cx, txn, &prepared.statement)
-                    .map_err(|e| position::locate_name(e, &prepared.text, 0))?
+                    .map_err(|e| position::locate(e, &prepared.text, 0))?
                     .map(|plan| (plan, generation));
                 planned = true;
             }

@@ -18,12 +18,12 @@
 //! write that needs the segment reports the error, as with inline
 //! preparation.
 //!
-//! Lock order: the mailbox's mutex (folio-io `Mailbox`) is never held while
-//! the segment manager's is taken (the thread takes a request, releases it,
-//! then creates), and `enter` holds the manager's mutex while it posts. Off (the
-//! default of `WalConfig`), segments are prepared inline, so a test on the
-//! simulated device performs its I/O in one thread, in an order its seed
-//! fixes.
+//! Lock order: the mailbox's mutex (folio-io `Mailbox`) is never held
+//! while the segment manager's is taken (the thread takes a request,
+//! releases it, then creates), and `enter` holds the manager's mutex while
+//! it posts. Off (the default of `WalConfig`), segments are prepared
+//! inline, so a test on the simulated device performs its I/O in one
+//! thread, in an order its seed fixes.
 
 use crate::Shared;
 use crate::error::WalError;

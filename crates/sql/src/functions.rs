@@ -81,15 +81,34 @@ pub enum StrFunc {
     Initcap,
     /// The MD5 digest of a text or bytea, in hex.
     Md5,
+    /// `translate(s, from, to)`: each character of `from` in `s` becomes
+    /// the one at its place in `to`, or goes when `to` is shorter.
+    Translate,
+    /// The code point of the first character (0 for an empty text).
+    Ascii,
+    /// The character with a code point.
+    Chr,
+    StartsWith,
+    /// Bytes of a text (UTF-8) or bytea.
+    OctetLength,
 }
 
 impl StrFunc {
     /// Whether `count` arguments are accepted.
     fn takes(self, count: usize) -> bool {
         match self {
-            StrFunc::Reverse | StrFunc::Initcap | StrFunc::Md5 => count == 1,
-            StrFunc::Repeat | StrFunc::Left | StrFunc::Right | StrFunc::Strpos => count == 2,
-            StrFunc::Replace | StrFunc::SplitPart => count == 3,
+            StrFunc::Reverse
+            | StrFunc::Initcap
+            | StrFunc::Md5
+            | StrFunc::Ascii
+            | StrFunc::Chr
+            | StrFunc::OctetLength => count == 1,
+            StrFunc::Repeat
+            | StrFunc::Left
+            | StrFunc::Right
+            | StrFunc::Strpos
+            | StrFunc::StartsWith => count == 2,
+            StrFunc::Replace | StrFunc::SplitPart | StrFunc::Translate => count == 3,
             StrFunc::Lpad | StrFunc::Rpad => (2..=3).contains(&count),
             StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim => (1..=2).contains(&count),
         }
@@ -98,7 +117,8 @@ impl StrFunc {
     /// Its result type.
     fn ty(self) -> SqlType {
         match self {
-            StrFunc::Strpos => SqlType::Int4,
+            StrFunc::Strpos | StrFunc::Ascii | StrFunc::OctetLength => SqlType::Int4,
+            StrFunc::StartsWith => SqlType::Bool,
             _ => SqlType::Text,
         }
     }
@@ -144,6 +164,11 @@ impl Func {
             "reverse" => Func::Str(StrFunc::Reverse),
             "split_part" => Func::Str(StrFunc::SplitPart),
             "initcap" => Func::Str(StrFunc::Initcap),
+            "translate" => Func::Str(StrFunc::Translate),
+            "ascii" => Func::Str(StrFunc::Ascii),
+            "chr" => Func::Str(StrFunc::Chr),
+            "starts_with" => Func::Str(StrFunc::StartsWith),
+            "octet_length" => Func::Str(StrFunc::OctetLength),
             "trunc" => Func::Trunc,
             "floor" => Func::Floor,
             "ceil" | "ceiling" => Func::Ceil,
@@ -646,6 +671,44 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
                 .map(|b| format!("{b:02x}"))
                 .collect()
         }
+        StrFunc::Translate => {
+            let from = chars(1);
+            let to = chars(2);
+            texts[0]
+                .chars()
+                .filter_map(|c| match from.iter().position(|&f| f == c) {
+                    Some(at) => to.get(at).copied(),
+                    None => Some(c),
+                })
+                .collect()
+        }
+        StrFunc::Ascii => {
+            let code = texts[0].chars().next().map_or(0, u32::from);
+            return Ok(Value::Int4(code as i32));
+        }
+        StrFunc::Chr => {
+            let code = int(0)?;
+            let invalid = |what: &str| SqlError::new("54000", format!("{what}: {code}"));
+            return match code {
+                0 => Err(SqlError::new("54000", "null character not permitted")),
+                ..0 => Err(SqlError::new("22023", "character number must be positive")),
+                0x11_0000.. => Err(invalid("requested character too large for encoding")),
+                _ => u32::try_from(code)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map(|c| Value::Text(c.to_string()))
+                    .ok_or_else(|| invalid("requested character not valid for encoding")),
+            };
+        }
+        StrFunc::StartsWith => return Ok(Value::Bool(texts[0].starts_with(texts[1].as_str()))),
+        StrFunc::OctetLength => {
+            let bytes = match &args[0] {
+                Value::Bytea(b) => b.len(),
+                Value::Text(t) => t.len(),
+                other => return Err(no_function("octet_length", other)),
+            };
+            return Ok(Value::Int4(i32::try_from(bytes).unwrap_or(i32::MAX)));
+        }
     }))
 }
 
@@ -713,9 +776,18 @@ fn overflow() -> SqlError {
 }
 
 fn no_function(name: &str, arg: &Value) -> SqlError {
-    SqlError::new(
-        "42883",
-        format!("function {name}({}) does not exist", arg.type_name()),
+    no_match(format!(
+        "function {name}({}) does not exist",
+        arg.type_name()
+    ))
+}
+
+/// 42883 with PostgreSQL's hint, for `message` naming a function call
+/// that no function matches.
+pub fn no_match(message: String) -> SqlError {
+    SqlError::new("42883", message).with_hint(
+        "No function matches the given name and argument types. \
+         You might need to add explicit type casts.",
     )
 }
 

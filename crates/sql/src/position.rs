@@ -118,18 +118,28 @@ fn named_location(message: &str) -> Option<Location> {
 /// - 22P02, 22003, 22007, 22008 (`invalid input syntax for type integer:
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
-///   that came from a parameter or COPY data finds nothing.
+///   that came from a parameter or COPY data finds nothing;
+/// - 42883 `function f(...) does not exist`: the first call of `f`.
 ///
 /// Any other error, or nothing found, is returned as it is.
 pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
     let names = matches!(error.code, "42P01" | "42703");
     let literal = matches!(error.code, "22P02" | "22003" | "22007" | "22008");
-    if error.position.is_some() || !(names || literal) {
+    let function = match error.code {
+        "42883" => error
+            .message
+            .strip_prefix("function ")
+            .and_then(|rest| rest.split_once('('))
+            .map(|(name, _)| name),
+        _ => None,
+    };
+    if error.position.is_some() || !(names || literal || function.is_some()) {
         return error;
     }
-    let quoted = match (names, error.message.split_once(": \"")) {
+    let quoted = match (function, names, error.message.split_once(": \"")) {
+        (Some(name), _, _) => Some(name),
         // The text after the colon may hold quotes of its own.
-        (false, Some((_, rest))) => rest.strip_suffix('"'),
+        (None, false, Some((_, rest))) => rest.strip_suffix('"'),
         _ => error.message.split('"').nth(1),
     };
     let Some(quoted) = quoted else {
@@ -159,7 +169,14 @@ pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
         matches!(&statement[at].token,
             Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == quoted)
     };
-    let found = (0..statement.len()).find(|&at| if names { names_at(at) } else { literal_at(at) });
+    let call_at = |at: usize| {
+        names_at(at) && matches!(statement.get(at + 1), Some(t) if t.token == Token::LParen)
+    };
+    let found = (0..statement.len()).find(|&at| match (function, names) {
+        (Some(_), _) => call_at(at),
+        (None, true) => names_at(at),
+        (None, false) => literal_at(at),
+    });
     match found.and_then(|at| text.position(statement[at].span.start)) {
         Some(position) => error.at(position),
         None => error,
@@ -251,6 +268,11 @@ mod tests {
         let sql = "insert into t values ('1'), ('a\"b')";
         assert_eq!(locate(bad("a\"b"), sql, 0).position, Some(30));
         assert_eq!(locate(bad("zz"), sql, 0).position, None);
+        let missing = SqlError::new("42883", "function f(integer) does not exist");
+        assert_eq!(
+            locate(missing, "select f, F(1) from t", 0).position,
+            Some(11)
+        );
         assert_eq!(locate(SqlError::syntax("\"t\""), sql, 0).position, None);
     }
 }

@@ -579,12 +579,6 @@ fn function(
             format!("aggregate functions are not allowed here ({name})"),
         ));
     }
-    let Some(func) = Func::of(&name) else {
-        return Err(SqlError::new(
-            "42883",
-            format!("function {name} does not exist"),
-        ));
-    };
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };
@@ -601,6 +595,10 @@ fn function(
             other => Err(SqlError::unsupported(format!("the argument {other}"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let func = match Func::of(&name) {
+        Some(func) if func.takes(args.len()) => func,
+        _ => return Err(no_such_function(&name, &args, columns)),
+    };
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -609,16 +607,24 @@ fn function(
             "{name} of a sequence not named by a string literal"
         )));
     }
-    if !func.takes(args.len()) {
-        return Err(SqlError::new(
-            "42883",
-            format!(
-                "function {name} with {} arguments does not exist",
-                args.len()
-            ),
-        ));
-    }
     Ok(Scalar::Func(func, args))
+}
+
+/// PostgreSQL's 42883 for a call no function matches: the name with the
+/// arguments' types (`unknown` for a quoted literal or a parameter, whose
+/// type the call would decide), and its hint.
+fn no_such_function(name: &str, args: &[Scalar], columns: &(impl Columns + ?Sized)) -> SqlError {
+    let types: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
+            typed => typed.ty_in(columns).name(),
+        })
+        .collect();
+    functions::no_match(format!(
+        "function {name}({}) does not exist",
+        types.join(", ")
+    ))
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's

@@ -67,8 +67,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         .map_err(|e| SqlError::syntax(e.to_string()))?;
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
-        let tokens: Vec<Token> = spanned.iter().map(|t| t.token.clone()).collect();
-        let first = &tokens[0];
+        let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
             _ => String::new(),
@@ -84,25 +83,27 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             text: &text,
             terminator,
         };
+        let second = spanned.get(1).map(|t| &t.token);
         out.push(match keyword(first) {
-            Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&tokens[1..], true)?),
-            Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&tokens[1..], false)?),
-            Some(Keyword::COPY) => Parsed::Copy(copy(&tokens[1..])?),
+            Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), true)?),
+            Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), false)?),
+            Some(Keyword::COPY) => Parsed::Copy(copy(&plain(&spanned[1..]))?),
             Some(Keyword::RESET) => {
+                let tokens = plain(&spanned[1..]);
                 let mut c = Cursor {
-                    tokens: &tokens[1..],
+                    tokens: &tokens,
                     at: 0,
                 };
                 let name = c.ident()?.value.to_ascii_lowercase();
                 c.end()?;
                 Parsed::Reset(name)
             }
-            Some(Keyword::ALTER) if keyword_at(&tokens, 1) == Some(Keyword::SEQUENCE) => {
-                Parsed::AlterSequence(alter_sequence(&dialect, &tokens[2..], &place)?)
+            Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
+                Parsed::AlterSequence(alter_sequence(&dialect, &plain(&spanned[2..]), &place)?)
             }
             // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
             Some(Keyword::ALTER)
-                if matches!(tokens.get(1), Some(Token::Word(w))
+                if matches!(second, Some(Token::Word(w))
                     if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("user")) =>
             {
                 spanned[1].token = Token::make_keyword("ROLE");
@@ -112,6 +113,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         });
     }
     Ok(out)
+}
+
+/// The tokens without their locations, for the utility statements parsed
+/// here (only those: sqlparser takes the located ones).
+fn plain(tokens: &[TokenWithSpan]) -> Vec<Token> {
+    tokens.iter().map(|t| t.token.clone()).collect()
 }
 
 /// Where a statement lies, for its errors' positions: the whole text and

@@ -123,29 +123,12 @@ fn named_location(message: &str) -> Option<Location> {
 ///
 /// Any other error, or nothing found, is returned as it is.
 pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
-    let names = matches!(error.code, "42P01" | "42703");
-    let literal = matches!(error.code, "22P02" | "22003" | "22007" | "22008");
-    let function = match error.code {
-        "42883" => error
-            .message
-            .strip_prefix("function ")
-            .and_then(|rest| rest.split_once('('))
-            .map(|(name, _)| name),
-        _ => None,
-    };
-    if error.position.is_some() || !(names || literal || function.is_some()) {
+    if error.position.is_some() {
         return error;
     }
-    let quoted = match (function, names, error.message.split_once(": \"")) {
-        (Some(name), _, _) => Some(name),
-        // The text after the colon may hold quotes of its own.
-        (None, false, Some((_, rest))) => rest.strip_suffix('"'),
-        _ => error.message.split('"').nth(1),
-    };
-    let Some(quoted) = quoted else {
+    let Some(subject) = Subject::of(&error) else {
         return error;
     };
-    let parts: Vec<&str> = quoted.split('.').collect();
     let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize_with_location() else {
         return error;
     };
@@ -153,33 +136,61 @@ pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
     let Some((statement, _)) = split(&tokens).nth(index) else {
         return error;
     };
-    let names_at = |at: usize| {
-        parts.iter().enumerate().all(|(i, part)| {
+    let names_at = |name: &str, at: usize| {
+        name.split('.').enumerate().all(|(i, part)| {
             let word = statement.get(at + 2 * i);
             let dot = i == 0
                 || matches!(statement.get(at + 2 * i - 1), Some(t) if t.token == Token::Period);
             dot && matches!(word.map(|t| &t.token), Some(Token::Word(w))
             if match w.quote_style {
-                None => w.value.to_lowercase() == *part,
-                Some(_) => w.value == *part,
+                None => w.value.to_lowercase() == part,
+                Some(_) => w.value == part,
             })
         })
     };
-    let literal_at = |at: usize| {
-        matches!(&statement[at].token,
-            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == quoted)
-    };
-    let call_at = |at: usize| {
-        names_at(at) && matches!(statement.get(at + 1), Some(t) if t.token == Token::LParen)
-    };
-    let found = (0..statement.len()).find(|&at| match (function, names) {
-        (Some(_), _) => call_at(at),
-        (None, true) => names_at(at),
-        (None, false) => literal_at(at),
+    let found = (0..statement.len()).find(|&at| match subject {
+        Subject::Name(name) => names_at(name, at),
+        Subject::Call(name) => {
+            names_at(name, at)
+                && matches!(statement.get(at + 1), Some(t) if t.token == Token::LParen)
+        }
+        Subject::Literal(value) => matches!(&statement[at].token,
+            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == value),
     });
     match found.and_then(|at| text.position(statement[at].span.start)) {
         Some(position) => error.at(position),
         None => error,
+    }
+}
+
+/// What an error is about, by the quoted text of its message.
+#[derive(Clone, Copy)]
+enum Subject<'m> {
+    /// A relation or column (42P01, 42703), `a.b` when qualified.
+    Name(&'m str),
+    /// A function call no function matches (42883).
+    Call(&'m str),
+    /// A literal's text (22P02, 22003, 22007, 22008).
+    Literal(&'m str),
+}
+
+impl Subject<'_> {
+    fn of(error: &SqlError) -> Option<Subject<'_>> {
+        let message = error.message.as_str();
+        match error.code {
+            "42P01" | "42703" => message.split('"').nth(1).map(Subject::Name),
+            "42883" => message
+                .strip_prefix("function ")
+                .and_then(|rest| rest.split_once('('))
+                .map(|(name, _)| Subject::Call(name)),
+            "22P02" | "22003" | "22007" | "22008" => match message.split_once(": \"") {
+                // The text after the colon may hold quotes of its own.
+                Some((_, rest)) => rest.strip_suffix('"'),
+                None => message.split('"').nth(1),
+            }
+            .map(Subject::Literal),
+            _ => None,
+        }
     }
 }
 

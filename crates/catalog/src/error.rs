@@ -113,6 +113,7 @@ impl CatalogError {
                 "constraint {constraint} on table {table} depends on index {index}"
             )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
+            CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
             )),
@@ -128,6 +129,7 @@ impl CatalogError {
             | CatalogError::SequenceOwned { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.")
             }
+            CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.hint(),
             _ => None,
         }
     }

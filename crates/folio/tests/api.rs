@@ -301,10 +301,24 @@ fn failures_and_savepoints() {
     );
     drop(t);
     tx.commit().unwrap();
-    assert_eq!(
-        db.begin(Isolation::Serializable).unwrap_err().code(),
-        "0A000"
-    );
+
+    // SERIALIZABLE: write skew. Both read rows 1 and 2, each changes one;
+    // the second commit fails with a retryable 40001.
+    let t1 = db.begin(Isolation::Serializable).unwrap();
+    let t2 = db.begin(Isolation::Serializable).unwrap();
+    for (tx, id) in [(&t1, 1i64), (&t2, 2i64)] {
+        let t = tx.table("accounts").unwrap();
+        let total: i64 = [1, 2]
+            .into_iter()
+            .map(|k| t.get(k).unwrap().unwrap().get::<i64>(2).unwrap())
+            .sum();
+        assert_eq!(total, 200);
+        assert!(t.update(id, (id, format!("owner{id}"), 0i64)).unwrap());
+    }
+    t1.commit().unwrap();
+    let refused = t2.commit().unwrap_err();
+    assert_eq!(refused.code(), "40001");
+    assert!(refused.is_retryable());
 
     // Index keys: up to 2,680 encoded bytes (a text key takes its bytes,
     // one marker and a two-byte terminator); longer is 54000.

@@ -31,7 +31,7 @@ use crate::table::{Table, chain_lead_in};
 use crate::tuple::Tid;
 use folio_btree::{Direction, LeafStamp, MultiTree};
 use folio_page::PageId;
-use folio_txn::{Outcome, Transaction, Xid};
+use folio_txn::{Outcome, PredicateTarget, Transaction, Xid};
 use std::hash::{Hash, Hasher};
 use std::ops::Bound;
 use std::sync::Mutex;
@@ -165,6 +165,12 @@ impl Index {
         &self.tree
     }
 
+    /// The index's id among predicate locks (SERIALIZABLE): its tree's
+    /// root page, which never changes.
+    pub fn id(&self) -> u64 {
+        self.tree.root().0
+    }
+
     /// Enters `key -> tid` for a version `txn` wrote in `table`; a unique
     /// index first checks that no other live version has `key`.
     pub fn insert(
@@ -174,6 +180,7 @@ impl Index {
         key: &[u8],
         tid: Tid,
     ) -> Result<(), HeapError> {
+        txn.predicate_write(&[PredicateTarget::key(self.id(), key)])?;
         if !self.unique {
             self.tree.insert(key, tid_word(tid), &[])?;
             return Ok(());
@@ -338,6 +345,9 @@ impl Index {
         direction: Direction,
         limit: Option<usize>,
     ) -> Result<(Rows, ScanPages), HeapError> {
+        // SERIALIZABLE: a range read locks the table (a gap of the index
+        // is not lockable here; README "SERIALIZABLE").
+        txn.predicate_read(PredicateTarget::Relation(table.id()))?;
         let out = std::cell::RefCell::new(Vec::new());
         let enough = || limit.is_some_and(|l| out.borrow().len() >= l);
         // Entries that follow each other on one heap page (a range in the
@@ -446,6 +456,7 @@ impl Index {
         direction: Direction,
         mut visit: impl FnMut(&[u8]),
     ) -> Result<ScanPages, HeapError> {
+        txn.predicate_read(PredicateTarget::Relation(table.id()))?;
         let vm = table.visibility_map();
         let mut batch = OnlyBatch::default();
         let mut rechecked = 0;
@@ -489,6 +500,9 @@ impl Index {
         key: &[u8],
         mut visit: impl FnMut(&[u8]),
     ) -> Result<ScanPages, HeapError> {
+        // SERIALIZABLE: entries counted from all-visible pages read no
+        // version, so the table is locked rather than the key.
+        txn.predicate_read(PredicateTarget::Relation(table.id()))?;
         let before = folio_btree::AccessCounters::current();
         // The tids' buffer is the point lookup's, taken out as there.
         let mut tids = TIDS.with(|cell| cell.take());
@@ -583,6 +597,11 @@ impl Index {
         key: &[u8],
         mut visit: impl FnMut(Tid, &[u8]),
     ) -> Result<usize, HeapError> {
+        // SERIALIZABLE: the key, present and future entries; the versions
+        // read lock themselves (`Table::fetch_chain_lead`).
+        if txn.is_serializable() {
+            txn.predicate_read(PredicateTarget::key(self.id(), key))?;
+        }
         // The tids' buffer is reused per thread (taken out, so a nested
         // lookup from `visit` gets its own).
         let mut tids = TIDS.with(|cell| cell.take());

@@ -20,6 +20,7 @@
 //! writes no shared memory (no latch word, no hint bit).
 
 use crate::error::HeapError;
+use crate::index::tid_word;
 use crate::prune;
 use crate::records::{self, DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
 use crate::tuple::{
@@ -36,7 +37,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{Transaction, TxnManager, Xid};
+use folio_txn::{PredicateTarget, Transaction, TxnManager, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -154,9 +155,24 @@ impl Table {
         &self.pages
     }
 
+    /// The table's id among predicate locks (SERIALIZABLE): its page
+    /// list's root page, which never changes.
+    pub fn id(&self) -> u64 {
+        self.pages.root().0
+    }
+
+    /// SERIALIZABLE: the version at `tid` was read (a tuple's SIREAD lock).
+    fn read_version(&self, txn: &Transaction, tid: Tid) -> Result<(), HeapError> {
+        if txn.is_serializable() {
+            txn.predicate_read(PredicateTarget::Tuple(self.id(), tid_word(tid)))?;
+        }
+        Ok(())
+    }
+
     /// Inserts `row` as a new version by `txn`. Returns where it lives.
     pub fn insert(&self, txn: &mut Transaction, row: &[u8]) -> Result<Tid, HeapError> {
         check_row_len(row)?;
+        txn.predicate_write(&[PredicateTarget::Relation(self.id())])?;
         let tuple = TupleHeader::new(txn.xid()?).tuple(row);
         let mut ops = [PageOp::Insert {
             item: ItemId(0),
@@ -198,6 +214,7 @@ impl Table {
             // One row: logged and applied in place.
             return Ok(vec![self.insert(txn, row.as_ref())?]);
         }
+        txn.predicate_write(&[PredicateTarget::Relation(self.id())])?;
         for row in rows {
             check_row_len(row.as_ref())?;
         }
@@ -245,7 +262,11 @@ impl Table {
         let Some((header, row)) = version(&page, tid)? else {
             return Ok(None);
         };
-        Ok(visible(txn, &header)?.then(|| row.to_vec()))
+        if !visible(txn, &header)? {
+            return Ok(None);
+        }
+        self.read_version(txn, tid)?;
+        Ok(Some(row.to_vec()))
     }
 
     /// The row bytes of the version at `tid`, whatever its visibility.
@@ -292,9 +313,11 @@ impl Table {
         // member), read only the header, a line pointer or two and the
         // tuple; a longer HOT chain or an invisible version copies the page.
         let mut visit = Some(visit);
+        let mut read_at = None;
         let seen = self.read_one_with(tid, |found| -> Result<bool, HeapError> {
             match found {
                 Some((at, header, row)) if visible(txn, &header)? => {
+                    read_at = Some(at);
                     if let Some(visit) = visit.take() {
                         visit(at, row);
                     }
@@ -303,14 +326,22 @@ impl Table {
                 _ => Ok(false),
             }
         })??;
-        if seen {
-            return Ok(Lead::Visible);
+        let lead = if seen {
+            Lead::Visible
+        } else {
+            let page = self.read_copy(tid.page)?;
+            let visit = |at: Tid, row: &[u8]| {
+                read_at = Some(at);
+                if let Some(visit) = visit.take() {
+                    visit(at, row);
+                }
+            };
+            chain_lead_in(txn, &page, tid, visit)?
+        };
+        if let Some(at) = read_at {
+            self.read_version(txn, at)?;
         }
-        let page = self.read_copy(tid.page)?;
-        match visit {
-            Some(visit) => chain_lead_in(txn, &page, tid, visit),
-            None => chain_lead_in(txn, &page, tid, |_, _| {}),
-        }
+        Ok(lead)
     }
 }
 
@@ -460,6 +491,9 @@ impl Table {
         page_id: PageId,
         out: &mut Vec<(Tid, Vec<u8>)>,
     ) -> Result<(), HeapError> {
+        // SERIALIZABLE: a scan reads the whole relation, rows to come
+        // included.
+        txn.predicate_read(PredicateTarget::Relation(self.id()))?;
         let page = self.read_copy(page_id)?;
         let lp =
             LinePointerPage::new(&page).map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
@@ -566,6 +600,13 @@ impl Table {
         action: Action<'_>,
     ) -> Result<Write, HeapError> {
         let xid = txn.xid()?;
+        if matches!(action, Action::Delete | Action::Update(..)) {
+            let id = self.id();
+            txn.predicate_write(&[
+                PredicateTarget::Relation(id),
+                PredicateTarget::Tuple(id, tid_word(tid)),
+            ])?;
+        }
         let hot_allowed = matches!(action, Action::Update(_, true));
         let tuple = match action {
             Action::Update(row, _) => Some(TupleHeader::new(xid).tuple(row)),

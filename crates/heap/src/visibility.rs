@@ -8,12 +8,40 @@ use folio_txn::{Csn, Fate, Isolation, Outcome, Transaction, TxnError, TxnManager
 /// inserted by `txn` itself or by a transaction committed at or before
 /// the snapshot, and not deleted that way.
 pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
+    if txn.is_serializable() {
+        return visible_serializable(txn, h);
+    }
     if !txn.sees(h.xmin)? {
         return Ok(false);
     }
     match h.deleter() {
         None => Ok(true),
         Some(deleter) => Ok(!txn.sees(deleter)?),
+    }
+}
+
+/// [`visible`] for a SERIALIZABLE transaction, which also reports each
+/// writer whose work on the version its snapshot misses (an inserter it
+/// does not see, a deleter of a version it sees), neither its own nor
+/// aborted: serializable snapshot isolation's conflicts out.
+fn visible_serializable(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
+    let missed = |xid: Xid| -> Result<(), TxnError> {
+        if !txn.is_mine(xid) && txn.manager().fate(xid)? != Fate::Aborted {
+            txn.missed_write(xid)?;
+        }
+        Ok(())
+    };
+    if !txn.sees(h.xmin)? {
+        missed(h.xmin)?;
+        return Ok(false);
+    }
+    match h.deleter() {
+        None => Ok(true),
+        Some(deleter) if txn.sees(deleter)? => Ok(false),
+        Some(deleter) => {
+            missed(deleter)?;
+            Ok(true)
+        }
     }
 }
 

@@ -188,7 +188,7 @@ impl Conflict {
                 relation.lookup(txn, index, &key)?
             };
             let Some((tid, old)) = found.into_iter().next() else {
-                if txn.isolation() == folio_db::Isolation::RepeatableRead {
+                if txn.isolation() != folio_db::Isolation::ReadCommitted {
                     break;
                 }
                 // Not visible even now (its inserter rolled back, or a

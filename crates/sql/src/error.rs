@@ -98,7 +98,19 @@ macro_rules! from_layer {
         }
     )*};
 }
-from_layer!(DbError, TxnError);
+from_layer!(DbError);
+
+impl From<TxnError> for SqlError {
+    fn from(e: TxnError) -> SqlError {
+        SqlError {
+            code: e.sqlstate().unwrap_or("XX000"),
+            message: e.to_string(),
+            detail: e.detail(),
+            hint: e.hint().map(str::to_string),
+            position: None,
+        }
+    }
+}
 
 impl From<CatalogError> for SqlError {
     fn from(e: CatalogError) -> SqlError {

@@ -820,9 +820,12 @@ impl Session {
                     // The open transaction's level (PostgreSQL's read-only
                     // setting); outside a block, the default.
                     "transaction_isolation" | "transaction isolation level" => match &self.block {
-                        Block::Open(txn) if txn.isolation() == Isolation::RepeatableRead => {
-                            "repeatable read".to_string()
+                        Block::Open(txn) => match txn.isolation() {
+                            Isolation::ReadCommitted => "read committed",
+                            Isolation::RepeatableRead => "repeatable read",
+                            Isolation::Serializable => "serializable",
                         }
+                        .to_string(),
                         _ => "read committed".to_string(),
                     },
                     _ => self.settings.show(&name)?,
@@ -950,9 +953,7 @@ impl Session {
                         TransactionIsolationLevel::ReadUncommitted
                         | TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
                         TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
-                        TransactionIsolationLevel::Serializable => {
-                            return Err(SqlError::unsupported("isolation level SERIALIZABLE"));
-                        }
+                        TransactionIsolationLevel::Serializable => Isolation::Serializable,
                         other => {
                             return Err(SqlError::unsupported(format!("isolation level {other}")));
                         }

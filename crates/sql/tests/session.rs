@@ -252,10 +252,12 @@ fn transaction_blocks() {
             "25P01"
         )]
     );
+    ok(&mut s, "begin isolation level serializable");
     assert_eq!(
-        fails(&mut s, "begin isolation level serializable").code,
-        "0A000"
+        rows(&mut s, "show transaction_isolation"),
+        [text(&["serializable"])]
     );
+    ok(&mut s, "commit");
     assert_eq!(s.status(), TxStatus::Idle);
 }
 

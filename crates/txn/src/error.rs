@@ -34,6 +34,10 @@ pub enum TxnError {
     /// snapshot).
     #[error("could not serialize access due to concurrent update")]
     SerializationFailure,
+    /// SERIALIZABLE refused the transaction: it is part of a dangerous
+    /// structure of read/write dependencies (`serializable.rs`).
+    #[error("could not serialize access due to read/write dependencies among transactions")]
+    SerializationConflict(crate::serializable::Reason),
     /// An isolation level or feature this build does not provide.
     #[error("{0}")]
     NotSupported(String),
@@ -59,11 +63,29 @@ impl TxnError {
             TxnError::Deadlock { .. } => Some("40P01"),
             TxnError::LockTimeout { .. } => Some("55P03"),
             TxnError::Canceled => Some("57014"),
-            TxnError::SerializationFailure => Some("40001"),
+            TxnError::SerializationFailure | TxnError::SerializationConflict(_) => Some("40001"),
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),
             TxnError::NoSavepoint(_) => Some("3B001"),
             TxnError::TooManyTransactions(_) => Some("53300"),
+            _ => None,
+        }
+    }
+
+    /// PostgreSQL's DETAIL for the condition, where it gives one.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            TxnError::SerializationConflict(reason) => {
+                Some(format!("Reason code: {}", reason.detail()))
+            }
+            _ => None,
+        }
+    }
+
+    /// PostgreSQL's HINT for the condition, where it gives one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            TxnError::SerializationConflict(_) => Some("The transaction might succeed if retried."),
             _ => None,
         }
     }

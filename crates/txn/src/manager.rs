@@ -99,6 +99,8 @@ pub struct TxnManager {
     pub(crate) share_groups: crate::share_groups::ShareGroups,
     /// Table locks (`relation_locks.rs`).
     pub(crate) relation_locks: crate::relation_locks::RelationLocks,
+    /// SERIALIZABLE's transactions and SIREAD locks (`serializable.rs`).
+    pub(crate) serializable: crate::serializable::Serializable,
 }
 
 impl TxnManager {
@@ -122,25 +124,24 @@ impl TxnManager {
             config,
             share_groups: Default::default(),
             relation_locks: Default::default(),
+            serializable: Default::default(),
         }))
     }
 
-    /// Starts a transaction. SERIALIZABLE is refused: it is not built yet,
-    /// and folio never runs it as a weaker level.
+    /// Starts a transaction.
     pub fn begin(
         self: &Arc<Self>,
         isolation: Isolation,
         durability: Durability,
     ) -> Result<Transaction, TxnError> {
-        if isolation == Isolation::Serializable {
-            return Err(TxnError::NotSupported(
-                "SERIALIZABLE isolation is not supported yet; use REPEATABLE READ \
-                 (snapshot isolation) or READ COMMITTED (folio never runs a \
-                 transaction at a weaker level than asked)"
-                    .into(),
-            ));
-        }
         Transaction::new(self.clone(), isolation, durability)
+    }
+
+    /// How many serializable transactions (running, or committed and
+    /// still concurrent with a running one) and SIREAD locks are
+    /// remembered.
+    pub fn serializable_remembered(&self) -> (usize, usize) {
+        self.serializable.remembered()
     }
 
     /// The oldest snapshot a running transaction may still read with: a

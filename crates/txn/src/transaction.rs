@@ -22,6 +22,7 @@ use crate::interrupt::Interrupt;
 use crate::live::{Ended, LiveEntry};
 use crate::manager::{Outcome, TxnManager};
 use crate::relation_locks::LockMode;
+use crate::serializable::{SxId, Target as PredicateTarget};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -33,8 +34,9 @@ pub enum Isolation {
     ReadCommitted,
     /// One snapshot for the whole transaction (snapshot isolation).
     RepeatableRead,
-    /// Refused by [`TxnManager::begin`] until serializable snapshot
-    /// isolation is built.
+    /// One snapshot for the whole transaction, and serializable snapshot
+    /// isolation's checks (`serializable.rs`): a transaction that could
+    /// make the outcome differ from every serial order fails with 40001.
     Serializable,
 }
 
@@ -71,6 +73,8 @@ pub struct Transaction {
     /// The session's cancel flag, if it has one: read by waits for
     /// another transaction and by the long loops of the layers above.
     interrupt: Option<Arc<Interrupt>>,
+    /// SERIALIZABLE: this transaction's id in `serializable.rs`.
+    serializable: Option<SxId>,
 }
 
 /// A savepoint: the subtransaction its writes run in.
@@ -95,7 +99,16 @@ impl Transaction {
         isolation: Isolation,
         durability: Durability,
     ) -> Result<Transaction, TxnError> {
-        let (slot, snapshot) = mgr.slots.claim(mgr.clock())?;
+        let claim = || mgr.slots.claim(mgr.clock());
+        let (serializable, (slot, snapshot)) = if isolation == Isolation::Serializable {
+            let (id, claimed) = mgr.serializable.begin(|| {
+                let (slot, snapshot) = claim()?;
+                Ok(((slot, snapshot), snapshot.0))
+            })?;
+            (Some(id), claimed)
+        } else {
+            (None, claim()?)
+        };
         Ok(Transaction {
             mgr,
             isolation,
@@ -108,6 +121,7 @@ impl Transaction {
             table_locks: Vec::new(),
             ended: false,
             interrupt: None,
+            serializable,
         })
     }
 
@@ -156,7 +170,7 @@ impl Transaction {
         let kept = self.snapshot;
         self.snapshot = self.mgr.clock().snapshot();
         let out = f(self);
-        if self.isolation == Isolation::RepeatableRead {
+        if self.isolation != Isolation::ReadCommitted {
             self.snapshot = kept;
         }
         out
@@ -179,6 +193,9 @@ impl Transaction {
                 let entry = self.mgr.assign_xid()?;
                 let xid = entry.xid;
                 self.entry = Some(entry);
+                if let Some(id) = self.serializable {
+                    self.mgr.serializable.register_xid(id, xid);
+                }
                 xid
             }
         };
@@ -284,6 +301,45 @@ impl Transaction {
             .ok_or_else(|| TxnError::NoSavepoint(name.to_string()))
     }
 
+    /// Whether this transaction runs SERIALIZABLE (its reads and writes
+    /// then report to [`Transaction::predicate_read`] and the others).
+    pub fn is_serializable(&self) -> bool {
+        self.serializable.is_some()
+    }
+
+    /// SERIALIZABLE: this transaction read `target` (a SIREAD lock, kept
+    /// past its end while a concurrent transaction runs). Fails with 40001
+    /// if the transaction was chosen to fail. Nothing at other levels.
+    pub fn predicate_read(&self, target: PredicateTarget) -> Result<(), TxnError> {
+        match self.serializable {
+            Some(id) => self.mgr.serializable.read(id, target),
+            None => Ok(()),
+        }
+    }
+
+    /// SERIALIZABLE: this transaction is about to write `targets` (a
+    /// relation it adds to, the version it deletes or updates, an index
+    /// key it enters); concurrent readers of them conflict with it.
+    pub fn predicate_write(&self, targets: &[PredicateTarget]) -> Result<(), TxnError> {
+        match self.serializable {
+            Some(id) => self.mgr.serializable.write(id, targets),
+            None => Ok(()),
+        }
+    }
+
+    /// SERIALIZABLE: a version this transaction met was inserted or
+    /// deleted by `xid`, whose work its snapshot does not see (a
+    /// transaction running, or committed after the snapshot; not aborted).
+    pub fn missed_write(&self, xid: Xid) -> Result<(), TxnError> {
+        match self.serializable {
+            Some(id) => {
+                let top = self.mgr.top_of(xid)?;
+                self.mgr.serializable.missed_write(id, top)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Whether the work of `xid` is visible to this transaction's current
     /// snapshot: its own, or committed at or before the snapshot.
     pub fn sees(&self, xid: Xid) -> Result<bool, TxnError> {
@@ -301,6 +357,9 @@ impl Transaction {
         }
         self.ended = true;
         let Some(entry) = self.entry.take() else {
+            if let Some(id) = self.serializable {
+                self.mgr.serializable.commit(id, || ((), None))?;
+            }
             return Ok(None);
         };
         let mgr = self.mgr.clone();
@@ -310,7 +369,23 @@ impl Transaction {
             let _ = self.abort(&entry);
             return Err(e.into());
         }
-        let mut ticket = mgr.clock().assign();
+        // SERIALIZABLE: the commit check and the CSN under one lock, so
+        // serializable commits are checked in CSN order.
+        let assign = || {
+            let ticket = mgr.clock().assign();
+            let csn = ticket.csn();
+            (ticket, Some(csn))
+        };
+        let mut ticket = match self.serializable {
+            None => assign().0,
+            Some(id) => match mgr.serializable.commit(id, assign) {
+                Ok(ticket) => ticket,
+                Err(e) => {
+                    let _ = self.abort(&entry);
+                    return Err(e);
+                }
+            },
+        };
         let csn = ticket.csn();
         let logged = mgr
             .reserve_csn(csn)
@@ -448,6 +523,9 @@ impl Drop for Transaction {
             if let Some(entry) = self.entry.take() {
                 let _ = self.abort(&entry);
             }
+        }
+        if let Some(id) = self.serializable.take() {
+            self.mgr.serializable.end(id, self.mgr.clock().completed());
         }
         self.mgr.slots.release(self.slot);
     }

@@ -277,3 +277,59 @@ async fn startup_options_and_parameters_are_settings() {
     let e = connect("options='-x'").await.err().expect("not a setting");
     assert_eq!(e.code().map(|c| c.code()), Some("42601"), "{e}");
 }
+
+// Proves SERIALIZABLE refuses write skew between two connections as
+// PostgreSQL does: both check that someone stays on call and each takes
+// a different doctor off; the first commit wins, the second fails with
+// 40001, PostgreSQL's message, "Reason code" detail and retry hint, and a
+// retry sees the first's change and keeps a doctor on call.
+#[tokio::test(flavor = "current_thread")]
+async fn serializable_refuses_write_skew_between_connections() {
+    let (_dir, server) = server();
+    let c1 = connect(&server).await;
+    let c2 = connect(&server).await;
+    c1.batch_execute(
+        "create table doctors (name text primary key, on_call bool not null); \
+         insert into doctors values ('alice', true), ('bob', true)",
+    )
+    .await
+    .unwrap();
+    let on_call = "select count(*) from doctors where on_call";
+    for c in [&c1, &c2] {
+        c.batch_execute("begin isolation level serializable")
+            .await
+            .unwrap();
+        let n: i64 = c.query_one(on_call, &[]).await.unwrap().get(0);
+        assert_eq!(n, 2);
+    }
+    c1.batch_execute("update doctors set on_call = false where name = 'alice'")
+        .await
+        .unwrap();
+    c2.batch_execute("update doctors set on_call = false where name = 'bob'")
+        .await
+        .unwrap();
+    c1.batch_execute("commit").await.unwrap();
+    let e = c2.batch_execute("commit").await.unwrap_err();
+    let db = e.as_db_error().expect("an ErrorResponse");
+    assert_eq!(
+        *db.code(),
+        tokio_postgres::error::SqlState::T_R_SERIALIZATION_FAILURE
+    );
+    assert_eq!(
+        db.message(),
+        "could not serialize access due to read/write dependencies among transactions"
+    );
+    assert!(
+        db.detail()
+            .unwrap()
+            .starts_with("Reason code: Canceled on identification as a pivot")
+    );
+    assert_eq!(db.hint(), Some("The transaction might succeed if retried."));
+    // The retry sees alice off call and leaves bob on.
+    c2.batch_execute("begin isolation level serializable")
+        .await
+        .unwrap();
+    let n: i64 = c2.query_one(on_call, &[]).await.unwrap().get(0);
+    assert_eq!(n, 1);
+    c2.batch_execute("commit").await.unwrap();
+}

@@ -72,6 +72,9 @@ pub struct Session {
     /// the first of them reads with the snapshot its begin took (a second
     /// one, taken microseconds later, cost 5% of a pipelined point query).
     fresh_block: bool,
+    /// A statement has run in the open block (SET TRANSACTION must come
+    /// before).
+    queried: bool,
     /// The cancel flag (a CancelRequest sets it), given to each of the
     /// session's transactions: their waits and long loops read it.
     interrupt: Arc<Interrupt>,
@@ -127,6 +130,7 @@ impl Session {
             plans_made: 0,
             shapes: ShapeCache::default(),
             fresh_block: false,
+            queried: false,
             interrupt: Arc::new(Interrupt::new()),
         }
     }
@@ -312,7 +316,7 @@ impl Session {
 
     /// Opens the implicit block of a multi-statement message.
     fn begin_implicit(&mut self) -> Result<(), SqlError> {
-        self.block = Block::Open(self.begin_txn(Isolation::ReadCommitted)?);
+        self.block = Block::Open(self.begin_txn(self.settings.default_isolation())?);
         self.block_start = now();
         self.settings_at_begin = Some(self.settings.clone());
         self.implicit = true;
@@ -625,7 +629,7 @@ impl Session {
         let own = match &self.block {
             Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Open(_) => None,
-            Block::Idle => Some(self.begin_txn(Isolation::ReadCommitted)?),
+            Block::Idle => Some(self.begin_txn(self.settings.default_isolation())?),
         };
         let txn = match (&own, &self.block) {
             (Some(txn), _) | (None, Block::Open(txn)) => txn,
@@ -819,15 +823,13 @@ impl Session {
                 let value = match name.as_str() {
                     // The open transaction's level (PostgreSQL's read-only
                     // setting); outside a block, the default.
-                    "transaction_isolation" | "transaction isolation level" => match &self.block {
-                        Block::Open(txn) => match txn.isolation() {
-                            Isolation::ReadCommitted => "read committed",
-                            Isolation::RepeatableRead => "repeatable read",
-                            Isolation::Serializable => "serializable",
-                        }
-                        .to_string(),
-                        _ => "read committed".to_string(),
-                    },
+                    "transaction_isolation" | "transaction isolation level" => {
+                        let level = match &self.block {
+                            Block::Open(txn) => txn.isolation(),
+                            _ => self.settings.default_isolation(),
+                        };
+                        crate::settings::isolation_name(level).to_string()
+                    }
                     _ => self.settings.show(&name)?,
                 };
                 Ok(Output::Rows {
@@ -864,11 +866,18 @@ impl Session {
         Ok(Output::command("ALTER ROLE"))
     }
 
-    /// Runs `f` in the open block's transaction, or in a transaction of
-    /// its own committed when it succeeds.
-    /// `SET [SESSION] name {= | TO} value`.
+    /// `SET [SESSION] name {= | TO} value`; `SET TRANSACTION` and `SET
+    /// SESSION CHARACTERISTICS AS TRANSACTION` with an isolation level.
     fn set(&mut self, set: &sqlparser::ast::Set) -> Result<Output, SqlError> {
         use sqlparser::ast::{ContextModifier, Expr, Set};
+        if let Set::SetTransaction {
+            modes,
+            snapshot: None,
+            session,
+        } = set
+        {
+            return self.set_transaction(modes, *session);
+        }
         let Set::SingleAssignment {
             scope: None | Some(ContextModifier::Session),
             hivevar: false,
@@ -898,6 +907,47 @@ impl Session {
         Ok(Output::command("SET"))
     }
 
+    /// `SET TRANSACTION ISOLATION LEVEL ...`: the open block's level,
+    /// before its first query (25001 after; outside a block, PostgreSQL's
+    /// warning and nothing done). With `session`, the default of later
+    /// transactions (`default_transaction_isolation`).
+    fn set_transaction(
+        &mut self,
+        modes: &[TransactionMode],
+        session: bool,
+    ) -> Result<Output, SqlError> {
+        let Some(isolation) = isolation_of(modes)? else {
+            return Ok(Output::command("SET"));
+        };
+        if session {
+            let name = crate::settings::isolation_name(isolation);
+            self.settings.set("default_transaction_isolation", name)?;
+            return Ok(Output::command("SET"));
+        }
+        let restart = match &self.block {
+            Block::Open(txn) if txn.isolation() == isolation => false,
+            Block::Open(_) if self.queried || self.implicit => return Err(too_late_for_isolation()),
+            Block::Open(_) => true,
+            Block::Failed(_) => return Err(SqlError::in_failed_block()),
+            Block::Idle => {
+                self.notices.push(Notice::warning(
+                    "25P01",
+                    "SET TRANSACTION can only be used in transaction blocks",
+                ));
+                false
+            }
+        };
+        if restart {
+            // Nothing has read or written yet: the block starts again at
+            // the level asked for.
+            let fresh = self.begin_txn(isolation)?;
+            if let Block::Open(old) = std::mem::replace(&mut self.block, Block::Open(fresh)) {
+                old.rollback()?;
+            }
+        }
+        Ok(Output::command("SET"))
+    }
+
     /// The durability of a new transaction (`synchronous_commit`).
     fn durability(&self) -> Durability {
         if self.settings.synchronous() {
@@ -913,6 +963,7 @@ impl Session {
         f: impl FnOnce(&Ctx<'_>, &mut Transaction, &mut Vec<Notice>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         if let Block::Open(txn) = &mut self.block {
+            self.queried = true;
             if !std::mem::take(&mut self.fresh_block) {
                 txn.next_statement();
             }
@@ -925,7 +976,7 @@ impl Session {
             };
             return f(&cx, txn, &mut self.notices);
         }
-        let mut txn = self.begin_txn(Isolation::ReadCommitted)?;
+        let mut txn = self.begin_txn(self.settings.default_isolation())?;
         let cx = Ctx {
             db: &self.db,
             settings: &self.settings,
@@ -945,37 +996,20 @@ impl Session {
     }
 
     fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
-        let mut isolation = Isolation::ReadCommitted;
-        for mode in modes {
-            match mode {
-                TransactionMode::IsolationLevel(level) => {
-                    isolation = match level {
-                        TransactionIsolationLevel::ReadUncommitted
-                        | TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
-                        TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
-                        TransactionIsolationLevel::Serializable => Isolation::Serializable,
-                        other => {
-                            return Err(SqlError::unsupported(format!("isolation level {other}")));
-                        }
-                    }
-                }
-                other => return Err(SqlError::unsupported(format!("transaction mode {other}"))),
-            }
-        }
-        match self.block {
+        let named = isolation_of(modes)?;
+        match &self.block {
             Block::Idle => {
+                let isolation = named.unwrap_or(self.settings.default_isolation());
                 self.block = Block::Open(self.begin_txn(isolation)?);
                 self.block_start = now();
                 self.settings_at_begin = Some(self.settings.clone());
+                self.queried = false;
             }
             // BEGIN among a message's statements: its implicit block
             // becomes an ordinary one, what ran before included.
-            Block::Open(_) if self.implicit => {
-                if isolation != Isolation::ReadCommitted {
-                    return Err(SqlError::new(
-                        "25001",
-                        "SET TRANSACTION ISOLATION LEVEL must be called before any query",
-                    ));
+            Block::Open(txn) if self.implicit => {
+                if named.is_some_and(|level| level != txn.isolation()) {
+                    return Err(too_late_for_isolation());
                 }
                 self.implicit = false;
             }
@@ -1235,4 +1269,35 @@ fn show_columns(name: &str) -> Vec<crate::output::Column> {
         name: name.to_string(),
         type_oid: folio_row::SqlType::Text.oid(),
     }]
+}
+
+/// The isolation level `modes` name, if any (READ UNCOMMITTED is READ
+/// COMMITTED, as in PostgreSQL); access modes are not supported.
+fn isolation_of(modes: &[TransactionMode]) -> Result<Option<Isolation>, SqlError> {
+    let mut isolation = None;
+    for mode in modes {
+        match mode {
+            TransactionMode::IsolationLevel(level) => {
+                isolation = Some(match level {
+                    TransactionIsolationLevel::ReadUncommitted
+                    | TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
+                    TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
+                    TransactionIsolationLevel::Serializable => Isolation::Serializable,
+                    other => {
+                        return Err(SqlError::unsupported(format!("isolation level {other}")));
+                    }
+                })
+            }
+            other => return Err(SqlError::unsupported(format!("transaction mode {other}"))),
+        }
+    }
+    Ok(isolation)
+}
+
+/// 25001: the level changed after the block's first query.
+fn too_late_for_isolation() -> SqlError {
+    SqlError::new(
+        "25001",
+        "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+    )
 }

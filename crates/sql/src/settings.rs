@@ -4,6 +4,7 @@
 //! never silently ignored.
 
 use crate::error::SqlError;
+use folio_db::Isolation;
 
 /// The server version clients see: PostgreSQL 15's, whose behaviour folio
 /// follows, then folio's own (psql 15 then raises no version warning).
@@ -44,6 +45,8 @@ pub struct Settings {
     synchronous_commit: String,
     application_name: String,
     extra_float_digits: i32,
+    /// `default_transaction_isolation`, in PostgreSQL's spelling.
+    default_isolation: &'static str,
     /// The planner switches turned off.
     disabled: Vec<&'static str>,
 }
@@ -54,8 +57,37 @@ impl Default for Settings {
             synchronous_commit: "on".into(),
             application_name: String::new(),
             extra_float_digits: 1,
+            default_isolation: "read committed",
             disabled: Vec::new(),
         }
+    }
+}
+
+/// The isolation levels' names, as `SHOW` spells them.
+const LEVELS: [&str; 4] = [
+    "serializable",
+    "repeatable read",
+    "read committed",
+    "read uncommitted",
+];
+
+/// The level a name of [`LEVELS`] stands for (READ UNCOMMITTED is READ
+/// COMMITTED, as in PostgreSQL).
+pub fn isolation_named(name: &str) -> Option<Isolation> {
+    Some(match name {
+        "serializable" => Isolation::Serializable,
+        "repeatable read" => Isolation::RepeatableRead,
+        "read committed" | "read uncommitted" => Isolation::ReadCommitted,
+        _ => return None,
+    })
+}
+
+/// How `SHOW transaction_isolation` spells `isolation`.
+pub fn isolation_name(isolation: Isolation) -> &'static str {
+    match isolation {
+        Isolation::Serializable => "serializable",
+        Isolation::RepeatableRead => "repeatable read",
+        Isolation::ReadCommitted => "read committed",
     }
 }
 
@@ -77,6 +109,12 @@ impl Settings {
     /// Whether commits wait for the WAL flush (`synchronous_commit`).
     pub fn synchronous(&self) -> bool {
         self.synchronous_commit != "off"
+    }
+
+    /// The isolation level of a transaction that names none
+    /// (`default_transaction_isolation`).
+    pub fn default_isolation(&self) -> Isolation {
+        isolation_named(self.default_isolation).expect("a valid setting")
     }
 
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
@@ -112,6 +150,12 @@ impl Settings {
                 .to_string();
             }
             "application_name" => self.application_name = value.to_string(),
+            "default_transaction_isolation" => {
+                self.default_isolation = LEVELS
+                    .iter()
+                    .find(|l| **l == lower)
+                    .ok_or_else(|| invalid(name, value))?;
+            }
             "extra_float_digits" => {
                 self.extra_float_digits = value
                     .trim()
@@ -150,6 +194,7 @@ impl Settings {
             }
             "synchronous_commit" => self.synchronous_commit = default.synchronous_commit.clone(),
             "application_name" => self.application_name = default.application_name.clone(),
+            "default_transaction_isolation" => self.default_isolation = default.default_isolation,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "client_encoding" | "datestyle" | "timezone" | "search_path" => {}
             _ => return Err(unknown(name)),
@@ -165,6 +210,7 @@ impl Settings {
             }
             "synchronous_commit" => self.synchronous_commit.clone(),
             "application_name" => self.application_name.clone(),
+            "default_transaction_isolation" => self.default_isolation.into(),
             "extra_float_digits" => self.extra_float_digits.to_string(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),
@@ -205,6 +251,19 @@ mod tests {
         assert_eq!(s.set("timezone", "Europe/Paris").unwrap_err().code, "0A000");
         assert_eq!(s.set("nosuch", "1").unwrap_err().code, "42704");
         assert_eq!(s.show("nosuch").unwrap_err().code, "42704");
+        s.set("default_transaction_isolation", "SERIALIZABLE")
+            .unwrap();
+        assert_eq!(
+            s.show("default_transaction_isolation").unwrap(),
+            "serializable"
+        );
+        assert_eq!(s.default_isolation(), Isolation::Serializable);
+        assert_eq!(
+            s.set("default_transaction_isolation", "snapshot")
+                .unwrap_err()
+                .code,
+            "22023"
+        );
         s.set("enable_seqscan", "off").unwrap();
         assert!(!s.enabled("enable_seqscan"));
         assert_eq!(s.show("enable_seqscan").unwrap(), "off");

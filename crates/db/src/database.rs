@@ -334,7 +334,7 @@ impl Database {
         &self.txns
     }
 
-    /// Starts a transaction (SERIALIZABLE is refused until it is built).
+    /// Starts a transaction.
     pub fn begin(
         &self,
         isolation: Isolation,

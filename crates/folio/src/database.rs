@@ -46,9 +46,9 @@ impl Database {
         }
     }
 
-    /// Starts a transaction at `isolation` (SERIALIZABLE is refused with
-    /// 0A000 until it is built; it never runs as a weaker level). It
-    /// commits durably unless the database runs with
+    /// Starts a transaction at `isolation` (SERIALIZABLE: a transaction
+    /// that could break serializability fails with a retryable 40001,
+    /// which [`Database::transact`] retries). It commits durably unless the database runs with
     /// `synchronous_commit` off.
     pub fn begin(&self, isolation: Isolation) -> Result<Transaction<'_>> {
         self.begin_with(isolation, Durability::Sync)

@@ -57,7 +57,7 @@ pub enum Error {
     /// table.
     #[error("{message}")]
     Corrupt { code: &'static str, message: String },
-    /// 0A000: not supported by this build (SERIALIZABLE, for one).
+    /// 0A000: not supported by this build.
     #[error("{0}")]
     NotSupported(String),
     /// Anything else: I/O failures and a poisoned engine (58030; reopen

@@ -63,6 +63,8 @@ impl SessionSequences {
 #[derive(Debug)]
 pub struct Calls {
     catalog: Arc<Catalog>,
+    /// READ ONLY: nextval and setval are refused (25006).
+    read_only: bool,
     session: Arc<SessionSequences>,
     defs: Vec<(String, SequenceDef)>,
 }
@@ -83,6 +85,7 @@ impl Calls {
             .collect::<Result<_, SqlError>>()?;
         Ok(Calls {
             catalog: catalog.clone(),
+            read_only: txn.is_read_only(),
             session: cx.sequences.clone(),
             defs,
         })
@@ -106,6 +109,17 @@ impl Calls {
     pub fn call(&self, f: Func, args: &[Value]) -> Result<Value, SqlError> {
         if args.first() == Some(&Value::Null) {
             return Ok(Value::Null);
+        }
+        if self.read_only && matches!(f, Func::Nextval | Func::Setval) {
+            let name = if f == Func::Nextval {
+                "nextval"
+            } else {
+                "setval"
+            };
+            return Err(SqlError::new(
+                "25006",
+                format!("cannot execute {name}() in a read-only transaction"),
+            ));
         }
         Ok(Value::Int8(match f {
             Func::Nextval => {

@@ -145,6 +145,7 @@ impl Session {
     fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
         let mut txn = self.db.begin(isolation, self.durability())?;
         txn.set_interrupt(self.interrupt.clone());
+        txn.set_read_only(self.settings.default_read_only());
         Ok(txn)
     }
 
@@ -509,21 +510,23 @@ impl Session {
             )
         })?;
         let mut planned = false;
-        let result = self.in_transaction(|cx, txn, _| {
-            let generation = cx.relations.generation();
-            let kept = match &prepared.plan {
-                Some((plan, made)) => *made == generation && plan.is_current(txn)?,
-                None => false,
-            };
-            if !kept {
-                prepared.plan = statement::plan(cx, txn, &prepared.statement)
-                    .map_err(|e| position::locate(e, &prepared.text, 0))?
-                    .map(|plan| (plan, generation));
-                planned = true;
-            }
-            let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
-            f(plan, txn, cx)
-        });
+        let result = self
+            .in_transaction(|cx, txn, _| {
+                let generation = cx.relations.generation();
+                let kept = match &prepared.plan {
+                    Some((plan, made)) => *made == generation && plan.is_current(txn)?,
+                    None => false,
+                };
+                if !kept {
+                    prepared.plan = statement::plan(cx, txn, &prepared.statement)
+                        .map_err(|e| position::locate(e, &prepared.text, 0))?
+                        .map(|plan| (plan, generation));
+                    planned = true;
+                }
+                let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
+                f(plan, txn, cx)
+            })
+            .map_err(|e| name_read_only_write(e, &prepared.statement));
         self.prepared.insert(name, prepared);
         self.plans_made += u64::from(planned);
         result
@@ -754,6 +757,11 @@ impl Session {
     }
 
     fn execute(&mut self, statement: &Statement) -> Result<Output, SqlError> {
+        self.execute_statement(statement)
+            .map_err(|e| name_read_only_write(e, statement))
+    }
+
+    fn execute_statement(&mut self, statement: &Statement) -> Result<Output, SqlError> {
         // A failed block takes only COMMIT and ROLLBACK (PostgreSQL's
         // `IsTransactionExitStmt`): BEGIN too is 25P02.
         match statement {
@@ -823,6 +831,13 @@ impl Session {
                 let value = match name.as_str() {
                     // The open transaction's level (PostgreSQL's read-only
                     // setting); outside a block, the default.
+                    "transaction_read_only" => {
+                        let read_only = match &self.block {
+                            Block::Open(txn) => txn.is_read_only(),
+                            _ => self.settings.default_read_only(),
+                        };
+                        (if read_only { "on" } else { "off" }).to_string()
+                    }
                     "transaction_isolation" | "transaction isolation level" => {
                         let level = match &self.block {
                             Block::Open(txn) => txn.isolation(),
@@ -907,40 +922,61 @@ impl Session {
         Ok(Output::command("SET"))
     }
 
-    /// `SET TRANSACTION ISOLATION LEVEL ...`: the open block's level,
-    /// before its first query (25001 after; outside a block, PostgreSQL's
-    /// warning and nothing done). With `session`, the default of later
-    /// transactions (`default_transaction_isolation`).
+    /// `SET TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`:
+    /// the open block's level, before its first query (25001 after), and
+    /// its access mode (READ WRITE also before the first query); outside a
+    /// block, PostgreSQL's warning and nothing done. With `session`, the
+    /// defaults of later transactions (`default_transaction_isolation`,
+    /// `default_transaction_read_only`).
     fn set_transaction(
         &mut self,
         modes: &[TransactionMode],
         session: bool,
     ) -> Result<Output, SqlError> {
-        let Some(isolation) = isolation_of(modes)? else {
-            return Ok(Output::command("SET"));
-        };
+        let (isolation, read_only) = modes_of(modes)?;
         if session {
-            let name = crate::settings::isolation_name(isolation);
-            self.settings.set("default_transaction_isolation", name)?;
+            if let Some(isolation) = isolation {
+                let name = crate::settings::isolation_name(isolation);
+                self.settings.set("default_transaction_isolation", name)?;
+            }
+            if let Some(read_only) = read_only {
+                let value = if read_only { "on" } else { "off" };
+                self.settings.set("default_transaction_read_only", value)?;
+            }
             return Ok(Output::command("SET"));
         }
+        if let (Some(read_only), Block::Open(txn)) = (read_only, &mut self.block) {
+            if !read_only && txn.is_read_only() && self.queried {
+                return Err(SqlError::new(
+                    "25001",
+                    "transaction read-write mode must be set before any query",
+                ));
+            }
+            txn.set_read_only(read_only);
+        }
+        let Some(isolation) = isolation else {
+            if matches!(self.block, Block::Idle) {
+                self.notices.push(outside_block_warning());
+            }
+            return Ok(Output::command("SET"));
+        };
         let restart = match &self.block {
             Block::Open(txn) if txn.isolation() == isolation => false,
             Block::Open(_) if self.queried || self.implicit => return Err(too_late_for_isolation()),
             Block::Open(_) => true,
             Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Idle => {
-                self.notices.push(Notice::warning(
-                    "25P01",
-                    "SET TRANSACTION can only be used in transaction blocks",
-                ));
+                self.notices.push(outside_block_warning());
                 false
             }
         };
         if restart {
             // Nothing has read or written yet: the block starts again at
-            // the level asked for.
-            let fresh = self.begin_txn(isolation)?;
+            // the level asked for, in the access mode it had.
+            let mut fresh = self.begin_txn(isolation)?;
+            if let Block::Open(old) = &self.block {
+                fresh.set_read_only(old.is_read_only());
+            }
             if let Block::Open(old) = std::mem::replace(&mut self.block, Block::Open(fresh)) {
                 old.rollback()?;
             }
@@ -996,11 +1032,15 @@ impl Session {
     }
 
     fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
-        let named = isolation_of(modes)?;
+        let (named, read_only) = modes_of(modes)?;
         match &self.block {
             Block::Idle => {
                 let isolation = named.unwrap_or(self.settings.default_isolation());
-                self.block = Block::Open(self.begin_txn(isolation)?);
+                let mut txn = self.begin_txn(isolation)?;
+                if let Some(read_only) = read_only {
+                    txn.set_read_only(read_only);
+                }
+                self.block = Block::Open(txn);
                 self.block_start = now();
                 self.settings_at_begin = Some(self.settings.clone());
                 self.queried = false;
@@ -1272,11 +1312,17 @@ fn show_columns(name: &str) -> Vec<crate::output::Column> {
 }
 
 /// The isolation level `modes` name, if any (READ UNCOMMITTED is READ
-/// COMMITTED, as in PostgreSQL); access modes are not supported.
-fn isolation_of(modes: &[TransactionMode]) -> Result<Option<Isolation>, SqlError> {
+/// COMMITTED, as in PostgreSQL), and the access mode (`Some(true)`: READ
+/// ONLY).
+fn modes_of(modes: &[TransactionMode]) -> Result<(Option<Isolation>, Option<bool>), SqlError> {
+    use sqlparser::ast::TransactionAccessMode;
     let mut isolation = None;
+    let mut read_only = None;
     for mode in modes {
         match mode {
+            TransactionMode::AccessMode(access) => {
+                read_only = Some(*access == TransactionAccessMode::ReadOnly);
+            }
             TransactionMode::IsolationLevel(level) => {
                 isolation = Some(match level {
                     TransactionIsolationLevel::ReadUncommitted
@@ -1288,10 +1334,47 @@ fn isolation_of(modes: &[TransactionMode]) -> Result<Option<Isolation>, SqlError
                     }
                 })
             }
-            other => return Err(SqlError::unsupported(format!("transaction mode {other}"))),
         }
     }
-    Ok(isolation)
+    Ok((isolation, read_only))
+}
+
+/// PostgreSQL's warning for SET TRANSACTION outside a block.
+fn outside_block_warning() -> Notice {
+    Notice::warning(
+        "25P01",
+        "SET TRANSACTION can only be used in transaction blocks",
+    )
+}
+
+/// A write refused in a READ ONLY transaction (folio-txn's 25006), named
+/// by its command as PostgreSQL names it.
+fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
+    if e.code != "25006" || e.message.contains("()") {
+        return e;
+    }
+    let command = match statement {
+        Statement::Insert(_) => "INSERT".to_string(),
+        Statement::Update { .. } => "UPDATE".to_string(),
+        Statement::Delete(_) => "DELETE".to_string(),
+        Statement::Query(_) => "SELECT FOR UPDATE".to_string(),
+        Statement::Copy { .. } => "COPY FROM".to_string(),
+        Statement::Truncate { .. } => "TRUNCATE TABLE".to_string(),
+        other => {
+            // CREATE TABLE, DROP INDEX, ALTER TABLE, ...: the leading
+            // keywords, as PostgreSQL's command tags read.
+            let text = other.to_string().to_uppercase();
+            let words: Vec<&str> = text.split_whitespace().take(3).collect();
+            let keep = match words.as_slice() {
+                [_, "UNIQUE", _] => 3,
+                [w, ..] if *w == "ANALYZE" || *w == "VACUUM" => 1,
+                _ => 2,
+            };
+            words[..keep.min(words.len())].join(" ")
+        }
+    };
+    e.message = format!("cannot execute {command} in a read-only transaction");
+    e
 }
 
 /// 25001: the level changed after the block's first query.

@@ -47,6 +47,8 @@ pub struct Settings {
     extra_float_digits: i32,
     /// `default_transaction_isolation`, in PostgreSQL's spelling.
     default_isolation: &'static str,
+    /// `default_transaction_read_only`.
+    default_read_only: bool,
     /// The planner switches turned off.
     disabled: Vec<&'static str>,
 }
@@ -58,6 +60,7 @@ impl Default for Settings {
             application_name: String::new(),
             extra_float_digits: 1,
             default_isolation: "read committed",
+            default_read_only: false,
             disabled: Vec::new(),
         }
     }
@@ -117,6 +120,12 @@ impl Settings {
         isolation_named(self.default_isolation).expect("a valid setting")
     }
 
+    /// Whether a transaction that names no access mode is READ ONLY
+    /// (`default_transaction_read_only`).
+    pub fn default_read_only(&self) -> bool {
+        self.default_read_only
+    }
+
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
     pub fn enabled(&self, name: &str) -> bool {
         debug_assert!(PLANNER_SWITCHES.contains(&name), "{name}");
@@ -150,6 +159,14 @@ impl Settings {
                 .to_string();
             }
             "application_name" => self.application_name = value.to_string(),
+            "default_transaction_read_only" => {
+                self.default_read_only = crate::types::parse_bool(value).ok_or_else(|| {
+                    SqlError::new(
+                        "22023",
+                        format!("parameter \"{name}\" requires a Boolean value"),
+                    )
+                })?;
+            }
             "default_transaction_isolation" => {
                 self.default_isolation = LEVELS
                     .iter()
@@ -195,6 +212,7 @@ impl Settings {
             "synchronous_commit" => self.synchronous_commit = default.synchronous_commit.clone(),
             "application_name" => self.application_name = default.application_name.clone(),
             "default_transaction_isolation" => self.default_isolation = default.default_isolation,
+            "default_transaction_read_only" => self.default_read_only = default.default_read_only,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "client_encoding" | "datestyle" | "timezone" | "search_path" => {}
             _ => return Err(unknown(name)),
@@ -211,6 +229,9 @@ impl Settings {
             "synchronous_commit" => self.synchronous_commit.clone(),
             "application_name" => self.application_name.clone(),
             "default_transaction_isolation" => self.default_isolation.into(),
+            "default_transaction_read_only" => {
+                (if self.default_read_only { "on" } else { "off" }).into()
+            }
             "extra_float_digits" => self.extra_float_digits.to_string(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),

@@ -38,6 +38,10 @@ pub enum TxnError {
     /// structure of read/write dependencies (`serializable.rs`).
     #[error("could not serialize access due to read/write dependencies among transactions")]
     SerializationConflict(crate::serializable::Reason),
+    /// A write in a transaction declared READ ONLY (the SQL layer names
+    /// the command, as PostgreSQL does).
+    #[error("cannot execute a write in a read-only transaction")]
+    ReadOnly,
     /// An isolation level or feature this build does not provide.
     #[error("{0}")]
     NotSupported(String),
@@ -66,6 +70,7 @@ impl TxnError {
             TxnError::SerializationFailure | TxnError::SerializationConflict(_) => Some("40001"),
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),
+            TxnError::ReadOnly => Some("25006"),
             TxnError::NoSavepoint(_) => Some("3B001"),
             TxnError::TooManyTransactions(_) => Some("53300"),
             _ => None,

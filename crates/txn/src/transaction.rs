@@ -75,6 +75,8 @@ pub struct Transaction {
     interrupt: Option<Arc<Interrupt>>,
     /// SERIALIZABLE: this transaction's id in `serializable.rs`.
     serializable: Option<SxId>,
+    /// READ ONLY: no xid is ever assigned, so nothing can be written.
+    read_only: bool,
 }
 
 /// A savepoint: the subtransaction its writes run in.
@@ -122,11 +124,22 @@ impl Transaction {
             ended: false,
             interrupt: None,
             serializable,
+            read_only: false,
         })
     }
 
     pub fn isolation(&self) -> Isolation {
         self.isolation
+    }
+
+    /// READ ONLY (or READ WRITE again): every write fails with 25006,
+    /// which [`Transaction::xid`] decides, the first step of any write.
+    pub fn set_read_only(&mut self, read_only: bool) {
+        self.read_only = read_only;
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Gives the transaction its session's cancel flag.
@@ -186,6 +199,9 @@ impl Transaction {
     pub fn xid(&mut self) -> Result<Xid, TxnError> {
         if self.ended {
             return Err(TxnError::Ended);
+        }
+        if self.read_only {
+            return Err(TxnError::ReadOnly);
         }
         let top = match &self.entry {
             Some(entry) => entry.xid,

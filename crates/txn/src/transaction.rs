@@ -136,6 +136,12 @@ impl Transaction {
     /// which [`Transaction::xid`] decides, the first step of any write.
     pub fn set_read_only(&mut self, read_only: bool) {
         self.read_only = read_only;
+        if let Some(id) = self.serializable {
+            // Before any write (a read-only one never writes): SERIALIZABLE
+            // may then apply its read-only rule.
+            let declared = read_only && self.entry.is_none();
+            self.mgr.serializable.declare_read_only(id, declared);
+        }
     }
 
     pub fn is_read_only(&self) -> bool {

@@ -252,26 +252,6 @@ fn isolation() -> impl Strategy<Value = Isolation> {
     ]
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: env_or("FOLIO_ISOLATION_CASES", 64) as u32,
-        ..ProptestConfig::default()
-    })]
-
-    // Proves folio's READ COMMITTED and REPEATABLE READ give the model's
-    // reads and write outcomes (40001 where the first updater won) for
-    // random interleavings of three transactions, each level alone and
-    // mixed, and leave the model's rows.
-    #[test]
-    fn transactions_match_the_isolation_model(
-        ops in prop::collection::vec(op(), 1..80),
-        levels in [isolation(), isolation(), isolation()],
-        seed in any::<u64>(),
-    ) {
-        run(&ops, levels, seed);
-    }
-}
-
 /// One committed SERIALIZABLE transaction: what it read (the writer of
 /// each value: values are unique) and wrote.
 #[derive(Debug, Default, Clone)]
@@ -424,6 +404,19 @@ proptest! {
         cases: env_or("FOLIO_ISOLATION_CASES", 64) as u32,
         ..ProptestConfig::default()
     })]
+
+    // Proves folio's READ COMMITTED and REPEATABLE READ give the model's
+    // reads and write outcomes (40001 where the first updater won) for
+    // random interleavings of three transactions, each level alone and
+    // mixed, and leave the model's rows.
+    #[test]
+    fn transactions_match_the_isolation_model(
+        ops in prop::collection::vec(op(), 1..80),
+        levels in [isolation(), isolation(), isolation()],
+        seed in any::<u64>(),
+    ) {
+        run(&ops, levels, seed);
+    }
 
     // Proves SERIALIZABLE's committed transactions are serializable for
     // random interleavings of three transactions: their dependency graph

@@ -100,29 +100,24 @@ macro_rules! from_layer {
 }
 from_layer!(DbError);
 
-impl From<TxnError> for SqlError {
-    fn from(e: TxnError) -> SqlError {
-        SqlError {
-            code: e.sqlstate().unwrap_or("XX000"),
-            message: e.to_string(),
-            detail: e.detail(),
-            hint: e.hint().map(str::to_string),
-            position: None,
+/// Errors that also carry PostgreSQL's DETAIL and HINT, where it gives
+/// them.
+macro_rules! from_layer_described {
+    ($($ty:ty),*) => {$(
+        impl From<$ty> for SqlError {
+            fn from(e: $ty) -> SqlError {
+                SqlError {
+                    code: e.sqlstate().unwrap_or("XX000"),
+                    message: e.to_string(),
+                    detail: e.detail(),
+                    hint: e.hint().map(str::to_string),
+                    position: None,
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl From<CatalogError> for SqlError {
-    fn from(e: CatalogError) -> SqlError {
-        SqlError {
-            code: e.sqlstate().unwrap_or("XX000"),
-            message: e.to_string(),
-            detail: e.detail(),
-            hint: e.hint().map(str::to_string),
-            position: None,
-        }
-    }
-}
+from_layer_described!(TxnError, CatalogError);
 
 impl From<RowError> for SqlError {
     fn from(e: RowError) -> SqlError {

@@ -1,9 +1,10 @@
 //! tps against clients on both engines: `seed000`, `select-only`, `tpcb`.
 //!
-//! For each checksum setting both servers are started fresh and loaded
-//! with `pgbench -i -s SCALE` (plus the workload's statements); then for
-//! each client count one engine runs `pgbench -T` and then the other, the
-//! first engine alternating from one client count to the next.
+//! A server of each engine at each checksum setting is started fresh and
+//! loaded with `pgbench -i -s SCALE` (plus the workload's statements), all
+//! before the first run; then at each client count every server runs
+//! `pgbench -T` in turn, the order reversing from one client count to the
+//! next, so that the runs a target compares are close in time.
 
 use super::{
     EngineKind, Harness, PgWorkload, PgbenchError, Settings, engine_row, find, peak, ratio_at,
@@ -167,45 +168,61 @@ impl PgWorkload for Throughput {
         let seconds = config.duration_s(3, 10);
         let script = self.script(harness)?;
         let mut rows = Vec::new();
+        // Every server (each engine at each checksum setting) is started
+        // and loaded first, so the runs that a target compares (folio with
+        // checksums on and off, folio and PostgreSQL) follow each other in
+        // time at each client count rather than minutes apart.
+        let mut engines = Vec::new();
+        progress.phase(
+            self.name,
+            (self.checksums.len() * 2 * (1 + clients.len())) as u64,
+        );
         for &checksums in self.checksums {
             let settings = Settings::new(shared_buffers_bytes, checksums);
-            progress.phase(
-                &format!("{} checksums {}", self.name, on_off(checksums)),
-                (2 + 2 * clients.len()) as u64,
-            );
-            let mut engines = Vec::new();
             for kind in EngineKind::BOTH {
-                progress.step(&format!("{}: pgbench -i -s {scale}", kind.name()));
+                progress.step(&format!(
+                    "{}, checksums {}: pgbench -i -s {scale}",
+                    kind.name(),
+                    on_off(checksums)
+                ));
                 let engine = recorded(self.prepare(harness, kind, &settings, scale))?;
-                engines.push((kind, engine));
+                engines.push((kind, settings, engine));
             }
-            for (index, &clients) in clients.iter().enumerate() {
-                let order = if index % 2 == 0 { [0, 1] } else { [1, 0] };
-                for slot in order {
-                    let (kind, engine) = &mut engines[slot];
-                    progress.step(&format!("{} {clients} clients", kind.name()));
-                    let row =
-                        engine_row(self.name, self.name, clients, *kind, &settings, Some(scale));
-                    let run = PgbenchRun {
-                        script: script.clone(),
-                        clients,
-                        jobs: self.jobs(clients),
-                        length: Length::Seconds(seconds),
-                        mode: self.mode,
-                        no_vacuum: matches!(self.script, ScriptSpec::Custom { .. }),
-                        defines: Vec::new(),
-                    };
-                    rows.push(match engine {
-                        Err(message) => row.with("error", message.clone()),
-                        Ok(engine) => match recorded(harness.pgbench(engine.port(), &run))? {
-                            Ok(measured) => row.with("tps", measured.tps),
-                            Err(message) => row.with("error", with_exit(message, engine.as_mut())),
-                        },
-                    });
-                }
-            }
-            // `engines` drops here: both servers stopped, directories gone.
         }
+        for (index, &clients) in clients.iter().enumerate() {
+            // The order reverses from one client count to the next.
+            let mut order: Vec<usize> = (0..engines.len()).collect();
+            if index % 2 == 1 {
+                order.reverse();
+            }
+            for slot in order {
+                let (kind, settings, engine) = &mut engines[slot];
+                progress.step(&format!(
+                    "{} {clients} clients, checksums {}",
+                    kind.name(),
+                    on_off(settings.checksums)
+                ));
+                let row = engine_row(self.name, self.name, clients, *kind, settings, Some(scale));
+                let run = PgbenchRun {
+                    script: script.clone(),
+                    clients,
+                    jobs: self.jobs(clients),
+                    length: Length::Seconds(seconds),
+                    mode: self.mode,
+                    no_vacuum: matches!(self.script, ScriptSpec::Custom { .. }),
+                    defines: Vec::new(),
+                };
+                rows.push(match engine {
+                    Err(message) => row.with("error", message.clone()),
+                    Ok(engine) => match recorded(harness.pgbench(engine.port(), &run))? {
+                        Ok(measured) => row.with("tps", measured.tps),
+                        Err(message) => row.with("error", with_exit(message, engine.as_mut())),
+                    },
+                });
+            }
+        }
+        // `engines` drops here: every server stopped, directories gone.
+        drop(engines);
         rows.sort_by_key(|r| {
             (
                 !r.flag("checksums").unwrap_or(false),

@@ -163,10 +163,7 @@ impl Table {
 
     /// SERIALIZABLE: the version at `tid` was read (a tuple's SIREAD lock).
     fn read_version(&self, txn: &Transaction, tid: Tid) -> Result<(), HeapError> {
-        if txn.is_serializable() {
-            txn.predicate_read(PredicateTarget::Tuple(self.id(), tid_word(tid)))?;
-        }
-        Ok(())
+        Ok(txn.predicate_read(PredicateTarget::Tuple(self.id(), tid_word(tid)))?)
     }
 
     /// Inserts `row` as a new version by `txn`. Returns where it lives.

@@ -25,24 +25,30 @@ pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
 /// does not see, a deleter of a version it sees), neither its own nor
 /// aborted: serializable snapshot isolation's conflicts out.
 fn visible_serializable(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
-    let missed = |xid: Xid| -> Result<(), TxnError> {
-        if !txn.is_mine(xid) && txn.manager().fate(xid)? != Fate::Aborted {
-            txn.missed_write(xid)?;
-        }
-        Ok(())
-    };
-    if !txn.sees(h.xmin)? {
-        missed(h.xmin)?;
+    if !seen_or_missed(txn, h.xmin)? {
         return Ok(false);
     }
     match h.deleter() {
         None => Ok(true),
-        Some(deleter) if txn.sees(deleter)? => Ok(false),
-        Some(deleter) => {
-            missed(deleter)?;
-            Ok(true)
-        }
+        Some(deleter) => Ok(!seen_or_missed(txn, deleter)?),
     }
+}
+
+/// [`Transaction::sees`] for a SERIALIZABLE transaction, from one fate
+/// lookup: when the work of `xid` is not seen and `xid` did not abort, it
+/// is reported as a write the transaction missed.
+fn seen_or_missed(txn: &Transaction, xid: Xid) -> Result<bool, TxnError> {
+    if txn.is_mine(xid) {
+        return Ok(true);
+    }
+    let fate = txn.manager().fate(xid)?;
+    if txn.snapshot().sees(fate) {
+        return Ok(true);
+    }
+    if fate != Fate::Aborted {
+        txn.missed_write(xid)?;
+    }
+    Ok(false)
 }
 
 /// Whether the version `h` is dead to every snapshot there is or will be:

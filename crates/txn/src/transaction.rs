@@ -135,6 +135,9 @@ impl Transaction {
     /// READ ONLY (or READ WRITE again): every write fails with 25006,
     /// which [`Transaction::xid`] decides, the first step of any write.
     pub fn set_read_only(&mut self, read_only: bool) {
+        if read_only == self.read_only {
+            return;
+        }
         self.read_only = read_only;
         if let Some(id) = self.serializable {
             // Before any write (a read-only one never writes): SERIALIZABLE

@@ -55,9 +55,9 @@ pub(crate) struct Latched {
 }
 
 impl BufferPool {
-    /// Reserves one frame for a page being faulted in, evicting if the pool
-    /// is full.
-    pub(crate) fn reserve_frame(&self) -> Result<(), BufferError> {
+    /// Reserves a free frame for a page being faulted in, evicting if there
+    /// is none, and returns its number.
+    pub(crate) fn reserve_frame(&self) -> Result<u64, BufferError> {
         let mut idle_rounds = 0;
         let mut backoff = Backoff::default();
         loop {
@@ -68,15 +68,17 @@ impl BufferPool {
                     .compare_exchange_weak(used, used + 1, Relaxed, Relaxed)
                     .is_ok()
                 {
-                    return Ok(());
+                    let frame = self
+                        .free_frames
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .pop();
+                    return Ok(frame.expect("a reserved frame is on the free list"));
                 }
                 continue;
             }
             if !self.evicting.load(Relaxed) {
                 self.evicting.store(true, Relaxed);
-            }
-            if self.huge_pages_active() {
-                self.leave_huge_pages();
             }
             // At most `max_evictors` rounds at once: one round frees a batch
             // for everyone, and more rounds than CPUs only latch more
@@ -116,8 +118,8 @@ impl BufferPool {
         let mut dirty: Vec<Latched> = Vec::new();
         let turns = 2 * self.resident.capacity();
         let mut scanned = 0u64;
-        // Clean pages are latched exclusively as they are found and released
-        // together, so their memory goes back in one call (`discard_many`).
+        // Clean pages are latched exclusively as they are found and evicted
+        // together, so their frames go back under one lock of the free list.
         let mut clean: Vec<u64> = Vec::new();
         let chunk = CLOCK_CHUNK.min(self.resident.capacity() / 4).max(1);
         // Every slot of a claimed chunk is examined, even past the target:
@@ -172,9 +174,10 @@ impl BufferPool {
     }
 
     /// Evicts `pages`, each exclusively latched by the caller: out of the
-    /// resident set, frame memory released by one `discard_many` for all of
-    /// them (stale optimistic readers now read zeros and fail validation),
-    /// then each is set Evicted with a bumped version.
+    /// resident set, frames back on the free list, then each is set Evicted
+    /// with a bumped version. A stale optimistic reader may then read
+    /// another page's bytes in a reused frame; its validation fails (the
+    /// word is Exclusive, Evicted or has a newer version).
     fn evict_locked_batch(&self, pages: &[u64]) {
         if pages.is_empty() {
             return;
@@ -182,13 +185,26 @@ impl BufferPool {
         for &page in pages {
             self.resident.remove(page);
         }
-        let offsets: Vec<usize> = pages.iter().map(|&p| p as usize * PAGE_SIZE).collect();
-        self.frames.discard_many(&offsets, PAGE_SIZE);
+        let frames: Vec<u64> = pages
+            .iter()
+            .map(|&page| self.frame_number(page).load(Relaxed))
+            .collect();
         for &page in pages {
             state::unlock_exclusive(self.state_word(page), EVICTED, false);
         }
-        self.used_pages.fetch_sub(pages.len() as u64, Relaxed);
+        self.release_frames(&frames);
         self.count(Counter::Evictions, pages.len() as u64);
+    }
+
+    /// Puts `frames` (no page occupies them any more) back on the free list,
+    /// then gives up their reservations, in that order: a thread that
+    /// reserves a frame must find one on the list.
+    pub(crate) fn release_frames(&self, frames: &[u64]) {
+        self.free_frames
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(frames);
+        self.used_pages.fetch_sub(frames.len() as u64, Relaxed);
     }
 
     /// Copies `page`, whose shared latch the caller holds.
@@ -210,8 +226,8 @@ impl BufferPool {
         after: AfterWrite,
     ) -> Result<u64, BufferError> {
         let result = self.write_copies(batch);
-        // Pages this thread upgraded to exclusive: evicted together, so
-        // their memory goes back in one call, as a clean batch's does.
+        // Pages this thread upgraded to exclusive: evicted together, as a
+        // clean batch is.
         let mut evictable = Vec::new();
         for latched in batch.drain(..) {
             if result.is_ok() {

@@ -1,10 +1,9 @@
-//! Frames and memory: a page's frame is arithmetic (`base + p * 8192`,
-//! README "Virtual-memory translation"); a miss takes the page's exclusive
-//! latch, reserves a frame (evicting if the pool is full, `eviction.rs`),
-//! reads the page into it and verifies its checksum, or zero-fills it for a
-//! new page (`Fill`); the huge-page phase of the first frames ends here
-//! (README "Huge pages"); and the hints that bring pages or frames closer
-//! before they are needed (`prefetch_frame`, `prefetch`).
+//! Frames: a page's frame is the one its slot names (README "Translation:
+//! a slot per page, a fixed set of frames"); a miss takes the page's
+//! exclusive latch, reserves a free frame (evicting if there is none,
+//! `eviction.rs`), reads the page into it and verifies its checksum, or
+//! zero-fills it for a new page (`Fill`); and the hints that bring pages or
+//! frames closer before they are needed (`prefetch_frame`, `prefetch`).
 
 use crate::counters::Counter;
 use crate::state::{self, EVICTED, Word};
@@ -76,13 +75,18 @@ impl BufferPool {
         Ok(true)
     }
 
-    /// The frame of page `page` (< max_pages).
+    /// The frame of page `page` (< max_pages): the frame its slot names.
+    /// Stable while the caller holds a latch on the page; an optimistic
+    /// reader may get the frame of an earlier or later residency, whose bytes
+    /// its validation rejects. Always inside the frame region: frame
+    /// numbers are below `pool_pages`, and a slot never written holds 0.
     #[inline(always)]
     pub(crate) fn frame(&self, page: u64) -> *mut u8 {
-        debug_assert!(page < self.max_pages);
-        // SAFETY: page < max_pages, so the offset lies inside the frames
-        // region of max_pages * PAGE_SIZE bytes.
-        unsafe { self.frames.base().add(page as usize * PAGE_SIZE) }
+        let frame = self.frame_number(page).load(Relaxed) as usize;
+        debug_assert!((frame as u64) < self.pool_pages);
+        // SAFETY: frame < pool_pages, so the offset lies inside the frames
+        // region of pool_pages * PAGE_SIZE bytes.
+        unsafe { self.frames.base().add(frame * PAGE_SIZE) }
     }
 
     /// Tries to take the exclusive latch of the evicted page (`seen`) and
@@ -112,70 +116,31 @@ impl BufferPool {
         }
     }
 
-    /// Whether the frames of the first pages are still backed by huge pages
-    /// (README "Huge pages").
+    /// Whether the frames are backed by transparent huge pages (README
+    /// "Huge pages": requested and granted).
     pub fn huge_pages_active(&self) -> bool {
-        self.huge_active.load(Relaxed)
+        self.huge_pages
     }
 
-    /// Ends the huge-page phase (README "Huge pages"), once: no new huge
-    /// pages in the prefix, and the memory behind every prefix frame that
-    /// holds no page is released, so from here on the pool's memory is its
-    /// resident frames again. Each such frame is latched (Evicted →
-    /// exclusive, one CAS; a page being faulted in is not Evicted and is
-    /// skipped) while it is discarded.
-    pub(crate) fn leave_huge_pages(&self) {
-        if !self.huge_active.swap(false, Relaxed) {
-            return;
-        }
-        self.frames
-            .advise_huge((self.huge_prefix_pages * PAGE_SIZE as u64) as usize, false);
-        const CHUNK: usize = 4096;
-        let mut locked = Vec::with_capacity(CHUNK);
-        let mut page = 0;
-        while page < self.huge_prefix_pages {
-            locked.clear();
-            while page < self.huge_prefix_pages && locked.len() < CHUNK {
-                let word = self.state_word(page);
-                let seen = state::load(word);
-                if seen.state() == EVICTED
-                    && let Some(latched) = seen.lock_exclusive()
-                {
-                    self.count(Counter::StateRmw, 1);
-                    if state::try_transition(word, seen, latched).is_ok() {
-                        locked.push(page);
-                    }
-                }
-                page += 1;
-            }
-            let offsets: Vec<usize> = locked.iter().map(|&p| p as usize * PAGE_SIZE).collect();
-            self.frames.discard_many(&offsets, PAGE_SIZE);
-            for &p in &locked {
-                state::unlock_exclusive(self.state_word(p), EVICTED, false);
-            }
-        }
-    }
-
-    /// Reserves a frame for `page_id` (exclusively latched, Evicted before)
-    /// and fills it. On error nothing stays reserved or resident.
+    /// Reserves a frame for `page_id` (exclusively latched, Evicted before),
+    /// records it in the page's slot and fills it. On error the frame is
+    /// free again and nothing stays resident.
     fn load_frame(&self, page_id: PageId, fill: Fill) -> Result<(), BufferError> {
-        if page_id.0 >= self.huge_prefix_pages && self.huge_active.load(Relaxed) {
-            self.leave_huge_pages();
-        }
-        self.reserve_frame()?;
+        let frame_number = self.reserve_frame()?;
+        self.frame_number(page_id.0).store(frame_number, Relaxed);
         let frame = self.frame(page_id.0);
         let result = match fill {
             Fill::Zero => {
-                // SAFETY: we hold the exclusive latch; the frame is inside the
-                // region (page_id < max_pages was checked by `state`).
+                // SAFETY: we hold the exclusive latch and the frame was free,
+                // so no other thread writes it; it lies inside the region.
                 unsafe { frame.write_bytes(0, PAGE_SIZE) };
                 Ok(())
             }
             Fill::Read => {
-                // SAFETY: we hold the exclusive latch, so no other thread
-                // writes the frame; stale optimistic readers may read it
-                // concurrently with volatile loads and will fail validation
-                // (see README, "racy copies").
+                // SAFETY: we hold the exclusive latch and the frame was free,
+                // so no other thread writes it; stale optimistic readers may
+                // read it concurrently with volatile loads and will fail
+                // validation (see README, "racy copies").
                 let page = unsafe { &mut *frame.cast::<Page>() };
                 let offset_bytes = page_id.0 * PAGE_SIZE as u64;
                 match self.file.read_at(page, offset_bytes) {
@@ -193,9 +158,7 @@ impl BufferPool {
                 Ok(())
             }
             Err(error) => {
-                self.frames
-                    .discard(page_id.0 as usize * PAGE_SIZE, PAGE_SIZE);
-                self.used_pages.fetch_sub(1, Relaxed);
+                self.release_frames(&[frame_number]);
                 Err(error)
             }
         }

@@ -206,14 +206,36 @@ impl BufferPool {
         Ok(self.state_word(page_id.0))
     }
 
-    /// The state word of page `page` (< max_pages).
+    /// The state word of page `page` (< max_pages): the first word of its slot.
     #[inline(always)]
     pub(crate) fn state_word(&self, page: u64) -> &AtomicU64 {
+        self.slot_word(page, 0)
+    }
+
+    /// The number of the frame page `page` (< max_pages) occupies: the
+    /// second word of its slot. Written by the thread that faults the page
+    /// in, under its exclusive latch and before the Release store that ends
+    /// it; so a reader that saw a readable state word (Acquire) reads the
+    /// frame number of that residency or of a later one, and a later one
+    /// means the version changed and the read fails validation.
+    #[inline(always)]
+    pub(crate) fn frame_number(&self, page: u64) -> &AtomicU64 {
+        self.slot_word(page, 1)
+    }
+
+    #[inline(always)]
+    fn slot_word(&self, page: u64, word: usize) -> &AtomicU64 {
         assert!(page < self.max_pages);
-        // SAFETY: the states region holds `max_pages` zero-initialised
+        // SAFETY: the states region holds `2 * max_pages` zero-initialised
         // AtomicU64s (all-zero is a valid AtomicU64), suitably aligned (mmap
-        // is page-aligned), living as long as `self`.
-        unsafe { &*self.states.base().cast::<AtomicU64>().add(page as usize) }
+        // is page-aligned), living as long as `self`; word < 2.
+        unsafe {
+            &*self
+                .states
+                .base()
+                .cast::<AtomicU64>()
+                .add(2 * page as usize + word)
+        }
     }
 
     #[inline(always)]

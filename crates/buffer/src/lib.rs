@@ -1,8 +1,8 @@
 //! folio's buffer manager (see README.md in this crate for the protocol).
 //!
-//! Page `p` lives at `base + p * PAGE_SIZE` in one reserved virtual region, so
-//! finding a page is arithmetic; a 64-bit state word per page carries a
-//! version and a latch state. Readers of cached pages use optimistic latches
+//! Page `p`'s slot is found by arithmetic (no hash table): a 64-bit state
+//! word carrying a version and a latch state, and the number of the frame,
+//! one of a fixed set, the page occupies. Readers of cached pages use optimistic latches
 //! and write no shared memory.
 //!
 //! Files by concept: `state.rs` (state word), `region.rs` (virtual memory),
@@ -12,7 +12,7 @@
 //! `meta.rs` (meta page, free list), `meta_log.rs` (logging hook and
 //! redo of allocation changes), `paced_flush.rs` (checkpoint writes), `guards.rs` (latch guards, racy
 //! copies), `counters.rs` (per-thread counters), `latch.rs` (latch
-//! acquisition), `fault.rs` (frames, fault-in, huge pages), `pool.rs` (the
+//! acquisition), `fault.rs` (frames, fault-in), `pool.rs` (the
 //! pool: configuration, construction, hooks).
 
 mod cleaner;

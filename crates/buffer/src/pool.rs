@@ -36,10 +36,8 @@ pub struct PoolConfig {
     pub checksums: bool,
     /// Pages evicted per eviction round.
     pub eviction_batch_pages: usize,
-    /// Back the frames of the first `pool_size_bytes` of the database with
-    /// transparent huge pages while the database fits in the pool (fewer
-    /// TLB misses on cached workloads); huge pages are given up at the first
-    /// eviction or the first page beyond that prefix (README "Huge pages").
+    /// Back the frames with transparent huge pages (fewer TLB misses on
+    /// cached workloads; README "Huge pages").
     pub huge_pages: bool,
 }
 
@@ -77,23 +75,30 @@ pub struct PoolStats {
 pub const MIN_POOL_PAGES: u64 = 8;
 
 /// Pages whose state words share one 64-byte cache line: pages
-/// `8k..8k + 8`. Threads that latch pages of one line contend for it even
+/// `4k..4k + 4` (a page's slot is its state word and its frame number).
+/// Threads that latch pages of one line contend for it even
 /// when the pages differ (false sharing); work split across threads by
 /// page (recovery's apply partitions) keeps such pages together.
-pub const PAGES_PER_STATE_LINE: u64 = 64 / std::mem::size_of::<AtomicU64>() as u64;
+pub const PAGES_PER_STATE_LINE: u64 = 64 / (2 * std::mem::size_of::<AtomicU64>()) as u64;
 
 /// The buffer pool of one database file.
 pub struct BufferPool {
     pub(crate) file: Arc<dyn File>,
-    /// Page `p`'s frame is `frames.base() + p * PAGE_SIZE`.
+    /// The `pool_pages` frames: frame `f` is `frames.base() + f * PAGE_SIZE`.
     pub(crate) frames: Region,
-    /// Page `p`'s state word is the `p`-th `AtomicU64` of this region.
+    /// Page `p`'s slot, two `AtomicU64`s at index `2p` of this region: its
+    /// state word, then the number of the frame it occupies (meaningful
+    /// while the page is not Evicted).
     pub(crate) states: Region,
     pub(crate) max_pages: u64,
-    /// Frames the pool may occupy (`pool_size_bytes / PAGE_SIZE`).
+    /// Frames the pool has (`pool_size_bytes / PAGE_SIZE`).
     pub(crate) pool_pages: u64,
     /// Frames reserved by resident or incoming pages; never above `pool_pages`.
     pub(crate) used_pages: AtomicU64,
+    /// Frames no page occupies. A thread that reserved a frame (raised
+    /// `used_pages`) always finds one here: eviction pushes frames before it
+    /// lowers `used_pages`, so this holds at least `pool_pages - used_pages`.
+    pub(crate) free_frames: Mutex<Vec<u64>>,
     pub(crate) resident: ResidentSet,
     pub(crate) clock_hand: AtomicU64,
     /// Set by the first fault that found every frame taken (`is_evicting`).
@@ -103,10 +108,8 @@ pub struct BufferPool {
     pub(crate) max_evictors: u32,
     pub(crate) batch_pages: usize,
     pub(crate) checksums: bool,
-    /// Pages whose frames were advised to use huge pages (0: none).
-    pub(crate) huge_prefix_pages: u64,
-    /// Whether the pool is still in its huge-page phase.
-    pub(crate) huge_active: AtomicBool,
+    /// Whether the frames were advised to use transparent huge pages.
+    pub(crate) huge_pages: bool,
     /// Pages the data file holds, grown ahead of allocation (`extent.rs`).
     pub(crate) reserved_pages: AtomicU64,
     /// Serialises growing the data file (allocation and the extender).
@@ -201,15 +204,11 @@ impl BufferPool {
         let region_error = |source| BufferError::Config {
             reason: format!("cannot reserve the virtual region: {source}"),
         };
-        let frames = Region::reserve((max_pages * page_bytes) as usize).map_err(region_error)?;
-        let states =
-            Region::reserve(max_pages as usize * size_of::<AtomicU64>()).map_err(region_error)?;
-        let huge_prefix_pages = if config.huge_pages {
-            frames.advise_huge((pool_pages.min(max_pages) * page_bytes) as usize, true) as u64
-                / page_bytes
-        } else {
-            0
-        };
+        let frames = Region::reserve((pool_pages * page_bytes) as usize).map_err(region_error)?;
+        let states = Region::reserve(max_pages as usize * 2 * size_of::<AtomicU64>())
+            .map_err(region_error)?;
+        let huge_pages =
+            config.huge_pages && frames.advise_huge((pool_pages * page_bytes) as usize) > 0;
         let file_bytes = file.len().map_err(|source| BufferError::Io {
             page_id: PageId(0),
             source,
@@ -225,6 +224,7 @@ impl BufferPool {
             max_pages,
             pool_pages,
             used_pages: AtomicU64::new(0),
+            free_frames: Mutex::new((0..pool_pages).rev().collect()),
             resident: ResidentSet::new(pool_pages),
             clock_hand: AtomicU64::new(0),
             evicting: AtomicBool::new(false),
@@ -236,8 +236,7 @@ impl BufferPool {
                 .eviction_batch_pages
                 .clamp(1, pool_pages as usize / 2),
             checksums,
-            huge_prefix_pages,
-            huge_active: AtomicBool::new(huge_prefix_pages > 0),
+            huge_pages,
             poisoned: AtomicBool::new(false),
             wal: RwLock::new(None),
             meta_logger: RwLock::new(None),
@@ -350,6 +349,21 @@ impl BufferPool {
                 "{resident} resident pages but {used} frames reserved"
             ));
         }
+        // Every frame is either free or occupied by exactly one resident page.
+        let mut owner = vec![None; self.pool_pages as usize];
+        for &frame in self
+            .free_frames
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let Some(slot) = owner.get_mut(frame as usize) else {
+                return Err(format!("free frame {frame} is out of range"));
+            };
+            if slot.replace(u64::MAX).is_some() {
+                return Err(format!("frame {frame} is free twice"));
+            }
+        }
         for index in 0..self.resident.capacity() {
             let Some(page) = self.resident.get(index) else {
                 continue;
@@ -361,6 +375,19 @@ impl BufferPool {
                     seen.state()
                 ));
             }
+            let frame = self.frame_number(page).load(Relaxed);
+            match owner.get_mut(frame as usize).map(|slot| slot.replace(page)) {
+                None => return Err(format!("page {page} has frame {frame}, out of range")),
+                Some(Some(other)) => {
+                    return Err(format!(
+                        "page {page}'s frame {frame} is also held by {other:#x} (free: u64::MAX)"
+                    ));
+                }
+                Some(None) => {}
+            }
+        }
+        if let Some(frame) = owner.iter().position(Option::is_none) {
+            return Err(format!("frame {frame} is neither free nor occupied"));
         }
         Ok(())
     }

@@ -199,6 +199,67 @@ fn loom_eviction_invalidates_readers() {
     });
 }
 
+/// One optimistic read through the page's slot (README "Translation"):
+/// load the state word, then the frame number, then the frame's cells,
+/// then validate; `Some((a, b))` if it validated.
+fn optimistic_read_through_slot(
+    word: &AtomicU64,
+    frame_number: &AtomicU64,
+    frames: &[[AtomicU64; 2]; 2],
+) -> Option<(u64, u64)> {
+    let start = state::load(word);
+    if !start.is_readable() {
+        return None;
+    }
+    let cells = &frames[frame_number.load(Relaxed) as usize];
+    let a = cells[0].load(Relaxed);
+    let b = cells[1].load(Relaxed);
+    state::validate(word, start).then_some((a, b))
+}
+
+#[test]
+fn loom_a_reused_frame_validates_only_for_its_new_page() {
+    // Proves the fixed-frame translation (eviction.rs, fault.rs): page A
+    // (frame 0, contents 7) is evicted and its frame given to page B, whose
+    // slot still names frame 1 (stale bytes 5) until the fault writes it.
+    // A reader of A that validates saw A's contents; a reader of B that
+    // validates saw B's (9), never A's, the stale frame's, or a mix.
+    model(|| {
+        let pages = Arc::new((
+            [resident(), AtomicU64::new(0)],
+            [AtomicU64::new(0), AtomicU64::new(1)],
+            [
+                [AtomicU64::new(7), AtomicU64::new(7)],
+                [AtomicU64::new(5), AtomicU64::new(5)],
+            ],
+        ));
+        let mover = {
+            let pages = pages.clone();
+            thread::spawn(move || {
+                let (words, slots, frames) = &*pages;
+                lock_exclusive(&words[0]);
+                let frame = slots[0].load(Relaxed);
+                state::unlock_exclusive(&words[0], EVICTED, false);
+                let seen = state::load(&words[1]);
+                let locked = seen.lock_exclusive().unwrap();
+                state::try_transition(&words[1], seen, locked).unwrap();
+                slots[1].store(frame, Relaxed);
+                frames[frame as usize][0].store(9, Relaxed);
+                frames[frame as usize][1].store(9, Relaxed);
+                state::unlock_exclusive(&words[1], UNLOCKED, false);
+            })
+        };
+        let (words, slots, frames) = &*pages;
+        if let Some(read) = optimistic_read_through_slot(&words[0], &slots[0], frames) {
+            assert_eq!(read, (7, 7), "a validated read of A saw another page");
+        }
+        if let Some(read) = optimistic_read_through_slot(&words[1], &slots[1], frames) {
+            assert_eq!(read, (9, 9), "a validated read of B saw another page");
+        }
+        mover.join().unwrap();
+    });
+}
+
 #[test]
 fn loom_cleaning_ahead_never_marks_a_newer_change_clean() {
     // Proves the cleaner's protocol (cleaner.rs, `AfterWrite::KeepMarked`

@@ -69,10 +69,20 @@ fn lock_shared(word: &AtomicU64) {
 
 /// One optimistic read of the two-cell page; `Some((a, b))` if it validated.
 fn optimistic_read(word: &AtomicU64, cells: &[AtomicU64; 2]) -> Option<(u64, u64)> {
+    optimistic_read_in(word, || cells)
+}
+
+/// One optimistic read: load the state word, then find the cells (after
+/// the load, as the pool finds a page's frame), read them, validate.
+fn optimistic_read_in<'a>(
+    word: &AtomicU64,
+    cells: impl FnOnce() -> &'a [AtomicU64; 2],
+) -> Option<(u64, u64)> {
     let start = state::load(word);
     if !start.is_readable() {
         return None;
     }
+    let cells = cells();
     let a = cells[0].load(Relaxed);
     let b = cells[1].load(Relaxed);
     state::validate(word, start).then_some((a, b))
@@ -200,21 +210,13 @@ fn loom_eviction_invalidates_readers() {
 }
 
 /// One optimistic read through the page's slot (README "Translation"):
-/// load the state word, then the frame number, then the frame's cells,
-/// then validate; `Some((a, b))` if it validated.
+/// the frame number is loaded after the state word.
 fn optimistic_read_through_slot(
     word: &AtomicU64,
     frame_number: &AtomicU64,
     frames: &[[AtomicU64; 2]; 2],
 ) -> Option<(u64, u64)> {
-    let start = state::load(word);
-    if !start.is_readable() {
-        return None;
-    }
-    let cells = &frames[frame_number.load(Relaxed) as usize];
-    let a = cells[0].load(Relaxed);
-    let b = cells[1].load(Relaxed);
-    state::validate(word, start).then_some((a, b))
+    optimistic_read_in(word, || &frames[frame_number.load(Relaxed) as usize])
 }
 
 #[test]

@@ -378,9 +378,14 @@ impl BufferPool {
             let frame = self.frame_number(page).load(Relaxed);
             match owner.get_mut(frame as usize).map(|slot| slot.replace(page)) {
                 None => return Err(format!("page {page} has frame {frame}, out of range")),
+                Some(Some(u64::MAX)) => {
+                    return Err(format!(
+                        "page {page}'s frame {frame} is also on the free list"
+                    ));
+                }
                 Some(Some(other)) => {
                     return Err(format!(
-                        "page {page}'s frame {frame} is also held by {other:#x} (free: u64::MAX)"
+                        "page {page}'s frame {frame} is also page {other}'s"
                     ));
                 }
                 Some(None) => {}

@@ -61,21 +61,13 @@ impl BufferPool {
         let mut idle_rounds = 0;
         let mut backoff = Backoff::default();
         loop {
-            let used = self.used_pages.load(Relaxed);
-            if used < self.pool_pages {
-                if self
-                    .used_pages
-                    .compare_exchange_weak(used, used + 1, Relaxed, Relaxed)
-                    .is_ok()
-                {
-                    let frame = self
-                        .free_frames
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .pop();
-                    return Ok(frame.expect("a reserved frame is on the free list"));
-                }
-                continue;
+            let free = self
+                .free_frames
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop();
+            if let Some(frame) = free {
+                return Ok(frame);
             }
             if !self.evicting.load(Relaxed) {
                 self.evicting.store(true, Relaxed);
@@ -196,15 +188,12 @@ impl BufferPool {
         self.count(Counter::Evictions, pages.len() as u64);
     }
 
-    /// Puts `frames` (no page occupies them any more) back on the free list,
-    /// then gives up their reservations, in that order: a thread that
-    /// reserves a frame must find one on the list.
+    /// Puts `frames` (no page occupies them any more) back on the free list.
     pub(crate) fn release_frames(&self, frames: &[u64]) {
         self.free_frames
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend_from_slice(frames);
-        self.used_pages.fetch_sub(frames.len() as u64, Relaxed);
     }
 
     /// Copies `page`, whose shared latch the caller holds.

@@ -82,11 +82,16 @@ impl BufferPool {
     /// numbers are below `pool_pages`, and a slot never written holds 0.
     #[inline(always)]
     pub(crate) fn frame(&self, page: u64) -> *mut u8 {
-        let frame = self.frame_number(page).load(Relaxed) as usize;
-        debug_assert!((frame as u64) < self.pool_pages);
+        self.frame_at(self.frame_number(page).load(Relaxed))
+    }
+
+    /// The address of frame `frame` (< pool_pages).
+    #[inline(always)]
+    fn frame_at(&self, frame: u64) -> *mut u8 {
+        debug_assert!(frame < self.pool_pages);
         // SAFETY: frame < pool_pages, so the offset lies inside the frames
         // region of pool_pages * PAGE_SIZE bytes.
-        unsafe { self.frames.base().add(frame * PAGE_SIZE) }
+        unsafe { self.frames.base().add(frame as usize * PAGE_SIZE) }
     }
 
     /// Tries to take the exclusive latch of the evicted page (`seen`) and
@@ -128,7 +133,7 @@ impl BufferPool {
     fn load_frame(&self, page_id: PageId, fill: Fill) -> Result<(), BufferError> {
         let frame_number = self.reserve_frame()?;
         self.frame_number(page_id.0).store(frame_number, Relaxed);
-        let frame = self.frame(page_id.0);
+        let frame = self.frame_at(frame_number);
         let result = match fill {
             Fill::Zero => {
                 // SAFETY: we hold the exclusive latch and the frame was free,

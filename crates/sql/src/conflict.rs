@@ -10,6 +10,12 @@
 //! snapshot, as it may have committed after the statement's) and updated;
 //! if it changed meanwhile the insert is tried again, a few times, then
 //! 40001 (at once under REPEATABLE READ, which cannot see it).
+//!
+//! Under REPEATABLE READ and SERIALIZABLE, DO NOTHING skips a row only
+//! for an existing key its snapshot sees (its own, or committed before
+//! it); a key committed by a transaction the snapshot does not see is
+//! 40001, as PostgreSQL's `ExecCheckTIDVisible`: skipping the row would
+//! act on a row the transaction cannot read.
 
 use crate::constraints::Constraints;
 use crate::error::SqlError;
@@ -170,6 +176,11 @@ impl Conflict {
                 filter,
             } = &self.action
             else {
+                if txn.isolation() != folio_db::Isolation::ReadCommitted
+                    && !self.sees_a_conflict(txn, relation, &values)?
+                {
+                    return Err(concurrent_update());
+                }
                 return Ok(None);
             };
             let index = self.index.expect("DO UPDATE has a target");
@@ -210,9 +221,43 @@ impl Conflict {
                 Write::Gone | Write::Moved(_) => continue,
             }
         }
-        Err(SqlError::new(
-            "40001",
-            "could not serialize access due to concurrent update (ON CONFLICT)",
-        ))
+        Err(concurrent_update())
     }
+
+    /// Whether `txn`'s snapshot sees a row holding one of `values`' keys
+    /// in the target's unique index (no target: in any unique index).
+    fn sees_a_conflict(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        values: &[Value],
+    ) -> Result<bool, SqlError> {
+        for (i, ri) in relation.indexes.iter().enumerate() {
+            if !ri.def.unique || self.index.is_some_and(|target| target != i) {
+                continue;
+            }
+            let key: Vec<Value> = ri
+                .def
+                .columns
+                .iter()
+                .map(|&c| values[usize::from(c)].clone())
+                .collect();
+            if key.contains(&Value::Null) {
+                continue; // NULLs never conflict
+            }
+            if !relation.lookup(txn, i, &key)?.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// PostgreSQL's error for an ON CONFLICT that meets a row its snapshot
+/// cannot see, or one that keeps changing.
+fn concurrent_update() -> SqlError {
+    SqlError::new(
+        "40001",
+        "could not serialize access due to concurrent update",
+    )
 }

@@ -18,6 +18,14 @@ pub enum CatalogError {
     NotNull { table: String, column: String },
     #[error("column \"{column}\" has unsupported type oid {type_oid}")]
     UnsupportedType { column: String, type_oid: u32 },
+    /// A row's key is already in a unique index; `detail` names it as
+    /// PostgreSQL's DETAIL does (`Key (k)=(1) already exists.`).
+    #[error("duplicate key value violates unique constraint \"{index}\"")]
+    Duplicate {
+        table: String,
+        index: String,
+        detail: Option<String>,
+    },
     #[error("relation \"{0}\" already exists")]
     Exists(String),
     #[error("relation \"{0}\" does not exist")]
@@ -113,10 +121,29 @@ impl CatalogError {
                 "constraint {constraint} on table {table} depends on index {index}"
             )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
+            CatalogError::Duplicate { detail, .. } => detail.clone(),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
             )),
+            _ => None,
+        }
+    }
+
+    /// The table the error is about, where PostgreSQL names it (its
+    /// ErrorResponse field `t`).
+    pub fn table(&self) -> Option<&str> {
+        match self {
+            CatalogError::Duplicate { table, .. } => Some(table),
+            _ => None,
+        }
+    }
+
+    /// The constraint the error is about, where PostgreSQL names it (field
+    /// `n`): the unique index a duplicate key violates.
+    pub fn constraint(&self) -> Option<&str> {
+        match self {
+            CatalogError::Duplicate { index, .. } => Some(index),
             _ => None,
         }
     }
@@ -141,6 +168,7 @@ impl CatalogError {
             CatalogError::Txn(e) => e.sqlstate(),
             CatalogError::Row(e) => Some(e.sqlstate()),
             CatalogError::NotNull { .. } => Some("23502"),
+            CatalogError::Duplicate { .. } => Some("23505"),
             CatalogError::UnsupportedType { .. } => Some("0A000"),
             CatalogError::Exists(_) => Some("42P07"),
             CatalogError::NoSuchRelation(_) => Some("42P01"),

@@ -337,7 +337,7 @@ impl Relation {
         }
         let tids = self.table.insert_many(txn, &encoded)?;
         for (i, (&tid, keys)) in tids.iter().zip(&keys).enumerate() {
-            if let Err(e) = self.enter(txn, tid, keys) {
+            if let Err(e) = self.enter(txn, tid, keys, &encoded[i]) {
                 for (&later, row) in tids[i + 1..].iter().zip(&encoded[i + 1..]) {
                     self.table.delete(txn, later)?;
                     self.drop_externals(txn, row)?;
@@ -349,21 +349,77 @@ impl Relation {
         Ok(tids)
     }
 
-    /// Adds the index entries of the new version at `tid`; if one is
-    /// refused, deletes the version again (so it is never seen).
+    /// Adds the index entries of the new version at `tid` (stored as
+    /// `row`); if one is refused, deletes the version again (so it is
+    /// never seen).
     fn enter(
         &self,
         txn: &mut Transaction,
         tid: Tid,
         keys: &[(Vec<u8>, bool)],
+        row: &[u8],
     ) -> Result<(), CatalogError> {
         for (index, entry) in self.indexes.iter().zip(keys) {
             if let Err(e) = index.enter(txn, &self.table, entry, tid) {
+                let e = self.described(txn, index, row, e);
                 self.table.delete(txn, tid)?;
                 return Err(e);
             }
         }
         Ok(())
+    }
+
+    /// The values of `ri`'s columns in the stored `row`, in the index's
+    /// column order (values stored out of line fetched).
+    fn key_values_of(
+        &self,
+        txn: &Transaction,
+        ri: &RelationIndex,
+        row: &[u8],
+    ) -> Result<Vec<Value>, CatalogError> {
+        decode_stored_columns(row, &self.types, &ri.def.columns)?
+            .into_iter()
+            .zip(&ri.def.columns)
+            .map(|(cell, &c)| {
+                self.toast
+                    .resolve(txn, self.def.oid, cell, self.types[c as usize])
+            })
+            .collect()
+    }
+
+    /// A unique violation in `ri` of the new version `row` as PostgreSQL
+    /// reports it, with the row's key in its DETAIL (as the row gave it,
+    /// `1.50` where the key holds `1.5`); any other error as it is.
+    fn described(
+        &self,
+        txn: &Transaction,
+        ri: &RelationIndex,
+        row: &[u8],
+        e: CatalogError,
+    ) -> CatalogError {
+        let CatalogError::Heap(folio_heap::HeapError::UniqueViolation { index }) = e else {
+            return e;
+        };
+        let names: Vec<&str> = (ri.def.columns.iter())
+            .map(|&c| self.def.columns[c as usize].name.as_str())
+            .collect();
+        // The key as the row gave it (a value stored out of line that
+        // cannot be fetched leaves the DETAIL out).
+        let detail = self.key_values_of(txn, ri, row).ok().map(|values| {
+            let values: Vec<String> = (values.iter())
+                .map(|v| v.to_text().unwrap_or_else(|| "null".into()))
+                .collect();
+            format!(
+                "Key ({})=({}) already exists.",
+                names.join(", "),
+                values.join(", ")
+            )
+        });
+        CatalogError::Duplicate {
+            table: self.def.name.clone(),
+            index,
+            detail,
+        }
     }
 
     /// Replaces the version at `tid` by `values`: HOT when no indexed
@@ -389,7 +445,7 @@ impl Relation {
         let row = self.toast.encode(txn, self.def.oid, values, &self.types)?;
         let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
-            self.enter(txn, new, &keys)?;
+            self.enter(txn, new, &keys, &row)?;
         }
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);
@@ -525,14 +581,7 @@ impl Relation {
             txn.check_interrupt()?;
             self.table.page_rows(txn, page, &mut rows)?;
             for (tid, row) in rows.drain(..) {
-                let key_values = decode_stored_columns(&row, &self.types, &ri.def.columns)?
-                    .into_iter()
-                    .zip(&ri.def.columns)
-                    .map(|(cell, &c)| {
-                        self.toast
-                            .resolve(txn, self.def.oid, cell, self.types[c as usize])
-                    })
-                    .collect::<Result<Vec<Value>, _>>()?;
+                let key_values = self.key_values_of(txn, ri, &row)?;
                 let (key, checked) = ri.entry_of(&key_values)?;
                 if !bottom_up {
                     ri.enter(txn, &self.table, &(key, checked), tid)?;

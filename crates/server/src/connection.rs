@@ -254,10 +254,15 @@ pub fn fatal(out: &mut Out, code: &str, message: &str) {
 
 fn error(out: &mut Out, e: &SqlError) {
     let position = e.position.map(|p| p.to_string());
+    // Every table lives in schema `public`.
+    let schema = e.table().map(|_| "public");
     let optional: Vec<(u8, &str)> = [
         (b'D', e.detail.as_deref()),
         (b'H', e.hint.as_deref()),
         (b'P', position.as_deref()),
+        (b's', schema),
+        (b't', e.table()),
+        (b'n', e.constraint()),
     ]
     .into_iter()
     .filter_map(|(field, value)| value.map(|v| (field, v)))

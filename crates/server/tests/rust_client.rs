@@ -136,6 +136,14 @@ async fn tokio_postgres_runs_against_folio() {
         e.code(),
         Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
     );
+    // ... with the key, the schema, the table and the constraint as
+    // PostgreSQL gives them (fields D, s, t, n), which drivers read.
+    let db = e.as_db_error().expect("an ErrorResponse");
+    assert_eq!(db.detail(), Some("Key (id)=(1) already exists."));
+    assert_eq!(
+        (db.schema(), db.table(), db.constraint()),
+        (Some("public"), Some("acct"), Some("acct_pkey"))
+    );
     let e = client
         .query("select nosuch from acct", &[])
         .await

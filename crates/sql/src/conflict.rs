@@ -168,7 +168,7 @@ impl Conflict {
         for _ in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(_) => return Ok(Some(values)),
-                Err(e) if e.code == "23505" => {}
+                Err(e) if e.code == "23505" && self.arbitrates(relation, &e) => {}
                 Err(e) => return Err(e),
             }
             let Action::Update {
@@ -222,6 +222,16 @@ impl Conflict {
             }
         }
         Err(concurrent_update())
+    }
+
+    /// Whether the unique violation `e` is one this clause handles: any
+    /// unique index's without a target, else the target's only (a
+    /// duplicate in another unique index is an error, as PostgreSQL's).
+    fn arbitrates(&self, relation: &Relation, e: &SqlError) -> bool {
+        match self.index {
+            None => true,
+            Some(i) => e.constraint() == Some(relation.indexes[i].def.name.as_str()),
+        }
     }
 
     /// Whether `txn`'s snapshot sees a row holding one of `values`' keys

@@ -21,6 +21,18 @@ pub struct SqlError {
     /// 1-based, in characters of the text the client sent (PostgreSQL's
     /// ErrorResponse field `P`).
     pub position: Option<usize>,
+    /// The table and the constraint the error is about (fields `t` and
+    /// `n`, which drivers read to tell one unique violation from
+    /// another); set for unique violations. Boxed: errors travel in every
+    /// `Result` of the layer, and most have none.
+    pub subject: Option<Box<Subject>>,
+}
+
+/// The table and the constraint an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subject {
+    pub table: String,
+    pub constraint: String,
 }
 
 impl SqlError {
@@ -31,7 +43,18 @@ impl SqlError {
             detail: None,
             hint: None,
             position: None,
+            subject: None,
         }
+    }
+
+    /// The constraint the error is about, if it names one.
+    pub fn constraint(&self) -> Option<&str> {
+        self.subject.as_ref().map(|s| s.constraint.as_str())
+    }
+
+    /// The table the error is about, if it names one.
+    pub fn table(&self) -> Option<&str> {
+        self.subject.as_ref().map(|s| s.table.as_str())
     }
 
     /// The error with PostgreSQL's DETAIL line.
@@ -112,12 +135,31 @@ macro_rules! from_layer_described {
                     detail: e.detail(),
                     hint: e.hint().map(str::to_string),
                     position: None,
+                    subject: None,
                 }
             }
         }
     )*};
 }
-from_layer_described!(TxnError, CatalogError);
+from_layer_described!(TxnError);
+
+impl From<CatalogError> for SqlError {
+    fn from(e: CatalogError) -> SqlError {
+        SqlError {
+            code: e.sqlstate().unwrap_or("XX000"),
+            message: e.to_string(),
+            detail: e.detail(),
+            hint: e.hint().map(str::to_string),
+            position: None,
+            subject: e.table().zip(e.constraint()).map(|(table, constraint)| {
+                Box::new(Subject {
+                    table: table.to_string(),
+                    constraint: constraint.to_string(),
+                })
+            }),
+        }
+    }
+}
 
 impl From<RowError> for SqlError {
     fn from(e: RowError) -> SqlError {

@@ -40,7 +40,7 @@ mod statement;
 mod subquery;
 mod types;
 
-pub use error::SqlError;
+pub use error::{SqlError, Subject};
 pub use output::{Column, Notice, Output, TxStatus};
 pub use session::Session;
 pub use settings::SERVER_VERSION;

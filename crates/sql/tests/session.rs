@@ -1164,3 +1164,86 @@ fn on_conflict_do_nothing_meets_a_key_the_snapshot_cannot_see() {
         }
     }
 }
+
+// Proves a unique violation reports what PostgreSQL 15's does (compared
+// through psql here): the key in DETAIL as the row gave it (`1.50`, where
+// the index keeps `1.5`; a composite key's columns in index order), the
+// table and the constraint (ErrorResponse fields `t` and `n`); and that
+// ON CONFLICT with a target handles only its target's violations: a
+// duplicate in another unique index is the error.
+#[test]
+fn unique_violations_name_their_key_table_and_constraint() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table d (k int primary key, v text unique, n numeric unique)",
+    );
+    ok(
+        &mut s,
+        "create table d2 (a int, b text, primary key (b, a))",
+    );
+    ok(&mut s, "insert into d values (1, 'a b', 1.50)");
+    ok(&mut s, "insert into d2 values (1, 'q')");
+    for (sql, constraint, detail) in [
+        (
+            "insert into d values (1, 'z', 2)",
+            "d_pkey",
+            "Key (k)=(1) already exists.",
+        ),
+        (
+            "insert into d values (2, 'a b', 2)",
+            "d_v_key",
+            "Key (v)=(a b) already exists.",
+        ),
+        (
+            "insert into d values (2, 'y', 1.50)",
+            "d_n_key",
+            "Key (n)=(1.50) already exists.",
+        ),
+        (
+            "insert into d values (2, 'y', 2), (1, 'x', 3)",
+            "d_pkey",
+            "Key (k)=(1) already exists.",
+        ),
+        (
+            "insert into d2 values (1, 'q')",
+            "d2_pkey",
+            "Key (b, a)=(q, 1) already exists.",
+        ),
+        (
+            "insert into d values (2, 'a b', 2) on conflict (k) do nothing",
+            "d_v_key",
+            "Key (v)=(a b) already exists.",
+        ),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!(e.code, "23505", "{sql}");
+        assert_eq!(
+            e.message,
+            format!("duplicate key value violates unique constraint \"{constraint}\""),
+            "{sql}"
+        );
+        assert_eq!(e.detail.as_deref(), Some(detail), "{sql}");
+        assert_eq!(e.constraint(), Some(constraint), "{sql}");
+        let table = if constraint.starts_with("d2") {
+            "d2"
+        } else {
+            "d"
+        };
+        assert_eq!(e.table(), Some(table), "{sql}");
+    }
+    ok(&mut s, "update d set k = 2 where k = 1");
+    ok(&mut s, "insert into d values (3, 'c', 3)");
+    let e = fails(&mut s, "update d set v = 'c' where k = 2");
+    assert_eq!(e.detail.as_deref(), Some("Key (v)=(c) already exists."));
+    // The target's own violation is handled; so is any without a target.
+    ok(
+        &mut s,
+        "insert into d values (2, 'y', 9) on conflict (k) do nothing",
+    );
+    ok(
+        &mut s,
+        "insert into d values (9, 'c', 9) on conflict do nothing",
+    );
+    assert_eq!(rows(&mut s, "select count(*) from d"), vec![text(&["2"])]);
+}

@@ -15,7 +15,12 @@ pub enum CatalogError {
     #[error(
         "null value in column \"{column}\" of relation \"{table}\" violates not-null constraint"
     )]
-    NotNull { table: String, column: String },
+    NotNull {
+        table: String,
+        column: String,
+        /// The row as PostgreSQL's DETAIL prints it (`1, null, a`).
+        row: String,
+    },
     #[error("column \"{column}\" has unsupported type oid {type_oid}")]
     UnsupportedType { column: String, type_oid: u32 },
     /// A row's key is already in a unique index; `detail` names it as
@@ -122,6 +127,7 @@ impl CatalogError {
             )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
             CatalogError::Duplicate { detail, .. } => detail.clone(),
+            CatalogError::NotNull { row, .. } => Some(format!("Failing row contains ({row}).")),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
@@ -134,7 +140,18 @@ impl CatalogError {
     /// ErrorResponse field `t`).
     pub fn table(&self) -> Option<&str> {
         match self {
-            CatalogError::Duplicate { table, .. } => Some(table),
+            CatalogError::Duplicate { table, .. } | CatalogError::NotNull { table, .. } => {
+                Some(table)
+            }
+            _ => None,
+        }
+    }
+
+    /// The column the error is about, where PostgreSQL names it (field
+    /// `c`): the NOT NULL column a row left NULL.
+    pub fn column(&self) -> Option<&str> {
+        match self {
+            CatalogError::NotNull { column, .. } => Some(column),
             _ => None,
         }
     }

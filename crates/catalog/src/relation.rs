@@ -288,20 +288,19 @@ impl Relation {
             }
             .into());
         }
-        values
-            .into_iter()
-            .zip(&self.types)
-            .zip(&self.def.columns)
-            .map(|((v, ty), column)| {
-                if v == Value::Null && column.not_null {
-                    return Err(CatalogError::NotNull {
-                        table: self.def.name.clone(),
-                        column: column.name.clone(),
-                    });
-                }
-                Ok(v.fit(*ty)?)
-            })
-            .collect()
+        let values = (values.into_iter().zip(&self.types))
+            .map(|(v, ty)| v.fit(*ty))
+            .collect::<Result<Vec<Value>, _>>()?;
+        let left_null = (self.def.columns.iter().zip(&values))
+            .find(|(column, v)| column.not_null && **v == Value::Null);
+        if let Some((column, _)) = left_null {
+            return Err(CatalogError::NotNull {
+                table: self.def.name.clone(),
+                column: column.name.clone(),
+                row: row_text(&values),
+            });
+        }
+        Ok(values)
     }
 
     /// The key of `values` in every index, in index order.
@@ -406,13 +405,10 @@ impl Relation {
         // The key as the row gave it (a value stored out of line that
         // cannot be fetched leaves the DETAIL out).
         let detail = self.key_values_of(txn, ri, row).ok().map(|values| {
-            let values: Vec<String> = (values.iter())
-                .map(|v| v.to_text().unwrap_or_else(|| "null".into()))
-                .collect();
             format!(
                 "Key ({})=({}) already exists.",
                 names.join(", "),
-                values.join(", ")
+                row_text(&values)
             )
         });
         CatalogError::Duplicate {
@@ -622,4 +618,12 @@ fn decoded_keys(
         Some(e) => Err(e.into()),
         None => Ok((keys, pages)),
     }
+}
+
+/// Values as PostgreSQL's DETAIL lines print them (`null` for NULL).
+fn row_text(values: &[Value]) -> String {
+    (values.iter())
+        .map(|v| v.to_text().unwrap_or_else(|| "null".into()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

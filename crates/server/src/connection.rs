@@ -262,6 +262,7 @@ fn error(out: &mut Out, e: &SqlError) {
         (b'P', position.as_deref()),
         (b's', schema),
         (b't', e.table()),
+        (b'c', e.column()),
         (b'n', e.constraint()),
     ]
     .into_iter()

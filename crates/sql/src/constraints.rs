@@ -524,7 +524,8 @@ impl Constraints {
                         relation.def.name, check.name
                     ),
                 )
-                .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
+                .with_detail(format!("Failing row contains ({}).", row_text(&values)?))
+                .with_constraint(&relation.def.name, &check.name));
             }
         }
         Ok(values)
@@ -551,7 +552,8 @@ impl Constraints {
                             "check constraint \"{}\" of relation \"{}\" is violated by some row",
                             check.name, relation.def.name
                         ),
-                    ));
+                    )
+                    .with_constraint(&relation.def.name, &check.name));
                 }
             }
         }
@@ -674,7 +676,8 @@ impl Constraints {
                     "Key ({names})=({}) is still referenced from table \"{}\".",
                     row_text(&values)?,
                     child.def.name
-                )));
+                ))
+                .with_constraint(&child.def.name, &referencing.name));
             }
         }
         Ok(())
@@ -777,7 +780,8 @@ impl Reference {
             "Key ({names})=({}) is not present in table \"{}\".",
             row_text(&values)?,
             self.parent.def.name
-        )))
+        ))
+        .with_constraint(&relation.def.name, &self.name))
     }
 }
 

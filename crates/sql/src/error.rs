@@ -21,18 +21,19 @@ pub struct SqlError {
     /// 1-based, in characters of the text the client sent (PostgreSQL's
     /// ErrorResponse field `P`).
     pub position: Option<usize>,
-    /// The table and the constraint the error is about (fields `t` and
-    /// `n`, which drivers read to tell one unique violation from
-    /// another); set for unique violations. Boxed: errors travel in every
-    /// `Result` of the layer, and most have none.
+    /// The table, column and constraint the error is about (fields `t`,
+    /// `c` and `n`, which drivers read to tell one constraint from
+    /// another); set for constraint violations. Boxed: errors travel in
+    /// every `Result` of the layer, and most have none.
     pub subject: Option<Box<Subject>>,
 }
 
-/// The table and the constraint an error is about.
+/// The table an error is about, and its column or constraint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subject {
     pub table: String,
-    pub constraint: String,
+    pub column: Option<String>,
+    pub constraint: Option<String>,
 }
 
 impl SqlError {
@@ -49,7 +50,22 @@ impl SqlError {
 
     /// The constraint the error is about, if it names one.
     pub fn constraint(&self) -> Option<&str> {
-        self.subject.as_ref().map(|s| s.constraint.as_str())
+        self.subject.as_ref()?.constraint.as_deref()
+    }
+
+    /// The column the error is about, if it names one.
+    pub fn column(&self) -> Option<&str> {
+        self.subject.as_ref()?.column.as_deref()
+    }
+
+    /// The error about `constraint` of `table` (a violation of it).
+    pub fn with_constraint(mut self, table: &str, constraint: &str) -> SqlError {
+        self.subject = Some(Box::new(Subject {
+            table: table.to_string(),
+            column: None,
+            constraint: Some(constraint.to_string()),
+        }));
+        self
     }
 
     /// The table the error is about, if it names one.
@@ -151,10 +167,11 @@ impl From<CatalogError> for SqlError {
             detail: e.detail(),
             hint: e.hint().map(str::to_string),
             position: None,
-            subject: e.table().zip(e.constraint()).map(|(table, constraint)| {
+            subject: e.table().map(|table| {
                 Box::new(Subject {
                     table: table.to_string(),
-                    constraint: constraint.to_string(),
+                    column: e.column().map(str::to_string),
+                    constraint: e.constraint().map(str::to_string),
                 })
             }),
         }

@@ -1247,3 +1247,56 @@ fn unique_violations_name_their_key_table_and_constraint() {
     );
     assert_eq!(rows(&mut s, "select count(*) from d"), vec![text(&["2"])]);
 }
+
+// Proves NOT NULL, CHECK and foreign key violations carry what
+// PostgreSQL 15's do (compared through psql here): the failing row in a
+// NOT NULL violation's DETAIL, and the table with the column (field `c`)
+// or the constraint (field `n`) each is about.
+#[test]
+fn constraint_violations_name_their_table_column_and_constraint() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table c1 (id int primary key, n int not null, q int check (q > 0), t char(3))",
+    );
+    ok(&mut s, "create table c2 (id int references c1, x int)");
+    let e = fails(&mut s, "insert into c1 values (1, null, 1, 'a')");
+    assert_eq!(e.code, "23502");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Failing row contains (1, null, 1, a  ).")
+    );
+    assert_eq!(
+        (e.table(), e.column(), e.constraint()),
+        (Some("c1"), Some("n"), None)
+    );
+    let e = fails(&mut s, "insert into c1 values (1, 1, -5, 'a')");
+    assert_eq!(e.code, "23514");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Failing row contains (1, 1, -5, a  ).")
+    );
+    assert_eq!(
+        (e.table(), e.constraint()),
+        (Some("c1"), Some("c1_q_check"))
+    );
+    let e = fails(&mut s, "insert into c2 values (7, 1)");
+    assert_eq!(e.code, "23503");
+    assert_eq!(
+        (e.table(), e.constraint()),
+        (Some("c2"), Some("c2_id_fkey"))
+    );
+    ok(&mut s, "insert into c1 values (1, 1, 1, 'a')");
+    ok(&mut s, "insert into c2 values (1, 1)");
+    let e = fails(&mut s, "delete from c1 where id = 1");
+    assert_eq!(e.code, "23503");
+    assert_eq!(
+        (e.table(), e.constraint()),
+        (Some("c2"), Some("c2_id_fkey"))
+    );
+    let e = fails(&mut s, "update c1 set n = null where id = 1");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Failing row contains (1, null, 1, a  ).")
+    );
+}

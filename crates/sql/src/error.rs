@@ -139,41 +139,41 @@ macro_rules! from_layer {
 }
 from_layer!(DbError);
 
-/// Errors that also carry PostgreSQL's DETAIL and HINT, where it gives
-/// them.
-macro_rules! from_layer_described {
-    ($($ty:ty),*) => {$(
-        impl From<$ty> for SqlError {
-            fn from(e: $ty) -> SqlError {
-                SqlError {
-                    code: e.sqlstate().unwrap_or("XX000"),
-                    message: e.to_string(),
-                    detail: e.detail(),
-                    hint: e.hint().map(str::to_string),
-                    position: None,
-                    subject: None,
-                }
-            }
-        }
-    )*};
+/// An error of a layer below that carries PostgreSQL's DETAIL and HINT,
+/// where it gives them.
+fn described(
+    code: Option<&'static str>,
+    message: String,
+    detail: Option<String>,
+    hint: Option<&str>,
+) -> SqlError {
+    SqlError {
+        detail,
+        hint: hint.map(str::to_string),
+        ..SqlError::new(code.unwrap_or("XX000"), message)
+    }
 }
-from_layer_described!(TxnError);
 
+impl From<TxnError> for SqlError {
+    fn from(e: TxnError) -> SqlError {
+        described(e.sqlstate(), e.to_string(), e.detail(), e.hint())
+    }
+}
+
+/// Catalog errors also name the table, column or constraint they are
+/// about.
 impl From<CatalogError> for SqlError {
     fn from(e: CatalogError) -> SqlError {
+        let subject = e.table().map(|table| {
+            Box::new(Subject {
+                table: table.to_string(),
+                column: e.column().map(str::to_string),
+                constraint: e.constraint().map(str::to_string),
+            })
+        });
         SqlError {
-            code: e.sqlstate().unwrap_or("XX000"),
-            message: e.to_string(),
-            detail: e.detail(),
-            hint: e.hint().map(str::to_string),
-            position: None,
-            subject: e.table().map(|table| {
-                Box::new(Subject {
-                    table: table.to_string(),
-                    column: e.column().map(str::to_string),
-                    constraint: e.constraint().map(str::to_string),
-                })
-            }),
+            subject,
+            ..described(e.sqlstate(), e.to_string(), e.detail(), e.hint())
         }
     }
 }

@@ -60,7 +60,7 @@ impl RelationIndex {
     /// the index's column order): not when one is NULL, since NULLs are
     /// distinct (PostgreSQL's default, `NULLS DISTINCT`). The one owner of
     /// that rule.
-    fn checks_unique(&self, key_values: &[Value]) -> bool {
+    pub fn checks_unique(&self, key_values: &[Value]) -> bool {
         self.def.unique && !key_values.contains(&Value::Null)
     }
 

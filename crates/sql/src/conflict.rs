@@ -243,7 +243,7 @@ impl Conflict {
         values: &[Value],
     ) -> Result<bool, SqlError> {
         for (i, ri) in relation.indexes.iter().enumerate() {
-            if !ri.def.unique || self.index.is_some_and(|target| target != i) {
+            if self.index.is_some_and(|target| target != i) {
                 continue;
             }
             let key: Vec<Value> = ri
@@ -252,10 +252,8 @@ impl Conflict {
                 .iter()
                 .map(|&c| values[usize::from(c)].clone())
                 .collect();
-            if key.contains(&Value::Null) {
-                continue; // NULLs never conflict
-            }
-            if !relation.lookup(txn, i, &key)?.is_empty() {
+            // Not a unique index, or a key with a NULL: nothing conflicts.
+            if ri.checks_unique(&key) && !relation.lookup(txn, i, &key)?.is_empty() {
                 return Ok(true);
             }
         }

@@ -31,6 +31,14 @@ pub enum CatalogError {
         index: String,
         detail: Option<String>,
     },
+    /// A unique index cannot be built: two rows share a key; `detail`
+    /// names it as PostgreSQL's DETAIL does (`Key (v)=(a) is duplicated.`).
+    #[error("could not create unique index \"{index}\"")]
+    Duplicated {
+        table: String,
+        index: String,
+        detail: Option<String>,
+    },
     #[error("relation \"{0}\" already exists")]
     Exists(String),
     #[error("relation \"{0}\" does not exist")]
@@ -126,7 +134,9 @@ impl CatalogError {
                 "constraint {constraint} on table {table} depends on index {index}"
             )),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
-            CatalogError::Duplicate { detail, .. } => detail.clone(),
+            CatalogError::Duplicate { detail, .. } | CatalogError::Duplicated { detail, .. } => {
+                detail.clone()
+            }
             CatalogError::NotNull { row, .. } => Some(format!("Failing row contains ({row}).")),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
@@ -140,9 +150,9 @@ impl CatalogError {
     /// ErrorResponse field `t`).
     pub fn table(&self) -> Option<&str> {
         match self {
-            CatalogError::Duplicate { table, .. } | CatalogError::NotNull { table, .. } => {
-                Some(table)
-            }
+            CatalogError::Duplicate { table, .. }
+            | CatalogError::Duplicated { table, .. }
+            | CatalogError::NotNull { table, .. } => Some(table),
             _ => None,
         }
     }
@@ -160,7 +170,9 @@ impl CatalogError {
     /// `n`): the unique index a duplicate key violates.
     pub fn constraint(&self) -> Option<&str> {
         match self {
-            CatalogError::Duplicate { index, .. } => Some(index),
+            CatalogError::Duplicate { index, .. } | CatalogError::Duplicated { index, .. } => {
+                Some(index)
+            }
             _ => None,
         }
     }
@@ -185,7 +197,7 @@ impl CatalogError {
             CatalogError::Txn(e) => e.sqlstate(),
             CatalogError::Row(e) => Some(e.sqlstate()),
             CatalogError::NotNull { .. } => Some("23502"),
-            CatalogError::Duplicate { .. } => Some("23505"),
+            CatalogError::Duplicate { .. } | CatalogError::Duplicated { .. } => Some("23505"),
             CatalogError::UnsupportedType { .. } => Some("0A000"),
             CatalogError::Exists(_) => Some("42P07"),
             CatalogError::NoSuchRelation(_) => Some("42P01"),

@@ -20,7 +20,7 @@ use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{
-    KeyColumn, SqlType, Stored, Value, decode_stored, decode_stored_columns, encode_key,
+    KeyColumn, SqlType, Stored, Value, decode_key, decode_stored, decode_stored_columns, encode_key,
 };
 use folio_txn::{Csn, LockMode, Transaction, Xid};
 use std::sync::Arc;
@@ -396,18 +396,15 @@ impl Relation {
         row: &[u8],
         e: CatalogError,
     ) -> CatalogError {
-        let CatalogError::Heap(folio_heap::HeapError::UniqueViolation { index }) = e else {
+        let CatalogError::Heap(folio_heap::HeapError::UniqueViolation { index, .. }) = e else {
             return e;
         };
-        let names: Vec<&str> = (ri.def.columns.iter())
-            .map(|&c| self.def.columns[c as usize].name.as_str())
-            .collect();
         // The key as the row gave it (a value stored out of line that
         // cannot be fetched leaves the DETAIL out).
         let detail = self.key_values_of(txn, ri, row).ok().map(|values| {
             format!(
                 "Key ({})=({}) already exists.",
-                names.join(", "),
+                self.column_names(ri),
                 row_text(&values)
             )
         });
@@ -565,6 +562,46 @@ impl Relation {
         memory: usize,
     ) -> Result<(), CatalogError> {
         let ri = &self.indexes[index];
+        self.fill_index(txn, ri, memory)
+            .map_err(|e| self.not_unique(ri, e))
+    }
+
+    /// Two rows found sharing a key while `ri` was built, as PostgreSQL
+    /// reports it (`could not create unique index`, the key in DETAIL);
+    /// any other error as it is.
+    fn not_unique(&self, ri: &RelationIndex, e: CatalogError) -> CatalogError {
+        let CatalogError::Heap(folio_heap::HeapError::UniqueViolation { index, key }) = e else {
+            return e;
+        };
+        let detail = decode_key(&key, &ri.key_columns).ok().map(|values| {
+            format!(
+                "Key ({})=({}) is duplicated.",
+                self.column_names(ri),
+                row_text(&values)
+            )
+        });
+        CatalogError::Duplicated {
+            table: self.def.name.clone(),
+            index,
+            detail,
+        }
+    }
+
+    /// `ri`'s columns' names, in its order, as DETAIL lines list them.
+    fn column_names(&self, ri: &RelationIndex) -> String {
+        (ri.def.columns.iter())
+            .map(|&c| self.def.columns[c as usize].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Enters every row `txn` sees in the empty index `ri`.
+    fn fill_index(
+        &self,
+        txn: &mut Transaction,
+        ri: &RelationIndex,
+        memory: usize,
+    ) -> Result<(), CatalogError> {
         // A page at a time (the table may be far larger than memory), and
         // only the key's columns decoded. The entries are gathered and
         // built bottom-up (folio-heap `Index::build`) while they fit

@@ -1000,10 +1000,7 @@ mod index_builds {
                 .create_index(&mut t, "t", "t_v2", &["v"], true)
                 .unwrap_err();
             assert!(
-                matches!(
-                    &e,
-                    CatalogError::Heap(folio_heap::HeapError::UniqueViolation { .. })
-                ),
+                matches!(&e, CatalogError::Duplicated { index, .. } if index == "t_v2"),
                 "{memory}: {e:?}"
             );
             assert!(cat.relation(&t, "t").unwrap().unwrap().indexes.len() == 1);

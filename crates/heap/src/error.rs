@@ -19,9 +19,10 @@ pub enum HeapError {
     /// values is not built yet).
     #[error("a row of {len} bytes exceeds the largest a heap page holds ({max} bytes)")]
     RowTooLarge { len: usize, max: usize },
-    /// A unique index already holds the key for a live row.
+    /// A unique index already holds the key for a live row (`key`, as
+    /// encoded in the index).
     #[error("duplicate key value violates unique constraint \"{index}\"")]
-    UniqueViolation { index: String },
+    UniqueViolation { index: String, key: Vec<u8> },
     /// The tuple id names no tuple version this transaction may change.
     #[error("no row version at {0}")]
     NotFound(Tid),

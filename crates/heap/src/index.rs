@@ -202,6 +202,7 @@ impl Index {
                 Check::Duplicate => {
                     return Err(HeapError::UniqueViolation {
                         index: self.name.clone(),
+                        key: key.to_vec(),
                     });
                 }
                 Check::Wait(holder) => {
@@ -222,9 +223,12 @@ impl Index {
     /// snapshot, so no other uniqueness rule applies.
     pub fn build(&self, mut entries: Vec<(Vec<u8>, Tid, bool)>) -> Result<u64, HeapError> {
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(tid_word(a.1).cmp(&tid_word(b.1))));
-        if self.unique && entries.windows(2).any(|w| w[0].2 && w[0].0 == w[1].0) {
+        if self.unique
+            && let Some(w) = entries.windows(2).find(|w| w[0].2 && w[0].0 == w[1].0)
+        {
             return Err(HeapError::UniqueViolation {
                 index: self.name.clone(),
+                key: w[0].0.clone(),
             });
         }
         let mut builder = self.tree.builder()?;

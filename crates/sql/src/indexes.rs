@@ -61,11 +61,8 @@ pub fn create_index(
         .create_index_ordered(txn, &table, &name, &keyed, create.unique)
     {
         Ok(_) => Ok(Output::command("CREATE INDEX")),
-        // Rows already in the table that collide: PostgreSQL's message.
-        Err(e) if e.sqlstate() == Some("23505") => Err(SqlError::new(
-            "23505",
-            format!("could not create unique index \"{name}\""),
-        )),
+        // Rows already in the table that collide: the catalog gives
+        // PostgreSQL's `could not create unique index` and the key.
         Err(e) => Err(e.into()),
     }
 }

@@ -1300,3 +1300,36 @@ fn constraint_violations_name_their_table_column_and_constraint() {
         Some("Failing row contains (1, null, 1, a  ).")
     );
 }
+
+// Proves a unique index (or primary key) that the rows already there
+// break is refused as PostgreSQL 15 refuses it (compared through psql
+// here): `could not create unique index`, the shared key in DETAIL, the
+// table and the index named.
+#[test]
+fn a_unique_index_over_duplicates_names_the_duplicated_key() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table ui (k int, v text)");
+    ok(&mut s, "insert into ui values (1, 'a'), (2, 'a'), (3, 'b')");
+    for (sql, index) in [
+        ("create unique index ui_v on ui (v)", "ui_v"),
+        ("alter table ui add primary key (v)", "ui_pkey"),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!(e.code, "23505", "{sql}");
+        assert_eq!(
+            e.message,
+            format!("could not create unique index \"{index}\"")
+        );
+        assert_eq!(
+            e.detail.as_deref(),
+            Some("Key (v)=(a) is duplicated."),
+            "{sql}"
+        );
+        assert_eq!(
+            (e.table(), e.constraint()),
+            (Some("ui"), Some(index)),
+            "{sql}"
+        );
+    }
+    ok(&mut s, "create unique index ui_k on ui (k)");
+}

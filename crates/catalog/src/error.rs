@@ -139,6 +139,7 @@ impl CatalogError {
             }
             CatalogError::NotNull { row, .. } => Some(format!("Failing row contains ({row}).")),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
+            CatalogError::Row(e) => e.detail(),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
             )),

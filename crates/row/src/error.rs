@@ -15,9 +15,10 @@ pub enum RowError {
     #[error("numeric value out of range: {0}")]
     NumericOutOfRange(String),
     /// A numeric with more digits before the point than its column's
-    /// `numeric(precision, scale)` allows (PostgreSQL's message).
+    /// `numeric(precision, scale)` allows (PostgreSQL's message; its
+    /// DETAIL is [`RowError::detail`]).
     #[error("numeric field overflow")]
-    NumericFieldOverflow,
+    NumericFieldOverflow { precision: u16, scale: u16 },
     /// An index key over [`crate::MAX_KEY_LEN`].
     #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
     KeyTooLong { len: usize, max: usize },
@@ -52,13 +53,31 @@ pub enum RowError {
 }
 
 impl RowError {
+    /// PostgreSQL's DETAIL for the condition, where it gives one.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            RowError::NumericFieldOverflow { precision, scale } => {
+                // PostgreSQL prints 10^0 as 1.
+                let digits = i32::from(*precision) - i32::from(*scale);
+                let limit = match digits {
+                    0 => "1".to_string(),
+                    d => format!("10^{d}"),
+                };
+                Some(format!(
+                    "A field with precision {precision}, scale {scale} must round to an absolute value less than {limit}."
+                ))
+            }
+            _ => None,
+        }
+    }
+
     pub fn sqlstate(&self) -> &'static str {
         match self {
             RowError::TypeMismatch { .. } => "42804",
             RowError::Arity { .. } => "42601",
             RowError::TooLong(_) => "22001",
             RowError::NumericOutOfRange(_)
-            | RowError::NumericFieldOverflow
+            | RowError::NumericFieldOverflow { .. }
             | RowError::IntegerOutOfRange(_) => "22003",
             RowError::KeyTooLong { .. } => "54000",
             RowError::InvalidText { .. } | RowError::InvalidInput(_) => "22P02",

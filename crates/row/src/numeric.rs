@@ -73,7 +73,7 @@ impl Numeric {
         if pow10(u32::from(precision))
             .is_some_and(|limit| mantissa.unsigned_abs() >= limit.unsigned_abs())
         {
-            return Err(RowError::NumericFieldOverflow);
+            return Err(RowError::NumericFieldOverflow { precision, scale });
         }
         Numeric::new(mantissa, u8::try_from(target).map_err(|_| too_big())?)
     }
@@ -413,8 +413,27 @@ mod tests {
         assert_eq!(fit("-12.344", 6, 2).unwrap(), "-12.34");
         assert_eq!(fit("-0.005", 3, 2).unwrap(), "-0.01");
         assert_eq!(fit("9999.994", 6, 2).unwrap(), "9999.99");
-        assert_eq!(fit("12345.6", 6, 2), Err(RowError::NumericFieldOverflow));
-        assert_eq!(fit("9999.995", 6, 2), Err(RowError::NumericFieldOverflow));
+        let overflow = RowError::NumericFieldOverflow {
+            precision: 6,
+            scale: 2,
+        };
+        assert_eq!(fit("12345.6", 6, 2), Err(overflow.clone()));
+        assert_eq!(fit("9999.995", 6, 2), Err(overflow.clone()));
+        assert_eq!(
+            overflow.detail().as_deref(),
+            Some(
+                "A field with precision 6, scale 2 must round to an absolute value less than 10^4."
+            )
+        );
+        assert_eq!(
+            RowError::NumericFieldOverflow {
+                precision: 2,
+                scale: 2
+            }
+            .detail()
+            .as_deref(),
+            Some("A field with precision 2, scale 2 must round to an absolute value less than 1.")
+        );
         assert_eq!(fit("7", 3, 0).unwrap(), "7");
         assert_eq!(fit("NaN", 3, 0).unwrap(), "NaN");
     }

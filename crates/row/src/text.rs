@@ -34,6 +34,8 @@ fn syntax(ty: SqlType, text: &str) -> RowError {
             SqlType::Int4 => "integer".into(),
             SqlType::Int8 => "bigint".into(),
             SqlType::Float8 => "double precision".into(),
+            // The type's name without its modifier, as PostgreSQL's.
+            SqlType::Numeric(_) => "numeric".into(),
             other => other.name(),
         },
         text: text.to_string(),

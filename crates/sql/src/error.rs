@@ -180,6 +180,6 @@ impl From<CatalogError> for SqlError {
 
 impl From<RowError> for SqlError {
     fn from(e: RowError) -> SqlError {
-        SqlError::new(e.sqlstate(), e.to_string())
+        described(Some(e.sqlstate()), e.to_string(), e.detail(), None)
     }
 }

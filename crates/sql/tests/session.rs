@@ -1333,3 +1333,32 @@ fn a_unique_index_over_duplicates_names_the_duplicated_key() {
     }
     ok(&mut s, "create unique index ui_k on ui (k)");
 }
+
+// Proves numeric errors as PostgreSQL 15 gives them (compared through
+// psql here): a value too large for `numeric(6,2)` is 22003 with the
+// DETAIL naming the bound, and text that is no number names the type
+// without its modifier.
+#[test]
+fn numeric_errors_name_the_bound_and_the_type() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table n (a numeric(6,2), b numeric(2,2))");
+    let e = fails(&mut s, "insert into n (a) values (12345.678)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22003", "numeric field overflow")
+    );
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("A field with precision 6, scale 2 must round to an absolute value less than 10^4.")
+    );
+    let e = fails(&mut s, "insert into n (b) values (1)");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("A field with precision 2, scale 2 must round to an absolute value less than 1.")
+    );
+    let e = fails(&mut s, "insert into n (a) values ('abc')");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22P02", "invalid input syntax for type numeric: \"abc\"")
+    );
+}

@@ -61,11 +61,7 @@ impl BufferPool {
         let mut idle_rounds = 0;
         let mut backoff = Backoff::default();
         loop {
-            let free = self
-                .free_frames
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .pop();
+            let free = self.free_frames().pop();
             if let Some(frame) = free {
                 return Ok(frame);
             }
@@ -190,10 +186,7 @@ impl BufferPool {
 
     /// Puts `frames` (no page occupies them any more) back on the free list.
     pub(crate) fn release_frames(&self, frames: &[u64]) {
-        self.free_frames
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(frames);
+        self.free_frames().extend_from_slice(frames);
     }
 
     /// Copies `page`, whose shared latch the caller holds.

@@ -95,7 +95,7 @@ pub struct BufferPool {
     pub(crate) pool_pages: u64,
     /// Frames no page occupies: a fault pops one (evicting when the list
     /// is empty), an eviction pushes its batch back.
-    pub(crate) free_frames: Mutex<Vec<u64>>,
+    free_frames: Mutex<Vec<u64>>,
     pub(crate) resident: ResidentSet,
     pub(crate) clock_hand: AtomicU64,
     /// Set by the first fault that found every frame taken (`is_evicting`).
@@ -272,12 +272,14 @@ impl BufferPool {
     /// Frames occupied by resident or incoming pages (`pool_pages` less the
     /// free list).
     fn used_pages(&self) -> u64 {
-        let free = self
-            .free_frames
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len() as u64;
+        let free = self.free_frames().len() as u64;
         self.pool_pages.saturating_sub(free)
+    }
+
+    /// The free-frame list, locked (a panic while it was held left it
+    /// whole: every change to it is one push, pop or extend).
+    pub(crate) fn free_frames(&self) -> std::sync::MutexGuard<'_, Vec<u64>> {
+        self.free_frames.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Gives up the pool's dirty pages: nothing is written from now on, not
@@ -357,12 +359,7 @@ impl BufferPool {
         }
         // Every frame is either free or occupied by exactly one resident page.
         let mut owner = vec![None; self.pool_pages as usize];
-        for &frame in self
-            .free_frames
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
+        for &frame in self.free_frames().iter() {
             let Some(slot) = owner.get_mut(frame as usize) else {
                 return Err(format!("free frame {frame} is out of range"));
             };

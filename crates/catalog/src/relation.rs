@@ -48,7 +48,7 @@ impl RelationIndex {
     }
 
     /// The index's columns of a row's `values`, in the index's order.
-    fn key_values(&self, values: &[Value]) -> Vec<Value> {
+    pub fn key_values(&self, values: &[Value]) -> Vec<Value> {
         self.def
             .columns
             .iter()

@@ -184,12 +184,7 @@ impl Conflict {
                 return Ok(None);
             };
             let index = self.index.expect("DO UPDATE has a target");
-            let key: Vec<Value> = relation.indexes[index]
-                .def
-                .columns
-                .iter()
-                .map(|&c| values[usize::from(c)].clone())
-                .collect();
+            let key = relation.indexes[index].key_values(&values);
             // READ COMMITTED looks with a new snapshot (the conflicting row
             // may have committed after the statement's); REPEATABLE READ
             // cannot see it: 40001, as PostgreSQL.
@@ -246,12 +241,7 @@ impl Conflict {
             if self.index.is_some_and(|target| target != i) {
                 continue;
             }
-            let key: Vec<Value> = ri
-                .def
-                .columns
-                .iter()
-                .map(|&c| values[usize::from(c)].clone())
-                .collect();
+            let key = ri.key_values(values);
             // Not a unique index, or a key with a NULL: nothing conflicts.
             if ri.checks_unique(&key) && !relation.lookup(txn, i, &key)?.is_empty() {
                 return Ok(true);

@@ -10,11 +10,13 @@
 //! holds no snapshot while it vacuums, so it never holds back the horizon
 //! it prunes below.
 
+use crate::activity_file::save_activity;
 use crate::catalog::{CATALOG_OID, Catalog};
 use crate::error::CatalogError;
 use crate::relation::Relation;
 use crate::toast::TOAST_OID;
 use folio_heap::{HeapError, Index, VacuumStats};
+use folio_io::Dir;
 use folio_txn::{Durability, Isolation, TxnManager};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -209,11 +211,15 @@ pub struct Autovacuum {
 }
 
 impl Autovacuum {
-    /// Starts passes every `config.naptime`.
+    /// Starts passes every `config.naptime`. With `counts` (the data
+    /// directory), the thread keeps the tables' counts there
+    /// (`activity_file.rs`): after a pass in which a table's count of
+    /// versions changed, and when it stops.
     pub fn start(
         catalog: Arc<Catalog>,
         txns: Arc<TxnManager>,
         config: AutovacuumConfig,
+        counts: Option<Arc<dyn Dir>>,
     ) -> std::io::Result<Autovacuum> {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let passes = Arc::new(AtomicU64::new(0));
@@ -222,6 +228,13 @@ impl Autovacuum {
         let thread = std::thread::Builder::new()
             .name("folio-autovacuum".into())
             .spawn(move || {
+                let report =
+                    |e: String| *error2.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                let versions = |catalog: &Catalog| -> Vec<(u64, u64)> {
+                    let counts = crate::activity_file::current(catalog);
+                    counts.into_iter().map(|(oid, _, v)| (oid, v)).collect()
+                };
+                let mut saved = versions(&catalog);
                 let (m, cv) = &*stop2;
                 let mut stopped = m.lock().unwrap_or_else(|p| p.into_inner());
                 loop {
@@ -234,10 +247,24 @@ impl Autovacuum {
                     }
                     drop(stopped);
                     if let Err(e) = autovacuum_pass(&catalog, &txns, &config) {
-                        *error2.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+                        report(e.to_string());
+                    }
+                    if let Some(dir) = &counts {
+                        let now = versions(&catalog);
+                        if now != saved {
+                            match save_activity(&catalog, dir.as_ref()) {
+                                Ok(()) => saved = now,
+                                Err(e) => report(format!("keeping autovacuum's counts: {e}")),
+                            }
+                        }
                     }
                     passes2.fetch_add(1, Ordering::Relaxed);
                     stopped = m.lock().unwrap_or_else(|p| p.into_inner());
+                }
+                if let Some(dir) = &counts
+                    && let Err(e) = save_activity(&catalog, dir.as_ref())
+                {
+                    report(format!("keeping autovacuum's counts: {e}"));
                 }
             })?;
         Ok(Autovacuum {

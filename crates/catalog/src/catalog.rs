@@ -806,6 +806,11 @@ impl Catalog {
         self.activity.of(oid)
     }
 
+    /// What writers have told autovacuum, for every table told of.
+    pub(crate) fn activities(&self) -> Vec<(u64, Arc<TableActivity>)> {
+        self.activity.entries()
+    }
+
     /// The statistics slot of table `oid` (in memory: `statistics.rs`).
     pub(crate) fn statistics_slot(&self, oid: u64) -> Arc<StatsSlot> {
         self.statistics.of(oid)

@@ -2,6 +2,7 @@
 //! indexes stored as rows of the database's own heap tables (`defs.rs`,
 //! `codec.rs`) and changed transactionally (`catalog.rs`).
 
+mod activity_file;
 mod amcheck;
 mod autovacuum;
 mod catalog;
@@ -17,6 +18,7 @@ mod sequences;
 mod statistics;
 mod toast;
 
+pub use activity_file::{ACTIVITY_FILE, load_activity, save_activity};
 pub use amcheck::IndexCheck;
 pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum, vacuum_catalog,

@@ -26,6 +26,16 @@ impl<T: Default> PerTable<T> {
             .clone()
     }
 
+    /// Every table's `T`, in no order.
+    pub(crate) fn entries(&self) -> Vec<(u64, Arc<T>)> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(oid, t)| (*oid, t.clone()))
+            .collect()
+    }
+
     /// Forgets the table's `T` (the table's storage is gone).
     pub(crate) fn forget(&self, oid: u64) {
         self.0

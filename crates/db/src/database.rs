@@ -266,14 +266,22 @@ impl Database {
             })?),
             false => None,
         };
+        // Autovacuum's counts from before the restart (a hint: a file
+        // that cannot be read is as none).
+        let _ = folio_catalog::load_activity(&catalog, storage.data.as_ref());
         let autovacuum = match options.autovacuum {
             true => Some(
-                Autovacuum::start(catalog.clone(), txns.clone(), options.autovacuum_config())
-                    .map_err(|source| DbError::Io {
-                        op: "starting",
-                        path: "the autovacuum thread".into(),
-                        source,
-                    })?,
+                Autovacuum::start(
+                    catalog.clone(),
+                    txns.clone(),
+                    options.autovacuum_config(),
+                    Some(storage.data.clone()),
+                )
+                .map_err(|source| DbError::Io {
+                    op: "starting",
+                    path: "the autovacuum thread".into(),
+                    source,
+                })?,
             ),
             false => None,
         };

@@ -9,6 +9,7 @@ use common::*;
 use folio_db::{ColumnDef, Database, Durability, Isolation, Options, Storage};
 use folio_io::{SimConfig, SimDir};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 const RC: Isolation = Isolation::ReadCommitted;
@@ -814,6 +815,54 @@ mod autovacuum {
         assert!(settled(), "{} index entries left", entries(&db));
         assert!(db.autovacuum().unwrap().passes() > 0);
         assert_eq!(db.autovacuum().unwrap().last_error(), None);
+        db.close().unwrap();
+    }
+
+    // Proves a restart keeps the counts autovacuum decides by
+    // (`table_activity`): a table of 1,000 versions with 100 dead is
+    // below 50 + 0.2 * 1,000 after a restart as before it. Before the file,
+    // a restart forgot the versions and the first pass vacuumed any table
+    // with 50 dead versions, however large.
+    #[test]
+    fn a_restart_keeps_the_counts_autovacuum_decides_by() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("db");
+        let options = || Options {
+            autovacuum: true,
+            autovacuum_naptime: Duration::from_secs(3600),
+            ..small_options()
+        };
+        let db = Database::create(&path, options()).unwrap();
+        setup(&db);
+        let cat = db.catalog();
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let rel = cat.relation(&t, "t").unwrap().unwrap();
+        for id in 10..1000 {
+            rel.insert(&mut t, vec![Value::Int4(id), Value::Int4(-1)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+        folio_catalog::vacuum(cat, &rel, db.txns())
+            .unwrap()
+            .unwrap();
+        let oid = rel.def.oid;
+        assert_eq!(cat.activity(oid).versions.load(Ordering::Relaxed), 1000);
+        db.close().unwrap();
+
+        let db = Database::open(&path, options()).unwrap();
+        let cat = db.catalog();
+        assert_eq!(cat.activity(oid).versions.load(Ordering::Relaxed), 1000);
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let rel = cat.relation(&t, "t").unwrap().unwrap();
+        for (tid, old) in rel.scan(&t).unwrap().into_iter().take(100) {
+            let mut new = old.clone();
+            new[1] = Value::Int4(0);
+            rel.update(&mut t, tid, &old, new).unwrap();
+        }
+        t.commit().unwrap();
+        let config = AutovacuumConfig::default();
+        let pass = autovacuum_pass(cat, db.txns(), &config).unwrap();
+        assert_eq!(pass.vacuumed, 0, "100 dead of 1,000: below 250");
         db.close().unwrap();
     }
 }

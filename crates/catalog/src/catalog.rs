@@ -40,6 +40,15 @@ use folio_txn::{LockMode, Transaction, TxnManager};
 use folio_wal::Wal;
 use std::sync::{Arc, Mutex, RwLock};
 
+/// What an index enforces (`Catalog::build_index`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IndexKind {
+    Plain,
+    Unique,
+    /// Unique, and the table's primary key.
+    Primary,
+}
+
 /// The first oid handed out (PostgreSQL's `FirstNormalObjectId`).
 pub const FIRST_OID: u64 = 16384;
 
@@ -226,6 +235,7 @@ impl Catalog {
             table_oid: 0,
             unique: false,
             prefix_free: false,
+            primary: false,
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
@@ -277,6 +287,21 @@ impl Catalog {
         self.create_index_ordered(txn, table_name, index_name, &ordered, unique)
     }
 
+    /// The unique index `index_name` that is `table_name`'s primary key
+    /// ([`IndexDef::primary`]), its columns as they are: what
+    /// [`Catalog::add_primary_key`] builds after making them NOT NULL.
+    pub fn create_primary_index(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[&str],
+    ) -> Result<IndexDef, CatalogError> {
+        let ordered: Vec<(&str, KeyOrder)> =
+            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
+        self.build_index(txn, table_name, index_name, &ordered, IndexKind::Primary)
+    }
+
     /// [`Catalog::create_index`] with each column's order (`DESC`, `NULLS
     /// FIRST`).
     pub fn create_index_ordered(
@@ -287,6 +312,24 @@ impl Catalog {
         columns: &[(&str, KeyOrder)],
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
+        let kind = match unique {
+            true => IndexKind::Unique,
+            false => IndexKind::Plain,
+        };
+        self.build_index(txn, table_name, index_name, columns, kind)
+    }
+
+    /// Creates and fills an index of `kind` (`create_index_ordered`,
+    /// `create_primary_index`).
+    fn build_index(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[(&str, KeyOrder)],
+        kind: IndexKind,
+    ) -> Result<IndexDef, CatalogError> {
+        let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
         self.reclaim(txn.manager())?;
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
@@ -323,6 +366,7 @@ impl Catalog {
             table_oid: table.oid,
             unique,
             prefix_free: true,
+            primary,
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
@@ -336,6 +380,7 @@ impl Catalog {
             order,
             unique,
             prefix_free: true,
+            primary,
             root: tree.root(),
         };
         // Built from a snapshot taken now, with writers locked out: every
@@ -463,6 +508,7 @@ impl Catalog {
             {
                 return Err(CatalogError::IndexNeeded {
                     index: name.to_string(),
+                    as_constraint_of: None,
                     constraint: key.name.clone(),
                     table: key.table.clone(),
                 });
@@ -495,25 +541,30 @@ impl Catalog {
         Ok(deleted)
     }
 
-    /// `ALTER TABLE name ADD PRIMARY KEY (columns)`: a unique index named
-    /// `name_pkey` (PostgreSQL's name), its columns made NOT NULL
-    /// ([`Catalog::set_not_null`]; the caller checks the rows). 42P16 if
-    /// the table has one already.
+    /// `ALTER TABLE name ADD [CONSTRAINT constraint] PRIMARY KEY
+    /// (columns)`: a unique index named as the constraint, or `name_pkey`
+    /// (PostgreSQL's name), marked the table's primary key, its columns
+    /// made NOT NULL ([`Catalog::set_not_null`]; the caller checks the
+    /// rows). 42P16 if the table has one already.
     pub fn add_primary_key(
         &self,
         txn: &mut Transaction,
         name: &str,
+        constraint: Option<&str>,
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
         let table = self.lock_table(txn, name)?;
-        let index_name = format!("{name}_pkey");
-        if table.indexes.iter().any(|i| i.name == index_name) {
+        if table.primary_key().is_some() {
             return Err(CatalogError::MultiplePrimaryKeys(name.to_string()));
         }
         for column in columns {
             self.set_not_null(txn, name, column, true)?;
         }
-        self.create_index(txn, name, &index_name, columns, true)
+        let index_name = match constraint {
+            Some(constraint) => constraint.to_string(),
+            None => format!("{name}_pkey"),
+        };
+        self.create_primary_index(txn, name, &index_name, columns)
     }
 
     /// `ALTER TABLE table_name ADD COLUMN column`: a `folio.attribute` row
@@ -571,12 +622,10 @@ impl Catalog {
         if row.column.not_null == not_null {
             return Ok(false);
         }
-        let primary = format!("{table_name}_pkey");
         if !not_null
             && table
-                .indexes
-                .iter()
-                .any(|i| i.name == primary && i.columns.contains(&row.number))
+                .primary_key()
+                .is_some_and(|i| i.columns.contains(&row.number))
         {
             return Err(CatalogError::InPrimaryKey(column.to_string()));
         }
@@ -874,7 +923,7 @@ impl Catalog {
         attributes.sort_by_key(|a| a.number);
         let classes = self.class_rows(txn)?;
         let (constraints, referenced_by) = self.constraints_of(txn, class.oid, &classes)?;
-        let indexes = classes
+        let mut indexes: Vec<IndexDef> = classes
             .into_iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
             .map(|(_, c)| IndexDef {
@@ -885,9 +934,18 @@ impl Catalog {
                 order: c.order,
                 unique: c.unique,
                 prefix_free: c.prefix_free,
+                primary: c.primary,
                 root: c.root,
             })
             .collect();
+        // Made before indexes recorded it (ClassRow::primary), a primary
+        // key is the unique index named `table_pkey`.
+        if !indexes.iter().any(|i| i.primary) {
+            let legacy = format!("{}_pkey", class.name);
+            if let Some(index) = indexes.iter_mut().find(|i| i.unique && i.name == legacy) {
+                index.primary = true;
+            }
+        }
         Ok(TableDef {
             oid: class.oid,
             name: class.name,

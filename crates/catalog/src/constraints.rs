@@ -111,11 +111,8 @@ impl Catalog {
                 positions
             }
             None => {
-                let pkey = format!("{}_pkey", parent.name);
                 let key = parent
-                    .indexes
-                    .iter()
-                    .find(|i| i.unique && i.name == pkey)
+                    .primary_key()
                     .ok_or_else(|| CatalogError::NoPrimaryKey(parent.name.clone()))?;
                 if key.columns.len() != columns.len() {
                     return Err(CatalogError::KeyArity);
@@ -198,6 +195,10 @@ impl Catalog {
     /// `ALTER TABLE table_name DROP CONSTRAINT name` (also what `DROP
     /// TABLE ... CASCADE` does to the foreign keys that reference a dropped
     /// table). A foreign key's referenced table is locked and marked too.
+    /// A primary key or UNIQUE constraint is the table's unique index of
+    /// that name, dropped by `drop_index`; a unique index made by `CREATE
+    /// UNIQUE INDEX` is dropped the same way (PostgreSQL refuses, knowing
+    /// it made no constraint; folio does not record which made it).
     pub fn drop_constraint(
         &self,
         txn: &mut Transaction,
@@ -210,11 +211,32 @@ impl Catalog {
             table: table_name.to_string(),
             name: name.to_string(),
         };
-        let (tid, def) = self
+        let Some((tid, def)) = self
             .constraint_rows(txn, table.oid)?
             .into_iter()
             .find(|(_, c)| c.table_oid == table.oid && !c.name.is_empty() && c.name == name)
-            .ok_or_else(missing)?;
+        else {
+            // A primary key or UNIQUE constraint is its unique index (no
+            // constraint row): dropping the constraint drops the index, as
+            // PostgreSQL's does (refused while a foreign key needs it).
+            if !table.indexes.iter().any(|i| i.unique && i.name == name) {
+                return Err(missing());
+            }
+            return match self.drop_index(txn, name) {
+                Err(CatalogError::IndexNeeded {
+                    index,
+                    constraint,
+                    table,
+                    ..
+                }) => Err(CatalogError::IndexNeeded {
+                    index,
+                    as_constraint_of: Some(table_name.to_string()),
+                    constraint,
+                    table,
+                }),
+                other => other,
+            };
+        };
         if let Some(parent) = def.references()
             && parent != table.oid
         {

@@ -38,6 +38,9 @@ pub struct IndexDef {
     /// they are prefix-free; folio-btree `KeyForm::PrefixFree`). False for
     /// indexes made before this existed.
     pub prefix_free: bool,
+    /// The table's primary key (its constraint, whatever the index's
+    /// name; PostgreSQL's `indisprimary`).
+    pub primary: bool,
     /// Root of its B+tree.
     pub root: PageId,
 }
@@ -90,6 +93,11 @@ pub struct TableDef {
 }
 
 impl TableDef {
+    /// The table's primary key, if it has one.
+    pub fn primary_key(&self) -> Option<&IndexDef> {
+        self.indexes.iter().find(|i| i.primary)
+    }
+
     /// The position of column `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
@@ -272,6 +280,10 @@ pub(crate) struct ClassRow {
     pub unique: bool,
     /// Stored as bit 1 of the byte whose bit 0 is `unique`.
     pub prefix_free: bool,
+    /// An index that is its table's primary key: bit 2 of that byte.
+    /// Indexes made before it existed have it clear (their table's
+    /// definition recognises them by name: `Catalog::table_def`).
+    pub primary: bool,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
@@ -289,7 +301,7 @@ impl ClassRow {
             .u8(self.kind)
             .u64(self.root.0)
             .u64(self.table_oid)
-            .u8(self.unique as u8 | (self.prefix_free as u8) << 1)
+            .u8(self.unique as u8 | (self.prefix_free as u8) << 1 | (self.primary as u8) << 2)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -309,10 +321,10 @@ impl ClassRow {
         let root = PageId(r.u64()?);
         let table_oid = r.u64()?;
         let flags = r.u8()?;
-        if flags > 3 {
+        if flags > 7 {
             return Err(format!("index flags {flags:#04x}"));
         }
-        let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
+        let (unique, prefix_free, primary) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
         let n = r.u16()?;
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
@@ -336,6 +348,7 @@ impl ClassRow {
             table_oid,
             unique,
             prefix_free,
+            primary,
             columns,
             order,
             sequence,
@@ -396,6 +409,7 @@ mod tests {
             table_oid: 16383,
             unique: true,
             prefix_free: true,
+            primary: true,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,

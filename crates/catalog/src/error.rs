@@ -73,10 +73,13 @@ pub enum CatalogError {
         constraint: String,
         referencing: String,
     },
-    /// DROP INDEX of the unique index a foreign key references through.
-    #[error("cannot drop index {index} because other objects depend on it")]
+    /// DROP INDEX of the unique index a foreign key references through,
+    /// or DROP CONSTRAINT of the key that index is (`as_constraint_of`:
+    /// its table).
+    #[error("cannot drop {} because other objects depend on it", needed(.index, .as_constraint_of))]
     IndexNeeded {
         index: String,
+        as_constraint_of: Option<String>,
         constraint: String,
         table: String,
     },
@@ -115,6 +118,14 @@ pub enum CatalogError {
     SequenceOwned { sequence: String, table: String },
 }
 
+/// What [`CatalogError::IndexNeeded`] could not drop, as PostgreSQL names it.
+fn needed(index: &str, as_constraint_of: &Option<String>) -> String {
+    match as_constraint_of {
+        Some(table) => format!("constraint {index} on table {table}"),
+        None => format!("index {index}"),
+    }
+}
+
 impl CatalogError {
     /// PostgreSQL's DETAIL for the condition, where it gives one.
     pub fn detail(&self) -> Option<String> {
@@ -130,6 +141,7 @@ impl CatalogError {
                 index,
                 constraint,
                 table,
+                ..
             } => Some(format!(
                 "constraint {constraint} on table {table} depends on index {index}"
             )),

@@ -426,6 +426,7 @@ impl Catalog {
             table_oid: owner.map_or(0, |(t, _)| t),
             unique: false,
             prefix_free: false,
+            primary: false,
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),

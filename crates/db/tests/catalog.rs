@@ -335,7 +335,8 @@ fn constraints_are_kept_in_the_catalog() {
         cat.create_table(&mut t, "child", &columns()).unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42704"));
-        cat.add_primary_key(&mut t, "parent", &["aid"]).unwrap();
+        cat.add_primary_key(&mut t, "parent", None, &["aid"])
+            .unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", Some(&bid[..])));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42830"));
         cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None))

@@ -211,12 +211,11 @@ impl<'db> Transaction<'db> {
         self.ddl(|catalog, txn| {
             catalog.create_table(txn, &schema.name, &columns)?;
             let key: Vec<&str> = schema.primary_key.iter().map(String::as_str).collect();
-            catalog.create_index(
+            catalog.create_primary_index(
                 txn,
                 &schema.name,
                 &primary_key_name(&schema.name),
                 &key,
-                true,
             )?;
             for index in &schema.indexes {
                 let columns: Vec<&str> = index.columns.iter().map(String::as_str).collect();

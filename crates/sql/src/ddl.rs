@@ -22,8 +22,8 @@ use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
     CreateTable, CreateTableOptions, DeferrableInitial, Expr, GeneratedAs, Ident, IndexColumn,
-    ObjectName, ObjectType, ReferentialAction, RenameTableNameKind, SqlOption, TableConstraint,
-    TruncateTableTarget, Value as AstValue,
+    NullsDistinctOption, ObjectName, ObjectType, ReferentialAction, RenameTableNameKind, SqlOption,
+    TableConstraint, TruncateTableTarget, Value as AstValue,
 };
 use std::ops::ControlFlow;
 
@@ -57,15 +57,7 @@ pub fn create_table(
     check_options(&create.table_options)?;
     let mut columns = Vec::with_capacity(create.columns.len());
     let mut additions = Additions::default();
-    let mut primary: Option<Vec<String>> = None;
-    let mut uniques: Vec<Vec<String>> = Vec::new();
-    let mut set_primary = |keys: Vec<String>| match primary.replace(keys) {
-        Some(_) => Err(SqlError::new(
-            "42P16",
-            format!("multiple primary keys for table \"{name}\" are not allowed"),
-        )),
-        None => Ok(()),
-    };
+    let mut keys = KeyConstraints::default();
     // Columns whose values a sequence of their own gives (`serial`,
     // identity): name, type, the sequence's request, GENERATED ALWAYS.
     let mut owned: Vec<(String, SqlType, SequenceRequest, bool)> = Vec::new();
@@ -112,13 +104,14 @@ pub fn create_table(
                     ));
                 }
                 ColumnOption::Unique {
-                    is_primary: true,
+                    is_primary,
                     characteristics: None,
-                } => set_primary(vec![column_name.clone()])?,
-                ColumnOption::Unique {
-                    is_primary: false,
-                    characteristics: None,
-                } => uniques.push(vec![column_name.clone()]),
+                } => keys.push(
+                    &name,
+                    is_primary,
+                    option.name.as_ref().map(names::ident),
+                    vec![column_name.clone()],
+                )?,
                 ref other => {
                     return Err(SqlError::unsupported(format!("the column option {other}")));
                 }
@@ -132,25 +125,15 @@ pub fn create_table(
         });
     }
     for constraint in &create.constraints {
-        if let Some(columns) = plain_primary_key(constraint) {
-            set_primary(key_columns(columns)?)?;
-            continue;
-        }
-        match constraint {
-            TableConstraint::Unique {
-                name: None,
-                index_name: None,
-                index_type: None,
-                columns,
-                index_options,
-                characteristics: None,
-                ..
-            } if index_options.is_empty() => uniques.push(key_columns(columns)?),
-            other => additions.push(other)?,
+        match key_constraint(constraint) {
+            Some((primary, constraint, columns)) => {
+                keys.push(&name, primary, constraint, key_columns(columns)?)?
+            }
+            None => additions.push(constraint)?,
         }
     }
     // A primary key's columns are NOT NULL (PostgreSQL sets it).
-    for key in primary.iter().flatten() {
+    for key in keys.primary.iter().flat_map(|k| &k.columns) {
         match columns.iter_mut().find(|c| c.name == *key) {
             Some(column) => column.not_null = true,
             None => {
@@ -188,13 +171,7 @@ pub fn create_table(
         let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
         additions.defaults.push((column, default));
     }
-    if let Some(keys) = primary {
-        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-        db.catalog().add_primary_key(txn, &name, &keys)?;
-    }
-    for keys in uniques {
-        indexes::add_unique(db, txn, &name, &keys)?;
-    }
+    keys.create(db, txn, &name)?;
     additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
 }
@@ -698,16 +675,22 @@ pub fn alter_table(
             AlterTableOperation::AddConstraint {
                 constraint,
                 not_valid: false,
-            } if plain_primary_key(constraint).is_some() => {
-                let columns = plain_primary_key(constraint).expect("matched");
+            } if key_constraint(constraint).is_some() => {
+                let (primary, constraint, columns) = key_constraint(constraint).expect("matched");
                 let columns = key_columns(columns)?;
-                let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-                // The key's columns become NOT NULL first (as PostgreSQL's
-                // do), so a NULL fails before the index is built.
-                for column in &columns {
-                    set_not_null(cx, txn, &name, column)?;
+                if primary {
+                    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+                    // The key's columns become NOT NULL first (as
+                    // PostgreSQL's do), so a NULL fails before the index
+                    // is built.
+                    for column in &columns {
+                        set_not_null(cx, txn, &name, column)?;
+                    }
+                    db.catalog()
+                        .add_primary_key(txn, &name, constraint.as_deref(), &columns)?;
+                } else {
+                    indexes::add_unique(db, txn, &name, constraint.as_deref(), &columns)?;
                 }
-                db.catalog().add_primary_key(txn, &name, &columns)?;
             }
             AlterTableOperation::AddConstraint {
                 constraint,
@@ -923,19 +906,108 @@ pub fn rename_index(
     Ok(Output::command("ALTER INDEX"))
 }
 
-/// The columns of `PRIMARY KEY (columns)` without a name, index type or
-/// options, if the constraint is one.
-fn plain_primary_key(constraint: &TableConstraint) -> Option<&[IndexColumn]> {
+/// A `[CONSTRAINT name] PRIMARY KEY (columns)` or `[CONSTRAINT name]
+/// UNIQUE (columns)` table constraint with nothing more (no index name,
+/// type or options, NULLS NOT DISTINCT or DEFERRABLE): whether it is the
+/// primary key, its name if given, and its columns.
+fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Option<String>, &[IndexColumn])> {
     match constraint {
         TableConstraint::PrimaryKey {
-            name: None,
+            name,
             index_name: None,
             index_type: None,
             columns,
             index_options,
             characteristics: None,
-        } if index_options.is_empty() => Some(columns),
+        } if index_options.is_empty() => Some((true, name.as_ref().map(names::ident), columns)),
+        TableConstraint::Unique {
+            name,
+            index_name: None,
+            index_type: None,
+            columns,
+            index_options,
+            characteristics: None,
+            nulls_distinct: NullsDistinctOption::None,
+            ..
+        } if index_options.is_empty() => Some((false, name.as_ref().map(names::ident), columns)),
         _ => None,
+    }
+}
+
+/// One PRIMARY KEY or UNIQUE constraint: its unique index.
+#[derive(Debug)]
+struct KeyConstraint {
+    /// The constraint's name, which its index takes (else PostgreSQL's
+    /// `table_pkey`, `table_col_key`).
+    name: Option<String>,
+    columns: Vec<String>,
+}
+
+/// The PRIMARY KEY and UNIQUE constraints of a CREATE TABLE, reduced as
+/// PostgreSQL reduces them (its `transformIndexConstraints`): the primary
+/// key first, then the UNIQUE constraints in the order written; one over
+/// the same columns in the same order as a constraint before it makes no
+/// index of its own, and gives that one its name if it had none.
+#[derive(Debug, Default)]
+struct KeyConstraints {
+    primary: Option<KeyConstraint>,
+    uniques: Vec<KeyConstraint>,
+}
+
+impl KeyConstraints {
+    /// Takes a key constraint of table `table`; a second primary key is
+    /// 42P16.
+    fn push(
+        &mut self,
+        table: &str,
+        primary: bool,
+        name: Option<String>,
+        columns: Vec<String>,
+    ) -> Result<(), SqlError> {
+        let key = KeyConstraint { name, columns };
+        if !primary {
+            self.uniques.push(key);
+            return Ok(());
+        }
+        match self.primary.replace(key) {
+            Some(_) => Err(SqlError::new(
+                "42P16",
+                format!("multiple primary keys for table \"{table}\" are not allowed"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The constraints that make indexes, the primary key first (the
+    /// flag), after the reduction above.
+    fn reduced(self) -> Vec<(bool, KeyConstraint)> {
+        let mut kept: Vec<(bool, KeyConstraint)> = Vec::new();
+        let all = self.primary.map(|k| (true, k)).into_iter();
+        for (primary, key) in all.chain(self.uniques.into_iter().map(|k| (false, k))) {
+            match kept.iter_mut().find(|(_, k)| k.columns == key.columns) {
+                Some((_, prior)) => {
+                    if prior.name.is_none() {
+                        prior.name = key.name;
+                    }
+                }
+                None => kept.push((primary, key)),
+            }
+        }
+        kept
+    }
+
+    /// Builds their indexes on `table`, which exists with the columns.
+    fn create(self, db: &Database, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
+        for (primary, key) in self.reduced() {
+            if primary {
+                let columns: Vec<&str> = key.columns.iter().map(String::as_str).collect();
+                db.catalog()
+                    .add_primary_key(txn, table, key.name.as_deref(), &columns)?;
+            } else {
+                indexes::add_unique(db, txn, table, key.name.as_deref(), &key.columns)?;
+            }
+        }
+        Ok(())
     }
 }
 

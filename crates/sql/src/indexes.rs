@@ -95,16 +95,23 @@ pub fn drop_indexes(
     Ok(Output::command("DROP INDEX"))
 }
 
-/// The unique index of a `UNIQUE (columns)` constraint of `table`, named
-/// as PostgreSQL names it (`table_col_key`).
+/// The unique index of a `[CONSTRAINT name] UNIQUE (columns)` constraint
+/// of `table`: named as the constraint, or as PostgreSQL names it
+/// (`table_col_key`). The index is the constraint (folio keeps no
+/// separate constraint row for it; `ALTER TABLE ... DROP CONSTRAINT`
+/// drops it: folio-catalog `drop_constraint`).
 pub fn add_unique(
     db: &Database,
     txn: &mut Transaction,
     table: &str,
+    constraint: Option<&str>,
     columns: &[String],
 ) -> Result<(), SqlError> {
     let plain: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let name = free_name(db, txn, table, &plain, "key")?;
+    let name = match constraint {
+        Some(name) => name.to_string(),
+        None => free_name(db, txn, table, &plain, "key")?,
+    };
     db.catalog().create_index(txn, table, &name, &plain, true)?;
     Ok(())
 }

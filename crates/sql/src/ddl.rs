@@ -597,29 +597,67 @@ pub fn drop(
     Ok(Output::command("DROP TABLE"))
 }
 
-/// `TRUNCATE [TABLE] name, ...` (folio-catalog `Catalog::truncate`: the
-/// rows deleted under `ACCESS EXCLUSIVE`). A table another table's
-/// foreign key references goes only with that table (0A000, as
-/// PostgreSQL's; TRUNCATE ... CASCADE is not supported).
+/// `TRUNCATE [TABLE] t, ... [CONTINUE IDENTITY] [CASCADE | RESTRICT]`:
+/// every table emptied in the statement's transaction. A table another
+/// table's foreign key references is refused (0A000) unless that table is
+/// truncated too: named, or with CASCADE, added as PostgreSQL adds them
+/// (round after round, the tables referencing those already in, each
+/// round in creation order, each with a NOTICE). `RESTART IDENTITY` is
+/// 0A000: folio's sequence changes are not undone by a rollback, which
+/// PostgreSQL's restart is.
 pub fn truncate(
     db: &Database,
     txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
     tables: &[TruncateTableTarget],
+    cascade: bool,
 ) -> Result<Output, SqlError> {
-    let names = tables
+    let mut names = tables
         .iter()
         .map(|t| names::relation(&t.name))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut defs = Vec::with_capacity(names.len());
     for name in &names {
-        let Some(def) = db.catalog().table(txn, name)? else {
-            continue;
-        };
+        defs.push(
+            db.catalog()
+                .table(txn, name)?
+                .ok_or_else(|| SqlError::undefined_table(name))?,
+        );
+    }
+    let mut round_start = 0;
+    while cascade && round_start < defs.len() {
+        let mut added: Vec<TableDef> = Vec::new();
+        for def in &defs[round_start..] {
+            for key in &def.referenced_by {
+                if names.contains(&key.table) || added.iter().any(|a| a.name == key.table) {
+                    continue;
+                }
+                if let Some(referencing) = db.catalog().table(txn, &key.table)? {
+                    added.push(referencing);
+                }
+            }
+        }
+        added.sort_by_key(|def| def.oid);
+        round_start = defs.len();
+        for def in added {
+            notices.push(Notice::info(format!(
+                "truncate cascades to table \"{}\"",
+                def.name
+            )));
+            names.push(def.name.clone());
+            defs.push(def);
+        }
+    }
+    for def in &defs {
         if let Some(key) = def.referenced_by.iter().find(|c| !names.contains(&c.table)) {
             return Err(SqlError::new(
                 "0A000",
                 "cannot truncate a table referenced in a foreign key constraint",
             )
-            .with_detail(format!("Table \"{}\" references \"{name}\".", key.table))
+            .with_detail(format!(
+                "Table \"{}\" references \"{}\".",
+                key.table, def.name
+            ))
             .with_hint(format!(
                 "Truncate table \"{}\" at the same time, or use TRUNCATE ... CASCADE.",
                 key.table

@@ -23,6 +23,7 @@ use sqlparser::ast::{
     SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
 };
 use std::cmp::Ordering;
+use std::ops::ControlFlow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -410,6 +411,7 @@ fn plan_select(
     let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     // Subqueries in expressions become markers bound to their plans.
     let mut select = select.clone();
+    name_subquery_items(&mut select.projection);
     let grouped = is_grouped(&select);
     let subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
     let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
@@ -996,6 +998,29 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
     Ok((bound, out))
 }
 
+/// Gives each unaliased select item that holds a subquery the name
+/// [`column_name`] finds for it now, before the subquery becomes a marker
+/// (`subquery::extract_select`) that no longer knows its column's name.
+fn name_subquery_items(items: &mut [SelectItem]) {
+    for item in items {
+        let SelectItem::UnnamedExpr(expr) = item else {
+            continue;
+        };
+        let holds_subquery = sqlparser::ast::visit_expressions(&*expr, |e| match e {
+            Expr::Subquery(_) => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+        .is_break();
+        if holds_subquery {
+            let alias = sqlparser::ast::Ident::with_quote('"', column_name(expr));
+            *item = SelectItem::ExprWithAlias {
+                expr: expr.clone(),
+                alias,
+            };
+        }
+    }
+}
+
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
 /// `exists`, a cast's operand's name or else its type's, `?column?`.
@@ -1028,6 +1053,26 @@ fn column_name(expr: &Expr) -> String {
         },
         Expr::TypedString(typed) => crate::types::column_type(&typed.data_type)
             .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+        // A scalar subquery: the name of its one column (of its first
+        // SELECT, for a set operation).
+        Expr::Subquery(query) => {
+            let mut body = &*query.body;
+            loop {
+                match body {
+                    SetExpr::Query(inner) => body = &inner.body,
+                    SetExpr::SetOperation { left, .. } => body = left,
+                    _ => break,
+                }
+            }
+            match body {
+                SetExpr::Select(select) => match select.projection.first() {
+                    Some(SelectItem::ExprWithAlias { alias, .. }) => names::ident(alias),
+                    Some(SelectItem::UnnamedExpr(expr)) => column_name(expr),
+                    _ => UNNAMED.into(),
+                },
+                _ => UNNAMED.into(),
+            }
+        }
         _ => UNNAMED.into(),
     }
 }

@@ -1248,13 +1248,23 @@ fn run(
             ..
         } => ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade),
         Statement::Truncate {
+            identity: Some(sqlparser::ast::TruncateIdentityOption::Restart),
+            ..
+        } => Err(SqlError::unsupported("TRUNCATE ... RESTART IDENTITY")),
+        Statement::Truncate {
             table_names,
             partitions: None,
-            identity: None,
-            cascade: None,
+            identity: None | Some(sqlparser::ast::TruncateIdentityOption::Continue),
+            cascade,
             on_cluster: None,
             ..
-        } => ddl::truncate(db, txn, table_names),
+        } => ddl::truncate(
+            db,
+            txn,
+            notices,
+            table_names,
+            *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
+        ),
         Statement::AlterTable {
             name,
             if_exists: false,

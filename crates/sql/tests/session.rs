@@ -1362,3 +1362,53 @@ fn numeric_errors_name_the_bound_and_the_type() {
         ("22P02", "invalid input syntax for type numeric: \"abc\"")
     );
 }
+
+// Proves result columns of scalar subqueries are named as PostgreSQL 15
+// names them (compared through psql here): after the subquery's one
+// column (its alias, its column, its function), through a cast, and
+// `?column?` where that is unnamed. Before, every one was `?column?`.
+#[test]
+fn scalar_subqueries_name_their_result_columns() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table sq (a int, \"B\" int)");
+    ok(&mut s, "insert into sq values (1, 2)");
+    let sql = "select (select a from sq), (select a as x from sq), (select \"B\" from sq), \
+               (select a + 1 from sq), (select count(*) from sq)::text, \
+               (select 1 union select 2 order by 1 limit 1), (select max(a) from sq) + 1, \
+               coalesce((select a from sq), 0)";
+    let Some(Output::Rows { columns, .. }) = ok(&mut s, sql).pop() else {
+        panic!("{sql}: no rows");
+    };
+    let names: Vec<&str> = columns.iter().map(|c: &Column| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "a", "x", "B", "?column?", "count", "?column?", "?column?", "coalesce"
+        ]
+    );
+}
+
+// Proves TRUNCATE ... CASCADE says which tables it added, in PostgreSQL
+// 15's words and order (round after round of referencing tables), and
+// RESTART IDENTITY is refused with 0A000 rather than done without
+// PostgreSQL's rollback.
+#[test]
+fn truncate_cascade_names_the_tables_it_adds() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table tp (id int primary key)");
+    ok(
+        &mut s,
+        "create table tc (id int primary key, p int references tp)",
+    );
+    ok(&mut s, "create table tg (c int references tc)");
+    ok(&mut s, "truncate tp cascade");
+    assert_eq!(
+        notices(&mut s),
+        [
+            "NOTICE:  truncate cascades to table \"tc\"",
+            "NOTICE:  truncate cascades to table \"tg\""
+        ]
+    );
+    let e = fails(&mut s, "truncate tp restart identity");
+    assert_eq!(e.code, "0A000");
+}

@@ -231,25 +231,48 @@ fn numeric_type(ty: SqlType) -> bool {
     )
 }
 
+impl<C: Columns + ?Sized> Binder<'_, C> {
+    /// The group key that is the source's column at `position` (named
+    /// `name`), as the aggregate row's column: a column outside an
+    /// aggregate is allowed only as a group key, however either names it
+    /// (`id` or `t.id`). Else 42803, naming the column with its table as
+    /// PostgreSQL does.
+    fn grouped_column(&self, position: usize, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let is_column = |key: &Expr| {
+            match key {
+                Expr::Identifier(id) => self.source.resolve(&names::ident(id)),
+                Expr::CompoundIdentifier(parts) if parts.len() == 2 => self
+                    .source
+                    .resolve_qualified(&names::ident(&parts[0]), &names::ident(&parts[1])),
+                _ => return false,
+            }
+            .is_ok_and(|(p, _)| p == position)
+        };
+        if let Some(i) = self.keys.iter().position(is_column) {
+            return Ok((i, self.key_types[i]));
+        }
+        let column = match self.source.qualifier_of(position) {
+            Some(table) => format!("{table}.{name}"),
+            None => name.to_string(),
+        };
+        Err(SqlError::new(
+            "42803",
+            format!(
+                "column \"{column}\" must appear in the GROUP BY clause or be used in an aggregate function"
+            ),
+        ))
+    }
+}
+
 impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
     fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
-        // A bare column is allowed only as a group key.
-        match self
-            .keys
-            .iter()
-            .position(|k| matches!(k, Expr::Identifier(id) if names::ident(id) == name))
-        {
-            Some(i) => Ok((i, self.key_types[i])),
-            None => {
-                self.source.resolve(name)?;
-                Err(SqlError::new(
-                    "42803",
-                    format!(
-                        "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
-                    ),
-                ))
-            }
-        }
+        let (position, _) = self.source.resolve(name)?;
+        self.grouped_column(position, name)
+    }
+
+    fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
+        let (position, _) = self.source.resolve_qualified(qualifier, name)?;
+        self.grouped_column(position, name)
     }
 
     fn type_at(&self, position: usize) -> SqlType {

@@ -316,6 +316,10 @@ impl Columns for Scope {
         t.types[position - t.offset]
     }
 
+    fn qualifier_of(&self, position: usize) -> Option<String> {
+        Some(self.tables[self.table_of(position)].qualifier.clone())
+    }
+
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
         let t = self
             .tables

@@ -119,7 +119,9 @@ fn named_location(message: &str) -> Option<Location> {
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
 ///   that came from a parameter or COPY data finds nothing;
-/// - 42883 `function f(...) does not exist`: the first call of `f`.
+/// - 42883 `function f(...) does not exist`: the first call of `f`;
+/// - 42803 `column "t.c" must appear in the GROUP BY clause ...`: the
+///   first reference to `t.c` or to a bare `c`.
 ///
 /// Any other error, or nothing found, is returned as it is.
 pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
@@ -154,6 +156,12 @@ pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
             names_at(name, at)
                 && matches!(statement.get(at + 1), Some(t) if t.token == Token::LParen)
         }
+        Subject::Column(name) => {
+            let bare = name.rsplit('.').next().unwrap_or(name);
+            let after_period =
+                at > 0 && matches!(statement.get(at - 1), Some(t) if t.token == Token::Period);
+            names_at(name, at) || (!after_period && names_at(bare, at))
+        }
         Subject::Literal(value) => matches!(&statement[at].token,
             Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == value),
     });
@@ -170,6 +178,9 @@ enum Subject<'m> {
     Name(&'m str),
     /// A function call no function matches (42883).
     Call(&'m str),
+    /// A column outside GROUP BY and aggregates (42803), named `t.c`:
+    /// referenced as `t.c` or as `c`.
+    Column(&'m str),
     /// A literal's text (22P02, 22003, 22007, 22008).
     Literal(&'m str),
 }
@@ -179,6 +190,7 @@ impl Subject<'_> {
         let message = error.message.as_str();
         match error.code {
             "42P01" | "42703" => message.split('"').nth(1).map(Subject::Name),
+            "42803" => message.split('"').nth(1).map(Subject::Column),
             "42883" => message
                 .strip_prefix("function ")
                 .and_then(|rest| rest.split_once('('))

@@ -36,6 +36,10 @@ impl Columns for Relation {
     fn type_at(&self, position: usize) -> SqlType {
         self.types[position]
     }
+
+    fn qualifier_of(&self, _position: usize) -> Option<String> {
+        Some(self.def.name.clone())
+    }
 }
 
 /// What the select list makes of the source's rows.

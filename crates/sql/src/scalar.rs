@@ -28,6 +28,12 @@ pub trait Columns {
         let _ = qualifier;
         self.resolve(name)
     }
+    /// The name of the table (or its alias) the column at `position`
+    /// comes from, as errors qualify a column (`"t.c"`); by default none.
+    fn qualifier_of(&self, position: usize) -> Option<String> {
+        let _ = position;
+        None
+    }
     /// A binding of `expr` that replaces the usual one (an aggregate call
     /// or a GROUP BY expression: `aggregate.rs`), if any.
     fn intercept(&self, _expr: &Expr) -> Option<Result<Scalar, SqlError>> {

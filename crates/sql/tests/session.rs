@@ -1412,3 +1412,31 @@ fn truncate_cascade_names_the_tables_it_adds() {
     let e = fails(&mut s, "truncate tp restart identity");
     assert_eq!(e.code, "0A000");
 }
+
+// Proves a column outside GROUP BY is named with its table and pointed
+// at as PostgreSQL 15 does (compared through psql here): `"t.c"`, at the
+// first reference, bare or qualified, in the select list, HAVING or
+// ORDER BY.
+#[test]
+fn ungrouped_columns_are_named_with_their_table_and_position() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table s1 (id int, v int)");
+    for (sql, column, position) in [
+        ("select id, count(*) from s1 group by v", "s1.id", 8),
+        ("select s1.id, count(*) from s1 group by v", "s1.id", 8),
+        ("select x.id from s1 x group by v", "x.id", 8),
+        ("select v from s1 group by v having id > 1", "s1.id", 36),
+        ("select v from s1 group by v order by id", "s1.id", 38),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!(e.code, "42803", "{sql}");
+        assert_eq!(
+            e.message,
+            format!(
+                "column \"{column}\" must appear in the GROUP BY clause or be used in an aggregate function"
+            ),
+            "{sql}"
+        );
+        assert_eq!(e.position, Some(position), "{sql}");
+    }
+}

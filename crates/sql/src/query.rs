@@ -417,7 +417,7 @@ fn plan_select(
     let mut select = select.clone();
     name_subquery_items(&mut select.projection);
     let grouped = is_grouped(&select);
-    let subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
+    let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
     let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
     let select = &select;
     let distinct = match &select.distinct {
@@ -455,6 +455,9 @@ fn plan_select(
     }
     reads.extend(order.iter().map(|k| k.column));
     reads.extend(correlated);
+    if let Shape::Aggregate { grouping, .. } = &shape {
+        subquery::over_groups(&mut subplans, &grouping.keys, &scope)?;
+    }
     let (source, filter, sort) = match from {
         Some(from) => {
             // A locking scan reads whole rows (index-only scans have no

@@ -16,11 +16,14 @@
 //!   same plan each time, so an outer value compared with an indexed
 //!   column is an index probe, as a parameter is.
 //!
-//! A correlated subquery is evaluated only where the outer query holds
-//! whole rows of its FROM: its WHERE conjuncts that read one stay out of
-//! the scans and joins (`outer_conjuncts`) and run after them; the select
-//! list of a query without aggregates. In an aggregate query it is 0A000,
-//! and so is a reference two or more queries out.
+//! A correlated subquery is evaluated where the outer query holds whole
+//! rows of its FROM: its WHERE conjuncts that read one stay out of the
+//! scans and joins (`outer_conjuncts`) and run after them; the select
+//! list of a query without aggregates. In the select list or HAVING of an
+//! aggregate query it runs once per group, over the aggregate row: each
+//! outer column it reads must be a group key, whose place in that row it
+//! reads instead ([`over_groups`]; else 42803, as PostgreSQL's `subquery
+//! uses ungrouped column`). A reference two or more queries out is 0A000.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -44,6 +47,9 @@ pub struct Subplan {
     /// The outer row's column for each [`Scalar::Outer`] `K`; empty for an
     /// uncorrelated subquery.
     pub outer: Vec<usize>,
+    /// In the select list or HAVING of an aggregate query: its outer row
+    /// is the aggregate row ([`over_groups`] maps `outer` into it).
+    pub over_groups: bool,
 }
 
 impl Subplan {
@@ -54,8 +60,8 @@ impl Subplan {
 
 /// Replaces each subquery in `select`'s list, WHERE and HAVING by a
 /// marker and plans it; `scope`: the select's FROM, which a correlated
-/// subquery reads. In a query with aggregates, a correlated subquery may
-/// only be in WHERE (which reads whole rows).
+/// subquery reads. In a query with aggregates (`grouped`), those of the
+/// list and HAVING read the aggregate row ([`Subplan::over_groups`]).
 pub fn extract_select(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -72,13 +78,10 @@ pub fn extract_select(
         })
         .collect();
     late.extend(select.having.as_mut());
-    let late_from = extract(cx, txn, late, scope, 0)?;
-    if grouped && late_from.iter().any(Subplan::is_correlated) {
-        return Err(SqlError::unsupported(
-            "a correlated subquery in the select list or HAVING of a query with aggregates",
-        ));
+    let mut plans = extract(cx, txn, late, scope, 0)?;
+    for plan in &mut plans {
+        plan.over_groups = grouped;
     }
-    let mut plans = late_from;
     let first = plans.len();
     plans.extend(extract(
         cx,
@@ -136,6 +139,7 @@ impl Extract<'_, '_> {
             Ok(plan) => Ok(Subplan {
                 plan,
                 outer: Vec::new(),
+                over_groups: false,
             }),
             Err(e) if matches!(e.code, "42703" | "42P01") => {
                 self.correlated(q).and_then(|found| found.ok_or(e))
@@ -189,8 +193,41 @@ impl Extract<'_, '_> {
         }
         let outer = refs.columns;
         let plan = plan_query(self.cx, self.txn, &q)?;
-        Ok(Some(Subplan { plan, outer }))
+        Ok(Some(Subplan {
+            plan,
+            outer,
+            over_groups: false,
+        }))
     }
+}
+
+/// Makes the correlated subqueries that run over an aggregate row
+/// ([`Subplan::over_groups`]) read their outer values there: each outer
+/// column must be a group key that is that column (`keys`, over the
+/// source row `scope`), whose place in the aggregate row it takes. Else
+/// 42803, naming the column as PostgreSQL does.
+pub fn over_groups(
+    subplans: &mut [Subplan],
+    keys: &[Scalar],
+    scope: &Scope,
+) -> Result<(), SqlError> {
+    for sub in subplans.iter_mut().filter(|s| s.over_groups) {
+        for column in &mut sub.outer {
+            let Some(key) = keys.iter().position(|k| *k == Scalar::Column(*column)) else {
+                let name = &scope.names()[*column];
+                let name = match scope.qualifier_of(*column) {
+                    Some(table) => format!("{table}.{name}"),
+                    None => name.clone(),
+                };
+                return Err(SqlError::new(
+                    "42803",
+                    format!("subquery uses ungrouped column \"{name}\" from outer query"),
+                ));
+            };
+            *column = key;
+        }
+    }
+    Ok(())
 }
 
 fn marker(text: String) -> Expr {

@@ -107,6 +107,9 @@ pub struct Catalog {
     oids: Arc<Oids>,
     activity: Activity,
     statistics: PerTable<StatsSlot>,
+    /// The data directory, where ANALYZE's statistics are kept
+    /// (`statistics_file.rs`); unset, they live in memory only.
+    files: std::sync::OnceLock<Arc<dyn folio_io::Dir>>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
@@ -178,6 +181,7 @@ impl Catalog {
             ),
             activity: Activity::default(),
             statistics: PerTable::default(),
+            files: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
             toast: Arc::new(Toast {
@@ -858,6 +862,40 @@ impl Catalog {
     /// What writers have told autovacuum, for every table told of.
     pub(crate) fn activities(&self) -> Vec<(u64, Arc<TableActivity>)> {
         self.activity.entries()
+    }
+
+    /// Keeps ANALYZE's statistics in `dir` from now on, and loads those
+    /// kept there before (`statistics_file.rs`; a file that does not read
+    /// loads nothing). Once; later calls change nothing.
+    pub fn keep_statistics_in(&self, dir: Arc<dyn folio_io::Dir>) -> std::io::Result<usize> {
+        let dir = self.files.get_or_init(|| dir);
+        crate::statistics_file::load_statistics(self, dir.as_ref())
+    }
+
+    /// `ANALYZE relation`: gathers its statistics as `txn` sees its rows
+    /// (`statistics.rs`) for the planner, and keeps every table's in the
+    /// data directory if one was given ([`Catalog::keep_statistics_in`]).
+    pub fn analyze(
+        &self,
+        relation: &crate::Relation,
+        txn: &Transaction,
+    ) -> Result<Arc<crate::TableStats>, CatalogError> {
+        let stats = crate::statistics::analyze(relation, txn)?;
+        // A hint: a file that cannot be written (a full disk) leaves them
+        // in memory, as before the file, and fails nothing.
+        if let Some(dir) = self.files.get() {
+            let _ = crate::statistics_file::save_statistics(self, dir.as_ref());
+        }
+        Ok(stats)
+    }
+
+    /// Every table's statistics held now.
+    pub(crate) fn all_statistics(&self) -> Vec<(u64, Arc<crate::TableStats>)> {
+        self.statistics
+            .entries()
+            .into_iter()
+            .filter_map(|(oid, slot)| slot.get().map(|stats| (oid, stats)))
+            .collect()
     }
 
     /// The statistics slot of table `oid` (in memory: `statistics.rs`).

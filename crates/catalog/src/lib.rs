@@ -16,6 +16,7 @@ mod reclaim;
 mod relation;
 mod sequences;
 mod statistics;
+mod statistics_file;
 mod toast;
 
 pub use activity_file::{ACTIVITY_FILE, load_activity, save_activity};
@@ -36,5 +37,6 @@ pub use relation::{Relation, RelationIndex, RowAt};
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
 };
-pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats, analyze};
+pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats};
+pub use statistics_file::STATISTICS_FILE;
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};

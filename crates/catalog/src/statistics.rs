@@ -16,12 +16,13 @@
 //!   the correlation of value order with physical order.
 //!
 //! Kept in memory per table (`Catalog::statistics`), replaced by each
-//! ANALYZE; a restart forgets them (the planner then decides by rules, as
-//! before ANALYZE), unlike PostgreSQL's pg_statistic.
+//! ANALYZE ([`Catalog::analyze`]), and in the data directory's
+//! `table_statistics` across restarts (`statistics_file.rs`), as
+//! PostgreSQL keeps them in pg_statistic.
 
 use crate::CatalogError;
 use crate::relation::Relation;
-use folio_row::Value;
+use folio_row::{SqlType, Value};
 use folio_txn::Transaction;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -45,6 +46,8 @@ pub struct TableStats {
     pub pages: u64,
     /// Estimated visible rows.
     pub rows: f64,
+    /// Each column's type when it was analyzed.
+    pub types: Vec<SqlType>,
     /// Per column, in column order.
     pub columns: Vec<ColumnStats>,
 }
@@ -78,8 +81,11 @@ impl StatsSlot {
 }
 
 /// Gathers `relation`'s statistics as `txn` sees its rows and keeps them
-/// in its slot.
-pub fn analyze(relation: &Relation, txn: &Transaction) -> Result<Arc<TableStats>, CatalogError> {
+/// in its slot (`Catalog::analyze` also keeps them on disk).
+pub(crate) fn analyze(
+    relation: &Relation,
+    txn: &Transaction,
+) -> Result<Arc<TableStats>, CatalogError> {
     let (raw, pages, estimated) = sample(relation, txn)?;
     let rows = raw
         .iter()
@@ -91,6 +97,7 @@ pub fn analyze(relation: &Relation, txn: &Transaction) -> Result<Arc<TableStats>
     let stats = TableStats {
         pages,
         rows: estimated,
+        types: relation.types.clone(),
         columns,
     };
     relation.statistics_slot().set(stats);

@@ -269,6 +269,9 @@ impl Database {
         // Autovacuum's counts from before the restart (a hint: a file
         // that cannot be read is as none).
         let _ = folio_catalog::load_activity(&catalog, storage.data.as_ref());
+        // ANALYZE's statistics from before, kept there from now on (a hint
+        // too: a file that cannot be read is as none).
+        let _ = catalog.keep_statistics_in(storage.data.clone());
         let autovacuum = match options.autovacuum {
             true => Some(
                 Autovacuum::start(

@@ -690,7 +690,7 @@ impl Session {
             for name in &names {
                 let relation = access::relation(cx, txn, name)?;
                 if vacuum.analyze {
-                    folio_catalog::analyze(&relation, txn)?;
+                    db.catalog().analyze(&relation, txn)?;
                 }
                 relations.push(relation);
             }

@@ -7,21 +7,19 @@
 //! `50 + 0.2 * versions`: a 1M-row table was vacuumed whole within a
 //! second of pgbench's first updates after each restart.
 //!
-//! The file is a hint, never needed for correctness: it is written
-//! whole to a temporary and renamed over the old one, without fsync, and
-//! read tolerantly (a missing, short or garbled file, which a crash may
-//! leave, loads nothing; a malformed line is skipped). Lines are
-//! `oid dead versions`, after a header naming the format.
+//! The file is a hint, never needed for correctness (`hint_file.rs`),
+//! read tolerantly: a missing, short or garbled file, which a crash may
+//! leave, loads nothing; a malformed line is skipped. Lines are `oid dead
+//! versions`, after a header naming the format.
 
 use crate::catalog::Catalog;
-use folio_io::{Dir, OpenOptions};
+use crate::hint_file::{read_hint, write_hint};
+use folio_io::Dir;
 use std::io;
 use std::sync::atomic::Ordering;
 
 /// The file's name in the data directory.
 pub const ACTIVITY_FILE: &str = "table_activity";
-/// What a save writes before renaming it into place.
-const ACTIVITY_TEMP: &str = "table_activity.tmp";
 /// The first line: the format's name and version.
 const HEADER: &str = "folio table activity 1";
 
@@ -78,25 +76,15 @@ pub(crate) fn current(catalog: &Catalog) -> Vec<(u64, u64, u64)> {
 
 /// Writes the catalog's counts to [`ACTIVITY_FILE`] in `dir`.
 pub fn save_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<()> {
-    let text = encode(&current(catalog));
-    if dir.exists(ACTIVITY_TEMP)? {
-        dir.remove(ACTIVITY_TEMP)?;
-    }
-    let file = dir.open(ACTIVITY_TEMP, OpenOptions::CREATE_NEW)?;
-    file.write_at(text.as_bytes(), 0)?;
-    drop(file);
-    dir.rename(ACTIVITY_TEMP, ACTIVITY_FILE)
+    write_hint(dir, ACTIVITY_FILE, encode(&current(catalog)).as_bytes())
 }
 
 /// Loads the counts [`save_activity`] wrote into the catalog's (fresh)
 /// counters; returns how many tables it loaded.
 pub fn load_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<usize> {
-    if !dir.exists(ACTIVITY_FILE)? {
+    let Some(bytes) = read_hint(dir, ACTIVITY_FILE)? else {
         return Ok(0);
-    }
-    let file = dir.open(ACTIVITY_FILE, OpenOptions::EXISTING)?;
-    let mut bytes = vec![0; file.len()? as usize];
-    file.read_at(&mut bytes, 0)?;
+    };
     let counts = decode(&String::from_utf8_lossy(&bytes));
     for (oid, dead, versions) in &counts {
         let activity = catalog.activity(*oid);

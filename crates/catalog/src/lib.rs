@@ -11,6 +11,7 @@ mod constraints;
 mod currency;
 mod defs;
 mod error;
+mod hint_file;
 mod per_table;
 mod reclaim;
 mod relation;

@@ -3,10 +3,10 @@
 //!
 //! Without it a restart forgot every table's statistics and the planner
 //! went back to its rules until the next ANALYZE. Like autovacuum's counts
-//! (`activity_file.rs`) the file is a hint: written whole after each
-//! ANALYZE to a temporary renamed over the old one, without fsync; read at
-//! open, where anything unreadable (a crash's torn or empty file, another
-//! format) loads nothing and the planner decides by its rules, as before.
+//! (`activity_file.rs`) the file is a hint (`hint_file.rs`): written
+//! whole after each ANALYZE; read at open, where anything unreadable (a
+//! crash's torn or empty file, another format) loads nothing and the
+//! planner decides by its rules, as before.
 //!
 //! Layout, little-endian: the header line, then per table its oid (u64),
 //! pages (u64), rows (f64) and column count (u16); per column its type
@@ -17,15 +17,14 @@
 //! (f64 each) follow their values.
 
 use crate::catalog::Catalog;
+use crate::hint_file::{read_hint, write_hint};
 use crate::statistics::{ColumnStats, TableStats};
-use folio_io::{Dir, OpenOptions};
+use folio_io::Dir;
 use folio_row::{SqlType, Value, decode_row, encode_row};
 use std::io;
 
 /// The file's name in the data directory.
 pub const STATISTICS_FILE: &str = "table_statistics";
-/// What a save writes before renaming it into place.
-const STATISTICS_TEMP: &str = "table_statistics.tmp";
 /// The format's name and version.
 const HEADER: &[u8] = b"folio table statistics 1\n";
 
@@ -38,24 +37,15 @@ pub fn save_statistics(catalog: &Catalog, dir: &dyn Dir) -> io::Result<()> {
     for (oid, stats) in &tables {
         encode_table(*oid, stats, &mut out).map_err(io::Error::other)?;
     }
-    if dir.exists(STATISTICS_TEMP)? {
-        dir.remove(STATISTICS_TEMP)?;
-    }
-    let file = dir.open(STATISTICS_TEMP, OpenOptions::CREATE_NEW)?;
-    file.write_at(&out, 0)?;
-    drop(file);
-    dir.rename(STATISTICS_TEMP, STATISTICS_FILE)
+    write_hint(dir, STATISTICS_FILE, &out)
 }
 
 /// Loads what [`save_statistics`] wrote into the catalog's slots; how many
 /// tables it loaded (none from a file it cannot read whole).
 pub fn load_statistics(catalog: &Catalog, dir: &dyn Dir) -> io::Result<usize> {
-    if !dir.exists(STATISTICS_FILE)? {
+    let Some(bytes) = read_hint(dir, STATISTICS_FILE)? else {
         return Ok(0);
-    }
-    let file = dir.open(STATISTICS_FILE, OpenOptions::EXISTING)?;
-    let mut bytes = vec![0; file.len()? as usize];
-    file.read_at(&mut bytes, 0)?;
+    };
     let tables = decode(&bytes).unwrap_or_default();
     for (oid, stats) in &tables {
         catalog.statistics_slot(*oid).set(stats.clone());

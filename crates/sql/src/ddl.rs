@@ -171,7 +171,7 @@ pub fn create_table(
         let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
         additions.defaults.push((column, default));
     }
-    keys.create(db, txn, &name)?;
+    keys.create(cx, txn, &name)?;
     additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
 }
@@ -715,20 +715,11 @@ pub fn alter_table(
                 not_valid: false,
             } if key_constraint(constraint).is_some() => {
                 let (primary, constraint, columns) = key_constraint(constraint).expect("matched");
-                let columns = key_columns(columns)?;
-                if primary {
-                    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-                    // The key's columns become NOT NULL first (as
-                    // PostgreSQL's do), so a NULL fails before the index
-                    // is built.
-                    for column in &columns {
-                        set_not_null(cx, txn, &name, column)?;
-                    }
-                    db.catalog()
-                        .add_primary_key(txn, &name, constraint.as_deref(), &columns)?;
-                } else {
-                    indexes::add_unique(db, txn, &name, constraint.as_deref(), &columns)?;
-                }
+                let key = KeyConstraint {
+                    name: constraint,
+                    columns: key_columns(columns)?,
+                };
+                key.add(cx, txn, &name, primary)?;
             }
             AlterTableOperation::AddConstraint {
                 constraint,
@@ -981,6 +972,32 @@ struct KeyConstraint {
     columns: Vec<String>,
 }
 
+impl KeyConstraint {
+    /// Adds it to `table` as its primary key or a UNIQUE constraint: its
+    /// unique index, after (for a primary key) its columns become NOT
+    /// NULL, as PostgreSQL's do, so a NULL fails before the index is
+    /// built.
+    fn add(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        table: &str,
+        primary: bool,
+    ) -> Result<(), SqlError> {
+        if !primary {
+            return indexes::add_unique(cx.db, txn, table, self.name.as_deref(), &self.columns);
+        }
+        for column in &self.columns {
+            set_not_null(cx, txn, table, column)?;
+        }
+        let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        cx.db
+            .catalog()
+            .add_primary_key(txn, table, self.name.as_deref(), &columns)?;
+        Ok(())
+    }
+}
+
 /// The PRIMARY KEY and UNIQUE constraints of a CREATE TABLE, reduced as
 /// PostgreSQL reduces them (its `transformIndexConstraints`): the primary
 /// key first, then the UNIQUE constraints in the order written; one over
@@ -1035,15 +1052,9 @@ impl KeyConstraints {
     }
 
     /// Builds their indexes on `table`, which exists with the columns.
-    fn create(self, db: &Database, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
+    fn create(self, cx: &Ctx<'_>, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
         for (primary, key) in self.reduced() {
-            if primary {
-                let columns: Vec<&str> = key.columns.iter().map(String::as_str).collect();
-                db.catalog()
-                    .add_primary_key(txn, table, key.name.as_deref(), &columns)?;
-            } else {
-                indexes::add_unique(db, txn, table, key.name.as_deref(), &key.columns)?;
-            }
+            key.add(cx, txn, table, primary)?;
         }
         Ok(())
     }

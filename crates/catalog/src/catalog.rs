@@ -45,6 +45,8 @@ use std::sync::{Arc, Mutex, RwLock};
 enum IndexKind {
     Plain,
     Unique,
+    /// Unique, made by a UNIQUE constraint.
+    UniqueConstraint,
     /// Unique, and the table's primary key.
     Primary,
 }
@@ -240,6 +242,7 @@ impl Catalog {
             unique: false,
             prefix_free: false,
             primary: false,
+            constraint: false,
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
@@ -291,6 +294,28 @@ impl Catalog {
         self.create_index_ordered(txn, table_name, index_name, &ordered, unique)
     }
 
+    /// `ALTER TABLE table_name ADD [CONSTRAINT index_name] UNIQUE
+    /// (columns)`: the unique index the constraint is, marked as one
+    /// ([`IndexDef::constraint`]: DROP CONSTRAINT drops it, DROP INDEX
+    /// does not).
+    pub fn add_unique_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[&str],
+    ) -> Result<IndexDef, CatalogError> {
+        let ordered: Vec<(&str, KeyOrder)> =
+            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
+        self.build_index(
+            txn,
+            table_name,
+            index_name,
+            &ordered,
+            IndexKind::UniqueConstraint,
+        )
+    }
+
     /// The unique index `index_name` that is `table_name`'s primary key
     /// ([`IndexDef::primary`]), its columns as they are: what
     /// [`Catalog::add_primary_key`] builds after making them NOT NULL.
@@ -334,6 +359,7 @@ impl Catalog {
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
         let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
+        let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
         self.reclaim(txn.manager())?;
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
@@ -371,6 +397,7 @@ impl Catalog {
             unique,
             prefix_free: true,
             primary,
+            constraint,
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
@@ -385,6 +412,7 @@ impl Catalog {
             unique,
             prefix_free: true,
             primary,
+            constraint,
             root: tree.root(),
         };
         // Built from a snapshot taken now, with writers locked out: every
@@ -467,8 +495,21 @@ impl Catalog {
     /// `DROP INDEX name`, under the DDL lock of its table and `ACCESS
     /// EXCLUSIVE` on it (readers and writers of the table wait, as
     /// PostgreSQL's). 42704 when no index has that name (a table of that
-    /// name is not an index).
+    /// name is not an index); 2BP01 for the index of a PRIMARY KEY or
+    /// UNIQUE constraint, which DROP CONSTRAINT drops.
     pub fn drop_index(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        self.remove_index(txn, name, false)
+    }
+
+    /// Drops index `name` ([`Catalog::drop_index`]); `as_constraint`:
+    /// dropping the PRIMARY KEY or UNIQUE constraint it is
+    /// (`drop_constraint`).
+    pub(crate) fn remove_index(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        as_constraint: bool,
+    ) -> Result<(), CatalogError> {
         let missing = || CatalogError::NoSuchIndex(name.to_string());
         let (_, index) = self
             .class(txn, name)?
@@ -487,6 +528,15 @@ impl Catalog {
             .class(txn, name)?
             .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
             .ok_or_else(missing)?;
+        if !as_constraint
+            && let Some(def) = table.indexes.iter().find(|i| i.oid == index.oid)
+            && def.constraint
+        {
+            return Err(CatalogError::ConstraintIndex {
+                index: name.to_string(),
+                table: table_name,
+            });
+        }
         // A foreign key that references the table through this index, and
         // no other unique index over its columns, needs it.
         let covers = |i: &IndexDef, columns: &[u16]| {
@@ -973,6 +1023,7 @@ impl Catalog {
                 unique: c.unique,
                 prefix_free: c.prefix_free,
                 primary: c.primary,
+                constraint: c.constraint,
                 root: c.root,
             })
             .collect();

@@ -219,10 +219,10 @@ impl Catalog {
             // A primary key or UNIQUE constraint is its unique index (no
             // constraint row): dropping the constraint drops the index, as
             // PostgreSQL's does (refused while a foreign key needs it).
-            if !table.indexes.iter().any(|i| i.unique && i.name == name) {
+            if !table.indexes.iter().any(|i| i.constraint && i.name == name) {
                 return Err(missing());
             }
-            return match self.drop_index(txn, name) {
+            return match self.remove_index(txn, name, true) {
                 Err(CatalogError::IndexNeeded {
                     index,
                     constraint,

@@ -41,6 +41,10 @@ pub struct IndexDef {
     /// The table's primary key (its constraint, whatever the index's
     /// name; PostgreSQL's `indisprimary`).
     pub primary: bool,
+    /// Made by a PRIMARY KEY or UNIQUE constraint, which it is: dropped
+    /// with `ALTER TABLE ... DROP CONSTRAINT`, never by DROP INDEX
+    /// (PostgreSQL's dependency of the index on its constraint).
+    pub constraint: bool,
     /// Root of its B+tree.
     pub root: PageId,
 }
@@ -284,6 +288,8 @@ pub(crate) struct ClassRow {
     /// Indexes made before it existed have it clear (their table's
     /// definition recognises them by name: `Catalog::table_def`).
     pub primary: bool,
+    /// An index a PRIMARY KEY or UNIQUE constraint made: bit 3.
+    pub constraint: bool,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
@@ -301,7 +307,10 @@ impl ClassRow {
             .u8(self.kind)
             .u64(self.root.0)
             .u64(self.table_oid)
-            .u8(self.unique as u8 | (self.prefix_free as u8) << 1 | (self.primary as u8) << 2)
+            .u8(self.unique as u8
+                | (self.prefix_free as u8) << 1
+                | (self.primary as u8) << 2
+                | (self.constraint as u8) << 3)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -321,10 +330,11 @@ impl ClassRow {
         let root = PageId(r.u64()?);
         let table_oid = r.u64()?;
         let flags = r.u8()?;
-        if flags > 7 {
+        if flags > 15 {
             return Err(format!("index flags {flags:#04x}"));
         }
-        let (unique, prefix_free, primary) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+        let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
+        let (primary, constraint) = (flags & 4 != 0, flags & 8 != 0);
         let n = r.u16()?;
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
@@ -349,6 +359,7 @@ impl ClassRow {
             unique,
             prefix_free,
             primary,
+            constraint,
             columns,
             order,
             sequence,
@@ -410,6 +421,7 @@ mod tests {
             unique: true,
             prefix_free: true,
             primary: true,
+            constraint: true,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,

@@ -73,6 +73,9 @@ pub enum CatalogError {
         constraint: String,
         referencing: String,
     },
+    /// DROP INDEX of a PRIMARY KEY or UNIQUE constraint's index.
+    #[error("cannot drop index {index} because constraint {index} on table {table} requires it")]
+    ConstraintIndex { index: String, table: String },
     /// DROP INDEX of the unique index a foreign key references through,
     /// or DROP CONSTRAINT of the key that index is (`as_constraint_of`:
     /// its table).
@@ -191,14 +194,19 @@ impl CatalogError {
     }
 
     /// PostgreSQL's HINT for the condition, where it gives one.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
             CatalogError::Referenced { .. }
             | CatalogError::IndexNeeded { .. }
             | CatalogError::SequenceOwned { .. } => {
-                Some("Use DROP ... CASCADE to drop the dependent objects too.")
+                Some("Use DROP ... CASCADE to drop the dependent objects too.".into())
             }
-            CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.hint(),
+            CatalogError::ConstraintIndex { index, table } => Some(format!(
+                "You can drop constraint {index} on table {table} instead."
+            )),
+            CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => {
+                e.hint().map(str::to_string)
+            }
             _ => None,
         }
     }
@@ -223,7 +231,9 @@ impl CatalogError {
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
             CatalogError::InPrimaryKey(_) => Some("42P16"),
-            CatalogError::Referenced { .. } | CatalogError::IndexNeeded { .. } => Some("2BP01"),
+            CatalogError::Referenced { .. }
+            | CatalogError::IndexNeeded { .. }
+            | CatalogError::ConstraintIndex { .. } => Some("2BP01"),
             CatalogError::ConstraintExists { .. } => Some("42710"),
             CatalogError::NoSuchConstraint { .. } => Some("42704"),
             CatalogError::NoMatchingUnique(_) => Some("42830"),

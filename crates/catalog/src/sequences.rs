@@ -427,6 +427,7 @@ impl Catalog {
             unique: false,
             prefix_free: false,
             primary: false,
+            constraint: false,
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),

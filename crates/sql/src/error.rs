@@ -173,7 +173,7 @@ impl From<CatalogError> for SqlError {
         });
         SqlError {
             subject,
-            ..described(e.sqlstate(), e.to_string(), e.detail(), e.hint())
+            ..described(e.sqlstate(), e.to_string(), e.detail(), e.hint().as_deref())
         }
     }
 }

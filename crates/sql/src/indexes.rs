@@ -112,7 +112,8 @@ pub fn add_unique(
         Some(name) => name.to_string(),
         None => free_name(db, txn, table, &plain, "key")?,
     };
-    db.catalog().create_index(txn, table, &name, &plain, true)?;
+    db.catalog()
+        .add_unique_constraint(txn, table, &name, &plain)?;
     Ok(())
 }
 

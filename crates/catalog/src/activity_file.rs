@@ -75,13 +75,13 @@ pub(crate) fn current(catalog: &Catalog) -> Vec<(u64, u64, u64)> {
 }
 
 /// Writes the catalog's counts to [`ACTIVITY_FILE`] in `dir`.
-pub fn save_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<()> {
+pub(crate) fn save_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<()> {
     write_hint(dir, ACTIVITY_FILE, encode(&current(catalog)).as_bytes())
 }
 
 /// Loads the counts [`save_activity`] wrote into the catalog's (fresh)
 /// counters; returns how many tables it loaded.
-pub fn load_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<usize> {
+pub(crate) fn load_activity(catalog: &Catalog, dir: &dyn Dir) -> io::Result<usize> {
     let Some(bytes) = read_hint(dir, ACTIVITY_FILE)? else {
         return Ok(0);
     };

@@ -10,13 +10,11 @@
 //! holds no snapshot while it vacuums, so it never holds back the horizon
 //! it prunes below.
 
-use crate::activity_file::save_activity;
 use crate::catalog::{CATALOG_OID, Catalog};
 use crate::error::CatalogError;
 use crate::relation::Relation;
 use crate::toast::TOAST_OID;
 use folio_heap::{HeapError, Index, VacuumStats};
-use folio_io::Dir;
 use folio_txn::{Durability, Isolation, TxnManager};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -211,15 +209,14 @@ pub struct Autovacuum {
 }
 
 impl Autovacuum {
-    /// Starts passes every `config.naptime`. With `counts` (the data
-    /// directory), the thread keeps the tables' counts there
-    /// (`activity_file.rs`): after a pass in which a table's count of
-    /// versions changed, and when it stops.
+    /// Starts passes every `config.naptime`. The thread keeps the tables'
+    /// counts in the catalog's data directory, if it has one
+    /// (`Catalog::keep_hints_in`, `activity_file.rs`): after a pass in
+    /// which a table's count of versions changed, and when it stops.
     pub fn start(
         catalog: Arc<Catalog>,
         txns: Arc<TxnManager>,
         config: AutovacuumConfig,
-        counts: Option<Arc<dyn Dir>>,
     ) -> std::io::Result<Autovacuum> {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let passes = Arc::new(AtomicU64::new(0));
@@ -249,21 +246,17 @@ impl Autovacuum {
                     if let Err(e) = autovacuum_pass(&catalog, &txns, &config) {
                         report(e.to_string());
                     }
-                    if let Some(dir) = &counts {
-                        let now = versions(&catalog);
-                        if now != saved {
-                            match save_activity(&catalog, dir.as_ref()) {
-                                Ok(()) => saved = now,
-                                Err(e) => report(format!("keeping autovacuum's counts: {e}")),
-                            }
+                    let now = versions(&catalog);
+                    if now != saved {
+                        match catalog.save_activity() {
+                            Ok(()) => saved = now,
+                            Err(e) => report(format!("keeping autovacuum's counts: {e}")),
                         }
                     }
                     passes2.fetch_add(1, Ordering::Relaxed);
                     stopped = m.lock().unwrap_or_else(|p| p.into_inner());
                 }
-                if let Some(dir) = &counts
-                    && let Err(e) = save_activity(&catalog, dir.as_ref())
-                {
+                if let Err(e) = catalog.save_activity() {
                     report(format!("keeping autovacuum's counts: {e}"));
                 }
             })?;

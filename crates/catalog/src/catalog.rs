@@ -51,6 +51,11 @@ enum IndexKind {
     Primary,
 }
 
+/// Key columns in PostgreSQL's default order (ASC NULLS LAST).
+fn ascending<'c>(columns: &[&'c str]) -> Vec<(&'c str, KeyOrder)> {
+    columns.iter().map(|c| (*c, KeyOrder::default())).collect()
+}
+
 /// The first oid handed out (PostgreSQL's `FirstNormalObjectId`).
 pub const FIRST_OID: u64 = 16384;
 
@@ -109,8 +114,9 @@ pub struct Catalog {
     oids: Arc<Oids>,
     activity: Activity,
     statistics: PerTable<StatsSlot>,
-    /// The data directory, where ANALYZE's statistics are kept
-    /// (`statistics_file.rs`); unset, they live in memory only.
+    /// The data directory, where autovacuum's counts and ANALYZE's
+    /// statistics are kept (`activity_file.rs`, `statistics_file.rs`);
+    /// unset, they live in memory only.
     files: std::sync::OnceLock<Arc<dyn folio_io::Dir>>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
@@ -289,9 +295,7 @@ impl Catalog {
         columns: &[&str],
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
-        let ordered: Vec<(&str, KeyOrder)> =
-            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
-        self.create_index_ordered(txn, table_name, index_name, &ordered, unique)
+        self.create_index_ordered(txn, table_name, index_name, &ascending(columns), unique)
     }
 
     /// `ALTER TABLE table_name ADD [CONSTRAINT index_name] UNIQUE
@@ -305,13 +309,12 @@ impl Catalog {
         index_name: &str,
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
-        let ordered: Vec<(&str, KeyOrder)> =
-            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
+        let columns = ascending(columns);
         self.build_index(
             txn,
             table_name,
             index_name,
-            &ordered,
+            &columns,
             IndexKind::UniqueConstraint,
         )
     }
@@ -326,9 +329,8 @@ impl Catalog {
         index_name: &str,
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
-        let ordered: Vec<(&str, KeyOrder)> =
-            columns.iter().map(|c| (*c, KeyOrder::default())).collect();
-        self.build_index(txn, table_name, index_name, &ordered, IndexKind::Primary)
+        let columns = ascending(columns);
+        self.build_index(txn, table_name, index_name, &columns, IndexKind::Primary)
     }
 
     /// [`Catalog::create_index`] with each column's order (`DESC`, `NULLS
@@ -914,17 +916,30 @@ impl Catalog {
         self.activity.entries()
     }
 
-    /// Keeps ANALYZE's statistics in `dir` from now on, and loads those
-    /// kept there before (`statistics_file.rs`; a file that does not read
-    /// loads nothing). Once; later calls change nothing.
-    pub fn keep_statistics_in(&self, dir: Arc<dyn folio_io::Dir>) -> std::io::Result<usize> {
+    /// Keeps autovacuum's counts and ANALYZE's statistics in `dir` from
+    /// now on, and loads those kept there before (`activity_file.rs`,
+    /// `statistics_file.rs`; a file that does not read loads nothing).
+    /// Once; later calls change nothing.
+    pub fn keep_hints_in(&self, dir: Arc<dyn folio_io::Dir>) -> std::io::Result<()> {
         let dir = self.files.get_or_init(|| dir);
-        crate::statistics_file::load_statistics(self, dir.as_ref())
+        // Each file loads whether or not the other could be read.
+        let activity = crate::activity_file::load_activity(self, dir.as_ref());
+        let statistics = crate::statistics_file::load_statistics(self, dir.as_ref());
+        activity.and(statistics).map(|_| ())
+    }
+
+    /// Writes autovacuum's counts to the data directory, if one was given
+    /// ([`Catalog::keep_hints_in`]).
+    pub(crate) fn save_activity(&self) -> std::io::Result<()> {
+        match self.files.get() {
+            Some(dir) => crate::activity_file::save_activity(self, dir.as_ref()),
+            None => Ok(()),
+        }
     }
 
     /// `ANALYZE relation`: gathers its statistics as `txn` sees its rows
     /// (`statistics.rs`) for the planner, and keeps every table's in the
-    /// data directory if one was given ([`Catalog::keep_statistics_in`]).
+    /// data directory if one was given ([`Catalog::keep_hints_in`]).
     pub fn analyze(
         &self,
         relation: &crate::Relation,

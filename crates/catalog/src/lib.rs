@@ -20,7 +20,7 @@ mod statistics;
 mod statistics_file;
 mod toast;
 
-pub use activity_file::{ACTIVITY_FILE, load_activity, save_activity};
+pub use activity_file::ACTIVITY_FILE;
 pub use amcheck::IndexCheck;
 pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum, vacuum_catalog,

@@ -266,25 +266,18 @@ impl Database {
             })?),
             false => None,
         };
-        // Autovacuum's counts from before the restart (a hint: a file
-        // that cannot be read is as none).
-        let _ = folio_catalog::load_activity(&catalog, storage.data.as_ref());
-        // ANALYZE's statistics from before, kept there from now on (a hint
-        // too: a file that cannot be read is as none).
-        let _ = catalog.keep_statistics_in(storage.data.clone());
+        // Autovacuum's counts and ANALYZE's statistics from before the
+        // restart, kept there from now on (hints: a file that cannot be
+        // read is as none).
+        let _ = catalog.keep_hints_in(storage.data.clone());
         let autovacuum = match options.autovacuum {
             true => Some(
-                Autovacuum::start(
-                    catalog.clone(),
-                    txns.clone(),
-                    options.autovacuum_config(),
-                    Some(storage.data.clone()),
-                )
-                .map_err(|source| DbError::Io {
-                    op: "starting",
-                    path: "the autovacuum thread".into(),
-                    source,
-                })?,
+                Autovacuum::start(catalog.clone(), txns.clone(), options.autovacuum_config())
+                    .map_err(|source| DbError::Io {
+                        op: "starting",
+                        path: "the autovacuum thread".into(),
+                        source,
+                    })?,
             ),
             false => None,
         };

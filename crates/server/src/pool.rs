@@ -63,6 +63,8 @@ struct Inner {
     stop: OwnedFd,
     stopping: AtomicBool,
     conns: Mutex<Conns>,
+    /// How many connections `conns` holds, read without its lock.
+    pooled: AtomicUsize,
     /// Threads that poll, wanted.
     workers: usize,
     /// Connections on threads of their own, and how many may be.
@@ -170,6 +172,7 @@ impl Pool {
                 next: STOP + 1,
                 open: HashMap::new(),
             }),
+            pooled: AtomicUsize::new(0),
             workers: workers.max(1),
             own_threads: AtomicUsize::new(0),
             max_own_threads: own_threads,
@@ -189,9 +192,13 @@ impl Pool {
     }
 
     /// A place for a connection on a thread of its own, while fewer than
-    /// `own_threads` have one (README "Shape": a few clients are served
-    /// faster by threads that each wait on one socket); freed on drop.
+    /// `own_threads` have one and the workers serve none (README "Shape":
+    /// a few clients are served faster by threads that each wait on one
+    /// socket); freed on drop.
     pub(crate) fn own_thread(&self) -> Option<OwnThread> {
+        if self.crowded() {
+            return None;
+        }
         let own = &self.inner.own_threads;
         own.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
             (n < self.inner.max_own_threads).then_some(n + 1)
@@ -200,6 +207,16 @@ impl Pool {
         Some(OwnThread {
             inner: self.inner.clone(),
         })
+    }
+
+    /// Whether the workers serve connections: then those on threads of
+    /// their own move to the workers between requests. Served both ways
+    /// at once, the few on their own threads, whose every request wakes
+    /// its thread at once, took most of the server (seed 000's probe at
+    /// 128 clients: 2 connections ran 43% of the transactions, each of the
+    /// other 126 a fiftieth of theirs).
+    pub(crate) fn crowded(&self) -> bool {
+        self.inner.pooled.load(Ordering::Acquire) > 0
     }
 
     /// Serves a started connection (its stream non-blocking) from now on;
@@ -218,18 +235,12 @@ impl Pool {
                 slot,
             }),
         });
-        let token = {
-            let mut conns = lock(&self.inner.conns);
-            let token = conns.next;
-            conns.next += 1;
-            conns.open.insert(token, entry.clone());
-            token
-        };
+        let token = self.inner.insert(entry.clone());
         // Its startup ended as the server stopped: it closes here (`stop`
         // sets `stopping` before it empties `open`, so either it emptied
         // this entry or this sees the flag).
         if self.inner.stopping.load(Ordering::SeqCst) {
-            lock(&self.inner.conns).open.remove(&token);
+            self.inner.remove(token);
             return;
         }
         // Bytes read past the startup: writable fires at once, and the
@@ -241,7 +252,7 @@ impl Pool {
         let guard = lock(&entry.served);
         if let Err(e) = epoll::add(&self.inner.epoll, &guard.stream, token_data(token), flags) {
             drop(guard);
-            lock(&self.inner.conns).open.remove(&token);
+            self.inner.remove(token);
             eprintln!("folio: cannot poll a connection: {e}");
         }
     }
@@ -256,6 +267,7 @@ impl Pool {
         inner.summon.notify_all();
         drop(_crew);
         let open = std::mem::take(&mut lock(&inner.conns).open);
+        inner.pooled.store(0, Ordering::Release);
         drop(open);
     }
 }
@@ -377,7 +389,27 @@ impl Inner {
         drop(guard);
         wire::report(pid, ended.map(|_| ()));
         // The last reference but a stop's: the session drops here.
-        lock(&self.conns).open.remove(&token);
+        self.remove(token);
+    }
+
+    /// Registers a connection the workers serve: its token.
+    fn insert(&self, entry: Arc<Entry>) -> u64 {
+        let mut conns = lock(&self.conns);
+        let token = conns.next;
+        conns.next += 1;
+        conns.open.insert(token, entry);
+        self.pooled.store(conns.open.len(), Ordering::Release);
+        token
+    }
+
+    /// Forgets a connection (dropping its session unless a turn or a stop
+    /// still holds it).
+    fn remove(&self, token: u64) {
+        let mut conns = lock(&self.conns);
+        let entry = conns.open.remove(&token);
+        self.pooled.store(conns.open.len(), Ordering::Release);
+        drop(conns);
+        drop(entry);
     }
 
     /// After a batch: a thread beyond `workers` polling parks until a

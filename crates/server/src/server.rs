@@ -245,7 +245,7 @@ async fn accept_loop(
                 return on_thread(started, slot, None);
             };
             match pool.own_thread() {
-                Some(place) => on_thread(started, slot, Some(place)),
+                Some(place) => on_thread(started, slot, Some((pool, place))),
                 None => {
                     let (stream, inbox, conn) = started.into_parts();
                     pool.add(stream, inbox, conn, slot);
@@ -255,15 +255,26 @@ async fn accept_loop(
     }
 }
 
-/// Serves a started connection on a thread of its own (holding `place`
-/// among the pool's, if it has one).
-fn on_thread(started: wire::Started, slot: Slot, place: Option<pool::OwnThread>) {
+/// Serves a started connection on a thread of its own. One holding a
+/// `place` among the pool's moves to the pool's workers between requests
+/// once the pool serves other connections too (`Pool::crowded`), so that
+/// every connection is served alike.
+fn on_thread(started: wire::Started, slot: Slot, place: Option<(Arc<Pool>, pool::OwnThread)>) {
     let spawned = std::thread::Builder::new()
         .name(format!("folio-conn-{}", slot.pid))
         .spawn(move || {
-            wire::report(slot.pid, wire::on_thread(started));
-            drop(slot);
-            drop(place);
+            let pool = place.as_ref().map(|(pool, _)| pool.clone());
+            let stay = || pool.as_ref().is_none_or(|pool| !pool.crowded());
+            match wire::on_thread(started, &stay) {
+                Ok(Some(moving)) => {
+                    drop(place);
+                    if let Some(pool) = pool {
+                        let (stream, inbox, conn) = moving.into_parts();
+                        pool.add(stream, inbox, conn, slot);
+                    }
+                }
+                ended => wire::report(slot.pid, ended.map(|_| ())),
+            }
         });
     if let Err(e) = spawned {
         eprintln!("folio: no thread for a connection: {e}");

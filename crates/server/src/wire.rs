@@ -374,8 +374,13 @@ async fn authenticate(
 }
 
 /// Batches run on the connection's own thread, which also does its I/O
-/// with blocking calls.
-pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
+/// with blocking calls, while `stay` says so before each read: otherwise
+/// the connection is handed back, between requests, to go to the pool.
+/// `None` when it ended.
+pub(crate) fn on_thread(
+    started: Started,
+    stay: &dyn Fn() -> bool,
+) -> Result<Option<Started>, ProtocolError> {
     use std::io::Write;
     let Started {
         mut stream,
@@ -387,10 +392,17 @@ pub fn on_thread(started: Started) -> Result<(), ProtocolError> {
     loop {
         match inbox.serve(&mut conn, &mut |answers| stream.write_all(answers))? {
             Batch::Ran => {}
-            Batch::Close => return Ok(()),
+            Batch::Close => return Ok(None),
+            Batch::Needs(_) if !stay() => {
+                return Ok(Some(Started {
+                    stream,
+                    inbox,
+                    conn,
+                }));
+            }
             Batch::Needs(needed) => {
                 if inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
-                    return Ok(());
+                    return Ok(None);
                 }
             }
         }

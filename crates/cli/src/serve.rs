@@ -6,7 +6,7 @@ use crate::bench::parse_on_off;
 use anyhow::Context;
 use clap::Args;
 use folio_db::{Database, Options};
-use folio_server::{Auth, Execution, Server, ServerConfig};
+use folio_server::{Auth, Execution, Server, ServerConfig, default_unix_socket_directory};
 use folio_wal::Recycle;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,6 +21,13 @@ pub struct ServeArgs {
     /// Address to listen on (loopback only by default).
     #[arg(long, default_value = "127.0.0.1:5432")]
     listen: SocketAddr,
+    /// Directories for the Unix-domain socket `.s.PGSQL.PORT` (PORT from
+    /// --listen), comma-separated, as PostgreSQL's
+    /// unix_socket_directories; "" for none. Default: /var/run/postgresql
+    /// (where psql looks when given no host) if it exists and is
+    /// writable, else /tmp.
+    #[arg(long)]
+    unix_socket_directories: Option<String>,
     /// Most clients served at once; more get PostgreSQL's 53300.
     #[arg(long, default_value_t = 100)]
     max_connections: usize,
@@ -183,6 +190,20 @@ fn parse_execution(s: &str) -> Result<Execution, String> {
     }
 }
 
+/// `--unix-socket-directories`: a comma-separated list ("" for none), or
+/// the default directory.
+fn unix_socket_directories(given: Option<&str>) -> Vec<PathBuf> {
+    match given {
+        None => vec![default_unix_socket_directory()],
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+    }
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let mut options = Options::default();
     args.settings.apply(&mut options);
@@ -215,6 +236,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let config = ServerConfig {
         listen: args.listen,
+        unix_socket_directories: unix_socket_directories(args.unix_socket_directories.as_deref()),
         max_connections: args.max_connections,
         execution: args.execution,
         auth: args.auth,
@@ -222,10 +244,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let db = Arc::new(db);
     let server = Server::start(db.clone(), &config)
         .with_context(|| format!("listening on {}", args.listen))?;
+    let mut on = server.addr().to_string();
+    for socket in server.unix_sockets() {
+        on.push_str(&format!(" and {}", socket.display()));
+    }
     eprintln!(
-        "folio: serving {} on {} (PostgreSQL protocol 3.0, user and database \"postgres\")",
+        "folio: serving {} on {on} (PostgreSQL protocol 3.0, user and database \"postgres\")",
         args.dir.display(),
-        server.addr()
     );
     // Until SIGINT or SIGTERM: then no new connections, a checkpoint (so
     // the next start replays nothing), and exit. Every commit was durable

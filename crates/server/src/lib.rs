@@ -6,7 +6,9 @@ mod pool;
 mod protocol;
 mod scram;
 mod server;
+mod stream;
+mod unix_socket;
 mod wire;
 
 pub use connection::SERVER_VERSION;
-pub use server::{Auth, Execution, Server, ServerConfig};
+pub use server::{Auth, Execution, Server, ServerConfig, default_unix_socket_directory};

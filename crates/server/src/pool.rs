@@ -28,13 +28,13 @@
 use crate::connection::Connection;
 use crate::protocol::ProtocolError;
 use crate::server::Slot;
+use crate::stream::Stream;
 use crate::wire::{self, Batch, Inbox};
 use rustix::event::epoll::{self, EventData, EventFlags};
 use rustix::event::{EventfdFlags, PollFd, PollFlags};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::net::TcpStream;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -113,7 +113,7 @@ struct Crew {
 
 /// One connection in the pool: owned by the worker its event woke.
 struct Served {
-    stream: TcpStream,
+    stream: Stream,
     inbox: Inbox,
     conn: Connection,
     slot: Slot,
@@ -221,7 +221,7 @@ impl Pool {
 
     /// Serves a started connection (its stream non-blocking) from now on;
     /// `slot` is freed when it ends.
-    pub(crate) fn add(&self, stream: TcpStream, inbox: Inbox, conn: Connection, slot: Slot) {
+    pub(crate) fn add(&self, stream: Stream, inbox: Inbox, conn: Connection, slot: Slot) {
         let pending = !inbox.unread().is_empty();
         if let Err(e) = stream.set_nonblocking(true) {
             return wire::report(slot.pid(), Err(e.into()));
@@ -511,7 +511,7 @@ impl Served {
 
 /// Writes all of `buf` to the non-blocking `stream`, waiting (in a blocking
 /// region) while the client's window is full.
-fn send(stream: &mut TcpStream, mut buf: &[u8]) -> io::Result<()> {
+fn send(stream: &mut Stream, mut buf: &[u8]) -> io::Result<()> {
     while !buf.is_empty() {
         match stream.write(buf) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),

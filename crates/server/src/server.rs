@@ -6,20 +6,28 @@
 //! `max_connections` are served at once. And the table of cancel keys.
 
 use crate::pool::{self, Pool};
+use crate::stream::Accepted;
+use crate::unix_socket::{self, SocketFile};
 use crate::wire;
 use folio_db::Database;
 use folio_txn::Interrupt;
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, UnixListener};
 
 /// Server settings.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub listen: SocketAddr,
+    /// Directories of the Unix-domain sockets served besides TCP, each
+    /// `DIR/.s.PGSQL.PORT` with the TCP port (PostgreSQL's
+    /// `unix_socket_directories`); none by default here, and `folio
+    /// serve`'s default is [`default_unix_socket_directory`].
+    pub unix_socket_directories: Vec<PathBuf>,
     /// PostgreSQL's default: 100.
     pub max_connections: usize,
     pub execution: Execution,
@@ -42,10 +50,25 @@ impl Default for ServerConfig {
     fn default() -> ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 5432)),
+            unix_socket_directories: Vec::new(),
             max_connections: 100,
             execution: Execution::default(),
             auth: Auth::default(),
         }
+    }
+}
+
+/// Where `folio serve` puts its Unix-domain socket unless told: where
+/// this machine's libpq looks when given no host (Debian's
+/// `/var/run/postgresql`), if that directory exists and this process may
+/// create files in it, else PostgreSQL's own default, `/tmp`.
+pub fn default_unix_socket_directory() -> PathBuf {
+    let debian = Path::new("/var/run/postgresql");
+    let writable = rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK;
+    if debian.is_dir() && rustix::fs::access(debian, writable).is_ok() {
+        debian.into()
+    } else {
+        PathBuf::from("/tmp")
     }
 }
 
@@ -123,6 +146,8 @@ pub struct Server {
     accept: Option<std::thread::JoinHandle<()>>,
     /// The workers of `Execution::Pool`.
     pool: Option<Arc<Pool>>,
+    /// Removed once no longer accepted on.
+    socket_files: Vec<SocketFile>,
 }
 
 impl Server {
@@ -149,9 +174,18 @@ impl Server {
         let listener = std::net::TcpListener::bind(config.listen)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let listener = {
+        let mut socket_files = Vec::new();
+        let mut local = Vec::new();
+        for dir in &config.unix_socket_directories {
+            let (listener, file) = unix_socket::bind(dir, addr.port())?;
+            local.push(listener);
+            socket_files.push(file);
+        }
+        let (listener, local) = {
             let _entered = accept_runtime.enter();
-            TcpListener::from_std(listener)?
+            let local: io::Result<Vec<UnixListener>> =
+                local.into_iter().map(UnixListener::from_std).collect();
+            (TcpListener::from_std(listener)?, local?)
         };
         let shared = Arc::new(Shared {
             db,
@@ -159,24 +193,48 @@ impl Server {
             cancels: Mutex::new(HashMap::new()),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel();
-        let runs = pool.clone();
-        let max = config.max_connections;
+        let admission = Arc::new(Admission {
+            shared,
+            max: config.max_connections,
+            pool: pool.clone(),
+            active: Arc::new(AtomicUsize::new(0)),
+            next_pid: AtomicU32::new(1),
+        });
         let accept = std::thread::Builder::new()
             .name("folio-accept".into())
             .spawn(move || {
-                accept_runtime.block_on(accept_loop(listener, shared, max, runs, stopped));
+                accept_runtime.block_on(async move {
+                    for listener in local {
+                        let admission = admission.clone();
+                        tokio::spawn(async move {
+                            let next = || async { listener.accept().await.map(|(s, _)| s) };
+                            admission.accept_from(next).await
+                        });
+                    }
+                    let next = || async { listener.accept().await.map(|(s, _)| s) };
+                    tokio::select! {
+                        _ = stopped => {}
+                        _ = admission.accept_from(next) => {}
+                    }
+                });
             })?;
         Ok(Server {
             addr,
             stop: Some(stop),
             accept: Some(accept),
             pool,
+            socket_files,
         })
     }
 
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The Unix-domain sockets it listens on.
+    pub fn unix_sockets(&self) -> Vec<PathBuf> {
+        self.socket_files.iter().map(|f| f.path().into()).collect()
     }
 
     /// Stops accepting connections. Those open on their own threads go on
@@ -194,6 +252,7 @@ impl Server {
         if let Some(accept) = self.accept.take() {
             let _ = accept.join();
         }
+        self.socket_files.clear();
         if let Some(pool) = self.pool.take() {
             pool.stop();
         }
@@ -206,35 +265,42 @@ impl Drop for Server {
     }
 }
 
-/// Accepts connections and runs their startups as tasks of the accept
-/// thread's runtime; a started connection goes to its own thread or to
-/// the workers.
-async fn accept_loop(
-    listener: TcpListener,
+/// What the accept loops of every listener share: connections are
+/// counted against `max` and numbered across all of them.
+struct Admission {
     shared: Arc<Shared>,
     max: usize,
     pool: Option<Arc<Pool>>,
-    mut stopped: tokio::sync::oneshot::Receiver<()>,
-) {
-    let active = Arc::new(AtomicUsize::new(0));
-    let next_pid = AtomicU32::new(1);
-    loop {
-        let accepted = tokio::select! {
-            _ = &mut stopped => return,
-            accepted = listener.accept() => accepted,
-        };
-        let Ok((stream, _)) = accepted else {
-            // Out of descriptors, say: let others run before trying again.
-            tokio::task::yield_now().await;
-            continue;
-        };
-        let admit = active.fetch_add(1, Ordering::SeqCst) < max;
+    active: Arc<AtomicUsize>,
+    next_pid: AtomicU32,
+}
+
+impl Admission {
+    /// Accepts connections from `next` (a listener's accept) and runs
+    /// their startups as tasks of the accept thread's runtime; a started
+    /// connection goes to its own thread or to the workers.
+    async fn accept_from<S: Accepted, F: Future<Output = io::Result<S>>>(
+        &self,
+        next: impl Fn() -> F,
+    ) {
+        loop {
+            let Ok(stream) = next().await else {
+                // Out of descriptors, say: let others run before trying again.
+                tokio::task::yield_now().await;
+                continue;
+            };
+            self.start(stream);
+        }
+    }
+
+    fn start(&self, stream: impl Accepted) {
+        let admit = self.active.fetch_add(1, Ordering::SeqCst) < self.max;
         let slot = Slot {
-            active: active.clone(),
-            shared: shared.clone(),
-            pid: next_pid.fetch_add(1, Ordering::Relaxed),
+            active: self.active.clone(),
+            shared: self.shared.clone(),
+            pid: self.next_pid.fetch_add(1, Ordering::Relaxed),
         };
-        let pool = pool.clone();
+        let pool = self.pool.clone();
         tokio::spawn(async move {
             let started = wire::startup(stream, &slot.shared, admit, slot.pid).await;
             let started = match started {

@@ -16,10 +16,10 @@ use crate::protocol::{self, CANCEL_REQUEST, Frame, GSS_REQUEST, Out, PROTOCOL_3,
 use crate::protocol::{MAX_MESSAGE, SSL_REQUEST};
 use crate::scram;
 use crate::server::{Auth, Shared};
+use crate::stream::{Accepted, Stream};
 use std::io;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Bytes read and not yet consumed: `buf[at..]`.
 #[derive(Debug, Default)]
@@ -58,7 +58,7 @@ impl Inbox {
     /// Reads more, room for at least `needed` unread bytes made first (a
     /// frame's stated length is trusted only a chunk at a time); `false`
     /// at the end of the stream.
-    async fn fill(&mut self, stream: &mut TcpStream, needed: usize) -> io::Result<bool> {
+    async fn fill(&mut self, stream: &mut impl Accepted, needed: usize) -> io::Result<bool> {
         self.make_room(needed);
         self.buf.reserve(READ_CHUNK_BYTES);
         Ok(stream.read_buf(&mut self.buf).await? > 0)
@@ -138,14 +138,14 @@ fn eof(e: &ProtocolError) -> bool {
 /// A started connection: its stream (out of the accept thread's runtime,
 /// still non-blocking), what was read past the startup, and its session.
 pub struct Started {
-    stream: std::net::TcpStream,
+    stream: Stream,
     inbox: Inbox,
     conn: Connection,
 }
 
 impl Started {
     /// Its stream, what was read past the startup, and its connection.
-    pub(crate) fn into_parts(self) -> (std::net::TcpStream, Inbox, Connection) {
+    pub(crate) fn into_parts(self) -> (Stream, Inbox, Connection) {
         (self.stream, self.inbox, self.conn)
     }
 }
@@ -164,13 +164,13 @@ pub fn report(pid: u32, result: Result<(), ProtocolError>) {
 /// `admit` says whether a connection slot was free (else the client gets
 /// PostgreSQL's 53300 after its startup). `None`: the connection ended
 /// (a CancelRequest, a refusal, the client gone).
-pub async fn startup(
-    mut stream: TcpStream,
+pub(crate) async fn startup(
+    mut stream: impl Accepted,
     shared: &Arc<Shared>,
     admit: bool,
     pid: u32,
 ) -> Result<Option<Started>, ProtocolError> {
-    stream.set_nodelay(true)?;
+    stream.prepare()?;
     let mut inbox = Inbox::default();
     let parameters = loop {
         let len = loop {
@@ -260,7 +260,7 @@ pub async fn startup(
     stream.write_all(&conn.out.buf).await?;
     conn.out.buf.clear();
     Ok(Some(Started {
-        stream: stream.into_std()?,
+        stream: stream.into_stream()?,
         inbox,
         conn,
     }))
@@ -296,7 +296,7 @@ fn startup_settings(
 /// The next whole message of the startup phase: its type and body
 /// (`None`: the client went away).
 async fn next_message(
-    stream: &mut TcpStream,
+    stream: &mut impl Accepted,
     inbox: &mut Inbox,
 ) -> Result<Option<(u8, Vec<u8>)>, ProtocolError> {
     loop {
@@ -319,7 +319,7 @@ async fn next_message(
 /// SCRAM-SHA-256 authentication of `user` (`scram.rs`): `false` when it
 /// failed (the FATAL error sent) or the client went away.
 async fn authenticate(
-    stream: &mut TcpStream,
+    stream: &mut impl Accepted,
     inbox: &mut Inbox,
     shared: &Arc<Shared>,
     user: &str,
@@ -411,7 +411,7 @@ pub(crate) fn on_thread(
 
 /// Sends a FATAL error; the connection then closes.
 async fn fatal(
-    stream: &mut TcpStream,
+    stream: &mut impl Accepted,
     code: &str,
     message: &str,
 ) -> Result<Option<Started>, ProtocolError> {

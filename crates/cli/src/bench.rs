@@ -4,7 +4,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use folio_bench::pgbench::{self, Harness, PgWorkload, PgbenchConfig};
+use folio_bench::pgbench::{self, Harness, PgWorkload, PgbenchConfig, Transport};
 use folio_bench::{BenchConfig, Check, Progress, Row, Workload};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -85,6 +85,11 @@ pub struct PgbenchArgs {
     /// pgbench scale of select-only and tpcb.
     #[arg(long)]
     scale: Option<u32>,
+    /// How pgbench and psql reach both servers: `unix` (each server's
+    /// Unix-domain socket, as the seeds' commands connect, giving no
+    /// host) or `tcp` (127.0.0.1).
+    #[arg(long, default_value = "unix", value_parser = parse_transport)]
+    transport: Transport,
     /// Print one JSON object per measured row instead of tables.
     #[arg(long)]
     json: bool,
@@ -98,6 +103,14 @@ pub(crate) fn parse_on_off(text: &str) -> Result<bool, String> {
         "on" | "true" => Ok(true),
         "off" | "false" => Ok(false),
         _ => Err(format!("expected on or off, got {text:?}")),
+    }
+}
+
+fn parse_transport(text: &str) -> Result<Transport, String> {
+    match text {
+        "unix" => Ok(Transport::Unix),
+        "tcp" => Ok(Transport::Tcp),
+        _ => Err(format!("expected unix or tcp, got {text:?}")),
     }
 }
 
@@ -305,6 +318,7 @@ fn run_pgbench(args: PgbenchArgs) -> anyhow::Result<()> {
     config.clients = args.clients.clone();
     config.duration = args.duration;
     config.scale = args.scale;
+    config.transport = args.transport;
     config.interrupted = interrupted;
     let harness = Harness::new(config)?;
     std::fs::create_dir_all(&args.results_dir)

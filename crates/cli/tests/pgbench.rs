@@ -34,7 +34,15 @@ fn tpcb_tiny_on_folio_and_postgresql() {
         eprintln!("skipped: PostgreSQL 15 is not installed ({PGBENCH} is missing)");
         return;
     }
+    // The clients through each server's Unix-domain socket (the default),
+    // then over TCP.
+    tpcb_tiny("unix", &[1, 2]);
+    tpcb_tiny("tcp", &[1]);
+}
+
+fn tpcb_tiny(transport: &str, clients: &[u64]) {
     let before = harness_dirs();
+    let counts: Vec<String> = clients.iter().map(u64::to_string).collect();
     let results = tempfile::tempdir().expect("results dir");
     let output = Command::new(env!("CARGO_BIN_EXE_folio"))
         .args([
@@ -45,9 +53,11 @@ fn tpcb_tiny_on_folio_and_postgresql() {
             "--scale",
             "1",
             "--clients",
-            "1,2",
+            &counts.join(","),
             "--duration",
             "1s",
+            "--transport",
+            transport,
             "--json",
             "--results-dir",
         ])
@@ -64,9 +74,9 @@ fn tpcb_tiny_on_folio_and_postgresql() {
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON row"))
         .collect();
-    assert_eq!(rows.len(), 4, "2 engines x 2 client counts: {stdout}");
+    assert_eq!(rows.len(), 2 * clients.len(), "2 engines x each client count: {stdout}");
     for engine in ["folio", "postgres"] {
-        for clients in [1, 2] {
+        for &clients in clients {
             let row = rows
                 .iter()
                 .find(|r| r["engine"] == engine && r["clients"] == clients)
@@ -77,12 +87,15 @@ fn tpcb_tiny_on_folio_and_postgresql() {
             assert_eq!(row["checksums"], true);
             assert_eq!(row["scale"], 1);
             assert_eq!(row["shared_buffers"], "128MB");
+            assert_eq!(row["transport"], transport);
         }
     }
     for file in ["tpcb.csv", "tpcb.jsonl", "summary.csv", "report.html"] {
         assert!(results.path().join(file).exists(), "{file} not written");
     }
     let html = std::fs::read_to_string(results.path().join("report.html")).unwrap();
-    assert_eq!(html.matches("<polyline").count(), 2, "a line per engine");
+    if clients.len() > 1 {
+        assert_eq!(html.matches("<polyline").count(), 2, "a line per engine");
+    }
     assert_eq!(harness_dirs(), before, "a server directory was left behind");
 }

@@ -1,5 +1,7 @@
 //! PostgreSQL 15's `pgbench` and `psql`, run against either server the same
-//! way: `-h 127.0.0.1 -p PORT -U postgres`, database `postgres`.
+//! way: `-h HOST -p PORT -U postgres`, database `postgres`, where HOST is
+//! the server's socket directory (a Unix-domain socket, as the seeds'
+//! commands connect, giving no host) or `127.0.0.1` (`--transport tcp`).
 
 use super::process::{self, Finished};
 use super::{Harness, PgbenchError, parse};
@@ -7,13 +9,21 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+/// Where clients connect to a server: libpq's host (a socket directory,
+/// or an address) and port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+}
+
 /// The connection arguments every client gets.
-fn connection(port: u16) -> Vec<String> {
+fn connection(to: &Endpoint) -> Vec<String> {
     vec![
         "-h".into(),
-        "127.0.0.1".into(),
+        to.host.clone(),
         "-p".into(),
-        port.to_string(),
+        to.port.to_string(),
         "-U".into(),
         "postgres".into(),
     ]
@@ -57,8 +67,8 @@ pub struct PgbenchRun {
 }
 
 impl PgbenchRun {
-    pub fn args(&self, port: u16) -> Vec<String> {
-        let mut args = connection(port);
+    pub fn args(&self, to: &Endpoint) -> Vec<String> {
+        let mut args = connection(to);
         match &self.script {
             Script::TpcbLike => {}
             Script::SelectOnly => args.push("-S".into()),
@@ -103,8 +113,8 @@ impl PgbenchRun {
 
 /// `pgbench -i -s SCALE` (every default step: drop, create, generate
 /// client-side, vacuum, primary keys).
-pub fn init_args(port: u16, scale: u32) -> Vec<String> {
-    let mut args = connection(port);
+pub fn init_args(to: &Endpoint, scale: u32) -> Vec<String> {
+    let mut args = connection(to);
     args.extend(["-i".to_string(), "-s".into(), scale.to_string()]);
     args.push("postgres".into());
     args
@@ -112,7 +122,7 @@ pub fn init_args(port: u16, scale: u32) -> Vec<String> {
 
 /// psql running one statement: no psqlrc, unaligned tuples only, stop on
 /// the first error, errors with their SQLSTATE.
-pub fn psql_args(port: u16, sql: &str) -> Vec<String> {
+pub fn psql_args(to: &Endpoint, sql: &str) -> Vec<String> {
     let mut args = vec![
         "-X".to_string(),
         "-A".into(),
@@ -123,7 +133,7 @@ pub fn psql_args(port: u16, sql: &str) -> Vec<String> {
         "-v".into(),
         "VERBOSITY=verbose".into(),
     ];
-    args.extend(connection(port));
+    args.extend(connection(to));
     args.extend(["-d".to_string(), "postgres".into(), "-c".into(), sql.into()]);
     args
 }
@@ -149,18 +159,18 @@ impl Harness {
 
     /// Runs one statement with psql; its output (tuples only) or the
     /// server's error.
-    pub fn psql(&self, port: u16, sql: &str) -> Result<String, PgbenchError> {
-        self.psql_within(port, sql, Duration::from_secs(600))
+    pub fn psql(&self, to: &Endpoint, sql: &str) -> Result<String, PgbenchError> {
+        self.psql_within(to, sql, Duration::from_secs(600))
     }
 
     /// [`Harness::psql`], killed after `timeout`.
     pub fn psql_within(
         &self,
-        port: u16,
+        to: &Endpoint,
         sql: &str,
         timeout: Duration,
     ) -> Result<String, PgbenchError> {
-        let done = self.client("psql", &psql_args(port, sql), timeout)?;
+        let done = self.client("psql", &psql_args(to, sql), timeout)?;
         if done.status.success() {
             Ok(done.stdout)
         } else {
@@ -169,9 +179,9 @@ impl Harness {
     }
 
     /// `pgbench -i -s SCALE`.
-    pub fn pgbench_init(&self, port: u16, scale: u32) -> Result<(), PgbenchError> {
+    pub fn pgbench_init(&self, to: &Endpoint, scale: u32) -> Result<(), PgbenchError> {
         let timeout = Duration::from_secs(120 + 30 * u64::from(scale));
-        let done = self.client("pgbench", &init_args(port, scale), timeout)?;
+        let done = self.client("pgbench", &init_args(to, scale), timeout)?;
         if done.status.success() {
             Ok(())
         } else {
@@ -184,8 +194,8 @@ impl Harness {
 
     /// One pgbench run. A run in which any client failed is an error
     /// (pgbench exits 2 and its tps covers the survivors only).
-    pub fn pgbench(&self, port: u16, run: &PgbenchRun) -> Result<Measured, PgbenchError> {
-        let done = self.client("pgbench", &run.args(port), run.timeout())?;
+    pub fn pgbench(&self, to: &Endpoint, run: &PgbenchRun) -> Result<Measured, PgbenchError> {
+        let done = self.client("pgbench", &run.args(to), run.timeout())?;
         if !done.status.success() {
             return Err(PgbenchError::Command(parse::client_error(&done.stderr)));
         }
@@ -206,6 +216,20 @@ mod tests {
     // Proves the pgbench command lines are the seeds' commands: seed 000's
     // prepared custom script with a thread per client, select-only, the
     // transaction-count run with a variable, and the initialisation.
+    fn tcp(port: u16) -> Endpoint {
+        Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+        }
+    }
+
+    fn local(port: u16) -> Endpoint {
+        Endpoint {
+            host: "/tmp/folio-bench-x".into(),
+            port,
+        }
+    }
+
     #[test]
     fn pgbench_command_lines() {
         let seed000 = PgbenchRun {
@@ -218,7 +242,7 @@ mod tests {
             defines: Vec::new(),
         };
         assert_eq!(
-            seed000.args(5433).join(" "),
+            seed000.args(&tcp(5433)).join(" "),
             "-h 127.0.0.1 -p 5433 -U postgres -f /tmp/x/select.sql -n -M prepared -c 128 -j 128 -T 10 postgres"
         );
         let select_only = PgbenchRun {
@@ -231,8 +255,8 @@ mod tests {
             defines: Vec::new(),
         };
         assert_eq!(
-            select_only.args(1).join(" "),
-            "-h 127.0.0.1 -p 1 -U postgres -S -c 8 -j 2 -T 3 postgres"
+            select_only.args(&local(1)).join(" "),
+            "-h /tmp/folio-bench-x -p 1 -U postgres -S -c 8 -j 2 -T 3 postgres"
         );
         let inserts = PgbenchRun {
             script: Script::File("ins.sql".into()),
@@ -244,14 +268,14 @@ mod tests {
             defines: vec![("n".into(), "0".into())],
         };
         assert_eq!(
-            inserts.args(2).join(" "),
+            inserts.args(&tcp(2)).join(" "),
             "-h 127.0.0.1 -p 2 -U postgres -f ins.sql -n -c 4 -j 2 -t 250 -D n=0 postgres"
         );
         assert_eq!(
-            init_args(7, 100).join(" "),
+            init_args(&tcp(7), 100).join(" "),
             "-h 127.0.0.1 -p 7 -U postgres -i -s 100 postgres"
         );
-        let psql = psql_args(7, "select 1");
+        let psql = psql_args(&tcp(7), "select 1");
         assert_eq!(psql.last().map(String::as_str), Some("select 1"));
         assert!(psql.contains(&"ON_ERROR_STOP=1".to_string()));
     }

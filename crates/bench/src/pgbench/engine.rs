@@ -2,8 +2,10 @@
 //! notice it died, crash it and time its recovery.
 
 use super::process::ServerProcess;
-use super::{Harness, PgbenchError, Settings};
+use super::{Endpoint, Harness, PgbenchError, Settings};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Which server.
@@ -42,8 +44,8 @@ pub struct Recovery {
 /// server by pid and removes the directory.
 pub trait Engine: std::fmt::Debug {
     fn kind(&self) -> EngineKind;
-    /// The loopback port it listens on.
-    fn port(&self) -> u16;
+    /// Where clients reach it.
+    fn endpoint(&self) -> &Endpoint;
     /// When the server has exited: how, and the last line of its log.
     fn gone(&mut self) -> Option<String>;
     /// `kill -9` of every process of the server; returns once all are gone.
@@ -75,17 +77,26 @@ impl Harness {
         })
     }
 
-    /// Waits until a connection to `port` answers `select 1` through psql
-    /// (a TCP connect is tried first: it fails fast while nothing
+    /// Waits until a connection to `to` answers `select 1` through psql
+    /// (a plain connect is tried first: it fails fast while nothing
     /// listens). Returns the time since `started`. Fails if the server
     /// exits or `START_TIMEOUT` passes, with the tail of its log.
     pub(crate) fn wait_ready(
         &self,
         server: &mut ServerProcess,
-        port: u16,
+        to: &Endpoint,
         started: Instant,
     ) -> Result<Duration, PgbenchError> {
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let port = to.port;
+        let listens = || {
+            if to.host.starts_with('/') {
+                let socket = Path::new(&to.host).join(format!(".s.PGSQL.{port}"));
+                UnixStream::connect(socket).is_ok()
+            } else {
+                let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+                TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok()
+            }
+        };
         let mut last_error = String::from("nothing listening yet");
         loop {
             self.check_interrupt()?;
@@ -96,8 +107,8 @@ impl Harness {
                     log_tail: server.log_tail(LOG_TAIL_LINES),
                 });
             }
-            if TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok() {
-                match self.psql_within(port, "select 1", Duration::from_secs(10)) {
+            if listens() {
+                match self.psql_within(to, "select 1", Duration::from_secs(10)) {
                     Ok(out) if out.trim() == "1" => return Ok(started.elapsed()),
                     Ok(out) => last_error = format!("select 1 answered {out:?}"),
                     Err(PgbenchError::Interrupted) => return Err(PgbenchError::Interrupted),

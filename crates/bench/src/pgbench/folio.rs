@@ -6,7 +6,7 @@
 
 use super::engine::{Engine, EngineKind, Recovery};
 use super::process::{ServerProcess, free_port};
-use super::{Harness, PgbenchError, Settings, parse};
+use super::{Endpoint, Harness, PgbenchError, Settings, parse};
 use rustix::process::Signal;
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 pub struct FolioServer {
     exe: PathBuf,
     port: u16,
+    /// Where clients reach it: the port, or its socket in `root`.
+    endpoint: Endpoint,
     settings: Settings,
     server: Option<ServerProcess>,
     /// `data/` (created by the first start) and `folio.log`. Declared
@@ -32,9 +34,11 @@ impl FolioServer {
             .prefix("folio-bench-serve-")
             .tempdir()
             .map_err(PgbenchError::io("creating folio's directory"))?;
+        let port = free_port()?;
         let mut server = FolioServer {
             exe: harness.config().folio_exe.clone(),
-            port: free_port()?,
+            port,
+            endpoint: harness.endpoint(port, root.path()),
             settings: *settings,
             server: None,
             root,
@@ -44,8 +48,8 @@ impl FolioServer {
         Ok(server)
     }
 
-    /// The command line: `folio serve DIR --listen 127.0.0.1:PORT` and
-    /// the settings.
+    /// The command line: `folio serve DIR --listen 127.0.0.1:PORT
+    /// --unix-socket-directories ROOT` and the settings.
     fn command(&self) -> Command {
         let mut command = Command::new(&self.exe);
         command
@@ -53,6 +57,8 @@ impl FolioServer {
             .arg(self.root.path().join("data"))
             .arg("--listen")
             .arg(format!("127.0.0.1:{}", self.port))
+            .arg("--unix-socket-directories")
+            .arg(self.root.path())
             .args(self.settings.folio_args());
         command
     }
@@ -76,9 +82,8 @@ impl FolioServer {
         harness: &Harness,
         started: Instant,
     ) -> Result<Duration, PgbenchError> {
-        let port = self.port;
         let server = self.server.as_mut().expect("spawned");
-        harness.wait_ready(server, port, started)
+        harness.wait_ready(server, &self.endpoint, started)
     }
 }
 
@@ -87,8 +92,8 @@ impl Engine for FolioServer {
         EngineKind::Folio
     }
 
-    fn port(&self) -> u16 {
-        self.port
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     fn gone(&mut self) -> Option<String> {

@@ -36,6 +36,7 @@ mod process;
 mod settings;
 mod workloads;
 
+pub use client::Endpoint;
 pub use engine::{Engine, EngineKind, Recovery};
 pub use settings::Settings;
 pub use workloads::{PgWorkload, workload, workloads};
@@ -84,6 +85,27 @@ impl PgbenchError {
     }
 }
 
+/// How pgbench and psql reach both servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// The server's Unix-domain socket (`-h` its socket directory): how
+    /// the seeds' commands connect, giving no host.
+    #[default]
+    Unix,
+    /// TCP on loopback (`-h 127.0.0.1`).
+    Tcp,
+}
+
+impl Transport {
+    /// Its name on the command line and in rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Unix => "unix",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
 /// Settings of a `folio bench pgbench` run; `None` means each workload's
 /// own default (full or `--quick`).
 #[derive(Debug, Clone)]
@@ -98,6 +120,8 @@ pub struct PgbenchConfig {
     pub scale: Option<u32>,
     /// The `folio` executable to run as `folio serve`.
     pub folio_exe: PathBuf,
+    /// How the clients reach both servers.
+    pub transport: Transport,
     /// Set by the caller's SIGINT/SIGTERM handler; checked while waiting.
     pub interrupted: Arc<AtomicBool>,
 }
@@ -110,6 +134,7 @@ impl PgbenchConfig {
             duration: None,
             scale: None,
             folio_exe,
+            transport: Transport::Unix,
             interrupted: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -161,6 +186,16 @@ impl Harness {
         &self.config
     }
 
+    /// Where clients reach a server listening on `port` and in
+    /// `socket_dir`, by the configured transport.
+    pub(crate) fn endpoint(&self, port: u16, socket_dir: &Path) -> Endpoint {
+        let host = match self.config.transport {
+            Transport::Unix => socket_dir.display().to_string(),
+            Transport::Tcp => "127.0.0.1".into(),
+        };
+        Endpoint { host, port }
+    }
+
     /// Runs one workload: its rows (a failed engine's carry `error`) and
     /// the targets judged over them.
     pub fn run(
@@ -168,7 +203,10 @@ impl Harness {
         workload: &dyn PgWorkload,
         progress: &dyn Progress,
     ) -> Result<(Vec<crate::Row>, Vec<crate::Check>), PgbenchError> {
-        let rows = workload.run(self, progress)?;
+        let transport = self.config.transport.name();
+        let rows: Vec<crate::Row> = (workload.run(self, progress)?.into_iter())
+            .map(|row| row.with("transport", transport))
+            .collect();
         let checks = workload.checks(&rows);
         Ok((rows, checks))
     }

@@ -17,7 +17,7 @@
 
 use super::engine::{Engine, EngineKind, Recovery};
 use super::process::{self, ServerProcess, children_of, free_port, signal_pid, wait_all_gone};
-use super::{Harness, PgbenchError, Settings, parse};
+use super::{Endpoint, Harness, PgbenchError, Settings, parse};
 use rustix::process::Signal;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -146,6 +146,8 @@ fn postgres_user() -> Result<(u32, u32), PgbenchError> {
 pub struct PgCluster {
     bin: PgBinaries,
     port: u16,
+    /// Where clients reach it: the port, or its socket in `root`.
+    endpoint: Endpoint,
     settings: Settings,
     server: Option<ServerProcess>,
     /// `data/` (the cluster), `postgres.log`, the socket. Declared last:
@@ -167,9 +169,11 @@ impl PgCluster {
                 PgbenchError::io(format!("handing {} to postgres", root.path().display())),
             )?;
         }
+        let port = free_port()?;
         let mut cluster = PgCluster {
             bin,
-            port: free_port()?,
+            port,
+            endpoint: harness.endpoint(port, root.path()),
             settings: *settings,
             server: None,
             root,
@@ -227,9 +231,8 @@ impl PgCluster {
         harness: &Harness,
         started: Instant,
     ) -> Result<Duration, PgbenchError> {
-        let port = self.port;
         let server = self.server.as_mut().expect("spawned");
-        harness.wait_ready(server, port, started)
+        harness.wait_ready(server, &self.endpoint, started)
     }
 
     /// SIGKILL to the postmaster and every child, each by pid (see the
@@ -293,8 +296,8 @@ impl Engine for PgCluster {
         EngineKind::Postgres
     }
 
-    fn port(&self) -> u16 {
-        self.port
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     fn gone(&mut self) -> Option<String> {

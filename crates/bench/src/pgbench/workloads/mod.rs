@@ -12,7 +12,7 @@ mod seed001;
 mod seed004;
 mod throughput;
 
-use super::{EngineKind, Harness, PgbenchError, Settings};
+use super::{Endpoint, EngineKind, Harness, PgbenchError, Settings};
 use crate::{Check, Progress, Row};
 
 /// A workload of `folio bench pgbench`.
@@ -57,8 +57,8 @@ fn recorded<T>(result: Result<T, PgbenchError>) -> Result<Result<T, String>, Pgb
 }
 
 /// A statement run with psql, its failure naming the statement.
-fn statement(harness: &Harness, port: u16, sql: &str) -> Result<String, PgbenchError> {
-    harness.psql(port, sql).map_err(|e| match e {
+fn statement(harness: &Harness, to: &Endpoint, sql: &str) -> Result<String, PgbenchError> {
+    harness.psql(to, sql).map_err(|e| match e {
         PgbenchError::Command(message) => PgbenchError::Command(format!("{sql}: {message}")),
         other => other,
     })

@@ -67,10 +67,10 @@ impl Seed001 {
     ) -> Result<(Measured, Recovery), PgbenchError> {
         let mut engine = harness.start(kind, settings)?;
         for sql in SETUP {
-            statement(harness, engine.port(), sql)?;
+            statement(harness, engine.endpoint(), sql)?;
         }
         progress.step(&format!("{}: inserts", kind.name()));
-        let measured = harness.pgbench(engine.port(), run)?;
+        let measured = harness.pgbench(engine.endpoint(), run)?;
         progress.step(&format!("{}: kill -9 and restart", kind.name()));
         engine.kill9()?;
         // What the killed server wrote is in the OS's page cache; written
@@ -80,7 +80,7 @@ impl Seed001 {
         rustix::fs::sync();
         let recovery = engine.restart(harness)?;
         let committed = measured.transactions * ROWS_PER_TRANSACTION;
-        let count = statement(harness, engine.port(), "select count(*) from tid")?;
+        let count = statement(harness, engine.endpoint(), "select count(*) from tid")?;
         if count.trim() != committed.to_string() {
             return Err(PgbenchError::Command(format!(
                 "after recovery tid holds {} rows; {committed} were committed",

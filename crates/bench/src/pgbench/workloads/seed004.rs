@@ -7,7 +7,8 @@
 //! the second, warm run's shared hits of the top plan node.
 
 use super::{
-    EngineKind, Harness, PgWorkload, PgbenchError, Settings, engine_row, recorded, statement,
+    Endpoint, EngineKind, Harness, PgWorkload, PgbenchError, Settings, engine_row, recorded,
+    statement,
 };
 use crate::pgbench::parse::{self, Buffers};
 use crate::{Check, Progress, Row};
@@ -50,9 +51,9 @@ pub struct Seed004;
 
 impl Seed004 {
     /// The second run's buffers of the top node of `sql`.
-    fn warm_buffers(harness: &Harness, port: u16, sql: &str) -> Result<Buffers, PgbenchError> {
-        statement(harness, port, sql)?;
-        let explain = statement(harness, port, sql)?;
+    fn warm_buffers(harness: &Harness, to: &Endpoint, sql: &str) -> Result<Buffers, PgbenchError> {
+        statement(harness, to, sql)?;
+        let explain = statement(harness, to, sql)?;
         parse::top_node_buffers(&explain).map_err(PgbenchError::Command)
     }
 }
@@ -73,7 +74,7 @@ impl PgWorkload for Seed004 {
         for kind in EngineKind::BOTH {
             progress.step(&format!("{}: pgbench -i -s {SCALE}", kind.name()));
             let engine = recorded(harness.start(kind, &settings).and_then(|engine| {
-                harness.pgbench_init(engine.port(), SCALE)?;
+                harness.pgbench_init(engine.endpoint(), SCALE)?;
                 Ok(engine)
             }))?;
             for (case, direction, sql) in QUERIES {
@@ -81,7 +82,7 @@ impl PgWorkload for Seed004 {
                 let row = engine_row(NAME, case, 1, kind, &settings, Some(SCALE))
                     .with("direction", direction);
                 let buffers = match &engine {
-                    Ok(engine) => recorded(Self::warm_buffers(harness, engine.port(), sql))?,
+                    Ok(engine) => recorded(Self::warm_buffers(harness, engine.endpoint(), sql))?,
                     Err(message) => Err(message.clone()),
                 };
                 rows.push(match buffers {

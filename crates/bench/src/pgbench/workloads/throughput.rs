@@ -115,9 +115,9 @@ impl Throughput {
         scale: u32,
     ) -> Result<Box<dyn Engine>, PgbenchError> {
         let engine = harness.start(kind, settings)?;
-        harness.pgbench_init(engine.port(), scale)?;
+        harness.pgbench_init(engine.endpoint(), scale)?;
         for sql in self.setup {
-            statement(harness, engine.port(), sql)?;
+            statement(harness, engine.endpoint(), sql)?;
         }
         Ok(engine)
     }
@@ -214,7 +214,7 @@ impl PgWorkload for Throughput {
                 };
                 rows.push(match engine {
                     Err(message) => row.with("error", message.clone()),
-                    Ok(engine) => match recorded(harness.pgbench(engine.port(), &run))? {
+                    Ok(engine) => match recorded(harness.pgbench(engine.endpoint(), &run))? {
                         Ok(measured) => row.with("tps", measured.tps),
                         Err(message) => row.with("error", with_exit(message, engine.as_mut())),
                     },

@@ -82,7 +82,7 @@ pub enum Execution {
     /// On `workers` threads (0: one per core) sharing one epoll instance
     /// (`pool.rs`); a wait that may outlast a batch first hands its
     /// thread's place to another. The first `own_threads` connections
-    /// open at a time (`None`: as many as workers) get threads of their
+    /// open at a time (`None`: [`OWN_THREADS_PER_WORKER`] per worker) get threads of their
     /// own instead, which serve a few clients faster.
     Pool {
         workers: usize,
@@ -98,6 +98,16 @@ impl Default for Execution {
         }
     }
 }
+
+/// Connections on threads of their own, per worker, by default: up to 8
+/// per core, a thread per connection served seed 000's probe faster than
+/// the workers (2 cores, alternating 4 s runs over the Unix socket: 4
+/// clients 116-146k tps against 101-107k, 8: 130-136k against 104k, 16:
+/// 107-134k against 91k; select-only at 8 clients 49-51k against
+/// 47-49k); at 24 clients and beyond the workers serve every connection
+/// and the two ways are alike, and at 128 the workers win (README
+/// "Shape").
+pub const OWN_THREADS_PER_WORKER: usize = 8;
 
 /// What every connection's task shares.
 pub(crate) struct Shared {
@@ -163,7 +173,7 @@ impl Server {
                 let workers = if workers == 0 { cores } else { workers };
                 Some(Arc::new(Pool::start(
                     workers,
-                    own_threads.unwrap_or(workers),
+                    own_threads.unwrap_or(OWN_THREADS_PER_WORKER * workers),
                 )?))
             }
             Execution::Thread => None,

@@ -302,7 +302,7 @@ fn send_rows(
             .enumerate()
             .map(|(i, v)| match protocol::format_of(formats, i) {
                 1 => binary_output(v),
-                _ => text_output(v).map(|t| t.map(String::into_bytes)),
+                _ => Ok(text_output(v).map(String::into_bytes)),
             })
             .collect::<Result<Vec<_>, _>>()?;
         out.data_row(&encoded);
@@ -331,7 +331,7 @@ fn text_parameters(
             let Some(bytes) = p else { return Ok(None) };
             if protocol::format_of(&bind.parameter_formats, i) == 1 {
                 let ty = types.get(i).copied().unwrap_or(folio_row::SqlType::Text);
-                text_output(&binary_input(bytes, ty)?)
+                Ok(text_output(&binary_input(bytes, ty)?))
             } else {
                 String::from_utf8(bytes.clone()).map(Some).map_err(|_| {
                     SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\"")

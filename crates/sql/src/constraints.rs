@@ -825,7 +825,7 @@ fn column_names(relation: &Relation, columns: &[usize]) -> String {
 fn row_text(values: &[Value]) -> Result<String, SqlError> {
     Ok(values
         .iter()
-        .map(|v| Ok(types::text_output(v)?.unwrap_or_else(|| "null".into())))
+        .map(|v| Ok(types::text_output(v).unwrap_or_else(|| "null".into())))
         .collect::<Result<Vec<_>, SqlError>>()?
         .join(", "))
 }

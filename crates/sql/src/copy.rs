@@ -290,10 +290,7 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
         ));
     }
     for row in &rows {
-        let texts = row
-            .iter()
-            .map(types::text_output)
-            .collect::<Result<Vec<_>, _>>()?;
+        let texts: Vec<_> = row.iter().map(types::text_output).collect();
         lines.push(record(&mut texts.into_iter(), &force_quote));
     }
     let tag = format!("COPY {}", rows.len());

@@ -70,32 +70,6 @@ pub fn days(y: i64, m: u32, d: u32) -> i64 {
     days_from_civil(y, m, d) - UNIX_TO_2000
 }
 
-/// `YYYY-MM-DD` of days since 2000-01-01.
-pub fn date_text(days: i64) -> String {
-    let (y, m, d) = ymd(days);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction cut, as
-/// PostgreSQL prints) of microseconds from 2000-01-01 00:00.
-pub fn timestamp_text(micros: i64) -> String {
-    let (days, in_day) = (micros.div_euclid(DAY), micros.rem_euclid(DAY));
-    let (secs, frac) = (in_day / 1_000_000, in_day % 1_000_000);
-    let mut out = format!(
-        "{} {:02}:{:02}:{:02}",
-        date_text(days),
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    );
-    if frac != 0 {
-        let digits = format!("{frac:06}");
-        out.push('.');
-        out.push_str(digits.trim_end_matches('0'));
-    }
-    out
-}
-
 fn syntax(type_name: &str, text: &str) -> SqlError {
     SqlError::new(
         "22007",
@@ -139,6 +113,13 @@ fn parse(text: &str, type_name: &str, zoned: bool) -> Result<i64, SqlError> {
         _ => {}
     }
     let bad = || syntax(type_name, text);
+    // An era last: `BC` (years count back from 1 BC, astronomical year
+    // 0) or `AD`, in any case, as PostgreSQL writes and reads them.
+    let (trimmed, bc) = match trimmed.len().checked_sub(3).map(|at| trimmed.split_at(at)) {
+        Some((before, era)) if era.eq_ignore_ascii_case(" bc") => (before.trim_end(), true),
+        Some((before, era)) if era.eq_ignore_ascii_case(" ad") => (before.trim_end(), false),
+        _ => (trimmed, false),
+    };
     // The date: up to the first space or `T` after it.
     let split = trimmed
         .char_indices()
@@ -147,6 +128,11 @@ fn parse(text: &str, type_name: &str, zoned: bool) -> Result<i64, SqlError> {
         .map_or(trimmed.len(), |(i, _)| i);
     let (date, rest) = trimmed.split_at(split);
     let (y, m, d) = parse_ymd(date).ok_or_else(bad)?;
+    let y = match bc {
+        true if y < 1 => return Err(out_of_range(text)),
+        true => 1 - y,
+        false => y,
+    };
     if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
         return Err(out_of_range(text));
     }
@@ -263,8 +249,10 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
     let seconds_in_minute = (in_day % 60_000_000) as f64 / 1e6;
     let dow = (days + 6).rem_euclid(7); // 2000-01-01 was a Saturday.
     let doy = days - self::days(y, 1, 1) + 1;
+    // `y` is astronomical (0 is 1 BC); PostgreSQL's fields count BC years
+    // from -1, with no year 0.
     Ok(match field.to_ascii_lowercase().as_str() {
-        "year" => y as f64,
+        "year" => (if y > 0 { y } else { y - 1 }) as f64,
         "month" => f64::from(m),
         "day" => f64::from(d),
         "hour" => (in_day / 3_600_000_000) as f64,
@@ -278,19 +266,25 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
         "quarter" => f64::from((m - 1) / 3 + 1),
         "week" => iso_week(days) as f64,
         "epoch" => (micros + UNIX_TO_2000 * DAY) as f64 / 1e6,
-        "decade" => y.div_euclid(10) as f64,
+        "decade" => {
+            (if y >= 0 {
+                y / 10
+            } else {
+                -((8 - (y - 1)) / 10)
+            }) as f64
+        }
         "century" => {
             (if y > 0 {
                 (y + 99) / 100
             } else {
-                -((99 - y) / 100)
+                -((99 - (y - 1)) / 100)
             }) as f64
         }
         "millennium" => {
             (if y > 0 {
                 (y + 999) / 1000
             } else {
-                -((999 - y) / 1000)
+                -((999 - (y - 1)) / 1000)
             }) as f64
         }
         other => {
@@ -345,6 +339,10 @@ pub fn trunc(field: &str, micros: i64) -> Result<i64, SqlError> {
 mod tests {
     use super::*;
 
+    fn ts_text(micros: i64) -> String {
+        folio_row::Value::Timestamp(micros).to_text().unwrap()
+    }
+
     // Proves dates and timestamps read as PostgreSQL 15 reads them (ISO,
     // MDY, `T`, fractions, zones converted for timestamptz only), bad and
     // out-of-range input are 22007 / 22008, and the fields and
@@ -358,11 +356,11 @@ mod tests {
         assert_eq!(parse_date("2000-02-30").unwrap_err().code, "22008");
         assert_eq!(parse_date("yes").unwrap_err().code, "22007");
         let t = parse_timestamp("2000-01-02 03:04:05.5", false).unwrap();
-        assert_eq!(timestamp_text(t), "2000-01-02 03:04:05.5");
+        assert_eq!(ts_text(t), "2000-01-02 03:04:05.5");
         let zoned = parse_timestamp("2000-01-02T03:04:05+02:00", true).unwrap();
-        assert_eq!(timestamp_text(zoned), "2000-01-02 01:04:05");
+        assert_eq!(ts_text(zoned), "2000-01-02 01:04:05");
         let plain = parse_timestamp("2000-01-02T03:04:05+02:00", false).unwrap();
-        assert_eq!(timestamp_text(plain), "2000-01-02 03:04:05");
+        assert_eq!(ts_text(plain), "2000-01-02 03:04:05");
         assert_eq!(
             parse_timestamp("2000-01-01 25:00", false).unwrap_err().code,
             "22008"
@@ -377,21 +375,9 @@ mod tests {
         assert_eq!(part("week", t).unwrap(), 11.0);
         assert_eq!(part("second", t).unwrap(), 30.25);
         assert_eq!(part("epoch", t).unwrap(), 1_710_510_330.25);
-        assert_eq!(
-            timestamp_text(trunc("month", t).unwrap()),
-            "2024-03-01 00:00:00"
-        );
-        assert_eq!(
-            timestamp_text(trunc("week", t).unwrap()),
-            "2024-03-11 00:00:00"
-        );
-        assert_eq!(
-            timestamp_text(trunc("hour", t).unwrap()),
-            "2024-03-15 13:00:00"
-        );
-        assert_eq!(
-            timestamp_text(trunc("century", t).unwrap()),
-            "2001-01-01 00:00:00"
-        );
+        assert_eq!(ts_text(trunc("month", t).unwrap()), "2024-03-01 00:00:00");
+        assert_eq!(ts_text(trunc("week", t).unwrap()), "2024-03-11 00:00:00");
+        assert_eq!(ts_text(trunc("hour", t).unwrap()), "2024-03-15 13:00:00");
+        assert_eq!(ts_text(trunc("century", t).unwrap()), "2001-01-01 00:00:00");
     }
 }

@@ -713,10 +713,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             let items: Vec<String> = list
                 .iter()
                 .map(|i| match i {
-                    Scalar::Const(v) => types::text_output(v)
-                        .ok()
-                        .flatten()
-                        .unwrap_or_else(|| "NULL".into()),
+                    Scalar::Const(v) => types::text_output(v).unwrap_or_else(|| "NULL".into()),
                     other => d(other),
                 })
                 .collect();
@@ -740,7 +737,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
 /// reads back as one (a point or an exponent), booleans as words, the
 /// rest quoted with their type.
 fn constant(v: &Value) -> String {
-    let text = types::text_output(v).ok().flatten();
+    let text = types::text_output(v);
     match (v, text) {
         (_, None) => "NULL".into(),
         (Value::Int4(x), Some(t)) if *x >= 0 => t,

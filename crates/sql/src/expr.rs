@@ -81,8 +81,8 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     }
     if *op == BinaryOperator::StringConcat {
         // `a || b`: the text of both (PostgreSQL's anynonarray || text).
-        let text = |v: &Value| types::text_output(v).map(Option::unwrap_or_default);
-        return Ok(Value::Text(text(&a)? + &text(&b)?));
+        let text = |v: &Value| types::text_output(v).unwrap_or_default();
+        return Ok(Value::Text(text(&a) + &text(&b)));
     }
     // A quoted literal (or a parameter) takes the type of the other side.
     let (a, b) = match (a, b) {

@@ -278,7 +278,7 @@ impl Func {
     /// The function's value.
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         let text = |v: &Value| -> Result<String, SqlError> {
-            Ok(types::text_output(v)?.unwrap_or_default())
+            Ok(types::text_output(v).unwrap_or_default())
         };
         // Most functions are strict: NULL in, NULL out.
         let strict = !matches!(

@@ -719,8 +719,8 @@ impl Scalar {
             } => match (expr.eval(row, env)?, pattern.eval(row, env)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (v, p) => {
-                    let text = |v: &Value| types::text_output(v).map(Option::unwrap_or_default);
-                    Value::Bool(functions::like(&text(&v)?, &text(&p)?, *insensitive) != *negated)
+                    let text = |v: &Value| types::text_output(v).unwrap_or_default();
+                    Value::Bool(functions::like(&text(&v), &text(&p), *insensitive) != *negated)
                 }
             },
             Scalar::Func(f, args) if f.is_sequence() => {

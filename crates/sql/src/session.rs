@@ -806,7 +806,7 @@ impl Session {
                 let name = crate::names::relation(name)?;
                 let values = parameters
                     .iter()
-                    .map(|e| crate::types::text_output(&crate::expr::constant(e)?))
+                    .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
                     .collect::<Result<Vec<_>, _>>()?;
                 self.run_prepared(&name, &values)
             }

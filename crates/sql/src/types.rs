@@ -162,7 +162,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,
         (Value::Numeric(n), SqlType::Float4 | SqlType::Float8) => {
-            let text = text_output(&Value::Numeric(n))?.unwrap_or_default();
+            let text = text_output(&Value::Numeric(n)).unwrap_or_default();
             float_of(parse_float(&text).unwrap_or(f64::NAN), ty)?
         }
         (Value::Float8(v), SqlType::Float4) => float_of(v, ty)?,
@@ -192,7 +192,7 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),
         (v, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
-            Value::Text(text_output(&v)?.unwrap_or_default())
+            Value::Text(text_output(&v).unwrap_or_default())
         }
         (Value::Numeric(n), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
             let rounded = n
@@ -257,80 +257,10 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 /// A value in PostgreSQL's text output format (`None` for NULL), with
-/// `DateStyle = ISO` and `TimeZone = UTC`.
-pub fn text_output(value: &Value) -> Result<Option<String>, SqlError> {
-    Ok(Some(match value {
-        Value::Null => return Ok(None),
-        Value::Int2(v) => v.to_string(),
-        Value::Int4(v) => v.to_string(),
-        Value::Int8(v) => v.to_string(),
-        Value::Numeric(n) => n.to_string(),
-        Value::Text(s) => s.clone(),
-        Value::Bool(b) => if *b { "t" } else { "f" }.to_string(),
-        Value::Bytea(bytes) => {
-            let mut out = String::from("\\x");
-            for b in bytes {
-                out.push_str(&format!("{b:02x}"));
-            }
-            out
-        }
-        Value::Uuid(u) => {
-            let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
-            format!(
-                "{}-{}-{}-{}-{}",
-                &hex[..8],
-                &hex[8..12],
-                &hex[12..16],
-                &hex[16..20],
-                &hex[20..]
-            )
-        }
-        Value::Date(days) => datetime::date_text(i64::from(*days)),
-        Value::Timestamp(micros) => datetime::timestamp_text(*micros),
-        Value::TimestampTz(micros) => format!("{}+00", datetime::timestamp_text(*micros)),
-        Value::Float4(x) => float_text(f64::from(*x), format!("{x:e}"), 6),
-        Value::Float8(x) => float_text(*x, format!("{x:e}"), 15),
-    }))
-}
-
-/// PostgreSQL's float output with `extra_float_digits = 1` (the default):
-/// the shortest digits that read back as the same value, positional for
-/// decimal exponents from -4 to `digits - 1` (float8: 15, float4: 6),
-/// else `1.5e-07` / `1e+100`; `NaN`, `Infinity`, `-Infinity`.
-/// `scientific` is Rust's shortest round-trip form (`1.5e-7`).
-fn float_text(x: f64, scientific: String, digits: i32) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let (mantissa, exponent) = scientific.split_once('e').expect("{:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let negative = mantissa.starts_with('-');
-    let figures: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if negative { "-" } else { "" };
-    if (-4..digits).contains(&exponent) {
-        let text = if exponent < 0 {
-            format!("0.{}{figures}", "0".repeat((-exponent - 1) as usize))
-        } else {
-            let point = exponent as usize + 1;
-            if figures.len() <= point {
-                format!("{figures}{}", "0".repeat(point - figures.len()))
-            } else {
-                format!("{}.{}", &figures[..point], &figures[point..])
-            }
-        };
-        return format!("{sign}{text}");
-    }
-    let (first, rest) = figures.split_at(1);
-    let mantissa = if rest.is_empty() {
-        first.to_string()
-    } else {
-        format!("{first}.{rest}")
-    };
-    let esign = if exponent < 0 { '-' } else { '+' };
-    format!("{sign}{mantissa}e{esign}{:02}", exponent.abs())
+/// `DateStyle = ISO` and `TimeZone = UTC`: folio-row's rendering, the one
+/// every output (protocol, COPY, casts to text, messages) goes through.
+pub fn text_output(value: &Value) -> Option<String> {
+    value.to_text()
 }
 
 /// PostgreSQL's float input: a number, `NaN`, `[+-]Infinity` (any case,
@@ -503,7 +433,7 @@ mod tests {
     // booleans, bytea and uuids, as PostgreSQL 15 prints them.
     #[test]
     fn text_output_matches_postgresql() {
-        let out = |v: Value| text_output(&v).unwrap().unwrap();
+        let out = |v: Value| text_output(&v).unwrap();
         assert_eq!(out(Value::Date(0)), "2000-01-01");
         assert_eq!(out(Value::Date(59)), "2000-02-29");
         assert_eq!(out(Value::Date(-1)), "1999-12-31");
@@ -522,7 +452,7 @@ mod tests {
             )),
             "12345678-9abc-def0-1234-56789abcdef0"
         );
-        assert_eq!(text_output(&Value::Null).unwrap(), None);
+        assert_eq!(text_output(&Value::Null), None);
     }
 
     // Proves literals are typed as PostgreSQL types them.
@@ -570,11 +500,7 @@ mod binary_tests {
             let v = Value::Numeric(Numeric::parse(text).unwrap());
             let bytes = binary_output(&v).unwrap().unwrap();
             let back = binary_input(&bytes, SqlType::Numeric(None)).unwrap();
-            assert_eq!(
-                text_output(&back).unwrap(),
-                text_output(&v).unwrap(),
-                "{text}"
-            );
+            assert_eq!(text_output(&back), text_output(&v), "{text}");
         }
         // 12345.678: digits 1, 2345, 6780; weight 1; dscale 3.
         let v = Value::Numeric(Numeric::parse("12345.678").unwrap());

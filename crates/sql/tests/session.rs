@@ -33,7 +33,7 @@ fn rows(s: &mut Session, sql: &str) -> Vec<Vec<Option<String>>> {
     match ok(s, sql).pop() {
         Some(Output::Rows { rows, .. }) => rows
             .iter()
-            .map(|r| r.iter().map(|v| text_output(v).unwrap()).collect())
+            .map(|r| r.iter().map(text_output).collect())
             .collect(),
         other => panic!("{sql}: {other:?}"),
     }
@@ -630,7 +630,7 @@ fn prepared_statements_keep_their_plans() {
         .execute_prepared("get", &[Some(aid.into())])
         .unwrap()
     {
-        Output::Rows { rows, .. } => rows.first().map(|r| text_output(&r[0]).unwrap().unwrap()),
+        Output::Rows { rows, .. } => rows.first().map(|r| text_output(&r[0]).unwrap()),
         other => panic!("{other:?}"),
     };
     assert_eq!(value(&mut s, "1").as_deref(), Some("10"));

@@ -32,10 +32,9 @@ impl sqllogictest::DB for Folio {
                     .map(|row| {
                         row.iter()
                             .map(|v| match text_output(v) {
-                                Ok(Some(t)) if t.is_empty() => "(empty)".to_string(),
-                                Ok(Some(t)) => t,
-                                Ok(None) => "NULL".to_string(),
-                                Err(e) => format!("<{e}>"),
+                                Some(t) if t.is_empty() => "(empty)".to_string(),
+                                Some(t) => t,
+                                None => "NULL".to_string(),
                             })
                             .collect()
                     })

@@ -74,7 +74,11 @@ fn tpcb_tiny(transport: &str, clients: &[u64]) {
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON row"))
         .collect();
-    assert_eq!(rows.len(), 2 * clients.len(), "2 engines x each client count: {stdout}");
+    assert_eq!(
+        rows.len(),
+        2 * clients.len(),
+        "2 engines x each client count: {stdout}"
+    );
     for engine in ["folio", "postgres"] {
         for &clients in clients {
             let row = rows

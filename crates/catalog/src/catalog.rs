@@ -38,7 +38,7 @@ use folio_buffer::BufferPool;
 use folio_heap::{HeapError, Index, Table, Tid, VacuumStats, Write};
 use folio_txn::{LockMode, Transaction, TxnManager};
 use folio_wal::Wal;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// What an index enforces (`Catalog::build_index`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +122,9 @@ pub struct Catalog {
     pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
     tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
+    /// All-visible words kept across a clean restart, by table oid, until
+    /// `open_table` opens the table (`visibility_file.rs`).
+    saved_visibility: Mutex<crate::visibility_file::SavedWords>,
     pub(crate) toast: Arc<Toast>,
     /// Sequence values, outside transactions (`sequences.rs`).
     pub(crate) sequence_values: crate::sequences::Values,
@@ -192,6 +195,7 @@ impl Catalog {
             files: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
+            saved_visibility: Mutex::default(),
             toast: Arc::new(Toast {
                 table: Table::open(pool.clone(), wal.clone(), trees.toast),
                 index: Index::open("folio_toast_value_index", trees.toast_values, false),
@@ -916,16 +920,47 @@ impl Catalog {
         self.activity.entries()
     }
 
-    /// Keeps autovacuum's counts and ANALYZE's statistics in `dir` from
-    /// now on, and loads those kept there before (`activity_file.rs`,
-    /// `statistics_file.rs`; a file that does not read loads nothing).
-    /// Once; later calls change nothing.
-    pub fn keep_hints_in(&self, dir: Arc<dyn folio_io::Dir>) -> std::io::Result<()> {
-        let dir = self.files.get_or_init(|| dir);
-        // Each file loads whether or not the other could be read.
+    /// Keeps autovacuum's counts, ANALYZE's statistics and, at a stop,
+    /// the tables' all-visible bits in `dir` from now on, and loads those
+    /// kept there before (`activity_file.rs`, `statistics_file.rs`,
+    /// `visibility_file.rs`; a file that does not read loads nothing).
+    /// `wal_end` is where the WAL recovered at this open ends: the bits
+    /// load only if they were saved there (none after a new database's
+    /// creation: `None`). Once, before any table is opened; later calls
+    /// change nothing.
+    pub fn keep_hints_in(
+        &self,
+        dir: Arc<dyn folio_io::Dir>,
+        wal_end: Option<folio_page::Lsn>,
+    ) -> std::io::Result<()> {
+        let mut first = false;
+        let dir = self.files.get_or_init(|| {
+            first = true;
+            dir
+        });
+        if !first {
+            return Ok(());
+        }
+        // Each file loads whether or not another could be read.
         let activity = crate::activity_file::load_activity(self, dir.as_ref());
         let statistics = crate::statistics_file::load_statistics(self, dir.as_ref());
-        activity.and(statistics).map(|_| ())
+        let visibility = match wal_end {
+            Some(end) => crate::visibility_file::load_visibility(dir.as_ref(), end)
+                .map(|words| *self.lock_saved_visibility() = words),
+            None => Ok(()),
+        };
+        activity.and(statistics).map(|_| ()).and(visibility)
+    }
+
+    /// At a stop, after the last checkpoint: keeps every open table's
+    /// all-visible bits in the data directory for the next open
+    /// (`visibility_file.rs`); `false` when nothing was kept (no data
+    /// directory given, or a change ran meanwhile).
+    pub fn save_visibility(&self) -> std::io::Result<bool> {
+        match self.files.get() {
+            Some(dir) => crate::visibility_file::save_visibility(self, dir.as_ref()),
+            None => Ok(false),
+        }
     }
 
     /// Writes autovacuum's counts to the data directory, if one was given
@@ -978,8 +1013,29 @@ impl Catalog {
         }
         let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
         let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
+        let saved = self.lock_saved_visibility().remove(&def.oid);
+        if let Some(words) = saved {
+            table.visibility_map().load(&words);
+        }
         tables.insert(def.oid, table.clone());
         Ok(table)
+    }
+
+    fn lock_saved_visibility(&self) -> MutexGuard<'_, crate::visibility_file::SavedWords> {
+        self.saved_visibility
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every open table's all-visible words, by oid.
+    pub(crate) fn open_tables_words(&self) -> Vec<(u64, Vec<(u32, u64)>)> {
+        let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
+        let mut words: Vec<_> = (tables.iter())
+            .map(|(oid, table)| (*oid, table.visibility_map().words()))
+            .filter(|(_, words)| !words.is_empty())
+            .collect();
+        words.sort_unstable_by_key(|(oid, _)| *oid);
+        words
     }
 
     /// Forgets what is kept in memory for table `oid`, whose storage went
@@ -990,6 +1046,7 @@ impl Catalog {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&oid);
+        self.lock_saved_visibility().remove(&oid);
         self.activity.forget(oid);
         self.statistics.forget(oid);
     }

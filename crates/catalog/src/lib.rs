@@ -19,6 +19,7 @@ mod sequences;
 mod statistics;
 mod statistics_file;
 mod toast;
+mod visibility_file;
 
 pub use activity_file::ACTIVITY_FILE;
 pub use amcheck::IndexCheck;
@@ -41,3 +42,4 @@ pub use sequences::{
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats};
 pub use statistics_file::STATISTICS_FILE;
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
+pub use visibility_file::VISIBILITY_FILE;

@@ -266,6 +266,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     server.stop();
     db.checkpoint().context("the shutdown checkpoint")?;
+    // The tables' all-visible bits, for index-only scans after a restart.
+    db.save_visibility();
     eprintln!("folio: checkpoint done, stopped");
     std::process::exit(0);
 }

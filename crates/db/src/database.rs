@@ -266,10 +266,12 @@ impl Database {
             })?),
             false => None,
         };
-        // Autovacuum's counts and ANALYZE's statistics from before the
-        // restart, kept there from now on (hints: a file that cannot be
+        // Autovacuum's counts, ANALYZE's statistics and the all-visible
+        // bits from before the restart (the bits only if the WAL ends where
+        // they were saved), kept there from now on (a file that cannot be
         // read is as none).
-        let _ = catalog.keep_hints_in(storage.data.clone());
+        let wal_end = recovery.as_ref().map(|r| r.end_lsn);
+        let _ = catalog.keep_hints_in(storage.data.clone(), wal_end);
         let autovacuum = match options.autovacuum {
             true => Some(
                 Autovacuum::start(catalog.clone(), txns.clone(), options.autovacuum_config())
@@ -425,7 +427,19 @@ impl Database {
         self.check_writable()?;
         self.checkpointer.checkpoint(CheckpointKind::Shutdown)?;
         self.wal.flush_all()?;
+        self.save_visibility();
         Ok(())
+    }
+
+    /// At a stop, after the last checkpoint: keeps every open table's
+    /// all-visible bits in the data directory for the next open, which
+    /// loads them only if its WAL still ends where it ends now
+    /// (folio-catalog `visibility_file.rs`), so index-only scans after a
+    /// clean restart skip the heap as before it. `false` when nothing was
+    /// kept (a change ran meanwhile, or the file could not be written:
+    /// the next open then starts with every bit clear, as after a crash).
+    pub fn save_visibility(&self) -> bool {
+        self.wal.flush_all().is_ok() && self.catalog.save_visibility().unwrap_or(false)
     }
 
     /// What recovery did when this handle opened the database (`None` after

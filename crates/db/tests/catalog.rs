@@ -867,6 +867,25 @@ mod autovacuum {
         db.close().unwrap();
     }
 
+    /// A database at `path` whose table `t` (`setup`) holds ids 0 to
+    /// `rows - 1`, `v` being `id % modulus` from 10 on; and `t`.
+    fn on_disk_with_rows(
+        path: &std::path::Path,
+        rows: i32,
+        modulus: i32,
+    ) -> (Database, folio_catalog::Relation) {
+        let db = Database::create(path, small_options()).unwrap();
+        setup(&db);
+        let mut t = db.begin(RC, SYNC).unwrap();
+        let rel = db.catalog().relation(&t, "t").unwrap().unwrap();
+        for id in 10..rows {
+            rel.insert(&mut t, vec![Value::Int4(id), Value::Int4(id % modulus)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+        (db, rel)
+    }
+
     // Proves ANALYZE's statistics outlive a restart (`table_statistics`),
     // as PostgreSQL's pg_statistic does: the reopened table has the same
     // row estimate, histogram and most common values. Before, a restart
@@ -875,16 +894,8 @@ mod autovacuum {
     fn a_restart_keeps_analyze_statistics() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("db");
-        let db = Database::create(&path, small_options()).unwrap();
-        setup(&db);
+        let (db, rel) = on_disk_with_rows(&path, 500, 3);
         let cat = db.catalog();
-        let mut t = db.begin(RC, SYNC).unwrap();
-        let rel = cat.relation(&t, "t").unwrap().unwrap();
-        for id in 10..500 {
-            rel.insert(&mut t, vec![Value::Int4(id), Value::Int4(id % 3)])
-                .unwrap();
-        }
-        t.commit().unwrap();
         let t = db.begin(RC, SYNC).unwrap();
         let stats = cat.analyze(&rel, &t).unwrap();
         assert_eq!(stats.rows, 500.0);
@@ -911,17 +922,8 @@ mod autovacuum {
     fn a_clean_restart_keeps_the_all_visible_bits_and_a_crash_does_not() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("db");
-        let db = Database::create(&path, small_options()).unwrap();
-        setup(&db);
-        let cat = db.catalog();
-        let mut t = db.begin(RC, SYNC).unwrap();
-        let rel = cat.relation(&t, "t").unwrap().unwrap();
-        for id in 10..2000 {
-            rel.insert(&mut t, vec![Value::Int4(id), Value::Int4(id % 7)])
-                .unwrap();
-        }
-        t.commit().unwrap();
-        folio_catalog::vacuum(cat, &rel, db.txns())
+        let (db, rel) = on_disk_with_rows(&path, 2000, 7);
+        folio_catalog::vacuum(db.catalog(), &rel, db.txns())
             .unwrap()
             .unwrap();
         let words = |db: &Database, def| {

@@ -4,40 +4,16 @@
 //! goes on there, so that every connection is served alike. Its own file:
 //! the test counts this process's connection threads by name.
 
-use folio_db::{Database, Options};
-use folio_server::{Execution, Server, ServerConfig};
-use std::sync::Arc;
+mod common;
+
+use common::connect_tcp as connect;
+use folio_server::Server;
 use std::time::Duration;
 
+/// The first connection on a thread of its own, the others on the pool's
+/// workers.
 fn server() -> (tempfile::TempDir, Server) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::create(dir.path().join("db"), Options::default()).unwrap();
-    let config = ServerConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        max_connections: 8,
-        execution: Execution::Pool {
-            workers: 2,
-            own_threads: Some(1),
-        },
-        ..ServerConfig::default()
-    };
-    (dir, Server::start(Arc::new(db), &config).unwrap())
-}
-
-async fn connect(server: &Server) -> tokio_postgres::Client {
-    let addr = server.addr();
-    let config = format!(
-        "host={} port={} user=postgres dbname=postgres",
-        addr.ip(),
-        addr.port()
-    );
-    let (client, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    client
+    common::pool_server(1)
 }
 
 /// Threads of this process serving a connection of their own.

@@ -3,33 +3,22 @@
 //! TCP port, found by a driver given the directory as its host; the file
 //! removed at stop, a stale one replaced, a live one refused.
 
+mod common;
+
+use common::connect;
 use folio_db::{Database, Options};
 use folio_server::{Execution, Server, ServerConfig};
 use std::path::Path;
 use std::sync::Arc;
 
 fn server(sockets: &Path, execution: Execution) -> (tempfile::TempDir, std::io::Result<Server>) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::create(dir.path().join("db"), Options::default()).unwrap();
-    let config = ServerConfig {
+    common::start(&ServerConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         unix_socket_directories: vec![sockets.into()],
         max_connections: 8,
         execution,
         ..ServerConfig::default()
-    };
-    (dir, Server::start(Arc::new(db), &config))
-}
-
-async fn connect(host: &str, port: u16) -> tokio_postgres::Client {
-    let config = format!("host={host} port={port} user=postgres dbname=postgres");
-    let (client, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    client
+    })
 }
 
 async fn count(client: &tokio_postgres::Client) -> i64 {

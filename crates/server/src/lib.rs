@@ -11,4 +11,6 @@ mod unix_socket;
 mod wire;
 
 pub use connection::SERVER_VERSION;
-pub use server::{Auth, Execution, Server, ServerConfig, default_unix_socket_directory};
+pub use server::{
+    Auth, Execution, OWN_THREADS_PER_WORKER, Server, ServerConfig, default_unix_socket_directory,
+};

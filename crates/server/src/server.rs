@@ -82,8 +82,9 @@ pub enum Execution {
     /// On `workers` threads (0: one per core) sharing one epoll instance
     /// (`pool.rs`); a wait that may outlast a batch first hands its
     /// thread's place to another. The first `own_threads` connections
-    /// open at a time (`None`: [`OWN_THREADS_PER_WORKER`] per worker) get threads of their
-    /// own instead, which serve a few clients faster.
+    /// open at a time (`None`: [`OWN_THREADS_PER_WORKER`] per worker) get
+    /// threads of their own instead, which serve a few clients faster,
+    /// while the workers serve no connection (`Pool::crowded`).
     Pool {
         workers: usize,
         own_threads: Option<usize>,

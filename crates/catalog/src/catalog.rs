@@ -122,9 +122,10 @@ pub struct Catalog {
     pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
     tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
-    /// All-visible words kept across a clean restart, by table oid, until
-    /// `open_table` opens the table (`visibility_file.rs`).
-    saved_visibility: Mutex<crate::visibility_file::SavedWords>,
+    /// All-visible words and pages with room kept across a clean restart,
+    /// by table oid, until `open_table` opens the table
+    /// (`table_maps_file.rs`).
+    saved_maps: Mutex<crate::table_maps_file::SavedMaps>,
     pub(crate) toast: Arc<Toast>,
     /// Sequence values, outside transactions (`sequences.rs`).
     pub(crate) sequence_values: crate::sequences::Values,
@@ -195,7 +196,7 @@ impl Catalog {
             files: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
-            saved_visibility: Mutex::default(),
+            saved_maps: Mutex::default(),
             toast: Arc::new(Toast {
                 table: Table::open(pool.clone(), wal.clone(), trees.toast),
                 index: Index::open("folio_toast_value_index", trees.toast_values, false),
@@ -923,7 +924,7 @@ impl Catalog {
     /// Keeps autovacuum's counts, ANALYZE's statistics and, at a stop,
     /// the tables' all-visible bits in `dir` from now on, and loads those
     /// kept there before (`activity_file.rs`, `statistics_file.rs`,
-    /// `visibility_file.rs`; a file that does not read loads nothing).
+    /// `table_maps_file.rs`; a file that does not read loads nothing).
     /// `wal_end` is where the WAL recovered at this open ends: the bits
     /// load only if they were saved there (none after a new database's
     /// creation: `None`). Once, before any table is opened; later calls
@@ -945,8 +946,8 @@ impl Catalog {
         let activity = crate::activity_file::load_activity(self, dir.as_ref());
         let statistics = crate::statistics_file::load_statistics(self, dir.as_ref());
         let visibility = match wal_end {
-            Some(end) => crate::visibility_file::load_visibility(dir.as_ref(), end)
-                .map(|words| *self.lock_saved_visibility() = words),
+            Some(end) => crate::table_maps_file::load_maps(dir.as_ref(), end)
+                .map(|words| *self.lock_saved_maps() = words),
             None => Ok(()),
         };
         activity.and(statistics).map(|_| ()).and(visibility)
@@ -954,11 +955,11 @@ impl Catalog {
 
     /// At a stop, after the last checkpoint: keeps every open table's
     /// all-visible bits in the data directory for the next open
-    /// (`visibility_file.rs`); `false` when nothing was kept (no data
+    /// (`table_maps_file.rs`); `false` when nothing was kept (no data
     /// directory given, or a change ran meanwhile).
-    pub fn save_visibility(&self) -> std::io::Result<bool> {
+    pub fn save_maps(&self) -> std::io::Result<bool> {
         match self.files.get() {
-            Some(dir) => crate::visibility_file::save_visibility(self, dir.as_ref()),
+            Some(dir) => crate::table_maps_file::save_maps(self, dir.as_ref()),
             None => Ok(false),
         }
     }
@@ -1013,29 +1014,34 @@ impl Catalog {
         }
         let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
         let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
-        let saved = self.lock_saved_visibility().remove(&def.oid);
-        if let Some(words) = saved {
-            table.visibility_map().load(&words);
+        let saved = self.lock_saved_maps().remove(&def.oid);
+        if let Some(saved) = saved {
+            table.visibility_map().load(&saved.words);
+            table.offer_free_pages(&saved.free);
         }
         tables.insert(def.oid, table.clone());
         Ok(table)
     }
 
-    fn lock_saved_visibility(&self) -> MutexGuard<'_, crate::visibility_file::SavedWords> {
-        self.saved_visibility
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+    fn lock_saved_maps(&self) -> MutexGuard<'_, crate::table_maps_file::SavedMaps> {
+        self.saved_maps.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every open table's all-visible words, by oid.
-    pub(crate) fn open_tables_words(&self) -> Vec<(u64, Vec<(u32, u64)>)> {
+    /// Every open table's all-visible words and pages with room, by oid.
+    pub(crate) fn open_tables_maps(&self) -> Vec<(u64, crate::table_maps_file::SavedTable)> {
         let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
-        let mut words: Vec<_> = (tables.iter())
-            .map(|(oid, table)| (*oid, table.visibility_map().words()))
-            .filter(|(_, words)| !words.is_empty())
+        let mut maps: Vec<_> = (tables.iter())
+            .map(|(oid, table)| {
+                let saved = crate::table_maps_file::SavedTable {
+                    words: table.visibility_map().words(),
+                    free: table.free_pages(),
+                };
+                (*oid, saved)
+            })
+            .filter(|(_, saved)| !saved.words.is_empty() || !saved.free.is_empty())
             .collect();
-        words.sort_unstable_by_key(|(oid, _)| *oid);
-        words
+        maps.sort_unstable_by_key(|(oid, _)| *oid);
+        maps
     }
 
     /// Forgets what is kept in memory for table `oid`, whose storage went
@@ -1046,7 +1052,7 @@ impl Catalog {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&oid);
-        self.lock_saved_visibility().remove(&oid);
+        self.lock_saved_maps().remove(&oid);
         self.activity.forget(oid);
         self.statistics.forget(oid);
     }

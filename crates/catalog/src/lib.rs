@@ -18,8 +18,8 @@ mod relation;
 mod sequences;
 mod statistics;
 mod statistics_file;
+mod table_maps_file;
 mod toast;
-mod visibility_file;
 
 pub use activity_file::ACTIVITY_FILE;
 pub use amcheck::IndexCheck;
@@ -41,5 +41,5 @@ pub use sequences::{
 };
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats};
 pub use statistics_file::STATISTICS_FILE;
+pub use table_maps_file::TABLE_MAPS_FILE;
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
-pub use visibility_file::VISIBILITY_FILE;

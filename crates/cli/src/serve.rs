@@ -266,8 +266,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     server.stop();
     db.checkpoint().context("the shutdown checkpoint")?;
-    // The tables' all-visible bits, for index-only scans after a restart.
-    db.save_visibility();
+    // The tables' all-visible bits and pages with room, for index-only
+    // scans and inserts after a restart.
+    db.save_maps();
     eprintln!("folio: checkpoint done, stopped");
     std::process::exit(0);
 }

@@ -427,19 +427,20 @@ impl Database {
         self.check_writable()?;
         self.checkpointer.checkpoint(CheckpointKind::Shutdown)?;
         self.wal.flush_all()?;
-        self.save_visibility();
+        self.save_maps();
         Ok(())
     }
 
     /// At a stop, after the last checkpoint: keeps every open table's
-    /// all-visible bits in the data directory for the next open, which
-    /// loads them only if its WAL still ends where it ends now
-    /// (folio-catalog `visibility_file.rs`), so index-only scans after a
-    /// clean restart skip the heap as before it. `false` when nothing was
-    /// kept (a change ran meanwhile, or the file could not be written:
-    /// the next open then starts with every bit clear, as after a crash).
-    pub fn save_visibility(&self) -> bool {
-        self.wal.flush_all().is_ok() && self.catalog.save_visibility().unwrap_or(false)
+    /// all-visible bits and pages with room in the data directory for the
+    /// next open, which loads them only if its WAL still ends where it ends
+    /// now (folio-catalog `table_maps_file.rs`), so index-only scans after
+    /// a clean restart skip the heap, and inserts fill the pages vacuum
+    /// freed, as before it. `false` when nothing was kept (a change ran
+    /// meanwhile, or the file could not be written: the next open then
+    /// starts with empty maps, as after a crash).
+    pub fn save_maps(&self) -> bool {
+        self.wal.flush_all().is_ok() && self.catalog.save_maps().unwrap_or(false)
     }
 
     /// What recovery did when this handle opened the database (`None` after

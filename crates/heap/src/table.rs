@@ -111,8 +111,9 @@ pub struct Table {
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
-/// map is not persistent; after a restart, vacuum finds the free pages
-/// again).
+/// map is not persistent; a clean restart keeps the pages with room,
+/// folio-catalog `table_maps_file.rs`, and after a crash vacuum finds
+/// them again).
 #[derive(Debug, Default)]
 struct Target {
     /// The page inserts go to now.
@@ -982,6 +983,25 @@ impl Table {
         let mut target = self.target.lock().unwrap_or_else(|p| p.into_inner());
         if target.current == Some(id) {
             target.current = None;
+        }
+    }
+
+    /// The pages offered to inserts, the current target first: what a
+    /// save of the table's maps keeps.
+    pub fn free_pages(&self) -> Vec<PageId> {
+        let target = self.target.lock().unwrap_or_else(|p| p.into_inner());
+        target
+            .current
+            .into_iter()
+            .chain(target.free.iter().copied())
+            .collect()
+    }
+
+    /// Offers `ids` to inserts: [`Table::free_pages`] of this table, saved
+    /// at a point no page of it has changed since.
+    pub fn offer_free_pages(&self, ids: &[PageId]) {
+        for id in ids {
+            self.offer_free_page(*id);
         }
     }
 

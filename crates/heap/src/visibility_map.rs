@@ -17,7 +17,7 @@
 //!   saves every open table's set words ([`VisibilityMap::words`]) with
 //!   the WAL position they hold at, and the next open loads them
 //!   ([`VisibilityMap::load`]) only if its WAL ends exactly there, so no
-//!   page changed since (folio-catalog `visibility_file.rs`). After a
+//!   page changed since (folio-catalog `table_maps_file.rs`). After a
 //!   crash, or any WAL written after the save, every bit starts clear,
 //!   which is safe (an index-only scan then reads the heap) until vacuum
 //!   sets them again. PostgreSQL's map is persistent and WAL-logged;

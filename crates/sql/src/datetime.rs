@@ -115,7 +115,9 @@ fn parse(text: &str, type_name: &str, zoned: bool) -> Result<i64, SqlError> {
     let bad = || syntax(type_name, text);
     // An era last: `BC` (years count back from 1 BC, astronomical year
     // 0) or `AD`, in any case, as PostgreSQL writes and reads them.
-    let (trimmed, bc) = match trimmed.len().checked_sub(3).map(|at| trimmed.split_at(at)) {
+    // (`split_at_checked`: the last 3 bytes may cut a character.)
+    let era_at = trimmed.len().checked_sub(3);
+    let (trimmed, bc) = match era_at.and_then(|at| trimmed.split_at_checked(at)) {
         Some((before, era)) if era.eq_ignore_ascii_case(" bc") => (before.trim_end(), true),
         Some((before, era)) if era.eq_ignore_ascii_case(" ad") => (before.trim_end(), false),
         _ => (trimmed, false),

@@ -213,9 +213,6 @@ impl Harness {
 mod tests {
     use super::*;
 
-    // Proves the pgbench command lines are the seeds' commands: seed 000's
-    // prepared custom script with a thread per client, select-only, the
-    // transaction-count run with a variable, and the initialisation.
     fn tcp(port: u16) -> Endpoint {
         Endpoint {
             host: "127.0.0.1".into(),
@@ -230,6 +227,9 @@ mod tests {
         }
     }
 
+    // Proves the pgbench command lines are the seeds' commands: seed 000's
+    // prepared custom script with a thread per client, select-only, the
+    // transaction-count run with a variable, and the initialisation.
     #[test]
     fn pgbench_command_lines() {
         let seed000 = PgbenchRun {

@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct FolioServer {
     exe: PathBuf,
-    port: u16,
-    /// Where clients reach it: the port, or its socket in `root`.
+    /// Where clients reach it: its port, or its socket in `root`.
     endpoint: Endpoint,
     settings: Settings,
     server: Option<ServerProcess>,
@@ -37,7 +36,6 @@ impl FolioServer {
         let port = free_port()?;
         let mut server = FolioServer {
             exe: harness.config().folio_exe.clone(),
-            port,
             endpoint: harness.endpoint(port, root.path()),
             settings: *settings,
             server: None,
@@ -56,7 +54,7 @@ impl FolioServer {
             .arg("serve")
             .arg(self.root.path().join("data"))
             .arg("--listen")
-            .arg(format!("127.0.0.1:{}", self.port))
+            .arg(format!("127.0.0.1:{}", self.endpoint.port))
             .arg("--unix-socket-directories")
             .arg(self.root.path())
             .args(self.settings.folio_args());

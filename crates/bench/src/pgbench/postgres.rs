@@ -145,8 +145,7 @@ fn postgres_user() -> Result<(u32, u32), PgbenchError> {
 #[derive(Debug)]
 pub struct PgCluster {
     bin: PgBinaries,
-    port: u16,
-    /// Where clients reach it: the port, or its socket in `root`.
+    /// Where clients reach it: its port, or its socket in `root`.
     endpoint: Endpoint,
     settings: Settings,
     server: Option<ServerProcess>,
@@ -172,7 +171,6 @@ impl PgCluster {
         let port = free_port()?;
         let mut cluster = PgCluster {
             bin,
-            port,
             endpoint: harness.endpoint(port, root.path()),
             settings: *settings,
             server: None,
@@ -216,7 +214,7 @@ impl PgCluster {
             .arg("-D")
             .arg(self.data())
             .arg("-p")
-            .arg(self.port.to_string())
+            .arg(self.endpoint.port.to_string())
             .arg("-k")
             .arg(self.root.path())
             .args(self.settings.postgres_args());

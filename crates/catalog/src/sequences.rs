@@ -452,6 +452,17 @@ impl Catalog {
         }
     }
 
+    /// Every sequence `txn` sees, by name.
+    pub fn sequences(&self, txn: &Transaction) -> Result<Vec<SequenceDef>, CatalogError> {
+        let mut out: Vec<SequenceDef> = self
+            .class_rows(txn)?
+            .into_iter()
+            .filter_map(|(_, class)| sequence_def(class))
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
     /// Locks sequence `name`'s catalog row (`FOR UPDATE`: other DDL on it
     /// waits until `txn` ends) and returns it as it is once locked.
     pub(crate) fn lock_sequence(

@@ -150,7 +150,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
-        let name = names::relation(&f.name)?;
+        let name = names::function(&f.name);
         let Some(kind) = Kind::of(&name) else {
             return Err(SqlError::unsupported(format!("the function {name}")));
         };
@@ -295,7 +295,7 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
 
 /// Whether a call is to an aggregate function.
 pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
-    f.name.0.len() == 1 && Kind::of(&f.name.to_string().to_lowercase()).is_some()
+    Kind::of(&names::function(&f.name)).is_some()
 }
 
 /// Whether an expression calls an aggregate anywhere.

@@ -412,6 +412,26 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
                 unique
             }
         }
+        Source::System {
+            label,
+            relation,
+            filter,
+            ..
+        } => {
+            // Its filter reads its own row, named unqualified as a scan's.
+            let own: Vec<String> = relation
+                .columns()
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .collect();
+            let own_types: Vec<SqlType> = relation.columns().iter().map(|(_, t)| *t).collect();
+            let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &own, &own_types)));
+            }
+            node
+        }
         Source::Series { filter, .. } => {
             let mut node = Node::new("Function Scan on generate_series", rows(source));
             if !filter.is_empty() {
@@ -678,12 +698,17 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             pattern,
             negated,
             insensitive,
+            regex,
         } => {
-            let op = match (negated, insensitive) {
-                (false, false) => "~~",
-                (true, false) => "!~~",
-                (false, true) => "~~*",
-                (true, true) => "!~~*",
+            let op = match (regex, negated, insensitive) {
+                (false, false, false) => "~~",
+                (false, true, false) => "!~~",
+                (false, false, true) => "~~*",
+                (false, true, true) => "!~~*",
+                (true, false, false) => "~",
+                (true, true, false) => "!~",
+                (true, false, true) => "~*",
+                (true, true, true) => "!~*",
             };
             format!("({} {op} {})", d(expr), d(pattern))
         }

@@ -27,7 +27,8 @@ use crate::names;
 use crate::plan::{self, Request, ScanPlan};
 use crate::scalar::{self, Cmp, Columns, Env, Scalar};
 use crate::scan::{self, ScanCounts};
-use folio_catalog::Relation;
+use crate::system::SystemRelation;
+use folio_catalog::{Catalog, Relation};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
@@ -460,6 +461,14 @@ pub enum Method {
 pub enum Source {
     /// No FROM: one row of no columns.
     One,
+    /// A `pg_catalog` relation (`system.rs`): its rows made from the
+    /// catalog at each execution, then its filter.
+    System {
+        label: String,
+        relation: SystemRelation,
+        catalog: Arc<Catalog>,
+        filter: Vec<Scalar>,
+    },
     /// `generate_series(start, stop, step)`: one integer column.
     Series {
         start: i64,
@@ -540,6 +549,10 @@ enum Base {
     Table {
         label: String,
         relation: Arc<Relation>,
+    },
+    System {
+        label: String,
+        relation: SystemRelation,
     },
     Series {
         start: i64,
@@ -781,6 +794,12 @@ impl FromClause<'_> {
                     planned,
                     filter,
                 },
+                Base::System { label, relation } => Source::System {
+                    label,
+                    relation,
+                    catalog: cx.db.catalog().clone(),
+                    filter,
+                },
                 Base::Series {
                     start,
                     stop,
@@ -923,10 +942,9 @@ fn base(
     else {
         return Err(SqlError::unsupported(format!("the FROM item {factor}")));
     };
-    let table_name = names::relation(name)?;
     let alias_name = alias.as_ref().map(|a| names::ident(&a.name));
     if let Some(args) = args {
-        if table_name != "generate_series" {
+        if names::function(name) != "generate_series" {
             return Err(SqlError::new(
                 "42883",
                 format!("function {name} does not exist"),
@@ -957,6 +975,27 @@ fn base(
     if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
         return Err(SqlError::unsupported("column aliases of a table"));
     }
+    if let Some(system) = SystemRelation::lookup(name)? {
+        let label = match &alias_name {
+            Some(a) => format!("{} {a}", system.name()),
+            None => system.name().to_string(),
+        };
+        let columns = system.columns();
+        let table = ScopeTable {
+            qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
+            names: columns.iter().map(|(n, _)| n.to_string()).collect(),
+            types: columns.iter().map(|(_, t)| *t).collect(),
+            offset,
+        };
+        return Ok((
+            Base::System {
+                label,
+                relation: system,
+            },
+            table,
+        ));
+    }
+    let table_name = names::relation(name)?;
     let relation = access::relation(cx, txn, &table_name)?;
     let label = match &alias_name {
         Some(a) => format!("{table_name} {a}"),
@@ -1019,7 +1058,7 @@ impl Source {
                 out
             }
             Source::Derived { planned, .. } => planned.relations(),
-            Source::One | Source::Series { .. } => Vec::new(),
+            Source::One | Source::Series { .. } | Source::System { .. } => Vec::new(),
         }
     }
 
@@ -1029,6 +1068,12 @@ impl Source {
             Source::One => {}
             Source::Series { filter, ty, .. } => {
                 filter.iter().for_each(|s| s.param_types(&[*ty], types));
+            }
+            Source::System {
+                relation, filter, ..
+            } => {
+                let own: Vec<SqlType> = relation.columns().iter().map(|(_, t)| *t).collect();
+                filter.iter().for_each(|s| s.param_types(&own, types));
             }
             Source::Table { relation, plan, .. } => {
                 for s in plan.index_cond.iter().chain(&plan.filter) {
@@ -1109,21 +1154,15 @@ impl Source {
                 }
                 rows
             }
+            Source::System {
+                relation,
+                catalog,
+                filter,
+                ..
+            } => kept(relation.rows(catalog, txn)?, filter, env)?,
             Source::Derived {
                 planned, filter, ..
-            } => {
-                let mut rows = crate::query::run(txn, planned, env)?.0;
-                if !filter.is_empty() {
-                    let mut kept = Vec::with_capacity(rows.len());
-                    for row in rows {
-                        if scan::accepts(filter, &row, env)? {
-                            kept.push(row);
-                        }
-                    }
-                    rows = kept;
-                }
-                rows
-            }
+            } => kept(crate::query::run(txn, planned, env)?.0, filter, env)?,
             Source::SetOp {
                 op,
                 all,
@@ -1239,6 +1278,24 @@ impl Source {
 /// A row's hash key: the key values, integers widened and numerics
 /// normalised so equal values hash equal; `None` if one is NULL (NULL
 /// equals nothing).
+/// The rows `filter` accepts.
+fn kept(
+    rows: Vec<Vec<Value>>,
+    filter: &[Scalar],
+    env: &Env<'_>,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    if filter.is_empty() {
+        return Ok(rows);
+    }
+    let mut kept = Vec::with_capacity(rows.len());
+    for row in rows {
+        if scan::accepts(filter, &row, env)? {
+            kept.push(row);
+        }
+    }
+    Ok(kept)
+}
+
 fn hash_of(keys: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Option<Vec<u8>>, SqlError> {
     let mut out = Vec::new();
     for k in keys {

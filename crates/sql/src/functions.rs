@@ -8,6 +8,7 @@
 //! `gen_random_uuid`, `current_database`, `version`) and LIKE matching,
 //! with PostgreSQL's results for NULLs and their result types.
 
+use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::scalar::compare;
 use crate::types;
@@ -59,6 +60,8 @@ pub enum Func {
     Currval,
     Setval,
     Lastval,
+    /// A function about the catalog (`catalog_functions.rs`).
+    Catalog(CatalogFunc),
 }
 
 /// The string functions.
@@ -188,7 +191,7 @@ impl Func {
             "currval" => Func::Currval,
             "setval" => Func::Setval,
             "lastval" => Func::Lastval,
-            _ => return None,
+            _ => return CatalogFunc::of(name).map(Func::Catalog),
         })
     }
 
@@ -213,6 +216,7 @@ impl Func {
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
             Func::Setval => (2..=3).contains(&count),
+            Func::Catalog(f) => f.takes(count),
         }
     }
 
@@ -272,6 +276,7 @@ impl Func {
             Func::GenRandomUuid => SqlType::Uuid,
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
+            Func::Catalog(f) => f.ty(),
         }
     }
 
@@ -486,6 +491,7 @@ impl Func {
                     format!("{self:?}").to_lowercase()
                 )));
             }
+            Func::Catalog(f) => f.eval(&args)?,
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

@@ -5,6 +5,7 @@
 
 mod access;
 mod aggregate;
+mod catalog_functions;
 mod conflict;
 mod constraints;
 mod context;
@@ -29,6 +30,7 @@ mod parse;
 mod plan;
 mod position;
 mod query;
+mod regex_match;
 pub mod roles;
 mod scalar;
 mod scan;
@@ -38,6 +40,7 @@ mod settings;
 mod shape;
 mod statement;
 mod subquery;
+mod system;
 mod types;
 
 pub use error::{SqlError, Subject};

@@ -1,6 +1,7 @@
 //! Identifiers as PostgreSQL reads them: unquoted names fold to lower
 //! case, quoted ones are kept; `schema.name` is accepted for the one
-//! schema there is (`public`).
+//! schema of tables there is (`public`), and `pg_catalog.name` for a
+//! function or a system relation (`system.rs`).
 
 use crate::error::SqlError;
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
@@ -48,5 +49,17 @@ pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
             format!("schema \"{schema}\" does not exist"),
         )),
         _ => Err(SqlError::unsupported(format!("the name {name}"))),
+    }
+}
+
+/// The function an object name calls: `name` or `pg_catalog.name`
+/// (where PostgreSQL's built-in functions live), folded as an
+/// identifier; any other qualified name as written (no function has it).
+pub fn function(name: &ObjectName) -> String {
+    let parts: Option<Vec<String>> = name.0.iter().map(|p| p.as_ident().map(ident)).collect();
+    match parts.as_deref() {
+        Some([name]) => name.clone(),
+        Some([schema, name]) if schema == "pg_catalog" => name.clone(),
+        _ => name.to_string(),
     }
 }

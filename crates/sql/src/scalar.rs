@@ -221,12 +221,14 @@ pub enum Scalar {
     },
     /// `CAST(e AS type)`, `e::type`.
     Cast(Box<Scalar>, SqlType),
-    /// `e [NOT] [I]LIKE pattern`.
+    /// `e [NOT] [I]LIKE pattern`, or with `regex` a POSIX regular
+    /// expression match (`~`, `~*`, `!~`, `!~*`).
     Like {
         expr: Box<Scalar>,
         pattern: Box<Scalar>,
         negated: bool,
         insensitive: bool,
+        regex: bool,
     },
     Func(Func, Vec<Scalar>),
     /// `(SELECT ...)`: its one value (NULL for no row), of its column's
@@ -270,6 +272,17 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             other => Scalar::Const(types::literal(other)?),
         },
         Expr::Nested(inner) => bind(inner, columns)?,
+        // folio compares text by its bytes: PostgreSQL's "C" collation,
+        // which is also its default here.
+        Expr::Collate { expr, collation } => match collation_name(collation)?.as_str() {
+            "default" | "C" | "POSIX" | "ucs_basic" => bind(expr, columns)?,
+            other => {
+                return Err(SqlError::new(
+                    "42704",
+                    format!("collation \"{other}\" for encoding \"UTF8\" does not exist"),
+                ));
+            }
+        },
         Expr::Identifier(id) => Scalar::Column(columns.resolve(&names::ident(id))?.0),
         Expr::CompoundIdentifier(parts) if parts.len() == 2 => Scalar::Column(
             columns
@@ -293,6 +306,8 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         } => Scalar::Not(boxed(expr)?),
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
+            let op = qualified_operator(op)?;
+            let op = op.as_ref();
             match op {
                 BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
                 BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
@@ -305,6 +320,22 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
                 }
                 BinaryOperator::PGExp => Scalar::Func(Func::Power, vec![a, b]),
+                BinaryOperator::PGRegexMatch
+                | BinaryOperator::PGRegexIMatch
+                | BinaryOperator::PGRegexNotMatch
+                | BinaryOperator::PGRegexNotIMatch => Scalar::Like {
+                    expr: Box::new(a),
+                    pattern: Box::new(b),
+                    negated: matches!(
+                        op,
+                        BinaryOperator::PGRegexNotMatch | BinaryOperator::PGRegexNotIMatch
+                    ),
+                    insensitive: matches!(
+                        op,
+                        BinaryOperator::PGRegexIMatch | BinaryOperator::PGRegexNotIMatch
+                    ),
+                    regex: true,
+                },
                 op => match Cmp::of(op) {
                     Some(cmp) => {
                         let (a, b) = typed_pair(a, b, columns)?;
@@ -523,12 +554,65 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     })
 }
 
+/// A collation's name (`name` or `pg_catalog.name`).
+fn collation_name(name: &sqlparser::ast::ObjectName) -> Result<String, SqlError> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| p.as_ident().map(names::ident))
+        .collect::<Option<_>>()
+        .ok_or_else(|| SqlError::unsupported(format!("the collation {name}")))?;
+    match parts.as_slice() {
+        [name] => Ok(name.clone()),
+        [schema, name] if schema == "pg_catalog" => Ok(name.clone()),
+        _ => Err(SqlError::unsupported(format!("the collation {name}"))),
+    }
+}
+
+/// The text a value matches a pattern as.
+fn text_of(v: &Value) -> String {
+    types::text_output(v).unwrap_or_default()
+}
+
+/// `OPERATOR(pg_catalog.op)` (psql writes operators so) as the plain
+/// operator; any other operator as it is.
+fn qualified_operator(op: &BinaryOperator) -> Result<Cow<'_, BinaryOperator>, SqlError> {
+    let BinaryOperator::PGCustomBinaryOperator(parts) = op else {
+        return Ok(Cow::Borrowed(op));
+    };
+    let symbol = match parts.as_slice() {
+        [schema, symbol] if schema.eq_ignore_ascii_case("pg_catalog") => symbol,
+        [symbol] => symbol,
+        _ => return Err(SqlError::unsupported(format!("the operator {op}"))),
+    };
+    Ok(Cow::Owned(match symbol.as_str() {
+        "=" => BinaryOperator::Eq,
+        "<>" | "!=" => BinaryOperator::NotEq,
+        "<" => BinaryOperator::Lt,
+        "<=" => BinaryOperator::LtEq,
+        ">" => BinaryOperator::Gt,
+        ">=" => BinaryOperator::GtEq,
+        "+" => BinaryOperator::Plus,
+        "-" => BinaryOperator::Minus,
+        "*" => BinaryOperator::Multiply,
+        "/" => BinaryOperator::Divide,
+        "%" => BinaryOperator::Modulo,
+        "||" => BinaryOperator::StringConcat,
+        "~" => BinaryOperator::PGRegexMatch,
+        "~*" => BinaryOperator::PGRegexIMatch,
+        "!~" => BinaryOperator::PGRegexNotMatch,
+        "!~*" => BinaryOperator::PGRegexNotIMatch,
+        _ => return Err(SqlError::unsupported(format!("the operator {op}"))),
+    }))
+}
+
 fn like(expr: Box<Scalar>, pattern: Box<Scalar>, negated: bool, insensitive: bool) -> Scalar {
     Scalar::Like {
         expr,
         pattern,
         negated,
         insensitive,
+        regex: false,
     }
 }
 
@@ -578,7 +662,7 @@ fn function(
     f: &sqlparser::ast::Function,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
-    let name = f.name.to_string().to_lowercase();
+    let name = names::function(&f.name);
     if crate::aggregate::is_aggregate(f) {
         return Err(SqlError::new(
             "42803",
@@ -716,11 +800,16 @@ impl Scalar {
                 pattern,
                 negated,
                 insensitive,
+                regex,
             } => match (expr.eval(row, env)?, pattern.eval(row, env)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (v, p) => {
-                    let text = |v: &Value| types::text_output(v).unwrap_or_default();
-                    Value::Bool(functions::like(&text(&v), &text(&p), *insensitive) != *negated)
+                    let (v, p) = (text_of(&v), text_of(&p));
+                    let hit = match regex {
+                        true => crate::regex_match::matches(&v, &p, *insensitive)?,
+                        false => functions::like(&v, &p, *insensitive),
+                    };
+                    Value::Bool(hit != *negated)
                 }
             },
             Scalar::Func(f, args) if f.is_sequence() => {
@@ -865,11 +954,13 @@ impl Scalar {
                 pattern,
                 negated,
                 insensitive,
+                regex,
             } => Scalar::Like {
                 expr: m(expr),
                 pattern: m(pattern),
                 negated: *negated,
                 insensitive: *insensitive,
+                regex: *regex,
             },
             Scalar::Func(func, args) => {
                 Scalar::Func(*func, args.iter().map(|a| a.map_columns(f)).collect())

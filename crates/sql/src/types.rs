@@ -45,7 +45,48 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::TimestampTz
         }
         DataType::Uuid => SqlType::Uuid,
+        DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
         other => return Err(SqlError::unsupported(format!("type {other}"))),
+    })
+}
+
+/// A type written by a name the parser does not know as a keyword:
+/// PostgreSQL's internal names (`int4`, `float8`, `timestamptz`, ...),
+/// optionally qualified by `pg_catalog`; `oid` is folio's bigint and
+/// `name` and `"char"` are text (the types of the pg_catalog relations'
+/// columns: `system.rs`).
+fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
+    let parts: Option<Vec<String>> = name
+        .0
+        .iter()
+        .map(|p| p.as_ident().map(crate::names::ident))
+        .collect();
+    let base = match parts.as_deref() {
+        Some([base]) => base.clone(),
+        Some([schema, base]) if schema == "pg_catalog" => base.clone(),
+        _ => String::new(),
+    };
+    Ok(match base.as_str() {
+        "int2" => SqlType::Int2,
+        "int4" => SqlType::Int4,
+        "int8" | "oid" => SqlType::Int8,
+        "float4" => SqlType::Float4,
+        "float8" => SqlType::Float8,
+        "numeric" => SqlType::Numeric(None),
+        "text" | "name" | "char" => SqlType::Text,
+        "varchar" => SqlType::Varchar(None),
+        "bytea" => SqlType::Bytea,
+        "bool" => SqlType::Bool,
+        "date" => SqlType::Date,
+        "timestamp" => SqlType::Timestamp,
+        "timestamptz" => SqlType::TimestampTz,
+        "uuid" => SqlType::Uuid,
+        _ => {
+            return Err(SqlError::new(
+                "42704",
+                format!("type \"{name}\" does not exist"),
+            ));
+        }
     })
 }
 

@@ -1,0 +1,839 @@
+//! The `pg_catalog` relations psql's `\d` family, drivers and users
+//! read: rows made at each execution from folio's own catalog (tables,
+//! their columns, indexes, defaults and sequences, as the running
+//! transaction sees them), with PostgreSQL 15's names and column names.
+//!
+//! A name resolves here when it is `pg_catalog.x`, or `x` alone: as in
+//! PostgreSQL, `pg_catalog` is searched before `public` (so `public.x`
+//! reaches a user's table of a system relation's name).
+//!
+//! Types: folio has no `oid`, `name`, `"char"` or array types. An oid
+//! column is `bigint`, a `name` or `"char"` column is `text`, and
+//! `int2vector` (`pg_index.indkey`) is its text form (`1 2`). Array
+//! columns (ACLs, options) are left out. Role and database rows describe
+//! what folio has: the role `postgres` (oid 10), the database
+//! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
+//! and `public` (2200, owned by `pg_database_owner` as in PostgreSQL 15).
+
+use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
+use crate::error::SqlError;
+use crate::names;
+use folio_catalog::{Catalog, ConstraintKind, IndexDef, SequenceDef, TableDef};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::ObjectName;
+
+/// The `pg_catalog` schema's oid.
+const CATALOG_NAMESPACE: i64 = 11;
+/// The `public` schema's oid.
+const PUBLIC_NAMESPACE: i64 = 2200;
+/// The database's oid (PostgreSQL's `postgres` database).
+const DATABASE_OID: i64 = 5;
+/// Access methods: the heap and the B+tree.
+const HEAP_AM: i64 = 2;
+const BTREE_AM: i64 = 403;
+/// Collations.
+const DEFAULT_COLLATION: i64 = 100;
+
+/// A relation of `pg_catalog`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemRelation {
+    Namespace,
+    Class,
+    Attribute,
+    Type,
+    Index,
+    Am,
+    Database,
+    Roles,
+    User,
+    Inherits,
+    PartitionedTable,
+    Attrdef,
+    Description,
+    Collation,
+    Tables,
+    Indexes,
+    Views,
+    Sequences,
+}
+
+const ALL: [SystemRelation; 18] = [
+    SystemRelation::Namespace,
+    SystemRelation::Class,
+    SystemRelation::Attribute,
+    SystemRelation::Type,
+    SystemRelation::Index,
+    SystemRelation::Am,
+    SystemRelation::Database,
+    SystemRelation::Roles,
+    SystemRelation::User,
+    SystemRelation::Inherits,
+    SystemRelation::PartitionedTable,
+    SystemRelation::Attrdef,
+    SystemRelation::Description,
+    SystemRelation::Collation,
+    SystemRelation::Tables,
+    SystemRelation::Indexes,
+    SystemRelation::Views,
+    SystemRelation::Sequences,
+];
+
+use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
+
+/// `(name, type)` of a relation's columns.
+type Columns = &'static [(&'static str, SqlType)];
+
+impl SystemRelation {
+    /// The relation an object name denotes: `Ok(None)` when it is not a
+    /// system relation's name, 42P01 for `pg_catalog.x` of an unknown x.
+    pub fn lookup(name: &ObjectName) -> Result<Option<SystemRelation>, SqlError> {
+        let parts: Option<Vec<String>> = name
+            .0
+            .iter()
+            .map(|p| p.as_ident().map(names::ident))
+            .collect();
+        let (qualified, base) = match parts.as_deref() {
+            Some([base]) => (false, base.as_str()),
+            Some([schema, base]) if schema == "pg_catalog" => (true, base.as_str()),
+            _ => return Ok(None),
+        };
+        match ALL.into_iter().find(|r| r.name() == base) {
+            Some(found) => Ok(Some(found)),
+            None if qualified => Err(SqlError::new(
+                "42P01",
+                format!("relation \"pg_catalog.{base}\" does not exist"),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemRelation::Namespace => "pg_namespace",
+            SystemRelation::Class => "pg_class",
+            SystemRelation::Attribute => "pg_attribute",
+            SystemRelation::Type => "pg_type",
+            SystemRelation::Index => "pg_index",
+            SystemRelation::Am => "pg_am",
+            SystemRelation::Database => "pg_database",
+            SystemRelation::Roles => "pg_roles",
+            SystemRelation::User => "pg_user",
+            SystemRelation::Inherits => "pg_inherits",
+            SystemRelation::PartitionedTable => "pg_partitioned_table",
+            SystemRelation::Attrdef => "pg_attrdef",
+            SystemRelation::Description => "pg_description",
+            SystemRelation::Collation => "pg_collation",
+            SystemRelation::Tables => "pg_tables",
+            SystemRelation::Indexes => "pg_indexes",
+            SystemRelation::Views => "pg_views",
+            SystemRelation::Sequences => "pg_sequences",
+        }
+    }
+
+    /// PostgreSQL's oid for it (its `pg_class` row), and whether it is a
+    /// view there.
+    fn oid_and_view(self) -> (i64, bool) {
+        match self {
+            SystemRelation::Namespace => (2615, false),
+            SystemRelation::Class => (1259, false),
+            SystemRelation::Attribute => (1249, false),
+            SystemRelation::Type => (1247, false),
+            SystemRelation::Index => (2610, false),
+            SystemRelation::Am => (2601, false),
+            SystemRelation::Database => (1262, false),
+            SystemRelation::Inherits => (2611, false),
+            SystemRelation::PartitionedTable => (3350, false),
+            SystemRelation::Attrdef => (2604, false),
+            SystemRelation::Description => (2609, false),
+            SystemRelation::Collation => (3456, false),
+            SystemRelation::Roles => (12001, true),
+            SystemRelation::User => (12005, true),
+            SystemRelation::Tables => (12010, true),
+            SystemRelation::Indexes => (12015, true),
+            SystemRelation::Views => (12020, true),
+            SystemRelation::Sequences => (12025, true),
+        }
+    }
+
+    /// Its columns.
+    pub fn columns(self) -> Columns {
+        match self {
+            SystemRelation::Namespace => &[("oid", Int8), ("nspname", Text), ("nspowner", Int8)],
+            SystemRelation::Class => &[
+                ("oid", Int8),
+                ("relname", Text),
+                ("relnamespace", Int8),
+                ("reltype", Int8),
+                ("reloftype", Int8),
+                ("relowner", Int8),
+                ("relam", Int8),
+                ("relfilenode", Int8),
+                ("reltablespace", Int8),
+                ("relpages", Int4),
+                ("reltuples", Float4),
+                ("relallvisible", Int4),
+                ("reltoastrelid", Int8),
+                ("relhasindex", Bool),
+                ("relisshared", Bool),
+                ("relpersistence", Text),
+                ("relkind", Text),
+                ("relnatts", Int2),
+                ("relchecks", Int2),
+                ("relhasrules", Bool),
+                ("relhastriggers", Bool),
+                ("relhassubclass", Bool),
+                ("relrowsecurity", Bool),
+                ("relforcerowsecurity", Bool),
+                ("relispopulated", Bool),
+                ("relreplident", Text),
+                ("relispartition", Bool),
+                ("relrewrite", Int8),
+                ("relpartbound", Text),
+            ],
+            SystemRelation::Attribute => &[
+                ("attrelid", Int8),
+                ("attname", Text),
+                ("atttypid", Int8),
+                ("attlen", Int2),
+                ("attnum", Int2),
+                ("attndims", Int4),
+                ("atttypmod", Int4),
+                ("attbyval", Bool),
+                ("attnotnull", Bool),
+                ("atthasdef", Bool),
+                ("atthasmissing", Bool),
+                ("attidentity", Text),
+                ("attgenerated", Text),
+                ("attisdropped", Bool),
+                ("attislocal", Bool),
+                ("attinhcount", Int4),
+                ("attcollation", Int8),
+            ],
+            SystemRelation::Type => &[
+                ("oid", Int8),
+                ("typname", Text),
+                ("typnamespace", Int8),
+                ("typowner", Int8),
+                ("typlen", Int2),
+                ("typbyval", Bool),
+                ("typtype", Text),
+                ("typcategory", Text),
+                ("typrelid", Int8),
+                ("typelem", Int8),
+                ("typarray", Int8),
+                ("typnotnull", Bool),
+                ("typbasetype", Int8),
+                ("typtypmod", Int4),
+                ("typcollation", Int8),
+            ],
+            SystemRelation::Index => &[
+                ("indexrelid", Int8),
+                ("indrelid", Int8),
+                ("indnatts", Int2),
+                ("indnkeyatts", Int2),
+                ("indisunique", Bool),
+                ("indnullsnotdistinct", Bool),
+                ("indisprimary", Bool),
+                ("indisexclusion", Bool),
+                ("indimmediate", Bool),
+                ("indisclustered", Bool),
+                ("indisvalid", Bool),
+                ("indcheckxmin", Bool),
+                ("indisready", Bool),
+                ("indislive", Bool),
+                ("indisreplident", Bool),
+                ("indkey", Text),
+                ("indexprs", Text),
+                ("indpred", Text),
+            ],
+            SystemRelation::Am => &[("oid", Int8), ("amname", Text), ("amtype", Text)],
+            SystemRelation::Database => &[
+                ("oid", Int8),
+                ("datname", Text),
+                ("datdba", Int8),
+                ("encoding", Int4),
+                ("datlocprovider", Text),
+                ("datistemplate", Bool),
+                ("datallowconn", Bool),
+                ("datconnlimit", Int4),
+                ("datcollate", Text),
+                ("datctype", Text),
+                ("daticulocale", Text),
+                ("datcollversion", Text),
+            ],
+            SystemRelation::Roles => &[
+                ("rolname", Text),
+                ("rolsuper", Bool),
+                ("rolinherit", Bool),
+                ("rolcreaterole", Bool),
+                ("rolcreatedb", Bool),
+                ("rolcanlogin", Bool),
+                ("rolreplication", Bool),
+                ("rolconnlimit", Int4),
+                ("rolpassword", Text),
+                ("rolvaliduntil", TimestampTz),
+                ("rolbypassrls", Bool),
+                ("oid", Int8),
+            ],
+            SystemRelation::User => &[
+                ("usename", Text),
+                ("usesysid", Int8),
+                ("usecreatedb", Bool),
+                ("usesuper", Bool),
+                ("userepl", Bool),
+                ("usebypassrls", Bool),
+                ("passwd", Text),
+                ("valuntil", TimestampTz),
+            ],
+            SystemRelation::Inherits => &[
+                ("inhrelid", Int8),
+                ("inhparent", Int8),
+                ("inhseqno", Int4),
+                ("inhdetachpending", Bool),
+            ],
+            SystemRelation::PartitionedTable => &[
+                ("partrelid", Int8),
+                ("partstrat", Text),
+                ("partnatts", Int2),
+                ("partdefid", Int8),
+            ],
+            SystemRelation::Attrdef => &[
+                ("oid", Int8),
+                ("adrelid", Int8),
+                ("adnum", Int2),
+                ("adbin", Text),
+            ],
+            SystemRelation::Description => &[
+                ("objoid", Int8),
+                ("classoid", Int8),
+                ("objsubid", Int4),
+                ("description", Text),
+            ],
+            SystemRelation::Collation => &[
+                ("oid", Int8),
+                ("collname", Text),
+                ("collnamespace", Int8),
+                ("collowner", Int8),
+                ("collprovider", Text),
+                ("collisdeterministic", Bool),
+                ("collencoding", Int4),
+                ("collcollate", Text),
+                ("collctype", Text),
+            ],
+            SystemRelation::Tables => &[
+                ("schemaname", Text),
+                ("tablename", Text),
+                ("tableowner", Text),
+                ("tablespace", Text),
+                ("hasindexes", Bool),
+                ("hasrules", Bool),
+                ("hastriggers", Bool),
+                ("rowsecurity", Bool),
+            ],
+            SystemRelation::Indexes => &[
+                ("schemaname", Text),
+                ("tablename", Text),
+                ("indexname", Text),
+                ("tablespace", Text),
+                ("indexdef", Text),
+            ],
+            SystemRelation::Views => &[
+                ("schemaname", Text),
+                ("viewname", Text),
+                ("viewowner", Text),
+                ("definition", Text),
+            ],
+            SystemRelation::Sequences => &[
+                ("schemaname", Text),
+                ("sequencename", Text),
+                ("sequenceowner", Text),
+                ("data_type", Text),
+                ("start_value", Int8),
+                ("min_value", Int8),
+                ("max_value", Int8),
+                ("increment_by", Int8),
+                ("cycle", Bool),
+                ("cache_size", Int8),
+            ],
+        }
+    }
+
+    /// Its rows as `txn` sees the catalog.
+    pub fn rows(self, catalog: &Catalog, txn: &Transaction) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut out = Vec::new();
+        match self {
+            SystemRelation::Namespace => {
+                out.push(vec![
+                    oid(CATALOG_NAMESPACE),
+                    text("pg_catalog"),
+                    oid(SUPERUSER_OID),
+                ]);
+                out.push(vec![
+                    oid(PUBLIC_NAMESPACE),
+                    text("public"),
+                    oid(DATABASE_OWNER_OID),
+                ]);
+            }
+            SystemRelation::Class => {
+                for relation in ALL {
+                    out.push(system_class_row(relation));
+                }
+                for table in catalog.tables(txn)? {
+                    out.push(table_class_row(&table));
+                    for index in &table.indexes {
+                        out.push(index_class_row(index));
+                    }
+                }
+                for sequence in catalog.sequences(txn)? {
+                    out.push(sequence_class_row(&sequence));
+                }
+            }
+            SystemRelation::Attribute => {
+                let sequences = catalog.sequences(txn)?;
+                for table in catalog.tables(txn)? {
+                    for (n, column) in table.columns.iter().enumerate() {
+                        let identity = sequences
+                            .iter()
+                            .find(|s| s.owner == Some((table.oid, n as u16)))
+                            .filter(|_| table.default_of(n).is_none())
+                            .map_or("", |s| if s.always { "a" } else { "d" });
+                        out.push(attribute_row(
+                            table.oid as i64,
+                            n,
+                            &column.name,
+                            column.type_oid,
+                            column.typmod,
+                            column.not_null,
+                            table.default_of(n).is_some(),
+                            identity,
+                        ));
+                    }
+                    for index in &table.indexes {
+                        for (n, &c) in index.columns.iter().enumerate() {
+                            let column = &table.columns[usize::from(c)];
+                            out.push(attribute_row(
+                                index.oid as i64,
+                                n,
+                                &column.name,
+                                column.type_oid,
+                                column.typmod,
+                                false,
+                                false,
+                                "",
+                            ));
+                        }
+                    }
+                }
+            }
+            SystemRelation::Type => {
+                for &(type_oid, name, len, by_value, category, array) in TYPES {
+                    let collation = match category {
+                        "S" => DEFAULT_COLLATION,
+                        _ => 0,
+                    };
+                    out.push(vec![
+                        oid(type_oid),
+                        text(name),
+                        oid(CATALOG_NAMESPACE),
+                        oid(SUPERUSER_OID),
+                        Value::Int2(len),
+                        Value::Bool(by_value),
+                        text("b"),
+                        text(category),
+                        oid(0),
+                        oid(0),
+                        oid(array),
+                        Value::Bool(false),
+                        oid(0),
+                        Value::Int4(-1),
+                        oid(collation),
+                    ]);
+                }
+            }
+            SystemRelation::Index => {
+                for table in catalog.tables(txn)? {
+                    for index in &table.indexes {
+                        let key: Vec<String> =
+                            index.columns.iter().map(|c| (c + 1).to_string()).collect();
+                        let width = Value::Int2(index.columns.len() as i16);
+                        out.push(vec![
+                            oid(index.oid as i64),
+                            oid(table.oid as i64),
+                            width.clone(),
+                            width,
+                            Value::Bool(index.unique),
+                            Value::Bool(false),
+                            Value::Bool(index.primary),
+                            Value::Bool(false),
+                            Value::Bool(true),
+                            Value::Bool(false),
+                            Value::Bool(true),
+                            Value::Bool(false),
+                            Value::Bool(true),
+                            Value::Bool(true),
+                            Value::Bool(false),
+                            text(&key.join(" ")),
+                            Value::Null,
+                            Value::Null,
+                        ]);
+                    }
+                }
+            }
+            SystemRelation::Am => {
+                out.push(vec![oid(HEAP_AM), text("heap"), text("t")]);
+                out.push(vec![oid(BTREE_AM), text("btree"), text("i")]);
+            }
+            SystemRelation::Database => out.push(vec![
+                oid(DATABASE_OID),
+                text("postgres"),
+                oid(SUPERUSER_OID),
+                Value::Int4(UTF8),
+                text("c"),
+                Value::Bool(false),
+                Value::Bool(true),
+                Value::Int4(-1),
+                text("C"),
+                text("C"),
+                Value::Null,
+                Value::Null,
+            ]),
+            SystemRelation::Roles => out.push(vec![
+                text(crate::roles::SUPERUSER),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Int4(-1),
+                text("********"),
+                Value::Null,
+                Value::Bool(true),
+                oid(SUPERUSER_OID),
+            ]),
+            SystemRelation::User => out.push(vec![
+                text(crate::roles::SUPERUSER),
+                oid(SUPERUSER_OID),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                Value::Bool(true),
+                text("********"),
+                Value::Null,
+            ]),
+            SystemRelation::Inherits
+            | SystemRelation::PartitionedTable
+            | SystemRelation::Description
+            | SystemRelation::Views => {}
+            SystemRelation::Attrdef => {
+                for table in catalog.tables(txn)? {
+                    for constraint in &table.constraints {
+                        if let ConstraintKind::Default { column, expr } = &constraint.kind {
+                            out.push(vec![
+                                oid(constraint.oid as i64),
+                                oid(table.oid as i64),
+                                Value::Int2(*column as i16 + 1),
+                                text(expr),
+                            ]);
+                        }
+                    }
+                }
+            }
+            SystemRelation::Collation => {
+                for (collation, name, provider) in
+                    [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
+                {
+                    let locale = match provider {
+                        "c" => text(name),
+                        _ => Value::Null,
+                    };
+                    out.push(vec![
+                        oid(collation),
+                        text(name),
+                        oid(CATALOG_NAMESPACE),
+                        oid(SUPERUSER_OID),
+                        text(provider),
+                        Value::Bool(true),
+                        Value::Int4(-1),
+                        locale.clone(),
+                        locale,
+                    ]);
+                }
+            }
+            SystemRelation::Tables => {
+                for table in catalog.tables(txn)? {
+                    out.push(vec![
+                        text("public"),
+                        text(&table.name),
+                        text(crate::roles::SUPERUSER),
+                        Value::Null,
+                        Value::Bool(!table.indexes.is_empty()),
+                        Value::Bool(false),
+                        Value::Bool(has_triggers(&table)),
+                        Value::Bool(false),
+                    ]);
+                }
+                for relation in ALL.into_iter().filter(|r| !r.oid_and_view().1) {
+                    out.push(vec![
+                        text("pg_catalog"),
+                        text(relation.name()),
+                        text(crate::roles::SUPERUSER),
+                        Value::Null,
+                        Value::Bool(false),
+                        Value::Bool(false),
+                        Value::Bool(false),
+                        Value::Bool(false),
+                    ]);
+                }
+            }
+            SystemRelation::Indexes => {
+                for table in catalog.tables(txn)? {
+                    for index in &table.indexes {
+                        out.push(vec![
+                            text("public"),
+                            text(&table.name),
+                            text(&index.name),
+                            Value::Null,
+                            text(&index_definition(&table, index)),
+                        ]);
+                    }
+                }
+            }
+            SystemRelation::Sequences => {
+                for sequence in catalog.sequences(txn)? {
+                    let o = &sequence.options;
+                    out.push(vec![
+                        text("public"),
+                        text(&sequence.name),
+                        text(crate::roles::SUPERUSER),
+                        text(&crate::catalog_functions::type_name(
+                            i64::from(o.type_oid),
+                            -1,
+                        )),
+                        Value::Int8(o.start),
+                        Value::Int8(o.min),
+                        Value::Int8(o.max),
+                        Value::Int8(o.increment),
+                        Value::Bool(o.cycle),
+                        Value::Int8(o.cache),
+                    ]);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The types folio has: `(oid, name, length, by value, category, array
+/// type's oid)`, as PostgreSQL's `pg_type` rows have them.
+const TYPES: &[(i64, &str, i16, bool, &str, i64)] = &[
+    (16, "bool", 1, true, "B", 1000),
+    (17, "bytea", -1, false, "U", 1001),
+    (20, "int8", 8, true, "N", 1016),
+    (21, "int2", 2, true, "N", 1005),
+    (23, "int4", 4, true, "N", 1007),
+    (25, "text", -1, false, "S", 1009),
+    (700, "float4", 4, true, "N", 1021),
+    (701, "float8", 8, true, "N", 1022),
+    (1042, "bpchar", -1, false, "S", 1014),
+    (1043, "varchar", -1, false, "S", 1015),
+    (1082, "date", 4, true, "D", 1182),
+    (1114, "timestamp", 8, true, "D", 1115),
+    (1184, "timestamptz", 8, true, "D", 1185),
+    (1700, "numeric", -1, false, "N", 1231),
+    (2950, "uuid", 16, false, "U", 2951),
+];
+
+fn oid(n: i64) -> Value {
+    Value::Int8(n)
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+/// Whether PostgreSQL would show triggers on the table: its foreign
+/// keys, either way, are triggers there.
+fn has_triggers(table: &TableDef) -> bool {
+    !table.referenced_by.is_empty()
+        || table
+            .constraints
+            .iter()
+            .any(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+}
+
+/// A `pg_class` row with what differs between the kinds of relation.
+struct ClassRow<'a> {
+    oid: i64,
+    name: &'a str,
+    namespace: i64,
+    am: i64,
+    kind: &'a str,
+    columns: usize,
+    checks: usize,
+    has_index: bool,
+    has_triggers: bool,
+}
+
+fn class_row(r: ClassRow<'_>) -> Vec<Value> {
+    vec![
+        oid(r.oid),
+        text(r.name),
+        oid(r.namespace),
+        oid(0),
+        oid(0),
+        oid(SUPERUSER_OID),
+        oid(r.am),
+        oid(r.oid),
+        oid(0),
+        Value::Int4(0),
+        Value::Float4(-1.0),
+        Value::Int4(0),
+        oid(0),
+        Value::Bool(r.has_index),
+        Value::Bool(false),
+        text("p"),
+        text(r.kind),
+        Value::Int2(r.columns as i16),
+        Value::Int2(r.checks as i16),
+        Value::Bool(false),
+        Value::Bool(r.has_triggers),
+        Value::Bool(false),
+        Value::Bool(false),
+        Value::Bool(false),
+        Value::Bool(true),
+        text(if r.kind == "r" { "d" } else { "n" }),
+        Value::Bool(false),
+        oid(0),
+        Value::Null,
+    ]
+}
+
+fn system_class_row(relation: SystemRelation) -> Vec<Value> {
+    let (relation_oid, view) = relation.oid_and_view();
+    class_row(ClassRow {
+        oid: relation_oid,
+        name: relation.name(),
+        namespace: CATALOG_NAMESPACE,
+        am: if view { 0 } else { HEAP_AM },
+        kind: if view { "v" } else { "r" },
+        columns: relation.columns().len(),
+        checks: 0,
+        has_index: false,
+        has_triggers: false,
+    })
+}
+
+fn table_class_row(table: &TableDef) -> Vec<Value> {
+    class_row(ClassRow {
+        oid: table.oid as i64,
+        name: &table.name,
+        namespace: PUBLIC_NAMESPACE,
+        am: HEAP_AM,
+        kind: "r",
+        columns: table.columns.len(),
+        checks: table
+            .constraints
+            .iter()
+            .filter(|c| matches!(c.kind, ConstraintKind::Check { .. }))
+            .count(),
+        has_index: !table.indexes.is_empty(),
+        has_triggers: has_triggers(table),
+    })
+}
+
+fn index_class_row(index: &IndexDef) -> Vec<Value> {
+    class_row(ClassRow {
+        oid: index.oid as i64,
+        name: &index.name,
+        namespace: PUBLIC_NAMESPACE,
+        am: BTREE_AM,
+        kind: "i",
+        columns: index.columns.len(),
+        checks: 0,
+        has_index: false,
+        has_triggers: false,
+    })
+}
+
+fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
+    class_row(ClassRow {
+        oid: sequence.oid as i64,
+        name: &sequence.name,
+        namespace: PUBLIC_NAMESPACE,
+        am: 0,
+        kind: "S",
+        columns: 3,
+        checks: 0,
+        has_index: false,
+        has_triggers: false,
+    })
+}
+
+/// A `pg_attribute` row: column `n` (0-based) of relation `relation`.
+#[allow(clippy::too_many_arguments)]
+fn attribute_row(
+    relation: i64,
+    n: usize,
+    name: &str,
+    type_oid: u32,
+    typmod: i32,
+    not_null: bool,
+    has_default: bool,
+    identity: &str,
+) -> Vec<Value> {
+    let ty = TYPES.iter().find(|t| t.0 == i64::from(type_oid));
+    let collation = match ty {
+        Some(t) if t.4 == "S" => DEFAULT_COLLATION,
+        _ => 0,
+    };
+    vec![
+        oid(relation),
+        text(name),
+        oid(i64::from(type_oid)),
+        Value::Int2(ty.map_or(-1, |t| t.2)),
+        Value::Int2(n as i16 + 1),
+        Value::Int4(0),
+        Value::Int4(typmod),
+        Value::Bool(ty.is_some_and(|t| t.3)),
+        Value::Bool(not_null),
+        Value::Bool(has_default),
+        Value::Bool(false),
+        text(identity),
+        text(""),
+        Value::Bool(false),
+        Value::Bool(true),
+        Value::Int4(0),
+        oid(collation),
+    ]
+}
+
+/// `pg_get_indexdef`'s text of an index: `CREATE [UNIQUE] INDEX name ON
+/// public.table USING btree (column [DESC] [NULLS FIRST | LAST], ...)`.
+pub fn index_definition(table: &TableDef, index: &IndexDef) -> String {
+    let keys: Vec<String> = index
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(n, &c)| {
+            let order = index.order.get(n).copied().unwrap_or_default();
+            let mut key = names::written(&table.columns[usize::from(c)].name).to_string();
+            key.push_str(match (order.descending, order.nulls_first) {
+                (false, false) => "",
+                (false, true) => " NULLS FIRST",
+                (true, true) => " DESC",
+                (true, false) => " DESC NULLS LAST",
+            });
+            key
+        })
+        .collect();
+    format!(
+        "CREATE {}INDEX {} ON public.{} USING btree ({})",
+        if index.unique { "UNIQUE " } else { "" },
+        names::written(&index.name),
+        names::written(&table.name),
+        keys.join(", ")
+    )
+}

@@ -111,6 +111,42 @@ fn numeric_key(n: Numeric, out: &mut Vec<u8>) {
     }
 }
 
+/// Appends the key bytes of a non-null value. An array (which no index
+/// stores, but hashing and DISTINCT key rows by these bytes) is its
+/// elements, each after a marker (0x01, or 0x03 for a NULL, which sorts
+/// after values as in PostgreSQL's arrays), then 0x00.
+fn value_key(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => unreachable!("a NULL has no key bytes, only its marker"),
+        Value::Int2(x) => out.extend_from_slice(&((*x as u16) ^ 0x8000).to_be_bytes()),
+        Value::Int4(x) | Value::Date(x) => {
+            out.extend_from_slice(&((*x as u32) ^ 0x8000_0000).to_be_bytes())
+        }
+        Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => {
+            out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes())
+        }
+        Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
+        Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
+        Value::Bool(b) => out.push(*b as u8),
+        Value::Uuid(u) => out.extend_from_slice(u),
+        Value::Text(s) => escaped(s.as_bytes(), out),
+        Value::Bytea(b) => escaped(b, out),
+        Value::Numeric(n) => numeric_key(*n, out),
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Null => out.push(0x03),
+                    item => {
+                        out.push(0x01);
+                        value_key(item, out);
+                    }
+                }
+            }
+            out.push(0x00);
+        }
+    }
+}
+
 /// Encodes one key: `values[i]` (fitted to `columns[i].ty`) for each
 /// column. Errors: a type mismatch, or a key over [`MAX_KEY_LEN`] (54000).
 pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, RowError> {
@@ -134,23 +170,7 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
         }
         out.push(0x01);
         let start = out.len();
-        match v {
-            Value::Null => unreachable!("handled above"),
-            Value::Int2(x) => out.extend_from_slice(&((*x as u16) ^ 0x8000).to_be_bytes()),
-            Value::Int4(x) | Value::Date(x) => {
-                out.extend_from_slice(&((*x as u32) ^ 0x8000_0000).to_be_bytes())
-            }
-            Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => {
-                out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes())
-            }
-            Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
-            Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
-            Value::Bool(b) => out.push(*b as u8),
-            Value::Uuid(u) => out.extend_from_slice(u),
-            Value::Text(s) => escaped(s.as_bytes(), &mut out),
-            Value::Bytea(b) => escaped(b, &mut out),
-            Value::Numeric(n) => numeric_key(*n, &mut out),
-        }
+        value_key(v, &mut out);
         if c.descending {
             out[start..].iter_mut().for_each(|b| *b = !*b);
         }
@@ -240,6 +260,7 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
                 String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
             ),
             SqlType::Bytea => Value::Bytea(r.unescaped()?),
+            SqlType::Array(_) => return Err(corrupt("an array in an index key")),
             SqlType::Numeric(_) => {
                 let sign = r.byte()?;
                 match sign {

@@ -3,6 +3,7 @@
 //! row format with a null bitmap (`row_format.rs`) and the order-preserving
 //! key encoding of index keys (`key.rs`).
 
+mod array_text;
 mod error;
 mod key;
 mod numeric;

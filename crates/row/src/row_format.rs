@@ -103,6 +103,12 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
             Value::Timestamp(t) | Value::TimestampTz(t) => out.extend_from_slice(&t.to_le_bytes()),
             Value::Uuid(u) => out.extend_from_slice(u),
+            Value::Array(_) => {
+                return Err(RowError::TypeMismatch {
+                    value: "an array".into(),
+                    column: ty.name(),
+                });
+            }
         }
     }
     Ok(out)
@@ -246,6 +252,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             Value::TimestampTz(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
         SqlType::Uuid => Value::Uuid(a(16)),
+        SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
     })
 }
 

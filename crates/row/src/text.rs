@@ -198,6 +198,7 @@ impl Value {
                     &hex[20..32]
                 )
             }
+            Value::Array(items) => crate::array_text::array_out(items),
         })
     }
 
@@ -235,6 +236,7 @@ impl Value {
                 Value::TimestampTz(parse_timestamp(t, true).map_err(|e| date_error(ty, text, e))?)
             }
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
+            SqlType::Array(element) => crate::array_text::array_in(*element, text)?,
         };
         value.fit(ty)
     }

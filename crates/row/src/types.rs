@@ -22,7 +22,29 @@ pub enum SqlType {
     Timestamp,
     TimestampTz,
     Uuid,
+    /// A one-dimensional array of its element type (`int8[]`, `text[]`):
+    /// a value of queries and of the pg_catalog relations, never a
+    /// stored column's type. Made by [`SqlType::array_of`].
+    Array(&'static SqlType),
 }
+
+/// The element types arrays have.
+static ELEMENTS: [SqlType; 14] = [
+    SqlType::Bool,
+    SqlType::Bytea,
+    SqlType::Int2,
+    SqlType::Int4,
+    SqlType::Int8,
+    SqlType::Text,
+    SqlType::Varchar(None),
+    SqlType::Float4,
+    SqlType::Float8,
+    SqlType::Numeric(None),
+    SqlType::Date,
+    SqlType::Timestamp,
+    SqlType::TimestampTz,
+    SqlType::Uuid,
+];
 
 impl SqlType {
     /// PostgreSQL's type oid.
@@ -43,6 +65,42 @@ impl SqlType {
             SqlType::Timestamp => 1114,
             SqlType::TimestampTz => 1184,
             SqlType::Uuid => 2950,
+            SqlType::Array(element) => match element {
+                SqlType::Bool => 1000,
+                SqlType::Bytea => 1001,
+                SqlType::Int2 => 1005,
+                SqlType::Int4 => 1007,
+                SqlType::Varchar(_) => 1015,
+                SqlType::Int8 => 1016,
+                SqlType::Float4 => 1021,
+                SqlType::Float8 => 1022,
+                SqlType::Timestamp => 1115,
+                SqlType::Date => 1182,
+                SqlType::TimestampTz => 1185,
+                SqlType::Numeric(_) => 1231,
+                SqlType::Uuid => 2951,
+                _ => 1009,
+            },
+        }
+    }
+
+    /// The array type of elements of type `self` (a length or precision
+    /// is dropped, as PostgreSQL's array of `varchar(n)` is `varchar[]`);
+    /// `None` for `char(n)` and arrays (no arrays of those here).
+    pub fn array_of(self) -> Option<SqlType> {
+        let element = match self {
+            SqlType::Varchar(_) => SqlType::Varchar(None),
+            SqlType::Numeric(_) => SqlType::Numeric(None),
+            other => other,
+        };
+        ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
+    }
+
+    /// The element type of an array type.
+    pub fn element(self) -> Option<SqlType> {
+        match self {
+            SqlType::Array(e) => Some(*e),
+            _ => None,
         }
     }
 
@@ -74,7 +132,12 @@ impl SqlType {
             1114 => SqlType::Timestamp,
             1184 => SqlType::TimestampTz,
             2950 => SqlType::Uuid,
-            _ => return None,
+            array => {
+                return ELEMENTS
+                    .iter()
+                    .filter_map(|e| e.array_of())
+                    .find(|a| a.oid() == array);
+            }
         })
     }
 
@@ -98,6 +161,7 @@ impl SqlType {
             SqlType::Timestamp => "timestamp without time zone".into(),
             SqlType::TimestampTz => "timestamp with time zone".into(),
             SqlType::Uuid => "uuid".into(),
+            SqlType::Array(element) => format!("{}[]", element.name()),
         }
     }
 
@@ -110,7 +174,11 @@ impl SqlType {
             SqlType::Bool => Some(1),
             SqlType::Uuid => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Bytea => None,
+            SqlType::Text
+            | SqlType::Varchar(_)
+            | SqlType::Char(_)
+            | SqlType::Bytea
+            | SqlType::Array(_) => None,
         }
     }
 }
@@ -149,5 +217,13 @@ mod tests {
             );
         }
         assert_eq!(SqlType::Varchar(Some(10)).name(), "character varying(10)");
+        for element in ELEMENTS {
+            let array = element.array_of().unwrap();
+            assert_eq!(SqlType::from_oid(array.oid(), -1), Some(array));
+            assert_eq!(array.element(), Some(element));
+        }
+        assert_eq!(SqlType::Int2.array_of().unwrap().name(), "smallint[]");
+        assert_eq!(SqlType::Text.array_of().unwrap().oid(), 1009);
+        assert_eq!(SqlType::Char(3).array_of(), None);
     }
 }

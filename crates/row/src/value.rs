@@ -24,6 +24,8 @@ pub enum Value {
     Timestamp(i64),
     TimestampTz(i64),
     Uuid([u8; 16]),
+    /// A one-dimensional array (its elements of one type, or NULL).
+    Array(Vec<Value>),
 }
 
 impl Value {
@@ -44,6 +46,7 @@ impl Value {
             Value::Timestamp(_) => "timestamp without time zone",
             Value::TimestampTz(_) => "timestamp with time zone",
             Value::Uuid(_) => "uuid",
+            Value::Array(_) => "array",
         }
     }
 
@@ -100,6 +103,12 @@ impl Value {
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
             }
+            (Value::Array(items), SqlType::Array(element)) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|v| v.fit(*element))
+                    .collect::<Result<_, _>>()?,
+            ),
             (v, _) if v.matches(ty) => v,
             (v, _) => return Err(mismatch(&v)),
         })
@@ -136,7 +145,12 @@ impl Value {
                 | (Value::Timestamp(_), SqlType::Timestamp)
                 | (Value::TimestampTz(_), SqlType::TimestampTz)
                 | (Value::Uuid(_), SqlType::Uuid)
-        )
+        ) || match (self, ty) {
+            (Value::Array(items), SqlType::Array(element)) => {
+                items.iter().all(|v| v.matches(*element))
+            }
+            _ => false,
+        }
     }
 
     /// PostgreSQL's order of two non-null values of one type (floats: -0 =
@@ -165,6 +179,22 @@ impl Value {
             (Value::Timestamp(a), Value::Timestamp(b)) => a.cmp(b),
             (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
+            // Element by element, a NULL after every value (PostgreSQL's
+            // array order), then the shorter first.
+            (Value::Array(a), Value::Array(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    let order = match (x, y) {
+                        (Value::Null, Value::Null) => Ordering::Equal,
+                        (Value::Null, _) => Ordering::Greater,
+                        (_, Value::Null) => Ordering::Less,
+                        (x, y) => x.sql_cmp(y)?,
+                    };
+                    if order.is_ne() {
+                        return Some(order);
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
             _ => return None,
         })
     }

@@ -181,7 +181,7 @@ impl Connection {
                 Output::Command { tag } => out.command_complete(&tag),
                 Output::Rows { columns, rows, tag } => {
                     describe(out, &columns, &[]);
-                    if let Err(e) = send_rows(out, &rows, &[], &tag) {
+                    if let Err(e) = send_rows(out, &columns, &rows, &[], &tag) {
                         error(out, &e);
                         out.ready_for_query(self.session.status().byte());
                         return;
@@ -292,6 +292,7 @@ fn describe(out: &mut Out, columns: &[Column], formats: &[u16]) {
 /// stops it with that error.
 fn send_rows(
     out: &mut Out,
+    columns: &[Column],
     rows: &[Vec<Value>],
     formats: &[u16],
     tag: &str,
@@ -301,7 +302,7 @@ fn send_rows(
             .iter()
             .enumerate()
             .map(|(i, v)| match protocol::format_of(formats, i) {
-                1 => binary_output(v),
+                1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
                 _ => Ok(text_output(v).map(String::into_bytes)),
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -452,8 +453,10 @@ fn extended(
             };
             notices(session, out);
             match result {
-                Output::Rows { rows, tag, .. } => {
-                    if let Err(e) = send_rows(out, &rows, &portal.result_formats, &tag) {
+                Output::Rows {
+                    columns, rows, tag, ..
+                } => {
+                    if let Err(e) = send_rows(out, &columns, &rows, &portal.result_formats, &tag) {
                         return Ok(Err(e));
                     }
                 }

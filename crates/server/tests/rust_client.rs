@@ -151,6 +151,21 @@ async fn tokio_postgres_runs_against_folio() {
         .unwrap();
     let ids: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
     assert_eq!(ids, [20, 18, 16]);
+    // Arrays in PostgreSQL's binary format, NULL elements included.
+    let row = client
+        .query_one(
+            "select array(select id from acct where id <= 3 order by id), \
+             array['a', null, 'b c'], array[]::int8[]",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, Vec<i32>>(0), [1, 2, 3]);
+    assert_eq!(
+        row.get::<_, Vec<Option<String>>>(1),
+        [Some("a".to_string()), None, Some("b c".to_string())]
+    );
+    assert_eq!(row.get::<_, Vec<i64>>(2), Vec::<i64>::new());
     server.stop();
 }
 

@@ -65,7 +65,7 @@ pub fn create_table(
         let serial = serial_type(&column.data_type);
         let ty = match serial {
             Some(ty) => ty,
-            None => types::column_type(&column.data_type)?,
+            None => types::stored_column_type(&column.data_type)?,
         };
         let column_name = names::ident(&column.name);
         let mut not_null = serial.is_some();
@@ -851,7 +851,7 @@ fn add_column(
     if serial_type(&column.data_type).is_some() {
         return Err(SqlError::unsupported("ADD COLUMN of a serial type"));
     }
-    let ty = types::column_type(&column.data_type)?;
+    let ty = types::stored_column_type(&column.data_type)?;
     let mut not_null = false;
     let mut additions = Additions::default();
     let mut default = None;

@@ -661,6 +661,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
         Scalar::Now => "CURRENT_TIMESTAMP".into(),
         Scalar::Param(n) => format!("${}", n + 1),
         Scalar::Subquery(n, _) => format!("$subquery{}", n + 1),
+        Scalar::ArraySubquery(n, _) => format!("(SubPlan {})", n + 1),
         // PostgreSQL prints the outer column's name, which the subquery's
         // plan does not keep.
         Scalar::Outer(k, _) => format!("$outer{}", k + 1),
@@ -798,5 +799,21 @@ pub(crate) fn type_name(ty: SqlType) -> &'static str {
         SqlType::Timestamp => "timestamp without time zone",
         SqlType::TimestampTz => "timestamp with time zone",
         SqlType::Uuid => "uuid",
+        SqlType::Array(element) => match element {
+            SqlType::Int2 => "smallint[]",
+            SqlType::Int4 => "integer[]",
+            SqlType::Int8 => "bigint[]",
+            SqlType::Float4 => "real[]",
+            SqlType::Float8 => "double precision[]",
+            SqlType::Numeric(_) => "numeric[]",
+            SqlType::Varchar(_) => "character varying[]",
+            SqlType::Bytea => "bytea[]",
+            SqlType::Bool => "boolean[]",
+            SqlType::Date => "date[]",
+            SqlType::Timestamp => "timestamp without time zone[]",
+            SqlType::TimestampTz => "timestamp with time zone[]",
+            SqlType::Uuid => "uuid[]",
+            _ => "text[]",
+        },
     }
 }

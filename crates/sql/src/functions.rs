@@ -8,6 +8,7 @@
 //! `gen_random_uuid`, `current_database`, `version`) and LIKE matching,
 //! with PostgreSQL's results for NULLs and their result types.
 
+use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::scalar::compare;
@@ -62,6 +63,9 @@ pub enum Func {
     Lastval,
     /// A function about the catalog (`catalog_functions.rs`).
     Catalog(CatalogFunc),
+    /// An array's construction, element, comparison or function
+    /// (`array_functions.rs`).
+    Array(ArrayFunc),
 }
 
 /// The string functions.
@@ -191,7 +195,11 @@ impl Func {
             "currval" => Func::Currval,
             "setval" => Func::Setval,
             "lastval" => Func::Lastval,
-            _ => return CatalogFunc::of(name).map(Func::Catalog),
+            _ => {
+                return CatalogFunc::of(name)
+                    .map(Func::Catalog)
+                    .or_else(|| ArrayFunc::of(name).map(Func::Array));
+            }
         })
     }
 
@@ -217,6 +225,7 @@ impl Func {
             Func::Nextval | Func::Currval => count == 1,
             Func::Setval => (2..=3).contains(&count),
             Func::Catalog(f) => f.takes(count),
+            Func::Array(f) => f.takes(count),
         }
     }
 
@@ -277,6 +286,7 @@ impl Func {
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
+            Func::Array(f) => f.ty(args),
         }
     }
 
@@ -294,7 +304,7 @@ impl Func {
                 | Func::Least
                 | Func::Concat
                 | Func::ConcatWs
-        );
+        ) && !matches!(self, Func::Array(f) if !f.is_strict());
         if strict && args.contains(&Value::Null) {
             return Ok(Value::Null);
         }
@@ -492,6 +502,7 @@ impl Func {
                 )));
             }
             Func::Catalog(f) => f.eval(&args)?,
+            Func::Array(f) => f.eval(args)?,
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;
@@ -797,7 +808,7 @@ pub fn no_match(message: String) -> SqlError {
     )
 }
 
-fn int_arg(v: &Value) -> Result<i64, SqlError> {
+pub(crate) fn int_arg(v: &Value) -> Result<i64, SqlError> {
     match v {
         Value::Int2(x) => Ok((*x).into()),
         Value::Int4(x) => Ok((*x).into()),

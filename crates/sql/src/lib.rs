@@ -5,6 +5,7 @@
 
 mod access;
 mod aggregate;
+mod array_functions;
 mod catalog_functions;
 mod conflict;
 mod constraints;

@@ -1030,7 +1030,8 @@ fn name_subquery_items(items: &mut [SelectItem]) {
 
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
-/// `exists`, a cast's operand's name or else its type's, `?column?`.
+/// `exists`, `array`, a cast's operand's name or else its type's, a
+/// subscript's array's name, `?column?`.
 fn column_name(expr: &Expr) -> String {
     const UNNAMED: &str = "?column?";
     match expr {
@@ -1049,8 +1050,14 @@ fn column_name(expr: &Expr) -> String {
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(scalar::EXISTS_MARK) => {
                 "exists".into()
             }
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(scalar::ARRAY_MARK) => {
+                "array".into()
+            }
             _ => UNNAMED.into(),
         },
+        Expr::Array(_) => "array".into(),
+        // `a[i]`: the array's name.
+        Expr::CompoundFieldAccess { root, .. } => column_name(root),
         Expr::Cast {
             expr, data_type, ..
         } => match column_name(expr) {

@@ -4,6 +4,7 @@
 //! up. The one owner of SQL comparison (three-valued, with PostgreSQL's
 //! promotion of integers, numerics and floats) and of boolean logic.
 
+use crate::array_functions::{self, ArrayFunc};
 use crate::error::SqlError;
 use crate::expr;
 use crate::functions::{self, Func, StrFunc};
@@ -11,7 +12,8 @@ use crate::names;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, CeilFloorKind, DateTimeField, Expr, FunctionArguments, UnaryOperator,
+    AccessExpr, BinaryOperator, CeilFloorKind, DateTimeField, Expr, FunctionArguments, Subscript,
+    UnaryOperator,
 };
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -100,7 +102,7 @@ impl Cmp {
         }
     }
 
-    fn holds(self, order: Ordering) -> bool {
+    pub fn holds(self, order: Ordering) -> bool {
         match self {
             Cmp::Eq => order.is_eq(),
             Cmp::Ne => order.is_ne(),
@@ -185,6 +187,8 @@ impl Env<'_> {
 pub const SUBQUERY_MARK: &str = "$subquery:";
 pub const EXISTS_MARK: &str = "$exists:";
 pub const IN_MARK: &str = "$in:";
+/// `$array:N:OID`: `ARRAY(SELECT ...)`, of array type OID.
+pub const ARRAY_MARK: &str = "$array:";
 /// `$outer:K:OID`: the outer query's value `K` in a correlated subquery.
 pub const OUTER_MARK: &str = "$outer:";
 
@@ -234,6 +238,9 @@ pub enum Scalar {
     /// `(SELECT ...)`: its one value (NULL for no row), of its column's
     /// type.
     Subquery(usize, SqlType),
+    /// `ARRAY(SELECT ...)`: its rows' one value each, as an array of
+    /// type `ty`.
+    ArraySubquery(usize, SqlType),
     /// In a correlated subquery, the outer row's value `K` (`Env::outer`).
     Outer(usize, SqlType),
     /// `EXISTS (SELECT ...)`.
@@ -257,6 +264,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(SUBQUERY_MARK) => {
                 let (n, ty) = typed_mark(&p[SUBQUERY_MARK.len()..])?;
                 Scalar::Subquery(n, ty)
+            }
+            sqlparser::ast::Value::Placeholder(p) if p.starts_with(ARRAY_MARK) => {
+                let (n, ty) = typed_mark(&p[ARRAY_MARK.len()..])?;
+                Scalar::ArraySubquery(n, ty)
             }
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(OUTER_MARK) => {
                 let (k, ty) = typed_mark(&p[OUTER_MARK.len()..])?;
@@ -471,9 +482,21 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             ..
         } => {
             let ty = types::column_type(data_type)?;
+            // `ARRAY[]::type[]`: an empty array takes its type from the cast.
+            if let Expr::Array(a) = expr.as_ref()
+                && a.elem.is_empty()
+                && ty.element().is_some()
+            {
+                let empty = Scalar::Const(Value::Array(Vec::new()));
+                return Ok(Scalar::Cast(Box::new(empty), ty));
+            }
             match bind(expr, columns)? {
-                // A quoted literal cast is a typed literal (`'1'::int`).
-                Scalar::Const(v) => Scalar::Const(types::cast(v, ty)?),
+                // A quoted literal cast is a typed literal (`'1'::int`); an
+                // array's keeps its cast, whose type an empty one has not.
+                Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
+                    (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
+                    (value, _) => Scalar::Const(value),
+                },
                 other => Scalar::Cast(Box::new(other), ty),
             }
         }
@@ -550,8 +573,108 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             boxed(e)?,
             Box::new(Scalar::Const(Value::Bool(false))),
         ),
+        Expr::Array(array) => {
+            if array.elem.is_empty() {
+                return Err(SqlError::new(
+                    "42P18",
+                    "cannot determine type of empty array",
+                ));
+            }
+            let args = array
+                .elem
+                .iter()
+                .map(|e| bind(e, columns))
+                .collect::<Result<Vec<_>, _>>()?;
+            let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();
+            let element = array_functions::element_type(&types);
+            if element.array_of().is_none() {
+                return Err(SqlError::unsupported(format!(
+                    "arrays of type {}",
+                    element.name()
+                )));
+            }
+            let args = args
+                .into_iter()
+                .zip(types)
+                .map(|(a, t)| match a {
+                    a if t == element => Ok(a),
+                    Scalar::Const(v) => types::cast(v, element).map(Scalar::Const),
+                    other => Ok(Scalar::Cast(Box::new(other), element)),
+                })
+                .collect::<Result<Vec<_>, SqlError>>()?;
+            Scalar::Func(Func::Array(ArrayFunc::Construct), args)
+        }
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            let [AccessExpr::Subscript(Subscript::Index { index })] = access_chain.as_slice()
+            else {
+                return Err(SqlError::unsupported(format!("the expression {expr}")));
+            };
+            let array = bind(root, columns)?;
+            let ty = array.ty_in(columns);
+            if ty.element().is_none() {
+                return Err(SqlError::new(
+                    "42804",
+                    format!(
+                        "cannot subscript type {} because it does not support subscripting",
+                        ty.name()
+                    ),
+                ));
+            }
+            Scalar::Func(
+                Func::Array(ArrayFunc::Element),
+                vec![array, bind(index, columns)?],
+            )
+        }
+        Expr::AnyOp {
+            left,
+            compare_op,
+            right,
+            ..
+        } => any_or_all(left, compare_op, right, false, columns)?,
+        Expr::AllOp {
+            left,
+            compare_op,
+            right,
+        } => any_or_all(left, compare_op, right, true, columns)?,
         other => return Err(SqlError::unsupported(format!("the expression {other}"))),
     })
+}
+
+/// `left op ANY (right)` / `ALL (right)` over an array: a quoted literal
+/// on either side takes its type from the other (`x = ANY ('{1,2}')`,
+/// `'d' = ANY (kinds)`), as PostgreSQL's `unknown` literals do.
+fn any_or_all(
+    left: &Expr,
+    op: &BinaryOperator,
+    right: &Expr,
+    all: bool,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
+    let cmp = Cmp::of(op)
+        .ok_or_else(|| SqlError::unsupported(format!("the operator {op} with ANY or ALL")))?;
+    let (mut l, mut r) = (bind(left, columns)?, bind(right, columns)?);
+    if let Scalar::Const(Value::Text(t)) = &r {
+        let array = l
+            .ty_in(columns)
+            .array_of()
+            .unwrap_or(SqlType::Array(&SqlType::Text));
+        r = Scalar::Const(types::cast(Value::Text(t.clone()), array)?);
+    }
+    let Some(element) = r.ty_in(columns).element() else {
+        return Err(SqlError::new(
+            "42809",
+            "op ANY/ALL (array) requires array on right side",
+        ));
+    };
+    l = match l {
+        Scalar::Const(Value::Text(t)) => Scalar::Const(types::coerce(Value::Text(t), element)?),
+        p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), element),
+        other => other,
+    };
+    Ok(Scalar::Func(
+        Func::Array(ArrayFunc::Compare { cmp, all }),
+        vec![l, r],
+    ))
 }
 
 /// A collation's name (`name` or `pg_catalog.name`).
@@ -842,6 +965,12 @@ impl Scalar {
                     ));
                 }
             },
+            Scalar::ArraySubquery(n, _) => Value::Array(
+                env.subquery(*n, row)?
+                    .iter()
+                    .map(|r| r.first().cloned().unwrap_or(Value::Null))
+                    .collect(),
+            ),
             Scalar::Exists(n) => Value::Bool(!env.subquery(*n, row)?.is_empty()),
             Scalar::InSubquery {
                 expr,
@@ -888,7 +1017,10 @@ impl Scalar {
                 (_, SqlType::Date, _) | (_, _, SqlType::Date) => SqlType::Date,
                 (_, x, y) => wider(x, y),
             },
-            Scalar::Cast(_, ty) | Scalar::Subquery(_, ty) | Scalar::Outer(_, ty) => *ty,
+            Scalar::Cast(_, ty)
+            | Scalar::Subquery(_, ty)
+            | Scalar::ArraySubquery(_, ty)
+            | Scalar::Outer(_, ty) => *ty,
             Scalar::Case {
                 branches,
                 otherwise,
@@ -965,7 +1097,10 @@ impl Scalar {
             Scalar::Func(func, args) => {
                 Scalar::Func(*func, args.iter().map(|a| a.map_columns(f)).collect())
             }
-            Scalar::Subquery(..) | Scalar::Exists(_) | Scalar::Outer(..) => self.clone(),
+            Scalar::Subquery(..)
+            | Scalar::ArraySubquery(..)
+            | Scalar::Exists(_)
+            | Scalar::Outer(..) => self.clone(),
             Scalar::InSubquery {
                 expr,
                 index,
@@ -1046,6 +1181,7 @@ impl Scalar {
             | Scalar::Param(_)
             | Scalar::Now
             | Scalar::Subquery(..)
+            | Scalar::ArraySubquery(..)
             | Scalar::Outer(..)
             | Scalar::Exists(_) => {}
         }
@@ -1091,7 +1227,10 @@ impl Scalar {
                 pattern.columns(out);
             }
             Scalar::Func(_, args) => args.iter().for_each(|a| a.columns(out)),
-            Scalar::Subquery(..) | Scalar::Exists(_) | Scalar::Outer(..) => {}
+            Scalar::Subquery(..)
+            | Scalar::ArraySubquery(..)
+            | Scalar::Exists(_)
+            | Scalar::Outer(..) => {}
             Scalar::InSubquery { expr, .. } => expr.columns(out),
         }
     }
@@ -1126,6 +1265,13 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::TimestampTz(_) => SqlType::TimestampTz,
         Value::Uuid(_) => SqlType::Uuid,
         Value::Text(_) | Value::Null => SqlType::Text,
+        // Its first element's type (text for an array of NULLs or none).
+        Value::Array(items) => items
+            .iter()
+            .find(|v| **v != Value::Null)
+            .map_or(SqlType::Text, value_type)
+            .array_of()
+            .unwrap_or(SqlType::Array(&SqlType::Text)),
     }
 }
 

@@ -28,15 +28,17 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{self, Scope};
+use crate::names;
 use crate::query::{Planned, plan_query, run};
 use crate::scalar::{
-    self, Columns, Correlated, EXISTS_MARK, Env, IN_MARK, OUTER_MARK, SUBQUERY_MARK, Scalar,
+    self, ARRAY_MARK, Columns, Correlated, EXISTS_MARK, Env, IN_MARK, OUTER_MARK, SUBQUERY_MARK,
+    Scalar,
 };
 use folio_db::Transaction;
 use folio_row::Value;
 use sqlparser::ast::{
-    BinaryOperator, Expr, Query, Select, SelectItem, SetExpr, UnaryOperator, Visit, VisitMut,
-    Visitor, VisitorMut,
+    BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, UnaryOperator,
+    Visit, VisitMut, Visitor, VisitorMut,
 };
 use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
@@ -246,6 +248,27 @@ impl VisitorMut for Extract<'_, '_> {
                 let oid = self.plans[n - self.first].plan.columns[0].type_oid;
                 marker(format!("{SUBQUERY_MARK}{n}:{oid}"))
             }
+            // `ARRAY(SELECT ...)`: its one column's values as an array.
+            Expr::Function(f)
+                if names::function(&f.name) == "array"
+                    && matches!(f.args, FunctionArguments::Subquery(_)) =>
+            {
+                let FunctionArguments::Subquery(q) = &f.args else {
+                    unreachable!("matched above")
+                };
+                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
+                    return Break(());
+                };
+                let ty = self.plans[n - self.first].plan.types[0];
+                let Some(array) = ty.array_of() else {
+                    self.error = Some(SqlError::unsupported(format!(
+                        "arrays of type {}",
+                        ty.name()
+                    )));
+                    return Break(());
+                };
+                marker(format!("{ARRAY_MARK}{n}:{}", array.oid()))
+            }
             Expr::Exists { subquery, negated } => {
                 let Some(n) = self.plan(subquery, None) else {
                     return Break(());
@@ -258,6 +281,43 @@ impl VisitorMut for Extract<'_, '_> {
                     }
                 } else {
                     exists
+                }
+            }
+            // `x = ANY (SELECT ...)` is `x IN (SELECT ...)`, `x <> ALL
+            // (SELECT ...)` is `x NOT IN (...)`; other comparisons with a
+            // subquery's rows are not built.
+            Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }
+                if matches!(right.as_ref(), Expr::Subquery(_)) =>
+            {
+                let (left, negated, q) = match &*expr {
+                    Expr::AnyOp {
+                        left,
+                        compare_op: BinaryOperator::Eq,
+                        right,
+                        ..
+                    } => (left.clone(), false, right.clone()),
+                    Expr::AllOp {
+                        left,
+                        compare_op: BinaryOperator::NotEq,
+                        right,
+                    } => (left.clone(), true, right.clone()),
+                    other => {
+                        self.error = Some(SqlError::unsupported(format!(
+                            "{other} (of comparisons with a subquery's rows, only = ANY and <> ALL)"
+                        )));
+                        return Break(());
+                    }
+                };
+                let Expr::Subquery(q) = q.as_ref() else {
+                    unreachable!("matched above")
+                };
+                let Some(n) = self.plan(q, Some("subquery has too many columns")) else {
+                    return Break(());
+                };
+                Expr::InList {
+                    expr: left,
+                    list: vec![marker(format!("{IN_MARK}{n}"))],
+                    negated,
                 }
             }
             Expr::InSubquery {
@@ -335,7 +395,7 @@ fn reads_correlated(expr: &Expr, subplans: &[Subplan]) -> bool {
             if let Expr::Value(v) = expr
                 && let sqlparser::ast::Value::Placeholder(p) = &v.value
             {
-                let n = [SUBQUERY_MARK, EXISTS_MARK, IN_MARK]
+                let n = [SUBQUERY_MARK, EXISTS_MARK, IN_MARK, ARRAY_MARK]
                     .iter()
                     .find_map(|mark| p.strip_prefix(mark))
                     .and_then(|rest| rest.split(':').next()?.parse::<usize>().ok());

@@ -9,8 +9,8 @@
 //!
 //! Types: folio has no `oid`, `name`, `"char"` or array types. An oid
 //! column is `bigint`, a `name` or `"char"` column is `text`, and
-//! `int2vector` (`pg_index.indkey`) is its text form (`1 2`). Array
-//! columns (ACLs, options) are left out. Role and database rows describe
+//! `int2vector` (`pg_index.indkey`) is its text form (`1 2`). An ACL
+//! (`aclitem[]`) is a `text[]`, NULL (default privileges). Role and database rows describe
 //! what folio has: the role `postgres` (oid 10), the database
 //! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
 //! and `public` (2200, owned by `pg_database_owner` as in PostgreSQL 15).
@@ -47,6 +47,7 @@ pub enum SystemRelation {
     Database,
     Roles,
     User,
+    AuthMembers,
     Inherits,
     PartitionedTable,
     Attrdef,
@@ -58,7 +59,7 @@ pub enum SystemRelation {
     Sequences,
 }
 
-const ALL: [SystemRelation; 18] = [
+const ALL: [SystemRelation; 19] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -68,6 +69,7 @@ const ALL: [SystemRelation; 18] = [
     SystemRelation::Database,
     SystemRelation::Roles,
     SystemRelation::User,
+    SystemRelation::AuthMembers,
     SystemRelation::Inherits,
     SystemRelation::PartitionedTable,
     SystemRelation::Attrdef,
@@ -80,6 +82,10 @@ const ALL: [SystemRelation; 18] = [
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
+
+/// `text[]`: ACLs (`aclitem[]` in PostgreSQL), NULL here (the default
+/// privileges).
+const TEXT_ARRAY: SqlType = SqlType::Array(&SqlType::Text);
 
 /// `(name, type)` of a relation's columns.
 type Columns = &'static [(&'static str, SqlType)];
@@ -120,6 +126,7 @@ impl SystemRelation {
             SystemRelation::Database => "pg_database",
             SystemRelation::Roles => "pg_roles",
             SystemRelation::User => "pg_user",
+            SystemRelation::AuthMembers => "pg_auth_members",
             SystemRelation::Inherits => "pg_inherits",
             SystemRelation::PartitionedTable => "pg_partitioned_table",
             SystemRelation::Attrdef => "pg_attrdef",
@@ -144,6 +151,7 @@ impl SystemRelation {
             SystemRelation::Am => (2601, false),
             SystemRelation::Database => (1262, false),
             SystemRelation::Inherits => (2611, false),
+            SystemRelation::AuthMembers => (1261, false),
             SystemRelation::PartitionedTable => (3350, false),
             SystemRelation::Attrdef => (2604, false),
             SystemRelation::Description => (2609, false),
@@ -262,6 +270,7 @@ impl SystemRelation {
                 ("datctype", Text),
                 ("daticulocale", Text),
                 ("datcollversion", Text),
+                ("datacl", TEXT_ARRAY),
             ],
             SystemRelation::Roles => &[
                 ("rolname", Text),
@@ -286,6 +295,12 @@ impl SystemRelation {
                 ("usebypassrls", Bool),
                 ("passwd", Text),
                 ("valuntil", TimestampTz),
+            ],
+            SystemRelation::AuthMembers => &[
+                ("roleid", Int8),
+                ("member", Int8),
+                ("grantor", Int8),
+                ("admin_option", Bool),
             ],
             SystemRelation::Inherits => &[
                 ("inhrelid", Int8),
@@ -498,6 +513,7 @@ impl SystemRelation {
                 text("C"),
                 Value::Null,
                 Value::Null,
+                Value::Null,
             ]),
             SystemRelation::Roles => out.push(vec![
                 text(crate::roles::SUPERUSER),
@@ -524,6 +540,7 @@ impl SystemRelation {
                 Value::Null,
             ]),
             SystemRelation::Inherits
+            | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
             | SystemRelation::Description
             | SystemRelation::Views => {}

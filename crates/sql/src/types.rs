@@ -46,8 +46,27 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         }
         DataType::Uuid => SqlType::Uuid,
         DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
+        DataType::Array(
+            ast::ArrayElemTypeDef::SquareBracket(element, None)
+            | ast::ArrayElemTypeDef::AngleBracket(element),
+        ) => {
+            let element = column_type(element)?;
+            element.array_of().ok_or_else(|| {
+                SqlError::unsupported(format!("arrays of type {}", element.name()))
+            })?
+        }
         other => return Err(SqlError::unsupported(format!("type {other}"))),
     })
+}
+
+/// The type of a table's column: [`column_type`], but not an array
+/// (arrays are values of queries and of the pg_catalog relations; folio
+/// does not store them).
+pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
+    match column_type(ty)? {
+        SqlType::Array(_) => Err(SqlError::unsupported(format!("a column of type {ty}"))),
+        stored => Ok(stored),
+    }
 }
 
 /// A type written by a name the parser does not know as a keyword:
@@ -177,6 +196,22 @@ pub fn typname(ty: SqlType) -> &'static str {
         SqlType::Timestamp => "timestamp",
         SqlType::TimestampTz => "timestamptz",
         SqlType::Uuid => "uuid",
+        SqlType::Array(element) => match element {
+            SqlType::Int2 => "_int2",
+            SqlType::Int4 => "_int4",
+            SqlType::Int8 => "_int8",
+            SqlType::Float4 => "_float4",
+            SqlType::Float8 => "_float8",
+            SqlType::Numeric(_) => "_numeric",
+            SqlType::Varchar(_) => "_varchar",
+            SqlType::Bytea => "_bytea",
+            SqlType::Bool => "_bool",
+            SqlType::Date => "_date",
+            SqlType::Timestamp => "_timestamp",
+            SqlType::TimestampTz => "_timestamptz",
+            SqlType::Uuid => "_uuid",
+            _ => "_text",
+        },
     }
 }
 
@@ -197,7 +232,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Float4
             | SqlType::Float8
             | SqlType::Bytea
-            | SqlType::Uuid,
+            | SqlType::Uuid
+            | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -261,6 +297,12 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Date(d), SqlType::Timestamp) => Value::Timestamp(i64::from(d) * 86_400_000_000),
         (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(i64::from(d) * 86_400_000_000),
+        (Value::Array(items), SqlType::Array(element)) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| cast(v, *element))
+                .collect::<Result<_, _>>()?,
+        ),
         (v, _) => v,
     };
     coerce(value, ty)
@@ -320,8 +362,9 @@ fn parse_float(text: &str) -> Option<f64> {
 /// floats big-endian, bool one byte, text and bytea their bytes, date
 /// days and timestamps microseconds since 2000-01-01 (folio's own units),
 /// uuid 16 bytes, numeric as base-10000 digits with weight, sign and
-/// display scale.
-pub fn binary_output(value: &Value) -> Result<Option<Vec<u8>>, SqlError> {
+/// display scale; an array with its element type, from `type_oid` (the
+/// column's type as described to the client).
+pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, SqlError> {
     Ok(Some(match value {
         Value::Null => return Ok(None),
         Value::Int2(x) => x.to_be_bytes().to_vec(),
@@ -334,7 +377,38 @@ pub fn binary_output(value: &Value) -> Result<Option<Vec<u8>>, SqlError> {
         Value::Bytea(b) => b.clone(),
         Value::Uuid(u) => u.to_vec(),
         Value::Numeric(n) => numeric_binary(*n),
+        Value::Array(items) => array_binary(items, type_oid)?,
     }))
+}
+
+/// PostgreSQL's binary array: dimensions (0 for an empty array, else 1),
+/// whether any element is NULL, the element type's oid, then the length
+/// and lower bound (1), then each element as its length (-1 for NULL)
+/// and binary form.
+fn array_binary(items: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
+    let element = SqlType::from_oid(type_oid, -1)
+        .and_then(SqlType::element)
+        .unwrap_or(SqlType::Text);
+    let mut out = Vec::new();
+    let dimensions: i32 = if items.is_empty() { 0 } else { 1 };
+    out.extend_from_slice(&dimensions.to_be_bytes());
+    out.extend_from_slice(&i32::from(items.contains(&Value::Null)).to_be_bytes());
+    out.extend_from_slice(&element.oid().to_be_bytes());
+    if items.is_empty() {
+        return Ok(out);
+    }
+    out.extend_from_slice(&(items.len() as i32).to_be_bytes());
+    out.extend_from_slice(&1i32.to_be_bytes());
+    for item in items {
+        match binary_output(item, element.oid())? {
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            Some(bytes) => {
+                out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
+                out.extend_from_slice(&bytes);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// PostgreSQL's binary numeric: ndigits, weight, sign, dscale (i16 each),
@@ -423,6 +497,12 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         }
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
+        SqlType::Array(_) => {
+            return Err(SqlError::unsupported(format!(
+                "binary input of type {}",
+                ty.name()
+            )));
+        }
         SqlType::Numeric(_) => {
             if bytes.len() < 8 {
                 return Err(bad());
@@ -539,13 +619,13 @@ mod binary_tests {
             "-0.5",
         ] {
             let v = Value::Numeric(Numeric::parse(text).unwrap());
-            let bytes = binary_output(&v).unwrap().unwrap();
+            let bytes = binary_output(&v, 1700).unwrap().unwrap();
             let back = binary_input(&bytes, SqlType::Numeric(None)).unwrap();
             assert_eq!(text_output(&back), text_output(&v), "{text}");
         }
         // 12345.678: digits 1, 2345, 6780; weight 1; dscale 3.
         let v = Value::Numeric(Numeric::parse("12345.678").unwrap());
-        let bytes = binary_output(&v).unwrap().unwrap();
+        let bytes = binary_output(&v, 1700).unwrap().unwrap();
         let words: Vec<i16> = bytes
             .chunks(2)
             .map(|c| i16::from_be_bytes([c[0], c[1]]))

@@ -1,12 +1,24 @@
 //! The functions psql and drivers call about the catalog:
 //! `pg_get_userbyid`, `pg_table_is_visible`, `pg_type_is_visible`,
-//! `pg_encoding_to_char`, `format_type`, `pg_get_expr`, and
+//! `pg_encoding_to_char`, `format_type`, `pg_get_expr`,
 //! `obj_description`/`col_description`/`shobj_description` (NULL: folio
-//! keeps no comments). They read only their arguments: folio has one
-//! role (`postgres`, oid 10), one encoding (UTF8) and two schemas, both
-//! on the search path, so every relation is visible.
+//! keeps no comments), `pg_get_statisticsobjdef_columns` (NULL: no
+//! statistics objects), `pg_relation_is_publishable`, and the casts to
+//! and from the `reg*` types. Most read only their arguments: folio has
+//! one role (`postgres`, oid 10), one encoding (UTF8), its fixed types and
+//! two schemas, both on the search path, so every relation is visible.
+//! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass` and the
+//! `regclass` casts read the catalog through the execution's
+//! [`Lookups`].
+//!
+//! folio has no `reg*` types: `x::regclass` (likewise `regtype`,
+//! `regnamespace`, `regrole`) of a number is the object's name as text,
+//! and of text is the object's oid (a bigint), so both `'t'::regclass` in
+//! a condition on an oid column and `c.oid::regclass` in a select list
+//! read as in PostgreSQL.
 
 use crate::error::SqlError;
+use crate::lookups::Lookups;
 use folio_row::{SqlType, Value};
 
 /// The superuser's oid (PostgreSQL's `BOOTSTRAP_SUPERUSERID`).
@@ -26,6 +38,46 @@ pub enum CatalogFunc {
     FormatType,
     GetExpr,
     Description,
+    StatisticsColumns,
+    RelationIsPublishable,
+    IndexDef,
+    ConstraintDef,
+    ToRegclass,
+    /// A cast to a `reg*` type: `In` from text to the oid, `Out` from the
+    /// oid to the name.
+    RegIn(Reg),
+    RegOut(Reg),
+}
+
+/// The `reg*` types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reg {
+    Class,
+    Type,
+    Namespace,
+    Role,
+}
+
+impl Reg {
+    /// The `reg*` type a name denotes (`regclass` or `pg_catalog.regclass`).
+    pub fn of(ty: &sqlparser::ast::DataType) -> Option<Reg> {
+        if matches!(ty, sqlparser::ast::DataType::Regclass) {
+            return Some(Reg::Class);
+        }
+        let sqlparser::ast::DataType::Custom(name, m) = ty else {
+            return None;
+        };
+        if !m.is_empty() {
+            return None;
+        }
+        Some(match crate::names::function(name).as_str() {
+            "regclass" => Reg::Class,
+            "regtype" => Reg::Type,
+            "regnamespace" => Reg::Namespace,
+            "regrole" => Reg::Role,
+            _ => return None,
+        })
+    }
 }
 
 impl CatalogFunc {
@@ -39,6 +91,11 @@ impl CatalogFunc {
             "format_type" => CatalogFunc::FormatType,
             "pg_get_expr" => CatalogFunc::GetExpr,
             "obj_description" | "col_description" | "shobj_description" => CatalogFunc::Description,
+            "pg_get_statisticsobjdef_columns" => CatalogFunc::StatisticsColumns,
+            "pg_relation_is_publishable" => CatalogFunc::RelationIsPublishable,
+            "pg_get_indexdef" => CatalogFunc::IndexDef,
+            "pg_get_constraintdef" => CatalogFunc::ConstraintDef,
+            "to_regclass" => CatalogFunc::ToRegclass,
             _ => return None,
         })
     }
@@ -49,23 +106,54 @@ impl CatalogFunc {
             CatalogFunc::GetUserById
             | CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
-            | CatalogFunc::EncodingToChar => count == 1,
+            | CatalogFunc::EncodingToChar
+            | CatalogFunc::StatisticsColumns
+            | CatalogFunc::RelationIsPublishable
+            | CatalogFunc::ToRegclass
+            | CatalogFunc::RegIn(_)
+            | CatalogFunc::RegOut(_) => count == 1,
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
-            CatalogFunc::Description => (1..=2).contains(&count),
+            CatalogFunc::Description | CatalogFunc::ConstraintDef => (1..=2).contains(&count),
+            CatalogFunc::IndexDef => count == 1 || count == 3,
         }
+    }
+
+    /// Whether it reads the catalog through the execution's lookups.
+    pub fn looks_up(self) -> bool {
+        matches!(
+            self,
+            CatalogFunc::IndexDef
+                | CatalogFunc::ConstraintDef
+                | CatalogFunc::ToRegclass
+                | CatalogFunc::RegIn(Reg::Class)
+                | CatalogFunc::RegOut(Reg::Class)
+        )
     }
 
     /// Its result type.
     pub fn ty(self) -> SqlType {
         match self {
-            CatalogFunc::TableIsVisible | CatalogFunc::TypeIsVisible => SqlType::Bool,
+            CatalogFunc::TableIsVisible
+            | CatalogFunc::TypeIsVisible
+            | CatalogFunc::RelationIsPublishable => SqlType::Bool,
+            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Int8,
             _ => SqlType::Text,
         }
     }
 
-    /// Its value for `args` (none of them NULL: these are strict).
-    pub fn eval(self, args: &[Value]) -> Result<Value, SqlError> {
+    /// Its value for `args` (none of them NULL: these are strict), with
+    /// the execution's lookups for those that read the catalog.
+    pub fn eval(self, args: &[Value], lookups: Option<&Lookups>) -> Result<Value, SqlError> {
+        let lookups = || {
+            lookups.ok_or_else(|| {
+                SqlError::new(
+                    "XX000",
+                    "the catalog's lookups were not read for this statement",
+                )
+            })
+        };
+        let text = |v: &Value| crate::types::text_output(v).unwrap_or_default();
         Ok(match self {
             CatalogFunc::GetUserById => Value::Text(role_name(number(&args[0])?)),
             CatalogFunc::TableIsVisible | CatalogFunc::TypeIsVisible => Value::Bool(true),
@@ -82,7 +170,64 @@ impl CatalogFunc {
                 Value::Text(type_name(oid, typmod as i32))
             }
             CatalogFunc::GetExpr => args[0].clone(),
-            CatalogFunc::Description => Value::Null,
+            CatalogFunc::Description | CatalogFunc::StatisticsColumns => Value::Null,
+            CatalogFunc::RelationIsPublishable => Value::Bool(true),
+            CatalogFunc::IndexDef => {
+                let column = args.get(1).map_or(Ok(0), number)?;
+                let pretty = args.get(2) == Some(&Value::Bool(true));
+                lookups()?
+                    .index_definition(number(&args[0])?, column, pretty)
+                    .map_or(Value::Null, Value::Text)
+            }
+            CatalogFunc::ConstraintDef => lookups()?
+                .constraint_definition(number(&args[0])?)
+                .map_or(Value::Null, Value::Text),
+            CatalogFunc::ToRegclass => lookups()?
+                .relation_oid(&text(&args[0]))
+                .map_or(Value::Null, Value::Int8),
+            CatalogFunc::RegOut(reg) => {
+                let oid = number(&args[0])?;
+                Value::Text(match reg {
+                    Reg::Class => lookups()?.relation_name(oid),
+                    Reg::Type => match type_name(oid, -1) {
+                        unknown if unknown == "???" => oid.to_string(),
+                        name => name,
+                    },
+                    Reg::Namespace => match oid {
+                        11 => "pg_catalog".into(),
+                        2200 => "public".into(),
+                        other => other.to_string(),
+                    },
+                    Reg::Role => match role_name(oid) {
+                        unknown if unknown.starts_with("unknown") => oid.to_string(),
+                        name => name,
+                    },
+                })
+            }
+            CatalogFunc::RegIn(reg) => {
+                let name = text(&args[0]);
+                let missing = |what: &str, code: &'static str| {
+                    SqlError::new(code, format!("{what} \"{name}\" does not exist"))
+                };
+                if let Ok(oid) = name.trim().parse::<i64>() {
+                    return Ok(Value::Int8(oid));
+                }
+                Value::Int8(match reg {
+                    Reg::Class => lookups()?
+                        .relation_oid(&name)
+                        .ok_or_else(|| missing("relation", "42P01"))?,
+                    Reg::Type => type_oid(&name).ok_or_else(|| missing("type", "42704"))?,
+                    Reg::Namespace => match name.as_str() {
+                        "pg_catalog" => 11,
+                        "public" => 2200,
+                        _ => return Err(missing("schema", "3F000")),
+                    },
+                    Reg::Role => match name.as_str() {
+                        crate::roles::SUPERUSER => SUPERUSER_OID,
+                        _ => return Err(missing("role", "42704")),
+                    },
+                })
+            }
         })
     }
 }
@@ -108,6 +253,17 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
         (None, 26) => "oid".into(),
         _ => "???".into(),
     }
+}
+
+/// The oid of a type written by name (`integer`, `int4`, `text`, ...).
+fn type_oid(name: &str) -> Option<i64> {
+    let ty = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(name)
+        .and_then(|mut p| p.parse_data_type())
+        .ok()?;
+    crate::types::column_type(&ty)
+        .ok()
+        .map(|t| i64::from(t.oid()))
 }
 
 /// An integer argument (an oid, a modifier, an encoding); a quoted
@@ -142,7 +298,26 @@ mod tests {
         assert_eq!(type_name(26, -1), "oid");
         assert_eq!(role_name(10), "postgres");
         assert_eq!(role_name(6171), "pg_database_owner");
-        let enc = CatalogFunc::EncodingToChar.eval(&[Value::Int4(6)]).unwrap();
+        let enc = CatalogFunc::EncodingToChar
+            .eval(&[Value::Int4(6)], None)
+            .unwrap();
         assert_eq!(enc, Value::Text("UTF8".into()));
+        let out = |reg, v| CatalogFunc::RegOut(reg).eval(&[v], None).unwrap();
+        assert_eq!(
+            out(Reg::Type, Value::Int8(23)),
+            Value::Text("integer".into())
+        );
+        assert_eq!(
+            out(Reg::Namespace, Value::Int8(2200)),
+            Value::Text("public".into())
+        );
+        let into = |reg, t: &str| CatalogFunc::RegIn(reg).eval(&[Value::Text(t.into())], None);
+        assert_eq!(into(Reg::Type, "int4").unwrap(), Value::Int8(23));
+        assert_eq!(
+            into(Reg::Type, "character varying").unwrap(),
+            Value::Int8(1043)
+        );
+        assert_eq!(into(Reg::Type, "nope").unwrap_err().code, "42704");
+        assert_eq!(into(Reg::Class, "t").unwrap_err().code, "XX000");
     }
 }

@@ -469,11 +469,13 @@ pub enum Source {
         catalog: Arc<Catalog>,
         filter: Vec<Scalar>,
     },
-    /// `generate_series(start, stop, step)`: one integer column.
+    /// `generate_series(start, stop, step)`: one integer column. The
+    /// bounds are evaluated at each run (they may be parameters or, in a
+    /// correlated subquery, the outer row's values).
     Series {
-        start: i64,
-        stop: i64,
-        step: i64,
+        start: Scalar,
+        stop: Scalar,
+        step: Scalar,
         ty: SqlType,
         filter: Vec<Scalar>,
     },
@@ -555,9 +557,9 @@ enum Base {
         relation: SystemRelation,
     },
     Series {
-        start: i64,
-        stop: i64,
-        step: i64,
+        start: Scalar,
+        stop: Scalar,
+        step: Scalar,
         ty: SqlType,
     },
 }
@@ -1005,40 +1007,52 @@ fn base(
     Ok((Base::Table { label, relation }, table))
 }
 
-/// `generate_series(start, stop [, step])`'s bounds, step and type (int8
-/// if an argument is, else int4).
-fn series(args: &[FunctionArg]) -> Result<(i64, i64, i64, SqlType), SqlError> {
-    let mut values = Vec::new();
+/// `generate_series(start, stop [, step])`'s bounds, step (1 if not
+/// given) and type (int8 if an argument is, else int4): integers,
+/// parameters (of the series' type) or, in a correlated subquery, the
+/// outer row's values.
+fn series(args: &[FunctionArg]) -> Result<(Scalar, Scalar, Scalar, SqlType), SqlError> {
+    let none: &[SqlType] = &[];
+    let mut bounds = Vec::new();
     for arg in args {
         let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
             return Err(SqlError::unsupported(format!("the argument {arg}")));
         };
-        values.push(crate::expr::constant(e)?);
+        bounds.push(scalar::bind(e, none)?);
     }
-    let int = |v: &Value| match v {
-        Value::Int2(x) => Some(i64::from(*x)),
-        Value::Int4(x) => Some(i64::from(*x)),
-        Value::Int8(x) => Some(*x),
-        _ => None,
+    let typed: Vec<Option<SqlType>> = bounds
+        .iter()
+        .map(|b| match b {
+            Scalar::Param(_) => None,
+            b => Some(b.ty_in(none)),
+        })
+        .collect();
+    let integer = |t: &Option<SqlType>| {
+        matches!(
+            t,
+            None | Some(SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
+        )
     };
-    let ints: Option<Vec<i64>> = values.iter().map(int).collect();
-    let (start, stop, step) = match ints.as_deref() {
-        Some([a, b]) => (*a, *b, 1),
-        Some([a, b, s]) => (*a, *b, *s),
-        _ => {
-            return Err(SqlError::unsupported(
-                "generate_series of other than two or three integers",
-            ));
-        }
+    if !(2..=3).contains(&bounds.len()) || !typed.iter().all(integer) {
+        return Err(SqlError::unsupported(
+            "generate_series of other than two or three integers",
+        ));
+    }
+    let ty = match typed.contains(&Some(SqlType::Int8)) {
+        true => SqlType::Int8,
+        false => SqlType::Int4,
     };
-    if step == 0 {
+    let mut bounds = bounds.into_iter().map(|b| match b {
+        p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), ty),
+        b => b,
+    });
+    let (start, stop) = (bounds.next().expect("two"), bounds.next().expect("two"));
+    let step = bounds.next().unwrap_or(Scalar::Const(Value::Int4(1)));
+    if let Scalar::Const(v) = &step
+        && crate::functions::int_arg(v).is_ok_and(|s| s == 0)
+    {
         return Err(SqlError::new("22023", "step size cannot equal zero"));
     }
-    let ty = if values.iter().any(|v| matches!(v, Value::Int8(_))) {
-        SqlType::Int8
-    } else {
-        SqlType::Int4
-    };
     Ok((start, stop, step, ty))
 }
 
@@ -1066,7 +1080,16 @@ impl Source {
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         match self {
             Source::One => {}
-            Source::Series { filter, ty, .. } => {
+            Source::Series {
+                start,
+                stop,
+                step,
+                filter,
+                ty,
+            } => {
+                for bound in [start, stop, step] {
+                    bound.param_types(&[], types);
+                }
                 filter.iter().for_each(|s| s.param_types(&[*ty], types));
             }
             Source::System {
@@ -1134,10 +1157,23 @@ impl Source {
                 ty,
                 filter,
             } => {
+                let mut bounds = Vec::with_capacity(3);
+                for b in [start, stop, step] {
+                    match b.eval(&[], env)? {
+                        Value::Null => return Ok(Vec::new()),
+                        v => bounds.push(crate::functions::int_arg(&v)?),
+                    }
+                }
+                let [start, stop, step] = bounds[..] else {
+                    unreachable!("three bounds")
+                };
+                if step == 0 {
+                    return Err(SqlError::new("22023", "step size cannot equal zero"));
+                }
                 let mut rows = Vec::new();
-                let mut x = *start;
+                let mut x = start;
                 let mut made = 0u64;
-                while (*step > 0 && x <= *stop) || (*step < 0 && x >= *stop) {
+                while (step > 0 && x <= stop) || (step < 0 && x >= stop) {
                     made += 1;
                     crate::interrupt::every(txn, made)?;
                     let row = vec![match ty {
@@ -1147,7 +1183,7 @@ impl Source {
                     if scan::accepts(filter, &row, env)? {
                         rows.push(row);
                     }
-                    match x.checked_add(*step) {
+                    match x.checked_add(step) {
                         Some(next) => x = next,
                         None => break,
                     }

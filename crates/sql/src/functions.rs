@@ -501,7 +501,7 @@ impl Func {
                     format!("{self:?}").to_lowercase()
                 )));
             }
-            Func::Catalog(f) => f.eval(&args)?,
+            Func::Catalog(f) => f.eval(&args, None)?,
             Func::Array(f) => f.eval(args)?,
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();

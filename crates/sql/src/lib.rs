@@ -24,6 +24,7 @@ mod from;
 mod functions;
 mod indexes;
 mod interrupt;
+mod lookups;
 mod names;
 mod output;
 mod params;

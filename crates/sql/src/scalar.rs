@@ -5,6 +5,7 @@
 //! promotion of integers, numerics and floats) and of boolean logic.
 
 use crate::array_functions::{self, ArrayFunc};
+use crate::catalog_functions::{CatalogFunc, Reg};
 use crate::error::SqlError;
 use crate::expr;
 use crate::functions::{self, Func, StrFunc};
@@ -148,6 +149,9 @@ pub struct Env<'a> {
     /// The sequences the statement's `nextval`, `currval` and `setval`
     /// name, resolved for this execution (`sequences.rs`).
     pub sequences: Option<&'a crate::sequences::Calls>,
+    /// The catalog as its lookups by oid or name read it for this
+    /// execution (`lookups.rs`), when the statement makes any.
+    pub lookups: Option<&'a crate::lookups::Lookups>,
 }
 
 /// Runs a correlated subquery for one outer row.
@@ -167,6 +171,7 @@ impl Env<'_> {
             correlated: None,
             outer: &[],
             sequences: None,
+            lookups: None,
         }
     }
 
@@ -475,6 +480,20 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 .transpose()?
                 .map(Box::new),
         },
+        Expr::Cast {
+            expr,
+            data_type,
+            format: None,
+            ..
+        } if Reg::of(data_type).is_some() => {
+            let reg = Reg::of(data_type).expect("matched above");
+            let value = bind(expr, columns)?;
+            let func = match value.ty_in(columns) {
+                SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => CatalogFunc::RegIn(reg),
+                _ => CatalogFunc::RegOut(reg),
+            };
+            Scalar::Func(Func::Catalog(func), vec![value])
+        }
         Expr::Cast {
             expr,
             data_type,
@@ -943,6 +962,16 @@ impl Scalar {
                 match env.sequences {
                     Some(calls) => calls.call(*f, &values)?,
                     None => f.eval(values)?,
+                }
+            }
+            Scalar::Func(Func::Catalog(f), args) if f.looks_up() => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match values.contains(&Value::Null) {
+                    true => Value::Null,
+                    false => f.eval(&values, env.lookups)?,
                 }
             }
             Scalar::Func(f, args) => f.eval(

@@ -6,6 +6,7 @@
 use crate::context::Ctx;
 use crate::dml::{self, Change};
 use crate::error::SqlError;
+use crate::lookups::Lookups;
 use crate::output::Output;
 use crate::query::{self, Planned};
 use crate::scalar::Env;
@@ -22,6 +23,9 @@ pub struct Plan {
     /// name, resolved at each run (`sequences.rs`); `None` when it calls
     /// no sequence function.
     sequences: Option<Vec<String>>,
+    /// It looks the catalog up by oid or name (`lookups.rs`): each run
+    /// reads what those lookups see first.
+    lookups: bool,
 }
 
 /// A query or a row change.
@@ -84,6 +88,7 @@ pub fn plan(
     Ok(Some(Plan {
         what,
         sequences: calls.then_some(names),
+        lookups: crate::lookups::needed(statement),
     }))
 }
 
@@ -106,6 +111,19 @@ impl Plan {
                     ..*env
                 };
                 &with_sequences
+            }
+        };
+        let lookups;
+        let with_lookups;
+        let env = match self.lookups {
+            false => env,
+            true => {
+                lookups = Lookups::read(cx.db.catalog(), txn)?;
+                with_lookups = Env {
+                    lookups: Some(&lookups),
+                    ..*env
+                };
+                &with_lookups
             }
         };
         match &self.what {

@@ -37,8 +37,8 @@ use crate::scalar::{
 use folio_db::Transaction;
 use folio_row::Value;
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, UnaryOperator,
-    Visit, VisitMut, Visitor, VisitorMut,
+    BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, TableFactor,
+    UnaryOperator, Visit, VisitMut, Visitor, VisitorMut,
 };
 use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
@@ -172,6 +172,27 @@ impl Extract<'_, '_> {
         let SetExpr::Select(select) = q.body.as_mut() else {
             return Ok(None);
         };
+        // A function's arguments in FROM (`generate_series(0, o.n)`) see
+        // no FROM item: each column they name is the outer query's.
+        let none = Scope::default();
+        let mut in_from = OuterRefs {
+            inner: &none,
+            outer: self.scope,
+            columns: Vec::new(),
+            depth: 0,
+        };
+        for item in &mut select.from {
+            let factors = std::iter::once(&mut item.relation)
+                .chain(item.joins.iter_mut().map(|j| &mut j.relation));
+            for factor in factors {
+                if let TableFactor::Table {
+                    args: Some(args), ..
+                } = factor
+                {
+                    let _ = args.visit(&mut in_from);
+                }
+            }
+        }
         let inner = match select.from.as_slice() {
             [] => Scope::default(),
             items => from::resolve(self.cx, self.txn, items)?.scope,
@@ -179,7 +200,7 @@ impl Extract<'_, '_> {
         let mut refs = OuterRefs {
             inner: &inner,
             outer: self.scope,
-            columns: Vec::new(),
+            columns: in_from.columns,
             depth: 0,
         };
         for item in &mut select.projection {

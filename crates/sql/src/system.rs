@@ -51,6 +51,13 @@ pub enum SystemRelation {
     Inherits,
     PartitionedTable,
     Attrdef,
+    Constraint,
+    Policy,
+    StatisticExt,
+    Publication,
+    PublicationNamespace,
+    PublicationRel,
+    Trigger,
     Description,
     Collation,
     Tables,
@@ -59,7 +66,7 @@ pub enum SystemRelation {
     Sequences,
 }
 
-const ALL: [SystemRelation; 19] = [
+const ALL: [SystemRelation; 26] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -73,6 +80,13 @@ const ALL: [SystemRelation; 19] = [
     SystemRelation::Inherits,
     SystemRelation::PartitionedTable,
     SystemRelation::Attrdef,
+    SystemRelation::Constraint,
+    SystemRelation::Policy,
+    SystemRelation::StatisticExt,
+    SystemRelation::Publication,
+    SystemRelation::PublicationNamespace,
+    SystemRelation::PublicationRel,
+    SystemRelation::Trigger,
     SystemRelation::Description,
     SystemRelation::Collation,
     SystemRelation::Tables,
@@ -86,11 +100,26 @@ use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
 /// `text[]`: ACLs (`aclitem[]` in PostgreSQL), NULL here (the default
 /// privileges).
 const TEXT_ARRAY: SqlType = SqlType::Array(&SqlType::Text);
+/// `int2[]`: column numbers (`int2vector` in PostgreSQL, except
+/// `pg_index.indkey`, kept as its text form).
+const INT2_ARRAY: SqlType = SqlType::Array(&SqlType::Int2);
+/// `oid[]`.
+const OID_ARRAY: SqlType = SqlType::Array(&SqlType::Int8);
 
 /// `(name, type)` of a relation's columns.
 type Columns = &'static [(&'static str, SqlType)];
 
 impl SystemRelation {
+    /// Every system relation.
+    pub fn all() -> [SystemRelation; ALL.len()] {
+        ALL
+    }
+
+    /// Its oid (its `pg_class` row's).
+    pub fn oid(self) -> i64 {
+        self.oid_and_view().0
+    }
+
     /// The relation an object name denotes: `Ok(None)` when it is not a
     /// system relation's name, 42P01 for `pg_catalog.x` of an unknown x.
     pub fn lookup(name: &ObjectName) -> Result<Option<SystemRelation>, SqlError> {
@@ -130,6 +159,14 @@ impl SystemRelation {
             SystemRelation::Inherits => "pg_inherits",
             SystemRelation::PartitionedTable => "pg_partitioned_table",
             SystemRelation::Attrdef => "pg_attrdef",
+            SystemRelation::Constraint => "pg_constraint",
+            SystemRelation::Policy => "pg_policy",
+            SystemRelation::StatisticExt => "pg_statistic_ext",
+            SystemRelation::Publication => "pg_publication",
+            SystemRelation::PublicationNamespace => "pg_publication_namespace",
+            SystemRelation::PublicationRel => "pg_publication_rel",
+            SystemRelation::Trigger => "pg_trigger",
+
             SystemRelation::Description => "pg_description",
             SystemRelation::Collation => "pg_collation",
             SystemRelation::Tables => "pg_tables",
@@ -154,6 +191,14 @@ impl SystemRelation {
             SystemRelation::AuthMembers => (1261, false),
             SystemRelation::PartitionedTable => (3350, false),
             SystemRelation::Attrdef => (2604, false),
+            SystemRelation::Constraint => (2606, false),
+            SystemRelation::Policy => (3256, false),
+            SystemRelation::StatisticExt => (3381, false),
+            SystemRelation::Publication => (6104, false),
+            SystemRelation::PublicationNamespace => (6237, false),
+            SystemRelation::PublicationRel => (6106, false),
+            SystemRelation::Trigger => (2620, false),
+
             SystemRelation::Description => (2609, false),
             SystemRelation::Collation => (3456, false),
             SystemRelation::Roles => (12001, true),
@@ -319,6 +364,86 @@ impl SystemRelation {
                 ("adrelid", Int8),
                 ("adnum", Int2),
                 ("adbin", Text),
+            ],
+            SystemRelation::Constraint => &[
+                ("oid", Int8),
+                ("conname", Text),
+                ("connamespace", Int8),
+                ("contype", Text),
+                ("condeferrable", Bool),
+                ("condeferred", Bool),
+                ("convalidated", Bool),
+                ("conrelid", Int8),
+                ("contypid", Int8),
+                ("conindid", Int8),
+                ("conparentid", Int8),
+                ("confrelid", Int8),
+                ("confupdtype", Text),
+                ("confdeltype", Text),
+                ("confmatchtype", Text),
+                ("conislocal", Bool),
+                ("coninhcount", Int4),
+                ("connoinherit", Bool),
+                ("conkey", INT2_ARRAY),
+                ("confkey", INT2_ARRAY),
+                ("conbin", Text),
+            ],
+            SystemRelation::Policy => &[
+                ("oid", Int8),
+                ("polname", Text),
+                ("polrelid", Int8),
+                ("polcmd", Text),
+                ("polpermissive", Bool),
+                ("polroles", OID_ARRAY),
+                ("polqual", Text),
+                ("polwithcheck", Text),
+            ],
+            SystemRelation::StatisticExt => &[
+                ("oid", Int8),
+                ("stxrelid", Int8),
+                ("stxname", Text),
+                ("stxnamespace", Int8),
+                ("stxowner", Int8),
+                ("stxstattarget", Int4),
+                ("stxkeys", INT2_ARRAY),
+                ("stxkind", TEXT_ARRAY),
+            ],
+            SystemRelation::Publication => &[
+                ("oid", Int8),
+                ("pubname", Text),
+                ("pubowner", Int8),
+                ("puballtables", Bool),
+                ("pubinsert", Bool),
+                ("pubupdate", Bool),
+                ("pubdelete", Bool),
+                ("pubtruncate", Bool),
+                ("pubviaroot", Bool),
+            ],
+            SystemRelation::PublicationNamespace => {
+                &[("oid", Int8), ("pnpubid", Int8), ("pnnspid", Int8)]
+            }
+            SystemRelation::PublicationRel => &[
+                ("oid", Int8),
+                ("prpubid", Int8),
+                ("prrelid", Int8),
+                ("prqual", Text),
+                ("prattrs", INT2_ARRAY),
+            ],
+            SystemRelation::Trigger => &[
+                ("oid", Int8),
+                ("tgrelid", Int8),
+                ("tgparentid", Int8),
+                ("tgname", Text),
+                ("tgfoid", Int8),
+                ("tgtype", Int2),
+                ("tgenabled", Text),
+                ("tgisinternal", Bool),
+                ("tgconstrrelid", Int8),
+                ("tgconstrindid", Int8),
+                ("tgconstraint", Int8),
+                ("tgdeferrable", Bool),
+                ("tginitdeferred", Bool),
+                ("tgnargs", Int2),
             ],
             SystemRelation::Description => &[
                 ("objoid", Int8),
@@ -539,7 +664,19 @@ impl SystemRelation {
                 text("********"),
                 Value::Null,
             ]),
+            SystemRelation::Constraint => {
+                let tables = catalog.tables(txn)?;
+                for table in &tables {
+                    constraint_rows(table, &tables, &mut out);
+                }
+            }
             SystemRelation::Inherits
+            | SystemRelation::Policy
+            | SystemRelation::StatisticExt
+            | SystemRelation::Publication
+            | SystemRelation::PublicationNamespace
+            | SystemRelation::PublicationRel
+            | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
             | SystemRelation::Description
@@ -613,7 +750,7 @@ impl SystemRelation {
                             text(&table.name),
                             text(&index.name),
                             Value::Null,
-                            text(&index_definition(&table, index)),
+                            text(&index_definition(&table, index, false)),
                         ]);
                     }
                 }
@@ -671,14 +808,89 @@ fn text(s: &str) -> Value {
     Value::Text(s.to_string())
 }
 
-/// Whether PostgreSQL would show triggers on the table: its foreign
-/// keys, either way, are triggers there.
-fn has_triggers(table: &TableDef) -> bool {
-    !table.referenced_by.is_empty()
-        || table
-            .constraints
-            .iter()
-            .any(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+/// Whether the table has triggers: folio has none (PostgreSQL counts a
+/// foreign key's internal triggers here; psql then asks `pg_trigger` and
+/// partition functions folio does not have).
+fn has_triggers(_table: &TableDef) -> bool {
+    false
+}
+
+/// A table's `pg_constraint` rows: its PRIMARY KEY and UNIQUE
+/// constraints (their index's oid and name), CHECKs and foreign keys.
+fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Value>>) {
+    let numbers = |columns: &[u16]| {
+        Value::Array(columns.iter().map(|c| Value::Int2(*c as i16 + 1)).collect())
+    };
+    let row = |oid: u64, name: &str, kind: &str| {
+        vec![
+            Value::Int8(oid as i64),
+            text(name),
+            Value::Int8(PUBLIC_NAMESPACE),
+            text(kind),
+            Value::Bool(false),
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Int8(table.oid as i64),
+            Value::Int8(0),
+            Value::Int8(0),
+            Value::Int8(0),
+            Value::Int8(0),
+            text(" "),
+            text(" "),
+            text(" "),
+            Value::Bool(true),
+            Value::Int4(0),
+            Value::Bool(false),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+        ]
+    };
+    for index in table.indexes.iter().filter(|i| i.constraint) {
+        let mut r = row(
+            index.oid,
+            &index.name,
+            if index.primary { "p" } else { "u" },
+        );
+        r[9] = Value::Int8(index.oid as i64);
+        r[18] = numbers(&index.columns);
+        out.push(r);
+    }
+    for constraint in &table.constraints {
+        match &constraint.kind {
+            ConstraintKind::Default { .. } => {}
+            ConstraintKind::Check { expr } => {
+                let mut r = row(constraint.oid, &constraint.name, "c");
+                r[20] = text(expr);
+                out.push(r);
+            }
+            ConstraintKind::ForeignKey(fk) => {
+                let action = |a: folio_catalog::RefAction| match a {
+                    folio_catalog::RefAction::NoAction => text("a"),
+                    folio_catalog::RefAction::Restrict => text("r"),
+                    folio_catalog::RefAction::Cascade => text("c"),
+                };
+                let mut r = row(constraint.oid, &constraint.name, "f");
+                // The referenced key's unique index.
+                let key = tables
+                    .iter()
+                    .find(|t| t.oid == fk.ref_table_oid)
+                    .and_then(|t| {
+                        t.indexes
+                            .iter()
+                            .find(|i| i.unique && i.columns == fk.ref_columns)
+                    });
+                r[9] = Value::Int8(key.map_or(0, |i| i.oid as i64));
+                r[11] = Value::Int8(fk.ref_table_oid as i64);
+                r[12] = action(fk.on_update);
+                r[13] = action(fk.on_delete);
+                r[14] = text("s");
+                r[18] = numbers(&fk.columns);
+                r[19] = numbers(&fk.ref_columns);
+                out.push(r);
+            }
+        }
+    }
 }
 
 /// A `pg_class` row with what differs between the kinds of relation.
@@ -828,8 +1040,10 @@ fn attribute_row(
 }
 
 /// `pg_get_indexdef`'s text of an index: `CREATE [UNIQUE] INDEX name ON
-/// public.table USING btree (column [DESC] [NULLS FIRST | LAST], ...)`.
-pub fn index_definition(table: &TableDef, index: &IndexDef) -> String {
+/// public.table USING btree (column [DESC] [NULLS FIRST | LAST], ...)`;
+/// `pretty` (its third argument): the table's name unqualified, as
+/// PostgreSQL's pretty form gives a table on the search path.
+pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> String {
     let keys: Vec<String> = index
         .columns
         .iter()
@@ -847,9 +1061,10 @@ pub fn index_definition(table: &TableDef, index: &IndexDef) -> String {
         })
         .collect();
     format!(
-        "CREATE {}INDEX {} ON public.{} USING btree ({})",
+        "CREATE {}INDEX {} ON {}{} USING btree ({})",
         if index.unique { "UNIQUE " } else { "" },
         names::written(&index.name),
+        if pretty { "" } else { "public." },
         names::written(&table.name),
         keys.join(", ")
     )

@@ -1,0 +1,216 @@
+//! What a statement looks up in the catalog by oid or name while it runs:
+//! `x::regclass` both ways, `to_regclass`, `pg_get_indexdef` and
+//! `pg_get_constraintdef`. Expressions are evaluated without the
+//! transaction (the executor holds it), so a statement that makes such
+//! calls ([`needed`], decided from its text once per plan) has them read
+//! at the start of each execution ([`Lookups::read`], as the transaction
+//! sees the catalog) and evaluates them from there (`Env::lookups`).
+//! Statements without them pay nothing.
+//!
+//! A PRIMARY KEY or UNIQUE constraint is its index in folio, so its
+//! `pg_constraint` oid is its index's (PostgreSQL gives it one of its
+//! own); CHECK and FOREIGN KEY constraints have their own oids.
+
+use crate::error::SqlError;
+use crate::names;
+use crate::system::{SystemRelation, index_definition};
+use folio_catalog::{Catalog, ConstraintKind, IndexDef, RefAction, TableDef};
+use folio_db::Transaction;
+use sqlparser::ast::{Expr, Visit, Visitor};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// The catalog as one execution's lookups read it.
+#[derive(Debug, Default)]
+pub struct Lookups {
+    /// Every relation's name by oid, and the other way.
+    names: HashMap<i64, String>,
+    oids: HashMap<String, i64>,
+    /// `pg_get_indexdef`'s text (plain, then pretty) and the key
+    /// columns' names, by index oid.
+    indexes: HashMap<i64, ([String; 2], Vec<String>)>,
+    /// `pg_get_constraintdef`'s text, by constraint oid.
+    constraints: HashMap<i64, String>,
+}
+
+/// The functions that look the catalog up.
+const LOOKING_UP: [&str; 3] = ["pg_get_indexdef", "pg_get_constraintdef", "to_regclass"];
+
+/// Whether `node` makes a call that looks the catalog up (then its
+/// executions read [`Lookups`]).
+pub fn needed<V: Visit>(node: &V) -> bool {
+    struct Find;
+    impl Visitor for Find {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            let found = match e {
+                Expr::Function(f) => LOOKING_UP.contains(&names::function(&f.name).as_str()),
+                Expr::Cast { data_type, .. } => {
+                    crate::catalog_functions::Reg::of(data_type)
+                        == Some(crate::catalog_functions::Reg::Class)
+                }
+                _ => false,
+            };
+            if found {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    node.visit(&mut Find).is_break()
+}
+
+impl Lookups {
+    /// The catalog as `txn` sees it.
+    pub fn read(catalog: &Catalog, txn: &Transaction) -> Result<Lookups, SqlError> {
+        let mut out = Lookups::default();
+        for relation in SystemRelation::all() {
+            out.name(relation.oid(), relation.name());
+        }
+        for sequence in catalog.sequences(txn)? {
+            out.name(sequence.oid as i64, &sequence.name);
+        }
+        let tables = catalog.tables(txn)?;
+        for table in &tables {
+            out.name(table.oid as i64, &table.name);
+            for index in &table.indexes {
+                out.name(index.oid as i64, &index.name);
+                let columns = index
+                    .columns
+                    .iter()
+                    .map(|&c| table.columns[usize::from(c)].name.clone())
+                    .collect();
+                out.indexes.insert(
+                    index.oid as i64,
+                    (
+                        [
+                            index_definition(table, index, false),
+                            index_definition(table, index, true),
+                        ],
+                        columns,
+                    ),
+                );
+                if index.constraint {
+                    out.constraints
+                        .insert(index.oid as i64, key_definition(table, index));
+                }
+            }
+            for constraint in &table.constraints {
+                if let Some(text) = constraint_definition(table, &constraint.kind, &tables) {
+                    out.constraints.insert(constraint.oid as i64, text);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn name(&mut self, oid: i64, name: &str) {
+        self.names.insert(oid, name.to_string());
+        self.oids.insert(name.to_string(), oid);
+    }
+
+    /// `oid::regclass` as text: the relation's name (quoted if it needs
+    /// it), or the oid itself for none, as PostgreSQL prints them.
+    pub fn relation_name(&self, oid: i64) -> String {
+        match self.names.get(&oid) {
+            Some(name) => names::written(name).to_string(),
+            None => oid.to_string(),
+        }
+    }
+
+    /// The oid of relation `text` (`name`, `public.name`,
+    /// `pg_catalog.name`, a quoted name, or an oid's digits).
+    pub fn relation_oid(&self, text: &str) -> Option<i64> {
+        if let Ok(oid) = text.trim().parse::<i64>() {
+            return Some(oid);
+        }
+        let parsed = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+            .try_with_sql(text)
+            .and_then(|mut p| p.parse_object_name(false))
+            .ok()?;
+        let parts: Vec<String> = parsed
+            .0
+            .iter()
+            .map(|p| p.as_ident().map(names::ident))
+            .collect::<Option<_>>()?;
+        let name = match parts.as_slice() {
+            [name] => name,
+            [schema, name] if schema == "public" || schema == "pg_catalog" => name,
+            _ => return None,
+        };
+        self.oids.get(name).copied()
+    }
+
+    /// `pg_get_indexdef(oid, column, pretty)`: the definition (column 0)
+    /// or the name of key column `column`; `None` for no such index or
+    /// column.
+    pub fn index_definition(&self, oid: i64, column: i64, pretty: bool) -> Option<String> {
+        let (definitions, columns) = self.indexes.get(&oid)?;
+        match column {
+            0 => Some(definitions[usize::from(pretty)].clone()),
+            n => columns.get(usize::try_from(n - 1).ok()?).cloned(),
+        }
+    }
+
+    /// `pg_get_constraintdef(oid)`.
+    pub fn constraint_definition(&self, oid: i64) -> Option<String> {
+        self.constraints.get(&oid).cloned()
+    }
+}
+
+/// `PRIMARY KEY (a, b)` or `UNIQUE (a)`.
+fn key_definition(table: &TableDef, index: &IndexDef) -> String {
+    let columns: Vec<String> = index
+        .columns
+        .iter()
+        .map(|&c| names::written(&table.columns[usize::from(c)].name).to_string())
+        .collect();
+    let kind = if index.primary {
+        "PRIMARY KEY"
+    } else {
+        "UNIQUE"
+    };
+    format!("{kind} ({})", columns.join(", "))
+}
+
+/// A CHECK's or a foreign key's text as `pg_get_constraintdef(oid, true)`
+/// gives it (a CHECK's expression as it was written).
+fn constraint_definition(
+    table: &TableDef,
+    kind: &ConstraintKind,
+    tables: &[TableDef],
+) -> Option<String> {
+    let column = |t: &TableDef, c: &u16| {
+        t.columns
+            .get(usize::from(*c))
+            .map_or_else(String::new, |c| names::written(&c.name).to_string())
+    };
+    match kind {
+        ConstraintKind::Default { .. } => None,
+        ConstraintKind::Check { expr } => Some(format!("CHECK ({expr})")),
+        ConstraintKind::ForeignKey(fk) => {
+            let columns: Vec<String> = fk.columns.iter().map(|c| column(table, c)).collect();
+            let referenced = tables.iter().find(|t| t.oid == fk.ref_table_oid)?;
+            let ref_columns: Vec<String> = fk
+                .ref_columns
+                .iter()
+                .map(|c| column(referenced, c))
+                .collect();
+            let mut text = format!(
+                "FOREIGN KEY ({}) REFERENCES {}({})",
+                columns.join(", "),
+                names::written(&referenced.name),
+                ref_columns.join(", ")
+            );
+            for (word, action) in [("DELETE", fk.on_delete), ("UPDATE", fk.on_update)] {
+                match action {
+                    RefAction::NoAction => {}
+                    RefAction::Restrict => text.push_str(&format!(" ON {word} RESTRICT")),
+                    RefAction::Cascade => text.push_str(&format!(" ON {word} CASCADE")),
+                }
+            }
+            Some(text)
+        }
+    }
+}

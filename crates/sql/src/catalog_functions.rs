@@ -2,8 +2,8 @@
 //! `pg_get_userbyid`, `pg_table_is_visible`, `pg_type_is_visible`,
 //! `pg_encoding_to_char`, `format_type`, `pg_get_expr`,
 //! `obj_description`/`col_description`/`shobj_description` (NULL: folio
-//! keeps no comments), `pg_get_statisticsobjdef_columns` (NULL: no
-//! statistics objects), `pg_relation_is_publishable`, and the casts to
+//! keeps no comments), `pg_get_statisticsobjdef_columns` and
+//! `pg_get_triggerdef` (NULL: no statistics objects, no triggers), `pg_relation_is_publishable`, and the casts to
 //! and from the `reg*` types. Most read only their arguments: folio has
 //! one role (`postgres`, oid 10), one encoding (UTF8), its fixed types and
 //! two schemas, both on the search path, so every relation is visible.
@@ -91,7 +91,9 @@ impl CatalogFunc {
             "format_type" => CatalogFunc::FormatType,
             "pg_get_expr" => CatalogFunc::GetExpr,
             "obj_description" | "col_description" | "shobj_description" => CatalogFunc::Description,
-            "pg_get_statisticsobjdef_columns" => CatalogFunc::StatisticsColumns,
+            "pg_get_statisticsobjdef_columns" | "pg_get_triggerdef" => {
+                CatalogFunc::StatisticsColumns
+            }
             "pg_relation_is_publishable" => CatalogFunc::RelationIsPublishable,
             "pg_get_indexdef" => CatalogFunc::IndexDef,
             "pg_get_constraintdef" => CatalogFunc::ConstraintDef,
@@ -107,14 +109,15 @@ impl CatalogFunc {
             | CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::EncodingToChar
-            | CatalogFunc::StatisticsColumns
             | CatalogFunc::RelationIsPublishable
             | CatalogFunc::ToRegclass
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_) => count == 1,
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
-            CatalogFunc::Description | CatalogFunc::ConstraintDef => (1..=2).contains(&count),
+            CatalogFunc::Description
+            | CatalogFunc::ConstraintDef
+            | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
         }
     }

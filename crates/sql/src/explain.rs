@@ -432,8 +432,8 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             }
             node
         }
-        Source::Series { filter, .. } => {
-            let mut node = Node::new("Function Scan on generate_series", rows(source));
+        Source::Function { scan, filter } => {
+            let mut node = Node::new(format!("Function Scan on {}", scan.name()), rows(source));
             if !filter.is_empty() {
                 node.details
                     .push(format!("Filter: {}", conjunction(filter, &names, &types)));

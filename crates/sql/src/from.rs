@@ -28,6 +28,7 @@ use crate::plan::{self, Request, ScanPlan};
 use crate::scalar::{self, Cmp, Columns, Env, Scalar};
 use crate::scan::{self, ScanCounts};
 use crate::system::SystemRelation;
+use crate::table_functions::FunctionScan;
 use folio_catalog::{Catalog, Relation};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -469,14 +470,9 @@ pub enum Source {
         catalog: Arc<Catalog>,
         filter: Vec<Scalar>,
     },
-    /// `generate_series(start, stop, step)`: one integer column. The
-    /// bounds are evaluated at each run (they may be parameters or, in a
-    /// correlated subquery, the outer row's values).
-    Series {
-        start: Scalar,
-        stop: Scalar,
-        step: Scalar,
-        ty: SqlType,
+    /// A function in FROM (`table_functions.rs`), then its filter.
+    Function {
+        scan: FunctionScan,
         filter: Vec<Scalar>,
     },
     Table {
@@ -556,12 +552,7 @@ enum Base {
         label: String,
         relation: SystemRelation,
     },
-    Series {
-        start: Scalar,
-        stop: Scalar,
-        step: Scalar,
-        ty: SqlType,
-    },
+    Function(FunctionScan),
 }
 
 /// A FROM clause whose items are resolved: its scope, for binding the
@@ -802,18 +793,7 @@ impl FromClause<'_> {
                     catalog: cx.db.catalog().clone(),
                     filter,
                 },
-                Base::Series {
-                    start,
-                    stop,
-                    step,
-                    ty,
-                } => Source::Series {
-                    start,
-                    stop,
-                    step,
-                    ty,
-                    filter,
-                },
+                Base::Function(scan) => Source::Function { scan, filter },
             };
             source = Some(match source {
                 None => leaf,
@@ -938,41 +918,37 @@ fn base(
             table,
         ));
     }
+    // `unnest(array)` (the parser's own FROM item).
+    if let TableFactor::UNNEST {
+        alias,
+        array_exprs,
+        with_offset: false,
+        with_ordinality,
+        ..
+    } = factor
+    {
+        let args: Vec<FunctionArg> = array_exprs
+            .iter()
+            .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e.clone())))
+            .collect();
+        let name = sqlparser::ast::ObjectName::from(vec![Ident::new("unnest")]);
+        let scan = FunctionScan::bind(&name, &args, *with_ordinality)?;
+        return function_base(scan, alias.as_ref(), offset);
+    }
     let TableFactor::Table {
-        name, alias, args, ..
+        name,
+        alias,
+        args,
+        with_ordinality,
+        ..
     } = factor
     else {
         return Err(SqlError::unsupported(format!("the FROM item {factor}")));
     };
     let alias_name = alias.as_ref().map(|a| names::ident(&a.name));
     if let Some(args) = args {
-        if names::function(name) != "generate_series" {
-            return Err(SqlError::new(
-                "42883",
-                format!("function {name} does not exist"),
-            ));
-        }
-        let (start, stop, step, ty) = series(&args.args)?;
-        let column = match alias {
-            Some(a) if a.columns.len() == 1 => names::ident(&a.columns[0].name),
-            Some(a) => names::ident(&a.name),
-            None => "generate_series".to_string(),
-        };
-        let table = ScopeTable {
-            qualifier: alias_name.unwrap_or_else(|| "generate_series".into()),
-            names: vec![column],
-            types: vec![ty],
-            offset,
-        };
-        return Ok((
-            Base::Series {
-                start,
-                stop,
-                step,
-                ty,
-            },
-            table,
-        ));
+        let scan = FunctionScan::bind(name, &args.args, *with_ordinality)?;
+        return function_base(scan, alias.as_ref(), offset);
     }
     if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
         return Err(SqlError::unsupported("column aliases of a table"));
@@ -1007,55 +983,6 @@ fn base(
     Ok((Base::Table { label, relation }, table))
 }
 
-/// `generate_series(start, stop [, step])`'s bounds, step (1 if not
-/// given) and type (int8 if an argument is, else int4): integers,
-/// parameters (of the series' type) or, in a correlated subquery, the
-/// outer row's values.
-fn series(args: &[FunctionArg]) -> Result<(Scalar, Scalar, Scalar, SqlType), SqlError> {
-    let none: &[SqlType] = &[];
-    let mut bounds = Vec::new();
-    for arg in args {
-        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
-            return Err(SqlError::unsupported(format!("the argument {arg}")));
-        };
-        bounds.push(scalar::bind(e, none)?);
-    }
-    let typed: Vec<Option<SqlType>> = bounds
-        .iter()
-        .map(|b| match b {
-            Scalar::Param(_) => None,
-            b => Some(b.ty_in(none)),
-        })
-        .collect();
-    let integer = |t: &Option<SqlType>| {
-        matches!(
-            t,
-            None | Some(SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
-        )
-    };
-    if !(2..=3).contains(&bounds.len()) || !typed.iter().all(integer) {
-        return Err(SqlError::unsupported(
-            "generate_series of other than two or three integers",
-        ));
-    }
-    let ty = match typed.contains(&Some(SqlType::Int8)) {
-        true => SqlType::Int8,
-        false => SqlType::Int4,
-    };
-    let mut bounds = bounds.into_iter().map(|b| match b {
-        p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), ty),
-        b => b,
-    });
-    let (start, stop) = (bounds.next().expect("two"), bounds.next().expect("two"));
-    let step = bounds.next().unwrap_or(Scalar::Const(Value::Int4(1)));
-    if let Scalar::Const(v) = &step
-        && crate::functions::int_arg(v).is_ok_and(|s| s == 0)
-    {
-        return Err(SqlError::new("22023", "step size cannot equal zero"));
-    }
-    Ok((start, stop, step, ty))
-}
-
 impl Source {
     /// The relations it reads.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
@@ -1072,7 +999,7 @@ impl Source {
                 out
             }
             Source::Derived { planned, .. } => planned.relations(),
-            Source::One | Source::Series { .. } | Source::System { .. } => Vec::new(),
+            Source::One | Source::Function { .. } | Source::System { .. } => Vec::new(),
         }
     }
 
@@ -1080,17 +1007,12 @@ impl Source {
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         match self {
             Source::One => {}
-            Source::Series {
-                start,
-                stop,
-                step,
-                filter,
-                ty,
-            } => {
-                for bound in [start, stop, step] {
-                    bound.param_types(&[], types);
+            Source::Function { scan, filter } => {
+                for arg in &scan.args {
+                    arg.param_types(&[], types);
                 }
-                filter.iter().for_each(|s| s.param_types(&[*ty], types));
+                let own = scan.types();
+                filter.iter().for_each(|s| s.param_types(&own, types));
             }
             Source::System {
                 relation, filter, ..
@@ -1150,45 +1072,8 @@ impl Source {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         Ok(match self {
             Source::One => vec![Vec::new()],
-            Source::Series {
-                start,
-                stop,
-                step,
-                ty,
-                filter,
-            } => {
-                let mut bounds = Vec::with_capacity(3);
-                for b in [start, stop, step] {
-                    match b.eval(&[], env)? {
-                        Value::Null => return Ok(Vec::new()),
-                        v => bounds.push(crate::functions::int_arg(&v)?),
-                    }
-                }
-                let [start, stop, step] = bounds[..] else {
-                    unreachable!("three bounds")
-                };
-                if step == 0 {
-                    return Err(SqlError::new("22023", "step size cannot equal zero"));
-                }
-                let mut rows = Vec::new();
-                let mut x = start;
-                let mut made = 0u64;
-                while (step > 0 && x <= stop) || (step < 0 && x >= stop) {
-                    made += 1;
-                    crate::interrupt::every(txn, made)?;
-                    let row = vec![match ty {
-                        SqlType::Int4 => Value::Int4(x as i32),
-                        _ => Value::Int8(x),
-                    }];
-                    if scan::accepts(filter, &row, env)? {
-                        rows.push(row);
-                    }
-                    match x.checked_add(step) {
-                        Some(next) => x = next,
-                        None => break,
-                    }
-                }
-                rows
+            Source::Function { scan, filter } => {
+                scan.rows(txn, env, |row| scan::accepts(filter, row, env))?
             }
             Source::System {
                 relation,
@@ -1314,6 +1199,46 @@ impl Source {
 /// A row's hash key: the key values, integers widened and numerics
 /// normalised so equal values hash equal; `None` if one is NULL (NULL
 /// equals nothing).
+/// A function in FROM and its columns: named after the function and
+/// `ordinality`, or by its alias (`f(...) AS a` names the value column
+/// `a`; `AS a(x, n)` names them all).
+fn function_base(
+    scan: FunctionScan,
+    alias: Option<&sqlparser::ast::TableAlias>,
+    offset: usize,
+) -> Result<(Base, ScopeTable), SqlError> {
+    let types = scan.types();
+    let mut names: Vec<String> = vec![scan.name().to_string(), "ordinality".to_string()];
+    names.truncate(types.len());
+    match alias {
+        Some(a) if a.columns.is_empty() => names[0] = names::ident(&a.name),
+        Some(a) => {
+            if a.columns.len() > types.len() {
+                return Err(SqlError::new(
+                    "42P10",
+                    format!(
+                        "table \"{}\" has {} columns available but {} columns specified",
+                        names::ident(&a.name),
+                        types.len(),
+                        a.columns.len()
+                    ),
+                ));
+            }
+            for (n, c) in a.columns.iter().enumerate() {
+                names[n] = names::ident(&c.name);
+            }
+        }
+        None => {}
+    }
+    let table = ScopeTable {
+        qualifier: alias.map_or_else(|| scan.name().into(), |a| names::ident(&a.name)),
+        names,
+        types,
+        offset,
+    };
+    Ok((Base::Function(scan), table))
+}
+
 /// The rows `filter` accepts.
 fn kept(
     rows: Vec<Vec<Value>>,

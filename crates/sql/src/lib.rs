@@ -43,6 +43,7 @@ mod shape;
 mod statement;
 mod subquery;
 mod system;
+mod table_functions;
 mod types;
 
 pub use error::{SqlError, Subject};

@@ -397,6 +397,62 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
     })
 }
 
+/// `SELECT f(args) [AS a]` without FROM, of a function that returns
+/// rows (`SELECT generate_series(1, 3)`): `SELECT a FROM f(args) AS a`,
+/// one row per value, as PostgreSQL's set-returning function in a select
+/// list gives them. Other places of such calls are not built.
+fn lone_table_function(select: &Select) -> Option<Select> {
+    use sqlparser::ast::{
+        FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableFunctionArgs,
+        TableWithJoins,
+    };
+    if !select.from.is_empty() || select.selection.is_some() {
+        return None;
+    }
+    let [item] = select.projection.as_slice() else {
+        return None;
+    };
+    let (f, alias) = match item {
+        SelectItem::UnnamedExpr(Expr::Function(f)) => (f, None),
+        SelectItem::ExprWithAlias {
+            expr: Expr::Function(f),
+            alias,
+        } => (f, Some(alias.clone())),
+        _ => return None,
+    };
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    if !crate::table_functions::is_table_function(&f.name) || !list.clauses.is_empty() {
+        return None;
+    }
+    let column = alias.unwrap_or_else(|| Ident::new(names::function(&f.name)));
+    let mut rewritten = select.clone();
+    rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
+    rewritten.from = vec![TableWithJoins {
+        relation: TableFactor::Table {
+            name: ObjectName::from(vec![Ident::new(names::function(&f.name))]),
+            alias: Some(TableAlias {
+                name: column,
+                columns: Vec::new(),
+            }),
+            args: Some(TableFunctionArgs {
+                args: list.args.clone(),
+                settings: None,
+            }),
+            with_hints: Vec::new(),
+            version: None,
+            with_ordinality: false,
+            partitions: Vec::new(),
+            json_path: None,
+            sample: None,
+            index_hints: Vec::new(),
+        },
+        joins: Vec::new(),
+    }];
+    Some(rewritten)
+}
+
 /// Plans a SELECT.
 fn plan_select(
     cx: &Ctx<'_>,
@@ -407,6 +463,9 @@ fn plan_select(
     offset: u64,
     locking: bool,
 ) -> Result<Planned, SqlError> {
+    if let Some(rewritten) = lone_table_function(select) {
+        return plan_select(cx, txn, &rewritten, order_by, limit, offset, locking);
+    }
     check_plain(select)?;
     let from = match select.from.as_slice() {
         [] => None,

@@ -808,11 +808,16 @@ fn text(s: &str) -> Value {
     Value::Text(s.to_string())
 }
 
-/// Whether the table has triggers: folio has none (PostgreSQL counts a
-/// foreign key's internal triggers here; psql then asks `pg_trigger` and
-/// partition functions folio does not have).
-fn has_triggers(_table: &TableDef) -> bool {
-    false
+/// `relhastriggers`: whether a foreign key references the table or is
+/// its own. PostgreSQL makes a foreign key's checks internal triggers;
+/// folio has no triggers (`pg_trigger` is empty), but psql's `\d` lists
+/// a table's foreign keys only when this is set.
+fn has_triggers(table: &TableDef) -> bool {
+    !table.referenced_by.is_empty()
+        || table
+            .constraints
+            .iter()
+            .any(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
 }
 
 /// A table's `pg_constraint` rows: its PRIMARY KEY and UNIQUE

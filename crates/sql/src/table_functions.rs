@@ -1,0 +1,212 @@
+//! Functions in FROM that return rows: `generate_series(start, stop [,
+//! step])`, `unnest(array)` and `pg_partition_ancestors(relation)` (no
+//! rows: folio has no partitions, and PostgreSQL returns none for a
+//! relation that is not one), with `WITH ORDINALITY` (a bigint column
+//! numbering the rows from 1). Their arguments are evaluated at each run:
+//! constants, parameters or, in a correlated subquery, the outer row's
+//! values. A lone such call in a select list without FROM (`SELECT
+//! generate_series(1, 3)`) is the same call in FROM (`from.rs`).
+
+use crate::error::SqlError;
+use crate::names;
+use crate::scalar::{self, Env, Scalar};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
+
+/// A function in FROM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFunc {
+    /// Integers of this type (int4, or int8 if an argument is).
+    Series(SqlType),
+    /// An array's elements, of this type.
+    Unnest(SqlType),
+    PartitionAncestors,
+}
+
+/// A function in FROM with its arguments bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionScan {
+    pub func: TableFunc,
+    pub args: Vec<Scalar>,
+    /// `WITH ORDINALITY`.
+    pub ordinality: bool,
+}
+
+/// Whether `name` is a function that returns rows.
+pub fn is_table_function(name: &ObjectName) -> bool {
+    matches!(
+        names::function(name).as_str(),
+        "generate_series" | "unnest" | "pg_partition_ancestors"
+    )
+}
+
+impl FunctionScan {
+    /// The call `name(args)`, or 42883 for a function that returns no
+    /// rows here.
+    pub fn bind(
+        name: &ObjectName,
+        args: &[FunctionArg],
+        ordinality: bool,
+    ) -> Result<FunctionScan, SqlError> {
+        let none: &[SqlType] = &[];
+        let mut bound = Vec::with_capacity(args.len());
+        for arg in args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
+                return Err(SqlError::unsupported(format!("the argument {arg}")));
+            };
+            bound.push(scalar::bind(e, none)?);
+        }
+        let func = match names::function(name).as_str() {
+            "generate_series" => return series(bound, ordinality),
+            "unnest" if bound.len() == 1 => {
+                let ty = bound[0].ty_in(none);
+                let Some(element) = ty.element() else {
+                    return Err(SqlError::new(
+                        "42883",
+                        format!("function unnest({}) does not exist", ty.name()),
+                    ));
+                };
+                TableFunc::Unnest(element)
+            }
+            "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
+            _ => {
+                return Err(SqlError::new(
+                    "42883",
+                    format!("function {name} does not exist"),
+                ));
+            }
+        };
+        Ok(FunctionScan {
+            func,
+            args: bound,
+            ordinality,
+        })
+    }
+
+    /// Its name (its column's, without an alias).
+    pub fn name(&self) -> &'static str {
+        match self.func {
+            TableFunc::Series(_) => "generate_series",
+            TableFunc::Unnest(_) => "unnest",
+            TableFunc::PartitionAncestors => "relid",
+        }
+    }
+
+    /// Its columns' types: the value, then the ordinal.
+    pub fn types(&self) -> Vec<SqlType> {
+        let value = match self.func {
+            TableFunc::Series(ty) | TableFunc::Unnest(ty) => ty,
+            TableFunc::PartitionAncestors => SqlType::Int8,
+        };
+        match self.ordinality {
+            true => vec![value, SqlType::Int8],
+            false => vec![value],
+        }
+    }
+
+    /// Its rows for this run, each passed to `keep` (a filter).
+    pub fn rows(
+        &self,
+        txn: &Transaction,
+        env: &Env<'_>,
+        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut args = Vec::with_capacity(self.args.len());
+        for a in &self.args {
+            match a.eval(&[], env)? {
+                Value::Null => return Ok(Vec::new()),
+                v => args.push(v),
+            }
+        }
+        let mut out = Vec::new();
+        let mut n = 0i64;
+        let mut push = |value: Value| -> Result<(), SqlError> {
+            n += 1;
+            crate::interrupt::every(txn, n as u64)?;
+            let mut row = vec![value];
+            if self.ordinality {
+                row.push(Value::Int8(n));
+            }
+            if keep(&row)? {
+                out.push(row);
+            }
+            Ok(())
+        };
+        match self.func {
+            TableFunc::Series(ty) => {
+                let int = crate::functions::int_arg;
+                let (start, stop) = (int(&args[0])?, int(&args[1])?);
+                let step = args.get(2).map_or(Ok(1), int)?;
+                if step == 0 {
+                    return Err(SqlError::new("22023", "step size cannot equal zero"));
+                }
+                let mut x = start;
+                while (step > 0 && x <= stop) || (step < 0 && x >= stop) {
+                    push(match ty {
+                        SqlType::Int4 => Value::Int4(x as i32),
+                        _ => Value::Int8(x),
+                    })?;
+                    match x.checked_add(step) {
+                        Some(next) => x = next,
+                        None => break,
+                    }
+                }
+            }
+            TableFunc::Unnest(_) => {
+                if let Value::Array(items) = args.swap_remove(0) {
+                    for item in items {
+                        push(item)?;
+                    }
+                }
+            }
+            TableFunc::PartitionAncestors => {}
+        }
+        Ok(out)
+    }
+}
+
+/// `generate_series(start, stop [, step])` of integers (int8 if an
+/// argument is, else int4; a parameter takes the series' type).
+fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlError> {
+    let none: &[SqlType] = &[];
+    let typed: Vec<Option<SqlType>> = bounds
+        .iter()
+        .map(|b| match b {
+            Scalar::Param(_) => None,
+            b => Some(b.ty_in(none)),
+        })
+        .collect();
+    let integer = |t: &Option<SqlType>| {
+        matches!(
+            t,
+            None | Some(SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
+        )
+    };
+    if !(2..=3).contains(&bounds.len()) || !typed.iter().all(integer) {
+        return Err(SqlError::unsupported(
+            "generate_series of other than two or three integers",
+        ));
+    }
+    let ty = match typed.contains(&Some(SqlType::Int8)) {
+        true => SqlType::Int8,
+        false => SqlType::Int4,
+    };
+    let args: Vec<Scalar> = bounds
+        .into_iter()
+        .map(|b| match b {
+            p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), ty),
+            b => b,
+        })
+        .collect();
+    if let Some(Scalar::Const(v)) = args.get(2)
+        && crate::functions::int_arg(v).is_ok_and(|s| s == 0)
+    {
+        return Err(SqlError::new("22023", "step size cannot equal zero"));
+    }
+    Ok(FunctionScan {
+        func: TableFunc::Series(ty),
+        args,
+        ordinality,
+    })
+}

@@ -369,6 +369,7 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             label,
             planned,
             filter,
+            ..
         } => {
             let mut node = Node::new(format!("Subquery Scan on {label}"), rows(source));
             if !filter.is_empty() {

@@ -483,11 +483,15 @@ pub enum Source {
         /// `FOR UPDATE` / `FOR SHARE`: each row found is locked.
         lock: Option<RowLock>,
     },
-    /// A subquery in FROM: its result rows, then its filter.
+    /// A subquery in FROM: its result rows, then its filter. A LATERAL
+    /// one that reads the FROM items before it (`outer`: the columns of
+    /// the join's left row it reads, as a correlated subquery's) is run
+    /// once per left row by its join.
     Derived {
         label: String,
         planned: Box<crate::query::Planned>,
         filter: Vec<Scalar>,
+        outer: Vec<usize>,
     },
     /// `left UNION | INTERSECT | EXCEPT [ALL] right`: the queries' result
     /// rows combined.
@@ -539,10 +543,11 @@ enum Using {
 
 /// A FROM item resolved.
 enum Base {
-    /// `(query) alias`.
+    /// `[LATERAL] (query) alias`.
     Derived {
         label: String,
         planned: Box<crate::query::Planned>,
+        outer: Vec<usize>,
     },
     Table {
         label: String,
@@ -624,8 +629,20 @@ pub fn resolve<'a>(
     let mut scope = Scope::default();
     let mut bases = Vec::with_capacity(items.len());
     for item in &mut items {
-        let offset = scope.width();
-        let (base, table) = base(cx, txn, item.factor, offset)?;
+        let (base, table) = base(cx, txn, item.factor, &scope)?;
+        if let Base::Derived { outer, .. } = &base
+            && !outer.is_empty()
+            && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
+        {
+            let named = scope.qualifier_of(outer[0]).unwrap_or_default();
+            return Err(SqlError::new(
+                "42P01",
+                format!("invalid reference to FROM-clause entry for table \"{named}\""),
+            )
+            .with_detail(
+                "The combining JOIN type must be INNER or LEFT for a LATERAL reference.",
+            ));
+        }
         if scope.tables.iter().any(|t| t.qualifier == table.qualifier) {
             return Err(SqlError::new(
                 "42712",
@@ -697,6 +714,11 @@ impl FromClause<'_> {
             }
         }
         let inner_at = |n: usize| matches!(items[n].join, Some((JoinKind::Inner, _)));
+        // A LATERAL item runs per left row: its join is a nested loop.
+        let lateral: Vec<bool> = bases
+            .iter()
+            .map(|b| matches!(b, Base::Derived { outer, .. } if !outer.is_empty()))
+            .collect();
         let mut pushed: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut conditions: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut filters: Vec<Vec<Scalar>> = vec![Vec::new(); count];
@@ -717,7 +739,9 @@ impl FromClause<'_> {
                 // dropped (a RIGHT or FULL JOIN keeps them).
                 if read == [n] && !kind_at(&items, n).keeps_right() {
                     pushed[n].push(rebase(&conjunct, scope.tables[n].offset));
-                } else if let Some((l, r)) = hash_key(&scope, &conjunct, n) {
+                } else if !lateral[n]
+                    && let Some((l, r)) = hash_key(&scope, &conjunct, n)
+                {
                     keys[n].0.push(l);
                     keys[n].1.push(r);
                 } else {
@@ -739,7 +763,7 @@ impl FromClause<'_> {
                         pushed[*t].push(rebase(&conjunct, scope.tables[*t].offset));
                     }
                     _ if level == lowest && lowest > 0 && inner_at(lowest) => {
-                        match hash_key(&scope, &conjunct, lowest) {
+                        match hash_key(&scope, &conjunct, lowest).filter(|_| !lateral[lowest]) {
                             Some((l, r)) => {
                                 keys[lowest].0.push(l);
                                 keys[lowest].1.push(r);
@@ -782,10 +806,15 @@ impl FromClause<'_> {
                         lock: None,
                     }
                 }
-                Base::Derived { label, planned } => Source::Derived {
+                Base::Derived {
+                    label,
+                    planned,
+                    outer,
+                } => Source::Derived {
                     label,
                     planned,
                     filter,
+                    outer,
                 },
                 Base::System { label, relation } => Source::System {
                     label,
@@ -887,10 +916,53 @@ fn base(
     cx: &Ctx<'_>,
     txn: &Transaction,
     factor: &TableFactor,
-    offset: usize,
+    before: &Scope,
 ) -> Result<(Base, ScopeTable), SqlError> {
+    let offset = before.width();
+    // `LATERAL f(args) [AS a]`: the subquery `LATERAL (SELECT * FROM
+    // f(args) AS a) AS a`, whose arguments may read the items before it.
+    if let TableFactor::Function {
+        lateral: true,
+        name,
+        args,
+        alias,
+    } = factor
+    {
+        let inner_alias = alias.clone().unwrap_or_else(|| sqlparser::ast::TableAlias {
+            name: Ident::new(names::function(name)),
+            columns: Vec::new(),
+        });
+        let mut select = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+            .try_with_sql("SELECT * FROM t")
+            .and_then(|mut p| p.parse_query())
+            .map_err(|e| SqlError::new("XX000", e.to_string()))?;
+        if let sqlparser::ast::SetExpr::Select(s) = select.body.as_mut()
+            && let TableFactor::Table {
+                name: n,
+                args: a,
+                alias: al,
+                ..
+            } = &mut s.from[0].relation
+        {
+            *n = name.clone();
+            *a = Some(sqlparser::ast::TableFunctionArgs {
+                args: args.clone(),
+                settings: None,
+            });
+            *al = Some(inner_alias.clone());
+        }
+        let derived = TableFactor::Derived {
+            lateral: true,
+            subquery: select,
+            alias: Some(sqlparser::ast::TableAlias {
+                name: inner_alias.name,
+                columns: Vec::new(),
+            }),
+        };
+        return base(cx, txn, &derived, before);
+    }
     if let TableFactor::Derived {
-        lateral: false,
+        lateral,
         subquery,
         alias,
     } = factor
@@ -898,7 +970,14 @@ fn base(
         let Some(alias) = alias else {
             return Err(SqlError::syntax("subquery in FROM must have an alias"));
         };
-        let planned = crate::query::plan_query(cx, txn, subquery)?;
+        // A LATERAL subquery may read the items before it.
+        let (planned, outer) = match lateral {
+            false => (crate::query::plan_query(cx, txn, subquery)?, Vec::new()),
+            true => {
+                let sub = crate::subquery::plan_subquery(cx, txn, subquery, before)?;
+                (sub.plan, sub.outer)
+            }
+        };
         let qualifier = names::ident(&alias.name);
         let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
         for (n, c) in alias.columns.iter().enumerate().take(names.len()) {
@@ -914,6 +993,7 @@ fn base(
             Base::Derived {
                 label: qualifier,
                 planned: Box::new(planned),
+                outer,
             },
             table,
         ));
@@ -1118,6 +1198,18 @@ impl Source {
                 filter,
             } => {
                 let left_rows = left.rows(txn, env, counts)?;
+                if let Source::Derived { outer, .. } = right.as_ref()
+                    && !outer.is_empty()
+                {
+                    return lateral_join(
+                        (txn, env, counts),
+                        (&left_rows, right, outer),
+                        kind.keeps_left(),
+                        *right_width,
+                        condition,
+                        filter,
+                    );
+                }
                 let right_rows = right.rows(txn, env, counts)?;
                 let mut out = Vec::new();
                 // Which right rows met a left row (RIGHT and FULL emit the
@@ -1196,9 +1288,51 @@ impl Source {
     }
 }
 
-/// A row's hash key: the key values, integers widened and numerics
-/// normalised so equal values hash equal; `None` if one is NULL (NULL
-/// equals nothing).
+/// A join whose right item is a LATERAL subquery: the subquery runs once
+/// per left row, reading its `outer` columns (a nested loop; `left`: a
+/// LEFT JOIN keeps a left row no right row met, NULL-extended).
+fn lateral_join(
+    (txn, env, counts): (&mut Transaction, &Env<'_>, &mut SourceCounts),
+    (left_rows, right, outer): (&[Vec<Value>], &Source, &[usize]),
+    left: bool,
+    right_width: usize,
+    condition: &[Scalar],
+    filter: &[Scalar],
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let mut out = Vec::new();
+    for l in left_rows {
+        txn.check_interrupt()?;
+        let values: Vec<Value> = outer.iter().map(|&c| l[c].clone()).collect();
+        let per_row = Env {
+            outer: &values,
+            ..*env
+        };
+        let mut matched = false;
+        let mut rows: Vec<Vec<Value>> = Vec::new();
+        for r in right.rows(txn, &per_row, counts)? {
+            let row: Vec<Value> = l.iter().chain(&r).cloned().collect();
+            if scan::accepts(condition, &row, env)? {
+                matched = true;
+                rows.push(row);
+            }
+        }
+        if !matched && left {
+            rows.push(
+                l.iter()
+                    .cloned()
+                    .chain(vec![Value::Null; right_width])
+                    .collect(),
+            );
+        }
+        for row in rows {
+            if scan::accepts(filter, &row, env)? {
+                out.push(row);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A function in FROM and its columns: named after the function and
 /// `ordinality`, or by its alias (`f(...) AS a` names the value column
 /// `a`; `AS a(x, n)` names them all).
@@ -1257,6 +1391,9 @@ fn kept(
     Ok(kept)
 }
 
+/// A row's hash key: the key values, integers widened and numerics
+/// normalised so equal values hash equal; `None` if one is NULL (NULL
+/// equals nothing).
 fn hash_of(keys: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Option<Vec<u8>>, SqlError> {
     let mut out = Vec::new();
     for k in keys {

@@ -876,6 +876,36 @@ fn group_keys(select: &Select) -> &[Expr] {
     }
 }
 
+/// The GROUP BY keys, a number `n` standing for the select list's `n`th
+/// expression (as PostgreSQL reads `GROUP BY 1, 2`), else 42P10.
+fn group_by(select: &Select) -> Result<Vec<Expr>, SqlError> {
+    group_keys(select)
+        .iter()
+        .map(|key| {
+            let Expr::Value(v) = key else {
+                return Ok(key.clone());
+            };
+            let sqlparser::ast::Value::Number(text, _) = &v.value else {
+                return Ok(key.clone());
+            };
+            let item = text
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|n| select.projection.get(n));
+            match item {
+                Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
+                    Ok(e.clone())
+                }
+                _ => Err(SqlError::new(
+                    "42P10",
+                    format!("GROUP BY position {text} is not in select list"),
+                )),
+            }
+        })
+        .collect()
+}
+
 /// Whether the query aggregates: GROUP BY, HAVING, or an aggregate call
 /// in the select list.
 fn is_grouped(select: &Select) -> bool {
@@ -924,7 +954,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     }) {
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
-    let binder = Binder::new(source, width, group_keys(select))?;
+    let binder = Binder::new(source, width, &group_by(select)?)?;
     let (mut output, columns) = projection(&binder, &select.projection)?;
     let having = match &select.having {
         Some(h) => Some(scalar::bind(h, &binder)?),

@@ -137,18 +137,7 @@ struct Extract<'a, 'b> {
 impl Extract<'_, '_> {
     /// Plans `q`; its number, or `None` after an error.
     fn plan(&mut self, q: &Query, one_column: Option<&str>) -> Option<usize> {
-        let planned = match plan_query(self.cx, self.txn, q) {
-            Ok(plan) => Ok(Subplan {
-                plan,
-                outer: Vec::new(),
-                over_groups: false,
-            }),
-            Err(e) if matches!(e.code, "42703" | "42P01") => {
-                self.correlated(q).and_then(|found| found.ok_or(e))
-            }
-            Err(e) => Err(e),
-        };
-        let sub = match planned {
+        let sub = match plan_subquery(self.cx, self.txn, q, self.scope) {
             Ok(sub) => sub,
             Err(e) => {
                 self.error = Some(e);
@@ -164,64 +153,92 @@ impl Extract<'_, '_> {
         self.plans.push(sub);
         Some(self.first + self.plans.len() - 1)
     }
+}
 
-    /// `q` planned with its references to the outer scope as outer
-    /// values, or `None` if it has none.
-    fn correlated(&self, q: &Query) -> Result<Option<Subplan>, SqlError> {
-        let mut q = q.clone();
-        let SetExpr::Select(select) = q.body.as_mut() else {
-            return Ok(None);
-        };
-        // A function's arguments in FROM (`generate_series(0, o.n)`) see
-        // no FROM item: each column they name is the outer query's.
-        let none = Scope::default();
-        let mut in_from = OuterRefs {
-            inner: &none,
-            outer: self.scope,
-            columns: Vec::new(),
-            depth: 0,
-        };
-        for item in &mut select.from {
-            let factors = std::iter::once(&mut item.relation)
-                .chain(item.joins.iter_mut().map(|j| &mut j.relation));
-            for factor in factors {
-                if let TableFactor::Table {
-                    args: Some(args), ..
-                } = factor
-                {
-                    let _ = args.visit(&mut in_from);
-                }
+/// Plans subquery `q` of a query whose row is `scope`: on its own, or,
+/// when it names columns it does not have (42703, 42P01), as a correlated
+/// subquery reading them from `scope`'s row. Also a LATERAL subquery in
+/// FROM (`from.rs`), whose `scope` is the FROM items before it.
+pub fn plan_subquery(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    q: &Query,
+    scope: &Scope,
+) -> Result<Subplan, SqlError> {
+    match plan_query(cx, txn, q) {
+        Ok(plan) => Ok(Subplan {
+            plan,
+            outer: Vec::new(),
+            over_groups: false,
+        }),
+        Err(e) if matches!(e.code, "42703" | "42P01") => {
+            correlated(cx, txn, q, scope).and_then(|found| found.ok_or(e))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `q` planned with its references to the outer scope as outer values,
+/// or `None` if it has none.
+fn correlated(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    q: &Query,
+    scope: &Scope,
+) -> Result<Option<Subplan>, SqlError> {
+    let mut q = q.clone();
+    let SetExpr::Select(select) = q.body.as_mut() else {
+        return Ok(None);
+    };
+    // A function's arguments in FROM (`generate_series(0, o.n)`) see
+    // no FROM item: each column they name is the outer query's.
+    let none = Scope::default();
+    let mut in_from = OuterRefs {
+        inner: &none,
+        outer: scope,
+        columns: Vec::new(),
+        depth: 0,
+    };
+    for item in &mut select.from {
+        let factors = std::iter::once(&mut item.relation)
+            .chain(item.joins.iter_mut().map(|j| &mut j.relation));
+        for factor in factors {
+            if let TableFactor::Table {
+                args: Some(args), ..
+            } = factor
+            {
+                let _ = args.visit(&mut in_from);
             }
         }
-        let inner = match select.from.as_slice() {
-            [] => Scope::default(),
-            items => from::resolve(self.cx, self.txn, items)?.scope,
-        };
-        let mut refs = OuterRefs {
-            inner: &inner,
-            outer: self.scope,
-            columns: in_from.columns,
-            depth: 0,
-        };
-        for item in &mut select.projection {
-            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
-                let _ = e.visit(&mut refs);
-            }
-        }
-        if let Some(e) = &mut select.selection {
+    }
+    let inner = match select.from.as_slice() {
+        [] => Scope::default(),
+        items => from::resolve(cx, txn, items)?.scope,
+    };
+    let mut refs = OuterRefs {
+        inner: &inner,
+        outer: scope,
+        columns: in_from.columns,
+        depth: 0,
+    };
+    for item in &mut select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             let _ = e.visit(&mut refs);
         }
-        if refs.columns.is_empty() {
-            return Ok(None);
-        }
-        let outer = refs.columns;
-        let plan = plan_query(self.cx, self.txn, &q)?;
-        Ok(Some(Subplan {
-            plan,
-            outer,
-            over_groups: false,
-        }))
     }
+    if let Some(e) = &mut select.selection {
+        let _ = e.visit(&mut refs);
+    }
+    if refs.columns.is_empty() {
+        return Ok(None);
+    }
+    let outer = refs.columns;
+    let plan = plan_query(cx, txn, &q)?;
+    Ok(Some(Subplan {
+        plan,
+        outer,
+        over_groups: false,
+    }))
 }
 
 /// Makes the correlated subqueries that run over an aggregate row

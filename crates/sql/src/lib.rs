@@ -16,6 +16,7 @@ mod cost;
 mod cte;
 mod datetime;
 mod ddl;
+mod deparse;
 mod dml;
 mod error;
 mod explain;

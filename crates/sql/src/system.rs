@@ -685,11 +685,21 @@ impl SystemRelation {
                 for table in catalog.tables(txn)? {
                     for constraint in &table.constraints {
                         if let ConstraintKind::Default { column, expr } = &constraint.kind {
+                            // PostgreSQL's adbin is an analyzed
+                            // expression; this is its printed form.
+                            let ty = table
+                                .columns
+                                .get(usize::from(*column))
+                                .and_then(|c| SqlType::from_oid(c.type_oid, c.typmod));
+                            let printed = match ty {
+                                Some(ty) => crate::deparse::default_text(expr, ty),
+                                None => expr.clone(),
+                            };
                             out.push(vec![
                                 oid(constraint.oid as i64),
                                 oid(table.oid as i64),
                                 Value::Int2(*column as i16 + 1),
-                                text(expr),
+                                text(&printed),
                             ]);
                         }
                     }

@@ -1,0 +1,166 @@
+//! A stored default as PostgreSQL's `pg_get_expr(adbin, relid, true)`
+//! prints it (what psql's `\d` shows): folio keeps a default as the text
+//! it was written in, PostgreSQL as an analyzed expression it prints back
+//! with its constants labelled by type. So `'x'` on a text column reads
+//! `'x'::text`, `'2020-1-2'` on a date column `'2020-01-02'::date`, `-1`
+//! reads `'-1'::integer`, `nextval('t_id_seq')` reads
+//! `nextval('t_id_seq'::regclass)`, `current_timestamp` reads
+//! `CURRENT_TIMESTAMP`, and a quoted literal inside an expression is
+//! `text` (`'a'::text || 'b'::text`). Other expressions print as the
+//! parser prints them; a text that does not parse is given as it is.
+
+use crate::types;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    CastKind, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName,
+    UnaryOperator, VisitMut, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// `expr` (a default of a column of type `column`) as PostgreSQL prints
+/// it.
+pub fn default_text(expr: &str, column: SqlType) -> String {
+    let Ok(parsed) = crate::parse::expression(expr) else {
+        return expr.to_string();
+    };
+    // A quoted literal alone takes the column's type, without its
+    // modifier (PostgreSQL applies lengths and scales when a row is
+    // written, not to the stored constant).
+    let unmodified = match column {
+        SqlType::Char(_) => SqlType::Text,
+        SqlType::Varchar(_) => SqlType::Varchar(None),
+        SqlType::Numeric(_) => SqlType::Numeric(None),
+        other => other,
+    };
+    if let Expr::Value(v) = &parsed
+        && let sqlparser::ast::Value::SingleQuotedString(text) = &v.value
+        && let Ok(value) = types::coerce(Value::Text(text.clone()), unmodified)
+    {
+        return constant(&value, column);
+    }
+    let mut labelled = parsed;
+    let _ = labelled.visit(&mut Label);
+    labelled.to_string()
+}
+
+/// A constant of type `ty` as PostgreSQL's `get_const_expr` prints it:
+/// a non-negative integer or decimal plain, a boolean as a word, anything
+/// else quoted and labelled with its type.
+fn constant(value: &Value, ty: SqlType) -> String {
+    let text = types::text_output(value).unwrap_or_default();
+    match value {
+        Value::Bool(b) => b.to_string(),
+        Value::Int4(x) if *x >= 0 => text,
+        Value::Numeric(_) if !text.starts_with('-') && text.contains('.') => text,
+        _ => labelled(&text, ty),
+    }
+}
+
+/// `'text'::type`, the type without its modifier (`character varying`,
+/// `bpchar` for `char(n)`, as PostgreSQL labels a constant).
+fn labelled(text: &str, ty: SqlType) -> String {
+    let name = match ty {
+        SqlType::Char(_) => "bpchar".to_string(),
+        SqlType::Varchar(_) => SqlType::Varchar(None).name(),
+        SqlType::Numeric(_) => SqlType::Numeric(None).name(),
+        other => other.name(),
+    };
+    format!("'{}'::{name}", text.replace('\'', "''"))
+}
+
+fn cast(expr: Expr, ty: &str) -> Expr {
+    Expr::Cast {
+        kind: CastKind::DoubleColon,
+        expr: Box::new(expr),
+        data_type: DataType::Custom(ObjectName::from(vec![ty.into()]), Vec::new()),
+        format: None,
+    }
+}
+
+/// Labels an expression's constants as PostgreSQL prints them.
+struct Label;
+
+impl VisitorMut for Label {
+    type Break = ();
+
+    // After the children: a node made here is not visited again.
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        match expr {
+            Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::SingleQuotedString(_)) => {
+                *expr = cast(expr.clone(), "text");
+            }
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr: inner,
+            } => {
+                if let Expr::Value(v) = inner.as_ref()
+                    && let sqlparser::ast::Value::Number(n, _) = &v.value
+                {
+                    let ty = match types::literal(&v.value) {
+                        Ok(Value::Int4(_)) => "integer",
+                        Ok(Value::Int8(_)) => "bigint",
+                        _ => "numeric",
+                    };
+                    let text = sqlparser::ast::Value::SingleQuotedString(format!("-{n}"));
+                    *expr = cast(Expr::Value(text.into()), ty);
+                }
+            }
+            Expr::Function(f) => {
+                let name = crate::names::function(&f.name);
+                if matches!(f.args, FunctionArguments::None) {
+                    f.name = ObjectName::from(vec![name.to_uppercase().as_str().into()]);
+                } else if name == "nextval"
+                    && let FunctionArguments::List(list) = &mut f.args
+                    && let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Cast {
+                        data_type,
+                        ..
+                    }))) = list.args.first_mut()
+                {
+                    *data_type =
+                        DataType::Custom(ObjectName::from(vec!["regclass".into()]), Vec::new());
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_read_as_postgresql_prints_them() {
+        let cases = [
+            ("5", SqlType::Int4, "5"),
+            ("-1", SqlType::Int4, "'-1'::integer"),
+            ("0", SqlType::Int8, "0"),
+            ("1.5", SqlType::Numeric(Some((10, 2))), "1.5"),
+            ("-2.5", SqlType::Numeric(None), "'-2.5'::numeric"),
+            ("'x'", SqlType::Text, "'x'::text"),
+            ("'y'", SqlType::Varchar(Some(10)), "'y'::character varying"),
+            ("'z'", SqlType::Char(3), "'z'::bpchar"),
+            ("'1.5'", SqlType::Numeric(Some((10, 2))), "1.5"),
+            ("true", SqlType::Bool, "true"),
+            ("'2020-1-2'", SqlType::Date, "'2020-01-02'::date"),
+            ("'7'", SqlType::Int4, "7"),
+            ("now()", SqlType::Timestamp, "now()"),
+            (
+                "current_timestamp",
+                SqlType::TimestampTz,
+                "CURRENT_TIMESTAMP",
+            ),
+            ("1 + 2", SqlType::Int4, "1 + 2"),
+            ("'a' || 'b'", SqlType::Text, "'a'::text || 'b'::text"),
+            (
+                "nextval('t_id_seq')",
+                SqlType::Int4,
+                "nextval('t_id_seq'::regclass)",
+            ),
+        ];
+        for (written, ty, printed) in cases {
+            assert_eq!(default_text(written, ty), printed, "{written}");
+        }
+    }
+}

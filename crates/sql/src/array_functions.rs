@@ -5,7 +5,7 @@
 //! one-dimensional with lower bound 1 (folio-row `Value::Array`).
 
 use crate::error::SqlError;
-use crate::scalar::{Cmp, compare};
+use crate::scalar::{Cmp, any_or_all, compare};
 use crate::types;
 use folio_row::{SqlType, Value};
 
@@ -104,7 +104,7 @@ impl ArrayFunc {
                 Value::Null => return Ok(Value::Null),
                 array => items_of(array)?,
             };
-            return any_or_all(&first, &items, cmp, all);
+            return any_or_all(&first, items.into_iter().map(Ok), cmp, all);
         }
         let items = match first {
             Value::Null => return Ok(Value::Null),
@@ -196,25 +196,6 @@ fn items_of(v: Value) -> Result<Vec<Value>, SqlError> {
             ),
         )),
     }
-}
-
-/// `x cmp ANY (items)`: true if any comparison holds, else NULL if any
-/// was NULL, else false; `ALL`: false if any fails, else NULL if any was
-/// NULL, else true. An empty array is false for ANY, true for ALL.
-fn any_or_all(x: &Value, items: &[Value], cmp: Cmp, all: bool) -> Result<Value, SqlError> {
-    let mut unknown = false;
-    for item in items {
-        match compare(x, item)? {
-            Some(order) if cmp.holds(order) != all => return Ok(Value::Bool(!all)),
-            Some(_) => {}
-            None => unknown = true,
-        }
-    }
-    Ok(if unknown {
-        Value::Null
-    } else {
-        Value::Bool(all)
-    })
 }
 
 #[cfg(test)]

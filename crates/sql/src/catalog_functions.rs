@@ -18,6 +18,7 @@
 //! read as in PostgreSQL.
 
 use crate::error::SqlError;
+use crate::functions::int_arg as number;
 use crate::lookups::Lookups;
 use folio_row::{SqlType, Value};
 
@@ -267,26 +268,6 @@ fn type_oid(name: &str) -> Option<i64> {
     crate::types::column_type(&ty)
         .ok()
         .map(|t| i64::from(t.oid()))
-}
-
-/// An integer argument (an oid, a modifier, an encoding); a quoted
-/// literal is read as one.
-fn number(v: &Value) -> Result<i64, SqlError> {
-    match v {
-        Value::Int2(x) => Ok(i64::from(*x)),
-        Value::Int4(x) => Ok(i64::from(*x)),
-        Value::Int8(x) => Ok(*x),
-        Value::Text(t) => t.trim().parse().map_err(|_| {
-            SqlError::new(
-                "22P02",
-                format!("invalid input syntax for type oid: \"{t}\""),
-            )
-        }),
-        other => Err(SqlError::new(
-            "42883",
-            format!("an oid argument, not {}", other.type_name()),
-        )),
-    }
 }
 
 #[cfg(test)]

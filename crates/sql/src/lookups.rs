@@ -129,11 +129,7 @@ impl Lookups {
             .try_with_sql(text)
             .and_then(|mut p| p.parse_object_name(false))
             .ok()?;
-        let parts: Vec<String> = parsed
-            .0
-            .iter()
-            .map(|p| p.as_ident().map(names::ident))
-            .collect::<Option<_>>()?;
+        let parts = names::parts(&parsed)?;
         let name = match parts.as_slice() {
             [name] => name,
             [schema, name] if schema == "public" || schema == "pg_catalog" => name,

@@ -52,14 +52,25 @@ pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
     }
 }
 
-/// The function an object name calls: `name` or `pg_catalog.name`
-/// (where PostgreSQL's built-in functions live), folded as an
-/// identifier; any other qualified name as written (no function has it).
-pub fn function(name: &ObjectName) -> String {
-    let parts: Option<Vec<String>> = name.0.iter().map(|p| p.as_ident().map(ident)).collect();
-    match parts.as_deref() {
-        Some([name]) => name.clone(),
-        Some([schema, name]) if schema == "pg_catalog" => name.clone(),
-        _ => name.to_string(),
+/// The parts of an object name, each folded as an identifier (`None` if
+/// a part is not an identifier).
+pub fn parts(name: &ObjectName) -> Option<Vec<String>> {
+    name.0.iter().map(|p| p.as_ident().map(ident)).collect()
+}
+
+/// A built-in object's name, written `name` or `pg_catalog.name` (where
+/// PostgreSQL's functions, types and collations live); `None` for any
+/// other name.
+pub fn builtin(name: &ObjectName) -> Option<String> {
+    match parts(name)?.as_slice() {
+        [name] => Some(name.clone()),
+        [schema, name] if schema == "pg_catalog" => Some(name.clone()),
+        _ => None,
     }
+}
+
+/// The function an object name calls: [`builtin`], or any other
+/// qualified name as written (no function has it).
+pub fn function(name: &ObjectName) -> String {
+    builtin(name).unwrap_or_else(|| name.to_string())
 }

@@ -649,12 +649,12 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             compare_op,
             right,
             ..
-        } => any_or_all(left, compare_op, right, false, columns)?,
+        } => bind_any_or_all(left, compare_op, right, false, columns)?,
         Expr::AllOp {
             left,
             compare_op,
             right,
-        } => any_or_all(left, compare_op, right, true, columns)?,
+        } => bind_any_or_all(left, compare_op, right, true, columns)?,
         other => return Err(SqlError::unsupported(format!("the expression {other}"))),
     })
 }
@@ -662,7 +662,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
 /// `left op ANY (right)` / `ALL (right)` over an array: a quoted literal
 /// on either side takes its type from the other (`x = ANY ('{1,2}')`,
 /// `'d' = ANY (kinds)`), as PostgreSQL's `unknown` literals do.
-fn any_or_all(
+fn bind_any_or_all(
     left: &Expr,
     op: &BinaryOperator,
     right: &Expr,
@@ -698,17 +698,7 @@ fn any_or_all(
 
 /// A collation's name (`name` or `pg_catalog.name`).
 fn collation_name(name: &sqlparser::ast::ObjectName) -> Result<String, SqlError> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .map(|p| p.as_ident().map(names::ident))
-        .collect::<Option<_>>()
-        .ok_or_else(|| SqlError::unsupported(format!("the collation {name}")))?;
-    match parts.as_slice() {
-        [name] => Ok(name.clone()),
-        [schema, name] if schema == "pg_catalog" => Ok(name.clone()),
-        _ => Err(SqlError::unsupported(format!("the collation {name}"))),
-    }
+    names::builtin(name).ok_or_else(|| SqlError::unsupported(format!("the collation {name}")))
 }
 
 /// The text a value matches a pattern as.
@@ -758,18 +748,31 @@ fn like(expr: Box<Scalar>, pattern: Box<Scalar>, negated: bool, insensitive: boo
     }
 }
 
-/// `x [NOT] IN (items)`: `x = a OR x = b ...`, true if any is equal, else
-/// NULL if any comparison was NULL, else false (negated: the opposite,
-/// NULL staying NULL). The one owner for IN lists and IN subqueries.
+/// `x [NOT] IN (items)`: `x = ANY (items)`, or `x <> ALL (items)`. The
+/// one owner for IN lists and IN subqueries.
 fn in_set(
     x: &Value,
     items: impl Iterator<Item = Result<Value, SqlError>>,
     negated: bool,
 ) -> Result<Value, SqlError> {
+    let cmp = if negated { Cmp::Ne } else { Cmp::Eq };
+    any_or_all(x, items, cmp, negated)
+}
+
+/// `x cmp ANY (items)`: true if any comparison holds, else NULL if any
+/// was NULL, else false; `ALL`: false if any fails, else NULL if any was
+/// NULL, else true (an empty set: false for ANY, true for ALL). The one
+/// owner of this rule, for IN lists, IN subqueries and arrays.
+pub fn any_or_all(
+    x: &Value,
+    items: impl Iterator<Item = Result<Value, SqlError>>,
+    cmp: Cmp,
+    all: bool,
+) -> Result<Value, SqlError> {
     let mut unknown = false;
     for item in items {
         match compare(x, &item?)? {
-            Some(Ordering::Equal) => return Ok(Value::Bool(!negated)),
+            Some(order) if cmp.holds(order) != all => return Ok(Value::Bool(!all)),
             Some(_) => {}
             None => unknown = true,
         }
@@ -777,7 +780,7 @@ fn in_set(
     Ok(if unknown {
         Value::Null
     } else {
-        Value::Bool(negated)
+        Value::Bool(all)
     })
 }
 

@@ -123,11 +123,7 @@ impl SystemRelation {
     /// The relation an object name denotes: `Ok(None)` when it is not a
     /// system relation's name, 42P01 for `pg_catalog.x` of an unknown x.
     pub fn lookup(name: &ObjectName) -> Result<Option<SystemRelation>, SqlError> {
-        let parts: Option<Vec<String>> = name
-            .0
-            .iter()
-            .map(|p| p.as_ident().map(names::ident))
-            .collect();
+        let parts = names::parts(name);
         let (qualified, base) = match parts.as_deref() {
             Some([base]) => (false, base.as_str()),
             Some([schema, base]) if schema == "pg_catalog" => (true, base.as_str()),

@@ -75,16 +75,7 @@ pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
 /// `name` and `"char"` are text (the types of the pg_catalog relations'
 /// columns: `system.rs`).
 fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
-    let parts: Option<Vec<String>> = name
-        .0
-        .iter()
-        .map(|p| p.as_ident().map(crate::names::ident))
-        .collect();
-    let base = match parts.as_deref() {
-        Some([base]) => base.clone(),
-        Some([schema, base]) if schema == "pg_catalog" => base.clone(),
-        _ => String::new(),
-    };
+    let base = crate::names::builtin(name).unwrap_or_default();
     Ok(match base.as_str() {
         "int2" => SqlType::Int2,
         "int4" => SqlType::Int4,

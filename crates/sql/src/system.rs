@@ -123,6 +123,17 @@ impl SystemRelation {
     /// The relation an object name denotes: `Ok(None)` when it is not a
     /// system relation's name, 42P01 for `pg_catalog.x` of an unknown x.
     pub fn lookup(name: &ObjectName) -> Result<Option<SystemRelation>, SqlError> {
+        // Every system relation's name starts with `pg_`: a user's table
+        // (planned per statement under the simple protocol) costs one
+        // comparison here.
+        if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+            && !id
+                .value
+                .get(..3)
+                .is_some_and(|p| p.eq_ignore_ascii_case("pg_"))
+        {
+            return Ok(None);
+        }
         let parts = names::parts(name);
         let (qualified, base) = match parts.as_deref() {
             Some([base]) => (false, base.as_str()),

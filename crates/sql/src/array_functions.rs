@@ -1,4 +1,4 @@
-//! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `x op ANY (array)` /
+//! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `a || b`, `x op ANY (array)` /
 //! `ALL (array)`, and `array_to_string`, `array_upper`, `array_lower`,
 //! `array_length`, `cardinality`, `array_position` and `current_schemas`,
 //! with PostgreSQL's results for NULLs and empty arrays. Arrays are
@@ -16,6 +16,9 @@ pub enum ArrayFunc {
     Construct,
     /// `array[i]`: the element, NULL outside the array.
     Element,
+    /// `a || b` of two arrays, or of an array and an element (NULL is an
+    /// empty array here, as PostgreSQL's `array_cat`).
+    Cat,
     /// `x cmp ANY (array)` (`all`: `ALL (array)`).
     Compare {
         cmp: Cmp,
@@ -60,7 +63,7 @@ impl ArrayFunc {
     pub fn is_strict(self) -> bool {
         !matches!(
             self,
-            ArrayFunc::Construct | ArrayFunc::Compare { .. } | ArrayFunc::Position
+            ArrayFunc::Construct | ArrayFunc::Compare { .. } | ArrayFunc::Position | ArrayFunc::Cat
         )
     }
 
@@ -75,6 +78,11 @@ impl ArrayFunc {
                 .and_then(|a| a.element())
                 .unwrap_or(SqlType::Text),
             ArrayFunc::Compare { .. } => SqlType::Bool,
+            ArrayFunc::Cat => args
+                .iter()
+                .copied()
+                .find(|t| t.element().is_some())
+                .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::ToString => SqlType::Text,
             ArrayFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
@@ -85,6 +93,27 @@ impl ArrayFunc {
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         if self == ArrayFunc::Construct {
             return Ok(Value::Array(args));
+        }
+        if self == ArrayFunc::Cat {
+            return Ok(match <[Value; 2]>::try_from(args) {
+                Ok([Value::Null, Value::Null]) | Err(_) => Value::Null,
+                Ok([Value::Array(mut a), Value::Array(b)]) => {
+                    a.extend(b);
+                    Value::Array(a)
+                }
+                Ok([Value::Array(a), Value::Null] | [Value::Null, Value::Array(a)]) => {
+                    Value::Array(a)
+                }
+                Ok([Value::Array(mut a), element]) => {
+                    a.push(element);
+                    Value::Array(a)
+                }
+                Ok([element, Value::Array(mut b)]) => {
+                    b.insert(0, element);
+                    Value::Array(b)
+                }
+                Ok([a, b]) => Value::Array(vec![a, b]),
+            });
         }
         if self == ArrayFunc::CurrentSchemas {
             let implicit = args[0] == Value::Bool(true);
@@ -143,7 +172,10 @@ impl ArrayFunc {
                 });
                 found.map_or(Value::Null, |i| Value::Int4(i as i32 + 1))
             }
-            ArrayFunc::Construct | ArrayFunc::CurrentSchemas | ArrayFunc::Compare { .. } => {
+            ArrayFunc::Construct
+            | ArrayFunc::CurrentSchemas
+            | ArrayFunc::Compare { .. }
+            | ArrayFunc::Cat => {
                 unreachable!("evaluated above")
             }
         })

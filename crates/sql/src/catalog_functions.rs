@@ -7,9 +7,10 @@
 //! and from the `reg*` types. Most read only their arguments: folio has
 //! one role (`postgres`, oid 10), one encoding (UTF8), its fixed types and
 //! two schemas, both on the search path, so every relation is visible.
-//! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass` and the
-//! `regclass` casts read the catalog through the execution's
-//! [`Lookups`].
+//! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass`,
+//! `pg_table_size`/`pg_relation_size` and the `regclass` casts read the
+//! catalog through the execution's [`Lookups`]; `pg_size_pretty` formats
+//! a size as PostgreSQL's.
 //!
 //! folio has no `reg*` types: `x::regclass` (likewise `regtype`,
 //! `regnamespace`, `regrole`) of a number is the object's name as text,
@@ -44,6 +45,10 @@ pub enum CatalogFunc {
     IndexDef,
     ConstraintDef,
     ToRegclass,
+    /// `pg_table_size`, `pg_relation_size`.
+    Size,
+    /// `pg_size_pretty(bytes)`.
+    SizePretty,
     /// A cast to a `reg*` type: `In` from text to the oid, `Out` from the
     /// oid to the name.
     RegIn(Reg),
@@ -99,6 +104,8 @@ impl CatalogFunc {
             "pg_get_indexdef" => CatalogFunc::IndexDef,
             "pg_get_constraintdef" => CatalogFunc::ConstraintDef,
             "to_regclass" => CatalogFunc::ToRegclass,
+            "pg_table_size" | "pg_relation_size" => CatalogFunc::Size,
+            "pg_size_pretty" => CatalogFunc::SizePretty,
             _ => return None,
         })
     }
@@ -112,8 +119,10 @@ impl CatalogFunc {
             | CatalogFunc::EncodingToChar
             | CatalogFunc::RelationIsPublishable
             | CatalogFunc::ToRegclass
+            | CatalogFunc::SizePretty
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_) => count == 1,
+            CatalogFunc::Size => (1..=2).contains(&count),
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
             CatalogFunc::Description
@@ -130,6 +139,7 @@ impl CatalogFunc {
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
                 | CatalogFunc::ToRegclass
+                | CatalogFunc::Size
                 | CatalogFunc::RegIn(Reg::Class)
                 | CatalogFunc::RegOut(Reg::Class)
         )
@@ -141,7 +151,7 @@ impl CatalogFunc {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
-            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Int8,
+            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) | CatalogFunc::Size => SqlType::Int8,
             _ => SqlType::Text,
         }
     }
@@ -176,6 +186,10 @@ impl CatalogFunc {
             CatalogFunc::GetExpr => args[0].clone(),
             CatalogFunc::Description | CatalogFunc::StatisticsColumns => Value::Null,
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
+            CatalogFunc::Size => lookups()?
+                .table_size(number(&args[0])?)?
+                .map_or(Value::Null, Value::Int8),
+            CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
             CatalogFunc::IndexDef => {
                 let column = args.get(1).map_or(Ok(0), number)?;
                 let pretty = args.get(2) == Some(&Value::Bool(true));
@@ -259,6 +273,29 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
     }
 }
 
+/// `pg_size_pretty`: bytes below 10 kB, else kB, MB, GB, TB or PB, each
+/// unit used below 20 of the next, rounded half away from zero (as
+/// PostgreSQL's).
+pub fn size_pretty(bytes: i64) -> String {
+    const LIMIT: i64 = 10 * 1024;
+    if bytes.abs() < LIMIT {
+        return format!("{bytes} bytes");
+    }
+    // One extra bit is kept for rounding.
+    let mut size = bytes >> 9;
+    for unit in ["kB", "MB", "GB", "TB"] {
+        if size.abs() < LIMIT * 2 - 1 {
+            return format!("{} {unit}", half_rounded(size));
+        }
+        size >>= 10;
+    }
+    format!("{} PB", half_rounded(size))
+}
+
+fn half_rounded(x: i64) -> i64 {
+    (x + if x < 0 { -1 } else { 1 }) / 2
+}
+
 /// The oid of a type written by name (`integer`, `int4`, `text`, ...).
 fn type_oid(name: &str) -> Option<i64> {
     let ty = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
@@ -303,5 +340,9 @@ mod tests {
         );
         assert_eq!(into(Reg::Type, "nope").unwrap_err().code, "42704");
         assert_eq!(into(Reg::Class, "t").unwrap_err().code, "XX000");
+        assert_eq!(size_pretty(8192), "8192 bytes");
+        assert_eq!(size_pretty(10 * 1024), "10 kB");
+        assert_eq!(size_pretty(1_310_720_000), "1250 MB");
+        assert_eq!(size_pretty(21 * 1024 * 1024 * 1024), "21 GB");
     }
 }

@@ -31,10 +31,20 @@ pub struct Lookups {
     indexes: HashMap<i64, ([String; 2], Vec<String>)>,
     /// `pg_get_constraintdef`'s text, by constraint oid.
     constraints: HashMap<i64, String>,
+    /// The tables, by oid, and the catalog to open them in (their sizes
+    /// are counted only when asked for).
+    tables: HashMap<i64, TableDef>,
+    catalog: Option<std::sync::Arc<Catalog>>,
 }
 
 /// The functions that look the catalog up.
-const LOOKING_UP: [&str; 3] = ["pg_get_indexdef", "pg_get_constraintdef", "to_regclass"];
+const LOOKING_UP: [&str; 5] = [
+    "pg_get_indexdef",
+    "pg_get_constraintdef",
+    "to_regclass",
+    "pg_table_size",
+    "pg_relation_size",
+];
 
 /// Whether `node` makes a call that looks the catalog up (then its
 /// executions read [`Lookups`]).
@@ -63,8 +73,11 @@ pub fn needed<V: Visit>(node: &V) -> bool {
 
 impl Lookups {
     /// The catalog as `txn` sees it.
-    pub fn read(catalog: &Catalog, txn: &Transaction) -> Result<Lookups, SqlError> {
-        let mut out = Lookups::default();
+    pub fn read(catalog: &std::sync::Arc<Catalog>, txn: &Transaction) -> Result<Lookups, SqlError> {
+        let mut out = Lookups {
+            catalog: Some(catalog.clone()),
+            ..Lookups::default()
+        };
         for relation in SystemRelation::all() {
             out.name(relation.oid(), relation.name());
         }
@@ -102,6 +115,7 @@ impl Lookups {
                 }
             }
         }
+        out.tables = tables.into_iter().map(|t| (t.oid as i64, t)).collect();
         Ok(out)
     }
 
@@ -147,6 +161,22 @@ impl Lookups {
             0 => Some(definitions[usize::from(pretty)].clone()),
             n => columns.get(usize::try_from(n - 1).ok()?).cloned(),
         }
+    }
+
+    /// `pg_table_size(oid)` and `pg_relation_size(oid)` of a table: its
+    /// heap's pages, in bytes (folio has no free-space or visibility-map
+    /// files, and its TOAST table is shared); `None` for another kind of
+    /// relation (an index's size is not counted yet).
+    pub fn table_size(&self, oid: i64) -> Result<Option<i64>, SqlError> {
+        let (Some(def), Some(catalog)) = (self.tables.get(&oid), &self.catalog) else {
+            return Ok(None);
+        };
+        let pages = catalog
+            .open_table(def)?
+            .page_ids()
+            .map_err(|e| SqlError::new("XX000", e.to_string()))?
+            .len();
+        Ok(Some((pages * folio_page::PAGE_SIZE) as i64))
     }
 
     /// `pg_get_constraintdef(oid)`.

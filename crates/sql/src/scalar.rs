@@ -327,6 +327,23 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             match op {
                 BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
                 BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
+                // `array || array`, `array || element`, `element || array`.
+                BinaryOperator::StringConcat
+                    if a.ty_in(columns).element().is_some()
+                        || b.ty_in(columns).element().is_some() =>
+                {
+                    let array = [a.ty_in(columns), b.ty_in(columns)]
+                        .into_iter()
+                        .find(|t| t.element().is_some())
+                        .expect("one side is an array");
+                    let literal = |s: Scalar| match s {
+                        Scalar::Const(Value::Text(t)) => {
+                            types::cast(Value::Text(t), array).map(Scalar::Const)
+                        }
+                        other => Ok(other),
+                    };
+                    Scalar::Func(Func::Array(ArrayFunc::Cat), vec![literal(a)?, literal(b)?])
+                }
                 BinaryOperator::Plus
                 | BinaryOperator::Minus
                 | BinaryOperator::Multiply

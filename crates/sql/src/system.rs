@@ -250,6 +250,7 @@ impl SystemRelation {
                 ("relreplident", Text),
                 ("relispartition", Bool),
                 ("relrewrite", Int8),
+                ("reloptions", TEXT_ARRAY),
                 ("relpartbound", Text),
             ],
             SystemRelation::Attribute => &[
@@ -270,6 +271,9 @@ impl SystemRelation {
                 ("attislocal", Bool),
                 ("attinhcount", Int4),
                 ("attcollation", Int8),
+                ("attstorage", Text),
+                ("attcompression", Text),
+                ("attstattarget", Int4),
             ],
             SystemRelation::Type => &[
                 ("oid", Int8),
@@ -575,7 +579,7 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Type => {
-                for &(type_oid, name, len, by_value, category, array) in TYPES {
+                for &(type_oid, name, len, by_value, category, array, _) in TYPES {
                     let collation = match category {
                         "S" => DEFAULT_COLLATION,
                         _ => 0,
@@ -798,23 +802,24 @@ impl SystemRelation {
 }
 
 /// The types folio has: `(oid, name, length, by value, category, array
-/// type's oid)`, as PostgreSQL's `pg_type` rows have them.
-const TYPES: &[(i64, &str, i16, bool, &str, i64)] = &[
-    (16, "bool", 1, true, "B", 1000),
-    (17, "bytea", -1, false, "U", 1001),
-    (20, "int8", 8, true, "N", 1016),
-    (21, "int2", 2, true, "N", 1005),
-    (23, "int4", 4, true, "N", 1007),
-    (25, "text", -1, false, "S", 1009),
-    (700, "float4", 4, true, "N", 1021),
-    (701, "float8", 8, true, "N", 1022),
-    (1042, "bpchar", -1, false, "S", 1014),
-    (1043, "varchar", -1, false, "S", 1015),
-    (1082, "date", 4, true, "D", 1182),
-    (1114, "timestamp", 8, true, "D", 1115),
-    (1184, "timestamptz", 8, true, "D", 1185),
-    (1700, "numeric", -1, false, "N", 1231),
-    (2950, "uuid", 16, false, "U", 2951),
+/// type's oid, storage)`, as PostgreSQL's `pg_type` rows have them
+/// (storage: `p` plain, `x` extended, `m` main).
+const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
+    (16, "bool", 1, true, "B", 1000, "p"),
+    (17, "bytea", -1, false, "U", 1001, "x"),
+    (20, "int8", 8, true, "N", 1016, "p"),
+    (21, "int2", 2, true, "N", 1005, "p"),
+    (23, "int4", 4, true, "N", 1007, "p"),
+    (25, "text", -1, false, "S", 1009, "x"),
+    (700, "float4", 4, true, "N", 1021, "p"),
+    (701, "float8", 8, true, "N", 1022, "p"),
+    (1042, "bpchar", -1, false, "S", 1014, "x"),
+    (1043, "varchar", -1, false, "S", 1015, "x"),
+    (1082, "date", 4, true, "D", 1182, "p"),
+    (1114, "timestamp", 8, true, "D", 1115, "p"),
+    (1184, "timestamptz", 8, true, "D", 1185, "p"),
+    (1700, "numeric", -1, false, "N", 1231, "m"),
+    (2950, "uuid", 16, false, "U", 2951, "p"),
 ];
 
 fn oid(n: i64) -> Value {
@@ -959,6 +964,7 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         Value::Bool(false),
         oid(0),
         Value::Null,
+        Value::Null,
     ]
 }
 
@@ -1058,6 +1064,9 @@ fn attribute_row(
         Value::Bool(true),
         Value::Int4(0),
         oid(collation),
+        text(ty.map_or("p", |t| t.6)),
+        text(""),
+        Value::Int4(-1),
     ]
 }
 

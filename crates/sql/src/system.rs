@@ -542,6 +542,21 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Attribute => {
+                // The system relations' own columns (`\d pg_class`).
+                for relation in ALL {
+                    for (n, (name, ty)) in relation.columns().iter().enumerate() {
+                        out.push(attribute_row(
+                            relation.oid(),
+                            n,
+                            name,
+                            ty.oid(),
+                            ty.typmod(),
+                            false,
+                            false,
+                            "",
+                        ));
+                    }
+                }
                 let sequences = catalog.sequences(txn)?;
                 for table in catalog.tables(txn)? {
                     for (n, column) in table.columns.iter().enumerate() {

@@ -783,8 +783,8 @@ fn constant(v: &Value) -> String {
 }
 
 /// PostgreSQL's name of a type in a plan's casts (and in type errors).
-pub(crate) fn type_name(ty: SqlType) -> &'static str {
-    match ty {
+pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match ty {
         SqlType::Int2 => "smallint",
         SqlType::Int4 => "integer",
         SqlType::Int8 => "bigint",
@@ -800,21 +800,6 @@ pub(crate) fn type_name(ty: SqlType) -> &'static str {
         SqlType::Timestamp => "timestamp without time zone",
         SqlType::TimestampTz => "timestamp with time zone",
         SqlType::Uuid => "uuid",
-        SqlType::Array(element) => match element {
-            SqlType::Int2 => "smallint[]",
-            SqlType::Int4 => "integer[]",
-            SqlType::Int8 => "bigint[]",
-            SqlType::Float4 => "real[]",
-            SqlType::Float8 => "double precision[]",
-            SqlType::Numeric(_) => "numeric[]",
-            SqlType::Varchar(_) => "character varying[]",
-            SqlType::Bytea => "bytea[]",
-            SqlType::Bool => "boolean[]",
-            SqlType::Date => "date[]",
-            SqlType::Timestamp => "timestamp without time zone[]",
-            SqlType::TimestampTz => "timestamp with time zone[]",
-            SqlType::Uuid => "uuid[]",
-            _ => "text[]",
-        },
-    }
+        SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
+    })
 }

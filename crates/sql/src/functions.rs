@@ -11,6 +11,7 @@
 use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
+use crate::lookups::Lookups;
 use crate::scalar::compare;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
@@ -290,8 +291,9 @@ impl Func {
         }
     }
 
-    /// The function's value.
-    pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
+    /// The function's value; `lookups`: the catalog as the execution's
+    /// lookups read it, for the catalog functions that look it up.
+    pub fn eval(self, args: Vec<Value>, lookups: Option<&Lookups>) -> Result<Value, SqlError> {
         let text = |v: &Value| -> Result<String, SqlError> {
             Ok(types::text_output(v).unwrap_or_default())
         };
@@ -501,7 +503,7 @@ impl Func {
                     format!("{self:?}").to_lowercase()
                 )));
             }
-            Func::Catalog(f) => f.eval(&args, None)?,
+            Func::Catalog(f) => f.eval(&args, lookups)?,
             Func::Array(f) => f.eval(args)?,
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();

@@ -11,6 +11,7 @@
 //! `pg_constraint` oid is its index's (PostgreSQL gives it one of its
 //! own); CHECK and FOREIGN KEY constraints have their own oids.
 
+use crate::catalog_functions::{CatalogFunc, Reg};
 use crate::error::SqlError;
 use crate::names;
 use crate::system::{SystemRelation, index_definition};
@@ -37,15 +38,6 @@ pub struct Lookups {
     catalog: Option<std::sync::Arc<Catalog>>,
 }
 
-/// The functions that look the catalog up.
-const LOOKING_UP: [&str; 5] = [
-    "pg_get_indexdef",
-    "pg_get_constraintdef",
-    "to_regclass",
-    "pg_table_size",
-    "pg_relation_size",
-];
-
 /// Whether `node` makes a call that looks the catalog up (then its
 /// executions read [`Lookups`]).
 pub fn needed<V: Visit>(node: &V) -> bool {
@@ -54,11 +46,11 @@ pub fn needed<V: Visit>(node: &V) -> bool {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             let found = match e {
-                Expr::Function(f) => LOOKING_UP.contains(&names::function(&f.name).as_str()),
-                Expr::Cast { data_type, .. } => {
-                    crate::catalog_functions::Reg::of(data_type)
-                        == Some(crate::catalog_functions::Reg::Class)
+                Expr::Function(f) => {
+                    CatalogFunc::of(&names::function(&f.name)).is_some_and(CatalogFunc::looks_up)
                 }
+                // `x::regclass` (a text or a number: both look it up).
+                Expr::Cast { data_type, .. } => Reg::of(data_type) == Some(Reg::Class),
                 _ => false,
             };
             if found {

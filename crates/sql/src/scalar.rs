@@ -981,23 +981,14 @@ impl Scalar {
                     .collect::<Result<Vec<_>, _>>()?;
                 match env.sequences {
                     Some(calls) => calls.call(*f, &values)?,
-                    None => f.eval(values)?,
-                }
-            }
-            Scalar::Func(Func::Catalog(f), args) if f.looks_up() => {
-                let values = args
-                    .iter()
-                    .map(|a| a.eval(row, env))
-                    .collect::<Result<Vec<_>, _>>()?;
-                match values.contains(&Value::Null) {
-                    true => Value::Null,
-                    false => f.eval(&values, env.lookups)?,
+                    None => f.eval(values, env.lookups)?,
                 }
             }
             Scalar::Func(f, args) => f.eval(
                 args.iter()
                     .map(|a| a.eval(row, env))
                     .collect::<Result<_, _>>()?,
+                env.lookups,
             )?,
             Scalar::Outer(k, _) => {
                 env.outer.get(*k).cloned().ok_or_else(|| {

@@ -170,8 +170,8 @@ pub fn negate(value: Value) -> Result<Value, SqlError> {
 }
 
 /// PostgreSQL's internal name of a type (`pg_type.typname`).
-pub fn typname(ty: SqlType) -> &'static str {
-    match ty {
+pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match ty {
         SqlType::Int2 => "int2",
         SqlType::Int4 => "int4",
         SqlType::Int8 => "int8",
@@ -187,23 +187,8 @@ pub fn typname(ty: SqlType) -> &'static str {
         SqlType::Timestamp => "timestamp",
         SqlType::TimestampTz => "timestamptz",
         SqlType::Uuid => "uuid",
-        SqlType::Array(element) => match element {
-            SqlType::Int2 => "_int2",
-            SqlType::Int4 => "_int4",
-            SqlType::Int8 => "_int8",
-            SqlType::Float4 => "_float4",
-            SqlType::Float8 => "_float8",
-            SqlType::Numeric(_) => "_numeric",
-            SqlType::Varchar(_) => "_varchar",
-            SqlType::Bytea => "_bytea",
-            SqlType::Bool => "_bool",
-            SqlType::Date => "_date",
-            SqlType::Timestamp => "_timestamp",
-            SqlType::TimestampTz => "_timestamptz",
-            SqlType::Uuid => "_uuid",
-            _ => "_text",
-        },
-    }
+        SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
+    })
 }
 
 /// A value meeting a column of type `ty` (an assignment or a

@@ -43,29 +43,27 @@ pub fn default_text(expr: &str, column: SqlType) -> String {
     labelled.to_string()
 }
 
-/// A constant of type `ty` as PostgreSQL's `get_const_expr` prints it:
-/// a non-negative integer or decimal plain, a boolean as a word, anything
-/// else quoted and labelled with its type.
-fn constant(value: &Value, ty: SqlType) -> String {
-    let text = types::text_output(value).unwrap_or_default();
-    match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Int4(x) if *x >= 0 => text,
-        Value::Numeric(_) if !text.starts_with('-') && text.contains('.') => text,
-        _ => labelled(&text, ty),
+/// A constant of type `ty` as PostgreSQL prints it in a plan or a
+/// stored expression (ruleutils' `get_const_expr`): a non-negative
+/// integer bare, a numeric bare when it reads back as one (a point or an
+/// exponent), booleans as words, NULL, the rest quoted and labelled with
+/// the type without its modifier (`'y'::character varying`, `'z'::bpchar`).
+pub fn constant(v: &Value, ty: SqlType) -> String {
+    match (v, types::text_output(v)) {
+        (_, None) => "NULL".into(),
+        (Value::Int4(x), Some(t)) if *x >= 0 => t,
+        (Value::Bool(b), _) => b.to_string(),
+        (Value::Numeric(_), Some(t))
+            if t.starts_with(|c: char| c.is_ascii_digit()) && t.contains(['.', 'e', 'E']) =>
+        {
+            t
+        }
+        (_, Some(t)) => format!(
+            "'{}'::{}",
+            t.replace('\'', "''"),
+            crate::explain::type_name(ty)
+        ),
     }
-}
-
-/// `'text'::type`, the type without its modifier (`character varying`,
-/// `bpchar` for `char(n)`, as PostgreSQL labels a constant).
-fn labelled(text: &str, ty: SqlType) -> String {
-    let name = match ty {
-        SqlType::Char(_) => "bpchar".to_string(),
-        SqlType::Varchar(_) => SqlType::Varchar(None).name(),
-        SqlType::Numeric(_) => SqlType::Numeric(None).name(),
-        other => other.name(),
-    };
-    format!("'{}'::{name}", text.replace('\'', "''"))
 }
 
 fn cast(expr: Expr, ty: &str) -> Expr {

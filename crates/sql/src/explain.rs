@@ -759,27 +759,10 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
     }
 }
 
-/// A constant as PostgreSQL prints it in a plan (ruleutils'
-/// `get_const_expr`): a non-negative integer bare, a numeric bare when it
-/// reads back as one (a point or an exponent), booleans as words, the
-/// rest quoted with their type.
+/// A constant as PostgreSQL prints it in a plan, labelled with its own
+/// type (`deparse::constant`).
 fn constant(v: &Value) -> String {
-    let text = types::text_output(v);
-    match (v, text) {
-        (_, None) => "NULL".into(),
-        (Value::Int4(x), Some(t)) if *x >= 0 => t,
-        (Value::Bool(b), _) => b.to_string(),
-        (Value::Numeric(_), Some(t))
-            if t.starts_with(|c: char| c.is_ascii_digit()) && t.contains(['.', 'e', 'E']) =>
-        {
-            t
-        }
-        (other, Some(t)) => format!(
-            "'{}'::{}",
-            t.replace('\'', "''"),
-            type_name(crate::scalar::value_type(other))
-        ),
-    }
+    crate::deparse::constant(v, crate::scalar::value_type(v))
 }
 
 /// PostgreSQL's name of a type in a plan's casts (and in type errors).

@@ -34,19 +34,26 @@ pub enum ArrayFunc {
     CurrentSchemas,
 }
 
+/// The array functions called by name.
+const NAMES: [(&str, ArrayFunc); 7] = [
+    ("array_to_string", ArrayFunc::ToString),
+    ("array_upper", ArrayFunc::Upper),
+    ("array_lower", ArrayFunc::Lower),
+    ("array_length", ArrayFunc::Length),
+    ("cardinality", ArrayFunc::Cardinality),
+    ("array_position", ArrayFunc::Position),
+    ("current_schemas", ArrayFunc::CurrentSchemas),
+];
+
 impl ArrayFunc {
     /// The function called `name`, if it is one of these.
     pub fn of(name: &str) -> Option<ArrayFunc> {
-        Some(match name {
-            "array_to_string" => ArrayFunc::ToString,
-            "array_upper" => ArrayFunc::Upper,
-            "array_lower" => ArrayFunc::Lower,
-            "array_length" => ArrayFunc::Length,
-            "cardinality" => ArrayFunc::Cardinality,
-            "array_position" => ArrayFunc::Position,
-            "current_schemas" => ArrayFunc::CurrentSchemas,
-            _ => return None,
-        })
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+
+    /// Its name, for the functions called by one (EXPLAIN).
+    pub fn name(self) -> Option<&'static str> {
+        NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n)
     }
 
     /// Whether `count` arguments are accepted.

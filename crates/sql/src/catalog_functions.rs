@@ -65,6 +65,16 @@ pub enum Reg {
 }
 
 impl Reg {
+    /// The type's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reg::Class => "regclass",
+            Reg::Type => "regtype",
+            Reg::Namespace => "regnamespace",
+            Reg::Role => "regrole",
+        }
+    }
+
     /// The `reg*` type a name denotes (`regclass` or `pg_catalog.regclass`).
     pub fn of(ty: &sqlparser::ast::DataType) -> Option<Reg> {
         if matches!(ty, sqlparser::ast::DataType::Regclass) {
@@ -76,38 +86,51 @@ impl Reg {
         if !m.is_empty() {
             return None;
         }
-        Some(match crate::names::function(name).as_str() {
-            "regclass" => Reg::Class,
-            "regtype" => Reg::Type,
-            "regnamespace" => Reg::Namespace,
-            "regrole" => Reg::Role,
-            _ => return None,
-        })
+        let name = crate::names::function(name);
+        [Reg::Class, Reg::Type, Reg::Namespace, Reg::Role]
+            .into_iter()
+            .find(|r| r.name() == name)
     }
 }
+
+/// The catalog functions called by name.
+const NAMES: [(&str, CatalogFunc); 18] = [
+    ("pg_get_userbyid", CatalogFunc::GetUserById),
+    ("pg_table_is_visible", CatalogFunc::TableIsVisible),
+    ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_encoding_to_char", CatalogFunc::EncodingToChar),
+    ("format_type", CatalogFunc::FormatType),
+    ("pg_get_expr", CatalogFunc::GetExpr),
+    ("obj_description", CatalogFunc::Description),
+    ("col_description", CatalogFunc::Description),
+    ("shobj_description", CatalogFunc::Description),
+    (
+        "pg_get_statisticsobjdef_columns",
+        CatalogFunc::StatisticsColumns,
+    ),
+    ("pg_get_triggerdef", CatalogFunc::StatisticsColumns),
+    (
+        "pg_relation_is_publishable",
+        CatalogFunc::RelationIsPublishable,
+    ),
+    ("pg_get_indexdef", CatalogFunc::IndexDef),
+    ("pg_get_constraintdef", CatalogFunc::ConstraintDef),
+    ("to_regclass", CatalogFunc::ToRegclass),
+    ("pg_table_size", CatalogFunc::Size),
+    ("pg_relation_size", CatalogFunc::Size),
+    ("pg_size_pretty", CatalogFunc::SizePretty),
+];
 
 impl CatalogFunc {
     /// The function called `name`, if it is one of these.
     pub fn of(name: &str) -> Option<CatalogFunc> {
-        Some(match name {
-            "pg_get_userbyid" => CatalogFunc::GetUserById,
-            "pg_table_is_visible" => CatalogFunc::TableIsVisible,
-            "pg_type_is_visible" => CatalogFunc::TypeIsVisible,
-            "pg_encoding_to_char" => CatalogFunc::EncodingToChar,
-            "format_type" => CatalogFunc::FormatType,
-            "pg_get_expr" => CatalogFunc::GetExpr,
-            "obj_description" | "col_description" | "shobj_description" => CatalogFunc::Description,
-            "pg_get_statisticsobjdef_columns" | "pg_get_triggerdef" => {
-                CatalogFunc::StatisticsColumns
-            }
-            "pg_relation_is_publishable" => CatalogFunc::RelationIsPublishable,
-            "pg_get_indexdef" => CatalogFunc::IndexDef,
-            "pg_get_constraintdef" => CatalogFunc::ConstraintDef,
-            "to_regclass" => CatalogFunc::ToRegclass,
-            "pg_table_size" | "pg_relation_size" => CatalogFunc::Size,
-            "pg_size_pretty" => CatalogFunc::SizePretty,
-            _ => return None,
-        })
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+
+    /// Its name (the first of several that call it), for EXPLAIN; a
+    /// `reg*` cast has none.
+    pub fn name(self) -> Option<&'static str> {
+        NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n)
     }
 
     /// Whether `count` arguments are accepted.

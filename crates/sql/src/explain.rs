@@ -9,9 +9,12 @@
 //! in PostgreSQL) prints nothing, and times are printed only with
 //! `TIMING`/`SUMMARY` as PostgreSQL does.
 
+use crate::array_functions::ArrayFunc;
+use crate::catalog_functions::CatalogFunc;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{Method, Scope, SetKind, Source};
+use crate::functions::Func;
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::{Access, ScanPlan, SortKey};
@@ -694,6 +697,14 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             }
             text + " END"
         }
+        // An array constant keeps its cast (`bind`): it prints as one
+        // labelled constant, as PostgreSQL folds it.
+        Scalar::Cast(e, ty) if ty.element().is_some() && matches!(**e, Scalar::Const(_)) => {
+            let Scalar::Const(v) = e.as_ref() else {
+                unreachable!("matched above")
+            };
+            crate::deparse::constant(v, *ty)
+        }
         Scalar::Cast(e, ty) => format!("({})::{}", d(e), type_name(*ty)),
         Scalar::Like {
             expr,
@@ -713,6 +724,28 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                 (true, true, true) => "!~*",
             };
             format!("({} {op} {})", d(expr), d(pattern))
+        }
+        Scalar::Func(Func::Array(f), args) => {
+            let a: Vec<String> = args.iter().map(d).collect();
+            match (f, a.as_slice()) {
+                (ArrayFunc::Construct, _) => format!("ARRAY[{}]", a.join(", ")),
+                (ArrayFunc::Element, [array, i]) => format!("({array})[{i}]"),
+                (ArrayFunc::Cat, [x, y]) => format!("({x} || {y})"),
+                (ArrayFunc::Compare { cmp, all }, [x, array]) => format!(
+                    "({x} {} {} ({array}))",
+                    cmp.symbol(),
+                    if *all { "ALL" } else { "ANY" }
+                ),
+                _ => format!("{}({})", f.name().unwrap_or("?"), a.join(", ")),
+            }
+        }
+        Scalar::Func(Func::Catalog(CatalogFunc::RegIn(reg) | CatalogFunc::RegOut(reg)), args) => {
+            let a: Vec<String> = args.iter().map(d).collect();
+            format!("({})::{}", a.join(", "), reg.name())
+        }
+        Scalar::Func(Func::Catalog(f), args) => {
+            let a: Vec<String> = args.iter().map(d).collect();
+            format!("{}({})", f.name().unwrap_or("?"), a.join(", "))
         }
         Scalar::Func(f, args) => {
             let args: Vec<String> = args.iter().map(d).collect();

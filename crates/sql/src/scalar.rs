@@ -638,7 +638,22 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     other => Ok(Scalar::Cast(Box::new(other), element)),
                 })
                 .collect::<Result<Vec<_>, SqlError>>()?;
-            Scalar::Func(Func::Array(ArrayFunc::Construct), args)
+            // All constants: one array constant, of its type (as
+            // PostgreSQL folds it).
+            let constants: Option<Vec<Value>> = args
+                .iter()
+                .map(|a| match a {
+                    Scalar::Const(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            match constants {
+                Some(values) => Scalar::Cast(
+                    Box::new(Scalar::Const(Value::Array(values))),
+                    element.array_of().expect("checked above"),
+                ),
+                None => Scalar::Func(Func::Array(ArrayFunc::Construct), args),
+            }
         }
         Expr::CompoundFieldAccess { root, access_chain } => {
             let [AccessExpr::Subscript(Subscript::Index { index })] = access_chain.as_slice()

@@ -743,13 +743,28 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
-        Scalar::Func(Func::Catalog(f), args) => {
-            let a: Vec<String> = args.iter().map(d).collect();
-            format!("{}({})", f.name().unwrap_or("?"), a.join(", "))
-        }
         Scalar::Func(f, args) => {
-            let args: Vec<String> = args.iter().map(d).collect();
-            format!("{}({})", format!("{f:?}").to_lowercase(), args.join(", "))
+            let a: Vec<String> = args.iter().map(d).collect();
+            match (f, args.as_slice()) {
+                (Func::Coalesce | Func::Nullif | Func::Greatest | Func::Least, _) => format!(
+                    "{}({})",
+                    f.name().unwrap_or("?").to_uppercase(),
+                    a.join(", ")
+                ),
+                (Func::Extract, [Scalar::Const(Value::Text(field)), _]) => {
+                    format!("EXTRACT({field} FROM {})", a[1])
+                }
+                // The sequence's name is a regclass argument in PostgreSQL.
+                (
+                    Func::Nextval | Func::Currval | Func::Setval,
+                    [Scalar::Const(Value::Text(name)), rest @ ..],
+                ) => {
+                    let mut a = vec![format!("'{}'::regclass", name.replace('\'', "''"))];
+                    a.extend(rest.iter().map(d));
+                    format!("{}({})", function_name(*f), a.join(", "))
+                }
+                _ => format!("{}({})", function_name(*f), a.join(", ")),
+            }
         }
         Scalar::Typed(e, _) => d(e),
         Scalar::Negate(e) => format!("(- {})", d(e)),
@@ -789,6 +804,17 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                 type_name(ty)
             )
         }
+    }
+}
+
+/// A function's name in a call as PostgreSQL prints it: quoted when it
+/// is a keyword (its `quote_identifier`; these are the keywords among
+/// folio's function names).
+fn function_name(f: Func) -> String {
+    let name = f.name().unwrap_or("?");
+    match name {
+        "left" | "right" | "substring" | "current_schema" => format!("\"{name}\""),
+        _ => name.to_string(),
     }
 }
 

@@ -142,66 +142,85 @@ pub fn version() -> String {
     )
 }
 
+/// The functions called by name (other than the catalog and array
+/// functions, which keep their own tables); a function with several
+/// names is printed (EXPLAIN) by its first.
+const NAMES: [(&str, Func); 55] = [
+    ("coalesce", Func::Coalesce),
+    ("nullif", Func::Nullif),
+    ("lower", Func::Lower),
+    ("upper", Func::Upper),
+    ("length", Func::Length),
+    ("char_length", Func::Length),
+    ("character_length", Func::Length),
+    ("abs", Func::Abs),
+    ("round", Func::Round),
+    ("substr", Func::Substr),
+    ("substring", Func::Substr),
+    ("greatest", Func::Greatest),
+    ("least", Func::Least),
+    ("concat", Func::Concat),
+    ("concat_ws", Func::ConcatWs),
+    ("md5", Func::Str(StrFunc::Md5)),
+    ("repeat", Func::Str(StrFunc::Repeat)),
+    ("replace", Func::Str(StrFunc::Replace)),
+    ("left", Func::Str(StrFunc::Left)),
+    ("right", Func::Str(StrFunc::Right)),
+    ("lpad", Func::Str(StrFunc::Lpad)),
+    ("rpad", Func::Str(StrFunc::Rpad)),
+    ("btrim", Func::Str(StrFunc::Btrim)),
+    ("ltrim", Func::Str(StrFunc::Ltrim)),
+    ("rtrim", Func::Str(StrFunc::Rtrim)),
+    ("strpos", Func::Str(StrFunc::Strpos)),
+    ("reverse", Func::Str(StrFunc::Reverse)),
+    ("split_part", Func::Str(StrFunc::SplitPart)),
+    ("initcap", Func::Str(StrFunc::Initcap)),
+    ("translate", Func::Str(StrFunc::Translate)),
+    ("ascii", Func::Str(StrFunc::Ascii)),
+    ("chr", Func::Str(StrFunc::Chr)),
+    ("starts_with", Func::Str(StrFunc::StartsWith)),
+    ("octet_length", Func::Str(StrFunc::OctetLength)),
+    ("trunc", Func::Trunc),
+    ("floor", Func::Floor),
+    ("ceil", Func::Ceil),
+    ("ceiling", Func::Ceil),
+    ("sign", Func::Sign),
+    ("sqrt", Func::Sqrt),
+    ("mod", Func::Mod),
+    ("random", Func::Random),
+    ("power", Func::Power),
+    ("pow", Func::Power),
+    ("extract", Func::Extract),
+    ("date_part", Func::DatePart),
+    ("date_trunc", Func::DateTrunc),
+    ("gen_random_uuid", Func::GenRandomUuid),
+    ("current_database", Func::CurrentDatabase),
+    ("current_schema", Func::CurrentSchema),
+    ("version", Func::Version),
+    ("nextval", Func::Nextval),
+    ("currval", Func::Currval),
+    ("setval", Func::Setval),
+    ("lastval", Func::Lastval),
+];
+
 impl Func {
     /// The function called `name`, if folio has it.
     pub fn of(name: &str) -> Option<Func> {
-        Some(match name {
-            "coalesce" => Func::Coalesce,
-            "nullif" => Func::Nullif,
-            "lower" => Func::Lower,
-            "upper" => Func::Upper,
-            "length" | "char_length" | "character_length" => Func::Length,
-            "abs" => Func::Abs,
-            "round" => Func::Round,
-            "substr" | "substring" => Func::Substr,
-            "greatest" => Func::Greatest,
-            "least" => Func::Least,
-            "concat" => Func::Concat,
-            "concat_ws" => Func::ConcatWs,
-            "md5" => Func::Str(StrFunc::Md5),
-            "repeat" => Func::Str(StrFunc::Repeat),
-            "replace" => Func::Str(StrFunc::Replace),
-            "left" => Func::Str(StrFunc::Left),
-            "right" => Func::Str(StrFunc::Right),
-            "lpad" => Func::Str(StrFunc::Lpad),
-            "rpad" => Func::Str(StrFunc::Rpad),
-            "btrim" => Func::Str(StrFunc::Btrim),
-            "ltrim" => Func::Str(StrFunc::Ltrim),
-            "rtrim" => Func::Str(StrFunc::Rtrim),
-            "strpos" => Func::Str(StrFunc::Strpos),
-            "reverse" => Func::Str(StrFunc::Reverse),
-            "split_part" => Func::Str(StrFunc::SplitPart),
-            "initcap" => Func::Str(StrFunc::Initcap),
-            "translate" => Func::Str(StrFunc::Translate),
-            "ascii" => Func::Str(StrFunc::Ascii),
-            "chr" => Func::Str(StrFunc::Chr),
-            "starts_with" => Func::Str(StrFunc::StartsWith),
-            "octet_length" => Func::Str(StrFunc::OctetLength),
-            "trunc" => Func::Trunc,
-            "floor" => Func::Floor,
-            "ceil" | "ceiling" => Func::Ceil,
-            "sign" => Func::Sign,
-            "sqrt" => Func::Sqrt,
-            "mod" => Func::Mod,
-            "random" => Func::Random,
-            "power" | "pow" => Func::Power,
-            "extract" => Func::Extract,
-            "date_part" => Func::DatePart,
-            "date_trunc" => Func::DateTrunc,
-            "gen_random_uuid" => Func::GenRandomUuid,
-            "current_database" => Func::CurrentDatabase,
-            "current_schema" => Func::CurrentSchema,
-            "version" => Func::Version,
-            "nextval" => Func::Nextval,
-            "currval" => Func::Currval,
-            "setval" => Func::Setval,
-            "lastval" => Func::Lastval,
-            _ => {
-                return CatalogFunc::of(name)
-                    .map(Func::Catalog)
-                    .or_else(|| ArrayFunc::of(name).map(Func::Array));
-            }
-        })
+        NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+            .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
+            .or_else(|| ArrayFunc::of(name).map(Func::Array))
+    }
+
+    /// Its name, as EXPLAIN prints a call (the first of its names).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Func::Catalog(f) => f.name(),
+            Func::Array(f) => f.name(),
+            _ => NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n),
+        }
     }
 
     /// Whether `count` arguments are accepted.

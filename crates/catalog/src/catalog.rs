@@ -258,6 +258,7 @@ impl Catalog {
             order: Vec::new(),
             sequence: None,
             always: false,
+            generation: 0,
         };
         self.in_savepoint(txn, |txn| {
             // Its pages come back if this rolls back (`reclaim.rs`).
@@ -409,6 +410,7 @@ impl Catalog {
             order: order.clone(),
             sequence: None,
             always: false,
+            generation: 0,
         };
         let def = IndexDef {
             oid,

@@ -297,6 +297,11 @@ pub(crate) struct ClassRow {
     /// A sequence of a `GENERATED ALWAYS AS IDENTITY` column (after the
     /// options, kind `S` only).
     pub always: bool,
+    /// A sequence's restart generation (after `always`, kind `S` only;
+    /// absent in rows written before restarts were transactional: 0):
+    /// which of its values in `folio.oid` is current
+    /// (`sequences.rs`, "Transactional restarts").
+    pub generation: u32,
 }
 
 impl ClassRow {
@@ -317,7 +322,7 @@ impl ClassRow {
         }
         if let Some(options) = &self.sequence {
             options.encode(&mut w);
-            w.u8(self.always as u8);
+            w.u8(self.always as u8).u32(self.generation);
         }
         w.0
     }
@@ -339,12 +344,16 @@ impl ClassRow {
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
         let order = words.iter().map(|w| KeyOrder::from_bits(*w)).collect();
-        let (sequence, always) = match kind {
+        let (sequence, always, generation) = match kind {
             KIND_SEQUENCE => (
                 Some(crate::sequences::SequenceOptions::decode(&mut r)?),
                 r.u8()? != 0,
+                match r.0.is_empty() {
+                    true => 0,
+                    false => r.u32()?,
+                },
             ),
-            _ => (None, false),
+            _ => (None, false, 0),
         };
         r.end()?;
         if kind != KIND_TABLE && kind != KIND_INDEX && kind != KIND_SEQUENCE {
@@ -364,6 +373,7 @@ impl ClassRow {
             order,
             sequence,
             always,
+            generation,
         })
     }
 }
@@ -426,6 +436,7 @@ mod tests {
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,
             always: false,
+            generation: 0,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         let sequence = ClassRow {
@@ -442,9 +453,14 @@ mod tests {
                 cycle: true,
             }),
             always: true,
+            generation: 7,
             ..class
         };
-        assert_eq!(ClassRow::decode(&sequence.encode()), Ok(sequence));
+        assert_eq!(ClassRow::decode(&sequence.encode()), Ok(sequence.clone()));
+        // A sequence row written before generations: generation 0.
+        let bytes = sequence.encode();
+        let old = ClassRow::decode(&bytes[..bytes.len() - 4]).unwrap();
+        assert_eq!(old.generation, 0);
         let attr = AttributeRow {
             table_oid: 16383,
             number: 1,

@@ -7,8 +7,9 @@
 //!   a rolled-back transaction, it never existed; a dropped table takes
 //!   the sequences it owns with it. DDL on a sequence locks its row.
 //! - **Value** (`Values`): non-transactional, in the logged tree
-//!   `folio.oid` (beside the oid counter's key `next`), key `s` and the
-//!   sequence's oid (big-endian), value 9 bytes:
+//!   `folio.oid` (beside the oid counter's key `next`), key `s`, the
+//!   sequence's oid and, from generation 1 on, its generation (all
+//!   big-endian), value 9 bytes:
 //!   `last: i64 LE`, `called: u8` (PostgreSQL's `last_value` and
 //!   `is_called`). No entry: `(start, false)`. In memory, per sequence, a
 //!   `State` behind its own mutex with the values a log record covers.
@@ -21,6 +22,18 @@
 //! the WAL holding the record that covers it is durable (`Wal::flush_to`,
 //! group commit; outside the mutex). `setval` and `RESTART` write the new
 //! state at once and drop the covered values.
+//!
+//! **Transactional restarts** (PostgreSQL's new relfilenode for a
+//! sequence: `ALTER SEQUENCE ... RESTART`, `TRUNCATE ... RESTART
+//! IDENTITY`). A restart updates the sequence's class row to the next
+//! generation (under the row's lock, as any DDL on it) and writes that
+//! generation's value `(start, false)` under its own key. Which value is
+//! current is decided by the class row the caller's snapshot sees: the
+//! restarting transaction's own calls use the new generation at once;
+//! other transactions go on with the old one until it commits, and never
+//! see the new one if it rolls back, as in PostgreSQL. A rolled-back
+//! restart leaves its 13-byte value behind, as a dropped sequence leaves
+//! its own; the next restart of that generation overwrites it.
 //!
 //! **Crash argument.** A value `v` handed out is covered by a record `(w,
 //! true)` with `v <= w` (in the increment's direction) that was durable
@@ -96,6 +109,9 @@ pub struct SequenceDef {
     /// The sequence of a `GENERATED ALWAYS AS IDENTITY` column: an INSERT
     /// may not give the column a value (428C9).
     pub always: bool,
+    /// Which of its values is current (a transactional restart starts the
+    /// next one).
+    pub generation: u32,
 }
 
 fn type_name(type_oid: u32) -> &'static str {
@@ -254,19 +270,27 @@ struct State {
     durable_at: Lsn,
 }
 
+/// A sequence's oid and generation: which value.
+type Generation = (u64, u32);
+
 /// The values of every sequence: the logged tree and the states.
 #[derive(Debug)]
 pub(crate) struct Values {
     tree: Tree,
     wal: Arc<Wal>,
-    states: Mutex<HashMap<u64, Arc<Mutex<State>>>>,
+    /// By sequence oid and generation.
+    states: Mutex<HashMap<Generation, Arc<Mutex<State>>>>,
 }
 
-/// The key of sequence `oid`'s value in the tree it shares with the oid
-/// counter (whose key is `next`).
-fn key(oid: u64) -> [u8; 9] {
-    let mut key = [b's'; 9];
-    key[1..].copy_from_slice(&oid.to_be_bytes());
+/// The key of a sequence's current value in the tree it shares with the
+/// oid counter (whose key is `next`): `s`, its oid, and its generation
+/// unless 0 (so keys written before generations stay valid).
+fn key(def: &SequenceDef) -> Vec<u8> {
+    let mut key = vec![b's'];
+    key.extend_from_slice(&def.oid.to_be_bytes());
+    if def.generation > 0 {
+        key.extend_from_slice(&def.generation.to_be_bytes());
+    }
     key
 }
 
@@ -285,10 +309,10 @@ impl Values {
 
     fn state(&self, def: &SequenceDef) -> Result<Arc<Mutex<State>>, CatalogError> {
         let mut states = lock(&self.states);
-        if let Some(s) = states.get(&def.oid) {
+        if let Some(s) = states.get(&(def.oid, def.generation)) {
             return Ok(s.clone());
         }
-        let (last, called) = match self.tree.get(&key(def.oid))? {
+        let (last, called) = match self.tree.get(&key(def))? {
             Some(bytes) if bytes.len() == 9 => (
                 i64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
                 bytes[8] != 0,
@@ -309,17 +333,17 @@ impl Values {
             covered_for: def.options,
             durable_at: Lsn(0),
         }));
-        states.insert(def.oid, state.clone());
+        states.insert((def.oid, def.generation), state.clone());
         Ok(state)
     }
 
-    /// Writes `(last, called)` for sequence `oid`; returns where the WAL
-    /// must be durable for it to be.
-    fn write(&self, oid: u64, last: i64, called: bool) -> Result<Lsn, CatalogError> {
+    /// Writes `(last, called)` as the sequence's value; returns where the
+    /// WAL must be durable for it to be.
+    fn write(&self, def: &SequenceDef, last: i64, called: bool) -> Result<Lsn, CatalogError> {
         let mut bytes = [0u8; 9];
         bytes[..8].copy_from_slice(&last.to_le_bytes());
         bytes[8] = called as u8;
-        self.tree.upsert(&key(oid), &bytes)?;
+        self.tree.upsert(&key(def), &bytes)?;
         Ok(self.wal.insert_lsn())
     }
 
@@ -358,7 +382,7 @@ impl Values {
                         None => break,
                     }
                 }
-                s.durable_at = self.write(def.oid, ahead, true)?;
+                s.durable_at = self.write(def, ahead, true)?;
                 s.covered = count;
             }
             s.covered -= 1;
@@ -370,7 +394,7 @@ impl Values {
         Ok(value)
     }
 
-    /// `setval(seq, value, called)` and `ALTER SEQUENCE ... RESTART`.
+    /// `setval(seq, value, called)`, and a restart's first value.
     pub(crate) fn set(
         &self,
         def: &SequenceDef,
@@ -389,7 +413,7 @@ impl Values {
         let state = self.state(def)?;
         let lsn = {
             let mut s = lock(&state);
-            let lsn = self.write(def.oid, value, called)?;
+            let lsn = self.write(def, value, called)?;
             s.last = value;
             s.called = called;
             s.covered = 0;
@@ -432,6 +456,7 @@ impl Catalog {
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),
             always,
+            generation: 0,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))
@@ -526,10 +551,68 @@ impl Catalog {
         let (tid, class) = self
             .class(txn, name)?
             .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        let changed = ClassRow {
-            sequence: Some(options),
-            ..class
-        };
+        self.update_sequence_row(
+            txn,
+            tid,
+            &ClassRow {
+                sequence: Some(options),
+                ..class
+            },
+        )?;
+        Ok(SequenceDef { options, ..def })
+    }
+
+    /// Restarts sequence `name` at `value` (`None`: its start), as
+    /// `ALTER SEQUENCE ... RESTART` and `TRUNCATE ... RESTART IDENTITY`
+    /// do: transactionally, by moving it to its next generation
+    /// ("Transactional restarts" above). 22023 outside its bounds.
+    pub fn restart_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        value: Option<i64>,
+    ) -> Result<SequenceDef, CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        let generation = def.generation.checked_add(1).ok_or_else(|| {
+            CatalogError::Corrupt(format!("sequence \"{name}\" was restarted 2^32 times"))
+        })?;
+        let restarted = SequenceDef { generation, ..def };
+        let (value, o) = (value.unwrap_or(def.options.start), &def.options);
+        if value < o.min {
+            return Err(invalid(format!(
+                "RESTART value ({value}) cannot be less than MINVALUE ({})",
+                o.min
+            )));
+        }
+        if value > o.max {
+            return Err(invalid(format!(
+                "RESTART value ({value}) cannot be greater than MAXVALUE ({})",
+                o.max
+            )));
+        }
+        self.sequence_values.set(&restarted, value, false)?;
+        self.update_sequence_row(
+            txn,
+            tid,
+            &ClassRow {
+                generation,
+                ..class
+            },
+        )?;
+        Ok(restarted)
+    }
+
+    /// Replaces sequence `changed.name`'s locked class row at `tid`.
+    fn update_sequence_row(
+        &self,
+        txn: &mut Transaction,
+        tid: folio_heap::Tid,
+        changed: &ClassRow,
+    ) -> Result<(), CatalogError> {
+        let name = &changed.name;
         self.in_savepoint(txn, |txn| {
             // The name (the one indexed column) is unchanged: HOT when the
             // new version fits on the page, else a new index entry.
@@ -545,8 +628,7 @@ impl Catalog {
                     "altering sequence \"{name}\": its locked catalog row could not be updated ({other:?})"
                 ))),
             }
-        })?;
-        Ok(SequenceDef { options, ..def })
+        })
     }
 
     /// `nextval`: the sequence's next value, durable before it returns
@@ -579,6 +661,7 @@ pub(crate) fn sequence_def(class: ClassRow) -> Option<SequenceDef> {
             (t, Some(&c)) => Some((t, c)),
         },
         always: class.always,
+        generation: class.generation,
     })
 }
 

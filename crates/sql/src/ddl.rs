@@ -602,15 +602,17 @@ pub fn drop(
 /// table's foreign key references is refused (0A000) unless that table is
 /// truncated too: named, or with CASCADE, added as PostgreSQL adds them
 /// (round after round, the tables referencing those already in, each
-/// round in creation order, each with a NOTICE). `RESTART IDENTITY` is
-/// 0A000: folio's sequence changes are not undone by a rollback, which
-/// PostgreSQL's restart is.
+/// round in creation order, each with a NOTICE). `RESTART IDENTITY`
+/// restarts the sequences the tables' columns own (serial, identity, `OWNED
+/// BY`), transactionally as PostgreSQL does (folio-catalog
+/// `restart_sequence`).
 pub fn truncate(
     db: &Database,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
     tables: &[TruncateTableTarget],
     cascade: bool,
+    restart_identity: bool,
 ) -> Result<Output, SqlError> {
     let mut names = tables
         .iter()
@@ -666,6 +668,15 @@ pub fn truncate(
     }
     for name in &names {
         db.catalog().truncate(txn, name)?;
+    }
+    if restart_identity {
+        let owned = db.catalog().sequences(txn)?.into_iter().filter(|s| {
+            s.owner
+                .is_some_and(|(table, _)| defs.iter().any(|d| d.oid == table))
+        });
+        for sequence in owned {
+            db.catalog().restart_sequence(txn, &sequence.name, None)?;
+        }
     }
     Ok(Output::command("TRUNCATE TABLE"))
 }

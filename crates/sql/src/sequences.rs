@@ -389,9 +389,9 @@ pub struct Alter {
     pub restart: Option<Option<i64>>,
 }
 
-/// Runs `ALTER SEQUENCE`: the new options transactionally; RESTART, as
-/// `setval(s, n, false)`, at once and not undone by a rollback (PostgreSQL
-/// makes it transactional).
+/// Runs `ALTER SEQUENCE`: the new options and RESTART (as `setval(s, n,
+/// false)` would, but undone by a rollback), transactionally as
+/// PostgreSQL's.
 pub fn alter(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -407,14 +407,13 @@ pub fn alter(
         return Ok(Output::command("ALTER SEQUENCE"));
     }
     let request = request(alter.data_type.as_ref(), &alter.options)?;
-    let def = match request == SequenceRequest::default() {
-        true => catalog
-            .sequence(txn, &name)?
-            .ok_or_else(|| SqlError::undefined_table(&name))?,
-        false => catalog.alter_sequence(txn, &name, &request)?,
-    };
+    if request != SequenceRequest::default() {
+        catalog.alter_sequence(txn, &name, &request)?;
+    } else if catalog.sequence(txn, &name)?.is_none() {
+        return Err(SqlError::undefined_table(&name));
+    }
     if let Some(at) = alter.restart {
-        catalog.set_sequence(&def, at.unwrap_or(def.options.start), false)?;
+        catalog.restart_sequence(txn, &name, at)?;
     }
     Ok(Output::command("ALTER SEQUENCE"))
 }

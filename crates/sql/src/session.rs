@@ -1248,13 +1248,9 @@ fn run(
             ..
         } => ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade),
         Statement::Truncate {
-            identity: Some(sqlparser::ast::TruncateIdentityOption::Restart),
-            ..
-        } => Err(SqlError::unsupported("TRUNCATE ... RESTART IDENTITY")),
-        Statement::Truncate {
             table_names,
             partitions: None,
-            identity: None | Some(sqlparser::ast::TruncateIdentityOption::Continue),
+            identity,
             cascade,
             on_cluster: None,
             ..
@@ -1264,6 +1260,7 @@ fn run(
             notices,
             table_names,
             *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
+            *identity == Some(sqlparser::ast::TruncateIdentityOption::Restart),
         ),
         Statement::AlterTable {
             name,

@@ -112,23 +112,20 @@ pub struct Grouping {
 /// become their result's position, group key expressions theirs.
 pub struct Binder<'a, C: Columns + ?Sized> {
     source: &'a C,
-    source_types: Vec<SqlType>,
     keys: Vec<Expr>,
     key_types: Vec<SqlType>,
     calls: RefCell<Vec<Call>>,
 }
 
 impl<'a, C: Columns + ?Sized> Binder<'a, C> {
-    /// A binder for GROUP BY `keys` over `source` (of `width` columns).
-    pub fn new(source: &'a C, width: usize, keys: &[Expr]) -> Result<Self, SqlError> {
-        let source_types: Vec<SqlType> = (0..width).map(|c| source.type_at(c)).collect();
+    /// A binder for GROUP BY `keys` over `source`.
+    pub fn new(source: &'a C, keys: &[Expr]) -> Result<Self, SqlError> {
         let key_types = keys
             .iter()
-            .map(|k| Ok(scalar::bind(k, source)?.ty(&source_types)))
+            .map(|k| Ok(scalar::bind(k, source)?.ty_in(source)))
             .collect::<Result<_, SqlError>>()?;
         Ok(Binder {
             source,
-            source_types,
             keys: keys.to_vec(),
             key_types,
             calls: RefCell::new(Vec::new()),
@@ -150,73 +147,82 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
-        let name = names::function(&f.name);
-        let Some(kind) = Kind::of(&name) else {
-            return Err(SqlError::unsupported(format!("the function {name}")));
-        };
         if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported("FILTER, OVER or WITHIN GROUP"));
         }
-        let FunctionArguments::List(list) = &f.args else {
-            return Err(SqlError::unsupported(format!("{f}")));
-        };
-        if !list.clauses.is_empty() {
-            return Err(SqlError::unsupported(format!(
-                "{f} (ORDER BY or other clauses inside an aggregate)"
-            )));
-        }
-        let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
-        let mut delimiter = None;
-        let (kind, arg) = match (kind, list.args.as_slice()) {
-            (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) if !distinct => {
-                (Kind::CountStar, None)
-            }
-            (
-                Kind::StringAgg,
-                [
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)),
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(d)),
-                ],
-            ) => {
-                delimiter = Some(scalar::bind(d, self.source)?);
-                (Kind::StringAgg, Some(scalar::bind(e, self.source)?))
-            }
-            (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) if kind != Kind::StringAgg => {
-                // An aggregate's argument reads the source row.
-                (kind, Some(scalar::bind(e, self.source)?))
-            }
-            _ => {
-                return Err(SqlError::new(
-                    "42883",
-                    format!("function {f} does not exist"),
-                ));
-            }
-        };
-        let arg_type = arg
-            .as_ref()
-            .map_or(SqlType::Int8, |a| a.ty(&self.source_types));
-        if matches!(kind, Kind::Sum | Kind::Avg) && !numeric_type(arg_type) {
-            return Err(SqlError::new(
-                "42883",
-                format!("function {name}({}) does not exist", arg_type.name()),
-            ));
-        }
-        if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
-            return Err(SqlError::new(
-                "42883",
-                format!("function {name}({}) does not exist", arg_type.name()),
-            ));
-        }
+        let call = bind_call(f, self.source)?;
         let mut calls = self.calls.borrow_mut();
-        calls.push(Call {
-            kind,
-            arg,
-            delimiter,
-            distinct,
-            ty: kind.result_type(arg_type),
-        });
+        calls.push(call);
         Ok(Scalar::Column(self.keys.len() + calls.len() - 1))
     }
+}
+
+/// An aggregate call's function and arguments, bound over `source` (the
+/// call's OVER or FILTER is the caller's). 42883 for arguments it does
+/// not take; 0A000 for an ORDER BY inside the call.
+pub fn bind_call<C: Columns + ?Sized>(
+    f: &sqlparser::ast::Function,
+    source: &C,
+) -> Result<Call, SqlError> {
+    let name = names::function(&f.name);
+    let Some(kind) = Kind::of(&name) else {
+        return Err(SqlError::unsupported(format!("the function {name}")));
+    };
+    let FunctionArguments::List(list) = &f.args else {
+        return Err(SqlError::unsupported(format!("{f}")));
+    };
+    if !list.clauses.is_empty() {
+        return Err(SqlError::unsupported(format!(
+            "{f} (ORDER BY or other clauses inside an aggregate)"
+        )));
+    }
+    let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+    let mut delimiter = None;
+    let (kind, arg) = match (kind, list.args.as_slice()) {
+        (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) if !distinct => {
+            (Kind::CountStar, None)
+        }
+        (
+            Kind::StringAgg,
+            [
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(d)),
+            ],
+        ) => {
+            delimiter = Some(scalar::bind(d, source)?);
+            (Kind::StringAgg, Some(scalar::bind(e, source)?))
+        }
+        (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) if kind != Kind::StringAgg => {
+            // An aggregate's argument reads the source row.
+            (kind, Some(scalar::bind(e, source)?))
+        }
+        _ => {
+            return Err(SqlError::new(
+                "42883",
+                format!("function {f} does not exist"),
+            ));
+        }
+    };
+    let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
+    if matches!(kind, Kind::Sum | Kind::Avg) && !numeric_type(arg_type) {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name}({}) does not exist", arg_type.name()),
+        ));
+    }
+    if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
+        return Err(SqlError::new(
+            "42883",
+            format!("function {name}({}) does not exist", arg_type.name()),
+        ));
+    }
+    Ok(Call {
+        kind,
+        arg,
+        delimiter,
+        distinct,
+        ty: kind.result_type(arg_type),
+    })
 }
 
 fn numeric_type(ty: SqlType) -> bool {
@@ -293,9 +299,15 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
     }
 }
 
-/// Whether a call is to an aggregate function.
+/// Whether a call is to an aggregate function as an aggregate (with OVER
+/// it is a window function's: `window.rs`).
 pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
-    Kind::of(&names::function(&f.name)).is_some()
+    f.over.is_none() && is_aggregate_name(&names::function(&f.name))
+}
+
+/// Whether `name` is an aggregate function's.
+pub fn is_aggregate_name(name: &str) -> bool {
+    Kind::of(name).is_some()
 }
 
 /// Whether an expression calls an aggregate anywhere.
@@ -334,23 +346,56 @@ enum State {
     Bool(Option<bool>),
 }
 
+impl State {
+    /// The state before any value.
+    fn new(kind: Kind) -> State {
+        match kind {
+            Kind::CountStar | Kind::Count => State::Count(0),
+            Kind::Sum | Kind::Avg => State::Sum(None, 0),
+            Kind::Min | Kind::Max => State::Extreme(None),
+            Kind::StringAgg => State::Text(None),
+            Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
+        }
+    }
+}
+
+/// One call's running aggregate over values added one at a time (a
+/// window frame's: `window.rs`; DISTINCT is not for windows).
+#[derive(Debug, Clone)]
+pub struct Accumulator<'c> {
+    call: &'c Call,
+    state: State,
+}
+
+impl<'c> Accumulator<'c> {
+    pub fn new(call: &'c Call) -> Self {
+        Accumulator {
+            call,
+            state: State::new(call.kind),
+        }
+    }
+
+    /// Adds a row's argument value (`count(*)`: any non-NULL value) and
+    /// delimiter; a NULL value is skipped, as aggregates skip it.
+    pub fn add(&mut self, value: Value, delimiter: Value) -> Result<(), SqlError> {
+        if value == Value::Null {
+            return Ok(());
+        }
+        accumulate(self.call, &mut self.state, value, delimiter)
+    }
+
+    /// The aggregate of the values added so far.
+    pub fn value(&self) -> Result<Value, SqlError> {
+        result(self.call, self.state.clone())
+    }
+}
+
 impl Grouping {
     /// The aggregate rows of `rows`: one per group (one in all for no
     /// GROUP BY, even over no rows), group key values then results,
     /// filtered by HAVING. Groups come in first-seen order.
     pub fn run(&self, rows: &[Vec<Value>], env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
-        let fresh = || -> Vec<State> {
-            self.calls
-                .iter()
-                .map(|c| match c.kind {
-                    Kind::CountStar | Kind::Count => State::Count(0),
-                    Kind::Sum | Kind::Avg => State::Sum(None, 0),
-                    Kind::Min | Kind::Max => State::Extreme(None),
-                    Kind::StringAgg => State::Text(None),
-                    Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-                })
-                .collect()
-        };
+        let fresh = || -> Vec<State> { self.calls.iter().map(|c| State::new(c.kind)).collect() };
         // Per group, the values each DISTINCT call has taken.
         let mut seen: Vec<Vec<std::collections::HashSet<Vec<u8>>>> = Vec::new();
         let mut groups: Vec<(Vec<Value>, Vec<State>)> = Vec::new();

@@ -9,6 +9,7 @@
 //! in PostgreSQL) prints nothing, and times are printed only with
 //! `TIMING`/`SUMMARY` as PostgreSQL does.
 
+use crate::aggregate::Grouping;
 use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::context::Ctx;
@@ -21,6 +22,7 @@ use crate::plan::{Access, ScanPlan, SortKey};
 use crate::query::{self, Planned, Shape};
 use crate::scalar::{Env, Scalar};
 use crate::types;
+use crate::window::{WindowCall, WindowFunc, Windows};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{Expr, Statement, UtilityOption};
@@ -284,12 +286,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
         grouping, order, ..
     } = &planned.shape
     {
-        let aggregate_names: Vec<String> = grouping
-            .keys
-            .iter()
-            .map(|k| deparse(k, &names, &types))
-            .chain(grouping.calls.iter().map(|c| call_text(c, &names)))
-            .collect();
+        let aggregate_names = aggregate_names(grouping, &names, &types);
         let groups = analyzed(actual.map_or(0, |a| a.groups));
         let (title, mut details) = if grouping.keys.is_empty() {
             ("Aggregate", Vec::new())
@@ -305,38 +302,64 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
         aggregate.children.push(node);
         node = aggregate;
         if !order.is_empty() {
-            let keys: Vec<String> = order
+            let plain = aggregate_plain(grouping);
+            let texts: Vec<String> = aggregate_names
                 .iter()
-                .map(|k| sort_key(&aggregate_names, k))
+                .zip(&plain)
+                .map(|(name, plain)| key_text(name.clone(), *plain))
                 .collect();
+            let keys: Vec<String> = order.iter().map(|k| sort_key(&texts, k)).collect();
             let mut sort = Node::new("Sort", groups);
             sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;
         }
     }
+    // The rows before the select list: the source's, or the aggregate
+    // rows; then the window calls' values.
+    // Which of them are plain columns (a sort key that is not prints in
+    // parentheses, as PostgreSQL prints a key its input computes).
+    let (items, mut item_names, mut item_types, mut plain): (&[Scalar], _, _, Vec<bool>) =
+        match &planned.shape {
+            Shape::Project(items) => (items, names.clone(), types.clone(), vec![true; names.len()]),
+            Shape::Aggregate {
+                grouping, output, ..
+            } => (
+                output,
+                aggregate_names(grouping, &names, &types),
+                Vec::new(),
+                aggregate_plain(grouping),
+            ),
+        };
+    if !planned.windows.is_empty() {
+        let input = match planned.shape {
+            Shape::Project(_) => actual.map_or(0, |a| a.scanned),
+            Shape::Aggregate { .. } => actual.map_or(0, |a| a.groups),
+        };
+        node = window_nodes(
+            node,
+            &planned.windows,
+            (&item_names, &item_types, &plain),
+            analyzed(input),
+        );
+        let calls: Vec<String> = planned
+            .windows
+            .calls
+            .iter()
+            .map(|c| window_call_text(c, &item_names, &item_types))
+            .collect();
+        item_names.extend(calls);
+        plain.resize(item_names.len(), false);
+        if !item_types.is_empty() {
+            item_types.extend(planned.windows.calls.iter().map(|c| c.ty));
+        }
+    }
     if !planned.post_sort.is_empty() {
         // A sort of expressions over the result rows: each key as the
         // expression it sorts by.
-        let (items, item_names, item_types): (&[Scalar], Vec<String>, Vec<SqlType>) =
-            match &planned.shape {
-                Shape::Project(items) => (items, names.clone(), types.clone()),
-                Shape::Aggregate {
-                    grouping, output, ..
-                } => (
-                    output,
-                    grouping
-                        .keys
-                        .iter()
-                        .map(|k| deparse(k, &names, &types))
-                        .chain(grouping.calls.iter().map(|c| call_text(c, &names)))
-                        .collect(),
-                    Vec::new(),
-                ),
-            };
         let texts: Vec<String> = items
             .iter()
-            .map(|s| deparse(s, &item_names, &item_types))
+            .map(|s| key_text(deparse(s, &item_names, &item_types), is_plain(s, &plain)))
             .collect();
         let keys: Vec<String> = planned
             .post_sort
@@ -631,18 +654,104 @@ fn call_text(call: &crate::aggregate::Call, columns: &[String]) -> String {
 }
 
 fn sort_key(columns: &[String], key: &SortKey) -> String {
-    let mut text = columns[key.column].clone();
-    if key.descending {
+    directed(columns[key.column].clone(), key.descending, key.nulls_first)
+}
+
+/// A sort key's text with its direction, as PostgreSQL prints it (NULLS
+/// only when not the direction's default).
+fn directed(mut text: String, descending: bool, nulls_first: bool) -> String {
+    if descending {
         text.push_str(" DESC");
     }
-    if key.nulls_first != key.descending {
-        text.push_str(if key.nulls_first {
+    if nulls_first != descending {
+        text.push_str(if nulls_first {
             " NULLS FIRST"
         } else {
             " NULLS LAST"
         });
     }
     text
+}
+
+/// The nodes of a query's windows over `node` (rows named `names`): per
+/// window in the order they run, a Sort unless the rows are already in
+/// its order, and a WindowAgg.
+fn window_nodes(
+    mut node: Node,
+    windows: &Windows,
+    (names, types, plain): (&[String], &[SqlType], &[bool]),
+    rows: Option<u64>,
+) -> Node {
+    let mut sorted: Vec<String> = Vec::new();
+    for window in &windows.windows {
+        let keys: Vec<String> = window
+            .sort()
+            .into_iter()
+            .map(|(e, descending, nulls_first)| {
+                let text = key_text(deparse(e, names, types), is_plain(e, plain));
+                directed(text, descending, nulls_first)
+            })
+            .collect();
+        if !sorted.starts_with(&keys) {
+            let mut sort = Node::new("Sort", rows);
+            sort.details = sort_details(&keys);
+            sort.children.push(node);
+            node = sort;
+            sorted = keys;
+        }
+        let mut aggregate = Node::new("WindowAgg", rows);
+        aggregate.children.push(node);
+        node = aggregate;
+    }
+    node
+}
+
+/// A sort key's text: in parentheses unless a plain column.
+fn key_text(text: String, plain: bool) -> String {
+    match plain {
+        true => text,
+        false => format!("({text})"),
+    }
+}
+
+/// Whether an expression is a plain column of a row whose columns are
+/// `plain` or not.
+fn is_plain(e: &Scalar, plain: &[bool]) -> bool {
+    matches!(e, Scalar::Column(c) if plain.get(*c) == Some(&true))
+}
+
+/// Which of an aggregate row's columns are plain: group keys that are
+/// columns.
+fn aggregate_plain(grouping: &Grouping) -> Vec<bool> {
+    grouping
+        .keys
+        .iter()
+        .map(|k| matches!(k, Scalar::Column(_)))
+        .chain(grouping.calls.iter().map(|_| false))
+        .collect()
+}
+
+/// A window call as PostgreSQL 15 prints it (`rank() OVER (?)`).
+fn window_call_text(call: &WindowCall, names: &[String], types: &[SqlType]) -> String {
+    let function = match &call.func {
+        WindowFunc::Aggregate(aggregate) => call_text(aggregate, names),
+        WindowFunc::Window(kind) => {
+            let args: Vec<String> = call.args.iter().map(|a| deparse(a, names, types)).collect();
+            format!("{}({})", kind.name(), args.join(", "))
+        }
+    };
+    format!("{function} OVER (?)")
+}
+
+/// The names of a grouped query's aggregate row: its group keys, then its
+/// aggregate calls.
+fn aggregate_names(grouping: &Grouping, names: &[String], types: &[SqlType]) -> Vec<String> {
+    grouping
+        .keys
+        .iter()
+        .map(|k| deparse(k, names, types))
+        .chain(grouping.calls.iter().map(|c| call_text(c, names)))
+        .collect()
 }
 
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints

@@ -46,6 +46,7 @@ mod subquery;
 mod system;
 mod table_functions;
 mod types;
+mod window;
 
 pub use error::{SqlError, Subject};
 pub use output::{Column, Notice, Output, TxStatus};

@@ -15,6 +15,7 @@ use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::scan;
 use crate::subquery::{self, Subplan};
+use crate::window::{self, WindowBinder, Windows};
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -80,6 +81,10 @@ pub struct Planned {
     /// once per execution before the rows (their results:
     /// `Env::subqueries`), the correlated once per row.
     pub subplans: Vec<Subplan>,
+    /// Window calls (`window.rs`), over the rows before the select list
+    /// (the source's, or the aggregate rows): their values are columns
+    /// after those rows' own.
+    pub windows: Windows,
     pub limit: Option<u64>,
     pub offset: u64,
 }
@@ -124,7 +129,16 @@ impl Planned {
             s.param_types(&row, types);
         }
         match &self.shape {
-            Shape::Project(items) => items.iter().for_each(|s| s.param_types(&row, types)),
+            Shape::Project(items) => {
+                let mut row = row.clone();
+                row.extend(self.windows.calls.iter().map(|c| c.ty));
+                items.iter().for_each(|s| s.param_types(&row, types));
+                let source = self.scope.types();
+                self.windows
+                    .scalars()
+                    .into_iter()
+                    .for_each(|s| s.param_types(&source, types));
+            }
             Shape::Aggregate {
                 grouping, output, ..
             } => {
@@ -289,6 +303,7 @@ fn plan_body(
                 distinct: false,
                 post_sort: Vec::new(),
                 subplans: Vec::new(),
+                windows: Windows::default(),
                 limit,
                 offset,
             })
@@ -484,7 +499,8 @@ fn plan_select(
         Some(sqlparser::ast::Distinct::Distinct) => true,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
-    let (shape, columns, order, post_sort) = shape(&scope, scope.width(), select, order_by)?;
+    let (shape, columns, order, post_sort, windows) =
+        shape(&scope, scope.width(), select, order_by)?;
     if distinct && post_sort.iter().any(|k| k.column >= columns.len()) {
         return Err(SqlError::new(
             "42P10",
@@ -492,7 +508,11 @@ fn plan_select(
         ));
     }
     let types = match &shape {
-        Shape::Project(items) => items.iter().map(|s| s.ty_in(&scope)).collect(),
+        Shape::Project(items) => {
+            let mut row = scope.types();
+            row.extend(windows.calls.iter().map(|c| c.ty));
+            items.iter().map(|s| s.ty(&row)).collect()
+        }
         Shape::Aggregate { output, .. } => columns
             .iter()
             .zip(output)
@@ -505,7 +525,15 @@ fn plan_select(
         scalar::bind(selection, &scope)?.columns(&mut reads);
     }
     match &shape {
-        Shape::Project(items) => items.iter().for_each(|s| s.columns(&mut reads)),
+        Shape::Project(items) => {
+            items.iter().for_each(|s| s.columns(&mut reads));
+            windows
+                .scalars()
+                .into_iter()
+                .for_each(|s| s.columns(&mut reads));
+            // (Not the window calls' own columns, past the source's.)
+            reads.retain(|&c| c < scope.width());
+        }
         Shape::Aggregate { grouping, .. } => grouping
             .keys
             .iter()
@@ -557,6 +585,7 @@ fn plan_select(
         && plan.sort.is_empty()
         && post_sort.is_empty()
         && !distinct
+        && windows.is_empty()
         && matches!(shape, Shape::Project(_))
     {
         plan.limit = usize::try_from(n.saturating_add(offset)).ok();
@@ -572,6 +601,7 @@ fn plan_select(
         distinct,
         post_sort,
         subplans,
+        windows,
         limit,
         offset,
     })
@@ -639,6 +669,10 @@ pub fn run(
             output
         }
     };
+    if !planned.windows.is_empty() {
+        runner.check_interrupt()?;
+        planned.windows.run(&mut rows, env)?;
+    }
     let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
     let limit = |rows: &mut Vec<Vec<Value>>| {
         rows.drain(..offset.min(rows.len()));
@@ -681,7 +715,7 @@ pub fn distinct(rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
 }
 
 /// Sorts rows by the keys (a stable sort: equal rows keep scan order).
-fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
+pub fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
     if keys.is_empty() {
         return Ok(());
     }
@@ -919,18 +953,35 @@ fn is_grouped(select: &Select) -> bool {
         })
 }
 
-/// The select list, grouping and ORDER BY over a source of `width`
-/// columns: the shape, the result columns, and the ORDER BY over the
-/// source's rows (for the plan: empty when the query aggregates, whose
-/// ORDER BY sorts aggregate rows).
+/// The select list, grouping, window calls and ORDER BY over a source of
+/// `width` columns:
+/// the shape, the result columns, the ORDER BY over the source's rows
+/// (for the plan: empty when the query aggregates, whose ORDER BY sorts
+/// aggregate rows, or has window calls, whose ORDER BY sorts the result
+/// rows after them), the ORDER BY over the result rows, and the windows.
 #[allow(clippy::type_complexity)]
 fn shape<C: Columns + ColumnNames + ?Sized>(
     source: &C,
     width: usize,
     select: &Select,
     order_by: &[sqlparser::ast::OrderByExpr],
-) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>), SqlError> {
+) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>, Windows), SqlError> {
+    let windowed = select.projection.iter().any(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+            window::contains_window(e)
+        }
+        _ => false,
+    }) || order_by.iter().any(|o| window::contains_window(&o.expr));
     if !is_grouped(select) {
+        if windowed {
+            let binder = WindowBinder::new(source, &select.named_window);
+            let (mut items, columns) = projection(&binder, &select.projection)?;
+            let outputs = outputs(&binder, &select.projection)?;
+            let post = post_sort_keys(&binder, &outputs, order_by, &mut items)?;
+            let windows = binder.finish();
+            Windows::place(&mut items, width);
+            return Ok((Shape::Project(items), columns, Vec::new(), post, windows));
+        }
         let (mut items, columns) = projection(source, &select.projection)?;
         let outputs = outputs(source, &select.projection)?;
         let order = order_by
@@ -938,10 +989,22 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
             .map(|o| sort_key(source, &outputs, o))
             .collect::<Result<Vec<_>, _>>();
         return match order {
-            Ok(order) => Ok((Shape::Project(items), columns, order, Vec::new())),
+            Ok(order) => Ok((
+                Shape::Project(items),
+                columns,
+                order,
+                Vec::new(),
+                Windows::default(),
+            )),
             Err(e) if e.code == "0A000" => {
                 let post = post_sort_keys(source, &outputs, order_by, &mut items)?;
-                Ok((Shape::Project(items), columns, Vec::new(), post))
+                Ok((
+                    Shape::Project(items),
+                    columns,
+                    Vec::new(),
+                    post,
+                    Windows::default(),
+                ))
             }
             Err(e) => Err(e),
         };
@@ -954,27 +1017,38 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     }) {
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
-    let binder = Binder::new(source, width, &group_by(select)?)?;
-    let (mut output, columns) = projection(&binder, &select.projection)?;
+    let binder = Binder::new(source, &group_by(select)?)?;
     let having = match &select.having {
         Some(h) => Some(scalar::bind(h, &binder)?),
         None => None,
     };
-    // No `*` here (refused above).
-    let outputs = outputs(&binder, &select.projection)?;
-    let (order, post) = match order_by
-        .iter()
-        .map(|o| sort_key(&binder, &outputs, o))
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(order) => (order, Vec::new()),
-        Err(e) if e.code == "0A000" => (
-            Vec::new(),
-            post_sort_keys(&binder, &outputs, order_by, &mut output)?,
-        ),
-        Err(e) => return Err(e),
+    let (output, columns, order, post, windows) = if windowed {
+        let over = WindowBinder::new(&binder, &select.named_window);
+        let (mut output, columns) = projection(&over, &select.projection)?;
+        let outputs = outputs(&over, &select.projection)?;
+        let post = post_sort_keys(&over, &outputs, order_by, &mut output)?;
+        (output, columns, Vec::new(), post, over.finish())
+    } else {
+        let (mut output, columns) = projection(&binder, &select.projection)?;
+        // No `*` here (refused above).
+        let outputs = outputs(&binder, &select.projection)?;
+        let (order, post) = match order_by
+            .iter()
+            .map(|o| sort_key(&binder, &outputs, o))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(order) => (order, Vec::new()),
+            Err(e) if e.code == "0A000" => (
+                Vec::new(),
+                post_sort_keys(&binder, &outputs, order_by, &mut output)?,
+            ),
+            Err(e) => return Err(e),
+        };
+        (output, columns, order, post, Windows::default())
     };
     let grouping = binder.finish(having)?;
+    let mut output = output;
+    Windows::place(&mut output, grouping.keys.len() + grouping.calls.len());
     Ok((
         Shape::Aggregate {
             grouping,
@@ -984,6 +1058,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         columns,
         Vec::new(),
         post,
+        windows,
     ))
 }
 

@@ -840,6 +840,9 @@ fn function(
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
     let name = names::function(&f.name);
+    if f.over.is_some() {
+        return Err(crate::window::not_allowed());
+    }
     if crate::aggregate::is_aggregate(f) {
         return Err(SqlError::new(
             "42803",
@@ -849,7 +852,7 @@ fn function(
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };
-    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() || f.over.is_some() {
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
         return Err(SqlError::unsupported(format!("{f}")));
     }
     let args = list
@@ -1331,7 +1334,7 @@ pub fn value_type(value: &Value) -> SqlType {
 }
 
 /// The type of `a op b` for arithmetic: the wider integer, else numeric.
-fn wider(a: SqlType, b: SqlType) -> SqlType {
+pub fn wider(a: SqlType, b: SqlType) -> SqlType {
     let rank = |t: SqlType| match t {
         SqlType::Int2 => Some(1),
         SqlType::Int4 => Some(2),

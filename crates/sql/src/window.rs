@@ -1,0 +1,1011 @@
+//! Window functions (PostgreSQL's WindowAgg): `f(...) OVER (PARTITION BY
+//! ... ORDER BY ... frame)` in the select list and ORDER BY, over the rows
+//! a query has before its select list: the source's rows, or the
+//! aggregate rows of a grouped query (so `sum(sum(x)) OVER ()` works).
+//!
+//! **Binding.** [`WindowBinder`] wraps the columns the select list is
+//! bound over. A call with OVER becomes a column past the row's end: at
+//! bind time a position from [`WINDOW_BASE`] on (a grouped query's row
+//! grows while its aggregates are found), moved to `width + k` by
+//! [`Windows::place`] once the row's width is known. Its arguments,
+//! PARTITION BY and ORDER BY are bound over the wrapped columns. Calls
+//! whose PARTITION BY and ORDER BY are the same share one window (one
+//! sort), as PostgreSQL's window clauses do.
+//!
+//! **Running.** [`Windows::run`] sorts the row numbers by each window's
+//! partition and order keys (a stable sort: ties keep the input order),
+//! walks its partitions and their peer groups (rows equal in the ORDER BY
+//! keys), and appends each call's value to its row. Rows come out in the
+//! last window's order, as PostgreSQL's WindowAgg hands them on; a query's
+//! ORDER BY is done after the windows (`query.rs`).
+//!
+//! **Frames.** `ROWS` and `RANGE` with `UNBOUNDED PRECEDING`, `CURRENT
+//! ROW`, `UNBOUNDED FOLLOWING`, and `ROWS` with `n PRECEDING` / `n
+//! FOLLOWING` (an integer constant). The default is PostgreSQL's: `RANGE
+//! BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`, the current row's peers
+//! included (the whole partition without ORDER BY). An aggregate over a
+//! frame that starts at the partition's start is kept running as the
+//! frame's end moves; another frame is aggregated again only when it
+//! differs from the previous row's. `RANGE` with an offset, `GROUPS` and
+//! `EXCLUDE` are 0A000.
+
+use crate::aggregate::{self, Accumulator, Call};
+use crate::error::SqlError;
+use crate::names;
+use crate::plan::SortKey;
+use crate::scalar::{self, Columns, Env, Scalar};
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, NamedWindowDefinition,
+    NamedWindowExpr, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
+};
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+
+/// Where window calls' columns are numbered from while binding (far past
+/// any row's width).
+pub const WINDOW_BASE: usize = 1 << 40;
+
+/// A window function that is not an aggregate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+}
+
+/// The window functions by name.
+const NAMES: [(&str, Kind); 11] = [
+    ("row_number", Kind::RowNumber),
+    ("rank", Kind::Rank),
+    ("dense_rank", Kind::DenseRank),
+    ("percent_rank", Kind::PercentRank),
+    ("cume_dist", Kind::CumeDist),
+    ("ntile", Kind::Ntile),
+    ("lag", Kind::Lag),
+    ("lead", Kind::Lead),
+    ("first_value", Kind::FirstValue),
+    ("last_value", Kind::LastValue),
+    ("nth_value", Kind::NthValue),
+];
+
+impl Kind {
+    fn of(name: &str) -> Option<Kind> {
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+
+    /// Its SQL name.
+    pub fn name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(n, _)| *n)
+            .expect("every kind is named")
+    }
+
+    /// Whether `count` arguments are accepted.
+    fn takes(self, count: usize) -> bool {
+        match self {
+            Kind::RowNumber | Kind::Rank | Kind::DenseRank | Kind::PercentRank | Kind::CumeDist => {
+                count == 0
+            }
+            Kind::Ntile | Kind::FirstValue | Kind::LastValue => count == 1,
+            Kind::NthValue => count == 2,
+            Kind::Lag | Kind::Lead => (1..=3).contains(&count),
+        }
+    }
+}
+
+/// What a window call computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WindowFunc {
+    Window(Kind),
+    /// An aggregate over the frame.
+    Aggregate(Call),
+}
+
+/// A frame bound (offsets in rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    UnboundedPreceding,
+    Preceding(usize),
+    CurrentRow,
+    Following(usize),
+    UnboundedFollowing,
+}
+
+/// A window frame: `ROWS` (`rows`) or `RANGE` between two bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    pub rows: bool,
+    pub start: Bound,
+    pub end: Bound,
+}
+
+impl Frame {
+    /// PostgreSQL's default: `RANGE BETWEEN UNBOUNDED PRECEDING AND
+    /// CURRENT ROW`.
+    const DEFAULT: Frame = Frame {
+        rows: false,
+        start: Bound::UnboundedPreceding,
+        end: Bound::CurrentRow,
+    };
+}
+
+/// A window: the partition and order its calls share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    pub partition: Vec<Scalar>,
+    /// Each key with its direction: `(expr, descending, nulls_first)`.
+    pub order: Vec<(Scalar, bool, bool)>,
+}
+
+impl Window {
+    /// How many sort keys it has (partition and order).
+    pub fn keys(&self) -> usize {
+        self.partition.len() + self.order.len()
+    }
+
+    /// Its rows' sort: the partition keys (ascending, NULLs last), then
+    /// its ORDER BY, each as the expression and its direction.
+    pub fn sort(&self) -> Vec<(&Scalar, bool, bool)> {
+        self.partition
+            .iter()
+            .map(|e| (e, false, false))
+            .chain(self.order.iter().map(|(e, d, n)| (e, *d, *n)))
+            .collect()
+    }
+}
+
+/// One window call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCall {
+    pub func: WindowFunc,
+    /// Over the input row (an aggregate's are in its [`Call`]).
+    pub args: Vec<Scalar>,
+    /// Its window in [`Windows::windows`].
+    pub window: usize,
+    pub frame: Frame,
+    pub ty: SqlType,
+}
+
+/// A query's windows and window calls.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Windows {
+    pub windows: Vec<Window>,
+    pub calls: Vec<WindowCall>,
+}
+
+/// Whether an expression calls a window function outside subqueries.
+pub fn contains_window(expr: &Expr) -> bool {
+    struct Find(usize);
+    impl sqlparser::ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
+            self.0 += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
+            self.0 -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Function(f) if self.0 == 0 && f.over.is_some() => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    sqlparser::ast::Visit::visit(expr, &mut Find(0)).is_break()
+}
+
+/// PostgreSQL's 42P20 for a misplaced window call or a bad frame.
+fn windowing_error(message: impl Into<String>) -> SqlError {
+    SqlError::new("42P20", message)
+}
+
+/// The error for a window call where none is allowed (WHERE, GROUP BY,
+/// function arguments outside a select list).
+pub fn not_allowed() -> SqlError {
+    windowing_error("window functions are not allowed here")
+}
+
+/// Binds a select list's window calls over the columns `inner` (see the
+/// module's "Binding").
+pub struct WindowBinder<'a, C: Columns + ?Sized> {
+    inner: &'a C,
+    named: &'a [NamedWindowDefinition],
+    windows: RefCell<Windows>,
+}
+
+impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
+    /// A binder over `inner`, with the query's `WINDOW name AS (...)`
+    /// definitions.
+    pub fn new(inner: &'a C, named: &'a [NamedWindowDefinition]) -> Self {
+        WindowBinder {
+            inner,
+            named,
+            windows: RefCell::new(Windows::default()),
+        }
+    }
+
+    /// The windows found, in the order they run: those with more sort
+    /// keys first (PostgreSQL's order, so that a later window whose keys
+    /// are a prefix of an earlier one's needs no sort of its own).
+    pub fn finish(self) -> Windows {
+        let Windows { windows, mut calls } = self.windows.into_inner();
+        let mut order: Vec<usize> = (0..windows.len()).collect();
+        order.sort_by_key(|&w| std::cmp::Reverse(windows[w].keys()));
+        for call in &mut calls {
+            call.window = order
+                .iter()
+                .position(|&w| w == call.window)
+                .expect("a window");
+        }
+        let mut windows: Vec<Option<Window>> = windows.into_iter().map(Some).collect();
+        Windows {
+            windows: order
+                .iter()
+                .map(|&w| windows[w].take().expect("once"))
+                .collect(),
+            calls,
+        }
+    }
+
+    /// The window `over` names or spells out, PostgreSQL's rules for
+    /// one built on a named window applied.
+    fn spec(&self, over: &WindowType) -> Result<WindowSpec, SqlError> {
+        let named = |name: &sqlparser::ast::Ident| -> Result<WindowSpec, SqlError> {
+            let wanted = names::ident(name);
+            match self
+                .named
+                .iter()
+                .find(|d| names::ident(&d.0) == wanted)
+                .map(|d| &d.1)
+            {
+                Some(NamedWindowExpr::WindowSpec(spec)) => Ok(spec.clone()),
+                Some(NamedWindowExpr::NamedWindow(other)) => {
+                    Err(SqlError::unsupported(format!("WINDOW {wanted} AS {other}")))
+                }
+                None => Err(SqlError::new(
+                    "42704",
+                    format!("window \"{wanted}\" does not exist"),
+                )),
+            }
+        };
+        let spec = match over {
+            WindowType::NamedWindow(name) => return named(name),
+            WindowType::WindowSpec(spec) => spec,
+        };
+        let Some(base_name) = &spec.window_name else {
+            return Ok(spec.clone());
+        };
+        let base = named(base_name)?;
+        let wanted = names::ident(base_name);
+        if !spec.partition_by.is_empty() {
+            return Err(windowing_error(format!(
+                "cannot override PARTITION BY clause of window \"{wanted}\""
+            )));
+        }
+        if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+            return Err(windowing_error(format!(
+                "cannot override ORDER BY clause of window \"{wanted}\""
+            )));
+        }
+        if base.window_frame.is_some() {
+            return Err(windowing_error(format!(
+                "cannot copy window \"{wanted}\" because it has a frame clause"
+            )));
+        }
+        Ok(WindowSpec {
+            window_name: None,
+            partition_by: base.partition_by,
+            order_by: match spec.order_by.is_empty() {
+                true => base.order_by,
+                false => spec.order_by.clone(),
+            },
+            window_frame: spec.window_frame.clone(),
+        })
+    }
+
+    fn call(&self, f: &Function, over: &WindowType) -> Result<Scalar, SqlError> {
+        let name = names::function(&f.name);
+        if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
+            return Err(SqlError::unsupported(format!(
+                "FILTER, WITHIN GROUP or IGNORE NULLS in the window call {name}"
+            )));
+        }
+        let FunctionArguments::List(list) = &f.args else {
+            return Err(SqlError::unsupported(format!("{f}")));
+        };
+        let exprs: Vec<&Expr> = list
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                _ => None,
+            })
+            .collect();
+        if exprs.iter().any(|e| contains_window(e)) {
+            return Err(windowing_error("window function calls cannot be nested"));
+        }
+        let (func, args, ty) = match Kind::of(&name) {
+            Some(kind) => {
+                if list.duplicate_treatment.is_some()
+                    || !list.clauses.is_empty()
+                    || exprs.len() != list.args.len()
+                    || !kind.takes(exprs.len())
+                {
+                    return Err(SqlError::new(
+                        "42883",
+                        format!("function {f} does not exist"),
+                    ));
+                }
+                let args = exprs
+                    .iter()
+                    .map(|e| scalar::bind(e, self.inner))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let ty = self.result_type(kind, &args);
+                (WindowFunc::Window(kind), args, ty)
+            }
+            None if aggregate::is_aggregate_name(&name) => {
+                if list.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct) {
+                    return Err(SqlError::new(
+                        "0A000",
+                        "DISTINCT is not implemented for window functions",
+                    ));
+                }
+                let call = aggregate::bind_call(f, self.inner)?;
+                let ty = call.ty;
+                (WindowFunc::Aggregate(call), Vec::new(), ty)
+            }
+            None => {
+                return Err(SqlError::new(
+                    "42809",
+                    format!(
+                        "OVER specified, but {name} is not a window function nor an aggregate function"
+                    ),
+                ));
+            }
+        };
+        let spec = self.spec(over)?;
+        let window = Window {
+            partition: spec
+                .partition_by
+                .iter()
+                .map(|e| scalar::bind(e, self.inner))
+                .collect::<Result<_, _>>()?,
+            order: spec
+                .order_by
+                .iter()
+                .map(|o| {
+                    let descending = o.options.asc == Some(false);
+                    Ok((
+                        scalar::bind(&o.expr, self.inner)?,
+                        descending,
+                        o.options.nulls_first.unwrap_or(descending),
+                    ))
+                })
+                .collect::<Result<_, SqlError>>()?,
+        };
+        let frame = match &spec.window_frame {
+            None => Frame::DEFAULT,
+            Some(frame) => frame_of(frame)?,
+        };
+        let mut windows = self.windows.borrow_mut();
+        let window = match windows.windows.iter().position(|w| *w == window) {
+            Some(i) => i,
+            None => {
+                windows.windows.push(window);
+                windows.windows.len() - 1
+            }
+        };
+        windows.calls.push(WindowCall {
+            func,
+            args,
+            window,
+            frame,
+            ty,
+        });
+        Ok(Scalar::Column(WINDOW_BASE + windows.calls.len() - 1))
+    }
+
+    /// A window function's result type (PostgreSQL's: bigint ranks,
+    /// double precision fractions, integer ntile, the value's type
+    /// otherwise, widened to a lag/lead default's numeric type).
+    fn result_type(&self, kind: Kind, args: &[Scalar]) -> SqlType {
+        match kind {
+            Kind::RowNumber | Kind::Rank | Kind::DenseRank => SqlType::Int8,
+            Kind::PercentRank | Kind::CumeDist => SqlType::Float8,
+            Kind::Ntile => SqlType::Int4,
+            Kind::Lag | Kind::Lead => {
+                let value = args[0].ty_in(self.inner);
+                match args.get(2).map(|d| d.ty_in(self.inner)) {
+                    Some(default) if default != value && value != SqlType::Text => {
+                        scalar::wider(value, default)
+                    }
+                    _ => value,
+                }
+            }
+            Kind::FirstValue | Kind::LastValue | Kind::NthValue => args[0].ty_in(self.inner),
+        }
+    }
+}
+
+/// A frame clause as a [`Frame`], with PostgreSQL's checks (42P20).
+fn frame_of(frame: &sqlparser::ast::WindowFrame) -> Result<Frame, SqlError> {
+    let rows = match frame.units {
+        WindowFrameUnits::Rows => true,
+        WindowFrameUnits::Range => false,
+        WindowFrameUnits::Groups => return Err(SqlError::unsupported("GROUPS frames")),
+    };
+    let bound = |b: &WindowFrameBound| -> Result<Bound, SqlError> {
+        let offset = |e: &Expr| -> Result<usize, SqlError> {
+            if !rows {
+                return Err(SqlError::unsupported(
+                    "RANGE with offset PRECEDING/FOLLOWING",
+                ));
+            }
+            let number = match e {
+                Expr::Value(v) => match &v.value {
+                    sqlparser::ast::Value::Number(n, _) => n.parse::<i64>().ok(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match number {
+                Some(n) if n < 0 => Err(SqlError::new(
+                    "22013",
+                    "frame starting offset must not be negative",
+                )),
+                Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+                None => Err(SqlError::unsupported(format!(
+                    "a frame offset other than an integer constant ({e})"
+                ))),
+            }
+        };
+        Ok(match b {
+            WindowFrameBound::CurrentRow => Bound::CurrentRow,
+            WindowFrameBound::Preceding(None) => Bound::UnboundedPreceding,
+            WindowFrameBound::Following(None) => Bound::UnboundedFollowing,
+            WindowFrameBound::Preceding(Some(e)) => Bound::Preceding(offset(e)?),
+            WindowFrameBound::Following(Some(e)) => Bound::Following(offset(e)?),
+        })
+    };
+    let start = bound(&frame.start_bound)?;
+    let end = match &frame.end_bound {
+        Some(b) => bound(b)?,
+        None => Bound::CurrentRow,
+    };
+    match (start, end) {
+        (Bound::UnboundedFollowing, _) => {
+            Err(windowing_error("frame start cannot be UNBOUNDED FOLLOWING"))
+        }
+        (_, Bound::UnboundedPreceding) => {
+            Err(windowing_error("frame end cannot be UNBOUNDED PRECEDING"))
+        }
+        (Bound::CurrentRow, Bound::Preceding(_)) => Err(windowing_error(
+            "frame starting from current row cannot have preceding rows",
+        )),
+        (Bound::Following(_), Bound::Preceding(_) | Bound::CurrentRow) => Err(windowing_error(
+            "frame starting from following row cannot have preceding rows",
+        )),
+        _ => Ok(Frame { rows, start, end }),
+    }
+}
+
+impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
+    fn resolve(&self, name: &str) -> Result<(usize, SqlType), SqlError> {
+        self.inner.resolve(name)
+    }
+
+    fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
+        self.inner.resolve_qualified(qualifier, name)
+    }
+
+    fn qualifier_of(&self, position: usize) -> Option<String> {
+        self.inner.qualifier_of(position)
+    }
+
+    fn type_at(&self, position: usize) -> SqlType {
+        match position.checked_sub(WINDOW_BASE) {
+            Some(k) => self.windows.borrow().calls[k].ty,
+            None => self.inner.type_at(position),
+        }
+    }
+
+    fn intercept(&self, expr: &Expr) -> Option<Result<Scalar, SqlError>> {
+        match expr {
+            Expr::Function(f) => match &f.over {
+                Some(over) => Some(self.call(f, over)),
+                None => self.inner.intercept(expr),
+            },
+            _ => self.inner.intercept(expr),
+        }
+    }
+}
+
+impl<C: Columns + crate::query::ColumnNames + ?Sized> crate::query::ColumnNames
+    for WindowBinder<'_, C>
+{
+    fn names(&self) -> Vec<String> {
+        self.inner.names()
+    }
+
+    fn star(&self) -> Vec<usize> {
+        self.inner.star()
+    }
+
+    fn qualified_columns(&self, qualifier: &str) -> Result<std::ops::Range<usize>, SqlError> {
+        self.inner.qualified_columns(qualifier)
+    }
+}
+
+/// The bounds of one partition's rows (positions in the window's sorted
+/// order) and of the current row's peers.
+struct Place {
+    /// The partition: `[start, end)`.
+    start: usize,
+    end: usize,
+    /// The current row's position, and its peers `[peer_start, peer_end)`.
+    row: usize,
+    peer_start: usize,
+    peer_end: usize,
+}
+
+impl Frame {
+    /// The frame of the row at `p` as positions `[start, end)` (empty
+    /// when the end falls before the start).
+    fn bounds(&self, p: &Place) -> (usize, usize) {
+        let start = match self.start {
+            Bound::UnboundedPreceding => p.start,
+            Bound::Preceding(n) => p.row.saturating_sub(n).max(p.start),
+            Bound::CurrentRow if self.rows => p.row,
+            Bound::CurrentRow => p.peer_start,
+            Bound::Following(n) => p.row.saturating_add(n).min(p.end),
+            Bound::UnboundedFollowing => p.end,
+        };
+        let end = match self.end {
+            Bound::UnboundedFollowing => p.end,
+            Bound::Following(n) => p.row.saturating_add(n).saturating_add(1).min(p.end),
+            Bound::CurrentRow if self.rows => p.row + 1,
+            Bound::CurrentRow => p.peer_end,
+            Bound::Preceding(n) => (p.row + 1).saturating_sub(n).max(p.start),
+            Bound::UnboundedPreceding => p.start,
+        };
+        (start, end.max(start))
+    }
+}
+
+impl Windows {
+    /// Whether the query has window calls.
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Moves the calls' columns from [`WINDOW_BASE`] to just past a row of
+    /// `width` columns, in `exprs` bound over the binder.
+    pub fn place(exprs: &mut [Scalar], width: usize) {
+        let at = |c: usize| match c.checked_sub(WINDOW_BASE) {
+            Some(k) => width + k,
+            None => c,
+        };
+        for e in exprs {
+            *e = e.map_columns(&at);
+        }
+    }
+
+    /// Every expression it evaluates over the input row.
+    pub fn scalars(&self) -> Vec<&Scalar> {
+        let mut out: Vec<&Scalar> = Vec::new();
+        for w in &self.windows {
+            out.extend(&w.partition);
+            out.extend(w.order.iter().map(|(e, ..)| e));
+        }
+        for c in &self.calls {
+            out.extend(&c.args);
+            if let WindowFunc::Aggregate(call) = &c.func {
+                out.extend(call.arg.iter().chain(&call.delimiter));
+            }
+        }
+        out
+    }
+
+    /// Appends each call's value to each row, and leaves the rows in the
+    /// last window's order.
+    pub fn run(&self, rows: &mut Vec<Vec<Value>>, env: &Env<'_>) -> Result<(), SqlError> {
+        let mut values = vec![vec![Value::Null; self.calls.len()]; rows.len()];
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        for (w, window) in self.windows.iter().enumerate() {
+            order = sorted(window, rows, &order, env)?;
+            let keys: Vec<(Vec<u8>, Vec<u8>)> = order
+                .iter()
+                .map(|&i| {
+                    let eval = |e: &Scalar| e.eval(&rows[i], env);
+                    let partition: Vec<Value> = window
+                        .partition
+                        .iter()
+                        .map(eval)
+                        .collect::<Result<_, _>>()?;
+                    let peers: Vec<Value> = window
+                        .order
+                        .iter()
+                        .map(|(e, ..)| eval(e))
+                        .collect::<Result<_, _>>()?;
+                    Ok((
+                        aggregate::group_hash(&partition),
+                        aggregate::group_hash(&peers),
+                    ))
+                })
+                .collect::<Result<_, SqlError>>()?;
+            let mut start = 0;
+            while start < order.len() {
+                let end = (start..order.len())
+                    .find(|&p| keys[p].0 != keys[start].0)
+                    .unwrap_or(order.len());
+                let partition = Partition {
+                    order: &order[start..end],
+                    peers: &keys[start..end],
+                    rows,
+                    env,
+                };
+                for (c, call) in self.calls.iter().enumerate() {
+                    if call.window == w {
+                        for (p, value) in partition.values(call)?.into_iter().enumerate() {
+                            values[order[start + p]][c] = value;
+                        }
+                    }
+                }
+                start = end;
+            }
+        }
+        let mut taken: Vec<Option<Vec<Value>>> = std::mem::take(rows)
+            .into_iter()
+            .zip(values)
+            .map(|(mut row, v)| {
+                row.extend(v);
+                Some(row)
+            })
+            .collect();
+        *rows = order
+            .iter()
+            .map(|&i| taken[i].take().expect("each row once"))
+            .collect();
+        Ok(())
+    }
+}
+
+/// The row numbers in the window's order: partition keys, then its ORDER
+/// BY; ties in the order `before` (the previous window's).
+fn sorted(
+    window: &Window,
+    rows: &[Vec<Value>],
+    before: &[usize],
+    env: &Env<'_>,
+) -> Result<Vec<usize>, SqlError> {
+    let sort = window.sort();
+    let width = sort.len();
+    let mut keyed: Vec<Vec<Value>> = before
+        .iter()
+        .map(|&i| {
+            let mut key = Vec::with_capacity(width + 1);
+            for (e, ..) in &sort {
+                key.push(e.eval(&rows[i], env)?);
+            }
+            key.push(Value::Int8(i as i64));
+            Ok(key)
+        })
+        .collect::<Result<_, SqlError>>()?;
+    let keys: Vec<SortKey> = sort
+        .iter()
+        .enumerate()
+        .map(|(column, (_, descending, nulls_first))| SortKey {
+            column,
+            descending: *descending,
+            nulls_first: *nulls_first,
+        })
+        .collect();
+    crate::query::sort(&mut keyed, &keys)?;
+    Ok(keyed
+        .iter()
+        .map(|k| match k[width] {
+            Value::Int8(i) => i as usize,
+            _ => unreachable!("the row number is an int8"),
+        })
+        .collect())
+}
+
+/// One partition's rows in the window's order.
+struct Partition<'a, 'e> {
+    /// Row numbers.
+    order: &'a [usize],
+    /// Per row, its partition key and its peer key (ORDER BY values).
+    peers: &'a [(Vec<u8>, Vec<u8>)],
+    rows: &'a [Vec<Value>],
+    env: &'a Env<'e>,
+}
+
+impl Partition<'_, '_> {
+    fn eval(&self, e: &Scalar, position: usize) -> Result<Value, SqlError> {
+        e.eval(&self.rows[self.order[position]], self.env)
+    }
+
+    /// The places of its rows, in order.
+    fn places(&self) -> Vec<Place> {
+        let n = self.order.len();
+        let peer = |a: usize, b: usize| self.peers[a].1 == self.peers[b].1;
+        let mut starts = vec![0; n];
+        for row in 1..n {
+            starts[row] = if peer(row, row - 1) {
+                starts[row - 1]
+            } else {
+                row
+            };
+        }
+        let mut ends = vec![n; n];
+        for row in (0..n.saturating_sub(1)).rev() {
+            ends[row] = if peer(row, row + 1) {
+                ends[row + 1]
+            } else {
+                row + 1
+            };
+        }
+        (0..n)
+            .map(|row| Place {
+                start: 0,
+                end: n,
+                row,
+                peer_start: starts[row],
+                peer_end: ends[row],
+            })
+            .collect()
+    }
+
+    /// The call's value at each of its rows, in order.
+    fn values(&self, call: &WindowCall) -> Result<Vec<Value>, SqlError> {
+        let places = self.places();
+        let n = places.len();
+        let kind = match &call.func {
+            WindowFunc::Aggregate(aggregate) => return self.aggregates(call, aggregate, &places),
+            WindowFunc::Window(kind) => *kind,
+        };
+        let mut out = Vec::with_capacity(n);
+        let mut dense = 0i64;
+        for p in &places {
+            out.push(match kind {
+                Kind::RowNumber => Value::Int8(p.row as i64 + 1),
+                Kind::Rank => Value::Int8(p.peer_start as i64 + 1),
+                Kind::DenseRank => {
+                    if p.row == p.peer_start {
+                        dense += 1;
+                    }
+                    Value::Int8(dense)
+                }
+                Kind::PercentRank => Value::Float8(match n {
+                    1 => 0.0,
+                    _ => p.peer_start as f64 / (n - 1) as f64,
+                }),
+                Kind::CumeDist => Value::Float8(p.peer_end as f64 / n as f64),
+                Kind::Ntile => match self.eval(&call.args[0], 0)? {
+                    Value::Null => Value::Null,
+                    v => match types_int(&v) {
+                        Some(buckets) if buckets > 0 => Value::Int4(ntile(p.row, n, buckets)),
+                        _ => {
+                            return Err(SqlError::new(
+                                "22014",
+                                "argument of ntile must be greater than zero",
+                            ));
+                        }
+                    },
+                },
+                Kind::Lag | Kind::Lead => self.offset_value(call, kind, p.row, n)?,
+                Kind::FirstValue | Kind::LastValue | Kind::NthValue => {
+                    let (start, end) = call.frame.bounds(p);
+                    let at = match kind {
+                        Kind::FirstValue => Some(start),
+                        Kind::LastValue => end.checked_sub(1),
+                        _ => match self.eval(&call.args[1], p.row)? {
+                            Value::Null => None,
+                            v => match types_int(&v) {
+                                Some(k) if k > 0 => start.checked_add(k as usize - 1),
+                                _ => {
+                                    return Err(SqlError::new(
+                                        "22016",
+                                        "argument of nth_value must be greater than zero",
+                                    ));
+                                }
+                            },
+                        },
+                    };
+                    match at.filter(|&a| a >= start && a < end) {
+                        Some(a) => self.typed(self.eval(&call.args[0], a)?, call.ty)?,
+                        None => Value::Null,
+                    }
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// `lag`/`lead`: the value `offset` rows before/after, else the
+    /// default (NULL); a NULL offset gives NULL.
+    fn offset_value(
+        &self,
+        call: &WindowCall,
+        kind: Kind,
+        row: usize,
+        n: usize,
+    ) -> Result<Value, SqlError> {
+        let offset = match call.args.get(1) {
+            None => 1,
+            Some(e) => match self.eval(e, row)? {
+                Value::Null => return Ok(Value::Null),
+                v => types_int(&v).ok_or_else(|| {
+                    SqlError::new("22023", "the offset of lag or lead must be an integer")
+                })?,
+            },
+        };
+        let offset = if kind == Kind::Lag { -offset } else { offset };
+        let target = (row as i64)
+            .checked_add(offset)
+            .filter(|t| (0..n as i64).contains(t));
+        let value = match (target, call.args.get(2)) {
+            (Some(t), _) => self.eval(&call.args[0], t as usize)?,
+            (None, Some(default)) => self.eval(default, row)?,
+            (None, None) => Value::Null,
+        };
+        self.typed(value, call.ty)
+    }
+
+    /// A value as the call's result type (a lag default widened).
+    fn typed(&self, value: Value, ty: SqlType) -> Result<Value, SqlError> {
+        if value == Value::Null || scalar::value_type(&value) == ty {
+            return Ok(value);
+        }
+        crate::types::cast(value, ty)
+    }
+
+    /// An aggregate over each row's frame.
+    fn aggregates(
+        &self,
+        call: &WindowCall,
+        aggregate: &Call,
+        places: &[Place],
+    ) -> Result<Vec<Value>, SqlError> {
+        // Each row's argument and delimiter, once.
+        let inputs: Vec<(Value, Value)> = (0..places.len())
+            .map(|p| {
+                let value = match &aggregate.arg {
+                    Some(arg) => self.eval(arg, p)?,
+                    None => Value::Bool(true),
+                };
+                let delimiter = match &aggregate.delimiter {
+                    Some(d) => self.eval(d, p)?,
+                    None => Value::Null,
+                };
+                Ok((value, delimiter))
+            })
+            .collect::<Result<_, SqlError>>()?;
+        let mut out = Vec::with_capacity(places.len());
+        let mut running = Accumulator::new(aggregate);
+        let mut added = 0;
+        let mut last: Option<((usize, usize), Value)> = None;
+        for p in places {
+            let (start, end) = call.frame.bounds(p);
+            if let Some((bounds, value)) = &last
+                && *bounds == (start, end)
+            {
+                out.push(value.clone());
+                continue;
+            }
+            let value = if call.frame.start == Bound::UnboundedPreceding {
+                // The frame only grows: add the rows it gained.
+                while added < end {
+                    let (v, d) = inputs[added].clone();
+                    running.add(v, d)?;
+                    added += 1;
+                }
+                running.value()?
+            } else {
+                let mut fresh = Accumulator::new(aggregate);
+                for (v, d) in &inputs[start..end] {
+                    fresh.add(v.clone(), d.clone())?;
+                }
+                fresh.value()?
+            };
+            last = Some(((start, end), value.clone()));
+            out.push(value);
+        }
+        Ok(out)
+    }
+}
+
+/// An integer argument's value.
+fn types_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// The bucket (1-based) of the row at `row` of `n` rows in `buckets`
+/// buckets, as PostgreSQL's ntile: the first `n % buckets` buckets hold
+/// one row more.
+fn ntile(row: usize, n: usize, buckets: i64) -> i32 {
+    let buckets = usize::try_from(buckets).unwrap_or(usize::MAX).min(n.max(1));
+    let (size, extra) = (n / buckets, n % buckets);
+    let big = extra * (size + 1);
+    let bucket = if row < big {
+        row / (size + 1)
+    } else {
+        extra + (row - big) / size.max(1)
+    };
+    i32::try_from(bucket + 1).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ntile_spreads_the_remainder_over_the_first_buckets() {
+        // 7 rows in 3 buckets: 3, 2, 2 (PostgreSQL's).
+        let got: Vec<i32> = (0..7).map(|r| ntile(r, 7, 3)).collect();
+        assert_eq!(got, [1, 1, 1, 2, 2, 3, 3]);
+        // More buckets than rows: one row each.
+        let got: Vec<i32> = (0..3).map(|r| ntile(r, 3, 10)).collect();
+        assert_eq!(got, [1, 2, 3]);
+        let got: Vec<i32> = (0..4).map(|r| ntile(r, 4, 2)).collect();
+        assert_eq!(got, [1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn frames_bound_rows_and_peers() {
+        let place = Place {
+            start: 0,
+            end: 10,
+            row: 4,
+            peer_start: 3,
+            peer_end: 6,
+        };
+        assert_eq!(Frame::DEFAULT.bounds(&place), (0, 6));
+        let rows = |start, end| Frame {
+            rows: true,
+            start,
+            end,
+        };
+        assert_eq!(
+            rows(Bound::Preceding(1), Bound::Following(1)).bounds(&place),
+            (3, 6)
+        );
+        assert_eq!(
+            rows(Bound::Preceding(9), Bound::Following(9)).bounds(&place),
+            (0, 10)
+        );
+        assert_eq!(
+            rows(Bound::CurrentRow, Bound::UnboundedFollowing).bounds(&place),
+            (4, 10)
+        );
+        // Ends before it starts: empty.
+        assert_eq!(
+            rows(Bound::Preceding(3), Bound::Preceding(5)).bounds(&place),
+            (1, 1)
+        );
+        let range = Frame {
+            rows: false,
+            start: Bound::CurrentRow,
+            end: Bound::UnboundedFollowing,
+        };
+        assert_eq!(range.bounds(&place), (3, 10));
+    }
+}

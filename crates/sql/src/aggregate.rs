@@ -378,7 +378,7 @@ impl<'c> Accumulator<'c> {
     /// Adds a row's argument value (`count(*)`: any non-NULL value) and
     /// delimiter; a NULL value is skipped, as aggregates skip it.
     pub fn add(&mut self, value: Value, delimiter: Value) -> Result<(), SqlError> {
-        if value == Value::Null {
+        if matches!(value, Value::Null) {
             return Ok(());
         }
         accumulate(self.call, &mut self.state, value, delimiter)
@@ -432,7 +432,7 @@ impl Grouping {
                     Some(arg) => arg.eval(row, env)?,
                     None => Value::Bool(true),
                 };
-                if value == Value::Null {
+                if matches!(value, Value::Null) {
                     continue;
                 }
                 if call.distinct && !seen[g][c].insert(group_hash(std::slice::from_ref(&value))) {

@@ -723,7 +723,7 @@ pub fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
     rows.sort_by(|a, b| {
         for key in keys {
             let (x, y) = (&a[key.column], &b[key.column]);
-            let order = match (*x == Value::Null, *y == Value::Null) {
+            let order = match (matches!(x, Value::Null), matches!(y, Value::Null)) {
                 (true, true) => Ordering::Equal,
                 (true, false) if key.nulls_first => Ordering::Less,
                 (true, false) => Ordering::Greater,

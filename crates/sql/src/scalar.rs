@@ -949,7 +949,7 @@ impl Scalar {
                 None => Value::Null,
             },
             Scalar::IsNull(e, negated) => {
-                Value::Bool((e.eval(row, env)? == Value::Null) != *negated)
+                Value::Bool(matches!(e.eval(row, env)?, Value::Null) != *negated)
             }
             Scalar::Case {
                 operand,
@@ -1377,7 +1377,7 @@ fn truth(value: &Value) -> Result<Option<bool>, SqlError> {
 /// numeric as numerics, a float meeting a number as floats, a quoted
 /// literal takes the other side's type. Other pairs: 42883.
 pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
-    if *a == Value::Null || *b == Value::Null {
+    if matches!(a, Value::Null) || matches!(b, Value::Null) {
         return Ok(None);
     }
     if let Some(order) = a.sql_cmp(b) {

@@ -625,35 +625,30 @@ impl Windows {
         let mut values = vec![vec![Value::Null; self.calls.len()]; rows.len()];
         let mut order: Vec<usize> = (0..rows.len()).collect();
         for (w, window) in self.windows.iter().enumerate() {
-            order = sorted(window, rows, &order, env)?;
-            let keys: Vec<(Vec<u8>, Vec<u8>)> = order
-                .iter()
-                .map(|&i| {
-                    let eval = |e: &Scalar| e.eval(&rows[i], env);
-                    let partition: Vec<Value> = window
-                        .partition
-                        .iter()
-                        .map(eval)
-                        .collect::<Result<_, _>>()?;
-                    let peers: Vec<Value> = window
-                        .order
-                        .iter()
-                        .map(|(e, ..)| eval(e))
-                        .collect::<Result<_, _>>()?;
-                    Ok((
-                        aggregate::group_hash(&partition),
-                        aggregate::group_hash(&peers),
-                    ))
-                })
-                .collect::<Result<_, SqlError>>()?;
-            let mut start = 0;
-            while start < order.len() {
-                let end = (start..order.len())
-                    .find(|&p| keys[p].0 != keys[start].0)
-                    .unwrap_or(order.len());
+            let keyed = sorted(window, rows, &order, env)?;
+            let (split, width) = (window.partition.len(), window.keys());
+            order = keyed.iter().map(|k| row_number(&k[width])).collect();
+            // Per position, its peer group's number (a new one at each
+            // change of partition or ORDER BY values), and where each
+            // partition starts.
+            let mut groups = Vec::with_capacity(keyed.len());
+            let mut starts = Vec::new();
+            for (p, key) in keyed.iter().enumerate() {
+                let new_partition = p == 0 || !same(&keyed[p - 1][..split], &key[..split])?;
+                if new_partition {
+                    starts.push(p);
+                }
+                let new_group =
+                    new_partition || !same(&keyed[p - 1][split..width], &key[split..width])?;
+                groups.push(groups.last().map_or(0, |g| g + usize::from(new_group)));
+            }
+            drop(keyed);
+            starts.push(order.len());
+            for bounds in starts.windows(2) {
+                let (start, end) = (bounds[0], bounds[1]);
                 let partition = Partition {
                     order: &order[start..end],
-                    peers: &keys[start..end],
+                    groups: &groups[start..end],
                     rows,
                     env,
                 };
@@ -664,7 +659,6 @@ impl Windows {
                         }
                     }
                 }
-                start = end;
             }
         }
         let mut taken: Vec<Option<Vec<Value>>> = std::mem::take(rows)
@@ -683,20 +677,20 @@ impl Windows {
     }
 }
 
-/// The row numbers in the window's order: partition keys, then its ORDER
-/// BY; ties in the order `before` (the previous window's).
+/// The rows' sort keys in the window's order (partition keys, then its
+/// ORDER BY; ties in the order `before`, the previous window's), each
+/// followed by its row number.
 fn sorted(
     window: &Window,
     rows: &[Vec<Value>],
     before: &[usize],
     env: &Env<'_>,
-) -> Result<Vec<usize>, SqlError> {
+) -> Result<Vec<Vec<Value>>, SqlError> {
     let sort = window.sort();
-    let width = sort.len();
     let mut keyed: Vec<Vec<Value>> = before
         .iter()
         .map(|&i| {
-            let mut key = Vec::with_capacity(width + 1);
+            let mut key = Vec::with_capacity(sort.len() + 1);
             for (e, ..) in &sort {
                 key.push(e.eval(&rows[i], env)?);
             }
@@ -714,21 +708,39 @@ fn sorted(
         })
         .collect();
     crate::query::sort(&mut keyed, &keys)?;
-    Ok(keyed
-        .iter()
-        .map(|k| match k[width] {
-            Value::Int8(i) => i as usize,
-            _ => unreachable!("the row number is an int8"),
-        })
-        .collect())
+    Ok(keyed)
+}
+
+/// The row number [`sorted`] put after a key.
+fn row_number(v: &Value) -> usize {
+    match v {
+        Value::Int8(i) => *i as usize,
+        _ => unreachable!("the row number is an int8"),
+    }
+}
+
+/// Whether two keys are equal as a partition or peer group takes them
+/// (NULLs equal; 1.5 and 1.50 equal).
+fn same(a: &[Value], b: &[Value]) -> Result<bool, SqlError> {
+    for (x, y) in a.iter().zip(b) {
+        let equal = match (x, y) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            _ => scalar::compare(x, y)? == Some(std::cmp::Ordering::Equal),
+        };
+        if !equal {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// One partition's rows in the window's order.
 struct Partition<'a, 'e> {
     /// Row numbers.
     order: &'a [usize],
-    /// Per row, its partition key and its peer key (ORDER BY values).
-    peers: &'a [(Vec<u8>, Vec<u8>)],
+    /// Per row, its peer group's number.
+    groups: &'a [usize],
     rows: &'a [Vec<Value>],
     env: &'a Env<'e>,
 }
@@ -741,7 +753,7 @@ impl Partition<'_, '_> {
     /// The places of its rows, in order.
     fn places(&self) -> Vec<Place> {
         let n = self.order.len();
-        let peer = |a: usize, b: usize| self.peers[a].1 == self.peers[b].1;
+        let peer = |a: usize, b: usize| self.groups[a] == self.groups[b];
         let mut starts = vec![0; n];
         for row in 1..n {
             starts[row] = if peer(row, row - 1) {

@@ -48,8 +48,11 @@ pub fn create_table(
             "CREATE TABLE with OR REPLACE, TEMPORARY or EXTERNAL",
         ));
     }
-    if create.query.is_some() || create.like.is_some() || create.clone.is_some() {
-        return Err(SqlError::unsupported("CREATE TABLE AS, LIKE or CLONE"));
+    if create.like.is_some() || create.clone.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE LIKE or CLONE"));
+    }
+    if let Some(query) = &create.query {
+        return create_table_as(cx, txn, notices, create, &name, query);
     }
     if create.partition_by.is_some() || create.inherits.is_some() {
         return Err(SqlError::unsupported("partitioned or inherited tables"));
@@ -174,6 +177,89 @@ pub fn create_table(
     keys.create(cx, txn, &name)?;
     additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
+}
+
+/// `CREATE TABLE [IF NOT EXISTS] name [(column, ...)] AS query`: a table
+/// of the query's columns (named as its result columns, or as listed),
+/// then the query's rows inserted, as PostgreSQL's (tag `SELECT n`). A
+/// column list names the first columns; more names than columns is
+/// 42601. `WITH [NO] DATA` is not parsed (42601).
+fn create_table_as(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    create: &CreateTable,
+    name: &str,
+    query: &sqlparser::ast::Query,
+) -> Result<Output, SqlError> {
+    if !create.constraints.is_empty()
+        || create
+            .columns
+            .iter()
+            .any(|c| !c.options.is_empty() || c.data_type != sqlparser::ast::DataType::Unspecified)
+    {
+        return Err(SqlError::syntax(
+            "CREATE TABLE AS takes column names only".to_string(),
+        ));
+    }
+    check_options(&create.table_options)?;
+    if create.if_not_exists && cx.db.catalog().relation_exists(txn, name)? {
+        notices.push(Notice::info(format!(
+            "relation \"{name}\" already exists, skipping"
+        )));
+        return Ok(Output::command("CREATE TABLE AS"));
+    }
+    let planned = crate::query::plan_query(cx, txn, query)?;
+    if create.columns.len() > planned.columns.len() {
+        return Err(SqlError::syntax("too many column names were specified"));
+    }
+    let mut columns = Vec::with_capacity(planned.columns.len());
+    for (i, (column, ty)) in planned.columns.iter().zip(&planned.types).enumerate() {
+        if ty.element().is_some() {
+            return Err(SqlError::unsupported(format!(
+                "a column of type {}",
+                ty.name()
+            )));
+        }
+        columns.push(ColumnDef {
+            name: match create.columns.get(i) {
+                Some(c) => names::ident(&c.name),
+                None => column.name.clone(),
+            },
+            type_oid: ty.oid(),
+            typmod: ty.typmod(),
+            not_null: false,
+        });
+    }
+    cx.db.catalog().create_table(txn, name, &columns)?;
+    // The rows, through INSERT's path (TOAST, statistics, sequences).
+    let insert = sqlparser::ast::Statement::Insert(sqlparser::ast::Insert {
+        or: None,
+        ignore: false,
+        into: true,
+        table: sqlparser::ast::TableObject::TableName(create.name.clone()),
+        table_alias: None,
+        columns: Vec::new(),
+        overwrite: false,
+        source: Some(Box::new(query.clone())),
+        assignments: Vec::new(),
+        partitioned: None,
+        after_columns: Vec::new(),
+        has_table_keyword: false,
+        on: None,
+        returning: None,
+        replace_into: false,
+        priority: None,
+        insert_alias: None,
+        settings: None,
+        format_clause: None,
+    });
+    let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
+    let count = match plan.run(cx, txn, &Env::at(cx.now))? {
+        Output::Command { tag } => tag.rsplit(' ').next().unwrap_or("0").to_string(),
+        _ => "0".to_string(),
+    };
+    Ok(Output::command(format!("SELECT {count}")))
 }
 
 /// The defaults and constraints a CREATE TABLE or ALTER TABLE adds, in

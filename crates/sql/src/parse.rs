@@ -109,10 +109,66 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 spanned[1].token = Token::make_keyword("ROLE");
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
+                let names = table_as_column_names(&mut spanned);
+                let mut statement = parse_one(&dialect, spanned, &place)?;
+                if let (Some(names), Statement::CreateTable(create)) = (names, &mut statement) {
+                    create.columns = names
+                        .into_iter()
+                        .map(|name| sqlparser::ast::ColumnDef {
+                            name,
+                            data_type: sqlparser::ast::DataType::Unspecified,
+                            options: Vec::new(),
+                        })
+                        .collect();
+                }
+                Parsed::Sql(Box::new(statement))
+            }
             _ => Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?)),
         });
     }
     Ok(out)
+}
+
+/// `CREATE TABLE [IF NOT EXISTS] name (column, ...) AS query`: the column
+/// names, taken out of `tokens` (sqlparser reads a column list as column
+/// definitions, which need types); `None` for any other CREATE TABLE.
+fn table_as_column_names(tokens: &mut Vec<TokenWithSpan>) -> Option<Vec<sqlparser::ast::Ident>> {
+    let word = |at: usize| match tokens.get(at).map(|t| &t.token) {
+        Some(Token::Word(w)) => Some(w.clone()),
+        _ => None,
+    };
+    let mut at = 2;
+    if word(at).and_then(|w| keyword(&Token::Word(w))) == Some(Keyword::IF) {
+        at += 3;
+    }
+    // The name: words joined by periods.
+    word(at)?;
+    at += 1;
+    while tokens.get(at).map(|t| &t.token) == Some(&Token::Period) {
+        word(at + 1)?;
+        at += 2;
+    }
+    let open = at;
+    if tokens.get(open).map(|t| &t.token) != Some(&Token::LParen) {
+        return None;
+    }
+    let mut names = Vec::new();
+    at += 1;
+    loop {
+        names.push(word(at)?.into_ident(tokens[at].span));
+        match tokens.get(at + 1).map(|t| &t.token) {
+            Some(Token::Comma) => at += 2,
+            Some(Token::RParen) => break,
+            _ => return None,
+        }
+    }
+    let close = at + 1;
+    if tokens.get(close + 1).map(|t| keyword(&t.token)) != Some(Some(Keyword::AS)) {
+        return None;
+    }
+    tokens.drain(open..=close);
+    Some(names)
 }
 
 /// The tokens without their locations, for the utility statements parsed

@@ -15,4 +15,7 @@ pub struct Ctx<'a> {
     /// Microseconds since 2000-01-01 UTC at the transaction's start
     /// (`CURRENT_TIMESTAMP`).
     pub now: i64,
+    /// The recursive CTEs in scope while a query is planned
+    /// (`recursive.rs`), innermost last.
+    pub recursive: std::cell::RefCell<Vec<std::rc::Rc<crate::recursive::Cte>>>,
 }

@@ -5,17 +5,23 @@
 //! them too. This is what PostgreSQL (12 and later) does with a CTE that
 //! is not `MATERIALIZED` and has no side effects; a CTE named several
 //! times is so run several times (PostgreSQL would compute it once).
-//! `WITH RECURSIVE`, `MATERIALIZED` and data-modifying CTEs are 0A000.
+//! In a `WITH RECURSIVE`, a CTE that names itself is not inlined: it is
+//! returned, to be planned where it is named (`recursive.rs`); the others
+//! are inlined as without RECURSIVE. `MATERIALIZED` and data-modifying
+//! CTEs are 0A000.
 
 use crate::error::SqlError;
 use crate::names;
+use crate::recursive::Cte;
 use sqlparser::ast::{
-    Cte, ObjectNamePart, Query, SetExpr, TableAlias, TableFactor, VisitMut, VisitorMut, With,
+    Cte as Definition, ObjectNamePart, Query, SetExpr, TableAlias, TableFactor, VisitMut,
+    VisitorMut, With,
 };
 use std::ops::ControlFlow;
 
-/// `query` without its WITH: the CTEs inlined where they are named.
-pub fn inline(query: &Query) -> Result<Query, SqlError> {
+/// `query` without its WITH: the CTEs inlined where they are named, and
+/// the recursive ones (a `WITH RECURSIVE`'s CTEs that name themselves).
+pub fn inline(query: &Query) -> Result<(Query, Vec<Cte>), SqlError> {
     let mut out = query.clone();
     let Some(With {
         recursive,
@@ -23,12 +29,10 @@ pub fn inline(query: &Query) -> Result<Query, SqlError> {
         ..
     }) = out.with.take()
     else {
-        return Ok(out);
+        return Ok((out, Vec::new()));
     };
-    if recursive {
-        return Err(SqlError::unsupported("WITH RECURSIVE"));
-    }
-    let mut defined: Vec<(String, Cte)> = Vec::with_capacity(cte_tables.len());
+    let mut recursive_ctes: Vec<Cte> = Vec::new();
+    let mut defined: Vec<(String, Definition)> = Vec::with_capacity(cte_tables.len());
     for mut cte in cte_tables {
         if cte.materialized.is_some() || cte.from.is_some() {
             return Err(SqlError::unsupported(format!(
@@ -44,7 +48,9 @@ pub fn inline(query: &Query) -> Result<Query, SqlError> {
             ));
         }
         let name = names::ident(&cte.alias.name);
-        if defined.iter().any(|(n, _)| *n == name) {
+        if defined.iter().any(|(n, _)| *n == name)
+            || recursive_ctes.iter().any(|c| c.name() == name)
+        {
             return Err(SqlError::new(
                 "42712",
                 format!("WITH query name \"{name}\" specified more than once"),
@@ -52,17 +58,21 @@ pub fn inline(query: &Query) -> Result<Query, SqlError> {
         }
         // A CTE sees the ones before it.
         substitute(&mut cte.query, &defined)?;
+        if recursive && let Some(r) = crate::recursive::Cte::of(&name, &cte.alias, &cte.query)? {
+            recursive_ctes.push(r);
+            continue;
+        }
         defined.push((name, cte));
     }
     substitute(&mut out, &defined)?;
-    Ok(out)
+    Ok((out, recursive_ctes))
 }
 
 /// Replaces the FROM items of `query` (and its subqueries) that name one
 /// of `ctes` by its query (after visiting them: a CTE's query naming a
 /// table of its own name means the table, and is not visited again).
-fn substitute(query: &mut Query, ctes: &[(String, Cte)]) -> Result<(), SqlError> {
-    struct Inline<'a>(&'a [(String, Cte)]);
+fn substitute(query: &mut Query, ctes: &[(String, Definition)]) -> Result<(), SqlError> {
+    struct Inline<'a>(&'a [(String, Definition)]);
     impl VisitorMut for Inline<'_> {
         type Break = ();
         fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {

@@ -188,12 +188,14 @@ fn buffers(hit: u64, read: u64) -> Option<String> {
     (!parts.is_empty()).then(|| format!("Buffers: shared {}", parts.join(" ")))
 }
 
-/// One plan node: its title, details, actual rows, children.
+/// One plan node: its title, details, actual rows, children, and
+/// subplans (PostgreSQL's `CTE name`), each under its label.
 struct Node {
     title: String,
     details: Vec<String>,
     rows: Option<u64>,
     children: Vec<Node>,
+    subplans: Vec<(String, Node)>,
 }
 
 impl Node {
@@ -203,6 +205,7 @@ impl Node {
             details: Vec::new(),
             rows,
             children: Vec::new(),
+            subplans: Vec::new(),
         }
     }
 
@@ -211,21 +214,19 @@ impl Node {
     /// every node of the chain from the top down to the first with
     /// several children (a node's count includes its children's; folio
     /// counts per statement).
+    /// `pad`: the spaces before its `->  ` (`None` for the top node).
     fn render(
         &self,
-        depth: usize,
+        pad: Option<usize>,
         timing: Option<f64>,
         buffers: Option<&str>,
         lines: &mut Vec<String>,
     ) {
-        let (head, indent) = if depth == 0 {
-            (String::new(), "  ".to_string())
-        } else {
-            (
-                format!("{}->  ", " ".repeat(6 * (depth - 1) + 2)),
-                " ".repeat(6 * depth + 2),
-            )
+        let (head, width) = match pad {
+            None => (String::new(), 2),
+            Some(p) => (format!("{}->  ", " ".repeat(p)), p + 6),
         };
+        let indent = " ".repeat(width);
         let mut title = format!("{head}{}", self.title);
         if let Some(rows) = self.rows {
             // The nodes run to completion one after the other: each is
@@ -241,8 +242,12 @@ impl Node {
             lines.push(format!("{indent}{b}"));
         }
         let below = buffers.filter(|_| self.children.len() == 1);
+        for (label, subplan) in &self.subplans {
+            lines.push(format!("{indent}{label}"));
+            subplan.render(Some(width + 2), timing, None, lines);
+        }
         for child in &self.children {
-            child.render(depth + 1, timing, below, lines);
+            child.render(Some(width), timing, below, lines);
         }
     }
 }
@@ -254,7 +259,7 @@ fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines:
         .filter(|_| options.buffers)
         .and_then(|a| buffers(a.hit, a.read));
     let timing = actual.filter(|_| options.timing).map(|a| millis(a.elapsed));
-    node.render(0, timing, buffer_line.as_deref(), lines);
+    node.render(None, timing, buffer_line.as_deref(), lines);
 }
 
 /// A planned query's node tree.
@@ -397,12 +402,40 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             filter,
             ..
         } => {
-            let mut node = Node::new(format!("Subquery Scan on {label}"), rows(source));
+            // A recursive CTE's scan shows the CTE as a subplan under it,
+            // as PostgreSQL's.
+            let cte = matches!(planned.source, Source::Recursive { .. });
+            let title = match cte {
+                true => format!("CTE Scan on {label}"),
+                false => format!("Subquery Scan on {label}"),
+            };
+            let mut node = Node::new(title, rows(source));
             if !filter.is_empty() {
                 node.details
                     .push(format!("Filter: {}", conjunction(filter, &names, &types)));
             }
-            node.children.push(planned_node(planned, None));
+            match cte {
+                true => {
+                    let name = &planned.scope.tables[0].qualifier;
+                    node.subplans
+                        .push((format!("CTE {name}"), planned_node(planned, None)));
+                }
+                false => node.children.push(planned_node(planned, None)),
+            }
+            node
+        }
+        Source::Recursive { base, step, .. } => {
+            let mut union = Node::new("Recursive Union", None);
+            union.children.push(planned_node(base, None));
+            union.children.push(planned_node(step, None));
+            union
+        }
+        Source::WorkTable { label, filter, .. } => {
+            let mut node = Node::new(format!("WorkTable Scan on {label}"), rows(source));
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
+            }
             node
         }
         Source::SetOp {

@@ -25,6 +25,7 @@ use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::plan::{self, Request, ScanPlan};
+use crate::recursive::{Reference, WorkTable};
 use crate::scalar::{self, Cmp, Columns, Env, Scalar};
 use crate::scan::{self, ScanCounts};
 use crate::system::SystemRelation;
@@ -493,6 +494,23 @@ pub enum Source {
         filter: Vec<Scalar>,
         outer: Vec<usize>,
     },
+    /// A recursive CTE's `base UNION [ALL] step` (`recursive.rs`): the
+    /// step run over the work table until it yields no rows.
+    Recursive {
+        all: bool,
+        base: Box<crate::query::Planned>,
+        step: Box<crate::query::Planned>,
+        table: WorkTable,
+        /// The most rows its reader takes (`LIMIT`), if it stops early.
+        limit: Option<usize>,
+    },
+    /// A recursive CTE named in its own step: the work table's rows, then
+    /// its filter.
+    WorkTable {
+        label: String,
+        table: WorkTable,
+        filter: Vec<Scalar>,
+    },
     /// `left UNION | INTERSECT | EXCEPT [ALL] right`: the queries' result
     /// rows combined.
     SetOp {
@@ -558,6 +576,11 @@ enum Base {
         relation: SystemRelation,
     },
     Function(FunctionScan),
+    /// A recursive CTE's work table (`recursive.rs`).
+    WorkTable {
+        label: String,
+        table: WorkTable,
+    },
 }
 
 /// A FROM clause whose items are resolved: its scope, for binding the
@@ -823,6 +846,11 @@ impl FromClause<'_> {
                     filter,
                 },
                 Base::Function(scan) => Source::Function { scan, filter },
+                Base::WorkTable { label, table } => Source::WorkTable {
+                    label,
+                    table,
+                    filter,
+                },
             };
             source = Some(match source {
                 None => leaf,
@@ -1053,6 +1081,20 @@ fn base(
             table,
         ));
     }
+    if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+        && let Some((reference, table)) =
+            crate::recursive::reference(cx, txn, &names::ident(id), alias.as_ref(), offset)?
+    {
+        let base = match reference {
+            Reference::WorkTable { label, table } => Base::WorkTable { label, table },
+            Reference::Union { label, planned } => Base::Derived {
+                label,
+                planned,
+                outer: Vec::new(),
+            },
+        };
+        return Ok((base, table));
+    }
     let table_name = names::relation(name)?;
     let relation = access::relation(cx, txn, &table_name)?;
     let label = match &alias_name {
@@ -1073,13 +1115,21 @@ impl Source {
                 out.extend(right.relations());
                 out
             }
-            Source::SetOp { left, right, .. } => {
+            Source::SetOp { left, right, .. }
+            | Source::Recursive {
+                base: left,
+                step: right,
+                ..
+            } => {
                 let mut out = left.relations();
                 out.extend(right.relations());
                 out
             }
             Source::Derived { planned, .. } => planned.relations(),
-            Source::One | Source::Function { .. } | Source::System { .. } => Vec::new(),
+            Source::One
+            | Source::Function { .. }
+            | Source::System { .. }
+            | Source::WorkTable { .. } => Vec::new(),
         }
     }
 
@@ -1106,9 +1156,17 @@ impl Source {
                 }
             }
             Source::Derived { planned, .. } => planned.param_types(types),
-            Source::SetOp { left, right, .. } => {
+            Source::SetOp { left, right, .. }
+            | Source::Recursive {
+                base: left,
+                step: right,
+                ..
+            } => {
                 left.param_types(types);
                 right.param_types(types);
+            }
+            Source::WorkTable { filter, .. } => {
+                filter.iter().for_each(|s| s.param_types(&[], types));
             }
             Source::Join {
                 left,
@@ -1164,6 +1222,14 @@ impl Source {
             Source::Derived {
                 planned, filter, ..
             } => kept(crate::query::run(txn, planned, env)?.0, filter, env)?,
+            Source::Recursive {
+                all,
+                base,
+                step,
+                table,
+                limit,
+            } => crate::recursive::run(txn, env, (*all, *limit), base, step, table)?,
+            Source::WorkTable { table, filter, .. } => kept(table.rows(), filter, env)?,
             Source::SetOp {
                 op,
                 all,

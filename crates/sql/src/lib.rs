@@ -33,6 +33,7 @@ mod parse;
 mod plan;
 mod position;
 mod query;
+mod recursive;
 mod regex_match;
 pub mod roles;
 mod scalar;

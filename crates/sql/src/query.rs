@@ -161,7 +161,18 @@ impl Planned {
 /// Plans a query.
 pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
     if query.with.is_some() {
-        return plan_query(cx, txn, &crate::cte::inline(query)?);
+        let (inlined, recursive) = crate::cte::inline(query)?;
+        if recursive.is_empty() {
+            return plan_query(cx, txn, &inlined);
+        }
+        // The recursive CTEs are in scope while the query is planned.
+        let depth = cx.recursive.borrow().len();
+        cx.recursive
+            .borrow_mut()
+            .extend(recursive.into_iter().map(std::rc::Rc::new));
+        let planned = plan_query(cx, txn, &inlined);
+        cx.recursive.borrow_mut().truncate(depth);
+        return planned;
     }
     if query.fetch.is_some() {
         return Err(SqlError::unsupported("FETCH"));
@@ -276,37 +287,22 @@ fn plan_body(
                 )));
             }
             // The result is the left query's columns.
-            let scope = Scope::of(vec![from::ScopeTable {
-                qualifier: "*SELECT*".into(),
-                names: left.columns.iter().map(|c| c.name.clone()).collect(),
-                types: left.types.clone(),
-                offset: 0,
-            }]);
-            let width = left.columns.len();
-            let sort = order_by
+            let names = left.columns.iter().map(|c| c.name.clone()).collect();
+            let types = left.types.clone();
+            let source = Source::SetOp {
+                op,
+                all,
+                left: Box::new(left),
+                right: Box::new(right),
+            };
+            let mut planned = over_source(source, "*SELECT*", names, types);
+            planned.sort = order_by
                 .iter()
-                .map(|o| output_sort_key(&scope, o))
+                .map(|o| output_sort_key(&planned.scope, o))
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(Planned {
-                columns: left.columns.clone(),
-                types: left.types.clone(),
-                source: Source::SetOp {
-                    op,
-                    all,
-                    left: Box::new(left),
-                    right: Box::new(right),
-                },
-                scope,
-                filter: Vec::new(),
-                sort,
-                shape: Shape::Project((0..width).map(Scalar::Column).collect()),
-                distinct: false,
-                post_sort: Vec::new(),
-                subplans: Vec::new(),
-                windows: Windows::default(),
-                limit,
-                offset,
-            })
+            planned.limit = limit;
+            planned.offset = offset;
+            Ok(planned)
         }
         SetExpr::Values(values) => plan_body(
             cx,
@@ -318,6 +314,46 @@ fn plan_body(
             locking,
         ),
         other => Err(SqlError::unsupported(format!("the query {other}"))),
+    }
+}
+
+/// A query returning `source`'s rows as they are: columns `names` of
+/// `types`, known in the query as the table `qualifier` (a set
+/// operation's result; a recursive union's).
+pub fn over_source(
+    source: Source,
+    qualifier: &str,
+    names: Vec<String>,
+    types: Vec<SqlType>,
+) -> Planned {
+    let width = names.len();
+    let columns = names
+        .iter()
+        .zip(&types)
+        .map(|(name, ty)| Column {
+            name: name.clone(),
+            type_oid: ty.oid(),
+        })
+        .collect();
+    Planned {
+        columns,
+        types: types.clone(),
+        source,
+        scope: Scope::of(vec![from::ScopeTable {
+            qualifier: qualifier.into(),
+            names,
+            types,
+            offset: 0,
+        }]),
+        filter: Vec::new(),
+        sort: Vec::new(),
+        shape: Shape::Project((0..width).map(Scalar::Column).collect()),
+        distinct: false,
+        post_sort: Vec::new(),
+        subplans: Vec::new(),
+        windows: Windows::default(),
+        limit: None,
+        offset: 0,
     }
 }
 
@@ -589,6 +625,23 @@ fn plan_select(
         && matches!(shape, Shape::Project(_))
     {
         plan.limit = usize::try_from(n.saturating_add(offset)).ok();
+    }
+    // And into a recursive CTE read alone, under the same conditions.
+    if let (
+        Some(n),
+        Source::Derived {
+            planned, filter, ..
+        },
+    ) = (limit, &mut source)
+        && let Source::Recursive { limit: inner, .. } = &mut planned.source
+        && filter.is_empty()
+        && sort.is_empty()
+        && post_sort.is_empty()
+        && !distinct
+        && windows.is_empty()
+        && matches!(shape, Shape::Project(_))
+    {
+        *inner = usize::try_from(n.saturating_add(offset)).ok();
     }
     Ok(Planned {
         source,

@@ -644,6 +644,7 @@ impl Session {
             relations: &self.relations,
             sequences: &self.sequences,
             now: self.block_start,
+            recursive: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1009,6 +1010,7 @@ impl Session {
                 relations: &self.relations,
                 sequences: &self.sequences,
                 now: self.block_start,
+                recursive: Default::default(),
             };
             return f(&cx, txn, &mut self.notices);
         }
@@ -1019,6 +1021,7 @@ impl Session {
             relations: &self.relations,
             sequences: &self.sequences,
             now: now(),
+            recursive: Default::default(),
         };
         let result = match f(&cx, &mut txn, &mut self.notices) {
             Ok(output) => txn.commit().map(|_| output).map_err(SqlError::from),

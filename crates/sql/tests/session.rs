@@ -304,7 +304,11 @@ fn errors_carry_postgresql_sqlstates() {
         "42601"
     );
     assert_eq!(
-        fails(&mut s, "with recursive r as (select 1) select * from r").code,
+        fails(
+            &mut s,
+            "with recursive r(n) as (select 1 union all select n from r order by 1) select * from r"
+        )
+        .code,
         "0A000"
     );
     assert_eq!(

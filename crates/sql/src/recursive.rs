@@ -1,0 +1,319 @@
+//! `WITH RECURSIVE name [(columns)] AS (base UNION [ALL] step) query`:
+//! PostgreSQL's recursive union. (A CTE of a `WITH RECURSIVE` that does
+//! not name itself is inlined as any other: `cte.rs`.)
+//!
+//! **Planning.** The query's recursive CTEs are in scope (`Ctx::
+//! recursive`) while it is planned. A FROM item naming one
+//! ([`reference`]) plans it there: its base term first, which gives the
+//! columns' types (and names, unless the CTE lists them); then its step
+//! term, in which the name means the *work table* (a FROM item naming it
+//! while its step is planned is [`Source::WorkTable`]). The reference is
+//! a subquery in FROM whose source is [`Source::Recursive`]; each
+//! reference plans its own, as inlined CTEs are.
+//!
+//! **Running** ([`run`]). The base term's rows are the first work table
+//! and the first rows of the result; then, until a step produces no rows,
+//! the step runs over the work table and its rows become the next work
+//! table and are added to the result. Without ALL, rows already produced
+//! (NULLs equal) are dropped from each step's output, so a cycle ends. A
+//! step that never ends ends at a CancelRequest (57014), as PostgreSQL's.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::from::{ScopeTable, Source};
+use crate::names;
+use crate::query::{self, Planned};
+use crate::scalar::Env;
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{Query, SetExpr, SetOperator, SetQuantifier, TableAlias};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+/// The rows a recursive union's step reads: the previous step's (or the
+/// base term's) output.
+#[derive(Debug, Clone, Default)]
+pub struct WorkTable(Arc<Mutex<Vec<Vec<Value>>>>);
+
+impl WorkTable {
+    /// Its rows now.
+    pub fn rows(&self) -> Vec<Vec<Value>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, rows: Vec<Vec<Value>>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = rows;
+    }
+}
+
+/// A work table and its columns' names and types.
+type Working = (WorkTable, Vec<String>, Vec<SqlType>);
+
+/// A recursive CTE in scope.
+#[derive(Debug)]
+pub struct Cte {
+    name: String,
+    /// The CTE's column list (empty: the base term's names).
+    columns: Vec<String>,
+    base: Query,
+    step: Query,
+    all: bool,
+    /// While its step is planned: the work table and its columns.
+    planning: RefCell<Option<Working>>,
+}
+
+/// Whether `query` names a FROM item `name` (its own name: a recursive
+/// CTE), at any depth.
+fn names_itself(query: &Query, name: &str) -> bool {
+    use sqlparser::ast::{ObjectNamePart, TableFactor, Visit, Visitor};
+    use std::ops::ControlFlow;
+    struct Find<'a>(&'a str);
+    impl Visitor for Find<'_> {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+            if let TableFactor::Table {
+                name, args: None, ..
+            } = factor
+                && let [ObjectNamePart::Identifier(id)] = name.0.as_slice()
+                && names::ident(id) == self.0
+            {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    query.visit(&mut Find(name)).is_break()
+}
+
+impl Cte {
+    /// The CTE `name (columns) AS (query)` of a `WITH RECURSIVE`, if it
+    /// names itself (else it is an ordinary one: `None`). 42P19 when it
+    /// is not `base UNION [ALL] step` with the name in the step only.
+    pub fn of(name: &str, alias: &TableAlias, query: &Query) -> Result<Option<Cte>, SqlError> {
+        if !names_itself(query, name) {
+            return Ok(None);
+        }
+        let malformed = || {
+            SqlError::new(
+                "42P19",
+                format!(
+                    "recursive query \"{name}\" does not have the form non-recursive-term UNION [ALL] recursive-term"
+                ),
+            )
+        };
+        let SetExpr::SetOperation {
+            op: SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } = query.body.as_ref()
+        else {
+            return Err(malformed());
+        };
+        if query.order_by.is_some() || query.limit_clause.is_some() || query.with.is_some() {
+            return Err(SqlError::unsupported(format!(
+                "ORDER BY, LIMIT or WITH in the recursive query \"{name}\""
+            )));
+        }
+        let all = match set_quantifier {
+            SetQuantifier::All => true,
+            SetQuantifier::Distinct | SetQuantifier::None => false,
+            other => return Err(SqlError::unsupported(format!("UNION {other}"))),
+        };
+        let term = |body: &SetExpr| Query {
+            body: Box::new(body.clone()),
+            order_by: None,
+            limit_clause: None,
+            with: None,
+            ..query.clone()
+        };
+        let (base, step) = (term(left), term(right));
+        if names_itself(&base, name) {
+            return Err(SqlError::new(
+                "42P19",
+                format!(
+                    "recursive reference to query \"{name}\" must not appear within its non-recursive term"
+                ),
+            ));
+        }
+        Ok(Some(Cte {
+            name: name.to_string(),
+            columns: alias
+                .columns
+                .iter()
+                .map(|c| names::ident(&c.name))
+                .collect(),
+            base,
+            step,
+            all,
+            planning: RefCell::new(None),
+        }))
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A recursive union's source and what a FROM item naming it reads: its
+/// columns' names and types.
+struct Union {
+    source: Source,
+    names: Vec<String>,
+    types: Vec<SqlType>,
+}
+
+/// What a FROM item naming a recursive CTE reads.
+pub enum Reference {
+    /// The work table, while the CTE's step is planned.
+    WorkTable { label: String, table: WorkTable },
+    /// The CTE, planned: a subquery in FROM.
+    Union {
+        label: String,
+        planned: Box<Planned>,
+    },
+}
+
+/// The FROM item `name [alias]` if it names a recursive CTE in scope:
+/// the work table while that CTE's step is planned, else the CTE planned
+/// as a subquery in FROM (see the module's "Planning").
+pub fn reference(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    alias: Option<&TableAlias>,
+    offset: usize,
+) -> Result<Option<(Reference, ScopeTable)>, SqlError> {
+    // (Not borrowed while planning: the CTE's terms may have a WITH
+    // RECURSIVE of their own.)
+    let found = cx
+        .recursive
+        .borrow()
+        .iter()
+        .rev()
+        .find(|c| c.name == name)
+        .cloned();
+    let Some(cte) = found else {
+        return Ok(None);
+    };
+    let qualifier = alias.map_or_else(|| name.to_string(), |a| names::ident(&a.name));
+    let renamed = |mut names: Vec<String>| {
+        for (n, c) in alias
+            .map_or(&[][..], |a| a.columns.as_slice())
+            .iter()
+            .enumerate()
+            .take(names.len())
+        {
+            names[n] = names::ident(&c.name);
+        }
+        names
+    };
+    let working = cte.planning.borrow().clone();
+    if let Some((table, names, types)) = working {
+        let label = match alias {
+            Some(_) => format!("{name} {qualifier}"),
+            None => name.to_string(),
+        };
+        let scope = ScopeTable {
+            qualifier,
+            names: renamed(names),
+            types,
+            offset,
+        };
+        return Ok(Some((Reference::WorkTable { label, table }, scope)));
+    }
+    let union = plan(cx, txn, &cte)?;
+    let scope = ScopeTable {
+        qualifier: qualifier.clone(),
+        names: renamed(union.names.clone()),
+        types: union.types.clone(),
+        offset,
+    };
+    let planned = query::over_source(union.source, name, union.names, union.types);
+    Ok(Some((
+        Reference::Union {
+            label: qualifier,
+            planned: Box::new(planned),
+        },
+        scope,
+    )))
+}
+
+/// Plans a recursive CTE: its base term, then its step over the work
+/// table.
+fn plan(cx: &Ctx<'_>, txn: &Transaction, cte: &Cte) -> Result<Union, SqlError> {
+    let base = query::plan_query(cx, txn, &cte.base)?;
+    let mut names: Vec<String> = base.columns.iter().map(|c| c.name.clone()).collect();
+    if cte.columns.len() > names.len() {
+        return Err(SqlError::new(
+            "42P10",
+            format!(
+                "WITH query \"{}\" has {} columns available but {} columns specified",
+                cte.name,
+                names.len(),
+                cte.columns.len()
+            ),
+        ));
+    }
+    names[..cte.columns.len()].clone_from_slice(&cte.columns);
+    let table = WorkTable::default();
+    *cte.planning.borrow_mut() = Some((table.clone(), names.clone(), base.types.clone()));
+    let step = query::plan_query(cx, txn, &cte.step);
+    *cte.planning.borrow_mut() = None;
+    let step = step?;
+    if step.columns.len() != names.len() {
+        return Err(SqlError::syntax(
+            "each UNION query must have the same number of columns",
+        ));
+    }
+    Ok(Union {
+        types: base.types.clone(),
+        source: Source::Recursive {
+            all: cte.all,
+            base: Box::new(base),
+            step: Box::new(step),
+            table,
+            limit: None,
+        },
+        names,
+    })
+}
+
+/// Runs a recursive union (see the module's "Running"), stopping once it
+/// has `limit` rows, if given (a query that reads no more of them:
+/// `query.rs`; PostgreSQL's union stops when its reader does).
+pub fn run(
+    txn: &mut Transaction,
+    env: &Env<'_>,
+    (all, limit): (bool, Option<usize>),
+    base: &Planned,
+    step: &Planned,
+    table: &WorkTable,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut keep = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
+        match all {
+            true => rows,
+            false => rows
+                .into_iter()
+                .filter(|row| seen.insert(crate::aggregate::group_hash(row)))
+                .collect(),
+        }
+    };
+    let enough = |rows: &Vec<Vec<Value>>| limit.is_some_and(|n| rows.len() >= n);
+    let mut out = keep(query::run(txn, base, env)?.0);
+    let mut working = out.clone();
+    while !working.is_empty() && !enough(&out) {
+        txn.check_interrupt()?;
+        table.set(std::mem::take(&mut working));
+        working = keep(query::run(txn, step, env)?.0);
+        out.extend(working.iter().cloned());
+    }
+    table.set(Vec::new());
+    if let Some(n) = limit {
+        out.truncate(n);
+    }
+    Ok(out)
+}

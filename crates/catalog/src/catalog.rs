@@ -258,6 +258,7 @@ impl Catalog {
             order: Vec::new(),
             sequence: None,
             always: false,
+            identity: false,
             generation: 0,
         };
         self.in_savepoint(txn, |txn| {
@@ -410,6 +411,7 @@ impl Catalog {
             order: order.clone(),
             sequence: None,
             always: false,
+            identity: false,
             generation: 0,
         };
         let def = IndexDef {

@@ -297,6 +297,11 @@ pub(crate) struct ClassRow {
     /// A sequence of a `GENERATED ALWAYS AS IDENTITY` column (after the
     /// options, kind `S` only).
     pub always: bool,
+    /// The sequence of an identity column (`GENERATED ... AS IDENTITY`),
+    /// not a `serial`'s: bit 1 of the byte whose bit 0 is `always` (rows
+    /// written before it have it clear: an `always` one is an identity's
+    /// all the same).
+    pub identity: bool,
     /// A sequence's restart generation (after `always`, kind `S` only;
     /// absent in rows written before restarts were transactional: 0):
     /// which of its values in `folio.oid` is current
@@ -322,7 +327,8 @@ impl ClassRow {
         }
         if let Some(options) = &self.sequence {
             options.encode(&mut w);
-            w.u8(self.always as u8).u32(self.generation);
+            w.u8(self.always as u8 | (self.identity as u8) << 1)
+                .u32(self.generation);
         }
         w.0
     }
@@ -344,17 +350,18 @@ impl ClassRow {
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
         let order = words.iter().map(|w| KeyOrder::from_bits(*w)).collect();
-        let (sequence, always, generation) = match kind {
+        let (sequence, generated, generation) = match kind {
             KIND_SEQUENCE => (
                 Some(crate::sequences::SequenceOptions::decode(&mut r)?),
-                r.u8()? != 0,
+                r.u8()?,
                 match r.0.is_empty() {
                     true => 0,
                     false => r.u32()?,
                 },
             ),
-            _ => (None, false, 0),
+            _ => (None, 0, 0),
         };
+        let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if kind != KIND_TABLE && kind != KIND_INDEX && kind != KIND_SEQUENCE {
             return Err(format!("relation kind {kind}"));
@@ -373,6 +380,7 @@ impl ClassRow {
             order,
             sequence,
             always,
+            identity,
             generation,
         })
     }
@@ -436,6 +444,7 @@ mod tests {
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,
             always: false,
+            identity: false,
             generation: 0,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
@@ -453,6 +462,7 @@ mod tests {
                 cycle: true,
             }),
             always: true,
+            identity: true,
             generation: 7,
             ..class
         };

@@ -109,6 +109,9 @@ pub struct SequenceDef {
     /// The sequence of a `GENERATED ALWAYS AS IDENTITY` column: an INSERT
     /// may not give the column a value (428C9).
     pub always: bool,
+    /// The sequence of an identity column (`GENERATED ... AS IDENTITY`),
+    /// not a `serial`'s or a plain one's.
+    pub identity: bool,
     /// Which of its values is current (a transactional restart starts the
     /// next one).
     pub generation: u32,
@@ -427,15 +430,16 @@ impl Values {
 
 impl Catalog {
     /// `CREATE SEQUENCE name ...` (owned by `owner`, a table oid and
-    /// column position, if given; `always`: the sequence of a `GENERATED
-    /// ALWAYS AS IDENTITY` column). 42P07 if the name is taken.
+    /// column position, if given; `identity`: `Some(always)` for the
+    /// sequence of a `GENERATED ALWAYS | BY DEFAULT AS IDENTITY` column).
+    /// 42P07 if the name is taken.
     pub fn create_sequence(
         &self,
         txn: &mut Transaction,
         name: &str,
         options: SequenceOptions,
         owner: Option<(u64, u16)>,
-        always: bool,
+        identity: Option<bool>,
     ) -> Result<SequenceDef, CatalogError> {
         crate::catalog::check_name(name)?;
         if self.relation_exists(txn, name)? {
@@ -455,7 +459,8 @@ impl Catalog {
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),
-            always,
+            always: identity == Some(true),
+            identity: identity.is_some(),
             generation: 0,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
@@ -661,6 +666,7 @@ pub(crate) fn sequence_def(class: ClassRow) -> Option<SequenceDef> {
             (t, Some(&c)) => Some((t, c)),
         },
         always: class.always,
+        identity: class.identity,
         generation: class.generation,
     })
 }

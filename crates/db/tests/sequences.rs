@@ -22,7 +22,7 @@ fn create(db: &Database, name: &str) -> Result<SequenceDef, folio_db::DbError> {
     let options = SequenceRequest::default().settle(None)?;
     let def = db
         .catalog()
-        .create_sequence(&mut t, name, options, None, false)?;
+        .create_sequence(&mut t, name, options, None, None)?;
     t.commit()?;
     Ok(def)
 }
@@ -51,7 +51,7 @@ fn values_survive_reopen() {
     let mut t = db.begin(RC, SYNC).unwrap();
     let options = SequenceRequest::default().settle(None).unwrap();
     db.catalog()
-        .create_sequence(&mut t, "rolled_back", options, None, false)
+        .create_sequence(&mut t, "rolled_back", options, None, None)
         .unwrap();
     t.rollback().unwrap();
     db.close().unwrap();

@@ -62,8 +62,9 @@ pub fn create_table(
     let mut additions = Additions::default();
     let mut keys = KeyConstraints::default();
     // Columns whose values a sequence of their own gives (`serial`,
-    // identity): name, type, the sequence's request, GENERATED ALWAYS.
-    let mut owned: Vec<(String, SqlType, SequenceRequest, bool)> = Vec::new();
+    // identity): name, type, the sequence's request, and for an identity
+    // column whether GENERATED ALWAYS.
+    let mut owned: Vec<(String, SqlType, SequenceRequest, Option<bool>)> = Vec::new();
     for column in &create.columns {
         let serial = serial_type(&column.data_type);
         let ty = match serial {
@@ -73,7 +74,7 @@ pub fn create_table(
         let column_name = names::ident(&column.name);
         let mut not_null = serial.is_some();
         if serial.is_some() {
-            owned.push((column_name.clone(), ty, SequenceRequest::default(), false));
+            owned.push((column_name.clone(), ty, SequenceRequest::default(), None));
         }
         for option in &column.options {
             match option.option {
@@ -103,7 +104,7 @@ pub fn create_table(
                         column_name.clone(),
                         ty,
                         sequences::request(None, options)?,
-                        *generated == GeneratedAs::Always,
+                        Some(*generated == GeneratedAs::Always),
                     ));
                 }
                 ColumnOption::Unique {
@@ -154,7 +155,7 @@ pub fn create_table(
         return Ok(Output::command("CREATE TABLE"));
     }
     let table = db.catalog().create_table(txn, &name, &columns)?;
-    for (column, ty, mut request, always) in owned {
+    for (column, ty, mut request, identity) in owned {
         let sequence = indexes::chosen_name(&name, &[&column], "seq", |n| {
             Ok(db.catalog().relation_exists(txn, n)?)
         })?;
@@ -169,7 +170,7 @@ pub fn create_table(
             &sequence,
             request.settle(None)?,
             Some((table.oid, position)),
-            always,
+            identity,
         )?;
         let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
         additions.defaults.push((column, default));

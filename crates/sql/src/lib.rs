@@ -24,6 +24,7 @@ mod expr;
 mod from;
 mod functions;
 mod indexes;
+mod information_schema;
 mod interrupt;
 mod lookups;
 mod names;

@@ -315,7 +315,7 @@ pub fn create(
         Some(o) if o.to_string().eq_ignore_ascii_case("none") => None,
         Some(o) => Some(owner(cx, txn, o)?),
     };
-    catalog.create_sequence(txn, &name, settled, owner, false)?;
+    catalog.create_sequence(txn, &name, settled, owner, None)?;
     Ok(Output::command("CREATE SEQUENCE"))
 }
 

@@ -17,6 +17,7 @@
 
 use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
 use crate::error::SqlError;
+use crate::information_schema::View;
 use crate::names;
 use folio_catalog::{Catalog, ConstraintKind, IndexDef, SequenceDef, TableDef};
 use folio_db::Transaction;
@@ -64,6 +65,9 @@ pub enum SystemRelation {
     Indexes,
     Views,
     Sequences,
+    /// A view of `information_schema` (`information_schema.rs`; not in
+    /// `pg_class`).
+    Information(View),
 }
 
 const ALL: [SystemRelation; 26] = [
@@ -97,6 +101,33 @@ const ALL: [SystemRelation; 26] = [
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
 
+/// The identity sequence of `table`'s column `n`, if it is an identity
+/// column (`GENERATED ... AS IDENTITY`). Its `nextval` default is
+/// folio's way of giving the values, not a default PostgreSQL shows
+/// (`default_shown`).
+pub fn identity<'s>(
+    sequences: &'s [SequenceDef],
+    table: &TableDef,
+    n: usize,
+) -> Option<&'s SequenceDef> {
+    sequences
+        .iter()
+        .find(|s| s.identity && s.owner == Some((table.oid, n as u16)))
+}
+
+/// The default of `table`'s column `n` as PostgreSQL shows it (an
+/// identity column has none).
+pub fn default_shown<'t>(
+    sequences: &[SequenceDef],
+    table: &'t TableDef,
+    n: usize,
+) -> Option<&'t str> {
+    match identity(sequences, table, n) {
+        Some(_) => None,
+        None => table.default_of(n),
+    }
+}
+
 /// `text[]`: ACLs (`aclitem[]` in PostgreSQL), NULL here (the default
 /// privileges).
 const TEXT_ARRAY: SqlType = SqlType::Array(&SqlType::Text);
@@ -120,6 +151,11 @@ impl SystemRelation {
         self.oid_and_view().0
     }
 
+    /// Whether it is a view in PostgreSQL.
+    pub fn is_view(self) -> bool {
+        self.oid_and_view().1
+    }
+
     /// The relation an object name denotes: `Ok(None)` when it is not a
     /// system relation's name, 42P01 for `pg_catalog.x` of an unknown x.
     pub fn lookup(name: &ObjectName) -> Result<Option<SystemRelation>, SqlError> {
@@ -138,6 +174,15 @@ impl SystemRelation {
         let (qualified, base) = match parts.as_deref() {
             Some([base]) => (false, base.as_str()),
             Some([schema, base]) if schema == "pg_catalog" => (true, base.as_str()),
+            Some([schema, base]) if schema == "information_schema" => {
+                return match View::of(base) {
+                    Some(view) => Ok(Some(SystemRelation::Information(view))),
+                    None => Err(SqlError::new(
+                        "42P01",
+                        format!("relation \"information_schema.{base}\" does not exist"),
+                    )),
+                };
+            }
             _ => return Ok(None),
         };
         match ALL.into_iter().find(|r| r.name() == base) {
@@ -180,6 +225,7 @@ impl SystemRelation {
             SystemRelation::Indexes => "pg_indexes",
             SystemRelation::Views => "pg_views",
             SystemRelation::Sequences => "pg_sequences",
+            SystemRelation::Information(view) => view.name(),
         }
     }
 
@@ -214,12 +260,15 @@ impl SystemRelation {
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
             SystemRelation::Sequences => (12025, true),
+            // (PostgreSQL's oids of these views vary by installation.)
+            SystemRelation::Information(view) => (13000 + view as i64, true),
         }
     }
 
     /// Its columns.
     pub fn columns(self) -> Columns {
         match self {
+            SystemRelation::Information(view) => view.columns(),
             SystemRelation::Namespace => &[("oid", Int8), ("nspname", Text), ("nspowner", Int8)],
             SystemRelation::Class => &[
                 ("oid", Int8),
@@ -515,6 +564,7 @@ impl SystemRelation {
     pub fn rows(self, catalog: &Catalog, txn: &Transaction) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut out = Vec::new();
         match self {
+            SystemRelation::Information(view) => return view.rows(catalog, txn),
             SystemRelation::Namespace => {
                 out.push(vec![
                     oid(CATALOG_NAMESPACE),
@@ -560,11 +610,11 @@ impl SystemRelation {
                 let sequences = catalog.sequences(txn)?;
                 for table in catalog.tables(txn)? {
                     for (n, column) in table.columns.iter().enumerate() {
-                        let identity = sequences
-                            .iter()
-                            .find(|s| s.owner == Some((table.oid, n as u16)))
-                            .filter(|_| table.default_of(n).is_none())
-                            .map_or("", |s| if s.always { "a" } else { "d" });
+                        let identity = match identity(&sequences, &table, n) {
+                            Some(s) if s.always => "a",
+                            Some(_) => "d",
+                            None => "",
+                        };
                         out.push(attribute_row(
                             table.oid as i64,
                             n,
@@ -572,7 +622,7 @@ impl SystemRelation {
                             column.type_oid,
                             column.typmod,
                             column.not_null,
-                            table.default_of(n).is_some(),
+                            default_shown(&sequences, &table, n).is_some(),
                             identity,
                         ));
                     }
@@ -708,9 +758,12 @@ impl SystemRelation {
             | SystemRelation::Description
             | SystemRelation::Views => {}
             SystemRelation::Attrdef => {
+                let sequences = catalog.sequences(txn)?;
                 for table in catalog.tables(txn)? {
                     for constraint in &table.constraints {
-                        if let ConstraintKind::Default { column, expr } = &constraint.kind {
+                        if let ConstraintKind::Default { column, expr } = &constraint.kind
+                            && identity(&sequences, &table, usize::from(*column)).is_none()
+                        {
                             // PostgreSQL's adbin is an analyzed
                             // expression; this is its printed form.
                             let ty = table

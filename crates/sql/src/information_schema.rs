@@ -1,0 +1,305 @@
+//! The `information_schema` views tools and ORMs read first: `tables`,
+//! `columns` and `schemata`, with PostgreSQL 15's column names and
+//! order, their rows made from the catalog at each execution (as the
+//! `pg_catalog` relations are: `system.rs`, which resolves the names).
+//! They list the user's tables and the `pg_catalog` relations folio has.
+//!
+//! Types: PostgreSQL's domains are their base types here —
+//! `sql_identifier` (a `name`) and `character_data` and `yes_or_no`
+//! (`varchar`) are `text`, `cardinal_number` is `integer`. A name must be
+//! qualified (`information_schema.tables`): the schema is not on the
+//! search path, as in PostgreSQL.
+
+use crate::catalog_functions::type_name;
+use crate::error::SqlError;
+use crate::system::SystemRelation;
+use crate::types;
+use folio_catalog::{Catalog, SequenceDef};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+
+/// The database's name, each view's `*_catalog`.
+const DATABASE: &str = "postgres";
+
+/// A view of `information_schema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Tables,
+    Columns,
+    Schemata,
+}
+
+use SqlType::{Int4, Text};
+
+/// `(name, type)` of a view's columns.
+type Columns = &'static [(&'static str, SqlType)];
+
+impl View {
+    /// The view called `name`.
+    pub fn of(name: &str) -> Option<View> {
+        [View::Tables, View::Columns, View::Schemata]
+            .into_iter()
+            .find(|v| v.name() == name)
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Tables => "tables",
+            View::Columns => "columns",
+            View::Schemata => "schemata",
+        }
+    }
+
+    /// Its columns.
+    pub fn columns(self) -> Columns {
+        match self {
+            View::Tables => &[
+                ("table_catalog", Text),
+                ("table_schema", Text),
+                ("table_name", Text),
+                ("table_type", Text),
+                ("self_referencing_column_name", Text),
+                ("reference_generation", Text),
+                ("user_defined_type_catalog", Text),
+                ("user_defined_type_schema", Text),
+                ("user_defined_type_name", Text),
+                ("is_insertable_into", Text),
+                ("is_typed", Text),
+                ("commit_action", Text),
+            ],
+            View::Columns => &[
+                ("table_catalog", Text),
+                ("table_schema", Text),
+                ("table_name", Text),
+                ("column_name", Text),
+                ("ordinal_position", Int4),
+                ("column_default", Text),
+                ("is_nullable", Text),
+                ("data_type", Text),
+                ("character_maximum_length", Int4),
+                ("character_octet_length", Int4),
+                ("numeric_precision", Int4),
+                ("numeric_precision_radix", Int4),
+                ("numeric_scale", Int4),
+                ("datetime_precision", Int4),
+                ("interval_type", Text),
+                ("interval_precision", Int4),
+                ("character_set_catalog", Text),
+                ("character_set_schema", Text),
+                ("character_set_name", Text),
+                ("collation_catalog", Text),
+                ("collation_schema", Text),
+                ("collation_name", Text),
+                ("domain_catalog", Text),
+                ("domain_schema", Text),
+                ("domain_name", Text),
+                ("udt_catalog", Text),
+                ("udt_schema", Text),
+                ("udt_name", Text),
+                ("scope_catalog", Text),
+                ("scope_schema", Text),
+                ("scope_name", Text),
+                ("maximum_cardinality", Int4),
+                ("dtd_identifier", Text),
+                ("is_self_referencing", Text),
+                ("is_identity", Text),
+                ("identity_generation", Text),
+                ("identity_start", Text),
+                ("identity_increment", Text),
+                ("identity_maximum", Text),
+                ("identity_minimum", Text),
+                ("identity_cycle", Text),
+                ("is_generated", Text),
+                ("generation_expression", Text),
+                ("is_updatable", Text),
+            ],
+            View::Schemata => &[
+                ("catalog_name", Text),
+                ("schema_name", Text),
+                ("schema_owner", Text),
+                ("default_character_set_catalog", Text),
+                ("default_character_set_schema", Text),
+                ("default_character_set_name", Text),
+                ("sql_path", Text),
+            ],
+        }
+    }
+
+    /// Its rows as `txn` sees the catalog.
+    pub fn rows(self, catalog: &Catalog, txn: &Transaction) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut out = Vec::new();
+        match self {
+            View::Schemata => {
+                for (schema, owner) in [
+                    ("pg_catalog", "postgres"),
+                    ("public", "pg_database_owner"),
+                    ("information_schema", "postgres"),
+                ] {
+                    let mut row = vec![text(DATABASE), text(schema), text(owner)];
+                    row.resize(self.columns().len(), Value::Null);
+                    out.push(row);
+                }
+            }
+            View::Tables => {
+                let table = |schema: &str, name: &str, view: bool| {
+                    let mut row = vec![
+                        text(DATABASE),
+                        text(schema),
+                        text(name),
+                        text(if view { "VIEW" } else { "BASE TABLE" }),
+                    ];
+                    row.resize(9, Value::Null);
+                    row.extend([text(yes_no(!view)), text("NO"), Value::Null]);
+                    row
+                };
+                for def in catalog.tables(txn)? {
+                    out.push(table("public", &def.name, false));
+                }
+                for relation in SystemRelation::all() {
+                    out.push(table("pg_catalog", relation.name(), relation.is_view()));
+                }
+            }
+            View::Columns => {
+                let sequences = catalog.sequences(txn)?;
+                for def in catalog.tables(txn)? {
+                    for (n, column) in def.columns.iter().enumerate() {
+                        let Some(ty) = SqlType::from_oid(column.type_oid, column.typmod) else {
+                            continue;
+                        };
+                        let default = match crate::system::default_shown(&sequences, &def, n) {
+                            Some(expr) => text(&crate::deparse::default_text(expr, ty)),
+                            None => Value::Null,
+                        };
+                        let identity = crate::system::identity(&sequences, &def, n);
+                        out.push(column_row(
+                            ("public", &def.name, &column.name, n),
+                            ty,
+                            default,
+                            !column.not_null,
+                            identity,
+                        ));
+                    }
+                }
+                for relation in SystemRelation::all() {
+                    for (n, (name, ty)) in relation.columns().iter().enumerate() {
+                        out.push(column_row(
+                            ("pg_catalog", relation.name(), name, n),
+                            *ty,
+                            Value::Null,
+                            true,
+                            None,
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+fn yes_no(yes: bool) -> &'static str {
+    if yes { "YES" } else { "NO" }
+}
+
+/// One `information_schema.columns` row: the column `(schema, table,
+/// name, position from 0)` of type `ty`, with its identity sequence if
+/// it is an identity column.
+fn column_row(
+    (schema, table, name, n): (&str, &str, &str, usize),
+    ty: SqlType,
+    default: Value,
+    nullable: bool,
+    identity: Option<&SequenceDef>,
+) -> Vec<Value> {
+    let int = |v: Option<i64>| v.map_or(Value::Null, |v| Value::Int4(v as i32));
+    let length = match ty {
+        SqlType::Varchar(n) => n.map(i64::from),
+        SqlType::Char(n) => Some(i64::from(n)),
+        _ => None,
+    };
+    // UTF8: up to 4 bytes a character; PostgreSQL's 1 GB for no limit.
+    let octets = match ty {
+        SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Text => {
+            Some(length.map_or(1 << 30, |n| n * 4))
+        }
+        _ => None,
+    };
+    let (precision, radix, scale) = match ty {
+        SqlType::Int2 => (Some(16), Some(2), Some(0)),
+        SqlType::Int4 => (Some(32), Some(2), Some(0)),
+        SqlType::Int8 => (Some(64), Some(2), Some(0)),
+        SqlType::Float4 => (Some(24), Some(2), None),
+        SqlType::Float8 => (Some(53), Some(2), None),
+        SqlType::Numeric(p) => (
+            p.map(|(p, _)| i64::from(p)),
+            Some(10),
+            p.map(|(_, s)| i64::from(s)),
+        ),
+        _ => (None, None, None),
+    };
+    let datetime = match ty {
+        SqlType::Date => Some(0),
+        SqlType::Timestamp | SqlType::TimestampTz => Some(6),
+        _ => None,
+    };
+    // The type's name without modifiers (`format_type(oid, NULL)`).
+    let data_type = match ty {
+        SqlType::Array(_) => "ARRAY".to_string(),
+        SqlType::Char(_) => "character".to_string(),
+        _ => type_name(i64::from(ty.oid()), -1),
+    };
+    let mut row = vec![
+        text(DATABASE),
+        text(schema),
+        text(table),
+        text(name),
+        Value::Int4(n as i32 + 1),
+        default,
+        text(yes_no(nullable)),
+        text(&data_type),
+        int(length),
+        int(octets),
+        int(precision),
+        int(radix),
+        int(scale),
+        int(datetime),
+    ];
+    // interval_type .. domain_name: none here.
+    row.resize(25, Value::Null);
+    row.extend([
+        text(DATABASE),
+        text("pg_catalog"),
+        text(&types::typname(ty)),
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        text(&(n + 1).to_string()),
+        text("NO"),
+        text(yes_no(identity.is_some())),
+    ]);
+    match identity {
+        Some(s) => {
+            let o = &s.options;
+            row.extend([
+                text(if s.always { "ALWAYS" } else { "BY DEFAULT" }),
+                text(&o.start.to_string()),
+                text(&o.increment.to_string()),
+                text(&o.max.to_string()),
+                text(&o.min.to_string()),
+                text(yes_no(o.cycle)),
+            ]);
+        }
+        None => {
+            row.resize(40, Value::Null);
+            row.push(text("NO"));
+        }
+    }
+    row.extend([text("NEVER"), Value::Null, text("YES")]);
+    row
+}

@@ -827,7 +827,9 @@ impl Catalog {
     /// The table `name` as `txn` sees it.
     pub fn table(&self, txn: &Transaction, name: &str) -> Result<Option<TableDef>, CatalogError> {
         match self.class(txn, name)? {
-            Some((_, class)) if class.kind == KIND_TABLE => Ok(Some(self.table_def(txn, class)?)),
+            Some((_, class)) if class.kind == KIND_TABLE => {
+                Ok(Some(self.table_def(txn, class, &self.class_rows(txn)?)?))
+            }
             _ => Ok(None),
         }
     }
@@ -1074,34 +1076,42 @@ impl Catalog {
 
     /// Every table `txn` sees, by name.
     pub fn tables(&self, txn: &Transaction) -> Result<Vec<TableDef>, CatalogError> {
+        // The class rows read once for all (each definition needs them).
+        let classes = self.class_rows(txn)?;
         let mut out = Vec::new();
-        for (_, class) in self.class_rows(txn)? {
+        for (_, class) in &classes {
             if class.kind == KIND_TABLE {
-                out.push(self.table_def(txn, class)?);
+                out.push(self.table_def(txn, class.clone(), &classes)?);
             }
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
 
-    fn table_def(&self, txn: &Transaction, class: ClassRow) -> Result<TableDef, CatalogError> {
+    /// The definition of the table `class`, with `classes` every class row
+    /// `txn` sees (its indexes, and the tables its constraints name).
+    fn table_def(
+        &self,
+        txn: &Transaction,
+        class: ClassRow,
+        classes: &[(Tid, ClassRow)],
+    ) -> Result<TableDef, CatalogError> {
         let mut attributes: Vec<AttributeRow> = self
             .attribute_rows(txn, class.oid)?
             .into_iter()
             .map(|(_, row)| row)
             .collect();
         attributes.sort_by_key(|a| a.number);
-        let classes = self.class_rows(txn)?;
-        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, &classes)?;
+        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, classes)?;
         let mut indexes: Vec<IndexDef> = classes
-            .into_iter()
+            .iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
             .map(|(_, c)| IndexDef {
                 oid: c.oid,
-                name: c.name,
+                name: c.name.clone(),
                 table_oid: c.table_oid,
-                columns: c.columns,
-                order: c.order,
+                columns: c.columns.clone(),
+                order: c.order.clone(),
                 unique: c.unique,
                 prefix_free: c.prefix_free,
                 primary: c.primary,

@@ -448,59 +448,104 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
     })
 }
 
-/// `SELECT f(args) [AS a]` without FROM, of a function that returns
-/// rows (`SELECT generate_series(1, 3)`): `SELECT a FROM f(args) AS a`,
-/// one row per value, as PostgreSQL's set-returning function in a select
-/// list gives them. Other places of such calls are not built.
-fn lone_table_function(select: &Select) -> Option<Select> {
+/// A select list with one call of a function that returns rows as an
+/// item of its own (`SELECT generate_series(1, 3)`, `SELECT id,
+/// unnest(tags) AS tag FROM t`): the call moved into FROM, one row per
+/// value, as PostgreSQL's set-returning function in a select list gives
+/// them. Without FROM it becomes the FROM (`SELECT a FROM f(args) AS a`);
+/// with one, a `LATERAL f(args) AS a` after its items, so each row is
+/// repeated once per value of its call (and dropped when there is none,
+/// as PostgreSQL drops it). Not for grouped or windowed queries, whose
+/// calls run after grouping in PostgreSQL, nor for two such calls (which
+/// PostgreSQL runs side by side); nor inside expressions.
+fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
         FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableFunctionArgs,
         TableWithJoins,
     };
-    if !select.from.is_empty() || select.selection.is_some() {
+    let call = |item: &SelectItem| -> Option<(sqlparser::ast::Function, Option<Ident>)> {
+        let (f, alias) = match item {
+            SelectItem::UnnamedExpr(Expr::Function(f)) => (f, None),
+            SelectItem::ExprWithAlias {
+                expr: Expr::Function(f),
+                alias,
+            } => (f, Some(alias.clone())),
+            _ => return None,
+        };
+        let FunctionArguments::List(list) = &f.args else {
+            return None;
+        };
+        (crate::table_functions::is_table_function(&f.name)
+            && list.clauses.is_empty()
+            && f.over.is_none())
+        .then(|| (f.clone(), alias))
+    };
+    let calls: Vec<usize> = (0..select.projection.len())
+        .filter(|&i| call(&select.projection[i]).is_some())
+        .collect();
+    let [at] = calls.as_slice() else {
+        return None;
+    };
+    if is_grouped(select)
+        || select.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                window::contains_window(e)
+            }
+            _ => false,
+        })
+    {
         return None;
     }
-    let [item] = select.projection.as_slice() else {
-        return None;
-    };
-    let (f, alias) = match item {
-        SelectItem::UnnamedExpr(Expr::Function(f)) => (f, None),
-        SelectItem::ExprWithAlias {
-            expr: Expr::Function(f),
-            alias,
-        } => (f, Some(alias.clone())),
-        _ => return None,
-    };
+    let (f, alias) = call(&select.projection[*at])?;
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
-    if !crate::table_functions::is_table_function(&f.name) || !list.clauses.is_empty() {
-        return None;
-    }
     let column = alias.unwrap_or_else(|| Ident::new(names::function(&f.name)));
     let mut rewritten = select.clone();
-    rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
-    rewritten.from = vec![TableWithJoins {
-        relation: TableFactor::Table {
-            name: ObjectName::from(vec![Ident::new(names::function(&f.name))]),
-            alias: Some(TableAlias {
-                name: column,
-                columns: Vec::new(),
-            }),
-            args: Some(TableFunctionArgs {
-                args: list.args.clone(),
-                settings: None,
-            }),
-            with_hints: Vec::new(),
-            version: None,
-            with_ordinality: false,
-            partitions: Vec::new(),
-            json_path: None,
-            sample: None,
-            index_hints: Vec::new(),
+    let table_alias = Some(TableAlias {
+        name: column.clone(),
+        columns: Vec::new(),
+    });
+    if select.from.is_empty() {
+        if select.selection.is_some() || select.projection.len() > 1 {
+            return None;
+        }
+        rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
+        rewritten.from = vec![TableWithJoins {
+            relation: TableFactor::Table {
+                name: ObjectName::from(vec![Ident::new(names::function(&f.name))]),
+                alias: table_alias,
+                args: Some(TableFunctionArgs {
+                    args: list.args.clone(),
+                    settings: None,
+                }),
+                with_hints: Vec::new(),
+                version: None,
+                with_ordinality: false,
+                partitions: Vec::new(),
+                json_path: None,
+                sample: None,
+                index_hints: Vec::new(),
+            },
+            joins: Vec::new(),
+        }];
+        return Some(rewritten);
+    }
+    // The item reads the new FROM item's one column, qualified (a table's
+    // column may have its name).
+    rewritten.projection[*at] = SelectItem::ExprWithAlias {
+        expr: Expr::CompoundIdentifier(vec![column.clone(), column.clone()]),
+        alias: column,
+    };
+    rewritten.from.push(TableWithJoins {
+        relation: TableFactor::Function {
+            lateral: true,
+            name: f.name.clone(),
+            args: list.args.clone(),
+            alias: table_alias,
         },
         joins: Vec::new(),
-    }];
+    });
     Some(rewritten)
 }
 
@@ -514,7 +559,7 @@ fn plan_select(
     offset: u64,
     locking: bool,
 ) -> Result<Planned, SqlError> {
-    if let Some(rewritten) = lone_table_function(select) {
+    if let Some(rewritten) = set_returning_item(select) {
         return plan_select(cx, txn, &rewritten, order_by, limit, offset, locking);
     }
     check_plain(select)?;

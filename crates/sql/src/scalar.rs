@@ -867,6 +867,11 @@ fn function(
         .collect::<Result<Vec<_>, _>>()?;
     let func = match Func::of(&name) {
         Some(func) if func.takes(args.len()) => func,
+        None if crate::table_functions::is_table_function(&f.name) => {
+            return Err(SqlError::unsupported(format!(
+                "{name}() here (a set-returning function is a FROM item, or a select-list item of its own in a query without grouping, windows or another such call)"
+            )));
+        }
         _ => return Err(no_such_function(&name, &args, columns)),
     };
     if func.is_sequence()

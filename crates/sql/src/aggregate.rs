@@ -312,9 +312,14 @@ pub fn is_aggregate_name(name: &str) -> bool {
 
 /// Whether an expression calls an aggregate anywhere.
 pub fn contains_aggregate(expr: &Expr) -> bool {
-    /// Finds an aggregate call outside subqueries (whose aggregates are
-    /// theirs).
-    struct Find(usize);
+    contains_call(expr, is_aggregate)
+}
+
+/// Whether an expression makes a call `wanted` accepts outside its
+/// subqueries (whose calls are theirs): an aggregate's, a window
+/// function's (`window.rs`).
+pub fn contains_call(expr: &Expr, wanted: fn(&sqlparser::ast::Function) -> bool) -> bool {
+    struct Find(usize, fn(&sqlparser::ast::Function) -> bool);
     impl sqlparser::ast::Visitor for Find {
         type Break = ();
         fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
@@ -327,12 +332,12 @@ pub fn contains_aggregate(expr: &Expr) -> bool {
         }
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             match e {
-                Expr::Function(f) if self.0 == 0 && is_aggregate(f) => ControlFlow::Break(()),
+                Expr::Function(f) if self.0 == 0 && (self.1)(f) => ControlFlow::Break(()),
                 _ => ControlFlow::Continue(()),
             }
         }
     }
-    sqlparser::ast::Visit::visit(expr, &mut Find(0)).is_break()
+    sqlparser::ast::Visit::visit(expr, &mut Find(0, wanted)).is_break()
 }
 
 /// An aggregate's running state.

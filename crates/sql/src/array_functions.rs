@@ -48,12 +48,12 @@ const NAMES: [(&str, ArrayFunc); 7] = [
 impl ArrayFunc {
     /// The function called `name`, if it is one of these.
     pub fn of(name: &str) -> Option<ArrayFunc> {
-        NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+        crate::names::lookup(&NAMES, name)
     }
 
     /// Its name, for the functions called by one (EXPLAIN).
     pub fn name(self) -> Option<&'static str> {
-        NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n)
+        crate::names::name_in(&NAMES, &self)
     }
 
     /// Whether `count` arguments are accepted.

@@ -124,13 +124,13 @@ const NAMES: [(&str, CatalogFunc); 18] = [
 impl CatalogFunc {
     /// The function called `name`, if it is one of these.
     pub fn of(name: &str) -> Option<CatalogFunc> {
-        NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+        crate::names::lookup(&NAMES, name)
     }
 
     /// Its name (the first of several that call it), for EXPLAIN; a
     /// `reg*` cast has none.
     pub fn name(self) -> Option<&'static str> {
-        NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n)
+        crate::names::name_in(&NAMES, &self)
     }
 
     /// Whether `count` arguments are accepted.

@@ -206,10 +206,7 @@ const NAMES: [(&str, Func); 55] = [
 impl Func {
     /// The function called `name`, if folio has it.
     pub fn of(name: &str) -> Option<Func> {
-        NAMES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, f)| *f)
+        crate::names::lookup(&NAMES, name)
             .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
     }
@@ -219,7 +216,7 @@ impl Func {
         match self {
             Func::Catalog(f) => f.name(),
             Func::Array(f) => f.name(),
-            _ => NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n),
+            _ => crate::names::name_in(&NAMES, &self),
         }
     }
 

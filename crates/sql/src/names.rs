@@ -74,3 +74,14 @@ pub fn builtin(name: &ObjectName) -> Option<String> {
 pub fn function(name: &ObjectName) -> String {
     builtin(name).unwrap_or_else(|| name.to_string())
 }
+
+/// The value a table of `(name, value)` pairs gives `name` (the one rule
+/// of the functions' name tables).
+pub fn lookup<T: Copy>(table: &[(&'static str, T)], name: &str) -> Option<T> {
+    table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// The first name a table of `(name, value)` pairs gives `value`.
+pub fn name_in<T: PartialEq>(table: &[(&'static str, T)], value: &T) -> Option<&'static str> {
+    table.iter().find(|(_, v)| v == value).map(|(n, _)| *n)
+}

@@ -40,7 +40,6 @@ use sqlparser::ast::{
     NamedWindowExpr, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
 };
 use std::cell::RefCell;
-use std::ops::ControlFlow;
 
 /// Where window calls' columns are numbered from while binding (far past
 /// any row's width).
@@ -79,16 +78,12 @@ const NAMES: [(&str, Kind); 11] = [
 
 impl Kind {
     fn of(name: &str) -> Option<Kind> {
-        NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+        names::lookup(&NAMES, name)
     }
 
     /// Its SQL name.
     pub fn name(self) -> &'static str {
-        NAMES
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map(|(n, _)| *n)
-            .expect("every kind is named")
+        names::name_in(&NAMES, &self).expect("every kind is named")
     }
 
     /// Whether `count` arguments are accepted.
@@ -186,25 +181,7 @@ pub struct Windows {
 
 /// Whether an expression calls a window function outside subqueries.
 pub fn contains_window(expr: &Expr) -> bool {
-    struct Find(usize);
-    impl sqlparser::ast::Visitor for Find {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
-            self.0 += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
-            self.0 -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            match e {
-                Expr::Function(f) if self.0 == 0 && f.over.is_some() => ControlFlow::Break(()),
-                _ => ControlFlow::Continue(()),
-            }
-        }
-    }
-    sqlparser::ast::Visit::visit(expr, &mut Find(0)).is_break()
+    aggregate::contains_call(expr, |f| f.over.is_some())
 }
 
 /// PostgreSQL's 42P20 for a misplaced window call or a bad frame.

@@ -397,6 +397,13 @@ impl Values {
         Ok(value)
     }
 
+    /// The sequence's `(last, covered, called)`.
+    pub(crate) fn state_of(&self, def: &SequenceDef) -> Result<(i64, u32, bool), CatalogError> {
+        let state = self.state(def)?;
+        let s = lock(&state);
+        Ok((s.last, s.covered, s.called))
+    }
+
     /// `setval(seq, value, called)`, and a restart's first value.
     pub(crate) fn set(
         &self,
@@ -640,6 +647,13 @@ impl Catalog {
     /// (not undone by a rollback).
     pub fn next_value(&self, def: &SequenceDef) -> Result<i64, CatalogError> {
         self.sequence_values.next(def)
+    }
+
+    /// What `SELECT * FROM sequence` shows: its last value, how many
+    /// values the latest record still covers (PostgreSQL's `log_cnt`), and
+    /// whether the last value was handed out (`is_called`).
+    pub fn sequence_state(&self, def: &SequenceDef) -> Result<(i64, u32, bool), CatalogError> {
+        self.sequence_values.state_of(def)
     }
 
     /// `setval(seq, value, called)`: durable when it returns, not undone

@@ -51,12 +51,13 @@ impl Relations {
             return Ok(relation);
         }
         let Some(relation) = db.catalog().relation(txn, name)? else {
-            // Reading a sequence as a table (`SELECT * FROM s`) is not
-            // built; an index is no relation to read either.
+            // A sequence is read in FROM (`from.rs`), never changed as a
+            // table; an index is no relation to read either.
             if let Ok(Some(_)) = db.catalog().sequence(txn, name) {
-                return Err(SqlError::unsupported(format!(
-                    "reading sequence \"{name}\" as a table"
-                )));
+                return Err(SqlError::new(
+                    "42809",
+                    format!("cannot change sequence \"{name}\""),
+                ));
             }
             return Err(SqlError::undefined_table(name));
         };

@@ -430,6 +430,14 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             union.children.push(planned_node(step, None));
             union
         }
+        Source::Sequence { label, filter, .. } => {
+            let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
+            if !filter.is_empty() {
+                node.details
+                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
+            }
+            node
+        }
         Source::WorkTable { label, filter, .. } => {
             let mut node = Node::new(format!("WorkTable Scan on {label}"), rows(source));
             if !filter.is_empty() {

@@ -504,6 +504,14 @@ pub enum Source {
         /// The most rows its reader takes (`LIMIT`), if it stops early.
         limit: Option<usize>,
     },
+    /// A sequence read as a relation (`SELECT * FROM s`): its one row
+    /// (`last_value`, `log_cnt`, `is_called`) now, then its filter.
+    Sequence {
+        label: String,
+        def: folio_catalog::SequenceDef,
+        catalog: Arc<Catalog>,
+        filter: Vec<Scalar>,
+    },
     /// A recursive CTE named in its own step: the work table's rows, then
     /// its filter.
     WorkTable {
@@ -559,6 +567,13 @@ enum Using {
     Natural,
 }
 
+/// The columns of a sequence read as a relation.
+const SEQUENCE_COLUMNS: [(&str, SqlType); 3] = [
+    ("last_value", SqlType::Int8),
+    ("log_cnt", SqlType::Int8),
+    ("is_called", SqlType::Bool),
+];
+
 /// A FROM item resolved.
 enum Base {
     /// `[LATERAL] (query) alias`.
@@ -580,6 +595,10 @@ enum Base {
     WorkTable {
         label: String,
         table: WorkTable,
+    },
+    Sequence {
+        label: String,
+        def: folio_catalog::SequenceDef,
     },
 }
 
@@ -851,6 +870,12 @@ impl FromClause<'_> {
                     table,
                     filter,
                 },
+                Base::Sequence { label, def } => Source::Sequence {
+                    label,
+                    def,
+                    catalog: cx.db.catalog().clone(),
+                    filter,
+                },
             };
             source = Some(match source {
                 None => leaf,
@@ -1096,7 +1121,29 @@ fn base(
         return Ok((base, table));
     }
     let table_name = names::relation(name)?;
-    let relation = access::relation(cx, txn, &table_name)?;
+    let relation = match access::relation(cx, txn, &table_name) {
+        Ok(relation) => relation,
+        // A sequence (looked for only when no table has the name).
+        Err(e) => match cx.db.catalog().sequence(txn, &table_name) {
+            Ok(Some(def)) => {
+                let table = ScopeTable {
+                    qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
+                    names: SEQUENCE_COLUMNS
+                        .iter()
+                        .map(|(n, _)| n.to_string())
+                        .collect(),
+                    types: SEQUENCE_COLUMNS.iter().map(|(_, t)| *t).collect(),
+                    offset,
+                };
+                let label = match &alias_name {
+                    Some(a) => format!("{table_name} {a}"),
+                    None => table_name,
+                };
+                return Ok((Base::Sequence { label, def }, table));
+            }
+            _ => return Err(e),
+        },
+    };
     let label = match &alias_name {
         Some(a) => format!("{table_name} {a}"),
         None => table_name.clone(),
@@ -1129,6 +1176,7 @@ impl Source {
             Source::One
             | Source::Function { .. }
             | Source::System { .. }
+            | Source::Sequence { .. }
             | Source::WorkTable { .. } => Vec::new(),
         }
     }
@@ -1167,6 +1215,10 @@ impl Source {
             }
             Source::WorkTable { filter, .. } => {
                 filter.iter().for_each(|s| s.param_types(&[], types));
+            }
+            Source::Sequence { filter, .. } => {
+                let own: Vec<SqlType> = SEQUENCE_COLUMNS.iter().map(|(_, t)| *t).collect();
+                filter.iter().for_each(|s| s.param_types(&own, types));
             }
             Source::Join {
                 left,
@@ -1230,6 +1282,20 @@ impl Source {
                 limit,
             } => crate::recursive::run(txn, env, (*all, *limit), base, step, table)?,
             Source::WorkTable { table, filter, .. } => kept(table.rows(), filter, env)?,
+            Source::Sequence {
+                def,
+                catalog,
+                filter,
+                ..
+            } => {
+                let (last, covered, called) = catalog.sequence_state(def)?;
+                let row = vec![
+                    Value::Int8(last),
+                    Value::Int8(i64::from(covered)),
+                    Value::Bool(called),
+                ];
+                kept(vec![row], filter, env)?
+            }
             Source::SetOp {
                 op,
                 all,

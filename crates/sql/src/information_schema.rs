@@ -1,5 +1,6 @@
 //! The `information_schema` views tools and ORMs read first: `tables`,
-//! `columns` and `schemata`, with PostgreSQL 15's column names and
+//! `columns`, `schemata`, and the keys: `table_constraints`,
+//! `key_column_usage` and `referential_constraints`, with PostgreSQL 15's column names and
 //! order, their rows made from the catalog at each execution (as the
 //! `pg_catalog` relations are: `system.rs`, which resolves the names).
 //! They list the user's tables and the `pg_catalog` relations folio has.
@@ -14,7 +15,7 @@ use crate::catalog_functions::type_name;
 use crate::error::SqlError;
 use crate::system::SystemRelation;
 use crate::types;
-use folio_catalog::{Catalog, SequenceDef};
+use folio_catalog::{Catalog, ConstraintKind, RefAction, SequenceDef, TableDef};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 
@@ -27,7 +28,20 @@ pub enum View {
     Tables,
     Columns,
     Schemata,
+    TableConstraints,
+    KeyColumnUsage,
+    ReferentialConstraints,
 }
+
+/// Every view.
+const VIEWS: [View; 6] = [
+    View::Tables,
+    View::Columns,
+    View::Schemata,
+    View::TableConstraints,
+    View::KeyColumnUsage,
+    View::ReferentialConstraints,
+];
 
 use SqlType::{Int4, Text};
 
@@ -37,9 +51,7 @@ type Columns = &'static [(&'static str, SqlType)];
 impl View {
     /// The view called `name`.
     pub fn of(name: &str) -> Option<View> {
-        [View::Tables, View::Columns, View::Schemata]
-            .into_iter()
-            .find(|v| v.name() == name)
+        VIEWS.into_iter().find(|v| v.name() == name)
     }
 
     /// Its name.
@@ -48,6 +60,9 @@ impl View {
             View::Tables => "tables",
             View::Columns => "columns",
             View::Schemata => "schemata",
+            View::TableConstraints => "table_constraints",
+            View::KeyColumnUsage => "key_column_usage",
+            View::ReferentialConstraints => "referential_constraints",
         }
     }
 
@@ -123,6 +138,41 @@ impl View {
                 ("default_character_set_name", Text),
                 ("sql_path", Text),
             ],
+            View::TableConstraints => &[
+                ("constraint_catalog", Text),
+                ("constraint_schema", Text),
+                ("constraint_name", Text),
+                ("table_catalog", Text),
+                ("table_schema", Text),
+                ("table_name", Text),
+                ("constraint_type", Text),
+                ("is_deferrable", Text),
+                ("initially_deferred", Text),
+                ("enforced", Text),
+                ("nulls_distinct", Text),
+            ],
+            View::KeyColumnUsage => &[
+                ("constraint_catalog", Text),
+                ("constraint_schema", Text),
+                ("constraint_name", Text),
+                ("table_catalog", Text),
+                ("table_schema", Text),
+                ("table_name", Text),
+                ("column_name", Text),
+                ("ordinal_position", Int4),
+                ("position_in_unique_constraint", Int4),
+            ],
+            View::ReferentialConstraints => &[
+                ("constraint_catalog", Text),
+                ("constraint_schema", Text),
+                ("constraint_name", Text),
+                ("unique_constraint_catalog", Text),
+                ("unique_constraint_schema", Text),
+                ("unique_constraint_name", Text),
+                ("match_option", Text),
+                ("update_rule", Text),
+                ("delete_rule", Text),
+            ],
         }
     }
 
@@ -193,8 +243,100 @@ impl View {
                     }
                 }
             }
+            View::TableConstraints | View::KeyColumnUsage | View::ReferentialConstraints => {
+                let tables = catalog.tables(txn)?;
+                for table in &tables {
+                    self.key_rows(table, &tables, &mut out);
+                }
+            }
         }
         Ok(out)
+    }
+
+    /// The rows of the key views for `table`'s constraints.
+    fn key_rows(self, table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Value>>) {
+        let names = |name: &str| [text(DATABASE), text("public"), text(name)];
+        let constraint = |name: &str, kind: &str, nulls_distinct: Value| {
+            let mut row = names(name).to_vec();
+            row.extend(names(&table.name));
+            row.extend([
+                text(kind),
+                text("NO"),
+                text("NO"),
+                text("YES"),
+                nulls_distinct,
+            ]);
+            row
+        };
+        let usage = |name: &str, column: u16, n: usize, unique_position: Option<usize>| {
+            let mut row = names(name).to_vec();
+            row.extend(names(&table.name));
+            row.extend([
+                text(&table.columns[usize::from(column)].name),
+                Value::Int4(n as i32 + 1),
+                unique_position.map_or(Value::Null, |p| Value::Int4(p as i32 + 1)),
+            ]);
+            row
+        };
+        for index in table.indexes.iter().filter(|i| i.constraint) {
+            match self {
+                View::TableConstraints => out.push(match index.primary {
+                    true => constraint(&index.name, "PRIMARY KEY", Value::Null),
+                    false => constraint(&index.name, "UNIQUE", text("YES")),
+                }),
+                View::KeyColumnUsage => out.extend(
+                    (index.columns.iter().enumerate())
+                        .map(|(n, &c)| usage(&index.name, c, n, None)),
+                ),
+                _ => {}
+            }
+        }
+        for def in &table.constraints {
+            match (&def.kind, self) {
+                (ConstraintKind::Check { .. }, View::TableConstraints) => {
+                    out.push(constraint(&def.name, "CHECK", Value::Null))
+                }
+                (ConstraintKind::ForeignKey(_), View::TableConstraints) => {
+                    out.push(constraint(&def.name, "FOREIGN KEY", Value::Null))
+                }
+                (ConstraintKind::ForeignKey(fk), View::KeyColumnUsage) => {
+                    let key = crate::system::referenced_key(fk, tables);
+                    for (n, (&c, r)) in fk.columns.iter().zip(&fk.ref_columns).enumerate() {
+                        let position = key.and_then(|k| k.columns.iter().position(|k| k == r));
+                        out.push(usage(&def.name, c, n, position));
+                    }
+                }
+                (ConstraintKind::ForeignKey(fk), View::ReferentialConstraints) => {
+                    let rule = |a: RefAction| match a {
+                        RefAction::NoAction => text("NO ACTION"),
+                        RefAction::Restrict => text("RESTRICT"),
+                        RefAction::Cascade => text("CASCADE"),
+                    };
+                    let key = crate::system::referenced_key(fk, tables);
+                    let mut row = names(&def.name).to_vec();
+                    row.extend([
+                        text(DATABASE),
+                        text("public"),
+                        key.map_or(Value::Null, |k| text(&k.name)),
+                        text("NONE"),
+                        rule(fk.on_update),
+                        rule(fk.on_delete),
+                    ]);
+                    out.push(row);
+                }
+                _ => {}
+            }
+        }
+        // NOT NULL: a CHECK constraint of PostgreSQL's naming
+        // (namespace oid, table oid, column number).
+        if self == View::TableConstraints {
+            for (n, column) in table.columns.iter().enumerate() {
+                if column.not_null {
+                    let name = format!("2200_{}_{}_not_null", table.oid, n + 1);
+                    out.push(constraint(&name, "CHECK", Value::Null));
+                }
+            }
+        }
     }
 }
 

@@ -966,15 +966,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                     folio_catalog::RefAction::Cascade => text("c"),
                 };
                 let mut r = row(constraint.oid, &constraint.name, "f");
-                // The referenced key's unique index.
-                let key = tables
-                    .iter()
-                    .find(|t| t.oid == fk.ref_table_oid)
-                    .and_then(|t| {
-                        t.indexes
-                            .iter()
-                            .find(|i| i.unique && i.columns == fk.ref_columns)
-                    });
+                let key = referenced_key(fk, tables);
                 r[9] = Value::Int8(key.map_or(0, |i| i.oid as i64));
                 r[11] = Value::Int8(fk.ref_table_oid as i64);
                 r[12] = action(fk.on_update);
@@ -986,6 +978,21 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             }
         }
     }
+}
+
+/// The unique index a foreign key references (among `tables`).
+pub fn referenced_key<'t>(
+    fk: &folio_catalog::ForeignKey,
+    tables: &'t [TableDef],
+) -> Option<&'t IndexDef> {
+    tables
+        .iter()
+        .find(|t| t.oid == fk.ref_table_oid)
+        .and_then(|t| {
+            t.indexes
+                .iter()
+                .find(|i| i.unique && i.columns == fk.ref_columns)
+        })
 }
 
 /// A `pg_class` row with what differs between the kinds of relation.

@@ -52,6 +52,8 @@ pub enum Func {
     /// `date_part(field, v)`: double precision.
     DatePart,
     DateTrunc,
+    /// `to_char(timestamp | date, format)` (`to_char.rs`).
+    ToChar,
     GenRandomUuid,
     CurrentDatabase,
     CurrentSchema,
@@ -145,7 +147,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 55] = [
+const NAMES: [(&str, Func); 56] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -193,6 +195,7 @@ const NAMES: [(&str, Func); 55] = [
     ("extract", Func::Extract),
     ("date_part", Func::DatePart),
     ("date_trunc", Func::DateTrunc),
+    ("to_char", Func::ToChar),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
     ("current_schema", Func::CurrentSchema),
@@ -232,7 +235,9 @@ impl Func {
             Func::Mod => count == 2,
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
-            Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc => count == 2,
+            Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc | Func::ToChar => {
+                count == 2
+            }
             Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::CurrentSchema
@@ -299,6 +304,7 @@ impl Func {
                 Some(SqlType::Timestamp) => SqlType::Timestamp,
                 _ => SqlType::TimestampTz,
             },
+            Func::ToChar => SqlType::Text,
             Func::GenRandomUuid => SqlType::Uuid,
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
@@ -501,6 +507,21 @@ impl Func {
                     Value::Timestamp(_) => Value::Timestamp(cut),
                     _ => Value::TimestampTz(cut),
                 }
+            }
+            Func::ToChar => {
+                let template = text(&args[1])?;
+                let (micros, zoned) = match &args[0] {
+                    Value::Timestamp(m) => (*m, false),
+                    Value::TimestampTz(m) => (*m, true),
+                    Value::Date(d) => (i64::from(*d) * crate::datetime::DAY, false),
+                    other => {
+                        return Err(SqlError::unsupported(format!(
+                            "to_char of {} (dates and times only)",
+                            other.type_name()
+                        )));
+                    }
+                };
+                Value::Text(crate::to_char::format(micros, zoned, &template)?)
             }
             Func::GenRandomUuid => {
                 let mut bytes = [0u8; 16];

@@ -47,6 +47,7 @@ mod statement;
 mod subquery;
 mod system;
 mod table_functions;
+mod to_char;
 mod types;
 mod window;
 

@@ -514,11 +514,10 @@ impl Func {
                     Value::Timestamp(m) => (*m, false),
                     Value::TimestampTz(m) => (*m, true),
                     Value::Date(d) => (i64::from(*d) * crate::datetime::DAY, false),
-                    other => {
-                        return Err(SqlError::unsupported(format!(
-                            "to_char of {} (dates and times only)",
-                            other.type_name()
-                        )));
+                    number => {
+                        return Ok(Value::Text(crate::to_char::format_number(
+                            number, &template,
+                        )?));
                     }
                 };
                 Value::Text(crate::to_char::format(micros, zoned, &template)?)

@@ -9,7 +9,9 @@
 //! anything else copied as it is. A keyword is matched whatever
 //! its case (PostgreSQL lists the cases it takes); a name's case follows
 //! the keyword's (`MONTH` JANUARY, `Month` January, `month` january).
-//! Times are UTC (folio's only zone).
+//! Times are UTC (folio's only zone). And `to_char(number, template)`
+//! ([`format_number`]): `9`, `0`, `.`/`D`, `,`/`G`, `S`, `MI`, `PR`, `FM`,
+//! `TH`, as PostgreSQL's (C locale).
 
 use crate::datetime::{DAY, part, ymd};
 use crate::error::SqlError;
@@ -303,4 +305,235 @@ mod tests {
         assert_eq!(f(r#"\"YYYY\" "a\"b""#), r#""2024" a"b"#);
         assert_eq!(f("Y,YYY CC J"), "2,024 21 2460375");
     }
+}
+
+/// One piece of a number template.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum NumToken {
+    /// `9` (`zero`: `0`).
+    Digit {
+        zero: bool,
+    },
+    /// `.` or `D`.
+    Point,
+    /// `,` or `G`.
+    Group,
+    /// `S`: the sign, `+` or `-`, before the number.
+    Sign,
+    /// `MI`: `-` after a negative number.
+    Minus,
+    /// `PR`: a negative number in angle brackets.
+    Brackets,
+    /// `TH` / `th`: the ordinal suffix.
+    Ordinal(bool),
+    Literal(char),
+}
+
+/// `to_char` of a number: PostgreSQL's template patterns `9`, `0`, `.`,
+/// `D`, `,`, `G`, `S`, `MI`, `PR`, `FM`, `TH`; other characters are copied.
+/// Rounded to the template's fraction digits (a numeric half away from
+/// zero, a float to even as PostgreSQL's); `#` in every digit place
+/// when the integer part does not fit. `value` is an integer, numeric or
+/// float.
+pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String, SqlError> {
+    use folio_row::Value;
+    let (mut tokens, mut fill, mut rest) = (Vec::new(), false, template);
+    while let Some(c) = rest.chars().next() {
+        let upper = rest.get(..2).map(str::to_ascii_uppercase);
+        let (token, len) = match (c, upper.as_deref()) {
+            (_, Some("FM")) => {
+                fill = true;
+                rest = &rest[2..];
+                continue;
+            }
+            (_, Some("MI")) => (NumToken::Minus, 2),
+            (_, Some("PR")) => (NumToken::Brackets, 2),
+            (_, Some("TH")) => (NumToken::Ordinal(c == 't'), 2),
+            ('9', _) => (NumToken::Digit { zero: false }, 1),
+            ('0', _) => (NumToken::Digit { zero: true }, 1),
+            ('.' | 'D' | 'd', _) => (NumToken::Point, 1),
+            (',' | 'G' | 'g', _) => (NumToken::Group, 1),
+            ('S' | 's', _) => (NumToken::Sign, 1),
+            (c, _) => (NumToken::Literal(c), c.len_utf8()),
+        };
+        tokens.push(token);
+        rest = &rest[len..];
+    }
+    let point = tokens.iter().position(|t| *t == NumToken::Point);
+    let digits_in = |ts: &[NumToken]| {
+        ts.iter()
+            .filter(|t| matches!(t, NumToken::Digit { .. }))
+            .count()
+    };
+    let (int_places, frac_places) = match point {
+        Some(p) => (digits_in(&tokens[..p]), digits_in(&tokens[p..])),
+        None => (digits_in(&tokens), 0),
+    };
+    // The value rounded to the fraction places, as sign, integer digits
+    // (no leading zeros) and fraction digits.
+    let text = match value {
+        Value::Int2(x) => format!("{x}.{}", "0".repeat(frac_places)),
+        Value::Int4(x) => format!("{x}.{}", "0".repeat(frac_places)),
+        Value::Int8(x) => format!("{x}.{}", "0".repeat(frac_places)),
+        Value::Float4(x) => format!("{:.*}", frac_places, f64::from(*x)),
+        Value::Float8(x) => format!("{x:.frac_places$}"),
+        Value::Numeric(n) => n
+            .fit_typmod(1000, u16::try_from(frac_places).unwrap_or(u16::MAX))
+            .map_err(|_| SqlError::new("22003", "numeric field overflow"))?
+            .to_string(),
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "to_char of {}",
+                other.type_name()
+            )));
+        }
+    };
+    let negative = text.starts_with('-')
+        && text
+            .trim_start_matches('-')
+            .chars()
+            .any(|c| c.is_ascii_digit() && c != '0');
+    let unsigned = text.trim_start_matches('-');
+    let (int_text, frac_text) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let mut int_digits = int_text.trim_start_matches('0').to_string();
+    let frac_digits: Vec<char> = frac_text
+        .chars()
+        .chain(std::iter::repeat('0'))
+        .take(frac_places)
+        .collect();
+    // A zero integer part shows its units digit only without fraction
+    // places.
+    if int_digits.is_empty() && frac_places == 0 {
+        int_digits = "0".into();
+    }
+    let overflow = int_digits.len() > int_places;
+    // The integer places, left to right: a digit, or blank (None).
+    let zero_from = tokens[..point.unwrap_or(tokens.len())]
+        .iter()
+        .filter(|t| matches!(t, NumToken::Digit { .. }))
+        .position(|t| *t == NumToken::Digit { zero: true })
+        .unwrap_or(int_places);
+    let start = int_places - int_digits.len().min(int_places);
+    let int_chars: Vec<Option<char>> = (0..int_places)
+        .map(|p| match overflow {
+            true => Some('#'),
+            false if p >= start => int_digits.chars().nth(p - start),
+            false if p >= zero_from => Some('0'),
+            false => None,
+        })
+        .collect();
+    // Fraction digits kept: with FM, trailing zeros at `9` places go.
+    let frac_kinds: Vec<bool> = point.map_or(Vec::new(), |p| {
+        tokens[p..]
+            .iter()
+            .filter_map(|t| match t {
+                NumToken::Digit { zero } => Some(*zero),
+                _ => None,
+            })
+            .collect()
+    });
+    let mut frac_shown = frac_places;
+    if fill {
+        while frac_shown > 0 && !frac_kinds[frac_shown - 1] && frac_digits[frac_shown - 1] == '0' {
+            frac_shown -= 1;
+        }
+    }
+    let explicit = tokens
+        .iter()
+        .any(|t| matches!(t, NumToken::Sign | NumToken::Minus | NumToken::Brackets));
+    let blank = |out: &mut String| {
+        if !fill {
+            out.push(' ');
+        }
+    };
+    let mut out = String::new();
+    if !explicit && !fill {
+        // The sign's place, before the number (filled in below).
+        out.push(' ');
+    }
+    let (mut int_at, mut frac_at, mut started) = (0, 0, false);
+    // Where the default sign goes: just before the first character shown.
+    let mut sign_at: Option<usize> = None;
+    for (i, token) in tokens.iter().enumerate() {
+        let in_fraction = point.is_some_and(|p| i > p);
+        match *token {
+            NumToken::Digit { .. } if !in_fraction => {
+                match int_chars[int_at] {
+                    Some(c) => {
+                        if !started {
+                            sign_at.get_or_insert(out.len());
+                            started = true;
+                        }
+                        out.push(c);
+                    }
+                    None => blank(&mut out),
+                }
+                int_at += 1;
+            }
+            NumToken::Digit { .. } => {
+                if frac_at < frac_shown {
+                    out.push(if overflow { '#' } else { frac_digits[frac_at] });
+                }
+                frac_at += 1;
+            }
+            NumToken::Point => {
+                sign_at.get_or_insert(out.len());
+                started = true;
+                if frac_places > 0 {
+                    out.push('.');
+                }
+            }
+            NumToken::Group => match started {
+                true => out.push(','),
+                false => blank(&mut out),
+            },
+            NumToken::Sign => {
+                sign_at = None;
+                out.push(if negative { '-' } else { '+' });
+            }
+            NumToken::Minus => out.push_str(match (negative, fill) {
+                (true, _) => "-",
+                (false, true) => "",
+                (false, false) => " ",
+            }),
+            NumToken::Brackets => {}
+            NumToken::Ordinal(lower) => {
+                if !overflow && frac_places == 0 {
+                    let n: i64 = int_digits.parse().unwrap_or(0);
+                    let case = if lower { Case::Lower } else { Case::Upper };
+                    let text = number(n, 0, true, Some(case));
+                    out.push_str(&text[text.len() - 2..]);
+                }
+            }
+            NumToken::Literal(c) => out.push(c),
+        }
+    }
+    let sign_at = sign_at.unwrap_or(out.len());
+    match (explicit, fill) {
+        (false, false) => {
+            // Move the sign place next to the number.
+            out.remove(0);
+            out.insert(sign_at - 1, if negative { '-' } else { ' ' });
+        }
+        (false, true) if negative => out.insert(0, '-'),
+        _ => {}
+    }
+    // PR: brackets (or blanks) next to the number.
+    if (negative || !fill) && tokens.contains(&NumToken::Brackets) {
+        let (open, close) = if negative { ('<', '>') } else { (' ', ' ') };
+        let at = out.find(|c: char| c != ' ').unwrap_or(out.len());
+        out.insert(at, open);
+        out.push(close);
+    }
+    // `S` before the digits: next to the number, after any blanks.
+    if let Some(s) = tokens.iter().position(|t| *t == NumToken::Sign)
+        && tokens[s + 1..]
+            .iter()
+            .any(|t| matches!(t, NumToken::Digit { .. }))
+    {
+        let sign = out.remove(out.find(['+', '-']).unwrap_or(0));
+        let at = out.find(|c: char| c != ' ').unwrap_or(out.len());
+        out.insert(at, sign);
+    }
+    Ok(out)
 }

@@ -267,7 +267,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     let analyzed = |n: u64| actual.map(|_| n);
     let names = planned.scope.display_names();
     let types = planned.scope.types();
-    let mut node = source_node(&planned.source, &planned.scope, actual);
+    let mut node = source_node(&planned.source, &planned.scope, 0, actual);
     if !planned.filter.is_empty() {
         // Without FROM the WHERE is tested once; with one it holds the
         // conditions on correlated subqueries, tested per row.
@@ -389,11 +389,22 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     node
 }
 
-/// The node of a source (recursively for joins).
-fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node {
+/// The node of a source (recursively for joins); `offset`: where its
+/// columns start in the query's row.
+fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Actual>) -> Node {
     let rows = |s: &Source| actual.map(|a| a.nodes.get(&node_id(s)).map_or(0, |n| n.0));
     let names = scope.display_names();
     let types = scope.types();
+    // A leaf's filter reads the leaf's own row (`from.rs` rebases it):
+    // the scope's table at `offset`. PostgreSQL names its columns bare,
+    // but a subquery scan's qualified.
+    let leaf = scope
+        .tables
+        .iter()
+        .filter(|t| t.offset == offset)
+        .max_by_key(|t| t.names.len());
+    let (own, own_types) = leaf.map_or((&[][..], &[][..]), |t| (&t.names[..], &t.types[..]));
+    let qualified = &names[offset..offset + own.len()];
     match source {
         Source::One => Node::new("Result", actual.map(|_| 1)),
         Source::Derived {
@@ -410,10 +421,7 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
                 false => format!("Subquery Scan on {label}"),
             };
             let mut node = Node::new(title, rows(source));
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
-            }
+            push_filter(&mut node, filter, qualified, own_types);
             match cte {
                 true => {
                     let name = &planned.scope.tables[0].qualifier;
@@ -432,18 +440,12 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
         }
         Source::Sequence { label, filter, .. } => {
             let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
-            }
+            push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::WorkTable { label, filter, .. } => {
             let mut node = Node::new(format!("WorkTable Scan on {label}"), rows(source));
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
-            }
+            push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::SetOp {
@@ -480,32 +482,14 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
                 unique
             }
         }
-        Source::System {
-            label,
-            relation,
-            filter,
-            ..
-        } => {
-            // Its filter reads its own row, named unqualified as a scan's.
-            let own: Vec<String> = relation
-                .columns()
-                .iter()
-                .map(|(n, _)| n.to_string())
-                .collect();
-            let own_types: Vec<SqlType> = relation.columns().iter().map(|(_, t)| *t).collect();
+        Source::System { label, filter, .. } => {
             let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &own, &own_types)));
-            }
+            push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::Function { scan, filter } => {
             let mut node = Node::new(format!("Function Scan on {}", scan.name()), rows(source));
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
-            }
+            push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::Table {
@@ -554,13 +538,14 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
             let (title, right_node) = match method {
                 Method::Hash { .. } => {
                     let mut hash = Node::new("Hash", rows(right));
-                    hash.children.push(source_node(right, scope, actual));
+                    hash.children
+                        .push(source_node(right, scope, *right_offset, actual));
                     (format!("Hash{left_kind} Join"), hash)
                 }
                 Method::NestedLoop => (
                     format!("Nested Loop{left_kind} Join")
                         .replace("Nested Loop Join", "Nested Loop"),
-                    source_node(right, scope, actual),
+                    source_node(right, scope, *right_offset, actual),
                 ),
             };
             let mut node = Node::new(title, rows(source));
@@ -598,11 +583,8 @@ fn source_node(source: &Source, scope: &Scope, actual: Option<&Actual>) -> Node 
                     conjunction(condition, &names, &types)
                 ));
             }
-            if !filter.is_empty() {
-                node.details
-                    .push(format!("Filter: {}", conjunction(filter, &names, &types)));
-            }
-            node.children.push(source_node(left, scope, actual));
+            push_filter(&mut node, filter, &names, &types);
+            node.children.push(source_node(left, scope, offset, actual));
             node.children.push(right_node);
             node
         }
@@ -793,6 +775,15 @@ fn aggregate_names(grouping: &Grouping, names: &[String], types: &[SqlType]) -> 
         .map(|k| deparse(k, names, types))
         .chain(grouping.calls.iter().map(|c| call_text(c, names)))
         .collect()
+}
+
+/// A node's `Filter:` line, if it has conditions (over a row named
+/// `columns`).
+fn push_filter(node: &mut Node, filter: &[Scalar], columns: &[String], types: &[SqlType]) {
+    if !filter.is_empty() {
+        node.details
+            .push(format!("Filter: {}", conjunction(filter, columns, types)));
+    }
 }
 
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints

@@ -1106,7 +1106,10 @@ fn base(
             table,
         ));
     }
+    // (A name is looked for among recursive CTEs only while one is in
+    // scope: a plain statement pays no lookup.)
     if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+        && !cx.recursive.borrow().is_empty()
         && let Some((reference, table)) =
             crate::recursive::reference(cx, txn, &names::ident(id), alias.as_ref(), offset)?
     {

@@ -480,10 +480,12 @@ fn set_returning_item(select: &Select) -> Option<Select> {
             && f.over.is_none())
         .then(|| (f.clone(), alias))
     };
-    let calls: Vec<usize> = (0..select.projection.len())
-        .filter(|&i| call(&select.projection[i]).is_some())
+    let calls: Vec<(usize, (sqlparser::ast::Function, Option<Ident>))> = (select.projection)
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| Some((i, call(item)?)))
         .collect();
-    let [at] = calls.as_slice() else {
+    let [(at, (f, alias))] = calls.as_slice() else {
         return None;
     };
     if is_grouped(select)
@@ -496,11 +498,12 @@ fn set_returning_item(select: &Select) -> Option<Select> {
     {
         return None;
     }
-    let (f, alias) = call(&select.projection[*at])?;
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
-    let column = alias.unwrap_or_else(|| Ident::new(names::function(&f.name)));
+    let column = alias
+        .clone()
+        .unwrap_or_else(|| Ident::new(names::function(&f.name)));
     let mut rewritten = select.clone();
     let table_alias = Some(TableAlias {
         name: column.clone(),

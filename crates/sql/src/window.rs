@@ -768,6 +768,23 @@ impl Partition<'_, '_> {
         };
         let mut out = Vec::with_capacity(n);
         let mut dense = 0i64;
+        // ntile's bucket count: read at the partition's first row, as
+        // PostgreSQL reads it (`None`: NULL).
+        let buckets = match kind {
+            Kind::Ntile => match self.eval(&call.args[0], 0)? {
+                Value::Null => None,
+                v => match types_int(&v) {
+                    Some(buckets) if buckets > 0 => Some(buckets),
+                    _ => {
+                        return Err(SqlError::new(
+                            "22014",
+                            "argument of ntile must be greater than zero",
+                        ));
+                    }
+                },
+            },
+            _ => None,
+        };
         for p in &places {
             out.push(match kind {
                 Kind::RowNumber => Value::Int8(p.row as i64 + 1),
@@ -783,18 +800,7 @@ impl Partition<'_, '_> {
                     _ => p.peer_start as f64 / (n - 1) as f64,
                 }),
                 Kind::CumeDist => Value::Float8(p.peer_end as f64 / n as f64),
-                Kind::Ntile => match self.eval(&call.args[0], 0)? {
-                    Value::Null => Value::Null,
-                    v => match types_int(&v) {
-                        Some(buckets) if buckets > 0 => Value::Int4(ntile(p.row, n, buckets)),
-                        _ => {
-                            return Err(SqlError::new(
-                                "22014",
-                                "argument of ntile must be greater than zero",
-                            ));
-                        }
-                    },
-                },
+                Kind::Ntile => buckets.map_or(Value::Null, |b| Value::Int4(ntile(p.row, n, b))),
                 Kind::Lag | Kind::Lead => self.offset_value(call, kind, p.row, n)?,
                 Kind::FirstValue | Kind::LastValue | Kind::NthValue => {
                     let (start, end) = call.frame.bounds(p);

@@ -43,6 +43,18 @@ pub enum RowError {
     /// A date or time with a field out of range (2023-02-30).
     #[error("date/time field value out of range: \"{0}\"")]
     DateTimeOutOfRange(String),
+    /// Interval arithmetic past an interval's fields (22008).
+    #[error("interval out of range")]
+    IntervalOutOfRange,
+    /// An interval's text with a field its parts cannot hold (22015).
+    #[error("interval field value out of range: \"{0}\"")]
+    IntervalFieldOutOfRange(String),
+    /// Timestamp arithmetic past PostgreSQL's range (22008).
+    #[error("timestamp out of range")]
+    TimestampOutOfRange,
+    /// An interval divided by zero (22012).
+    #[error("division by zero")]
+    DivisionByZero,
     /// An integer assigned to a narrower integer column that cannot hold
     /// it (PostgreSQL's "integer out of range").
     #[error("{0} out of range")]
@@ -82,7 +94,11 @@ impl RowError {
             RowError::KeyTooLong { .. } => "54000",
             RowError::InvalidText { .. } | RowError::InvalidInput(_) => "22P02",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
-            RowError::DateTimeOutOfRange(_) => "22008",
+            RowError::DateTimeOutOfRange(_)
+            | RowError::IntervalOutOfRange
+            | RowError::TimestampOutOfRange => "22008",
+            RowError::IntervalFieldOutOfRange(_) => "22015",
+            RowError::DivisionByZero => "22012",
             RowError::InvalidDateTime { .. } => "22007",
             RowError::Corrupt(_) => "XX001",
         }

@@ -13,12 +13,16 @@
 //! | float4/float8 | as float8: IEEE bits, negatives inverted, positives with the sign bit set; -0 as 0; NaN one value above +Infinity (PostgreSQL: NaN is greatest) |
 //! | bool | `0x00` / `0x01` |
 //! | uuid | its 16 bytes |
+//! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
 //! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; all of it inverted for negatives |
 //!
 //! Numeric keys are normalised: 1.5 and 1.50 encode equal (they are equal
 //! in PostgreSQL too), and decode as 1.5 (PostgreSQL's index-only scan
-//! would return the stored 1.50).
+//! would return the stored 1.50). Interval keys are their span: `1 mon`
+//! and `30 days` encode equal (equal in PostgreSQL too) and decode as
+//! `1 mon`; [`SqlType::key_decodes_exactly`] tells the planner not to
+//! answer from such keys.
 
 use crate::error::RowError;
 use crate::numeric::Numeric;
@@ -129,6 +133,11 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
         Value::Bool(b) => out.push(*b as u8),
         Value::Uuid(u) => out.extend_from_slice(u),
+        // The span alone: intervals of one span are equal (`1 mon` =
+        // `30 days`), as in PostgreSQL's indexes.
+        Value::Interval(i) => {
+            out.extend_from_slice(&((i.span() as u128) ^ (1 << 127)).to_be_bytes())
+        }
         Value::Text(s) => escaped(s.as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
         Value::Numeric(n) => numeric_key(*n, out),
@@ -256,6 +265,9 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Float8 => Value::Float8(float_from_key(r.array()?)),
             SqlType::Bool => Value::Bool(r.byte()? != 0),
             SqlType::Uuid => Value::Uuid(r.array()?),
+            SqlType::Interval => Value::Interval(crate::interval::Interval::from_span(
+                (u128::from_be_bytes(r.array()?) ^ (1 << 127)) as i128,
+            )?),
             SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(
                 String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
             ),

@@ -5,6 +5,8 @@
 
 mod array_text;
 mod error;
+mod interval;
+mod interval_input;
 mod key;
 mod numeric;
 mod row_format;
@@ -13,6 +15,8 @@ mod types;
 mod value;
 
 pub use error::RowError;
+pub use interval::{Interval, USECS_PER_DAY};
+pub use interval_input::{Unit, parse_interval, parse_qualified};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, Numeric};
 pub use row_format::{

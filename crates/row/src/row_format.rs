@@ -103,6 +103,12 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
             Value::Timestamp(t) | Value::TimestampTz(t) => out.extend_from_slice(&t.to_le_bytes()),
             Value::Uuid(u) => out.extend_from_slice(u),
+            // PostgreSQL's layout: the time, then days, then months.
+            Value::Interval(i) => {
+                out.extend_from_slice(&i.micros.to_le_bytes());
+                out.extend_from_slice(&i.days.to_le_bytes());
+                out.extend_from_slice(&i.months.to_le_bytes());
+            }
             Value::Array(_) => {
                 return Err(RowError::TypeMismatch {
                     value: "an array".into(),
@@ -252,6 +258,14 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             Value::TimestampTz(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
         SqlType::Uuid => Value::Uuid(a(16)),
+        SqlType::Interval => {
+            let b = a(16);
+            Value::Interval(crate::interval::Interval::new(
+                i32::from_le_bytes(b[12..16].try_into().expect("4")),
+                i32::from_le_bytes(b[8..12].try_into().expect("4")),
+                i64::from_le_bytes(b[..8].try_into().expect("8")),
+            ))
+        }
         SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
     })
 }

@@ -13,6 +13,7 @@
 //! | date | `YYYY-MM-DD`, `YYYY-MM-DD BC` | |
 //! | timestamp | `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped) | `T` between date and time |
 //! | timestamptz | the same in UTC, then `+00` (then ` BC`) | an offset `+HH[:MM]`, `-HH[:MM]`, `Z` (none: UTC) |
+//! | interval | `1 year 2 mons -3 days +04:05:06.5` (IntervalStyle `postgres`) | `interval_input.rs` |
 //! | uuid | `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower case | no hyphens, braces, upper case |
 //!
 //! Not accepted yet: `infinity` dates and timestamps, time zone names,
@@ -80,6 +81,28 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The (year, month, day) of a day count since 2000-01-01, the year
+/// astronomical.
+pub(crate) fn ymd(days: i64) -> (i64, i64, i64) {
+    civil_from_days(days + EPOCH_DAYS)
+}
+
+/// The day count since 2000-01-01 of a date (astronomical year).
+pub(crate) fn day_number(y: i64, m: i64, d: i64) -> i64 {
+    days_from_civil(y, m, d) - EPOCH_DAYS
+}
+
+/// The days in month `m` of year `y` (astronomical).
+pub(crate) fn days_in_month(y: i64, m: i64) -> i64 {
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 fn format_date(days: i64) -> String {
@@ -198,6 +221,7 @@ impl Value {
                     &hex[20..32]
                 )
             }
+            Value::Interval(i) => i.to_text(),
             Value::Array(items) => crate::array_text::array_out(items),
         })
     }
@@ -236,6 +260,10 @@ impl Value {
                 Value::TimestampTz(parse_timestamp(t, true).map_err(|e| date_error(ty, text, e))?)
             }
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
+            SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
+                text,
+                crate::interval_input::Unit::Second,
+            )?),
             SqlType::Array(element) => crate::array_text::array_in(*element, text)?,
         };
         value.fit(ty)

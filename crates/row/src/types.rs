@@ -22,6 +22,7 @@ pub enum SqlType {
     Timestamp,
     TimestampTz,
     Uuid,
+    Interval,
     /// A one-dimensional array of its element type (`int8[]`, `text[]`):
     /// a value of queries and of the pg_catalog relations, never a
     /// stored column's type. Made by [`SqlType::array_of`].
@@ -29,7 +30,7 @@ pub enum SqlType {
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 14] = [
+static ELEMENTS: [SqlType; 15] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -44,6 +45,7 @@ static ELEMENTS: [SqlType; 14] = [
     SqlType::Timestamp,
     SqlType::TimestampTz,
     SqlType::Uuid,
+    SqlType::Interval,
 ];
 
 impl SqlType {
@@ -65,6 +67,7 @@ impl SqlType {
             SqlType::Timestamp => 1114,
             SqlType::TimestampTz => 1184,
             SqlType::Uuid => 2950,
+            SqlType::Interval => 1186,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -79,6 +82,7 @@ impl SqlType {
                 SqlType::TimestampTz => 1185,
                 SqlType::Numeric(_) => 1231,
                 SqlType::Uuid => 2951,
+                SqlType::Interval => 1187,
                 _ => 1009,
             },
         }
@@ -132,6 +136,7 @@ impl SqlType {
             1114 => SqlType::Timestamp,
             1184 => SqlType::TimestampTz,
             2950 => SqlType::Uuid,
+            1186 => SqlType::Interval,
             array => {
                 return ELEMENTS
                     .iter()
@@ -161,8 +166,17 @@ impl SqlType {
             SqlType::Timestamp => "timestamp without time zone".into(),
             SqlType::TimestampTz => "timestamp with time zone".into(),
             SqlType::Uuid => "uuid".into(),
+            SqlType::Interval => "interval".into(),
             SqlType::Array(element) => format!("{}[]", element.name()),
         }
+    }
+
+    /// Whether an index key of this type decodes to the value stored:
+    /// not for numerics (1.50 decodes as 1.5) nor intervals (`30 days`
+    /// as `1 mon`), whose keys keep only what orders them. An index-only
+    /// scan needs it of every column it returns.
+    pub fn key_decodes_exactly(self) -> bool {
+        !matches!(self, SqlType::Numeric(_) | SqlType::Interval)
     }
 
     /// Bytes of a value of this type in a row, if fixed.
@@ -172,7 +186,7 @@ impl SqlType {
             SqlType::Int4 | SqlType::Float4 | SqlType::Date => Some(4),
             SqlType::Int8 | SqlType::Float8 | SqlType::Timestamp | SqlType::TimestampTz => Some(8),
             SqlType::Bool => Some(1),
-            SqlType::Uuid => Some(16),
+            SqlType::Uuid | SqlType::Interval => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),
             SqlType::Text
             | SqlType::Varchar(_)
@@ -208,6 +222,7 @@ mod tests {
             SqlType::Timestamp,
             SqlType::TimestampTz,
             SqlType::Uuid,
+            SqlType::Interval,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

@@ -1,6 +1,7 @@
 //! SQL values, and how one is fitted to a column's type.
 
 use crate::error::RowError;
+use crate::interval::Interval;
 use crate::numeric::Numeric;
 use crate::types::SqlType;
 use std::cmp::Ordering;
@@ -24,6 +25,7 @@ pub enum Value {
     Timestamp(i64),
     TimestampTz(i64),
     Uuid([u8; 16]),
+    Interval(Interval),
     /// A one-dimensional array (its elements of one type, or NULL).
     Array(Vec<Value>),
 }
@@ -46,6 +48,7 @@ impl Value {
             Value::Timestamp(_) => "timestamp without time zone",
             Value::TimestampTz(_) => "timestamp with time zone",
             Value::Uuid(_) => "uuid",
+            Value::Interval(_) => "interval",
             Value::Array(_) => "array",
         }
     }
@@ -145,6 +148,7 @@ impl Value {
                 | (Value::Timestamp(_), SqlType::Timestamp)
                 | (Value::TimestampTz(_), SqlType::TimestampTz)
                 | (Value::Uuid(_), SqlType::Uuid)
+                | (Value::Interval(_), SqlType::Interval)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))
@@ -179,6 +183,7 @@ impl Value {
             (Value::Timestamp(a), Value::Timestamp(b)) => a.cmp(b),
             (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
+            (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             // Element by element, a NULL after every value (PostgreSQL's
             // array order), then the shorter first.
             (Value::Array(a), Value::Array(b)) => {

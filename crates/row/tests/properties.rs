@@ -25,6 +25,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Timestamp),
         Just(SqlType::TimestampTz),
         Just(SqlType::Uuid),
+        Just(SqlType::Interval),
     ]
 }
 
@@ -70,6 +71,23 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::Timestamp => any::<i64>().prop_map(Value::Timestamp).boxed(),
         SqlType::TimestampTz => any::<i64>().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
+        // Times within what PostgreSQL's text form reads back (hours
+        // past 2^31 do not).
+        SqlType::Interval => (
+            any::<i32>(),
+            any::<i32>(),
+            -7_000_000_000_000_000_000i64..7_000_000_000_000_000_000,
+            0u8..3,
+        )
+            .prop_map(|(months, days, micros, scale)| {
+                // Small values as often as any.
+                let (months, days, micros) = match scale {
+                    0 => (months % 40, days % 90, micros % 200_000_000_000),
+                    _ => (months, days, micros),
+                };
+                Value::Interval(folio_row::Interval::new(months, days, micros))
+            })
+            .boxed(),
         _ => unreachable!("not generated"),
     };
     prop_oneof![1 => Just(Value::Null), 6 => v].boxed()

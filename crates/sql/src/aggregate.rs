@@ -71,11 +71,13 @@ impl Kind {
             Kind::CountStar | Kind::Count => SqlType::Int8,
             Kind::Sum => match arg {
                 SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
+                SqlType::Interval => SqlType::Interval,
                 SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
                 _ => SqlType::Numeric(None),
             },
             Kind::Avg => match arg {
                 SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
+                SqlType::Interval => SqlType::Interval,
                 _ => SqlType::Numeric(None),
             },
             Kind::Min | Kind::Max => arg,
@@ -204,7 +206,10 @@ pub fn bind_call<C: Columns + ?Sized>(
         }
     };
     let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
-    if matches!(kind, Kind::Sum | Kind::Avg) && !numeric_type(arg_type) {
+    if matches!(kind, Kind::Sum | Kind::Avg)
+        && !numeric_type(arg_type)
+        && arg_type != SqlType::Interval
+    {
         return Err(SqlError::new(
             "42883",
             format!("function {name}({}) does not exist", arg_type.name()),
@@ -468,12 +473,14 @@ impl Grouping {
 }
 
 /// Group key values as bytes that are equal exactly when the values are
-/// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL).
+/// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL;
+/// intervals by their span: `1 mon` and `30 days` are one).
 pub fn group_hash(key: &[Value]) -> Vec<u8> {
     let mut out = Vec::new();
     for v in key {
         match v {
             Value::Numeric(n) => out.extend(format!("N{:?}", n.normalized()).bytes()),
+            Value::Interval(i) => out.extend(format!("I{}", i.span()).bytes()),
             other => out.extend(format!("{other:?}").bytes()),
         }
         out.push(0);
@@ -534,10 +541,13 @@ fn accumulate(
                 None => true,
                 Some(b) => {
                     let order = compare(&value, b)?.unwrap_or(Ordering::Equal);
+                    // A value equal to the best so far replaces it, as
+                    // PostgreSQL's `*_larger`/`*_smaller` keep the later
+                    // of two equal values (`30 days` and `1 mon`).
                     if call.kind == Kind::Min {
-                        order.is_lt()
+                        order.is_le()
                     } else {
-                        order.is_gt()
+                        order.is_ge()
                     }
                 }
             };
@@ -569,6 +579,7 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
         Value::Numeric(x) => x,
         Value::Int8(x) => Numeric::from_i64(x),
         Value::Float8(x) => return Ok(Value::Float8(x / n as f64)),
+        Value::Interval(i) => return Ok(Value::Interval(i.divided_by(n as f64)?)),
         other => {
             return Err(SqlError::unsupported(format!(
                 "avg of {}",

@@ -75,6 +75,60 @@ fn cast(expr: Expr, ty: &str) -> Expr {
     }
 }
 
+/// The string a literal holds, before or after [`Label`] cast it to
+/// `text`.
+fn literal_text(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::SingleQuotedString(t) => Some(t),
+            _ => None,
+        },
+        Expr::Cast {
+            expr,
+            data_type: DataType::Custom(name, _),
+            ..
+        } if name.to_string() == "text" => literal_text(expr),
+        _ => None,
+    }
+}
+
+/// A cast of a quoted literal (or an interval literal) as the constant
+/// it is; `None` for other expressions or text the type refuses.
+fn typed_literal(expr: &Expr) -> Option<Expr> {
+    let (value, ty) = match expr {
+        Expr::Interval(interval) => {
+            let mut plain = interval.clone();
+            *plain.value = Expr::Value(
+                sqlparser::ast::Value::SingleQuotedString(literal_text(&interval.value)?.into())
+                    .into(),
+            );
+            (types::interval_literal(&plain).ok()?, SqlType::Interval)
+        }
+        Expr::Cast {
+            expr, data_type, ..
+        } => {
+            let ty = types::column_type(data_type).ok()?;
+            let text = literal_text(expr)?;
+            (types::cast(Value::Text(text.into()), ty).ok()?, ty)
+        }
+        _ => return None,
+    };
+    let text = constant(&value, ty);
+    let label = format!("::{}", crate::explain::type_name(ty));
+    Some(match text.strip_suffix(&label) {
+        Some(quoted) => cast(
+            Expr::Value(
+                sqlparser::ast::Value::SingleQuotedString(
+                    quoted[1..quoted.len() - 1].replace("''", "'"),
+                )
+                .into(),
+            ),
+            crate::explain::type_name(ty).as_ref(),
+        ),
+        None => crate::parse::expression(&text).ok()?,
+    })
+}
+
 /// Labels an expression's constants as PostgreSQL prints them.
 struct Label;
 
@@ -101,6 +155,14 @@ impl VisitorMut for Label {
                     };
                     let text = sqlparser::ast::Value::SingleQuotedString(format!("-{n}"));
                     *expr = cast(Expr::Value(text.into()), ty);
+                }
+            }
+            // A typed literal is a constant of its type, printed as
+            // PostgreSQL prints one (`interval '90' minute` reads
+            // `'01:30:00'::interval`, `'1 day'::interval` stays).
+            Expr::Interval(_) | Expr::Cast { .. } => {
+                if let Some(constant) = typed_literal(expr) {
+                    *expr = constant;
                 }
             }
             Expr::Function(f) => {

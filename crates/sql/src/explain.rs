@@ -983,6 +983,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Timestamp => "timestamp without time zone",
         SqlType::TimestampTz => "timestamp with time zone",
         SqlType::Uuid => "uuid",
+        SqlType::Interval => "interval",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
     })
 }

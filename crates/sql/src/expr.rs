@@ -87,38 +87,23 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     // A quoted literal (or a parameter) takes the type of the other side.
     let (a, b) = match (a, b) {
         (Value::Text(t), other) if !matches!(other, Value::Text(_)) => {
-            (types::coerce(Value::Text(t), type_of(&other))?, other)
+            (types::coerce(Value::Text(t), type_of(op, &other))?, other)
         }
         (other, Value::Text(t)) if !matches!(other, Value::Text(_)) => {
-            let ty = type_of(&other);
+            let ty = type_of(op, &other);
             (other, types::coerce(Value::Text(t), ty)?)
         }
         pair => pair,
     };
+    if let Some(value) = crate::date_arith::apply(op, &a, &b) {
+        return value;
+    }
     let int = |v: &Value| match v {
         Int2(x) => Some((i64::from(*x), 1)),
         Int4(x) => Some((i64::from(*x), 2)),
         Int8(x) => Some((*x, 3)),
         _ => None,
     };
-    // Date arithmetic, in days: date ± integer, date - date.
-    let date = |days: i64| {
-        i32::try_from(days)
-            .map(Value::Date)
-            .map_err(|_| SqlError::new("22008", "date out of range"))
-    };
-    match (op, &a, &b) {
-        (BinaryOperator::Plus, Value::Date(d), n) | (BinaryOperator::Plus, n, Value::Date(d))
-            if int(n).is_some() =>
-        {
-            return date(i64::from(*d) + int(n).map_or(0, |(n, _)| n));
-        }
-        (BinaryOperator::Minus, Value::Date(d), n) if int(n).is_some() => {
-            return date(i64::from(*d) - int(n).map_or(0, |(n, _)| n));
-        }
-        (BinaryOperator::Minus, Value::Date(x), Value::Date(y)) => return Ok(Int4(x - y)),
-        _ => {}
-    }
     if let (Some((x, wa)), Some((y, wb))) = (int(&a), int(&b)) {
         let result = match op {
             BinaryOperator::Plus => x.checked_add(y),
@@ -201,14 +186,23 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     }))
 }
 
-/// The type of a value met by an untyped literal (integers and numerics:
-/// the rest is refused by the arithmetic anyway).
-fn type_of(value: &Value) -> folio_row::SqlType {
+/// The type an untyped literal takes meeting `value` in `op`: the
+/// value's own (integers, dates, timestamps, intervals), a number's for
+/// the factor of an interval's `*` and `/` (float8), numeric otherwise
+/// (the rest is refused by the arithmetic anyway).
+fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
     use folio_row::SqlType;
     match value {
-        Value::Int2(_) => SqlType::Int2,
-        Value::Int4(_) => SqlType::Int4,
-        Value::Int8(_) => SqlType::Int8,
+        Value::Interval(_) if matches!(op, BinaryOperator::Multiply | BinaryOperator::Divide) => {
+            SqlType::Float8
+        }
+        Value::Int2(_)
+        | Value::Int4(_)
+        | Value::Int8(_)
+        | Value::Date(_)
+        | Value::Timestamp(_)
+        | Value::TimestampTz(_)
+        | Value::Interval(_) => crate::scalar::value_type(value),
         _ => SqlType::Numeric(None),
     }
 }

@@ -11,6 +11,7 @@
 use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
+use crate::interval_functions::IntervalFunc;
 use crate::lookups::Lookups;
 use crate::scalar::compare;
 use crate::types;
@@ -69,6 +70,8 @@ pub enum Func {
     /// An array's construction, element, comparison or function
     /// (`array_functions.rs`).
     Array(ArrayFunc),
+    /// A function of intervals (`interval_functions.rs`).
+    Interval(IntervalFunc),
 }
 
 /// The string functions.
@@ -212,6 +215,7 @@ impl Func {
         crate::names::lookup(&NAMES, name)
             .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
+            .or_else(|| IntervalFunc::of(name).map(Func::Interval))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -219,6 +223,7 @@ impl Func {
         match self {
             Func::Catalog(f) => f.name(),
             Func::Array(f) => f.name(),
+            Func::Interval(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -248,6 +253,7 @@ impl Func {
             Func::Setval => (2..=3).contains(&count),
             Func::Catalog(f) => f.takes(count),
             Func::Array(f) => f.takes(count),
+            Func::Interval(f) => f.takes(count),
         }
     }
 
@@ -302,6 +308,7 @@ impl Func {
             // A date is truncated as the timestamptz it casts to.
             Func::DateTrunc => match args.get(1) {
                 Some(SqlType::Timestamp) => SqlType::Timestamp,
+                Some(SqlType::Interval) => SqlType::Interval,
                 _ => SqlType::TimestampTz,
             },
             Func::ToChar => SqlType::Text,
@@ -310,6 +317,7 @@ impl Func {
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
             Func::Array(f) => f.ty(args),
+            Func::Interval(f) => f.ty(),
         }
     }
 
@@ -482,6 +490,18 @@ impl Func {
                 }
                 Value::Float8(a.powf(b))
             }
+            Func::Extract | Func::DatePart if matches!(args[1], Value::Interval(_)) => {
+                let Value::Interval(i) = args[1] else {
+                    unreachable!("matched above")
+                };
+                crate::interval_functions::part(&text(&args[0])?, i, self == Func::DatePart)?
+            }
+            Func::DateTrunc if matches!(args[1], Value::Interval(_)) => {
+                let Value::Interval(i) = args[1] else {
+                    unreachable!("matched above")
+                };
+                Value::Interval(crate::interval_functions::trunc(&text(&args[0])?, i)?)
+            }
             Func::Extract | Func::DatePart => {
                 let field = text(&args[0])?;
                 let (micros, is_date) = instant(&args[1], &field)?;
@@ -541,6 +561,7 @@ impl Func {
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,
             Func::Array(f) => f.eval(args)?,
+            Func::Interval(f) => f.eval(&args)?,
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

@@ -226,11 +226,13 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
     let only_scans = settings.enabled("enable_indexonlyscan");
     let mut best: Option<(Rank, Candidate)> = None;
     for (i, ri) in relation.indexes.iter().enumerate() {
+        // Every column read is in the key, and its key gives back the
+        // value stored (not a numeric's or an interval's).
         let covers = request.reads.as_ref().is_some_and(|reads| {
             reads
                 .iter()
                 .all(|c| ri.def.columns.iter().any(|k| usize::from(*k) == *c))
-        });
+        }) && ri.key_columns.iter().all(|k| k.ty.key_decodes_exactly());
         let only = covers && only_scans;
         if !only && !index_scans {
             continue;

@@ -115,7 +115,7 @@ fn named_location(message: &str) -> Option<Location> {
 /// - 42P01, 42703: the first reference to the name (`a.b` matches the
 ///   tokens `a`, `.`, `b`; an unquoted word matches when folded to lower
 ///   case, as PostgreSQL folds it, a quoted one as written);
-/// - 22P02, 22003, 22007, 22008 (`invalid input syntax for type integer:
+/// - 22P02, 22003, 22007, 22008, 22015 (`invalid input syntax for type integer:
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
 ///   that came from a parameter or COPY data finds nothing;
@@ -181,7 +181,7 @@ enum Subject<'m> {
     /// A column outside GROUP BY and aggregates (42803), named `t.c`:
     /// referenced as `t.c` or as `c`.
     Column(&'m str),
-    /// A literal's text (22P02, 22003, 22007, 22008).
+    /// A literal's text (22P02, 22003, 22007, 22008, 22015).
     Literal(&'m str),
 }
 
@@ -195,7 +195,7 @@ impl Subject<'_> {
                 .strip_prefix("function ")
                 .and_then(|rest| rest.split_once('('))
                 .map(|(name, _)| Subject::Call(name)),
-            "22P02" | "22003" | "22007" | "22008" => match message.split_once(": \"") {
+            "22P02" | "22003" | "22007" | "22008" | "22015" => match message.split_once(": \"") {
                 // The text after the colon may hold quotes of its own.
                 Some((_, rest)) => rest.strip_suffix('"'),
                 None => message.split('"').nth(1),

@@ -1323,13 +1323,23 @@ fn column_name(expr: &Expr) -> String {
         Expr::Array(_) => "array".into(),
         // `a[i]`: the array's name.
         Expr::CompoundFieldAccess { root, .. } => column_name(root),
+        // A cast names its column by its inner expression's name, unless
+        // that is only a type's (PostgreSQL: `'1'::int::text` is `text`).
         Expr::Cast {
             expr, data_type, ..
         } => match column_name(expr) {
-            name if name != UNNAMED => name,
+            name if name != UNNAMED
+                && !matches!(
+                    expr.as_ref(),
+                    Expr::Cast { .. } | Expr::TypedString(_) | Expr::Interval(_)
+                ) =>
+            {
+                name
+            }
             _ => crate::types::column_type(data_type)
                 .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
         },
+        Expr::Interval(_) => "interval".into(),
         Expr::TypedString(typed) => crate::types::column_type(&typed.data_type)
             .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
         // A scalar subquery: the name of its one column (of its first

@@ -468,6 +468,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 bind(expr, columns)?,
             ],
         ),
+        Expr::Interval(interval) => Scalar::Const(types::interval_literal(interval)?),
         Expr::TypedString(typed) => {
             let ty = types::column_type(&typed.data_type)?;
             let text = match &typed.value.value {
@@ -855,16 +856,37 @@ fn function(
     if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
         return Err(SqlError::unsupported(format!("{f}")));
     }
-    let args = list
-        .args
-        .iter()
-        .map(|a| match a {
-            sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => {
-                bind(e, columns)
-            }
-            other => Err(SqlError::unsupported(format!("the argument {other}"))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let special =
+        crate::interval_functions::IntervalFunc::bind(&name, &list.args, |e| bind(e, columns));
+    let args = match special {
+        Some(args) => args?,
+        None => list
+            .args
+            .iter()
+            .map(|a| match a {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => {
+                    bind(e, columns)
+                }
+                other => Err(SqlError::unsupported(format!("the argument {other}"))),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    // `pg_typeof(x)`: the argument's type, known when binding (`unknown`
+    // for a quoted literal, as in PostgreSQL).
+    if name == "pg_typeof"
+        && let [arg] = args.as_slice()
+    {
+        let type_name = match arg {
+            Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
+            typed => match typed.ty_in(columns) {
+                SqlType::Char(_) => "character".to_string(),
+                SqlType::Varchar(_) => SqlType::Varchar(None).name(),
+                SqlType::Numeric(_) => SqlType::Numeric(None).name(),
+                ty => ty.name(),
+            },
+        };
+        return Ok(Scalar::Const(Value::Text(type_name)));
+    }
     let func = match Func::of(&name) {
         Some(func) if func.takes(args.len()) => func,
         None if crate::table_functions::is_table_function(&f.name) => {
@@ -1073,13 +1095,21 @@ impl Scalar {
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
-            Scalar::Arith(op, a, b) => match (op, a.ty_in(columns), b.ty_in(columns)) {
-                // Date arithmetic: date ± integer is a date, date - date
-                // the days between.
-                (BinaryOperator::Minus, SqlType::Date, SqlType::Date) => SqlType::Int4,
-                (_, SqlType::Date, _) | (_, _, SqlType::Date) => SqlType::Date,
-                (_, x, y) => wider(x, y),
-            },
+            Scalar::Arith(op, a, b) => {
+                let (x, y) = (a.ty_in(columns), b.ty_in(columns));
+                // An untyped literal takes the other side's type.
+                let literal = |t: SqlType, other: SqlType| match (t, op) {
+                    (SqlType::Text, BinaryOperator::Multiply | BinaryOperator::Divide)
+                        if other == SqlType::Interval =>
+                    {
+                        SqlType::Float8
+                    }
+                    (SqlType::Text, _) => other,
+                    _ => t,
+                };
+                let (x, y) = (literal(x, y), literal(y, x));
+                crate::date_arith::result_type(op, x, y).unwrap_or_else(|| wider(x, y))
+            }
             Scalar::Cast(_, ty)
             | Scalar::Subquery(_, ty)
             | Scalar::ArraySubquery(_, ty)
@@ -1327,6 +1357,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Timestamp(_) => SqlType::Timestamp,
         Value::TimestampTz(_) => SqlType::TimestampTz,
         Value::Uuid(_) => SqlType::Uuid,
+        Value::Interval(_) => SqlType::Interval,
         Value::Text(_) | Value::Null => SqlType::Text,
         // Its first element's type (text for an array of NULLs or none).
         Value::Array(items) => items
@@ -1394,6 +1425,15 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
         Value::Int8(x) => Some(*x),
         _ => None,
     };
+    // A date meets a timestamp as its midnight.
+    let instant = |v: &Value| match v {
+        Value::Date(d) => Some(i64::from(*d) * folio_row::USECS_PER_DAY),
+        Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (instant(a), instant(b)) {
+        return Ok(Some(x.cmp(&y)));
+    }
     let numeric = |v: &Value| match v {
         Value::Numeric(n) => Some(*n),
         other => int(other).map(Numeric::from_i64),
@@ -1427,8 +1467,6 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
                 order.map(Ordering::reverse)
             })
         }
-        (Value::Timestamp(x), Value::TimestampTz(y))
-        | (Value::TimestampTz(x), Value::Timestamp(y)) => Ok(Some(x.cmp(y))),
         _ => Err(SqlError::new(
             "42883",
             format!(

@@ -888,6 +888,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (1184, "timestamptz", 8, true, "D", 1185, "p"),
     (1700, "numeric", -1, false, "N", 1231, "m"),
     (2950, "uuid", 16, false, "U", 2951, "p"),
+    (1186, "interval", 16, false, "T", 1187, "p"),
 ];
 
 fn oid(n: i64) -> Value {

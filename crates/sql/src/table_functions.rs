@@ -1,5 +1,7 @@
 //! Functions in FROM that return rows: `generate_series(start, stop [,
-//! step])`, `unnest(array)` and `pg_partition_ancestors(relation)` (no
+//! step])` of integers, and of timestamps by an interval (dates and
+//! quoted literals read as timestamptz, as PostgreSQL resolves them),
+//! `unnest(array)` and `pg_partition_ancestors(relation)` (no
 //! rows: folio has no partitions, and PostgreSQL returns none for a
 //! relation that is not one), with `WITH ORDINALITY` (a bigint column
 //! numbering the rows from 1). Their arguments are evaluated at each run:
@@ -17,7 +19,8 @@ use sqlparser::ast::{FunctionArg, FunctionArgExpr, ObjectName};
 /// A function in FROM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFunc {
-    /// Integers of this type (int4, or int8 if an argument is).
+    /// Integers of this type (int4, or int8 if an argument is), or
+    /// timestamp[tz]s stepped by an interval.
     Series(SqlType),
     /// An array's elements, of this type.
     Unnest(SqlType),
@@ -134,6 +137,39 @@ impl FunctionScan {
             Ok(())
         };
         match self.func {
+            TableFunc::Series(ty @ (SqlType::Timestamp | SqlType::TimestampTz)) => {
+                let instant = |v: &Value| match crate::types::cast(v.clone(), ty)? {
+                    Value::Timestamp(t) | Value::TimestampTz(t) => Ok(t),
+                    other => Err(SqlError::new(
+                        "42883",
+                        format!(
+                            "function generate_series({}) does not exist",
+                            other.type_name()
+                        ),
+                    )),
+                };
+                let (start, stop) = (instant(&args[0])?, instant(&args[1])?);
+                let Value::Interval(step) = crate::types::cast(args[2].clone(), SqlType::Interval)?
+                else {
+                    unreachable!("cast to interval")
+                };
+                let direction = step.span().signum();
+                if direction == 0 {
+                    return Err(SqlError::new("22023", "step size cannot equal zero"));
+                }
+                let stamp = |t: i64| match ty {
+                    SqlType::Timestamp => Value::Timestamp(t),
+                    _ => Value::TimestampTz(t),
+                };
+                let mut x = start;
+                while (direction > 0 && x <= stop) || (direction < 0 && x >= stop) {
+                    push(stamp(x))?;
+                    match step.add_to_timestamp(x) {
+                        Ok(next) => x = next,
+                        Err(_) => break,
+                    }
+                }
+            }
             TableFunc::Series(ty) => {
                 let int = crate::functions::int_arg;
                 let (start, stop) = (int(&args[0])?, int(&args[1])?);
@@ -183,9 +219,59 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
             None | Some(SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
         )
     };
+    // A series of timestamps when an argument is a date, a timestamp or an
+    // interval (the others may be quoted literals or parameters).
+    let timely = typed.iter().any(|t| {
+        matches!(
+            t,
+            Some(SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Interval)
+        )
+    });
+    if bounds.len() == 3 && timely {
+        // Timestamps if the typed bounds are (a literal or a parameter
+        // takes the other bound's type), else timestamptz.
+        let bounds_typed = &typed[..2];
+        if !bounds_typed.iter().all(|t| {
+            matches!(
+                t,
+                None | Some(
+                    SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Text
+                )
+            )
+        }) {
+            return Err(SqlError::unsupported(
+                "generate_series of other than integers, or timestamps by an interval",
+            ));
+        }
+        let ty = if bounds_typed.contains(&Some(SqlType::Timestamp))
+            && bounds_typed
+                .iter()
+                .all(|t| matches!(t, None | Some(SqlType::Timestamp | SqlType::Text)))
+        {
+            SqlType::Timestamp
+        } else {
+            SqlType::TimestampTz
+        };
+        if matches!(typed[2], None | Some(SqlType::Interval | SqlType::Text)) {
+            let types = [ty, ty, SqlType::Interval];
+            let args = bounds
+                .into_iter()
+                .zip(types)
+                .map(|(b, t)| match b {
+                    p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), t),
+                    b => b,
+                })
+                .collect();
+            return Ok(FunctionScan {
+                func: TableFunc::Series(ty),
+                args,
+                ordinality,
+            });
+        }
+    }
     if !(2..=3).contains(&bounds.len()) || !typed.iter().all(integer) {
         return Err(SqlError::unsupported(
-            "generate_series of other than two or three integers",
+            "generate_series of other than integers, or timestamps by an interval",
         ));
     }
     let ty = match typed.contains(&Some(SqlType::Int8)) {

@@ -3,7 +3,7 @@
 
 use crate::datetime;
 use crate::error::SqlError;
-use folio_row::{Numeric, SqlType, Value};
+use folio_row::{Interval, Numeric, SqlType, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// The folio type of a column declared as `ty` (PostgreSQL's names and
@@ -45,6 +45,10 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::TimestampTz
         }
         DataType::Uuid => SqlType::Uuid,
+        DataType::Interval {
+            fields: None,
+            precision: None,
+        } => SqlType::Interval,
         DataType::Custom(name, modifiers) if modifiers.is_empty() => named_type(name)?,
         DataType::Array(
             ast::ArrayElemTypeDef::SquareBracket(element, None)
@@ -91,6 +95,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "timestamp" => SqlType::Timestamp,
         "timestamptz" => SqlType::TimestampTz,
         "uuid" => SqlType::Uuid,
+        "interval" => SqlType::Interval,
         _ => {
             return Err(SqlError::new(
                 "42704",
@@ -98,6 +103,48 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
             ));
         }
     })
+}
+
+/// `INTERVAL 'text' [field [TO field]]`: the text read with the
+/// qualifier's last field as PostgreSQL reads it (a bare number counts
+/// that field; smaller fields are dropped).
+pub fn interval_literal(interval: &ast::Interval) -> Result<Value, SqlError> {
+    let text = match interval.value.as_ref() {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(t) | ast::Value::EscapedStringLiteral(t) => t,
+            other => {
+                return Err(SqlError::syntax(format!(
+                    "syntax error at or near \"{other}\""
+                )));
+            }
+        },
+        other => {
+            return Err(SqlError::syntax(format!(
+                "syntax error at or near \"{other}\""
+            )));
+        }
+    };
+    let field = interval
+        .last_field
+        .as_ref()
+        .or(interval.leading_field.as_ref());
+    let Some(field) = field else {
+        return Ok(Value::from_text(SqlType::Interval, text)?);
+    };
+    let unit = match field {
+        ast::DateTimeField::Year | ast::DateTimeField::Years => folio_row::Unit::Year,
+        ast::DateTimeField::Month | ast::DateTimeField::Months => folio_row::Unit::Month,
+        ast::DateTimeField::Day | ast::DateTimeField::Days => folio_row::Unit::Day,
+        ast::DateTimeField::Hour | ast::DateTimeField::Hours => folio_row::Unit::Hour,
+        ast::DateTimeField::Minute | ast::DateTimeField::Minutes => folio_row::Unit::Minute,
+        ast::DateTimeField::Second | ast::DateTimeField::Seconds => folio_row::Unit::Second,
+        other => {
+            return Err(SqlError::syntax(format!(
+                "syntax error at or near \"{other}\""
+            )));
+        }
+    };
+    Ok(Value::Interval(folio_row::parse_qualified(text, unit)?))
 }
 
 fn precision(p: u64) -> Result<u16, SqlError> {
@@ -159,6 +206,7 @@ pub fn negate(value: Value) -> Result<Value, SqlError> {
         Value::Numeric(n) => Value::Numeric(Numeric::from_i64(0).checked_sub(n)?),
         Value::Float4(v) => Value::Float4(-v),
         Value::Float8(v) => Value::Float8(-v),
+        Value::Interval(i) => Value::Interval(i.checked_neg()?),
         Value::Null => Value::Null,
         other => {
             return Err(SqlError::new(
@@ -187,6 +235,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Timestamp => "timestamp",
         SqlType::TimestampTz => "timestamptz",
         SqlType::Uuid => "uuid",
+        SqlType::Interval => "interval",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
     })
 }
@@ -209,6 +258,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Float8
             | SqlType::Bytea
             | SqlType::Uuid
+            | SqlType::Interval
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -352,6 +402,13 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Text(t) => t.as_bytes().to_vec(),
         Value::Bytea(b) => b.clone(),
         Value::Uuid(u) => u.to_vec(),
+        // The time, days and months (PostgreSQL's `interval_send`).
+        Value::Interval(i) => {
+            let mut out = i.micros.to_be_bytes().to_vec();
+            out.extend_from_slice(&i.days.to_be_bytes());
+            out.extend_from_slice(&i.months.to_be_bytes());
+            out
+        }
         Value::Numeric(n) => numeric_binary(*n),
         Value::Array(items) => array_binary(items, type_oid)?,
     }))
@@ -473,6 +530,14 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         }
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
+        SqlType::Interval => {
+            let b = fixed(16)?;
+            Value::Interval(Interval::new(
+                i32::from_be_bytes(b[12..16].try_into().expect("4")),
+                i32::from_be_bytes(b[8..12].try_into().expect("4")),
+                i64::from_be_bytes(b[..8].try_into().expect("8")),
+            ))
+        }
         SqlType::Array(_) => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",
@@ -607,5 +672,24 @@ mod binary_tests {
             .map(|c| i16::from_be_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(words, [3, 1, 0, 3, 1, 2345, 6780]);
+    }
+
+    // Proves intervals go out in PostgreSQL's binary form (the bytes of
+    // its `interval_send` for the same values) and come back.
+    #[test]
+    fn interval_binary_is_postgresqls() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        for (text, sent) in [
+            (
+                "1 year 2 days 03:00:00.5",
+                "0000000283c28d20000000020000000c",
+            ),
+            ("-1 mon -1 us", "ffffffffffffffff00000000ffffffff"),
+        ] {
+            let v = Value::from_text(SqlType::Interval, text).unwrap();
+            let bytes = binary_output(&v, 1186).unwrap().unwrap();
+            assert_eq!(hex(&bytes), sent, "{text}");
+            assert_eq!(binary_input(&bytes, SqlType::Interval).unwrap(), v);
+        }
     }
 }

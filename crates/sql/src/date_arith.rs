@@ -1,0 +1,213 @@
+//! Arithmetic on dates, timestamps and intervals: PostgreSQL's operators
+//! among them, the one place that says which pairs exist, what type each
+//! gives ([`result_type`]) and its value ([`apply`]).
+//!
+//! | left | op | right | result |
+//! |---|---|---|---|
+//! | date | `+` `-` | integer | date (days) |
+//! | date | `-` | date | integer (days between) |
+//! | date, timestamp, timestamptz | `+` `-` | interval | timestamp (date, timestamp) or timestamptz |
+//! | interval | `+` | date, timestamp, timestamptz | as above |
+//! | timestamp[tz] (or date) | `-` | timestamp[tz] (or date, not both) | interval, hours justified into days |
+//! | interval | `+` `-` | interval | interval |
+//! | interval | `*` `/` | number | interval (`interval_mul`, `interval_div`) |
+//! | number | `*` | interval | interval |
+//!
+//! Sessions are in UTC, so timestamp and timestamptz share the arithmetic.
+
+use crate::error::SqlError;
+use folio_row::{Interval, SqlType, USECS_PER_DAY, Value};
+use sqlparser::ast::BinaryOperator;
+
+/// The kinds of operand the table above tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Date,
+    /// A timestamp, `true` with a time zone.
+    Stamp(bool),
+    Interval,
+    Integer,
+    Number,
+}
+
+fn kind(ty: SqlType) -> Option<Kind> {
+    Some(match ty {
+        SqlType::Date => Kind::Date,
+        SqlType::Timestamp => Kind::Stamp(false),
+        SqlType::TimestampTz => Kind::Stamp(true),
+        SqlType::Interval => Kind::Interval,
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Kind::Integer,
+        SqlType::Float4 | SqlType::Float8 | SqlType::Numeric(_) => Kind::Number,
+        _ => return None,
+    })
+}
+
+/// What `a op b` is, when it is date/time arithmetic: the result's type.
+/// `None` when neither side is a date, timestamp or interval, or the pair
+/// has no such operator (the caller's own arithmetic, or its error).
+pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlType> {
+    use BinaryOperator::{Divide, Minus, Multiply, Plus};
+    use Kind::*;
+    let (x, y) = (kind(a)?, kind(b)?);
+    let stamp = |zoned: bool| {
+        if zoned {
+            SqlType::TimestampTz
+        } else {
+            SqlType::Timestamp
+        }
+    };
+    Some(match (op, x, y) {
+        (Plus | Minus, Date, Integer) | (Plus, Integer, Date) => SqlType::Date,
+        (Minus, Date, Date) => SqlType::Int4,
+        (Plus | Minus, Date, Interval) | (Plus, Interval, Date) => SqlType::Timestamp,
+        (Plus | Minus, Stamp(z), Interval) | (Plus, Interval, Stamp(z)) => stamp(z),
+        (Minus, Stamp(_) | Date, Stamp(_)) | (Minus, Stamp(_), Date) => SqlType::Interval,
+        (Plus | Minus, Interval, Interval)
+        | (Multiply | Divide, Interval, Integer | Number)
+        | (Multiply, Integer | Number, Interval) => SqlType::Interval,
+        _ => return None,
+    })
+}
+
+/// The value of `a op b` for the pairs of [`result_type`] (neither side
+/// NULL); `None` for other pairs.
+pub fn apply(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, SqlError>> {
+    let ty = result_type(
+        op,
+        crate::scalar::value_type(a),
+        crate::scalar::value_type(b),
+    )?;
+    Some(evaluate(op, a, b, ty))
+}
+
+/// A date, timestamp or timestamptz as microseconds since 2000-01-01.
+fn instant(v: &Value) -> Option<i64> {
+    match v {
+        Value::Date(d) => Some(i64::from(*d) * USECS_PER_DAY),
+        Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),
+        _ => None,
+    }
+}
+
+fn integer(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// A number as the float8 `interval * float8` takes.
+fn factor(v: &Value) -> Result<f64, SqlError> {
+    match crate::types::coerce(v.clone(), SqlType::Float8)? {
+        Value::Float8(x) => Ok(x),
+        other => Err(SqlError::new(
+            "42883",
+            format!("operator does not exist: interval * {}", other.type_name()),
+        )),
+    }
+}
+
+fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Value, SqlError> {
+    use BinaryOperator::{Divide, Minus, Multiply, Plus};
+    let date = |days: i64| {
+        i32::try_from(days)
+            .map(Value::Date)
+            .map_err(|_| SqlError::new("22008", "date out of range"))
+    };
+    let stamp = |micros: i64| match ty {
+        SqlType::TimestampTz => Value::TimestampTz(micros),
+        _ => Value::Timestamp(micros),
+    };
+    Ok(match (op, a, b) {
+        (Minus, Value::Date(x), Value::Date(y)) => Value::Int4(x - y),
+        (Plus, Value::Date(d), n) | (Plus, n, Value::Date(d)) if integer(n).is_some() => {
+            date(i64::from(*d) + integer(n).unwrap_or(0))?
+        }
+        (Minus, Value::Date(d), n) if integer(n).is_some() => {
+            date(i64::from(*d) - integer(n).unwrap_or(0))?
+        }
+        (Plus, t, Value::Interval(i)) | (Plus, Value::Interval(i), t) if instant(t).is_some() => {
+            stamp(i.add_to_timestamp(instant(t).unwrap_or(0))?)
+        }
+        (Minus, t, Value::Interval(i)) if instant(t).is_some() => {
+            stamp(i.checked_neg()?.add_to_timestamp(instant(t).unwrap_or(0))?)
+        }
+        (Minus, x, y) if instant(x).is_some() && instant(y).is_some() => Value::Interval(
+            Interval::between(instant(x).unwrap_or(0), instant(y).unwrap_or(0))?,
+        ),
+        (Plus, Value::Interval(x), Value::Interval(y)) => Value::Interval(x.checked_add(*y)?),
+        (Minus, Value::Interval(x), Value::Interval(y)) => Value::Interval(x.checked_sub(*y)?),
+        (Multiply, Value::Interval(i), n) | (Multiply, n, Value::Interval(i)) => {
+            Value::Interval(i.times(factor(n)?)?)
+        }
+        (Divide, Value::Interval(i), n) => Value::Interval(i.divided_by(factor(n)?)?),
+        _ => {
+            return Err(SqlError::new(
+                "42883",
+                format!(
+                    "operator does not exist: {} {op} {}",
+                    a.type_name(),
+                    b.type_name()
+                ),
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folio_row::Numeric;
+
+    // Proves the one table: for every pair of operand types and every
+    // operator, `apply` gives a value exactly when `result_type` names a
+    // type, and of that type.
+    #[test]
+    fn values_have_the_types_the_table_gives() {
+        let samples = [
+            Value::Date(10),
+            Value::Timestamp(5 * USECS_PER_DAY),
+            Value::TimestampTz(7 * USECS_PER_DAY),
+            Value::Interval(Interval::new(1, 2, 3)),
+            Value::Int2(2),
+            Value::Int4(2),
+            Value::Int8(2),
+            Value::Float8(1.5),
+            Value::Numeric(Numeric::from_i64(3)),
+            Value::Text("x".into()),
+        ];
+        use BinaryOperator::*;
+        for op in [Plus, Minus, Multiply, Divide] {
+            for a in &samples {
+                for b in &samples {
+                    let ty = result_type(
+                        &op,
+                        crate::scalar::value_type(a),
+                        crate::scalar::value_type(b),
+                    );
+                    let time_kinds = [a, b].iter().any(|v| {
+                        matches!(
+                            v,
+                            Value::Date(_)
+                                | Value::Timestamp(_)
+                                | Value::TimestampTz(_)
+                                | Value::Interval(_)
+                        )
+                    });
+                    match apply(&op, a, b) {
+                        Some(Ok(v)) => {
+                            assert_eq!(Some(crate::scalar::value_type(&v)), ty, "{a:?} {op} {b:?}")
+                        }
+                        Some(Err(e)) => panic!("{a:?} {op} {b:?}: {e}"),
+                        None => assert!(ty.is_none(), "{a:?} {op} {b:?}"),
+                    }
+                    if !time_kinds {
+                        assert_eq!(ty, None, "{a:?} {op} {b:?}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -453,6 +453,7 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             all,
             left,
             right,
+            ..
         } => {
             // The inputs' nodes carry no actual counts (folio counts the
             // operation's rows, not each input's).

@@ -526,6 +526,9 @@ pub enum Source {
         all: bool,
         left: Box<crate::query::Planned>,
         right: Box<crate::query::Planned>,
+        /// The result's column types, which each input's values are cast
+        /// to where its own differ (`scalar::common_type`).
+        types: Vec<SqlType>,
     },
     Join {
         kind: JoinKind,
@@ -1304,10 +1307,28 @@ impl Source {
                 all,
                 left,
                 right,
+                types,
             } => {
-                let left = crate::query::run(txn, left, env)?.0;
-                let right = crate::query::run(txn, right, env)?.0;
-                op.combine(left, right, *all)
+                let mut conformed = |input: &crate::query::Planned| -> Result<_, SqlError> {
+                    let mut rows = crate::query::run(txn, input, env)?.0;
+                    let casts: Vec<(usize, SqlType)> = (input.types.iter().zip(types))
+                        .enumerate()
+                        .filter(|(_, (own, common))| own != common)
+                        .map(|(i, (_, common))| (i, *common))
+                        .collect();
+                    if !casts.is_empty() {
+                        for row in &mut rows {
+                            for &(i, ty) in &casts {
+                                row[i] = crate::types::cast(
+                                    std::mem::replace(&mut row[i], Value::Null),
+                                    ty,
+                                )?;
+                            }
+                        }
+                    }
+                    Ok(rows)
+                };
+                op.combine(conformed(left)?, conformed(right)?, *all)
             }
             Source::Table {
                 relation,

@@ -286,14 +286,18 @@ fn plan_body(
                     op.word()
                 )));
             }
-            // The result is the left query's columns.
+            // The result has the left query's names and each column's
+            // type common to both.
             let names = left.columns.iter().map(|c| c.name.clone()).collect();
-            let types = left.types.clone();
+            let types: Vec<SqlType> = (left.types.iter().zip(&right.types))
+                .map(|(a, b)| crate::scalar::common_type(*a, *b))
+                .collect();
             let source = Source::SetOp {
                 op,
                 all,
                 left: Box::new(left),
                 right: Box::new(right),
+                types: types.clone(),
             };
             let mut planned = over_source(source, "*SELECT*", names, types);
             planned.sort = order_by

@@ -1369,6 +1369,40 @@ pub fn value_type(value: &Value) -> SqlType {
     }
 }
 
+/// The type two columns of a UNION (or the rows of a VALUES list) share,
+/// as PostgreSQL resolves it: a quoted literal's (`text`) takes the
+/// other's type; numbers the wider ([`wider`]); a date meeting a
+/// timestamp the timestamp, a timestamp meeting a timestamptz the
+/// timestamptz; otherwise the first's.
+pub fn common_type(a: SqlType, b: SqlType) -> SqlType {
+    let number = |t: SqlType| {
+        matches!(
+            t,
+            SqlType::Int2
+                | SqlType::Int4
+                | SqlType::Int8
+                | SqlType::Float4
+                | SqlType::Float8
+                | SqlType::Numeric(_)
+        )
+    };
+    match (a, b) {
+        _ if a == b => a,
+        (SqlType::Text, other) | (other, SqlType::Text) => other,
+        _ if number(a) && number(b) => match wider(a, b) {
+            SqlType::Numeric(_) if matches!(a, SqlType::Numeric(_)) => a,
+            SqlType::Numeric(_) if matches!(b, SqlType::Numeric(_)) => b,
+            w => w,
+        },
+        (SqlType::TimestampTz, SqlType::Date | SqlType::Timestamp)
+        | (SqlType::Date | SqlType::Timestamp, SqlType::TimestampTz) => SqlType::TimestampTz,
+        (SqlType::Timestamp, SqlType::Date) | (SqlType::Date, SqlType::Timestamp) => {
+            SqlType::Timestamp
+        }
+        _ => a,
+    }
+}
+
 /// The type of `a op b` for arithmetic: the wider integer, else numeric.
 pub fn wider(a: SqlType, b: SqlType) -> SqlType {
     let rank = |t: SqlType| match t {

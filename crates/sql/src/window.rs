@@ -20,14 +20,19 @@
 //! ORDER BY is done after the windows (`query.rs`).
 //!
 //! **Frames.** `ROWS` and `RANGE` with `UNBOUNDED PRECEDING`, `CURRENT
-//! ROW`, `UNBOUNDED FOLLOWING`, and `ROWS` with `n PRECEDING` / `n
-//! FOLLOWING` (an integer constant). The default is PostgreSQL's: `RANGE
+//! ROW`, `UNBOUNDED FOLLOWING`, `ROWS` with `n PRECEDING` / `n
+//! FOLLOWING` (an integer constant), and `RANGE` with `offset PRECEDING`
+//! / `FOLLOWING` over one ORDER BY column: the rows whose value lies
+//! within `offset` of the current row's in the window's order (a number
+//! for a numeric column, an interval for a date or timestamp, a constant
+//! or a parameter; PostgreSQL's `in_range`). A row whose value is NULL
+//! has its NULL peers as such a bound, and NULL rows are never within an
+//! offset of a value. The default is PostgreSQL's: `RANGE
 //! BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`, the current row's peers
 //! included (the whole partition without ORDER BY). An aggregate over a
 //! frame that starts at the partition's start is kept running as the
 //! frame's end moves; another frame is aggregated again only when it
-//! differs from the previous row's. `RANGE` with an offset, `GROUPS` and
-//! `EXCLUDE` are 0A000.
+//! differs from the previous row's. `GROUPS` and `EXCLUDE` are 0A000.
 
 use crate::aggregate::{self, Accumulator, Call};
 use crate::error::SqlError;
@@ -36,8 +41,9 @@ use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, NamedWindowDefinition,
-    NamedWindowExpr, WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
+    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
+    NamedWindowDefinition, NamedWindowExpr, WindowFrameBound, WindowFrameUnits, WindowSpec,
+    WindowType,
 };
 use std::cell::RefCell;
 
@@ -107,18 +113,28 @@ pub enum WindowFunc {
     Aggregate(Call),
 }
 
-/// A frame bound (offsets in rows).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A frame bound.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Bound {
     UnboundedPreceding,
-    Preceding(usize),
+    Preceding(Offset),
     CurrentRow,
-    Following(usize),
+    Following(Offset),
     UnboundedFollowing,
 }
 
+/// How far a bound lies from the current row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Offset {
+    /// `ROWS`: this many rows.
+    Rows(usize),
+    /// `RANGE`: a distance in the ORDER BY column's values, evaluated at
+    /// each run (a constant or a parameter) and cast to the type given.
+    Range(Scalar, SqlType),
+}
+
 /// A window frame: `ROWS` (`rows`) or `RANGE` between two bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
     pub rows: bool,
     pub start: Bound,
@@ -375,7 +391,14 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
         };
         let frame = match &spec.window_frame {
             None => Frame::DEFAULT,
-            Some(frame) => frame_of(frame)?,
+            Some(frame) => {
+                let order: Vec<SqlType> = window
+                    .order
+                    .iter()
+                    .map(|(e, ..)| e.ty_in(self.inner))
+                    .collect();
+                frame_of(frame, &order)?
+            }
         };
         let mut windows = self.windows.borrow_mut();
         let window = match windows.windows.iter().position(|w| *w == window) {
@@ -417,23 +440,32 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
     }
 }
 
-/// A frame clause as a [`Frame`], with PostgreSQL's checks (42P20).
-fn frame_of(frame: &sqlparser::ast::WindowFrame) -> Result<Frame, SqlError> {
+/// A frame clause as a [`Frame`], with PostgreSQL's checks (42P20),
+/// over a window whose ORDER BY keys are of types `order`.
+fn frame_of(frame: &sqlparser::ast::WindowFrame, order: &[SqlType]) -> Result<Frame, SqlError> {
     let rows = match frame.units {
         WindowFrameUnits::Rows => true,
         WindowFrameUnits::Range => false,
         WindowFrameUnits::Groups => return Err(SqlError::unsupported("GROUPS frames")),
     };
-    let bound = |b: &WindowFrameBound| -> Result<Bound, SqlError> {
-        let offset = |e: &Expr| -> Result<usize, SqlError> {
+    let bound = |b: &WindowFrameBound, which: &str| -> Result<Bound, SqlError> {
+        let offset = |e: &Expr| -> Result<Offset, SqlError> {
             if !rows {
-                return Err(SqlError::unsupported(
-                    "RANGE with offset PRECEDING/FOLLOWING",
-                ));
+                return range_offset(e, order);
             }
             let number = match e {
                 Expr::Value(v) => match &v.value {
                     sqlparser::ast::Value::Number(n, _) => n.parse::<i64>().ok(),
+                    _ => None,
+                },
+                Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::Minus,
+                    expr,
+                } => match expr.as_ref() {
+                    Expr::Value(v) => match &v.value {
+                        sqlparser::ast::Value::Number(n, _) => n.parse::<i64>().ok().map(|n| -n),
+                        _ => None,
+                    },
                     _ => None,
                 },
                 _ => None,
@@ -441,9 +473,9 @@ fn frame_of(frame: &sqlparser::ast::WindowFrame) -> Result<Frame, SqlError> {
             match number {
                 Some(n) if n < 0 => Err(SqlError::new(
                     "22013",
-                    "frame starting offset must not be negative",
+                    format!("frame {which} offset must not be negative"),
                 )),
-                Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+                Some(n) => Ok(Offset::Rows(usize::try_from(n).unwrap_or(usize::MAX))),
                 None => Err(SqlError::unsupported(format!(
                     "a frame offset other than an integer constant ({e})"
                 ))),
@@ -457,12 +489,12 @@ fn frame_of(frame: &sqlparser::ast::WindowFrame) -> Result<Frame, SqlError> {
             WindowFrameBound::Following(Some(e)) => Bound::Following(offset(e)?),
         })
     };
-    let start = bound(&frame.start_bound)?;
+    let start = bound(&frame.start_bound, "starting")?;
     let end = match &frame.end_bound {
-        Some(b) => bound(b)?,
+        Some(b) => bound(b, "ending")?,
         None => Bound::CurrentRow,
     };
-    match (start, end) {
+    match (&start, &end) {
         (Bound::UnboundedFollowing, _) => {
             Err(windowing_error("frame start cannot be UNBOUNDED FOLLOWING"))
         }
@@ -476,6 +508,58 @@ fn frame_of(frame: &sqlparser::ast::WindowFrame) -> Result<Frame, SqlError> {
             "frame starting from following row cannot have preceding rows",
         )),
         _ => Ok(Frame { rows, start, end }),
+    }
+}
+
+/// A `RANGE` bound's offset over one ORDER BY key of type `order[0]`: a
+/// number for a numeric key (an integer for an integer key), an interval
+/// for a date or timestamp key, as PostgreSQL's `in_range` functions take
+/// (0A000 for other pairs; a quoted literal takes the offset's type).
+fn range_offset(e: &Expr, order: &[SqlType]) -> Result<Offset, SqlError> {
+    let [key] = order else {
+        return Err(windowing_error(
+            "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+        ));
+    };
+    let none: &[SqlType] = &[];
+    let offset = scalar::bind(e, none)?;
+    let given = match &offset {
+        Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+        other => Some(other.ty_in(none)),
+    };
+    let integer = |t: SqlType| matches!(t, SqlType::Int2 | SqlType::Int4 | SqlType::Int8);
+    let number = |t: SqlType| {
+        integer(t) || matches!(t, SqlType::Numeric(_) | SqlType::Float4 | SqlType::Float8)
+    };
+    let wanted = match *key {
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Some(SqlType::Int8),
+        SqlType::Numeric(_) => Some(SqlType::Numeric(None)),
+        SqlType::Float4 | SqlType::Float8 => Some(SqlType::Float8),
+        SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz => Some(SqlType::Interval),
+        _ => None,
+    };
+    let fits = match (wanted, given) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(SqlType::Int8), Some(g)) => integer(g),
+        (Some(SqlType::Interval), Some(g)) => g == SqlType::Interval,
+        (Some(_), Some(g)) => number(g),
+    };
+    match (wanted, fits) {
+        (Some(ty), true) => Ok(Offset::Range(offset, ty)),
+        (None, _) => Err(SqlError::new(
+            "0A000",
+            format!(
+                "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
+                crate::explain::type_name(*key)
+            ),
+        )),
+        (Some(_), false) => Err(SqlError::new("0A000", format!(
+            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
+            crate::explain::type_name(*key),
+            crate::explain::type_name(given.unwrap_or(SqlType::Text))
+        ))
+        .with_hint("Cast the offset value to an appropriate type.")),
     }
 }
 
@@ -539,26 +623,54 @@ struct Place {
 }
 
 impl Frame {
-    /// The frame of the row at `p` as positions `[start, end)` (empty
-    /// when the end falls before the start).
-    fn bounds(&self, p: &Place) -> (usize, usize) {
-        let start = match self.start {
+    /// Where the frame of the row at `p` starts; `None` for a `RANGE`
+    /// offset, which needs the ORDER BY values ([`Partition::frames`]).
+    fn start_at(&self, p: &Place) -> Option<usize> {
+        Some(match self.start {
             Bound::UnboundedPreceding => p.start,
-            Bound::Preceding(n) => p.row.saturating_sub(n).max(p.start),
+            Bound::Preceding(Offset::Rows(n)) => p.row.saturating_sub(n).max(p.start),
             Bound::CurrentRow if self.rows => p.row,
             Bound::CurrentRow => p.peer_start,
-            Bound::Following(n) => p.row.saturating_add(n).min(p.end),
+            Bound::Following(Offset::Rows(n)) => p.row.saturating_add(n).min(p.end),
             Bound::UnboundedFollowing => p.end,
-        };
-        let end = match self.end {
+            Bound::Preceding(Offset::Range(..)) | Bound::Following(Offset::Range(..)) => {
+                return None;
+            }
+        })
+    }
+
+    /// Where it ends (exclusive); `None` for a `RANGE` offset.
+    fn end_at(&self, p: &Place) -> Option<usize> {
+        Some(match self.end {
             Bound::UnboundedFollowing => p.end,
-            Bound::Following(n) => p.row.saturating_add(n).saturating_add(1).min(p.end),
+            Bound::Following(Offset::Rows(n)) => {
+                p.row.saturating_add(n).saturating_add(1).min(p.end)
+            }
             Bound::CurrentRow if self.rows => p.row + 1,
             Bound::CurrentRow => p.peer_end,
-            Bound::Preceding(n) => (p.row + 1).saturating_sub(n).max(p.start),
+            Bound::Preceding(Offset::Rows(n)) => (p.row + 1).saturating_sub(n).max(p.start),
             Bound::UnboundedPreceding => p.start,
-        };
-        (start, end.max(start))
+            Bound::Preceding(Offset::Range(..)) | Bound::Following(Offset::Range(..)) => {
+                return None;
+            }
+        })
+    }
+
+    /// The frame of the row at `p` as positions `[start, end)` (empty
+    /// when the end falls before the start); `None` with a `RANGE`
+    /// offset.
+    fn bounds(&self, p: &Place) -> Option<(usize, usize)> {
+        let start = self.start_at(p)?;
+        Some((start, self.end_at(p)?.max(start)))
+    }
+
+    /// The bound's `RANGE` offset and direction (`true`: following).
+    fn range_offset(bound: &Bound) -> Option<(&Scalar, SqlType, bool)> {
+        match bound {
+            Bound::Preceding(Offset::Range(e, ty)) => Some((e, *ty, false)),
+            Bound::Following(Offset::Range(e, ty)) => Some((e, *ty, true)),
+            _ => None,
+        }
     }
 }
 
@@ -624,6 +736,7 @@ impl Windows {
             for bounds in starts.windows(2) {
                 let (start, end) = (bounds[0], bounds[1]);
                 let partition = Partition {
+                    window,
                     order: &order[start..end],
                     groups: &groups[start..end],
                     rows,
@@ -714,6 +827,7 @@ fn same(a: &[Value], b: &[Value]) -> Result<bool, SqlError> {
 
 /// One partition's rows in the window's order.
 struct Partition<'a, 'e> {
+    window: &'a Window,
     /// Row numbers.
     order: &'a [usize],
     /// Per row, its peer group's number.
@@ -758,6 +872,36 @@ impl Partition<'_, '_> {
             .collect()
     }
 
+    /// Each row's frame as positions `[start, end)` (empty when the end
+    /// falls before the start).
+    fn frames(&self, call: &WindowCall, places: &[Place]) -> Result<Vec<(usize, usize)>, SqlError> {
+        let frame = &call.frame;
+        let ranged = (Frame::range_offset(&frame.start))
+            .into_iter()
+            .chain(Frame::range_offset(&frame.end))
+            .next()
+            .is_some();
+        if !ranged {
+            return Ok(places
+                .iter()
+                .map(|p| frame.bounds(p).expect("no RANGE offset"))
+                .collect());
+        }
+        let range = Range::new(self, frame)?;
+        Ok(places
+            .iter()
+            .map(|p| {
+                let start = frame
+                    .start_at(p)
+                    .unwrap_or_else(|| range.position(&frame.start, p, true));
+                let end = frame
+                    .end_at(p)
+                    .unwrap_or_else(|| range.position(&frame.end, p, false));
+                (start, end.max(start))
+            })
+            .collect())
+    }
+
     /// The call's value at each of its rows, in order.
     fn values(&self, call: &WindowCall) -> Result<Vec<Value>, SqlError> {
         let places = self.places();
@@ -765,6 +909,10 @@ impl Partition<'_, '_> {
         let kind = match &call.func {
             WindowFunc::Aggregate(aggregate) => return self.aggregates(call, aggregate, &places),
             WindowFunc::Window(kind) => *kind,
+        };
+        let frames = match kind {
+            Kind::FirstValue | Kind::LastValue | Kind::NthValue => self.frames(call, &places)?,
+            _ => Vec::new(),
         };
         let mut out = Vec::with_capacity(n);
         let mut dense = 0i64;
@@ -803,7 +951,7 @@ impl Partition<'_, '_> {
                 Kind::Ntile => buckets.map_or(Value::Null, |b| Value::Int4(ntile(p.row, n, b))),
                 Kind::Lag | Kind::Lead => self.offset_value(call, kind, p.row, n)?,
                 Kind::FirstValue | Kind::LastValue | Kind::NthValue => {
-                    let (start, end) = call.frame.bounds(p);
+                    let (start, end) = frames[p.row];
                     let at = match kind {
                         Kind::FirstValue => Some(start),
                         Kind::LastValue => end.checked_sub(1),
@@ -893,8 +1041,9 @@ impl Partition<'_, '_> {
         let mut running = Accumulator::new(aggregate);
         let mut added = 0;
         let mut last: Option<((usize, usize), Value)> = None;
+        let frames = self.frames(call, places)?;
         for p in places {
-            let (start, end) = call.frame.bounds(p);
+            let (start, end) = frames[p.row];
             if let Some((bounds, value)) = &last
                 && *bounds == (start, end)
             {
@@ -920,6 +1069,115 @@ impl Partition<'_, '_> {
             out.push(value);
         }
         Ok(out)
+    }
+}
+
+/// A partition's ORDER BY values for `RANGE` offsets: the offsets'
+/// values for this run, and where the non-NULL values lie.
+struct Range {
+    keys: Vec<Value>,
+    descending: bool,
+    /// The offsets of the start and end bounds (if they have one).
+    offsets: [Option<Value>; 2],
+    /// The positions of the non-NULL keys, `[a, b)`.
+    values: (usize, usize),
+}
+
+impl Range {
+    fn new(partition: &Partition<'_, '_>, frame: &Frame) -> Result<Range, SqlError> {
+        let (expr, descending, nulls_first) = &partition.window.order[0];
+        let keys = (0..partition.order.len())
+            .map(|p| partition.eval(expr, p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let nulls = keys.iter().filter(|k| matches!(k, Value::Null)).count();
+        let values = if *nulls_first {
+            (nulls, keys.len())
+        } else {
+            (0, keys.len() - nulls)
+        };
+        // Evaluated once per partition (a constant or a parameter).
+        let offset = |bound: &Bound, which: &str| -> Result<Option<Value>, SqlError> {
+            let Some((e, ty, _)) = Frame::range_offset(bound) else {
+                return Ok(None);
+            };
+            let v = match e.eval(&[], partition.env)? {
+                Value::Null => {
+                    return Err(SqlError::new(
+                        "22004",
+                        format!("frame {which} offset must not be null"),
+                    ));
+                }
+                v => crate::types::cast(v, ty)?,
+            };
+            let zero = match ty {
+                SqlType::Interval => Value::Interval(folio_row::Interval::ZERO),
+                _ => Value::Int4(0),
+            };
+            if scalar::compare(&v, &zero)? == Some(std::cmp::Ordering::Less) {
+                return Err(SqlError::new(
+                    "22013",
+                    "invalid preceding or following size in window function",
+                ));
+            }
+            Ok(Some(v))
+        };
+        Ok(Range {
+            keys,
+            descending: *descending,
+            offsets: [
+                offset(&frame.start, "starting")?,
+                offset(&frame.end, "ending")?,
+            ],
+            values,
+        })
+    }
+
+    /// Where `bound` (a `RANGE` offset) puts the frame's start (`start`)
+    /// or end for the row at `p`: the first row not before (start) or
+    /// the first row after (end) the current value moved by the offset,
+    /// among the non-NULL rows; a NULL row's bound is its NULL peers'.
+    fn position(&self, bound: &Bound, p: &Place, start: bool) -> usize {
+        let value = &self.keys[p.row];
+        if matches!(value, Value::Null) {
+            return if start { p.peer_start } else { p.peer_end };
+        }
+        let (_, _, following) = Frame::range_offset(bound).expect("a RANGE offset");
+        let offset = self.offsets[usize::from(!start)]
+            .as_ref()
+            .expect("evaluated with its bound");
+        // Moving forward in the window's order adds for an ascending key.
+        let op = if following != self.descending {
+            BinaryOperator::Plus
+        } else {
+            BinaryOperator::Minus
+        };
+        let (a, b) = self.values;
+        // An overflowing target lies past every value.
+        let Ok(target) = crate::expr::arithmetic(&op, value.clone(), offset.clone()) else {
+            return if following { b } else { a };
+        };
+        // Rows in `[a, b)` are ordered: find the first one not before
+        // (start) or after (end) the target.
+        let (mut lo, mut hi) = (a, b);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let order = scalar::compare(&self.keys[mid], &target)
+                .ok()
+                .flatten()
+                .unwrap_or(std::cmp::Ordering::Equal);
+            let order = if self.descending {
+                order.reverse()
+            } else {
+                order
+            };
+            let left = if start { order.is_lt() } else { order.is_le() };
+            if left {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 }
 
@@ -973,34 +1231,46 @@ mod tests {
             peer_start: 3,
             peer_end: 6,
         };
-        assert_eq!(Frame::DEFAULT.bounds(&place), (0, 6));
+        assert_eq!(Frame::DEFAULT.bounds(&place), Some((0, 6)));
         let rows = |start, end| Frame {
             rows: true,
             start,
             end,
         };
         assert_eq!(
-            rows(Bound::Preceding(1), Bound::Following(1)).bounds(&place),
-            (3, 6)
+            rows(
+                Bound::Preceding(Offset::Rows(1)),
+                Bound::Following(Offset::Rows(1))
+            )
+            .bounds(&place),
+            Some((3, 6))
         );
         assert_eq!(
-            rows(Bound::Preceding(9), Bound::Following(9)).bounds(&place),
-            (0, 10)
+            rows(
+                Bound::Preceding(Offset::Rows(9)),
+                Bound::Following(Offset::Rows(9))
+            )
+            .bounds(&place),
+            Some((0, 10))
         );
         assert_eq!(
             rows(Bound::CurrentRow, Bound::UnboundedFollowing).bounds(&place),
-            (4, 10)
+            Some((4, 10))
         );
         // Ends before it starts: empty.
         assert_eq!(
-            rows(Bound::Preceding(3), Bound::Preceding(5)).bounds(&place),
-            (1, 1)
+            rows(
+                Bound::Preceding(Offset::Rows(3)),
+                Bound::Preceding(Offset::Rows(5))
+            )
+            .bounds(&place),
+            Some((1, 1))
         );
         let range = Frame {
             rows: false,
             start: Bound::CurrentRow,
             end: Bound::UnboundedFollowing,
         };
-        assert_eq!(range.bounds(&place), (3, 10));
+        assert_eq!(range.bounds(&place), Some((3, 10)));
     }
 }

@@ -156,6 +156,40 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// Appends bytes for a tuple of values that are equal exactly when the
+/// values are equal as PostgreSQL groups them (GROUP BY, DISTINCT, set
+/// operations): each value's type tag, then its key bytes, so numerics
+/// are normalised (1.5 and 1.50 alike), intervals are their span, floats
+/// have one zero and one NaN, and a NULL is its tag alone. Unlike
+/// [`encode_key`], the bytes need not order anything, and any value
+/// (arrays included) has them.
+pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
+    for v in values {
+        let tag = match v {
+            Value::Null => 0,
+            Value::Int2(_) => 1,
+            Value::Int4(_) => 2,
+            Value::Int8(_) => 3,
+            Value::Float4(_) => 4,
+            Value::Float8(_) => 5,
+            Value::Numeric(_) => 6,
+            Value::Text(_) => 7,
+            Value::Bytea(_) => 8,
+            Value::Bool(_) => 9,
+            Value::Date(_) => 10,
+            Value::Timestamp(_) => 11,
+            Value::TimestampTz(_) => 12,
+            Value::Uuid(_) => 13,
+            Value::Interval(_) => 14,
+            Value::Array(_) => 15,
+        };
+        out.push(tag);
+        if tag != 0 {
+            value_key(v, out);
+        }
+    }
+}
+
 /// Encodes one key: `values[i]` (fitted to `columns[i].ty`) for each
 /// column. Errors: a type mismatch, or a key over [`MAX_KEY_LEN`] (54000).
 pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, RowError> {

@@ -17,7 +17,7 @@ mod value;
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};
-pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key};
+pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, Numeric};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_row, decode_stored,

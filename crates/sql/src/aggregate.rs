@@ -474,17 +474,11 @@ impl Grouping {
 
 /// Group key values as bytes that are equal exactly when the values are
 /// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL;
-/// intervals by their span: `1 mon` and `30 days` are one).
+/// intervals by their span: `1 mon` and `30 days` are one; -0 and 0 one):
+/// folio-row's `hash_key`.
 pub fn group_hash(key: &[Value]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for v in key {
-        match v {
-            Value::Numeric(n) => out.extend(format!("N{:?}", n.normalized()).bytes()),
-            Value::Interval(i) => out.extend(format!("I{}", i.span()).bytes()),
-            other => out.extend(format!("{other:?}").bytes()),
-        }
-        out.push(0);
-    }
+    let mut out = Vec::with_capacity(16 * key.len());
+    folio_row::hash_key(key, &mut out);
     out
 }
 

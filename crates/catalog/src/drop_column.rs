@@ -85,10 +85,22 @@ impl Catalog {
     ) -> Result<Vec<ConstraintDef>, CatalogError> {
         let locked = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, locked.oid, LockMode::AccessExclusive)?;
-        // Read once every lock is held: what committed while this waited
-        // for ACCESS EXCLUSIVE is seen (no key naming the table can come
-        // or go now: that takes a lock on it).
-        txn.next_statement();
+        // Read with a snapshot taken once the table is locked, whatever
+        // the transaction's isolation: what committed while this waited
+        // is seen (a foreign key another table added meanwhile), and no
+        // key naming the table can come or go now (that locks it too).
+        txn.with_latest_snapshot(|txn| self.drop_locked(txn, table_name, column, cascade, uses))
+    }
+
+    /// [`Catalog::drop_column`] once the table is locked.
+    fn drop_locked(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+        cascade: bool,
+        uses: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<ConstraintDef>, CatalogError> {
         let missing = || CatalogError::NoSuchRelation(table_name.to_string());
         let table = self.table(txn, table_name)?.ok_or_else(missing)?;
         let (attribute_tid, mut attribute) =

@@ -405,11 +405,13 @@ impl Relation {
         ri: &RelationIndex,
         row: &[u8],
     ) -> Result<Vec<Value>, CatalogError> {
-        let slots: Vec<u16> = match &self.stored {
+        // (Borrowed without dropped columns: an index build calls this
+        // for every row.)
+        let slots: std::borrow::Cow<'_, [u16]> = match &self.stored {
             Some(stored) => (ri.def.columns.iter())
                 .map(|&c| stored.slot(usize::from(c)) as u16)
                 .collect(),
-            None => ri.def.columns.clone(),
+            None => (&ri.def.columns[..]).into(),
         };
         decode_stored_columns(row, self.stored_types(), &slots)?
             .into_iter()

@@ -30,6 +30,7 @@ use crate::defs::{
     TableDef,
 };
 use crate::error::CatalogError;
+use crate::layout::Layout;
 use crate::per_table::PerTable;
 use crate::statistics::StatsSlot;
 use crate::toast::{TOAST_OID, Toast};
@@ -144,15 +145,15 @@ pub struct Catalog {
 pub const DEFAULT_INDEX_BUILD_MEMORY: usize = 256 << 20;
 
 /// The `folio.attribute` row of `column` among a table's `attributes`
-/// (42703 if it has none).
-fn attribute_named(
+/// (42703 if it has none; a dropped column is none).
+pub(crate) fn attribute_named(
     attributes: Vec<(Tid, AttributeRow)>,
     table_name: &str,
     column: &str,
 ) -> Result<(Tid, AttributeRow), CatalogError> {
     attributes
         .into_iter()
-        .find(|(_, row)| row.column.name == column)
+        .find(|(_, row)| !row.dropped && row.column.name == column)
         .ok_or_else(|| CatalogError::NoSuchColumn {
             table: table_name.to_string(),
             column: column.to_string(),
@@ -270,6 +271,7 @@ impl Catalog {
                     table_oid: oid,
                     number: number as u16,
                     column: column.clone(),
+                    dropped: false,
                 };
                 let tid = self.attributes.insert(txn, &row.encode())?;
                 self.attribute_tables
@@ -281,6 +283,7 @@ impl Catalog {
             oid,
             name: name.to_string(),
             columns: columns.to_vec(),
+            layout: Layout::dense(columns.len()),
             root: pages.root(),
             indexes: Vec::new(),
             constraints: Vec::new(),
@@ -653,10 +656,12 @@ impl Catalog {
                 column: column.name.clone(),
             });
         }
+        // The next slot: one past every column's, dropped ones' too.
         let row = AttributeRow {
             table_oid: table.oid,
             number: attributes.len() as u16,
             column: column.clone(),
+            dropped: false,
         };
         self.in_savepoint(txn, |txn| {
             let tid = self.attributes.insert(txn, &row.encode())?;
@@ -687,10 +692,12 @@ impl Catalog {
         if row.column.not_null == not_null {
             return Ok(false);
         }
+        // (Key columns are positions; the row's number is its slot.)
+        let position = table.column(column).map(|p| p as u16);
         if !not_null
             && table
                 .primary_key()
-                .is_some_and(|i| i.columns.contains(&row.number))
+                .is_some_and(|i| position.is_some_and(|p| i.columns.contains(&p)))
         {
             return Err(CatalogError::InPrimaryKey(column.to_string()));
         }
@@ -743,7 +750,7 @@ impl Catalog {
 
     /// Replaces the locked `folio.attribute` row at `tid` by `row`, its
     /// index entry renewed when the new version left the page.
-    fn update_attribute(
+    pub(crate) fn update_attribute(
         &self,
         txn: &mut Transaction,
         tid: Tid,
@@ -996,6 +1003,17 @@ impl Catalog {
         Ok(stats)
     }
 
+    /// Forgets table `oid`'s statistics, here and in the data directory:
+    /// they are kept by column position, which a dropped column shifts
+    /// (the next ANALYZE gathers them again).
+    pub(crate) fn forget_statistics(&self, oid: u64) {
+        self.statistics.forget(oid);
+        if let Some(dir) = self.files.get() {
+            // A hint, as in `analyze`.
+            let _ = crate::statistics_file::save_statistics(self, dir.as_ref());
+        }
+    }
+
     /// Every table's statistics held now.
     pub(crate) fn all_statistics(&self) -> Vec<(u64, Arc<crate::TableStats>)> {
         self.statistics
@@ -1096,12 +1114,12 @@ impl Catalog {
         class: ClassRow,
         classes: &[(Tid, ClassRow)],
     ) -> Result<TableDef, CatalogError> {
-        let mut attributes: Vec<AttributeRow> = self
+        let attributes: Vec<AttributeRow> = self
             .attribute_rows(txn, class.oid)?
             .into_iter()
             .map(|(_, row)| row)
             .collect();
-        attributes.sort_by_key(|a| a.number);
+        let (columns, layout) = Layout::of(attributes);
         let (constraints, referenced_by) = self.constraints_of(txn, class.oid, classes)?;
         let mut indexes: Vec<IndexDef> = classes
             .iter()
@@ -1130,7 +1148,8 @@ impl Catalog {
         Ok(TableDef {
             oid: class.oid,
             name: class.name,
-            columns: attributes.into_iter().map(|a| a.column).collect(),
+            columns,
+            layout,
             root: class.root,
             indexes,
             constraints,
@@ -1164,7 +1183,7 @@ impl Catalog {
             .collect()
     }
 
-    fn attribute_rows(
+    pub(crate) fn attribute_rows(
         &self,
         txn: &Transaction,
         table_oid: u64,
@@ -1191,6 +1210,31 @@ impl Catalog {
             Err(HeapError::UniqueViolation { .. }) => Err(CatalogError::Exists(class.name.clone())),
             other => Ok(other?),
         }
+    }
+
+    /// Replaces the locked `folio.class` row at `tid` by `row`, of the same
+    /// name, its name's index entry renewed when the new version left the
+    /// page.
+    pub(crate) fn update_class(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        row: &ClassRow,
+    ) -> Result<(), CatalogError> {
+        self.in_savepoint(txn, |txn| {
+            match self.classes.update(txn, tid, &row.encode(), false)? {
+                Write::Hot(_) | Write::Done(None) => Ok(()),
+                Write::Done(Some(new_tid)) => {
+                    Ok(self
+                        .class_names
+                        .insert(txn, &self.classes, row.name.as_bytes(), new_tid)?)
+                }
+                other => Err(corrupt(format!(
+                    "\"{}\": its locked catalog row could not be updated ({other:?})",
+                    row.name
+                ))),
+            }
+        })
     }
 
     /// Runs `f` in a savepoint of `txn`: rolled back to if `f` fails, so

@@ -4,10 +4,11 @@
 //! | catalog table | row |
 //! |---|---|
 //! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
-//! | `folio.attribute` | table oid, column number, name, type oid, type modifier, not null |
+//! | `folio.attribute` | table oid, column number (its slot: `layout.rs`), name, type oid, type modifier, flags (bit 0 not null, bit 1 dropped) |
 //! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
 use crate::codec::{Reader, Writer};
+use crate::layout::Layout;
 use folio_page::PageId;
 
 /// A column: its name and its type, as PostgreSQL's type oid and type
@@ -86,7 +87,12 @@ const POSITION_MASK: u16 = (1 << 14) - 1;
 pub struct TableDef {
     pub oid: u64,
     pub name: String,
+    /// Its columns, dropped ones left out: a column's index here is its
+    /// position, which every position in a definition names.
     pub columns: Vec<ColumnDef>,
+    /// Where each column's value is in a stored row, and the columns
+    /// dropped from it (`layout.rs`).
+    pub layout: Layout,
     /// Root of its page list (folio-heap).
     pub root: PageId,
     pub indexes: Vec<IndexDef>,
@@ -390,8 +396,13 @@ impl ClassRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AttributeRow {
     pub table_oid: u64,
+    /// The column's slot in stored rows (`layout.rs`): never reused.
     pub number: u16,
     pub column: ColumnDef,
+    /// Dropped (`ALTER TABLE ... DROP COLUMN`): bit 1 of the byte whose
+    /// bit 0 is `not_null` (rows written before drops existed have it
+    /// clear).
+    pub dropped: bool,
 }
 
 impl AttributeRow {
@@ -402,24 +413,30 @@ impl AttributeRow {
             .str(&self.column.name)
             .u32(self.column.type_oid)
             .i32(self.column.typmod)
-            .u8(self.column.not_null as u8);
+            .u8(self.column.not_null as u8 | (self.dropped as u8) << 1);
         w.0
     }
 
     pub(crate) fn decode(bytes: &[u8]) -> Result<AttributeRow, String> {
         let mut r = Reader(bytes);
-        let row = AttributeRow {
-            table_oid: r.u64()?,
-            number: r.u16()?,
-            column: ColumnDef {
-                name: r.str()?,
-                type_oid: r.u32()?,
-                typmod: r.i32()?,
-                not_null: r.u8()? != 0,
-            },
-        };
+        let (table_oid, number) = (r.u64()?, r.u16()?);
+        let (name, type_oid, typmod) = (r.str()?, r.u32()?, r.i32()?);
+        let flags = r.u8()?;
+        if flags > 3 {
+            return Err(format!("column flags {flags:#04x}"));
+        }
         r.end()?;
-        Ok(row)
+        Ok(AttributeRow {
+            table_oid,
+            number,
+            column: ColumnDef {
+                name,
+                type_oid,
+                typmod,
+                not_null: flags & 1 != 0,
+            },
+            dropped: flags & 2 != 0,
+        })
     }
 }
 
@@ -480,8 +497,18 @@ mod tests {
                 typmod: -1,
                 not_null: false,
             },
+            dropped: false,
         };
-        assert_eq!(AttributeRow::decode(&attr.encode()), Ok(attr));
+        assert_eq!(AttributeRow::decode(&attr.encode()), Ok(attr.clone()));
+        let dropped = AttributeRow {
+            dropped: true,
+            column: ColumnDef {
+                not_null: true,
+                ..attr.column
+            },
+            ..attr
+        };
+        assert_eq!(AttributeRow::decode(&dropped.encode()), Ok(dropped));
         assert!(ClassRow::decode(&[1, 2, 3]).is_err());
         let kinds = [
             ConstraintKind::Default {

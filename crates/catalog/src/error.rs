@@ -73,6 +73,14 @@ pub enum CatalogError {
         constraint: String,
         referencing: String,
     },
+    /// DROP COLUMN of a column foreign keys reference, without CASCADE:
+    /// each key's name and its table's.
+    #[error("cannot drop column {column} of table {table} because other objects depend on it")]
+    ColumnReferenced {
+        table: String,
+        column: String,
+        dependents: Vec<(String, String)>,
+    },
     /// DROP INDEX of a PRIMARY KEY or UNIQUE constraint's index.
     #[error("cannot drop index {index} because constraint {index} on table {table} requires it")]
     ConstraintIndex { index: String, table: String },
@@ -148,6 +156,20 @@ impl CatalogError {
             } => Some(format!(
                 "constraint {constraint} on table {table} depends on index {index}"
             )),
+            CatalogError::ColumnReferenced {
+                table,
+                column,
+                dependents,
+            } => Some(
+                (dependents.iter())
+                    .map(|(constraint, on)| {
+                        format!(
+                            "constraint {constraint} on table {on} depends on column {column} of table {table}"
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
             CatalogError::IncompatibleKeys { detail, .. } => Some(detail.clone()),
             CatalogError::Duplicate { detail, .. } | CatalogError::Duplicated { detail, .. } => {
                 detail.clone()
@@ -197,6 +219,7 @@ impl CatalogError {
     pub fn hint(&self) -> Option<String> {
         match self {
             CatalogError::Referenced { .. }
+            | CatalogError::ColumnReferenced { .. }
             | CatalogError::IndexNeeded { .. }
             | CatalogError::SequenceOwned { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.".into())
@@ -232,6 +255,7 @@ impl CatalogError {
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),
             CatalogError::InPrimaryKey(_) => Some("42P16"),
             CatalogError::Referenced { .. }
+            | CatalogError::ColumnReferenced { .. }
             | CatalogError::IndexNeeded { .. }
             | CatalogError::ConstraintIndex { .. } => Some("2BP01"),
             CatalogError::ConstraintExists { .. } => Some("42710"),

@@ -10,8 +10,10 @@ mod codec;
 mod constraints;
 mod currency;
 mod defs;
+mod drop_column;
 mod error;
 mod hint_file;
+mod layout;
 mod per_table;
 mod reclaim;
 mod relation;
@@ -34,6 +36,7 @@ pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
 pub use error::CatalogError;
+pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
 pub use relation::{Relation, RelationIndex, RowAt};
 pub use sequences::{

@@ -16,6 +16,7 @@ use crate::catalog::Catalog;
 use crate::currency::DdlMark;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
+use crate::layout::StoredLayout;
 use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
@@ -116,8 +117,12 @@ const ENTRY_OVERHEAD: usize = 48;
 pub struct Relation {
     pub def: TableDef,
     pub table: Arc<Table>,
+    /// Its columns' types, by position.
     pub types: Vec<SqlType>,
     pub indexes: Vec<RelationIndex>,
+    /// Where its values are in stored rows, if it has dropped columns
+    /// (`layout.rs`; none: a row holds the values by position).
+    stored: Option<StoredLayout>,
     /// Dead-version counts for autovacuum.
     activity: Arc<TableActivity>,
     /// The planner's statistics from the last ANALYZE.
@@ -183,6 +188,7 @@ impl Catalog {
                 })
             })
             .collect::<Result<Vec<_>, CatalogError>>()?;
+        let stored = StoredLayout::of(&def.layout, &types)?;
         Ok(Relation {
             table: self.open_table(&def)?,
             activity: self.activity(def.oid),
@@ -194,6 +200,7 @@ impl Catalog {
             def,
             types,
             indexes,
+            stored,
         })
     }
 }
@@ -209,13 +216,35 @@ impl Relation {
     }
 
     /// Decodes a stored row as `txn` sees it (fetching values stored out
-    /// of line).
+    /// of line): its columns' values, by position.
     pub fn decode(&self, txn: &Transaction, row: &[u8]) -> Result<Vec<Value>, CatalogError> {
-        decode_stored(row, &self.types)?
+        let mut cells = decode_stored(row, self.stored_types())?;
+        if let Some(stored) = &self.stored {
+            cells = stored.columns_of(cells);
+        }
+        cells
             .into_iter()
             .zip(&self.types)
             .map(|(cell, ty)| self.toast.resolve(txn, self.def.oid, cell, *ty))
             .collect()
+    }
+
+    /// The types of a stored row's slots (dropped columns' included).
+    fn stored_types(&self) -> &[SqlType] {
+        match &self.stored {
+            Some(stored) => stored.types(),
+            None => &self.types,
+        }
+    }
+
+    /// A row's values (by position, prepared) as a stored row, its long
+    /// values stored out of line (NULL in dropped columns' slots).
+    fn encode(&self, txn: &mut Transaction, values: Vec<Value>) -> Result<Vec<u8>, CatalogError> {
+        let values = match &self.stored {
+            Some(stored) => stored.to_slots(values),
+            None => values,
+        };
+        (self.toast).encode(txn, self.def.oid, values, self.stored_types())
     }
 
     /// Deletes the out-of-line values of the version at `tid` (it was just
@@ -229,7 +258,7 @@ impl Relation {
 
     /// Deletes the out-of-line values a row points at.
     fn drop_externals(&self, txn: &mut Transaction, row: &[u8]) -> Result<(), CatalogError> {
-        for cell in decode_stored(row, &self.types)? {
+        for cell in decode_stored(row, self.stored_types())? {
             if let Stored::External { id, .. } = cell {
                 let chunks = self.toast.delete(txn, self.def.oid, id)?;
                 self.toast_activity
@@ -332,7 +361,7 @@ impl Relation {
         for values in rows {
             let values = self.prepare(values)?;
             keys.push(self.keys(&values)?);
-            encoded.push(self.toast.encode(txn, self.def.oid, values, &self.types)?);
+            encoded.push(self.encode(txn, values)?);
         }
         let tids = self.table.insert_many(txn, &encoded)?;
         for (i, (&tid, keys)) in tids.iter().zip(&keys).enumerate() {
@@ -376,7 +405,15 @@ impl Relation {
         ri: &RelationIndex,
         row: &[u8],
     ) -> Result<Vec<Value>, CatalogError> {
-        decode_stored_columns(row, &self.types, &ri.def.columns)?
+        // (Borrowed without dropped columns: an index build calls this
+        // for every row.)
+        let slots: std::borrow::Cow<'_, [u16]> = match &self.stored {
+            Some(stored) => (ri.def.columns.iter())
+                .map(|&c| stored.slot(usize::from(c)) as u16)
+                .collect(),
+            None => (&ri.def.columns[..]).into(),
+        };
+        decode_stored_columns(row, self.stored_types(), &slots)?
             .into_iter()
             .zip(&ri.def.columns)
             .map(|(cell, &c)| {
@@ -435,7 +472,7 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
-        let row = self.toast.encode(txn, self.def.oid, values, &self.types)?;
+        let row = self.encode(txn, values)?;
         let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
             self.enter(txn, new, &keys, &row)?;

@@ -274,7 +274,8 @@ fn error(out: &mut Out, e: &SqlError) {
 /// The session's notices as NoticeResponses.
 fn notices(session: &mut Session, out: &mut Out) {
     for notice in session.take_notices() {
-        out.error_or_notice(b'N', notice.severity, notice.code, &notice.message);
+        let detail: Vec<(u8, &str)> = notice.detail.iter().map(|d| (b'D', d.as_str())).collect();
+        out.error_fields(b'N', notice.severity, notice.code, &notice.message, &detail);
     }
 }
 

@@ -21,9 +21,9 @@ use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     AlterColumnOperation, AlterTableOperation, ColumnOption, ConstraintCharacteristics,
-    CreateTable, CreateTableOptions, DeferrableInitial, Expr, GeneratedAs, Ident, IndexColumn,
-    NullsDistinctOption, ObjectName, ObjectType, ReferentialAction, RenameTableNameKind, SqlOption,
-    TableConstraint, TruncateTableTarget, Value as AstValue,
+    CreateTable, CreateTableOptions, DeferrableInitial, DropBehavior, Expr, GeneratedAs, Ident,
+    IndexColumn, NullsDistinctOption, ObjectName, ObjectType, ReferentialAction,
+    RenameTableNameKind, SqlOption, TableConstraint, TruncateTableTarget, Value as AstValue,
 };
 use std::ops::ControlFlow;
 
@@ -671,9 +671,7 @@ pub fn drop(
             .with_detail(detail)
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
-        for object in staying {
-            notices.push(Notice::info(format!("drop cascades to {object}")));
-        }
+        notices.extend(Notice::cascaded(&staying));
         for key in keys {
             db.catalog().drop_constraint(txn, &key.table, &key.name)?;
         }
@@ -770,7 +768,8 @@ pub fn truncate(
 
 /// `ALTER TABLE name ADD PRIMARY KEY (columns) | ADD [CONSTRAINT name]
 /// CHECK (expr) | ADD [CONSTRAINT name] FOREIGN KEY (columns) REFERENCES t
-/// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | ALTER [COLUMN] c SET
+/// [(columns)] | DROP CONSTRAINT [IF EXISTS] name | DROP [COLUMN] [IF
+/// EXISTS] c [RESTRICT | CASCADE] | ALTER [COLUMN] c SET
 /// DEFAULT expr | ALTER [COLUMN] c DROP DEFAULT | ALTER [COLUMN] c SET NOT
 /// NULL | ALTER [COLUMN] c DROP NOT NULL`, in order; or `ALTER TABLE name
 /// RENAME TO new` or `RENAME [COLUMN] old TO new` alone.
@@ -826,6 +825,20 @@ pub fn alter_table(
                 let mut additions = Additions::default();
                 additions.push(constraint)?;
                 additions.add(cx, txn, &name)?;
+            }
+            AlterTableOperation::DropColumn {
+                column_names,
+                if_exists,
+                drop_behavior,
+                ..
+            } => {
+                let [column] = &column_names[..] else {
+                    return Err(SqlError::syntax("DROP COLUMN takes one column"));
+                };
+                let cascade = *drop_behavior == Some(DropBehavior::Cascade);
+                crate::drop_column::drop_column(
+                    cx, txn, notices, &name, column, *if_exists, cascade,
+                )?;
             }
             AlterTableOperation::DropConstraint {
                 if_exists,

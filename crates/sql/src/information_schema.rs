@@ -223,7 +223,7 @@ impl View {
                         };
                         let identity = crate::system::identity(&sequences, &def, n);
                         out.push(column_row(
-                            ("public", &def.name, &column.name, n),
+                            ("public", &def.name, &column.name, def.layout.attnum(n)),
                             ty,
                             default,
                             !column.not_null,
@@ -234,7 +234,7 @@ impl View {
                 for relation in SystemRelation::all() {
                     for (n, (name, ty)) in relation.columns().iter().enumerate() {
                         out.push(column_row(
-                            ("pg_catalog", relation.name(), name, n),
+                            ("pg_catalog", relation.name(), name, n as i16 + 1),
                             *ty,
                             Value::Null,
                             true,
@@ -332,7 +332,8 @@ impl View {
         if self == View::TableConstraints {
             for (n, column) in table.columns.iter().enumerate() {
                 if column.not_null {
-                    let name = format!("2200_{}_{}_not_null", table.oid, n + 1);
+                    let attnum = table.layout.attnum(n);
+                    let name = format!("2200_{}_{attnum}_not_null", table.oid);
                     out.push(constraint(&name, "CHECK", Value::Null));
                 }
             }
@@ -349,10 +350,11 @@ fn yes_no(yes: bool) -> &'static str {
 }
 
 /// One `information_schema.columns` row: the column `(schema, table,
-/// name, position from 0)` of type `ty`, with its identity sequence if
-/// it is an identity column.
+/// name, attnum)` of type `ty`, with its identity sequence if it is an
+/// identity column. (PostgreSQL's ordinal position is the attnum: a
+/// dropped column leaves a gap.)
 fn column_row(
-    (schema, table, name, n): (&str, &str, &str, usize),
+    (schema, table, name, attnum): (&str, &str, &str, i16),
     ty: SqlType,
     default: Value,
     nullable: bool,
@@ -400,7 +402,7 @@ fn column_row(
         text(schema),
         text(table),
         text(name),
-        Value::Int4(n as i32 + 1),
+        Value::Int4(i32::from(attnum)),
         default,
         text(yes_no(nullable)),
         text(&data_type),
@@ -421,7 +423,7 @@ fn column_row(
         Value::Null,
         Value::Null,
         Value::Null,
-        text(&(n + 1).to_string()),
+        text(&attnum.to_string()),
         text("NO"),
         text(yes_no(identity.is_some())),
     ]);

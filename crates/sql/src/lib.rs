@@ -19,6 +19,7 @@ mod datetime;
 mod ddl;
 mod deparse;
 mod dml;
+mod drop_column;
 mod error;
 mod explain;
 mod expr;

@@ -68,13 +68,14 @@ impl TxStatus {
 }
 
 /// A notice or warning raised by a statement (PostgreSQL's
-/// NoticeResponse): its severity, SQLSTATE and message. Displayed as psql
-/// prints it: `NOTICE:  table "t" does not exist, skipping`.
+/// NoticeResponse): its severity, SQLSTATE, message and DETAIL. Displayed
+/// as psql prints it: `NOTICE:  table "t" does not exist, skipping`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
     pub severity: &'static str,
     pub code: &'static str,
     pub message: String,
+    pub detail: Option<String>,
 }
 
 impl Notice {
@@ -83,6 +84,7 @@ impl Notice {
             severity: "NOTICE",
             code: "00000",
             message,
+            detail: None,
         }
     }
 
@@ -91,12 +93,33 @@ impl Notice {
             severity: "WARNING",
             code,
             message: message.to_string(),
+            detail: None,
+        }
+    }
+
+    /// What a DROP ... CASCADE dropped besides what it named, as
+    /// PostgreSQL reports it: one object in the message (`drop cascades to
+    /// constraint k on table t`), more counted there and listed in the
+    /// DETAIL, a line each. None for none.
+    pub(crate) fn cascaded(objects: &[String]) -> Option<Notice> {
+        let lines = || objects.iter().map(|o| format!("drop cascades to {o}"));
+        match objects {
+            [] => None,
+            [_] => Some(Notice::info(lines().collect())),
+            _ => Some(Notice {
+                detail: Some(lines().collect::<Vec<_>>().join("\n")),
+                ..Notice::info(format!("drop cascades to {} other objects", objects.len()))
+            }),
         }
     }
 }
 
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:  {}", self.severity, self.message)
+        write!(f, "{}:  {}", self.severity, self.message)?;
+        match &self.detail {
+            Some(detail) => write!(f, "\nDETAIL:  {detail}"),
+            None => Ok(()),
+        }
     }
 }

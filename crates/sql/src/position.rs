@@ -20,6 +20,7 @@
 
 use crate::error::SqlError;
 use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::ParserError;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
@@ -114,7 +115,9 @@ fn named_location(message: &str) -> Option<Location> {
 /// PostgreSQL points at the reference or literal:
 /// - 42P01, 42703: the first reference to the name (`a.b` matches the
 ///   tokens `a`, `.`, `b`; an unquoted word matches when folded to lower
-///   case, as PostgreSQL folds it, a quoted one as written);
+///   case, as PostgreSQL folds it, a quoted one as written), except in
+///   `ALTER TABLE`, whose relation and columns PostgreSQL looks up when
+///   it runs, with no position to give;
 /// - 22P02, 22003, 22007, 22008, 22015 (`invalid input syntax for type integer:
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
@@ -138,6 +141,13 @@ pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
     let Some((statement, _)) = split(&tokens).nth(index) else {
         return error;
     };
+    let word = |at: usize, keyword| {
+        matches!(statement.get(at).map(|t| &t.token),
+            Some(Token::Word(w)) if w.keyword == keyword)
+    };
+    if matches!(subject, Subject::Name(_)) && word(0, Keyword::ALTER) && word(1, Keyword::TABLE) {
+        return error;
+    }
     let names_at = |name: &str, at: usize| {
         name.split('.').enumerate().all(|(i, part)| {
             let word = statement.get(at + 2 * i);
@@ -282,6 +292,12 @@ mod tests {
             Some(39)
         );
         assert_eq!(locate(column("zz"), sql, 1).position, None);
+        let sql = "alter table t drop column zz";
+        assert_eq!(locate(column("zz"), sql, 0).position, None);
+        assert_eq!(
+            locate(SqlError::undefined_table("t"), sql, 0).position,
+            None
+        );
         let bad = |text: &str| {
             SqlError::new(
                 "22P02",

@@ -92,6 +92,10 @@ struct Prepared {
     /// The plan (queries and row changes) and the relation cache's
     /// generation when it was made.
     plan: Option<(Plan, u64)>,
+    /// The result columns of its first plan (`None`: not planned yet;
+    /// `Some(None)`: no rows): a later plan must return the same, as
+    /// PostgreSQL's cached plans must.
+    result: Option<Option<Vec<crate::output::Column>>>,
 }
 
 enum Block {
@@ -385,6 +389,7 @@ impl Session {
                 parameters,
                 plannable,
                 plan: None,
+                result: None,
             }),
         );
         Ok(parameters)
@@ -522,6 +527,21 @@ impl Session {
                         .map_err(|e| position::locate(e, &prepared.text, 0))?
                         .map(|plan| (plan, generation));
                     planned = true;
+                    // DDL since the first plan (a dropped column under
+                    // `SELECT *`) may change what it returns: refused, as
+                    // PostgreSQL refuses it.
+                    let columns = prepared.plan.as_ref().and_then(|(plan, _)| plan.columns());
+                    match &prepared.result {
+                        Some(first) if *first != columns => {
+                            prepared.plan = None;
+                            return Err(SqlError::new(
+                                "0A000",
+                                "cached plan must not change result type",
+                            ));
+                        }
+                        Some(_) => {}
+                        None => prepared.result = Some(columns),
+                    }
                 }
                 let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
                 f(plan, txn, cx)

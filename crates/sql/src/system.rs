@@ -597,7 +597,7 @@ impl SystemRelation {
                     for (n, (name, ty)) in relation.columns().iter().enumerate() {
                         out.push(attribute_row(
                             relation.oid(),
-                            n,
+                            n as i16 + 1,
                             name,
                             ty.oid(),
                             ty.typmod(),
@@ -617,7 +617,7 @@ impl SystemRelation {
                         };
                         out.push(attribute_row(
                             table.oid as i64,
-                            n,
+                            table.layout.attnum(n),
                             &column.name,
                             column.type_oid,
                             column.typmod,
@@ -626,12 +626,15 @@ impl SystemRelation {
                             identity,
                         ));
                     }
+                    for dropped in table.layout.dropped() {
+                        out.push(dropped_attribute_row(table.oid as i64, dropped));
+                    }
                     for index in &table.indexes {
                         for (n, &c) in index.columns.iter().enumerate() {
                             let column = &table.columns[usize::from(c)];
                             out.push(attribute_row(
                                 index.oid as i64,
-                                n,
+                                n as i16 + 1,
                                 &column.name,
                                 column.type_oid,
                                 column.typmod,
@@ -671,8 +674,9 @@ impl SystemRelation {
             SystemRelation::Index => {
                 for table in catalog.tables(txn)? {
                     for index in &table.indexes {
-                        let key: Vec<String> =
-                            index.columns.iter().map(|c| (c + 1).to_string()).collect();
+                        let key: Vec<String> = (index.columns.iter())
+                            .map(|&c| table.layout.attnum(usize::from(c)).to_string())
+                            .collect();
                         let width = Value::Int2(index.columns.len() as i16);
                         out.push(vec![
                             oid(index.oid as i64),
@@ -777,7 +781,7 @@ impl SystemRelation {
                             out.push(vec![
                                 oid(constraint.oid as i64),
                                 oid(table.oid as i64),
-                                Value::Int2(*column as i16 + 1),
+                                Value::Int2(table.layout.attnum(usize::from(*column))),
                                 text(&printed),
                             ]);
                         }
@@ -914,8 +918,13 @@ fn has_triggers(table: &TableDef) -> bool {
 /// A table's `pg_constraint` rows: its PRIMARY KEY and UNIQUE
 /// constraints (their index's oid and name), CHECKs and foreign keys.
 fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Value>>) {
-    let numbers = |columns: &[u16]| {
-        Value::Array(columns.iter().map(|c| Value::Int2(*c as i16 + 1)).collect())
+    // PostgreSQL's attnums of columns of `of`.
+    let numbers = |of: &TableDef, columns: &[u16]| {
+        Value::Array(
+            (columns.iter())
+                .map(|&c| Value::Int2(of.layout.attnum(usize::from(c))))
+                .collect(),
+        )
     };
     let row = |oid: u64, name: &str, kind: &str| {
         vec![
@@ -949,7 +958,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             if index.primary { "p" } else { "u" },
         );
         r[9] = Value::Int8(index.oid as i64);
-        r[18] = numbers(&index.columns);
+        r[18] = numbers(table, &index.columns);
         out.push(r);
     }
     for constraint in &table.constraints {
@@ -973,8 +982,11 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 r[12] = action(fk.on_update);
                 r[13] = action(fk.on_delete);
                 r[14] = text("s");
-                r[18] = numbers(&fk.columns);
-                r[19] = numbers(&fk.ref_columns);
+                r[18] = numbers(table, &fk.columns);
+                r[19] = match tables.iter().find(|t| t.oid == fk.ref_table_oid) {
+                    Some(referenced) => numbers(referenced, &fk.ref_columns),
+                    None => Value::Null,
+                };
                 out.push(r);
             }
         }
@@ -1066,7 +1078,8 @@ fn table_class_row(table: &TableDef) -> Vec<Value> {
         namespace: PUBLIC_NAMESPACE,
         am: HEAP_AM,
         kind: "r",
-        columns: table.columns.len(),
+        // Dropped columns' slots too (PostgreSQL's relnatts).
+        columns: table.layout.width(),
         checks: table
             .constraints
             .iter()
@@ -1105,11 +1118,11 @@ fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
     })
 }
 
-/// A `pg_attribute` row: column `n` (0-based) of relation `relation`.
+/// A `pg_attribute` row: column `attnum` of relation `relation`.
 #[allow(clippy::too_many_arguments)]
 fn attribute_row(
     relation: i64,
-    n: usize,
+    attnum: i16,
     name: &str,
     type_oid: u32,
     typmod: i32,
@@ -1127,7 +1140,7 @@ fn attribute_row(
         text(name),
         oid(i64::from(type_oid)),
         Value::Int2(ty.map_or(-1, |t| t.2)),
-        Value::Int2(n as i16 + 1),
+        Value::Int2(attnum),
         Value::Int4(0),
         Value::Int4(typmod),
         Value::Bool(ty.is_some_and(|t| t.3)),
@@ -1144,6 +1157,32 @@ fn attribute_row(
         text(""),
         Value::Int4(-1),
     ]
+}
+
+/// The `pg_attribute` row of a column dropped from table `relation`, as
+/// PostgreSQL keeps it: named `........pg.dropped.N........`, type 0,
+/// `attisdropped`, statistics target 0; its length, by-value, collation
+/// and storage still its former type's.
+fn dropped_attribute_row(relation: i64, dropped: &folio_catalog::DroppedColumn) -> Vec<Value> {
+    let mut row = attribute_row(
+        relation,
+        dropped.slot as i16 + 1,
+        &folio_catalog::dropped_name(dropped.slot),
+        dropped.type_oid,
+        dropped.typmod,
+        false,
+        false,
+        "",
+    );
+    let column = |name: &str| {
+        (SystemRelation::Attribute.columns().iter())
+            .position(|(n, _)| *n == name)
+            .expect("a pg_attribute column")
+    };
+    row[column("atttypid")] = oid(0);
+    row[column("attisdropped")] = Value::Bool(true);
+    row[column("attstattarget")] = Value::Int4(0);
+    row
 }
 
 /// `pg_get_indexdef`'s text of an index: `CREATE [UNIQUE] INDEX name ON

@@ -1,0 +1,85 @@
+//! `ALTER TABLE t DROP [COLUMN] [IF EXISTS] c [RESTRICT | CASCADE]`:
+//! folio-catalog's `drop_column` (the column marked dropped, what uses it
+//! dropped with it; its README's "Dropped columns"), given this layer's
+//! reading of the stored CHECK expressions, with PostgreSQL's notices.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::Notice;
+use folio_catalog::CatalogError;
+use folio_db::Transaction;
+use sqlparser::ast::{Expr, Ident};
+use std::ops::ControlFlow;
+
+/// Drops `column` of table `table`. A missing column is 42703, or with
+/// `if_exists` PostgreSQL's "skipping" NOTICE; a foreign key referencing
+/// the column is 2BP01, or with `cascade` dropped too, with PostgreSQL's
+/// `drop cascades to ...` NOTICE.
+pub fn drop_column(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    table: &str,
+    column: &Ident,
+    if_exists: bool,
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let column = names::ident(column);
+    let uses = |text: &str| names_column(text, &column);
+    match cx
+        .db
+        .catalog()
+        .drop_column(txn, table, &column, cascade, &uses)
+    {
+        Err(e @ CatalogError::NoSuchColumn { .. }) if if_exists => {
+            notices.push(Notice::info(format!("{e}, skipping")));
+        }
+        Err(e) => return Err(e.into()),
+        Ok(cascaded) => {
+            let objects: Vec<String> = (cascaded.iter())
+                .map(|key| format!("constraint {} on table {}", key.name, key.table))
+                .collect();
+            notices.extend(Notice::cascaded(&objects));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the stored expression `text` (a CHECK constraint's) names
+/// `column`, plain or qualified; an expression that does not parse
+/// (stored ones always do) names nothing.
+fn names_column(text: &str, column: &str) -> bool {
+    let Ok(expr) = crate::parse::expression(text) else {
+        return false;
+    };
+    sqlparser::ast::visit_expressions(&expr, |e| {
+        let last = match e {
+            Expr::Identifier(id) => Some(id),
+            Expr::CompoundIdentifier(parts) => parts.last(),
+            _ => None,
+        };
+        match last {
+            Some(id) if names::ident(id) == column => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    })
+    .is_break()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves a CHECK expression names a column plain, qualified or
+    // quoted, and not as part of another name or a string.
+    #[test]
+    fn check_expressions_name_their_columns() {
+        assert!(names_column("a < b", "b"));
+        assert!(names_column("(t.b > 0) AND (c IS NOT NULL)", "b"));
+        assert!(names_column("\"B\" > 0", "B"));
+        assert!(!names_column("\"B\" > 0", "b"));
+        assert!(!names_column("bb > 0 AND 'b' <> d", "b"));
+        assert!(names_column("lower(b) <> ''", "b"));
+    }
+}

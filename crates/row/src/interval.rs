@@ -267,11 +267,11 @@ impl Interval {
         let mut t = timestamp;
         if self.months != 0 {
             let (days, time) = (t.div_euclid(USECS_PER_DAY), t.rem_euclid(USECS_PER_DAY));
-            let (y, m, d) = crate::text::ymd(days);
+            let (y, m, d) = crate::calendar::ymd(days);
             let total = y * 12 + (m - 1) + i64::from(self.months);
             let (y, m) = (total.div_euclid(12), total.rem_euclid(12) + 1);
-            let d = d.min(crate::text::days_in_month(y, m));
-            t = crate::text::day_number(y, m, d)
+            let d = d.min(crate::calendar::days_in_month(y, m));
+            t = crate::calendar::day_number(y, m, d)
                 .checked_mul(USECS_PER_DAY)
                 .and_then(|t| t.checked_add(time))
                 .ok_or_else(timestamp_out_of_range)?;
@@ -303,7 +303,7 @@ impl Interval {
     pub fn age(a: i64, b: i64) -> Result<Interval, RowError> {
         let fields = |t: i64| {
             let (days, time) = (t.div_euclid(USECS_PER_DAY), t.rem_euclid(USECS_PER_DAY));
-            let (y, m, d) = crate::text::ymd(days);
+            let (y, m, d) = crate::calendar::ymd(days);
             (y, m, d, time)
         };
         let (y1, m1, d1, t1) = fields(a);
@@ -322,7 +322,7 @@ impl Interval {
         }
         while days < 0 {
             let (y, m) = if earlier { (y1, m1) } else { (y2, m2) };
-            days += crate::text::days_in_month(y, m);
+            days += crate::calendar::days_in_month(y, m);
             months -= 1;
         }
         while months < 0 {
@@ -460,7 +460,7 @@ mod tests {
     // differences justified into days, justify_* and age as PostgreSQL's.
     #[test]
     fn calendar_arithmetic() {
-        let day = |y, m, d| crate::text::day_number(y, m, d) * USECS_PER_DAY;
+        let day = |y, m, d| crate::calendar::day_number(y, m, d) * USECS_PER_DAY;
         let month = Interval::new(1, 0, 0);
         assert_eq!(
             month.add_to_timestamp(day(2024, 1, 31)).unwrap(),

@@ -4,6 +4,7 @@
 //! key encoding of index keys (`key.rs`).
 
 mod array_text;
+pub mod calendar;
 mod error;
 mod interval;
 mod interval_input;

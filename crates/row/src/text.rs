@@ -19,14 +19,13 @@
 //! Not accepted yet: `infinity` dates and timestamps, time zone names,
 //! other date styles.
 
+use crate::calendar::{civil_from_days, days_from_civil};
 use crate::error::RowError;
 use crate::numeric::Numeric;
 use crate::types::SqlType;
 use crate::value::Value;
 
 const USECS_PER_DAY: i64 = 86_400_000_000;
-/// Days from 1970-01-01 to 2000-01-01 (PostgreSQL's epoch).
-const EPOCH_DAYS: i64 = 10_957;
 
 fn syntax(ty: SqlType, text: &str) -> RowError {
     RowError::InvalidText {
@@ -57,56 +56,8 @@ fn float_out_of_range(ty: SqlType, text: &str) -> RowError {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-/// algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day count since 1970-01-01: (year, month, day), the
-/// year astronomical (0 = 1 BC).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// The (year, month, day) of a day count since 2000-01-01, the year
-/// astronomical.
-pub(crate) fn ymd(days: i64) -> (i64, i64, i64) {
-    civil_from_days(days + EPOCH_DAYS)
-}
-
-/// The day count since 2000-01-01 of a date (astronomical year).
-pub(crate) fn day_number(y: i64, m: i64, d: i64) -> i64 {
-    days_from_civil(y, m, d) - EPOCH_DAYS
-}
-
-/// The days in month `m` of year `y` (astronomical).
-pub(crate) fn days_in_month(y: i64, m: i64) -> i64 {
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 fn format_date(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days + EPOCH_DAYS);
+    let (y, m, d) = crate::calendar::ymd(days);
     if y <= 0 {
         format!("{:04}-{m:02}-{d:02} BC", 1 - y)
     } else {
@@ -402,7 +353,7 @@ fn parse_date_fields(t: &str) -> Option<Result<i64, DateError>> {
     if civil_from_days(days) != (y, m, d) {
         return Some(Err(DateError::Range));
     }
-    Some(Ok(days - EPOCH_DAYS))
+    Some(Ok(days - crate::calendar::EPOCH_DAYS))
 }
 
 /// `date[ T]HH:MM[:SS[.frac]][offset]` as microseconds since 2000-01-01

@@ -253,7 +253,7 @@ pub fn fatal(out: &mut Out, code: &str, message: &str) {
 }
 
 fn error(out: &mut Out, e: &SqlError) {
-    let position = e.position.map(|p| p.to_string());
+    let position = e.sent_position().map(|p| p.to_string());
     // Every table lives in schema `public`.
     let schema = e.table().map(|_| "public");
     let optional: Vec<(u8, &str)> = [

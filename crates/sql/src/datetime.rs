@@ -11,11 +11,12 @@
 //! `yesterday`, `tomorrow`. Output is ISO (DateStyle `ISO, MDY`).
 
 use crate::error::SqlError;
+use folio_row::calendar;
 
 /// Microseconds in a day.
 pub const DAY: i64 = 86_400_000_000;
 /// Days from 1970-01-01 to 2000-01-01.
-const UNIX_TO_2000: i64 = 10_957;
+pub const UNIX_TO_2000: i64 = calendar::EPOCH_DAYS;
 
 /// Now, in microseconds since 2000-01-01 UTC.
 pub fn now() -> i64 {
@@ -25,49 +26,20 @@ pub fn now() -> i64 {
     unix - UNIX_TO_2000 * DAY
 }
 
-/// Year, month, day of a day count from 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// The days in month `m` of year `y` (folio-row's calendar).
+pub fn days_in_month(y: i64, m: u32) -> u32 {
+    calendar::days_in_month(y, i64::from(m)) as u32
 }
 
-/// Days from 1970-01-01 of a civil date (Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(m);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Year, month, day of days since 2000-01-01.
+/// Year, month, day of days since 2000-01-01 (folio-row's calendar).
 pub fn ymd(days: i64) -> (i64, u32, u32) {
-    civil_from_days(days + UNIX_TO_2000)
+    let (y, m, d) = calendar::ymd(days);
+    (y, m as u32, d as u32)
 }
 
 /// Days since 2000-01-01 of a civil date.
 pub fn days(y: i64, m: u32, d: u32) -> i64 {
-    days_from_civil(y, m, d) - UNIX_TO_2000
+    calendar::day_number(y, i64::from(m), i64::from(d))
 }
 
 fn syntax(type_name: &str, text: &str) -> SqlError {

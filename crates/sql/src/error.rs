@@ -19,7 +19,8 @@ pub struct SqlError {
     pub detail: Option<String>,
     pub hint: Option<String>,
     /// 1-based, in characters of the text the client sent (PostgreSQL's
-    /// ErrorResponse field `P`).
+    /// ErrorResponse field `P`); 0: none, and none to be looked for
+    /// ([`SqlError::unplaced`]).
     pub position: Option<usize>,
     /// The table, column and constraint the error is about (fields `t`,
     /// `c` and `n`, which drivers read to tell one constraint from
@@ -90,6 +91,19 @@ impl SqlError {
     pub fn at(mut self, position: usize) -> SqlError {
         self.position = Some(position);
         self
+    }
+
+    /// The error with no position, where PostgreSQL gives none although
+    /// its message quotes a literal of the query (a function's error
+    /// about its argument's text, as `to_date`'s).
+    pub fn unplaced(mut self) -> SqlError {
+        self.position = Some(0);
+        self
+    }
+
+    /// The position to send: `None` for an unplaced error.
+    pub fn sent_position(&self) -> Option<usize> {
+        self.position.filter(|&p| p > 0)
     }
 
     /// 0A000: outside the supported subset (the session carries on).

@@ -55,6 +55,11 @@ pub enum Func {
     DateTrunc,
     /// `to_char(timestamp | date, format)` (`to_char.rs`).
     ToChar,
+    /// `to_timestamp(text, template)` or `to_timestamp(seconds)`
+    /// (`to_timestamp.rs`).
+    ToTimestamp,
+    /// `to_date(text, template)`.
+    ToDate,
     GenRandomUuid,
     CurrentDatabase,
     CurrentSchema,
@@ -150,7 +155,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 56] = [
+const NAMES: [(&str, Func); 58] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -199,6 +204,8 @@ const NAMES: [(&str, Func); 56] = [
     ("date_part", Func::DatePart),
     ("date_trunc", Func::DateTrunc),
     ("to_char", Func::ToChar),
+    ("to_timestamp", Func::ToTimestamp),
+    ("to_date", Func::ToDate),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
     ("current_schema", Func::CurrentSchema),
@@ -240,9 +247,13 @@ impl Func {
             Func::Mod => count == 2,
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
-            Func::Power | Func::Extract | Func::DatePart | Func::DateTrunc | Func::ToChar => {
-                count == 2
-            }
+            Func::Power
+            | Func::Extract
+            | Func::DatePart
+            | Func::DateTrunc
+            | Func::ToChar
+            | Func::ToDate => count == 2,
+            Func::ToTimestamp => (1..=2).contains(&count),
             Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::CurrentSchema
@@ -312,6 +323,8 @@ impl Func {
                 _ => SqlType::TimestampTz,
             },
             Func::ToChar => SqlType::Text,
+            Func::ToTimestamp => SqlType::TimestampTz,
+            Func::ToDate => SqlType::Date,
             Func::GenRandomUuid => SqlType::Uuid,
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
@@ -527,6 +540,24 @@ impl Func {
                     Value::Timestamp(_) => Value::Timestamp(cut),
                     _ => Value::TimestampTz(cut),
                 }
+            }
+            Func::ToTimestamp if args.len() == 1 => {
+                let seconds = match types::cast(args[0].clone(), SqlType::Float8)? {
+                    Value::Float8(x) => x,
+                    other => return Err(no_function("to_timestamp", &other)),
+                };
+                Value::TimestampTz(crate::to_timestamp::from_epoch(seconds)?)
+            }
+            Func::ToTimestamp => Value::TimestampTz(crate::to_timestamp::parse(
+                &text(&args[0])?,
+                &text(&args[1])?,
+            )?),
+            Func::ToDate => {
+                let micros = crate::to_timestamp::parse(&text(&args[0])?, &text(&args[1])?)?;
+                let days = micros.div_euclid(crate::datetime::DAY);
+                Value::Date(
+                    i32::try_from(days).map_err(|_| SqlError::new("22008", "date out of range"))?,
+                )
             }
             Func::ToChar => {
                 let template = text(&args[1])?;

@@ -16,6 +16,7 @@ mod cost;
 mod cte;
 mod date_arith;
 mod datetime;
+mod dch;
 mod ddl;
 mod deparse;
 mod dml;
@@ -51,6 +52,7 @@ mod subquery;
 mod system;
 mod table_functions;
 mod to_char;
+mod to_timestamp;
 mod types;
 mod window;
 

@@ -1,10 +1,11 @@
 //! `to_char(timestamp | timestamptz | date, format)`: PostgreSQL's
-//! template patterns for dates and times (its `DCH` keywords): `YYYY`,
+//! template patterns for dates and times (its `DCH` keywords, read by
+//! `dch.rs`): `YYYY`,
 //! `YYY`, `YY`, `Y`, `Y,YYY`, `IYYY`, `CC`, `Q`, `MM`, `MONTH` / `Month` /
 //! `month`, `MON` / `Mon` / `mon`, `RM`, `WW`, `W`, `IW`, `DDD`, `DD`, `D`,
 //! `ID`, `DAY` / `Day` / `day`, `DY` / `Dy` / `dy`, `J`, `HH`, `HH12`,
 //! `HH24`, `MI`, `SS`, `SSSS`, `MS`, `US`, `AM` / `PM` / `A.M.` / `P.M.`
-//! (either case), `TZ`, `OF`; the `FM` prefix (no padding) and `TH` / `th`
+//! (either case), `TZ`, `OF`, `TZH`, `TZM`; the `FM` prefix (no padding) and `TH` / `th`
 //! suffix (ordinal); text in double quotes copied, `\"` a double quote;
 //! anything else copied as it is. A keyword is matched whatever
 //! its case (PostgreSQL lists the cases it takes); a name's case follows
@@ -14,75 +15,8 @@
 //! `TH`, as PostgreSQL's (C locale).
 
 use crate::datetime::{DAY, part, ymd};
+use crate::dch::{Case, DAYS, MONTHS, Piece, ROMAN, pieces};
 use crate::error::SqlError;
-
-/// The keywords (the longest one a text starts with is taken).
-const KEYWORDS: [&str; 43] = [
-    "Y,YYY", "YYYY", "YYY", "YY", "IYYY", "IYY", "IY", "IDDD", "ID", "I", "A.M.", "P.M.", "AM",
-    "PM", "MONTH", "MON", "MM", "MS", "MI", "DAY", "DDD", "DD", "DY", "D", "HH24", "HH12", "HH",
-    "SSSSS", "SSSS", "SS", "US", "CC", "Q", "RM", "WW", "W", "IW", "J", "TZ", "OF", "Y", "FX",
-    "TH",
-];
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
-const DAYS: [&str; 7] = [
-    "sunday",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-];
-
-const ROMAN: [&str; 12] = [
-    "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII",
-];
-
-/// How a name is written: as the keyword's case.
-#[derive(Clone, Copy)]
-enum Case {
-    Upper,
-    Capitalized,
-    Lower,
-}
-
-impl Case {
-    fn of(written: &str) -> Case {
-        let mut letters = written.chars().filter(|c| c.is_ascii_alphabetic());
-        match (letters.next(), letters.next()) {
-            (Some(a), _) if a.is_ascii_lowercase() => Case::Lower,
-            (Some(_), Some(b)) if b.is_ascii_lowercase() => Case::Capitalized,
-            _ => Case::Upper,
-        }
-    }
-
-    fn apply(self, name: &str) -> String {
-        match self {
-            Case::Lower => name.to_string(),
-            Case::Upper => name.to_ascii_uppercase(),
-            Case::Capitalized => {
-                let mut out = name[..1].to_ascii_uppercase();
-                out.push_str(&name[1..]);
-                out
-            }
-        }
-    }
-}
 
 /// A number with at least `width` digits (none with FM), and its ordinal
 /// suffix when asked.
@@ -126,73 +60,25 @@ pub fn format(micros: i64, zoned: bool, template: &str) -> Result<String, SqlErr
     let (y, m, d) = ymd(days);
     let field = |f: &str| part(f, micros).map(|v| v as i64);
     let hour = in_day / 3_600_000_000;
-    let (mut out, mut rest) = (String::new(), template);
-    let mut fill = false;
-    while !rest.is_empty() {
-        if rest.starts_with("FM") || rest.starts_with("fm") {
-            fill = true;
-            rest = &rest[2..];
-            continue;
-        }
-        if let Some(quoted) = rest.strip_prefix('"') {
-            // Up to the closing quote; `\"` inside is a quote.
-            let mut chars = quoted.chars();
-            loop {
-                match chars.next() {
-                    None | Some('"') => break,
-                    Some('\\') if chars.as_str().starts_with('"') => {
-                        out.push('"');
-                        chars.next();
-                    }
-                    Some(c) => out.push(c),
-                }
+    let mut out = String::new();
+    for piece in pieces(template) {
+        let (keyword, written, fill, ordinal) = match piece {
+            Piece::Text(text) => {
+                out.push_str(&text);
+                continue;
             }
-            rest = chars.as_str();
-            continue;
-        }
-        // A backslash escapes a double quote (and is copied before
-        // anything else).
-        if let Some(quote) = rest.strip_prefix("\\\"") {
-            out.push('"');
-            rest = quote;
-            continue;
-        }
-        // The longest keyword the text starts with.
-        let Some(keyword) = KEYWORDS
-            .iter()
-            .filter(|k| {
-                rest.get(..k.len())
-                    .is_some_and(|w| w.eq_ignore_ascii_case(k))
-            })
-            .max_by_key(|k| k.len())
-        else {
-            let mut chars = rest.chars();
-            out.extend(chars.next());
-            rest = chars.as_str();
-            fill = false;
-            continue;
+            Piece::Field {
+                keyword,
+                written,
+                fill,
+                ordinal,
+            } => (keyword, written, fill, ordinal),
         };
-        let written = &rest[..keyword.len()];
-        rest = &rest[keyword.len()..];
-        // An ordinal suffix after a number.
-        let ordinal = match rest.get(..2) {
-            Some("TH") => Some(Case::Upper),
-            Some("th") => Some(Case::Lower),
-            _ => None,
-        };
-        let mut took_ordinal = false;
-        let mut num = |value: i64, width: usize| {
-            took_ordinal = ordinal.is_some();
-            number(value, width, fill, ordinal)
-        };
+        let num = |value: i64, width: usize| number(value, width, fill, ordinal);
         // Years count from 1 BC backwards in PostgreSQL's fields (no 0).
         let year = if y > 0 { y } else { 1 - y };
-        let text = match keyword.to_ascii_uppercase().as_str() {
-            "Y,YYY" => {
-                let text = format!("{},{:03}", year / 1000, year % 1000);
-                took_ordinal = false;
-                text
-            }
+        let text = match keyword {
+            "Y,YYY" => format!("{},{:03}", year / 1000, year % 1000),
             "YYYY" => num(year, 4),
             "YYY" => num(year % 1000, 3),
             "YY" => num(year % 100, 2),
@@ -267,8 +153,12 @@ pub fn format(micros: i64, zoned: bool, template: &str) -> Result<String, SqlErr
                 (true, Case::Lower) => "utc".into(),
                 (true, _) => "UTC".into(),
             },
-            "OF" => match zoned {
+            "OF" | "TZH" => match zoned {
                 true => "+00".into(),
+                false => String::new(),
+            },
+            "TZM" => match zoned {
+                true => "00".into(),
                 false => String::new(),
             },
             // FX (exact matching: for parsing) and a lone TH change
@@ -276,10 +166,6 @@ pub fn format(micros: i64, zoned: bool, template: &str) -> Result<String, SqlErr
             _ => String::new(),
         };
         out.push_str(&text);
-        if took_ordinal {
-            rest = &rest[2..];
-        }
-        fill = false;
     }
     Ok(out)
 }

@@ -9,7 +9,7 @@ pub const EPOCH_DAYS: i64 = 10_957;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
 /// algorithm).
-pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -21,7 +21,7 @@ pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// The date of a day count since 1970-01-01: (year, month, day), the
 /// year astronomical (0 = 1 BC).
-pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

@@ -5,6 +5,7 @@
 
 mod array_text;
 pub mod calendar;
+mod datetime_input;
 mod error;
 mod interval;
 mod interval_input;
@@ -15,6 +16,7 @@ mod text;
 mod types;
 mod value;
 
+pub use datetime_input::{parse_date, parse_timestamp};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};

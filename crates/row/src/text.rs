@@ -10,22 +10,21 @@
 //! | numeric | at its scale (`12.340`), `NaN` | exponent, `+`/`-` |
 //! | bool | `t` / `f` | `true`, `false`, `yes`, `no`, `on`, `off`, `1`, `0`, any case, prefixes |
 //! | bytea | `\x` and hex digits | the escape format (`\\`, `\ooo`) |
-//! | date | `YYYY-MM-DD`, `YYYY-MM-DD BC` | |
-//! | timestamp | `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped) | `T` between date and time |
-//! | timestamptz | the same in UTC, then `+00` (then ` BC`) | an offset `+HH[:MM]`, `-HH[:MM]`, `Z` (none: UTC) |
+//! | date | `YYYY-MM-DD`, `YYYY-MM-DD BC` | `datetime_input.rs`: `YYYYMMDD`, `MM/DD/YYYY`, `AD`, `epoch`, `today`, ... |
+//! | timestamp | `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped) | `T` between date and time (`datetime_input.rs`) |
+//! | timestamptz | the same in UTC, then `+00` (then ` BC`) | an offset `±HH`, `±HHMM`, `±HH:MM`, `Z`, `UTC`, `GMT` (none: UTC) |
 //! | interval | `1 year 2 mons -3 days +04:05:06.5` (IntervalStyle `postgres`) | `interval_input.rs` |
 //! | uuid | `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower case | no hyphens, braces, upper case |
 //!
 //! Not accepted yet: `infinity` dates and timestamps, time zone names,
 //! other date styles.
 
-use crate::calendar::{civil_from_days, days_from_civil};
 use crate::error::RowError;
 use crate::numeric::Numeric;
 use crate::types::SqlType;
 use crate::value::Value;
 
-const USECS_PER_DAY: i64 = 86_400_000_000;
+use crate::interval::USECS_PER_DAY;
 
 fn syntax(ty: SqlType, text: &str) -> RowError {
     RowError::InvalidText {
@@ -201,14 +200,12 @@ impl Value {
             SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(text.to_string()),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
-            SqlType::Date => {
-                Value::Date(parse_date(t).map_err(|e| date_error(ty, text, e))? as i32)
-            }
+            SqlType::Date => Value::Date(crate::datetime_input::parse_date(text)?),
             SqlType::Timestamp => {
-                Value::Timestamp(parse_timestamp(t, false).map_err(|e| date_error(ty, text, e))?)
+                Value::Timestamp(crate::datetime_input::parse_timestamp(text, false)?)
             }
             SqlType::TimestampTz => {
-                Value::TimestampTz(parse_timestamp(t, true).map_err(|e| date_error(ty, text, e))?)
+                Value::TimestampTz(crate::datetime_input::parse_timestamp(text, true)?)
             }
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
@@ -311,122 +308,6 @@ fn parse_bytea(text: &str) -> Result<Vec<u8>, RowError> {
 }
 
 /// A date or timestamp that failed: bad syntax, or a field out of range.
-enum DateError {
-    Syntax,
-    Range,
-}
-
-fn date_error(ty: SqlType, text: &str, e: DateError) -> RowError {
-    match e {
-        DateError::Syntax => RowError::InvalidDateTime {
-            type_name: match ty {
-                SqlType::Timestamp => "timestamp".into(),
-                SqlType::TimestampTz => "timestamp with time zone".into(),
-                other => other.name(),
-            },
-            text: text.to_string(),
-        },
-        DateError::Range => RowError::DateTimeOutOfRange(text.to_string()),
-    }
-}
-
-/// `YYYY-MM-DD[ BC]` as days since 2000-01-01.
-fn parse_date(t: &str) -> Result<i64, DateError> {
-    parse_date_fields(t).ok_or(DateError::Syntax)?
-}
-
-fn parse_date_fields(t: &str) -> Option<Result<i64, DateError>> {
-    let (t, bc) = match t.strip_suffix(" BC").or_else(|| t.strip_suffix(" bc")) {
-        Some(rest) => (rest.trim_end(), true),
-        None => (t, false),
-    };
-    let mut parts = t.splitn(3, '-');
-    let y: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next()?.parse().ok()?;
-    let d: i64 = parts.next()?.parse().ok()?;
-    if y < 1 || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return Some(Err(DateError::Range));
-    }
-    let y = if bc { 1 - y } else { y };
-    let days = days_from_civil(y, m, d);
-    // Reject 2023-02-30 and the like: the date must come back the same.
-    if civil_from_days(days) != (y, m, d) {
-        return Some(Err(DateError::Range));
-    }
-    Some(Ok(days - crate::calendar::EPOCH_DAYS))
-}
-
-/// `date[ T]HH:MM[:SS[.frac]][offset]` as microseconds since 2000-01-01
-/// (UTC for `with_zone`, subtracting the offset).
-fn parse_timestamp(t: &str, with_zone: bool) -> Result<i64, DateError> {
-    // An era suffix belongs to the date, though it is written last.
-    let (t, era) = match t.strip_suffix(" BC").or_else(|| t.strip_suffix(" bc")) {
-        Some(rest) => (rest.trim_end(), " BC"),
-        None => (t, ""),
-    };
-    let (date, time) = match t.find([' ', 'T']) {
-        Some(i) => (&t[..i], t[i + 1..].trim()),
-        None => (t, "00:00:00"),
-    };
-    let days = parse_date(&format!("{date}{era}"))?;
-    parse_clock(time, with_zone)
-        .ok_or(DateError::Syntax)?
-        .map(|usecs| days * USECS_PER_DAY + usecs)
-}
-
-/// `HH:MM[:SS[.frac]][offset]` as microseconds since midnight UTC.
-fn parse_clock(time: &str, with_zone: bool) -> Option<Result<i64, DateError>> {
-    let (time, offset_secs) = split_offset(time, with_zone)?;
-    let mut hms = time.splitn(3, ':');
-    let h: i64 = hms.next()?.parse().ok()?;
-    let m: i64 = hms.next()?.parse().ok()?;
-    let (s, micros) = match hms.next() {
-        None => (0, 0),
-        Some(sec) => {
-            let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
-            let s: i64 = whole.parse().ok()?;
-            if !frac.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            // Microseconds, rounded half up at the sixth digit.
-            let mut padded = format!("{frac:0<7}");
-            padded.truncate(7);
-            let seven: i64 = padded.parse().ok()?;
-            (s, (seven + 5) / 10)
-        }
-    };
-    if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || micros > 0)) {
-        return Some(Err(DateError::Range));
-    }
-    let secs = h * 3600 + m * 60 + s - offset_secs;
-    Some(Ok(secs * 1_000_000 + micros))
-}
-
-/// Splits a trailing time zone offset off `time`: seconds east of UTC.
-fn split_offset(time: &str, with_zone: bool) -> Option<(&str, i64)> {
-    if let Some(rest) = time.strip_suffix('Z').or_else(|| time.strip_suffix('z')) {
-        return Some((rest, 0));
-    }
-    let Some(at) = time.rfind(['+', '-']) else {
-        return Some((time, 0));
-    };
-    let (clock, offset) = time.split_at(at);
-    let sign = if offset.starts_with('-') { -1 } else { 1 };
-    let body = &offset[1..];
-    let (h, m) = match body.split_once(':') {
-        Some((h, m)) => (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?),
-        None if body.len() > 2 => (body[..2].parse().ok()?, body[2..].parse().ok()?),
-        None => (body.parse().ok()?, 0),
-    };
-    // A timestamp without time zone ignores an offset, as PostgreSQL does.
-    let secs = if with_zone {
-        sign * (h * 3600 + m * 60)
-    } else {
-        0
-    };
-    Some((clock.trim_end(), secs))
-}
-
 /// PostgreSQL's uuid input: 32 hex digits, any case, optionally in
 /// braces, with a hyphen allowed after any group of four digits.
 fn parse_uuid(t: &str) -> Option<[u8; 16]> {

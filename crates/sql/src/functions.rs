@@ -837,7 +837,7 @@ fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
             Ok((i64::from(*d) * crate::datetime::DAY, true))
         }
         Value::Timestamp(t) | Value::TimestampTz(t) => Ok((*t, false)),
-        Value::Text(t) => Ok((crate::datetime::parse_timestamp(t, true)?, false)),
+        Value::Text(t) => Ok((folio_row::parse_timestamp(t, true)?, false)),
         other => Err(no_function("date_part", other)),
     }
 }

@@ -106,7 +106,7 @@ fn instant(v: &Value) -> Result<i64, SqlError> {
     match v {
         Value::Date(d) => Ok(i64::from(*d) * USECS_PER_DAY),
         Value::Timestamp(t) | Value::TimestampTz(t) => Ok(*t),
-        Value::Text(t) => crate::datetime::parse_timestamp(t, false),
+        Value::Text(t) => Ok(folio_row::parse_timestamp(t, false)?),
         other => Err(crate::functions::no_match(format!(
             "function age({}) does not exist",
             other.type_name()

@@ -1,7 +1,6 @@
 //! SQL type names to folio-row types, literals to values, and values to
 //! PostgreSQL's text output.
 
-use crate::datetime;
 use crate::error::SqlError;
 use folio_row::{Interval, Numeric, SqlType, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
@@ -259,6 +258,9 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Bytea
             | SqlType::Uuid
             | SqlType::Interval
+            | SqlType::Date
+            | SqlType::Timestamp
+            | SqlType::TimestampTz
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -274,13 +276,6 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         // The session's time zone is UTC: the same instant either way.
         (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
         (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
-        (Value::Text(s), SqlType::Date) => Value::Date(datetime::parse_date(&s)?),
-        (Value::Text(s), SqlType::Timestamp) => {
-            Value::Timestamp(datetime::parse_timestamp(&s, false)?)
-        }
-        (Value::Text(s), SqlType::TimestampTz) => {
-            Value::TimestampTz(datetime::parse_timestamp(&s, true)?)
-        }
         (value, _) => value,
     };
     Ok(value.fit(ty)?)

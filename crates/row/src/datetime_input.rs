@@ -1,0 +1,216 @@
+//! Dates and timestamps from text, as PostgreSQL 15 reads their common
+//! forms (DateStyle `ISO, MDY`): the one reader of date/time text, for
+//! literals, casts, parameters and COPY alike.
+//!
+//! - the date: `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`, then optionally
+//!   ` BC` / ` AD` written last (after the time and zone);
+//! - the time after a blank or `T`: `HH:MM[:SS[.f]]`, the fraction
+//!   rounded to microseconds as PostgreSQL rounds it (through a double:
+//!   `.1234565` is `.123456`); `24:00:00` is the next midnight;
+//! - a zone after the time: `Z`, `UTC`, `GMT`, `±HH`, `±HHMM`,
+//!   `±HH:MM`, converting a timestamptz to UTC (a timestamp ignores it,
+//!   as PostgreSQL does);
+//! - the words `epoch`, `now`, `today`, `yesterday`, `tomorrow` (the
+//!   clock is the system's, in UTC).
+//!
+//! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
+//! 22008, each with PostgreSQL's message.
+
+use crate::calendar::{self, EPOCH_DAYS};
+use crate::error::RowError;
+use crate::interval::USECS_PER_DAY;
+
+/// What `text` is read as: its type's name for messages, and whether
+/// its zone converts it.
+#[derive(Clone, Copy)]
+pub enum Reading {
+    Date,
+    Timestamp,
+    TimestampTz,
+}
+
+impl Reading {
+    fn type_name(self) -> &'static str {
+        match self {
+            Reading::Date => "date",
+            Reading::Timestamp => "timestamp",
+            Reading::TimestampTz => "timestamp with time zone",
+        }
+    }
+}
+
+/// A date: days since 2000-01-01 (a time after it is read and dropped).
+pub fn parse_date(text: &str) -> Result<i32, RowError> {
+    let (days, _) = parse(text, Reading::Date)?;
+    i32::try_from(days).map_err(|_| RowError::DateTimeOutOfRange(text.to_string()))
+}
+
+/// A timestamp (`zoned`: timestamptz): microseconds since 2000-01-01
+/// (UTC for timestamptz).
+pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
+    let reading = if zoned {
+        Reading::TimestampTz
+    } else {
+        Reading::Timestamp
+    };
+    let (days, micros) = parse(text, reading)?;
+    days.checked_mul(USECS_PER_DAY)
+        .and_then(|d| d.checked_add(micros))
+        .ok_or_else(|| RowError::DateTimeOutOfRange(text.to_string()))
+}
+
+/// Now, microseconds since 2000-01-01 UTC, by the system clock.
+fn now() -> i64 {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    unix - EPOCH_DAYS * USECS_PER_DAY
+}
+
+/// The day (since 2000-01-01) and the microseconds from its midnight
+/// (UTC for timestamptz: the zone's offset taken off, possibly past the
+/// day) that `text` names.
+fn parse(text: &str, reading: Reading) -> Result<(i64, i64), RowError> {
+    let bad = || RowError::InvalidDateTime {
+        type_name: reading.type_name().into(),
+        text: text.to_string(),
+    };
+    let range = || RowError::DateTimeOutOfRange(text.to_string());
+    let trimmed = text.trim();
+    let now = now();
+    let today = now.div_euclid(USECS_PER_DAY);
+    match trimmed.to_ascii_lowercase().as_str() {
+        "epoch" => return Ok((-EPOCH_DAYS, 0)),
+        "now" => return Ok((today, now.rem_euclid(USECS_PER_DAY))),
+        "today" => return Ok((today, 0)),
+        "yesterday" => return Ok((today - 1, 0)),
+        "tomorrow" => return Ok((today + 1, 0)),
+        _ => {}
+    }
+    // An era last: `BC` (years count back from 1 BC, astronomical year
+    // 0) or `AD`, in any case. (`split_at_checked`: the last 3 bytes may
+    // cut a character.)
+    let era_at = trimmed.len().checked_sub(3);
+    let (trimmed, bc) = match era_at.and_then(|at| trimmed.split_at_checked(at)) {
+        Some((before, era)) if era.eq_ignore_ascii_case(" bc") => (before.trim_end(), true),
+        Some((before, era)) if era.eq_ignore_ascii_case(" ad") => (before.trim_end(), false),
+        _ => (trimmed, false),
+    };
+    // The date: up to the first blank or `T` after its first character.
+    let split = trimmed
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == ' ' || c == 'T' || c == 't')
+        .map_or(trimmed.len(), |(i, _)| i);
+    let (date, rest) = trimmed.split_at(split);
+    let (y, m, d) = ymd_of(date).ok_or_else(bad)?;
+    let y = match bc {
+        _ if y < 1 => return Err(range()),
+        true => 1 - y,
+        false => y,
+    };
+    if !(1..=12).contains(&m) || d < 1 || d > calendar::days_in_month(y, m) {
+        return Err(range());
+    }
+    let days = calendar::day_number(y, m, d);
+    let rest = rest.trim_start_matches([' ', 'T', 't']).trim();
+    if rest.is_empty() {
+        return Ok((days, 0));
+    }
+    // The time, then an optional zone.
+    let zone_at = rest
+        .char_indices()
+        .find(|&(_, c)| c == '+' || c == '-' || c.is_ascii_alphabetic())
+        .map_or(rest.len(), |(i, _)| i);
+    let (time, zone) = rest.split_at(zone_at);
+    let mut micros = clock(time.trim()).ok_or_else(bad)?.ok_or_else(range)?;
+    let offset = zone_offset(zone.trim()).ok_or_else(bad)?;
+    if matches!(reading, Reading::TimestampTz) {
+        micros -= offset * 1_000_000;
+    }
+    Ok((days, micros))
+}
+
+/// `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`.
+fn ymd_of(date: &str) -> Option<(i64, i64, i64)> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let number = |s: &str| s.parse::<i64>().ok();
+    if let [y, m, d] = date.split('-').collect::<Vec<_>>()[..] {
+        return (digits(y) && digits(m) && digits(d))
+            .then(|| Some((number(y)?, number(m)?, number(d)?)))?;
+    }
+    if let [m, d, y] = date.split('/').collect::<Vec<_>>()[..] {
+        return (digits(y) && digits(m) && digits(d))
+            .then(|| Some((number(y)?, number(m)?, number(d)?)))?;
+    }
+    if date.len() == 8 && digits(date) {
+        return Some((
+            number(&date[..4])?,
+            number(&date[4..6])?,
+            number(&date[6..])?,
+        ));
+    }
+    None
+}
+
+/// `HH:MM[:SS[.f]]` in microseconds: `None` for bad syntax, `Some(None)`
+/// for a field out of range.
+fn clock(time: &str) -> Option<Option<i64>> {
+    let number = |p: &str| -> Option<i64> {
+        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
+    };
+    let mut parts = time.split(':');
+    let hour = number(parts.next()?)?;
+    let minute = number(parts.next()?)?;
+    let (second, micros) = match parts.next() {
+        None => (0, 0),
+        Some(s) => {
+            let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+            if !frac.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            // Microseconds as PostgreSQL rounds them: the fraction read
+            // as a double, times a million, to the nearest.
+            let fraction: f64 = format!("0.{frac}").parse().ok()?;
+            (number(whole)?, (fraction * 1e6).round_ties_even() as i64)
+        }
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    if hour > 24
+        || minute > 59
+        || second > 60
+        || (hour == 24 && (minute, second, micros) != (0, 0, 0))
+    {
+        return Some(None);
+    }
+    Some(Some(
+        ((hour * 60 + minute) * 60 + second) * 1_000_000 + micros,
+    ))
+}
+
+/// A zone's offset east of UTC in seconds: empty, `Z`, `UTC`, `GMT`,
+/// `±HH`, `±HHMM`, `±HH:MM`.
+fn zone_offset(zone: &str) -> Option<i64> {
+    match zone.to_ascii_uppercase().as_str() {
+        "" | "Z" | "UTC" | "GMT" => return Some(0),
+        _ => {}
+    }
+    let sign = match zone.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let rest = zone[1..].replace(':', "");
+    if rest.is_empty() || rest.len() > 4 || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (h, m) = if rest.len() <= 2 {
+        (rest.parse::<i64>().ok()?, 0)
+    } else {
+        let (h, m) = rest.split_at(rest.len() - 2);
+        (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?)
+    };
+    Some(sign * (h * 3600 + m * 60))
+}

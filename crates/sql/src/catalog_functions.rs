@@ -206,7 +206,14 @@ impl CatalogFunc {
                 let (oid, typmod) = (number(&args[0])?, number(&args[1])?);
                 Value::Text(type_name(oid, typmod as i32))
             }
-            CatalogFunc::GetExpr => args[0].clone(),
+            // Stored as the pretty form; PostgreSQL's default form
+            // parenthesizes each operator.
+            CatalogFunc::GetExpr => match (&args[0], args.get(2)) {
+                (Value::Text(text), None | Some(Value::Bool(false))) => {
+                    Value::Text(crate::deparse::parenthesized(text))
+                }
+                (expr, _) => expr.clone(),
+            },
             CatalogFunc::Description | CatalogFunc::StatisticsColumns => Value::Null,
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
             CatalogFunc::Size => lookups()?
@@ -220,9 +227,26 @@ impl CatalogFunc {
                     .index_definition(number(&args[0])?, column, pretty)
                     .map_or(Value::Null, Value::Text)
             }
-            CatalogFunc::ConstraintDef => lookups()?
-                .constraint_definition(number(&args[0])?)
-                .map_or(Value::Null, Value::Text),
+            // Kept in the pretty form; the default form parenthesizes a
+            // CHECK's operators (`CHECK ((a > 0))`).
+            CatalogFunc::ConstraintDef => {
+                let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+                lookups()?
+                    .constraint_definition(number(&args[0])?)
+                    .map_or(Value::Null, |def| {
+                        Value::Text(
+                            match def
+                                .strip_prefix("CHECK (")
+                                .and_then(|d| d.strip_suffix(')'))
+                            {
+                                Some(expr) if !pretty => {
+                                    format!("CHECK ({})", crate::deparse::parenthesized(expr))
+                                }
+                                _ => def,
+                            },
+                        )
+                    })
+            }
             CatalogFunc::ToRegclass => lookups()?
                 .relation_oid(&text(&args[0]))
                 .map_or(Value::Null, Value::Int8),

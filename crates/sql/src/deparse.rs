@@ -43,6 +43,50 @@ pub fn default_text(expr: &str, column: SqlType) -> String {
     labelled.to_string()
 }
 
+/// A stored expression (its pretty form, as [`default_text`] prints it)
+/// in PostgreSQL's default form of `pg_get_expr`: every operator
+/// expression in parentheses (`(now() + '1 day'::interval)`,
+/// `((a + b) * c)`). Text that does not parse is returned as it is.
+pub fn parenthesized(text: &str) -> String {
+    let Ok(mut parsed) = crate::parse::expression(text) else {
+        return text.to_string();
+    };
+    struct Wrap;
+    impl VisitorMut for Wrap {
+        type Break = ();
+        // The written parentheses go first, then each operator gets one
+        // pair.
+        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            while let Expr::Nested(inner) = expr
+                && matches!(inner.as_ref(), Expr::BinaryOp { .. } | Expr::Nested(_))
+            {
+                *expr = (**inner).clone();
+            }
+            ControlFlow::Continue(())
+        }
+
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            match expr {
+                Expr::BinaryOp { .. } => *expr = Expr::Nested(Box::new(expr.clone())),
+                // A type the parser knows prints in its own words
+                // (`INTERVAL`): PostgreSQL's name again.
+                Expr::Cast { data_type, .. } => {
+                    let name = match types::column_type(data_type) {
+                        Ok(ty) => crate::explain::type_name(ty).into_owned(),
+                        Err(_) => data_type.to_string().to_lowercase(),
+                    };
+                    *data_type =
+                        DataType::Custom(ObjectName::from(vec![name.as_str().into()]), Vec::new());
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = parsed.visit(&mut Wrap);
+    parsed.to_string()
+}
+
 /// A constant of type `ty` as PostgreSQL prints it in a plan or a
 /// stored expression (ruleutils' `get_const_expr`): a non-negative
 /// integer bare, a numeric bare when it reads back as one (a point or an
@@ -189,6 +233,21 @@ impl VisitorMut for Label {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves the default form of pg_get_expr parenthesizes each operator
+    // (PostgreSQL 15's output for the same defaults).
+    #[test]
+    fn the_default_form_parenthesizes_operators() {
+        for (pretty, plain) in [
+            ("now() + '1 day'::interval", "(now() + '1 day'::interval)"),
+            ("(a + b) * c", "((a + b) * c)"),
+            ("'a'::text || 'b'::text", "('a'::text || 'b'::text)"),
+            ("nextval('s'::regclass)", "nextval('s'::regclass)"),
+            ("'x'::text", "'x'::text"),
+        ] {
+            assert_eq!(parenthesized(pretty), plain, "{pretty}");
+        }
+    }
 
     #[test]
     fn defaults_read_as_postgresql_prints_them() {

@@ -120,25 +120,7 @@ impl Catalog {
                 key.columns.clone()
             }
         };
-        for (&c, &r) in columns.iter().zip(&ref_columns) {
-            let (child, referenced) = (
-                &table.columns[usize::from(c)],
-                &parent.columns[usize::from(r)],
-            );
-            let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
-            if !comparable(
-                ty(child.type_oid, child.typmod),
-                ty(referenced.type_oid, referenced.typmod),
-            ) {
-                return Err(CatalogError::IncompatibleKeys {
-                    name: request.name.to_string(),
-                    detail: format!(
-                        "Key columns \"{}\" and \"{}\" are of incompatible types.",
-                        child.name, referenced.name
-                    ),
-                });
-            }
-        }
+        check_key_types(request.name, &table, &columns, &parent, &ref_columns)?;
         let kind = ConstraintKind::ForeignKey(ForeignKey {
             columns,
             ref_table_oid: parent.oid,
@@ -373,6 +355,45 @@ impl Catalog {
         }
         Ok((own, referencing))
     }
+}
+
+/// Foreign key `name` over `columns` of `table` may reference
+/// `ref_columns` of `parent`: each pair of columns [`comparable`], 42804
+/// with PostgreSQL's DETAIL otherwise (adding the key, and changing the
+/// type of a column of one: `alter_type.rs`).
+pub(crate) fn check_key_types(
+    name: &str,
+    table: &TableDef,
+    columns: &[u16],
+    parent: &TableDef,
+    ref_columns: &[u16],
+) -> Result<(), CatalogError> {
+    for (&c, &r) in columns.iter().zip(ref_columns) {
+        let (child, referenced) = (
+            &table.columns[usize::from(c)],
+            &parent.columns[usize::from(r)],
+        );
+        let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
+        let (a, b) = (
+            ty(child.type_oid, child.typmod),
+            ty(referenced.type_oid, referenced.typmod),
+        );
+        if !comparable(a, b) {
+            let name_of =
+                |t: Option<SqlType>| t.map_or_else(|| "unknown".to_string(), SqlType::name);
+            return Err(CatalogError::IncompatibleKeys {
+                name: name.to_string(),
+                detail: format!(
+                    "Key columns \"{}\" and \"{}\" are of incompatible types: {} and {}.",
+                    child.name,
+                    referenced.name,
+                    name_of(a),
+                    name_of(b)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether a foreign key column of type `a` may reference one of type `b`

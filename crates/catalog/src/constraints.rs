@@ -397,18 +397,23 @@ pub(crate) fn check_key_types(
 }
 
 /// Whether a foreign key column of type `a` may reference one of type `b`
-/// (PostgreSQL asks for an equality operator of the unique index's class:
-/// the integer types among themselves, the character types among
-/// themselves, numerics with integers, else the same type).
+/// (PostgreSQL asks for an equality operator of the unique index's
+/// operator family taking `a`, or an implicit cast from `a` to `b`: the
+/// integer types among themselves, the character types among themselves,
+/// the floats among themselves, an integer referencing a numeric or a
+/// float, a numeric referencing a float; else the same type. A numeric
+/// may not reference an integer).
 fn comparable(a: Option<SqlType>, b: Option<SqlType>) -> bool {
     let (Some(a), Some(b)) = (a, b) else {
         return false;
     };
     let family = |t: SqlType| match t {
-        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 | SqlType::Numeric(_) => 1,
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => 1,
         SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => 2,
         SqlType::Float4 | SqlType::Float8 => 3,
+        SqlType::Numeric(_) => 4,
         _ => 0,
     };
-    a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b))
+    let widens = matches!((family(a), family(b)), (1, 3 | 4) | (4, 3));
+    a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b)) || widens
 }

@@ -690,7 +690,8 @@ impl Relation {
         let mut bottom_up = true;
         for page in self.table.page_ids()? {
             txn.check_interrupt()?;
-            self.table.page_rows(txn, page, &mut rows)?;
+            // Each row under its HOT chain's root, where entries point.
+            self.table.page_chain_rows(txn, page, &mut rows)?;
             for (tid, row) in rows.drain(..) {
                 let key_values = self.key_values_of(txn, ri, &row)?;
                 let (key, checked) = ri.entry_of(&key_values)?;

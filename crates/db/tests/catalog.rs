@@ -1186,7 +1186,7 @@ mod index_builds {
             }
             t.commit().unwrap();
             // No index yet: every update is HOT.
-            let mut update = |version: i32| {
+            let update = |version: i32| {
                 let mut t = db.begin(RC, SYNC).unwrap();
                 let rel = cat.relation(&t, "t").unwrap().unwrap();
                 for (tid, row) in rel.scan(&t).unwrap() {

@@ -43,13 +43,25 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// What an index enforces (`Catalog::build_index`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum IndexKind {
+pub(crate) enum IndexKind {
     Plain,
     Unique,
     /// Unique, made by a UNIQUE constraint.
     UniqueConstraint,
     /// Unique, and the table's primary key.
     Primary,
+}
+
+impl IndexKind {
+    /// What index `def` enforces.
+    pub(crate) fn of(def: &IndexDef) -> IndexKind {
+        match (def.primary, def.constraint, def.unique) {
+            (true, _, _) => IndexKind::Primary,
+            (false, true, _) => IndexKind::UniqueConstraint,
+            (false, false, true) => IndexKind::Unique,
+            (false, false, false) => IndexKind::Plain,
+        }
+    }
 }
 
 /// Key columns in PostgreSQL's default order (ASC NULLS LAST).
@@ -370,8 +382,6 @@ impl Catalog {
         columns: &[(&str, KeyOrder)],
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
-        let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
-        let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
         self.reclaim(txn.manager())?;
         check_name(index_name)?;
         let table = self.lock_table(txn, table_name)?;
@@ -393,6 +403,24 @@ impl Catalog {
         if self.class(txn, index_name)?.is_some() {
             return Err(CatalogError::Exists(index_name.to_string()));
         }
+        self.build_index_over(txn, &table, index_name, positions, order, kind)
+    }
+
+    /// Creates index `index_name` of `kind` over the columns at
+    /// `positions` of `table` (locked, the name free) and fills it from
+    /// every row a snapshot taken now sees: [`Catalog::build_index`], and
+    /// a column type change's rebuild of an index (`alter_type.rs`).
+    pub(crate) fn build_index_over(
+        &self,
+        txn: &mut Transaction,
+        table: &TableDef,
+        index_name: &str,
+        positions: Vec<u16>,
+        order: Vec<KeyOrder>,
+        kind: IndexKind,
+    ) -> Result<IndexDef, CatalogError> {
+        let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
+        let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
         let oid = self.next_oid()?;
         // folio-row's keys are prefix-free: stored as they are.
         let tree = MultiTree::create_with(

@@ -120,25 +120,7 @@ impl Catalog {
                 key.columns.clone()
             }
         };
-        for (&c, &r) in columns.iter().zip(&ref_columns) {
-            let (child, referenced) = (
-                &table.columns[usize::from(c)],
-                &parent.columns[usize::from(r)],
-            );
-            let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
-            if !comparable(
-                ty(child.type_oid, child.typmod),
-                ty(referenced.type_oid, referenced.typmod),
-            ) {
-                return Err(CatalogError::IncompatibleKeys {
-                    name: request.name.to_string(),
-                    detail: format!(
-                        "Key columns \"{}\" and \"{}\" are of incompatible types.",
-                        child.name, referenced.name
-                    ),
-                });
-            }
-        }
+        check_key_types(request.name, &table, &columns, &parent, &ref_columns)?;
         let kind = ConstraintKind::ForeignKey(ForeignKey {
             columns,
             ref_table_oid: parent.oid,
@@ -375,19 +357,63 @@ impl Catalog {
     }
 }
 
+/// Foreign key `name` over `columns` of `table` may reference
+/// `ref_columns` of `parent`: each pair of columns [`comparable`], 42804
+/// with PostgreSQL's DETAIL otherwise (adding the key, and changing the
+/// type of a column of one: `alter_type.rs`).
+pub(crate) fn check_key_types(
+    name: &str,
+    table: &TableDef,
+    columns: &[u16],
+    parent: &TableDef,
+    ref_columns: &[u16],
+) -> Result<(), CatalogError> {
+    for (&c, &r) in columns.iter().zip(ref_columns) {
+        let (child, referenced) = (
+            &table.columns[usize::from(c)],
+            &parent.columns[usize::from(r)],
+        );
+        let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
+        let (a, b) = (
+            ty(child.type_oid, child.typmod),
+            ty(referenced.type_oid, referenced.typmod),
+        );
+        if !comparable(a, b) {
+            let name_of =
+                |t: Option<SqlType>| t.map_or_else(|| "unknown".to_string(), SqlType::name);
+            return Err(CatalogError::IncompatibleKeys {
+                name: name.to_string(),
+                detail: format!(
+                    "Key columns \"{}\" and \"{}\" are of incompatible types: {} and {}.",
+                    child.name,
+                    referenced.name,
+                    name_of(a),
+                    name_of(b)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether a foreign key column of type `a` may reference one of type `b`
-/// (PostgreSQL asks for an equality operator of the unique index's class:
-/// the integer types among themselves, the character types among
-/// themselves, numerics with integers, else the same type).
+/// (PostgreSQL asks for an equality operator of the unique index's
+/// operator family taking `a`, or an implicit cast from `a` to `b`: the
+/// integer types among themselves, the character types among themselves,
+/// the floats among themselves, an integer referencing a numeric or a
+/// float, a numeric referencing a float; else the same type. A numeric
+/// may not reference an integer).
 fn comparable(a: Option<SqlType>, b: Option<SqlType>) -> bool {
     let (Some(a), Some(b)) = (a, b) else {
         return false;
     };
     let family = |t: SqlType| match t {
-        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 | SqlType::Numeric(_) => 1,
+        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => 1,
         SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => 2,
         SqlType::Float4 | SqlType::Float8 => 3,
+        SqlType::Numeric(_) => 4,
         _ => 0,
     };
-    a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b))
+    let widens = matches!((family(a), family(b)), (1, 3 | 4) | (4, 3));
+    a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b)) || widens
 }

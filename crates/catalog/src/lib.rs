@@ -3,6 +3,7 @@
 //! `codec.rs`) and changed transactionally (`catalog.rs`).
 
 mod activity_file;
+mod alter_type;
 mod amcheck;
 mod autovacuum;
 mod catalog;
@@ -24,6 +25,7 @@ mod table_maps_file;
 mod toast;
 
 pub use activity_file::ACTIVITY_FILE;
+pub use alter_type::NewType;
 pub use amcheck::IndexCheck;
 pub use autovacuum::{
     Autovacuum, AutovacuumConfig, PassStats, TableActivity, autovacuum_pass, vacuum, vacuum_catalog,

@@ -472,14 +472,55 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
+        self.replace(txn, tid, values, &keys, indexed_changed, self)
+    }
+
+    /// A column type change's rewrite of the version at `tid`, written
+    /// under the column types of `before` (the relation as it was), as
+    /// `values` (converted by the caller; fitted and checked here). No
+    /// index of this relation is over a changed column (those are built
+    /// again afterwards), so no key changes: HOT where the page has room.
+    /// Design: the README's "Changing a column's type".
+    pub(crate) fn rewrite(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        before: &Relation,
+        values: Vec<Value>,
+    ) -> Result<(), CatalogError> {
+        let values = self.prepare(values)?;
+        let keys = self.keys(&values)?;
+        self.lock_for_writes(txn)?;
+        match self.replace(txn, tid, values, &keys, false, before)? {
+            Write::Done(_) | Write::Hot(_) => Ok(()),
+            other => Err(CatalogError::Corrupt(format!(
+                "a row of \"{}\" locked for a type change could not be updated ({other:?})",
+                self.def.name
+            ))),
+        }
+    }
+
+    /// Writes the prepared `values` (with their index `keys`) as the new
+    /// version of `tid`; the old version's out-of-line values are freed
+    /// as `written` (the relation whose column types it was written
+    /// under) decodes it.
+    fn replace(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        values: Vec<Value>,
+        keys: &[(Vec<u8>, bool)],
+        indexed_changed: bool,
+        written: &Relation,
+    ) -> Result<Write, CatalogError> {
         let row = self.encode(txn, values)?;
         let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
-            self.enter(txn, new, &keys, &row)?;
+            self.enter(txn, new, keys, &row)?;
         }
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);
-            self.drop_toasted(txn, tid)?;
+            written.drop_toasted(txn, tid)?;
         } else {
             // Nothing was written: the new values stored out of line go.
             self.drop_externals(txn, &row)?;
@@ -649,7 +690,8 @@ impl Relation {
         let mut bottom_up = true;
         for page in self.table.page_ids()? {
             txn.check_interrupt()?;
-            self.table.page_rows(txn, page, &mut rows)?;
+            // Each row under its HOT chain's root, where entries point.
+            self.table.page_chain_rows(txn, page, &mut rows)?;
             for (tid, row) in rows.drain(..) {
                 let key_values = self.key_values_of(txn, ri, &row)?;
                 let (key, checked) = ri.entry_of(&key_values)?;

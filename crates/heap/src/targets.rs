@@ -12,7 +12,7 @@ use crate::error::HeapError;
 use crate::table::{Table, chain, version};
 use crate::tuple::Tid;
 use crate::visibility::visible;
-use folio_page::{ItemId, LinePointerPage, LineState};
+use folio_page::{ItemId, LinePointerPage, LineState, PageId};
 use folio_txn::Transaction;
 use std::collections::HashSet;
 
@@ -32,38 +32,73 @@ impl Table {
     pub fn index_targets(&self, txn: &Transaction) -> Result<IndexTargets, HeapError> {
         let mut targets = IndexTargets::default();
         for page_id in self.page_ids()? {
-            let page = self.read_copy(page_id)?;
-            let corrupt = |e: String| HeapError::corrupt(page_id, e);
-            let lp = LinePointerPage::new(&page).map_err(|e| corrupt(e.to_string()))?;
-            for i in 0..lp.count() {
-                let tid = Tid {
-                    page: page_id,
-                    item: ItemId(i as u16),
-                };
-                let root = match lp.state(tid.item).map_err(|e| corrupt(e.to_string()))? {
-                    LineState::Unused => false,
-                    LineState::Dead => {
-                        targets.pointable.insert(tid);
-                        false
+            self.page_targets(
+                txn,
+                page_id,
+                &mut targets.live,
+                Some(&mut targets.pointable),
+            )?;
+        }
+        Ok(targets)
+    }
+
+    /// Appends, per chain root of page `page_id` whose HOT chain has a
+    /// version `txn` sees, the root and that version's row: what an index
+    /// built now enters (its entries point at roots, never at a heap-only
+    /// version, which pruning may free while the chain lives on).
+    pub fn page_chain_rows(
+        &self,
+        txn: &Transaction,
+        page_id: PageId,
+        out: &mut Vec<(Tid, Vec<u8>)>,
+    ) -> Result<(), HeapError> {
+        self.page_targets(txn, page_id, out, None)
+    }
+
+    /// [`Table::index_targets`] of one page: its live chains into `live`,
+    /// and what an entry may point at into `pointable`, if given.
+    fn page_targets(
+        &self,
+        txn: &Transaction,
+        page_id: PageId,
+        live: &mut Vec<(Tid, Vec<u8>)>,
+        mut pointable: Option<&mut HashSet<Tid>>,
+    ) -> Result<(), HeapError> {
+        let page = self.read_copy(page_id)?;
+        let corrupt = |e: String| HeapError::corrupt(page_id, e);
+        let lp = LinePointerPage::new(&page).map_err(|e| corrupt(e.to_string()))?;
+        for i in 0..lp.count() {
+            let tid = Tid {
+                page: page_id,
+                item: ItemId(i as u16),
+            };
+            let root = match lp.state(tid.item).map_err(|e| corrupt(e.to_string()))? {
+                LineState::Unused => false,
+                LineState::Dead => {
+                    if let Some(p) = pointable.as_deref_mut() {
+                        p.insert(tid);
                     }
-                    LineState::Redirect(_) => true,
-                    LineState::Normal { .. } => {
-                        version(&page, tid)?.is_some_and(|(header, _)| !header.heap_only())
-                    }
-                };
-                if !root {
-                    continue;
+                    false
                 }
-                targets.pointable.insert(tid);
-                for (at, header) in chain(&page, tid)? {
-                    if visible(txn, &header)? {
-                        let (_, row) = version(&page, at)?.expect("on the chain");
-                        targets.live.push((tid, row.to_vec()));
-                        break;
-                    }
+                LineState::Redirect(_) => true,
+                LineState::Normal { .. } => {
+                    version(&page, tid)?.is_some_and(|(header, _)| !header.heap_only())
+                }
+            };
+            if !root {
+                continue;
+            }
+            if let Some(p) = pointable.as_deref_mut() {
+                p.insert(tid);
+            }
+            for (at, header) in chain(&page, tid)? {
+                if visible(txn, &header)? {
+                    let (_, row) = version(&page, at)?.expect("on the chain");
+                    live.push((tid, row.to_vec()));
+                    break;
                 }
             }
         }
-        Ok(targets)
+        Ok(())
     }
 }

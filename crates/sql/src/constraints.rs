@@ -173,7 +173,14 @@ impl Constraints {
                             out.sequences.push(name);
                         }
                     }
-                    let bound = scalar::bind(&parsed, none)?;
+                    // Its value meets the column by assignment, as
+                    // PostgreSQL coerces a default (an integer default of
+                    // a column changed to text: `alter_type.rs`).
+                    let mut bound = scalar::bind(&parsed, none)?;
+                    let (from, to) = (bound.ty_in(none), relation.types[usize::from(*column)]);
+                    if from.oid() != to.oid() && types::assignment_cast(from, to) {
+                        bound = Scalar::Cast(Box::new(bound), to);
+                    }
                     out.defaults[usize::from(*column)] = Some(bound);
                 }
                 ConstraintKind::Check { expr } => out.checks.push(Check {

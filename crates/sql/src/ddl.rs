@@ -3,6 +3,7 @@
 //! PRIMARY KEY | ADD CONSTRAINT | DROP CONSTRAINT`.
 
 use crate::access;
+use crate::alter_type::TypeChange;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -782,7 +783,19 @@ pub fn alter_table(
 ) -> Result<Output, SqlError> {
     let db = cx.db;
     let name = names::relation(name)?;
-    for operation in operations {
+    let mut rest = operations;
+    while let Some((operation, after)) = rest.split_first() {
+        rest = after;
+        // A run of type changes is one rewrite (`alter_type.rs`).
+        let changes: Vec<TypeChange<'_>> = std::iter::once(operation)
+            .chain(after)
+            .map_while(type_change)
+            .collect();
+        if !changes.is_empty() {
+            rest = &rest[changes.len() - 1..];
+            crate::alter_type::alter_column_types(cx, txn, &name, &changes)?;
+            continue;
+        }
         match operation {
             AlterTableOperation::AddColumn {
                 if_not_exists,
@@ -891,6 +904,25 @@ pub fn alter_table(
     }
     cx.relations.ddl();
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// `ALTER [COLUMN] column [SET DATA] TYPE ty [USING expr]`, if that is
+/// what `operation` is.
+fn type_change(operation: &AlterTableOperation) -> Option<TypeChange<'_>> {
+    match operation {
+        AlterTableOperation::AlterColumn {
+            column_name,
+            op:
+                AlterColumnOperation::SetDataType {
+                    data_type, using, ..
+                },
+        } => Some(TypeChange {
+            column: column_name,
+            data_type,
+            using: using.as_ref(),
+        }),
+        _ => None,
+    }
 }
 
 /// A stored CHECK expression with its references to column `old` (plain

@@ -5,6 +5,7 @@
 
 mod access;
 mod aggregate;
+mod alter_type;
 mod array_functions;
 mod catalog_functions;
 mod conflict;

@@ -121,7 +121,9 @@ fn named_location(message: &str) -> Option<Location> {
 /// - 22P02, 22003, 22007, 22008, 22015 (`invalid input syntax for type integer:
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
-///   that came from a parameter or COPY data finds nothing;
+///   that came from a parameter or COPY data finds nothing; not in `ALTER
+///   TABLE` (a default's or a `USING` expression's literal), where
+///   PostgreSQL gives none either;
 /// - 42883 `function f(...) does not exist`: the first call of `f`;
 /// - 42803 `column "t.c" must appear in the GROUP BY clause ...`: the
 ///   first reference to `t.c` or to a bare `c`.
@@ -145,7 +147,10 @@ pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
         matches!(statement.get(at).map(|t| &t.token),
             Some(Token::Word(w)) if w.keyword == keyword)
     };
-    if matches!(subject, Subject::Name(_)) && word(0, Keyword::ALTER) && word(1, Keyword::TABLE) {
+    if matches!(subject, Subject::Name(_) | Subject::Literal(_))
+        && word(0, Keyword::ALTER)
+        && word(1, Keyword::TABLE)
+    {
         return error;
     }
     let names_at = |name: &str, at: usize| {

@@ -311,6 +311,18 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             }
         }
         (Value::Int2(x), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(x.into())),
+        // Rounded half to even (PostgreSQL's rint); NaN or out of range
+        // is 22003.
+        (Value::Float4(x), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
+            float_to_integer(f64::from(x), ty)?
+        }
+        (Value::Float8(x), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
+            float_to_integer(x, ty)?
+        }
+        // By the float's output form, as PostgreSQL converts it.
+        (v @ (Value::Float4(_) | Value::Float8(_)), SqlType::Numeric(_)) => {
+            Value::from_text(SqlType::Numeric(None), &text_output(&v).unwrap_or_default())?
+        }
         (Value::Bool(b), SqlType::Int4) => Value::Int4(b.into()),
         (Value::Int4(x), SqlType::Bool) => Value::Bool(x != 0),
         (Value::Timestamp(t) | Value::TimestampTz(t), SqlType::Date) => {
@@ -327,6 +339,34 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v, _) => v,
     };
     coerce(value, ty)
+}
+
+/// Whether PostgreSQL casts a value of type `from` to `to` implicitly or
+/// in assignment (`pg_cast`'s contexts `i` and `a`, and the I/O
+/// conversion to a string type): among the number types, any type to a
+/// string type, among the date and timestamp types, a type to itself.
+/// Text to a number, a uuid or a date, and booleans to or from integers,
+/// are explicit only (`ALTER COLUMN ... TYPE` without `USING`: 42804).
+pub fn assignment_cast(from: SqlType, to: SqlType) -> bool {
+    use SqlType::*;
+    let number = |t| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric(_));
+    let time = |t| matches!(t, Date | Timestamp | TimestampTz);
+    from.oid() == to.oid()
+        || matches!(to, Text | Varchar(_) | Char(_))
+        || (number(from) && number(to))
+        || (time(from) && time(to))
+}
+
+/// The float `x` as an integer of type `ty` (`fit` checks the width).
+fn float_to_integer(x: f64, ty: SqlType) -> Result<Value, SqlError> {
+    let rounded = x.round_ties_even();
+    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&rounded) {
+        return Err(SqlError::new(
+            "22003",
+            format!("{} out of range", ty.name()),
+        ));
+    }
+    Ok(Value::Int8(rounded as i64))
 }
 
 /// `x` as a float of type `ty` (float4: 22003 past its range).

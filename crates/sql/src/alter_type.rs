@@ -1,0 +1,223 @@
+//! `ALTER TABLE t ALTER [COLUMN] c [SET DATA] TYPE ty [USING expr]`, one
+//! or more in a statement: each row's new values computed here (the cast
+//! from the old type, or the `USING` expression over the row's columns,
+//! by `types.rs`'s rules), then folio-catalog's `alter_column_types`
+//! writes every row again and builds the indexes over the columns again
+//! (its README's "Changing a column's type"), then CHECK constraints and
+//! foreign keys are re-checked, as PostgreSQL's table rewrite does;
+//! defaults must cast to the new type by assignment and keep their text.
+
+use crate::constraints::Constraints;
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::scalar::{self, Env, Scalar};
+use crate::types;
+use folio_catalog::{ConstraintKind, NewType, Relation};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{DataType, Expr, Ident};
+
+/// One `ALTER COLUMN column TYPE data_type [USING using]`.
+pub struct TypeChange<'a> {
+    pub column: &'a Ident,
+    pub data_type: &'a DataType,
+    pub using: Option<&'a Expr>,
+}
+
+/// A change as this statement applies it.
+struct Planned {
+    name: String,
+    position: usize,
+    ty: SqlType,
+    /// The column's new value, over the row's old values.
+    value: Scalar,
+    not_null: bool,
+}
+
+/// Changes the types of the columns `changes` name in table `table`, all
+/// in one rewrite (the `USING` expressions read the old values).
+pub fn alter_column_types(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    table: &str,
+    changes: &[TypeChange<'_>],
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    catalog.lock_for_rewrite(txn, table)?;
+    // Read once locked, whatever the isolation (`drop_column`'s rule).
+    let relation = txn
+        .with_latest_snapshot(|txn| catalog.relation(txn, table))?
+        .ok_or_else(|| SqlError::undefined_table(table))?;
+    let mut planned: Vec<Planned> = Vec::with_capacity(changes.len());
+    for change in changes {
+        let name = names::ident(change.column);
+        let position = relation.def.column(&name).ok_or_else(|| {
+            SqlError::new(
+                "42703",
+                format!("column \"{name}\" of relation \"{table}\" does not exist"),
+            )
+        })?;
+        if planned.iter().any(|p| p.position == position) {
+            return Err(SqlError::new(
+                "0A000",
+                format!("cannot alter type of column \"{name}\" twice"),
+            ));
+        }
+        let ty = types::stored_column_type(change.data_type)?;
+        let value = converted(&relation, &name, position, ty, change.using)?;
+        planned.push(Planned {
+            not_null: relation.def.columns[position].not_null,
+            name,
+            position,
+            ty,
+            value,
+        });
+    }
+    check_defaults(&relation, &planned)?;
+    let env = Env::at(cx.now);
+    let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
+    let mut rewritten = Vec::with_capacity(rows.len());
+    for (tid, old) in rows {
+        let mut new = old.clone();
+        for p in &planned {
+            new[p.position] = types::cast(p.value.eval(&old, &env)?, p.ty)?;
+        }
+        rewritten.push((tid, new));
+    }
+    for p in planned.iter().filter(|p| p.not_null) {
+        if rewritten
+            .iter()
+            .any(|(_, row)| row[p.position] == Value::Null)
+        {
+            return Err(SqlError::new(
+                "23502",
+                format!(
+                    "column \"{}\" of relation \"{table}\" contains null values",
+                    p.name
+                ),
+            ));
+        }
+    }
+    let new_types: Vec<NewType> = (planned.iter())
+        .map(|p| NewType {
+            column: p.name.clone(),
+            type_oid: p.ty.oid(),
+            typmod: p.ty.typmod(),
+        })
+        .collect();
+    catalog.alter_column_types(txn, table, &new_types, rewritten)?;
+    // Read from here on with the new types.
+    cx.relations.ddl();
+    recheck(cx, txn, table, &relation, &planned, &env)
+}
+
+/// The new value of column `name` (at `position`) of type `ty`: the old
+/// value, or `using` over the row, which must cast to `ty` by assignment
+/// (42804 with PostgreSQL's HINT otherwise).
+fn converted(
+    relation: &Relation,
+    name: &str,
+    position: usize,
+    ty: SqlType,
+    using: Option<&Expr>,
+) -> Result<Scalar, SqlError> {
+    let type_name = ty.name();
+    let Some(expr) = using else {
+        if !types::assignment_cast(relation.types[position], ty) {
+            return Err(SqlError::new(
+                "42804",
+                format!("column \"{name}\" cannot be cast automatically to type {type_name}"),
+            )
+            .with_hint(format!(
+                "You might need to specify \"USING {}::{type_name}\".",
+                names::written(name)
+            )));
+        }
+        return Ok(Scalar::Column(position));
+    };
+    let bound = scalar::bind(expr, relation)?;
+    // A quoted literal is PostgreSQL's `unknown`: it takes the type by
+    // its input syntax (22P02 if it is not one).
+    let unknown = matches!(
+        expr,
+        Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::SingleQuotedString(_))
+    );
+    if unknown {
+        // Converted once, as PostgreSQL does while planning: an empty
+        // table fails too.
+        types::cast(bound.eval(&[], &Env::at(0))?, ty)?;
+    } else if bound != Scalar::Const(Value::Null)
+        && !types::assignment_cast(bound.ty_in(relation), ty)
+    {
+        return Err(SqlError::new(
+            "42804",
+            format!(
+                "result of USING clause for column \"{name}\" cannot be cast automatically to type {type_name}"
+            ),
+        )
+        .with_hint("You might need to add an explicit cast."));
+    }
+    Ok(bound)
+}
+
+/// The defaults of the changed columns cast to their new types by
+/// assignment (42804 with PostgreSQL's message otherwise). Their texts
+/// stay: a default's value meets its column by assignment
+/// (`Constraints::bind`).
+fn check_defaults(relation: &Relation, planned: &[Planned]) -> Result<(), SqlError> {
+    for constraint in &relation.def.constraints {
+        let ConstraintKind::Default { column, expr } = &constraint.kind else {
+            continue;
+        };
+        let Some(p) = planned.iter().find(|p| p.position == usize::from(*column)) else {
+            continue;
+        };
+        let none: &[(String, SqlType)] = &[];
+        let bound = scalar::bind(&crate::parse::expression(expr)?, none)?;
+        if bound != Scalar::Const(Value::Null) && !types::assignment_cast(bound.ty_in(none), p.ty) {
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "default for column \"{}\" cannot be cast automatically to type {}",
+                    p.name,
+                    p.ty.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The CHECK constraints and foreign keys of table `table` (read again)
+/// hold for its rewritten rows, and the other tables' foreign keys that
+/// reference a changed column hold too (`before`: the relation as it
+/// was, naming them).
+fn recheck(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    table: &str,
+    before: &Relation,
+    planned: &[Planned],
+    env: &Env<'_>,
+) -> Result<(), SqlError> {
+    let relation = crate::access::relation(cx, txn, table)?;
+    let constraints = Constraints::bind(cx, txn, &relation)?;
+    constraints.validate_checks(txn, &relation, env)?;
+    constraints.validate_references(txn, &relation)?;
+    let mut children: Vec<&str> = Vec::new();
+    for key in &before.def.referenced_by {
+        let ConstraintKind::ForeignKey(fk) = &key.kind else {
+            continue;
+        };
+        let over = (fk.ref_columns.iter()).any(|&c| planned.iter().any(|p| p.position == c.into()));
+        if over && key.table_oid != before.def.oid && !children.contains(&key.table.as_str()) {
+            children.push(&key.table);
+        }
+    }
+    for child in children {
+        let child = crate::access::relation(cx, txn, child)?;
+        Constraints::bind(cx, txn, &child)?.validate_references(txn, &child)?;
+    }
+    Ok(())
+}

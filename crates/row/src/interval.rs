@@ -62,6 +62,23 @@ fn fits_i32(x: f64) -> Result<i32, RowError> {
     Ok(x as i32)
 }
 
+/// `low` (in units of which `unit` make one of `high`) with its whole
+/// `high` units moved to `high`, then given `high`'s sign (borrowing one
+/// `high` unit): PostgreSQL's justification of an interval's parts.
+fn carry(high: i32, low: i128, unit: i128) -> Result<(i32, i128), RowError> {
+    let whole = i32::try_from(low / unit).map_err(|_| interval_out_of_range())?;
+    let mut high = high.checked_add(whole).ok_or_else(interval_out_of_range)?;
+    let mut low = low % unit;
+    if high > 0 && low < 0 {
+        low += unit;
+        high -= 1;
+    } else if high < 0 && low > 0 {
+        low -= unit;
+        high += 1;
+    }
+    Ok((high, low))
+}
+
 impl Interval {
     pub const ZERO: Interval = Interval {
         months: 0,
@@ -198,66 +215,25 @@ impl Interval {
     /// `justify_hours`: whole days of the time moved to the days, the
     /// time then given the days' sign.
     pub fn justify_hours(self) -> Result<Interval, RowError> {
-        let mut days = self
-            .days
-            .checked_add((self.micros / USECS_PER_DAY) as i32)
-            .ok_or_else(interval_out_of_range)?;
-        let mut micros = self.micros % USECS_PER_DAY;
-        if days > 0 && micros < 0 {
-            micros += USECS_PER_DAY;
-            days -= 1;
-        } else if days < 0 && micros > 0 {
-            micros -= USECS_PER_DAY;
-            days += 1;
-        }
-        Ok(Interval::new(self.months, days, micros))
+        let (days, micros) = carry(self.days, self.micros.into(), USECS_PER_DAY.into())?;
+        Ok(Interval::new(self.months, days, micros as i64))
     }
 
     /// `justify_days`: whole 30-day months of the days moved to the
     /// months, the days then given the months' sign.
     pub fn justify_days(self) -> Result<Interval, RowError> {
-        let mut months = self
-            .months
-            .checked_add(self.days / DAYS_PER_MONTH)
-            .ok_or_else(interval_out_of_range)?;
-        let mut days = self.days % DAYS_PER_MONTH;
-        if months > 0 && days < 0 {
-            days += DAYS_PER_MONTH;
-            months -= 1;
-        } else if months < 0 && days > 0 {
-            days -= DAYS_PER_MONTH;
-            months += 1;
-        }
-        Ok(Interval::new(months, days, self.micros))
+        let (months, days) = carry(self.months, self.days.into(), DAYS_PER_MONTH.into())?;
+        Ok(Interval::new(months, days as i32, self.micros))
     }
 
-    /// `justify_interval`: both justifications, with one sign throughout.
+    /// `justify_interval`: both justifications, with one sign throughout
+    /// (the days and time taken together against the months).
     pub fn justify_interval(self) -> Result<Interval, RowError> {
-        let days = self
-            .days
-            .checked_add((self.micros / USECS_PER_DAY) as i32)
-            .ok_or_else(interval_out_of_range)?;
-        let mut micros = self.micros % USECS_PER_DAY;
-        let mut months = self
-            .months
-            .checked_add(days / DAYS_PER_MONTH)
-            .ok_or_else(interval_out_of_range)?;
-        let mut days = days % DAYS_PER_MONTH;
-        if months > 0 && (days < 0 || (days == 0 && micros < 0)) {
-            days += DAYS_PER_MONTH;
-            months -= 1;
-        } else if months < 0 && (days > 0 || (days == 0 && micros > 0)) {
-            days -= DAYS_PER_MONTH;
-            months += 1;
-        }
-        if days > 0 && micros < 0 {
-            micros += USECS_PER_DAY;
-            days -= 1;
-        } else if days < 0 && micros > 0 {
-            micros -= USECS_PER_DAY;
-            days += 1;
-        }
-        Ok(Interval::new(months, days, micros))
+        let day = i128::from(USECS_PER_DAY);
+        let rest = i128::from(self.days) * day + i128::from(self.micros);
+        let (months, rest) = carry(self.months, rest, i128::from(DAYS_PER_MONTH) * day)?;
+        let (days, micros) = carry(0, rest, day)?;
+        Ok(Interval::new(months, days, micros as i64))
     }
 
     /// `timestamp + interval` (microseconds since 2000-01-01): the months

@@ -664,6 +664,12 @@ impl Frame {
         Some((start, self.end_at(p)?.max(start)))
     }
 
+    /// Whether a bound is a `RANGE` offset (which needs the ORDER BY
+    /// values).
+    fn has_range_offset(&self) -> bool {
+        Frame::range_offset(&self.start).is_some() || Frame::range_offset(&self.end).is_some()
+    }
+
     /// The bound's `RANGE` offset and direction (`true`: following).
     fn range_offset(bound: &Bound) -> Option<(&Scalar, SqlType, bool)> {
         match bound {
@@ -714,7 +720,7 @@ impl Windows {
         let mut values = vec![vec![Value::Null; self.calls.len()]; rows.len()];
         let mut order: Vec<usize> = (0..rows.len()).collect();
         for (w, window) in self.windows.iter().enumerate() {
-            let keyed = sorted(window, rows, &order, env)?;
+            let mut keyed = sorted(window, rows, &order, env)?;
             let (split, width) = (window.partition.len(), window.keys());
             order = keyed.iter().map(|k| row_number(&k[width])).collect();
             // Per position, its peer group's number (a new one at each
@@ -731,6 +737,19 @@ impl Windows {
                     new_partition || !same(&keyed[p - 1][split..width], &key[split..width])?;
                 groups.push(groups.last().map_or(0, |g| g + usize::from(new_group)));
             }
+            // The first ORDER BY value of each position, for RANGE offset
+            // frames: the sort's, not evaluated again.
+            let ranged = self
+                .calls
+                .iter()
+                .any(|c| c.window == w && c.frame.has_range_offset());
+            let order_keys: Vec<Value> = match ranged {
+                true => keyed
+                    .iter_mut()
+                    .map(|k| std::mem::replace(&mut k[split], Value::Null))
+                    .collect(),
+                false => Vec::new(),
+            };
             drop(keyed);
             starts.push(order.len());
             for bounds in starts.windows(2) {
@@ -739,6 +758,7 @@ impl Windows {
                     window,
                     order: &order[start..end],
                     groups: &groups[start..end],
+                    order_keys: order_keys.get(start..end).unwrap_or(&[]),
                     rows,
                     env,
                 };
@@ -832,6 +852,9 @@ struct Partition<'a, 'e> {
     order: &'a [usize],
     /// Per row, its peer group's number.
     groups: &'a [usize],
+    /// Per row, its first ORDER BY value, when a call's frame has a
+    /// `RANGE` offset (empty otherwise).
+    order_keys: &'a [Value],
     rows: &'a [Vec<Value>],
     env: &'a Env<'e>,
 }
@@ -876,12 +899,7 @@ impl Partition<'_, '_> {
     /// falls before the start).
     fn frames(&self, call: &WindowCall, places: &[Place]) -> Result<Vec<(usize, usize)>, SqlError> {
         let frame = &call.frame;
-        let ranged = (Frame::range_offset(&frame.start))
-            .into_iter()
-            .chain(Frame::range_offset(&frame.end))
-            .next()
-            .is_some();
-        if !ranged {
+        if !frame.has_range_offset() {
             return Ok(places
                 .iter()
                 .map(|p| frame.bounds(p).expect("no RANGE offset"))
@@ -1074,8 +1092,9 @@ impl Partition<'_, '_> {
 
 /// A partition's ORDER BY values for `RANGE` offsets: the offsets'
 /// values for this run, and where the non-NULL values lie.
-struct Range {
-    keys: Vec<Value>,
+struct Range<'a> {
+    /// The partition's first ORDER BY values, by position.
+    keys: &'a [Value],
     descending: bool,
     /// The offsets of the start and end bounds (if they have one).
     offsets: [Option<Value>; 2],
@@ -1083,12 +1102,10 @@ struct Range {
     values: (usize, usize),
 }
 
-impl Range {
-    fn new(partition: &Partition<'_, '_>, frame: &Frame) -> Result<Range, SqlError> {
-        let (expr, descending, nulls_first) = &partition.window.order[0];
-        let keys = (0..partition.order.len())
-            .map(|p| partition.eval(expr, p))
-            .collect::<Result<Vec<_>, _>>()?;
+impl<'a> Range<'a> {
+    fn new(partition: &Partition<'a, '_>, frame: &Frame) -> Result<Range<'a>, SqlError> {
+        let (_, descending, nulls_first) = &partition.window.order[0];
+        let keys = partition.order_keys;
         let nulls = keys.iter().filter(|k| matches!(k, Value::Null)).count();
         let values = if *nulls_first {
             (nulls, keys.len())

@@ -80,8 +80,20 @@ pub fn apply(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, 
     Some(evaluate(op, a, b, ty))
 }
 
-/// A date, timestamp or timestamptz as microseconds since 2000-01-01.
-fn instant(v: &Value) -> Option<i64> {
+/// The type an untyped literal (a quoted string) takes meeting a value
+/// of type `other` in `a op b`: a float8 as an interval's factor or
+/// divisor (PostgreSQL's `interval * float8`), else `other`'s own.
+pub fn literal_type(op: &BinaryOperator, other: SqlType) -> SqlType {
+    match (op, other) {
+        (BinaryOperator::Multiply | BinaryOperator::Divide, SqlType::Interval) => SqlType::Float8,
+        _ => other,
+    }
+}
+
+/// A date, timestamp or timestamptz as microseconds since 2000-01-01 (a
+/// date as its midnight): how the three meet in arithmetic and
+/// comparisons.
+pub fn instant(v: &Value) -> Option<i64> {
     match v {
         Value::Date(d) => Some(i64::from(*d) * USECS_PER_DAY),
         Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),

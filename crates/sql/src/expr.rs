@@ -186,23 +186,22 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     }))
 }
 
-/// The type an untyped literal takes meeting `value` in `op`: the
-/// value's own (integers, dates, timestamps, intervals), a number's for
-/// the factor of an interval's `*` and `/` (float8), numeric otherwise
-/// (the rest is refused by the arithmetic anyway).
+/// The type an untyped literal takes meeting `value` in `op`: as
+/// `date_arith::literal_type` says for integers, dates, timestamps and
+/// intervals, numeric otherwise (the rest is refused by the arithmetic
+/// anyway).
 fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
     use folio_row::SqlType;
     match value {
-        Value::Interval(_) if matches!(op, BinaryOperator::Multiply | BinaryOperator::Divide) => {
-            SqlType::Float8
-        }
         Value::Int2(_)
         | Value::Int4(_)
         | Value::Int8(_)
         | Value::Date(_)
         | Value::Timestamp(_)
         | Value::TimestampTz(_)
-        | Value::Interval(_) => crate::scalar::value_type(value),
+        | Value::Interval(_) => {
+            crate::date_arith::literal_type(op, crate::scalar::value_type(value))
+        }
         _ => SqlType::Numeric(None),
     }
 }

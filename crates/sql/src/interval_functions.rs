@@ -7,7 +7,7 @@
 
 use crate::error::SqlError;
 use crate::scalar::Scalar;
-use folio_row::{Interval, Numeric, SqlType, USECS_PER_DAY, Value};
+use folio_row::{Interval, Numeric, SqlType, Value};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr};
 
 const HOUR: i64 = 3_600_000_000;
@@ -103,9 +103,10 @@ impl IntervalFunc {
 /// A date or timestamp argument as microseconds since 2000-01-01 (a
 /// quoted literal read as a timestamp).
 fn instant(v: &Value) -> Result<i64, SqlError> {
+    if let Some(micros) = crate::date_arith::instant(v) {
+        return Ok(micros);
+    }
     match v {
-        Value::Date(d) => Ok(i64::from(*d) * USECS_PER_DAY),
-        Value::Timestamp(t) | Value::TimestampTz(t) => Ok(*t),
         Value::Text(t) => Ok(folio_row::parse_timestamp(t, false)?),
         other => Err(crate::functions::no_match(format!(
             "function age({}) does not exist",

@@ -1098,13 +1098,8 @@ impl Scalar {
             Scalar::Arith(op, a, b) => {
                 let (x, y) = (a.ty_in(columns), b.ty_in(columns));
                 // An untyped literal takes the other side's type.
-                let literal = |t: SqlType, other: SqlType| match (t, op) {
-                    (SqlType::Text, BinaryOperator::Multiply | BinaryOperator::Divide)
-                        if other == SqlType::Interval =>
-                    {
-                        SqlType::Float8
-                    }
-                    (SqlType::Text, _) => other,
+                let literal = |t: SqlType, other: SqlType| match t {
+                    SqlType::Text => crate::date_arith::literal_type(op, other),
                     _ => t,
                 };
                 let (x, y) = (literal(x, y), literal(y, x));
@@ -1460,11 +1455,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
         _ => None,
     };
     // A date meets a timestamp as its midnight.
-    let instant = |v: &Value| match v {
-        Value::Date(d) => Some(i64::from(*d) * folio_row::USECS_PER_DAY),
-        Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),
-        _ => None,
-    };
+    let instant = crate::date_arith::instant;
     if let (Some(x), Some(y)) = (instant(a), instant(b)) {
         return Ok(Some(x.cmp(&y)));
     }

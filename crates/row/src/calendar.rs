@@ -7,6 +7,14 @@
 /// Days from 1970-01-01 to 2000-01-01 (PostgreSQL's epoch).
 pub const EPOCH_DAYS: i64 = 10_957;
 
+/// Now, microseconds since 2000-01-01 UTC, by the system clock.
+pub fn now() -> i64 {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    unix - EPOCH_DAYS * crate::interval::USECS_PER_DAY
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
 /// algorithm).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {

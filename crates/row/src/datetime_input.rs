@@ -59,14 +59,6 @@ pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
         .ok_or_else(|| RowError::DateTimeOutOfRange(text.to_string()))
 }
 
-/// Now, microseconds since 2000-01-01 UTC, by the system clock.
-fn now() -> i64 {
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - EPOCH_DAYS * USECS_PER_DAY
-}
-
 /// The day (since 2000-01-01) and the microseconds from its midnight
 /// (UTC for timestamptz: the zone's offset taken off, possibly past the
 /// day) that `text` names.
@@ -77,7 +69,7 @@ fn parse(text: &str, reading: Reading) -> Result<(i64, i64), RowError> {
     };
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     let trimmed = text.trim();
-    let now = now();
+    let now = calendar::now();
     let today = now.div_euclid(USECS_PER_DAY);
     match trimmed.to_ascii_lowercase().as_str() {
         "epoch" => return Ok((-EPOCH_DAYS, 0)),

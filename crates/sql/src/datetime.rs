@@ -12,13 +12,9 @@ pub const DAY: i64 = 86_400_000_000;
 /// Days from 1970-01-01 to 2000-01-01.
 pub const UNIX_TO_2000: i64 = calendar::EPOCH_DAYS;
 
-/// Now, in microseconds since 2000-01-01 UTC.
-pub fn now() -> i64 {
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - UNIX_TO_2000 * DAY
-}
+/// Now, in microseconds since 2000-01-01 UTC (folio-row's clock, which
+/// `'now'` and `'today'` read too).
+pub use folio_row::calendar::now;
 
 /// The days in month `m` of year `y` (folio-row's calendar).
 pub fn days_in_month(y: i64, m: u32) -> u32 {

@@ -40,7 +40,7 @@ pub use defs::{
 pub use error::CatalogError;
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
-pub use relation::{Relation, RelationIndex, RowAt};
+pub use relation::{Reads, Relation, RelationIndex, RowAt};
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
 };

@@ -21,7 +21,8 @@ use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{
-    KeyColumn, SqlType, Stored, Value, decode_key, decode_stored, decode_stored_columns, encode_key,
+    KeyColumn, SqlType, Stored, Value, decode_key, decode_marked, decode_stored,
+    decode_stored_columns, encode_key,
 };
 use folio_txn::{Csn, LockMode, Transaction, Xid};
 use std::sync::Arc;
@@ -29,6 +30,24 @@ use std::sync::atomic::Ordering;
 
 /// A row and where its version lives.
 pub type RowAt = (Tid, Vec<Value>);
+
+/// Which columns a read decodes ([`Relation::reads`]): a query's, as
+/// slots of the stored row, so a scan skips the values nobody reads (they
+/// read as NULL). `ALL` decodes every column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reads(Option<ReadSlots>);
+
+/// The columns of [`Reads`] short of all: by slot, whether it is read and
+/// at which position its value goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ReadSlots {
+    marks: Vec<bool>,
+    positions: Vec<usize>,
+}
+
+impl Reads {
+    pub const ALL: Reads = Reads(None);
+}
 
 /// An index of a relation, with how its keys are encoded.
 #[derive(Debug)]
@@ -218,15 +237,59 @@ impl Relation {
     /// Decodes a stored row as `txn` sees it (fetching values stored out
     /// of line): its columns' values, by position.
     pub fn decode(&self, txn: &Transaction, row: &[u8]) -> Result<Vec<Value>, CatalogError> {
-        let mut cells = decode_stored(row, self.stored_types())?;
-        if let Some(stored) = &self.stored {
-            cells = stored.columns_of(cells);
-        }
-        cells
-            .into_iter()
-            .zip(&self.types)
-            .map(|(cell, ty)| self.toast.resolve(txn, self.def.oid, cell, *ty))
-            .collect()
+        self.decode_read(txn, row, &Reads::ALL)
+    }
+
+    /// What reading only the columns at `positions` decodes (`None`: every
+    /// column).
+    pub fn reads(&self, positions: Option<&[usize]>) -> Reads {
+        Reads(positions.map(|positions| {
+            let slots = self.stored_types().len();
+            let mut read = ReadSlots {
+                marks: vec![false; slots],
+                positions: vec![usize::MAX; slots],
+            };
+            for &p in positions {
+                let slot = match &self.stored {
+                    Some(stored) => stored.slot(p),
+                    None => p,
+                };
+                read.marks[slot] = true;
+                read.positions[slot] = p;
+            }
+            read
+        }))
+    }
+
+    /// [`Relation::decode`] of only the columns `reads` names; the others
+    /// are NULL (and values stored out of line among them not fetched).
+    /// The one owner of turning a stored row into values.
+    pub fn decode_read(
+        &self,
+        txn: &Transaction,
+        row: &[u8],
+        reads: &Reads,
+    ) -> Result<Vec<Value>, CatalogError> {
+        let resolve = |cell, ty| match cell {
+            Stored::Inline(value) => Ok(value),
+            external => self.toast.resolve(txn, self.def.oid, external, ty),
+        };
+        let Some(read) = &reads.0 else {
+            let mut cells = decode_stored(row, self.stored_types())?;
+            if let Some(stored) = &self.stored {
+                cells = stored.columns_of(cells);
+            }
+            return (cells.into_iter().zip(&self.types))
+                .map(|(cell, ty)| resolve(cell, *ty))
+                .collect();
+        };
+        let mut values = vec![Value::Null; self.types.len()];
+        decode_marked(row, self.stored_types(), &read.marks, |slot, cell| {
+            let position = read.positions[slot];
+            values[position] = resolve(cell, self.types[position])?;
+            Ok::<_, CatalogError>(())
+        })?;
+        Ok(values)
     }
 
     /// The types of a stored row's slots (dropped columns' included).
@@ -550,7 +613,33 @@ impl Relation {
         txn: &Transaction,
         limit: Option<usize>,
     ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
-        self.decode_rows(txn, self.table.scan_limited(txn, limit)?)
+        let mut out = Vec::new();
+        self.visit_rows(txn, &Reads::ALL, |tid, row| {
+            out.push((tid, row));
+            Ok::<_, CatalogError>(limit.is_none_or(|l| out.len() < l))
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `visit` with every row `txn` sees (the columns `reads` names
+    /// decoded), in the heap's order, until it answers `false`: a
+    /// sequential scan, nothing held but what `visit` keeps.
+    pub fn visit_rows<E: From<CatalogError>>(
+        &self,
+        txn: &Transaction,
+        reads: &Reads,
+        mut visit: impl FnMut(Tid, Vec<Value>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        // (`visit`'s own error stops the scan and is returned as it is.)
+        let mut failed = None;
+        self.table.visit_rows(txn, |tid, row| {
+            let values = self.decode_read(txn, row, reads)?;
+            visit(tid, values).or_else(|e| {
+                failed = Some(e);
+                Ok::<_, CatalogError>(false)
+            })
+        })?;
+        failed.map_or(Ok(()), Err)
     }
 
     /// The rows `txn` sees whose key in index `index` is `key_values`.
@@ -560,34 +649,48 @@ impl Relation {
         index: usize,
         key_values: &[Value],
     ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
-        let ri = &self.indexes[index];
-        let key = encode_key(key_values, &ri.key_columns)?;
-        self.decode_rows(txn, ri.index.get(txn, &self.table, &key)?)
+        self.lookup_read(txn, index, key_values, &Reads::ALL)
     }
 
-    /// Stored rows decoded as `txn` sees them, with where they live.
+    /// [`Relation::lookup`] decoding only the columns `reads` names.
+    pub fn lookup_read(
+        &self,
+        txn: &Transaction,
+        index: usize,
+        key_values: &[Value],
+        reads: &Reads,
+    ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
+        let ri = &self.indexes[index];
+        let key = encode_key(key_values, &ri.key_columns)?;
+        self.decode_rows(txn, ri.index.get(txn, &self.table, &key)?, reads)
+    }
+
+    /// Stored rows decoded as `txn` sees them (the columns `reads` names),
+    /// with where they live.
     fn decode_rows(
         &self,
         txn: &Transaction,
         rows: folio_heap::Rows,
+        reads: &Reads,
     ) -> Result<Vec<RowAt>, CatalogError> {
         rows.into_iter()
-            .map(|(tid, row)| Ok((tid, self.decode(txn, &row)?)))
+            .map(|(tid, row)| Ok((tid, self.decode_read(txn, &row, reads)?)))
             .collect()
     }
 
     /// An index scan of index `index` (folio-heap `Index::scan_counted`):
     /// the rows `txn` sees whose encoded key lies within the bounds, in
-    /// index order (or reverse), decoded, with the pages accessed.
-    /// With `limit`, at most that many rows (the scan stops there).
+    /// index order (or reverse), decoded (the columns `reads` names), with
+    /// the pages accessed. With `limit`, at most that many rows (the scan
+    /// stops there).
     pub fn index_scan(
         &self,
         txn: &Transaction,
         index: usize,
-        lower: std::ops::Bound<&[u8]>,
-        upper: std::ops::Bound<&[u8]>,
+        (lower, upper): (std::ops::Bound<&[u8]>, std::ops::Bound<&[u8]>),
         direction: folio_btree::Direction,
         limit: Option<usize>,
+        reads: &Reads,
     ) -> Result<(Vec<RowAt>, folio_heap::ScanPages), CatalogError> {
         let (found, pages) = self.indexes[index].index.scan_counted(
             txn,
@@ -597,7 +700,7 @@ impl Relation {
             direction,
             limit,
         )?;
-        Ok((self.decode_rows(txn, found)?, pages))
+        Ok((self.decode_rows(txn, found, reads)?, pages))
     }
 
     /// An index-only scan of index `index` (folio-heap `Index::only_scan`):

@@ -467,31 +467,60 @@ impl Table {
         limit: Option<usize>,
     ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
         let mut out = Vec::new();
-        for page_id in self.page_ids()? {
-            if limit.is_some_and(|l| out.len() >= l) {
-                break;
-            }
-            // A cancel (the session's flag) is looked at once a page.
-            txn.check_interrupt()?;
-            self.page_rows(txn, page_id, &mut out)?;
-        }
-        if let Some(l) = limit {
-            out.truncate(l);
-        }
+        self.visit_rows(txn, |tid, row| {
+            out.push((tid, row.to_vec()));
+            Ok::<_, HeapError>(limit.is_none_or(|l| out.len() < l))
+        })?;
         Ok(out)
     }
 
+    /// Calls `visit` with every row `txn`'s snapshot sees, in page and item
+    /// order, the row borrowed from a copy of its page (nothing allocated
+    /// per row), until `visit` answers `false` (the pages after are not
+    /// read).
+    pub fn visit_rows<E: From<HeapError>>(
+        &self,
+        txn: &Transaction,
+        mut visit: impl FnMut(Tid, &[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        for page_id in self.page_ids()? {
+            // A cancel (the session's flag) is looked at once a page.
+            txn.check_interrupt().map_err(HeapError::from)?;
+            if !self.visit_page(txn, page_id, &mut visit)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Appends the rows of page `page_id` that `txn`'s snapshot sees, in
-    /// item order (a scan's step; ANALYZE's sample reads chosen pages).
+    /// item order (ANALYZE's sample reads chosen pages).
     pub fn page_rows(
         &self,
         txn: &Transaction,
         page_id: PageId,
         out: &mut Vec<(Tid, Vec<u8>)>,
     ) -> Result<(), HeapError> {
+        self.visit_page(txn, page_id, &mut |tid, row: &[u8]| {
+            out.push((tid, row.to_vec()));
+            Ok::<_, HeapError>(true)
+        })?;
+        Ok(())
+    }
+
+    /// Calls `visit` with the rows of page `page_id` that `txn`'s snapshot
+    /// sees, in item order, until it answers `false`; returns whether it
+    /// never did (a scan's step).
+    fn visit_page<E: From<HeapError>>(
+        &self,
+        txn: &Transaction,
+        page_id: PageId,
+        visit: &mut impl FnMut(Tid, &[u8]) -> Result<bool, E>,
+    ) -> Result<bool, E> {
         // SERIALIZABLE: a scan reads the whole relation, rows to come
         // included.
-        txn.predicate_read(PredicateTarget::Relation(self.id()))?;
+        txn.predicate_read(PredicateTarget::Relation(self.id()))
+            .map_err(HeapError::from)?;
         let page = self.read_copy(page_id)?;
         let lp =
             LinePointerPage::new(&page).map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
@@ -501,12 +530,13 @@ impl Table {
                 item: ItemId(i as u16),
             };
             if let Some((header, row)) = version(&page, tid)?
-                && visible(txn, &header)?
+                && visible(txn, &header).map_err(HeapError::from)?
+                && !visit(tid, row)?
             {
-                out.push((tid, row.to_vec()));
+                return Ok(false);
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Checks every page of the table: a heap page whose line pointers keep

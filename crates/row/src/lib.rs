@@ -23,8 +23,8 @@ pub use interval_input::{Unit, parse_interval, parse_qualified};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, Numeric};
 pub use row_format::{
-    ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_row, decode_stored,
-    decode_stored_columns, encode_row, encode_stored,
+    ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
+    decode_stored, decode_stored_columns, encode_row, encode_stored,
 };
 pub use types::SqlType;
 pub use value::Value;

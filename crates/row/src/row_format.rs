@@ -292,6 +292,36 @@ pub fn decode_stored(row: &[u8], types: &[SqlType]) -> Result<Vec<Stored>, RowEr
     Ok(out)
 }
 
+/// Calls `put(i, cell)` with each column `i` of a row of `types` that
+/// `wanted` marks (one flag per column) and that is not NULL, out-of-line
+/// values as their pointers; the values after the last one marked are not
+/// looked at: a scan decoding only the columns its query reads into a row
+/// it filled with NULLs.
+pub fn decode_marked<E: From<RowError>>(
+    row: &[u8],
+    types: &[SqlType],
+    wanted: &[bool],
+    mut put: impl FnMut(usize, Stored) -> Result<(), E>,
+) -> Result<(), E> {
+    if wanted.len() != types.len() {
+        return Err(corrupt(format!(
+            "{} columns marked of {}",
+            wanted.len(),
+            types.len()
+        ))
+        .into());
+    }
+    let end = wanted.iter().rposition(|&w| w).map_or(0, |last| last + 1);
+    let mut cursor = Cursor::new(row, types)?;
+    for (i, ty) in types.iter().enumerate().take(end) {
+        let raw = cursor.next_raw(i, *ty)?;
+        if wanted[i] && !matches!(raw, Raw::Null) {
+            put(i, stored(raw, *ty)?)?;
+        }
+    }
+    Ok(())
+}
+
 /// Decodes columns `wanted` (in that order) of a row of `types`, skipping
 /// the others by their lengths, out-of-line values as their pointers: an
 /// index build's key columns, without the rest of the row's values.
@@ -389,6 +419,44 @@ mod tests {
         assert_eq!(decode_column(&row, &now, 2).unwrap(), Value::Null);
         assert!(matches!(column_bytes(&row, &now, 3), Ok(ColumnBytes::Null)));
         assert!(decode_stored(&row, &now[..1]).is_err());
+    }
+
+    // Proves a marked decode gives the marked columns' values (pointers
+    // for out-of-line ones) and skips NULLs, reads nothing past the last
+    // marked column, and refuses a mark list of the wrong length.
+    #[test]
+    fn a_marked_decode_reads_only_the_marked_columns() {
+        let types = [SqlType::Int4, SqlType::Text, SqlType::Int8, SqlType::Text];
+        let values = [
+            Value::Int4(7),
+            Value::Text("skipped".into()),
+            Value::Null,
+            Value::Text("last".into()),
+        ];
+        let row = encode_row(&values, &types).unwrap();
+        let marked = |row: &[u8], wanted: &[bool]| {
+            let mut out = Vec::new();
+            decode_marked(row, &types, wanted, |i, cell| {
+                out.push((i, cell));
+                Ok::<_, RowError>(())
+            })
+            .map(|()| out)
+        };
+        assert_eq!(
+            marked(&row, &[true, false, true, true]).unwrap(),
+            [
+                (0, Stored::Inline(Value::Int4(7))),
+                (3, Stored::Inline(Value::Text("last".into()))),
+            ]
+        );
+        // Only the first column: the rest of the row is not even parsed
+        // (cut it after the first value: header, null bitmap, 4 bytes).
+        assert_eq!(
+            marked(&row[..8], &[true, false, false, false]).unwrap(),
+            [(0, Stored::Inline(Value::Int4(7)))]
+        );
+        assert!(marked(&row[..8], &[false, true, false, false]).is_err());
+        assert!(marked(&row, &[true]).is_err());
     }
 
     // Proves a row with a value stored out of line round-trips as its

@@ -100,6 +100,16 @@ pub struct Call {
     pub ty: SqlType,
 }
 
+impl Call {
+    /// The source row's columns the call reads (its argument's and its
+    /// delimiter's).
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        for s in self.arg.iter().chain(&self.delimiter) {
+            s.columns(out);
+        }
+    }
+}
+
 /// The grouping of a query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grouping {

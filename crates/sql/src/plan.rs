@@ -189,6 +189,10 @@ pub struct ScanPlan {
     /// pushed into it when nothing after it filters, sorts, groups or
     /// locks (`query.rs`); the scan stops there.
     pub limit: Option<usize>,
+    /// The columns the query reads, the only ones the scan decodes (the
+    /// others are NULL in the rows it yields); `None`: every column (a
+    /// locking scan, a row change, a join).
+    pub reads: Option<Vec<usize>>,
 }
 
 /// A conjunct an index can answer: a column compared with values known
@@ -262,6 +266,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
             sort: if c.ordered { Vec::new() } else { request.order },
             access: c.access,
             limit: None,
+            reads: request.reads,
         },
         None => ScanPlan {
             access: Access::Seq,
@@ -269,6 +274,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
             filter: request.filter,
             sort: request.order,
             limit: None,
+            reads: request.reads,
         },
     })
 }

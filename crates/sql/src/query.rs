@@ -607,7 +607,8 @@ fn plan_select(
             .map(|(c, _)| SqlType::from_oid(c.type_oid, -1).unwrap_or(SqlType::Text))
             .collect(),
     };
-    // The columns the query reads (a single table's index-only scan).
+    // The columns the query reads: a single table's scan decodes only
+    // them, and an index-only scan is possible when its key holds them.
     let mut reads: Vec<usize> = Vec::new();
     if let Some(selection) = &select.selection {
         scalar::bind(selection, &scope)?.columns(&mut reads);
@@ -622,11 +623,10 @@ fn plan_select(
             // (Not the window calls' own columns, past the source's.)
             reads.retain(|&c| c < scope.width());
         }
-        Shape::Aggregate { grouping, .. } => grouping
-            .keys
-            .iter()
-            .chain(grouping.calls.iter().filter_map(|c| c.arg.as_ref()))
-            .for_each(|s| s.columns(&mut reads)),
+        Shape::Aggregate { grouping, .. } => {
+            grouping.keys.iter().for_each(|s| s.columns(&mut reads));
+            grouping.calls.iter().for_each(|c| c.columns(&mut reads));
+        }
     }
     reads.extend(order.iter().map(|k| k.column));
     reads.extend(correlated);

@@ -6,7 +6,7 @@ use crate::error::SqlError;
 use crate::plan::{Access, Keys, ScanPlan};
 use crate::scalar::{Env, Scalar};
 use folio_btree::Direction;
-use folio_catalog::Relation;
+use folio_catalog::{Reads, Relation};
 use folio_db::{Tid, Transaction};
 use folio_row::Value;
 use std::ops::Bound;
@@ -33,66 +33,66 @@ pub fn run(
 ) -> Result<(Vec<Found>, ScanCounts), SqlError> {
     let mut counts = ScanCounts::default();
     let mut found: Vec<Found> = Vec::new();
+    let reads = relation.reads(plan.reads.as_deref());
+    let (index, only, direction) = match plan.access {
+        Access::Seq => return seq_scan(txn, relation, plan, &reads, env),
+        Access::Index {
+            index,
+            only,
+            direction,
+            ..
+        } => (index, only, direction),
+    };
     // A pushed LIMIT counts rows found, so only where no filter follows.
     let limit = plan.limit.filter(|_| plan.filter.is_empty());
-    match &plan.access {
-        Access::Seq => {
+    match plan.access.key_ranges(relation, env)? {
+        Keys::Point(key) if !only => {
             found.extend(
                 relation
-                    .scan_limited(txn, limit)?
+                    .lookup_read(txn, index, &key, &reads)?
                     .into_iter()
                     .map(|(tid, row)| (Some(tid), row)),
             );
         }
-        Access::Index { index, only, .. } => match plan.access.key_ranges(relation, env)? {
-            Keys::Point(key) if !*only => {
-                found.extend(
-                    relation
-                        .lookup(txn, *index, &key)?
-                        .into_iter()
-                        .map(|(tid, row)| (Some(tid), row)),
-                );
-            }
-            Keys::Point(key) => {
-                // Index-only: the key is the row's indexed columns.
-                let ri = &relation.indexes[*index];
-                let encoded = folio_row::encode_key(&key, &ri.key_columns)?;
-                let (keys, pages) = relation.index_only_get(txn, *index, &encoded)?;
-                found_keys(relation, *index, keys, pages.heap, &mut found, &mut counts);
-            }
-            Keys::Ranges(ranges) => {
-                let Access::Index { direction, .. } = plan.access else {
-                    unreachable!("an index access")
-                };
-                for range in &ranges {
-                    if let (true, true, Bound::Included(key)) =
-                        (*only, range.whole_key, &range.lower)
-                    {
-                        let (keys, pages) = relation.index_only_get(txn, *index, key)?;
-                        found_keys(relation, *index, keys, pages.heap, &mut found, &mut counts);
-                    } else if *only {
-                        only_scan(
-                            txn,
-                            relation,
-                            *index,
-                            range.bounds(),
-                            direction,
-                            &mut found,
-                            &mut counts,
-                        )?;
-                    } else {
-                        let remaining = limit.map(|l| l.saturating_sub(found.len()));
-                        if remaining == Some(0) {
-                            break;
-                        }
-                        let (lower, upper) = range.bounds();
-                        let (rows, _) =
-                            relation.index_scan(txn, *index, lower, upper, direction, remaining)?;
-                        found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
+        Keys::Point(key) => {
+            // Index-only: the key is the row's indexed columns.
+            let ri = &relation.indexes[index];
+            let encoded = folio_row::encode_key(&key, &ri.key_columns)?;
+            let (keys, pages) = relation.index_only_get(txn, index, &encoded)?;
+            found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
+        }
+        Keys::Ranges(ranges) => {
+            for range in &ranges {
+                if let (true, true, Bound::Included(key)) = (only, range.whole_key, &range.lower) {
+                    let (keys, pages) = relation.index_only_get(txn, index, key)?;
+                    found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
+                } else if only {
+                    only_scan(
+                        txn,
+                        relation,
+                        index,
+                        range.bounds(),
+                        direction,
+                        &mut found,
+                        &mut counts,
+                    )?;
+                } else {
+                    let remaining = limit.map(|l| l.saturating_sub(found.len()));
+                    if remaining == Some(0) {
+                        break;
                     }
+                    let (rows, _) = relation.index_scan(
+                        txn,
+                        index,
+                        range.bounds(),
+                        direction,
+                        remaining,
+                        &reads,
+                    )?;
+                    found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
                 }
             }
-        },
+        }
     }
     let before = found.len();
     let mut failed = None;
@@ -107,6 +107,27 @@ pub fn run(
         return Err(e);
     }
     counts.removed_by_filter = (before - found.len()) as u64;
+    Ok((found, counts))
+}
+
+/// A sequential scan: the rows filtered as they are read (only those kept
+/// are held), a pushed LIMIT counting the rows kept.
+fn seq_scan(
+    txn: &Transaction,
+    relation: &Relation,
+    plan: &ScanPlan,
+    reads: &Reads,
+    env: &Env<'_>,
+) -> Result<(Vec<Found>, ScanCounts), SqlError> {
+    let mut counts = ScanCounts::default();
+    let mut found: Vec<Found> = Vec::new();
+    relation.visit_rows(txn, reads, |tid, row| {
+        match accepts(&plan.filter, &row, env)? {
+            true => found.push((Some(tid), row)),
+            false => counts.removed_by_filter += 1,
+        }
+        Ok::<_, SqlError>(plan.limit.is_none_or(|l| found.len() < l))
+    })?;
     Ok((found, counts))
 }
 

@@ -415,63 +415,103 @@ impl Grouping {
     /// GROUP BY, even over no rows), group key values then results,
     /// filtered by HAVING. Groups come in first-seen order.
     pub fn run(&self, rows: &[Vec<Value>], env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
-        let fresh = || -> Vec<State> { self.calls.iter().map(|c| State::new(c.kind)).collect() };
-        // Per group, the values each DISTINCT call has taken.
-        let mut seen: Vec<Vec<std::collections::HashSet<Vec<u8>>>> = Vec::new();
-        let mut groups: Vec<(Vec<Value>, Vec<State>)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        if self.keys.is_empty() {
-            groups.push((Vec::new(), fresh()));
-        }
+        let mut groups = self.start();
         for row in rows {
-            let key: Vec<Value> = self
-                .keys
-                .iter()
-                .map(|k| k.eval(row, env))
-                .collect::<Result<_, _>>()?;
-            let g = if self.keys.is_empty() {
-                0
-            } else {
-                let hashed = group_hash(&key);
-                match index.get(&hashed) {
-                    Some(&g) => g,
-                    None => {
-                        groups.push((key, fresh()));
-                        index.insert(hashed, groups.len() - 1);
-                        groups.len() - 1
-                    }
-                }
-            };
-            if seen.len() < groups.len() {
-                seen.resize_with(groups.len(), || {
-                    vec![std::collections::HashSet::new(); self.calls.len()]
-                });
-            }
-            for (c, (call, state)) in self.calls.iter().zip(groups[g].1.iter_mut()).enumerate() {
-                let value = match &call.arg {
-                    Some(arg) => arg.eval(row, env)?,
-                    None => Value::Bool(true),
-                };
-                if matches!(value, Value::Null) {
-                    continue;
-                }
-                if call.distinct && !seen[g][c].insert(group_hash(std::slice::from_ref(&value))) {
-                    continue;
-                }
-                let delimiter = match &call.delimiter {
-                    Some(d) => d.eval(row, env)?,
-                    None => Value::Null,
-                };
-                accumulate(call, state, value, delimiter)?;
-            }
+            groups.add(row, env)?;
         }
-        let mut out = Vec::with_capacity(groups.len());
-        for (key, states) in groups {
+        groups.finish(env)
+    }
+
+    /// Groups to be fed a row at a time ([`Groups::add`]), so the rows
+    /// need not be held: [`Grouping::run`] over a stream.
+    pub fn start(&self) -> Groups<'_> {
+        let mut groups = Groups {
+            grouping: self,
+            seen: Vec::new(),
+            groups: Vec::new(),
+            index: HashMap::new(),
+        };
+        if self.keys.is_empty() {
+            groups.groups.push((Vec::new(), groups.fresh()));
+        }
+        groups
+    }
+}
+
+/// The groups of a [`Grouping`] so far: each group's key values and its
+/// calls' states, in first-seen order.
+pub struct Groups<'g> {
+    grouping: &'g Grouping,
+    /// Per group, the values each DISTINCT call has taken.
+    seen: Vec<Vec<std::collections::HashSet<Vec<u8>>>>,
+    groups: Vec<(Vec<Value>, Vec<State>)>,
+    index: HashMap<Vec<u8>, usize>,
+}
+
+impl Groups<'_> {
+    fn fresh(&self) -> Vec<State> {
+        (self.grouping.calls.iter())
+            .map(|c| State::new(c.kind))
+            .collect()
+    }
+
+    /// Adds a source row to its group.
+    pub fn add(&mut self, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        let grouping = self.grouping;
+        let key: Vec<Value> = (grouping.keys.iter())
+            .map(|k| k.eval(row, env))
+            .collect::<Result<_, _>>()?;
+        let g = if grouping.keys.is_empty() {
+            0
+        } else {
+            let hashed = group_hash(&key);
+            match self.index.get(&hashed) {
+                Some(&g) => g,
+                None => {
+                    let fresh = self.fresh();
+                    self.groups.push((key, fresh));
+                    self.index.insert(hashed, self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            }
+        };
+        if self.seen.len() < self.groups.len() {
+            self.seen.resize_with(self.groups.len(), || {
+                vec![std::collections::HashSet::new(); grouping.calls.len()]
+            });
+        }
+        let states = self.groups[g].1.iter_mut();
+        for (c, (call, state)) in grouping.calls.iter().zip(states).enumerate() {
+            let value = match &call.arg {
+                Some(arg) => arg.eval(row, env)?,
+                None => Value::Bool(true),
+            };
+            if matches!(value, Value::Null) {
+                continue;
+            }
+            if call.distinct && !self.seen[g][c].insert(group_hash(std::slice::from_ref(&value))) {
+                continue;
+            }
+            let delimiter = match &call.delimiter {
+                Some(d) => d.eval(row, env)?,
+                None => Value::Null,
+            };
+            accumulate(call, state, value, delimiter)?;
+        }
+        Ok(())
+    }
+
+    /// The aggregate rows: each group's key values then its results,
+    /// filtered by HAVING.
+    pub fn finish(self, env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
+        let grouping = self.grouping;
+        let mut out = Vec::with_capacity(self.groups.len());
+        for (key, states) in self.groups {
             let mut row = key;
-            for (call, state) in self.calls.iter().zip(states) {
+            for (call, state) in grouping.calls.iter().zip(states) {
                 row.push(result(call, state)?);
             }
-            if let Some(having) = &self.having
+            if let Some(having) = &grouping.having
                 && !having.accepts(&row, env)?
             {
                 continue;

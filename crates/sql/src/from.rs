@@ -1259,6 +1259,40 @@ impl Source {
         Ok(rows)
     }
 
+    /// Its rows handed to `sink` one at a time: a table's scan hands each
+    /// on as it reads it, so nothing is held (other sources produce their
+    /// rows first). Counted as [`Source::rows`] counts them; returns how
+    /// many there were.
+    pub fn visit(
+        &self,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        counts: &mut SourceCounts,
+        mut sink: impl FnMut(Vec<Value>) -> Result<(), SqlError>,
+    ) -> Result<u64, SqlError> {
+        let mut scanned = ScanCounts::default();
+        let mut rows = 0u64;
+        let mut counted = |row| {
+            rows += 1;
+            sink(row)
+        };
+        match self {
+            Source::Table {
+                relation,
+                plan,
+                lock: None,
+                ..
+            } => scanned = scan::run_into(txn, relation, plan, env, |_, row| counted(row))?,
+            _ => {
+                for row in self.produce(txn, env, counts, &mut scanned)? {
+                    counted(row)?;
+                }
+            }
+        }
+        (counts.nodes).insert(self as *const Source as usize, (rows, scanned));
+        Ok(rows)
+    }
+
     fn produce(
         &self,
         txn: &mut Transaction,

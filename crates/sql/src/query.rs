@@ -736,7 +736,23 @@ pub fn run(
     } else {
         &with_results
     };
-    let mut rows = planned.source.rows(txn, env, &mut counts.source)?;
+    // An aggregate over its source alone takes the rows as the source
+    // reads them (a table's are never held).
+    let mut grouped = None;
+    let mut rows = match &planned.shape {
+        Shape::Aggregate { grouping, .. }
+            if planned.filter.is_empty()
+                && planned.sort.is_empty()
+                && !planned.subplans.iter().any(Subplan::is_correlated) =>
+        {
+            let mut groups = grouping.start();
+            counts.scanned = (planned.source)
+                .visit(txn, env, &mut counts.source, |row| groups.add(&row, env))?;
+            grouped = Some(groups.finish(env)?);
+            Vec::new()
+        }
+        _ => planned.source.rows(txn, env, &mut counts.source)?,
+    };
     // From here on the rows are whole: correlated subqueries may run.
     let runner = subquery::Runner::new(txn, &planned.subplans, env);
     let with_runner = Env {
@@ -759,16 +775,24 @@ pub fn run(
     }
     runner.check_interrupt()?;
     sort(&mut rows, &planned.sort)?;
-    counts.scanned = rows.len() as u64;
     let items = match &planned.shape {
-        Shape::Project(items) => items,
+        Shape::Project(items) => {
+            counts.scanned = rows.len() as u64;
+            items
+        }
         Shape::Aggregate {
             grouping,
             output,
             order,
         } => {
             runner.check_interrupt()?;
-            rows = grouping.run(&rows, env)?;
+            rows = match grouped {
+                Some(rows) => rows,
+                None => {
+                    counts.scanned = rows.len() as u64;
+                    grouping.run(&rows, env)?
+                }
+            };
             counts.groups = rows.len() as u64;
             sort(&mut rows, order)?;
             output

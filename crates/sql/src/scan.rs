@@ -31,25 +31,61 @@ pub fn run(
     plan: &ScanPlan,
     env: &Env<'_>,
 ) -> Result<(Vec<Found>, ScanCounts), SqlError> {
-    let mut counts = ScanCounts::default();
-    let mut found: Vec<Found> = Vec::new();
+    let mut found = Vec::new();
+    let counts = run_into(txn, relation, plan, env, |tid, row| {
+        found.push((tid, row));
+        Ok(())
+    })?;
+    Ok((found, counts))
+}
+
+/// [`run`] handing each row to `sink` in turn: a sequential scan as it
+/// reads them (nothing held), an index scan once it has them.
+pub fn run_into(
+    txn: &Transaction,
+    relation: &Relation,
+    plan: &ScanPlan,
+    env: &Env<'_>,
+    mut sink: impl FnMut(Option<Tid>, Vec<Value>) -> Result<(), SqlError>,
+) -> Result<ScanCounts, SqlError> {
     let reads = relation.reads(plan.reads.as_deref());
-    let (index, only, direction) = match plan.access {
-        Access::Seq => return seq_scan(txn, relation, plan, &reads, env),
+    match plan.access {
+        Access::Seq => seq_scan(txn, relation, plan, &reads, env, sink),
         Access::Index {
             index,
             only,
             direction,
             ..
-        } => (index, only, direction),
-    };
+        } => {
+            let access = (index, only, direction);
+            let (found, counts) = index_scan(txn, relation, plan, access, &reads, env)?;
+            for (tid, row) in found {
+                sink(tid, row)?;
+            }
+            Ok(counts)
+        }
+    }
+}
+
+/// An index access (index, index-only, direction): the rows found, checked
+/// against the plan's filter.
+fn index_scan(
+    txn: &Transaction,
+    relation: &Relation,
+    plan: &ScanPlan,
+    (index, only, direction): (usize, bool, Direction),
+    reads: &Reads,
+    env: &Env<'_>,
+) -> Result<(Vec<Found>, ScanCounts), SqlError> {
+    let mut counts = ScanCounts::default();
+    let mut found: Vec<Found> = Vec::new();
     // A pushed LIMIT counts rows found, so only where no filter follows.
     let limit = plan.limit.filter(|_| plan.filter.is_empty());
     match plan.access.key_ranges(relation, env)? {
         Keys::Point(key) if !only => {
             found.extend(
                 relation
-                    .lookup_read(txn, index, &key, &reads)?
+                    .lookup_read(txn, index, &key, reads)?
                     .into_iter()
                     .map(|(tid, row)| (Some(tid), row)),
             );
@@ -87,7 +123,7 @@ pub fn run(
                         range.bounds(),
                         direction,
                         remaining,
-                        &reads,
+                        reads,
                     )?;
                     found.extend(rows.into_iter().map(|(tid, row)| (Some(tid), row)));
                 }
@@ -110,25 +146,29 @@ pub fn run(
     Ok((found, counts))
 }
 
-/// A sequential scan: the rows filtered as they are read (only those kept
-/// are held), a pushed LIMIT counting the rows kept.
+/// A sequential scan: the rows filtered as they are read, each kept one
+/// handed to `sink`, a pushed LIMIT counting them.
 fn seq_scan(
     txn: &Transaction,
     relation: &Relation,
     plan: &ScanPlan,
     reads: &Reads,
     env: &Env<'_>,
-) -> Result<(Vec<Found>, ScanCounts), SqlError> {
+    mut sink: impl FnMut(Option<Tid>, Vec<Value>) -> Result<(), SqlError>,
+) -> Result<ScanCounts, SqlError> {
     let mut counts = ScanCounts::default();
-    let mut found: Vec<Found> = Vec::new();
+    let mut kept = 0;
     relation.visit_rows(txn, reads, |tid, row| {
         match accepts(&plan.filter, &row, env)? {
-            true => found.push((Some(tid), row)),
+            true => {
+                sink(Some(tid), row)?;
+                kept += 1;
+            }
             false => counts.removed_by_filter += 1,
         }
-        Ok::<_, SqlError>(plan.limit.is_none_or(|l| found.len() < l))
+        Ok::<_, SqlError>(plan.limit.is_none_or(|l| kept < l))
     })?;
-    Ok((found, counts))
+    Ok(counts)
 }
 
 /// An index-only scan of one key range: rows with the key columns filled.

@@ -5,16 +5,26 @@
 //! group key and outside an aggregate is PostgreSQL's 42803. Result types
 //! as PostgreSQL's: count int8; sum of int2/int4 int8, of int8 and numeric
 //! numeric; avg numeric (PostgreSQL's division scale); min/max the
-//! argument's type.
+//! argument's type; `array_agg` an array of it (NULLs kept: the one
+//! aggregate that takes them, [`Kind::takes_nulls`]).
+//!
+//! A call may carry its own `ORDER BY` (`string_agg(x, ',' ORDER BY y
+//! DESC)`): its rows wait in their group, their keys beside them, and are
+//! taken sorted when the group is finished; with DISTINCT the keys must be
+//! arguments (42P10). `FILTER (WHERE ...)` picks the rows a call takes
+//! (boolean, 42804; no aggregate inside, 42803). Window aggregates take
+//! neither an ORDER BY (0A000, as PostgreSQL) nor a FILTER.
 
 use crate::error::SqlError;
 use crate::expr;
 use crate::names;
+use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+    BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentClause,
+    FunctionArguments,
 };
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -34,6 +44,8 @@ pub enum Kind {
     StringAgg,
     BoolAnd,
     BoolOr,
+    /// `array_agg(x)`: NULLs included.
+    ArrayAgg,
 }
 
 impl Kind {
@@ -48,7 +60,14 @@ impl Kind {
             Kind::StringAgg => "string_agg",
             Kind::BoolAnd => "bool_and",
             Kind::BoolOr => "bool_or",
+            Kind::ArrayAgg => "array_agg",
         }
+    }
+
+    /// Whether a NULL argument counts: only `array_agg`'s does (every
+    /// other aggregate skips NULLs). The one owner of that rule.
+    fn takes_nulls(self) -> bool {
+        self == Kind::ArrayAgg
     }
 
     fn of(name: &str) -> Option<Kind> {
@@ -61,6 +80,7 @@ impl Kind {
             "string_agg" => Kind::StringAgg,
             "bool_and" | "every" => Kind::BoolAnd,
             "bool_or" => Kind::BoolOr,
+            "array_agg" => Kind::ArrayAgg,
             _ => return None,
         })
     }
@@ -83,6 +103,8 @@ impl Kind {
             Kind::Min | Kind::Max => arg,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
+            // (`bind_call` refuses an argument without an array type.)
+            Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
         }
     }
 }
@@ -98,13 +120,22 @@ pub struct Call {
     /// `agg(DISTINCT x)`: each distinct value once.
     pub distinct: bool,
     pub ty: SqlType,
+    /// `agg(x ORDER BY ...)`: the order the values are taken in, each key
+    /// over the source row (its `SortKey` column is its place among them).
+    pub order: Vec<(Scalar, SortKey)>,
+    /// `agg(x) FILTER (WHERE ...)`: the rows taken, over the source row.
+    pub filter: Option<Scalar>,
 }
 
 impl Call {
-    /// The source row's columns the call reads (its argument's and its
-    /// delimiter's).
+    /// The source row's columns the call reads (its argument's, its
+    /// delimiter's, its ORDER BY's and its FILTER's).
     pub fn columns(&self, out: &mut Vec<usize>) {
-        for s in self.arg.iter().chain(&self.delimiter) {
+        let order = self.order.iter().map(|(key, _)| key);
+        for s in (self.arg.iter().chain(&self.delimiter))
+            .chain(order)
+            .chain(&self.filter)
+        {
             s.columns(out);
         }
     }
@@ -159,10 +190,64 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
-        if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
-            return Err(SqlError::unsupported("FILTER, OVER or WITHIN GROUP"));
+        if f.over.is_some() || !f.within_group.is_empty() {
+            return Err(SqlError::unsupported("OVER or WITHIN GROUP"));
         }
-        let call = bind_call(f, self.source)?;
+        // The call's own ORDER BY and FILTER, bound here (a window's
+        // aggregate takes neither: `bind_call` refuses them).
+        let mut plain = f.clone();
+        plain.filter = None;
+        let mut order = Vec::new();
+        if let FunctionArguments::List(list) = &mut plain.args {
+            for clause in std::mem::take(&mut list.clauses) {
+                match clause {
+                    FunctionArgumentClause::OrderBy(items) => order.extend(items),
+                    other => list.clauses.push(other),
+                }
+            }
+        }
+        let mut call = bind_call(&plain, self.source)?;
+        if call.distinct
+            && let FunctionArguments::List(list) = &plain.args
+            && order.iter().any(|o| {
+                !list.args.iter().any(
+                    |a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) if *e == o.expr),
+                )
+            })
+        {
+            return Err(SqlError::new(
+                "42P10",
+                "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+            ));
+        }
+        call.order = (order.iter().enumerate())
+            .map(|(i, o)| {
+                Ok((
+                    scalar::bind(&o.expr, self.source)?,
+                    SortKey::of(i, &o.options),
+                ))
+            })
+            .collect::<Result<_, SqlError>>()?;
+        if let Some(filter) = &f.filter {
+            if contains_aggregate(filter) {
+                return Err(SqlError::new(
+                    "42803",
+                    "aggregate functions are not allowed in FILTER",
+                ));
+            }
+            let filter = scalar::bind(filter, self.source)?;
+            let ty = filter.ty_in(self.source);
+            if ty != SqlType::Bool && !matches!(filter, Scalar::Const(Value::Null)) {
+                return Err(SqlError::new(
+                    "42804",
+                    format!(
+                        "argument of FILTER must be type boolean, not type {}",
+                        ty.name()
+                    ),
+                ));
+            }
+            call.filter = Some(filter);
+        }
         let mut calls = self.calls.borrow_mut();
         calls.push(call);
         Ok(Scalar::Column(self.keys.len() + calls.len() - 1))
@@ -170,8 +255,8 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
 }
 
 /// An aggregate call's function and arguments, bound over `source` (the
-/// call's OVER or FILTER is the caller's). 42883 for arguments it does
-/// not take; 0A000 for an ORDER BY inside the call.
+/// call's OVER, FILTER and ORDER BY are the caller's). 42883 for arguments
+/// it does not take; 0A000 for an ORDER BY left inside the call.
 pub fn bind_call<C: Columns + ?Sized>(
     f: &sqlparser::ast::Function,
     source: &C,
@@ -183,10 +268,16 @@ pub fn bind_call<C: Columns + ?Sized>(
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };
-    if !list.clauses.is_empty() {
-        return Err(SqlError::unsupported(format!(
-            "{f} (ORDER BY or other clauses inside an aggregate)"
-        )));
+    // (A grouped query's ORDER BY is taken off by `Binder::call`: one
+    // left here is a window aggregate's.)
+    if let Some(clause) = list.clauses.first() {
+        return Err(match clause {
+            FunctionArgumentClause::OrderBy(_) => SqlError::new(
+                "0A000",
+                "aggregate ORDER BY is not implemented for window functions",
+            ),
+            _ => SqlError::unsupported(format!("{f} ({clause} inside an aggregate)")),
+        });
     }
     let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
     let mut delimiter = None;
@@ -225,6 +316,12 @@ pub fn bind_call<C: Columns + ?Sized>(
             format!("function {name}({}) does not exist", arg_type.name()),
         ));
     }
+    if kind == Kind::ArrayAgg && arg_type.array_of().is_none() {
+        return Err(SqlError::unsupported(format!(
+            "array_agg of type {}",
+            arg_type.name()
+        )));
+    }
     if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
         return Err(SqlError::new(
             "42883",
@@ -237,6 +334,8 @@ pub fn bind_call<C: Columns + ?Sized>(
         delimiter,
         distinct,
         ty: kind.result_type(arg_type),
+        order: Vec::new(),
+        filter: None,
     })
 }
 
@@ -364,6 +463,7 @@ enum State {
     Extreme(Option<Value>),
     Text(Option<String>),
     Bool(Option<bool>),
+    Array(Option<Vec<Value>>),
 }
 
 impl State {
@@ -375,6 +475,7 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
+            Kind::ArrayAgg => State::Array(None),
         }
     }
 }
@@ -396,9 +497,10 @@ impl<'c> Accumulator<'c> {
     }
 
     /// Adds a row's argument value (`count(*)`: any non-NULL value) and
-    /// delimiter; a NULL value is skipped, as aggregates skip it.
+    /// delimiter; a NULL value is skipped, as aggregates but `array_agg`
+    /// skip it.
     pub fn add(&mut self, value: Value, delimiter: Value) -> Result<(), SqlError> {
-        if matches!(value, Value::Null) {
+        if matches!(value, Value::Null) && !self.call.kind.takes_nulls() {
             return Ok(());
         }
         accumulate(self.call, &mut self.state, value, delimiter)
@@ -427,32 +529,42 @@ impl Grouping {
     pub fn start(&self) -> Groups<'_> {
         let mut groups = Groups {
             grouping: self,
-            seen: Vec::new(),
             groups: Vec::new(),
             index: HashMap::new(),
         };
         if self.keys.is_empty() {
-            groups.groups.push((Vec::new(), groups.fresh()));
+            groups.groups.push(groups.fresh(Vec::new()));
         }
         groups
     }
 }
 
-/// The groups of a [`Grouping`] so far: each group's key values and its
-/// calls' states, in first-seen order.
+/// The groups of a [`Grouping`] so far, in first-seen order.
 pub struct Groups<'g> {
     grouping: &'g Grouping,
-    /// Per group, the values each DISTINCT call has taken.
-    seen: Vec<Vec<std::collections::HashSet<Vec<u8>>>>,
-    groups: Vec<(Vec<Value>, Vec<State>)>,
+    groups: Vec<Group>,
     index: HashMap<Vec<u8>, usize>,
 }
 
+/// One group: its key values, and per call its state, the values a
+/// DISTINCT call has taken, and the rows an ordered call has yet to take
+/// (its ORDER BY keys, then its value and delimiter).
+struct Group {
+    key: Vec<Value>,
+    states: Vec<State>,
+    seen: Vec<std::collections::HashSet<Vec<u8>>>,
+    pending: Vec<Vec<Vec<Value>>>,
+}
+
 impl Groups<'_> {
-    fn fresh(&self) -> Vec<State> {
-        (self.grouping.calls.iter())
-            .map(|c| State::new(c.kind))
-            .collect()
+    fn fresh(&self, key: Vec<Value>) -> Group {
+        let calls = &self.grouping.calls;
+        Group {
+            key,
+            states: calls.iter().map(|c| State::new(c.kind)).collect(),
+            seen: vec![Default::default(); calls.len()],
+            pending: vec![Vec::new(); calls.len()],
+        }
     }
 
     /// Adds a source row to its group.
@@ -468,47 +580,63 @@ impl Groups<'_> {
             match self.index.get(&hashed) {
                 Some(&g) => g,
                 None => {
-                    let fresh = self.fresh();
-                    self.groups.push((key, fresh));
+                    let fresh = self.fresh(key);
+                    self.groups.push(fresh);
                     self.index.insert(hashed, self.groups.len() - 1);
                     self.groups.len() - 1
                 }
             }
         };
-        if self.seen.len() < self.groups.len() {
-            self.seen.resize_with(self.groups.len(), || {
-                vec![std::collections::HashSet::new(); grouping.calls.len()]
-            });
-        }
-        let states = self.groups[g].1.iter_mut();
-        for (c, (call, state)) in grouping.calls.iter().zip(states).enumerate() {
+        let group = &mut self.groups[g];
+        for (c, call) in grouping.calls.iter().enumerate() {
+            if let Some(filter) = &call.filter
+                && !filter.accepts(row, env)?
+            {
+                continue;
+            }
             let value = match &call.arg {
                 Some(arg) => arg.eval(row, env)?,
                 None => Value::Bool(true),
             };
-            if matches!(value, Value::Null) {
+            if matches!(value, Value::Null) && !call.kind.takes_nulls() {
                 continue;
             }
-            if call.distinct && !self.seen[g][c].insert(group_hash(std::slice::from_ref(&value))) {
+            if call.distinct && !group.seen[c].insert(group_hash(std::slice::from_ref(&value))) {
                 continue;
             }
             let delimiter = match &call.delimiter {
                 Some(d) => d.eval(row, env)?,
                 None => Value::Null,
             };
-            accumulate(call, state, value, delimiter)?;
+            if call.order.is_empty() {
+                accumulate(call, &mut group.states[c], value, delimiter)?;
+                continue;
+            }
+            let mut taken = (call.order.iter())
+                .map(|(key, _)| key.eval(row, env))
+                .collect::<Result<Vec<_>, _>>()?;
+            taken.extend([value, delimiter]);
+            group.pending[c].push(taken);
         }
         Ok(())
     }
 
     /// The aggregate rows: each group's key values then its results,
-    /// filtered by HAVING.
+    /// filtered by HAVING. An ordered call takes its values now, sorted.
     pub fn finish(self, env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
         let grouping = self.grouping;
         let mut out = Vec::with_capacity(self.groups.len());
-        for (key, states) in self.groups {
-            let mut row = key;
-            for (call, state) in grouping.calls.iter().zip(states) {
+        for group in self.groups {
+            let mut row = group.key;
+            let calls = grouping.calls.iter().zip(group.states).zip(group.pending);
+            for ((call, mut state), mut pending) in calls {
+                let keys: Vec<SortKey> = call.order.iter().map(|(_, k)| *k).collect();
+                crate::query::sort(&mut pending, &keys)?;
+                for mut taken in pending {
+                    let delimiter = taken.pop().expect("a delimiter");
+                    let value = taken.pop().expect("a value");
+                    accumulate(call, &mut state, value, delimiter)?;
+                }
                 row.push(result(call, state)?);
             }
             if let Some(having) = &grouping.having
@@ -539,6 +667,7 @@ fn accumulate(
     delimiter: Value,
 ) -> Result<(), SqlError> {
     match state {
+        State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
         State::Text(text) => {
             let value = types::text_output(&value).unwrap_or_default();
             match text {
@@ -606,9 +735,12 @@ fn accumulate(
 fn result(call: &Call, state: State) -> Result<Value, SqlError> {
     Ok(match state {
         State::Count(n) => Value::Int8(n),
-        State::Sum(None, _) | State::Extreme(None) | State::Text(None) | State::Bool(None) => {
-            Value::Null
-        }
+        State::Sum(None, _)
+        | State::Extreme(None)
+        | State::Text(None)
+        | State::Bool(None)
+        | State::Array(None) => Value::Null,
+        State::Array(Some(items)) => Value::Array(items),
         State::Text(Some(t)) => Value::Text(t),
         State::Bool(Some(b)) => Value::Bool(b),
         State::Extreme(Some(v)) => v,

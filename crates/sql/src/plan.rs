@@ -49,6 +49,20 @@ pub struct SortKey {
     pub nulls_first: bool,
 }
 
+impl SortKey {
+    /// The key on `column` an ORDER BY item's options ask for: ascending
+    /// unless `DESC`, NULLs last when ascending and first when descending
+    /// unless `NULLS FIRST/LAST` says (PostgreSQL's defaults).
+    pub fn of(column: usize, options: &sqlparser::ast::OrderByOptions) -> SortKey {
+        let descending = options.asc == Some(false);
+        SortKey {
+            column,
+            descending,
+            nulls_first: options.nulls_first.unwrap_or(descending),
+        }
+    }
+}
+
 /// Encoded key bounds: rows whose key lies within `[lower, upper)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRange {

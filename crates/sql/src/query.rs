@@ -444,12 +444,7 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
             )));
         }
     };
-    let descending = o.options.asc == Some(false);
-    Ok(SortKey {
-        column,
-        descending,
-        nulls_first: o.options.nulls_first.unwrap_or(descending),
-    })
+    Ok(SortKey::of(column, &o.options))
 }
 
 /// A select list with one call of a function that returns rows as an
@@ -966,12 +961,7 @@ fn sort_key<C: Columns + ?Sized>(
             o.expr
         )));
     };
-    let descending = o.options.asc == Some(false);
-    Ok(SortKey {
-        column,
-        descending,
-        nulls_first: o.options.nulls_first.unwrap_or(descending),
-    })
+    Ok(SortKey::of(column, &o.options))
 }
 
 /// `LIMIT n` / `LIMIT ALL` / `OFFSET n` as constants.
@@ -1250,12 +1240,7 @@ fn post_sort_keys<C: Columns + ?Sized>(
                 items.len() - 1
             }
         };
-        let descending = o.options.asc == Some(false);
-        keys.push(SortKey {
-            column,
-            descending,
-            nulls_first: o.options.nulls_first.unwrap_or(descending),
-        });
+        keys.push(SortKey::of(column, &o.options));
     }
     Ok(keys)
 }

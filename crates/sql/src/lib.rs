@@ -56,6 +56,7 @@ mod to_char;
 mod to_timestamp;
 mod types;
 mod window;
+mod window_frame;
 
 pub use error::{SqlError, Subject};
 pub use output::{Column, Notice, Output, TxStatus};

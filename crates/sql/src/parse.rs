@@ -260,9 +260,14 @@ fn alter_sequence(
 /// PostgreSQL's words, at its position in the text.
 fn parse_one(
     dialect: &PostgreSqlDialect,
-    tokens: Vec<TokenWithSpan>,
+    mut tokens: Vec<TokenWithSpan>,
     place: &Place<'_>,
 ) -> Result<Statement, SqlError> {
+    // sqlparser reads no window frame's EXCLUDE clause, and a quoted
+    // frame offset as an interval.
+    if let Err(at) = crate::window_frame::rewrite_frames(&mut tokens) {
+        return Err(place.text.near(&tokens[at]));
+    }
     let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
     let parsed = parser
         .parse_statement()

@@ -19,31 +19,21 @@
 //! last window's order, as PostgreSQL's WindowAgg hands them on; a query's
 //! ORDER BY is done after the windows (`query.rs`).
 //!
-//! **Frames.** `ROWS` and `RANGE` with `UNBOUNDED PRECEDING`, `CURRENT
-//! ROW`, `UNBOUNDED FOLLOWING`, `ROWS` with `n PRECEDING` / `n
-//! FOLLOWING` (an integer constant), and `RANGE` with `offset PRECEDING`
-//! / `FOLLOWING` over one ORDER BY column: the rows whose value lies
-//! within `offset` of the current row's in the window's order (a number
-//! for a numeric column, an interval for a date or timestamp, a constant
-//! or a parameter; PostgreSQL's `in_range`). A row whose value is NULL
-//! has its NULL peers as such a bound, and NULL rows are never within an
-//! offset of a value. The default is PostgreSQL's: `RANGE
-//! BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`, the current row's peers
-//! included (the whole partition without ORDER BY). An aggregate over a
-//! frame that starts at the partition's start is kept running as the
-//! frame's end moves; another frame is aggregated again only when it
-//! differs from the previous row's. `GROUPS` and `EXCLUDE` are 0A000.
+//! **Frames** (`window_frame.rs`): `ROWS`, `RANGE` and `GROUPS` frames
+//! with every bound PostgreSQL has, and `EXCLUDE`. Each call's frame
+//! offsets are evaluated once per run ([`Frame::extent`]); per partition,
+//! its peer groups ([`Peers`]) are found once and shared by its calls.
 
 use crate::aggregate::{self, Accumulator, Call};
 use crate::error::SqlError;
 use crate::names;
 use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar};
+use crate::window_frame::{self, Exclude, Extent, Frame, OrderKeys, Peers, Place, Seek};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
-    NamedWindowDefinition, NamedWindowExpr, WindowFrameBound, WindowFrameUnits, WindowSpec,
-    WindowType,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, NamedWindowDefinition,
+    NamedWindowExpr, WindowSpec, WindowType,
 };
 use std::cell::RefCell;
 
@@ -111,44 +101,6 @@ pub enum WindowFunc {
     Window(Kind),
     /// An aggregate over the frame.
     Aggregate(Call),
-}
-
-/// A frame bound.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Bound {
-    UnboundedPreceding,
-    Preceding(Offset),
-    CurrentRow,
-    Following(Offset),
-    UnboundedFollowing,
-}
-
-/// How far a bound lies from the current row.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Offset {
-    /// `ROWS`: this many rows.
-    Rows(usize),
-    /// `RANGE`: a distance in the ORDER BY column's values, evaluated at
-    /// each run (a constant or a parameter) and cast to the type given.
-    Range(Scalar, SqlType),
-}
-
-/// A window frame: `ROWS` (`rows`) or `RANGE` between two bounds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    pub rows: bool,
-    pub start: Bound,
-    pub end: Bound,
-}
-
-impl Frame {
-    /// PostgreSQL's default: `RANGE BETWEEN UNBOUNDED PRECEDING AND
-    /// CURRENT ROW`.
-    const DEFAULT: Frame = Frame {
-        rows: false,
-        start: Bound::UnboundedPreceding,
-        end: Bound::CurrentRow,
-    };
 }
 
 /// A window: the partition and order its calls share.
@@ -254,9 +206,9 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
     }
 
     /// The window `over` names or spells out, PostgreSQL's rules for
-    /// one built on a named window applied.
-    fn spec(&self, over: &WindowType) -> Result<WindowSpec, SqlError> {
-        let named = |name: &sqlparser::ast::Ident| -> Result<WindowSpec, SqlError> {
+    /// one built on a named window applied, and its frame's exclusion.
+    fn spec(&self, over: &WindowType) -> Result<(WindowSpec, Exclude), SqlError> {
+        let named = |name: &sqlparser::ast::Ident| -> Result<(WindowSpec, Exclude), SqlError> {
             let wanted = names::ident(name);
             match self
                 .named
@@ -264,7 +216,11 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 .find(|d| names::ident(&d.0) == wanted)
                 .map(|d| &d.1)
             {
-                Some(NamedWindowExpr::WindowSpec(spec)) => Ok(spec.clone()),
+                Some(NamedWindowExpr::WindowSpec(spec)) => {
+                    let mut spec = spec.clone();
+                    let exclude = window_frame::take_exclusion(&mut spec);
+                    Ok((spec, exclude))
+                }
                 Some(NamedWindowExpr::NamedWindow(other)) => {
                     Err(SqlError::unsupported(format!("WINDOW {wanted} AS {other}")))
                 }
@@ -274,14 +230,16 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 )),
             }
         };
-        let spec = match over {
+        let mut spec = match over {
             WindowType::NamedWindow(name) => return named(name),
-            WindowType::WindowSpec(spec) => spec,
+            WindowType::WindowSpec(spec) => spec.clone(),
         };
+        let exclude = window_frame::take_exclusion(&mut spec);
         let Some(base_name) = &spec.window_name else {
-            return Ok(spec.clone());
+            return Ok((spec, exclude));
         };
-        let base = named(base_name)?;
+        // The base's exclusion needs a frame, which it may not have.
+        let (base, _) = named(base_name)?;
         let wanted = names::ident(base_name);
         if !spec.partition_by.is_empty() {
             return Err(windowing_error(format!(
@@ -296,17 +254,19 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
         if base.window_frame.is_some() {
             return Err(windowing_error(format!(
                 "cannot copy window \"{wanted}\" because it has a frame clause"
-            )));
+            ))
+            .with_hint("Omit the parentheses in this OVER clause."));
         }
-        Ok(WindowSpec {
+        let spec = WindowSpec {
             window_name: None,
             partition_by: base.partition_by,
             order_by: match spec.order_by.is_empty() {
                 true => base.order_by,
-                false => spec.order_by.clone(),
+                false => spec.order_by,
             },
-            window_frame: spec.window_frame.clone(),
-        })
+            window_frame: spec.window_frame,
+        };
+        Ok((spec, exclude))
     }
 
     fn call(&self, f: &Function, over: &WindowType) -> Result<Scalar, SqlError> {
@@ -369,7 +329,7 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 ));
             }
         };
-        let spec = self.spec(over)?;
+        let (spec, exclude) = self.spec(over)?;
         let window = Window {
             partition: spec
                 .partition_by
@@ -389,17 +349,12 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 })
                 .collect::<Result<_, SqlError>>()?,
         };
-        let frame = match &spec.window_frame {
-            None => Frame::DEFAULT,
-            Some(frame) => {
-                let order: Vec<SqlType> = window
-                    .order
-                    .iter()
-                    .map(|(e, ..)| e.ty_in(self.inner))
-                    .collect();
-                frame_of(frame, &order)?
-            }
-        };
+        let order: Vec<SqlType> = window
+            .order
+            .iter()
+            .map(|(e, ..)| e.ty_in(self.inner))
+            .collect();
+        let frame = Frame::bind(spec.window_frame.as_ref(), exclude, &order, self.inner)?;
         let mut windows = self.windows.borrow_mut();
         let window = match windows.windows.iter().position(|w| *w == window) {
             Some(i) => i,
@@ -437,129 +392,6 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
             }
             Kind::FirstValue | Kind::LastValue | Kind::NthValue => args[0].ty_in(self.inner),
         }
-    }
-}
-
-/// A frame clause as a [`Frame`], with PostgreSQL's checks (42P20),
-/// over a window whose ORDER BY keys are of types `order`.
-fn frame_of(frame: &sqlparser::ast::WindowFrame, order: &[SqlType]) -> Result<Frame, SqlError> {
-    let rows = match frame.units {
-        WindowFrameUnits::Rows => true,
-        WindowFrameUnits::Range => false,
-        WindowFrameUnits::Groups => return Err(SqlError::unsupported("GROUPS frames")),
-    };
-    let bound = |b: &WindowFrameBound, which: &str| -> Result<Bound, SqlError> {
-        let offset = |e: &Expr| -> Result<Offset, SqlError> {
-            if !rows {
-                return range_offset(e, order);
-            }
-            let number = match e {
-                Expr::Value(v) => match &v.value {
-                    sqlparser::ast::Value::Number(n, _) => n.parse::<i64>().ok(),
-                    _ => None,
-                },
-                Expr::UnaryOp {
-                    op: sqlparser::ast::UnaryOperator::Minus,
-                    expr,
-                } => match expr.as_ref() {
-                    Expr::Value(v) => match &v.value {
-                        sqlparser::ast::Value::Number(n, _) => n.parse::<i64>().ok().map(|n| -n),
-                        _ => None,
-                    },
-                    _ => None,
-                },
-                _ => None,
-            };
-            match number {
-                Some(n) if n < 0 => Err(SqlError::new(
-                    "22013",
-                    format!("frame {which} offset must not be negative"),
-                )),
-                Some(n) => Ok(Offset::Rows(usize::try_from(n).unwrap_or(usize::MAX))),
-                None => Err(SqlError::unsupported(format!(
-                    "a frame offset other than an integer constant ({e})"
-                ))),
-            }
-        };
-        Ok(match b {
-            WindowFrameBound::CurrentRow => Bound::CurrentRow,
-            WindowFrameBound::Preceding(None) => Bound::UnboundedPreceding,
-            WindowFrameBound::Following(None) => Bound::UnboundedFollowing,
-            WindowFrameBound::Preceding(Some(e)) => Bound::Preceding(offset(e)?),
-            WindowFrameBound::Following(Some(e)) => Bound::Following(offset(e)?),
-        })
-    };
-    let start = bound(&frame.start_bound, "starting")?;
-    let end = match &frame.end_bound {
-        Some(b) => bound(b, "ending")?,
-        None => Bound::CurrentRow,
-    };
-    match (&start, &end) {
-        (Bound::UnboundedFollowing, _) => {
-            Err(windowing_error("frame start cannot be UNBOUNDED FOLLOWING"))
-        }
-        (_, Bound::UnboundedPreceding) => {
-            Err(windowing_error("frame end cannot be UNBOUNDED PRECEDING"))
-        }
-        (Bound::CurrentRow, Bound::Preceding(_)) => Err(windowing_error(
-            "frame starting from current row cannot have preceding rows",
-        )),
-        (Bound::Following(_), Bound::Preceding(_) | Bound::CurrentRow) => Err(windowing_error(
-            "frame starting from following row cannot have preceding rows",
-        )),
-        _ => Ok(Frame { rows, start, end }),
-    }
-}
-
-/// A `RANGE` bound's offset over one ORDER BY key of type `order[0]`: a
-/// number for a numeric key (an integer for an integer key), an interval
-/// for a date or timestamp key, as PostgreSQL's `in_range` functions take
-/// (0A000 for other pairs; a quoted literal takes the offset's type).
-fn range_offset(e: &Expr, order: &[SqlType]) -> Result<Offset, SqlError> {
-    let [key] = order else {
-        return Err(windowing_error(
-            "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
-        ));
-    };
-    let none: &[SqlType] = &[];
-    let offset = scalar::bind(e, none)?;
-    let given = match &offset {
-        Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
-        other => Some(other.ty_in(none)),
-    };
-    let integer = |t: SqlType| matches!(t, SqlType::Int2 | SqlType::Int4 | SqlType::Int8);
-    let number = |t: SqlType| {
-        integer(t) || matches!(t, SqlType::Numeric(_) | SqlType::Float4 | SqlType::Float8)
-    };
-    let wanted = match *key {
-        SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Some(SqlType::Int8),
-        SqlType::Numeric(_) => Some(SqlType::Numeric(None)),
-        SqlType::Float4 | SqlType::Float8 => Some(SqlType::Float8),
-        SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz => Some(SqlType::Interval),
-        _ => None,
-    };
-    let fits = match (wanted, given) {
-        (None, _) => false,
-        (Some(_), None) => true,
-        (Some(SqlType::Int8), Some(g)) => integer(g),
-        (Some(SqlType::Interval), Some(g)) => g == SqlType::Interval,
-        (Some(_), Some(g)) => number(g),
-    };
-    match (wanted, fits) {
-        (Some(ty), true) => Ok(Offset::Range(offset, ty)),
-        (None, _) => Err(SqlError::new(
-            "0A000",
-            format!(
-                "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
-                crate::explain::type_name(*key)
-            ),
-        )),
-        (Some(_), false) => Err(SqlError::new("0A000", format!(
-            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
-            crate::explain::type_name(*key),
-            crate::explain::type_name(given.unwrap_or(SqlType::Text))
-        ))
-        .with_hint("Cast the offset value to an appropriate type.")),
     }
 }
 
@@ -610,76 +442,6 @@ impl<C: Columns + crate::query::ColumnNames + ?Sized> crate::query::ColumnNames
     }
 }
 
-/// The bounds of one partition's rows (positions in the window's sorted
-/// order) and of the current row's peers.
-struct Place {
-    /// The partition: `[start, end)`.
-    start: usize,
-    end: usize,
-    /// The current row's position, and its peers `[peer_start, peer_end)`.
-    row: usize,
-    peer_start: usize,
-    peer_end: usize,
-}
-
-impl Frame {
-    /// Where the frame of the row at `p` starts; `None` for a `RANGE`
-    /// offset, which needs the ORDER BY values ([`Partition::frames`]).
-    fn start_at(&self, p: &Place) -> Option<usize> {
-        Some(match self.start {
-            Bound::UnboundedPreceding => p.start,
-            Bound::Preceding(Offset::Rows(n)) => p.row.saturating_sub(n).max(p.start),
-            Bound::CurrentRow if self.rows => p.row,
-            Bound::CurrentRow => p.peer_start,
-            Bound::Following(Offset::Rows(n)) => p.row.saturating_add(n).min(p.end),
-            Bound::UnboundedFollowing => p.end,
-            Bound::Preceding(Offset::Range(..)) | Bound::Following(Offset::Range(..)) => {
-                return None;
-            }
-        })
-    }
-
-    /// Where it ends (exclusive); `None` for a `RANGE` offset.
-    fn end_at(&self, p: &Place) -> Option<usize> {
-        Some(match self.end {
-            Bound::UnboundedFollowing => p.end,
-            Bound::Following(Offset::Rows(n)) => {
-                p.row.saturating_add(n).saturating_add(1).min(p.end)
-            }
-            Bound::CurrentRow if self.rows => p.row + 1,
-            Bound::CurrentRow => p.peer_end,
-            Bound::Preceding(Offset::Rows(n)) => (p.row + 1).saturating_sub(n).max(p.start),
-            Bound::UnboundedPreceding => p.start,
-            Bound::Preceding(Offset::Range(..)) | Bound::Following(Offset::Range(..)) => {
-                return None;
-            }
-        })
-    }
-
-    /// The frame of the row at `p` as positions `[start, end)` (empty
-    /// when the end falls before the start); `None` with a `RANGE`
-    /// offset.
-    fn bounds(&self, p: &Place) -> Option<(usize, usize)> {
-        let start = self.start_at(p)?;
-        Some((start, self.end_at(p)?.max(start)))
-    }
-
-    /// Whether a bound is a `RANGE` offset (which needs the ORDER BY
-    /// values).
-    fn has_range_offset(&self) -> bool {
-        Frame::range_offset(&self.start).is_some() || Frame::range_offset(&self.end).is_some()
-    }
-
-    /// The bound's `RANGE` offset and direction (`true`: following).
-    fn range_offset(bound: &Bound) -> Option<(&Scalar, SqlType, bool)> {
-        match bound {
-            Bound::Preceding(Offset::Range(e, ty)) => Some((e, *ty, false)),
-            Bound::Following(Offset::Range(e, ty)) => Some((e, *ty, true)),
-            _ => None,
-        }
-    }
-}
-
 impl Windows {
     /// Whether the query has window calls.
     pub fn is_empty(&self) -> bool {
@@ -719,6 +481,11 @@ impl Windows {
     pub fn run(&self, rows: &mut Vec<Vec<Value>>, env: &Env<'_>) -> Result<(), SqlError> {
         let mut values = vec![vec![Value::Null; self.calls.len()]; rows.len()];
         let mut order: Vec<usize> = (0..rows.len()).collect();
+        let extents = self
+            .calls
+            .iter()
+            .map(|c| c.frame.extent(env))
+            .collect::<Result<Vec<Extent>, SqlError>>()?;
         for (w, window) in self.windows.iter().enumerate() {
             let mut keyed = sorted(window, rows, &order, env)?;
             let (split, width) = (window.partition.len(), window.keys());
@@ -754,17 +521,20 @@ impl Windows {
             starts.push(order.len());
             for bounds in starts.windows(2) {
                 let (start, end) = (bounds[0], bounds[1]);
+                let peers = Peers::new(&groups[start..end]);
                 let partition = Partition {
                     window,
                     order: &order[start..end],
-                    groups: &groups[start..end],
+                    places: peers.places(),
+                    peers,
                     order_keys: order_keys.get(start..end).unwrap_or(&[]),
                     rows,
                     env,
                 };
                 for (c, call) in self.calls.iter().enumerate() {
                     if call.window == w {
-                        for (p, value) in partition.values(call)?.into_iter().enumerate() {
+                        let called = partition.values(call, &extents[c])?;
+                        for (p, value) in called.into_iter().enumerate() {
                             values[order[start + p]][c] = value;
                         }
                     }
@@ -850,8 +620,9 @@ struct Partition<'a, 'e> {
     window: &'a Window,
     /// Row numbers.
     order: &'a [usize],
-    /// Per row, its peer group's number.
-    groups: &'a [usize],
+    peers: Peers,
+    /// Its rows' places, in order.
+    places: Vec<Place>,
     /// Per row, its first ORDER BY value, when a call's frame has a
     /// `RANGE` offset (empty otherwise).
     order_keys: &'a [Value],
@@ -864,72 +635,32 @@ impl Partition<'_, '_> {
         e.eval(&self.rows[self.order[position]], self.env)
     }
 
-    /// The places of its rows, in order.
-    fn places(&self) -> Vec<Place> {
-        let n = self.order.len();
-        let peer = |a: usize, b: usize| self.groups[a] == self.groups[b];
-        let mut starts = vec![0; n];
-        for row in 1..n {
-            starts[row] = if peer(row, row - 1) {
-                starts[row - 1]
-            } else {
-                row
-            };
-        }
-        let mut ends = vec![n; n];
-        for row in (0..n.saturating_sub(1)).rev() {
-            ends[row] = if peer(row, row + 1) {
-                ends[row + 1]
-            } else {
-                row + 1
-            };
-        }
-        (0..n)
-            .map(|row| Place {
-                start: 0,
-                end: n,
-                row,
-                peer_start: starts[row],
-                peer_end: ends[row],
-            })
-            .collect()
+    /// Each row's frame under `extent` as positions `[start, end)`, before
+    /// exclusion.
+    fn frames(&self, extent: &Extent) -> Result<Vec<(usize, usize)>, SqlError> {
+        let (descending, nulls_first) = self
+            .window
+            .order
+            .first()
+            .map_or((false, false), |(_, d, n)| (*d, *n));
+        let keys = OrderKeys {
+            values: self.order_keys,
+            descending,
+            nulls_first,
+        };
+        extent.frames(&self.places, &self.peers, &keys)
     }
 
-    /// Each row's frame as positions `[start, end)` (empty when the end
-    /// falls before the start).
-    fn frames(&self, call: &WindowCall, places: &[Place]) -> Result<Vec<(usize, usize)>, SqlError> {
-        let frame = &call.frame;
-        if !frame.has_range_offset() {
-            return Ok(places
-                .iter()
-                .map(|p| frame.bounds(p).expect("no RANGE offset"))
-                .collect());
-        }
-        let range = Range::new(self, frame)?;
-        Ok(places
-            .iter()
-            .map(|p| {
-                let start = frame
-                    .start_at(p)
-                    .unwrap_or_else(|| range.position(&frame.start, p, true));
-                let end = frame
-                    .end_at(p)
-                    .unwrap_or_else(|| range.position(&frame.end, p, false));
-                (start, end.max(start))
-            })
-            .collect())
-    }
-
-    /// The call's value at each of its rows, in order.
-    fn values(&self, call: &WindowCall) -> Result<Vec<Value>, SqlError> {
-        let places = self.places();
-        let n = places.len();
+    /// The call's value at each of its rows, in order, its frame's
+    /// offsets evaluated in `extent`.
+    fn values(&self, call: &WindowCall, extent: &Extent) -> Result<Vec<Value>, SqlError> {
+        let n = self.places.len();
         let kind = match &call.func {
-            WindowFunc::Aggregate(aggregate) => return self.aggregates(call, aggregate, &places),
+            WindowFunc::Aggregate(aggregate) => return self.aggregates(aggregate, extent),
             WindowFunc::Window(kind) => *kind,
         };
         let frames = match kind {
-            Kind::FirstValue | Kind::LastValue | Kind::NthValue => self.frames(call, &places)?,
+            Kind::FirstValue | Kind::LastValue | Kind::NthValue => self.frames(extent)?,
             _ => Vec::new(),
         };
         let mut out = Vec::with_capacity(n);
@@ -951,7 +682,7 @@ impl Partition<'_, '_> {
             },
             _ => None,
         };
-        for p in &places {
+        for p in &self.places {
             out.push(match kind {
                 Kind::RowNumber => Value::Int8(p.row as i64 + 1),
                 Kind::Rank => Value::Int8(p.peer_start as i64 + 1),
@@ -969,14 +700,15 @@ impl Partition<'_, '_> {
                 Kind::Ntile => buckets.map_or(Value::Null, |b| Value::Int4(ntile(p.row, n, b))),
                 Kind::Lag | Kind::Lead => self.offset_value(call, kind, p.row, n)?,
                 Kind::FirstValue | Kind::LastValue | Kind::NthValue => {
-                    let (start, end) = frames[p.row];
-                    let at = match kind {
-                        Kind::FirstValue => Some(start),
-                        Kind::LastValue => end.checked_sub(1),
+                    let seek = match kind {
+                        Kind::FirstValue => Some(Seek::Head(0)),
+                        Kind::LastValue => Some(Seek::Tail),
                         _ => match self.eval(&call.args[1], p.row)? {
                             Value::Null => None,
                             v => match types_int(&v) {
-                                Some(k) if k > 0 => start.checked_add(k as usize - 1),
+                                Some(k) if k > 0 => {
+                                    Some(Seek::Head(usize::try_from(k - 1).unwrap_or(usize::MAX)))
+                                }
                                 _ => {
                                     return Err(SqlError::new(
                                         "22016",
@@ -986,7 +718,7 @@ impl Partition<'_, '_> {
                             },
                         },
                     };
-                    match at.filter(|&a| a >= start && a < end) {
+                    match seek.and_then(|seek| extent.exclude.seek(frames[p.row], p, seek)) {
                         Some(a) => self.typed(self.eval(&call.args[0], a)?, call.ty)?,
                         None => Value::Null,
                     }
@@ -1034,15 +766,11 @@ impl Partition<'_, '_> {
         crate::types::cast(value, ty)
     }
 
-    /// An aggregate over each row's frame.
-    fn aggregates(
-        &self,
-        call: &WindowCall,
-        aggregate: &Call,
-        places: &[Place],
-    ) -> Result<Vec<Value>, SqlError> {
+    /// An aggregate over each row's frame, its offsets evaluated in
+    /// `extent` (see `window_frame.rs`'s "Cost").
+    fn aggregates(&self, aggregate: &Call, extent: &Extent) -> Result<Vec<Value>, SqlError> {
         // Each row's argument and delimiter, once.
-        let inputs: Vec<(Value, Value)> = (0..places.len())
+        let inputs: Vec<(Value, Value)> = (0..self.places.len())
             .map(|p| {
                 let value = match &aggregate.arg {
                     Some(arg) => self.eval(arg, p)?,
@@ -1055,21 +783,24 @@ impl Partition<'_, '_> {
                 Ok((value, delimiter))
             })
             .collect::<Result<_, SqlError>>()?;
-        let mut out = Vec::with_capacity(places.len());
+        let mut out = Vec::with_capacity(self.places.len());
         let mut running = Accumulator::new(aggregate);
         let mut added = 0;
-        let mut last: Option<((usize, usize), Value)> = None;
-        let frames = self.frames(call, places)?;
-        for p in places {
-            let (start, end) = frames[p.row];
-            if let Some((bounds, value)) = &last
-                && *bounds == (start, end)
+        let grows = extent.grows();
+        let mut last: Option<([(usize, usize); 3], Value)> = None;
+        let frames = self.frames(extent)?;
+        for p in &self.places {
+            // The frame's rows, without those it excludes.
+            let segments = extent.exclude.segments(frames[p.row], p);
+            if let Some((previous, value)) = &last
+                && *previous == segments
             {
                 out.push(value.clone());
                 continue;
             }
-            let value = if call.frame.start == Bound::UnboundedPreceding {
+            let value = if grows {
                 // The frame only grows: add the rows it gained.
+                let (_, end) = segments[0];
                 while added < end {
                     let (v, d) = inputs[added].clone();
                     running.add(v, d)?;
@@ -1078,123 +809,17 @@ impl Partition<'_, '_> {
                 running.value()?
             } else {
                 let mut fresh = Accumulator::new(aggregate);
-                for (v, d) in &inputs[start..end] {
-                    fresh.add(v.clone(), d.clone())?;
+                for (start, end) in segments {
+                    for (v, d) in &inputs[start..end] {
+                        fresh.add(v.clone(), d.clone())?;
+                    }
                 }
                 fresh.value()?
             };
-            last = Some(((start, end), value.clone()));
+            last = Some((segments, value.clone()));
             out.push(value);
         }
         Ok(out)
-    }
-}
-
-/// A partition's ORDER BY values for `RANGE` offsets: the offsets'
-/// values for this run, and where the non-NULL values lie.
-struct Range<'a> {
-    /// The partition's first ORDER BY values, by position.
-    keys: &'a [Value],
-    descending: bool,
-    /// The offsets of the start and end bounds (if they have one).
-    offsets: [Option<Value>; 2],
-    /// The positions of the non-NULL keys, `[a, b)`.
-    values: (usize, usize),
-}
-
-impl<'a> Range<'a> {
-    fn new(partition: &Partition<'a, '_>, frame: &Frame) -> Result<Range<'a>, SqlError> {
-        let (_, descending, nulls_first) = &partition.window.order[0];
-        let keys = partition.order_keys;
-        let nulls = keys.iter().filter(|k| matches!(k, Value::Null)).count();
-        let values = if *nulls_first {
-            (nulls, keys.len())
-        } else {
-            (0, keys.len() - nulls)
-        };
-        // Evaluated once per partition (a constant or a parameter).
-        let offset = |bound: &Bound, which: &str| -> Result<Option<Value>, SqlError> {
-            let Some((e, ty, _)) = Frame::range_offset(bound) else {
-                return Ok(None);
-            };
-            let v = match e.eval(&[], partition.env)? {
-                Value::Null => {
-                    return Err(SqlError::new(
-                        "22004",
-                        format!("frame {which} offset must not be null"),
-                    ));
-                }
-                v => crate::types::cast(v, ty)?,
-            };
-            let zero = match ty {
-                SqlType::Interval => Value::Interval(folio_row::Interval::ZERO),
-                _ => Value::Int4(0),
-            };
-            if scalar::compare(&v, &zero)? == Some(std::cmp::Ordering::Less) {
-                return Err(SqlError::new(
-                    "22013",
-                    "invalid preceding or following size in window function",
-                ));
-            }
-            Ok(Some(v))
-        };
-        Ok(Range {
-            keys,
-            descending: *descending,
-            offsets: [
-                offset(&frame.start, "starting")?,
-                offset(&frame.end, "ending")?,
-            ],
-            values,
-        })
-    }
-
-    /// Where `bound` (a `RANGE` offset) puts the frame's start (`start`)
-    /// or end for the row at `p`: the first row not before (start) or
-    /// the first row after (end) the current value moved by the offset,
-    /// among the non-NULL rows; a NULL row's bound is its NULL peers'.
-    fn position(&self, bound: &Bound, p: &Place, start: bool) -> usize {
-        let value = &self.keys[p.row];
-        if matches!(value, Value::Null) {
-            return if start { p.peer_start } else { p.peer_end };
-        }
-        let (_, _, following) = Frame::range_offset(bound).expect("a RANGE offset");
-        let offset = self.offsets[usize::from(!start)]
-            .as_ref()
-            .expect("evaluated with its bound");
-        // Moving forward in the window's order adds for an ascending key.
-        let op = if following != self.descending {
-            BinaryOperator::Plus
-        } else {
-            BinaryOperator::Minus
-        };
-        let (a, b) = self.values;
-        // An overflowing target lies past every value.
-        let Ok(target) = crate::expr::arithmetic(&op, value.clone(), offset.clone()) else {
-            return if following { b } else { a };
-        };
-        // Rows in `[a, b)` are ordered: find the first one not before
-        // (start) or after (end) the target.
-        let (mut lo, mut hi) = (a, b);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let order = scalar::compare(&self.keys[mid], &target)
-                .ok()
-                .flatten()
-                .unwrap_or(std::cmp::Ordering::Equal);
-            let order = if self.descending {
-                order.reverse()
-            } else {
-                order
-            };
-            let left = if start { order.is_lt() } else { order.is_le() };
-            if left {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
     }
 }
 
@@ -1237,57 +862,5 @@ mod tests {
         assert_eq!(got, [1, 2, 3]);
         let got: Vec<i32> = (0..4).map(|r| ntile(r, 4, 2)).collect();
         assert_eq!(got, [1, 1, 2, 2]);
-    }
-
-    #[test]
-    fn frames_bound_rows_and_peers() {
-        let place = Place {
-            start: 0,
-            end: 10,
-            row: 4,
-            peer_start: 3,
-            peer_end: 6,
-        };
-        assert_eq!(Frame::DEFAULT.bounds(&place), Some((0, 6)));
-        let rows = |start, end| Frame {
-            rows: true,
-            start,
-            end,
-        };
-        assert_eq!(
-            rows(
-                Bound::Preceding(Offset::Rows(1)),
-                Bound::Following(Offset::Rows(1))
-            )
-            .bounds(&place),
-            Some((3, 6))
-        );
-        assert_eq!(
-            rows(
-                Bound::Preceding(Offset::Rows(9)),
-                Bound::Following(Offset::Rows(9))
-            )
-            .bounds(&place),
-            Some((0, 10))
-        );
-        assert_eq!(
-            rows(Bound::CurrentRow, Bound::UnboundedFollowing).bounds(&place),
-            Some((4, 10))
-        );
-        // Ends before it starts: empty.
-        assert_eq!(
-            rows(
-                Bound::Preceding(Offset::Rows(3)),
-                Bound::Preceding(Offset::Rows(5))
-            )
-            .bounds(&place),
-            Some((1, 1))
-        );
-        let range = Frame {
-            rows: false,
-            start: Bound::CurrentRow,
-            end: Bound::UnboundedFollowing,
-        };
-        assert_eq!(range.bounds(&place), Some((3, 10)));
     }
 }

@@ -340,11 +340,11 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 .order_by
                 .iter()
                 .map(|o| {
-                    let descending = o.options.asc == Some(false);
+                    let key = crate::plan::SortKey::of(0, &o.options);
                     Ok((
                         scalar::bind(&o.expr, self.inner)?,
-                        descending,
-                        o.options.nulls_first.unwrap_or(descending),
+                        key.descending,
+                        key.nulls_first,
                     ))
                 })
                 .collect::<Result<_, SqlError>>()?,

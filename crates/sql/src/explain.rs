@@ -376,7 +376,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
         sort.children.push(node);
         node = sort;
     }
-    if planned.distinct {
+    if planned.distinct != crate::query::Distinct::No {
         let mut unique = Node::new("Unique", analyzed(actual.map_or(0, |a| a.rows)));
         unique.children.push(node);
         node = unique;

@@ -408,7 +408,7 @@ impl SetKind {
         if all {
             rows
         } else {
-            crate::query::distinct(rows)
+            crate::query::distinct(rows, None)
         }
     }
 }

@@ -71,8 +71,8 @@ pub struct Planned {
     pub columns: Vec<Column>,
     /// The result columns' types.
     pub types: Vec<SqlType>,
-    /// `SELECT DISTINCT`: repeated result rows dropped.
-    pub distinct: bool,
+    /// `SELECT DISTINCT [ON (...)]`: repeated result rows dropped.
+    pub distinct: Distinct,
     /// An ORDER BY of expressions, done over the result rows (keys on
     /// result columns, or on extra columns after them that are dropped
     /// after the sort: PostgreSQL's resjunk columns).
@@ -227,7 +227,7 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         if matches!(planned.shape, Shape::Aggregate { .. }) {
             return Err(refuse("aggregate functions"));
         }
-        if planned.distinct {
+        if planned.distinct != Distinct::No {
             return Err(refuse("DISTINCT clause"));
         }
         match &mut planned.source {
@@ -352,7 +352,7 @@ pub fn over_source(
         filter: Vec::new(),
         sort: Vec::new(),
         shape: Shape::Project((0..width).map(Scalar::Column).collect()),
-        distinct: false,
+        distinct: Distinct::No,
         post_sort: Vec::new(),
         subplans: Vec::new(),
         windows: Windows::default(),
@@ -577,14 +577,34 @@ fn plan_select(
     let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
     let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
     let select = &select;
-    let distinct = match &select.distinct {
-        None => false,
-        Some(sqlparser::ast::Distinct::Distinct) => true,
-        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    // DISTINCT ON sorts the result rows by its ORDER BY, which its
+    // expressions lead, and keeps the first row of each run of equal ones.
+    let on_order;
+    let (order_by, on) = match &select.distinct {
+        Some(sqlparser::ast::Distinct::On(on)) => {
+            let leading;
+            (on_order, leading) = distinct_on_order(on, order_by, &select.projection)?;
+            (&on_order[..], Some(leading))
+        }
+        _ => (order_by, None),
     };
     let (shape, columns, order, post_sort, windows) =
-        shape(&scope, scope.width(), select, order_by)?;
-    if distinct && post_sort.iter().any(|k| k.column >= columns.len()) {
+        shape(&scope, scope.width(), select, order_by, on.is_some())?;
+    let distinct = match (&select.distinct, on) {
+        (None, _) => Distinct::No,
+        (Some(sqlparser::ast::Distinct::Distinct), _) => Distinct::All,
+        (_, Some(leading)) => {
+            let mut keys: Vec<usize> = Vec::new();
+            for k in &post_sort[..leading] {
+                if !keys.contains(&k.column) {
+                    keys.push(k.column);
+                }
+            }
+            Distinct::On(keys)
+        }
+        (Some(other), None) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    if distinct == Distinct::All && post_sort.iter().any(|k| k.column >= columns.len()) {
         return Err(SqlError::new(
             "42P10",
             "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
@@ -667,7 +687,7 @@ fn plan_select(
         && sort.is_empty()
         && plan.sort.is_empty()
         && post_sort.is_empty()
-        && !distinct
+        && distinct == Distinct::No
         && windows.is_empty()
         && matches!(shape, Shape::Project(_))
     {
@@ -684,7 +704,7 @@ fn plan_select(
         && filter.is_empty()
         && sort.is_empty()
         && post_sort.is_empty()
-        && !distinct
+        && distinct == Distinct::No
         && windows.is_empty()
         && matches!(shape, Shape::Project(_))
     {
@@ -804,7 +824,7 @@ pub fn run(
             rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         }
     };
-    let after = planned.distinct || !planned.post_sort.is_empty();
+    let after = planned.distinct != Distinct::No || !planned.post_sort.is_empty();
     if !after {
         // Only the rows returned are projected.
         limit(&mut rows);
@@ -815,13 +835,15 @@ pub fn run(
         .collect::<Result<_, _>>()?;
     if !planned.post_sort.is_empty() {
         sort(&mut rows, &planned.post_sort)?;
-        let width = planned.columns.len();
-        for row in &mut rows {
-            row.truncate(width);
-        }
     }
-    if planned.distinct {
-        rows = distinct(rows);
+    match &planned.distinct {
+        Distinct::No => {}
+        Distinct::All => rows = distinct(rows, None),
+        Distinct::On(keys) => rows = distinct(rows, Some(keys)),
+    }
+    let width = planned.columns.len();
+    for row in &mut rows {
+        row.truncate(width);
     }
     if after {
         limit(&mut rows);
@@ -829,13 +851,105 @@ pub fn run(
     Ok((rows, counts))
 }
 
-/// The rows without repeats (the first of equal rows kept, so a sorted
-/// input stays sorted); NULLs are equal here, as DISTINCT treats them.
-pub fn distinct(rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+/// Which repeated result rows a query drops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Distinct {
+    No,
+    /// `DISTINCT`: rows equal in every column.
+    All,
+    /// `DISTINCT ON (...)`: rows equal in these columns of the result row
+    /// (extra columns past the result's when not selected).
+    On(Vec<usize>),
+}
+
+/// The rows without repeats, judged on `keys`' columns (all: `None`),
+/// the first of equal rows kept, so a sorted input stays sorted; NULLs
+/// are equal here, as DISTINCT treats them.
+pub fn distinct(rows: Vec<Vec<Value>>, keys: Option<&[usize]>) -> Vec<Vec<Value>> {
     let mut seen = std::collections::HashSet::new();
     rows.into_iter()
-        .filter(|row| seen.insert(crate::aggregate::group_hash(row)))
+        .filter(|row| {
+            let hashed = match keys {
+                None => crate::aggregate::group_hash(row),
+                Some(keys) => {
+                    let key: Vec<Value> = keys.iter().map(|&c| row[c].clone()).collect();
+                    crate::aggregate::group_hash(&key)
+                }
+            };
+            seen.insert(hashed)
+        })
         .collect()
+}
+
+/// The ORDER BY a `DISTINCT ON (on)` query sorts by: its ORDER BY, whose
+/// leading items must be `on`'s expressions (42P10 otherwise), then those
+/// of `on` it lacks, ascending (PostgreSQL's rule); and how many of its
+/// items lead with `on`'s expressions (the row's DISTINCT ON keys). An
+/// item is compared as the select-list expression it names (`ORDER BY 1`,
+/// an alias).
+fn distinct_on_order(
+    on: &[Expr],
+    order_by: &[sqlparser::ast::OrderByExpr],
+    projection: &[SelectItem],
+) -> Result<(Vec<sqlparser::ast::OrderByExpr>, usize), SqlError> {
+    let named = |e: &Expr| -> Expr {
+        let item = match e {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::Number(n, _) => n
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|p| projection.get(p.wrapping_sub(1))),
+                _ => None,
+            },
+            Expr::Identifier(id) => projection.iter().find(|i| {
+                matches!(i, SelectItem::ExprWithAlias { alias, .. }
+                    if names::ident(alias) == names::ident(id))
+            }),
+            _ => None,
+        };
+        match item {
+            Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
+                e.clone()
+            }
+            _ => e.clone(),
+        }
+    };
+    let on_named: Vec<Expr> = on.iter().map(named).collect();
+    let mut covered = vec![false; on.len()];
+    let mut other_before = false;
+    let mut leading = 0;
+    for o in order_by {
+        match on_named.iter().position(|e| *e == named(&o.expr)) {
+            Some(i) if !other_before => {
+                covered[i] = true;
+                leading += 1;
+            }
+            Some(_) => {}
+            None => other_before = true,
+        }
+    }
+    if other_before && covered.contains(&false) {
+        return Err(SqlError::new(
+            "42P10",
+            "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+        ));
+    }
+    let mut order = order_by.to_vec();
+    let missing: Vec<&Expr> = (on.iter().zip(&covered))
+        .filter(|(_, c)| !**c)
+        .map(|(e, _)| e)
+        .collect();
+    leading += missing.len();
+    // (Appended after an ORDER BY made only of `on`'s expressions.)
+    order.extend(missing.into_iter().map(|e| sqlparser::ast::OrderByExpr {
+        expr: e.clone(),
+        options: sqlparser::ast::OrderByOptions {
+            asc: None,
+            nulls_first: None,
+        },
+        with_fill: None,
+    }));
+    Ok((order, leading))
 }
 
 /// Sorts rows by the keys (a stable sort: equal rows keep scan order).
@@ -1078,12 +1192,15 @@ fn is_grouped(select: &Select) -> bool {
 /// (for the plan: empty when the query aggregates, whose ORDER BY sorts
 /// aggregate rows, or has window calls, whose ORDER BY sorts the result
 /// rows after them), the ORDER BY over the result rows, and the windows.
+/// With `over_results` the ORDER BY is always over the result rows
+/// (DISTINCT ON reads its keys there).
 #[allow(clippy::type_complexity)]
 fn shape<C: Columns + ColumnNames + ?Sized>(
     source: &C,
     width: usize,
     select: &Select,
     order_by: &[sqlparser::ast::OrderByExpr],
+    over_results: bool,
 ) -> Result<(Shape, Vec<Column>, Vec<SortKey>, Vec<SortKey>, Windows), SqlError> {
     let windowed = select.projection.iter().any(|item| match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
@@ -1103,10 +1220,12 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         }
         let (mut items, columns) = projection(source, &select.projection)?;
         let outputs = outputs(source, &select.projection)?;
-        let order = order_by
-            .iter()
-            .map(|o| sort_key(source, &outputs, o))
-            .collect::<Result<Vec<_>, _>>();
+        let order = match over_results {
+            true => Err(SqlError::unsupported("an ORDER BY over the result rows")),
+            false => (order_by.iter())
+                .map(|o| sort_key(source, &outputs, o))
+                .collect::<Result<Vec<_>, _>>(),
+        };
         return match order {
             Ok(order) => Ok((
                 Shape::Project(items),
@@ -1151,11 +1270,13 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         let (mut output, columns) = projection(&binder, &select.projection)?;
         // No `*` here (refused above).
         let outputs = outputs(&binder, &select.projection)?;
-        let (order, post) = match order_by
-            .iter()
-            .map(|o| sort_key(&binder, &outputs, o))
-            .collect::<Result<Vec<_>, _>>()
-        {
+        let order = match over_results {
+            true => Err(SqlError::unsupported("an ORDER BY over the result rows")),
+            false => (order_by.iter())
+                .map(|o| sort_key(&binder, &outputs, o))
+                .collect::<Result<Vec<_>, _>>(),
+        };
+        let (order, post) = match order {
             Ok(order) => (order, Vec::new()),
             Err(e) if e.code == "0A000" => (
                 Vec::new(),

@@ -766,6 +766,38 @@ pub fn run(
             grouped = Some(groups.finish(env)?);
             Vec::new()
         }
+        // A projection alone (without repeats, or whole) takes them as
+        // read too: only the result rows are held.
+        Shape::Project(items)
+            if planned.filter.is_empty()
+                && planned.sort.is_empty()
+                && planned.post_sort.is_empty()
+                && planned.windows.is_empty()
+                && !planned.subplans.iter().any(Subplan::is_correlated)
+                && match planned.distinct {
+                    Distinct::All => true,
+                    Distinct::No => planned.limit.is_none() && planned.offset == 0,
+                    Distinct::On(_) => false,
+                } =>
+        {
+            let mut repeats = Repeats::default();
+            let mut out = Vec::new();
+            counts.scanned = planned.source.visit(txn, env, &mut counts.source, |row| {
+                let projected: Vec<Value> = (items.iter())
+                    .map(|s| s.eval(&row, env))
+                    .collect::<Result<_, _>>()?;
+                if planned.distinct == Distinct::No || repeats.first(&projected) {
+                    out.push(projected);
+                }
+                Ok(())
+            })?;
+            let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
+            out.drain(..offset.min(out.len()));
+            if let Some(limit) = planned.limit {
+                out.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+            }
+            return Ok((out, counts));
+        }
         _ => planned.source.rows(txn, env, &mut counts.source)?,
     };
     // From here on the rows are whole: correlated subqueries may run.
@@ -866,19 +898,26 @@ pub enum Distinct {
 /// the first of equal rows kept, so a sorted input stays sorted; NULLs
 /// are equal here, as DISTINCT treats them.
 pub fn distinct(rows: Vec<Vec<Value>>, keys: Option<&[usize]>) -> Vec<Vec<Value>> {
-    let mut seen = std::collections::HashSet::new();
+    let mut repeats = Repeats::default();
     rows.into_iter()
-        .filter(|row| {
-            let hashed = match keys {
-                None => crate::aggregate::group_hash(row),
-                Some(keys) => {
-                    let key: Vec<Value> = keys.iter().map(|&c| row[c].clone()).collect();
-                    crate::aggregate::group_hash(&key)
-                }
-            };
-            seen.insert(hashed)
+        .filter(|row| match keys {
+            None => repeats.first(row),
+            Some(keys) => repeats.first(&keys.iter().map(|&c| row[c].clone()).collect::<Vec<_>>()),
         })
         .collect()
+}
+
+/// The values seen so far, to tell a first from a repeat as DISTINCT
+/// does (NULLs equal; numerics and intervals by value: the grouping's
+/// bytes, `group_hash`).
+#[derive(Default)]
+pub struct Repeats(std::collections::HashSet<Vec<u8>>);
+
+impl Repeats {
+    /// Whether `values` are seen for the first time (they are now).
+    pub fn first(&mut self, values: &[Value]) -> bool {
+        self.0.insert(crate::aggregate::group_hash(values))
+    }
 }
 
 /// The ORDER BY a `DISTINCT ON (on)` query sorts by: its ORDER BY, whose

@@ -604,19 +604,10 @@ impl Relation {
 
     /// Every row `txn` sees.
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
-        self.scan_limited(txn, None)
-    }
-
-    /// [`Relation::scan`] stopping at `limit` rows.
-    pub fn scan_limited(
-        &self,
-        txn: &Transaction,
-        limit: Option<usize>,
-    ) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
         let mut out = Vec::new();
         self.visit_rows(txn, &Reads::ALL, |tid, row| {
             out.push((tid, row));
-            Ok::<_, CatalogError>(limit.is_none_or(|l| out.len() < l))
+            Ok::<_, CatalogError>(true)
         })?;
         Ok(out)
     }

@@ -456,20 +456,10 @@ impl Table {
 
     /// Every row `txn`'s snapshot sees, in page and item order.
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
-        self.scan_limited(txn, None)
-    }
-
-    /// [`Table::scan`] that stops once it has `limit` rows (a LIMIT pushed
-    /// into the scan: the pages after are not read).
-    pub fn scan_limited(
-        &self,
-        txn: &Transaction,
-        limit: Option<usize>,
-    ) -> Result<Vec<(Tid, Vec<u8>)>, HeapError> {
         let mut out = Vec::new();
         self.visit_rows(txn, |tid, row| {
             out.push((tid, row.to_vec()));
-            Ok::<_, HeapError>(limit.is_none_or(|l| out.len() < l))
+            Ok::<_, HeapError>(true)
         })?;
         Ok(out)
     }

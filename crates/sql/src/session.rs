@@ -86,6 +86,8 @@ struct Prepared {
     /// The text it was prepared from (Parse), where its planning errors
     /// point (`position.rs`); empty for SQL's PREPARE.
     text: String,
+    /// Its nodes' token locations are `text`'s (not a kept shape's).
+    located: bool,
     parameters: usize,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
@@ -189,11 +191,18 @@ impl Session {
             }
         };
         let (outputs, error) = self.run_statements(&statements);
+        let shaped = lent.is_some();
         if let Some(lent) = lent {
             self.shapes.give_back(lent, statements);
         }
-        // The failing statement is the one after those that ran.
-        let error = error.map(|e| position::locate(e, sql, outputs.len()));
+        // The failing statement is the one after those that ran (a kept
+        // shape's statement has the shape's token locations).
+        let error = error.map(|mut e| {
+            if shaped {
+                e.location = None;
+            }
+            position::locate(e, sql, outputs.len())
+        });
         (outputs, error)
     }
 
@@ -347,7 +356,7 @@ impl Session {
     /// is parsed once however often it runs; binding and the access path
     /// are per execution for now (no plan is cached yet).
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        let mut statements = self.shapes.statements(sql)?;
+        let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (Some(Parsed::Sql(statement)), true) => *statement,
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
@@ -362,16 +371,18 @@ impl Session {
                 ));
             }
         };
-        self.keep_prepared(name, statement, sql)
+        self.keep_prepared(name, statement, sql, !shaped)
     }
 
-    /// Keeps `statement`, prepared from `text`, as prepared statement
-    /// `name` (42P05 if a named one exists); its number of parameters.
+    /// Keeps `statement`, prepared from `text` (`located`: parsed from
+    /// it), as prepared statement `name` (42P05 if a named one exists);
+    /// its number of parameters.
     fn keep_prepared(
         &mut self,
         name: &str,
         statement: Statement,
         text: &str,
+        located: bool,
     ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
@@ -386,6 +397,7 @@ impl Session {
             Box::new(Prepared {
                 statement,
                 text: text.to_string(),
+                located,
                 parameters,
                 plannable,
                 plan: None,
@@ -524,7 +536,12 @@ impl Session {
                 };
                 if !kept {
                     prepared.plan = statement::plan(cx, txn, &prepared.statement)
-                        .map_err(|e| position::locate(e, &prepared.text, 0))?
+                        .map_err(|mut e| {
+                            if !prepared.located {
+                                e.location = None;
+                            }
+                            position::locate(e, &prepared.text, 0)
+                        })?
                         .map(|plan| (plan, generation));
                     planned = true;
                     // DDL since the first plan (a dropped column under
@@ -811,7 +828,7 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, (**statement).clone(), "")?;
+                self.keep_prepared(&name, (**statement).clone(), "", false)?;
                 Ok(Output::command("PREPARE"))
             }
             Statement::Execute {

@@ -94,9 +94,9 @@ struct Prepared {
     /// The plan (queries and row changes) and the relation cache's
     /// generation when it was made.
     plan: Option<(Plan, u64)>,
-    /// The result columns of its first plan (`None`: not planned yet;
-    /// `Some(None)`: no rows): a later plan must return the same, as
-    /// PostgreSQL's cached plans must.
+    /// The result columns of its first plan, made when it was prepared
+    /// (`None`: not planned yet; `Some(None)`: no rows): a later plan
+    /// must return the same, as PostgreSQL's cached plans must.
     result: Option<Option<Vec<crate::output::Column>>>,
 }
 
@@ -352,10 +352,24 @@ impl Session {
 
     /// Parses `sql` (one statement, with `$1`, `$2`, ... parameters) and
     /// keeps it as prepared statement `name` (`""`: the unnamed one,
-    /// replaced by the next). The extended protocol's Parse. A statement
-    /// is parsed once however often it runs; binding and the access path
-    /// are per execution for now (no plan is cached yet).
+    /// replaced by the next); its number of parameters. A query or row
+    /// change is planned now (`plan_prepared`), in the block's
+    /// transaction or one of its own.
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
+        self.prepare_text(name, sql, false)
+    }
+
+    /// The extended protocol's Parse: [`Session::prepare`], but outside a
+    /// block a query or row change opens the pipeline's implicit block
+    /// and is planned in it, as PostgreSQL's Parse starts the pipeline's
+    /// transaction (the Sync that ends the pipeline commits it:
+    /// [`Session::end_pipeline`]).
+    pub fn parse(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
+        self.prepare_text(name, sql, true)
+    }
+
+    /// [`Session::prepare`], opening the pipeline's block if `pipeline`.
+    fn prepare_text(&mut self, name: &str, sql: &str, pipeline: bool) -> Result<usize, SqlError> {
         let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (Some(Parsed::Sql(statement)), true) => *statement,
@@ -371,7 +385,42 @@ impl Session {
                 ));
             }
         };
-        self.keep_prepared(name, statement, sql, !shaped)
+        let parameters = self.keep_prepared(name, statement, sql, !shaped)?;
+        self.plan_prepared(name, pipeline)?;
+        Ok(parameters)
+    }
+
+    /// Plans prepared statement `name`, if it is a query or row change,
+    /// as PostgreSQL analyzes a statement when it is prepared: its result
+    /// columns are fixed here (a later plan that would return others is
+    /// 0A000 `cached plan must not change result type`, even if it never
+    /// ran before the DDL), and an error in it (a missing table) is the
+    /// PREPARE's, the statement forgotten. In a failed block: 25P02.
+    /// `pipeline`: outside a block, open the pipeline's implicit block for
+    /// the plan (Parse).
+    fn plan_prepared(&mut self, name: &str, pipeline: bool) -> Result<(), SqlError> {
+        if !self.prepared(name)?.plannable {
+            return Ok(());
+        }
+        if let Block::Failed(_) = self.block {
+            self.prepared.remove(name);
+            return Err(SqlError::in_failed_block());
+        }
+        if pipeline {
+            self.begin_pipeline(name)?;
+        }
+        // The snapshot of a block opened just now serves the statement's
+        // first execution too, as if the plan were made then (a second
+        // snapshot cost 5% of a pipelined point query: `fresh_block`).
+        let fresh = self.fresh_block;
+        let planned = self.with_kept_plan(name, |_, _, _| Ok(()));
+        match planned {
+            Ok(()) => self.fresh_block = fresh,
+            Err(_) => {
+                self.prepared.remove(name);
+            }
+        }
+        planned
     }
 
     /// Keeps `statement`, prepared from `text` (`located`: parsed from
@@ -425,8 +474,8 @@ impl Session {
 
     /// What prepared statement `name` takes and returns (Describe of a
     /// statement): its parameters' types, and its result columns (`None`:
-    /// no rows). A query or row change is planned for it (the plan is
-    /// kept for its executions); another statement's parameters are
+    /// no rows). A query or row change reads its kept plan (made when it
+    /// was prepared, again after DDL); another statement's parameters are
     /// `text` and it returns no rows.
     pub fn describe_prepared(
         &mut self,
@@ -512,8 +561,8 @@ impl Session {
 
     /// Runs `f` with prepared statement `name`'s kept plan (a query or a
     /// row change), in the block's transaction or one of its own: the plan
-    /// made at its first use, made again when DDL changed a relation it
-    /// uses or the session ran DDL.
+    /// made when it was prepared, made again when DDL changed a relation
+    /// it uses or the session ran DDL.
     fn with_kept_plan<T>(
         &mut self,
         name: &str,
@@ -544,7 +593,7 @@ impl Session {
                         })?
                         .map(|plan| (plan, generation));
                     planned = true;
-                    // DDL since the first plan (a dropped column under
+                    // DDL since it was prepared (a dropped column under
                     // `SELECT *`) may change what it returns: refused, as
                     // PostgreSQL refuses it.
                     let columns = prepared.plan.as_ref().and_then(|(plan, _)| plan.columns());
@@ -829,6 +878,7 @@ impl Session {
                     )));
                 }
                 self.keep_prepared(&name, (**statement).clone(), "", false)?;
+                self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }
             Statement::Execute {

@@ -5,7 +5,8 @@
 //! writes every row again and builds the indexes over the columns again
 //! (its README's "Changing a column's type"), then CHECK constraints and
 //! foreign keys are re-checked, as PostgreSQL's table rewrite does;
-//! defaults must cast to the new type by assignment and keep their text.
+//! defaults must cast to the new type by assignment and keep their text;
+//! an identity column's sequence takes the new type.
 
 use crate::constraints::Constraints;
 use crate::context::Ctx;
@@ -13,7 +14,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::scalar::{self, Env, Scalar};
 use crate::types;
-use folio_catalog::{ConstraintKind, NewType, Relation};
+use folio_catalog::{ConstraintKind, NewType, Relation, SequenceRequest};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{DataType, Expr, Ident};
@@ -49,7 +50,7 @@ pub fn alter_column_types(
     let relation = txn
         .with_latest_snapshot(|txn| catalog.relation(txn, table))?
         .ok_or_else(|| SqlError::undefined_table(table))?;
-    let mut planned: Vec<Planned> = Vec::with_capacity(changes.len());
+    let mut targets: Vec<(String, usize, SqlType)> = Vec::with_capacity(changes.len());
     for change in changes {
         let name = names::ident(change.column);
         let position = relation.def.column(&name).ok_or_else(|| {
@@ -58,13 +59,22 @@ pub fn alter_column_types(
                 format!("column \"{name}\" of relation \"{table}\" does not exist"),
             )
         })?;
-        if planned.iter().any(|p| p.position == position) {
+        if targets.iter().any(|(_, p, _)| *p == position) {
             return Err(SqlError::new(
                 "0A000",
                 format!("cannot alter type of column \"{name}\" twice"),
             ));
         }
         let ty = types::stored_column_type(change.data_type)?;
+        targets.push((name, position, ty));
+    }
+    // An identity column's sequence takes the new type first, as
+    // PostgreSQL's ALTER SEQUENCE ... AS before the table's change.
+    for (_, position, ty) in &targets {
+        retype_identity(cx, txn, &relation, *position, *ty)?;
+    }
+    let mut planned: Vec<Planned> = Vec::with_capacity(changes.len());
+    for ((name, position, ty), change) in targets.into_iter().zip(changes) {
         let value = converted(&relation, &name, position, ty, change.using)?;
         planned.push(Planned {
             not_null: relation.def.columns[position].not_null,
@@ -110,6 +120,39 @@ pub fn alter_column_types(
     // Read from here on with the new types.
     cx.relations.ddl();
     recheck(cx, txn, table, &relation, &planned, &env)
+}
+
+/// The sequence of `relation`'s identity column at `position`, if it is
+/// one, changed to type `ty` (PostgreSQL's `ALTER SEQUENCE ... AS ty`: a
+/// bound at the old type's limit moves to the new type's; the current
+/// value must fit): 22023 unless `ty` is smallint, integer or bigint. A
+/// serial's sequence keeps its type, as in PostgreSQL.
+fn retype_identity(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    relation: &Relation,
+    position: usize,
+    ty: SqlType,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    let owner = Some((relation.def.oid, position as u16));
+    let Some(sequence) =
+        (catalog.sequences(txn)?.into_iter()).find(|s| s.identity && s.owner == owner)
+    else {
+        return Ok(());
+    };
+    let type_oid = crate::sequences::type_oid(ty).ok_or_else(|| {
+        SqlError::new(
+            "22023",
+            "identity column type must be smallint, integer, or bigint",
+        )
+    })?;
+    let request = SequenceRequest {
+        type_oid: Some(type_oid),
+        ..SequenceRequest::default()
+    };
+    catalog.alter_sequence(txn, &sequence.name, &request, false)?;
+    Ok(())
 }
 
 /// The new value of column `name` (at `position`) of type `ty`: the old

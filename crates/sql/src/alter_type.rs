@@ -3,10 +3,14 @@
 //! from the old type, or the `USING` expression over the row's columns,
 //! by `types.rs`'s rules), then folio-catalog's `alter_column_types`
 //! writes every row again and builds the indexes over the columns again
-//! (its README's "Changing a column's type"), then CHECK constraints and
-//! foreign keys are re-checked, as PostgreSQL's table rewrite does;
-//! defaults must cast to the new type by assignment and keep their text;
-//! an identity column's sequence takes the new type.
+//! (its README's "Changing a column's type"). When no stored value
+//! changes (every change binary-coercible, folio-row's
+//! `SqlType::binary_coercible`, and no USING but the column itself), its
+//! `relabel_column_types` changes the catalog alone, as PostgreSQL skips
+//! the rewrite. Then CHECK constraints and foreign keys are re-checked,
+//! as PostgreSQL's table rewrite does; defaults must cast to the new type
+//! by assignment and keep their text; an identity column's sequence
+//! takes the new type.
 
 use crate::constraints::Constraints;
 use crate::context::Ctx;
@@ -86,6 +90,23 @@ pub fn alter_column_types(
     }
     check_defaults(&relation, &planned)?;
     let env = Env::at(cx.now);
+    let new_types: Vec<NewType> = (planned.iter())
+        .map(|p| NewType {
+            column: p.name.clone(),
+            type_oid: p.ty.oid(),
+            typmod: p.ty.typmod(),
+        })
+        .collect();
+    // No stored value changes (a varchar made longer, or text; the same
+    // type): the catalog alone, as PostgreSQL skips the rewrite.
+    let relabel = planned.iter().all(|p| {
+        p.value == Scalar::Column(p.position) && relation.types[p.position].binary_coercible(p.ty)
+    });
+    if relabel {
+        catalog.relabel_column_types(txn, table, &new_types)?;
+        cx.relations.ddl();
+        return recheck(cx, txn, table, &relation, &planned, &env);
+    }
     let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
     let mut rewritten = Vec::with_capacity(rows.len());
     for (tid, old) in rows {
@@ -109,13 +130,6 @@ pub fn alter_column_types(
             ));
         }
     }
-    let new_types: Vec<NewType> = (planned.iter())
-        .map(|p| NewType {
-            column: p.name.clone(),
-            type_oid: p.ty.oid(),
-            typmod: p.ty.typmod(),
-        })
-        .collect();
     catalog.alter_column_types(txn, table, &new_types, rewritten)?;
     // Read from here on with the new types.
     cx.relations.ddl();

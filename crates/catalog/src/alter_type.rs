@@ -2,14 +2,15 @@
 //! rows updated to their new types (each keeps its slot and position),
 //! every row version written again with the values the SQL layer
 //! converted, and the indexes over the columns built again under their
-//! names. Design: the README's "Changing a column's type".
+//! names; or, for changes no stored value notices, the attribute rows
+//! alone. Design: the README's "Changing a column's type".
 
 use crate::catalog::{Catalog, IndexKind, attribute_named};
 use crate::constraints::check_key_types;
 use crate::defs::{ConstraintDef, ConstraintKind, IndexDef, KIND_INDEX, TableDef};
 use crate::error::CatalogError;
 use folio_heap::Tid;
-use folio_row::Value;
+use folio_row::{SqlType, Value};
 use folio_txn::{LockMode, Transaction};
 
 /// A column's new type ([`Catalog::alter_column_types`]).
@@ -58,16 +59,36 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         self.lock_for_rewrite(txn, table_name)?;
         // The catalog as the rows were read: after the locks.
-        txn.with_latest_snapshot(|txn| self.alter_locked(txn, table_name, changes, rows))
+        txn.with_latest_snapshot(|txn| self.alter_locked(txn, table_name, changes, Some(rows)))
     }
 
-    /// [`Catalog::alter_column_types`] once the table is locked.
+    /// [`Catalog::alter_column_types`] of changes no stored value notices:
+    /// each is binary-coercible (folio-row's `SqlType::binary_coercible`:
+    /// a varchar made longer, or text; a numeric of more precision), so
+    /// every row version and index key reads the same under the new
+    /// types. Only the attribute rows change: no row is written, the
+    /// indexes stay (PostgreSQL's ALTER COLUMN TYPE without a rewrite).
+    /// A foreign key over a changed column must stay comparable (42804);
+    /// the caller re-checks CHECK constraints and foreign keys. Corrupt
+    /// (an internal error) for a change that is not binary-coercible.
+    pub fn relabel_column_types(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        changes: &[NewType],
+    ) -> Result<(), CatalogError> {
+        self.lock_for_rewrite(txn, table_name)?;
+        txn.with_latest_snapshot(|txn| self.alter_locked(txn, table_name, changes, None))
+    }
+
+    /// [`Catalog::alter_column_types`] once the table is locked; `rows`
+    /// `None`: [`Catalog::relabel_column_types`].
     fn alter_locked(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         changes: &[NewType],
-        rows: Vec<(Tid, Vec<Value>)>,
+        rows: Option<Vec<(Tid, Vec<Value>)>>,
     ) -> Result<(), CatalogError> {
         let missing = || CatalogError::NoSuchRelation(table_name.to_string());
         let table = self.table(txn, table_name)?.ok_or_else(missing)?;
@@ -83,6 +104,25 @@ impl Catalog {
                     change.column
                 ))
             })?;
+            if rows.is_none() {
+                let (old, new) = (
+                    SqlType::from_oid(row.column.type_oid, row.column.typmod),
+                    SqlType::from_oid(change.type_oid, change.typmod),
+                );
+                if !old
+                    .zip(new)
+                    .is_some_and(|(old, new)| old.binary_coercible(new))
+                {
+                    return Err(CatalogError::Corrupt(format!(
+                        "column \"{}\" of \"{table_name}\" relabelled from type {} ({}) to {} ({}), which changes its stored values",
+                        change.column,
+                        row.column.type_oid,
+                        row.column.typmod,
+                        change.type_oid,
+                        change.typmod
+                    )));
+                }
+            }
             row.column.type_oid = change.type_oid;
             row.column.typmod = change.typmod;
             after.columns[position] = row.column.clone();
@@ -131,6 +171,17 @@ impl Catalog {
             };
             check_key_types(&key.name, child, &fk.columns, parent, &fk.ref_columns)?;
         }
+        let Some(rows) = rows else {
+            // Relabelled: the stored rows and keys read the same.
+            self.in_savepoint(txn, |txn| {
+                for (tid, row) in &updated {
+                    self.update_attribute(txn, *tid, row, table_name)?;
+                }
+                Ok(())
+            })?;
+            self.forget_statistics(table.oid);
+            return Ok(());
+        };
         let rebuilt: Vec<IndexDef> = (table.indexes.iter())
             .filter(|i| over(&i.columns, &changed))
             .cloned()

@@ -139,7 +139,10 @@ fn invalid(message: String) -> CatalogError {
 
 impl SequenceRequest {
     /// The options PostgreSQL settles for this request (its defaults and
-    /// its checks, 22023), or for a change of `old` when given (ALTER).
+    /// its checks, 22023), or for a change of `old` when given (ALTER). A
+    /// change of type moves a bound that was the old type's limit to the
+    /// new type's (`AS bigint` on an integer sequence raises its maximum
+    /// to bigint's), as PostgreSQL's; a bound chosen otherwise stays.
     pub fn settle(&self, old: Option<&SequenceOptions>) -> Result<SequenceOptions, CatalogError> {
         let type_oid = self
             .type_oid
@@ -151,29 +154,26 @@ impl SequenceRequest {
             return Err(invalid("INCREMENT must not be zero".into()));
         }
         let ascending = increment > 0;
-        let max = match self.max {
-            Some(Some(v)) => v,
-            Some(None) => match ascending {
-                true => highest,
-                false => -1,
-            },
-            None => match old {
-                Some(o) => o.max,
-                None if ascending => highest,
-                None => -1,
-            },
+        // Whether a change of type moves the old bounds: they were the
+        // old type's limits.
+        let (move_min, move_max) = match (self.type_oid, old) {
+            (Some(_), Some(o)) => {
+                let (l, h) = type_range(o.type_oid);
+                (o.min == l, o.max == h)
+            }
+            _ => (false, false),
         };
-        let min = match self.min {
-            Some(Some(v)) => v,
-            Some(None) => match ascending {
-                true => 1,
-                false => lowest,
-            },
-            None => match old {
-                Some(o) => o.min,
-                None if ascending => 1,
-                None => lowest,
-            },
+        let max = match (self.max, old) {
+            (Some(Some(v)), _) => v,
+            (None, Some(o)) if !move_max => o.max,
+            _ if ascending || move_max => highest,
+            _ => -1,
+        };
+        let min = match (self.min, old) {
+            (Some(Some(v)), _) => v,
+            (None, Some(o)) if !move_min => o.min,
+            _ if !ascending || move_min => lowest,
+            _ => 1,
         };
         let name = type_name(type_oid);
         if max < lowest || max > highest {
@@ -551,15 +551,22 @@ impl Catalog {
 
     /// `ALTER SEQUENCE name` with new options (transactional, as the
     /// definition is). The value is not changed (RESTART is
-    /// [`Catalog::set_sequence`]).
+    /// [`Catalog::restart_sequence`]), and must lie within the new bounds
+    /// (22023, as PostgreSQL checks its `last_value`) unless `restarting`
+    /// (a RESTART in the same statement checks its own).
     pub fn alter_sequence(
         &self,
         txn: &mut Transaction,
         name: &str,
         request: &SequenceRequest,
+        restarting: bool,
     ) -> Result<SequenceDef, CatalogError> {
         let def = self.lock_sequence(txn, name)?;
         let options = request.settle(Some(&def.options))?;
+        if !restarting {
+            let (value, _, _) = self.sequence_values.state_of(&def)?;
+            within(value, &options)?;
+        }
         let (tid, class) = self
             .class(txn, name)?
             .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
@@ -592,19 +599,8 @@ impl Catalog {
             CatalogError::Corrupt(format!("sequence \"{name}\" was restarted 2^32 times"))
         })?;
         let restarted = SequenceDef { generation, ..def };
-        let (value, o) = (value.unwrap_or(def.options.start), &def.options);
-        if value < o.min {
-            return Err(invalid(format!(
-                "RESTART value ({value}) cannot be less than MINVALUE ({})",
-                o.min
-            )));
-        }
-        if value > o.max {
-            return Err(invalid(format!(
-                "RESTART value ({value}) cannot be greater than MAXVALUE ({})",
-                o.max
-            )));
-        }
+        let value = value.unwrap_or(def.options.start);
+        within(value, &def.options)?;
         self.sequence_values.set(&restarted, value, false)?;
         self.update_sequence_row(
             txn,
@@ -666,6 +662,25 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         self.sequence_values.set(def, value, called)
     }
+}
+
+/// 22023 unless a sequence's value `value` (a RESTART's, or the current
+/// one when its bounds change) lies within `options`' bounds, in
+/// PostgreSQL's words.
+fn within(value: i64, options: &SequenceOptions) -> Result<(), CatalogError> {
+    if value < options.min {
+        return Err(invalid(format!(
+            "RESTART value ({value}) cannot be less than MINVALUE ({})",
+            options.min
+        )));
+    }
+    if value > options.max {
+        return Err(invalid(format!(
+            "RESTART value ({value}) cannot be greater than MAXVALUE ({})",
+            options.max
+        )));
+    }
+    Ok(())
 }
 
 /// The sequence a `folio.class` row describes, if it is one.
@@ -734,5 +749,44 @@ mod tests {
         .settle(Some(&plain))
         .unwrap();
         assert_eq!((altered.increment, altered.start), (5, 1));
+    }
+
+    // Proves a change of type moves the bounds that were the old type's
+    // limits and keeps the others, as PostgreSQL 15's ALTER SEQUENCE ...
+    // AS (each case compared through pg_sequences).
+    #[test]
+    fn a_change_of_type_moves_the_old_limits() {
+        let settle = |old: SequenceRequest, type_oid| {
+            let old = old.settle(None).unwrap();
+            let new = SequenceRequest {
+                type_oid: Some(type_oid),
+                ..Default::default()
+            };
+            new.settle(Some(&old)).map(|o| (o.min, o.max, o.start))
+        };
+        let int = |r: SequenceRequest| SequenceRequest {
+            type_oid: Some(INT4_OID),
+            ..r
+        };
+        let plain = int(SequenceRequest::default());
+        assert_eq!(settle(plain.clone(), INT8_OID).unwrap(), (1, i64::MAX, 1));
+        assert_eq!(settle(plain, INT2_OID).unwrap(), (1, 32767, 1));
+        let capped = int(SequenceRequest {
+            max: Some(Some(1000)),
+            ..Default::default()
+        });
+        assert_eq!(settle(capped, INT8_OID).unwrap(), (1, 1000, 1));
+        let down = int(SequenceRequest {
+            increment: Some(-1),
+            ..Default::default()
+        });
+        assert_eq!(settle(down.clone(), INT2_OID).unwrap(), (-32768, -1, -1));
+        assert_eq!(settle(down, INT8_OID).unwrap(), (i64::MIN, -1, -1));
+        // A start beyond the new type: PostgreSQL's START error.
+        let high = int(SequenceRequest {
+            start: Some(40000),
+            ..Default::default()
+        });
+        assert!(settle(high, INT2_OID).is_err());
     }
 }

@@ -368,7 +368,7 @@ fn extended(
         b'P' => {
             let (name, rest) = protocol::cstring(body)?;
             let (sql, _) = protocol::cstring(rest)?;
-            match session.prepare(name, sql) {
+            match session.parse(name, sql) {
                 Ok(_) => out.parse_complete(),
                 Err(e) => return Ok(Err(e)),
             }
@@ -407,8 +407,8 @@ fn extended(
         b'D' => {
             let (what, name) = protocol::target(body)?;
             if what == b'S' {
-                // Planned (and the plan kept) to know its parameters'
-                // types and its rows.
+                // Its kept plan (made at Parse, again after DDL) knows its
+                // parameters' types and its rows.
                 let (types, columns) = match session.describe_prepared(name) {
                     Ok(described) => described,
                     Err(e) => return Ok(Err(e)),

@@ -406,6 +406,36 @@ fn extended_protocol_in(execution: Execution) {
     assert_eq!(picture(&c.until_ready()), ["3", "Z:I"]);
 }
 
+// Proves a statement's result columns are fixed at Parse, as
+// PostgreSQL's are (compared with PostgreSQL 15): a statement parsed but
+// never described or run is refused (0A000) once DDL changed what it
+// returns, another over columns still there runs; a Parse naming a
+// missing table is its error, and the statement is not kept.
+#[test]
+fn a_parsed_statement_keeps_its_result_columns() {
+    let (_dir, server) = server(4, POOL);
+    let mut c = Client::connect(server.addr());
+    c.query("create table r (a int, b int, c text); insert into r values (1, 2, 'x')");
+    c.send(b'P', &parse_msg("star", "select * from r"));
+    c.send(b'P', &parse_msg("ac", "select a, c from r"));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["1", "1", "Z:I"]);
+    c.query("alter table r drop column b");
+    for (statement, answer) in [("star", "E:0A000"), ("ac", "D:1|x")] {
+        c.send(b'B', &bind_msg("", statement, &[]));
+        c.send(b'E', &[0, 0, 0, 0, 0]);
+        c.send(b'S', b"");
+        let got = picture(&c.until_ready());
+        assert!(got.contains(&answer.to_string()), "{statement}: {got:?}");
+    }
+    c.send(b'P', &parse_msg("gone", "select * from nosuch"));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["E:42P01", "Z:I"]);
+    c.send(b'B', &bind_msg("", "gone", &[]));
+    c.send(b'S', b"");
+    assert_eq!(picture(&c.until_ready()), ["E:26000", "Z:I"]);
+}
+
 // Proves the messages up to a Sync run as one transaction, as in
 // PostgreSQL: two Executes commit together at Sync; an error in the third
 // of a pipeline rolls back the two before it, and the rest up to Sync is

@@ -3,9 +3,14 @@
 //! from the old type, or the `USING` expression over the row's columns,
 //! by `types.rs`'s rules), then folio-catalog's `alter_column_types`
 //! writes every row again and builds the indexes over the columns again
-//! (its README's "Changing a column's type"), then CHECK constraints and
-//! foreign keys are re-checked, as PostgreSQL's table rewrite does;
-//! defaults must cast to the new type by assignment and keep their text.
+//! (its README's "Changing a column's type"). When no stored value
+//! changes (every change binary-coercible, folio-row's
+//! `SqlType::binary_coercible`, and no USING but the column itself), its
+//! `relabel_column_types` changes the catalog alone, as PostgreSQL skips
+//! the rewrite. Then CHECK constraints and foreign keys are re-checked,
+//! as PostgreSQL's table rewrite does; defaults must cast to the new type
+//! by assignment and keep their text; an identity column's sequence
+//! takes the new type.
 
 use crate::constraints::Constraints;
 use crate::context::Ctx;
@@ -13,7 +18,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::scalar::{self, Env, Scalar};
 use crate::types;
-use folio_catalog::{ConstraintKind, NewType, Relation};
+use folio_catalog::{ConstraintKind, NewType, Relation, SequenceRequest};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{DataType, Expr, Ident};
@@ -49,7 +54,7 @@ pub fn alter_column_types(
     let relation = txn
         .with_latest_snapshot(|txn| catalog.relation(txn, table))?
         .ok_or_else(|| SqlError::undefined_table(table))?;
-    let mut planned: Vec<Planned> = Vec::with_capacity(changes.len());
+    let mut targets: Vec<(String, usize, SqlType)> = Vec::with_capacity(changes.len());
     for change in changes {
         let name = names::ident(change.column);
         let position = relation.def.column(&name).ok_or_else(|| {
@@ -58,13 +63,22 @@ pub fn alter_column_types(
                 format!("column \"{name}\" of relation \"{table}\" does not exist"),
             )
         })?;
-        if planned.iter().any(|p| p.position == position) {
+        if targets.iter().any(|(_, p, _)| *p == position) {
             return Err(SqlError::new(
                 "0A000",
                 format!("cannot alter type of column \"{name}\" twice"),
             ));
         }
         let ty = types::stored_column_type(change.data_type)?;
+        targets.push((name, position, ty));
+    }
+    // An identity column's sequence takes the new type first, as
+    // PostgreSQL's ALTER SEQUENCE ... AS before the table's change.
+    for (_, position, ty) in &targets {
+        retype_identity(cx, txn, &relation, *position, *ty)?;
+    }
+    let mut planned: Vec<Planned> = Vec::with_capacity(changes.len());
+    for ((name, position, ty), change) in targets.into_iter().zip(changes) {
         let value = converted(&relation, &name, position, ty, change.using)?;
         planned.push(Planned {
             not_null: relation.def.columns[position].not_null,
@@ -76,6 +90,23 @@ pub fn alter_column_types(
     }
     check_defaults(&relation, &planned)?;
     let env = Env::at(cx.now);
+    let new_types: Vec<NewType> = (planned.iter())
+        .map(|p| NewType {
+            column: p.name.clone(),
+            type_oid: p.ty.oid(),
+            typmod: p.ty.typmod(),
+        })
+        .collect();
+    // No stored value changes (a varchar made longer, or text; the same
+    // type): the catalog alone, as PostgreSQL skips the rewrite.
+    let relabel = planned.iter().all(|p| {
+        p.value == Scalar::Column(p.position) && relation.types[p.position].binary_coercible(p.ty)
+    });
+    if relabel {
+        catalog.relabel_column_types(txn, table, &new_types)?;
+        cx.relations.ddl();
+        return recheck(cx, txn, table, &relation, &planned, &env);
+    }
     let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
     let mut rewritten = Vec::with_capacity(rows.len());
     for (tid, old) in rows {
@@ -99,17 +130,43 @@ pub fn alter_column_types(
             ));
         }
     }
-    let new_types: Vec<NewType> = (planned.iter())
-        .map(|p| NewType {
-            column: p.name.clone(),
-            type_oid: p.ty.oid(),
-            typmod: p.ty.typmod(),
-        })
-        .collect();
     catalog.alter_column_types(txn, table, &new_types, rewritten)?;
     // Read from here on with the new types.
     cx.relations.ddl();
     recheck(cx, txn, table, &relation, &planned, &env)
+}
+
+/// The sequence of `relation`'s identity column at `position`, if it is
+/// one, changed to type `ty` (PostgreSQL's `ALTER SEQUENCE ... AS ty`: a
+/// bound at the old type's limit moves to the new type's; the current
+/// value must fit): 22023 unless `ty` is smallint, integer or bigint. A
+/// serial's sequence keeps its type, as in PostgreSQL.
+fn retype_identity(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    relation: &Relation,
+    position: usize,
+    ty: SqlType,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    let owner = Some((relation.def.oid, position as u16));
+    let Some(sequence) =
+        (catalog.sequences(txn)?.into_iter()).find(|s| s.identity && s.owner == owner)
+    else {
+        return Ok(());
+    };
+    let type_oid = crate::sequences::type_oid(ty).ok_or_else(|| {
+        SqlError::new(
+            "22023",
+            "identity column type must be smallint, integer, or bigint",
+        )
+    })?;
+    let request = SequenceRequest {
+        type_oid: Some(type_oid),
+        ..SequenceRequest::default()
+    };
+    catalog.alter_sequence(txn, &sequence.name, &request, false)?;
+    Ok(())
 }
 
 /// The new value of column `name` (at `position`) of type `ty`: the old

@@ -20,9 +20,15 @@ use std::ops::ControlFlow;
 /// `expr` (a default of a column of type `column`) as PostgreSQL prints
 /// it.
 pub fn default_text(expr: &str, column: SqlType) -> String {
-    let Ok(parsed) = crate::parse::expression(expr) else {
+    let Ok(mut parsed) = crate::parse::expression(expr) else {
         return expr.to_string();
     };
+    // PostgreSQL prints the expression, not the parentheses around all of
+    // it (`DEFAULT (1)` reads `1`; `parse.rs` puts a default opening with
+    // a parenthesis in a pair of its own).
+    while let Expr::Nested(inner) = parsed {
+        parsed = *inner;
+    }
     // A quoted literal alone takes the column's type, without its
     // modifier (PostgreSQL applies lengths and scales when a row is
     // written, not to the stored constant).
@@ -271,6 +277,9 @@ mod tests {
                 "CURRENT_TIMESTAMP",
             ),
             ("1 + 2", SqlType::Int4, "1 + 2"),
+            ("((1 + 2) * 3)", SqlType::Int4, "(1 + 2) * 3"),
+            ("(1)", SqlType::Int4, "1"),
+            ("('x')", SqlType::Text, "'x'::text"),
             ("'a' || 'b'", SqlType::Text, "'a'::text || 'b'::text"),
             (
                 "nextval('t_id_seq')",

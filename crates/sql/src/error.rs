@@ -5,6 +5,7 @@ use folio_catalog::CatalogError;
 use folio_db::DbError;
 use folio_row::RowError;
 use folio_txn::TxnError;
+use sqlparser::tokenizer::Location;
 
 /// A statement failed: `code` is the SQLSTATE a client sees, `message`
 /// the text (PostgreSQL's wording where folio follows its behaviour), with
@@ -22,6 +23,12 @@ pub struct SqlError {
     /// ErrorResponse field `P`); 0: none, and none to be looked for
     /// ([`SqlError::unplaced`]).
     pub position: Option<usize>,
+    /// Where in the statement it points, as the planner knows it: a
+    /// node's token location in the text the statement was parsed from,
+    /// made a `position` by `position::locate` with that text (and
+    /// dropped where the statement came from another text: a kept shape,
+    /// `shape.rs`). Boxed, as `subject`.
+    pub location: Option<Box<Location>>,
     /// The table, column and constraint the error is about (fields `t`,
     /// `c` and `n`, which drivers read to tell one constraint from
     /// another); set for constraint violations. Boxed: errors travel in
@@ -45,6 +52,7 @@ impl SqlError {
             detail: None,
             hint: None,
             position: None,
+            location: None,
             subject: None,
         }
     }
@@ -90,6 +98,13 @@ impl SqlError {
     /// text.
     pub fn at(mut self, position: usize) -> SqlError {
         self.position = Some(position);
+        self
+    }
+
+    /// The error pointing at the node that starts at `location` (a
+    /// span's start; none for a node without one).
+    pub fn near(mut self, location: Option<Location>) -> SqlError {
+        self.location = location.filter(|l| l.line > 0).map(Box::new);
         self
     }
 

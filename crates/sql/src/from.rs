@@ -527,7 +527,7 @@ pub enum Source {
         left: Box<crate::query::Planned>,
         right: Box<crate::query::Planned>,
         /// The result's column types, which each input's values are cast
-        /// to where its own differ (`scalar::common_type`).
+        /// to where its own differ (`set_types.rs`).
         types: Vec<SqlType>,
     },
     Join {

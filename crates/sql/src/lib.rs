@@ -46,6 +46,7 @@ mod scalar;
 mod scan;
 mod sequences;
 mod session;
+mod set_types;
 mod settings;
 mod shape;
 mod statement;

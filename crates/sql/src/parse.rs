@@ -10,7 +10,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::position::{self, Text};
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Statement};
-use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Word};
@@ -110,6 +110,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
+                parenthesize_defaults(&dialect, &mut spanned);
                 let names = table_as_column_names(&mut spanned);
                 let mut statement = parse_one(&dialect, spanned, &place)?;
                 if let (Some(names), Statement::CreateTable(create)) = (names, &mut statement) {
@@ -123,6 +124,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                         .collect();
                 }
                 Parsed::Sql(Box::new(statement))
+            }
+            Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::TABLE) => {
+                parenthesize_defaults(&dialect, &mut spanned);
+                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
             _ => Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?)),
         });
@@ -169,6 +174,73 @@ fn table_as_column_names(tokens: &mut Vec<TokenWithSpan>) -> Option<Vec<sqlparse
     }
     tokens.drain(open..=close);
     Some(names)
+}
+
+/// A column's `DEFAULT (...) op ...` in parentheses of its own, which
+/// sqlparser 0.59 needs: it reads a default that opens with a parenthesis
+/// as the parenthesized part alone, so `DEFAULT (1 + 2) * 3` or
+/// `DEFAULT ('x')::text` is a syntax error at the operator after it
+/// (fixed in sqlparser 0.61, apache/datafusion-sqlparser-rs#2168).
+/// PostgreSQL reads a `b_expr` there: operators, casts and subscripts,
+/// but no comparison, NOT, IS, AND, OR or COLLATE (a COLLATE after the
+/// default is the column's). The default's extent is what sqlparser reads
+/// from the parenthesis, up to a COLLATE, as an expression of the
+/// operators that bind tighter than comparisons; one it cannot read is
+/// left for the statement's parse to report. The tokens put in have no
+/// location (errors point at the others).
+fn parenthesize_defaults(dialect: &PostgreSqlDialect, tokens: &mut Vec<TokenWithSpan>) {
+    // The first token from `from` (an opening parenthesis) on that is
+    // outside all parentheses after it and meets `stop`.
+    let top_level = |tokens: &[TokenWithSpan], from: usize, stop: &dyn Fn(&Token) -> bool| {
+        let mut depth = 0usize;
+        (from..tokens.len()).find(|&i| {
+            match tokens[i].token {
+                Token::LParen => depth += 1,
+                Token::RParen => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth == 0 && stop(&tokens[i].token)
+        })
+    };
+    let mut at = 0;
+    while at + 1 < tokens.len() {
+        let opens = keyword(&tokens[at].token) == Some(Keyword::DEFAULT)
+            && tokens[at + 1].token == Token::LParen;
+        at += 1;
+        if !opens {
+            continue;
+        }
+        let start = at;
+        let Some(close) = top_level(tokens, start, &|_| true) else {
+            return;
+        };
+        let continues = tokens.get(close + 1).is_some_and(|t| {
+            !matches!(
+                t.token,
+                Token::Word(_) | Token::Comma | Token::RParen | Token::SemiColon | Token::EOF
+            )
+        });
+        if !continues {
+            continue;
+        }
+        // (sqlparser has no infix parser for COLLATE, which it ranks above
+        // the arithmetic operators: the default is read up to one.)
+        let collate = top_level(tokens, start, &|t| keyword(t) == Some(Keyword::COLLATE));
+        let upto = collate.unwrap_or(tokens.len());
+        let mut parser =
+            Parser::new(dialect).with_tokens_with_locations(tokens[start..upto].to_vec());
+        let below_comparisons = dialect.prec_value(Precedence::Between);
+        if parser.parse_subexpr(below_comparisons).is_err() {
+            return;
+        }
+        let end = start + parser.index();
+        if end <= close + 1 {
+            continue;
+        }
+        tokens.insert(end, TokenWithSpan::wrap(Token::RParen));
+        tokens.insert(start, TokenWithSpan::wrap(Token::LParen));
+        at = end + 2;
+    }
 }
 
 /// The tokens without their locations, for the utility statements parsed
@@ -735,6 +807,47 @@ fn encoding(name: &str) -> Result<(), SqlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Proves a column default opening with a parenthesis reads on past it
+    // (sqlparser 0.59 stopped there), up to the column's next option, and
+    // that other defaults and a bad one are left as they were.
+    #[test]
+    fn a_default_reads_past_its_opening_parenthesis() {
+        let sql = "create table t (a int default (1 + 2) * 3 not null, \
+                   b text default ('x')::text collate \"C\", c int default (1), \
+                   d int default (2)-1, e int default 4 * (5))";
+        let parsed = statements(sql);
+        let Ok([Parsed::Sql(statement)]) = parsed.as_deref() else {
+            panic!("{sql} parses: {parsed:?}");
+        };
+        let Statement::CreateTable(create) = &**statement else {
+            panic!("a CREATE TABLE");
+        };
+        let defaults: Vec<String> = (create.columns.iter())
+            .map(|c| {
+                let options: Vec<String> = c.options.iter().map(|o| o.option.to_string()).collect();
+                options.join(" ")
+            })
+            .collect();
+        assert_eq!(
+            defaults,
+            [
+                "DEFAULT ((1 + 2) * 3) NOT NULL",
+                "DEFAULT (('x')::TEXT) COLLATE \"C\"",
+                "DEFAULT (1)",
+                "DEFAULT ((2) - 1)",
+                "DEFAULT 4 * (5)",
+            ]
+        );
+        let added = statements(
+            "alter table t add column f int default (1) * 2, alter a set default (3) * 4",
+        );
+        assert!(added.is_ok(), "{added:?}");
+        // Not a default: the statement's parse reports it, at the operator
+        // (PostgreSQL: at the parenthesis after it).
+        let bad = statements("create table t (a int default (1) * )").unwrap_err();
+        assert_eq!((bad.code, bad.position), ("42601", Some(35)));
+    }
 
     // Proves the utility statements pgbench sends parse, statements split
     // at top-level semicolons only, and bad forms are errors.

@@ -8,7 +8,7 @@
 //!         ^
 //! ```
 //!
-//! Two kinds of errors carry one, as in PostgreSQL:
+//! These errors carry one, as in PostgreSQL:
 //! - syntax errors, at the token where parsing stopped (sqlparser's
 //!   errors name it by line and column, [`syntax_error`]), in PostgreSQL's
 //!   wording (`syntax error at or near "tok"`, `syntax error at end of
@@ -16,7 +16,9 @@
 //! - a relation or column that does not exist (42P01, 42703), at the first
 //!   reference to that name in the failing statement ([`locate`]):
 //!   the planner raises them from names, not tokens, and PostgreSQL points
-//!   at the reference.
+//!   at the reference;
+//! - errors the planner raises about a node it holds (a set operation's
+//!   input whose type does not match), at the node's token location.
 
 use crate::error::SqlError;
 use sqlparser::dialect::PostgreSqlDialect;
@@ -128,8 +130,18 @@ fn named_location(message: &str) -> Option<Location> {
 /// - 42803 `column "t.c" must appear in the GROUP BY clause ...`: the
 ///   first reference to `t.c` or to a bare `c`.
 ///
-/// Any other error, or nothing found, is returned as it is.
-pub fn locate(error: SqlError, sql: &str, index: usize) -> SqlError {
+/// Any other error, or nothing found, is returned as it is. An error the
+/// planner gave a token location (`SqlError::near`: the location of the
+/// node it is about) points there instead, when `sql` is the text the
+/// statement was parsed from; the location is dropped either way.
+pub fn locate(mut error: SqlError, sql: &str, index: usize) -> SqlError {
+    if let Some(location) = error.location.take()
+        && error.position.is_none()
+        && let Some(position) = Text::new(sql).position(*location)
+        && position <= sql.chars().count()
+    {
+        return error.at(position);
+    }
     if error.position.is_some() {
         return error;
     }

@@ -14,6 +14,7 @@ use crate::output::{Column, Output};
 use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::scan;
+use crate::set_types;
 use crate::subquery::{self, Subplan};
 use crate::window::{self, WindowBinder, Windows};
 use folio_catalog::Relation;
@@ -259,64 +260,12 @@ fn plan_body(
         SetExpr::Query(q) if order_by.is_empty() && limit.is_none() && offset == 0 => {
             plan_query(cx, txn, q)
         }
-        SetExpr::SetOperation {
-            op,
-            set_quantifier,
-            left,
-            right,
-        } => {
-            let op = match op {
-                SetOperator::Union => SetKind::Union,
-                SetOperator::Intersect => SetKind::Intersect,
-                SetOperator::Except => SetKind::Except,
-                other => return Err(SqlError::unsupported(format!("the set operation {other}"))),
-            };
-            let all = match set_quantifier {
-                SetQuantifier::All => true,
-                SetQuantifier::Distinct | SetQuantifier::None => false,
-                other => {
-                    return Err(SqlError::unsupported(format!("{} {other}", op.word())));
-                }
-            };
-            let left = plan_body(cx, txn, left, &[], None, 0, false)?;
-            let right = plan_body(cx, txn, right, &[], None, 0, false)?;
-            if left.columns.len() != right.columns.len() {
-                return Err(SqlError::syntax(format!(
-                    "each {} query must have the same number of columns",
-                    op.word()
-                )));
-            }
-            // The result has the left query's names and each column's
-            // type common to both.
-            let names = left.columns.iter().map(|c| c.name.clone()).collect();
-            let types: Vec<SqlType> = (left.types.iter().zip(&right.types))
-                .map(|(a, b)| crate::scalar::common_type(*a, *b))
-                .collect();
-            let source = Source::SetOp {
-                op,
-                all,
-                left: Box::new(left),
-                right: Box::new(right),
-                types: types.clone(),
-            };
-            let mut planned = over_source(source, "*SELECT*", names, types);
-            planned.sort = order_by
-                .iter()
-                .map(|o| output_sort_key(&planned.scope, o))
-                .collect::<Result<Vec<_>, _>>()?;
-            planned.limit = limit;
-            planned.offset = offset;
-            Ok(planned)
+        SetExpr::SetOperation { .. } => {
+            let (source, names, columns) = plan_set_operation(cx, txn, body)?;
+            let types = columns.iter().map(|c| c.ty).collect();
+            set_result(source, names, types, order_by, limit, offset)
         }
-        SetExpr::Values(values) => plan_body(
-            cx,
-            txn,
-            &values_union(values)?,
-            order_by,
-            limit,
-            offset,
-            locking,
-        ),
+        SetExpr::Values(values) => plan_values(cx, txn, values, order_by, limit, offset),
         other => Err(SqlError::unsupported(format!("the query {other}"))),
     }
 }
@@ -361,14 +310,115 @@ pub fn over_source(
     }
 }
 
-/// `VALUES (...), (...)` as the `UNION ALL` of one-row SELECTs of
-/// columns `column1`, `column2`, ... (PostgreSQL's names), built as a
-/// balanced tree so a long list stays shallow. The first row's types are
-/// the result's (PostgreSQL resolves a common type across the rows).
-fn values_union(values: &sqlparser::ast::Values) -> Result<SetExpr, SqlError> {
+/// `left UNION | INTERSECT | EXCEPT [ALL] right` (`body`): its rows'
+/// source, its columns' names (the left query's) and what each column
+/// gives a set operation above it (`set_types.rs`: its type, common to
+/// both inputs).
+fn plan_set_operation(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    body: &SetExpr,
+) -> Result<(Source, Vec<String>, Vec<set_types::Input>), SqlError> {
+    let SetExpr::SetOperation {
+        op,
+        set_quantifier,
+        left,
+        right,
+    } = body
+    else {
+        unreachable!("a set operation");
+    };
+    let op = match op {
+        SetOperator::Union => SetKind::Union,
+        SetOperator::Intersect => SetKind::Intersect,
+        SetOperator::Except => SetKind::Except,
+        other => return Err(SqlError::unsupported(format!("the set operation {other}"))),
+    };
+    let all = match set_quantifier {
+        SetQuantifier::All => true,
+        SetQuantifier::Distinct | SetQuantifier::None => false,
+        other => {
+            return Err(SqlError::unsupported(format!("{} {other}", op.word())));
+        }
+    };
+    let (left, left_inputs) = plan_set_input(cx, txn, left)?;
+    let (right, right_inputs) = plan_set_input(cx, txn, right)?;
+    if left.columns.len() != right.columns.len() {
+        return Err(SqlError::syntax(format!(
+            "each {} query must have the same number of columns",
+            op.word()
+        )));
+    }
+    let columns = (left_inputs.into_iter().zip(right_inputs))
+        .map(|(l, r)| set_types::common(op.word(), &[l, r]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names = left.columns.iter().map(|c| c.name.clone()).collect();
+    let source = Source::SetOp {
+        op,
+        all,
+        left: Box::new(left),
+        right: Box::new(right),
+        types: columns.iter().map(|c| c.ty).collect(),
+    };
+    Ok((source, names, columns))
+}
+
+/// One input of a set operation planned, with what it gives each result
+/// column.
+fn plan_set_input(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    body: &SetExpr,
+) -> Result<(Planned, Vec<set_types::Input>), SqlError> {
+    if let SetExpr::SetOperation { .. } = body {
+        let (source, names, columns) = plan_set_operation(cx, txn, body)?;
+        let types = columns.iter().map(|c| c.ty).collect();
+        return Ok((over_source(source, "*SELECT*", names, types), columns));
+    }
+    let planned = plan_body(cx, txn, body, &[], None, 0, false)?;
+    let inputs = set_types::inputs(body, &planned.types);
+    Ok((planned, inputs))
+}
+
+/// A set operation's or VALUES list's result (`source`, of columns
+/// `names` of `types`) with the ORDER BY and LIMIT around it.
+fn set_result(
+    source: Source,
+    names: Vec<String>,
+    types: Vec<SqlType>,
+    order_by: &[sqlparser::ast::OrderByExpr],
+    limit: Option<u64>,
+    offset: u64,
+) -> Result<Planned, SqlError> {
+    let mut planned = over_source(source, "*SELECT*", names, types);
+    planned.sort = order_by
+        .iter()
+        .map(|o| output_sort_key(&planned.scope, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    planned.limit = limit;
+    planned.offset = offset;
+    Ok(planned)
+}
+
+/// `VALUES (...), (...)`: each row planned as a one-row SELECT of columns
+/// `column1`, `column2`, ... (PostgreSQL's names), the rows' common types
+/// resolved over all of them at once (`set_types::common`, as
+/// PostgreSQL's VALUES), and their `UNION ALL` built as a balanced tree so
+/// a long list stays shallow.
+fn plan_values(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    values: &sqlparser::ast::Values,
+    order_by: &[sqlparser::ast::OrderByExpr],
+    limit: Option<u64>,
+    offset: u64,
+) -> Result<Planned, SqlError> {
     let width = values.rows.first().map_or(0, Vec::len);
     if values.rows.iter().any(|r| r.len() != width) {
         return Err(SqlError::syntax("VALUES lists must all be the same length"));
+    }
+    if values.rows.is_empty() {
+        return Err(SqlError::syntax("VALUES needs at least one row"));
     }
     let template = match sqlparser::parser::Parser::parse_sql(
         &sqlparser::dialect::PostgreSqlDialect {},
@@ -383,40 +433,48 @@ fn values_union(values: &sqlparser::ast::Values) -> Result<SetExpr, SqlError> {
         },
         Err(e) => return Err(SqlError::syntax(e.to_string())),
     };
-    let rows: Vec<SetExpr> = values
-        .rows
-        .iter()
-        .map(|row| {
-            let mut select = template.clone();
-            select.projection = row
-                .iter()
-                .enumerate()
-                .map(|(i, e)| SelectItem::ExprWithAlias {
-                    expr: e.clone(),
-                    alias: sqlparser::ast::Ident::new(format!("column{}", i + 1)),
-                })
+    let names: Vec<String> = (1..=width).map(|i| format!("column{i}")).collect();
+    let mut selects = values.rows.iter().map(|row| {
+        let mut select = template.clone();
+        select.projection = (row.iter().zip(&names))
+            .map(|(e, name)| SelectItem::ExprWithAlias {
+                expr: e.clone(),
+                alias: sqlparser::ast::Ident::new(name),
+            })
+            .collect();
+        SetExpr::Select(select)
+    });
+    if values.rows.len() == 1 {
+        let one = selects.next().expect("one row");
+        return plan_body(cx, txn, &one, order_by, limit, offset, false);
+    }
+    let rows = selects
+        .map(|select| plan_body(cx, txn, &select, &[], None, 0, false))
+        .collect::<Result<Vec<_>, _>>()?;
+    let types = (0..width)
+        .map(|c| {
+            let inputs: Vec<set_types::Input> = (values.rows.iter().zip(&rows))
+                .map(|(row, planned)| set_types::Input::of(&row[c], planned.types[c]))
                 .collect();
-            SetExpr::Select(select)
+            set_types::common("VALUES", &inputs).map(|input| input.ty)
         })
-        .collect();
-    fn union(rows: &[SetExpr]) -> SetExpr {
-        match rows {
-            [one] => one.clone(),
-            _ => {
-                let (left, right) = rows.split_at(rows.len() / 2);
-                SetExpr::SetOperation {
-                    op: SetOperator::Union,
-                    set_quantifier: SetQuantifier::All,
-                    left: Box::new(union(left)),
-                    right: Box::new(union(right)),
-                }
-            }
+        .collect::<Result<Vec<SqlType>, _>>()?;
+    fn union(mut rows: Vec<Planned>, names: &[String], types: &[SqlType]) -> Planned {
+        if rows.len() == 1 {
+            return rows.pop().expect("one row");
         }
+        let right = rows.split_off(rows.len() / 2);
+        let source = Source::SetOp {
+            op: SetKind::Union,
+            all: true,
+            left: Box::new(union(rows, names, types)),
+            right: Box::new(union(right, names, types)),
+            types: types.to_vec(),
+        };
+        over_source(source, "*SELECT*", names.to_vec(), types.to_vec())
     }
-    if rows.is_empty() {
-        return Err(SqlError::syntax("VALUES needs at least one row"));
-    }
-    Ok(union(&rows))
+    let tree = union(rows, &names, &types);
+    set_result(tree.source, names, types, order_by, limit, offset)
 }
 
 /// An ORDER BY item of a set operation: an output column's name or

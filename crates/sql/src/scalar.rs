@@ -529,9 +529,14 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             }
             match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an
-                // array's keeps its cast, whose type an empty one has not.
+                // array's keeps its cast, whose type an empty one has not,
+                // and so does a NULL's (`null::int` is an integer: a set
+                // operation's column type reads it).
                 Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
                     (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
+                    (Value::Null, _) if ty != SqlType::Text => {
+                        Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty)
+                    }
                     (value, _) => Scalar::Const(value),
                 },
                 other => Scalar::Cast(Box::new(other), ty),
@@ -1361,40 +1366,6 @@ pub fn value_type(value: &Value) -> SqlType {
             .map_or(SqlType::Text, value_type)
             .array_of()
             .unwrap_or(SqlType::Array(&SqlType::Text)),
-    }
-}
-
-/// The type two columns of a UNION (or the rows of a VALUES list) share,
-/// as PostgreSQL resolves it: a quoted literal's (`text`) takes the
-/// other's type; numbers the wider ([`wider`]); a date meeting a
-/// timestamp the timestamp, a timestamp meeting a timestamptz the
-/// timestamptz; otherwise the first's.
-pub fn common_type(a: SqlType, b: SqlType) -> SqlType {
-    let number = |t: SqlType| {
-        matches!(
-            t,
-            SqlType::Int2
-                | SqlType::Int4
-                | SqlType::Int8
-                | SqlType::Float4
-                | SqlType::Float8
-                | SqlType::Numeric(_)
-        )
-    };
-    match (a, b) {
-        _ if a == b => a,
-        (SqlType::Text, other) | (other, SqlType::Text) => other,
-        _ if number(a) && number(b) => match wider(a, b) {
-            SqlType::Numeric(_) if matches!(a, SqlType::Numeric(_)) => a,
-            SqlType::Numeric(_) if matches!(b, SqlType::Numeric(_)) => b,
-            w => w,
-        },
-        (SqlType::TimestampTz, SqlType::Date | SqlType::Timestamp)
-        | (SqlType::Date | SqlType::Timestamp, SqlType::TimestampTz) => SqlType::TimestampTz,
-        (SqlType::Timestamp, SqlType::Date) | (SqlType::Date, SqlType::Timestamp) => {
-            SqlType::Timestamp
-        }
-        _ => a,
     }
 }
 

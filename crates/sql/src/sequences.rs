@@ -240,6 +240,17 @@ pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<bool, SqlEr
     }
 }
 
+/// The type oid of a sequence of type `ty`: `smallint`, `integer` or
+/// `bigint`'s; `None` for another type.
+pub fn type_oid(ty: SqlType) -> Option<u32> {
+    match ty {
+        SqlType::Int2 => Some(INT2_OID),
+        SqlType::Int4 => Some(INT4_OID),
+        SqlType::Int8 => Some(INT8_OID),
+        _ => None,
+    }
+}
+
 /// The request of `AS type` and sequence options (CREATE SEQUENCE, and
 /// an identity column's options).
 pub fn request(
@@ -248,17 +259,12 @@ pub fn request(
 ) -> Result<SequenceRequest, SqlError> {
     let mut out = SequenceRequest::default();
     if let Some(ty) = data_type {
-        out.type_oid = Some(match types::column_type(ty)? {
-            SqlType::Int2 => INT2_OID,
-            SqlType::Int4 => INT4_OID,
-            SqlType::Int8 => INT8_OID,
-            _ => {
-                return Err(SqlError::new(
-                    "22023",
-                    "sequence type must be smallint, integer, or bigint",
-                ));
-            }
-        });
+        out.type_oid = Some(type_oid(types::column_type(ty)?).ok_or_else(|| {
+            SqlError::new(
+                "22023",
+                "sequence type must be smallint, integer, or bigint",
+            )
+        })?);
     }
     for option in options {
         match option {
@@ -408,7 +414,7 @@ pub fn alter(
     }
     let request = request(alter.data_type.as_ref(), &alter.options)?;
     if request != SequenceRequest::default() {
-        catalog.alter_sequence(txn, &name, &request)?;
+        catalog.alter_sequence(txn, &name, &request, alter.restart.is_some())?;
     } else if catalog.sequence(txn, &name)?.is_none() {
         return Err(SqlError::undefined_table(&name));
     }

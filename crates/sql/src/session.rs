@@ -86,15 +86,17 @@ struct Prepared {
     /// The text it was prepared from (Parse), where its planning errors
     /// point (`position.rs`); empty for SQL's PREPARE.
     text: String,
+    /// Its nodes' token locations are `text`'s (not a kept shape's).
+    located: bool,
     parameters: usize,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
     /// The plan (queries and row changes) and the relation cache's
     /// generation when it was made.
     plan: Option<(Plan, u64)>,
-    /// The result columns of its first plan (`None`: not planned yet;
-    /// `Some(None)`: no rows): a later plan must return the same, as
-    /// PostgreSQL's cached plans must.
+    /// The result columns of its first plan, made when it was prepared
+    /// (`None`: not planned yet; `Some(None)`: no rows): a later plan
+    /// must return the same, as PostgreSQL's cached plans must.
     result: Option<Option<Vec<crate::output::Column>>>,
 }
 
@@ -189,11 +191,18 @@ impl Session {
             }
         };
         let (outputs, error) = self.run_statements(&statements);
+        let shaped = lent.is_some();
         if let Some(lent) = lent {
             self.shapes.give_back(lent, statements);
         }
-        // The failing statement is the one after those that ran.
-        let error = error.map(|e| position::locate(e, sql, outputs.len()));
+        // The failing statement is the one after those that ran (a kept
+        // shape's statement has the shape's token locations).
+        let error = error.map(|mut e| {
+            if shaped {
+                e.location = None;
+            }
+            position::locate(e, sql, outputs.len())
+        });
         (outputs, error)
     }
 
@@ -343,11 +352,25 @@ impl Session {
 
     /// Parses `sql` (one statement, with `$1`, `$2`, ... parameters) and
     /// keeps it as prepared statement `name` (`""`: the unnamed one,
-    /// replaced by the next). The extended protocol's Parse. A statement
-    /// is parsed once however often it runs; binding and the access path
-    /// are per execution for now (no plan is cached yet).
+    /// replaced by the next); its number of parameters. A query or row
+    /// change is planned now (`plan_prepared`), in the block's
+    /// transaction or one of its own.
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        let mut statements = self.shapes.statements(sql)?;
+        self.prepare_text(name, sql, false)
+    }
+
+    /// The extended protocol's Parse: [`Session::prepare`], but outside a
+    /// block a query or row change opens the pipeline's implicit block
+    /// and is planned in it, as PostgreSQL's Parse starts the pipeline's
+    /// transaction (the Sync that ends the pipeline commits it:
+    /// [`Session::end_pipeline`]).
+    pub fn parse(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
+        self.prepare_text(name, sql, true)
+    }
+
+    /// [`Session::prepare`], opening the pipeline's block if `pipeline`.
+    fn prepare_text(&mut self, name: &str, sql: &str, pipeline: bool) -> Result<usize, SqlError> {
+        let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (Some(Parsed::Sql(statement)), true) => *statement,
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
@@ -362,16 +385,53 @@ impl Session {
                 ));
             }
         };
-        self.keep_prepared(name, statement, sql)
+        let parameters = self.keep_prepared(name, statement, sql, !shaped)?;
+        self.plan_prepared(name, pipeline)?;
+        Ok(parameters)
     }
 
-    /// Keeps `statement`, prepared from `text`, as prepared statement
-    /// `name` (42P05 if a named one exists); its number of parameters.
+    /// Plans prepared statement `name`, if it is a query or row change,
+    /// as PostgreSQL analyzes a statement when it is prepared: its result
+    /// columns are fixed here (a later plan that would return others is
+    /// 0A000 `cached plan must not change result type`, even if it never
+    /// ran before the DDL), and an error in it (a missing table) is the
+    /// PREPARE's, the statement forgotten. In a failed block: 25P02.
+    /// `pipeline`: outside a block, open the pipeline's implicit block for
+    /// the plan (Parse).
+    fn plan_prepared(&mut self, name: &str, pipeline: bool) -> Result<(), SqlError> {
+        if !self.prepared(name)?.plannable {
+            return Ok(());
+        }
+        if let Block::Failed(_) = self.block {
+            self.prepared.remove(name);
+            return Err(SqlError::in_failed_block());
+        }
+        if pipeline {
+            self.begin_pipeline(name)?;
+        }
+        // The snapshot of a block opened just now serves the statement's
+        // first execution too, as if the plan were made then (a second
+        // snapshot cost 5% of a pipelined point query: `fresh_block`).
+        let fresh = self.fresh_block;
+        let planned = self.with_kept_plan(name, |_, _, _| Ok(()));
+        match planned {
+            Ok(()) => self.fresh_block = fresh,
+            Err(_) => {
+                self.prepared.remove(name);
+            }
+        }
+        planned
+    }
+
+    /// Keeps `statement`, prepared from `text` (`located`: parsed from
+    /// it), as prepared statement `name` (42P05 if a named one exists);
+    /// its number of parameters.
     fn keep_prepared(
         &mut self,
         name: &str,
         statement: Statement,
         text: &str,
+        located: bool,
     ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
@@ -386,6 +446,7 @@ impl Session {
             Box::new(Prepared {
                 statement,
                 text: text.to_string(),
+                located,
                 parameters,
                 plannable,
                 plan: None,
@@ -413,8 +474,8 @@ impl Session {
 
     /// What prepared statement `name` takes and returns (Describe of a
     /// statement): its parameters' types, and its result columns (`None`:
-    /// no rows). A query or row change is planned for it (the plan is
-    /// kept for its executions); another statement's parameters are
+    /// no rows). A query or row change reads its kept plan (made when it
+    /// was prepared, again after DDL); another statement's parameters are
     /// `text` and it returns no rows.
     pub fn describe_prepared(
         &mut self,
@@ -500,8 +561,8 @@ impl Session {
 
     /// Runs `f` with prepared statement `name`'s kept plan (a query or a
     /// row change), in the block's transaction or one of its own: the plan
-    /// made at its first use, made again when DDL changed a relation it
-    /// uses or the session ran DDL.
+    /// made when it was prepared, made again when DDL changed a relation
+    /// it uses or the session ran DDL.
     fn with_kept_plan<T>(
         &mut self,
         name: &str,
@@ -524,10 +585,15 @@ impl Session {
                 };
                 if !kept {
                     prepared.plan = statement::plan(cx, txn, &prepared.statement)
-                        .map_err(|e| position::locate(e, &prepared.text, 0))?
+                        .map_err(|mut e| {
+                            if !prepared.located {
+                                e.location = None;
+                            }
+                            position::locate(e, &prepared.text, 0)
+                        })?
                         .map(|plan| (plan, generation));
                     planned = true;
-                    // DDL since the first plan (a dropped column under
+                    // DDL since it was prepared (a dropped column under
                     // `SELECT *`) may change what it returns: refused, as
                     // PostgreSQL refuses it.
                     let columns = prepared.plan.as_ref().and_then(|(plan, _)| plan.columns());
@@ -811,7 +877,8 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, (**statement).clone(), "")?;
+                self.keep_prepared(&name, (**statement).clone(), "", false)?;
+                self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }
             Statement::Execute {

@@ -11,7 +11,9 @@
 //! statement with its own literals put back in the placeholders' places
 //! ([`put_back`]): no tokenizing, no parsing. The statement that runs is
 //! still the one with literals, so planning and execution see exactly
-//! what they would have seen: only the parse is skipped.
+//! what they would have seen: only the parse is skipped. (But for the
+//! token locations in its nodes, which are the shape's: an error the
+//! planner placed by one is given no position, `SqlError::location`.)
 //!
 //! Soundness: a shape is kept only if putting the first text's literals
 //! back into the shape's statement gives the statement parsed from that
@@ -70,14 +72,16 @@ pub struct Lent {
 impl ShapeCache {
     /// The statements of `sql`, as [`parse::statements`] gives them: from
     /// a kept shape (a copy of it) when `sql` is one statement of a known
-    /// shape.
-    pub fn statements(&mut self, sql: &str) -> Result<Vec<Parsed>, SqlError> {
+    /// shape; and whether they came from one (their nodes' token
+    /// locations are then the shape's, not `sql`'s).
+    pub fn statements(&mut self, sql: &str) -> Result<(Vec<Parsed>, bool), SqlError> {
         let (statements, lent) = self.take(sql)?;
         let copy = statements.clone();
+        let shaped = lent.is_some();
         if let Some(lent) = lent {
             self.give_back(lent, statements);
         }
-        Ok(copy)
+        Ok((copy, shaped))
     }
 
     /// The statements of `sql`, as [`parse::statements`] gives them; when
@@ -358,13 +362,14 @@ mod tests {
             "select k, v from t where k = 99999999999 order by 2 limit 0",
         ];
         for (i, text) in texts.iter().enumerate() {
-            let cached = cache.statements(text).unwrap();
+            let (cached, shaped) = cache.statements(text).unwrap();
             let parsed = parse::statements(text).unwrap();
             match (&cached[..], &parsed[..]) {
                 ([Parsed::Sql(a)], [Parsed::Sql(b)]) => assert_eq!(a, b),
                 _ => panic!("one statement each"),
             }
             assert_eq!(cache.hits(), i as u64);
+            assert_eq!(shaped, i > 0);
         }
     }
 
@@ -373,7 +378,8 @@ mod tests {
         let mut cache = ShapeCache::default();
         for n in [10, 20] {
             let text = format!("create table t (a varchar({n}))");
-            let cached = cache.statements(&text).unwrap();
+            let (cached, shaped) = cache.statements(&text).unwrap();
+            assert!(!shaped);
             let parsed = parse::statements(&text).unwrap();
             match (&cached[..], &parsed[..]) {
                 ([Parsed::Sql(a)], [Parsed::Sql(b)]) => assert_eq!(a, b),

@@ -1440,3 +1440,50 @@ fn ungrouped_columns_are_named_with_their_table_and_position() {
         assert_eq!(e.position, Some(position), "{sql}");
     }
 }
+
+// Proves a set operation's or VALUES list's input of another type
+// category is pointed at as PostgreSQL 15 points (compared through psql):
+// the input, on its line; and that a text answered from a kept shape
+// (`shape.rs`), whose nodes carry the shape's locations, points nowhere
+// rather than at the wrong place.
+#[test]
+fn set_operation_type_errors_point_at_the_input() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table ut (t text, i int)");
+    for (sql, message, position) in [
+        (
+            "select t from ut union select i from ut",
+            "UNION types text and integer cannot be matched",
+            31,
+        ),
+        (
+            "select t from ut except select (i) from ut",
+            "EXCEPT types text and integer cannot be matched",
+            33,
+        ),
+        (
+            "select 1 union select 2\n  union select\n    'a'::text",
+            "UNION types integer and text cannot be matched",
+            44,
+        ),
+        (
+            "select 1 union (select 2 union select 'a'::text)",
+            "UNION types integer and text cannot be matched",
+            39,
+        ),
+        (
+            "values (1), ('a'::text)",
+            "VALUES types integer and text cannot be matched",
+            14,
+        ),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!((e.code, e.message.as_str()), ("42804", message), "{sql}");
+        assert_eq!(e.position, Some(position), "{sql}");
+    }
+    let first = fails(&mut s, "select t, 1 from ut union select i, 2 from ut");
+    assert_eq!(first.position, Some(34));
+    let kept = fails(&mut s, "select t, 10 from ut union select i, 20 from ut");
+    assert_eq!((kept.code, kept.position), ("42804", None));
+    assert_eq!(s.parses_saved(), 1);
+}

@@ -209,8 +209,12 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
 /// `a / b` on numerics as PostgreSQL divides them: rounded at its
 /// display scale (`select_div_scale`); 22012 for a zero divisor.
 pub fn numeric_div(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
-    a.checked_div(b, div_scale(a, b))?
-        .ok_or_else(|| SqlError::new("22012", "division by zero"))
+    a.checked_div(
+        b,
+        u32::from(div_scale(a, b)),
+        folio_row::Rounding::HalfAwayFromZero,
+    )?
+    .ok_or_else(|| SqlError::new("22012", "division by zero"))
 }
 
 /// PostgreSQL's display scale of `a / b`: 16 significant digits at least

@@ -195,10 +195,14 @@ pub fn log(b: Numeric, x: Numeric) -> Result<Numeric, SqlError> {
 /// integer exponent (PostgreSQL 15's `power_var` with `power_var_int`);
 /// otherwise by the weight of the result, e·ln(b)·log10(e), estimated as
 /// PostgreSQL estimates it: ln b to 8 significant digits, times e, both
-/// rounded at that scale, then in double precision.
+/// rounded at that scale, then in double precision. (Zero to a
+/// fractional power has exactly 16.)
 pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
     if integer_exponent(e).is_some() {
         return Ok(scale_at_least(MIN_SIG_DIGITS, &[b]));
+    }
+    if is_zero(b) {
+        return Ok(MIN_SIG_DIGITS as u32);
     }
     let local = (8 - ln_weight(b)).clamp(0, MAX_DISPLAY_SCALE) as u32;
     let ln = abs(b).ln(local)?.mul_round(e, local)?;
@@ -224,13 +228,14 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
     if is_negative(b) && !integral {
         return Err(complex());
     }
-    let scale = power_scale(b, e)?;
     if let Some(n) = integer_exponent(e) {
-        return b.powi(n, scale)?.ok_or_else(division_by_zero);
+        return b.powi(n, power_scale(b, e)?)?.ok_or_else(division_by_zero);
     }
+    // Zero to a fractional power: zero at 16 places, whatever the scales.
     if is_zero(b) {
         return Ok(Numeric::from_i64(0).round_to(MIN_SIG_DIGITS, Rounding::HalfAwayFromZero)?);
     }
+    let scale = power_scale(b, e)?;
     // A negative base with an integer exponent past 32 bits: |b|^e, its
     // sign by e's parity.
     let value = abs(b).pow(e, scale)?;
@@ -357,6 +362,7 @@ mod tests {
         // ln(100) · 0.5 estimated as 2.30258510: weight 1.000000004.
         assert_eq!(power("100", "0.5"), 15);
         assert_eq!(power("0.01", "0.5"), 17);
+        assert_eq!(power("0.0", "0.5"), 16);
     }
 
     // Proves float8 and float4 become numerics by their 15 and 6

@@ -92,9 +92,12 @@ impl Numeric {
     /// `round_var`/`trunc_var` with the display scale its `round` and
     /// `trunc` give. NaN stays NaN.
     pub fn round_to(self, digits: i32, how: Rounding) -> Result<Numeric, RowError> {
-        match self.wide() {
-            Some(w) => Numeric::from_wide(&w.round_at(digits, how)),
-            None => Ok(self),
+        let Numeric::Value { mantissa, scale } = self else {
+            return Ok(self);
+        };
+        match round_fast(mantissa, scale, digits, how) {
+            Some(n) => Ok(n),
+            None => Numeric::from_wide(&self.wide().expect("a value").round_at(digits, how)),
         }
     }
 
@@ -236,10 +239,26 @@ impl Numeric {
     /// `self * other` exactly: its scale is the sum of theirs (PostgreSQL's
     /// `numeric_mul`).
     pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
-        let Some((x, y)) = self.wide_pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Numeric::NaN);
         };
-        Numeric::from_wide(&x.mul(&y))
+        // The exact product's mantissa: past an i128, past 38 digits too.
+        let scale = u8::try_from(u32::from(sa) + u32::from(sb))
+            .map_err(|_| out_of_range("the scale of a product"))?;
+        let m = a
+            .checked_mul(b)
+            .ok_or_else(|| out_of_range(format!("{self} * {other}")))?;
+        Numeric::new(m, scale)
     }
 
     /// `self * other` rounded at `scale` digits (PostgreSQL's `mul_var`
@@ -261,12 +280,26 @@ impl Numeric {
         scale: u32,
         how: Rounding,
     ) -> Result<Option<Numeric>, RowError> {
-        let Some((x, y)) = self.wide_pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Some(Numeric::NaN));
         };
-        if y.is_zero() {
+        if b == 0 {
             return Ok(None);
         }
+        if let Some(n) = div_fast((a, sa), (b, sb), scale, how) {
+            return Ok(Some(n));
+        }
+        let (x, y) = self.wide_pair(other).expect("values");
         Numeric::from_wide(&x.div(&y, scale, how)).map(Some)
     }
 
@@ -274,12 +307,27 @@ impl Numeric {
     /// PostgreSQL's; its scale the larger of theirs). `None` for a zero
     /// divisor.
     pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
-        let Some((x, y)) = self.wide_pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Some(Numeric::NaN));
         };
-        if y.is_zero() {
+        if b == 0 {
             return Ok(None);
         }
+        let scale = sa.max(sb);
+        if let (Some(a), Some(b)) = (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale)) {
+            return Numeric::new(a % b, scale).map(Some);
+        }
+        let (x, y) = self.wide_pair(other).expect("values");
         let quotient = x.div(&y, 0, Rounding::TowardZero);
         Numeric::from_wide(&x.sub(&quotient.mul(&y))).map(Some)
     }
@@ -397,6 +445,53 @@ impl Numeric {
     }
 }
 
+/// The quotient `q` (cut toward zero) of an exact quotient whose sign is
+/// `negative`, with remainder `r` of a divisor `d`, rounded as `how` says.
+fn nudge(q: i128, r: i128, d: i128, negative: bool, how: Rounding) -> i128 {
+    let away = r != 0
+        && match how {
+            Rounding::HalfAwayFromZero => 2 * r.unsigned_abs() >= d.unsigned_abs(),
+            Rounding::TowardZero => false,
+            Rounding::Floor => negative,
+            Rounding::Ceiling => !negative,
+        };
+    match (away, negative) {
+        (false, _) => q,
+        (true, true) => q - 1,
+        (true, false) => q + 1,
+    }
+}
+
+/// `Numeric::round_to` in i128, where everything fits (`None` where not:
+/// the caller computes in `Wide`).
+fn round_fast(mantissa: i128, scale: u8, digits: i32, how: Rounding) -> Option<Numeric> {
+    let target = u8::try_from(digits.max(0)).ok()?;
+    let cut = i64::from(scale) - i64::from(digits);
+    if cut <= 0 {
+        let m = mantissa.checked_mul(pow10(u32::from(target - scale))?)?;
+        return Numeric::new(m, target).ok();
+    }
+    let d = pow10(u32::try_from(cut).ok()?)?;
+    let q = nudge(mantissa / d, mantissa % d, d, mantissa < 0, how);
+    // Places before the point (digits < 0) come back as zeros.
+    let pad = pow10(digits.min(0).unsigned_abs())?;
+    Numeric::new(q.checked_mul(pad)?, target).ok()
+}
+
+/// `Numeric::checked_div` in i128, where everything fits.
+fn div_fast(a: (i128, u8), b: (i128, u8), scale: u32, how: Rounding) -> Option<Numeric> {
+    let ((a, sa), (b, sb)) = (a, b);
+    let shift = i64::from(scale) + i64::from(sb) - i64::from(sa);
+    let (n, d) = if shift >= 0 {
+        (a.checked_mul(pow10(u32::try_from(shift).ok()?)?)?, b)
+    } else {
+        (a, b.checked_mul(pow10(u32::try_from(-shift).ok()?)?)?)
+    };
+    let negative = (n < 0) != (d < 0);
+    let q = nudge(n / d, n % d, d, negative, how);
+    Numeric::new(q, u8::try_from(scale).ok()?).ok()
+}
+
 impl PartialEq for Numeric {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
@@ -470,6 +565,43 @@ impl std::fmt::Display for Numeric {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn rounding() -> impl Strategy<Value = Rounding> {
+        prop_oneof![
+            Just(Rounding::HalfAwayFromZero),
+            Just(Rounding::TowardZero),
+            Just(Rounding::Floor),
+            Just(Rounding::Ceiling),
+        ]
+    }
+
+    // Proves the i128 fast paths of rounding and division give what the
+    // exact `Wide` computation gives, wherever they answer.
+    proptest! {
+        #[test]
+        fn fast_paths_agree_with_wide(
+            a in -(10i128.pow(20))..10i128.pow(20),
+            b in -(10i128.pow(12))..10i128.pow(12),
+            sa in 0u8..30,
+            sb in 0u8..30,
+            digits in -25i32..45,
+            scale in 0u32..45,
+            how in rounding(),
+        ) {
+            let x = Numeric::new(a, sa).unwrap();
+            if let Some(fast) = round_fast(a, sa, digits, how) {
+                let wide = Numeric::from_wide(&x.wide().unwrap().round_at(digits, how)).unwrap();
+                prop_assert_eq!(fast.to_string(), wide.to_string());
+            }
+            prop_assume!(b != 0);
+            let y = Numeric::new(b, sb).unwrap();
+            if let Some(fast) = div_fast((a, sa), (b, sb), scale, how) {
+                let wide = x.wide().unwrap().div(&y.wide().unwrap(), scale, how);
+                prop_assert_eq!(fast.to_string(), Numeric::from_wide(&wide).unwrap().to_string());
+            }
+        }
+    }
 
     // Proves parsing and PostgreSQL's output keep the scale, arithmetic is
     // exact, order ignores the scale (1.5 = 1.50) with NaN greatest, and

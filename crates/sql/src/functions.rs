@@ -1,6 +1,7 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
 //! `abs`, `round`, `trunc`, `floor`, `ceil`, `sign`, `sqrt`, `exp`, `ln`,
-//! `log`, `log10`, `mod`, `div`, `random`, `power` (and `^`), `substr`,
+//! `log`, `log10`, `pi`, `mod`, `div`, `scale`, `min_scale`,
+//! `trim_scale`, `random`, `power` (and `^`), `substr`,
 //! `greatest`,
 //! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
 //! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
@@ -60,6 +61,14 @@ pub enum Func {
     Mod,
     /// `div(a, b)`: the numeric quotient cut toward zero to an integer.
     Div,
+    /// `pi()`: double precision.
+    Pi,
+    /// `scale(x)`: a numeric's digits after the point; `min_scale(x)`:
+    /// those it needs (trailing zeros dropped); `trim_scale(x)`: the value
+    /// at its `min_scale`.
+    Scale,
+    MinScale,
+    TrimScale,
     Random,
     Power,
     /// `EXTRACT(field FROM v)`: numeric.
@@ -169,7 +178,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 63] = [
+const NAMES: [(&str, Func); 67] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -216,6 +225,10 @@ const NAMES: [(&str, Func); 63] = [
     ("log10", Func::Log10),
     ("mod", Func::Mod),
     ("div", Func::Div),
+    ("pi", Func::Pi),
+    ("scale", Func::Scale),
+    ("min_scale", Func::MinScale),
+    ("trim_scale", Func::TrimScale),
     ("random", Func::Random),
     ("power", Func::Power),
     ("pow", Func::Power),
@@ -268,7 +281,10 @@ impl Func {
             | Func::Sqrt
             | Func::Exp
             | Func::Ln
-            | Func::Log10 => count == 1,
+            | Func::Log10
+            | Func::Scale
+            | Func::MinScale
+            | Func::TrimScale => count == 1,
             Func::Log => (1..=2).contains(&count),
             Func::Mod | Func::Div => count == 2,
             Func::Round | Func::Trunc => (1..=2).contains(&count),
@@ -285,6 +301,7 @@ impl Func {
             | Func::CurrentSchema
             | Func::Version
             | Func::Random
+            | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
             Func::Setval => (2..=3).contains(&count),
@@ -329,7 +346,9 @@ impl Func {
                 Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
                 _ => SqlType::Float8,
             },
-            Func::Div => SqlType::Numeric(None),
+            Func::Div | Func::TrimScale => SqlType::Numeric(None),
+            Func::Scale | Func::MinScale => SqlType::Int4,
+            Func::Pi => SqlType::Float8,
             // A numeric with no float: numeric (an integer is cast to it).
             Func::Power
                 if args.iter().any(|t| matches!(t, SqlType::Numeric(_)))
@@ -469,6 +488,21 @@ impl Func {
                 to_numeric(&args[0], "div")?,
                 to_numeric(&args[1], "div")?,
             )?),
+            Func::Pi => Value::Float8(std::f64::consts::PI),
+            // NaN has no scale.
+            Func::Scale | Func::MinScale => {
+                let n = to_numeric(&args[0], "scale")?;
+                let n = if self == Func::MinScale {
+                    n.normalized()
+                } else {
+                    n
+                };
+                match n.parts() {
+                    Some((_, scale)) => Value::Int4(i32::from(scale)),
+                    None => Value::Null,
+                }
+            }
+            Func::TrimScale => Value::Numeric(to_numeric(&args[0], "trim_scale")?.normalized()),
             Func::Mod => {
                 let mut args = args.into_iter();
                 let (a, b) = (

@@ -23,7 +23,7 @@
 
 use crate::big::{Big, Wide};
 use crate::error::RowError;
-use crate::numeric::{Numeric, Rounding};
+use crate::numeric::{MAX_NUMERIC_DIGITS, Numeric, Rounding};
 
 /// Digits computed past those kept.
 const GUARD: u32 = 10;
@@ -108,7 +108,7 @@ impl Numeric {
         }
         // The result's decimal weight, log10 |b^n|.
         let weight = n as f64 * b.to_f64().abs().log10();
-        if weight > f64::from(crate::numeric::MAX_NUMERIC_DIGITS) + 1.0 {
+        if weight > f64::from(MAX_NUMERIC_DIGITS) + 1.0 {
             return Err(RowError::NumericOutOfRange(format!("{self} ^ {n}")));
         }
         if weight + 1.0 < -f64::from(scale) - 1.0 {
@@ -150,9 +150,13 @@ impl Numeric {
             return Err(out_of_domain("power"));
         }
         // e·ln b to the digits exp needs: the result's before the point,
-        // `scale` after it, and the guard.
+        // `scale` after it, and the guard. A result with more digits
+        // before the point than a numeric holds is refused first.
         let estimate = e.to_f64() * b.to_f64().ln() * LOG10_E;
-        let weight = estimate.clamp(0.0, 10_000.0) as u32;
+        if estimate > f64::from(MAX_NUMERIC_DIGITS) + 1.0 {
+            return Err(RowError::NumericOutOfRange(format!("{self} ^ {e}")));
+        }
+        let weight = estimate.max(0.0) as u32;
         let e_lead = u32::try_from(e.lead().unwrap_or(0).max(0)).unwrap_or(0);
         let t = ln(&b, scale + weight + e_lead + GUARD + 2).mul(&e);
         Numeric::from_wide(&exp(&t, scale)?)
@@ -173,9 +177,10 @@ fn significant(w: Wide, digits: u32) -> Wide {
 /// e^x at `scale`.
 fn exp(x: &Wide, scale: u32) -> Result<Wide, RowError> {
     let val = x.to_f64();
-    // e^6000 has 2,606 digits (PostgreSQL's limit, past folio's anyway);
-    // e^-6000 is zero at any scale a numeric has.
-    if val >= 6000.0 {
+    // A result with more digits before the point than a numeric holds
+    // is refused before it is computed; e^-6000 is zero at any scale a
+    // numeric has.
+    if val * LOG10_E > f64::from(MAX_NUMERIC_DIGITS) + 1.0 {
         return Err(RowError::NumericOutOfRange(format!("exp({x})")));
     }
     if val <= -6000.0 {

@@ -147,11 +147,8 @@ pub fn ln_weight(x: Numeric) -> i32 {
     if is_negative(x) {
         return 0;
     }
-    let (lo, hi) = (Numeric::new(9, 1), Numeric::new(11, 1));
-    if let (Ok(lo), Ok(hi)) = (lo, hi)
-        && x >= lo
-        && x <= hi
-    {
+    let tenths = |mantissa| Numeric::Value { mantissa, scale: 1 };
+    if x >= tenths(9) && x <= tenths(11) {
         let d = x.checked_sub(Numeric::from_i64(1)).unwrap_or(x);
         return match d.base10000() {
             Some((w, digits)) => w * 4 + f64::from(digits[0]).log10() as i32,
@@ -212,12 +209,6 @@ pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
 
 /// `power(b, e)` and `b ^ e`.
 pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
-    let complex = || {
-        SqlError::new(
-            "2201F",
-            "a negative number raised to a non-integer power yields a complex result",
-        )
-    };
     if is_zero(b) && is_negative(e) {
         return Err(SqlError::new(
             "2201F",
@@ -226,7 +217,10 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
     }
     let integral = e.round_to(0, Rounding::TowardZero)? == e;
     if is_negative(b) && !integral {
-        return Err(complex());
+        return Err(SqlError::new(
+            "2201F",
+            "a negative number raised to a non-integer power yields a complex result",
+        ));
     }
     if let Some(n) = integer_exponent(e) {
         return b.powi(n, power_scale(b, e)?)?.ok_or_else(division_by_zero);

@@ -1,9 +1,11 @@
 //! folio's SQL values (design: this crate's `README.md`): types with
-//! PostgreSQL's oids (`types.rs`), values (`value.rs`, `numeric.rs`), the
-//! row format with a null bitmap (`row_format.rs`) and the order-preserving
-//! key encoding of index keys (`key.rs`).
+//! PostgreSQL's oids (`types.rs`), values (`value.rs`, `numeric.rs`, its
+//! functions in `numeric_math.rs` over the wide intermediate values of
+//! `big.rs`), the row format with a null bitmap (`row_format.rs`) and the
+//! order-preserving key encoding of index keys (`key.rs`).
 
 mod array_text;
+mod big;
 pub mod calendar;
 mod datetime_input;
 mod error;
@@ -11,6 +13,7 @@ mod interval;
 mod interval_input;
 mod key;
 mod numeric;
+mod numeric_math;
 mod row_format;
 mod text;
 mod types;
@@ -21,7 +24,7 @@ pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
-pub use numeric::{MAX_NUMERIC_DIGITS, Numeric};
+pub use numeric::{MAX_NUMERIC_DIGITS, MAX_NUMERIC_SCALE, Numeric, Rounding};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
     decode_stored, decode_stored_columns, encode_row, encode_stored,

@@ -1,23 +1,47 @@
 //! `numeric`: an exact decimal, `mantissa * 10^-scale`, or NaN.
 //!
 //! This build holds up to 38 significant digits (an `i128` mantissa) and
-//! a scale up to 38; PostgreSQL's numeric goes much further (131,072
-//! digits before the point). A result past that range is an error
-//! (22003), never a rounded value.
+//! a scale (digits after the point, PostgreSQL's display scale) up to 255,
+//! the byte a row keeps it in; PostgreSQL's numeric goes much further
+//! (131,072 digits before the point, 16,383 after). A result past that
+//! range is an error (22003), never a rounded value.
+//!
+//! Operations whose exact intermediate values pass 38 digits (division,
+//! rounding, the functions of `numeric_math.rs`) compute them in `Wide`
+//! (`big.rs`) and round once, half away from zero, at the scale their
+//! caller chose: which scale each SQL operation's result has is
+//! PostgreSQL's rule, kept by folio-sql (`numeric_functions.rs`).
 
+use crate::big::{Big, Wide};
 use crate::error::RowError;
 use std::cmp::Ordering;
 
 /// Bytes of a numeric in a row: mantissa (16), scale (1), flags (1).
 pub const NUMERIC_BYTES: usize = 18;
-/// Largest scale and digit count.
+/// Largest count of significant digits.
 pub const MAX_NUMERIC_DIGITS: u32 = 38;
+/// Largest scale (digits after the point).
+pub const MAX_NUMERIC_SCALE: u32 = u8::MAX as u32;
 
 /// An exact decimal or NaN.
 #[derive(Debug, Clone, Copy)]
 pub enum Numeric {
     Value { mantissa: i128, scale: u8 },
     NaN,
+}
+
+/// How digits cut from a value round what is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    /// To the nearest; a half away from zero (PostgreSQL's `round`, and
+    /// every rounded result of its numeric arithmetic).
+    HalfAwayFromZero,
+    /// Toward zero (`trunc`, `div`).
+    TowardZero,
+    /// Toward negative infinity (`floor`).
+    Floor,
+    /// Toward positive infinity (`ceil`).
+    Ceiling,
 }
 
 fn pow10(n: u32) -> Option<i128> {
@@ -30,9 +54,7 @@ fn out_of_range(what: impl std::fmt::Display) -> RowError {
 
 impl Numeric {
     pub fn new(mantissa: i128, scale: u8) -> Result<Numeric, RowError> {
-        if scale as u32 > MAX_NUMERIC_DIGITS
-            || mantissa.unsigned_abs() >= 10u128.pow(MAX_NUMERIC_DIGITS)
-        {
+        if mantissa.unsigned_abs() >= 10u128.pow(MAX_NUMERIC_DIGITS) {
             return Err(out_of_range(format!("{mantissa}e-{scale}")));
         }
         Ok(Numeric::Value { mantissa, scale })
@@ -45,37 +67,60 @@ impl Numeric {
         }
     }
 
+    /// The value of `wide`, if it fits (38 digits, scale 255).
+    pub(crate) fn from_wide(wide: &Wide) -> Result<Numeric, RowError> {
+        let too_big = || out_of_range(wide);
+        let scale = u8::try_from(wide.scale).map_err(|_| too_big())?;
+        let magnitude = wide.mag.to_u128().ok_or_else(too_big)?;
+        let magnitude = i128::try_from(magnitude).map_err(|_| too_big())?;
+        Numeric::new(if wide.neg { -magnitude } else { magnitude }, scale).map_err(|_| too_big())
+    }
+
+    /// The value as a `Wide` (`None` for NaN).
+    pub(crate) fn wide(self) -> Option<Wide> {
+        let (mantissa, scale) = self.parts()?;
+        Some(Wide::new(
+            mantissa < 0,
+            Big::from_u128(mantissa.unsigned_abs()),
+            u32::from(scale),
+        ))
+    }
+
+    /// The value rounded at `digits` places after the point (negative:
+    /// before it, `round(155, -1)` is 160) as `how` says, shown with
+    /// `max(digits, 0)` of them (`round(1.2, 3)` is 1.200): PostgreSQL's
+    /// `round_var`/`trunc_var` with the display scale its `round` and
+    /// `trunc` give. NaN stays NaN.
+    pub fn round_to(self, digits: i32, how: Rounding) -> Result<Numeric, RowError> {
+        let Numeric::Value { mantissa, scale } = self else {
+            return Ok(self);
+        };
+        match round_fast(mantissa, scale, digits, how) {
+            Some(n) => Ok(n),
+            None => Numeric::from_wide(&self.wide().expect("a value").round_at(digits, how)),
+        }
+    }
+
     /// The value assigned to a `numeric(precision, scale)` column, as
     /// PostgreSQL's `apply_typmod`: rounded to `scale` digits after the
     /// point (half away from zero: 12.345 -> 12.35) or padded to them
     /// (12.5 -> 12.50), and refused with "numeric field overflow" (22003)
-    /// when more than `precision - scale` digits remain before it.
+    /// when more than `precision - scale` digits remain before it. A
+    /// precision past 38 sets no limit but the type's own.
     pub fn fit_typmod(self, precision: u16, scale: u16) -> Result<Numeric, RowError> {
-        let Numeric::Value {
-            mantissa,
-            scale: own,
-        } = self
-        else {
-            return Ok(self);
-        };
-        let (own, target) = (u32::from(own), u32::from(scale));
-        let too_big = || out_of_range(format!("numeric({precision},{scale})"));
-        let mantissa = if target >= own {
-            pow10(target - own)
-                .and_then(|f| mantissa.checked_mul(f))
-                .ok_or_else(too_big)?
-        } else {
-            let divisor = pow10(own - target).ok_or_else(too_big)?;
-            let (q, r) = (mantissa / divisor, mantissa % divisor);
-            let away = 2 * r.unsigned_abs() >= divisor.unsigned_abs();
-            q + if away { mantissa.signum() } else { 0 }
+        let overflow = RowError::NumericFieldOverflow { precision, scale };
+        let rounded = self
+            .round_to(i32::from(scale), Rounding::HalfAwayFromZero)
+            .map_err(|_| overflow.clone())?;
+        let Numeric::Value { mantissa, .. } = rounded else {
+            return Ok(rounded);
         };
         if pow10(u32::from(precision))
             .is_some_and(|limit| mantissa.unsigned_abs() >= limit.unsigned_abs())
         {
-            return Err(RowError::NumericFieldOverflow { precision, scale });
+            return Err(overflow);
         }
-        Numeric::new(mantissa, u8::try_from(target).map_err(|_| too_big())?)
+        Ok(rounded)
     }
 
     /// Parses PostgreSQL's numeric input: `-12.340`, `+.5`, `1e5`, `NaN`.
@@ -108,17 +153,17 @@ impl Numeric {
                 .and_then(|m| m.checked_add((b - b'0') as i128))
                 .ok_or_else(|| out_of_range(text))?;
         }
-        let mut scale = frac.len() as i32 - exp;
+        let mut scale = i64::try_from(frac.len()).map_err(|_| out_of_range(text))? - i64::from(exp);
         if scale < 0 {
-            mantissa = mantissa
-                .checked_mul(pow10((-scale) as u32).ok_or_else(|| out_of_range(text))?)
+            mantissa = u32::try_from(-scale)
+                .ok()
+                .and_then(pow10)
+                .and_then(|f| mantissa.checked_mul(f))
                 .ok_or_else(|| out_of_range(text))?;
             scale = 0;
         }
-        if scale > MAX_NUMERIC_DIGITS as i32 {
-            return Err(out_of_range(text));
-        }
-        Numeric::new(if negative { -mantissa } else { mantissa }, scale as u8)
+        let scale = u8::try_from(scale).map_err(|_| out_of_range(text))?;
+        Numeric::new(if negative { -mantissa } else { mantissa }, scale)
     }
 
     /// The value with trailing fractional zeros removed (1.50 -> 1.5).
@@ -143,100 +188,148 @@ impl Numeric {
         mantissa.checked_mul(pow10((to - from) as u32)?)
     }
 
-    /// The (mantissa, scale) pairs of two numbers; `None` if either is NaN
-    /// (every operation with NaN gives NaN).
-    fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
-        match (self, other) {
-            (
-                Numeric::Value {
-                    mantissa: a,
-                    scale: sa,
-                },
-                Numeric::Value {
-                    mantissa: b,
-                    scale: sb,
-                },
-            ) => Some(((a, sa), (b, sb))),
-            _ => None,
-        }
+    /// The two values as `Wide`s; `None` if either is NaN (every
+    /// operation with NaN gives NaN).
+    fn wide_pair(self, other: Numeric) -> Option<(Wide, Wide)> {
+        Some((self.wide()?, other.wide()?))
     }
 
+    /// `a op b` at the larger scale: in i128 when both fit there, else in
+    /// `Wide` (`wide_op`), so a result that fits is never refused for an
+    /// operand that did not.
     fn binary(
         self,
         other: Numeric,
         op: impl Fn(i128, i128) -> Option<i128>,
+        wide_op: impl Fn(&Wide, &Wide) -> Wide,
     ) -> Result<Numeric, RowError> {
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Numeric::NaN);
         };
         let scale = sa.max(sb);
-        let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
-        let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
-        Numeric::new(op(a, b).ok_or_else(|| out_of_range("result"))?, scale)
+        let fast = Self::at_scale(a, sa, scale)
+            .zip(Self::at_scale(b, sb, scale))
+            .and_then(|(a, b)| op(a, b))
+            .and_then(|m| Numeric::new(m, scale).ok());
+        match (fast, self.wide_pair(other)) {
+            (Some(n), _) => Ok(n),
+            (None, Some((x, y))) => Numeric::from_wide(&wide_op(&x, &y)),
+            (None, None) => Ok(Numeric::NaN),
+        }
     }
 
     pub fn checked_add(self, other: Numeric) -> Result<Numeric, RowError> {
-        self.binary(other, i128::checked_add)
+        self.binary(other, i128::checked_add, Wide::add)
     }
 
     pub fn checked_sub(self, other: Numeric) -> Result<Numeric, RowError> {
-        self.binary(other, i128::checked_sub)
+        self.binary(other, i128::checked_sub, Wide::sub)
     }
 
+    /// `self * other` exactly: its scale is the sum of theirs (PostgreSQL's
+    /// `numeric_mul`).
     pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Numeric::NaN);
         };
-        let scale = sa as u32 + sb as u32;
-        let m = a.checked_mul(b).ok_or_else(|| out_of_range("result"))?;
-        if scale > MAX_NUMERIC_DIGITS {
-            return Err(out_of_range("result scale"));
-        }
-        Numeric::new(m, scale as u8)
+        // The exact product's mantissa: past an i128, past 38 digits too.
+        let scale = u8::try_from(u32::from(sa) + u32::from(sb))
+            .map_err(|_| out_of_range("the scale of a product"))?;
+        let m = a
+            .checked_mul(b)
+            .ok_or_else(|| out_of_range(format!("{self} * {other}")))?;
+        Numeric::new(m, scale)
     }
 
-    /// `self / other` rounded (half away from zero) to `scale` digits after
-    /// the point. `None` for a zero divisor (the caller's 22012).
-    pub fn checked_div(self, other: Numeric, scale: u8) -> Result<Option<Numeric>, RowError> {
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+    /// `self * other` rounded at `scale` digits (PostgreSQL's `mul_var`
+    /// with a result scale).
+    pub fn mul_round(self, other: Numeric, scale: u32) -> Result<Numeric, RowError> {
+        let Some((x, y)) = self.wide_pair(other) else {
+            return Ok(Numeric::NaN);
+        };
+        let digits = i32::try_from(scale).map_err(|_| out_of_range("scale"))?;
+        Numeric::from_wide(&x.mul(&y).round_at(digits, Rounding::HalfAwayFromZero))
+    }
+
+    /// `self / other` rounded at `scale` digits after the point as `how`
+    /// says (the quotient is exact before it is rounded). `None` for a
+    /// zero divisor (the caller's 22012).
+    pub fn checked_div(
+        self,
+        other: Numeric,
+        scale: u32,
+        how: Rounding,
+    ) -> Result<Option<Numeric>, RowError> {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Some(Numeric::NaN));
         };
         if b == 0 {
             return Ok(None);
         }
-        // a·10^-sa / (b·10^-sb) at scale s: a·10^(s + sb - sa) / b, one
-        // digit more to round.
-        let shift = i32::from(scale) + i32::from(sb) - i32::from(sa) + 1;
-        let too_big = || out_of_range("result");
-        let (n, d) = if shift >= 0 {
-            let n = pow10(shift as u32)
-                .and_then(|f| a.checked_mul(f))
-                .ok_or_else(too_big)?;
-            (n, b)
-        } else {
-            let d = pow10((-shift) as u32)
-                .and_then(|f| b.checked_mul(f))
-                .ok_or_else(too_big)?;
-            (a, d)
-        };
-        let q = n / d;
-        let rounded = q / 10 + if (q % 10).abs() >= 5 { q.signum() } else { 0 };
-        Numeric::new(rounded, scale).map(Some)
+        if let Some(n) = div_fast((a, sa), (b, sb), scale, how) {
+            return Ok(Some(n));
+        }
+        let (x, y) = self.wide_pair(other).expect("values");
+        Numeric::from_wide(&x.div(&y, scale, how)).map(Some)
     }
 
     /// `self % other` (the remainder's sign is the dividend's, as
-    /// PostgreSQL's). `None` for a zero divisor.
+    /// PostgreSQL's; its scale the larger of theirs). `None` for a zero
+    /// divisor.
     pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+        let (
+            Numeric::Value {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Value {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        else {
             return Ok(Some(Numeric::NaN));
         };
-        let scale = sa.max(sb);
-        let a = Self::at_scale(a, sa, scale).ok_or_else(|| out_of_range("operand"))?;
-        let b = Self::at_scale(b, sb, scale).ok_or_else(|| out_of_range("operand"))?;
         if b == 0 {
             return Ok(None);
         }
-        Numeric::new(a % b, scale).map(Some)
+        let scale = sa.max(sb);
+        if let (Some(a), Some(b)) = (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale)) {
+            return Numeric::new(a % b, scale).map(Some);
+        }
+        let (x, y) = self.wide_pair(other).expect("values");
+        let quotient = x.div(&y, 0, Rounding::TowardZero);
+        Numeric::from_wide(&x.sub(&quotient.mul(&y))).map(Some)
     }
 
     /// The mantissa and scale (`None` for NaN).
@@ -247,6 +340,42 @@ impl Numeric {
         }
     }
 
+    /// The nearest double (PostgreSQL's `numericvar_to_double`: by its
+    /// text); NaN for NaN.
+    pub fn to_f64(self) -> f64 {
+        self.to_string().parse().unwrap_or(f64::NAN)
+    }
+
+    /// PostgreSQL's own form of the value, whose base-10000 digits its
+    /// scale rules read: the weight (the power of 10000 of the first
+    /// digit) and the digits, leading and trailing zero digits stripped.
+    /// `None` for zero and NaN.
+    pub fn base10000(self) -> Option<(i32, Vec<u16>)> {
+        let (mantissa, scale) = self.parts()?;
+        if mantissa == 0 {
+            return None;
+        }
+        let scale = usize::from(scale);
+        let frac_groups = scale.div_ceil(4);
+        // The digits with the point moved to a group boundary.
+        let mut digits = mantissa.unsigned_abs().to_string();
+        digits.push_str(&"0".repeat(frac_groups * 4 - scale));
+        let groups = digits.len().div_ceil(4);
+        let digits = format!("{digits:0>width$}", width = groups * 4);
+        let mut values: Vec<u16> = digits
+            .as_bytes()
+            .chunks(4)
+            .map(|c| c.iter().fold(0u16, |acc, d| acc * 10 + u16::from(d - b'0')))
+            .collect();
+        let mut weight = groups as i32 - frac_groups as i32 - 1;
+        let lead = values.iter().take_while(|d| **d == 0).count();
+        values.drain(..lead);
+        weight -= lead as i32;
+        while values.last() == Some(&0) {
+            values.pop();
+        }
+        Some((weight, values))
+    }
     /// Row bytes (`NUMERIC_BYTES`).
     pub(crate) fn to_bytes(self) -> [u8; NUMERIC_BYTES] {
         let mut out = [0u8; NUMERIC_BYTES];
@@ -311,12 +440,56 @@ impl Numeric {
                 .checked_mul(pow10((-scale) as u32).ok_or_else(|| out_of_range("key"))?)
                 .ok_or_else(|| out_of_range("key"))?;
         }
-        let scale = scale.max(0);
-        if scale > MAX_NUMERIC_DIGITS as i32 {
-            return Err(out_of_range("key"));
-        }
-        Numeric::new(if negative { -mantissa } else { mantissa }, scale as u8)
+        let scale = u8::try_from(scale.max(0)).map_err(|_| out_of_range("key"))?;
+        Numeric::new(if negative { -mantissa } else { mantissa }, scale)
     }
+}
+
+/// The quotient `q` (cut toward zero) of an exact quotient whose sign is
+/// `negative`, with remainder `r` of a divisor `d`, rounded as `how` says.
+fn nudge(q: i128, r: i128, d: i128, negative: bool, how: Rounding) -> i128 {
+    let away = r != 0
+        && match how {
+            Rounding::HalfAwayFromZero => 2 * r.unsigned_abs() >= d.unsigned_abs(),
+            Rounding::TowardZero => false,
+            Rounding::Floor => negative,
+            Rounding::Ceiling => !negative,
+        };
+    match (away, negative) {
+        (false, _) => q,
+        (true, true) => q - 1,
+        (true, false) => q + 1,
+    }
+}
+
+/// `Numeric::round_to` in i128, where everything fits (`None` where not:
+/// the caller computes in `Wide`).
+fn round_fast(mantissa: i128, scale: u8, digits: i32, how: Rounding) -> Option<Numeric> {
+    let target = u8::try_from(digits.max(0)).ok()?;
+    let cut = i64::from(scale) - i64::from(digits);
+    if cut <= 0 {
+        let m = mantissa.checked_mul(pow10(u32::from(target - scale))?)?;
+        return Numeric::new(m, target).ok();
+    }
+    let d = pow10(u32::try_from(cut).ok()?)?;
+    let q = nudge(mantissa / d, mantissa % d, d, mantissa < 0, how);
+    // Places before the point (digits < 0) come back as zeros.
+    let pad = pow10(digits.min(0).unsigned_abs())?;
+    Numeric::new(q.checked_mul(pad)?, target).ok()
+}
+
+/// `Numeric::checked_div` in i128, where everything fits.
+fn div_fast(a: (i128, u8), b: (i128, u8), scale: u32, how: Rounding) -> Option<Numeric> {
+    let ((a, sa), (b, sb)) = (a, b);
+    let shift = i64::from(scale) + i64::from(sb) - i64::from(sa);
+    let (n, d) = if shift >= 0 {
+        (a.checked_mul(pow10(u32::try_from(shift).ok()?)?)?, b)
+    } else {
+        (a, b.checked_mul(pow10(u32::try_from(-shift).ok()?)?)?)
+    };
+    let negative = (n < 0) != (d < 0);
+    let q = nudge(n / d, n % d, d, negative, how);
+    Numeric::new(q, u8::try_from(scale).ok()?).ok()
 }
 
 impl PartialEq for Numeric {
@@ -392,6 +565,43 @@ impl std::fmt::Display for Numeric {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn rounding() -> impl Strategy<Value = Rounding> {
+        prop_oneof![
+            Just(Rounding::HalfAwayFromZero),
+            Just(Rounding::TowardZero),
+            Just(Rounding::Floor),
+            Just(Rounding::Ceiling),
+        ]
+    }
+
+    // Proves the i128 fast paths of rounding and division give what the
+    // exact `Wide` computation gives, wherever they answer.
+    proptest! {
+        #[test]
+        fn fast_paths_agree_with_wide(
+            a in -(10i128.pow(20))..10i128.pow(20),
+            b in -(10i128.pow(12))..10i128.pow(12),
+            sa in 0u8..30,
+            sb in 0u8..30,
+            digits in -25i32..45,
+            scale in 0u32..45,
+            how in rounding(),
+        ) {
+            let x = Numeric::new(a, sa).unwrap();
+            if let Some(fast) = round_fast(a, sa, digits, how) {
+                let wide = Numeric::from_wide(&x.wide().unwrap().round_at(digits, how)).unwrap();
+                prop_assert_eq!(fast.to_string(), wide.to_string());
+            }
+            prop_assume!(b != 0);
+            let y = Numeric::new(b, sb).unwrap();
+            if let Some(fast) = div_fast((a, sa), (b, sb), scale, how) {
+                let wide = x.wide().unwrap().div(&y.wide().unwrap(), scale, how);
+                prop_assert_eq!(fast.to_string(), Numeric::from_wide(&wide).unwrap().to_string());
+            }
+        }
+    }
 
     // Proves parsing and PostgreSQL's output keep the scale, arithmetic is
     // exact, order ignores the scale (1.5 = 1.50) with NaN greatest, and
@@ -470,5 +680,76 @@ mod tests {
             let (neg, e, d) = n(s).digits().unwrap();
             assert_eq!(Numeric::from_digits(neg, e, &d).unwrap(), n(s), "{s}");
         }
+    }
+
+    // Proves rounding at any place (negative: before the point) by each
+    // mode with the display scale PostgreSQL's round/trunc give, exact
+    // division rounded at a scale past i128's reach, the remainder, and
+    // PostgreSQL's base-10000 form, against PostgreSQL 15's values.
+    #[test]
+    fn numerics_round_divide_and_show_their_base10000_digits() {
+        let n = |s: &str| Numeric::parse(s).unwrap();
+        let round = |s: &str, d, how| n(s).round_to(d, how).unwrap().to_string();
+        use Rounding::*;
+        assert_eq!(round("123.45", -1, HalfAwayFromZero), "120");
+        assert_eq!(round("-155.5", -2, HalfAwayFromZero), "-200");
+        assert_eq!(round("55555", -5, HalfAwayFromZero), "100000");
+        assert_eq!(round("1.2", 5, HalfAwayFromZero), "1.20000");
+        assert_eq!(round("-2.5", 0, HalfAwayFromZero), "-3");
+        assert_eq!(round("-123.45", -2, TowardZero), "-100");
+        assert_eq!(round("-0.5", 0, TowardZero), "0");
+        assert_eq!(round("-1.01", 0, Floor), "-2");
+        assert_eq!(round("-1.01", 0, Ceiling), "-1");
+        assert_eq!(round("0.00049", 3, HalfAwayFromZero), "0.000");
+        let div = |a: &str, b: &str, scale| {
+            n(a).checked_div(n(b), scale, HalfAwayFromZero)
+                .unwrap()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(div("1", "3", 20), "0.33333333333333333333");
+        assert_eq!(div("22", "7", 16), "3.1428571428571429");
+        assert_eq!(
+            div("1e-20", "3", 40),
+            "0.0000000000000000000033333333333333333333"
+        );
+        // A 51-digit dividend: 1e30 / 1e29 at 20 places.
+        assert_eq!(div("1e30", "1e29", 20), "10.00000000000000000000");
+        assert_eq!(
+            n("1").checked_div(n("0"), 2, HalfAwayFromZero).unwrap(),
+            None
+        );
+        assert_eq!(
+            n("-7.5")
+                .checked_div(n("2"), 0, TowardZero)
+                .unwrap()
+                .unwrap()
+                .to_string(),
+            "-3"
+        );
+        assert_eq!(
+            n("-7.5").checked_rem(n("2")).unwrap().unwrap().to_string(),
+            "-1.5"
+        );
+        assert_eq!(
+            n("1.00")
+                .checked_rem(n("0.3"))
+                .unwrap()
+                .unwrap()
+                .to_string(),
+            "0.10"
+        );
+        assert_eq!(n("0.001").base10000(), Some((-1, vec![10])));
+        assert_eq!(n("12345.6789").base10000(), Some((1, vec![1, 2345, 6789])));
+        assert_eq!(n("100.0").base10000(), Some((0, vec![100])));
+        assert_eq!(n("1e8").base10000(), Some((2, vec![1])));
+        assert_eq!(n("0.000").base10000(), None);
+        // Scales past 38 (to 255) hold; digits past 38 do not.
+        assert_eq!(n("1e-40").to_string(), format!("0.{}1", "0".repeat(39)));
+        assert_eq!(
+            n("1e-40").checked_add(n("1")).unwrap_err().sqlstate(),
+            "22003"
+        );
+        assert!(Numeric::parse("1e-256").is_err());
     }
 }

@@ -749,7 +749,8 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
     })
 }
 
-/// `sum / n` as PostgreSQL's numeric division.
+/// `sum / n` as PostgreSQL's numeric division (its scale:
+/// `numeric_functions::div_scale`).
 fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
     let sum = match sum {
         Value::Numeric(x) => x,
@@ -763,7 +764,7 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
             )));
         }
     };
-    Ok(Value::Numeric(expr::numeric_div(
+    Ok(Value::Numeric(crate::numeric_functions::div(
         sum,
         Numeric::from_i64(n),
     )?))

@@ -178,7 +178,7 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         BinaryOperator::Plus => x.checked_add(y)?,
         BinaryOperator::Minus => x.checked_sub(y)?,
         BinaryOperator::Multiply => x.checked_mul(y)?,
-        BinaryOperator::Divide => numeric_div(x, y)?,
+        BinaryOperator::Divide => crate::numeric_functions::div(x, y)?,
         BinaryOperator::Modulo => x
             .checked_rem(y)?
             .ok_or_else(|| SqlError::new("22012", "division by zero"))?,
@@ -204,52 +204,4 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         }
         _ => SqlType::Numeric(None),
     }
-}
-
-/// `a / b` on numerics as PostgreSQL divides them: rounded at its
-/// display scale (`select_div_scale`); 22012 for a zero divisor.
-pub fn numeric_div(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
-    a.checked_div(b, div_scale(a, b))?
-        .ok_or_else(|| SqlError::new("22012", "division by zero"))
-}
-
-/// PostgreSQL's display scale of `a / b`: 16 significant digits at least
-/// (`NUMERIC_MIN_SIG_DIGITS`), no fewer than either operand's scale,
-/// judged from the base-10000 weights of the operands.
-fn div_scale(a: Numeric, b: Numeric) -> u8 {
-    const MIN_SIG_DIGITS: i32 = 16;
-    let (Some((ma, sa)), Some((mb, sb))) = (a.parts(), b.parts()) else {
-        return 0;
-    };
-    let (wa, fa) = weight(ma, sa);
-    let (wb, fb) = weight(mb, sb);
-    let mut qweight = wa - wb;
-    if fa < fb {
-        qweight -= 1;
-    }
-    let scale = (MIN_SIG_DIGITS - qweight * 4)
-        .max(i32::from(sa))
-        .max(i32::from(sb))
-        .clamp(0, 38);
-    scale as u8
-}
-
-/// The base-10000 weight of `mantissa·10^-scale` and its first base-10000
-/// digit (zero: weight 0, digit 0).
-fn weight(mantissa: i128, scale: u8) -> (i32, i128) {
-    let m = mantissa.unsigned_abs();
-    if m == 0 {
-        return (0, 0);
-    }
-    let digits = m.ilog10() as i32 + 1;
-    let exponent = digits - 1 - i32::from(scale);
-    let w = exponent.div_euclid(4);
-    // The first group: the value divided by 10000^w, truncated.
-    let shift = i32::from(scale) + 4 * w;
-    let first = if shift >= 0 {
-        m / 10u128.pow(shift as u32)
-    } else {
-        m * 10u128.pow((-shift) as u32)
-    };
-    (w, first as i128)
 }

@@ -1,21 +1,26 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
-//! `abs`, `round`, `trunc`, `floor`, `ceil`, `sign`, `sqrt`, `mod`,
-//! `random`, `power` (and `^`), `substr`, `greatest`,
+//! `abs`, `round`, `trunc`, `floor`, `ceil`, `sign`, `sqrt`, `exp`, `ln`,
+//! `log`, `log10`, `pi`, `mod`, `div`, `scale`, `min_scale`,
+//! `trim_scale`, `random`, `power` (and `^`), `substr`,
+//! `greatest`,
 //! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
 //! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
 //! `strpos` (and `POSITION(a IN b)`), `reverse`, `split_part`, `initcap`,
 //! `EXTRACT`/`date_part`, `date_trunc`,
 //! `gen_random_uuid`, `current_database`, `version`) and LIKE matching,
-//! with PostgreSQL's results for NULLs and their result types.
+//! with PostgreSQL's results for NULLs and their result types. The math
+//! functions of a numeric are `numeric_functions.rs`'s, which keeps
+//! PostgreSQL's rule for each result's scale.
 
 use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::interval_functions::IntervalFunc;
 use crate::lookups::Lookups;
+use crate::numeric_functions;
 use crate::scalar::compare;
 use crate::types;
-use folio_row::{Numeric, SqlType, Value};
+use folio_row::{Numeric, Rounding, SqlType, Value};
 use std::cmp::Ordering;
 
 /// A scalar function.
@@ -27,6 +32,8 @@ pub enum Func {
     Upper,
     Length,
     Abs,
+    /// `round(x)`, `trunc(x)`: double precision unless x is numeric;
+    /// `round(x, places)`, `trunc(x, places)`: numeric.
     Round,
     Substr,
     Greatest,
@@ -42,10 +49,26 @@ pub enum Func {
     Floor,
     Ceil,
     Sign,
-    /// `sqrt` of a double precision (a numeric's is not done).
+    /// `sqrt`, `exp`, `ln`, `log10` and one-argument `log` (base 10):
+    /// numeric for a numeric, else double precision.
     Sqrt,
+    Exp,
+    Ln,
+    Log10,
+    /// `log(x)`, or `log(b, x)` (numeric).
+    Log,
     /// `mod(a, b)`: `a % b`.
     Mod,
+    /// `div(a, b)`: the numeric quotient cut toward zero to an integer.
+    Div,
+    /// `pi()`: double precision.
+    Pi,
+    /// `scale(x)`: a numeric's digits after the point; `min_scale(x)`:
+    /// those it needs (trailing zeros dropped); `trim_scale(x)`: the value
+    /// at its `min_scale`.
+    Scale,
+    MinScale,
+    TrimScale,
     Random,
     Power,
     /// `EXTRACT(field FROM v)`: numeric.
@@ -155,7 +178,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 58] = [
+const NAMES: [(&str, Func); 67] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -196,7 +219,16 @@ const NAMES: [(&str, Func); 58] = [
     ("ceiling", Func::Ceil),
     ("sign", Func::Sign),
     ("sqrt", Func::Sqrt),
+    ("exp", Func::Exp),
+    ("ln", Func::Ln),
+    ("log", Func::Log),
+    ("log10", Func::Log10),
     ("mod", Func::Mod),
+    ("div", Func::Div),
+    ("pi", Func::Pi),
+    ("scale", Func::Scale),
+    ("min_scale", Func::MinScale),
+    ("trim_scale", Func::TrimScale),
     ("random", Func::Random),
     ("power", Func::Power),
     ("pow", Func::Power),
@@ -243,8 +275,18 @@ impl Func {
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
             Func::Str(f) => f.takes(count),
-            Func::Floor | Func::Ceil | Func::Sign | Func::Sqrt => count == 1,
-            Func::Mod => count == 2,
+            Func::Floor
+            | Func::Ceil
+            | Func::Sign
+            | Func::Sqrt
+            | Func::Exp
+            | Func::Ln
+            | Func::Log10
+            | Func::Scale
+            | Func::MinScale
+            | Func::TrimScale => count == 1,
+            Func::Log => (1..=2).contains(&count),
+            Func::Mod | Func::Div => count == 2,
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
             Func::Power
@@ -259,6 +301,7 @@ impl Func {
             | Func::CurrentSchema
             | Func::Version
             | Func::Random
+            | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
             Func::Setval => (2..=3).contains(&count),
@@ -289,11 +332,33 @@ impl Func {
                 SqlType::Text
             }
             Func::Str(f) => f.ty(),
-            Func::Floor | Func::Ceil | Func::Sign => match args.first() {
+            Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
+            Func::Floor
+            | Func::Ceil
+            | Func::Sign
+            | Func::Sqrt
+            | Func::Exp
+            | Func::Ln
+            | Func::Log10
+            | Func::Log
+            | Func::Round
+            | Func::Trunc => match args.first() {
                 Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
                 _ => SqlType::Float8,
             },
-            Func::Sqrt | Func::Random => SqlType::Float8,
+            Func::Div | Func::TrimScale => SqlType::Numeric(None),
+            Func::Scale | Func::MinScale => SqlType::Int4,
+            Func::Pi => SqlType::Float8,
+            // A numeric with no float: numeric (an integer is cast to it).
+            Func::Power
+                if args.iter().any(|t| matches!(t, SqlType::Numeric(_)))
+                    && !args
+                        .iter()
+                        .any(|t| matches!(t, SqlType::Float4 | SqlType::Float8)) =>
+            {
+                SqlType::Numeric(None)
+            }
+            Func::Random => SqlType::Float8,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
                     SqlType::Int2 => Some(1),
@@ -310,11 +375,7 @@ impl Func {
             }
             Func::Length => SqlType::Int4,
             Func::Abs => args.first().copied().unwrap_or(SqlType::Numeric(None)),
-            Func::Round | Func::Extract => SqlType::Numeric(None),
-            Func::Trunc => match args.first() {
-                Some(t @ (SqlType::Float4 | SqlType::Float8)) => *t,
-                _ => SqlType::Numeric(None),
-            },
+            Func::Extract => SqlType::Numeric(None),
             Func::Power | Func::DatePart => SqlType::Float8,
             // A date is truncated as the timestamptz it casts to.
             Func::DateTrunc => match args.get(1) {
@@ -416,19 +477,32 @@ impl Func {
                 string(f, &args, &texts)?
             }
             Func::Floor | Func::Ceil | Func::Sign => rounding(self, &args[0])?,
-            Func::Sqrt => {
-                if matches!(args[0], Value::Numeric(_)) {
-                    return Err(SqlError::unsupported("sqrt(numeric)"));
-                }
-                let x = float_arg(&args[0])?;
-                if x < 0.0 {
-                    return Err(SqlError::new(
-                        "2201F",
-                        "cannot take square root of a negative number",
-                    ));
-                }
-                Value::Float8(x.sqrt())
+            Func::Log if args.len() == 2 => Value::Numeric(numeric_functions::log(
+                to_numeric(&args[0], "log")?,
+                to_numeric(&args[1], "log")?,
+            )?),
+            Func::Sqrt | Func::Exp | Func::Ln | Func::Log10 | Func::Log => {
+                transcendental(self, &args[0])?
             }
+            Func::Div => Value::Numeric(numeric_functions::div_trunc(
+                to_numeric(&args[0], "div")?,
+                to_numeric(&args[1], "div")?,
+            )?),
+            Func::Pi => Value::Float8(std::f64::consts::PI),
+            // NaN has no scale.
+            Func::Scale | Func::MinScale => {
+                let n = to_numeric(&args[0], "scale")?;
+                let n = if self == Func::MinScale {
+                    n.normalized()
+                } else {
+                    n
+                };
+                match n.parts() {
+                    Some((_, scale)) => Value::Int4(i32::from(scale)),
+                    None => Value::Null,
+                }
+            }
+            Func::TrimScale => Value::Numeric(to_numeric(&args[0], "trim_scale")?.normalized()),
             Func::Mod => {
                 let mut args = args.into_iter();
                 let (a, b) = (
@@ -461,34 +535,46 @@ impl Func {
                 },
                 other => return Err(no_function("abs", other)),
             },
-            Func::Round => {
-                let digits = match args.get(1) {
-                    Some(v) => int_arg(v)?,
-                    None => 0,
+            Func::Round | Func::Trunc => {
+                let (name, how) = if self == Func::Round {
+                    ("round", Rounding::HalfAwayFromZero)
+                } else {
+                    ("trunc", Rounding::TowardZero)
                 };
-                let n = match &args[0] {
-                    Value::Numeric(n) => *n,
-                    Value::Int2(x) => Numeric::from_i64((*x).into()),
-                    Value::Int4(x) => Numeric::from_i64((*x).into()),
-                    Value::Int8(x) => Numeric::from_i64(*x),
-                    other => return Err(no_function("round", other)),
-                };
-                let scale = u16::try_from(digits.clamp(0, 38)).unwrap_or(0);
-                Value::Numeric(n.fit_typmod(1000, scale).map_err(|_| overflow())?)
-            }
-            Func::Trunc => {
-                let digits = match args.get(1) {
-                    Some(v) => int_arg(v)?,
-                    None => 0,
-                };
-                match &args[0] {
-                    Value::Float8(x) if args.len() == 1 => Value::Float8(x.trunc()),
-                    Value::Float4(x) if args.len() == 1 => Value::Float4(x.trunc()),
-                    v => Value::Numeric(truncate(&to_numeric(v, "trunc")?, digits)?),
+                match (&args[0], args.get(1)) {
+                    (Value::Numeric(n), None) => {
+                        Value::Numeric(numeric_functions::round(*n, 0, how)?)
+                    }
+                    // A float, or an integer cast to one: rint (half to
+                    // even) or trunc.
+                    (v, None) => {
+                        let x = float_arg(v, name)?;
+                        Value::Float8(if self == Func::Round {
+                            x.round_ties_even()
+                        } else {
+                            x.trunc()
+                        })
+                    }
+                    (v, Some(places)) => Value::Numeric(numeric_functions::round(
+                        to_numeric(v, name)?,
+                        int_arg(places)?,
+                        how,
+                    )?),
                 }
             }
+            Func::Power
+                if args.iter().any(|v| matches!(v, Value::Numeric(_)))
+                    && !args
+                        .iter()
+                        .any(|v| matches!(v, Value::Float4(_) | Value::Float8(_))) =>
+            {
+                Value::Numeric(numeric_functions::power(
+                    to_numeric(&args[0], "power")?,
+                    to_numeric(&args[1], "power")?,
+                )?)
+            }
             Func::Power => {
-                let (a, b) = (float_arg(&args[0])?, float_arg(&args[1])?);
+                let (a, b) = (float_arg(&args[0], "power")?, float_arg(&args[1], "power")?);
                 if a == 0.0 && b < 0.0 {
                     return Err(SqlError::new(
                         "2201F",
@@ -618,20 +704,15 @@ impl Func {
     }
 }
 
-/// `floor`, `ceil` and `sign` of `v`: numeric for a numeric, else double
-/// precision.
+/// `floor`, `ceil` and `sign` of `v`: numeric (scale 0) for a numeric,
+/// else double precision.
 fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
     if let Value::Numeric(n) = v {
-        let Some((mantissa, scale)) = n.parts() else {
-            return Ok(Value::Numeric(*n));
-        };
-        let unit = 10i128.pow(u32::from(scale));
-        let whole = match func {
-            Func::Floor => mantissa.div_euclid(unit),
-            Func::Ceil => -(-mantissa).div_euclid(unit),
-            _ => mantissa.signum(),
-        };
-        return Ok(Value::Numeric(Numeric::new(whole, 0)?));
+        return Ok(Value::Numeric(match func {
+            Func::Floor => n.round_to(0, Rounding::Floor)?,
+            Func::Ceil => n.round_to(0, Rounding::Ceiling)?,
+            _ => numeric_functions::sign(*n),
+        }));
     }
     let name = format!("{func:?}").to_lowercase();
     let x = match types::cast(v.clone(), SqlType::Float8)? {
@@ -644,6 +725,49 @@ fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
         _ if x.is_nan() => x,
         _ if x == 0.0 => 0.0,
         _ => x.signum(),
+    }))
+}
+
+/// `sqrt`, `exp`, `ln`, `log10` and one-argument `log` of `v`: numeric for
+/// a numeric (`numeric_functions.rs`; `log` is base 10), else double
+/// precision with PostgreSQL's errors.
+fn transcendental(func: Func, v: &Value) -> Result<Value, SqlError> {
+    if let Value::Numeric(n) = v {
+        return Ok(Value::Numeric(match func {
+            Func::Sqrt => numeric_functions::sqrt(*n)?,
+            Func::Exp => numeric_functions::exp(*n)?,
+            Func::Ln => numeric_functions::ln(*n)?,
+            _ => numeric_functions::log(Numeric::from_i64(10), *n)?,
+        }));
+    }
+    let name = format!("{func:?}").to_lowercase();
+    let x = float_arg(v, &name)?;
+    let out_of_range = |what: &str| SqlError::new("22003", format!("value out of range: {what}"));
+    Ok(Value::Float8(match func {
+        Func::Sqrt if x < 0.0 => {
+            return Err(SqlError::new(
+                "2201F",
+                "cannot take square root of a negative number",
+            ));
+        }
+        Func::Sqrt => x.sqrt(),
+        Func::Exp if x.is_nan() || x.is_infinite() => x.max(0.0),
+        Func::Exp => match x.exp() {
+            r if r.is_infinite() => return Err(out_of_range("overflow")),
+            0.0 => return Err(out_of_range("underflow")),
+            r => r,
+        },
+        _ if x == 0.0 => {
+            return Err(SqlError::new("2201E", "cannot take logarithm of zero"));
+        }
+        _ if x < 0.0 => {
+            return Err(SqlError::new(
+                "2201E",
+                "cannot take logarithm of a negative number",
+            ));
+        }
+        Func::Ln => x.ln(),
+        _ => x.log10(),
     }))
 }
 
@@ -858,23 +982,11 @@ fn to_numeric(v: &Value, name: &str) -> Result<Numeric, SqlError> {
     })
 }
 
-/// `n` cut (toward zero) to `digits` decimal places.
-fn truncate(n: &Numeric, digits: i64) -> Result<Numeric, SqlError> {
-    let Some((mantissa, scale)) = n.parts() else {
-        return Ok(*n);
-    };
-    let keep = digits.clamp(0, 38) as u8;
-    if keep >= scale {
-        return Ok(*n);
-    }
-    let cut = 10i128.pow(u32::from(scale - keep));
-    Ok(Numeric::new(mantissa / cut, keep)?)
-}
-
-fn float_arg(v: &Value) -> Result<f64, SqlError> {
+/// `v` as a double precision argument of the function `name`.
+fn float_arg(v: &Value, name: &str) -> Result<f64, SqlError> {
     match types::cast(v.clone(), SqlType::Float8)? {
         Value::Float8(x) => Ok(x),
-        other => Err(no_function("power", &other)),
+        other => Err(no_function(name, &other)),
     }
 }
 

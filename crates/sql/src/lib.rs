@@ -33,6 +33,7 @@ mod interrupt;
 mod interval_functions;
 mod lookups;
 mod names;
+mod numeric_functions;
 mod output;
 mod params;
 mod parse;

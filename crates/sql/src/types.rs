@@ -271,6 +271,13 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             float_of(parse_float(&text).unwrap_or(f64::NAN), ty)?
         }
         (Value::Float8(v), SqlType::Float4) => float_of(v, ty)?,
+        // By its 15 (float4: 6) significant digits, as PostgreSQL casts.
+        (Value::Float8(v), SqlType::Numeric(_)) => {
+            Value::Numeric(crate::numeric_functions::from_float(v, 15)?)
+        }
+        (Value::Float4(v), SqlType::Numeric(_)) => {
+            Value::Numeric(crate::numeric_functions::from_float(f64::from(v), 6)?)
+        }
         (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
         (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
         // The session's time zone is UTC: the same instant either way.
@@ -318,10 +325,6 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Float8(x), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
             float_to_integer(x, ty)?
-        }
-        // By the float's output form, as PostgreSQL converts it.
-        (v @ (Value::Float4(_) | Value::Float8(_)), SqlType::Numeric(_)) => {
-            Value::from_text(SqlType::Numeric(None), &text_output(&v).unwrap_or_default())?
         }
         (Value::Bool(b), SqlType::Int4) => Value::Int4(b.into()),
         (Value::Int4(x), SqlType::Bool) => Value::Bool(x != 0),

@@ -166,6 +166,23 @@ impl Numeric {
         Numeric::new(if negative { -mantissa } else { mantissa }, scale)
     }
 
+    /// Both operands' mantissas and scales, unless one is NaN.
+    fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
+        match (self, other) {
+            (
+                Numeric::Value {
+                    mantissa: a,
+                    scale: sa,
+                },
+                Numeric::Value {
+                    mantissa: b,
+                    scale: sb,
+                },
+            ) => Some(((a, sa), (b, sb))),
+            _ => None,
+        }
+    }
+
     /// The value with trailing fractional zeros removed (1.50 -> 1.5).
     pub fn normalized(self) -> Numeric {
         match self {
@@ -203,17 +220,7 @@ impl Numeric {
         op: impl Fn(i128, i128) -> Option<i128>,
         wide_op: impl Fn(&Wide, &Wide) -> Wide,
     ) -> Result<Numeric, RowError> {
-        let (
-            Numeric::Value {
-                mantissa: a,
-                scale: sa,
-            },
-            Numeric::Value {
-                mantissa: b,
-                scale: sb,
-            },
-        ) = (self, other)
-        else {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Numeric::NaN);
         };
         let scale = sa.max(sb);
@@ -239,17 +246,7 @@ impl Numeric {
     /// `self * other` exactly: its scale is the sum of theirs (PostgreSQL's
     /// `numeric_mul`).
     pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
-        let (
-            Numeric::Value {
-                mantissa: a,
-                scale: sa,
-            },
-            Numeric::Value {
-                mantissa: b,
-                scale: sb,
-            },
-        ) = (self, other)
-        else {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Numeric::NaN);
         };
         // The exact product's mantissa: past an i128, past 38 digits too.
@@ -280,17 +277,7 @@ impl Numeric {
         scale: u32,
         how: Rounding,
     ) -> Result<Option<Numeric>, RowError> {
-        let (
-            Numeric::Value {
-                mantissa: a,
-                scale: sa,
-            },
-            Numeric::Value {
-                mantissa: b,
-                scale: sb,
-            },
-        ) = (self, other)
-        else {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Some(Numeric::NaN));
         };
         if b == 0 {
@@ -307,17 +294,7 @@ impl Numeric {
     /// PostgreSQL's; its scale the larger of theirs). `None` for a zero
     /// divisor.
     pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
-        let (
-            Numeric::Value {
-                mantissa: a,
-                scale: sa,
-            },
-            Numeric::Value {
-                mantissa: b,
-                scale: sb,
-            },
-        ) = (self, other)
-        else {
+        let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Some(Numeric::NaN));
         };
         if b == 0 {

@@ -6,7 +6,11 @@
 //! as PostgreSQL's: count int8; sum of int2/int4 int8, of int8 and numeric
 //! numeric; avg numeric (PostgreSQL's division scale); min/max the
 //! argument's type; `array_agg` an array of it (NULLs kept: the one
-//! aggregate that takes them, [`Kind::takes_nulls`]).
+//! aggregate that takes them, [`Kind::takes_nulls`]); `var_samp`
+//! (`variance`), `var_pop`, `stddev_samp` (`stddev`), `stddev_pop`
+//! numeric over integers and numerics (exact sums, PostgreSQL's division
+//! scale, the root at the same scale) and float8 over floats (PostgreSQL's
+//! Youngs-Cramer sums), NULL for a sample of one.
 //!
 //! A call may carry its own `ORDER BY` (`string_agg(x, ',' ORDER BY y
 //! DESC)`): its rows wait in their group, their keys beside them, and are
@@ -46,6 +50,12 @@ pub enum Kind {
     BoolOr,
     /// `array_agg(x)`: NULLs included.
     ArrayAgg,
+    /// `var_samp` / `variance`, `var_pop`, `stddev_samp` / `stddev`,
+    /// `stddev_pop`.
+    Spread {
+        sample: bool,
+        root: bool,
+    },
 }
 
 impl Kind {
@@ -61,6 +71,12 @@ impl Kind {
             Kind::BoolAnd => "bool_and",
             Kind::BoolOr => "bool_or",
             Kind::ArrayAgg => "array_agg",
+            Kind::Spread { sample, root } => match (sample, root) {
+                (true, false) => "var_samp",
+                (false, false) => "var_pop",
+                (true, true) => "stddev_samp",
+                (false, true) => "stddev_pop",
+            },
         }
     }
 
@@ -81,6 +97,22 @@ impl Kind {
             "bool_and" | "every" => Kind::BoolAnd,
             "bool_or" => Kind::BoolOr,
             "array_agg" => Kind::ArrayAgg,
+            "var_samp" | "variance" => Kind::Spread {
+                sample: true,
+                root: false,
+            },
+            "var_pop" => Kind::Spread {
+                sample: false,
+                root: false,
+            },
+            "stddev_samp" | "stddev" => Kind::Spread {
+                sample: true,
+                root: true,
+            },
+            "stddev_pop" => Kind::Spread {
+                sample: false,
+                root: true,
+            },
             _ => return None,
         })
     }
@@ -95,7 +127,7 @@ impl Kind {
                 SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
                 _ => SqlType::Numeric(None),
             },
-            Kind::Avg => match arg {
+            Kind::Avg | Kind::Spread { .. } => match arg {
                 SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
                 SqlType::Interval => SqlType::Interval,
                 _ => SqlType::Numeric(None),
@@ -307,9 +339,10 @@ pub fn bind_call<C: Columns + ?Sized>(
         }
     };
     let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
-    if matches!(kind, Kind::Sum | Kind::Avg)
+    let spread = matches!(kind, Kind::Spread { .. });
+    if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
         && !numeric_type(arg_type)
-        && arg_type != SqlType::Interval
+        && (arg_type != SqlType::Interval || spread)
     {
         return Err(SqlError::new(
             "42883",
@@ -464,6 +497,26 @@ enum State {
     Text(Option<String>),
     Bool(Option<bool>),
     Array(Option<Vec<Value>>),
+    /// The count, sum and sum of squares of a variance's values.
+    Spread(Moments),
+}
+
+/// A variance's running values, as PostgreSQL keeps them: exact for
+/// integers and numerics (`numeric_accum`); for floats N, Sx and Sxx by
+/// the Youngs-Cramer update (`float8_accum`).
+#[derive(Debug, Clone)]
+enum Moments {
+    None,
+    Exact {
+        n: i64,
+        sum: Numeric,
+        squares: Numeric,
+    },
+    Float {
+        n: f64,
+        sx: f64,
+        sxx: f64,
+    },
 }
 
 impl State {
@@ -476,6 +529,7 @@ impl State {
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
             Kind::ArrayAgg => State::Array(None),
+            Kind::Spread { .. } => State::Spread(Moments::None),
         }
     }
 }
@@ -667,6 +721,7 @@ fn accumulate(
     delimiter: Value,
 ) -> Result<(), SqlError> {
     match state {
+        State::Spread(moments) => moments.add(value)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
         State::Text(text) => {
             let value = types::text_output(&value).unwrap_or_default();
@@ -740,6 +795,10 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         | State::Text(None)
         | State::Bool(None)
         | State::Array(None) => Value::Null,
+        State::Spread(moments) => match call.kind {
+            Kind::Spread { sample, root } => moments.result(sample, root)?,
+            _ => unreachable!("a variance's state"),
+        },
         State::Array(Some(items)) => Value::Array(items),
         State::Text(Some(t)) => Value::Text(t),
         State::Bool(Some(b)) => Value::Bool(b),
@@ -747,6 +806,101 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         State::Sum(Some(sum), n) if call.kind == Kind::Avg => avg(sum, n)?,
         State::Sum(Some(sum), _) => sum,
     })
+}
+
+impl Moments {
+    fn add(&mut self, value: Value) -> Result<(), SqlError> {
+        if let Value::Float4(_) | Value::Float8(_) = value {
+            let x = match value {
+                Value::Float4(x) => f64::from(x),
+                Value::Float8(x) => x,
+                _ => unreachable!("a float"),
+            };
+            let (n, sx, sxx) = match *self {
+                Moments::Float { n, sx, sxx } => (n, sx, sxx),
+                _ => (0.0, 0.0, 0.0),
+            };
+            let (n, sx) = (n + 1.0, sx + x);
+            let sxx = if n > 1.0 {
+                let t = x * n - sx;
+                sxx + t * t / (n * (n - 1.0))
+            } else {
+                0.0
+            };
+            *self = Moments::Float { n, sx, sxx };
+            return Ok(());
+        }
+        let x = match value {
+            Value::Int2(x) => Numeric::from_i64(x.into()),
+            Value::Int4(x) => Numeric::from_i64(x.into()),
+            Value::Int8(x) => Numeric::from_i64(x),
+            Value::Numeric(x) => x,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "a variance of {}",
+                    other.type_name()
+                )));
+            }
+        };
+        let square = x.checked_mul(x)?;
+        *self = match std::mem::replace(self, Moments::None) {
+            Moments::Exact { n, sum, squares } => Moments::Exact {
+                n: n + 1,
+                sum: sum.checked_add(x)?,
+                squares: squares.checked_add(square)?,
+            },
+            _ => Moments::Exact {
+                n: 1,
+                sum: x,
+                squares: square,
+            },
+        };
+        Ok(())
+    }
+
+    /// The variance (`root`: the standard deviation), of a sample or of
+    /// the population; NULL over no values, or one for a sample.
+    /// Numerics as PostgreSQL's `numeric_stddev_internal`: (N·Σx² -
+    /// (Σx)²) / (N·(N-1)) (or N·N) at the division's scale, the root at
+    /// the same scale; 0 when the numerator is not positive.
+    fn result(&self, sample: bool, root: bool) -> Result<Value, SqlError> {
+        let least = if sample { 2 } else { 1 };
+        Ok(match *self {
+            Moments::None => Value::Null,
+            Moments::Float { n, sxx, .. } => {
+                if n < f64::from(least) {
+                    return Ok(Value::Null);
+                }
+                let variance = sxx / if sample { n - 1.0 } else { n };
+                Value::Float8(if root { variance.sqrt() } else { variance })
+            }
+            Moments::Exact { n, sum, squares } => {
+                if n < i64::from(least) {
+                    return Ok(Value::Null);
+                }
+                let count = Numeric::from_i64(n);
+                let numerator = count
+                    .checked_mul(squares)?
+                    .checked_sub(sum.checked_mul(sum)?)?;
+                match numerator.parts() {
+                    None => return Ok(Value::Numeric(numerator)),
+                    Some((m, _)) if m <= 0 => return Ok(Value::Numeric(Numeric::from_i64(0))),
+                    Some(_) => {}
+                }
+                let denominator =
+                    count.checked_mul(Numeric::from_i64(if sample { n - 1 } else { n }))?;
+                let scale = crate::numeric_functions::div_scale(numerator, denominator);
+                let variance = numerator
+                    .checked_div(denominator, scale, folio_row::Rounding::HalfAwayFromZero)?
+                    .expect("a positive divisor");
+                Value::Numeric(if root {
+                    variance.sqrt(scale)?
+                } else {
+                    variance
+                })
+            }
+        })
+    }
 }
 
 /// `sum / n` as PostgreSQL's numeric division (its scale:

@@ -492,15 +492,7 @@ impl Ord for Wide {
 impl std::fmt::Display for Wide {
     /// The value at its scale, as a numeric prints (`-0.50`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let digits = self.mag.to_string();
-        let scale = self.scale as usize;
-        let sign = if self.neg { "-" } else { "" };
-        if scale == 0 {
-            return write!(f, "{sign}{digits}");
-        }
-        let padded = format!("{digits:0>width$}", width = scale + 1);
-        let (int, frac) = padded.split_at(padded.len() - scale);
-        write!(f, "{sign}{int}.{frac}")
+        crate::numeric::write_decimal(f, self.neg, &self.mag.to_string(), self.scale)
     }
 }
 

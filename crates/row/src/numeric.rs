@@ -168,19 +168,7 @@ impl Numeric {
 
     /// Both operands' mantissas and scales, unless one is NaN.
     fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
-        match (self, other) {
-            (
-                Numeric::Value {
-                    mantissa: a,
-                    scale: sa,
-                },
-                Numeric::Value {
-                    mantissa: b,
-                    scale: sb,
-                },
-            ) => Some(((a, sa), (b, sb))),
-            _ => None,
-        }
+        self.parts().zip(other.parts())
     }
 
     /// The value with trailing fractional zeros removed (1.50 -> 1.5).
@@ -524,19 +512,33 @@ impl std::fmt::Display for Numeric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             Numeric::NaN => write!(f, "NaN"),
-            Numeric::Value { mantissa, scale } => {
-                let digits = mantissa.unsigned_abs().to_string();
-                let scale = scale as usize;
-                let sign = if mantissa < 0 { "-" } else { "" };
-                if scale == 0 {
-                    return write!(f, "{sign}{digits}");
-                }
-                let padded = format!("{digits:0>width$}", width = scale + 1);
-                let (int, frac) = padded.split_at(padded.len() - scale);
-                write!(f, "{sign}{int}.{frac}")
-            }
+            Numeric::Value { mantissa, scale } => write_decimal(
+                f,
+                mantissa < 0,
+                &mantissa.unsigned_abs().to_string(),
+                scale.into(),
+            ),
         }
     }
+}
+
+/// A decimal of magnitude `digits` (an integer's) at `scale` places, as a
+/// numeric prints (`-0.50`): the one owner of that text, for [`Numeric`]
+/// and folio-row's `Wide`.
+pub(crate) fn write_decimal(
+    f: &mut std::fmt::Formatter<'_>,
+    negative: bool,
+    digits: &str,
+    scale: u32,
+) -> std::fmt::Result {
+    let scale = scale as usize;
+    let sign = if negative { "-" } else { "" };
+    if scale == 0 {
+        return write!(f, "{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    write!(f, "{sign}{int}.{frac}")
 }
 
 #[cfg(test)]

@@ -728,7 +728,9 @@ impl FromClause<'_> {
     /// Plans the rows with the WHERE clause: the source, and what of
     /// `order` (over the query's row) is left to sort. A single table's
     /// scan gets `reads` (the columns the query reads, for index-only
-    /// scans) and `order` (its access path may yield it).
+    /// scans) and `order` (its access path may yield it); in a join each
+    /// table's scan decodes only its columns among `reads` and those the
+    /// join conditions read.
     pub fn plan(
         self,
         cx: &Ctx<'_>,
@@ -768,11 +770,24 @@ impl FromClause<'_> {
         let mut conditions: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut filters: Vec<Vec<Scalar>> = vec![Vec::new(); count];
         let mut keys: Vec<(Vec<Scalar>, Vec<Scalar>)> = vec![(Vec::new(), Vec::new()); count];
+        // The columns of the joined row anyone reads: the query's, its
+        // join conditions' and what LATERAL items take from the left.
+        let mut reads = reads;
+        if let Some(reads) = &mut reads {
+            for base in &bases {
+                if let Base::Derived { outer, .. } = base {
+                    reads.extend(outer);
+                }
+            }
+        }
         for (n, item) in items.iter().enumerate() {
             let Some((_, Some(on))) = &item.join else {
                 continue;
             };
             for conjunct in scalar::bind(on, &scope)?.conjuncts() {
+                if let Some(reads) = &mut reads {
+                    conjunct.columns(reads);
+                }
                 let read = scope.tables_read(&conjunct);
                 if read.iter().any(|&t| t > n) {
                     return Err(SqlError::new(
@@ -832,7 +847,7 @@ impl FromClause<'_> {
                     let (reads, order) = if single {
                         (reads.clone(), order.clone())
                     } else {
-                        (None, Vec::new())
+                        (own_columns(reads.as_deref(), &scope.tables[n]), Vec::new())
                     };
                     let plan = plan::plan(Request {
                         relation: &relation,
@@ -931,6 +946,19 @@ fn kind_at(items: &[Item<'_>], n: usize) -> JoinKind {
         .join
         .as_ref()
         .map_or(JoinKind::Inner, |(kind, _)| *kind)
+}
+
+/// Of the joined row's columns read (`None`: all), those of `table`, in
+/// its own row's positions.
+fn own_columns(reads: Option<&[usize]>, table: &ScopeTable) -> Option<Vec<usize>> {
+    let span = table.offset..table.offset + table.names.len();
+    reads.map(|reads| {
+        reads
+            .iter()
+            .filter(|c| span.contains(c))
+            .map(|c| c - table.offset)
+            .collect()
+    })
 }
 
 /// An expression over the query's row moved to its table's own row.

@@ -270,6 +270,22 @@ impl Relation {
         row: &[u8],
         reads: &Reads,
     ) -> Result<Vec<Value>, CatalogError> {
+        let mut values = Vec::new();
+        self.decode_read_into(txn, row, reads, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Relation::decode_read`] into `values`, a row this relation's
+    /// rows were decoded into before with the same `reads` (or an empty
+    /// one): only the read columns are written again, so a scan reuses
+    /// one row's memory for all of them.
+    pub fn decode_read_into(
+        &self,
+        txn: &Transaction,
+        row: &[u8],
+        reads: &Reads,
+        values: &mut Vec<Value>,
+    ) -> Result<(), CatalogError> {
         let resolve = |cell, ty| match cell {
             Stored::Inline(value) => Ok(value),
             external => self.toast.resolve(txn, self.def.oid, external, ty),
@@ -279,17 +295,24 @@ impl Relation {
             if let Some(stored) = &self.stored {
                 cells = stored.columns_of(cells);
             }
-            return (cells.into_iter().zip(&self.types))
-                .map(|(cell, ty)| resolve(cell, *ty))
-                .collect();
+            values.clear();
+            for (cell, ty) in cells.into_iter().zip(&self.types) {
+                values.push(resolve(cell, *ty)?);
+            }
+            return Ok(());
         };
-        let mut values = vec![Value::Null; self.types.len()];
+        if values.len() == self.types.len() {
+            for &position in read.positions.iter().filter(|&&p| p != usize::MAX) {
+                values[position] = Value::Null;
+            }
+        } else {
+            *values = vec![Value::Null; self.types.len()];
+        }
         decode_marked(row, self.stored_types(), &read.marks, |slot, cell| {
             let position = read.positions[slot];
             values[position] = resolve(cell, self.types[position])?;
             Ok::<_, CatalogError>(())
-        })?;
-        Ok(values)
+        })
     }
 
     /// The types of a stored row's slots (dropped columns' included).
@@ -606,7 +629,7 @@ impl Relation {
     pub fn scan(&self, txn: &Transaction) -> Result<Vec<(Tid, Vec<Value>)>, CatalogError> {
         let mut out = Vec::new();
         self.visit_rows(txn, &Reads::ALL, |tid, row| {
-            out.push((tid, row));
+            out.push((tid, std::mem::take(row)));
             Ok::<_, CatalogError>(true)
         })?;
         Ok(out)
@@ -614,18 +637,21 @@ impl Relation {
 
     /// Calls `visit` with every row `txn` sees (the columns `reads` names
     /// decoded), in the heap's order, until it answers `false`: a
-    /// sequential scan, nothing held but what `visit` keeps.
+    /// sequential scan, nothing held but what `visit` keeps. Every row is
+    /// decoded into the same vector: `visit` takes it
+    /// (`std::mem::take`) to keep it, and otherwise leaves it unchanged.
     pub fn visit_rows<E: From<CatalogError>>(
         &self,
         txn: &Transaction,
         reads: &Reads,
-        mut visit: impl FnMut(Tid, Vec<Value>) -> Result<bool, E>,
+        mut visit: impl FnMut(Tid, &mut Vec<Value>) -> Result<bool, E>,
     ) -> Result<(), E> {
         // (`visit`'s own error stops the scan and is returned as it is.)
         let mut failed = None;
+        let mut values = Vec::new();
         self.table.visit_rows(txn, |tid, row| {
-            let values = self.decode_read(txn, row, reads)?;
-            visit(tid, values).or_else(|e| {
+            self.decode_read_into(txn, row, reads, &mut values)?;
+            visit(tid, &mut values).or_else(|e| {
                 failed = Some(e);
                 Ok::<_, CatalogError>(false)
             })

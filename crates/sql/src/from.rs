@@ -1296,11 +1296,11 @@ impl Source {
         txn: &mut Transaction,
         env: &Env<'_>,
         counts: &mut SourceCounts,
-        mut sink: impl FnMut(Vec<Value>) -> Result<(), SqlError>,
+        mut sink: impl FnMut(&[Value]) -> Result<(), SqlError>,
     ) -> Result<u64, SqlError> {
         let mut scanned = ScanCounts::default();
         let mut rows = 0u64;
-        let mut counted = |row| {
+        let mut counted = |row: &[Value]| {
             rows += 1;
             sink(row)
         };
@@ -1313,7 +1313,7 @@ impl Source {
             } => scanned = scan::run_into(txn, relation, plan, env, |_, row| counted(row))?,
             _ => {
                 for row in self.produce(txn, env, counts, &mut scanned)? {
-                    counted(row)?;
+                    counted(&row)?;
                 }
             }
         }

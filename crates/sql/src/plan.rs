@@ -205,7 +205,7 @@ pub struct ScanPlan {
     pub limit: Option<usize>,
     /// The columns the query reads, the only ones the scan decodes (the
     /// others are NULL in the rows it yields); `None`: every column (a
-    /// locking scan, a row change, a join).
+    /// locking scan, a row change).
     pub reads: Option<Vec<usize>>,
 }
 

@@ -819,8 +819,8 @@ pub fn run(
                 && !planned.subplans.iter().any(Subplan::is_correlated) =>
         {
             let mut groups = grouping.start();
-            counts.scanned = (planned.source)
-                .visit(txn, env, &mut counts.source, |row| groups.add(&row, env))?;
+            counts.scanned =
+                (planned.source).visit(txn, env, &mut counts.source, |row| groups.add(row, env))?;
             grouped = Some(groups.finish(env)?);
             Vec::new()
         }
@@ -842,7 +842,7 @@ pub fn run(
             let mut out = Vec::new();
             counts.scanned = planned.source.visit(txn, env, &mut counts.source, |row| {
                 let projected: Vec<Value> = (items.iter())
-                    .map(|s| s.eval(&row, env))
+                    .map(|s| s.eval(row, env))
                     .collect::<Result<_, _>>()?;
                 if planned.distinct == Distinct::No || repeats.first(&projected) {
                     out.push(projected);

@@ -33,20 +33,22 @@ pub fn run(
 ) -> Result<(Vec<Found>, ScanCounts), SqlError> {
     let mut found = Vec::new();
     let counts = run_into(txn, relation, plan, env, |tid, row| {
-        found.push((tid, row));
+        found.push((tid, std::mem::take(row)));
         Ok(())
     })?;
     Ok((found, counts))
 }
 
 /// [`run`] handing each row to `sink` in turn: a sequential scan as it
-/// reads them (nothing held), an index scan once it has them.
+/// reads them (nothing held), an index scan once it has them. A
+/// sequential scan decodes every row into one vector: `sink` takes it
+/// (`std::mem::take`) to keep the row, and otherwise leaves it unchanged.
 pub fn run_into(
     txn: &Transaction,
     relation: &Relation,
     plan: &ScanPlan,
     env: &Env<'_>,
-    mut sink: impl FnMut(Option<Tid>, Vec<Value>) -> Result<(), SqlError>,
+    mut sink: impl FnMut(Option<Tid>, &mut Vec<Value>) -> Result<(), SqlError>,
 ) -> Result<ScanCounts, SqlError> {
     let reads = relation.reads(plan.reads.as_deref());
     match plan.access {
@@ -59,8 +61,8 @@ pub fn run_into(
         } => {
             let access = (index, only, direction);
             let (found, counts) = index_scan(txn, relation, plan, access, &reads, env)?;
-            for (tid, row) in found {
-                sink(tid, row)?;
+            for (tid, mut row) in found {
+                sink(tid, &mut row)?;
             }
             Ok(counts)
         }
@@ -154,12 +156,12 @@ fn seq_scan(
     plan: &ScanPlan,
     reads: &Reads,
     env: &Env<'_>,
-    mut sink: impl FnMut(Option<Tid>, Vec<Value>) -> Result<(), SqlError>,
+    mut sink: impl FnMut(Option<Tid>, &mut Vec<Value>) -> Result<(), SqlError>,
 ) -> Result<ScanCounts, SqlError> {
     let mut counts = ScanCounts::default();
     let mut kept = 0;
     relation.visit_rows(txn, reads, |tid, row| {
-        match accepts(&plan.filter, &row, env)? {
+        match accepts(&plan.filter, row, env)? {
             true => {
                 sink(Some(tid), row)?;
                 kept += 1;

@@ -1311,6 +1311,9 @@ impl Source {
                 lock: None,
                 ..
             } => scanned = scan::run_into(txn, relation, plan, env, |_, row| counted(row))?,
+            Source::Join { right, .. } if !right.lateral() => {
+                self.join_into(txn, env, counts, &mut counted)?
+            }
             _ => {
                 for row in self.produce(txn, env, counts, &mut scanned)? {
                     counted(&row)?;
@@ -1410,99 +1413,128 @@ impl Source {
                 left,
                 right,
                 right_width,
-                right_offset,
-                method,
                 condition,
                 filter,
-            } => {
+                ..
+            } if right.lateral() => {
                 let left_rows = left.rows(txn, env, counts)?;
-                if let Source::Derived { outer, .. } = right.as_ref()
-                    && !outer.is_empty()
-                {
-                    return lateral_join(
-                        (txn, env, counts),
-                        (&left_rows, right, outer),
-                        kind.keeps_left(),
-                        *right_width,
-                        condition,
-                        filter,
-                    );
-                }
-                let right_rows = right.rows(txn, env, counts)?;
+                let Source::Derived { outer, .. } = right.as_ref() else {
+                    unreachable!("only a derived table is LATERAL")
+                };
+                lateral_join(
+                    (txn, env, counts),
+                    (&left_rows, right, outer),
+                    kind.keeps_left(),
+                    *right_width,
+                    condition,
+                    filter,
+                )?
+            }
+            Source::Join { .. } => {
                 let mut out = Vec::new();
-                // Which right rows met a left row (RIGHT and FULL emit the
-                // others NULL-extended at the end).
-                let mut right_matched = vec![false; right_rows.len()];
-                let mut emit = |row: Vec<Value>| -> Result<(), SqlError> {
-                    if scan::accepts(filter, &row, env)? {
-                        out.push(row);
-                    }
+                self.join_into(txn, env, counts, &mut |row| {
+                    out.push(row.to_vec());
                     Ok(())
-                };
-                let joined = |l: &[Value], r: &[Value]| -> Vec<Value> {
-                    let mut row = Vec::with_capacity(l.len() + r.len());
-                    row.extend_from_slice(l);
-                    row.extend_from_slice(r);
-                    row
-                };
-                match method {
-                    Method::Hash {
-                        left_keys,
-                        right_keys,
-                    } => {
-                        let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-                        for (i, r) in right_rows.iter().enumerate() {
-                            if let Some(k) = hash_of(right_keys, r, env)? {
-                                table.entry(k).or_default().push(i);
-                            }
-                        }
-                        for l in &left_rows {
-                            txn.check_interrupt()?;
-                            let mut matched = false;
-                            if let Some(k) = hash_of(left_keys, l, env)?
-                                && let Some(candidates) = table.get(&k)
-                            {
-                                for &i in candidates {
-                                    let row = joined(l, &right_rows[i]);
-                                    if scan::accepts(condition, &row, env)? {
-                                        matched = true;
-                                        right_matched[i] = true;
-                                        emit(row)?;
-                                    }
-                                }
-                            }
-                            if !matched && kind.keeps_left() {
-                                emit(joined(l, &vec![Value::Null; *right_width]))?;
-                            }
-                        }
-                    }
-                    Method::NestedLoop => {
-                        for l in &left_rows {
-                            txn.check_interrupt()?;
-                            let mut matched = false;
-                            for (i, r) in right_rows.iter().enumerate() {
-                                let row = joined(l, r);
-                                if scan::accepts(condition, &row, env)? {
-                                    matched = true;
-                                    right_matched[i] = true;
-                                    emit(row)?;
-                                }
-                            }
-                            if !matched && kind.keeps_left() {
-                                emit(joined(l, &vec![Value::Null; *right_width]))?;
-                            }
-                        }
-                    }
-                }
-                if kind.keeps_right() {
-                    let nulls = vec![Value::Null; *right_offset];
-                    for (r, _) in right_rows.iter().zip(&right_matched).filter(|(_, m)| !**m) {
-                        emit(joined(&nulls, r))?;
-                    }
-                }
+                })?;
                 out
             }
         })
+    }
+}
+
+impl Source {
+    /// A LATERAL subquery, run once per left row of its join.
+    fn lateral(&self) -> bool {
+        matches!(self, Source::Derived { outer, .. } if !outer.is_empty())
+    }
+
+    /// A join's rows handed to `sink` one at a time, in one row reused:
+    /// the right side is read first and held (hashed by its keys, or
+    /// looped over), then the left side streams past it
+    /// ([`Source::visit`]: a table's rows are never held).
+    fn join_into(
+        &self,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        counts: &mut SourceCounts,
+        sink: &mut dyn FnMut(&[Value]) -> Result<(), SqlError>,
+    ) -> Result<(), SqlError> {
+        let Source::Join {
+            kind,
+            left,
+            right,
+            right_width,
+            right_offset,
+            method,
+            condition,
+            filter,
+        } = self
+        else {
+            unreachable!("join_into runs joins")
+        };
+        let right_rows = right.rows(txn, env, counts)?;
+        let table = match method {
+            Method::Hash { right_keys, .. } => {
+                let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+                for (i, r) in right_rows.iter().enumerate() {
+                    if let Some(k) = hash_of(right_keys, r, env)? {
+                        table.entry(k).or_default().push(i);
+                    }
+                }
+                Some(table)
+            }
+            Method::NestedLoop => None,
+        };
+        // Which right rows met a left row (RIGHT and FULL emit the others
+        // NULL-extended at the end).
+        let mut right_matched = vec![false; right_rows.len()];
+        let mut row: Vec<Value> = Vec::new();
+        let mut emit = |row: &[Value]| match scan::accepts(filter, row, env)? {
+            true => sink(row),
+            false => Ok(()),
+        };
+        let interrupt = txn.interrupt();
+        left.visit(txn, env, counts, |l| {
+            if let Some(interrupt) = &interrupt {
+                interrupt.check()?;
+            }
+            let candidates: Box<dyn Iterator<Item = usize>> = match (method, &table) {
+                (Method::Hash { left_keys, .. }, Some(table)) => {
+                    match hash_of(left_keys, l, env)?.and_then(|k| table.get(&k)) {
+                        Some(found) => Box::new(found.iter().copied()),
+                        None => Box::new(std::iter::empty()),
+                    }
+                }
+                _ => Box::new(0..right_rows.len()),
+            };
+            let mut matched = false;
+            for i in candidates {
+                row.clear();
+                row.extend_from_slice(l);
+                row.extend_from_slice(&right_rows[i]);
+                if scan::accepts(condition, &row, env)? {
+                    matched = true;
+                    right_matched[i] = true;
+                    emit(&row)?;
+                }
+            }
+            if !matched && kind.keeps_left() {
+                row.clear();
+                row.extend_from_slice(l);
+                row.resize(l.len() + right_width, Value::Null);
+                emit(&row)?;
+            }
+            Ok(())
+        })?;
+        if kind.keeps_right() {
+            for (r, _) in right_rows.iter().zip(&right_matched).filter(|(_, m)| !**m) {
+                row.clear();
+                row.resize(*right_offset, Value::Null);
+                row.extend_from_slice(r);
+                emit(&row)?;
+            }
+        }
+        Ok(())
     }
 }
 

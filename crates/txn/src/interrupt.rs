@@ -10,6 +10,7 @@
 //! and the canceller sets the flag before it looks up the registration
 //! and notifies under that same mutex.
 
+use crate::error::TxnError;
 use crate::live::LiveEntry;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,6 +50,14 @@ impl Interrupt {
     /// per-row loop).
     pub fn is_set(&self) -> bool {
         self.set.load(Ordering::Relaxed)
+    }
+
+    /// `Canceled` if a cancel is pending.
+    pub fn check(&self) -> Result<(), TxnError> {
+        match self.is_set() {
+            true => Err(TxnError::Canceled),
+            false => Ok(()),
+        }
     }
 
     /// Forgets a pending cancel (a new statement starts); writes only if

@@ -159,10 +159,13 @@ impl Transaction {
     /// `Canceled` if the session's cancel flag is set (a relaxed load, for
     /// per-row loops).
     pub fn check_interrupt(&self) -> Result<(), TxnError> {
-        match &self.interrupt {
-            Some(interrupt) if interrupt.is_set() => Err(TxnError::Canceled),
-            _ => Ok(()),
-        }
+        self.interrupt.as_deref().map_or(Ok(()), Interrupt::check)
+    }
+
+    /// The session's cancel flag, for a loop that cannot reach the
+    /// transaction while it runs.
+    pub fn interrupt(&self) -> Option<Arc<Interrupt>> {
+        self.interrupt.clone()
     }
 
     pub fn manager(&self) -> &Arc<TxnManager> {

@@ -53,6 +53,8 @@ mod shape;
 mod statement;
 mod subquery;
 mod system;
+mod system_cast;
+mod system_proc;
 mod table_functions;
 mod to_char;
 mod to_timestamp;

@@ -14,6 +14,8 @@
 //! what folio has: the role `postgres` (oid 10), the database
 //! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
 //! and `public` (2200, owned by `pg_database_owner` as in PostgreSQL 15).
+//! `pg_proc` and `pg_cast` are fixed lists of what folio has
+//! (`system_proc.rs`, `system_cast.rs`).
 
 use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
 use crate::error::SqlError;

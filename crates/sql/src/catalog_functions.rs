@@ -351,10 +351,12 @@ pub fn role_name(oid: i64) -> String {
 /// `format_type(oid, typmod)`: [`type_name`], but for `character`
 /// without a length, which PostgreSQL names `character` for no modifier
 /// (NULL) and `bpchar` for modifier -1 (`type_name` gives the length 1
-/// that a column declared `character` has).
+/// that a column declared `character` has), and for oid 0 (no type, a
+/// prefix operator's left operand): `-`.
 pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
     const CHARACTER: i64 = 1042;
     match (oid, typmod) {
+        (0, _) => "-".into(),
         (CHARACTER, None) => "character".into(),
         (CHARACTER, Some(-1)) => "bpchar".into(),
         (_, typmod) => type_name(oid, typmod.unwrap_or(-1)),

@@ -54,6 +54,7 @@ mod statement;
 mod subquery;
 mod system;
 mod system_cast;
+mod system_operator;
 mod system_proc;
 mod table_functions;
 mod to_char;

@@ -14,8 +14,8 @@
 //! what folio has: the role `postgres` (oid 10), the database
 //! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
 //! and `public` (2200, owned by `pg_database_owner` as in PostgreSQL 15).
-//! `pg_proc` and `pg_cast` are fixed lists of what folio has
-//! (`system_proc.rs`, `system_cast.rs`).
+//! `pg_proc`, `pg_cast` and `pg_operator` are fixed lists of what folio
+//! has (`system_proc.rs`, `system_cast.rs`, `system_operator.rs`).
 
 use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
 use crate::error::SqlError;
@@ -76,7 +76,7 @@ pub enum SystemRelation {
     Proc,
     /// `pg_cast`: the casts between folio's types (`system_cast.rs`).
     Cast,
-    /// `pg_operator`: empty (folio's operators are not listed).
+    /// `pg_operator`: folio's operators (`system_operator.rs`).
     Operator,
     /// `pg_extension`: empty (folio has no extensions, not even plpgsql).
     Extension,
@@ -624,23 +624,7 @@ impl SystemRelation {
             ],
             SystemRelation::Proc => crate::system_proc::COLUMNS,
             SystemRelation::Cast => crate::system_cast::COLUMNS,
-            SystemRelation::Operator => &[
-                ("oid", Int8),
-                ("oprname", Text),
-                ("oprnamespace", Int8),
-                ("oprowner", Int8),
-                ("oprkind", Text),
-                ("oprcanmerge", Bool),
-                ("oprcanhash", Bool),
-                ("oprleft", Int8),
-                ("oprright", Int8),
-                ("oprresult", Int8),
-                ("oprcom", Int8),
-                ("oprnegate", Int8),
-                ("oprcode", Text),
-                ("oprrest", Text),
-                ("oprjoin", Text),
-            ],
+            SystemRelation::Operator => crate::system_operator::COLUMNS,
             SystemRelation::Extension => &[
                 ("oid", Int8),
                 ("extname", Text),
@@ -873,7 +857,6 @@ impl SystemRelation {
             | SystemRelation::PartitionedTable
             | SystemRelation::Description
             | SystemRelation::Views
-            | SystemRelation::Operator
             | SystemRelation::Extension
             | SystemRelation::Enum => {}
             SystemRelation::Proc => out = crate::system_proc::rows(),
@@ -889,6 +872,7 @@ impl SystemRelation {
                 Value::Null,
             ]),
             SystemRelation::Cast => out = crate::system_cast::rows(),
+            SystemRelation::Operator => out = crate::system_operator::rows(),
             SystemRelation::Sequence => {
                 for sequence in catalog.sequences(txn)? {
                     let o = &sequence.options;

@@ -1549,3 +1549,48 @@ fn pg_proc_rows_are_folio_signatures() {
         assert_eq!(got, vec![vec![Some(result.clone())]], "{call}");
     }
 }
+
+// Proves every pg_operator row is an operator folio has: it is applied to
+// a value of each operand type and `pg_typeof` of the result is the row's
+// result type.
+#[test]
+fn pg_operator_rows_are_folio_operators() {
+    let (_dir, mut s) = session();
+    let sample = |ty: &str| match ty {
+        "boolean" => "true",
+        "bytea" => "'\\x01'::bytea",
+        "bigint" => "2::bigint",
+        "smallint" => "2::smallint",
+        "integer" => "2",
+        "real" => "2::real",
+        "double precision" => "2::float8",
+        "numeric" => "2::numeric",
+        "text" => "'2'::text",
+        "character" => "'2'::char(1)",
+        "character varying" => "'2'::varchar",
+        "date" => "'2020-01-02'::date",
+        "timestamp without time zone" => "'2020-01-02'::timestamp",
+        "timestamp with time zone" => "'2020-01-02'::timestamptz",
+        "interval" => "'1 day'::interval",
+        "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
+        other => panic!("no sample value of {other}"),
+    };
+    let operators = rows(
+        &mut s,
+        "select oprname, oprkind, format_type(oprleft, null), format_type(oprright, null), \
+         format_type(oprresult, null) from pg_operator",
+    );
+    assert!(operators.len() > 250);
+    for row in operators {
+        let [Some(name), Some(kind), left, Some(right), Some(result)] = &row[..] else {
+            panic!("a pg_operator row with a NULL: {row:?}");
+        };
+        let expr = match (kind.as_str(), left) {
+            ("l", _) => format!("{name} {}", sample(right)),
+            (_, Some(left)) => format!("{} {name} {}", sample(left), sample(right)),
+            _ => panic!("an infix operator without a left type: {row:?}"),
+        };
+        let got = rows(&mut s, &format!("select pg_typeof({expr})::text"));
+        assert_eq!(got, vec![vec![Some(result.clone())]], "{expr}");
+    }
+}

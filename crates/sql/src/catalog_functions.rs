@@ -3,8 +3,13 @@
 //! `pg_encoding_to_char`, `format_type`, `pg_get_expr`,
 //! `obj_description`/`col_description`/`shobj_description` (NULL: folio
 //! keeps no comments), `pg_get_statisticsobjdef_columns` and
-//! `pg_get_triggerdef` (NULL: no statistics objects, no triggers), `pg_relation_is_publishable`, and the casts to
-//! and from the `reg*` types. Most read only their arguments: folio has
+//! `pg_get_triggerdef` and `pg_get_function_sqlbody` (NULL: no
+//! statistics objects, no triggers, no functions written in SQL),
+//! `pg_relation_is_publishable`, `pg_function_is_visible` and
+//! `pg_operator_is_visible` (true), `pg_get_function_arguments` and
+//! `pg_get_function_result` (of `pg_proc`'s fixed rows,
+//! `system_proc.rs`), `quote_ident`, and the casts to and from the `reg*`
+//! types. Most read only their arguments: folio has
 //! one role (`postgres`, oid 10), one encoding (UTF8), its fixed types and
 //! two schemas, both on the search path, so every relation is visible.
 //! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass`,
@@ -40,6 +45,9 @@ pub enum CatalogFunc {
     FormatType,
     GetExpr,
     Description,
+    /// `pg_get_statisticsobjdef_columns`, `pg_get_triggerdef`,
+    /// `pg_get_function_sqlbody`: NULL, as folio has none of their
+    /// objects.
     StatisticsColumns,
     RelationIsPublishable,
     IndexDef,
@@ -49,6 +57,11 @@ pub enum CatalogFunc {
     Size,
     /// `pg_size_pretty(bytes)`.
     SizePretty,
+    /// `pg_get_function_arguments(oid)`, `pg_get_function_result(oid)`.
+    FunctionArguments,
+    FunctionResult,
+    /// `quote_ident(text)`: the name as SQL must write it.
+    QuoteIdent,
     /// A cast to a `reg*` type: `In` from text to the oid, `Out` from the
     /// oid to the name.
     RegIn(Reg),
@@ -94,10 +107,15 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 18] = [
+const NAMES: [(&str, CatalogFunc); 24] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_function_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_operator_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_get_function_arguments", CatalogFunc::FunctionArguments),
+    ("pg_get_function_result", CatalogFunc::FunctionResult),
+    ("quote_ident", CatalogFunc::QuoteIdent),
     ("pg_encoding_to_char", CatalogFunc::EncodingToChar),
     ("format_type", CatalogFunc::FormatType),
     ("pg_get_expr", CatalogFunc::GetExpr),
@@ -109,6 +127,7 @@ const NAMES: [(&str, CatalogFunc); 18] = [
         CatalogFunc::StatisticsColumns,
     ),
     ("pg_get_triggerdef", CatalogFunc::StatisticsColumns),
+    ("pg_get_function_sqlbody", CatalogFunc::StatisticsColumns),
     (
         "pg_relation_is_publishable",
         CatalogFunc::RelationIsPublishable,
@@ -143,6 +162,9 @@ impl CatalogFunc {
             | CatalogFunc::RelationIsPublishable
             | CatalogFunc::ToRegclass
             | CatalogFunc::SizePretty
+            | CatalogFunc::FunctionArguments
+            | CatalogFunc::FunctionResult
+            | CatalogFunc::QuoteIdent
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_) => count == 1,
             CatalogFunc::Size => (1..=2).contains(&count),
@@ -153,6 +175,13 @@ impl CatalogFunc {
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
         }
+    }
+
+    /// Whether a NULL argument makes it NULL. `format_type` is not
+    /// strict: of a NULL modifier it names the type without one (psql's
+    /// `format_type(oid, NULL)`), of a NULL type it is NULL.
+    pub fn is_strict(self) -> bool {
+        self != CatalogFunc::FormatType
     }
 
     /// Whether it reads the catalog through the execution's lookups.
@@ -179,7 +208,8 @@ impl CatalogFunc {
         }
     }
 
-    /// Its value for `args` (none of them NULL: these are strict), with
+    /// Its value for `args` (none of them NULL, but for those not
+    /// [`strict`](CatalogFunc::is_strict)), with
     /// the execution's lookups for those that read the catalog.
     pub fn eval(self, args: &[Value], lookups: Option<&Lookups>) -> Result<Value, SqlError> {
         let lookups = || {
@@ -202,10 +232,13 @@ impl CatalogFunc {
                 }
                 .into(),
             ),
-            CatalogFunc::FormatType => {
-                let (oid, typmod) = (number(&args[0])?, number(&args[1])?);
-                Value::Text(type_name(oid, typmod as i32))
-            }
+            CatalogFunc::FormatType => match (&args[0], &args[1]) {
+                (Value::Null, _) => Value::Null,
+                (oid, Value::Null) => Value::Text(format_type(number(oid)?, None)),
+                (oid, typmod) => {
+                    Value::Text(format_type(number(oid)?, Some(number(typmod)? as i32)))
+                }
+            },
             // Stored as the pretty form; PostgreSQL's default form
             // parenthesizes each operator.
             CatalogFunc::GetExpr => match (&args[0], args.get(2)) {
@@ -220,6 +253,15 @@ impl CatalogFunc {
                 .table_size(number(&args[0])?)?
                 .map_or(Value::Null, Value::Int8),
             CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
+            CatalogFunc::FunctionArguments => {
+                crate::system_proc::arguments(number(&args[0])?).map_or(Value::Null, Value::Text)
+            }
+            CatalogFunc::FunctionResult => {
+                crate::system_proc::result(number(&args[0])?).map_or(Value::Null, Value::Text)
+            }
+            CatalogFunc::QuoteIdent => {
+                Value::Text(crate::names::written(&text(&args[0])).to_string())
+            }
             CatalogFunc::IndexDef => {
                 let column = args.get(1).map_or(Ok(0), number)?;
                 let pretty = args.get(2) == Some(&Value::Bool(true));
@@ -306,6 +348,21 @@ pub fn role_name(oid: i64) -> String {
     }
 }
 
+/// `format_type(oid, typmod)`: [`type_name`], but for `character`
+/// without a length, which PostgreSQL names `character` for no modifier
+/// (NULL) and `bpchar` for modifier -1 (`type_name` gives the length 1
+/// that a column declared `character` has), and for oid 0 (no type, a
+/// prefix operator's left operand): `-`.
+pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
+    const CHARACTER: i64 = 1042;
+    match (oid, typmod) {
+        (0, _) => "-".into(),
+        (CHARACTER, None) => "character".into(),
+        (CHARACTER, Some(-1)) => "bpchar".into(),
+        (_, typmod) => type_name(oid, typmod.unwrap_or(-1)),
+    }
+}
+
 /// `format_type(oid, typmod)`: a type's name with its modifier.
 pub fn type_name(oid: i64, typmod: i32) -> String {
     let known = u32::try_from(oid)
@@ -316,6 +373,7 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
         (None, 18) => "\"char\"".into(),
         (None, 19) => "name".into(),
         (None, 26) => "oid".into(),
+        (None, 2276) => "\"any\"".into(),
         _ => "???".into(),
     }
 }

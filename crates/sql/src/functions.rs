@@ -410,7 +410,8 @@ impl Func {
                 | Func::Least
                 | Func::Concat
                 | Func::ConcatWs
-        ) && !matches!(self, Func::Array(f) if !f.is_strict());
+        ) && !matches!(self, Func::Array(f) if !f.is_strict())
+            && !matches!(self, Func::Catalog(f) if !f.is_strict());
         if strict && args.contains(&Value::Null) {
             return Ok(Value::Null);
         }

@@ -14,6 +14,8 @@
 //! what folio has: the role `postgres` (oid 10), the database
 //! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
 //! and `public` (2200, owned by `pg_database_owner` as in PostgreSQL 15).
+//! `pg_proc`, `pg_cast` and `pg_operator` are fixed lists of what folio
+//! has (`system_proc.rs`, `system_cast.rs`, `system_operator.rs`).
 
 use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
 use crate::error::SqlError;
@@ -65,12 +67,29 @@ pub enum SystemRelation {
     Indexes,
     Views,
     Sequences,
+    /// `pg_sequence`: each sequence's parameters (`\d` of a sequence).
+    Sequence,
+    /// `pg_depend`: only a sequence's dependence on the column that owns
+    /// it (`serial`: `a`, identity: `i`).
+    Depend,
+    /// `pg_proc`: folio's functions (`system_proc.rs`).
+    Proc,
+    /// `pg_cast`: the casts between folio's types (`system_cast.rs`).
+    Cast,
+    /// `pg_operator`: folio's operators (`system_operator.rs`).
+    Operator,
+    /// `pg_extension`: empty (folio has no extensions, not even plpgsql).
+    Extension,
+    /// `pg_language`: `internal`, the language of every folio function.
+    Language,
+    /// `pg_enum`: empty (folio has no enum types).
+    Enum,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 26] = [
+const ALL: [SystemRelation; 34] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -97,6 +116,14 @@ const ALL: [SystemRelation; 26] = [
     SystemRelation::Indexes,
     SystemRelation::Views,
     SystemRelation::Sequences,
+    SystemRelation::Sequence,
+    SystemRelation::Depend,
+    SystemRelation::Proc,
+    SystemRelation::Cast,
+    SystemRelation::Operator,
+    SystemRelation::Extension,
+    SystemRelation::Language,
+    SystemRelation::Enum,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
@@ -225,6 +252,14 @@ impl SystemRelation {
             SystemRelation::Indexes => "pg_indexes",
             SystemRelation::Views => "pg_views",
             SystemRelation::Sequences => "pg_sequences",
+            SystemRelation::Sequence => "pg_sequence",
+            SystemRelation::Depend => "pg_depend",
+            SystemRelation::Proc => "pg_proc",
+            SystemRelation::Cast => "pg_cast",
+            SystemRelation::Operator => "pg_operator",
+            SystemRelation::Extension => "pg_extension",
+            SystemRelation::Language => "pg_language",
+            SystemRelation::Enum => "pg_enum",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -254,6 +289,14 @@ impl SystemRelation {
 
             SystemRelation::Description => (2609, false),
             SystemRelation::Collation => (3456, false),
+            SystemRelation::Sequence => (2224, false),
+            SystemRelation::Depend => (2608, false),
+            SystemRelation::Proc => (1255, false),
+            SystemRelation::Cast => (2605, false),
+            SystemRelation::Operator => (2617, false),
+            SystemRelation::Extension => (3079, false),
+            SystemRelation::Language => (2612, false),
+            SystemRelation::Enum => (3501, false),
             SystemRelation::Roles => (12001, true),
             SystemRelation::User => (12005, true),
             SystemRelation::Tables => (12010, true),
@@ -299,6 +342,7 @@ impl SystemRelation {
                 ("relreplident", Text),
                 ("relispartition", Bool),
                 ("relrewrite", Int8),
+                ("relacl", TEXT_ARRAY),
                 ("reloptions", TEXT_ARRAY),
                 ("relpartbound", Text),
             ],
@@ -323,6 +367,7 @@ impl SystemRelation {
                 ("attstorage", Text),
                 ("attcompression", Text),
                 ("attstattarget", Int4),
+                ("attacl", TEXT_ARRAY),
             ],
             SystemRelation::Type => &[
                 ("oid", Int8),
@@ -340,6 +385,7 @@ impl SystemRelation {
                 ("typbasetype", Int8),
                 ("typtypmod", Int4),
                 ("typcollation", Int8),
+                ("typacl", TEXT_ARRAY),
             ],
             SystemRelation::Index => &[
                 ("indexrelid", Int8),
@@ -557,6 +603,55 @@ impl SystemRelation {
                 ("cycle", Bool),
                 ("cache_size", Int8),
             ],
+            SystemRelation::Sequence => &[
+                ("seqrelid", Int8),
+                ("seqtypid", Int8),
+                ("seqstart", Int8),
+                ("seqincrement", Int8),
+                ("seqmax", Int8),
+                ("seqmin", Int8),
+                ("seqcache", Int8),
+                ("seqcycle", Bool),
+            ],
+            SystemRelation::Depend => &[
+                ("classid", Int8),
+                ("objid", Int8),
+                ("objsubid", Int4),
+                ("refclassid", Int8),
+                ("refobjid", Int8),
+                ("refobjsubid", Int4),
+                ("deptype", Text),
+            ],
+            SystemRelation::Proc => crate::system_proc::COLUMNS,
+            SystemRelation::Cast => crate::system_cast::COLUMNS,
+            SystemRelation::Operator => crate::system_operator::COLUMNS,
+            SystemRelation::Extension => &[
+                ("oid", Int8),
+                ("extname", Text),
+                ("extowner", Int8),
+                ("extnamespace", Int8),
+                ("extrelocatable", Bool),
+                ("extversion", Text),
+                ("extconfig", OID_ARRAY),
+                ("extcondition", TEXT_ARRAY),
+            ],
+            SystemRelation::Enum => &[
+                ("oid", Int8),
+                ("enumtypid", Int8),
+                ("enumsortorder", Float4),
+                ("enumlabel", Text),
+            ],
+            SystemRelation::Language => &[
+                ("oid", Int8),
+                ("lanname", Text),
+                ("lanowner", Int8),
+                ("lanispl", Bool),
+                ("lanpltrusted", Bool),
+                ("lanplcallfoid", Int8),
+                ("laninline", Int8),
+                ("lanvalidator", Int8),
+                ("lanacl", TEXT_ARRAY),
+            ],
         }
     }
 
@@ -668,6 +763,7 @@ impl SystemRelation {
                         oid(0),
                         Value::Int4(-1),
                         oid(collation),
+                        Value::Null,
                     ]);
                 }
             }
@@ -760,7 +856,59 @@ impl SystemRelation {
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
             | SystemRelation::Description
-            | SystemRelation::Views => {}
+            | SystemRelation::Views
+            | SystemRelation::Extension
+            | SystemRelation::Enum => {}
+            SystemRelation::Proc => out = crate::system_proc::rows(),
+            SystemRelation::Language => out.push(vec![
+                oid(crate::system_proc::INTERNAL_LANGUAGE),
+                text("internal"),
+                oid(SUPERUSER_OID),
+                Value::Bool(false),
+                Value::Bool(false),
+                oid(0),
+                oid(0),
+                oid(0),
+                Value::Null,
+            ]),
+            SystemRelation::Cast => out = crate::system_cast::rows(),
+            SystemRelation::Operator => out = crate::system_operator::rows(),
+            SystemRelation::Sequence => {
+                for sequence in catalog.sequences(txn)? {
+                    let o = &sequence.options;
+                    out.push(vec![
+                        oid(sequence.oid as i64),
+                        oid(i64::from(o.type_oid)),
+                        Value::Int8(o.start),
+                        Value::Int8(o.increment),
+                        Value::Int8(o.max),
+                        Value::Int8(o.min),
+                        Value::Int8(o.cache),
+                        Value::Bool(o.cycle),
+                    ]);
+                }
+            }
+            SystemRelation::Depend => {
+                let tables = catalog.tables(txn)?;
+                for sequence in catalog.sequences(txn)? {
+                    let Some((owner, column)) = sequence.owner else {
+                        continue;
+                    };
+                    let Some(table) = tables.iter().find(|t| t.oid == owner) else {
+                        continue;
+                    };
+                    let class = SystemRelation::Class.oid();
+                    out.push(vec![
+                        oid(class),
+                        oid(sequence.oid as i64),
+                        Value::Int4(0),
+                        oid(class),
+                        oid(table.oid as i64),
+                        Value::Int4(i32::from(table.layout.attnum(usize::from(column)))),
+                        text(if sequence.identity { "i" } else { "a" }),
+                    ]);
+                }
+            }
             SystemRelation::Attrdef => {
                 let sequences = catalog.sequences(txn)?;
                 for table in catalog.tables(txn)? {
@@ -1053,6 +1201,7 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         oid(0),
         Value::Null,
         Value::Null,
+        Value::Null,
     ]
 }
 
@@ -1156,6 +1305,7 @@ fn attribute_row(
         text(ty.map_or("p", |t| t.6)),
         text(""),
         Value::Int4(-1),
+        Value::Null,
     ]
 }
 

@@ -296,6 +296,11 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),
+        // PostgreSQL's boolean-to-text cast spells the value out (its
+        // output form is `t` / `f`).
+        (Value::Bool(b), SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
+            Value::Text(if b { "true" } else { "false" }.into())
+        }
         (v, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
             Value::Text(text_output(&v).unwrap_or_default())
         }

@@ -1487,3 +1487,110 @@ fn set_operation_type_errors_point_at_the_input() {
     assert_eq!((kept.code, kept.position), ("42804", None));
     assert_eq!(s.parses_saved(), 1);
 }
+
+// Proves every pg_proc row is a signature folio takes: each function is
+// called with a value of each argument type (an aggregate over one row,
+// a window function over the whole result) and `pg_typeof` of the call
+// is the row's result type.
+#[test]
+fn pg_proc_rows_are_folio_signatures() {
+    let (_dir, mut s) = session();
+    let sample = |ty: &str| match ty {
+        "boolean" => "true",
+        "bytea" => "'\\x01'::bytea",
+        "bigint" => "2::bigint",
+        "smallint" => "2::smallint",
+        "integer" => "2",
+        "real" => "2::real",
+        "double precision" => "2::float8",
+        "numeric" => "2::numeric",
+        "character" => "'2'::char(1)",
+        "date" => "'2020-01-02'::date",
+        "timestamp without time zone" => "'2020-01-02'::timestamp",
+        "timestamp with time zone" => "'2020-01-02'::timestamptz",
+        "interval" => "'1 day'::interval",
+        "\"any\"" => "2",
+        other => panic!("no sample value of {other}"),
+    };
+    let signatures = rows(
+        &mut s,
+        "select proname, prokind, pg_get_function_arguments(oid), \
+         pg_get_function_result(oid) from pg_proc",
+    );
+    assert!(signatures.len() > 150);
+    for row in signatures {
+        let [Some(name), Some(kind), Some(arguments), Some(result)] = &row[..] else {
+            panic!("a pg_proc row with a NULL: {row:?}");
+        };
+        let args: Vec<String> = arguments
+            .split(", ")
+            .filter(|a| !a.is_empty())
+            .enumerate()
+            .map(|(n, ty)| match (name.as_str(), n, ty) {
+                // A text argument that names a field, a unit or a format.
+                (_, _, "text") => match name.as_str() {
+                    "date_part" | "extract" | "date_trunc" => "'day'".to_string(),
+                    "to_date" | "to_timestamp" => "'2020'".to_string(),
+                    "to_char" => "'YYYY'".to_string(),
+                    _ => "'2'::text".to_string(),
+                },
+                (_, _, ty) => sample(ty).to_string(),
+            })
+            .collect();
+        let call = match (name.as_str(), args.is_empty()) {
+            ("count", true) => "count(*)".to_string(),
+            _ => format!("{name}({})", args.join(", ")),
+        };
+        let call = match kind.as_str() {
+            "w" => format!("{call} over ()"),
+            _ => call,
+        };
+        let got = rows(&mut s, &format!("select pg_typeof({call})::text"));
+        assert_eq!(got, vec![vec![Some(result.clone())]], "{call}");
+    }
+}
+
+// Proves every pg_operator row is an operator folio has: it is applied to
+// a value of each operand type and `pg_typeof` of the result is the row's
+// result type.
+#[test]
+fn pg_operator_rows_are_folio_operators() {
+    let (_dir, mut s) = session();
+    let sample = |ty: &str| match ty {
+        "boolean" => "true",
+        "bytea" => "'\\x01'::bytea",
+        "bigint" => "2::bigint",
+        "smallint" => "2::smallint",
+        "integer" => "2",
+        "real" => "2::real",
+        "double precision" => "2::float8",
+        "numeric" => "2::numeric",
+        "text" => "'2'::text",
+        "character" => "'2'::char(1)",
+        "character varying" => "'2'::varchar",
+        "date" => "'2020-01-02'::date",
+        "timestamp without time zone" => "'2020-01-02'::timestamp",
+        "timestamp with time zone" => "'2020-01-02'::timestamptz",
+        "interval" => "'1 day'::interval",
+        "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
+        other => panic!("no sample value of {other}"),
+    };
+    let operators = rows(
+        &mut s,
+        "select oprname, oprkind, format_type(oprleft, null), format_type(oprright, null), \
+         format_type(oprresult, null) from pg_operator",
+    );
+    assert!(operators.len() > 250);
+    for row in operators {
+        let [Some(name), Some(kind), left, Some(right), Some(result)] = &row[..] else {
+            panic!("a pg_operator row with a NULL: {row:?}");
+        };
+        let expr = match (kind.as_str(), left) {
+            ("l", _) => format!("{name} {}", sample(right)),
+            (_, Some(left)) => format!("{} {name} {}", sample(left), sample(right)),
+            _ => panic!("an infix operator without a left type: {row:?}"),
+        };
+        let got = rows(&mut s, &format!("select pg_typeof({expr})::text"));
+        assert_eq!(got, vec![vec![Some(result.clone())]], "{expr}");
+    }
+}

@@ -1,0 +1,355 @@
+//! `pg_proc`: the functions, aggregates and window functions folio has,
+//! one row per signature, with PostgreSQL 15's oids, names, argument and
+//! result types, kind (`f`, `a`, `w`), volatility and parallel safety.
+//!
+//! The rows are fixed: folio's functions are not catalog objects (their
+//! names are matched at planning, `functions.rs`, `aggregate.rs`,
+//! `window.rs`), so this table states which signatures folio takes.
+//! A signature is listed only when folio takes arguments of those types
+//! and gives a result of that type: `tests/session.rs`
+//! (`pg_proc_rows_are_folio_signatures`) calls every row through
+//! `pg_typeof` and compares. PostgreSQL's signatures over types folio
+//! lacks (`anyelement`, `anyarray`, variadic `"any"`) are not listed, nor
+//! those where folio's result type differs from PostgreSQL's (the bytea
+//! forms of `substr`, `btrim`, `ltrim`, `rtrim` and `string_agg`, which
+//! folio gives as text; `sum(real)`, a double precision in folio;
+//! `min`/`max` of `character`, text in folio; `avg(real)`, which folio
+//! refuses; the three-argument `date_trunc`).
+//!
+//! folio has no user-defined functions, so `\df` without a pattern (which
+//! leaves out pg_catalog) lists none, as PostgreSQL's on a fresh database.
+
+use crate::catalog_functions::{SUPERUSER_OID, format_type};
+use folio_row::{SqlType, Value};
+
+/// `pg_proc`'s columns.
+pub const COLUMNS: &[(&str, SqlType)] = &[
+    ("oid", SqlType::Int8),
+    ("proname", SqlType::Text),
+    ("pronamespace", SqlType::Int8),
+    ("proowner", SqlType::Int8),
+    ("prolang", SqlType::Int8),
+    ("procost", SqlType::Float4),
+    ("prorows", SqlType::Float4),
+    ("provariadic", SqlType::Int8),
+    ("prokind", SqlType::Text),
+    ("prosecdef", SqlType::Bool),
+    ("proleakproof", SqlType::Bool),
+    ("proisstrict", SqlType::Bool),
+    ("proretset", SqlType::Bool),
+    ("provolatile", SqlType::Text),
+    ("proparallel", SqlType::Text),
+    ("pronargs", SqlType::Int2),
+    ("pronargdefaults", SqlType::Int2),
+    ("prorettype", SqlType::Int8),
+    ("proargtypes", SqlType::Text),
+    ("proallargtypes", SqlType::Array(&SqlType::Int8)),
+    ("proargmodes", SqlType::Array(&SqlType::Text)),
+    ("proargnames", SqlType::Array(&SqlType::Text)),
+    ("prosrc", SqlType::Text),
+    ("probin", SqlType::Text),
+    ("proconfig", SqlType::Array(&SqlType::Text)),
+    ("proacl", SqlType::Array(&SqlType::Text)),
+];
+
+/// PostgreSQL's `internal` language (`pg_language`), of every built-in.
+pub const INTERNAL_LANGUAGE: i64 = 12;
+/// The `pg_catalog` schema's oid.
+const CATALOG_NAMESPACE: i64 = 11;
+
+/// One signature: `(oid, name, kind, argument types, result type,
+/// volatility and parallel safety)`. Kind: `f` function, `a` aggregate,
+/// `w` window function. Volatility `i` immutable, `s` stable, `v`
+/// volatile; parallel `s` safe, `r` restricted, `u` unsafe. Type 2276
+/// is `"any"` (`count(x)` of any type); `count()` is `count(*)`.
+type Signature = (i64, &'static str, char, &'static [i64], i64, &'static str);
+
+const FUNCTIONS: &[Signature] = &[
+    (1394, "abs", 'f', &[700], 700, "is"),
+    (1395, "abs", 'f', &[701], 701, "is"),
+    (1396, "abs", 'f', &[20], 20, "is"),
+    (1397, "abs", 'f', &[23], 23, "is"),
+    (1398, "abs", 'f', &[21], 21, "is"),
+    (1705, "abs", 'f', &[1700], 1700, "is"),
+    (1199, "age", 'f', &[1184, 1184], 1186, "is"),
+    (1386, "age", 'f', &[1184], 1186, "ss"),
+    (2058, "age", 'f', &[1114, 1114], 1186, "is"),
+    (2059, "age", 'f', &[1114], 1186, "ss"),
+    (1620, "ascii", 'f', &[25], 23, "is"),
+    (2100, "avg", 'a', &[20], 1700, "is"),
+    (2101, "avg", 'a', &[23], 1700, "is"),
+    (2102, "avg", 'a', &[21], 1700, "is"),
+    (2103, "avg", 'a', &[1700], 1700, "is"),
+    (2105, "avg", 'a', &[701], 701, "is"),
+    (2106, "avg", 'a', &[1186], 1186, "is"),
+    (2517, "bool_and", 'a', &[16], 16, "is"),
+    (2518, "bool_or", 'a', &[16], 16, "is"),
+    (884, "btrim", 'f', &[25, 25], 25, "is"),
+    (885, "btrim", 'f', &[25], 25, "is"),
+    (1711, "ceil", 'f', &[1700], 1700, "is"),
+    (2308, "ceil", 'f', &[701], 701, "is"),
+    (2167, "ceiling", 'f', &[1700], 1700, "is"),
+    (2320, "ceiling", 'f', &[701], 701, "is"),
+    (1372, "char_length", 'f', &[1042], 23, "is"),
+    (1381, "char_length", 'f', &[25], 23, "is"),
+    (1367, "character_length", 'f', &[1042], 23, "is"),
+    (1369, "character_length", 'f', &[25], 23, "is"),
+    (1621, "chr", 'f', &[23], 25, "is"),
+    (2147, "count", 'a', &[2276], 20, "is"),
+    (2803, "count", 'a', &[], 20, "is"),
+    (3104, "cume_dist", 'w', &[], 701, "is"),
+    (1171, "date_part", 'f', &[25, 1184], 701, "ss"),
+    (1172, "date_part", 'f', &[25, 1186], 701, "is"),
+    (1384, "date_part", 'f', &[25, 1082], 701, "is"),
+    (2021, "date_part", 'f', &[25, 1114], 701, "is"),
+    (1217, "date_trunc", 'f', &[25, 1184], 1184, "ss"),
+    (1218, "date_trunc", 'f', &[25, 1186], 1186, "is"),
+    (2020, "date_trunc", 'f', &[25, 1114], 1114, "is"),
+    (3102, "dense_rank", 'w', &[], 20, "is"),
+    (1973, "div", 'f', &[1700, 1700], 1700, "is"),
+    (2519, "every", 'a', &[16], 16, "is"),
+    (1347, "exp", 'f', &[701], 701, "is"),
+    (1732, "exp", 'f', &[1700], 1700, "is"),
+    (6199, "extract", 'f', &[25, 1082], 1700, "is"),
+    (6202, "extract", 'f', &[25, 1114], 1700, "is"),
+    (6203, "extract", 'f', &[25, 1184], 1700, "ss"),
+    (6204, "extract", 'f', &[25, 1186], 1700, "is"),
+    (1712, "floor", 'f', &[1700], 1700, "is"),
+    (2309, "floor", 'f', &[701], 701, "is"),
+    (3432, "gen_random_uuid", 'f', &[], 2950, "vs"),
+    (872, "initcap", 'f', &[25], 25, "is"),
+    (1295, "justify_days", 'f', &[1186], 1186, "is"),
+    (1175, "justify_hours", 'f', &[1186], 1186, "is"),
+    (2711, "justify_interval", 'f', &[1186], 1186, "is"),
+    (2559, "lastval", 'f', &[], 20, "vu"),
+    (3060, "left", 'f', &[25, 23], 25, "is"),
+    (1317, "length", 'f', &[25], 23, "is"),
+    (1318, "length", 'f', &[1042], 23, "is"),
+    (2010, "length", 'f', &[17], 23, "is"),
+    (1341, "ln", 'f', &[701], 701, "is"),
+    (1734, "ln", 'f', &[1700], 1700, "is"),
+    (1340, "log", 'f', &[701], 701, "is"),
+    (1736, "log", 'f', &[1700, 1700], 1700, "is"),
+    (1741, "log", 'f', &[1700], 1700, "is"),
+    (1194, "log10", 'f', &[701], 701, "is"),
+    (1481, "log10", 'f', &[1700], 1700, "is"),
+    (870, "lower", 'f', &[25], 25, "is"),
+    (873, "lpad", 'f', &[25, 23, 25], 25, "is"),
+    (879, "lpad", 'f', &[25, 23], 25, "is"),
+    (875, "ltrim", 'f', &[25, 25], 25, "is"),
+    (881, "ltrim", 'f', &[25], 25, "is"),
+    (2115, "max", 'a', &[20], 20, "is"),
+    (2116, "max", 'a', &[23], 23, "is"),
+    (2117, "max", 'a', &[21], 21, "is"),
+    (2119, "max", 'a', &[700], 700, "is"),
+    (2120, "max", 'a', &[701], 701, "is"),
+    (2122, "max", 'a', &[1082], 1082, "is"),
+    (2126, "max", 'a', &[1114], 1114, "is"),
+    (2127, "max", 'a', &[1184], 1184, "is"),
+    (2128, "max", 'a', &[1186], 1186, "is"),
+    (2129, "max", 'a', &[25], 25, "is"),
+    (2130, "max", 'a', &[1700], 1700, "is"),
+    (2311, "md5", 'f', &[25], 25, "is"),
+    (2321, "md5", 'f', &[17], 25, "is"),
+    (2131, "min", 'a', &[20], 20, "is"),
+    (2132, "min", 'a', &[23], 23, "is"),
+    (2133, "min", 'a', &[21], 21, "is"),
+    (2135, "min", 'a', &[700], 700, "is"),
+    (2136, "min", 'a', &[701], 701, "is"),
+    (2138, "min", 'a', &[1082], 1082, "is"),
+    (2142, "min", 'a', &[1114], 1114, "is"),
+    (2143, "min", 'a', &[1184], 1184, "is"),
+    (2144, "min", 'a', &[1186], 1186, "is"),
+    (2145, "min", 'a', &[25], 25, "is"),
+    (2146, "min", 'a', &[1700], 1700, "is"),
+    (5042, "min_scale", 'f', &[1700], 23, "is"),
+    (940, "mod", 'f', &[21, 21], 21, "is"),
+    (941, "mod", 'f', &[23, 23], 23, "is"),
+    (947, "mod", 'f', &[20, 20], 20, "is"),
+    (1728, "mod", 'f', &[1700, 1700], 1700, "is"),
+    (3105, "ntile", 'w', &[23], 23, "is"),
+    (720, "octet_length", 'f', &[17], 23, "is"),
+    (1374, "octet_length", 'f', &[25], 23, "is"),
+    (1375, "octet_length", 'f', &[1042], 23, "is"),
+    (3103, "percent_rank", 'w', &[], 701, "is"),
+    (1610, "pi", 'f', &[], 701, "is"),
+    (1346, "pow", 'f', &[701, 701], 701, "is"),
+    (1738, "pow", 'f', &[1700, 1700], 1700, "is"),
+    (1368, "power", 'f', &[701, 701], 701, "is"),
+    (2169, "power", 'f', &[1700, 1700], 1700, "is"),
+    (1598, "random", 'f', &[], 701, "vr"),
+    (3101, "rank", 'w', &[], 20, "is"),
+    (1622, "repeat", 'f', &[25, 23], 25, "is"),
+    (2087, "replace", 'f', &[25, 25, 25], 25, "is"),
+    (3062, "reverse", 'f', &[25], 25, "is"),
+    (3061, "right", 'f', &[25, 23], 25, "is"),
+    (1342, "round", 'f', &[701], 701, "is"),
+    (1707, "round", 'f', &[1700, 23], 1700, "is"),
+    (1708, "round", 'f', &[1700], 1700, "is"),
+    (3100, "row_number", 'w', &[], 20, "is"),
+    (874, "rpad", 'f', &[25, 23, 25], 25, "is"),
+    (880, "rpad", 'f', &[25, 23], 25, "is"),
+    (876, "rtrim", 'f', &[25, 25], 25, "is"),
+    (882, "rtrim", 'f', &[25], 25, "is"),
+    (3281, "scale", 'f', &[1700], 23, "is"),
+    (1706, "sign", 'f', &[1700], 1700, "is"),
+    (2310, "sign", 'f', &[701], 701, "is"),
+    (2088, "split_part", 'f', &[25, 25, 23], 25, "is"),
+    (1344, "sqrt", 'f', &[701], 701, "is"),
+    (1730, "sqrt", 'f', &[1700], 1700, "is"),
+    (3696, "starts_with", 'f', &[25, 25], 16, "is"),
+    (2154, "stddev", 'a', &[20], 1700, "is"),
+    (2155, "stddev", 'a', &[23], 1700, "is"),
+    (2156, "stddev", 'a', &[21], 1700, "is"),
+    (2157, "stddev", 'a', &[700], 701, "is"),
+    (2158, "stddev", 'a', &[701], 701, "is"),
+    (2159, "stddev", 'a', &[1700], 1700, "is"),
+    (2724, "stddev_pop", 'a', &[20], 1700, "is"),
+    (2725, "stddev_pop", 'a', &[23], 1700, "is"),
+    (2726, "stddev_pop", 'a', &[21], 1700, "is"),
+    (2727, "stddev_pop", 'a', &[700], 701, "is"),
+    (2728, "stddev_pop", 'a', &[701], 701, "is"),
+    (2729, "stddev_pop", 'a', &[1700], 1700, "is"),
+    (2712, "stddev_samp", 'a', &[20], 1700, "is"),
+    (2713, "stddev_samp", 'a', &[23], 1700, "is"),
+    (2714, "stddev_samp", 'a', &[21], 1700, "is"),
+    (2715, "stddev_samp", 'a', &[700], 701, "is"),
+    (2716, "stddev_samp", 'a', &[701], 701, "is"),
+    (2717, "stddev_samp", 'a', &[1700], 1700, "is"),
+    (3538, "string_agg", 'a', &[25, 25], 25, "is"),
+    (868, "strpos", 'f', &[25, 25], 23, "is"),
+    (877, "substr", 'f', &[25, 23, 23], 25, "is"),
+    (883, "substr", 'f', &[25, 23], 25, "is"),
+    (936, "substring", 'f', &[25, 23, 23], 25, "is"),
+    (937, "substring", 'f', &[25, 23], 25, "is"),
+    (2073, "substring", 'f', &[25, 25], 25, "is"),
+    (2074, "substring", 'f', &[25, 25, 25], 25, "is"),
+    (2107, "sum", 'a', &[20], 1700, "is"),
+    (2108, "sum", 'a', &[23], 20, "is"),
+    (2109, "sum", 'a', &[21], 20, "is"),
+    (2111, "sum", 'a', &[701], 701, "is"),
+    (2113, "sum", 'a', &[1186], 1186, "is"),
+    (2114, "sum", 'a', &[1700], 1700, "is"),
+    (1768, "to_char", 'f', &[1186, 25], 25, "ss"),
+    (1770, "to_char", 'f', &[1184, 25], 25, "ss"),
+    (1772, "to_char", 'f', &[1700, 25], 25, "ss"),
+    (1773, "to_char", 'f', &[23, 25], 25, "ss"),
+    (1774, "to_char", 'f', &[20, 25], 25, "ss"),
+    (1775, "to_char", 'f', &[700, 25], 25, "ss"),
+    (1776, "to_char", 'f', &[701, 25], 25, "ss"),
+    (2049, "to_char", 'f', &[1114, 25], 25, "ss"),
+    (1780, "to_date", 'f', &[25, 25], 1082, "ss"),
+    (1158, "to_timestamp", 'f', &[701], 1184, "is"),
+    (1778, "to_timestamp", 'f', &[25, 25], 1184, "ss"),
+    (878, "translate", 'f', &[25, 25, 25], 25, "is"),
+    (5043, "trim_scale", 'f', &[1700], 1700, "is"),
+    (1343, "trunc", 'f', &[701], 701, "is"),
+    (1709, "trunc", 'f', &[1700, 23], 1700, "is"),
+    (1710, "trunc", 'f', &[1700], 1700, "is"),
+    (871, "upper", 'f', &[25], 25, "is"),
+    (2718, "var_pop", 'a', &[20], 1700, "is"),
+    (2719, "var_pop", 'a', &[23], 1700, "is"),
+    (2720, "var_pop", 'a', &[21], 1700, "is"),
+    (2721, "var_pop", 'a', &[700], 701, "is"),
+    (2722, "var_pop", 'a', &[701], 701, "is"),
+    (2723, "var_pop", 'a', &[1700], 1700, "is"),
+    (2641, "var_samp", 'a', &[20], 1700, "is"),
+    (2642, "var_samp", 'a', &[23], 1700, "is"),
+    (2643, "var_samp", 'a', &[21], 1700, "is"),
+    (2644, "var_samp", 'a', &[700], 701, "is"),
+    (2645, "var_samp", 'a', &[701], 701, "is"),
+    (2646, "var_samp", 'a', &[1700], 1700, "is"),
+    (2148, "variance", 'a', &[20], 1700, "is"),
+    (2149, "variance", 'a', &[23], 1700, "is"),
+    (2150, "variance", 'a', &[21], 1700, "is"),
+    (2151, "variance", 'a', &[700], 701, "is"),
+    (2152, "variance", 'a', &[701], 701, "is"),
+    (2153, "variance", 'a', &[1700], 1700, "is"),
+    (89, "version", 'f', &[], 25, "ss"),
+];
+
+/// `pg_proc`'s rows.
+pub fn rows() -> Vec<Vec<Value>> {
+    FUNCTIONS
+        .iter()
+        .map(|&(oid, name, kind, args, result, volatility)| {
+            let flag = |n: usize| Value::Text(volatility[n..=n].to_string());
+            let types: Vec<String> = args.iter().map(i64::to_string).collect();
+            vec![
+                Value::Int8(oid),
+                Value::Text(name.into()),
+                Value::Int8(CATALOG_NAMESPACE),
+                Value::Int8(SUPERUSER_OID),
+                Value::Int8(INTERNAL_LANGUAGE),
+                Value::Float4(1.0),
+                Value::Float4(0.0),
+                Value::Int8(0),
+                Value::Text(kind.to_string()),
+                Value::Bool(false),
+                Value::Bool(false),
+                Value::Bool(strict(kind, args)),
+                Value::Bool(false),
+                flag(0),
+                flag(1),
+                Value::Int2(args.len() as i16),
+                Value::Int2(0),
+                Value::Int8(result),
+                Value::Text(types.join(" ")),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Text(name.into()),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ]
+        })
+        .collect()
+}
+
+/// `proisstrict`: a function returns NULL for a NULL argument, as does
+/// `ntile`; an aggregate skips NULLs instead, and the other window
+/// functions take no argument.
+fn strict(kind: char, args: &[i64]) -> bool {
+    kind == 'f' || (kind == 'w' && !args.is_empty())
+}
+
+fn signature(oid: i64) -> Option<&'static Signature> {
+    FUNCTIONS.iter().find(|f| f.0 == oid)
+}
+
+/// `pg_get_function_arguments(oid)`: the argument types, as
+/// `format_type(t, NULL)` names them, separated by `, ` (none: empty); NULL for
+/// an oid that is not a function's.
+pub fn arguments(oid: i64) -> Option<String> {
+    let (_, _, _, args, _, _) = signature(oid)?;
+    let names: Vec<String> = args.iter().map(|&t| format_type(t, None)).collect();
+    Some(names.join(", "))
+}
+
+/// `pg_get_function_result(oid)`: the result type's name; NULL for an
+/// oid that is not a function's.
+pub fn result(oid: i64) -> Option<String> {
+    signature(oid).map(|f| format_type(f.4, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves each oid names one signature and each row has one value per
+    // column.
+    #[test]
+    fn rows_are_whole_and_oids_unique() {
+        let mut oids: Vec<i64> = FUNCTIONS.iter().map(|f| f.0).collect();
+        oids.sort_unstable();
+        oids.dedup();
+        assert_eq!(oids.len(), FUNCTIONS.len());
+        assert!(rows().iter().all(|r| r.len() == COLUMNS.len()));
+        assert_eq!(arguments(1707).as_deref(), Some("numeric, integer"));
+        assert_eq!(result(2108).as_deref(), Some("bigint"));
+        assert_eq!(arguments(2147).as_deref(), Some("\"any\""));
+        assert_eq!(arguments(3100).as_deref(), Some(""));
+        assert_eq!(arguments(1), None);
+    }
+}

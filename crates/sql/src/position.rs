@@ -189,8 +189,11 @@ pub fn locate(mut error: SqlError, sql: &str, index: usize) -> SqlError {
                 at > 0 && matches!(statement.get(at - 1), Some(t) if t.token == Token::Period);
             names_at(name, at) || (!after_period && names_at(bare, at))
         }
-        Subject::Literal(value) => matches!(&statement[at].token,
-            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == value),
+        Subject::Literal(value) => match &statement[at].token {
+            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) => s == value,
+            Token::DollarQuotedString(d) => d.value == value,
+            _ => false,
+        },
     });
     match found.and_then(|at| text.position(statement[at].span.start)) {
         Some(position) => error.at(position),

@@ -901,6 +901,24 @@ fn function(
         }
         _ => return Err(no_such_function(&name, &args, columns)),
     };
+    let known = |a: &Scalar| match a {
+        Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+        typed => Some(typed.ty_in(columns)),
+    };
+    match func.forms(&args.iter().map(known).collect::<Vec<_>>()) {
+        functions::Forms::One => {}
+        functions::Forms::None => return Err(no_such_function(&name, &args, columns)),
+        functions::Forms::Several => return Err(SqlError::new(
+            "42725",
+            format!(
+                "function {name}({}) is not unique",
+                argument_types(&args, columns)
+            ),
+        )
+        .with_hint(
+            "Could not choose a best candidate function. You might need to add explicit type casts.",
+        )),
+    }
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -913,20 +931,25 @@ fn function(
 }
 
 /// PostgreSQL's 42883 for a call no function matches: the name with the
-/// arguments' types (`unknown` for a quoted literal or a parameter, whose
+/// arguments' types (`unknown` for a quoted literal, NULL or a parameter, whose
 /// type the call would decide), and its hint.
 fn no_such_function(name: &str, args: &[Scalar], columns: &(impl Columns + ?Sized)) -> SqlError {
+    functions::no_match(format!(
+        "function {name}({}) does not exist",
+        argument_types(args, columns)
+    ))
+}
+
+/// The types of a call's arguments as PostgreSQL's errors list them.
+fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized)) -> String {
     let types: Vec<String> = args
         .iter()
         .map(|a| match a {
-            Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
+            Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => "unknown".to_string(),
             typed => typed.ty_in(columns).name(),
         })
         .collect();
-    functions::no_match(format!(
-        "function {name}({}) does not exist",
-        types.join(", ")
-    ))
+    types.join(", ")
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's

@@ -1166,6 +1166,24 @@ pub fn no_match(message: String) -> SqlError {
     )
 }
 
+/// 42725 with PostgreSQL's hint, for `message` naming a function call
+/// that several of the function's forms fit equally well.
+pub fn not_unique(message: String) -> SqlError {
+    SqlError::new("42725", message).with_hint(
+        "Could not choose a best candidate function. \
+         You might need to add explicit type casts.",
+    )
+}
+
+/// 42883 with PostgreSQL's hint, for `message` naming an operator no
+/// operator matches (`operator does not exist: date + date`).
+pub fn no_operator(message: String) -> SqlError {
+    SqlError::new("42883", message).with_hint(
+        "No operator matches the given name and argument types. \
+         You might need to add explicit type casts.",
+    )
+}
+
 pub(crate) fn int_arg(v: &Value) -> Result<i64, SqlError> {
     match v {
         Value::Int2(x) => Ok((*x).into()),

@@ -908,16 +908,12 @@ fn function(
     match func.forms(&args.iter().map(known).collect::<Vec<_>>()) {
         functions::Forms::One => {}
         functions::Forms::None => return Err(no_such_function(&name, &args, columns)),
-        functions::Forms::Several => return Err(SqlError::new(
-            "42725",
-            format!(
+        functions::Forms::Several => {
+            return Err(functions::not_unique(format!(
                 "function {name}({}) is not unique",
                 argument_types(&args, columns)
-            ),
-        )
-        .with_hint(
-            "Could not choose a best candidate function. You might need to add explicit type casts.",
-        )),
+            )));
+        }
     }
     if func.is_sequence()
         && let Some(first) = args.first()
@@ -941,7 +937,7 @@ fn no_such_function(name: &str, args: &[Scalar], columns: &(impl Columns + ?Size
 }
 
 /// The types of a call's arguments as PostgreSQL's errors list them.
-fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized)) -> String {
+pub(crate) fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized)) -> String {
     let types: Vec<String> = args
         .iter()
         .map(|a| match a {
@@ -1486,13 +1482,10 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
                 order.map(Ordering::reverse)
             })
         }
-        _ => Err(SqlError::new(
-            "42883",
-            format!(
-                "operator does not exist: {} = {}",
-                a.type_name(),
-                b.type_name()
-            ),
-        )),
+        _ => Err(functions::no_operator(format!(
+            "operator does not exist: {} = {}",
+            a.type_name(),
+            b.type_name()
+        ))),
     }
 }

@@ -268,6 +268,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                     "aggregate functions are not allowed in FILTER",
                 ));
             }
+            let at = sqlparser::ast::Spanned::span(filter.as_ref()).start;
             let filter = scalar::bind(filter, self.source)?;
             let ty = filter.ty_in(self.source);
             if ty != SqlType::Bool && !matches!(filter, Scalar::Const(Value::Null)) {
@@ -277,7 +278,8 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                         "argument of FILTER must be type boolean, not type {}",
                         ty.name()
                     ),
-                ));
+                )
+                .near(Some(at)));
             }
             call.filter = Some(filter);
         }

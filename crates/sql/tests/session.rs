@@ -1555,3 +1555,45 @@ fn calls_without_a_fitting_form_name_their_argument_types_and_hint() {
         )
     );
 }
+
+// Proves errors the planner raises about a clause point where PostgreSQL
+// 15 points (compared through psql): the DISTINCT ON expression the ORDER
+// BY does not lead with, FILTER's argument, a frame's bound, its offset.
+#[test]
+fn clause_errors_point_at_the_expression() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table t (a int, b int)");
+    for (sql, code, position) in [
+        ("select distinct on (a) a, b from t order by b", "42P10", 21),
+        (
+            "select distinct on (a, b) a, b from t order by a, 1+1, b",
+            "42P10",
+            24,
+        ),
+        ("select count(*) filter (where 1) from t", "42804", 31),
+        ("select sum(a) over (rows 1 following) from t", "42P20", 26),
+        (
+            "select sum(a) over (rows between current row and 2 preceding) from t",
+            "42P20",
+            50,
+        ),
+        (
+            "select sum(a) over (rows between a preceding and current row) from t",
+            "42P10",
+            34,
+        ),
+        (
+            "select sum(a) over (order by a::text range between 1 preceding and current row) from t",
+            "0A000",
+            52,
+        ),
+        (
+            "select sum(a) over (rows between true preceding and current row) from t",
+            "42804",
+            34,
+        ),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!((e.code, e.position), (code, Some(position)), "{sql}");
+    }
+}

@@ -338,6 +338,15 @@ pub fn bind_call<C: Columns + ?Sized>(
     };
     let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
     let spread = matches!(kind, Kind::Spread { .. });
+    // A quoted literal fits each of sum's, avg's and the spreads' numeric
+    // forms, none better.
+    if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
+        && matches!(arg, Some(Scalar::Const(Value::Text(_))))
+    {
+        return Err(functions::not_unique(format!(
+            "function {name}(unknown) is not unique"
+        )));
+    }
     if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
         && !numeric_type(arg_type)
         && (arg_type != SqlType::Interval || spread)

@@ -531,12 +531,18 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 // A quoted literal cast is a typed literal (`'1'::int`); an
                 // array's keeps its cast, whose type an empty one has not,
                 // and so does a NULL's (`null::int` is an integer: a set
-                // operation's column type reads it).
+                // operation's column type reads it), and a string's cast to
+                // a string type (a bare text constant is an `unknown`
+                // literal; `'a'::varchar` is a character varying).
                 Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
                     (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
                     (Value::Null, _) if ty != SqlType::Text => {
                         Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty)
                     }
+                    (
+                        value @ Value::Text(_),
+                        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_),
+                    ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     (value, _) => Scalar::Const(value),
                 },
                 other => Scalar::Cast(Box::new(other), ty),
@@ -969,6 +975,20 @@ fn typed_pair(
 }
 
 impl Scalar {
+    /// Where the planner reads a constant: a string constant cast to a
+    /// string type (`'x'::text`, kept a cast for its type) is its
+    /// constant; anything else is itself.
+    pub fn through_string_cast(&self) -> &Scalar {
+        match self {
+            Scalar::Cast(inner, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_))
+                if matches!(inner.as_ref(), Scalar::Const(_)) =>
+            {
+                inner
+            }
+            other => other,
+        }
+    }
+
     /// Its value for `row` in a transaction that started at `now`.
     pub fn eval(&self, row: &[Value], env: &Env<'_>) -> Result<Value, SqlError> {
         Ok(match self {

@@ -1530,6 +1530,13 @@ fn calls_without_a_fitting_form_name_their_argument_types_and_hint() {
             8,
         ),
         (
+            "select sum('1') from ht",
+            "42725",
+            "function sum(unknown) is not unique",
+            not_unique,
+            8,
+        ),
+        (
             "select 1, gcd(1::int2, '2')",
             "42725",
             "function gcd(smallint, unknown) is not unique",

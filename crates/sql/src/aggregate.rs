@@ -21,6 +21,7 @@
 
 use crate::error::SqlError;
 use crate::expr;
+use crate::functions;
 use crate::names;
 use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
@@ -267,6 +268,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                     "aggregate functions are not allowed in FILTER",
                 ));
             }
+            let at = sqlparser::ast::Spanned::span(filter.as_ref()).start;
             let filter = scalar::bind(filter, self.source)?;
             let ty = filter.ty_in(self.source);
             if ty != SqlType::Bool && !matches!(filter, Scalar::Const(Value::Null)) {
@@ -276,7 +278,8 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                         "argument of FILTER must be type boolean, not type {}",
                         ty.name()
                     ),
-                ));
+                )
+                .near(Some(at)));
             }
             call.filter = Some(filter);
         }
@@ -331,23 +334,27 @@ pub fn bind_call<C: Columns + ?Sized>(
             // An aggregate's argument reads the source row.
             (kind, Some(scalar::bind(e, source)?))
         }
-        _ => {
-            return Err(SqlError::new(
-                "42883",
-                format!("function {f} does not exist"),
-            ));
-        }
+        _ => return Err(no_such_call(&name, &list.args, source)),
     };
     let arg_type = arg.as_ref().map_or(SqlType::Int8, |a| a.ty_in(source));
     let spread = matches!(kind, Kind::Spread { .. });
+    // A quoted literal fits each of sum's, avg's and the spreads' numeric
+    // forms, none better.
+    if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
+        && matches!(arg, Some(Scalar::Const(Value::Text(_))))
+    {
+        return Err(functions::not_unique(format!(
+            "function {name}(unknown) is not unique"
+        )));
+    }
     if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
         && !numeric_type(arg_type)
         && (arg_type != SqlType::Interval || spread)
     {
-        return Err(SqlError::new(
-            "42883",
-            format!("function {name}({}) does not exist", arg_type.name()),
-        ));
+        return Err(functions::no_match(format!(
+            "function {name}({}) does not exist",
+            arg_type.name()
+        )));
     }
     if kind == Kind::ArrayAgg && arg_type.array_of().is_none() {
         return Err(SqlError::unsupported(format!(
@@ -356,10 +363,10 @@ pub fn bind_call<C: Columns + ?Sized>(
         )));
     }
     if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
-        return Err(SqlError::new(
-            "42883",
-            format!("function {name}({}) does not exist", arg_type.name()),
-        ));
+        return Err(functions::no_match(format!(
+            "function {name}({}) does not exist",
+            arg_type.name()
+        )));
     }
     Ok(Call {
         kind,
@@ -370,6 +377,32 @@ pub fn bind_call<C: Columns + ?Sized>(
         order: Vec::new(),
         filter: None,
     })
+}
+
+/// PostgreSQL's 42883 for an aggregate or window function called with
+/// arguments it has no form for, naming their types (a `*` is none), with
+/// its hint. An argument that does not bind is that error instead:
+/// PostgreSQL binds the arguments before it looks for the function.
+pub(crate) fn no_such_call<C: Columns + ?Sized>(
+    name: &str,
+    args: &[FunctionArg],
+    source: &C,
+) -> SqlError {
+    let mut bound = Vec::new();
+    for arg in args {
+        match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => match scalar::bind(e, source) {
+                Ok(b) => bound.push(b),
+                Err(e) => return e,
+            },
+            FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => {}
+            other => return SqlError::unsupported(format!("the argument {other}")),
+        }
+    }
+    functions::no_match(format!(
+        "function {name}({}) does not exist",
+        scalar::argument_types(&bound, source)
+    ))
 }
 
 fn numeric_type(ty: SqlType) -> bool {

@@ -29,7 +29,7 @@ const ENTRIES_PER_INDEX_PAGE: f64 = 150.0;
 /// The fraction of the table's rows that satisfy `conjunct`.
 pub fn selectivity(stats: &TableStats, conjunct: &Scalar) -> f64 {
     let column = |c: usize| stats.columns.get(c);
-    let known = |v: &Scalar| match v {
+    let known = |v: &Scalar| match v.through_string_cast() {
         Scalar::Const(v) => Some(Some(v.clone())),
         Scalar::Param(_) | Scalar::Outer(..) => Some(None),
         Scalar::Typed(inner, _) if matches!(inner.as_ref(), Scalar::Param(_)) => Some(None),

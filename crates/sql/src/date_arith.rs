@@ -114,10 +114,10 @@ fn integer(v: &Value) -> Option<i64> {
 fn factor(v: &Value) -> Result<f64, SqlError> {
     match crate::types::coerce(v.clone(), SqlType::Float8)? {
         Value::Float8(x) => Ok(x),
-        other => Err(SqlError::new(
-            "42883",
-            format!("operator does not exist: interval * {}", other.type_name()),
-        )),
+        other => Err(crate::functions::no_operator(format!(
+            "operator does not exist: interval * {}",
+            other.type_name()
+        ))),
     }
 }
 
@@ -156,14 +156,11 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         }
         (Divide, Value::Interval(i), n) => Value::Interval(i.divided_by(factor(n)?)?),
         _ => {
-            return Err(SqlError::new(
-                "42883",
-                format!(
-                    "operator does not exist: {} {op} {}",
-                    a.type_name(),
-                    b.type_name()
-                ),
-            ));
+            return Err(crate::functions::no_operator(format!(
+                "operator does not exist: {} {op} {}",
+                a.type_name(),
+                b.type_name()
+            )));
         }
     })
 }

@@ -839,9 +839,14 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             }
             text + " END"
         }
-        // An array constant keeps its cast (`bind`): it prints as one
-        // labelled constant, as PostgreSQL folds it.
-        Scalar::Cast(e, ty) if ty.element().is_some() && matches!(**e, Scalar::Const(_)) => {
+        // An array constant keeps its cast (`bind`), and so does a string
+        // constant cast to a string type: each prints as one labelled
+        // constant, as PostgreSQL folds it.
+        Scalar::Cast(e, ty)
+            if (ty.element().is_some()
+                || matches!(ty, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)))
+                && matches!(**e, Scalar::Const(_)) =>
+        {
             let Scalar::Const(v) = e.as_ref() else {
                 unreachable!("matched above")
             };
@@ -929,7 +934,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             };
             let items: Vec<String> = list
                 .iter()
-                .map(|i| match i {
+                .map(|i| match i.through_string_cast() {
                     Scalar::Const(v) => types::text_output(v).unwrap_or_else(|| "NULL".into()),
                     other => d(other),
                 })

@@ -134,13 +134,10 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     {
         let float = |v: Value| match types::coerce(v, folio_row::SqlType::Float8)? {
             Value::Float8(x) => Ok(x),
-            other => Err(SqlError::new(
-                "42883",
-                format!(
-                    "operator does not exist: double precision {op} {}",
-                    other.type_name()
-                ),
-            )),
+            other => Err(crate::functions::no_operator(format!(
+                "operator does not exist: double precision {op} {}",
+                other.type_name()
+            ))),
         };
         let (x, y) = (float(a)?, float(b)?);
         let result = match op {
@@ -167,10 +164,10 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         other => int(&other)
             .map(|(x, _)| Numeric::from_i64(x))
             .ok_or_else(|| {
-                SqlError::new(
-                    "42883",
-                    format!("operator does not exist: {} {op} ...", other.type_name()),
-                )
+                crate::functions::no_operator(format!(
+                    "operator does not exist: {} {op} ...",
+                    other.type_name()
+                ))
             }),
     };
     let (x, y) = (numeric(a)?, numeric(b)?);

@@ -1,6 +1,7 @@
 //! Scalar functions (`coalesce`, `nullif`, `lower`, `upper`, `length`,
 //! `abs`, `round`, `trunc`, `floor`, `ceil`, `sign`, `sqrt`, `exp`, `ln`,
-//! `log`, `log10`, `pi`, `mod`, `div`, `scale`, `min_scale`,
+//! `log`, `log10`, `cbrt`, `pi`, `mod`, `div`, `gcd`, `lcm`, `factorial`,
+//! `scale`, `min_scale`,
 //! `trim_scale`, `random`, `power` (and `^`), `substr`,
 //! `greatest`,
 //! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
@@ -61,6 +62,14 @@ pub enum Func {
     Mod,
     /// `div(a, b)`: the numeric quotient cut toward zero to an integer.
     Div,
+    /// `cbrt(x)`: double precision (PostgreSQL has no numeric form).
+    Cbrt,
+    /// `gcd(a, b)`, `lcm(a, b)`: int4, int8 or numeric, the widest of the
+    /// arguments ([`gcd_type`]); never negative.
+    Gcd,
+    Lcm,
+    /// `factorial(n)`: numeric, of a bigint.
+    Factorial,
     /// `pi()`: double precision.
     Pi,
     /// `scale(x)`: a numeric's digits after the point; `min_scale(x)`:
@@ -100,6 +109,16 @@ pub enum Func {
     Array(ArrayFunc),
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
+}
+
+/// How many of a function's forms a call fits ([`Func::forms`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forms {
+    /// None (42883).
+    None,
+    One,
+    /// Several, none better than the others (42725).
+    Several,
 }
 
 /// The string functions.
@@ -178,7 +197,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 67] = [
+const NAMES: [(&str, Func); 71] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -225,6 +244,10 @@ const NAMES: [(&str, Func); 67] = [
     ("log10", Func::Log10),
     ("mod", Func::Mod),
     ("div", Func::Div),
+    ("cbrt", Func::Cbrt),
+    ("gcd", Func::Gcd),
+    ("lcm", Func::Lcm),
+    ("factorial", Func::Factorial),
     ("pi", Func::Pi),
     ("scale", Func::Scale),
     ("min_scale", Func::MinScale),
@@ -282,11 +305,13 @@ impl Func {
             | Func::Exp
             | Func::Ln
             | Func::Log10
+            | Func::Cbrt
+            | Func::Factorial
             | Func::Scale
             | Func::MinScale
             | Func::TrimScale => count == 1,
             Func::Log => (1..=2).contains(&count),
-            Func::Mod | Func::Div => count == 2,
+            Func::Mod | Func::Div | Func::Gcd | Func::Lcm => count == 2,
             Func::Round | Func::Trunc => (1..=2).contains(&count),
             Func::Substr => (2..=3).contains(&count),
             Func::Power
@@ -308,6 +333,32 @@ impl Func {
             Func::Catalog(f) => f.takes(count),
             Func::Array(f) => f.takes(count),
             Func::Interval(f) => f.takes(count),
+        }
+    }
+
+    /// How many of PostgreSQL's forms of the function a call with
+    /// arguments of `types` fits (`None`: a quoted literal, NULL or a
+    /// parameter, PostgreSQL's `unknown`, which fits any), for the
+    /// functions whose forms folio checks when binding: `gcd` and `lcm`
+    /// have int4, int8 and numeric forms and none of smallints, so
+    /// smallints and unknowns alone fit all three; `factorial` has a
+    /// bigint form. Every other function: [`Forms::One`] (its arguments
+    /// are checked as it runs).
+    pub fn forms(self, types: &[Option<SqlType>]) -> Forms {
+        let integer = |t: &SqlType| matches!(t, SqlType::Int2 | SqlType::Int4 | SqlType::Int8);
+        let known = || types.iter().flatten();
+        match self {
+            Func::Gcd | Func::Lcm => {
+                if !known().all(|t| integer(t) || matches!(t, SqlType::Numeric(_))) {
+                    Forms::None
+                } else if known().all(|t| *t == SqlType::Int2) {
+                    Forms::Several
+                } else {
+                    Forms::One
+                }
+            }
+            Func::Factorial if !known().all(integer) => Forms::None,
+            _ => Forms::One,
         }
     }
 
@@ -346,9 +397,10 @@ impl Func {
                 Some(SqlType::Numeric(_)) => SqlType::Numeric(None),
                 _ => SqlType::Float8,
             },
-            Func::Div | Func::TrimScale => SqlType::Numeric(None),
+            Func::Div | Func::TrimScale | Func::Factorial => SqlType::Numeric(None),
+            Func::Gcd | Func::Lcm => gcd_type(args.iter().copied()),
             Func::Scale | Func::MinScale => SqlType::Int4,
-            Func::Pi => SqlType::Float8,
+            Func::Pi | Func::Cbrt => SqlType::Float8,
             // A numeric with no float: numeric (an integer is cast to it).
             Func::Power
                 if args.iter().any(|t| matches!(t, SqlType::Numeric(_)))
@@ -490,6 +542,20 @@ impl Func {
                 to_numeric(&args[1], "div")?,
             )?),
             Func::Pi => Value::Float8(std::f64::consts::PI),
+            Func::Cbrt => Value::Float8(cube_root(float_arg(&args[0], "cbrt")?)),
+            Func::Gcd | Func::Lcm => gcd_or_lcm(self, &args[0], &args[1])?,
+            Func::Factorial => {
+                let n = match &args[0] {
+                    Value::Text(_) => types::cast(args[0].clone(), SqlType::Int8)?,
+                    v => v.clone(),
+                };
+                match n {
+                    Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
+                        Value::Numeric(numeric_functions::factorial(int_arg(&n)?)?)
+                    }
+                    other => return Err(no_function("factorial", &other)),
+                }
+            }
             // NaN has no scale.
             Func::Scale | Func::MinScale => {
                 let n = to_numeric(&args[0], "scale")?;
@@ -772,6 +838,96 @@ fn transcendental(func: Func, v: &Value) -> Result<Value, SqlError> {
     }))
 }
 
+/// The cube root PostgreSQL returns: the C library's `cbrt`. Rust's own
+/// is correctly rounded, glibc's can be a unit in the last place off it
+/// (`cbrt(27)` is 3.0000000000000004 there), and a client should see
+/// PostgreSQL's digits. glibc's is called by its `_Float64` name,
+/// `cbrtf64`: the plain name is also defined by Rust's runtime (its
+/// portable math), which the linker takes first. Elsewhere, Rust's.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cube_root(x: f64) -> f64 {
+    #[link(name = "m")]
+    // SAFETY: glibc's `cbrtf64` (2.27 and later) is C's `cbrt` of a
+    // double: it takes and returns a value, touches no memory and sets no
+    // state, so any argument is safe.
+    unsafe extern "C" {
+        safe fn cbrtf64(x: f64) -> f64;
+    }
+    cbrtf64(x)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cube_root(x: f64) -> f64 {
+    x.cbrt()
+}
+
+/// The type of `gcd` and `lcm` of arguments of `types`: numeric if one
+/// is, else bigint if one is, else integer (PostgreSQL's forms; a smallint
+/// or a quoted literal takes the other argument's form).
+fn gcd_type(types: impl IntoIterator<Item = SqlType>) -> SqlType {
+    let mut ty = SqlType::Int4;
+    for t in types {
+        match t {
+            SqlType::Numeric(_) => return SqlType::Numeric(None),
+            SqlType::Int8 => ty = SqlType::Int8,
+            _ => {}
+        }
+    }
+    ty
+}
+
+/// `gcd(a, b)` or `lcm(a, b)` in the form [`gcd_type`] picks for the
+/// values (a quoted literal read as that type); a float is no form's.
+/// An integer result past its type is 22003, as PostgreSQL's
+/// (`gcd(-2147483648, 0)` is 2147483648, not an integer).
+fn gcd_or_lcm(func: Func, a: &Value, b: &Value) -> Result<Value, SqlError> {
+    let name = if func == Func::Gcd { "gcd" } else { "lcm" };
+    for v in [a, b] {
+        if !matches!(
+            v,
+            Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_) | Value::Text(_)
+        ) {
+            return Err(no_function(name, v));
+        }
+    }
+    let ty = gcd_type([a, b].into_iter().filter_map(|v| match v {
+        Value::Numeric(_) => Some(SqlType::Numeric(None)),
+        Value::Int8(_) => Some(SqlType::Int8),
+        _ => None,
+    }));
+    if ty == SqlType::Numeric(None) {
+        let (a, b) = (to_numeric(a, name)?, to_numeric(b, name)?);
+        return Ok(Value::Numeric(if func == Func::Gcd {
+            numeric_functions::gcd(a, b)?
+        } else {
+            numeric_functions::lcm(a, b)?
+        }));
+    }
+    let a = int_arg(&types::cast(a.clone(), ty)?)?.unsigned_abs();
+    let b = int_arg(&types::cast(b.clone(), ty)?)?.unsigned_abs();
+    let divisor = greatest_common_divisor(a.into(), b.into());
+    let result = match func {
+        Func::Gcd => divisor,
+        _ if divisor == 0 => 0,
+        _ => u128::from(a) / divisor * u128::from(b),
+    };
+    Ok(if ty == SqlType::Int8 {
+        Value::Int8(
+            i64::try_from(result).map_err(|_| SqlError::new("22003", "bigint out of range"))?,
+        )
+    } else {
+        Value::Int4(i32::try_from(result).map_err(|_| overflow())?)
+    })
+}
+
+/// Euclid's greatest common divisor (0 of two zeros).
+pub(crate) fn greatest_common_divisor(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// The string functions: `texts` are the arguments' text forms, `args`
 /// their values (for the integer ones). Counts are in characters, as
 /// PostgreSQL's in UTF-8.
@@ -1007,6 +1163,24 @@ fn no_function(name: &str, arg: &Value) -> SqlError {
 pub fn no_match(message: String) -> SqlError {
     SqlError::new("42883", message).with_hint(
         "No function matches the given name and argument types. \
+         You might need to add explicit type casts.",
+    )
+}
+
+/// 42725 with PostgreSQL's hint, for `message` naming a function call
+/// that several of the function's forms fit equally well.
+pub fn not_unique(message: String) -> SqlError {
+    SqlError::new("42725", message).with_hint(
+        "Could not choose a best candidate function. \
+         You might need to add explicit type casts.",
+    )
+}
+
+/// 42883 with PostgreSQL's hint, for `message` naming an operator no
+/// operator matches (`operator does not exist: date + date`).
+pub fn no_operator(message: String) -> SqlError {
+    SqlError::new("42883", message).with_hint(
+        "No operator matches the given name and argument types. \
          You might need to add explicit type casts.",
     )
 }

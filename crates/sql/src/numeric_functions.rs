@@ -10,7 +10,8 @@
 //! | `a + b`, `a - b`, `a % b`, `mod(a, b)` | the larger of the operands' (folio-row) |
 //! | `a * b` | the sum of the operands' (folio-row) |
 //! | `a / b`, `avg` | [`div_scale`]: 16 significant digits at least, by the operands' first base-10000 digits |
-//! | `div(a, b)`, `floor`, `ceil`, `sign` | 0 |
+//! | `div(a, b)`, `floor`, `ceil`, `sign`, `factorial(n)` | 0 |
+//! | `gcd(a, b)`, `lcm(a, b)` | the larger of the operands' |
 //! | `round(x, d)`, `trunc(x, d)` | `max(d, 0)` |
 //! | `sqrt` | [`sqrt_scale`] |
 //! | `exp` | [`exp_scale`] |
@@ -104,6 +105,81 @@ pub fn sign(x: Numeric) -> Numeric {
         Some((m, _)) => Numeric::from_i64(m.signum() as i64),
         None => x,
     }
+}
+
+/// PostgreSQL's largest factorial: the next has more digits than its
+/// numeric holds (folio's 38 digits end at 33!, so past that the product
+/// is 22003 with folio-row's message).
+const MAX_FACTORIAL: i64 = 32177;
+
+/// `factorial(n)`: n! as a numeric, 1 for 0 and 1; 22003 for a negative n
+/// and for one past [`MAX_FACTORIAL`], as PostgreSQL 15 refuses them.
+pub fn factorial(n: i64) -> Result<Numeric, SqlError> {
+    if n < 0 {
+        return Err(SqlError::new(
+            "22003",
+            "factorial of a negative number is undefined",
+        ));
+    }
+    if n > MAX_FACTORIAL {
+        return Err(SqlError::new("22003", "value overflows numeric format"));
+    }
+    let mut product = Numeric::from_i64(1);
+    for k in 2..=n {
+        product = product.checked_mul(Numeric::from_i64(k))?;
+    }
+    Ok(product)
+}
+
+/// The mantissas of `a` and `b` at the larger of their scales, and that
+/// scale (`None` for NaN).
+fn at_common_scale(a: Numeric, b: Numeric) -> Result<Option<(i128, i128, u8)>, SqlError> {
+    let (Some((ma, sa)), Some((mb, sb))) = (a.parts(), b.parts()) else {
+        return Ok(None);
+    };
+    let scale = sa.max(sb);
+    let widen = |m: i128, s: u8| {
+        10i128
+            .checked_pow(u32::from(scale - s))
+            .and_then(|factor| m.checked_mul(factor))
+            .ok_or_else(|| past_folio(format!("{m}e-{scale}")))
+    };
+    Ok(Some((widen(ma, sa)?, widen(mb, sb)?, scale)))
+}
+
+/// `gcd(a, b)`: the largest number of which both are whole multiples, at
+/// the larger of their scales, never negative (`gcd(12.5, 7.5)` is 2.5);
+/// NaN with a NaN.
+pub fn gcd(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
+    let Some((ma, mb, scale)) = at_common_scale(a, b)? else {
+        return Ok(Numeric::NaN);
+    };
+    let divisor = crate::functions::greatest_common_divisor(ma.unsigned_abs(), mb.unsigned_abs());
+    Ok(Numeric::new(divisor as i128, scale)?)
+}
+
+/// `lcm(a, b)`: the smallest positive number that is a whole multiple of
+/// both (0 when one is 0), at the larger of their scales; NaN with a NaN.
+pub fn lcm(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
+    let Some((ma, mb, scale)) = at_common_scale(a, b)? else {
+        return Ok(Numeric::NaN);
+    };
+    let (ma, mb) = (ma.unsigned_abs(), mb.unsigned_abs());
+    let divisor = crate::functions::greatest_common_divisor(ma, mb);
+    if divisor == 0 {
+        return Ok(Numeric::new(0, scale)?);
+    }
+    let multiple = (ma / divisor)
+        .checked_mul(mb)
+        .and_then(|m| i128::try_from(m).ok())
+        .ok_or_else(|| past_folio(format!("lcm({a}, {b})")))?;
+    Ok(Numeric::new(multiple, scale)?)
+}
+
+/// 22003 for a value past folio's 38 digits (which PostgreSQL's numeric
+/// holds), in folio-row's words.
+fn past_folio(what: String) -> SqlError {
+    folio_row::RowError::NumericOutOfRange(what).into()
 }
 
 /// PostgreSQL's scale of `sqrt(x)`: the root has `2·weight + 1` digits

@@ -62,9 +62,10 @@ pub struct Copy {
 pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let dialect = PostgreSqlDialect {};
     let text = Text::new(sql);
-    let all = Tokenizer::new(&dialect, sql)
+    let mut all = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
+    dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
         let first = &spanned[0].token;
@@ -133,6 +134,19 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         });
     }
     Ok(out)
+}
+
+/// `$$text$$` and `$tag$text$tag$` as the string constants they are:
+/// PostgreSQL's scanner makes one kind of constant of every quoting, so
+/// whatever takes `'text'` takes `$$text$$` (sqlparser keeps them apart,
+/// and folio reads only the first). The span stays, so a position found
+/// on the token is still the dollar quote's.
+fn dollar_quotes_as_strings(tokens: &mut [TokenWithSpan]) {
+    for spanned in tokens {
+        if let Token::DollarQuotedString(quoted) = &mut spanned.token {
+            spanned.token = Token::SingleQuotedString(std::mem::take(&mut quoted.value));
+        }
+    }
 }
 
 /// `CREATE TABLE [IF NOT EXISTS] name (column, ...) AS query`: the column
@@ -353,9 +367,11 @@ fn parse_one(
 /// One expression from text (a stored DEFAULT or CHECK expression).
 pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr, SqlError> {
     let dialect = PostgreSqlDialect {};
-    let mut parser = Parser::new(&dialect)
-        .try_with_sql(sql)
+    let mut tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
+    dollar_quotes_as_strings(&mut tokens);
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let expr = parser
         .parse_expr()
         .map_err(|e| SqlError::syntax(e.to_string()))?;

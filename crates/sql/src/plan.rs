@@ -569,7 +569,7 @@ fn yields_order(
 /// its type.
 fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
     let value = |c: usize, v: &Scalar| -> Option<Scalar> {
-        match v {
+        match v.through_string_cast() {
             Scalar::Const(Value::Null) => None,
             Scalar::Const(v) => {
                 let fitted = types::coerce(v.clone(), relation.types[c]).ok()?;

@@ -189,8 +189,11 @@ pub fn locate(mut error: SqlError, sql: &str, index: usize) -> SqlError {
                 at > 0 && matches!(statement.get(at - 1), Some(t) if t.token == Token::Period);
             names_at(name, at) || (!after_period && names_at(bare, at))
         }
-        Subject::Literal(value) => matches!(&statement[at].token,
-            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) if s == value),
+        Subject::Literal(value) => match &statement[at].token {
+            Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) => s == value,
+            Token::DollarQuotedString(d) => d.value == value,
+            _ => false,
+        },
     });
     match found.and_then(|at| text.position(statement[at].span.start)) {
         Some(position) => error.at(position),
@@ -203,7 +206,8 @@ pub fn locate(mut error: SqlError, sql: &str, index: usize) -> SqlError {
 enum Subject<'m> {
     /// A relation or column (42P01, 42703), `a.b` when qualified.
     Name(&'m str),
-    /// A function call no function matches (42883).
+    /// A function call no function matches (42883), or several do
+    /// (42725).
     Call(&'m str),
     /// A column outside GROUP BY and aggregates (42803), named `t.c`:
     /// referenced as `t.c` or as `c`.
@@ -218,7 +222,7 @@ impl Subject<'_> {
         match error.code {
             "42P01" | "42703" => message.split('"').nth(1).map(Subject::Name),
             "42803" => message.split('"').nth(1).map(Subject::Column),
-            "42883" => message
+            "42883" | "42725" => message
                 .strip_prefix("function ")
                 .and_then(|rest| rest.split_once('('))
                 .map(|(name, _)| Subject::Call(name)),

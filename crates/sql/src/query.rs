@@ -1015,21 +1015,28 @@ fn distinct_on_order(
     let mut covered = vec![false; on.len()];
     let mut other_before = false;
     let mut leading = 0;
+    // The DISTINCT ON expression PostgreSQL points at: the first an ORDER
+    // BY item matches after one it does not, else the first no item
+    // matches.
+    let mut late = None;
     for o in order_by {
         match on_named.iter().position(|e| *e == named(&o.expr)) {
             Some(i) if !other_before => {
                 covered[i] = true;
                 leading += 1;
             }
+            Some(i) if !covered[i] => late = late.or(Some(i)),
             Some(_) => {}
             None => other_before = true,
         }
     }
-    if other_before && covered.contains(&false) {
+    if other_before && let Some(i) = late.or_else(|| covered.iter().position(|c| !c)) {
+        let at = sqlparser::ast::Spanned::span(&on[i]).start;
         return Err(SqlError::new(
             "42P10",
             "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
-        ));
+        )
+        .near(Some(at)));
     }
     let mut order = order_by.to_vec();
     let missing: Vec<&Expr> = (on.iter().zip(&covered))

@@ -531,12 +531,18 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 // A quoted literal cast is a typed literal (`'1'::int`); an
                 // array's keeps its cast, whose type an empty one has not,
                 // and so does a NULL's (`null::int` is an integer: a set
-                // operation's column type reads it).
+                // operation's column type reads it), and a string's cast to
+                // a string type (a bare text constant is an `unknown`
+                // literal; `'a'::varchar` is a character varying).
                 Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
                     (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
                     (Value::Null, _) if ty != SqlType::Text => {
                         Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty)
                     }
+                    (
+                        value @ Value::Text(_),
+                        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_),
+                    ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     (value, _) => Scalar::Const(value),
                 },
                 other => Scalar::Cast(Box::new(other), ty),
@@ -901,6 +907,20 @@ fn function(
         }
         _ => return Err(no_such_function(&name, &args, columns)),
     };
+    let known = |a: &Scalar| match a {
+        Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+        typed => Some(typed.ty_in(columns)),
+    };
+    match func.forms(&args.iter().map(known).collect::<Vec<_>>()) {
+        functions::Forms::One => {}
+        functions::Forms::None => return Err(no_such_function(&name, &args, columns)),
+        functions::Forms::Several => {
+            return Err(functions::not_unique(format!(
+                "function {name}({}) is not unique",
+                argument_types(&args, columns)
+            )));
+        }
+    }
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -913,20 +933,25 @@ fn function(
 }
 
 /// PostgreSQL's 42883 for a call no function matches: the name with the
-/// arguments' types (`unknown` for a quoted literal or a parameter, whose
+/// arguments' types (`unknown` for a quoted literal, NULL or a parameter, whose
 /// type the call would decide), and its hint.
 fn no_such_function(name: &str, args: &[Scalar], columns: &(impl Columns + ?Sized)) -> SqlError {
+    functions::no_match(format!(
+        "function {name}({}) does not exist",
+        argument_types(args, columns)
+    ))
+}
+
+/// The types of a call's arguments as PostgreSQL's errors list them.
+pub(crate) fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized)) -> String {
     let types: Vec<String> = args
         .iter()
         .map(|a| match a {
-            Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
+            Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => "unknown".to_string(),
             typed => typed.ty_in(columns).name(),
         })
         .collect();
-    functions::no_match(format!(
-        "function {name}({}) does not exist",
-        types.join(", ")
-    ))
+    types.join(", ")
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's
@@ -950,6 +975,20 @@ fn typed_pair(
 }
 
 impl Scalar {
+    /// Where the planner reads a constant: a string constant cast to a
+    /// string type (`'x'::text`, kept a cast for its type) is its
+    /// constant; anything else is itself.
+    pub fn through_string_cast(&self) -> &Scalar {
+        match self {
+            Scalar::Cast(inner, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_))
+                if matches!(inner.as_ref(), Scalar::Const(_)) =>
+            {
+                inner
+            }
+            other => other,
+        }
+    }
+
     /// Its value for `row` in a transaction that started at `now`.
     pub fn eval(&self, row: &[Value], env: &Env<'_>) -> Result<Value, SqlError> {
         Ok(match self {
@@ -1463,13 +1502,10 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
                 order.map(Ordering::reverse)
             })
         }
-        _ => Err(SqlError::new(
-            "42883",
-            format!(
-                "operator does not exist: {} = {}",
-                a.type_name(),
-                b.type_name()
-            ),
-        )),
+        _ => Err(functions::no_operator(format!(
+            "operator does not exist: {} = {}",
+            a.type_name(),
+            b.type_name()
+        ))),
     }
 }

@@ -82,7 +82,6 @@ fn untyped(expr: &Expr) -> Option<Option<String>> {
             Written::SingleQuotedString(s) | Written::EscapedStringLiteral(s) => {
                 Some(Some(s.clone()))
             }
-            Written::DollarQuotedString(d) => Some(Some(d.value.clone())),
             // A parameter takes its type from where it is, as PostgreSQL
             // infers it.
             Written::Null | Written::Placeholder(_) => Some(None),

@@ -65,10 +65,10 @@ impl FunctionScan {
             "unnest" if bound.len() == 1 => {
                 let ty = bound[0].ty_in(none);
                 let Some(element) = ty.element() else {
-                    return Err(SqlError::new(
-                        "42883",
-                        format!("function unnest({}) does not exist", ty.name()),
-                    ));
+                    return Err(crate::functions::no_match(format!(
+                        "function unnest({}) does not exist",
+                        ty.name()
+                    )));
                 };
                 TableFunc::Unnest(element)
             }

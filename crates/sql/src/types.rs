@@ -208,10 +208,10 @@ pub fn negate(value: Value) -> Result<Value, SqlError> {
         Value::Interval(i) => Value::Interval(i.checked_neg()?),
         Value::Null => Value::Null,
         other => {
-            return Err(SqlError::new(
-                "42883",
-                format!("operator does not exist: - {}", other.type_name()),
-            ));
+            return Err(crate::functions::no_operator(format!(
+                "operator does not exist: - {}",
+                other.type_name()
+            )));
         }
     })
 }

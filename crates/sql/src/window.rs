@@ -297,9 +297,8 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                     || exprs.len() != list.args.len()
                     || !kind.takes(exprs.len())
                 {
-                    return Err(SqlError::new(
-                        "42883",
-                        format!("function {f} does not exist"),
+                    return Err(crate::aggregate::no_such_call(
+                        &name, &list.args, self.inner,
                     ));
                 }
                 let args = exprs

@@ -57,7 +57,7 @@ use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Expr, ValueWithSpan, WindowFrame, WindowFrameBound, WindowFrameUnits,
+    BinaryOperator, Expr, Spanned, ValueWithSpan, WindowFrame, WindowFrameBound, WindowFrameUnits,
     WindowSpec,
 };
 use sqlparser::keywords::Keyword;
@@ -200,12 +200,19 @@ impl Frame {
         if units == Units::Groups && order.is_empty() {
             return Err(windowing_error("GROUPS mode requires an ORDER BY clause"));
         }
+        // An offset's type errors point at it (a RANGE without one ORDER
+        // BY key is about the window, which sqlparser keeps no location
+        // of).
         let offset = |e: &Expr| -> Result<Offset, SqlError> {
             let offset = bind_offset(e, units, columns)?;
             match units {
                 Units::Range => range_offset(offset, order),
                 _ => count_offset(offset, units),
             }
+            .map_err(|err| match err.code {
+                "42P20" => err,
+                _ => err.near(Some(e.span().start)),
+            })
         };
         let bound = |b: &WindowFrameBound| -> Result<Bound, SqlError> {
             Ok(match b {
@@ -287,24 +294,33 @@ fn windowing_error(message: impl Into<String>) -> SqlError {
 
 /// PostgreSQL's rules for the order of a frame's bounds (its grammar's,
 /// 42P20); `end` is `None` when written without BETWEEN (it is then
-/// CURRENT ROW).
+/// CURRENT ROW). The error points at the bound it is about, as
+/// PostgreSQL's, where the bound has an offset expression to place it by
+/// (sqlparser keeps no location of `CURRENT ROW` or `UNBOUNDED`).
 fn check_bounds(start: &WindowFrameBound, end: Option<&WindowFrameBound>) -> Result<(), SqlError> {
     use WindowFrameBound::{CurrentRow, Following, Preceding};
-    let message = match (start, end) {
-        (Following(None), _) => "frame start cannot be UNBOUNDED FOLLOWING",
-        (Following(Some(_)), None) => {
-            "frame starting from following row cannot end with current row"
-        }
-        (_, Some(Preceding(None))) => "frame end cannot be UNBOUNDED PRECEDING",
-        (CurrentRow, Some(Preceding(Some(_)))) => {
-            "frame starting from current row cannot have preceding rows"
-        }
-        (Following(Some(_)), Some(Preceding(Some(_)) | CurrentRow)) => {
-            "frame starting from following row cannot have preceding rows"
-        }
+    let (message, bound) = match (start, end) {
+        (Following(None), _) => ("frame start cannot be UNBOUNDED FOLLOWING", start),
+        (Following(Some(_)), None) => (
+            "frame starting from following row cannot end with current row",
+            start,
+        ),
+        (_, Some(end @ Preceding(None))) => ("frame end cannot be UNBOUNDED PRECEDING", end),
+        (CurrentRow, Some(end @ Preceding(Some(_)))) => (
+            "frame starting from current row cannot have preceding rows",
+            end,
+        ),
+        (Following(Some(_)), Some(end @ (Preceding(Some(_)) | CurrentRow))) => (
+            "frame starting from following row cannot have preceding rows",
+            end,
+        ),
         _ => return Ok(()),
     };
-    Err(windowing_error(message))
+    let at = match bound {
+        Preceding(Some(offset)) | Following(Some(offset)) => Some(offset.span().start),
+        _ => None,
+    };
+    Err(windowing_error(message).near(at))
 }
 
 /// A bound's offset expression, bound over no columns (42P10 if it reads
@@ -319,7 +335,8 @@ fn bind_offset(
         Err(_) if scalar::bind(e, columns).is_ok() => Err(SqlError::new(
             "42P10",
             format!("argument of {} must not contain variables", units.name()),
-        )),
+        )
+        .near(Some(e.span().start))),
         bound => bound,
     }
 }

@@ -1594,3 +1594,120 @@ fn pg_operator_rows_are_folio_operators() {
         assert_eq!(got, vec![vec![Some(result.clone())]], "{expr}");
     }
 }
+
+// Proves an aggregate, window or other function call that no form of the
+// function fits is 42883 with PostgreSQL 15's message, hint and position
+// (compared through psql), and one that several forms fit equally is
+// 42725 with its own hint.
+#[test]
+fn calls_without_a_fitting_form_name_their_argument_types_and_hint() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table ht (t text, i int)");
+    let no_function = "No function matches the given name and argument types. \
+                       You might need to add explicit type casts.";
+    let not_unique =
+        "Could not choose a best candidate function. You might need to add explicit type casts.";
+    for (sql, code, message, hint, position) in [
+        (
+            "select variance(t) from ht",
+            "42883",
+            "function variance(text) does not exist",
+            no_function,
+            8,
+        ),
+        (
+            "select i, max(i, 2) from ht group by i",
+            "42883",
+            "function max(integer, integer) does not exist",
+            no_function,
+            11,
+        ),
+        (
+            "select sum(*) from ht",
+            "42883",
+            "function sum() does not exist",
+            no_function,
+            8,
+        ),
+        (
+            "select row_number(i) over () from ht",
+            "42883",
+            "function row_number(integer) does not exist",
+            no_function,
+            8,
+        ),
+        (
+            "select sum('1') from ht",
+            "42725",
+            "function sum(unknown) is not unique",
+            not_unique,
+            8,
+        ),
+        (
+            "select 1, gcd(1::int2, '2')",
+            "42725",
+            "function gcd(smallint, unknown) is not unique",
+            not_unique,
+            11,
+        ),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!((e.code, e.message.as_str()), (code, message), "{sql}");
+        assert_eq!(e.hint.as_deref(), Some(hint), "{sql}");
+        assert_eq!(e.position, Some(position), "{sql}");
+    }
+    ok(&mut s, "insert into ht values ('a', 1)");
+    let e = fails(
+        &mut s,
+        "select date '2024-01-01' + date '2024-01-02' from ht",
+    );
+    assert_eq!(
+        e.hint.as_deref(),
+        Some(
+            "No operator matches the given name and argument types. \
+             You might need to add explicit type casts."
+        )
+    );
+}
+
+// Proves errors the planner raises about a clause point where PostgreSQL
+// 15 points (compared through psql): the DISTINCT ON expression the ORDER
+// BY does not lead with, FILTER's argument, a frame's bound, its offset.
+#[test]
+fn clause_errors_point_at_the_expression() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table t (a int, b int)");
+    for (sql, code, position) in [
+        ("select distinct on (a) a, b from t order by b", "42P10", 21),
+        (
+            "select distinct on (a, b) a, b from t order by a, 1+1, b",
+            "42P10",
+            24,
+        ),
+        ("select count(*) filter (where 1) from t", "42804", 31),
+        ("select sum(a) over (rows 1 following) from t", "42P20", 26),
+        (
+            "select sum(a) over (rows between current row and 2 preceding) from t",
+            "42P20",
+            50,
+        ),
+        (
+            "select sum(a) over (rows between a preceding and current row) from t",
+            "42P10",
+            34,
+        ),
+        (
+            "select sum(a) over (order by a::text range between 1 preceding and current row) from t",
+            "0A000",
+            52,
+        ),
+        (
+            "select sum(a) over (rows between true preceding and current row) from t",
+            "42804",
+            34,
+        ),
+    ] {
+        let e = fails(&mut s, sql);
+        assert_eq!((e.code, e.position), (code, Some(position)), "{sql}");
+    }
+}

@@ -1645,17 +1645,18 @@ fn kept(
 /// normalised so equal values hash equal; `None` if one is NULL (NULL
 /// equals nothing).
 fn hash_of(keys: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Option<Vec<u8>>, SqlError> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(16 * keys.len());
     for k in keys {
+        // Integers of any width meet as bigints ([`hash_key`] pairs only
+        // keys of one type or two integers); the bytes are the grouping
+        // rule's, so 0 meets -0 and '1 mon' meets '30 days'.
         let v = match k.eval(row, env)? {
             Value::Null => return Ok(None),
             Value::Int2(x) => Value::Int8(x.into()),
             Value::Int4(x) => Value::Int8(x.into()),
-            Value::Numeric(n) => Value::Numeric(n.normalized()),
             v => v,
         };
-        out.extend(format!("{v:?}").bytes());
-        out.push(0);
+        folio_row::hash_key(std::slice::from_ref(&v), &mut out);
     }
     Ok(Some(out))
 }

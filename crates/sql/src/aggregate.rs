@@ -33,7 +33,6 @@ use sqlparser::ast::{
 };
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// An aggregate function.
@@ -617,7 +616,7 @@ impl Grouping {
         let mut groups = Groups {
             grouping: self,
             groups: Vec::new(),
-            index: HashMap::new(),
+            index: KeyMap::default(),
         };
         if self.keys.is_empty() {
             groups.groups.push(groups.fresh(Vec::new()));
@@ -630,7 +629,7 @@ impl Grouping {
 pub struct Groups<'g> {
     grouping: &'g Grouping,
     groups: Vec<Group>,
-    index: HashMap<Vec<u8>, usize>,
+    index: KeyMap<usize>,
 }
 
 /// One group: its key values, and per call its state, the values a
@@ -639,7 +638,7 @@ pub struct Groups<'g> {
 struct Group {
     key: Vec<Value>,
     states: Vec<State>,
-    seen: Vec<std::collections::HashSet<Vec<u8>>>,
+    seen: Vec<KeySet>,
     pending: Vec<Vec<Vec<Value>>>,
 }
 
@@ -736,6 +735,15 @@ impl Groups<'_> {
         Ok(out)
     }
 }
+
+/// A map keyed by grouping bytes ([`group_hash`], folio-row's
+/// `hash_key`): GROUP BY's groups, hash joins' tables, DISTINCT's seen
+/// values. Their hasher is foldhash's (the keys are the executor's own
+/// bytes, hashed once per row: SipHash's cost is not needed there).
+pub type KeyMap<V> = foldhash::HashMap<Vec<u8>, V>;
+
+/// The set kind of [`KeyMap`].
+pub type KeySet = foldhash::HashSet<Vec<u8>>;
 
 /// Group key values as bytes that are equal exactly when the values are
 /// (numerics normalised: 1.5 and 1.50 are one group, as in PostgreSQL;

@@ -21,6 +21,7 @@
 //! probing it); without, a nested loop.
 
 use crate::access;
+use crate::aggregate::KeyMap;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
@@ -380,7 +381,7 @@ impl SetKind {
                 rows
             }
             SetKind::Intersect | SetKind::Except => {
-                let mut on_right: HashMap<Vec<u8>, usize> = HashMap::new();
+                let mut on_right: KeyMap<usize> = KeyMap::default();
                 for row in &right {
                     *on_right
                         .entry(crate::aggregate::group_hash(row))
@@ -1475,7 +1476,7 @@ impl Source {
         let right_rows = right.rows(txn, env, counts)?;
         let table = match method {
             Method::Hash { right_keys, .. } => {
-                let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+                let mut table: KeyMap<Vec<usize>> = KeyMap::default();
                 for (i, r) in right_rows.iter().enumerate() {
                     if let Some(k) = hash_of(right_keys, r, env)? {
                         table.entry(k).or_default().push(i);

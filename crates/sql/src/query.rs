@@ -969,7 +969,7 @@ pub fn distinct(rows: Vec<Vec<Value>>, keys: Option<&[usize]>) -> Vec<Vec<Value>
 /// does (NULLs equal; numerics and intervals by value: the grouping's
 /// bytes, `group_hash`).
 #[derive(Default)]
-pub struct Repeats(std::collections::HashSet<Vec<u8>>);
+pub struct Repeats(crate::aggregate::KeySet);
 
 impl Repeats {
     /// Whether `values` are seen for the first time (they are now).

@@ -18,6 +18,7 @@
 //! (NULLs equal) are dropped from each step's output, so a cycle ends. A
 //! step that never ends ends at a CancelRequest (57014), as PostgreSQL's.
 
+use crate::aggregate::KeySet;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{ScopeTable, Source};
@@ -28,7 +29,6 @@ use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{Query, SetExpr, SetOperator, SetQuantifier, TableAlias};
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 /// The rows a recursive union's step reads: the previous step's (or the
@@ -292,7 +292,7 @@ pub fn run(
     step: &Planned,
     table: &WorkTable,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut seen = KeySet::default();
     let mut keep = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
         match all {
             true => rows,

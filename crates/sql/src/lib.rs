@@ -59,6 +59,7 @@ mod system_proc;
 mod table_functions;
 mod to_char;
 mod to_timestamp;
+mod top_n;
 mod types;
 mod window;
 mod window_frame;

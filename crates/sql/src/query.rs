@@ -16,6 +16,7 @@ use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::scan;
 use crate::set_types;
 use crate::subquery::{self, Subplan};
+use crate::top_n::TopN;
 use crate::window::{self, WindowBinder, Windows};
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -856,6 +857,22 @@ pub fn run(
             }
             return Ok((out, counts));
         }
+        // ORDER BY with a LIMIT over the source alone keeps only the
+        // first rows in that order as they are read (`top_n.rs`).
+        Shape::Project(_)
+            if planned.filter.is_empty()
+                && !planned.sort.is_empty()
+                && planned.post_sort.is_empty()
+                && planned.windows.is_empty()
+                && planned.distinct == Distinct::No
+                && !planned.subplans.iter().any(Subplan::is_correlated)
+                && let Some(limit) = planned.limit =>
+        {
+            let n = usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX);
+            let mut first = TopN::new(&planned.sort, n);
+            (planned.source).visit(txn, env, &mut counts.source, |row| first.offer(row))?;
+            first.finish()?
+        }
         _ => planned.source.rows(txn, env, &mut counts.source)?,
     };
     // From here on the rows are whole: correlated subqueries may run.
@@ -1062,38 +1079,48 @@ pub fn sort(rows: &mut [Vec<Value>], keys: &[SortKey]) -> Result<(), SqlError> {
         return Ok(());
     }
     let mut failed = None;
-    rows.sort_by(|a, b| {
-        for key in keys {
-            let (x, y) = (&a[key.column], &b[key.column]);
-            let order = match (matches!(x, Value::Null), matches!(y, Value::Null)) {
-                (true, true) => Ordering::Equal,
-                (true, false) if key.nulls_first => Ordering::Less,
-                (true, false) => Ordering::Greater,
-                (false, true) if key.nulls_first => Ordering::Greater,
-                (false, true) => Ordering::Less,
-                (false, false) => {
-                    let order = compare(x, y).unwrap_or_else(|e| {
-                        failed.get_or_insert(e);
-                        None
-                    });
-                    let order = order.unwrap_or(Ordering::Equal);
-                    if key.descending {
-                        order.reverse()
-                    } else {
-                        order
-                    }
-                }
-            };
-            if order.is_ne() {
-                return order;
-            }
-        }
-        Ordering::Equal
-    });
+    rows.sort_by(|a, b| row_order(keys, a, b, &mut failed));
     match failed {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// How row `a` sorts against row `b` under ORDER BY `keys`: the one
+/// owner of the order of rows. A comparison that fails (values no order
+/// relates) counts as equal and leaves its error in `failed`.
+pub fn row_order(
+    keys: &[SortKey],
+    a: &[Value],
+    b: &[Value],
+    failed: &mut Option<SqlError>,
+) -> Ordering {
+    for key in keys {
+        let (x, y) = (&a[key.column], &b[key.column]);
+        let order = match (matches!(x, Value::Null), matches!(y, Value::Null)) {
+            (true, true) => Ordering::Equal,
+            (true, false) if key.nulls_first => Ordering::Less,
+            (true, false) => Ordering::Greater,
+            (false, true) if key.nulls_first => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            (false, false) => {
+                let order = compare(x, y).unwrap_or_else(|e| {
+                    failed.get_or_insert(e);
+                    None
+                });
+                let order = order.unwrap_or(Ordering::Equal);
+                if key.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            }
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    Ordering::Equal
 }
 
 /// What a result column is: a select item, or the source column a `*`

@@ -228,7 +228,8 @@ pub enum Scalar {
         branches: Vec<(Scalar, Scalar)>,
         otherwise: Option<Box<Scalar>>,
     },
-    /// `CAST(e AS type)`, `e::type`.
+    /// `CAST(e AS type)`, `e::type`: an explicit cast
+    /// (`types::explicit_cast`: to `varchar(n)` it cuts the text).
     Cast(Box<Scalar>, SqlType),
     /// `e [NOT] [I]LIKE pattern`, or with `regex` a POSIX regular
     /// expression match (`~`, `~*`, `!~`, `!~*`).
@@ -534,7 +535,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 // operation's column type reads it), and a string's cast to
                 // a string type (a bare text constant is an `unknown`
                 // literal; `'a'::varchar` is a character varying).
-                Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
+                Scalar::Const(v) => match (types::explicit_cast(v, ty)?, ty) {
                     (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
                     (Value::Null, _) if ty != SqlType::Text => {
                         Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty)
@@ -1045,7 +1046,7 @@ impl Scalar {
                     None => Value::Null,
                 }
             }
-            Scalar::Cast(e, ty) => types::cast(e.eval(row, env)?, *ty)?,
+            Scalar::Cast(e, ty) => types::explicit_cast(e.eval(row, env)?, *ty)?,
             Scalar::Like {
                 expr,
                 pattern,

@@ -349,6 +349,28 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     coerce(value, ty)
 }
 
+/// An explicit `CAST(value AS ty)` / `value::ty`: [`cast`], but to
+/// `varchar(n)` or `char(n)` the text is first cut
+/// to `n` characters, as PostgreSQL's explicit casts cut it
+/// (`'abcd'::varchar(2)` is `ab`); an assignment refuses it instead
+/// (22001, `Value::fit`).
+pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let limit = match ty {
+        SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as usize,
+        _ => return cast(value, ty),
+    };
+    let value = match cast(value, SqlType::Text)? {
+        Value::Text(mut s) => {
+            if let Some((end, _)) = s.char_indices().nth(limit) {
+                s.truncate(end);
+            }
+            Value::Text(s)
+        }
+        other => other,
+    };
+    cast(value, ty)
+}
+
 /// Whether PostgreSQL casts a value of type `from` to `to` implicitly or
 /// in assignment (`pg_cast`'s contexts `i` and `a`, and the I/O
 /// conversion to a string type): among the number types, any type to a

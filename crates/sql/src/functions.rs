@@ -107,6 +107,11 @@ pub enum Func {
     /// An array's construction, element, comparison or function
     /// (`array_functions.rs`).
     Array(ArrayFunc),
+    /// A `char(n)` value as text, its trailing blanks dropped (PostgreSQL's
+    /// cast from `character` to `text`): bound where a `char(n)` meets a
+    /// text function, `||`, a cast to a string type or a comparison it is
+    /// not padded alike for (`scalar.rs`). It has no name to call.
+    CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
 }
@@ -296,7 +301,7 @@ impl Func {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
             Func::ConcatWs => count >= 2,
             Func::Nullif => count == 2,
-            Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
+            Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
             Func::Str(f) => f.takes(count),
             Func::Floor
             | Func::Ceil
@@ -379,9 +384,12 @@ impl Func {
                 .copied()
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
-            Func::Lower | Func::Upper | Func::Substr | Func::Concat | Func::ConcatWs => {
-                SqlType::Text
-            }
+            Func::Lower
+            | Func::Upper
+            | Func::Substr
+            | Func::Concat
+            | Func::ConcatWs
+            | Func::CharToText => SqlType::Text,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
             Func::Floor
@@ -585,6 +593,13 @@ impl Func {
                 crate::expr::arithmetic(&sqlparser::ast::BinaryOperator::Modulo, a, b)?
             }
             Func::Random => Value::Float8(rand::random::<f64>()),
+            Func::CharToText => match args.into_iter().next() {
+                Some(Value::Text(mut s)) => {
+                    s.truncate(s.trim_end_matches(' ').len());
+                    Value::Text(s)
+                }
+                other => other.unwrap_or(Value::Null),
+            },
             Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
             Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
             // A bytea's length is in bytes; a text's in characters.

@@ -345,14 +345,16 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     };
                     Scalar::Func(Func::Array(ArrayFunc::Cat), vec![literal(a)?, literal(b)?])
                 }
+                BinaryOperator::StringConcat => Scalar::Arith(
+                    op.clone(),
+                    Box::new(char_as_text(a, columns)),
+                    Box::new(char_as_text(b, columns)),
+                ),
                 BinaryOperator::Plus
                 | BinaryOperator::Minus
                 | BinaryOperator::Multiply
                 | BinaryOperator::Divide
-                | BinaryOperator::Modulo
-                | BinaryOperator::StringConcat => {
-                    Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
-                }
+                | BinaryOperator::Modulo => Scalar::Arith(op.clone(), Box::new(a), Box::new(b)),
                 BinaryOperator::PGExp => Scalar::Func(Func::Power, vec![a, b]),
                 BinaryOperator::PGRegexMatch
                 | BinaryOperator::PGRegexIMatch
@@ -373,6 +375,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 op => match Cmp::of(op) {
                     Some(cmp) => {
                         let (a, b) = typed_pair(a, b, columns)?;
+                        let (a, b) = char_sides(a, b, columns);
                         Scalar::Compare(cmp, Box::new(a), Box::new(b))
                     }
                     None => return Err(SqlError::unsupported(format!("the operator {op}"))),
@@ -546,6 +549,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     (value, _) => Scalar::Const(value),
                 },
+                other if matches!(ty, SqlType::Text | SqlType::Varchar(_)) => {
+                    Scalar::Cast(Box::new(char_as_text(other, columns)), ty)
+                }
                 other => Scalar::Cast(Box::new(other), ty),
             }
         }
@@ -602,7 +608,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             substring_for,
             ..
         } => {
-            let mut args = vec![bind(expr, columns)?];
+            let mut args = vec![char_as_text(bind(expr, columns)?, columns)];
             args.push(match substring_from {
                 Some(f) => bind(f, columns)?,
                 None => Scalar::Const(Value::Int4(1)),
@@ -922,6 +928,37 @@ fn function(
             )));
         }
     }
+    // A `char(n)` argument of a text function is its text without the
+    // trailing blanks (PostgreSQL casts it to `text`; `length` of a
+    // `character` counts without them too). `octet_length` of one counts
+    // every byte, and `concat` and the type-keeping functions take it as
+    // it is.
+    let args = match func {
+        Func::Lower
+        | Func::Upper
+        | Func::Length
+        | Func::Substr
+        | Func::Str(
+            StrFunc::Repeat
+            | StrFunc::Replace
+            | StrFunc::Left
+            | StrFunc::Right
+            | StrFunc::Lpad
+            | StrFunc::Rpad
+            | StrFunc::Btrim
+            | StrFunc::Ltrim
+            | StrFunc::Rtrim
+            | StrFunc::Strpos
+            | StrFunc::Reverse
+            | StrFunc::SplitPart
+            | StrFunc::Initcap
+            | StrFunc::Md5
+            | StrFunc::Translate
+            | StrFunc::Ascii
+            | StrFunc::StartsWith,
+        ) => args.into_iter().map(|a| char_as_text(a, columns)).collect(),
+        _ => args,
+    };
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -953,6 +990,42 @@ pub(crate) fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized))
         })
         .collect();
     types.join(", ")
+}
+
+/// `e` as text if it is a `char(n)` (its trailing blanks dropped,
+/// [`Func::CharToText`]), else `e`.
+fn char_as_text(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
+    match e.ty_in(columns) {
+        SqlType::Char(_) => Scalar::Func(Func::CharToText, vec![e]),
+        _ => e,
+    }
+}
+
+/// A comparison's sides when one is a `char(n)`: PostgreSQL compares
+/// `character` values without their trailing blanks, and a `character`
+/// with a text as text. Two `char` of one length, or a `char` column and
+/// a constant already padded to it (`typed_pair`), are padded alike and
+/// compare as they are (so an index on the column still serves); else
+/// each `char` side drops its blanks and so does a quoted literal (a
+/// `character` in PostgreSQL).
+fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scalar, Scalar) {
+    let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
+    let padded_alike = ta == tb
+        || matches!(
+            (&a, &b),
+            (Scalar::Column(_), Scalar::Const(_)) | (Scalar::Const(_), Scalar::Column(_))
+        );
+    if !matches!(ta, SqlType::Char(_)) && !matches!(tb, SqlType::Char(_)) || padded_alike {
+        return (a, b);
+    }
+    let side = |e: Scalar| match e {
+        Scalar::Const(Value::Text(mut t)) => {
+            t.truncate(t.trim_end_matches(' ').len());
+            Scalar::Const(Value::Text(t))
+        }
+        e => char_as_text(e, columns),
+    };
+    (side(a), side(b))
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's

@@ -308,10 +308,15 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         ),
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
-            expr,
-        } => match bind(expr, columns)? {
-            Scalar::Const(v) => Scalar::Const(types::negate(v)?),
-            other => Scalar::Negate(Box::new(other)),
+            expr: operand,
+        } => match signed_number(expr) {
+            // `-2147483648` is one constant, typed by its signed value (an
+            // integer), as PostgreSQL's grammar folds the minus into it.
+            Some(text) => Scalar::Const(types::number(&text)?),
+            None => match bind(operand, columns)? {
+                Scalar::Const(v) => Scalar::Const(types::negate(v)?),
+                other => Scalar::Negate(Box::new(other)),
+            },
         },
         Expr::UnaryOp {
             op: UnaryOperator::Plus,
@@ -990,6 +995,31 @@ pub(crate) fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized))
         })
         .collect();
     types.join(", ")
+}
+
+/// The text of a number literal under signs and parentheses with its
+/// minus signs applied (`-(-5)` is `5`, `- 2147483648` is `-2147483648`),
+/// or `None` if `e` is not one.
+fn signed_number(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(text, _) => Some(text.clone()),
+            _ => None,
+        },
+        Expr::Nested(inner)
+        | Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr: inner,
+        } => signed_number(inner),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr: inner,
+        } => signed_number(inner).map(|text| match text.strip_prefix('-') {
+            Some(positive) => positive.to_string(),
+            None => format!("-{text}"),
+        }),
+        _ => None,
+    }
 }
 
 /// `e` as text if it is a `char(n)` (its trailing blanks dropped,

@@ -173,7 +173,8 @@ pub fn literal(value: &ast::Value) -> Result<Value, SqlError> {
     })
 }
 
-fn number(text: &str) -> Result<Value, SqlError> {
+/// A number literal's value (its text may have a leading minus).
+pub fn number(text: &str) -> Result<Value, SqlError> {
     if let Ok(v) = text.parse::<i32>() {
         return Ok(Value::Int4(v));
     }

@@ -80,6 +80,10 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         return Ok(Null);
     }
     if *op == BinaryOperator::StringConcat {
+        // Two byteas (a literal beside one is bound as one): a bytea.
+        if let (Value::Bytea(x), Value::Bytea(y)) = (&a, &b) {
+            return Ok(crate::bytea_functions::concat(x.clone(), y));
+        }
         // `a || b`: the text of both (PostgreSQL's anynonarray || text).
         let text = |v: &Value| types::text_output(v).unwrap_or_default();
         return Ok(Value::Text(text(&a) + &text(&b)));

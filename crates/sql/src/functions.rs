@@ -14,6 +14,7 @@
 //! PostgreSQL's rule for each result's scale.
 
 use crate::array_functions::ArrayFunc;
+use crate::bytea_functions;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::interval_functions::IntervalFunc;
@@ -384,6 +385,12 @@ impl Func {
                 .copied()
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
+            // Of a bytea, a bytea (`bytea_functions.rs`).
+            Func::Substr | Func::Str(StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim)
+                if args.first() == Some(&SqlType::Bytea) =>
+            {
+                SqlType::Bytea
+            }
             Func::Lower
             | Func::Upper
             | Func::Substr
@@ -532,6 +539,14 @@ impl Func {
                     .map(text)
                     .collect::<Result<Vec<_>, _>>()?;
                 Value::Text(parts.join(&text(separator)?))
+            }
+            Func::Str(f @ (StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim))
+                if matches!(args.as_slice(), [Value::Bytea(_), _]) =>
+            {
+                let Value::Bytea(bytes) = &args[0] else {
+                    unreachable!("matched above")
+                };
+                bytea_functions::trim(f, bytes, &args[1])?
             }
             Func::Str(f) => {
                 let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
@@ -761,6 +776,13 @@ impl Func {
             Func::Catalog(f) => f.eval(&args, lookups)?,
             Func::Array(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
+            Func::Substr if matches!(args[0], Value::Bytea(_)) => {
+                let Value::Bytea(bytes) = &args[0] else {
+                    unreachable!("matched above")
+                };
+                let count = args.get(2).map(int_arg).transpose()?;
+                bytea_functions::substr(bytes, int_arg(&args[1])?, count)?
+            }
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

@@ -350,11 +350,27 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     };
                     Scalar::Func(Func::Array(ArrayFunc::Cat), vec![literal(a)?, literal(b)?])
                 }
-                BinaryOperator::StringConcat => Scalar::Arith(
-                    op.clone(),
-                    Box::new(char_as_text(a, columns)),
-                    Box::new(char_as_text(b, columns)),
-                ),
+                BinaryOperator::StringConcat => {
+                    // A quoted literal beside a bytea is a bytea (`bytea ||
+                    // bytea`, PostgreSQL's choice for `unknown`).
+                    let bytea = |s: &Scalar| s.ty_in(columns) == SqlType::Bytea;
+                    let (a, b) = match (a, b) {
+                        (Scalar::Const(Value::Text(t)), b) if bytea(&b) => (
+                            Scalar::Const(types::coerce(Value::Text(t), SqlType::Bytea)?),
+                            b,
+                        ),
+                        (a, Scalar::Const(Value::Text(t))) if bytea(&a) => (
+                            a,
+                            Scalar::Const(types::coerce(Value::Text(t), SqlType::Bytea)?),
+                        ),
+                        pair => pair,
+                    };
+                    Scalar::Arith(
+                        op.clone(),
+                        Box::new(char_as_text(a, columns)),
+                        Box::new(char_as_text(b, columns)),
+                    )
+                }
                 BinaryOperator::Plus
                 | BinaryOperator::Minus
                 | BinaryOperator::Multiply
@@ -1242,6 +1258,11 @@ impl Scalar {
             Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
+            Scalar::Arith(BinaryOperator::StringConcat, a, b)
+                if a.ty_in(columns) == SqlType::Bytea && b.ty_in(columns) == SqlType::Bytea =>
+            {
+                SqlType::Bytea
+            }
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(op, a, b) => {
                 let (x, y) = (a.ty_in(columns), b.ty_in(columns));

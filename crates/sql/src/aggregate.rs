@@ -125,7 +125,10 @@ impl Kind {
             Kind::Sum => match arg {
                 SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
                 SqlType::Interval => SqlType::Interval,
-                SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
+                // A real's sum is a real (PostgreSQL's float4pl); its
+                // average a double precision.
+                SqlType::Float4 => SqlType::Float4,
+                SqlType::Float8 => SqlType::Float8,
                 _ => SqlType::Numeric(None),
             },
             Kind::Avg | Kind::Spread { .. } => match arg {
@@ -805,6 +808,7 @@ fn accumulate(
             // Integers are summed as int8 (sum of int4: int8) or numeric.
             let value = match (call.ty, value) {
                 (SqlType::Int8, Value::Int2(x)) => Value::Int8(x.into()),
+                (SqlType::Float8, Value::Float4(x)) => Value::Float8(x.into()),
                 (SqlType::Int8, Value::Int4(x)) => Value::Int8(x.into()),
                 (SqlType::Numeric(_), Value::Int2(x)) => {
                     Value::Numeric(Numeric::from_i64(x.into()))

@@ -1542,6 +1542,9 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
         _ => None,
     };
     let float = |t: SqlType| matches!(t, SqlType::Float4 | SqlType::Float8);
+    if a == SqlType::Float4 && b == SqlType::Float4 {
+        return SqlType::Float4;
+    }
     if float(a) || float(b) {
         return SqlType::Float8;
     }

@@ -54,8 +54,8 @@ impl Value {
     }
 
     /// Fits the value to a column of type `ty`, as an assignment does:
-    /// `varchar(n)` refuses longer text (22001), `char(n)` refuses longer
-    /// text and pads shorter with blanks, text goes to any string type.
+    /// `varchar(n)` and `char(n)` refuse text longer but for blanks
+    /// (22001; the blanks are cut), `char(n)` pads shorter with blanks, text goes to any string type.
     /// Integers go to any integer type that holds them (22003 otherwise)
     /// and `real` to `double precision`, as PostgreSQL's assignment casts
     /// do. A value of another type is a mismatch (the SQL layer casts
@@ -78,9 +78,14 @@ impl Value {
         Ok(match (self, ty) {
             (Value::Null, _) => Value::Null,
             (Value::Float4(x), SqlType::Float8) => Value::Float8(f64::from(x)),
-            (Value::Text(s), SqlType::Varchar(Some(n))) => {
-                if s.chars().count() > n as usize {
-                    return Err(RowError::TooLong(ty.name()));
+            // Past `n` characters only blanks may follow, and are cut
+            // (PostgreSQL's varchar assignment rule, char(n)'s too).
+            (Value::Text(mut s), SqlType::Varchar(Some(n))) => {
+                if let Some((end, _)) = s.char_indices().nth(n as usize) {
+                    if s[end..].bytes().any(|b| b != b' ') {
+                        return Err(RowError::TooLong(ty.name()));
+                    }
+                    s.truncate(end);
                 }
                 Value::Text(s)
             }
@@ -252,7 +257,8 @@ fn pad_with_spaces(s: &mut String, mut count: usize) {
 mod tests {
     use super::*;
 
-    // Proves assignment fitting: varchar(n) and char(n) lengths (22001),
+    // Proves assignment fitting: varchar(n) and char(n) lengths (22001,
+    // blanks past the length cut),
     // char padding, integer casts (22003 past the range), type mismatches, and PostgreSQL's float order.
     #[test]
     fn values_fit_their_columns() {
@@ -260,6 +266,18 @@ mod tests {
         assert_eq!(t("abc").fit(SqlType::Varchar(Some(3))), Ok(t("abc")));
         assert_eq!(
             t("abcd")
+                .fit(SqlType::Varchar(Some(3)))
+                .unwrap_err()
+                .sqlstate(),
+            "22001"
+        );
+        assert_eq!(
+            t("ab   ").fit(SqlType::Varchar(Some(3))),
+            Ok(t("ab ")),
+            "blanks past the length are cut"
+        );
+        assert_eq!(
+            t("ab  x")
                 .fit(SqlType::Varchar(Some(3)))
                 .unwrap_err()
                 .sqlstate(),

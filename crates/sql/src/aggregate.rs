@@ -124,7 +124,10 @@ impl Kind {
             Kind::Sum => match arg {
                 SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
                 SqlType::Interval => SqlType::Interval,
-                SqlType::Float4 | SqlType::Float8 => SqlType::Float8,
+                // A real's sum is a real (PostgreSQL's float4pl); its
+                // average a double precision.
+                SqlType::Float4 => SqlType::Float4,
+                SqlType::Float8 => SqlType::Float8,
                 _ => SqlType::Numeric(None),
             },
             Kind::Avg | Kind::Spread { .. } => match arg {
@@ -133,6 +136,7 @@ impl Kind {
                 _ => SqlType::Numeric(None),
             },
             Kind::Min | Kind::Max => arg,
+            Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
             // (`bind_call` refuses an argument without an array type.)
@@ -527,6 +531,8 @@ enum State {
     Sum(Option<Value>, i64),
     Extreme(Option<Value>),
     Text(Option<String>),
+    /// `string_agg` of byteas: the bytes so far.
+    Bytes(Option<Vec<u8>>),
     Bool(Option<bool>),
     Array(Option<Vec<Value>>),
     /// The count, sum and sum of squares of a variance's values.
@@ -764,6 +770,27 @@ fn accumulate(
     match state {
         State::Spread(moments) => moments.add(value)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
+        // `string_agg(bytea, bytea)`: the first bytea makes it one (its
+        // delimiter a bytea, or a quoted literal read as one).
+        State::Text(None) if matches!(value, Value::Bytea(_)) => {
+            let Value::Bytea(bytes) = value else {
+                unreachable!("matched above")
+            };
+            *state = State::Bytes(Some(bytes));
+        }
+        State::Bytes(bytes) => {
+            let Value::Bytea(value) = value else {
+                return Err(SqlError::new(
+                    "42804",
+                    "string_agg of bytea and another type",
+                ));
+            };
+            let all = bytes.get_or_insert_with(Vec::new);
+            if let Value::Bytea(d) = types::coerce(delimiter, SqlType::Bytea)? {
+                all.extend_from_slice(&d);
+            }
+            all.extend_from_slice(&value);
+        }
         State::Text(text) => {
             let value = types::text_output(&value).unwrap_or_default();
             match text {
@@ -789,6 +816,7 @@ fn accumulate(
             // Integers are summed as int8 (sum of int4: int8) or numeric.
             let value = match (call.ty, value) {
                 (SqlType::Int8, Value::Int2(x)) => Value::Int8(x.into()),
+                (SqlType::Float8, Value::Float4(x)) => Value::Float8(x.into()),
                 (SqlType::Int8, Value::Int4(x)) => Value::Int8(x.into()),
                 (SqlType::Numeric(_), Value::Int2(x)) => {
                     Value::Numeric(Numeric::from_i64(x.into()))
@@ -834,6 +862,7 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         State::Sum(None, _)
         | State::Extreme(None)
         | State::Text(None)
+        | State::Bytes(None)
         | State::Bool(None)
         | State::Array(None) => Value::Null,
         State::Spread(moments) => match call.kind {
@@ -842,6 +871,7 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         },
         State::Array(Some(items)) => Value::Array(items),
         State::Text(Some(t)) => Value::Text(t),
+        State::Bytes(Some(b)) => Value::Bytea(b),
         State::Bool(Some(b)) => Value::Bool(b),
         State::Extreme(Some(v)) => v,
         State::Sum(Some(sum), n) if call.kind == Kind::Avg => avg(sum, n)?,

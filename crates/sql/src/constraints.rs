@@ -179,7 +179,14 @@ impl Constraints {
                     let mut bound = scalar::bind(&parsed, none)?;
                     let (from, to) = (bound.ty_in(none), relation.types[usize::from(*column)]);
                     if from.oid() != to.oid() && types::assignment_cast(from, to) {
-                        bound = Scalar::Cast(Box::new(bound), to);
+                        // Cast to the type without a length: the length is
+                        // the row's to check (an explicit cast would cut
+                        // what an assignment refuses).
+                        let unlimited = match to {
+                            SqlType::Varchar(_) | SqlType::Char(_) => SqlType::Varchar(None),
+                            other => other,
+                        };
+                        bound = Scalar::Cast(Box::new(bound), unlimited);
                     }
                     out.defaults[usize::from(*column)] = Some(bound);
                 }

@@ -898,6 +898,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                     f.name().unwrap_or("?").to_uppercase(),
                     a.join(", ")
                 ),
+                (Func::CharToText, [_]) => format!("({})::text", a[0]),
                 (Func::Extract, [Scalar::Const(Value::Text(field)), _]) => {
                     format!("EXTRACT({field} FROM {})", a[1])
                 }

@@ -80,6 +80,10 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         return Ok(Null);
     }
     if *op == BinaryOperator::StringConcat {
+        // Two byteas (a literal beside one is bound as one): a bytea.
+        if let (Value::Bytea(x), Value::Bytea(y)) = (&a, &b) {
+            return Ok(crate::bytea_functions::concat(x.clone(), y));
+        }
         // `a || b`: the text of both (PostgreSQL's anynonarray || text).
         let text = |v: &Value| types::text_output(v).unwrap_or_default();
         return Ok(Value::Text(text(&a) + &text(&b)));
@@ -126,6 +130,28 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
             2 => Int4(i32::try_from(result).map_err(|_| out_of_range("integer"))?),
             _ => Int8(result),
         });
+    }
+    // Two reals: real arithmetic (PostgreSQL's float4 operators).
+    if let (Value::Float4(x), Value::Float4(y)) = (&a, &b) {
+        let (x, y) = (*x, *y);
+        let result = match op {
+            BinaryOperator::Plus => x + y,
+            BinaryOperator::Minus => x - y,
+            BinaryOperator::Multiply => x * y,
+            BinaryOperator::Divide if y == 0.0 => {
+                return Err(SqlError::new("22012", "division by zero"));
+            }
+            BinaryOperator::Divide => x / y,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "the operator {other} on floats"
+                )));
+            }
+        };
+        if result.is_infinite() && x.is_finite() && y.is_finite() {
+            return Err(SqlError::new("22003", "value out of range: overflow"));
+        }
+        return Ok(Value::Float4(result));
     }
     // A float meeting a number: float8 arithmetic (PostgreSQL's float8
     // operators; a numeric meeting a float is cast to float8).

@@ -14,6 +14,7 @@
 //! PostgreSQL's rule for each result's scale.
 
 use crate::array_functions::ArrayFunc;
+use crate::bytea_functions;
 use crate::catalog_functions::CatalogFunc;
 use crate::error::SqlError;
 use crate::interval_functions::IntervalFunc;
@@ -107,6 +108,11 @@ pub enum Func {
     /// An array's construction, element, comparison or function
     /// (`array_functions.rs`).
     Array(ArrayFunc),
+    /// A `char(n)` value as text, its trailing blanks dropped (PostgreSQL's
+    /// cast from `character` to `text`): bound where a `char(n)` meets a
+    /// text function, `||`, a cast to a string type or a comparison it is
+    /// not padded alike for (`scalar.rs`). It has no name to call.
+    CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
 }
@@ -296,7 +302,7 @@ impl Func {
             Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
             Func::ConcatWs => count >= 2,
             Func::Nullif => count == 2,
-            Func::Lower | Func::Upper | Func::Length | Func::Abs => count == 1,
+            Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
             Func::Str(f) => f.takes(count),
             Func::Floor
             | Func::Ceil
@@ -379,9 +385,18 @@ impl Func {
                 .copied()
                 .find(|t| *t != SqlType::Text)
                 .unwrap_or(SqlType::Text),
-            Func::Lower | Func::Upper | Func::Substr | Func::Concat | Func::ConcatWs => {
-                SqlType::Text
+            // Of a bytea, a bytea (`bytea_functions.rs`).
+            Func::Substr | Func::Str(StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim)
+                if args.first() == Some(&SqlType::Bytea) =>
+            {
+                SqlType::Bytea
             }
+            Func::Lower
+            | Func::Upper
+            | Func::Substr
+            | Func::Concat
+            | Func::ConcatWs
+            | Func::CharToText => SqlType::Text,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
             Func::Floor
@@ -525,6 +540,14 @@ impl Func {
                     .collect::<Result<Vec<_>, _>>()?;
                 Value::Text(parts.join(&text(separator)?))
             }
+            Func::Str(f @ (StrFunc::Btrim | StrFunc::Ltrim | StrFunc::Rtrim))
+                if matches!(args.as_slice(), [Value::Bytea(_), _]) =>
+            {
+                let Value::Bytea(bytes) = &args[0] else {
+                    unreachable!("matched above")
+                };
+                bytea_functions::trim(f, bytes, &args[1])?
+            }
             Func::Str(f) => {
                 let texts = args.iter().map(text).collect::<Result<Vec<_>, _>>()?;
                 string(f, &args, &texts)?
@@ -585,6 +608,13 @@ impl Func {
                 crate::expr::arithmetic(&sqlparser::ast::BinaryOperator::Modulo, a, b)?
             }
             Func::Random => Value::Float8(rand::random::<f64>()),
+            Func::CharToText => match args.into_iter().next() {
+                Some(Value::Text(mut s)) => {
+                    s.truncate(s.trim_end_matches(' ').len());
+                    Value::Text(s)
+                }
+                other => other.unwrap_or(Value::Null),
+            },
             Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
             Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
             // A bytea's length is in bytes; a text's in characters.
@@ -746,6 +776,13 @@ impl Func {
             Func::Catalog(f) => f.eval(&args, lookups)?,
             Func::Array(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
+            Func::Substr if matches!(args[0], Value::Bytea(_)) => {
+                let Value::Bytea(bytes) = &args[0] else {
+                    unreachable!("matched above")
+                };
+                let count = args.get(2).map(int_arg).transpose()?;
+                bytea_functions::substr(bytes, int_arg(&args[1])?, count)?
+            }
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

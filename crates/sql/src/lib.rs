@@ -7,6 +7,7 @@ mod access;
 mod aggregate;
 mod alter_type;
 mod array_functions;
+mod bytea_functions;
 mod catalog_functions;
 mod conflict;
 mod constraints;

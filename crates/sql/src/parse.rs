@@ -99,6 +99,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 c.end()?;
                 Parsed::Reset(name)
             }
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
+                sequence_options_in_order(&mut spanned[2..]);
+                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+            }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 Parsed::AlterSequence(alter_sequence(&dialect, &plain(&spanned[2..]), &place)?)
             }
@@ -274,10 +278,63 @@ fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
     tokens.get(at).and_then(keyword)
 }
 
+/// The options of `CREATE SEQUENCE`, which PostgreSQL takes in any
+/// order, put in the one order sqlparser reads them in: AS, INCREMENT,
+/// [NO] MINVALUE, [NO] MAXVALUE, START, CACHE, [NO] CYCLE, OWNED BY.
+/// `tokens` follow `SEQUENCE`; a clause runs from its keyword to the
+/// next clause's (the sort is stable, so a repeated option stays a
+/// syntax error). The tokens keep their places in the text for errors.
+fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
+    let end = tokens
+        .iter()
+        .position(|t| t.token == Token::EOF)
+        .unwrap_or(tokens.len());
+    let word = |at: usize| tokens.get(at).and_then(|t| keyword(&t.token));
+    let rank = |at: usize| -> Option<u8> {
+        let after_no = at > 0 && word(at - 1) == Some(Keyword::NO);
+        Some(match word(at)? {
+            Keyword::AS => 0,
+            Keyword::INCREMENT => 1,
+            Keyword::NO => match word(at + 1)? {
+                Keyword::MINVALUE => 2,
+                Keyword::MAXVALUE => 3,
+                Keyword::CYCLE => 6,
+                _ => return None,
+            },
+            Keyword::MINVALUE if !after_no => 2,
+            Keyword::MAXVALUE if !after_no => 3,
+            Keyword::START => 4,
+            Keyword::CACHE => 5,
+            Keyword::CYCLE if !after_no => 6,
+            Keyword::OWNED => 7,
+            _ => return None,
+        })
+    };
+    let starts: Vec<(usize, u8)> = (0..end)
+        .filter_map(|at| rank(at).map(|r| (at, r)))
+        .collect();
+    let Some(&(first, _)) = starts.first() else {
+        return;
+    };
+    let mut clauses: Vec<(u8, &[TokenWithSpan])> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &(at, r))| {
+            let stop = starts.get(i + 1).map_or(end, |&(next, _)| next);
+            (r, &tokens[at..stop])
+        })
+        .collect();
+    clauses.sort_by_key(|&(r, _)| r);
+    let ordered: Vec<TokenWithSpan> = clauses
+        .into_iter()
+        .flat_map(|(_, clause)| clause.iter().cloned())
+        .collect();
+    tokens[first..end].clone_from_slice(&ordered);
+}
+
 /// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
 /// n]]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
-/// (so in their order: INCREMENT, MINVALUE, MAXVALUE, START, CACHE,
-/// CYCLE).
+/// (in any order, [`sequence_options_in_order`]).
 fn alter_sequence(
     dialect: &PostgreSqlDialect,
     tokens: &[Token],
@@ -323,7 +380,8 @@ fn alter_sequence(
     create.extend(rest);
     // Rewritten tokens have no locations: an error names no token, only
     // the end of input.
-    let create = create.into_iter().map(TokenWithSpan::wrap).collect();
+    let mut create: Vec<TokenWithSpan> = create.into_iter().map(TokenWithSpan::wrap).collect();
+    sequence_options_in_order(&mut create[2..]);
     match parse_one(dialect, create, place)? {
         Statement::CreateSequence {
             name,

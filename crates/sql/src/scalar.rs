@@ -228,7 +228,8 @@ pub enum Scalar {
         branches: Vec<(Scalar, Scalar)>,
         otherwise: Option<Box<Scalar>>,
     },
-    /// `CAST(e AS type)`, `e::type`.
+    /// `CAST(e AS type)`, `e::type`: an explicit cast
+    /// (`types::explicit_cast`: to `varchar(n)` it cuts the text).
     Cast(Box<Scalar>, SqlType),
     /// `e [NOT] [I]LIKE pattern`, or with `regex` a POSIX regular
     /// expression match (`~`, `~*`, `!~`, `!~*`).
@@ -307,10 +308,15 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         ),
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
-            expr,
-        } => match bind(expr, columns)? {
-            Scalar::Const(v) => Scalar::Const(types::negate(v)?),
-            other => Scalar::Negate(Box::new(other)),
+            expr: operand,
+        } => match signed_number(expr) {
+            // `-2147483648` is one constant, typed by its signed value (an
+            // integer), as PostgreSQL's grammar folds the minus into it.
+            Some(text) => Scalar::Const(types::number(&text)?),
+            None => match bind(operand, columns)? {
+                Scalar::Const(v) => Scalar::Const(types::negate(v)?),
+                other => Scalar::Negate(Box::new(other)),
+            },
         },
         Expr::UnaryOp {
             op: UnaryOperator::Plus,
@@ -344,14 +350,32 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     };
                     Scalar::Func(Func::Array(ArrayFunc::Cat), vec![literal(a)?, literal(b)?])
                 }
+                BinaryOperator::StringConcat => {
+                    // A quoted literal beside a bytea is a bytea (`bytea ||
+                    // bytea`, PostgreSQL's choice for `unknown`).
+                    let bytea = |s: &Scalar| s.ty_in(columns) == SqlType::Bytea;
+                    let (a, b) = match (a, b) {
+                        (Scalar::Const(Value::Text(t)), b) if bytea(&b) => (
+                            Scalar::Const(types::coerce(Value::Text(t), SqlType::Bytea)?),
+                            b,
+                        ),
+                        (a, Scalar::Const(Value::Text(t))) if bytea(&a) => (
+                            a,
+                            Scalar::Const(types::coerce(Value::Text(t), SqlType::Bytea)?),
+                        ),
+                        pair => pair,
+                    };
+                    Scalar::Arith(
+                        op.clone(),
+                        Box::new(char_as_text(a, columns)),
+                        Box::new(char_as_text(b, columns)),
+                    )
+                }
                 BinaryOperator::Plus
                 | BinaryOperator::Minus
                 | BinaryOperator::Multiply
                 | BinaryOperator::Divide
-                | BinaryOperator::Modulo
-                | BinaryOperator::StringConcat => {
-                    Scalar::Arith(op.clone(), Box::new(a), Box::new(b))
-                }
+                | BinaryOperator::Modulo => Scalar::Arith(op.clone(), Box::new(a), Box::new(b)),
                 BinaryOperator::PGExp => Scalar::Func(Func::Power, vec![a, b]),
                 BinaryOperator::PGRegexMatch
                 | BinaryOperator::PGRegexIMatch
@@ -372,6 +396,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 op => match Cmp::of(op) {
                     Some(cmp) => {
                         let (a, b) = typed_pair(a, b, columns)?;
+                        let (a, b) = char_sides(a, b, columns);
                         Scalar::Compare(cmp, Box::new(a), Box::new(b))
                     }
                     None => return Err(SqlError::unsupported(format!("the operator {op}"))),
@@ -534,7 +559,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 // operation's column type reads it), and a string's cast to
                 // a string type (a bare text constant is an `unknown`
                 // literal; `'a'::varchar` is a character varying).
-                Scalar::Const(v) => match (types::cast(v, ty)?, ty) {
+                Scalar::Const(v) => match (types::explicit_cast(v, ty)?, ty) {
                     (array, SqlType::Array(_)) => Scalar::Cast(Box::new(Scalar::Const(array)), ty),
                     (Value::Null, _) if ty != SqlType::Text => {
                         Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty)
@@ -545,6 +570,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     (value, _) => Scalar::Const(value),
                 },
+                other if matches!(ty, SqlType::Text | SqlType::Varchar(_)) => {
+                    Scalar::Cast(Box::new(char_as_text(other, columns)), ty)
+                }
                 other => Scalar::Cast(Box::new(other), ty),
             }
         }
@@ -601,7 +629,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             substring_for,
             ..
         } => {
-            let mut args = vec![bind(expr, columns)?];
+            let mut args = vec![char_as_text(bind(expr, columns)?, columns)];
             args.push(match substring_from {
                 Some(f) => bind(f, columns)?,
                 None => Scalar::Const(Value::Int4(1)),
@@ -921,6 +949,37 @@ fn function(
             )));
         }
     }
+    // A `char(n)` argument of a text function is its text without the
+    // trailing blanks (PostgreSQL casts it to `text`; `length` of a
+    // `character` counts without them too). `octet_length` of one counts
+    // every byte, and `concat` and the type-keeping functions take it as
+    // it is.
+    let args = match func {
+        Func::Lower
+        | Func::Upper
+        | Func::Length
+        | Func::Substr
+        | Func::Str(
+            StrFunc::Repeat
+            | StrFunc::Replace
+            | StrFunc::Left
+            | StrFunc::Right
+            | StrFunc::Lpad
+            | StrFunc::Rpad
+            | StrFunc::Btrim
+            | StrFunc::Ltrim
+            | StrFunc::Rtrim
+            | StrFunc::Strpos
+            | StrFunc::Reverse
+            | StrFunc::SplitPart
+            | StrFunc::Initcap
+            | StrFunc::Md5
+            | StrFunc::Translate
+            | StrFunc::Ascii
+            | StrFunc::StartsWith,
+        ) => args.into_iter().map(|a| char_as_text(a, columns)).collect(),
+        _ => args,
+    };
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -952,6 +1011,67 @@ pub(crate) fn argument_types(args: &[Scalar], columns: &(impl Columns + ?Sized))
         })
         .collect();
     types.join(", ")
+}
+
+/// The text of a number literal under signs and parentheses with its
+/// minus signs applied (`-(-5)` is `5`, `- 2147483648` is `-2147483648`),
+/// or `None` if `e` is not one.
+fn signed_number(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Number(text, _) => Some(text.clone()),
+            _ => None,
+        },
+        Expr::Nested(inner)
+        | Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr: inner,
+        } => signed_number(inner),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr: inner,
+        } => signed_number(inner).map(|text| match text.strip_prefix('-') {
+            Some(positive) => positive.to_string(),
+            None => format!("-{text}"),
+        }),
+        _ => None,
+    }
+}
+
+/// `e` as text if it is a `char(n)` (its trailing blanks dropped,
+/// [`Func::CharToText`]), else `e`.
+fn char_as_text(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
+    match e.ty_in(columns) {
+        SqlType::Char(_) => Scalar::Func(Func::CharToText, vec![e]),
+        _ => e,
+    }
+}
+
+/// A comparison's sides when one is a `char(n)`: PostgreSQL compares
+/// `character` values without their trailing blanks, and a `character`
+/// with a text as text. Two `char` of one length, or a `char` column and
+/// a constant already padded to it (`typed_pair`), are padded alike and
+/// compare as they are (so an index on the column still serves); else
+/// each `char` side drops its blanks and so does a quoted literal (a
+/// `character` in PostgreSQL).
+fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scalar, Scalar) {
+    let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
+    let padded_alike = ta == tb
+        || matches!(
+            (&a, &b),
+            (Scalar::Column(_), Scalar::Const(_)) | (Scalar::Const(_), Scalar::Column(_))
+        );
+    if !matches!(ta, SqlType::Char(_)) && !matches!(tb, SqlType::Char(_)) || padded_alike {
+        return (a, b);
+    }
+    let side = |e: Scalar| match e {
+        Scalar::Const(Value::Text(mut t)) => {
+            t.truncate(t.trim_end_matches(' ').len());
+            Scalar::Const(Value::Text(t))
+        }
+        e => char_as_text(e, columns),
+    };
+    (side(a), side(b))
 }
 
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's
@@ -1045,7 +1165,7 @@ impl Scalar {
                     None => Value::Null,
                 }
             }
-            Scalar::Cast(e, ty) => types::cast(e.eval(row, env)?, *ty)?,
+            Scalar::Cast(e, ty) => types::explicit_cast(e.eval(row, env)?, *ty)?,
             Scalar::Like {
                 expr,
                 pattern,
@@ -1138,6 +1258,11 @@ impl Scalar {
             Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
             Scalar::Negate(e) => e.ty_in(columns),
+            Scalar::Arith(BinaryOperator::StringConcat, a, b)
+                if a.ty_in(columns) == SqlType::Bytea && b.ty_in(columns) == SqlType::Bytea =>
+            {
+                SqlType::Bytea
+            }
             Scalar::Arith(BinaryOperator::StringConcat, ..) => SqlType::Text,
             Scalar::Arith(op, a, b) => {
                 let (x, y) = (a.ty_in(columns), b.ty_in(columns));
@@ -1417,6 +1542,9 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
         _ => None,
     };
     let float = |t: SqlType| matches!(t, SqlType::Float4 | SqlType::Float8);
+    if a == SqlType::Float4 && b == SqlType::Float4 {
+        return SqlType::Float4;
+    }
     if float(a) || float(b) {
         return SqlType::Float8;
     }

@@ -173,7 +173,8 @@ pub fn literal(value: &ast::Value) -> Result<Value, SqlError> {
     })
 }
 
-fn number(text: &str) -> Result<Value, SqlError> {
+/// A number literal's value (its text may have a leading minus).
+pub fn number(text: &str) -> Result<Value, SqlError> {
     if let Ok(v) = text.parse::<i32>() {
         return Ok(Value::Int4(v));
     }
@@ -347,6 +348,28 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v, _) => v,
     };
     coerce(value, ty)
+}
+
+/// An explicit `CAST(value AS ty)` / `value::ty`: [`cast`], but to
+/// `varchar(n)` or `char(n)` the text is first cut
+/// to `n` characters, as PostgreSQL's explicit casts cut it
+/// (`'abcd'::varchar(2)` is `ab`); an assignment refuses it instead
+/// (22001, `Value::fit`).
+pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let limit = match ty {
+        SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as usize,
+        _ => return cast(value, ty),
+    };
+    let value = match cast(value, SqlType::Text)? {
+        Value::Text(mut s) => {
+            if let Some((end, _)) = s.char_indices().nth(limit) {
+                s.truncate(end);
+            }
+            Value::Text(s)
+        }
+        other => other,
+    };
+    cast(value, ty)
 }
 
 /// Whether PostgreSQL casts a value of type `from` to `to` implicitly or

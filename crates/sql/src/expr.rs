@@ -133,25 +133,7 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     }
     // Two reals: real arithmetic (PostgreSQL's float4 operators).
     if let (Value::Float4(x), Value::Float4(y)) = (&a, &b) {
-        let (x, y) = (*x, *y);
-        let result = match op {
-            BinaryOperator::Plus => x + y,
-            BinaryOperator::Minus => x - y,
-            BinaryOperator::Multiply => x * y,
-            BinaryOperator::Divide if y == 0.0 => {
-                return Err(SqlError::new("22012", "division by zero"));
-            }
-            BinaryOperator::Divide => x / y,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "the operator {other} on floats"
-                )));
-            }
-        };
-        if result.is_infinite() && x.is_finite() && y.is_finite() {
-            return Err(SqlError::new("22003", "value out of range: overflow"));
-        }
-        return Ok(Value::Float4(result));
+        return Ok(Value::Float4(float_arithmetic(op, *x, *y)?));
     }
     // A float meeting a number: float8 arithmetic (PostgreSQL's float8
     // operators; a numeric meeting a float is cast to float8).
@@ -165,25 +147,7 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
                 other.type_name()
             ))),
         };
-        let (x, y) = (float(a)?, float(b)?);
-        let result = match op {
-            BinaryOperator::Plus => x + y,
-            BinaryOperator::Minus => x - y,
-            BinaryOperator::Multiply => x * y,
-            BinaryOperator::Divide if y == 0.0 => {
-                return Err(SqlError::new("22012", "division by zero"));
-            }
-            BinaryOperator::Divide => x / y,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "the operator {other} on floats"
-                )));
-            }
-        };
-        if result.is_infinite() && x.is_finite() && y.is_finite() {
-            return Err(SqlError::new("22003", "value out of range: overflow"));
-        }
-        return Ok(Value::Float8(result));
+        return Ok(Value::Float8(float_arithmetic(op, float(a)?, float(b)?)?));
     }
     let numeric = |v: Value| match v {
         Value::Numeric(n) => Ok(n),
@@ -227,4 +191,39 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         }
         _ => SqlType::Numeric(None),
     }
+}
+
+/// `x op y` for two floats of one width (`f32`: real, `f64`: double
+/// precision), as PostgreSQL's float operators: division by zero is
+/// 22012, a finite pair giving an infinity 22003.
+fn float_arithmetic<T>(op: &BinaryOperator, x: T, y: T) -> Result<T, SqlError>
+where
+    T: Copy
+        + Default
+        + PartialEq
+        + Into<f64>
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
+{
+    let result = match op {
+        BinaryOperator::Plus => x + y,
+        BinaryOperator::Minus => x - y,
+        BinaryOperator::Multiply => x * y,
+        BinaryOperator::Divide if y == T::default() => {
+            return Err(SqlError::new("22012", "division by zero"));
+        }
+        BinaryOperator::Divide => x / y,
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "the operator {other} on floats"
+            )));
+        }
+    };
+    let finite = |v: T| v.into().is_finite();
+    if !finite(result) && !result.into().is_nan() && finite(x) && finite(y) {
+        return Err(SqlError::new("22003", "value out of range: overflow"));
+    }
+    Ok(result)
 }

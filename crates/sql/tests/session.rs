@@ -1488,14 +1488,9 @@ fn set_operation_type_errors_point_at_the_input() {
     assert_eq!(s.parses_saved(), 1);
 }
 
-// Proves every pg_proc row is a signature folio takes: each function is
-// called with a value of each argument type (an aggregate over one row,
-// a window function over the whole result) and `pg_typeof` of the call
-// is the row's result type.
-#[test]
-fn pg_proc_rows_are_folio_signatures() {
-    let (_dir, mut s) = session();
-    let sample = |ty: &str| match ty {
+// A value of each type pg_proc and pg_operator name, as SQL.
+fn sample(ty: &str) -> &'static str {
+    match ty {
         "boolean" => "true",
         "bytea" => "'\\x01'::bytea",
         "bigint" => "2::bigint",
@@ -1504,14 +1499,26 @@ fn pg_proc_rows_are_folio_signatures() {
         "real" => "2::real",
         "double precision" => "2::float8",
         "numeric" => "2::numeric",
+        "text" => "'2'::text",
         "character" => "'2'::char(1)",
+        "character varying" => "'2'::varchar",
         "date" => "'2020-01-02'::date",
         "timestamp without time zone" => "'2020-01-02'::timestamp",
         "timestamp with time zone" => "'2020-01-02'::timestamptz",
         "interval" => "'1 day'::interval",
+        "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
         "\"any\"" => "2",
         other => panic!("no sample value of {other}"),
-    };
+    }
+}
+
+// Proves every pg_proc row is a signature folio takes: each function is
+// called with a value of each argument type (an aggregate over one row,
+// a window function over the whole result) and `pg_typeof` of the call
+// is the row's result type.
+#[test]
+fn pg_proc_rows_are_folio_signatures() {
+    let (_dir, mut s) = session();
     let signatures = rows(
         &mut s,
         "select proname, prokind, pg_get_function_arguments(oid), \
@@ -1556,25 +1563,6 @@ fn pg_proc_rows_are_folio_signatures() {
 #[test]
 fn pg_operator_rows_are_folio_operators() {
     let (_dir, mut s) = session();
-    let sample = |ty: &str| match ty {
-        "boolean" => "true",
-        "bytea" => "'\\x01'::bytea",
-        "bigint" => "2::bigint",
-        "smallint" => "2::smallint",
-        "integer" => "2",
-        "real" => "2::real",
-        "double precision" => "2::float8",
-        "numeric" => "2::numeric",
-        "text" => "'2'::text",
-        "character" => "'2'::char(1)",
-        "character varying" => "'2'::varchar",
-        "date" => "'2020-01-02'::date",
-        "timestamp without time zone" => "'2020-01-02'::timestamp",
-        "timestamp with time zone" => "'2020-01-02'::timestamptz",
-        "interval" => "'1 day'::interval",
-        "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
-        other => panic!("no sample value of {other}"),
-    };
     let operators = rows(
         &mut s,
         "select oprname, oprkind, format_type(oprleft, null), format_type(oprright, null), \

@@ -290,6 +290,16 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
         .position(|t| t.token == Token::EOF)
         .unwrap_or(tokens.len());
     let word = |at: usize| tokens.get(at).and_then(|t| keyword(&t.token));
+    // The options follow `[IF NOT EXISTS] name`: a name may be a word
+    // that is also an option's (`create sequence cache start 5`).
+    let if_not_exists = [Keyword::IF, Keyword::NOT, Keyword::EXISTS];
+    let mut from = match (0..3).all(|at| word(at) == Some(if_not_exists[at])) {
+        true => 4,
+        false => 1,
+    };
+    while from + 1 < end && tokens[from].token == Token::Period {
+        from += 2;
+    }
     let rank = |at: usize| -> Option<u8> {
         let after_no = at > 0 && word(at - 1) == Some(Keyword::NO);
         Some(match word(at)? {
@@ -310,7 +320,7 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
             _ => return None,
         })
     };
-    let starts: Vec<(usize, u8)> = (0..end)
+    let starts: Vec<(usize, u8)> = (from..end)
         .filter_map(|at| rank(at).map(|r| (at, r)))
         .collect();
     let Some(&(first, _)) = starts.first() else {

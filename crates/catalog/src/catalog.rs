@@ -26,8 +26,8 @@
 use crate::autovacuum::{Activity, TableActivity};
 use crate::currency::DdlMarks;
 use crate::defs::{
-    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE, KeyOrder,
-    TableDef,
+    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE, KIND_VIEW,
+    KeyOrder, TableDef,
 };
 use crate::error::CatalogError;
 use crate::layout::Layout;
@@ -118,8 +118,8 @@ pub struct Catalog {
     pub(crate) wal: Arc<Wal>,
     pub(crate) classes: Table,
     pub(crate) class_names: Index,
-    attributes: Table,
-    attribute_tables: Index,
+    pub(crate) attributes: Table,
+    pub(crate) attribute_tables: Index,
     /// `folio.constraint` (`constraints.rs`), indexed by the constrained
     /// table's oid and, for a foreign key, also by the referenced one's.
     pub(crate) constraints: Table,
@@ -273,23 +273,13 @@ impl Catalog {
             always: false,
             identity: false,
             generation: 0,
+            view: None,
         };
         self.in_savepoint(txn, |txn| {
             // Its pages come back if this rolls back (`reclaim.rs`).
             self.note_created(txn, oid, KIND_TABLE, class.root)?;
             self.insert_class(txn, &class)?;
-            for (number, column) in columns.iter().enumerate() {
-                let row = AttributeRow {
-                    table_oid: oid,
-                    number: number as u16,
-                    column: column.clone(),
-                    dropped: false,
-                };
-                let tid = self.attributes.insert(txn, &row.encode())?;
-                self.attribute_tables
-                    .insert(txn, &self.attributes, &oid.to_be_bytes(), tid)?;
-            }
-            Ok(())
+            self.insert_columns(txn, oid, columns)
         })?;
         Ok(TableDef {
             oid,
@@ -444,6 +434,7 @@ impl Catalog {
             always: false,
             identity: false,
             generation: 0,
+            view: None,
         };
         let def = IndexDef {
             oid,
@@ -815,6 +806,9 @@ impl Catalog {
             self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         } else if class.kind == KIND_SEQUENCE {
             self.lock_sequence(txn, old)?;
+        } else if class.kind == KIND_VIEW {
+            let (tid, _) = self.class(txn, old)?.ok_or_else(missing)?;
+            self.lock_view(txn, tid, old)?;
         } else {
             let table = self
                 .class_rows(txn)?
@@ -888,11 +882,27 @@ impl Catalog {
     pub(crate) fn lock_class_row(
         &self,
         txn: &mut Transaction,
-        mut tid: Tid,
+        tid: Tid,
         missing: impl Fn() -> CatalogError,
     ) -> Result<(), CatalogError> {
+        self.lock_class_row_as(txn, tid, missing, false)
+    }
+
+    /// [`Catalog::lock_class_row`], `FOR SHARE` if `shared` (DDL that
+    /// changes the relation waits; other share lockers do not).
+    pub(crate) fn lock_class_row_as(
+        &self,
+        txn: &mut Transaction,
+        mut tid: Tid,
+        missing: impl Fn() -> CatalogError,
+        shared: bool,
+    ) -> Result<(), CatalogError> {
         loop {
-            match self.classes.lock(txn, tid)? {
+            let write = match shared {
+                true => self.classes.lock_shared(txn, tid)?,
+                false => self.classes.lock(txn, tid)?,
+            };
+            match write {
                 Write::Done(_) | Write::Hot(_) => break,
                 Write::Gone => return Err(missing()),
                 Write::Moved(next) => match self.classes.newest(txn, next)? {
@@ -1289,6 +1299,28 @@ impl Catalog {
                 Err(e)
             }
         }
+    }
+
+    /// Inserts the `folio.attribute` rows of relation `oid`'s `columns`,
+    /// numbered by position.
+    pub(crate) fn insert_columns(
+        &self,
+        txn: &mut Transaction,
+        oid: u64,
+        columns: &[ColumnDef],
+    ) -> Result<(), CatalogError> {
+        for (number, column) in columns.iter().enumerate() {
+            let row = AttributeRow {
+                table_oid: oid,
+                number: number as u16,
+                column: column.clone(),
+                dropped: false,
+            };
+            let tid = self.attributes.insert(txn, &row.encode())?;
+            self.attribute_tables
+                .insert(txn, &self.attributes, &oid.to_be_bytes(), tid)?;
+        }
+        Ok(())
     }
 
     /// The next oid (a logged counter, outside transactions).

@@ -278,6 +278,7 @@ impl ConstraintDef {
 pub(crate) const KIND_TABLE: u8 = b'r';
 pub(crate) const KIND_INDEX: u8 = b'i';
 pub(crate) const KIND_SEQUENCE: u8 = b'S';
+pub(crate) const KIND_VIEW: u8 = b'v';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,9 +314,34 @@ pub(crate) struct ClassRow {
     /// which of its values in `folio.oid` is current
     /// (`sequences.rs`, "Transactional restarts").
     pub generation: u32,
+    /// A view's query and dependencies (kind `v` only, after the
+    /// columns: `views.rs`).
+    pub view: Option<crate::views::ViewBody>,
 }
 
 impl ClassRow {
+    /// A row of `kind` with no index, sequence or view parts.
+    pub(crate) fn new(oid: u64, name: &str, kind: u8, root: PageId) -> ClassRow {
+        ClassRow {
+            oid,
+            name: name.to_string(),
+            kind,
+            root,
+            table_oid: 0,
+            unique: false,
+            prefix_free: false,
+            primary: false,
+            constraint: false,
+            columns: Vec::new(),
+            order: Vec::new(),
+            sequence: None,
+            always: false,
+            identity: false,
+            generation: 0,
+            view: None,
+        }
+    }
+
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.u64(self.oid)
@@ -335,6 +361,9 @@ impl ClassRow {
             options.encode(&mut w);
             w.u8(self.always as u8 | (self.identity as u8) << 1)
                 .u32(self.generation);
+        }
+        if let Some(view) = &self.view {
+            view.encode(&mut w);
         }
         w.0
     }
@@ -367,9 +396,13 @@ impl ClassRow {
             ),
             _ => (None, 0, 0),
         };
+        let view = match kind {
+            KIND_VIEW => Some(crate::views::ViewBody::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
-        if kind != KIND_TABLE && kind != KIND_INDEX && kind != KIND_SEQUENCE {
+        if ![KIND_TABLE, KIND_INDEX, KIND_SEQUENCE, KIND_VIEW].contains(&kind) {
             return Err(format!("relation kind {kind}"));
         }
         Ok(ClassRow {
@@ -388,6 +421,7 @@ impl ClassRow {
             always,
             identity,
             generation,
+            view,
         })
     }
 }
@@ -463,8 +497,17 @@ mod tests {
             always: false,
             identity: false,
             generation: 0,
+            view: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        let view = ClassRow {
+            view: Some(crate::views::ViewBody {
+                query: "SELECT a FROM t".into(),
+                depends_on: vec![16383, 16390],
+            }),
+            ..ClassRow::new(16401, "v", KIND_VIEW, PageId(0))
+        };
+        assert_eq!(ClassRow::decode(&view.encode()), Ok(view));
         let sequence = ClassRow {
             kind: KIND_SEQUENCE,
             columns: vec![1],

@@ -124,9 +124,41 @@ pub enum CatalogError {
         min: i64,
         max: i64,
     },
+    /// CREATE OR REPLACE VIEW or DROP VIEW of a relation that is no view.
+    #[error("\"{0}\" is not a view")]
+    NotAView(String),
+    /// CREATE OR REPLACE VIEW whose columns drop or rename old ones
+    /// (PostgreSQL's message and hint).
+    #[error("{message}")]
+    ViewChange {
+        message: String,
+        hint: Option<String>,
+    },
+    /// CREATE OR REPLACE VIEW that changes an old column's type (oid,
+    /// modifier).
+    #[error("cannot change data type of view column \"{column}\" from {} to {}", type_name(*.old), type_name(*.new))]
+    ViewColumnType {
+        column: String,
+        old: (u32, i32),
+        new: (u32, i32),
+    },
+    /// DROP of a relation others depend on (each as PostgreSQL names it:
+    /// `view v`).
+    #[error("cannot drop {object} because other objects depend on it")]
+    DependedOn {
+        object: String,
+        dependents: Vec<String>,
+    },
     /// DROP SEQUENCE of a sequence a column's default uses (`serial`).
     #[error("cannot drop sequence {sequence} because other objects depend on it")]
     SequenceOwned { sequence: String, table: String },
+}
+
+/// A type as PostgreSQL names it in messages.
+fn type_name((oid, typmod): (u32, i32)) -> String {
+    folio_row::SqlType::from_oid(oid, typmod)
+        .map(folio_row::SqlType::name)
+        .unwrap_or_else(|| format!("type {oid}"))
 }
 
 /// What [`CatalogError::IndexNeeded`] could not drop, as PostgreSQL names it.
@@ -177,6 +209,12 @@ impl CatalogError {
             CatalogError::NotNull { row, .. } => Some(format!("Failing row contains ({row}).")),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::Row(e) => e.detail(),
+            CatalogError::DependedOn { object, dependents } => Some(
+                (dependents.iter())
+                    .map(|d| format!("{d} depends on {object}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
             )),
@@ -221,9 +259,11 @@ impl CatalogError {
             CatalogError::Referenced { .. }
             | CatalogError::ColumnReferenced { .. }
             | CatalogError::IndexNeeded { .. }
-            | CatalogError::SequenceOwned { .. } => {
+            | CatalogError::SequenceOwned { .. }
+            | CatalogError::DependedOn { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.".into())
             }
+            CatalogError::ViewChange { hint, .. } => hint.clone(),
             CatalogError::ConstraintIndex { index, table } => Some(format!(
                 "You can drop constraint {index} on table {table} instead."
             )),
@@ -268,7 +308,9 @@ impl CatalogError {
             CatalogError::InvalidSequence(_) => Some("22023"),
             CatalogError::SequenceLimit { .. } => Some("2200H"),
             CatalogError::SequenceBounds { .. } => Some("22003"),
-            CatalogError::SequenceOwned { .. } => Some("2BP01"),
+            CatalogError::SequenceOwned { .. } | CatalogError::DependedOn { .. } => Some("2BP01"),
+            CatalogError::NotAView(_) => Some("42809"),
+            CatalogError::ViewChange { .. } | CatalogError::ViewColumnType { .. } => Some("42P16"),
             _ => None,
         }
     }

@@ -23,6 +23,7 @@ mod statistics;
 mod statistics_file;
 mod table_maps_file;
 mod toast;
+mod views;
 
 pub use activity_file::ACTIVITY_FILE;
 pub use alter_type::NewType;
@@ -48,3 +49,4 @@ pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableS
 pub use statistics_file::STATISTICS_FILE;
 pub use table_maps_file::TABLE_MAPS_FILE;
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
+pub use views::{View, ViewDef};

@@ -469,6 +469,7 @@ impl Catalog {
             always: identity == Some(true),
             identity: identity.is_some(),
             generation: 0,
+            view: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

@@ -52,6 +52,8 @@ pub enum CatalogFunc {
     RelationIsPublishable,
     IndexDef,
     ConstraintDef,
+    /// `pg_get_viewdef(view [, pretty])`: a view's query.
+    ViewDef,
     ToRegclass,
     /// `pg_table_size`, `pg_relation_size`.
     Size,
@@ -107,7 +109,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 24] = [
+const NAMES: [(&str, CatalogFunc); 25] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
@@ -134,6 +136,7 @@ const NAMES: [(&str, CatalogFunc); 24] = [
     ),
     ("pg_get_indexdef", CatalogFunc::IndexDef),
     ("pg_get_constraintdef", CatalogFunc::ConstraintDef),
+    ("pg_get_viewdef", CatalogFunc::ViewDef),
     ("to_regclass", CatalogFunc::ToRegclass),
     ("pg_table_size", CatalogFunc::Size),
     ("pg_relation_size", CatalogFunc::Size),
@@ -172,6 +175,7 @@ impl CatalogFunc {
             CatalogFunc::GetExpr => (2..=3).contains(&count),
             CatalogFunc::Description
             | CatalogFunc::ConstraintDef
+            | CatalogFunc::ViewDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
         }
@@ -190,6 +194,7 @@ impl CatalogFunc {
             self,
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
+                | CatalogFunc::ViewDef
                 | CatalogFunc::ToRegclass
                 | CatalogFunc::Size
                 | CatalogFunc::RegIn(Reg::Class)
@@ -288,6 +293,16 @@ impl CatalogFunc {
                             },
                         )
                     })
+            }
+            // Of a name (the old text form) or an oid.
+            CatalogFunc::ViewDef => {
+                let lookups = lookups()?;
+                let oid = match &args[0] {
+                    Value::Text(name) => lookups.relation_oid(name),
+                    other => Some(number(other)?),
+                };
+                oid.and_then(|oid| lookups.view_definition(oid))
+                    .map_or(Value::Null, Value::Text)
             }
             CatalogFunc::ToRegclass => lookups()?
                 .relation_oid(&text(&args[0]))

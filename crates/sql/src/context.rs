@@ -18,4 +18,6 @@ pub struct Ctx<'a> {
     /// The recursive CTEs in scope while a query is planned
     /// (`recursive.rs`), innermost last.
     pub recursive: std::cell::RefCell<Vec<std::rc::Rc<crate::recursive::Cte>>>,
+    /// The views the statement being planned expanded (`views.rs`).
+    pub views: std::cell::RefCell<Vec<crate::views::Used>>,
 }

@@ -626,13 +626,11 @@ pub fn drop(
     let mut tables = Vec::with_capacity(names.len());
     for name in names {
         let name = names::relation(name)?;
-        if let Ok(Some(_)) = db.catalog().sequence(txn, &name) {
-            let mut e = SqlError::new("42809", format!("\"{name}\" is not a table"));
-            e.hint = Some("Use DROP SEQUENCE to remove a sequence.".into());
-            return Err(e);
-        }
         match db.catalog().table(txn, &name)? {
             Some(def) => tables.push(def),
+            None if db.catalog().relation_exists(txn, &name)? => {
+                return Err(crate::views::wrong_kind(db, txn, &name, "table")?);
+            }
             None if if_exists => notices.push(Notice::info(format!(
                 "table \"{name}\" does not exist, skipping"
             ))),
@@ -677,6 +675,11 @@ pub fn drop(
             db.catalog().drop_constraint(txn, &key.table, &key.name)?;
         }
     }
+    let dropping: Vec<(&str, String, u64)> = tables
+        .iter()
+        .map(|t| ("table", t.name.clone(), t.oid))
+        .collect();
+    crate::views::drop_dependents(db, txn, notices, &dropping, cascade)?;
     for def in &tables {
         db.catalog().drop_table(txn, &def.name)?;
     }
@@ -782,7 +785,12 @@ pub fn alter_table(
     operations: &[AlterTableOperation],
 ) -> Result<Output, SqlError> {
     let db = cx.db;
-    let name = names::relation(name)?;
+    let mut name = names::relation(name)?;
+    // Views that read the relation are checked after the change.
+    let viewed = match db.catalog().table(txn, &name)? {
+        Some(def) => Some(def.oid),
+        None => db.catalog().view(txn, &name)?.map(|v| v.def.oid),
+    };
     let mut rest = operations;
     while let Some((operation, after)) = rest.split_first() {
         rest = after;
@@ -818,7 +826,9 @@ pub fn alter_table(
             AlterTableOperation::RenameTable {
                 table_name: RenameTableNameKind::To(new),
             } if operations.len() == 1 => {
-                db.catalog().rename(txn, &name, &names::relation(new)?)?;
+                let new = names::relation(new)?;
+                db.catalog().rename(txn, &name, &new)?;
+                name = new;
             }
             AlterTableOperation::AddConstraint {
                 constraint,
@@ -903,6 +913,18 @@ pub fn alter_table(
         }
     }
     cx.relations.ddl();
+    if let Some(oid) = viewed {
+        let what = operations
+            .iter()
+            .find_map(|op| match op {
+                AlterTableOperation::DropColumn { column_names, .. } => column_names
+                    .first()
+                    .map(|c| crate::views::Alteration::DropColumn(&c.value)),
+                _ => type_change(op).map(|c| crate::views::Alteration::ColumnType(&c.column.value)),
+            })
+            .unwrap_or(crate::views::Alteration::Other);
+        crate::views::check_after_alter(cx, txn, &name, oid, what)?;
+    }
     Ok(Output::command("ALTER TABLE"))
 }
 

@@ -1156,7 +1156,16 @@ fn base(
         return Ok((base, table));
     }
     let table_name = names::relation(name)?;
-    let relation = match access::relation(cx, txn, &table_name) {
+    let found = access::relation(cx, txn, &table_name);
+    // A view (looked for only when no table has the name).
+    if found.is_err()
+        && let Some((factor, view)) = crate::views::factor(cx, txn, &table_name, alias.as_ref())?
+    {
+        let (base, table) = base(cx, txn, &factor, before)?;
+        crate::views::check_shape(&view.def, &table.types)?;
+        return Ok((base, table));
+    }
+    let relation = match found {
         Ok(relation) => relation,
         // A sequence (looked for only when no table has the name).
         Err(e) => match cx.db.catalog().sequence(txn, &table_name) {

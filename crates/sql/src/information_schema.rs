@@ -31,16 +31,18 @@ pub enum View {
     TableConstraints,
     KeyColumnUsage,
     ReferentialConstraints,
+    Views,
 }
 
 /// Every view.
-const VIEWS: [View; 6] = [
+const VIEWS: [View; 7] = [
     View::Tables,
     View::Columns,
     View::Schemata,
     View::TableConstraints,
     View::KeyColumnUsage,
     View::ReferentialConstraints,
+    View::Views,
 ];
 
 use SqlType::{Int4, Text};
@@ -63,12 +65,25 @@ impl View {
             View::TableConstraints => "table_constraints",
             View::KeyColumnUsage => "key_column_usage",
             View::ReferentialConstraints => "referential_constraints",
+            View::Views => "views",
         }
     }
 
     /// Its columns.
     pub fn columns(self) -> Columns {
         match self {
+            View::Views => &[
+                ("table_catalog", Text),
+                ("table_schema", Text),
+                ("table_name", Text),
+                ("view_definition", Text),
+                ("check_option", Text),
+                ("is_updatable", Text),
+                ("is_insertable_into", Text),
+                ("is_trigger_updatable", Text),
+                ("is_trigger_deletable", Text),
+                ("is_trigger_insertable_into", Text),
+            ],
             View::Tables => &[
                 ("table_catalog", Text),
                 ("table_schema", Text),
@@ -206,6 +221,9 @@ impl View {
                 for def in catalog.tables(txn)? {
                     out.push(table("public", &def.name, false));
                 }
+                for view in catalog.views(txn)? {
+                    out.push(table("public", &view.name, true));
+                }
                 for relation in SystemRelation::all() {
                     out.push(table("pg_catalog", relation.name(), relation.is_view()));
                 }
@@ -231,6 +249,20 @@ impl View {
                         ));
                     }
                 }
+                for view in catalog.views(txn)? {
+                    for (n, column) in view.columns.iter().enumerate() {
+                        let Some(ty) = SqlType::from_oid(column.type_oid, column.typmod) else {
+                            continue;
+                        };
+                        out.push(column_row(
+                            ("public", &view.name, &column.name, n as i16 + 1),
+                            ty,
+                            Value::Null,
+                            true,
+                            None,
+                        ));
+                    }
+                }
                 for relation in SystemRelation::all() {
                     for (n, (name, ty)) in relation.columns().iter().enumerate() {
                         out.push(column_row(
@@ -241,6 +273,20 @@ impl View {
                             None,
                         ));
                     }
+                }
+            }
+            View::Views => {
+                // (folio's views are read-only.)
+                for view in catalog.views(txn)? {
+                    let mut row = vec![
+                        text(DATABASE),
+                        text("public"),
+                        text(&view.name),
+                        text(&crate::system::view_definition(&view)),
+                        text("NONE"),
+                    ];
+                    row.extend((0..5).map(|_| text("NO")));
+                    out.push(row);
                 }
             }
             View::TableConstraints | View::KeyColumnUsage | View::ReferentialConstraints => {

@@ -62,6 +62,7 @@ mod to_char;
 mod to_timestamp;
 mod top_n;
 mod types;
+mod views;
 mod window;
 mod window_frame;
 

@@ -36,6 +36,8 @@ pub struct Lookups {
     /// are counted only when asked for).
     tables: HashMap<i64, TableDef>,
     catalog: Option<std::sync::Arc<Catalog>>,
+    /// `pg_get_viewdef`'s text, by view oid.
+    views: HashMap<i64, String>,
 }
 
 /// Whether `node` makes a call that looks the catalog up (then its
@@ -75,6 +77,11 @@ impl Lookups {
         }
         for sequence in catalog.sequences(txn)? {
             out.name(sequence.oid as i64, &sequence.name);
+        }
+        for view in catalog.views(txn)? {
+            out.name(view.oid as i64, &view.name);
+            out.views
+                .insert(view.oid as i64, crate::system::view_definition(&view));
         }
         let tables = catalog.tables(txn)?;
         for table in &tables {
@@ -169,6 +176,11 @@ impl Lookups {
             .map_err(|e| SqlError::new("XX000", e.to_string()))?
             .len();
         Ok(Some((pages * folio_page::PAGE_SIZE) as i64))
+    }
+
+    /// `pg_get_viewdef(oid)`.
+    pub fn view_definition(&self, oid: i64) -> Option<String> {
+        self.views.get(&oid).cloned()
     }
 
     /// `pg_get_constraintdef(oid)`.

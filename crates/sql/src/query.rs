@@ -1683,7 +1683,7 @@ impl ColumnNames for Scope {
 
 /// The source columns a `*` or `t.*` select item stands for, or `None` for
 /// another item: the one owner of what a star expands to.
-fn star_columns<C: ColumnNames + ?Sized>(
+pub(crate) fn star_columns<C: ColumnNames + ?Sized>(
     columns: &C,
     item: &SelectItem,
 ) -> Option<Result<Vec<usize>, SqlError>> {

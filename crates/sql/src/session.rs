@@ -731,6 +731,7 @@ impl Session {
             sequences: &self.sequences,
             now: self.block_start,
             recursive: Default::default(),
+            views: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1098,6 +1099,7 @@ impl Session {
                 sequences: &self.sequences,
                 now: self.block_start,
                 recursive: Default::default(),
+                views: Default::default(),
             };
             return f(&cx, txn, &mut self.notices);
         }
@@ -1109,6 +1111,7 @@ impl Session {
             sequences: &self.sequences,
             now: now(),
             recursive: Default::default(),
+            views: Default::default(),
         };
         let result = match f(&cx, &mut txn, &mut self.notices) {
             Ok(output) => txn.commit().map(|_| output).map_err(SqlError::from),
@@ -1298,6 +1301,7 @@ fn run(
             | Statement::AlterTable { .. }
             | Statement::AlterIndex { .. }
             | Statement::CreateSequence { .. }
+            | Statement::CreateView { .. }
     ) {
         cx.relations.ddl();
     }
@@ -1329,6 +1333,14 @@ fn run(
             ..
         } => sequences::drop(cx, txn, notices, *if_exists, names),
         Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
+        Statement::CreateView { .. } => crate::views::create(cx, txn, statement),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::View,
+            if_exists,
+            names,
+            cascade,
+            ..
+        } => crate::views::drop(db, txn, notices, *if_exists, names, *cascade),
         Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
         Statement::Drop {
             object_type,

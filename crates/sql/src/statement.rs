@@ -26,6 +26,8 @@ pub struct Plan {
     /// It looks the catalog up by oid or name (`lookups.rs`): each run
     /// reads what those lookups see first.
     lookups: bool,
+    /// The views it expanded: it is made again when one changes.
+    views: Vec<Arc<folio_catalog::View>>,
 }
 
 /// A query or a row change.
@@ -53,6 +55,7 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
+    cx.views.borrow_mut().clear();
     let what = match statement {
         Statement::Query(q) => Kind::Query(Box::new(query::plan_query(cx, txn, q)?)),
         Statement::Insert(insert) => Kind::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
@@ -85,10 +88,18 @@ pub fn plan(
             }
         }
     }
+    // A view's query counts as the statement's.
+    let used = std::mem::take(&mut *cx.views.borrow_mut());
+    let mut lookups = crate::lookups::needed(statement);
+    for u in &used {
+        calls |= sequences::names_in(&u.query, &mut names)?;
+        lookups |= crate::lookups::needed(&u.query);
+    }
     Ok(Some(Plan {
         what,
         sequences: calls.then_some(names),
-        lookups: crate::lookups::needed(statement),
+        lookups,
+        views: used.into_iter().map(|u| u.view).collect(),
     }))
 }
 
@@ -140,6 +151,11 @@ impl Plan {
         };
         for relation in relations {
             if !relation.is_current(txn)? {
+                return Ok(false);
+            }
+        }
+        for view in &self.views {
+            if !view.is_current(txn)? {
                 return Ok(false);
             }
         }

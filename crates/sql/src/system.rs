@@ -685,6 +685,19 @@ impl SystemRelation {
                 for sequence in catalog.sequences(txn)? {
                     out.push(sequence_class_row(&sequence));
                 }
+                for view in catalog.views(txn)? {
+                    out.push(class_row(ClassRow {
+                        oid: view.oid as i64,
+                        name: &view.name,
+                        namespace: PUBLIC_NAMESPACE,
+                        am: 0,
+                        kind: "v",
+                        columns: view.columns.len(),
+                        checks: 0,
+                        has_index: false,
+                        has_triggers: false,
+                    }));
+                }
             }
             SystemRelation::Attribute => {
                 // The system relations' own columns (`\d pg_class`).
@@ -738,6 +751,20 @@ impl SystemRelation {
                                 "",
                             ));
                         }
+                    }
+                }
+                for view in catalog.views(txn)? {
+                    for (n, column) in view.columns.iter().enumerate() {
+                        out.push(attribute_row(
+                            view.oid as i64,
+                            n as i16 + 1,
+                            &column.name,
+                            column.type_oid,
+                            column.typmod,
+                            false,
+                            false,
+                            "",
+                        ));
                     }
                 }
             }
@@ -856,9 +883,18 @@ impl SystemRelation {
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
             | SystemRelation::Description
-            | SystemRelation::Views
             | SystemRelation::Extension
             | SystemRelation::Enum => {}
+            SystemRelation::Views => {
+                for view in catalog.views(txn)? {
+                    out.push(vec![
+                        text("public"),
+                        text(&view.name),
+                        text(crate::roles::SUPERUSER),
+                        text(&view_definition(&view)),
+                    ]);
+                }
+            }
             SystemRelation::Proc => out = crate::system_proc::rows(),
             SystemRelation::Language => out.push(vec![
                 oid(crate::system_proc::INTERNAL_LANGUAGE),
@@ -1203,6 +1239,12 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         Value::Null,
         Value::Null,
     ]
+}
+
+/// A view's query as `pg_get_viewdef` gives it (PostgreSQL deparses its
+/// own layout; folio gives the stored text, `*` written out).
+pub fn view_definition(view: &folio_catalog::ViewDef) -> String {
+    format!(" {};", view.query)
 }
 
 fn system_class_row(relation: SystemRelation) -> Vec<Value> {

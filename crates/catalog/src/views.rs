@@ -1,0 +1,339 @@
+//! Views: a `folio.class` row of kind `v` holding the view's query as SQL
+//! text and the oids of the relations it reads, and one `folio.attribute`
+//! row per output column (its name and type, fixed when the view is
+//! made, as PostgreSQL fixes them). The SQL layer plans the text where
+//! the view is named; the catalog keeps it, its columns and its
+//! dependencies (README "Views").
+
+use crate::catalog::{Catalog, check_name, corrupt};
+use crate::codec::{Reader, Writer};
+use crate::currency::DdlMark;
+use crate::defs::{ClassRow, ColumnDef, KIND_VIEW};
+use crate::error::CatalogError;
+use folio_heap::Tid;
+use folio_page::PageId;
+use folio_txn::{Csn, LockMode, Transaction, Xid};
+use std::sync::Arc;
+
+/// What a view's class row holds after its columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ViewBody {
+    /// The query, as SQL text the SQL layer parses.
+    pub query: String,
+    /// The relations (tables and views) it reads, by oid.
+    pub depends_on: Vec<u64>,
+}
+
+impl ViewBody {
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.str(&self.query).u16(self.depends_on.len() as u16);
+        for oid in &self.depends_on {
+            w.u64(*oid);
+        }
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Result<ViewBody, String> {
+        let query = r.str()?;
+        let n = r.u16()?;
+        let depends_on = (0..n).map(|_| r.u64()).collect::<Result<_, _>>()?;
+        Ok(ViewBody { query, depends_on })
+    }
+}
+
+/// A view's definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewDef {
+    pub oid: u64,
+    pub name: String,
+    /// Its query, as SQL text.
+    pub query: String,
+    /// Its output columns (their `not_null` is always false).
+    pub columns: Vec<ColumnDef>,
+    /// The relations it reads, by oid.
+    pub depends_on: Vec<u64>,
+}
+
+/// A view as a statement read it: its definition, and whether it is
+/// still current for a plan made with it (no CREATE OR REPLACE or DROP of
+/// it committed since: its DDL mark, `currency.rs`).
+#[derive(Debug)]
+pub struct View {
+    pub def: ViewDef,
+    ddl_mark: Arc<DdlMark>,
+    read_with: (Csn, Option<Xid>),
+}
+
+impl View {
+    /// Whether `txn` would read the same definition (as
+    /// [`crate::Relation::is_current`]).
+    pub fn is_current(&self, txn: &Transaction) -> Result<bool, CatalogError> {
+        let (read_at, reader) = self.read_with;
+        if txn.snapshot().0 < read_at {
+            return Ok(false);
+        }
+        Ok(!self
+            .ddl_mark
+            .changed_since(txn.manager(), read_at, reader)?)
+    }
+}
+
+/// How a view's new columns may differ from its old ones under `CREATE OR
+/// REPLACE VIEW` (PostgreSQL's rule: the old columns stay, by name and
+/// type, and new ones may follow): the one owner of that rule.
+fn check_replacement(old: &[ColumnDef], new: &[ColumnDef]) -> Result<(), CatalogError> {
+    if new.len() < old.len() {
+        return Err(CatalogError::ViewChange {
+            message: "cannot drop columns from view".into(),
+            hint: None,
+        });
+    }
+    for (o, n) in old.iter().zip(new) {
+        if o.name != n.name {
+            return Err(CatalogError::ViewChange {
+                message: format!(
+                    "cannot change name of view column \"{}\" to \"{}\"",
+                    o.name, n.name
+                ),
+                hint: Some(
+                    "Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead."
+                        .into(),
+                ),
+            });
+        }
+        if (o.type_oid, o.typmod) != (n.type_oid, n.typmod) {
+            return Err(CatalogError::ViewColumnType {
+                column: o.name.clone(),
+                old: (o.type_oid, o.typmod),
+                new: (n.type_oid, n.typmod),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
+    let body = class.view?;
+    Some(ViewDef {
+        oid: class.oid,
+        name: class.name,
+        query: body.query,
+        columns,
+        depends_on: body.depends_on,
+    })
+}
+
+impl Catalog {
+    /// `CREATE [OR REPLACE] VIEW name AS query`: `columns` are the
+    /// query's output columns, `depends_on` the relations it reads. With
+    /// `replace`, a view of that name takes the new definition if its
+    /// columns allow ([`check_replacement`]); a relation of another kind
+    /// is 42809. Each relation read has its class row locked `FOR SHARE`
+    /// (PostgreSQL's CREATE VIEW takes `ACCESS SHARE` on it), so a
+    /// concurrent DROP waits and then sees the view.
+    pub fn create_view(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        query: &str,
+        columns: &[ColumnDef],
+        depends_on: &[u64],
+        replace: bool,
+    ) -> Result<ViewDef, CatalogError> {
+        check_name(name)?;
+        for (i, c) in columns.iter().enumerate() {
+            check_name(&c.name)?;
+            if columns[..i].iter().any(|d| d.name == c.name) {
+                return Err(CatalogError::DuplicateColumn(c.name.clone()));
+            }
+        }
+        // The relations it reads stay until `txn` ends: a DROP of one
+        // waits, then sees this view among its dependents.
+        let classes = self.class_rows(txn)?;
+        for oid in depends_on {
+            if let Some((tid, class)) = classes.iter().find(|(_, c)| c.oid == *oid) {
+                let missing = || CatalogError::NoSuchRelation(class.name.clone());
+                self.lock_class_row_as(txn, *tid, missing, true)?;
+            }
+        }
+        let body = ViewBody {
+            query: query.to_string(),
+            depends_on: depends_on.to_vec(),
+        };
+        let existing = self.class(txn, name)?;
+        let oid = match existing {
+            Some((_, class)) if !replace || class.kind != KIND_VIEW => {
+                return Err(match replace {
+                    true => CatalogError::NotAView(name.to_string()),
+                    false => CatalogError::Exists(name.to_string()),
+                });
+            }
+            Some((tid, class)) => {
+                let old = self.lock_view(txn, tid, name)?;
+                check_replacement(&old.columns, columns)?;
+                let row = ClassRow {
+                    view: Some(body),
+                    ..class
+                };
+                self.in_savepoint(txn, |txn| {
+                    for (tid, _) in self.attribute_rows(txn, old.oid)? {
+                        self.attributes.delete(txn, tid)?;
+                    }
+                    self.insert_columns(txn, old.oid, columns)?;
+                    Ok(())
+                })?;
+                self.update_class(txn, self.class(txn, name)?.expect("locked").0, &row)?;
+                old.oid
+            }
+            None => {
+                let oid = self.next_oid()?;
+                let class = ClassRow {
+                    view: Some(body),
+                    ..ClassRow::new(oid, name, KIND_VIEW, PageId(0))
+                };
+                self.in_savepoint(txn, |txn| {
+                    self.insert_class(txn, &class)?;
+                    self.insert_columns(txn, oid, columns)
+                })?;
+                oid
+            }
+        };
+        Ok(ViewDef {
+            oid,
+            name: name.to_string(),
+            query: query.to_string(),
+            columns: columns.to_vec(),
+            depends_on: depends_on.to_vec(),
+        })
+    }
+
+    /// Locks the view's class row (other DDL on it waits until `txn`
+    /// ends) and notes DDL on it, so plans made with it are made again.
+    pub(crate) fn lock_view(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        name: &str,
+    ) -> Result<ViewDef, CatalogError> {
+        let missing = || CatalogError::NoSuchRelation(name.to_string());
+        self.lock_class_row(txn, tid, missing)?;
+        let (_, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        self.lock_for_ddl(txn, class.oid, LockMode::AccessExclusive)?;
+        let columns = self.view_columns(txn, class.oid)?;
+        view_def(class, columns).ok_or_else(|| CatalogError::NotAView(name.to_string()))
+    }
+
+    fn view_columns(&self, txn: &Transaction, oid: u64) -> Result<Vec<ColumnDef>, CatalogError> {
+        let mut rows = self.attribute_rows(txn, oid)?;
+        rows.sort_by_key(|(_, row)| row.number);
+        Ok(rows.into_iter().map(|(_, row)| row.column).collect())
+    }
+
+    /// The view `name` as `txn` sees it (`None`: no relation, or another
+    /// kind, has that name).
+    pub fn view(&self, txn: &Transaction, name: &str) -> Result<Option<View>, CatalogError> {
+        let Some((_, class)) = self.class(txn, name)? else {
+            return Ok(None);
+        };
+        if class.kind != KIND_VIEW {
+            return Ok(None);
+        }
+        let oid = class.oid;
+        let columns = self.view_columns(txn, oid)?;
+        let def = view_def(class, columns).ok_or_else(|| corrupt(format!("view {name}")))?;
+        Ok(Some(View {
+            def,
+            ddl_mark: self.ddl_marks.of(oid),
+            read_with: (txn.snapshot().0, txn.existing_xid()),
+        }))
+    }
+
+    /// Every view `txn` sees, by name.
+    pub fn views(&self, txn: &Transaction) -> Result<Vec<ViewDef>, CatalogError> {
+        let mut out = Vec::new();
+        for (_, class) in self.class_rows(txn)? {
+            if class.kind == KIND_VIEW {
+                let columns = self.view_columns(txn, class.oid)?;
+                out.extend(view_def(class, columns));
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// The views that read relation `oid` (its dependents), with the
+    /// newest committed catalog: a view committed while the caller waited
+    /// for its lock is one.
+    pub fn dependent_views(
+        &self,
+        txn: &mut Transaction,
+        oid: u64,
+    ) -> Result<Vec<ViewDef>, CatalogError> {
+        let views = txn.with_latest_snapshot(|txn| self.views(txn))?;
+        Ok(views
+            .into_iter()
+            .filter(|v| v.depends_on.contains(&oid))
+            .collect())
+    }
+
+    /// `DROP VIEW name`: 2BP01 if another view reads it (the caller drops
+    /// those first under CASCADE).
+    pub fn drop_view(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        if class.kind != KIND_VIEW {
+            return Err(CatalogError::NotAView(name.to_string()));
+        }
+        let def = self.lock_view(txn, tid, name)?;
+        if let Some(dependent) = self.dependent_views(txn, def.oid)?.first() {
+            return Err(CatalogError::DependedOn {
+                object: format!("view {name}"),
+                dependents: vec![format!("view {}", dependent.name)],
+            });
+        }
+        self.in_savepoint(txn, |txn| {
+            for (tid, _) in self.attribute_rows(txn, def.oid)? {
+                self.attributes.delete(txn, tid)?;
+            }
+            let (tid, _) = self
+                .class(txn, name)?
+                .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, type_oid: u32) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            type_oid,
+            typmod: -1,
+            not_null: false,
+        }
+    }
+
+    // Proves CREATE OR REPLACE keeps PostgreSQL's rule: old columns stay
+    // by name and type, new ones may follow.
+    #[test]
+    fn replacement_keeps_old_columns() {
+        let old = [column("a", 23), column("b", 25)];
+        assert!(check_replacement(&old, &[column("a", 23), column("b", 25)]).is_ok());
+        assert!(
+            check_replacement(&old, &[column("a", 23), column("b", 25), column("c", 23)]).is_ok()
+        );
+        let dropped = check_replacement(&old, &[column("a", 23)]).unwrap_err();
+        assert_eq!(dropped.to_string(), "cannot drop columns from view");
+        let renamed = check_replacement(&old, &[column("y", 23), column("b", 25)]).unwrap_err();
+        assert_eq!(
+            renamed.to_string(),
+            "cannot change name of view column \"a\" to \"y\""
+        );
+        let retyped = check_replacement(&old, &[column("a", 23), column("b", 23)]).unwrap_err();
+        assert_eq!(retyped.sqlstate(), Some("42P16"));
+    }
+}

@@ -1,0 +1,481 @@
+//! Views: `CREATE [OR REPLACE] VIEW`, `DROP VIEW`, a view named in FROM
+//! (its query, planned as a subquery in FROM under the view's name), and
+//! the checks that keep views and the tables they read in step (README
+//! "Views"). The catalog keeps the query as SQL text with its top-level
+//! `*` written out, its columns and the relations it reads
+//! (folio-catalog `views.rs`).
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::query::{self, Planned};
+use crate::scalar::Columns;
+use folio_catalog::{ColumnDef, View, ViewDef};
+use folio_db::Transaction;
+use sqlparser::ast::{
+    Expr, ObjectName, Query, SelectItem, SetExpr, Statement, TableAlias, TableAliasColumnDef,
+    TableFactor,
+};
+use std::sync::Arc;
+
+/// Most views one statement may expand (views of views, or a cycle).
+const MAX_VIEWS: usize = 1000;
+
+/// A view a statement's plan expanded: the plan is made again when the
+/// view changes, and the view's query counts among the statement's (its
+/// sequence calls and catalog lookups).
+pub struct Used {
+    pub view: Arc<View>,
+    pub query: Statement,
+}
+
+/// `CREATE [OR REPLACE] VIEW name [(columns)] AS query`.
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    statement: &Statement,
+) -> Result<Output, SqlError> {
+    let Statement::CreateView {
+        or_alter,
+        or_replace,
+        materialized,
+        secure,
+        name,
+        columns,
+        query,
+        options,
+        cluster_by,
+        comment,
+        with_no_schema_binding,
+        if_not_exists,
+        temporary,
+        to,
+        params,
+        ..
+    } = statement
+    else {
+        unreachable!("views::create of another statement");
+    };
+    if *materialized {
+        return Err(SqlError::unsupported("materialized views"));
+    }
+    if *temporary {
+        return Err(SqlError::unsupported("temporary views"));
+    }
+    if *or_alter
+        || *secure
+        || *if_not_exists
+        || *with_no_schema_binding
+        || !cluster_by.is_empty()
+        || comment.is_some()
+        || to.is_some()
+        || params.is_some()
+        || columns
+            .iter()
+            .any(|c| c.data_type.is_some() || c.options.is_some())
+    {
+        return Err(SqlError::syntax(format!("syntax error in {statement}")));
+    }
+    if *options != sqlparser::ast::CreateTableOptions::None {
+        return Err(SqlError::unsupported("view options"));
+    }
+    let name = names::relation(name)?;
+    cx.views.borrow_mut().clear();
+    let planned = query::plan_query(cx, txn, query)?;
+    let used = std::mem::take(&mut *cx.views.borrow_mut());
+    if columns.len() > planned.columns.len() {
+        return Err(SqlError::syntax(
+            "CREATE VIEW specifies more column names than columns",
+        ));
+    }
+    let mut defs = Vec::with_capacity(planned.columns.len());
+    for (i, (column, ty)) in planned.columns.iter().zip(&planned.types).enumerate() {
+        if folio_row::SqlType::from_oid(ty.oid(), ty.typmod()) != Some(*ty) {
+            return Err(SqlError::unsupported(format!(
+                "a view column of type {}",
+                ty.name()
+            )));
+        }
+        defs.push(ColumnDef {
+            name: match columns.get(i) {
+                Some(c) => names::ident(&c.name),
+                None => column.name.clone(),
+            },
+            type_oid: ty.oid(),
+            typmod: ty.typmod(),
+            not_null: false,
+        });
+    }
+    let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
+    depends_on.extend(used.iter().map(|u| u.view.def.oid));
+    depends_on.sort_unstable();
+    depends_on.dedup();
+    // A view that reads itself (a replacement naming the old view, or
+    // through another view) would expand forever.
+    if let Some(own) = cx.db.catalog().view(txn, &name)?
+        && depends_on.contains(&own.def.oid)
+    {
+        return Err(SqlError::new(
+            "42P17",
+            format!("infinite recursion detected in rules for relation \"{name}\""),
+        ));
+    }
+    let text = written_out(query, &planned)?.to_string();
+    cx.db
+        .catalog()
+        .create_view(txn, &name, &text, &defs, &depends_on, *or_replace)?;
+    Ok(Output::command("CREATE VIEW"))
+}
+
+/// `query` with each `*` and `t.*` of its top-level select list written
+/// out as the columns it stood for when the view was made (PostgreSQL
+/// expands them then: a column added later to a table is not the view's).
+fn written_out(query: &Query, planned: &Planned) -> Result<Query, SqlError> {
+    let mut query = query.clone();
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return Ok(query);
+    };
+    let scope = &planned.scope;
+    let names = scope.names();
+    let mut items = Vec::with_capacity(select.projection.len());
+    for item in &select.projection {
+        match query::star_columns(scope, item) {
+            None => items.push(item.clone()),
+            Some(positions) => {
+                for p in positions? {
+                    let mut parts = Vec::with_capacity(2);
+                    if let Some(q) = scope.qualifier_of(p) {
+                        parts.push(names::written(&q));
+                    }
+                    parts.push(names::written(&names[p]));
+                    items.push(SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)));
+                }
+            }
+        }
+    }
+    select.projection = items;
+    Ok(query)
+}
+
+/// The view `name` as the FROM item it stands for, if `name` is a view:
+/// its query as a subquery in FROM named as the view (or `alias`), its
+/// columns the view's. Noted in `cx.views` for the statement's plan.
+pub fn factor(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    alias: Option<&TableAlias>,
+) -> Result<Option<(TableFactor, Arc<View>)>, SqlError> {
+    let Some(view) = cx.db.catalog().view(txn, name)? else {
+        return Ok(None);
+    };
+    if cx.views.borrow().len() >= MAX_VIEWS {
+        return Err(SqlError::new(
+            "42P17",
+            format!("infinite recursion detected in rules for relation \"{name}\""),
+        ));
+    }
+    let query = parse_query(&view.def)?;
+    let view = Arc::new(view);
+    cx.views.borrow_mut().push(Used {
+        view: view.clone(),
+        query: Statement::Query(query.clone()),
+    });
+    let alias = TableAlias {
+        name: match alias {
+            Some(a) => a.name.clone(),
+            None => names::written(name),
+        },
+        columns: view
+            .def
+            .columns
+            .iter()
+            .map(|c| TableAliasColumnDef {
+                name: sqlparser::ast::Ident::with_quote('"', c.name.clone()),
+                data_type: None,
+            })
+            .collect(),
+    };
+    Ok(Some((
+        TableFactor::Derived {
+            lateral: false,
+            subquery: query,
+            alias: Some(alias),
+        },
+        view,
+    )))
+}
+
+/// The view's query, parsed.
+fn parse_query(def: &ViewDef) -> Result<Box<Query>, SqlError> {
+    let broken = |reason: String| {
+        SqlError::new(
+            "XX000",
+            format!(
+                "the query of view \"{}\" cannot be read: {reason}",
+                def.name
+            ),
+        )
+    };
+    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(&def.query)
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| broken(e.to_string()))
+}
+
+/// Checks that a view's query, planned now, still gives the view's
+/// columns (count and types; 42P16 otherwise: a set operation of `*`
+/// over a table that gained a column).
+pub fn check_shape(def: &ViewDef, types: &[folio_row::SqlType]) -> Result<(), SqlError> {
+    let same = types.len() == def.columns.len()
+        && types
+            .iter()
+            .zip(&def.columns)
+            .all(|(t, c)| (t.oid(), t.typmod()) == (c.type_oid, c.typmod));
+    match same {
+        true => Ok(()),
+        false => Err(SqlError::new(
+            "42P16",
+            format!(
+                "the query of view \"{}\" no longer gives its columns; create the view again",
+                def.name
+            ),
+        )),
+    }
+}
+
+/// The views that read any of `oids`, and the views that read those, in
+/// the order they must be dropped (a view before the views it reads).
+pub fn dependents(
+    cx_db: &folio_db::Database,
+    txn: &mut Transaction,
+    oids: &[u64],
+) -> Result<Vec<ViewDef>, SqlError> {
+    let mut found: Vec<ViewDef> = Vec::new();
+    let mut frontier: Vec<u64> = oids.to_vec();
+    while let Some(oid) = frontier.pop() {
+        for view in cx_db.catalog().dependent_views(txn, oid)? {
+            if !found.iter().any(|v| v.oid == view.oid) && !oids.contains(&view.oid) {
+                frontier.push(view.oid);
+                found.push(view);
+            }
+        }
+    }
+    // Readers first: a view goes once no other left reads it.
+    let mut ordered = Vec::with_capacity(found.len());
+    while !found.is_empty() {
+        let next = (0..found.len())
+            .find(|&i| {
+                !found
+                    .iter()
+                    .any(|other| other.depends_on.contains(&found[i].oid))
+            })
+            .unwrap_or(0);
+        ordered.push(found.remove(next));
+    }
+    Ok(ordered)
+}
+
+/// Refuses (2BP01, PostgreSQL's message) or, with `cascade`, drops the
+/// views that read the relations `dropping` (each `(kind, name, oid)`,
+/// kind as PostgreSQL names it: `table`, `view`), with PostgreSQL's
+/// `drop cascades to` notice.
+pub fn drop_dependents(
+    db: &folio_db::Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    dropping: &[(&str, String, u64)],
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let oids: Vec<u64> = dropping.iter().map(|d| d.2).collect();
+    let dependents = dependents(db, txn, &oids)?;
+    if dependents.is_empty() {
+        return Ok(());
+    }
+    if !cascade {
+        // PostgreSQL's DETAIL: in creation order, each view with what it
+        // reads among those going (a view before the table under it).
+        let (kind, name, _) = &dropping[0];
+        let mut by_age: Vec<&ViewDef> = dependents.iter().collect();
+        by_age.sort_by_key(|v| v.oid);
+        let detail = by_age
+            .iter()
+            .map(|v| {
+                let on = match dependents.iter().find(|d| v.depends_on.contains(&d.oid)) {
+                    Some(d) => format!("view {}", d.name),
+                    None => format!("{kind} {name}"),
+                };
+                format!("view {} depends on {on}", v.name)
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(SqlError::new(
+            "2BP01",
+            format!("cannot drop {kind} {name} because other objects depend on it"),
+        )
+        .with_detail(detail)
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    let objects: Vec<String> = dependents
+        .iter()
+        .map(|v| format!("view {}", v.name))
+        .collect();
+    notices.extend(Notice::cascaded(&objects));
+    for view in &dependents {
+        db.catalog().drop_view(txn, &view.name)?;
+    }
+    Ok(())
+}
+
+/// `DROP VIEW [IF EXISTS] name, ... [CASCADE]`.
+pub fn drop(
+    db: &folio_db::Database,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    names: &[ObjectName],
+    cascade: bool,
+) -> Result<Output, SqlError> {
+    let mut views = Vec::with_capacity(names.len());
+    for name in names {
+        let name = names::relation(name)?;
+        match db.catalog().view(txn, &name)? {
+            Some(view) => views.push(view.def),
+            None if db.catalog().relation_exists(txn, &name)? => {
+                return Err(wrong_kind(db, txn, &name, "view")?);
+            }
+            None if if_exists => notices.push(Notice::info(format!(
+                "view \"{name}\" does not exist, skipping"
+            ))),
+            None => {
+                return Err(SqlError::new(
+                    "42P01",
+                    format!("view \"{name}\" does not exist"),
+                ));
+            }
+        }
+    }
+    let dropping: Vec<(&str, String, u64)> = views
+        .iter()
+        .map(|v| ("view", v.name.clone(), v.oid))
+        .collect();
+    drop_dependents(db, txn, notices, &dropping, cascade)?;
+    for view in &views {
+        db.catalog().drop_view(txn, &view.name)?;
+    }
+    Ok(Output::command("DROP VIEW"))
+}
+
+/// PostgreSQL's 42809 for DROP `wanted` of relation `name` of another
+/// kind, with its hint naming the right DROP.
+pub fn wrong_kind(
+    db: &folio_db::Database,
+    txn: &Transaction,
+    name: &str,
+    wanted: &str,
+) -> Result<SqlError, SqlError> {
+    let catalog = db.catalog();
+    let (kind, command) = if catalog.view(txn, name)?.is_some() {
+        ("a view", "DROP VIEW")
+    } else if catalog.table(txn, name)?.is_some() {
+        ("a table", "DROP TABLE")
+    } else if let Ok(Some(_)) = catalog.sequence(txn, name) {
+        ("a sequence", "DROP SEQUENCE")
+    } else {
+        ("an index", "DROP INDEX")
+    };
+    let mut e = SqlError::new("42809", format!("\"{name}\" is not a {wanted}"));
+    e.hint = Some(format!("Use {command} to remove {kind}."));
+    Ok(e)
+}
+
+/// What an ALTER TABLE did to a table views read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alteration<'a> {
+    DropColumn(&'a str),
+    ColumnType(&'a str),
+    Other,
+}
+
+/// After an ALTER of relation `oid` (named `name` now): every view that
+/// reads it must still plan to its columns. A view that no longer does
+/// fails the ALTER, with PostgreSQL's error where it has one (2BP01 for
+/// a dropped column, 0A000 for a changed type); a rename, which
+/// PostgreSQL's views follow and folio's text cannot, is 0A000.
+pub fn check_after_alter(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    table: &str,
+    oid: u64,
+    what: Alteration<'_>,
+) -> Result<(), SqlError> {
+    let dependents = dependents(cx.db, txn, &[oid])?;
+    // (What the session read before the change is not what it reads now.)
+    cx.relations.ddl();
+    for view in dependents {
+        let query = parse_query(&view)?;
+        let saved = std::mem::take(&mut *cx.views.borrow_mut());
+        let planned = query::plan_query(cx, txn, &query);
+        *cx.views.borrow_mut() = saved;
+        let broken = match &planned {
+            Err(e) => Some(e.message.clone()),
+            Ok(p) => check_shape(&view, &p.types).err().map(|e| e.message),
+        };
+        let Some(reason) = broken else { continue };
+        return Err(match what {
+            Alteration::DropColumn(column) => SqlError::new(
+                "2BP01",
+                format!("cannot drop column {column} of table {table} because other objects depend on it"),
+            )
+            .with_detail(format!(
+                "view {} depends on column {column} of table {table}",
+                view.name
+            ))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."),
+            Alteration::ColumnType(column) => SqlError::new(
+                "0A000",
+                "cannot alter type of a column used by a view or rule",
+            )
+            .with_detail(format!(
+                "rule _RETURN on view {} depends on column \"{column}\"",
+                view.name
+            )),
+            Alteration::Other => SqlError::new(
+                "0A000",
+                format!("cannot alter relation \"{table}\": view \"{}\" depends on it", view.name),
+            )
+            .with_detail(format!("Its query would fail: {reason}"))
+            .with_hint(
+                "folio keeps a view's query as SQL text: drop the view, alter, and create it again.",
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves a view's column check compares count and types.
+    #[test]
+    fn shape_compares_count_and_types() {
+        let def = ViewDef {
+            oid: 1,
+            name: "v".into(),
+            query: "SELECT 1".into(),
+            columns: vec![ColumnDef {
+                name: "a".into(),
+                type_oid: 23,
+                typmod: -1,
+                not_null: false,
+            }],
+            depends_on: Vec::new(),
+        };
+        use folio_row::SqlType;
+        assert!(check_shape(&def, &[SqlType::Int4]).is_ok());
+        assert!(check_shape(&def, &[SqlType::Int8]).is_err());
+        assert!(check_shape(&def, &[SqlType::Int4, SqlType::Int4]).is_err());
+    }
+}

@@ -612,14 +612,22 @@ pub struct FromClause<'a> {
     items: Vec<Item<'a>>,
     bases: Vec<Base>,
     pub scope: Scope,
+    /// The conjuncts of the query's WHERE pushed into a lone subquery or
+    /// view (`pushdown.rs`): the query need not check them again.
+    pub pushed: Vec<Expr>,
 }
 
-/// Resolves a FROM clause's items (tables, aliases, joins).
+/// Resolves a FROM clause's items (tables, aliases, joins). The query's
+/// WHERE, `selection`, may be pushed into a lone subquery or view
+/// (`pushdown.rs`).
 pub fn resolve<'a>(
     cx: &Ctx<'_>,
     txn: &Transaction,
     from: &'a [TableWithJoins],
+    selection: Option<&Expr>,
 ) -> Result<FromClause<'a>, SqlError> {
+    let lone = from.len() == 1 && from[0].joins.is_empty();
+    let selection = selection.filter(|_| lone);
     let mut items = Vec::new();
     for (n, twj) in from.iter().enumerate() {
         items.push(Item {
@@ -674,8 +682,9 @@ pub fn resolve<'a>(
     }
     let mut scope = Scope::default();
     let mut bases = Vec::with_capacity(items.len());
+    let mut pushed = Vec::new();
     for item in &mut items {
-        let (base, table) = base(cx, txn, item.factor, &scope)?;
+        let (base, table) = base(cx, txn, item.factor, &scope, selection, &mut pushed)?;
         if let Base::Derived { outer, .. } = &base
             && !outer.is_empty()
             && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
@@ -713,6 +722,7 @@ pub fn resolve<'a>(
         items,
         bases,
         scope,
+        pushed,
     })
 }
 
@@ -743,6 +753,7 @@ impl FromClause<'_> {
             items,
             bases,
             scope,
+            ..
         } = self;
         let count = items.len();
         // The last join that NULL-extends each table's columns: a LEFT
@@ -1002,6 +1013,8 @@ fn base(
     txn: &Transaction,
     factor: &TableFactor,
     before: &Scope,
+    selection: Option<&Expr>,
+    pushed: &mut Vec<Expr>,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let offset = before.width();
     // `LATERAL f(args) [AS a]`: the subquery `LATERAL (SELECT * FROM
@@ -1044,7 +1057,7 @@ fn base(
                 columns: Vec::new(),
             }),
         };
-        return base(cx, txn, &derived, before);
+        return base(cx, txn, &derived, before, None, &mut Vec::new());
     }
     if let TableFactor::Derived {
         lateral,
@@ -1055,6 +1068,15 @@ fn base(
         let Some(alias) = alias else {
             return Err(SqlError::syntax("subquery in FROM must have an alias"));
         };
+        // The query's WHERE, where it may go, filters the subquery's rows.
+        let with_pushed = selection
+            .filter(|_| !lateral)
+            .and_then(|s| crate::pushdown::into_subquery(subquery, alias, s))
+            .map(|(query, taken)| {
+                *pushed = taken;
+                query
+            });
+        let subquery = with_pushed.as_ref().unwrap_or(subquery);
         // A LATERAL subquery may read the items before it.
         let (planned, outer) = match lateral {
             false => (crate::query::plan_query(cx, txn, subquery)?, Vec::new()),
@@ -1161,7 +1183,7 @@ fn base(
     if found.is_err()
         && let Some((factor, view)) = crate::views::factor(cx, txn, &table_name, alias.as_ref())?
     {
-        let (base, table) = base(cx, txn, &factor, before)?;
+        let (base, table) = base(cx, txn, &factor, before, selection, pushed)?;
         crate::views::check_shape(&view.def, &table.types)?;
         return Ok((base, table));
     }

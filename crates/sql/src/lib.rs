@@ -40,6 +40,7 @@ mod params;
 mod parse;
 mod plan;
 mod position;
+mod pushdown;
 mod query;
 mod recursive;
 mod regex_match;

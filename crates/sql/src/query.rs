@@ -516,7 +516,7 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// as PostgreSQL drops it). Not for grouped or windowed queries, whose
 /// calls run after grouping in PostgreSQL, nor for two such calls (which
 /// PostgreSQL runs side by side); nor inside expressions.
-fn set_returning_item(select: &Select) -> Option<Select> {
+pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
         FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableFunctionArgs,
         TableWithJoins,
@@ -626,11 +626,16 @@ fn plan_select(
     check_plain(select)?;
     let from = match select.from.as_slice() {
         [] => None,
-        items => Some(from::resolve(cx, txn, items)?),
+        items => Some(from::resolve(cx, txn, items, select.selection.as_ref())?),
     };
     let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     // Subqueries in expressions become markers bound to their plans.
     let mut select = select.clone();
+    if let (Some(from), Some(selection)) = (&from, &select.selection)
+        && !from.pushed.is_empty()
+    {
+        select.selection = crate::pushdown::remaining(selection, &from.pushed);
+    }
     name_subquery_items(&mut select.projection);
     let grouped = is_grouped(&select);
     let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;

@@ -213,7 +213,7 @@ fn correlated(
     }
     let inner = match select.from.as_slice() {
         [] => Scope::default(),
-        items => from::resolve(cx, txn, items)?.scope,
+        items => from::resolve(cx, txn, items, None)?.scope,
     };
     let mut refs = OuterRefs {
         inner: &inner,

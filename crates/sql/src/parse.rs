@@ -130,6 +130,17 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 }
                 Parsed::Sql(Box::new(statement))
             }
+            // `ALTER VIEW name RENAME TO new` is ALTER TABLE's rename
+            // (which renames a view too); other ALTER VIEW forms are
+            // sqlparser's, refused.
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::VIEW)
+                    && spanned.get(3).and_then(|t| keyword(&t.token)) == Some(Keyword::RENAME)
+                    && spanned.get(4).and_then(|t| keyword(&t.token)) == Some(Keyword::TO) =>
+            {
+                spanned[1].token = Token::make_keyword("TABLE");
+                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+            }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))

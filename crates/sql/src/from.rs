@@ -624,10 +624,10 @@ pub fn resolve<'a>(
     cx: &Ctx<'_>,
     txn: &Transaction,
     from: &'a [TableWithJoins],
-    selection: Option<&Expr>,
+    outer: Option<crate::pushdown::Outer<'_>>,
 ) -> Result<FromClause<'a>, SqlError> {
     let lone = from.len() == 1 && from[0].joins.is_empty();
-    let selection = selection.filter(|_| lone);
+    let outer = outer.filter(|_| lone);
     let mut items = Vec::new();
     for (n, twj) in from.iter().enumerate() {
         items.push(Item {
@@ -684,7 +684,7 @@ pub fn resolve<'a>(
     let mut bases = Vec::with_capacity(items.len());
     let mut pushed = Vec::new();
     for item in &mut items {
-        let (base, table) = base(cx, txn, item.factor, &scope, selection, &mut pushed)?;
+        let (base, table) = base(cx, txn, item.factor, &scope, outer, &mut pushed)?;
         if let Base::Derived { outer, .. } = &base
             && !outer.is_empty()
             && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
@@ -1013,7 +1013,7 @@ fn base(
     txn: &Transaction,
     factor: &TableFactor,
     before: &Scope,
-    selection: Option<&Expr>,
+    outer: Option<crate::pushdown::Outer<'_>>,
     pushed: &mut Vec<Expr>,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let offset = before.width();
@@ -1069,9 +1069,9 @@ fn base(
             return Err(SqlError::syntax("subquery in FROM must have an alias"));
         };
         // The query's WHERE, where it may go, filters the subquery's rows.
-        let with_pushed = selection
+        let with_pushed = outer
             .filter(|_| !lateral)
-            .and_then(|s| crate::pushdown::into_subquery(subquery, alias, s))
+            .and_then(|o| crate::pushdown::into_subquery(subquery, alias, o))
             .map(|(query, taken)| {
                 *pushed = taken;
                 query
@@ -1183,7 +1183,7 @@ fn base(
     if found.is_err()
         && let Some((factor, view)) = crate::views::factor(cx, txn, &table_name, alias.as_ref())?
     {
-        let (base, table) = base(cx, txn, &factor, before, selection, pushed)?;
+        let (base, table) = base(cx, txn, &factor, before, outer, pushed)?;
         crate::views::check_shape(&view.def, &table.types)?;
         return Ok((base, table));
     }

@@ -15,15 +15,30 @@
 //! check per row and keeps the outer query as written.
 
 use crate::names;
-use sqlparser::ast::{BinaryOperator, Expr, Query, SelectItem, SetExpr, TableAlias};
+use sqlparser::ast::{
+    BinaryOperator, Expr, LimitClause, OrderBy, OrderByExpr, OrderByKind, Query, SelectItem,
+    SetExpr, TableAlias,
+};
 
-/// `subquery` (named by `alias`) with the conjuncts of `selection` it may
-/// take added to its WHERE, and those conjuncts as `selection` has them;
-/// `None` if none may go.
+/// What of the query over a lone subquery may go into it: its WHERE, and
+/// its ORDER BY with the rows its LIMIT and OFFSET need, where the query
+/// is a plain projection (no grouping, DISTINCT, windows or row locks:
+/// `query.rs` decides) whose select list is `projection`.
+#[derive(Clone, Copy)]
+pub struct Outer<'a> {
+    pub selection: Option<&'a Expr>,
+    pub order: Option<(&'a [OrderByExpr], u64, &'a [SelectItem])>,
+}
+
+/// `subquery` (named by `alias`) with the conjuncts of the outer WHERE it
+/// may take added to its WHERE, and those conjuncts as the WHERE has
+/// them; then, if every conjunct went, the outer ORDER BY and the rows
+/// its LIMIT needs too (the outer query still sorts and limits: the rows
+/// it gets are few). `None` if nothing may go.
 pub fn into_subquery(
     subquery: &Query,
     alias: &TableAlias,
-    selection: &Expr,
+    outer: Outer<'_>,
 ) -> Option<(Query, Vec<Expr>)> {
     if subquery.with.is_some()
         || subquery.order_by.is_some()
@@ -73,16 +88,37 @@ pub fn into_subquery(
     let qualifier = names::ident(&alias.name);
     let mut pushed: Vec<Expr> = Vec::new();
     let mut taken: Vec<Expr> = Vec::new();
-    for conjunct in conjuncts(selection) {
+    let all = outer.selection.map_or(Vec::new(), conjuncts);
+    for conjunct in &all {
         if let Some(rewritten) = rewrite(conjunct, &qualifier, &columns) {
             pushed.push(rewritten);
-            taken.push(conjunct.clone());
+            taken.push((*conjunct).clone());
         }
     }
-    if pushed.is_empty() {
+    let order = match outer.order {
+        Some((keys, rows, projection)) if taken.len() == all.len() => {
+            order_keys(keys, projection, &qualifier, &columns).map(|keys| (keys, rows))
+        }
+        _ => None,
+    };
+    if pushed.is_empty() && order.is_none() {
         return None;
     }
     let mut out = subquery.clone();
+    if let Some((keys, rows)) = order {
+        out.order_by = Some(OrderBy {
+            kind: OrderByKind::Expressions(keys),
+            interpolate: None,
+        });
+        out.limit_clause = Some(LimitClause::LimitOffset {
+            limit: Some(Expr::value(sqlparser::ast::Value::Number(
+                rows.to_string(),
+                false,
+            ))),
+            offset: None,
+            limit_by: Vec::new(),
+        });
+    }
     let SetExpr::Select(select) = out.body.as_mut() else {
         unreachable!("checked above");
     };
@@ -100,6 +136,42 @@ pub fn into_subquery(
     }
     select.selection = condition;
     Some((out, taken))
+}
+
+/// The outer ORDER BY keys as the subquery's own, if each is a column of
+/// it (not a select-list position or an alias of the outer query's).
+fn order_keys(
+    keys: &[OrderByExpr],
+    projection: &[SelectItem],
+    qualifier: &str,
+    columns: &[(String, Option<&Expr>)],
+) -> Option<Vec<OrderByExpr>> {
+    let aliased = |name: String| {
+        projection.iter().any(|item| {
+            matches!(item, SelectItem::ExprWithAlias { alias, .. } if names::ident(alias) == name)
+        })
+    };
+    keys.iter()
+        .map(|key| {
+            let mut expr = &key.expr;
+            while let Expr::Nested(inner) = expr {
+                expr = inner;
+            }
+            let named = match expr {
+                Expr::Identifier(id) => names::ident(id),
+                Expr::CompoundIdentifier(parts) => parts.last().map(names::ident)?,
+                _ => return None,
+            };
+            if aliased(named) || key.with_fill.is_some() {
+                return None;
+            }
+            Some(OrderByExpr {
+                expr: rewrite(expr, qualifier, columns)?,
+                options: key.options.clone(),
+                with_fill: None,
+            })
+        })
+        .collect()
 }
 
 /// `selection` without the conjuncts `taken` (pushed into the subquery,
@@ -256,7 +328,19 @@ mod tests {
     }
 
     fn pushed(sub: &str, outer: &str) -> Option<String> {
-        into_subquery(&query(sub), &alias("v"), &expr(outer)).map(|(q, _)| q.to_string())
+        let outer = expr(outer);
+        let only_where = Outer {
+            selection: Some(&outer),
+            order: None,
+        };
+        into_subquery(&query(sub), &alias("v"), only_where).map(|(q, _)| q.to_string())
+    }
+
+    fn where_of(e: &Expr) -> Outer<'_> {
+        Outer {
+            selection: Some(e),
+            order: None,
+        }
     }
 
     // Proves conditions on plain columns go in, renamed to the
@@ -302,14 +386,81 @@ mod tests {
     #[test]
     fn outer_keeps_the_rest() {
         let outer = expr("s = 2 and a = 1 and (a > 0 or s > 0)");
-        let (_, taken) =
-            into_subquery(&query("select a, a + 1 as s from t"), &alias("v"), &outer).unwrap();
+        let (_, taken) = into_subquery(
+            &query("select a, a + 1 as s from t"),
+            &alias("v"),
+            where_of(&outer),
+        )
+        .unwrap();
         assert_eq!(
             remaining(&outer, &taken).map(|e| e.to_string()).as_deref(),
             Some("(s = 2) AND (a > 0 OR s > 0)")
         );
         let all = expr("a = 1");
-        let (_, taken) = into_subquery(&query("select a from t"), &alias("v"), &all).unwrap();
+        let (_, taken) =
+            into_subquery(&query("select a from t"), &alias("v"), where_of(&all)).unwrap();
         assert_eq!(remaining(&all, &taken), None);
+    }
+
+    fn ordered(sub: &str, outer: &str) -> Option<String> {
+        let q = query(outer);
+        let SetExpr::Select(select) = q.body.as_ref() else {
+            unreachable!()
+        };
+        let Some(OrderBy {
+            kind: OrderByKind::Expressions(keys),
+            ..
+        }) = &q.order_by
+        else {
+            unreachable!()
+        };
+        let outer = Outer {
+            selection: select.selection.as_ref(),
+            order: Some((keys, 15, &select.projection)),
+        };
+        into_subquery(&query(sub), &alias("v"), outer).map(|(q, _)| q.to_string())
+    }
+
+    // Proves ORDER BY and the rows LIMIT needs go in only when every
+    // WHERE conjunct did and each key is a plain column of the subquery.
+    #[test]
+    fn order_and_limit_go_with_the_whole_where() {
+        assert_eq!(
+            ordered(
+                "select t.a as x, b from t",
+                "select * from v where b = 1 order by x desc"
+            )
+            .as_deref(),
+            Some("SELECT t.a AS x, b FROM t WHERE ((b) = 1) ORDER BY (t.a) DESC LIMIT 15")
+        );
+        assert_eq!(
+            ordered(
+                "select a, b from t",
+                "select * from v order by v.b nulls first, a"
+            )
+            .as_deref(),
+            Some("SELECT a, b FROM t ORDER BY (b) NULLS FIRST, (a) LIMIT 15")
+        );
+        // A WHERE conjunct that stays: the order does not go.
+        assert_eq!(
+            ordered(
+                "select a, a + 1 as s from t",
+                "select * from v where s = 1 order by a"
+            ),
+            None
+        );
+        // A key that is a computed column, an outer alias or a position.
+        assert_eq!(
+            ordered("select a + 1 as s from t", "select * from v order by s"),
+            None
+        );
+        assert_eq!(
+            ordered("select a, b from t", "select b as a from v order by a"),
+            None
+        );
+        assert_eq!(
+            ordered("select a from t", "select * from v order by 1"),
+            None
+        );
     }
 }

@@ -626,7 +626,32 @@ fn plan_select(
     check_plain(select)?;
     let from = match select.from.as_slice() {
         [] => None,
-        items => Some(from::resolve(cx, txn, items, select.selection.as_ref())?),
+        items => {
+            // A lone subquery in FROM may take the WHERE, and the ORDER BY
+            // and LIMIT of a plain projection (`pushdown.rs`).
+            let plain = !locking
+                && select.distinct.is_none()
+                && !is_grouped(select)
+                && !select.projection.iter().any(|item| match item {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        crate::aggregate::contains_call(e, |f| f.over.is_some())
+                    }
+                    _ => false,
+                });
+            let order = match limit {
+                Some(n) if plain && !order_by.is_empty() => Some((
+                    order_by,
+                    n.saturating_add(offset),
+                    select.projection.as_slice(),
+                )),
+                _ => None,
+            };
+            let outer = crate::pushdown::Outer {
+                selection: select.selection.as_ref(),
+                order,
+            };
+            Some(from::resolve(cx, txn, items, Some(outer))?)
+        }
     };
     let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();
     // Subqueries in expressions become markers bound to their plans.

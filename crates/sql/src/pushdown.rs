@@ -167,7 +167,7 @@ fn order_keys(
             }
             Some(OrderByExpr {
                 expr: rewrite(expr, qualifier, columns)?,
-                options: key.options.clone(),
+                options: key.options,
                 with_fill: None,
             })
         })

@@ -44,7 +44,7 @@ pub(crate) fn array_out(items: &[Value]) -> String {
 }
 
 /// PostgreSQL's white space in array literals.
-fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
 }
 

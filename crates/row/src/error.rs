@@ -30,6 +30,9 @@ pub enum RowError {
     /// hexadecimal digit: "z"`).
     #[error("{0}")]
     InvalidInput(String),
+    /// What PostgreSQL does not implement either (0A000; its message).
+    #[error("{0}")]
+    Unsupported(String),
     /// Text whose value the type cannot hold.
     #[error("value \"{text}\" is out of range for type {type_name}")]
     OutOfRange { type_name: String, text: String },
@@ -101,6 +104,7 @@ impl RowError {
             RowError::DivisionByZero => "22012",
             RowError::InvalidDateTime { .. } => "22007",
             RowError::Corrupt(_) => "XX001",
+            RowError::Unsupported(_) => "0A000",
         }
     }
 }

@@ -141,7 +141,7 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Text(s) => escaped(s.as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
         Value::Numeric(n) => numeric_key(*n, out),
-        Value::Array(items) => {
+        Value::Array(items) | Value::Record(items) => {
             for item in items {
                 match item {
                     Value::Null => out.push(0x03),
@@ -182,6 +182,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Uuid(_) => 13,
             Value::Interval(_) => 14,
             Value::Array(_) => 15,
+            Value::Record(_) => 16,
         };
         out.push(tag);
         if tag != 0 {
@@ -307,6 +308,7 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             ),
             SqlType::Bytea => Value::Bytea(r.unescaped()?),
             SqlType::Array(_) => return Err(corrupt("an array in an index key")),
+            SqlType::Record => return Err(corrupt("a record in an index key")),
             SqlType::Numeric(_) => {
                 let sign = r.byte()?;
                 match sign {

@@ -14,6 +14,7 @@ mod interval_input;
 mod key;
 mod numeric;
 mod numeric_math;
+mod record_text;
 mod row_format;
 mod text;
 mod types;

@@ -109,9 +109,9 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
                 out.extend_from_slice(&i.days.to_le_bytes());
                 out.extend_from_slice(&i.months.to_le_bytes());
             }
-            Value::Array(_) => {
+            Value::Array(_) | Value::Record(_) => {
                 return Err(RowError::TypeMismatch {
-                    value: "an array".into(),
+                    value: v.type_name().into(),
                     column: ty.name(),
                 });
             }
@@ -267,6 +267,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             ))
         }
         SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
+        SqlType::Record => return Err(corrupt("a record in a stored row")),
     })
 }
 

@@ -173,6 +173,7 @@ impl Value {
             }
             Value::Interval(i) => i.to_text(),
             Value::Array(items) => crate::array_text::array_out(items),
+            Value::Record(fields) => crate::record_text::record_out(fields),
         })
     }
 
@@ -213,6 +214,11 @@ impl Value {
                 crate::interval_input::Unit::Second,
             )?),
             SqlType::Array(element) => crate::array_text::array_in(*element, text)?,
+            SqlType::Record => {
+                return Err(RowError::Unsupported(
+                    "input of anonymous composite types is not implemented".into(),
+                ));
+            }
         };
         value.fit(ty)
     }

@@ -27,6 +27,10 @@ pub enum SqlType {
     /// a value of queries and of the pg_catalog relations, never a
     /// stored column's type. Made by [`SqlType::array_of`].
     Array(&'static SqlType),
+    /// A row value (`ROW(1, 'a')`, a whole-row reference `t`): always
+    /// PostgreSQL's anonymous `record` (oid 2249) here, whatever its
+    /// fields; like arrays, never a stored column's type.
+    Record,
 }
 
 /// The element types arrays have.
@@ -68,6 +72,7 @@ impl SqlType {
             SqlType::TimestampTz => 1184,
             SqlType::Uuid => 2950,
             SqlType::Interval => 1186,
+            SqlType::Record => 2249,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -137,6 +142,7 @@ impl SqlType {
             1184 => SqlType::TimestampTz,
             2950 => SqlType::Uuid,
             1186 => SqlType::Interval,
+            2249 => SqlType::Record,
             array => {
                 return ELEMENTS
                     .iter()
@@ -168,6 +174,7 @@ impl SqlType {
             SqlType::Uuid => "uuid".into(),
             SqlType::Interval => "interval".into(),
             SqlType::Array(element) => format!("{}[]", element.name()),
+            SqlType::Record => "record".into(),
         }
     }
 
@@ -217,7 +224,8 @@ impl SqlType {
             | SqlType::Varchar(_)
             | SqlType::Char(_)
             | SqlType::Bytea
-            | SqlType::Array(_) => None,
+            | SqlType::Array(_)
+            | SqlType::Record => None,
         }
     }
 }
@@ -248,6 +256,7 @@ mod tests {
             SqlType::TimestampTz,
             SqlType::Uuid,
             SqlType::Interval,
+            SqlType::Record,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

@@ -28,6 +28,9 @@ pub enum Value {
     Interval(Interval),
     /// A one-dimensional array (its elements of one type, or NULL).
     Array(Vec<Value>),
+    /// A row value: its fields, each of its own type or NULL
+    /// (`SqlType::Record`; text form `record_text.rs`).
+    Record(Vec<Value>),
 }
 
 impl Value {
@@ -50,6 +53,7 @@ impl Value {
             Value::Uuid(_) => "uuid",
             Value::Interval(_) => "interval",
             Value::Array(_) => "array",
+            Value::Record(_) => "record",
         }
     }
 
@@ -158,6 +162,7 @@ impl Value {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))
             }
+            (Value::Record(_), SqlType::Record) => true,
             _ => false,
         }
     }
@@ -191,7 +196,10 @@ impl Value {
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             // Element by element, a NULL after every value (PostgreSQL's
             // array order), then the shorter first.
-            (Value::Array(a), Value::Array(b)) => {
+            // Field by field, the same order (PostgreSQL's record_cmp,
+            // which btree, DISTINCT and `t = t2` of whole rows use: two
+            // NULL fields are equal).
+            (Value::Array(a), Value::Array(b)) | (Value::Record(a), Value::Record(b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let order = match (x, y) {
                         (Value::Null, Value::Null) => Ordering::Equal,

@@ -359,6 +359,13 @@ pub fn bind_call<C: Columns + ?Sized>(
             arg_type.name()
         )));
     }
+    // A row value is counted, nothing else (PostgreSQL's record has no
+    // aggregate but count; array_agg of rows is not built here).
+    if arg_type == SqlType::Record && !matches!(kind, Kind::Count | Kind::CountStar) {
+        return Err(functions::no_match(format!(
+            "function {name}(record) does not exist"
+        )));
+    }
     if kind == Kind::ArrayAgg && arg_type.array_of().is_none() {
         return Err(SqlError::unsupported(format!(
             "array_agg of type {}",
@@ -462,6 +469,20 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
         let (position, _) = self.source.resolve_qualified(qualifier, name)?;
         self.grouped_column(position, name)
+    }
+
+    /// A whole row not grouped by itself (`GROUP BY t` is a key,
+    /// matched before this) is PostgreSQL's 42803.
+    fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
+        if let Err(e) = self.source.whole_row(name)? {
+            return Some(Err(e));
+        }
+        Some(Err(SqlError::new(
+            "42803",
+            format!(
+                "column \"{name}.*\" must appear in the GROUP BY clause or be used in an aggregate function"
+            ),
+        )))
     }
 
     fn type_at(&self, position: usize) -> SqlType {

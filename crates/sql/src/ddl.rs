@@ -217,6 +217,16 @@ fn create_table_as(
     }
     let mut columns = Vec::with_capacity(planned.columns.len());
     for (i, (column, ty)) in planned.columns.iter().zip(&planned.types).enumerate() {
+        if *ty == SqlType::Record {
+            let name = create
+                .columns
+                .get(i)
+                .map_or_else(|| column.name.clone(), |c| names::ident(&c.name));
+            return Err(SqlError::new(
+                "42P16",
+                format!("column \"{name}\" has pseudo-type record"),
+            ));
+        }
         if ty.element().is_some() {
             return Err(SqlError::unsupported(format!(
                 "a column of type {}",

@@ -890,6 +890,9 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
+        Scalar::Func(Func::Row(f), args) => {
+            crate::row_values::deparse(*f, &args.iter().map(d).collect::<Vec<_>>())
+        }
         Scalar::Func(f, args) => {
             let a: Vec<String> = args.iter().map(d).collect();
             match (f, args.as_slice()) {
@@ -991,6 +994,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::TimestampTz => "timestamp with time zone",
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
+        SqlType::Record => "record",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
     })
 }

@@ -80,6 +80,10 @@ pub struct Scope {
     /// RIGHT JOIN) and never to the other, which `*` leaves out.
     merged: Vec<(String, usize)>,
     hidden: Vec<usize>,
+    /// The FROM items (indexes into `tables`) on the side of an outer
+    /// join that may be NULL-extended: a whole-row reference to one is
+    /// 0A000 (`whole_row`), as its NULL row would read as `(,)`.
+    nullable: Vec<usize>,
     /// What `*` stands for once a join merged columns (PostgreSQL's order:
     /// the merged columns, then the left side's others, then the right
     /// side's); `None`: every column in order.
@@ -322,6 +326,17 @@ impl Columns for Scope {
 
     fn qualifier_of(&self, position: usize) -> Option<String> {
         Some(self.tables[self.table_of(position)].qualifier.clone())
+    }
+
+    fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
+        let n = self.tables.iter().position(|t| t.qualifier == name)?;
+        if self.nullable.contains(&n) {
+            return Some(Err(SqlError::unsupported(format!(
+                "a whole-row reference to \"{name}\", on the nullable side of an outer join"
+            ))));
+        }
+        let t = &self.tables[n];
+        Some(Ok((t.offset..t.offset + t.names.len()).collect()))
     }
 
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
@@ -709,6 +724,13 @@ pub fn resolve<'a>(
         }
         scope.push(table);
         bases.push(base);
+        let last = scope.tables.len() - 1;
+        match item.join {
+            Some((JoinKind::Left, _)) => scope.nullable.push(last),
+            Some((JoinKind::Right, _)) => scope.nullable.extend(0..last),
+            Some((JoinKind::Full, _)) => scope.nullable.extend(0..=last),
+            _ => {}
+        }
         let names = match &item.using {
             Using::None => continue,
             Using::Columns(names) => names.clone(),

@@ -108,6 +108,8 @@ pub enum Func {
     /// An array's construction, element, comparison or function
     /// (`array_functions.rs`).
     Array(ArrayFunc),
+    /// A row value's construction, test or comparison (`row_values.rs`).
+    Row(crate::row_values::RowFunc),
     /// A `char(n)` value as text, its trailing blanks dropped (PostgreSQL's
     /// cast from `character` to `text`): bound where a `char(n)` meets a
     /// text function, `||`, a cast to a string type or a comparison it is
@@ -291,6 +293,7 @@ impl Func {
         match self {
             Func::Catalog(f) => f.name(),
             Func::Array(f) => f.name(),
+            Func::Row(f) => f.name(),
             Func::Interval(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
@@ -338,6 +341,7 @@ impl Func {
             Func::Setval => (2..=3).contains(&count),
             Func::Catalog(f) => f.takes(count),
             Func::Array(f) => f.takes(count),
+            Func::Row(_) => true,
             Func::Interval(f) => f.takes(count),
         }
     }
@@ -458,6 +462,7 @@ impl Func {
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
             Func::Array(f) => f.ty(args),
+            Func::Row(f) => f.ty(),
             Func::Interval(f) => f.ty(),
         }
     }
@@ -478,7 +483,8 @@ impl Func {
                 | Func::Concat
                 | Func::ConcatWs
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
-            && !matches!(self, Func::Catalog(f) if !f.is_strict());
+            && !matches!(self, Func::Catalog(f) if !f.is_strict())
+            && !matches!(self, Func::Row(_));
         if strict && args.contains(&Value::Null) {
             return Ok(Value::Null);
         }
@@ -775,6 +781,7 @@ impl Func {
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,
             Func::Array(f) => f.eval(args)?,
+            Func::Row(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {

@@ -45,6 +45,7 @@ mod query;
 mod recursive;
 mod regex_match;
 pub mod roles;
+mod row_values;
 mod scalar;
 mod scan;
 mod sequences;

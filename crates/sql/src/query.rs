@@ -43,6 +43,10 @@ impl Columns for Relation {
     fn qualifier_of(&self, _position: usize) -> Option<String> {
         Some(self.def.name.clone())
     }
+
+    fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
+        (name == self.def.name).then(|| Ok((0..self.types.len()).collect()))
+    }
 }
 
 /// What the select list makes of the source's rows.
@@ -1616,6 +1620,20 @@ fn column_name(expr: &Expr) -> String {
             _ => UNNAMED.into(),
         },
         Expr::Array(_) => "array".into(),
+        // `(a, b)`: a row constructor, as `ROW(a, b)`.
+        Expr::Tuple(_) => "row".into(),
+        // `(r).field`: the field's name.
+        Expr::CompoundFieldAccess { access_chain, .. }
+            if matches!(
+                access_chain.as_slice(),
+                [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]
+            ) =>
+        {
+            match access_chain.as_slice() {
+                [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))] => names::ident(id),
+                _ => UNNAMED.into(),
+            }
+        }
         // `a[i]`: the array's name.
         Expr::CompoundFieldAccess { root, .. } => column_name(root),
         // A cast names its column by its inner expression's name, unless

@@ -42,6 +42,12 @@ pub trait Columns {
     fn intercept(&self, _expr: &Expr) -> Option<Result<Scalar, SqlError>> {
         None
     }
+    /// The positions of the columns of the FROM item called `name`, for
+    /// a whole-row reference (`row_values.rs`); by default there is none.
+    fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
+        let _ = name;
+        None
+    }
 }
 
 /// A row known by its types alone (names do not resolve in it).
@@ -264,6 +270,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     if let Some(bound) = columns.intercept(expr) {
         return bound;
     }
+    if let Some(bound) = crate::row_values::bind(expr, columns) {
+        return bound;
+    }
     let boxed = |e: &Expr| bind(e, columns).map(Box::new);
     Ok(match expr {
         Expr::Value(v) => match &v.value {
@@ -300,7 +309,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 ));
             }
         },
-        Expr::Identifier(id) => Scalar::Column(columns.resolve(&names::ident(id))?.0),
+        Expr::Identifier(id) => match columns.resolve(&names::ident(id)) {
+            Ok((c, _)) => Scalar::Column(c),
+            Err(e) => crate::row_values::whole_row(&names::ident(id), columns).unwrap_or(Err(e))?,
+        },
         Expr::CompoundIdentifier(parts) if parts.len() == 2 => Scalar::Column(
             columns
                 .resolve_qualified(&names::ident(&parts[0]), &names::ident(&parts[1]))?
@@ -394,17 +406,16 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     regex: true,
                 },
                 op => match Cmp::of(op) {
-                    Some(cmp) => {
-                        let (a, b) = typed_pair(a, b, columns)?;
-                        let (a, b) = char_sides(a, b, columns);
-                        Scalar::Compare(cmp, Box::new(a), Box::new(b))
-                    }
+                    Some(cmp) => match crate::row_values::compare(cmp, &a, &b, columns)? {
+                        Some(rows) => rows,
+                        None => comparison(cmp, a, b, columns)?,
+                    },
                     None => return Err(SqlError::unsupported(format!("the operator {op}"))),
                 },
             }
         }
-        Expr::IsNull(e) => Scalar::IsNull(boxed(e)?, false),
-        Expr::IsNotNull(e) => Scalar::IsNull(boxed(e)?, true),
+        Expr::IsNull(e) => crate::row_values::is_null(bind(e, columns)?, false, columns),
+        Expr::IsNotNull(e) => crate::row_values::is_null(bind(e, columns)?, true, columns),
         Expr::InList {
             expr,
             list,
@@ -1074,6 +1085,19 @@ fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scala
     (side(a), side(b))
 }
 
+/// `a cmp b` of two values (not rows): a quoted literal or parameter
+/// typed by the column it meets, `char(n)` sides as [`char_sides`] says.
+pub(crate) fn comparison(
+    cmp: Cmp,
+    a: Scalar,
+    b: Scalar,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
+    let (a, b) = typed_pair(a, b, columns)?;
+    let (a, b) = char_sides(a, b, columns);
+    Ok(Scalar::Compare(cmp, Box::new(a), Box::new(b)))
+}
+
 /// A quoted literal meeting a column takes the column's type (PostgreSQL's
 /// `unknown` literals), at bind time.
 fn typed_pair(
@@ -1530,6 +1554,7 @@ pub fn value_type(value: &Value) -> SqlType {
             .map_or(SqlType::Text, value_type)
             .array_of()
             .unwrap_or(SqlType::Array(&SqlType::Text)),
+        Value::Record(_) => SqlType::Record,
     }
 }
 

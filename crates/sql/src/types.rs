@@ -236,6 +236,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::TimestampTz => "timestamptz",
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
+        SqlType::Record => "record",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
     })
 }
@@ -477,6 +478,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         }
         Value::Numeric(n) => numeric_binary(*n),
         Value::Array(items) => array_binary(items, type_oid)?,
+        Value::Record(fields) => crate::row_values::record_binary(fields)?,
     }))
 }
 
@@ -604,7 +606,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
                 i64::from_be_bytes(b[..8].try_into().expect("8")),
             ))
         }
-        SqlType::Array(_) => {
+        SqlType::Array(_) | SqlType::Record => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",
                 ty.name()

@@ -407,6 +407,10 @@ impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
         self.inner.qualifier_of(position)
     }
 
+    fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
+        self.inner.whole_row(name)
+    }
+
     fn type_at(&self, position: usize) -> SqlType {
         match position.checked_sub(WINDOW_BASE) {
             Some(k) => self.windows.borrow().calls[k].ty,

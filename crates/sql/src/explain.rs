@@ -339,7 +339,12 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
                 .map(|(name, plain)| key_text(name.clone(), *plain))
                 .collect();
             let keys: Vec<String> = order.iter().map(|k| sort_key(&texts, k)).collect();
-            let mut sort = Node::new("Sort", groups);
+            // Under a Limit the sort hands on only the groups it takes.
+            let handed = match crate::query::first_groups(planned) {
+                Some(n) => actual.map_or(0, |a| a.groups.min(n as u64)),
+                None => actual.map_or(0, |a| a.groups),
+            };
+            let mut sort = Node::new("Sort", analyzed(handed));
             sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;

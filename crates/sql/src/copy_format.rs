@@ -91,12 +91,21 @@ pub struct Options {
     pub force_quote: Option<Forced>,
     pub force_not_null: Option<Forced>,
     pub force_null: Option<Forced>,
+    /// `FREEZE`: nothing to do (folio never freezes), but given once.
+    pub freeze: Option<bool>,
+    /// `ENCODING`: UTF-8, the only one accepted, given once.
+    pub encoding: Option<()>,
 }
 
-/// Sets an option given once; a second time is PostgreSQL's 42601.
-pub fn once<T>(slot: &mut Option<T>, value: T) -> Result<(), SqlError> {
+/// Sets an option given once; a second time is PostgreSQL's 42601, at
+/// `position` (the second option's, when known).
+pub fn once<T>(slot: &mut Option<T>, value: T, position: Option<usize>) -> Result<(), SqlError> {
     if slot.is_some() {
-        return Err(SqlError::new("42601", "conflicting or redundant options"));
+        let error = SqlError::conflicting_options();
+        return Err(match position {
+            Some(p) => error.at(p),
+            None => error,
+        });
     }
     *slot = Some(value);
     Ok(())
@@ -535,7 +544,8 @@ mod tests {
             "22023"
         );
         let mut twice = None;
-        once(&mut twice, 1).unwrap();
-        assert_eq!(once(&mut twice, 2).unwrap_err().code, "42601");
+        once(&mut twice, 1, None).unwrap();
+        let error = once(&mut twice, 2, Some(7)).unwrap_err();
+        assert_eq!((error.code, error.position), ("42601", Some(7)));
     }
 }

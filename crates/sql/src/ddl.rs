@@ -511,8 +511,13 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
 }
 
 /// A DEFAULT expression of a column of type `ty` as stored: it names no
-/// column (0A000, as PostgreSQL) and its value now fits the column (an
-/// error now, as PostgreSQL's at CREATE, rather than at every insert).
+/// column (0A000, as PostgreSQL) and its value is one of the column's
+/// type without its length or precision (an error now, as PostgreSQL's
+/// reading of a literal at CREATE). Whether it fits the column's length,
+/// precision or range (22001, 22003: `varchar(2) default 'abc'`), and an
+/// error its evaluation raises (a division by zero), are the first
+/// insert's that uses it, as in PostgreSQL, which coerces to the modifier
+/// and evaluates per insert.
 fn default_text(
     (cx, txn): (&Ctx<'_>, &Transaction),
     expr: &Expr,
@@ -532,13 +537,33 @@ fn default_text(
     let mut named = Vec::new();
     match !sequences::names_in(expr, &mut named)? {
         true => {
-            types::coerce(bound.eval(&[], env)?, ty)?;
+            // A quoted literal is read as the column's type now; another
+            // value out of its range (`int2 default 100000`) is the
+            // insert's error.
+            let literal = matches!(bound, Scalar::Const(Value::Text(_)));
+            if let Ok(value) = bound.eval(&[], env) {
+                match types::coerce(value, unconstrained(ty)) {
+                    Err(e) if e.code == "22003" && !literal => {}
+                    fitted => {
+                        fitted?;
+                    }
+                }
+            }
         }
         false => {
             sequences::Calls::resolve(cx, txn, &named)?;
         }
     }
     Ok(expr.to_string())
+}
+
+/// `ty` without its length or precision (a `char(n)` as text).
+fn unconstrained(ty: SqlType) -> SqlType {
+    match ty {
+        SqlType::Varchar(_) | SqlType::Char(_) => SqlType::Text,
+        SqlType::Numeric(_) => SqlType::Numeric(None),
+        other => other,
+    }
 }
 
 /// The integer type of a `smallserial`, `serial` or `bigserial` column.

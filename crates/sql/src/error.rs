@@ -57,6 +57,12 @@ impl SqlError {
         }
     }
 
+    /// PostgreSQL's 42601 for an option given twice (or with its
+    /// opposite) in one statement's option list; it points at the second.
+    pub fn conflicting_options() -> SqlError {
+        SqlError::new("42601", "conflicting or redundant options")
+    }
+
     /// The constraint the error is about, if it names one.
     pub fn constraint(&self) -> Option<&str> {
         self.subject.as_ref()?.constraint.as_deref()

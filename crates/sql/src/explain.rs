@@ -136,6 +136,10 @@ fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlEr
     let mut summary = None;
     for option in list {
         let name = names::ident(&option.name);
+        if name == "format" {
+            format(option)?;
+            continue;
+        }
         let on = match &option.arg {
             None => true,
             Some(Expr::Value(v)) => match &v.value {
@@ -154,9 +158,6 @@ fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlEr
             "summary" => summary = Some(on),
             // Accepted; folio prints neither costs nor the rest.
             "costs" | "verbose" | "settings" | "wal" => {}
-            "format" => {
-                return Err(SqlError::unsupported("EXPLAIN (FORMAT ...)"));
-            }
             _ => {
                 return Err(SqlError::new(
                     "42601",
@@ -168,6 +169,30 @@ fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlEr
     // PostgreSQL: SUMMARY defaults to on with ANALYZE.
     options.summary = summary.unwrap_or(options.analyze);
     Ok(options)
+}
+
+/// `FORMAT text` (folio's only format; given again, the last one
+/// counts, as PostgreSQL's); JSON, XML and YAML are 0A000, another word
+/// 22023 at the option, as PostgreSQL's.
+fn format(option: &UtilityOption) -> Result<(), SqlError> {
+    let value = match &option.arg {
+        Some(Expr::Identifier(id)) => id.value.to_ascii_lowercase(),
+        Some(Expr::Value(v)) => match &v.value {
+            sqlparser::ast::Value::SingleQuotedString(s) => s.to_ascii_lowercase(),
+            other => other.to_string(),
+        },
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    match value.as_str() {
+        "text" => Ok(()),
+        "json" | "xml" | "yaml" => Err(SqlError::unsupported("EXPLAIN (FORMAT ...)")),
+        _ => Err(SqlError::new(
+            "22023",
+            format!("unrecognized value for EXPLAIN option \"format\": \"{value}\""),
+        )
+        .near(Some(option.name.span.start))),
+    }
 }
 
 fn bool_word(name: &str, word: &str) -> Result<bool, SqlError> {
@@ -314,7 +339,12 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
                 .map(|(name, plain)| key_text(name.clone(), *plain))
                 .collect();
             let keys: Vec<String> = order.iter().map(|k| sort_key(&texts, k)).collect();
-            let mut sort = Node::new("Sort", groups);
+            // Under a Limit the sort hands on only the groups it takes.
+            let handed = match crate::query::first_groups(planned) {
+                Some(n) => actual.map_or(0, |a| a.groups.min(n as u64)),
+                None => actual.map_or(0, |a| a.groups),
+            };
+            let mut sort = Node::new("Sort", analyzed(handed));
             sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;

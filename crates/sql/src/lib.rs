@@ -35,6 +35,7 @@ mod interval_functions;
 mod lookups;
 mod names;
 mod numeric_functions;
+mod operand_types;
 mod output;
 mod params;
 mod parse;

@@ -88,7 +88,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         out.push(match keyword(first) {
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), false)?),
-            Some(Keyword::COPY) => Parsed::Copy(copy(&plain(&spanned[1..]))?),
+            Some(Keyword::COPY) => Parsed::Copy(copy(&spanned[1..], &text)?),
             Some(Keyword::RESET) => {
                 let tokens = plain(&spanned[1..]);
                 let mut c = Cursor {
@@ -100,11 +100,11 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Reset(name)
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
-                sequence_options_in_order(&mut spanned[2..]);
+                sequence_options_in_order(&mut spanned[2..], &text)?;
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
-                Parsed::AlterSequence(alter_sequence(&dialect, &plain(&spanned[2..]), &place)?)
+                Parsed::AlterSequence(alter_sequence(&dialect, &spanned[2..], &place)?)
             }
             // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
             Some(Keyword::ALTER)
@@ -293,9 +293,13 @@ fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
 /// order, put in the one order sqlparser reads them in: AS, INCREMENT,
 /// [NO] MINVALUE, [NO] MAXVALUE, START, CACHE, [NO] CYCLE, OWNED BY.
 /// `tokens` follow `SEQUENCE`; a clause runs from its keyword to the
-/// next clause's (the sort is stable, so a repeated option stays a
-/// syntax error). The tokens keep their places in the text for errors.
-fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
+/// next clause's. An option given twice (`START 1 START 2`, `CYCLE NO
+/// CYCLE`) is PostgreSQL's 42601 "conflicting or redundant options" at
+/// the second. The tokens keep their places in the text for errors.
+fn sequence_options_in_order(
+    tokens: &mut [TokenWithSpan],
+    text: &Text<'_>,
+) -> Result<(), SqlError> {
     let end = tokens
         .iter()
         .position(|t| t.token == Token::EOF)
@@ -328,6 +332,8 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
             Keyword::CACHE => 5,
             Keyword::CYCLE if !after_no => 6,
             Keyword::OWNED => 7,
+            // ALTER SEQUENCE's, taken out after the sort.
+            Keyword::RESTART => 8,
             _ => return None,
         })
     };
@@ -335,8 +341,13 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
         .filter_map(|at| rank(at).map(|r| (at, r)))
         .collect();
     let Some(&(first, _)) = starts.first() else {
-        return;
+        return Ok(());
     };
+    for (i, &(at, r)) in starts.iter().enumerate() {
+        if starts[..i].iter().any(|&(_, earlier)| earlier == r) {
+            return Err(conflicting(text, &tokens[at]));
+        }
+    }
     let mut clauses: Vec<(u8, &[TokenWithSpan])> = starts
         .iter()
         .enumerate()
@@ -351,6 +362,16 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
         .flat_map(|(_, clause)| clause.iter().cloned())
         .collect();
     tokens[first..end].clone_from_slice(&ordered);
+    Ok(())
+}
+
+/// [`SqlError::conflicting_options`] at `token`.
+fn conflicting(text: &Text<'_>, token: &TokenWithSpan) -> SqlError {
+    let error = SqlError::conflicting_options();
+    match text.position(token.span.start) {
+        Some(p) => error.at(p),
+        None => error,
+    }
 }
 
 /// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
@@ -358,26 +379,36 @@ fn sequence_options_in_order(tokens: &mut [TokenWithSpan]) {
 /// (in any order, [`sequence_options_in_order`]).
 fn alter_sequence(
     dialect: &PostgreSqlDialect,
-    tokens: &[Token],
+    tokens: &[TokenWithSpan],
     place: &Place<'_>,
 ) -> Result<crate::sequences::Alter, SqlError> {
-    let mut rest: Vec<Token> = tokens.to_vec();
-    let if_exists =
-        keyword_at(&rest, 0) == Some(Keyword::IF) && keyword_at(&rest, 1) == Some(Keyword::EXISTS);
+    let mut create = vec![
+        TokenWithSpan::wrap(Token::make_keyword("CREATE")),
+        TokenWithSpan::wrap(Token::make_keyword("SEQUENCE")),
+    ];
+    create.extend_from_slice(tokens);
+    let words = plain(&create[2..]);
+    let if_exists = keyword_at(&words, 0) == Some(Keyword::IF)
+        && keyword_at(&words, 1) == Some(Keyword::EXISTS);
     if if_exists {
-        rest.drain(..2);
+        create.drain(2..4);
     }
+    // The options sorted (a repeated one, RESTART too, is 42601), RESTART
+    // last; then RESTART taken out. The tokens keep their places in the
+    // text for errors.
+    sequence_options_in_order(&mut create[2..], place.text)?;
+    let words = plain(&create);
     let mut restart = None;
-    if let Some(at) = rest
+    if let Some(at) = words
         .iter()
         .position(|t| keyword(t) == Some(Keyword::RESTART))
     {
         let mut end = at + 1;
-        if keyword_at(&rest, end) == Some(Keyword::WITH) {
+        if keyword_at(&words, end) == Some(Keyword::WITH) {
             end += 1;
         }
-        let negative = rest.get(end) == Some(&Token::Minus);
-        let number = match rest.get(end + usize::from(negative)) {
+        let negative = words.get(end) == Some(&Token::Minus);
+        let number = match words.get(end + usize::from(negative)) {
             Some(Token::Number(n, _)) => Some(
                 n.parse::<i64>()
                     .map_err(|_| SqlError::syntax(format!("syntax error at or near \"{n}\"")))?,
@@ -389,20 +420,17 @@ fn alter_sequence(
                 end += 1 + usize::from(negative);
                 restart = Some(Some(if negative { -n } else { n }));
             }
-            None if end > at + 1 => return Err(near(rest.get(end))),
+            None if end > at + 1 => {
+                return Err(match (create.get(end), place.terminator) {
+                    (Some(t), _) if t.token != Token::EOF => place.text.near(t),
+                    (_, Some(terminator)) => place.text.near(terminator),
+                    (_, None) => place.text.at_end(),
+                });
+            }
             None => restart = Some(None),
         }
-        rest.drain(at..end);
+        create.drain(at..end);
     }
-    let mut create = vec![
-        Token::make_keyword("CREATE"),
-        Token::make_keyword("SEQUENCE"),
-    ];
-    create.extend(rest);
-    // Rewritten tokens have no locations: an error names no token, only
-    // the end of input.
-    let mut create: Vec<TokenWithSpan> = create.into_iter().map(TokenWithSpan::wrap).collect();
-    sequence_options_in_order(&mut create[2..]);
     match parse_one(dialect, create, place)? {
         Statement::CreateSequence {
             name,
@@ -699,8 +727,15 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
 /// The rest of `COPY`: `table [(columns)] FROM STDIN [[WITH] (options)]`
 /// with options `FORMAT text`, `DELIMITER 'c'`, `NULL 'text'`, `FREEZE
 /// [bool]` (nothing to do: folio never freezes). Other forms are 0A000.
-fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
-    let mut c = Cursor { tokens, at: 0 };
+fn copy(spanned: &[TokenWithSpan], text: &Text<'_>) -> Result<Copy, SqlError> {
+    let tokens = plain(spanned);
+    let mut c = Cursor {
+        tokens: &tokens,
+        at: 0,
+    };
+    // An error about an option as a whole (given twice, not recognized)
+    // points at its first token, as PostgreSQL's.
+    let position = |at: usize| spanned.get(at).and_then(|t| text.position(t.span.start));
     let mut table = String::new();
     let mut columns = Vec::new();
     let mut query = None;
@@ -746,15 +781,16 @@ fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
     c.take_keyword(Keyword::WITH);
     if c.take(&Token::LParen) {
         loop {
+            let at = position(c.at);
             let option = c.ident()?.value.to_ascii_lowercase();
-            copy_option(&mut c, &mut options, &option)?;
+            copy_option(&mut c, &mut options, &option, at)?;
             if !c.take(&Token::Comma) {
                 break;
             }
         }
         c.expect(&Token::RParen)?;
     } else {
-        copy_legacy_options(&mut c, &mut options)?;
+        copy_legacy_options(&mut c, &mut options, &position)?;
     }
     c.end()?;
     Ok(Copy {
@@ -766,12 +802,18 @@ fn copy(tokens: &[Token]) -> Result<Copy, SqlError> {
     })
 }
 
-/// One option of `COPY ... WITH (option [value], ...)`.
+/// One option of `COPY ... WITH (option [value], ...)`, the option at
+/// `at` in the text.
 fn copy_option(
     c: &mut Cursor<'_>,
     options: &mut copy_format::Options,
     option: &str,
+    at: Option<usize>,
 ) -> Result<(), SqlError> {
+    let placed = |error: SqlError| match at {
+        Some(p) => error.at(p),
+        None => error,
+    };
     use copy_format::{Header, Kind, once};
     match option {
         "force_quote" | "force_not_null" | "force_null" => {
@@ -786,7 +828,7 @@ fn copy_option(
                 "force_not_null" => &mut options.force_not_null,
                 _ => &mut options.force_null,
             };
-            return once(slot, forced);
+            return once(slot, forced, at);
         }
         _ => {}
     }
@@ -799,20 +841,21 @@ fn copy_option(
                 "csv" => Kind::Csv,
                 "binary" => return Err(SqlError::unsupported("COPY's binary format")),
                 other => {
-                    return Err(SqlError::new(
+                    return Err(placed(SqlError::new(
                         "22023",
                         format!("COPY format \"{other}\" not recognized"),
-                    ));
+                    )));
                 }
             },
+            at,
         ),
-        ("freeze", v) => boolean("freeze", v).map(|_| ()),
-        ("delimiter", Some(d)) => once(&mut options.delimiter, d.to_string()),
-        ("null", Some(n)) => once(&mut options.null, n.to_string()),
-        ("quote", Some(q)) => once(&mut options.quote, q.to_string()),
-        ("escape", Some(e)) => once(&mut options.escape, e.to_string()),
+        ("freeze", v) => once(&mut options.freeze, boolean("freeze", v)?, at),
+        ("delimiter", Some(d)) => once(&mut options.delimiter, d.to_string(), at),
+        ("null", Some(n)) => once(&mut options.null, n.to_string(), at),
+        ("quote", Some(q)) => once(&mut options.quote, q.to_string(), at),
+        ("escape", Some(e)) => once(&mut options.escape, e.to_string(), at),
         ("header", Some(m)) if m.eq_ignore_ascii_case("match") => {
-            once(&mut options.header, Header::Match)
+            once(&mut options.header, Header::Match, at)
         }
         ("header", v) => {
             let header = if boolean("header", v)? {
@@ -820,13 +863,13 @@ fn copy_option(
             } else {
                 Header::Absent
             };
-            once(&mut options.header, header)
+            once(&mut options.header, header, at)
         }
-        ("encoding", Some(e)) => encoding(e),
-        (other, _) => Err(SqlError::new(
+        ("encoding", Some(e)) => once(&mut options.encoding, encoding(e)?, at),
+        (other, _) => Err(placed(SqlError::new(
             "42601",
             format!("option \"{other}\" not recognized"),
-        )),
+        ))),
     }
 }
 
@@ -837,9 +880,11 @@ fn copy_option(
 fn copy_legacy_options(
     c: &mut Cursor<'_>,
     options: &mut copy_format::Options,
+    position: &dyn Fn(usize) -> Option<usize>,
 ) -> Result<(), SqlError> {
     use copy_format::{Header, Kind, once};
     while let Some(token) = c.peek() {
+        let at = position(c.at);
         let Token::Word(w) = token else {
             return Err(near(Some(token)));
         };
@@ -854,14 +899,14 @@ fn copy_legacy_options(
         };
         match word.as_str() {
             "binary" => return Err(SqlError::unsupported("COPY's binary format")),
-            "csv" => once(&mut options.kind, Kind::Csv)?,
-            "header" => once(&mut options.header, Header::Present)?,
-            "freeze" => {}
-            "delimiter" => once(&mut options.delimiter, string(c)?)?,
-            "null" => once(&mut options.null, string(c)?)?,
-            "quote" => once(&mut options.quote, string(c)?)?,
-            "escape" => once(&mut options.escape, string(c)?)?,
-            "encoding" => encoding(&string(c)?)?,
+            "csv" => once(&mut options.kind, Kind::Csv, at)?,
+            "header" => once(&mut options.header, Header::Present, at)?,
+            "freeze" => once(&mut options.freeze, true, at)?,
+            "delimiter" => once(&mut options.delimiter, string(c)?, at)?,
+            "null" => once(&mut options.null, string(c)?, at)?,
+            "quote" => once(&mut options.quote, string(c)?, at)?,
+            "escape" => once(&mut options.escape, string(c)?, at)?,
+            "encoding" => once(&mut options.encoding, encoding(&string(c)?)?, at)?,
             "force" => {
                 let (slot, all) = if c.take_keyword(Keyword::QUOTE) {
                     (&mut options.force_quote, true)
@@ -877,7 +922,7 @@ fn copy_legacy_options(
                 } else {
                     Forced::Columns(c.bare_column_list()?)
                 };
-                once(slot, forced)?;
+                once(slot, forced, at)?;
             }
             _ => return Err(near(Some(token))),
         }
@@ -906,6 +951,28 @@ mod tests {
     // Proves a column default opening with a parenthesis reads on past it
     // (sqlparser 0.59 stopped there), up to the column's next option, and
     // that other defaults and a bad one are left as they were.
+    // Proves an option given twice is 42601 "conflicting or redundant
+    // options" at the second one, as PostgreSQL points at it, in CREATE /
+    // ALTER SEQUENCE (RESTART too) and COPY in either option spelling.
+    #[test]
+    fn an_option_given_twice_points_at_the_second() {
+        for (sql, position) in [
+            ("create sequence s start 1 start 2", 27),
+            ("create sequence s cycle no cycle", 25),
+            ("alter sequence s restart 1 start 1 start 2 restart 3", 36),
+            ("alter sequence s restart with 1 restart", 33),
+            ("copy t from stdin (format csv, format text)", 32),
+            ("copy t from stdin freeze freeze", 26),
+        ] {
+            let error = statements(sql).unwrap_err();
+            assert_eq!(
+                (error.code, error.message.as_str(), error.position),
+                ("42601", "conflicting or redundant options", Some(position)),
+                "{sql}"
+            );
+        }
+    }
+
     #[test]
     fn a_default_reads_past_its_opening_parenthesis() {
         let sql = "create table t (a int default (1 + 2) * 3 not null, \

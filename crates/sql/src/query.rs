@@ -950,7 +950,18 @@ pub fn run(
                 }
             };
             counts.groups = rows.len() as u64;
-            sort(&mut rows, order)?;
+            match first_groups(planned) {
+                // Only the first groups in ORDER BY's order are returned:
+                // kept as the groups stream past (`top_n.rs`).
+                Some(n) if !order.is_empty() => {
+                    let mut first = TopN::new(order, n);
+                    for row in &rows {
+                        first.offer(row)?;
+                    }
+                    rows = first.finish()?;
+                }
+                _ => sort(&mut rows, order)?,
+            }
             output
         }
     };
@@ -990,6 +1001,23 @@ pub fn run(
         limit(&mut rows);
     }
     Ok((rows, counts))
+}
+
+/// How many of a grouping query's aggregate rows, in ORDER BY's order,
+/// its result can need (`OFFSET` + `LIMIT`): `None` without a LIMIT, or
+/// when window functions, DISTINCT or a sort of the result rows read them
+/// all. The sort over the groups hands on no more (EXPLAIN counts that).
+pub fn first_groups(planned: &Planned) -> Option<usize> {
+    let limit = planned.limit?;
+    let whole = !planned.windows.is_empty()
+        || planned.distinct != Distinct::No
+        || !planned.post_sort.is_empty();
+    match (&planned.shape, whole) {
+        (Shape::Aggregate { .. }, false) => {
+            Some(usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX))
+        }
+        _ => None,
+    }
 }
 
 /// Which repeated result rows a query drops.

@@ -10,6 +10,7 @@ use crate::error::SqlError;
 use crate::expr;
 use crate::functions::{self, Func, StrFunc};
 use crate::names;
+use crate::operand_types;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
@@ -443,7 +444,11 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             let expr = bind(expr, columns)?;
             let list = list
                 .iter()
-                .map(|e| Ok(typed_pair(expr.clone(), bind(e, columns)?, columns)?.1))
+                .map(|e| {
+                    let (a, item) = typed_pair(expr.clone(), bind(e, columns)?, columns)?;
+                    operand_types::compared("=", &a, &item, columns)?;
+                    Ok(item)
+                })
                 .collect::<Result<Vec<_>, SqlError>>()?;
             Scalar::InList {
                 expr: Box::new(expr),
@@ -461,6 +466,8 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             let a = bind(expr, columns)?;
             let (a1, low) = typed_pair(a.clone(), bind(low, columns)?, columns)?;
             let (a2, high) = typed_pair(a, bind(high, columns)?, columns)?;
+            operand_types::compared(">=", &a1, &low, columns)?;
+            operand_types::compared("<=", &a2, &high, columns)?;
             let both = Scalar::And(
                 Box::new(Scalar::Compare(Cmp::Ge, Box::new(a1), Box::new(low))),
                 Box::new(Scalar::Compare(Cmp::Le, Box::new(a2), Box::new(high))),
@@ -518,22 +525,38 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             conditions,
             else_result,
             ..
-        } => Scalar::Case {
-            operand: operand
+        } => {
+            let operand = operand
                 .as_deref()
                 .map(|o| bind(o, columns))
                 .transpose()?
-                .map(Box::new),
-            branches: conditions
+                .map(Box::new);
+            let branches: Vec<(Scalar, Scalar)> = conditions
                 .iter()
                 .map(|w| Ok((bind(&w.condition, columns)?, bind(&w.result, columns)?)))
-                .collect::<Result<_, SqlError>>()?,
-            otherwise: else_result
+                .collect::<Result<_, SqlError>>()?;
+            let otherwise = else_result
                 .as_deref()
                 .map(|e| bind(e, columns))
                 .transpose()?
-                .map(Box::new),
-        },
+                .map(Box::new);
+            if let Some(subject) = &operand {
+                for (when, _) in &branches {
+                    operand_types::compared("=", subject, when, columns)?;
+                }
+            }
+            let results = otherwise.as_deref().into_iter();
+            operand_types::arms(
+                "CASE",
+                results.chain(branches.iter().map(|(_, t)| t)),
+                columns,
+            )?;
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            }
+        }
         Expr::Cast {
             expr,
             data_type,
@@ -768,6 +791,7 @@ fn bind_any_or_all(
             "op ANY/ALL (array) requires array on right side",
         ));
     };
+    operand_types::compared_with_elements(&op.to_string(), &l, element, columns)?;
     l = match l {
         Scalar::Const(Value::Text(t)) => Scalar::Const(types::coerce(Value::Text(t), element)?),
         p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), element),
@@ -991,6 +1015,13 @@ fn function(
         ) => args.into_iter().map(|a| char_as_text(a, columns)).collect(),
         _ => args,
     };
+    match (func, args.as_slice()) {
+        (Func::Coalesce, _) => operand_types::arms("COALESCE", &args, columns)?,
+        (Func::Greatest, _) => operand_types::arms("GREATEST", &args, columns)?,
+        (Func::Least, _) => operand_types::arms("LEAST", &args, columns)?,
+        (Func::Nullif, [a, b]) => operand_types::compared("=", a, b, columns)?,
+        _ => {}
+    }
     if func.is_sequence()
         && let Some(first) = args.first()
         && !matches!(first, Scalar::Const(Value::Text(_)))
@@ -1086,7 +1117,8 @@ fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scala
 }
 
 /// `a cmp b` of two values (not rows): a quoted literal or parameter
-/// typed by the column it meets, `char(n)` sides as [`char_sides`] says.
+/// typed by the column it meets, the operand types checked
+/// (`operand_types.rs`), `char(n)` sides as [`char_sides`] says.
 pub(crate) fn comparison(
     cmp: Cmp,
     a: Scalar,
@@ -1094,6 +1126,7 @@ pub(crate) fn comparison(
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
     let (a, b) = typed_pair(a, b, columns)?;
+    operand_types::compared(cmp.symbol(), &a, &b, columns)?;
     let (a, b) = char_sides(a, b, columns);
     Ok(Scalar::Compare(cmp, Box::new(a), Box::new(b)))
 }

@@ -288,7 +288,7 @@ fn without_modifier(ty: SqlType, inputs: &[Input]) -> SqlType {
 
 /// A type's name without its modifier, as PostgreSQL's `format_type_be`
 /// names it in these errors.
-fn name(ty: SqlType) -> String {
+pub fn name(ty: SqlType) -> String {
     match ty {
         SqlType::Numeric(_) => "numeric".into(),
         SqlType::Varchar(_) => "character varying".into(),

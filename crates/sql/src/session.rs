@@ -185,7 +185,11 @@ impl Session {
     /// Notices and warnings raised since the last call (PostgreSQL's
     /// NoticeResponse: `table "x" does not exist, skipping`, ...).
     pub fn take_notices(&mut self) -> Vec<Notice> {
-        std::mem::take(&mut self.notices)
+        let mut notices = std::mem::take(&mut self.notices);
+        for notice in &mut notices {
+            self.temp.unqualify(&mut notice.message);
+        }
+        notices
     }
 
     /// Runs the statements of a simple-query message in order, stopping

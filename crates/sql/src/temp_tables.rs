@@ -148,13 +148,19 @@ impl TempTables {
     /// `e` with the session's namespace prefix taken off the names it
     /// quotes: PostgreSQL's messages name a temporary relation bare.
     pub fn unqualify_error(&self, mut e: SqlError) -> SqlError {
+        self.unqualify(&mut e.message);
+        e
+    }
+
+    /// A message (an error's, a notice's) with the session's namespace
+    /// prefix taken off the names it quotes.
+    pub fn unqualify(&self, message: &mut String) {
         if let Some(n) = self.namespace.get() {
             let prefix = format!("{}.", temp_schema(n));
-            if e.message.contains(&prefix) {
-                e.message = e.message.replace(&prefix, "");
+            if message.contains(&prefix) {
+                *message = message.replace(&prefix, "");
             }
         }
-        e
     }
 }
 

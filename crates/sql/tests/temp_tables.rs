@@ -90,6 +90,9 @@ fn each_session_sees_only_its_own_temporary_tables() {
     ok(&mut a, "create temp table t (x int primary key, y text)");
     ok(&mut a, "insert into t values (2, 'a')");
     ok(&mut a, "create temporary table only_a (z int)");
+    ok(&mut a, "create temp table if not exists t (x int)");
+    let notices: Vec<String> = a.take_notices().iter().map(|n| n.message.clone()).collect();
+    assert_eq!(notices, ["relation \"t\" already exists, skipping"]);
     assert_eq!(rows(&mut a, "select x from t"), ["2"]);
     assert_eq!(rows(&mut a, "select x from public.t"), ["1"]);
     assert_eq!(rows(&mut a, "select x from pg_temp.t"), ["2"]);

@@ -151,6 +151,8 @@ pub struct Catalog {
     /// Bytes of entries an index build sorts in memory to build bottom-up
     /// (`Relation::build_index`; PostgreSQL's `maintenance_work_mem`).
     build_memory: std::sync::atomic::AtomicUsize,
+    /// The temporary namespaces sessions hold (`temp.rs`).
+    pub(crate) temp_namespaces: Mutex<std::collections::BTreeSet<u32>>,
 }
 
 /// The default of [`Catalog::set_index_build_memory`]: 256 MiB.
@@ -177,7 +179,8 @@ pub(crate) fn corrupt(reason: String) -> CatalogError {
 }
 
 pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
-    if name.len() > MAX_NAME_LEN {
+    // A temporary relation's namespace prefix is no part of its name.
+    if crate::temp::unqualified(name).len() > MAX_NAME_LEN {
         return Err(CatalogError::NameTooLong(name.to_string()));
     }
     Ok(())
@@ -222,6 +225,7 @@ impl Catalog {
             dropped: trees.dropped,
             storage_guard: RwLock::new(()),
             build_memory: DEFAULT_INDEX_BUILD_MEMORY.into(),
+            temp_namespaces: Mutex::default(),
             pool,
             wal,
         }

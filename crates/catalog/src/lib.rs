@@ -22,6 +22,7 @@ mod sequences;
 mod statistics;
 mod statistics_file;
 mod table_maps_file;
+mod temp;
 mod toast;
 mod views;
 
@@ -48,5 +49,6 @@ pub use sequences::{
 pub use statistics::{ColumnStats, DEFAULT_RANGE_SELECTIVITY, SAMPLE_ROWS, TableStats};
 pub use statistics_file::STATISTICS_FILE;
 pub use table_maps_file::TABLE_MAPS_FILE;
+pub use temp::{split_temp_name, temp_name, temp_schema, temp_schema_number, unqualified};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
 pub use views::{View, ViewDef};

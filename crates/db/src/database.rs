@@ -208,7 +208,24 @@ impl Database {
         };
         let wal = Arc::new(wal);
         wal.set_redo_lsn(control.redo_lsn);
-        Database::assemble(storage, options, pool, wal, control, Some(stats))
+        let db = Database::assemble(storage, options, pool, wal, control, Some(stats))?;
+        db.drop_leftover_temp_tables()?;
+        Ok(db)
+    }
+
+    /// Drops the temporary tables a crash or a killed session left: no
+    /// session of this open owns them (folio-catalog `temp.rs`), as
+    /// PostgreSQL empties its temporary namespaces. One scan of
+    /// `folio.class`; a transaction is written only when there are some.
+    fn drop_leftover_temp_tables(&self) -> Result<(), DbError> {
+        let mut txn = self.begin(Isolation::ReadCommitted, Durability::Sync)?;
+        match self.catalog.drop_temp_tables(&mut txn, None)? {
+            0 => txn.rollback()?,
+            _ => {
+                txn.commit()?;
+            }
+        }
+        Ok(())
     }
 
     /// The common tail of create and open: logging hooks, a checkpoint (the

@@ -195,6 +195,7 @@ impl CatalogFunc {
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
                 | CatalogFunc::ViewDef
+                | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToRegclass
                 | CatalogFunc::Size
                 | CatalogFunc::RegIn(Reg::Class)
@@ -228,7 +229,8 @@ impl CatalogFunc {
         let text = |v: &Value| crate::types::text_output(v).unwrap_or_default();
         Ok(match self {
             CatalogFunc::GetUserById => Value::Text(role_name(number(&args[0])?)),
-            CatalogFunc::TableIsVisible | CatalogFunc::TypeIsVisible => Value::Bool(true),
+            CatalogFunc::TableIsVisible => Value::Bool(lookups()?.visible(number(&args[0])?)),
+            CatalogFunc::TypeIsVisible => Value::Bool(true),
             CatalogFunc::EncodingToChar => Value::Text(
                 match number(&args[0])? {
                     0 => "SQL_ASCII",
@@ -318,6 +320,9 @@ impl CatalogFunc {
                     Reg::Namespace => match oid {
                         11 => "pg_catalog".into(),
                         2200 => "public".into(),
+                        other if other > crate::system::TEMP_NAMESPACE_BASE => {
+                            format!("pg_temp_{}", other - crate::system::TEMP_NAMESPACE_BASE)
+                        }
                         other => other.to_string(),
                     },
                     Reg::Role => match role_name(oid) {

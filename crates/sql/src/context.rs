@@ -10,6 +10,8 @@ pub struct Ctx<'a> {
     pub db: &'a Database,
     pub settings: &'a Settings,
     pub relations: &'a Relations,
+    /// The session's temporary namespace (`temp_tables.rs`).
+    pub temp: &'a crate::temp_tables::TempTables,
     /// `currval` and `lastval`'s memory (`sequences.rs`).
     pub sequences: &'a std::sync::Arc<crate::sequences::SessionSequences>,
     /// Microseconds since 2000-01-01 UTC at the transaction's start

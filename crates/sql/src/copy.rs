@@ -59,8 +59,9 @@ pub struct CopyIn {
 impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
-        let relation = access::relation(cx, txn, &copy.table)?;
-        let targets = access::copy_columns(&relation, &copy.table, &copy.columns)?;
+        let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
+        let relation = access::relation(cx, txn, &table)?;
+        let targets = access::copy_columns(&relation, &table, &copy.columns)?;
         let names: Vec<&str> = targets
             .iter()
             .map(|&c| relation.def.columns[c].name.as_str())
@@ -252,8 +253,9 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
             (names, rows)
         }
         None => {
-            let relation = access::relation(cx, txn, &copy.table)?;
-            let columns = access::copy_columns(&relation, &copy.table, &copy.columns)?;
+            let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
+            let relation = access::relation(cx, txn, &table)?;
+            let columns = access::copy_columns(&relation, &table, &copy.columns)?;
             let names = columns
                 .iter()
                 .map(|&c| relation.def.columns[c].name.clone())

@@ -455,9 +455,12 @@ impl Additions {
                             [one] => vec![one.as_str()],
                             _ => Vec::new(),
                         };
-                        indexes::chosen_name(table, &column, "check", |n| {
-                            Ok(taken.iter().any(|t| t == n))
-                        })?
+                        indexes::chosen_name(
+                            folio_catalog::unqualified(table),
+                            &column,
+                            "check",
+                            |n| Ok(taken.iter().any(|t| t == n)),
+                        )?
                     }
                 };
                 let kind = ConstraintKind::Check {
@@ -472,9 +475,12 @@ impl Additions {
                 Some(name) => name.clone(),
                 None => {
                     let columns: Vec<&str> = key.columns.iter().map(String::as_str).collect();
-                    indexes::chosen_name(table, &columns, "fkey", |n| {
-                        Ok(taken.iter().any(|t| t == n))
-                    })?
+                    indexes::chosen_name(
+                        folio_catalog::unqualified(table),
+                        &columns,
+                        "fkey",
+                        |n| Ok(taken.iter().any(|t| t == n)),
+                    )?
                 }
             };
             let request = ForeignKeyRequest {

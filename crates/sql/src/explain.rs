@@ -662,7 +662,7 @@ fn scan_node(
             }
             format!(
                 "{kind}{backward} using {} on {table}",
-                relation.indexes[*index].def.name
+                folio_catalog::unqualified(&relation.indexes[*index].def.name)
             )
         }
     };

@@ -1232,6 +1232,9 @@ fn base(
             _ => return Err(e),
         },
     };
+    // A temporary table is shown, and qualifies its columns, by its bare
+    // name (`temp_tables.rs`).
+    let table_name = folio_catalog::unqualified(&table_name).to_string();
     let label = match &alias_name {
         Some(a) => format!("{table_name} {a}"),
         None => table_name.clone(),

@@ -163,6 +163,12 @@ pub fn chosen_name(
     label: &str,
     mut taken: impl FnMut(&str) -> Result<bool, SqlError>,
 ) -> Result<String, SqlError> {
+    // A temporary table's relations are in its namespace; the name
+    // proper is chosen from its bare name (`temp_tables.rs`).
+    let (namespace, table) = match folio_catalog::split_temp_name(table) {
+        Some((n, bare)) => (format!("{}.", folio_catalog::temp_schema(n)), bare),
+        None => (String::new(), table),
+    };
     let base = std::iter::once(table)
         .chain(columns.iter().copied())
         .collect::<Vec<_>>()
@@ -172,7 +178,10 @@ pub fn chosen_name(
             0 => format!("_{label}"),
             n => format!("_{label}{n}"),
         };
-        let name = format!("{}{suffix}", shortened(&base, MAX_NAME_LEN - suffix.len()));
+        let name = format!(
+            "{namespace}{}{suffix}",
+            shortened(&base, MAX_NAME_LEN - suffix.len())
+        );
         if !taken(&name)? {
             return Ok(name);
         }

@@ -219,7 +219,16 @@ impl View {
                     row
                 };
                 for def in catalog.tables(txn)? {
-                    out.push(table("public", &def.name, false));
+                    // A temporary table (`temp_tables.rs`): in its
+                    // namespace, as PostgreSQL's LOCAL TEMPORARY.
+                    match folio_catalog::split_temp_name(&def.name) {
+                        Some((n, name)) => {
+                            let mut row = table(&folio_catalog::temp_schema(n), name, false);
+                            row[3] = text("LOCAL TEMPORARY");
+                            out.push(row);
+                        }
+                        None => out.push(table("public", &def.name, false)),
+                    }
                 }
                 for view in catalog.views(txn)? {
                     out.push(table("public", &view.name, true));
@@ -240,8 +249,17 @@ impl View {
                             None => Value::Null,
                         };
                         let identity = crate::system::identity(&sequences, &def, n);
+                        let schema = match folio_catalog::split_temp_name(&def.name) {
+                            Some((n, _)) => folio_catalog::temp_schema(n),
+                            None => "public".to_string(),
+                        };
                         out.push(column_row(
-                            ("public", &def.name, &column.name, def.layout.attnum(n)),
+                            (
+                                &schema,
+                                folio_catalog::unqualified(&def.name),
+                                &column.name,
+                                def.layout.attnum(n),
+                            ),
                             ty,
                             default,
                             !column.not_null,

@@ -61,6 +61,7 @@ mod system_cast;
 mod system_operator;
 mod system_proc;
 mod table_functions;
+mod temp_tables;
 mod to_char;
 mod to_timestamp;
 mod top_n;

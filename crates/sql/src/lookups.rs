@@ -38,6 +38,9 @@ pub struct Lookups {
     catalog: Option<std::sync::Arc<Catalog>>,
     /// `pg_get_viewdef`'s text, by view oid.
     views: HashMap<i64, String>,
+    /// The session's temporary namespace (`temp_tables.rs`), searched
+    /// first by a bare name.
+    temp: Option<u32>,
 }
 
 /// Whether `node` makes a call that looks the catalog up (then its
@@ -118,6 +121,26 @@ impl Lookups {
         Ok(out)
     }
 
+    /// The lookups of a session whose temporary namespace is `temp`.
+    pub fn with_temp_namespace(mut self, temp: Option<u32>) -> Lookups {
+        self.temp = temp;
+        self
+    }
+
+    /// `pg_table_is_visible(oid)`: a bare name finds it (another
+    /// session's temporary relation, or a permanent one the session's
+    /// temporary relation of the name shadows, is not).
+    pub fn visible(&self, oid: i64) -> bool {
+        let Some(name) = self.names.get(&oid) else {
+            return true;
+        };
+        match (folio_catalog::split_temp_name(name), self.temp) {
+            (Some((n, _)), own) => own == Some(n),
+            (None, Some(own)) => !self.oids.contains_key(&folio_catalog::temp_name(own, name)),
+            (None, None) => true,
+        }
+    }
+
     fn name(&mut self, oid: i64, name: &str) {
         self.names.insert(oid, name.to_string());
         self.oids.insert(name.to_string(), oid);
@@ -127,7 +150,13 @@ impl Lookups {
     /// it), or the oid itself for none, as PostgreSQL prints them.
     pub fn relation_name(&self, oid: i64) -> String {
         match self.names.get(&oid) {
-            Some(name) => names::written(name).to_string(),
+            Some(name) => match folio_catalog::split_temp_name(name) {
+                Some((n, bare)) if self.temp == Some(n) => names::written(bare).to_string(),
+                Some((n, bare)) => {
+                    format!("{}.{}", folio_catalog::temp_schema(n), names::written(bare))
+                }
+                None => names::written(name).to_string(),
+            },
             None => oid.to_string(),
         }
     }
@@ -143,8 +172,18 @@ impl Lookups {
             .and_then(|mut p| p.parse_object_name(false))
             .ok()?;
         let parts = names::parts(&parsed)?;
+        let temp = |n: u32, name: &str| self.oids.get(&folio_catalog::temp_name(n, name)).copied();
         let name = match parts.as_slice() {
-            [name] => name,
+            [name] => {
+                if let Some(oid) = self.temp.and_then(|n| temp(n, name)) {
+                    return Some(oid);
+                }
+                name
+            }
+            [schema, name] if schema == "pg_temp" => return temp(self.temp?, name),
+            [schema, name] if folio_catalog::temp_schema_number(schema).is_some() => {
+                return temp(folio_catalog::temp_schema_number(schema)?, name);
+            }
             [schema, name] if schema == "public" || schema == "pg_catalog" => name,
             _ => return None,
         };

@@ -42,8 +42,17 @@ pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
         })
         .collect::<Result<_, _>>()?;
     match parts.as_slice() {
+        // (A catalog name of a temporary relation is written qualified.)
+        [name] if folio_catalog::split_temp_name(name).is_some() => Err(SqlError::new(
+            "42602",
+            format!("invalid name syntax: \"{name}\""),
+        )),
         [name] => Ok(name.clone()),
         [schema, name] if schema == "public" => Ok(name.clone()),
+        // A temporary relation (`temp_tables.rs`).
+        [schema, name] if folio_catalog::temp_schema_number(schema).is_some() => {
+            Ok(format!("{schema}.{name}"))
+        }
         [schema, _] => Err(SqlError::new(
             "3F000",
             format!("schema \"{schema}\" does not exist"),

@@ -64,6 +64,8 @@ pub struct Session {
     relations: Relations,
     /// `currval` and `lastval` (`sequences.rs`).
     sequences: Arc<crate::sequences::SessionSequences>,
+    /// Its temporary namespace (`temp_tables.rs`).
+    temp: crate::temp_tables::TempTables,
     /// Plans made for prepared statements (a kept plan is not counted).
     plans_made: u64,
     /// Parsed statements kept by their text's shape (`shape.rs`).
@@ -117,6 +119,16 @@ impl std::fmt::Debug for Session {
     }
 }
 
+impl Drop for Session {
+    /// The session ends (a client's disconnect, clean or not): its open
+    /// transaction rolls back, then its temporary tables are dropped.
+    fn drop(&mut self) {
+        self.copy = None;
+        self.block = Block::Idle;
+        self.temp.end_session(&self.db);
+    }
+}
+
 impl Session {
     pub fn new(db: Arc<Database>) -> Session {
         Session {
@@ -133,6 +145,7 @@ impl Session {
             savepoints: Vec::new(),
             relations: Relations::default(),
             sequences: Arc::default(),
+            temp: Default::default(),
             plans_made: 0,
             shapes: ShapeCache::default(),
             fresh_block: false,
@@ -172,7 +185,11 @@ impl Session {
     /// Notices and warnings raised since the last call (PostgreSQL's
     /// NoticeResponse: `table "x" does not exist, skipping`, ...).
     pub fn take_notices(&mut self) -> Vec<Notice> {
-        std::mem::take(&mut self.notices)
+        let mut notices = std::mem::take(&mut self.notices);
+        for notice in &mut notices {
+            self.temp.unqualify(&mut notice.message);
+        }
+        notices
     }
 
     /// Runs the statements of a simple-query message in order, stopping
@@ -343,7 +360,7 @@ impl Session {
         self.implicit = false;
         self.relations.end_transaction();
         if let Block::Open(txn) = std::mem::replace(&mut self.block, Block::Idle) {
-            let committed = txn.commit();
+            let committed = self.commit_txn(txn);
             self.end_block(committed.is_ok());
             committed?;
         }
@@ -584,7 +601,9 @@ impl Session {
                     None => false,
                 };
                 if !kept {
-                    prepared.plan = statement::plan(cx, txn, &prepared.statement)
+                    let resolved = crate::temp_tables::resolve(cx, txn, &prepared.statement)?;
+                    let statement = resolved.as_ref().unwrap_or(&prepared.statement);
+                    prepared.plan = statement::plan(cx, txn, statement)
                         .map_err(|mut e| {
                             if !prepared.located {
                                 e.location = None;
@@ -659,7 +678,7 @@ impl Session {
         };
         let result = match (own, &mut self.block) {
             (Some(mut txn), _) => match copy.finish(&mut txn) {
-                Ok(rows) => txn.commit().map(|_| rows).map_err(SqlError::from),
+                Ok(rows) => self.commit_txn(txn).map(|_| rows),
                 Err(e) => {
                     let _ = txn.rollback();
                     Err(e)
@@ -728,6 +747,7 @@ impl Session {
             db: &self.db,
             settings: &self.settings,
             relations: &self.relations,
+            temp: &self.temp,
             sequences: &self.sequences,
             now: self.block_start,
             recursive: Default::default(),
@@ -1096,32 +1116,34 @@ impl Session {
                 db: &self.db,
                 settings: &self.settings,
                 relations: &self.relations,
+                temp: &self.temp,
                 sequences: &self.sequences,
                 now: self.block_start,
                 recursive: Default::default(),
                 views: Default::default(),
             };
-            return f(&cx, txn, &mut self.notices);
+            return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
         let cx = Ctx {
             db: &self.db,
             settings: &self.settings,
             relations: &self.relations,
+            temp: &self.temp,
             sequences: &self.sequences,
             now: now(),
             recursive: Default::default(),
             views: Default::default(),
         };
         let result = match f(&cx, &mut txn, &mut self.notices) {
-            Ok(output) => txn.commit().map(|_| output).map_err(SqlError::from),
+            Ok(output) => self.commit_txn(txn).map(|_| output),
             Err(e) => {
                 let _ = txn.rollback();
                 Err(e)
             }
         };
         self.relations.end_transaction();
-        result
+        result.map_err(|e| self.temp.unqualify_error(e))
     }
 
     fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
@@ -1230,6 +1252,24 @@ impl Session {
         }
     }
 
+    /// Commits `txn`, after what the session's temporary tables' `ON
+    /// COMMIT` asks (`temp_tables.rs`); an error there rolls it back.
+    fn commit_txn(&self, mut txn: Transaction) -> Result<(), SqlError> {
+        match self.temp.before_commit(&self.db, &mut txn) {
+            Ok(changed) => {
+                if changed {
+                    self.relations.ddl();
+                }
+                txn.commit()?;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = txn.rollback();
+                Err(e)
+            }
+        }
+    }
+
     fn commit(&mut self) -> Result<Output, SqlError> {
         if std::mem::take(&mut self.implicit) {
             // PostgreSQL commits an implicit block, with its warning.
@@ -1238,7 +1278,7 @@ impl Session {
         self.relations.end_transaction();
         match std::mem::replace(&mut self.block, Block::Idle) {
             Block::Open(txn) => {
-                let committed = txn.commit();
+                let committed = self.commit_txn(txn);
                 self.end_block(committed.is_ok());
                 committed?;
                 Ok(Output::command("COMMIT"))
@@ -1289,6 +1329,8 @@ fn run(
     notices: &mut Vec<Notice>,
     statement: &Statement,
 ) -> Result<Output, SqlError> {
+    let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
+    let statement = resolved.as_ref().unwrap_or(statement);
     if let Some(plan) = statement::plan(cx, txn, statement)? {
         return plan.run(cx, txn, &Env::at(cx.now));
     }

@@ -129,7 +129,8 @@ impl Plan {
         let env = match self.lookups {
             false => env,
             true => {
-                lookups = Lookups::read(cx.db.catalog(), txn)?;
+                lookups =
+                    Lookups::read(cx.db.catalog(), txn)?.with_temp_namespace(cx.temp.namespace());
                 with_lookups = Env {
                     lookups: Some(&lookups),
                     ..*env

@@ -30,6 +30,9 @@ use sqlparser::ast::ObjectName;
 const CATALOG_NAMESPACE: i64 = 11;
 /// The `public` schema's oid.
 const PUBLIC_NAMESPACE: i64 = 2200;
+/// The oid of temporary namespace `pg_temp_N` is this plus `N`
+/// (`temp_tables.rs`; PostgreSQL's are ordinary oids).
+pub(crate) const TEMP_NAMESPACE_BASE: i64 = 4_000_000_000;
 /// The database's oid (PostgreSQL's `postgres` database).
 const DATABASE_OID: i64 = 5;
 /// Access methods: the heap and the B+tree.
@@ -671,6 +674,21 @@ impl SystemRelation {
                     text("public"),
                     oid(DATABASE_OWNER_OID),
                 ]);
+                // The temporary namespaces that hold tables.
+                let mut temp: Vec<u32> = catalog
+                    .tables(txn)?
+                    .iter()
+                    .filter_map(|t| folio_catalog::split_temp_name(&t.name).map(|(n, _)| n))
+                    .collect();
+                temp.sort_unstable();
+                temp.dedup();
+                for n in temp {
+                    out.push(vec![
+                        oid(TEMP_NAMESPACE_BASE + i64::from(n)),
+                        text(&folio_catalog::temp_schema(n)),
+                        oid(SUPERUSER_OID),
+                    ]);
+                }
             }
             SystemRelation::Class => {
                 for relation in ALL {
@@ -995,9 +1013,13 @@ impl SystemRelation {
             }
             SystemRelation::Tables => {
                 for table in catalog.tables(txn)? {
+                    let (schema, name) = match folio_catalog::split_temp_name(&table.name) {
+                        Some((n, name)) => (folio_catalog::temp_schema(n), name),
+                        None => ("public".to_string(), table.name.as_str()),
+                    };
                     out.push(vec![
-                        text("public"),
-                        text(&table.name),
+                        text(&schema),
+                        text(name),
                         text(crate::roles::SUPERUSER),
                         Value::Null,
                         Value::Bool(!table.indexes.is_empty()),
@@ -1222,7 +1244,11 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         oid(0),
         Value::Bool(r.has_index),
         Value::Bool(false),
-        text("p"),
+        text(if r.namespace >= TEMP_NAMESPACE_BASE {
+            "t"
+        } else {
+            "p"
+        }),
         text(r.kind),
         Value::Int2(r.columns as i16),
         Value::Int2(r.checks as i16),
@@ -1247,6 +1273,15 @@ pub fn view_definition(view: &folio_catalog::ViewDef) -> String {
     format!(" {};", view.query)
 }
 
+/// The namespace oid of a relation by its catalog name: `public`, or a
+/// temporary namespace (`temp_tables.rs`).
+fn namespace_of(name: &str) -> i64 {
+    match folio_catalog::split_temp_name(name) {
+        Some((n, _)) => TEMP_NAMESPACE_BASE + i64::from(n),
+        None => PUBLIC_NAMESPACE,
+    }
+}
+
 fn system_class_row(relation: SystemRelation) -> Vec<Value> {
     let (relation_oid, view) = relation.oid_and_view();
     class_row(ClassRow {
@@ -1265,8 +1300,8 @@ fn system_class_row(relation: SystemRelation) -> Vec<Value> {
 fn table_class_row(table: &TableDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: table.oid as i64,
-        name: &table.name,
-        namespace: PUBLIC_NAMESPACE,
+        name: folio_catalog::unqualified(&table.name),
+        namespace: namespace_of(&table.name),
         am: HEAP_AM,
         kind: "r",
         // Dropped columns' slots too (PostgreSQL's relnatts).
@@ -1284,8 +1319,8 @@ fn table_class_row(table: &TableDef) -> Vec<Value> {
 fn index_class_row(index: &IndexDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: index.oid as i64,
-        name: &index.name,
-        namespace: PUBLIC_NAMESPACE,
+        name: folio_catalog::unqualified(&index.name),
+        namespace: namespace_of(&index.name),
         am: BTREE_AM,
         kind: "i",
         columns: index.columns.len(),
@@ -1298,8 +1333,8 @@ fn index_class_row(index: &IndexDef) -> Vec<Value> {
 fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: sequence.oid as i64,
-        name: &sequence.name,
-        namespace: PUBLIC_NAMESPACE,
+        name: folio_catalog::unqualified(&sequence.name),
+        namespace: namespace_of(&sequence.name),
         am: 0,
         kind: "S",
         columns: 3,

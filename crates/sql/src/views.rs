@@ -107,6 +107,18 @@ pub fn create(
             not_null: false,
         });
     }
+    // (PostgreSQL makes a view of a temporary table temporary; folio has
+    // no temporary views.)
+    if let Some(temp) = planned
+        .relations()
+        .into_iter()
+        .find(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
+    {
+        let (_, bare) = folio_catalog::split_temp_name(&temp.def.name).expect("found");
+        return Err(SqlError::unsupported(format!(
+            "a view of the temporary table \"{bare}\" (temporary views)"
+        )));
+    }
     let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
     depends_on.extend(used.iter().map(|u| u.view.def.oid));
     depends_on.sort_unstable();

@@ -1,0 +1,466 @@
+//! Temporary tables (`CREATE TEMP[ORARY] TABLE`): a session's own
+//! namespace `pg_temp_N`, searched before `public`, dropped when the
+//! session ends.
+//!
+//! A temporary table is an ordinary catalog table named `pg_temp_N.name`
+//! (folio-catalog `temp.rs`: the form of the name, and the drop of a
+//! namespace's tables, also of every leftover when a database opens). This
+//! file owns the session's side:
+//!
+//! - **Which namespace.** A session claims its number `N` (the lowest free
+//!   in the database) at its first `CREATE TEMP TABLE`, and drops whatever
+//!   an earlier owner of `N` left, in a transaction of its own; a session
+//!   that never creates one has no namespace and pays nothing.
+//! - **Which table a name means.** Before a statement of a session with a
+//!   namespace is planned, [`resolve`] rewrites each relation name it uses:
+//!   a bare `name` for which `pg_temp_N.name` exists (as the statement's
+//!   transaction sees the catalog: a rolled-back create is gone) becomes
+//!   `pg_temp_N.name`, so the temporary table shadows a permanent one of
+//!   the name, as PostgreSQL's search path with `pg_temp` first;
+//!   `pg_temp.name` is the own namespace; another session's `pg_temp_M` is
+//!   0A000. Names a statement creates (`CREATE TABLE` without TEMP) stay
+//!   permanent; an index or a new name of a temporary relation goes into
+//!   the namespace. Everything after the rewrite sees plain qualified
+//!   names (`names::relation` maps `pg_temp_N.name` to the catalog name).
+//! - **ON COMMIT.** `DELETE ROWS` truncates, `DROP` drops, the table
+//!   before each commit of the session ([`TempTables::before_commit`]).
+//! - **The end.** [`TempTables::end_session`] drops the namespace's tables
+//!   when the session ends (`Session`'s drop: a client's disconnect, clean
+//!   or not).
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use folio_catalog::{split_temp_name, temp_name, temp_schema, temp_schema_number};
+use folio_db::{Database, Durability, Isolation, Transaction};
+use sqlparser::ast::{
+    AlterIndexOperation, AlterTableOperation, ColumnOption, CreateTable, Ident, ObjectName,
+    ObjectNamePart, ObjectType, OnCommit, Query, RenameTableNameKind, Statement, TableConstraint,
+    VisitMut, VisitorMut,
+};
+use std::cell::{Cell, RefCell};
+use std::ops::ControlFlow;
+
+/// What a commit does to a temporary table (`ON COMMIT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AtCommit {
+    DeleteRows,
+    Drop,
+}
+
+/// A session's temporary namespace and what its commits do.
+#[derive(Debug, Default)]
+pub struct TempTables {
+    /// The session's namespace number, once it created a temporary table.
+    namespace: Cell<Option<u32>>,
+    /// Tables (catalog names) with `ON COMMIT DELETE ROWS` or `DROP`.
+    at_commit: RefCell<Vec<(String, AtCommit)>>,
+}
+
+impl TempTables {
+    /// The session's namespace number, if it has one.
+    pub fn namespace(&self) -> Option<u32> {
+        self.namespace.get()
+    }
+
+    /// The namespace, claimed now if the session has none: the lowest
+    /// number no other session of the database holds, emptied of what a
+    /// session that held it before may have left (a transaction of its
+    /// own, committed only when there was something).
+    fn claim(&self, db: &Database) -> Result<u32, SqlError> {
+        if let Some(n) = self.namespace.get() {
+            return Ok(n);
+        }
+        let n = db.catalog().claim_temp_namespace();
+        let emptied = (|| -> Result<(), SqlError> {
+            let mut txn = db.begin(Isolation::ReadCommitted, Durability::Sync)?;
+            match db.catalog().drop_temp_tables(&mut txn, Some(n))? {
+                0 => txn.rollback()?,
+                _ => {
+                    txn.commit()?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = emptied {
+            db.catalog().release_temp_namespace(n);
+            return Err(e);
+        }
+        self.namespace.set(Some(n));
+        Ok(n)
+    }
+
+    /// Before `txn` commits: the `ON COMMIT DELETE ROWS` tables emptied,
+    /// the `ON COMMIT DROP` ones dropped (those that exist: a rolled-back
+    /// create left none). Whether it changed anything (the session's
+    /// relation cache must forget).
+    pub fn before_commit(&self, db: &Database, txn: &mut Transaction) -> Result<bool, SqlError> {
+        if self.at_commit.borrow().is_empty() {
+            return Ok(false);
+        }
+        let mut changed = false;
+        let mut dropped = Vec::new();
+        for (name, action) in self.at_commit.borrow().iter() {
+            if !db.catalog().relation_exists(txn, name)? {
+                continue;
+            }
+            changed = true;
+            match action {
+                AtCommit::DeleteRows => {
+                    db.catalog().truncate(txn, name)?;
+                }
+                AtCommit::Drop => {
+                    db.catalog().drop_table(txn, name)?;
+                    dropped.push(name.clone());
+                }
+            }
+            txn.next_statement();
+        }
+        self.at_commit
+            .borrow_mut()
+            .retain(|(name, _)| !dropped.contains(name));
+        Ok(changed)
+    }
+
+    /// The session ends: its temporary tables are dropped (in a
+    /// transaction of their own; a failure leaves them to the next owner
+    /// of the number, or to the next open of the database) and the number
+    /// is free again. The session's open transaction must have ended.
+    pub fn end_session(&self, db: &Database) {
+        let Some(n) = self.namespace.take() else {
+            return;
+        };
+        let dropped = (|| -> Result<(), SqlError> {
+            let mut txn = db.begin(Isolation::ReadCommitted, Durability::Sync)?;
+            match db.catalog().drop_temp_tables(&mut txn, Some(n))? {
+                0 => txn.rollback()?,
+                _ => {
+                    txn.commit()?;
+                }
+            }
+            Ok(())
+        })();
+        // (Nothing to tell a client that is gone; see above.)
+        let _ = dropped;
+        db.catalog().release_temp_namespace(n);
+    }
+
+    /// `e` with the session's namespace prefix taken off the names it
+    /// quotes: PostgreSQL's messages name a temporary relation bare.
+    pub fn unqualify_error(&self, mut e: SqlError) -> SqlError {
+        self.unqualify(&mut e.message);
+        e
+    }
+
+    /// A message (an error's, a notice's) with the session's namespace
+    /// prefix taken off the names it quotes.
+    pub fn unqualify(&self, message: &mut String) {
+        if let Some(n) = self.namespace.get() {
+            let prefix = format!("{}.", temp_schema(n));
+            if message.contains(&prefix) {
+                *message = message.replace(&prefix, "");
+            }
+        }
+    }
+}
+
+/// Whether `statement` creates a temporary table (the one statement that
+/// needs [`resolve`] in a session without a namespace).
+fn creates_temp(statement: &Statement) -> bool {
+    match statement {
+        Statement::CreateTable(create) => {
+            create.temporary || explicit_temp_schema(&create.name).is_some()
+        }
+        _ => false,
+    }
+}
+
+/// The namespace a name's schema part asks for: `Some(None)` for
+/// `pg_temp` (the session's own), `Some(Some(n))` for `pg_temp_N`.
+fn explicit_temp_schema(name: &ObjectName) -> Option<Option<u32>> {
+    match names::parts(name)?.as_slice() {
+        [schema, _] if schema == "pg_temp" => Some(None),
+        [schema, _] => temp_schema_number(schema).map(Some),
+        _ => None,
+    }
+}
+
+/// `pg_temp_N.name` as an object name.
+fn qualified(n: u32, name: &str) -> ObjectName {
+    ObjectName(vec![
+        ObjectNamePart::Identifier(Ident::new(temp_schema(n))),
+        ObjectNamePart::Identifier(Ident::with_quote('"', name)),
+    ])
+}
+
+/// The bare name of a one-part object name.
+fn bare(name: &ObjectName) -> Option<String> {
+    match names::parts(name)?.as_slice() {
+        [name] => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// Whether `name` (after [`resolve`]) names a temporary relation.
+fn is_temp(name: &ObjectName) -> bool {
+    matches!(explicit_temp_schema(name), Some(Some(_)))
+}
+
+/// `statement` with the relation names that mean the session's temporary
+/// relations qualified by its namespace (module doc); `None` when nothing
+/// changes, and at no cost for a session without temporary tables.
+pub fn resolve(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Option<Statement>, SqlError> {
+    if cx.temp.namespace().is_none() && !creates_temp(statement) {
+        return Ok(None);
+    }
+    let mut statement = statement.clone();
+    let mut resolver = Resolver {
+        cx,
+        txn,
+        ctes: Vec::new(),
+        error: None,
+    };
+    match &mut statement {
+        Statement::CreateTable(create) => resolver.create_table(create)?,
+        Statement::CreateIndex(create) => {
+            resolver.existing(&mut create.table_name)?;
+            if is_temp(&create.table_name)
+                && let Some(index) = &mut create.name
+            {
+                resolver.place_in_namespace(index)?;
+            }
+        }
+        Statement::Drop {
+            object_type: ObjectType::Table | ObjectType::Index | ObjectType::Sequence,
+            names,
+            ..
+        } => {
+            for name in names {
+                resolver.existing(name)?;
+            }
+        }
+        Statement::AlterTable {
+            name, operations, ..
+        } => {
+            resolver.existing(name)?;
+            let temp = is_temp(name);
+            for operation in operations {
+                match operation {
+                    AlterTableOperation::RenameTable {
+                        table_name: RenameTableNameKind::As(new) | RenameTableNameKind::To(new),
+                    } if temp => resolver.place_in_namespace(new)?,
+                    AlterTableOperation::AddConstraint { constraint, .. } => {
+                        resolver.references(constraint_target(constraint), temp)?
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Statement::AlterIndex {
+            name,
+            operation: AlterIndexOperation::RenameIndex { index_name },
+        } => {
+            resolver.existing(name)?;
+            if is_temp(name) {
+                resolver.place_in_namespace(index_name)?;
+            }
+        }
+        _ => {}
+    }
+    // Every other relation the statement reads or changes (a created
+    // table's own name is `create_table`'s alone).
+    let created = match &mut statement {
+        Statement::CreateTable(create) => {
+            Some(std::mem::replace(&mut create.name, ObjectName(Vec::new())))
+        }
+        _ => None,
+    };
+    let _ = statement.visit(&mut resolver);
+    if let (Some(name), Statement::CreateTable(create)) = (created, &mut statement) {
+        create.name = name;
+    }
+    if let Some(e) = resolver.error {
+        return Err(e);
+    }
+    Ok(Some(statement))
+}
+
+/// The catalog name COPY's table `name` (already a catalog name) means
+/// for the session: its temporary table of the name, if it has one.
+pub fn resolve_name(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<String, SqlError> {
+    if let Some(n) = cx.temp.namespace()
+        && split_temp_name(name).is_none()
+    {
+        let temp = temp_name(n, name);
+        if cx.db.catalog().relation_exists(txn, &temp)? {
+            return Ok(temp);
+        }
+    }
+    Ok(name.to_string())
+}
+
+/// The table a foreign key constraint references.
+fn constraint_target(constraint: &mut TableConstraint) -> Option<&mut ObjectName> {
+    match constraint {
+        TableConstraint::ForeignKey { foreign_table, .. } => Some(foreign_table),
+        _ => None,
+    }
+}
+
+struct Resolver<'a, 'c> {
+    cx: &'a Ctx<'c>,
+    txn: &'a Transaction,
+    /// The names of the CTEs in scope (a CTE's name shadows a table's).
+    ctes: Vec<String>,
+    /// The first error the visit met.
+    error: Option<SqlError>,
+}
+
+impl Resolver<'_, '_> {
+    /// `CREATE [TEMP] TABLE`: a temporary one's name goes into the
+    /// session's namespace (claimed now if need be) and its `ON COMMIT` is
+    /// noted; a permanent one's name stays as written. The tables its
+    /// foreign keys reference resolve, and must be of its kind.
+    fn create_table(&mut self, create: &mut CreateTable) -> Result<(), SqlError> {
+        let temp = create.temporary || explicit_temp_schema(&create.name).is_some();
+        if temp {
+            let n = self.cx.temp.claim(self.cx.db)?;
+            if explicit_temp_schema(&create.name).is_some_and(|m| m.is_some_and(|m| m != n)) {
+                return Err(SqlError::new(
+                    "0A000",
+                    "cannot create relations in temporary schemas of other sessions",
+                ));
+            }
+            let name = match names::parts(&create.name).as_deref() {
+                Some([name] | [_, name]) => name.clone(),
+                _ => return Err(SqlError::unsupported(format!("the name {}", create.name))),
+            };
+            create.name = qualified(n, &name);
+            create.temporary = false;
+            let stored = temp_name(n, &name);
+            let mut at_commit = self.cx.temp.at_commit.borrow_mut();
+            at_commit.retain(|(t, _)| *t != stored);
+            match create.on_commit.take() {
+                None | Some(OnCommit::PreserveRows) => {}
+                Some(OnCommit::DeleteRows) => at_commit.push((stored, AtCommit::DeleteRows)),
+                Some(OnCommit::Drop) => at_commit.push((stored, AtCommit::Drop)),
+            }
+        } else if create.on_commit.is_some() {
+            return Err(SqlError::new(
+                "42P16",
+                "ON COMMIT can only be used on temporary tables",
+            ));
+        }
+        for column in &mut create.columns {
+            for option in &mut column.options {
+                if let ColumnOption::ForeignKey { foreign_table, .. } = &mut option.option {
+                    self.references(Some(foreign_table), temp)?;
+                }
+            }
+        }
+        for constraint in &mut create.constraints {
+            self.references(constraint_target(constraint), temp)?;
+        }
+        Ok(())
+    }
+
+    /// A foreign key of a (`temp`) table references `target`: resolved,
+    /// and refused when only one of the two is temporary (PostgreSQL's
+    /// 42P16).
+    fn references(&mut self, target: Option<&mut ObjectName>, temp: bool) -> Result<(), SqlError> {
+        let Some(target) = target else {
+            return Ok(());
+        };
+        self.existing(target)?;
+        match (temp, is_temp(target)) {
+            (false, true) => Err(SqlError::new(
+                "42P16",
+                "constraints on permanent tables may reference only permanent tables",
+            )),
+            (true, false) => Err(SqlError::new(
+                "42P16",
+                "constraints on temporary tables may reference only temporary tables",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// A new name of a temporary relation (an index, a rename): in the
+    /// session's namespace.
+    fn place_in_namespace(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        let n = self.cx.temp.claim(self.cx.db)?;
+        if let Some(plain) = bare(name) {
+            *name = qualified(n, &plain);
+        }
+        Ok(())
+    }
+
+    /// An existing relation's name: the session's temporary relation of
+    /// the name if there is one (module doc).
+    fn existing(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        match explicit_temp_schema(name) {
+            Some(asked) => {
+                let Some(n) = self.cx.temp.namespace() else {
+                    return Ok(());
+                };
+                if asked.is_some_and(|m| m != n) {
+                    return Err(SqlError::new(
+                        "0A000",
+                        "cannot access temporary tables of other sessions",
+                    ));
+                }
+                if let Some([_, plain]) = names::parts(name).as_deref() {
+                    *name = qualified(n, plain);
+                }
+            }
+            None => {
+                let Some(n) = self.cx.temp.namespace() else {
+                    return Ok(());
+                };
+                let Some(plain) = bare(name) else {
+                    return Ok(());
+                };
+                if self.ctes.contains(&plain) {
+                    return Ok(());
+                }
+                let stored = temp_name(n, &plain);
+                if self.cx.db.catalog().relation_exists(self.txn, &stored)? {
+                    *name = qualified(n, &plain);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl VisitorMut for Resolver<'_, '_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if let Some(with) = &query.with {
+            self.ctes
+                .extend(with.cte_tables.iter().map(|c| names::ident(&c.alias.name)));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_relation(&mut self, relation: &mut ObjectName) -> ControlFlow<()> {
+        // A name resolved above is qualified already: left as it is.
+        if self.cx.temp.namespace().is_some()
+            && explicit_temp_schema(relation) == Some(self.cx.temp.namespace())
+        {
+            return ControlFlow::Continue(());
+        }
+        match self.existing(relation) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Temporary tables across sessions (`temp_tables.rs`): each session sees
+//! only its own, which shadow permanent tables of their names; they are
+//! dropped when their session ends, and what a crash left is dropped when
+//! the database opens again. Expected messages and SQLSTATEs are
+//! PostgreSQL 15's.
+
+use folio_db::{Database, Options, Storage};
+use folio_io::{SimConfig, SimDir};
+use folio_row::Value;
+use folio_sql::{Output, Session, SqlError, text_output};
+use std::sync::Arc;
+
+/// Runs `sql`, which must succeed.
+fn ok(s: &mut Session, sql: &str) {
+    let (_, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+}
+
+/// Runs `sql`, which must fail; the error.
+fn fails(s: &mut Session, sql: &str) -> SqlError {
+    s.simple_query(sql)
+        .1
+        .unwrap_or_else(|| panic!("{sql} succeeded"))
+}
+
+/// The rows of a one-query `sql`, each as its values' text joined by
+/// spaces.
+fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let (mut out, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+    match out.pop() {
+        Some(Output::Rows { rows, .. }) => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v: &Value| text_output(v).unwrap_or_else(|| "NULL".into()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+/// Options for a database in memory (`SimDir`).
+fn small() -> Options {
+    Options {
+        pool_size_bytes: 4 << 20,
+        ..Options::default()
+    }
+}
+
+/// The catalog names of every table the database holds.
+fn catalog_tables(db: &Database) -> Vec<String> {
+    let txn = db
+        .begin(
+            folio_db::Isolation::ReadCommitted,
+            folio_db::Durability::Sync,
+        )
+        .unwrap();
+    let names = db
+        .catalog()
+        .tables(&txn)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    txn.rollback().unwrap();
+    names
+}
+
+/// The temporary relations `pg_class` lists, with their namespaces.
+const TEMP_CLASSES: &str = "select c.relname, n.nspname from pg_class c \
+     join pg_namespace n on n.oid = c.relnamespace \
+     where c.relpersistence = 't' order by 1, 2";
+
+// Proves a temporary table is its session's alone: another session does
+// not see it (42P01) and makes its own of the same name; each shadows the
+// permanent table of the name for its session, `pg_temp.name` and
+// `public.name` choose, and `pg_class` places each in its session's
+// namespace with only the own one visible.
+#[test]
+fn each_session_sees_only_its_own_temporary_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "create table t (x int primary key)");
+    ok(&mut a, "insert into t values (1)");
+    ok(&mut a, "create temp table t (x int primary key, y text)");
+    ok(&mut a, "insert into t values (2, 'a')");
+    ok(&mut a, "create temporary table only_a (z int)");
+    ok(&mut a, "create temp table if not exists t (x int)");
+    let notices: Vec<String> = a.take_notices().iter().map(|n| n.message.clone()).collect();
+    assert_eq!(notices, ["relation \"t\" already exists, skipping"]);
+    assert_eq!(rows(&mut a, "select x from t"), ["2"]);
+    assert_eq!(rows(&mut a, "select x from public.t"), ["1"]);
+    assert_eq!(rows(&mut a, "select x from pg_temp.t"), ["2"]);
+    // The other session: the permanent table, and no `only_a`.
+    assert_eq!(rows(&mut b, "select x from t"), ["1"]);
+    let e = fails(&mut b, "select * from only_a");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42P01", "relation \"only_a\" does not exist")
+    );
+    ok(&mut b, "create temp table t (x int primary key, y text)");
+    ok(&mut b, "insert into t values (3, 'b'), (2, 'b')");
+    assert_eq!(
+        rows(&mut b, "select x, y from t order by x"),
+        ["2 b", "3 b"]
+    );
+    assert_eq!(rows(&mut a, "select x, y from t"), ["2 a"]);
+    let e = fails(&mut b, "select * from pg_temp_1.t");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("0A000", "cannot access temporary tables of other sessions")
+    );
+    // Each session's namespace; both in pg_class, one visible.
+    assert_eq!(
+        rows(&mut a, TEMP_CLASSES),
+        [
+            "only_a pg_temp_1",
+            "t pg_temp_1",
+            "t pg_temp_2",
+            "t_pkey pg_temp_1",
+            "t_pkey pg_temp_2"
+        ]
+    );
+    assert_eq!(
+        rows(
+            &mut b,
+            "select n.nspname from pg_class c join pg_namespace n on n.oid = c.relnamespace \
+             where c.relname = 't' and pg_table_is_visible(c.oid)"
+        ),
+        ["pg_temp_2"]
+    );
+    // A duplicate names the constraint as PostgreSQL does.
+    let e = fails(&mut a, "insert into t values (2, 'again')");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "23505",
+            "duplicate key value violates unique constraint \"t_pkey\""
+        )
+    );
+}
+
+// Proves a session's temporary tables, with their indexes and sequences,
+// are dropped when it ends, also with a transaction open or after an error
+// (as a disconnect mid-block), and that its namespace's number is given to
+// the next session that needs one, empty.
+#[test]
+fn temporary_tables_are_dropped_when_their_session_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut a = Session::new(db.clone());
+    ok(&mut a, "create table kept (x int)");
+    ok(
+        &mut a,
+        "create temp table p (id serial primary key, v text)",
+    );
+    ok(&mut a, "create temp table c (id int references p(id))");
+    ok(&mut a, "create index on p (v)");
+    ok(&mut a, "insert into p (v) values ('one'), ('two')");
+    ok(&mut a, "insert into c values (1)");
+    ok(&mut a, "begin");
+    ok(&mut a, "insert into p (v) values ('uncommitted')");
+    drop(a);
+    assert_eq!(catalog_tables(&db), ["kept"]);
+    let mut b = Session::new(db.clone());
+    assert_eq!(rows(&mut b, TEMP_CLASSES), Vec::<String>::new());
+    assert_eq!(fails(&mut b, "select * from p").code, "42P01");
+    // The next namespace is number 1 again, and holds nothing of `a`'s.
+    ok(&mut b, "create temp table q (x int)");
+    assert_eq!(rows(&mut b, TEMP_CLASSES), ["q pg_temp_1"]);
+    ok(&mut b, "begin");
+    let _ = fails(&mut b, "select * from missing");
+    drop(b);
+    assert_eq!(catalog_tables(&db), ["kept"]);
+}
+
+// Proves nothing of a temporary table survives a crash: a session's
+// committed temporary tables, never dropped because the process died
+// (its session never ended), are gone when the database opens again;
+// the permanent table committed beside them stays.
+#[test]
+fn a_crash_leaves_no_temporary_table_after_the_reopen() {
+    let dir = SimDir::new(SimConfig::seeded(17));
+    let db = Arc::new(Database::create_in(Storage::single(dir.clone()), small()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table kept (x int primary key)");
+    ok(&mut s, "insert into kept values (1)");
+    ok(
+        &mut s,
+        "create temp table gone (x int primary key, y serial)",
+    );
+    ok(&mut s, "insert into gone values (1), (2)");
+    ok(&mut s, "create temp table gone_too as select * from kept");
+    assert_eq!(catalog_tables(&db).len(), 3);
+    // The process dies: the session never ends, the database never
+    // closes; the reopen sees the directory as the crash left it.
+    let after = dir.crash();
+    std::mem::forget(s);
+    let db = Arc::new(Database::open_in(Storage::single(after), small()).unwrap());
+    assert_eq!(catalog_tables(&db), ["kept"]);
+    let mut s = Session::new(db.clone());
+    assert_eq!(rows(&mut s, "select x from kept"), ["1"]);
+    assert_eq!(fails(&mut s, "select * from gone").code, "42P01");
+    ok(&mut s, "create temp table gone (x int)");
+    assert_eq!(rows(&mut s, "select count(*) from gone"), ["0"]);
+}

@@ -261,24 +261,7 @@ impl Catalog {
         }
         let oid = self.next_oid()?;
         let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
-        let class = ClassRow {
-            oid,
-            name: name.to_string(),
-            kind: KIND_TABLE,
-            root: pages.root(),
-            table_oid: 0,
-            unique: false,
-            prefix_free: false,
-            primary: false,
-            constraint: false,
-            columns: Vec::new(),
-            order: Vec::new(),
-            sequence: None,
-            always: false,
-            identity: false,
-            generation: 0,
-            view: None,
-        };
+        let class = ClassRow::new(oid, name, KIND_TABLE, pages.root());
         self.in_savepoint(txn, |txn| {
             // Its pages come back if this rolls back (`reclaim.rs`).
             self.note_created(txn, oid, KIND_TABLE, class.root)?;

@@ -197,8 +197,9 @@ fn output_name(e: &Expr) -> Option<String> {
     }
 }
 
-/// The conjuncts of an AND chain.
-fn conjuncts(e: &Expr) -> Vec<&Expr> {
+/// The conjuncts of an AND chain (through parentheses around an AND):
+/// the one owner of how a WHERE splits.
+pub(crate) fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::BinaryOp {
             left,
@@ -209,7 +210,17 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
             out.extend(conjuncts(right));
             out
         }
-        Expr::Nested(inner) => conjuncts(inner),
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            conjuncts(inner)
+        }
         other => vec![other],
     }
 }
@@ -394,7 +405,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             remaining(&outer, &taken).map(|e| e.to_string()).as_deref(),
-            Some("(s = 2) AND (a > 0 OR s > 0)")
+            Some("(s = 2) AND ((a > 0 OR s > 0))")
         );
         let all = expr("a = 1");
         let (_, taken) =

@@ -453,32 +453,10 @@ fn reads_correlated(expr: &Expr, subplans: &[Subplan]) -> bool {
 /// the scans and joins, AND-ed again), and those with one (run after
 /// them, over whole rows).
 pub fn outer_conjuncts(where_: &Expr, subplans: &[Subplan]) -> (Option<Expr>, Vec<Expr>) {
-    fn split(e: &Expr, out: &mut Vec<Expr>) {
-        match e {
-            Expr::BinaryOp {
-                left,
-                op: BinaryOperator::And,
-                right,
-            } => {
-                split(left, out);
-                split(right, out);
-            }
-            Expr::Nested(inner)
-                if matches!(
-                    inner.as_ref(),
-                    Expr::BinaryOp {
-                        op: BinaryOperator::And,
-                        ..
-                    }
-                ) =>
-            {
-                split(inner, out)
-            }
-            other => out.push(other.clone()),
-        }
-    }
-    let mut all = Vec::new();
-    split(where_, &mut all);
+    let all: Vec<Expr> = crate::pushdown::conjuncts(where_)
+        .into_iter()
+        .cloned()
+        .collect();
     let (late, early): (Vec<Expr>, Vec<Expr>) =
         all.into_iter().partition(|e| reads_correlated(e, subplans));
     let early = early.into_iter().reduce(|a, b| Expr::BinaryOp {

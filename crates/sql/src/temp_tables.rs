@@ -72,17 +72,7 @@ impl TempTables {
             return Ok(n);
         }
         let n = db.catalog().claim_temp_namespace();
-        let emptied = (|| -> Result<(), SqlError> {
-            let mut txn = db.begin(Isolation::ReadCommitted, Durability::Sync)?;
-            match db.catalog().drop_temp_tables(&mut txn, Some(n))? {
-                0 => txn.rollback()?,
-                _ => {
-                    txn.commit()?;
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = emptied {
+        if let Err(e) = drop_tables_of(db, n) {
             db.catalog().release_temp_namespace(n);
             return Err(e);
         }
@@ -130,18 +120,8 @@ impl TempTables {
         let Some(n) = self.namespace.take() else {
             return;
         };
-        let dropped = (|| -> Result<(), SqlError> {
-            let mut txn = db.begin(Isolation::ReadCommitted, Durability::Sync)?;
-            match db.catalog().drop_temp_tables(&mut txn, Some(n))? {
-                0 => txn.rollback()?,
-                _ => {
-                    txn.commit()?;
-                }
-            }
-            Ok(())
-        })();
         // (Nothing to tell a client that is gone; see above.)
-        let _ = dropped;
+        let _ = drop_tables_of(db, n);
         db.catalog().release_temp_namespace(n);
     }
 
@@ -204,6 +184,19 @@ fn bare(name: &ObjectName) -> Option<String> {
 /// Whether `name` (after [`resolve`]) names a temporary relation.
 fn is_temp(name: &ObjectName) -> bool {
     matches!(explicit_temp_schema(name), Some(Some(_)))
+}
+
+/// Drops the tables of temporary namespace `n` in a transaction of their
+/// own (committed only if there were some).
+fn drop_tables_of(db: &Database, n: u32) -> Result<(), SqlError> {
+    let mut txn = db.begin(Isolation::ReadCommitted, Durability::Sync)?;
+    match db.catalog().drop_temp_tables(&mut txn, Some(n))? {
+        0 => txn.rollback()?,
+        _ => {
+            txn.commit()?;
+        }
+    }
+    Ok(())
 }
 
 /// `statement` with the relation names that mean the session's temporary

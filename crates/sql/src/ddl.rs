@@ -832,6 +832,27 @@ pub fn alter_table(
         Some(def) => Some(def.oid),
         None => db.catalog().view(txn, &name)?.map(|v| v.def.oid),
     };
+    // A view takes only the rename (PostgreSQL's 42809 for the rest).
+    if viewed.is_some()
+        && db.catalog().view(txn, &name)?.is_some()
+        && let Some(op) = operations
+            .iter()
+            .find(|op| !matches!(op, AlterTableOperation::RenameTable { .. }))
+    {
+        let action = match op {
+            AlterTableOperation::AddColumn { .. } => "ADD COLUMN",
+            AlterTableOperation::DropColumn { .. } => "DROP COLUMN",
+            AlterTableOperation::AddConstraint { .. } => "ADD CONSTRAINT",
+            AlterTableOperation::DropConstraint { .. } => "DROP CONSTRAINT",
+            AlterTableOperation::AlterColumn { .. } => "ALTER COLUMN",
+            _ => "this",
+        };
+        return Err(SqlError::new(
+            "42809",
+            format!("ALTER action {action} cannot be performed on relation \"{name}\""),
+        )
+        .with_detail("This operation is not supported for views."));
+    }
     let mut rest = operations;
     while let Some((operation, after)) = rest.split_first() {
         rest = after;

@@ -152,6 +152,20 @@ impl SqlType {
         })
     }
 
+    /// Whether it is a number type (integers, numeric, floats): the one
+    /// owner of that category for the SQL layer's rules.
+    pub fn is_number(self) -> bool {
+        matches!(
+            self,
+            SqlType::Int2
+                | SqlType::Int4
+                | SqlType::Int8
+                | SqlType::Numeric(_)
+                | SqlType::Float4
+                | SqlType::Float8
+        )
+    }
+
     /// The name PostgreSQL's `format_type` prints.
     pub fn name(self) -> String {
         match self {

@@ -351,7 +351,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         )));
     }
     if matches!(kind, Kind::Sum | Kind::Avg | Kind::Spread { .. })
-        && !numeric_type(arg_type)
+        && !arg_type.is_number()
         && (arg_type != SqlType::Interval || spread)
     {
         return Err(functions::no_match(format!(
@@ -413,18 +413,6 @@ pub(crate) fn no_such_call<C: Columns + ?Sized>(
         "function {name}({}) does not exist",
         scalar::argument_types(&bound, source)
     ))
-}
-
-fn numeric_type(ty: SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::Int2
-            | SqlType::Int4
-            | SqlType::Int8
-            | SqlType::Numeric(_)
-            | SqlType::Float4
-            | SqlType::Float8
-    )
 }
 
 impl<C: Columns + ?Sized> Binder<'_, C> {

@@ -828,13 +828,15 @@ pub fn alter_table(
     let db = cx.db;
     let mut name = names::relation(name)?;
     // Views that read the relation are checked after the change.
-    let viewed = match db.catalog().table(txn, &name)? {
-        Some(def) => Some(def.oid),
-        None => db.catalog().view(txn, &name)?.map(|v| v.def.oid),
+    let (viewed, is_view) = match db.catalog().table(txn, &name)? {
+        Some(def) => (Some(def.oid), false),
+        None => match db.catalog().view(txn, &name)? {
+            Some(view) => (Some(view.def.oid), true),
+            None => (None, false),
+        },
     };
     // A view takes only the rename (PostgreSQL's 42809 for the rest).
-    if viewed.is_some()
-        && db.catalog().view(txn, &name)?.is_some()
+    if is_view
         && let Some(op) = operations
             .iter()
             .find(|op| !matches!(op, AlterTableOperation::RenameTable { .. }))

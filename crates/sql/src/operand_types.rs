@@ -33,18 +33,6 @@ fn string(ty: SqlType) -> bool {
     matches!(ty, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_))
 }
 
-fn number(ty: SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::Int2
-            | SqlType::Int4
-            | SqlType::Int8
-            | SqlType::Numeric(_)
-            | SqlType::Float4
-            | SqlType::Float8
-    )
-}
-
 /// `a symbol b` (`=`, `<`, ...): 42883 when a typed string meets a typed
 /// number.
 pub fn compared(
@@ -70,7 +58,7 @@ fn operator(symbol: &str, x: Option<SqlType>, y: Option<SqlType>) -> Result<(), 
     let (Some(x), Some(y)) = (x, y) else {
         return Ok(());
     };
-    if (string(x) && number(y)) || (number(x) && string(y)) {
+    if (string(x) && y.is_number()) || (x.is_number() && string(y)) {
         return Err(functions::no_operator(format!(
             "operator does not exist: {} {symbol} {}",
             set_types::name(x),
@@ -92,7 +80,7 @@ pub fn arms<'s>(
     let types: Vec<SqlType> = arms.iter().filter_map(|a| typed(a, columns)).collect();
     // Only a string meeting a number is refused here; other mixes are
     // left to run time as before.
-    if !(types.iter().any(|&t| string(t)) && types.iter().any(|&t| number(t))) {
+    if !(types.iter().any(|&t| string(t)) && types.iter().any(|t| t.is_number())) {
         return Ok(());
     }
     let inputs: Vec<Input> = arms

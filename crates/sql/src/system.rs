@@ -756,34 +756,13 @@ impl SystemRelation {
                         out.push(dropped_attribute_row(table.oid as i64, dropped));
                     }
                     for index in &table.indexes {
-                        for (n, &c) in index.columns.iter().enumerate() {
-                            let column = &table.columns[usize::from(c)];
-                            out.push(attribute_row(
-                                index.oid as i64,
-                                n as i16 + 1,
-                                &column.name,
-                                column.type_oid,
-                                column.typmod,
-                                false,
-                                false,
-                                "",
-                            ));
-                        }
+                        let columns =
+                            (index.columns.iter()).map(|&c| &table.columns[usize::from(c)]);
+                        out.extend(plain_attribute_rows(index.oid, columns));
                     }
                 }
                 for view in catalog.views(txn)? {
-                    for (n, column) in view.columns.iter().enumerate() {
-                        out.push(attribute_row(
-                            view.oid as i64,
-                            n as i16 + 1,
-                            &column.name,
-                            column.type_oid,
-                            column.typmod,
-                            false,
-                            false,
-                            "",
-                        ));
-                    }
+                    out.extend(plain_attribute_rows(view.oid, view.columns.iter()));
                 }
             }
             SystemRelation::Type => {
@@ -1341,6 +1320,26 @@ fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
         checks: 0,
         has_index: false,
         has_triggers: false,
+    })
+}
+
+/// The `pg_attribute` rows of an index's or a view's `columns`, numbered
+/// from 1 (no NOT NULL, default or identity).
+fn plain_attribute_rows<'a>(
+    relation: u64,
+    columns: impl Iterator<Item = &'a folio_catalog::ColumnDef> + 'a,
+) -> impl Iterator<Item = Vec<Value>> + 'a {
+    columns.enumerate().map(move |(n, column)| {
+        attribute_row(
+            relation as i64,
+            n as i16 + 1,
+            &column.name,
+            column.type_oid,
+            column.typmod,
+            false,
+            false,
+            "",
+        )
     })
 }
 

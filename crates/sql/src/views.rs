@@ -260,14 +260,14 @@ pub fn check_shape(def: &ViewDef, types: &[folio_row::SqlType]) -> Result<(), Sq
 /// The views that read any of `oids`, and the views that read those, in
 /// the order they must be dropped (a view before the views it reads).
 pub fn dependents(
-    cx_db: &folio_db::Database,
+    db: &folio_db::Database,
     txn: &mut Transaction,
     oids: &[u64],
 ) -> Result<Vec<ViewDef>, SqlError> {
     let mut found: Vec<ViewDef> = Vec::new();
     let mut frontier: Vec<u64> = oids.to_vec();
     while let Some(oid) = frontier.pop() {
-        for view in cx_db.catalog().dependent_views(txn, oid)? {
+        for view in db.catalog().dependent_views(txn, oid)? {
             if !found.iter().any(|v| v.oid == view.oid) && !oids.contains(&view.oid) {
                 frontier.push(view.oid);
                 found.push(view);

@@ -20,6 +20,7 @@ use crate::error::SqlError;
 use crate::interval_functions::IntervalFunc;
 use crate::lookups::Lookups;
 use crate::numeric_functions;
+use crate::regex_functions::RegexFunc;
 use crate::scalar::compare;
 use crate::types;
 use folio_row::{Numeric, Rounding, SqlType, Value};
@@ -117,6 +118,8 @@ pub enum Func {
     CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
+    /// A regular-expression function (`regex_functions.rs`).
+    Regex(RegexFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -286,6 +289,7 @@ impl Func {
             .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
             .or_else(|| IntervalFunc::of(name).map(Func::Interval))
+            .or_else(|| RegexFunc::of(name).map(Func::Regex))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -295,6 +299,7 @@ impl Func {
             Func::Array(f) => f.name(),
             Func::Row(f) => f.name(),
             Func::Interval(f) => f.name(),
+            Func::Regex(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -343,6 +348,7 @@ impl Func {
             Func::Array(f) => f.takes(count),
             Func::Row(_) => true,
             Func::Interval(f) => f.takes(count),
+            Func::Regex(f) => f.takes(count),
         }
     }
 
@@ -464,6 +470,7 @@ impl Func {
             Func::Array(f) => f.ty(args),
             Func::Row(f) => f.ty(),
             Func::Interval(f) => f.ty(),
+            Func::Regex(f) => f.ty(),
         }
     }
 
@@ -783,12 +790,18 @@ impl Func {
             Func::Array(f) => f.eval(args)?,
             Func::Row(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
+            Func::Regex(f) => f.eval(&args)?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")
                 };
                 let count = args.get(2).map(int_arg).transpose()?;
                 bytea_functions::substr(bytes, int_arg(&args[1])?, count)?
+            }
+            // `substring(text FROM pattern)`: PostgreSQL's form for a text
+            // (or quoted) second argument.
+            Func::Substr if matches!(args[1], Value::Text(_)) => {
+                crate::regex_functions::substring(&text(&args[0])?, &text(&args[1])?, args.len())?
             }
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();

@@ -19,35 +19,122 @@ use std::collections::HashMap;
 const KEPT: usize = 64;
 
 thread_local! {
-    static COMPILED: RefCell<HashMap<(String, bool), Regex>> = RefCell::new(HashMap::new());
+    static COMPILED: RefCell<HashMap<(String, Flags), Regex>> = RefCell::new(HashMap::new());
+}
+
+/// How a pattern is read: PostgreSQL's flag letters (the `flags`
+/// argument of the `regexp_*` functions), parsed by [`Flags::parse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Flags {
+    /// `i` (`c` turns it off again; the last one wins).
+    pub insensitive: bool,
+    /// `g`: every match, not the first (only where a function takes it).
+    pub global: bool,
+    /// `n` / `m`: newline-sensitive (`.` does not match a newline, `^`
+    /// and `$` match at lines); `p`: only the first; `w`: only the
+    /// second. PostgreSQL's default, `s`, is neither.
+    pub dot_stops_at_newline: bool,
+    pub anchors_at_lines: bool,
+    /// `x`: white space and `#` comments in the pattern are ignored.
+    pub expanded: bool,
+    /// `q`: the pattern is a literal string.
+    pub literal: bool,
+}
+
+impl Flags {
+    /// PostgreSQL's flags from their letters: 22023 for a letter that is
+    /// none, 0A000 for the basic and extended POSIX syntaxes (`b`, `e`),
+    /// which folio does not read.
+    pub fn parse(letters: &str) -> Result<Flags, SqlError> {
+        let mut flags = Flags::default();
+        for c in letters.chars() {
+            match c {
+                'i' => flags.insensitive = true,
+                'c' => flags.insensitive = false,
+                'g' => flags.global = true,
+                'n' | 'm' => (flags.dot_stops_at_newline, flags.anchors_at_lines) = (true, true),
+                'p' => (flags.dot_stops_at_newline, flags.anchors_at_lines) = (true, false),
+                'w' => (flags.dot_stops_at_newline, flags.anchors_at_lines) = (false, true),
+                's' => (flags.dot_stops_at_newline, flags.anchors_at_lines) = (false, false),
+                'x' => flags.expanded = true,
+                't' => flags.expanded = false,
+                'q' => flags.literal = true,
+                'b' | 'e' => {
+                    return Err(SqlError::unsupported(format!(
+                        "the regular expression option \"{c}\" (basic or extended POSIX syntax)"
+                    )));
+                }
+                other => {
+                    return Err(SqlError::new(
+                        "22023",
+                        format!("invalid regular expression option: \"{other}\""),
+                    ));
+                }
+            }
+        }
+        Ok(flags)
+    }
+
+    /// Case-insensitive or not, the rest PostgreSQL's defaults.
+    pub fn case(insensitive: bool) -> Flags {
+        Flags {
+            insensitive,
+            ..Flags::default()
+        }
+    }
+}
+
+/// `pattern` compiled as `flags` say (kept per thread), or 2201B for a
+/// pattern that is not valid. The one owner of how a PostgreSQL pattern
+/// becomes a `regex`: a `.` matches a newline unless newline-sensitive,
+/// as PostgreSQL's (the crate's default is the other way).
+pub fn compiled(pattern: &str, flags: Flags) -> Result<Regex, SqlError> {
+    COMPILED.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let key = (
+            pattern.to_string(),
+            Flags {
+                global: false,
+                ..flags
+            },
+        );
+        if let Some(regex) = kept.get(&key) {
+            return Ok(regex.clone());
+        }
+        let escaped;
+        let source = if flags.literal {
+            escaped = regex::escape(pattern);
+            &escaped
+        } else {
+            pattern
+        };
+        let compiled = RegexBuilder::new(source)
+            .case_insensitive(flags.insensitive)
+            .dot_matches_new_line(!flags.dot_stops_at_newline)
+            .multi_line(flags.anchors_at_lines)
+            .ignore_whitespace(flags.expanded)
+            .build()
+            .map_err(|e| {
+                SqlError::new(
+                    "2201B",
+                    format!(
+                        "invalid regular expression: {}",
+                        e.to_string().lines().last().unwrap_or("")
+                    ),
+                )
+            })?;
+        if kept.len() >= KEPT {
+            kept.clear();
+        }
+        kept.insert(key, compiled.clone());
+        Ok(compiled)
+    })
 }
 
 /// Whether `pattern` matches somewhere in `text` (case-insensitively if
 /// `insensitive`), or 2201B for a pattern that is not valid.
 pub fn matches(text: &str, pattern: &str, insensitive: bool) -> Result<bool, SqlError> {
-    COMPILED.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        let key = (pattern.to_string(), insensitive);
-        if !kept.contains_key(&key) {
-            let compiled = RegexBuilder::new(pattern)
-                .case_insensitive(insensitive)
-                .build()
-                .map_err(|e| {
-                    SqlError::new(
-                        "2201B",
-                        format!(
-                            "invalid regular expression: {}",
-                            e.to_string().lines().last().unwrap_or("")
-                        ),
-                    )
-                })?;
-            if kept.len() >= KEPT {
-                kept.clear();
-            }
-            kept.insert(key.clone(), compiled);
-        }
-        Ok(kept[&key].is_match(text))
-    })
+    Ok(compiled(pattern, Flags::case(insensitive))?.is_match(text))
 }
 
 #[cfg(test)]
@@ -63,6 +150,25 @@ mod tests {
         assert!(!matches("tt", "^(t)$", false).unwrap());
         assert!(matches("ABC", "^abc$", true).unwrap());
         assert!(!matches("ABC", "^abc$", false).unwrap());
+        // A dot matches a newline, and `^` / `$` only the text's ends, as
+        // PostgreSQL's default.
+        assert!(matches("a\nb", "a.b", false).unwrap());
+        assert!(!matches("a\nb", "^b", false).unwrap());
+    }
+
+    #[test]
+    fn flags_read_as_postgresql_reads_them() {
+        let f = Flags::parse("gic").unwrap();
+        assert!(f.global && !f.insensitive);
+        assert!(Flags::parse("n").unwrap().anchors_at_lines);
+        assert_eq!(Flags::parse("z").unwrap_err().code, "22023");
+        assert_eq!(Flags::parse("b").unwrap_err().code, "0A000");
+        let newline = Flags::parse("n").unwrap();
+        assert!(!compiled("a.b", newline).unwrap().is_match("a\nb"));
+        assert!(compiled("^b", newline).unwrap().is_match("a\nb"));
+        let literal = Flags::parse("q").unwrap();
+        assert!(compiled("a.b", literal).unwrap().is_match("xa.b"));
+        assert!(!compiled("a.b", literal).unwrap().is_match("axb"));
     }
 
     #[test]

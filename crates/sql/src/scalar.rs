@@ -11,6 +11,7 @@ use crate::expr;
 use crate::functions::{self, Func, StrFunc};
 use crate::names;
 use crate::operand_types;
+use crate::regex_functions::RegexFunc;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
@@ -615,15 +616,44 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             any: false,
             expr,
             pattern,
-            escape_char: None,
-        } => like(boxed(expr)?, boxed(pattern)?, *negated, false),
+            escape_char,
+        } => like(
+            boxed(expr)?,
+            escaped(boxed(pattern)?, escape_char)?,
+            *negated,
+            false,
+        ),
         Expr::ILike {
             negated,
             any: false,
             expr,
             pattern,
-            escape_char: None,
-        } => like(boxed(expr)?, boxed(pattern)?, *negated, true),
+            escape_char,
+        } => like(
+            boxed(expr)?,
+            escaped(boxed(pattern)?, escape_char)?,
+            *negated,
+            true,
+        ),
+        // PostgreSQL's rewrite: `x ~ similar_to_escape(pattern [, escape])`.
+        Expr::SimilarTo {
+            negated,
+            expr,
+            pattern,
+            escape_char,
+        } => {
+            let mut args = vec![bind(pattern, columns)?];
+            if let Some(escape) = escape_char {
+                args.push(escape_value(escape)?);
+            }
+            Scalar::Like {
+                expr: boxed(expr)?,
+                pattern: Box::new(Scalar::Func(Func::Regex(RegexFunc::SimilarToEscape), args)),
+                negated: *negated,
+                insensitive: false,
+                regex: true,
+            }
+        }
         Expr::Floor {
             expr: x,
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
@@ -843,6 +873,33 @@ fn qualified_operator(op: &BinaryOperator) -> Result<Cow<'_, BinaryOperator>, Sq
         "!~*" => BinaryOperator::PGRegexNotIMatch,
         _ => return Err(SqlError::unsupported(format!("the operator {op}"))),
     }))
+}
+
+/// A LIKE pattern with its ESCAPE character, as PostgreSQL binds it:
+/// `like_escape(pattern, escape)`, the pattern written with a backslash.
+fn escaped(
+    pattern: Box<Scalar>,
+    escape: &Option<sqlparser::ast::Value>,
+) -> Result<Box<Scalar>, SqlError> {
+    Ok(match escape {
+        None => pattern,
+        Some(e) => Box::new(Scalar::Func(
+            Func::Regex(RegexFunc::LikeEscape),
+            vec![*pattern, escape_value(e)?],
+        )),
+    })
+}
+
+/// An ESCAPE clause's value: a string or NULL.
+fn escape_value(escape: &sqlparser::ast::Value) -> Result<Scalar, SqlError> {
+    use sqlparser::ast::Value as Literal;
+    match escape {
+        Literal::SingleQuotedString(s) | Literal::EscapedStringLiteral(s) => {
+            Ok(Scalar::Const(Value::Text(s.clone())))
+        }
+        Literal::Null => Ok(Scalar::Const(Value::Null)),
+        other => Err(SqlError::unsupported(format!("the ESCAPE value {other}"))),
+    }
 }
 
 fn like(expr: Box<Scalar>, pattern: Box<Scalar>, negated: bool, insensitive: bool) -> Scalar {

@@ -57,9 +57,13 @@ pub struct Session {
     /// committed at the message's end, rolled back whole by an error,
     /// turned into an ordinary block by a BEGIN among its statements.
     implicit: bool,
+    /// The settings without the open block's `SET LOCAL`s, which end with
+    /// it (`None`: it made none).
+    without_local: Option<Settings>,
     /// The open savepoints, innermost last, with the settings when each
-    /// was made (`ROLLBACK TO` restores them, as PostgreSQL does).
-    savepoints: Vec<(String, Settings)>,
+    /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
+    /// they were, and without the `SET LOCAL`s.
+    savepoints: Vec<(String, Settings, Option<Settings>)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// `currval` and `lastval` (`sequences.rs`).
@@ -142,6 +146,7 @@ impl Session {
             session_defaults: Settings::default(),
             settings_at_begin: None,
             implicit: false,
+            without_local: None,
             savepoints: Vec::new(),
             relations: Relations::default(),
             sequences: Arc::default(),
@@ -239,6 +244,8 @@ impl Session {
             {
                 return (outputs, Some(e));
             }
+            let armed =
+                crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
             let result = match statement {
                 Parsed::Sql(statement) => self.execute(statement),
                 Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
@@ -247,13 +254,12 @@ impl Session {
                     "COPY FROM STDIN followed by other statements in one query",
                 )),
                 Parsed::Copy(copy) => self.start_copy(copy),
-                Parsed::Reset(name) => self
-                    .settings
-                    .reset(name, &self.session_defaults)
-                    .map(|()| Output::command("RESET")),
+                Parsed::Reset(name) => self.reset(name),
                 Parsed::Checkpoint => self.checkpoint(),
                 Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             };
+            let result = result.map_err(|e| self.why_canceled(e));
+            drop(armed);
             match result {
                 Ok(output) => outputs.push(output),
                 Err(e) => {
@@ -530,11 +536,24 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
+        let armed =
+            crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
         let result = self.run_prepared(name, parameters);
+        let result = result.map_err(|e| self.why_canceled(e));
+        drop(armed);
         if result.is_err() {
             self.fail();
         }
         result
+    }
+
+    /// A canceled statement's error says why, as PostgreSQL's: a
+    /// CancelRequest, or `statement_timeout`.
+    fn why_canceled(&self, mut e: SqlError) -> SqlError {
+        if e.code == "57014" {
+            e.message = self.interrupt.cause().message().to_string();
+        }
+        e
     }
 
     /// A query or row change runs its kept plan (made at the first
@@ -825,14 +844,67 @@ impl Session {
         Ok(Output::command("CHECKPOINT"))
     }
 
+    /// `DISCARD ALL | PLANS | SEQUENCES | TEMP[ORARY]`: the session's
+    /// kept plans (made again at their next run), `currval` / `lastval`,
+    /// temporary tables; ALL also its prepared statements and settings,
+    /// and only outside a block (25001, as PostgreSQL's). TEMP inside a
+    /// block is 0A000 here (folio drops temporary tables in a transaction
+    /// of their own).
+    fn discard(&mut self, what: sqlparser::ast::DiscardObject) -> Result<Output, SqlError> {
+        use sqlparser::ast::DiscardObject;
+        let in_block = !matches!(self.block, Block::Idle) || self.implicit;
+        match what {
+            DiscardObject::ALL if in_block => {
+                return Err(SqlError::new(
+                    "25001",
+                    "DISCARD ALL cannot run inside a transaction block",
+                ));
+            }
+            DiscardObject::TEMP if in_block => {
+                return Err(SqlError::unsupported(
+                    "DISCARD TEMP inside a transaction block",
+                ));
+            }
+            _ => {}
+        }
+        if matches!(what, DiscardObject::ALL) {
+            self.prepared.clear();
+            self.settings = self.session_defaults.clone();
+        }
+        if matches!(what, DiscardObject::PLANS) {
+            for prepared in self.prepared.values_mut() {
+                prepared.plan = None;
+            }
+        }
+        if matches!(what, DiscardObject::ALL | DiscardObject::SEQUENCES) {
+            self.sequences = Arc::default();
+        }
+        if matches!(what, DiscardObject::ALL | DiscardObject::TEMP) {
+            self.temp.discard(&self.db);
+        }
+        Ok(Output::command(format!("DISCARD {what}")))
+    }
+
+    /// `RESET name` (`all`), as a session SET of the default.
+    fn reset(&mut self, name: &str) -> Result<Output, SqlError> {
+        self.settings.reset(name, &self.session_defaults)?;
+        if let Some(without_local) = &mut self.without_local {
+            without_local.reset(name, &self.session_defaults)?;
+        }
+        Ok(Output::command("RESET"))
+    }
+
     /// The block ended: its SETs stay if it committed, else the settings
     /// it began with come back.
     fn end_block(&mut self, committed: bool) {
         self.savepoints.clear();
+        let without_local = self.without_local.take();
         if let Some(before) = self.settings_at_begin.take()
             && !committed
         {
             self.settings = before;
+        } else if let Some(settings) = without_local {
+            self.settings = settings;
         }
     }
 
@@ -934,6 +1006,7 @@ impl Session {
                 Ok(Output::command("DEALLOCATE"))
             }
             Statement::Set(set) => self.set(set),
+            Statement::Discard { object_type } => self.discard(*object_type),
             Statement::AlterRole { name, operation } => self.alter_role(name, operation),
             Statement::ShowVariable { variable } => {
                 let name = show_name(variable);
@@ -1003,7 +1076,7 @@ impl Session {
             return self.set_transaction(modes, *session);
         }
         let Set::SingleAssignment {
-            scope: None | Some(ContextModifier::Session),
+            scope: scope @ (None | Some(ContextModifier::Session | ContextModifier::Local)),
             hivevar: false,
             variable,
             values,
@@ -1011,6 +1084,7 @@ impl Session {
         else {
             return Err(SqlError::unsupported(format!("{set}")));
         };
+        let local = matches!(scope, Some(ContextModifier::Local));
         let name = variable.to_string().to_ascii_lowercase();
         let value = match values.as_slice() {
             [Expr::Identifier(id)] => id.value.clone(),
@@ -1027,8 +1101,30 @@ impl Session {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        self.settings.set(&name, &value)?;
+        self.set_setting(&name, &value, local)?;
         Ok(Output::command("SET"))
+    }
+
+    /// `SET [LOCAL] name = value`: a LOCAL one lasts until the block ends
+    /// (outside one, PostgreSQL's warning and nothing done); a session
+    /// one also outlives the block's LOCALs if the block commits.
+    fn set_setting(&mut self, name: &str, value: &str, local: bool) -> Result<(), SqlError> {
+        if local && matches!(self.block, Block::Idle) {
+            self.notices.push(Notice::warning(
+                "25P01",
+                "SET LOCAL can only be used in transaction blocks",
+            ));
+            // The value is still checked, as PostgreSQL's.
+            return self.settings.clone().set(name, value);
+        }
+        if local && self.without_local.is_none() {
+            self.without_local = Some(self.settings.clone());
+        }
+        self.settings.set(name, value)?;
+        if let (false, Some(without_local)) = (local, &mut self.without_local) {
+            without_local.set(name, value)?;
+        }
+        Ok(())
     }
 
     /// `SET TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`:
@@ -1183,8 +1279,11 @@ impl Session {
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.savepoint(name)?;
-                self.savepoints
-                    .push((name.to_string(), self.settings.clone()));
+                self.savepoints.push((
+                    name.to_string(),
+                    self.settings.clone(),
+                    self.without_local.clone(),
+                ));
                 Ok(Output::command("SAVEPOINT"))
             }
             _ => Err(SqlError::new(
@@ -1228,8 +1327,9 @@ impl Session {
             Block::Failed(None)
         };
         result?;
-        if let Some(at) = self.savepoints.iter().rposition(|(n, _)| n == name) {
+        if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
             self.settings = self.savepoints[at].1.clone();
+            self.without_local = self.savepoints[at].2.clone();
             self.savepoints.truncate(at + 1);
         }
         Ok(Output::command("ROLLBACK"))
@@ -1240,7 +1340,7 @@ impl Session {
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.release(name)?;
-                if let Some(at) = self.savepoints.iter().rposition(|(n, _)| n == name) {
+                if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
                     self.savepoints.truncate(at);
                 }
                 Ok(Output::command("RELEASE"))

@@ -51,6 +51,8 @@ pub struct Settings {
     default_read_only: bool,
     /// The planner switches turned off.
     disabled: Vec<&'static str>,
+    /// `statement_timeout` in milliseconds (0: none).
+    statement_timeout_ms: u32,
 }
 
 impl Default for Settings {
@@ -62,6 +64,7 @@ impl Default for Settings {
             default_isolation: "read committed",
             default_read_only: false,
             disabled: Vec::new(),
+            statement_timeout_ms: 0,
         }
     }
 }
@@ -108,6 +111,62 @@ fn invalid(name: &str, value: &str) -> SqlError {
     )
 }
 
+/// The units of a time setting, in milliseconds.
+const TIME_UNITS: [(&str, f64); 6] = [
+    ("us", 0.001),
+    ("ms", 1.0),
+    ("s", 1000.0),
+    ("min", 60_000.0),
+    ("h", 3_600_000.0),
+    ("d", 86_400_000.0),
+];
+
+/// A time setting's value in milliseconds, as PostgreSQL reads it: a
+/// number (milliseconds) or a number and a unit (`1s`, `1.5 min`),
+/// rounded; negative or past `i32::MAX` is 22023.
+fn milliseconds(name: &str, value: &str) -> Result<u32, SqlError> {
+    let text = value.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let factor = match unit.trim() {
+        "" => Some(1.0),
+        u => TIME_UNITS.iter().find(|(n, _)| *n == u).map(|(_, f)| *f),
+    };
+    let hint =
+        "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".";
+    let (Ok(x), Some(factor)) = (number.parse::<f64>(), factor) else {
+        return Err(invalid(name, value).with_hint(hint));
+    };
+    let ms = (x * factor).round();
+    if !(0.0..=f64::from(i32::MAX)).contains(&ms) {
+        return Err(SqlError::new(
+            "22023",
+            format!(
+                "{} ms is outside the valid range for parameter \"{name}\" (0 .. {})",
+                ms as i64,
+                i32::MAX
+            ),
+        ));
+    }
+    Ok(ms as u32)
+}
+
+/// A time setting as `SHOW` prints it: in the largest unit that holds it
+/// whole (`1s`, `1min`, `1500ms`), 0 as `0`.
+fn show_milliseconds(ms: u32) -> String {
+    if ms == 0 {
+        return "0".into();
+    }
+    let (unit, size) = TIME_UNITS[1..]
+        .iter()
+        .rev()
+        .find(|(_, size)| f64::from(ms) % size == 0.0)
+        .expect("every whole millisecond count is whole in ms");
+    format!("{}{unit}", f64::from(ms) / size)
+}
+
 impl Settings {
     /// Whether commits wait for the WAL flush (`synchronous_commit`).
     pub fn synchronous(&self) -> bool {
@@ -124,6 +183,13 @@ impl Settings {
     /// (`default_transaction_read_only`).
     pub fn default_read_only(&self) -> bool {
         self.default_read_only
+    }
+
+    /// How long a statement may run (`statement_timeout`; `None`: no
+    /// limit).
+    pub fn statement_timeout(&self) -> Option<std::time::Duration> {
+        (self.statement_timeout_ms > 0)
+            .then(|| std::time::Duration::from_millis(self.statement_timeout_ms.into()))
     }
 
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
@@ -181,6 +247,15 @@ impl Settings {
                     .filter(|d| (-15..=3).contains(d))
                     .ok_or_else(|| invalid(name, value))?;
             }
+            "statement_timeout" => self.statement_timeout_ms = milliseconds(name, value)?,
+            // Waits without a limit are all folio has for these (the
+            // server's `lock_timeout` option is the database's): 0, their
+            // default, is what it does; any other value is refused.
+            "lock_timeout" | "idle_in_transaction_session_timeout" => {
+                if milliseconds(name, value)? != 0 {
+                    return Err(SqlError::unsupported(format!("{name} = {value}")));
+                }
+            }
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" if matches!(lower.replace(' ', "").as_str(), "iso" | "iso,mdy") => {}
@@ -214,6 +289,8 @@ impl Settings {
             "default_transaction_isolation" => self.default_isolation = default.default_isolation,
             "default_transaction_read_only" => self.default_read_only = default.default_read_only,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
+            "statement_timeout" => self.statement_timeout_ms = default.statement_timeout_ms,
+            "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "client_encoding" | "datestyle" | "timezone" | "search_path" => {}
             _ => return Err(unknown(name)),
         }
@@ -233,6 +310,8 @@ impl Settings {
                 (if self.default_read_only { "on" } else { "off" }).into()
             }
             "extra_float_digits" => self.extra_float_digits.to_string(),
+            "statement_timeout" => show_milliseconds(self.statement_timeout_ms),
+            "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),
             "timezone" => "UTC".into(),

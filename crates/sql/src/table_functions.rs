@@ -3,7 +3,8 @@
 //! quoted literals read as timestamptz, as PostgreSQL resolves them),
 //! `unnest(array)` and `pg_partition_ancestors(relation)` (no
 //! rows: folio has no partitions, and PostgreSQL returns none for a
-//! relation that is not one), with `WITH ORDINALITY` (a bigint column
+//! relation that is not one), `regexp_matches` and
+//! `regexp_split_to_table` (`regex_functions.rs`), with `WITH ORDINALITY` (a bigint column
 //! numbering the rows from 1). Their arguments are evaluated at each run:
 //! constants, parameters or, in a correlated subquery, the outer row's
 //! values. A lone such call in a select list without FROM (`SELECT
@@ -25,6 +26,11 @@ pub enum TableFunc {
     /// An array's elements, of this type.
     Unnest(SqlType),
     PartitionAncestors,
+    /// `regexp_matches(text, pattern [, flags])`: a text array per match
+    /// (`regex_functions.rs`).
+    RegexMatches,
+    /// `regexp_split_to_table(text, pattern [, flags])`: the pieces.
+    RegexSplit,
 }
 
 /// A function in FROM with its arguments bound.
@@ -40,7 +46,11 @@ pub struct FunctionScan {
 pub fn is_table_function(name: &ObjectName) -> bool {
     matches!(
         names::function(name).as_str(),
-        "generate_series" | "unnest" | "pg_partition_ancestors"
+        "generate_series"
+            | "unnest"
+            | "pg_partition_ancestors"
+            | "regexp_matches"
+            | "regexp_split_to_table"
     )
 }
 
@@ -73,6 +83,8 @@ impl FunctionScan {
                 TableFunc::Unnest(element)
             }
             "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
+            "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
+            "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
             _ => {
                 return Err(SqlError::new(
                     "42883",
@@ -93,6 +105,8 @@ impl FunctionScan {
             TableFunc::Series(_) => "generate_series",
             TableFunc::Unnest(_) => "unnest",
             TableFunc::PartitionAncestors => "relid",
+            TableFunc::RegexMatches => "regexp_matches",
+            TableFunc::RegexSplit => "regexp_split_to_table",
         }
     }
 
@@ -101,6 +115,8 @@ impl FunctionScan {
         let value = match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => ty,
             TableFunc::PartitionAncestors => SqlType::Int8,
+            TableFunc::RegexMatches => SqlType::Array(&SqlType::Text),
+            TableFunc::RegexSplit => SqlType::Text,
         };
         match self.ordinality {
             true => vec![value, SqlType::Int8],
@@ -197,6 +213,19 @@ impl FunctionScan {
                 }
             }
             TableFunc::PartitionAncestors => {}
+            TableFunc::RegexMatches | TableFunc::RegexSplit => {
+                let text = |i: usize| args.get(i).and_then(Value::to_text).unwrap_or_default();
+                let (source, pattern, flags) = (text(0), text(1), text(2));
+                let rows = match self.func {
+                    TableFunc::RegexMatches => {
+                        crate::regex_functions::all_matches(&source, &pattern, &flags)?
+                    }
+                    _ => crate::regex_functions::split_rows(&source, &pattern, &flags)?,
+                };
+                for row in rows {
+                    push(row)?;
+                }
+            }
         }
         Ok(out)
     }

@@ -125,6 +125,13 @@ impl TempTables {
         db.catalog().release_temp_namespace(n);
     }
 
+    /// `DISCARD TEMP`: as the session's end, and its ON COMMIT actions
+    /// forgotten (the tables are gone).
+    pub fn discard(&self, db: &Database) {
+        self.end_session(db);
+        self.at_commit.borrow_mut().clear();
+    }
+
     /// `e` with the session's namespace prefix taken off the names it
     /// quotes: PostgreSQL's messages name a temporary relation bare.
     pub fn unqualify_error(&self, mut e: SqlError) -> SqlError {

@@ -600,10 +600,16 @@ fn settings() {
     assert_eq!(fails(&mut s, "show nosuch").code, "42704");
     assert_eq!(fails(&mut s, "set nosuch = 1").code, "42704");
     assert_eq!(fails(&mut s, "set timezone = 'Europe/Paris'").code, "0A000");
+    // SET LOCAL outside a block: PostgreSQL's warning, nothing changed.
+    ok(&mut s, "set local synchronous_commit = off");
     assert_eq!(
-        fails(&mut s, "set local synchronous_commit = off").code,
-        "0A000"
+        codes(&mut s),
+        [(
+            "WARNING:  SET LOCAL can only be used in transaction blocks".to_string(),
+            "25P01"
+        )]
     );
+    assert_eq!(rows(&mut s, "show synchronous_commit"), [text(&["on"])]);
     ok(&mut s, "reset all");
     assert_eq!(rows(&mut s, "show application_name"), [text(&[""])]);
 }
@@ -1698,4 +1704,46 @@ fn clause_errors_point_at_the_expression() {
         let e = fails(&mut s, sql);
         assert_eq!((e.code, e.position), (code, Some(position)), "{sql}");
     }
+}
+
+// Proves statement_timeout cancels a long statement and a wait for a
+// row lock with PostgreSQL's 57014 "canceling statement due to statement
+// timeout", that the session carries on (the next statement is not
+// canceled), that a block it fails is aborted (25P02 until ROLLBACK),
+// and that SET LOCAL's timeout ends with its block.
+#[test]
+fn statement_timeout_cancels_long_statements_and_lock_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    let mut other = Session::new(db.clone());
+    let long = "select count(*) from generate_series(1, 2000000000)";
+    ok(&mut s, "set statement_timeout = '100ms'");
+    let e = fails(&mut s, long);
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("57014", "canceling statement due to statement timeout")
+    );
+    assert_eq!(rows(&mut s, "select 1"), vec![text(&["1"])]);
+
+    // A wait for another transaction's row lock.
+    ok(&mut s, "create table t (id int primary key, v int)");
+    ok(&mut s, "insert into t values (1, 0)");
+    ok(&mut other, "begin");
+    ok(&mut other, "update t set v = 1 where id = 1");
+    ok(&mut s, "begin");
+    let e = fails(&mut s, "update t set v = 2 where id = 1");
+    assert_eq!(e.message, "canceling statement due to statement timeout");
+    assert_eq!(fails(&mut s, "select 1").code, "25P02");
+    ok(&mut s, "rollback");
+    ok(&mut other, "commit");
+
+    // SET LOCAL: only until the block ends.
+    ok(&mut s, "reset statement_timeout");
+    ok(&mut s, "begin");
+    ok(&mut s, "set local statement_timeout = '100ms'");
+    assert_eq!(fails(&mut s, long).code, "57014");
+    ok(&mut s, "rollback");
+    assert_eq!(rows(&mut s, "show statement_timeout"), vec![text(&["0"])]);
+    assert_eq!(rows(&mut s, "select v from t"), vec![text(&["1"])]);
 }

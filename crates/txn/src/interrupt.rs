@@ -12,8 +12,28 @@
 
 use crate::error::TxnError;
 use crate::live::LiveEntry;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Why a statement was asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Cause {
+    /// A CancelRequest (psql's Ctrl-C).
+    User = 0,
+    /// `statement_timeout` passed.
+    StatementTimeout = 1,
+}
+
+impl Cause {
+    /// PostgreSQL's message for the 57014 error.
+    pub fn message(self) -> &'static str {
+        match self {
+            Cause::User => "canceling statement due to user request",
+            Cause::StatementTimeout => "canceling statement due to statement timeout",
+        }
+    }
+}
 
 /// One session's cancel flag. Aligned to its own cache lines: the
 /// sessions' flags are made one after another by the server's accept
@@ -23,6 +43,8 @@ use std::sync::{Arc, Mutex};
 #[repr(align(128))]
 pub struct Interrupt {
     set: AtomicBool,
+    /// Why it was set ([`Cause`], as its `u8`).
+    cause: AtomicU8,
     /// The entry a wait of this session sleeps on now.
     waiting_on: Mutex<Option<Arc<LiveEntry>>>,
 }
@@ -35,6 +57,13 @@ impl Interrupt {
     /// Asks the running statement to stop; wakes it if it waits for
     /// another transaction.
     pub fn cancel(&self) {
+        self.cancel_for(Cause::User);
+    }
+
+    /// [`Interrupt::cancel`], saying why (the error's message:
+    /// [`Cause::message`]).
+    pub fn cancel_for(&self, cause: Cause) {
+        self.cause.store(cause as u8, Ordering::SeqCst);
         self.set.store(true, Ordering::SeqCst);
         let waiting = self
             .waiting_on
@@ -57,6 +86,14 @@ impl Interrupt {
         match self.is_set() {
             true => Err(TxnError::Canceled),
             false => Ok(()),
+        }
+    }
+
+    /// Why the pending cancel was asked for.
+    pub fn cause(&self) -> Cause {
+        match self.cause.load(Ordering::SeqCst) {
+            x if x == Cause::StatementTimeout as u8 => Cause::StatementTimeout,
+            _ => Cause::User,
         }
     }
 

@@ -33,7 +33,7 @@ pub use directory::MAX_LOG_PAGES;
 pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
-pub use interrupt::Interrupt;
+pub use interrupt::{Cause as CancelCause, Interrupt};
 pub use live::Ended;
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};

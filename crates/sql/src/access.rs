@@ -113,17 +113,19 @@ pub fn relation(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<Arc<Relat
     cx.relations.get(cx.db, txn, name)
 }
 
-/// The one plain table a statement reads or changes (`FROM t`, `UPDATE
-/// t`), its name and relation; aliases, table functions and joins are
-/// 0A000 until the planner has them.
+/// The one plain table a statement changes (`UPDATE t [AS x]`, `DELETE
+/// FROM t [AS x]`): its name, the name its columns are qualified with
+/// (the alias, else the bare name) and its relation; table functions and
+/// joins are 0A000, an alias with columns a syntax error (PostgreSQL's
+/// grammar has none there).
 pub fn table(
     cx: &Ctx<'_>,
     txn: &Transaction,
     from: &TableWithJoins,
-) -> Result<(String, Arc<Relation>), SqlError> {
+) -> Result<(String, String, Arc<Relation>), SqlError> {
     let TableFactor::Table {
         name,
-        alias: None,
+        alias,
         args: None,
         ..
     } = &from.relation
@@ -136,9 +138,19 @@ pub fn table(
     if !from.joins.is_empty() {
         return Err(SqlError::unsupported("joins"));
     }
+    if let Some(alias) = alias
+        && !alias.columns.is_empty()
+    {
+        return Err(SqlError::syntax("syntax error at or near \"(\""));
+    }
     let name = names::relation(name)?;
     let relation = relation(cx, txn, &name)?;
-    Ok((name, relation))
+    // A temporary table qualifies its columns by its bare name.
+    let qualifier = alias.as_ref().map_or_else(
+        || folio_catalog::unqualified(&name).to_string(),
+        |a| names::ident(&a.name),
+    );
+    Ok((name, qualifier, relation))
 }
 
 /// The position of column `name`, or 42703.

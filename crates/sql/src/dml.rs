@@ -1,12 +1,15 @@
-//! `INSERT ... VALUES | SELECT`, `UPDATE` and `DELETE`, with `RETURNING`,
-//! planned once ([`plan_insert`], [`plan_update`], [`plan_delete`]) and
-//! run per execution ([`Change::run`]). Rows to change are found by the
-//! table's plan (`plan.rs`); a row another transaction changed meanwhile
-//! is followed to its newest version, which is changed if it still
-//! satisfies the WHERE clause (READ COMMITTED's re-check, as PostgreSQL's
+//! `INSERT ... VALUES | SELECT`, `UPDATE [... FROM]` and `DELETE [...
+//! USING]`, with `RETURNING`, planned once ([`plan_insert`],
+//! [`plan_update`], [`plan_delete`]) and run per execution
+//! ([`Change::run`]). Rows to change are found by the table's plan
+//! (`plan.rs`), or by its join with the FROM / USING items
+//! (`change_rows.rs`); a row another transaction changed meanwhile is
+//! followed to its newest version, which is changed if it still satisfies
+//! the WHERE clause (READ COMMITTED's re-check, as PostgreSQL's
 //! EvalPlanQual); REPEATABLE READ gets 40001 from the heap.
 
 use crate::access;
+use crate::change_rows::{self, Rows, Selected, Target};
 use crate::conflict::{self, Conflict};
 use crate::constraints::Constraints;
 use crate::context::Ctx;
@@ -14,14 +17,13 @@ use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
-use crate::plan::{self, Request, ScanPlan};
 use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
 use crate::subquery::{self, Subplan};
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::{Tid, Transaction};
+use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
@@ -43,12 +45,13 @@ pub enum Change {
         on_conflict: Option<Conflict>,
         constraints: Constraints,
     },
+    /// SET's values, WHERE and RETURNING are bound over the row `rows`
+    /// says the expressions see.
     Update {
         relation: Arc<Relation>,
         constraints: Constraints,
         assignments: Vec<(usize, Scalar)>,
-        filter: Vec<Scalar>,
-        scan: ScanPlan,
+        rows: Rows,
         returning: Returning,
         /// Subqueries in SET and WHERE (uncorrelated), run first.
         subplans: Vec<Subplan>,
@@ -56,8 +59,7 @@ pub enum Change {
     Delete {
         relation: Arc<Relation>,
         constraints: Constraints,
-        filter: Vec<Scalar>,
-        scan: ScanPlan,
+        rows: Rows,
         returning: Returning,
         subplans: Vec<Subplan>,
     },
@@ -69,7 +71,8 @@ pub enum Source {
     Query(Box<Planned>),
 }
 
-/// A RETURNING list bound over the table, and its result columns.
+/// A RETURNING list bound over the row the change's expressions see, and
+/// its result columns.
 type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
 
 /// The rows an `INSERT` without `ON CONFLICT` hands to the heap at once.
@@ -138,14 +141,19 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
             constraints.check_given(&relation, c, false)?;
         }
     }
-    let returning = returning(&relation, insert.returning.as_deref())?;
+    let alias = insert.table_alias.as_ref().map(names::ident);
+    // RETURNING qualifies a temporary table's columns by its bare name.
+    let bare = folio_catalog::unqualified(&name).to_string();
+    let scope = Scope::of(vec![ScopeTable::of_relation(
+        alias.clone().unwrap_or(bare),
+        &relation,
+        0,
+    )]);
+    let returning = returning(&scope, insert.returning.as_deref())?;
     let on_conflict = match &insert.on {
         None => None,
         Some(OnInsert::OnConflict(on)) => {
-            let qualifier = insert
-                .table_alias
-                .as_ref()
-                .map_or_else(|| name.clone(), names::ident);
+            let qualifier = alias.unwrap_or_else(|| name.clone());
             Some(conflict::plan(&relation, &qualifier, on)?)
         }
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
@@ -166,99 +174,97 @@ fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
-/// Plans `UPDATE name SET column = expression, ... [WHERE ...]
-/// [RETURNING ...]`.
+/// Plans `UPDATE name [[AS] alias] SET column = expression, ... [FROM
+/// item, ...] [WHERE ...] [RETURNING ...]` (the rows: `change_rows.rs`).
 pub fn plan_update(
     cx: &Ctx<'_>,
     txn: &Transaction,
     table: &TableWithJoins,
     assignments: &[Assignment],
+    from: Option<&[TableWithJoins]>,
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
-    let (name, relation) = access::table(cx, txn, table)?;
+    let list = from.map(|others| change_rows::joined_list(table, others));
+    let target = Target::resolve(cx, txn, table, list.as_deref())?;
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
     let mut selection = selection.cloned();
     let subplans = subqueries(
         cx,
         txn,
-        &name,
-        &relation,
+        &target.scope,
         values.iter_mut().chain(selection.as_mut()).collect(),
     )?;
+    let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
+    // The target's columns in the row the expressions see (after the
+    // other items' when there are some).
+    let offset = target.scope.width() - relation.types.len();
     let mut targets = Vec::with_capacity(assignments.len());
     for (assignment, value) in assignments.iter().zip(&values) {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
-        let c = access::target_column(&relation, &name, &names::relation(column)?)?;
+        let c = access::target_column(&relation, &target.name, &names::relation(column)?)?;
         let value = if is_default(value) {
-            constraints.default_of(c)
+            constraints.default_of(c).map_columns(&|at| at + offset)
         } else {
             constraints.check_given(&relation, c, true)?;
-            scalar::bind(value, &*relation)?
+            scalar::bind(value, &target.scope)?
         };
         targets.push((c, value));
     }
-    let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
-    let returning = returning(&relation, returning_items)?;
+    let returning = returning(&target.scope, returning_items)?;
+    let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Update {
         relation,
         constraints,
         assignments: targets,
-        filter,
-        scan,
+        rows,
         returning,
         subplans,
     })
 }
 
-/// Plans `DELETE FROM name [WHERE ...] [RETURNING ...]`.
+/// Plans `DELETE FROM name [[AS] alias] [USING item, ...] [WHERE ...]
+/// [RETURNING ...]` (the rows: `change_rows.rs`).
 pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<Change, SqlError> {
     let from = match &delete.from {
         FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from) => from,
     };
-    if !delete.tables.is_empty()
-        || delete.using.is_some()
-        || !delete.order_by.is_empty()
-        || delete.limit.is_some()
-    {
-        return Err(SqlError::unsupported(
-            "DELETE with USING, ORDER BY or LIMIT",
-        ));
+    if !delete.tables.is_empty() || !delete.order_by.is_empty() || delete.limit.is_some() {
+        return Err(SqlError::unsupported("DELETE with ORDER BY or LIMIT"));
     }
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
-    let (name, relation) = access::table(cx, txn, from)?;
+    let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
+    let target = Target::resolve(cx, txn, from, list.as_deref())?;
+    let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut selection = delete.selection.clone();
-    let subplans = subqueries(cx, txn, &name, &relation, selection.iter_mut().collect())?;
-    let (filter, scan) = selection_plan(cx, &relation, selection.as_ref())?;
-    let returning = returning(&relation, delete.returning.as_deref())?;
+    let subplans = subqueries(cx, txn, &target.scope, selection.iter_mut().collect())?;
+    let returning = returning(&target.scope, delete.returning.as_deref())?;
+    let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Delete {
         relation,
         constraints,
-        filter,
-        scan,
+        rows,
         returning,
         subplans,
     })
 }
 
-/// The subqueries in an UPDATE's or DELETE's expressions, replaced by
-/// markers and planned. Uncorrelated only: the rows are found and
-/// re-checked inside the table's scan, where a subquery cannot run.
+/// The subqueries in an UPDATE's or DELETE's expressions (over `scope`),
+/// replaced by markers and planned. Uncorrelated only: the rows are found
+/// and re-checked inside the table's scan, where a subquery cannot run.
 fn subqueries(
     cx: &Ctx<'_>,
     txn: &Transaction,
-    name: &str,
-    relation: &Relation,
+    scope: &Scope,
     exprs: Vec<&mut Expr>,
 ) -> Result<Vec<Subplan>, SqlError> {
-    let scope = Scope::of(vec![ScopeTable::of_relation(name.to_string(), relation, 0)]);
-    let subplans = subquery::extract(cx, txn, exprs, &scope, 0)?;
+    let subplans = subquery::extract(cx, txn, exprs, scope, 0)?;
     if subplans.iter().any(Subplan::is_correlated) {
         return Err(SqlError::unsupported(
             "a correlated subquery in UPDATE or DELETE",
@@ -289,26 +295,6 @@ fn with_subqueries<T>(
             ..*env
         },
     )
-}
-
-/// The WHERE clause's conjuncts and the plan that finds the rows.
-fn selection_plan(
-    cx: &Ctx<'_>,
-    relation: &Relation,
-    selection: Option<&Expr>,
-) -> Result<(Vec<Scalar>, ScanPlan), SqlError> {
-    let filter = match selection {
-        Some(e) => scalar::bind(e, relation)?.conjuncts(),
-        None => Vec::new(),
-    };
-    let scan = plan::plan(Request {
-        relation,
-        filter: filter.clone(),
-        order: Vec::new(),
-        reads: None,
-        settings: cx.settings,
-    })?;
-    Ok((filter, scan))
 }
 
 impl Change {
@@ -353,7 +339,7 @@ impl Change {
             Change::Update {
                 relation,
                 assignments,
-                filter,
+                rows,
                 returning,
                 subplans,
                 ..
@@ -361,29 +347,29 @@ impl Change {
                 for (c, s) in assignments {
                     note(s, relation.types[*c]);
                 }
+                rows.param_types(relation, types);
+                let seen = rows.row_types(relation);
                 for s in assignments
                     .iter()
                     .map(|(_, s)| s)
-                    .chain(filter)
                     .chain(returning.iter().flat_map(|(items, _)| items))
                 {
-                    s.param_types(&relation.types, types);
+                    s.param_types(seen, types);
                 }
                 subplans.iter().for_each(|s| s.plan.param_types(types));
             }
             Change::Delete {
                 relation,
-                filter,
+                rows,
                 returning,
                 subplans,
                 ..
             } => {
                 subplans.iter().for_each(|s| s.plan.param_types(types));
-                for s in filter
-                    .iter()
-                    .chain(returning.iter().flat_map(|(items, _)| items))
-                {
-                    s.param_types(&relation.types, types);
+                rows.param_types(relation, types);
+                let seen = rows.row_types(relation);
+                for s in returning.iter().flat_map(|(items, _)| items) {
+                    s.param_types(seen, types);
                 }
             }
         }
@@ -426,16 +412,19 @@ impl Change {
             Change::Update {
                 relation,
                 constraints,
+                rows,
                 subplans,
                 ..
             }
             | Change::Delete {
                 relation,
                 constraints,
+                rows,
                 subplans,
                 ..
             } => {
                 let mut out = vec![relation];
+                out.extend(rows.relations());
                 out.extend(constraints.relations());
                 for sub in subplans {
                     out.extend(sub.plan.relations());
@@ -514,29 +503,31 @@ impl Change {
                 relation,
                 constraints,
                 assignments,
-                filter,
-                scan,
+                rows,
                 returning,
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let mut out = Vec::new();
                 let mut updated = 0u64;
-                for (tid, old) in selected(txn, relation, scan, env)? {
-                    let written = scan::write_newest(
+                for Selected { tid, row, others } in rows.selected(txn, relation, env)? {
+                    let written = scan::write_newest_where(
                         txn,
                         relation,
-                        filter,
+                        |newer| rows.qualifies(&others, newer, env),
                         tid,
-                        old,
-                        env,
+                        row,
                         |txn, tid, old| {
+                            let seen = change_rows::seen(&others, old);
                             let mut new = old.to_vec();
                             for (c, value) in assignments {
-                                new[*c] = types::coerce(value.eval(old, env)?, relation.types[*c])?;
+                                new[*c] =
+                                    types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
                             }
                             let projected = match returning {
-                                Some((items, _)) => Some(project(items, &new, env)?),
+                                Some((items, _)) => {
+                                    Some(project(items, &change_rows::seen(&others, &new), env)?)
+                                }
                                 None => None,
                             };
                             let write = constraints.update(txn, relation, tid, old, new, env)?;
@@ -554,22 +545,20 @@ impl Change {
             Change::Delete {
                 relation,
                 constraints,
-                filter,
-                scan,
+                rows,
                 returning,
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
-                for (tid, row) in selected(txn, relation, scan, env)? {
-                    let written = scan::write_newest(
+                for Selected { tid, row, others } in rows.selected(txn, relation, env)? {
+                    let written = scan::write_newest_where(
                         txn,
                         relation,
-                        filter,
+                        |newer| rows.qualifies(&others, newer, env),
                         tid,
                         row,
-                        env,
                         |txn, tid, row| {
                             let write = constraints.delete(txn, relation, tid, row, env)?;
                             Ok((write, row.to_vec()))
@@ -578,7 +567,7 @@ impl Change {
                     if let Some(row) = written {
                         deleted += 1;
                         if let Some((items, _)) = returning {
-                            out.push(project(items, &row, env)?);
+                            out.push(project(items, &change_rows::seen(&others, &row), env)?);
                         }
                     }
                 }
@@ -589,25 +578,11 @@ impl Change {
     }
 }
 
-/// The rows the plan selects for a change, with their tuple ids.
-fn selected(
-    txn: &Transaction,
-    relation: &Relation,
-    scan: &ScanPlan,
-    env: &Env<'_>,
-) -> Result<Vec<(Tid, Vec<Value>)>, SqlError> {
-    let (found, _) = scan::run(txn, relation, scan, env)?;
-    Ok(found
-        .into_iter()
-        .map(|(tid, row)| (tid.expect("a plan reading every column has tuple ids"), row))
-        .collect())
-}
-
-fn returning(relation: &Relation, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {
+fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {
     let Some(items) = items else {
         return Ok(None);
     };
-    Ok(Some(query::projection(relation, items)?))
+    Ok(Some(query::projection(scope, items)?))
 }
 
 fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>, SqlError> {

@@ -528,6 +528,7 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             relation,
             plan,
             lock,
+            ..
         } => {
             // A scan's conditions name its columns unqualified (PostgreSQL
             // qualifies them only with VERBOSE).

@@ -107,6 +107,18 @@ impl Scope {
         self.tables.push(table);
     }
 
+    /// Makes `*` stand for FROM item `table`'s columns first, then the
+    /// others as before (an UPDATE ... FROM's or DELETE ... USING's
+    /// RETURNING: the target's columns, then the other items').
+    pub fn star_first(&mut self, table: usize) {
+        let t = &self.tables[table];
+        let span = t.offset..t.offset + t.names.len();
+        let (mut first, rest): (Vec<usize>, Vec<usize>) =
+            self.star().into_iter().partition(|c| span.contains(c));
+        first.extend(rest);
+        self.star_order = Some(first);
+    }
+
     /// The columns `*` stands for, in order.
     pub fn star(&self) -> Vec<usize> {
         match &self.star_order {
@@ -499,6 +511,10 @@ pub enum Source {
         plan: ScanPlan,
         /// `FOR UPDATE` / `FOR SHARE`: each row found is locked.
         lock: Option<RowLock>,
+        /// Each row carries its tuple id after its columns
+        /// ([`tid_value`]): the target of an UPDATE ... FROM or DELETE
+        /// ... USING, joined to the other items (`dml_join.rs`).
+        tid: bool,
     },
     /// A subquery in FROM: its result rows, then its filter. A LATERAL
     /// one that reads the FROM items before it (`outer`: the columns of
@@ -630,6 +646,9 @@ pub struct FromClause<'a> {
     /// The conjuncts of the query's WHERE pushed into a lone subquery or
     /// view (`pushdown.rs`): the query need not check them again.
     pub pushed: Vec<Expr>,
+    /// The last item, a table, carries its tuple id after its columns
+    /// (`Source::Table::tid`).
+    pub tid_of_last: bool,
 }
 
 /// Resolves a FROM clause's items (tables, aliases, joins). The query's
@@ -745,6 +764,7 @@ pub fn resolve<'a>(
         bases,
         scope,
         pushed,
+        tid_of_last: false,
     })
 }
 
@@ -775,6 +795,7 @@ impl FromClause<'_> {
             items,
             bases,
             scope,
+            tid_of_last,
             ..
         } = self;
         let count = items.len();
@@ -898,6 +919,7 @@ impl FromClause<'_> {
                         relation,
                         plan,
                         lock: None,
+                        tid: tid_of_last && n + 1 == count,
                     }
                 }
                 Base::Derived {
@@ -971,6 +993,20 @@ impl FromClause<'_> {
             });
         }
         Ok((source.unwrap_or(Source::One), left_to_sort))
+    }
+}
+
+/// A tuple id as the value a row carries after its columns
+/// (`Source::Table::tid`).
+pub fn tid_value(tid: folio_db::Tid) -> Value {
+    Value::Int8(tid.word() as i64)
+}
+
+/// The tuple id of a [`tid_value`].
+pub fn tid_of(value: &Value) -> folio_db::Tid {
+    match value {
+        Value::Int8(word) => folio_db::Tid::from_word(*word as u64),
+        other => unreachable!("a tuple id value, not {other:?}"),
     }
 }
 
@@ -1366,6 +1402,7 @@ impl Source {
                 relation,
                 plan,
                 lock: None,
+                tid: false,
                 ..
             } => scanned = scan::run_into(txn, relation, plan, env, |_, row| counted(row))?,
             Source::Join { right, .. } if !right.lateral() => {
@@ -1456,11 +1493,20 @@ impl Source {
                 relation,
                 plan,
                 lock,
+                tid,
                 ..
             } => {
                 let (found, scan_counts) = scan::run(txn, relation, plan, env)?;
                 *scanned = scan_counts;
                 match lock {
+                    None if *tid => found
+                        .into_iter()
+                        .map(|(tid, mut row)| {
+                            let tid = tid.expect("a plan reading every column has tuple ids");
+                            row.push(tid_value(tid));
+                            row
+                        })
+                        .collect(),
                     None => found.into_iter().map(|(_, row)| row).collect(),
                     Some(lock) => scan::lock_rows(txn, relation, plan, *lock, found, env)?,
                 }

@@ -9,6 +9,7 @@ mod alter_type;
 mod array_functions;
 mod bytea_functions;
 mod catalog_functions;
+mod change_rows;
 mod conflict;
 mod constraints;
 mod context;

@@ -22,7 +22,7 @@ use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
+    Expr, Fetch, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
 };
 use std::cmp::Ordering;
@@ -180,9 +180,6 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         cx.recursive.borrow_mut().truncate(depth);
         return planned;
     }
-    if query.fetch.is_some() {
-        return Err(SqlError::unsupported("FETCH"));
-    }
     let lock = match query.locks.as_slice() {
         [] => None,
         [
@@ -206,7 +203,7 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
             )));
         }
     };
-    let (limit, offset) = limits(query.limit_clause.as_ref())?;
+    let (limit, offset) = limits(query.limit_clause.as_ref(), query.fetch.as_ref())?;
     let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
         None => &[],
         Some(o) => match &o.kind {
@@ -1272,7 +1269,10 @@ fn sort_key<C: Columns + ?Sized>(
 }
 
 /// `LIMIT n` / `LIMIT ALL` / `OFFSET n` as constants.
-fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> {
+fn limits(
+    clause: Option<&LimitClause>,
+    fetch: Option<&Fetch>,
+) -> Result<(Option<u64>, u64), SqlError> {
     let count = |e: &Expr, what: &str| -> Result<Option<u64>, SqlError> {
         match crate::expr::constant(e)? {
             Value::Null => Ok(None),
@@ -1297,15 +1297,18 @@ fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> 
         }
     };
     match clause {
-        None => Ok((None, 0)),
         Some(LimitClause::LimitOffset {
             limit,
             offset,
             limit_by,
         }) if limit_by.is_empty() => {
-            let limit = match limit {
-                Some(e) => count(e, "LIMIT")?,
-                None => None,
+            let limit = match (limit, fetch) {
+                (Some(_), Some(_)) => {
+                    return Err(SqlError::syntax("syntax error at or near \"FETCH\""));
+                }
+                (Some(e), None) => count(e, "LIMIT")?,
+                (None, Some(fetch)) => fetch_count(fetch, count)?,
+                (None, None) => None,
             };
             let offset = match offset {
                 Some(o) => count(&o.value, "OFFSET")?.unwrap_or(0),
@@ -1313,7 +1316,30 @@ fn limits(clause: Option<&LimitClause>) -> Result<(Option<u64>, u64), SqlError> 
             };
             Ok((limit, offset))
         }
+        None => match fetch {
+            Some(fetch) => Ok((fetch_count(fetch, count)?, 0)),
+            None => Ok((None, 0)),
+        },
         Some(other) => Err(SqlError::unsupported(format!("{other}"))),
+    }
+}
+
+/// `FETCH { FIRST | NEXT } [n] { ROW | ROWS } ONLY`: PostgreSQL's LIMIT
+/// `n` (1 without it), checked as LIMIT's count by `count`. `WITH TIES`
+/// is 0A000; `PERCENT` is no PostgreSQL syntax.
+fn fetch_count(
+    fetch: &Fetch,
+    count: impl Fn(&Expr, &str) -> Result<Option<u64>, SqlError>,
+) -> Result<Option<u64>, SqlError> {
+    if fetch.percent {
+        return Err(SqlError::syntax("syntax error at or near \"PERCENT\""));
+    }
+    if fetch.with_ties {
+        return Err(SqlError::unsupported("FETCH ... WITH TIES"));
+    }
+    match &fetch.quantity {
+        Some(e) => count(e, "LIMIT"),
+        None => Ok(Some(1)),
     }
 }
 

@@ -111,7 +111,11 @@ impl Cte {
         else {
             return Err(malformed());
         };
-        if query.order_by.is_some() || query.limit_clause.is_some() || query.with.is_some() {
+        if query.order_by.is_some()
+            || query.limit_clause.is_some()
+            || query.fetch.is_some()
+            || query.with.is_some()
+        {
             return Err(SqlError::unsupported(format!(
                 "ORDER BY, LIMIT or WITH in the recursive query \"{name}\""
             )));

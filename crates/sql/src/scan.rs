@@ -274,9 +274,24 @@ pub fn write_newest<T>(
     txn: &mut Transaction,
     relation: &Relation,
     conditions: &[Scalar],
+    tid: Tid,
+    row: Vec<Value>,
+    env: &Env<'_>,
+    write: impl FnMut(&mut Transaction, Tid, &[Value]) -> Result<(folio_db::Write, T), SqlError>,
+) -> Result<Option<T>, SqlError> {
+    let qualifies = |values: &[Value]| accepts(conditions, values, env);
+    write_newest_where(txn, relation, qualifies, tid, row, write)
+}
+
+/// [`write_newest`] with the re-check a closure: whether a newer version
+/// of the row still qualifies (an UPDATE ... FROM judges it with the
+/// other items' values it was joined to, `dml_join.rs`).
+pub fn write_newest_where<T>(
+    txn: &mut Transaction,
+    relation: &Relation,
+    mut qualifies: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     mut tid: Tid,
     mut row: Vec<Value>,
-    env: &Env<'_>,
     mut write: impl FnMut(&mut Transaction, Tid, &[Value]) -> Result<(folio_db::Write, T), SqlError>,
 ) -> Result<Option<T>, SqlError> {
     loop {
@@ -284,7 +299,7 @@ pub fn write_newest<T>(
             (folio_db::Write::Done(_) | folio_db::Write::Hot(_), made) => return Ok(Some(made)),
             (folio_db::Write::Gone, _) => return Ok(None),
             (folio_db::Write::Moved(next), _) => {
-                match newest(txn, relation, conditions, next, env)? {
+                match newest_where(txn, relation, next, &mut qualifies)? {
                     Some(newer) => (tid, row) = newer,
                     None => return Ok(None),
                 }
@@ -294,14 +309,13 @@ pub fn write_newest<T>(
 }
 
 /// READ COMMITTED's re-check (PostgreSQL's EvalPlanQual): the newest
-/// version of a row changed since the snapshot, if it still satisfies
-/// `conditions`. The one owner of that rule for row changes and locks.
-pub fn newest(
+/// version of a row changed since the snapshot, if it still `qualifies`.
+/// The one owner of that rule for row changes and locks.
+fn newest_where(
     txn: &Transaction,
     relation: &Relation,
-    conditions: &[Scalar],
     next: Tid,
-    env: &Env<'_>,
+    mut qualifies: impl FnMut(&[Value]) -> Result<bool, SqlError>,
 ) -> Result<Option<(Tid, Vec<Value>)>, SqlError> {
     let newest = relation
         .table
@@ -311,5 +325,5 @@ pub fn newest(
         return Ok(None);
     };
     let values = relation.decode(txn, &bytes)?;
-    Ok(accepts(conditions, &values, env)?.then_some((newest, values)))
+    Ok(qualifies(&values)?.then_some((newest, values)))
 }

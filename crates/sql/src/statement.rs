@@ -13,7 +13,7 @@ use crate::scalar::Env;
 use crate::sequences;
 use folio_catalog::Relation;
 use folio_db::Transaction;
-use sqlparser::ast::Statement;
+use sqlparser::ast::{Statement, UpdateTableFromKind};
 use std::sync::Arc;
 
 /// A planned statement and the sequences it names.
@@ -62,7 +62,7 @@ pub fn plan(
         Statement::Update {
             table,
             assignments,
-            from: None,
+            from,
             selection,
             returning,
             or: None,
@@ -72,6 +72,13 @@ pub fn plan(
             txn,
             table,
             assignments,
+            match from {
+                None => None,
+                Some(UpdateTableFromKind::AfterSet(items)) => Some(items),
+                Some(UpdateTableFromKind::BeforeSet(_)) => {
+                    return Err(SqlError::syntax("syntax error at or near \"FROM\""));
+                }
+            },
             selection.as_ref(),
             returning.as_deref(),
         )?)),

@@ -1,0 +1,245 @@
+//! The rows an `UPDATE` or `DELETE` changes, and the row its expressions
+//! (SET, WHERE, RETURNING) see.
+//!
+//! - Without other items, the target's rows that the table's plan finds
+//!   (`plan.rs`); the expressions see the target's row.
+//! - With them (`UPDATE t SET ... FROM a, b WHERE ...`, `DELETE FROM t
+//!   USING a, b WHERE ...`), the join of the other items and the target,
+//!   planned and run as a SELECT's FROM clause (`from.rs`) with the target
+//!   as its last item, whose rows carry their tuple ids
+//!   (`Source::Table::tid`). The expressions see the joined row: the other
+//!   items' columns, then the target's. A target row the join meets
+//!   several times is changed once, with the first joined row it met
+//!   (PostgreSQL: with one of them, unspecified).
+//!
+//! A target row another transaction changed meanwhile is followed to its
+//! newest version (`scan::write_newest_where`), which is changed if the
+//! WHERE still holds over it: with the other items' values it was joined
+//! to, as PostgreSQL's EvalPlanQual re-checks the join with the other
+//! items' rows it had.
+
+use crate::access;
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::from::{self, FromClause, Scope, ScopeTable, Source, SourceCounts};
+use crate::plan::{self, Request, ScanPlan};
+use crate::scalar::{self, Env, Scalar};
+use crate::scan;
+use folio_catalog::Relation;
+use folio_db::{Tid, Transaction};
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{Expr, TableWithJoins};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// How a change finds its rows.
+pub enum Rows {
+    /// The target's rows the plan finds; `filter` (the WHERE's
+    /// conjuncts, over the target's row) re-checked on a newer version.
+    Scan { filter: Vec<Scalar>, scan: ScanPlan },
+    /// The join of the other items and the target.
+    Joined(Box<Joined>),
+}
+
+/// The join of a change's other items and its target.
+pub struct Joined {
+    /// The other items, then the target, whose rows end with their tuple
+    /// id.
+    source: Source,
+    /// The WHERE's conjuncts over the joined row, re-checked on a newer
+    /// version of a target row.
+    recheck: Vec<Scalar>,
+    /// The joined row's column types.
+    types: Vec<SqlType>,
+}
+
+/// A target row to change: its tuple id, its values, and the other items'
+/// values it was joined to (none without other items).
+pub struct Selected {
+    pub tid: Tid,
+    pub row: Vec<Value>,
+    pub others: Vec<Value>,
+}
+
+/// A change's target and the scope its expressions bind in.
+pub struct Target<'a> {
+    /// The table's name in the catalog.
+    pub name: String,
+    pub relation: Arc<Relation>,
+    /// The columns the expressions see (the target's, or the joined row's:
+    /// `*` stands for the target's columns first, as PostgreSQL's
+    /// RETURNING).
+    pub scope: Scope,
+    /// The FROM clause of the other items and the target, if any.
+    clause: Option<FromClause<'a>>,
+}
+
+/// The FROM list that finds the rows of a change of `table` with `others`
+/// (FROM or USING): the others, then the target.
+pub fn joined_list(table: &TableWithJoins, others: &[TableWithJoins]) -> Vec<TableWithJoins> {
+    let mut list = others.to_vec();
+    list.push(table.clone());
+    list
+}
+
+impl<'a> Target<'a> {
+    /// Resolves the target `table` and, when the change has other items,
+    /// `list` ([`joined_list`]). The target is a plain table (a view is
+    /// 0A000, as `access::table` says); a FROM item of the target's name
+    /// is PostgreSQL's 42712.
+    pub fn resolve(
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        table: &TableWithJoins,
+        list: Option<&'a [TableWithJoins]>,
+    ) -> Result<Target<'a>, SqlError> {
+        let (name, qualifier, relation) = access::table(cx, txn, table)?;
+        let Some(list) = list else {
+            let scope = Scope::of(vec![ScopeTable::of_relation(qualifier, &relation, 0)]);
+            return Ok(Target {
+                name,
+                relation,
+                scope,
+                clause: None,
+            });
+        };
+        let mut clause = from::resolve(cx, txn, list, None)?;
+        clause.tid_of_last = true;
+        let mut scope = clause.scope.clone();
+        scope.star_first(scope.tables.len() - 1);
+        Ok(Target {
+            name,
+            relation,
+            scope,
+            clause: Some(clause),
+        })
+    }
+
+    /// Plans how the rows where `selection` holds are found.
+    pub fn rows(self, cx: &Ctx<'_>, selection: Option<&Expr>) -> Result<Rows, SqlError> {
+        let filter = match selection {
+            Some(e) => scalar::bind(e, &self.scope)?.conjuncts(),
+            None => Vec::new(),
+        };
+        let Some(clause) = self.clause else {
+            let scan = plan::plan(Request {
+                relation: &self.relation,
+                filter: filter.clone(),
+                order: Vec::new(),
+                reads: None,
+                settings: cx.settings,
+            })?;
+            return Ok(Rows::Scan { filter, scan });
+        };
+        let (source, _) = clause.plan(cx, selection, None, Vec::new())?;
+        Ok(Rows::Joined(Box::new(Joined {
+            source,
+            recheck: filter,
+            types: self.scope.types(),
+        })))
+    }
+}
+
+impl Rows {
+    /// The rows to change, each target row once.
+    pub fn selected(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        env: &Env<'_>,
+    ) -> Result<Vec<Selected>, SqlError> {
+        match self {
+            Rows::Scan { scan, .. } => {
+                let (found, _) = scan::run(txn, relation, scan, env)?;
+                Ok(found
+                    .into_iter()
+                    .map(|(tid, row)| Selected {
+                        tid: tid.expect("a plan reading every column has tuple ids"),
+                        row,
+                        others: Vec::new(),
+                    })
+                    .collect())
+            }
+            Rows::Joined(joined) => {
+                let width = relation.types.len();
+                let mut seen = HashSet::new();
+                let mut out = Vec::new();
+                let mut counts = SourceCounts::default();
+                joined.source.visit(txn, env, &mut counts, |joined_row| {
+                    let (values, tid) = joined_row.split_at(joined_row.len() - 1);
+                    let tid = from::tid_of(&tid[0]);
+                    if seen.insert(tid) {
+                        let (others, row) = values.split_at(values.len() - width);
+                        out.push(Selected {
+                            tid,
+                            row: row.to_vec(),
+                            others: others.to_vec(),
+                        });
+                    }
+                    Ok(())
+                })?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// Whether `newer`, a newer version of a target row joined to
+    /// `others`, still satisfies the WHERE.
+    pub fn qualifies(
+        &self,
+        others: &[Value],
+        newer: &[Value],
+        env: &Env<'_>,
+    ) -> Result<bool, SqlError> {
+        match self {
+            Rows::Scan { filter, .. } => scan::accepts(filter, newer, env),
+            Rows::Joined(joined) => scan::accepts(&joined.recheck, &seen(others, newer), env),
+        }
+    }
+
+    /// The types of the row the expressions see, whose target's columns are
+    /// `relation`'s.
+    pub fn row_types<'r>(&'r self, relation: &'r Relation) -> &'r [SqlType] {
+        match self {
+            Rows::Scan { .. } => &relation.types,
+            Rows::Joined(joined) => &joined.types,
+        }
+    }
+
+    /// Notes the types its parameters take.
+    pub fn param_types(&self, relation: &Relation, types: &mut [Option<SqlType>]) {
+        match self {
+            Rows::Scan { filter, .. } => filter
+                .iter()
+                .for_each(|s| s.param_types(&relation.types, types)),
+            Rows::Joined(joined) => {
+                joined.source.param_types(types);
+                joined
+                    .recheck
+                    .iter()
+                    .for_each(|s| s.param_types(&joined.types, types));
+            }
+        }
+    }
+
+    /// The relations the join reads (none but the target's without it).
+    pub fn relations(&self) -> Vec<&Arc<Relation>> {
+        match self {
+            Rows::Scan { .. } => Vec::new(),
+            Rows::Joined(joined) => joined.source.relations(),
+        }
+    }
+}
+
+/// The row the expressions see: the other items' values, then the
+/// target's `row`.
+pub fn seen<'r>(others: &[Value], row: &'r [Value]) -> Cow<'r, [Value]> {
+    if others.is_empty() {
+        return Cow::Borrowed(row);
+    }
+    let mut joined = Vec::with_capacity(others.len() + row.len());
+    joined.extend_from_slice(others);
+    joined.extend_from_slice(row);
+    Cow::Owned(joined)
+}

@@ -117,6 +117,8 @@ pub enum Func {
     CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
+    /// A json operator or function (`json_functions.rs`).
+    Json(crate::json_functions::JsonFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -286,6 +288,7 @@ impl Func {
             .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
             .or_else(|| IntervalFunc::of(name).map(Func::Interval))
+            .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -295,6 +298,7 @@ impl Func {
             Func::Array(f) => f.name(),
             Func::Row(f) => f.name(),
             Func::Interval(f) => f.name(),
+            Func::Json(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -343,6 +347,7 @@ impl Func {
             Func::Array(f) => f.takes(count),
             Func::Row(_) => true,
             Func::Interval(f) => f.takes(count),
+            Func::Json(f) => f.takes(count),
         }
     }
 
@@ -464,6 +469,7 @@ impl Func {
             Func::Array(f) => f.ty(args),
             Func::Row(f) => f.ty(),
             Func::Interval(f) => f.ty(),
+            Func::Json(f) => f.ty(args),
         }
     }
 
@@ -483,6 +489,7 @@ impl Func {
                 | Func::Concat
                 | Func::ConcatWs
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
+            && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
             && !matches!(self, Func::Row(_));
         if strict && args.contains(&Value::Null) {
@@ -783,6 +790,7 @@ impl Func {
             Func::Array(f) => f.eval(args)?,
             Func::Row(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
+            Func::Json(f) => f.eval(args)?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")

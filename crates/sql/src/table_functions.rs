@@ -1,7 +1,8 @@
 //! Functions in FROM that return rows: `generate_series(start, stop [,
 //! step])` of integers, and of timestamps by an interval (dates and
 //! quoted literals read as timestamptz, as PostgreSQL resolves them),
-//! `unnest(array)` and `pg_partition_ancestors(relation)` (no
+//! `unnest(array)`, the json ones (`json_table_functions.rs`) and
+//! `pg_partition_ancestors(relation)` (no
 //! rows: folio has no partitions, and PostgreSQL returns none for a
 //! relation that is not one), with `WITH ORDINALITY` (a bigint column
 //! numbering the rows from 1). Their arguments are evaluated at each run:
@@ -25,6 +26,8 @@ pub enum TableFunc {
     /// An array's elements, of this type.
     Unnest(SqlType),
     PartitionAncestors,
+    /// A json or jsonb value's elements, members or keys.
+    Json(crate::json_table_functions::JsonTableFunc),
 }
 
 /// A function in FROM with its arguments bound.
@@ -41,7 +44,7 @@ pub fn is_table_function(name: &ObjectName) -> bool {
     matches!(
         names::function(name).as_str(),
         "generate_series" | "unnest" | "pg_partition_ancestors"
-    )
+    ) || crate::json_table_functions::JsonTableFunc::of(&names::function(name)).is_some()
 }
 
 impl FunctionScan {
@@ -73,12 +76,18 @@ impl FunctionScan {
                 TableFunc::Unnest(element)
             }
             "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
-            _ => {
-                return Err(SqlError::new(
-                    "42883",
-                    format!("function {name} does not exist"),
-                ));
-            }
+            other => match crate::json_table_functions::JsonTableFunc::of(other) {
+                Some(f) if bound.len() == 1 => {
+                    bound = vec![f.bind_arg(other, bound.remove(0))?];
+                    TableFunc::Json(f)
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        "42883",
+                        format!("function {name} does not exist"),
+                    ));
+                }
+            },
         };
         Ok(FunctionScan {
             func,
@@ -87,25 +96,40 @@ impl FunctionScan {
         })
     }
 
-    /// Its name (its column's, without an alias).
+    /// Its name (its table's, and its column's without an alias, for
+    /// a function of one column).
     pub fn name(&self) -> &'static str {
         match self.func {
             TableFunc::Series(_) => "generate_series",
             TableFunc::Unnest(_) => "unnest",
             TableFunc::PartitionAncestors => "relid",
+            TableFunc::Json(f) => f.name(),
         }
     }
 
-    /// Its columns' types: the value, then the ordinal.
-    pub fn types(&self) -> Vec<SqlType> {
-        let value = match self.func {
-            TableFunc::Series(ty) | TableFunc::Unnest(ty) => ty,
-            TableFunc::PartitionAncestors => SqlType::Int8,
+    /// Its value columns' names (without an alias), then `ordinality`.
+    pub fn column_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = match self.func {
+            TableFunc::Json(f) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
+            _ => vec![self.name().to_string()],
         };
-        match self.ordinality {
-            true => vec![value, SqlType::Int8],
-            false => vec![value],
+        if self.ordinality {
+            names.push("ordinality".into());
         }
+        names
+    }
+
+    /// Its columns' types: the values, then the ordinal.
+    pub fn types(&self) -> Vec<SqlType> {
+        let mut types = match self.func {
+            TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
+            TableFunc::PartitionAncestors => vec![SqlType::Int8],
+            TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
+        };
+        if self.ordinality {
+            types.push(SqlType::Int8);
+        }
+        types
     }
 
     /// Its rows for this run, each passed to `keep` (a filter).
@@ -124,10 +148,9 @@ impl FunctionScan {
         }
         let mut out = Vec::new();
         let mut n = 0i64;
-        let mut push = |value: Value| -> Result<(), SqlError> {
+        let mut push_row = |mut row: Vec<Value>| -> Result<(), SqlError> {
             n += 1;
             crate::interrupt::every(txn, n as u64)?;
-            let mut row = vec![value];
             if self.ordinality {
                 row.push(Value::Int8(n));
             }
@@ -136,6 +159,13 @@ impl FunctionScan {
             }
             Ok(())
         };
+        if let TableFunc::Json(f) = self.func {
+            for row in f.rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        let mut push = |value: Value| push_row(vec![value]);
         match self.func {
             TableFunc::Series(ty @ (SqlType::Timestamp | SqlType::TimestampTz)) => {
                 let instant = |v: &Value| match crate::types::cast(v.clone(), ty)? {
@@ -196,7 +226,7 @@ impl FunctionScan {
                     }
                 }
             }
-            TableFunc::PartitionAncestors => {}
+            TableFunc::PartitionAncestors | TableFunc::Json(_) => {}
         }
         Ok(out)
     }

@@ -398,6 +398,19 @@ impl Catalog {
     ) -> Result<IndexDef, CatalogError> {
         let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
         let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
+        // json has no btree order in PostgreSQL; jsonb has one, which
+        // folio's keys do not encode.
+        for &p in &positions {
+            match table.columns[usize::from(p)].type_oid {
+                114 => return Err(CatalogError::NoOperatorClass("json".into())),
+                3802 => {
+                    return Err(CatalogError::Row(folio_row::RowError::Unsupported(
+                        "an index of a jsonb column is not supported".into(),
+                    )));
+                }
+                _ => {}
+            }
+        }
         let oid = self.next_oid()?;
         // folio-row's keys are prefix-free: stored as they are.
         let tree = MultiTree::create_with(

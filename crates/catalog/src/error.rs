@@ -21,6 +21,9 @@ pub enum CatalogError {
         /// The row as PostgreSQL's DETAIL prints it (`1, null, a`).
         row: String,
     },
+    /// An index key of a type without a btree order (PostgreSQL's 42704).
+    #[error("data type {0} has no default operator class for access method \"btree\"")]
+    NoOperatorClass(String),
     #[error("column \"{column}\" has unsupported type oid {type_oid}")]
     UnsupportedType { column: String, type_oid: u32 },
     /// A row's key is already in a unique index; `detail` names it as
@@ -283,6 +286,7 @@ impl CatalogError {
             CatalogError::NotNull { .. } => Some("23502"),
             CatalogError::Duplicate { .. } | CatalogError::Duplicated { .. } => Some("23505"),
             CatalogError::UnsupportedType { .. } => Some("0A000"),
+            CatalogError::NoOperatorClass(_) => Some("42704"),
             CatalogError::Exists(_) => Some("42P07"),
             CatalogError::NoSuchRelation(_) => Some("42P01"),
             CatalogError::NoSuchIndex(_) => Some("42704"),

@@ -26,6 +26,17 @@ pub enum RowError {
     #[error("invalid input syntax for type {type_name}: \"{text}\"")]
     InvalidText { type_name: String, text: String },
 
+    /// A number past PostgreSQL's numeric format (131072 digits before
+    /// the point, 16383 after), as a jsonb number may be.
+    #[error("value overflows numeric format")]
+    NumericFormatOverflow,
+    /// Text that is not JSON (PostgreSQL's message, for json and jsonb
+    /// alike; the DETAIL says what is wrong).
+    #[error("invalid input syntax for type json")]
+    InvalidJson(String),
+    /// A JSON escape `\u0000` where the string must become text (22P05).
+    #[error("unsupported Unicode escape sequence")]
+    UntranslatableJson,
     /// Bad input whose message is PostgreSQL's own for it (`invalid
     /// hexadecimal digit: "z"`).
     #[error("{0}")]
@@ -82,6 +93,8 @@ impl RowError {
                     "A field with precision {precision}, scale {scale} must round to an absolute value less than {limit}."
                 ))
             }
+            RowError::InvalidJson(detail) => Some(detail.clone()),
+            RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
             _ => None,
         }
     }
@@ -93,9 +106,13 @@ impl RowError {
             RowError::TooLong(_) => "22001",
             RowError::NumericOutOfRange(_)
             | RowError::NumericFieldOverflow { .. }
-            | RowError::IntegerOutOfRange(_) => "22003",
+            | RowError::IntegerOutOfRange(_)
+            | RowError::NumericFormatOverflow => "22003",
             RowError::KeyTooLong { .. } => "54000",
-            RowError::InvalidText { .. } | RowError::InvalidInput(_) => "22P02",
+            RowError::InvalidText { .. } | RowError::InvalidInput(_) | RowError::InvalidJson(_) => {
+                "22P02"
+            }
+            RowError::UntranslatableJson => "22P05",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
             RowError::DateTimeOutOfRange(_)
             | RowError::IntervalOutOfRange

@@ -138,7 +138,10 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Interval(i) => {
             out.extend_from_slice(&((i.span() as u128) ^ (1 << 127)).to_be_bytes())
         }
-        Value::Text(s) => escaped(s.as_bytes(), out),
+        Value::Text(s) | Value::Json(s) => escaped(s.as_bytes(), out),
+        // Equal bytes for equal values (numbers by value), not an order:
+        // no index has jsonb keys (`encode_key` refuses them).
+        Value::Jsonb(j) => escaped(crate::json::equality_text(j).as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
         Value::Numeric(n) => numeric_key(*n, out),
         Value::Array(items) | Value::Record(items) => {
@@ -183,6 +186,8 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Interval(_) => 14,
             Value::Array(_) => 15,
             Value::Record(_) => 16,
+            Value::Json(_) => 17,
+            Value::Jsonb(_) => 18,
         };
         out.push(tag);
         if tag != 0 {
@@ -207,6 +212,12 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
                 value: v.type_name().into(),
                 column: c.ty.name(),
             });
+        }
+        if matches!(c.ty, SqlType::Json | SqlType::Jsonb) {
+            return Err(RowError::Unsupported(format!(
+                "an index key of type {}",
+                c.ty.name()
+            )));
         }
         if *v == Value::Null {
             out.push(if c.nulls_first { 0x00 } else { 0x02 });
@@ -309,6 +320,7 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Bytea => Value::Bytea(r.unescaped()?),
             SqlType::Array(_) => return Err(corrupt("an array in an index key")),
             SqlType::Record => return Err(corrupt("a record in an index key")),
+            SqlType::Json | SqlType::Jsonb => return Err(corrupt("json in an index key")),
             SqlType::Numeric(_) => {
                 let sign = r.byte()?;
                 match sign {

@@ -11,6 +11,8 @@ mod datetime_input;
 mod error;
 mod interval;
 mod interval_input;
+mod json;
+mod json_parse;
 mod key;
 mod numeric;
 mod numeric_math;
@@ -24,6 +26,11 @@ pub use datetime_input::{parse_date, parse_timestamp};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};
+pub use json::{
+    Jsonb, escape_into as json_escape_into, key_order as jsonb_key_order,
+    number_text as json_number_text,
+};
+pub use json_parse::{Node as JsonNode, NodeKind as JsonNodeKind, parse as parse_json};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, MAX_NUMERIC_SCALE, Numeric, Rounding};
 pub use row_format::{

@@ -91,7 +91,13 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
             Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Numeric(n) => out.extend_from_slice(&n.to_bytes()),
-            Value::Text(s) => {
+            // jsonb as its text, which reads back as the same value.
+            Value::Text(s) | Value::Json(s) => {
+                out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
+                out.extend_from_slice(s.as_bytes());
+            }
+            Value::Jsonb(j) => {
+                let s = j.to_text();
                 out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
                 out.extend_from_slice(s.as_bytes());
             }
@@ -268,6 +274,11 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         }
         SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
         SqlType::Record => return Err(corrupt("a record in a stored row")),
+        SqlType::Json | SqlType::Jsonb => {
+            let text =
+                std::str::from_utf8(b).map_err(|_| corrupt("json text that is not UTF-8"))?;
+            Value::from_text(ty, text).map_err(|_| corrupt("stored json text that is not JSON"))?
+        }
     })
 }
 

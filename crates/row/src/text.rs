@@ -174,6 +174,8 @@ impl Value {
             Value::Interval(i) => i.to_text(),
             Value::Array(items) => crate::array_text::array_out(items),
             Value::Record(fields) => crate::record_text::record_out(fields),
+            Value::Json(text) => text.clone(),
+            Value::Jsonb(j) => j.to_text(),
         })
     }
 
@@ -214,6 +216,11 @@ impl Value {
                 crate::interval_input::Unit::Second,
             )?),
             SqlType::Array(element) => crate::array_text::array_in(*element, text)?,
+            SqlType::Json => {
+                crate::json_parse::parse(text)?;
+                Value::Json(text.to_string())
+            }
+            SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

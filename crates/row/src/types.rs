@@ -31,6 +31,10 @@ pub enum SqlType {
     /// PostgreSQL's anonymous `record` (oid 2249) here, whatever its
     /// fields; like arrays, never a stored column's type.
     Record,
+    /// `json`: its text as written, checked to be JSON.
+    Json,
+    /// `jsonb`: normalized JSON (`json.rs`).
+    Jsonb,
 }
 
 /// The element types arrays have.
@@ -73,6 +77,8 @@ impl SqlType {
             SqlType::Uuid => 2950,
             SqlType::Interval => 1186,
             SqlType::Record => 2249,
+            SqlType::Json => 114,
+            SqlType::Jsonb => 3802,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -143,6 +149,8 @@ impl SqlType {
             2950 => SqlType::Uuid,
             1186 => SqlType::Interval,
             2249 => SqlType::Record,
+            114 => SqlType::Json,
+            3802 => SqlType::Jsonb,
             array => {
                 return ELEMENTS
                     .iter()
@@ -189,6 +197,8 @@ impl SqlType {
             SqlType::Interval => "interval".into(),
             SqlType::Array(element) => format!("{}[]", element.name()),
             SqlType::Record => "record".into(),
+            SqlType::Json => "json".into(),
+            SqlType::Jsonb => "jsonb".into(),
         }
     }
 
@@ -239,7 +249,9 @@ impl SqlType {
             | SqlType::Char(_)
             | SqlType::Bytea
             | SqlType::Array(_)
-            | SqlType::Record => None,
+            | SqlType::Record
+            | SqlType::Json
+            | SqlType::Jsonb => None,
         }
     }
 }
@@ -271,6 +283,8 @@ mod tests {
             SqlType::Uuid,
             SqlType::Interval,
             SqlType::Record,
+            SqlType::Json,
+            SqlType::Jsonb,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

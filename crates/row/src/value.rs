@@ -2,6 +2,7 @@
 
 use crate::error::RowError;
 use crate::interval::Interval;
+use crate::json::Jsonb;
 use crate::numeric::Numeric;
 use crate::types::SqlType;
 use std::cmp::Ordering;
@@ -31,6 +32,10 @@ pub enum Value {
     /// A row value: its fields, each of its own type or NULL
     /// (`SqlType::Record`; text form `record_text.rs`).
     Record(Vec<Value>),
+    /// A `json` value: its text as written (checked to be JSON).
+    Json(String),
+    /// A `jsonb` value (`json.rs`).
+    Jsonb(Box<Jsonb>),
 }
 
 impl Value {
@@ -54,6 +59,8 @@ impl Value {
             Value::Interval(_) => "interval",
             Value::Array(_) => "array",
             Value::Record(_) => "record",
+            Value::Json(_) => "json",
+            Value::Jsonb(_) => "jsonb",
         }
     }
 
@@ -158,6 +165,8 @@ impl Value {
                 | (Value::TimestampTz(_), SqlType::TimestampTz)
                 | (Value::Uuid(_), SqlType::Uuid)
                 | (Value::Interval(_), SqlType::Interval)
+                | (Value::Json(_), SqlType::Json)
+                | (Value::Jsonb(_), SqlType::Jsonb)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))
@@ -194,6 +203,7 @@ impl Value {
             (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
+            (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),
             // Element by element, a NULL after every value (PostgreSQL's
             // array order), then the shorter first.
             // Field by field, the same order (PostgreSQL's record_cmp,

@@ -56,6 +56,15 @@ pub enum Kind {
         sample: bool,
         root: bool,
     },
+    /// `json_agg(x)` / `jsonb_agg(x)`: NULLs included, as JSON nulls.
+    JsonAgg {
+        jsonb: bool,
+    },
+    /// `json_object_agg(key, value)` / `jsonb_object_agg`: the value is
+    /// the call's second argument (`Call::delimiter`'s place).
+    JsonObjectAgg {
+        jsonb: bool,
+    },
 }
 
 impl Kind {
@@ -71,6 +80,10 @@ impl Kind {
             Kind::BoolAnd => "bool_and",
             Kind::BoolOr => "bool_or",
             Kind::ArrayAgg => "array_agg",
+            Kind::JsonAgg { jsonb: false } => "json_agg",
+            Kind::JsonAgg { jsonb: true } => "jsonb_agg",
+            Kind::JsonObjectAgg { jsonb: false } => "json_object_agg",
+            Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -80,10 +93,20 @@ impl Kind {
         }
     }
 
-    /// Whether a NULL argument counts: only `array_agg`'s does (every
-    /// other aggregate skips NULLs). The one owner of that rule.
+    /// Whether a NULL argument counts: `array_agg`'s and the json
+    /// aggregates' do (every other aggregate skips NULLs; a NULL key of
+    /// `json_object_agg` is its error). The one owner of that rule.
     fn takes_nulls(self) -> bool {
-        self == Kind::ArrayAgg
+        matches!(
+            self,
+            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::JsonObjectAgg { .. }
+        )
+    }
+
+    /// Whether the call takes two arguments (the second in
+    /// `Call::delimiter`).
+    fn takes_two(self) -> bool {
+        matches!(self, Kind::StringAgg | Kind::JsonObjectAgg { .. })
     }
 
     fn of(name: &str) -> Option<Kind> {
@@ -97,6 +120,10 @@ impl Kind {
             "bool_and" | "every" => Kind::BoolAnd,
             "bool_or" => Kind::BoolOr,
             "array_agg" => Kind::ArrayAgg,
+            "json_agg" => Kind::JsonAgg { jsonb: false },
+            "jsonb_agg" => Kind::JsonAgg { jsonb: true },
+            "json_object_agg" => Kind::JsonObjectAgg { jsonb: false },
+            "jsonb_object_agg" => Kind::JsonObjectAgg { jsonb: true },
             "var_samp" | "variance" => Kind::Spread {
                 sample: true,
                 root: false,
@@ -141,6 +168,8 @@ impl Kind {
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
             // (`bind_call` refuses an argument without an array type.)
             Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
+            Kind::JsonAgg { jsonb: true } | Kind::JsonObjectAgg { jsonb: true } => SqlType::Jsonb,
+            Kind::JsonAgg { jsonb: false } | Kind::JsonObjectAgg { jsonb: false } => SqlType::Json,
         }
     }
 }
@@ -151,7 +180,8 @@ pub struct Call {
     pub kind: Kind,
     /// Bound over the source row (`None` for `count(*)`).
     pub arg: Option<Scalar>,
-    /// `string_agg`'s delimiter, over the source row.
+    /// `string_agg`'s delimiter (`json_object_agg`'s value), over the
+    /// source row.
     pub delimiter: Option<Scalar>,
     /// `agg(DISTINCT x)`: each distinct value once.
     pub distinct: bool,
@@ -324,16 +354,16 @@ pub fn bind_call<C: Columns + ?Sized>(
             (Kind::CountStar, None)
         }
         (
-            Kind::StringAgg,
+            kind,
             [
                 FunctionArg::Unnamed(FunctionArgExpr::Expr(e)),
                 FunctionArg::Unnamed(FunctionArgExpr::Expr(d)),
             ],
-        ) => {
+        ) if kind.takes_two() => {
             delimiter = Some(scalar::bind(d, source)?);
-            (Kind::StringAgg, Some(scalar::bind(e, source)?))
+            (kind, Some(scalar::bind(e, source)?))
         }
-        (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) if kind != Kind::StringAgg => {
+        (kind, [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))]) if !kind.takes_two() => {
             // An aggregate's argument reads the source row.
             (kind, Some(scalar::bind(e, source)?))
         }
@@ -357,6 +387,16 @@ pub fn bind_call<C: Columns + ?Sized>(
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",
             arg_type.name()
+        )));
+    }
+    if matches!(kind, Kind::JsonAgg { .. } | Kind::JsonObjectAgg { .. })
+        && (arg_type == SqlType::Record
+            || delimiter
+                .as_ref()
+                .is_some_and(|d| d.ty_in(source) == SqlType::Record))
+    {
+        return Err(SqlError::unsupported(format!(
+            "{name} of a row value (folio's row values carry no field names)"
         )));
     }
     // A row value is counted, nothing else (PostgreSQL's record has no
@@ -544,6 +584,8 @@ enum State {
     Bytes(Option<Vec<u8>>),
     Bool(Option<bool>),
     Array(Option<Vec<Value>>),
+    /// `json_object_agg`'s keys and values so far.
+    Pairs(Option<Vec<(Value, Value)>>),
     /// The count, sum and sum of squares of a variance's values.
     Spread(Moments),
 }
@@ -575,7 +617,8 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-            Kind::ArrayAgg => State::Array(None),
+            Kind::ArrayAgg | Kind::JsonAgg { .. } => State::Array(None),
+            Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
         }
     }
@@ -779,6 +822,12 @@ fn accumulate(
     match state {
         State::Spread(moments) => moments.add(value)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
+        State::Pairs(pairs) => {
+            if value == Value::Null {
+                return Err(SqlError::new("22004", "field name must not be null"));
+            }
+            pairs.get_or_insert_with(Vec::new).push((value, delimiter));
+        }
         // `string_agg(bytea, bytea)`: the first bytea makes it one (its
         // delimiter a bytea, or a quoted literal read as one).
         State::Text(None) if matches!(value, Value::Bytea(_)) => {
@@ -873,12 +922,20 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         | State::Text(None)
         | State::Bytes(None)
         | State::Bool(None)
-        | State::Array(None) => Value::Null,
+        | State::Array(None)
+        | State::Pairs(None) => Value::Null,
         State::Spread(moments) => match call.kind {
             Kind::Spread { sample, root } => moments.result(sample, root)?,
             _ => unreachable!("a variance's state"),
         },
-        State::Array(Some(items)) => Value::Array(items),
+        State::Array(Some(items)) => match call.kind {
+            Kind::JsonAgg { jsonb } => crate::json_build::agg(jsonb, &items)?,
+            _ => Value::Array(items),
+        },
+        State::Pairs(Some(pairs)) => match call.kind {
+            Kind::JsonObjectAgg { jsonb } => crate::json_build::object_agg(jsonb, &pairs)?,
+            _ => unreachable!("json_object_agg's state"),
+        },
         State::Text(Some(t)) => Value::Text(t),
         State::Bytes(Some(b)) => Value::Bytea(b),
         State::Bool(Some(b)) => Value::Bool(b),

@@ -921,6 +921,14 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
+        Scalar::Func(Func::Json(f), args) if f.symbol().is_some() && args.len() == 2 => {
+            format!(
+                "({} {} {})",
+                d(&args[0]),
+                f.symbol().unwrap_or("?"),
+                d(&args[1])
+            )
+        }
         Scalar::Func(Func::Row(f), args) => {
             crate::row_values::deparse(*f, &args.iter().map(d).collect::<Vec<_>>())
         }
@@ -1026,6 +1034,8 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
         SqlType::Record => "record",
+        SqlType::Json => "json",
+        SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
     })
 }

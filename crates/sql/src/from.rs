@@ -1695,8 +1695,7 @@ fn function_base(
     offset: usize,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let types = scan.types();
-    let mut names: Vec<String> = vec![scan.name().to_string(), "ordinality".to_string()];
-    names.truncate(types.len());
+    let mut names = scan.column_names();
     match alias {
         Some(a) if a.columns.is_empty() => names[0] = names::ident(&a.name),
         Some(a) => {

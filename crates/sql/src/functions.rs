@@ -120,6 +120,8 @@ pub enum Func {
     Interval(IntervalFunc),
     /// A regular-expression function (`regex_functions.rs`).
     Regex(RegexFunc),
+    /// A json operator or function (`json_functions.rs`).
+    Json(crate::json_functions::JsonFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -290,6 +292,7 @@ impl Func {
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
             .or_else(|| IntervalFunc::of(name).map(Func::Interval))
             .or_else(|| RegexFunc::of(name).map(Func::Regex))
+            .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -300,6 +303,7 @@ impl Func {
             Func::Row(f) => f.name(),
             Func::Interval(f) => f.name(),
             Func::Regex(f) => f.name(),
+            Func::Json(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -349,6 +353,7 @@ impl Func {
             Func::Row(_) => true,
             Func::Interval(f) => f.takes(count),
             Func::Regex(f) => f.takes(count),
+            Func::Json(f) => f.takes(count),
         }
     }
 
@@ -471,6 +476,7 @@ impl Func {
             Func::Row(f) => f.ty(),
             Func::Interval(f) => f.ty(),
             Func::Regex(f) => f.ty(),
+            Func::Json(f) => f.ty(args),
         }
     }
 
@@ -490,6 +496,7 @@ impl Func {
                 | Func::Concat
                 | Func::ConcatWs
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
+            && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
             && !matches!(self, Func::Row(_));
         if strict && args.contains(&Value::Null) {
@@ -791,6 +798,7 @@ impl Func {
             Func::Row(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,
             Func::Regex(f) => f.eval(&args)?,
+            Func::Json(f) => f.eval(args)?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")

@@ -344,6 +344,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
             let op = qualified_operator(op)?;
             let op = op.as_ref();
+            if let Some(bound) = crate::json_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             match op {
                 BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
                 BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
@@ -1041,6 +1044,10 @@ fn function(
             )));
         }
     }
+    let args = match func {
+        Func::Json(f) => f.bind_args(&name, args, columns)?,
+        _ => args,
+    };
     // A `char(n)` argument of a text function is its text without the
     // trailing blanks (PostgreSQL casts it to `text`; `length` of a
     // `character` counts without them too). `octet_length` of one counts
@@ -1645,6 +1652,8 @@ pub fn value_type(value: &Value) -> SqlType {
             .array_of()
             .unwrap_or(SqlType::Array(&SqlType::Text)),
         Value::Record(_) => SqlType::Record,
+        Value::Json(_) => SqlType::Json,
+        Value::Jsonb(_) => SqlType::Jsonb,
     }
 }
 

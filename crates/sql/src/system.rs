@@ -1078,6 +1078,8 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (1700, "numeric", -1, false, "N", 1231, "m"),
     (2950, "uuid", 16, false, "U", 2951, "p"),
     (1186, "interval", 16, false, "T", 1187, "p"),
+    (114, "json", -1, false, "U", 199, "x"),
+    (3802, "jsonb", -1, false, "U", 3807, "x"),
 ];
 
 fn oid(n: i64) -> Value {

@@ -340,6 +340,19 @@ const FUNCTIONS: &[Signature] = &[
     (2152, "variance", 'a', &[701], 701, "is"),
     (2153, "variance", 'a', &[1700], 1700, "is"),
     (89, "version", 'f', &[], 25, "ss"),
+    // json and jsonb (`json_functions.rs`, `json_build.rs`).
+    (3956, "json_array_length", 'f', &[114], 23, "is"),
+    (3199, "json_build_array", 'f', &[], 114, "ss"),
+    (3201, "json_build_object", 'f', &[], 114, "ss"),
+    (3261, "json_strip_nulls", 'f', &[114], 114, "is"),
+    (3968, "json_typeof", 'f', &[114], 25, "is"),
+    (3207, "jsonb_array_length", 'f', &[3802], 23, "is"),
+    (3272, "jsonb_build_array", 'f', &[], 3802, "ss"),
+    (3274, "jsonb_build_object", 'f', &[], 3802, "ss"),
+    (3306, "jsonb_pretty", 'f', &[3802], 25, "is"),
+    (3305, "jsonb_set", 'f', &[3802, 1009, 3802, 16], 3802, "is"),
+    (3262, "jsonb_strip_nulls", 'f', &[3802], 3802, "is"),
+    (3210, "jsonb_typeof", 'f', &[3802], 25, "is"),
 ];
 
 /// `pg_proc`'s rows.

@@ -1,7 +1,8 @@
 //! Functions in FROM that return rows: `generate_series(start, stop [,
 //! step])` of integers, and of timestamps by an interval (dates and
 //! quoted literals read as timestamptz, as PostgreSQL resolves them),
-//! `unnest(array)` and `pg_partition_ancestors(relation)` (no
+//! `unnest(array)`, the json ones (`json_table_functions.rs`) and
+//! `pg_partition_ancestors(relation)` (no
 //! rows: folio has no partitions, and PostgreSQL returns none for a
 //! relation that is not one), `regexp_matches` and
 //! `regexp_split_to_table` (`regex_functions.rs`), with `WITH ORDINALITY` (a bigint column
@@ -31,6 +32,8 @@ pub enum TableFunc {
     RegexMatches,
     /// `regexp_split_to_table(text, pattern [, flags])`: the pieces.
     RegexSplit,
+    /// A json or jsonb value's elements, members or keys.
+    Json(crate::json_table_functions::JsonTableFunc),
 }
 
 /// A function in FROM with its arguments bound.
@@ -51,7 +54,7 @@ pub fn is_table_function(name: &ObjectName) -> bool {
             | "pg_partition_ancestors"
             | "regexp_matches"
             | "regexp_split_to_table"
-    )
+    ) || crate::json_table_functions::JsonTableFunc::of(&names::function(name)).is_some()
 }
 
 impl FunctionScan {
@@ -85,12 +88,18 @@ impl FunctionScan {
             "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
             "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
             "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
-            _ => {
-                return Err(SqlError::new(
-                    "42883",
-                    format!("function {name} does not exist"),
-                ));
-            }
+            other => match crate::json_table_functions::JsonTableFunc::of(other) {
+                Some(f) if bound.len() == 1 => {
+                    bound = vec![f.bind_arg(other, bound.remove(0))?];
+                    TableFunc::Json(f)
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        "42883",
+                        format!("function {name} does not exist"),
+                    ));
+                }
+            },
         };
         Ok(FunctionScan {
             func,
@@ -99,7 +108,8 @@ impl FunctionScan {
         })
     }
 
-    /// Its name (its column's, without an alias).
+    /// Its name (its table's, and its column's without an alias, for
+    /// a function of one column).
     pub fn name(&self) -> &'static str {
         match self.func {
             TableFunc::Series(_) => "generate_series",
@@ -107,21 +117,35 @@ impl FunctionScan {
             TableFunc::PartitionAncestors => "relid",
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
+            TableFunc::Json(f) => f.name(),
         }
     }
 
-    /// Its columns' types: the value, then the ordinal.
-    pub fn types(&self) -> Vec<SqlType> {
-        let value = match self.func {
-            TableFunc::Series(ty) | TableFunc::Unnest(ty) => ty,
-            TableFunc::PartitionAncestors => SqlType::Int8,
-            TableFunc::RegexMatches => SqlType::Array(&SqlType::Text),
-            TableFunc::RegexSplit => SqlType::Text,
+    /// Its value columns' names (without an alias), then `ordinality`.
+    pub fn column_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = match self.func {
+            TableFunc::Json(f) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
+            _ => vec![self.name().to_string()],
         };
-        match self.ordinality {
-            true => vec![value, SqlType::Int8],
-            false => vec![value],
+        if self.ordinality {
+            names.push("ordinality".into());
         }
+        names
+    }
+
+    /// Its columns' types: the values, then the ordinal.
+    pub fn types(&self) -> Vec<SqlType> {
+        let mut types = match self.func {
+            TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
+            TableFunc::PartitionAncestors => vec![SqlType::Int8],
+            TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
+            TableFunc::RegexSplit => vec![SqlType::Text],
+            TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
+        };
+        if self.ordinality {
+            types.push(SqlType::Int8);
+        }
+        types
     }
 
     /// Its rows for this run, each passed to `keep` (a filter).
@@ -140,10 +164,9 @@ impl FunctionScan {
         }
         let mut out = Vec::new();
         let mut n = 0i64;
-        let mut push = |value: Value| -> Result<(), SqlError> {
+        let mut push_row = |mut row: Vec<Value>| -> Result<(), SqlError> {
             n += 1;
             crate::interrupt::every(txn, n as u64)?;
-            let mut row = vec![value];
             if self.ordinality {
                 row.push(Value::Int8(n));
             }
@@ -152,6 +175,13 @@ impl FunctionScan {
             }
             Ok(())
         };
+        if let TableFunc::Json(f) = self.func {
+            for row in f.rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        let mut push = |value: Value| push_row(vec![value]);
         match self.func {
             TableFunc::Series(ty @ (SqlType::Timestamp | SqlType::TimestampTz)) => {
                 let instant = |v: &Value| match crate::types::cast(v.clone(), ty)? {
@@ -212,7 +242,6 @@ impl FunctionScan {
                     }
                 }
             }
-            TableFunc::PartitionAncestors => {}
             TableFunc::RegexMatches | TableFunc::RegexSplit => {
                 let text = |i: usize| args.get(i).and_then(Value::to_text).unwrap_or_default();
                 let (source, pattern, flags) = (text(0), text(1), text(2));
@@ -226,6 +255,7 @@ impl FunctionScan {
                     push(row)?;
                 }
             }
+            TableFunc::PartitionAncestors | TableFunc::Json(_) => {}
         }
         Ok(out)
     }

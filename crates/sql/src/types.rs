@@ -44,6 +44,8 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
             SqlType::TimestampTz
         }
         DataType::Uuid => SqlType::Uuid,
+        DataType::JSON => SqlType::Json,
+        DataType::JSONB => SqlType::Jsonb,
         DataType::Interval {
             fields: None,
             precision: None,
@@ -95,6 +97,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "timestamptz" => SqlType::TimestampTz,
         "uuid" => SqlType::Uuid,
         "interval" => SqlType::Interval,
+        "json" => SqlType::Json,
+        "jsonb" => SqlType::Jsonb,
         _ => {
             return Err(SqlError::new(
                 "42704",
@@ -237,6 +241,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
         SqlType::Record => "record",
+        SqlType::Json => "json",
+        SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
     })
 }
@@ -263,6 +269,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Date
             | SqlType::Timestamp
             | SqlType::TimestampTz
+            | SqlType::Json
+            | SqlType::Jsonb
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -298,6 +306,7 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     let value = match (value, ty) {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),
+        (v @ (Value::Json(_) | Value::Jsonb(_)), _) => crate::json_functions::cast(v, ty)?,
         // PostgreSQL's boolean-to-text cast spells the value out (its
         // output form is `t` / `f`).
         (Value::Bool(b), SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_)) => {
@@ -346,6 +355,17 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
                 .map(|v| cast(v, *element))
                 .collect::<Result<_, _>>()?,
         ),
+        // Only text, json and jsonb become json (above).
+        (v, SqlType::Json | SqlType::Jsonb) => {
+            return Err(SqlError::new(
+                "42846",
+                format!(
+                    "cannot cast type {} to {}",
+                    crate::scalar::value_type(&v).name(),
+                    ty.name()
+                ),
+            ));
+        }
         (v, _) => v,
     };
     coerce(value, ty)
@@ -479,6 +499,13 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Numeric(n) => numeric_binary(*n),
         Value::Array(items) => array_binary(items, type_oid)?,
         Value::Record(fields) => crate::row_values::record_binary(fields)?,
+        Value::Json(text) => text.as_bytes().to_vec(),
+        // PostgreSQL's jsonb_send: a version byte (1), then the text.
+        Value::Jsonb(j) => {
+            let mut out = vec![1];
+            out.extend_from_slice(j.to_text().as_bytes());
+            out
+        }
     }))
 }
 
@@ -606,6 +633,17 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
                 i64::from_be_bytes(b[..8].try_into().expect("8")),
             ))
         }
+        SqlType::Json => Value::from_text(ty, std::str::from_utf8(bytes).map_err(|_| bad())?)?,
+        SqlType::Jsonb => match bytes.split_first() {
+            Some((1, text)) => Value::from_text(ty, std::str::from_utf8(text).map_err(|_| bad())?)?,
+            Some((version, _)) => {
+                return Err(SqlError::new(
+                    "XX000",
+                    format!("unsupported jsonb version number {version}"),
+                ));
+            }
+            None => return Err(bad()),
+        },
         SqlType::Array(_) | SqlType::Record => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",

@@ -1514,6 +1514,9 @@ fn sample(ty: &str) -> &'static str {
         "interval" => "'1 day'::interval",
         "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
         "\"any\"" => "2",
+        "json" => "'[2]'::json",
+        "jsonb" => "'[2]'::jsonb",
+        "text[]" => "array['2']",
         other => panic!("no sample value of {other}"),
     }
 }

@@ -1,0 +1,261 @@
+//! SQL values as JSON, as PostgreSQL 15 makes them: `to_json`,
+//! `to_jsonb`, `json_build_object`, `jsonb_build_object`,
+//! `json_build_array`, `jsonb_build_array`, and the elements of the
+//! aggregates `json_agg`, `jsonb_agg`, `json_object_agg`,
+//! `jsonb_object_agg` (`aggregate.rs` calls [`json_text`] and
+//! [`to_jsonb`]).
+//!
+//! A number is a JSON number (a float's NaN or infinity a string), a
+//! boolean `true`/`false`, an array a JSON array, json and jsonb
+//! themselves; a date is its ISO text, a timestamp ISO 8601 with a `T`
+//! (`2020-01-01T10:00:00`, with `+00:00` for timestamptz: the session is
+//! UTC); anything else its text output as a string. The json forms keep
+//! PostgreSQL's spacing: `[1,2]` for an array value, `{"a" : 1}` and
+//! `[1, 2]` for the build functions. A row value is 0A000 here: folio's
+//! row values do not carry their field names.
+
+use crate::error::SqlError;
+use crate::types;
+use folio_row::{Jsonb, SqlType, Value, json_escape_into, json_number_text};
+
+/// A function making JSON of SQL values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildFunc {
+    To { jsonb: bool },
+    Object { jsonb: bool },
+    Array { jsonb: bool },
+}
+
+const NAMES: [(&str, BuildFunc); 6] = [
+    ("to_json", BuildFunc::To { jsonb: false }),
+    ("to_jsonb", BuildFunc::To { jsonb: true }),
+    ("json_build_object", BuildFunc::Object { jsonb: false }),
+    ("jsonb_build_object", BuildFunc::Object { jsonb: true }),
+    ("json_build_array", BuildFunc::Array { jsonb: false }),
+    ("jsonb_build_array", BuildFunc::Array { jsonb: true }),
+];
+
+impl BuildFunc {
+    pub fn of(name: &str) -> Option<BuildFunc> {
+        crate::names::lookup(&NAMES, name)
+    }
+
+    pub fn name(self) -> &'static str {
+        crate::names::name_in(&NAMES, &self).expect("every form is named")
+    }
+
+    pub fn takes(self, count: usize) -> bool {
+        match self {
+            BuildFunc::To { .. } => count == 1,
+            _ => true,
+        }
+    }
+
+    /// `to_json` of NULL is NULL; the build functions take NULL as null.
+    pub fn is_strict(self) -> bool {
+        matches!(self, BuildFunc::To { .. })
+    }
+
+    pub fn ty(self) -> SqlType {
+        match self {
+            BuildFunc::To { jsonb } | BuildFunc::Object { jsonb } | BuildFunc::Array { jsonb } => {
+                if jsonb {
+                    SqlType::Jsonb
+                } else {
+                    SqlType::Json
+                }
+            }
+        }
+    }
+
+    pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
+        Ok(match self {
+            BuildFunc::To { jsonb: false } => {
+                let mut out = String::new();
+                json_text(&args[0], &mut out)?;
+                Value::Json(out)
+            }
+            BuildFunc::To { jsonb: true } => jsonb_value(to_jsonb(&args[0])?),
+            BuildFunc::Array { jsonb: false } => {
+                let mut out = String::from("[");
+                for (i, v) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    json_text(v, &mut out)?;
+                }
+                out.push(']');
+                Value::Json(out)
+            }
+            BuildFunc::Array { jsonb: true } => jsonb_value(Jsonb::Array(
+                args.iter().map(to_jsonb).collect::<Result<_, _>>()?,
+            )),
+            BuildFunc::Object { jsonb } => {
+                let name = self.name();
+                if !args.len().is_multiple_of(2) {
+                    return Err(SqlError::new(
+                        "22023",
+                        "argument list must have even number of elements",
+                    )
+                    .with_hint(format!(
+                        "The arguments of {name}() must consist of alternating keys and values."
+                    )));
+                }
+                let mut members = Vec::with_capacity(args.len() / 2);
+                for (i, pair) in args.chunks(2).enumerate() {
+                    members.push((object_key(&pair[0], 2 * i + 1, jsonb)?, &pair[1]));
+                }
+                if jsonb {
+                    jsonb_value(Jsonb::object(
+                        members
+                            .into_iter()
+                            .map(|(k, v)| Ok((k, to_jsonb(v)?)))
+                            .collect::<Result<_, SqlError>>()?,
+                    ))
+                } else {
+                    let mut out = String::from("{");
+                    for (i, (k, v)) in members.into_iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        json_escape_into(&mut out, &k);
+                        out.push_str(" : ");
+                        json_text(v, &mut out)?;
+                    }
+                    out.push('}');
+                    Value::Json(out)
+                }
+            }
+        })
+    }
+}
+
+/// `json_agg` / `jsonb_agg` of its values (NULLs as nulls).
+pub fn agg(jsonb: bool, items: &[Value]) -> Result<Value, SqlError> {
+    if jsonb {
+        return Ok(jsonb_value(Jsonb::Array(
+            items.iter().map(to_jsonb).collect::<Result<_, _>>()?,
+        )));
+    }
+    let mut out = String::from("[");
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        json_text(v, &mut out)?;
+    }
+    out.push(']');
+    Ok(Value::Json(out))
+}
+
+/// `json_object_agg` / `jsonb_object_agg` of its keys (none NULL) and
+/// values: json keeps every pair as given, jsonb the last of a key.
+pub fn object_agg(jsonb: bool, pairs: &[(Value, Value)]) -> Result<Value, SqlError> {
+    let key = |k: &Value| types::text_output(k).unwrap_or_default();
+    if jsonb {
+        return Ok(jsonb_value(Jsonb::object(
+            pairs
+                .iter()
+                .map(|(k, v)| Ok((key(k), to_jsonb(v)?)))
+                .collect::<Result<_, SqlError>>()?,
+        )));
+    }
+    let mut out = String::from("{ ");
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        json_escape_into(&mut out, &key(k));
+        out.push_str(" : ");
+        json_text(v, &mut out)?;
+    }
+    out.push_str(" }");
+    Ok(Value::Json(out))
+}
+
+fn jsonb_value(j: Jsonb) -> Value {
+    Value::Jsonb(Box::new(j))
+}
+
+/// An object key of a build function: the value's text; NULL is 22004
+/// (`position`: the argument's, from 1; jsonb's message differs).
+pub fn object_key(key: &Value, position: usize, jsonb: bool) -> Result<String, SqlError> {
+    match key {
+        Value::Null if jsonb => Err(SqlError::new(
+            "22004",
+            format!("argument {position}: key must not be null"),
+        )),
+        Value::Null => Err(
+            SqlError::new("22004", format!("argument {position} cannot be null"))
+                .with_hint("Object keys should be text."),
+        ),
+        other => Ok(types::text_output(other).unwrap_or_default()),
+    }
+}
+
+/// Appends `v` as json text (`to_json`'s form).
+pub fn json_text(v: &Value, out: &mut String) -> Result<(), SqlError> {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Json(text) => out.push_str(text),
+        Value::Jsonb(j) => out.push_str(&j.to_text()),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_text(item, out)?;
+            }
+            out.push(']');
+        }
+        other => match scalar(other)? {
+            Scalar::Number(text) => out.push_str(&text),
+            Scalar::String(text) => json_escape_into(out, &text),
+        },
+    }
+    Ok(())
+}
+
+/// `v` as jsonb (`to_jsonb`'s value).
+pub fn to_jsonb(v: &Value) -> Result<Jsonb, SqlError> {
+    Ok(match v {
+        Value::Null => Jsonb::Null,
+        Value::Bool(b) => Jsonb::Bool(*b),
+        Value::Json(text) => Jsonb::parse(text)?,
+        Value::Jsonb(j) => (**j).clone(),
+        Value::Array(items) => Jsonb::Array(items.iter().map(to_jsonb).collect::<Result<_, _>>()?),
+        other => match scalar(other)? {
+            Scalar::Number(text) => Jsonb::Number(json_number_text(&text)?),
+            Scalar::String(text) => Jsonb::String(text),
+        },
+    })
+}
+
+enum Scalar {
+    /// A JSON number's text (a float's or numeric's output).
+    Number(String),
+    String(String),
+}
+
+/// A value that is neither a container nor a boolean as a JSON number
+/// or string.
+fn scalar(v: &Value) -> Result<Scalar, SqlError> {
+    let text = types::text_output(v).unwrap_or_default();
+    Ok(match v {
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => Scalar::Number(text),
+        Value::Float4(x) if !x.is_finite() => Scalar::String(text),
+        Value::Float8(x) if !x.is_finite() => Scalar::String(text),
+        Value::Float4(_) | Value::Float8(_) => Scalar::Number(text),
+        Value::Numeric(_) if text.parse::<f64>().is_ok_and(f64::is_finite) => Scalar::Number(text),
+        Value::Timestamp(_) => Scalar::String(text.replacen(' ', "T", 1)),
+        Value::TimestampTz(_) => Scalar::String(format!("{}:00", text.replacen(' ', "T", 1))),
+        Value::Record(_) => {
+            return Err(SqlError::unsupported(
+                "a row value as json (folio's row values carry no field names)",
+            ));
+        }
+        _ => Scalar::String(text),
+    })
+}

@@ -117,6 +117,9 @@ pub enum Func {
     CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
+    /// An advisory lock function (`advisory.rs`): runs on the session's
+    /// locks, which the statement's `Env` carries.
+    Advisory(crate::advisory::AdvisoryFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -286,6 +289,7 @@ impl Func {
             .or_else(|| CatalogFunc::of(name).map(Func::Catalog))
             .or_else(|| ArrayFunc::of(name).map(Func::Array))
             .or_else(|| IntervalFunc::of(name).map(Func::Interval))
+            .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -295,6 +299,7 @@ impl Func {
             Func::Array(f) => f.name(),
             Func::Row(f) => f.name(),
             Func::Interval(f) => f.name(),
+            Func::Advisory(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -343,6 +348,7 @@ impl Func {
             Func::Array(f) => f.takes(count),
             Func::Row(_) => true,
             Func::Interval(f) => f.takes(count),
+            Func::Advisory(f) => f.takes(count),
         }
     }
 
@@ -464,6 +470,7 @@ impl Func {
             Func::Array(f) => f.ty(args),
             Func::Row(f) => f.ty(),
             Func::Interval(f) => f.ty(),
+            Func::Advisory(f) => f.ty(),
         }
     }
 
@@ -777,6 +784,12 @@ impl Func {
                 return Err(SqlError::unsupported(format!(
                     "{} here (sequence functions run in queries and row changes)",
                     format!("{self:?}").to_lowercase()
+                )));
+            }
+            Func::Advisory(f) => {
+                return Err(SqlError::unsupported(format!(
+                    "{} here (advisory lock functions run in queries and row changes)",
+                    f.name().unwrap_or("an advisory lock function")
                 )));
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,

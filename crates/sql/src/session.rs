@@ -64,6 +64,8 @@ pub struct Session {
     relations: Relations,
     /// `currval` and `lastval` (`sequences.rs`).
     sequences: Arc<crate::sequences::SessionSequences>,
+    /// Its advisory locks (`advisory.rs`), given back when it ends.
+    advisory: crate::advisory::SessionAdvisory,
     /// Its temporary namespace (`temp_tables.rs`).
     temp: crate::temp_tables::TempTables,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -131,7 +133,10 @@ impl Drop for Session {
 
 impl Session {
     pub fn new(db: Arc<Database>) -> Session {
+        let interrupt = Arc::new(Interrupt::new());
+        let advisory = db.txns().advisory().owner(interrupt.clone());
         Session {
+            advisory: crate::advisory::SessionAdvisory::new(advisory),
             db,
             block: Block::Idle,
             notices: Vec::new(),
@@ -150,7 +155,7 @@ impl Session {
             shapes: ShapeCache::default(),
             fresh_block: false,
             queried: false,
-            interrupt: Arc::new(Interrupt::new()),
+            interrupt,
         }
     }
 
@@ -164,6 +169,7 @@ impl Session {
     fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
         let mut txn = self.db.begin(isolation, self.durability())?;
         txn.set_interrupt(self.interrupt.clone());
+        txn.set_advisory(self.advisory.owner().clone());
         txn.set_read_only(self.settings.default_read_only());
         Ok(txn)
     }
@@ -186,6 +192,7 @@ impl Session {
     /// NoticeResponse: `table "x" does not exist, skipping`, ...).
     pub fn take_notices(&mut self) -> Vec<Notice> {
         let mut notices = std::mem::take(&mut self.notices);
+        notices.extend(self.advisory.take_warnings());
         for notice in &mut notices {
             self.temp.unqualify(&mut notice.message);
         }
@@ -749,6 +756,7 @@ impl Session {
             relations: &self.relations,
             temp: &self.temp,
             sequences: &self.sequences,
+            advisory: &self.advisory,
             now: self.block_start,
             recursive: Default::default(),
             views: Default::default(),
@@ -1118,6 +1126,7 @@ impl Session {
                 relations: &self.relations,
                 temp: &self.temp,
                 sequences: &self.sequences,
+                advisory: &self.advisory,
                 now: self.block_start,
                 recursive: Default::default(),
                 views: Default::default(),
@@ -1131,6 +1140,7 @@ impl Session {
             relations: &self.relations,
             temp: &self.temp,
             sequences: &self.sequences,
+            advisory: &self.advisory,
             now: now(),
             recursive: Default::default(),
             views: Default::default(),

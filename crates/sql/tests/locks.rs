@@ -129,6 +129,17 @@ fn advisory_lock_waits_for_its_holder() {
     let mut b = waiter.join().unwrap();
     assert_eq!(rows(&mut a, "select pg_try_advisory_lock(123)"), ["f"]);
     assert_eq!(rows(&mut b, "select pg_advisory_unlock(123)"), ["t"]);
+    assert_eq!(rows(&mut b, "select pg_advisory_unlock(123)"), ["f"]);
+    let warnings: Vec<(String, String)> = (b.take_notices().iter())
+        .map(|n| (n.severity.to_string(), n.message.clone()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            "WARNING".to_string(),
+            "you don't own a lock of type ExclusiveLock".to_string()
+        )]
+    );
     assert_eq!(rows(&mut a, "select pg_try_advisory_lock(123)"), ["t"]);
 }
 

@@ -277,6 +277,15 @@ impl CatalogError {
         }
     }
 
+    /// The transaction manager's error this is, directly or through the
+    /// heap.
+    pub fn txn(&self) -> Option<&folio_txn::TxnError> {
+        match self {
+            CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => Some(e),
+            _ => None,
+        }
+    }
+
     /// PostgreSQL's SQLSTATE for the condition, if it has one.
     pub fn sqlstate(&self) -> Option<&'static str> {
         match self {

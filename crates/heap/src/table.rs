@@ -37,7 +37,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{PredicateTarget, Transaction, TxnManager, Xid};
+use folio_txn::{PredicateTarget, Transaction, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -93,9 +93,22 @@ enum Action<'r> {
     Delete,
     /// The new row, and whether a HOT update is allowed.
     Update(&'r [u8], bool),
-    Lock,
+    /// `FOR UPDATE`, and what to do when another running transaction
+    /// holds the row.
+    Lock(WaitPolicy),
     /// `FOR SHARE`: a lock other share lockers may hold too.
-    LockShared,
+    LockShared(WaitPolicy),
+}
+
+impl Action<'_> {
+    /// What a wait for another transaction does in this action: row locks
+    /// choose (`NOWAIT`, `SKIP LOCKED`); updates and deletes wait.
+    fn policy(&self) -> WaitPolicy {
+        match self {
+            Action::Lock(policy) | Action::LockShared(policy) => *policy,
+            Action::Delete | Action::Update(..) => WaitPolicy::Block,
+        }
+    }
 }
 
 /// One heap table.
@@ -572,17 +585,28 @@ impl Table {
     /// Deletes the version at `tid` (it must be one `txn` may write: see
     /// `visibility::may_write`). Waits for a running deleter.
     pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
-        self.write(txn, tid, Action::Delete)
+        self.write_blocking(txn, tid, Action::Delete)
     }
 
     /// Locks the row version at `tid` for this transaction (`SELECT ...
-    /// FOR UPDATE`; `FOR SHARE` takes the same exclusive lock in this
-    /// build): later writers and lockers wait until it ends. Like an
+    /// FOR UPDATE`): later writers and lockers wait until it ends. Like an
     /// update, it waits for a running writer and then follows the
     /// isolation level's rule (`Write::Moved` under READ COMMITTED, 40001
     /// under REPEATABLE READ).
     pub fn lock(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
-        self.write(txn, tid, Action::Lock)
+        self.write_blocking(txn, tid, Action::Lock(WaitPolicy::Block))
+    }
+
+    /// [`Table::lock`] under a wait `policy` (`Transaction::wait_with`):
+    /// `NOWAIT` fails where it would wait (55P03), `SKIP LOCKED` returns
+    /// `None` and changes nothing.
+    pub fn lock_with(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        policy: WaitPolicy,
+    ) -> Result<Option<Write>, HeapError> {
+        self.write(txn, tid, Action::Lock(policy))
     }
 
     /// Share-locks the version at `tid` (`SELECT ... FOR SHARE`): writers
@@ -592,7 +616,17 @@ impl Table {
     /// memory. `Write::Done(None)` once locked; `Gone` / `Moved` as for
     /// [`Table::lock`].
     pub fn lock_shared(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, HeapError> {
-        self.write(txn, tid, Action::LockShared)
+        self.write_blocking(txn, tid, Action::LockShared(WaitPolicy::Block))
+    }
+
+    /// [`Table::lock_shared`] under a wait `policy`, as [`Table::lock_with`].
+    pub fn lock_shared_with(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        policy: WaitPolicy,
+    ) -> Result<Option<Write>, HeapError> {
+        self.write(txn, tid, Action::LockShared(policy))
     }
 
     /// Replaces the version at `tid` by a new one holding `row`, on the
@@ -608,15 +642,31 @@ impl Table {
         indexed_changed: bool,
     ) -> Result<Write, HeapError> {
         check_row_len(row)?;
-        self.write(txn, tid, Action::Update(row, !indexed_changed))
+        self.write_blocking(txn, tid, Action::Update(row, !indexed_changed))
     }
 
-    fn write(
+    /// [`Table::write`] of an action that waits for running holders.
+    fn write_blocking(
         &self,
         txn: &mut Transaction,
         tid: Tid,
         action: Action<'_>,
     ) -> Result<Write, HeapError> {
+        debug_assert_eq!(action.policy(), WaitPolicy::Block);
+        Ok(self
+            .write(txn, tid, action)?
+            .expect("a blocking write is never skipped"))
+    }
+
+    /// Writes `action` to the version at `tid`, waiting for a running
+    /// holder as the action's policy says; `None`: skipped (`SKIP
+    /// LOCKED`), nothing changed.
+    fn write(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        action: Action<'_>,
+    ) -> Result<Option<Write>, HeapError> {
         let xid = txn.xid()?;
         if matches!(action, Action::Delete | Action::Update(..)) {
             let id = self.id();
@@ -632,12 +682,14 @@ impl Table {
         };
         loop {
             let mut old = self.pool.exclusive(tid.page)?;
-            if matches!(action, Action::LockShared) {
+            if matches!(action, Action::LockShared(_)) {
                 match self.share(txn, &mut old, tid, xid)? {
-                    Ok(write) => return Ok(write),
+                    Ok(write) => return Ok(Some(write)),
                     Err(holder) => {
                         drop(old);
-                        txn.wait_for(holder)?;
+                        if txn.wait_with(holder, action.policy())?.is_none() {
+                            return Ok(None);
+                        }
                         continue;
                     }
                 }
@@ -647,18 +699,20 @@ impl Table {
                 WriteCheck::Proceed => {}
                 WriteCheck::Wait(holder) => {
                     drop(old);
-                    txn.wait_for(holder)?;
+                    if txn.wait_with(holder, action.policy())?.is_none() {
+                        return Ok(None);
+                    }
                     continue;
                 }
-                WriteCheck::Gone => return Ok(Write::Gone),
-                WriteCheck::Moved(next) => return Ok(Write::Moved(next)),
+                WriteCheck::Gone => return Ok(Some(Write::Gone)),
+                WriteCheck::Moved(next) => return Ok(Some(Write::Moved(next))),
             }
             let Some(tuple) = &tuple else {
-                let lock_only = matches!(action, Action::Lock);
+                let lock_only = matches!(action, Action::Lock(_));
                 if lock_only && txn.is_mine(header.xmax) && header.flags & XMAX_SHARED == 0 {
                     // Locked exclusively already (a share lock of ours is
                     // made exclusive below).
-                    return Ok(Write::Done(None));
+                    return Ok(Some(Write::Done(None)));
                 }
                 let ops = vec![PageOp::SetXmax {
                     item: tid.item,
@@ -676,7 +730,7 @@ impl Table {
                         ops,
                     }],
                 )?;
-                return Ok(Write::Done(None));
+                return Ok(Some(Write::Done(None)));
             };
             // The new version on the same page, if it fits (pruning the
             // page first if it does not).
@@ -722,15 +776,15 @@ impl Table {
                         ops,
                     }],
                 )?;
-                return Ok(if hot {
+                return Ok(Some(if hot {
                     Write::Hot(new_tid)
                 } else {
                     Write::Done(Some(new_tid))
-                });
+                }));
             }
             drop(old);
             if let Some(done) = self.update_across(txn, tid, tuple)? {
-                return Ok(done);
+                return Ok(Some(done));
             }
         }
     }

@@ -14,6 +14,8 @@ pub struct Ctx<'a> {
     pub temp: &'a crate::temp_tables::TempTables,
     /// `currval` and `lastval`'s memory (`sequences.rs`).
     pub sequences: &'a std::sync::Arc<crate::sequences::SessionSequences>,
+    /// The session's advisory locks (`advisory.rs`).
+    pub advisory: &'a crate::advisory::SessionAdvisory,
     /// Microseconds since 2000-01-01 UTC at the transaction's start
     /// (`CURRENT_TIMESTAMP`).
     pub now: i64,

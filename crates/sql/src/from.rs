@@ -369,11 +369,38 @@ impl Columns for Scope {
     }
 }
 
-/// A row lock taken by `SELECT ... FOR UPDATE / FOR SHARE`.
+/// The row locks `SELECT ... FOR UPDATE / FOR SHARE` takes: their
+/// strength, their wait policy (`NOWAIT`, `SKIP LOCKED`), and, as
+/// PostgreSQL locks the rows in the query's order as its LIMIT asks for
+/// them, that order and how many rows are asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowLock {
+    pub strength: LockStrength,
+    pub wait: folio_txn::WaitPolicy,
+    /// The ORDER BY over the table's rows that the rows are locked in
+    /// (empty: the scan's order).
+    pub order: Vec<crate::plan::SortKey>,
+    /// LIMIT plus OFFSET when nothing between the lock and the LIMIT
+    /// drops rows: locking stops once that many are locked.
+    pub needed: Option<usize>,
+}
+
+/// A row lock's strength. PostgreSQL's `FOR NO KEY UPDATE` and `FOR KEY
+/// SHARE` take the stronger one beside them (`parse.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowLock {
+pub enum LockStrength {
     Update,
     Share,
+}
+
+impl LockStrength {
+    /// The SQL words after `FOR`.
+    pub fn word(self) -> &'static str {
+        match self {
+            LockStrength::Update => "UPDATE",
+            LockStrength::Share => "SHARE",
+        }
+    }
 }
 
 /// A set operation's kind.
@@ -1508,7 +1535,7 @@ impl Source {
                         })
                         .collect(),
                     None => found.into_iter().map(|(_, row)| row).collect(),
-                    Some(lock) => scan::lock_rows(txn, relation, plan, *lock, found, env)?,
+                    Some(lock) => scan::lock_rows(txn, relation, plan, lock, found, env)?,
                 }
             }
             Source::Join {

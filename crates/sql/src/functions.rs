@@ -122,6 +122,9 @@ pub enum Func {
     Regex(RegexFunc),
     /// A json operator or function (`json_functions.rs`).
     Json(crate::json_functions::JsonFunc),
+    /// An advisory lock function (`advisory.rs`): runs on the session's
+    /// locks, which the statement's `Env` carries.
+    Advisory(crate::advisory::AdvisoryFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -293,6 +296,7 @@ impl Func {
             .or_else(|| IntervalFunc::of(name).map(Func::Interval))
             .or_else(|| RegexFunc::of(name).map(Func::Regex))
             .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
+            .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -304,6 +308,7 @@ impl Func {
             Func::Interval(f) => f.name(),
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
+            Func::Advisory(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -354,6 +359,7 @@ impl Func {
             Func::Interval(f) => f.takes(count),
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
+            Func::Advisory(f) => f.takes(count),
         }
     }
 
@@ -477,6 +483,7 @@ impl Func {
             Func::Interval(f) => f.ty(),
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
+            Func::Advisory(f) => f.ty(),
         }
     }
 
@@ -791,6 +798,12 @@ impl Func {
                 return Err(SqlError::unsupported(format!(
                     "{} here (sequence functions run in queries and row changes)",
                     format!("{self:?}").to_lowercase()
+                )));
+            }
+            Func::Advisory(f) => {
+                return Err(SqlError::unsupported(format!(
+                    "{} here (advisory lock functions run in queries and row changes)",
+                    f.name().unwrap_or("an advisory lock function")
                 )));
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,

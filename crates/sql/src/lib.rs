@@ -4,6 +4,7 @@
 //! the PostgreSQL wire protocol. Design and status: `README.md`.
 
 mod access;
+mod advisory;
 mod aggregate;
 mod alter_type;
 mod array_functions;

@@ -68,6 +68,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
+        row_lock_strengths_folio_takes(&mut spanned);
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
@@ -269,6 +270,24 @@ fn parenthesize_defaults(dialect: &PostgreSqlDialect, tokens: &mut Vec<TokenWith
         tokens.insert(end, TokenWithSpan::wrap(Token::RParen));
         tokens.insert(start, TokenWithSpan::wrap(Token::LParen));
         at = end + 2;
+    }
+}
+
+/// `FOR NO KEY UPDATE` as `FOR UPDATE` and `FOR KEY SHARE` as `FOR
+/// SHARE` (sqlparser reads only those two): folio's row locks have the
+/// two strengths, so each weaker PostgreSQL strength takes the stronger
+/// one next to it (a lock that conflicts with more; sql README, "Row
+/// locks").
+fn row_lock_strengths_folio_takes(tokens: &mut Vec<TokenWithSpan>) {
+    let mut at = 0;
+    while at + 2 < tokens.len() {
+        let is = |i: usize, k: Keyword| keyword(&tokens[i].token) == Some(k);
+        if is(at, Keyword::FOR) && is(at + 1, Keyword::NO) && is(at + 2, Keyword::KEY) {
+            tokens.drain(at + 1..at + 3);
+        } else if is(at, Keyword::FOR) && is(at + 1, Keyword::KEY) && is(at + 2, Keyword::SHARE) {
+            tokens.remove(at + 1);
+        }
+        at += 1;
     }
 }
 

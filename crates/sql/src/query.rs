@@ -8,7 +8,7 @@ use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::from::{self, RowLock, Scope, SetKind, Source, SourceCounts};
+use crate::from::{self, LockStrength, RowLock, Scope, SetKind, Source, SourceCounts};
 use crate::names;
 use crate::output::{Column, Output};
 use crate::plan::SortKey;
@@ -21,6 +21,7 @@ use crate::window::{self, WindowBinder, Windows};
 use folio_catalog::Relation;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
+use folio_txn::WaitPolicy;
 use sqlparser::ast::{
     Expr, Fetch, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
@@ -180,29 +181,7 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         cx.recursive.borrow_mut().truncate(depth);
         return planned;
     }
-    let lock = match query.locks.as_slice() {
-        [] => None,
-        [
-            sqlparser::ast::LockClause {
-                lock_type,
-                of: None,
-                nonblock: None,
-            },
-        ] => Some(match lock_type {
-            sqlparser::ast::LockType::Update => RowLock::Update,
-            sqlparser::ast::LockType::Share => RowLock::Share,
-        }),
-        other => {
-            return Err(SqlError::unsupported(format!(
-                "{} (FOR UPDATE/SHARE without OF, NOWAIT or SKIP LOCKED only)",
-                other
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )));
-        }
-    };
+    let lock = row_lock(&query.locks)?;
     let (limit, offset) = limits(query.limit_clause.as_ref(), query.fetch.as_ref())?;
     let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
         None => &[],
@@ -220,11 +199,8 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         offset,
         lock.is_some(),
     )?;
-    if let Some(lock) = lock {
-        let word = match lock {
-            RowLock::Update => "UPDATE",
-            RowLock::Share => "SHARE",
-        };
+    if let Some((strength, wait, of)) = lock {
+        let word = strength.word();
         let refuse =
             |what: &str| SqlError::unsupported(format!("FOR {word} is not allowed with {what}"));
         if matches!(planned.shape, Shape::Aggregate { .. }) {
@@ -233,8 +209,41 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         if planned.distinct != Distinct::No {
             return Err(refuse("DISTINCT clause"));
         }
+        // PostgreSQL locks the rows above the sort and below the LIMIT:
+        // in the query's order, only as many as the LIMIT takes (rows
+        // skipped or gone do not count). Anything in between that drops
+        // or reorders rows makes every row locked first.
+        let in_order = planned.filter.is_empty()
+            && planned.post_sort.is_empty()
+            && planned.windows.is_empty()
+            && !planned.subplans.iter().any(Subplan::is_correlated);
+        let needed = match planned.limit {
+            Some(n) if in_order => usize::try_from(n.saturating_add(planned.offset)).ok(),
+            _ => None,
+        };
+        let order = match in_order {
+            true => planned.sort.clone(),
+            false => Vec::new(),
+        };
+        // The name the table goes by in FROM: its alias, if any.
+        let name = planned.scope.tables.first().map(|t| t.qualifier.clone());
         match &mut planned.source {
-            Source::Table { lock: slot, .. } => *slot = Some(lock),
+            Source::Table { lock: slot, .. } => {
+                if let Some(missing) = of.iter().find(|&of| Some(of) != name.as_ref()) {
+                    return Err(SqlError::new(
+                        "42P01",
+                        format!(
+                            "relation \"{missing}\" in FOR {word} clause not found in FROM clause"
+                        ),
+                    ));
+                }
+                *slot = Some(RowLock {
+                    strength,
+                    wait,
+                    order,
+                    needed,
+                });
+            }
             Source::SetOp { .. } => return Err(refuse("UNION/INTERSECT/EXCEPT")),
             _ => {
                 return Err(SqlError::unsupported(format!(
@@ -244,6 +253,73 @@ pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Plan
         }
     }
     Ok(planned)
+}
+
+/// A query's locking clauses (`FOR UPDATE [OF t, ...] [NOWAIT | SKIP
+/// LOCKED]`, ...) as one: the strongest strength and the strictest wait
+/// policy any clause asks for (NOWAIT over SKIP LOCKED over waiting, as
+/// PostgreSQL combines clauses on one table), and the tables they name
+/// (empty: every table).
+fn row_lock(
+    clauses: &[sqlparser::ast::LockClause],
+) -> Result<Option<(LockStrength, WaitPolicy, Vec<String>)>, SqlError> {
+    use sqlparser::ast::{LockType, NonBlock};
+    let mut combined: Option<(LockStrength, WaitPolicy, Vec<String>)> = None;
+    let mut every_table = false;
+    for clause in clauses {
+        let strength = match clause.lock_type {
+            LockType::Update => LockStrength::Update,
+            LockType::Share => LockStrength::Share,
+        };
+        let wait = match clause.nonblock {
+            None => WaitPolicy::Block,
+            Some(NonBlock::Nowait) => WaitPolicy::NoWait,
+            Some(NonBlock::SkipLocked) => WaitPolicy::SkipLocked,
+        };
+        let mut of = Vec::new();
+        match &clause.of {
+            None => every_table = true,
+            Some(name) => match name.0.as_slice() {
+                [part] if let Some(ident) = part.as_ident() => of.push(crate::names::ident(ident)),
+                _ => {
+                    return Err(SqlError::new(
+                        "42601",
+                        format!(
+                            "FOR {} must specify unqualified relation names",
+                            strength.word()
+                        ),
+                    ));
+                }
+            },
+        }
+        combined = Some(match combined {
+            None => (strength, wait, of),
+            Some((s, w, mut names)) => {
+                names.extend(of);
+                (stronger(s, strength), stricter(w, wait), names)
+            }
+        });
+    }
+    if every_table && let Some((_, _, names)) = &mut combined {
+        names.clear();
+    }
+    Ok(combined)
+}
+
+fn stronger(a: LockStrength, b: LockStrength) -> LockStrength {
+    match (a, b) {
+        (LockStrength::Share, LockStrength::Share) => LockStrength::Share,
+        _ => LockStrength::Update,
+    }
+}
+
+fn stricter(a: WaitPolicy, b: WaitPolicy) -> WaitPolicy {
+    let rank = |w: WaitPolicy| match w {
+        WaitPolicy::Block => 0,
+        WaitPolicy::SkipLocked => 1,
+        WaitPolicy::NoWait => 2,
+    };
+    if rank(a) >= rank(b) { a } else { b }
 }
 
 /// Plans a query body (a SELECT, a set operation of bodies, or a
@@ -766,13 +842,11 @@ fn plan_select(
     };
     let mut source = source;
     // LIMIT into the scan: one table, nothing after it that filters,
-    // sorts, groups, removes repeats or locks.
-    if let (
-        Some(n),
-        Source::Table {
-            plan, lock: None, ..
-        },
-    ) = (limit, &mut source)
+    // sorts, groups, removes repeats or locks (the lock is set once
+    // planned, so `locking` says it; a row skipped or gone must not use
+    // up the LIMIT).
+    if let (Some(n), Source::Table { plan, .. }) = (limit, &mut source)
+        && !locking
         && filter.is_empty()
         && sort.is_empty()
         && plan.sort.is_empty()

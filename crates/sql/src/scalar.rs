@@ -160,6 +160,9 @@ pub struct Env<'a> {
     /// The catalog as its lookups by oid or name read it for this
     /// execution (`lookups.rs`), when the statement makes any.
     pub lookups: Option<&'a crate::lookups::Lookups>,
+    /// The session's advisory locks (`advisory.rs`), where a statement
+    /// may call their functions.
+    pub advisory: Option<&'a crate::advisory::SessionAdvisory>,
 }
 
 /// Runs a correlated subquery for one outer row.
@@ -180,6 +183,7 @@ impl Env<'_> {
             outer: &[],
             sequences: None,
             lookups: None,
+            advisory: None,
         }
     }
 
@@ -1313,6 +1317,13 @@ impl Scalar {
                     Some(calls) => calls.call(*f, &values)?,
                     None => f.eval(values, env.lookups)?,
                 }
+            }
+            Scalar::Func(Func::Advisory(f), args) if let Some(advisory) = env.advisory => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                advisory.call(*f, &values)?
             }
             Scalar::Func(f, args) => f.eval(
                 args.iter()

@@ -9,6 +9,7 @@ use folio_btree::Direction;
 use folio_catalog::{Reads, Relation};
 use folio_db::{Tid, Transaction};
 use folio_row::Value;
+use folio_txn::TxnError;
 use std::ops::Bound;
 
 /// A row found: where it lives (none for an index-only scan) and its
@@ -220,27 +221,41 @@ pub fn accepts(conjuncts: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<boo
     Ok(true)
 }
 
-/// `FOR UPDATE` / `FOR SHARE`: locks each row found, in order. A row
-/// another transaction changed meanwhile is followed to its newest
-/// version, kept if it still satisfies the plan's conditions (READ
-/// COMMITTED; REPEATABLE READ gets 40001 from the heap); a deleted one is
-/// dropped.
+/// `FOR UPDATE` / `FOR SHARE`: locks the rows found, in the lock's order
+/// (`RowLock::order`) and until it has as many as the LIMIT needs
+/// (`RowLock::needed`). A row another transaction changed meanwhile is
+/// followed to its newest version, kept if it still satisfies the plan's
+/// conditions (READ COMMITTED; REPEATABLE READ gets 40001 from the heap);
+/// a deleted one is dropped. A row another running transaction holds:
+/// waited for, or under `NOWAIT` 55P03, or under `SKIP LOCKED` dropped.
 pub fn lock_rows(
     txn: &mut Transaction,
     relation: &Relation,
     plan: &ScanPlan,
-    lock: crate::from::RowLock,
-    found: Vec<Found>,
+    lock: &crate::from::RowLock,
+    mut found: Vec<Found>,
     env: &Env<'_>,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
+    use crate::from::LockStrength;
     let conditions: Vec<Scalar> = plan
         .index_cond
         .iter()
         .chain(&plan.filter)
         .cloned()
         .collect();
-    let mut rows = Vec::with_capacity(found.len());
+    if !lock.order.is_empty() {
+        let mut failed = None;
+        found.sort_by(|(_, a), (_, b)| crate::query::row_order(&lock.order, a, b, &mut failed));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+    }
+    let needed = lock.needed.unwrap_or(usize::MAX);
+    let mut rows = Vec::with_capacity(found.len().min(needed));
     for (tid, row) in found {
+        if rows.len() >= needed {
+            break;
+        }
         let tid = tid.expect("a locking scan reads every column");
         let locked = write_newest(
             txn,
@@ -250,12 +265,28 @@ pub fn lock_rows(
             row,
             env,
             |txn, tid, row| {
-                let write = match lock {
-                    crate::from::RowLock::Update => relation.table.lock(txn, tid),
-                    crate::from::RowLock::Share => relation.table.lock_shared(txn, tid),
-                }
-                .map_err(folio_catalog::CatalogError::from)?;
-                Ok((write, row.to_vec()))
+                let table = &relation.table;
+                let write = match lock.strength {
+                    LockStrength::Update => table.lock_with(txn, tid, lock.wait),
+                    LockStrength::Share => table.lock_shared_with(txn, tid, lock.wait),
+                };
+                let write = write.map_err(folio_catalog::CatalogError::from);
+                let write = match write {
+                    Ok(write) => write,
+                    Err(e) if matches!(e.txn(), Some(TxnError::LockNotAvailable { .. })) => {
+                        return Err(SqlError::new(
+                            "55P03",
+                            format!(
+                                "could not obtain lock on row in relation \"{}\"",
+                                relation.def.name
+                            ),
+                        ));
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                // A row skipped (SKIP LOCKED) leaves the result as a
+                // deleted one does.
+                Ok((write.unwrap_or(folio_db::Write::Gone), row.to_vec()))
             },
         )?;
         rows.extend(locked);

@@ -68,6 +68,8 @@ pub struct Session {
     relations: Relations,
     /// `currval` and `lastval` (`sequences.rs`).
     sequences: Arc<crate::sequences::SessionSequences>,
+    /// Its advisory locks (`advisory.rs`), given back when it ends.
+    advisory: crate::advisory::SessionAdvisory,
     /// Its temporary namespace (`temp_tables.rs`).
     temp: crate::temp_tables::TempTables,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -135,7 +137,10 @@ impl Drop for Session {
 
 impl Session {
     pub fn new(db: Arc<Database>) -> Session {
+        let interrupt = Arc::new(Interrupt::new());
+        let advisory = db.txns().advisory().owner(interrupt.clone());
         Session {
+            advisory: crate::advisory::SessionAdvisory::new(advisory),
             db,
             block: Block::Idle,
             notices: Vec::new(),
@@ -155,7 +160,7 @@ impl Session {
             shapes: ShapeCache::default(),
             fresh_block: false,
             queried: false,
-            interrupt: Arc::new(Interrupt::new()),
+            interrupt,
         }
     }
 
@@ -169,6 +174,7 @@ impl Session {
     fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
         let mut txn = self.db.begin(isolation, self.durability())?;
         txn.set_interrupt(self.interrupt.clone());
+        txn.set_advisory(self.advisory.owner().clone());
         txn.set_read_only(self.settings.default_read_only());
         Ok(txn)
     }
@@ -191,6 +197,7 @@ impl Session {
     /// NoticeResponse: `table "x" does not exist, skipping`, ...).
     pub fn take_notices(&mut self) -> Vec<Notice> {
         let mut notices = std::mem::take(&mut self.notices);
+        notices.extend(self.advisory.take_warnings());
         for notice in &mut notices {
             self.temp.unqualify(&mut notice.message);
         }
@@ -768,6 +775,7 @@ impl Session {
             relations: &self.relations,
             temp: &self.temp,
             sequences: &self.sequences,
+            advisory: &self.advisory,
             now: self.block_start,
             recursive: Default::default(),
             views: Default::default(),
@@ -846,8 +854,8 @@ impl Session {
 
     /// `DISCARD ALL | PLANS | SEQUENCES | TEMP[ORARY]`: the session's
     /// kept plans (made again at their next run), `currval` / `lastval`,
-    /// temporary tables; ALL also its prepared statements and settings,
-    /// and only outside a block (25001, as PostgreSQL's). TEMP inside a
+    /// temporary tables; ALL also its prepared statements, settings and
+    /// session advisory locks, and only outside a block (25001, as PostgreSQL's). TEMP inside a
     /// block is 0A000 here (folio drops temporary tables in a transaction
     /// of their own).
     fn discard(&mut self, what: sqlparser::ast::DiscardObject) -> Result<Output, SqlError> {
@@ -870,6 +878,7 @@ impl Session {
         if matches!(what, DiscardObject::ALL) {
             self.prepared.clear();
             self.settings = self.session_defaults.clone();
+            self.advisory.owner().unlock_all();
         }
         if matches!(what, DiscardObject::PLANS) {
             for prepared in self.prepared.values_mut() {
@@ -1214,6 +1223,7 @@ impl Session {
                 relations: &self.relations,
                 temp: &self.temp,
                 sequences: &self.sequences,
+                advisory: &self.advisory,
                 now: self.block_start,
                 recursive: Default::default(),
                 views: Default::default(),
@@ -1227,6 +1237,7 @@ impl Session {
             relations: &self.relations,
             temp: &self.temp,
             sequences: &self.sequences,
+            advisory: &self.advisory,
             now: now(),
             recursive: Default::default(),
             views: Default::default(),

@@ -118,6 +118,11 @@ impl Plan {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
+        let with_advisory = Env {
+            advisory: Some(cx.advisory),
+            ..*env
+        };
+        let env = &with_advisory;
         let calls;
         let with_sequences;
         let env = match &self.sequences {

@@ -27,6 +27,16 @@ pub enum TxnError {
         holder: Xid,
         waited_ms: u64,
     },
+    /// A wait for an advisory lock closed a cycle of advisory waits.
+    #[error("deadlock detected")]
+    AdvisoryDeadlock,
+    /// A wait for an advisory lock outlasted the lock timeout.
+    #[error("canceling statement due to lock timeout")]
+    AdvisoryLockTimeout { waited_ms: u64 },
+    /// `NOWAIT`: what was asked for is held by a running transaction (the
+    /// SQL layer names the relation, as PostgreSQL does).
+    #[error("could not obtain lock: {me} would wait for {holder}")]
+    LockNotAvailable { me: Xid, holder: Xid },
     /// The statement's cancel flag was set (a CancelRequest).
     #[error("canceling statement due to user request")]
     Canceled,
@@ -64,8 +74,10 @@ impl TxnError {
     /// The SQLSTATE PostgreSQL reports for the same condition, if any.
     pub fn sqlstate(&self) -> Option<&'static str> {
         match self {
-            TxnError::Deadlock { .. } => Some("40P01"),
-            TxnError::LockTimeout { .. } => Some("55P03"),
+            TxnError::Deadlock { .. } | TxnError::AdvisoryDeadlock => Some("40P01"),
+            TxnError::LockTimeout { .. }
+            | TxnError::LockNotAvailable { .. }
+            | TxnError::AdvisoryLockTimeout { .. } => Some("55P03"),
             TxnError::Canceled => Some("57014"),
             TxnError::SerializationFailure | TxnError::SerializationConflict(_) => Some("40001"),
             TxnError::NotSupported(_) => Some("0A000"),

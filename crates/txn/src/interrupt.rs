@@ -10,6 +10,7 @@
 //! and the canceller sets the flag before it looks up the registration
 //! and notifies under that same mutex.
 
+use crate::advisory::AdvisoryLocks;
 use crate::error::TxnError;
 use crate::live::LiveEntry;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -47,6 +48,8 @@ pub struct Interrupt {
     cause: AtomicU8,
     /// The entry a wait of this session sleeps on now.
     waiting_on: Mutex<Option<Arc<LiveEntry>>>,
+    /// The advisory locks a wait of this session sleeps on now.
+    waiting_on_advisory: Mutex<Option<Arc<AdvisoryLocks>>>,
 }
 
 impl Interrupt {
@@ -72,6 +75,14 @@ impl Interrupt {
             .clone();
         if let Some(entry) = waiting {
             entry.wake_waiters();
+        }
+        let waiting = self
+            .waiting_on_advisory
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(locks) = waiting {
+            locks.wake_waiters();
         }
     }
 
@@ -108,6 +119,14 @@ impl Interrupt {
     /// Records the entry a wait sleeps on (`None`: the wait ended).
     pub(crate) fn waiting_on(&self, entry: Option<Arc<LiveEntry>>) {
         *self.waiting_on.lock().unwrap_or_else(|p| p.into_inner()) = entry;
+    }
+
+    /// Records the advisory locks a wait sleeps on (`None`: it ended).
+    pub(crate) fn waiting_on_advisory(&self, locks: Option<Arc<AdvisoryLocks>>) {
+        *self
+            .waiting_on_advisory
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = locks;
     }
 
     /// The flag as the wait's condition reads it, under the entry's mutex.

@@ -5,8 +5,10 @@
 //! (`clock.rs`, model-checked in `loom_model.rs`), the CSN log in pages
 //! (`log_page.rs`, `csn_log.rs`, `directory.rs`) with its WAL records and
 //! redo (`records.rs`), the manager (`manager.rs`), the table of running
-//! writers and their waits (`live.rs`) and the transaction (`transaction.rs`).
+//! writers and their waits (`live.rs`), the transaction (`transaction.rs`)
+//! and advisory locks (`advisory.rs`).
 
+mod advisory;
 mod clock;
 mod csn_log;
 mod directory;
@@ -27,6 +29,9 @@ mod slots;
 mod sync;
 mod transaction;
 
+pub use advisory::{
+    AdvisoryKey, AdvisoryLockRow, AdvisoryLocks, AdvisoryMode, AdvisoryOwner, AdvisoryScope,
+};
 pub use clock::{CommitClock, CsnTicket, Snapshot};
 pub use csn_log::{CsnLog, Limits};
 pub use directory::MAX_LOG_PAGES;
@@ -34,7 +39,7 @@ pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
 pub use interrupt::{Cause as CancelCause, Interrupt};
-pub use live::Ended;
+pub use live::{Ended, WaitPolicy};
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};
 pub use records::{ABORT, COMMIT, FateChange, INIT_PAGE, SUBXACT, TxnRedo};

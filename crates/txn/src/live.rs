@@ -21,6 +21,21 @@ pub enum Ended {
     Aborted,
 }
 
+/// What a transaction does when what it wants is held by another that
+/// is still running (`Transaction::wait_with`): PostgreSQL's lock wait
+/// policies, which `SELECT ... FOR UPDATE` chooses with `NOWAIT` and
+/// `SKIP LOCKED`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Sleep until the holder ends (deadlock detection, `lock_timeout`,
+    /// cancel).
+    Block,
+    /// Fail at once (`TxnError::LockNotAvailable`, 55P03).
+    NoWait,
+    /// Give up at once without an error: the caller passes over it.
+    SkipLocked,
+}
+
 /// One running writer.
 #[derive(Debug)]
 pub(crate) struct LiveEntry {

@@ -101,6 +101,8 @@ pub struct TxnManager {
     pub(crate) relation_locks: crate::relation_locks::RelationLocks,
     /// SERIALIZABLE's transactions and SIREAD locks (`serializable.rs`).
     pub(crate) serializable: crate::serializable::Serializable,
+    /// Advisory locks (`advisory.rs`).
+    advisory: Arc<crate::advisory::AdvisoryLocks>,
 }
 
 impl TxnManager {
@@ -125,7 +127,13 @@ impl TxnManager {
             share_groups: Default::default(),
             relation_locks: Default::default(),
             serializable: Default::default(),
+            advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config)),
         }))
+    }
+
+    /// The database's advisory locks (`advisory.rs`).
+    pub fn advisory(&self) -> &Arc<crate::advisory::AdvisoryLocks> {
+        &self.advisory
     }
 
     /// Starts a transaction.

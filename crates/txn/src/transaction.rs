@@ -14,12 +14,13 @@
 //!
 //! A transaction dropped without commit or rollback is rolled back.
 
+use crate::advisory::AdvisoryOwner;
 use crate::clock::Snapshot;
 use crate::error::TxnError;
 use crate::fate::Fate;
 use crate::ids::{Csn, Xid};
 use crate::interrupt::Interrupt;
-use crate::live::{Ended, LiveEntry};
+use crate::live::{Ended, LiveEntry, WaitPolicy};
 use crate::manager::{Outcome, TxnManager};
 use crate::relation_locks::LockMode;
 use crate::serializable::{SxId, Target as PredicateTarget};
@@ -77,6 +78,9 @@ pub struct Transaction {
     serializable: Option<SxId>,
     /// READ ONLY: no xid is ever assigned, so nothing can be written.
     read_only: bool,
+    /// The session's advisory locks, whose transaction-scope takes end
+    /// with this transaction (`advisory.rs`).
+    advisory: Option<Arc<AdvisoryOwner>>,
 }
 
 /// A savepoint: the subtransaction its writes run in.
@@ -125,6 +129,7 @@ impl Transaction {
             interrupt: None,
             serializable,
             read_only: false,
+            advisory: None,
         })
     }
 
@@ -236,6 +241,12 @@ impl Transaction {
         let xid = self.mgr.assign_sub_xid(top)?;
         frame.xid = Some(xid);
         Ok(xid)
+    }
+
+    /// Makes this transaction the one `owner`'s transaction-scope
+    /// advisory locks last for: they are given back when it ends.
+    pub fn set_advisory(&mut self, owner: Arc<AdvisoryOwner>) {
+        self.advisory = Some(owner);
     }
 
     /// Whether `xid` is this transaction's own (top level, or a
@@ -473,16 +484,36 @@ impl Transaction {
     /// `deadlock_timeout`, the wait-for graph leads from `holder` back to
     /// this transaction, and with `LockTimeout` after `lock_timeout`.
     pub fn wait_for(&mut self, holder: Xid) -> Result<Ended, TxnError> {
+        let ended = self.wait_with(holder, WaitPolicy::Block)?;
+        Ok(ended.expect("a blocking wait always ends"))
+    }
+
+    /// [`Transaction::wait_for`] under `policy`: the one owner of what a
+    /// transaction does when another running one holds what it wants.
+    /// `Block` waits; `NoWait` fails with `LockNotAvailable` (55P03) and
+    /// `SkipLocked` returns `None` if `holder` (or its top-level
+    /// transaction) is still running. A holder that has ended is no
+    /// obstacle under any policy: how it ended.
+    pub fn wait_with(
+        &mut self,
+        holder: Xid,
+        policy: WaitPolicy,
+    ) -> Result<Option<Ended>, TxnError> {
         self.xid()?;
         let me = self.existing_xid().expect("assigned above");
         let mgr = self.mgr.clone();
         let holder = mgr.top_of(holder)?;
         let Some(held) = mgr.live.get(holder) else {
-            return Ok(match mgr.outcome(holder)? {
+            return Ok(Some(match mgr.outcome(holder)? {
                 Outcome::Committed(_) => Ended::Committed,
                 _ => Ended::Aborted,
-            });
+            }));
         };
+        match policy {
+            WaitPolicy::Block => {}
+            WaitPolicy::NoWait => return Err(TxnError::LockNotAvailable { me, holder }),
+            WaitPolicy::SkipLocked => return Ok(None),
+        }
         let mine = self.entry.clone().expect("assigned above");
         mine.waiting_for.store(holder.0, Ordering::Release);
         let interrupt = self.interrupt.as_deref();
@@ -497,7 +528,7 @@ impl Transaction {
             interrupt.waiting_on(None);
         }
         mine.waiting_for.store(0, Ordering::Release);
-        result
+        result.map(Some)
     }
 }
 
@@ -551,6 +582,9 @@ impl Drop for Transaction {
             if let Some(entry) = self.entry.take() {
                 let _ = self.abort(&entry);
             }
+        }
+        if let Some(owner) = self.advisory.take() {
+            owner.end_transaction();
         }
         if let Some(id) = self.serializable.take() {
             self.mgr.serializable.end(id, self.mgr.clock().completed());

@@ -1,0 +1,221 @@
+//! Locks between sessions (`locks.rs`): `SELECT ... FOR UPDATE SKIP
+//! LOCKED` and `NOWAIT` as job queues use them, and advisory locks as
+//! migration tools use them — waits that end when the holder gives the
+//! lock back, cancels, deadlocks and sessions that end. Expected messages
+//! and SQLSTATEs are PostgreSQL 15's.
+
+use folio_db::{Database, Options};
+use folio_row::Value;
+use folio_sql::{Output, Session, SqlError, text_output};
+use folio_txn::AdvisoryKey;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Runs `sql`, which must succeed.
+fn ok(s: &mut Session, sql: &str) {
+    let (_, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+}
+
+/// Runs `sql`, which must fail; the error.
+fn fails(s: &mut Session, sql: &str) -> SqlError {
+    s.simple_query(sql)
+        .1
+        .unwrap_or_else(|| panic!("{sql} succeeded"))
+}
+
+/// The rows of a one-query `sql`, each as its values' text joined by
+/// spaces.
+fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let (mut out, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+    match out.pop() {
+        Some(Output::Rows { rows, .. }) => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v: &Value| text_output(v).unwrap_or_else(|| "NULL".into()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+fn database() -> (tempfile::TempDir, Arc<Database>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    (dir, db)
+}
+
+/// Waits until some session waits for advisory lock `key` (a bounded
+/// poll of the lock table: the point is the order of events, not time).
+fn until_waiting(db: &Database, key: AdvisoryKey) {
+    for _ in 0..10_000 {
+        if (db.txns().advisory().rows())
+            .iter()
+            .any(|r| r.key == key && !r.granted)
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("nobody waits for {key:?}");
+}
+
+// Proves the queue pattern: two workers in open transactions each take a
+// different job with `FOR UPDATE SKIP LOCKED` and LIMIT 1, a third finds
+// the rest, and NOWAIT on a taken job fails with 55P03; once a worker
+// commits its job done, its row is free again.
+#[test]
+fn workers_take_different_jobs_with_skip_locked() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    let mut c = Session::new(db.clone());
+    ok(&mut a, "create table jobs (id int primary key, done bool)");
+    ok(
+        &mut a,
+        "insert into jobs select g, false from generate_series(1, 3) g",
+    );
+    let take = "select id from jobs where done = false order by id limit 1 for update skip locked";
+    ok(&mut a, "begin");
+    ok(&mut b, "begin");
+    assert_eq!(rows(&mut a, take), ["1"]);
+    assert_eq!(rows(&mut b, take), ["2"]);
+    assert_eq!(
+        rows(
+            &mut c,
+            "select id from jobs order by id for update skip locked"
+        ),
+        ["3"]
+    );
+    let e = fails(&mut c, "select id from jobs where id = 1 for update nowait");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("55P03", "could not obtain lock on row in relation \"jobs\"")
+    );
+    ok(&mut a, "update jobs set done = true where id = 1");
+    ok(&mut a, "commit");
+    assert_eq!(rows(&mut c, take), ["3"]);
+    assert_eq!(
+        rows(&mut c, "select id from jobs where id = 1 for update nowait"),
+        ["1"]
+    );
+    ok(&mut b, "rollback");
+    assert_eq!(rows(&mut c, take), ["2"]);
+}
+
+// Proves a blocked pg_advisory_lock waits until the holder unlocks (then
+// holds the lock itself), and that the lock is re-entrant: a holder that
+// took it twice must unlock twice.
+#[test]
+fn advisory_lock_waits_for_its_holder() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "select pg_advisory_lock(123)");
+    ok(&mut a, "select pg_advisory_lock(123)");
+    let waiter = std::thread::spawn(move || {
+        ok(&mut b, "select pg_advisory_lock(123)");
+        b
+    });
+    until_waiting(&db, AdvisoryKey::Big(123));
+    assert_eq!(rows(&mut a, "select pg_advisory_unlock(123)"), ["t"]);
+    // Still held once: the waiter still waits.
+    until_waiting(&db, AdvisoryKey::Big(123));
+    assert_eq!(rows(&mut a, "select pg_advisory_unlock(123)"), ["t"]);
+    let mut b = waiter.join().unwrap();
+    assert_eq!(rows(&mut a, "select pg_try_advisory_lock(123)"), ["f"]);
+    assert_eq!(rows(&mut b, "select pg_advisory_unlock(123)"), ["t"]);
+    assert_eq!(rows(&mut b, "select pg_advisory_unlock(123)"), ["f"]);
+    let warnings: Vec<(String, String)> = (b.take_notices().iter())
+        .map(|n| (n.severity.to_string(), n.message.clone()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            "WARNING".to_string(),
+            "you don't own a lock of type ExclusiveLock".to_string()
+        )]
+    );
+    assert_eq!(rows(&mut a, "select pg_try_advisory_lock(123)"), ["t"]);
+}
+
+// Proves a transaction's advisory lock is waited for until its transaction
+// commits, and that a session's locks are given back when it ends (a
+// client's disconnect drops the session).
+#[test]
+fn advisory_locks_end_with_their_transaction_and_session() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "begin");
+    ok(&mut a, "select pg_advisory_xact_lock(5)");
+    let waiter = std::thread::spawn(move || {
+        ok(&mut b, "select pg_advisory_lock(5)");
+        b
+    });
+    until_waiting(&db, AdvisoryKey::Big(5));
+    ok(&mut a, "commit");
+    let b = waiter.join().unwrap();
+    assert_eq!(rows(&mut a, "select pg_try_advisory_lock(5)"), ["f"]);
+    drop(b);
+    assert_eq!(rows(&mut a, "select pg_try_advisory_lock(5)"), ["t"]);
+}
+
+// Proves a cancel (the server's CancelRequest) ends a wait for an advisory
+// lock with 57014, and the session goes on.
+#[test]
+fn a_blocked_advisory_lock_is_canceled() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    let cancel = b.interrupt();
+    ok(&mut a, "select pg_advisory_lock(1, 2)");
+    let waiter = std::thread::spawn(move || {
+        let e = fails(&mut b, "select pg_advisory_lock(1, 2)");
+        (b, e)
+    });
+    until_waiting(&db, AdvisoryKey::Pair(1, 2));
+    cancel.cancel();
+    let (mut b, e) = waiter.join().unwrap();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("57014", "canceling statement due to user request")
+    );
+    b.interrupt().clear();
+    assert_eq!(rows(&mut b, "select pg_try_advisory_lock(1, 2)"), ["f"]);
+    assert_eq!(rows(&mut b, "select pg_try_advisory_lock(2, 1)"), ["t"]);
+}
+
+// Proves two sessions that each wait for the advisory lock the other
+// holds are a deadlock: exactly one fails with 40P01 (after
+// deadlock_timeout), and once it gives its locks back the other gets its
+// lock.
+#[test]
+fn crossed_advisory_locks_are_a_deadlock() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "select pg_advisory_lock(1)");
+    ok(&mut b, "select pg_advisory_lock(2)");
+    let worker = |mut s: Session, key: i64| {
+        std::thread::spawn(move || {
+            let (_, err) = s.simple_query(&format!("select pg_advisory_lock({key})"));
+            let code = err.map(|e| e.code);
+            if code.is_some() {
+                ok(&mut s, "select pg_advisory_unlock_all()");
+            }
+            (s, code)
+        })
+    };
+    let a = worker(a, 2);
+    let b = worker(b, 1);
+    let (_a, a_code) = a.join().unwrap();
+    let (_b, b_code) = b.join().unwrap();
+    let mut codes = [a_code, b_code];
+    codes.sort();
+    assert_eq!(codes, [None, Some("40P01")]);
+}

@@ -254,18 +254,7 @@ impl JsonFunc {
             JsonFunc::Typeof { .. } => Value::Text(doc.type_name().into()),
             JsonFunc::ArrayLength { .. } => match &*doc {
                 Jsonb::Array(items) => Value::Int4(items.len() as i32),
-                Jsonb::Object(_) => {
-                    return Err(SqlError::new(
-                        "22023",
-                        "cannot get array length of a non-array",
-                    ));
-                }
-                _ => {
-                    return Err(SqlError::new(
-                        "22023",
-                        "cannot get array length of a scalar",
-                    ));
-                }
+                other => return Err(no_array_length(matches!(other, Jsonb::Object(_)))),
             },
             JsonFunc::Set => {
                 let path: Vec<String> =
@@ -715,18 +704,7 @@ fn json_eval(func: JsonFunc, text: &str, second: &Value) -> Result<Value, SqlErr
         ),
         JsonFunc::ArrayLength { .. } => match &doc.kind {
             JsonNodeKind::Array(items) => Value::Int4(items.len() as i32),
-            JsonNodeKind::Object(_) => {
-                return Err(SqlError::new(
-                    "22023",
-                    "cannot get array length of a non-array",
-                ));
-            }
-            _ => {
-                return Err(SqlError::new(
-                    "22023",
-                    "cannot get array length of a scalar",
-                ));
-            }
+            other => return Err(no_array_length(matches!(other, JsonNodeKind::Object(_)))),
         },
         JsonFunc::StripNulls { .. } => {
             let mut out = String::new();
@@ -791,6 +769,13 @@ fn json_get<'n, 'a>(node: &'n JsonNode<'a>, key: &Value) -> Option<&'n JsonNode<
         (JsonNodeKind::Array(items), k) => index_of(items.len(), integer(k)?).map(|i| &items[i]),
         _ => None,
     }
+}
+
+/// `json[b]_array_length` of an object (`object`) or a scalar: 22023,
+/// PostgreSQL's message for each.
+fn no_array_length(object: bool) -> SqlError {
+    let what = if object { "a non-array" } else { "a scalar" };
+    SqlError::new("22023", format!("cannot get array length of {what}"))
 }
 
 /// A call the binder should have refused (XX000).

@@ -5,43 +5,13 @@
 //! and SQLSTATEs are PostgreSQL 15's.
 
 use folio_db::{Database, Options};
-use folio_row::Value;
-use folio_sql::{Output, Session, SqlError, text_output};
+use folio_sql::Session;
 use folio_txn::AdvisoryKey;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Runs `sql`, which must succeed.
-fn ok(s: &mut Session, sql: &str) {
-    let (_, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-}
-
-/// Runs `sql`, which must fail; the error.
-fn fails(s: &mut Session, sql: &str) -> SqlError {
-    s.simple_query(sql)
-        .1
-        .unwrap_or_else(|| panic!("{sql} succeeded"))
-}
-
-/// The rows of a one-query `sql`, each as its values' text joined by
-/// spaces.
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let (mut out, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-    match out.pop() {
-        Some(Output::Rows { rows, .. }) => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v: &Value| text_output(v).unwrap_or_else(|| "NULL".into()))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect(),
-        other => panic!("{sql}: {other:?}"),
-    }
-}
+mod common;
+use common::{fails, ok, rows};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
     let dir = tempfile::tempdir().unwrap();

@@ -6,41 +6,11 @@
 
 use folio_db::{Database, Options, Storage};
 use folio_io::{SimConfig, SimDir};
-use folio_row::Value;
-use folio_sql::{Output, Session, SqlError, text_output};
+use folio_sql::Session;
 use std::sync::Arc;
 
-/// Runs `sql`, which must succeed.
-fn ok(s: &mut Session, sql: &str) {
-    let (_, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-}
-
-/// Runs `sql`, which must fail; the error.
-fn fails(s: &mut Session, sql: &str) -> SqlError {
-    s.simple_query(sql)
-        .1
-        .unwrap_or_else(|| panic!("{sql} succeeded"))
-}
-
-/// The rows of a one-query `sql`, each as its values' text joined by
-/// spaces.
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let (mut out, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-    match out.pop() {
-        Some(Output::Rows { rows, .. }) => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v: &Value| text_output(v).unwrap_or_else(|| "NULL".into()))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect(),
-        other => panic!("{sql}: {other:?}"),
-    }
-}
+mod common;
+use common::{fails, ok, rows};
 
 /// Options for a database in memory (`SimDir`).
 fn small() -> Options {

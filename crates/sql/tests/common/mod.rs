@@ -1,0 +1,39 @@
+//! What the session tests between several sessions share: running a
+//! statement that must succeed or fail, and a query's rows as text.
+
+#![allow(dead_code)]
+
+use folio_row::Value;
+use folio_sql::{Output, Session, SqlError, text_output};
+
+/// Runs `sql`, which must succeed.
+pub fn ok(s: &mut Session, sql: &str) {
+    let (_, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+}
+
+/// Runs `sql`, which must fail; the error.
+pub fn fails(s: &mut Session, sql: &str) -> SqlError {
+    s.simple_query(sql)
+        .1
+        .unwrap_or_else(|| panic!("{sql} succeeded"))
+}
+
+/// The rows of a one-query `sql`, each as its values' text joined by
+/// spaces.
+pub fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let (mut out, err) = s.simple_query(sql);
+    assert!(err.is_none(), "{sql}: {err:?}");
+    match out.pop() {
+        Some(Output::Rows { rows, .. }) => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v: &Value| text_output(v).unwrap_or_else(|| "NULL".into()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect(),
+        other => panic!("{sql}: {other:?}"),
+    }
+}

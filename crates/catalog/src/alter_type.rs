@@ -183,9 +183,17 @@ impl Catalog {
             return Ok(());
         };
         let rebuilt: Vec<IndexDef> = (table.indexes.iter())
-            .filter(|i| over(&i.columns, &changed))
+            .filter(|i| over(&i.columns, &changed) || over(&i.exprs.reads, &changed))
             .cloned()
             .collect();
+        if let Some(index) = rebuilt.iter().find(|i| !i.is_plain()) {
+            return Err(CatalogError::Row(folio_row::RowError::Unsupported(
+                format!(
+                    "changing the type of a column that the expressions or predicate of index \"{}\" read is not supported",
+                    index.name
+                ),
+            )));
+        }
         self.in_savepoint(txn, |txn| {
             for (tid, row) in &updated {
                 self.update_attribute(txn, *tid, row, table_name)?;
@@ -215,8 +223,11 @@ impl Catalog {
                     txn,
                     &now,
                     &index.name,
-                    index.columns.clone(),
-                    index.order.clone(),
+                    crate::catalog::IndexKeys {
+                        positions: index.columns.clone(),
+                        order: index.order.clone(),
+                        exprs: index.exprs.clone(),
+                    },
                     IndexKind::of(index),
                 )?;
             }

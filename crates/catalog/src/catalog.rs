@@ -30,6 +30,7 @@ use crate::defs::{
     KeyOrder, TableDef,
 };
 use crate::error::CatalogError;
+use crate::index_exprs::{IndexEvaluator, IndexExprs};
 use crate::layout::Layout;
 use crate::per_table::PerTable;
 use crate::statistics::StatsSlot;
@@ -67,6 +68,20 @@ impl IndexKind {
 /// Key columns in PostgreSQL's default order (ASC NULLS LAST).
 fn ascending<'c>(columns: &[&'c str]) -> Vec<(&'c str, KeyOrder)> {
     columns.iter().map(|c| (*c, KeyOrder::default())).collect()
+}
+
+/// The keys of an index being built: its key positions (a column's, or
+/// [`IndexDef::EXPRESSION`]), their orders, and its expressions and
+/// predicate.
+pub(crate) struct IndexKeys {
+    pub positions: Vec<u16>,
+    pub order: Vec<KeyOrder>,
+    pub exprs: IndexExprs,
+}
+
+/// Key positions that are all columns, by name.
+fn named<'c>(columns: &[(&'c str, KeyOrder)]) -> Vec<(Option<&'c str>, KeyOrder)> {
+    columns.iter().map(|&(c, o)| (Some(c), o)).collect()
 }
 
 /// The first oid handed out (PostgreSQL's `FirstNormalObjectId`).
@@ -131,6 +146,9 @@ pub struct Catalog {
     /// statistics are kept (`activity_file.rs`, `statistics_file.rs`);
     /// unset, they live in memory only.
     files: std::sync::OnceLock<Arc<dyn folio_io::Dir>>,
+    /// The SQL layer's compiler of index expressions and predicates
+    /// (`index_exprs.rs`).
+    index_evaluator: std::sync::OnceLock<Arc<dyn IndexEvaluator>>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
     /// Open heaps by table oid (`open_table`).
@@ -210,6 +228,7 @@ impl Catalog {
             activity: Activity::default(),
             statistics: PerTable::default(),
             files: std::sync::OnceLock::new(),
+            index_evaluator: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
@@ -237,6 +256,17 @@ impl Catalog {
     pub fn set_index_build_memory(&self, bytes: usize) {
         self.build_memory
             .store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Lends the catalog the compiler of index expressions and predicates
+    /// (the SQL layer's; the first one set stays).
+    pub fn set_index_evaluator(&self, evaluator: Arc<dyn IndexEvaluator>) {
+        let _ = self.index_evaluator.set(evaluator);
+    }
+
+    /// The compiler of index expressions and predicates, once lent.
+    pub(crate) fn index_evaluator(&self) -> Option<Arc<dyn IndexEvaluator>> {
+        self.index_evaluator.get().cloned()
     }
 
     /// `CREATE TABLE name (columns)`.
@@ -313,7 +343,8 @@ impl Catalog {
             txn,
             table_name,
             index_name,
-            &columns,
+            &named(&columns),
+            IndexExprs::default(),
             IndexKind::UniqueConstraint,
         )
     }
@@ -329,7 +360,14 @@ impl Catalog {
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
         let columns = ascending(columns);
-        self.build_index(txn, table_name, index_name, &columns, IndexKind::Primary)
+        self.build_index(
+            txn,
+            table_name,
+            index_name,
+            &named(&columns),
+            IndexExprs::default(),
+            IndexKind::Primary,
+        )
     }
 
     /// [`Catalog::create_index`] with each column's order (`DESC`, `NULLS
@@ -342,21 +380,47 @@ impl Catalog {
         columns: &[(&str, KeyOrder)],
         unique: bool,
     ) -> Result<IndexDef, CatalogError> {
+        self.create_index_derived(
+            txn,
+            table_name,
+            index_name,
+            &named(columns),
+            IndexExprs::default(),
+            unique,
+        )
+    }
+
+    /// [`Catalog::create_index_ordered`] of an expression or partial
+    /// index: each key position is a column (named) or the next of
+    /// `exprs`' expressions (`None`), and `exprs` holds its predicate
+    /// (README, "Expression and partial indexes"). Its entries are
+    /// computed by the evaluator the SQL layer lent
+    /// ([`Catalog::set_index_evaluator`]).
+    pub fn create_index_derived(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        keys: &[(Option<&str>, KeyOrder)],
+        exprs: IndexExprs,
+        unique: bool,
+    ) -> Result<IndexDef, CatalogError> {
         let kind = match unique {
             true => IndexKind::Unique,
             false => IndexKind::Plain,
         };
-        self.build_index(txn, table_name, index_name, columns, kind)
+        self.build_index(txn, table_name, index_name, keys, exprs, kind)
     }
 
-    /// Creates and fills an index of `kind` (`create_index_ordered`,
-    /// `create_primary_index`).
+    /// Creates and fills an index of `kind` (`create_index_derived`,
+    /// `create_primary_index`, `add_unique_constraint`).
     fn build_index(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
-        columns: &[(&str, KeyOrder)],
+        columns: &[(Option<&str>, KeyOrder)],
+        exprs: IndexExprs,
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
         self.reclaim(txn.manager())?;
@@ -365,26 +429,38 @@ impl Catalog {
         // Writers of the table wait, and are waited for (`SHARE`).
         self.lock_for_ddl(txn, table.oid, LockMode::Share)?;
         let order: Vec<KeyOrder> = columns.iter().map(|(_, o)| *o).collect();
-        let positions = columns
-            .iter()
-            .map(|(c, _)| {
-                table
-                    .column(c)
-                    .map(|p| p as u16)
-                    .ok_or_else(|| CatalogError::NoSuchColumn {
-                        table: table_name.to_string(),
-                        column: c.to_string(),
-                    })
-            })
-            .collect::<Result<Vec<u16>, _>>()?;
+        let positions =
+            columns
+                .iter()
+                .map(|(c, _)| match c {
+                    None => Ok(IndexDef::EXPRESSION),
+                    Some(c) => table.column(c).map(|p| p as u16).ok_or_else(|| {
+                        CatalogError::NoSuchColumn {
+                            table: table_name.to_string(),
+                            column: c.to_string(),
+                        }
+                    }),
+                })
+                .collect::<Result<Vec<u16>, _>>()?;
+        let expression_keys = positions.iter().filter(|&&p| p == IndexDef::EXPRESSION);
+        if expression_keys.count() != exprs.keys.len() {
+            return Err(CatalogError::Corrupt(format!(
+                "index \"{index_name}\": its key positions and expressions disagree"
+            )));
+        }
         if self.class(txn, index_name)?.is_some() {
             return Err(CatalogError::Exists(index_name.to_string()));
         }
-        self.build_index_over(txn, &table, index_name, positions, order, kind)
+        let keys = IndexKeys {
+            positions,
+            order,
+            exprs,
+        };
+        self.build_index_over(txn, &table, index_name, keys, kind)
     }
 
-    /// Creates index `index_name` of `kind` over the columns at
-    /// `positions` of `table` (locked, the name free) and fills it from
+    /// Creates index `index_name` of `kind` over the `keys` of `table`
+    /// (locked, the name free) and fills it from
     /// every row a snapshot taken now sees: [`Catalog::build_index`], and
     /// a column type change's rebuild of an index (`alter_type.rs`).
     pub(crate) fn build_index_over(
@@ -392,16 +468,23 @@ impl Catalog {
         txn: &mut Transaction,
         table: &TableDef,
         index_name: &str,
-        positions: Vec<u16>,
-        order: Vec<KeyOrder>,
+        keys: IndexKeys,
         kind: IndexKind,
     ) -> Result<IndexDef, CatalogError> {
+        let IndexKeys {
+            positions,
+            order,
+            exprs,
+        } = keys;
         let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
         let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
         // json has no btree order in PostgreSQL; jsonb has one, which
         // folio's keys do not encode.
-        for &p in &positions {
-            match table.columns[usize::from(p)].type_oid {
+        let column_types = (positions.iter())
+            .filter(|&&p| p != IndexDef::EXPRESSION)
+            .map(|&p| table.columns[usize::from(p)].type_oid);
+        for type_oid in column_types.chain(exprs.keys.iter().map(|k| k.type_oid)) {
+            match type_oid {
                 114 => return Err(CatalogError::NoOperatorClass("json".into())),
                 3802 => {
                     return Err(CatalogError::Row(folio_row::RowError::Unsupported(
@@ -435,6 +518,7 @@ impl Catalog {
             identity: false,
             generation: 0,
             view: None,
+            exprs: exprs.clone(),
         };
         let def = IndexDef {
             oid,
@@ -447,6 +531,7 @@ impl Catalog {
             primary,
             constraint,
             root: tree.root(),
+            exprs,
         };
         // Built from a snapshot taken now, with writers locked out: every
         // committed row gets its entry, whatever the transaction's
@@ -763,6 +848,20 @@ impl Catalog {
             }
             def.kind = crate::ConstraintKind::Check { expr: rewritten };
             self.update_constraint(txn, tid, &def)?;
+        }
+        // The expressions and predicates of its indexes name it too.
+        for (tid, mut class) in self.class_rows(txn)? {
+            if class.kind != KIND_INDEX || class.table_oid != table.oid || class.exprs.is_empty() {
+                continue;
+            }
+            let before = class.exprs.clone();
+            for key in &mut class.exprs.keys {
+                key.sql = rewrite(&key.sql);
+            }
+            class.exprs.predicate = class.exprs.predicate.as_deref().map(rewrite);
+            if class.exprs != before {
+                self.update_class(txn, tid, &class)?;
+            }
         }
         Ok(())
     }
@@ -1173,6 +1272,7 @@ impl Catalog {
                 primary: c.primary,
                 constraint: c.constraint,
                 root: c.root,
+                exprs: c.exprs.clone(),
             })
             .collect();
         // Made before indexes recorded it (ClassRow::primary), a primary

@@ -8,6 +8,7 @@
 //! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
 use crate::codec::{Reader, Writer};
+use crate::index_exprs::IndexExprs;
 use crate::layout::Layout;
 use folio_page::PageId;
 
@@ -29,7 +30,8 @@ pub struct IndexDef {
     pub oid: u64,
     pub name: String,
     pub table_oid: u64,
-    /// Indexed columns, by position in the table (0-based).
+    /// Indexed columns, by position in the table (0-based);
+    /// [`IndexDef::EXPRESSION`] where the key is an expression's value.
     pub columns: Vec<u16>,
     /// Per indexed column: `DESC`, and `NULLS FIRST` (PostgreSQL's
     /// defaults: ASC NULLS LAST, DESC NULLS FIRST).
@@ -48,6 +50,26 @@ pub struct IndexDef {
     pub constraint: bool,
     /// Root of its B+tree.
     pub root: PageId,
+    /// Its expressions and predicate (none: plain columns, every row).
+    pub exprs: IndexExprs,
+}
+
+impl IndexDef {
+    /// The column number of a key position computed by an expression
+    /// (PostgreSQL's 0 in `indkey`): no column's position.
+    pub const EXPRESSION: u16 = POSITION_MASK;
+
+    /// Over plain columns, holding every row: what foreign keys, ON
+    /// CONFLICT's column lists and column-based plans may use.
+    pub fn is_plain(&self) -> bool {
+        self.exprs.is_empty()
+    }
+
+    /// Whether the index reads column `position` (a key column, or in an
+    /// expression or the predicate).
+    pub fn reads_column(&self, position: u16) -> bool {
+        self.columns.contains(&position) || self.exprs.reads.contains(&position)
+    }
 }
 
 /// The order of one index column.
@@ -317,6 +339,9 @@ pub(crate) struct ClassRow {
     /// A view's query and dependencies (kind `v` only, after the
     /// columns: `views.rs`).
     pub view: Option<crate::views::ViewBody>,
+    /// An index's expressions and predicate (kind `i` only, after the
+    /// columns; absent when empty: `index_exprs.rs`).
+    pub exprs: IndexExprs,
 }
 
 impl ClassRow {
@@ -339,6 +364,7 @@ impl ClassRow {
             identity: false,
             generation: 0,
             view: None,
+            exprs: IndexExprs::default(),
         }
     }
 
@@ -364,6 +390,9 @@ impl ClassRow {
         }
         if let Some(view) = &self.view {
             view.encode(&mut w);
+        }
+        if self.kind == KIND_INDEX && !self.exprs.is_empty() {
+            self.exprs.encode(&mut w);
         }
         w.0
     }
@@ -400,6 +429,10 @@ impl ClassRow {
             KIND_VIEW => Some(crate::views::ViewBody::decode(&mut r)?),
             _ => None,
         };
+        let exprs = match kind {
+            KIND_INDEX => IndexExprs::decode(&mut r)?,
+            _ => IndexExprs::default(),
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![KIND_TABLE, KIND_INDEX, KIND_SEQUENCE, KIND_VIEW].contains(&kind) {
@@ -422,6 +455,7 @@ impl ClassRow {
             identity,
             generation,
             view,
+            exprs,
         })
     }
 }
@@ -498,8 +532,23 @@ mod tests {
             identity: false,
             generation: 0,
             view: None,
+            exprs: IndexExprs::default(),
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        let expression = ClassRow {
+            columns: vec![IndexDef::EXPRESSION, 1],
+            exprs: IndexExprs {
+                keys: vec![crate::index_exprs::KeyExpr {
+                    sql: "lower(name)".into(),
+                    type_oid: 25,
+                    typmod: -1,
+                }],
+                predicate: Some("done = false".into()),
+                reads: vec![0, 3],
+            },
+            ..class.clone()
+        };
+        assert_eq!(ClassRow::decode(&expression.encode()), Ok(expression));
         let view = ClassRow {
             view: Some(crate::views::ViewBody {
                 query: "SELECT a FROM t".into(),

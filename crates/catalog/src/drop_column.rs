@@ -4,15 +4,20 @@
 //! down by one. Design: the README's "Dropped columns".
 
 use crate::catalog::{Catalog, attribute_named};
-use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, KIND_INDEX, KIND_SEQUENCE};
+use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, IndexDef, KIND_INDEX, KIND_SEQUENCE};
 use crate::error::CatalogError;
 use crate::layout::dropped_name;
 use folio_txn::{LockMode, Transaction};
 
-/// The positions `columns` after column `dropped` goes (none is it).
+/// The positions `columns` after column `dropped` goes (none is it; an
+/// index's expression keys stay [`IndexDef::EXPRESSION`]).
 fn shifted(columns: &[u16], dropped: u16) -> Vec<u16> {
     (columns.iter())
-        .map(|&c| if c > dropped { c - 1 } else { c })
+        .map(|&c| match c {
+            IndexDef::EXPRESSION => c,
+            c if c > dropped => c - 1,
+            c => c,
+        })
         .collect()
 }
 
@@ -180,16 +185,24 @@ impl Catalog {
                 }
             }
             for (tid, class) in &classes {
-                if class.columns.contains(&position) {
+                // (An index whose expressions or predicate read it goes
+                // too, as PostgreSQL's.)
+                if class.columns.contains(&position) || class.exprs.reads.contains(&position) {
                     // Its index (its pages come back once this commits:
                     // `reclaim.rs`), or the sequence it owns.
                     self.classes.delete(txn, *tid)?;
                     if class.kind == KIND_INDEX {
                         self.note_dropped(txn, class.oid, KIND_INDEX, class.root)?;
                     }
-                } else if class.columns.iter().any(|&c| c > position) {
+                } else if shifted(&class.columns, position) != class.columns
+                    || shifted(&class.exprs.reads, position) != class.exprs.reads
+                {
                     let moved = ClassRow {
                         columns: shifted(&class.columns, position),
+                        exprs: crate::index_exprs::IndexExprs {
+                            reads: shifted(&class.exprs.reads, position),
+                            ..class.exprs.clone()
+                        },
                         ..class.clone()
                     };
                     self.update_class(txn, *tid, &moved)?;

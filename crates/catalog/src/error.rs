@@ -58,6 +58,14 @@ pub enum CatalogError {
     NameTooLong(String),
     #[error("the catalog is corrupt: {0}")]
     Corrupt(String),
+    /// An index expression's or predicate's error, as the SQL layer's
+    /// evaluation of it gave it (`index_exprs.rs`).
+    #[error("{message}")]
+    Evaluation {
+        code: &'static str,
+        message: String,
+        detail: Option<String>,
+    },
     /// DDL on the table committed after this relation was read (the
     /// writer opens it again: `currency.rs`).
     #[error("could not serialize access due to concurrent DDL on relation \"{0}\" (open it again)")]
@@ -210,6 +218,7 @@ impl CatalogError {
                 detail.clone()
             }
             CatalogError::NotNull { row, .. } => Some(format!("Failing row contains ({row}).")),
+            CatalogError::Evaluation { detail, .. } => detail.clone(),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::Row(e) => e.detail(),
             CatalogError::DependedOn { object, dependents } => Some(
@@ -303,6 +312,7 @@ impl CatalogError {
             CatalogError::DuplicateColumn(_) | CatalogError::ColumnExists { .. } => Some("42701"),
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
+            CatalogError::Evaluation { code, .. } => Some(code),
             CatalogError::IndexMismatch { .. } => Some("XX002"),
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),

@@ -14,6 +14,7 @@ mod defs;
 mod drop_column;
 mod error;
 mod hint_file;
+mod index_exprs;
 mod layout;
 mod per_table;
 mod reclaim;
@@ -40,6 +41,7 @@ pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
 pub use error::CatalogError;
+pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
 pub use relation::{Reads, Relation, RelationIndex, RowAt};

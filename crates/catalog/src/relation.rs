@@ -16,6 +16,7 @@ use crate::catalog::Catalog;
 use crate::currency::DdlMark;
 use crate::defs::{IndexDef, TableDef};
 use crate::error::CatalogError;
+use crate::index_exprs::{DerivedKeys, IndexEvaluator};
 use crate::layout::StoredLayout;
 use crate::statistics::{StatsSlot, TableStats};
 use crate::toast::{TOAST_OID, Toast};
@@ -25,8 +26,8 @@ use folio_row::{
     decode_stored_columns, encode_key,
 };
 use folio_txn::{Csn, LockMode, Transaction, Xid};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 /// A row and where its version lives.
 pub type RowAt = (Tid, Vec<Value>);
@@ -49,31 +50,95 @@ impl Reads {
     pub const ALL: Reads = Reads(None);
 }
 
+/// An index entry to make: its key, and whether a unique index checks it.
+type Entry = (Vec<u8>, bool);
+
 /// An index of a relation, with how its keys are encoded.
 #[derive(Debug)]
 pub struct RelationIndex {
     pub def: IndexDef,
     pub index: Index,
     pub key_columns: Vec<KeyColumn>,
+    /// Its expressions and predicate, compiled on first use (none for an
+    /// index over plain columns).
+    derived: Option<Derived>,
+}
+
+/// An index's expressions and predicate: what compiles them, and what
+/// they compiled to.
+#[derive(Debug)]
+struct Derived {
+    evaluator: Option<Arc<dyn IndexEvaluator>>,
+    table: TableDef,
+    types: Vec<SqlType>,
+    compiled: OnceLock<Arc<dyn DerivedKeys>>,
 }
 
 impl RelationIndex {
-    /// The key of a row's values. A key longer than the index's tree
-    /// holds is 54000 with PostgreSQL's message (the tree's limit: 2,680
-    /// bytes for indexes made since session 11, whose prefix-free keys are
-    /// stored unescaped; 1,339 for older ones; PostgreSQL's is 2,696 bytes
-    /// of key in a 2,704-byte entry).
-    pub fn key(&self, values: &[Value]) -> Result<Vec<u8>, CatalogError> {
-        self.key_of(&self.key_values(values))
+    /// The key of a row's `values` (by column position), or `None` when
+    /// the row has no entry (a partial index's predicate is not true for
+    /// it). A key longer than the index's tree holds is 54000 with
+    /// PostgreSQL's message (the tree's limit: 2,680 bytes for indexes
+    /// made since session 11, whose prefix-free keys are stored
+    /// unescaped; 1,339 for older ones; PostgreSQL's is 2,696 bytes of key
+    /// in a 2,704-byte entry).
+    pub fn key(&self, values: &[Value]) -> Result<Option<Vec<u8>>, CatalogError> {
+        match self.key_values(values)? {
+            Some(key_values) => Ok(Some(self.key_of(&key_values)?)),
+            None => Ok(None),
+        }
     }
 
-    /// The index's columns of a row's `values`, in the index's order.
-    pub fn key_values(&self, values: &[Value]) -> Vec<Value> {
-        self.def
-            .columns
-            .iter()
-            .map(|&c| values[c as usize].clone())
-            .collect()
+    /// The index's key values of a row's `values` (by column position),
+    /// in the index's order: its columns' values and its expressions'; or
+    /// `None` when the row has no entry (the one owner of which rows a
+    /// partial index holds).
+    pub fn key_values(&self, values: &[Value]) -> Result<Option<Vec<Value>>, CatalogError> {
+        let Some(derived) = self.derived()? else {
+            return Ok(Some(
+                (self.def.columns.iter())
+                    .map(|&c| values[c as usize].clone())
+                    .collect(),
+            ));
+        };
+        if !derived.includes(values)? {
+            return Ok(None);
+        }
+        let mut computed = derived.expressions(values)?.into_iter();
+        (self.def.columns.iter())
+            .map(|&c| match c {
+                IndexDef::EXPRESSION => computed.next().ok_or_else(|| {
+                    CatalogError::Corrupt(format!(
+                        "index \"{}\" has more expression keys than expressions",
+                        self.def.name
+                    ))
+                }),
+                c => Ok(values[c as usize].clone()),
+            })
+            .collect::<Result<Vec<Value>, _>>()
+            .map(Some)
+    }
+
+    /// The index's expressions and predicate as the SQL layer compiled
+    /// them (`None`: a plain index). Without an evaluator (no SQL layer
+    /// registered) 0A000: no row is written without its entry.
+    pub fn derived(&self) -> Result<Option<&Arc<dyn DerivedKeys>>, CatalogError> {
+        let Some(derived) = &self.derived else {
+            return Ok(None);
+        };
+        if let Some(compiled) = derived.compiled.get() {
+            return Ok(Some(compiled));
+        }
+        let Some(evaluator) = &derived.evaluator else {
+            return Err(CatalogError::Row(folio_row::RowError::Unsupported(
+                format!(
+                    "index \"{}\" has expressions or a predicate, which only the SQL layer evaluates",
+                    self.def.name
+                ),
+            )));
+        };
+        let compiled = evaluator.compile(&derived.table, &derived.types, &self.def)?;
+        Ok(Some(derived.compiled.get_or_init(|| compiled)))
     }
 
     /// Whether a unique index checks the entry of these key values (in
@@ -102,13 +167,16 @@ impl RelationIndex {
     }
 
     /// The entry of a row's `values`: its key, and whether a unique index
-    /// checks it.
-    fn entry(&self, values: &[Value]) -> Result<(Vec<u8>, bool), CatalogError> {
-        self.entry_of(&self.key_values(values))
+    /// checks it; `None` when the row has none.
+    fn entry(&self, values: &[Value]) -> Result<Option<Entry>, CatalogError> {
+        match self.key_values(values)? {
+            Some(key_values) => Ok(Some(self.entry_of(&key_values)?)),
+            None => Ok(None),
+        }
     }
 
     /// The entry of the index's own columns' values, in its column order.
-    fn entry_of(&self, key_values: &[Value]) -> Result<(Vec<u8>, bool), CatalogError> {
+    fn entry_of(&self, key_values: &[Value]) -> Result<Entry, CatalogError> {
         Ok((self.key_of(key_values)?, self.checks_unique(key_values)))
     }
 
@@ -190,22 +258,7 @@ impl Catalog {
         let indexes = def
             .indexes
             .iter()
-            .map(|d| {
-                Ok(RelationIndex {
-                    index: self.open_index(d)?,
-                    key_columns: d
-                        .columns
-                        .iter()
-                        .zip(&d.order)
-                        .map(|(&c, o)| KeyColumn {
-                            ty: types[c as usize],
-                            descending: o.descending,
-                            nulls_first: o.nulls_first,
-                        })
-                        .collect(),
-                    def: d.clone(),
-                })
-            })
+            .map(|d| self.open_relation_index(&def, &types, d))
             .collect::<Result<Vec<_>, CatalogError>>()?;
         let stored = StoredLayout::of(&def.layout, &types)?;
         Ok(Relation {
@@ -220,6 +273,53 @@ impl Catalog {
             types,
             indexes,
             stored,
+        })
+    }
+}
+
+impl Catalog {
+    /// Index `d` of the table `def` (of column types `types`), opened: its
+    /// key columns' types (an expression's, where the key is one), and
+    /// what compiles its expressions and predicate.
+    fn open_relation_index(
+        &self,
+        def: &TableDef,
+        types: &[SqlType],
+        d: &IndexDef,
+    ) -> Result<RelationIndex, CatalogError> {
+        let mut expressions = d.exprs.keys.iter();
+        let key_columns = (d.columns.iter().zip(&d.order))
+            .map(|(&c, o)| {
+                let ty = match c {
+                    IndexDef::EXPRESSION => expressions
+                        .next()
+                        .ok_or_else(|| {
+                            CatalogError::Corrupt(format!(
+                                "index \"{}\" lacks an expression",
+                                d.name
+                            ))
+                        })?
+                        .ty()?,
+                    c => types[c as usize],
+                };
+                Ok(KeyColumn {
+                    ty,
+                    descending: o.descending,
+                    nulls_first: o.nulls_first,
+                })
+            })
+            .collect::<Result<Vec<_>, CatalogError>>()?;
+        let derived = (!d.is_plain()).then(|| Derived {
+            evaluator: self.index_evaluator(),
+            table: def.clone(),
+            types: types.to_vec(),
+            compiled: OnceLock::new(),
+        });
+        Ok(RelationIndex {
+            index: self.open_index(d)?,
+            key_columns,
+            def: d.clone(),
+            derived,
         })
     }
 }
@@ -418,8 +518,9 @@ impl Relation {
         Ok(values)
     }
 
-    /// The key of `values` in every index, in index order.
-    fn keys(&self, values: &[Value]) -> Result<Vec<(Vec<u8>, bool)>, CatalogError> {
+    /// The entry of `values` in every index, in index order (`None`
+    /// where a partial index holds no entry for it).
+    fn keys(&self, values: &[Value]) -> Result<Vec<Option<Entry>>, CatalogError> {
         self.indexes.iter().map(|i| i.entry(values)).collect()
     }
 
@@ -470,10 +571,11 @@ impl Relation {
         &self,
         txn: &mut Transaction,
         tid: Tid,
-        keys: &[(Vec<u8>, bool)],
+        keys: &[Option<Entry>],
         row: &[u8],
     ) -> Result<(), CatalogError> {
         for (index, entry) in self.indexes.iter().zip(keys) {
+            let Some(entry) = entry else { continue };
             if let Err(e) = index.enter(txn, &self.table, entry, tid) {
                 let e = self.described(txn, index, row, e);
                 self.table.delete(txn, tid)?;
@@ -483,14 +585,18 @@ impl Relation {
         Ok(())
     }
 
-    /// The values of `ri`'s columns in the stored `row`, in the index's
-    /// column order (values stored out of line fetched).
+    /// The key values of `ri` for the stored `row`, in the index's
+    /// column order (values stored out of line fetched); `None` when the
+    /// row has no entry.
     fn key_values_of(
         &self,
         txn: &Transaction,
         ri: &RelationIndex,
         row: &[u8],
-    ) -> Result<Vec<Value>, CatalogError> {
+    ) -> Result<Option<Vec<Value>>, CatalogError> {
+        if ri.derived.is_some() {
+            return ri.key_values(&self.decode(txn, row)?);
+        }
         // (Borrowed without dropped columns: an index build calls this
         // for every row.)
         let slots: std::borrow::Cow<'_, [u16]> = match &self.stored {
@@ -506,7 +612,8 @@ impl Relation {
                 self.toast
                     .resolve(txn, self.def.oid, cell, self.types[c as usize])
             })
-            .collect()
+            .collect::<Result<Vec<Value>, _>>()
+            .map(Some)
     }
 
     /// A unique violation in `ri` of the new version `row` as PostgreSQL
@@ -524,13 +631,17 @@ impl Relation {
         };
         // The key as the row gave it (a value stored out of line that
         // cannot be fetched leaves the DETAIL out).
-        let detail = self.key_values_of(txn, ri, row).ok().map(|values| {
-            format!(
-                "Key ({})=({}) already exists.",
-                self.column_names(ri),
-                row_text(&values)
-            )
-        });
+        let detail = self
+            .key_values_of(txn, ri, row)
+            .ok()
+            .flatten()
+            .map(|values| {
+                format!(
+                    "Key ({})=({}) already exists.",
+                    self.column_names(ri),
+                    row_text(&values)
+                )
+            });
         CatalogError::Duplicate {
             table: self.def.name.clone(),
             index,
@@ -538,8 +649,9 @@ impl Relation {
         }
     }
 
-    /// Replaces the version at `tid` by `values`: HOT when no indexed
-    /// column changed, else with new entries in every index.
+    /// Replaces the version at `tid` by `values`: HOT when no index's
+    /// entry changed (its key, or whether there is one), else with new
+    /// entries in every index.
     pub fn update(
         &self,
         txn: &mut Transaction,
@@ -554,7 +666,9 @@ impl Relation {
             .indexes
             .iter()
             .zip(&keys)
-            .map(|(i, (key, _))| Ok(i.key(old)? != *key))
+            .map(|(i, entry)| {
+                Ok(i.key(old)?.as_deref() != entry.as_ref().map(|(key, _)| key.as_slice()))
+            })
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
@@ -595,7 +709,7 @@ impl Relation {
         txn: &mut Transaction,
         tid: Tid,
         values: Vec<Value>,
-        keys: &[(Vec<u8>, bool)],
+        keys: &[Option<Entry>],
         indexed_changed: bool,
         written: &Relation,
     ) -> Result<Write, CatalogError> {
@@ -785,10 +899,15 @@ impl Relation {
         }
     }
 
-    /// `ri`'s columns' names, in its order, as DETAIL lines list them.
+    /// `ri`'s columns' names (an expression's text), in its order, as
+    /// DETAIL lines list them.
     fn column_names(&self, ri: &RelationIndex) -> String {
+        let mut expressions = ri.def.exprs.keys.iter();
         (ri.def.columns.iter())
-            .map(|&c| self.def.columns[c as usize].name.as_str())
+            .map(|&c| match c {
+                IndexDef::EXPRESSION => expressions.next().map_or("?", |e| e.sql.as_str()),
+                c => self.def.columns[c as usize].name.as_str(),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -813,7 +932,9 @@ impl Relation {
             // Each row under its HOT chain's root, where entries point.
             self.table.page_chain_rows(txn, page, &mut rows)?;
             for (tid, row) in rows.drain(..) {
-                let key_values = self.key_values_of(txn, ri, &row)?;
+                let Some(key_values) = self.key_values_of(txn, ri, &row)? else {
+                    continue;
+                };
                 let (key, checked) = ri.entry_of(&key_values)?;
                 if !bottom_up {
                     ri.enter(txn, &self.table, &(key, checked), tid)?;

@@ -190,7 +190,7 @@ impl<'t> Table<'t> {
                         return Ok(None);
                     };
                     let values = self.rel.decode(txn, &bytes)?;
-                    if primary.key(&values)? != key {
+                    if primary.key(&values)?.as_deref() != Some(key) {
                         return Ok(None);
                     }
                     (tid, old) = (newest, values);

@@ -91,7 +91,8 @@ pub fn plan(relation: &Relation, qualifier: &str, on: &OnConflict) -> Result<Con
             let found = relation.indexes.iter().position(|ri| {
                 let mut have: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
                 have.sort_unstable();
-                ri.def.unique && have == wanted
+                // (An expression or partial index is no column list's.)
+                ri.def.unique && ri.def.is_plain() && have == wanted
             });
             Some(found.ok_or_else(|| {
                 SqlError::new(
@@ -184,7 +185,10 @@ impl Conflict {
                 return Ok(None);
             };
             let index = self.index.expect("DO UPDATE has a target");
-            let key = relation.indexes[index].key_values(&values);
+            // (The row conflicted in that index, so it has an entry there.)
+            let Some(key) = relation.indexes[index].key_values(&values)? else {
+                return Ok(None);
+            };
             // READ COMMITTED looks with a new snapshot (the conflicting row
             // may have committed after the statement's); REPEATABLE READ
             // cannot see it: 40001, as PostgreSQL.
@@ -241,8 +245,11 @@ impl Conflict {
             if self.index.is_some_and(|target| target != i) {
                 continue;
             }
-            let key = ri.key_values(values);
-            // Not a unique index, or a key with a NULL: nothing conflicts.
+            // Not a unique index, no entry in it, or a key with a NULL:
+            // nothing conflicts.
+            let Some(key) = ri.key_values(values)? else {
+                continue;
+            };
             if ri.checks_unique(&key) && !relation.lookup(txn, i, &key)?.is_empty() {
                 return Ok(true);
             }

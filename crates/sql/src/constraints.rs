@@ -226,7 +226,8 @@ impl Constraints {
             let child = access::relation(cx, txn, &c.table)?;
             let columns: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
             let index = child.indexes.iter().position(|i| {
-                i.def.columns.len() == columns.len()
+                i.def.is_plain()
+                    && i.def.columns.len() == columns.len()
                     && i.def
                         .columns
                         .iter()
@@ -803,7 +804,7 @@ impl Reference {
 /// for each of its columns the position in `columns` that fills it.
 fn unique_index_over(relation: &Relation, columns: &[usize]) -> Option<(usize, Vec<usize>)> {
     relation.indexes.iter().enumerate().find_map(|(i, ri)| {
-        if !ri.def.unique || ri.def.columns.len() != columns.len() {
+        if !ri.def.unique || !ri.def.is_plain() || ri.def.columns.len() != columns.len() {
             return None;
         }
         let order = ri

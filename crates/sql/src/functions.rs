@@ -313,6 +313,86 @@ impl Func {
         }
     }
 
+    /// Whether a call with arguments of types `args` gives the same value
+    /// for the same arguments in every session and transaction
+    /// (PostgreSQL's `IMMUTABLE`): what an index expression or predicate
+    /// may call. pg_proc's volatility where it lists the function, else
+    /// PostgreSQL's, by the rules below. The one owner of that rule.
+    pub fn immutable(self, args: &[SqlType]) -> bool {
+        let oids: Vec<i64> = args.iter().map(|t| i64::from(t.oid())).collect();
+        if let Some(v) = self
+            .name()
+            .and_then(|n| crate::system_proc::volatility(n, &oids))
+        {
+            return v == 'i';
+        }
+        // PostgreSQL's STABLE and VOLATILE functions among those pg_proc
+        // does not list here.
+        const NOT_IMMUTABLE: &[&str] = &[
+            "concat",
+            "concat_ws",
+            "format",
+            "to_char",
+            "to_number",
+            "to_date",
+            "array_to_string",
+            "to_json",
+            "to_jsonb",
+            "row_to_json",
+            "array_to_json",
+            "make_timestamptz",
+        ];
+        if self.name().is_some_and(|n| NOT_IMMUTABLE.contains(&n)) {
+            return false;
+        }
+        let zoned = args.contains(&SqlType::TimestampTz);
+        match self {
+            Func::Random
+            | Func::GenRandomUuid
+            | Func::CurrentDatabase
+            | Func::CurrentSchema
+            | Func::Version
+            | Func::Nextval
+            | Func::Currval
+            | Func::Setval
+            | Func::Lastval
+            | Func::Catalog(_)
+            | Func::Advisory(_) => false,
+            // Of a timestamptz: by the session's TimeZone.
+            Func::Extract | Func::DatePart | Func::DateTrunc => !zoned,
+            // `to_timestamp(text, text)` reads the session's TimeZone;
+            // `to_timestamp(double)` does not.
+            Func::ToTimestamp => args.len() == 1,
+            Func::ToChar | Func::ToDate => false,
+            _ => true,
+        }
+    }
+
+    /// Whether a call may be other than NULL when an argument is NULL
+    /// (PostgreSQL's functions that are not `STRICT`): true unless it is
+    /// known strict, as these are (what proves a partial index's
+    /// `x IS NOT NULL` from a condition on `lower(x)`).
+    pub fn accepts_null(self) -> bool {
+        !matches!(
+            self,
+            Func::Lower
+                | Func::Upper
+                | Func::Length
+                | Func::Abs
+                | Func::Round
+                | Func::Substr
+                | Func::Trunc
+                | Func::Floor
+                | Func::Ceil
+                | Func::Sign
+                | Func::Sqrt
+                | Func::DatePart
+                | Func::DateTrunc
+                | Func::Extract
+                | Func::Str(_)
+        )
+    }
+
     /// Whether `count` arguments are accepted.
     pub fn takes(self, count: usize) -> bool {
         match self {

@@ -10,7 +10,9 @@ use folio_db::{Database, Transaction};
 use sqlparser::ast::{CreateIndex, Expr, IndexColumn, ObjectName};
 
 /// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table [USING btree]
-/// (column [ASC | DESC] [NULLS FIRST | LAST], ...)`.
+/// (key [ASC | DESC] [NULLS FIRST | LAST], ...) [WHERE predicate]`, a key
+/// being a column or an expression (`lower(name)`, `(a + b)`: design in
+/// `index_exprs.rs`).
 pub fn create_index(
     db: &Database,
     txn: &mut Transaction,
@@ -25,28 +27,34 @@ pub fn create_index(
         || !create.include.is_empty()
         || create.nulls_distinct.is_some()
         || !create.with.is_empty()
-        || create.predicate.is_some()
         || !create.index_options.is_empty()
         || !create.alter_options.is_empty()
     {
         return Err(SqlError::unsupported(
-            "CREATE INDEX with USING (other than btree), INCLUDE, NULLS DISTINCT, WITH or WHERE",
+            "CREATE INDEX with USING (other than btree), INCLUDE, NULLS DISTINCT or WITH",
         ));
     }
     // CONCURRENTLY builds the same index; folio's build locks writers out
     // for its duration (PostgreSQL's would let them go on).
     let table = names::relation(&create.table_name)?;
-    let columns = create
+    let keys = create
         .columns
         .iter()
-        .map(ordered_column)
+        .map(index_key)
         .collect::<Result<Vec<_>, _>>()?;
     let name = match &create.name {
         Some(name) => names::relation(name)?,
         None => {
-            let plain: Vec<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
-            let label = if create.unique { "key" } else { "idx" };
-            free_name(db, txn, &table, &plain, label)?
+            let labels: Vec<String> = (keys.iter())
+                .map(|(key, _)| match key {
+                    Key::Column(c) => c.clone(),
+                    Key::Expression(e) => crate::index_exprs::label(e),
+                })
+                .collect();
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            // (`_key` is a UNIQUE constraint's; a unique index is `_idx`
+            // too, as PostgreSQL names it.)
+            free_name(db, txn, &table, &labels, "idx")?
         }
     };
     if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
@@ -55,16 +63,59 @@ pub fn create_index(
         )));
         return Ok(Output::command("CREATE INDEX"));
     }
-    let keyed: Vec<(&str, KeyOrder)> = columns.iter().map(|(c, o)| (c.as_str(), *o)).collect();
-    match db
-        .catalog()
-        .create_index_ordered(txn, &table, &name, &keyed, create.unique)
-    {
-        Ok(_) => Ok(Output::command("CREATE INDEX")),
-        // Rows already in the table that collide: the catalog gives
-        // PostgreSQL's `could not create unique index` and the key.
-        Err(e) => Err(e.into()),
+    let expressions: Vec<&Expr> = (keys.iter())
+        .filter_map(|(key, _)| match key {
+            Key::Expression(e) => Some(&**e),
+            Key::Column(_) => None,
+        })
+        .collect();
+    let exprs = match (expressions.is_empty(), &create.predicate) {
+        (true, None) => folio_catalog::IndexExprs::default(),
+        (_, predicate) => {
+            let relation = db
+                .catalog()
+                .relation(txn, &table)?
+                .ok_or_else(|| folio_catalog::CatalogError::NoSuchRelation(table.clone()))?;
+            crate::index_exprs::prepare(&relation, &expressions, predicate.as_ref())?
+        }
+    };
+    let keyed: Vec<(Option<&str>, KeyOrder)> = (keys.iter())
+        .map(|(key, order)| match key {
+            Key::Column(c) => (Some(c.as_str()), *order),
+            Key::Expression(_) => (None, *order),
+        })
+        .collect();
+    // Rows already in the table that collide: the catalog gives
+    // PostgreSQL's `could not create unique index` and the key.
+    db.catalog()
+        .create_index_derived(txn, &table, &name, &keyed, exprs, create.unique)?;
+    Ok(Output::command("CREATE INDEX"))
+}
+
+/// A key of `CREATE INDEX`: a column, or an expression's value.
+enum Key {
+    Column(String),
+    Expression(Box<Expr>),
+}
+
+/// A key of `CREATE INDEX` with its order: a column given by name
+/// (alone in parentheses too, as PostgreSQL takes `((a))`), else an
+/// expression.
+fn index_key(column: &IndexColumn) -> Result<(Key, KeyOrder), SqlError> {
+    let mut expr = &column.column.expr;
+    while let Expr::Nested(inner) = expr {
+        expr = inner;
     }
+    let key = match expr {
+        Expr::Identifier(id) => Key::Column(names::ident(id)),
+        other => Key::Expression(Box::new(other.clone())),
+    };
+    if column.operator_class.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "the operator class of {column}"
+        )));
+    }
+    Ok((key, key_order(column)))
 }
 
 /// `DROP INDEX [IF EXISTS] name, ...`.
@@ -120,7 +171,6 @@ pub fn add_unique(
 /// A key column given by name, with its order (`ASC`/`DESC`, `NULLS
 /// FIRST`/`LAST`; PostgreSQL's defaults when not given).
 pub fn ordered_column(column: &IndexColumn) -> Result<(String, KeyOrder), SqlError> {
-    let options = &column.column.options;
     let Expr::Identifier(id) = &column.column.expr else {
         return Err(SqlError::unsupported(format!(
             "the key column {column} (expressions)"
@@ -131,11 +181,17 @@ pub fn ordered_column(column: &IndexColumn) -> Result<(String, KeyOrder), SqlErr
             "the operator class of {column}"
         )));
     }
+    Ok((names::ident(id), key_order(column)))
+}
+
+/// A key's order as written (PostgreSQL's defaults when not given).
+fn key_order(column: &IndexColumn) -> KeyOrder {
+    let options = &column.column.options;
     let mut order = KeyOrder::new(options.asc == Some(false));
     if let Some(first) = options.nulls_first {
         order.nulls_first = first;
     }
-    Ok((names::ident(id), order))
+    order
 }
 
 /// PostgreSQL's name for an index it names itself

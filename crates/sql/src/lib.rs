@@ -30,6 +30,7 @@ mod explain;
 mod expr;
 mod from;
 mod functions;
+mod index_exprs;
 mod indexes;
 mod information_schema;
 mod interrupt;

@@ -91,11 +91,8 @@ impl Lookups {
             out.name(table.oid as i64, &table.name);
             for index in &table.indexes {
                 out.name(index.oid as i64, &index.name);
-                let columns = index
-                    .columns
-                    .iter()
-                    .map(|&c| table.columns[usize::from(c)].name.clone())
-                    .collect();
+                // (`pg_get_indexdef(oid, n)` of an expression: its text.)
+                let columns = crate::index_exprs::key_texts(table, index, true);
                 out.indexes.insert(
                     index.oid as i64,
                     (

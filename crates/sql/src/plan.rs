@@ -10,6 +10,9 @@
 //! the next one. The key ranges are the prefixes' encodings (every IN
 //! value of every column: the cross product), each visited in index
 //! order (reverse for a backward scan), as PostgreSQL probes an IN list.
+//! An index's expression key (`lower(name)`) is matched as a column
+//! ([`Keyed`]); a partial index is a candidate only when the WHERE clause
+//! implies its predicate (`index_exprs::implied`).
 //! A plan holds the conditions' value expressions (constants, or
 //! parameters typed by their column); the key ranges are computed from
 //! them when the plan runs ([`Access::key_ranges`]), so a prepared
@@ -28,12 +31,13 @@
 
 use crate::cost;
 use crate::error::SqlError;
+use crate::index_exprs::{self, Compiled};
 use crate::scalar::{Cmp, Env, Scalar, compare};
 use crate::settings::Settings;
 use crate::types;
 use folio_btree::{Direction, prefix_successor};
-use folio_catalog::Relation;
-use folio_row::{Value, encode_key};
+use folio_catalog::{IndexDef, Relation};
+use folio_row::{SqlType, Value, encode_key};
 use std::cmp::Ordering;
 use std::ops::Bound;
 
@@ -217,14 +221,6 @@ enum Sarg {
     In(usize, Vec<Scalar>),
 }
 
-impl Sarg {
-    fn column(&self) -> usize {
-        match self {
-            Sarg::Cmp(c, ..) | Sarg::In(c, _) => *c,
-        }
-    }
-}
-
 /// What a query asks of its table.
 pub struct Request<'a> {
     pub relation: &'a Relation,
@@ -238,24 +234,31 @@ pub struct Request<'a> {
 /// Chooses the access path.
 pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
     let relation = request.relation;
-    let sargs: Vec<Option<Sarg>> = request.filter.iter().map(|c| sarg(relation, c)).collect();
+    let keyed = Keyed::of(relation, &request.filter)?;
+    let sargs: Vec<Option<Sarg>> = (request.filter.iter()).map(|c| sarg(&keyed, c)).collect();
     let settings = request.settings;
     let index_scans = settings.enabled("enable_indexscan");
     let only_scans = settings.enabled("enable_indexonlyscan");
     let mut best: Option<(Rank, Candidate)> = None;
     for (i, ri) in relation.indexes.iter().enumerate() {
+        let Some(key_cols) = &keyed.columns[i] else {
+            continue;
+        };
         // Every column read is in the key, and its key gives back the
-        // value stored (not a numeric's or an interval's).
+        // value stored (not a numeric's or an interval's); an
+        // expression's key gives back no column.
         let covers = request.reads.as_ref().is_some_and(|reads| {
             reads
                 .iter()
                 .all(|c| ri.def.columns.iter().any(|k| usize::from(*k) == *c))
-        }) && ri.key_columns.iter().all(|k| k.ty.key_decodes_exactly());
+        }) && ri.key_columns.iter().all(|k| k.ty.key_decodes_exactly())
+            && !ri.def.columns.contains(&IndexDef::EXPRESSION);
         let only = covers && only_scans;
         if !only && !index_scans {
             continue;
         }
-        let Some(candidate) = candidate(relation, i, &sargs, &request.order, only)? else {
+        let Some(candidate) = candidate(relation, i, key_cols, &sargs, &request.order, only)?
+        else {
             continue;
         };
         let rank = candidate.rank(ri.def.unique, ri.def.columns.len());
@@ -270,11 +273,13 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
     Ok(match best {
         Some((_, c)) => ScanPlan {
             index_cond: c.used.iter().map(|&i| request.filter[i].clone()).collect(),
+            // (A partial index's rows all meet its predicate: the
+            // conjuncts it guarantees are not checked again.)
             filter: request
                 .filter
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !c.used.contains(i))
+                .filter(|(i, _)| !c.used.contains(i) && !keyed.guaranteed[c.index()].contains(i))
                 .map(|(_, f)| f.clone())
                 .collect(),
             sort: if c.ordered { Vec::new() } else { request.order },
@@ -352,6 +357,14 @@ struct Candidate {
 }
 
 impl Candidate {
+    /// The index it uses.
+    fn index(&self) -> usize {
+        match self.access {
+            Access::Index { index, .. } => index,
+            Access::Seq => unreachable!("a candidate scans an index"),
+        }
+    }
+
     fn rank(&self, unique: bool, columns: usize) -> Rank {
         Rank {
             point: unique && self.equal == columns && self.single_probes,
@@ -368,17 +381,17 @@ impl Candidate {
 fn candidate(
     relation: &Relation,
     i: usize,
+    key_cols: &[usize],
     sargs: &[Option<Sarg>],
     order: &[SortKey],
     only: bool,
 ) -> Result<Option<Candidate>, SqlError> {
     let ri = &relation.indexes[i];
-    let key_cols: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
     let mut used = Vec::new();
     // Equality or IN on leading columns.
     let mut probes: Vec<Vec<Scalar>> = Vec::new();
     let mut combinations = 1usize;
-    for &col in &key_cols {
+    for &col in key_cols {
         let found = sargs.iter().enumerate().find_map(|(n, s)| match s {
             Some(Sarg::Cmp(c, Cmp::Eq, v)) if *c == col => Some((n, vec![v.clone()])),
             Some(Sarg::In(c, vs)) if *c == col => Some((n, vs.clone())),
@@ -563,54 +576,131 @@ fn yields_order(
     (true, direction)
 }
 
-/// The conjunct as an index condition, if it is one: a column compared
-/// with a constant that is an exact value of the column's type, with a
-/// parameter (typed by the column when bound), or with an outer value of
+/// The conjunct as an index condition, if it is one: a key operand (a
+/// column, or an index's expression: [`Keyed::operand`]) compared with a
+/// constant that is an exact value of the operand's type, with a
+/// parameter (typed by the operand when bound), or with an outer value of
 /// its type.
-fn sarg(relation: &Relation, conjunct: &Scalar) -> Option<Sarg> {
+fn sarg(keyed: &Keyed, conjunct: &Scalar) -> Option<Sarg> {
     let value = |c: usize, v: &Scalar| -> Option<Scalar> {
+        let ty = keyed.types[c];
         match v.through_string_cast() {
             Scalar::Const(Value::Null) => None,
             Scalar::Const(v) => {
-                let fitted = types::coerce(v.clone(), relation.types[c]).ok()?;
+                let fitted = types::coerce(v.clone(), ty).ok()?;
                 (compare(&fitted, v).ok()? == Some(Ordering::Equal))
                     .then_some(Scalar::Const(fitted))
             }
-            Scalar::Typed(inner, ty)
-                if matches!(inner.as_ref(), Scalar::Param(_)) && *ty == relation.types[c] =>
-            {
+            Scalar::Typed(inner, t) if matches!(inner.as_ref(), Scalar::Param(_)) && *t == ty => {
                 Some(v.clone())
             }
             // A correlated subquery's outer value of the column's type.
-            Scalar::Outer(_, ty) if *ty == relation.types[c] => Some(v.clone()),
+            Scalar::Outer(_, t) if *t == ty => Some(v.clone()),
             _ => None,
         }
     };
     match conjunct {
-        Scalar::Compare(cmp, a, b) => match (a.as_ref(), b.as_ref()) {
-            (Scalar::Column(c), v) if *cmp != Cmp::Ne => Some(Sarg::Cmp(*c, *cmp, value(*c, v)?)),
-            (v, Scalar::Column(c)) if *cmp != Cmp::Ne => {
-                Some(Sarg::Cmp(*c, cmp.flipped(), value(*c, v)?))
+        Scalar::Compare(cmp, a, b) if *cmp != Cmp::Ne => {
+            match (keyed.operand(a), keyed.operand(b)) {
+                (Some(c), _) => Some(Sarg::Cmp(c, *cmp, value(c, b)?)),
+                (None, Some(c)) => Some(Sarg::Cmp(c, cmp.flipped(), value(c, a)?)),
+                (None, None) => None,
             }
-            _ => None,
-        },
+        }
         Scalar::InList {
             expr,
             list,
             negated: false,
         } => {
-            let Scalar::Column(c) = expr.as_ref() else {
-                return None;
-            };
+            let c = keyed.operand(expr)?;
             // NULLs in the list match nothing.
             let values = list
                 .iter()
                 .filter(|item| **item != Scalar::Const(Value::Null))
-                .map(|item| value(*c, item))
+                .map(|item| value(c, item))
                 .collect::<Option<Vec<_>>>()?;
-            Some(Sarg::In(*c, values))
+            Some(Sarg::In(c, values))
         }
         _ => None,
     }
-    .filter(|s| s.column() < relation.types.len())
+}
+
+/// The indexes of a table as a plan may use them: each one's key
+/// columns, where an expression key is a column past the table's (the
+/// `n`th distinct expression of any index is column `width + n`, of the
+/// key's type), so an index condition on `lower(name)` is matched as one
+/// on a column; a partial index only when the WHERE clause implies its
+/// predicate (design: `index_exprs.rs`).
+struct Keyed {
+    /// Per index: its key columns, or `None` if the plan may not use it.
+    columns: Vec<Option<Vec<usize>>>,
+    /// The types of the table's columns, then of the expressions'.
+    types: Vec<SqlType>,
+    /// The expressions standing for columns past the table's.
+    expressions: Vec<Scalar>,
+    /// Per index: the conjuncts of the WHERE clause its predicate
+    /// guarantees (none without one).
+    guaranteed: Vec<Vec<usize>>,
+}
+
+impl Keyed {
+    fn of(relation: &Relation, filter: &[Scalar]) -> Result<Keyed, SqlError> {
+        let width = relation.types.len();
+        let mut keyed = Keyed {
+            columns: Vec::with_capacity(relation.indexes.len()),
+            types: relation.types.clone(),
+            expressions: Vec::new(),
+            guaranteed: Vec::with_capacity(relation.indexes.len()),
+        };
+        for ri in &relation.indexes {
+            let Some(compiled) = Compiled::of_index(ri)? else {
+                keyed.columns.push(Some(
+                    ri.def.columns.iter().map(|&c| usize::from(c)).collect(),
+                ));
+                keyed.guaranteed.push(Vec::new());
+                continue;
+            };
+            if !index_exprs::implied(&compiled.predicate, filter) {
+                keyed.columns.push(None);
+                keyed.guaranteed.push(Vec::new());
+                continue;
+            }
+            let mut expressions = compiled.keys.iter();
+            let mut columns = Vec::with_capacity(ri.def.columns.len());
+            for &c in &ri.def.columns {
+                let column = match (c == IndexDef::EXPRESSION)
+                    .then(|| expressions.next())
+                    .flatten()
+                {
+                    Some((e, ty)) => match keyed.expressions.iter().position(|x| x == e) {
+                        Some(n) => width + n,
+                        None => {
+                            keyed.expressions.push(e.clone());
+                            keyed.types.push(*ty);
+                            width + keyed.expressions.len() - 1
+                        }
+                    },
+                    None => usize::from(c),
+                };
+                columns.push(column);
+            }
+            keyed.columns.push(Some(columns));
+            keyed
+                .guaranteed
+                .push(index_exprs::guaranteed(&compiled.predicate, filter));
+        }
+        Ok(keyed)
+    }
+
+    /// The column an operand is to the plan: a table column's, or the
+    /// one standing for an index's expression equal to it.
+    fn operand(&self, operand: &Scalar) -> Option<usize> {
+        match operand {
+            Scalar::Column(c) if *c < self.types.len() - self.expressions.len() => Some(*c),
+            other => {
+                let n = self.expressions.iter().position(|e| e == other)?;
+                Some(self.types.len() - self.expressions.len() + n)
+            }
+        }
+    }
 }

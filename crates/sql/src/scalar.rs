@@ -1576,6 +1576,42 @@ impl Scalar {
         }
     }
 
+    /// The expressions it is made of, one level down (a subquery's are
+    /// its own: none here).
+    pub fn children(&self) -> Vec<&Scalar> {
+        match self {
+            Scalar::Column(_)
+            | Scalar::Const(_)
+            | Scalar::Now
+            | Scalar::Param(_)
+            | Scalar::Subquery(..)
+            | Scalar::ArraySubquery(..)
+            | Scalar::Exists(_)
+            | Scalar::Outer(..) => Vec::new(),
+            Scalar::Negate(e)
+            | Scalar::Not(e)
+            | Scalar::IsNull(e, _)
+            | Scalar::Typed(e, _)
+            | Scalar::Cast(e, _) => vec![e],
+            Scalar::Arith(_, a, b)
+            | Scalar::Compare(_, a, b)
+            | Scalar::And(a, b)
+            | Scalar::Or(a, b) => vec![a, b],
+            Scalar::InList { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
+            Scalar::Case {
+                operand,
+                branches,
+                otherwise,
+            } => (operand.iter().map(|e| &**e))
+                .chain(branches.iter().flat_map(|(w, t)| [w, t]))
+                .chain(otherwise.iter().map(|e| &**e))
+                .collect(),
+            Scalar::Like { expr, pattern, .. } => vec![expr, pattern],
+            Scalar::Func(_, args) => args.iter().collect(),
+            Scalar::InSubquery { expr, .. } => vec![expr],
+        }
+    }
+
     /// Adds the columns it reads to `out`.
     pub fn columns(&self, out: &mut Vec<usize>) {
         match self {

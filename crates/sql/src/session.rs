@@ -137,6 +137,7 @@ impl Drop for Session {
 
 impl Session {
     pub fn new(db: Arc<Database>) -> Session {
+        crate::index_exprs::lend(&db);
         let interrupt = Arc::new(Interrupt::new());
         let advisory = db.txns().advisory().owner(interrupt.clone());
         Session {

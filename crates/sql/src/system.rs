@@ -756,9 +756,8 @@ impl SystemRelation {
                         out.push(dropped_attribute_row(table.oid as i64, dropped));
                     }
                     for index in &table.indexes {
-                        let columns =
-                            (index.columns.iter()).map(|&c| &table.columns[usize::from(c)]);
-                        out.extend(plain_attribute_rows(index.oid, columns));
+                        let columns = crate::index_exprs::index_columns(&table, index);
+                        out.extend(plain_attribute_rows(index.oid, columns.iter()));
                     }
                 }
                 for view in catalog.views(txn)? {
@@ -794,9 +793,17 @@ impl SystemRelation {
             SystemRelation::Index => {
                 for table in catalog.tables(txn)? {
                     for index in &table.indexes {
+                        // (An expression's key is 0, as PostgreSQL's.)
                         let key: Vec<String> = (index.columns.iter())
-                            .map(|&c| table.layout.attnum(usize::from(c)).to_string())
+                            .map(|&c| match c {
+                                IndexDef::EXPRESSION => "0".into(),
+                                c => table.layout.attnum(usize::from(c)).to_string(),
+                            })
                             .collect();
+                        let expressions = (!index.exprs.keys.is_empty()).then(|| {
+                            let texts = index.exprs.keys.iter().map(|k| k.sql.as_str());
+                            text(&texts.collect::<Vec<_>>().join(", "))
+                        });
                         let width = Value::Int2(index.columns.len() as i16);
                         out.push(vec![
                             oid(index.oid as i64),
@@ -815,8 +822,8 @@ impl SystemRelation {
                             Value::Bool(true),
                             Value::Bool(false),
                             text(&key.join(" ")),
-                            Value::Null,
-                            Value::Null,
+                            expressions.unwrap_or(Value::Null),
+                            index.exprs.predicate.as_deref().map_or(Value::Null, text),
                         ]);
                     }
                 }
@@ -1191,7 +1198,7 @@ pub fn referenced_key<'t>(
         .and_then(|t| {
             t.indexes
                 .iter()
-                .find(|i| i.unique && i.columns == fk.ref_columns)
+                .find(|i| i.unique && i.is_plain() && i.columns == fk.ref_columns)
         })
 }
 
@@ -1418,13 +1425,11 @@ fn dropped_attribute_row(relation: i64, dropped: &folio_catalog::DroppedColumn) 
 /// `pretty` (its third argument): the table's name unqualified, as
 /// PostgreSQL's pretty form gives a table on the search path.
 pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> String {
-    let keys: Vec<String> = index
-        .columns
-        .iter()
+    let keys: Vec<String> = crate::index_exprs::key_texts(table, index, pretty)
+        .into_iter()
         .enumerate()
-        .map(|(n, &c)| {
+        .map(|(n, mut key)| {
             let order = index.order.get(n).copied().unwrap_or_default();
-            let mut key = names::written(&table.columns[usize::from(c)].name).to_string();
             key.push_str(match (order.descending, order.nulls_first) {
                 (false, false) => "",
                 (false, true) => " NULLS FIRST",
@@ -1434,8 +1439,12 @@ pub fn index_definition(table: &TableDef, index: &IndexDef, pretty: bool) -> Str
             key
         })
         .collect();
+    let predicate = match &index.exprs.predicate {
+        Some(p) => format!(" WHERE {}", crate::index_exprs::predicate_text(p, pretty)),
+        None => String::new(),
+    };
     format!(
-        "CREATE {}INDEX {} ON {}{} USING btree ({})",
+        "CREATE {}INDEX {} ON {}{} USING btree ({}){predicate}",
         if index.unique { "UNIQUE " } else { "" },
         names::written(&index.name),
         if pretty { "" } else { "public." },

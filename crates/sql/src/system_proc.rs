@@ -432,6 +432,23 @@ pub fn rows() -> Vec<Vec<Value>> {
 /// `proisstrict`: a function returns NULL for a NULL argument, as does
 /// `ntile`; an aggregate skips NULLs instead, and the other window
 /// functions take no argument.
+/// The volatility (`i`, `s`, `v`) pg_proc gives function `name` called
+/// with arguments of type oids `args`: its signature's, or, with none
+/// exactly of those types, the one all its signatures share; `None` when
+/// pg_proc does not list it or its signatures differ.
+pub fn volatility(name: &str, args: &[i64]) -> Option<char> {
+    let mut of_name = FUNCTIONS.iter().filter(|f| f.1 == name).peekable();
+    of_name.peek()?;
+    let flags: Vec<(&[i64], char)> = of_name
+        .map(|f| (f.3, f.5.chars().next().unwrap_or('v')))
+        .collect();
+    if let Some((_, v)) = flags.iter().find(|(a, _)| *a == args) {
+        return Some(*v);
+    }
+    let first = flags[0].1;
+    flags.iter().all(|(_, v)| *v == first).then_some(first)
+}
+
 fn strict(kind: char, args: &[i64]) -> bool {
     kind == 'f' || (kind == 'w' && !args.is_empty())
 }

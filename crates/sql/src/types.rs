@@ -400,6 +400,33 @@ pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
 /// Text to a number, a uuid or a date, and booleans to or from integers,
 /// are explicit only (`ALTER COLUMN ... TYPE` without `USING`: 42804).
 pub fn assignment_cast(from: SqlType, to: SqlType) -> bool {
+    assignment_cast_of(from, to)
+}
+
+/// Whether a cast from `from` to `to` of a value that is not a constant
+/// gives the same result in every session (PostgreSQL's `IMMUTABLE`
+/// casts): not between the text types and the date, timestamp and
+/// interval types (their text follows `DateStyle` and `IntervalStyle`),
+/// nor between a timestamptz and a date or timestamp (the `TimeZone`).
+/// What an index expression may cast.
+pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
+    let dated = |t: SqlType| {
+        matches!(
+            t,
+            SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Interval
+        )
+    };
+    let texty = |t: SqlType| matches!(t, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_));
+    if from.oid() == to.oid() {
+        return true;
+    }
+    if (texty(from) && dated(to)) || (dated(from) && texty(to)) {
+        return false;
+    }
+    !(dated(from) && dated(to) && (from == SqlType::TimestampTz || to == SqlType::TimestampTz))
+}
+
+fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
     use SqlType::*;
     let number = |t| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric(_));
     let time = |t| matches!(t, Date | Timestamp | TimestampTz);

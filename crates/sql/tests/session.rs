@@ -1810,3 +1810,73 @@ fn update_from_rechecks_a_concurrently_updated_row() {
         assert_eq!(rows(&mut s, "select id, v from t order by id"), left);
     }
 }
+
+// Proves an expression index and a partial unique index keep their
+// definitions, entries and checks across reopening the database, and that
+// the planner uses them afterwards (their expressions are compiled again
+// from the catalog's text).
+#[test]
+fn expression_and_partial_indexes_survive_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(
+        &mut s,
+        "create table u (id int primary key, email text, gone bool)",
+    );
+    ok(
+        &mut s,
+        "create unique index u_email on u (lower(email)) where not gone",
+    );
+    ok(
+        &mut s,
+        "insert into u values (1, 'A@x', false), (2, 'a@X', true)",
+    );
+    assert_eq!(
+        fails(&mut s, "insert into u values (3, 'a@x', false)").code,
+        "23505"
+    );
+    drop(s);
+    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
+    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    let e = fails(&mut s, "insert into u values (3, 'a@x', false)");
+    assert_eq!(e.code, "23505");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (lower(email))=(a@x) already exists.")
+    );
+    ok(&mut s, "insert into u values (3, 'a@x', true)");
+    ok(&mut s, "set enable_seqscan = off");
+    let plan = rows(
+        &mut s,
+        "explain (costs off) select id from u where lower(email) = 'a@x' and not gone",
+    );
+    assert_eq!(
+        plan,
+        vec![
+            vec![Some("Index Scan using u_email on u".to_string())],
+            vec![Some(
+                "  Index Cond: (lower(email) = 'a@x'::text)".to_string()
+            )],
+        ]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select id from u where lower(email) = 'a@x' and not gone"
+        ),
+        vec![vec![Some("1".to_string())]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select indexdef from pg_indexes where indexname = 'u_email'"
+        ),
+        vec![vec![Some(
+            "CREATE UNIQUE INDEX u_email ON public.u USING btree (lower(email)) WHERE (NOT gone)"
+                .to_string()
+        )]]
+    );
+}

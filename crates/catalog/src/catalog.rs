@@ -338,13 +338,11 @@ impl Catalog {
         index_name: &str,
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
-        let columns = ascending(columns);
-        self.build_index(
+        self.build_ascending(
             txn,
             table_name,
             index_name,
-            &named(&columns),
-            IndexExprs::default(),
+            columns,
             IndexKind::UniqueConstraint,
         )
     }
@@ -359,6 +357,18 @@ impl Catalog {
         index_name: &str,
         columns: &[&str],
     ) -> Result<IndexDef, CatalogError> {
+        self.build_ascending(txn, table_name, index_name, columns, IndexKind::Primary)
+    }
+
+    /// An index of `kind` over `columns`, each ascending (a constraint's).
+    fn build_ascending(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        index_name: &str,
+        columns: &[&str],
+        kind: IndexKind,
+    ) -> Result<IndexDef, CatalogError> {
         let columns = ascending(columns);
         self.build_index(
             txn,
@@ -366,7 +376,7 @@ impl Catalog {
             index_name,
             &named(&columns),
             IndexExprs::default(),
-            IndexKind::Primary,
+            kind,
         )
     }
 

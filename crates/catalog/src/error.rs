@@ -58,6 +58,9 @@ pub enum CatalogError {
     NameTooLong(String),
     #[error("the catalog is corrupt: {0}")]
     Corrupt(String),
+    /// A comment past `descriptions::MAX_COMMENT_BYTES`.
+    #[error("comment is too long (at most {0} bytes)")]
+    CommentTooLong(usize),
     /// DDL on the table committed after this relation was read (the
     /// writer opens it again: `currency.rs`).
     #[error("could not serialize access due to concurrent DDL on relation \"{0}\" (open it again)")]
@@ -303,6 +306,7 @@ impl CatalogError {
             CatalogError::DuplicateColumn(_) | CatalogError::ColumnExists { .. } => Some("42701"),
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
+            CatalogError::CommentTooLong(_) => Some("54000"),
             CatalogError::IndexMismatch { .. } => Some("XX002"),
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),

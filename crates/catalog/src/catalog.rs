@@ -110,10 +110,14 @@ pub struct CatalogTrees {
     /// `folio.dropped`: dropped relations whose pages are not back yet
     /// (`reclaim.rs`).
     pub dropped: Tree,
+    /// `folio.description` and its index by relation oid
+    /// (`descriptions.rs`).
+    pub descriptions: Tree,
+    pub description_relations: MultiTree,
 }
 
 /// The root-map names of [`CatalogTrees`], in field order.
-pub const CATALOG_TREE_NAMES: [&str; 10] = [
+pub const CATALOG_TREE_NAMES: [&str; 12] = [
     "folio.class",
     "folio.class_name",
     "folio.attribute",
@@ -124,6 +128,8 @@ pub const CATALOG_TREE_NAMES: [&str; 10] = [
     "folio.constraint",
     "folio.constraint_table",
     "folio.dropped",
+    "folio.description",
+    "folio.description_relation",
 ];
 
 /// The catalog of one database.
@@ -139,6 +145,9 @@ pub struct Catalog {
     /// table's oid and, for a foreign key, also by the referenced one's.
     pub(crate) constraints: Table,
     pub(crate) constraint_tables: Index,
+    /// `folio.description` (`descriptions.rs`), indexed by relation oid.
+    pub(crate) descriptions: Table,
+    pub(crate) description_relations: Index,
     oids: Arc<Oids>,
     activity: Activity,
     statistics: PerTable<StatsSlot>,
@@ -223,6 +232,12 @@ impl Catalog {
             constraint_tables: Index::open(
                 "folio_constraint_table_index",
                 trees.constraint_tables,
+                false,
+            ),
+            descriptions: Table::open(pool.clone(), wal.clone(), trees.descriptions),
+            description_relations: Index::open(
+                "folio_description_relation_index",
+                trees.description_relations,
                 false,
             ),
             activity: Activity::default(),
@@ -601,6 +616,9 @@ impl Catalog {
                         && class.table_oid == table.oid)
                 {
                     self.classes.delete(txn, tid)?;
+                    if class.kind == KIND_SEQUENCE {
+                        self.drop_descriptions(txn, class.oid, |_| true)?;
+                    }
                 }
             }
             // Its out-of-line values go as its rows would (every committed
@@ -849,14 +867,17 @@ impl Catalog {
         row.column.name = new.to_string();
         self.update_attribute(txn, tid, &row, table_name)?;
         for (tid, mut def) in self.constraint_rows(txn, table.oid)? {
-            let crate::ConstraintKind::Check { expr } = &def.kind else {
+            // The expressions that name columns: CHECK and generated.
+            let (crate::ConstraintKind::Check { expr }
+            | crate::ConstraintKind::Generated { expr, .. }) = &mut def.kind
+            else {
                 continue;
             };
             let rewritten = rewrite(expr);
             if def.table_oid != table.oid || rewritten == *expr {
                 continue;
             }
-            def.kind = crate::ConstraintKind::Check { expr: rewritten };
+            *expr = rewritten;
             self.update_constraint(txn, tid, &def)?;
         }
         // The expressions and predicates of its indexes name it too.
@@ -1052,6 +1073,7 @@ impl Catalog {
             (&self.classes, &self.class_names),
             (&self.attributes, &self.attribute_tables),
             (&self.constraints, &self.constraint_tables),
+            (&self.descriptions, &self.description_relations),
         ] {
             let stats = table.vacuum(txns, &[index])?;
             total.pages += stats.pages;

@@ -174,6 +174,98 @@ impl Catalog {
         Ok(())
     }
 
+    /// `ALTER TABLE table_name RENAME CONSTRAINT old TO new`: a CHECK or
+    /// FOREIGN KEY constraint's row renamed, or a PRIMARY KEY or UNIQUE
+    /// constraint's index (which it is in folio, as PostgreSQL renames a
+    /// key constraint's index with it: 42P07 if a relation has the name).
+    /// 42710 if another constraint of the table has the name, 42704 if
+    /// none has the old one.
+    pub fn rename_constraint(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        old: &str,
+        new: &str,
+    ) -> Result<(), CatalogError> {
+        crate::catalog::check_name(new)?;
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let bare = |name: &str| crate::temp::unqualified(name).to_string();
+        let keys = || table.indexes.iter().filter(|i| i.constraint);
+        let taken = table
+            .constraints
+            .iter()
+            .any(|c| !c.name.is_empty() && c.name == new)
+            || keys().any(|i| bare(&i.name) == new);
+        let found = table
+            .constraints
+            .iter()
+            .any(|c| !c.name.is_empty() && c.name == old)
+            || keys().any(|i| bare(&i.name) == old);
+        if !found {
+            return Err(CatalogError::NoSuchConstraint {
+                table: table_name.to_string(),
+                name: old.to_string(),
+            });
+        }
+        if taken {
+            return Err(CatalogError::ConstraintExists {
+                table: crate::temp::unqualified(table_name).to_string(),
+                name: new.to_string(),
+            });
+        }
+        if let Some(index) = keys().find(|i| bare(&i.name) == old) {
+            // The index is named in the table's namespace.
+            let renamed = match crate::temp::split_temp_name(&index.name) {
+                Some((n, _)) => crate::temp::temp_name(n, new),
+                None => new.to_string(),
+            };
+            return self.rename(txn, &index.name, &renamed);
+        }
+        let (tid, mut def) = (self.constraint_rows(txn, table.oid)?.into_iter())
+            .find(|(_, c)| c.table_oid == table.oid && c.name == old)
+            .ok_or_else(|| CatalogError::NoSuchConstraint {
+                table: table_name.to_string(),
+                name: old.to_string(),
+            })?;
+        def.name = new.to_string();
+        self.update_constraint(txn, tid, &def)
+    }
+
+    /// `ALTER TABLE table_name ALTER COLUMN column DROP EXPRESSION`: the
+    /// column's generation expression goes, its stored values stay (it
+    /// becomes an ordinary column). Whether it had one (the caller reports
+    /// PostgreSQL's error or notice when not).
+    pub fn drop_expression(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        column: &str,
+    ) -> Result<bool, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let position = table
+            .column(column)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: table_name.to_string(),
+                column: column.to_string(),
+            })? as u16;
+        let found: Vec<Tid> = (self.constraint_rows(txn, table.oid)?.into_iter())
+            .filter(|(_, c)| {
+                c.table_oid == table.oid
+                    && matches!(c.kind, ConstraintKind::Generated { column, .. } if column == position)
+            })
+            .map(|(tid, _)| tid)
+            .collect();
+        self.in_savepoint(txn, |txn| {
+            for &tid in &found {
+                self.constraints.delete(txn, tid)?;
+            }
+            Ok(())
+        })?;
+        Ok(!found.is_empty())
+    }
+
     /// `ALTER TABLE table_name DROP CONSTRAINT name` (also what `DROP
     /// TABLE ... CASCADE` does to the foreign keys that reference a dropped
     /// table). A foreign key's referenced table is locked and marked too.
@@ -225,6 +317,9 @@ impl Catalog {
             self.lock_for_ddl(txn, parent, LockMode::Share)?;
         }
         self.in_savepoint(txn, |txn| {
+            self.drop_descriptions(txn, table.oid, |d| {
+                d == crate::Described::Constraint(def.oid)
+            })?;
             self.constraints.delete(txn, tid)?;
             Ok(())
         })

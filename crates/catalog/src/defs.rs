@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
 //! | `folio.attribute` | table oid, column number (its slot: `layout.rs`), name, type oid, type modifier, flags (bit 0 not null, bit 1 dropped) |
-//! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
+//! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `g` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
 use crate::codec::{Reader, Writer};
 use crate::index_exprs::IndexExprs;
@@ -144,6 +144,17 @@ impl TableDef {
             _ => None,
         })
     }
+
+    /// The generation expression of column `column` (`GENERATED ALWAYS
+    /// AS (expr) STORED`), as SQL text.
+    pub fn generated_of(&self, column: usize) -> Option<&str> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Generated { column: g, expr } if usize::from(*g) == column => {
+                Some(expr.as_str())
+            }
+            _ => None,
+        })
+    }
 }
 
 /// A column default, a CHECK constraint or a foreign key of a table (a
@@ -167,6 +178,10 @@ pub struct ConstraintDef {
 pub enum ConstraintKind {
     /// `DEFAULT expr` of column `column` (position, 0-based).
     Default { column: u16, expr: String },
+    /// `GENERATED ALWAYS AS (expr) STORED` of column `column`: the value
+    /// every written row gets (PostgreSQL keeps it in `pg_attrdef` too,
+    /// with `attgenerated = 's'`).
+    Generated { column: u16, expr: String },
     /// `CHECK (expr)`.
     Check { expr: String },
     /// `FOREIGN KEY (columns) REFERENCES table (ref_columns)`.
@@ -219,6 +234,7 @@ impl RefAction {
 }
 
 const CONSTRAINT_DEFAULT: u8 = b'd';
+const CONSTRAINT_GENERATED: u8 = b'g';
 const CONSTRAINT_CHECK: u8 = b'c';
 const CONSTRAINT_FOREIGN_KEY: u8 = b'f';
 
@@ -237,6 +253,9 @@ impl ConstraintDef {
         match &self.kind {
             ConstraintKind::Default { column, expr } => {
                 w.u8(CONSTRAINT_DEFAULT).u16(*column).str(expr);
+            }
+            ConstraintKind::Generated { column, expr } => {
+                w.u8(CONSTRAINT_GENERATED).u16(*column).str(expr);
             }
             ConstraintKind::Check { expr } => {
                 w.u8(CONSTRAINT_CHECK).str(expr);
@@ -265,6 +284,10 @@ impl ConstraintDef {
         let name = r.str()?;
         let kind = match r.u8()? {
             CONSTRAINT_DEFAULT => ConstraintKind::Default {
+                column: r.u16()?,
+                expr: r.str()?,
+            },
+            CONSTRAINT_GENERATED => ConstraintKind::Generated {
                 column: r.u16()?,
                 expr: r.str()?,
             },
@@ -609,6 +632,10 @@ mod tests {
             },
             ConstraintKind::Check {
                 expr: "a > 0".into(),
+            },
+            ConstraintKind::Generated {
+                column: 2,
+                expr: "a * 2".into(),
             },
             ConstraintKind::ForeignKey(ForeignKey {
                 columns: vec![1, 2],

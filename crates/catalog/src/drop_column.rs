@@ -42,6 +42,16 @@ fn fate(def: &ConstraintDef, table: u64, position: u16, uses: &dyn Fn(&str) -> b
             })
         }
         ConstraintKind::Default { .. } => Fate::Keeps,
+        // The SQL layer refuses to drop a column a generation expression
+        // reads (2BP01) before it comes here.
+        ConstraintKind::Generated { column, .. } if *column == position => Fate::Goes,
+        ConstraintKind::Generated { column, expr } if *column > position => {
+            Fate::Changes(ConstraintKind::Generated {
+                column: column - 1,
+                expr: expr.clone(),
+            })
+        }
+        ConstraintKind::Generated { .. } => Fate::Keeps,
         ConstraintKind::Check { expr } if def.table_oid == table && uses(expr) => Fate::Goes,
         ConstraintKind::Check { .. } => Fate::Keeps,
         ConstraintKind::ForeignKey(fk) => {
@@ -167,6 +177,9 @@ impl Catalog {
             .filter(|(_, c)| owned(c))
             .collect();
         self.in_savepoint(txn, |txn| {
+            self.drop_descriptions(txn, table.oid, |d| {
+                d == crate::Described::Column(attribute.number)
+            })?;
             attribute.dropped = true;
             attribute.column.name = dropped_name(attribute.number);
             attribute.column.not_null = false;

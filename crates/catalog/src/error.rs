@@ -66,6 +66,9 @@ pub enum CatalogError {
         message: String,
         detail: Option<String>,
     },
+    /// A comment past `descriptions::MAX_COMMENT_BYTES`.
+    #[error("comment is too long (at most {0} bytes)")]
+    CommentTooLong(usize),
     /// DDL on the table committed after this relation was read (the
     /// writer opens it again: `currency.rs`).
     #[error("could not serialize access due to concurrent DDL on relation \"{0}\" (open it again)")]
@@ -313,6 +316,7 @@ impl CatalogError {
             CatalogError::NameTooLong(_) => Some("42622"),
             CatalogError::Corrupt(_) => Some("XX001"),
             CatalogError::Evaluation { code, .. } => Some(code),
+            CatalogError::CommentTooLong(_) => Some("54000"),
             CatalogError::IndexMismatch { .. } => Some("XX002"),
             CatalogError::Stale(_) => Some("40001"),
             CatalogError::MultiplePrimaryKeys(_) => Some("42P16"),

@@ -11,6 +11,7 @@ mod codec;
 mod constraints;
 mod currency;
 mod defs;
+mod descriptions;
 mod drop_column;
 mod error;
 mod hint_file;
@@ -18,8 +19,10 @@ mod index_exprs;
 mod layout;
 mod per_table;
 mod reclaim;
+mod reindex;
 mod relation;
 mod sequences;
+mod sizes;
 mod statistics;
 mod statistics_file;
 mod table_maps_file;
@@ -40,6 +43,7 @@ pub use constraints::ForeignKeyRequest;
 pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
+pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
 pub use error::CatalogError;
 pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};

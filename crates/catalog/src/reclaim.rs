@@ -196,6 +196,8 @@ impl Catalog {
         kind: u8,
         root: PageId,
     ) -> Result<(), CatalogError> {
+        // Its comments go with it (`descriptions.rs`).
+        self.drop_descriptions(txn, oid, |_| true)?;
         self.note(txn, RELATION, oid, kind, root)
     }
 

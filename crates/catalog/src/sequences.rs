@@ -547,7 +547,7 @@ impl Catalog {
             .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
         self.in_savepoint(txn, |txn| {
             self.classes.delete(txn, tid)?;
-            Ok(())
+            self.drop_descriptions(txn, def.oid, |_| true)
         })
     }
 

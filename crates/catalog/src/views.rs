@@ -299,7 +299,7 @@ impl Catalog {
                 .class(txn, name)?
                 .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
             self.classes.delete(txn, tid)?;
-            Ok(())
+            self.drop_descriptions(txn, def.oid, |_| true)
         })
     }
 }

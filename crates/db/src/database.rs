@@ -621,6 +621,8 @@ fn open_catalog(
         constraints,
         constraint_tables,
         dropped,
+        descriptions,
+        description_relations,
     ] = CATALOG_TREE_NAMES;
     let trees = CatalogTrees {
         classes: unique(classes)?,
@@ -633,6 +635,8 @@ fn open_catalog(
         constraints: unique(constraints)?,
         constraint_tables: multi(constraint_tables)?,
         dropped: unique(dropped)?,
+        descriptions: unique(descriptions)?,
+        description_relations: multi(description_relations)?,
     };
     Ok(Catalog::open(pool.clone(), wal.clone(), trees))
 }

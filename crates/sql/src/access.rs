@@ -172,17 +172,28 @@ pub fn target_column(relation: &Relation, table: &str, column: &str) -> Result<u
     })
 }
 
-/// The columns a COPY names (none: every column, in order).
+/// The columns a COPY names (none: every column but the generated
+/// ones, in order).
 pub fn copy_columns(
     relation: &Relation,
     table: &str,
     columns: &[String],
 ) -> Result<Vec<usize>, SqlError> {
+    // Generated columns are left out, and may not be named (PostgreSQL's
+    // COPY either way).
     if columns.is_empty() {
-        return Ok((0..relation.def.columns.len()).collect());
+        return Ok((0..relation.def.columns.len())
+            .filter(|&c| relation.def.generated_of(c).is_none())
+            .collect());
     }
     columns
         .iter()
-        .map(|c| target_column(relation, table, c))
+        .map(|c| {
+            let at = target_column(relation, table, c)?;
+            match relation.def.generated_of(at) {
+                Some(_) => Err(crate::generated::copied(c)),
+                None => Ok(at),
+            }
+        })
         .collect()
 }

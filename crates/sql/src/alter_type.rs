@@ -69,6 +69,14 @@ pub fn alter_column_types(
                 format!("cannot alter type of column \"{name}\" twice"),
             ));
         }
+        if let Some(user) = crate::generated::readers_of(&relation.def, position).first() {
+            return Err(SqlError::unsupported(
+                "cannot alter type of a column used by a generated column",
+            )
+            .with_detail(format!(
+                "Column \"{name}\" is used by generated column \"{user}\"."
+            )));
+        }
         let ty = types::stored_column_type(change.data_type)?;
         targets.push((name, position, ty));
     }

@@ -26,6 +26,7 @@
 use crate::error::SqlError;
 use crate::functions::int_arg as number;
 use crate::lookups::Lookups;
+use crate::lookups::SizeOf;
 use folio_row::{SqlType, Value};
 
 /// The superuser's oid (PostgreSQL's `BOOTSTRAP_SUPERUSERID`).
@@ -44,7 +45,11 @@ pub enum CatalogFunc {
     EncodingToChar,
     FormatType,
     GetExpr,
+    /// `obj_description(oid [, catalog])`, `shobj_description(oid,
+    /// catalog)`: a comment (`comments.rs`).
     Description,
+    /// `col_description(table, attnum)`.
+    ColumnDescription,
     /// `pg_get_statisticsobjdef_columns`, `pg_get_triggerdef`,
     /// `pg_get_function_sqlbody`: NULL, as folio has none of their
     /// objects.
@@ -55,8 +60,9 @@ pub enum CatalogFunc {
     /// `pg_get_viewdef(view [, pretty])`: a view's query.
     ViewDef,
     ToRegclass,
-    /// `pg_table_size`, `pg_relation_size`.
-    Size,
+    /// `pg_table_size`, `pg_relation_size`, `pg_indexes_size`,
+    /// `pg_total_relation_size` (`Lookups::size`).
+    Size(crate::lookups::SizeOf),
     /// `pg_size_pretty(bytes)`.
     SizePretty,
     /// `pg_get_function_arguments(oid)`, `pg_get_function_result(oid)`.
@@ -109,7 +115,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 25] = [
+const NAMES: [(&str, CatalogFunc); 27] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
@@ -122,7 +128,7 @@ const NAMES: [(&str, CatalogFunc); 25] = [
     ("format_type", CatalogFunc::FormatType),
     ("pg_get_expr", CatalogFunc::GetExpr),
     ("obj_description", CatalogFunc::Description),
-    ("col_description", CatalogFunc::Description),
+    ("col_description", CatalogFunc::ColumnDescription),
     ("shobj_description", CatalogFunc::Description),
     (
         "pg_get_statisticsobjdef_columns",
@@ -138,8 +144,10 @@ const NAMES: [(&str, CatalogFunc); 25] = [
     ("pg_get_constraintdef", CatalogFunc::ConstraintDef),
     ("pg_get_viewdef", CatalogFunc::ViewDef),
     ("to_regclass", CatalogFunc::ToRegclass),
-    ("pg_table_size", CatalogFunc::Size),
-    ("pg_relation_size", CatalogFunc::Size),
+    ("pg_table_size", CatalogFunc::Size(SizeOf::Table)),
+    ("pg_relation_size", CatalogFunc::Size(SizeOf::Fork)),
+    ("pg_indexes_size", CatalogFunc::Size(SizeOf::Indexes)),
+    ("pg_total_relation_size", CatalogFunc::Size(SizeOf::Total)),
     ("pg_size_pretty", CatalogFunc::SizePretty),
 ];
 
@@ -170,7 +178,9 @@ impl CatalogFunc {
             | CatalogFunc::QuoteIdent
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_) => count == 1,
-            CatalogFunc::Size => (1..=2).contains(&count),
+            CatalogFunc::Size(SizeOf::Fork) => (1..=2).contains(&count),
+            CatalogFunc::Size(_) => count == 1,
+            CatalogFunc::ColumnDescription => count == 2,
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
             CatalogFunc::Description
@@ -197,7 +207,9 @@ impl CatalogFunc {
                 | CatalogFunc::ViewDef
                 | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToRegclass
-                | CatalogFunc::Size
+                | CatalogFunc::Size(_)
+                | CatalogFunc::Description
+                | CatalogFunc::ColumnDescription
                 | CatalogFunc::RegIn(Reg::Class)
                 | CatalogFunc::RegOut(Reg::Class)
         )
@@ -209,7 +221,7 @@ impl CatalogFunc {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
-            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) | CatalogFunc::Size => SqlType::Int8,
+            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) | CatalogFunc::Size(_) => SqlType::Int8,
             _ => SqlType::Text,
         }
     }
@@ -254,11 +266,29 @@ impl CatalogFunc {
                 }
                 (expr, _) => expr.clone(),
             },
-            CatalogFunc::Description | CatalogFunc::StatisticsColumns => Value::Null,
+            CatalogFunc::Description => {
+                let catalog = args.get(1).map(text);
+                (lookups()?.description(number(&args[0])?, catalog.as_deref()))
+                    .map_or(Value::Null, Value::Text)
+            }
+            CatalogFunc::ColumnDescription => (lookups()?)
+                .column_description(number(&args[0])?, number(&args[1])?)
+                .map_or(Value::Null, Value::Text),
+            CatalogFunc::StatisticsColumns => Value::Null,
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
-            CatalogFunc::Size => lookups()?
-                .table_size(number(&args[0])?)?
-                .map_or(Value::Null, Value::Int8),
+            CatalogFunc::Size(what) => {
+                // A `regclass` argument: a name given as text is looked up.
+                let oid = match &args[0] {
+                    Value::Text(_) => {
+                        CatalogFunc::RegIn(Reg::Class).eval(&args[..1], Some(lookups()?))?
+                    }
+                    other => other.clone(),
+                };
+                let fork = args.get(1).map(text);
+                lookups()?
+                    .size(number(&oid)?, what, fork.as_deref())?
+                    .map_or(Value::Null, Value::Int8)
+            }
             CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
             CatalogFunc::FunctionArguments => {
                 crate::system_proc::arguments(number(&args[0])?).map_or(Value::Null, Value::Text)

@@ -79,7 +79,12 @@ impl Columns for ConflictScope<'_> {
 }
 
 /// Plans the clause for inserts into `relation` (named `qualifier`).
-pub fn plan(relation: &Relation, qualifier: &str, on: &OnConflict) -> Result<Conflict, SqlError> {
+pub fn plan(
+    relation: &Relation,
+    qualifier: &str,
+    on: &OnConflict,
+    constraints: &crate::constraints::Constraints,
+) -> Result<Conflict, SqlError> {
     let index = match &on.conflict_target {
         None => None,
         Some(ConflictTarget::Columns(columns)) => {
@@ -140,7 +145,14 @@ pub fn plan(relation: &Relation, qualifier: &str, on: &OnConflict) -> Result<Con
                     ));
                 };
                 let c = relation.resolve(&names::relation(column)?)?.0;
-                assignments.push((c, scalar::bind(&a.value, &scope)?));
+                let value = match crate::dml::is_default(&a.value) {
+                    true => constraints.default_of(c),
+                    false => {
+                        constraints.check_given(relation, c, true)?;
+                        scalar::bind(&a.value, &scope)?
+                    }
+                };
+                assignments.push((c, value));
             }
             let filter = match &update.selection {
                 Some(e) => scalar::bind(e, &scope)?.conjuncts(),
@@ -214,6 +226,7 @@ impl Conflict {
             for (c, value) in assignments {
                 new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
             }
+            constraints.generate(relation, &mut new, env)?;
             match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
                 Write::Done(_) | Write::Hot(_) => return Ok(Some(new)),
                 // Changed meanwhile: start over from the insert.

@@ -59,6 +59,9 @@ pub struct Constraints {
     /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
     /// them a value, an UPDATE may set them only to DEFAULT (428C9).
     always: Vec<usize>,
+    /// The generated columns and their expressions over the row
+    /// (`generated.rs`), computed for every row written.
+    generated: Vec<(usize, Scalar)>,
     checks: Vec<Check>,
     /// This table's foreign keys.
     references: Vec<Reference>,
@@ -190,6 +193,13 @@ impl Constraints {
                     }
                     out.defaults[usize::from(*column)] = Some(bound);
                 }
+                ConstraintKind::Generated { column, expr } => {
+                    let column = usize::from(*column);
+                    let all = crate::generated::columns_of(relation);
+                    let bound =
+                        crate::generated::bind(&parse::expression(expr)?, relation, column, &all)?;
+                    out.generated.push((column, bound));
+                }
                 ConstraintKind::Check { expr } => out.checks.push(Check {
                     name: c.name.clone(),
                     expr: scalar::bind(&parse::expression(expr)?, relation)?,
@@ -269,19 +279,22 @@ impl Constraints {
         &self.sequences
     }
 
-    /// 428C9 if column `column` is `GENERATED ALWAYS AS IDENTITY`: a
-    /// statement gives it a value (`update`: an UPDATE sets it) other
-    /// than DEFAULT. folio has no `OVERRIDING SYSTEM VALUE`.
+    /// 428C9 if column `column` is `GENERATED ALWAYS AS IDENTITY` or
+    /// generated: a statement gives it a value (`update`: an UPDATE sets
+    /// it) other than DEFAULT. folio has no `OVERRIDING SYSTEM VALUE`.
     pub fn check_given(
         &self,
         relation: &Relation,
         column: usize,
         update: bool,
     ) -> Result<(), SqlError> {
+        let name = &relation.def.columns[column].name;
+        if self.generated.iter().any(|(c, _)| *c == column) {
+            return Err(crate::generated::given(name, update));
+        }
         if !self.always.contains(&column) {
             return Ok(());
         }
-        let name = &relation.def.columns[column].name;
         let mut e = SqlError::new(
             "428C9",
             match update {
@@ -317,6 +330,29 @@ impl Constraints {
             Some(Some(expr)) => expr.clone(),
             _ => Scalar::Const(Value::Null),
         }
+    }
+
+    /// The generation expression of column `column` over the row (NULL
+    /// for a column that is not generated).
+    pub fn generated_of(&self, column: usize) -> Scalar {
+        (self.generated.iter())
+            .find(|(c, _)| *c == column)
+            .map_or(Scalar::Const(Value::Null), |(_, expr)| expr.clone())
+    }
+
+    /// Computes the generated columns of the row `values` of `relation`
+    /// (what every write does before its checks; RETURNING calls it
+    /// first to show the values written).
+    pub fn generate(
+        &self,
+        relation: &Relation,
+        values: &mut [Value],
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
+        for (column, expr) in &self.generated {
+            values[*column] = types::coerce(expr.eval(values, env)?, relation.types[*column])?;
+        }
+        Ok(())
     }
 
     /// A new row of `relation` with every column at its default; the
@@ -518,14 +554,17 @@ impl Constraints {
         Ok(())
     }
 
-    /// The row fitted to its columns (NOT NULL checked) and checked against
-    /// every CHECK constraint: 23514 for one that is false.
+    /// The row with its generated columns computed (PostgreSQL computes
+    /// them before it checks the row), fitted to its columns (NOT NULL
+    /// checked) and checked against every CHECK constraint: 23514 for one
+    /// that is false.
     fn check(
         &self,
         relation: &Relation,
-        values: Vec<Value>,
+        mut values: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
+        self.generate(relation, &mut values, env)?;
         if self.checks.is_empty() {
             return Ok(values);
         }

@@ -29,7 +29,8 @@ use sqlparser::ast::{
 use std::ops::ControlFlow;
 
 /// `CREATE TABLE [IF NOT EXISTS] name (column type [NOT NULL | NULL |
-/// PRIMARY KEY | UNIQUE | DEFAULT expr | [CONSTRAINT name] CHECK (expr) |
+/// PRIMARY KEY | UNIQUE | DEFAULT expr | GENERATED ALWAYS AS (expr) STORED
+/// | [CONSTRAINT name] CHECK (expr) |
 /// [CONSTRAINT name] REFERENCES t [(col)]], ..., [PRIMARY KEY (columns)],
 /// [UNIQUE (columns)], [CONSTRAINT name] CHECK (expr), [CONSTRAINT name]
 /// FOREIGN KEY (columns) REFERENCES t [(columns)]) [WITH (fillfactor =
@@ -77,11 +78,19 @@ pub fn create_table(
         if serial.is_some() {
             owned.push((column_name.clone(), ty, SequenceRequest::default(), None));
         }
+        column_clauses(&name, &column_name, &column.options)?;
         for option in &column.options {
             match option.option {
                 ColumnOption::Default(ref expr) => {
                     additions.defaults.push((column_name.clone(), expr.clone()))
                 }
+                ColumnOption::Generated {
+                    generated_as: GeneratedAs::ExpStored,
+                    generation_expr: Some(ref expr),
+                    ..
+                } => additions
+                    .generated
+                    .push((column_name.clone(), expr.clone())),
                 ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
                     additions.push_column_option(option, column)?
                 }
@@ -280,6 +289,9 @@ fn create_table_as(
 struct Additions {
     /// Column name, expression.
     defaults: Vec<(String, Expr)>,
+    /// Column name, generation expression (`GENERATED ALWAYS AS (expr)
+    /// STORED`).
+    generated: Vec<(String, Expr)>,
     /// Name (none: PostgreSQL's), expression.
     checks: Vec<(Option<String>, Expr)>,
     keys: Vec<KeySpec>,
@@ -416,7 +428,11 @@ impl Additions {
     /// checks the rows already there against the new CHECK constraints and
     /// foreign keys (23514, 23503).
     fn add(self, cx: &Ctx<'_>, txn: &mut Transaction, table: &str) -> Result<(), SqlError> {
-        if self.defaults.is_empty() && self.checks.is_empty() && self.keys.is_empty() {
+        if self.defaults.is_empty()
+            && self.generated.is_empty()
+            && self.checks.is_empty()
+            && self.keys.is_empty()
+        {
             return Ok(());
         }
         let catalog = cx.db.catalog();
@@ -432,6 +448,24 @@ impl Additions {
                 expr: default_text((cx, txn), expr, column_type(&def, position)?, &env)?,
             };
             catalog.add_constraint(txn, table, "", kind)?;
+        }
+        if !self.generated.is_empty() {
+            // Every generated column is known before any expression is
+            // checked: none may read another.
+            let relation = catalog.open_relation(def.clone())?;
+            let mut all = crate::generated::columns_of(&relation);
+            for (column, _) in &self.generated {
+                all.push(access_column(&def, column)?);
+            }
+            for (column, expr) in &self.generated {
+                let position = access_column(&def, column)?;
+                crate::generated::bind(expr, &relation, position, &all)?;
+                let kind = ConstraintKind::Generated {
+                    column: position as u16,
+                    expr: crate::generated::stored_text(expr),
+                };
+                catalog.add_constraint(txn, table, "", kind)?;
+            }
         }
         if !self.checks.is_empty() {
             let relation = catalog.open_relation(def.clone())?;
@@ -501,6 +535,46 @@ impl Additions {
         constraints.validate_checks(txn, &relation, &Env::at(cx.now))?;
         constraints.validate_references(txn, &relation)
     }
+}
+
+/// PostgreSQL's 42601 for clauses of one column that exclude each other:
+/// a generation expression with a DEFAULT, an identity or another one.
+fn column_clauses(
+    table: &str,
+    column: &str,
+    options: &[sqlparser::ast::ColumnOptionDef],
+) -> Result<(), SqlError> {
+    let count = |f: &dyn Fn(&ColumnOption) -> bool| options.iter().filter(|o| f(&o.option)).count();
+    let generated = count(&|o| {
+        matches!(
+            o,
+            ColumnOption::Generated {
+                generation_expr: Some(_),
+                ..
+            }
+        )
+    });
+    let identity = count(&|o| {
+        matches!(
+            o,
+            ColumnOption::Generated {
+                generation_expr: None,
+                ..
+            }
+        )
+    });
+    let default = count(&|o| matches!(o, ColumnOption::Default(_)));
+    let conflict = match (generated, identity, default) {
+        (0, _, _) => return Ok(()),
+        (2.., _, _) => "multiple generation clauses specified",
+        (_, 1.., _) => "both identity and generation expression specified",
+        (_, _, 1..) => "both default and generation expression specified",
+        _ => return Ok(()),
+    };
+    Err(SqlError::syntax(format!(
+        "{conflict} for column \"{column}\" of table \"{}\"",
+        folio_catalog::unqualified(table)
+    )))
 }
 
 /// The position of column `name` of `def`, or 42703.
@@ -886,6 +960,25 @@ pub fn alter_table(
                 db.catalog()
                     .rename_column(txn, &name, &old, &new, &rewrite)?;
             }
+            // `ALTER TABLE name RENAME CONSTRAINT old TO new` (a form of
+            // its own).
+            AlterTableOperation::RenameConstraint { old_name, new_name }
+                if operations.len() == 1 =>
+            {
+                let (old, new) = (names::ident(old_name), names::ident(new_name));
+                match db.catalog().rename_constraint(txn, &name, &old, &new) {
+                    Err(folio_catalog::CatalogError::NoSuchConstraint { .. }) => {
+                        return Err(SqlError::new(
+                            "42704",
+                            format!(
+                                "constraint \"{old}\" for table \"{}\" does not exist",
+                                folio_catalog::unqualified(&name)
+                            ),
+                        ));
+                    }
+                    other => other?,
+                }
+            }
             // `ALTER TABLE name RENAME TO new` (a form of its own).
             AlterTableOperation::RenameTable {
                 table_name: RenameTableNameKind::To(new),
@@ -955,6 +1048,26 @@ pub fn alter_table(
             }
             AlterTableOperation::AlterColumn { column_name, op } => {
                 let column = names::ident(column_name);
+                if let Some(def) = db.catalog().table(txn, &name)?
+                    && def
+                        .column(&column)
+                        .and_then(|c| def.generated_of(c))
+                        .is_some()
+                    && matches!(
+                        op,
+                        AlterColumnOperation::SetDefault { .. } | AlterColumnOperation::DropDefault
+                    )
+                {
+                    let mut e = SqlError::syntax(format!(
+                        "column \"{column}\" of relation \"{name}\" is a generated column"
+                    ));
+                    if matches!(op, AlterColumnOperation::DropDefault) {
+                        e.hint = Some(
+                            "Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead.".into(),
+                        );
+                    }
+                    return Err(e);
+                }
                 let expr = match op {
                     AlterColumnOperation::SetDefault { value } => {
                         let def = db
@@ -1084,9 +1197,16 @@ fn add_column(
     let mut not_null = false;
     let mut additions = Additions::default();
     let mut default = None;
+    let mut generated = None;
+    column_clauses(table, &column_name, &column.options)?;
     for option in &column.options {
         match option.option {
             ColumnOption::Default(ref expr) => default = Some(expr.clone()),
+            ColumnOption::Generated {
+                generated_as: GeneratedAs::ExpStored,
+                generation_expr: Some(ref expr),
+                ..
+            } => generated = Some(expr.clone()),
             ColumnOption::NotNull => not_null = true,
             ColumnOption::Null => not_null = false,
             ColumnOption::Check(_) | ColumnOption::ForeignKey { .. } => {
@@ -1112,24 +1232,33 @@ fn add_column(
         }
         other => other?,
     }
-    if let Some(expr) = default {
-        let mut defaults = Additions::default();
-        defaults.defaults.push((column_name.clone(), expr));
-        defaults.add(cx, txn, table)?;
+    if default.is_some() || generated.is_some() {
+        let mut filling = Additions::default();
+        match (default, generated) {
+            (Some(expr), _) => filling.defaults.push((column_name.clone(), expr)),
+            (None, Some(expr)) => filling.generated.push((column_name.clone(), expr)),
+            (None, None) => {}
+        }
+        let generating = !filling.generated.is_empty();
+        filling.add(cx, txn, table)?;
         cx.relations.ddl();
         let relation = access::relation(cx, txn, table)?;
         let position = access_column(&relation.def, &column_name)?;
         let constraints = Constraints::bind(cx, txn, &relation)?;
         let env = Env::at(cx.now);
-        let default = constraints.default_of(position);
+        // The value each row gets: the default's, or the generation
+        // expression's over the row.
+        let fill = match generating {
+            true => constraints.generated_of(position),
+            false => constraints.default_of(position),
+        };
         // Every row committed before the lock, written under the latest
         // snapshot (no other writer runs meanwhile).
         txn.with_latest_snapshot(|txn| -> Result<(), SqlError> {
             for (tid, old) in relation.scan(txn)? {
                 txn.check_interrupt()?;
                 let mut values = old.clone();
-                values[position] =
-                    types::coerce(default.eval(&[], &env)?, relation.types[position])?;
+                values[position] = types::coerce(fill.eval(&old, &env)?, relation.types[position])?;
                 match relation.update(txn, tid, &old, values)? {
                     folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {}
                     other => {
@@ -1149,6 +1278,32 @@ fn add_column(
         set_not_null(cx, txn, table, &column_name)?;
     }
     additions.add(cx, txn, table)
+}
+
+/// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`: the
+/// column keeps its values and becomes an ordinary one. A column that is
+/// not generated is 42601 (a notice with IF EXISTS), as PostgreSQL's.
+pub fn drop_expression(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    drop: &crate::parse::DropExpression,
+) -> Result<Output, SqlError> {
+    let table = &crate::temp_tables::resolve_name(cx, txn, &drop.table)?;
+    let column = &drop.column;
+    let def = (cx.db.catalog().table(txn, table)?)
+        .ok_or_else(|| SqlError::undefined_table(&drop.table))?;
+    access_column(&def, column)?;
+    if !cx.db.catalog().drop_expression(txn, table, column)? {
+        let message =
+            format!("column \"{column}\" of relation \"{table}\" is not a stored generated column");
+        if !drop.if_exists {
+            return Err(SqlError::new("55000", message));
+        }
+        notices.push(Notice::info(format!("{message}, skipping")));
+    }
+    cx.relations.ddl();
+    Ok(Output::command("ALTER TABLE"))
 }
 
 /// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage

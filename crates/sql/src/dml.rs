@@ -154,7 +154,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         None => None,
         Some(OnInsert::OnConflict(on)) => {
             let qualifier = alias.unwrap_or_else(|| name.clone());
-            Some(conflict::plan(&relation, &qualifier, on)?)
+            Some(conflict::plan(&relation, &qualifier, on, &constraints)?)
         }
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
@@ -170,7 +170,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
 }
 
 /// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
-fn is_default(e: &Expr) -> bool {
+pub(crate) fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
@@ -476,6 +476,7 @@ impl Change {
                     for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
+                    constraints.generate(relation, &mut values, env)?;
                     let written = match on_conflict {
                         None => Some(values),
                         Some(conflict) => {
@@ -524,6 +525,7 @@ impl Change {
                                 new[*c] =
                                     types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
                             }
+                            constraints.generate(relation, &mut new, env)?;
                             let projected = match returning {
                                 Some((items, _)) => {
                                     Some(project(items, &change_rows::seen(&others, &new), env)?)

@@ -26,6 +26,36 @@ pub fn drop_column(
     cascade: bool,
 ) -> Result<(), SqlError> {
     let column = names::ident(column);
+    // The generated columns that read it: 2BP01, or with CASCADE dropped
+    // first, as PostgreSQL's dependencies of a generated column on the
+    // columns it reads.
+    if let Some(def) = cx.db.catalog().table(txn, table)?
+        && let Some(position) = def.column(&column)
+    {
+        let readers = crate::generated::readers_of(&def, position);
+        let bare = folio_catalog::unqualified(table);
+        let described: Vec<String> = (readers.iter())
+            .map(|r| format!("column {r} of table {bare}"))
+            .collect();
+        if !readers.is_empty() && !cascade {
+            let details: Vec<String> = (described.iter())
+                .map(|d| format!("{d} depends on column {column} of table {bare}"))
+                .collect();
+            return Err(SqlError::new(
+                "2BP01",
+                format!(
+                    "cannot drop column {column} of table {bare} because other objects depend on it"
+                ),
+            )
+            .with_detail(details.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        notices.extend(Notice::cascaded(&described));
+        for reader in &readers {
+            let quoted = Ident::with_quote('"', reader);
+            drop_column(cx, txn, &mut Vec::new(), table, &quoted, false, true)?;
+        }
+    }
     let uses = |text: &str| names_column(text, &column);
     match cx
         .db
@@ -46,10 +76,11 @@ pub fn drop_column(
     Ok(())
 }
 
-/// Whether the stored expression `text` (a CHECK constraint's) names
+/// Whether the stored expression `text` (a CHECK constraint's or a
+/// generated column's) names
 /// `column`, plain or qualified; an expression that does not parse
 /// (stored ones always do) names nothing.
-fn names_column(text: &str, column: &str) -> bool {
+pub(crate) fn names_column(text: &str, column: &str) -> bool {
     let Ok(expr) = crate::parse::expression(text) else {
         return false;
     };

@@ -7,7 +7,7 @@
 use crate::aggregate;
 use crate::error::SqlError;
 use crate::parse;
-use crate::scalar::{self, Cmp, Columns, Env, Scalar};
+use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::types;
 use folio_catalog::{
     CatalogError, DerivedKeys, IndexDef, IndexEvaluator, IndexExprs, KeyExpr, Relation,
@@ -207,7 +207,7 @@ fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError
         ));
     }
     let bound = scalar::bind(e, relation)?;
-    if !immutable(&bound, relation) {
+    if !crate::immutable::immutable(&bound, &relation.types) {
         return Err(SqlError::new(
             "42P17",
             format!("functions in {} must be marked IMMUTABLE", part.singular()),
@@ -226,33 +226,6 @@ fn has_subquery(e: &Expr) -> bool {
         }
     }
     e.visit(&mut Find).is_break()
-}
-
-/// Whether `s` gives the same value for the same row in every session
-/// and transaction (PostgreSQL's rule for index expressions and
-/// predicates): no `now()`, no parameter, only immutable calls
-/// (`Func::immutable`) and casts (`types::cast_immutable`; a constant's
-/// is folded, as PostgreSQL folds it), and no comparison or arithmetic
-/// that turns on the TimeZone (a timestamptz with a date or timestamp,
-/// or plus an interval).
-fn immutable(s: &Scalar, columns: &(impl Columns + ?Sized)) -> bool {
-    let zoned = |a: &Scalar, b: &Scalar| {
-        let (a, b) = (a.ty_in(columns), b.ty_in(columns));
-        a != b && (a == SqlType::TimestampTz || b == SqlType::TimestampTz)
-    };
-    let here = match s {
-        Scalar::Now | Scalar::Param(_) => false,
-        Scalar::Func(f, args) => {
-            let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();
-            f.immutable(&types)
-        }
-        Scalar::Cast(e, to) => {
-            matches!(**e, Scalar::Const(_)) || types::cast_immutable(e.ty_in(columns), *to)
-        }
-        Scalar::Compare(_, a, b) | Scalar::Arith(_, a, b) => !zoned(a, b),
-        _ => true,
-    };
-    here && s.children().into_iter().all(|c| immutable(c, columns))
 }
 
 /// PostgreSQL's name part for an index key (`FigureColname`): a column's

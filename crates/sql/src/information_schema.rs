@@ -249,6 +249,9 @@ impl View {
                             None => Value::Null,
                         };
                         let identity = crate::system::identity(&sequences, &def, n);
+                        let generated = def.generated_of(n).map(|expr| {
+                            crate::deparse::parenthesized(&crate::deparse::default_text(expr, ty))
+                        });
                         let schema = match folio_catalog::split_temp_name(&def.name) {
                             Some((n, _)) => folio_catalog::temp_schema(n),
                             None => "public".to_string(),
@@ -263,7 +266,7 @@ impl View {
                             ty,
                             default,
                             !column.not_null,
-                            identity,
+                            (identity, generated.as_deref()),
                         ));
                     }
                 }
@@ -277,7 +280,7 @@ impl View {
                             ty,
                             Value::Null,
                             true,
-                            None,
+                            (None, None),
                         ));
                     }
                 }
@@ -288,7 +291,7 @@ impl View {
                             *ty,
                             Value::Null,
                             true,
-                            None,
+                            (None, None),
                         ));
                     }
                 }
@@ -422,7 +425,7 @@ fn column_row(
     ty: SqlType,
     default: Value,
     nullable: bool,
-    identity: Option<&SequenceDef>,
+    (identity, generated): (Option<&SequenceDef>, Option<&str>),
 ) -> Vec<Value> {
     let int = |v: Option<i64>| v.map_or(Value::Null, |v| Value::Int4(v as i32));
     let length = match ty {
@@ -508,6 +511,9 @@ fn column_row(
             row.push(text("NO"));
         }
     }
-    row.extend([text("NEVER"), Value::Null, text("YES")]);
+    match generated {
+        Some(expr) => row.extend([text("ALWAYS"), text(expr), text("YES")]),
+        None => row.extend([text("NEVER"), Value::Null, text("YES")]),
+    }
     row
 }

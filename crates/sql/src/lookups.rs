@@ -15,7 +15,7 @@ use crate::catalog_functions::{CatalogFunc, Reg};
 use crate::error::SqlError;
 use crate::names;
 use crate::system::{SystemRelation, index_definition};
-use folio_catalog::{Catalog, ConstraintKind, IndexDef, RefAction, TableDef};
+use folio_catalog::{Catalog, ConstraintKind, Described, IndexDef, RefAction, TableDef};
 use folio_db::Transaction;
 use sqlparser::ast::{Expr, Visit, Visitor};
 use std::collections::HashMap;
@@ -41,6 +41,10 @@ pub struct Lookups {
     /// The session's temporary namespace (`temp_tables.rs`), searched
     /// first by a bare name.
     temp: Option<u32>,
+    /// Comments (`comments.rs`): a relation's by (`'r'`, its oid, 0), a
+    /// column's by (`'a'`, its relation's oid, its attnum), a
+    /// constraint's by (`'c'`, its oid, 0).
+    descriptions: HashMap<(char, i64, i64), String>,
 }
 
 /// Whether `node` makes a call that looks the catalog up (then its
@@ -115,6 +119,9 @@ impl Lookups {
             }
         }
         out.tables = tables.into_iter().map(|t| (t.oid as i64, t)).collect();
+        for d in catalog.descriptions(txn)? {
+            out.descriptions.insert(description_key(&d), d.text);
+        }
         Ok(out)
     }
 
@@ -198,20 +205,78 @@ impl Lookups {
         }
     }
 
-    /// `pg_table_size(oid)` and `pg_relation_size(oid)` of a table: its
-    /// heap's pages, in bytes (folio has no free-space or visibility-map
-    /// files, and its TOAST table is shared); `None` for another kind of
-    /// relation (an index's size is not counted yet).
-    pub fn table_size(&self, oid: i64) -> Result<Option<i64>, SqlError> {
-        let (Some(def), Some(catalog)) = (self.tables.get(&oid), &self.catalog) else {
+    /// `pg_table_size`, `pg_relation_size(oid [, fork])`,
+    /// `pg_indexes_size`, `pg_total_relation_size` of relation `oid`, in
+    /// bytes, counted from its pages (`Catalog::table_pages`,
+    /// `index_pages`): a table's heap (folio has no free-space or
+    /// visibility-map files, so those forks are 0, and its TOAST table is
+    /// shared, so not counted), an index's tree. A view, a sequence
+    /// (whose values folio keeps in a shared tree) and a system relation
+    /// have none: 0. NULL for an oid that is no relation, as PostgreSQL.
+    pub fn size(
+        &self,
+        oid: i64,
+        what: SizeOf,
+        fork: Option<&str>,
+    ) -> Result<Option<i64>, SqlError> {
+        let main = match fork {
+            None | Some("main") => true,
+            Some("fsm" | "vm" | "init") => false,
+            Some(_) => {
+                return Err(SqlError::new("22023", "invalid fork name")
+                    .with_hint("Valid fork names are \"main\", \"fsm\", \"vm\", and \"init\"."));
+            }
+        };
+        let Some(catalog) = &self.catalog else {
             return Ok(None);
         };
-        let pages = catalog
-            .open_table(def)?
-            .page_ids()
-            .map_err(|e| SqlError::new("XX000", e.to_string()))?
-            .len();
-        Ok(Some((pages * folio_page::PAGE_SIZE) as i64))
+        let bytes = |pages: u64| pages as i64 * folio_page::PAGE_SIZE as i64;
+        let failed = |e: folio_catalog::CatalogError| SqlError::from(e);
+        if let Some(def) = self.tables.get(&oid) {
+            let heap = || catalog.table_pages(def).map_err(failed);
+            let indexes = || -> Result<u64, SqlError> {
+                let mut sum = 0;
+                for index in &def.indexes {
+                    sum += catalog.index_pages(index).map_err(failed)?;
+                }
+                Ok(sum)
+            };
+            return Ok(Some(bytes(match (what, main) {
+                (_, false) => 0,
+                (SizeOf::Fork | SizeOf::Table, true) => heap()?,
+                (SizeOf::Indexes, true) => indexes()?,
+                (SizeOf::Total, true) => heap()? + indexes()?,
+            })));
+        }
+        let index =
+            (self.tables.values()).find_map(|t| t.indexes.iter().find(|i| i.oid as i64 == oid));
+        if let Some(index) = index {
+            return Ok(Some(bytes(match (what, main) {
+                (SizeOf::Indexes, _) | (_, false) => 0,
+                _ => catalog.index_pages(index).map_err(failed)?,
+            })));
+        }
+        Ok(self.names.contains_key(&oid).then_some(0))
+    }
+
+    /// `obj_description(oid, catalog)`: the comment on relation `oid`
+    /// (`pg_class`) or constraint `oid` (`pg_constraint`); without a
+    /// catalog, either's (PostgreSQL's deprecated form).
+    pub fn description(&self, oid: i64, catalog: Option<&str>) -> Option<String> {
+        let kinds: &[char] = match catalog {
+            Some("pg_class") => &['r'],
+            Some("pg_constraint") => &['c'],
+            Some(_) => &[],
+            None => &['r', 'c'],
+        };
+        kinds
+            .iter()
+            .find_map(|&k| self.descriptions.get(&(k, oid, 0)).cloned())
+    }
+
+    /// `col_description(table, attnum)`.
+    pub fn column_description(&self, table: i64, attnum: i64) -> Option<String> {
+        self.descriptions.get(&('a', table, attnum)).cloned()
     }
 
     /// `pg_get_viewdef(oid)`.
@@ -222,6 +287,30 @@ impl Lookups {
     /// `pg_get_constraintdef(oid)`.
     pub fn constraint_definition(&self, oid: i64) -> Option<String> {
         self.constraints.get(&oid).cloned()
+    }
+}
+
+/// Which of a relation's sizes a size function gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeOf {
+    /// `pg_relation_size(oid [, fork])`: one fork (`main` by default).
+    Fork,
+    /// `pg_table_size`: every fork, without indexes.
+    Table,
+    /// `pg_indexes_size`: a table's indexes.
+    Indexes,
+    /// `pg_total_relation_size`: the table with its indexes.
+    Total,
+}
+
+/// The key of comment `d` in [`Lookups`]: what PostgreSQL's
+/// `pg_description` keys it by (its object's kind, oid and column
+/// number).
+pub fn description_key(d: &folio_catalog::Description) -> (char, i64, i64) {
+    match d.on {
+        Described::Relation => ('r', d.relation as i64, 0),
+        Described::Column(slot) => ('a', d.relation as i64, i64::from(slot) + 1),
+        Described::Constraint(oid) => ('c', oid as i64, 0),
     }
 }
 
@@ -253,7 +342,7 @@ fn constraint_definition(
             .map_or_else(String::new, |c| names::written(&c.name).to_string())
     };
     match kind {
-        ConstraintKind::Default { .. } => None,
+        ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => None,
         ConstraintKind::Check { expr } => Some(format!("CHECK ({expr})")),
         ConstraintKind::ForeignKey(fk) => {
             let columns: Vec<String> = fk.columns.iter().map(|c| column(table, c)).collect();

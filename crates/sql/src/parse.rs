@@ -27,6 +27,56 @@ pub enum Parsed {
     Checkpoint,
     /// `ALTER SEQUENCE` (sqlparser has none).
     AlterSequence(crate::sequences::Alter),
+    /// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`
+    /// (sqlparser has none).
+    DropExpression(DropExpression),
+    /// `COMMENT ON ... IS ...` (sqlparser's takes tables and columns only).
+    Comment(Comment),
+    /// `REINDEX INDEX | TABLE name` (sqlparser has none).
+    Reindex(Reindex),
+}
+
+/// `REINDEX [(VERBOSE)] {INDEX | TABLE} name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reindex {
+    /// `TABLE` (else `INDEX`).
+    pub table: bool,
+    pub name: String,
+}
+
+/// `COMMENT ON object IS 'text' | NULL`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    pub on: CommentOn,
+    /// `None`: `IS NULL`.
+    pub text: Option<String>,
+}
+
+/// What a COMMENT is on: relation names as `names::relation` gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommentOn {
+    Table(String),
+    Index(String),
+    View(String),
+    Sequence(String),
+    /// `COLUMN relation.column`.
+    Column {
+        relation: String,
+        column: String,
+    },
+    /// `CONSTRAINT name ON table`.
+    Constraint {
+        name: String,
+        table: String,
+    },
+}
+
+/// `ALTER TABLE table ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropExpression {
+    pub table: String,
+    pub column: String,
+    pub if_exists: bool,
 }
 
 /// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table, ...]`, `VACUUM (options)
@@ -90,6 +140,8 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), false)?),
             Some(Keyword::COPY) => Parsed::Copy(copy(&spanned[1..], &text)?),
+            Some(Keyword::COMMENT) => Parsed::Comment(comment(&plain(&spanned[1..]))?),
+            _ if word == "reindex" => Parsed::Reindex(reindex(&plain(&spanned[1..]))?),
             Some(Keyword::RESET) => {
                 let tokens = plain(&spanned[1..]);
                 let mut c = Cursor {
@@ -141,6 +193,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             {
                 spanned[1].token = Token::make_keyword("TABLE");
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && drop_expression(&plain(&spanned[2..])).is_some() =>
+            {
+                Parsed::DropExpression(drop_expression(&plain(&spanned[2..])).expect("matched")?)
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);
@@ -678,6 +736,124 @@ impl<'t> Cursor<'t> {
             _ => None,
         }
     }
+}
+
+/// `name ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]` (what
+/// follows `ALTER TABLE`), if the tokens are that statement (else `None`:
+/// sqlparser reads them).
+fn drop_expression(tokens: &[Token]) -> Option<Result<DropExpression, SqlError>> {
+    let mut c = Cursor { tokens, at: 0 };
+    let table = c.name().ok()?;
+    if !c.take_keyword(Keyword::ALTER) {
+        return None;
+    }
+    c.take_keyword(Keyword::COLUMN);
+    let column = names::ident(&c.ident().ok()?);
+    let expression = matches!(c.tokens.get(c.at + 1), Some(Token::Word(w))
+        if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("expression"));
+    if !expression || !c.take_keyword(Keyword::DROP) {
+        return None;
+    }
+    c.at += 1;
+    let if_exists = c.take_keyword(Keyword::IF);
+    Some((|| {
+        if if_exists {
+            c.expect_keyword(Keyword::EXISTS)?;
+        }
+        c.end()?;
+        Ok(DropExpression {
+            table,
+            column,
+            if_exists,
+        })
+    })())
+}
+
+/// The rest of `COMMENT`: `ON {TABLE | INDEX | VIEW | SEQUENCE} name |
+/// ON COLUMN relation.column | ON CONSTRAINT name ON table`, then `IS
+/// 'text' | IS NULL`. Other objects are 0A000 (folio has no schemas,
+/// functions or types of its own to comment on).
+fn comment(tokens: &[Token]) -> Result<Comment, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    c.expect_keyword(Keyword::ON)?;
+    let on = match c.next().and_then(keyword) {
+        Some(Keyword::TABLE) => CommentOn::Table(c.name()?),
+        Some(Keyword::INDEX) => CommentOn::Index(c.name()?),
+        Some(Keyword::VIEW) => CommentOn::View(c.name()?),
+        Some(Keyword::SEQUENCE) => CommentOn::Sequence(c.name()?),
+        Some(Keyword::COLUMN) => {
+            let mut parts = vec![c.ident()?];
+            while c.take(&Token::Period) {
+                parts.push(c.ident()?);
+            }
+            let column = names::ident(&parts.pop().expect("one part"));
+            if parts.is_empty() {
+                return Err(SqlError::syntax("column name must be qualified"));
+            }
+            let relation = names::relation(&ObjectName(
+                parts.into_iter().map(ObjectNamePart::Identifier).collect(),
+            ))?;
+            CommentOn::Column { relation, column }
+        }
+        Some(Keyword::CONSTRAINT) => {
+            let name = names::ident(&c.ident()?);
+            c.expect_keyword(Keyword::ON)?;
+            if c.take_keyword(Keyword::DOMAIN) {
+                return Err(SqlError::unsupported("COMMENT ON CONSTRAINT ... ON DOMAIN"));
+            }
+            CommentOn::Constraint {
+                name,
+                table: c.name()?,
+            }
+        }
+        Some(_) => {
+            return Err(SqlError::unsupported(format!("COMMENT ON {}", tokens[1])));
+        }
+        None => return Err(near(c.tokens.get(c.at - 1))),
+    };
+    c.expect_keyword(Keyword::IS)?;
+    let text = match c.next() {
+        Some(Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s)) => Some(s.clone()),
+        Some(t) if keyword(t) == Some(Keyword::NULL) => None,
+        other => return Err(near(other)),
+    };
+    c.end()?;
+    Ok(Comment { on, text })
+}
+
+/// The rest of `REINDEX`: `[(VERBOSE)] {INDEX | TABLE} name`. `SCHEMA`,
+/// `DATABASE`, `SYSTEM` and `CONCURRENTLY` are 0A000.
+fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    if c.take(&Token::LParen) {
+        for option in c.through_closing_paren()? {
+            if !matches!(option, Token::Word(w) if w.value.eq_ignore_ascii_case("verbose")) {
+                return Err(SqlError::unsupported(format!(
+                    "the REINDEX option {option}"
+                )));
+            }
+        }
+    }
+    let table = match c.next() {
+        Some(t) if keyword(t) == Some(Keyword::INDEX) => false,
+        Some(t) if keyword(t) == Some(Keyword::TABLE) => true,
+        Some(t)
+            if matches!(keyword(t), Some(Keyword::SCHEMA | Keyword::DATABASE))
+                || matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("system")) =>
+        {
+            return Err(SqlError::unsupported(format!(
+                "REINDEX {}",
+                t.to_string().to_uppercase()
+            )));
+        }
+        other => return Err(near(other)),
+    };
+    if c.take_keyword(Keyword::CONCURRENTLY) {
+        return Err(SqlError::unsupported("REINDEX CONCURRENTLY"));
+    }
+    let name = c.name()?;
+    c.end()?;
+    Ok(Reindex { table, name })
 }
 
 /// Whether a boolean option's value is true (no value: true).

@@ -265,6 +265,15 @@ impl Session {
                 Parsed::Reset(name) => self.reset(name),
                 Parsed::Checkpoint => self.checkpoint(),
                 Parsed::AlterSequence(alter) => self.alter_sequence(alter),
+                Parsed::DropExpression(drop) => self.utility(|cx, txn, notices| {
+                    crate::ddl::drop_expression(cx, txn, notices, drop)
+                }),
+                Parsed::Comment(comment) => self.utility(|cx, txn, notices| {
+                    crate::comments::comment(cx, txn, notices, comment)
+                }),
+                Parsed::Reindex(reindex) => {
+                    self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
+                }
             };
             let result = result.map_err(|e| self.why_canceled(e));
             drop(armed);
@@ -750,6 +759,19 @@ impl Session {
             return Err(SqlError::in_failed_block());
         }
         self.in_transaction(|cx, txn, _| crate::copy::copy_out(cx, txn, copy))
+    }
+
+    /// A DDL statement parsed by folio (`parse.rs`), run as any, in the
+    /// block's transaction or one of its own.
+    fn utility(
+        &mut self,
+        run: impl FnOnce(&Ctx<'_>, &mut Transaction, &mut Vec<Notice>) -> Result<Output, SqlError>,
+    ) -> Result<Output, SqlError> {
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        self.relations.ddl();
+        self.in_transaction(run)
     }
 
     fn alter_sequence(&mut self, alter: &sequences::Alter) -> Result<Output, SqlError> {

@@ -741,16 +741,22 @@ impl SystemRelation {
                             Some(_) => "d",
                             None => "",
                         };
-                        out.push(attribute_row(
+                        let generated = table.generated_of(n).is_some();
+                        let mut row = attribute_row(
                             table.oid as i64,
                             table.layout.attnum(n),
                             &column.name,
                             column.type_oid,
                             column.typmod,
                             column.not_null,
-                            default_shown(&sequences, &table, n).is_some(),
+                            default_shown(&sequences, &table, n).is_some() || generated,
                             identity,
-                        ));
+                        );
+                        if generated {
+                            // attgenerated: stored.
+                            row[12] = text("s");
+                        }
+                        out.push(row);
                     }
                     for dropped in table.layout.dropped() {
                         out.push(dropped_attribute_row(table.oid as i64, dropped));
@@ -886,9 +892,23 @@ impl SystemRelation {
             | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
-            | SystemRelation::Description
             | SystemRelation::Extension
             | SystemRelation::Enum => {}
+            SystemRelation::Description => {
+                for d in catalog.descriptions(txn)? {
+                    let (kind, objoid, subid) = crate::lookups::description_key(&d);
+                    let class = match kind {
+                        'c' => SystemRelation::Constraint.oid(),
+                        _ => SystemRelation::Class.oid(),
+                    };
+                    out.push(vec![
+                        oid(objoid),
+                        oid(class),
+                        Value::Int4(subid as i32),
+                        text(&d.text),
+                    ]);
+                }
+            }
             SystemRelation::Views => {
                 for view in catalog.views(txn)? {
                     out.push(vec![
@@ -953,7 +973,10 @@ impl SystemRelation {
                 let sequences = catalog.sequences(txn)?;
                 for table in catalog.tables(txn)? {
                     for constraint in &table.constraints {
-                        if let ConstraintKind::Default { column, expr } = &constraint.kind
+                        // A generated column's expression is its
+                        // pg_attrdef row too, as PostgreSQL keeps it.
+                        if let ConstraintKind::Default { column, expr }
+                        | ConstraintKind::Generated { column, expr } = &constraint.kind
                             && identity(&sequences, &table, usize::from(*column)).is_none()
                         {
                             // PostgreSQL's adbin is an analyzed
@@ -1157,7 +1180,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
     }
     for constraint in &table.constraints {
         match &constraint.kind {
-            ConstraintKind::Default { .. } => {}
+            ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => {}
             ConstraintKind::Check { expr } => {
                 let mut r = row(constraint.oid, &constraint.name, "c");
                 r[20] = text(expr);

@@ -12,6 +12,7 @@ mod constraints;
 mod currency;
 mod defs;
 mod drop_column;
+mod enums;
 mod error;
 mod hint_file;
 mod layout;
@@ -39,6 +40,7 @@ pub use constraints::ForeignKeyRequest;
 pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
+pub use enums::LabelPlace;
 pub use error::CatalogError;
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;

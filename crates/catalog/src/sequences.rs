@@ -470,6 +470,7 @@ impl Catalog {
             identity: identity.is_some(),
             generation: 0,
             view: None,
+            enum_body: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

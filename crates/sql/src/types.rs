@@ -795,6 +795,35 @@ mod binary_tests {
         assert_eq!(words, [3, 1, 0, 3, 1, 2345, 6780]);
     }
 
+    // Proves an enum value goes out in binary as its label's bytes
+    // (PostgreSQL's `enum_send`), comes back equal, and a label the type
+    // lacks is 22P02.
+    #[test]
+    fn enum_binary_is_the_label() {
+        let def = folio_row::EnumType::intern(folio_row::EnumType {
+            oid: 16390,
+            array_oid: 16389,
+            name: "mood".into(),
+            labels: ["sad", "ok"]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| folio_row::EnumLabel {
+                    oid: 16391 + i as u32,
+                    sort: i as f64 + 1.0,
+                    name: l.to_string(),
+                })
+                .collect(),
+        });
+        let ok = Value::Enum(def.value_of("ok").unwrap());
+        let sent = binary_output(&ok, def.oid).unwrap().unwrap();
+        assert_eq!(sent, b"ok");
+        assert_eq!(binary_input(&sent, SqlType::Enum(def)).unwrap(), ok);
+        assert_eq!(
+            binary_input(b"meh", SqlType::Enum(def)).unwrap_err().code,
+            "22P02"
+        );
+    }
+
     // Proves intervals go out in PostgreSQL's binary form (the bytes of
     // its `interval_send` for the same values) and come back.
     #[test]

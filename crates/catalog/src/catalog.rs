@@ -160,6 +160,9 @@ pub struct Catalog {
     index_evaluator: std::sync::OnceLock<Arc<dyn IndexEvaluator>>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
+    /// Whether an enum type may exist: unknown (0) until a scan of
+    /// `folio.class` tells, then 1 (none seen) or 2 (`enums.rs`).
+    pub(crate) enums_seen: std::sync::atomic::AtomicU8,
     /// Open heaps by table oid (`open_table`).
     tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
     /// All-visible words and pages with room kept across a clean restart,
@@ -245,6 +248,7 @@ impl Catalog {
             files: std::sync::OnceLock::new(),
             index_evaluator: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
+            enums_seen: std::sync::atomic::AtomicU8::new(0),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
             toast: Arc::new(Toast {
@@ -304,6 +308,7 @@ impl Catalog {
         if self.class(txn, name)?.is_some() {
             return Err(CatalogError::Exists(name.to_string()));
         }
+        let enums = self.lock_enums_of(txn, columns)?;
         let oid = self.next_oid()?;
         let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
         let class = ClassRow::new(oid, name, KIND_TABLE, pages.root());
@@ -322,6 +327,7 @@ impl Catalog {
             indexes: Vec::new(),
             constraints: Vec::new(),
             referenced_by: Vec::new(),
+            enums,
         })
     }
 
@@ -544,6 +550,7 @@ impl Catalog {
             generation: 0,
             view: None,
             exprs: exprs.clone(),
+            enum_body: None,
         };
         let def = IndexDef {
             oid,
@@ -939,6 +946,8 @@ impl Catalog {
         } else if class.kind == KIND_VIEW {
             let (tid, _) = self.class(txn, old)?.ok_or_else(missing)?;
             self.lock_view(txn, tid, old)?;
+        } else if class.kind == crate::defs::KIND_ENUM {
+            return Err(missing());
         } else {
             let table = self
                 .class_rows(txn)?
@@ -980,7 +989,7 @@ impl Catalog {
 
     /// Whether `txn` sees a table or index named `name`.
     pub fn relation_exists(&self, txn: &Transaction, name: &str) -> Result<bool, CatalogError> {
-        Ok(self.class(txn, name)?.is_some())
+        Ok((self.class(txn, name)?).is_some_and(|(_, c)| c.kind != crate::defs::KIND_ENUM))
     }
 
     /// The table `name` as `txn` sees it.
@@ -1315,6 +1324,9 @@ impl Catalog {
                 index.primary = true;
             }
         }
+        let type_oids =
+            (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
+        let enums = Catalog::enums_of(classes, type_oids);
         Ok(TableDef {
             oid: class.oid,
             name: class.name,
@@ -1324,6 +1336,7 @@ impl Catalog {
             indexes,
             constraints,
             referenced_by,
+            enums,
         })
     }
 

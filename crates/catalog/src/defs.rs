@@ -122,12 +122,22 @@ pub struct TableDef {
     pub constraints: Vec<ConstraintDef>,
     /// The foreign keys of other tables (or of itself) that reference it.
     pub referenced_by: Vec<ConstraintDef>,
+    /// The enum types of its columns (dropped ones' too), as the catalog
+    /// it was read from defines them (`enums.rs`).
+    pub enums: Vec<&'static folio_row::EnumType>,
 }
 
 impl TableDef {
     /// The table's primary key, if it has one.
     pub fn primary_key(&self) -> Option<&IndexDef> {
         self.indexes.iter().find(|i| i.primary)
+    }
+
+    /// The type of column `position`: a built-in type, or one of the
+    /// enum types the definition carries (`None`: neither).
+    pub fn column_type(&self, position: usize) -> Option<folio_row::SqlType> {
+        let c = &self.columns[position];
+        crate::enums::column_type(self, c.type_oid, c.typmod)
     }
 
     /// The position of column `name`.
@@ -324,6 +334,8 @@ pub(crate) const KIND_TABLE: u8 = b'r';
 pub(crate) const KIND_INDEX: u8 = b'i';
 pub(crate) const KIND_SEQUENCE: u8 = b'S';
 pub(crate) const KIND_VIEW: u8 = b'v';
+/// An enum type (`enums.rs`): no storage, its labels after the columns.
+pub(crate) const KIND_ENUM: u8 = b'e';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -365,6 +377,9 @@ pub(crate) struct ClassRow {
     /// An index's expressions and predicate (kind `i` only, after the
     /// columns; absent when empty: `index_exprs.rs`).
     pub exprs: IndexExprs,
+    /// An enum type's labels (kind `e` only, after the columns:
+    /// `enums.rs`).
+    pub enum_body: Option<crate::enums::EnumBody>,
 }
 
 impl ClassRow {
@@ -388,6 +403,7 @@ impl ClassRow {
             generation: 0,
             view: None,
             exprs: IndexExprs::default(),
+            enum_body: None,
         }
     }
 
@@ -416,6 +432,9 @@ impl ClassRow {
         }
         if self.kind == KIND_INDEX && !self.exprs.is_empty() {
             self.exprs.encode(&mut w);
+        }
+        if let Some(body) = &self.enum_body {
+            body.encode(&mut w);
         }
         w.0
     }
@@ -456,9 +475,13 @@ impl ClassRow {
             KIND_INDEX => IndexExprs::decode(&mut r)?,
             _ => IndexExprs::default(),
         };
+        let enum_body = match kind {
+            KIND_ENUM => Some(crate::enums::EnumBody::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
-        if ![KIND_TABLE, KIND_INDEX, KIND_SEQUENCE, KIND_VIEW].contains(&kind) {
+        if ![KIND_TABLE, KIND_INDEX, KIND_SEQUENCE, KIND_VIEW, KIND_ENUM].contains(&kind) {
             return Err(format!("relation kind {kind}"));
         }
         Ok(ClassRow {
@@ -479,6 +502,7 @@ impl ClassRow {
             generation,
             view,
             exprs,
+            enum_body,
         })
     }
 }
@@ -556,6 +580,7 @@ mod tests {
             generation: 0,
             view: None,
             exprs: IndexExprs::default(),
+            enum_body: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         let expression = ClassRow {
@@ -572,6 +597,17 @@ mod tests {
             ..class.clone()
         };
         assert_eq!(ClassRow::decode(&expression.encode()), Ok(expression));
+        let mood = ClassRow {
+            enum_body: Some(crate::enums::EnumBody {
+                array_oid: 16402,
+                labels: vec![
+                    (16403, 1.0f64.to_bits(), "sad".into()),
+                    (16404, 1.5f64.to_bits(), "ok".into()),
+                ],
+            }),
+            ..ClassRow::new(16401, "mood", KIND_ENUM, PageId(0))
+        };
+        assert_eq!(ClassRow::decode(&mood.encode()), Ok(mood));
         let view = ClassRow {
             view: Some(crate::views::ViewBody {
                 query: "SELECT a FROM t".into(),

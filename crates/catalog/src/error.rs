@@ -163,6 +163,19 @@ pub enum CatalogError {
         object: String,
         dependents: Vec<String>,
     },
+    /// CREATE TYPE or ALTER TYPE ... RENAME TO a name a type or relation
+    /// has (`enums.rs`).
+    #[error("type \"{0}\" already exists")]
+    TypeExists(String),
+    #[error("type \"{0}\" does not exist")]
+    NoSuchType(String),
+    /// A label an enum type cannot take or does not have, with
+    /// PostgreSQL's SQLSTATE and message.
+    #[error("{message}")]
+    EnumLabel {
+        sqlstate: &'static str,
+        message: String,
+    },
     /// DROP SEQUENCE of a sequence a column's default uses (`serial`).
     #[error("cannot drop sequence {sequence} because other objects depend on it")]
     SequenceOwned { sequence: String, table: String },
@@ -337,6 +350,9 @@ impl CatalogError {
             CatalogError::SequenceBounds { .. } => Some("22003"),
             CatalogError::SequenceOwned { .. } | CatalogError::DependedOn { .. } => Some("2BP01"),
             CatalogError::NotAView(_) => Some("42809"),
+            CatalogError::TypeExists(_) => Some("42710"),
+            CatalogError::NoSuchType(_) => Some("42704"),
+            CatalogError::EnumLabel { sqlstate, .. } => Some(sqlstate),
             CatalogError::ViewChange { .. } | CatalogError::ViewColumnType { .. } => Some("42P16"),
             _ => None,
         }

@@ -113,12 +113,14 @@ impl StoredLayout {
             all[usize::from(slot)] = *ty;
         }
         for d in &layout.dropped {
-            all[usize::from(d.slot)] =
-                SqlType::from_oid(d.type_oid, d.typmod).ok_or_else(|| {
-                    CatalogError::UnsupportedType {
-                        column: dropped_name(d.slot),
-                        type_oid: d.type_oid,
-                    }
+            // A dropped column is skipped, never read: one of an enum type
+            // (the only types with oids past the built-in ones), which may
+            // be dropped too, is skipped as the 8 bytes it is stored in.
+            all[usize::from(d.slot)] = SqlType::from_oid(d.type_oid, d.typmod)
+                .or_else(|| (u64::from(d.type_oid) >= crate::FIRST_OID).then_some(SqlType::Float8))
+                .ok_or_else(|| CatalogError::UnsupportedType {
+                    column: dropped_name(d.slot),
+                    type_oid: d.type_oid,
                 })?;
         }
         Ok(Some(StoredLayout {

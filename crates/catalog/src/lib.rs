@@ -13,6 +13,7 @@ mod currency;
 mod defs;
 mod descriptions;
 mod drop_column;
+mod enums;
 mod error;
 mod hint_file;
 mod index_exprs;
@@ -44,6 +45,7 @@ pub use defs::{
     ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
+pub use enums::LabelPlace;
 pub use error::CatalogError;
 pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};

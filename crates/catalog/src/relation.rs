@@ -229,9 +229,11 @@ pub(crate) fn column_types(def: &TableDef) -> Result<Vec<SqlType>, CatalogError>
     def.columns
         .iter()
         .map(|c| {
-            SqlType::from_oid(c.type_oid, c.typmod).ok_or_else(|| CatalogError::UnsupportedType {
-                column: c.name.clone(),
-                type_oid: c.type_oid,
+            crate::enums::column_type(def, c.type_oid, c.typmod).ok_or_else(|| {
+                CatalogError::UnsupportedType {
+                    column: c.name.clone(),
+                    type_oid: c.type_oid,
+                }
             })
         })
         .collect()

@@ -471,6 +471,7 @@ impl Catalog {
             generation: 0,
             view: None,
             exprs: Default::default(),
+            enum_body: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

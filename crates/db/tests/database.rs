@@ -32,9 +32,10 @@ fn create_commit_close_reopen_on_a_real_directory() {
     let stats = db.recovery_stats().unwrap();
     assert!(stats.records <= 2, "only the shutdown checkpoint: {stats}");
     assert_eq!(read_state(&open_trees(&db)), expected);
-    // The root map, the CSN log's directory, the catalog's ten trees
-    // (`folio.dropped` included), the two trees, and the toast heap's pages.
-    assert_eq!(db.verify().unwrap().len(), 15);
+    // The root map, the CSN log's directory, the catalog's twelve trees
+    // (`folio.dropped` and the two of `folio.description` included), the
+    // two trees, and the toast heap's pages.
+    assert_eq!(db.verify().unwrap().len(), 17);
     assert!(matches!(
         Database::create(&path, small_options()),
         Err(DbError::Locked { .. }) | Err(DbError::AlreadyExists { .. })

@@ -131,6 +131,9 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         }
         Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
+        // Its label's sort order, which never changes (`enums.rs`), so a
+        // label added between two others keys between them too.
+        Value::Enum(e) => out.extend_from_slice(&float_key(e.sort())),
         Value::Bool(b) => out.push(*b as u8),
         Value::Uuid(u) => out.extend_from_slice(u),
         // The span alone: intervals of one span are equal (`1 mon` =
@@ -188,6 +191,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Record(_) => 16,
             Value::Json(_) => 17,
             Value::Jsonb(_) => 18,
+            Value::Enum(_) => 19,
         };
         out.push(tag);
         if tag != 0 {
@@ -309,6 +313,7 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             }
             SqlType::Float4 => Value::Float4(float_from_key(r.array()?) as f32),
             SqlType::Float8 => Value::Float8(float_from_key(r.array()?)),
+            SqlType::Enum(def) => Value::Enum(def.value_at(float_from_key(r.array()?))?),
             SqlType::Bool => Value::Bool(r.byte()? != 0),
             SqlType::Uuid => Value::Uuid(r.array()?),
             SqlType::Interval => Value::Interval(crate::interval::Interval::from_span(

@@ -8,6 +8,7 @@ mod array_text;
 mod big;
 pub mod calendar;
 mod datetime_input;
+mod enums;
 mod error;
 mod interval;
 mod interval_input;
@@ -23,6 +24,7 @@ mod types;
 mod value;
 
 pub use datetime_input::{parse_date, parse_timestamp};
+pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};

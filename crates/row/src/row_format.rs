@@ -90,6 +90,8 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
             Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
+            // Its label's sort order (never changes: `enums.rs`).
+            Value::Enum(e) => out.extend_from_slice(&e.sort().to_le_bytes()),
             Value::Numeric(n) => out.extend_from_slice(&n.to_bytes()),
             // jsonb as its text, which reads back as the same value.
             Value::Text(s) | Value::Json(s) => {
@@ -271,6 +273,9 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
                 i32::from_le_bytes(b[8..12].try_into().expect("4")),
                 i64::from_le_bytes(b[..8].try_into().expect("8")),
             ))
+        }
+        SqlType::Enum(def) => {
+            Value::Enum(def.value_at(f64::from_le_bytes(a(8)[..8].try_into().expect("8")))?)
         }
         SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
         SqlType::Record => return Err(corrupt("a record in a stored row")),

@@ -176,6 +176,7 @@ impl Value {
             Value::Record(fields) => crate::record_text::record_out(fields),
             Value::Json(text) => text.clone(),
             Value::Jsonb(j) => j.to_text(),
+            Value::Enum(e) => e.label().name.clone(),
         })
     }
 
@@ -221,6 +222,7 @@ impl Value {
                 Value::Json(text.to_string())
             }
             SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
+            SqlType::Enum(def) => Value::Enum(def.value_of(text)?),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

@@ -1,6 +1,8 @@
 //! SQL types: the ones PostgreSQL's pgbench and everyday OLTP use, with
 //! PostgreSQL's type oids and names.
 
+use crate::enums::EnumType;
+
 /// A column's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SqlType {
@@ -35,6 +37,9 @@ pub enum SqlType {
     Json,
     /// `jsonb`: normalized JSON (`json.rs`).
     Jsonb,
+    /// A user-defined enum type, as one catalog version defines it
+    /// (`enums.rs`): its oid, name and labels.
+    Enum(&'static EnumType),
 }
 
 /// The element types arrays have.
@@ -79,6 +84,7 @@ impl SqlType {
             SqlType::Record => 2249,
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
+            SqlType::Enum(def) => def.oid,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -94,6 +100,7 @@ impl SqlType {
                 SqlType::Numeric(_) => 1231,
                 SqlType::Uuid => 2951,
                 SqlType::Interval => 1187,
+                SqlType::Enum(def) => def.array_oid,
                 _ => 1009,
             },
         }
@@ -104,6 +111,7 @@ impl SqlType {
     /// `None` for `char(n)` and arrays (no arrays of those here).
     pub fn array_of(self) -> Option<SqlType> {
         let element = match self {
+            SqlType::Enum(def) => return Some(SqlType::Array(def.sql_type())),
             SqlType::Varchar(_) => SqlType::Varchar(None),
             SqlType::Numeric(_) => SqlType::Numeric(None),
             other => other,
@@ -199,6 +207,7 @@ impl SqlType {
             SqlType::Record => "record".into(),
             SqlType::Json => "json".into(),
             SqlType::Jsonb => "jsonb".into(),
+            SqlType::Enum(def) => def.name.clone(),
         }
     }
 
@@ -217,6 +226,7 @@ impl SqlType {
     pub fn binary_coercible(self, to: SqlType) -> bool {
         match (self, to) {
             _ if self == to => true,
+            (SqlType::Enum(from), SqlType::Enum(to)) => from.oid == to.oid,
             (SqlType::Text | SqlType::Varchar(_), SqlType::Text | SqlType::Varchar(None)) => true,
             (SqlType::Varchar(Some(from)), SqlType::Varchar(Some(to))) => to >= from,
             (SqlType::Numeric(_), SqlType::Numeric(None)) => true,
@@ -240,7 +250,11 @@ impl SqlType {
         match self {
             SqlType::Int2 => Some(2),
             SqlType::Int4 | SqlType::Float4 | SqlType::Date => Some(4),
-            SqlType::Int8 | SqlType::Float8 | SqlType::Timestamp | SqlType::TimestampTz => Some(8),
+            SqlType::Int8
+            | SqlType::Float8
+            | SqlType::Timestamp
+            | SqlType::TimestampTz
+            | SqlType::Enum(_) => Some(8),
             SqlType::Bool => Some(1),
             SqlType::Uuid | SqlType::Interval => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),

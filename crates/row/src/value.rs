@@ -1,5 +1,6 @@
 //! SQL values, and how one is fitted to a column's type.
 
+use crate::enums::EnumValue;
 use crate::error::RowError;
 use crate::interval::Interval;
 use crate::json::Jsonb;
@@ -36,6 +37,8 @@ pub enum Value {
     Json(String),
     /// A `jsonb` value (`json.rs`).
     Jsonb(Box<Jsonb>),
+    /// A label of a user-defined enum type (`enums.rs`).
+    Enum(EnumValue),
 }
 
 impl Value {
@@ -61,6 +64,7 @@ impl Value {
             Value::Record(_) => "record",
             Value::Json(_) => "json",
             Value::Jsonb(_) => "jsonb",
+            Value::Enum(v) => &v.ty.name,
         }
     }
 
@@ -172,6 +176,7 @@ impl Value {
                 items.iter().all(|v| v.matches(*element))
             }
             (Value::Record(_), SqlType::Record) => true,
+            (Value::Enum(v), SqlType::Enum(t)) => v.ty.oid == t.oid,
             _ => false,
         }
     }
@@ -204,6 +209,10 @@ impl Value {
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),
+            // In the type's declared order (sort orders never change).
+            (Value::Enum(a), Value::Enum(b)) if a.ty.oid == b.ty.oid => {
+                a.sort().total_cmp(&b.sort())
+            }
             // Element by element, a NULL after every value (PostgreSQL's
             // array order), then the shorter first.
             // Field by field, the same order (PostgreSQL's record_cmp,

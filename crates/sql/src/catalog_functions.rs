@@ -417,7 +417,7 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
 pub fn type_name(oid: i64, typmod: i32) -> String {
     let known = u32::try_from(oid)
         .ok()
-        .and_then(|oid| SqlType::from_oid(oid, typmod));
+        .and_then(|oid| crate::user_types::of_oid(oid, typmod));
     match (known, oid) {
         (Some(ty), _) => ty.name(),
         (None, 18) => "\"char\"".into(),

@@ -665,7 +665,7 @@ fn serial_type(ty: &sqlparser::ast::DataType) -> Option<SqlType> {
 /// The type of column `position` of `def`.
 fn column_type(def: &TableDef, position: usize) -> Result<SqlType, SqlError> {
     let column = &def.columns[position];
-    SqlType::from_oid(column.type_oid, column.typmod)
+    def.column_type(position)
         .ok_or_else(|| SqlError::unsupported(format!("the type of column \"{}\"", column.name)))
 }
 

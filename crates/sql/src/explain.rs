@@ -1037,5 +1037,6 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Json => "json",
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
+        SqlType::Enum(def) => &def.name,
     })
 }

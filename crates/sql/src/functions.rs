@@ -95,6 +95,9 @@ pub enum Func {
     /// `to_date(text, template)`.
     ToDate,
     GenRandomUuid,
+    /// `enum_range(from, to)`, bound with the type's labels as a third
+    /// argument (`enum_functions.rs`).
+    EnumRange,
     CurrentDatabase,
     CurrentSchema,
     Version,
@@ -309,6 +312,7 @@ impl Func {
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
             Func::Advisory(f) => f.name(),
+            Func::EnumRange => Some("enum_range"),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -424,6 +428,7 @@ impl Func {
             | Func::ToChar
             | Func::ToDate => count == 2,
             Func::ToTimestamp => (1..=2).contains(&count),
+            Func::EnumRange => count == 3,
             Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::CurrentSchema
@@ -555,6 +560,7 @@ impl Func {
             Func::ToTimestamp => SqlType::TimestampTz,
             Func::ToDate => SqlType::Date,
             Func::GenRandomUuid => SqlType::Uuid,
+            Func::EnumRange => args.get(2).copied().unwrap_or(SqlType::Text),
             Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
@@ -582,6 +588,7 @@ impl Func {
                 | Func::Least
                 | Func::Concat
                 | Func::ConcatWs
+                | Func::EnumRange
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
@@ -887,6 +894,7 @@ impl Func {
                 )));
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,
+            Func::EnumRange => crate::enum_functions::range(&args),
             Func::Array(f) => f.eval(args)?,
             Func::Row(f) => f.eval(args)?,
             Func::Interval(f) => f.eval(&args)?,

@@ -147,6 +147,13 @@ pub fn prepare(
         let bound = checked(relation, e, Part::Key)?;
         bound.columns(&mut reads);
         let ty = bound.ty_in(relation);
+        // (The catalog keeps a key's type by oid, which names no enum's
+        // labels.)
+        if matches!(ty, SqlType::Enum(_) | SqlType::Array(SqlType::Enum(_))) {
+            return Err(SqlError::unsupported(format!(
+                "an index expression of an enum type ({e})"
+            )));
+        }
         keys.push(KeyExpr {
             sql: e.to_string(),
             type_oid: ty.oid(),

@@ -241,7 +241,7 @@ impl View {
                 let sequences = catalog.sequences(txn)?;
                 for def in catalog.tables(txn)? {
                     for (n, column) in def.columns.iter().enumerate() {
-                        let Some(ty) = SqlType::from_oid(column.type_oid, column.typmod) else {
+                        let Some(ty) = def.column_type(n) else {
                             continue;
                         };
                         let default = match crate::system::default_shown(&sequences, &def, n) {
@@ -272,7 +272,8 @@ impl View {
                 }
                 for view in catalog.views(txn)? {
                     for (n, column) in view.columns.iter().enumerate() {
-                        let Some(ty) = SqlType::from_oid(column.type_oid, column.typmod) else {
+                        let Some(ty) = crate::user_types::of_oid(column.type_oid, column.typmod)
+                        else {
                             continue;
                         };
                         out.push(column_row(
@@ -462,7 +463,12 @@ fn column_row(
     let data_type = match ty {
         SqlType::Array(_) => "ARRAY".to_string(),
         SqlType::Char(_) => "character".to_string(),
+        SqlType::Enum(_) => "USER-DEFINED".to_string(),
         _ => type_name(i64::from(ty.oid()), -1),
+    };
+    let udt_schema = match ty {
+        SqlType::Enum(_) => "public",
+        _ => "pg_catalog",
     };
     let mut row = vec![
         text(DATABASE),
@@ -484,7 +490,7 @@ fn column_row(
     row.resize(25, Value::Null);
     row.extend([
         text(DATABASE),
-        text("pg_catalog"),
+        text(udt_schema),
         text(&types::typname(ty)),
         Value::Null,
         Value::Null,

@@ -34,7 +34,7 @@ fn string(ty: SqlType) -> bool {
 }
 
 /// `a symbol b` (`=`, `<`, ...): 42883 when a typed string meets a typed
-/// number.
+/// number, or an enum a typed operand of another type.
 pub fn compared(
     symbol: &str,
     a: &Scalar,
@@ -58,7 +58,11 @@ fn operator(symbol: &str, x: Option<SqlType>, y: Option<SqlType>) -> Result<(), 
     let (Some(x), Some(y)) = (x, y) else {
         return Ok(());
     };
-    if (string(x) && y.is_number()) || (x.is_number() && string(y)) {
+    // An enum meets only its own type (PostgreSQL's enum operators are
+    // `anyenum` against the same type).
+    let enum_mismatch =
+        (matches!(x, SqlType::Enum(_)) || matches!(y, SqlType::Enum(_))) && x.oid() != y.oid();
+    if (string(x) && y.is_number()) || (x.is_number() && string(y)) || enum_mismatch {
         return Err(functions::no_operator(format!(
             "operator does not exist: {} {symbol} {}",
             set_types::name(x),

@@ -785,7 +785,7 @@ fn plan_select(
         Shape::Aggregate { output, .. } => columns
             .iter()
             .zip(output)
-            .map(|(c, _)| SqlType::from_oid(c.type_oid, -1).unwrap_or(SqlType::Text))
+            .map(|(c, _)| crate::user_types::of_oid(c.type_oid, -1).unwrap_or(SqlType::Text))
             .collect(),
     };
     // The columns the query reads: a single table's scan decodes only

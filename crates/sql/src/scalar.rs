@@ -961,7 +961,7 @@ fn typed_mark(rest: &str) -> Result<(usize, SqlType), SqlError> {
     let ty = oid
         .parse()
         .ok()
-        .and_then(|oid| SqlType::from_oid(oid, -1))
+        .and_then(|oid| crate::user_types::of_oid(oid, -1))
         .unwrap_or(SqlType::Text);
     Ok((mark_number(n, "")?, ty))
 }
@@ -1024,6 +1024,9 @@ fn function(
             },
         };
         return Ok(Scalar::Const(Value::Text(type_name)));
+    }
+    if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
+        return Ok(call);
     }
     let func = match Func::of(&name) {
         Some(func) if func.takes(args.len()) => func,
@@ -1701,6 +1704,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Record(_) => SqlType::Record,
         Value::Json(_) => SqlType::Json,
         Value::Jsonb(_) => SqlType::Jsonb,
+        Value::Enum(e) => SqlType::Enum(e.ty),
     }
 }
 

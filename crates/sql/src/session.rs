@@ -20,6 +20,7 @@ use crate::scalar::Env;
 use crate::settings::Settings;
 use crate::shape::ShapeCache;
 use crate::statement::Plan;
+use crate::user_types;
 use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
@@ -1251,6 +1252,7 @@ impl Session {
                 recursive: Default::default(),
                 views: Default::default(),
             };
+            let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
@@ -1265,7 +1267,11 @@ impl Session {
             recursive: Default::default(),
             views: Default::default(),
         };
-        let result = match f(&cx, &mut txn, &mut self.notices) {
+        let types = self.db.catalog().enum_types(&txn);
+        let result = match types.map_err(SqlError::from).and_then(|types| {
+            let _types = user_types::Scope::enter(types);
+            f(&cx, &mut txn, &mut self.notices)
+        }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
             Err(e) => {
                 let _ = txn.rollback();
@@ -1478,6 +1484,8 @@ fn run(
             | Statement::AlterIndex { .. }
             | Statement::CreateSequence { .. }
             | Statement::CreateView { .. }
+            | Statement::CreateType { .. }
+            | Statement::AlterType(_)
     ) {
         cx.relations.ddl();
     }
@@ -1509,6 +1517,20 @@ fn run(
             ..
         } => sequences::drop(cx, txn, notices, *if_exists, names),
         Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
+        Statement::CreateType {
+            name,
+            representation,
+        } => crate::enum_types::create(cx, txn, name, representation),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Type,
+            if_exists,
+            names,
+            cascade,
+            ..
+        } => crate::enum_types::drop(cx, txn, notices, *if_exists, names, *cascade),
+        Statement::AlterType(alter) => {
+            crate::enum_types::alter(cx, txn, notices, &alter.name, &alter.operation)
+        }
         Statement::CreateView { .. } => crate::views::create(cx, txn, statement),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::View,

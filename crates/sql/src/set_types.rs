@@ -234,7 +234,7 @@ fn category(ty: SqlType) -> Category {
         SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz => Category::DateTime,
         SqlType::Interval => Category::Timespan,
         SqlType::Array(_) => Category::Array,
-        SqlType::Record | SqlType::Json | SqlType::Jsonb => Category::Other,
+        SqlType::Record | SqlType::Json | SqlType::Jsonb | SqlType::Enum(_) => Category::Other,
         SqlType::Bytea | SqlType::Uuid => Category::Other,
     }
 }

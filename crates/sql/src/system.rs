@@ -85,7 +85,7 @@ pub enum SystemRelation {
     Extension,
     /// `pg_language`: `internal`, the language of every folio function.
     Language,
-    /// `pg_enum`: empty (folio has no enum types).
+    /// `pg_enum`: the labels of the enum types (`enum_types.rs`).
     Enum,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
@@ -795,6 +795,58 @@ impl SystemRelation {
                         Value::Null,
                     ]);
                 }
+                // The enum types, in `public` (PostgreSQL's typlen 4: the
+                // oid it stores; folio stores the 8-byte sort order).
+                for def in catalog.enum_types(txn)? {
+                    out.push(vec![
+                        oid(def.oid.into()),
+                        text(&def.name),
+                        oid(PUBLIC_NAMESPACE),
+                        oid(SUPERUSER_OID),
+                        Value::Int2(4),
+                        Value::Bool(true),
+                        text("e"),
+                        text("E"),
+                        oid(0),
+                        oid(0),
+                        oid(def.array_oid.into()),
+                        Value::Bool(false),
+                        oid(0),
+                        Value::Int4(-1),
+                        oid(0),
+                        Value::Null,
+                    ]);
+                    out.push(vec![
+                        oid(def.array_oid.into()),
+                        text(&format!("_{}", def.name)),
+                        oid(PUBLIC_NAMESPACE),
+                        oid(SUPERUSER_OID),
+                        Value::Int2(-1),
+                        Value::Bool(false),
+                        text("b"),
+                        text("A"),
+                        oid(0),
+                        oid(def.oid.into()),
+                        oid(0),
+                        Value::Bool(false),
+                        oid(0),
+                        Value::Int4(-1),
+                        oid(0),
+                        Value::Null,
+                    ]);
+                }
+            }
+            SystemRelation::Enum => {
+                for def in catalog.enum_types(txn)? {
+                    for label in &def.labels {
+                        out.push(vec![
+                            oid(label.oid.into()),
+                            oid(def.oid.into()),
+                            Value::Float4(label.sort as f32),
+                            text(&label.name),
+                        ]);
+                    }
+                }
             }
             SystemRelation::Index => {
                 for table in catalog.tables(txn)? {
@@ -892,8 +944,7 @@ impl SystemRelation {
             | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
-            | SystemRelation::Extension
-            | SystemRelation::Enum => {}
+            | SystemRelation::Extension => {}
             SystemRelation::Description => {
                 for d in catalog.descriptions(txn)? {
                     let (kind, objoid, subid) = crate::lookups::description_key(&d);
@@ -984,7 +1035,7 @@ impl SystemRelation {
                             let ty = table
                                 .columns
                                 .get(usize::from(*column))
-                                .and_then(|c| SqlType::from_oid(c.type_oid, c.typmod));
+                                .and_then(|c| crate::user_types::of_oid(c.type_oid, c.typmod));
                             let printed = match ty {
                                 Some(ty) => crate::deparse::default_text(expr, ty),
                                 None => expr.clone(),

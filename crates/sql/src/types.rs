@@ -99,7 +99,16 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "interval" => SqlType::Interval,
         "json" => SqlType::Json,
         "jsonb" => SqlType::Jsonb,
-        _ => {
+        other => {
+            // A user's type: unqualified or in `public`.
+            let user = match crate::names::parts(name).as_deref() {
+                Some([schema, name]) if schema == "public" => crate::user_types::named(name),
+                Some([_]) => crate::user_types::named(other),
+                _ => None,
+            };
+            if let Some(ty) = user {
+                return Ok(ty);
+            }
             return Err(SqlError::new(
                 "42704",
                 format!("type \"{name}\" does not exist"),
@@ -244,6 +253,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Json => "json",
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
+        SqlType::Enum(def) => &def.name,
     })
 }
 
@@ -271,6 +281,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::TimestampTz
             | SqlType::Json
             | SqlType::Jsonb
+            | SqlType::Enum(_)
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -527,6 +538,8 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Array(items) => array_binary(items, type_oid)?,
         Value::Record(fields) => crate::row_values::record_binary(fields)?,
         Value::Json(text) => text.as_bytes().to_vec(),
+        // PostgreSQL's enum_send: the label's bytes.
+        Value::Enum(e) => e.label().name.as_bytes().to_vec(),
         // PostgreSQL's jsonb_send: a version byte (1), then the text.
         Value::Jsonb(j) => {
             let mut out = vec![1];
@@ -541,7 +554,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
 /// and lower bound (1), then each element as its length (-1 for NULL)
 /// and binary form.
 fn array_binary(items: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
-    let element = SqlType::from_oid(type_oid, -1)
+    let element = crate::user_types::of_oid(type_oid, -1)
         .and_then(SqlType::element)
         .unwrap_or(SqlType::Text);
     let mut out = Vec::new();
@@ -660,7 +673,9 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
                 i64::from_be_bytes(b[..8].try_into().expect("8")),
             ))
         }
-        SqlType::Json => Value::from_text(ty, std::str::from_utf8(bytes).map_err(|_| bad())?)?,
+        SqlType::Json | SqlType::Enum(_) => {
+            Value::from_text(ty, std::str::from_utf8(bytes).map_err(|_| bad())?)?
+        }
         SqlType::Jsonb => match bytes.split_first() {
             Some((1, text)) => Value::from_text(ty, std::str::from_utf8(text).map_err(|_| bad())?)?,
             Some((version, _)) => {
@@ -805,6 +820,35 @@ mod binary_tests {
             .map(|c| i16::from_be_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(words, [3, 1, 0, 3, 1, 2345, 6780]);
+    }
+
+    // Proves an enum value goes out in binary as its label's bytes
+    // (PostgreSQL's `enum_send`), comes back equal, and a label the type
+    // lacks is 22P02.
+    #[test]
+    fn enum_binary_is_the_label() {
+        let def = folio_row::EnumType::intern(folio_row::EnumType {
+            oid: 16390,
+            array_oid: 16389,
+            name: "mood".into(),
+            labels: ["sad", "ok"]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| folio_row::EnumLabel {
+                    oid: 16391 + i as u32,
+                    sort: i as f64 + 1.0,
+                    name: l.to_string(),
+                })
+                .collect(),
+        });
+        let ok = Value::Enum(def.value_of("ok").unwrap());
+        let sent = binary_output(&ok, def.oid).unwrap().unwrap();
+        assert_eq!(sent, b"ok");
+        assert_eq!(binary_input(&sent, SqlType::Enum(def)).unwrap(), ok);
+        assert_eq!(
+            binary_input(b"meh", SqlType::Enum(def)).unwrap_err().code,
+            "22P02"
+        );
     }
 
     // Proves intervals go out in PostgreSQL's binary form (the bytes of

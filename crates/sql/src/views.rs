@@ -91,7 +91,7 @@ pub fn create(
     }
     let mut defs = Vec::with_capacity(planned.columns.len());
     for (i, (column, ty)) in planned.columns.iter().zip(&planned.types).enumerate() {
-        if folio_row::SqlType::from_oid(ty.oid(), ty.typmod()) != Some(*ty) {
+        if crate::user_types::of_oid(ty.oid(), ty.typmod()) != Some(*ty) {
             return Err(SqlError::unsupported(format!(
                 "a view column of type {}",
                 ty.name()

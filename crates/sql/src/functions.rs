@@ -125,6 +125,9 @@ pub enum Func {
     /// An advisory lock function (`advisory.rs`): runs on the session's
     /// locks, which the statement's `Env` carries.
     Advisory(crate::advisory::AdvisoryFunc),
+    /// A function about sessions (`backend_functions.rs`): runs on the
+    /// session's entry, which the statement's `Env` carries.
+    Backend(crate::backend_functions::BackendFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -297,6 +300,7 @@ impl Func {
             .or_else(|| RegexFunc::of(name).map(Func::Regex))
             .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
+            .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -309,6 +313,7 @@ impl Func {
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
             Func::Advisory(f) => f.name(),
+            Func::Backend(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -360,6 +365,7 @@ impl Func {
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
             Func::Advisory(f) => f.takes(count),
+            Func::Backend(f) => f.takes(count),
         }
     }
 
@@ -484,6 +490,7 @@ impl Func {
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
+            Func::Backend(f) => f.ty(),
         }
     }
 
@@ -804,6 +811,12 @@ impl Func {
                 return Err(SqlError::unsupported(format!(
                     "{} here (advisory lock functions run in queries and row changes)",
                     f.name().unwrap_or("an advisory lock function")
+                )));
+            }
+            Func::Backend(f) => {
+                return Err(SqlError::unsupported(format!(
+                    "{} here (session functions run in queries and row changes)",
+                    f.name().unwrap_or("a session function")
                 )));
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,

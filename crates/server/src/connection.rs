@@ -9,8 +9,9 @@ use crate::protocol::{self, Frame, Out, ProtocolError};
 use folio_db::Database;
 use folio_row::Value;
 use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, text_output};
-use folio_txn::Interrupt;
+use folio_txn::{CancelCause, Interrupt};
 use std::collections::HashMap;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 pub use folio_sql::SERVER_VERSION;
@@ -28,6 +29,9 @@ pub struct Ran {
 /// The session and the protocol state around it.
 pub struct Connection {
     session: Session,
+    /// Written by the session's waker (a terminate or a notification for
+    /// it): the I/O waits on it besides the client's socket.
+    wake: Arc<OwnedFd>,
     /// The session's cancel flag.
     interrupt: Arc<Interrupt>,
     portals: HashMap<String, Portal>,
@@ -43,24 +47,45 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A connection after a successful startup.
-    pub fn new(db: Arc<Database>) -> Connection {
-        let session = Session::new(db);
-        Connection {
+    /// A connection after a successful startup, its session registered
+    /// as process `pid`.
+    pub fn new(db: Arc<Database>, pid: u32) -> std::io::Result<Connection> {
+        let session = Session::with_pid(db, Some(pid));
+        let flags = rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK;
+        let wake = Arc::new(rustix::event::eventfd(0, flags)?);
+        let written = wake.clone();
+        session.backend().set_waker(Arc::new(move || {
+            // A full counter (never, in practice) still wakes the reader.
+            let _ = rustix::io::write(&*written, &1u64.to_ne_bytes());
+        }));
+        Ok(Connection {
+            wake,
             interrupt: session.interrupt(),
             session,
             portals: HashMap::new(),
             skipping: false,
             copying: None,
             out: Out::default(),
-        }
+        })
+    }
+
+    /// What the session's waker writes: readable when something came for
+    /// it ([`Connection::attend`]).
+    pub fn wake_fd(&self) -> BorrowedFd<'_> {
+        self.wake.as_fd()
+    }
+
+    /// Empties the wake-up counter (after a poll saw it readable).
+    pub fn drain_wake(&self) {
+        let mut counter = [0u8; 8];
+        let _ = rustix::io::read(&*self.wake, &mut counter);
     }
 
     /// Puts the startup's answers in the buffer, with the first
     /// ReadyForQuery.
     pub fn greet(&mut self, startup: Out) {
         self.out = startup;
-        self.out.ready_for_query(self.session.status().byte());
+        self.ready();
     }
 
     /// The connection's session.
@@ -94,6 +119,17 @@ impl Connection {
                 self.message(kind, body)?
             };
             ran.flush |= step.flush;
+            // A terminate that came while the message ran: the statement
+            // (if it noticed) failed with FATAL 57P01; else it is sent now.
+            if self.session.terminated() {
+                if !self.out.sent_fatal() {
+                    fatal(&mut self.out, "57P01", CancelCause::Terminate.message());
+                }
+                return Ok(Ran {
+                    flush: true,
+                    close: true,
+                });
+            }
             if step.close {
                 ran.close = true;
                 break;
@@ -116,7 +152,7 @@ impl Connection {
                 let (sql, _) = protocol::cstring(body)?;
                 if sql.trim().is_empty() {
                     self.out.empty_query_response();
-                    self.out.ready_for_query(self.session.status().byte());
+                    self.ready();
                     return Ok(flush);
                 }
                 let (outputs, failed) = self.session.simple_query(sql);
@@ -138,7 +174,7 @@ impl Connection {
                 if let Err(e) = self.session.end_pipeline() {
                     error(&mut self.out, &e);
                 }
-                self.out.ready_for_query(self.session.status().byte());
+                self.ready();
                 return Ok(flush);
             }
             b'H' => return Ok(flush),
@@ -175,15 +211,15 @@ impl Connection {
     /// a COPY FROM STDIN (which then waits for its data), then the error
     /// if one failed and ReadyForQuery.
     fn outputs(&mut self, mut outputs: std::vec::IntoIter<Output>, failed: Option<SqlError>) {
-        let out = &mut self.out;
         while let Some(output) = outputs.next() {
+            let out = &mut self.out;
             match output {
                 Output::Command { tag } => out.command_complete(&tag),
                 Output::Rows { columns, rows, tag } => {
                     describe(out, &columns, &[]);
                     if let Err(e) = send_rows(out, &columns, &rows, &[], &tag) {
                         error(out, &e);
-                        out.ready_for_query(self.session.status().byte());
+                        self.ready();
                         return;
                     }
                 }
@@ -203,9 +239,54 @@ impl Connection {
             }
         }
         if let Some(e) = failed {
-            error(out, &e);
+            error(&mut self.out, &e);
         }
-        out.ready_for_query(self.session.status().byte());
+        self.ready();
+    }
+
+    /// ReadyForQuery, after the notifications that came for the session
+    /// if it is idle outside a block (as PostgreSQL delivers them); none
+    /// once the session is terminated (its FATAL closes the connection).
+    fn ready(&mut self) {
+        if self.session.terminated() {
+            return;
+        }
+        self.deliver_notifications();
+        self.out.ready_for_query(self.session.status().byte());
+    }
+
+    /// The notifications waiting for the session as NotificationResponses,
+    /// if it is idle outside a block.
+    fn deliver_notifications(&mut self) {
+        if self.session.status() != folio_sql::TxStatus::Idle || self.copying.is_some() {
+            return;
+        }
+        for n in self.session.backend().take_notifications() {
+            self.out
+                .notification_response(n.pid, &n.channel, &n.payload);
+        }
+    }
+
+    /// Between requests, when its waker ran: a terminated session gets
+    /// PostgreSQL's FATAL 57P01 and closes; an idle one gets the
+    /// notifications that came for it. Cheap when nothing came (one
+    /// atomic load).
+    pub fn attend(&mut self) -> Ran {
+        if !self.session.backend().take_attention() {
+            return Ran::default();
+        }
+        if self.session.terminated() {
+            fatal(&mut self.out, "57P01", CancelCause::Terminate.message());
+            return Ran {
+                flush: true,
+                close: true,
+            };
+        }
+        self.deliver_notifications();
+        Ran {
+            flush: !self.out.buf.is_empty(),
+            close: false,
+        }
     }
 
     /// The COPY sub-protocol: CopyData until CopyDone or CopyFail; then the
@@ -268,7 +349,9 @@ fn error(out: &mut Out, e: &SqlError) {
     .into_iter()
     .filter_map(|(field, value)| value.map(|v| (field, v)))
     .collect();
-    out.error_fields(b'E', "ERROR", e.code, &e.message, &optional);
+    // `pg_terminate_backend` ends the session, not only its statement.
+    let severity = if e.code == "57P01" { "FATAL" } else { "ERROR" };
+    out.error_fields(b'E', severity, e.code, &e.message, &optional);
 }
 
 /// The session's notices as NoticeResponses.

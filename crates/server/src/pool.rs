@@ -250,7 +250,17 @@ impl Pool {
             flags |= EventFlags::OUT;
         }
         let guard = lock(&entry.served);
-        if let Err(e) = epoll::add(&self.inner.epoll, &guard.stream, token_data(token), flags) {
+        // The session's waker (a terminate, a notification) brings a turn
+        // too: edge-triggered, an event for every write.
+        let woken = epoll::add(
+            &self.inner.epoll,
+            guard.conn.wake_fd(),
+            token_data(token),
+            EventFlags::IN | EventFlags::ET,
+        );
+        if let Err(e) = woken
+            .and_then(|()| epoll::add(&self.inner.epoll, &guard.stream, token_data(token), flags))
+        {
             drop(guard);
             self.inner.remove(token);
             eprintln!("folio: cannot poll a connection: {e}");

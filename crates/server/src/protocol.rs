@@ -277,9 +277,16 @@ impl<'a> Reader<'a> {
 #[derive(Debug, Default)]
 pub struct Out {
     pub buf: Vec<u8>,
+    /// A FATAL error was put in: the connection closes after it.
+    fatal: bool,
 }
 
 impl Out {
+    /// Whether a FATAL error was put in.
+    pub fn sent_fatal(&self) -> bool {
+        self.fatal
+    }
+
     /// A message of type `kind` whose body `body` writes.
     fn message(&mut self, kind: u8, body: impl FnOnce(&mut Vec<u8>)) {
         self.buf.push(kind);
@@ -329,6 +336,16 @@ impl Out {
 
     pub fn ready_for_query(&mut self, status: u8) {
         self.message(b'Z', |b| b.push(status));
+    }
+
+    /// NotificationResponse: a `NOTIFY` on a channel the session listens
+    /// on, from session `pid`.
+    pub fn notification_response(&mut self, pid: u32, channel: &str, payload: &str) {
+        self.message(b'A', |b| {
+            b.extend_from_slice(&pid.to_be_bytes());
+            put_cstring(b, channel);
+            put_cstring(b, payload);
+        });
     }
 
     /// RowDescription: (name, type oid) per column, with the result
@@ -444,6 +461,7 @@ impl Out {
         message: &str,
         optional: &[(u8, &str)],
     ) {
+        self.fatal |= severity == "FATAL";
         self.message(kind, |b| {
             for (field, value) in [
                 (b'S', severity),

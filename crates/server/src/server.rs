@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::net::{TcpListener, UnixListener};
 
@@ -209,7 +209,6 @@ impl Server {
             max: config.max_connections,
             pool: pool.clone(),
             active: Arc::new(AtomicUsize::new(0)),
-            next_pid: AtomicU32::new(1),
         });
         let accept = std::thread::Builder::new()
             .name("folio-accept".into())
@@ -277,13 +276,14 @@ impl Drop for Server {
 }
 
 /// What the accept loops of every listener share: connections are
-/// counted against `max` and numbered across all of them.
+/// counted against `max` across all of them, and numbered by the
+/// database's live sessions (`Backends::reserve_pid`: the pid of the
+/// BackendKeyData is the session's `pg_backend_pid()`).
 struct Admission {
     shared: Arc<Shared>,
     max: usize,
     pool: Option<Arc<Pool>>,
     active: Arc<AtomicUsize>,
-    next_pid: AtomicU32,
 }
 
 impl Admission {
@@ -309,7 +309,7 @@ impl Admission {
         let slot = Slot {
             active: self.active.clone(),
             shared: self.shared.clone(),
-            pid: self.next_pid.fetch_add(1, Ordering::Relaxed),
+            pid: self.shared.db.txns().backends().reserve_pid(),
         };
         let pool = self.pool.clone();
         tokio::spawn(async move {

@@ -67,6 +67,10 @@ pub(crate) trait Accepted: AsyncRead + AsyncWrite + Unpin + Send + 'static {
 
     /// Leaves the runtime (still non-blocking).
     fn into_stream(self) -> io::Result<Stream>;
+
+    /// The client's address and port (`pg_stat_activity`): none for a
+    /// Unix-domain socket's.
+    fn peer(&self) -> Option<(String, u16)>;
 }
 
 impl Accepted for tokio::net::TcpStream {
@@ -77,6 +81,11 @@ impl Accepted for tokio::net::TcpStream {
     fn into_stream(self) -> io::Result<Stream> {
         self.into_std().map(Stream::Tcp)
     }
+
+    fn peer(&self) -> Option<(String, u16)> {
+        let addr = self.peer_addr().ok()?;
+        Some((addr.ip().to_string(), addr.port()))
+    }
 }
 
 impl Accepted for tokio::net::UnixStream {
@@ -86,5 +95,9 @@ impl Accepted for tokio::net::UnixStream {
 
     fn into_stream(self) -> io::Result<Stream> {
         self.into_std().map(Stream::Unix)
+    }
+
+    fn peer(&self) -> Option<(String, u16)> {
+        None
     }
 }

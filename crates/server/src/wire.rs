@@ -17,6 +17,7 @@ use crate::protocol::{MAX_MESSAGE, SSL_REQUEST};
 use crate::scram;
 use crate::server::{Auth, Shared};
 use crate::stream::{Accepted, Stream};
+use rustix::event::{PollFd, PollFlags};
 use std::io;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -102,6 +103,15 @@ impl Inbox {
     ) -> Result<Batch, ProtocolError> {
         let (end, needed) = self.complete()?;
         if end == 0 {
+            // Between requests: a terminate or notifications that came.
+            let attended = conn.attend();
+            if attended.flush && !conn.out.buf.is_empty() {
+                send(&conn.out.buf)?;
+                conn.out.buf.clear();
+            }
+            if attended.close {
+                return Ok(Batch::Close);
+            }
             return Ok(Batch::Needs(needed));
         }
         let ran = conn.run(&self.unread()[..end]);
@@ -232,7 +242,14 @@ pub(crate) async fn startup(
     {
         return Ok(None);
     }
-    let mut conn = Connection::new(shared.db.clone());
+    let mut conn = Connection::new(shared.db.clone(), pid)?;
+    let client = stream.peer();
+    conn.session().backend().update(|a| {
+        a.user = user.to_string();
+        a.database = database.to_string();
+        a.has_client = true;
+        a.client = client;
+    });
     if let Err(e) = startup_settings(&mut conn, &parameters) {
         return fatal(&mut stream, e.code, &e.message).await;
     }
@@ -240,6 +257,9 @@ pub(crate) async fn startup(
         .session()
         .show_setting("application_name")
         .unwrap_or_default();
+    conn.session()
+        .backend()
+        .update(|a| a.application_name = application_name.clone());
     let mut out = Out::default();
     out.authentication_ok();
     for (name, value) in [
@@ -401,7 +421,24 @@ pub(crate) fn on_thread(
                 }));
             }
             Batch::Needs(needed) => {
-                if inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
+                // Wait for the client or the session's waker.
+                let (client, woken) = {
+                    let wake = conn.wake_fd();
+                    let mut fds = [
+                        PollFd::new(&stream, PollFlags::IN),
+                        PollFd::new(&wake, PollFlags::IN),
+                    ];
+                    match rustix::event::poll(&mut fds, None) {
+                        Ok(_) => {}
+                        Err(rustix::io::Errno::INTR) => continue,
+                        Err(e) => return Err(io::Error::from(e).into()),
+                    }
+                    (!fds[0].revents().is_empty(), !fds[1].revents().is_empty())
+                };
+                if woken {
+                    conn.drain_wake();
+                }
+                if client && inbox.read_from(&mut stream, needed, &mut chunk)? == 0 {
                     return Ok(None);
                 }
             }

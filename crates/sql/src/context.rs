@@ -16,6 +16,8 @@ pub struct Ctx<'a> {
     pub sequences: &'a std::sync::Arc<crate::sequences::SessionSequences>,
     /// The session's advisory locks (`advisory.rs`).
     pub advisory: &'a crate::advisory::SessionAdvisory,
+    /// The session's entry among the live sessions (`backend.rs`).
+    pub backend: &'a crate::backend::SessionBackend,
     /// Microseconds since 2000-01-01 UTC at the transaction's start
     /// (`CURRENT_TIMESTAMP`).
     pub now: i64,

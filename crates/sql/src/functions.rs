@@ -128,6 +128,9 @@ pub enum Func {
     /// An advisory lock function (`advisory.rs`): runs on the session's
     /// locks, which the statement's `Env` carries.
     Advisory(crate::advisory::AdvisoryFunc),
+    /// A function about sessions (`backend_functions.rs`): runs on the
+    /// session's entry, which the statement's `Env` carries.
+    Backend(crate::backend_functions::BackendFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -300,6 +303,7 @@ impl Func {
             .or_else(|| RegexFunc::of(name).map(Func::Regex))
             .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
+            .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -313,6 +317,7 @@ impl Func {
             Func::Json(f) => f.name(),
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
+            Func::Backend(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -445,6 +450,7 @@ impl Func {
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
             Func::Advisory(f) => f.takes(count),
+            Func::Backend(f) => f.takes(count),
         }
     }
 
@@ -570,6 +576,7 @@ impl Func {
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
+            Func::Backend(f) => f.ty(),
         }
     }
 
@@ -891,6 +898,12 @@ impl Func {
                 return Err(SqlError::unsupported(format!(
                     "{} here (advisory lock functions run in queries and row changes)",
                     f.name().unwrap_or("an advisory lock function")
+                )));
+            }
+            Func::Backend(f) => {
+                return Err(SqlError::unsupported(format!(
+                    "{} here (session functions run in queries and row changes)",
+                    f.name().unwrap_or("a session function")
                 )));
             }
             Func::Catalog(f) => f.eval(&args, lookups)?,

@@ -4,10 +4,13 @@
 //! the PostgreSQL wire protocol. Design and status: `README.md`.
 
 mod access;
+mod activity;
 mod advisory;
 mod aggregate;
 mod alter_type;
 mod array_functions;
+pub mod backend;
+mod backend_functions;
 mod bytea_functions;
 mod catalog_functions;
 mod change_rows;

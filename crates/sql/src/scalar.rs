@@ -163,6 +163,9 @@ pub struct Env<'a> {
     /// The session's advisory locks (`advisory.rs`), where a statement
     /// may call their functions.
     pub advisory: Option<&'a crate::advisory::SessionAdvisory>,
+    /// The session's entry among the live sessions (`backend.rs`), where
+    /// a statement may call the functions about sessions.
+    pub backend: Option<&'a crate::backend::SessionBackend>,
 }
 
 /// Runs a correlated subquery for one outer row.
@@ -184,6 +187,7 @@ impl Env<'_> {
             sequences: None,
             lookups: None,
             advisory: None,
+            backend: None,
         }
     }
 
@@ -1327,6 +1331,13 @@ impl Scalar {
                     .map(|a| a.eval(row, env))
                     .collect::<Result<Vec<_>, _>>()?;
                 advisory.call(*f, &values)?
+            }
+            Scalar::Func(Func::Backend(f), args) if let Some(backend) = env.backend => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(row, env))
+                    .collect::<Result<Vec<_>, _>>()?;
+                f.call(backend, &values)?
             }
             Scalar::Func(f, args) => f.eval(
                 args.iter()

@@ -71,6 +71,9 @@ pub struct Session {
     sequences: Arc<crate::sequences::SessionSequences>,
     /// Its advisory locks (`advisory.rs`), given back when it ends.
     advisory: crate::advisory::SessionAdvisory,
+    /// Its entry among the live sessions (`backend.rs`), removed when it
+    /// ends.
+    backend: crate::backend::SessionBackend,
     /// Its temporary namespace (`temp_tables.rs`).
     temp: crate::temp_tables::TempTables,
     /// Plans made for prepared statements (a kept plan is not counted).
@@ -137,12 +140,27 @@ impl Drop for Session {
 }
 
 impl Session {
+    /// A session with the next free process id.
     pub fn new(db: Arc<Database>) -> Session {
+        Session::with_pid(db, None)
+    }
+
+    /// A session registered as process `pid` among the database's live
+    /// sessions (one the server reserved for the connection's
+    /// BackendKeyData: `Backends::reserve_pid`), or the next free one.
+    pub fn with_pid(db: Arc<Database>, pid: Option<u32>) -> Session {
         crate::index_exprs::lend(&db);
         let interrupt = Arc::new(Interrupt::new());
         let advisory = db.txns().advisory().owner(interrupt.clone());
+        let backend = crate::backend::SessionBackend::register(
+            db.txns().backends(),
+            pid,
+            interrupt.clone(),
+            (db.txns().advisory(), advisory.id()),
+        );
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
+            backend,
             db,
             block: Block::Idle,
             notices: Vec::new(),
@@ -172,8 +190,15 @@ impl Session {
         self.interrupt.clone()
     }
 
+    /// The session's entry among the live sessions (its process id, what
+    /// `pg_stat_activity` shows, its notifications).
+    pub fn backend(&self) -> &Arc<folio_txn::Backend> {
+        self.backend.backend()
+    }
+
     /// A new transaction that reads the session's cancel flag.
     fn begin_txn(&self, isolation: Isolation) -> Result<Transaction, SqlError> {
+        self.backend.begin();
         let mut txn = self.db.begin(isolation, self.durability())?;
         txn.set_interrupt(self.interrupt.clone());
         txn.set_advisory(self.advisory.owner().clone());
@@ -200,6 +225,7 @@ impl Session {
     pub fn take_notices(&mut self) -> Vec<Notice> {
         let mut notices = std::mem::take(&mut self.notices);
         notices.extend(self.advisory.take_warnings());
+        notices.extend(self.backend.take_warnings());
         for notice in &mut notices {
             self.temp.unqualify(&mut notice.message);
         }
@@ -221,7 +247,9 @@ impl Session {
                 return (Vec::new(), Some(e));
             }
         };
+        self.report_start(sql);
         let (outputs, error) = self.run_statements(&statements);
+        self.report_idle();
         let shaped = lent.is_some();
         if let Some(lent) = lent {
             self.shapes.give_back(lent, statements);
@@ -362,11 +390,13 @@ impl Session {
     /// Sync: commits the pipeline's implicit block, if one is open (an
     /// error in it already rolled it back).
     pub fn end_pipeline(&mut self) -> Result<(), SqlError> {
-        if self.implicit && self.copy.is_none() {
+        let ended = if self.implicit && self.copy.is_none() {
             self.end_implicit()
         } else {
             Ok(())
-        }
+        };
+        self.report_idle();
+        ended
     }
 
     /// Opens the implicit block of a multi-statement message.
@@ -554,6 +584,9 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
+        if let Some(prepared) = self.prepared.get(name) {
+            self.report_start(&prepared.text);
+        }
         let armed =
             crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
         let result = self.run_prepared(name, parameters);
@@ -569,9 +602,46 @@ impl Session {
     /// CancelRequest, or `statement_timeout`.
     fn why_canceled(&self, mut e: SqlError) -> SqlError {
         if e.code == "57014" {
-            e.message = self.interrupt.cause().message().to_string();
+            let cause = self.interrupt.cause();
+            if cause == folio_txn::CancelCause::Terminate {
+                e.code = "57P01";
+            }
+            e.message = cause.message().to_string();
         }
         e
+    }
+
+    /// `pg_terminate_backend` ended the session: its host closes it with
+    /// FATAL 57P01 ([`folio_txn::CancelCause::Terminate`]'s message).
+    pub fn terminated(&self) -> bool {
+        self.interrupt.is_terminated()
+    }
+
+    /// A statement (a query message's, or an Execute's) starts: what
+    /// `pg_stat_activity` shows.
+    fn report_start(&self, query: &str) {
+        let xact_start = match self.block {
+            Block::Idle => None,
+            _ => Some(self.block_start),
+        };
+        self.backend.statement_starts(query, xact_start);
+    }
+
+    /// The session waits for its client: its state as `pg_stat_activity`
+    /// shows it.
+    pub fn report_idle(&self) {
+        use folio_txn::BackendState;
+        let (state, xact_start) = match self.block {
+            _ if self.implicit => return,
+            Block::Idle => (BackendState::Idle, None),
+            Block::Open(_) => (BackendState::IdleInTransaction, Some(self.block_start)),
+            Block::Failed(_) => (
+                BackendState::IdleInTransactionAborted,
+                Some(self.block_start),
+            ),
+        };
+        self.backend
+            .idle(state, xact_start, self.settings.application_name());
     }
 
     /// A query or row change runs its kept plan (made at the first
@@ -800,6 +870,7 @@ impl Session {
             temp: &self.temp,
             sequences: &self.sequences,
             advisory: &self.advisory,
+            backend: &self.backend,
             now: self.block_start,
             recursive: Default::default(),
             views: Default::default(),
@@ -1038,6 +1109,29 @@ impl Session {
                 }
                 Ok(Output::command("DEALLOCATE"))
             }
+            Statement::LISTEN { channel } => {
+                let channel = crate::names::ident(channel);
+                self.in_transaction(|cx, _, _| {
+                    cx.backend.listen(Some(&channel), true);
+                    Ok(Output::command("LISTEN"))
+                })
+            }
+            Statement::UNLISTEN { channel } => {
+                let channel = crate::names::ident(channel);
+                let channel = (channel != "*").then_some(channel);
+                self.in_transaction(|cx, _, _| {
+                    cx.backend.listen(channel.as_deref(), false);
+                    Ok(Output::command("UNLISTEN"))
+                })
+            }
+            Statement::NOTIFY { channel, payload } => {
+                let channel = crate::names::ident(channel);
+                let payload = payload.clone().unwrap_or_default();
+                self.in_transaction(|cx, _, _| {
+                    cx.backend.notify(&channel, &payload)?;
+                    Ok(Output::command("NOTIFY"))
+                })
+            }
             Statement::Set(set) => self.set(set),
             Statement::Discard { object_type } => self.discard(*object_type),
             Statement::AlterRole { name, operation } => self.alter_role(name, operation),
@@ -1248,6 +1342,7 @@ impl Session {
                 temp: &self.temp,
                 sequences: &self.sequences,
                 advisory: &self.advisory,
+                backend: &self.backend,
                 now: self.block_start,
                 recursive: Default::default(),
                 views: Default::default(),
@@ -1263,6 +1358,7 @@ impl Session {
             temp: &self.temp,
             sequences: &self.sequences,
             advisory: &self.advisory,
+            backend: &self.backend,
             now: now(),
             recursive: Default::default(),
             views: Default::default(),
@@ -1401,6 +1497,7 @@ impl Session {
                     self.relations.ddl();
                 }
                 txn.commit()?;
+                self.backend.committed();
                 Ok(())
             }
             Err(e) => {

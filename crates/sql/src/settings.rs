@@ -168,6 +168,11 @@ fn show_milliseconds(ms: u32) -> String {
 }
 
 impl Settings {
+    /// `application_name` (what `pg_stat_activity` shows).
+    pub fn application_name(&self) -> &str {
+        &self.application_name
+    }
+
     /// Whether commits wait for the WAL flush (`synchronous_commit`).
     pub fn synchronous(&self) -> bool {
         self.synchronous_commit != "off"

@@ -120,6 +120,7 @@ impl Plan {
     ) -> Result<Output, SqlError> {
         let with_advisory = Env {
             advisory: Some(cx.advisory),
+            backend: Some(cx.backend),
             ..*env
         };
         let env = &with_advisory;

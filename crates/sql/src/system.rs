@@ -87,12 +87,16 @@ pub enum SystemRelation {
     Language,
     /// `pg_enum`: the labels of the enum types (`enum_types.rs`).
     Enum,
+    /// `pg_stat_activity`: the live sessions (`activity.rs`).
+    StatActivity,
+    /// `pg_locks`: the locks folio keeps (`activity.rs`).
+    Locks,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 34] = [
+const ALL: [SystemRelation; 36] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -127,6 +131,8 @@ const ALL: [SystemRelation; 34] = [
     SystemRelation::Extension,
     SystemRelation::Language,
     SystemRelation::Enum,
+    SystemRelation::StatActivity,
+    SystemRelation::Locks,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
@@ -263,6 +269,8 @@ impl SystemRelation {
             SystemRelation::Extension => "pg_extension",
             SystemRelation::Language => "pg_language",
             SystemRelation::Enum => "pg_enum",
+            SystemRelation::StatActivity => "pg_stat_activity",
+            SystemRelation::Locks => "pg_locks",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -306,6 +314,8 @@ impl SystemRelation {
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
             SystemRelation::Sequences => (12025, true),
+            SystemRelation::StatActivity => (12030, true),
+            SystemRelation::Locks => (12035, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -315,6 +325,8 @@ impl SystemRelation {
     pub fn columns(self) -> Columns {
         match self {
             SystemRelation::Information(view) => view.columns(),
+            SystemRelation::StatActivity => crate::activity::STAT_ACTIVITY_COLUMNS,
+            SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
             SystemRelation::Namespace => &[("oid", Int8), ("nspname", Text), ("nspowner", Int8)],
             SystemRelation::Class => &[
                 ("oid", Int8),
@@ -663,6 +675,16 @@ impl SystemRelation {
         let mut out = Vec::new();
         match self {
             SystemRelation::Information(view) => return view.rows(catalog, txn),
+            SystemRelation::StatActivity => {
+                return Ok(crate::activity::stat_activity_rows(
+                    txn.manager().backends(),
+                ));
+            }
+            SystemRelation::Locks => {
+                let mgr = txn.manager();
+                let advisory = mgr.advisory().rows();
+                return Ok(crate::activity::locks_rows(mgr.backends(), &advisory));
+            }
             SystemRelation::Namespace => {
                 out.push(vec![
                     oid(CATALOG_NAMESPACE),

@@ -178,6 +178,11 @@ const FUNCTIONS: &[Signature] = &[
     (1374, "octet_length", 'f', &[25], 23, "is"),
     (1375, "octet_length", 'f', &[1042], 23, "is"),
     (3103, "percent_rank", 'w', &[], 701, "is"),
+    // The functions about sessions (`backend_functions.rs`) that neither
+    // give `void` nor signal a session (a call with sample arguments
+    // must be harmless).
+    (2026, "pg_backend_pid", 'f', &[], 23, "sr"),
+    (2561, "pg_blocking_pids", 'f', &[23], 1007, "vs"),
     // The advisory lock functions that give a boolean (those that give
     // `void` give a text in folio: `advisory.rs`).
     (2884, "pg_advisory_unlock", 'f', &[20], 16, "vr"),

@@ -34,6 +34,8 @@ pub enum TableFunc {
     RegexSplit,
     /// A json or jsonb value's elements, members or keys.
     Json(crate::json_table_functions::JsonTableFunc),
+    /// `pg_listening_channels()`: the session's channels (`backend.rs`).
+    ListeningChannels,
 }
 
 /// A function in FROM with its arguments bound.
@@ -54,6 +56,7 @@ pub fn is_table_function(name: &ObjectName) -> bool {
             | "pg_partition_ancestors"
             | "regexp_matches"
             | "regexp_split_to_table"
+            | "pg_listening_channels"
     ) || crate::json_table_functions::JsonTableFunc::of(&names::function(name)).is_some()
 }
 
@@ -88,6 +91,7 @@ impl FunctionScan {
             "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
             "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
             "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
+            "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
             other => match crate::json_table_functions::JsonTableFunc::of(other) {
                 Some(f) if bound.len() == 1 => {
                     bound = vec![f.bind_arg(other, bound.remove(0))?];
@@ -118,6 +122,7 @@ impl FunctionScan {
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
             TableFunc::Json(f) => f.name(),
+            TableFunc::ListeningChannels => "pg_listening_channels",
         }
     }
 
@@ -139,7 +144,7 @@ impl FunctionScan {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
             TableFunc::PartitionAncestors => vec![SqlType::Int8],
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
-            TableFunc::RegexSplit => vec![SqlType::Text],
+            TableFunc::RegexSplit | TableFunc::ListeningChannels => vec![SqlType::Text],
             TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
         };
         if self.ordinality {
@@ -240,6 +245,12 @@ impl FunctionScan {
                     for item in items {
                         push(item)?;
                     }
+                }
+            }
+            TableFunc::ListeningChannels => {
+                let channels = env.backend.map(|b| b.backend().channels());
+                for channel in channels.unwrap_or_default() {
+                    push(Value::Text(channel))?;
                 }
             }
             TableFunc::RegexMatches | TableFunc::RegexSplit => {

@@ -71,7 +71,7 @@ pub enum AdvisoryMode {
 }
 
 impl AdvisoryMode {
-    fn conflicts(self, other: AdvisoryMode) -> bool {
+    pub fn conflicts(self, other: AdvisoryMode) -> bool {
         self == AdvisoryMode::Exclusive || other == AdvisoryMode::Exclusive
     }
 

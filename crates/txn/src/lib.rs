@@ -9,6 +9,7 @@
 //! and advisory locks (`advisory.rs`).
 
 mod advisory;
+mod backends;
 mod clock;
 mod csn_log;
 mod directory;
@@ -32,13 +33,16 @@ mod transaction;
 pub use advisory::{
     AdvisoryKey, AdvisoryLockRow, AdvisoryLocks, AdvisoryMode, AdvisoryOwner, AdvisoryScope,
 };
+pub use backends::{
+    Activity, Backend, BackendState, Backends, MAX_QUEUED, Notification, Registered,
+};
 pub use clock::{CommitClock, CsnTicket, Snapshot};
 pub use csn_log::{CsnLog, Limits};
 pub use directory::MAX_LOG_PAGES;
 pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
-pub use interrupt::{Cause as CancelCause, Interrupt};
+pub use interrupt::{Cause as CancelCause, Interrupt, WaitEvent};
 pub use live::{Ended, WaitPolicy};
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};

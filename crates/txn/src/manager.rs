@@ -103,6 +103,8 @@ pub struct TxnManager {
     pub(crate) serializable: crate::serializable::Serializable,
     /// Advisory locks (`advisory.rs`).
     advisory: Arc<crate::advisory::AdvisoryLocks>,
+    /// The live sessions (`backends.rs`).
+    backends: Arc<crate::backends::Backends>,
 }
 
 impl TxnManager {
@@ -128,12 +130,18 @@ impl TxnManager {
             relation_locks: Default::default(),
             serializable: Default::default(),
             advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config)),
+            backends: Arc::default(),
         }))
     }
 
     /// The database's advisory locks (`advisory.rs`).
     pub fn advisory(&self) -> &Arc<crate::advisory::AdvisoryLocks> {
         &self.advisory
+    }
+
+    /// The database's live sessions (`backends.rs`).
+    pub fn backends(&self) -> &Arc<crate::backends::Backends> {
+        &self.backends
     }
 
     /// Starts a transaction.

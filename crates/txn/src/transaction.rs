@@ -226,6 +226,9 @@ impl Transaction {
                 let entry = self.mgr.assign_xid()?;
                 let xid = entry.xid;
                 self.entry = Some(entry);
+                if let Some(interrupt) = &self.interrupt {
+                    interrupt.set_xid(Some(xid));
+                }
                 if let Some(id) = self.serializable {
                     self.mgr.serializable.register_xid(id, xid);
                 }
@@ -518,7 +521,7 @@ impl Transaction {
         mine.waiting_for.store(holder.0, Ordering::Release);
         let interrupt = self.interrupt.as_deref();
         if let Some(interrupt) = interrupt {
-            interrupt.waiting_on(Some(held.clone()));
+            interrupt.waiting_on(Some((held.clone(), holder)));
         }
         // The holder may be a session idle between its client's messages:
         // the host gets to free this thread's place first (folio-io's
@@ -585,6 +588,9 @@ impl Drop for Transaction {
         }
         if let Some(owner) = self.advisory.take() {
             owner.end_transaction();
+        }
+        if let Some(interrupt) = &self.interrupt {
+            interrupt.set_xid(None);
         }
         if let Some(id) = self.serializable.take() {
             self.mgr.serializable.end(id, self.mgr.clock().completed());

@@ -223,11 +223,7 @@ impl Catalog {
                     txn,
                     &now,
                     &index.name,
-                    crate::catalog::IndexKeys {
-                        positions: index.columns.clone(),
-                        order: index.order.clone(),
-                        exprs: index.exprs.clone(),
-                    },
+                    crate::catalog::IndexKeys::of(index),
                     IndexKind::of(index),
                 )?;
             }

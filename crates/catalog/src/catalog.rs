@@ -79,6 +79,17 @@ pub(crate) struct IndexKeys {
     pub exprs: IndexExprs,
 }
 
+impl IndexKeys {
+    /// The keys of an existing index (to build it again).
+    pub(crate) fn of(index: &IndexDef) -> IndexKeys {
+        IndexKeys {
+            positions: index.columns.clone(),
+            order: index.order.clone(),
+            exprs: index.exprs.clone(),
+        }
+    }
+}
+
 /// Key positions that are all columns, by name.
 fn named<'c>(columns: &[(&'c str, KeyOrder)]) -> Vec<(Option<&'c str>, KeyOrder)> {
     columns.iter().map(|&(c, o)| (Some(c), o)).collect()

@@ -143,12 +143,7 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let position = table
-            .column(column)
-            .ok_or_else(|| CatalogError::NoSuchColumn {
-                table: table_name.to_string(),
-                column: column.to_string(),
-            })? as u16;
+        let position = column_position(&table, table_name, column)?;
         let old: Vec<Tid> = self
             .constraint_rows(txn, table.oid)?
             .into_iter()
@@ -244,12 +239,7 @@ impl Catalog {
     ) -> Result<bool, CatalogError> {
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let position = table
-            .column(column)
-            .ok_or_else(|| CatalogError::NoSuchColumn {
-                table: table_name.to_string(),
-                column: column.to_string(),
-            })? as u16;
+        let position = column_position(&table, table_name, column)?;
         let found: Vec<Tid> = (self.constraint_rows(txn, table.oid)?.into_iter())
             .filter(|(_, c)| {
                 c.table_oid == table.oid
@@ -511,4 +501,15 @@ fn comparable(a: Option<SqlType>, b: Option<SqlType>) -> bool {
     };
     let widens = matches!((family(a), family(b)), (1, 3 | 4) | (4, 3));
     a.oid() == b.oid() || (family(a) != 0 && family(a) == family(b)) || widens
+}
+
+/// The position of `column` of `table` (called `table_name`), or 42703.
+fn column_position(table: &TableDef, table_name: &str, column: &str) -> Result<u16, CatalogError> {
+    table
+        .column(column)
+        .map(|p| p as u16)
+        .ok_or_else(|| CatalogError::NoSuchColumn {
+            table: table_name.to_string(),
+            column: column.to_string(),
+        })
 }

@@ -58,11 +58,7 @@ impl Catalog {
                         txn,
                         &table,
                         &index.name,
-                        crate::catalog::IndexKeys {
-                            positions: index.columns.clone(),
-                            order: index.order.clone(),
-                            exprs: index.exprs.clone(),
-                        },
+                        crate::catalog::IndexKeys::of(index),
                         IndexKind::of(index),
                     )?;
                     for comment in comments.iter().filter(|d| d.relation == index.oid) {

@@ -703,26 +703,13 @@ impl Catalog {
         }
         // A foreign key that references the table through this index, and
         // no other unique index over its columns, needs it.
-        let covers = |i: &IndexDef, columns: &[u16]| {
-            let (mut a, mut b) = (i.columns.clone(), columns.to_vec());
-            a.sort_unstable();
-            b.sort_unstable();
-            i.unique && a == b
-        };
         for key in &table.referenced_by {
             if let crate::defs::ConstraintKind::ForeignKey(fk) = &key.kind
-                && covers(
-                    table
-                        .indexes
-                        .iter()
-                        .find(|i| i.oid == index.oid)
-                        .ok_or_else(missing)?,
-                    &fk.ref_columns,
-                )
-                && !table
-                    .indexes
-                    .iter()
-                    .any(|i| i.oid != index.oid && covers(i, &fk.ref_columns))
+                && (table.indexes.iter().find(|i| i.oid == index.oid))
+                    .ok_or_else(missing)?
+                    .serves_key(&fk.ref_columns)
+                && !(table.indexes.iter())
+                    .any(|i| i.oid != index.oid && i.serves_key(&fk.ref_columns))
             {
                 return Err(CatalogError::IndexNeeded {
                     index: name.to_string(),

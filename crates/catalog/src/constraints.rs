@@ -98,14 +98,7 @@ impl Catalog {
                 if positions.len() != columns.len() {
                     return Err(CatalogError::KeyArity);
                 }
-                let mut wanted = positions.clone();
-                wanted.sort_unstable();
-                let unique = parent.indexes.iter().any(|i| {
-                    let mut have = i.columns.clone();
-                    have.sort_unstable();
-                    i.unique && have == wanted
-                });
-                if !unique {
+                if !parent.indexes.iter().any(|i| i.serves_key(&positions)) {
                     return Err(CatalogError::NoMatchingUnique(parent.name.clone()));
                 }
                 positions

@@ -65,6 +65,17 @@ impl IndexDef {
         self.exprs.is_empty()
     }
 
+    /// Whether a foreign key onto `columns` may use this index: a unique
+    /// index over plain columns, holding every row, over exactly these
+    /// columns in any order (PostgreSQL's rule; a partial or expression
+    /// index does not serve). The one owner of that rule in the catalog.
+    pub fn serves_key(&self, columns: &[u16]) -> bool {
+        let (mut have, mut wanted) = (self.columns.clone(), columns.to_vec());
+        have.sort_unstable();
+        wanted.sort_unstable();
+        self.unique && self.is_plain() && have == wanted
+    }
+
     /// Whether the index reads column `position` (a key column, or in an
     /// expression or the predicate).
     pub fn reads_column(&self, position: u16) -> bool {

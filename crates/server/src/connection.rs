@@ -12,7 +12,7 @@ use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, 
 use folio_txn::{CancelCause, Interrupt};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use folio_sql::SERVER_VERSION;
 
@@ -32,6 +32,10 @@ pub struct Connection {
     /// Written by the session's waker (a terminate or a notification for
     /// it): the I/O waits on it besides the client's socket.
     wake: Arc<OwnedFd>,
+    /// The client's socket while its own thread blocks reading it without
+    /// a poll ([`Connection::read_blocking`]): a terminate shuts its
+    /// reading side, so that the read returns.
+    blocking_reader: Arc<Mutex<Option<OwnedFd>>>,
     /// The session's cancel flag.
     interrupt: Arc<Interrupt>,
     portals: HashMap<String, Portal>,
@@ -54,12 +58,21 @@ impl Connection {
         let flags = rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK;
         let wake = Arc::new(rustix::event::eventfd(0, flags)?);
         let written = wake.clone();
+        let blocking_reader = Arc::new(Mutex::new(None::<OwnedFd>));
+        let reader = blocking_reader.clone();
+        let interrupt = session.interrupt();
         session.backend().set_waker(Arc::new(move || {
             // A full counter (never, in practice) still wakes the reader.
             let _ = rustix::io::write(&*written, &1u64.to_ne_bytes());
+            if interrupt.is_terminated()
+                && let Some(socket) = &*lock(&reader)
+            {
+                let _ = rustix::net::shutdown(socket, rustix::net::Shutdown::Read);
+            }
         }));
         Ok(Connection {
             wake,
+            blocking_reader,
             interrupt: session.interrupt(),
             session,
             portals: HashMap::new(),
@@ -73,6 +86,23 @@ impl Connection {
     /// it ([`Connection::attend`]).
     pub fn wake_fd(&self) -> BorrowedFd<'_> {
         self.wake.as_fd()
+    }
+
+    /// Lends it a clone of the client's socket while its I/O, on a thread
+    /// of its own, may wait with plain blocking reads (`None` when it
+    /// goes to the pool): a terminate then shuts the socket's reading
+    /// side, so that a blocked read returns (0) and [`Connection::attend`]
+    /// closes the connection with its FATAL.
+    pub fn lend_socket(&self, socket: Option<OwnedFd>) {
+        *lock(&self.blocking_reader) = socket;
+    }
+
+    /// Whether something but a terminate may come for it while idle (a
+    /// notification: it listens on a channel), so that its I/O must wait
+    /// on [`Connection::wake_fd`] too. Otherwise a plain blocking read of
+    /// a lent socket saves a system call per request.
+    pub fn needs_waker(&self) -> bool {
+        self.session.backend().listening()
     }
 
     /// Empties the wake-up counter (after a poll saw it readable).
@@ -562,4 +592,8 @@ fn extended(
         _ => unreachable!("only extended-protocol messages come here"),
     }
     Ok(Ok(()))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -19,6 +19,7 @@ use crate::server::{Auth, Shared};
 use crate::stream::{Accepted, Stream};
 use rustix::event::{PollFd, PollFlags};
 use std::io;
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -408,17 +409,28 @@ pub(crate) fn on_thread(
         mut conn,
     } = started;
     stream.set_nonblocking(false)?;
+    conn.lend_socket(Some(stream.as_fd().try_clone_to_owned()?));
     let mut chunk = vec![0u8; READ_CHUNK_BYTES];
     loop {
         match inbox.serve(&mut conn, &mut |answers| stream.write_all(answers))? {
             Batch::Ran => {}
             Batch::Close => return Ok(None),
             Batch::Needs(_) if !stay() => {
+                conn.lend_socket(None);
                 return Ok(Some(Started {
                     stream,
                     inbox,
                     conn,
                 }));
+            }
+            Batch::Needs(needed) if !conn.needs_waker() => {
+                // A terminate shuts the socket's reading side: the read
+                // returns 0 and the next turn closes with its FATAL.
+                if inbox.read_from(&mut stream, needed, &mut chunk)? == 0
+                    && !conn.session().terminated()
+                {
+                    return Ok(None);
+                }
             }
             Batch::Needs(needed) => {
                 // Wait for the client or the session's waker.

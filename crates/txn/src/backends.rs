@@ -134,6 +134,9 @@ pub struct Backend {
     /// Set before the waker runs; its host takes it between requests
     /// ([`Backend::take_attention`]).
     attention: AtomicBool,
+    /// Whether it listens on a channel: read by its host before each
+    /// wait, without the inbox's lock ([`Backend::listening`]).
+    listening: AtomicBool,
 }
 
 impl std::fmt::Debug for Backend {
@@ -223,6 +226,14 @@ impl Backend {
             }
             (None, _) => inbox.channels.clear(),
         }
+        self.listening
+            .store(!inbox.channels.is_empty(), Ordering::Release);
+    }
+
+    /// Whether it listens on a channel, so that notifications may come
+    /// for it while idle (its host then waits on its waker too).
+    pub fn listening(&self) -> bool {
+        self.listening.load(Ordering::Acquire)
     }
 
     /// The notifications queued for it, oldest first, taken.
@@ -265,6 +276,7 @@ impl Backends {
             }),
             inbox: Mutex::default(),
             waker: Mutex::new(None),
+            listening: AtomicBool::new(false),
             attention: AtomicBool::new(false),
         });
         let replaced = self.live().insert(pid, backend.clone());

@@ -14,8 +14,8 @@ use crate::error::SqlError;
 use crate::names;
 use crate::recursive::Cte;
 use sqlparser::ast::{
-    Cte as Definition, ObjectNamePart, Query, SetExpr, TableAlias, TableFactor, VisitMut,
-    VisitorMut, With,
+    Cte as Definition, FromTable, ObjectName, ObjectNamePart, Query, SetExpr, Statement,
+    TableAlias, TableFactor, VisitMut, VisitorMut, With,
 };
 use std::ops::ControlFlow;
 
@@ -23,25 +23,101 @@ use std::ops::ControlFlow;
 /// the recursive ones (a `WITH RECURSIVE`'s CTEs that name themselves).
 pub fn inline(query: &Query) -> Result<(Query, Vec<Cte>), SqlError> {
     let mut out = query.clone();
-    let Some(With {
+    let Some(with) = out.with.take() else {
+        return Ok((out, Vec::new()));
+    };
+    let (defined, recursive_ctes) = definitions(with)?;
+    substitute(&mut out, &defined)?;
+    Ok((out, recursive_ctes))
+}
+
+/// The row change a `WITH ... INSERT | UPDATE | DELETE` runs, its CTEs
+/// inlined where its source, FROM / USING items and subqueries name them
+/// (never in place of its target, which is always a table, as
+/// PostgreSQL's); `None` when `query`'s body is not a row change.
+pub fn inline_change(query: &Query) -> Result<Option<Statement>, SqlError> {
+    let (SetExpr::Insert(change) | SetExpr::Update(change) | SetExpr::Delete(change)) =
+        query.body.as_ref()
+    else {
+        return Ok(None);
+    };
+    if query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
+        return Err(SqlError::syntax(format!("syntax error in {query}")));
+    }
+    let mut change = change.clone();
+    let Some(with) = query.with.clone() else {
+        return Ok(Some(change));
+    };
+    let (defined, recursive) = definitions(with)?;
+    if !recursive.is_empty() {
+        return Err(SqlError::unsupported(
+            "a recursive WITH query in an INSERT, UPDATE or DELETE",
+        ));
+    }
+    let target = match &mut change {
+        Statement::Update { table, .. } => Some(&mut table.relation),
+        Statement::Delete(delete) => match &mut delete.from {
+            FromTable::WithFromKeyword(items) | FromTable::WithoutKeyword(items) => {
+                items.first_mut().map(|item| &mut item.relation)
+            }
+        },
+        _ => None,
+    };
+    // The target is kept out of the substitution.
+    let kept = target.map(|t| std::mem::replace(t, placeholder()));
+    let _ = change.visit(&mut Inline(&defined));
+    if let Some(kept) = kept {
+        match &mut change {
+            Statement::Update { table, .. } => table.relation = kept,
+            Statement::Delete(delete) => match &mut delete.from {
+                FromTable::WithFromKeyword(items) | FromTable::WithoutKeyword(items) => {
+                    items[0].relation = kept;
+                }
+            },
+            _ => {}
+        }
+    }
+    Ok(Some(change))
+}
+
+/// A CTE that is not recursive, by its name.
+type Named = (String, Definition);
+
+/// A FROM item no CTE names, to stand for a change's target meanwhile.
+fn placeholder() -> TableFactor {
+    TableFactor::Table {
+        name: ObjectName(Vec::new()),
+        alias: None,
+        args: None,
+        with_hints: Vec::new(),
+        version: None,
+        with_ordinality: false,
+        partitions: Vec::new(),
+        json_path: None,
+        sample: None,
+        index_hints: Vec::new(),
+    }
+}
+
+/// A WITH's CTEs in order, each with the earlier ones inlined in its
+/// query, and its recursive ones apart.
+fn definitions(with: With) -> Result<(Vec<Named>, Vec<Cte>), SqlError> {
+    let With {
         recursive,
         cte_tables,
         ..
-    }) = out.with.take()
-    else {
-        return Ok((out, Vec::new()));
-    };
+    } = with;
     let mut recursive_ctes: Vec<Cte> = Vec::new();
-    let mut defined: Vec<(String, Definition)> = Vec::with_capacity(cte_tables.len());
+    let mut defined: Vec<Named> = Vec::with_capacity(cte_tables.len());
     for mut cte in cte_tables {
         if cte.materialized.is_some() || cte.from.is_some() {
             return Err(SqlError::unsupported(format!(
                 "the common table expression {cte}"
             )));
         }
-        if !matches!(
+        if matches!(
             cte.query.body.as_ref(),
-            SetExpr::Select(_) | SetExpr::SetOperation { .. } | SetExpr::Query(_)
+            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_)
         ) {
             return Err(SqlError::unsupported(
                 "a WITH query that is not a SELECT (data-modifying CTEs)",
@@ -64,50 +140,51 @@ pub fn inline(query: &Query) -> Result<(Query, Vec<Cte>), SqlError> {
         }
         defined.push((name, cte));
     }
-    substitute(&mut out, &defined)?;
-    Ok((out, recursive_ctes))
+    Ok((defined, recursive_ctes))
 }
 
 /// Replaces the FROM items of `query` (and its subqueries) that name one
 /// of `ctes` by its query (after visiting them: a CTE's query naming a
 /// table of its own name means the table, and is not visited again).
 fn substitute(query: &mut Query, ctes: &[(String, Definition)]) -> Result<(), SqlError> {
-    struct Inline<'a>(&'a [(String, Definition)]);
-    impl VisitorMut for Inline<'_> {
-        type Break = ();
-        fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
-            let TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                ..
-            } = factor
-            else {
-                return ControlFlow::Continue(());
-            };
-            let [ObjectNamePart::Identifier(id)] = name.0.as_slice() else {
-                return ControlFlow::Continue(());
-            };
-            let wanted = names::ident(id);
-            let Some((_, cte)) = self.0.iter().find(|(n, _)| *n == wanted) else {
-                return ControlFlow::Continue(());
-            };
-            let alias = match alias.take() {
-                Some(a) if a.columns.is_empty() => TableAlias {
-                    name: a.name,
-                    columns: cte.alias.columns.clone(),
-                },
-                Some(a) => a,
-                None => cte.alias.clone(),
-            };
-            *factor = TableFactor::Derived {
-                lateral: false,
-                subquery: cte.query.clone(),
-                alias: Some(alias),
-            };
-            ControlFlow::Continue(())
-        }
-    }
     let _ = query.visit(&mut Inline(ctes));
     Ok(())
+}
+
+/// The visitor of [`substitute`].
+struct Inline<'a>(&'a [(String, Definition)]);
+impl VisitorMut for Inline<'_> {
+    type Break = ();
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        let TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } = factor
+        else {
+            return ControlFlow::Continue(());
+        };
+        let [ObjectNamePart::Identifier(id)] = name.0.as_slice() else {
+            return ControlFlow::Continue(());
+        };
+        let wanted = names::ident(id);
+        let Some((_, cte)) = self.0.iter().find(|(n, _)| *n == wanted) else {
+            return ControlFlow::Continue(());
+        };
+        let alias = match alias.take() {
+            Some(a) if a.columns.is_empty() => TableAlias {
+                name: a.name,
+                columns: cte.alias.columns.clone(),
+            },
+            Some(a) => a,
+            None => cte.alias.clone(),
+        };
+        *factor = TableFactor::Derived {
+            lateral: false,
+            subquery: cte.query.clone(),
+            alias: Some(alias),
+        };
+        ControlFlow::Continue(())
+    }
 }

@@ -25,7 +25,7 @@ use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
 use folio_txn::Interrupt;
-use sqlparser::ast::{Statement, TransactionIsolationLevel, TransactionMode};
+use sqlparser::ast::{SetExpr, Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
 
 /// One client's session over a database.
@@ -1761,7 +1761,13 @@ fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
         Statement::Insert(_) => "INSERT".to_string(),
         Statement::Update { .. } => "UPDATE".to_string(),
         Statement::Delete(_) => "DELETE".to_string(),
-        Statement::Query(_) => "SELECT FOR UPDATE".to_string(),
+        Statement::Query(q) => match q.body.as_ref() {
+            // WITH ... INSERT | UPDATE | DELETE.
+            SetExpr::Insert(_) => "INSERT".to_string(),
+            SetExpr::Update(_) => "UPDATE".to_string(),
+            SetExpr::Delete(_) => "DELETE".to_string(),
+            _ => "SELECT FOR UPDATE".to_string(),
+        },
         Statement::Copy { .. } => "COPY FROM".to_string(),
         Statement::Truncate { .. } => "TRUNCATE TABLE".to_string(),
         other => {

@@ -55,6 +55,11 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
+    if let Statement::Query(q) = statement
+        && let Some(change) = crate::cte::inline_change(q)?
+    {
+        return plan(cx, txn, &change);
+    }
     cx.views.borrow_mut().clear();
     let what = match statement {
         Statement::Query(q) => Kind::Query(Box::new(query::plan_query(cx, txn, q)?)),

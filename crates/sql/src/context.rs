@@ -24,6 +24,9 @@ pub struct Ctx<'a> {
     /// The recursive CTEs in scope while a query is planned
     /// (`recursive.rs`), innermost last.
     pub recursive: std::cell::RefCell<Vec<std::rc::Rc<crate::recursive::Cte>>>,
+    /// The data-modifying CTEs in scope while the parts of a statement
+    /// after them are planned (`modifying_cte.rs`).
+    pub produced: std::cell::RefCell<Vec<std::rc::Rc<crate::modifying_cte::Produced>>>,
     /// The views the statement being planned expanded (`views.rs`).
     pub views: std::cell::RefCell<Vec<crate::views::Used>>,
 }

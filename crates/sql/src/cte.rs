@@ -119,8 +119,10 @@ fn definitions(with: With) -> Result<(Vec<Named>, Vec<Cte>), SqlError> {
             cte.query.body.as_ref(),
             SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_)
         ) {
-            return Err(SqlError::unsupported(
-                "a WITH query that is not a SELECT (data-modifying CTEs)",
+            // (At the top level, `modifying_cte.rs` plans them.)
+            return Err(SqlError::new(
+                "0A000",
+                "WITH clause containing a data-modifying statement must be at the top level",
             ));
         }
         let name = names::ident(&cte.alias.name);

@@ -73,7 +73,8 @@ pub enum Source {
 
 /// A RETURNING list bound over the row the change's expressions see, and
 /// its result columns.
-type Returning = Option<(Vec<Scalar>, Vec<Column>)>;
+/// RETURNING's expressions, its columns and their types.
+type Returning = Option<(Vec<Scalar>, Vec<Column>, Vec<SqlType>)>;
 
 /// The rows an `INSERT` without `ON CONFLICT` hands to the heap at once.
 const INSERT_BATCH_ROWS: usize = 1000;
@@ -330,7 +331,7 @@ impl Change {
                     }
                     Source::Query(q) => q.param_types(types),
                 }
-                if let Some((items, _)) = returning {
+                if let Some((items, _, _)) = returning {
                     items
                         .iter()
                         .for_each(|s| s.param_types(&relation.types, types));
@@ -352,7 +353,7 @@ impl Change {
                 for s in assignments
                     .iter()
                     .map(|(_, s)| s)
-                    .chain(returning.iter().flat_map(|(items, _)| items))
+                    .chain(returning.iter().flat_map(|(items, _, _)| items))
                 {
                     s.param_types(seen, types);
                 }
@@ -368,7 +369,7 @@ impl Change {
                 subplans.iter().for_each(|s| s.plan.param_types(types));
                 rows.param_types(relation, types);
                 let seen = rows.row_types(relation);
-                for s in returning.iter().flat_map(|(items, _)| items) {
+                for s in returning.iter().flat_map(|(items, _, _)| items) {
                     s.param_types(seen, types);
                 }
             }
@@ -380,7 +381,28 @@ impl Change {
         match self {
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
-            | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c)| c.clone()),
+            | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c, _)| c.clone()),
+        }
+    }
+
+    /// The names and types of the columns RETURNING gives (`None`:
+    /// without RETURNING).
+    pub fn returning_shape(&self) -> Option<(Vec<String>, Vec<SqlType>)> {
+        match self {
+            Change::Insert { returning, .. }
+            | Change::Update { returning, .. }
+            | Change::Delete { returning, .. } => returning
+                .as_ref()
+                .map(|(_, c, t)| (c.iter().map(|c| c.name.clone()).collect(), t.clone())),
+        }
+    }
+
+    /// The table it changes.
+    pub fn target(&self) -> &Arc<Relation> {
+        match self {
+            Change::Insert { relation, .. }
+            | Change::Update { relation, .. }
+            | Change::Delete { relation, .. } => relation,
         }
     }
 
@@ -484,7 +506,7 @@ impl Change {
                         }
                     };
                     if let Some(row) = written {
-                        if let Some((items, _)) = returning {
+                        if let Some((items, _, _)) = returning {
                             out.push(project(items, &row, env)?);
                         }
                         count += 1;
@@ -527,7 +549,7 @@ impl Change {
                             }
                             constraints.generate(relation, &mut new, env)?;
                             let projected = match returning {
-                                Some((items, _)) => {
+                                Some((items, _, _)) => {
                                     Some(project(items, &change_rows::seen(&others, &new), env)?)
                                 }
                                 None => None,
@@ -568,7 +590,7 @@ impl Change {
                     )?;
                     if let Some(row) = written {
                         deleted += 1;
-                        if let Some((items, _)) = returning {
+                        if let Some((items, _, _)) = returning {
                             out.push(project(items, &change_rows::seen(&others, &row), env)?);
                         }
                     }
@@ -584,7 +606,9 @@ fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, S
     let Some(items) = items else {
         return Ok(None);
     };
-    Ok(Some(query::projection(scope, items)?))
+    let (items, columns) = query::projection(scope, items)?;
+    let types = items.iter().map(|s| s.ty_in(scope)).collect();
+    Ok(Some((items, columns, types)))
 }
 
 fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
@@ -594,7 +618,7 @@ fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>,
 /// The statement's output: its tag, with the RETURNING rows if any.
 fn finish(returning: &Returning, rows: Vec<Vec<Value>>, tag: String) -> Result<Output, SqlError> {
     Ok(match returning {
-        Some((_, columns)) => Output::Rows {
+        Some((_, columns, _)) => Output::Rows {
             columns: columns.clone(),
             rows,
             tag,

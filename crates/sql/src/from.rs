@@ -1245,8 +1245,15 @@ fn base(
             table,
         ));
     }
-    // (A name is looked for among recursive CTEs only while one is in
-    // scope: a plain statement pays no lookup.)
+    // (A name is looked for among data-modifying and recursive CTEs only
+    // while one is in scope: a plain statement pays no lookup.)
+    if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+        && !cx.produced.borrow().is_empty()
+        && let Some((label, table, scope)) =
+            crate::modifying_cte::reference(cx, &names::ident(id), alias.as_ref(), offset)?
+    {
+        return Ok((Base::WorkTable { label, table }, scope));
+    }
     if let [sqlparser::ast::ObjectNamePart::Identifier(id)] = name.0.as_slice()
         && !cx.recursive.borrow().is_empty()
         && let Some((reference, table)) =

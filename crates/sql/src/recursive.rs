@@ -42,7 +42,7 @@ impl WorkTable {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    fn set(&self, rows: Vec<Vec<Value>>) {
+    pub(crate) fn set(&self, rows: Vec<Vec<Value>>) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = rows;
     }
 }

@@ -873,6 +873,7 @@ impl Session {
             backend: &self.backend,
             now: self.block_start,
             recursive: Default::default(),
+            produced: Default::default(),
             views: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
@@ -1345,6 +1346,7 @@ impl Session {
                 backend: &self.backend,
                 now: self.block_start,
                 recursive: Default::default(),
+                produced: Default::default(),
                 views: Default::default(),
             };
             let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
@@ -1361,6 +1363,7 @@ impl Session {
             backend: &self.backend,
             now: now(),
             recursive: Default::default(),
+            produced: Default::default(),
             views: Default::default(),
         };
         let types = self.db.catalog().enum_types(&txn);

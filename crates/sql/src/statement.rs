@@ -7,6 +7,7 @@ use crate::context::Ctx;
 use crate::dml::{self, Change};
 use crate::error::SqlError;
 use crate::lookups::Lookups;
+use crate::modifying_cte::Changes;
 use crate::output::Output;
 use crate::query::{self, Planned};
 use crate::scalar::Env;
@@ -34,6 +35,8 @@ pub struct Plan {
 enum Kind {
     Query(Box<Planned>),
     Change(Box<Change>),
+    /// Data-modifying CTEs, then the rest (`modifying_cte.rs`).
+    Changes(Box<Changes>),
 }
 
 /// Whether `statement` is planned (a query or a row change): the one
@@ -55,6 +58,17 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
+    if let Statement::Query(q) = statement
+        && crate::modifying_cte::has_any(q)
+    {
+        let changes = crate::modifying_cte::plan(cx, txn, q)?;
+        return Ok(Some(Plan {
+            what: Kind::Changes(Box::new(changes)),
+            sequences: None,
+            lookups: false,
+            views: Vec::new(),
+        }));
+    }
     if let Statement::Query(q) = statement
         && let Some(change) = crate::cte::inline_change(q)?
     {
@@ -159,16 +173,27 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => planned.output(txn, env),
             Kind::Change(change) => change.run(txn, env),
+            Kind::Changes(changes) => {
+                for (table, plan) in &changes.first {
+                    if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {
+                        table.set(rows);
+                    }
+                }
+                changes.then.run(cx, txn, env)
+            }
         }
     }
 
     /// Whether every relation it uses is still current for `txn`.
     pub fn is_current(&self, txn: &Transaction) -> Result<bool, SqlError> {
-        let relations: Vec<&Arc<Relation>> = match &self.what {
-            Kind::Query(planned) => planned.relations(),
-            Kind::Change(change) => change.relations(),
-        };
-        for relation in relations {
+        if let Kind::Changes(changes) = &self.what {
+            for plan in changes.plans() {
+                if !plan.is_current(txn)? {
+                    return Ok(false);
+                }
+            }
+        }
+        for relation in self.relations() {
             if !relation.is_current(txn)? {
                 return Ok(false);
             }
@@ -189,14 +214,23 @@ impl Plan {
     /// as text).
     pub fn param_types(&self, count: usize) -> Vec<folio_row::SqlType> {
         let mut types = vec![None; count];
-        match &self.what {
-            Kind::Query(planned) => planned.param_types(&mut types),
-            Kind::Change(change) => change.param_types(&mut types),
-        }
+        self.infer_params(&mut types);
         types
             .into_iter()
             .map(|t| t.unwrap_or(folio_row::SqlType::Text))
             .collect()
+    }
+
+    fn infer_params(&self, types: &mut [Option<folio_row::SqlType>]) {
+        match &self.what {
+            Kind::Query(planned) => planned.param_types(types),
+            Kind::Change(change) => change.param_types(types),
+            Kind::Changes(changes) => {
+                for plan in changes.plans() {
+                    plan.infer_params(types);
+                }
+            }
+        }
     }
 
     /// The result columns it returns (`None`: it returns no rows).
@@ -204,6 +238,32 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => Some(planned.columns.clone()),
             Kind::Change(change) => change.returning_columns(),
+            Kind::Changes(changes) => changes.then.columns(),
+        }
+    }
+
+    /// The relations it reads and changes, those of its parts included.
+    pub(crate) fn relations(&self) -> Vec<&Arc<Relation>> {
+        match &self.what {
+            Kind::Query(planned) => planned.relations(),
+            Kind::Change(change) => change.relations(),
+            Kind::Changes(changes) => changes.plans().flat_map(|p| p.relations()).collect(),
+        }
+    }
+
+    /// The table it changes, if it is a row change.
+    pub(crate) fn target(&self) -> Option<&Arc<Relation>> {
+        match &self.what {
+            Kind::Change(change) => Some(change.target()),
+            _ => None,
+        }
+    }
+
+    /// The names and types of the rows a row change's RETURNING gives.
+    pub(crate) fn returning_shape(&self) -> Option<(Vec<String>, Vec<folio_row::SqlType>)> {
+        match &self.what {
+            Kind::Change(change) => change.returning_shape(),
+            _ => None,
         }
     }
 }

@@ -84,8 +84,13 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
         if let (Value::Bytea(x), Value::Bytea(y)) = (&a, &b) {
             return Ok(crate::bytea_functions::concat(x.clone(), y));
         }
-        // `a || b`: the text of both (PostgreSQL's anynonarray || text).
-        let text = |v: &Value| types::text_output(v).unwrap_or_default();
+        // `a || b`: the text of both (PostgreSQL's anynonarray || text),
+        // a boolean as its cast to text spells it (`'a' || true` is
+        // `atrue`; its output form, `t`, is what concat() shows).
+        let text = |v: &Value| match v {
+            Value::Bool(b) => b.to_string(),
+            v => types::text_output(v).unwrap_or_default(),
+        };
         return Ok(Value::Text(text(&a) + &text(&b)));
     }
     // A quoted literal (or a parameter) takes the type of the other side.

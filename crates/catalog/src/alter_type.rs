@@ -7,7 +7,7 @@
 
 use crate::catalog::{Catalog, IndexKind, attribute_named};
 use crate::constraints::check_key_types;
-use crate::defs::{ConstraintDef, ConstraintKind, IndexDef, KIND_INDEX, TableDef};
+use crate::defs::{ConstraintDef, ConstraintKind, IndexDef, TableDef};
 use crate::error::CatalogError;
 use folio_heap::Tid;
 use folio_row::{SqlType, Value};
@@ -201,12 +201,7 @@ impl Catalog {
             // The indexes over the columns go (their trees come back once
             // this commits: `reclaim.rs`) ...
             for index in &rebuilt {
-                let (tid, _) = self
-                    .class(txn, &index.name)?
-                    .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
-                    .ok_or_else(|| CatalogError::NoSuchIndex(index.name.clone()))?;
-                self.classes.delete(txn, tid)?;
-                self.note_dropped(txn, index.oid, KIND_INDEX, index.root)?;
+                self.delete_index_class(txn, &index.name, index.oid, index.root)?;
             }
             // ... every row is written again under the new types, its old
             // version read as written, under the old ones ...

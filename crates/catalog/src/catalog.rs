@@ -688,8 +688,7 @@ impl Catalog {
         let table = self.lock_table(txn, &table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         // Locked: the index may have gone meanwhile.
-        let (tid, _) = self
-            .class(txn, name)?
+        self.class(txn, name)?
             .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
             .ok_or_else(missing)?;
         if !as_constraint
@@ -720,9 +719,27 @@ impl Catalog {
             }
         }
         self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            self.note_dropped(txn, index.oid, KIND_INDEX, index.root)
+            self.delete_index_class(txn, name, index.oid, index.root)
         })
+    }
+
+    /// Deletes index `name`'s (oid `oid`, tree at `root`) row of
+    /// `folio.class` and notes the drop, so its pages come back once it
+    /// commits (`reclaim.rs`): the one way an index goes, for DROP INDEX,
+    /// REINDEX and a column type change. Inside the caller's savepoint.
+    pub(crate) fn delete_index_class(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        oid: u64,
+        root: folio_page::PageId,
+    ) -> Result<(), CatalogError> {
+        let (tid, _) = self
+            .class(txn, name)?
+            .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == oid)
+            .ok_or_else(|| CatalogError::NoSuchIndex(name.to_string()))?;
+        self.classes.delete(txn, tid)?;
+        self.note_dropped(txn, oid, KIND_INDEX, root)
     }
 
     /// `TRUNCATE name`: under `ACCESS EXCLUSIVE` (other transactions'

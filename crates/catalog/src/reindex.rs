@@ -13,7 +13,7 @@
 //! index a new file); its comment moves with it.
 
 use crate::catalog::{Catalog, IndexKind};
-use crate::defs::{IndexDef, KIND_INDEX};
+use crate::defs::IndexDef;
 use crate::descriptions::Described;
 use crate::error::CatalogError;
 use folio_txn::{LockMode, Transaction};
@@ -48,12 +48,7 @@ impl Catalog {
                 .collect();
             self.in_savepoint(txn, |txn| {
                 for index in &chosen {
-                    let (tid, _) = self
-                        .class(txn, &index.name)?
-                        .filter(|(_, c)| c.kind == KIND_INDEX && c.oid == index.oid)
-                        .ok_or_else(|| CatalogError::NoSuchIndex(index.name.clone()))?;
-                    self.classes.delete(txn, tid)?;
-                    self.note_dropped(txn, index.oid, KIND_INDEX, index.root)?;
+                    self.delete_index_class(txn, &index.name, index.oid, index.root)?;
                     let rebuilt = self.build_index_over(
                         txn,
                         &table,

@@ -672,6 +672,52 @@ fn prepared_statements_keep_their_plans() {
     assert_eq!(s.plans_made(), 4);
 }
 
+// Proves a prepared statement with a data-modifying CTE keeps one plan
+// whose parts take each execution's parameters (each CTE run once per
+// execution, its RETURNING rows the rest's input), and is planned again
+// when DDL changes a table any part uses.
+#[test]
+fn prepared_data_modifying_ctes_keep_their_plans() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table queue (id int primary key, job text)");
+    ok(&mut s, "create table done (id int, job text)");
+    ok(
+        &mut s,
+        "insert into queue values (1, 'a'), (2, 'b'), (3, 'c')",
+    );
+    let sql = "with d as (delete from queue where id <= $1 returning *) \
+               insert into done select id * $2, job from d returning id";
+    assert_eq!(s.prepare("move", sql).unwrap(), 2);
+    let moved = |s: &mut Session, upto: &str| match s
+        .execute_prepared("move", &[Some(upto.into()), Some("10".into())])
+        .unwrap()
+    {
+        Output::Rows { rows, tag, .. } => {
+            let ids: Vec<String> = rows.iter().map(|r| text_output(&r[0]).unwrap()).collect();
+            (ids, tag)
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        moved(&mut s, "1"),
+        (vec!["10".to_string()], "INSERT 0 1".to_string())
+    );
+    assert_eq!(moved(&mut s, "1"), (vec![], "INSERT 0 0".to_string()));
+    assert_eq!(s.plans_made(), 1);
+    ok(&mut s, "create index on done (job)");
+    let (mut ids, _) = moved(&mut s, "3");
+    ids.sort();
+    assert_eq!(ids, ["20", "30"]);
+    assert_eq!(s.plans_made(), 2);
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*) from queue union all select count(*) from done"
+        ),
+        [text(&["0"]), text(&["3"])]
+    );
+}
+
 // Proves COPY ... TO STDOUT writes PostgreSQL 15's text format (checked
 // against it on the same rows): tab-separated, \N for NULL, backslash,
 // tab, newline and carriage return escaped; a column list; the tag.

@@ -88,7 +88,7 @@ pub fn vacuum(
     if !exists {
         return Ok(None);
     }
-    vacuum_guarded(catalog, relation, txns).map(Some)
+    vacuum_guarded(catalog, relation, txns, false).map(Some)
 }
 
 /// Vacuums the catalog's own tables (`Catalog::vacuum_catalog`; a
@@ -104,16 +104,26 @@ pub fn vacuum_catalog(
 }
 
 /// [`vacuum`] for a caller that holds the storage guard and read the
-/// relation under it.
+/// relation under it (`auto`: autovacuum). The table's statistics
+/// (`pg_stat_user_tables`) take the live and dead rows it found.
 fn vacuum_guarded(
     catalog: &Catalog,
     relation: &Relation,
     txns: &Arc<TxnManager>,
+    auto: bool,
 ) -> Result<VacuumStats, CatalogError> {
     let indexes: Vec<&Index> = relation.indexes.iter().map(|i| &i.index).collect();
-    counted(&catalog.activity(relation.def.oid), || {
+    // The counts of transactions that ended before it are published
+    // first, so what it found replaces them rather than being changed by
+    // them later.
+    txns.backends().publish_stats();
+    let result = counted(&catalog.activity(relation.def.oid), || {
         relation.table.vacuum(txns, &indexes)
-    })
+    })?;
+    let live = result.versions.saturating_sub(result.recently_dead);
+    let now = folio_row::calendar::now();
+    (txns.stats()).report_vacuum(relation.def.oid, live, result.recently_dead, auto, now);
+    Ok(result)
 }
 
 /// Runs a vacuum of a table whose counts are `activity`: the dead versions
@@ -192,7 +202,7 @@ pub fn autovacuum_pass(
         if (dead as f64) < config.threshold as f64 + config.scale_factor * versions as f64 {
             continue;
         }
-        let result = vacuum_guarded(catalog, &relation, txns)?;
+        let result = vacuum_guarded(catalog, &relation, txns, true)?;
         stats.vacuumed += 1;
         stats.index_entries_removed += result.index_entries_removed;
     }

@@ -757,9 +757,10 @@ impl Catalog {
             .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
         let mut deleted = 0;
         for (tid, _) in relation.scan(txn)? {
-            relation.delete(txn, tid)?;
+            relation.remove(txn, tid)?;
             deleted += 1;
         }
+        txn.count_truncate(table.oid);
         Ok(deleted)
     }
 
@@ -1181,13 +1182,23 @@ impl Catalog {
 
     /// `ANALYZE relation`: gathers its statistics as `txn` sees its rows
     /// (`statistics.rs`) for the planner, and keeps every table's in the
-    /// data directory if one was given ([`Catalog::keep_hints_in`]).
+    /// data directory if one was given ([`Catalog::keep_hints_in`]); the
+    /// cumulative statistics take its row count and time (folio-txn
+    /// `stat_store.rs`).
     pub fn analyze(
         &self,
         relation: &crate::Relation,
         txn: &Transaction,
     ) -> Result<Arc<crate::TableStats>, CatalogError> {
+        // (Counts of transactions that ended before it go first: what it
+        // found replaces them.)
+        txn.manager().backends().publish_stats();
         let stats = crate::statistics::analyze(relation, txn)?;
+        // Its live rows as counted (a table up to the sample's size is
+        // read whole) for `pg_stat_user_tables`.
+        let now = folio_row::calendar::now();
+        let live = stats.rows.round() as u64;
+        (txn.manager().stats()).report_analyze(relation.def.oid, live, now);
         // A hint: a file that cannot be written (a full disk) leaves them
         // in memory, as before the file, and fails nothing.
         if let Some(dir) = self.files.get() {

@@ -196,8 +196,10 @@ impl Catalog {
         kind: u8,
         root: PageId,
     ) -> Result<(), CatalogError> {
-        // Its comments go with it (`descriptions.rs`).
+        // Its comments go with it (`descriptions.rs`), its statistics
+        // when this commits (folio-txn `stat_counts.rs`).
         self.drop_descriptions(txn, oid, |_| true)?;
+        txn.count_drop(oid);
         self.note(txn, RELATION, oid, kind, root)
     }
 

@@ -553,6 +553,9 @@ impl Relation {
             encoded.push(self.encode(txn, values)?);
         }
         let tids = self.table.insert_many(txn, &encoded)?;
+        // Counted as put on the heap: a row an index refuses below is
+        // deleted again, and its transaction fails (a dead row).
+        txn.count_insert(self.def.oid, tids.len() as u64);
         for (i, (&tid, keys)) in tids.iter().zip(&keys).enumerate() {
             if let Err(e) = self.enter(txn, tid, keys, &encoded[i]) {
                 for (&later, row) in tids[i + 1..].iter().zip(&encoded[i + 1..]) {
@@ -674,7 +677,11 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
-        self.replace(txn, tid, values, &keys, indexed_changed, self)
+        let write = self.replace(txn, tid, values, &keys, indexed_changed, self)?;
+        if let Write::Done(_) | Write::Hot(_) = write {
+            txn.count_update(self.def.oid, matches!(write, Write::Hot(_)));
+        }
+        Ok(write)
     }
 
     /// A column type change's rewrite of the version at `tid`, written
@@ -732,6 +739,16 @@ impl Relation {
 
     /// Deletes the version at `tid`.
     pub fn delete(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, CatalogError> {
+        let write = self.remove(txn, tid)?;
+        if write == Write::Done(None) {
+            txn.count_delete(self.def.oid);
+        }
+        Ok(write)
+    }
+
+    /// [`Relation::delete`] without counting it in the table's statistics
+    /// (TRUNCATE's deletes, which PostgreSQL does not count).
+    pub(crate) fn remove(&self, txn: &mut Transaction, tid: Tid) -> Result<Write, CatalogError> {
         self.lock_for_writes(txn)?;
         let write = self.table.delete(txn, tid)?;
         if write == Write::Done(None) {

@@ -13,7 +13,9 @@
 
 use crate::error::SqlError;
 use crate::output::Notice;
-use folio_txn::{AdvisoryLocks, Backend, BackendState, Backends, Interrupt, Registered};
+use folio_txn::{
+    AdvisoryLocks, Backend, BackendState, Backends, Interrupt, Registered, SessionStats, StatStore,
+};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// PostgreSQL's `NAMEDATALEN - 1`: a channel's name is shorter.
@@ -45,22 +47,36 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SessionBackend {
-    /// Registers a session as `pid` (`None`: the next free one).
+    /// Registers a session as `pid` (`None`: the next free one), counting
+    /// its statistics for `stats`.
     pub fn register(
         backends: &Arc<Backends>,
         pid: Option<u32>,
         interrupt: Arc<Interrupt>,
         advisory: (&Arc<AdvisoryLocks>, u64),
+        stats: &Arc<StatStore>,
     ) -> SessionBackend {
         let (advisory, advisory_owner) = advisory;
         let pid = pid.unwrap_or_else(|| backends.reserve_pid());
         let now = folio_row::calendar::now();
         SessionBackend {
-            registered: backends.register(pid, interrupt, advisory_owner, now),
+            registered: backends.register(
+                pid,
+                interrupt,
+                advisory_owner,
+                SessionStats::new(stats.clone()),
+                now,
+            ),
             advisory: advisory.clone(),
             pending: Mutex::default(),
             warnings: Mutex::default(),
         }
+    }
+
+    /// Its counts of tables and indexes not yet published (folio-txn
+    /// `stat_counts.rs`; `stat_tables.rs`).
+    pub fn stats(&self) -> &Arc<SessionStats> {
+        self.backend().stats()
     }
 
     /// The session's process id (`pg_backend_pid()`).

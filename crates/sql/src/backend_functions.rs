@@ -1,6 +1,8 @@
 //! The functions about sessions: `pg_backend_pid`, `pg_cancel_backend`,
 //! `pg_terminate_backend`, the `pg_sleep` family and `pg_notify`, over the
-//! session's entry (`backend.rs`), which the statement's `Env` carries.
+//! session's entry (`backend.rs`), which the statement's `Env` carries;
+//! and those of the statistics the session counts (`pg_stat_reset`,
+//! `pg_stat_force_next_flush`, `pg_stat_get_*`: `stat_tables.rs`).
 //!
 //! Those PostgreSQL gives as `void` (`pg_sleep`, `pg_notify`, ...) give an
 //! empty text here, as the advisory lock functions do (folio has no
@@ -9,6 +11,7 @@
 use crate::backend::SessionBackend;
 use crate::error::SqlError;
 use crate::output::Notice;
+use crate::stat_tables::{FIELD_NAMES, StatField};
 use folio_row::{SqlType, Value};
 use std::time::Duration;
 
@@ -27,9 +30,17 @@ pub enum BackendFunc {
     Notify,
     /// `pg_blocking_pids(pid)`.
     BlockingPids,
+    /// `pg_stat_reset()`: the database's table and index statistics.
+    StatReset,
+    /// `pg_stat_reset_single_table_counters(oid)`.
+    StatResetTable,
+    /// `pg_stat_force_next_flush()`.
+    StatForceNextFlush,
+    /// `pg_stat_get_*(oid)`.
+    StatGet(StatField),
 }
 
-const NAMES: [(&str, BackendFunc); 8] = [
+const NAMES: [(&str, BackendFunc); 11] = [
     ("pg_backend_pid", BackendFunc::Pid),
     ("pg_cancel_backend", BackendFunc::Cancel),
     ("pg_terminate_backend", BackendFunc::Terminate),
@@ -38,20 +49,32 @@ const NAMES: [(&str, BackendFunc); 8] = [
     ("pg_sleep_until", BackendFunc::SleepUntil),
     ("pg_notify", BackendFunc::Notify),
     ("pg_blocking_pids", BackendFunc::BlockingPids),
+    ("pg_stat_reset", BackendFunc::StatReset),
+    (
+        "pg_stat_reset_single_table_counters",
+        BackendFunc::StatResetTable,
+    ),
+    ("pg_stat_force_next_flush", BackendFunc::StatForceNextFlush),
 ];
 
 impl BackendFunc {
     pub fn of(name: &str) -> Option<BackendFunc> {
         crate::names::lookup(&NAMES, name)
+            .or_else(|| crate::names::lookup(&FIELD_NAMES, name).map(BackendFunc::StatGet))
     }
 
     pub fn name(self) -> Option<&'static str> {
-        crate::names::name_in(&NAMES, &self)
+        match self {
+            BackendFunc::StatGet(field) => crate::names::name_in(&FIELD_NAMES, &field),
+            _ => crate::names::name_in(&NAMES, &self),
+        }
     }
 
     pub fn takes(self, count: usize) -> bool {
         match self {
-            BackendFunc::Pid => count == 0,
+            BackendFunc::Pid | BackendFunc::StatReset | BackendFunc::StatForceNextFlush => {
+                count == 0
+            }
             BackendFunc::Terminate => count == 1 || count == 2,
             BackendFunc::Notify => count == 2,
             _ => count == 1,
@@ -63,6 +86,7 @@ impl BackendFunc {
             BackendFunc::Pid => SqlType::Int4,
             BackendFunc::Cancel | BackendFunc::Terminate => SqlType::Bool,
             BackendFunc::BlockingPids => SqlType::Array(&SqlType::Int4),
+            BackendFunc::StatGet(field) => field.ty(),
             // `void` (above).
             _ => SqlType::Text,
         }
@@ -151,8 +175,32 @@ impl BackendFunc {
                 me.notify(&text(&args[0]), &text(&args[1]))?;
                 void()
             }
+            BackendFunc::StatReset => {
+                // What the sessions counted before goes too.
+                me.backends().publish_stats();
+                me.stats().store().reset();
+                void()
+            }
+            BackendFunc::StatResetTable => {
+                me.backends().publish_stats();
+                me.stats().store().reset_one(oid_arg(&args[0])?);
+                void()
+            }
+            BackendFunc::StatForceNextFlush => {
+                me.stats().force_next();
+                void()
+            }
+            BackendFunc::StatGet(field) => {
+                me.backends().publish_stats();
+                field.value(me.stats().store(), oid_arg(&args[0])?)
+            }
         })
     }
+}
+
+/// An oid argument (a negative one names no relation).
+fn oid_arg(v: &Value) -> Result<u64, SqlError> {
+    Ok(u64::try_from(crate::functions::int_arg(v)?).unwrap_or(u64::MAX))
 }
 
 /// The live session a pid argument names; `None` (with PostgreSQL's

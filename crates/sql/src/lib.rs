@@ -71,6 +71,7 @@ mod session;
 mod set_types;
 mod settings;
 mod shape;
+mod stat_tables;
 mod statement;
 mod statement_timeout;
 mod subquery;

@@ -84,6 +84,10 @@ fn index_scan(
     let mut found: Vec<Found> = Vec::new();
     // A pushed LIMIT counts rows found, so only where no filter follows.
     let limit = plan.limit.filter(|_| plan.filter.is_empty());
+    // Descents of the index, for its statistics: one per key range
+    // searched (PostgreSQL 15 counts each element of an `IN` list as a
+    // scan of the index too).
+    let mut descents = 1;
     match plan.access.key_ranges(relation, env)? {
         Keys::Point(key) if !only => {
             found.extend(
@@ -101,7 +105,11 @@ fn index_scan(
             found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
         }
         Keys::Ranges(ranges) => {
+            descents = 0;
             for range in &ranges {
+                if only {
+                    descents += 1;
+                }
                 if let (true, true, Bound::Included(key)) = (only, range.whole_key, &range.lower) {
                     let (keys, pages) = relation.index_only_get(txn, index, key)?;
                     found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
@@ -120,6 +128,7 @@ fn index_scan(
                     if remaining == Some(0) {
                         break;
                     }
+                    descents += 1;
                     let (rows, _) = relation.index_scan(
                         txn,
                         index,
@@ -134,6 +143,15 @@ fn index_scan(
         }
     }
     let before = found.len();
+    // Entries returned and table rows fetched: an index-only scan fetches
+    // only the rows the visibility map does not vouch for.
+    let fetched = if only {
+        counts.heap_fetches
+    } else {
+        before as u64
+    };
+    let index_oid = relation.indexes[index].def.oid;
+    txn.count_index_scan(index_oid, descents, before as u64, fetched);
     let mut failed = None;
     found.retain(|(_, row)| match accepts(&plan.filter, row, env) {
         Ok(keep) => keep,
@@ -161,7 +179,10 @@ fn seq_scan(
 ) -> Result<ScanCounts, SqlError> {
     let mut counts = ScanCounts::default();
     let mut kept = 0;
-    relation.visit_rows(txn, reads, |tid, row| {
+    // Rows the scan returned, for the table's statistics (`seq_tup_read`).
+    let mut read = 0;
+    let scanned = relation.visit_rows(txn, reads, |tid, row| {
+        read += 1;
         match accepts(&plan.filter, row, env)? {
             true => {
                 sink(Some(tid), row)?;
@@ -170,7 +191,9 @@ fn seq_scan(
             false => counts.removed_by_filter += 1,
         }
         Ok::<_, SqlError>(plan.limit.is_none_or(|l| kept < l))
-    })?;
+    });
+    txn.count_seq_scan(relation.def.oid, read);
+    scanned?;
     Ok(counts)
 }
 

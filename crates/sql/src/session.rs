@@ -157,6 +157,7 @@ impl Session {
             pid,
             interrupt.clone(),
             (db.txns().advisory(), advisory.id()),
+            db.txns().stats(),
         );
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
@@ -203,6 +204,7 @@ impl Session {
         txn.set_interrupt(self.interrupt.clone());
         txn.set_advisory(self.advisory.owner().clone());
         txn.set_read_only(self.settings.default_read_only());
+        txn.set_stats(self.backend.stats().clone());
         Ok(txn)
     }
 

@@ -21,6 +21,7 @@ use crate::catalog_functions::{DATABASE_OWNER_OID, SUPERUSER_OID, UTF8};
 use crate::error::SqlError;
 use crate::information_schema::View;
 use crate::names;
+use crate::stat_tables::Listed;
 use folio_catalog::{Catalog, ConstraintKind, IndexDef, SequenceDef, TableDef};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -91,12 +92,17 @@ pub enum SystemRelation {
     StatActivity,
     /// `pg_locks`: the locks folio keeps (`activity.rs`).
     Locks,
+    /// `pg_stat_all_tables`, `_user_tables`, `_sys_tables`
+    /// (`stat_tables.rs`).
+    StatTables(Listed),
+    /// `pg_stat_all_indexes`, `_user_indexes`, `_sys_indexes`.
+    StatIndexes(Listed),
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 36] = [
+const ALL: [SystemRelation; 42] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -133,6 +139,12 @@ const ALL: [SystemRelation; 36] = [
     SystemRelation::Enum,
     SystemRelation::StatActivity,
     SystemRelation::Locks,
+    SystemRelation::StatTables(Listed::All),
+    SystemRelation::StatTables(Listed::User),
+    SystemRelation::StatTables(Listed::Sys),
+    SystemRelation::StatIndexes(Listed::All),
+    SystemRelation::StatIndexes(Listed::User),
+    SystemRelation::StatIndexes(Listed::Sys),
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
@@ -271,6 +283,12 @@ impl SystemRelation {
             SystemRelation::Enum => "pg_enum",
             SystemRelation::StatActivity => "pg_stat_activity",
             SystemRelation::Locks => "pg_locks",
+            SystemRelation::StatTables(Listed::All) => "pg_stat_all_tables",
+            SystemRelation::StatTables(Listed::User) => "pg_stat_user_tables",
+            SystemRelation::StatTables(Listed::Sys) => "pg_stat_sys_tables",
+            SystemRelation::StatIndexes(Listed::All) => "pg_stat_all_indexes",
+            SystemRelation::StatIndexes(Listed::User) => "pg_stat_user_indexes",
+            SystemRelation::StatIndexes(Listed::Sys) => "pg_stat_sys_indexes",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -316,6 +334,8 @@ impl SystemRelation {
             SystemRelation::Sequences => (12025, true),
             SystemRelation::StatActivity => (12030, true),
             SystemRelation::Locks => (12035, true),
+            SystemRelation::StatTables(listed) => (12040 + listed as i64, true),
+            SystemRelation::StatIndexes(listed) => (12045 + listed as i64, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -327,6 +347,8 @@ impl SystemRelation {
             SystemRelation::Information(view) => view.columns(),
             SystemRelation::StatActivity => crate::activity::STAT_ACTIVITY_COLUMNS,
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
+            SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
+            SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::Namespace => &[("oid", Int8), ("nspname", Text), ("nspowner", Int8)],
             SystemRelation::Class => &[
                 ("oid", Int8),
@@ -684,6 +706,20 @@ impl SystemRelation {
                 let mgr = txn.manager();
                 let advisory = mgr.advisory().rows();
                 return Ok(crate::activity::locks_rows(mgr.backends(), &advisory));
+            }
+            SystemRelation::StatTables(listed) => {
+                // Every transaction that ended before counts (the
+                // sessions' pending counts are published first).
+                txn.manager().backends().publish_stats();
+                let tables = catalog.tables(txn)?;
+                let store = txn.manager().stats();
+                return Ok(crate::stat_tables::table_rows(listed, &tables, store));
+            }
+            SystemRelation::StatIndexes(listed) => {
+                txn.manager().backends().publish_stats();
+                let tables = catalog.tables(txn)?;
+                let store = txn.manager().stats();
+                return Ok(crate::stat_tables::index_rows(listed, &tables, store));
             }
             SystemRelation::Namespace => {
                 out.push(vec![

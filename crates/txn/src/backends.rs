@@ -31,10 +31,18 @@
 //! never reads them loses the oldest (PostgreSQL instead fails the
 //! notifier's commit when its 8 GB queue is full).
 //!
+//! **Statistics.** Each entry holds its session's pending counts of
+//! tables and indexes (`stat_counts.rs`): a session that reads the
+//! statistics publishes every live session's first
+//! ([`Backends::publish_stats`]), so it sees every transaction that
+//! ended before its read, whenever its session would publish.
+//!
 //! Lock order: the registry's `live` mutex, then an entry's `inbox`, then
-//! its `waker`; `activity` is taken alone.
+//! its `waker`; `activity` is taken alone; the pending counts after the
+//! registry's mutex is released (then the store's).
 
 use crate::interrupt::Interrupt;
+use crate::stat_counts::SessionStats;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -137,6 +145,8 @@ pub struct Backend {
     /// Whether it listens on a channel: read by its host before each
     /// wait, without the inbox's lock ([`Backend::listening`]).
     listening: AtomicBool,
+    /// Its counts of tables and indexes not yet published.
+    stats: Arc<SessionStats>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -159,6 +169,11 @@ impl Backend {
     /// Its advisory locks' owner (`AdvisoryOwner::id`).
     pub fn advisory_owner(&self) -> u64 {
         self.advisory_owner
+    }
+
+    /// Its counts of tables and indexes not yet published.
+    pub fn stats(&self) -> &Arc<SessionStats> {
+        &self.stats
     }
 
     /// The session's cancel flag.
@@ -253,14 +268,15 @@ impl Backends {
     }
 
     /// Registers session `pid` (from [`Backends::reserve_pid`]), whose
-    /// cancel flag is `interrupt` and advisory locks' owner
-    /// `advisory_owner`, starting at `now` (microseconds since 2000); the
-    /// guard removes it.
+    /// cancel flag is `interrupt`, advisory locks' owner `advisory_owner`
+    /// and pending statistics `stats`, starting at `now` (microseconds
+    /// since 2000); the guard removes it.
     pub fn register(
         self: &Arc<Self>,
         pid: u32,
         interrupt: Arc<Interrupt>,
         advisory_owner: u64,
+        stats: Arc<SessionStats>,
         now: i64,
     ) -> Registered {
         let backend = Arc::new(Backend {
@@ -278,6 +294,7 @@ impl Backends {
             waker: Mutex::new(None),
             listening: AtomicBool::new(false),
             attention: AtomicBool::new(false),
+            stats,
         });
         let replaced = self.live().insert(pid, backend.clone());
         assert!(replaced.is_none(), "process id {pid} registered twice");
@@ -295,6 +312,14 @@ impl Backends {
     /// Every live session, by process id.
     pub fn list(&self) -> Vec<Arc<Backend>> {
         self.live().values().cloned().collect()
+    }
+
+    /// Publishes every live session's pending statistics (a session is
+    /// about to read them).
+    pub fn publish_stats(&self) {
+        for backend in self.list() {
+            backend.stats.publish();
+        }
     }
 
     /// Delivers a committed transaction's notifications (in the order

@@ -6,7 +6,8 @@
 //! (`log_page.rs`, `csn_log.rs`, `directory.rs`) with its WAL records and
 //! redo (`records.rs`), the manager (`manager.rs`), the table of running
 //! writers and their waits (`live.rs`), the transaction (`transaction.rs`)
-//! and advisory locks (`advisory.rs`).
+//! advisory locks (`advisory.rs`), and the cumulative statistics of
+//! tables and indexes (`stat_counts.rs`, `stat_store.rs`).
 
 mod advisory;
 mod backends;
@@ -27,6 +28,8 @@ mod relation_locks;
 mod serializable;
 mod share_groups;
 mod slots;
+mod stat_counts;
+mod stat_store;
 mod sync;
 mod transaction;
 
@@ -51,4 +54,6 @@ pub use relation_locks::LockMode;
 pub use serializable::{PROMOTE_AT, Reason as SerializationReason, Target as PredicateTarget};
 pub use share_groups::SWEEP_AT as SHARE_GROUP_SWEEP_AT;
 pub use slots::MAX_SNAPSHOTS;
+pub use stat_counts::{PUBLISH_INTERVAL, SessionStats};
+pub use stat_store::{StatEntry, StatStore};
 pub use transaction::{Durability, Isolation, Transaction};

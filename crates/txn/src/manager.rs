@@ -105,6 +105,8 @@ pub struct TxnManager {
     advisory: Arc<crate::advisory::AdvisoryLocks>,
     /// The live sessions (`backends.rs`).
     backends: Arc<crate::backends::Backends>,
+    /// The tables' and indexes' statistics (`stat_store.rs`).
+    stats: Arc<crate::stat_store::StatStore>,
 }
 
 impl TxnManager {
@@ -131,6 +133,7 @@ impl TxnManager {
             serializable: Default::default(),
             advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config)),
             backends: Arc::default(),
+            stats: Arc::default(),
         }))
     }
 
@@ -142,6 +145,11 @@ impl TxnManager {
     /// The database's live sessions (`backends.rs`).
     pub fn backends(&self) -> &Arc<crate::backends::Backends> {
         &self.backends
+    }
+
+    /// The tables' and indexes' cumulative statistics (`stat_store.rs`).
+    pub fn stats(&self) -> &Arc<crate::stat_store::StatStore> {
+        &self.stats
     }
 
     /// Starts a transaction.

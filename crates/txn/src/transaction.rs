@@ -24,6 +24,7 @@ use crate::live::{Ended, LiveEntry, WaitPolicy};
 use crate::manager::{Outcome, TxnManager};
 use crate::relation_locks::LockMode;
 use crate::serializable::{SxId, Target as PredicateTarget};
+use crate::stat_counts::{SessionStats, TxnStats};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -81,6 +82,11 @@ pub struct Transaction {
     /// The session's advisory locks, whose transaction-scope takes end
     /// with this transaction (`advisory.rs`).
     advisory: Option<Arc<AdvisoryOwner>>,
+    /// What the executor counted of tables and indexes, for its session's
+    /// statistics (`stat_counts.rs`); `None`: nothing is counted.
+    stats: Option<TxnStats>,
+    /// Committed (read at the end, by the statistics).
+    committed: bool,
 }
 
 /// A savepoint: the subtransaction its writes run in.
@@ -130,6 +136,8 @@ impl Transaction {
             serializable,
             read_only: false,
             advisory: None,
+            stats: None,
+            committed: false,
         })
     }
 
@@ -171,6 +179,62 @@ impl Transaction {
     /// transaction while it runs.
     pub fn interrupt(&self) -> Option<Arc<Interrupt>> {
         self.interrupt.clone()
+    }
+
+    /// Counts what the executor does to tables and indexes for `session`'s
+    /// statistics (`stat_counts.rs`).
+    pub fn set_stats(&mut self, session: Arc<SessionStats>) {
+        self.stats = Some(TxnStats::new(session));
+    }
+
+    /// A sequential scan of `table` returned `rows`.
+    pub fn count_seq_scan(&self, table: u64, rows: u64) {
+        if let Some(stats) = &self.stats {
+            stats.seq_scan(table, rows);
+        }
+    }
+
+    /// `scans` scans of `index` returned `returned` entries and fetched
+    /// `fetched` table rows.
+    pub fn count_index_scan(&self, index: u64, scans: u64, returned: u64, fetched: u64) {
+        if let Some(stats) = &self.stats {
+            stats.index_scan(index, scans, returned, fetched);
+        }
+    }
+
+    /// `rows` rows were inserted into `table`.
+    pub fn count_insert(&mut self, table: u64, rows: u64) {
+        if let Some(stats) = &mut self.stats {
+            stats.inserted(table, rows);
+        }
+    }
+
+    /// A row of `table` was updated (`hot`: heap-only).
+    pub fn count_update(&mut self, table: u64, hot: bool) {
+        if let Some(stats) = &mut self.stats {
+            stats.updated(table, hot);
+        }
+    }
+
+    /// A row of `table` was deleted.
+    pub fn count_delete(&mut self, table: u64) {
+        if let Some(stats) = &mut self.stats {
+            stats.deleted(table);
+        }
+    }
+
+    /// `table` was truncated.
+    pub fn count_truncate(&mut self, table: u64) {
+        if let Some(stats) = &mut self.stats {
+            stats.truncated(table);
+        }
+    }
+
+    /// Relation `oid` was dropped: its statistics go if this commits.
+    pub fn count_drop(&mut self, oid: u64) {
+        if let Some(stats) = &mut self.stats {
+            stats.dropped(oid);
+        }
     }
 
     pub fn manager(&self) -> &Arc<TxnManager> {
@@ -294,6 +358,9 @@ impl Transaction {
             xid: None,
             released: Vec::new(),
         });
+        if let Some(stats) = &mut self.stats {
+            stats.savepoint();
+        }
         Ok(())
     }
 
@@ -306,6 +373,9 @@ impl Transaction {
         let frame = &mut self.frames[at];
         frame.xid = None;
         frame.released.clear();
+        if let Some(stats) = &mut self.stats {
+            stats.roll_back_past(at);
+        }
         for xid in doomed {
             self.mgr.log().set_fate(xid, Fate::Aborted)?;
         }
@@ -319,6 +389,9 @@ impl Transaction {
         let at = self.frame(name)?;
         let merged: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
         self.frames.truncate(at);
+        if let Some(stats) = &mut self.stats {
+            stats.release_to(at);
+        }
         match self.frames.last_mut() {
             Some(outer) => outer.released.extend(merged),
             None => self.released.extend(merged),
@@ -402,6 +475,7 @@ impl Transaction {
             if let Some(id) = self.serializable {
                 self.mgr.serializable.commit(id, || ((), None))?;
             }
+            self.committed = true;
             return Ok(None);
         };
         let mgr = self.mgr.clone();
@@ -456,6 +530,7 @@ impl Transaction {
         let lsn = if durable.is_ok() { lsn } else { 0 };
         ticket.publish_with(lsn, &WalProgress(&wal));
         mgr.finish(&entry, Ended::Committed);
+        self.committed = true;
         durable?;
         Ok(Some(csn))
     }
@@ -585,6 +660,9 @@ impl Drop for Transaction {
             if let Some(entry) = self.entry.take() {
                 let _ = self.abort(&entry);
             }
+        }
+        if let Some(stats) = self.stats.take() {
+            stats.end(self.committed);
         }
         if let Some(owner) = self.advisory.take() {
             owner.end_transaction();

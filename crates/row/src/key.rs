@@ -129,6 +129,8 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => {
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes())
         }
+        // Unsigned: its big-endian bytes order it.
+        Value::Oid(x) => out.extend_from_slice(&x.to_be_bytes()),
         Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
         // Its label's sort order, which never changes (`enums.rs`), so a
@@ -192,6 +194,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Json(_) => 17,
             Value::Jsonb(_) => 18,
             Value::Enum(_) => 19,
+            Value::Oid(_) => 20,
         };
         out.push(tag);
         if tag != 0 {
@@ -305,6 +308,7 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Int4 => Value::Int4((u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32),
             SqlType::Date => Value::Date((u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32),
             SqlType::Int8 => Value::Int8((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
+            SqlType::Oid => Value::Oid(u32::from_be_bytes(r.array()?)),
             SqlType::Timestamp => {
                 Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
             }
@@ -319,9 +323,12 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Interval => Value::Interval(crate::interval::Interval::from_span(
                 (u128::from_be_bytes(r.array()?) ^ (1 << 127)) as i128,
             )?),
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(
-                String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
-            ),
+            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
+                Value::Text(
+                    String::from_utf8(r.unescaped()?)
+                        .map_err(|_| corrupt("key text is not UTF-8"))?,
+                )
+            }
             SqlType::Bytea => Value::Bytea(r.unescaped()?),
             SqlType::Array(_) => return Err(corrupt("an array in an index key")),
             SqlType::Record => return Err(corrupt("a record in an index key")),

@@ -17,6 +17,7 @@ mod json_parse;
 mod key;
 mod numeric;
 mod numeric_math;
+pub mod oid;
 mod record_text;
 mod row_format;
 mod text;

@@ -87,6 +87,7 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
             Value::Null => {}
             Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Int4(x) => out.extend_from_slice(&x.to_le_bytes()),
+            Value::Oid(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
@@ -249,9 +250,12 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Float4 => Value::Float4(f32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Numeric(_) => Value::Numeric(Numeric::from_bytes(b)?),
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(
-            String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
-        ),
+        SqlType::Oid => Value::Oid(u32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
+        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
+            Value::Text(
+                String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
+            )
+        }
         SqlType::Bytea => Value::Bytea(b.to_vec()),
         SqlType::Bool => match b[0] {
             0 => Value::Bool(false),

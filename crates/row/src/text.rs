@@ -177,6 +177,7 @@ impl Value {
             Value::Json(text) => text.clone(),
             Value::Jsonb(j) => j.to_text(),
             Value::Enum(e) => e.label().name.clone(),
+            Value::Oid(o) => o.to_string(),
         })
     }
 
@@ -202,6 +203,9 @@ impl Value {
                 other => other,
             })?),
             SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(text.to_string()),
+            // Its first character (PostgreSQL's `charin`: the first byte).
+            SqlType::InternalChar => Value::Text(text.chars().take(1).collect()),
+            SqlType::Oid => Value::Oid(crate::oid::parse(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Date => Value::Date(crate::datetime_input::parse_date(text)?),

@@ -40,10 +40,16 @@ pub enum SqlType {
     /// A user-defined enum type, as one catalog version defines it
     /// (`enums.rs`): its oid, name and labels.
     Enum(&'static EnumType),
+    /// `oid`: an object identifier, an unsigned 4-byte integer (`oid.rs`).
+    Oid,
+    /// `"char"`: PostgreSQL's one-byte internal type of the catalog's
+    /// code columns (`pg_type.typtype`); its values are one-character
+    /// texts (`Value::Text`). Only the pg_catalog relations have it.
+    InternalChar,
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 15] = [
+static ELEMENTS: [SqlType; 16] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -59,6 +65,7 @@ static ELEMENTS: [SqlType; 15] = [
     SqlType::TimestampTz,
     SqlType::Uuid,
     SqlType::Interval,
+    SqlType::Oid,
 ];
 
 impl SqlType {
@@ -85,6 +92,8 @@ impl SqlType {
             SqlType::Json => 114,
             SqlType::Jsonb => 3802,
             SqlType::Enum(def) => def.oid,
+            SqlType::Oid => 26,
+            SqlType::InternalChar => 18,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -101,6 +110,7 @@ impl SqlType {
                 SqlType::Uuid => 2951,
                 SqlType::Interval => 1187,
                 SqlType::Enum(def) => def.array_oid,
+                SqlType::Oid => 1028,
                 _ => 1009,
             },
         }
@@ -159,6 +169,8 @@ impl SqlType {
             2249 => SqlType::Record,
             114 => SqlType::Json,
             3802 => SqlType::Jsonb,
+            26 => SqlType::Oid,
+            18 => SqlType::InternalChar,
             array => {
                 return ELEMENTS
                     .iter()
@@ -208,6 +220,8 @@ impl SqlType {
             SqlType::Json => "json".into(),
             SqlType::Jsonb => "jsonb".into(),
             SqlType::Enum(def) => def.name.clone(),
+            SqlType::Oid => "oid".into(),
+            SqlType::InternalChar => "\"char\"".into(),
         }
     }
 
@@ -249,7 +263,7 @@ impl SqlType {
     pub(crate) fn fixed_width(self) -> Option<usize> {
         match self {
             SqlType::Int2 => Some(2),
-            SqlType::Int4 | SqlType::Float4 | SqlType::Date => Some(4),
+            SqlType::Int4 | SqlType::Float4 | SqlType::Date | SqlType::Oid => Some(4),
             SqlType::Int8
             | SqlType::Float8
             | SqlType::Timestamp
@@ -262,6 +276,7 @@ impl SqlType {
             | SqlType::Varchar(_)
             | SqlType::Char(_)
             | SqlType::Bytea
+            | SqlType::InternalChar
             | SqlType::Array(_)
             | SqlType::Record
             | SqlType::Json
@@ -299,6 +314,8 @@ mod tests {
             SqlType::Record,
             SqlType::Json,
             SqlType::Jsonb,
+            SqlType::Oid,
+            SqlType::InternalChar,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

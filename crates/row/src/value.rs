@@ -39,6 +39,8 @@ pub enum Value {
     Jsonb(Box<Jsonb>),
     /// A label of a user-defined enum type (`enums.rs`).
     Enum(EnumValue),
+    /// An `oid` (`oid.rs`).
+    Oid(u32),
 }
 
 impl Value {
@@ -65,6 +67,7 @@ impl Value {
             Value::Json(_) => "json",
             Value::Jsonb(_) => "jsonb",
             Value::Enum(v) => &v.ty.name,
+            Value::Oid(_) => "oid",
         }
     }
 
@@ -80,6 +83,19 @@ impl Value {
             value: v.type_name().into(),
             column: ty.name(),
         };
+        // An oid from any integer, and to `integer` and `bigint`
+        // (PostgreSQL's implicit and assignment casts: `oid.rs`).
+        match (&self, ty) {
+            (Value::Oid(o), SqlType::Int4) => return Ok(Value::Int4(crate::oid::to_int4(*o))),
+            (Value::Oid(o), SqlType::Int8) => return Ok(Value::Int8(i64::from(*o))),
+            (_, SqlType::Oid) => {
+                if let Some(int) = self.as_integer() {
+                    let narrow = !matches!(self, Value::Int8(_));
+                    return Ok(Value::Oid(crate::oid::from_integer(int, narrow)?));
+                }
+            }
+            _ => {}
+        }
         if let Some(int) = self.as_integer()
             && matches!(ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
         {
@@ -121,7 +137,10 @@ impl Value {
                 pad_with_spaces(&mut s, n as usize - len);
                 Value::Text(s)
             }
-            (v @ Value::Text(_), SqlType::Text | SqlType::Varchar(None)) => v,
+            (
+                v @ Value::Text(_),
+                SqlType::Text | SqlType::Varchar(None) | SqlType::InternalChar,
+            ) => v,
             (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
@@ -171,6 +190,8 @@ impl Value {
                 | (Value::Interval(_), SqlType::Interval)
                 | (Value::Json(_), SqlType::Json)
                 | (Value::Jsonb(_), SqlType::Jsonb)
+                | (Value::Oid(_), SqlType::Oid)
+                | (Value::Text(_), SqlType::InternalChar)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))
@@ -197,6 +218,7 @@ impl Value {
             (Value::Int2(a), Value::Int2(b)) => a.cmp(b),
             (Value::Int4(a), Value::Int4(b)) => a.cmp(b),
             (Value::Int8(a), Value::Int8(b)) => a.cmp(b),
+            (Value::Oid(a), Value::Oid(b)) => a.cmp(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

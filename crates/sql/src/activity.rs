@@ -15,7 +15,8 @@ use folio_row::{SqlType, Value};
 use folio_txn::{AdvisoryLockRow, AdvisoryMode, Backend, Backends};
 use std::sync::Arc;
 
-use SqlType::{Bool, Int2, Int4, Int8, Text, TimestampTz};
+use crate::catalog_functions::oid_value;
+use SqlType::{Bool, Int2, Int4, Int8, Oid, Text, TimestampTz};
 
 /// The database's oid (PostgreSQL's `postgres` database; `system.rs`).
 const DATABASE_OID: i64 = 5;
@@ -23,11 +24,11 @@ const DATABASE_OID: i64 = 5;
 const SUPERUSER_OID: i64 = crate::catalog_functions::SUPERUSER_OID;
 
 pub const STAT_ACTIVITY_COLUMNS: &[(&str, SqlType)] = &[
-    ("datid", Int8),
+    ("datid", Oid),
     ("datname", Text),
     ("pid", Int4),
     ("leader_pid", Int4),
-    ("usesysid", Int8),
+    ("usesysid", Oid),
     ("usename", Text),
     ("application_name", Text),
     ("client_addr", Text),
@@ -73,11 +74,11 @@ fn activity_row(backend: &Arc<Backend>) -> Vec<Value> {
         None => (Value::Null, Value::Null),
     };
     vec![
-        Value::Int8(DATABASE_OID),
+        oid_value(DATABASE_OID),
         text(&a.database),
         Value::Int4(backend.pid() as i32),
         Value::Null,
-        Value::Int8(SUPERUSER_OID),
+        oid_value(SUPERUSER_OID),
         text(&a.user),
         text(&a.application_name),
         addr,
@@ -100,14 +101,14 @@ fn activity_row(backend: &Arc<Backend>) -> Vec<Value> {
 
 pub const LOCKS_COLUMNS: &[(&str, SqlType)] = &[
     ("locktype", Text),
-    ("database", Int8),
-    ("relation", Int8),
+    ("database", Oid),
+    ("relation", Oid),
     ("page", Int4),
     ("tuple", Int2),
     ("virtualxid", Text),
     ("transactionid", Int8),
-    ("classid", Int8),
-    ("objid", Int8),
+    ("classid", Oid),
+    ("objid", Oid),
     ("objsubid", Int2),
     ("virtualtransaction", Text),
     ("pid", Int4),
@@ -138,14 +139,14 @@ pub fn locks_rows(backends: &Backends, advisory: &[AdvisoryLockRow]) -> Vec<Vec<
             let (classid, objid, objsubid) = lock.key.pg_locks_ids();
             out.push(vec![
                 text("advisory"),
-                Value::Int8(DATABASE_OID),
+                oid_value(DATABASE_OID),
                 Value::Null,
                 Value::Null,
                 Value::Null,
                 Value::Null,
                 Value::Null,
-                Value::Int8(i64::from(classid)),
-                Value::Int8(i64::from(objid)),
+                Value::Oid(classid),
+                Value::Oid(objid),
                 Value::Int2(objsubid),
                 Value::Null,
                 pid.clone(),

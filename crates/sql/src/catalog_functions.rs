@@ -221,7 +221,9 @@ impl CatalogFunc {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
-            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) | CatalogFunc::Size(_) => SqlType::Int8,
+            // (PostgreSQL's `regclass` and its kind are oids.)
+            CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
+            CatalogFunc::Size(_) => SqlType::Int8,
             _ => SqlType::Text,
         }
     }
@@ -338,7 +340,7 @@ impl CatalogFunc {
             }
             CatalogFunc::ToRegclass => lookups()?
                 .relation_oid(&text(&args[0]))
-                .map_or(Value::Null, Value::Int8),
+                .map_or(Value::Null, oid_value),
             CatalogFunc::RegOut(reg) => {
                 let oid = number(&args[0])?;
                 Value::Text(match reg {
@@ -366,10 +368,10 @@ impl CatalogFunc {
                 let missing = |what: &str, code: &'static str| {
                     SqlError::new(code, format!("{what} \"{name}\" does not exist"))
                 };
-                if let Ok(oid) = name.trim().parse::<i64>() {
-                    return Ok(Value::Int8(oid));
+                if name.trim().parse::<i64>().is_ok() {
+                    return Ok(Value::Oid(folio_row::oid::parse(&name)?));
                 }
-                Value::Int8(match reg {
+                oid_value(match reg {
                     Reg::Class => lookups()?
                         .relation_oid(&name)
                         .ok_or_else(|| missing("relation", "42P01"))?,
@@ -387,6 +389,13 @@ impl CatalogFunc {
             }
         })
     }
+}
+
+/// An oid folio keeps as an `i64` (the catalog's, the fixed ones here)
+/// as a value of type `oid`. Every such oid is below 2^32.
+pub(crate) fn oid_value(oid: i64) -> Value {
+    debug_assert!(u32::try_from(oid).is_ok(), "oid {oid}");
+    Value::Oid(oid as u32)
 }
 
 /// A role's name by oid, as `pg_get_userbyid` gives it.
@@ -480,7 +489,7 @@ mod tests {
         assert_eq!(enc, Value::Text("UTF8".into()));
         let out = |reg, v| CatalogFunc::RegOut(reg).eval(&[v], None).unwrap();
         assert_eq!(
-            out(Reg::Type, Value::Int8(23)),
+            out(Reg::Type, Value::Oid(23)),
             Value::Text("integer".into())
         );
         assert_eq!(
@@ -488,10 +497,10 @@ mod tests {
             Value::Text("public".into())
         );
         let into = |reg, t: &str| CatalogFunc::RegIn(reg).eval(&[Value::Text(t.into())], None);
-        assert_eq!(into(Reg::Type, "int4").unwrap(), Value::Int8(23));
+        assert_eq!(into(Reg::Type, "int4").unwrap(), Value::Oid(23));
         assert_eq!(
             into(Reg::Type, "character varying").unwrap(),
-            Value::Int8(1043)
+            Value::Oid(1043)
         );
         assert_eq!(into(Reg::Type, "nope").unwrap_err().code, "42704");
         assert_eq!(into(Reg::Class, "t").unwrap_err().code, "XX000");

@@ -1038,5 +1038,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
         SqlType::Enum(def) => &def.name,
+        SqlType::Oid => "oid",
+        SqlType::InternalChar => "\"char\"",
     })
 }

@@ -107,6 +107,14 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     if let Some(value) = crate::date_arith::apply(op, &a, &b) {
         return value;
     }
+    // An oid has no arithmetic (PostgreSQL has no such operators).
+    if matches!(a, Value::Oid(_)) || matches!(b, Value::Oid(_)) {
+        return Err(crate::functions::no_operator(format!(
+            "operator does not exist: {} {op} {}",
+            a.type_name(),
+            b.type_name()
+        )));
+    }
     let int = |v: &Value| match v {
         Int2(x) => Some((i64::from(*x), 1)),
         Int4(x) => Some((i64::from(*x), 2)),

@@ -1716,6 +1716,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Json(_) => SqlType::Json,
         Value::Jsonb(_) => SqlType::Jsonb,
         Value::Enum(e) => SqlType::Enum(e.ty),
+        Value::Oid(_) => SqlType::Oid,
     }
 }
 
@@ -1771,6 +1772,17 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     }
     if let Some(order) = a.sql_cmp(b) {
         return Ok(Some(order));
+    }
+    // An oid meets an integer as an oid (PostgreSQL's implicit casts to
+    // oid: `-1` is 4294967295, a bigint past 32 bits is 22003).
+    match (a, b) {
+        (Value::Oid(_), Value::Int2(_) | Value::Int4(_) | Value::Int8(_)) => {
+            return compare(a, &b.clone().fit(SqlType::Oid)?);
+        }
+        (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), Value::Oid(_)) => {
+            return compare(&a.clone().fit(SqlType::Oid)?, b);
+        }
+        _ => {}
     }
     let int = |v: &Value| match v {
         Value::Int2(x) => Some(i64::from(*x)),

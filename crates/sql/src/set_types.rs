@@ -228,8 +228,11 @@ fn category(ty: SqlType) -> Category {
         | SqlType::Int8
         | SqlType::Numeric(_)
         | SqlType::Float4
-        | SqlType::Float8 => Category::Number,
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Category::String,
+        | SqlType::Float8
+        | SqlType::Oid => Category::Number,
+        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
+            Category::String
+        }
         SqlType::Bool => Category::Boolean,
         SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz => Category::DateTime,
         SqlType::Interval => Category::Timespan,
@@ -257,6 +260,8 @@ fn later(p: SqlType, n: SqlType) -> Option<Later> {
         SqlType::Numeric(_) => 3,
         SqlType::Float4 => 4,
         SqlType::Float8 => 5,
+        // Every integer casts to oid implicitly.
+        SqlType::Oid => 6,
         _ => 0,
     };
     match category(p) {

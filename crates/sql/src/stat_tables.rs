@@ -18,7 +18,7 @@ use folio_catalog::TableDef;
 use folio_row::{SqlType, Value};
 use folio_txn::{StatEntry, StatStore};
 
-use SqlType::{Int8, Text, TimestampTz};
+use SqlType::{Int8, Oid, Text, TimestampTz};
 
 /// Which tables or indexes a view lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub enum Listed {
 }
 
 pub const TABLE_COLUMNS: &[(&str, SqlType)] = &[
-    ("relid", Int8),
+    ("relid", Oid),
     ("schemaname", Text),
     ("relname", Text),
     ("seq_scan", Int8),
@@ -55,8 +55,8 @@ pub const TABLE_COLUMNS: &[(&str, SqlType)] = &[
 ];
 
 pub const INDEX_COLUMNS: &[(&str, SqlType)] = &[
-    ("relid", Int8),
-    ("indexrelid", Int8),
+    ("relid", Oid),
+    ("indexrelid", Oid),
     ("schemaname", Text),
     ("relname", Text),
     ("indexrelname", Text),
@@ -75,6 +75,10 @@ fn schema_and_name(table: &TableDef) -> (String, &str) {
 
 fn int(n: u64) -> Value {
     Value::Int8(n as i64)
+}
+
+fn oid(n: u64) -> Value {
+    crate::catalog_functions::oid_value(n as i64)
 }
 
 fn stamp(t: Option<i64>) -> Value {
@@ -102,7 +106,7 @@ pub fn table_rows(listed: Listed, tables: &[TableDef], store: &StatStore) -> Vec
                 ),
             };
             vec![
-                int(table.oid),
+                oid(table.oid),
                 Value::Text(schema),
                 Value::Text(name.to_string()),
                 int(e.scans),
@@ -143,8 +147,8 @@ pub fn index_rows(listed: Listed, tables: &[TableDef], store: &StatStore) -> Vec
         for index in &table.indexes {
             let e = all.get(&index.oid).copied().unwrap_or_default();
             out.push(vec![
-                int(table.oid),
-                int(index.oid),
+                oid(table.oid),
+                oid(index.oid),
                 Value::Text(schema.clone()),
                 Value::Text(name.to_string()),
                 Value::Text(index.name.clone()),

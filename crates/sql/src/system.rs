@@ -7,9 +7,12 @@
 //! PostgreSQL, `pg_catalog` is searched before `public` (so `public.x`
 //! reaches a user's table of a system relation's name).
 //!
-//! Types: folio has no `oid`, `name`, `"char"` or array types. An oid
-//! column is `bigint`, a `name` or `"char"` column is `text`, and
-//! `int2vector` (`pg_index.indkey`) is its text form (`1 2`). An ACL
+//! Types: a column PostgreSQL types `oid` is `oid` here too (folio-row's
+//! `SqlType::Oid`; `oid[]` too), and `pg_type.typtype` and
+//! `typcategory` are `"char"` (`SqlType::InternalChar`), as drivers read
+//! them. folio has no `name`, `regproc` or `int2vector` types: a `name`
+//! or another `"char"` column is `text`, and `int2vector`
+//! (`pg_index.indkey`) is its text form (`1 2`). An ACL
 //! (`aclitem[]`) is a `text[]`, NULL (default privileges). Role and database rows describe
 //! what folio has: the role `postgres` (oid 10), the database
 //! `postgres` (oid 5, UTF8, C collation), the schemas `pg_catalog` (11)
@@ -88,6 +91,8 @@ pub enum SystemRelation {
     Language,
     /// `pg_enum`: the labels of the enum types (`enum_types.rs`).
     Enum,
+    /// `pg_range`: empty (folio has no range types; drivers join it).
+    Range,
     /// `pg_stat_activity`: the live sessions (`activity.rs`).
     StatActivity,
     /// `pg_locks`: the locks folio keeps (`activity.rs`).
@@ -102,7 +107,7 @@ pub enum SystemRelation {
     Information(View),
 }
 
-const ALL: [SystemRelation; 42] = [
+const ALL: [SystemRelation; 43] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -137,6 +142,7 @@ const ALL: [SystemRelation; 42] = [
     SystemRelation::Extension,
     SystemRelation::Language,
     SystemRelation::Enum,
+    SystemRelation::Range,
     SystemRelation::StatActivity,
     SystemRelation::Locks,
     SystemRelation::StatTables(Listed::All),
@@ -147,7 +153,7 @@ const ALL: [SystemRelation; 42] = [
     SystemRelation::StatIndexes(Listed::Sys),
 ];
 
-use SqlType::{Bool, Float4, Int2, Int4, Int8, Text, TimestampTz};
+use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
 
 /// The identity sequence of `table`'s column `n`, if it is an identity
 /// column (`GENERATED ... AS IDENTITY`). Its `nextval` default is
@@ -183,7 +189,7 @@ const TEXT_ARRAY: SqlType = SqlType::Array(&SqlType::Text);
 /// `pg_index.indkey`, kept as its text form).
 const INT2_ARRAY: SqlType = SqlType::Array(&SqlType::Int2);
 /// `oid[]`.
-const OID_ARRAY: SqlType = SqlType::Array(&SqlType::Int8);
+const OID_ARRAY: SqlType = SqlType::Array(&SqlType::Oid);
 
 /// `(name, type)` of a relation's columns.
 type Columns = &'static [(&'static str, SqlType)];
@@ -281,6 +287,7 @@ impl SystemRelation {
             SystemRelation::Extension => "pg_extension",
             SystemRelation::Language => "pg_language",
             SystemRelation::Enum => "pg_enum",
+            SystemRelation::Range => "pg_range",
             SystemRelation::StatActivity => "pg_stat_activity",
             SystemRelation::Locks => "pg_locks",
             SystemRelation::StatTables(Listed::All) => "pg_stat_all_tables",
@@ -326,6 +333,7 @@ impl SystemRelation {
             SystemRelation::Extension => (3079, false),
             SystemRelation::Language => (2612, false),
             SystemRelation::Enum => (3501, false),
+            SystemRelation::Range => (3541, false),
             SystemRelation::Roles => (12001, true),
             SystemRelation::User => (12005, true),
             SystemRelation::Tables => (12010, true),
@@ -349,21 +357,21 @@ impl SystemRelation {
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
-            SystemRelation::Namespace => &[("oid", Int8), ("nspname", Text), ("nspowner", Int8)],
+            SystemRelation::Namespace => &[("oid", Oid), ("nspname", Text), ("nspowner", Oid)],
             SystemRelation::Class => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("relname", Text),
-                ("relnamespace", Int8),
-                ("reltype", Int8),
-                ("reloftype", Int8),
-                ("relowner", Int8),
-                ("relam", Int8),
-                ("relfilenode", Int8),
-                ("reltablespace", Int8),
+                ("relnamespace", Oid),
+                ("reltype", Oid),
+                ("reloftype", Oid),
+                ("relowner", Oid),
+                ("relam", Oid),
+                ("relfilenode", Oid),
+                ("reltablespace", Oid),
                 ("relpages", Int4),
                 ("reltuples", Float4),
                 ("relallvisible", Int4),
-                ("reltoastrelid", Int8),
+                ("reltoastrelid", Oid),
                 ("relhasindex", Bool),
                 ("relisshared", Bool),
                 ("relpersistence", Text),
@@ -378,15 +386,15 @@ impl SystemRelation {
                 ("relispopulated", Bool),
                 ("relreplident", Text),
                 ("relispartition", Bool),
-                ("relrewrite", Int8),
+                ("relrewrite", Oid),
                 ("relacl", TEXT_ARRAY),
                 ("reloptions", TEXT_ARRAY),
                 ("relpartbound", Text),
             ],
             SystemRelation::Attribute => &[
-                ("attrelid", Int8),
+                ("attrelid", Oid),
                 ("attname", Text),
-                ("atttypid", Int8),
+                ("atttypid", Oid),
                 ("attlen", Int2),
                 ("attnum", Int2),
                 ("attndims", Int4),
@@ -400,33 +408,33 @@ impl SystemRelation {
                 ("attisdropped", Bool),
                 ("attislocal", Bool),
                 ("attinhcount", Int4),
-                ("attcollation", Int8),
+                ("attcollation", Oid),
                 ("attstorage", Text),
                 ("attcompression", Text),
                 ("attstattarget", Int4),
                 ("attacl", TEXT_ARRAY),
             ],
             SystemRelation::Type => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("typname", Text),
-                ("typnamespace", Int8),
-                ("typowner", Int8),
+                ("typnamespace", Oid),
+                ("typowner", Oid),
                 ("typlen", Int2),
                 ("typbyval", Bool),
-                ("typtype", Text),
-                ("typcategory", Text),
-                ("typrelid", Int8),
-                ("typelem", Int8),
-                ("typarray", Int8),
+                ("typtype", InternalChar),
+                ("typcategory", InternalChar),
+                ("typrelid", Oid),
+                ("typelem", Oid),
+                ("typarray", Oid),
                 ("typnotnull", Bool),
-                ("typbasetype", Int8),
+                ("typbasetype", Oid),
                 ("typtypmod", Int4),
-                ("typcollation", Int8),
+                ("typcollation", Oid),
                 ("typacl", TEXT_ARRAY),
             ],
             SystemRelation::Index => &[
-                ("indexrelid", Int8),
-                ("indrelid", Int8),
+                ("indexrelid", Oid),
+                ("indrelid", Oid),
                 ("indnatts", Int2),
                 ("indnkeyatts", Int2),
                 ("indisunique", Bool),
@@ -444,11 +452,11 @@ impl SystemRelation {
                 ("indexprs", Text),
                 ("indpred", Text),
             ],
-            SystemRelation::Am => &[("oid", Int8), ("amname", Text), ("amtype", Text)],
+            SystemRelation::Am => &[("oid", Oid), ("amname", Text), ("amtype", Text)],
             SystemRelation::Database => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("datname", Text),
-                ("datdba", Int8),
+                ("datdba", Oid),
                 ("encoding", Int4),
                 ("datlocprovider", Text),
                 ("datistemplate", Bool),
@@ -472,11 +480,11 @@ impl SystemRelation {
                 ("rolpassword", Text),
                 ("rolvaliduntil", TimestampTz),
                 ("rolbypassrls", Bool),
-                ("oid", Int8),
+                ("oid", Oid),
             ],
             SystemRelation::User => &[
                 ("usename", Text),
-                ("usesysid", Int8),
+                ("usesysid", Oid),
                 ("usecreatedb", Bool),
                 ("usesuper", Bool),
                 ("userepl", Bool),
@@ -485,42 +493,42 @@ impl SystemRelation {
                 ("valuntil", TimestampTz),
             ],
             SystemRelation::AuthMembers => &[
-                ("roleid", Int8),
-                ("member", Int8),
-                ("grantor", Int8),
+                ("roleid", Oid),
+                ("member", Oid),
+                ("grantor", Oid),
                 ("admin_option", Bool),
             ],
             SystemRelation::Inherits => &[
-                ("inhrelid", Int8),
-                ("inhparent", Int8),
+                ("inhrelid", Oid),
+                ("inhparent", Oid),
                 ("inhseqno", Int4),
                 ("inhdetachpending", Bool),
             ],
             SystemRelation::PartitionedTable => &[
-                ("partrelid", Int8),
+                ("partrelid", Oid),
                 ("partstrat", Text),
                 ("partnatts", Int2),
-                ("partdefid", Int8),
+                ("partdefid", Oid),
             ],
             SystemRelation::Attrdef => &[
-                ("oid", Int8),
-                ("adrelid", Int8),
+                ("oid", Oid),
+                ("adrelid", Oid),
                 ("adnum", Int2),
                 ("adbin", Text),
             ],
             SystemRelation::Constraint => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("conname", Text),
-                ("connamespace", Int8),
+                ("connamespace", Oid),
                 ("contype", Text),
                 ("condeferrable", Bool),
                 ("condeferred", Bool),
                 ("convalidated", Bool),
-                ("conrelid", Int8),
-                ("contypid", Int8),
-                ("conindid", Int8),
-                ("conparentid", Int8),
-                ("confrelid", Int8),
+                ("conrelid", Oid),
+                ("contypid", Oid),
+                ("conindid", Oid),
+                ("conparentid", Oid),
+                ("confrelid", Oid),
                 ("confupdtype", Text),
                 ("confdeltype", Text),
                 ("confmatchtype", Text),
@@ -532,9 +540,9 @@ impl SystemRelation {
                 ("conbin", Text),
             ],
             SystemRelation::Policy => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("polname", Text),
-                ("polrelid", Int8),
+                ("polrelid", Oid),
                 ("polcmd", Text),
                 ("polpermissive", Bool),
                 ("polroles", OID_ARRAY),
@@ -542,19 +550,19 @@ impl SystemRelation {
                 ("polwithcheck", Text),
             ],
             SystemRelation::StatisticExt => &[
-                ("oid", Int8),
-                ("stxrelid", Int8),
+                ("oid", Oid),
+                ("stxrelid", Oid),
                 ("stxname", Text),
-                ("stxnamespace", Int8),
-                ("stxowner", Int8),
+                ("stxnamespace", Oid),
+                ("stxowner", Oid),
                 ("stxstattarget", Int4),
                 ("stxkeys", INT2_ARRAY),
                 ("stxkind", TEXT_ARRAY),
             ],
             SystemRelation::Publication => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("pubname", Text),
-                ("pubowner", Int8),
+                ("pubowner", Oid),
                 ("puballtables", Bool),
                 ("pubinsert", Bool),
                 ("pubupdate", Bool),
@@ -563,42 +571,42 @@ impl SystemRelation {
                 ("pubviaroot", Bool),
             ],
             SystemRelation::PublicationNamespace => {
-                &[("oid", Int8), ("pnpubid", Int8), ("pnnspid", Int8)]
+                &[("oid", Oid), ("pnpubid", Oid), ("pnnspid", Oid)]
             }
             SystemRelation::PublicationRel => &[
-                ("oid", Int8),
-                ("prpubid", Int8),
-                ("prrelid", Int8),
+                ("oid", Oid),
+                ("prpubid", Oid),
+                ("prrelid", Oid),
                 ("prqual", Text),
                 ("prattrs", INT2_ARRAY),
             ],
             SystemRelation::Trigger => &[
-                ("oid", Int8),
-                ("tgrelid", Int8),
-                ("tgparentid", Int8),
+                ("oid", Oid),
+                ("tgrelid", Oid),
+                ("tgparentid", Oid),
                 ("tgname", Text),
-                ("tgfoid", Int8),
+                ("tgfoid", Oid),
                 ("tgtype", Int2),
                 ("tgenabled", Text),
                 ("tgisinternal", Bool),
-                ("tgconstrrelid", Int8),
-                ("tgconstrindid", Int8),
-                ("tgconstraint", Int8),
+                ("tgconstrrelid", Oid),
+                ("tgconstrindid", Oid),
+                ("tgconstraint", Oid),
                 ("tgdeferrable", Bool),
                 ("tginitdeferred", Bool),
                 ("tgnargs", Int2),
             ],
             SystemRelation::Description => &[
-                ("objoid", Int8),
-                ("classoid", Int8),
+                ("objoid", Oid),
+                ("classoid", Oid),
                 ("objsubid", Int4),
                 ("description", Text),
             ],
             SystemRelation::Collation => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("collname", Text),
-                ("collnamespace", Int8),
-                ("collowner", Int8),
+                ("collnamespace", Oid),
+                ("collowner", Oid),
                 ("collprovider", Text),
                 ("collisdeterministic", Bool),
                 ("collencoding", Int4),
@@ -641,8 +649,8 @@ impl SystemRelation {
                 ("cache_size", Int8),
             ],
             SystemRelation::Sequence => &[
-                ("seqrelid", Int8),
-                ("seqtypid", Int8),
+                ("seqrelid", Oid),
+                ("seqtypid", Oid),
                 ("seqstart", Int8),
                 ("seqincrement", Int8),
                 ("seqmax", Int8),
@@ -651,11 +659,11 @@ impl SystemRelation {
                 ("seqcycle", Bool),
             ],
             SystemRelation::Depend => &[
-                ("classid", Int8),
-                ("objid", Int8),
+                ("classid", Oid),
+                ("objid", Oid),
                 ("objsubid", Int4),
-                ("refclassid", Int8),
-                ("refobjid", Int8),
+                ("refclassid", Oid),
+                ("refobjid", Oid),
                 ("refobjsubid", Int4),
                 ("deptype", Text),
             ],
@@ -663,30 +671,41 @@ impl SystemRelation {
             SystemRelation::Cast => crate::system_cast::COLUMNS,
             SystemRelation::Operator => crate::system_operator::COLUMNS,
             SystemRelation::Extension => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("extname", Text),
-                ("extowner", Int8),
-                ("extnamespace", Int8),
+                ("extowner", Oid),
+                ("extnamespace", Oid),
                 ("extrelocatable", Bool),
                 ("extversion", Text),
                 ("extconfig", OID_ARRAY),
                 ("extcondition", TEXT_ARRAY),
             ],
+            // (`rngcanonical` and `rngsubdiff` are `regproc` in
+            // PostgreSQL: a function's name as text here.)
+            SystemRelation::Range => &[
+                ("rngtypid", Oid),
+                ("rngsubtype", Oid),
+                ("rngmultitypid", Oid),
+                ("rngcollation", Oid),
+                ("rngsubopc", Oid),
+                ("rngcanonical", Text),
+                ("rngsubdiff", Text),
+            ],
             SystemRelation::Enum => &[
-                ("oid", Int8),
-                ("enumtypid", Int8),
+                ("oid", Oid),
+                ("enumtypid", Oid),
                 ("enumsortorder", Float4),
                 ("enumlabel", Text),
             ],
             SystemRelation::Language => &[
-                ("oid", Int8),
+                ("oid", Oid),
                 ("lanname", Text),
-                ("lanowner", Int8),
+                ("lanowner", Oid),
                 ("lanispl", Bool),
                 ("lanpltrusted", Bool),
-                ("lanplcallfoid", Int8),
-                ("laninline", Int8),
-                ("lanvalidator", Int8),
+                ("lanplcallfoid", Oid),
+                ("laninline", Oid),
+                ("lanvalidator", Oid),
                 ("lanacl", TEXT_ARRAY),
             ],
         }
@@ -1002,6 +1021,7 @@ impl SystemRelation {
             | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
+            | SystemRelation::Range
             | SystemRelation::Extension => {}
             SystemRelation::Description => {
                 for d in catalog.descriptions(txn)? {
@@ -1193,8 +1213,18 @@ impl SystemRelation {
                 }
             }
         }
+        debug_assert!(
+            out.iter().all(|row| typed_as(row, self.columns())),
+            "a {} row not of its columns' types",
+            self.name()
+        );
         Ok(out)
     }
+}
+
+/// Whether `row` has a value of each column's type (or NULL).
+fn typed_as(row: &[Value], columns: Columns) -> bool {
+    row.len() == columns.len() && row.iter().zip(columns).all(|(v, (_, ty))| v.matches(*ty))
 }
 
 /// The types folio has: `(oid, name, length, by value, category, array
@@ -1204,9 +1234,11 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (16, "bool", 1, true, "B", 1000, "p"),
     (17, "bytea", -1, false, "U", 1001, "x"),
     (20, "int8", 8, true, "N", 1016, "p"),
+    (18, "char", 1, true, "Z", 1002, "p"),
     (21, "int2", 2, true, "N", 1005, "p"),
     (23, "int4", 4, true, "N", 1007, "p"),
     (25, "text", -1, false, "S", 1009, "x"),
+    (26, "oid", 4, true, "N", 1028, "p"),
     (700, "float4", 4, true, "N", 1021, "p"),
     (701, "float8", 8, true, "N", 1022, "p"),
     (1042, "bpchar", -1, false, "S", 1014, "x"),
@@ -1222,7 +1254,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
 ];
 
 fn oid(n: i64) -> Value {
-    Value::Int8(n)
+    crate::catalog_functions::oid_value(n)
 }
 
 fn text(s: &str) -> Value {
@@ -1252,20 +1284,20 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 .collect(),
         )
     };
-    let row = |oid: u64, name: &str, kind: &str| {
+    let row = |id: u64, name: &str, kind: &str| {
         vec![
-            Value::Int8(oid as i64),
+            oid(id as i64),
             text(name),
-            Value::Int8(PUBLIC_NAMESPACE),
+            oid(PUBLIC_NAMESPACE),
             text(kind),
             Value::Bool(false),
             Value::Bool(false),
             Value::Bool(true),
-            Value::Int8(table.oid as i64),
-            Value::Int8(0),
-            Value::Int8(0),
-            Value::Int8(0),
-            Value::Int8(0),
+            oid(table.oid as i64),
+            oid(0),
+            oid(0),
+            oid(0),
+            oid(0),
             text(" "),
             text(" "),
             text(" "),
@@ -1283,7 +1315,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             &index.name,
             if index.primary { "p" } else { "u" },
         );
-        r[9] = Value::Int8(index.oid as i64);
+        r[9] = oid(index.oid as i64);
         r[18] = numbers(table, &index.columns);
         out.push(r);
     }
@@ -1303,8 +1335,8 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 };
                 let mut r = row(constraint.oid, &constraint.name, "f");
                 let key = referenced_key(fk, tables);
-                r[9] = Value::Int8(key.map_or(0, |i| i.oid as i64));
-                r[11] = Value::Int8(fk.ref_table_oid as i64);
+                r[9] = oid(key.map_or(0, |i| i.oid as i64));
+                r[11] = oid(fk.ref_table_oid as i64);
                 r[12] = action(fk.on_update);
                 r[13] = action(fk.on_delete);
                 r[14] = text("s");

@@ -8,14 +8,15 @@
 //! PostgreSQL names the cast's function. As in PostgreSQL, the
 //! conversions through text (`x::text`, `'1'::integer`) are not rows.
 
+use crate::catalog_functions::oid_value;
 use folio_row::{SqlType, Value};
 
 /// `pg_cast`'s columns.
 pub const COLUMNS: &[(&str, SqlType)] = &[
-    ("oid", SqlType::Int8),
-    ("castsource", SqlType::Int8),
-    ("casttarget", SqlType::Int8),
-    ("castfunc", SqlType::Int8),
+    ("oid", SqlType::Oid),
+    ("castsource", SqlType::Oid),
+    ("casttarget", SqlType::Oid),
+    ("castfunc", SqlType::Oid),
     ("castcontext", SqlType::Text),
     ("castmethod", SqlType::Text),
 ];
@@ -95,10 +96,10 @@ pub fn rows() -> Vec<Vec<Value>> {
         .iter()
         .map(|&(oid, source, target, context, method)| {
             vec![
-                Value::Int8(oid),
-                Value::Int8(source),
-                Value::Int8(target),
-                Value::Int8(0),
+                oid_value(oid),
+                oid_value(source),
+                oid_value(target),
+                oid_value(0),
                 Value::Text(context.to_string()),
                 Value::Text(method.to_string()),
             ]

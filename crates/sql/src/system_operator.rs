@@ -17,22 +17,23 @@
 //! `pg_proc` function in folio.
 
 use crate::catalog_functions::SUPERUSER_OID;
+use crate::catalog_functions::oid_value;
 use folio_row::{SqlType, Value};
 
 /// `pg_operator`'s columns.
 pub const COLUMNS: &[(&str, SqlType)] = &[
-    ("oid", SqlType::Int8),
+    ("oid", SqlType::Oid),
     ("oprname", SqlType::Text),
-    ("oprnamespace", SqlType::Int8),
-    ("oprowner", SqlType::Int8),
+    ("oprnamespace", SqlType::Oid),
+    ("oprowner", SqlType::Oid),
     ("oprkind", SqlType::Text),
     ("oprcanmerge", SqlType::Bool),
     ("oprcanhash", SqlType::Bool),
-    ("oprleft", SqlType::Int8),
-    ("oprright", SqlType::Int8),
-    ("oprresult", SqlType::Int8),
-    ("oprcom", SqlType::Int8),
-    ("oprnegate", SqlType::Int8),
+    ("oprleft", SqlType::Oid),
+    ("oprright", SqlType::Oid),
+    ("oprresult", SqlType::Oid),
+    ("oprcom", SqlType::Oid),
+    ("oprnegate", SqlType::Oid),
     ("oprcode", SqlType::Text),
     ("oprrest", SqlType::Text),
     ("oprjoin", SqlType::Text),
@@ -376,18 +377,18 @@ pub fn rows() -> Vec<Vec<Value>> {
         .map(
             |&(oid, name, kind, left, right, result, commutator, negator, flags)| {
                 vec![
-                    Value::Int8(oid),
+                    oid_value(oid),
                     Value::Text(name.into()),
-                    Value::Int8(CATALOG_NAMESPACE),
-                    Value::Int8(SUPERUSER_OID),
+                    oid_value(CATALOG_NAMESPACE),
+                    oid_value(SUPERUSER_OID),
                     Value::Text(kind.to_string()),
                     Value::Bool(flags.contains('m')),
                     Value::Bool(flags.contains('h')),
-                    Value::Int8(left),
-                    Value::Int8(right),
-                    Value::Int8(result),
-                    Value::Int8(commutator),
-                    Value::Int8(negator),
+                    oid_value(left),
+                    oid_value(right),
+                    oid_value(result),
+                    oid_value(commutator),
+                    oid_value(negator),
                     Value::Text("-".into()),
                     Value::Text("-".into()),
                     Value::Text("-".into()),

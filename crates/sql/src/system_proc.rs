@@ -19,19 +19,20 @@
 //! folio has no user-defined functions, so `\df` without a pattern (which
 //! leaves out pg_catalog) lists none, as PostgreSQL's on a fresh database.
 
+use crate::catalog_functions::oid_value;
 use crate::catalog_functions::{SUPERUSER_OID, format_type};
 use folio_row::{SqlType, Value};
 
 /// `pg_proc`'s columns.
 pub const COLUMNS: &[(&str, SqlType)] = &[
-    ("oid", SqlType::Int8),
+    ("oid", SqlType::Oid),
     ("proname", SqlType::Text),
-    ("pronamespace", SqlType::Int8),
-    ("proowner", SqlType::Int8),
-    ("prolang", SqlType::Int8),
+    ("pronamespace", SqlType::Oid),
+    ("proowner", SqlType::Oid),
+    ("prolang", SqlType::Oid),
     ("procost", SqlType::Float4),
     ("prorows", SqlType::Float4),
-    ("provariadic", SqlType::Int8),
+    ("provariadic", SqlType::Oid),
     ("prokind", SqlType::Text),
     ("prosecdef", SqlType::Bool),
     ("proleakproof", SqlType::Bool),
@@ -41,9 +42,9 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("proparallel", SqlType::Text),
     ("pronargs", SqlType::Int2),
     ("pronargdefaults", SqlType::Int2),
-    ("prorettype", SqlType::Int8),
+    ("prorettype", SqlType::Oid),
     ("proargtypes", SqlType::Text),
-    ("proallargtypes", SqlType::Array(&SqlType::Int8)),
+    ("proallargtypes", SqlType::Array(&SqlType::Oid)),
     ("proargmodes", SqlType::Array(&SqlType::Text)),
     ("proargnames", SqlType::Array(&SqlType::Text)),
     ("prosrc", SqlType::Text),
@@ -403,14 +404,14 @@ pub fn rows() -> Vec<Vec<Value>> {
             let flag = |n: usize| Value::Text(volatility[n..=n].to_string());
             let types: Vec<String> = args.iter().map(i64::to_string).collect();
             vec![
-                Value::Int8(oid),
+                oid_value(oid),
                 Value::Text(name.into()),
-                Value::Int8(CATALOG_NAMESPACE),
-                Value::Int8(SUPERUSER_OID),
-                Value::Int8(INTERNAL_LANGUAGE),
+                oid_value(CATALOG_NAMESPACE),
+                oid_value(SUPERUSER_OID),
+                oid_value(INTERNAL_LANGUAGE),
                 Value::Float4(1.0),
                 Value::Float4(0.0),
-                Value::Int8(0),
+                oid_value(0),
                 Value::Text(kind.to_string()),
                 Value::Bool(false),
                 Value::Bool(false),
@@ -420,7 +421,7 @@ pub fn rows() -> Vec<Vec<Value>> {
                 flag(1),
                 Value::Int2(args.len() as i16),
                 Value::Int2(0),
-                Value::Int8(result),
+                oid_value(result),
                 Value::Text(types.join(" ")),
                 Value::Null,
                 Value::Null,

@@ -76,15 +76,16 @@ pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
 
 /// A type written by a name the parser does not know as a keyword:
 /// PostgreSQL's internal names (`int4`, `float8`, `timestamptz`, ...),
-/// optionally qualified by `pg_catalog`; `oid` is folio's bigint and
-/// `name` and `"char"` are text (the types of the pg_catalog relations'
-/// columns: `system.rs`).
+/// optionally qualified by `pg_catalog`; `name` and `"char"` are text
+/// here (`"char"` is only the type of some pg_catalog columns:
+/// `system.rs`).
 fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
     let base = crate::names::builtin(name).unwrap_or_default();
     Ok(match base.as_str() {
         "int2" => SqlType::Int2,
         "int4" => SqlType::Int4,
-        "int8" | "oid" => SqlType::Int8,
+        "int8" => SqlType::Int8,
+        "oid" => SqlType::Oid,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
         "numeric" => SqlType::Numeric(None),
@@ -254,6 +255,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Jsonb => "jsonb",
         SqlType::Array(element) => return format!("_{}", typname(*element)).into(),
         SqlType::Enum(def) => &def.name,
+        SqlType::Oid => "oid",
+        SqlType::InternalChar => "char",
     })
 }
 
@@ -282,6 +285,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Enum(_)
+            | SqlType::Oid
+            | SqlType::InternalChar
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -366,6 +371,24 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
                 .map(|v| cast(v, *element))
                 .collect::<Result<_, _>>()?,
         ),
+        // An oid is cast from and to the integers only (and text, above;
+        // smallint: only to it), as PostgreSQL's `pg_cast`.
+        (
+            v @ (Value::Numeric(_)
+            | Value::Float4(_)
+            | Value::Float8(_)
+            | Value::Bool(_)
+            | Value::Date(_)
+            | Value::Timestamp(_)
+            | Value::TimestampTz(_)
+            | Value::Interval(_)
+            | Value::Uuid(_)
+            | Value::Bytea(_)),
+            SqlType::Oid,
+        ) => return Err(no_cast(&v, ty)),
+        (v @ Value::Oid(_), _) if !matches!(ty, SqlType::Oid | SqlType::Int4 | SqlType::Int8) => {
+            return Err(no_cast(&v, ty));
+        }
         // Only text, json and jsonb become json (above).
         (v, SqlType::Json | SqlType::Jsonb) => {
             return Err(SqlError::new(
@@ -380,6 +403,18 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v, _) => v,
     };
     coerce(value, ty)
+}
+
+/// 42846: no cast from `v`'s type to `ty`.
+fn no_cast(v: &Value, ty: SqlType) -> SqlError {
+    SqlError::new(
+        "42846",
+        format!(
+            "cannot cast type {} to {}",
+            crate::scalar::value_type(v).name(),
+            ty.name()
+        ),
+    )
 }
 
 /// An explicit `CAST(value AS ty)` / `value::ty`: [`cast`], but to
@@ -443,6 +478,9 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
     let time = |t| matches!(t, Date | Timestamp | TimestampTz);
     from.oid() == to.oid()
         || matches!(to, Text | Varchar(_) | Char(_))
+        // Integers to oid (implicit), oid to integer and bigint.
+        || (matches!(from, Int2 | Int4 | Int8) && to == Oid)
+        || (from == Oid && matches!(to, Int4 | Int8))
         || (number(from) && number(to))
         || (time(from) && time(to))
 }
@@ -520,6 +558,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Null => return Ok(None),
         Value::Int2(x) => x.to_be_bytes().to_vec(),
         Value::Int4(x) | Value::Date(x) => x.to_be_bytes().to_vec(),
+        Value::Oid(x) => x.to_be_bytes().to_vec(),
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => x.to_be_bytes().to_vec(),
         Value::Float4(x) => x.to_be_bytes().to_vec(),
         Value::Float8(x) => x.to_be_bytes().to_vec(),
@@ -649,6 +688,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
     Ok(match ty {
         SqlType::Int2 => Value::Int2(i16::from_be_bytes(fixed(2)?.try_into().expect("2"))),
         SqlType::Int4 => Value::Int4(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
+        SqlType::Oid => Value::Oid(u32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Timestamp => {
@@ -660,7 +700,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Float4 => Value::Float4(f32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Bool => Value::Bool(fixed(1)?[0] != 0),
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => {
+        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
             Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?)
         }
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),

@@ -306,6 +306,19 @@ impl Catalog {
         name: &str,
         columns: &[ColumnDef],
     ) -> Result<TableDef, CatalogError> {
+        self.create_heap_relation(txn, name, columns, None)
+    }
+
+    /// A relation with a heap: a table, or with `matview` a materialized
+    /// view (`matviews.rs`), its class row of kind `m` holding the view's
+    /// body and state.
+    pub(crate) fn create_heap_relation(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        columns: &[ColumnDef],
+        matview: Option<crate::defs::Matview>,
+    ) -> Result<TableDef, CatalogError> {
         // Pages of relations dropped earlier come back first, so this
         // table's allocations can reuse them.
         self.reclaim(txn.manager())?;
@@ -322,7 +335,10 @@ impl Catalog {
         let enums = self.lock_enums_of(txn, columns)?;
         let oid = self.next_oid()?;
         let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
-        let class = ClassRow::new(oid, name, KIND_TABLE, pages.root());
+        let class = match &matview {
+            None => ClassRow::new(oid, name, KIND_TABLE, pages.root()),
+            Some(m) => crate::matviews::class_row(oid, name, pages.root(), m),
+        };
         self.in_savepoint(txn, |txn| {
             // Its pages come back if this rolls back (`reclaim.rs`).
             self.note_created(txn, oid, KIND_TABLE, class.root)?;
@@ -339,6 +355,7 @@ impl Catalog {
             constraints: Vec::new(),
             referenced_by: Vec::new(),
             enums,
+            matview,
         })
     }
 
@@ -560,6 +577,7 @@ impl Catalog {
             identity: false,
             generation: 0,
             view: None,
+            populated: false,
             exprs: exprs.clone(),
             enum_body: None,
         };
@@ -954,7 +972,7 @@ impl Catalog {
         check_name(new)?;
         let missing = || CatalogError::NoSuchRelation(old.to_string());
         let (_, class) = self.class(txn, old)?.ok_or_else(missing)?;
-        if class.kind == KIND_TABLE {
+        if class.has_heap() {
             let table = self.lock_table(txn, old)?;
             self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
         } else if class.kind == KIND_SEQUENCE {
@@ -968,7 +986,7 @@ impl Catalog {
             let table = self
                 .class_rows(txn)?
                 .into_iter()
-                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == class.table_oid)
+                .find(|(_, c)| c.has_heap() && c.oid == class.table_oid)
                 .map(|(_, c)| c.name)
                 .ok_or_else(|| corrupt(format!("index \"{old}\" has no table")))?;
             self.lock_table(txn, &table)?;
@@ -1008,10 +1026,11 @@ impl Catalog {
         Ok((self.class(txn, name)?).is_some_and(|(_, c)| c.kind != crate::defs::KIND_ENUM))
     }
 
-    /// The table `name` as `txn` sees it.
+    /// The table (or materialized view: [`TableDef::matview`]) `name` as
+    /// `txn` sees it.
     pub fn table(&self, txn: &Transaction, name: &str) -> Result<Option<TableDef>, CatalogError> {
         match self.class(txn, name)? {
-            Some((_, class)) if class.kind == KIND_TABLE => {
+            Some((_, class)) if class.has_heap() => {
                 Ok(Some(self.table_def(txn, class, &self.class_rows(txn)?)?))
             }
             _ => Ok(None),
@@ -1025,7 +1044,7 @@ impl Catalog {
         let missing = || CatalogError::NoSuchRelation(name.to_string());
         let (tid, _) = self
             .class(txn, name)?
-            .filter(|(_, c)| c.kind == KIND_TABLE)
+            .filter(|(_, c)| c.has_heap())
             .ok_or_else(missing)?;
         self.lock_class_row(txn, tid, missing)?;
         self.table(txn, name)?.ok_or_else(missing)
@@ -1296,13 +1315,13 @@ impl Catalog {
         Ok(Index::open(&def.name, tree, def.unique))
     }
 
-    /// Every table `txn` sees, by name.
+    /// Every table and materialized view `txn` sees, by name.
     pub fn tables(&self, txn: &Transaction) -> Result<Vec<TableDef>, CatalogError> {
         // The class rows read once for all (each definition needs them).
         let classes = self.class_rows(txn)?;
         let mut out = Vec::new();
         for (_, class) in &classes {
-            if class.kind == KIND_TABLE {
+            if class.has_heap() {
                 out.push(self.table_def(txn, class.clone(), &classes)?);
             }
         }
@@ -1353,6 +1372,7 @@ impl Catalog {
         let type_oids =
             (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
         let enums = Catalog::enums_of(classes, type_oids);
+        let matview = crate::matviews::matview_of(&class);
         Ok(TableDef {
             oid: class.oid,
             name: class.name,
@@ -1363,6 +1383,7 @@ impl Catalog {
             constraints,
             referenced_by,
             enums,
+            matview,
         })
     }
 

@@ -21,7 +21,7 @@
 //!   foreign key, in the same transaction (folio-sql `constraints.rs`).
 
 use crate::catalog::Catalog;
-use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, ForeignKey, KIND_TABLE, TableDef};
+use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, ForeignKey, TableDef};
 use crate::error::CatalogError;
 use folio_heap::Tid;
 use folio_row::SqlType;
@@ -73,6 +73,9 @@ impl Catalog {
             table.clone()
         } else {
             let parent = self.lock_table(txn, request.ref_table)?;
+            if parent.matview.is_some() {
+                return Err(CatalogError::ReferencedNotATable(parent.name));
+            }
             self.lock_for_ddl(txn, parent.oid, LockMode::Share)?;
             parent
         };
@@ -406,7 +409,7 @@ impl Catalog {
         let name_of = |oid: u64| {
             classes
                 .iter()
-                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == oid)
+                .find(|(_, c)| c.has_heap() && c.oid == oid)
                 .map(|(_, c)| c.name.clone())
                 .ok_or_else(|| {
                     CatalogError::Corrupt(format!("a constraint names missing table {oid}"))

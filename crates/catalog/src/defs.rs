@@ -3,7 +3,7 @@
 //!
 //! | catalog table | row |
 //! |---|---|
-//! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
+//! | `folio.class` | oid, name, kind (`r` table / `i` index / `S` sequence / `v` view / `m` materialized view / `e` enum), tree root, table oid (indexes; a sequence's owner), unique, key columns (a sequence's owning column), then a sequence's options |
 //! | `folio.attribute` | table oid, column number (its slot: `layout.rs`), name, type oid, type modifier, flags (bit 0 not null, bit 1 dropped) |
 //! | `folio.constraint` | oid, table oid, name, kind, then by kind: `d` column, expression; `g` column, expression; `c` expression; `f` columns, referenced table oid, referenced columns, ON DELETE / ON UPDATE actions |
 
@@ -136,6 +136,19 @@ pub struct TableDef {
     /// The enum types of its columns (dropped ones' too), as the catalog
     /// it was read from defines them (`enums.rs`).
     pub enums: Vec<&'static folio_row::EnumType>,
+    /// A materialized view's query and state (`matviews.rs`); `None`
+    /// for an ordinary table.
+    pub matview: Option<Matview>,
+}
+
+/// What a materialized view is beyond its table: the query that fills
+/// it, the relations that query reads, and whether it holds the query's
+/// rows (PostgreSQL's `relispopulated`: false after `WITH NO DATA`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matview {
+    pub query: String,
+    pub depends_on: Vec<u64>,
+    pub populated: bool,
 }
 
 impl TableDef {
@@ -345,6 +358,9 @@ pub(crate) const KIND_TABLE: u8 = b'r';
 pub(crate) const KIND_INDEX: u8 = b'i';
 pub(crate) const KIND_SEQUENCE: u8 = b'S';
 pub(crate) const KIND_VIEW: u8 = b'v';
+/// A materialized view (`matviews.rs`): a table whose class row also
+/// holds a view's body and a populated byte after the columns.
+pub(crate) const KIND_MATVIEW: u8 = b'm';
 /// An enum type (`enums.rs`): no storage, its labels after the columns.
 pub(crate) const KIND_ENUM: u8 = b'e';
 
@@ -382,9 +398,12 @@ pub(crate) struct ClassRow {
     /// which of its values in `folio.oid` is current
     /// (`sequences.rs`, "Transactional restarts").
     pub generation: u32,
-    /// A view's query and dependencies (kind `v` only, after the
+    /// A view's query and dependencies (kinds `v` and `m`, after the
     /// columns: `views.rs`).
     pub view: Option<crate::views::ViewBody>,
+    /// A materialized view holds its query's rows (kind `m` only, a byte
+    /// after the view's body: `matviews.rs`).
+    pub populated: bool,
     /// An index's expressions and predicate (kind `i` only, after the
     /// columns; absent when empty: `index_exprs.rs`).
     pub exprs: IndexExprs,
@@ -413,9 +432,16 @@ impl ClassRow {
             identity: false,
             generation: 0,
             view: None,
+            populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
         }
+    }
+
+    /// Whether it is a relation with a heap: a table, or a materialized
+    /// view (the kinds [`TableDef`] describes).
+    pub(crate) fn has_heap(&self) -> bool {
+        self.kind == KIND_TABLE || self.kind == KIND_MATVIEW
     }
 
     pub(crate) fn encode(&self) -> Vec<u8> {
@@ -440,6 +466,9 @@ impl ClassRow {
         }
         if let Some(view) = &self.view {
             view.encode(&mut w);
+        }
+        if self.kind == KIND_MATVIEW {
+            w.u8(self.populated as u8);
         }
         if self.kind == KIND_INDEX && !self.exprs.is_empty() {
             self.exprs.encode(&mut w);
@@ -479,8 +508,16 @@ impl ClassRow {
             _ => (None, 0, 0),
         };
         let view = match kind {
-            KIND_VIEW => Some(crate::views::ViewBody::decode(&mut r)?),
+            KIND_VIEW | KIND_MATVIEW => Some(crate::views::ViewBody::decode(&mut r)?),
             _ => None,
+        };
+        let populated = match kind {
+            KIND_MATVIEW => match r.u8()? {
+                0 => false,
+                1 => true,
+                other => return Err(format!("populated byte {other}")),
+            },
+            _ => false,
         };
         let exprs = match kind {
             KIND_INDEX => IndexExprs::decode(&mut r)?,
@@ -492,7 +529,16 @@ impl ClassRow {
         };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
-        if ![KIND_TABLE, KIND_INDEX, KIND_SEQUENCE, KIND_VIEW, KIND_ENUM].contains(&kind) {
+        if ![
+            KIND_TABLE,
+            KIND_INDEX,
+            KIND_SEQUENCE,
+            KIND_VIEW,
+            KIND_MATVIEW,
+            KIND_ENUM,
+        ]
+        .contains(&kind)
+        {
             return Err(format!("relation kind {kind}"));
         }
         Ok(ClassRow {
@@ -512,6 +558,7 @@ impl ClassRow {
             identity,
             generation,
             view,
+            populated,
             exprs,
             enum_body,
         })
@@ -590,6 +637,7 @@ mod tests {
             identity: false,
             generation: 0,
             view: None,
+            populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
         };
@@ -626,7 +674,16 @@ mod tests {
             }),
             ..ClassRow::new(16401, "v", KIND_VIEW, PageId(0))
         };
-        assert_eq!(ClassRow::decode(&view.encode()), Ok(view));
+        assert_eq!(ClassRow::decode(&view.encode()), Ok(view.clone()));
+        for populated in [false, true] {
+            let matview = ClassRow {
+                kind: KIND_MATVIEW,
+                root: PageId(12),
+                populated,
+                ..view.clone()
+            };
+            assert_eq!(ClassRow::decode(&matview.encode()), Ok(matview));
+        }
         let sequence = ClassRow {
             kind: KIND_SEQUENCE,
             columns: vec![1],

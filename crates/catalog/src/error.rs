@@ -141,6 +141,13 @@ pub enum CatalogError {
     /// CREATE OR REPLACE VIEW or DROP VIEW of a relation that is no view.
     #[error("\"{0}\" is not a view")]
     NotAView(String),
+    /// REFRESH MATERIALIZED VIEW of a relation that is none (PostgreSQL's
+    /// code for it is 0A000).
+    #[error("\"{0}\" is not a materialized view")]
+    NotAMatview(String),
+    /// A foreign key referencing a materialized view.
+    #[error("referenced relation \"{0}\" is not a table")]
+    ReferencedNotATable(String),
     /// CREATE OR REPLACE VIEW whose columns drop or rename old ones
     /// (PostgreSQL's message and hint).
     #[error("{message}")]
@@ -350,6 +357,8 @@ impl CatalogError {
             CatalogError::SequenceBounds { .. } => Some("22003"),
             CatalogError::SequenceOwned { .. } | CatalogError::DependedOn { .. } => Some("2BP01"),
             CatalogError::NotAView(_) => Some("42809"),
+            CatalogError::NotAMatview(_) => Some("0A000"),
+            CatalogError::ReferencedNotATable(_) => Some("42809"),
             CatalogError::TypeExists(_) => Some("42710"),
             CatalogError::NoSuchType(_) => Some("42704"),
             CatalogError::EnumLabel { sqlstate, .. } => Some(sqlstate),

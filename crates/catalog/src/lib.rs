@@ -18,6 +18,7 @@ mod error;
 mod hint_file;
 mod index_exprs;
 mod layout;
+mod matviews;
 mod per_table;
 mod reclaim;
 mod reindex;
@@ -42,7 +43,8 @@ pub use catalog::{
 };
 pub use constraints::ForeignKeyRequest;
 pub use defs::{
-    ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, RefAction, TableDef,
+    ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, Matview, RefAction,
+    TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
 pub use enums::LabelPlace;

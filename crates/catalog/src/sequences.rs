@@ -53,7 +53,7 @@
 
 use crate::catalog::Catalog;
 use crate::codec::{Reader, Writer};
-use crate::defs::{ClassRow, KIND_SEQUENCE, KIND_TABLE};
+use crate::defs::{ClassRow, KIND_SEQUENCE};
 use crate::error::CatalogError;
 use folio_btree::Tree;
 use folio_heap::Write;
@@ -470,6 +470,7 @@ impl Catalog {
             identity: identity.is_some(),
             generation: 0,
             view: None,
+            populated: false,
             exprs: Default::default(),
             enum_body: None,
         };
@@ -527,7 +528,7 @@ impl Catalog {
             let table = self
                 .class_rows(txn)?
                 .into_iter()
-                .find(|(_, c)| c.kind == KIND_TABLE && c.oid == table_oid)
+                .find(|(_, c)| c.has_heap() && c.oid == table_oid)
                 .map(|(_, c)| c.name);
             if let Some(table) = table {
                 let owned = self

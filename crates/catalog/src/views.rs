@@ -8,7 +8,7 @@
 use crate::catalog::{Catalog, check_name, corrupt};
 use crate::codec::{Reader, Writer};
 use crate::currency::DdlMark;
-use crate::defs::{ClassRow, ColumnDef, KIND_VIEW};
+use crate::defs::{ClassRow, ColumnDef, KIND_MATVIEW, KIND_VIEW};
 use crate::error::CatalogError;
 use folio_heap::Tid;
 use folio_page::PageId;
@@ -51,6 +51,20 @@ pub struct ViewDef {
     pub columns: Vec<ColumnDef>,
     /// The relations it reads, by oid.
     pub depends_on: Vec<u64>,
+    /// A materialized view (`matviews.rs`): a table filled from the
+    /// query, read as a table, never expanded.
+    pub materialized: bool,
+}
+
+impl ViewDef {
+    /// What PostgreSQL calls it in messages: `view` or `materialized
+    /// view`.
+    pub fn kind_name(&self) -> &'static str {
+        match self.materialized {
+            true => "materialized view",
+            false => "view",
+        }
+    }
 }
 
 /// A view as a statement read it: its definition, and whether it is
@@ -119,6 +133,7 @@ fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
         query: body.query,
         columns,
         depends_on: body.depends_on,
+        materialized: class.kind == KIND_MATVIEW,
     })
 }
 
@@ -203,6 +218,7 @@ impl Catalog {
             query: query.to_string(),
             columns: columns.to_vec(),
             depends_on: depends_on.to_vec(),
+            materialized: false,
         })
     }
 
@@ -222,7 +238,11 @@ impl Catalog {
         view_def(class, columns).ok_or_else(|| CatalogError::NotAView(name.to_string()))
     }
 
-    fn view_columns(&self, txn: &Transaction, oid: u64) -> Result<Vec<ColumnDef>, CatalogError> {
+    pub(crate) fn view_columns(
+        &self,
+        txn: &Transaction,
+        oid: u64,
+    ) -> Result<Vec<ColumnDef>, CatalogError> {
         let mut rows = self.attribute_rows(txn, oid)?;
         rows.sort_by_key(|(_, row)| row.number);
         Ok(rows.into_iter().map(|(_, row)| row.column).collect())
@@ -249,9 +269,23 @@ impl Catalog {
 
     /// Every view `txn` sees, by name.
     pub fn views(&self, txn: &Transaction) -> Result<Vec<ViewDef>, CatalogError> {
+        self.views_of_kinds(txn, &[KIND_VIEW])
+    }
+
+    /// Every view and materialized view `txn` sees, by name: the
+    /// relations that read others by a stored query.
+    pub fn readers(&self, txn: &Transaction) -> Result<Vec<ViewDef>, CatalogError> {
+        self.views_of_kinds(txn, &[KIND_VIEW, KIND_MATVIEW])
+    }
+
+    fn views_of_kinds(
+        &self,
+        txn: &Transaction,
+        kinds: &[u8],
+    ) -> Result<Vec<ViewDef>, CatalogError> {
         let mut out = Vec::new();
         for (_, class) in self.class_rows(txn)? {
-            if class.kind == KIND_VIEW {
+            if kinds.contains(&class.kind) {
                 let columns = self.view_columns(txn, class.oid)?;
                 out.extend(view_def(class, columns));
             }
@@ -260,15 +294,15 @@ impl Catalog {
         Ok(out)
     }
 
-    /// The views that read relation `oid` (its dependents), with the
-    /// newest committed catalog: a view committed while the caller waited
-    /// for its lock is one.
+    /// The views and materialized views that read relation `oid` (its
+    /// dependents), with the newest committed catalog: a view committed
+    /// while the caller waited for its lock is one.
     pub fn dependent_views(
         &self,
         txn: &mut Transaction,
         oid: u64,
     ) -> Result<Vec<ViewDef>, CatalogError> {
-        let views = txn.with_latest_snapshot(|txn| self.views(txn))?;
+        let views = txn.with_latest_snapshot(|txn| self.readers(txn))?;
         Ok(views
             .into_iter()
             .filter(|v| v.depends_on.contains(&oid))
@@ -288,7 +322,7 @@ impl Catalog {
         if let Some(dependent) = self.dependent_views(txn, def.oid)?.first() {
             return Err(CatalogError::DependedOn {
                 object: format!("view {name}"),
-                dependents: vec![format!("view {}", dependent.name)],
+                dependents: vec![format!("{} {}", dependent.kind_name(), dependent.name)],
             });
         }
         self.in_savepoint(txn, |txn| {

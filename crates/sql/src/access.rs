@@ -113,6 +113,23 @@ pub fn relation(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<Arc<Relat
     cx.relations.get(cx.db, txn, name)
 }
 
+/// The relation `name` as the target of a row change (INSERT, UPDATE,
+/// DELETE), or 42P01; a materialized view is 42809, PostgreSQL's error
+/// (its rows are its query's: REFRESH changes them, `matviews.rs`).
+pub fn target(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<Arc<Relation>, SqlError> {
+    let relation = relation(cx, txn, name)?;
+    if relation.def.matview.is_some() {
+        return Err(SqlError::new(
+            "42809",
+            format!(
+                "cannot change materialized view \"{}\"",
+                folio_catalog::unqualified(name)
+            ),
+        ));
+    }
+    Ok(relation)
+}
+
 /// The one plain table a statement changes (`UPDATE t [AS x]`, `DELETE
 /// FROM t [AS x]`): its name, the name its columns are qualified with
 /// (the alias, else the bare name) and its relation; table functions and
@@ -144,7 +161,7 @@ pub fn table(
         return Err(SqlError::syntax("syntax error at or near \"(\""));
     }
     let name = names::relation(name)?;
-    let relation = relation(cx, txn, &name)?;
+    let relation = target(cx, txn, &name)?;
     // A temporary table qualifies its columns by its bare name.
     let qualifier = alias.as_ref().map_or_else(
         || folio_catalog::unqualified(&name).to_string(),

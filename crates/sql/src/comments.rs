@@ -35,6 +35,10 @@ pub fn comment(
             relation_of(cx, txn, name, 'v', "a view")?,
             Described::Relation,
         ),
+        CommentOn::Matview(name) => (
+            relation_of(cx, txn, name, 'm', "a materialized view")?,
+            Described::Relation,
+        ),
         CommentOn::Sequence(name) => (
             relation_of(cx, txn, name, 'S', "a sequence")?,
             Described::Relation,
@@ -51,7 +55,7 @@ pub fn comment(
                 )
             };
             let slot = match kind {
-                'r' => {
+                'r' | 'm' => {
                     let def = catalog
                         .table(txn, &name)?
                         .ok_or_else(|| SqlError::undefined_table(relation))?;
@@ -131,6 +135,7 @@ fn kind_plural(kind: char) -> &'static str {
         'i' => "indexes",
         'S' => "sequences",
         'v' => "views",
+        'm' => "materialized views",
         _ => "tables",
     }
 }

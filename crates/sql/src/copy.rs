@@ -61,6 +61,12 @@ impl CopyIn {
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
         let relation = access::relation(cx, txn, &table)?;
+        if relation.def.matview.is_some() {
+            return Err(SqlError::new(
+                "42809",
+                format!("cannot copy to materialized view \"{}\"", copy.table),
+            ));
+        }
         let targets = access::copy_columns(&relation, &table, &copy.columns)?;
         let names: Vec<&str> = targets
             .iter()
@@ -255,6 +261,13 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
         None => {
             let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
             let relation = access::relation(cx, txn, &table)?;
+            if relation.def.matview.is_some() {
+                return Err(SqlError::new(
+                    "42809",
+                    format!("cannot copy from materialized view \"{}\"", copy.table),
+                )
+                .with_hint("Try the COPY (SELECT ...) TO variant."));
+            }
             let columns = access::copy_columns(&relation, &table, &copy.columns)?;
             let names = columns
                 .iter()

@@ -221,16 +221,38 @@ fn create_table_as(
         return Ok(Output::command("CREATE TABLE AS"));
     }
     let planned = crate::query::plan_query(cx, txn, query)?;
-    if create.columns.len() > planned.columns.len() {
+    let names: Vec<String> = create
+        .columns
+        .iter()
+        .map(|c| names::ident(&c.name))
+        .collect();
+    let columns = query_columns(&planned, &names)?;
+    cx.db.catalog().create_table(txn, name, &columns)?;
+    // The rows, through INSERT's path (TOAST, statistics, sequences).
+    let insert = insert_query(&create.name, query);
+    let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
+    let count = match plan.run(cx, txn, &Env::at(cx.now))? {
+        Output::Command { tag } => tag.rsplit(' ').next().unwrap_or("0").to_string(),
+        _ => "0".to_string(),
+    };
+    Ok(Output::command(format!("SELECT {count}")))
+}
+
+/// The columns of a table made from a query's result (CREATE TABLE AS,
+/// CREATE MATERIALIZED VIEW): named as its result columns or, first,
+/// as `names` lists (more names than columns is 42601); a `record`
+/// column is 42P16, an array one 0A000. The one owner of those rules.
+pub(crate) fn query_columns(
+    planned: &crate::query::Planned,
+    names: &[String],
+) -> Result<Vec<ColumnDef>, SqlError> {
+    if names.len() > planned.columns.len() {
         return Err(SqlError::syntax("too many column names were specified"));
     }
     let mut columns = Vec::with_capacity(planned.columns.len());
     for (i, (column, ty)) in planned.columns.iter().zip(&planned.types).enumerate() {
+        let name = names.get(i).cloned().unwrap_or_else(|| column.name.clone());
         if *ty == SqlType::Record {
-            let name = create
-                .columns
-                .get(i)
-                .map_or_else(|| column.name.clone(), |c| names::ident(&c.name));
             return Err(SqlError::new(
                 "42P16",
                 format!("column \"{name}\" has pseudo-type record"),
@@ -243,22 +265,26 @@ fn create_table_as(
             )));
         }
         columns.push(ColumnDef {
-            name: match create.columns.get(i) {
-                Some(c) => names::ident(&c.name),
-                None => column.name.clone(),
-            },
+            name,
             type_oid: ty.oid(),
             typmod: ty.typmod(),
             not_null: false,
         });
     }
-    cx.db.catalog().create_table(txn, name, &columns)?;
-    // The rows, through INSERT's path (TOAST, statistics, sequences).
-    let insert = sqlparser::ast::Statement::Insert(sqlparser::ast::Insert {
+    Ok(columns)
+}
+
+/// `INSERT INTO table query`: how a table made from a query gets its
+/// rows (INSERT's path: TOAST, statistics, sequences).
+pub(crate) fn insert_query(
+    table: &ObjectName,
+    query: &sqlparser::ast::Query,
+) -> sqlparser::ast::Statement {
+    sqlparser::ast::Statement::Insert(sqlparser::ast::Insert {
         or: None,
         ignore: false,
         into: true,
-        table: sqlparser::ast::TableObject::TableName(create.name.clone()),
+        table: sqlparser::ast::TableObject::TableName(table.clone()),
         table_alias: None,
         columns: Vec::new(),
         overwrite: false,
@@ -274,13 +300,7 @@ fn create_table_as(
         insert_alias: None,
         settings: None,
         format_clause: None,
-    });
-    let plan = crate::statement::plan(cx, txn, &insert)?.expect("an INSERT is planned");
-    let count = match plan.run(cx, txn, &Env::at(cx.now))? {
-        Output::Command { tag } => tag.rsplit(' ').next().unwrap_or("0").to_string(),
-        _ => "0".to_string(),
-    };
-    Ok(Output::command(format!("SELECT {count}")))
+    })
 }
 
 /// The defaults and constraints a CREATE TABLE or ALTER TABLE adds, in
@@ -733,26 +753,28 @@ pub fn drop(
     names: &[ObjectName],
     cascade: bool,
 ) -> Result<Output, SqlError> {
-    match object_type {
-        ObjectType::Table => {}
+    let (matviews, kind) = match object_type {
+        ObjectType::Table => (false, "table"),
+        ObjectType::MaterializedView => (true, "materialized view"),
         ObjectType::Index => return indexes::drop_indexes(db, txn, notices, if_exists, names),
         other => return Err(SqlError::unsupported(format!("DROP {other}"))),
-    }
+    };
     let mut tables = Vec::with_capacity(names.len());
     for name in names {
         let name = names::relation(name)?;
         match db.catalog().table(txn, &name)? {
-            Some(def) => tables.push(def),
+            Some(def) if def.matview.is_some() == matviews => tables.push(def),
+            Some(_) => return Err(crate::views::wrong_kind(db, txn, &name, kind)?),
             None if db.catalog().relation_exists(txn, &name)? => {
-                return Err(crate::views::wrong_kind(db, txn, &name, "table")?);
+                return Err(crate::views::wrong_kind(db, txn, &name, kind)?);
             }
             None if if_exists => notices.push(Notice::info(format!(
-                "table \"{name}\" does not exist, skipping"
+                "{kind} \"{name}\" does not exist, skipping"
             ))),
             None => {
                 return Err(SqlError::new(
                     "42P01",
-                    format!("table \"{name}\" does not exist"),
+                    format!("{kind} \"{name}\" does not exist"),
                 ));
             }
         }
@@ -792,13 +814,13 @@ pub fn drop(
     }
     let dropping: Vec<(&str, String, u64)> = tables
         .iter()
-        .map(|t| ("table", t.name.clone(), t.oid))
+        .map(|t| (kind, t.name.clone(), t.oid))
         .collect();
     crate::views::drop_dependents(db, txn, notices, &dropping, cascade)?;
     for def in &tables {
         db.catalog().drop_table(txn, &def.name)?;
     }
-    Ok(Output::command("DROP TABLE"))
+    Ok(Output::command(format!("DROP {}", kind.to_uppercase())))
 }
 
 /// `TRUNCATE [TABLE] t, ... [CONTINUE IDENTITY] [CASCADE | RESTRICT]`:
@@ -824,11 +846,17 @@ pub fn truncate(
         .collect::<Result<Vec<_>, _>>()?;
     let mut defs = Vec::with_capacity(names.len());
     for name in &names {
-        defs.push(
-            db.catalog()
-                .table(txn, name)?
-                .ok_or_else(|| SqlError::undefined_table(name))?,
-        );
+        let def = db
+            .catalog()
+            .table(txn, name)?
+            .ok_or_else(|| SqlError::undefined_table(name))?;
+        if def.matview.is_some() {
+            return Err(SqlError::new(
+                "42809",
+                format!("\"{}\" is not a table", folio_catalog::unqualified(name)),
+            ));
+        }
+        defs.push(def);
     }
     let mut round_start = 0;
     while cascade && round_start < defs.len() {
@@ -902,18 +930,23 @@ pub fn alter_table(
     let db = cx.db;
     let mut name = names::relation(name)?;
     // Views that read the relation are checked after the change.
+    // (`Some(kind)`: a view or a materialized view, as PostgreSQL's
+    // DETAIL names them.)
     let (viewed, is_view) = match db.catalog().table(txn, &name)? {
-        Some(def) => (Some(def.oid), false),
+        Some(def) => (Some(def.oid), def.matview.map(|_| "materialized views")),
         None => match db.catalog().view(txn, &name)? {
-            Some(view) => (Some(view.def.oid), true),
-            None => (None, false),
+            Some(view) => (Some(view.def.oid), Some("views")),
+            None => (None, None),
         },
     };
-    // A view takes only the rename (PostgreSQL's 42809 for the rest).
-    if is_view
-        && let Some(op) = operations
-            .iter()
-            .find(|op| !matches!(op, AlterTableOperation::RenameTable { .. }))
+    // A view takes only the rename, a materialized view renames of
+    // itself and its columns (PostgreSQL's 42809 for the rest).
+    if let Some(kind) = is_view
+        && let Some(op) = operations.iter().find(|op| match op {
+            AlterTableOperation::RenameTable { .. } => false,
+            AlterTableOperation::RenameColumn { .. } => kind == "views",
+            _ => true,
+        })
     {
         let action = match op {
             AlterTableOperation::AddColumn { .. } => "ADD COLUMN",
@@ -927,7 +960,7 @@ pub fn alter_table(
             "42809",
             format!("ALTER action {action} cannot be performed on relation \"{name}\""),
         )
-        .with_detail("This operation is not supported for views."));
+        .with_detail(format!("This operation is not supported for {kind}.")));
     }
     let mut rest = operations;
     while let Some((operation, after)) = rest.split_first() {

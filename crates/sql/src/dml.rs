@@ -90,7 +90,19 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         return Err(SqlError::unsupported("INSERT OR ..."));
     }
     let name = names::relation(table)?;
-    let relation = access::relation(cx, txn, &name)?;
+    let relation = access::target(cx, txn, &name)?;
+    plan_insert_into(cx, txn, insert, &name, relation)
+}
+
+/// [`plan_insert`] into `relation` (named `name`), as found: also a
+/// materialized view's, which a refresh fills (`matviews.rs`).
+pub fn plan_insert_into(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    insert: &Insert,
+    name: &str,
+    relation: Arc<Relation>,
+) -> Result<Change, SqlError> {
     let width = relation.def.columns.len();
     let listed = !insert.columns.is_empty();
     let targets: Vec<usize> = if !listed {
@@ -99,7 +111,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
         insert
             .columns
             .iter()
-            .map(|c| access::target_column(&relation, &name, &names::ident(c)))
+            .map(|c| access::target_column(&relation, name, &names::ident(c)))
             .collect::<Result<_, _>>()?
     };
     let constraints = Constraints::bind(cx, txn, &relation)?;
@@ -144,7 +156,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     }
     let alias = insert.table_alias.as_ref().map(names::ident);
     // RETURNING qualifies a temporary table's columns by its bare name.
-    let bare = folio_catalog::unqualified(&name).to_string();
+    let bare = folio_catalog::unqualified(name).to_string();
     let scope = Scope::of(vec![ScopeTable::of_relation(
         alias.clone().unwrap_or(bare),
         &relation,
@@ -154,7 +166,7 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     let on_conflict = match &insert.on {
         None => None,
         Some(OnInsert::OnConflict(on)) => {
-            let qualifier = alias.unwrap_or_else(|| name.clone());
+            let qualifier = alias.unwrap_or_else(|| name.to_string());
             Some(conflict::plan(&relation, &qualifier, on, &constraints)?)
         }
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),

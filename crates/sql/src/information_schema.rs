@@ -218,7 +218,13 @@ impl View {
                     row.extend([text(yes_no(!view)), text("NO"), Value::Null]);
                     row
                 };
-                for def in catalog.tables(txn)? {
+                // (Materialized views are in neither view, as in
+                // PostgreSQL.)
+                for def in catalog
+                    .tables(txn)?
+                    .into_iter()
+                    .filter(|d| d.matview.is_none())
+                {
                     // A temporary table (`temp_tables.rs`): in its
                     // namespace, as PostgreSQL's LOCAL TEMPORARY.
                     match folio_catalog::split_temp_name(&def.name) {
@@ -239,7 +245,11 @@ impl View {
             }
             View::Columns => {
                 let sequences = catalog.sequences(txn)?;
-                for def in catalog.tables(txn)? {
+                for def in catalog
+                    .tables(txn)?
+                    .into_iter()
+                    .filter(|d| d.matview.is_none())
+                {
                     for (n, column) in def.columns.iter().enumerate() {
                         let Some(ty) = def.column_type(n) else {
                             continue;
@@ -304,7 +314,7 @@ impl View {
                         text(DATABASE),
                         text("public"),
                         text(&view.name),
-                        text(&crate::system::view_definition(&view)),
+                        text(&crate::system::view_definition(&view.query)),
                         text("NONE"),
                     ];
                     row.extend((0..5).map(|_| text("NO")));

@@ -47,6 +47,7 @@ mod json_build;
 mod json_functions;
 mod json_table_functions;
 mod lookups;
+mod matviews;
 mod modifying_cte;
 mod names;
 mod numeric_functions;

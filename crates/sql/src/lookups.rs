@@ -88,11 +88,17 @@ impl Lookups {
         for view in catalog.views(txn)? {
             out.name(view.oid as i64, &view.name);
             out.views
-                .insert(view.oid as i64, crate::system::view_definition(&view));
+                .insert(view.oid as i64, crate::system::view_definition(&view.query));
         }
         let tables = catalog.tables(txn)?;
         for table in &tables {
             out.name(table.oid as i64, &table.name);
+            if let Some(matview) = &table.matview {
+                (out.views).insert(
+                    table.oid as i64,
+                    crate::system::view_definition(&matview.query),
+                );
+            }
             for index in &table.indexes {
                 out.name(index.oid as i64, &index.name);
                 // (`pg_get_indexdef(oid, n)` of an expression: its text.)

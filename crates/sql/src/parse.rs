@@ -34,6 +34,31 @@ pub enum Parsed {
     Comment(Comment),
     /// `REINDEX INDEX | TABLE name` (sqlparser has none).
     Reindex(Reindex),
+    /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
+    /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
+    /// `WITH [NO] DATA`).
+    CreateMatview {
+        create: Box<Statement>,
+        data: bool,
+    },
+    /// `REFRESH MATERIALIZED VIEW` (sqlparser has none).
+    Refresh(Refresh),
+    /// `ALTER [MATERIALIZED] VIEW name RENAME ...`, read as sqlparser's
+    /// ALTER TABLE of the same operation, which must name a relation of
+    /// that kind (`matviews::alter`).
+    AlterView {
+        alter: Box<Statement>,
+        materialized: bool,
+    },
+}
+
+/// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refresh {
+    pub name: String,
+    pub concurrently: bool,
+    /// `WITH NO DATA`: emptied and left unpopulated.
+    pub data: bool,
 }
 
 /// `REINDEX [(VERBOSE)] {INDEX | TABLE} name`.
@@ -58,6 +83,7 @@ pub enum CommentOn {
     Table(String),
     Index(String),
     View(String),
+    Matview(String),
     Sequence(String),
     /// `COLUMN relation.column`.
     Column {
@@ -142,6 +168,37 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::COPY) => Parsed::Copy(copy(&spanned[1..], &text)?),
             Some(Keyword::COMMENT) => Parsed::Comment(comment(&plain(&spanned[1..]))?),
             _ if word == "reindex" => Parsed::Reindex(reindex(&plain(&spanned[1..]))?),
+            _ if word == "refresh" => Parsed::Refresh(refresh(&plain(&spanned[1..]))?),
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::MATERIALIZED) => {
+                let data = with_data(&mut spanned);
+                Parsed::CreateMatview {
+                    create: Box::new(parse_one(&dialect, spanned, &place)?),
+                    data,
+                }
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::MATERIALIZED)
+                    && spanned.get(2).and_then(|t| keyword(&t.token)) == Some(Keyword::VIEW) =>
+            {
+                spanned[1].token = Token::make_keyword("TABLE");
+                spanned.remove(2);
+                Parsed::AlterView {
+                    alter: Box::new(parse_one(&dialect, spanned, &place)?),
+                    materialized: true,
+                }
+            }
+            // PostgreSQL has no CREATE OR REPLACE or CREATE TEMPORARY
+            // MATERIALIZED VIEW.
+            Some(Keyword::CREATE)
+                if let Some(at) = match second.and_then(keyword) {
+                    Some(Keyword::OR) => Some(3),
+                    Some(Keyword::TEMP | Keyword::TEMPORARY) => Some(2),
+                    _ => None,
+                } && spanned.get(at).and_then(|t| keyword(&t.token))
+                    == Some(Keyword::MATERIALIZED) =>
+            {
+                return Err(text.near(&spanned[at]));
+            }
             Some(Keyword::RESET) => {
                 let tokens = plain(&spanned[1..]);
                 let mut c = Cursor {
@@ -192,7 +249,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     && spanned.get(4).and_then(|t| keyword(&t.token)) == Some(Keyword::TO) =>
             {
                 spanned[1].token = Token::make_keyword("TABLE");
-                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+                Parsed::AlterView {
+                    alter: Box::new(parse_one(&dialect, spanned, &place)?),
+                    materialized: false,
+                }
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
@@ -208,6 +268,51 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         });
     }
     Ok(out)
+}
+
+/// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a
+/// CREATE MATERIALIZED VIEW's): whether the view is to be filled (no
+/// clause: yes).
+fn with_data(tokens: &mut Vec<TokenWithSpan>) -> bool {
+    let is = |t: &TokenWithSpan, word: &str| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word));
+    let n = tokens.len();
+    if n >= 3
+        && is(&tokens[n - 1], "data")
+        && is(&tokens[n - 2], "no")
+        && is(&tokens[n - 3], "with")
+    {
+        tokens.truncate(n - 3);
+        return false;
+    }
+    if n >= 2 && is(&tokens[n - 1], "data") && is(&tokens[n - 2], "with") {
+        tokens.truncate(n - 2);
+    }
+    true
+}
+
+/// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED
+/// VIEW`.
+fn refresh(tokens: &[Token]) -> Result<Refresh, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    c.expect_keyword(Keyword::MATERIALIZED)?;
+    c.expect_keyword(Keyword::VIEW)?;
+    let concurrently = c.take_keyword(Keyword::CONCURRENTLY);
+    let name = c.name()?;
+    let mut data = true;
+    if c.take_keyword(Keyword::WITH) {
+        data = !c.take_keyword(Keyword::NO);
+        match c.next() {
+            Some(Token::Word(w))
+                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("data") => {}
+            other => return Err(near(other)),
+        }
+    }
+    c.end()?;
+    Ok(Refresh {
+        name,
+        concurrently,
+        data,
+    })
 }
 
 /// `$$text$$` and `$tag$text$tag$` as the string constants they are:
@@ -780,6 +885,10 @@ fn comment(tokens: &[Token]) -> Result<Comment, SqlError> {
         Some(Keyword::TABLE) => CommentOn::Table(c.name()?),
         Some(Keyword::INDEX) => CommentOn::Index(c.name()?),
         Some(Keyword::VIEW) => CommentOn::View(c.name()?),
+        Some(Keyword::MATERIALIZED) => {
+            c.expect_keyword(Keyword::VIEW)?;
+            CommentOn::Matview(c.name()?)
+        }
         Some(Keyword::SEQUENCE) => CommentOn::Sequence(c.name()?),
         Some(Keyword::COLUMN) => {
             let mut parts = vec![c.ident()?];
@@ -1288,5 +1397,56 @@ mod tests {
         );
         assert_eq!(statements("vacuum t u").unwrap_err().code, "42601");
         assert_eq!(statements("select 1 2").unwrap_err().code, "42601");
+    }
+
+    // Proves the materialized view statements sqlparser does not read:
+    // REFRESH's forms, and CREATE's trailing `WITH [NO] DATA` taken off
+    // (the query stays whole).
+    #[test]
+    fn materialized_view_statements() {
+        let refresh = |sql: &str| match statements(sql).unwrap().pop() {
+            Some(Parsed::Refresh(r)) => (r.name, r.concurrently, r.data),
+            other => panic!("{sql}: {other:?}"),
+        };
+        assert_eq!(
+            refresh("refresh materialized view mv"),
+            ("mv".into(), false, true)
+        );
+        assert_eq!(
+            refresh("REFRESH MATERIALIZED VIEW CONCURRENTLY public.\"Mv\" WITH DATA"),
+            ("Mv".into(), true, true)
+        );
+        assert_eq!(
+            refresh("refresh materialized view mv with no data"),
+            ("mv".into(), false, false)
+        );
+        for bad in [
+            "refresh materialized view",
+            "refresh materialized view mv with",
+            "refresh materialized view mv with no rows",
+            "refresh view mv",
+        ] {
+            assert_eq!(statements(bad).unwrap_err().code, "42601", "{bad}");
+        }
+        let create = |sql: &str| match statements(sql).unwrap().pop() {
+            Some(Parsed::CreateMatview { create, data }) => (create.to_string(), data),
+            other => panic!("{sql}: {other:?}"),
+        };
+        let plain = "CREATE MATERIALIZED VIEW mv AS SELECT a FROM t WHERE a > 1";
+        assert_eq!(create(plain), (plain.to_string(), true));
+        assert_eq!(
+            create(&format!("{plain} with data")),
+            (plain.to_string(), true)
+        );
+        assert_eq!(
+            create(&format!("{plain} WITH NO DATA")),
+            (plain.to_string(), false)
+        );
+        for refused in [
+            "create or replace materialized view mv as select 1",
+            "create temp materialized view mv as select 1",
+        ] {
+            assert_eq!(statements(refused).unwrap_err().code, "42601");
+        }
     }
 }

@@ -18,7 +18,7 @@ pub fn reindex(cx: &Ctx<'_>, txn: &mut Transaction, reindex: &Reindex) -> Result
         .ok_or_else(|| SqlError::undefined_table(&reindex.name))?;
     let bare = folio_catalog::unqualified(&reindex.name);
     match (reindex.table, kind) {
-        (true, 'r') => {
+        (true, 'r' | 'm') => {
             catalog.reindex(txn, &name, None)?;
         }
         (false, 'i') => {

@@ -51,6 +51,9 @@ pub fn run_into(
     env: &Env<'_>,
     mut sink: impl FnMut(Option<Tid>, &mut Vec<Value>) -> Result<(), SqlError>,
 ) -> Result<ScanCounts, SqlError> {
+    // (At execution, as PostgreSQL's: a plan or a view over an
+    // unpopulated materialized view is made, not run.)
+    crate::matviews::check_populated(relation)?;
     let reads = relation.reads(plan.reads.as_deref());
     match plan.access {
         Access::Seq => seq_scan(txn, relation, plan, &reads, env, sink),

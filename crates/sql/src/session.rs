@@ -305,6 +305,18 @@ impl Session {
                 Parsed::Reindex(reindex) => {
                     self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
                 }
+                Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
+                    crate::matviews::create(cx, txn, notices, create, *data)
+                }),
+                Parsed::Refresh(refresh) => {
+                    self.utility(|cx, txn, _| crate::matviews::refresh(cx, txn, refresh))
+                }
+                Parsed::AlterView {
+                    alter,
+                    materialized,
+                } => self.utility(|cx, txn, notices| {
+                    crate::matviews::alter(cx, txn, notices, alter, *materialized)
+                }),
             };
             let result = result.map_err(|e| self.why_canceled(e));
             drop(armed);

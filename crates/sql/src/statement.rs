@@ -104,6 +104,30 @@ pub fn plan(
         Statement::Delete(delete) => Kind::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
         _ => return Ok(None),
     };
+    finish(cx, statement, what).map(Some)
+}
+
+/// The plan of `insert` (an `INSERT INTO name query`) into `relation`,
+/// whatever its kind: how a materialized view is filled (`matviews.rs`;
+/// a row change may not name one).
+pub fn plan_fill(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    insert: &Statement,
+    name: &str,
+    relation: Arc<Relation>,
+) -> Result<Plan, SqlError> {
+    cx.views.borrow_mut().clear();
+    let Statement::Insert(i) = insert else {
+        unreachable!("plan_fill of another statement");
+    };
+    let what = Kind::Change(Box::new(dml::plan_insert_into(cx, txn, i, name, relation)?));
+    finish(cx, insert, what)
+}
+
+/// The plan of `statement` planned as `what`: the sequences and catalog
+/// lookups it and the views it expanded need.
+fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlError> {
     let mut names = Vec::new();
     let mut calls = sequences::names_in(statement, &mut names)?;
     if let Kind::Change(change) = &what {
@@ -121,12 +145,12 @@ pub fn plan(
         calls |= sequences::names_in(&u.query, &mut names)?;
         lookups |= crate::lookups::needed(&u.query);
     }
-    Ok(Some(Plan {
+    Ok(Plan {
         what,
         sequences: calls.then_some(names),
         lookups,
         views: used.into_iter().map(|u| u.view).collect(),
-    }))
+    })
 }
 
 impl Plan {

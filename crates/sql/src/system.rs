@@ -73,6 +73,8 @@ pub enum SystemRelation {
     Tables,
     Indexes,
     Views,
+    /// `pg_matviews`: the materialized views (`matviews.rs`).
+    Matviews,
     Sequences,
     /// `pg_sequence`: each sequence's parameters (`\d` of a sequence).
     Sequence,
@@ -107,7 +109,7 @@ pub enum SystemRelation {
     Information(View),
 }
 
-const ALL: [SystemRelation; 43] = [
+const ALL: [SystemRelation; 44] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -133,6 +135,7 @@ const ALL: [SystemRelation; 43] = [
     SystemRelation::Tables,
     SystemRelation::Indexes,
     SystemRelation::Views,
+    SystemRelation::Matviews,
     SystemRelation::Sequences,
     SystemRelation::Sequence,
     SystemRelation::Depend,
@@ -278,6 +281,7 @@ impl SystemRelation {
             SystemRelation::Tables => "pg_tables",
             SystemRelation::Indexes => "pg_indexes",
             SystemRelation::Views => "pg_views",
+            SystemRelation::Matviews => "pg_matviews",
             SystemRelation::Sequences => "pg_sequences",
             SystemRelation::Sequence => "pg_sequence",
             SystemRelation::Depend => "pg_depend",
@@ -339,6 +343,7 @@ impl SystemRelation {
             SystemRelation::Tables => (12010, true),
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
+            SystemRelation::Matviews => (12038, true),
             SystemRelation::Sequences => (12025, true),
             SystemRelation::StatActivity => (12030, true),
             SystemRelation::Locks => (12035, true),
@@ -636,6 +641,15 @@ impl SystemRelation {
                 ("viewowner", Text),
                 ("definition", Text),
             ],
+            SystemRelation::Matviews => &[
+                ("schemaname", Text),
+                ("matviewname", Text),
+                ("matviewowner", Text),
+                ("tablespace", Text),
+                ("hasindexes", Bool),
+                ("ispopulated", Bool),
+                ("definition", Text),
+            ],
             SystemRelation::Sequences => &[
                 ("schemaname", Text),
                 ("sequencename", Text),
@@ -791,6 +805,7 @@ impl SystemRelation {
                         checks: 0,
                         has_index: false,
                         has_triggers: false,
+                        populated: true,
                     }));
                 }
             }
@@ -1044,7 +1059,23 @@ impl SystemRelation {
                         text("public"),
                         text(&view.name),
                         text(crate::roles::SUPERUSER),
-                        text(&view_definition(&view)),
+                        text(&view_definition(&view.query)),
+                    ]);
+                }
+            }
+            SystemRelation::Matviews => {
+                for table in catalog.tables(txn)? {
+                    let Some(matview) = &table.matview else {
+                        continue;
+                    };
+                    out.push(vec![
+                        text("public"),
+                        text(&table.name),
+                        text(crate::roles::SUPERUSER),
+                        Value::Null,
+                        Value::Bool(!table.indexes.is_empty()),
+                        Value::Bool(matview.populated),
+                        text(&view_definition(&matview.query)),
                     ]);
                 }
             }
@@ -1151,6 +1182,9 @@ impl SystemRelation {
             }
             SystemRelation::Tables => {
                 for table in catalog.tables(txn)? {
+                    if table.matview.is_some() {
+                        continue;
+                    }
                     let (schema, name) = match folio_catalog::split_temp_name(&table.name) {
                         Some((n, name)) => (folio_catalog::temp_schema(n), name),
                         None => ("public".to_string(), table.name.as_str()),
@@ -1377,6 +1411,8 @@ struct ClassRow<'a> {
     checks: usize,
     has_index: bool,
     has_triggers: bool,
+    /// `relispopulated`: false for a materialized view without its rows.
+    populated: bool,
 }
 
 fn class_row(r: ClassRow<'_>) -> Vec<Value> {
@@ -1409,8 +1445,12 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
         Value::Bool(false),
         Value::Bool(false),
         Value::Bool(false),
-        Value::Bool(true),
-        text(if r.kind == "r" { "d" } else { "n" }),
+        Value::Bool(r.populated),
+        text(if r.kind == "r" || r.kind == "m" {
+            "d"
+        } else {
+            "n"
+        }),
         Value::Bool(false),
         oid(0),
         Value::Null,
@@ -1419,10 +1459,11 @@ fn class_row(r: ClassRow<'_>) -> Vec<Value> {
     ]
 }
 
-/// A view's query as `pg_get_viewdef` gives it (PostgreSQL deparses its
-/// own layout; folio gives the stored text, `*` written out).
-pub fn view_definition(view: &folio_catalog::ViewDef) -> String {
-    format!(" {};", view.query)
+/// A view's (or materialized view's) query as `pg_get_viewdef` gives it
+/// (PostgreSQL deparses its own layout; folio gives the stored text, `*`
+/// written out).
+pub fn view_definition(query: &str) -> String {
+    format!(" {query};")
 }
 
 /// The namespace oid of a relation by its catalog name: `public`, or a
@@ -1446,6 +1487,7 @@ fn system_class_row(relation: SystemRelation) -> Vec<Value> {
         checks: 0,
         has_index: false,
         has_triggers: false,
+        populated: true,
     })
 }
 
@@ -1455,7 +1497,7 @@ fn table_class_row(table: &TableDef) -> Vec<Value> {
         name: folio_catalog::unqualified(&table.name),
         namespace: namespace_of(&table.name),
         am: HEAP_AM,
-        kind: "r",
+        kind: if table.matview.is_some() { "m" } else { "r" },
         // Dropped columns' slots too (PostgreSQL's relnatts).
         columns: table.layout.width(),
         checks: table
@@ -1465,6 +1507,7 @@ fn table_class_row(table: &TableDef) -> Vec<Value> {
             .count(),
         has_index: !table.indexes.is_empty(),
         has_triggers: has_triggers(table),
+        populated: table.matview.as_ref().is_none_or(|m| m.populated),
     })
 }
 
@@ -1479,6 +1522,7 @@ fn index_class_row(index: &IndexDef) -> Vec<Value> {
         checks: 0,
         has_index: false,
         has_triggers: false,
+        populated: true,
     })
 }
 
@@ -1493,6 +1537,7 @@ fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
         checks: 0,
         has_index: false,
         has_triggers: false,
+        populated: true,
     })
 }
 

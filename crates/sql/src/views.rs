@@ -57,8 +57,10 @@ pub fn create(
     else {
         unreachable!("views::create of another statement");
     };
+    // (CREATE MATERIALIZED VIEW is `matviews.rs`'s; PostgreSQL has no
+    // CREATE OR REPLACE MATERIALIZED VIEW.)
     if *materialized {
-        return Err(SqlError::unsupported("materialized views"));
+        return Err(SqlError::syntax("syntax error at or near \"MATERIALIZED\""));
     }
     if *temporary {
         return Err(SqlError::unsupported("temporary views"));
@@ -143,7 +145,7 @@ pub fn create(
 /// `query` with each `*` and `t.*` of its top-level select list written
 /// out as the columns it stood for when the view was made (PostgreSQL
 /// expands them then: a column added later to a table is not the view's).
-fn written_out(query: &Query, planned: &Planned) -> Result<Query, SqlError> {
+pub(crate) fn written_out(query: &Query, planned: &Planned) -> Result<Query, SqlError> {
     let mut query = query.clone();
     let SetExpr::Select(select) = query.body.as_mut() else {
         return Ok(query);
@@ -220,18 +222,20 @@ pub fn factor(
 }
 
 /// The view's query, parsed.
-fn parse_query(def: &ViewDef) -> Result<Box<Query>, SqlError> {
+pub(crate) fn parse_query(def: &ViewDef) -> Result<Box<Query>, SqlError> {
+    parse_text(&def.name, &def.query)
+}
+
+/// The stored query `text` of view (or materialized view) `name`, parsed.
+pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError> {
     let broken = |reason: String| {
         SqlError::new(
             "XX000",
-            format!(
-                "the query of view \"{}\" cannot be read: {reason}",
-                def.name
-            ),
+            format!("the query of view \"{name}\" cannot be read: {reason}"),
         )
     };
     sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
-        .try_with_sql(&def.query)
+        .try_with_sql(text)
         .and_then(|mut p| p.parse_query())
         .map_err(|e| broken(e.to_string()))
 }
@@ -315,10 +319,10 @@ pub fn drop_dependents(
             .iter()
             .map(|v| {
                 let on = match dependents.iter().find(|d| v.depends_on.contains(&d.oid)) {
-                    Some(d) => format!("view {}", d.name),
+                    Some(d) => format!("{} {}", d.kind_name(), d.name),
                     None => format!("{kind} {name}"),
                 };
-                format!("view {} depends on {on}", v.name)
+                format!("{} {} depends on {on}", v.kind_name(), v.name)
             })
             .collect::<Vec<_>>()
             .join("\n");
@@ -331,11 +335,14 @@ pub fn drop_dependents(
     }
     let objects: Vec<String> = dependents
         .iter()
-        .map(|v| format!("view {}", v.name))
+        .map(|v| format!("{} {}", v.kind_name(), v.name))
         .collect();
     notices.extend(Notice::cascaded(&objects));
     for view in &dependents {
-        db.catalog().drop_view(txn, &view.name)?;
+        match view.materialized {
+            true => db.catalog().drop_table(txn, &view.name)?,
+            false => db.catalog().drop_view(txn, &view.name)?,
+        }
     }
     Ok(())
 }
@@ -390,8 +397,11 @@ pub fn wrong_kind(
     let catalog = db.catalog();
     let (kind, command) = if catalog.view(txn, name)?.is_some() {
         ("a view", "DROP VIEW")
-    } else if catalog.table(txn, name)?.is_some() {
-        ("a table", "DROP TABLE")
+    } else if let Some(table) = catalog.table(txn, name)? {
+        match table.matview {
+            Some(_) => ("a materialized view", "DROP MATERIALIZED VIEW"),
+            None => ("a table", "DROP TABLE"),
+        }
     } else if let Ok(Some(_)) = catalog.sequence(txn, name) {
         ("a sequence", "DROP SEQUENCE")
     } else {
@@ -441,7 +451,8 @@ pub fn check_after_alter(
                 format!("cannot drop column {column} of table {table} because other objects depend on it"),
             )
             .with_detail(format!(
-                "view {} depends on column {column} of table {table}",
+                "{} {} depends on column {column} of table {table}",
+                view.kind_name(),
                 view.name
             ))
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."),
@@ -450,12 +461,13 @@ pub fn check_after_alter(
                 "cannot alter type of a column used by a view or rule",
             )
             .with_detail(format!(
-                "rule _RETURN on view {} depends on column \"{column}\"",
+                "rule _RETURN on {} {} depends on column \"{column}\"",
+                view.kind_name(),
                 view.name
             )),
             Alteration::Other => SqlError::new(
                 "0A000",
-                format!("cannot alter relation \"{table}\": view \"{}\" depends on it", view.name),
+                format!("cannot alter relation \"{table}\": {} \"{}\" depends on it", view.kind_name(), view.name),
             )
             .with_detail(format!("Its query would fail: {reason}"))
             .with_hint(
@@ -484,6 +496,7 @@ mod tests {
                 not_null: false,
             }],
             depends_on: Vec::new(),
+            materialized: false,
         };
         use folio_row::SqlType;
         assert!(check_shape(&def, &[SqlType::Int4]).is_ok());

@@ -62,13 +62,7 @@ impl Catalog {
         populated: bool,
     ) -> Result<TableDef, CatalogError> {
         check_name(name)?;
-        let classes = self.class_rows(txn)?;
-        for oid in depends_on {
-            if let Some((tid, class)) = classes.iter().find(|(_, c)| c.oid == *oid) {
-                let missing = || CatalogError::NoSuchRelation(class.name.clone());
-                self.lock_class_row_as(txn, *tid, missing, true)?;
-            }
-        }
+        self.lock_dependencies(txn, depends_on)?;
         let matview = Matview {
             query: query.to_string(),
             depends_on: depends_on.to_vec(),

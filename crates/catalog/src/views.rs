@@ -138,6 +138,24 @@ fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
 }
 
 impl Catalog {
+    /// Keeps the relations `depends_on` (a view's or materialized view's
+    /// body reads them) until `txn` ends: a DROP of one waits, then sees
+    /// the new relation among its dependents. The one owner of that rule.
+    pub(crate) fn lock_dependencies(
+        &self,
+        txn: &mut Transaction,
+        depends_on: &[u64],
+    ) -> Result<(), CatalogError> {
+        let classes = self.class_rows(txn)?;
+        for oid in depends_on {
+            if let Some((tid, class)) = classes.iter().find(|(_, c)| c.oid == *oid) {
+                let missing = || CatalogError::NoSuchRelation(class.name.clone());
+                self.lock_class_row_as(txn, *tid, missing, true)?;
+            }
+        }
+        Ok(())
+    }
+
     /// `CREATE [OR REPLACE] VIEW name AS query`: `columns` are the
     /// query's output columns, `depends_on` the relations it reads. With
     /// `replace`, a view of that name takes the new definition if its
@@ -161,15 +179,7 @@ impl Catalog {
                 return Err(CatalogError::DuplicateColumn(c.name.clone()));
             }
         }
-        // The relations it reads stay until `txn` ends: a DROP of one
-        // waits, then sees this view among its dependents.
-        let classes = self.class_rows(txn)?;
-        for oid in depends_on {
-            if let Some((tid, class)) = classes.iter().find(|(_, c)| c.oid == *oid) {
-                let missing = || CatalogError::NoSuchRelation(class.name.clone());
-                self.lock_class_row_as(txn, *tid, missing, true)?;
-            }
-        }
+        self.lock_dependencies(txn, depends_on)?;
         let body = ViewBody {
             query: query.to_string(),
             depends_on: depends_on.to_vec(),

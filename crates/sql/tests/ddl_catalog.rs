@@ -10,12 +10,6 @@ use std::sync::Arc;
 mod common;
 use common::{fails, ok, rows};
 
-/// Closes `db` (every session on it gone) and opens it again.
-fn reopen(db: Arc<Database>, path: &std::path::Path) -> Arc<Database> {
-    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
-    Arc::new(Database::open(path, Options::default()).unwrap())
-}
-
 // Proves a generated column's expression is stored in the catalog: after
 // a reopen, new and updated rows still get its value and the catalog
 // views still show it; a dropped expression stays dropped. (PostgreSQL
@@ -42,7 +36,7 @@ fn generated_columns_survive_a_reopen() {
     );
     ok(&mut s, "alter table g alter column e drop expression");
     drop(s);
-    let db = reopen(db, &path);
+    let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     ok(&mut s, "insert into g (a, e) values (5, 0)");
     ok(&mut s, "update g set a = 3 where a = 1");
@@ -130,7 +124,7 @@ fn comments_survive_a_reopen() {
     ok(&mut s, "reindex table t");
     ok(&mut s, "alter table t drop column c");
     drop(s);
-    let db = reopen(db, &path);
+    let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     assert_eq!(
         rows(

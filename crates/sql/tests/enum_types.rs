@@ -3,6 +3,8 @@
 //! durably; stored values and index keys stay in the declared order when
 //! labels are added between others.
 
+mod common;
+
 use folio_db::{Database, Options};
 use folio_sql::{Output, Session, text_output};
 use std::sync::Arc;
@@ -64,9 +66,7 @@ fn enum_types_survive_restart_in_declared_order() {
     ok(&mut s, "alter type mood add value 'never'");
     ok(&mut s, "rollback");
     drop(s);
-    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
-
-    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     let order = ["sad", "glum", "meh", "fine", "happy", "great"];
     assert_eq!(column(&mut s, "select m from t order by m"), order);

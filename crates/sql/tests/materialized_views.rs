@@ -49,8 +49,7 @@ fn materialized_views_survive_a_reopen() {
         "alter materialized view mv rename column b to label",
     );
     drop(s);
-    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
-    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     assert_eq!(rows(&mut s, "select * from mv order by a"), ["2 y", "3 z"]);
     assert_eq!(

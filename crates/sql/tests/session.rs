@@ -3,6 +3,8 @@
 //! transaction block, and errors with PostgreSQL 15's SQLSTATEs and
 //! messages (written here as PostgreSQL 15 gives them).
 
+mod common;
+
 use folio_db::{Database, Options};
 use folio_row::Value;
 use folio_sql::{Column, Output, Session, SqlError, TxStatus, text_output};
@@ -960,8 +962,7 @@ fn role_passwords_are_scram_verifiers() {
         "42704"
     );
     drop(s);
-    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
-    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    let db = common::reopen(db, &path);
     assert_eq!(roles::password(&db, "postgres").unwrap(), Some(given));
     let mut s = Session::new(db.clone());
     ok(&mut s, "alter role postgres password null");
@@ -1884,8 +1885,7 @@ fn expression_and_partial_indexes_survive_reopening() {
         "23505"
     );
     drop(s);
-    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
-    let db = Arc::new(Database::open(&path, Options::default()).unwrap());
+    let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     let e = fails(&mut s, "insert into u values (3, 'a@x', false)");
     assert_eq!(e.code, "23505");

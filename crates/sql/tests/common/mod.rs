@@ -1,10 +1,20 @@
 //! What the session tests between several sessions share: running a
-//! statement that must succeed or fail, and a query's rows as text.
+//! statement that must succeed or fail, a query's rows as text, and
+//! closing and opening a database again.
 
 #![allow(dead_code)]
 
+use folio_db::{Database, Options};
 use folio_row::Value;
 use folio_sql::{Output, Session, SqlError, text_output};
+use std::sync::Arc;
+
+/// Closes `db` (every session on it dropped) and opens the database at
+/// `path` again: what a restart keeps.
+pub fn reopen(db: Arc<Database>, path: &std::path::Path) -> Arc<Database> {
+    Arc::try_unwrap(db).ok().unwrap().close().unwrap();
+    Arc::new(Database::open(path, Options::default()).unwrap())
+}
 
 /// Runs `sql`, which must succeed.
 pub fn ok(s: &mut Session, sql: &str) {

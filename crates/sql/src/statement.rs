@@ -210,12 +210,14 @@ impl Plan {
 
     /// Whether every relation it uses is still current for `txn`.
     pub fn is_current(&self, txn: &Transaction) -> Result<bool, SqlError> {
+        // Its parts' own plans check their relations and views.
         if let Kind::Changes(changes) = &self.what {
             for plan in changes.plans() {
                 if !plan.is_current(txn)? {
                     return Ok(false);
                 }
             }
+            return Ok(true);
         }
         for relation in self.relations() {
             if !relation.is_current(txn)? {

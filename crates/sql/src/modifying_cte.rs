@@ -24,7 +24,7 @@ use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::ScopeTable;
 use crate::names;
-use crate::recursive::WorkTable;
+use crate::recursive::{self, WorkTable};
 use crate::statement::{self, Plan};
 use folio_db::Transaction;
 use folio_row::SqlType;
@@ -214,23 +214,12 @@ pub fn reference(
             format!("WITH query \"{name}\" does not have a RETURNING clause"),
         ));
     }
-    let qualifier = alias.map_or_else(|| name.to_string(), |a| names::ident(&a.name));
-    let mut columns = produced.names.clone();
-    for (column, renamed) in columns
-        .iter_mut()
-        .zip(alias.map_or(&[][..], |a| a.columns.as_slice()))
-    {
-        *column = names::ident(&renamed.name);
-    }
-    let label = match alias {
-        Some(_) => format!("{name} {qualifier}"),
-        None => name.to_string(),
-    };
-    let scope = ScopeTable {
-        qualifier,
-        names: columns,
-        types: produced.types.clone(),
+    let (label, scope) = recursive::work_table_scope(
+        name,
+        alias,
+        produced.names.clone(),
+        produced.types.clone(),
         offset,
-    };
+    );
     Ok(Some((label, produced.table.clone(), scope)))
 }

@@ -202,36 +202,16 @@ pub fn reference(
     let Some(cte) = found else {
         return Ok(None);
     };
-    let qualifier = alias.map_or_else(|| name.to_string(), |a| names::ident(&a.name));
-    let renamed = |mut names: Vec<String>| {
-        for (n, c) in alias
-            .map_or(&[][..], |a| a.columns.as_slice())
-            .iter()
-            .enumerate()
-            .take(names.len())
-        {
-            names[n] = names::ident(&c.name);
-        }
-        names
-    };
     let working = cte.planning.borrow().clone();
     if let Some((table, names, types)) = working {
-        let label = match alias {
-            Some(_) => format!("{name} {qualifier}"),
-            None => name.to_string(),
-        };
-        let scope = ScopeTable {
-            qualifier,
-            names: renamed(names),
-            types,
-            offset,
-        };
+        let (label, scope) = work_table_scope(name, alias, names, types, offset);
         return Ok(Some((Reference::WorkTable { label, table }, scope)));
     }
     let union = plan(cx, txn, &cte)?;
+    let qualifier = qualifier(name, alias);
     let scope = ScopeTable {
         qualifier: qualifier.clone(),
-        names: renamed(union.names.clone()),
+        names: renamed(union.names.clone(), alias),
         types: union.types.clone(),
         offset,
     };
@@ -243,6 +223,46 @@ pub fn reference(
         },
         scope,
     )))
+}
+
+/// The name a FROM item `name [alias]` is qualified by.
+fn qualifier(name: &str, alias: Option<&TableAlias>) -> String {
+    alias.map_or_else(|| name.to_string(), |a| names::ident(&a.name))
+}
+
+/// `names` with the alias's column names over the first ones.
+fn renamed(mut names: Vec<String>, alias: Option<&TableAlias>) -> Vec<String> {
+    for (column, renamed) in names
+        .iter_mut()
+        .zip(alias.map_or(&[][..], |a| a.columns.as_slice()))
+    {
+        *column = names::ident(&renamed.name);
+    }
+    names
+}
+
+/// The label (EXPLAIN's `name alias`) and the columns in scope of a FROM
+/// item `name [alias]` that reads a work table with columns `names` of
+/// `types`: a recursive CTE's, or a data-modifying CTE's RETURNING rows.
+pub fn work_table_scope(
+    name: &str,
+    alias: Option<&TableAlias>,
+    names: Vec<String>,
+    types: Vec<SqlType>,
+    offset: usize,
+) -> (String, ScopeTable) {
+    let qualifier = qualifier(name, alias);
+    let label = match alias {
+        Some(_) => format!("{name} {qualifier}"),
+        None => name.to_string(),
+    };
+    let scope = ScopeTable {
+        qualifier,
+        names: renamed(names, alias),
+        types,
+        offset,
+    };
+    (label, scope)
 }
 
 /// Plans a recursive CTE: its base term, then its step over the work

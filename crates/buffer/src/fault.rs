@@ -151,7 +151,10 @@ impl BufferPool {
                 match self.file.read_at(page, offset_bytes) {
                     Err(source) => Err(BufferError::Io { page_id, source }),
                     Ok(()) if self.checksums => {
-                        folio_page::verify_checksum(page, page_id).map_err(BufferError::from)
+                        folio_page::verify_checksum(page, page_id).map_err(|e| {
+                            self.note_checksum_failure();
+                            BufferError::from(e)
+                        })
                     }
                     Ok(()) => Ok(()),
                 }

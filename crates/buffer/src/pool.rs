@@ -121,6 +121,11 @@ pub struct BufferPool {
     /// Logs allocation-state changes (`meta_log.rs`); `None` = unlogged.
     pub(crate) meta_logger: RwLock<Option<Arc<dyn MetaLogger>>>,
     pub(crate) counters: CounterRegistry,
+    /// Pages read whose checksum did not match, and when the last one was
+    /// found (microseconds since the Unix epoch; 0: never). Rare, so a
+    /// shared atomic (`checksum_failures`).
+    pub(crate) checksum_failures: AtomicU64,
+    pub(crate) last_checksum_failure: AtomicU64,
 }
 
 impl std::fmt::Debug for BufferPool {
@@ -232,6 +237,8 @@ impl BufferPool {
                 .eviction_batch_pages
                 .clamp(1, pool_pages as usize / 2),
             checksums,
+            checksum_failures: AtomicU64::new(0),
+            last_checksum_failure: AtomicU64::new(0),
             huge_pages,
             poisoned: AtomicBool::new(false),
             wal: RwLock::new(None),
@@ -337,6 +344,25 @@ impl BufferPool {
     /// Current counters.
     pub fn stats(&self) -> PoolStats {
         self.counters.sum()
+    }
+
+    /// How many page reads found a checksum that did not match since the
+    /// pool opened, and when the last one did (microseconds since the Unix
+    /// epoch): PostgreSQL's `pg_stat_database.checksum_failures` and
+    /// `checksum_last_failure`.
+    pub fn checksum_failures(&self) -> (u64, Option<u64>) {
+        let count = self.checksum_failures.load(Relaxed);
+        let last = self.last_checksum_failure.load(Relaxed);
+        (count, (count > 0).then_some(last))
+    }
+
+    /// Counts a checksum failure found now.
+    pub(crate) fn note_checksum_failure(&self) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        self.last_checksum_failure.store(now, Relaxed);
+        self.checksum_failures.fetch_add(1, Relaxed);
     }
 
     /// The calling thread's counters alone (`EXPLAIN (BUFFERS)` of one

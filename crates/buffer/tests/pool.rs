@@ -178,6 +178,9 @@ fn checksum_failure_names_the_page_and_leaves_no_frame() {
         7,
         "page 1 once, pages 2 and 3 on every try"
     );
+    let (failures, last) = pool.checksum_failures();
+    assert_eq!(failures, 6, "pages 2 and 3, three tries each");
+    assert!(last.is_some_and(|t| t > 0));
 }
 
 #[test]

@@ -257,6 +257,7 @@ impl Database {
             CsnLog::open(pool.clone(), wal.clone(), directory),
             options.txn_config(),
         )?;
+        txns.stats().watch_pool(pool.clone());
         let catalog = Arc::new(open_catalog(&roots, &pool, &wal)?);
         // After a crash replay, the end-of-recovery checkpoint runs in the
         // background (requested at once, as PostgreSQL's fast promotion

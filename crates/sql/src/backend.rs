@@ -59,6 +59,7 @@ impl SessionBackend {
         let (advisory, advisory_owner) = advisory;
         let pid = pid.unwrap_or_else(|| backends.reserve_pid());
         let now = folio_row::calendar::now();
+        stats.count_session();
         SessionBackend {
             registered: backends.register(
                 pid,

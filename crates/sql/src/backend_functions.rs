@@ -178,7 +178,7 @@ impl BackendFunc {
             BackendFunc::StatReset => {
                 // What the sessions counted before goes too.
                 me.backends().publish_stats();
-                me.stats().store().reset();
+                me.stats().store().reset(folio_row::calendar::now());
                 void()
             }
             BackendFunc::StatResetTable => {

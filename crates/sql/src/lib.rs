@@ -72,6 +72,7 @@ mod session;
 mod set_types;
 mod settings;
 mod shape;
+mod stat_database;
 mod stat_tables;
 mod statement;
 mod statement_timeout;

@@ -104,12 +104,14 @@ pub enum SystemRelation {
     StatTables(Listed),
     /// `pg_stat_all_indexes`, `_user_indexes`, `_sys_indexes`.
     StatIndexes(Listed),
+    /// `pg_stat_database` (`stat_database.rs`).
+    StatDatabase,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 44] = [
+const ALL: [SystemRelation; 45] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -154,6 +156,7 @@ const ALL: [SystemRelation; 44] = [
     SystemRelation::StatIndexes(Listed::All),
     SystemRelation::StatIndexes(Listed::User),
     SystemRelation::StatIndexes(Listed::Sys),
+    SystemRelation::StatDatabase,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -300,6 +303,7 @@ impl SystemRelation {
             SystemRelation::StatIndexes(Listed::All) => "pg_stat_all_indexes",
             SystemRelation::StatIndexes(Listed::User) => "pg_stat_user_indexes",
             SystemRelation::StatIndexes(Listed::Sys) => "pg_stat_sys_indexes",
+            SystemRelation::StatDatabase => "pg_stat_database",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -349,6 +353,7 @@ impl SystemRelation {
             SystemRelation::Locks => (12035, true),
             SystemRelation::StatTables(listed) => (12040 + listed as i64, true),
             SystemRelation::StatIndexes(listed) => (12045 + listed as i64, true),
+            SystemRelation::StatDatabase => (12266, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -362,6 +367,7 @@ impl SystemRelation {
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
+            SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
             SystemRelation::Namespace => &[("oid", Oid), ("nspname", Text), ("nspowner", Oid)],
             SystemRelation::Class => &[
                 ("oid", Oid),
@@ -747,6 +753,13 @@ impl SystemRelation {
                 let tables = catalog.tables(txn)?;
                 let store = txn.manager().stats();
                 return Ok(crate::stat_tables::table_rows(listed, &tables, store));
+            }
+            SystemRelation::StatDatabase => {
+                let backends = txn.manager().backends();
+                backends.publish_stats();
+                let store = txn.manager().stats();
+                let database = (DATABASE_OID as u64, "postgres");
+                return Ok(crate::stat_database::rows(database, backends, store));
             }
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();

@@ -188,4 +188,8 @@ fn crossed_advisory_locks_are_a_deadlock() {
     let mut codes = [a_code, b_code];
     codes.sort();
     assert_eq!(codes, [None, Some("40P01")]);
+    // pg_stat_database counts it.
+    let mut c = Session::new(db.clone());
+    let deadlocks = "select deadlocks from pg_stat_database";
+    assert_eq!(rows(&mut c, deadlocks), ["1"]);
 }

@@ -189,15 +189,21 @@ pub struct AdvisoryLocks {
     released: Condvar,
     next_owner: AtomicU64,
     config: TxnConfig,
+    /// Where a deadlock found here is counted (`pg_stat_database`).
+    stats: Arc<crate::stat_store::StatStore>,
 }
 
 impl AdvisoryLocks {
-    pub(crate) fn new(config: TxnConfig) -> AdvisoryLocks {
+    pub(crate) fn new(
+        config: TxnConfig,
+        stats: Arc<crate::stat_store::StatStore>,
+    ) -> AdvisoryLocks {
         AdvisoryLocks {
             state: Mutex::new(State::default()),
             released: Condvar::new(),
             next_owner: AtomicU64::new(1),
             config,
+            stats,
         }
     }
 
@@ -342,6 +348,7 @@ impl AdvisoryOwner {
             if !deadlock_checked && waited >= config.deadlock_timeout {
                 deadlock_checked = true;
                 if state.leads_to(blockers, self.id) {
+                    locks.stats.count_deadlock();
                     return (state, Err(TxnError::AdvisoryDeadlock));
                 }
             }
@@ -408,7 +415,7 @@ mod tests {
     use super::*;
 
     fn owners() -> (Arc<AdvisoryOwner>, Arc<AdvisoryOwner>) {
-        let locks = Arc::new(AdvisoryLocks::new(TxnConfig::default()));
+        let locks = Arc::new(AdvisoryLocks::new(TxnConfig::default(), Arc::default()));
         let a = locks.owner(Arc::new(Interrupt::new()));
         let b = locks.owner(Arc::new(Interrupt::new()));
         (a, b)

@@ -55,5 +55,5 @@ pub use serializable::{PROMOTE_AT, Reason as SerializationReason, Target as Pred
 pub use share_groups::SWEEP_AT as SHARE_GROUP_SWEEP_AT;
 pub use slots::MAX_SNAPSHOTS;
 pub use stat_counts::{PUBLISH_INTERVAL, SessionStats};
-pub use stat_store::{StatEntry, StatStore};
+pub use stat_store::{DatabaseCounts, StatEntry, StatStore};
 pub use transaction::{Durability, Isolation, Transaction};

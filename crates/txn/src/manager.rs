@@ -116,6 +116,7 @@ impl TxnManager {
             xid: Xid::FIRST_NORMAL,
             csn: Csn(1),
         });
+        let stats = Arc::<crate::stat_store::StatStore>::default();
         Ok(Arc::new(TxnManager {
             log,
             clock: CommitClock::new(Csn(limits.csn.0 - 1)),
@@ -131,9 +132,9 @@ impl TxnManager {
             share_groups: Default::default(),
             relation_locks: Default::default(),
             serializable: Default::default(),
-            advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config)),
+            advisory: Arc::new(crate::advisory::AdvisoryLocks::new(config, stats.clone())),
             backends: Arc::default(),
-            stats: Arc::default(),
+            stats,
         }))
     }
 

@@ -251,6 +251,10 @@ impl TxnStats {
             self.release_to(0);
         }
         let mut pending = self.session.pending();
+        match committed {
+            true => pending.commits += 1,
+            false => pending.rollbacks += 1,
+        }
         for level in std::iter::once(&self.top).chain(&self.savepoints) {
             for (oid, c) in level {
                 pending
@@ -290,6 +294,9 @@ pub struct SessionStats {
 struct SessionPending {
     relations: OidMap<Pending>,
     dropped: Vec<u64>,
+    /// Transactions ended since the last publication.
+    commits: u64,
+    rollbacks: u64,
     last_publish: Option<Instant>,
     /// `pg_stat_force_next_flush()`: the next transaction end publishes.
     force: bool,
@@ -310,9 +317,14 @@ impl SessionStats {
 
     fn publish_locked(&self, pending: &mut SessionPending) {
         let SessionPending {
-            relations, dropped, ..
+            relations,
+            dropped,
+            commits,
+            rollbacks,
+            ..
         } = pending;
         self.store.publish(relations, dropped);
+        self.store.publish_ends(commits, rollbacks);
         pending.last_publish = Some(Instant::now());
         pending.force = false;
     }
@@ -320,7 +332,8 @@ impl SessionStats {
     /// Publishes now (the session reads the statistics, or ends).
     pub fn publish(&self) {
         let mut pending = self.pending();
-        if !pending.relations.is_empty() || !pending.dropped.is_empty() {
+        let ended = pending.commits + pending.rollbacks > 0;
+        if ended || !pending.relations.is_empty() || !pending.dropped.is_empty() {
             self.publish_locked(&mut pending);
         }
     }

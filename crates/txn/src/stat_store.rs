@@ -21,7 +21,7 @@
 //! them across a clean shutdown).
 
 use crate::stat_counts::Pending;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Maps keyed by a relation's oid (a fixed seed: oids are the
 /// database's own numbers, not an attacker's).
@@ -56,10 +56,48 @@ pub struct StatEntry {
     pub analyze_count: u64,
 }
 
-/// The statistics of one database's relations (`TxnManager::stats`).
+/// The database's own counts (`pg_stat_database`), beside its relations'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DatabaseCounts {
+    /// Transactions of SQL sessions committed and rolled back.
+    pub commits: u64,
+    pub rollbacks: u64,
+    /// Deadlocks found (the transactions they ended).
+    pub deadlocks: u64,
+    /// Sessions begun.
+    pub sessions: u64,
+    /// Its relations' counts, summed as they are published (kept when a
+    /// relation is dropped): rows and index entries scans returned, rows
+    /// index scans fetched, rows inserted, updated and deleted.
+    pub returned: u64,
+    pub fetched: u64,
+    pub inserted: u64,
+    pub updated: u64,
+    pub deleted: u64,
+    /// Pages the buffer pool found resident and read from the file
+    /// since the last reset (filled when read: [`StatStore::database_counts`]).
+    pub blocks_hit: u64,
+    pub blocks_read: u64,
+    /// Pages read whose checksum did not match since the database opened
+    /// (`None` with checksums off), and when the last was (microseconds
+    /// since the Unix epoch).
+    pub checksum_failures: Option<u64>,
+    pub last_checksum_failure: Option<u64>,
+    /// When `pg_stat_reset()` last ran (microseconds since 2000-01-01
+    /// UTC; `None`: not since the database opened).
+    pub reset_at: Option<i64>,
+    /// The pool's hits and reads at the last reset.
+    blocks_at_reset: (u64, u64),
+}
+
+/// The statistics of one database and its relations (`TxnManager::stats`).
 #[derive(Debug, Default)]
 pub struct StatStore {
     entries: Mutex<OidMap<StatEntry>>,
+    database: Mutex<DatabaseCounts>,
+    /// The database's buffer pool, whose page counts are the database's
+    /// block counts (set once the database opens it).
+    pool: std::sync::OnceLock<Arc<folio_buffer::BufferPool>>,
 }
 
 impl StatStore {
@@ -73,6 +111,56 @@ impl StatStore {
         self.entries().get(&oid).copied()
     }
 
+    fn database(&self) -> MutexGuard<'_, DatabaseCounts> {
+        self.database.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts the database's blocks from `pool`'s (the first pool set
+    /// stays).
+    pub fn watch_pool(&self, pool: Arc<folio_buffer::BufferPool>) {
+        let _ = self.pool.set(pool);
+    }
+
+    /// The pool's hits and reads now.
+    fn blocks_now(&self) -> (u64, u64) {
+        self.pool.get().map_or((0, 0), |pool| {
+            let stats = pool.stats();
+            (stats.hits, stats.misses)
+        })
+    }
+
+    /// The database's own counts.
+    pub fn database_counts(&self) -> DatabaseCounts {
+        let mut counts = *self.database();
+        let (hits, reads) = self.blocks_now();
+        counts.blocks_hit = hits.saturating_sub(counts.blocks_at_reset.0);
+        counts.blocks_read = reads.saturating_sub(counts.blocks_at_reset.1);
+        if let Some(pool) = self.pool.get().filter(|p| p.checksums()) {
+            let (failures, last) = pool.checksum_failures();
+            (counts.checksum_failures, counts.last_checksum_failure) = (Some(failures), last);
+        }
+        counts
+    }
+
+    /// A deadlock was found.
+    pub fn count_deadlock(&self) {
+        self.database().deadlocks += 1;
+    }
+
+    /// A session began.
+    pub fn count_session(&self) {
+        self.database().sessions += 1;
+    }
+
+    /// Adds a session's pending transaction ends (emptied).
+    pub(crate) fn publish_ends(&self, commits: &mut u64, rollbacks: &mut u64) {
+        if *commits + *rollbacks > 0 {
+            let mut database = self.database();
+            database.commits += std::mem::take(commits);
+            database.rollbacks += std::mem::take(rollbacks);
+        }
+    }
+
     /// Every relation's statistics, by oid.
     pub fn all(&self) -> OidMap<StatEntry> {
         self.entries().clone()
@@ -82,7 +170,13 @@ impl StatStore {
     /// whose drop committed (`dropped`, emptied).
     pub(crate) fn publish(&self, pending: &mut OidMap<Pending>, dropped: &mut Vec<u64>) {
         let mut entries = self.entries();
+        let mut database = self.database();
         for (oid, p) in pending.drain() {
+            database.returned += p.counts.returned;
+            database.fetched += p.counts.fetched;
+            database.inserted += p.counts.inserted;
+            database.updated += p.counts.updated;
+            database.deleted += p.counts.deleted;
             let e = entries.entry(oid).or_default();
             e.scans += p.counts.scans;
             e.returned += p.counts.returned;
@@ -135,9 +229,16 @@ impl StatStore {
         e.analyze_count += 1;
     }
 
-    /// `pg_stat_reset()`: every relation's statistics back to zero.
-    pub fn reset(&self) {
+    /// `pg_stat_reset()` at `now`: every relation's statistics and the
+    /// database's counts back to zero (checksum failures stay, as
+    /// PostgreSQL's do).
+    pub fn reset(&self, now: i64) {
         self.entries().clear();
+        *self.database() = DatabaseCounts {
+            reset_at: Some(now),
+            blocks_at_reset: self.blocks_now(),
+            ..DatabaseCounts::default()
+        };
     }
 
     /// `pg_stat_reset_single_table_counters(oid)`.

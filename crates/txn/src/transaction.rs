@@ -647,6 +647,7 @@ fn wait_loop(
         if !deadlock_checked && start.elapsed() >= config.deadlock_timeout {
             deadlock_checked = true;
             if mgr.live.leads_to(holder, me) {
+                mgr.stats().count_deadlock();
                 return Err(TxnError::Deadlock { me, holder });
             }
         }

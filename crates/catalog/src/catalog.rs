@@ -545,6 +545,14 @@ impl Catalog {
         for type_oid in column_types.chain(exprs.keys.iter().map(|k| k.type_oid)) {
             match type_oid {
                 114 => return Err(CatalogError::NoOperatorClass("json".into())),
+                array
+                    if folio_row::SqlType::from_oid(array, -1)
+                        .is_some_and(|t| t.element().is_some()) =>
+                {
+                    return Err(CatalogError::Row(folio_row::RowError::Unsupported(
+                        "an index of an array column is not supported".into(),
+                    )));
+                }
                 3802 => {
                     return Err(CatalogError::Row(folio_row::RowError::Unsupported(
                         "an index of a jsonb column is not supported".into(),

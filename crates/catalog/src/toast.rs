@@ -1,5 +1,6 @@
 //! Out-of-line storage of large values (PostgreSQL's TOAST, without
-//! compression): a text or bytea value that would make a row longer than
+//! compression): a variable-length value (text, bytea, json, jsonb, an
+//! array) that would make a row longer than
 //! [`TOAST_THRESHOLD`] is cut into chunks stored as rows of one
 //! database-wide heap table, `folio.toast`, indexed by its table's oid and
 //! the value's id, and the row keeps a pointer (folio-row's
@@ -26,7 +27,7 @@ use folio_txn::Transaction;
 use std::ops::Bound;
 use std::sync::Arc;
 
-/// Rows longer than this move their largest text and bytea values out of
+/// Rows longer than this move their largest variable-length values out of
 /// line (PostgreSQL's `TOAST_TUPLE_THRESHOLD` for 8 KiB pages).
 pub const TOAST_THRESHOLD: usize = 2032;
 /// The toast table's oid for autovacuum's counts (it has no catalog row).
@@ -63,7 +64,7 @@ fn chunk_row(id: u64, n: u32, bytes: &[u8]) -> Vec<u8> {
 
 impl Toast {
     /// The row of `values` (fitted to `types`) of table `oid`, its largest
-    /// text and bytea values moved out of line, in `txn`, until it is no
+    /// variable-length values moved out of line, in `txn`, until it is no
     /// longer than [`TOAST_THRESHOLD`] (or nothing is left to move).
     pub(crate) fn encode(
         &self,
@@ -78,27 +79,27 @@ impl Toast {
             if row.as_ref().is_ok_and(|r| r.len() <= TOAST_THRESHOLD) {
                 return Ok(row?);
             }
-            let largest = cells
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| match c {
-                    Stored::Inline(Value::Text(s)) => Some((s.len(), i)),
-                    Stored::Inline(Value::Bytea(b)) => Some((b.len(), i)),
-                    _ => None,
-                })
-                .max();
-            let Some((len, i)) = largest.filter(|(len, _)| *len > 16) else {
+            // The largest variable-length value still inline (text,
+            // bytea, json, jsonb, an array).
+            let mut largest: Option<(Vec<u8>, usize)> = None;
+            for (i, (cell, ty)) in cells.iter().zip(types).enumerate() {
+                if let Stored::Inline(v) = cell
+                    && let Some(payload) = folio_row::value_payload(v, *ty)?
+                    && largest
+                        .as_ref()
+                        .is_none_or(|(l, _)| payload.len() > l.len())
+                {
+                    largest = Some((payload, i));
+                }
+            }
+            let Some((payload, i)) = largest.filter(|(p, _)| p.len() > 16) else {
                 return Ok(row?);
             };
             let id = self.ids.next()?;
-            match &cells[i] {
-                Stored::Inline(Value::Text(s)) => self.store(txn, oid, id, s.as_bytes())?,
-                Stored::Inline(Value::Bytea(b)) => self.store(txn, oid, id, b)?,
-                _ => unreachable!("chosen above"),
-            }
+            self.store(txn, oid, id, &payload)?;
             cells[i] = Stored::External {
                 id,
-                len: len as u64,
+                len: payload.len() as u64,
             };
         }
     }
@@ -167,12 +168,8 @@ impl Toast {
             Stored::Inline(v) => Ok(v),
             Stored::External { id, len } => {
                 let bytes = self.fetch(txn, oid, id, len)?;
-                Ok(match ty {
-                    SqlType::Bytea => Value::Bytea(bytes),
-                    _ => Value::Text(String::from_utf8(bytes).map_err(|_| {
-                        CatalogError::Corrupt(format!("toast value {id} is not UTF-8"))
-                    })?),
-                })
+                folio_row::value_from_payload(&bytes, ty)
+                    .map_err(|e| CatalogError::Corrupt(format!("toast value {id}: {e}")))
             }
         }
     }

@@ -38,7 +38,8 @@ pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, MAX_NUMERIC_SCALE, Numeric, Rounding};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
-    decode_stored, decode_stored_columns, encode_row, encode_stored,
+    decode_stored, decode_stored_columns, encode_row, encode_stored, value_from_payload,
+    value_payload,
 };
 pub use types::SqlType;
 pub use value::Value;

@@ -77,56 +77,152 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
                 continue;
             }
         };
-        if !v.matches(*ty) {
+        put_value(&mut out, v, *ty)?;
+    }
+    Ok(out)
+}
+
+/// Appends value `v` of a column of type `ty` as stored inline.
+fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> {
+    if !v.matches(ty) {
+        return Err(RowError::TypeMismatch {
+            value: v.type_name().into(),
+            column: ty.name(),
+        });
+    }
+    match v {
+        Value::Null => {}
+        Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Int4(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Oid(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        // Its label's sort order (never changes: `enums.rs`).
+        Value::Enum(e) => out.extend_from_slice(&e.sort().to_le_bytes()),
+        Value::Numeric(n) => out.extend_from_slice(&n.to_bytes()),
+        // jsonb as its text, which reads back as the same value.
+        Value::Text(s) | Value::Json(s) => {
+            out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Jsonb(j) => {
+            let s = j.to_text();
+            out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Bytea(b) => {
+            out.extend_from_slice(&inline_len(b.len())?.to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        Value::Bool(b) => out.push(*b as u8),
+        Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
+        Value::Timestamp(t) | Value::TimestampTz(t) => out.extend_from_slice(&t.to_le_bytes()),
+        Value::Uuid(u) => out.extend_from_slice(u),
+        // PostgreSQL's layout: the time, then days, then months.
+        Value::Interval(i) => {
+            out.extend_from_slice(&i.micros.to_le_bytes());
+            out.extend_from_slice(&i.days.to_le_bytes());
+            out.extend_from_slice(&i.months.to_le_bytes());
+        }
+        Value::Array(items) => {
+            let SqlType::Array(element) = ty else {
+                unreachable!("matched above")
+            };
+            let payload = array_payload(items, *element)?;
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
+        Value::Record(_) => {
             return Err(RowError::TypeMismatch {
                 value: v.type_name().into(),
                 column: ty.name(),
             });
         }
-        match v {
-            Value::Null => {}
-            Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Int4(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Oid(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
-            // Its label's sort order (never changes: `enums.rs`).
-            Value::Enum(e) => out.extend_from_slice(&e.sort().to_le_bytes()),
-            Value::Numeric(n) => out.extend_from_slice(&n.to_bytes()),
-            // jsonb as its text, which reads back as the same value.
-            Value::Text(s) | Value::Json(s) => {
-                out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
-                out.extend_from_slice(s.as_bytes());
-            }
-            Value::Jsonb(j) => {
-                let s = j.to_text();
-                out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
-                out.extend_from_slice(s.as_bytes());
-            }
-            Value::Bytea(b) => {
-                out.extend_from_slice(&inline_len(b.len())?.to_le_bytes());
-                out.extend_from_slice(b);
-            }
-            Value::Bool(b) => out.push(*b as u8),
-            Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
-            Value::Timestamp(t) | Value::TimestampTz(t) => out.extend_from_slice(&t.to_le_bytes()),
-            Value::Uuid(u) => out.extend_from_slice(u),
-            // PostgreSQL's layout: the time, then days, then months.
-            Value::Interval(i) => {
-                out.extend_from_slice(&i.micros.to_le_bytes());
-                out.extend_from_slice(&i.days.to_le_bytes());
-                out.extend_from_slice(&i.months.to_le_bytes());
-            }
-            Value::Array(_) | Value::Record(_) => {
-                return Err(RowError::TypeMismatch {
-                    value: v.type_name().into(),
-                    column: ty.name(),
-                });
-            }
+    }
+    Ok(())
+}
+
+/// An array's stored bytes (what its length word counts): the element
+/// count (u32), a null bitmap of `ceil(count / 8)` bytes (bit set = NULL),
+/// then the non-NULL elements as a row's values are stored.
+fn array_payload(items: &[Value], element: SqlType) -> Result<Vec<u8>, RowError> {
+    let count = u32::try_from(items.len())
+        .map_err(|_| RowError::TooLong(format!("an array of {} elements", items.len())))?;
+    let mut out = Vec::with_capacity(4 + items.len() * 9);
+    out.extend_from_slice(&count.to_le_bytes());
+    let mut bitmap = vec![0u8; items.len().div_ceil(8)];
+    for (i, item) in items.iter().enumerate() {
+        if *item == Value::Null {
+            bitmap[i / 8] |= 1 << (i % 8);
         }
     }
+    out.extend_from_slice(&bitmap);
+    for item in items.iter().filter(|v| **v != Value::Null) {
+        put_value(&mut out, item, element)?;
+    }
     Ok(out)
+}
+
+/// The array of `element`s stored as `b` ([`array_payload`]).
+fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
+    if b.len() < 4 {
+        return Err(corrupt("an array shorter than its count"));
+    }
+    let count = u32::from_le_bytes(b[..4].try_into().expect("4")) as usize;
+    let bitmap_len = count.div_ceil(8);
+    // Each element takes a byte at least (NULLs a bit): a count larger
+    // than the bytes is corrupt, and nothing is allocated for it.
+    if b.len() - 4 < bitmap_len || count > (b.len() - 4) * 8 {
+        return Err(corrupt("an array cut short in its null bitmap"));
+    }
+    let (bitmap, mut rest) = b[4..].split_at(bitmap_len);
+    let mut items = Vec::with_capacity(count.min(rest.len() + bitmap_len * 8));
+    for i in 0..count {
+        if bitmap[i / 8] & (1 << (i % 8)) != 0 {
+            items.push(Value::Null);
+            continue;
+        }
+        let mut take = |n: usize| -> Result<&[u8], RowError> {
+            if rest.len() < n {
+                return Err(corrupt("an array cut short in its elements"));
+            }
+            let (head, tail) = rest.split_at(n);
+            rest = tail;
+            Ok(head)
+        };
+        let len = match element.fixed_width() {
+            Some(w) => w,
+            None => {
+                let word = u32::from_le_bytes(take(4)?.try_into().expect("4"));
+                if word & EXTERNAL != 0 {
+                    return Err(corrupt("an array element stored out of line"));
+                }
+                word as usize
+            }
+        };
+        items.push(decode_value(Some(take(len)?), element)?);
+    }
+    if !rest.is_empty() {
+        return Err(corrupt("bytes after an array's elements"));
+    }
+    Ok(Value::Array(items))
+}
+
+/// The bytes a variable-length value is stored as after its length word
+/// (what TOAST moves out of line), or `None` for a fixed-width one.
+pub fn value_payload(v: &Value, ty: SqlType) -> Result<Option<Vec<u8>>, RowError> {
+    if ty.fixed_width().is_some() || *v == Value::Null {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    put_value(&mut out, v, ty)?;
+    Ok(Some(out.split_off(4)))
+}
+
+/// The value of type `ty` whose payload ([`value_payload`]) is `bytes`.
+pub fn value_from_payload(bytes: &[u8], ty: SqlType) -> Result<Value, RowError> {
+    decode_value(Some(bytes), ty)
 }
 
 /// The length word of an inline value (below the [`EXTERNAL`] bit).
@@ -281,7 +377,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Enum(def) => {
             Value::Enum(def.value_at(f64::from_le_bytes(a(8)[..8].try_into().expect("8")))?)
         }
-        SqlType::Array(_) => return Err(corrupt("an array in a stored row")),
+        SqlType::Array(element) => decode_array(b, *element)?,
         SqlType::Record => return Err(corrupt("a record in a stored row")),
         SqlType::Json | SqlType::Jsonb => {
             let text =
@@ -483,6 +579,44 @@ mod tests {
     // Proves a row with a value stored out of line round-trips as its
     // pointer, plain decoding refuses it (it needs the relation), and the
     // other columns still decode one by one.
+    // Proves arrays round-trip with NULL elements, empty, of fixed- and
+    // variable-length elements, as values and as payloads (TOAST's), and
+    // that a cut or inflated array is an error, not a panic or a huge
+    // allocation.
+    #[test]
+    fn arrays_round_trip_and_bad_bytes_are_errors() {
+        let texts = SqlType::Text.array_of().unwrap();
+        let ints = SqlType::Int4.array_of().unwrap();
+        let types = [ints, texts, texts];
+        let values = [
+            Value::Array(vec![Value::Int4(1), Value::Null, Value::Int4(-3)]),
+            Value::Array(vec![
+                Value::Text("a".into()),
+                Value::Null,
+                Value::Text("é c".into()),
+            ]),
+            Value::Array(vec![]),
+        ];
+        let row = encode_row(&values, &types).unwrap();
+        assert_eq!(decode_row(&row, &types).unwrap(), values);
+        for (v, ty) in values.iter().zip(types) {
+            let payload = value_payload(v, ty).unwrap().unwrap();
+            assert_eq!(value_from_payload(&payload, ty).unwrap(), *v);
+        }
+        assert_eq!(value_payload(&Value::Int4(1), SqlType::Int4).unwrap(), None);
+        // A mismatched element type is refused.
+        let wrong = [Value::Array(vec![Value::Text("x".into())])];
+        assert!(encode_row(&wrong, &[ints]).is_err());
+        // Every cut of the first array's payload, and a huge count.
+        let payload = value_payload(&values[0], ints).unwrap().unwrap();
+        for n in 0..payload.len() {
+            assert!(value_from_payload(&payload[..n], ints).is_err(), "{n}");
+        }
+        let mut huge = payload.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(value_from_payload(&huge, ints).is_err());
+    }
+
     #[test]
     fn out_of_line_values_are_pointers_in_the_row() {
         let types = [SqlType::Int4, SqlType::Text, SqlType::Bytea];

@@ -1,11 +1,14 @@
 //! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `a || b`, `x op ANY (array)` /
-//! `ALL (array)`, and `array_to_string`, `array_upper`, `array_lower`,
-//! `array_length`, `cardinality`, `array_position` and `current_schemas`,
+//! `ALL (array)`, the containment operators `@>`, `<@` and `&&`, and
+//! `array_to_string`, `array_upper`, `array_lower`, `array_length`,
+//! `cardinality`, `array_position`, `array_append`, `array_prepend`,
+//! `array_cat`, `array_remove`, `array_replace` and `current_schemas`,
 //! with PostgreSQL's results for NULLs and empty arrays. Arrays are
 //! one-dimensional with lower bound 1 (folio-row `Value::Array`).
 
 use crate::error::SqlError;
-use crate::scalar::{Cmp, any_or_all, compare};
+use crate::functions::Func;
+use crate::scalar::{Cmp, Columns, Scalar, any_or_all, compare};
 use crate::types;
 use folio_row::{SqlType, Value};
 
@@ -30,18 +33,39 @@ pub enum ArrayFunc {
     Length,
     Cardinality,
     Position,
+    /// `a @> b`: every element of `b` is in `a` (a NULL element is in
+    /// nothing), as PostgreSQL's `arraycontains`.
+    Contains,
+    /// `a <@ b`: `b @> a`.
+    ContainedBy,
+    /// `a && b`: an element in both.
+    Overlaps,
+    /// `array_append(array, element)` (a NULL array is empty).
+    Append,
+    /// `array_prepend(element, array)`.
+    Prepend,
+    /// `array_remove(array, element)`: every element not distinct from it
+    /// goes.
+    Remove,
+    /// `array_replace(array, from, to)`.
+    Replace,
     /// `current_schemas(include_implicit)`: the search path.
     CurrentSchemas,
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 7] = [
+const NAMES: [(&str, ArrayFunc); 12] = [
     ("array_to_string", ArrayFunc::ToString),
     ("array_upper", ArrayFunc::Upper),
     ("array_lower", ArrayFunc::Lower),
     ("array_length", ArrayFunc::Length),
     ("cardinality", ArrayFunc::Cardinality),
     ("array_position", ArrayFunc::Position),
+    ("array_append", ArrayFunc::Append),
+    ("array_prepend", ArrayFunc::Prepend),
+    ("array_cat", ArrayFunc::Cat),
+    ("array_remove", ArrayFunc::Remove),
+    ("array_replace", ArrayFunc::Replace),
     ("current_schemas", ArrayFunc::CurrentSchemas),
 ];
 
@@ -62,6 +86,7 @@ impl ArrayFunc {
             ArrayFunc::Construct => true,
             ArrayFunc::Cardinality | ArrayFunc::CurrentSchemas => count == 1,
             ArrayFunc::ToString => (2..=3).contains(&count),
+            ArrayFunc::Replace => count == 3,
             _ => count == 2,
         }
     }
@@ -70,7 +95,14 @@ impl ArrayFunc {
     pub fn is_strict(self) -> bool {
         !matches!(
             self,
-            ArrayFunc::Construct | ArrayFunc::Compare { .. } | ArrayFunc::Position | ArrayFunc::Cat
+            ArrayFunc::Construct
+                | ArrayFunc::Compare { .. }
+                | ArrayFunc::Position
+                | ArrayFunc::Cat
+                | ArrayFunc::Append
+                | ArrayFunc::Prepend
+                | ArrayFunc::Remove
+                | ArrayFunc::Replace
         )
     }
 
@@ -84,8 +116,15 @@ impl ArrayFunc {
                 .first()
                 .and_then(|a| a.element())
                 .unwrap_or(SqlType::Text),
-            ArrayFunc::Compare { .. } => SqlType::Bool,
-            ArrayFunc::Cat => args
+            ArrayFunc::Compare { .. }
+            | ArrayFunc::Contains
+            | ArrayFunc::ContainedBy
+            | ArrayFunc::Overlaps => SqlType::Bool,
+            ArrayFunc::Cat
+            | ArrayFunc::Append
+            | ArrayFunc::Prepend
+            | ArrayFunc::Remove
+            | ArrayFunc::Replace => args
                 .iter()
                 .copied()
                 .find(|t| t.element().is_some())
@@ -121,6 +160,9 @@ impl ArrayFunc {
                 }
                 Ok([a, b]) => Value::Array(vec![a, b]),
             });
+        }
+        if let Some(changed) = self.change(&args) {
+            return Ok(changed);
         }
         if self == ArrayFunc::CurrentSchemas {
             let implicit = args[0] == Value::Bool(true);
@@ -172,6 +214,21 @@ impl ArrayFunc {
             ArrayFunc::Lower if len > 0 && dimension_one(&second) => Value::Int4(1),
             ArrayFunc::Upper | ArrayFunc::Length | ArrayFunc::Lower => Value::Null,
             ArrayFunc::Cardinality => Value::Int4(len),
+            ArrayFunc::Contains | ArrayFunc::ContainedBy | ArrayFunc::Overlaps => {
+                let other = match second {
+                    Value::Null => return Ok(Value::Null),
+                    array => items_of(array)?,
+                };
+                let (outer, inner) = match self {
+                    ArrayFunc::ContainedBy => (&other, &items),
+                    _ => (&items, &other),
+                };
+                let within = |v: &Value| outer.iter().any(|o| equal(o, v));
+                Value::Bool(match self {
+                    ArrayFunc::Overlaps => inner.iter().any(within),
+                    _ => inner.iter().all(within),
+                })
+            }
             ArrayFunc::Position => {
                 let found = items.iter().position(|v| match (v, &second) {
                     (Value::Null, Value::Null) => true,
@@ -182,11 +239,151 @@ impl ArrayFunc {
             ArrayFunc::Construct
             | ArrayFunc::CurrentSchemas
             | ArrayFunc::Compare { .. }
-            | ArrayFunc::Cat => {
+            | ArrayFunc::Cat
+            | ArrayFunc::Append
+            | ArrayFunc::Prepend
+            | ArrayFunc::Remove
+            | ArrayFunc::Replace => {
                 unreachable!("evaluated above")
             }
         })
     }
+}
+
+impl ArrayFunc {
+    /// The array `array_append`, `array_prepend`, `array_remove` or
+    /// `array_replace` makes of `args` (`None`: another function).
+    fn change(self, args: &[Value]) -> Option<Value> {
+        let items = |v: &Value| match v {
+            Value::Array(items) => Some(items.clone()),
+            _ => None,
+        };
+        Some(match (self, args) {
+            (ArrayFunc::Append, [array, element]) => {
+                let mut all = items(array).unwrap_or_default();
+                all.push(element.clone());
+                Value::Array(all)
+            }
+            (ArrayFunc::Prepend, [element, array]) => {
+                let mut all = vec![element.clone()];
+                all.extend(items(array).unwrap_or_default());
+                Value::Array(all)
+            }
+            (ArrayFunc::Remove, [array, gone]) => match items(array) {
+                None => Value::Null,
+                Some(all) => {
+                    Value::Array(all.into_iter().filter(|v| !not_distinct(v, gone)).collect())
+                }
+            },
+            (ArrayFunc::Replace, [array, from, to]) => match items(array) {
+                None => Value::Null,
+                Some(all) => Value::Array(
+                    all.into_iter()
+                        .map(|v| match not_distinct(&v, from) {
+                            true => to.clone(),
+                            false => v,
+                        })
+                        .collect(),
+                ),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// Whether two elements are equal (a NULL equals nothing).
+fn equal(a: &Value, b: &Value) -> bool {
+    compare(a, b).ok().flatten().is_some_and(|o| o.is_eq())
+}
+
+/// `a IS NOT DISTINCT FROM b` of two elements.
+fn not_distinct(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        _ => equal(a, b),
+    }
+}
+
+/// Binds `a op b` if `op` is an array containment operator (`@>`, `<@`,
+/// `&&`) and a side is an array: a quoted literal takes the other side's
+/// type; two arrays of different types are 42883, as PostgreSQL's
+/// `operator does not exist`.
+pub fn bind_operator(
+    op: &sqlparser::ast::BinaryOperator,
+    a: &Scalar,
+    b: &Scalar,
+    columns: &(impl Columns + ?Sized),
+) -> Option<Result<Scalar, SqlError>> {
+    use sqlparser::ast::BinaryOperator;
+    let f = match op {
+        BinaryOperator::AtArrow => ArrayFunc::Contains,
+        BinaryOperator::ArrowAt => ArrayFunc::ContainedBy,
+        BinaryOperator::PGOverlap => ArrayFunc::Overlaps,
+        _ => return None,
+    };
+    let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
+    let array = [ta, tb].into_iter().find(|t| t.element().is_some())?;
+    let fit = |s: &Scalar, ty: SqlType| -> Result<Scalar, SqlError> {
+        Ok(match s {
+            Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v.clone(), array)?),
+            Scalar::Const(Value::Null) => Scalar::Const(Value::Null),
+            p @ Scalar::Param(_) => Scalar::Typed(Box::new(p.clone()), array),
+            other if ty == array => other.clone(),
+            _ => {
+                return Err(SqlError::new(
+                    "42883",
+                    format!("operator does not exist: {} {op} {}", ta.name(), tb.name()),
+                ));
+            }
+        })
+    };
+    Some((|| {
+        Ok(Scalar::Func(Func::Array(f), vec![fit(a, ta)?, fit(b, tb)?]))
+    })())
+}
+
+/// Binds `array_append`, `array_prepend`, `array_remove` and
+/// `array_replace`: their element arguments take the array's element
+/// type (a quoted literal as its input, another type by a cast).
+pub fn bind_change(
+    name: &str,
+    args: Vec<Scalar>,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Result<Scalar, Vec<Scalar>>, SqlError> {
+    let f = match ArrayFunc::of(name) {
+        Some(f @ (ArrayFunc::Append | ArrayFunc::Remove | ArrayFunc::Replace))
+            if f.takes(args.len()) =>
+        {
+            f
+        }
+        Some(ArrayFunc::Prepend) if args.len() == 2 => ArrayFunc::Prepend,
+        _ => return Ok(Err(args)),
+    };
+    let at = usize::from(f == ArrayFunc::Prepend);
+    let Some(element) = args[at].ty_in(columns).element() else {
+        return Err(crate::functions::no_match(format!(
+            "function {name}({}) does not exist",
+            crate::scalar::argument_types(&args, columns)
+        )));
+    };
+    let fitted = args
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| -> Result<Scalar, SqlError> {
+            if i == at {
+                return Ok(s);
+            }
+            Ok(match s {
+                Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v, element)?),
+                Scalar::Const(Value::Null) => Scalar::Const(Value::Null),
+                p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), element),
+                s if s.ty_in(columns) == element => s,
+                s => Scalar::Cast(Box::new(s), element),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Ok(Scalar::Func(Func::Array(f), fitted)))
 }
 
 /// The one type of an `ARRAY[...]`'s elements: for numbers the widest

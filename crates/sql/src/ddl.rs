@@ -258,12 +258,7 @@ pub(crate) fn query_columns(
                 format!("column \"{name}\" has pseudo-type record"),
             ));
         }
-        if ty.element().is_some() {
-            return Err(SqlError::unsupported(format!(
-                "a column of type {}",
-                ty.name()
-            )));
-        }
+        types::storable(*ty)?;
         columns.push(ColumnDef {
             name,
             type_oid: ty.oid(),

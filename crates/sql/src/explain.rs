@@ -909,6 +909,9 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                 (ArrayFunc::Construct, _) => format!("ARRAY[{}]", a.join(", ")),
                 (ArrayFunc::Element, [array, i]) => format!("({array})[{i}]"),
                 (ArrayFunc::Cat, [x, y]) => format!("({x} || {y})"),
+                (ArrayFunc::Contains, [x, y]) => format!("({x} @> {y})"),
+                (ArrayFunc::ContainedBy, [x, y]) => format!("({x} <@ {y})"),
+                (ArrayFunc::Overlaps, [x, y]) => format!("({x} && {y})"),
                 (ArrayFunc::Compare { cmp, all }, [x, array]) => format!(
                     "({x} {} {} ({array}))",
                     cmp.symbol(),

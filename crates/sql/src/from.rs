@@ -1092,6 +1092,72 @@ fn hash_key(scope: &Scope, conjunct: &Scalar, n: usize) -> Option<(Scalar, Scala
     Some((l.as_ref().clone(), rebase(r, scope.tables[n].offset)))
 }
 
+/// `LATERAL f(args) [AS a]` as the subquery `LATERAL (SELECT * FROM
+/// f(args) [WITH ORDINALITY] AS a) AS a`, whose arguments may read the
+/// items before it.
+fn lateral_function(
+    name: &sqlparser::ast::ObjectName,
+    args: &[FunctionArg],
+    alias: Option<&sqlparser::ast::TableAlias>,
+    ordinality: bool,
+) -> Result<TableFactor, SqlError> {
+    let inner_alias = alias
+        .cloned()
+        .unwrap_or_else(|| sqlparser::ast::TableAlias {
+            name: Ident::new(names::function(name)),
+            columns: Vec::new(),
+        });
+    let mut select = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql("SELECT * FROM t")
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| SqlError::new("XX000", e.to_string()))?;
+    if let sqlparser::ast::SetExpr::Select(s) = select.body.as_mut()
+        && let TableFactor::Table {
+            name: n,
+            args: a,
+            alias: al,
+            with_ordinality,
+            ..
+        } = &mut s.from[0].relation
+    {
+        *n = name.clone();
+        *a = Some(sqlparser::ast::TableFunctionArgs {
+            args: args.to_vec(),
+            settings: None,
+        });
+        *al = Some(inner_alias.clone());
+        *with_ordinality = ordinality;
+    }
+    Ok(TableFactor::Derived {
+        lateral: true,
+        subquery: select,
+        alias: Some(sqlparser::ast::TableAlias {
+            name: inner_alias.name,
+            columns: Vec::new(),
+        }),
+    })
+}
+
+/// Whether a FROM function's arguments name a column: PostgreSQL makes
+/// such an item LATERAL by itself (`FROM t, unnest(t.tags)`), so they may
+/// read the items before it.
+fn reads_columns(args: &[FunctionArg]) -> bool {
+    use sqlparser::ast::{Visit, Visitor};
+    struct Named;
+    impl Visitor for Named {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> std::ops::ControlFlow<()> {
+            match e {
+                Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                    std::ops::ControlFlow::Break(())
+                }
+                _ => std::ops::ControlFlow::Continue(()),
+            }
+        }
+    }
+    args.iter().any(|a| a.visit(&mut Named).is_break())
+}
+
 /// A FROM item resolved, and its columns.
 fn base(
     cx: &Ctx<'_>,
@@ -1111,37 +1177,7 @@ fn base(
         alias,
     } = factor
     {
-        let inner_alias = alias.clone().unwrap_or_else(|| sqlparser::ast::TableAlias {
-            name: Ident::new(names::function(name)),
-            columns: Vec::new(),
-        });
-        let mut select = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
-            .try_with_sql("SELECT * FROM t")
-            .and_then(|mut p| p.parse_query())
-            .map_err(|e| SqlError::new("XX000", e.to_string()))?;
-        if let sqlparser::ast::SetExpr::Select(s) = select.body.as_mut()
-            && let TableFactor::Table {
-                name: n,
-                args: a,
-                alias: al,
-                ..
-            } = &mut s.from[0].relation
-        {
-            *n = name.clone();
-            *a = Some(sqlparser::ast::TableFunctionArgs {
-                args: args.clone(),
-                settings: None,
-            });
-            *al = Some(inner_alias.clone());
-        }
-        let derived = TableFactor::Derived {
-            lateral: true,
-            subquery: select,
-            alias: Some(sqlparser::ast::TableAlias {
-                name: inner_alias.name,
-                columns: Vec::new(),
-            }),
-        };
+        let derived = lateral_function(name, args, alias.as_ref(), false)?;
         return base(cx, txn, &derived, before, None, &mut Vec::new());
     }
     if let TableFactor::Derived {
@@ -1204,6 +1240,10 @@ fn base(
             .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e.clone())))
             .collect();
         let name = sqlparser::ast::ObjectName::from(vec![Ident::new("unnest")]);
+        if before.width() > 0 && reads_columns(&args) {
+            let derived = lateral_function(&name, &args, alias.as_ref(), *with_ordinality)?;
+            return base(cx, txn, &derived, before, None, &mut Vec::new());
+        }
         let scan = FunctionScan::bind(&name, &args, *with_ordinality)?;
         return function_base(scan, alias.as_ref(), offset);
     }
@@ -1219,6 +1259,10 @@ fn base(
     };
     let alias_name = alias.as_ref().map(|a| names::ident(&a.name));
     if let Some(args) = args {
+        if before.width() > 0 && reads_columns(&args.args) {
+            let derived = lateral_function(name, &args.args, alias.as_ref(), *with_ordinality)?;
+            return base(cx, txn, &derived, before, None, &mut Vec::new());
+        }
         let scan = FunctionScan::bind(name, &args.args, *with_ordinality)?;
         return function_base(scan, alias.as_ref(), offset);
     }

@@ -355,6 +355,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             if let Some(bound) = crate::json_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
+            if let Some(bound) = crate::array_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             match op {
                 BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
                 BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
@@ -826,6 +829,12 @@ fn bind_any_or_all(
             .unwrap_or(SqlType::Array(&SqlType::Text));
         r = Scalar::Const(types::cast(Value::Text(t.clone()), array)?);
     }
+    // `x = ANY ($1)`: the parameter is an array of x's type.
+    if let Scalar::Param(_) = r
+        && let Some(array) = l.ty_in(columns).array_of()
+    {
+        r = Scalar::Typed(Box::new(r), array);
+    }
     let Some(element) = r.ty_in(columns).element() else {
         return Err(SqlError::new(
             "42809",
@@ -1032,6 +1041,10 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
+    let args = match crate::array_functions::bind_change(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     let func = match Func::of(&name) {
         Some(func) if func.takes(args.len()) => func,
         None if crate::table_functions::is_table_function(&f.name) => {

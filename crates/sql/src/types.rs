@@ -64,12 +64,22 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
     })
 }
 
-/// The type of a table's column: [`column_type`], but not an array
-/// (arrays are values of queries and of the pg_catalog relations; folio
-/// does not store them).
+/// The type of a table's column: [`column_type`], if [`storable`].
 pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
-    match column_type(ty)? {
-        SqlType::Array(_) => Err(SqlError::unsupported(format!("a column of type {ty}"))),
+    storable(column_type(ty)?)
+}
+
+/// `ty` if a table's column may have it: the one rule of which types are
+/// stored. Not a record, nor an array of an enum type (a table's
+/// definition carries the enum types its columns name, not their array
+/// types); arrays of the built-in types are stored (folio-row's row
+/// format), one-dimensional as folio's array values are.
+pub fn storable(ty: SqlType) -> Result<SqlType, SqlError> {
+    match ty {
+        SqlType::Array(SqlType::Enum(_)) => Err(SqlError::unsupported(format!(
+            "a column of type {}",
+            ty.name()
+        ))),
         stored => Ok(stored),
     }
 }
@@ -618,6 +628,58 @@ fn array_binary(items: &[Value], type_oid: u32) -> Result<Vec<u8>, SqlError> {
     Ok(out)
 }
 
+/// An array of `element`s from PostgreSQL's binary array ([`array_binary`]):
+/// one dimension or none (folio's arrays are one-dimensional; more is
+/// 0A000), any lower bound read as 1, the element type the column's
+/// (else 42804, as PostgreSQL's `wrong element type`).
+fn array_binary_input(bytes: &[u8], element: SqlType) -> Result<Value, SqlError> {
+    fn take<'a>(rest: &mut &'a [u8], n: usize) -> Result<&'a [u8], SqlError> {
+        if rest.len() < n {
+            return Err(SqlError::new("22P03", "insufficient data left in message"));
+        }
+        let (head, tail) = rest.split_at(n);
+        *rest = tail;
+        Ok(head)
+    }
+    fn word(rest: &mut &[u8]) -> Result<i32, SqlError> {
+        Ok(i32::from_be_bytes(take(rest, 4)?.try_into().expect("4")))
+    }
+    let mut rest = bytes;
+    let (dimensions, _has_nulls) = (word(&mut rest)?, word(&mut rest)?);
+    if word(&mut rest)? as u32 != element.oid() {
+        return Err(SqlError::new("42804", "wrong element type"));
+    }
+    let count = match dimensions {
+        0 => 0,
+        1 => {
+            let (count, _lower) = (word(&mut rest)?, word(&mut rest)?);
+            usize::try_from(count).map_err(|_| SqlError::new("22P03", "invalid array length"))?
+        }
+        n if n < 0 => {
+            return Err(SqlError::new(
+                "22P03",
+                format!("invalid number of dimensions: {n}"),
+            ));
+        }
+        _ => return Err(SqlError::unsupported("an array of more than one dimension")),
+    };
+    let mut items = Vec::with_capacity(count.min(rest.len() / 4));
+    for _ in 0..count {
+        let len = word(&mut rest)?;
+        items.push(match usize::try_from(len) {
+            Err(_) => Value::Null,
+            Ok(len) => binary_input(take(&mut rest, len)?, element)?,
+        });
+    }
+    if !rest.is_empty() {
+        return Err(SqlError::new(
+            "22P03",
+            "incorrect binary data format in array",
+        ));
+    }
+    Ok(Value::Array(items))
+}
+
 /// PostgreSQL's binary numeric: ndigits, weight, sign, dscale (i16 each),
 /// then the base-10000 digits.
 fn numeric_binary(n: Numeric) -> Vec<u8> {
@@ -726,7 +788,8 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             }
             None => return Err(bad()),
         },
-        SqlType::Array(_) | SqlType::Record => {
+        SqlType::Array(element) => array_binary_input(bytes, *element)?,
+        SqlType::Record => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",
                 ty.name()

@@ -768,26 +768,17 @@ impl Catalog {
         self.note_dropped(txn, oid, KIND_INDEX, root)
     }
 
-    /// `TRUNCATE name`: under `ACCESS EXCLUSIVE` (other transactions'
-    /// reads and writes of the table wait until `txn` ends), every row
-    /// `txn` sees is deleted. Returns how many. Unlike PostgreSQL, which
-    /// gives the table new empty files, the space comes back through
-    /// vacuum, and a REPEATABLE READ transaction that read the table
-    /// before keeps seeing its rows (PostgreSQL's TRUNCATE is not MVCC-safe
-    /// there; folio's is).
-    pub fn truncate(&self, txn: &mut Transaction, name: &str) -> Result<u64, CatalogError> {
-        let table = self.lock_table(txn, name)?;
-        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let relation = self
-            .relation(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        let mut deleted = 0;
-        for (tid, _) in relation.scan(txn)? {
-            relation.remove(txn, tid)?;
-            deleted += 1;
-        }
-        txn.count_truncate(table.oid);
-        Ok(deleted)
+    /// `TRUNCATE name`: the table given new empty storage and empty
+    /// indexes (`rewrite.rs`), under `ACCESS EXCLUSIVE` (other
+    /// transactions' writes of the table wait until `txn` ends), as
+    /// PostgreSQL gives it new empty files: the old pages come back whole
+    /// once no snapshot can read them, without a vacuum. Unlike
+    /// PostgreSQL's, folio's TRUNCATE stays MVCC-safe: a transaction whose
+    /// snapshot predates the commit sees the old class row and keeps
+    /// reading the old storage, rows included, until it ends.
+    pub fn truncate(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        self.rewrite_table(txn, name, crate::rewrite::Refill::Empty)?;
+        Ok(())
     }
 
     /// `ALTER TABLE name ADD [CONSTRAINT constraint] PRIMARY KEY

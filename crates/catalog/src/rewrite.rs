@@ -18,6 +18,7 @@
 use crate::catalog::Catalog;
 use crate::defs::{ClassRow, IndexDef, KIND_INDEX, KIND_TABLE, TableDef};
 use crate::error::CatalogError;
+use crate::toast::TOAST_OID;
 use folio_btree::{KeyForm, MultiTree, Tree};
 use folio_txn::{LockMode, Transaction};
 
@@ -92,6 +93,16 @@ impl Catalog {
                 self.note_storage_dropped(txn, number, KIND_TABLE, table.root)?;
                 for index in &table.indexes {
                     self.renew_index(txn, &renewed, index)?;
+                }
+                if refill == Refill::Empty {
+                    // No row refers to its out-of-line values any more:
+                    // they go as the rows' deleters would delete them
+                    // (`toast.rs`), and its counts restart.
+                    let chunks = self.toast.delete_table(txn, table.oid)?;
+                    self.activity(TOAST_OID)
+                        .dead
+                        .fetch_add(chunks, std::sync::atomic::Ordering::Relaxed);
+                    txn.count_truncate(table.oid);
                 }
                 Ok(())
             })?;

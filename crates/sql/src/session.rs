@@ -1664,6 +1664,7 @@ fn run(
             | Statement::CreateView { .. }
             | Statement::CreateType { .. }
             | Statement::AlterType(_)
+            | Statement::Truncate { .. }
     ) {
         cx.relations.ddl();
     }

@@ -11,6 +11,7 @@
 //! it prunes below.
 
 use crate::catalog::{CATALOG_OID, Catalog};
+use crate::defs::TableDef;
 use crate::error::CatalogError;
 use crate::relation::Relation;
 use crate::toast::TOAST_OID;
@@ -83,7 +84,15 @@ pub fn vacuum(
         let txn = txns.begin(Isolation::ReadCommitted, Durability::Sync)?;
         catalog
             .table(&txn, &relation.def.name)?
-            .is_some_and(|def| def.oid == relation.def.oid)
+            // The same storage: a rewrite (`rewrite.rs`) or REINDEX gives
+            // the table or its indexes new storage, and the old one goes
+            // once no snapshot reads it.
+            .is_some_and(|def| {
+                let roots = |d: &TableDef| (d.indexes.iter().map(|i| i.root)).collect::<Vec<_>>();
+                def.oid == relation.def.oid
+                    && def.root == relation.def.root
+                    && roots(&def) == roots(&relation.def)
+            })
     };
     if !exists {
         return Ok(None);

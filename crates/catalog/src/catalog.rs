@@ -174,10 +174,10 @@ pub struct Catalog {
     /// Whether an enum type may exist: unknown (0) until a scan of
     /// `folio.class` tells, then 1 (none seen) or 2 (`enums.rs`).
     pub(crate) enums_seen: std::sync::atomic::AtomicU8,
-    /// Open heaps by table oid (`open_table`).
-    tables: Mutex<std::collections::HashMap<u64, Arc<Table>>>,
+    /// Open heaps by the root of their storage (`open_table`).
+    tables: Mutex<std::collections::HashMap<folio_page::PageId, Arc<Table>>>,
     /// All-visible words and pages with room kept across a clean restart,
-    /// by table oid, until `open_table` opens the table
+    /// by the root of the table's storage, until `open_table` opens the table
     /// (`table_maps_file.rs`).
     saved_maps: Mutex<crate::table_maps_file::SavedMaps>,
     pub(crate) toast: Arc<Toast>,
@@ -286,6 +286,12 @@ impl Catalog {
     pub fn set_index_build_memory(&self, bytes: usize) {
         self.build_memory
             .store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The bytes an index build may sort in memory
+    /// ([`Catalog::set_index_build_memory`]).
+    pub(crate) fn index_build_memory(&self) -> usize {
+        self.build_memory.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Lends the catalog the compiler of index expressions and predicates
@@ -578,6 +584,7 @@ impl Catalog {
             prefix_free: true,
             primary,
             constraint,
+            clustered: false,
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
@@ -599,6 +606,7 @@ impl Catalog {
             prefix_free: true,
             primary,
             constraint,
+            clustered: false,
             root: tree.root(),
             exprs,
         };
@@ -614,7 +622,7 @@ impl Catalog {
                     ..table.clone()
                 })?;
                 relation.indexes.truncate(1);
-                let memory = self.build_memory.load(std::sync::atomic::Ordering::Relaxed);
+                let memory = self.index_build_memory();
                 relation.build_index(txn, 0, memory)
             })
         })?;
@@ -768,26 +776,17 @@ impl Catalog {
         self.note_dropped(txn, oid, KIND_INDEX, root)
     }
 
-    /// `TRUNCATE name`: under `ACCESS EXCLUSIVE` (other transactions'
-    /// reads and writes of the table wait until `txn` ends), every row
-    /// `txn` sees is deleted. Returns how many. Unlike PostgreSQL, which
-    /// gives the table new empty files, the space comes back through
-    /// vacuum, and a REPEATABLE READ transaction that read the table
-    /// before keeps seeing its rows (PostgreSQL's TRUNCATE is not MVCC-safe
-    /// there; folio's is).
-    pub fn truncate(&self, txn: &mut Transaction, name: &str) -> Result<u64, CatalogError> {
-        let table = self.lock_table(txn, name)?;
-        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let relation = self
-            .relation(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        let mut deleted = 0;
-        for (tid, _) in relation.scan(txn)? {
-            relation.remove(txn, tid)?;
-            deleted += 1;
-        }
-        txn.count_truncate(table.oid);
-        Ok(deleted)
+    /// `TRUNCATE name`: the table given new empty storage and empty
+    /// indexes (`rewrite.rs`), under `ACCESS EXCLUSIVE` (other
+    /// transactions' writes of the table wait until `txn` ends), as
+    /// PostgreSQL gives it new empty files: the old pages come back whole
+    /// once no snapshot can read them, without a vacuum. Unlike
+    /// PostgreSQL's, folio's TRUNCATE stays MVCC-safe: a transaction whose
+    /// snapshot predates the commit sees the old class row and keeps
+    /// reading the old storage, rows included, until it ends.
+    pub fn truncate(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        self.rewrite_table(txn, name, crate::rewrite::Refill::Empty)?;
+        Ok(())
     }
 
     /// `ALTER TABLE name ADD [CONSTRAINT constraint] PRIMARY KEY
@@ -1259,22 +1258,24 @@ impl Catalog {
         self.statistics.of(oid)
     }
 
-    /// The heap of a table.
-    /// The heap of a table: one shared handle per table, so every user
+    /// The heap of a table: one shared handle per storage, so every user
     /// inserts into the same target page and sees the pages vacuum freed.
+    /// Handles are kept by root, not oid: after a rewrite (`rewrite.rs`)
+    /// a table has two storages until the old one is freed, the old one
+    /// read by older snapshots, the new one by newer.
     pub fn open_table(&self, def: &TableDef) -> Result<Arc<Table>, CatalogError> {
         let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(table) = tables.get(&def.oid) {
+        if let Some(table) = tables.get(&def.root) {
             return Ok(table.clone());
         }
         let pages = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;
         let table = Arc::new(Table::open(self.pool.clone(), self.wal.clone(), pages));
-        let saved = self.lock_saved_maps().remove(&def.oid);
+        let saved = self.lock_saved_maps().remove(&def.root.0);
         if let Some(saved) = saved {
             table.visibility_map().load(&saved.words);
             table.offer_free_pages(&saved.free);
         }
-        tables.insert(def.oid, table.clone());
+        tables.insert(def.root, table.clone());
         Ok(table)
     }
 
@@ -1282,16 +1283,17 @@ impl Catalog {
         self.saved_maps.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every open table's all-visible words and pages with room, by oid.
+    /// Every open table's all-visible words and pages with room, by the
+    /// root of its storage.
     pub(crate) fn open_tables_maps(&self) -> Vec<(u64, crate::table_maps_file::SavedTable)> {
         let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
         let mut maps: Vec<_> = (tables.iter())
-            .map(|(oid, table)| {
+            .map(|(root, table)| {
                 let saved = crate::table_maps_file::SavedTable {
                     words: table.visibility_map().words(),
                     free: table.free_pages(),
                 };
-                (*oid, saved)
+                (root.0, saved)
             })
             .filter(|(_, saved)| !saved.words.is_empty() || !saved.free.is_empty())
             .collect();
@@ -1299,15 +1301,18 @@ impl Catalog {
         maps
     }
 
-    /// Forgets what is kept in memory for table `oid`, whose storage went
-    /// back to the free list (`reclaim.rs`). Its DDL mark stays: a relation
-    /// read before the drop must still learn that it changed.
-    pub(crate) fn forget_table(&self, oid: u64) {
+    /// Forgets what is kept in memory for the storage at `root` of
+    /// relation `oid`, which went back to the free list (`reclaim.rs`):
+    /// its heap handle and maps, and the relation's counts and statistics
+    /// (a rewrite's old storage is recorded under a number of its own, no
+    /// relation's oid, so the table keeps them). Its DDL mark stays: a
+    /// relation read before the drop must still learn that it changed.
+    pub(crate) fn forget_table(&self, oid: u64, root: folio_page::PageId) {
         self.tables
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&oid);
-        self.lock_saved_maps().remove(&oid);
+            .remove(&root);
+        self.lock_saved_maps().remove(&root.0);
         self.activity.forget(oid);
         self.statistics.forget(oid);
     }
@@ -1365,6 +1370,7 @@ impl Catalog {
                 prefix_free: c.prefix_free,
                 primary: c.primary,
                 constraint: c.constraint,
+                clustered: c.clustered,
                 root: c.root,
                 exprs: c.exprs.clone(),
             })

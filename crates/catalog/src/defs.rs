@@ -48,6 +48,9 @@ pub struct IndexDef {
     /// with `ALTER TABLE ... DROP CONSTRAINT`, never by DROP INDEX
     /// (PostgreSQL's dependency of the index on its constraint).
     pub constraint: bool,
+    /// The index `CLUSTER` last ordered the table by (PostgreSQL's
+    /// `indisclustered`; at most one per table: `rewrite.rs`).
+    pub clustered: bool,
     /// Root of its B+tree.
     pub root: PageId,
     /// Its expressions and predicate (none: plain columns, every row).
@@ -381,6 +384,8 @@ pub(crate) struct ClassRow {
     pub primary: bool,
     /// An index a PRIMARY KEY or UNIQUE constraint made: bit 3.
     pub constraint: bool,
+    /// The table's clustered index (`CLUSTER`, `rewrite.rs`): bit 4.
+    pub clustered: bool,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
@@ -425,6 +430,7 @@ impl ClassRow {
             prefix_free: false,
             primary: false,
             constraint: false,
+            clustered: false,
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
@@ -454,7 +460,8 @@ impl ClassRow {
             .u8(self.unique as u8
                 | (self.prefix_free as u8) << 1
                 | (self.primary as u8) << 2
-                | (self.constraint as u8) << 3)
+                | (self.constraint as u8) << 3
+                | (self.clustered as u8) << 4)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -487,11 +494,12 @@ impl ClassRow {
         let root = PageId(r.u64()?);
         let table_oid = r.u64()?;
         let flags = r.u8()?;
-        if flags > 15 {
+        if flags > 31 {
             return Err(format!("index flags {flags:#04x}"));
         }
         let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
         let (primary, constraint) = (flags & 4 != 0, flags & 8 != 0);
+        let clustered = flags & 16 != 0;
         let n = r.u16()?;
         let words: Vec<u16> = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
         let columns = words.iter().map(|w| w & POSITION_MASK).collect();
@@ -551,6 +559,7 @@ impl ClassRow {
             prefix_free,
             primary,
             constraint,
+            clustered,
             columns,
             order,
             sequence,
@@ -630,6 +639,7 @@ mod tests {
             prefix_free: true,
             primary: true,
             constraint: true,
+            clustered: true,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,

@@ -145,6 +145,16 @@ pub enum CatalogError {
     /// code for it is 0A000).
     #[error("\"{0}\" is not a materialized view")]
     NotAMatview(String),
+    /// `CLUSTER table USING index` with no index of that name on the
+    /// table.
+    #[error("index \"{index}\" for table \"{table}\" does not exist")]
+    NoIndexForTable { index: String, table: String },
+    /// `CLUSTER` on a partial index (PostgreSQL's code for it is 0A000).
+    #[error("cannot cluster on partial index \"{0}\"")]
+    PartialCluster(String),
+    /// `CLUSTER table` of a table with no clustered index.
+    #[error("there is no previously clustered index for table \"{0}\"")]
+    NoClusteredIndex(String),
     /// A foreign key referencing a materialized view.
     #[error("referenced relation \"{0}\" is not a table")]
     ReferencedNotATable(String),
@@ -358,6 +368,10 @@ impl CatalogError {
             CatalogError::SequenceOwned { .. } | CatalogError::DependedOn { .. } => Some("2BP01"),
             CatalogError::NotAView(_) => Some("42809"),
             CatalogError::NotAMatview(_) => Some("0A000"),
+            CatalogError::NoIndexForTable { .. } | CatalogError::NoClusteredIndex(_) => {
+                Some("42704")
+            }
+            CatalogError::PartialCluster(_) => Some("0A000"),
             CatalogError::ReferencedNotATable(_) => Some("42809"),
             CatalogError::TypeExists(_) => Some("42710"),
             CatalogError::NoSuchType(_) => Some("42704"),

@@ -23,6 +23,7 @@ mod per_table;
 mod reclaim;
 mod reindex;
 mod relation;
+mod rewrite;
 mod sequences;
 mod sizes;
 mod statistics;
@@ -53,6 +54,7 @@ pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
 pub use relation::{Reads, Relation, RelationIndex, RowAt};
+pub use rewrite::Refill;
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
 };

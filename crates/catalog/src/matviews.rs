@@ -73,8 +73,9 @@ impl Catalog {
 
     /// `REFRESH MATERIALIZED VIEW name [WITH [NO] DATA]`, the catalog's
     /// part: under the view's DDL lock and `ACCESS EXCLUSIVE` (other DDL
-    /// and writers wait; readers keep reading the rows committed before),
-    /// every row `txn` sees is deleted and the populated state set to
+    /// and writers wait; readers keep reading the rows committed before,
+    /// in the old storage), the view given new empty storage and indexes
+    /// (`rewrite.rs`, as TRUNCATE) and the populated state set to
     /// `populated`. Returns the definition as it now is: the caller
     /// inserts the query's rows when `populated`. 42809 for a relation
     /// that is no materialized view (`NotAMatview`).
@@ -84,24 +85,21 @@ impl Catalog {
         name: &str,
         populated: bool,
     ) -> Result<TableDef, CatalogError> {
-        let mut table = self.lock_table(txn, name)?;
+        let table = self.lock_table(txn, name)?;
         let Some(was) = table.matview.as_ref().map(|m| m.populated) else {
             return Err(CatalogError::NotAMatview(name.to_string()));
         };
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        let relation = self.open_relation(table.clone())?;
-        for (tid, _) in relation.scan(txn)? {
-            relation.delete(txn, tid)?;
-        }
+        // New empty storage and indexes (`rewrite.rs`), as TRUNCATE's.
+        self.rewrite_table(txn, name, crate::rewrite::Refill::Empty)?;
         if was != populated {
             let (tid, class) = self
                 .class(txn, name)?
                 .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
             self.update_class(txn, tid, &ClassRow { populated, ..class })?;
-            if let Some(m) = table.matview.as_mut() {
-                m.populated = populated;
-            }
         }
-        Ok(table)
+        // Read again: its storage and its indexes' trees are new.
+        self.table(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))
     }
 }

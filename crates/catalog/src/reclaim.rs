@@ -217,6 +217,21 @@ impl Catalog {
         self.note(txn, CREATED, oid, kind, root)
     }
 
+    /// Records that `txn`'s current (sub)transaction stopped using the
+    /// storage at `root` of a relation that lives on (a rewrite's old
+    /// storage, `rewrite.rs`), under `number`, a fresh oid no relation
+    /// has: its pages come back as a dropped relation's, and nothing else
+    /// of the relation goes with them.
+    pub(crate) fn note_storage_dropped(
+        &self,
+        txn: &mut Transaction,
+        number: u64,
+        kind: u8,
+        root: PageId,
+    ) -> Result<(), CatalogError> {
+        self.note(txn, RELATION, number, kind, root)
+    }
+
     fn note(
         &self,
         txn: &mut Transaction,
@@ -271,7 +286,7 @@ impl Catalog {
             }
             stats.pages_freed += self.free_listed(entry.oid)?;
             self.dropped.delete(&entry.key())?;
-            self.forget_table(entry.oid);
+            self.forget_table(entry.oid, entry.root);
             stats.relations_freed += 1;
         }
         Ok(stats)

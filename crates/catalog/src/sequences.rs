@@ -463,6 +463,7 @@ impl Catalog {
             prefix_free: false,
             primary: false,
             constraint: false,
+            clustered: false,
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),

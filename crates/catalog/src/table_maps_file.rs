@@ -29,7 +29,8 @@
 //!   offered, as after a crash, which is safe.
 //!
 //! Layout, little-endian: the header line, the position (u64), then per
-//! table its oid (u64), its word count (u32) and each word's index (u32)
+//! table the root of its storage (u64; until version 2 its oid, which a
+//! rewrite keeps while its storage changes), its word count (u32) and each word's index (u32)
 //! and bits (u64), its free-page count (u32) and each page id (u64); last
 //! a CRC-32C of everything before it (u32).
 
@@ -43,7 +44,7 @@ use std::io;
 /// The file's name in the data directory.
 pub const TABLE_MAPS_FILE: &str = "table_maps";
 /// The format's name and version.
-const HEADER: &[u8] = b"folio table maps 1\n";
+const HEADER: &[u8] = b"folio table maps 2\n";
 
 /// One table's maps as saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +55,7 @@ pub(crate) struct SavedTable {
     pub(crate) free: Vec<PageId>,
 }
 
-/// Saved maps by table oid.
+/// Saved maps by the root of the table's storage.
 pub(crate) type SavedMaps = HashMap<u64, SavedTable>;
 
 /// Writes every open table's maps to [`TABLE_MAPS_FILE`] in `dir`, valid
@@ -85,8 +86,8 @@ pub fn load_maps(dir: &dyn Dir, wal_end: Lsn) -> io::Result<SavedMaps> {
 fn encode(at: Lsn, tables: &[(u64, SavedTable)]) -> Vec<u8> {
     let mut out = HEADER.to_vec();
     out.extend_from_slice(&at.0.to_le_bytes());
-    for (oid, table) in tables {
-        out.extend_from_slice(&oid.to_le_bytes());
+    for (root, table) in tables {
+        out.extend_from_slice(&root.to_le_bytes());
         out.extend_from_slice(&(table.words.len() as u32).to_le_bytes());
         for (index, word) in &table.words {
             out.extend_from_slice(&index.to_le_bytes());
@@ -111,7 +112,7 @@ fn decode(bytes: &[u8]) -> Option<(Lsn, SavedMaps)> {
     let at = Lsn(take_u64(&mut rest)?);
     let mut tables = SavedMaps::new();
     while !rest.is_empty() {
-        let oid = take_u64(&mut rest)?;
+        let root = take_u64(&mut rest)?;
         let mut table = SavedTable::default();
         for _ in 0..take_u32(&mut rest)? {
             let index = take_u32(&mut rest)?;
@@ -120,7 +121,7 @@ fn decode(bytes: &[u8]) -> Option<(Lsn, SavedMaps)> {
         for _ in 0..take_u32(&mut rest)? {
             table.free.push(PageId(take_u64(&mut rest)?));
         }
-        tables.insert(oid, table);
+        tables.insert(root, table);
     }
     Some((at, tables))
 }

@@ -14,6 +14,7 @@ mod backend_functions;
 mod bytea_functions;
 mod catalog_functions;
 mod change_rows;
+mod cluster;
 mod comments;
 mod conflict;
 mod constraints;

@@ -129,8 +129,9 @@ pub fn create(
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`: in
-/// the statement's transaction, every row deleted and, with data, the
-/// query's rows inserted (folio-catalog `refresh_matview`): other
+/// the statement's transaction, new empty storage (folio-catalog
+/// `rewrite.rs`) and, with data, the query's rows inserted into it
+/// (folio-catalog `refresh_matview`): other
 /// transactions read the old rows until it commits. CONCURRENTLY takes
 /// PostgreSQL's conditions (populated, with data, a unique index over
 /// columns holding every row) and is then the same refresh, which never

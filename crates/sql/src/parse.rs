@@ -34,6 +34,11 @@ pub enum Parsed {
     Comment(Comment),
     /// `REINDEX INDEX | TABLE name` (sqlparser has none).
     Reindex(Reindex),
+    /// `CLUSTER [VERBOSE] [table [USING index]]` (sqlparser has none).
+    Cluster(Cluster),
+    /// `ALTER TABLE table CLUSTER ON index` and `ALTER TABLE table SET
+    /// WITHOUT CLUSTER` (`index` none) (sqlparser has neither).
+    ClusterOn(ClusterOn),
     /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
     /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
     /// `WITH [NO] DATA`).
@@ -67,6 +72,25 @@ pub struct Reindex {
     /// `TABLE` (else `INDEX`).
     pub table: bool,
     pub name: String,
+}
+
+/// `CLUSTER [VERBOSE] [table [USING index]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    /// None: every table with a clustered index.
+    pub table: Option<String>,
+    /// None: the table's clustered index.
+    pub index: Option<String>,
+}
+
+/// `ALTER TABLE [IF EXISTS] [ONLY] table CLUSTER ON index | SET WITHOUT
+/// CLUSTER`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterOn {
+    pub table: String,
+    pub if_exists: bool,
+    /// None: `SET WITHOUT CLUSTER`.
+    pub index: Option<String>,
 }
 
 /// `COMMENT ON object IS 'text' | NULL`.
@@ -114,6 +138,9 @@ pub struct Vacuum {
     /// Whether the planner's statistics are gathered (`ANALYZE`, `VACUUM
     /// ANALYZE`).
     pub analyze: bool,
+    /// `VACUUM FULL`: each table given new storage holding its rows
+    /// (folio-catalog `rewrite.rs`).
+    pub full: bool,
     /// The tables (none: every table).
     pub tables: Vec<String>,
 }
@@ -168,6 +195,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::COPY) => Parsed::Copy(copy(&spanned[1..], &text)?),
             Some(Keyword::COMMENT) => Parsed::Comment(comment(&plain(&spanned[1..]))?),
             _ if word == "reindex" => Parsed::Reindex(reindex(&plain(&spanned[1..]))?),
+            _ if word == "cluster" => Parsed::Cluster(cluster(&plain(&spanned[1..]))?),
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
+            {
+                Parsed::ClusterOn(on)
+            }
             _ if word == "refresh" => Parsed::Refresh(refresh(&plain(&spanned[1..]))?),
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::MATERIALIZED) => {
                 let data = with_data(&mut spanned);
@@ -965,6 +999,65 @@ fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
     Ok(Reindex { table, name })
 }
 
+/// The rest of `CLUSTER`: `[VERBOSE | (VERBOSE)] [table [USING index]]`
+/// (`VERBOSE` prints nothing).
+fn cluster(tokens: &[Token]) -> Result<Cluster, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    let verbose =
+        |t: &Token| matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("verbose"));
+    if c.take(&Token::LParen) {
+        if let Some(option) = c.through_closing_paren()?.iter().find(|t| !verbose(t)) {
+            return Err(SqlError::unsupported(format!(
+                "the CLUSTER option {option}"
+            )));
+        }
+    } else if c.peek().is_some_and(verbose) {
+        c.next();
+    }
+    if c.peek().is_none() {
+        return Ok(Cluster {
+            table: None,
+            index: None,
+        });
+    }
+    let table = Some(c.name()?);
+    let index = match c.take_keyword(Keyword::USING) {
+        true => Some(c.name()?),
+        false => None,
+    };
+    c.end()?;
+    Ok(Cluster { table, index })
+}
+
+/// `[IF EXISTS] [ONLY] table CLUSTER ON index` or `... SET WITHOUT
+/// CLUSTER` after `ALTER TABLE`; `None` for any other ALTER TABLE.
+fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    let word = |c: &mut Cursor<'_>, w: &str| {
+        let found = matches!(c.peek(), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+        if found {
+            c.next();
+        }
+        found
+    };
+    let index = if word(&mut c, "cluster") && c.take_keyword(Keyword::ON) {
+        Some(c.name().ok()?)
+    } else if word(&mut c, "set") && word(&mut c, "without") && word(&mut c, "cluster") {
+        None
+    } else {
+        return None;
+    };
+    c.end().ok()?;
+    Some(ClusterOn {
+        table,
+        if_exists,
+        index,
+    })
+}
+
 /// Whether a boolean option's value is true (no value: true).
 fn boolean(name: &str, value: Option<&str>) -> Result<bool, SqlError> {
     match value.map(str::to_ascii_lowercase).as_deref() {
@@ -979,12 +1072,12 @@ fn boolean(name: &str, value: Option<&str>) -> Result<bool, SqlError> {
 
 /// The rest of `VACUUM` (`vacuum`) or `ANALYZE`. `FREEZE` asks for nothing
 /// folio does not do anyway (its transaction ids never wrap: nothing is
-/// ever frozen); `VERBOSE` prints nothing yet; `FULL` (rewriting the
-/// table) is not supported.
+/// ever frozen); `VERBOSE` prints nothing yet.
 fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
     // `ANALYZE` alone analyzes; `VACUUM` does when asked.
     let mut analyze = !vacuum;
+    let mut full = false;
     if c.take(&Token::LParen) {
         loop {
             let option = c.ident()?.value.to_ascii_lowercase();
@@ -999,7 +1092,7 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
                 | "truncate"
                 | "process_toast"
                 | "disable_page_skipping" => {}
-                "full" if !on => {}
+                "full" if vacuum => full = on,
                 other => {
                     return Err(SqlError::unsupported(format!("the VACUUM option {other}")));
                 }
@@ -1010,9 +1103,7 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
         }
         c.expect(&Token::RParen)?;
     } else {
-        if vacuum && c.take_keyword(Keyword::FULL) {
-            return Err(SqlError::unsupported("VACUUM FULL"));
-        }
+        full = vacuum && c.take_keyword(Keyword::FULL);
         if vacuum {
             c.take_keyword(Keyword::FREEZE);
         }
@@ -1024,6 +1115,7 @@ fn vacuum(tokens: &[Token], vacuum: bool) -> Result<Vacuum, SqlError> {
     Ok(Vacuum {
         vacuum,
         analyze,
+        full,
         tables: c.names_to_end()?,
     })
 }
@@ -1328,6 +1420,7 @@ mod tests {
             Parsed::Vacuum(Vacuum {
                 vacuum: true,
                 analyze: true,
+                full: false,
                 tables: vec!["pgbench_branches".into()]
             })
         );
@@ -1336,6 +1429,7 @@ mod tests {
             Parsed::Vacuum(Vacuum {
                 vacuum: false,
                 analyze: true,
+                full: false,
                 tables: vec![]
             })
         );
@@ -1370,7 +1464,23 @@ mod tests {
                 .unwrap(),
             })
         );
-        assert_eq!(statements("vacuum full t").unwrap_err().code, "0A000");
+        assert!(matches!(&statements("vacuum full t").unwrap()[0], Parsed::Vacuum(v) if v.full));
+        assert!(matches!(&statements("vacuum (full) t").unwrap()[0], Parsed::Vacuum(v) if v.full));
+        assert_eq!(
+            statements("cluster verbose t using i").unwrap()[0],
+            Parsed::Cluster(Cluster {
+                table: Some("t".into()),
+                index: Some("i".into())
+            })
+        );
+        assert_eq!(
+            statements("alter table t set without cluster").unwrap()[0],
+            Parsed::ClusterOn(ClusterOn {
+                table: "t".into(),
+                if_exists: false,
+                index: None
+            })
+        );
         assert!(
             matches!(&statements("copy t to stdout").unwrap()[0], Parsed::Copy(c) if c.to_stdout)
         );

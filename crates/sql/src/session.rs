@@ -305,6 +305,9 @@ impl Session {
                 Parsed::Reindex(reindex) => {
                     self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
                 }
+                Parsed::Cluster(cluster) => self.cluster(cluster),
+                Parsed::ClusterOn(on) => self
+                    .utility(|cx, txn, notices| crate::cluster::cluster_on(cx, txn, notices, on)),
                 Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
                     crate::matviews::create(cx, txn, notices, create, *data)
                 }),
@@ -918,6 +921,9 @@ impl Session {
             _ => {}
         }
         let tag = if vacuum.vacuum { "VACUUM" } else { "ANALYZE" };
+        if vacuum.full {
+            return self.vacuum_full(vacuum).map(|()| Output::command(tag));
+        }
         // ANALYZE runs in the statement's (or block's) transaction, as
         // PostgreSQL's may; VACUUM after it, outside any.
         let relations = self.in_transaction(|cx, txn, _| {
@@ -950,6 +956,64 @@ impl Session {
             }
         }
         Ok(Output::command(tag))
+    }
+
+    /// `VACUUM FULL`: each table (none named: every one) given new
+    /// storage in a transaction of its own, as PostgreSQL's, then
+    /// analyzed if asked; the old storages' pages come back at once when
+    /// no older snapshot can read them.
+    fn vacuum_full(&mut self, vacuum: &Vacuum) -> Result<(), SqlError> {
+        let names = match vacuum.tables.is_empty() {
+            true => self.in_transaction(|cx, txn, _| {
+                Ok((cx.db.catalog().tables(txn)?.into_iter())
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>())
+            })?,
+            false => vacuum.tables.clone(),
+        };
+        for name in &names {
+            self.relations.ddl();
+            self.in_transaction(|cx, txn, notices| {
+                crate::cluster::vacuum_full(cx, txn, notices, name)
+            })?;
+            if vacuum.analyze {
+                self.in_transaction(|cx, txn, _| {
+                    let relation = access::relation(cx, txn, name)?;
+                    cx.db.catalog().analyze(&relation, txn)?;
+                    Ok(())
+                })?;
+            }
+        }
+        self.db.catalog().reclaim(self.db.txns())?;
+        Ok(())
+    }
+
+    /// `CLUSTER`: one table in the statement's transaction (allowed in a
+    /// block, as PostgreSQL's), or, without a table, every table with a
+    /// clustered index, each in a transaction of its own (25001 in a
+    /// block).
+    fn cluster(&mut self, cluster: &crate::parse::Cluster) -> Result<Output, SqlError> {
+        let Some(table) = &cluster.table else {
+            match self.block {
+                Block::Failed(_) => return Err(SqlError::in_failed_block()),
+                Block::Open(_) => {
+                    return Err(SqlError::new(
+                        "25001",
+                        "CLUSTER cannot run inside a transaction block",
+                    ));
+                }
+                Block::Idle => {}
+            }
+            let names =
+                self.in_transaction(|cx, txn, _| crate::cluster::clustered_tables(cx, txn))?;
+            for name in &names {
+                self.relations.ddl();
+                self.in_transaction(|cx, txn, _| crate::cluster::cluster(cx, txn, name, None))?;
+            }
+            self.db.catalog().reclaim(self.db.txns())?;
+            return Ok(Output::command("CLUSTER"));
+        };
+        self.utility(|cx, txn, _| crate::cluster::cluster(cx, txn, table, cluster.index.as_deref()))
     }
 
     /// `CHECKPOINT`: every dirty page written, the redo point moved (as
@@ -1600,6 +1664,7 @@ fn run(
             | Statement::CreateView { .. }
             | Statement::CreateType { .. }
             | Statement::AlterType(_)
+            | Statement::Truncate { .. }
     ) {
         cx.relations.ddl();
     }

@@ -978,7 +978,7 @@ impl SystemRelation {
                             Value::Bool(index.primary),
                             Value::Bool(false),
                             Value::Bool(true),
-                            Value::Bool(false),
+                            Value::Bool(index.clustered),
                             Value::Bool(true),
                             Value::Bool(false),
                             Value::Bool(true),

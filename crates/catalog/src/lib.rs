@@ -23,6 +23,7 @@ mod per_table;
 mod reclaim;
 mod reindex;
 mod relation;
+mod schemas;
 mod sequences;
 mod sizes;
 mod statistics;
@@ -53,6 +54,9 @@ pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
 pub use relation::{Reads, Relation, RelationIndex, RowAt};
+pub use schemas::{
+    PG_CATALOG_OID, PUBLIC, PUBLIC_OID, SchemaDef, SchemaMember, qualified_name, split_schema,
+};
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
 };

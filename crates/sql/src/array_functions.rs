@@ -1,6 +1,6 @@
 //! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `a || b`, `x op ANY (array)` /
 //! `ALL (array)`, and `array_to_string`, `array_upper`, `array_lower`,
-//! `array_length`, `cardinality`, `array_position` and `current_schemas`,
+//! `array_length`, `cardinality`, `array_position`,
 //! with PostgreSQL's results for NULLs and empty arrays. Arrays are
 //! one-dimensional with lower bound 1 (folio-row `Value::Array`).
 
@@ -30,19 +30,16 @@ pub enum ArrayFunc {
     Length,
     Cardinality,
     Position,
-    /// `current_schemas(include_implicit)`: the search path.
-    CurrentSchemas,
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 7] = [
+const NAMES: [(&str, ArrayFunc); 6] = [
     ("array_to_string", ArrayFunc::ToString),
     ("array_upper", ArrayFunc::Upper),
     ("array_lower", ArrayFunc::Lower),
     ("array_length", ArrayFunc::Length),
     ("cardinality", ArrayFunc::Cardinality),
     ("array_position", ArrayFunc::Position),
-    ("current_schemas", ArrayFunc::CurrentSchemas),
 ];
 
 impl ArrayFunc {
@@ -60,7 +57,7 @@ impl ArrayFunc {
     pub fn takes(self, count: usize) -> bool {
         match self {
             ArrayFunc::Construct => true,
-            ArrayFunc::Cardinality | ArrayFunc::CurrentSchemas => count == 1,
+            ArrayFunc::Cardinality => count == 1,
             ArrayFunc::ToString => (2..=3).contains(&count),
             _ => count == 2,
         }
@@ -91,7 +88,6 @@ impl ArrayFunc {
                 .find(|t| t.element().is_some())
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::ToString => SqlType::Text,
-            ArrayFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
         }
     }
@@ -121,17 +117,6 @@ impl ArrayFunc {
                 }
                 Ok([a, b]) => Value::Array(vec![a, b]),
             });
-        }
-        if self == ArrayFunc::CurrentSchemas {
-            let implicit = args[0] == Value::Bool(true);
-            let path = if implicit {
-                vec!["pg_catalog", "public"]
-            } else {
-                vec!["public"]
-            };
-            return Ok(Value::Array(
-                path.into_iter().map(|s| Value::Text(s.into())).collect(),
-            ));
         }
         let mut args = args.into_iter();
         let first = args.next().unwrap_or(Value::Null);
@@ -179,10 +164,7 @@ impl ArrayFunc {
                 });
                 found.map_or(Value::Null, |i| Value::Int4(i as i32 + 1))
             }
-            ArrayFunc::Construct
-            | ArrayFunc::CurrentSchemas
-            | ArrayFunc::Compare { .. }
-            | ArrayFunc::Cat => {
+            ArrayFunc::Construct | ArrayFunc::Compare { .. } | ArrayFunc::Cat => {
                 unreachable!("evaluated above")
             }
         })

@@ -1,6 +1,8 @@
 //! Temporary tables (`CREATE TEMP[ORARY] TABLE`): a session's own
-//! namespace `pg_temp_N`, searched before `public`, dropped when the
-//! session ends.
+//! namespace `pg_temp_N`, searched before the search path's schemas,
+//! dropped when the session ends. [`resolve`] is also the one resolver of
+//! unqualified names through the search path (`schemas.rs`): both are
+//! schemas of one form of catalog name, looked up in one order.
 //!
 //! A temporary table is an ordinary catalog table named `pg_temp_N.name`
 //! (folio-catalog `temp.rs`: the form of the name, and the drop of a

@@ -174,6 +174,9 @@ pub struct Catalog {
     /// Whether an enum type may exist: unknown (0) until a scan of
     /// `folio.class` tells, then 1 (none seen) or 2 (`enums.rs`).
     pub(crate) enums_seen: std::sync::atomic::AtomicU8,
+    /// Whether the database has user schemas: 0 unknown, 1 none, 2 some
+    /// (`schemas.rs`: `has_schemas`).
+    pub(crate) schemas_seen: std::sync::atomic::AtomicU8,
     /// Open heaps by the root of their storage (`open_table`).
     tables: Mutex<std::collections::HashMap<folio_page::PageId, Arc<Table>>>,
     /// All-visible words and pages with room kept across a clean restart,
@@ -220,7 +223,8 @@ pub(crate) fn corrupt(reason: String) -> CatalogError {
 }
 
 pub(crate) fn check_name(name: &str) -> Result<(), CatalogError> {
-    // A temporary relation's namespace prefix is no part of its name.
+    // A schema's prefix (a temporary namespace's too) is no part of the
+    // name.
     if crate::temp::unqualified(name).len() > MAX_NAME_LEN {
         return Err(CatalogError::NameTooLong(name.to_string()));
     }
@@ -260,6 +264,7 @@ impl Catalog {
             index_evaluator: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             enums_seen: std::sync::atomic::AtomicU8::new(0),
+            schemas_seen: std::sync::atomic::AtomicU8::new(0),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
             toast: Arc::new(Toast {
@@ -490,6 +495,8 @@ impl Catalog {
     ) -> Result<IndexDef, CatalogError> {
         self.reclaim(txn.manager())?;
         check_name(index_name)?;
+        // An index lives in its table's schema.
+        let index_name = &crate::schemas::in_schema_of(table_name, index_name);
         let table = self.lock_table(txn, table_name)?;
         // Writers of the table wait, and are waited for (`SHARE`).
         self.lock_for_ddl(txn, table.oid, LockMode::Share)?;
@@ -1030,7 +1037,9 @@ impl Catalog {
 
     /// Whether `txn` sees a table or index named `name`.
     pub fn relation_exists(&self, txn: &Transaction, name: &str) -> Result<bool, CatalogError> {
-        Ok((self.class(txn, name)?).is_some_and(|(_, c)| c.kind != crate::defs::KIND_ENUM))
+        Ok((self.class(txn, name)?).is_some_and(|(_, c)| {
+            c.kind != crate::defs::KIND_ENUM && c.kind != crate::defs::KIND_SCHEMA
+        }))
     }
 
     /// The table (or materialized view: [`TableDef::matview`]) `name` as

@@ -207,10 +207,7 @@ impl Catalog {
         }
         if let Some(index) = keys().find(|i| bare(&i.name) == old) {
             // The index is named in the table's namespace.
-            let renamed = match crate::temp::split_temp_name(&index.name) {
-                Some((n, _)) => crate::temp::temp_name(n, new),
-                None => new.to_string(),
-            };
+            let renamed = crate::schemas::in_schema_of(&index.name, new);
             return self.rename(txn, &index.name, &renamed);
         }
         let (tid, mut def) = (self.constraint_rows(txn, table.oid)?.into_iter())

@@ -366,6 +366,8 @@ pub(crate) const KIND_VIEW: u8 = b'v';
 pub(crate) const KIND_MATVIEW: u8 = b'm';
 /// An enum type (`enums.rs`): no storage, its labels after the columns.
 pub(crate) const KIND_ENUM: u8 = b'e';
+/// A schema (`schemas.rs`): no storage, named `schema.`.
+pub(crate) const KIND_SCHEMA: u8 = b'n';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -544,6 +546,7 @@ impl ClassRow {
             KIND_VIEW,
             KIND_MATVIEW,
             KIND_ENUM,
+            KIND_SCHEMA,
         ]
         .contains(&kind)
         {

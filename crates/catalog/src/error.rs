@@ -42,7 +42,8 @@ pub enum CatalogError {
         index: String,
         detail: Option<String>,
     },
-    #[error("relation \"{0}\" already exists")]
+    /// (Named bare, as PostgreSQL names it: without its schema.)
+    #[error("relation \"{}\" already exists", crate::temp::unqualified(.0))]
     Exists(String),
     #[error("relation \"{0}\" does not exist")]
     NoSuchRelation(String),
@@ -184,6 +185,21 @@ pub enum CatalogError {
     /// has (`enums.rs`).
     #[error("type \"{0}\" already exists")]
     TypeExists(String),
+    /// CREATE SCHEMA or ALTER SCHEMA ... RENAME TO a name a schema has
+    /// (`schemas.rs`).
+    #[error("schema \"{0}\" already exists")]
+    SchemaExists(String),
+    #[error("schema \"{0}\" does not exist")]
+    NoSuchSchema(String),
+    /// A schema name with PostgreSQL's reserved prefix `pg_`.
+    #[error("unacceptable schema name \"{0}\"")]
+    ReservedSchema(String),
+    /// A schema name with a `.`, which catalog names cannot hold.
+    #[error("schema names containing \".\" are not supported: \"{0}\"")]
+    DottedName(String),
+    /// Something folio does not do (0A000), named.
+    #[error("{0} is not supported")]
+    Unsupported(String),
     #[error("type \"{0}\" does not exist")]
     NoSuchType(String),
     /// A label an enum type cannot take or does not have, with
@@ -260,6 +276,9 @@ impl CatalogError {
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),
+            CatalogError::ReservedSchema(_) => {
+                Some("The prefix \"pg_\" is reserved for system schemas.".into())
+            }
             CatalogError::SequenceOwned { sequence, table } => Some(format!(
                 "default value for a column of table {table} depends on sequence {sequence}"
             )),
@@ -374,6 +393,10 @@ impl CatalogError {
             CatalogError::PartialCluster(_) => Some("0A000"),
             CatalogError::ReferencedNotATable(_) => Some("42809"),
             CatalogError::TypeExists(_) => Some("42710"),
+            CatalogError::SchemaExists(_) => Some("42P06"),
+            CatalogError::NoSuchSchema(_) => Some("3F000"),
+            CatalogError::ReservedSchema(_) => Some("42939"),
+            CatalogError::DottedName(_) | CatalogError::Unsupported(_) => Some("0A000"),
             CatalogError::NoSuchType(_) => Some("42704"),
             CatalogError::EnumLabel { sqlstate, .. } => Some(sqlstate),
             CatalogError::ViewChange { .. } | CatalogError::ViewColumnType { .. } => Some("42P16"),

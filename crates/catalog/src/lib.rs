@@ -24,6 +24,7 @@ mod reclaim;
 mod reindex;
 mod relation;
 mod rewrite;
+mod schemas;
 mod sequences;
 mod sizes;
 mod statistics;
@@ -55,6 +56,9 @@ pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;
 pub use relation::{Reads, Relation, RelationIndex, RowAt};
 pub use rewrite::Refill;
+pub use schemas::{
+    PG_CATALOG_OID, PUBLIC, PUBLIC_OID, SchemaDef, SchemaMember, qualified_name, split_schema,
+};
 pub use sequences::{
     INT2_OID, INT4_OID, INT8_OID, LOG_AHEAD, SequenceDef, SequenceOptions, SequenceRequest,
 };

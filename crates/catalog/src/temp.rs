@@ -51,10 +51,10 @@ pub fn split_temp_name(stored: &str) -> Option<(u32, &str)> {
     Some((temp_schema_number(schema)?, name))
 }
 
-/// The name a relation is shown by: its bare name, without a temporary
-/// namespace's prefix.
+/// The name a relation is shown by: its bare name, without its schema's
+/// prefix (a temporary namespace's or a user schema's: `schemas.rs`).
 pub fn unqualified(stored: &str) -> &str {
-    split_temp_name(stored).map_or(stored, |(_, name)| name)
+    crate::schemas::split_schema(stored).1
 }
 
 impl Catalog {

@@ -2,7 +2,7 @@
 //! `ALL (array)`, the containment operators `@>`, `<@` and `&&`, and
 //! `array_to_string`, `array_upper`, `array_lower`, `array_length`,
 //! `cardinality`, `array_position`, `array_append`, `array_prepend`,
-//! `array_cat`, `array_remove`, `array_replace` and `current_schemas`,
+//! `array_cat`, `array_remove` and `array_replace`,
 //! with PostgreSQL's results for NULLs and empty arrays. Arrays are
 //! one-dimensional with lower bound 1 (folio-row `Value::Array`).
 
@@ -49,12 +49,10 @@ pub enum ArrayFunc {
     Remove,
     /// `array_replace(array, from, to)`.
     Replace,
-    /// `current_schemas(include_implicit)`: the search path.
-    CurrentSchemas,
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 12] = [
+const NAMES: [(&str, ArrayFunc); 11] = [
     ("array_to_string", ArrayFunc::ToString),
     ("array_upper", ArrayFunc::Upper),
     ("array_lower", ArrayFunc::Lower),
@@ -66,7 +64,6 @@ const NAMES: [(&str, ArrayFunc); 12] = [
     ("array_cat", ArrayFunc::Cat),
     ("array_remove", ArrayFunc::Remove),
     ("array_replace", ArrayFunc::Replace),
-    ("current_schemas", ArrayFunc::CurrentSchemas),
 ];
 
 impl ArrayFunc {
@@ -84,7 +81,7 @@ impl ArrayFunc {
     pub fn takes(self, count: usize) -> bool {
         match self {
             ArrayFunc::Construct => true,
-            ArrayFunc::Cardinality | ArrayFunc::CurrentSchemas => count == 1,
+            ArrayFunc::Cardinality => count == 1,
             ArrayFunc::ToString => (2..=3).contains(&count),
             ArrayFunc::Replace => count == 3,
             _ => count == 2,
@@ -130,7 +127,6 @@ impl ArrayFunc {
                 .find(|t| t.element().is_some())
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::ToString => SqlType::Text,
-            ArrayFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
         }
     }
@@ -163,17 +159,6 @@ impl ArrayFunc {
         }
         if let Some(changed) = self.change(&args) {
             return Ok(changed);
-        }
-        if self == ArrayFunc::CurrentSchemas {
-            let implicit = args[0] == Value::Bool(true);
-            let path = if implicit {
-                vec!["pg_catalog", "public"]
-            } else {
-                vec!["public"]
-            };
-            return Ok(Value::Array(
-                path.into_iter().map(|s| Value::Text(s.into())).collect(),
-            ));
         }
         let mut args = args.into_iter();
         let first = args.next().unwrap_or(Value::Null);
@@ -237,7 +222,6 @@ impl ArrayFunc {
                 found.map_or(Value::Null, |i| Value::Int4(i as i32 + 1))
             }
             ArrayFunc::Construct
-            | ArrayFunc::CurrentSchemas
             | ArrayFunc::Compare { .. }
             | ArrayFunc::Cat
             | ArrayFunc::Append

@@ -74,6 +74,12 @@ pub enum CatalogFunc {
     /// oid to the name.
     RegIn(Reg),
     RegOut(Reg),
+    /// `current_schema()` (also written bare): the first schema of the
+    /// session's search path (`schemas.rs`), NULL for none.
+    CurrentSchema,
+    /// `current_schemas(include_implicit)`: the search path's schemas
+    /// (`pg_catalog` first when implicit ones are asked for).
+    CurrentSchemas,
 }
 
 /// The `reg*` types.
@@ -115,7 +121,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 27] = [
+const NAMES: [(&str, CatalogFunc); 29] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
@@ -149,6 +155,8 @@ const NAMES: [(&str, CatalogFunc); 27] = [
     ("pg_indexes_size", CatalogFunc::Size(SizeOf::Indexes)),
     ("pg_total_relation_size", CatalogFunc::Size(SizeOf::Total)),
     ("pg_size_pretty", CatalogFunc::SizePretty),
+    ("current_schema", CatalogFunc::CurrentSchema),
+    ("current_schemas", CatalogFunc::CurrentSchemas),
 ];
 
 impl CatalogFunc {
@@ -177,7 +185,9 @@ impl CatalogFunc {
             | CatalogFunc::FunctionResult
             | CatalogFunc::QuoteIdent
             | CatalogFunc::RegIn(_)
-            | CatalogFunc::RegOut(_) => count == 1,
+            | CatalogFunc::RegOut(_)
+            | CatalogFunc::CurrentSchemas => count == 1,
+            CatalogFunc::CurrentSchema => count == 0,
             CatalogFunc::Size(SizeOf::Fork) => (1..=2).contains(&count),
             CatalogFunc::Size(_) => count == 1,
             CatalogFunc::ColumnDescription => count == 2,
@@ -210,8 +220,10 @@ impl CatalogFunc {
                 | CatalogFunc::Size(_)
                 | CatalogFunc::Description
                 | CatalogFunc::ColumnDescription
-                | CatalogFunc::RegIn(Reg::Class)
-                | CatalogFunc::RegOut(Reg::Class)
+                | CatalogFunc::RegIn(Reg::Class | Reg::Namespace)
+                | CatalogFunc::RegOut(Reg::Class | Reg::Namespace)
+                | CatalogFunc::CurrentSchema
+                | CatalogFunc::CurrentSchemas
         )
     }
 
@@ -224,6 +236,7 @@ impl CatalogFunc {
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
             CatalogFunc::Size(_) => SqlType::Int8,
+            CatalogFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Text,
         }
     }
@@ -292,6 +305,21 @@ impl CatalogFunc {
                     .map_or(Value::Null, Value::Int8)
             }
             CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
+            CatalogFunc::CurrentSchema => {
+                (lookups()?.search_path().first()).map_or(Value::Null, |s| Value::Text(s.clone()))
+            }
+            CatalogFunc::CurrentSchemas => {
+                let implicit = args[0] == Value::Bool(true);
+                let lookups = lookups()?;
+                let temp = lookups.temp_schema().filter(|_| implicit);
+                let catalog = implicit.then(|| "pg_catalog".to_string());
+                let all = temp.into_iter().chain(catalog);
+                Value::Array(
+                    (all.chain(lookups.search_path().iter().cloned()))
+                        .map(Value::Text)
+                        .collect(),
+                )
+            }
             CatalogFunc::FunctionArguments => {
                 crate::system_proc::arguments(number(&args[0])?).map_or(Value::Null, Value::Text)
             }
@@ -355,7 +383,8 @@ impl CatalogFunc {
                         other if other > crate::system::TEMP_NAMESPACE_BASE => {
                             format!("pg_temp_{}", other - crate::system::TEMP_NAMESPACE_BASE)
                         }
-                        other => other.to_string(),
+                        other => (lookups().ok().and_then(|l| l.schema_name(other)))
+                            .map_or_else(|| other.to_string(), str::to_string),
                     },
                     Reg::Role => match role_name(oid) {
                         unknown if unknown.starts_with("unknown") => oid.to_string(),
@@ -379,7 +408,8 @@ impl CatalogFunc {
                     Reg::Namespace => match name.as_str() {
                         "pg_catalog" => 11,
                         "public" => 2200,
-                        _ => return Err(missing("schema", "3F000")),
+                        other => (lookups().ok().and_then(|l| l.schema_oid(other)))
+                            .ok_or_else(|| missing("schema", "3F000"))?,
                     },
                     Reg::Role => match name.as_str() {
                         crate::roles::SUPERUSER => SUPERUSER_OID,

@@ -160,7 +160,8 @@ pub fn create_table(
     }
     if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
         notices.push(Notice::info(format!(
-            "relation \"{name}\" already exists, skipping"
+            "relation \"{}\" already exists, skipping",
+            folio_catalog::unqualified(&name)
         )));
         return Ok(Output::command("CREATE TABLE"));
     }
@@ -216,7 +217,8 @@ fn create_table_as(
     check_options(&create.table_options)?;
     if create.if_not_exists && cx.db.catalog().relation_exists(txn, name)? {
         notices.push(Notice::info(format!(
-            "relation \"{name}\" already exists, skipping"
+            "relation \"{}\" already exists, skipping",
+            folio_catalog::unqualified(name)
         )));
         return Ok(Output::command("CREATE TABLE AS"));
     }

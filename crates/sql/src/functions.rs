@@ -99,7 +99,6 @@ pub enum Func {
     /// argument (`enum_functions.rs`).
     EnumRange,
     CurrentDatabase,
-    CurrentSchema,
     Version,
     /// `nextval`, `currval`, `setval`, `lastval`: evaluated through the
     /// statement's sequences (`sequences.rs`), never by [`Func::eval`].
@@ -219,7 +218,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 71] = [
+const NAMES: [(&str, Func); 70] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -285,7 +284,6 @@ const NAMES: [(&str, Func); 71] = [
     ("to_date", Func::ToDate),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
-    ("current_schema", Func::CurrentSchema),
     ("version", Func::Version),
     ("nextval", Func::Nextval),
     ("currval", Func::Currval),
@@ -359,7 +357,6 @@ impl Func {
             Func::Random
             | Func::GenRandomUuid
             | Func::CurrentDatabase
-            | Func::CurrentSchema
             | Func::Version
             | Func::Nextval
             | Func::Currval
@@ -436,7 +433,6 @@ impl Func {
             Func::EnumRange => count == 3,
             Func::GenRandomUuid
             | Func::CurrentDatabase
-            | Func::CurrentSchema
             | Func::Version
             | Func::Random
             | Func::Pi
@@ -567,7 +563,7 @@ impl Func {
             Func::ToDate => SqlType::Date,
             Func::GenRandomUuid => SqlType::Uuid,
             Func::EnumRange => args.get(2).copied().unwrap_or(SqlType::Text),
-            Func::CurrentDatabase | Func::CurrentSchema | Func::Version => SqlType::Text,
+            Func::CurrentDatabase | Func::Version => SqlType::Text,
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => SqlType::Int8,
             Func::Catalog(f) => f.ty(),
             Func::Array(f) => f.ty(args),
@@ -886,7 +882,6 @@ impl Func {
                 Value::Uuid(bytes)
             }
             Func::CurrentDatabase => Value::Text("postgres".into()),
-            Func::CurrentSchema => Value::Text("public".into()),
             Func::Version => Value::Text(version()),
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => {
                 return Err(SqlError::unsupported(format!(

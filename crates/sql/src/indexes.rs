@@ -59,7 +59,8 @@ pub fn create_index(
     };
     if create.if_not_exists && db.catalog().relation_exists(txn, &name)? {
         notices.push(Notice::info(format!(
-            "relation \"{name}\" already exists, skipping"
+            "relation \"{}\" already exists, skipping",
+            folio_catalog::unqualified(&name)
         )));
         return Ok(Output::command("CREATE INDEX"));
     }
@@ -219,11 +220,11 @@ pub fn chosen_name(
     label: &str,
     mut taken: impl FnMut(&str) -> Result<bool, SqlError>,
 ) -> Result<String, SqlError> {
-    // A temporary table's relations are in its namespace; the name
-    // proper is chosen from its bare name (`temp_tables.rs`).
-    let (namespace, table) = match folio_catalog::split_temp_name(table) {
-        Some((n, bare)) => (format!("{}.", folio_catalog::temp_schema(n)), bare),
-        None => (String::new(), table),
+    // A table's relations are in its schema (a temporary table's in its
+    // namespace); the name proper is chosen from its bare name.
+    let (namespace, table) = match folio_catalog::split_schema(table) {
+        (_, bare) if bare == table => (String::new(), table),
+        (schema, bare) => (format!("{schema}."), bare),
     };
     let base = std::iter::once(table)
         .chain(columns.iter().copied())

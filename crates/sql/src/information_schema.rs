@@ -205,6 +205,11 @@ impl View {
                     row.resize(self.columns().len(), Value::Null);
                     out.push(row);
                 }
+                for schema in catalog.schemas(txn)? {
+                    let mut row = vec![text(DATABASE), text(&schema.name), text("postgres")];
+                    row.resize(self.columns().len(), Value::Null);
+                    out.push(row);
+                }
             }
             View::Tables => {
                 let table = |schema: &str, name: &str, view: bool| {
@@ -227,17 +232,16 @@ impl View {
                 {
                     // A temporary table (`temp_tables.rs`): in its
                     // namespace, as PostgreSQL's LOCAL TEMPORARY.
-                    match folio_catalog::split_temp_name(&def.name) {
-                        Some((n, name)) => {
-                            let mut row = table(&folio_catalog::temp_schema(n), name, false);
-                            row[3] = text("LOCAL TEMPORARY");
-                            out.push(row);
-                        }
-                        None => out.push(table("public", &def.name, false)),
+                    let (schema, name) = folio_catalog::split_schema(&def.name);
+                    let mut row = table(schema, name, false);
+                    if folio_catalog::temp_schema_number(schema).is_some() {
+                        row[3] = text("LOCAL TEMPORARY");
                     }
+                    out.push(row);
                 }
                 for view in catalog.views(txn)? {
-                    out.push(table("public", &view.name, true));
+                    let (schema, name) = folio_catalog::split_schema(&view.name);
+                    out.push(table(schema, name, true));
                 }
                 for relation in SystemRelation::all() {
                     out.push(table("pg_catalog", relation.name(), relation.is_view()));
@@ -262,17 +266,9 @@ impl View {
                         let generated = def.generated_of(n).map(|expr| {
                             crate::deparse::parenthesized(&crate::deparse::default_text(expr, ty))
                         });
-                        let schema = match folio_catalog::split_temp_name(&def.name) {
-                            Some((n, _)) => folio_catalog::temp_schema(n),
-                            None => "public".to_string(),
-                        };
+                        let (schema, name) = folio_catalog::split_schema(&def.name);
                         out.push(column_row(
-                            (
-                                &schema,
-                                folio_catalog::unqualified(&def.name),
-                                &column.name,
-                                def.layout.attnum(n),
-                            ),
+                            (schema, name, &column.name, def.layout.attnum(n)),
                             ty,
                             default,
                             !column.not_null,
@@ -286,8 +282,9 @@ impl View {
                         else {
                             continue;
                         };
+                        let (schema, name) = folio_catalog::split_schema(&view.name);
                         out.push(column_row(
-                            ("public", &view.name, &column.name, n as i16 + 1),
+                            (schema, name, &column.name, n as i16 + 1),
                             ty,
                             Value::Null,
                             true,
@@ -310,10 +307,11 @@ impl View {
             View::Views => {
                 // (folio's views are read-only.)
                 for view in catalog.views(txn)? {
+                    let (schema, name) = folio_catalog::split_schema(&view.name);
                     let mut row = vec![
                         text(DATABASE),
-                        text("public"),
-                        text(&view.name),
+                        text(schema),
+                        text(name),
                         text(&crate::system::view_definition(&view.query)),
                         text("NONE"),
                     ];
@@ -333,7 +331,10 @@ impl View {
 
     /// The rows of the key views for `table`'s constraints.
     fn key_rows(self, table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Value>>) {
-        let names = |name: &str| [text(DATABASE), text("public"), text(name)];
+        let names = |name: &str| {
+            let (schema, name) = folio_catalog::split_schema(name);
+            [text(DATABASE), text(schema), text(name)]
+        };
         let constraint = |name: &str, kind: &str, nulls_distinct: Value| {
             let mut row = names(name).to_vec();
             row.extend(names(&table.name));
@@ -392,10 +393,12 @@ impl View {
                     };
                     let key = crate::system::referenced_key(fk, tables);
                     let mut row = names(&def.name).to_vec();
+                    let key_schema =
+                        key.map_or("public", |k| folio_catalog::split_schema(&k.name).0);
                     row.extend([
                         text(DATABASE),
-                        text("public"),
-                        key.map_or(Value::Null, |k| text(&k.name)),
+                        text(key_schema),
+                        key.map_or(Value::Null, |k| text(folio_catalog::unqualified(&k.name))),
                         text("NONE"),
                         rule(fk.on_update),
                         rule(fk.on_delete),

@@ -68,6 +68,7 @@ pub mod roles;
 mod row_values;
 mod scalar;
 mod scan;
+mod schemas;
 mod sequences;
 mod session;
 mod set_types;

@@ -41,6 +41,11 @@ pub struct Lookups {
     /// The session's temporary namespace (`temp_tables.rs`), searched
     /// first by a bare name.
     temp: Option<u32>,
+    /// The session's search path's schemas (`schemas.rs`): what a bare
+    /// name finds after the temporary namespace.
+    path: Vec<String>,
+    /// The user schemas' names by oid (`schemas.rs`).
+    schemas: HashMap<i64, String>,
     /// Comments (`comments.rs`): a relation's by (`'r'`, its oid, 0), a
     /// column's by (`'a'`, its relation's oid, its attnum), a
     /// constraint's by (`'c'`, its oid, 0).
@@ -59,7 +64,9 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                     CatalogFunc::of(&names::function(&f.name)).is_some_and(CatalogFunc::looks_up)
                 }
                 // `x::regclass` (a text or a number: both look it up).
-                Expr::Cast { data_type, .. } => Reg::of(data_type) == Some(Reg::Class),
+                Expr::Cast { data_type, .. } => {
+                    matches!(Reg::of(data_type), Some(Reg::Class | Reg::Namespace))
+                }
                 _ => false,
             };
             if found {
@@ -81,6 +88,9 @@ impl Lookups {
         };
         for relation in SystemRelation::all() {
             out.name(relation.oid(), relation.name());
+        }
+        for schema in catalog.schemas(txn)? {
+            out.schemas.insert(schema.oid as i64, schema.name);
         }
         for sequence in catalog.sequences(txn)? {
             out.name(sequence.oid as i64, &sequence.name);
@@ -137,17 +147,54 @@ impl Lookups {
         self
     }
 
+    /// The lookups of a session whose search path has `schemas`.
+    pub fn with_search_path(mut self, schemas: Vec<String>) -> Lookups {
+        self.path = schemas;
+        self
+    }
+
+    /// A user schema's name by oid.
+    pub fn schema_name(&self, oid: i64) -> Option<&str> {
+        self.schemas.get(&oid).map(String::as_str)
+    }
+
+    /// A user schema's oid by name.
+    pub fn schema_oid(&self, name: &str) -> Option<i64> {
+        (self.schemas.iter())
+            .find(|(_, n)| *n == name)
+            .map(|(oid, _)| *oid)
+    }
+
+    /// The session's search path's schemas.
+    pub fn search_path(&self) -> &[String] {
+        &self.path
+    }
+
+    /// The session's temporary namespace's name, if it has one.
+    pub fn temp_schema(&self) -> Option<String> {
+        self.temp.map(folio_catalog::temp_schema)
+    }
+
+    /// The catalog name a bare `name` finds: the session's temporary
+    /// relation of the name, else the first search path schema's.
+    fn bare_finds(&self, name: &str) -> Option<String> {
+        let temp = self.temp.map(|n| folio_catalog::temp_name(n, name));
+        let path = (self.path.iter()).map(|s| folio_catalog::qualified_name(s, name));
+        temp.into_iter()
+            .chain(path)
+            .find(|stored| self.oids.contains_key(stored))
+    }
+
     /// `pg_table_is_visible(oid)`: a bare name finds it (another
-    /// session's temporary relation, or a permanent one the session's
-    /// temporary relation of the name shadows, is not).
+    /// session's temporary relation, a relation of a schema off the
+    /// search path, or one that an earlier schema's relation of the name
+    /// shadows, is not). System relations always are.
     pub fn visible(&self, oid: i64) -> bool {
-        let Some(name) = self.names.get(&oid) else {
-            return true;
-        };
-        match (folio_catalog::split_temp_name(name), self.temp) {
-            (Some((n, _)), own) => own == Some(n),
-            (None, Some(own)) => !self.oids.contains_key(&folio_catalog::temp_name(own, name)),
-            (None, None) => true,
+        match self.names.get(&oid) {
+            Some(name) if oid >= folio_catalog::FIRST_OID as i64 => {
+                self.bare_finds(folio_catalog::unqualified(name)).as_ref() == Some(name)
+            }
+            _ => true,
         }
     }
 
@@ -158,15 +205,16 @@ impl Lookups {
 
     /// `oid::regclass` as text: the relation's name (quoted if it needs
     /// it), or the oid itself for none, as PostgreSQL prints them.
+    /// (Qualified by its schema when it is not visible, as PostgreSQL's.)
     pub fn relation_name(&self, oid: i64) -> String {
         match self.names.get(&oid) {
-            Some(name) => match folio_catalog::split_temp_name(name) {
-                Some((n, bare)) if self.temp == Some(n) => names::written(bare).to_string(),
-                Some((n, bare)) => {
-                    format!("{}.{}", folio_catalog::temp_schema(n), names::written(bare))
-                }
-                None => names::written(name).to_string(),
-            },
+            Some(name) if self.visible(oid) => {
+                names::written(folio_catalog::unqualified(name)).to_string()
+            }
+            Some(name) => {
+                let (schema, bare) = folio_catalog::split_schema(name);
+                format!("{}.{}", names::written(schema), names::written(bare))
+            }
             None => oid.to_string(),
         }
     }
@@ -183,21 +231,27 @@ impl Lookups {
             .ok()?;
         let parts = names::parts(&parsed)?;
         let temp = |n: u32, name: &str| self.oids.get(&folio_catalog::temp_name(n, name)).copied();
-        let name = match parts.as_slice() {
-            [name] => {
-                if let Some(oid) = self.temp.and_then(|n| temp(n, name)) {
-                    return Some(oid);
-                }
-                name
-            }
-            [schema, name] if schema == "pg_temp" => return temp(self.temp?, name),
-            [schema, name] if folio_catalog::temp_schema_number(schema).is_some() => {
-                return temp(folio_catalog::temp_schema_number(schema)?, name);
-            }
-            [schema, name] if schema == "public" || schema == "pg_catalog" => name,
-            _ => return None,
-        };
-        self.oids.get(name).copied()
+        match parts.as_slice() {
+            // (A system relation's name is bare and on no path.)
+            [name] => match self.bare_finds(name) {
+                Some(stored) => self.oids.get(&stored).copied(),
+                None => self.system_oid(name),
+            },
+            [schema, name] if schema == "pg_temp" => temp(self.temp?, name),
+            [schema, name] if schema == "pg_catalog" => self.system_oid(name),
+            [schema, name] => (self.oids)
+                .get(&folio_catalog::qualified_name(schema, name))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// A system relation's oid by name.
+    fn system_oid(&self, name: &str) -> Option<i64> {
+        self.oids
+            .get(name)
+            .copied()
+            .filter(|oid| *oid < folio_catalog::FIRST_OID as i64)
     }
 
     /// `pg_get_indexdef(oid, column, pretty)`: the definition (column 0)

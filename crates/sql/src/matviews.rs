@@ -84,13 +84,17 @@ pub fn create(
     if catalog.relation_exists(txn, &name)? {
         if *if_not_exists {
             notices.push(Notice::info(format!(
-                "relation \"{name}\" already exists, skipping"
+                "relation \"{}\" already exists, skipping",
+                folio_catalog::unqualified(&name)
             )));
             return Ok(Output::command("CREATE MATERIALIZED VIEW"));
         }
         return Err(SqlError::new(
             "42P07",
-            format!("relation \"{name}\" already exists"),
+            format!(
+                "relation \"{}\" already exists",
+                folio_catalog::unqualified(&name)
+            ),
         ));
     }
     // Temporary tables are found by their session's names, then refused.

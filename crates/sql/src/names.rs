@@ -1,7 +1,7 @@
 //! Identifiers as PostgreSQL reads them: unquoted names fold to lower
-//! case, quoted ones are kept; `schema.name` is accepted for the one
-//! schema of tables there is (`public`), and `pg_catalog.name` for a
-//! function or a system relation (`system.rs`).
+//! case, quoted ones are kept; `schema.name` names a relation of a schema
+//! (`schemas.rs`: the catalog name `schema.name`, `public`'s bare), and
+//! `pg_catalog.name` a function or a system relation (`system.rs`).
 
 use crate::error::SqlError;
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
@@ -47,16 +47,17 @@ pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
             "42602",
             format!("invalid name syntax: \"{name}\""),
         )),
+        // (A catalog name with a `.` is a schema's relation's.)
+        [name] if name.contains('.') => Err(SqlError::unsupported(format!(
+            "the relation name \"{name}\" (with a \".\")"
+        ))),
         [name] => Ok(name.clone()),
-        [schema, name] if schema == "public" => Ok(name.clone()),
-        // A temporary relation (`temp_tables.rs`).
-        [schema, name] if folio_catalog::temp_schema_number(schema).is_some() => {
-            Ok(format!("{schema}.{name}"))
-        }
-        [schema, _] => Err(SqlError::new(
-            "3F000",
-            format!("schema \"{schema}\" does not exist"),
-        )),
+        [schema, _] if schema == "pg_catalog" || schema == "information_schema" => Err(
+            SqlError::new("3F000", format!("schema \"{schema}\" does not exist")),
+        ),
+        // A relation of a schema (`schemas.rs`; `public`'s is bare), a
+        // temporary one's too (`temp_tables.rs`).
+        [schema, name] => Ok(folio_catalog::qualified_name(schema, name)),
         _ => Err(SqlError::unsupported(format!("the name {name}"))),
     }
 }

@@ -514,7 +514,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     Scalar::Const(Value::Text(crate::roles::SUPERUSER.into()))
                 }
                 "current_catalog" => Scalar::Const(Value::Text("postgres".into())),
-                "current_schema" => Scalar::Const(Value::Text("public".into())),
+                "current_schema" => Scalar::Func(
+                    Func::Catalog(crate::catalog_functions::CatalogFunc::CurrentSchema),
+                    Vec::new(),
+                ),
                 _ => function(f, columns)?,
             }
         }

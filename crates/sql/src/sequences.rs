@@ -77,8 +77,10 @@ impl Calls {
         let defs = names
             .iter()
             .map(|name| {
+                // (A bare name through the session's search path.)
+                let stored = crate::temp_tables::resolve_name(cx, txn, name)?;
                 let def = catalog
-                    .sequence(txn, name)?
+                    .sequence(txn, &stored)?
                     .ok_or_else(|| SqlError::undefined_table(name))?;
                 Ok((name.clone(), def))
             })
@@ -312,7 +314,8 @@ pub fn create(
     let settled = request(data_type, options)?.settle(None)?;
     if if_not_exists && catalog.relation_exists(txn, &name)? {
         notices.push(Notice::info(format!(
-            "relation \"{name}\" already exists, skipping"
+            "relation \"{}\" already exists, skipping",
+            folio_catalog::unqualified(&name)
         )));
         return Ok(Output::command("CREATE SEQUENCE"));
     }

@@ -1070,7 +1070,9 @@ impl Session {
 
     /// `RESET name` (`all`), as a session SET of the default.
     fn reset(&mut self, name: &str) -> Result<Output, SqlError> {
+        let path = self.settings.search_path().to_vec();
         self.settings.reset(name, &self.session_defaults)?;
+        self.path_changed(&path);
         if let Some(without_local) = &mut self.without_local {
             without_local.reset(name, &self.session_defaults)?;
         }
@@ -1082,12 +1084,23 @@ impl Session {
     fn end_block(&mut self, committed: bool) {
         self.savepoints.clear();
         let without_local = self.without_local.take();
+        let path = self.settings.search_path().to_vec();
         if let Some(before) = self.settings_at_begin.take()
             && !committed
         {
             self.settings = before;
         } else if let Some(settings) = without_local {
             self.settings = settings;
+        }
+        self.path_changed(&path);
+    }
+
+    /// After a change of settings: if `search_path` is no longer `before`,
+    /// names mean other relations, so the session's relations and kept
+    /// plans are made again (names resolve at plan time: `schemas.rs`).
+    fn path_changed(&self, before: &[String]) {
+        if self.settings.search_path() != before {
+            self.relations.ddl();
         }
     }
 
@@ -1326,7 +1339,9 @@ impl Session {
         if local && self.without_local.is_none() {
             self.without_local = Some(self.settings.clone());
         }
+        let path = self.settings.search_path().to_vec();
         self.settings.set(name, value)?;
+        self.path_changed(&path);
         if let (false, Some(without_local)) = (local, &mut self.without_local) {
             without_local.set(name, value)?;
         }
@@ -1545,7 +1560,9 @@ impl Session {
         };
         result?;
         if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
+            let path = self.settings.search_path().to_vec();
             self.settings = self.savepoints[at].1.clone();
+            self.path_changed(&path);
             self.without_local = self.savepoints[at].2.clone();
             self.savepoints.truncate(at + 1);
         }
@@ -1665,6 +1682,8 @@ fn run(
             | Statement::CreateType { .. }
             | Statement::AlterType(_)
             | Statement::Truncate { .. }
+            | Statement::CreateSchema { .. }
+            | Statement::AlterSchema(_)
     ) {
         cx.relations.ddl();
     }
@@ -1696,6 +1715,37 @@ fn run(
             ..
         } => sequences::drop(cx, txn, notices, *if_exists, names),
         Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
+        Statement::CreateSchema {
+            schema_name,
+            if_not_exists,
+            with: None,
+            options: None,
+            default_collate_spec: None,
+            clone: None,
+        } => crate::schemas::create(db, txn, notices, schema_name, *if_not_exists),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Schema,
+            if_exists,
+            names,
+            cascade,
+            ..
+        } => crate::schemas::drop(cx, txn, notices, *if_exists, names, *cascade),
+        Statement::AlterSchema(sqlparser::ast::AlterSchema {
+            name,
+            if_exists: false,
+            operations,
+        }) if matches!(
+            operations.as_slice(),
+            [sqlparser::ast::AlterSchemaOperation::Rename { .. }]
+        ) =>
+        {
+            let [sqlparser::ast::AlterSchemaOperation::Rename { name: new }] =
+                operations.as_slice()
+            else {
+                unreachable!("matched above")
+            };
+            crate::schemas::rename(cx, txn, name, new)
+        }
         Statement::CreateType {
             name,
             representation,

@@ -53,6 +53,9 @@ pub struct Settings {
     disabled: Vec<&'static str>,
     /// `statement_timeout` in milliseconds (0: none).
     statement_timeout_ms: u32,
+    /// `search_path`: its schema names as set (`$user` kept), resolved
+    /// at plan time (`schemas.rs`).
+    search_path: Vec<String>,
 }
 
 impl Default for Settings {
@@ -65,6 +68,7 @@ impl Default for Settings {
             default_read_only: false,
             disabled: Vec::new(),
             statement_timeout_ms: 0,
+            search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
         }
     }
 }
@@ -265,17 +269,18 @@ impl Settings {
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" if matches!(lower.replace(' ', "").as_str(), "iso" | "iso,mdy") => {}
             "timezone" if matches!(lower.as_str(), "utc" | "gmt" | "etc/utc" | "z") => {}
-            "search_path"
-                if matches!(
-                    lower.replace(' ', "").as_str(),
-                    "public" | "\"$user\",public"
-                ) => {}
-            "client_encoding" | "datestyle" | "timezone" | "search_path" => {
+            "search_path" => self.search_path = crate::schemas::parse_search_path(value)?,
+            "client_encoding" | "datestyle" | "timezone" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
             _ => return Err(unknown(name)),
         }
         Ok(())
+    }
+
+    /// `search_path`'s schema names, as set.
+    pub fn search_path(&self) -> &[String] {
+        &self.search_path
     }
 
     /// `RESET name`; `RESET ALL` is `name = "all"`: back to `default`,
@@ -296,7 +301,8 @@ impl Settings {
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "statement_timeout" => self.statement_timeout_ms = default.statement_timeout_ms,
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
-            "client_encoding" | "datestyle" | "timezone" | "search_path" => {}
+            "search_path" => self.search_path = default.search_path.clone(),
+            "client_encoding" | "datestyle" | "timezone" => {}
             _ => return Err(unknown(name)),
         }
         Ok(())
@@ -320,7 +326,7 @@ impl Settings {
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),
             "timezone" => "UTC".into(),
-            "search_path" => "\"$user\", public".into(),
+            "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),
             "server_version_num" => "150000".into(),
             "integer_datetimes" | "standard_conforming_strings" => "on".into(),

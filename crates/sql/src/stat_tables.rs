@@ -67,10 +67,8 @@ pub const INDEX_COLUMNS: &[(&str, SqlType)] = &[
 
 /// A table's schema and name as the views show them.
 fn schema_and_name(table: &TableDef) -> (String, &str) {
-    match folio_catalog::split_temp_name(&table.name) {
-        Some((n, name)) => (folio_catalog::temp_schema(n), name),
-        None => ("public".to_string(), table.name.as_str()),
-    }
+    let (schema, name) = folio_catalog::split_schema(&table.name);
+    (schema.to_string(), name)
 }
 
 fn int(n: u64) -> Value {

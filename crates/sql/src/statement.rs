@@ -185,8 +185,10 @@ impl Plan {
         let env = match self.lookups {
             false => env,
             true => {
-                lookups =
-                    Lookups::read(cx.db.catalog(), txn)?.with_temp_namespace(cx.temp.namespace());
+                let path = crate::schemas::SearchPath::of(cx, txn)?;
+                lookups = Lookups::read(cx.db.catalog(), txn)?
+                    .with_temp_namespace(cx.temp.namespace())
+                    .with_search_path(path.schemas().to_vec());
                 with_lookups = Env {
                     lookups: Some(&lookups),
                     ..*env

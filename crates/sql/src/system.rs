@@ -793,25 +793,33 @@ impl SystemRelation {
                         oid(SUPERUSER_OID),
                     ]);
                 }
+                for schema in catalog.schemas(txn)? {
+                    out.push(vec![
+                        oid(schema.oid as i64),
+                        text(&schema.name),
+                        oid(SUPERUSER_OID),
+                    ]);
+                }
             }
             SystemRelation::Class => {
+                let spaces = Namespaces::read(catalog, txn)?;
                 for relation in ALL {
                     out.push(system_class_row(relation));
                 }
                 for table in catalog.tables(txn)? {
-                    out.push(table_class_row(&table));
+                    out.push(table_class_row(&spaces, &table));
                     for index in &table.indexes {
-                        out.push(index_class_row(index));
+                        out.push(index_class_row(&spaces, index));
                     }
                 }
                 for sequence in catalog.sequences(txn)? {
-                    out.push(sequence_class_row(&sequence));
+                    out.push(sequence_class_row(&spaces, &sequence));
                 }
                 for view in catalog.views(txn)? {
                     out.push(class_row(ClassRow {
                         oid: view.oid as i64,
-                        name: &view.name,
-                        namespace: PUBLIC_NAMESPACE,
+                        name: folio_catalog::unqualified(&view.name),
+                        namespace: spaces.of(&view.name),
                         am: 0,
                         kind: "v",
                         columns: view.columns.len(),
@@ -1068,9 +1076,10 @@ impl SystemRelation {
             }
             SystemRelation::Views => {
                 for view in catalog.views(txn)? {
+                    let (schema, name) = folio_catalog::split_schema(&view.name);
                     out.push(vec![
-                        text("public"),
-                        text(&view.name),
+                        text(schema),
+                        text(name),
                         text(crate::roles::SUPERUSER),
                         text(&view_definition(&view.query)),
                     ]);
@@ -1081,9 +1090,10 @@ impl SystemRelation {
                     let Some(matview) = &table.matview else {
                         continue;
                     };
+                    let (schema, name) = folio_catalog::split_schema(&table.name);
                     out.push(vec![
-                        text("public"),
-                        text(&table.name),
+                        text(schema),
+                        text(name),
                         text(crate::roles::SUPERUSER),
                         Value::Null,
                         Value::Bool(!table.indexes.is_empty()),
@@ -1198,12 +1208,9 @@ impl SystemRelation {
                     if table.matview.is_some() {
                         continue;
                     }
-                    let (schema, name) = match folio_catalog::split_temp_name(&table.name) {
-                        Some((n, name)) => (folio_catalog::temp_schema(n), name),
-                        None => ("public".to_string(), table.name.as_str()),
-                    };
+                    let (schema, name) = folio_catalog::split_schema(&table.name);
                     out.push(vec![
-                        text(&schema),
+                        text(schema),
                         text(name),
                         text(crate::roles::SUPERUSER),
                         Value::Null,
@@ -1229,10 +1236,11 @@ impl SystemRelation {
             SystemRelation::Indexes => {
                 for table in catalog.tables(txn)? {
                     for index in &table.indexes {
+                        let (schema, name) = folio_catalog::split_schema(&table.name);
                         out.push(vec![
-                            text("public"),
-                            text(&table.name),
-                            text(&index.name),
+                            text(schema),
+                            text(name),
+                            text(folio_catalog::unqualified(&index.name)),
                             Value::Null,
                             text(&index_definition(&table, index, false)),
                         ]);
@@ -1242,9 +1250,10 @@ impl SystemRelation {
             SystemRelation::Sequences => {
                 for sequence in catalog.sequences(txn)? {
                     let o = &sequence.options;
+                    let (schema, name) = folio_catalog::split_schema(&sequence.name);
                     out.push(vec![
-                        text("public"),
-                        text(&sequence.name),
+                        text(schema),
+                        text(name),
                         text(crate::roles::SUPERUSER),
                         text(&crate::catalog_functions::type_name(
                             i64::from(o.type_oid),
@@ -1479,12 +1488,29 @@ pub fn view_definition(query: &str) -> String {
     format!(" {query};")
 }
 
-/// The namespace oid of a relation by its catalog name: `public`, or a
-/// temporary namespace (`temp_tables.rs`).
-fn namespace_of(name: &str) -> i64 {
-    match folio_catalog::split_temp_name(name) {
-        Some((n, _)) => TEMP_NAMESPACE_BASE + i64::from(n),
-        None => PUBLIC_NAMESPACE,
+/// The namespace oids of the schemas, by name, as one read of the
+/// catalog sees them.
+struct Namespaces(std::collections::HashMap<String, i64>);
+
+impl Namespaces {
+    fn read(catalog: &Catalog, txn: &Transaction) -> Result<Namespaces, SqlError> {
+        let schemas = catalog.schemas(txn)?;
+        Ok(Namespaces(
+            schemas
+                .into_iter()
+                .map(|s| (s.name, s.oid as i64))
+                .collect(),
+        ))
+    }
+
+    /// The namespace oid of a relation by its catalog name: `public`, a
+    /// temporary namespace (`temp_tables.rs`) or a schema (`schemas.rs`).
+    fn of(&self, name: &str) -> i64 {
+        let (schema, _) = folio_catalog::split_schema(name);
+        match folio_catalog::temp_schema_number(schema) {
+            Some(n) => TEMP_NAMESPACE_BASE + i64::from(n),
+            None => self.0.get(schema).copied().unwrap_or(PUBLIC_NAMESPACE),
+        }
     }
 }
 
@@ -1504,11 +1530,11 @@ fn system_class_row(relation: SystemRelation) -> Vec<Value> {
     })
 }
 
-fn table_class_row(table: &TableDef) -> Vec<Value> {
+fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: table.oid as i64,
         name: folio_catalog::unqualified(&table.name),
-        namespace: namespace_of(&table.name),
+        namespace: spaces.of(&table.name),
         am: HEAP_AM,
         kind: if table.matview.is_some() { "m" } else { "r" },
         // Dropped columns' slots too (PostgreSQL's relnatts).
@@ -1524,11 +1550,11 @@ fn table_class_row(table: &TableDef) -> Vec<Value> {
     })
 }
 
-fn index_class_row(index: &IndexDef) -> Vec<Value> {
+fn index_class_row(spaces: &Namespaces, index: &IndexDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: index.oid as i64,
         name: folio_catalog::unqualified(&index.name),
-        namespace: namespace_of(&index.name),
+        namespace: spaces.of(&index.name),
         am: BTREE_AM,
         kind: "i",
         columns: index.columns.len(),
@@ -1539,11 +1565,11 @@ fn index_class_row(index: &IndexDef) -> Vec<Value> {
     })
 }
 
-fn sequence_class_row(sequence: &SequenceDef) -> Vec<Value> {
+fn sequence_class_row(spaces: &Namespaces, sequence: &SequenceDef) -> Vec<Value> {
     class_row(ClassRow {
         oid: sequence.oid as i64,
         name: folio_catalog::unqualified(&sequence.name),
-        namespace: namespace_of(&sequence.name),
+        namespace: spaces.of(&sequence.name),
         am: 0,
         kind: "S",
         columns: 3,

@@ -1,6 +1,8 @@
 //! Temporary tables (`CREATE TEMP[ORARY] TABLE`): a session's own
-//! namespace `pg_temp_N`, searched before `public`, dropped when the
-//! session ends.
+//! namespace `pg_temp_N`, searched before the search path's schemas,
+//! dropped when the session ends. [`resolve`] is also the one resolver of
+//! unqualified names through the search path (`schemas.rs`): both are
+//! schemas of one form of catalog name, looked up in one order.
 //!
 //! A temporary table is an ordinary catalog table named `pg_temp_N.name`
 //! (folio-catalog `temp.rs`: the form of the name, and the drop of a
@@ -31,7 +33,8 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
-use folio_catalog::{split_temp_name, temp_name, temp_schema, temp_schema_number};
+use crate::schemas::{self, SearchPath};
+use folio_catalog::{temp_name, temp_schema, temp_schema_number};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{
     AlterIndexOperation, AlterTableOperation, ColumnOption, CreateTable, Ident, ObjectName,
@@ -206,36 +209,75 @@ fn drop_tables_of(db: &Database, n: u32) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// `statement` with the relation names that mean the session's temporary
-/// relations qualified by its namespace (module doc); `None` when nothing
-/// changes, and at no cost for a session without temporary tables.
+/// Whether `statement` creates a relation or a type (its name is placed
+/// in a schema: [`Resolver::place`]).
+fn creates(statement: &Statement) -> bool {
+    matches!(
+        statement,
+        Statement::CreateTable(_)
+            | Statement::CreateView { .. }
+            | Statement::CreateSequence { .. }
+            | Statement::CreateIndex(_)
+            | Statement::CreateType { .. }
+    )
+}
+
+/// `statement` with the relation names resolved (module doc, and
+/// `schemas.rs`): those that mean the session's temporary relations
+/// qualified by its namespace, those that mean a relation of another
+/// schema of the search path than `public` qualified by it, and the
+/// names it creates placed in their schemas (each such schema locked
+/// `FOR SHARE` in `txn`); `None` when nothing changes, at the cost of a
+/// flag read for a session without temporary tables whose path is
+/// `public`'s alone.
 pub fn resolve(
     cx: &Ctx<'_>,
-    txn: &Transaction,
+    txn: &mut Transaction,
     statement: &Statement,
 ) -> Result<Option<Statement>, SqlError> {
-    if cx.temp.namespace().is_none() && !creates_temp(statement) {
+    let path = SearchPath::of(cx, txn)?;
+    if cx.temp.namespace().is_none()
+        && !creates_temp(statement)
+        && path.is_public_only()
+        && !creates(statement)
+    {
         return Ok(None);
     }
     let mut statement = statement.clone();
     let mut resolver = Resolver {
         cx,
         txn,
+        path,
         ctes: Vec::new(),
         error: None,
+        lock: Vec::new(),
     };
     match &mut statement {
         Statement::CreateTable(create) => resolver.create_table(create)?,
+        Statement::CreateView { name, .. } | Statement::CreateSequence { name, .. } => {
+            resolver.place(name)?
+        }
+        Statement::CreateType { name, .. } => {
+            resolver.place(name)?;
+            if matches!(names::parts(name).as_deref(), Some([s, _]) if s != schemas::PUBLIC) {
+                return Err(SqlError::unsupported(
+                    "CREATE TYPE in a schema other than public",
+                ));
+            }
+        }
         Statement::CreateIndex(create) => {
             resolver.existing(&mut create.table_name)?;
-            if is_temp(&create.table_name)
-                && let Some(index) = &mut create.name
-            {
-                resolver.place_in_namespace(index)?;
+            if let Some(index) = &mut create.name {
+                in_schema_of(&create.table_name, index);
             }
         }
         Statement::Drop {
-            object_type: ObjectType::Table | ObjectType::Index | ObjectType::Sequence,
+            object_type:
+                ObjectType::Table
+                | ObjectType::Index
+                | ObjectType::Sequence
+                | ObjectType::View
+                | ObjectType::MaterializedView,
             names,
             ..
         } => {
@@ -252,7 +294,7 @@ pub fn resolve(
                 match operation {
                     AlterTableOperation::RenameTable {
                         table_name: RenameTableNameKind::As(new) | RenameTableNameKind::To(new),
-                    } if temp => resolver.place_in_namespace(new)?,
+                    } => in_schema_of(name, new),
                     AlterTableOperation::AddConstraint { constraint, .. } => {
                         resolver.references(constraint_target(constraint), temp)?
                     }
@@ -265,9 +307,7 @@ pub fn resolve(
             operation: AlterIndexOperation::RenameIndex { index_name },
         } => {
             resolver.existing(name)?;
-            if is_temp(name) {
-                resolver.place_in_namespace(index_name)?;
-            }
+            in_schema_of(name, index_name);
         }
         _ => {}
     }
@@ -286,19 +326,40 @@ pub fn resolve(
     if let Some(e) = resolver.error {
         return Err(e);
     }
+    let lock = resolver.lock;
+    for schema in lock {
+        cx.db.catalog().lock_schema(txn, &schema, true)?;
+    }
     Ok(Some(statement))
 }
 
-/// The catalog name COPY's table `name` (already a catalog name) means
-/// for the session: its temporary table of the name, if it has one.
+/// A new bare name of a relation of `relation`'s schema (a rename, an
+/// index), placed in that schema.
+fn in_schema_of(relation: &ObjectName, name: &mut ObjectName) {
+    if let (Some([schema, _]), Some(plain)) = (names::parts(relation).as_deref(), bare(name)) {
+        *name = schemas::qualified(schema, &plain);
+    }
+}
+
+/// The catalog name a statement's table `name` (already a catalog name:
+/// COPY's, COMMENT's, REINDEX's) means for the session: its temporary
+/// table of the name if it has one, else the first schema of its search
+/// path with one (`schemas.rs`).
 pub fn resolve_name(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<String, SqlError> {
-    if let Some(n) = cx.temp.namespace()
-        && split_temp_name(name).is_none()
-    {
+    if name.contains('.') {
+        return Ok(name.to_string());
+    }
+    if let Some(n) = cx.temp.namespace() {
         let temp = temp_name(n, name);
         if cx.db.catalog().relation_exists(txn, &temp)? {
             return Ok(temp);
         }
+    }
+    let path = SearchPath::of(cx, txn)?;
+    if !path.is_public_only()
+        && let Some(schema) = path.find(cx.db, txn, name)?
+    {
+        return Ok(folio_catalog::qualified_name(schema, name));
     }
     Ok(name.to_string())
 }
@@ -314,6 +375,11 @@ fn constraint_target(constraint: &mut TableConstraint) -> Option<&mut ObjectName
 struct Resolver<'a, 'c> {
     cx: &'a Ctx<'c>,
     txn: &'a Transaction,
+    /// The session's search path (`schemas.rs`).
+    path: SearchPath,
+    /// The schemas the statement creates something in, to lock `FOR
+    /// SHARE` once resolved.
+    lock: Vec<String>,
     /// The names of the CTEs in scope (a CTE's name shadows a table's).
     ctes: Vec<String>,
     /// The first error the visit met.
@@ -354,6 +420,8 @@ impl Resolver<'_, '_> {
                 "42P16",
                 "ON COMMIT can only be used on temporary tables",
             ));
+        } else {
+            self.place(&mut create.name)?;
         }
         for column in &mut create.columns {
             for option in &mut column.options {
@@ -389,18 +457,64 @@ impl Resolver<'_, '_> {
         }
     }
 
-    /// A new name of a temporary relation (an index, a rename): in the
-    /// session's namespace.
-    fn place_in_namespace(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
-        let n = self.cx.temp.claim(self.cx.db)?;
-        if let Some(plain) = bare(name) {
-            *name = qualified(n, &plain);
+    /// The name of a relation a statement creates (not a temporary one):
+    /// a qualified one's schema must exist (3F000), a bare one goes into
+    /// the search path's creation schema; the schema is locked once the
+    /// statement is resolved.
+    fn place(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        match names::parts(name).as_deref() {
+            Some([plain]) => {
+                let schema = self.path.creation()?.to_string();
+                if schema != schemas::PUBLIC {
+                    *name = schemas::qualified(&schema, plain);
+                    self.lock.push(schema);
+                }
+            }
+            Some([schema, _])
+                if schema == schemas::PUBLIC
+                    || schema == "pg_temp"
+                    || matches!(schema.as_str(), "pg_catalog" | "information_schema")
+                    || temp_schema_number(schema).is_some() => {}
+            Some([schema, _]) => {
+                if self.cx.db.catalog().schema(self.txn, schema)?.is_none() {
+                    return Err(SqlError::new(
+                        "3F000",
+                        format!("schema \"{schema}\" does not exist"),
+                    ));
+                }
+                self.lock.push(schema.clone());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An unqualified name of an existing relation not the session's
+    /// temporary one: qualified by the first schema of the search path
+    /// that has it, when that is not `public` (left bare when none has
+    /// it: a system relation's name, or downstream's 42P01). A relation of
+    /// `public` when `public` is not in the path is not found.
+    fn in_search_path(&mut self, name: &mut ObjectName, plain: &str) -> Result<(), SqlError> {
+        if self.path.is_public_only() {
+            return Ok(());
+        }
+        let db = self.cx.db;
+        match self.path.find(db, self.txn, plain)? {
+            Some(schema) if schema == schemas::PUBLIC => {}
+            Some(schema) => *name = schemas::qualified(schema, plain),
+            None => {
+                let hidden = !self.path.schemas().iter().any(|s| s == schemas::PUBLIC)
+                    && db.catalog().relation_exists(self.txn, plain)?;
+                if let (true, Some(first)) = (hidden, self.path.schemas().first()) {
+                    *name = schemas::qualified(first, plain);
+                }
+            }
         }
         Ok(())
     }
 
     /// An existing relation's name: the session's temporary relation of
-    /// the name if there is one (module doc).
+    /// the name if there is one (module doc), else the search path's.
     fn existing(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
         match explicit_temp_schema(name) {
             Some(asked) => {
@@ -418,19 +532,20 @@ impl Resolver<'_, '_> {
                 }
             }
             None => {
-                let Some(n) = self.cx.temp.namespace() else {
-                    return Ok(());
-                };
                 let Some(plain) = bare(name) else {
                     return Ok(());
                 };
                 if self.ctes.contains(&plain) {
                     return Ok(());
                 }
-                let stored = temp_name(n, &plain);
-                if self.cx.db.catalog().relation_exists(self.txn, &stored)? {
-                    *name = qualified(n, &plain);
+                if let Some(n) = self.cx.temp.namespace() {
+                    let stored = temp_name(n, &plain);
+                    if self.cx.db.catalog().relation_exists(self.txn, &stored)? {
+                        *name = qualified(n, &plain);
+                        return Ok(());
+                    }
                 }
+                self.in_search_path(name, &plain)?;
             }
         }
         Ok(())

@@ -40,6 +40,8 @@ pub const UTF8: i32 = 6;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CatalogFunc {
     GetUserById,
+    /// `has_table_privilege([role,] table, privilege)` (`privileges.rs`).
+    HasTablePrivilege,
     TableIsVisible,
     TypeIsVisible,
     EncodingToChar,
@@ -115,8 +117,9 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 27] = [
+const NAMES: [(&str, CatalogFunc); 28] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
+    ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_function_is_visible", CatalogFunc::TypeIsVisible),
@@ -188,6 +191,7 @@ impl CatalogFunc {
             | CatalogFunc::ViewDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
+            CatalogFunc::HasTablePrivilege => (2..=3).contains(&count),
         }
     }
 
@@ -212,6 +216,7 @@ impl CatalogFunc {
                 | CatalogFunc::ColumnDescription
                 | CatalogFunc::RegIn(Reg::Class)
                 | CatalogFunc::RegOut(Reg::Class)
+                | CatalogFunc::HasTablePrivilege
         )
     }
 
@@ -220,6 +225,7 @@ impl CatalogFunc {
         match self {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
+            | CatalogFunc::HasTablePrivilege
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
@@ -243,6 +249,29 @@ impl CatalogFunc {
         let text = |v: &Value| crate::types::text_output(v).unwrap_or_default();
         Ok(match self {
             CatalogFunc::GetUserById => Value::Text(role_name(number(&args[0])?)),
+            CatalogFunc::HasTablePrivilege => {
+                let (role, table, privilege) = match args {
+                    [role, table, privilege] => (Some(role), table, privilege),
+                    [table, privilege] => (None, table, privilege),
+                    _ => unreachable!("takes 2 or 3 arguments"),
+                };
+                let table = match table {
+                    Value::Text(name) => lookups()?
+                        .relation_oid(name)
+                        .ok_or_else(|| SqlError::undefined_table(name))?,
+                    other => number(other)?,
+                };
+                let role = match role {
+                    None => crate::roles::current_name(),
+                    Some(Value::Text(name)) => name.clone(),
+                    Some(other) => role_name(number(other)?),
+                };
+                Value::Bool(crate::privileges::has_table_privilege(
+                    &role,
+                    table,
+                    &text(privilege),
+                )?)
+            }
             CatalogFunc::TableIsVisible => Value::Bool(lookups()?.visible(number(&args[0])?)),
             CatalogFunc::TypeIsVisible => Value::Bool(true),
             CatalogFunc::EncodingToChar => Value::Text(
@@ -381,9 +410,12 @@ impl CatalogFunc {
                         "public" => 2200,
                         _ => return Err(missing("schema", "3F000")),
                     },
-                    Reg::Role => match name.as_str() {
-                        crate::roles::SUPERUSER => SUPERUSER_OID,
-                        _ => return Err(missing("role", "42704")),
+                    Reg::Role => match crate::roles::scoped_roles()?
+                        .into_iter()
+                        .find(|r| r.name == name)
+                    {
+                        Some(role) => i64::from(role.oid),
+                        None => return Err(missing("role", "42704")),
                     },
                 })
             }
@@ -403,7 +435,10 @@ pub fn role_name(oid: i64) -> String {
     match oid {
         SUPERUSER_OID => crate::roles::SUPERUSER.into(),
         DATABASE_OWNER_OID => "pg_database_owner".into(),
-        other => format!("unknown (OID={other})"),
+        other => match u32::try_from(other) {
+            Ok(oid) => crate::roles::scoped_name(oid),
+            Err(_) => format!("unknown (OID={other})"),
+        },
     }
 }
 

@@ -229,9 +229,13 @@ pub(crate) async fn startup(
             .map(|(_, v)| v.as_str())
     };
     let user = get("user").unwrap_or("");
-    if user != "postgres" {
-        let message = format!("role \"{user}\" does not exist");
-        return fatal(&mut stream, "28000", &message).await;
+    match folio_sql::roles::get(&shared.db, user) {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            let message = format!("role \"{user}\" does not exist");
+            return fatal(&mut stream, "28000", &message).await;
+        }
+        Err(e) => return fatal(&mut stream, e.code, &e.message).await,
     }
     let database = get("database").unwrap_or(user);
     if database != "postgres" {
@@ -244,6 +248,10 @@ pub(crate) async fn startup(
         return Ok(None);
     }
     let mut conn = Connection::new(shared.db.clone(), pid)?;
+    // (After authentication, as PostgreSQL: a NOLOGIN role's 28000.)
+    if let Err(e) = conn.session_mut().set_user(user) {
+        return fatal(&mut stream, e.code, &e.message).await;
+    }
     let client = stream.peer();
     conn.session().backend().update(|a| {
         a.user = user.to_string();

@@ -40,6 +40,8 @@ pub const UTF8: i32 = 6;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CatalogFunc {
     GetUserById,
+    /// `has_table_privilege([role,] table, privilege)` (`privileges.rs`).
+    HasTablePrivilege,
     TableIsVisible,
     TypeIsVisible,
     EncodingToChar,
@@ -121,8 +123,9 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 29] = [
+const NAMES: [(&str, CatalogFunc); 30] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
+    ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_function_is_visible", CatalogFunc::TypeIsVisible),
@@ -198,6 +201,7 @@ impl CatalogFunc {
             | CatalogFunc::ViewDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
+            CatalogFunc::HasTablePrivilege => (2..=3).contains(&count),
         }
     }
 
@@ -224,6 +228,7 @@ impl CatalogFunc {
                 | CatalogFunc::RegOut(Reg::Class | Reg::Namespace)
                 | CatalogFunc::CurrentSchema
                 | CatalogFunc::CurrentSchemas
+                | CatalogFunc::HasTablePrivilege
         )
     }
 
@@ -232,6 +237,7 @@ impl CatalogFunc {
         match self {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
+            | CatalogFunc::HasTablePrivilege
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
@@ -256,6 +262,29 @@ impl CatalogFunc {
         let text = |v: &Value| crate::types::text_output(v).unwrap_or_default();
         Ok(match self {
             CatalogFunc::GetUserById => Value::Text(role_name(number(&args[0])?)),
+            CatalogFunc::HasTablePrivilege => {
+                let (role, table, privilege) = match args {
+                    [role, table, privilege] => (Some(role), table, privilege),
+                    [table, privilege] => (None, table, privilege),
+                    _ => unreachable!("takes 2 or 3 arguments"),
+                };
+                let table = match table {
+                    Value::Text(name) => lookups()?
+                        .relation_oid(name)
+                        .ok_or_else(|| SqlError::undefined_table(name))?,
+                    other => number(other)?,
+                };
+                let role = match role {
+                    None => crate::roles::current_name(),
+                    Some(Value::Text(name)) => name.clone(),
+                    Some(other) => role_name(number(other)?),
+                };
+                Value::Bool(crate::privileges::has_table_privilege(
+                    &role,
+                    table,
+                    &text(privilege),
+                )?)
+            }
             CatalogFunc::TableIsVisible => Value::Bool(lookups()?.visible(number(&args[0])?)),
             CatalogFunc::TypeIsVisible => Value::Bool(true),
             CatalogFunc::EncodingToChar => Value::Text(
@@ -411,9 +440,12 @@ impl CatalogFunc {
                         other => (lookups().ok().and_then(|l| l.schema_oid(other)))
                             .ok_or_else(|| missing("schema", "3F000"))?,
                     },
-                    Reg::Role => match name.as_str() {
-                        crate::roles::SUPERUSER => SUPERUSER_OID,
-                        _ => return Err(missing("role", "42704")),
+                    Reg::Role => match crate::roles::scoped_roles()?
+                        .into_iter()
+                        .find(|r| r.name == name)
+                    {
+                        Some(role) => i64::from(role.oid),
+                        None => return Err(missing("role", "42704")),
                     },
                 })
             }
@@ -433,7 +465,10 @@ pub fn role_name(oid: i64) -> String {
     match oid {
         SUPERUSER_OID => crate::roles::SUPERUSER.into(),
         DATABASE_OWNER_OID => "pg_database_owner".into(),
-        other => format!("unknown (OID={other})"),
+        other => match u32::try_from(other) {
+            Ok(oid) => crate::roles::scoped_name(oid),
+            Err(_) => format!("unknown (OID={other})"),
+        },
     }
 }
 

@@ -84,6 +84,20 @@ pub fn joined_list(table: &TableWithJoins, others: &[TableWithJoins]) -> Vec<Tab
 }
 
 impl<'a> Target<'a> {
+    /// Notes that the change needs `privilege` on its target, and SELECT
+    /// too when it `reads` the target's columns (a WHERE or RETURNING:
+    /// PostgreSQL asks SELECT for the columns read).
+    pub fn note(&self, cx: &Ctx<'_>, privilege: u8, reads: bool) {
+        let select = if reads { crate::privileges::SELECT } else { 0 };
+        crate::privileges::note(
+            cx,
+            self.relation.def.oid,
+            &self.name,
+            "table",
+            privilege | select,
+        );
+    }
+
     /// Resolves the target `table` and, when the change has other items,
     /// `list` ([`joined_list`]). The target is a plain table (a view is
     /// 0A000, as `access::table` says); a FROM item of the target's name

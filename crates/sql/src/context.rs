@@ -29,4 +29,11 @@ pub struct Ctx<'a> {
     pub produced: std::cell::RefCell<Vec<std::rc::Rc<crate::modifying_cte::Produced>>>,
     /// The views the statement being planned expanded (`views.rs`).
     pub views: std::cell::RefCell<Vec<crate::views::Used>>,
+    /// The session's role (`current_user`; `privileges.rs`).
+    pub role: &'a crate::roles::Role,
+    /// The privileges the statement being planned needs, checked when
+    /// its plan runs (`privileges::note`).
+    pub needs: std::cell::RefCell<Vec<crate::privileges::Need>>,
+    /// How deep in views the planner is (their relations are not noted).
+    pub in_view: std::cell::Cell<u32>,
 }

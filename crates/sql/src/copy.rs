@@ -67,6 +67,14 @@ impl CopyIn {
                 format!("cannot copy to materialized view \"{}\"", copy.table),
             ));
         }
+        crate::privileges::note(
+            cx,
+            relation.def.oid,
+            &table,
+            "table",
+            crate::privileges::INSERT,
+        );
+        crate::privileges::check_all(cx, &cx.needs.take())?;
         let targets = access::copy_columns(&relation, &table, &copy.columns)?;
         let names: Vec<&str> = targets
             .iter()
@@ -254,6 +262,7 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
     let (names, rows) = match &copy.query {
         Some(q) => {
             let planned = query::plan_query(cx, txn, q)?;
+            crate::privileges::check_all(cx, &cx.needs.take())?;
             let (rows, _) = query::run(txn, &planned, &Env::at(cx.now))?;
             let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
             (names, rows)
@@ -268,6 +277,14 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
                 )
                 .with_hint("Try the COPY (SELECT ...) TO variant."));
             }
+            crate::privileges::note(
+                cx,
+                relation.def.oid,
+                &table,
+                "table",
+                crate::privileges::SELECT,
+            );
+            crate::privileges::check_all(cx, &cx.needs.take())?;
             let columns = access::copy_columns(&relation, &table, &copy.columns)?;
             let names = columns
                 .iter()

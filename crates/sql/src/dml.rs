@@ -17,6 +17,7 @@ use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
+use crate::privileges;
 use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
@@ -91,6 +92,16 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     }
     let name = names::relation(table)?;
     let relation = access::target(cx, txn, &name)?;
+    let mut needs = privileges::INSERT;
+    if insert.returning.is_some() {
+        needs |= privileges::SELECT;
+    }
+    if let Some(sqlparser::ast::OnInsert::OnConflict(c)) = &insert.on
+        && matches!(c.action, sqlparser::ast::OnConflictAction::DoUpdate(_))
+    {
+        needs |= privileges::UPDATE;
+    }
+    privileges::note(cx, relation.def.oid, &name, "table", needs);
     plan_insert_into(cx, txn, insert, &name, relation)
 }
 
@@ -200,6 +211,8 @@ pub fn plan_update(
 ) -> Result<Change, SqlError> {
     let list = from.map(|others| change_rows::joined_list(table, others));
     let target = Target::resolve(cx, txn, table, list.as_deref())?;
+    let reads = selection.is_some() || returning_items.is_some();
+    target.note(cx, privileges::UPDATE, reads);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
     let mut selection = selection.cloned();
     let subplans = subqueries(
@@ -253,6 +266,8 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     };
     let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
     let target = Target::resolve(cx, txn, from, list.as_deref())?;
+    let reads = delete.selection.is_some() || delete.returning.is_some();
+    target.note(cx, privileges::DELETE, reads);
     let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut selection = delete.selection.clone();

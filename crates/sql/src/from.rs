@@ -1319,7 +1319,12 @@ fn base(
     if found.is_err()
         && let Some((factor, view)) = crate::views::factor(cx, txn, &table_name, alias.as_ref())?
     {
-        let (base, table) = base(cx, txn, &factor, before, outer, pushed)?;
+        let select = crate::privileges::SELECT;
+        crate::privileges::note(cx, view.def.oid, &table_name, "view", select);
+        cx.in_view.set(cx.in_view.get() + 1);
+        let expanded = base(cx, txn, &factor, before, outer, pushed);
+        cx.in_view.set(cx.in_view.get() - 1);
+        let (base, table) = expanded?;
         crate::views::check_shape(&view.def, &table.types)?;
         return Ok((base, table));
     }
@@ -1346,6 +1351,17 @@ fn base(
             _ => return Err(e),
         },
     };
+    let kind = match relation.def.matview {
+        Some(_) => "materialized view",
+        None => "table",
+    };
+    crate::privileges::note(
+        cx,
+        relation.def.oid,
+        &table_name,
+        kind,
+        crate::privileges::SELECT,
+    );
     // A temporary table is shown, and qualifies its columns, by its bare
     // name (`temp_tables.rs`).
     let table_name = folio_catalog::unqualified(&table_name).to_string();

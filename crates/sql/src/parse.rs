@@ -258,6 +258,22 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 spanned[1].token = Token::make_keyword("ROLE");
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
             }
+            // `CREATE USER` is `CREATE ROLE` with LOGIN by default.
+            Some(Keyword::CREATE)
+                if matches!(
+                    second.and_then(keyword),
+                    Some(Keyword::USER | Keyword::ROLE)
+                ) =>
+            {
+                let user = second.and_then(keyword) == Some(Keyword::USER);
+                role_options_once(&plain(spanned.get(3..).unwrap_or_default()))?;
+                spanned[1].token = Token::make_keyword("ROLE");
+                let mut statement = parse_one(&dialect, spanned, &place)?;
+                if user && let Statement::CreateRole { login, .. } = &mut statement {
+                    login.get_or_insert(true);
+                }
+                Parsed::Sql(Box::new(statement))
+            }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);
                 let names = table_as_column_names(&mut spanned);
@@ -503,6 +519,32 @@ struct Place<'p> {
 
 fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
     tokens.get(at).and_then(keyword)
+}
+
+/// PostgreSQL's 42601 for a CREATE ROLE option named twice (`LOGIN
+/// NOLOGIN`), which sqlparser reports as a syntax error.
+fn role_options_once(tokens: &[Token]) -> Result<(), SqlError> {
+    const GROUPS: [&[&str]; 5] = [
+        &["login", "nologin"],
+        &["superuser", "nosuperuser"],
+        &["createdb", "nocreatedb"],
+        &["createrole", "nocreaterole"],
+        &["password"],
+    ];
+    let mut seen = [false; GROUPS.len()];
+    for token in tokens {
+        let Token::Word(w) = token else { continue };
+        if w.quote_style.is_some() {
+            continue;
+        }
+        let word = w.value.to_ascii_lowercase();
+        if let Some(g) = GROUPS.iter().position(|g| g.contains(&word.as_str()))
+            && std::mem::replace(&mut seen[g], true)
+        {
+            return Err(SqlError::new("42601", "conflicting or redundant options"));
+        }
+    }
+    Ok(())
 }
 
 /// The options of `CREATE SEQUENCE`, which PostgreSQL takes in any

@@ -510,9 +510,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             match f.name.to_string().to_ascii_lowercase().as_str() {
                 "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
                 "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
-                "current_user" | "session_user" | "user" | "current_role" => {
-                    Scalar::Const(Value::Text(crate::roles::SUPERUSER.into()))
+                "current_user" | "user" | "current_role" => {
+                    Scalar::Const(Value::Text(crate::roles::current_name()))
                 }
+                "session_user" => Scalar::Const(Value::Text(crate::roles::session_name())),
                 "current_catalog" => Scalar::Const(Value::Text("postgres".into())),
                 "current_schema" => Scalar::Func(
                     Func::Catalog(crate::catalog_functions::CatalogFunc::CurrentSchema),

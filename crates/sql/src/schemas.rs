@@ -222,12 +222,9 @@ pub fn create(
         }
     };
     if let Some(role) = role
-        && !crate::roles::exists(&role)
+        && crate::roles::get(db, &role)?.is_none()
     {
-        return Err(SqlError::new(
-            "42704",
-            format!("role \"{role}\" does not exist"),
-        ));
+        return Err(crate::roles::undefined(&role));
     }
     if if_not_exists
         && (name == PUBLIC

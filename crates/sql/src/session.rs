@@ -90,6 +90,13 @@ pub struct Session {
     /// The cancel flag (a CancelRequest sets it), given to each of the
     /// session's transactions: their waits and long loops read it.
     interrupt: Arc<Interrupt>,
+    /// The role it runs as (`current_user`: the session user, or the
+    /// one SET ROLE chose).
+    role: crate::roles::Role,
+    /// The role it connected as (`session_user`; `set_user`).
+    session_role: crate::roles::Role,
+    /// Both names, as each statement's `roles::Scope` holds them.
+    scoped_roles: Arc<crate::roles::Scoped>,
 }
 
 /// A prepared statement and its plan.
@@ -159,6 +166,8 @@ impl Session {
             (db.txns().advisory(), advisory.id()),
             db.txns().stats(),
         );
+        let superuser = crate::roles::SUPERUSER;
+        let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, &db));
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
             backend,
@@ -182,7 +191,57 @@ impl Session {
             fresh_block: false,
             queried: false,
             interrupt,
+            role: crate::roles::Role::bootstrap(),
+            session_role: crate::roles::Role::bootstrap(),
+            scoped_roles,
         }
+    }
+
+    /// Makes the session run as role `name` (a connection's startup
+    /// `user`): PostgreSQL's FATAL 28000 when there is no such role or
+    /// it may not log in.
+    pub fn set_user(&mut self, name: &str) -> Result<(), SqlError> {
+        let role = crate::roles::get(&self.db, name)?
+            .ok_or_else(|| SqlError::new("28000", format!("role \"{name}\" does not exist")))?;
+        if !role.login {
+            return Err(SqlError::new(
+                "28000",
+                format!("role \"{name}\" is not permitted to log in"),
+            ));
+        }
+        self.session_role = role.clone();
+        self.role = role;
+        self.scoped_roles = Arc::new(crate::roles::Scoped::new(name, name, &self.db));
+        Ok(())
+    }
+
+    /// `SET ROLE name | NONE` (`None`: back to the session user): a
+    /// superuser session may take any role, another only its own
+    /// (folio has no role membership). Kept plans are made again.
+    fn set_role(&mut self, name: Option<&str>) -> Result<Output, SqlError> {
+        let role = match name {
+            None => self.session_role.clone(),
+            Some(name) => {
+                let role = crate::roles::get(&self.db, name)?
+                    .ok_or_else(|| crate::roles::undefined(name))?;
+                let session = crate::roles::by_oid(&self.db, self.session_role.oid)?;
+                if role.oid != self.session_role.oid && session.is_none_or(|s| !s.superuser) {
+                    return Err(SqlError::new(
+                        "42501",
+                        format!("permission denied to set role \"{name}\""),
+                    ));
+                }
+                role
+            }
+        };
+        self.scoped_roles = Arc::new(crate::roles::Scoped::new(
+            &role.name,
+            &self.session_role.name,
+            &self.db,
+        ));
+        self.role = role;
+        self.relations.ddl();
+        Ok(Output::command("SET"))
     }
 
     /// The session's cancel flag: setting it cancels the running
@@ -309,7 +368,15 @@ impl Session {
                 Parsed::ClusterOn(on) => self
                     .utility(|cx, txn, notices| crate::cluster::cluster_on(cx, txn, notices, on)),
                 Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
-                    crate::matviews::create(cx, txn, notices, create, *data)
+                    crate::privileges::check_utility(cx, txn, create)?;
+                    let Statement::CreateView { name, .. } = &**create else {
+                        return crate::matviews::create(cx, txn, notices, create, *data);
+                    };
+                    let name = crate::names::relation(name)?;
+                    let before = crate::privileges::oid_of(cx, txn, &name)?;
+                    let made = crate::matviews::create(cx, txn, notices, create, *data)?;
+                    crate::privileges::own_new(cx, txn, &name, before)?;
+                    Ok(made)
                 }),
                 Parsed::Refresh(refresh) => {
                     self.utility(|cx, txn, _| crate::matviews::refresh(cx, txn, refresh))
@@ -892,6 +959,9 @@ impl Session {
             recursive: Default::default(),
             produced: Default::default(),
             views: Default::default(),
+            role: &self.role,
+            needs: Default::default(),
+            in_view: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1070,6 +1140,10 @@ impl Session {
 
     /// `RESET name` (`all`), as a session SET of the default.
     fn reset(&mut self, name: &str) -> Result<Output, SqlError> {
+        if name == "role" {
+            self.set_role(None)?;
+            return Ok(Output::command("RESET"));
+        }
         let path = self.settings.search_path().to_vec();
         self.settings.reset(name, &self.session_defaults)?;
         self.path_changed(&path);
@@ -1226,7 +1300,12 @@ impl Session {
             }
             Statement::Set(set) => self.set(set),
             Statement::Discard { object_type } => self.discard(*object_type),
-            Statement::AlterRole { name, operation } => self.alter_role(name, operation),
+            Statement::AlterRole { name, operation } => {
+                crate::role_statements::alter(&self.db, &self.role, name, operation)
+            }
+            Statement::CreateRole { .. } => {
+                crate::role_statements::create(&self.db, &self.role, statement)
+            }
             Statement::ShowVariable { variable } => {
                 let name = show_name(variable);
                 let value = match name.as_str() {
@@ -1258,34 +1337,18 @@ impl Session {
         }
     }
 
-    /// `ALTER ROLE | USER name [WITH] PASSWORD 'text' | NULL` (`roles.rs`).
-    fn alter_role(
-        &mut self,
-        name: &sqlparser::ast::Ident,
-        operation: &sqlparser::ast::AlterRoleOperation,
-    ) -> Result<Output, SqlError> {
-        use sqlparser::ast::{AlterRoleOperation, Password, RoleOption};
-        let role = crate::names::ident(name);
-        let password = match operation {
-            AlterRoleOperation::WithOptions { options } => match options.as_slice() {
-                [RoleOption::Password(Password::NullPassword)] => None,
-                [RoleOption::Password(Password::Password(e))] => match crate::expr::constant(e)? {
-                    folio_row::Value::Text(t) => Some(t),
-                    folio_row::Value::Null => None,
-                    _ => return Err(SqlError::syntax("a password is a string")),
-                },
-                _ => return Err(SqlError::unsupported("ALTER ROLE other than PASSWORD")),
-            },
-            _ => return Err(SqlError::unsupported("ALTER ROLE other than PASSWORD")),
-        };
-        crate::roles::set_password(&self.db, &role, password.as_deref())?;
-        Ok(Output::command("ALTER ROLE"))
-    }
-
     /// `SET [SESSION] name {= | TO} value`; `SET TRANSACTION` and `SET
     /// SESSION CHARACTERISTICS AS TRANSACTION` with an isolation level.
     fn set(&mut self, set: &sqlparser::ast::Set) -> Result<Output, SqlError> {
         use sqlparser::ast::{ContextModifier, Expr, Set};
+        if let Set::SetRole {
+            context_modifier: None | Some(ContextModifier::Session),
+            role_name,
+        } = set
+        {
+            let name = role_name.as_ref().map(crate::names::ident);
+            return self.set_role(name.as_deref());
+        }
         if let Set::SetTransaction {
             modes,
             snapshot: None,
@@ -1441,8 +1504,12 @@ impl Session {
                 recursive: Default::default(),
                 produced: Default::default(),
                 views: Default::default(),
+                role: &self.role,
+                needs: Default::default(),
+                in_view: Default::default(),
             };
             let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
+            let _role = crate::roles::Scope::enter(&self.scoped_roles);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
@@ -1458,10 +1525,14 @@ impl Session {
             recursive: Default::default(),
             produced: Default::default(),
             views: Default::default(),
+            role: &self.role,
+            needs: Default::default(),
+            in_view: Default::default(),
         };
         let types = self.db.catalog().enum_types(&txn);
         let result = match types.map_err(SqlError::from).and_then(|types| {
             let _types = user_types::Scope::enter(types);
+            let _role = crate::roles::Scope::enter(&self.scoped_roles);
             f(&cx, &mut txn, &mut self.notices)
         }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
@@ -1670,6 +1741,7 @@ fn run(
         return plan.run(cx, txn, &Env::at(cx.now));
     }
     let db = cx.db;
+    crate::privileges::check_utility(cx, txn, statement)?;
     if matches!(
         statement,
         Statement::CreateTable(_)
@@ -1714,7 +1786,23 @@ fn run(
             cascade: false,
             ..
         } => sequences::drop(cx, txn, notices, *if_exists, names),
-        Statement::CreateTable(create) => ddl::create_table(cx, txn, notices, create),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Role | sqlparser::ast::ObjectType::User,
+            if_exists,
+            names,
+            cascade: false,
+            ..
+        } => crate::role_statements::drop(cx, txn, notices, *if_exists, names),
+        Statement::Grant { .. } | Statement::Revoke { .. } => {
+            crate::role_statements::grant_or_revoke(cx, txn, notices, statement)
+        }
+        Statement::CreateTable(create) => {
+            let name = crate::names::relation(&create.name)?;
+            let before = crate::privileges::oid_of(cx, txn, &name)?;
+            let made = ddl::create_table(cx, txn, notices, create)?;
+            crate::privileges::own_new(cx, txn, &name, before)?;
+            Ok(made)
+        }
         Statement::CreateSchema {
             schema_name,
             if_not_exists,
@@ -1760,7 +1848,13 @@ fn run(
         Statement::AlterType(alter) => {
             crate::enum_types::alter(cx, txn, notices, &alter.name, &alter.operation)
         }
-        Statement::CreateView { .. } => crate::views::create(cx, txn, statement),
+        Statement::CreateView { name, .. } => {
+            let name = crate::names::relation(name)?;
+            let before = crate::privileges::oid_of(cx, txn, &name)?;
+            let made = crate::views::create(cx, txn, statement)?;
+            crate::privileges::own_new(cx, txn, &name, before)?;
+            Ok(made)
+        }
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::View,
             if_exists,

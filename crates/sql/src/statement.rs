@@ -29,6 +29,8 @@ pub struct Plan {
     lookups: bool,
     /// The views it expanded: it is made again when one changes.
     views: Vec<Arc<folio_catalog::View>>,
+    /// The privileges it needs, checked at each run (`privileges.rs`).
+    needs: Vec<crate::privileges::Need>,
 }
 
 /// A query or a row change.
@@ -67,6 +69,7 @@ pub fn plan(
             sequences: None,
             lookups: false,
             views: Vec::new(),
+            needs: std::mem::take(&mut *cx.needs.borrow_mut()),
         }));
     }
     if let Statement::Query(q) = statement
@@ -150,6 +153,7 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         sequences: calls.then_some(names),
         lookups,
         views: used.into_iter().map(|u| u.view).collect(),
+        needs: std::mem::take(&mut *cx.needs.borrow_mut()),
     })
 }
 
@@ -161,6 +165,9 @@ impl Plan {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
+        // Checked here, at each run: a kept plan checks the session's
+        // role as it is now (a superuser without reading anything).
+        crate::privileges::check_all(cx, &self.needs)?;
         let with_advisory = Env {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),

@@ -57,6 +57,7 @@ pub enum SystemRelation {
     Database,
     Roles,
     User,
+    Authid,
     AuthMembers,
     Inherits,
     PartitionedTable,
@@ -111,7 +112,7 @@ pub enum SystemRelation {
     Information(View),
 }
 
-const ALL: [SystemRelation; 45] = [
+const ALL: [SystemRelation; 46] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -121,6 +122,7 @@ const ALL: [SystemRelation; 45] = [
     SystemRelation::Database,
     SystemRelation::Roles,
     SystemRelation::User,
+    SystemRelation::Authid,
     SystemRelation::AuthMembers,
     SystemRelation::Inherits,
     SystemRelation::PartitionedTable,
@@ -267,6 +269,7 @@ impl SystemRelation {
             SystemRelation::Database => "pg_database",
             SystemRelation::Roles => "pg_roles",
             SystemRelation::User => "pg_user",
+            SystemRelation::Authid => "pg_authid",
             SystemRelation::AuthMembers => "pg_auth_members",
             SystemRelation::Inherits => "pg_inherits",
             SystemRelation::PartitionedTable => "pg_partitioned_table",
@@ -344,6 +347,7 @@ impl SystemRelation {
             SystemRelation::Range => (3541, false),
             SystemRelation::Roles => (12001, true),
             SystemRelation::User => (12005, true),
+            SystemRelation::Authid => (1260, false),
             SystemRelation::Tables => (12010, true),
             SystemRelation::Indexes => (12015, true),
             SystemRelation::Views => (12020, true),
@@ -492,6 +496,20 @@ impl SystemRelation {
                 ("rolvaliduntil", TimestampTz),
                 ("rolbypassrls", Bool),
                 ("oid", Oid),
+            ],
+            SystemRelation::Authid => &[
+                ("oid", Oid),
+                ("rolname", Text),
+                ("rolsuper", Bool),
+                ("rolinherit", Bool),
+                ("rolcreaterole", Bool),
+                ("rolcreatedb", Bool),
+                ("rolcanlogin", Bool),
+                ("rolreplication", Bool),
+                ("rolbypassrls", Bool),
+                ("rolconnlimit", Int4),
+                ("rolpassword", Text),
+                ("rolvaliduntil", TimestampTz),
             ],
             SystemRelation::User => &[
                 ("usename", Text),
@@ -829,6 +847,10 @@ impl SystemRelation {
                         populated: true,
                     }));
                 }
+                let relacl = (self.columns().iter())
+                    .position(|(name, _)| *name == "relacl")
+                    .expect("pg_class has relacl");
+                crate::privileges::class_rows(&mut out, 5, relacl)?;
             }
             SystemRelation::Attribute => {
                 // The system relations' own columns (`\d pg_class`).
@@ -1018,30 +1040,63 @@ impl SystemRelation {
                 Value::Null,
                 Value::Null,
             ]),
-            SystemRelation::Roles => out.push(vec![
-                text(crate::roles::SUPERUSER),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Int4(-1),
-                text("********"),
-                Value::Null,
-                Value::Bool(true),
-                oid(SUPERUSER_OID),
-            ]),
-            SystemRelation::User => out.push(vec![
-                text(crate::roles::SUPERUSER),
-                oid(SUPERUSER_OID),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                Value::Bool(true),
-                text("********"),
-                Value::Null,
-            ]),
+            SystemRelation::Roles | SystemRelation::Authid => {
+                let authid = self == SystemRelation::Authid;
+                if authid {
+                    crate::privileges::check_superuser_read("pg_authid")?;
+                }
+                for role in crate::roles::scoped_roles()? {
+                    let password = match authid {
+                        true => crate::roles::scoped_database()
+                            .map(|db| crate::roles::password(&db, &role.name))
+                            .transpose()?
+                            .flatten()
+                            .map_or(Value::Null, |v| text(&v.text())),
+                        false => text("********"),
+                    };
+                    let mut row = vec![
+                        text(&role.name),
+                        Value::Bool(role.superuser),
+                        Value::Bool(true),
+                        Value::Bool(role.createrole),
+                        Value::Bool(role.createdb),
+                        Value::Bool(role.login),
+                        Value::Bool(role.oid == crate::roles::SUPERUSER_OID),
+                        Value::Int4(-1),
+                        password,
+                        Value::Null,
+                        Value::Bool(role.oid == crate::roles::SUPERUSER_OID),
+                        oid(i64::from(role.oid)),
+                    ];
+                    if authid {
+                        // pg_authid: oid first, rolbypassrls before
+                        // rolconnlimit.
+                        let oid = row.pop().expect("oid");
+                        let bypass = row.remove(10);
+                        row.insert(7, bypass);
+                        row.insert(0, oid);
+                    }
+                    out.push(row);
+                }
+            }
+            SystemRelation::User => {
+                for role in crate::roles::scoped_roles()? {
+                    if !role.login {
+                        continue;
+                    }
+                    let bootstrap = role.oid == crate::roles::SUPERUSER_OID;
+                    out.push(vec![
+                        text(&role.name),
+                        oid(i64::from(role.oid)),
+                        Value::Bool(role.createdb),
+                        Value::Bool(role.superuser),
+                        Value::Bool(bootstrap),
+                        Value::Bool(bootstrap),
+                        text("********"),
+                        Value::Null,
+                    ]);
+                }
+            }
             SystemRelation::Constraint => {
                 let tables = catalog.tables(txn)?;
                 for table in &tables {

@@ -1,0 +1,438 @@
+//! The statements on roles and privileges: `CREATE ROLE | USER`, `ALTER
+//! ROLE`, `DROP ROLE`, `GRANT` and `REVOKE` on tables, read from
+//! sqlparser's statements into `roles.rs` and `privileges.rs` calls
+//! (design: README "Roles and privileges").
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::privileges::{self, Change};
+use crate::roles::{self, Options, Role};
+use folio_db::{Database, Transaction};
+use sqlparser::ast::{
+    Action, AlterRoleOperation, GrantObjects, Grantee, GranteeName, GranteesType, ObjectName,
+    Password, Privileges, RoleOption, Statement,
+};
+
+/// The session role may make, change and drop roles (superuser or
+/// CREATEROLE), else PostgreSQL's 42501.
+fn check_createrole(db: &Database, role: &Role, what: &str) -> Result<(), SqlError> {
+    let current = roles::by_oid(db, role.oid)?;
+    match current {
+        Some(r) if r.superuser || r.createrole => Ok(()),
+        _ => Err(SqlError::new(
+            "42501",
+            format!("permission denied to {what} role"),
+        )),
+    }
+}
+
+/// A `PASSWORD` option's value.
+fn password(p: &Password) -> Result<Option<String>, SqlError> {
+    match p {
+        Password::NullPassword => Ok(None),
+        Password::Password(e) => match crate::expr::constant(e)? {
+            folio_row::Value::Text(t) => Ok(Some(t)),
+            folio_row::Value::Null => Ok(None),
+            _ => Err(SqlError::syntax("a password is a string")),
+        },
+    }
+}
+
+fn conflicting() -> SqlError {
+    SqlError::new("42601", "conflicting or redundant options")
+}
+
+/// Sets `slot` once (PostgreSQL's 42601 for an option named twice).
+fn once<T>(slot: &mut Option<T>, value: T) -> Result<(), SqlError> {
+    if slot.replace(value).is_some() {
+        return Err(conflicting());
+    }
+    Ok(())
+}
+
+/// `CREATE ROLE | USER name [WITH] options`.
+pub fn create(db: &Database, role: &Role, statement: &Statement) -> Result<Output, SqlError> {
+    let Statement::CreateRole {
+        names,
+        if_not_exists: false,
+        login,
+        inherit,
+        bypassrls,
+        password: given,
+        superuser,
+        create_db,
+        create_role,
+        replication,
+        connection_limit,
+        valid_until,
+        in_role,
+        in_group,
+        role: members,
+        user,
+        admin,
+        authorization_owner: None,
+    } = statement
+    else {
+        return Err(SqlError::unsupported("this form of CREATE ROLE"));
+    };
+    if inherit == &Some(false)
+        || bypassrls == &Some(true)
+        || replication == &Some(true)
+        || connection_limit.is_some()
+        || valid_until.is_some()
+        || !in_role.is_empty()
+        || !in_group.is_empty()
+        || !members.is_empty()
+        || !user.is_empty()
+        || !admin.is_empty()
+    {
+        return Err(SqlError::unsupported(
+            "CREATE ROLE options other than [NO]LOGIN, [NO]SUPERUSER, [NO]CREATEDB, [NO]CREATEROLE and PASSWORD",
+        ));
+    }
+    let [name] = names.as_slice() else {
+        return Err(SqlError::syntax("CREATE ROLE names one role"));
+    };
+    let name = names::relation(name)?;
+    check_createrole(db, role, "create")?;
+    if superuser == &Some(true) && roles::by_oid(db, role.oid)?.is_none_or(|r| !r.superuser) {
+        return Err(SqlError::new(
+            "42501",
+            "must be superuser to create superusers",
+        ));
+    }
+    let options = Options {
+        login: *login,
+        superuser: *superuser,
+        createdb: *create_db,
+        createrole: *create_role,
+        password: given.as_ref().map(password).transpose()?,
+    };
+    roles::create(db, &name, &options)?;
+    Ok(Output::command("CREATE ROLE"))
+}
+
+/// `ALTER ROLE name [WITH] options | RENAME TO new`.
+pub fn alter(
+    db: &Database,
+    role: &Role,
+    name: &sqlparser::ast::Ident,
+    operation: &AlterRoleOperation,
+) -> Result<Output, SqlError> {
+    let name = names::ident(name);
+    match operation {
+        AlterRoleOperation::RenameRole { role_name } => {
+            check_createrole(db, role, "rename")?;
+            roles::rename(db, &name, &names::ident(role_name), role.oid)?;
+            Ok(Output::command("ALTER ROLE"))
+        }
+        AlterRoleOperation::WithOptions { options } => {
+            let mut o = Options::default();
+            for option in options {
+                match option {
+                    RoleOption::Login(b) => once(&mut o.login, *b)?,
+                    RoleOption::SuperUser(b) => once(&mut o.superuser, *b)?,
+                    RoleOption::CreateDB(b) => once(&mut o.createdb, *b)?,
+                    RoleOption::CreateRole(b) => once(&mut o.createrole, *b)?,
+                    RoleOption::Password(p) => once(&mut o.password, password(p)?)?,
+                    other => {
+                        return Err(SqlError::unsupported(format!("ALTER ROLE ... {other}")));
+                    }
+                }
+            }
+            // A role may change its own password; anything else takes
+            // CREATEROLE (and superuser for a superuser's attributes).
+            let own_password = name == role.name
+                && o.login.is_none()
+                && o.superuser.is_none()
+                && o.createdb.is_none()
+                && o.createrole.is_none();
+            if !own_password {
+                check_createrole(db, role, "alter")?;
+                let target = roles::get(db, &name)?.ok_or_else(|| roles::undefined(&name))?;
+                let me = roles::by_oid(db, role.oid)?;
+                if (target.superuser || o.superuser.is_some()) && me.is_none_or(|r| !r.superuser) {
+                    return Err(SqlError::new(
+                        "42501",
+                        "must be superuser to alter superuser roles or change superuser attribute",
+                    ));
+                }
+            }
+            roles::alter(db, &name, &o)?;
+            Ok(Output::command("ALTER ROLE"))
+        }
+        _ => Err(SqlError::unsupported(format!("ALTER ROLE {operation}"))),
+    }
+}
+
+/// `DROP ROLE | USER [IF EXISTS] name, ...`: 2BP01 while a relation is
+/// owned by or grants to one (PostgreSQL's DETAIL lines).
+pub fn drop(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    names: &[ObjectName],
+) -> Result<Output, SqlError> {
+    check_createrole(cx.db, cx.role, "drop")?;
+    for name in names {
+        let name = names::relation(name)?;
+        let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(target) = roles::get(cx.db, &name)? else {
+            if if_exists {
+                notices.push(Notice::info(format!(
+                    "role \"{name}\" does not exist, skipping"
+                )));
+                continue;
+            }
+            return Err(roles::undefined(&name));
+        };
+        if target.oid == roles::SUPERUSER_OID {
+            return Err(SqlError::new(
+                "2BP01",
+                format!("cannot drop role {name} because it is required by the database system"),
+            ));
+        }
+        if target.oid == cx.role.oid {
+            return Err(SqlError::new("55006", "current user cannot be dropped"));
+        }
+        if target.superuser && roles::by_oid(cx.db, cx.role.oid)?.is_none_or(|r| !r.superuser) {
+            return Err(SqlError::new(
+                "42501",
+                "must be superuser to drop superusers",
+            ));
+        }
+        let dependents = privileges::dependents(cx.db, txn, target.oid)?;
+        if !dependents.is_empty() {
+            return Err(SqlError::new(
+                "2BP01",
+                format!("role \"{name}\" cannot be dropped because some objects depend on it"),
+            )
+            .with_detail(dependents.join("\n")));
+        }
+        roles::remove(cx.db, &target)?;
+    }
+    Ok(Output::command("DROP ROLE"))
+}
+
+/// The privilege bits a GRANT or REVOKE names.
+fn privilege_bits(privileges: &Privileges) -> Result<u8, SqlError> {
+    let Privileges::Actions(actions) = privileges else {
+        return Ok(privileges::ALL);
+    };
+    let mut bits = 0;
+    for action in actions {
+        let (bit, columns) = match action {
+            Action::Select { columns } => (privileges::SELECT, columns),
+            Action::Insert { columns } => (privileges::INSERT, columns),
+            Action::Update { columns } => (privileges::UPDATE, columns),
+            Action::References { columns } => (privileges::REFERENCES, columns),
+            Action::Delete => (privileges::DELETE, &None),
+            Action::Truncate => (privileges::TRUNCATE, &None),
+            Action::Trigger => (privileges::TRIGGER, &None),
+            other => {
+                return Err(SqlError::new(
+                    "0LP01",
+                    format!("invalid privilege type {other} for table"),
+                ));
+            }
+        };
+        if columns.is_some() {
+            return Err(SqlError::unsupported("column privileges"));
+        }
+        bits |= bit;
+    }
+    Ok(bits)
+}
+
+/// The grantees' oids ([`privileges::PUBLIC`] for PUBLIC), 42704 for a
+/// role that is not there.
+fn grantee_oids(db: &Database, grantees: &[Grantee]) -> Result<Vec<u32>, SqlError> {
+    grantees
+        .iter()
+        .map(|g| match (&g.grantee_type, &g.name) {
+            (GranteesType::Public, _) => Ok(privileges::PUBLIC),
+            (
+                GranteesType::None | GranteesType::Role | GranteesType::User | GranteesType::Group,
+                Some(GranteeName::ObjectName(name)),
+            ) => {
+                let name = names::relation(name)?;
+                if name == "public" {
+                    return Ok(privileges::PUBLIC);
+                }
+                Ok(roles::get(db, &name)?
+                    .ok_or_else(|| roles::undefined(&name))?
+                    .oid)
+            }
+            _ => Err(SqlError::unsupported(format!("the grantee {g}"))),
+        })
+        .collect()
+}
+
+/// The relations a GRANT or REVOKE is on: oid, name, kind word.
+fn objects(
+    db: &Database,
+    txn: &Transaction,
+    objects: Option<&GrantObjects>,
+) -> Result<Vec<(u64, String, &'static str)>, SqlError> {
+    match objects {
+        Some(GrantObjects::Tables(names)) => {
+            let relations = privileges::relations(db, txn)?;
+            names
+                .iter()
+                .map(|name| {
+                    let name = names::relation(name)?;
+                    let oid = db.catalog().relation_oid(txn, &name)?.map(|(oid, _)| oid);
+                    match oid.and_then(|oid| relations.get(&oid).map(|(_, k)| (oid, *k))) {
+                        Some((_, "sequence")) => {
+                            Err(SqlError::unsupported("privileges on sequences"))
+                        }
+                        Some((oid, kind)) => Ok((oid, name, kind)),
+                        None => Err(SqlError::undefined_table(&name)),
+                    }
+                })
+                .collect()
+        }
+        Some(GrantObjects::AllTablesInSchema { schemas }) => {
+            for schema in schemas {
+                let schema = names::relation(schema)?;
+                if schema != "public" {
+                    return Err(SqlError::new(
+                        "3F000",
+                        format!("schema \"{schema}\" does not exist"),
+                    ));
+                }
+            }
+            let mut out: Vec<_> = privileges::relations(db, txn)?
+                .into_iter()
+                .filter(|(_, (name, kind))| *kind != "sequence" && !name.contains('.'))
+                .map(|(oid, (name, kind))| (oid, name, kind))
+                .collect();
+            out.sort();
+            Ok(out)
+        }
+        _ => Err(SqlError::unsupported(
+            "GRANT and REVOKE on objects other than tables",
+        )),
+    }
+}
+
+/// `GRANT privileges ON [TABLE] name, ... | ALL TABLES IN SCHEMA public
+/// TO role | PUBLIC, ... [WITH GRANT OPTION]` and `REVOKE ... FROM`.
+pub fn grant_or_revoke(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    notices: &mut Vec<Notice>,
+    statement: &Statement,
+) -> Result<Output, SqlError> {
+    let (grant, privileges, on, grantees, grant_option) = match statement {
+        Statement::Grant {
+            privileges,
+            objects,
+            grantees,
+            with_grant_option,
+            as_grantor: None,
+            granted_by: None,
+            current_grants: None,
+        } => (true, privileges, objects, grantees, *with_grant_option),
+        Statement::Revoke {
+            privileges,
+            objects,
+            grantees,
+            granted_by: None,
+            cascade: _,
+        } => (false, privileges, objects, grantees, false),
+        _ => return Err(SqlError::unsupported("this form of GRANT or REVOKE")),
+    };
+    if let Privileges::Actions(actions) = privileges
+        && actions.iter().any(|a| matches!(a, Action::Role { .. }))
+    {
+        return Err(SqlError::unsupported(
+            "role membership (GRANT role TO role)",
+        ));
+    }
+    if let Some(GrantObjects::Schemas(schemas)) = on {
+        return schema(cx, grant, privileges, schemas, grantees, grant_option);
+    }
+    let bits = privilege_bits(privileges)?;
+    let oids = grantee_oids(cx.db, grantees)?;
+    let change = Change {
+        grant,
+        privileges: bits,
+        grantees: &oids,
+        grant_option,
+    };
+    for (oid, name, kind) in objects(cx.db, txn, on.as_ref())? {
+        if !privileges::apply(cx, oid, &name, kind, &change)? {
+            let name = folio_catalog::unqualified(&name);
+            notices.push(match grant {
+                true => Notice::warning(
+                    "01007",
+                    &format!("no privileges were granted for \"{name}\""),
+                ),
+                false => Notice::warning(
+                    "01006",
+                    &format!("no privileges could be revoked for \"{name}\""),
+                ),
+            });
+        }
+    }
+    Ok(Output::command(if grant { "GRANT" } else { "REVOKE" }))
+}
+
+/// `GRANT | REVOKE { CREATE | USAGE | ALL } ON SCHEMA public`: CREATE is
+/// kept (as a relation's privilege, under the schema's oid); USAGE,
+/// which PUBLIC holds on public, changes nothing.
+fn schema(
+    cx: &Ctx<'_>,
+    grant: bool,
+    privileges: &Privileges,
+    schemas: &[ObjectName],
+    grantees: &[Grantee],
+    grant_option: bool,
+) -> Result<Output, SqlError> {
+    for schema in schemas {
+        let schema = names::relation(schema)?;
+        if schema != "public" {
+            // Only `public`'s privileges are kept (a user schema's, as
+            // its owner, are postgres's: `schemas.rs`).
+            return Err(SqlError::unsupported(format!(
+                "privileges on schema \"{schema}\" (folio keeps those of schema public only)"
+            )));
+        }
+    }
+    let create = match privileges {
+        Privileges::All { .. } => true,
+        Privileges::Actions(actions) => {
+            let mut create = false;
+            for action in actions {
+                match action {
+                    Action::Create { obj_type: None } => create = true,
+                    Action::Usage => {}
+                    other => {
+                        return Err(SqlError::new(
+                            "0LP01",
+                            format!("invalid privilege type {other} for schema"),
+                        ));
+                    }
+                }
+            }
+            create
+        }
+    };
+    let oids = grantee_oids(cx.db, grantees)?;
+    if create {
+        let change = Change {
+            grant,
+            privileges: privileges::CREATE,
+            grantees: &oids,
+            grant_option,
+        };
+        privileges::apply(cx, privileges::PUBLIC_SCHEMA, "public", "schema", &change)?;
+        // (A holder without the grant option is warned by PostgreSQL;
+        // only superusers hold CREATE on public with it here.)
+    }
+    Ok(Output::command(if grant { "GRANT" } else { "REVOKE" }))
+}

@@ -66,6 +66,18 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
 
 /// The type of a table's column: [`column_type`], if [`storable`].
 pub fn stored_column_type(ty: &DataType) -> Result<SqlType, SqlError> {
+    // An array's type keeps no element length or precision: refused
+    // rather than ignored (PostgreSQL applies them to each element).
+    if let DataType::Array(
+        ast::ArrayElemTypeDef::SquareBracket(element, _)
+        | ast::ArrayElemTypeDef::AngleBracket(element),
+    ) = ty
+        && column_type(element)?.typmod() != -1
+    {
+        return Err(SqlError::unsupported(format!(
+            "a column of type {ty} (folio's arrays keep no length or precision of their elements)"
+        )));
+    }
     storable(column_type(ty)?)
 }
 

@@ -12,6 +12,12 @@ pub fn now() -> i64 {
     let unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as i64);
+    from_unix_micros(unix)
+}
+
+/// A timestamp's microseconds since 2000-01-01 UTC from microseconds
+/// since the Unix epoch (the clock's and the counters' unit).
+pub fn from_unix_micros(unix: i64) -> i64 {
     unix - EPOCH_DAYS * crate::interval::USECS_PER_DAY
 }
 

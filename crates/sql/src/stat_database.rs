@@ -66,9 +66,6 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("stats_reset", TimestampTz),
 ];
 
-/// Microseconds from the Unix epoch to 2000-01-01 UTC.
-const UNIX_TO_2000_MICROS: i64 = 946_684_800_000_000;
-
 /// The rows of `pg_stat_database` for database `oid` named `name` (the
 /// sessions' pending counts published first by the caller).
 pub fn rows((oid, name): (u64, &str), backends: &Backends, store: &StatStore) -> Vec<Vec<Value>> {
@@ -77,7 +74,7 @@ pub fn rows((oid, name): (u64, &str), backends: &Backends, store: &StatStore) ->
     let zero = || Value::Int8(0);
     let failures = c.checksum_failures.map_or(Value::Null, int);
     let last_failure = c.last_checksum_failure.map_or(Value::Null, |unix| {
-        Value::TimestampTz(unix as i64 - UNIX_TO_2000_MICROS)
+        Value::TimestampTz(folio_row::calendar::from_unix_micros(unix as i64))
     });
     vec![vec![
         crate::catalog_functions::oid_value(oid as i64),

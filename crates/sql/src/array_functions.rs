@@ -309,18 +309,15 @@ pub fn bind_operator(
     let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
     let array = [ta, tb].into_iter().find(|t| t.element().is_some())?;
     let fit = |s: &Scalar, ty: SqlType| -> Result<Scalar, SqlError> {
-        Ok(match s {
-            Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v.clone(), array)?),
-            Scalar::Const(Value::Null) => Scalar::Const(Value::Null),
-            p @ Scalar::Param(_) => Scalar::Typed(Box::new(p.clone()), array),
-            other if ty == array => other.clone(),
-            _ => {
-                return Err(SqlError::new(
-                    "42883",
-                    format!("operator does not exist: {} {op} {}", ta.name(), tb.name()),
-                ));
-            }
-        })
+        match s {
+            s if crate::scalar::is_unknown(s) => crate::scalar::fit_unknown(s.clone(), array),
+            Scalar::Const(Value::Null) => Ok(Scalar::Const(Value::Null)),
+            other if ty == array => Ok(other.clone()),
+            _ => Err(SqlError::new(
+                "42883",
+                format!("operator does not exist: {} {op} {}", ta.name(), tb.name()),
+            )),
+        }
     };
     Some((|| {
         Ok(Scalar::Func(Func::Array(f), vec![fit(a, ta)?, fit(b, tb)?]))
@@ -359,9 +356,8 @@ pub fn bind_change(
                 return Ok(s);
             }
             Ok(match s {
-                Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v, element)?),
+                s if crate::scalar::is_unknown(&s) => crate::scalar::fit_unknown(s, element)?,
                 Scalar::Const(Value::Null) => Scalar::Const(Value::Null),
-                p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), element),
                 s if s.ty_in(columns) == element => s,
                 s => Scalar::Cast(Box::new(s), element),
             })

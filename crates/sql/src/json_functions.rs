@@ -184,13 +184,7 @@ impl JsonFunc {
         }
         args.into_iter()
             .zip(params)
-            .map(|(arg, &param)| match arg {
-                Scalar::Const(Value::Text(t)) => {
-                    types::cast(Value::Text(t), param).map(Scalar::Const)
-                }
-                p @ Scalar::Param(_) => Ok(Scalar::Typed(Box::new(p), param)),
-                other => Ok(other),
-            })
+            .map(|(arg, &param)| crate::scalar::fit_unknown(arg, param))
             .collect()
     }
 
@@ -324,11 +318,7 @@ fn bind_call(
             name(tb)
         ))
     };
-    let literal = |s: Scalar, ty: SqlType| match s {
-        Scalar::Const(Value::Text(t)) => types::cast(Value::Text(t), ty).map(Scalar::Const),
-        Scalar::Param(_) => Ok(Scalar::Typed(Box::new(s), ty)),
-        other => Ok(other),
-    };
+    let literal = crate::scalar::fit_unknown;
     let text_array = SqlType::Array(&SqlType::Text);
     let jsonb_only = !matches!(func, JsonFunc::Get { .. } | JsonFunc::Path { .. });
     // Both sides jsonb (a literal on either side becomes one).

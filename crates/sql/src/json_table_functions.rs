@@ -9,7 +9,6 @@
 
 use crate::error::SqlError;
 use crate::scalar::Scalar;
-use crate::types;
 use folio_row::{JsonNode, JsonNodeKind, Jsonb, SqlType, Value, parse_json};
 
 /// A json function in FROM.
@@ -126,8 +125,7 @@ impl JsonTableFunc {
     pub fn bind_arg(self, name: &str, arg: Scalar) -> Result<Scalar, SqlError> {
         let ty = self.doc_type();
         match arg {
-            Scalar::Const(Value::Text(t)) => Ok(Scalar::Const(types::cast(Value::Text(t), ty)?)),
-            p @ Scalar::Param(_) => Ok(Scalar::Typed(Box::new(p), ty)),
+            s if crate::scalar::is_unknown(&s) => crate::scalar::fit_unknown(s, ty),
             Scalar::Const(Value::Null) => Ok(Scalar::Const(Value::Null)),
             other => {
                 let got = other.ty_in(&[] as &[SqlType]);

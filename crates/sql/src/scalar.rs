@@ -370,13 +370,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                         .into_iter()
                         .find(|t| t.element().is_some())
                         .expect("one side is an array");
-                    let literal = |s: Scalar| match s {
-                        Scalar::Const(Value::Text(t)) => {
-                            types::cast(Value::Text(t), array).map(Scalar::Const)
-                        }
-                        other => Ok(other),
-                    };
-                    Scalar::Func(Func::Array(ArrayFunc::Cat), vec![literal(a)?, literal(b)?])
+                    Scalar::Func(
+                        Func::Array(ArrayFunc::Cat),
+                        vec![fit_unknown(a, array)?, fit_unknown(b, array)?],
+                    )
                 }
                 BinaryOperator::StringConcat => {
                     // A quoted literal beside a bytea is a bytea (`bytea ||
@@ -813,6 +810,23 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
     })
 }
 
+/// An operand PostgreSQL types as `unknown` fitted to `ty`: a quoted
+/// literal read by `ty`'s input syntax, a `$n` parameter typed `ty`. Any
+/// other operand is returned as it is (its type is its own).
+pub fn fit_unknown(s: Scalar, ty: SqlType) -> Result<Scalar, SqlError> {
+    Ok(match s {
+        Scalar::Const(v @ Value::Text(_)) => Scalar::Const(types::cast(v, ty)?),
+        p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), ty),
+        other => other,
+    })
+}
+
+/// Whether `s` is a quoted literal or a `$n` parameter: an operand whose
+/// type comes from where it stands (`fit_unknown`).
+pub fn is_unknown(s: &Scalar) -> bool {
+    matches!(s, Scalar::Const(Value::Text(_)) | Scalar::Param(_))
+}
+
 /// `left op ANY (right)` / `ALL (right)` over an array: a quoted literal
 /// on either side takes its type from the other (`x = ANY ('{1,2}')`,
 /// `'d' = ANY (kinds)`), as PostgreSQL's `unknown` literals do.
@@ -826,18 +840,14 @@ fn bind_any_or_all(
     let cmp = Cmp::of(op)
         .ok_or_else(|| SqlError::unsupported(format!("the operator {op} with ANY or ALL")))?;
     let (mut l, mut r) = (bind(left, columns)?, bind(right, columns)?);
-    if let Scalar::Const(Value::Text(t)) = &r {
-        let array = l
-            .ty_in(columns)
-            .array_of()
-            .unwrap_or(SqlType::Array(&SqlType::Text));
-        r = Scalar::Const(types::cast(Value::Text(t.clone()), array)?);
-    }
-    // `x = ANY ($1)`: the parameter is an array of x's type.
-    if let Scalar::Param(_) = r
-        && let Some(array) = l.ty_in(columns).array_of()
-    {
-        r = Scalar::Typed(Box::new(r), array);
+    // `x = ANY ('{1,2}')`, `x = ANY ($1)`: an array of x's type (of text
+    // when x has no array type).
+    if is_unknown(&r) {
+        match (&r, l.ty_in(columns).array_of()) {
+            (_, Some(array)) => r = fit_unknown(r, array)?,
+            (Scalar::Const(_), None) => r = fit_unknown(r, SqlType::Array(&SqlType::Text))?,
+            _ => {}
+        }
     }
     let Some(element) = r.ty_in(columns).element() else {
         return Err(SqlError::new(
@@ -846,11 +856,7 @@ fn bind_any_or_all(
         ));
     };
     operand_types::compared_with_elements(&op.to_string(), &l, element, columns)?;
-    l = match l {
-        Scalar::Const(Value::Text(t)) => Scalar::Const(types::coerce(Value::Text(t), element)?),
-        p @ Scalar::Param(_) => Scalar::Typed(Box::new(p), element),
-        other => other,
-    };
+    l = fit_unknown(l, element)?;
     Ok(Scalar::Func(
         Func::Array(ArrayFunc::Compare { cmp, all }),
         vec![l, r],

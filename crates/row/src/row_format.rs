@@ -176,34 +176,23 @@ fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
     if b.len() - 4 < bitmap_len || count > (b.len() - 4) * 8 {
         return Err(corrupt("an array cut short in its null bitmap"));
     }
-    let (bitmap, mut rest) = b[4..].split_at(bitmap_len);
+    let (bitmap, rest) = b[4..].split_at(bitmap_len);
+    // The elements are stored as a row's values are: read them by its
+    // cursor.
+    let mut elements = Cursor {
+        rest,
+        nulls: Some(bitmap),
+        count,
+    };
     let mut items = Vec::with_capacity(count.min(rest.len() + bitmap_len * 8));
     for i in 0..count {
-        if bitmap[i / 8] & (1 << (i % 8)) != 0 {
-            items.push(Value::Null);
-            continue;
-        }
-        let mut take = |n: usize| -> Result<&[u8], RowError> {
-            if rest.len() < n {
-                return Err(corrupt("an array cut short in its elements"));
-            }
-            let (head, tail) = rest.split_at(n);
-            rest = tail;
-            Ok(head)
-        };
-        let len = match element.fixed_width() {
-            Some(w) => w,
-            None => {
-                let word = u32::from_le_bytes(take(4)?.try_into().expect("4"));
-                if word & EXTERNAL != 0 {
-                    return Err(corrupt("an array element stored out of line"));
-                }
-                word as usize
-            }
-        };
-        items.push(decode_value(Some(take(len)?), element)?);
+        items.push(match elements.next_raw(i, element)? {
+            Raw::Null => Value::Null,
+            Raw::Inline(b) => decode_value(Some(b), element)?,
+            Raw::External { .. } => return Err(corrupt("an array element stored out of line")),
+        });
     }
-    if !rest.is_empty() {
+    if !elements.rest.is_empty() {
         return Err(corrupt("bytes after an array's elements"));
     }
     Ok(Value::Array(items))

@@ -21,7 +21,8 @@
 //! `regnamespace`, `regrole`) of a number is the object's name as text,
 //! and of text is the object's oid (a bigint), so both `'t'::regclass` in
 //! a condition on an oid column and `c.oid::regclass` in a select list
-//! read as in PostgreSQL.
+//! read as in PostgreSQL; a name cast to one and then to text
+//! (`'t'::regclass::text`) is looked up both ways, the name again.
 
 use crate::error::SqlError;
 use crate::functions::int_arg as number;

@@ -1777,8 +1777,11 @@ fn column_name(expr: &Expr) -> String {
             {
                 name
             }
-            _ => crate::types::column_type(data_type)
-                .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+            _ => match crate::catalog_functions::Reg::of(data_type) {
+                Some(reg) => reg.name().into(),
+                None => crate::types::column_type(data_type)
+                    .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+            },
         },
         Expr::Interval(_) => "interval".into(),
         Expr::TypedString(typed) => crate::types::column_type(&typed.data_type)

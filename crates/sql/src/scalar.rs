@@ -594,6 +594,19 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             ..
         } => {
             let ty = types::column_type(data_type)?;
+            // `'t'::regclass::text`: the name again, as PostgreSQL prints a
+            // `reg*` value (folio reads a name cast to one as its oid).
+            if let Expr::Cast {
+                data_type: inner, ..
+            } = expr.as_ref()
+                && let Some(reg) = Reg::of(inner)
+                && matches!(ty, SqlType::Text | SqlType::Varchar(_))
+                && let oid @ Scalar::Func(Func::Catalog(CatalogFunc::RegIn(_)), _) =
+                    bind(expr, columns)?
+            {
+                let name = Scalar::Func(Func::Catalog(CatalogFunc::RegOut(reg)), vec![oid]);
+                return Ok(Scalar::Cast(Box::new(name), ty));
+            }
             // `ARRAY[]::type[]`: an empty array takes its type from the cast.
             if let Expr::Array(a) = expr.as_ref()
                 && a.elem.is_empty()

@@ -190,8 +190,9 @@ fn correlated(
     let SetExpr::Select(select) = q.body.as_mut() else {
         return Ok(None);
     };
-    // A function's arguments in FROM (`generate_series(0, o.n)`) see
-    // no FROM item: each column they name is the outer query's.
+    // A function's arguments in FROM (`generate_series(0, o.n)`,
+    // `unnest(o.tags)`) see no FROM item: each column they name is the
+    // outer query's.
     let none = Scope::default();
     let mut in_from = OuterRefs {
         inner: &none,
@@ -203,11 +204,16 @@ fn correlated(
         let factors = std::iter::once(&mut item.relation)
             .chain(item.joins.iter_mut().map(|j| &mut j.relation));
         for factor in factors {
-            if let TableFactor::Table {
-                args: Some(args), ..
-            } = factor
-            {
-                let _ = args.visit(&mut in_from);
+            match factor {
+                TableFactor::Table {
+                    args: Some(args), ..
+                } => {
+                    let _ = args.visit(&mut in_from);
+                }
+                TableFactor::UNNEST { array_exprs, .. } => {
+                    let _ = array_exprs.visit(&mut in_from);
+                }
+                _ => {}
             }
         }
     }

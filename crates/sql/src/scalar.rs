@@ -1126,10 +1126,20 @@ fn function(
         ) => args.into_iter().map(|a| char_as_text(a, columns)).collect(),
         _ => args,
     };
+    let mut args = args;
     match (func, args.as_slice()) {
-        (Func::Coalesce, _) => operand_types::arms("COALESCE", &args, columns)?,
-        (Func::Greatest, _) => operand_types::arms("GREATEST", &args, columns)?,
-        (Func::Least, _) => operand_types::arms("LEAST", &args, columns)?,
+        (Func::Coalesce | Func::Greatest | Func::Least, _) => {
+            operand_types::arms(&name.to_uppercase(), &args, columns)?;
+            // A quoted literal or `$n` among them takes their type
+            // (`coalesce(doc -> 'tags', '[]')` is a jsonb).
+            let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();
+            let ty = func.ty(&types);
+            if ty != SqlType::Text {
+                args = (args.into_iter())
+                    .map(|a| fit_unknown(a, ty))
+                    .collect::<Result<_, _>>()?;
+            }
+        }
         (Func::Nullif, [a, b]) => operand_types::compared("=", a, b, columns)?,
         _ => {}
     }

@@ -1,6 +1,6 @@
 //! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `a || b`, `x op ANY (array)` /
 //! `ALL (array)`, the containment operators `@>`, `<@` and `&&`, and
-//! `array_to_string`, `array_upper`, `array_lower`, `array_length`,
+//! `array_to_string`, `string_to_array`, `array_upper`, `array_lower`, `array_length`,
 //! `cardinality`, `array_position`, `array_append`, `array_prepend`,
 //! `array_cat`, `array_remove` and `array_replace`,
 //! with PostgreSQL's results for NULLs and empty arrays. Arrays are
@@ -28,6 +28,11 @@ pub enum ArrayFunc {
         all: bool,
     },
     ToString,
+    /// `string_to_array(text, delimiter [, null_string])`: the pieces
+    /// between delimiters (each character for a NULL delimiter, the
+    /// whole text for an empty one; none of an empty text), those equal
+    /// to `null_string` NULL.
+    FromString,
     Upper,
     Lower,
     Length,
@@ -52,8 +57,9 @@ pub enum ArrayFunc {
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 11] = [
+const NAMES: [(&str, ArrayFunc); 12] = [
     ("array_to_string", ArrayFunc::ToString),
+    ("string_to_array", ArrayFunc::FromString),
     ("array_upper", ArrayFunc::Upper),
     ("array_lower", ArrayFunc::Lower),
     ("array_length", ArrayFunc::Length),
@@ -82,7 +88,7 @@ impl ArrayFunc {
         match self {
             ArrayFunc::Construct => true,
             ArrayFunc::Cardinality => count == 1,
-            ArrayFunc::ToString => (2..=3).contains(&count),
+            ArrayFunc::ToString | ArrayFunc::FromString => (2..=3).contains(&count),
             ArrayFunc::Replace => count == 3,
             _ => count == 2,
         }
@@ -100,6 +106,7 @@ impl ArrayFunc {
                 | ArrayFunc::Prepend
                 | ArrayFunc::Remove
                 | ArrayFunc::Replace
+                | ArrayFunc::FromString
         )
     }
 
@@ -127,6 +134,7 @@ impl ArrayFunc {
                 .find(|t| t.element().is_some())
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::ToString => SqlType::Text,
+            ArrayFunc::FromString => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
         }
     }
@@ -159,6 +167,9 @@ impl ArrayFunc {
         }
         if let Some(changed) = self.change(&args) {
             return Ok(changed);
+        }
+        if self == ArrayFunc::FromString {
+            return Ok(split(&args));
         }
         let mut args = args.into_iter();
         let first = args.next().unwrap_or(Value::Null);
@@ -227,7 +238,8 @@ impl ArrayFunc {
             | ArrayFunc::Append
             | ArrayFunc::Prepend
             | ArrayFunc::Remove
-            | ArrayFunc::Replace => {
+            | ArrayFunc::Replace
+            | ArrayFunc::FromString => {
                 unreachable!("evaluated above")
             }
         })
@@ -364,6 +376,36 @@ pub fn bind_change(
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Ok(Scalar::Func(Func::Array(f), fitted)))
+}
+
+/// `string_to_array`'s value (`ArrayFunc::FromString`).
+fn split(args: &[Value]) -> Value {
+    let Some(Value::Text(input)) = args.first() else {
+        return Value::Null;
+    };
+    if input.is_empty() {
+        return Value::Array(Vec::new());
+    }
+    let pieces: Vec<&str> = match args.get(1) {
+        Some(Value::Text(d)) if d.is_empty() => vec![input.as_str()],
+        Some(Value::Text(d)) => input.split(d.as_str()).collect(),
+        _ => (input.char_indices())
+            .map(|(i, c)| &input[i..i + c.len_utf8()])
+            .collect(),
+    };
+    let null = match args.get(2) {
+        Some(Value::Text(n)) => Some(n.as_str()),
+        _ => None,
+    };
+    Value::Array(
+        pieces
+            .into_iter()
+            .map(|p| match null == Some(p) {
+                true => Value::Null,
+                false => Value::Text(p.to_string()),
+            })
+            .collect(),
+    )
 }
 
 /// The one type of an `ARRAY[...]`'s elements: for numbers the widest

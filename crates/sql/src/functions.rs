@@ -472,6 +472,13 @@ impl Func {
                 }
             }
             Func::Factorial if !known().all(integer) => Forms::None,
+            Func::Array(crate::array_functions::ArrayFunc::FromString)
+                if !known().all(|t| {
+                    matches!(t, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_))
+                }) =>
+            {
+                Forms::None
+            }
             _ => Forms::One,
         }
     }

@@ -368,6 +368,8 @@ pub(crate) const KIND_MATVIEW: u8 = b'm';
 pub(crate) const KIND_ENUM: u8 = b'e';
 /// A schema (`schemas.rs`): no storage, named `schema.`.
 pub(crate) const KIND_SCHEMA: u8 = b'n';
+/// An extension (`extensions.rs`): no storage, named `.extension`.
+pub(crate) const KIND_EXTENSION: u8 = b'x';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -547,6 +549,7 @@ impl ClassRow {
             KIND_MATVIEW,
             KIND_ENUM,
             KIND_SCHEMA,
+            KIND_EXTENSION,
         ]
         .contains(&kind)
         {

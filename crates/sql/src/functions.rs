@@ -130,6 +130,9 @@ pub enum Func {
     /// A function about sessions (`backend_functions.rs`): runs on the
     /// session's entry, which the statement's `Env` carries.
     Backend(crate::backend_functions::BackendFunc),
+    /// A hash, encoding or random-bytes function, pgcrypto's and
+    /// uuid-ossp's among them (`crypto_functions.rs`).
+    Crypto(crate::crypto_functions::CryptoFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -302,6 +305,7 @@ impl Func {
             .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
+            .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -316,6 +320,7 @@ impl Func {
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::Backend(f) => f.name(),
+            Func::Crypto(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -370,6 +375,7 @@ impl Func {
             // `to_timestamp(double)` does not.
             Func::ToTimestamp => args.len() == 1,
             Func::ToChar | Func::ToDate => false,
+            Func::Crypto(f) => f.immutable(),
             _ => true,
         }
     }
@@ -447,6 +453,7 @@ impl Func {
             Func::Json(f) => f.takes(count),
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
+            Func::Crypto(f) => f.takes(count),
         }
     }
 
@@ -472,6 +479,7 @@ impl Func {
                 }
             }
             Func::Factorial if !known().all(integer) => Forms::None,
+            Func::Crypto(f) if !f.fits(types) => Forms::None,
             _ => Forms::One,
         }
     }
@@ -573,6 +581,7 @@ impl Func {
             Func::Json(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
+            Func::Crypto(f) => f.ty(),
         }
     }
 
@@ -908,6 +917,7 @@ impl Func {
             Func::Interval(f) => f.eval(&args)?,
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
+            Func::Crypto(f) => f.eval(&args)?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")

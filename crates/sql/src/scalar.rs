@@ -1050,6 +1050,13 @@ fn function(
         Err(args) => args,
     };
     let func = match Func::of(&name) {
+        // An extension's function exists while the extension does.
+        Some(Func::Crypto(f))
+            if f.extension()
+                .is_some_and(|e| !crate::extensions::installed(e)) =>
+        {
+            return Err(no_such_function(&name, &args, columns));
+        }
         Some(func) if func.takes(args.len()) => func,
         None if crate::table_functions::is_table_function(&f.name) => {
             return Err(SqlError::unsupported(format!(

@@ -88,7 +88,8 @@ pub enum SystemRelation {
     Cast,
     /// `pg_operator`: folio's operators (`system_operator.rs`).
     Operator,
-    /// `pg_extension`: empty (folio has no extensions, not even plpgsql).
+    /// `pg_extension`: the created extensions (`extensions.rs`; not
+    /// plpgsql, which folio does not have).
     Extension,
     /// `pg_language`: `internal`, the language of every folio function.
     Language,
@@ -1112,8 +1113,8 @@ impl SystemRelation {
             | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
-            | SystemRelation::Range
-            | SystemRelation::Extension => {}
+            | SystemRelation::Range => {}
+            SystemRelation::Extension => out.extend(crate::extensions::rows(catalog, txn)?),
             SystemRelation::Description => {
                 for d in catalog.descriptions(txn)? {
                     let (kind, objoid, subid) = crate::lookups::description_key(&d);
@@ -1127,6 +1128,10 @@ impl SystemRelation {
                         Value::Int4(subid as i32),
                         text(&d.text),
                     ]);
+                }
+                for (objoid, comment) in crate::extensions::comments(catalog, txn)? {
+                    let class = SystemRelation::Extension.oid();
+                    out.push(vec![oid(objoid), oid(class), Value::Int4(0), text(comment)]);
                 }
             }
             SystemRelation::Views => {

@@ -133,6 +133,9 @@ pub enum Func {
     /// A hash, encoding or random-bytes function, pgcrypto's and
     /// uuid-ossp's among them (`crypto_functions.rs`).
     Crypto(crate::crypto_functions::CryptoFunc),
+    /// `timezone(zone, ts)`, which `ts AT TIME ZONE zone` is
+    /// (`time_zones.rs`): its arguments as that binds them.
+    Timezone,
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -221,7 +224,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 70] = [
+const NAMES: [(&str, Func); 71] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -285,6 +288,7 @@ const NAMES: [(&str, Func); 70] = [
     ("to_char", Func::ToChar),
     ("to_timestamp", Func::ToTimestamp),
     ("to_date", Func::ToDate),
+    ("timezone", Func::Timezone),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
     ("version", Func::Version),
@@ -454,6 +458,7 @@ impl Func {
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
+            Func::Timezone => count == 2,
         }
     }
 
@@ -582,6 +587,7 @@ impl Func {
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
+            Func::Timezone => crate::time_zones::result_type(args.get(1)),
         }
     }
 
@@ -918,6 +924,7 @@ impl Func {
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
+            Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")

@@ -89,6 +89,7 @@ mod system_operator;
 mod system_proc;
 mod table_functions;
 mod temp_tables;
+mod time_zones;
 mod to_char;
 mod to_timestamp;
 mod top_n;

@@ -530,6 +530,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 bind(expr, columns)?,
             ],
         ),
+        Expr::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => {
+            let (ts, zone) = (bind(timestamp, columns)?, bind(time_zone, columns)?);
+            crate::time_zones::bind(ts, zone, true, columns)?
+        }
         Expr::Interval(interval) => Scalar::Const(types::interval_literal(interval)?),
         Expr::TypedString(typed) => {
             let ty = types::column_type(&typed.data_type)?;
@@ -1045,6 +1052,12 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
+    // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
+    let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
+        ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
+        (_, Ok(two)) => Vec::from(two),
+        (_, Err(args)) => args,
+    };
     let args = match crate::array_functions::bind_change(&name, args, columns)? {
         Ok(call) => return Ok(call),
         Err(args) => args,

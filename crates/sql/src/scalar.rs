@@ -50,6 +50,12 @@ pub trait Columns {
         let _ = name;
         None
     }
+    /// The plain name of the column at `position`, for the fields of a
+    /// whole-row reference as json (`json_build.rs`); by default unknown.
+    fn column_name(&self, position: usize) -> Option<String> {
+        let _ = position;
+        None
+    }
 }
 
 /// A row known by its types alone (names do not resolve in it).
@@ -1091,6 +1097,11 @@ fn function(
                 argument_types(&args, columns)
             )));
         }
+    }
+    if let Func::Json(crate::json_functions::JsonFunc::Build(f)) = func
+        && let Some(call) = crate::json_build::bind_record(f, &args, columns)?
+    {
+        return Ok(call);
     }
     let args = match func {
         Func::Json(f) => f.bind_args(&name, args, columns)?,

@@ -38,7 +38,9 @@ const PUBLIC_NAMESPACE: i64 = 2200;
 /// (`temp_tables.rs`; PostgreSQL's are ordinary oids).
 pub(crate) const TEMP_NAMESPACE_BASE: i64 = 4_000_000_000;
 /// The database's oid (PostgreSQL's `postgres` database).
-const DATABASE_OID: i64 = 5;
+pub(crate) const DATABASE_OID: i64 = 5;
+/// The database's name (`current_database()`).
+pub(crate) const DATABASE_NAME: &str = "postgres";
 /// Access methods: the heap and the B+tree.
 const HEAP_AM: i64 = 2;
 const BTREE_AM: i64 = 403;

@@ -129,7 +129,10 @@ impl Lookups {
                 }
             }
             for constraint in &table.constraints {
-                if let Some(text) = constraint_definition(table, &constraint.kind, &tables) {
+                if let Some(mut text) = constraint_definition(table, &constraint.kind, &tables) {
+                    if !constraint.validated {
+                        text.push_str(" NOT VALID");
+                    }
                     out.constraints.insert(constraint.oid as i64, text);
                 }
             }

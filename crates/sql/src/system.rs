@@ -1442,6 +1442,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => {}
             ConstraintKind::Check { expr } => {
                 let mut r = row(constraint.oid, &constraint.name, "c");
+                r[6] = Value::Bool(constraint.validated);
                 r[20] = text(expr);
                 out.push(r);
             }
@@ -1452,6 +1453,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                     folio_catalog::RefAction::Cascade => text("c"),
                 };
                 let mut r = row(constraint.oid, &constraint.name, "f");
+                r[6] = Value::Bool(constraint.validated);
                 let key = referenced_key(fk, tables);
                 r[9] = oid(key.map_or(0, |i| i.oid as i64));
                 r[11] = oid(fk.ref_table_oid as i64);

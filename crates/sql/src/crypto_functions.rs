@@ -170,11 +170,8 @@ impl CryptoFunc {
                 Value::Bytea(hmac(a, &data(&args[0]), &data(&args[1])))
             }
             CryptoFunc::RandomBytes => {
-                let count = match &args[0] {
-                    Value::Int2(n) => i64::from(*n),
-                    Value::Int4(n) => i64::from(*n),
-                    other => return Err(SqlError::new("42883", format!("{other:?}"))),
-                };
+                // (A quoted literal is read as the integer it names.)
+                let count = crate::functions::int_arg(&args[0])?;
                 if !(1..=1024).contains(&count) {
                     return Err(SqlError::new("39000", "Length not in range"));
                 }
@@ -183,8 +180,10 @@ impl CryptoFunc {
                 Value::Bytea(bytes)
             }
             CryptoFunc::UuidNamed(a) => {
-                let Value::Uuid(namespace) = &args[0] else {
-                    return Err(SqlError::new("42883", "uuid_generate_v3/v5 of a non-uuid"));
+                // A quoted literal is read as the uuid it names.
+                let Value::Uuid(namespace) = crate::types::coerce(args[0].clone(), SqlType::Uuid)?
+                else {
+                    return Err(SqlError::new("42804", "uuid_generate_v3/v5 of a non-uuid"));
                 };
                 let mut input = namespace.to_vec();
                 input.extend_from_slice(text(&args[1]).as_bytes());

@@ -171,6 +171,32 @@ impl Catalog {
     /// key constraint's index with it: 42P07 if a relation has the name).
     /// 42710 if another constraint of the table has the name, 42704 if
     /// none has the old one.
+    /// Marks CHECK or foreign key `name` of table `table_name` validated
+    /// or not (`ADD ... NOT VALID`, `VALIDATE CONSTRAINT`; the caller
+    /// checks the rows), under the table's DDL lock. 42704 if the table
+    /// has no such constraint.
+    pub fn set_constraint_validated(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        validated: bool,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let (tid, mut def) = (self.constraint_rows(txn, table.oid)?.into_iter())
+            .find(|(_, c)| c.table_oid == table.oid && !c.name.is_empty() && c.name == name)
+            .ok_or_else(|| CatalogError::NoSuchConstraint {
+                table: table_name.to_string(),
+                name: name.to_string(),
+            })?;
+        if def.validated == validated {
+            return Ok(());
+        }
+        def.validated = validated;
+        self.update_constraint(txn, tid, &def)
+    }
+
     pub fn rename_constraint(
         &self,
         txn: &mut Transaction,
@@ -364,6 +390,7 @@ impl Catalog {
             table_oid: table.oid,
             table: table.name.clone(),
             kind,
+            validated: true,
         };
         self.in_savepoint(txn, |txn| {
             let tid = self.constraints.insert(txn, &def.encode())?;

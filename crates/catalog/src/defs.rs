@@ -207,6 +207,11 @@ pub struct ConstraintDef {
     /// The constrained table's name as the reader saw it (not stored).
     pub table: String,
     pub kind: ConstraintKind,
+    /// False for a CHECK or foreign key added `NOT VALID` and not yet
+    /// validated: new rows meet it, rows before it were not checked
+    /// (PostgreSQL's `convalidated`). Stored as a trailing byte only when
+    /// false, so rows written before it read as validated.
+    pub validated: bool,
 }
 
 /// What a constraint is. Expressions are SQL text (the SQL layer parses
@@ -309,6 +314,9 @@ impl ConstraintDef {
                 w.u8(fk.on_delete.code()).u8(fk.on_update.code());
             }
         }
+        if !self.validated {
+            w.u8(0);
+        }
         w.0
     }
 
@@ -346,6 +354,7 @@ impl ConstraintDef {
             }
             other => return Err(format!("constraint kind {other}")),
         };
+        let validated = r.0.is_empty() || r.u8()? != 0;
         r.end()?;
         Ok(ConstraintDef {
             oid,
@@ -353,6 +362,7 @@ impl ConstraintDef {
             table_oid,
             table: String::new(),
             kind,
+            validated,
         })
     }
 }
@@ -368,6 +378,8 @@ pub(crate) const KIND_MATVIEW: u8 = b'm';
 pub(crate) const KIND_ENUM: u8 = b'e';
 /// A schema (`schemas.rs`): no storage, named `schema.`.
 pub(crate) const KIND_SCHEMA: u8 = b'n';
+/// An extension (`extensions.rs`): no storage, named `.extension`.
+pub(crate) const KIND_EXTENSION: u8 = b'x';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -547,6 +559,7 @@ impl ClassRow {
             KIND_MATVIEW,
             KIND_ENUM,
             KIND_SCHEMA,
+            KIND_EXTENSION,
         ]
         .contains(&kind)
         {
@@ -764,14 +777,17 @@ mod tests {
             }),
         ];
         for kind in kinds {
-            let c = ConstraintDef {
-                oid: 16400,
-                name: "t_a_check".into(),
-                table_oid: 16383,
-                table: String::new(),
-                kind,
-            };
-            assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+            for validated in [true, false] {
+                let c = ConstraintDef {
+                    oid: 16400,
+                    name: "t_a_check".into(),
+                    table_oid: 16383,
+                    table: String::new(),
+                    kind: kind.clone(),
+                    validated,
+                };
+                assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+            }
         }
         assert!(ConstraintDef::decode(&[0; 17]).is_err());
     }

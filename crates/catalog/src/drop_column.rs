@@ -241,6 +241,7 @@ mod tests {
             table_oid,
             table: String::new(),
             kind,
+            validated: true,
         }
     }
 

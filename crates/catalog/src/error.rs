@@ -191,6 +191,11 @@ pub enum CatalogError {
     SchemaExists(String),
     #[error("schema \"{0}\" does not exist")]
     NoSuchSchema(String),
+    /// CREATE EXTENSION of one that exists (`extensions.rs`).
+    #[error("extension \"{0}\" already exists")]
+    ExtensionExists(String),
+    #[error("extension \"{0}\" does not exist")]
+    NoSuchExtension(String),
     /// A schema name with PostgreSQL's reserved prefix `pg_`.
     #[error("unacceptable schema name \"{0}\"")]
     ReservedSchema(String),
@@ -395,6 +400,8 @@ impl CatalogError {
             CatalogError::TypeExists(_) => Some("42710"),
             CatalogError::SchemaExists(_) => Some("42P06"),
             CatalogError::NoSuchSchema(_) => Some("3F000"),
+            CatalogError::ExtensionExists(_) => Some("42710"),
+            CatalogError::NoSuchExtension(_) => Some("42704"),
             CatalogError::ReservedSchema(_) => Some("42939"),
             CatalogError::DottedName(_) | CatalogError::Unsupported(_) => Some("0A000"),
             CatalogError::NoSuchType(_) => Some("42704"),

@@ -15,6 +15,11 @@ impl Catalog {
         Ok(self.open_table(def)?.page_ids()?.len() as u64)
     }
 
+    /// The database's pages: its data file's (`pg_database_size`).
+    pub fn database_pages(&self) -> Result<u64, CatalogError> {
+        Ok(self.pool.page_count()?)
+    }
+
     /// The B+tree nodes of index `def`.
     pub fn index_pages(&self, def: &IndexDef) -> Result<u64, CatalogError> {
         let tree = Tree::open_logged(self.pool.clone(), def.root, Some(self.wal.clone()))?;

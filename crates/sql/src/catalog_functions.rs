@@ -68,6 +68,9 @@ pub enum CatalogFunc {
     Size(crate::lookups::SizeOf),
     /// `pg_size_pretty(bytes)`.
     SizePretty,
+    /// `pg_database_size(name | oid)`: the one database's size; 3D000 for
+    /// another name, NULL for another oid.
+    DatabaseSize,
     /// `pg_get_function_arguments(oid)`, `pg_get_function_result(oid)`.
     FunctionArguments,
     FunctionResult,
@@ -124,7 +127,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 30] = [
+const NAMES: [(&str, CatalogFunc); 31] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
@@ -159,6 +162,7 @@ const NAMES: [(&str, CatalogFunc); 30] = [
     ("pg_indexes_size", CatalogFunc::Size(SizeOf::Indexes)),
     ("pg_total_relation_size", CatalogFunc::Size(SizeOf::Total)),
     ("pg_size_pretty", CatalogFunc::SizePretty),
+    ("pg_database_size", CatalogFunc::DatabaseSize),
     ("current_schema", CatalogFunc::CurrentSchema),
     ("current_schemas", CatalogFunc::CurrentSchemas),
 ];
@@ -185,6 +189,7 @@ impl CatalogFunc {
             | CatalogFunc::RelationIsPublishable
             | CatalogFunc::ToRegclass
             | CatalogFunc::SizePretty
+            | CatalogFunc::DatabaseSize
             | CatalogFunc::FunctionArguments
             | CatalogFunc::FunctionResult
             | CatalogFunc::QuoteIdent
@@ -223,6 +228,7 @@ impl CatalogFunc {
                 | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToRegclass
                 | CatalogFunc::Size(_)
+                | CatalogFunc::DatabaseSize
                 | CatalogFunc::Description
                 | CatalogFunc::ColumnDescription
                 | CatalogFunc::RegIn(Reg::Class | Reg::Namespace)
@@ -242,7 +248,7 @@ impl CatalogFunc {
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
-            CatalogFunc::Size(_) => SqlType::Int8,
+            CatalogFunc::Size(_) | CatalogFunc::DatabaseSize => SqlType::Int8,
             CatalogFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Text,
         }
@@ -335,6 +341,22 @@ impl CatalogFunc {
                     .map_or(Value::Null, Value::Int8)
             }
             CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
+            CatalogFunc::DatabaseSize => {
+                let this = match &args[0] {
+                    Value::Text(name) if name == crate::system::DATABASE_NAME => true,
+                    Value::Text(name) => {
+                        return Err(SqlError::new(
+                            "3D000",
+                            format!("database \"{name}\" does not exist"),
+                        ));
+                    }
+                    oid => number(oid)? == crate::system::DATABASE_OID,
+                };
+                match this {
+                    true => lookups()?.database_size()?.map_or(Value::Null, Value::Int8),
+                    false => Value::Null,
+                }
+            }
             CatalogFunc::CurrentSchema => {
                 (lookups()?.search_path().first()).map_or(Value::Null, |s| Value::Text(s.clone()))
             }

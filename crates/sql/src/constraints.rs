@@ -89,11 +89,16 @@ enum Deferred {
 struct Check {
     name: String,
     expr: Scalar,
+    /// False while it is `NOT VALID` (rows before it unchecked): new
+    /// rows meet it, [`Constraints::validate_checks`] skips it.
+    validated: bool,
 }
 
 /// A foreign key of this table.
 struct Reference {
     name: String,
+    /// As [`Check::validated`].
+    validated: bool,
     /// Its columns here, in key order.
     columns: Vec<usize>,
     parent: Arc<Relation>,
@@ -203,6 +208,7 @@ impl Constraints {
                 ConstraintKind::Check { expr } => out.checks.push(Check {
                     name: c.name.clone(),
                     expr: scalar::bind(&parse::expression(expr)?, relation)?,
+                    validated: c.validated,
                 }),
                 ConstraintKind::ForeignKey(fk) => {
                     let parent = access::relation(cx, txn, &fk.ref_table)?;
@@ -220,6 +226,7 @@ impl Constraints {
                         })?;
                     out.references.push(Reference {
                         name: c.name.clone(),
+                        validated: c.validated,
                         columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
                         parent,
                         ref_columns,
@@ -593,12 +600,12 @@ impl Constraints {
         relation: &Relation,
         env: &Env<'_>,
     ) -> Result<(), SqlError> {
-        if self.checks.is_empty() {
+        if !self.checks.iter().any(|c| c.validated) {
             return Ok(());
         }
         let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
         for (_, row) in rows {
-            for check in &self.checks {
+            for check in self.checks.iter().filter(|c| c.validated) {
                 if check.expr.eval(&row, env)? == Value::Bool(false) {
                     return Err(SqlError::new(
                         "23514",
@@ -622,12 +629,12 @@ impl Constraints {
         txn: &mut Transaction,
         relation: &Relation,
     ) -> Result<(), SqlError> {
-        if self.references.is_empty() {
+        if !self.references.iter().any(|r| r.validated) {
             return Ok(());
         }
         txn.with_latest_snapshot(|txn| {
             let rows = relation.scan(txn)?;
-            for reference in &self.references {
+            for reference in self.references.iter().filter(|r| r.validated) {
                 let mut last_found: Option<Vec<Value>> = None;
                 for (_, row) in &rows {
                     let Some(key) = reference.key_of(row)? else {
@@ -901,4 +908,58 @@ fn key_as(
         .map(|(&f, &t)| types::coerce(row[f].clone(), column_types[t]))
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+/// `ALTER TABLE table VALIDATE CONSTRAINT name`: the rows already there
+/// checked against CHECK or foreign key `name` added `NOT VALID` (23514,
+/// 23503, as when it is added), then it is marked validated
+/// (`pg_constraint.convalidated`). Nothing to do for one that is valid;
+/// 42704 for no such constraint, 42809 for a key constraint.
+pub fn validate_constraint(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    table: &str,
+    name: &str,
+) -> Result<(), SqlError> {
+    let relation = access::relation(cx, txn, table)?;
+    let unqualified = folio_catalog::unqualified(table);
+    let Some(def) =
+        (relation.def.constraints.iter()).find(|c| !c.name.is_empty() && c.name == name)
+    else {
+        let key = (relation.def.indexes.iter())
+            .any(|i| i.constraint && folio_catalog::unqualified(&i.name) == name);
+        return Err(match key {
+            true => SqlError::new(
+                "42809",
+                format!(
+                    "constraint \"{name}\" of relation \"{unqualified}\" is not a foreign key or check constraint"
+                ),
+            ),
+            false => SqlError::new(
+                "42704",
+                format!("constraint \"{name}\" of relation \"{unqualified}\" does not exist"),
+            ),
+        });
+    };
+    if def.validated {
+        return Ok(());
+    }
+    let mut constraints = Constraints::bind(cx, txn, &relation)?;
+    constraints.checks.retain(|c| c.name == name);
+    constraints.references.retain(|r| r.name == name);
+    constraints
+        .checks
+        .iter_mut()
+        .for_each(|c| c.validated = true);
+    constraints
+        .references
+        .iter_mut()
+        .for_each(|r| r.validated = true);
+    constraints.validate_checks(txn, &relation, &Env::at(cx.now))?;
+    constraints.validate_references(txn, &relation)?;
+    cx.db
+        .catalog()
+        .set_constraint_validated(txn, table, name, true)?;
+    cx.relations.ddl();
+    Ok(())
 }

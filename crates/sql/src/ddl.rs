@@ -312,6 +312,9 @@ struct Additions {
     /// Name (none: PostgreSQL's), expression.
     checks: Vec<(Option<String>, Expr)>,
     keys: Vec<KeySpec>,
+    /// `ALTER TABLE ... ADD ... NOT VALID`: the CHECKs and foreign keys
+    /// are marked not validated, and the rows already there not checked.
+    not_valid: bool,
 }
 
 /// A `FOREIGN KEY` / `REFERENCES` clause.
@@ -518,6 +521,9 @@ impl Additions {
                     expr: expr.to_string(),
                 };
                 catalog.add_constraint(txn, table, &name, kind)?;
+                if self.not_valid {
+                    catalog.set_constraint_validated(txn, table, &name, false)?;
+                }
                 taken.push(name);
             }
         }
@@ -543,6 +549,9 @@ impl Additions {
                 on_update: key.on_update,
             };
             catalog.add_foreign_key(txn, table, &request)?;
+            if self.not_valid {
+                catalog.set_constraint_validated(txn, table, &name, false)?;
+            }
             taken.push(name);
         }
         // Read from here on, the relations include what was added.
@@ -1030,11 +1039,31 @@ pub fn alter_table(
             }
             AlterTableOperation::AddConstraint {
                 constraint,
-                not_valid: false,
-            } => {
-                let mut additions = Additions::default();
+                not_valid,
+            } if key_constraint(constraint).is_none() => {
+                let mut additions = Additions {
+                    not_valid: *not_valid,
+                    ..Additions::default()
+                };
                 additions.push(constraint)?;
                 additions.add(cx, txn, &name)?;
+            }
+            AlterTableOperation::AddConstraint {
+                constraint,
+                not_valid: true,
+            } => {
+                let kind = match key_constraint(constraint) {
+                    Some((true, ..)) => "PRIMARY KEY",
+                    _ => "UNIQUE",
+                };
+                return Err(SqlError::new(
+                    "0A000",
+                    format!("{kind} constraints cannot be marked NOT VALID"),
+                ));
+            }
+            AlterTableOperation::ValidateConstraint { name: constraint } => {
+                let constraint = names::ident(constraint);
+                crate::constraints::validate_constraint(cx, txn, &name, &constraint)?;
             }
             AlterTableOperation::DropColumn {
                 column_names,

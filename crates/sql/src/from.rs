@@ -340,6 +340,11 @@ impl Columns for Scope {
         Some(self.tables[self.table_of(position)].qualifier.clone())
     }
 
+    fn column_name(&self, position: usize) -> Option<String> {
+        let t = &self.tables[self.table_of(position)];
+        t.names.get(position - t.offset).cloned()
+    }
+
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         let n = self.tables.iter().position(|t| t.qualifier == name)?;
         if self.nullable.contains(&n) {

@@ -130,6 +130,12 @@ pub enum Func {
     /// A function about sessions (`backend_functions.rs`): runs on the
     /// session's entry, which the statement's `Env` carries.
     Backend(crate::backend_functions::BackendFunc),
+    /// A hash, encoding or random-bytes function, pgcrypto's and
+    /// uuid-ossp's among them (`crypto_functions.rs`).
+    Crypto(crate::crypto_functions::CryptoFunc),
+    /// `timezone(zone, ts)`, which `ts AT TIME ZONE zone` is
+    /// (`time_zones.rs`): its arguments as that binds them.
+    Timezone,
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -218,7 +224,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 70] = [
+const NAMES: [(&str, Func); 71] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -282,6 +288,7 @@ const NAMES: [(&str, Func); 70] = [
     ("to_char", Func::ToChar),
     ("to_timestamp", Func::ToTimestamp),
     ("to_date", Func::ToDate),
+    ("timezone", Func::Timezone),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
     ("version", Func::Version),
@@ -302,6 +309,7 @@ impl Func {
             .or_else(|| crate::json_functions::JsonFunc::of(name).map(Func::Json))
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
+            .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -316,6 +324,7 @@ impl Func {
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::Backend(f) => f.name(),
+            Func::Crypto(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -370,6 +379,7 @@ impl Func {
             // `to_timestamp(double)` does not.
             Func::ToTimestamp => args.len() == 1,
             Func::ToChar | Func::ToDate => false,
+            Func::Crypto(f) => f.immutable(),
             _ => true,
         }
     }
@@ -447,6 +457,8 @@ impl Func {
             Func::Json(f) => f.takes(count),
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
+            Func::Crypto(f) => f.takes(count),
+            Func::Timezone => count == 2,
         }
     }
 
@@ -479,6 +491,7 @@ impl Func {
             {
                 Forms::None
             }
+            Func::Crypto(f) if !f.fits(types) => Forms::None,
             _ => Forms::One,
         }
     }
@@ -580,6 +593,8 @@ impl Func {
             Func::Json(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
+            Func::Crypto(f) => f.ty(),
+            Func::Timezone => crate::time_zones::result_type(args.get(1)),
         }
     }
 
@@ -915,6 +930,8 @@ impl Func {
             Func::Interval(f) => f.eval(&args)?,
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
+            Func::Crypto(f) => f.eval(&args)?,
+            Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {
                     unreachable!("matched above")

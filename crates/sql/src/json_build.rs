@@ -11,8 +11,11 @@
 //! (`2020-01-01T10:00:00`, with `+00:00` for timestamptz: the session is
 //! UTC); anything else its text output as a string. The json forms keep
 //! PostgreSQL's spacing: `[1,2]` for an array value, `{"a" : 1}` and
-//! `[1, 2]` for the build functions. A row value is 0A000 here: folio's
-//! row values do not carry their field names.
+//! `[1, 2]` for the build functions. A row value carries no field
+//! names: `to_json`, `to_jsonb` and `row_to_json` of a whole-row reference
+//! (`to_jsonb(t)`, named by its FROM item's columns) or of a row
+//! constructor (`f1`, `f2`, ...) are rewritten by the binder into
+//! [`BuildFunc::Fields`] ([`bind_record`]); any other row value is 0A000.
 
 use crate::error::SqlError;
 use crate::types;
@@ -21,14 +24,31 @@ use folio_row::{Jsonb, SqlType, Value, json_escape_into, json_number_text};
 /// A function making JSON of SQL values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuildFunc {
-    To { jsonb: bool },
-    Object { jsonb: bool },
-    Array { jsonb: bool },
+    To {
+        jsonb: bool,
+    },
+    /// `row_to_json(record)`: `to_json` of a record.
+    RowToJson,
+    Object {
+        jsonb: bool,
+    },
+    Array {
+        jsonb: bool,
+    },
+    /// `to_json(r)`, `to_jsonb(r)`, `row_to_json(r)` of a row whose field
+    /// names the binder knows ([`bind_record`]): its arguments are the
+    /// names and values, alternately.
+    Fields {
+        jsonb: bool,
+    },
 }
 
-const NAMES: [(&str, BuildFunc); 6] = [
+const NAMES: [(&str, BuildFunc); 9] = [
     ("to_json", BuildFunc::To { jsonb: false }),
     ("to_jsonb", BuildFunc::To { jsonb: true }),
+    ("row_to_json", BuildFunc::RowToJson),
+    ("to_json", BuildFunc::Fields { jsonb: false }),
+    ("to_jsonb", BuildFunc::Fields { jsonb: true }),
     ("json_build_object", BuildFunc::Object { jsonb: false }),
     ("jsonb_build_object", BuildFunc::Object { jsonb: true }),
     ("json_build_array", BuildFunc::Array { jsonb: false }),
@@ -46,19 +66,23 @@ impl BuildFunc {
 
     pub fn takes(self, count: usize) -> bool {
         match self {
-            BuildFunc::To { .. } => count == 1,
+            BuildFunc::To { .. } | BuildFunc::RowToJson => count == 1,
             _ => true,
         }
     }
 
     /// `to_json` of NULL is NULL; the build functions take NULL as null.
     pub fn is_strict(self) -> bool {
-        matches!(self, BuildFunc::To { .. })
+        matches!(self, BuildFunc::To { .. } | BuildFunc::RowToJson)
     }
 
     pub fn ty(self) -> SqlType {
         match self {
-            BuildFunc::To { jsonb } | BuildFunc::Object { jsonb } | BuildFunc::Array { jsonb } => {
+            BuildFunc::RowToJson => SqlType::Json,
+            BuildFunc::To { jsonb }
+            | BuildFunc::Object { jsonb }
+            | BuildFunc::Array { jsonb }
+            | BuildFunc::Fields { jsonb } => {
                 if jsonb {
                     SqlType::Jsonb
                 } else {
@@ -70,7 +94,7 @@ impl BuildFunc {
 
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         Ok(match self {
-            BuildFunc::To { jsonb: false } => {
+            BuildFunc::To { jsonb: false } | BuildFunc::RowToJson => {
                 let mut out = String::new();
                 json_text(&args[0], &mut out)?;
                 Value::Json(out)
@@ -90,6 +114,30 @@ impl BuildFunc {
             BuildFunc::Array { jsonb: true } => jsonb_value(Jsonb::Array(
                 args.iter().map(to_jsonb).collect::<Result<_, _>>()?,
             )),
+            BuildFunc::Fields { jsonb: true } => jsonb_value(Jsonb::object(
+                (args.chunks(2))
+                    .map(|pair| {
+                        Ok((
+                            types::text_output(&pair[0]).unwrap_or_default(),
+                            to_jsonb(&pair[1])?,
+                        ))
+                    })
+                    .collect::<Result<_, SqlError>>()?,
+            )),
+            // PostgreSQL's record form: no spaces.
+            BuildFunc::Fields { jsonb: false } => {
+                let mut out = String::from("{");
+                for (i, pair) in args.chunks(2).enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    json_escape_into(&mut out, &types::text_output(&pair[0]).unwrap_or_default());
+                    out.push(':');
+                    json_text(&pair[1], &mut out)?;
+                }
+                out.push('}');
+                Value::Json(out)
+            }
             BuildFunc::Object { jsonb } => {
                 let name = self.name();
                 if !args.len().is_multiple_of(2) {
@@ -258,4 +306,59 @@ fn scalar(v: &Value) -> Result<Scalar, SqlError> {
         }
         _ => Scalar::String(text),
     })
+}
+
+/// `to_json(r)`, `to_jsonb(r)` or `row_to_json(r)` (`f`) of a row whose
+/// field names are known when binding: a whole-row reference (its FROM
+/// item's column names) or a row constructor (`f1`, `f2`, ...), as a
+/// [`BuildFunc::Fields`] call. `None` for another argument (a record of
+/// unknown names stays 0A000 when it runs); 42883 for `row_to_json` of
+/// what is not a record.
+pub fn bind_record(
+    f: BuildFunc,
+    args: &[crate::scalar::Scalar],
+    columns: &(impl crate::scalar::Columns + ?Sized),
+) -> Result<Option<crate::scalar::Scalar>, SqlError> {
+    use crate::functions::Func;
+    use crate::row_values::RowFunc;
+    use crate::scalar::Scalar as Expr;
+    let jsonb = match f {
+        BuildFunc::To { jsonb } => jsonb,
+        BuildFunc::RowToJson => false,
+        _ => return Ok(None),
+    };
+    let [arg] = args else { return Ok(None) };
+    let names: Vec<Option<String>> = match arg {
+        Expr::Func(Func::Row(RowFunc::WholeRow), fields) => (fields.iter())
+            .map(|c| match c {
+                Expr::Column(position) => columns.column_name(*position),
+                _ => None,
+            })
+            .collect(),
+        Expr::Func(Func::Row(RowFunc::Construct), fields) => {
+            (1..=fields.len()).map(|i| Some(format!("f{i}"))).collect()
+        }
+        _ if f == BuildFunc::RowToJson && arg.ty_in(columns) != SqlType::Record => {
+            return Err(crate::functions::no_match(format!(
+                "function row_to_json({}) does not exist",
+                crate::scalar::argument_types(args, columns)
+            )));
+        }
+        _ => return Ok(None),
+    };
+    let (Expr::Func(_, fields), Some(names)) = (arg, names.into_iter().collect::<Option<Vec<_>>>())
+    else {
+        return Ok(None);
+    };
+    let pairs = names
+        .into_iter()
+        .zip(fields.iter().cloned())
+        .flat_map(|(name, value)| [Expr::Const(Value::Text(name)), value])
+        .collect();
+    Ok(Some(Expr::Func(
+        Func::Json(crate::json_functions::JsonFunc::Build(BuildFunc::Fields {
+            jsonb,
+        })),
+        pairs,
+    )))
 }

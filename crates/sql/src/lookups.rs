@@ -129,7 +129,10 @@ impl Lookups {
                 }
             }
             for constraint in &table.constraints {
-                if let Some(text) = constraint_definition(table, &constraint.kind, &tables) {
+                if let Some(mut text) = constraint_definition(table, &constraint.kind, &tables) {
+                    if !constraint.validated {
+                        text.push_str(" NOT VALID");
+                    }
                     out.constraints.insert(constraint.oid as i64, text);
                 }
             }
@@ -273,6 +276,16 @@ impl Lookups {
     /// shared, so not counted), an index's tree. A view, a sequence
     /// (whose values folio keeps in a shared tree) and a system relation
     /// have none: 0. NULL for an oid that is no relation, as PostgreSQL.
+    /// `pg_database_size` of the database (its data file's pages, in
+    /// bytes).
+    pub fn database_size(&self) -> Result<Option<i64>, SqlError> {
+        let Some(catalog) = &self.catalog else {
+            return Ok(None);
+        };
+        let pages = catalog.database_pages()?;
+        Ok(Some(pages as i64 * folio_page::PAGE_SIZE as i64))
+    }
+
     pub fn size(
         &self,
         oid: i64,

@@ -45,6 +45,10 @@ impl Columns for Relation {
         Some(self.def.name.clone())
     }
 
+    fn column_name(&self, position: usize) -> Option<String> {
+        self.def.columns.get(position).map(|c| c.name.clone())
+    }
+
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         (name == self.def.name).then(|| Ok((0..self.types.len()).collect()))
     }

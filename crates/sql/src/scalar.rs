@@ -50,6 +50,12 @@ pub trait Columns {
         let _ = name;
         None
     }
+    /// The plain name of the column at `position`, for the fields of a
+    /// whole-row reference as json (`json_build.rs`); by default unknown.
+    fn column_name(&self, position: usize) -> Option<String> {
+        let _ = position;
+        None
+    }
 }
 
 /// A row known by its types alone (names do not resolve in it).
@@ -527,6 +533,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 bind(expr, columns)?,
             ],
         ),
+        Expr::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => {
+            let (ts, zone) = (bind(timestamp, columns)?, bind(time_zone, columns)?);
+            crate::time_zones::bind(ts, zone, true, columns)?
+        }
         Expr::Interval(interval) => Scalar::Const(types::interval_literal(interval)?),
         Expr::TypedString(typed) => {
             let ty = types::column_type(&typed.data_type)?;
@@ -1064,11 +1077,24 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
+    // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
+    let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
+        ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
+        (_, Ok(two)) => Vec::from(two),
+        (_, Err(args)) => args,
+    };
     let args = match crate::array_functions::bind_change(&name, args, columns)? {
         Ok(call) => return Ok(call),
         Err(args) => args,
     };
     let func = match Func::of(&name) {
+        // An extension's function exists while the extension does.
+        Some(Func::Crypto(f))
+            if f.extension()
+                .is_some_and(|e| !crate::extensions::installed(e)) =>
+        {
+            return Err(no_such_function(&name, &args, columns));
+        }
         Some(func) if func.takes(args.len()) => func,
         None if crate::table_functions::is_table_function(&f.name) => {
             return Err(SqlError::unsupported(format!(
@@ -1090,6 +1116,11 @@ fn function(
                 argument_types(&args, columns)
             )));
         }
+    }
+    if let Func::Json(crate::json_functions::JsonFunc::Build(f)) = func
+        && let Some(call) = crate::json_build::bind_record(f, &args, columns)?
+    {
+        return Ok(call);
     }
     let args = match func {
         Func::Json(f) => f.bind_args(&name, args, columns)?,

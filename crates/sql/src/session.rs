@@ -1509,6 +1509,7 @@ impl Session {
                 in_view: Default::default(),
             };
             let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
+            let _extensions = crate::extensions::Scope::of(&self.db, txn)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
@@ -1532,6 +1533,7 @@ impl Session {
         let types = self.db.catalog().enum_types(&txn);
         let result = match types.map_err(SqlError::from).and_then(|types| {
             let _types = user_types::Scope::enter(types);
+            let _extensions = crate::extensions::Scope::of(&self.db, &txn)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             f(&cx, &mut txn, &mut self.notices)
         }) {
@@ -1838,6 +1840,24 @@ fn run(
             name,
             representation,
         } => crate::enum_types::create(cx, txn, name, representation),
+        Statement::CreateExtension {
+            name,
+            if_not_exists,
+            cascade: _,
+            schema,
+            version,
+        } => crate::extensions::create(
+            db,
+            txn,
+            notices,
+            name,
+            *if_not_exists,
+            schema.as_ref(),
+            version.as_ref(),
+        ),
+        Statement::DropExtension {
+            names, if_exists, ..
+        } => crate::extensions::drop(db, txn, notices, names, *if_exists),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Type,
             if_exists,

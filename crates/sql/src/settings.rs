@@ -268,7 +268,7 @@ impl Settings {
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" if matches!(lower.replace(' ', "").as_str(), "iso" | "iso,mdy") => {}
-            "timezone" if matches!(lower.as_str(), "utc" | "gmt" | "etc/utc" | "z") => {}
+            "timezone" if crate::time_zones::is_utc(&lower) => {}
             "search_path" => self.search_path = crate::schemas::parse_search_path(value)?,
             "client_encoding" | "datestyle" | "timezone" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));

@@ -38,7 +38,9 @@ const PUBLIC_NAMESPACE: i64 = 2200;
 /// (`temp_tables.rs`; PostgreSQL's are ordinary oids).
 pub(crate) const TEMP_NAMESPACE_BASE: i64 = 4_000_000_000;
 /// The database's oid (PostgreSQL's `postgres` database).
-const DATABASE_OID: i64 = 5;
+pub(crate) const DATABASE_OID: i64 = 5;
+/// The database's name (`current_database()`).
+pub(crate) const DATABASE_NAME: &str = "postgres";
 /// Access methods: the heap and the B+tree.
 const HEAP_AM: i64 = 2;
 const BTREE_AM: i64 = 403;
@@ -88,7 +90,8 @@ pub enum SystemRelation {
     Cast,
     /// `pg_operator`: folio's operators (`system_operator.rs`).
     Operator,
-    /// `pg_extension`: empty (folio has no extensions, not even plpgsql).
+    /// `pg_extension`: the created extensions (`extensions.rs`; not
+    /// plpgsql, which folio does not have).
     Extension,
     /// `pg_language`: `internal`, the language of every folio function.
     Language,
@@ -1112,8 +1115,8 @@ impl SystemRelation {
             | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
-            | SystemRelation::Range
-            | SystemRelation::Extension => {}
+            | SystemRelation::Range => {}
+            SystemRelation::Extension => out.extend(crate::extensions::rows(catalog, txn)?),
             SystemRelation::Description => {
                 for d in catalog.descriptions(txn)? {
                     let (kind, objoid, subid) = crate::lookups::description_key(&d);
@@ -1127,6 +1130,10 @@ impl SystemRelation {
                         Value::Int4(subid as i32),
                         text(&d.text),
                     ]);
+                }
+                for (objoid, comment) in crate::extensions::comments(catalog, txn)? {
+                    let class = SystemRelation::Extension.oid();
+                    out.push(vec![oid(objoid), oid(class), Value::Int4(0), text(comment)]);
                 }
             }
             SystemRelation::Views => {
@@ -1435,6 +1442,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => {}
             ConstraintKind::Check { expr } => {
                 let mut r = row(constraint.oid, &constraint.name, "c");
+                r[6] = Value::Bool(constraint.validated);
                 r[20] = text(expr);
                 out.push(r);
             }
@@ -1445,6 +1453,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                     folio_catalog::RefAction::Cascade => text("c"),
                 };
                 let mut r = row(constraint.oid, &constraint.name, "f");
+                r[6] = Value::Bool(constraint.validated);
                 let key = referenced_key(fk, tables);
                 r[9] = oid(key.map_or(0, |i| i.oid as i64));
                 r[11] = oid(fk.ref_table_oid as i64);

@@ -38,6 +38,7 @@ mod expr;
 mod from;
 mod functions;
 mod generated;
+mod grouping_sets;
 mod immutable;
 mod index_exprs;
 mod indexes;

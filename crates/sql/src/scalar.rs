@@ -1005,6 +1005,12 @@ fn function(
             format!("aggregate functions are not allowed here ({name})"),
         ));
     }
+    if crate::aggregate::is_grouping(f) {
+        return Err(SqlError::new(
+            "42803",
+            "grouping operations are not allowed here",
+        ));
+    }
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };

@@ -1438,9 +1438,28 @@ fn group_keys(select: &Select) -> &[Expr] {
 
 /// The GROUP BY keys and grouping sets (`grouping_sets.rs`), a number
 /// `n` standing for the select list's `n`th expression (as PostgreSQL
-/// reads `GROUP BY 1, 2`), else 42P10.
-fn group_by(select: &Select) -> Result<crate::grouping_sets::Expanded, SqlError> {
+/// reads `GROUP BY 1, 2`), else 42P10; a name that is no column of
+/// `source` but a select item's alias standing for its expression (as
+/// PostgreSQL reads `SELECT a + 1 AS k ... GROUP BY k`: an input column
+/// wins over an output name).
+fn group_by<C: Columns + ?Sized>(
+    select: &Select,
+    source: &C,
+) -> Result<crate::grouping_sets::Expanded, SqlError> {
     crate::grouping_sets::expand(group_keys(select), |key| {
+        if let Expr::Identifier(id) = key
+            && source.resolve(&names::ident(id)).is_err()
+            && let Some(e) = select.projection.iter().find_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias }
+                    if names::ident(alias) == names::ident(id) =>
+                {
+                    Some(expr)
+                }
+                _ => None,
+            })
+        {
+            return Ok(e.clone());
+        }
         let Expr::Value(v) = key else {
             return Ok(key.clone());
         };
@@ -1548,7 +1567,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     }) {
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
-    let expanded = group_by(select)?;
+    let expanded = group_by(select, source)?;
     let binder = Binder::new(source, &expanded.keys)?;
     let having = match &select.having {
         Some(h) => Some(scalar::bind(h, &binder)?),

@@ -65,6 +65,9 @@ pub enum Kind {
     JsonObjectAgg {
         jsonb: bool,
     },
+    /// `GROUPING(key, ...)`: not an aggregate but the grouping set's
+    /// mark, bound beside them (`Grouping::marks`; `grouping_sets.rs`).
+    Grouping,
 }
 
 impl Kind {
@@ -84,6 +87,7 @@ impl Kind {
             Kind::JsonAgg { jsonb: true } => "jsonb_agg",
             Kind::JsonObjectAgg { jsonb: false } => "json_object_agg",
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
+            Kind::Grouping => "GROUPING",
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -148,6 +152,7 @@ impl Kind {
     fn result_type(self, arg: SqlType) -> SqlType {
         match self {
             Kind::CountStar | Kind::Count => SqlType::Int8,
+            Kind::Grouping => SqlType::Int4,
             Kind::Sum => match arg {
                 SqlType::Int2 | SqlType::Int4 => SqlType::Int8,
                 SqlType::Interval => SqlType::Interval,
@@ -215,6 +220,21 @@ pub struct Grouping {
     pub calls: Vec<Call>,
     /// Over the aggregate row.
     pub having: Option<Scalar>,
+    /// The grouping sets, each the ascending positions of the keys it
+    /// groups by (`grouping_sets.rs`); a plain GROUP BY has one, of
+    /// every key. An aggregate row's keys outside its set are NULL.
+    pub sets: Vec<Vec<usize>>,
+    /// Per call, a `GROUPING(...)`'s arguments as key positions (empty
+    /// for an aggregate).
+    pub marks: Vec<Vec<usize>>,
+}
+
+impl Grouping {
+    /// Whether the query groups by sets (ROLLUP, CUBE, GROUPING SETS,
+    /// `()` beside keys) rather than by all its keys once.
+    pub fn has_sets(&self) -> bool {
+        !matches!(self.sets.as_slice(), [one] if one.len() == self.keys.len())
+    }
 }
 
 /// Binds expressions over the aggregate row of a query: aggregate calls
@@ -224,6 +244,8 @@ pub struct Binder<'a, C: Columns + ?Sized> {
     keys: Vec<Expr>,
     key_types: Vec<SqlType>,
     calls: RefCell<Vec<Call>>,
+    /// `Grouping::marks`, so far.
+    marks: RefCell<Vec<Vec<usize>>>,
 }
 
 impl<'a, C: Columns + ?Sized> Binder<'a, C> {
@@ -238,21 +260,96 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             keys: keys.to_vec(),
             key_types,
             calls: RefCell::new(Vec::new()),
+            marks: RefCell::new(Vec::new()),
         })
     }
 
-    /// The grouping, once every expression is bound.
-    pub fn finish(self, having: Option<Scalar>) -> Result<Grouping, SqlError> {
+    /// The grouping, once every expression is bound, by `sets` of the
+    /// keys (`grouping_sets::Expanded::sets`).
+    pub fn finish(
+        self,
+        having: Option<Scalar>,
+        sets: Vec<Vec<usize>>,
+    ) -> Result<Grouping, SqlError> {
         let keys = self
             .keys
             .iter()
             .map(|k| scalar::bind(k, self.source))
             .collect::<Result<_, _>>()?;
+        let calls = self.calls.into_inner();
+        let mut marks = self.marks.into_inner();
+        marks.resize(calls.len(), Vec::new());
         Ok(Grouping {
             keys,
-            calls: self.calls.into_inner(),
             having,
+            sets,
+            marks,
+            calls,
         })
+    }
+
+    /// `GROUPING(key, ...)`: each argument must be a group key (42803);
+    /// its value is the set's, taken when the groups are finished (its
+    /// arguments: `Grouping::marks`).
+    fn grouping_call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
+        let not_key = || {
+            SqlError::new(
+                "42803",
+                "arguments to GROUPING must be grouping expressions of the associated query level",
+            )
+        };
+        let args = match &f.args {
+            FunctionArguments::List(list)
+                if list.clauses.is_empty()
+                    && list.duplicate_treatment.is_none()
+                    && f.filter.is_none()
+                    && f.within_group.is_empty() =>
+            {
+                &list.args
+            }
+            _ => return Err(SqlError::syntax(format!("syntax error at or near \"{f}\""))),
+        };
+        if args.is_empty() {
+            return Err(SqlError::syntax("syntax error at or near \")\""));
+        }
+        if args.len() > crate::grouping_sets::MAX_GROUPING_ARGS {
+            return Err(SqlError::new(
+                "54023",
+                "GROUPING must have fewer than 32 arguments",
+            ));
+        }
+        let mut grouped = Vec::with_capacity(args.len());
+        for arg in args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(mut e)) = arg.clone() else {
+                return Err(not_key());
+            };
+            while let Expr::Nested(inner) = e {
+                e = *inner;
+            }
+            let key = match self.keys.iter().position(|k| *k == e) {
+                Some(k) => k,
+                // A column named otherwise than its key (`t.a` for `a`).
+                None => match scalar::bind(&e, self) {
+                    Ok(Scalar::Column(k)) if k < self.keys.len() => k,
+                    _ => return Err(not_key()),
+                },
+            };
+            grouped.push(key);
+        }
+        let mut calls = self.calls.borrow_mut();
+        calls.push(Call {
+            kind: Kind::Grouping,
+            arg: None,
+            delimiter: None,
+            distinct: false,
+            ty: SqlType::Int4,
+            order: Vec::new(),
+            filter: None,
+        });
+        let mut marks = self.marks.borrow_mut();
+        marks.resize(calls.len(), Vec::new());
+        marks[calls.len() - 1] = grouped;
+        Ok(Scalar::Column(self.keys.len() + calls.len() - 1))
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
@@ -271,6 +368,12 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                     other => list.clauses.push(other),
                 }
             }
+        }
+        if contains_call(&Expr::Function(plain.clone()), is_grouping) {
+            return Err(SqlError::new(
+                "42803",
+                "aggregate function calls cannot be nested",
+            ));
         }
         let mut call = bind_call(&plain, self.source)?;
         if call.distinct
@@ -526,6 +629,7 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
         }
         match expr {
             Expr::Function(f) if is_aggregate(f) => Some(self.call(f)),
+            Expr::Function(f) if is_grouping(f) => Some(self.grouping_call(f)),
             _ => None,
         }
     }
@@ -535,6 +639,11 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
 /// it is a window function's: `window.rs`).
 pub fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
     f.over.is_none() && is_aggregate_name(&names::function(&f.name))
+}
+
+/// Whether a call is to `GROUPING(...)`, which only a grouped query has.
+pub fn is_grouping(f: &sqlparser::ast::Function) -> bool {
+    f.over.is_none() && names::function(&f.name) == "grouping"
 }
 
 /// Whether `name` is an aggregate function's.
@@ -612,7 +721,8 @@ impl State {
     /// The state before any value.
     fn new(kind: Kind) -> State {
         match kind {
-            Kind::CountStar | Kind::Count => State::Count(0),
+            // (GROUPING takes no values: its result is its set's.)
+            Kind::CountStar | Kind::Count | Kind::Grouping => State::Count(0),
             Kind::Sum | Kind::Avg => State::Sum(None, 0),
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
@@ -659,7 +769,8 @@ impl<'c> Accumulator<'c> {
 impl Grouping {
     /// The aggregate rows of `rows`: one per group (one in all for no
     /// GROUP BY, even over no rows), group key values then results,
-    /// filtered by HAVING. Groups come in first-seen order.
+    /// filtered by HAVING. Groups come set by set, in first-seen order
+    /// within each.
     pub fn run(&self, rows: &[Vec<Value>], env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut groups = self.start();
         for row in rows {
@@ -669,15 +780,23 @@ impl Grouping {
     }
 
     /// Groups to be fed a row at a time ([`Groups::add`]), so the rows
-    /// need not be held: [`Grouping::run`] over a stream.
+    /// need not be held: [`Grouping::run`] over a stream. Each empty set
+    /// (`()`, or no GROUP BY) has its one group from the start: it gives
+    /// a row even over no rows, as PostgreSQL's does.
     pub fn start(&self) -> Groups<'_> {
         let mut groups = Groups {
             grouping: self,
             groups: Vec::new(),
             index: KeyMap::default(),
+            whole: Vec::with_capacity(self.sets.len()),
         };
-        if self.keys.is_empty() {
-            groups.groups.push(groups.fresh(Vec::new()));
+        for (s, set) in self.sets.iter().enumerate() {
+            let whole = set.is_empty().then(|| {
+                let fresh = groups.fresh(s, vec![Value::Null; self.keys.len()]);
+                groups.groups.push(fresh);
+                groups.groups.len() - 1
+            });
+            groups.whole.push(whole);
         }
         groups
     }
@@ -687,13 +806,19 @@ impl Grouping {
 pub struct Groups<'g> {
     grouping: &'g Grouping,
     groups: Vec<Group>,
+    /// Each group's place in `groups` by its key's bytes (and, with
+    /// several sets, its set's number after them).
     index: KeyMap<usize>,
+    /// Per set, its one group when it groups by no key.
+    whole: Vec<Option<usize>>,
 }
 
-/// One group: its key values, and per call its state, the values a
-/// DISTINCT call has taken, and the rows an ordered call has yet to take
-/// (its ORDER BY keys, then its value and delimiter).
+/// One group: its set, its key values (NULL outside its set), and per
+/// call its state, the values a DISTINCT call has taken, and the rows an
+/// ordered call has yet to take (its ORDER BY keys, then its value and
+/// delimiter).
 struct Group {
+    set: usize,
     key: Vec<Value>,
     states: Vec<State>,
     seen: Vec<KeySet>,
@@ -701,9 +826,10 @@ struct Group {
 }
 
 impl Groups<'_> {
-    fn fresh(&self, key: Vec<Value>) -> Group {
+    fn fresh(&self, set: usize, key: Vec<Value>) -> Group {
         let calls = &self.grouping.calls;
         Group {
+            set,
             key,
             states: calls.iter().map(|c| State::new(c.kind)).collect(),
             seen: vec![Default::default(); calls.len()],
@@ -711,28 +837,58 @@ impl Groups<'_> {
         }
     }
 
-    /// Adds a source row to its group.
+    /// Adds a source row to its group in each set.
     pub fn add(&mut self, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
         let grouping = self.grouping;
         let key: Vec<Value> = (grouping.keys.iter())
             .map(|k| k.eval(row, env))
             .collect::<Result<_, _>>()?;
-        let g = if grouping.keys.is_empty() {
-            0
-        } else {
-            let hashed = group_hash(&key);
-            match self.index.get(&hashed) {
-                Some(&g) => g,
+        if !grouping.has_sets() {
+            let g = match self.whole[0] {
+                Some(g) => g,
+                None => self.group_of(0, key),
+            };
+            return self.take(g, row, env);
+        }
+        for (s, set) in grouping.sets.iter().enumerate() {
+            let g = match self.whole[s] {
+                Some(g) => g,
                 None => {
-                    let fresh = self.fresh(key);
-                    self.groups.push(fresh);
-                    self.index.insert(hashed, self.groups.len() - 1);
-                    self.groups.len() - 1
+                    let mut own = vec![Value::Null; key.len()];
+                    for &k in set {
+                        own[k] = key[k].clone();
+                    }
+                    self.group_of(s, own)
                 }
-            }
-        };
+            };
+            self.take(g, row, env)?;
+        }
+        Ok(())
+    }
+
+    /// The group of `key` in set `set`, made if new.
+    fn group_of(&mut self, set: usize, key: Vec<Value>) -> usize {
+        let mut hashed = group_hash(&key);
+        if self.grouping.sets.len() > 1 {
+            hashed.extend_from_slice(&set.to_le_bytes());
+        }
+        if let Some(&g) = self.index.get(&hashed) {
+            return g;
+        }
+        let fresh = self.fresh(set, key);
+        self.groups.push(fresh);
+        self.index.insert(hashed, self.groups.len() - 1);
+        self.groups.len() - 1
+    }
+
+    /// Feeds a source row to group `g`'s calls.
+    fn take(&mut self, g: usize, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        let grouping = self.grouping;
         let group = &mut self.groups[g];
         for (c, call) in grouping.calls.iter().enumerate() {
+            if call.kind == Kind::Grouping {
+                continue;
+            }
             if let Some(filter) = &call.filter
                 && !filter.accepts(row, env)?
             {
@@ -766,14 +922,22 @@ impl Groups<'_> {
     }
 
     /// The aggregate rows: each group's key values then its results,
-    /// filtered by HAVING. An ordered call takes its values now, sorted.
-    pub fn finish(self, env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
+    /// filtered by HAVING, set by set (the sets' order, each one's groups
+    /// in first-seen order). An ordered call takes its values now, sorted.
+    pub fn finish(mut self, env: &Env<'_>) -> Result<Vec<Vec<Value>>, SqlError> {
         let grouping = self.grouping;
+        self.groups.sort_by_key(|g| g.set);
         let mut out = Vec::with_capacity(self.groups.len());
         for group in self.groups {
             let mut row = group.key;
+            let set = &grouping.sets[group.set];
             let calls = grouping.calls.iter().zip(group.states).zip(group.pending);
-            for ((call, mut state), mut pending) in calls {
+            for (c, ((call, mut state), mut pending)) in calls.enumerate() {
+                if call.kind == Kind::Grouping {
+                    let mark = crate::grouping_sets::grouping_value(&grouping.marks[c], set);
+                    row.push(Value::Int4(mark));
+                    continue;
+                }
                 let keys: Vec<SortKey> = call.order.iter().map(|(_, k)| *k).collect();
                 crate::query::sort(&mut pending, &keys)?;
                 for mut taken in pending {

@@ -318,7 +318,9 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     {
         let aggregate_names = aggregate_names(grouping, &names, &types);
         let groups = analyzed(actual.map_or(0, |a| a.groups));
-        let (title, mut details) = if grouping.keys.is_empty() {
+        let (title, mut details) = if grouping.has_sets() {
+            set_keys(grouping, &aggregate_names)
+        } else if grouping.keys.is_empty() {
             ("Aggregate", Vec::new())
         } else {
             let keys = aggregate_names[..grouping.keys.len()].join(", ");
@@ -799,14 +801,47 @@ fn window_call_text(call: &WindowCall, names: &[String], types: &[SqlType]) -> S
 }
 
 /// The names of a grouped query's aggregate row: its group keys, then its
-/// aggregate calls.
+/// aggregate calls (and GROUPING marks).
 fn aggregate_names(grouping: &Grouping, names: &[String], types: &[SqlType]) -> Vec<String> {
-    grouping
-        .keys
-        .iter()
+    let keys: Vec<String> = (grouping.keys.iter())
         .map(|k| deparse(k, names, types))
-        .chain(grouping.calls.iter().map(|c| call_text(c, names)))
-        .collect()
+        .collect();
+    let calls = grouping
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.kind {
+            crate::aggregate::Kind::Grouping => {
+                let args: Vec<&str> = (grouping.marks[i].iter())
+                    .map(|&k| keys[k].as_str())
+                    .collect();
+                format!("GROUPING({})", args.join(", "))
+            }
+            _ => call_text(c, names),
+        });
+    keys.iter().cloned().chain(calls).collect()
+}
+
+/// A grouping by sets as PostgreSQL 15 shows its hashed form: a `Hash
+/// Key` line per set that has keys, then a `Group Key: ()` per empty set
+/// (`MixedAggregate` when there are both kinds).
+fn set_keys(grouping: &Grouping, aggregate_names: &[String]) -> (&'static str, Vec<String>) {
+    let hashed: Vec<String> = (grouping.sets.iter())
+        .filter(|set| !set.is_empty())
+        .map(|set| {
+            let keys: Vec<&str> = set.iter().map(|&k| aggregate_names[k].as_str()).collect();
+            format!("Hash Key: {}", keys.join(", "))
+        })
+        .collect();
+    let empty = grouping.sets.iter().filter(|set| set.is_empty()).count();
+    let title = match (hashed.is_empty(), empty) {
+        (false, 0) => "HashAggregate",
+        (false, _) => "MixedAggregate",
+        (true, _) => "Aggregate",
+    };
+    let mut details = hashed;
+    details.extend(std::iter::repeat_n("Group Key: ()".to_string(), empty));
+    (title, details)
 }
 
 /// A node's `Filter:` line, if it has conditions (over a row named

@@ -40,6 +40,7 @@ mod extensions;
 mod from;
 mod functions;
 mod generated;
+mod grouping_sets;
 mod immutable;
 mod index_exprs;
 mod indexes;

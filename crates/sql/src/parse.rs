@@ -172,6 +172,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
         row_lock_strengths_folio_takes(&mut spanned);
+        crate::grouping_sets::parenthesize_set_items(&mut spanned);
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),

@@ -1440,44 +1440,63 @@ fn group_keys(select: &Select) -> &[Expr] {
     }
 }
 
-/// The GROUP BY keys, a number `n` standing for the select list's `n`th
-/// expression (as PostgreSQL reads `GROUP BY 1, 2`), else 42P10.
-fn group_by(select: &Select) -> Result<Vec<Expr>, SqlError> {
-    group_keys(select)
-        .iter()
-        .map(|key| {
-            let Expr::Value(v) = key else {
-                return Ok(key.clone());
-            };
-            let sqlparser::ast::Value::Number(text, _) = &v.value else {
-                return Ok(key.clone());
-            };
-            let item = text
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| n.checked_sub(1))
-                .and_then(|n| select.projection.get(n));
-            match item {
-                Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
-                    Ok(e.clone())
+/// The GROUP BY keys and grouping sets (`grouping_sets.rs`), a number
+/// `n` standing for the select list's `n`th expression (as PostgreSQL
+/// reads `GROUP BY 1, 2`), else 42P10; a name that is no column of
+/// `source` but a select item's alias standing for its expression (as
+/// PostgreSQL reads `SELECT a + 1 AS k ... GROUP BY k`: an input column
+/// wins over an output name).
+fn group_by<C: Columns + ?Sized>(
+    select: &Select,
+    source: &C,
+) -> Result<crate::grouping_sets::Expanded, SqlError> {
+    crate::grouping_sets::expand(group_keys(select), |key| {
+        if let Expr::Identifier(id) = key
+            && source.resolve(&names::ident(id)).is_err()
+            && let Some(e) = select.projection.iter().find_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias }
+                    if names::ident(alias) == names::ident(id) =>
+                {
+                    Some(expr)
                 }
-                _ => Err(SqlError::new(
-                    "42P10",
-                    format!("GROUP BY position {text} is not in select list"),
-                )),
+                _ => None,
+            })
+        {
+            return Ok(e.clone());
+        }
+        let Expr::Value(v) = key else {
+            return Ok(key.clone());
+        };
+        let sqlparser::ast::Value::Number(text, _) = &v.value else {
+            return Ok(key.clone());
+        };
+        let item = text
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|n| select.projection.get(n));
+        match item {
+            Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
+                Ok(e.clone())
             }
-        })
-        .collect()
+            _ => Err(SqlError::new(
+                "42P10",
+                format!("GROUP BY position {text} is not in select list"),
+            )),
+        }
+    })
 }
 
 /// Whether the query aggregates: GROUP BY, HAVING, or an aggregate call
-/// in the select list.
+/// (or a `GROUPING(...)`, then refused for want of keys) in the select
+/// list.
 fn is_grouped(select: &Select) -> bool {
     !group_keys(select).is_empty()
         || select.having.is_some()
         || select.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 aggregate::contains_aggregate(e)
+                    || aggregate::contains_call(e, aggregate::is_grouping)
             }
             _ => false,
         })
@@ -1552,7 +1571,8 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     }) {
         return Err(SqlError::unsupported("* in an aggregate query"));
     }
-    let binder = Binder::new(source, &group_by(select)?)?;
+    let expanded = group_by(select, source)?;
+    let binder = Binder::new(source, &expanded.keys)?;
     let having = match &select.having {
         Some(h) => Some(scalar::bind(h, &binder)?),
         None => None,
@@ -1583,7 +1603,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         };
         (output, columns, order, post, Windows::default())
     };
-    let grouping = binder.finish(having)?;
+    let grouping = binder.finish(having, expanded.sets)?;
     let mut output = output;
     Windows::place(&mut output, grouping.keys.len() + grouping.calls.len());
     Ok((

@@ -1037,6 +1037,12 @@ fn function(
             format!("aggregate functions are not allowed here ({name})"),
         ));
     }
+    if crate::aggregate::is_grouping(f) {
+        return Err(SqlError::new(
+            "42803",
+            "grouping operations are not allowed here",
+        ));
+    }
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };

@@ -174,6 +174,8 @@ pub struct Catalog {
     /// Whether an enum type may exist: unknown (0) until a scan of
     /// `folio.class` tells, then 1 (none seen) or 2 (`enums.rs`).
     pub(crate) enums_seen: std::sync::atomic::AtomicU8,
+    /// Whether any SQL function exists, as `enums_seen` (`functions.rs`).
+    pub(crate) functions_seen: std::sync::atomic::AtomicU8,
     /// Whether the database has user schemas: 0 unknown, 1 none, 2 some
     /// (`schemas.rs`: `has_schemas`).
     pub(crate) schemas_seen: std::sync::atomic::AtomicU8,
@@ -264,6 +266,7 @@ impl Catalog {
             index_evaluator: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
             enums_seen: std::sync::atomic::AtomicU8::new(0),
+            functions_seen: std::sync::atomic::AtomicU8::new(0),
             schemas_seen: std::sync::atomic::AtomicU8::new(0),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
@@ -602,6 +605,7 @@ impl Catalog {
             populated: false,
             exprs: exprs.clone(),
             enum_body: None,
+            function: None,
         };
         let def = IndexDef {
             oid,
@@ -1038,7 +1042,9 @@ impl Catalog {
     /// Whether `txn` sees a table or index named `name`.
     pub fn relation_exists(&self, txn: &Transaction, name: &str) -> Result<bool, CatalogError> {
         Ok((self.class(txn, name)?).is_some_and(|(_, c)| {
-            c.kind != crate::defs::KIND_ENUM && c.kind != crate::defs::KIND_SCHEMA
+            c.kind != crate::defs::KIND_ENUM
+                && c.kind != crate::defs::KIND_SCHEMA
+                && c.kind != crate::defs::KIND_FUNCTION
         }))
     }
 

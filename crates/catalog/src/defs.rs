@@ -368,6 +368,9 @@ pub(crate) const KIND_MATVIEW: u8 = b'm';
 pub(crate) const KIND_ENUM: u8 = b'e';
 /// A schema (`schemas.rs`): no storage, named `schema.`.
 pub(crate) const KIND_SCHEMA: u8 = b'n';
+/// A SQL function (`functions.rs`): no storage, its signature and body
+/// after the columns.
+pub(crate) const KIND_FUNCTION: u8 = b'f';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -417,6 +420,9 @@ pub(crate) struct ClassRow {
     /// An enum type's labels (kind `e` only, after the columns:
     /// `enums.rs`).
     pub enum_body: Option<crate::enums::EnumBody>,
+    /// A SQL function's signature and body (kind `f` only, after the
+    /// columns: `functions.rs`).
+    pub function: Option<crate::functions::FunctionBody>,
 }
 
 impl ClassRow {
@@ -443,6 +449,7 @@ impl ClassRow {
             populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
+            function: None,
         }
     }
 
@@ -483,6 +490,9 @@ impl ClassRow {
             self.exprs.encode(&mut w);
         }
         if let Some(body) = &self.enum_body {
+            body.encode(&mut w);
+        }
+        if let Some(body) = &self.function {
             body.encode(&mut w);
         }
         w.0
@@ -537,6 +547,10 @@ impl ClassRow {
             KIND_ENUM => Some(crate::enums::EnumBody::decode(&mut r)?),
             _ => None,
         };
+        let function = match kind {
+            KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -547,6 +561,7 @@ impl ClassRow {
             KIND_MATVIEW,
             KIND_ENUM,
             KIND_SCHEMA,
+            KIND_FUNCTION,
         ]
         .contains(&kind)
         {
@@ -573,6 +588,7 @@ impl ClassRow {
             populated,
             exprs,
             enum_body,
+            function,
         })
     }
 }
@@ -653,6 +669,7 @@ mod tests {
             populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
+            function: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         let expression = ClassRow {

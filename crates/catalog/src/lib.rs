@@ -15,6 +15,7 @@ mod descriptions;
 mod drop_column;
 mod enums;
 mod error;
+mod functions;
 mod hint_file;
 mod index_exprs;
 mod layout;
@@ -51,6 +52,7 @@ pub use defs::{
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
 pub use enums::LabelPlace;
 pub use error::CatalogError;
+pub use functions::FunctionDef;
 pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use reclaim::ReclaimStats;

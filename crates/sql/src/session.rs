@@ -1509,6 +1509,7 @@ impl Session {
                 in_view: Default::default(),
             };
             let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
+            let _functions = crate::sql_functions::Scope::enter(self.db.catalog().functions(txn)?);
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
@@ -1530,8 +1531,10 @@ impl Session {
             in_view: Default::default(),
         };
         let types = self.db.catalog().enum_types(&txn);
+        let functions = self.db.catalog().functions(&txn);
         let result = match types.map_err(SqlError::from).and_then(|types| {
             let _types = user_types::Scope::enter(types);
+            let _functions = crate::sql_functions::Scope::enter(functions?);
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             f(&cx, &mut txn, &mut self.notices)
         }) {
@@ -1838,6 +1841,12 @@ fn run(
             name,
             representation,
         } => crate::enum_types::create(cx, txn, name, representation),
+        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create),
+        Statement::DropFunction {
+            if_exists,
+            func_desc,
+            ..
+        } => crate::sql_functions::drop(cx, txn, notices, *if_exists, func_desc),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Type,
             if_exists,

@@ -104,6 +104,40 @@ pub fn is_current(used: &[FunctionDef]) -> bool {
     used.iter().all(|u| now.iter().any(|d| d == u))
 }
 
+/// The 0A000 of a statement's form that folio's functions do not take and
+/// sqlparser would call a syntax error: `DO`, and `CREATE FUNCTION` with
+/// `RETURNS SETOF` or a `BEGIN ATOMIC` body (`tokens`: the statement's).
+pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
+    use sqlparser::tokenizer::Token;
+    let words: Vec<String> = (tokens.iter())
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .map(|t| match t {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+            _ => String::new(),
+        })
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["do", ..] => Some(SqlError::unsupported(
+            "DO (anonymous code blocks need LANGUAGE plpgsql)",
+        )),
+        ["create", "function", ..] | ["create", "or", "replace", "function", ..] => {
+            if words.windows(2).any(|w| w == ["returns", "setof"]) {
+                Some(SqlError::unsupported(
+                    "functions returning SETOF (set-returning functions)",
+                ))
+            } else if words.windows(2).any(|w| w == ["begin", "atomic"]) {
+                Some(SqlError::unsupported(
+                    "BEGIN ATOMIC function bodies (write RETURN expr or AS $$ SELECT ... $$)",
+                ))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The function of oid `oid` in scope, if any (`pg_get_function_*`).
 pub fn by_oid(oid: i64) -> Option<FunctionDef> {
     in_scope().iter().find(|d| d.oid as i64 == oid).cloned()
@@ -823,7 +857,9 @@ impl VisitorMut for Substitute<'_, '_> {
         Continue(())
     }
 
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+    // After the children: a placed argument is not visited again (its
+    // own `$1` is the caller's).
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         let Some(n) = self.argument(expr) else {
             return Continue(());
         };

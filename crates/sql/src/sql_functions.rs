@@ -138,6 +138,17 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
     }
 }
 
+/// A schema member's catalog name as PostgreSQL's messages show it if it
+/// is a function's (`s.f(integer, text)`; folio-catalog `functions.rs`
+/// names the row `s.f` NUL `23,25`); `None` for a relation's.
+pub fn shown_member(stored: &str) -> Option<String> {
+    let (name, signature) = stored.split_once('\0')?;
+    let types: Vec<String> = (signature.split(',').filter(|t| !t.is_empty()))
+        .map(|t| crate::catalog_functions::format_type(t.parse().unwrap_or(0), None))
+        .collect();
+    Some(format!("{name}({})", types.join(", ")))
+}
+
 /// The function of oid `oid` in scope, if any (`pg_get_function_*`).
 pub fn by_oid(oid: i64) -> Option<FunctionDef> {
     in_scope().iter().find(|d| d.oid as i64 == oid).cloned()

@@ -176,6 +176,8 @@ pub struct Catalog {
     pub(crate) enums_seen: std::sync::atomic::AtomicU8,
     /// The same of extensions (`extensions.rs`).
     pub(crate) extensions_seen: std::sync::atomic::AtomicU8,
+    /// Whether any SQL function exists, as `enums_seen` (`functions.rs`).
+    pub(crate) functions_seen: std::sync::atomic::AtomicU8,
     /// Whether the database has user schemas: 0 unknown, 1 none, 2 some
     /// (`schemas.rs`: `has_schemas`).
     pub(crate) schemas_seen: std::sync::atomic::AtomicU8,
@@ -267,6 +269,7 @@ impl Catalog {
             ddl_marks: DdlMarks::default(),
             enums_seen: std::sync::atomic::AtomicU8::new(0),
             extensions_seen: std::sync::atomic::AtomicU8::new(0),
+            functions_seen: std::sync::atomic::AtomicU8::new(0),
             schemas_seen: std::sync::atomic::AtomicU8::new(0),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
@@ -605,6 +608,7 @@ impl Catalog {
             populated: false,
             exprs: exprs.clone(),
             enum_body: None,
+            function: None,
         };
         let def = IndexDef {
             oid,
@@ -1044,6 +1048,7 @@ impl Catalog {
             c.kind != crate::defs::KIND_ENUM
                 && c.kind != crate::defs::KIND_SCHEMA
                 && c.kind != crate::defs::KIND_EXTENSION
+                && c.kind != crate::defs::KIND_FUNCTION
         }))
     }
 

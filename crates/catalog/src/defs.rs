@@ -380,6 +380,9 @@ pub(crate) const KIND_ENUM: u8 = b'e';
 pub(crate) const KIND_SCHEMA: u8 = b'n';
 /// An extension (`extensions.rs`): no storage, named `.extension`.
 pub(crate) const KIND_EXTENSION: u8 = b'x';
+/// A SQL function (`functions.rs`): no storage, its signature and body
+/// after the columns.
+pub(crate) const KIND_FUNCTION: u8 = b'f';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -429,6 +432,9 @@ pub(crate) struct ClassRow {
     /// An enum type's labels (kind `e` only, after the columns:
     /// `enums.rs`).
     pub enum_body: Option<crate::enums::EnumBody>,
+    /// A SQL function's signature and body (kind `f` only, after the
+    /// columns: `functions.rs`).
+    pub function: Option<crate::functions::FunctionBody>,
 }
 
 impl ClassRow {
@@ -455,6 +461,7 @@ impl ClassRow {
             populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
+            function: None,
         }
     }
 
@@ -495,6 +502,9 @@ impl ClassRow {
             self.exprs.encode(&mut w);
         }
         if let Some(body) = &self.enum_body {
+            body.encode(&mut w);
+        }
+        if let Some(body) = &self.function {
             body.encode(&mut w);
         }
         w.0
@@ -549,6 +559,10 @@ impl ClassRow {
             KIND_ENUM => Some(crate::enums::EnumBody::decode(&mut r)?),
             _ => None,
         };
+        let function = match kind {
+            KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -560,6 +574,7 @@ impl ClassRow {
             KIND_ENUM,
             KIND_SCHEMA,
             KIND_EXTENSION,
+            KIND_FUNCTION,
         ]
         .contains(&kind)
         {
@@ -586,6 +601,7 @@ impl ClassRow {
             populated,
             exprs,
             enum_body,
+            function,
         })
     }
 }
@@ -666,6 +682,7 @@ mod tests {
             populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
+            function: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         let expression = ClassRow {

@@ -207,6 +207,16 @@ pub enum CatalogError {
     Unsupported(String),
     #[error("type \"{0}\" does not exist")]
     NoSuchType(String),
+    /// CREATE FUNCTION of a name and argument types a function has
+    /// (`functions.rs`).
+    #[error("function \"{0}\" already exists with same argument types")]
+    FunctionExists(String),
+    /// DROP FUNCTION of a signature no function has.
+    #[error("function {0} does not exist")]
+    NoSuchFunction(String),
+    /// CREATE OR REPLACE FUNCTION changing what cannot change (42P13).
+    #[error("{0}")]
+    FunctionChange(String),
     /// A label an enum type cannot take or does not have, with
     /// PostgreSQL's SQLSTATE and message.
     #[error("{message}")]
@@ -398,6 +408,9 @@ impl CatalogError {
             CatalogError::PartialCluster(_) => Some("0A000"),
             CatalogError::ReferencedNotATable(_) => Some("42809"),
             CatalogError::TypeExists(_) => Some("42710"),
+            CatalogError::FunctionExists(_) => Some("42723"),
+            CatalogError::NoSuchFunction(_) => Some("42883"),
+            CatalogError::FunctionChange(_) => Some("42P13"),
             CatalogError::SchemaExists(_) => Some("42P06"),
             CatalogError::NoSuchSchema(_) => Some("3F000"),
             CatalogError::ExtensionExists(_) => Some("42710"),

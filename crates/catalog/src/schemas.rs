@@ -320,6 +320,7 @@ fn kind_word(kind: u8) -> &'static str {
         crate::defs::KIND_MATVIEW => "materialized view",
         crate::defs::KIND_SEQUENCE => "sequence",
         crate::defs::KIND_ENUM => "type",
+        crate::defs::KIND_FUNCTION => "function",
         _ => "table",
     }
 }

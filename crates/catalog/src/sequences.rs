@@ -474,6 +474,7 @@ impl Catalog {
             populated: false,
             exprs: Default::default(),
             enum_body: None,
+            function: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

@@ -222,7 +222,9 @@ fn create_table_as(
         )));
         return Ok(Output::command("CREATE TABLE AS"));
     }
-    let planned = crate::query::plan_query(cx, txn, query)?;
+    let mut expanded = query.clone();
+    crate::sql_functions::expand_query(cx, txn, &mut expanded)?;
+    let planned = crate::query::plan_query(cx, txn, &expanded)?;
     let names: Vec<String> = create
         .columns
         .iter()

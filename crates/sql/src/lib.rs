@@ -79,6 +79,7 @@ mod session;
 mod set_types;
 mod settings;
 mod shape;
+mod sql_functions;
 mod stat_database;
 mod stat_tables;
 mod statement;

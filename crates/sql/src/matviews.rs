@@ -105,7 +105,9 @@ pub fn create(
         _ => query,
     };
     cx.views.borrow_mut().clear();
-    let planned = query::plan_query(cx, txn, query)?;
+    let mut expanded = query.clone();
+    crate::sql_functions::expand_query(cx, txn, &mut expanded)?;
+    let planned = query::plan_query(cx, txn, &expanded)?;
     let used = std::mem::take(&mut *cx.views.borrow_mut());
     if planned
         .relations()

@@ -185,6 +185,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             out.push(Parsed::Checkpoint);
             continue;
         }
+        if let Some(refused) = crate::sql_functions::refused_form(&plain(&spanned)) {
+            return Err(refused);
+        }
         let place = Place {
             text: &text,
             terminator,

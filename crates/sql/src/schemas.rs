@@ -274,11 +274,11 @@ pub fn drop(
         let path = SearchPath::of(cx, txn)?;
         let mut described = Vec::with_capacity(members.len());
         for member in &members {
-            described.push(format!(
-                "{} {}",
-                member.kind,
-                path.shown(db, txn, &member.name)?
-            ));
+            let shown = match crate::sql_functions::shown_member(&member.name) {
+                Some(function) => function,
+                None => path.shown(db, txn, &member.name)?,
+            };
+            described.push(format!("{} {shown}", member.kind));
         }
         if !cascade && !described.is_empty() {
             // PostgreSQL's DETAIL: one line per object in it.
@@ -316,6 +316,12 @@ fn drop_members(
             .map(|m| object_name(&m.name))
             .collect()
     };
+    // Functions first: nothing of a schema depends on them in folio.
+    for m in members.iter().filter(|m| m.kind == "function") {
+        if let Some((name, signature)) = m.name.split_once('\0') {
+            cx.db.catalog().drop_function(txn, name, signature)?;
+        }
+    }
     for kind in ["view", "materialized view", "table", "sequence", "type"] {
         let names = of(kind);
         if names.is_empty() {

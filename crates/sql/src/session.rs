@@ -1510,6 +1510,7 @@ impl Session {
             };
             let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
             let _extensions = crate::extensions::Scope::of(&self.db, txn)?;
+            let _functions = crate::sql_functions::Scope::enter(self.db.catalog().functions(txn)?);
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
@@ -1531,9 +1532,11 @@ impl Session {
             in_view: Default::default(),
         };
         let types = self.db.catalog().enum_types(&txn);
+        let functions = self.db.catalog().functions(&txn);
         let result = match types.map_err(SqlError::from).and_then(|types| {
             let _types = user_types::Scope::enter(types);
             let _extensions = crate::extensions::Scope::of(&self.db, &txn)?;
+            let _functions = crate::sql_functions::Scope::enter(functions?);
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             f(&cx, &mut txn, &mut self.notices)
         }) {
@@ -1858,6 +1861,12 @@ fn run(
         Statement::DropExtension {
             names, if_exists, ..
         } => crate::extensions::drop(db, txn, notices, names, *if_exists),
+        Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create),
+        Statement::DropFunction {
+            if_exists,
+            func_desc,
+            ..
+        } => crate::sql_functions::drop(cx, txn, notices, *if_exists, func_desc),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Type,
             if_exists,

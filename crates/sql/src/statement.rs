@@ -31,6 +31,9 @@ pub struct Plan {
     views: Vec<Arc<folio_catalog::View>>,
     /// The privileges it needs, checked at each run (`privileges.rs`).
     needs: Vec<crate::privileges::Need>,
+    /// The SQL functions it expanded: it is made again when one changes
+    /// (`sql_functions.rs`).
+    functions: Vec<folio_catalog::FunctionDef>,
 }
 
 /// A query or a row change.
@@ -60,6 +63,24 @@ pub fn plan(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
+    if !plannable(statement) {
+        return Ok(None);
+    }
+    crate::sql_functions::clear_used();
+    let expanded = crate::sql_functions::expand_statement(cx, txn, statement)?;
+    let mut plan = plan_expanded(cx, txn, expanded.as_ref().unwrap_or(statement))?;
+    if let Some(plan) = &mut plan {
+        plan.functions = crate::sql_functions::take_used();
+    }
+    Ok(plan)
+}
+
+/// [`plan`] of a statement whose SQL functions' calls are expanded.
+fn plan_expanded(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Option<Plan>, SqlError> {
     if let Statement::Query(q) = statement
         && crate::modifying_cte::has_any(q)
     {
@@ -70,12 +91,13 @@ pub fn plan(
             lookups: false,
             views: Vec::new(),
             needs: std::mem::take(&mut *cx.needs.borrow_mut()),
+            functions: Vec::new(),
         }));
     }
     if let Statement::Query(q) = statement
         && let Some(change) = crate::cte::inline_change(q)?
     {
-        return plan(cx, txn, &change);
+        return plan_expanded(cx, txn, &change);
     }
     cx.views.borrow_mut().clear();
     let what = match statement {
@@ -121,6 +143,8 @@ pub fn plan_fill(
     relation: Arc<Relation>,
 ) -> Result<Plan, SqlError> {
     cx.views.borrow_mut().clear();
+    let expanded = crate::sql_functions::expand_statement(cx, txn, insert)?;
+    let insert = expanded.as_ref().unwrap_or(insert);
     let Statement::Insert(i) = insert else {
         unreachable!("plan_fill of another statement");
     };
@@ -154,6 +178,7 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         lookups,
         views: used.into_iter().map(|u| u.view).collect(),
         needs: std::mem::take(&mut *cx.needs.borrow_mut()),
+        functions: Vec::new(),
     })
 }
 
@@ -219,6 +244,9 @@ impl Plan {
 
     /// Whether every relation it uses is still current for `txn`.
     pub fn is_current(&self, txn: &Transaction) -> Result<bool, SqlError> {
+        if !crate::sql_functions::is_current(&self.functions) {
+            return Ok(false);
+        }
         // Its parts' own plans check their relations and views.
         if let Kind::Changes(changes) = &self.what {
             for plan in changes.plans() {

@@ -412,7 +412,12 @@ impl VisitorMut for OuterRefs<'_> {
         if self.depth > 0 || !matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
             return Continue(());
         }
-        if scalar::bind(expr, self.inner).is_ok() {
+        // A SQL function's argument placed in its body reads the
+        // caller's row only (`sql_functions.rs`).
+        let caller = crate::sql_functions::caller_reference(expr);
+        if let Some(original) = &caller {
+            *expr = original.clone();
+        } else if scalar::bind(expr, self.inner).is_ok() {
             return Continue(());
         }
         if let Ok(Scalar::Column(c)) = scalar::bind(expr, self.outer) {

@@ -1164,18 +1164,41 @@ impl SystemRelation {
                     ]);
                 }
             }
-            SystemRelation::Proc => out = crate::system_proc::rows(),
-            SystemRelation::Language => out.push(vec![
-                oid(crate::system_proc::INTERNAL_LANGUAGE),
-                text("internal"),
-                oid(SUPERUSER_OID),
-                Value::Bool(false),
-                Value::Bool(false),
-                oid(0),
-                oid(0),
-                oid(0),
-                Value::Null,
-            ]),
+            SystemRelation::Proc => {
+                out = crate::system_proc::rows();
+                let schemas = catalog.schemas(txn)?;
+                for def in catalog.functions(txn)? {
+                    let schema = folio_catalog::split_schema(&def.name).0;
+                    let namespace = (schemas.iter().find(|s| s.name == schema))
+                        .map_or(folio_catalog::PUBLIC_OID, |s| s.oid);
+                    out.push(crate::system_proc::user_row(&def, namespace as i64));
+                }
+            }
+            SystemRelation::Language => {
+                out.push(vec![
+                    oid(crate::system_proc::INTERNAL_LANGUAGE),
+                    text("internal"),
+                    oid(SUPERUSER_OID),
+                    Value::Bool(false),
+                    Value::Bool(false),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    Value::Null,
+                ]);
+                // User-defined SQL functions' (`sql_functions.rs`).
+                out.push(vec![
+                    oid(crate::system_proc::SQL_LANGUAGE),
+                    text("sql"),
+                    oid(SUPERUSER_OID),
+                    Value::Bool(false),
+                    Value::Bool(true),
+                    oid(0),
+                    oid(0),
+                    oid(2248),
+                    Value::Null,
+                ]);
+            }
             SystemRelation::Cast => out = crate::system_cast::rows(),
             SystemRelation::Operator => out = crate::system_operator::rows(),
             SystemRelation::Sequence => {

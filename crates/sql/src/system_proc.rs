@@ -16,8 +16,8 @@
 //! `min`/`max` of `character`, text in folio; `avg(real)`, which folio
 //! refuses; the three-argument `date_trunc`).
 //!
-//! folio has no user-defined functions, so `\df` without a pattern (which
-//! leaves out pg_catalog) lists none, as PostgreSQL's on a fresh database.
+//! User-defined SQL functions (`sql_functions.rs`) follow, one row each
+//! ([`user_row`]), so `\df` lists them.
 
 use crate::catalog_functions::oid_value;
 use crate::catalog_functions::{SUPERUSER_OID, format_type};
@@ -55,6 +55,9 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
 
 /// PostgreSQL's `internal` language (`pg_language`), of every built-in.
 pub const INTERNAL_LANGUAGE: i64 = 12;
+/// PostgreSQL's `sql` language, of user-defined SQL functions
+/// (`sql_functions.rs`).
+pub const SQL_LANGUAGE: i64 = 14;
 /// The `pg_catalog` schema's oid.
 const CATALOG_NAMESPACE: i64 = 11;
 
@@ -435,6 +438,48 @@ pub fn rows() -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// The `pg_proc` row of user-defined SQL function `def`, in the schema
+/// of oid `namespace`.
+pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> {
+    let types: Vec<String> = def.args.iter().map(|a| a.1.to_string()).collect();
+    let names = match def.args.iter().any(|a| !a.0.is_empty()) {
+        true => Value::Array(def.args.iter().map(|a| Value::Text(a.0.clone())).collect()),
+        false => Value::Null,
+    };
+    let source = match crate::sql_functions::is_standard_body(def) {
+        true => String::new(),
+        false => def.body.clone(),
+    };
+    vec![
+        oid_value(def.oid as i64),
+        Value::Text(folio_catalog::split_schema(&def.name).1.to_string()),
+        oid_value(namespace),
+        oid_value(SUPERUSER_OID),
+        oid_value(SQL_LANGUAGE),
+        Value::Float4(100.0),
+        Value::Float4(if def.returns_set { 1000.0 } else { 0.0 }),
+        oid_value(0),
+        Value::Text("f".into()),
+        Value::Bool(false),
+        Value::Bool(false),
+        Value::Bool(def.strict),
+        Value::Bool(def.returns_set),
+        Value::Text(char::from(def.volatility).to_string()),
+        Value::Text("u".into()),
+        Value::Int2(def.args.len() as i16),
+        Value::Int2(0),
+        oid_value(i64::from(def.result.0)),
+        Value::Text(types.join(" ")),
+        Value::Null,
+        Value::Null,
+        names,
+        Value::Text(source),
+        Value::Null,
+        Value::Null,
+        Value::Null,
+    ]
+}
+
 /// `proisstrict`: a function returns NULL for a NULL argument, as does
 /// `ntile`; an aggregate skips NULLs instead, and the other window
 /// functions take no argument.
@@ -455,6 +500,12 @@ pub fn volatility(name: &str, args: &[i64]) -> Option<char> {
     flags.iter().all(|(_, v)| *v == first).then_some(first)
 }
 
+/// Whether pg_proc lists a built-in function, aggregate or window
+/// function named `name`.
+pub fn is_builtin(name: &str) -> bool {
+    FUNCTIONS.iter().any(|f| f.1 == name)
+}
+
 fn strict(kind: char, args: &[i64]) -> bool {
     kind == 'f' || (kind == 'w' && !args.is_empty())
 }
@@ -467,6 +518,18 @@ fn signature(oid: i64) -> Option<&'static Signature> {
 /// `format_type(t, NULL)` names them, separated by `, ` (none: empty); NULL for
 /// an oid that is not a function's.
 pub fn arguments(oid: i64) -> Option<String> {
+    if let Some(def) = crate::sql_functions::by_oid(oid) {
+        let args: Vec<String> = (def.args.iter())
+            .map(|(name, t, typmod)| {
+                let ty = format_type(i64::from(*t), Some(*typmod));
+                match name.is_empty() {
+                    true => ty,
+                    false => format!("{} {ty}", crate::names::written(name)),
+                }
+            })
+            .collect();
+        return Some(args.join(", "));
+    }
     let (_, _, _, args, _, _) = signature(oid)?;
     let names: Vec<String> = args.iter().map(|&t| format_type(t, None)).collect();
     Some(names.join(", "))
@@ -475,6 +538,9 @@ pub fn arguments(oid: i64) -> Option<String> {
 /// `pg_get_function_result(oid)`: the result type's name; NULL for an
 /// oid that is not a function's.
 pub fn result(oid: i64) -> Option<String> {
+    if let Some(def) = crate::sql_functions::by_oid(oid) {
+        return Some(format_type(i64::from(def.result.0), Some(def.result.1)));
+    }
     signature(oid).map(|f| format_type(f.4, None))
 }
 

@@ -84,7 +84,9 @@ pub fn create(
     }
     let name = names::relation(name)?;
     cx.views.borrow_mut().clear();
-    let planned = query::plan_query(cx, txn, query)?;
+    let mut expanded = query.clone();
+    crate::sql_functions::expand_query(cx, txn, &mut expanded)?;
+    let planned = query::plan_query(cx, txn, &expanded)?;
     let used = std::mem::take(&mut *cx.views.borrow_mut());
     if columns.len() > planned.columns.len() {
         return Err(SqlError::syntax(
@@ -190,7 +192,8 @@ pub fn factor(
             format!("infinite recursion detected in rules for relation \"{name}\""),
         ));
     }
-    let query = parse_query(&view.def)?;
+    let mut query = parse_query(&view.def)?;
+    crate::sql_functions::expand_query(cx, txn, &mut query)?;
     let view = Arc::new(view);
     cx.views.borrow_mut().push(Used {
         view: view.clone(),

@@ -1,0 +1,255 @@
+//! User-defined SQL functions (`CREATE FUNCTION ... LANGUAGE sql`): a
+//! `folio.class` row of kind `f` (no storage) whose tail holds the
+//! function's signature and body text (README "SQL functions"). The SQL
+//! layer parses, checks and expands the body; the catalog keeps it.
+//!
+//! Functions live in a namespace of their own in PostgreSQL, and one name
+//! may have several signatures, so the row's name is the function's
+//! catalog name (`qualified_name`) followed by a NUL byte and its argument
+//! type oids (`f\0{23,25}`): no relation name can hold a NUL (PostgreSQL
+//! identifiers cannot), and the unique index on names keeps one function
+//! per name and argument types.
+
+use crate::catalog::{Catalog, check_name, corrupt};
+use crate::codec::{Reader, Writer};
+use crate::defs::{ClassRow, KIND_FUNCTION};
+use crate::error::CatalogError;
+use folio_page::PageId;
+use folio_txn::Transaction;
+
+/// A SQL function's definition (what `pg_proc` shows of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionDef {
+    pub oid: u64,
+    /// Its catalog name (`schema.name`, or bare in `public`).
+    pub name: String,
+    /// Each argument's name (empty when it has none) and type oid and
+    /// modifier.
+    pub args: Vec<(String, u32, i32)>,
+    /// The result's type oid and modifier (of each row for `SETOF`).
+    pub result: (u32, i32),
+    /// `RETURNS SETOF` / `RETURNS TABLE`.
+    pub returns_set: bool,
+    /// `i` immutable, `s` stable, `v` volatile (`pg_proc.provolatile`).
+    pub volatility: u8,
+    /// `STRICT`: NULL for any NULL argument, the body not run.
+    pub strict: bool,
+    /// The body, as SQL text (`pg_proc.prosrc`).
+    pub body: String,
+}
+
+impl FunctionDef {
+    /// The argument type oids, as the row's name and `proargtypes` list
+    /// them.
+    pub fn signature(&self) -> String {
+        let oids: Vec<String> = self.args.iter().map(|a| a.1.to_string()).collect();
+        oids.join(",")
+    }
+}
+
+/// What a function's class row holds after its columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FunctionBody {
+    pub args: Vec<(String, u32, i32)>,
+    pub result: (u32, i32),
+    pub returns_set: bool,
+    pub volatility: u8,
+    pub strict: bool,
+    pub body: String,
+}
+
+impl FunctionBody {
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u32(self.args.len() as u32);
+        for (name, oid, typmod) in &self.args {
+            w.str(name).u32(*oid).i32(*typmod);
+        }
+        w.u32(self.result.0)
+            .i32(self.result.1)
+            .u8(self.returns_set as u8 | (self.strict as u8) << 1)
+            .u8(self.volatility)
+            .str(&self.body);
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Result<FunctionBody, String> {
+        let n = r.u32()?;
+        let args = (0..n)
+            .map(|_| Ok((r.str()?, r.u32()?, r.i32()?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let result = (r.u32()?, r.i32()?);
+        let flags = r.u8()?;
+        if flags > 3 {
+            return Err(format!("function flags {flags:#04x}"));
+        }
+        let volatility = r.u8()?;
+        if !matches!(volatility, b'i' | b's' | b'v') {
+            return Err(format!("function volatility {volatility}"));
+        }
+        Ok(FunctionBody {
+            args,
+            result,
+            returns_set: flags & 1 != 0,
+            strict: flags & 2 != 0,
+            volatility,
+            body: r.str()?,
+        })
+    }
+}
+
+/// The class row name of function `name` with argument types `oids`.
+fn row_name(name: &str, signature: &str) -> String {
+    format!("{name}\0{signature}")
+}
+
+fn function_def(class: &ClassRow) -> Option<FunctionDef> {
+    let body = class.function.as_ref()?;
+    let (name, _) = class.name.split_once('\0')?;
+    Some(FunctionDef {
+        oid: class.oid,
+        name: name.to_string(),
+        args: body.args.clone(),
+        result: body.result,
+        returns_set: body.returns_set,
+        volatility: body.volatility,
+        strict: body.strict,
+        body: body.body.clone(),
+    })
+}
+
+impl Catalog {
+    /// Every SQL function `txn` sees, by name then oid. Cheap when the
+    /// database has never had one (as [`Catalog::enum_types`]).
+    pub fn functions(&self, txn: &Transaction) -> Result<Vec<FunctionDef>, CatalogError> {
+        use std::sync::atomic::Ordering;
+        if self.functions_seen.load(Ordering::Acquire) == 1 {
+            return Ok(Vec::new());
+        }
+        let mut out: Vec<FunctionDef> = (self.class_rows(txn)?.iter())
+            .filter(|(_, c)| c.kind == KIND_FUNCTION)
+            .filter_map(|(_, c)| function_def(c))
+            .collect();
+        let seen = if out.is_empty() { 1 } else { 2 };
+        let _ =
+            (self.functions_seen).compare_exchange(0, seen, Ordering::AcqRel, Ordering::Acquire);
+        out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
+        Ok(out)
+    }
+
+    /// `CREATE [OR REPLACE] FUNCTION`: `def` (its oid is chosen here) is
+    /// stored; one of the same name and argument types is 42723 unless
+    /// `replace`, when it takes the new definition and keeps its oid
+    /// (PostgreSQL's). The result type of a replaced function may not
+    /// change (42P13, PostgreSQL's message).
+    pub fn create_function(
+        &self,
+        txn: &mut Transaction,
+        def: &FunctionDef,
+        replace: bool,
+    ) -> Result<FunctionDef, CatalogError> {
+        check_name(&def.name)?;
+        if def.body.len() > usize::from(u16::MAX) {
+            return Err(CatalogError::Unsupported(
+                "a function body longer than 65535 bytes".into(),
+            ));
+        }
+        let name = row_name(&def.name, &def.signature());
+        let body = FunctionBody {
+            args: def.args.clone(),
+            result: def.result,
+            returns_set: def.returns_set,
+            volatility: def.volatility,
+            strict: def.strict,
+            body: def.body.clone(),
+        };
+        let exists = || CatalogError::FunctionExists(display_name(&def.name));
+        (self.functions_seen).store(2, std::sync::atomic::Ordering::Release);
+        if let Some((tid, _)) = self.class(txn, &name)? {
+            if !replace {
+                return Err(exists());
+            }
+            self.lock_class_row(txn, tid, exists)?;
+            let (tid, class) = self.class(txn, &name)?.ok_or_else(exists)?;
+            let old = class
+                .function
+                .as_ref()
+                .ok_or_else(|| corrupt(format!("function row {name:?} without a body")))?;
+            if (old.result, old.returns_set) != (body.result, body.returns_set) {
+                return Err(CatalogError::FunctionChange(
+                    "cannot change return type of existing function".into(),
+                ));
+            }
+            let row = ClassRow {
+                function: Some(body),
+                ..class
+            };
+            self.update_class(txn, tid, &row)?;
+            let oid = row.oid;
+            return Ok(FunctionDef { oid, ..def.clone() });
+        }
+        let oid = self.next_oid()?;
+        let class = ClassRow {
+            function: Some(body),
+            ..ClassRow::new(oid, &name, KIND_FUNCTION, PageId(0))
+        };
+        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
+            .map_err(|e| match e {
+                CatalogError::Exists(_) => exists(),
+                other => other,
+            })?;
+        Ok(FunctionDef { oid, ..def.clone() })
+    }
+
+    /// `DROP FUNCTION name(types)`: the function of catalog name `name`
+    /// and argument type oids `signature` (as [`FunctionDef::signature`]),
+    /// or 42883.
+    pub fn drop_function(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        signature: &str,
+    ) -> Result<(), CatalogError> {
+        let row = row_name(name, signature);
+        let missing = || CatalogError::NoSuchFunction(display_name(name));
+        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
+        self.lock_class_row(txn, tid, missing)?;
+        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+}
+
+/// A function's name as messages show it (its bare name in `public`).
+fn display_name(name: &str) -> String {
+    crate::schemas::split_schema(name).1.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves a function's row tail round-trips and a damaged one is an
+    // error, not a wrong definition.
+    #[test]
+    fn body_round_trips() {
+        let body = FunctionBody {
+            args: vec![("a".into(), 23, -1), (String::new(), 25, -1)],
+            result: (1700, 655366),
+            returns_set: true,
+            volatility: b'i',
+            strict: true,
+            body: "select $1 + 1".into(),
+        };
+        let mut w = Writer::default();
+        body.encode(&mut w);
+        let bytes = w.0;
+        let mut r = Reader(&bytes);
+        assert_eq!(FunctionBody::decode(&mut r).unwrap(), body);
+        assert!(r.0.is_empty());
+        let mut bad = bytes.clone();
+        let flags_at = bytes.len() - (2 + body.body.len()) - 2;
+        bad[flags_at] = 9;
+        assert!(FunctionBody::decode(&mut Reader(&bad)).is_err());
+    }
+}

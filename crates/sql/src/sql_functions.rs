@@ -1,0 +1,953 @@
+//! User-defined SQL functions: `CREATE [OR REPLACE] FUNCTION ... LANGUAGE
+//! sql`, `DROP FUNCTION`, and their calls, expanded into the calling
+//! statement before it is planned (README "SQL functions"; folio-catalog
+//! `functions.rs` keeps them).
+//!
+//! A call `f(a, b)` of a function whose body is one SELECT becomes:
+//!
+//! - for a body that is an expression alone (`SELECT a + b`: no FROM, no
+//!   subquery), that expression with each argument reference replaced by
+//!   the call's argument cast to the argument's type, cast to the result
+//!   type (inlined, as PostgreSQL inlines such functions);
+//! - otherwise a scalar subquery: the body with `LIMIT 1` (PostgreSQL
+//!   returns a function's first row), cast to the result type; no row
+//!   gives NULL.
+//!
+//! Inside the body a column name takes precedence over an argument of the
+//! same name (each query level's FROM is resolved to see which names are
+//! columns); `$n` and `f.arg` always mean the argument. An argument that
+//! reads the caller's columns is placed in the subquery with its column
+//! names marked as the caller's (`$caller`), which the correlated
+//! subquery's binding resolves in the caller's scope only
+//! (`subquery.rs`), so the body's columns cannot capture them. A STRICT
+//! function's call is `CASE WHEN` an argument `IS NULL THEN NULL ELSE
+//! ... END`. A function calling itself, directly or not, is 0A000.
+//!
+//! The functions a statement's transaction sees are read once per
+//! statement into this thread's scope ([`Scope::enter`]), as enum types
+//! are (`user_types.rs`); a plan notes the definitions it expanded and is
+//! made again when one changed ([`is_current`]).
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::scalar;
+use folio_catalog::FunctionDef;
+use folio_db::Transaction;
+use sqlparser::ast::{
+    ArgMode, CastKind, CreateFunction, CreateFunctionBody, DataType, Expr, FunctionArg,
+    FunctionArgExpr, FunctionArguments, FunctionBehavior, FunctionCalledOnNull, FunctionDesc,
+    Ident, LimitClause, ObjectName, Query, SelectItem, SetExpr, Statement, Value, ValueWithSpan,
+    VisitMut, VisitorMut,
+};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::cell::RefCell;
+use std::ops::ControlFlow::{self, Break, Continue};
+use std::rc::Rc;
+
+/// How deep calls may nest in one expansion (a bound on the stack; a
+/// cycle is refused before).
+const MAX_DEPTH: usize = 64;
+
+/// The qualifier that marks a column name of a call's argument as the
+/// caller's inside a function body's subquery (`subquery.rs` resolves it
+/// in the outer scope only). Not a name a client can write unquoted.
+pub const CALLER: &str = "$caller";
+
+thread_local! {
+    static FUNCTIONS: RefCell<Rc<Vec<FunctionDef>>> = RefCell::new(Rc::new(Vec::new()));
+    static USED: RefCell<Vec<FunctionDef>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The functions of one statement, in scope until dropped.
+pub struct Scope {
+    outer: Rc<Vec<FunctionDef>>,
+}
+
+impl Scope {
+    /// Puts `functions` in scope for this thread.
+    pub fn enter(functions: Vec<FunctionDef>) -> Scope {
+        Scope {
+            outer: FUNCTIONS.with(|f| std::mem::replace(&mut *f.borrow_mut(), Rc::new(functions))),
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let outer = std::mem::take(&mut self.outer);
+        FUNCTIONS.with(|f| *f.borrow_mut() = outer);
+    }
+}
+
+fn in_scope() -> Rc<Vec<FunctionDef>> {
+    FUNCTIONS.with(|f| f.borrow().clone())
+}
+
+/// Forgets the definitions noted by earlier expansions (a statement's
+/// planning starts with none).
+pub fn clear_used() {
+    USED.with(|u| u.borrow_mut().clear());
+}
+
+/// The definitions expanded since [`clear_used`].
+pub fn take_used() -> Vec<FunctionDef> {
+    USED.with(|u| std::mem::take(&mut *u.borrow_mut()))
+}
+
+/// Whether each of `used` is still the definition in scope (a plan made
+/// with them may run again).
+pub fn is_current(used: &[FunctionDef]) -> bool {
+    let now = in_scope();
+    used.iter().all(|u| now.iter().any(|d| d == u))
+}
+
+/// The 0A000 of a statement's form that folio's functions do not take and
+/// sqlparser would call a syntax error: `DO`, and `CREATE FUNCTION` with
+/// `RETURNS SETOF` or a `BEGIN ATOMIC` body (`tokens`: the statement's).
+pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
+    use sqlparser::tokenizer::Token;
+    let words: Vec<String> = (tokens.iter())
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .map(|t| match t {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+            _ => String::new(),
+        })
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["do", ..] => Some(SqlError::unsupported(
+            "DO (anonymous code blocks need LANGUAGE plpgsql)",
+        )),
+        ["create", "function", ..] | ["create", "or", "replace", "function", ..] => {
+            if words.windows(2).any(|w| w == ["returns", "setof"]) {
+                Some(SqlError::unsupported(
+                    "functions returning SETOF (set-returning functions)",
+                ))
+            } else if words.windows(2).any(|w| w == ["begin", "atomic"]) {
+                Some(SqlError::unsupported(
+                    "BEGIN ATOMIC function bodies (write RETURN expr or AS $$ SELECT ... $$)",
+                ))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A schema member's catalog name as PostgreSQL's messages show it if it
+/// is a function's (`s.f(integer, text)`; folio-catalog `functions.rs`
+/// names the row `s.f` NUL `23,25`); `None` for a relation's.
+pub fn shown_member(stored: &str) -> Option<String> {
+    let (name, signature) = stored.split_once('\0')?;
+    let types: Vec<String> = (signature.split(',').filter(|t| !t.is_empty()))
+        .map(|t| crate::catalog_functions::format_type(t.parse().unwrap_or(0), None))
+        .collect();
+    Some(format!("{name}({})", types.join(", ")))
+}
+
+/// The function of oid `oid` in scope, if any (`pg_get_function_*`).
+pub fn by_oid(oid: i64) -> Option<FunctionDef> {
+    in_scope().iter().find(|d| d.oid as i64 == oid).cloned()
+}
+
+/// `CREATE [OR REPLACE] FUNCTION`.
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    create: &CreateFunction,
+) -> Result<Output, SqlError> {
+    let def = definition(create)?;
+    // PostgreSQL finds pg_catalog's functions first: a call of this name
+    // would never reach a user's function of it.
+    if crate::system_proc::is_builtin(names_of(&def.name)) {
+        return Err(SqlError::unsupported(format!(
+            "a function named as the built-in function \"{}\"",
+            names_of(&def.name)
+        )));
+    }
+    // The body is checked as PostgreSQL checks it: planned as a call with
+    // NULL arguments, the new definition in scope (so a call of itself is
+    // found as a cycle).
+    let mut with_new: Vec<FunctionDef> = (in_scope().iter())
+        .filter(|d| !(d.name == def.name && d.args.len() == def.args.len()))
+        .cloned()
+        .collect();
+    if !create.or_replace
+        && in_scope().iter().any(|d| {
+            d.name == def.name && d.args.len() == def.args.len() && d.signature() != def.signature()
+        })
+    {
+        return Err(SqlError::unsupported(format!(
+            "a second function \"{}\" with {} arguments of other types (overloading by argument types)",
+            names_of(&def.name),
+            def.args.len()
+        )));
+    }
+    with_new.push(def.clone());
+    {
+        let _scope = Scope::enter(with_new);
+        check_body(cx, txn, &def)?;
+    }
+    clear_used();
+    cx.db
+        .catalog()
+        .create_function(txn, &def, create.or_replace)?;
+    Ok(Output::command("CREATE FUNCTION"))
+}
+
+/// The bare name of a catalog name, as messages show it.
+fn names_of(name: &str) -> &str {
+    folio_catalog::split_schema(name).1
+}
+
+/// What `CREATE FUNCTION` defines (oid 0: the catalog chooses it).
+fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
+    let language = create.language.as_ref().map(names::ident);
+    match language.as_deref() {
+        Some("sql") => {}
+        Some("plpgsql") => {
+            return Err(SqlError::unsupported("functions in LANGUAGE plpgsql"));
+        }
+        Some(other) => {
+            return Err(SqlError::new(
+                "42704",
+                format!("language \"{other}\" does not exist"),
+            ));
+        }
+        // The SQL-standard body (`RETURN e`) is SQL's.
+        None if matches!(create.function_body, Some(CreateFunctionBody::Return(_))) => {}
+        None => return Err(SqlError::new("42P13", "no language specified")),
+    }
+    let name = names::relation(&create.name)?;
+    let mut args = Vec::new();
+    for arg in create.args.iter().flatten() {
+        if matches!(arg.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+            return Err(SqlError::unsupported(
+                "OUT and INOUT arguments of functions",
+            ));
+        }
+        if arg.default_expr.is_some() {
+            return Err(SqlError::unsupported(
+                "default values of function arguments",
+            ));
+        }
+        let ty = crate::types::column_type(&arg.data_type)?;
+        let arg_name = arg.name.as_ref().map(names::ident).unwrap_or_default();
+        args.push((arg_name, ty.oid(), ty.typmod()));
+    }
+    let result = match &create.return_type {
+        None => {
+            return Err(SqlError::new(
+                "42P13",
+                "function result type must be specified",
+            ));
+        }
+        Some(DataType::Table(_)) => {
+            return Err(SqlError::unsupported(
+                "functions returning TABLE (set-returning functions)",
+            ));
+        }
+        Some(ty) => {
+            let ty = crate::types::column_type(ty)?;
+            (ty.oid(), ty.typmod())
+        }
+    };
+    let body = match &create.function_body {
+        Some(CreateFunctionBody::AsBeforeOptions(e) | CreateFunctionBody::AsAfterOptions(e)) => {
+            match e {
+                Expr::Value(ValueWithSpan {
+                    value:
+                        Value::SingleQuotedString(s)
+                        | Value::DollarQuotedString(sqlparser::ast::DollarQuotedString {
+                            value: s, ..
+                        }),
+                    ..
+                }) => s.clone(),
+                other => {
+                    return Err(SqlError::syntax(format!(
+                        "syntax error at or near \"{other}\""
+                    )));
+                }
+            }
+        }
+        Some(CreateFunctionBody::Return(e)) => format!("{RETURN_PREFIX}{e}"),
+        Some(_) => return Err(SqlError::unsupported("this form of function body")),
+        None => return Err(SqlError::new("42P13", "no function body specified")),
+    };
+    let volatility = match create.behavior {
+        Some(FunctionBehavior::Immutable) => b'i',
+        Some(FunctionBehavior::Stable) => b's',
+        Some(FunctionBehavior::Volatile) | None => b'v',
+    };
+    let strict = matches!(
+        create.called_on_null,
+        Some(FunctionCalledOnNull::Strict | FunctionCalledOnNull::ReturnsNullOnNullInput)
+    );
+    Ok(FunctionDef {
+        oid: 0,
+        name,
+        args,
+        result,
+        returns_set: false,
+        volatility,
+        strict,
+        body,
+    })
+}
+
+/// How the body of a SQL-standard `RETURN e` function is stored: its
+/// expression after this prefix (`pg_proc.prosrc` shows it empty, as
+/// PostgreSQL's, which keeps such bodies parsed).
+pub const RETURN_PREFIX: &str = "RETURN ";
+
+/// Whether `def`'s body is the SQL-standard form.
+pub fn is_standard_body(def: &FunctionDef) -> bool {
+    def.body.starts_with(RETURN_PREFIX)
+}
+
+/// The body's one query: a single SELECT (0A000 for more statements or
+/// for statements that change rows).
+fn body_query(def: &FunctionDef) -> Result<Query, SqlError> {
+    let dialect = PostgreSqlDialect {};
+    let parse =
+        |text: &str| Parser::parse_sql(&dialect, text).map_err(|e| SqlError::syntax(e.to_string()));
+    let mut statements = match def.body.strip_prefix(RETURN_PREFIX) {
+        Some(expr) => parse(&format!("SELECT {expr}"))?,
+        None => parse(&def.body)?,
+    };
+    let name = names_of(&def.name);
+    match (statements.len(), statements.pop()) {
+        (1, Some(Statement::Query(q))) => {
+            if crate::modifying_cte::has_any(&q) {
+                return Err(side_effects(name));
+            }
+            Ok(*q)
+        }
+        (1, Some(Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_))) => {
+            Err(side_effects(name))
+        }
+        (0, _) => Err(SqlError::unsupported(format!(
+            "SQL function \"{name}\" with an empty body"
+        ))),
+        (1, _) => Err(SqlError::unsupported(format!(
+            "SQL function \"{name}\" whose body is not a SELECT"
+        ))),
+        _ => Err(SqlError::unsupported(format!(
+            "SQL function \"{name}\" with more than one statement"
+        ))),
+    }
+}
+
+fn side_effects(name: &str) -> SqlError {
+    SqlError::unsupported(format!(
+        "SQL function \"{name}\" that changes rows (INSERT, UPDATE or DELETE in its body)"
+    ))
+}
+
+/// Plans a call of `def` with NULL arguments of its types: the body's
+/// errors (unknown columns, types, too many columns, a result type that
+/// does not assign to the declared one) are CREATE's.
+fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), SqlError> {
+    let query = body_query(def)?;
+    let args: Vec<Expr> = (def.args.iter())
+        .map(|a| typed(Expr::Value(Value::Null.into()), a.1, a.2))
+        .collect::<Result<_, _>>()?;
+    let mut stack = vec![def.oid];
+    let bare = body_expression(cx, txn, def, &query, &args, &mut stack)?;
+    let select = Query {
+        body: Box::new(SetExpr::Select(Box::new(select_of(bare.clone())))),
+        ..empty_query()
+    };
+    let planned = crate::query::plan_query(cx, txn, &select)?;
+    let inner = match &bare {
+        Expr::Subquery(q) => crate::query::plan_query(cx, txn, q)?,
+        _ => planned,
+    };
+    if inner.types.len() != 1 {
+        return Err(SqlError::new(
+            "42P13",
+            format!(
+                "return type mismatch in function declared to return {}",
+                crate::catalog_functions::format_type(i64::from(def.result.0), None)
+            ),
+        )
+        .with_detail("Final statement must return exactly one column."));
+    }
+    let found = inner.types[0];
+    let wanted = crate::user_types::of_oid(def.result.0, def.result.1).ok_or_else(|| {
+        SqlError::new(
+            "42704",
+            format!("type with oid {} does not exist", def.result.0),
+        )
+    })?;
+    let literal = matches!(
+        &query.body.as_ref(),
+        SetExpr::Select(s) if matches!(s.projection.as_slice(),
+            [SelectItem::UnnamedExpr(Expr::Value(_)) | SelectItem::ExprWithAlias { expr: Expr::Value(_), .. }])
+    );
+    if found.oid() != wanted.oid() && !crate::types::assignment_cast(found, wanted) && !literal {
+        return Err(SqlError::new(
+            "42P13",
+            format!(
+                "return type mismatch in function declared to return {}",
+                crate::catalog_functions::format_type(i64::from(def.result.0), None)
+            ),
+        )
+        .with_detail(format!(
+            "Actual return type is {}.",
+            crate::catalog_functions::format_type(i64::from(found.oid()), None)
+        )));
+    }
+    Ok(())
+}
+
+fn empty_query() -> Query {
+    match Parser::parse_sql(&PostgreSqlDialect {}, "SELECT 1")
+        .ok()
+        .and_then(|mut s| s.pop())
+    {
+        Some(Statement::Query(q)) => *q,
+        _ => unreachable!("SELECT 1 parses"),
+    }
+}
+
+fn select_of(expr: Expr) -> sqlparser::ast::Select {
+    let Query { body, .. } = empty_query();
+    let SetExpr::Select(mut select) = *body else {
+        unreachable!("SELECT 1 is a select")
+    };
+    select.projection = vec![SelectItem::UnnamedExpr(expr)];
+    *select
+}
+
+/// `expr::type` for type oid `oid` with modifier `typmod`.
+fn typed(expr: Expr, oid: u32, typmod: i32) -> Result<Expr, SqlError> {
+    let text = crate::catalog_functions::format_type(i64::from(oid), Some(typmod));
+    let data_type = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_data_type())
+        .map_err(|e| SqlError::new("XX000", format!("type {text}: {e}")))?;
+    Ok(Expr::Cast {
+        kind: CastKind::DoubleColon,
+        expr: Box::new(Expr::Nested(Box::new(expr))),
+        data_type,
+        format: None,
+    })
+}
+
+/// `DROP FUNCTION [IF EXISTS] name[(types)], ...`.
+pub fn drop(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    functions: &[FunctionDesc],
+) -> Result<Output, SqlError> {
+    let catalog = cx.db.catalog();
+    for desc in functions {
+        let name = names::relation(&desc.name)?;
+        let all = catalog.functions(txn)?;
+        let of_name: Vec<&FunctionDef> = all.iter().filter(|d| d.name == name).collect();
+        let target = match &desc.args {
+            None => match of_name.as_slice() {
+                [one] => Some(*one),
+                [] => None,
+                _ => {
+                    return Err(SqlError::new(
+                        "42725",
+                        format!("function name \"{}\" is not unique", names_of(&name)),
+                    )
+                    .with_hint("Specify the argument list to select the function unambiguously."));
+                }
+            },
+            Some(args) => {
+                let mut oids = Vec::new();
+                for a in args
+                    .iter()
+                    .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
+                {
+                    oids.push(crate::types::column_type(&a.data_type)?.oid().to_string());
+                }
+                let signature = oids.join(",");
+                of_name.into_iter().find(|d| d.signature() == signature)
+            }
+        };
+        let Some(def) = target else {
+            let shown = match &desc.args {
+                Some(args) => {
+                    let types: Vec<String> = (args.iter())
+                        .map(|a| {
+                            crate::types::column_type(&a.data_type).map(|t| {
+                                crate::catalog_functions::format_type(i64::from(t.oid()), None)
+                            })
+                        })
+                        .collect::<Result<_, _>>()?;
+                    format!("{}({})", names_of(&name), types.join(", "))
+                }
+                None => format!("{}()", names_of(&name)),
+            };
+            if if_exists {
+                notices.push(Notice::info(format!(
+                    "function {shown} does not exist, skipping"
+                )));
+                continue;
+            }
+            return Err(match desc.args {
+                None => SqlError::new(
+                    "42883",
+                    format!("could not find a function named \"{}\"", names_of(&name)),
+                ),
+                Some(_) => SqlError::new("42883", format!("function {shown} does not exist")),
+            });
+        };
+        catalog.drop_function(txn, &def.name, &def.signature())?;
+    }
+    Ok(Output::command("DROP FUNCTION"))
+}
+
+/// `statement` with its calls of SQL functions expanded; `None` when it
+/// calls none (or no function exists).
+pub fn expand_statement(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+) -> Result<Option<Statement>, SqlError> {
+    if in_scope().is_empty() {
+        return Ok(None);
+    }
+    let mut out = statement.clone();
+    let mut expand = Expand {
+        cx,
+        txn,
+        stack: Vec::new(),
+        changed: false,
+        error: None,
+    };
+    let _ = out.visit(&mut expand);
+    if let Some(e) = expand.error {
+        return Err(e);
+    }
+    Ok(expand.changed.then_some(out))
+}
+
+/// [`expand_statement`] of a query (a view's).
+pub fn expand_query(cx: &Ctx<'_>, txn: &Transaction, query: &mut Query) -> Result<(), SqlError> {
+    if in_scope().is_empty() {
+        return Ok(());
+    }
+    let mut expand = Expand {
+        cx,
+        txn,
+        stack: Vec::new(),
+        changed: false,
+        error: None,
+    };
+    let _ = query.visit(&mut expand);
+    match expand.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Replaces calls of SQL functions, innermost first.
+struct Expand<'a, 'b> {
+    cx: &'a Ctx<'b>,
+    txn: &'a Transaction,
+    /// The functions being expanded (a cycle's check).
+    stack: Vec<u64>,
+    changed: bool,
+    error: Option<SqlError>,
+}
+
+impl VisitorMut for Expand<'_, '_> {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let Expr::Function(call) = expr else {
+            return Continue(());
+        };
+        let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
+            return Continue(());
+        };
+        let args = match call_args(&call.args, &def) {
+            Ok(args) => args,
+            Err(e) => {
+                self.error = Some(e);
+                return Break(());
+            }
+        };
+        match expand_call(self.cx, self.txn, &def, args, &mut self.stack) {
+            Ok(expanded) => {
+                *expr = expanded;
+                self.changed = true;
+                USED.with(|u| u.borrow_mut().push(def));
+                Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+}
+
+fn call_arity(args: &FunctionArguments) -> Option<usize> {
+    match args {
+        FunctionArguments::None => Some(0),
+        FunctionArguments::List(list) => Some(list.args.len()),
+        FunctionArguments::Subquery(_) => None,
+    }
+}
+
+/// The SQL function a call of `name` with `arity` arguments names, if
+/// any (a name of the catalog, bare in `public` or schema-qualified).
+fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
+    let arity = arity?;
+    let name = names::relation(name).ok()?;
+    in_scope()
+        .iter()
+        .find(|d| d.name == name && d.args.len() == arity)
+        .cloned()
+}
+
+fn call_args(args: &FunctionArguments, def: &FunctionDef) -> Result<Vec<Expr>, SqlError> {
+    let FunctionArguments::List(list) = args else {
+        return Ok(Vec::new());
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return Err(SqlError::unsupported(format!(
+            "DISTINCT or ORDER BY in a call of SQL function \"{}\"",
+            names_of(&def.name)
+        )));
+    }
+    (list.args.iter())
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
+            _ => Err(SqlError::unsupported(format!(
+                "named arguments in a call of SQL function \"{}\"",
+                names_of(&def.name)
+            ))),
+        })
+        .collect()
+}
+
+/// The expression a call of `def` with `args` stands for.
+fn expand_call(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    args: Vec<Expr>,
+    stack: &mut Vec<u64>,
+) -> Result<Expr, SqlError> {
+    let name = names_of(&def.name);
+    if stack.contains(&def.oid) {
+        return Err(SqlError::unsupported(format!(
+            "recursive SQL function \"{name}\" (it calls itself)"
+        )));
+    }
+    if stack.len() >= MAX_DEPTH {
+        return Err(SqlError::new("54001", "stack depth limit exceeded"));
+    }
+    let typed_args: Vec<Expr> = (args.iter().zip(&def.args))
+        .map(|(a, (_, oid, typmod))| typed(a.clone(), *oid, *typmod))
+        .collect::<Result<_, _>>()?;
+    let query = body_query(def)?;
+    stack.push(def.oid);
+    let body = body_expression(cx, txn, def, &query, &typed_args, stack);
+    stack.pop();
+    let result = typed(body?, def.result.0, def.result.1)?;
+    if !def.strict || args.is_empty() {
+        return Ok(result);
+    }
+    // STRICT: NULL for any NULL argument, the body not run.
+    let any_null = (args.into_iter())
+        .map(|a| Expr::IsNull(Box::new(Expr::Nested(Box::new(a)))))
+        .reduce(|a, b| Expr::BinaryOp {
+            left: Box::new(a),
+            op: sqlparser::ast::BinaryOperator::Or,
+            right: Box::new(b),
+        })
+        .expect("at least one argument");
+    Ok(Expr::Case {
+        case_token: sqlparser::ast::helpers::attached_token::AttachedToken::empty(),
+        end_token: sqlparser::ast::helpers::attached_token::AttachedToken::empty(),
+        operand: None,
+        conditions: vec![sqlparser::ast::CaseWhen {
+            condition: any_null,
+            result: typed(Expr::Value(Value::Null.into()), def.result.0, def.result.1)?,
+        }],
+        else_result: Some(Box::new(result)),
+    })
+}
+
+/// The body of `def` as an expression over the (typed) arguments `args`:
+/// inlined, or a scalar subquery (module comment). Calls in the body are
+/// expanded too.
+fn body_expression(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    query: &Query,
+    args: &[Expr],
+    stack: &mut Vec<u64>,
+) -> Result<Expr, SqlError> {
+    let mut query = query.clone();
+    let inline = match query.body.as_ref() {
+        SetExpr::Select(s)
+            if s.from.is_empty()
+                && s.selection.is_none()
+                && s.having.is_none()
+                && s.distinct.is_none()
+                && matches!(s.group_by, sqlparser::ast::GroupByExpr::Expressions(ref e, _) if e.is_empty())
+                && query.with.is_none()
+                && query.order_by.is_none()
+                && query.limit_clause.is_none()
+                && !has_subquery(&s.projection) =>
+        {
+            match s.projection.as_slice() {
+                [SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }] => {
+                    Some(e.clone())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut substitute = Substitute {
+        cx,
+        txn,
+        def,
+        args,
+        scopes: Vec::new(),
+        depth: 0,
+        inline: inline.is_some(),
+        error: None,
+    };
+    let mut out = match inline {
+        Some(mut e) => {
+            let _ = e.visit(&mut substitute);
+            e
+        }
+        None => {
+            let _ = query.visit(&mut substitute);
+            if query.limit_clause.is_none() {
+                query.limit_clause = Some(LimitClause::LimitOffset {
+                    limit: Some(Expr::Value(Value::Number("1".into(), false).into())),
+                    offset: None,
+                    limit_by: Vec::new(),
+                });
+            }
+            Expr::Subquery(Box::new(query))
+        }
+    };
+    if let Some(e) = substitute.error {
+        return Err(e);
+    }
+    // Calls in the body.
+    let mut expand = Expand {
+        cx,
+        txn,
+        stack: std::mem::take(stack),
+        changed: false,
+        error: None,
+    };
+    let _ = out.visit(&mut expand);
+    *stack = expand.stack;
+    match expand.error {
+        Some(e) => Err(e),
+        None => Ok(Expr::Nested(Box::new(out))),
+    }
+}
+
+fn has_subquery(items: &[SelectItem]) -> bool {
+    struct Find;
+    impl sqlparser::ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            Break(())
+        }
+    }
+    items
+        .iter()
+        .any(|i| sqlparser::ast::Visit::visit(i, &mut Find).is_break())
+}
+
+/// Replaces a body's references to its arguments by the call's
+/// arguments.
+struct Substitute<'a, 'b> {
+    cx: &'a Ctx<'b>,
+    txn: &'a Transaction,
+    def: &'a FunctionDef,
+    args: &'a [Expr],
+    /// The FROM scopes of the body's query levels around the expression.
+    scopes: Vec<crate::from::Scope>,
+    /// How many query levels deep (the body's own query is 1).
+    depth: usize,
+    /// The body is an expression alone, placed in the caller's query.
+    inline: bool,
+    error: Option<SqlError>,
+}
+
+impl Substitute<'_, '_> {
+    /// The argument a reference denotes, if it is one.
+    fn argument(&self, expr: &Expr) -> Option<usize> {
+        let by_name = |name: &str| {
+            self.def
+                .args
+                .iter()
+                .position(|a| !a.0.is_empty() && a.0 == name)
+        };
+        match expr {
+            Expr::Value(ValueWithSpan {
+                value: Value::Placeholder(p),
+                ..
+            }) => {
+                let n: usize = p.strip_prefix('$')?.parse().ok()?;
+                (1..=self.args.len()).contains(&n).then(|| n - 1)
+            }
+            Expr::Identifier(id) => {
+                let name = names::ident(id);
+                // A column of the body takes precedence.
+                if self.scopes.iter().any(|s| scalar::bind(expr, s).is_ok()) {
+                    return None;
+                }
+                by_name(&name)
+            }
+            Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+                let function = names::ident(&parts[0]);
+                (function == names_of(&self.def.name))
+                    .then(|| by_name(&names::ident(&parts[1])))
+                    .flatten()
+            }
+            _ => None,
+        }
+    }
+
+    /// Argument `n` as placed in the body.
+    fn placed(&self, n: usize) -> Result<Expr, SqlError> {
+        let arg = self.args[n].clone();
+        if self.inline || !reads_columns(&arg) {
+            return Ok(arg);
+        }
+        if self.depth > 1 {
+            return Err(SqlError::unsupported(format!(
+                "an argument of SQL function \"{}\" that reads columns, used inside a subquery of its body",
+                names_of(&self.def.name)
+            )));
+        }
+        let mut arg = arg;
+        let _ = arg.visit(&mut MarkCaller);
+        Ok(arg)
+    }
+}
+
+impl VisitorMut for Substitute<'_, '_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        let scope = match query.body.as_ref() {
+            SetExpr::Select(s) if !s.from.is_empty() => {
+                crate::from::resolve(self.cx, self.txn, &s.from, None)
+                    .map(|f| f.scope)
+                    .unwrap_or_default()
+            }
+            _ => crate::from::Scope::default(),
+        };
+        self.scopes.push(scope);
+        Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        self.scopes.pop();
+        Continue(())
+    }
+
+    // After the children: a placed argument is not visited again (its
+    // own `$1` is the caller's).
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let Some(n) = self.argument(expr) else {
+            return Continue(());
+        };
+        match self.placed(n) {
+            Ok(arg) => {
+                *expr = Expr::Nested(Box::new(arg));
+                Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+}
+
+/// Whether `expr` names a column (of whatever scope).
+fn reads_columns(expr: &Expr) -> bool {
+    struct Find;
+    impl sqlparser::ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Break(()),
+                _ => Continue(()),
+            }
+        }
+    }
+    sqlparser::ast::Visit::visit(expr, &mut Find).is_break()
+}
+
+/// Marks each column name of a call's argument as the caller's
+/// ([`CALLER`]): `x` becomes `"$caller".x`, `t.x` `"$caller:t".x`.
+struct MarkCaller;
+
+impl VisitorMut for MarkCaller {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        match expr {
+            Expr::Identifier(id) => {
+                *expr = Expr::CompoundIdentifier(vec![Ident::new(CALLER), id.clone()]);
+            }
+            Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+                let qualifier = format!("{CALLER}:{}", parts[0].value);
+                let quoted = parts[0].quote_style;
+                parts[0] = Ident {
+                    value: qualifier,
+                    quote_style: quoted,
+                    span: parts[0].span,
+                };
+            }
+            _ => {}
+        }
+        Continue(())
+    }
+}
+
+/// The caller's column reference a [`MarkCaller`] mark stands for, if
+/// `expr` is one.
+pub fn caller_reference(expr: &Expr) -> Option<Expr> {
+    let Expr::CompoundIdentifier(parts) = expr else {
+        return None;
+    };
+    let [qualifier, column] = parts.as_slice() else {
+        return None;
+    };
+    if qualifier.value == CALLER && qualifier.quote_style.is_none() {
+        return Some(Expr::Identifier(column.clone()));
+    }
+    let table = qualifier.value.strip_prefix(CALLER)?.strip_prefix(':')?;
+    Some(Expr::CompoundIdentifier(vec![
+        Ident {
+            value: table.to_string(),
+            quote_style: qualifier.quote_style,
+            span: qualifier.span,
+        },
+        column.clone(),
+    ]))
+}

@@ -121,6 +121,9 @@ pub struct Table {
     target: Mutex<Target>,
     /// All-visible pages (`visibility_map.rs`).
     pub(crate) vm: VisibilityMap,
+    /// Held by a vacuum from its first step to its last: one vacuum of a
+    /// table at a time (`vacuum.rs`).
+    pub(crate) vacuuming: Mutex<()>,
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
@@ -156,6 +159,7 @@ impl Table {
             pages,
             target: Mutex::new(Target::default()),
             vm: VisibilityMap::default(),
+            vacuuming: Mutex::new(()),
         }
     }
 

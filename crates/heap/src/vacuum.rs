@@ -14,9 +14,14 @@
 //!    every snapshot sees (`visibility_map.rs`).
 //!
 //! Between steps 1 and 3 a Dead line pointer stays Dead (an insert reuses
-//! only Unused ones) and no new index entry can point at it (entries
-//! point at new, Normal versions), so step 3 frees exactly what step 2
-//! unlinked. Vacuum never removes a version a snapshot can see: it removes
+//! only Unused ones, pruning leaves Dead ones as they are) and no new
+//! index entry can point at it (entries point at new, Normal versions), so
+//! step 3 frees exactly what step 2 unlinked. That holds only if no other
+//! vacuum of the table frees it meanwhile: vacuums of one table take
+//! turns (`Table::vacuuming`, held from step 1 to step 3; a `VACUUM`
+//! beside autovacuum waits, as PostgreSQL's take SHARE UPDATE EXCLUSIVE).
+//! Else the second one's step 3 would free an item the first freed, and
+//! that an insert may have reused for a live row since. Vacuum never removes a version a snapshot can see: it removes
 //! only what pruning found dead below the horizon.
 
 use crate::error::HeapError;
@@ -68,6 +73,7 @@ impl Table {
     /// Vacuums the table and `indexes` (all of its indexes: an index left
     /// out would keep entries to freed items, so it must be complete).
     pub fn vacuum(&self, mgr: &TxnManager, indexes: &[&Index]) -> Result<VacuumStats, HeapError> {
+        let _turn = self.vacuuming.lock().unwrap_or_else(|p| p.into_inner());
         let mut stats = VacuumStats::default();
         let mut dead: BTreeMap<PageId, Vec<ItemId>> = BTreeMap::new();
         for page_id in self.page_ids()? {

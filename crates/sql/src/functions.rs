@@ -133,6 +133,8 @@ pub enum Func {
     /// A hash, encoding or random-bytes function, pgcrypto's and
     /// uuid-ossp's among them (`crypto_functions.rs`).
     Crypto(crate::crypto_functions::CryptoFunc),
+    /// `make_date`, `make_timestamp` (`make_datetime.rs`).
+    Make(crate::make_datetime::MakeFunc),
     /// `timezone(zone, ts)`, which `ts AT TIME ZONE zone` is
     /// (`time_zones.rs`): its arguments as that binds them.
     Timezone,
@@ -310,6 +312,7 @@ impl Func {
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
             .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
+            .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -325,6 +328,7 @@ impl Func {
             Func::EnumRange => Some("enum_range"),
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
+            Func::Make(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -458,6 +462,7 @@ impl Func {
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
+            Func::Make(f) => f.takes(count),
             Func::Timezone => count == 2,
         }
     }
@@ -594,6 +599,7 @@ impl Func {
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
+            Func::Make(f) => f.ty(),
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
         }
     }
@@ -931,6 +937,7 @@ impl Func {
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
+            Func::Make(f) => f.eval(&args)?,
             Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {

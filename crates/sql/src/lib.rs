@@ -51,6 +51,7 @@ mod json_build;
 mod json_functions;
 mod json_table_functions;
 mod lookups;
+mod make_datetime;
 mod matviews;
 mod modifying_cte;
 mod names;

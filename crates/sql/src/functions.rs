@@ -44,6 +44,10 @@ pub enum Func {
     Concat,
     /// `concat_ws(separator, ...)`: the non-NULL arguments joined.
     ConcatWs,
+    /// `num_nulls(...)` / `num_nonnulls(...)`: how many arguments are
+    /// (not) NULL.
+    NumNulls,
+    NumNonNulls,
     /// A string function (`string`).
     Str(StrFunc),
     Trunc,
@@ -226,7 +230,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 71] = [
+const NAMES: [(&str, Func); 73] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -241,6 +245,8 @@ const NAMES: [(&str, Func); 71] = [
     ("greatest", Func::Greatest),
     ("least", Func::Least),
     ("concat", Func::Concat),
+    ("num_nulls", Func::NumNulls),
+    ("num_nonnulls", Func::NumNonNulls),
     ("concat_ws", Func::ConcatWs),
     ("md5", Func::Str(StrFunc::Md5)),
     ("repeat", Func::Str(StrFunc::Repeat)),
@@ -416,7 +422,12 @@ impl Func {
     /// Whether `count` arguments are accepted.
     pub fn takes(self, count: usize) -> bool {
         match self {
-            Func::Coalesce | Func::Greatest | Func::Least | Func::Concat => count >= 1,
+            Func::Coalesce
+            | Func::Greatest
+            | Func::Least
+            | Func::Concat
+            | Func::NumNulls
+            | Func::NumNonNulls => count >= 1,
             Func::ConcatWs => count >= 2,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
@@ -547,7 +558,7 @@ impl Func {
             },
             Func::Div | Func::TrimScale | Func::Factorial => SqlType::Numeric(None),
             Func::Gcd | Func::Lcm => gcd_type(args.iter().copied()),
-            Func::Scale | Func::MinScale => SqlType::Int4,
+            Func::Scale | Func::MinScale | Func::NumNulls | Func::NumNonNulls => SqlType::Int4,
             Func::Pi | Func::Cbrt => SqlType::Float8,
             // A numeric with no float: numeric (an integer is cast to it).
             Func::Power
@@ -620,6 +631,8 @@ impl Func {
                 | Func::Concat
                 | Func::ConcatWs
                 | Func::EnumRange
+                | Func::NumNulls
+                | Func::NumNonNulls
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
@@ -663,6 +676,13 @@ impl Func {
                     }
                 }
                 best.unwrap_or(Value::Null)
+            }
+            Func::NumNulls | Func::NumNonNulls => {
+                let nulls = args.iter().filter(|v| **v == Value::Null).count();
+                Value::Int4(match self {
+                    Func::NumNulls => nulls,
+                    _ => args.len() - nulls,
+                } as i32)
             }
             Func::Concat => {
                 let mut out = String::new();

@@ -152,28 +152,22 @@ fn unique_indexes_refuse_duplicates_and_wait_for_running_inserters() {
     assert_eq!(index.get(&now, &table, b"k").unwrap().len(), 1);
 }
 
-// Proves vacuum removes what pruning cannot: after 20 rounds of updates
-// that change the indexed key (each adds an index entry and leaves the
-// old version's line pointer Dead once pruned), vacuum removes exactly
-// the dead versions' index entries and frees their line pointers, every
-// live row is still found through the index, the index then holds one
-// entry per row, and later inserts reuse the freed line pointers instead
-// of growing the table.
-#[test]
-fn vacuum_removes_dead_index_entries_and_frees_line_pointers() {
-    let db = db(3);
+/// Table `t` with `rows` rows and index `t_k` on them, each row then
+/// updated `rounds` times with a changed key (so each update adds an
+/// index entry and leaves a dead version behind); the rows' newest tids.
+fn with_dead_versions(db: &Database, rows: u32, rounds: u32) -> (Table, Index, Vec<folio_db::Tid>) {
     let table = db.create_table("t").unwrap();
     let index = db.create_index("t_k", false).unwrap();
     let mut t = db.begin(RR, SYNC).unwrap();
     let mut tids = Vec::new();
-    for k in 0..50u32 {
+    for k in 0..rows {
         let row = [k.to_be_bytes(), 0u32.to_be_bytes()].concat();
         let tid = table.insert(&mut t, &row).unwrap();
         index.insert(&mut t, &table, &row, tid).unwrap();
         tids.push(tid);
     }
     t.commit().unwrap();
-    for round in 1..=20u32 {
+    for round in 1..=rounds {
         let mut t = db.begin(RR, SYNC).unwrap();
         for (k, tid) in tids.iter_mut().enumerate() {
             let row = [(k as u32).to_be_bytes(), round.to_be_bytes()].concat();
@@ -185,6 +179,20 @@ fn vacuum_removes_dead_index_entries_and_frees_line_pointers() {
         }
         t.commit().unwrap();
     }
+    (table, index, tids)
+}
+
+// Proves vacuum removes what pruning cannot: after 20 rounds of updates
+// that change the indexed key (each adds an index entry and leaves the
+// old version's line pointer Dead once pruned), vacuum removes exactly
+// the dead versions' index entries and frees their line pointers, every
+// live row is still found through the index, the index then holds one
+// entry per row, and later inserts reuse the freed line pointers instead
+// of growing the table.
+#[test]
+fn vacuum_removes_dead_index_entries_and_frees_line_pointers() {
+    let db = db(3);
+    let (table, index, _) = with_dead_versions(&db, 50, 20);
     let entries = || {
         index
             .tree()
@@ -231,29 +239,7 @@ fn vacuum_removes_dead_index_entries_and_frees_line_pointers() {
 fn concurrent_vacuums_of_one_table_take_turns() {
     for seed in 0..4u64 {
         let db = db(40 + seed);
-        let table = db.create_table("t").unwrap();
-        let index = db.create_index("t_k", false).unwrap();
-        let mut t = db.begin(RR, SYNC).unwrap();
-        let mut tids = Vec::new();
-        for k in 0..200u32 {
-            let row = [k.to_be_bytes(), 0u32.to_be_bytes()].concat();
-            let tid = table.insert(&mut t, &row).unwrap();
-            index.insert(&mut t, &table, &row, tid).unwrap();
-            tids.push(tid);
-        }
-        t.commit().unwrap();
-        for round in 1..=5u32 {
-            let mut t = db.begin(RR, SYNC).unwrap();
-            for (k, tid) in tids.iter_mut().enumerate() {
-                let row = [(k as u32).to_be_bytes(), round.to_be_bytes()].concat();
-                let Write::Done(Some(new)) = table.update(&mut t, *tid, &row, true).unwrap() else {
-                    panic!("an indexed update is never HOT")
-                };
-                index.insert(&mut t, &table, &row, new).unwrap();
-                *tid = new;
-            }
-            t.commit().unwrap();
-        }
+        let (table, index, _) = with_dead_versions(&db, 200, 5);
         let barrier = std::sync::Barrier::new(2);
         let stats: Vec<_> = std::thread::scope(|s| {
             let vacuum = || {

@@ -305,7 +305,8 @@ fn set_items(inner: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
 mod tests {
     use super::*;
 
-    fn group_by(sql: &str) -> Expanded {
+    /// The expansion of `GROUP BY sql`.
+    fn expanded(sql: &str) -> Result<Expanded, SqlError> {
         let parsed = crate::parse::statements(&format!("SELECT 1 FROM t GROUP BY {sql}")).unwrap();
         let crate::parse::Parsed::Sql(statement) = &parsed[0] else {
             panic!("a query")
@@ -319,7 +320,11 @@ mod tests {
         let sqlparser::ast::GroupByExpr::Expressions(items, _) = &s.group_by else {
             panic!("expressions")
         };
-        expand(items, |e| Ok(e.clone())).unwrap()
+        expand(items, |e| Ok(e.clone()))
+    }
+
+    fn group_by(sql: &str) -> Expanded {
+        expanded(sql).unwrap()
     }
 
     fn keys(e: &Expanded) -> Vec<String> {
@@ -366,23 +371,12 @@ mod tests {
     #[test]
     fn limits_are_errors() {
         // 13 CUBE elements, and 16 * 16 * 16 * 2 sets: PostgreSQL's 54001s.
-        let parsed = crate::parse::statements(
-            "SELECT 1 FROM t GROUP BY CUBE (a, b, c, d, e, f, g, h, i, j, k, l, m)",
-        )
-        .unwrap();
-        let crate::parse::Parsed::Sql(statement) = &parsed[0] else {
-            panic!("a query")
-        };
-        let sqlparser::ast::Statement::Query(q) = statement.as_ref() else {
-            panic!("a query")
-        };
-        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
-            panic!("a select")
-        };
-        let sqlparser::ast::GroupByExpr::Expressions(items, _) = &s.group_by else {
-            panic!("expressions")
-        };
-        assert_eq!(expand(items, |e| Ok(e.clone())).unwrap_err().code, "54001");
+        assert_eq!(
+            expanded("CUBE (a, b, c, d, e, f, g, h, i, j, k, l, m)")
+                .unwrap_err()
+                .code,
+            "54001"
+        );
         let four = Expr::Cube(
             (0..4)
                 .map(|i| {

@@ -520,13 +520,7 @@ pub fn expand_statement(
         return Ok(None);
     }
     let mut out = statement.clone();
-    let mut expand = Expand {
-        cx,
-        txn,
-        stack: Vec::new(),
-        changed: false,
-        error: None,
-    };
+    let mut expand = Expand::new(cx, txn);
     let _ = out.visit(&mut expand);
     if let Some(e) = expand.error {
         return Err(e);
@@ -539,13 +533,7 @@ pub fn expand_query(cx: &Ctx<'_>, txn: &Transaction, query: &mut Query) -> Resul
     if in_scope().is_empty() {
         return Ok(());
     }
-    let mut expand = Expand {
-        cx,
-        txn,
-        stack: Vec::new(),
-        changed: false,
-        error: None,
-    };
+    let mut expand = Expand::new(cx, txn);
     let _ = query.visit(&mut expand);
     match expand.error {
         Some(e) => Err(e),
@@ -561,6 +549,18 @@ struct Expand<'a, 'b> {
     stack: Vec<u64>,
     changed: bool,
     error: Option<SqlError>,
+}
+
+impl<'a, 'b> Expand<'a, 'b> {
+    fn new(cx: &'a Ctx<'b>, txn: &'a Transaction) -> Expand<'a, 'b> {
+        Expand {
+            cx,
+            txn,
+            stack: Vec::new(),
+            changed: false,
+            error: None,
+        }
+    }
 }
 
 impl VisitorMut for Expand<'_, '_> {

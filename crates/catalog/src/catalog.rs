@@ -24,6 +24,7 @@
 //! a failed DDL statement leaves no half-written rows behind.
 
 use crate::autovacuum::{Activity, TableActivity};
+use crate::class_writes::ClassTable;
 use crate::currency::DdlMarks;
 use crate::defs::{
     AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE, KIND_VIEW,
@@ -148,7 +149,8 @@ pub const CATALOG_TREE_NAMES: [&str; 12] = [
 pub struct Catalog {
     pub(crate) pool: Arc<BufferPool>,
     pub(crate) wal: Arc<Wal>,
-    pub(crate) classes: Table,
+    /// `folio.class`, its writes noted (`class_writes.rs`).
+    pub(crate) classes: ClassTable,
     pub(crate) class_names: Index,
     pub(crate) attributes: Table,
     pub(crate) attribute_tables: Index,
@@ -171,13 +173,6 @@ pub struct Catalog {
     index_evaluator: std::sync::OnceLock<Arc<dyn IndexEvaluator>>,
     /// DDL marks by table oid (`currency.rs`).
     pub(crate) ddl_marks: DdlMarks,
-    /// Whether an enum type may exist: unknown (0) until a scan of
-    /// `folio.class` tells, then 1 (none seen) or 2 (`enums.rs`).
-    pub(crate) enums_seen: std::sync::atomic::AtomicU8,
-    /// The same of extensions (`extensions.rs`).
-    pub(crate) extensions_seen: std::sync::atomic::AtomicU8,
-    /// Whether any SQL function exists, as `enums_seen` (`functions.rs`).
-    pub(crate) functions_seen: std::sync::atomic::AtomicU8,
     /// Whether the database has user schemas: 0 unknown, 1 none, 2 some
     /// (`schemas.rs`: `has_schemas`).
     pub(crate) schemas_seen: std::sync::atomic::AtomicU8,
@@ -242,7 +237,7 @@ impl Catalog {
             lock: Mutex::new(()),
         });
         Catalog {
-            classes: Table::open(pool.clone(), wal.clone(), trees.classes),
+            classes: ClassTable::new(Table::open(pool.clone(), wal.clone(), trees.classes)),
             class_names: Index::open("folio_class_name_index", trees.class_names, true),
             attributes: Table::open(pool.clone(), wal.clone(), trees.attributes),
             attribute_tables: Index::open(
@@ -267,9 +262,6 @@ impl Catalog {
             files: std::sync::OnceLock::new(),
             index_evaluator: std::sync::OnceLock::new(),
             ddl_marks: DdlMarks::default(),
-            enums_seen: std::sync::atomic::AtomicU8::new(0),
-            extensions_seen: std::sync::atomic::AtomicU8::new(0),
-            functions_seen: std::sync::atomic::AtomicU8::new(0),
             schemas_seen: std::sync::atomic::AtomicU8::new(0),
             tables: Mutex::new(std::collections::HashMap::new()),
             saved_maps: Mutex::default(),
@@ -1140,7 +1132,7 @@ impl Catalog {
     pub(crate) fn vacuum_catalog(&self, txns: &TxnManager) -> Result<VacuumStats, HeapError> {
         let mut total = VacuumStats::default();
         for (table, index) in [
-            (&self.classes, &self.class_names),
+            (&*self.classes, &self.class_names),
             (&self.attributes, &self.attribute_tables),
             (&self.constraints, &self.constraint_tables),
             (&self.descriptions, &self.description_relations),

@@ -156,25 +156,20 @@ pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlTy
     })
 }
 
+/// The enum types among class rows `classes`, by name.
+pub(crate) fn enums_among(classes: &[(Tid, ClassRow)]) -> Vec<&'static EnumType> {
+    let mut out: Vec<&'static EnumType> = (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_ENUM)
+        .filter_map(|(_, c)| enum_type(c))
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
 impl Catalog {
-    /// Every enum type `txn` sees, by name. Cheap when the database has
-    /// never had one: after one scan of `folio.class` finds none, nothing
-    /// is read until a CREATE TYPE.
+    /// Every enum type `txn` sees, by name.
     pub fn enum_types(&self, txn: &Transaction) -> Result<Vec<&'static EnumType>, CatalogError> {
-        use std::sync::atomic::Ordering;
-        if self.enums_seen.load(Ordering::Acquire) == 1 {
-            return Ok(Vec::new());
-        }
-        let mut out: Vec<&'static EnumType> = (self.class_rows(txn)?.iter())
-            .filter(|(_, c)| c.kind == KIND_ENUM)
-            .filter_map(|(_, c)| enum_type(c))
-            .collect();
-        // Seen by this snapshot or not, a type another transaction is
-        // creating sets 2 itself; only "unknown" becomes "none".
-        let seen = if out.is_empty() { 1 } else { 2 };
-        let _ = (self.enums_seen).compare_exchange(0, seen, Ordering::AcqRel, Ordering::Acquire);
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        Ok(enums_among(&self.class_rows(txn)?))
     }
 
     /// The enum types among `classes` that columns of type `oids` use.
@@ -248,7 +243,6 @@ impl Catalog {
         if self.class(txn, name)?.is_some() {
             return Err(CatalogError::TypeExists(name.to_string()));
         }
-        (self.enums_seen).store(2, std::sync::atomic::Ordering::Release);
         let oid = self.next_oid()?;
         let mut body = EnumBody {
             array_oid: self.next_oid()? as u32,

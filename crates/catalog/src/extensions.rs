@@ -8,6 +8,7 @@
 use crate::catalog::Catalog;
 use crate::defs::{ClassRow, KIND_EXTENSION};
 use crate::error::CatalogError;
+use folio_heap::Tid;
 use folio_page::PageId;
 use folio_txn::Transaction;
 
@@ -23,35 +24,28 @@ fn row_name(name: &str) -> String {
     format!(".{name}")
 }
 
+/// The extensions among class rows `classes`, by name.
+pub(crate) fn extensions_among(classes: &[(Tid, ClassRow)]) -> Vec<ExtensionDef> {
+    let mut out: Vec<ExtensionDef> = (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_EXTENSION)
+        .map(|(_, c)| ExtensionDef {
+            oid: c.oid,
+            name: c.name.trim_start_matches('.').to_string(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
 impl Catalog {
-    /// Every extension `txn` sees, by name. Cheap when the database has
-    /// never had one (as `enum_types`): after one scan of `folio.class`
-    /// finds none, nothing is read until a CREATE EXTENSION.
+    /// Every extension `txn` sees, by name.
     pub fn extensions(&self, txn: &Transaction) -> Result<Vec<ExtensionDef>, CatalogError> {
-        use std::sync::atomic::Ordering;
-        if self.extensions_seen.load(Ordering::Acquire) == 1 {
-            return Ok(Vec::new());
-        }
-        let mut out: Vec<ExtensionDef> = (self.class_rows(txn)?.into_iter())
-            .filter(|(_, c)| c.kind == KIND_EXTENSION)
-            .map(|(_, c)| ExtensionDef {
-                oid: c.oid,
-                name: c.name.trim_start_matches('.').to_string(),
-            })
-            .collect();
-        // One another transaction is creating sets 2 itself; only
-        // "unknown" becomes "none".
-        let seen = if out.is_empty() { 1 } else { 2 };
-        let _ =
-            (self.extensions_seen).compare_exchange(0, seen, Ordering::AcqRel, Ordering::Acquire);
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        Ok(extensions_among(&self.class_rows(txn)?))
     }
 
     /// `CREATE EXTENSION name` (the SQL layer has checked the name): 42710
     /// if it exists (after waiting for a running creator of it).
     pub fn create_extension(&self, txn: &mut Transaction, name: &str) -> Result<u64, CatalogError> {
-        (self.extensions_seen).store(2, std::sync::atomic::Ordering::Release);
         let oid = self.next_oid()?;
         let class = ClassRow::new(oid, &row_name(name), KIND_EXTENSION, PageId(0));
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))

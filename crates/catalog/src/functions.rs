@@ -14,6 +14,7 @@ use crate::catalog::{Catalog, check_name, corrupt};
 use crate::codec::{Reader, Writer};
 use crate::defs::{ClassRow, KIND_FUNCTION};
 use crate::error::CatalogError;
+use folio_heap::Tid;
 use folio_page::PageId;
 use folio_txn::Transaction;
 
@@ -116,23 +117,20 @@ fn function_def(class: &ClassRow) -> Option<FunctionDef> {
     })
 }
 
+/// The SQL functions among class rows `classes`, by name then oid.
+pub(crate) fn functions_among(classes: &[(Tid, ClassRow)]) -> Vec<FunctionDef> {
+    let mut out: Vec<FunctionDef> = (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_FUNCTION)
+        .filter_map(|(_, c)| function_def(c))
+        .collect();
+    out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
+    out
+}
+
 impl Catalog {
-    /// Every SQL function `txn` sees, by name then oid. Cheap when the
-    /// database has never had one (as [`Catalog::enum_types`]).
+    /// Every SQL function `txn` sees, by name then oid.
     pub fn functions(&self, txn: &Transaction) -> Result<Vec<FunctionDef>, CatalogError> {
-        use std::sync::atomic::Ordering;
-        if self.functions_seen.load(Ordering::Acquire) == 1 {
-            return Ok(Vec::new());
-        }
-        let mut out: Vec<FunctionDef> = (self.class_rows(txn)?.iter())
-            .filter(|(_, c)| c.kind == KIND_FUNCTION)
-            .filter_map(|(_, c)| function_def(c))
-            .collect();
-        let seen = if out.is_empty() { 1 } else { 2 };
-        let _ =
-            (self.functions_seen).compare_exchange(0, seen, Ordering::AcqRel, Ordering::Acquire);
-        out.sort_by(|a, b| (&a.name, a.oid).cmp(&(&b.name, b.oid)));
-        Ok(out)
+        Ok(functions_among(&self.class_rows(txn)?))
     }
 
     /// `CREATE [OR REPLACE] FUNCTION`: `def` (its oid is chosen here) is
@@ -162,7 +160,6 @@ impl Catalog {
             body: def.body.clone(),
         };
         let exists = || CatalogError::FunctionExists(display_name(&def.name));
-        (self.functions_seen).store(2, std::sync::atomic::Ordering::Release);
         if let Some((tid, _)) = self.class(txn, &name)? {
             if !replace {
                 return Err(exists());

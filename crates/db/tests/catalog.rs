@@ -2114,3 +2114,74 @@ mod alter_type {
         assert!(ops > 50, "{ops} operations");
     }
 }
+
+// Proves the kept object lists (enum types, extensions, functions) are
+// handed back while current and read again exactly when they changed: a
+// commit of another writer's class row after they were read, the
+// reader's own uncommitted DDL (never kept), but not a running writer's
+// or a rolled-back one's DDL, nor DDL of two writers at once missed.
+#[test]
+fn kept_object_lists_are_used_again_until_a_class_row_changes() {
+    let db = sim_db(7);
+    let cat = db.catalog();
+    let names = |lists: &folio_catalog::ObjectLists| -> Vec<String> {
+        (lists.enums.iter().map(|e| e.name.clone()))
+            .chain(lists.extensions.iter().map(|e| e.name.clone()))
+            .collect()
+    };
+    let mut reader = db.begin(RC, SYNC).unwrap();
+    let first = cat.object_lists(&reader, None).unwrap();
+    assert!(names(&first).is_empty());
+    reader.next_statement();
+    let again = cat.object_lists(&reader, Some(&first)).unwrap();
+    assert!(Arc::ptr_eq(&first, &again), "nothing changed: kept");
+
+    // A running writer's enum is not seen, and the kept lists stay.
+    let mut w1 = db.begin(RC, SYNC).unwrap();
+    cat.create_enum(&mut w1, "mood", &["sad".into(), "ok".into()])
+        .unwrap();
+    let mut w2 = db.begin(RC, SYNC).unwrap();
+    cat.create_extension(&mut w2, "pgcrypto").unwrap();
+    reader.next_statement();
+    let during = cat.object_lists(&reader, Some(&again)).unwrap();
+    assert!(names(&during).is_empty());
+    // The writer sees its own enum; what it read is never kept.
+    let own = cat.object_lists(&w1, Some(&during)).unwrap();
+    assert_eq!(names(&own), ["mood"]);
+    let own_again = cat.object_lists(&w1, Some(&own)).unwrap();
+    assert!(!Arc::ptr_eq(&own, &own_again));
+
+    // Both commit, one after the other: the reader's next statement sees
+    // both, then keeps the new lists.
+    w1.commit().unwrap();
+    reader.next_statement();
+    let after_one = cat.object_lists(&reader, Some(&during)).unwrap();
+    assert_eq!(names(&after_one), ["mood"]);
+    w2.commit().unwrap();
+    reader.next_statement();
+    let after_two = cat.object_lists(&reader, Some(&after_one)).unwrap();
+    assert_eq!(names(&after_two), ["mood", "pgcrypto"]);
+    reader.next_statement();
+    let kept = cat.object_lists(&reader, Some(&after_two)).unwrap();
+    assert!(Arc::ptr_eq(&after_two, &kept));
+
+    // A rolled-back drop changes nothing: the kept lists stay.
+    let mut d = db.begin(RC, SYNC).unwrap();
+    cat.drop_extension(&mut d, "pgcrypto").unwrap();
+    d.rollback().unwrap();
+    reader.next_statement();
+    let still = cat.object_lists(&reader, Some(&kept)).unwrap();
+    assert!(Arc::ptr_eq(&kept, &still));
+    assert_eq!(names(&still), ["mood", "pgcrypto"]);
+
+    // A REPEATABLE READ transaction older than the lists reads its own.
+    let old = db.begin(Isolation::RepeatableRead, SYNC).unwrap();
+    let mut d = db.begin(RC, SYNC).unwrap();
+    cat.drop_extension(&mut d, "pgcrypto").unwrap();
+    d.commit().unwrap();
+    reader.next_statement();
+    let dropped = cat.object_lists(&reader, Some(&still)).unwrap();
+    assert_eq!(names(&dropped), ["mood"]);
+    let old_lists = cat.object_lists(&old, Some(&dropped)).unwrap();
+    assert_eq!(names(&old_lists), ["mood", "pgcrypto"]);
+}

@@ -5,17 +5,19 @@
 //! PostgreSQL's 0A000 `extension "x" is not available`.
 //!
 //! As in PostgreSQL, an extension's functions exist only while it does:
-//! the session reads the statement's extensions into this thread's scope
-//! ([`Scope::enter`], beside the enum types of `user_types.rs`), and the
+//! the session puts the statement's extensions into this thread's scope
+//! ([`Scope::enter`], from `object_scope.rs`), and the
 //! binder asks [`installed`] before it binds a call of one (42883
 //! otherwise).
 
 use crate::error::SqlError;
 use crate::output::{Notice, Output};
+use folio_catalog::ExtensionDef;
 use folio_db::Database;
 use folio_txn::Transaction;
 use sqlparser::ast::Ident;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// An extension folio has: its name, the version `pg_extension` shows
 /// (PostgreSQL 15's) and what psql's `\dx` says of it.
@@ -44,27 +46,21 @@ pub fn known(name: &str) -> Option<&'static Known> {
 }
 
 thread_local! {
-    static INSTALLED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static INSTALLED: RefCell<Arc<Vec<ExtensionDef>>> = RefCell::default();
 }
 
 /// The extensions of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Vec<String>,
+    outer: Arc<Vec<ExtensionDef>>,
 }
 
 impl Scope {
-    /// Puts `names` in scope for this thread (the previous scope comes
-    /// back when this one is dropped).
-    pub fn enter(names: Vec<String>) -> Scope {
+    /// Puts `extensions` in scope for this thread (the previous scope
+    /// comes back when this one is dropped).
+    pub fn enter(extensions: Arc<Vec<ExtensionDef>>) -> Scope {
         Scope {
-            outer: INSTALLED.with(|t| std::mem::replace(&mut *t.borrow_mut(), names)),
+            outer: INSTALLED.with(|t| std::mem::replace(&mut *t.borrow_mut(), extensions)),
         }
-    }
-
-    /// The extensions `txn` sees, put in scope.
-    pub fn of(db: &Database, txn: &Transaction) -> Result<Scope, SqlError> {
-        let names = db.catalog().extensions(txn)?;
-        Ok(Scope::enter(names.into_iter().map(|e| e.name).collect()))
     }
 }
 
@@ -78,7 +74,7 @@ impl Drop for Scope {
 /// Whether extension `name` exists for the statement being bound: the one
 /// rule for whether its functions may be called.
 pub fn installed(name: &str) -> bool {
-    INSTALLED.with(|t| t.borrow().iter().any(|n| n == name))
+    INSTALLED.with(|t| t.borrow().iter().any(|e| e.name == name))
 }
 
 /// `CREATE EXTENSION [IF NOT EXISTS] name [SCHEMA public] [VERSION v]

@@ -56,6 +56,7 @@ mod matviews;
 mod modifying_cte;
 mod names;
 mod numeric_functions;
+mod object_scope;
 mod operand_types;
 mod output;
 mod params;

@@ -20,7 +20,6 @@ use crate::scalar::Env;
 use crate::settings::Settings;
 use crate::shape::ShapeCache;
 use crate::statement::Plan;
-use crate::user_types;
 use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
@@ -67,6 +66,9 @@ pub struct Session {
     savepoints: Vec<(String, Settings, Option<Settings>)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
+    /// The enum types, extensions and SQL functions last read
+    /// (`object_scope.rs`).
+    objects: Option<std::sync::Arc<folio_catalog::ObjectLists>>,
     /// `currval` and `lastval` (`sequences.rs`).
     sequences: Arc<crate::sequences::SessionSequences>,
     /// Its advisory locks (`advisory.rs`), given back when it ends.
@@ -184,6 +186,7 @@ impl Session {
             without_local: None,
             savepoints: Vec::new(),
             relations: Relations::default(),
+            objects: None,
             sequences: Arc::default(),
             temp: Default::default(),
             plans_made: 0,
@@ -1508,9 +1511,7 @@ impl Session {
                 needs: Default::default(),
                 in_view: Default::default(),
             };
-            let _types = user_types::Scope::enter(self.db.catalog().enum_types(txn)?);
-            let _extensions = crate::extensions::Scope::of(&self.db, txn)?;
-            let _functions = crate::sql_functions::Scope::enter(self.db.catalog().functions(txn)?);
+            let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
         }
@@ -1531,12 +1532,8 @@ impl Session {
             needs: Default::default(),
             in_view: Default::default(),
         };
-        let types = self.db.catalog().enum_types(&txn);
-        let functions = self.db.catalog().functions(&txn);
-        let result = match types.map_err(SqlError::from).and_then(|types| {
-            let _types = user_types::Scope::enter(types);
-            let _extensions = crate::extensions::Scope::of(&self.db, &txn)?;
-            let _functions = crate::sql_functions::Scope::enter(functions?);
+        let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
+        let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             f(&cx, &mut txn, &mut self.notices)
         }) {

@@ -23,9 +23,9 @@
 //! function's call is `CASE WHEN` an argument `IS NULL THEN NULL ELSE
 //! ... END`. A function calling itself, directly or not, is 0A000.
 //!
-//! The functions a statement's transaction sees are read once per
-//! statement into this thread's scope ([`Scope::enter`]), as enum types
-//! are (`user_types.rs`); a plan notes the definitions it expanded and is
+//! The functions a statement's transaction sees are put into this
+//! thread's scope around each statement ([`Scope::enter`], from
+//! `object_scope.rs`), as enum types are (`user_types.rs`); a plan notes the definitions it expanded and is
 //! made again when one changed ([`is_current`]).
 
 use crate::context::Ctx;
@@ -45,7 +45,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// How deep calls may nest in one expansion (a bound on the stack; a
 /// cycle is refused before).
@@ -57,20 +57,20 @@ const MAX_DEPTH: usize = 64;
 pub const CALLER: &str = "$caller";
 
 thread_local! {
-    static FUNCTIONS: RefCell<Rc<Vec<FunctionDef>>> = RefCell::new(Rc::new(Vec::new()));
+    static FUNCTIONS: RefCell<Arc<Vec<FunctionDef>>> = RefCell::default();
     static USED: RefCell<Vec<FunctionDef>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The functions of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Rc<Vec<FunctionDef>>,
+    outer: Arc<Vec<FunctionDef>>,
 }
 
 impl Scope {
     /// Puts `functions` in scope for this thread.
-    pub fn enter(functions: Vec<FunctionDef>) -> Scope {
+    pub fn enter(functions: Arc<Vec<FunctionDef>>) -> Scope {
         Scope {
-            outer: FUNCTIONS.with(|f| std::mem::replace(&mut *f.borrow_mut(), Rc::new(functions))),
+            outer: FUNCTIONS.with(|f| std::mem::replace(&mut *f.borrow_mut(), functions)),
         }
     }
 }
@@ -82,7 +82,7 @@ impl Drop for Scope {
     }
 }
 
-fn in_scope() -> Rc<Vec<FunctionDef>> {
+fn in_scope() -> Arc<Vec<FunctionDef>> {
     FUNCTIONS.with(|f| f.borrow().clone())
 }
 
@@ -189,7 +189,7 @@ pub fn create(
     }
     with_new.push(def.clone());
     {
-        let _scope = Scope::enter(with_new);
+        let _scope = Scope::enter(Arc::new(with_new));
         check_body(cx, txn, &def)?;
     }
     clear_used();

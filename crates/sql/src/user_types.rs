@@ -1,26 +1,26 @@
 //! The user-defined (enum) types a statement's transaction sees, for the
 //! binder's type names (`types::column_type`), which has no catalog: the
-//! session reads them once per statement into this thread's scope
-//! ([`Scope::enter`]), the binder looks names up here (README "Enum
-//! types"). Nothing is read when the database has no enum type
-//! (`Catalog::enum_types`).
+//! session puts them into this thread's scope around each statement
+//! ([`Scope::enter`], from `object_scope.rs`), the binder looks names up
+//! here (README "Enum types").
 
 use folio_row::{EnumType, SqlType};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 thread_local! {
-    static TYPES: RefCell<Vec<&'static EnumType>> = const { RefCell::new(Vec::new()) };
+    static TYPES: RefCell<Arc<Vec<&'static EnumType>>> = RefCell::default();
 }
 
 /// The types of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Vec<&'static EnumType>,
+    outer: Arc<Vec<&'static EnumType>>,
 }
 
 impl Scope {
     /// Puts `types` in scope for this thread (the previous scope comes
     /// back when this one is dropped).
-    pub fn enter(types: Vec<&'static EnumType>) -> Scope {
+    pub fn enter(types: Arc<Vec<&'static EnumType>>) -> Scope {
         Scope {
             outer: TYPES.with(|t| std::mem::replace(&mut *t.borrow_mut(), types)),
         }

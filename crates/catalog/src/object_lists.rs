@@ -1,0 +1,58 @@
+//! The enum types, extensions and SQL functions a transaction sees: the
+//! lists the SQL layer puts in scope for every statement (the binder
+//! looks types, extension functions and SQL functions up in them).
+//!
+//! All three are read with one scan of `folio.class`, and a caller keeps
+//! them and hands them back: [`Catalog::object_lists`] returns the kept
+//! lists again while they are current (`class_writes.rs`: no class row
+//! changed since they were read, and the reader's snapshot is not older),
+//! so a statement pays two atomic loads, not a scan.
+
+use crate::catalog::Catalog;
+use crate::error::CatalogError;
+use crate::extensions::ExtensionDef;
+use crate::functions::FunctionDef;
+use folio_row::EnumType;
+use folio_txn::{Csn, Transaction};
+use std::sync::Arc;
+
+/// The objects of `folio.class` every statement's scope needs.
+#[derive(Debug, Clone)]
+pub struct ObjectLists {
+    /// Enum types by name.
+    pub enums: Arc<Vec<&'static EnumType>>,
+    /// Extensions by name.
+    pub extensions: Arc<Vec<ExtensionDef>>,
+    /// SQL functions by name, then oid.
+    pub functions: Arc<Vec<FunctionDef>>,
+    /// The snapshot they were read with, unless the reader had written
+    /// class rows (its lists are its own: never used again).
+    read_at: Option<Csn>,
+}
+
+impl Catalog {
+    /// The lists `txn` sees: `kept` again if it is current for `txn`,
+    /// else read anew (keep the result for the next call).
+    pub fn object_lists(
+        &self,
+        txn: &Transaction,
+        kept: Option<&Arc<ObjectLists>>,
+    ) -> Result<Arc<ObjectLists>, CatalogError> {
+        let snapshot = txn.snapshot().0;
+        if let Some(kept) = kept
+            && let Some(read_at) = kept.read_at
+            && snapshot >= read_at
+            && !self.classes.writes.changed_since(txn, read_at)?
+        {
+            return Ok(kept.clone());
+        }
+        let own = self.classes.writes.written_by(txn);
+        let rows = self.class_rows(txn)?;
+        Ok(Arc::new(ObjectLists {
+            enums: Arc::new(crate::enums::enums_among(&rows)),
+            extensions: Arc::new(crate::extensions::extensions_among(&rows)),
+            functions: Arc::new(crate::functions::functions_among(&rows)),
+            read_at: (!own).then_some(snapshot),
+        }))
+    }
+}

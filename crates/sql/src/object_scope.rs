@@ -1,0 +1,35 @@
+//! The catalog objects a statement sees: its transaction's enum types,
+//! extensions and SQL functions, put in this thread's scope for the
+//! binder (`user_types.rs`, `extensions.rs`, `sql_functions.rs`). A
+//! session keeps the lists and the catalog hands them back while they are
+//! current (folio-catalog `object_lists.rs`), so a statement reads no
+//! catalog row for them.
+
+use crate::error::SqlError;
+use folio_catalog::ObjectLists;
+use folio_db::{Database, Transaction};
+use std::sync::Arc;
+
+/// The lists of one statement, in scope until dropped.
+pub struct Scope {
+    _types: crate::user_types::Scope,
+    _extensions: crate::extensions::Scope,
+    _functions: crate::sql_functions::Scope,
+}
+
+/// Puts the lists `txn` sees in scope, using the session's `kept` lists
+/// while they are current (and keeping what was read instead).
+pub fn enter(
+    db: &Database,
+    txn: &Transaction,
+    kept: &mut Option<Arc<ObjectLists>>,
+) -> Result<Scope, SqlError> {
+    let lists = db.catalog().object_lists(txn, kept.as_ref())?;
+    let scope = Scope {
+        _types: crate::user_types::Scope::enter(lists.enums.clone()),
+        _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
+        _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
+    };
+    *kept = Some(lists);
+    Ok(scope)
+}

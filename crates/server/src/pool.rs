@@ -310,6 +310,7 @@ impl Drop for OwnThread {
 /// A new worker thread.
 fn spawn(inner: Arc<Inner>) -> io::Result<()> {
     std::thread::Builder::new()
+        .stack_size(folio_sql::SESSION_STACK)
         .name("folio-worker".into())
         .spawn(move || work(inner))
         .map(|_| ())

@@ -339,6 +339,7 @@ impl Admission {
 fn on_thread(started: wire::Started, slot: Slot, place: Option<(Arc<Pool>, pool::OwnThread)>) {
     let spawned = std::thread::Builder::new()
         .name(format!("folio-conn-{}", slot.pid))
+        .stack_size(folio_sql::SESSION_STACK)
         .spawn(move || {
             let pool = place.as_ref().map(|(pool, _)| pool.clone());
             let stay = || pool.as_ref().is_none_or(|pool| !pool.crowded());

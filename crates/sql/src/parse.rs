@@ -171,6 +171,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {
+        crate::stack::check_tokens(&spanned)?;
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         let first = &spanned[0].token;

@@ -171,6 +171,13 @@ impl Planned {
 
 /// Plans a query.
 pub fn plan_query(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
+    crate::stack::check()?;
+    plan_level(cx, txn, query)
+}
+
+/// [`plan_query`] of one query level (nested levels come back through
+/// `plan_query`, which guards the stack: `stack.rs`).
+fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned, SqlError> {
     if query.with.is_some() {
         let (inlined, recursive) = crate::cte::inline(query)?;
         if recursive.is_empty() {
@@ -897,6 +904,17 @@ fn plan_select(
 
 /// Runs a planned query: its rows, and what the scan did.
 pub fn run(
+    txn: &mut Transaction,
+    planned: &Planned,
+    env: &Env<'_>,
+) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
+    crate::stack::check()?;
+    run_level(txn, planned, env)
+}
+
+/// [`run`] of one query level (nested levels come back through `run`,
+/// which guards the stack: `stack.rs`).
+fn run_level(
     txn: &mut Transaction,
     planned: &Planned,
     env: &Env<'_>,

@@ -1,0 +1,84 @@
+//! A statement nested too deeply fails with PostgreSQL's 54001 and the
+//! session carries on, whatever the thread's stack (`stack.rs`): before,
+//! views of views or a long operator chain overflowed the stack, which
+//! aborts the whole process (`folio serve` with every session).
+
+use folio_db::{Database, Options};
+use folio_sql::Session;
+use std::sync::Arc;
+
+mod common;
+use common::{fails, ok, rows};
+
+/// Runs `f` on a thread with an 8 MiB stack (the test harness's threads
+/// have 2 MiB; the rule is relative to whichever the thread has).
+fn on_thread(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+// Proves views of views plan and run until half the thread's stack is
+// used, past that CREATE VIEW fails with 54001 (never a stack overflow),
+// and the session goes on: the deepest view that can be read reads its
+// row, EXPLAIN walks it, and a plain query runs.
+#[test]
+fn deep_views_fail_with_54001_and_the_session_goes_on() {
+    on_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+        let mut s = Session::new(db);
+        ok(&mut s, "create view v0 as select 1 as a");
+        let mut made = 0;
+        for i in 1..2000 {
+            match s
+                .simple_query(&format!("create view v{i} as select a from v{}", i - 1))
+                .1
+            {
+                None => made = i,
+                Some(e) => {
+                    assert_eq!(e.code, "54001", "{e:?}");
+                    break;
+                }
+            }
+        }
+        assert!((10..1999).contains(&made), "views made: {made}");
+        // The deepest view's body planned at CREATE; reading it plans one
+        // level more, so the one below it is the deepest to read.
+        let deepest = made - 1;
+        assert_eq!(rows(&mut s, &format!("select a from v{deepest}")), ["1"]);
+        assert!(!rows(&mut s, &format!("explain select a from v{deepest}")).is_empty());
+        assert_eq!(rows(&mut s, "select 40 + 2"), ["42"]);
+    });
+}
+
+// Proves an operator chain longer than the stack allows is 54001 before
+// it is parsed (the parser builds a chain without recursing, but every
+// walker of the tree descends once per link), a short one runs, and the
+// session goes on.
+#[test]
+fn long_operator_chains_fail_with_54001() {
+    on_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+        let mut s = Session::new(db);
+        let sum = |n: usize| format!("select 1{}", " + 1".repeat(n));
+        assert_eq!(rows(&mut s, &sum(50)), ["51"]);
+        assert_eq!(fails(&mut s, &sum(100_000)).code, "54001");
+        let ors = (0..100_000)
+            .map(|i| format!("{i} = 1"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        assert_eq!(fails(&mut s, &format!("select {ors}")).code, "54001");
+        // A long list is no chain.
+        let list = (0..20_000).map(|i| i.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            rows(&mut s, &format!("select 7 in ({})", list.join(", "))),
+            ["t"]
+        );
+        assert_eq!(rows(&mut s, "select 40 + 2"), ["42"]);
+    });
+}

@@ -137,6 +137,9 @@ pub enum Func {
     /// A hash, encoding or random-bytes function, pgcrypto's and
     /// uuid-ossp's among them (`crypto_functions.rs`).
     Crypto(crate::crypto_functions::CryptoFunc),
+    /// `current_setting`, `set_config` (`setting_functions.rs`): run on
+    /// the session's settings, which the statement's scope holds.
+    Setting(crate::setting_functions::SettingFunc),
     /// `make_date`, `make_timestamp` (`make_datetime.rs`).
     Make(crate::make_datetime::MakeFunc),
     /// `timezone(zone, ts)`, which `ts AT TIME ZONE zone` is
@@ -319,6 +322,7 @@ impl Func {
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
             .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
             .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
+            .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -335,6 +339,7 @@ impl Func {
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
             Func::Make(f) => f.name(),
+            Func::Setting(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -382,7 +387,8 @@ impl Func {
             | Func::Setval
             | Func::Lastval
             | Func::Catalog(_)
-            | Func::Advisory(_) => false,
+            | Func::Advisory(_)
+            | Func::Setting(_) => false,
             // Of a timestamptz: by the session's TimeZone.
             Func::Extract | Func::DatePart | Func::DateTrunc => !zoned,
             // `to_timestamp(text, text)` reads the session's TimeZone;
@@ -474,6 +480,7 @@ impl Func {
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
             Func::Make(f) => f.takes(count),
+            Func::Setting(f) => f.takes(count),
             Func::Timezone => count == 2,
         }
     }
@@ -611,6 +618,7 @@ impl Func {
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
             Func::Make(f) => f.ty(),
+            Func::Setting(f) => f.ty(),
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
         }
     }
@@ -636,6 +644,7 @@ impl Func {
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
+            && !matches!(self, Func::Setting(f) if !f.is_strict())
             && !matches!(self, Func::Row(_));
         if strict && args.contains(&Value::Null) {
             return Ok(Value::Null);
@@ -958,6 +967,7 @@ impl Func {
             Func::Json(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Make(f) => f.eval(&args)?,
+            Func::Setting(f) => f.eval(&args)?,
             Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {
                 let Value::Bytea(bytes) = &args[0] else {

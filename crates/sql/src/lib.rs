@@ -79,6 +79,7 @@ mod schemas;
 mod sequences;
 mod session;
 mod set_types;
+mod setting_functions;
 mod settings;
 mod shape;
 mod sql_functions;

@@ -21,7 +21,8 @@ pub enum Parsed {
     Sql(Box<Statement>),
     Vacuum(Vacuum),
     Copy(Copy),
-    /// `RESET name` or `RESET ALL` (`"all"`), the name lower case.
+    /// `RESET name` or `RESET ALL` (`"all"`), the name lower case
+    /// (a custom one's dotted: `app.user_id`).
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
@@ -244,9 +245,23 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     tokens: &tokens,
                     at: 0,
                 };
-                let name = c.ident()?.value.to_ascii_lowercase();
+                let name = c.setting_name()?;
                 c.end()?;
                 Parsed::Reset(name)
+            }
+            // `SHOW app.user_id`: sqlparser reads a name's parts as words
+            // without their dots, so a dotted one is read here.
+            Some(Keyword::SHOW) if spanned.get(2).map(|t| &t.token) == Some(&Token::Period) => {
+                let tokens = plain(&spanned[1..]);
+                let mut c = Cursor {
+                    tokens: &tokens,
+                    at: 0,
+                };
+                let name = c.setting_name()?;
+                c.end()?;
+                Parsed::Sql(Box::new(Statement::ShowVariable {
+                    variable: vec![Ident::with_quote('"', name)],
+                }))
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 sequence_options_in_order(&mut spanned[2..], &text)?;
@@ -836,6 +851,18 @@ impl<'t> Cursor<'t> {
         names::relation(&ObjectName(
             parts.into_iter().map(ObjectNamePart::Identifier).collect(),
         ))
+    }
+
+    /// A setting's name: a word, or words with dots between (a custom
+    /// setting's), lower case (setting names are case-blind, quoted or
+    /// not).
+    fn setting_name(&mut self) -> Result<String, SqlError> {
+        let mut name = self.ident()?.value.to_lowercase();
+        while self.take(&Token::Period) {
+            name.push('.');
+            name.push_str(&self.ident()?.value.to_lowercase());
+        }
+        Ok(name)
     }
 
     fn ident(&mut self) -> Result<Ident, SqlError> {

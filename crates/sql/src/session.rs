@@ -17,6 +17,7 @@ use crate::output::{Notice, Output, TxStatus};
 use crate::parse::{Copy, Parsed, Vacuum};
 use crate::position;
 use crate::scalar::Env;
+use crate::setting_functions::Change;
 use crate::settings::Settings;
 use crate::shape::ShapeCache;
 use crate::statement::Plan;
@@ -44,14 +45,16 @@ pub struct Session {
     /// puts it back, moving a pointer rather than the statement.
     prepared: std::collections::HashMap<String, Box<Prepared>>,
     /// `SET` values: a SET in a block takes effect at once and is undone
-    /// if the block does not commit, as in PostgreSQL.
-    settings: Settings,
+    /// if the block does not commit, as in PostgreSQL. Shared with the
+    /// running statement's `setting_functions::Scope` (changed copy on
+    /// write: [`Session::settings_mut`]).
+    settings: Arc<Settings>,
     /// What RESET goes back to: the defaults with the startup packet's
     /// settings applied.
-    session_defaults: Settings,
+    session_defaults: Arc<Settings>,
     /// The settings when the open block began (restored if it does not
     /// commit).
-    settings_at_begin: Option<Settings>,
+    settings_at_begin: Option<Arc<Settings>>,
     /// The open block is the implicit one of a query message holding
     /// several statements (PostgreSQL's implicit transaction block):
     /// committed at the message's end, rolled back whole by an error,
@@ -63,7 +66,7 @@ pub struct Session {
     /// The open savepoints, innermost last, with the settings when each
     /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
     /// they were, and without the `SET LOCAL`s.
-    savepoints: Vec<(String, Settings, Option<Settings>)>,
+    savepoints: Vec<(String, Arc<Settings>, Option<Settings>)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// The enum types, extensions and SQL functions last read
@@ -179,8 +182,8 @@ impl Session {
             copy: None,
             block_start: 0,
             prepared: std::collections::HashMap::new(),
-            settings: Settings::default(),
-            session_defaults: Settings::default(),
+            settings: Arc::default(),
+            session_defaults: Arc::default(),
             settings_at_begin: None,
             implicit: false,
             without_local: None,
@@ -457,7 +460,7 @@ impl Session {
     /// `client_encoding` other than UTF-8, which would garble text.
     pub fn set_at_startup(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         let name = name.to_ascii_lowercase();
-        match self.settings.set(&name, value) {
+        match self.settings_mut().set(&name, value) {
             Err(e) if e.code == "42704" => Ok(()),
             Err(e) if e.code == "0A000" && name != "client_encoding" => Ok(()),
             Err(e) => Err(e),
@@ -471,7 +474,13 @@ impl Session {
 
     /// `SHOW name` of the session's settings.
     pub fn show_setting(&self, name: &str) -> Result<String, SqlError> {
-        self.settings.show(name)
+        self.settings.show(name, None)
+    }
+
+    /// The session's settings, to change (copied first if the last
+    /// statement's scope or a block's start still holds them).
+    fn settings_mut(&mut self) -> &mut Settings {
+        Arc::make_mut(&mut self.settings)
     }
 
     /// Sync: commits the pipeline's implicit block, if one is open (an
@@ -1124,7 +1133,8 @@ impl Session {
         }
         if matches!(what, DiscardObject::ALL) {
             self.prepared.clear();
-            self.settings = self.session_defaults.clone();
+            let defaults = self.session_defaults.clone();
+            self.settings_mut().restore(&defaults);
             self.advisory.owner().unlock_all();
         }
         if matches!(what, DiscardObject::PLANS) {
@@ -1148,7 +1158,8 @@ impl Session {
             return Ok(Output::command("RESET"));
         }
         let path = self.settings.search_path().to_vec();
-        self.settings.reset(name, &self.session_defaults)?;
+        let defaults = self.session_defaults.clone();
+        self.settings_mut().reset(name, &defaults)?;
         self.path_changed(&path);
         if let Some(without_local) = &mut self.without_local {
             without_local.reset(name, &self.session_defaults)?;
@@ -1165,9 +1176,9 @@ impl Session {
         if let Some(before) = self.settings_at_begin.take()
             && !committed
         {
-            self.settings = before;
+            self.settings_mut().restore(&before);
         } else if let Some(settings) = without_local {
-            self.settings = settings;
+            self.settings_mut().restore(&settings);
         }
         self.path_changed(&path);
     }
@@ -1311,25 +1322,13 @@ impl Session {
             }
             Statement::ShowVariable { variable } => {
                 let name = show_name(variable);
-                let value = match name.as_str() {
-                    // The open transaction's level (PostgreSQL's read-only
-                    // setting); outside a block, the default.
-                    "transaction_read_only" => {
-                        let read_only = match &self.block {
-                            Block::Open(txn) => txn.is_read_only(),
-                            _ => self.settings.default_read_only(),
-                        };
-                        (if read_only { "on" } else { "off" }).to_string()
-                    }
-                    "transaction_isolation" | "transaction isolation level" => {
-                        let level = match &self.block {
-                            Block::Open(txn) => txn.isolation(),
-                            _ => self.settings.default_isolation(),
-                        };
-                        crate::settings::isolation_name(level).to_string()
-                    }
-                    _ => self.settings.show(&name)?,
+                // The open transaction's level and access mode; outside
+                // a block, the defaults.
+                let open = match &self.block {
+                    Block::Open(txn) => Some(open_transaction(txn)),
+                    _ => None,
                 };
+                let value = self.settings.show(&name, open)?;
                 Ok(Output::Rows {
                     columns: show_columns(&name),
                     rows: vec![vec![folio_row::Value::Text(value)]],
@@ -1370,15 +1369,47 @@ impl Session {
             return Err(SqlError::unsupported(format!("{set}")));
         };
         let local = matches!(scope, Some(ContextModifier::Local));
-        let name = variable.to_string().to_ascii_lowercase();
+        // Names are case-blind, quoted or not (`SET "App.X"` is `app.x`).
+        let name = (variable.0.iter())
+            .map(|part| match part.as_ident() {
+                Some(ident) => ident.value.to_lowercase(),
+                None => part.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(".");
+        // `SET name TO DEFAULT`: RESET.
+        if let [Expr::Identifier(id)] = values.as_slice()
+            && id.quote_style.is_none()
+            && id.value.eq_ignore_ascii_case("default")
+        {
+            if local {
+                return Err(SqlError::unsupported("SET LOCAL ... TO DEFAULT"));
+            }
+            return self.reset(&name).map(|_| Output::command("SET"));
+        }
         let value = match values.as_slice() {
+            // A word is a name: lower case unless quoted.
+            [Expr::Identifier(id)] if id.quote_style.is_none() => id.value.to_lowercase(),
             [Expr::Identifier(id)] => id.value.clone(),
             [Expr::Value(v)] => match &v.value {
-                sqlparser::ast::Value::SingleQuotedString(s) => s.clone(),
-                sqlparser::ast::Value::Number(n, _) => n.clone(),
+                sqlparser::ast::Value::SingleQuotedString(s)
+                | sqlparser::ast::Value::EscapedStringLiteral(s) => s.clone(),
+                // An integer as PostgreSQL reads it (`01` is 1); another
+                // number as written.
+                sqlparser::ast::Value::Number(n, _) => match n.parse::<i64>() {
+                    Ok(i) => i.to_string(),
+                    Err(_) => n.clone(),
+                },
                 sqlparser::ast::Value::Boolean(b) => b.to_string(),
                 other => return Err(SqlError::unsupported(format!("the value {other}"))),
             },
+            // A custom setting takes one value, as PostgreSQL's.
+            [_, _, ..] if crate::settings::is_custom(&name)? => {
+                return Err(SqlError::new(
+                    "22023",
+                    format!("SET {name} takes only one argument"),
+                ));
+            }
             // `SET DateStyle = ISO, MDY`: a list, as written.
             list => list
                 .iter()
@@ -1400,13 +1431,14 @@ impl Session {
                 "SET LOCAL can only be used in transaction blocks",
             ));
             // The value is still checked, as PostgreSQL's.
-            return self.settings.clone().set(name, value);
+            Settings::clone(&self.settings).set(name, value)?;
+            return self.settings_mut().name_custom(name);
         }
         if local && self.without_local.is_none() {
-            self.without_local = Some(self.settings.clone());
+            self.without_local = Some(Settings::clone(&self.settings));
         }
         let path = self.settings.search_path().to_vec();
-        self.settings.set(name, value)?;
+        self.settings_mut().set(name, value)?;
         self.path_changed(&path);
         if let (false, Some(without_local)) = (local, &mut self.without_local) {
             without_local.set(name, value)?;
@@ -1429,11 +1461,13 @@ impl Session {
         if session {
             if let Some(isolation) = isolation {
                 let name = crate::settings::isolation_name(isolation);
-                self.settings.set("default_transaction_isolation", name)?;
+                self.settings_mut()
+                    .set("default_transaction_isolation", name)?;
             }
             if let Some(read_only) = read_only {
                 let value = if read_only { "on" } else { "off" };
-                self.settings.set("default_transaction_read_only", value)?;
+                self.settings_mut()
+                    .set("default_transaction_read_only", value)?;
             }
             return Ok(Output::command("SET"));
         }
@@ -1513,7 +1547,16 @@ impl Session {
             };
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
-            return f(&cx, txn, &mut self.notices).map_err(|e| self.temp.unqualify_error(e));
+            let settings = crate::setting_functions::Scope::enter(
+                &self.settings,
+                &self.session_defaults,
+                open_transaction(txn),
+            );
+            let result = f(&cx, txn, &mut self.notices);
+            let changes = settings.finish();
+            let output = result.map_err(|e| self.temp.unqualify_error(e))?;
+            self.apply_changes(changes)?;
+            return Ok(output);
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
         let cx = Ctx {
@@ -1533,9 +1576,17 @@ impl Session {
             in_view: Default::default(),
         };
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
+        let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
-            f(&cx, &mut txn, &mut self.notices)
+            let settings = crate::setting_functions::Scope::enter(
+                &self.settings,
+                &self.session_defaults,
+                open_transaction(&txn),
+            );
+            let result = f(&cx, &mut txn, &mut self.notices);
+            changes = settings.finish();
+            result
         }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
             Err(e) => {
@@ -1544,7 +1595,37 @@ impl Session {
             }
         };
         self.relations.end_transaction();
-        result.map_err(|e| self.temp.unqualify_error(e))
+        let output = result.map_err(|e| self.temp.unqualify_error(e))?;
+        self.apply_changes(changes)?;
+        Ok(output)
+    }
+
+    /// A statement's `set_config` calls (`setting_functions.rs`), once it
+    /// succeeded: each a `SET [LOCAL]` (no value: `RESET`), in order. A
+    /// LOCAL one outside a block lasted as long as its statement's
+    /// transaction, already over.
+    fn apply_changes(&mut self, changes: Vec<Change>) -> Result<(), SqlError> {
+        for Change { name, value, local } in changes {
+            match value {
+                _ if local && matches!(self.block, Block::Idle) => {
+                    self.settings_mut().name_custom(&name)?;
+                }
+                Some(value) => self.set_setting(&name, &value, local)?,
+                None if local => {
+                    if self.without_local.is_none() {
+                        self.without_local = Some(Settings::clone(&self.settings));
+                    }
+                    let path = self.settings.search_path().to_vec();
+                    let defaults = self.session_defaults.clone();
+                    self.settings_mut().reset(&name, &defaults)?;
+                    self.path_changed(&path);
+                }
+                None => {
+                    self.reset(&name)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
@@ -1634,7 +1715,8 @@ impl Session {
         result?;
         if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
             let path = self.settings.search_path().to_vec();
-            self.settings = self.savepoints[at].1.clone();
+            let earlier = self.savepoints[at].1.clone();
+            self.settings_mut().restore(&earlier);
             self.path_changed(&path);
             self.without_local = self.savepoints[at].2.clone();
             self.savepoints.truncate(at + 1);
@@ -1947,6 +2029,14 @@ fn first_words(sql: &str) -> String {
 
 /// The setting `SHOW variable` names, lower case (`transaction isolation
 /// level` in words).
+/// What `SHOW` and `current_setting` report of `txn`.
+fn open_transaction(txn: &Transaction) -> crate::settings::OpenTransaction {
+    crate::settings::OpenTransaction {
+        isolation: txn.isolation(),
+        read_only: txn.is_read_only(),
+    }
+}
+
 fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
     variable
         .iter()

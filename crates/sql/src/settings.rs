@@ -2,9 +2,19 @@
 //! values for those folio honours. An unknown name is 42704; a value folio
 //! cannot honour (another time zone, date style or encoding) is 0A000,
 //! never silently ignored.
+//!
+//! A dotted name (`app.user_id`) is a custom setting, PostgreSQL's
+//! "placeholder": any text, set by whoever names it. Once a session has
+//! named one (SET, RESET, `set_config`), it exists for the rest of the
+//! session, as an empty text after the SET that made it is undone or
+//! reset ([`Settings::restore`]); one never named is 42704.
+//!
+//! [`Settings::show`] is the one owner of what a setting's value is now:
+//! `SHOW`, `current_setting` and `set_config`'s result all ask it.
 
 use crate::error::SqlError;
 use folio_db::Isolation;
+use std::collections::BTreeMap;
 
 /// The server version clients see: PostgreSQL 15's, whose behaviour folio
 /// follows, then folio's own (psql 15 then raises no version warning).
@@ -56,6 +66,17 @@ pub struct Settings {
     /// `search_path`: its schema names as set (`$user` kept), resolved
     /// at plan time (`schemas.rs`).
     search_path: Vec<String>,
+    /// The custom settings the session named, by lower-case name.
+    custom: BTreeMap<String, String>,
+}
+
+/// The open transaction's level and access mode, which `SHOW
+/// transaction_isolation` and `transaction_read_only` report (without
+/// one, the defaults for the next).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenTransaction {
+    pub isolation: Isolation,
+    pub read_only: bool,
 }
 
 impl Default for Settings {
@@ -69,6 +90,7 @@ impl Default for Settings {
             disabled: Vec::new(),
             statement_timeout_ms: 0,
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
+            custom: BTreeMap::new(),
         }
     }
 }
@@ -101,7 +123,8 @@ pub fn isolation_name(isolation: Isolation) -> &'static str {
     }
 }
 
-fn unknown(name: &str) -> SqlError {
+/// 42704 for a name that is no setting's.
+pub fn unknown(name: &str) -> SqlError {
     SqlError::new(
         "42704",
         format!("unrecognized configuration parameter \"{name}\""),
@@ -113,6 +136,33 @@ fn invalid(name: &str, value: &str) -> SqlError {
         "22023",
         format!("invalid value for parameter \"{name}\": \"{value}\""),
     )
+}
+
+/// Whether `name` (lower case) is a custom setting's: dotted, each part
+/// a simple identifier (a letter or `_`, then letters, digits, `_`,
+/// `$`); a dotted name that is not is 42602, as PostgreSQL's. `false`
+/// for a name without a dot (a built-in one's, or unknown).
+pub fn is_custom(name: &str) -> Result<bool, SqlError> {
+    if !name.contains('.') {
+        return Ok(false);
+    }
+    let simple = |part: &str| {
+        let mut chars = part.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || !c.is_ascii())
+            && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | '$') || !c.is_ascii())
+    };
+    if name.split('.').all(simple) {
+        return Ok(true);
+    }
+    Err(SqlError::new(
+        "42602",
+        format!("invalid configuration parameter name \"{name}\""),
+    )
+    .with_detail(
+        "Custom parameter names must be two or more simple identifiers separated by dots.",
+    ))
 }
 
 /// The units of a time setting, in milliseconds.
@@ -273,6 +323,9 @@ impl Settings {
             "client_encoding" | "datestyle" | "timezone" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
+            _ if is_custom(name)? => {
+                self.custom.insert(name.to_string(), value.to_string());
+            }
             _ => return Err(unknown(name)),
         }
         Ok(())
@@ -283,12 +336,33 @@ impl Settings {
         &self.search_path
     }
 
+    /// Names custom setting `name` (empty until set) if it is one: what a
+    /// `SET LOCAL` outside a block leaves, whose value ends at once.
+    pub fn name_custom(&mut self, name: &str) -> Result<(), SqlError> {
+        if is_custom(name)? {
+            self.custom.entry(name.to_string()).or_default();
+        }
+        Ok(())
+    }
+
+    /// Back to `earlier` (a block or savepoint undone, the block's `SET
+    /// LOCAL`s ended, RESET ALL): every setting as it was, but a custom
+    /// one named since stays named, empty if `earlier` had none
+    /// (PostgreSQL's placeholders are not undone).
+    pub fn restore(&mut self, earlier: &Settings) {
+        let named = std::mem::take(&mut self.custom);
+        *self = earlier.clone();
+        for name in named.into_keys() {
+            self.custom.entry(name).or_default();
+        }
+    }
+
     /// `RESET name`; `RESET ALL` is `name = "all"`: back to `default`,
     /// the session's values before any SET (PostgreSQL's "session
     /// default": the server's, or the connection's startup packet's).
     pub fn reset(&mut self, name: &str, default: &Settings) -> Result<(), SqlError> {
         match name {
-            "all" => *self = default.clone(),
+            "all" => self.restore(default),
             _ if PLANNER_SWITCHES.contains(&name) => {
                 self.disabled.retain(|s| *s != name);
                 self.disabled
@@ -303,14 +377,26 @@ impl Settings {
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "search_path" => self.search_path = default.search_path.clone(),
             "client_encoding" | "datestyle" | "timezone" => {}
+            _ if is_custom(name)? => {
+                let value = default.custom.get(name).cloned().unwrap_or_default();
+                self.custom.insert(name.to_string(), value);
+            }
             _ => return Err(unknown(name)),
         }
         Ok(())
     }
 
-    /// `SHOW name`: the value as PostgreSQL prints it.
-    pub fn show(&self, name: &str) -> Result<String, SqlError> {
+    /// `SHOW name` (lower case): the value as PostgreSQL prints it; the
+    /// transaction's level and access mode are `open`'s, if given, else
+    /// the defaults.
+    pub fn show(&self, name: &str, open: Option<OpenTransaction>) -> Result<String, SqlError> {
+        let on_off = |on: bool| (if on { "on" } else { "off" }).to_string();
         Ok(match name {
+            "transaction_read_only" => on_off(open.map_or(self.default_read_only, |t| t.read_only)),
+            "transaction_isolation" | "transaction isolation level" => {
+                let level = open.map_or(self.default_isolation(), |t| t.isolation);
+                isolation_name(level).into()
+            }
             _ if PLANNER_SWITCHES.contains(&name) => {
                 if self.enabled(name) { "on" } else { "off" }.into()
             }
@@ -331,7 +417,10 @@ impl Settings {
             "server_version_num" => "150000".into(),
             "integer_datetimes" | "standard_conforming_strings" => "on".into(),
             "max_identifier_length" => "63".into(),
-            _ => return Err(unknown(name)),
+            _ => match self.custom.get(name) {
+                Some(value) => value.clone(),
+                None => return Err(unknown(name)),
+            },
         })
     }
 }
@@ -347,7 +436,7 @@ mod tests {
         let mut s = Settings::default();
         assert!(s.synchronous());
         s.set("synchronous_commit", "OFF").unwrap();
-        assert_eq!(s.show("synchronous_commit").unwrap(), "off");
+        assert_eq!(s.show("synchronous_commit", None).unwrap(), "off");
         assert!(!s.synchronous());
         s.set("synchronous_commit", "local").unwrap();
         assert!(s.synchronous());
@@ -356,16 +445,16 @@ mod tests {
             "22023"
         );
         s.reset("synchronous_commit", &Settings::default()).unwrap();
-        assert_eq!(s.show("synchronous_commit").unwrap(), "on");
+        assert_eq!(s.show("synchronous_commit", None).unwrap(), "on");
         s.set("application_name", "pgbench").unwrap();
         s.set("timezone", "UTC").unwrap();
         assert_eq!(s.set("timezone", "Europe/Paris").unwrap_err().code, "0A000");
         assert_eq!(s.set("nosuch", "1").unwrap_err().code, "42704");
-        assert_eq!(s.show("nosuch").unwrap_err().code, "42704");
+        assert_eq!(s.show("nosuch", None).unwrap_err().code, "42704");
         s.set("default_transaction_isolation", "SERIALIZABLE")
             .unwrap();
         assert_eq!(
-            s.show("default_transaction_isolation").unwrap(),
+            s.show("default_transaction_isolation", None).unwrap(),
             "serializable"
         );
         assert_eq!(s.default_isolation(), Isolation::Serializable);
@@ -377,7 +466,7 @@ mod tests {
         );
         s.set("enable_seqscan", "off").unwrap();
         assert!(!s.enabled("enable_seqscan"));
-        assert_eq!(s.show("enable_seqscan").unwrap(), "off");
+        assert_eq!(s.show("enable_seqscan", None).unwrap(), "off");
         assert_eq!(s.set("enable_sort", "maybe").unwrap_err().code, "22023");
         s.reset("all", &Settings::default()).unwrap();
         assert_eq!(s, Settings::default());
@@ -396,9 +485,38 @@ mod tests {
         s.reset("all", &startup).unwrap();
         assert_eq!(s, startup);
         assert!(
-            s.show("server_version")
+            s.show("server_version", None)
                 .unwrap()
                 .starts_with("15.0 (folio ")
         );
+    }
+
+    // Proves custom settings as PostgreSQL 15 keeps them: any text under
+    // a dotted name, 42704 until named, 42602 for a name that is not
+    // simple identifiers, and named for good once named (an undone SET
+    // or a RESET leaves an empty text).
+    #[test]
+    fn custom_settings() {
+        let mut s = Settings::default();
+        assert_eq!(s.show("app.x", None).unwrap_err().code, "42704");
+        assert_eq!(s.set("app.x y", "1").unwrap_err().code, "42602");
+        assert_eq!(s.set("app..x", "1").unwrap_err().code, "42602");
+        assert_eq!(s.set("appx", "1").unwrap_err().code, "42704");
+        let before = s.clone();
+        s.set("app.x", "Hello World").unwrap();
+        s.set("a.b.c_$1", "2").unwrap();
+        assert_eq!(s.show("app.x", None).unwrap(), "Hello World");
+        s.restore(&before);
+        assert_eq!(s.show("app.x", None).unwrap(), "");
+        assert_eq!(s.show("a.b.c_$1", None).unwrap(), "");
+        let mut startup = Settings::default();
+        startup.set("app.y", "boot").unwrap();
+        s.set("app.y", "now").unwrap();
+        s.reset("app.y", &startup).unwrap();
+        assert_eq!(s.show("app.y", None).unwrap(), "boot");
+        s.reset("app.z", &startup).unwrap();
+        assert_eq!(s.show("app.z", None).unwrap(), "");
+        s.reset("all", &Settings::default()).unwrap();
+        assert_eq!(s.show("app.y", None).unwrap(), "");
     }
 }

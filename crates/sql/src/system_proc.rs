@@ -186,6 +186,10 @@ const FUNCTIONS: &[Signature] = &[
     // give `void` nor signal a session (a call with sample arguments
     // must be harmless).
     (2026, "pg_backend_pid", 'f', &[], 23, "sr"),
+    // The session's settings (`setting_functions.rs`; `set_config`, not
+    // strict, is not listed: every row here is).
+    (2077, "current_setting", 'f', &[25], 25, "ss"),
+    (3294, "current_setting", 'f', &[25, 16], 25, "ss"),
     (2561, "pg_blocking_pids", 'f', &[23], 1007, "vs"),
     // The advisory lock functions that give a boolean (those that give
     // `void` give a text in folio: `advisory.rs`).

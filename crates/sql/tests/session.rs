@@ -1600,6 +1600,7 @@ fn pg_proc_rows_are_folio_signatures() {
                     "date_part" | "extract" | "date_trunc" => "'day'".to_string(),
                     "to_date" | "to_timestamp" => "'2020'".to_string(),
                     "to_char" => "'YYYY'".to_string(),
+                    "current_setting" => "'search_path'".to_string(),
                     _ => "'2'::text".to_string(),
                 },
                 (_, _, ty) => sample(ty).to_string(),

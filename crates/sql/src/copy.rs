@@ -215,7 +215,7 @@ impl CopyIn {
         self.constraints.start_statement();
         self.constraints
             .insert_many(txn, &self.relation, rows, &env)?;
-        self.constraints.end_statement(txn, &self.relation)
+        self.constraints.end_statement(None, txn, &self.relation)
     }
 
     /// The header line: skipped, or with `HEADER MATCH` checked against

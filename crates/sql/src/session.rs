@@ -63,9 +63,11 @@ pub struct Session {
     /// The open savepoints, innermost last, with the settings when each
     /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
     /// they were, and without the `SET LOCAL`s.
-    savepoints: Vec<(String, Settings, Option<Settings>)>,
+    savepoints: Vec<(String, Settings, Option<Settings>, crate::deferred::Mark)>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
+    /// The open transaction's deferred constraint checks (`deferred.rs`).
+    deferred: crate::deferred::Pending,
     /// The enum types, extensions and SQL functions last read
     /// (`object_scope.rs`).
     objects: Option<std::sync::Arc<folio_catalog::ObjectLists>>,
@@ -186,6 +188,7 @@ impl Session {
             without_local: None,
             savepoints: Vec::new(),
             relations: Relations::default(),
+            deferred: Default::default(),
             objects: None,
             sequences: Arc::default(),
             temp: Default::default(),
@@ -357,6 +360,7 @@ impl Session {
                 Parsed::Copy(copy) => self.start_copy(copy),
                 Parsed::Reset(name) => self.reset(name),
                 Parsed::Checkpoint => self.checkpoint(),
+                Parsed::SetConstraints(set) => self.set_constraints(set),
                 Parsed::AlterSequence(alter) => self.alter_sequence(alter),
                 Parsed::DropExpression(drop) => self.utility(|cx, txn, notices| {
                     crate::ddl::drop_expression(cx, txn, notices, drop)
@@ -498,6 +502,10 @@ impl Session {
 
     /// Commits the implicit block at its message's end.
     fn end_implicit(&mut self) -> Result<(), SqlError> {
+        if let Err(e) = self.run_deferred() {
+            self.fail();
+            return Err(e);
+        }
         self.implicit = false;
         self.relations.end_transaction();
         if let Block::Open(txn) = std::mem::replace(&mut self.block, Block::Idle) {
@@ -965,6 +973,7 @@ impl Session {
             role: &self.role,
             needs: Default::default(),
             in_view: Default::default(),
+            deferred: &self.deferred,
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1160,6 +1169,7 @@ impl Session {
     /// it began with come back.
     fn end_block(&mut self, committed: bool) {
         self.savepoints.clear();
+        self.deferred.clear();
         let without_local = self.without_local.take();
         let path = self.settings.search_path().to_vec();
         if let Some(before) = self.settings_at_begin.take()
@@ -1510,6 +1520,7 @@ impl Session {
                 role: &self.role,
                 needs: Default::default(),
                 in_view: Default::default(),
+                deferred: &self.deferred,
             };
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
@@ -1531,11 +1542,16 @@ impl Session {
             role: &self.role,
             needs: Default::default(),
             in_view: Default::default(),
+            deferred: &self.deferred,
         };
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
-            f(&cx, &mut txn, &mut self.notices)
+            let output = f(&cx, &mut txn, &mut self.notices)?;
+            // The statement is its transaction: its deferred checks run
+            // as it ends.
+            crate::deferred::at_commit(&cx, &mut txn)?;
+            Ok(output)
         }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
             Err(e) => {
@@ -1543,6 +1559,7 @@ impl Session {
                 Err(e)
             }
         };
+        self.deferred.clear();
         self.relations.end_transaction();
         result.map_err(|e| self.temp.unqualify_error(e))
     }
@@ -1588,6 +1605,7 @@ impl Session {
                     name.to_string(),
                     self.settings.clone(),
                     self.without_local.clone(),
+                    self.deferred.mark(),
                 ));
                 Ok(Output::command("SAVEPOINT"))
             }
@@ -1637,6 +1655,7 @@ impl Session {
             self.settings = self.savepoints[at].1.clone();
             self.path_changed(&path);
             self.without_local = self.savepoints[at].2.clone();
+            self.deferred.rollback_to(&self.savepoints[at].3);
             self.savepoints.truncate(at + 1);
         }
         Ok(Output::command("ROLLBACK"))
@@ -1659,6 +1678,29 @@ impl Session {
         }
     }
 
+    /// An open block's deferred constraint checks, run before its commit.
+    fn run_deferred(&mut self) -> Result<(), SqlError> {
+        if self.deferred.is_empty() || !matches!(self.block, Block::Open(_)) {
+            return Ok(());
+        }
+        self.in_transaction(|cx, txn, _| crate::deferred::at_commit(cx, txn))
+    }
+
+    /// `SET CONSTRAINTS`: in the open block, or (with PostgreSQL's
+    /// warning) as a transaction of its own.
+    fn set_constraints(
+        &mut self,
+        set: &crate::deferred::SetConstraints,
+    ) -> Result<Output, SqlError> {
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let in_block = matches!(self.block, Block::Open(_));
+        self.in_transaction(|cx, txn, notices| {
+            crate::deferred::set_constraints(cx, txn, notices, set, in_block)
+        })
+    }
+
     /// Commits `txn`, after what the session's temporary tables' `ON
     /// COMMIT` asks (`temp_tables.rs`); an error there rolls it back.
     fn commit_txn(&self, mut txn: Transaction) -> Result<(), SqlError> {
@@ -1679,6 +1721,17 @@ impl Session {
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
+        // The deferred checks fail the commit: the transaction rolls back
+        // and the block ends (PostgreSQL's COMMIT error).
+        if let Err(e) = self.run_deferred() {
+            self.fail();
+            if let Block::Failed(Some(txn)) = std::mem::replace(&mut self.block, Block::Idle) {
+                let _ = txn.rollback();
+            }
+            self.implicit = false;
+            self.end_block(false);
+            return Err(e);
+        }
         if std::mem::take(&mut self.implicit) {
             // PostgreSQL commits an implicit block, with its warning.
             self.notices.push(no_transaction());
@@ -1744,6 +1797,7 @@ fn run(
     }
     let db = cx.db;
     crate::privileges::check_utility(cx, txn, statement)?;
+    refuse_with_checks_waiting(cx, statement)?;
     if matches!(
         statement,
         Statement::CreateTable(_)
@@ -1938,6 +1992,30 @@ fn run(
             first_words(&other.to_string())
         ))),
     }
+}
+
+/// 55006 for DDL on a table whose row changes left deferred checks
+/// waiting (`deferred.rs`).
+fn refuse_with_checks_waiting(cx: &Ctx<'_>, statement: &Statement) -> Result<(), SqlError> {
+    if cx.deferred.is_empty() {
+        return Ok(());
+    }
+    let (names, command): (Vec<&sqlparser::ast::ObjectName>, &str) = match statement {
+        Statement::AlterTable { name, .. } => (vec![name], "ALTER TABLE"),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Table,
+            names,
+            ..
+        } => (names.iter().collect(), "DROP TABLE"),
+        Statement::Truncate { table_names, .. } => {
+            (table_names.iter().map(|t| &t.name).collect(), "TRUNCATE")
+        }
+        _ => return Ok(()),
+    };
+    for name in names {
+        crate::deferred::refuse_if_waiting(cx, &crate::names::relation(name)?, command)?;
+    }
+    Ok(())
 }
 
 /// The first words of a statement, for an error message.

@@ -863,11 +863,12 @@ impl Session {
         let Some((copy, own)) = &mut self.copy else {
             return Err(SqlError::new("08P01", "COPY data without a COPY"));
         };
-        let txn = match (own, &mut self.block) {
-            (Some(txn), _) | (None, Block::Open(txn)) => txn,
+        let (txn, pending) = match (own, &mut self.block) {
+            (Some(txn), _) => (txn, None),
+            (None, Block::Open(txn)) => (txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
-        match copy.data(txn, data) {
+        match copy.data(txn, pending, data) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.copy_fail_with(e)),
         }
@@ -879,14 +880,14 @@ impl Session {
             return Err(SqlError::new("08P01", "COPY done without a COPY"));
         };
         let result = match (own, &mut self.block) {
-            (Some(mut txn), _) => match copy.finish(&mut txn) {
+            (Some(mut txn), _) => match copy.finish(&mut txn, None) {
                 Ok(rows) => self.commit_txn(txn).map(|_| rows),
                 Err(e) => {
                     let _ = txn.rollback();
                     Err(e)
                 }
             },
-            (None, Block::Open(txn)) => copy.finish(txn),
+            (None, Block::Open(txn)) => copy.finish(txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         match result {

@@ -2008,7 +2008,14 @@ fn refuse_with_checks_waiting(cx: &Ctx<'_>, statement: &Statement) -> Result<(),
             names,
             ..
         } => (names.iter().collect(), "DROP TABLE"),
-        Statement::Truncate { table_names, .. } => {
+        Statement::Truncate {
+            table_names,
+            cascade,
+            ..
+        } => {
+            if *cascade == Some(sqlparser::ast::CascadeOption::Cascade) {
+                crate::deferred::refuse_cascading_truncate(cx)?;
+            }
             (table_names.iter().map(|t| &t.name).collect(), "TRUNCATE")
         }
         _ => return Ok(()),

@@ -21,7 +21,7 @@
 //!   foreign key, in the same transaction (folio-sql `constraints.rs`).
 
 use crate::catalog::Catalog;
-use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, ForeignKey, TableDef};
+use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, Deferrable, ForeignKey, TableDef};
 use crate::error::CatalogError;
 use folio_heap::Tid;
 use folio_row::SqlType;
@@ -37,6 +37,7 @@ pub struct ForeignKeyRequest<'a> {
     pub ref_columns: Option<&'a [String]>,
     pub on_delete: crate::defs::RefAction,
     pub on_update: crate::defs::RefAction,
+    pub deferrable: Deferrable,
 }
 
 impl Catalog {
@@ -56,7 +57,7 @@ impl Catalog {
         );
         let table = self.lock_table(txn, table_name)?;
         self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
-        self.insert_constraint(txn, &table, name, kind)
+        self.insert_constraint(txn, &table, name, kind, Deferrable::No)
     }
 
     /// `FOREIGN KEY (columns) REFERENCES ref_table [(ref_columns)]` on
@@ -125,7 +126,7 @@ impl Catalog {
             on_delete: request.on_delete,
             on_update: request.on_update,
         });
-        self.insert_constraint(txn, &table, request.name, kind)
+        self.insert_constraint(txn, &table, request.name, kind, request.deferrable)
     }
 
     /// `ALTER TABLE table_name ALTER COLUMN column SET DEFAULT expr` (or,
@@ -160,7 +161,7 @@ impl Catalog {
                 column: position,
                 expr,
             };
-            self.insert_constraint(txn, &table, "", kind)?;
+            self.insert_constraint(txn, &table, "", kind, Deferrable::No)?;
         }
         Ok(())
     }
@@ -375,6 +376,7 @@ impl Catalog {
         table: &TableDef,
         name: &str,
         kind: ConstraintKind,
+        deferrable: Deferrable,
     ) -> Result<ConstraintDef, CatalogError> {
         crate::catalog::check_name(name)?;
         let named = !name.is_empty();
@@ -391,6 +393,7 @@ impl Catalog {
             table: table.name.clone(),
             kind,
             validated: true,
+            deferrable,
         };
         self.in_savepoint(txn, |txn| {
             let tid = self.constraints.insert(txn, &def.encode())?;

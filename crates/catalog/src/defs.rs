@@ -212,7 +212,42 @@ pub struct ConstraintDef {
     /// (PostgreSQL's `convalidated`). Stored as a trailing byte only when
     /// false, so rows written before it read as validated.
     pub validated: bool,
+    /// Whether its check may wait for the end of the transaction
+    /// (`DEFERRABLE`, foreign keys only; PostgreSQL's `condeferrable` and
+    /// `condeferred`). Stored in the same trailing byte.
+    pub deferrable: Deferrable,
 }
+
+/// `[NOT] DEFERRABLE [INITIALLY DEFERRED | INITIALLY IMMEDIATE]` of a
+/// constraint: whether `SET CONSTRAINTS` may move its check to the end of
+/// the transaction, and where a transaction starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Deferrable {
+    /// `NOT DEFERRABLE` (the default): checked when the statement ends.
+    #[default]
+    No,
+    /// `DEFERRABLE [INITIALLY IMMEDIATE]`.
+    InitiallyImmediate,
+    /// `DEFERRABLE INITIALLY DEFERRED`.
+    InitiallyDeferred,
+}
+
+impl Deferrable {
+    pub fn is_deferrable(self) -> bool {
+        self != Deferrable::No
+    }
+
+    pub fn initially_deferred(self) -> bool {
+        self == Deferrable::InitiallyDeferred
+    }
+}
+
+/// The bits of a constraint row's trailing flags byte. A row without the
+/// byte is validated and not deferrable; the byte is written only when
+/// one of those differs (the first such rows, `NOT VALID` ones, hold 0).
+const FLAG_VALIDATED: u8 = 1;
+const FLAG_DEFERRABLE: u8 = 2;
+const FLAG_INITIALLY_DEFERRED: u8 = 4;
 
 /// What a constraint is. Expressions are SQL text (the SQL layer parses
 /// and binds them; the catalog does not evaluate them).
@@ -314,8 +349,18 @@ impl ConstraintDef {
                 w.u8(fk.on_delete.code()).u8(fk.on_update.code());
             }
         }
-        if !self.validated {
-            w.u8(0);
+        if !self.validated || self.deferrable.is_deferrable() {
+            let mut flags = 0;
+            if self.validated {
+                flags |= FLAG_VALIDATED;
+            }
+            if self.deferrable.is_deferrable() {
+                flags |= FLAG_DEFERRABLE;
+            }
+            if self.deferrable.initially_deferred() {
+                flags |= FLAG_INITIALLY_DEFERRED;
+            }
+            w.u8(flags);
         }
         w.0
     }
@@ -354,7 +399,16 @@ impl ConstraintDef {
             }
             other => return Err(format!("constraint kind {other}")),
         };
-        let validated = r.0.is_empty() || r.u8()? != 0;
+        let flags = match r.0.is_empty() {
+            true => FLAG_VALIDATED,
+            false => r.u8()?,
+        };
+        let deferrable = match (flags & FLAG_DEFERRABLE, flags & FLAG_INITIALLY_DEFERRED) {
+            (0, 0) => Deferrable::No,
+            (0, _) => return Err(format!("constraint flags {flags}")),
+            (_, 0) => Deferrable::InitiallyImmediate,
+            _ => Deferrable::InitiallyDeferred,
+        };
         r.end()?;
         Ok(ConstraintDef {
             oid,
@@ -362,7 +416,8 @@ impl ConstraintDef {
             table_oid,
             table: String::new(),
             kind,
-            validated,
+            validated: flags & FLAG_VALIDATED != 0,
+            deferrable,
         })
     }
 }
@@ -794,18 +849,44 @@ mod tests {
             }),
         ];
         for kind in kinds {
+            let deferrables = [
+                Deferrable::No,
+                Deferrable::InitiallyImmediate,
+                Deferrable::InitiallyDeferred,
+            ];
             for validated in [true, false] {
-                let c = ConstraintDef {
-                    oid: 16400,
-                    name: "t_a_check".into(),
-                    table_oid: 16383,
-                    table: String::new(),
-                    kind: kind.clone(),
-                    validated,
-                };
-                assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+                for deferrable in deferrables {
+                    let c = ConstraintDef {
+                        oid: 16400,
+                        name: "t_a_check".into(),
+                        table_oid: 16383,
+                        table: String::new(),
+                        kind: kind.clone(),
+                        validated,
+                        deferrable,
+                    };
+                    assert_eq!(ConstraintDef::decode(&c.encode()), Ok(c));
+                }
             }
         }
         assert!(ConstraintDef::decode(&[0; 17]).is_err());
+        // Rows before the flags byte (none, or a `NOT VALID` one's 0) read
+        // as not deferrable.
+        let c = ConstraintDef {
+            oid: 16400,
+            name: "t_fkey".into(),
+            table_oid: 16383,
+            table: String::new(),
+            kind: ConstraintKind::Check {
+                expr: "a > 0".into(),
+            },
+            validated: true,
+            deferrable: Deferrable::No,
+        };
+        let mut bytes = c.encode();
+        assert_eq!(ConstraintDef::decode(&bytes), Ok(c.clone()));
+        bytes.push(0);
+        let not_valid = ConstraintDef::decode(&bytes).unwrap();
+        assert!(!not_valid.validated && not_valid.deferrable == Deferrable::No);
     }
 }

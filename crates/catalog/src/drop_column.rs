@@ -242,6 +242,7 @@ mod tests {
             table: String::new(),
             kind,
             validated: true,
+            deferrable: crate::defs::Deferrable::No,
         }
     }
 

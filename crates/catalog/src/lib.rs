@@ -49,8 +49,8 @@ pub use catalog::{
 };
 pub use constraints::ForeignKeyRequest;
 pub use defs::{
-    ColumnDef, ConstraintDef, ConstraintKind, ForeignKey, IndexDef, KeyOrder, Matview, RefAction,
-    TableDef,
+    ColumnDef, ConstraintDef, ConstraintKind, Deferrable, ForeignKey, IndexDef, KeyOrder, Matview,
+    RefAction, TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
 pub use enums::LabelPlace;

@@ -26,8 +26,9 @@ pub use database::{
 };
 pub use error::DbError;
 pub use folio_catalog::{
-    Catalog, CatalogError, ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyRequest, IndexDef,
-    KeyOrder, LOG_AHEAD, RefAction, SequenceDef, SequenceOptions, SequenceRequest, TableDef,
+    Catalog, CatalogError, ColumnDef, ConstraintDef, ConstraintKind, Deferrable, ForeignKeyRequest,
+    IndexDef, KeyOrder, LOG_AHEAD, RefAction, SequenceDef, SequenceOptions, SequenceRequest,
+    TableDef,
 };
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_recovery::CONTROL_FILE;

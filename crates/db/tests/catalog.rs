@@ -326,6 +326,7 @@ fn constraints_are_kept_in_the_catalog() {
         ref_columns,
         on_delete: RefAction::NoAction,
         on_update: RefAction::NoAction,
+        deferrable: folio_db::Deferrable::No,
     };
     {
         let db = Database::create(&path, small_options()).unwrap();

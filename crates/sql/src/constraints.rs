@@ -11,7 +11,9 @@
 //!   old values) when the statement's row changes are done
 //!   ([`Constraints::end_statement`], PostgreSQL's after-row triggers), so
 //!   rows that reference each other may come in any order in one
-//!   statement. COPY checks each row as it is inserted.
+//!   statement; a `DEFERRABLE` key's checks the transaction defers wait
+//!   for its COMMIT instead (`deferred.rs`). COPY checks each row as it
+//!   is inserted.
 //! - **A reference is checked and kept** (insert, or update changing the
 //!   key columns; a key with a NULL column is not checked, MATCH SIMPLE):
 //!   the referenced row is found through the parent's unique index and
@@ -27,7 +29,8 @@
 //!   lock holds) or comes after (it waits for our transaction, then finds
 //!   our committed row referencing it: 23503 for the deleter).
 //! - **A referenced key may not go** (delete, or update changing the
-//!   referenced columns; NO ACTION and RESTRICT alike, checked at once):
+//!   referenced columns; NO ACTION and RESTRICT alike, when the
+//!   statement ends, unless NO ACTION's is deferred):
 //!   after the parent row is written (and the statement's other rows),
 //!   the referencing table is searched
 //!   for the old key (through an index on exactly the key's columns if
@@ -38,12 +41,13 @@
 
 use crate::access;
 use crate::context::Ctx;
+use crate::deferred::{Pending, Queued};
 use crate::error::SqlError;
 use crate::parse;
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
 use crate::types;
-use folio_catalog::{ConstraintKind, RefAction, Relation, RowAt};
+use folio_catalog::{ConstraintKind, Deferrable, RefAction, Relation, RowAt};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use std::cell::RefCell;
@@ -74,8 +78,10 @@ pub struct Constraints {
 
 /// A foreign key check waiting for the end of the statement.
 enum Deferred {
-    /// The references of a new row (replacing `old`, if an update).
+    /// The references of a new row, at `tid` (replacing `old`, if an
+    /// update).
     References {
+        tid: Tid,
         new: Vec<Value>,
         old: Option<Vec<Value>>,
     },
@@ -97,6 +103,9 @@ struct Check {
 /// A foreign key of this table.
 struct Reference {
     name: String,
+    /// The constraint's oid (what the transaction's queue names).
+    oid: u64,
+    deferrable: Deferrable,
     /// As [`Check::validated`].
     validated: bool,
     /// Its columns here, in key order.
@@ -113,6 +122,11 @@ struct Reference {
 /// A foreign key of another table (`child`) that references this one.
 struct Referencing {
     name: String,
+    /// As [`Reference::oid`].
+    oid: u64,
+    deferrable: Deferrable,
+    on_delete: RefAction,
+    on_update: RefAction,
     child: Arc<Relation>,
     /// Its columns in the child, in key order.
     columns: Vec<usize>,
@@ -226,6 +240,8 @@ impl Constraints {
                         })?;
                     out.references.push(Reference {
                         name: c.name.clone(),
+                        oid: c.oid,
+                        deferrable: c.deferrable,
                         validated: c.validated,
                         columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
                         parent,
@@ -268,6 +284,10 @@ impl Constraints {
             };
             out.referenced_by.push(Referencing {
                 name: c.name.clone(),
+                oid: c.oid,
+                deferrable: c.deferrable,
+                on_delete: fk.on_delete,
+                on_update: fk.on_update,
                 child,
                 columns,
                 ref_columns: fk.ref_columns.iter().map(|&c| usize::from(c)).collect(),
@@ -410,8 +430,12 @@ impl Constraints {
             return Ok(relation.insert_many(txn, rows)?);
         }
         let tids = relation.insert_many(txn, rows.clone())?;
-        for new in rows {
-            self.defer(Deferred::References { new, old: None });
+        for (new, &tid) in rows.into_iter().zip(&tids) {
+            self.defer(Deferred::References {
+                tid,
+                new,
+                old: None,
+            });
         }
         Ok(tids)
     }
@@ -431,10 +455,16 @@ impl Constraints {
             return Ok(relation.update(txn, tid, old, new)?);
         }
         let write = relation.update(txn, tid, old, new.clone())?;
-        if matches!(write, Write::Done(_) | Write::Hot(_)) {
+        let new_tid = match write {
+            Write::Done(Some(at)) | Write::Hot(at) => Some(at),
+            Write::Done(None) => Some(tid),
+            Write::Gone | Write::Moved(_) => None,
+        };
+        if let Some(tid) = new_tid {
             let changed = |columns: &[usize]| columns.iter().any(|&c| old[c] != new[c]);
             if self.references.iter().any(|r| changed(&r.columns)) {
                 self.defer(Deferred::References {
+                    tid,
                     new: new.clone(),
                     old: Some(old.to_vec()),
                 });
@@ -492,28 +522,116 @@ impl Constraints {
     /// when the statement ends too, so rows that reference each other may
     /// come in any order within one statement), then those of the rows
     /// cascades deleted.
+    ///
+    /// A check of a `DEFERRABLE` key that the transaction defers
+    /// (`INITIALLY DEFERRED`, `SET CONSTRAINTS`) goes to the transaction's
+    /// queue `pending` instead (`deferred.rs`), run at COMMIT; RESTRICT's
+    /// is never deferred, and no action (CASCADE) is. Without a queue
+    /// (COPY's rows) every check runs now.
     pub fn end_statement(
         &self,
+        pending: Option<&Pending>,
         txn: &mut Transaction,
         relation: &Relation,
     ) -> Result<(), SqlError> {
         let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
+        let defers =
+            |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
         for check in deferred {
             match check {
-                Deferred::References { new, old } => {
-                    self.references_exist(txn, relation, &new, old.as_deref())?
+                Deferred::References { tid, new, old } => {
+                    for reference in &self.references {
+                        if let Some(old) = &old
+                            && reference.columns.iter().all(|&c| old[c] == new[c])
+                        {
+                            continue;
+                        }
+                        if let Some(pending) = defers(reference.oid, reference.deferrable) {
+                            if reference.key_of(&new)?.is_some() {
+                                pending.push(
+                                    &relation.def.name,
+                                    reference.oid,
+                                    Queued::References { tid },
+                                );
+                            }
+                            continue;
+                        }
+                        reference.exists(txn, relation, &new)?;
+                    }
                 }
                 Deferred::Removed { old, new } => {
-                    self.not_referenced(txn, relation, &old, new.as_deref())?
+                    for referencing in &self.referenced_by {
+                        if let Some(new) = &new
+                            && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
+                        {
+                            continue;
+                        }
+                        let action = match new {
+                            Some(_) => referencing.on_update,
+                            None => referencing.on_delete,
+                        };
+                        if action == RefAction::NoAction
+                            && let Some(pending) = defers(referencing.oid, referencing.deferrable)
+                        {
+                            if referencing.key_of(&old)?.is_some() {
+                                pending.push(
+                                    &relation.def.name,
+                                    referencing.oid,
+                                    Queued::Removed { old: old.clone() },
+                                );
+                            }
+                            continue;
+                        }
+                        referencing.unreferenced(txn, relation, &old)?;
+                    }
                 }
             }
         }
         for r in &self.referenced_by {
             if let Some(Cascade::Other(more)) = &r.cascade {
-                more.end_statement(txn, &r.child)?;
+                more.end_statement(pending, txn, &r.child)?;
             }
         }
         Ok(())
+    }
+
+    /// Runs a check the transaction queued for constraint `constraint`
+    /// of `relation` (the table whose row change made it), at COMMIT or
+    /// `SET CONSTRAINTS ... IMMEDIATE`. A constraint dropped since has
+    /// nothing to check; a row the transaction changed again since is
+    /// checked as it is now (its newest version: PostgreSQL checks an
+    /// update of a row inserted by the same transaction whatever it
+    /// changed), one it deleted not at all; a removed key that the table
+    /// holds again is referenced by nothing missing (PostgreSQL's NO
+    /// ACTION lets a key go and come back).
+    pub fn check_queued(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        constraint: u64,
+        check: &Queued,
+    ) -> Result<(), SqlError> {
+        match check {
+            Queued::References { tid } => {
+                let Some(reference) = self.references.iter().find(|r| r.oid == constraint) else {
+                    return Ok(());
+                };
+                match newest_of_mine(txn, relation, *tid)? {
+                    Some(row) => reference.exists(txn, relation, &row),
+                    None => Ok(()),
+                }
+            }
+            Queued::Removed { old } => {
+                let Some(referencing) = (self.referenced_by.iter()).find(|r| r.oid == constraint)
+                else {
+                    return Ok(());
+                };
+                if key_held_again(txn, relation, &referencing.ref_columns, old)? {
+                    return Ok(());
+                }
+                referencing.unreferenced(txn, relation, old)
+            }
+        }
     }
 
     /// Deletes the rows that reference `old` through `ON DELETE CASCADE`
@@ -657,95 +775,48 @@ impl Constraints {
             Ok(())
         })
     }
+}
 
-    /// Each foreign key of the row `new` (whose key columns changed from
-    /// `old`, if given) finds its referenced row and share-locks it; 23503
-    /// if there is none.
-    fn references_exist(
-        &self,
-        txn: &mut Transaction,
-        relation: &Relation,
-        new: &[Value],
-        old: Option<&[Value]>,
-    ) -> Result<(), SqlError> {
-        for reference in &self.references {
-            let Some(key) = reference.key_of(new)? else {
-                continue;
-            };
-            if let Some(old) = old
-                && reference.columns.iter().all(|&c| old[c] == new[c])
-            {
-                continue;
-            }
-            let probe = reference.index_key(&key);
-            let parent = &reference.parent;
-            let found = in_statement_view(txn, |txn| parent.lookup(txn, reference.index, &probe))?;
-            let mut locked = false;
-            for (tid, _) in found {
-                if reference.lock_newest(txn, tid, &key)? {
-                    locked = true;
-                    break;
-                }
-            }
-            if !locked {
-                return Err(reference.missing(relation, new)?);
-            }
-        }
-        Ok(())
-    }
-
-    /// No foreign key references the key values of `old` that the change
-    /// removed (a delete, or an update changing them to `new`): 23503.
-    fn not_referenced(
+impl Referencing {
+    /// No row of the child references the key values of `old` (of
+    /// `relation`, this key's parent), which a delete or an update of the
+    /// parent removed: 23503.
+    fn unreferenced(
         &self,
         txn: &mut Transaction,
         relation: &Relation,
         old: &[Value],
-        new: Option<&[Value]>,
     ) -> Result<(), SqlError> {
-        for referencing in &self.referenced_by {
-            if let Some(new) = new
-                && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
-            {
-                continue;
-            }
-            let child = &referencing.child;
-            let Some(key) = referencing.key_of(old)? else {
-                continue;
-            };
-            // The newest committed rows, under either isolation level: a
-            // referencing row committed after a REPEATABLE READ snapshot
-            // still holds the key (PostgreSQL's crosscheck makes that
-            // 40001; here it is 23503). After a cascade, none is left
-            // unless one was added meanwhile.
-            let found = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
-            if !found.is_empty() {
-                let names = column_names(relation, &referencing.ref_columns);
-                let values: Vec<Value> = referencing
-                    .ref_columns
-                    .iter()
-                    .map(|&c| old[c].clone())
-                    .collect();
-                return Err(SqlError::new(
-                    "23503",
-                    format!(
-                        "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
-                        relation.def.name, referencing.name, child.def.name
-                    ),
-                )
-                .with_detail(format!(
-                    "Key ({names})=({}) is still referenced from table \"{}\".",
-                    row_text(&values)?,
-                    child.def.name
-                ))
-                .with_constraint(&child.def.name, &referencing.name));
-            }
+        let child = &self.child;
+        let Some(key) = self.key_of(old)? else {
+            return Ok(());
+        };
+        // The newest committed rows, under either isolation level: a
+        // referencing row committed after a REPEATABLE READ snapshot
+        // still holds the key (PostgreSQL's crosscheck makes that
+        // 40001; here it is 23503). After a cascade, none is left
+        // unless one was added meanwhile.
+        let found = txn.with_latest_snapshot(|txn| self.rows_with(txn, &key))?;
+        if found.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        let names = column_names(relation, &self.ref_columns);
+        let values: Vec<Value> = self.ref_columns.iter().map(|&c| old[c].clone()).collect();
+        Err(SqlError::new(
+            "23503",
+            format!(
+                "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+                bare(&relation.def.name), self.name, bare(&child.def.name)
+            ),
+        )
+        .with_detail(format!(
+            "Key ({names})=({}) is still referenced from table \"{}\".",
+            row_text(&values)?,
+            bare(&child.def.name)
+        ))
+        .with_constraint(&child.def.name, &self.name))
     }
-}
 
-impl Referencing {
     /// The child's key for the referenced values in `row` (None when one
     /// is NULL: nothing references it).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
@@ -772,6 +843,29 @@ impl Referencing {
 const LINKS_FOLLOWED_MAX: usize = 10_000;
 
 impl Reference {
+    /// The row `new` of `relation` finds the row its key references and
+    /// share-locks it; 23503 if there is none (a key with a NULL column
+    /// references nothing).
+    fn exists(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        new: &[Value],
+    ) -> Result<(), SqlError> {
+        let Some(key) = self.key_of(new)? else {
+            return Ok(());
+        };
+        let probe = self.index_key(&key);
+        let parent = &self.parent;
+        let found = in_statement_view(txn, |txn| parent.lookup(txn, self.index, &probe))?;
+        for (tid, _) in found {
+            if self.lock_newest(txn, tid, &key)? {
+                return Ok(());
+            }
+        }
+        Err(self.missing(relation, new)?)
+    }
+
     /// Share-locks the newest version of the referenced row found at
     /// `tid`, if it still carries `key`: whether it does. A version updated
     /// by a transaction that committed since is followed (READ COMMITTED;
@@ -834,13 +928,14 @@ impl Reference {
             "23503",
             format!(
                 "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
-                relation.def.name, self.name
+                bare(&relation.def.name),
+                self.name
             ),
         )
         .with_detail(format!(
             "Key ({names})=({}) is not present in table \"{}\".",
             row_text(&values)?,
-            self.parent.def.name
+            bare(&self.parent.def.name)
         ))
         .with_constraint(&relation.def.name, &self.name))
     }
@@ -861,6 +956,56 @@ fn unique_index_over(relation: &Relation, columns: &[usize]) -> Option<(usize, V
             .collect::<Option<Vec<usize>>>()?;
         Some((i, order))
     })
+}
+
+/// The values of the newest version of the row whose version at `tid`
+/// this transaction wrote, following the updates it made since; `None`
+/// if it deleted the row.
+fn newest_of_mine(
+    txn: &Transaction,
+    relation: &Relation,
+    mut tid: Tid,
+) -> Result<Option<Vec<Value>>, SqlError> {
+    let table = &relation.table;
+    let heap = folio_catalog::CatalogError::from;
+    for _ in 0..LINKS_FOLLOWED_MAX {
+        let Some(header) = table.header(tid).map_err(heap)? else {
+            return Ok(None);
+        };
+        match header.deleter() {
+            Some(deleter) if txn.is_mine(deleter) => match header.next {
+                Some(next) => tid = next,
+                None => return Ok(None),
+            },
+            _ => {
+                let Some(bytes) = table.fetch_any(tid).map_err(heap)? else {
+                    return Ok(None);
+                };
+                return Ok(Some(relation.decode(txn, &bytes)?));
+            }
+        }
+    }
+    Err(SqlError::new(
+        "54000",
+        "a row changed too many times within its transaction to check its foreign keys",
+    ))
+}
+
+/// Whether `relation` holds a row whose `columns` are those of `old`
+/// again (a removed key put back: nothing references a missing row), as
+/// the newest snapshot sees it.
+fn key_held_again(
+    txn: &mut Transaction,
+    relation: &Relation,
+    columns: &[usize],
+    old: &[Value],
+) -> Result<bool, SqlError> {
+    let Some((index, order)) = unique_index_over(relation, columns) else {
+        return Ok(false);
+    };
+    let probe: Vec<Value> = order.iter().map(|&k| old[columns[k]].clone()).collect();
+    let found = txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &probe))?;
+    Ok(!found.is_empty())
 }
 
 /// Runs `f` with the snapshot a constraint check reads with: a new one
@@ -962,4 +1107,10 @@ pub fn validate_constraint(
         .set_constraint_validated(txn, table, name, true)?;
     cx.relations.ddl();
     Ok(())
+}
+
+/// A table's name as PostgreSQL's foreign key messages give it: without
+/// its schema.
+fn bare(name: &str) -> &str {
+    folio_catalog::unqualified(name)
 }

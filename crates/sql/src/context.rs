@@ -36,4 +36,6 @@ pub struct Ctx<'a> {
     pub needs: std::cell::RefCell<Vec<crate::privileges::Need>>,
     /// How deep in views the planner is (their relations are not noted).
     pub in_view: std::cell::Cell<u32>,
+    /// The transaction's deferred constraint checks (`deferred.rs`).
+    pub deferred: &'a crate::deferred::Pending,
 }

@@ -9,6 +9,7 @@ use crate::access;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::copy_format::{Format, Header, RecordScan};
+use crate::deferred::Pending;
 use crate::error::SqlError;
 use crate::output::Output;
 use crate::parse::Copy;
@@ -115,19 +116,26 @@ impl CopyIn {
     }
 
     /// Takes the next piece of data; every record it completes is
-    /// inserted.
-    pub fn data(&mut self, txn: &mut Transaction, mut data: &[u8]) -> Result<(), SqlError> {
+    /// inserted. `pending`: the block's deferred foreign key checks (none:
+    /// the COPY is its own transaction, and its rows are checked as they
+    /// come).
+    pub fn data(
+        &mut self,
+        txn: &mut Transaction,
+        pending: Option<&Pending>,
+        mut data: &[u8],
+    ) -> Result<(), SqlError> {
         while !self.ended {
             let Some(end) = self.scan.record_end(&self.format, data) else {
                 self.partial.extend_from_slice(data);
                 return Ok(());
             };
             let line = if self.partial.is_empty() {
-                self.line(txn, &data[..end])
+                self.line(txn, pending, &data[..end])
             } else {
                 let mut whole = std::mem::take(&mut self.partial);
                 whole.extend_from_slice(&data[..end]);
-                self.line(txn, &whole)
+                self.line(txn, pending, &whole)
             };
             line?;
             crate::interrupt::every(txn, self.rows)?;
@@ -138,23 +146,32 @@ impl CopyIn {
 
     /// The end of the data: a last record without a newline counts.
     /// Returns the rows inserted.
-    pub fn finish(mut self, txn: &mut Transaction) -> Result<u64, SqlError> {
+    pub fn finish(
+        mut self,
+        txn: &mut Transaction,
+        pending: Option<&Pending>,
+    ) -> Result<u64, SqlError> {
         if !self.ended && self.scan.in_quote() {
             return Err(SqlError::new("22P04", "unterminated CSV quoted field"));
         }
         if !self.ended && !self.partial.is_empty() {
             let last = std::mem::take(&mut self.partial);
-            self.line(txn, &last)?;
+            self.line(txn, pending, &last)?;
         }
-        self.insert_batch(txn)?;
+        self.insert_batch(txn, pending)?;
         Ok(self.rows)
     }
 
-    fn line(&mut self, txn: &mut Transaction, line: &[u8]) -> Result<(), SqlError> {
+    fn line(
+        &mut self,
+        txn: &mut Transaction,
+        pending: Option<&Pending>,
+        line: &[u8],
+    ) -> Result<(), SqlError> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line == b"\\." {
             self.ended = true;
-            return self.insert_batch(txn);
+            return self.insert_batch(txn, pending);
         }
         let fields = self.format.fields(line)?;
         let bad = |message: String| SqlError::new("22P04", message);
@@ -189,7 +206,7 @@ impl CopyIn {
         self.batch_bytes += line.len();
         self.rows += 1;
         if self.batch.len() == BATCH_ROWS || self.batch_bytes >= BATCH_BYTES {
-            self.insert_batch(txn)?;
+            self.insert_batch(txn, pending)?;
         }
         Ok(())
     }
@@ -204,8 +221,13 @@ impl CopyIn {
     }
 
     /// Inserts the rows of the batch; their foreign keys are checked at
-    /// once (a COPY's rows are not kept until it ends).
-    fn insert_batch(&mut self, txn: &mut Transaction) -> Result<(), SqlError> {
+    /// once (a COPY's rows are not kept until it ends), but for those a
+    /// block defers (`pending`).
+    fn insert_batch(
+        &mut self,
+        txn: &mut Transaction,
+        pending: Option<&Pending>,
+    ) -> Result<(), SqlError> {
         if self.batch.is_empty() {
             return Ok(());
         }
@@ -215,7 +237,7 @@ impl CopyIn {
         self.constraints.start_statement();
         self.constraints
             .insert_many(txn, &self.relation, rows, &env)?;
-        self.constraints.end_statement(txn, &self.relation)
+        self.constraints.end_statement(pending, txn, &self.relation)
     }
 
     /// The header line: skipped, or with `HEADER MATCH` checked against

@@ -15,8 +15,8 @@ use crate::scalar::{self, Env, Scalar};
 use crate::sequences;
 use crate::types;
 use folio_catalog::{
-    ColumnDef, ConstraintKind, ForeignKeyRequest, INT2_OID, INT4_OID, INT8_OID, RefAction,
-    SequenceRequest, TableDef,
+    ColumnDef, ConstraintKind, Deferrable, ForeignKeyRequest, INT2_OID, INT4_OID, INT8_OID,
+    RefAction, SequenceRequest, TableDef,
 };
 use folio_db::{Database, Transaction};
 use folio_row::{SqlType, Value};
@@ -328,6 +328,7 @@ struct KeySpec {
     ref_columns: Vec<String>,
     on_delete: RefAction,
     on_update: RefAction,
+    deferrable: Deferrable,
 }
 
 impl KeySpec {
@@ -339,7 +340,7 @@ impl KeySpec {
         (on_delete, on_update): (Option<ReferentialAction>, Option<ReferentialAction>),
         characteristics: Option<&ConstraintCharacteristics>,
     ) -> Result<KeySpec, SqlError> {
-        immediate(characteristics)?;
+        let deferrable = deferrable(characteristics)?;
         Ok(KeySpec {
             name,
             columns: columns.iter().map(names::ident).collect(),
@@ -350,6 +351,7 @@ impl KeySpec {
                 other => action(other)?,
             },
             on_update: action(on_update)?,
+            deferrable,
         })
     }
 }
@@ -367,19 +369,27 @@ fn action(action: Option<ReferentialAction>) -> Result<RefAction, SqlError> {
     }
 }
 
-/// Constraints are checked at once: `DEFERRABLE`, `INITIALLY DEFERRED`
-/// and `NOT ENFORCED` are 0A000.
-fn immediate(characteristics: Option<&ConstraintCharacteristics>) -> Result<(), SqlError> {
-    if let Some(c) = characteristics
-        && (c.deferrable == Some(true)
-            || c.initially == Some(DeferrableInitial::Deferred)
-            || c.enforced == Some(false))
-    {
+/// A foreign key's `[NOT] DEFERRABLE [INITIALLY DEFERRED | INITIALLY
+/// IMMEDIATE]` (`INITIALLY DEFERRED` alone implies DEFERRABLE, as in
+/// PostgreSQL; with NOT DEFERRABLE it is PostgreSQL's 42601). `NOT
+/// ENFORCED` is 0A000.
+fn deferrable(characteristics: Option<&ConstraintCharacteristics>) -> Result<Deferrable, SqlError> {
+    let Some(c) = characteristics else {
+        return Ok(Deferrable::No);
+    };
+    if c.enforced == Some(false) {
         return Err(SqlError::unsupported(format!(
             "the constraint characteristics {c}"
         )));
     }
-    Ok(())
+    match (c.deferrable, c.initially) {
+        (Some(false), Some(DeferrableInitial::Deferred)) => Err(SqlError::syntax(
+            "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+        )),
+        (_, Some(DeferrableInitial::Deferred)) => Ok(Deferrable::InitiallyDeferred),
+        (Some(true), _) => Ok(Deferrable::InitiallyImmediate),
+        _ => Ok(Deferrable::No),
+    }
 }
 
 impl Additions {
@@ -549,6 +559,7 @@ impl Additions {
                 ref_columns: (!key.ref_columns.is_empty()).then_some(&key.ref_columns[..]),
                 on_delete: key.on_delete,
                 on_update: key.on_update,
+                deferrable: key.deferrable,
             };
             catalog.add_foreign_key(txn, table, &request)?;
             if self.not_valid {

@@ -485,7 +485,13 @@ impl Change {
 
     /// Runs the change: tag `INSERT 0 n`, `UPDATE n` or `DELETE n`, with
     /// the RETURNING rows if any.
-    pub fn run(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
+    /// (`pending`: the transaction's deferred foreign key checks.)
+    pub fn run(
+        &self,
+        pending: &crate::deferred::Pending,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+    ) -> Result<Output, SqlError> {
         match self {
             Change::Insert {
                 relation,
@@ -546,7 +552,7 @@ impl Change {
                     let rows = rows.iter_mut().map(std::mem::take).collect();
                     constraints.insert_many(txn, relation, rows, env)?;
                 }
-                constraints.end_statement(txn, relation)?;
+                constraints.end_statement(Some(pending), txn, relation)?;
                 finish(returning, out, format!("INSERT 0 {count}"))
             }
             Change::Update {
@@ -590,7 +596,7 @@ impl Change {
                         out.extend(projected);
                     }
                 }
-                constraints.end_statement(txn, relation)?;
+                constraints.end_statement(Some(pending), txn, relation)?;
                 finish(returning, out, format!("UPDATE {updated}"))
             }),
             Change::Delete {
@@ -622,7 +628,7 @@ impl Change {
                         }
                     }
                 }
-                constraints.end_statement(txn, relation)?;
+                constraints.end_statement(Some(pending), txn, relation)?;
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }

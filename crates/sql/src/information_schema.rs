@@ -335,17 +335,21 @@ impl View {
             let (schema, name) = folio_catalog::split_schema(name);
             [text(DATABASE), text(schema), text(name)]
         };
+        let deferrable_constraint =
+            |name: &str, kind: &str, nulls_distinct: Value, d: folio_catalog::Deferrable| {
+                let mut row = names(name).to_vec();
+                row.extend(names(&table.name));
+                row.extend([
+                    text(kind),
+                    text(yes_no(d.is_deferrable())),
+                    text(yes_no(d.initially_deferred())),
+                    text("YES"),
+                    nulls_distinct,
+                ]);
+                row
+            };
         let constraint = |name: &str, kind: &str, nulls_distinct: Value| {
-            let mut row = names(name).to_vec();
-            row.extend(names(&table.name));
-            row.extend([
-                text(kind),
-                text("NO"),
-                text("NO"),
-                text("YES"),
-                nulls_distinct,
-            ]);
-            row
+            deferrable_constraint(name, kind, nulls_distinct, folio_catalog::Deferrable::No)
         };
         let usage = |name: &str, column: u16, n: usize, unique_position: Option<usize>| {
             let mut row = names(name).to_vec();
@@ -375,9 +379,9 @@ impl View {
                 (ConstraintKind::Check { .. }, View::TableConstraints) => {
                     out.push(constraint(&def.name, "CHECK", Value::Null))
                 }
-                (ConstraintKind::ForeignKey(_), View::TableConstraints) => {
-                    out.push(constraint(&def.name, "FOREIGN KEY", Value::Null))
-                }
+                (ConstraintKind::ForeignKey(_), View::TableConstraints) => out.push(
+                    deferrable_constraint(&def.name, "FOREIGN KEY", Value::Null, def.deferrable),
+                ),
                 (ConstraintKind::ForeignKey(fk), View::KeyColumnUsage) => {
                     let key = crate::system::referenced_key(fk, tables);
                     for (n, (&c, r)) in fk.columns.iter().zip(&fk.ref_columns).enumerate() {

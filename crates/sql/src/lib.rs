@@ -28,6 +28,7 @@ mod date_arith;
 mod datetime;
 mod dch;
 mod ddl;
+mod deferred;
 mod deparse;
 mod dml;
 mod drop_column;

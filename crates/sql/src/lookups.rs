@@ -130,6 +130,13 @@ impl Lookups {
             }
             for constraint in &table.constraints {
                 if let Some(mut text) = constraint_definition(table, &constraint.kind, &tables) {
+                    text.push_str(match constraint.deferrable {
+                        folio_catalog::Deferrable::No => "",
+                        folio_catalog::Deferrable::InitiallyImmediate => " DEFERRABLE",
+                        folio_catalog::Deferrable::InitiallyDeferred => {
+                            " DEFERRABLE INITIALLY DEFERRED"
+                        }
+                    });
                     if !constraint.validated {
                         text.push_str(" NOT VALID");
                     }

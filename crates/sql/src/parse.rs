@@ -26,6 +26,8 @@ pub enum Parsed {
     Reset(String),
     /// `CHECKPOINT`.
     Checkpoint,
+    /// `SET CONSTRAINTS ...` (sqlparser has none).
+    SetConstraints(crate::deferred::SetConstraints),
     /// `ALTER SEQUENCE` (sqlparser has none).
     AlterSequence(crate::sequences::Alter),
     /// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`
@@ -238,6 +240,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     == Some(Keyword::MATERIALIZED) =>
             {
                 return Err(text.near(&spanned[at]));
+            }
+            Some(Keyword::SET)
+                if matches!(second, Some(Token::Word(w))
+                    if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("constraints")) =>
+            {
+                Parsed::SetConstraints(set_constraints(&plain(&spanned[2..]))?)
             }
             Some(Keyword::RESET) => {
                 let tokens = plain(&spanned[1..]);
@@ -1040,6 +1048,36 @@ fn comment(tokens: &[Token]) -> Result<Comment, SqlError> {
 
 /// The rest of `REINDEX`: `[(VERBOSE)] {INDEX | TABLE} name`. `SCHEMA`,
 /// `DATABASE`, `SYSTEM` and `CONCURRENTLY` are 0A000.
+/// `SET CONSTRAINTS { ALL | [schema.]name [, ...] } { DEFERRED |
+/// IMMEDIATE }`, after `SET CONSTRAINTS`.
+fn set_constraints(tokens: &[Token]) -> Result<crate::deferred::SetConstraints, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    let names = match c.take_keyword(Keyword::ALL) {
+        true => None,
+        false => {
+            let mut names = Vec::new();
+            loop {
+                let first = names::ident(&c.ident()?);
+                names.push(match c.take(&Token::Period) {
+                    true => (Some(first), names::ident(&c.ident()?)),
+                    false => (None, first),
+                });
+                if !c.take(&Token::Comma) {
+                    break;
+                }
+            }
+            Some(names)
+        }
+    };
+    let deferred = match c.next() {
+        Some(t) if keyword(t) == Some(Keyword::DEFERRED) => true,
+        Some(t) if keyword(t) == Some(Keyword::IMMEDIATE) => false,
+        other => return Err(near(other)),
+    };
+    c.end()?;
+    Ok(crate::deferred::SetConstraints { names, deferred })
+}
+
 fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
     let mut c = Cursor { tokens, at: 0 };
     if c.take(&Token::LParen) {

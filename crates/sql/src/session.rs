@@ -66,9 +66,16 @@ pub struct Session {
     /// The open savepoints, innermost last, with the settings when each
     /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
     /// they were, and without the `SET LOCAL`s.
-    savepoints: Vec<(String, Arc<Settings>, Option<Settings>)>,
+    savepoints: Vec<(
+        String,
+        Arc<Settings>,
+        Option<Settings>,
+        crate::deferred::Mark,
+    )>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
+    /// The open transaction's deferred constraint checks (`deferred.rs`).
+    deferred: crate::deferred::Pending,
     /// The enum types, extensions and SQL functions last read
     /// (`object_scope.rs`).
     objects: Option<std::sync::Arc<folio_catalog::ObjectLists>>,
@@ -189,6 +196,7 @@ impl Session {
             without_local: None,
             savepoints: Vec::new(),
             relations: Relations::default(),
+            deferred: Default::default(),
             objects: None,
             sequences: Arc::default(),
             temp: Default::default(),
@@ -360,6 +368,7 @@ impl Session {
                 Parsed::Copy(copy) => self.start_copy(copy),
                 Parsed::Reset(name) => self.reset(name),
                 Parsed::Checkpoint => self.checkpoint(),
+                Parsed::SetConstraints(set) => self.set_constraints(set),
                 Parsed::AlterSequence(alter) => self.alter_sequence(alter),
                 Parsed::DropExpression(drop) => self.utility(|cx, txn, notices| {
                     crate::ddl::drop_expression(cx, txn, notices, drop)
@@ -507,6 +516,10 @@ impl Session {
 
     /// Commits the implicit block at its message's end.
     fn end_implicit(&mut self) -> Result<(), SqlError> {
+        if let Err(e) = self.run_deferred() {
+            self.fail();
+            return Err(e);
+        }
         self.implicit = false;
         self.relations.end_transaction();
         if let Block::Open(txn) = std::mem::replace(&mut self.block, Block::Idle) {
@@ -864,11 +877,12 @@ impl Session {
         let Some((copy, own)) = &mut self.copy else {
             return Err(SqlError::new("08P01", "COPY data without a COPY"));
         };
-        let txn = match (own, &mut self.block) {
-            (Some(txn), _) | (None, Block::Open(txn)) => txn,
+        let (txn, pending) = match (own, &mut self.block) {
+            (Some(txn), _) => (txn, None),
+            (None, Block::Open(txn)) => (txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
-        match copy.data(txn, data) {
+        match copy.data(txn, pending, data) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.copy_fail_with(e)),
         }
@@ -880,14 +894,14 @@ impl Session {
             return Err(SqlError::new("08P01", "COPY done without a COPY"));
         };
         let result = match (own, &mut self.block) {
-            (Some(mut txn), _) => match copy.finish(&mut txn) {
+            (Some(mut txn), _) => match copy.finish(&mut txn, None) {
                 Ok(rows) => self.commit_txn(txn).map(|_| rows),
                 Err(e) => {
                     let _ = txn.rollback();
                     Err(e)
                 }
             },
-            (None, Block::Open(txn)) => copy.finish(txn),
+            (None, Block::Open(txn)) => copy.finish(txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         match result {
@@ -974,6 +988,7 @@ impl Session {
             role: &self.role,
             needs: Default::default(),
             in_view: Default::default(),
+            deferred: &self.deferred,
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1171,6 +1186,7 @@ impl Session {
     /// it began with come back.
     fn end_block(&mut self, committed: bool) {
         self.savepoints.clear();
+        self.deferred.clear();
         let without_local = self.without_local.take();
         let path = self.settings.search_path().to_vec();
         if let Some(before) = self.settings_at_begin.take()
@@ -1544,6 +1560,7 @@ impl Session {
                 role: &self.role,
                 needs: Default::default(),
                 in_view: Default::default(),
+                deferred: &self.deferred,
             };
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
@@ -1574,6 +1591,7 @@ impl Session {
             role: &self.role,
             needs: Default::default(),
             in_view: Default::default(),
+            deferred: &self.deferred,
         };
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let mut changes = Vec::new();
@@ -1584,7 +1602,12 @@ impl Session {
                 &self.session_defaults,
                 open_transaction(&txn),
             );
-            let result = f(&cx, &mut txn, &mut self.notices);
+            let result = f(&cx, &mut txn, &mut self.notices).and_then(|output| {
+                // The statement is its transaction: its deferred checks
+                // run as it ends.
+                crate::deferred::at_commit(&cx, &mut txn)?;
+                Ok(output)
+            });
             changes = settings.finish();
             result
         }) {
@@ -1594,6 +1617,7 @@ impl Session {
                 Err(e)
             }
         };
+        self.deferred.clear();
         self.relations.end_transaction();
         let output = result.map_err(|e| self.temp.unqualify_error(e))?;
         self.apply_changes(changes)?;
@@ -1669,6 +1693,7 @@ impl Session {
                     name.to_string(),
                     self.settings.clone(),
                     self.without_local.clone(),
+                    self.deferred.mark(),
                 ));
                 Ok(Output::command("SAVEPOINT"))
             }
@@ -1719,6 +1744,7 @@ impl Session {
             self.settings_mut().restore(&earlier);
             self.path_changed(&path);
             self.without_local = self.savepoints[at].2.clone();
+            self.deferred.rollback_to(&self.savepoints[at].3);
             self.savepoints.truncate(at + 1);
         }
         Ok(Output::command("ROLLBACK"))
@@ -1741,6 +1767,29 @@ impl Session {
         }
     }
 
+    /// An open block's deferred constraint checks, run before its commit.
+    fn run_deferred(&mut self) -> Result<(), SqlError> {
+        if self.deferred.is_empty() || !matches!(self.block, Block::Open(_)) {
+            return Ok(());
+        }
+        self.in_transaction(|cx, txn, _| crate::deferred::at_commit(cx, txn))
+    }
+
+    /// `SET CONSTRAINTS`: in the open block, or (with PostgreSQL's
+    /// warning) as a transaction of its own.
+    fn set_constraints(
+        &mut self,
+        set: &crate::deferred::SetConstraints,
+    ) -> Result<Output, SqlError> {
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let in_block = matches!(self.block, Block::Open(_));
+        self.in_transaction(|cx, txn, notices| {
+            crate::deferred::set_constraints(cx, txn, notices, set, in_block)
+        })
+    }
+
     /// Commits `txn`, after what the session's temporary tables' `ON
     /// COMMIT` asks (`temp_tables.rs`); an error there rolls it back.
     fn commit_txn(&self, mut txn: Transaction) -> Result<(), SqlError> {
@@ -1761,6 +1810,17 @@ impl Session {
     }
 
     fn commit(&mut self) -> Result<Output, SqlError> {
+        // The deferred checks fail the commit: the transaction rolls back
+        // and the block ends (PostgreSQL's COMMIT error).
+        if let Err(e) = self.run_deferred() {
+            self.fail();
+            if let Block::Failed(Some(txn)) = std::mem::replace(&mut self.block, Block::Idle) {
+                let _ = txn.rollback();
+            }
+            self.implicit = false;
+            self.end_block(false);
+            return Err(e);
+        }
         if std::mem::take(&mut self.implicit) {
             // PostgreSQL commits an implicit block, with its warning.
             self.notices.push(no_transaction());
@@ -1826,6 +1886,7 @@ fn run(
     }
     let db = cx.db;
     crate::privileges::check_utility(cx, txn, statement)?;
+    refuse_with_checks_waiting(cx, statement)?;
     if matches!(
         statement,
         Statement::CreateTable(_)
@@ -2020,6 +2081,37 @@ fn run(
             first_words(&other.to_string())
         ))),
     }
+}
+
+/// 55006 for DDL on a table whose row changes left deferred checks
+/// waiting (`deferred.rs`).
+fn refuse_with_checks_waiting(cx: &Ctx<'_>, statement: &Statement) -> Result<(), SqlError> {
+    if cx.deferred.is_empty() {
+        return Ok(());
+    }
+    let (names, command): (Vec<&sqlparser::ast::ObjectName>, &str) = match statement {
+        Statement::AlterTable { name, .. } => (vec![name], "ALTER TABLE"),
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Table,
+            names,
+            ..
+        } => (names.iter().collect(), "DROP TABLE"),
+        Statement::Truncate {
+            table_names,
+            cascade,
+            ..
+        } => {
+            if *cascade == Some(sqlparser::ast::CascadeOption::Cascade) {
+                crate::deferred::refuse_cascading_truncate(cx)?;
+            }
+            (table_names.iter().map(|t| &t.name).collect(), "TRUNCATE")
+        }
+        _ => return Ok(()),
+    };
+    for name in names {
+        crate::deferred::refuse_if_waiting(cx, &crate::names::relation(name)?, command)?;
+    }
+    Ok(())
 }
 
 /// The first words of a statement, for an error message.

@@ -1476,6 +1476,8 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                     folio_catalog::RefAction::Cascade => text("c"),
                 };
                 let mut r = row(constraint.oid, &constraint.name, "f");
+                r[4] = Value::Bool(constraint.deferrable.is_deferrable());
+                r[5] = Value::Bool(constraint.deferrable.initially_deferred());
                 r[6] = Value::Bool(constraint.validated);
                 let key = referenced_key(fk, tables);
                 r[9] = oid(key.map_or(0, |i| i.oid as i64));

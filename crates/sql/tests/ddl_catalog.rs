@@ -148,3 +148,82 @@ fn comments_survive_a_reopen() {
     ok(&mut s, "drop table t");
     assert_eq!(rows(&mut s, "select count(*) from pg_description"), ["1"]);
 }
+
+// Proves a foreign key's DEFERRABLE / INITIALLY DEFERRED is kept in the
+// catalog: after a reopen pg_constraint still shows it (a NOT VALID one
+// too) and the key still waits for COMMIT; a pipeline's Sync commits, so
+// it runs the checks there (23503, nothing kept), as PostgreSQL.
+#[test]
+fn deferrable_keys_survive_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table p (id int primary key)");
+    ok(&mut s, "create table c (a int, b int, d int)");
+    ok(
+        &mut s,
+        "alter table c add constraint ca foreign key (a) references p deferrable initially deferred",
+    );
+    ok(
+        &mut s,
+        "alter table c add constraint cb foreign key (b) references p deferrable not valid",
+    );
+    ok(
+        &mut s,
+        "alter table c add constraint cd foreign key (d) references p",
+    );
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db.clone());
+    assert_eq!(
+        rows(
+            &mut s,
+            "select conname, condeferrable, condeferred, convalidated from pg_constraint \
+             where conrelid = 'c'::regclass order by 1"
+        ),
+        ["ca t t t", "cb t f f", "cd f f t"]
+    );
+    ok(&mut s, "begin");
+    ok(&mut s, "insert into c values (1, null, null)");
+    ok(&mut s, "insert into p values (1)");
+    ok(&mut s, "commit");
+    assert_eq!(
+        fails(&mut s, "insert into c values (2, null, null)").code,
+        "23503"
+    );
+    // The extended protocol: the insert runs in the pipeline's implicit
+    // block, whose Sync is its COMMIT.
+    s.parse("", "insert into c values (3, null, null)").unwrap();
+    s.begin_pipeline("").unwrap();
+    s.execute_prepared("", &[]).unwrap();
+    assert_eq!(s.end_pipeline().unwrap_err().code, "23503");
+    assert_eq!(rows(&mut s, "select a from c order by a"), ["1"]);
+}
+
+// Proves COPY in a block defers a deferred key's checks to COMMIT as any
+// statement does (a child copied before its parent commits; a dangling
+// one fails the COMMIT with 23503), as PostgreSQL 15's.
+#[test]
+fn copy_in_a_block_defers_deferred_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db);
+    ok(&mut s, "create table p (id int primary key)");
+    ok(
+        &mut s,
+        "create table c (id int, pid int references p deferrable initially deferred)",
+    );
+    ok(&mut s, "begin");
+    ok(&mut s, "copy c from stdin");
+    s.copy_data(b"1\t5\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    ok(&mut s, "insert into p values (5)");
+    ok(&mut s, "commit");
+    ok(&mut s, "begin");
+    ok(&mut s, "copy c from stdin");
+    s.copy_data(b"2\t6\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    assert_eq!(fails(&mut s, "commit").code, "23503");
+    assert_eq!(rows(&mut s, "select id from c"), ["1"]);
+}

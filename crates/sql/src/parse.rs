@@ -247,26 +247,11 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             {
                 Parsed::SetConstraints(set_constraints(&plain(&spanned[2..]))?)
             }
-            Some(Keyword::RESET) => {
-                let tokens = plain(&spanned[1..]);
-                let mut c = Cursor {
-                    tokens: &tokens,
-                    at: 0,
-                };
-                let name = c.setting_name()?;
-                c.end()?;
-                Parsed::Reset(name)
-            }
+            Some(Keyword::RESET) => Parsed::Reset(setting_name(&plain(&spanned[1..]))?),
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
             // without their dots, so a dotted one is read here.
             Some(Keyword::SHOW) if spanned.get(2).map(|t| &t.token) == Some(&Token::Period) => {
-                let tokens = plain(&spanned[1..]);
-                let mut c = Cursor {
-                    tokens: &tokens,
-                    at: 0,
-                };
-                let name = c.setting_name()?;
-                c.end()?;
+                let name = setting_name(&plain(&spanned[1..]))?;
                 Parsed::Sql(Box::new(Statement::ShowVariable {
                     variable: vec![Ident::with_quote('"', name)],
                 }))
@@ -366,6 +351,14 @@ fn with_data(tokens: &mut Vec<TokenWithSpan>) -> bool {
         tokens.truncate(n - 2);
     }
     true
+}
+
+/// A setting's name and nothing after it (`RESET a.b`, `SHOW a.b`).
+fn setting_name(tokens: &[Token]) -> Result<String, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    let name = c.setting_name()?;
+    c.end()?;
+    Ok(name)
 }
 
 /// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED

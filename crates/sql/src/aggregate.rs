@@ -23,6 +23,7 @@ use crate::error::SqlError;
 use crate::expr;
 use crate::functions;
 use crate::names;
+use crate::ordered_set::OrderedSet;
 use crate::plan::SortKey;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::types;
@@ -68,6 +69,10 @@ pub enum Kind {
     /// `GROUPING(key, ...)`: not an aggregate but the grouping set's
     /// mark, bound beside them (`Grouping::marks`; `grouping_sets.rs`).
     Grouping,
+    /// `percentile_cont`, `percentile_disc`, `mode` (`ordered_set.rs`):
+    /// the WITHIN GROUP's value is the argument, its order the call's
+    /// ORDER BY, the fraction `Call::direct`.
+    OrderedSet(OrderedSet),
 }
 
 impl Kind {
@@ -88,6 +93,7 @@ impl Kind {
             Kind::JsonObjectAgg { jsonb: false } => "json_object_agg",
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Grouping => "GROUPING",
+            Kind::OrderedSet(which) => which.name(),
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -111,6 +117,18 @@ impl Kind {
     /// `Call::delimiter`).
     fn takes_two(self) -> bool {
         matches!(self, Kind::StringAgg | Kind::JsonObjectAgg { .. })
+    }
+
+    /// How many arguments its plain form takes (an ordered-set
+    /// aggregate's: its direct ones and the ordered one).
+    pub fn argument_count(self) -> usize {
+        match self {
+            Kind::Grouping => 0,
+            Kind::OrderedSet(OrderedSet::Mode) => 1,
+            Kind::OrderedSet(_) => 2,
+            kind if kind.takes_two() => 2,
+            _ => 1,
+        }
     }
 
     fn of(name: &str) -> Option<Kind> {
@@ -144,7 +162,7 @@ impl Kind {
                 sample: false,
                 root: true,
             },
-            _ => return None,
+            _ => return OrderedSet::of(name).map(Kind::OrderedSet),
         })
     }
 
@@ -167,7 +185,7 @@ impl Kind {
                 SqlType::Interval => SqlType::Interval,
                 _ => SqlType::Numeric(None),
             },
-            Kind::Min | Kind::Max => arg,
+            Kind::Min | Kind::Max | Kind::OrderedSet(_) => arg,
             Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
@@ -196,6 +214,9 @@ pub struct Call {
     pub order: Vec<(Scalar, SortKey)>,
     /// `agg(x) FILTER (WHERE ...)`: the rows taken, over the source row.
     pub filter: Option<Scalar>,
+    /// An ordered-set aggregate's direct argument (its fraction), over the
+    /// aggregate row's group keys: evaluated once per group.
+    pub direct: Option<Scalar>,
 }
 
 impl Call {
@@ -345,6 +366,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             ty: SqlType::Int4,
             order: Vec::new(),
             filter: None,
+            direct: None,
         });
         let mut marks = self.marks.borrow_mut();
         marks.resize(calls.len(), Vec::new());
@@ -353,9 +375,20 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
-        if f.over.is_some() || !f.within_group.is_empty() {
-            return Err(SqlError::unsupported("OVER or WITHIN GROUP"));
+        if f.over.is_some() {
+            return Err(SqlError::unsupported("OVER"));
         }
+        let ordered_set = match Kind::of(&names::function(&f.name)) {
+            Some(Kind::OrderedSet(which)) if !f.within_group.is_empty() => Some(which),
+            Some(kind) if !f.within_group.is_empty() => {
+                return Err(crate::ordered_set::within_group_refused(
+                    kind,
+                    f,
+                    self.source,
+                ));
+            }
+            _ => None,
+        };
         // The call's own ORDER BY and FILTER, bound here (a window's
         // aggregate takes neither: `bind_call` refuses them).
         let mut plain = f.clone();
@@ -375,7 +408,12 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "aggregate function calls cannot be nested",
             ));
         }
-        let mut call = bind_call(&plain, self.source)?;
+        let mut call = match ordered_set {
+            Some(which) => {
+                crate::ordered_set::bind(which, &plain, self, self.keys.len(), self.source)?
+            }
+            None => bind_call(&plain, self.source)?,
+        };
         if call.distinct
             && let FunctionArguments::List(list) = &plain.args
             && order.iter().any(|o| {
@@ -389,14 +427,19 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
             ));
         }
-        call.order = (order.iter().enumerate())
-            .map(|(i, o)| {
-                Ok((
-                    scalar::bind(&o.expr, self.source)?,
-                    SortKey::of(i, &o.options),
-                ))
-            })
-            .collect::<Result<_, SqlError>>()?;
+        if ordered_set.is_some() && !order.is_empty() {
+            return Err(SqlError::syntax("syntax error at or near \"WITHIN\""));
+        }
+        if ordered_set.is_none() {
+            call.order = (order.iter().enumerate())
+                .map(|(i, o)| {
+                    Ok((
+                        scalar::bind(&o.expr, self.source)?,
+                        SortKey::of(i, &o.options),
+                    ))
+                })
+                .collect::<Result<_, SqlError>>()?;
+        }
         if let Some(filter) = &f.filter {
             if contains_aggregate(filter) {
                 return Err(SqlError::new(
@@ -449,6 +492,10 @@ pub fn bind_call<C: Columns + ?Sized>(
             ),
             _ => SqlError::unsupported(format!("{f} ({clause} inside an aggregate)")),
         });
+    }
+    if let Kind::OrderedSet(_) = kind {
+        // Its forms all take a WITHIN GROUP.
+        return Err(no_such_call(&name, &list.args, source));
     }
     let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
     let mut delimiter = None;
@@ -529,6 +576,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         ty: kind.result_type(arg_type),
         order: Vec::new(),
         filter: None,
+        direct: None,
     })
 }
 
@@ -614,6 +662,11 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
                 "column \"{name}.*\" must appear in the GROUP BY clause or be used in an aggregate function"
             ),
         )))
+    }
+
+    fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {
+        let bound = scalar::bind(expr, self.source).ok()?;
+        Some(bound.ty_in(self.source))
     }
 
     fn type_at(&self, position: usize) -> SqlType {
@@ -727,7 +780,7 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-            Kind::ArrayAgg | Kind::JsonAgg { .. } => State::Array(None),
+            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) => State::Array(None),
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
         }
@@ -944,6 +997,16 @@ impl Groups<'_> {
                     let delimiter = taken.pop().expect("a delimiter");
                     let value = taken.pop().expect("a value");
                     accumulate(call, &mut state, value, delimiter)?;
+                }
+                if let (Kind::OrderedSet(which), State::Array(values)) = (call.kind, &state) {
+                    // The fraction reads the group's keys, in `row` so far.
+                    let direct = match &call.direct {
+                        Some(d) => d.eval(&row, env)?,
+                        None => Value::Null,
+                    };
+                    let values = values.as_deref().unwrap_or_default();
+                    row.push(crate::ordered_set::result(which, direct, values, call.ty)?);
+                    continue;
                 }
                 row.push(result(call, state)?);
             }

@@ -1383,6 +1383,21 @@ fn no_function(name: &str, arg: &Value) -> SqlError {
     ))
 }
 
+/// Whether folio has a function called `name` (folded) of any kind:
+/// scalar, aggregate, window or set-returning. A call of any other name is
+/// 42883 wherever it is (`scalar::unknown_function`), before the grouping
+/// of its arguments is checked, as PostgreSQL looks a function up first.
+pub fn exists(name: &str) -> bool {
+    Func::of(name).is_some()
+        || crate::aggregate::is_aggregate_name(name)
+        || crate::window::is_window_name(name)
+        || crate::table_functions::is_table_function_name(name)
+        || matches!(
+            name,
+            "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"
+        )
+}
+
 /// 42883 with PostgreSQL's hint, for `message` naming a function call
 /// that no function matches.
 pub fn no_match(message: String) -> SqlError {

@@ -58,6 +58,7 @@ mod names;
 mod numeric_functions;
 mod object_scope;
 mod operand_types;
+mod ordered_set;
 mod output;
 mod params;
 mod parse;

@@ -25,6 +25,7 @@ use crate::functions;
 use crate::names;
 use crate::ordered_set::OrderedSet;
 use crate::plan::SortKey;
+use crate::regression::Regr;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
@@ -73,6 +74,9 @@ pub enum Kind {
     /// the WITHIN GROUP's value is the argument, its order the call's
     /// ORDER BY, the fraction `Call::direct`.
     OrderedSet(OrderedSet),
+    /// `corr`, `covar_*`, `regr_*` of `(Y, X)` (`regression.rs`): X is
+    /// the call's second argument (`Call::delimiter`'s place).
+    Regression(Regr),
 }
 
 impl Kind {
@@ -94,6 +98,7 @@ impl Kind {
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Grouping => "GROUPING",
             Kind::OrderedSet(which) => which.name(),
+            Kind::Regression(which) => which.name(),
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -116,7 +121,10 @@ impl Kind {
     /// Whether the call takes two arguments (the second in
     /// `Call::delimiter`).
     fn takes_two(self) -> bool {
-        matches!(self, Kind::StringAgg | Kind::JsonObjectAgg { .. })
+        matches!(
+            self,
+            Kind::StringAgg | Kind::JsonObjectAgg { .. } | Kind::Regression(_)
+        )
     }
 
     /// How many arguments its plain form takes (an ordered-set
@@ -162,7 +170,11 @@ impl Kind {
                 sample: false,
                 root: true,
             },
-            _ => return OrderedSet::of(name).map(Kind::OrderedSet),
+            _ => {
+                return OrderedSet::of(name)
+                    .map(Kind::OrderedSet)
+                    .or_else(|| Regr::of(name).map(Kind::Regression));
+            }
         })
     }
 
@@ -189,6 +201,7 @@ impl Kind {
             Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
+            Kind::Regression(which) => which.ty(),
             // (`bind_call` refuses an argument without an array type.)
             Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
             Kind::JsonAgg { jsonb: true } | Kind::JsonObjectAgg { jsonb: true } => SqlType::Jsonb,
@@ -562,6 +575,16 @@ pub fn bind_call<C: Columns + ?Sized>(
             arg_type.name()
         )));
     }
+    if let Kind::Regression(_) = kind {
+        // Of double precisions only: numbers are cast, quoted literals read.
+        let fits = |s: &Option<Scalar>| match s {
+            Some(Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_)) | None => true,
+            Some(s) => s.ty_in(source).is_number(),
+        };
+        if !fits(&arg) || !fits(&delimiter) {
+            return Err(no_such_call(&name, &list.args, source));
+        }
+    }
     if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",
@@ -750,6 +773,8 @@ enum State {
     Pairs(Option<Vec<(Value, Value)>>),
     /// The count, sum and sum of squares of a variance's values.
     Spread(Moments),
+    /// A regression's sums (`regression.rs`).
+    Regression(crate::regression::Sums),
 }
 
 /// A variance's running values, as PostgreSQL keeps them: exact for
@@ -783,6 +808,7 @@ impl State {
             Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) => State::Array(None),
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
+            Kind::Regression(_) => State::Regression(Default::default()),
         }
     }
 }
@@ -1048,6 +1074,7 @@ fn accumulate(
 ) -> Result<(), SqlError> {
     match state {
         State::Spread(moments) => moments.add(value)?,
+        State::Regression(sums) => sums.add(value, delimiter)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
         State::Pairs(pairs) => {
             if value == Value::Null {
@@ -1151,6 +1178,10 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         | State::Bool(None)
         | State::Array(None)
         | State::Pairs(None) => Value::Null,
+        State::Regression(sums) => match call.kind {
+            Kind::Regression(which) => sums.result(which),
+            _ => unreachable!("a regression's state"),
+        },
         State::Spread(moments) => match call.kind {
             Kind::Spread { sample, root } => moments.result(sample, root)?,
             _ => unreachable!("a variance's state"),

@@ -70,6 +70,7 @@ mod query;
 mod recursive;
 mod regex_functions;
 mod regex_match;
+mod regression;
 mod reindex;
 mod role_statements;
 pub mod roles;

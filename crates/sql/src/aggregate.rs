@@ -11,6 +11,9 @@
 //! numeric over integers and numerics (exact sums, PostgreSQL's division
 //! scale, the root at the same scale) and float8 over floats (PostgreSQL's
 //! Youngs-Cramer sums), NULL for a sample of one.
+//! The ordered-set aggregates (`percentile_cont`, `percentile_disc`,
+//! `mode`) are `ordered_set.rs`'s and the two-argument statistical ones
+//! (`corr`, `covar_*`, `regr_*`) `regression.rs`'s; they run here.
 //!
 //! A call may carry its own `ORDER BY` (`string_agg(x, ',' ORDER BY y
 //! DESC)`): its rows wait in their group, their keys beside them, and are

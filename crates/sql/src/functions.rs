@@ -4,7 +4,7 @@
 //! `scale`, `min_scale`,
 //! `trim_scale`, `random`, `power` (and `^`), `substr`,
 //! `greatest`,
-//! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
+//! `least`, `concat`, `format` (`format_function.rs`), the string functions `repeat`, `replace`, `left`,
 //! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
 //! `strpos` (and `POSITION(a IN b)`), `reverse`, `split_part`, `initcap`,
 //! `EXTRACT`/`date_part`, `date_trunc`,
@@ -44,6 +44,8 @@ pub enum Func {
     Concat,
     /// `concat_ws(separator, ...)`: the non-NULL arguments joined.
     ConcatWs,
+    /// `format(fmt, ...)` (`format_function.rs`).
+    Format,
     /// `num_nulls(...)` / `num_nonnulls(...)`: how many arguments are
     /// (not) NULL.
     NumNulls,
@@ -230,7 +232,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 73] = [
+const NAMES: [(&str, Func); 74] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -248,6 +250,7 @@ const NAMES: [(&str, Func); 73] = [
     ("num_nulls", Func::NumNulls),
     ("num_nonnulls", Func::NumNonNulls),
     ("concat_ws", Func::ConcatWs),
+    ("format", Func::Format),
     ("md5", Func::Str(StrFunc::Md5)),
     ("repeat", Func::Str(StrFunc::Repeat)),
     ("replace", Func::Str(StrFunc::Replace)),
@@ -429,6 +432,7 @@ impl Func {
             | Func::NumNulls
             | Func::NumNonNulls => count >= 1,
             Func::ConcatWs => count >= 2,
+            Func::Format => count >= 1,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
             Func::Str(f) => f.takes(count),
@@ -540,6 +544,7 @@ impl Func {
             | Func::Substr
             | Func::Concat
             | Func::ConcatWs
+            | Func::Format
             | Func::CharToText => SqlType::Text,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
@@ -630,6 +635,7 @@ impl Func {
                 | Func::Least
                 | Func::Concat
                 | Func::ConcatWs
+                | Func::Format
                 | Func::EnumRange
                 | Func::NumNulls
                 | Func::NumNonNulls
@@ -684,6 +690,7 @@ impl Func {
                     _ => args.len() - nulls,
                 } as i32)
             }
+            Func::Format => crate::format_function::format(&args)?,
             Func::Concat => {
                 let mut out = String::new();
                 for v in args.iter().filter(|v| **v != Value::Null) {

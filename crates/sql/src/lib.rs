@@ -37,6 +37,7 @@ mod error;
 mod explain;
 mod expr;
 mod extensions;
+mod format_function;
 mod from;
 mod functions;
 mod generated;

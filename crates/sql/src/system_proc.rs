@@ -125,6 +125,7 @@ const FUNCTIONS: &[Signature] = &[
     (6204, "extract", 'f', &[25, 1186], 1700, "is"),
     (1712, "floor", 'f', &[1700], 1700, "is"),
     (2309, "floor", 'f', &[701], 701, "is"),
+    (3540, "format", 'f', &[25], 25, "ss"),
     (3432, "gen_random_uuid", 'f', &[], 2950, "vs"),
     (872, "initcap", 'f', &[25], 25, "is"),
     (1295, "justify_days", 'f', &[1186], 1186, "is"),

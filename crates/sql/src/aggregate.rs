@@ -11,6 +11,9 @@
 //! numeric over integers and numerics (exact sums, PostgreSQL's division
 //! scale, the root at the same scale) and float8 over floats (PostgreSQL's
 //! Youngs-Cramer sums), NULL for a sample of one.
+//! The ordered-set aggregates (`percentile_cont`, `percentile_disc`,
+//! `mode`) are `ordered_set.rs`'s and the two-argument statistical ones
+//! (`corr`, `covar_*`, `regr_*`) `regression.rs`'s; they run here.
 //!
 //! A call may carry its own `ORDER BY` (`string_agg(x, ',' ORDER BY y
 //! DESC)`): its rows wait in their group, their keys beside them, and are
@@ -23,7 +26,9 @@ use crate::error::SqlError;
 use crate::expr;
 use crate::functions;
 use crate::names;
+use crate::ordered_set::OrderedSet;
 use crate::plan::SortKey;
+use crate::regression::Regr;
 use crate::scalar::{self, Columns, Env, Scalar, compare};
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
@@ -68,6 +73,13 @@ pub enum Kind {
     /// `GROUPING(key, ...)`: not an aggregate but the grouping set's
     /// mark, bound beside them (`Grouping::marks`; `grouping_sets.rs`).
     Grouping,
+    /// `percentile_cont`, `percentile_disc`, `mode` (`ordered_set.rs`):
+    /// the WITHIN GROUP's value is the argument, its order the call's
+    /// ORDER BY, the fraction `Call::direct`.
+    OrderedSet(OrderedSet),
+    /// `corr`, `covar_*`, `regr_*` of `(Y, X)` (`regression.rs`): X is
+    /// the call's second argument (`Call::delimiter`'s place).
+    Regression(Regr),
 }
 
 impl Kind {
@@ -88,6 +100,8 @@ impl Kind {
             Kind::JsonObjectAgg { jsonb: false } => "json_object_agg",
             Kind::JsonObjectAgg { jsonb: true } => "jsonb_object_agg",
             Kind::Grouping => "GROUPING",
+            Kind::OrderedSet(which) => which.name(),
+            Kind::Regression(which) => which.name(),
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -110,7 +124,22 @@ impl Kind {
     /// Whether the call takes two arguments (the second in
     /// `Call::delimiter`).
     fn takes_two(self) -> bool {
-        matches!(self, Kind::StringAgg | Kind::JsonObjectAgg { .. })
+        matches!(
+            self,
+            Kind::StringAgg | Kind::JsonObjectAgg { .. } | Kind::Regression(_)
+        )
+    }
+
+    /// How many arguments its plain form takes (an ordered-set
+    /// aggregate's: its direct ones and the ordered one).
+    pub fn argument_count(self) -> usize {
+        match self {
+            Kind::Grouping => 0,
+            Kind::OrderedSet(OrderedSet::Mode) => 1,
+            Kind::OrderedSet(_) => 2,
+            kind if kind.takes_two() => 2,
+            _ => 1,
+        }
     }
 
     fn of(name: &str) -> Option<Kind> {
@@ -144,7 +173,11 @@ impl Kind {
                 sample: false,
                 root: true,
             },
-            _ => return None,
+            _ => {
+                return OrderedSet::of(name)
+                    .map(Kind::OrderedSet)
+                    .or_else(|| Regr::of(name).map(Kind::Regression));
+            }
         })
     }
 
@@ -167,10 +200,11 @@ impl Kind {
                 SqlType::Interval => SqlType::Interval,
                 _ => SqlType::Numeric(None),
             },
-            Kind::Min | Kind::Max => arg,
+            Kind::Min | Kind::Max | Kind::OrderedSet(_) => arg,
             Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
+            Kind::Regression(which) => which.ty(),
             // (`bind_call` refuses an argument without an array type.)
             Kind::ArrayAgg => arg.array_of().unwrap_or(SqlType::Text),
             Kind::JsonAgg { jsonb: true } | Kind::JsonObjectAgg { jsonb: true } => SqlType::Jsonb,
@@ -196,6 +230,9 @@ pub struct Call {
     pub order: Vec<(Scalar, SortKey)>,
     /// `agg(x) FILTER (WHERE ...)`: the rows taken, over the source row.
     pub filter: Option<Scalar>,
+    /// An ordered-set aggregate's direct argument (its fraction), over the
+    /// aggregate row's group keys: evaluated once per group.
+    pub direct: Option<Scalar>,
 }
 
 impl Call {
@@ -345,6 +382,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             ty: SqlType::Int4,
             order: Vec::new(),
             filter: None,
+            direct: None,
         });
         let mut marks = self.marks.borrow_mut();
         marks.resize(calls.len(), Vec::new());
@@ -353,9 +391,20 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
     }
 
     fn call(&self, f: &sqlparser::ast::Function) -> Result<Scalar, SqlError> {
-        if f.over.is_some() || !f.within_group.is_empty() {
-            return Err(SqlError::unsupported("OVER or WITHIN GROUP"));
+        if f.over.is_some() {
+            return Err(SqlError::unsupported("OVER"));
         }
+        let ordered_set = match Kind::of(&names::function(&f.name)) {
+            Some(Kind::OrderedSet(which)) if !f.within_group.is_empty() => Some(which),
+            Some(kind) if !f.within_group.is_empty() => {
+                return Err(crate::ordered_set::within_group_refused(
+                    kind,
+                    f,
+                    self.source,
+                ));
+            }
+            _ => None,
+        };
         // The call's own ORDER BY and FILTER, bound here (a window's
         // aggregate takes neither: `bind_call` refuses them).
         let mut plain = f.clone();
@@ -375,7 +424,12 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "aggregate function calls cannot be nested",
             ));
         }
-        let mut call = bind_call(&plain, self.source)?;
+        let mut call = match ordered_set {
+            Some(which) => {
+                crate::ordered_set::bind(which, &plain, self, self.keys.len(), self.source)?
+            }
+            None => bind_call(&plain, self.source)?,
+        };
         if call.distinct
             && let FunctionArguments::List(list) = &plain.args
             && order.iter().any(|o| {
@@ -389,14 +443,19 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                 "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
             ));
         }
-        call.order = (order.iter().enumerate())
-            .map(|(i, o)| {
-                Ok((
-                    scalar::bind(&o.expr, self.source)?,
-                    SortKey::of(i, &o.options),
-                ))
-            })
-            .collect::<Result<_, SqlError>>()?;
+        if ordered_set.is_some() && !order.is_empty() {
+            return Err(SqlError::syntax("syntax error at or near \"WITHIN\""));
+        }
+        if ordered_set.is_none() {
+            call.order = (order.iter().enumerate())
+                .map(|(i, o)| {
+                    Ok((
+                        scalar::bind(&o.expr, self.source)?,
+                        SortKey::of(i, &o.options),
+                    ))
+                })
+                .collect::<Result<_, SqlError>>()?;
+        }
         if let Some(filter) = &f.filter {
             if contains_aggregate(filter) {
                 return Err(SqlError::new(
@@ -449,6 +508,10 @@ pub fn bind_call<C: Columns + ?Sized>(
             ),
             _ => SqlError::unsupported(format!("{f} ({clause} inside an aggregate)")),
         });
+    }
+    if let Kind::OrderedSet(_) = kind {
+        // Its forms all take a WITHIN GROUP.
+        return Err(no_such_call(&name, &list.args, source));
     }
     let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
     let mut delimiter = None;
@@ -515,6 +578,16 @@ pub fn bind_call<C: Columns + ?Sized>(
             arg_type.name()
         )));
     }
+    if let Kind::Regression(_) = kind {
+        // Of double precisions only: numbers are cast, quoted literals read.
+        let fits = |s: &Option<Scalar>| match s {
+            Some(Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_)) | None => true,
+            Some(s) => s.ty_in(source).is_number(),
+        };
+        if !fits(&arg) || !fits(&delimiter) {
+            return Err(no_such_call(&name, &list.args, source));
+        }
+    }
     if matches!(kind, Kind::BoolAnd | Kind::BoolOr) && arg_type != SqlType::Bool {
         return Err(functions::no_match(format!(
             "function {name}({}) does not exist",
@@ -529,6 +602,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         ty: kind.result_type(arg_type),
         order: Vec::new(),
         filter: None,
+        direct: None,
     })
 }
 
@@ -616,6 +690,11 @@ impl<C: Columns + ?Sized> Columns for Binder<'_, C> {
         )))
     }
 
+    fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {
+        let bound = scalar::bind(expr, self.source).ok()?;
+        Some(bound.ty_in(self.source))
+    }
+
     fn type_at(&self, position: usize) -> SqlType {
         match position.checked_sub(self.keys.len()) {
             None => self.key_types[position],
@@ -697,6 +776,8 @@ enum State {
     Pairs(Option<Vec<(Value, Value)>>),
     /// The count, sum and sum of squares of a variance's values.
     Spread(Moments),
+    /// A regression's sums (`regression.rs`).
+    Regression(crate::regression::Sums),
 }
 
 /// A variance's running values, as PostgreSQL keeps them: exact for
@@ -727,9 +808,10 @@ impl State {
             Kind::Min | Kind::Max => State::Extreme(None),
             Kind::StringAgg => State::Text(None),
             Kind::BoolAnd | Kind::BoolOr => State::Bool(None),
-            Kind::ArrayAgg | Kind::JsonAgg { .. } => State::Array(None),
+            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::OrderedSet(_) => State::Array(None),
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
+            Kind::Regression(_) => State::Regression(Default::default()),
         }
     }
 }
@@ -945,6 +1027,16 @@ impl Groups<'_> {
                     let value = taken.pop().expect("a value");
                     accumulate(call, &mut state, value, delimiter)?;
                 }
+                if let (Kind::OrderedSet(which), State::Array(values)) = (call.kind, &state) {
+                    // The fraction reads the group's keys, in `row` so far.
+                    let direct = match &call.direct {
+                        Some(d) => d.eval(&row, env)?,
+                        None => Value::Null,
+                    };
+                    let values = values.as_deref().unwrap_or_default();
+                    row.push(crate::ordered_set::result(which, direct, values, call.ty)?);
+                    continue;
+                }
                 row.push(result(call, state)?);
             }
             if let Some(having) = &grouping.having
@@ -985,6 +1077,7 @@ fn accumulate(
 ) -> Result<(), SqlError> {
     match state {
         State::Spread(moments) => moments.add(value)?,
+        State::Regression(sums) => sums.add(value, delimiter)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
         State::Pairs(pairs) => {
             if value == Value::Null {
@@ -1088,6 +1181,10 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         | State::Bool(None)
         | State::Array(None)
         | State::Pairs(None) => Value::Null,
+        State::Regression(sums) => match call.kind {
+            Kind::Regression(which) => sums.result(which),
+            _ => unreachable!("a regression's state"),
+        },
         State::Spread(moments) => match call.kind {
             Kind::Spread { sample, root } => moments.result(sample, root)?,
             _ => unreachable!("a variance's state"),

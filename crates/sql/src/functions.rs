@@ -4,7 +4,7 @@
 //! `scale`, `min_scale`,
 //! `trim_scale`, `random`, `power` (and `^`), `substr`,
 //! `greatest`,
-//! `least`, `concat`, the string functions `repeat`, `replace`, `left`,
+//! `least`, `concat`, `format` (`format_function.rs`), the string functions `repeat`, `replace`, `left`,
 //! `right`, `lpad`, `rpad`, `btrim`/`ltrim`/`rtrim` (and `TRIM(...)`),
 //! `strpos` (and `POSITION(a IN b)`), `reverse`, `split_part`, `initcap`,
 //! `EXTRACT`/`date_part`, `date_trunc`,
@@ -44,6 +44,8 @@ pub enum Func {
     Concat,
     /// `concat_ws(separator, ...)`: the non-NULL arguments joined.
     ConcatWs,
+    /// `format(fmt, ...)` (`format_function.rs`).
+    Format,
     /// `num_nulls(...)` / `num_nonnulls(...)`: how many arguments are
     /// (not) NULL.
     NumNulls,
@@ -233,7 +235,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 73] = [
+const NAMES: [(&str, Func); 74] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -251,6 +253,7 @@ const NAMES: [(&str, Func); 73] = [
     ("num_nulls", Func::NumNulls),
     ("num_nonnulls", Func::NumNonNulls),
     ("concat_ws", Func::ConcatWs),
+    ("format", Func::Format),
     ("md5", Func::Str(StrFunc::Md5)),
     ("repeat", Func::Str(StrFunc::Repeat)),
     ("replace", Func::Str(StrFunc::Replace)),
@@ -435,6 +438,7 @@ impl Func {
             | Func::NumNulls
             | Func::NumNonNulls => count >= 1,
             Func::ConcatWs => count >= 2,
+            Func::Format => count >= 1,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
             Func::Str(f) => f.takes(count),
@@ -547,6 +551,7 @@ impl Func {
             | Func::Substr
             | Func::Concat
             | Func::ConcatWs
+            | Func::Format
             | Func::CharToText => SqlType::Text,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
@@ -638,6 +643,7 @@ impl Func {
                 | Func::Least
                 | Func::Concat
                 | Func::ConcatWs
+                | Func::Format
                 | Func::EnumRange
                 | Func::NumNulls
                 | Func::NumNonNulls
@@ -693,6 +699,7 @@ impl Func {
                     _ => args.len() - nulls,
                 } as i32)
             }
+            Func::Format => crate::format_function::format(&args)?,
             Func::Concat => {
                 let mut out = String::new();
                 for v in args.iter().filter(|v| **v != Value::Null) {
@@ -1391,6 +1398,21 @@ fn no_function(name: &str, arg: &Value) -> SqlError {
         "function {name}({}) does not exist",
         arg.type_name()
     ))
+}
+
+/// Whether folio has a function called `name` (folded) of any kind:
+/// scalar, aggregate, window or set-returning. A call of any other name is
+/// 42883 wherever it is (`scalar::unknown_function`), before the grouping
+/// of its arguments is checked, as PostgreSQL looks a function up first.
+pub fn exists(name: &str) -> bool {
+    Func::of(name).is_some()
+        || crate::aggregate::is_aggregate_name(name)
+        || crate::window::is_window_name(name)
+        || crate::table_functions::is_table_function_name(name)
+        || matches!(
+            name,
+            "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"
+        )
 }
 
 /// 42883 with PostgreSQL's hint, for `message` naming a function call

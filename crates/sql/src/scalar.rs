@@ -56,6 +56,14 @@ pub trait Columns {
         let _ = position;
         None
     }
+    /// A grouped query's binder (`aggregate.rs`): the type of `expr` over
+    /// the rows before grouping, when it does not bind over the aggregate
+    /// row, so an unknown function's 42883 can name it
+    /// ([`unknown_function`]); by default none.
+    fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {
+        let _ = expr;
+        None
+    }
 }
 
 /// A row known by its types alone (names do not resolve in it).
@@ -1028,6 +1036,9 @@ fn function(
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
     let name = names::function(&f.name);
+    if !functions::exists(&name) {
+        return Err(unknown_function(&name, f, columns));
+    }
     if f.over.is_some() {
         return Err(crate::window::not_allowed());
     }
@@ -1198,6 +1209,52 @@ fn no_such_function(name: &str, args: &[Scalar], columns: &(impl Columns + ?Size
     functions::no_match(format!(
         "function {name}({}) does not exist",
         argument_types(args, columns)
+    ))
+}
+
+/// PostgreSQL's 42883 for a call of a function folio has by no name
+/// (`functions::exists`), wherever it is: its arguments (and WITHIN
+/// GROUP's) are bound for their types, and one that reads a column
+/// outside GROUP BY takes its type before grouping, since PostgreSQL looks
+/// the function up before it checks the grouping (`select foo(x) from t
+/// group by y` names `foo(integer)`). An argument that does not bind is
+/// its own error.
+pub(crate) fn unknown_function(
+    name: &str,
+    f: &sqlparser::ast::Function,
+    columns: &(impl Columns + ?Sized),
+) -> SqlError {
+    let mut exprs = Vec::new();
+    if let FunctionArguments::List(list) = &f.args {
+        for arg in &list.args {
+            match arg {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => {
+                    exprs.push(e)
+                }
+                sqlparser::ast::FunctionArg::Unnamed(_) => {}
+                other => return SqlError::unsupported(format!("the argument {other}")),
+            }
+        }
+    }
+    exprs.extend(f.within_group.iter().map(|o| &o.expr));
+    let mut types = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        let ty = match bind(e, columns) {
+            Ok(Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_)) => {
+                "unknown".to_string()
+            }
+            Ok(bound) => bound.ty_in(columns).name(),
+            Err(err) if err.code == "42803" => match columns.ungrouped_type(e) {
+                Some(ty) => ty.name(),
+                None => return err,
+            },
+            Err(err) => return err,
+        };
+        types.push(ty);
+    }
+    functions::no_match(format!(
+        "function {name}({}) does not exist",
+        types.join(", ")
     ))
 }
 

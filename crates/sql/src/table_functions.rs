@@ -49,15 +49,20 @@ pub struct FunctionScan {
 
 /// Whether `name` is a function that returns rows.
 pub fn is_table_function(name: &ObjectName) -> bool {
+    is_table_function_name(&names::function(name))
+}
+
+/// Whether `name` (folded) is a set-returning function's.
+pub fn is_table_function_name(name: &str) -> bool {
     matches!(
-        names::function(name).as_str(),
+        name,
         "generate_series"
             | "unnest"
             | "pg_partition_ancestors"
             | "regexp_matches"
             | "regexp_split_to_table"
             | "pg_listening_channels"
-    ) || crate::json_table_functions::JsonTableFunc::of(&names::function(name)).is_some()
+    ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
 }
 
 impl FunctionScan {

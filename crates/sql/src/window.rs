@@ -100,7 +100,7 @@ impl Kind {
 pub enum WindowFunc {
     Window(Kind),
     /// An aggregate over the frame.
-    Aggregate(Call),
+    Aggregate(Box<Call>),
 }
 
 /// A window: the partition and order its calls share.
@@ -155,6 +155,11 @@ pub fn contains_window(expr: &Expr) -> bool {
 /// PostgreSQL's 42P20 for a misplaced window call or a bad frame.
 fn windowing_error(message: impl Into<String>) -> SqlError {
     SqlError::new("42P20", message)
+}
+
+/// Whether `name` is a window function's (not an aggregate's).
+pub fn is_window_name(name: &str) -> bool {
+    Kind::of(name).is_some()
 }
 
 /// The error for a window call where none is allowed (WHERE, GROUP BY,
@@ -271,6 +276,9 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
 
     fn call(&self, f: &Function, over: &WindowType) -> Result<Scalar, SqlError> {
         let name = names::function(&f.name);
+        if crate::ordered_set::OrderedSet::of(&name).is_some() {
+            return Err(crate::ordered_set::over_refused(&name));
+        }
         if f.filter.is_some() || !f.within_group.is_empty() || f.null_treatment.is_some() {
             return Err(SqlError::unsupported(format!(
                 "FILTER, WITHIN GROUP or IGNORE NULLS in the window call {name}"
@@ -317,7 +325,12 @@ impl<'a, C: Columns + ?Sized> WindowBinder<'a, C> {
                 }
                 let call = aggregate::bind_call(f, self.inner)?;
                 let ty = call.ty;
-                (WindowFunc::Aggregate(call), Vec::new(), ty)
+                (WindowFunc::Aggregate(Box::new(call)), Vec::new(), ty)
+            }
+            None if !crate::functions::exists(&name) => {
+                return Err(crate::aggregate::no_such_call(
+                    &name, &list.args, self.inner,
+                ));
             }
             None => {
                 return Err(SqlError::new(
@@ -409,6 +422,10 @@ impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
 
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         self.inner.whole_row(name)
+    }
+
+    fn ungrouped_type(&self, expr: &Expr) -> Option<SqlType> {
+        self.inner.ungrouped_type(expr)
     }
 
     fn type_at(&self, position: usize) -> SqlType {

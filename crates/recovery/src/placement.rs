@@ -24,7 +24,7 @@
 //! Placement is best effort: a failed `sched_setaffinity` (a restricted
 //! container) leaves that thread where the scheduler puts it.
 
-use rustix::thread::{CpuSet, sched_getaffinity, sched_getcpu, sched_setaffinity};
+use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
 
 /// CPUs for recovery's threads: a pure plan over the allowed CPUs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +91,7 @@ impl Placement {
         let interrupts = std::fs::read_to_string("/proc/interrupts")
             .map(|text| interrupts_per_cpu(&text))
             .unwrap_or_default();
-        let home = quietest(&allowed, &interrupts, sched_getcpu());
+        let home = quietest(&allowed, &interrupts, current_cpu());
         let plan = Plan::new(&allowed, home, spawned_apply)?;
         sched_setaffinity(None, &cpu_set(&[plan.home])).ok()?;
         Some(Placement { plan, caller })
@@ -161,6 +161,16 @@ fn cpu_set(cpus: &[usize]) -> CpuSet {
         set.set(cpu);
     }
     set
+}
+
+/// The CPU the calling thread runs on, through libc: rustix's
+/// `sched_getcpu` reads the vDSO, which valgrind does not map (rustix
+/// issue 1559), so `folio serve` could not run under callgrind.
+fn current_cpu() -> usize {
+    // SAFETY: sched_getcpu takes no arguments and touches no memory of
+    // ours; it returns -1 on failure, mapped to CPU 0 below.
+    let cpu = unsafe { libc::sched_getcpu() };
+    usize::try_from(cpu).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -250,3 +260,4 @@ mod tests {
         assert_eq!(cpus(sched_getaffinity(None).unwrap()), before);
     }
 }
+

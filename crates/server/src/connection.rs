@@ -10,7 +10,6 @@ use folio_db::Database;
 use folio_row::Value;
 use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, text_output};
 use folio_txn::{CancelCause, Interrupt};
-use std::collections::HashMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -38,7 +37,7 @@ pub struct Connection {
     blocking_reader: Arc<Mutex<Option<OwnedFd>>>,
     /// The session's cancel flag.
     interrupt: Arc<Interrupt>,
-    portals: HashMap<String, Portal>,
+    portals: foldhash::HashMap<String, Portal>,
     /// After an error, messages of the extended protocol are skipped until
     /// its Sync.
     skipping: bool,
@@ -75,7 +74,7 @@ impl Connection {
             blocking_reader,
             interrupt: session.interrupt(),
             session,
-            portals: HashMap::new(),
+            portals: foldhash::HashMap::default(),
             skipping: false,
             copying: None,
             out: Out::default(),
@@ -472,7 +471,7 @@ fn extended(
     kind: u8,
     body: &[u8],
     session: &mut Session,
-    portals: &mut HashMap<String, Portal>,
+    portals: &mut foldhash::HashMap<String, Portal>,
     out: &mut Out,
 ) -> Result<Result<(), SqlError>, ProtocolError> {
     let no_portal =

@@ -72,7 +72,7 @@ pub fn explain(
             rows: rows.len() as u64,
             scanned: counts.scanned,
             groups: counts.groups,
-            nodes: counts.source.nodes,
+            nodes: counts.source,
             hit: after.hits - before_run.hits,
             read: after.misses - before_run.misses,
             elapsed: started.elapsed(),
@@ -120,7 +120,7 @@ struct Actual {
     /// Aggregate rows.
     groups: u64,
     /// Rows and scan counts per source node.
-    nodes: std::collections::HashMap<usize, (u64, crate::scan::ScanCounts)>,
+    nodes: crate::from::SourceCounts,
     hit: u64,
     read: u64,
     elapsed: std::time::Duration,
@@ -424,7 +424,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
 /// The node of a source (recursively for joins); `offset`: where its
 /// columns start in the query's row.
 fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Actual>) -> Node {
-    let rows = |s: &Source| actual.map(|a| a.nodes.get(&node_id(s)).map_or(0, |n| n.0));
+    let rows = |s: &Source| actual.map(|a| a.nodes.of(s).map_or(0, |n| n.0));
     let names = scope.display_names();
     let types = scope.types();
     // A leaf's filter reads the leaf's own row (`from.rs` rebases it):
@@ -540,7 +540,7 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                 .iter()
                 .map(|c| c.name.clone())
                 .collect();
-            let counts = actual.and_then(|a| a.nodes.get(&node_id(source)).copied());
+            let counts = actual.and_then(|a| a.nodes.of(source));
             let scan = scan_node(
                 label,
                 relation,
@@ -626,10 +626,6 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
 }
 
 /// A node's identity in the run's counts.
-fn node_id(source: &Source) -> usize {
-    source as *const Source as usize
-}
-
 fn scan_node(
     table: &str,
     relation: &folio_catalog::Relation,

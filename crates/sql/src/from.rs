@@ -39,7 +39,6 @@ use sqlparser::ast::{
     TableFactor, TableWithJoins,
 };
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One FROM item's columns in the query's row.
@@ -611,10 +610,31 @@ pub enum Source {
 }
 
 /// What producing the rows did, for EXPLAIN ANALYZE: per source node
-/// (by address), the rows it produced and what its scan did.
+/// (by address), the rows it produced and what its scan did (its last
+/// run's, for a node run again per outer row). A list, not a map: a plan
+/// has a few nodes, and hashing them was a measurable share of a cached
+/// point query's instructions.
 #[derive(Debug, Clone, Default)]
 pub struct SourceCounts {
-    pub nodes: HashMap<usize, (u64, ScanCounts)>,
+    nodes: Vec<(usize, (u64, ScanCounts))>,
+}
+
+impl SourceCounts {
+    /// Notes what `source`'s latest run produced and scanned.
+    fn note(&mut self, source: &Source, counts: (u64, ScanCounts)) {
+        let id = source as *const Source as usize;
+        match self.nodes.iter_mut().find(|(node, _)| *node == id) {
+            Some((_, kept)) => *kept = counts,
+            None => self.nodes.push((id, counts)),
+        }
+    }
+
+    /// What `source`'s latest run produced and scanned, if it ran.
+    pub fn of(&self, source: &Source) -> Option<(u64, ScanCounts)> {
+        let id = source as *const Source as usize;
+        let found = self.nodes.iter().find(|(node, _)| *node == id);
+        found.map(|(_, counts)| *counts)
+    }
 }
 
 /// A FROM item before planning.
@@ -1473,9 +1493,7 @@ impl Source {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut scanned = ScanCounts::default();
         let rows = self.produce(txn, env, counts, &mut scanned)?;
-        counts
-            .nodes
-            .insert(self as *const Source as usize, (rows.len() as u64, scanned));
+        counts.note(self, (rows.len() as u64, scanned));
         Ok(rows)
     }
 
@@ -1513,7 +1531,7 @@ impl Source {
                 }
             }
         }
-        (counts.nodes).insert(self as *const Source as usize, (rows, scanned));
+        counts.note(self, (rows, scanned));
         Ok(rows)
     }
 

@@ -43,7 +43,7 @@ pub struct Session {
     /// planned at their first execution.
     /// Boxed: a kept plan's run takes its statement out of the map and
     /// puts it back, moving a pointer rather than the statement.
-    prepared: std::collections::HashMap<String, Box<Prepared>>,
+    prepared: foldhash::HashMap<String, Box<Prepared>>,
     /// `SET` values: a SET in a block takes effect at once and is undone
     /// if the block does not commit, as in PostgreSQL. Shared with the
     /// running statement's `setting_functions::Scope` (changed copy on
@@ -188,7 +188,7 @@ impl Session {
             notices: Vec::new(),
             copy: None,
             block_start: 0,
-            prepared: std::collections::HashMap::new(),
+            prepared: foldhash::HashMap::default(),
             settings: Arc::default(),
             session_defaults: Arc::default(),
             settings_at_begin: None,

@@ -260,4 +260,3 @@ mod tests {
         assert_eq!(cpus(sched_getaffinity(None).unwrap()), before);
     }
 }
-

@@ -18,9 +18,9 @@ async fn show(client: &tokio_postgres::Client, name: &str) -> String {
     row.get(0)
 }
 
-// Proves RESET name, RESET ALL, SET and SHOW work through Parse/Bind/
-// Execute (RESET was 0A000 there), in a block and outside one, and that
-// a reset setting goes back to the session's default.
+// Proves RESET name, RESET ALL, SET, SHOW and SHOW ALL work through
+// Parse/Bind/Execute (RESET was 0A000 there), in a block and outside
+// one, and that a reset setting goes back to the session's default.
 #[tokio::test(flavor = "current_thread")]
 async fn settings_statements_run_through_the_extended_protocol() {
     let (_dir, server) = common::pool_server(1);
@@ -61,6 +61,23 @@ async fn settings_statements_run_through_the_extended_protocol() {
         .await
         .unwrap_err();
     assert_eq!(e.code().map(|c| c.code()), Some("42704"), "{e}");
+    // SHOW ALL: name, setting as SHOW prints it, description (the
+    // server's max_connections among them).
+    let rows = client.query("show all", &[]).await.unwrap();
+    let columns: Vec<&str> = rows[0].columns().iter().map(|c| c.name()).collect();
+    assert_eq!(columns, ["name", "setting", "description"]);
+    let row = |name: &str| {
+        let row = rows.iter().find(|r| r.get::<_, String>(0) == name).unwrap();
+        (row.get::<_, String>(1), row.get::<_, String>(2))
+    };
+    assert_eq!(
+        row("statement_timeout"),
+        (
+            "5s".to_string(),
+            "Sets the maximum allowed duration of any statement.".to_string()
+        )
+    );
+    assert_eq!(row("max_connections").0, "8");
 }
 
 // Proves the other utility statements folio parses itself run through

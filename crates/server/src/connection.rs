@@ -574,8 +574,19 @@ fn extended(
                     }
                 }
                 Output::Command { tag } => out.command_complete(&tag),
-                Output::CopyIn { .. } | Output::CopyOut { .. } => {
-                    return Ok(Err(SqlError::unsupported("COPY in the extended protocol")));
+                Output::CopyOut {
+                    columns,
+                    lines,
+                    tag,
+                } => {
+                    out.copy_out(columns, &lines);
+                    out.command_complete(&tag);
+                }
+                // (Parse refuses COPY FROM STDIN.)
+                Output::CopyIn { .. } => {
+                    return Ok(Err(SqlError::unsupported(
+                        "COPY FROM STDIN in the extended protocol",
+                    )));
                 }
             }
         }

@@ -114,6 +114,8 @@ pub const OWN_THREADS_PER_WORKER: usize = 8;
 pub(crate) struct Shared {
     pub(crate) db: Arc<Database>,
     pub(crate) auth: Auth,
+    /// `ServerConfig::max_connections`, which sessions report.
+    pub(crate) max_connections: usize,
     /// Each open session's process id, secret key and cancel flag.
     cancels: Mutex<HashMap<u32, (u32, Arc<Interrupt>)>>,
 }
@@ -201,6 +203,7 @@ impl Server {
         let shared = Arc::new(Shared {
             db,
             auth: config.auth,
+            max_connections: config.max_connections,
             cancels: Mutex::new(HashMap::new()),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel();

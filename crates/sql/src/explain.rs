@@ -1032,14 +1032,9 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
 }
 
 /// A function's name in a call as PostgreSQL prints it: quoted when it
-/// is a keyword (its `quote_identifier`; these are the keywords among
-/// folio's function names).
+/// is a keyword (its `quote_identifier`: `"left"`, `"substring"`).
 fn function_name(f: Func) -> String {
-    let name = f.name().unwrap_or("?");
-    match name {
-        "left" | "right" | "substring" | "current_schema" => format!("\"{name}\""),
-        _ => name.to_string(),
-    }
+    crate::names::written(f.name().unwrap_or("?")).to_string()
 }
 
 /// A constant as PostgreSQL prints it in a plan, labelled with its own

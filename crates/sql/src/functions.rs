@@ -46,6 +46,9 @@ pub enum Func {
     ConcatWs,
     /// `format(fmt, ...)` (`format_function.rs`).
     Format,
+    /// `format(fmt, VARIADIC array)`: the array's elements are the
+    /// arguments (`variadic.rs`).
+    FormatVariadic,
     /// `num_nulls(...)` / `num_nonnulls(...)`: how many arguments are
     /// (not) NULL.
     NumNulls,
@@ -147,6 +150,15 @@ pub enum Func {
     /// `timezone(zone, ts)`, which `ts AT TIME ZONE zone` is
     /// (`time_zones.rs`): its arguments as that binds them.
     Timezone,
+    /// `width_bucket(operand, low, high, count)` and
+    /// `width_bucket(operand, thresholds)` (`width_bucket.rs`).
+    WidthBucket,
+    /// `overlay(s PLACING r FROM start [FOR count])` of a text or bytea
+    /// (`overlay.rs`).
+    Overlay,
+    /// `txid_current()` and its kin (`xact_id.rs`): run on the session's
+    /// entry, which the statement's `Env` carries.
+    Xact(crate::xact_id::XactFunc),
 }
 
 /// How many of a function's forms a call fits ([`Func::forms`]).
@@ -235,7 +247,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 74] = [
+const NAMES: [(&str, Func); 76] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -310,6 +322,8 @@ const NAMES: [(&str, Func); 74] = [
     ("currval", Func::Currval),
     ("setval", Func::Setval),
     ("lastval", Func::Lastval),
+    ("width_bucket", Func::WidthBucket),
+    ("overlay", Func::Overlay),
 ];
 
 impl Func {
@@ -326,6 +340,7 @@ impl Func {
             .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
             .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
+            .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
     }
 
     /// Its name, as EXPLAIN prints a call (the first of its names).
@@ -339,10 +354,12 @@ impl Func {
             Func::Json(f) => f.name(),
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
+            Func::FormatVariadic => Some("format"),
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
             Func::Make(f) => f.name(),
             Func::Setting(f) => f.name(),
+            Func::Xact(f) => f.name(),
             _ => crate::names::name_in(&NAMES, &self),
         }
     }
@@ -391,7 +408,8 @@ impl Func {
             | Func::Lastval
             | Func::Catalog(_)
             | Func::Advisory(_)
-            | Func::Setting(_) => false,
+            | Func::Setting(_)
+            | Func::Xact(_) => false,
             // Of a timestamptz: by the session's TimeZone.
             Func::Extract | Func::DatePart | Func::DateTrunc => !zoned,
             // `to_timestamp(text, text)` reads the session's TimeZone;
@@ -425,6 +443,8 @@ impl Func {
                 | Func::DateTrunc
                 | Func::Extract
                 | Func::Str(_)
+                | Func::WidthBucket
+                | Func::Overlay
         )
     }
 
@@ -439,6 +459,7 @@ impl Func {
             | Func::NumNonNulls => count >= 1,
             Func::ConcatWs => count >= 2,
             Func::Format => count >= 1,
+            Func::FormatVariadic => count == 2,
             Func::Nullif => count == 2,
             Func::Lower | Func::Upper | Func::Length | Func::Abs | Func::CharToText => count == 1,
             Func::Str(f) => f.takes(count),
@@ -486,6 +507,9 @@ impl Func {
             Func::Make(f) => f.takes(count),
             Func::Setting(f) => f.takes(count),
             Func::Timezone => count == 2,
+            Func::WidthBucket => count == 2 || count == 4,
+            Func::Overlay => (3..=4).contains(&count),
+            Func::Xact(f) => f.takes(count),
         }
     }
 
@@ -519,6 +543,8 @@ impl Func {
                 Forms::None
             }
             Func::Crypto(f) if !f.fits(types) => Forms::None,
+            Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
+            Func::Overlay if !crate::overlay::fits(types) => Forms::None,
             _ => Forms::One,
         }
     }
@@ -552,6 +578,7 @@ impl Func {
             | Func::Concat
             | Func::ConcatWs
             | Func::Format
+            | Func::FormatVariadic
             | Func::CharToText => SqlType::Text,
             Func::Str(f) => f.ty(),
             Func::Log | Func::Round | Func::Trunc if args.len() == 2 => SqlType::Numeric(None),
@@ -625,6 +652,9 @@ impl Func {
             Func::Make(f) => f.ty(),
             Func::Setting(f) => f.ty(),
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
+            Func::WidthBucket => SqlType::Int4,
+            Func::Overlay => crate::overlay::ty(args),
+            Func::Xact(f) => f.ty(),
         }
     }
 
@@ -644,6 +674,7 @@ impl Func {
                 | Func::Concat
                 | Func::ConcatWs
                 | Func::Format
+                | Func::FormatVariadic
                 | Func::EnumRange
                 | Func::NumNulls
                 | Func::NumNonNulls
@@ -700,6 +731,12 @@ impl Func {
                 } as i32)
             }
             Func::Format => crate::format_function::format(&args)?,
+            Func::FormatVariadic => {
+                let mut args = args.into_iter();
+                let fmt = args.next().unwrap_or(Value::Null);
+                let spread = crate::variadic::spread(args.next().unwrap_or(Value::Null));
+                crate::format_function::format(&[vec![fmt], spread].concat())?
+            }
             Func::Concat => {
                 let mut out = String::new();
                 for v in args.iter().filter(|v| **v != Value::Null) {
@@ -974,6 +1011,9 @@ impl Func {
             Func::Json(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Make(f) => f.eval(&args)?,
+            Func::WidthBucket => crate::width_bucket::eval(&args)?,
+            Func::Overlay => crate::overlay::eval(&args)?,
+            Func::Xact(_) => return Err(crate::xact_id::outside_statement()),
             Func::Setting(f) => f.eval(&args)?,
             Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,
             Func::Substr if matches!(args[0], Value::Bytea(_)) => {

@@ -16,7 +16,8 @@ pub fn ident(id: &Ident) -> String {
 
 /// `name` as an identifier to write back into SQL text: plain when
 /// reading it back gives `name` again (lower case, no special
-/// characters), else quoted.
+/// characters, not a keyword PostgreSQL reads as more than a name:
+/// `keywords.rs`), else quoted, as PostgreSQL's `quote_ident`.
 pub fn written(name: &str) -> Ident {
     let plain = name
         .chars()
@@ -24,7 +25,8 @@ pub fn written(name: &str) -> Ident {
         .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
         && name
             .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !crate::keywords::needs_quotes(name);
     match plain {
         true => Ident::new(name),
         false => Ident::with_quote('"', name),

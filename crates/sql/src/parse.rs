@@ -740,6 +740,8 @@ fn parse_one(
     if let Err(at) = crate::window_frame::rewrite_frames(&mut tokens) {
         return Err(place.text.near(&tokens[at]));
     }
+    // Nor a call's `VARIADIC array`.
+    crate::variadic::mark(&mut tokens);
     let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
     let parsed = parser
         .parse_statement()

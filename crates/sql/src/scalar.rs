@@ -752,6 +752,32 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             }
             Scalar::Func(Func::Substr, args)
         }
+        Expr::Overlay {
+            expr,
+            overlay_what,
+            overlay_from,
+            overlay_for,
+        } => {
+            let mut args = vec![
+                bind(expr, columns)?,
+                bind(overlay_what, columns)?,
+                bind(overlay_from, columns)?,
+            ];
+            if let Some(n) = overlay_for {
+                args.push(bind(n, columns)?);
+            }
+            let types: Vec<Option<SqlType>> = (args.iter())
+                .map(|a| match a {
+                    Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+                    typed => Some(typed.ty_in(columns)),
+                })
+                .collect();
+            if !crate::overlay::fits(&types) {
+                return Err(no_such_function("pg_catalog.overlay", &args, columns));
+            }
+            let args = args.into_iter().map(|a| char_as_text(a, columns)).collect();
+            Scalar::Func(Func::Overlay, args)
+        }
         Expr::IsTrue(e) => Scalar::Compare(
             Cmp::Eq,
             boxed(e)?,
@@ -1060,6 +1086,15 @@ fn function(
     if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
         return Err(SqlError::unsupported(format!("{f}")));
     }
+    if let Some(call) = crate::variadic::bind(
+        &name,
+        &list.args,
+        columns,
+        |e| bind(e, columns),
+        |args| no_such_function(&name, args, columns),
+    )? {
+        return Ok(call);
+    }
     let special =
         crate::interval_functions::IntervalFunc::bind(&name, &list.args, |e| bind(e, columns));
     let args = match special {
@@ -1153,6 +1188,7 @@ fn function(
         | Func::Upper
         | Func::Length
         | Func::Substr
+        | Func::Overlay
         | Func::Str(
             StrFunc::Repeat
             | StrFunc::Replace
@@ -1472,6 +1508,7 @@ impl Scalar {
                     .collect::<Result<Vec<_>, _>>()?;
                 advisory.call(*f, &values)?
             }
+            Scalar::Func(Func::Xact(f), _) if let Some(backend) = env.backend => f.call(backend)?,
             Scalar::Func(Func::Backend(f), args) if let Some(backend) = env.backend => {
                 let values = args
                     .iter()

@@ -113,7 +113,10 @@ pub struct Session {
 
 /// A prepared statement and its plan.
 struct Prepared {
-    statement: Statement,
+    /// Any statement a query message could hold but COPY FROM STDIN
+    /// (the extended protocol takes utility statements too: `RESET`,
+    /// `VACUUM`, `COMMENT`, ...).
+    statement: Parsed,
     /// The text it was prepared from (Parse), where its planning errors
     /// point (`position.rs`); empty for SQL's PREPARE.
     text: String,
@@ -358,51 +361,7 @@ impl Session {
             }
             let armed =
                 crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
-            let result = match statement {
-                Parsed::Sql(statement) => self.execute(statement),
-                Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
-                Parsed::Copy(copy) if copy.to_stdout => self.copy_out(copy),
-                Parsed::Copy(_) if i + 1 < count => Err(SqlError::unsupported(
-                    "COPY FROM STDIN followed by other statements in one query",
-                )),
-                Parsed::Copy(copy) => self.start_copy(copy),
-                Parsed::Reset(name) => self.reset(name),
-                Parsed::Checkpoint => self.checkpoint(),
-                Parsed::SetConstraints(set) => self.set_constraints(set),
-                Parsed::AlterSequence(alter) => self.alter_sequence(alter),
-                Parsed::DropExpression(drop) => self.utility(|cx, txn, notices| {
-                    crate::ddl::drop_expression(cx, txn, notices, drop)
-                }),
-                Parsed::Comment(comment) => self.utility(|cx, txn, notices| {
-                    crate::comments::comment(cx, txn, notices, comment)
-                }),
-                Parsed::Reindex(reindex) => {
-                    self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
-                }
-                Parsed::Cluster(cluster) => self.cluster(cluster),
-                Parsed::ClusterOn(on) => self
-                    .utility(|cx, txn, notices| crate::cluster::cluster_on(cx, txn, notices, on)),
-                Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
-                    crate::privileges::check_utility(cx, txn, create)?;
-                    let Statement::CreateView { name, .. } = &**create else {
-                        return crate::matviews::create(cx, txn, notices, create, *data);
-                    };
-                    let name = crate::names::relation(name)?;
-                    let before = crate::privileges::oid_of(cx, txn, &name)?;
-                    let made = crate::matviews::create(cx, txn, notices, create, *data)?;
-                    crate::privileges::own_new(cx, txn, &name, before)?;
-                    Ok(made)
-                }),
-                Parsed::Refresh(refresh) => {
-                    self.utility(|cx, txn, _| crate::matviews::refresh(cx, txn, refresh))
-                }
-                Parsed::AlterView {
-                    alter,
-                    materialized,
-                } => self.utility(|cx, txn, notices| {
-                    crate::matviews::alter(cx, txn, notices, alter, *materialized)
-                }),
-            };
+            let result = self.run_parsed(statement, i + 1 == count);
             let result = result.map_err(|e| self.why_canceled(e));
             drop(armed);
             match result {
@@ -424,6 +383,57 @@ impl Session {
         (outputs, None)
     }
 
+    /// Runs one parsed statement (`last`: the last of its message; a COPY
+    /// FROM STDIN must be).
+    fn run_parsed(&mut self, statement: &Parsed, last: bool) -> Result<Output, SqlError> {
+        match statement {
+            Parsed::Sql(statement) => self.execute(statement),
+            Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
+            Parsed::Copy(copy) if copy.to_stdout => self.copy_out(copy),
+            Parsed::Copy(_) if !last => Err(SqlError::unsupported(
+                "COPY FROM STDIN followed by other statements in one query",
+            )),
+            Parsed::Copy(copy) => self.start_copy(copy),
+            Parsed::Reset(name) => self.reset(name),
+            Parsed::Checkpoint => self.checkpoint(),
+            Parsed::SetConstraints(set) => self.set_constraints(set),
+            Parsed::AlterSequence(alter) => self.alter_sequence(alter),
+            Parsed::DropExpression(drop) => {
+                self.utility(|cx, txn, notices| crate::ddl::drop_expression(cx, txn, notices, drop))
+            }
+            Parsed::Comment(comment) => {
+                self.utility(|cx, txn, notices| crate::comments::comment(cx, txn, notices, comment))
+            }
+            Parsed::Reindex(reindex) => {
+                self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
+            }
+            Parsed::Cluster(cluster) => self.cluster(cluster),
+            Parsed::ClusterOn(on) => {
+                self.utility(|cx, txn, notices| crate::cluster::cluster_on(cx, txn, notices, on))
+            }
+            Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
+                crate::privileges::check_utility(cx, txn, create)?;
+                let Statement::CreateView { name, .. } = &**create else {
+                    return crate::matviews::create(cx, txn, notices, create, *data);
+                };
+                let name = crate::names::relation(name)?;
+                let before = crate::privileges::oid_of(cx, txn, &name)?;
+                let made = crate::matviews::create(cx, txn, notices, create, *data)?;
+                crate::privileges::own_new(cx, txn, &name, before)?;
+                Ok(made)
+            }),
+            Parsed::Refresh(refresh) => {
+                self.utility(|cx, txn, _| crate::matviews::refresh(cx, txn, refresh))
+            }
+            Parsed::AlterView {
+                alter,
+                materialized,
+            } => self.utility(|cx, txn, notices| {
+                crate::matviews::alter(cx, txn, notices, alter, *materialized)
+            }),
+        }
+    }
+
     /// Before prepared statement `name` runs (the extended protocol's
     /// Execute, or a Describe of a portal, which runs it): outside a block,
     /// opens the implicit block of the pipeline, so everything up to the
@@ -436,16 +446,10 @@ impl Session {
         if !matches!(self.block, Block::Idle) || self.copy.is_some() {
             return Ok(());
         }
-        let opens = self.prepared.get(name).is_some_and(|p| {
-            !matches!(
-                p.statement,
-                Statement::StartTransaction { .. }
-                    | Statement::Commit { .. }
-                    | Statement::Rollback { .. }
-                    | Statement::Savepoint { .. }
-                    | Statement::ReleaseSavepoint { .. }
-            )
-        });
+        let opens = self
+            .prepared
+            .get(name)
+            .is_some_and(|p| opens_pipeline(&p.statement));
         if opens { self.begin_implicit() } else { Ok(()) }
     }
 
@@ -479,6 +483,13 @@ impl Session {
                 Ok(())
             }
         }
+    }
+
+    /// The server's limit on sessions, which `SHOW max_connections` and
+    /// `pg_settings` report (the server sets it when a session starts).
+    pub fn set_max_connections(&mut self, max: u32) {
+        self.settings_mut().set_max_connections(max);
+        Arc::make_mut(&mut self.session_defaults).set_max_connections(max);
     }
 
     /// `SHOW name` of the session's settings.
@@ -552,13 +563,13 @@ impl Session {
     fn prepare_text(&mut self, name: &str, sql: &str, pipeline: bool) -> Result<usize, SqlError> {
         let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
-            (Some(Parsed::Sql(statement)), true) => *statement,
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
-            (Some(_), true) => {
+            (Some(Parsed::Copy(copy)), true) if !copy.to_stdout => {
                 return Err(SqlError::unsupported(
-                    "COPY, VACUUM or ANALYZE as a prepared statement",
+                    "COPY FROM STDIN in the extended protocol",
                 ));
             }
+            (Some(statement), true) => statement,
             (Some(_), false) => {
                 return Err(SqlError::syntax(
                     "cannot insert multiple commands into a prepared statement",
@@ -609,7 +620,7 @@ impl Session {
     fn keep_prepared(
         &mut self,
         name: &str,
-        statement: Statement,
+        statement: Parsed,
         text: &str,
         located: bool,
     ) -> Result<usize, SqlError> {
@@ -619,8 +630,14 @@ impl Session {
                 format!("prepared statement \"{name}\" already exists"),
             ));
         }
-        let parameters = crate::params::count(&statement);
-        let plannable = statement::plannable(&statement);
+        // (Only sqlparser's statements take parameters.)
+        let (parameters, plannable) = match &statement {
+            Parsed::Sql(statement) => (
+                crate::params::count(statement),
+                statement::plannable(statement),
+            ),
+            _ => (0, false),
+        };
         self.prepared.insert(
             name.to_string(),
             Box::new(Prepared {
@@ -663,15 +680,27 @@ impl Session {
     ) -> Result<(Vec<SqlType>, Option<Vec<crate::output::Column>>), SqlError> {
         let prepared = self.prepared(name)?;
         let (count, plannable) = (prepared.parameters, prepared.plannable);
-        if let Block::Failed(_) = self.block {
+        // In a failed block only a statement that returns no rows is
+        // described (PostgreSQL's rule: ROLLBACK's Describe must work).
+        let failed = matches!(self.block, Block::Failed(_));
+        if failed && plannable {
             return Err(SqlError::in_failed_block());
         }
         if !plannable {
             // SHOW returns its row without a plan; other statements none.
             let columns = match &self.prepared(name)?.statement {
-                Statement::ShowVariable { variable } => Some(show_columns(&show_name(variable))),
+                Parsed::Sql(statement) => match &**statement {
+                    Statement::ShowVariable { variable } => match &*show_name(variable) {
+                        "all" => Some(show_all_columns()),
+                        name => Some(show_columns(name)),
+                    },
+                    _ => None,
+                },
                 _ => None,
             };
+            if failed && columns.is_some() {
+                return Err(SqlError::in_failed_block());
+            }
             return Ok((vec![SqlType::Text; count], columns));
         }
         self.with_kept_plan(name, |plan, _, _| {
@@ -773,8 +802,16 @@ impl Session {
             ));
         }
         if !plannable {
-            let statement = crate::params::bind(&self.prepared(name)?.statement, parameters)?;
-            return self.execute(&statement);
+            return match &self.prepared(name)?.statement {
+                Parsed::Sql(statement) => {
+                    let statement = crate::params::bind(statement, parameters)?;
+                    self.execute(&statement)
+                }
+                other => {
+                    let other = other.clone();
+                    self.run_parsed(&other, true)
+                }
+            };
         }
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
@@ -808,6 +845,9 @@ impl Session {
                 format!("prepared statement \"{name}\" does not exist"),
             )
         })?;
+        let Parsed::Sql(statement) = &prepared.statement else {
+            unreachable!("only a query or row change has a kept plan")
+        };
         let mut planned = false;
         let result = self
             .in_transaction(|cx, txn, _| {
@@ -817,8 +857,8 @@ impl Session {
                     None => false,
                 };
                 if !kept {
-                    let resolved = crate::temp_tables::resolve(cx, txn, &prepared.statement)?;
-                    let statement = resolved.as_ref().unwrap_or(&prepared.statement);
+                    let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
+                    let statement = resolved.as_ref().unwrap_or(statement);
                     prepared.plan = statement::plan(cx, txn, statement)
                         .map_err(|mut e| {
                             if !prepared.located {
@@ -847,7 +887,7 @@ impl Session {
                 let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
                 f(plan, txn, cx)
             })
-            .map_err(|e| name_read_only_write(e, &prepared.statement));
+            .map_err(|e| name_read_only_write(e, statement));
         self.prepared.insert(name, prepared);
         self.plans_made += u64::from(planned);
         result
@@ -1270,7 +1310,7 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, (**statement).clone(), "", false)?;
+                self.keep_prepared(&name, Parsed::Sql(statement.clone()), "", false)?;
                 self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }
@@ -1344,6 +1384,13 @@ impl Session {
                     Block::Open(txn) => Some(open_transaction(txn)),
                     _ => None,
                 };
+                if name == "all" {
+                    return Ok(Output::Rows {
+                        columns: show_all_columns(),
+                        rows: crate::settings_list::show_all(&self.settings, open)?,
+                        tag: "SHOW".into(),
+                    });
+                }
                 let value = self.settings.show(&name, open)?;
                 Ok(Output::Rows {
                     columns: show_columns(&name),
@@ -2135,6 +2182,41 @@ fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
         .map(|i| i.value.to_ascii_lowercase())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether prepared statement `statement`, run outside a block, opens
+/// the pipeline's implicit block: not transaction control, nor what
+/// refuses to run in a block (`VACUUM`, `CLUSTER` of every table,
+/// `DISCARD ALL`), which PostgreSQL runs alone when it comes first in a
+/// pipeline.
+fn opens_pipeline(statement: &Parsed) -> bool {
+    use sqlparser::ast::DiscardObject;
+    match statement {
+        Parsed::Sql(statement) => !matches!(
+            **statement,
+            Statement::StartTransaction { .. }
+                | Statement::Commit { .. }
+                | Statement::Rollback { .. }
+                | Statement::Savepoint { .. }
+                | Statement::ReleaseSavepoint { .. }
+                | Statement::Discard {
+                    object_type: DiscardObject::ALL
+                }
+        ),
+        Parsed::Vacuum(vacuum) => !vacuum.vacuum,
+        Parsed::Cluster(cluster) => cluster.table.is_some(),
+        _ => true,
+    }
+}
+
+/// `SHOW ALL`'s text columns.
+fn show_all_columns() -> Vec<crate::output::Column> {
+    (crate::settings_list::SHOW_ALL_COLUMNS.iter())
+        .map(|name| crate::output::Column {
+            name: name.to_string(),
+            type_oid: folio_row::SqlType::Text.oid(),
+        })
+        .collect()
 }
 
 /// The one text column `SHOW name` returns, named as PostgreSQL names it.

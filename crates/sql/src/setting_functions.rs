@@ -177,6 +177,17 @@ fn no_scope() -> SqlError {
     )
 }
 
+/// `pg_settings`' rows (`settings_list.rs`) for the running statement's
+/// session, its `set_config` calls so far included.
+pub fn pg_settings_rows() -> Result<Vec<Vec<Value>>, SqlError> {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        let scoped = scoped.as_ref().ok_or_else(no_scope)?;
+        let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+        crate::settings_list::rows(settings, &scoped.defaults, scoped.open)
+    })
+}
+
 /// `current_setting(name)`: what `SHOW name` gives now.
 fn current_setting(name: &str) -> Result<String, SqlError> {
     let name = name.to_lowercase();

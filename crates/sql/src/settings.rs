@@ -47,6 +47,33 @@ const PLANNER_SWITCHES: [&str; 20] = [
     "enable_tidscan",
 ];
 
+/// The planner switches off by default, as PostgreSQL's.
+const OFF_BY_DEFAULT: [&str; 2] = [
+    "enable_partitionwise_aggregate",
+    "enable_partitionwise_join",
+];
+
+/// The settings that only report how the server was built
+/// (PostgreSQL's "internal" ones): SET and RESET are 55P02.
+const PRESET: [&str; 5] = [
+    "integer_datetimes",
+    "max_identifier_length",
+    "server_encoding",
+    "server_version",
+    "server_version_num",
+];
+
+/// 55P02 for a SET or RESET of a setting no session changes.
+fn cannot_change(name: &str) -> SqlError {
+    let message = match name {
+        "max_connections" => {
+            format!("parameter \"{name}\" cannot be changed without restarting the server")
+        }
+        _ => format!("parameter \"{name}\" cannot be changed"),
+    };
+    SqlError::new("55P02", message)
+}
+
 /// A session's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -68,6 +95,9 @@ pub struct Settings {
     search_path: Vec<String>,
     /// The custom settings the session named, by lower-case name.
     custom: BTreeMap<String, String>,
+    /// The server's limit on sessions (`folio serve --max-connections`;
+    /// [`Settings::set_max_connections`]), which no SET changes.
+    max_connections: u32,
 }
 
 /// The open transaction's level and access mode, which `SHOW
@@ -87,10 +117,11 @@ impl Default for Settings {
             extra_float_digits: 1,
             default_isolation: "read committed",
             default_read_only: false,
-            disabled: Vec::new(),
+            disabled: OFF_BY_DEFAULT.to_vec(),
             statement_timeout_ms: 0,
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
             custom: BTreeMap::new(),
+            max_connections: 100,
         }
     }
 }
@@ -178,7 +209,7 @@ const TIME_UNITS: [(&str, f64); 6] = [
 /// A time setting's value in milliseconds, as PostgreSQL reads it: a
 /// number (milliseconds) or a number and a unit (`1s`, `1.5 min`),
 /// rounded; negative or past `i32::MAX` is 22023.
-fn milliseconds(name: &str, value: &str) -> Result<u32, SqlError> {
+pub(crate) fn milliseconds(name: &str, value: &str) -> Result<u32, SqlError> {
     let text = value.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
@@ -249,6 +280,12 @@ impl Settings {
     pub fn statement_timeout(&self) -> Option<std::time::Duration> {
         (self.statement_timeout_ms > 0)
             .then(|| std::time::Duration::from_millis(self.statement_timeout_ms.into()))
+    }
+
+    /// The server's limit on sessions, which `SHOW max_connections`
+    /// reports (set when a session starts, never by SET).
+    pub fn set_max_connections(&mut self, max: u32) {
+        self.max_connections = max;
     }
 
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
@@ -323,6 +360,8 @@ impl Settings {
             "client_encoding" | "datestyle" | "timezone" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
+            "max_connections" => return Err(cannot_change(name)),
+            _ if PRESET.contains(&name) => return Err(cannot_change(name)),
             _ if is_custom(name)? => {
                 self.custom.insert(name.to_string(), value.to_string());
             }
@@ -377,6 +416,8 @@ impl Settings {
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "search_path" => self.search_path = default.search_path.clone(),
             "client_encoding" | "datestyle" | "timezone" => {}
+            "max_connections" => return Err(cannot_change(name)),
+            _ if PRESET.contains(&name) => return Err(cannot_change(name)),
             _ if is_custom(name)? => {
                 let value = default.custom.get(name).cloned().unwrap_or_default();
                 self.custom.insert(name.to_string(), value);
@@ -417,6 +458,7 @@ impl Settings {
             "server_version_num" => "150000".into(),
             "integer_datetimes" | "standard_conforming_strings" => "on".into(),
             "max_identifier_length" => "63".into(),
+            "max_connections" => self.max_connections.to_string(),
             _ => match self.custom.get(name) {
                 Some(value) => value.clone(),
                 None => return Err(unknown(name)),

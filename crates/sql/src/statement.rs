@@ -27,6 +27,9 @@ pub struct Plan {
     /// It looks the catalog up by oid or name (`lookups.rs`): each run
     /// reads what those lookups see first.
     lookups: bool,
+    /// It calls `txid_current()`: each run gives the transaction its xid
+    /// first (`xact_id.rs`).
+    assigns_xid: bool,
     /// The views it expanded: it is made again when one changes.
     views: Vec<Arc<folio_catalog::View>>,
     /// The privileges it needs, checked at each run (`privileges.rs`).
@@ -89,6 +92,7 @@ fn plan_expanded(
             what: Kind::Changes(Box::new(changes)),
             sequences: None,
             lookups: false,
+            assigns_xid: crate::xact_id::assigns(statement),
             views: Vec::new(),
             needs: std::mem::take(&mut *cx.needs.borrow_mut()),
             functions: Vec::new(),
@@ -168,14 +172,17 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
     // A view's query counts as the statement's.
     let used = std::mem::take(&mut *cx.views.borrow_mut());
     let mut lookups = crate::lookups::needed(statement);
+    let mut assigns_xid = crate::xact_id::assigns(statement);
     for u in &used {
         calls |= sequences::names_in(&u.query, &mut names)?;
         lookups |= crate::lookups::needed(&u.query);
+        assigns_xid |= crate::xact_id::assigns(&u.query);
     }
     Ok(Plan {
         what,
         sequences: calls.then_some(names),
         lookups,
+        assigns_xid,
         views: used.into_iter().map(|u| u.view).collect(),
         needs: std::mem::take(&mut *cx.needs.borrow_mut()),
         functions: Vec::new(),
@@ -193,6 +200,12 @@ impl Plan {
         // Checked here, at each run: a kept plan checks the session's
         // role as it is now (a superuser without reading anything).
         crate::privileges::check_all(cx, &self.needs)?;
+        if self.assigns_xid {
+            txn.top_xid().map_err(|e| match e {
+                folio_txn::TxnError::ReadOnly => crate::xact_id::read_only(),
+                e => e.into(),
+            })?;
+        }
         let with_advisory = Env {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),

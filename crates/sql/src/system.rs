@@ -110,12 +110,14 @@ pub enum SystemRelation {
     StatIndexes(Listed),
     /// `pg_stat_database` (`stat_database.rs`).
     StatDatabase,
+    /// `pg_settings`: the session's settings (`settings_list.rs`).
+    Settings,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 46] = [
+const ALL: [SystemRelation; 47] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -162,6 +164,7 @@ const ALL: [SystemRelation; 46] = [
     SystemRelation::StatIndexes(Listed::User),
     SystemRelation::StatIndexes(Listed::Sys),
     SystemRelation::StatDatabase,
+    SystemRelation::Settings,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -310,6 +313,7 @@ impl SystemRelation {
             SystemRelation::StatIndexes(Listed::User) => "pg_stat_user_indexes",
             SystemRelation::StatIndexes(Listed::Sys) => "pg_stat_sys_indexes",
             SystemRelation::StatDatabase => "pg_stat_database",
+            SystemRelation::Settings => "pg_settings",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -361,6 +365,7 @@ impl SystemRelation {
             SystemRelation::StatTables(listed) => (12040 + listed as i64, true),
             SystemRelation::StatIndexes(listed) => (12045 + listed as i64, true),
             SystemRelation::StatDatabase => (12266, true),
+            SystemRelation::Settings => (12104, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -375,6 +380,7 @@ impl SystemRelation {
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
+            SystemRelation::Settings => crate::settings_list::COLUMNS,
             SystemRelation::Namespace => &[("oid", Oid), ("nspname", Text), ("nspowner", Oid)],
             SystemRelation::Class => &[
                 ("oid", Oid),
@@ -782,6 +788,7 @@ impl SystemRelation {
                 let database = (DATABASE_OID as u64, "postgres");
                 return Ok(crate::stat_database::rows(database, backends, store));
             }
+            SystemRelation::Settings => return crate::setting_functions::pg_settings_rows(),
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();
                 let tables = catalog.tables(txn)?;

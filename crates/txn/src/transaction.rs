@@ -278,13 +278,29 @@ impl Transaction {
     /// The xid the next write carries, assigned now if needed: the
     /// innermost savepoint's subtransaction xid, or the top-level one.
     pub fn xid(&mut self) -> Result<Xid, TxnError> {
+        let top = self.top_xid()?;
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(top);
+        };
+        if let Some(xid) = frame.xid {
+            return Ok(xid);
+        }
+        let xid = self.mgr.assign_sub_xid(top)?;
+        frame.xid = Some(xid);
+        Ok(xid)
+    }
+
+    /// The top-level xid, assigned now if the transaction has none (as
+    /// a first write assigns it; PostgreSQL's `txid_current()` asks for
+    /// it): never in a READ ONLY transaction.
+    pub fn top_xid(&mut self) -> Result<Xid, TxnError> {
         if self.ended {
             return Err(TxnError::Ended);
         }
         if self.read_only {
             return Err(TxnError::ReadOnly);
         }
-        let top = match &self.entry {
+        Ok(match &self.entry {
             Some(entry) => entry.xid,
             None => {
                 let entry = self.mgr.assign_xid()?;
@@ -298,16 +314,7 @@ impl Transaction {
                 }
                 xid
             }
-        };
-        let Some(frame) = self.frames.last_mut() else {
-            return Ok(top);
-        };
-        if let Some(xid) = frame.xid {
-            return Ok(xid);
-        }
-        let xid = self.mgr.assign_sub_xid(top)?;
-        frame.xid = Some(xid);
-        Ok(xid)
+        })
     }
 
     /// Makes this transaction the one `owner`'s transaction-scope

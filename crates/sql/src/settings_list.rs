@@ -1,0 +1,598 @@
+//! `SHOW ALL` and the `pg_settings` view: every built-in setting folio
+//! has (a few dozen of PostgreSQL's ~350), with PostgreSQL 15's names,
+//! categories, descriptions, contexts, types and ranges, and the
+//! session's values.
+//!
+//! The values all come from [`Settings::show`], the one owner of what a
+//! setting is: `setting` is what SHOW gives now (a time in milliseconds,
+//! the unit `pg_settings` reports it in, as PostgreSQL's), `reset_val`
+//! what it gives for the session's defaults (what RESET goes back to),
+//! `boot_val` for folio's built-in defaults. Custom (dotted) settings are
+//! in neither, as PostgreSQL's placeholders are not.
+//!
+//! `source` is read from the values, since folio does not keep where a
+//! value came from: `override` for the transaction's level and access
+//! mode when they are the defaults', `session` when the value is not the session default,
+//! `client` when the session default is not the built-in one (the
+//! startup packet set it), else `default`. PostgreSQL says `session`
+//! also after a SET to the value it had.
+
+use crate::error::SqlError;
+use crate::settings::{OpenTransaction, Settings};
+use folio_row::{SqlType, Value};
+
+/// What a setting is beyond its value, as `pg_settings` describes it.
+#[derive(Debug)]
+struct About {
+    /// As PostgreSQL spells it (`DateStyle`, `TimeZone`); SHOW and SET
+    /// take it in any case.
+    name: &'static str,
+    unit: Option<&'static str>,
+    category: &'static str,
+    short_desc: &'static str,
+    extra_desc: Option<&'static str>,
+    /// Who may change it: `user` (any session), `internal` (nobody),
+    /// `postmaster` (the server's start).
+    context: &'static str,
+    kind: Kind,
+}
+
+/// A setting's type (`vartype`) and the values it takes.
+#[derive(Debug)]
+enum Kind {
+    Bool,
+    Integer { min: i64, max: i64 },
+    String,
+    Enum(&'static [&'static str]),
+}
+
+impl Kind {
+    fn vartype(&self) -> &'static str {
+        match self {
+            Kind::Bool => "bool",
+            Kind::Integer { .. } => "integer",
+            Kind::String => "string",
+            Kind::Enum(_) => "enum",
+        }
+    }
+}
+
+/// folio's settings, in PostgreSQL's order (by name, case-blind).
+const SETTINGS: &[About] = &[
+    About {
+        name: "application_name",
+        unit: None,
+        category: "Reporting and Logging / What to Log",
+        short_desc: "Sets the application name to be reported in statistics and logs.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
+        name: "client_encoding",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets the client's character set encoding.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
+        name: "DateStyle",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets the display format for date and time values.",
+        extra_desc: Some("Also controls interpretation of ambiguous date inputs."),
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
+        name: "default_transaction_isolation",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the transaction isolation level of each new transaction.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Enum(&[
+            "serializable",
+            "repeatable read",
+            "read committed",
+            "read uncommitted",
+        ]),
+    },
+    About {
+        name: "default_transaction_read_only",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the default read-only status of new transactions.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_async_append",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of async append plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_bitmapscan",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of bitmap-scan plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_gathermerge",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of gather merge plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_hashagg",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of hashed aggregation plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_hashjoin",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of hash join plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_incremental_sort",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of incremental sort steps.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_indexonlyscan",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of index-only-scan plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_indexscan",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of index-scan plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_material",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of materialization.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_memoize",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of memoization.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_mergejoin",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of merge join plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_nestloop",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of nested-loop join plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_parallel_append",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of parallel append plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_parallel_hash",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of parallel hash plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_partition_pruning",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables plan-time and execution-time partition pruning.",
+        extra_desc: Some(
+            "Allows the query planner and executor to compare partition bounds to conditions in the query to determine which partitions must be scanned.",
+        ),
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_partitionwise_aggregate",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables partitionwise aggregation and grouping.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_partitionwise_join",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables partitionwise join.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_seqscan",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of sequential-scan plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_sort",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of explicit sort steps.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "enable_tidscan",
+        unit: None,
+        category: "Query Tuning / Planner Method Configuration",
+        short_desc: "Enables the planner's use of TID scan plans.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "extra_float_digits",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets the number of digits displayed for floating-point values.",
+        extra_desc: Some(
+            "This affects real, double precision, and geometric data types. A zero or negative parameter value is added to the standard number of digits (FLT_DIG or DBL_DIG as appropriate). Any value greater than zero selects precise output mode.",
+        ),
+        context: "user",
+        kind: Kind::Integer { min: -15, max: 3 },
+    },
+    About {
+        name: "idle_in_transaction_session_timeout",
+        unit: Some("ms"),
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the maximum allowed idle time between queries, when in a transaction.",
+        extra_desc: Some("A value of 0 turns off the timeout."),
+        context: "user",
+        kind: Kind::Integer {
+            min: 0,
+            max: 2147483647,
+        },
+    },
+    About {
+        name: "integer_datetimes",
+        unit: None,
+        category: "Preset Options",
+        short_desc: "Shows whether datetimes are integer based.",
+        extra_desc: None,
+        context: "internal",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "lock_timeout",
+        unit: Some("ms"),
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the maximum allowed duration of any wait for a lock.",
+        extra_desc: Some("A value of 0 turns off the timeout."),
+        context: "user",
+        kind: Kind::Integer {
+            min: 0,
+            max: 2147483647,
+        },
+    },
+    About {
+        name: "max_connections",
+        unit: None,
+        category: "Connections and Authentication / Connection Settings",
+        short_desc: "Sets the maximum number of concurrent connections.",
+        extra_desc: None,
+        context: "postmaster",
+        kind: Kind::Integer {
+            min: 1,
+            max: 262143,
+        },
+    },
+    About {
+        name: "max_identifier_length",
+        unit: None,
+        category: "Preset Options",
+        short_desc: "Shows the maximum identifier length.",
+        extra_desc: None,
+        context: "internal",
+        kind: Kind::Integer { min: 63, max: 63 },
+    },
+    About {
+        name: "search_path",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the schema search order for names that are not schema-qualified.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
+        name: "server_encoding",
+        unit: None,
+        category: "Preset Options",
+        short_desc: "Shows the server (database) character set encoding.",
+        extra_desc: None,
+        context: "internal",
+        kind: Kind::String,
+    },
+    About {
+        name: "server_version",
+        unit: None,
+        category: "Preset Options",
+        short_desc: "Shows the server version.",
+        extra_desc: None,
+        context: "internal",
+        kind: Kind::String,
+    },
+    About {
+        name: "server_version_num",
+        unit: None,
+        category: "Preset Options",
+        short_desc: "Shows the server version as an integer.",
+        extra_desc: None,
+        context: "internal",
+        kind: Kind::Integer {
+            min: 150000,
+            max: 150000,
+        },
+    },
+    About {
+        name: "standard_conforming_strings",
+        unit: None,
+        category: "Version and Platform Compatibility / Previous PostgreSQL Versions",
+        short_desc: "Causes '...' strings to treat backslashes literally.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
+        name: "statement_timeout",
+        unit: Some("ms"),
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the maximum allowed duration of any statement.",
+        extra_desc: Some("A value of 0 turns off the timeout."),
+        context: "user",
+        kind: Kind::Integer {
+            min: 0,
+            max: 2147483647,
+        },
+    },
+    About {
+        name: "synchronous_commit",
+        unit: None,
+        category: "Write-Ahead Log / Settings",
+        short_desc: "Sets the current transaction's synchronization level.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Enum(&["local", "remote_write", "remote_apply", "on", "off"]),
+    },
+    About {
+        name: "TimeZone",
+        unit: None,
+        category: "Client Connection Defaults / Locale and Formatting",
+        short_desc: "Sets the time zone for displaying and interpreting time stamps.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::String,
+    },
+    About {
+        name: "transaction_isolation",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the current transaction's isolation level.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Enum(&[
+            "serializable",
+            "repeatable read",
+            "read committed",
+            "read uncommitted",
+        ]),
+    },
+    About {
+        name: "transaction_read_only",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the current transaction's read-only status.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+];
+
+/// `pg_settings`' columns, in PostgreSQL 15's order.
+pub const COLUMNS: &[(&str, SqlType)] = &[
+    ("name", SqlType::Text),
+    ("setting", SqlType::Text),
+    ("unit", SqlType::Text),
+    ("category", SqlType::Text),
+    ("short_desc", SqlType::Text),
+    ("extra_desc", SqlType::Text),
+    ("context", SqlType::Text),
+    ("vartype", SqlType::Text),
+    ("source", SqlType::Text),
+    ("min_val", SqlType::Text),
+    ("max_val", SqlType::Text),
+    ("enumvals", SqlType::Array(&SqlType::Text)),
+    ("boot_val", SqlType::Text),
+    ("reset_val", SqlType::Text),
+    ("sourcefile", SqlType::Text),
+    ("sourceline", SqlType::Int4),
+    ("pending_restart", SqlType::Bool),
+];
+
+/// `SHOW ALL`'s columns.
+pub const SHOW_ALL_COLUMNS: [&str; 3] = ["name", "setting", "description"];
+
+/// `SHOW ALL`: each setting's name, value as SHOW prints it, and short
+/// description.
+pub fn show_all(
+    settings: &Settings,
+    open: Option<OpenTransaction>,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    SETTINGS
+        .iter()
+        .map(|about| {
+            let value = settings.show(&about.name.to_ascii_lowercase(), open)?;
+            Ok(vec![
+                text(about.name),
+                Value::Text(value),
+                text(about.short_desc),
+            ])
+        })
+        .collect()
+}
+
+/// `pg_settings`' rows for the running statement's session: `settings`
+/// now, `defaults` what RESET goes back to, `open` its transaction.
+pub fn rows(
+    settings: &Settings,
+    defaults: &Settings,
+    open: OpenTransaction,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let boot = Settings::default();
+    SETTINGS
+        .iter()
+        .map(|about| {
+            let name = about.name.to_ascii_lowercase();
+            let value = |of: &Settings, open| -> Result<String, SqlError> {
+                let shown = of.show(&name, open)?;
+                match about.unit {
+                    // (Every unit-carrying setting of folio's is a time.)
+                    Some(_) => Ok(crate::settings::milliseconds(&name, &shown)?.to_string()),
+                    None => Ok(shown),
+                }
+            };
+            let setting = value(settings, Some(open))?;
+            let reset = value(defaults, None)?;
+            let booted = value(&boot, None)?;
+            let source = if name.starts_with("transaction_") {
+                // (The transaction's own, else the default's.)
+                if setting != reset {
+                    "session"
+                } else {
+                    "override"
+                }
+            } else if value(settings, None)? != reset {
+                "session"
+            } else if reset != booted {
+                "client"
+            } else {
+                "default"
+            };
+            let (min, max) = match about.kind {
+                Kind::Integer { min, max } => {
+                    (Value::Text(min.to_string()), Value::Text(max.to_string()))
+                }
+                _ => (Value::Null, Value::Null),
+            };
+            let enumvals = match about.kind {
+                Kind::Enum(values) => Value::Array(values.iter().map(|v| text(v)).collect()),
+                _ => Value::Null,
+            };
+            Ok(vec![
+                text(about.name),
+                Value::Text(setting),
+                about.unit.map_or(Value::Null, text),
+                text(about.category),
+                text(about.short_desc),
+                about.extra_desc.map_or(Value::Null, text),
+                text(about.context),
+                text(about.kind.vartype()),
+                text(source),
+                min,
+                max,
+                enumvals,
+                Value::Text(booted),
+                Value::Text(reset),
+                Value::Null,
+                Value::Null,
+                Value::Bool(false),
+            ])
+        })
+        .collect()
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves every listed setting is one `Settings::show` knows, listed
+    // once, in PostgreSQL's order (by name, case-blind).
+    #[test]
+    fn every_listed_setting_shows() {
+        let settings = Settings::default();
+        for about in SETTINGS {
+            let name = about.name.to_ascii_lowercase();
+            assert!(settings.show(&name, None).is_ok(), "{name}");
+        }
+        let names: Vec<String> = SETTINGS
+            .iter()
+            .map(|a| a.name.to_ascii_lowercase())
+            .collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+    }
+}

@@ -27,8 +27,8 @@ use crate::autovacuum::{Activity, TableActivity};
 use crate::class_writes::ClassTable;
 use crate::currency::DdlMarks;
 use crate::defs::{
-    AttributeRow, ClassRow, ColumnDef, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE, KIND_VIEW,
-    KeyOrder, TableDef,
+    AttributeRow, ClassRow, ColumnDef, Deferrable, IndexDef, KIND_INDEX, KIND_SEQUENCE, KIND_TABLE,
+    KIND_VIEW, KeyOrder, TableDef,
 };
 use crate::error::CatalogError;
 use crate::index_exprs::{IndexEvaluator, IndexExprs};
@@ -48,18 +48,18 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 pub(crate) enum IndexKind {
     Plain,
     Unique,
-    /// Unique, made by a UNIQUE constraint.
-    UniqueConstraint,
-    /// Unique, and the table's primary key.
-    Primary,
+    /// Unique, made by a UNIQUE constraint (which may be deferrable).
+    UniqueConstraint(Deferrable),
+    /// Unique, and the table's primary key (which may be deferrable).
+    Primary(Deferrable),
 }
 
 impl IndexKind {
     /// What index `def` enforces.
     pub(crate) fn of(def: &IndexDef) -> IndexKind {
         match (def.primary, def.constraint, def.unique) {
-            (true, _, _) => IndexKind::Primary,
-            (false, true, _) => IndexKind::UniqueConstraint,
+            (true, _, _) => IndexKind::Primary(def.deferrable),
+            (false, true, _) => IndexKind::UniqueConstraint(def.deferrable),
             (false, false, true) => IndexKind::Unique,
             (false, false, false) => IndexKind::Plain,
         }
@@ -386,22 +386,23 @@ impl Catalog {
     }
 
     /// `ALTER TABLE table_name ADD [CONSTRAINT index_name] UNIQUE
-    /// (columns)`: the unique index the constraint is, marked as one
-    /// ([`IndexDef::constraint`]: DROP CONSTRAINT drops it, DROP INDEX
-    /// does not).
+    /// (columns) [DEFERRABLE ...]`: the unique index the constraint is,
+    /// marked as one ([`IndexDef::constraint`]: DROP CONSTRAINT drops it,
+    /// DROP INDEX does not).
     pub fn add_unique_constraint(
         &self,
         txn: &mut Transaction,
         table_name: &str,
         index_name: &str,
         columns: &[&str],
+        deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
         self.build_ascending(
             txn,
             table_name,
             index_name,
             columns,
-            IndexKind::UniqueConstraint,
+            IndexKind::UniqueConstraint(deferrable),
         )
     }
 
@@ -414,8 +415,15 @@ impl Catalog {
         table_name: &str,
         index_name: &str,
         columns: &[&str],
+        deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
-        self.build_ascending(txn, table_name, index_name, columns, IndexKind::Primary)
+        self.build_ascending(
+            txn,
+            table_name,
+            index_name,
+            columns,
+            IndexKind::Primary(deferrable),
+        )
     }
 
     /// An index of `kind` over `columns`, each ascending (a constraint's).
@@ -546,8 +554,12 @@ impl Catalog {
             order,
             exprs,
         } = keys;
-        let (unique, primary) = (kind != IndexKind::Plain, kind == IndexKind::Primary);
-        let constraint = matches!(kind, IndexKind::UniqueConstraint | IndexKind::Primary);
+        let unique = kind != IndexKind::Plain;
+        let (primary, constraint, deferrable) = match kind {
+            IndexKind::Primary(deferrable) => (true, true, deferrable),
+            IndexKind::UniqueConstraint(deferrable) => (false, true, deferrable),
+            IndexKind::Plain | IndexKind::Unique => (false, false, Deferrable::No),
+        };
         // json has no btree order in PostgreSQL; jsonb has one, which
         // folio's keys do not encode.
         let column_types = (positions.iter())
@@ -590,6 +602,7 @@ impl Catalog {
             primary,
             constraint,
             clustered: false,
+            deferrable,
             columns: positions.clone(),
             order: order.clone(),
             sequence: None,
@@ -615,6 +628,7 @@ impl Catalog {
             clustered: false,
             root: tree.root(),
             exprs,
+            deferrable,
         };
         // Built from a snapshot taken now, with writers locked out: every
         // committed row gets its entry, whatever the transaction's
@@ -796,7 +810,7 @@ impl Catalog {
     }
 
     /// `ALTER TABLE name ADD [CONSTRAINT constraint] PRIMARY KEY
-    /// (columns)`: a unique index named as the constraint, or `name_pkey`
+    /// (columns) [DEFERRABLE ...]`: a unique index named as the constraint, or `name_pkey`
     /// (PostgreSQL's name), marked the table's primary key, its columns
     /// made NOT NULL ([`Catalog::set_not_null`]; the caller checks the
     /// rows). 42P16 if the table has one already.
@@ -806,6 +820,7 @@ impl Catalog {
         name: &str,
         constraint: Option<&str>,
         columns: &[&str],
+        deferrable: Deferrable,
     ) -> Result<IndexDef, CatalogError> {
         let table = self.lock_table(txn, name)?;
         if table.primary_key().is_some() {
@@ -818,7 +833,7 @@ impl Catalog {
             Some(constraint) => constraint.to_string(),
             None => format!("{name}_pkey"),
         };
-        self.create_primary_index(txn, name, &index_name, columns)
+        self.create_primary_index(txn, name, &index_name, columns, deferrable)
     }
 
     /// `ALTER TABLE table_name ADD COLUMN column`: a `folio.attribute` row
@@ -1384,6 +1399,7 @@ impl Catalog {
                 clustered: c.clustered,
                 root: c.root,
                 exprs: c.exprs.clone(),
+                deferrable: c.deferrable,
             })
             .collect();
         // Made before indexes recorded it (ClassRow::primary), a primary

@@ -21,7 +21,9 @@
 //!   foreign key, in the same transaction (folio-sql `constraints.rs`).
 
 use crate::catalog::Catalog;
-use crate::defs::{ClassRow, ConstraintDef, ConstraintKind, Deferrable, ForeignKey, TableDef};
+use crate::defs::{
+    ClassRow, ConstraintDef, ConstraintKind, Deferrable, ForeignKey, IndexDef, TableDef,
+};
 use crate::error::CatalogError;
 use folio_heap::Tid;
 use folio_row::SqlType;
@@ -103,7 +105,23 @@ impl Catalog {
                     return Err(CatalogError::KeyArity);
                 }
                 if !parent.indexes.iter().any(|i| i.serves_key(&positions)) {
-                    return Err(CatalogError::NoMatchingUnique(parent.name.clone()));
+                    // One that would but for `DEFERRABLE` has PostgreSQL's
+                    // own error.
+                    let deferrable = (parent.indexes.iter()).any(|i| {
+                        i.deferrable.is_deferrable()
+                            && IndexDef {
+                                deferrable: Deferrable::No,
+                                ..i.clone()
+                            }
+                            .serves_key(&positions)
+                    });
+                    return Err(match deferrable {
+                        true => CatalogError::DeferrableReferenced {
+                            primary: false,
+                            table: parent.name.clone(),
+                        },
+                        false => CatalogError::NoMatchingUnique(parent.name.clone()),
+                    });
                 }
                 positions
             }
@@ -111,6 +129,12 @@ impl Catalog {
                 let key = parent
                     .primary_key()
                     .ok_or_else(|| CatalogError::NoPrimaryKey(parent.name.clone()))?;
+                if key.deferrable.is_deferrable() {
+                    return Err(CatalogError::DeferrableReferenced {
+                        primary: true,
+                        table: parent.name.clone(),
+                    });
+                }
                 if key.columns.len() != columns.len() {
                     return Err(CatalogError::KeyArity);
                 }

@@ -55,6 +55,11 @@ pub struct IndexDef {
     pub root: PageId,
     /// Its expressions and predicate (none: plain columns, every row).
     pub exprs: IndexExprs,
+    /// A PRIMARY KEY or UNIQUE constraint declared `DEFERRABLE`: its
+    /// index takes a duplicate key and the key is checked again later
+    /// (folio-sql README "Deferred constraints"; PostgreSQL's
+    /// `indimmediate` false).
+    pub deferrable: Deferrable,
 }
 
 impl IndexDef {
@@ -76,7 +81,7 @@ impl IndexDef {
         let (mut have, mut wanted) = (self.columns.clone(), columns.to_vec());
         have.sort_unstable();
         wanted.sort_unstable();
-        self.unique && self.is_plain() && have == wanted
+        self.unique && self.is_plain() && !self.deferrable.is_deferrable() && have == wanted
     }
 
     /// Whether the index reads column `position` (a key column, or in an
@@ -458,6 +463,10 @@ pub(crate) struct ClassRow {
     pub constraint: bool,
     /// The table's clustered index (`CLUSTER`, `rewrite.rs`): bit 4.
     pub clustered: bool,
+    /// A deferrable key constraint's index: bit 5 `DEFERRABLE`, bit 6
+    /// `INITIALLY DEFERRED` (clear in rows written before them: not
+    /// deferrable).
+    pub deferrable: Deferrable,
     pub columns: Vec<u16>,
     pub order: Vec<KeyOrder>,
     /// A sequence's options (kind `S` only), after the columns.
@@ -506,6 +515,7 @@ impl ClassRow {
             primary: false,
             constraint: false,
             clustered: false,
+            deferrable: Deferrable::No,
             columns: Vec::new(),
             order: Vec::new(),
             sequence: None,
@@ -537,7 +547,9 @@ impl ClassRow {
                 | (self.prefix_free as u8) << 1
                 | (self.primary as u8) << 2
                 | (self.constraint as u8) << 3
-                | (self.clustered as u8) << 4)
+                | (self.clustered as u8) << 4
+                | (self.deferrable.is_deferrable() as u8) << 5
+                | (self.deferrable.initially_deferred() as u8) << 6)
             .u16(self.columns.len() as u16);
         for (c, o) in self.columns.iter().zip(&self.order) {
             w.u16(*c | o.bits());
@@ -573,7 +585,13 @@ impl ClassRow {
         let root = PageId(r.u64()?);
         let table_oid = r.u64()?;
         let flags = r.u8()?;
-        if flags > 31 {
+        let deferrable = match (flags & 32 != 0, flags & 64 != 0) {
+            (false, false) => Deferrable::No,
+            (true, false) => Deferrable::InitiallyImmediate,
+            (true, true) => Deferrable::InitiallyDeferred,
+            (false, true) => return Err(format!("index flags {flags:#04x}")),
+        };
+        if flags > 127 {
             return Err(format!("index flags {flags:#04x}"));
         }
         let (unique, prefix_free) = (flags & 1 != 0, flags & 2 != 0);
@@ -646,6 +664,7 @@ impl ClassRow {
             primary,
             constraint,
             clustered,
+            deferrable,
             columns,
             order,
             sequence,
@@ -727,6 +746,7 @@ mod tests {
             primary: true,
             constraint: true,
             clustered: true,
+            deferrable: Deferrable::No,
             columns: vec![0, 2],
             order: vec![KeyOrder::new(false), KeyOrder::new(true)],
             sequence: None,
@@ -740,6 +760,16 @@ mod tests {
             function: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
+        for deferrable in [
+            Deferrable::InitiallyImmediate,
+            Deferrable::InitiallyDeferred,
+        ] {
+            let key = ClassRow {
+                deferrable,
+                ..class.clone()
+            };
+            assert_eq!(ClassRow::decode(&key.encode()), Ok(key));
+        }
         let expression = ClassRow {
             columns: vec![IndexDef::EXPRESSION, 1],
             exprs: IndexExprs {

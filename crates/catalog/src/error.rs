@@ -117,6 +117,10 @@ pub enum CatalogError {
     NoMatchingUnique(String),
     #[error("there is no primary key for referenced table \"{0}\"")]
     NoPrimaryKey(String),
+    /// A foreign key onto a deferrable PRIMARY KEY or UNIQUE constraint
+    /// (the only unique index over its columns), which PostgreSQL refuses.
+    #[error("cannot use a deferrable {} for referenced table \"{table}\"", if *.primary { "primary key" } else { "unique constraint" })]
+    DeferrableReferenced { primary: bool, table: String },
     #[error("number of referencing and referenced columns for foreign key disagree")]
     KeyArity,
     #[error("foreign key constraint \"{name}\" cannot be implemented")]
@@ -394,6 +398,7 @@ impl CatalogError {
             CatalogError::NoMatchingUnique(_) => Some("42830"),
             CatalogError::NoPrimaryKey(_) => Some("42704"),
             CatalogError::KeyArity => Some("42830"),
+            CatalogError::DeferrableReferenced { .. } => Some("55000"),
             CatalogError::IncompatibleKeys { .. } => Some("42804"),
             CatalogError::NotASequence(_) => Some("42809"),
             CatalogError::InvalidSequence(_) => Some("22023"),

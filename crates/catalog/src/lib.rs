@@ -61,7 +61,7 @@ pub use index_exprs::{DerivedKeys, IndexEvaluator, IndexExprs, KeyExpr};
 pub use layout::{DroppedColumn, Layout, dropped_name};
 pub use object_lists::ObjectLists;
 pub use reclaim::ReclaimStats;
-pub use relation::{Reads, Relation, RelationIndex, RowAt};
+pub use relation::{Reads, Relation, RelationIndex, RowAt, UniqueRecheck};
 pub use rewrite::Refill;
 pub use schemas::{
     PG_CATALOG_OID, PUBLIC, PUBLIC_OID, SchemaDef, SchemaMember, qualified_name, split_schema,

@@ -10,6 +10,13 @@
 //! - **Update**: HOT when no indexed column changed (no index entries),
 //!   else a new entry in every index, as PostgreSQL does.
 //! - **Delete**: the heap's; index entries go with vacuum.
+//! - **Deferrable keys**: an index of a `DEFERRABLE` PRIMARY KEY or
+//!   UNIQUE constraint checks as any unique index for the writes above;
+//!   the `_deferring` forms ([`Relation::insert_many_deferring`],
+//!   [`Relation::update_deferring`]) instead enter a possible duplicate
+//!   and hand back an [`UniqueRecheck`], which the caller runs
+//!   ([`Relation::recheck_unique`]) before its transaction commits (at
+//!   the statement's end or at COMMIT: folio-sql's `deferred.rs`).
 
 use crate::autovacuum::TableActivity;
 use crate::catalog::Catalog;
@@ -52,6 +59,18 @@ impl Reads {
 
 /// An index entry to make: its key, and whether a unique index checks it.
 type Entry = (Vec<u8>, bool);
+
+/// An entry a deferrable key's index took although another entry of its
+/// key may lead to a live row (folio-heap `Index::insert_partial`): the
+/// key must be checked again ([`Relation::recheck_unique`]) before the
+/// writing transaction commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniqueRecheck {
+    /// The index's oid (its constraint's, for `SET CONSTRAINTS`).
+    pub index: u64,
+    /// The version the entry leads to (a HOT chain's root).
+    pub tid: Tid,
+}
 
 /// An index of a relation, with how its keys are encoded.
 #[derive(Debug)]
@@ -150,15 +169,28 @@ impl RelationIndex {
     }
 
     /// Enters `key` (of `key_values`) for the version at `tid`, checked
-    /// when [`RelationIndex::checks_unique`] says so.
+    /// when [`RelationIndex::checks_unique`] says so: at once, or, for a
+    /// deferrable key's index when the caller takes `rechecks`, later if
+    /// a duplicate may exist (the recheck pushed there).
     fn enter(
         &self,
         txn: &mut Transaction,
         table: &Table,
         (key, checked): &(Vec<u8>, bool),
         tid: Tid,
+        rechecks: Option<&mut Vec<UniqueRecheck>>,
     ) -> Result<(), CatalogError> {
-        if *checked {
+        if *checked
+            && self.def.deferrable.is_deferrable()
+            && let Some(rechecks) = rechecks
+        {
+            if self.index.insert_partial(txn, table, key, tid)? {
+                rechecks.push(UniqueRecheck {
+                    index: self.def.oid,
+                    tid,
+                });
+            }
+        } else if *checked {
             self.index.insert(txn, table, key, tid)?;
         } else {
             self.index.insert_unchecked(key, tid)?;
@@ -544,6 +576,27 @@ impl Relation {
         txn: &mut Transaction,
         rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Tid>, CatalogError> {
+        self.insert_rows(txn, rows, None)
+    }
+
+    /// [`Relation::insert_many`] leaving a deferrable key's possible
+    /// duplicates to be checked later: their rechecks are pushed onto
+    /// `rechecks` (module doc).
+    pub fn insert_many_deferring(
+        &self,
+        txn: &mut Transaction,
+        rows: Vec<Vec<Value>>,
+        rechecks: &mut Vec<UniqueRecheck>,
+    ) -> Result<Vec<Tid>, CatalogError> {
+        self.insert_rows(txn, rows, Some(rechecks))
+    }
+
+    fn insert_rows(
+        &self,
+        txn: &mut Transaction,
+        rows: Vec<Vec<Value>>,
+        mut rechecks: Option<&mut Vec<UniqueRecheck>>,
+    ) -> Result<Vec<Tid>, CatalogError> {
         self.lock_for_writes(txn)?;
         let mut keys = Vec::with_capacity(rows.len());
         let mut encoded = Vec::with_capacity(rows.len());
@@ -557,7 +610,7 @@ impl Relation {
         // deleted again, and its transaction fails (a dead row).
         txn.count_insert(self.def.oid, tids.len() as u64);
         for (i, (&tid, keys)) in tids.iter().zip(&keys).enumerate() {
-            if let Err(e) = self.enter(txn, tid, keys, &encoded[i]) {
+            if let Err(e) = self.enter(txn, tid, keys, &encoded[i], rechecks.as_deref_mut()) {
                 for (&later, row) in tids[i + 1..].iter().zip(&encoded[i + 1..]) {
                     self.table.delete(txn, later)?;
                     self.drop_externals(txn, row)?;
@@ -578,10 +631,11 @@ impl Relation {
         tid: Tid,
         keys: &[Option<Entry>],
         row: &[u8],
+        mut rechecks: Option<&mut Vec<UniqueRecheck>>,
     ) -> Result<(), CatalogError> {
         for (index, entry) in self.indexes.iter().zip(keys) {
             let Some(entry) = entry else { continue };
-            if let Err(e) = index.enter(txn, &self.table, entry, tid) {
+            if let Err(e) = index.enter(txn, &self.table, entry, tid, rechecks.as_deref_mut()) {
                 let e = self.described(txn, index, row, e);
                 self.table.delete(txn, tid)?;
                 return Err(e);
@@ -664,6 +718,31 @@ impl Relation {
         old: &[Value],
         values: Vec<Value>,
     ) -> Result<Write, CatalogError> {
+        self.update_row(txn, tid, old, values, None)
+    }
+
+    /// [`Relation::update`] leaving a deferrable key's possible
+    /// duplicates to be checked later, as
+    /// [`Relation::insert_many_deferring`].
+    pub fn update_deferring(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        old: &[Value],
+        values: Vec<Value>,
+        rechecks: &mut Vec<UniqueRecheck>,
+    ) -> Result<Write, CatalogError> {
+        self.update_row(txn, tid, old, values, Some(rechecks))
+    }
+
+    fn update_row(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        old: &[Value],
+        values: Vec<Value>,
+        rechecks: Option<&mut Vec<UniqueRecheck>>,
+    ) -> Result<Write, CatalogError> {
         let values = self.prepare(values)?;
         let keys = self.keys(&values)?;
         self.lock_for_writes(txn)?;
@@ -677,7 +756,7 @@ impl Relation {
             .collect::<Result<Vec<bool>, CatalogError>>()?
             .into_iter()
             .any(|changed| changed);
-        let write = self.replace(txn, tid, values, &keys, indexed_changed, self)?;
+        let write = self.replace(txn, tid, values, &keys, indexed_changed, self, rechecks)?;
         if let Write::Done(_) | Write::Hot(_) = write {
             txn.count_update(self.def.oid, matches!(write, Write::Hot(_)));
         }
@@ -700,7 +779,7 @@ impl Relation {
         let values = self.prepare(values)?;
         let keys = self.keys(&values)?;
         self.lock_for_writes(txn)?;
-        match self.replace(txn, tid, values, &keys, false, before)? {
+        match self.replace(txn, tid, values, &keys, false, before, None)? {
             Write::Done(_) | Write::Hot(_) => Ok(()),
             other => Err(CatalogError::Corrupt(format!(
                 "a row of \"{}\" locked for a type change could not be updated ({other:?})",
@@ -712,7 +791,8 @@ impl Relation {
     /// Writes the prepared `values` (with their index `keys`) as the new
     /// version of `tid`; the old version's out-of-line values are freed
     /// as `written` (the relation whose column types it was written
-    /// under) decodes it.
+    /// under) decodes it; `rechecks` as in [`Relation::update_deferring`].
+    #[allow(clippy::too_many_arguments)]
     fn replace(
         &self,
         txn: &mut Transaction,
@@ -721,11 +801,12 @@ impl Relation {
         keys: &[Option<Entry>],
         indexed_changed: bool,
         written: &Relation,
+        rechecks: Option<&mut Vec<UniqueRecheck>>,
     ) -> Result<Write, CatalogError> {
         let row = self.encode(txn, values)?;
         let write = self.table.update(txn, tid, &row, indexed_changed)?;
         if let Write::Done(Some(new)) = write {
-            self.enter(txn, new, keys, &row)?;
+            self.enter(txn, new, keys, &row, rechecks)?;
         }
         if matches!(write, Write::Done(_) | Write::Hot(_)) {
             self.activity.dead.fetch_add(1, Ordering::Relaxed);
@@ -735,6 +816,37 @@ impl Relation {
             self.drop_externals(txn, &row)?;
         }
         Ok(write)
+    }
+
+    /// Runs a check a deferrable key's index left (`recheck`): if the row
+    /// whose entry it is still lives for this transaction (not deleted or
+    /// moved by it since; a HOT update keeps the key), no other version
+    /// of its key may be live (folio-heap `Index::recheck`, which waits
+    /// for running writers of the key): 23505 as an insert's, naming the
+    /// row's key. An index dropped since has nothing to check.
+    pub fn recheck_unique(
+        &self,
+        txn: &mut Transaction,
+        recheck: &UniqueRecheck,
+    ) -> Result<(), CatalogError> {
+        let Some(ri) = self.indexes.iter().find(|i| i.def.oid == recheck.index) else {
+            return Ok(());
+        };
+        // The chain's version this transaction wrote and has not deleted.
+        let live = (self.table.chain_headers(recheck.tid)?.into_iter()).find(|(_, h)| {
+            txn.is_mine(h.xmin) && h.deleter().is_none_or(|deleter| !txn.is_mine(deleter))
+        });
+        let Some((at, _)) = live else {
+            return Ok(());
+        };
+        let Some(row) = self.table.fetch_any(at)? else {
+            return Ok(());
+        };
+        let Some((key, true)) = ri.entry(&self.decode(txn, &row)?)? else {
+            return Ok(());
+        };
+        (ri.index.recheck(txn, &self.table, &key, recheck.tid))
+            .map_err(|e| self.described(txn, ri, &row, e.into()))
     }
 
     /// Deletes the version at `tid`.
@@ -956,7 +1068,7 @@ impl Relation {
                 };
                 let (key, checked) = ri.entry_of(&key_values)?;
                 if !bottom_up {
-                    ri.enter(txn, &self.table, &(key, checked), tid)?;
+                    ri.enter(txn, &self.table, &(key, checked), tid, None)?;
                     continue;
                 }
                 gathered += key.len() + ENTRY_OVERHEAD;
@@ -964,7 +1076,7 @@ impl Relation {
                 if gathered > memory {
                     bottom_up = false;
                     for (key, tid, checked) in entries.drain(..) {
-                        ri.enter(txn, &self.table, &(key, checked), tid)?;
+                        ri.enter(txn, &self.table, &(key, checked), tid, None)?;
                     }
                 }
             }

@@ -464,6 +464,7 @@ impl Catalog {
             primary: false,
             constraint: false,
             clustered: false,
+            deferrable: Default::default(),
             columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
             order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
             sequence: Some(options),

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use folio_db::{ColumnDef, Database, Durability, Isolation, Options, Storage};
+use folio_db::{ColumnDef, Database, Deferrable, Durability, Isolation, Options, Storage};
 use folio_io::{SimConfig, SimDir};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -336,7 +336,7 @@ fn constraints_are_kept_in_the_catalog() {
         cat.create_table(&mut t, "child", &columns()).unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", None));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42704"));
-        cat.add_primary_key(&mut t, "parent", None, &["aid"])
+        cat.add_primary_key(&mut t, "parent", None, &["aid"], Deferrable::No)
             .unwrap();
         let e = cat.add_foreign_key(&mut t, "child", &fk("child_bid_fkey", Some(&bid[..])));
         assert_eq!(e.unwrap_err().sqlstate(), Some("42830"));

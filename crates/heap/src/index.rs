@@ -20,6 +20,19 @@
 //! so two inserters of one key never both find it free; a waiter releases
 //! it while it sleeps.
 //!
+//! **Deferred checks** (a `DEFERRABLE` key constraint's index, PostgreSQL's
+//! `UNIQUE_CHECK_PARTIAL` then `UNIQUE_CHECK_EXISTING`):
+//! [`Index::insert_partial`] makes the entry whatever it finds, without
+//! waiting, and reports whether another entry of the key may be live;
+//! only then does the caller's transaction check the key again
+//! ([`Index::recheck`], waiting as above) before it commits. Two
+//! transactions never both commit live versions of one key: the look and
+//! the entry are one step under the key's stripe, so of two entries the
+//! later one's inserter saw the earlier (entries go only when their
+//! versions are dead to every snapshot) and must look again; its second
+//! look waits for the earlier's inserter to end, and fails if that one
+//! committed a version still live.
+//!
 //! **Killed entries** (README "Killed entries"): a read that follows an
 //! entry to a chain dead to every snapshot removes the entry, leaf by leaf,
 //! if the leaf is unchanged since the read (`Kills`, folio-btree
@@ -189,9 +202,7 @@ impl Index {
             self.tree.insert(key, tid_word(tid), &[])?;
             return Ok(());
         }
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        key.hash(&mut hasher);
-        let stripe = &self.stripes[hasher.finish() as usize % STRIPES];
+        let stripe = self.stripe(key);
         loop {
             let one = stripe.lock().unwrap_or_else(|p| p.into_inner());
             match self.check_unique(txn, table, key, tid)? {
@@ -207,6 +218,69 @@ impl Index {
                 }
                 Check::Wait(holder) => {
                     drop(one);
+                    txn.wait_for(holder)?;
+                }
+            }
+        }
+    }
+
+    /// The mutex that makes the unique check of `key` and the insert of
+    /// its entry one step.
+    fn stripe(&self, key: &[u8]) -> &Mutex<()> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut hasher);
+        &self.stripes[hasher.finish() as usize % STRIPES]
+    }
+
+    /// Enters `key -> tid` for a version `txn` wrote in `table` into a
+    /// unique index whose check may wait (a deferrable constraint's;
+    /// PostgreSQL's partial check): the entry is made whatever the check
+    /// finds, and nothing is waited for. Returns whether another entry of
+    /// `key` leads to a version that is or may become live (live, or its
+    /// inserter or deleter running): then the caller must call
+    /// [`Index::recheck`] before `txn` commits. The check and the entry
+    /// are one step under the key's stripe, so of two entries of one key
+    /// the later one always saw the earlier (module doc, "Deferred
+    /// checks").
+    pub fn insert_partial(
+        &self,
+        txn: &mut Transaction,
+        table: &Table,
+        key: &[u8],
+        tid: Tid,
+    ) -> Result<bool, HeapError> {
+        debug_assert!(self.unique, "a partial check of a non-unique index");
+        if txn.is_serializable() {
+            txn.predicate_write(&[PredicateTarget::key(self.id(), key)])?;
+        }
+        let _one = self.stripe(key).lock().unwrap_or_else(|p| p.into_inner());
+        let maybe = !matches!(self.check_unique(txn, table, key, tid)?, Check::Free);
+        self.tree.insert(key, tid_word(tid), &[])?;
+        Ok(maybe)
+    }
+
+    /// The check [`Index::insert_partial`] left for later: no version but
+    /// the one entered at `tid` with `key` is live, waiting for running
+    /// inserters and deleters of the others as [`Index::insert`] does
+    /// (a [`HeapError::UniqueViolation`] otherwise). The caller checks
+    /// that the version at `tid` is still live itself.
+    pub fn recheck(
+        &self,
+        txn: &mut Transaction,
+        table: &Table,
+        key: &[u8],
+        tid: Tid,
+    ) -> Result<(), HeapError> {
+        loop {
+            match self.check_unique(txn, table, key, tid)? {
+                Check::Free => return Ok(()),
+                Check::Duplicate => {
+                    return Err(HeapError::UniqueViolation {
+                        index: self.name.clone(),
+                        key: key.to_vec(),
+                    });
+                }
+                Check::Wait(holder) => {
                     txn.wait_for(holder)?;
                 }
             }
@@ -258,9 +332,12 @@ impl Index {
         // The key's entries: read in place from their leaf when they all
         // lie in one (no copy of the leaf), else by a scan.
         let mut words = TIDS.with(|cell| cell.take());
-        let result = self
-            .entries_of(key, &mut words)
-            .and_then(|()| self.check_versions(txn, table, &words, tid));
+        // (The entry of `tid` itself is there when a deferred check looks
+        // again: not a duplicate of itself.)
+        let result = self.entries_of(key, &mut words).and_then(|()| {
+            words.retain(|&w| w != tid_word(tid));
+            self.check_versions(txn, table, &words, tid)
+        });
         TIDS.with(|cell| cell.replace(words));
         result
     }

@@ -178,6 +178,7 @@ impl Conflict {
         values: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
+        self.refuse_deferrable(relation)?;
         for _ in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(_) => return Ok(Some(values)),
@@ -234,6 +235,23 @@ impl Conflict {
             }
         }
         Err(concurrent_update())
+    }
+
+    /// 55000 if an index this clause arbitrates (the target's; without
+    /// one, every unique index) is a deferrable constraint's, whose
+    /// duplicates an insert does not report: PostgreSQL's error, raised
+    /// as it is when a row is inserted (none, none raised).
+    fn refuse_deferrable(&self, relation: &Relation) -> Result<(), SqlError> {
+        let arbiters = (relation.indexes.iter().enumerate())
+            .filter(|(i, ri)| ri.def.unique && self.index.is_none_or(|target| target == *i));
+        match arbiters.map(|(_, ri)| ri).find(|ri| ri.def.deferrable.is_deferrable()) {
+            None => Ok(()),
+            Some(ri) => Err(SqlError::new(
+                "55000",
+                "ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters",
+            )
+            .with_constraint(&relation.def.name, folio_catalog::unqualified(&ri.def.name))),
+        }
     }
 
     /// Whether the unique violation `e` is one this clause handles: any

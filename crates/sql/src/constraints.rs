@@ -14,6 +14,10 @@
 //!   statement; a `DEFERRABLE` key's checks the transaction defers wait
 //!   for its COMMIT instead (`deferred.rs`). COPY checks each row as it
 //!   is inserted.
+//! - **A deferrable PRIMARY KEY or UNIQUE constraint** takes a possible
+//!   duplicate into its index (folio-catalog `Relation::insert_many_deferring`);
+//!   the key is checked again when the statement ends, or at COMMIT when
+//!   the transaction defers it (README "Deferred constraints").
 //! - **A reference is checked and kept** (insert, or update changing the
 //!   key columns; a key with a NULL column is not checked, MATCH SIMPLE):
 //!   the referenced row is found through the parent's unique index and
@@ -47,7 +51,7 @@ use crate::parse;
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
 use crate::types;
-use folio_catalog::{ConstraintKind, Deferrable, RefAction, Relation, RowAt};
+use folio_catalog::{ConstraintKind, Deferrable, RefAction, Relation, RowAt, UniqueRecheck};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use std::cell::RefCell;
@@ -74,6 +78,12 @@ pub struct Constraints {
     /// The foreign key checks of the running statement's row changes,
     /// made when it ends ([`Constraints::end_statement`]).
     deferred: RefCell<Vec<Deferred>>,
+    /// The deferrable key constraints' indexes (oid, mode): the table's
+    /// writes leave their possible duplicates for later.
+    deferrable_keys: Vec<(u64, Deferrable)>,
+    /// The keys of the running statement's rows that such an index took
+    /// over a possible duplicate, checked when it ends.
+    rechecks: RefCell<Vec<UniqueRecheck>>,
 }
 
 /// A foreign key check waiting for the end of the statement.
@@ -173,7 +183,13 @@ impl Constraints {
         cascading: &[u64],
     ) -> Result<Constraints, SqlError> {
         let def = &relation.def;
-        let mut out = Constraints::default();
+        let mut out = Constraints {
+            deferrable_keys: (def.indexes.iter())
+                .filter(|i| i.deferrable.is_deferrable())
+                .map(|i| (i.oid, i.deferrable))
+                .collect(),
+            ..Constraints::default()
+        };
         let none: &[(String, SqlType)] = &[];
         for c in &def.constraints {
             match &c.kind {
@@ -427,9 +443,9 @@ impl Constraints {
             .map(|values| self.check(relation, values, env))
             .collect::<Result<Vec<_>, _>>()?;
         if self.references.is_empty() {
-            return Ok(relation.insert_many(txn, rows)?);
+            return self.insert_rows(txn, relation, rows);
         }
-        let tids = relation.insert_many(txn, rows.clone())?;
+        let tids = self.insert_rows(txn, relation, rows.clone())?;
         for (new, &tid) in rows.into_iter().zip(&tids) {
             self.defer(Deferred::References {
                 tid,
@@ -438,6 +454,37 @@ impl Constraints {
             });
         }
         Ok(tids)
+    }
+
+    /// The relation's insert of `rows`, a deferrable key's rechecks kept
+    /// for the statement's end.
+    fn insert_rows(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Tid>, SqlError> {
+        if self.deferrable_keys.is_empty() {
+            return Ok(relation.insert_many(txn, rows)?);
+        }
+        let mut rechecks = self.rechecks.borrow_mut();
+        Ok(relation.insert_many_deferring(txn, rows, &mut rechecks)?)
+    }
+
+    /// The relation's update, as [`Constraints::insert_rows`].
+    fn update_row(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        tid: Tid,
+        old: &[Value],
+        new: Vec<Value>,
+    ) -> Result<Write, SqlError> {
+        if self.deferrable_keys.is_empty() {
+            return Ok(relation.update(txn, tid, old, new)?);
+        }
+        let mut rechecks = self.rechecks.borrow_mut();
+        Ok(relation.update_deferring(txn, tid, old, new, &mut rechecks)?)
     }
 
     /// Replaces the version at `tid` (values `old`) by `new`, checked.
@@ -452,9 +499,9 @@ impl Constraints {
     ) -> Result<Write, SqlError> {
         let new = self.check(relation, new, env)?;
         if self.references.is_empty() && self.referenced_by.is_empty() {
-            return Ok(relation.update(txn, tid, old, new)?);
+            return self.update_row(txn, relation, tid, old, new);
         }
-        let write = relation.update(txn, tid, old, new.clone())?;
+        let write = self.update_row(txn, relation, tid, old, new.clone())?;
         let new_tid = match write {
             Write::Done(Some(at)) | Write::Hot(at) => Some(at),
             Write::Done(None) => Some(tid),
@@ -510,6 +557,7 @@ impl Constraints {
     /// (a kept plan runs again).
     pub fn start_statement(&self) {
         self.deferred.borrow_mut().clear();
+        self.rechecks.borrow_mut().clear();
         for r in &self.referenced_by {
             if let Some(Cascade::Other(more)) = &r.cascade {
                 more.start_statement();
@@ -528,15 +576,29 @@ impl Constraints {
     /// queue `pending` instead (`deferred.rs`), run at COMMIT; RESTRICT's
     /// is never deferred, and no action (CASCADE) is. Without a queue
     /// (COPY's rows) every check runs now.
+    ///
+    /// First, the keys a deferrable PRIMARY KEY or UNIQUE constraint's
+    /// index took over a possible duplicate are checked again (23505), or
+    /// queued likewise when the transaction defers that constraint.
     pub fn end_statement(
         &self,
         pending: Option<&Pending>,
         txn: &mut Transaction,
         relation: &Relation,
     ) -> Result<(), SqlError> {
-        let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
         let defers =
             |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
+        let rechecks = std::mem::take(&mut *self.rechecks.borrow_mut());
+        for recheck in rechecks {
+            let mode = (self.deferrable_keys.iter()).find(|(oid, _)| *oid == recheck.index);
+            match mode.and_then(|&(oid, deferrable)| defers(oid, deferrable)) {
+                Some(pending) => {
+                    pending.push(&relation.def.name, recheck.index, Queued::Unique(recheck))
+                }
+                None => relation.recheck_unique(txn, &recheck)?,
+            }
+        }
+        let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
         for check in deferred {
             match check {
                 Deferred::References { tid, new, old } => {
@@ -612,6 +674,7 @@ impl Constraints {
         check: &Queued,
     ) -> Result<(), SqlError> {
         match check {
+            Queued::Unique(recheck) => Ok(relation.recheck_unique(txn, recheck)?),
             Queued::References { tid } => {
                 let Some(reference) = self.references.iter().find(|r| r.oid == constraint) else {
                     return Ok(());

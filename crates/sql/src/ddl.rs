@@ -119,12 +119,15 @@ pub fn create_table(
                 }
                 ColumnOption::Unique {
                     is_primary,
-                    characteristics: None,
+                    ref characteristics,
                 } => keys.push(
                     &name,
                     is_primary,
-                    option.name.as_ref().map(names::ident),
-                    vec![column_name.clone()],
+                    KeyConstraint {
+                        name: option.name.as_ref().map(names::ident),
+                        columns: vec![column_name.clone()],
+                        deferrable: deferrable(characteristics.as_ref())?,
+                    },
                 )?,
                 ref other => {
                     return Err(SqlError::unsupported(format!("the column option {other}")));
@@ -140,9 +143,7 @@ pub fn create_table(
     }
     for constraint in &create.constraints {
         match key_constraint(constraint) {
-            Some((primary, constraint, columns)) => {
-                keys.push(&name, primary, constraint, key_columns(columns)?)?
-            }
+            Some((primary, key)) => keys.push(&name, primary, key?)?,
             None => additions.push(constraint)?,
         }
     }
@@ -1043,12 +1044,8 @@ pub fn alter_table(
                 constraint,
                 not_valid: false,
             } if key_constraint(constraint).is_some() => {
-                let (primary, constraint, columns) = key_constraint(constraint).expect("matched");
-                let key = KeyConstraint {
-                    name: constraint,
-                    columns: key_columns(columns)?,
-                };
-                key.add(cx, txn, &name, primary)?;
+                let (primary, key) = key_constraint(constraint).expect("matched");
+                key?.add(cx, txn, &name, primary)?;
             }
             AlterTableOperation::AddConstraint {
                 constraint,
@@ -1392,10 +1389,18 @@ pub fn rename_index(
 }
 
 /// A `[CONSTRAINT name] PRIMARY KEY (columns)` or `[CONSTRAINT name]
-/// UNIQUE (columns)` table constraint with nothing more (no index name,
-/// type or options, NULLS NOT DISTINCT or DEFERRABLE): whether it is the
-/// primary key, its name if given, and its columns.
-fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Option<String>, &[IndexColumn])> {
+/// UNIQUE (columns)` table constraint, `[NOT] DEFERRABLE [INITIALLY
+/// ...]` or not, with nothing more (no index name, type or options, NULLS
+/// NOT DISTINCT): whether it is the primary key, and the key (its
+/// columns' or characteristics' error).
+fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Result<KeyConstraint, SqlError>)> {
+    let key = |name: &Option<Ident>, columns: &[IndexColumn], characteristics: &Option<_>| {
+        Ok(KeyConstraint {
+            name: name.as_ref().map(names::ident),
+            columns: key_columns(columns)?,
+            deferrable: deferrable(characteristics.as_ref())?,
+        })
+    };
     match constraint {
         TableConstraint::PrimaryKey {
             name,
@@ -1403,18 +1408,18 @@ fn key_constraint(constraint: &TableConstraint) -> Option<(bool, Option<String>,
             index_type: None,
             columns,
             index_options,
-            characteristics: None,
-        } if index_options.is_empty() => Some((true, name.as_ref().map(names::ident), columns)),
+            characteristics,
+        } if index_options.is_empty() => Some((true, key(name, columns, characteristics))),
         TableConstraint::Unique {
             name,
             index_name: None,
             index_type: None,
             columns,
             index_options,
-            characteristics: None,
+            characteristics,
             nulls_distinct: NullsDistinctOption::None,
             ..
-        } if index_options.is_empty() => Some((false, name.as_ref().map(names::ident), columns)),
+        } if index_options.is_empty() => Some((false, key(name, columns, characteristics))),
         _ => None,
     }
 }
@@ -1426,6 +1431,9 @@ struct KeyConstraint {
     /// `table_pkey`, `table_col_key`).
     name: Option<String>,
     columns: Vec<String>,
+    /// `DEFERRABLE [INITIALLY DEFERRED]` (design: README "Deferred
+    /// constraints").
+    deferrable: Deferrable,
 }
 
 impl KeyConstraint {
@@ -1441,15 +1449,26 @@ impl KeyConstraint {
         primary: bool,
     ) -> Result<(), SqlError> {
         if !primary {
-            return indexes::add_unique(cx.db, txn, table, self.name.as_deref(), &self.columns);
+            return indexes::add_unique(
+                cx.db,
+                txn,
+                table,
+                self.name.as_deref(),
+                &self.columns,
+                self.deferrable,
+            );
         }
         for column in &self.columns {
             set_not_null(cx, txn, table, column)?;
         }
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
-        cx.db
-            .catalog()
-            .add_primary_key(txn, table, self.name.as_deref(), &columns)?;
+        cx.db.catalog().add_primary_key(
+            txn,
+            table,
+            self.name.as_deref(),
+            &columns,
+            self.deferrable,
+        )?;
         Ok(())
     }
 }
@@ -1457,7 +1476,7 @@ impl KeyConstraint {
 /// The PRIMARY KEY and UNIQUE constraints of a CREATE TABLE, reduced as
 /// PostgreSQL reduces them (its `transformIndexConstraints`): the primary
 /// key first, then the UNIQUE constraints in the order written; one over
-/// the same columns in the same order as a constraint before it makes no
+/// the same columns in the same order (and as deferrable) as a constraint before it makes no
 /// index of its own, and gives that one its name if it had none.
 #[derive(Debug, Default)]
 struct KeyConstraints {
@@ -1468,14 +1487,7 @@ struct KeyConstraints {
 impl KeyConstraints {
     /// Takes a key constraint of table `table`; a second primary key is
     /// 42P16.
-    fn push(
-        &mut self,
-        table: &str,
-        primary: bool,
-        name: Option<String>,
-        columns: Vec<String>,
-    ) -> Result<(), SqlError> {
-        let key = KeyConstraint { name, columns };
+    fn push(&mut self, table: &str, primary: bool, key: KeyConstraint) -> Result<(), SqlError> {
         if !primary {
             self.uniques.push(key);
             return Ok(());
@@ -1495,7 +1507,9 @@ impl KeyConstraints {
         let mut kept: Vec<(bool, KeyConstraint)> = Vec::new();
         let all = self.primary.map(|k| (true, k)).into_iter();
         for (primary, key) in all.chain(self.uniques.into_iter().map(|k| (false, k))) {
-            match kept.iter_mut().find(|(_, k)| k.columns == key.columns) {
+            let same =
+                |k: &KeyConstraint| k.columns == key.columns && k.deferrable == key.deferrable;
+            match kept.iter_mut().find(|(_, k)| same(k)) {
                 Some((_, prior)) => {
                     if prior.name.is_none() {
                         prior.name = key.name;

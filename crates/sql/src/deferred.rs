@@ -1,5 +1,5 @@
-//! Deferred constraint checks: the foreign key checks a transaction
-//! keeps for its COMMIT, and `SET CONSTRAINTS`.
+//! Deferred constraint checks: the foreign key and deferrable key checks
+//! a transaction keeps for its COMMIT, and `SET CONSTRAINTS`.
 //!
 //! - **What waits.** A check of a `DEFERRABLE` foreign key whose mode in
 //!   the transaction is deferred (`INITIALLY DEFERRED`, or `SET
@@ -8,7 +8,10 @@
 //!   when the statement ends, and CASCADE acts at once, as PostgreSQL's)
 //!   that no row references a key a delete or update removed. The row
 //!   change is made at once; `Constraints::end_statement`, which checks the
-//!   statement's changes, puts such a check in [`Pending`] instead.
+//!   statement's changes, puts such a check in [`Pending`] instead. So
+//!   does a check of a `DEFERRABLE` PRIMARY KEY or UNIQUE constraint's
+//!   index that took a possible duplicate ([`Queued::Unique`]; design:
+//!   README "Deferred constraints").
 //! - **When it runs.** At COMMIT ([`at_commit`], before the temporary
 //!   tables' `ON COMMIT` actions), in the order the checks were queued;
 //!   the first failure is the COMMIT's error (23503) and the transaction
@@ -34,7 +37,7 @@ use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::{Notice, Output};
-use folio_catalog::{ConstraintDef, Deferrable, Relation};
+use folio_catalog::{ConstraintDef, Deferrable, Relation, UniqueRecheck};
 use folio_db::{Tid, Transaction};
 use folio_row::Value;
 use std::cell::RefCell;
@@ -50,6 +53,9 @@ pub enum Queued {
     /// No row references the key of the referenced row `old`, which a
     /// delete or an update of the key removed.
     Removed { old: Vec<Value> },
+    /// A deferrable PRIMARY KEY or UNIQUE constraint's index took a
+    /// possible duplicate: its key has no other live row.
+    Unique(UniqueRecheck),
 }
 
 /// A queued check and where it belongs.
@@ -338,7 +344,7 @@ fn all_constraints(cx: &Ctx<'_>, txn: &Transaction) -> Result<Vec<Named>, SqlErr
                 oid: index.oid,
                 schema: schema.clone(),
                 name: folio_catalog::unqualified(&index.name).to_string(),
-                deferrable: false,
+                deferrable: index.deferrable.is_deferrable(),
             });
         }
     }

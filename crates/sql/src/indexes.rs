@@ -158,6 +158,7 @@ pub fn add_unique(
     table: &str,
     constraint: Option<&str>,
     columns: &[String],
+    deferrable: folio_catalog::Deferrable,
 ) -> Result<(), SqlError> {
     let plain: Vec<&str> = columns.iter().map(String::as_str).collect();
     let name = match constraint {
@@ -165,7 +166,7 @@ pub fn add_unique(
         None => free_name(db, txn, table, &plain, "key")?,
     };
     db.catalog()
-        .add_unique_constraint(txn, table, &name, &plain)?;
+        .add_unique_constraint(txn, table, &name, &plain, deferrable)?;
     Ok(())
 }
 

@@ -364,8 +364,15 @@ impl View {
         for index in table.indexes.iter().filter(|i| i.constraint) {
             match self {
                 View::TableConstraints => out.push(match index.primary {
-                    true => constraint(&index.name, "PRIMARY KEY", Value::Null),
-                    false => constraint(&index.name, "UNIQUE", text("YES")),
+                    true => deferrable_constraint(
+                        &index.name,
+                        "PRIMARY KEY",
+                        Value::Null,
+                        index.deferrable,
+                    ),
+                    false => {
+                        deferrable_constraint(&index.name, "UNIQUE", text("YES"), index.deferrable)
+                    }
                 }),
                 View::KeyColumnUsage => out.extend(
                     (index.columns.iter().enumerate())

@@ -130,13 +130,7 @@ impl Lookups {
             }
             for constraint in &table.constraints {
                 if let Some(mut text) = constraint_definition(table, &constraint.kind, &tables) {
-                    text.push_str(match constraint.deferrable {
-                        folio_catalog::Deferrable::No => "",
-                        folio_catalog::Deferrable::InitiallyImmediate => " DEFERRABLE",
-                        folio_catalog::Deferrable::InitiallyDeferred => {
-                            " DEFERRABLE INITIALLY DEFERRED"
-                        }
-                    });
+                    text.push_str(deferrable_clause(constraint.deferrable));
                     if !constraint.validated {
                         text.push_str(" NOT VALID");
                     }
@@ -406,7 +400,21 @@ fn key_definition(table: &TableDef, index: &IndexDef) -> String {
     } else {
         "UNIQUE"
     };
-    format!("{kind} ({})", columns.join(", "))
+    format!(
+        "{kind} ({}){}",
+        columns.join(", "),
+        deferrable_clause(index.deferrable)
+    )
+}
+
+/// What `pg_get_constraintdef` adds after a constraint of mode
+/// `deferrable`.
+fn deferrable_clause(deferrable: folio_catalog::Deferrable) -> &'static str {
+    match deferrable {
+        folio_catalog::Deferrable::No => "",
+        folio_catalog::Deferrable::InitiallyImmediate => " DEFERRABLE",
+        folio_catalog::Deferrable::InitiallyDeferred => " DEFERRABLE INITIALLY DEFERRED",
+    }
 }
 
 /// A CHECK's or a foreign key's text as `pg_get_constraintdef(oid, true)`

@@ -1017,7 +1017,7 @@ impl SystemRelation {
                             Value::Bool(false),
                             Value::Bool(index.primary),
                             Value::Bool(false),
-                            Value::Bool(true),
+                            Value::Bool(!index.deferrable.is_deferrable()),
                             Value::Bool(index.clustered),
                             Value::Bool(true),
                             Value::Bool(false),
@@ -1463,6 +1463,8 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
             &index.name,
             if index.primary { "p" } else { "u" },
         );
+        r[4] = Value::Bool(index.deferrable.is_deferrable());
+        r[5] = Value::Bool(index.deferrable.initially_deferred());
         r[9] = oid(index.oid as i64);
         r[18] = numbers(table, &index.columns);
         out.push(r);

@@ -1,0 +1,160 @@
+//! Deferrable PRIMARY KEY and UNIQUE constraints between sessions
+//! (README "Deferred constraints"): two transactions that write the same
+//! key never both commit it, whichever order they write and commit in;
+//! and the constraint's mode survives a restart. Expected messages and
+//! SQLSTATEs are PostgreSQL 15's.
+
+use folio_db::{Database, Options};
+use folio_sql::Session;
+use folio_txn::WaitEvent;
+use std::sync::Arc;
+use std::time::Duration;
+
+mod common;
+use common::{fails, ok, reopen, rows};
+
+fn database() -> (tempfile::TempDir, Arc<Database>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    (dir, db)
+}
+
+/// Waits until `session` waits for another transaction to end (a bounded
+/// poll: the point is the order of events, not time).
+fn until_waiting(session: &folio_txn::Interrupt) {
+    for _ in 0..10_000 {
+        if session.wait_event() == Some(WaitEvent::Transaction) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("the session does not wait");
+}
+
+fn duplicate(e: &folio_sql::SqlError, constraint: &str, key: &str) {
+    assert_eq!(
+        (e.code, e.message.as_str(), e.detail.as_deref()),
+        (
+            "23505",
+            format!("duplicate key value violates unique constraint \"{constraint}\"").as_str(),
+            Some(format!("Key (id)=({key}) already exists.").as_str())
+        )
+    );
+}
+
+// Proves the second writer of a key, whose insert was taken while the
+// first's transaction ran, is the one that fails: at its COMMIT if the
+// first committed already, or, committing first, after waiting for the
+// first to end (then it fails if the first committed, and commits if the
+// first rolled back). Either way the key is committed once.
+#[test]
+fn the_later_writer_of_a_key_fails_at_commit() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(
+        &mut a,
+        "create table k (id int primary key deferrable initially deferred, who text)",
+    );
+    // The first commits first: the second's COMMIT sees it.
+    ok(&mut a, "begin");
+    ok(&mut a, "insert into k values (1, 'a')");
+    ok(&mut b, "begin");
+    ok(&mut b, "insert into k values (1, 'b')");
+    ok(&mut a, "commit");
+    duplicate(&fails(&mut b, "commit"), "k_pkey", "1");
+    assert_eq!(rows(&mut a, "select id, who from k"), ["1 a"]);
+
+    // The second commits first: it waits for the first, which commits.
+    ok(&mut a, "begin");
+    ok(&mut a, "insert into k values (2, 'a')");
+    ok(&mut b, "begin");
+    ok(&mut b, "insert into k values (2, 'b')");
+    let b_waits = b.interrupt();
+    let committer = std::thread::spawn(move || {
+        let e = fails(&mut b, "commit");
+        (b, e)
+    });
+    until_waiting(&b_waits);
+    ok(&mut a, "commit");
+    let (mut b, e) = committer.join().unwrap();
+    duplicate(&e, "k_pkey", "2");
+
+    // ... and when the first rolls back, the second commits.
+    ok(&mut a, "begin");
+    ok(&mut a, "insert into k values (3, 'a')");
+    ok(&mut b, "begin");
+    ok(&mut b, "insert into k values (3, 'b')");
+    let committer = std::thread::spawn(move || {
+        ok(&mut b, "commit");
+        b
+    });
+    until_waiting(&b_waits);
+    ok(&mut a, "rollback");
+    let mut b = committer.join().unwrap();
+    assert_eq!(
+        rows(&mut b, "select id, who from k order by id"),
+        ["1 a", "2 a", "3 b"]
+    );
+}
+
+// Proves a deferrable key checked when the statement ends (INITIALLY
+// IMMEDIATE) waits there for a running writer of the key, as
+// PostgreSQL's, and fails once that one commits.
+#[test]
+fn a_statement_waits_for_a_running_writer_of_its_key() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(
+        &mut a,
+        "create table k (id int primary key deferrable, who text)",
+    );
+    ok(&mut a, "begin");
+    ok(&mut a, "insert into k values (1, 'a')");
+    let b_waits = b.interrupt();
+    let writer = std::thread::spawn(move || {
+        let e = fails(&mut b, "insert into k values (1, 'b')");
+        (b, e)
+    });
+    until_waiting(&b_waits);
+    ok(&mut a, "commit");
+    let (_b, e) = writer.join().unwrap();
+    duplicate(&e, "k_pkey", "1");
+    assert_eq!(rows(&mut a, "select id, who from k"), ["1 a"]);
+}
+
+// Proves the mode of a deferrable key is kept across a restart: the
+// catalog shows it, and it still defers.
+#[test]
+fn a_deferrable_key_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(
+        &mut s,
+        "create table k (id int primary key deferrable initially deferred, v int unique deferrable)",
+    );
+    drop(s);
+    let db = reopen(db, &path);
+    let mut s = Session::new(db);
+    assert_eq!(
+        rows(
+            &mut s,
+            "select conname, condeferrable, condeferred, pg_get_constraintdef(oid) from pg_constraint where conrelid = 'k'::regclass order by conname"
+        ),
+        [
+            "k_pkey t t PRIMARY KEY (id) DEFERRABLE INITIALLY DEFERRED",
+            "k_v_key t f UNIQUE (v) DEFERRABLE"
+        ]
+    );
+    ok(&mut s, "begin");
+    ok(&mut s, "insert into k values (1, 1), (1, 2)");
+    ok(&mut s, "update k set id = 2 where v = 2");
+    ok(&mut s, "commit");
+    assert_eq!(
+        rows(&mut s, "select id, v from k order by id"),
+        ["1 1", "2 2"]
+    );
+}

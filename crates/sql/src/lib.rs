@@ -65,6 +65,7 @@ mod output;
 mod params;
 mod parse;
 mod plan;
+mod plpgsql;
 mod position;
 mod privileges;
 mod pushdown;

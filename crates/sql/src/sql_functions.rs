@@ -47,6 +47,10 @@ use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::sync::Arc;
 
+/// The `void` type's oid: a function that returns nothing
+/// (PL/pgSQL's; a SQL function's body must still return a column).
+pub const VOID: u32 = 2278;
+
 /// How deep calls may nest in one expansion (a bound on the stack; a
 /// cycle is refused before).
 const MAX_DEPTH: usize = 64;
@@ -254,6 +258,14 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
             if plpgsql && names::relation(name).is_ok_and(|n| n == "trigger") =>
         {
             return Err(SqlError::unsupported("trigger functions in PL/pgSQL"));
+        }
+        Some(DataType::Custom(name, _))
+            if names::relation(name).is_ok_and(|n| n == "void") =>
+        {
+            if !plpgsql {
+                return Err(SqlError::unsupported("SQL functions returning void"));
+            }
+            (VOID, -1)
         }
         Some(ty) => {
             let ty = crate::types::column_type(ty)?;

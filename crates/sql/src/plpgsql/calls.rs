@@ -152,6 +152,7 @@ impl Run<'_, '_> {
     }
 }
 
+/// The type a call's value has in the statement (`void`'s: text).
 fn result_type(def: &FunctionDef) -> folio_row::SqlType {
     crate::user_types::of_oid(def.result.0, def.result.1).unwrap_or(folio_row::SqlType::Text)
 }

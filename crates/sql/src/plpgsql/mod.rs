@@ -61,15 +61,14 @@ pub fn call(
         }
     }
     let returned = runner.run(&block).map_err(plpgsql_error)?;
-    const VOID: u32 = 2278;
     match returned {
-        None if def.result.0 == VOID => Ok(Value::Null),
+        // A `void` is shown as an empty text.
+        _ if def.result.0 == crate::sql_functions::VOID => Ok(Value::Text(String::new())),
         None => Err(SqlError::new(
             "2F005",
             "control reached end of function without RETURN",
         )),
         Some(Value::Null) => Ok(Value::Null),
-        Some(_) if def.result.0 == VOID => Ok(Value::Null),
         Some(value) => {
             let ty = crate::user_types::of_oid(def.result.0, def.result.1).ok_or_else(|| {
                 SqlError::new(

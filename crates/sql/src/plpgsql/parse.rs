@@ -1028,6 +1028,17 @@ fn render(tokens: &[Token]) -> String {
             Token::Whitespace(Whitespace::SingleLineComment { .. })
             | Token::Whitespace(Whitespace::MultiLineComment(_)) => out.push(' '),
             Token::Word(w) if w.value == RANGE => out.push_str(".."),
+            // (sqlparser writes a string's quotes back undoubled.)
+            Token::SingleQuotedString(s) => {
+                out.push('\'');
+                out.push_str(&s.replace('\'', "''"));
+                out.push('\'');
+            }
+            Token::EscapedStringLiteral(s) => {
+                out.push_str("E'");
+                out.push_str(&s.replace('\\', "\\\\").replace('\'', "\\'"));
+                out.push('\'');
+            }
             other => out.push_str(&other.to_string()),
         }
     }

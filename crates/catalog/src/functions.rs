@@ -35,6 +35,8 @@ pub struct FunctionDef {
     pub volatility: u8,
     /// `STRICT`: NULL for any NULL argument, the body not run.
     pub strict: bool,
+    /// `LANGUAGE plpgsql` (else `sql`).
+    pub plpgsql: bool,
     /// The body, as SQL text (`pg_proc.prosrc`).
     pub body: String,
 }
@@ -56,8 +58,14 @@ pub(crate) struct FunctionBody {
     pub returns_set: bool,
     pub volatility: u8,
     pub strict: bool,
+    pub plpgsql: bool,
     pub body: String,
 }
+
+/// The flag bits of a function row.
+const RETURNS_SET: u8 = 1;
+const STRICT: u8 = 2;
+const PLPGSQL: u8 = 4;
 
 impl FunctionBody {
     pub(crate) fn encode(&self, w: &mut Writer) {
@@ -67,7 +75,9 @@ impl FunctionBody {
         }
         w.u32(self.result.0)
             .i32(self.result.1)
-            .u8(self.returns_set as u8 | (self.strict as u8) << 1)
+            .u8((if self.returns_set { RETURNS_SET } else { 0 })
+                | (if self.strict { STRICT } else { 0 })
+                | (if self.plpgsql { PLPGSQL } else { 0 }))
             .u8(self.volatility)
             .str(&self.body);
     }
@@ -79,7 +89,7 @@ impl FunctionBody {
             .collect::<Result<Vec<_>, String>>()?;
         let result = (r.u32()?, r.i32()?);
         let flags = r.u8()?;
-        if flags > 3 {
+        if flags & !(RETURNS_SET | STRICT | PLPGSQL) != 0 {
             return Err(format!("function flags {flags:#04x}"));
         }
         let volatility = r.u8()?;
@@ -89,8 +99,9 @@ impl FunctionBody {
         Ok(FunctionBody {
             args,
             result,
-            returns_set: flags & 1 != 0,
-            strict: flags & 2 != 0,
+            returns_set: flags & RETURNS_SET != 0,
+            strict: flags & STRICT != 0,
+            plpgsql: flags & PLPGSQL != 0,
             volatility,
             body: r.str()?,
         })
@@ -113,6 +124,7 @@ fn function_def(class: &ClassRow) -> Option<FunctionDef> {
         returns_set: body.returns_set,
         volatility: body.volatility,
         strict: body.strict,
+        plpgsql: body.plpgsql,
         body: body.body.clone(),
     })
 }
@@ -157,6 +169,7 @@ impl Catalog {
             returns_set: def.returns_set,
             volatility: def.volatility,
             strict: def.strict,
+            plpgsql: def.plpgsql,
             body: def.body.clone(),
         };
         let exists = || CatalogError::FunctionExists(display_name(&def.name));
@@ -236,6 +249,7 @@ mod tests {
             returns_set: true,
             volatility: b'i',
             strict: true,
+            plpgsql: true,
             body: "select $1 + 1".into(),
         };
         let mut w = Writer::default();

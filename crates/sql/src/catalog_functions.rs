@@ -521,6 +521,7 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
         (None, 19) => "name".into(),
         (None, 26) => "oid".into(),
         (None, 2276) => "\"any\"".into(),
+        (None, 2278) => "void".into(),
         _ => "???".into(),
     }
 }

@@ -146,7 +146,7 @@ pub fn plan(
                 };
                 let c = relation.resolve(&names::relation(column)?)?.0;
                 let value = match crate::dml::is_default(&a.value) {
-                    true => constraints.default_of(c),
+                    true => constraints.default_of(c)?,
                     false => {
                         constraints.check_given(relation, c, true)?;
                         scalar::bind(&a.value, &scope)?

@@ -51,7 +51,9 @@ use crate::parse;
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
 use crate::types;
-use folio_catalog::{ConstraintKind, Deferrable, RefAction, Relation, RowAt, UniqueRecheck};
+use folio_catalog::{
+    ConstraintKind, Deferrable, FunctionDef, RefAction, Relation, RowAt, UniqueRecheck,
+};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use std::cell::RefCell;
@@ -62,6 +64,10 @@ use std::sync::Arc;
 pub struct Constraints {
     /// Per column, its DEFAULT (none: NULL). Empty when no column has one.
     defaults: Vec<Option<Scalar>>,
+    /// The columns whose default calls a PL/pgSQL function, not bound:
+    /// only an INSERT ... VALUES runs it, with the default written into
+    /// its rows (`plpgsql/calls.rs`); elsewhere it is 0A000.
+    procedural: Vec<(usize, FunctionDef)>,
     /// The sequences the defaults name (`nextval('t_id_seq')`).
     sequences: Vec<String>,
     /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
@@ -198,6 +204,10 @@ impl Constraints {
                         out.defaults = vec![None; def.columns.len()];
                     }
                     let parsed = parse::expression(expr)?;
+                    if let Some(def) = crate::plpgsql::calls::first_call(&parsed) {
+                        out.procedural.push((usize::from(*column), def));
+                        continue;
+                    }
                     let mut named = Vec::new();
                     crate::sequences::names_in(&parsed, &mut named)?;
                     for name in named {
@@ -368,11 +378,14 @@ impl Constraints {
 
     /// What column `column` takes when a row leaves it out or names
     /// `DEFAULT`: its default expression, else NULL.
-    pub fn default_of(&self, column: usize) -> Scalar {
-        match self.defaults.get(column) {
+    pub fn default_of(&self, column: usize) -> Result<Scalar, SqlError> {
+        if let Some((_, def)) = self.procedural.iter().find(|(c, _)| *c == column) {
+            return Err(crate::plpgsql::calls::not_here(def));
+        }
+        Ok(match self.defaults.get(column) {
             Some(Some(expr)) => expr.clone(),
             _ => Scalar::Const(Value::Null),
-        }
+        })
     }
 
     /// The generation expression of column `column` over the row (NULL
@@ -407,6 +420,9 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
         let mut row = vec![Value::Null; relation.types.len()];
+        if let Some((_, def)) = self.procedural.iter().find(|(c, _)| !given.contains(c)) {
+            return Err(crate::plpgsql::calls::not_here(def));
+        }
         for (c, default) in self.defaults.iter().enumerate() {
             if let Some(expr) = default
                 && !given.contains(&c)

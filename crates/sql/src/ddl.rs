@@ -650,6 +650,11 @@ fn default_text(
             "cannot use column reference in DEFAULT expression",
         ));
     }
+    // A call of a PL/pgSQL function is run by each INSERT ... VALUES
+    // (`plpgsql/calls.rs`), not now.
+    if crate::plpgsql::calls::first_call(expr).is_some() {
+        return Ok(expr.to_string());
+    }
     let none: &[(String, SqlType)] = &[];
     let bound = scalar::bind(expr, none)?;
     // A default that calls a sequence function is not run now (it would
@@ -1319,7 +1324,7 @@ fn add_column(
         // expression's over the row.
         let fill = match generating {
             true => constraints.generated_of(position),
-            false => constraints.default_of(position),
+            false => constraints.default_of(position)?,
         };
         // Every row committed before the lock, written under the latest
         // snapshot (no other writer runs meanwhile).

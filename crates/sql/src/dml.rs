@@ -140,7 +140,7 @@ pub fn plan_insert_into(
                         row.iter()
                             .enumerate()
                             .map(|(i, e)| match (is_default(e), targets.get(i)) {
-                                (true, Some(&c)) => Ok(constraints.default_of(c)),
+                                (true, Some(&c)) => constraints.default_of(c),
                                 _ => scalar::bind(e, none),
                             })
                             .collect()
@@ -233,7 +233,7 @@ pub fn plan_update(
         };
         let c = access::target_column(&relation, &target.name, &names::relation(column)?)?;
         let value = if is_default(value) {
-            constraints.default_of(c).map_columns(&|at| at + offset)
+            constraints.default_of(c)?.map_columns(&|at| at + offset)
         } else {
             constraints.check_given(&relation, c, true)?;
             scalar::bind(value, &target.scope)?

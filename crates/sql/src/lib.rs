@@ -67,6 +67,7 @@ mod overlay;
 mod params;
 mod parse;
 mod plan;
+mod plpgsql;
 mod position;
 mod privileges;
 mod pushdown;

@@ -58,6 +58,9 @@ pub enum Parsed {
         alter: Box<Statement>,
         materialized: bool,
     },
+    /// `DO [LANGUAGE plpgsql] 'body'` (sqlparser has none), its body
+    /// parsed (`plpgsql/parse.rs`).
+    Do(Box<crate::plpgsql::parse::Block>),
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -187,6 +190,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 return Err(text.near(extra));
             }
             out.push(Parsed::Checkpoint);
+            continue;
+        }
+        if word == "do" {
+            out.push(Parsed::Do(Box::new(do_block(&spanned[1..], &text)?)));
             continue;
         }
         if let Some(refused) = crate::sql_functions::refused_form(&plain(&spanned)) {
@@ -527,6 +534,57 @@ fn row_lock_strengths_folio_takes(tokens: &mut Vec<TokenWithSpan>) {
 
 /// The tokens without their locations, for the utility statements parsed
 /// here (only those: sqlparser takes the located ones).
+/// `DO`'s tail: `[LANGUAGE name] 'body' [LANGUAGE name]`, the body parsed
+/// as PL/pgSQL (the one language folio runs).
+fn do_block(
+    tokens: &[TokenWithSpan],
+    text: &Text<'_>,
+) -> Result<crate::plpgsql::parse::Block, SqlError> {
+    let mut body = None;
+    let mut language = None;
+    let mut at = 0;
+    while let Some(t) = tokens.get(at) {
+        match &t.token {
+            Token::SingleQuotedString(s) if body.is_none() => body = Some(s.clone()),
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && w.value.eq_ignore_ascii_case("language")
+                    && language.is_none() =>
+            {
+                at += 1;
+                language = Some(match tokens.get(at).map(|t| &t.token) {
+                    Some(Token::Word(w)) => names::ident(&Ident {
+                        value: w.value.clone(),
+                        quote_style: w.quote_style,
+                        span: sqlparser::tokenizer::Span::empty(),
+                    }),
+                    Some(Token::SingleQuotedString(s)) => s.clone(),
+                    _ => return Err(near(tokens.get(at).map(|t| &t.token))),
+                });
+            }
+            _ => return Err(text.near(t)),
+        }
+        at += 1;
+    }
+    match language.as_deref() {
+        None | Some("plpgsql") => {}
+        Some("sql") => {
+            return Err(SqlError::new(
+                "0A000",
+                "language \"sql\" does not support inline code execution",
+            ));
+        }
+        Some(other) => {
+            return Err(
+                SqlError::new("42704", format!("language \"{other}\" does not exist"))
+                    .with_hint("Use CREATE EXTENSION to load the language into the database."),
+            );
+        }
+    }
+    let body = body.ok_or_else(|| SqlError::syntax("no inline code specified"))?;
+    crate::plpgsql::parse::parse(&body)
+}
+
 fn plain(tokens: &[TokenWithSpan]) -> Vec<Token> {
     tokens.iter().map(|t| t.token.clone()).collect()
 }

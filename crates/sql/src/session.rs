@@ -398,39 +398,17 @@ impl Session {
             Parsed::Checkpoint => self.checkpoint(),
             Parsed::SetConstraints(set) => self.set_constraints(set),
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
-            Parsed::DropExpression(drop) => {
-                self.utility(|cx, txn, notices| crate::ddl::drop_expression(cx, txn, notices, drop))
-            }
-            Parsed::Comment(comment) => {
-                self.utility(|cx, txn, notices| crate::comments::comment(cx, txn, notices, comment))
-            }
-            Parsed::Reindex(reindex) => {
-                self.utility(|cx, txn, _| crate::reindex::reindex(cx, txn, reindex))
-            }
             Parsed::Cluster(cluster) => self.cluster(cluster),
-            Parsed::ClusterOn(on) => {
-                self.utility(|cx, txn, notices| crate::cluster::cluster_on(cx, txn, notices, on))
+            other @ (Parsed::DropExpression(_)
+            | Parsed::Comment(_)
+            | Parsed::Reindex(_)
+            | Parsed::ClusterOn(_)
+            | Parsed::CreateMatview { .. }
+            | Parsed::Refresh(_)
+            | Parsed::AlterView { .. }
+            | Parsed::Do(_)) => {
+                self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
             }
-            Parsed::CreateMatview { create, data } => self.utility(|cx, txn, notices| {
-                crate::privileges::check_utility(cx, txn, create)?;
-                let Statement::CreateView { name, .. } = &**create else {
-                    return crate::matviews::create(cx, txn, notices, create, *data);
-                };
-                let name = crate::names::relation(name)?;
-                let before = crate::privileges::oid_of(cx, txn, &name)?;
-                let made = crate::matviews::create(cx, txn, notices, create, *data)?;
-                crate::privileges::own_new(cx, txn, &name, before)?;
-                Ok(made)
-            }),
-            Parsed::Refresh(refresh) => {
-                self.utility(|cx, txn, _| crate::matviews::refresh(cx, txn, refresh))
-            }
-            Parsed::AlterView {
-                alter,
-                materialized,
-            } => self.utility(|cx, txn, notices| {
-                crate::matviews::alter(cx, txn, notices, alter, *materialized)
-            }),
         }
     }
 
@@ -1926,10 +1904,35 @@ fn run(
     notices: &mut Vec<Notice>,
     statement: &Statement,
 ) -> Result<Output, SqlError> {
+    run_with_params(cx, txn, notices, statement, &[])
+}
+
+/// [`run`] of a statement with parameters `params` (`$1`, ... typed
+/// values: a PL/pgSQL body's variables, `plpgsql/exec.rs`). The calls of
+/// PL/pgSQL functions a query or row change makes are run first
+/// (`plpgsql/calls.rs`).
+pub(crate) fn run_with_params(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    statement: &Statement,
+    params: &[Value],
+) -> Result<Output, SqlError> {
     let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
     let statement = resolved.as_ref().unwrap_or(statement);
-    if let Some(plan) = statement::plan(cx, txn, statement)? {
-        return plan.run(cx, txn, &Env::at(cx.now));
+    if statement::plannable(statement) {
+        let evaluated = crate::plpgsql::calls::evaluate(cx, txn, notices, statement, params)?;
+        let (statement, params) = match &evaluated {
+            Some((s, p)) => (s, p.as_slice()),
+            None => (statement, params),
+        };
+        if let Some(plan) = statement::plan(cx, txn, statement)? {
+            let env = Env {
+                params,
+                ..Env::at(cx.now)
+            };
+            return plan.run(cx, txn, &env);
+        }
     }
     let db = cx.db;
     crate::privileges::check_utility(cx, txn, statement)?;
@@ -2127,6 +2130,51 @@ fn run(
             "the statement \"{}\"",
             first_words(&other.to_string())
         ))),
+    }
+}
+
+/// A DDL statement parsed by folio (`parse.rs`) that runs with the
+/// statement's context alone, and `DO`; 0A000 for the others (those the
+/// session runs itself: VACUUM, COPY, RESET, ...), where a PL/pgSQL body
+/// runs one.
+pub(crate) fn run_utility(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    parsed: &Parsed,
+) -> Result<Output, SqlError> {
+    match parsed {
+        Parsed::Sql(statement) => run(cx, txn, notices, statement),
+        Parsed::DropExpression(drop) => crate::ddl::drop_expression(cx, txn, notices, drop),
+        Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
+        Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
+        Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
+        Parsed::CreateMatview { create, data } => {
+            crate::privileges::check_utility(cx, txn, create)?;
+            let Statement::CreateView { name, .. } = &**create else {
+                return crate::matviews::create(cx, txn, notices, create, *data);
+            };
+            let name = crate::names::relation(name)?;
+            let before = crate::privileges::oid_of(cx, txn, &name)?;
+            let made = crate::matviews::create(cx, txn, notices, create, *data)?;
+            crate::privileges::own_new(cx, txn, &name, before)?;
+            Ok(made)
+        }
+        Parsed::Refresh(refresh) => crate::matviews::refresh(cx, txn, refresh),
+        Parsed::AlterView {
+            alter,
+            materialized,
+        } => crate::matviews::alter(cx, txn, notices, alter, *materialized),
+        Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
+        Parsed::Vacuum(_)
+        | Parsed::Copy(_)
+        | Parsed::Reset(_)
+        | Parsed::Checkpoint
+        | Parsed::SetConstraints(_)
+        | Parsed::AlterSequence(_)
+        | Parsed::Cluster(_) => Err(SqlError::unsupported(
+            "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE or CLUSTER)",
+        )),
     }
 }
 

@@ -47,6 +47,10 @@ use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::sync::Arc;
 
+/// The `void` type's oid: a function that returns nothing
+/// (PL/pgSQL's; a SQL function's body must still return a column).
+pub const VOID: u32 = 2278;
+
 /// How deep calls may nest in one expansion (a bound on the stack; a
 /// cycle is refused before).
 const MAX_DEPTH: usize = 64;
@@ -105,7 +109,7 @@ pub fn is_current(used: &[FunctionDef]) -> bool {
 }
 
 /// The 0A000 of a statement's form that folio's functions do not take and
-/// sqlparser would call a syntax error: `DO`, and `CREATE FUNCTION` with
+/// sqlparser would call a syntax error: `CREATE FUNCTION` with
 /// `RETURNS SETOF` or a `BEGIN ATOMIC` body (`tokens`: the statement's).
 pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
     use sqlparser::tokenizer::Token;
@@ -118,9 +122,6 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
         .collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["do", ..] => Some(SqlError::unsupported(
-            "DO (anonymous code blocks need LANGUAGE plpgsql)",
-        )),
         ["create", "function", ..] | ["create", "or", "replace", "function", ..] => {
             if words.windows(2).any(|w| w == ["returns", "setof"]) {
                 Some(SqlError::unsupported(
@@ -188,7 +189,11 @@ pub fn create(
         )));
     }
     with_new.push(def.clone());
-    {
+    if def.plpgsql {
+        // PostgreSQL's validator parses the body; names in it are
+        // resolved when it runs.
+        crate::plpgsql::parse::parse(&def.body)?;
+    } else {
         let _scope = Scope::enter(Arc::new(with_new));
         check_body(cx, txn, &def)?;
     }
@@ -200,18 +205,16 @@ pub fn create(
 }
 
 /// The bare name of a catalog name, as messages show it.
-fn names_of(name: &str) -> &str {
+pub(crate) fn names_of(name: &str) -> &str {
     folio_catalog::split_schema(name).1
 }
 
 /// What `CREATE FUNCTION` defines (oid 0: the catalog chooses it).
 fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
     let language = create.language.as_ref().map(names::ident);
+    let plpgsql = language.as_deref() == Some("plpgsql");
     match language.as_deref() {
-        Some("sql") => {}
-        Some("plpgsql") => {
-            return Err(SqlError::unsupported("functions in LANGUAGE plpgsql"));
-        }
+        Some("sql" | "plpgsql") => {}
         Some(other) => {
             return Err(SqlError::new(
                 "42704",
@@ -251,6 +254,19 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
                 "functions returning TABLE (set-returning functions)",
             ));
         }
+        Some(DataType::Custom(name, _))
+            if plpgsql && names::relation(name).is_ok_and(|n| n == "trigger") =>
+        {
+            return Err(SqlError::unsupported("trigger functions in PL/pgSQL"));
+        }
+        Some(DataType::Custom(name, _))
+            if names::relation(name).is_ok_and(|n| n == "void") =>
+        {
+            if !plpgsql {
+                return Err(SqlError::unsupported("SQL functions returning void"));
+            }
+            (VOID, -1)
+        }
         Some(ty) => {
             let ty = crate::types::column_type(ty)?;
             (ty.oid(), ty.typmod())
@@ -274,6 +290,9 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
                 }
             }
         }
+        Some(CreateFunctionBody::Return(_)) if plpgsql => {
+            return Err(SqlError::syntax("syntax error at or near \"RETURN\""));
+        }
         Some(CreateFunctionBody::Return(e)) => format!("{RETURN_PREFIX}{e}"),
         Some(_) => return Err(SqlError::unsupported("this form of function body")),
         None => return Err(SqlError::new("42P13", "no function body specified")),
@@ -295,6 +314,7 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
         returns_set: false,
         volatility,
         strict,
+        plpgsql,
         body,
     })
 }
@@ -573,6 +593,13 @@ impl VisitorMut for Expand<'_, '_> {
         let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
             return Continue(());
         };
+        if def.plpgsql {
+            // Evaluated before the statement is planned
+            // (`plpgsql/calls.rs`); one left here is in a plan that is
+            // kept (a prepared statement, a view, a default).
+            self.error = Some(crate::plpgsql::calls::not_here(&def));
+            return Break(());
+        }
         let args = match call_args(&call.args, &def) {
             Ok(args) => args,
             Err(e) => {
@@ -595,7 +622,7 @@ impl VisitorMut for Expand<'_, '_> {
     }
 }
 
-fn call_arity(args: &FunctionArguments) -> Option<usize> {
+pub(crate) fn call_arity(args: &FunctionArguments) -> Option<usize> {
     match args {
         FunctionArguments::None => Some(0),
         FunctionArguments::List(list) => Some(list.args.len()),
@@ -614,7 +641,21 @@ fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
         .cloned()
 }
 
-fn call_args(args: &FunctionArguments, def: &FunctionDef) -> Result<Vec<Expr>, SqlError> {
+/// The PL/pgSQL function a call of `name` with `arity` arguments names,
+/// if any (`plpgsql/calls.rs`).
+pub fn resolve_plpgsql(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
+    resolve(name, arity).filter(|d| d.plpgsql)
+}
+
+/// Whether any PL/pgSQL function is in scope.
+pub fn any_plpgsql() -> bool {
+    in_scope().iter().any(|d| d.plpgsql)
+}
+
+pub(crate) fn call_args(
+    args: &FunctionArguments,
+    def: &FunctionDef,
+) -> Result<Vec<Expr>, SqlError> {
     let FunctionArguments::List(list) = args else {
         return Ok(Vec::new());
     };

@@ -1205,6 +1205,19 @@ impl SystemRelation {
                     oid(2248),
                     Value::Null,
                 ]);
+                // User-defined PL/pgSQL functions' (`plpgsql/`; no call
+                // handler functions: folio runs the language itself).
+                out.push(vec![
+                    oid(crate::system_proc::PLPGSQL_LANGUAGE),
+                    text("plpgsql"),
+                    oid(SUPERUSER_OID),
+                    Value::Bool(true),
+                    Value::Bool(true),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    Value::Null,
+                ]);
             }
             SystemRelation::Cast => out = crate::system_cast::rows(),
             SystemRelation::Operator => out = crate::system_operator::rows(),

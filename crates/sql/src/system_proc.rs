@@ -58,6 +58,10 @@ pub const INTERNAL_LANGUAGE: i64 = 12;
 /// PostgreSQL's `sql` language, of user-defined SQL functions
 /// (`sql_functions.rs`).
 pub const SQL_LANGUAGE: i64 = 14;
+
+/// PostgreSQL 15's `plpgsql` language oid (`pg_language`), of
+/// user-defined PL/pgSQL functions (`plpgsql/`).
+pub const PLPGSQL_LANGUAGE: i64 = 13563;
 /// The `pg_catalog` schema's oid.
 const CATALOG_NAMESPACE: i64 = 11;
 
@@ -472,7 +476,10 @@ pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> 
         Value::Text(folio_catalog::split_schema(&def.name).1.to_string()),
         oid_value(namespace),
         oid_value(SUPERUSER_OID),
-        oid_value(SQL_LANGUAGE),
+        oid_value(match def.plpgsql {
+            true => PLPGSQL_LANGUAGE,
+            false => SQL_LANGUAGE,
+        }),
         Value::Float4(100.0),
         Value::Float4(if def.returns_set { 1000.0 } else { 0.0 }),
         oid_value(0),

@@ -1,0 +1,1099 @@
+//! The interpreter: runs a parsed [`Block`] in the statement's
+//! transaction (README "PL/pgSQL").
+//!
+//! - **Variables** live in one stack, innermost last; a block's are
+//!   popped when it ends. Each has a type (a record takes the shape of
+//!   the row assigned to it) and a value.
+//! - **SQL with variables.** A query or row change has each name of a
+//!   variable in scope (`x`, `r.f`, `label.x`, `$n` of a function's
+//!   argument) replaced by `CAST($k AS type)` and the values passed as
+//!   the statement's parameters, never as text, so quoting and types
+//!   behave as PostgreSQL's. A name that is both a column and a variable
+//!   means the variable (PostgreSQL's default is an ambiguity error).
+//!   Utility statements (DDL) take no variables, as in PostgreSQL: use
+//!   EXECUTE.
+//! - **Exceptions.** A block with handlers runs in a savepoint of the
+//!   transaction (PostgreSQL's subtransaction); an error a handler takes
+//!   rolls the savepoint back (with the deferred checks queued since
+//!   and the session's relation cache) and runs the handler, with
+//!   `SQLSTATE` and `SQLERRM` set.
+
+use super::conditions;
+use super::parse::{Block, Condition, DeclType, Into, LoopKind, Raise, Sql, Stmt};
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::output::{Notice, Output};
+use crate::parse::Parsed;
+use folio_catalog::ObjectLists;
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    CastKind, DataType, Expr, Ident, Statement, Value as AstValue, ValueWithSpan,
+    visit_expressions_mut,
+};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// Loops may run this many iterations in one body's run before
+/// PostgreSQL's users would have hit a statement timeout; a bound so a
+/// body cannot spin forever without a cancel check (each iteration
+/// checks the session's cancel flag through its statements).
+const MAX_ITERATIONS: u64 = 1 << 40;
+
+/// A variable.
+#[derive(Debug, Clone)]
+struct Var {
+    name: String,
+    /// The label of the block that declared it (a function's name for
+    /// its arguments).
+    label: Option<String>,
+    kind: Kind,
+    value: Value,
+    constant: bool,
+    not_null: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Scalar(SqlType),
+    /// Its fields' names and types once assigned (the value is a
+    /// `Value::Record` of them).
+    Record(Option<Vec<(String, SqlType)>>),
+    /// Another name of the variable at this index.
+    Alias(usize),
+}
+
+/// How a statement ended.
+enum Flow {
+    Next,
+    Exit(Option<String>),
+    Continue(Option<String>),
+    Return(Value),
+}
+
+/// A running body.
+pub struct Runner<'a, 'c> {
+    cx: &'a Ctx<'c>,
+    txn: &'a mut Transaction,
+    notices: &'a mut Vec<Notice>,
+    vars: Vec<Var>,
+    /// `GET DIAGNOSTICS ... ROW_COUNT`.
+    row_count: u64,
+    /// The errors being handled, innermost last (`RAISE;`).
+    handling: Vec<SqlError>,
+    /// The object lists the statements see (refreshed per statement, so
+    /// a type created by one is seen by the next).
+    kept: Option<Arc<ObjectLists>>,
+    savepoints: u64,
+}
+
+impl<'a, 'c> Runner<'a, 'c> {
+    pub fn new(
+        cx: &'a Ctx<'c>,
+        txn: &'a mut Transaction,
+        notices: &'a mut Vec<Notice>,
+    ) -> Runner<'a, 'c> {
+        let mut runner = Runner {
+            cx,
+            txn,
+            notices,
+            vars: Vec::new(),
+            row_count: 0,
+            handling: Vec::new(),
+            kept: None,
+            savepoints: 0,
+        };
+        runner.declare("found", None, SqlType::Bool, Value::Bool(false));
+        runner
+    }
+
+    /// Declares a function's argument (or any variable) of a scalar type.
+    pub fn declare(&mut self, name: &str, label: Option<&str>, ty: SqlType, value: Value) {
+        self.vars.push(Var {
+            name: name.to_string(),
+            label: label.map(str::to_string),
+            kind: Kind::Scalar(ty),
+            value,
+            constant: false,
+            not_null: false,
+        });
+    }
+
+    /// Declares `name` another name of the variable declared last (a
+    /// named argument's `$n`).
+    pub fn alias_last(&mut self, name: &str) {
+        let target = self.vars.len() - 1;
+        let label = self.vars[target].label.clone();
+        self.vars.push(Var {
+            name: name.to_string(),
+            label,
+            kind: Kind::Alias(target),
+            value: Value::Null,
+            constant: false,
+            not_null: false,
+        });
+    }
+
+    /// Runs `block` (a DO's or a function's body): what RETURN gave, if
+    /// it ran.
+    pub fn run(&mut self, block: &Block) -> Result<Option<Value>, SqlError> {
+        match self.block(block)? {
+            Flow::Return(v) => Ok(Some(v)),
+            Flow::Next => Ok(None),
+            Flow::Exit(_) | Flow::Continue(_) => Err(SqlError::syntax(
+                "EXIT cannot be used outside a loop, unless it has a label",
+            )),
+        }
+    }
+
+    fn block(&mut self, block: &Block) -> Result<Flow, SqlError> {
+        crate::stack::check()?;
+        let depth = self.vars.len();
+        let flow = if block.handlers.is_empty() {
+            self.block_body(block)
+        } else {
+            self.guarded(block)
+        };
+        self.vars.truncate(depth);
+        match flow? {
+            Flow::Exit(Some(l)) if block.label.as_deref() == Some(l.as_str()) => Ok(Flow::Next),
+            other => Ok(other),
+        }
+    }
+
+    fn block_body(&mut self, block: &Block) -> Result<Flow, SqlError> {
+        for decl in &block.decls {
+            let (kind, value) = match &decl.ty {
+                DeclType::Record => (Kind::Record(None), Value::Null),
+                DeclType::Type(ty) => (Kind::Scalar(self.sql_type(ty)?), Value::Null),
+                DeclType::TypeOf(name) => (Kind::Scalar(self.type_of(name)?), Value::Null),
+                DeclType::Alias(target) => {
+                    let at = self.alias_target(target)?;
+                    (Kind::Alias(at), Value::Null)
+                }
+            };
+            self.vars.push(Var {
+                name: decl.name.clone(),
+                label: block.label.clone(),
+                kind,
+                value,
+                constant: false,
+                not_null: decl.not_null,
+            });
+            let at = self.vars.len() - 1;
+            match &decl.default {
+                Some(default) => {
+                    let (value, ty) = self.eval(default)?;
+                    self.assign_at(at, value, ty)?;
+                }
+                None if decl.not_null => {
+                    return Err(null_to_not_null(&decl.name));
+                }
+                None => {}
+            }
+            self.vars[at].constant = decl.constant;
+        }
+        self.stmts(&block.body)
+    }
+
+    /// A block with handlers: its body in a savepoint.
+    fn guarded(&mut self, block: &Block) -> Result<Flow, SqlError> {
+        self.savepoints += 1;
+        let name = format!("$plpgsql:{}", self.savepoints);
+        self.txn.savepoint(&name)?;
+        let mark = self.cx.deferred.mark();
+        let depth = self.vars.len();
+        let error = match self.block_body(block) {
+            Ok(flow) => {
+                self.txn.release(&name)?;
+                return Ok(flow);
+            }
+            Err(e) => e,
+        };
+        let Some(handler) = (block.handlers.iter()).find(|h| {
+            h.conditions
+                .iter()
+                .any(|c| conditions::catches(c, error.code))
+        }) else {
+            return Err(error);
+        };
+        self.txn.rollback_to(&name)?;
+        self.txn.release(&name)?;
+        self.cx.deferred.rollback_to(&mark);
+        self.cx.relations.ddl();
+        self.kept = None;
+        self.vars.truncate(depth);
+        // The handler sees the block's variables as they are, less those
+        // its failed declarations made; SQLSTATE and SQLERRM are its own.
+        self.declare(
+            "sqlstate",
+            None,
+            SqlType::Text,
+            Value::Text(error.code.to_string()),
+        );
+        self.declare(
+            "sqlerrm",
+            None,
+            SqlType::Text,
+            Value::Text(error.message.clone()),
+        );
+        self.handling.push(error);
+        let flow = self.stmts(&handler.body);
+        self.handling.pop();
+        flow
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> Result<Flow, SqlError> {
+        for stmt in stmts {
+            match self.stmt(stmt)? {
+                Flow::Next => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Result<Flow, SqlError> {
+        match stmt {
+            Stmt::Null => {}
+            Stmt::Block(b) => return self.block(b),
+            Stmt::Assign { target, value } => {
+                let (value, ty) = self.eval(value)?;
+                self.assign(target, value, ty)?;
+            }
+            Stmt::If {
+                branches,
+                otherwise,
+            } => {
+                for (cond, body) in branches {
+                    if self.condition(cond)? {
+                        return self.stmts(body);
+                    }
+                }
+                if let Some(body) = otherwise {
+                    return self.stmts(body);
+                }
+            }
+            Stmt::Case {
+                operand,
+                branches,
+                otherwise,
+            } => {
+                let operand = match operand {
+                    Some(o) => Some(self.eval(o)?.0),
+                    None => None,
+                };
+                for (when, body) in branches {
+                    let hit = match &operand {
+                        None => self.condition(when)?,
+                        Some(v) => {
+                            let row = self.row(when)?;
+                            let mut hit = false;
+                            for candidate in row {
+                                if crate::scalar::compare(v, &candidate)?.is_some_and(|o| o.is_eq())
+                                {
+                                    hit = true;
+                                }
+                            }
+                            hit
+                        }
+                    };
+                    if hit {
+                        return self.stmts(body);
+                    }
+                }
+                match otherwise {
+                    Some(body) => return self.stmts(body),
+                    None => {
+                        return Err(SqlError::new("20000", "case not found")
+                            .with_hint("CASE statement is missing ELSE part."));
+                    }
+                }
+            }
+            Stmt::Loop { label, kind, body } => return self.looped(label, kind, body),
+            Stmt::Exit {
+                continue_,
+                label,
+                when,
+            } => {
+                if let Some(when) = when
+                    && !self.condition(when)?
+                {
+                    return Ok(Flow::Next);
+                }
+                return Ok(match continue_ {
+                    true => Flow::Continue(label.clone()),
+                    false => Flow::Exit(label.clone()),
+                });
+            }
+            Stmt::Return(value) => {
+                let value = match value {
+                    Some(v) => self.eval(v)?.0,
+                    None => Value::Null,
+                };
+                return Ok(Flow::Return(value));
+            }
+            Stmt::Perform(query) => {
+                let output = self.run_sql(query)?;
+                let n = row_count(&output);
+                self.row_count = n;
+                self.set_found(n > 0);
+            }
+            Stmt::Sql { sql, into } => {
+                let output = self.run_sql(sql)?;
+                let n = row_count(&output);
+                self.row_count = n;
+                match into {
+                    Some(into) => {
+                        let dml = !matches!(
+                            crate::plpgsql::parse::sql_statement(sql),
+                            Some(Statement::Query(_))
+                        );
+                        let found = self.into(into, output, dml)?;
+                        self.set_found(found);
+                    }
+                    None => {
+                        if matches!(
+                            crate::plpgsql::parse::sql_statement(sql),
+                            Some(Statement::Query(_))
+                        ) {
+                            return Err(SqlError::new(
+                                "42601",
+                                "query has no destination for result data",
+                            )
+                            .with_hint(
+                                "If you want to discard the results of a SELECT, use PERFORM instead.",
+                            ));
+                        }
+                        if matches!(
+                            crate::plpgsql::parse::sql_statement(sql),
+                            Some(
+                                Statement::Insert(_)
+                                    | Statement::Update { .. }
+                                    | Statement::Delete(_)
+                            )
+                        ) {
+                            self.set_found(n > 0);
+                        }
+                    }
+                }
+            }
+            Stmt::Execute {
+                command,
+                into,
+                using,
+            } => {
+                let output = self.execute(command, using)?;
+                self.row_count = row_count(&output);
+                if let Some(into) = into {
+                    self.into(into, output, false)?;
+                }
+            }
+            Stmt::Raise(raise) => self.raise(raise)?,
+            Stmt::GetDiagnostics(items) => {
+                for (var, _) in items {
+                    let n = i64::try_from(self.row_count).unwrap_or(i64::MAX);
+                    self.assign(std::slice::from_ref(var), Value::Int8(n), SqlType::Int8)?;
+                }
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn looped(
+        &mut self,
+        label: &Option<String>,
+        kind: &LoopKind,
+        body: &[Stmt],
+    ) -> Result<Flow, SqlError> {
+        // What one iteration's flow means for the loop: go on (None) or
+        // end it with a flow.
+        let ends = |flow: Flow| -> Option<Flow> {
+            match flow {
+                Flow::Next => None,
+                Flow::Continue(None) => None,
+                Flow::Continue(Some(l)) if label.as_deref() == Some(l.as_str()) => None,
+                Flow::Exit(None) => Some(Flow::Next),
+                Flow::Exit(Some(l)) if label.as_deref() == Some(l.as_str()) => Some(Flow::Next),
+                other => Some(other),
+            }
+        };
+        let depth = self.vars.len();
+        let mut iterations = 0u64;
+        let result = (|| -> Result<Flow, SqlError> {
+            match kind {
+                LoopKind::Plain => loop {
+                    iterations = count(iterations)?;
+                    if let Some(f) = ends(self.stmts(body)?) {
+                        return Ok(f);
+                    }
+                },
+                LoopKind::While(cond) => loop {
+                    iterations = count(iterations)?;
+                    if !self.condition(cond)? {
+                        return Ok(Flow::Next);
+                    }
+                    if let Some(f) = ends(self.stmts(body)?) {
+                        return Ok(f);
+                    }
+                },
+                LoopKind::Range {
+                    var,
+                    reverse,
+                    from,
+                    to,
+                    by,
+                } => {
+                    let bound = |v: (Value, SqlType), what: &str| -> Result<i64, SqlError> {
+                        match crate::types::explicit_cast(v.0, SqlType::Int4)? {
+                            Value::Int4(n) => Ok(i64::from(n)),
+                            _ => Err(SqlError::new(
+                                "22004",
+                                format!("{what} of FOR loop cannot be null"),
+                            )),
+                        }
+                    };
+                    let from = bound(self.eval(from)?, "lower bound")?;
+                    let to = bound(self.eval(to)?, "upper bound")?;
+                    let step = match by {
+                        Some(by) => bound(self.eval(by)?, "BY value")?,
+                        None => 1,
+                    };
+                    if step <= 0 {
+                        return Err(SqlError::new(
+                            "22023",
+                            "BY value of FOR loop must be greater than zero",
+                        ));
+                    }
+                    self.declare(var, label.as_deref(), SqlType::Int4, Value::Null);
+                    let at = self.vars.len() - 1;
+                    let mut i = from;
+                    let mut found = false;
+                    while if *reverse { i >= to } else { i <= to } {
+                        iterations = count(iterations)?;
+                        found = true;
+                        self.vars[at].value = Value::Int4(i as i32);
+                        if let Some(f) = ends(self.stmts(body)?) {
+                            self.set_found(true);
+                            return Ok(f);
+                        }
+                        i = if *reverse { i - step } else { i + step };
+                    }
+                    self.set_found(found);
+                    Ok(Flow::Next)
+                }
+                LoopKind::Query { var, query } => {
+                    let output = self.run_sql(query)?;
+                    self.rows_loop(var, output, body, &ends)
+                }
+                LoopKind::Execute {
+                    var,
+                    command,
+                    using,
+                } => {
+                    let output = self.execute(command, using)?;
+                    self.rows_loop(var, output, body, &ends)
+                }
+            }
+        })();
+        self.vars.truncate(depth);
+        result
+    }
+
+    /// `FOR var IN query LOOP`: the rows are read first, then the body
+    /// runs per row (PostgreSQL reads them through a cursor; the rows
+    /// are the same).
+    fn rows_loop(
+        &mut self,
+        var: &str,
+        output: Output,
+        body: &[Stmt],
+        ends: &dyn Fn(Flow) -> Option<Flow>,
+    ) -> Result<Flow, SqlError> {
+        let Output::Rows { columns, rows, .. } = output else {
+            return Err(SqlError::new(
+                "42601",
+                "cannot iterate over a statement that returns no rows",
+            ));
+        };
+        let shape = shape_of(&columns);
+        let at = self.var_index(&[var.to_string()]).ok_or_else(|| {
+            SqlError::new(
+                "42601",
+                format!("loop variable of loop over rows must be a record variable or list of scalar variables (\"{var}\" is not declared)"),
+            )
+        })?;
+        let n = rows.len();
+        for row in rows {
+            match &self.vars[at].kind {
+                Kind::Record(_) => {
+                    self.vars[at].kind = Kind::Record(Some(shape.clone()));
+                    self.vars[at].value = Value::Record(row);
+                }
+                _ => {
+                    let value = row.into_iter().next().unwrap_or(Value::Null);
+                    self.assign_at(
+                        at,
+                        value,
+                        shape.first().map(|s| s.1).unwrap_or(SqlType::Text),
+                    )?;
+                }
+            }
+            if let Some(f) = ends(self.stmts(body)?) {
+                self.set_found(true);
+                return Ok(f);
+            }
+        }
+        self.set_found(n > 0);
+        Ok(Flow::Next)
+    }
+
+    /// Stores a statement's result rows `output` into `into`'s targets;
+    /// whether a row came. `dml`: a row change's RETURNING (more than one
+    /// row is an error even without STRICT).
+    fn into(&mut self, into: &Into, output: Output, dml: bool) -> Result<bool, SqlError> {
+        let Output::Rows { columns, rows, .. } = output else {
+            return Err(SqlError::new(
+                "42601",
+                "INTO used with a command that cannot return data",
+            ));
+        };
+        if (into.strict || dml) && rows.len() > 1 {
+            return Err(SqlError::new("P0003", "query returned more than one row")
+                .with_hint("Make sure the query returns a single row, or use LIMIT 1."));
+        }
+        if into.strict && rows.is_empty() {
+            return Err(SqlError::new("P0002", "query returned no rows"));
+        }
+        let found = !rows.is_empty();
+        let shape = shape_of(&columns);
+        let row = rows
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| vec![Value::Null; shape.len()]);
+        if let [target] = into.targets.as_slice()
+            && let Some(at) = self.var_index(target)
+            && matches!(self.vars[at].kind, Kind::Record(_))
+        {
+            self.vars[at].kind = Kind::Record(Some(shape));
+            self.vars[at].value = Value::Record(row);
+            return Ok(found);
+        }
+        let mut values = row.into_iter().zip(shape.iter().map(|s| s.1));
+        for target in &into.targets {
+            let (value, ty) = values.next().unwrap_or((Value::Null, SqlType::Text));
+            self.assign(target, value, ty)?;
+        }
+        Ok(found)
+    }
+
+    fn raise(&mut self, raise: &Raise) -> Result<(), SqlError> {
+        if raise.format.is_none() && raise.condition.is_none() && raise.options.is_empty() {
+            return match self.handling.last() {
+                Some(e) => Err(e.clone()),
+                None => Err(SqlError::new(
+                    "0Z002",
+                    "RAISE without parameters cannot be used outside an exception handler",
+                )),
+            };
+        }
+        let mut message = match &raise.format {
+            Some(format) => {
+                let mut args = Vec::new();
+                for a in &raise.args {
+                    let v = self.eval(a)?.0;
+                    args.push(crate::types::text_output(&v).unwrap_or_else(|| "<NULL>".into()));
+                }
+                Some(format_message(format, &args))
+            }
+            None => None,
+        };
+        let mut code = match &raise.condition {
+            Some(Condition::Code(c)) => Some(c.clone()),
+            Some(Condition::Name(n)) => {
+                if message.is_none() {
+                    message = Some(n.clone());
+                }
+                conditions::code_of(n).map(str::to_string)
+            }
+            None => None,
+        };
+        let (mut detail, mut hint) = (None, None);
+        for (option, value) in &raise.options {
+            let v = self.eval(value)?.0;
+            let text = crate::types::text_output(&v)
+                .ok_or_else(|| SqlError::new("22004", "RAISE statement option cannot be null"))?;
+            match option.as_str() {
+                "message" => message = Some(text),
+                "detail" => detail = Some(text),
+                "hint" => hint = Some(text),
+                _ => {
+                    code = Some(match conditions::code_of(&text) {
+                        Some(c) => c.to_string(),
+                        None => super::parse::sqlstate(&text).map_err(|_| {
+                            SqlError::new(
+                                "42704",
+                                format!("unrecognized exception condition \"{text}\""),
+                            )
+                        })?,
+                    })
+                }
+            }
+        }
+        let level = raise.level.as_str();
+        if level == "exception" {
+            let code = code.unwrap_or_else(|| "P0001".into());
+            let message = message.unwrap_or_else(|| code.clone());
+            let mut e = SqlError::new(conditions::static_code(&code), message);
+            e.detail = detail;
+            e.hint = hint;
+            return Err(e);
+        }
+        // DEBUG and LOG go to the server's log only under PostgreSQL's
+        // default client_min_messages.
+        let severity = match level {
+            "info" => "INFO",
+            "notice" => "NOTICE",
+            "warning" => "WARNING",
+            _ => return Ok(()),
+        };
+        let default = if level == "warning" { "01000" } else { "00000" };
+        self.notices.push(Notice {
+            severity,
+            code: conditions::static_code(code.as_deref().unwrap_or(default)),
+            message: message.unwrap_or_default(),
+            detail,
+        });
+        Ok(())
+    }
+
+    /// `EXECUTE command [USING ...]`: the command's text parsed now, its
+    /// `$n` the USING values.
+    fn execute(&mut self, command: &Sql, using: &[Sql]) -> Result<Output, SqlError> {
+        let text = match self.eval(command)?.0 {
+            Value::Null => {
+                return Err(SqlError::new(
+                    "22004",
+                    "query string argument of EXECUTE is null",
+                ));
+            }
+            v => crate::types::text_output(&v).unwrap_or_default(),
+        };
+        let mut values = Vec::new();
+        for u in using {
+            values.push(self.eval(u)?);
+        }
+        let mut parsed = crate::parse::statements(&text)?;
+        if parsed.len() != 1 {
+            return Err(SqlError::new(
+                "42601",
+                "EXECUTE of more than one statement is not supported",
+            ));
+        }
+        let parsed = parsed.pop().expect("one");
+        let Parsed::Sql(statement) = parsed else {
+            return self.run_parsed(&parsed, &[]);
+        };
+        if !crate::statement::plannable(&statement) {
+            return self.run_parsed(&Parsed::Sql(statement), &[]);
+        }
+        // `$n` is the n-th USING value, typed.
+        let mut bound = *statement;
+        let mut error = None;
+        let _ = visit_expressions_mut(&mut bound, |expr| {
+            if let Expr::Value(ValueWithSpan {
+                value: AstValue::Placeholder(p),
+                ..
+            }) = expr
+                && let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok())
+            {
+                match values.get(n.wrapping_sub(1)) {
+                    Some((_, ty)) => match cast_param(n, *ty) {
+                        Ok(e) => *expr = e,
+                        Err(e) => error = Some(e),
+                    },
+                    None => {
+                        error = Some(SqlError::new(
+                            "42P02",
+                            format!("there is no parameter ${n}"),
+                        ))
+                    }
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let params: Vec<Value> = values.into_iter().map(|(v, _)| v).collect();
+        self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)
+    }
+
+    /// Runs a SQL piece of the body with the variables it names bound.
+    fn run_sql(&mut self, sql: &Sql) -> Result<Output, SqlError> {
+        match &*sql.parsed {
+            Parsed::Sql(statement) if crate::statement::plannable(statement) => {
+                let (bound, params) = self.bind(statement)?;
+                self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)
+            }
+            other => self.run_parsed(other, &[]),
+        }
+    }
+
+    fn run_parsed(&mut self, parsed: &Parsed, params: &[Value]) -> Result<Output, SqlError> {
+        self.txn.next_statement();
+        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut self.kept)?;
+        match parsed {
+            Parsed::Sql(statement) => {
+                if matches!(
+                    **statement,
+                    Statement::StartTransaction { .. }
+                        | Statement::Commit { .. }
+                        | Statement::Rollback { .. }
+                        | Statement::Savepoint { .. }
+                        | Statement::ReleaseSavepoint { .. }
+                ) {
+                    return Err(SqlError::unsupported("transaction control in PL/pgSQL"));
+                }
+                crate::session::run_with_params(self.cx, self.txn, self.notices, statement, params)
+            }
+            other => crate::session::run_utility(self.cx, self.txn, self.notices, other),
+        }
+    }
+
+    /// `statement` with each variable it names replaced by a typed
+    /// parameter, and the parameters' values.
+    fn bind(&self, statement: &Statement) -> Result<(Statement, Vec<Value>), SqlError> {
+        let mut bound = statement.clone();
+        let mut params: Vec<Value> = Vec::new();
+        let mut error = None;
+        let _ = visit_expressions_mut(&mut bound, |expr| {
+            let name: Option<Vec<String>> = match expr {
+                Expr::Identifier(id) => Some(vec![ident(id)]),
+                Expr::CompoundIdentifier(ids) => Some(ids.iter().map(ident).collect()),
+                Expr::Value(ValueWithSpan {
+                    value: AstValue::Placeholder(p),
+                    ..
+                }) => Some(vec![p.clone()]),
+                _ => None,
+            };
+            if let Some(name) = name
+                && let Some(found) = self.lookup(&name)
+            {
+                match found.and_then(|(value, ty)| {
+                    params.push(value);
+                    cast_param(params.len(), ty)
+                }) {
+                    Ok(e) => *expr = e,
+                    Err(e) => error = Some(e),
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        match error {
+            Some(e) => Err(e),
+            None => Ok((bound, params)),
+        }
+    }
+
+    /// The value and type a name in SQL stands for, if it names a
+    /// variable or a record's field.
+    fn lookup(&self, name: &[String]) -> Option<Result<(Value, SqlType), SqlError>> {
+        if let Some(at) = self.var_index(name) {
+            let var = self.resolved(at);
+            return match &var.kind {
+                Kind::Scalar(ty) => Some(Ok((var.value.clone(), *ty))),
+                // A record named whole is not a parameter.
+                _ => None,
+            };
+        }
+        // `r.f`, `label.r.f`.
+        let (field, record) = name.split_last()?;
+        let at = self.var_index(record)?;
+        let var = self.resolved(at);
+        let Kind::Record(shape) = &var.kind else {
+            return None;
+        };
+        let Some(shape) = shape else {
+            return Some(Err(SqlError::new(
+                "55000",
+                format!("record \"{}\" is not assigned yet", var.name),
+            )
+            .with_detail(
+                "The tuple structure of a not-yet-assigned record is indeterminate.",
+            )));
+        };
+        let Some(i) = shape.iter().position(|(n, _)| n == field) else {
+            return Some(Err(SqlError::new(
+                "42703",
+                format!("record \"{}\" has no field \"{field}\"", var.name),
+            )));
+        };
+        let value = match &var.value {
+            Value::Record(values) => values.get(i).cloned().unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        Some(Ok((value, shape[i].1)))
+    }
+
+    /// The innermost variable named `name` (`x` or `label.x`).
+    fn var_index(&self, name: &[String]) -> Option<usize> {
+        match name {
+            [n] => self.vars.iter().rposition(|v| v.name == *n),
+            [label, n] => (self.vars.iter())
+                .rposition(|v| v.name == *n && v.label.as_deref() == Some(label.as_str())),
+            _ => None,
+        }
+    }
+
+    /// The variable at `at`, through aliases.
+    fn resolved(&self, mut at: usize) -> &Var {
+        while let Kind::Alias(target) = self.vars[at].kind {
+            at = target;
+        }
+        &self.vars[at]
+    }
+
+    fn alias_target(&self, target: &str) -> Result<usize, SqlError> {
+        self.var_index(&[target.to_string()])
+            .ok_or_else(|| SqlError::new("42704", format!("variable \"{target}\" does not exist")))
+    }
+
+    /// Assigns to a variable or a record's field.
+    fn assign(&mut self, target: &[String], value: Value, ty: SqlType) -> Result<(), SqlError> {
+        if let Some(at) = self.var_index(target) {
+            return self.assign_at(at, value, ty);
+        }
+        if let Some((field, record)) = target.split_last()
+            && let Some(mut at) = self.var_index(record)
+        {
+            while let Kind::Alias(t) = self.vars[at].kind {
+                at = t;
+            }
+            let var = &mut self.vars[at];
+            if let Kind::Record(Some(shape)) = &var.kind
+                && let Some(i) = shape.iter().position(|(n, _)| n == field)
+                && let Value::Record(values) = &mut var.value
+            {
+                values[i] = crate::types::explicit_cast(value, shape[i].1)?;
+                return Ok(());
+            }
+            return Err(SqlError::new(
+                "42703",
+                format!("record \"{}\" has no field \"{field}\"", var.name),
+            ));
+        }
+        Err(SqlError::new(
+            "42601",
+            format!("\"{}\" is not a known variable", target.join(".")),
+        ))
+    }
+
+    fn assign_at(&mut self, mut at: usize, value: Value, ty: SqlType) -> Result<(), SqlError> {
+        while let Kind::Alias(t) = self.vars[at].kind {
+            at = t;
+        }
+        let var = &mut self.vars[at];
+        if var.constant {
+            return Err(SqlError::new(
+                "22005",
+                format!("variable \"{}\" is declared CONSTANT", var.name),
+            ));
+        }
+        if var.not_null && value == Value::Null {
+            return Err(null_to_not_null(&var.name));
+        }
+        match &var.kind {
+            Kind::Scalar(want) => {
+                var.value = if value == Value::Null || *want == ty {
+                    value
+                } else {
+                    crate::types::explicit_cast(value, *want)?
+                };
+            }
+            Kind::Record(_) => match value {
+                Value::Null => var.value = Value::Null,
+                _ => {
+                    return Err(SqlError::new(
+                        "42804",
+                        "cannot assign non-composite value to a record variable",
+                    ));
+                }
+            },
+            Kind::Alias(_) => unreachable!("resolved above"),
+        }
+        Ok(())
+    }
+
+    fn set_found(&mut self, found: bool) {
+        if let Some(var) = self.vars.iter_mut().find(|v| v.name == "found") {
+            var.value = Value::Bool(found);
+        }
+    }
+
+    /// An expression's value and type.
+    fn eval(&mut self, sql: &Sql) -> Result<(Value, SqlType), SqlError> {
+        let output = self.run_sql(sql)?;
+        let Output::Rows { columns, rows, .. } = output else {
+            return Err(SqlError::new("42601", "expression returned no rows"));
+        };
+        if columns.len() != 1 {
+            return Err(SqlError::new(
+                "42601",
+                format!(
+                    "query \"SELECT {}\" returned {} columns",
+                    sql.text,
+                    columns.len()
+                ),
+            ));
+        }
+        if rows.len() > 1 {
+            return Err(SqlError::new(
+                "21000",
+                format!("query \"SELECT {}\" returned more than one row", sql.text),
+            ));
+        }
+        let ty = shape_of(&columns)[0].1;
+        let value = rows.into_iter().next().and_then(|r| r.into_iter().next());
+        Ok((value.unwrap_or(Value::Null), ty))
+    }
+
+    /// A row of values (a simple CASE's WHEN list).
+    fn row(&mut self, sql: &Sql) -> Result<Vec<Value>, SqlError> {
+        match self.run_sql(sql)? {
+            Output::Rows { rows, .. } => Ok(rows.into_iter().next().unwrap_or_default()),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A condition: true, or false for false and NULL.
+    fn condition(&mut self, sql: &Sql) -> Result<bool, SqlError> {
+        match self.eval(sql)?.0 {
+            Value::Bool(b) => Ok(b),
+            Value::Null => Ok(false),
+            other => match crate::types::explicit_cast(other, SqlType::Bool)? {
+                Value::Bool(b) => Ok(b),
+                _ => Ok(false),
+            },
+        }
+    }
+
+    fn sql_type(&self, ty: &DataType) -> Result<SqlType, SqlError> {
+        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
+        crate::types::column_type(ty)
+    }
+
+    /// `name%TYPE`: a variable's type or a column's.
+    fn type_of(&mut self, name: &[String]) -> Result<SqlType, SqlError> {
+        if let Some(at) = self.var_index(name)
+            && let Kind::Scalar(ty) = self.resolved(at).kind
+        {
+            return Ok(ty);
+        }
+        let (column, table) = name
+            .split_last()
+            .filter(|(_, t)| !t.is_empty())
+            .ok_or_else(|| {
+                SqlError::new(
+                    "42704",
+                    format!("variable \"{}\" does not exist", name.join(".")),
+                )
+            })?;
+        let text = format!(
+            "SELECT \"{}\" FROM {} LIMIT 0",
+            column.replace('"', "\"\""),
+            (table.iter())
+                .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
+                .collect::<Vec<_>>()
+                .join(".")
+        );
+        let mut parsed = crate::parse::statements(&text)?;
+        match self.run_parsed(&parsed.pop().expect("one"), &[])? {
+            Output::Rows { columns, .. } => Ok(shape_of(&columns)[0].1),
+            _ => Err(SqlError::new("42704", "type not found")),
+        }
+    }
+}
+
+fn count(iterations: u64) -> Result<u64, SqlError> {
+    if iterations >= MAX_ITERATIONS {
+        return Err(SqlError::new(
+            "54000",
+            "PL/pgSQL loop ran too many iterations",
+        ));
+    }
+    Ok(iterations + 1)
+}
+
+fn null_to_not_null(name: &str) -> SqlError {
+    SqlError::new(
+        "22004",
+        format!("null value cannot be assigned to variable \"{name}\" declared NOT NULL"),
+    )
+}
+
+/// A name as written in SQL (unquoted lower case).
+fn ident(id: &Ident) -> String {
+    crate::names::ident(id)
+}
+
+/// The columns of a result as a record's shape.
+fn shape_of(columns: &[crate::output::Column]) -> Vec<(String, SqlType)> {
+    (columns.iter())
+        .map(|c| {
+            let ty = crate::user_types::of_oid(c.type_oid, -1).unwrap_or(SqlType::Text);
+            (c.name.clone(), ty)
+        })
+        .collect()
+}
+
+/// `CAST($n AS ty)`.
+pub fn cast_param(n: usize, ty: SqlType) -> Result<Expr, SqlError> {
+    Ok(Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(Expr::Value(AstValue::Placeholder(format!("${n}")).into())),
+        data_type: data_type(ty)?,
+        format: None,
+    })
+}
+
+/// The SQL type name of `ty`, parsed.
+pub fn data_type(ty: SqlType) -> Result<DataType, SqlError> {
+    let name = crate::catalog_functions::format_type(i64::from(ty.oid()), Some(ty.typmod()));
+    let mut parser = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(&name)
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    parser
+        .parse_data_type()
+        .map_err(|e| SqlError::new("XX000", format!("type name {name:?}: {e}")))
+}
+
+/// The rows a statement's output counts (`ROW_COUNT`).
+fn row_count(output: &Output) -> u64 {
+    match output {
+        Output::Rows { rows, .. } => rows.len() as u64,
+        other => (other.tag().rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0),
+    }
+}
+
+/// RAISE's message: each `%` the next argument, `%%` a percent sign.
+pub fn format_message(format: &str, args: &[String]) -> String {
+    let mut out = String::new();
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            if chars.peek() == Some(&'%') {
+                chars.next();
+                out.push('%');
+            } else if let Some(a) = args.next() {
+                out.push_str(a);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

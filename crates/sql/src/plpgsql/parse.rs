@@ -1,0 +1,1301 @@
+//! The block parser: PL/pgSQL text -> [`Block`] (README "PL/pgSQL").
+//!
+//! The text is tokenized by sqlparser's tokenizer (so strings, quoted
+//! names, dollar quotes and comments are read as SQL reads them) and the
+//! block structure is read here by recursive descent. Every SQL piece a
+//! statement holds (an expression, a condition, a query, a statement) is
+//! the text of its tokens, parsed by folio's SQL parser before the block
+//! is accepted, so a syntax error anywhere is the CREATE's or the DO's
+//! (42601), as in PostgreSQL.
+
+use crate::error::SqlError;
+use crate::parse::Parsed;
+use sqlparser::ast::{DataType, Statement};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
+
+/// What the range operator `..` of an integer FOR loop is read as: the
+/// tokenizer would take `1..10` for numbers. Not a name a body can hold
+/// unquoted (it starts with a character no identifier starts with after
+/// the rewrite, see [`mark_ranges`]).
+const RANGE: &str = "__plpgsql_range__";
+
+/// `[<<label>>] [DECLARE ...] BEGIN ... [EXCEPTION ...] END [label]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub label: Option<String>,
+    pub decls: Vec<Decl>,
+    pub body: Vec<Stmt>,
+    pub handlers: Vec<Handler>,
+}
+
+/// `name [CONSTANT] type [NOT NULL] [{DEFAULT | := | =} expr]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decl {
+    pub name: String,
+    pub ty: DeclType,
+    pub constant: bool,
+    pub not_null: bool,
+    pub default: Option<Sql>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeclType {
+    /// A SQL type.
+    Type(DataType),
+    /// `record`: takes the shape of the row assigned to it.
+    Record,
+    /// `name%TYPE`: a variable's type, or `table.column%TYPE` a column's.
+    TypeOf(Vec<String>),
+    /// `ALIAS FOR $n` (or a name).
+    Alias(String),
+}
+
+/// `WHEN cond [OR cond ...] THEN stmts`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    pub conditions: Vec<Condition>,
+    pub body: Vec<Stmt>,
+}
+
+/// An exception condition: a name (`unique_violation`, `others`) or a
+/// code (`SQLSTATE '23505'`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    Name(String),
+    Code(String),
+}
+
+/// A SQL piece: its text and its parse (an expression is held as the
+/// query `SELECT expr`, as PostgreSQL evaluates it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sql {
+    pub text: String,
+    pub parsed: Box<Parsed>,
+}
+
+/// `INTO [STRICT] target, ...`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Into {
+    pub strict: bool,
+    /// Each target: a variable, or a record's field (`r.f`).
+    pub targets: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    Assign {
+        target: Vec<String>,
+        value: Sql,
+    },
+    If {
+        branches: Vec<(Sql, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+    },
+    /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END CASE`: with an
+    /// operand each WHEN is a list of values (`SELECT a, b`), else a
+    /// condition.
+    Case {
+        operand: Option<Sql>,
+        branches: Vec<(Sql, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+    },
+    Loop {
+        label: Option<String>,
+        kind: LoopKind,
+        body: Vec<Stmt>,
+    },
+    /// `EXIT` (`continue` false) or `CONTINUE`, `[label] [WHEN cond]`.
+    Exit {
+        continue_: bool,
+        label: Option<String>,
+        when: Option<Sql>,
+    },
+    Return(Option<Sql>),
+    Perform(Sql),
+    /// Any SQL statement, with its `INTO` taken out.
+    Sql {
+        sql: Sql,
+        into: Option<Into>,
+    },
+    Execute {
+        command: Sql,
+        into: Option<Into>,
+        using: Vec<Sql>,
+    },
+    Raise(Raise),
+    /// `GET DIAGNOSTICS var = ROW_COUNT, ...`.
+    GetDiagnostics(Vec<(String, String)>),
+    Null,
+    Block(Block),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopKind {
+    Plain,
+    While(Sql),
+    Range {
+        var: String,
+        reverse: bool,
+        from: Sql,
+        to: Sql,
+        by: Option<Sql>,
+    },
+    Query {
+        var: String,
+        query: Sql,
+    },
+    Execute {
+        var: String,
+        command: Sql,
+        using: Vec<Sql>,
+    },
+}
+
+/// `RAISE [level] ['format', args] [condition] [USING option = expr, ...]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raise {
+    /// `debug`, `log`, `info`, `notice`, `warning` or `exception`.
+    pub level: String,
+    pub format: Option<String>,
+    pub args: Vec<Sql>,
+    pub condition: Option<Condition>,
+    /// `MESSAGE`, `DETAIL`, `HINT`, `ERRCODE` (lower case) and their
+    /// values.
+    pub options: Vec<(String, Sql)>,
+}
+
+/// The block of a function body or a DO.
+pub fn parse(text: &str) -> Result<Block, SqlError> {
+    let marked = mark_ranges(text);
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, &marked)
+        .tokenize()
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    let mut p = P { tokens, at: 0 };
+    p.skip_ws();
+    let block = p.block(None)?;
+    p.eat(&Token::SemiColon);
+    if !p.at_end() {
+        return Err(p.error());
+    }
+    Ok(block)
+}
+
+/// `text` with each `..` outside strings, quoted names and comments
+/// replaced by [`RANGE`] between spaces.
+fn mark_ranges(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let copy_until = |out: &mut String, i: &mut usize, end: &dyn Fn(&[char], usize) -> bool| {
+        while *i < chars.len() && !end(&chars, *i) {
+            out.push(chars[*i]);
+            *i += 1;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match c {
+            '\'' | '"' => {
+                out.push(c);
+                i += 1;
+                loop {
+                    copy_until(&mut out, &mut i, &|s, k| s[k] == c);
+                    if i >= chars.len() {
+                        break;
+                    }
+                    out.push(c);
+                    i += 1;
+                    // A doubled quote is one inside the string.
+                    if chars.get(i) == Some(&c) {
+                        out.push(c);
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            '-' if next == Some('-') => copy_until(&mut out, &mut i, &|s, k| s[k] == '\n'),
+            '/' if next == Some('*') => {
+                copy_until(&mut out, &mut i, &|s, k| {
+                    k > 1 && s[k - 2] == '*' && s[k - 1] == '/'
+                });
+            }
+            '$' if !chars[..i]
+                .last()
+                .is_some_and(|p| p.is_alphanumeric() || *p == '_') =>
+            {
+                // A dollar quote `$tag$ ... $tag$` (a `$1` is copied as is).
+                let tag_end = (i + 1..chars.len())
+                    .find(|&k| !(chars[k].is_alphanumeric() || chars[k] == '_'))
+                    .unwrap_or(chars.len());
+                if chars.get(tag_end) == Some(&'$')
+                    && !chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
+                {
+                    let tag: String = chars[i..=tag_end].iter().collect();
+                    out.push_str(&tag);
+                    i = tag_end + 1;
+                    let rest: String = chars[i..].iter().collect();
+                    match rest.find(&tag) {
+                        Some(at) => {
+                            let inner = &rest[..at + tag.len()];
+                            out.push_str(inner);
+                            i += inner.chars().count();
+                        }
+                        None => {
+                            out.push_str(&rest);
+                            i = chars.len();
+                        }
+                    }
+                } else {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+            '.' if next == Some('.') => {
+                out.push(' ');
+                out.push_str(RANGE);
+                out.push(' ');
+                i += 2;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The parser: tokens with their whitespace (kept so a SQL piece's text
+/// is its tokens written back), `at` the next token that is not
+/// whitespace.
+struct P {
+    tokens: Vec<Token>,
+    at: usize,
+}
+
+impl P {
+    fn skip_ws(&mut self) {
+        while matches!(self.tokens.get(self.at), Some(Token::Whitespace(_))) {
+            self.at += 1;
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.at >= self.tokens.len() || self.tokens[self.at] == Token::EOF
+    }
+
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at).filter(|t| **t != Token::EOF)
+    }
+
+    /// The next token, if it is an unquoted word, lower case.
+    fn word(&self) -> Option<String> {
+        word_of(self.peek()?)
+    }
+
+    /// The token after the next, skipping whitespace.
+    fn peek2(&self) -> Option<&Token> {
+        self.tokens[self.at + 1..]
+            .iter()
+            .find(|t| !matches!(t, Token::Whitespace(_)))
+            .filter(|t| **t != Token::EOF)
+    }
+
+    fn bump(&mut self) -> Option<Token> {
+        let t = self.peek().cloned();
+        if t.is_some() {
+            self.at += 1;
+            self.skip_ws();
+        }
+        t
+    }
+
+    fn eat(&mut self, token: &Token) -> bool {
+        if self.peek() == Some(token) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_word(&mut self, word: &str) -> bool {
+        if self.word().as_deref() == Some(word) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, token: &Token) -> Result<(), SqlError> {
+        if self.eat(token) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn expect_word(&mut self, word: &str) -> Result<(), SqlError> {
+        if self.eat_word(word) {
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    /// PostgreSQL's `syntax error at or near "x"` at the next token.
+    fn error(&self) -> SqlError {
+        match self.peek() {
+            Some(t) => SqlError::syntax(format!("syntax error at or near \"{}\"", shown(t))),
+            None => SqlError::syntax("syntax error at end of input"),
+        }
+    }
+
+    /// A name (an unquoted word lower case, a quoted one as written).
+    fn name(&mut self) -> Result<String, SqlError> {
+        match self.peek() {
+            Some(Token::Word(w)) => {
+                let name = match w.quote_style {
+                    None => w.value.to_lowercase(),
+                    Some(_) => w.value.clone(),
+                };
+                self.bump();
+                Ok(name)
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    /// A dotted name (`r.f`, `t.c`).
+    fn dotted(&mut self) -> Result<Vec<String>, SqlError> {
+        let mut parts = vec![self.name()?];
+        while self.eat(&Token::Period) {
+            parts.push(self.name()?);
+        }
+        Ok(parts)
+    }
+
+    /// The tokens from here up to (not including) the first token at
+    /// nesting depth 0 for which `stop` holds, as text; the parser left at
+    /// that token. Brackets and `CASE ... END` nest.
+    fn until(&mut self, stop: impl Fn(&Token) -> bool) -> Result<String, SqlError> {
+        let start = self.at;
+        let mut depth = 0usize;
+        let mut cases = 0usize;
+        while let Some(t) = self.peek() {
+            if depth == 0 && cases == 0 && stop(t) {
+                break;
+            }
+            match t {
+                Token::LParen | Token::LBracket => depth += 1,
+                Token::RParen | Token::RBracket => depth = depth.saturating_sub(1),
+                _ => match word_of(t).as_deref() {
+                    Some("case") => cases += 1,
+                    Some("end") if cases > 0 => cases -= 1,
+                    _ => {}
+                },
+            }
+            self.at += 1;
+        }
+        if self.peek().is_none() {
+            return Err(SqlError::syntax("syntax error at end of input"));
+        }
+        let text = render(&self.tokens[start..self.at]);
+        self.skip_ws();
+        Ok(text)
+    }
+
+    fn until_word(&mut self, words: &[&str]) -> Result<String, SqlError> {
+        self.until(|t| word_of(t).is_some_and(|w| words.contains(&w.as_str())))
+    }
+
+    /// An expression up to a word in `words` (or `;` if `semicolon`).
+    fn expr_until(&mut self, words: &[&str], semicolon: bool) -> Result<Sql, SqlError> {
+        let text = self.until(|t| {
+            (semicolon && *t == Token::SemiColon)
+                || word_of(t).is_some_and(|w| words.contains(&w.as_str()))
+        })?;
+        expression(&text)
+    }
+
+    /// Expressions separated by commas, up to a word in `words` or `;`.
+    fn expr_list(&mut self, words: &[&str]) -> Result<Vec<Sql>, SqlError> {
+        let mut out = Vec::new();
+        loop {
+            let text = self.until(|t| {
+                *t == Token::SemiColon
+                    || *t == Token::Comma
+                    || word_of(t).is_some_and(|w| words.contains(&w.as_str()))
+            })?;
+            out.push(expression(&text)?);
+            if !self.eat(&Token::Comma) {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// `<<label>>`, if one comes.
+    fn label(&mut self) -> Result<Option<String>, SqlError> {
+        if !self.eat(&Token::ShiftLeft) {
+            return Ok(None);
+        }
+        let name = self.name()?;
+        self.expect(&Token::ShiftRight)?;
+        Ok(Some(name))
+    }
+
+    fn block(&mut self, label: Option<String>) -> Result<Block, SqlError> {
+        let label = match label {
+            Some(l) => Some(l),
+            None => self.label()?,
+        };
+        let mut decls = Vec::new();
+        if self.eat_word("declare") {
+            while self.word().as_deref() != Some("begin") {
+                if self.at_end() {
+                    return Err(self.error());
+                }
+                // (Each DECLARE of a nested section may repeat the word.)
+                if self.eat_word("declare") {
+                    continue;
+                }
+                decls.push(self.decl()?);
+            }
+        }
+        self.expect_word("begin")?;
+        let body = self.stmts(&["end", "exception"])?;
+        let mut handlers = Vec::new();
+        if self.eat_word("exception") {
+            while self.eat_word("when") {
+                let mut conditions = vec![self.condition()?];
+                while self.eat_word("or") {
+                    conditions.push(self.condition()?);
+                }
+                self.expect_word("then")?;
+                let body = self.stmts(&["end", "when"])?;
+                handlers.push(Handler { conditions, body });
+            }
+            if handlers.is_empty() {
+                return Err(self.error());
+            }
+        }
+        self.expect_word("end")?;
+        self.end_label(&label)?;
+        Ok(Block {
+            label,
+            decls,
+            body,
+            handlers,
+        })
+    }
+
+    /// An optional label after `END [LOOP]`, which must be the block's.
+    fn end_label(&mut self, label: &Option<String>) -> Result<(), SqlError> {
+        if let Some(Token::Word(_)) = self.peek() {
+            let at = self.word();
+            let name = self.name()?;
+            if label.as_deref() != Some(name.as_str()) {
+                return Err(match label {
+                    Some(l) => SqlError::syntax(format!(
+                        "end label \"{name}\" differs from block's label \"{l}\""
+                    )),
+                    None => SqlError::syntax(format!(
+                        "end label \"{}\" specified for unlabeled block",
+                        at.unwrap_or(name)
+                    )),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn condition(&mut self) -> Result<Condition, SqlError> {
+        if self.eat_word("sqlstate") {
+            return match self.bump() {
+                Some(Token::SingleQuotedString(code)) => sqlstate(&code).map(Condition::Code),
+                _ => Err(self.error()),
+            };
+        }
+        let name = self.name()?;
+        if name != "others" && super::conditions::code_of(&name).is_none() {
+            return Err(SqlError::new(
+                "42704",
+                format!("unrecognized exception condition \"{name}\""),
+            ));
+        }
+        Ok(Condition::Name(name))
+    }
+
+    fn decl(&mut self) -> Result<Decl, SqlError> {
+        let name = self.name()?;
+        if self.eat_word("alias") {
+            self.expect_word("for")?;
+            let target = match self.bump() {
+                Some(Token::Placeholder(p)) => p,
+                Some(Token::Word(w)) => w.value.to_lowercase(),
+                _ => return Err(self.error()),
+            };
+            self.expect(&Token::SemiColon)?;
+            return Ok(Decl {
+                name,
+                ty: DeclType::Alias(target),
+                constant: false,
+                not_null: false,
+                default: None,
+            });
+        }
+        let constant = self.eat_word("constant");
+        if matches!(self.word().as_deref(), Some("cursor" | "refcursor")) || self.eat_word("scroll")
+        {
+            return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+        }
+        let ty_text = self.until(|t| {
+            matches!(t, Token::SemiColon | Token::Assignment | Token::Eq)
+                || word_of(t).is_some_and(|w| matches!(w.as_str(), "default" | "not" | "collate"))
+        })?;
+        let ty = decl_type(&ty_text)?;
+        if self.eat_word("collate") {
+            self.name()?;
+        }
+        let not_null = if self.eat_word("not") {
+            self.expect_word("null")?;
+            true
+        } else {
+            false
+        };
+        let default =
+            if self.eat(&Token::Assignment) || self.eat(&Token::Eq) || self.eat_word("default") {
+                Some(self.expr_until(&[], true)?)
+            } else {
+                None
+            };
+        self.expect(&Token::SemiColon)?;
+        if default.is_none() && (constant || not_null) {
+            return Err(SqlError::syntax(format!(
+                "variable \"{name}\" must have a default value, since it's declared NOT NULL"
+            )));
+        }
+        Ok(Decl {
+            name,
+            ty,
+            constant,
+            not_null,
+            default,
+        })
+    }
+
+    /// Statements up to one of `ends` (a word).
+    fn stmts(&mut self, ends: &[&str]) -> Result<Vec<Stmt>, SqlError> {
+        let mut out = Vec::new();
+        loop {
+            match self.word() {
+                Some(w) if ends.contains(&w.as_str()) => return Ok(out),
+                _ if self.at_end() => return Err(self.error()),
+                _ => out.push(self.stmt()?),
+            }
+        }
+    }
+
+    fn stmt(&mut self) -> Result<Stmt, SqlError> {
+        let label = self.label()?;
+        let word = self.word().unwrap_or_default();
+        if label.is_some()
+            && !matches!(
+                word.as_str(),
+                "declare" | "begin" | "loop" | "while" | "for" | "foreach"
+            )
+        {
+            return Err(self.error());
+        }
+        let stmt = match word.as_str() {
+            "declare" | "begin" => {
+                let block = self.block(label)?;
+                self.expect(&Token::SemiColon)?;
+                return Ok(Stmt::Block(block));
+            }
+            "if" => self.if_stmt()?,
+            "case" if self.peek2() != Some(&Token::Assignment) => self.case_stmt()?,
+            "loop" | "while" | "for" => self.loop_stmt(label)?,
+            "foreach" => return Err(SqlError::unsupported("FOREACH in PL/pgSQL")),
+            "exit" | "continue" => {
+                self.bump();
+                let label = match self.word().as_deref() {
+                    Some("when") | None => None,
+                    Some(_) => Some(self.name()?),
+                };
+                let when = if self.eat_word("when") {
+                    Some(self.expr_until(&[], true)?)
+                } else {
+                    None
+                };
+                Stmt::Exit {
+                    continue_: word == "continue",
+                    label,
+                    when,
+                }
+            }
+            "return" => {
+                self.bump();
+                match self.word().as_deref() {
+                    Some("next" | "query") => {
+                        return Err(SqlError::unsupported(
+                            "RETURN NEXT and RETURN QUERY (set-returning PL/pgSQL functions)",
+                        ));
+                    }
+                    _ if self.peek() == Some(&Token::SemiColon) => Stmt::Return(None),
+                    _ => Stmt::Return(Some(self.expr_until(&[], true)?)),
+                }
+            }
+            "perform" => {
+                self.bump();
+                let text = self.until(|t| *t == Token::SemiColon)?;
+                Stmt::Perform(statement(&format!("SELECT {text}"))?)
+            }
+            "execute" => {
+                self.bump();
+                let command = self.expr_until(&["into", "using"], true)?;
+                let (into, using) = self.read_into_using()?;
+                Stmt::Execute {
+                    command,
+                    into,
+                    using,
+                }
+            }
+            "raise" => Stmt::Raise(self.raise()?),
+            "get" => {
+                self.bump();
+                if self.eat_word("stacked") {
+                    return Err(SqlError::unsupported("GET STACKED DIAGNOSTICS"));
+                }
+                self.eat_word("current");
+                self.expect_word("diagnostics")?;
+                let mut items = Vec::new();
+                loop {
+                    let var = self.name()?;
+                    if !self.eat(&Token::Eq) && !self.eat(&Token::Assignment) {
+                        return Err(self.error());
+                    }
+                    let item = self.name()?;
+                    if item != "row_count" {
+                        return Err(SqlError::unsupported(format!(
+                            "GET DIAGNOSTICS item {}",
+                            item.to_uppercase()
+                        )));
+                    }
+                    items.push((var, item));
+                    if !self.eat(&Token::Comma) {
+                        break;
+                    }
+                }
+                Stmt::GetDiagnostics(items)
+            }
+            "null" if self.peek2() == Some(&Token::SemiColon) => {
+                self.bump();
+                Stmt::Null
+            }
+            "open" | "fetch" | "move" | "close" => {
+                return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+            }
+            "assert" => return Err(SqlError::unsupported("ASSERT in PL/pgSQL")),
+            "commit" | "rollback" => {
+                return Err(SqlError::unsupported("COMMIT and ROLLBACK in PL/pgSQL"));
+            }
+            _ if self.is_assignment() => {
+                let target = self.dotted()?;
+                if !self.eat(&Token::Assignment) {
+                    self.expect(&Token::Eq)?;
+                }
+                Stmt::Assign {
+                    target,
+                    value: self.expr_until(&[], true)?,
+                }
+            }
+            _ => self.sql_stmt()?,
+        };
+        self.expect(&Token::SemiColon)?;
+        Ok(stmt)
+    }
+
+    /// Whether a `name [. name] {:= | =}` comes.
+    fn is_assignment(&self) -> bool {
+        let rest: Vec<&Token> = (self.tokens[self.at..].iter())
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .take(4)
+            .collect();
+        let is_op = |t: Option<&&Token>| matches!(t, Some(Token::Assignment | Token::Eq));
+        match rest.as_slice() {
+            [Token::Word(_), rest @ ..] if is_op(rest.first()) => true,
+            [Token::Word(_), Token::Period, Token::Word(_), rest @ ..] => is_op(rest.first()),
+            _ => false,
+        }
+    }
+
+    fn if_stmt(&mut self) -> Result<Stmt, SqlError> {
+        self.expect_word("if")?;
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.expr_until(&["then"], false)?;
+            self.expect_word("then")?;
+            let body = self.stmts(&["elsif", "elseif", "else", "end"])?;
+            branches.push((cond, body));
+            if self.eat_word("elsif") || self.eat_word("elseif") {
+                continue;
+            }
+            if self.eat_word("else") {
+                otherwise = Some(self.stmts(&["end"])?);
+            }
+            break;
+        }
+        self.expect_word("end")?;
+        self.expect_word("if")?;
+        Ok(Stmt::If {
+            branches,
+            otherwise,
+        })
+    }
+
+    fn case_stmt(&mut self) -> Result<Stmt, SqlError> {
+        self.expect_word("case")?;
+        let operand = match self.word().as_deref() {
+            Some("when") => None,
+            _ => Some(self.expr_until(&["when"], false)?),
+        };
+        let mut branches = Vec::new();
+        while self.eat_word("when") {
+            let text = self.until_word(&["then"])?;
+            self.expect_word("then")?;
+            let cond = expression(&text)?;
+            let body = self.stmts(&["when", "else", "end"])?;
+            branches.push((cond, body));
+        }
+        if branches.is_empty() {
+            return Err(self.error());
+        }
+        let otherwise = if self.eat_word("else") {
+            Some(self.stmts(&["end"])?)
+        } else {
+            None
+        };
+        self.expect_word("end")?;
+        self.expect_word("case")?;
+        Ok(Stmt::Case {
+            operand,
+            branches,
+            otherwise,
+        })
+    }
+
+    fn loop_stmt(&mut self, label: Option<String>) -> Result<Stmt, SqlError> {
+        let kind = if self.eat_word("while") {
+            let cond = self.expr_until(&["loop"], false)?;
+            LoopKind::While(cond)
+        } else if self.eat_word("for") {
+            let var = self.name()?;
+            if self.eat(&Token::Comma) {
+                return Err(SqlError::unsupported("FOR with a list of target variables"));
+            }
+            self.expect_word("in")?;
+            self.for_kind(var)?
+        } else {
+            LoopKind::Plain
+        };
+        self.expect_word("loop")?;
+        let body = self.stmts(&["end"])?;
+        self.expect_word("end")?;
+        self.expect_word("loop")?;
+        self.end_label(&label)?;
+        Ok(Stmt::Loop { label, kind, body })
+    }
+
+    /// What follows `FOR var IN`.
+    fn for_kind(&mut self, var: String) -> Result<LoopKind, SqlError> {
+        if self.eat_word("execute") {
+            let command = self.expr_until(&["using", "loop"], false)?;
+            let using = if self.eat_word("using") {
+                self.expr_list(&["loop"])?
+            } else {
+                Vec::new()
+            };
+            return Ok(LoopKind::Execute {
+                var,
+                command,
+                using,
+            });
+        }
+        let reverse = self.word().as_deref() == Some("reverse")
+            && !matches!(self.peek2(), Some(Token::Period));
+        if reverse {
+            self.bump();
+        }
+        let start = self.at;
+        let first = self.until_word(&[RANGE, "loop"])?;
+        if self.eat_word(RANGE) {
+            let from = expression(&first)?;
+            let to = self.expr_until(&["by", "loop"], false)?;
+            let by = if self.eat_word("by") {
+                Some(self.expr_until(&["loop"], false)?)
+            } else {
+                None
+            };
+            return Ok(LoopKind::Range {
+                var,
+                reverse,
+                from,
+                to,
+                by,
+            });
+        }
+        if reverse {
+            self.at = start;
+            return Err(self.error());
+        }
+        Ok(LoopKind::Query {
+            var,
+            query: statement(&first)?,
+        })
+    }
+
+    /// `INTO ...` and `USING ...` of EXECUTE, in either order.
+    fn read_into_using(&mut self) -> Result<(Option<Into>, Vec<Sql>), SqlError> {
+        let mut into = None;
+        let mut using = Vec::new();
+        loop {
+            if into.is_none() && self.eat_word("into") {
+                into = Some(self.read_into()?);
+            } else if using.is_empty() && self.eat_word("using") {
+                using = self.expr_list(&["into"])?;
+            } else {
+                return Ok((into, using));
+            }
+        }
+    }
+
+    /// `[STRICT] target, ...` after INTO.
+    fn read_into(&mut self) -> Result<Into, SqlError> {
+        let strict = self.eat_word("strict");
+        let mut targets = vec![self.dotted()?];
+        while self.eat(&Token::Comma) {
+            targets.push(self.dotted()?);
+        }
+        Ok(Into { strict, targets })
+    }
+
+    fn raise(&mut self) -> Result<Raise, SqlError> {
+        self.expect_word("raise")?;
+        let level = match self.word().as_deref() {
+            Some(l @ ("debug" | "log" | "info" | "notice" | "warning" | "exception")) => {
+                let l = l.to_string();
+                self.bump();
+                l
+            }
+            _ => "exception".to_string(),
+        };
+        let mut raise = Raise {
+            level,
+            format: None,
+            args: Vec::new(),
+            condition: None,
+            options: Vec::new(),
+        };
+        match self.peek() {
+            Some(Token::SingleQuotedString(s)) | Some(Token::EscapedStringLiteral(s)) => {
+                raise.format = Some(s.clone());
+                self.bump();
+                if self.eat(&Token::Comma) {
+                    raise.args = self.expr_list(&["using"])?;
+                }
+                let placeholders = count_placeholders(raise.format.as_deref().unwrap_or(""));
+                if placeholders > raise.args.len() {
+                    return Err(SqlError::syntax("too few parameters specified for RAISE"));
+                }
+                if placeholders < raise.args.len() {
+                    return Err(SqlError::syntax("too many parameters specified for RAISE"));
+                }
+            }
+            Some(Token::Word(_)) if self.word().as_deref() != Some("using") => {
+                raise.condition = Some(self.condition()?);
+            }
+            _ => {}
+        }
+        if self.eat_word("using") {
+            loop {
+                let option = self.name()?;
+                if !matches!(option.as_str(), "message" | "detail" | "hint" | "errcode") {
+                    return Err(SqlError::unsupported(format!(
+                        "RAISE option {}",
+                        option.to_uppercase()
+                    )));
+                }
+                if !self.eat(&Token::Eq) {
+                    self.expect(&Token::Assignment)?;
+                }
+                let text = self.until(|t| matches!(t, Token::SemiColon | Token::Comma))?;
+                raise.options.push((option, expression(&text)?));
+                if !self.eat(&Token::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(raise)
+    }
+
+    /// Any other statement: SQL up to `;`, its INTO taken out.
+    fn sql_stmt(&mut self) -> Result<Stmt, SqlError> {
+        let first = self.word().unwrap_or_default();
+        let start = self.at;
+        let _ = self.until(|t| *t == Token::SemiColon)?;
+        let end = self.at;
+        // The INTO: a SELECT's first at depth 0; a row change's after
+        // RETURNING.
+        let words: Vec<(usize, Option<String>, usize)> = {
+            let mut depth = 0usize;
+            (start..end)
+                .map(|i| {
+                    let t = &self.tokens[i];
+                    match t {
+                        Token::LParen | Token::LBracket => depth += 1,
+                        Token::RParen | Token::RBracket => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    (i, word_of(t), depth)
+                })
+                .collect()
+        };
+        let at_top = |w: &str| {
+            (words.iter())
+                .filter(|(_, word, depth)| *depth == 0 && word.as_deref() == Some(w))
+                .map(|(i, ..)| *i)
+                .collect::<Vec<usize>>()
+        };
+        let into_at = match first.as_str() {
+            "select" | "with" => at_top("into").first().copied(),
+            "insert" | "update" | "delete" => {
+                let returning = at_top("returning");
+                (returning.first()).and_then(|r| at_top("into").into_iter().find(|i| i > r))
+            }
+            _ => None,
+        };
+        let Some(into_at) = into_at else {
+            let text = render(&self.tokens[start..end]);
+            return Ok(Stmt::Sql {
+                sql: statement(&text)?,
+                into: None,
+            });
+        };
+        // Read the targets from a parser over the INTO's tokens.
+        let mut sub = P {
+            tokens: self.tokens[into_at + 1..end].to_vec(),
+            at: 0,
+        };
+        sub.skip_ws();
+        let into = sub.read_into()?;
+        let mut kept: Vec<Token> = self.tokens[start..into_at].to_vec();
+        kept.extend_from_slice(&self.tokens[into_at + 1 + sub.at..end]);
+        let text = render(&kept);
+        Ok(Stmt::Sql {
+            sql: statement(&text)?,
+            into: Some(into),
+        })
+    }
+}
+
+/// A token's unquoted word, lower case.
+fn word_of(t: &Token) -> Option<String> {
+    match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_lowercase()),
+        _ => None,
+    }
+}
+
+/// A token as an error message shows it.
+fn shown(t: &Token) -> String {
+    match t {
+        Token::Word(w) if w.value == RANGE => "..".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Tokens written back as text (the range marker as `..`).
+fn render(tokens: &[Token]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        match t {
+            Token::Whitespace(Whitespace::SingleLineComment { .. })
+            | Token::Whitespace(Whitespace::MultiLineComment(_)) => out.push(' '),
+            Token::Word(w) if w.value == RANGE => out.push_str(".."),
+            // (sqlparser writes a string's quotes back undoubled.)
+            Token::SingleQuotedString(s) => {
+                out.push('\'');
+                out.push_str(&s.replace('\'', "''"));
+                out.push('\'');
+            }
+            Token::EscapedStringLiteral(s) => {
+                out.push_str("E'");
+                out.push_str(&s.replace('\\', "\\\\").replace('\'', "\\'"));
+                out.push('\'');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out.trim().to_string()
+}
+
+/// The number of `%` placeholders in a RAISE format (`%%` is a percent
+/// sign).
+pub fn count_placeholders(format: &str) -> usize {
+    let mut n = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            if chars.peek() == Some(&'%') {
+                chars.next();
+            } else {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// A SQLSTATE written in a body: five digits or upper-case letters.
+pub fn sqlstate(code: &str) -> Result<String, SqlError> {
+    if code.len() == 5
+        && code
+            .chars()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+    {
+        Ok(code.to_string())
+    } else {
+        Err(SqlError::new(
+            "42601",
+            format!("invalid SQLSTATE code \"{code}\""),
+        ))
+    }
+}
+
+/// An expression, held as `SELECT expr`.
+fn expression(text: &str) -> Result<Sql, SqlError> {
+    if text.is_empty() {
+        return Err(SqlError::syntax("syntax error at end of input"));
+    }
+    statement(&format!("SELECT {text}")).map(|s| Sql {
+        text: text.to_string(),
+        ..s
+    })
+}
+
+/// One SQL statement.
+fn statement(text: &str) -> Result<Sql, SqlError> {
+    let mut parsed = crate::parse::statements(text).map_err(|mut e| {
+        // Positions are the piece's, not the body's.
+        e.position = None;
+        e.location = None;
+        e
+    })?;
+    if parsed.len() != 1 {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            text.split_whitespace().next().unwrap_or("")
+        )));
+    }
+    Ok(Sql {
+        text: text.to_string(),
+        parsed: Box::new(parsed.pop().expect("one statement")),
+    })
+}
+
+/// A declaration's type.
+fn decl_type(text: &str) -> Result<DeclType, SqlError> {
+    let lower = text.to_lowercase();
+    if lower == "record" {
+        return Ok(DeclType::Record);
+    }
+    if let Some(name) = lower
+        .strip_suffix("%type")
+        .or_else(|| lower.strip_suffix("% type"))
+    {
+        let parts = name
+            .trim()
+            .split('.')
+            .map(|p| p.trim().trim_matches('"').to_string())
+            .collect();
+        return Ok(DeclType::TypeOf(parts));
+    }
+    if lower.ends_with("%rowtype") {
+        return Err(SqlError::unsupported("%ROWTYPE in PL/pgSQL"));
+    }
+    let mut parser = sqlparser::parser::Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(text)
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    let ty = parser
+        .parse_data_type()
+        .map_err(|_| SqlError::syntax(format!("syntax error at or near \"{text}\"")))?;
+    if parser.peek_token().token != Token::EOF {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            parser.peek_token().token
+        )));
+    }
+    Ok(DeclType::Type(ty))
+}
+
+/// The statement a SQL piece parsed to, if sqlparser's.
+pub fn sql_statement(sql: &Sql) -> Option<&Statement> {
+    match &*sql.parsed {
+        Parsed::Sql(s) => Some(s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The block parser reads PostgreSQL's block structure, takes INTO out
+    //! of statements, and refuses what is out of scope.
+    use super::*;
+
+    fn body(text: &str) -> Vec<Stmt> {
+        parse(text).unwrap_or_else(|e| panic!("{text}: {e}")).body
+    }
+
+    #[test]
+    fn declarations_and_assignments() {
+        let b = parse(
+            "<<outer>> DECLARE a int := 1; b CONSTANT text DEFAULT 'x'; c numeric NOT NULL = 2; r record;
+             BEGIN a := a + 1; r.f = 3; END outer",
+        )
+        .unwrap();
+        assert_eq!(b.label.as_deref(), Some("outer"));
+        assert_eq!(b.decls.len(), 4);
+        assert!(b.decls[1].constant && b.decls[2].not_null);
+        assert_eq!(b.decls[3].ty, DeclType::Record);
+        assert!(
+            matches!(&b.body[0], Stmt::Assign { target, value } if target == &["a"] && value.text == "a + 1")
+        );
+        assert!(matches!(&b.body[1], Stmt::Assign { target, .. } if target == &["r", "f"]));
+    }
+
+    #[test]
+    fn control_structures() {
+        let s = body(
+            "BEGIN
+               IF x > 1 THEN NULL; ELSIF x = 1 THEN RETURN 1; ELSE RETURN CASE WHEN x THEN 1 END; END IF;
+               FOR i IN REVERSE 10..1 BY 2 LOOP EXIT WHEN i < 3; END LOOP;
+               FOR r IN SELECT * FROM t LOOP CONTINUE; END LOOP;
+               <<l>> WHILE true LOOP EXIT l; END LOOP l;
+               CASE x WHEN 1, 2 THEN NULL; ELSE NULL; END CASE;
+             END",
+        );
+        assert_eq!(s.len(), 5);
+        assert!(matches!(&s[0], Stmt::If { branches, otherwise: Some(_) } if branches.len() == 2));
+        assert!(matches!(
+            &s[1],
+            Stmt::Loop {
+                kind: LoopKind::Range {
+                    reverse: true,
+                    by: Some(_),
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(matches!(
+            &s[2],
+            Stmt::Loop {
+                kind: LoopKind::Query { .. },
+                ..
+            }
+        ));
+        assert!(
+            matches!(&s[3], Stmt::Loop { label: Some(l), kind: LoopKind::While(_), .. } if l == "l")
+        );
+        assert!(matches!(
+            &s[4],
+            Stmt::Case {
+                operand: Some(_),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn into_is_taken_out_of_statements() {
+        let s = body(
+            "BEGIN SELECT a, b INTO STRICT x, y FROM t WHERE c = 1;
+                   INSERT INTO t VALUES (1) RETURNING id INTO z;
+                   EXECUTE 'SELECT $1' INTO w USING 5; END",
+        );
+        match &s[0] {
+            Stmt::Sql {
+                sql,
+                into: Some(into),
+            } => {
+                assert_eq!(sql.text, "SELECT a, b FROM t WHERE c = 1");
+                assert!(into.strict);
+                assert_eq!(into.targets, vec![vec!["x".to_string()], vec!["y".into()]]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&s[1], Stmt::Sql { sql, into: Some(_) } if sql.text == "INSERT INTO t VALUES (1) RETURNING id")
+        );
+        assert!(matches!(&s[2], Stmt::Execute { into: Some(_), using, .. } if using.len() == 1));
+    }
+
+    #[test]
+    fn exceptions_and_raise() {
+        let b = parse(
+            "BEGIN RAISE NOTICE 'a % b %', 1, 'x' USING HINT = 'h';
+             RAISE EXCEPTION USING ERRCODE = '22012';
+             EXCEPTION WHEN unique_violation OR SQLSTATE '22012' THEN RAISE; WHEN others THEN NULL; END",
+        )
+        .unwrap();
+        assert_eq!(b.handlers.len(), 2);
+        assert_eq!(
+            b.handlers[0].conditions,
+            vec![
+                Condition::Name("unique_violation".into()),
+                Condition::Code("22012".into())
+            ]
+        );
+        assert!(matches!(&b.body[0], Stmt::Raise(r) if r.args.len() == 2 && r.options.len() == 1));
+    }
+
+    #[test]
+    fn errors() {
+        let code = |t: &str| parse(t).map(|_| ()).unwrap_err();
+        assert_eq!(code("BEGIN x := ; END").code, "42601");
+        assert_eq!(code("BEGIN IF x THEN NULL; END").code, "42601");
+        assert_eq!(code("BEGIN SELEC 1; END").code, "42601");
+        assert_eq!(code("BEGIN RAISE NOTICE '%'; END").code, "42601");
+        assert_eq!(code("BEGIN RETURN NEXT 1; END").code, "0A000");
+        assert_eq!(
+            code("BEGIN FOREACH x IN ARRAY a LOOP END LOOP; END").code,
+            "0A000"
+        );
+        assert_eq!(
+            code("BEGIN NULL; EXCEPTION WHEN no_such_thing THEN NULL; END").code,
+            "42704"
+        );
+        assert_eq!(
+            code("<<a>> BEGIN NULL; END b").message,
+            "end label \"b\" differs from block's label \"a\""
+        );
+    }
+
+    #[test]
+    fn ranges_are_not_read_in_strings() {
+        assert_eq!(
+            mark_ranges("1..2 '..' \"..\" -- ..\n"),
+            format!("1 {RANGE} 2 '..' \"..\" -- ..\n")
+        );
+        assert_eq!(
+            mark_ranges("$q$..$q$ $1..$2"),
+            format!("$q$..$q$ $1 {RANGE} $2")
+        );
+    }
+}

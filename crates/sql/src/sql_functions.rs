@@ -254,14 +254,11 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
                 "functions returning TABLE (set-returning functions)",
             ));
         }
-        Some(DataType::Custom(name, _))
-            if plpgsql && names::relation(name).is_ok_and(|n| n == "trigger") =>
-        {
+        // sqlparser reads `trigger` as a type of its own.
+        Some(DataType::Trigger) if plpgsql => {
             return Err(SqlError::unsupported("trigger functions in PL/pgSQL"));
         }
-        Some(DataType::Custom(name, _))
-            if names::relation(name).is_ok_and(|n| n == "void") =>
-        {
+        Some(DataType::Custom(name, _)) if names::relation(name).is_ok_and(|n| n == "void") => {
             if !plpgsql {
                 return Err(SqlError::unsupported("SQL functions returning void"));
             }

@@ -622,7 +622,7 @@ pub struct SourceCounts {
 impl SourceCounts {
     /// Notes what `source`'s latest run produced and scanned.
     fn note(&mut self, source: &Source, counts: (u64, ScanCounts)) {
-        let id = source as *const Source as usize;
+        let id = Self::id(source);
         match self.nodes.iter_mut().find(|(node, _)| *node == id) {
             Some((_, kept)) => *kept = counts,
             None => self.nodes.push((id, counts)),
@@ -631,9 +631,14 @@ impl SourceCounts {
 
     /// What `source`'s latest run produced and scanned, if it ran.
     pub fn of(&self, source: &Source) -> Option<(u64, ScanCounts)> {
-        let id = source as *const Source as usize;
+        let id = Self::id(source);
         let found = self.nodes.iter().find(|(node, _)| *node == id);
         found.map(|(_, counts)| *counts)
+    }
+
+    /// A node's key: its address, stable while the plan is alive.
+    fn id(source: &Source) -> usize {
+        source as *const Source as usize
     }
 }
 

@@ -5,11 +5,13 @@
 # 2 clients), counted by callgrind: deterministic where tps and task-clock
 # on a shared 2-core machine are not (this VM has no hardware counters).
 # CHECKSUM_FLAG: --data-checksums (default) or --no-data-checksums.
-# The annotated profile is left in DIR.callgrind for callgrind_annotate.
+# callgrind's raw output is left in DIR.callgrind (read it with
+# callgrind_annotate); the servers' output goes to DIR.log, removed when
+# the run succeeds.
 set -e
 BIN=$1; PORT=$2; DIR=$3; FLAG=${4:---data-checksums}; N=${5:-2000}
 command -v valgrind >/dev/null || apt-get install -y valgrind >/dev/null
-rm -rf "$DIR" "$DIR.callgrind"
+rm -rf "$DIR" "$DIR.callgrind" "$DIR.log"
 ready() { for _ in $(seq 600); do pg_isready -q -h 127.0.0.1 -p "$PORT" && return; sleep 0.5; done; exit 1; }
 # Load with the plain server, then measure under callgrind with the
 # instrumentation off until the warm-up is done.
@@ -31,4 +33,4 @@ kill -INT $PID; wait $PID || true
 rm -f "$SCRIPT"
 TOTAL=$(callgrind_annotate "$DIR.callgrind" 2>/dev/null | grep -m1 "PROGRAM TOTALS" | awk '{gsub(/,/,"",$1); print $1}')
 echo "$(( TOTAL / (2 * N) )) instructions/transaction ($TOTAL over $((2 * N)) transactions, $FLAG)"
-rm -rf "$DIR"
+rm -rf "$DIR" "$DIR.log"

@@ -149,11 +149,16 @@ impl<'a, 'c> Runner<'a, 'c> {
     fn block(&mut self, block: &Block) -> Result<Flow, SqlError> {
         crate::stack::check()?;
         let depth = self.vars.len();
-        let flow = if block.handlers.is_empty() {
-            self.block_body(block)
-        } else {
-            self.guarded(block)
-        };
+        // The declarations run before the block's savepoint: an error in
+        // one reaches the enclosing block's handlers, not this block's,
+        // as in PostgreSQL.
+        let flow = self.declarations(block).and_then(|()| {
+            if block.handlers.is_empty() {
+                self.stmts(&block.body)
+            } else {
+                self.guarded(block)
+            }
+        });
         self.vars.truncate(depth);
         match flow? {
             Flow::Exit(Some(l)) if block.label.as_deref() == Some(l.as_str()) => Ok(Flow::Next),
@@ -161,7 +166,8 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
     }
 
-    fn block_body(&mut self, block: &Block) -> Result<Flow, SqlError> {
+    /// Declares `block`'s variables, in order, each with its default.
+    fn declarations(&mut self, block: &Block) -> Result<(), SqlError> {
         for decl in &block.decls {
             let (kind, value) = match &decl.ty {
                 DeclType::Record => (Kind::Record(None), Value::Null),
@@ -193,17 +199,20 @@ impl<'a, 'c> Runner<'a, 'c> {
             }
             self.vars[at].constant = decl.constant;
         }
-        self.stmts(&block.body)
+        Ok(())
     }
 
-    /// A block with handlers: its body in a savepoint.
+    /// The statements of a block with handlers, in a savepoint. A handler
+    /// sees the block's variables as the statements left them (their
+    /// values are not rolled back, as in PostgreSQL), with `SQLSTATE` and
+    /// `SQLERRM` of its own.
     fn guarded(&mut self, block: &Block) -> Result<Flow, SqlError> {
         self.savepoints += 1;
         let name = format!("$plpgsql:{}", self.savepoints);
         self.txn.savepoint(&name)?;
         let mark = self.cx.deferred.mark();
         let depth = self.vars.len();
-        let error = match self.block_body(block) {
+        let error = match self.stmts(&block.body) {
             Ok(flow) => {
                 self.txn.release(&name)?;
                 return Ok(flow);
@@ -222,9 +231,8 @@ impl<'a, 'c> Runner<'a, 'c> {
         self.cx.deferred.rollback_to(&mark);
         self.cx.relations.ddl();
         self.kept = None;
+        // Nested blocks' variables are gone already; the block's own stay.
         self.vars.truncate(depth);
-        // The handler sees the block's variables as they are, less those
-        // its failed declarations made; SQLSTATE and SQLERRM are its own.
         self.declare(
             "sqlstate",
             None,

@@ -101,6 +101,7 @@ mod system;
 mod system_cast;
 mod system_operator;
 mod system_proc;
+mod table_command;
 mod table_functions;
 mod temp_tables;
 mod time_zones;

@@ -180,6 +180,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::stack::check_tokens(&spanned)?;
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
+        crate::table_command::expand(&mut spanned);
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),

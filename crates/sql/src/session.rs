@@ -128,6 +128,9 @@ struct Prepared {
     /// The plan (queries and row changes) and the relation cache's
     /// generation when it was made.
     plan: Option<(Plan, u64)>,
+    /// The calls of PL/pgSQL functions taken out of the statement before
+    /// it was planned, run before the plan at each execution.
+    calls: crate::plpgsql::calls::Calls,
     /// The result columns of its first plan, made when it was prepared
     /// (`None`: not planned yet; `Some(None)`: no rows): a later plan
     /// must return the same, as PostgreSQL's cached plans must.
@@ -582,7 +585,7 @@ impl Session {
         // first execution too, as if the plan were made then (a second
         // snapshot cost 5% of a pipelined point query: `fresh_block`).
         let fresh = self.fresh_block;
-        let planned = self.with_kept_plan(name, |_, _, _| Ok(()));
+        let planned = self.with_kept_plan(name, |_, _, _, _, _| Ok(()));
         match planned {
             Ok(()) => self.fresh_block = fresh,
             Err(_) => {
@@ -625,6 +628,7 @@ impl Session {
                 parameters,
                 plannable,
                 plan: None,
+                calls: Default::default(),
                 result: None,
             }),
         );
@@ -681,7 +685,7 @@ impl Session {
             }
             return Ok((vec![SqlType::Text; count], columns));
         }
-        self.with_kept_plan(name, |plan, _, _| {
+        self.with_kept_plan(name, |plan, _, _, _, _| {
             Ok((plan.param_types(count), plan.columns()))
         })
     }
@@ -794,11 +798,12 @@ impl Session {
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
-        let values: Vec<Value> = parameters
+        let mut values: Vec<Value> = parameters
             .iter()
             .map(|p| p.clone().map_or(Value::Null, Value::Text))
             .collect();
-        self.with_kept_plan(name, |plan, txn, cx| {
+        self.with_kept_plan(name, |plan, calls, txn, cx, notices| {
+            calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
                 ..Env::at(cx.now)
@@ -808,13 +813,20 @@ impl Session {
     }
 
     /// Runs `f` with prepared statement `name`'s kept plan (a query or a
-    /// row change), in the block's transaction or one of its own: the plan
-    /// made when it was prepared, made again when DDL changed a relation
-    /// it uses or the session ran DDL.
+    /// row change) and the calls to run before it, in the block's
+    /// transaction or one of its own: the plan made when it was prepared,
+    /// made again when DDL changed a relation it uses or the session ran
+    /// DDL.
     fn with_kept_plan<T>(
         &mut self,
         name: &str,
-        f: impl FnOnce(&Plan, &mut Transaction, &Ctx<'_>) -> Result<T, SqlError>,
+        f: impl FnOnce(
+            &Plan,
+            &crate::plpgsql::calls::Calls,
+            &mut Transaction,
+            &Ctx<'_>,
+            &mut Vec<Notice>,
+        ) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         // Out of the map while it runs (the session is borrowed).
         let (name, mut prepared) = self.prepared.remove_entry(name).ok_or_else(|| {
@@ -828,15 +840,23 @@ impl Session {
         };
         let mut planned = false;
         let result = self
-            .in_transaction(|cx, txn, _| {
+            .in_transaction(|cx, txn, notices| {
                 let generation = cx.relations.generation();
                 let kept = match &prepared.plan {
-                    Some((plan, made)) => *made == generation && plan.is_current(txn)?,
+                    Some((plan, made)) => {
+                        *made == generation && plan.is_current(txn)? && prepared.calls.is_current()
+                    }
                     None => false,
                 };
                 if !kept {
                     let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
                     let statement = resolved.as_ref().unwrap_or(statement);
+                    let mut taken =
+                        crate::plpgsql::calls::take_out(cx, txn, statement, prepared.parameters)?;
+                    prepared.calls = (taken.as_mut())
+                        .map(|(_, calls)| std::mem::take(calls))
+                        .unwrap_or_default();
+                    let statement = taken.as_ref().map_or(statement, |(taken, _)| taken);
                     prepared.plan = statement::plan(cx, txn, statement)
                         .map_err(|mut e| {
                             if !prepared.located {
@@ -863,7 +883,7 @@ impl Session {
                     }
                 }
                 let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
-                f(plan, txn, cx)
+                f(plan, &prepared.calls, txn, cx, notices)
             })
             .map_err(|e| name_read_only_write(e, statement));
         self.prepared.insert(name, prepared);

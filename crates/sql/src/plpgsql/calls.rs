@@ -1,14 +1,19 @@
-//! Calls of PL/pgSQL functions in a statement: each is run before the
-//! statement is planned, innermost first, and replaced by its value as a
-//! typed parameter (`CAST($k AS result)`), so the statement planned and
-//! run is an ordinary one (README "PL/pgSQL", "Calls").
+//! Calls of PL/pgSQL functions in a statement (README "PL/pgSQL",
+//! "Calls"). Each call is taken out of the statement before it is
+//! planned, innermost first, and replaced by a typed parameter
+//! (`CAST($k AS result)`) whose value the call gives at each run
+//! ([`Calls::run`]), so the statement planned is an ordinary one: a
+//! query message's statement is planned once with its calls' values; a
+//! prepared statement's kept plan keeps its calls and runs them at each
+//! execution.
 //!
-//! A call's arguments are evaluated first, as a `SELECT` of them (with
-//! the statement's parameters); so a call may not read the row's columns
-//! (0A000): PostgreSQL calls a function per row, folio once per call
-//! written in the statement. An INSERT ... VALUES whose target's column
-//! defaults call one has those defaults written into each row first, so
-//! each row calls it once, as PostgreSQL's.
+//! A call's arguments are evaluated as a `SELECT` of them (with the
+//! statement's parameters and the values of the calls before it); so a
+//! call may not read the row's columns (0A000): PostgreSQL calls a
+//! function per row, folio once per call written in the statement. An
+//! INSERT ... VALUES whose target's column defaults call one has those
+//! defaults written into each row first, so each row calls it once, as
+//! PostgreSQL's.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -31,46 +36,97 @@ pub fn evaluate(
     statement: &Statement,
     params: &[Value],
 ) -> Result<Option<(Statement, Vec<Value>)>, SqlError> {
+    let Some((out, calls)) = take_out(cx, txn, statement, params.len())? else {
+        return Ok(None);
+    };
+    let mut params = params.to_vec();
+    calls.run(cx, txn, notices, &mut params)?;
+    Ok(Some((out, params)))
+}
+
+/// `statement` (which has `params` parameters) with its calls of PL/pgSQL
+/// functions taken out, and the calls; `None` if it makes none.
+pub fn take_out(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    statement: &Statement,
+    params: usize,
+) -> Result<Option<(Statement, Calls)>, SqlError> {
     if !crate::sql_functions::any_plpgsql() {
         return Ok(None);
     }
     let mut out = statement.clone();
     let defaults = defaults_into_rows(cx, txn, &mut out)?;
     let _ = out.visit(&mut NameItems);
-    let mut run = Run {
-        cx,
-        txn,
-        notices,
-        params: params.to_vec(),
-        changed: defaults,
+    let mut take = TakeOut {
+        first: params,
+        calls: Vec::new(),
         error: None,
     };
-    let _ = out.visit(&mut run);
-    if let Some(e) = run.error {
+    let _ = out.visit(&mut take);
+    if let Some(e) = take.error {
         return Err(e);
     }
-    Ok(run.changed.then_some((out, run.params)))
+    let calls = Calls(take.calls);
+    Ok((defaults || !calls.0.is_empty()).then_some((out, calls)))
 }
 
-/// The 0A000 of a call of PL/pgSQL function `def` where it cannot be run
-/// before the statement (a kept plan).
+/// The calls taken out of a statement, innermost first: each one's value
+/// is the statement's parameter after those before it.
+#[derive(Debug, Clone, Default)]
+pub struct Calls(Vec<Call>);
+
+#[derive(Debug, Clone)]
+struct Call {
+    def: FunctionDef,
+    /// Its arguments, which may name the statement's parameters and the
+    /// values of the calls before it.
+    args: Vec<Expr>,
+}
+
+impl Calls {
+    /// Whether each called function is still as it was when the call was
+    /// taken out (CREATE OR REPLACE or DROP since: the statement is
+    /// planned again).
+    pub fn is_current(&self) -> bool {
+        (self.0.iter())
+            .all(|call| crate::sql_functions::is_current(std::slice::from_ref(&call.def)))
+    }
+
+    /// Runs each call, its value appended to `params`.
+    pub fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        notices: &mut Vec<Notice>,
+        params: &mut Vec<Value>,
+    ) -> Result<(), SqlError> {
+        for call in &self.0 {
+            let value = call.run(cx, txn, notices, params)?;
+            params.push(value);
+        }
+        Ok(())
+    }
+}
+
+/// The 0A000 of a call of PL/pgSQL function `def` where it cannot be
+/// taken out of the statement: in a view's query or a column default
+/// (other than INSERT ... VALUES's), which the planner expands.
 pub fn not_here(def: &FunctionDef) -> SqlError {
     SqlError::unsupported(format!(
-        "a call of PL/pgSQL function \"{}\" in a prepared statement, view or column default other than INSERT ... VALUES's",
+        "a call of PL/pgSQL function \"{}\" in a view or in a column default other than INSERT ... VALUES's",
         crate::sql_functions::names_of(&def.name)
     ))
 }
 
-struct Run<'a, 'b> {
-    cx: &'a Ctx<'b>,
-    txn: &'a mut Transaction,
-    notices: &'a mut Vec<Notice>,
-    params: Vec<Value>,
-    changed: bool,
+struct TakeOut {
+    /// The statement's own parameters.
+    first: usize,
+    calls: Vec<Call>,
     error: Option<SqlError>,
 }
 
-impl VisitorMut for Run<'_, '_> {
+impl VisitorMut for TakeOut {
     type Break = ();
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
@@ -81,20 +137,16 @@ impl VisitorMut for Run<'_, '_> {
         let Some(def) = crate::sql_functions::resolve_plpgsql(&call.name, arity) else {
             return Continue(());
         };
-        match self.call(&def, &call.args) {
-            Ok(value) => {
-                self.params.push(value);
-                match crate::plpgsql::exec::cast_param(self.params.len(), result_type(&def)) {
-                    Ok(e) => {
-                        *expr = e;
-                        self.changed = true;
-                        Continue(())
-                    }
-                    Err(e) => {
-                        self.error = Some(e);
-                        Break(())
-                    }
-                }
+        let taken = Call::of(def, &call.args).and_then(|call| {
+            let number = self.first + self.calls.len() + 1;
+            let param = crate::plpgsql::exec::cast_param(number, result_type(&call.def))?;
+            self.calls.push(call);
+            Ok(param)
+        });
+        match taken {
+            Ok(param) => {
+                *expr = param;
+                Continue(())
             }
             Err(e) => {
                 self.error = Some(e);
@@ -104,43 +156,44 @@ impl VisitorMut for Run<'_, '_> {
     }
 }
 
-impl Run<'_, '_> {
-    fn call(
-        &mut self,
-        def: &FunctionDef,
-        args: &sqlparser::ast::FunctionArguments,
-    ) -> Result<Value, SqlError> {
-        let args = crate::sql_functions::call_args(args, def)?;
+impl Call {
+    fn of(def: FunctionDef, args: &sqlparser::ast::FunctionArguments) -> Result<Call, SqlError> {
+        let args = crate::sql_functions::call_args(args, &def)?;
         if args.iter().any(reads_columns) {
             return Err(SqlError::unsupported(format!(
                 "a call of PL/pgSQL function \"{}\" with arguments that read a row's columns",
                 crate::sql_functions::names_of(&def.name)
             )));
         }
-        let values = if args.is_empty() {
+        Ok(Call { def, args })
+    }
+
+    fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        notices: &mut Vec<Notice>,
+        params: &[Value],
+    ) -> Result<Value, SqlError> {
+        let def = &self.def;
+        let values = if self.args.is_empty() {
             Vec::new()
         } else {
             // `SELECT CAST(a1 AS t1), ...` with the statement's parameters.
             let mut items = Vec::new();
-            for (arg, (_, oid, typmod)) in args.into_iter().zip(&def.args) {
+            for (arg, (_, oid, typmod)) in self.args.iter().zip(&def.args) {
                 let ty = crate::user_types::of_oid(*oid, *typmod).ok_or_else(|| {
                     SqlError::new("42704", format!("type with oid {oid} does not exist"))
                 })?;
                 items.push(SelectItem::UnnamedExpr(Expr::Cast {
                     kind: sqlparser::ast::CastKind::Cast,
-                    expr: Box::new(arg),
+                    expr: Box::new(arg.clone()),
                     data_type: crate::plpgsql::exec::data_type(ty)?,
                     format: None,
                 }));
             }
             let select = select_of(items);
-            match crate::session::run_with_params(
-                self.cx,
-                self.txn,
-                self.notices,
-                &select,
-                &self.params,
-            )? {
+            match crate::session::run_with_params(cx, txn, notices, &select, params)? {
                 Output::Rows { rows, .. } => rows.into_iter().next().unwrap_or_default(),
                 _ => Vec::new(),
             }
@@ -148,7 +201,7 @@ impl Run<'_, '_> {
         if def.strict && values.contains(&Value::Null) {
             return Ok(Value::Null);
         }
-        crate::plpgsql::call(self.cx, self.txn, self.notices, def, values)
+        crate::plpgsql::call(cx, txn, notices, def, values)
     }
 }
 

@@ -180,6 +180,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::stack::check_tokens(&spanned)?;
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
+        // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
+        // other spelling of ROLLBACK (sqlparser reads no ABORT).
+        if matches!(&spanned[0].token, Token::Word(w)
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("abort"))
+        {
+            spanned[0].token = Token::make_keyword("ROLLBACK");
+        }
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),

@@ -1386,6 +1386,43 @@ pub fn drop_expression(
     Ok(Output::command("ALTER TABLE"))
 }
 
+/// `ALTER TABLE t ALTER CONSTRAINT name [NOT] DEFERRABLE [INITIALLY
+/// ...]`: a foreign key's deferrability (folio-catalog
+/// `alter_foreign_key_deferrable`); another kind of constraint is 42809,
+/// as PostgreSQL 15 allows it for foreign keys only.
+pub fn alter_constraint(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    alter: &crate::parse::AlterConstraint,
+) -> Result<Output, SqlError> {
+    let done = Output::command("ALTER TABLE");
+    let table = &crate::temp_tables::resolve_name(cx, txn, &alter.table)?;
+    if cx.db.catalog().table(txn, table)?.is_none() {
+        if alter.if_exists {
+            notices.push(Notice::info(format!(
+                "relation \"{}\" does not exist, skipping",
+                folio_catalog::unqualified(&alter.table)
+            )));
+            return Ok(done);
+        }
+        return Err(SqlError::undefined_table(&alter.table));
+    }
+    let catalog = cx.db.catalog();
+    if !catalog.alter_foreign_key_deferrable(txn, table, &alter.name, alter.deferrable)? {
+        return Err(SqlError::new(
+            "42809",
+            format!(
+                "constraint \"{}\" of relation \"{}\" is not a foreign key constraint",
+                alter.name,
+                folio_catalog::unqualified(table)
+            ),
+        ));
+    }
+    cx.relations.ddl();
+    Ok(done)
+}
+
 /// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage
 /// and definition (folio-catalog `rename`, under its table's DDL lock).
 pub fn rename_index(

@@ -408,6 +408,7 @@ impl Session {
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
+            | Parsed::AlterConstraint(_)
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
@@ -2206,6 +2207,7 @@ pub(crate) fn run_utility(
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
+        Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::CreateMatview { create, data } => {
             crate::privileges::check_utility(cx, txn, create)?;
             let Statement::CreateView { name, .. } = &**create else {

@@ -271,6 +271,42 @@ impl Catalog {
         self.update_constraint(txn, tid, &def)
     }
 
+    /// `ALTER TABLE table_name ALTER CONSTRAINT name [NOT] DEFERRABLE
+    /// [INITIALLY ...]`: foreign key `name` of the table becomes
+    /// `deferrable` (a durable change of its row). Returns whether the
+    /// constraint exists and is a foreign key: `Ok(false)` for another
+    /// kind (a CHECK, a key, ...), which the caller reports as
+    /// PostgreSQL's 42809; 42704 for no constraint of that name.
+    pub fn alter_foreign_key_deferrable(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        name: &str,
+        deferrable: Deferrable,
+    ) -> Result<bool, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        let bare = |name: &str| crate::temp::unqualified(name).to_string();
+        let found = (self.constraint_rows(txn, table.oid)?.into_iter())
+            .find(|(_, c)| c.table_oid == table.oid && !c.name.is_empty() && c.name == name);
+        let Some((tid, mut def)) = found else {
+            let key = (table.indexes.iter()).any(|i| i.constraint && bare(&i.name) == name);
+            return match key {
+                true => Ok(false),
+                false => Err(CatalogError::NoSuchConstraint {
+                    table: table_name.to_string(),
+                    name: name.to_string(),
+                }),
+            };
+        };
+        if !matches!(def.kind, ConstraintKind::ForeignKey(_)) {
+            return Ok(false);
+        }
+        def.deferrable = deferrable;
+        self.update_constraint(txn, tid, &def)?;
+        Ok(true)
+    }
+
     /// `ALTER TABLE table_name ALTER COLUMN column DROP EXPRESSION`: the
     /// column's generation expression goes, its stored values stay (it
     /// becomes an ordinary column). Whether it had one (the caller reports

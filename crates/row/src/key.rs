@@ -131,6 +131,11 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         }
         // Unsigned: its big-endian bytes order it.
         Value::Oid(x) => out.extend_from_slice(&x.to_be_bytes()),
+        Value::Tid(block, offset) => {
+            out.extend_from_slice(&block.to_be_bytes());
+            out.extend_from_slice(&offset.to_be_bytes());
+        }
+        Value::Xid(x) => out.extend_from_slice(&x.to_be_bytes()),
         Value::Float4(x) => out.extend_from_slice(&float_key(*x as f64)),
         Value::Float8(x) => out.extend_from_slice(&float_key(*x)),
         // Its label's sort order, which never changes (`enums.rs`), so a
@@ -195,6 +200,8 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Jsonb(_) => 18,
             Value::Enum(_) => 19,
             Value::Oid(_) => 20,
+            Value::Tid(..) => 21,
+            Value::Xid(_) => 22,
         };
         out.push(tag);
         if tag != 0 {
@@ -309,6 +316,11 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Date => Value::Date((u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32),
             SqlType::Int8 => Value::Int8((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
             SqlType::Oid => Value::Oid(u32::from_be_bytes(r.array()?)),
+            SqlType::Tid => Value::Tid(
+                u32::from_be_bytes(r.array()?),
+                u16::from_be_bytes(r.array()?),
+            ),
+            SqlType::Xid => Value::Xid(u64::from_be_bytes(r.array()?)),
             SqlType::Timestamp => {
                 Value::Timestamp((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
             }

@@ -21,6 +21,7 @@ pub mod oid;
 mod record_text;
 mod row_format;
 mod text;
+pub mod tid;
 mod types;
 mod value;
 

@@ -95,6 +95,11 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Int4(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Oid(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Tid(block, offset) => {
+            out.extend_from_slice(&block.to_le_bytes());
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        Value::Xid(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Int8(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float4(x) => out.extend_from_slice(&x.to_le_bytes()),
         Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
@@ -336,6 +341,14 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::Float8 => Value::Float8(f64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Numeric(_) => Value::Numeric(Numeric::from_bytes(b)?),
         SqlType::Oid => Value::Oid(u32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
+        SqlType::Tid => {
+            let b = a(6);
+            Value::Tid(
+                u32::from_le_bytes(b[..4].try_into().expect("4")),
+                u16::from_le_bytes(b[4..6].try_into().expect("2")),
+            )
+        }
+        SqlType::Xid => Value::Xid(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
             Value::Text(
                 String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,

@@ -178,6 +178,8 @@ impl Value {
             Value::Jsonb(j) => j.to_text(),
             Value::Enum(e) => e.label().name.clone(),
             Value::Oid(o) => o.to_string(),
+            Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
+            Value::Xid(x) => x.to_string(),
         })
     }
 
@@ -206,6 +208,11 @@ impl Value {
             // Its first character (PostgreSQL's `charin`: the first byte).
             SqlType::InternalChar => Value::Text(text.chars().take(1).collect()),
             SqlType::Oid => Value::Oid(crate::oid::parse(text)?),
+            SqlType::Tid => {
+                let (block, offset) = crate::tid::parse_tid(text)?;
+                Value::Tid(block, offset)
+            }
+            SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Date => Value::Date(crate::datetime_input::parse_date(text)?),

@@ -46,6 +46,12 @@ pub enum SqlType {
     /// code columns (`pg_type.typtype`); its values are one-character
     /// texts (`Value::Text`). Only the pg_catalog relations have it.
     InternalChar,
+    /// `tid`: a row version's place, `(block,offset)` (`tid.rs`); the
+    /// type of the system column `ctid`, never a stored column's.
+    Tid,
+    /// `xid`: a transaction id (`tid.rs`); the type of the system
+    /// columns `xmin` and `xmax`, never a stored column's.
+    Xid,
 }
 
 /// The element types arrays have.
@@ -94,6 +100,8 @@ impl SqlType {
             SqlType::Enum(def) => def.oid,
             SqlType::Oid => 26,
             SqlType::InternalChar => 18,
+            SqlType::Tid => 27,
+            SqlType::Xid => 28,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -171,6 +179,8 @@ impl SqlType {
             3802 => SqlType::Jsonb,
             26 => SqlType::Oid,
             18 => SqlType::InternalChar,
+            27 => SqlType::Tid,
+            28 => SqlType::Xid,
             array => {
                 return ELEMENTS
                     .iter()
@@ -222,6 +232,8 @@ impl SqlType {
             SqlType::Enum(def) => def.name.clone(),
             SqlType::Oid => "oid".into(),
             SqlType::InternalChar => "\"char\"".into(),
+            SqlType::Tid => "tid".into(),
+            SqlType::Xid => "xid".into(),
         }
     }
 
@@ -268,7 +280,9 @@ impl SqlType {
             | SqlType::Float8
             | SqlType::Timestamp
             | SqlType::TimestampTz
-            | SqlType::Enum(_) => Some(8),
+            | SqlType::Enum(_)
+            | SqlType::Xid => Some(8),
+            SqlType::Tid => Some(6),
             SqlType::Bool => Some(1),
             SqlType::Uuid | SqlType::Interval => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),
@@ -316,6 +330,8 @@ mod tests {
             SqlType::Jsonb,
             SqlType::Oid,
             SqlType::InternalChar,
+            SqlType::Tid,
+            SqlType::Xid,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

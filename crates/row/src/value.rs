@@ -41,6 +41,10 @@ pub enum Value {
     Enum(EnumValue),
     /// An `oid` (`oid.rs`).
     Oid(u32),
+    /// A `tid`: block and offset (`tid.rs`).
+    Tid(u32, u16),
+    /// An `xid` (`tid.rs`).
+    Xid(u64),
 }
 
 impl Value {
@@ -68,6 +72,8 @@ impl Value {
             Value::Jsonb(_) => "jsonb",
             Value::Enum(v) => &v.ty.name,
             Value::Oid(_) => "oid",
+            Value::Tid(..) => "tid",
+            Value::Xid(_) => "xid",
         }
     }
 
@@ -191,6 +197,8 @@ impl Value {
                 | (Value::Json(_), SqlType::Json)
                 | (Value::Jsonb(_), SqlType::Jsonb)
                 | (Value::Oid(_), SqlType::Oid)
+                | (Value::Tid(..), SqlType::Tid)
+                | (Value::Xid(_), SqlType::Xid)
                 | (Value::Text(_), SqlType::InternalChar)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
@@ -219,6 +227,8 @@ impl Value {
             (Value::Int4(a), Value::Int4(b)) => a.cmp(b),
             (Value::Int8(a), Value::Int8(b)) => a.cmp(b),
             (Value::Oid(a), Value::Oid(b)) => a.cmp(b),
+            (Value::Tid(a, x), Value::Tid(b, y)) => (a, x).cmp(&(b, y)),
+            (Value::Xid(a), Value::Xid(b)) => a.cmp(b),
             (Value::Float4(a), Value::Float4(b)) => float(*a as f64, *b as f64),
             (Value::Float8(a), Value::Float8(b)) => float(*a, *b),
             (Value::Numeric(a), Value::Numeric(b)) => a.cmp(b),

@@ -17,6 +17,14 @@
 //! WHERE still holds over it: with the other items' values it was joined
 //! to, as PostgreSQL's EvalPlanQual re-checks the join with the other
 //! items' rows it had.
+//!
+//! A statement that names a system column (`system_columns.rs`) gives the
+//! target (and the other tables) their system columns after their own:
+//! the expressions see them after the target's columns, and the row
+//! written is the target's columns alone ([`Selected::system`]). A newer
+//! version re-checked, and an UPDATE's RETURNING, see the system columns
+//! of the version the statement found (PostgreSQL's those of the newer
+//! or new version).
 
 use crate::access;
 use crate::context::Ctx;
@@ -37,7 +45,12 @@ use std::sync::Arc;
 pub enum Rows {
     /// The target's rows the plan finds; `filter` (the WHERE's
     /// conjuncts, over the target's row) re-checked on a newer version.
-    Scan { filter: Vec<Scalar>, scan: ScanPlan },
+    Scan {
+        filter: Vec<Scalar>,
+        scan: Box<ScanPlan>,
+        /// The target's row's column types (its system columns' too).
+        types: Vec<SqlType>,
+    },
     /// The join of the other items and the target.
     Joined(Box<Joined>),
 }
@@ -52,6 +65,8 @@ pub struct Joined {
     recheck: Vec<Scalar>,
     /// The joined row's column types.
     types: Vec<SqlType>,
+    /// The target's system columns after its own (0 or all of them).
+    system: usize,
 }
 
 /// A target row to change: its tuple id, its values, and the other items'
@@ -60,6 +75,9 @@ pub struct Selected {
     pub tid: Tid,
     pub row: Vec<Value>,
     pub others: Vec<Value>,
+    /// The version's system columns, when the statement names one
+    /// (`system_columns.rs`), else empty.
+    pub system: Vec<Value>,
 }
 
 /// A change's target and the scope its expressions bind in.
@@ -107,10 +125,12 @@ impl<'a> Target<'a> {
         txn: &Transaction,
         table: &TableWithJoins,
         list: Option<&'a [TableWithJoins]>,
+        system: bool,
     ) -> Result<Target<'a>, SqlError> {
         let (name, qualifier, relation) = access::table(cx, txn, table)?;
         let Some(list) = list else {
-            let scope = Scope::of(vec![ScopeTable::of_relation(qualifier, &relation, 0)]);
+            let target = ScopeTable::of_relation(qualifier, &relation, 0, system);
+            let scope = Scope::of(vec![target]);
             return Ok(Target {
                 name,
                 relation,
@@ -118,7 +138,7 @@ impl<'a> Target<'a> {
                 clause: None,
             });
         };
-        let mut clause = from::resolve(cx, txn, list, None)?;
+        let mut clause = from::resolve(cx, txn, list, None, system)?;
         clause.tid_of_last = true;
         let mut scope = clause.scope.clone();
         scope.star_first(scope.tables.len() - 1);
@@ -128,6 +148,12 @@ impl<'a> Target<'a> {
             scope,
             clause: Some(clause),
         })
+    }
+
+    /// How many system columns follow the target's own in the row the
+    /// expressions see.
+    pub fn system(&self) -> usize {
+        self.scope.tables.last().map_or(0, |t| t.system)
     }
 
     /// Plans how the rows where `selection` holds are found.
@@ -142,15 +168,23 @@ impl<'a> Target<'a> {
                 filter: filter.clone(),
                 order: Vec::new(),
                 reads: None,
+                system: self.scope.tables[0].system > 0,
                 settings: cx.settings,
             })?;
-            return Ok(Rows::Scan { filter, scan });
+            let types = self.scope.types();
+            return Ok(Rows::Scan {
+                filter,
+                scan: Box::new(scan),
+                types,
+            });
         };
+        let system = self.scope.tables.last().map_or(0, |t| t.system);
         let (source, _) = clause.plan(cx, selection, None, Vec::new())?;
         Ok(Rows::Joined(Box::new(Joined {
             source,
             recheck: filter,
             types: self.scope.types(),
+            system,
         })))
     }
 }
@@ -166,10 +200,12 @@ impl Rows {
         match self {
             Rows::Scan { scan, .. } => {
                 let (found, _) = scan::run(txn, relation, scan, env)?;
+                let width = relation.types.len();
                 Ok(found
                     .into_iter()
-                    .map(|(tid, row)| Selected {
+                    .map(|(tid, mut row)| Selected {
                         tid: tid.expect("a plan reading every column has tuple ids"),
+                        system: row.split_off(width),
                         row,
                         others: Vec::new(),
                     })
@@ -184,11 +220,13 @@ impl Rows {
                     let (values, tid) = joined_row.split_at(joined_row.len() - 1);
                     let tid = from::tid_of(&tid[0]);
                     if seen.insert(tid) {
+                        let (values, system) = values.split_at(values.len() - joined.system);
                         let (others, row) = values.split_at(values.len() - width);
                         out.push(Selected {
                             tid,
                             row: row.to_vec(),
                             others: others.to_vec(),
+                            system: system.to_vec(),
                         });
                     }
                     Ok(())
@@ -199,34 +237,38 @@ impl Rows {
     }
 
     /// Whether `newer`, a newer version of a target row joined to
-    /// `others`, still satisfies the WHERE.
+    /// `others` (and with the `system` columns found), still satisfies the
+    /// WHERE.
     pub fn qualifies(
         &self,
         others: &[Value],
         newer: &[Value],
+        system: &[Value],
         env: &Env<'_>,
     ) -> Result<bool, SqlError> {
+        let seen = seen(others, newer, system);
         match self {
-            Rows::Scan { filter, .. } => scan::accepts(filter, newer, env),
-            Rows::Joined(joined) => scan::accepts(&joined.recheck, &seen(others, newer), env),
+            Rows::Scan { filter, .. } => scan::accepts(filter, &seen, env),
+            Rows::Joined(joined) => scan::accepts(&joined.recheck, &seen, env),
         }
     }
 
-    /// The types of the row the expressions see, whose target's columns are
-    /// `relation`'s.
-    pub fn row_types<'r>(&'r self, relation: &'r Relation) -> &'r [SqlType] {
+    /// The types of the row the expressions see.
+    pub fn row_types(&self) -> &[SqlType] {
         match self {
-            Rows::Scan { .. } => &relation.types,
+            Rows::Scan { types, .. } => types,
             Rows::Joined(joined) => &joined.types,
         }
     }
 
     /// Notes the types its parameters take.
-    pub fn param_types(&self, relation: &Relation, types: &mut [Option<SqlType>]) {
+    pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         match self {
-            Rows::Scan { filter, .. } => filter
-                .iter()
-                .for_each(|s| s.param_types(&relation.types, types)),
+            Rows::Scan {
+                filter,
+                types: row_types,
+                ..
+            } => filter.iter().for_each(|s| s.param_types(row_types, types)),
             Rows::Joined(joined) => {
                 joined.source.param_types(types);
                 joined
@@ -247,13 +289,14 @@ impl Rows {
 }
 
 /// The row the expressions see: the other items' values, then the
-/// target's `row`.
-pub fn seen<'r>(others: &[Value], row: &'r [Value]) -> Cow<'r, [Value]> {
-    if others.is_empty() {
+/// target's `row`, then its `system` columns (if the statement names one).
+pub fn seen<'r>(others: &[Value], row: &'r [Value], system: &[Value]) -> Cow<'r, [Value]> {
+    if others.is_empty() && system.is_empty() {
         return Cow::Borrowed(row);
     }
-    let mut joined = Vec::with_capacity(others.len() + row.len());
+    let mut joined = Vec::with_capacity(others.len() + row.len() + system.len());
     joined.extend_from_slice(others);
     joined.extend_from_slice(row);
+    joined.extend_from_slice(system);
     Cow::Owned(joined)
 }

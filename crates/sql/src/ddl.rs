@@ -68,6 +68,7 @@ pub fn create_table(
     // column whether GENERATED ALWAYS.
     let mut owned: Vec<(String, SqlType, SequenceRequest, Option<bool>)> = Vec::new();
     for column in &create.columns {
+        crate::system_columns::check_column_name(&names::ident(&column.name))?;
         let serial = serial_type(&column.data_type);
         let ty = match serial {
             Some(ty) => ty,
@@ -232,6 +233,9 @@ fn create_table_as(
         .map(|c| names::ident(&c.name))
         .collect();
     let columns = query_columns(&planned, &names)?;
+    for column in &columns {
+        crate::system_columns::check_column_name(&column.name)?;
+    }
     cx.db.catalog().create_table(txn, name, &columns)?;
     // The rows, through INSERT's path (TOAST, statistics, sequences).
     let insert = insert_query(&create.name, query);
@@ -1014,6 +1018,7 @@ pub fn alter_table(
                 new_column_name,
             } if operations.len() == 1 => {
                 let (old, new) = (names::ident(old_column_name), names::ident(new_column_name));
+                crate::system_columns::check_column_name(&new)?;
                 let rewrite = |text: &str| rename_column_in(text, &old, &new);
                 db.catalog()
                     .rename_column(txn, &name, &old, &new, &rewrite)?;
@@ -1264,6 +1269,7 @@ fn add_column(
 ) -> Result<(), SqlError> {
     let db = cx.db;
     let column_name = names::ident(&column.name);
+    crate::system_columns::check_column_name(&column_name)?;
     if serial_type(&column.data_type).is_some() {
         return Err(SqlError::unsupported("ADD COLUMN of a serial type"));
     }
@@ -1378,6 +1384,43 @@ pub fn drop_expression(
     }
     cx.relations.ddl();
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// `ALTER TABLE t ALTER CONSTRAINT name [NOT] DEFERRABLE [INITIALLY
+/// ...]`: a foreign key's deferrability (folio-catalog
+/// `alter_foreign_key_deferrable`); another kind of constraint is 42809,
+/// as PostgreSQL 15 allows it for foreign keys only.
+pub fn alter_constraint(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    alter: &crate::parse::AlterConstraint,
+) -> Result<Output, SqlError> {
+    let done = Output::command("ALTER TABLE");
+    let table = &crate::temp_tables::resolve_name(cx, txn, &alter.table)?;
+    if cx.db.catalog().table(txn, table)?.is_none() {
+        if alter.if_exists {
+            notices.push(Notice::info(format!(
+                "relation \"{}\" does not exist, skipping",
+                folio_catalog::unqualified(&alter.table)
+            )));
+            return Ok(done);
+        }
+        return Err(SqlError::undefined_table(&alter.table));
+    }
+    let catalog = cx.db.catalog();
+    if !catalog.alter_foreign_key_deferrable(txn, table, &alter.name, alter.deferrable)? {
+        return Err(SqlError::new(
+            "42809",
+            format!(
+                "constraint \"{}\" of relation \"{}\" is not a foreign key constraint",
+                alter.name,
+                folio_catalog::unqualified(table)
+            ),
+        ));
+    }
+    cx.relations.ddl();
+    Ok(done)
 }
 
 /// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage

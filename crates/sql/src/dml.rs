@@ -172,6 +172,7 @@ pub fn plan_insert_into(
         alias.clone().unwrap_or(bare),
         &relation,
         0,
+        false,
     )]);
     let returning = returning(&scope, insert.returning.as_deref())?;
     let on_conflict = match &insert.on {
@@ -210,7 +211,13 @@ pub fn plan_update(
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
     let list = from.map(|others| change_rows::joined_list(table, others));
-    let target = Target::resolve(cx, txn, table, list.as_deref())?;
+    let system = assignments
+        .iter()
+        .any(|a| crate::system_columns::mentioned(&a.value))
+        || selection.is_some_and(crate::system_columns::mentioned)
+        || returning_items.is_some_and(|r| r.iter().any(crate::system_columns::mentioned))
+        || from.is_some_and(|f| f.iter().any(crate::system_columns::mentioned));
+    let target = Target::resolve(cx, txn, table, list.as_deref(), system)?;
     let reads = selection.is_some() || returning_items.is_some();
     target.note(cx, privileges::UPDATE, reads);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
@@ -225,7 +232,7 @@ pub fn plan_update(
     let constraints = Constraints::bind(cx, txn, &relation)?;
     // The target's columns in the row the expressions see (after the
     // other items' when there are some).
-    let offset = target.scope.width() - relation.types.len();
+    let offset = target.scope.width() - relation.types.len() - target.system();
     let mut targets = Vec::with_capacity(assignments.len());
     for (assignment, value) in assignments.iter().zip(&values) {
         let AssignmentTarget::ColumnName(column) = &assignment.target else {
@@ -265,7 +272,8 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
     let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
-    let target = Target::resolve(cx, txn, from, list.as_deref())?;
+    let system = crate::system_columns::mentioned(delete);
+    let target = Target::resolve(cx, txn, from, list.as_deref(), system)?;
     let reads = delete.selection.is_some() || delete.returning.is_some();
     target.note(cx, privileges::DELETE, reads);
     let relation = target.relation.clone();
@@ -375,8 +383,8 @@ impl Change {
                 for (c, s) in assignments {
                     note(s, relation.types[*c]);
                 }
-                rows.param_types(relation, types);
-                let seen = rows.row_types(relation);
+                rows.param_types(types);
+                let seen = rows.row_types();
                 for s in assignments
                     .iter()
                     .map(|(_, s)| s)
@@ -387,15 +395,14 @@ impl Change {
                 subplans.iter().for_each(|s| s.plan.param_types(types));
             }
             Change::Delete {
-                relation,
                 rows,
                 returning,
                 subplans,
                 ..
             } => {
                 subplans.iter().for_each(|s| s.plan.param_types(types));
-                rows.param_types(relation, types);
-                let seen = rows.row_types(relation);
+                rows.param_types(types);
+                let seen = rows.row_types();
                 for s in returning.iter().flat_map(|(items, _, _)| items) {
                     s.param_types(seen, types);
                 }
@@ -566,15 +573,21 @@ impl Change {
                 constraints.start_statement();
                 let mut out = Vec::new();
                 let mut updated = 0u64;
-                for Selected { tid, row, others } in rows.selected(txn, relation, env)? {
+                for Selected {
+                    tid,
+                    row,
+                    others,
+                    system,
+                } in rows.selected(txn, relation, env)?
+                {
                     let written = scan::write_newest_where(
                         txn,
                         relation,
-                        |newer| rows.qualifies(&others, newer, env),
+                        |newer| rows.qualifies(&others, newer, &system, env),
                         tid,
                         row,
                         |txn, tid, old| {
-                            let seen = change_rows::seen(&others, old);
+                            let seen = change_rows::seen(&others, old, &system);
                             let mut new = old.to_vec();
                             for (c, value) in assignments {
                                 new[*c] =
@@ -582,9 +595,11 @@ impl Change {
                             }
                             constraints.generate(relation, &mut new, env)?;
                             let projected = match returning {
-                                Some((items, _, _)) => {
-                                    Some(project(items, &change_rows::seen(&others, &new), env)?)
-                                }
+                                Some((items, _, _)) => Some(project(
+                                    items,
+                                    &change_rows::seen(&others, &new, &system),
+                                    env,
+                                )?),
                                 None => None,
                             };
                             let write = constraints.update(txn, relation, tid, old, new, env)?;
@@ -609,11 +624,17 @@ impl Change {
                 constraints.start_statement();
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
-                for Selected { tid, row, others } in rows.selected(txn, relation, env)? {
+                for Selected {
+                    tid,
+                    row,
+                    others,
+                    system,
+                } in rows.selected(txn, relation, env)?
+                {
                     let written = scan::write_newest_where(
                         txn,
                         relation,
-                        |newer| rows.qualifies(&others, newer, env),
+                        |newer| rows.qualifies(&others, newer, &system, env),
                         tid,
                         row,
                         |txn, tid, row| {
@@ -624,7 +645,11 @@ impl Change {
                     if let Some(row) = written {
                         deleted += 1;
                         if let Some((items, _, _)) = returning {
-                            out.push(project(items, &change_rows::seen(&others, &row), env)?);
+                            out.push(project(
+                                items,
+                                &change_rows::seen(&others, &row, &system),
+                                env,
+                            )?);
                         }
                     }
                 }

@@ -1068,6 +1068,8 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Array(element) => return format!("{}[]", type_name(*element)).into(),
         SqlType::Enum(def) => &def.name,
         SqlType::Oid => "oid",
+        SqlType::Tid => "tid",
+        SqlType::Xid => "xid",
         SqlType::InternalChar => "\"char\"",
     })
 }

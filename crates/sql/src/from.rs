@@ -51,22 +51,47 @@ pub struct ScopeTable {
     pub types: Vec<SqlType>,
     /// Its first column's position in the query's row.
     pub offset: usize,
+    /// How many of `names` are a table's system columns, last
+    /// (`system_columns.rs`): not in `*` nor in a whole-row reference.
+    pub system: usize,
 }
 
 impl ScopeTable {
-    /// A table's columns under `qualifier`, from position `offset`.
-    pub fn of_relation(qualifier: String, relation: &Relation, offset: usize) -> ScopeTable {
+    /// A table's columns under `qualifier`, from position `offset`, and
+    /// its system columns after them if `system`.
+    pub fn of_relation(
+        qualifier: String,
+        relation: &Relation,
+        offset: usize,
+        system: bool,
+    ) -> ScopeTable {
+        let mut names: Vec<String> = relation
+            .def
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        let mut types = relation.types.clone();
+        let system = match system {
+            true => crate::system_columns::COLUMNS.len(),
+            false => 0,
+        };
+        for (name, ty) in &crate::system_columns::COLUMNS[..system] {
+            names.push(name.to_string());
+            types.push(*ty);
+        }
         ScopeTable {
             qualifier,
-            names: relation
-                .def
-                .columns
-                .iter()
-                .map(|c| c.name.clone())
-                .collect(),
-            types: relation.types.clone(),
+            names,
+            types,
             offset,
+            system,
         }
+    }
+
+    /// The positions of its columns `*` and a whole-row reference show.
+    pub fn visible(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.names.len() - self.system
     }
 }
 
@@ -101,7 +126,7 @@ impl Scope {
     /// Adds the next FROM item.
     fn push(&mut self, table: ScopeTable) {
         if let Some(order) = &mut self.star_order {
-            order.extend(table.offset..table.offset + table.names.len());
+            order.extend(table.visible());
         }
         self.tables.push(table);
     }
@@ -122,7 +147,7 @@ impl Scope {
     pub fn star(&self) -> Vec<usize> {
         match &self.star_order {
             Some(order) => order.clone(),
-            None => (0..self.width()).collect(),
+            None => self.tables.iter().flat_map(ScopeTable::visible).collect(),
         }
     }
 
@@ -133,7 +158,6 @@ impl Scope {
     /// user would write in `ON`.
     fn merge_using(&mut self, kind: JoinKind, names: &[String]) -> Result<Option<Expr>, SqlError> {
         let right = self.tables.len() - 1;
-        let before = self.tables[right].offset;
         let mut condition: Option<Expr> = None;
         let mut kept = Vec::new();
         let mut dropped = Vec::new();
@@ -182,9 +206,12 @@ impl Scope {
         let rest = self
             .star_order
             .take()
-            .unwrap_or_else(|| (0..before).collect())
+            .unwrap_or_else(|| {
+                let left = &self.tables[..right];
+                left.iter().flat_map(ScopeTable::visible).collect()
+            })
             .into_iter()
-            .chain(before..self.width());
+            .chain(self.tables[right].visible());
         order.extend(rest.filter(|c| !kept.contains(c) && !dropped.contains(c)));
         self.star_order = Some(order);
         Ok(condition)
@@ -352,7 +379,7 @@ impl Columns for Scope {
             ))));
         }
         let t = &self.tables[n];
-        Some(Ok((t.offset..t.offset + t.names.len()).collect()))
+        Some(Ok(t.visible().collect()))
     }
 
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
@@ -710,12 +737,14 @@ pub struct FromClause<'a> {
 
 /// Resolves a FROM clause's items (tables, aliases, joins). The query's
 /// WHERE, `selection`, may be pushed into a lone subquery or view
-/// (`pushdown.rs`).
+/// (`pushdown.rs`). Its tables carry their system columns if `system`
+/// (`system_columns::mentioned`).
 pub fn resolve<'a>(
     cx: &Ctx<'_>,
     txn: &Transaction,
     from: &'a [TableWithJoins],
     outer: Option<crate::pushdown::Outer<'_>>,
+    system: bool,
 ) -> Result<FromClause<'a>, SqlError> {
     let lone = from.len() == 1 && from[0].joins.is_empty();
     let outer = outer.filter(|_| lone);
@@ -775,7 +804,7 @@ pub fn resolve<'a>(
     let mut bases = Vec::with_capacity(items.len());
     let mut pushed = Vec::new();
     for item in &mut items {
-        let (base, table) = base(cx, txn, item.factor, &scope, outer, &mut pushed)?;
+        let (base, table) = base(cx, txn, item.factor, &scope, outer, &mut pushed, system)?;
         if let Base::Derived { outer, .. } = &base
             && !outer.is_empty()
             && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
@@ -966,6 +995,7 @@ impl FromClause<'_> {
                         filter,
                         order,
                         reads,
+                        system: scope.tables[n].system > 0,
                         settings: cx.settings,
                     })?;
                     if single {
@@ -1196,6 +1226,7 @@ fn base(
     before: &Scope,
     outer: Option<crate::pushdown::Outer<'_>>,
     pushed: &mut Vec<Expr>,
+    system: bool,
 ) -> Result<(Base, ScopeTable), SqlError> {
     let offset = before.width();
     // `LATERAL f(args) [AS a]`: the subquery `LATERAL (SELECT * FROM
@@ -1208,7 +1239,7 @@ fn base(
     } = factor
     {
         let derived = lateral_function(name, args, alias.as_ref(), false)?;
-        return base(cx, txn, &derived, before, None, &mut Vec::new());
+        return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
     }
     if let TableFactor::Derived {
         lateral,
@@ -1242,6 +1273,7 @@ fn base(
             names[n] = names::ident(&c.name);
         }
         let table = ScopeTable {
+            system: 0,
             qualifier: qualifier.clone(),
             names,
             types: planned.types.clone(),
@@ -1272,7 +1304,7 @@ fn base(
         let name = sqlparser::ast::ObjectName::from(vec![Ident::new("unnest")]);
         if before.width() > 0 && reads_columns(&args) {
             let derived = lateral_function(&name, &args, alias.as_ref(), *with_ordinality)?;
-            return base(cx, txn, &derived, before, None, &mut Vec::new());
+            return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
         let scan = FunctionScan::bind(&name, &args, *with_ordinality)?;
         return function_base(scan, alias.as_ref(), offset);
@@ -1291,7 +1323,7 @@ fn base(
     if let Some(args) = args {
         if before.width() > 0 && reads_columns(&args.args) {
             let derived = lateral_function(name, &args.args, alias.as_ref(), *with_ordinality)?;
-            return base(cx, txn, &derived, before, None, &mut Vec::new());
+            return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
         let scan = FunctionScan::bind(name, &args.args, *with_ordinality)?;
         return function_base(scan, alias.as_ref(), offset);
@@ -1306,6 +1338,7 @@ fn base(
         };
         let columns = system.columns();
         let table = ScopeTable {
+            system: 0,
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
             types: columns.iter().map(|(_, t)| *t).collect(),
@@ -1352,7 +1385,7 @@ fn base(
         let select = crate::privileges::SELECT;
         crate::privileges::note(cx, view.def.oid, &table_name, "view", select);
         cx.in_view.set(cx.in_view.get() + 1);
-        let expanded = base(cx, txn, &factor, before, outer, pushed);
+        let expanded = base(cx, txn, &factor, before, outer, pushed, false);
         cx.in_view.set(cx.in_view.get() - 1);
         let (base, table) = expanded?;
         crate::views::check_shape(&view.def, &table.types)?;
@@ -1364,6 +1397,7 @@ fn base(
         Err(e) => match cx.db.catalog().sequence(txn, &table_name) {
             Ok(Some(def)) => {
                 let table = ScopeTable {
+                    system: 0,
                     qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
                     names: SEQUENCE_COLUMNS
                         .iter()
@@ -1399,7 +1433,8 @@ fn base(
         Some(a) => format!("{table_name} {a}"),
         None => table_name.clone(),
     };
-    let table = ScopeTable::of_relation(alias_name.unwrap_or(table_name), &relation, offset);
+    let qualifier = alias_name.unwrap_or(table_name);
+    let table = ScopeTable::of_relation(qualifier, &relation, offset, system);
     Ok((Base::Table { label, relation }, table))
 }
 
@@ -1839,6 +1874,7 @@ fn function_base(
         None => {}
     }
     let table = ScopeTable {
+        system: 0,
         qualifier: alias.map_or_else(|| scan.name().into(), |a| names::ident(&a.name)),
         names,
         types,

@@ -99,6 +99,7 @@ mod statement_timeout;
 mod subquery;
 mod system;
 mod system_cast;
+mod system_columns;
 mod system_operator;
 mod system_proc;
 mod table_command;

@@ -42,6 +42,9 @@ pub enum Parsed {
     /// `ALTER TABLE table CLUSTER ON index` and `ALTER TABLE table SET
     /// WITHOUT CLUSTER` (`index` none) (sqlparser has neither).
     ClusterOn(ClusterOn),
+    /// `ALTER TABLE t ALTER CONSTRAINT name [NOT] DEFERRABLE [INITIALLY
+    /// ...]` (sqlparser has none).
+    AlterConstraint(AlterConstraint),
     /// `CREATE MATERIALIZED VIEW ... AS query` (sqlparser's statement)
     /// and whether `WITH NO DATA` left it unpopulated (sqlparser reads no
     /// `WITH [NO] DATA`).
@@ -97,6 +100,19 @@ pub struct ClusterOn {
     pub if_exists: bool,
     /// None: `SET WITHOUT CLUSTER`.
     pub index: Option<String>,
+}
+
+/// `ALTER TABLE [IF EXISTS] [ONLY] table ALTER CONSTRAINT name [[NOT]
+/// DEFERRABLE] [INITIALLY DEFERRED | INITIALLY IMMEDIATE]`: the foreign
+/// key's whole new setting, as PostgreSQL 15 reads it (a clause left out
+/// is its default: `ALTER CONSTRAINT fk` alone makes it NOT DEFERRABLE;
+/// INITIALLY DEFERRED implies DEFERRABLE).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlterConstraint {
+    pub table: String,
+    pub if_exists: bool,
+    pub name: String,
+    pub deferrable: folio_catalog::Deferrable,
 }
 
 /// `COMMENT ON object IS 'text' | NULL`.
@@ -181,6 +197,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         crate::table_command::expand(&mut spanned);
+        // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
+        // other spelling of ROLLBACK (sqlparser reads no ABORT).
+        if matches!(&spanned[0].token, Token::Word(w)
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("abort"))
+        {
+            spanned[0].token = Token::make_keyword("ROLLBACK");
+        }
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
@@ -217,6 +240,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
             {
                 Parsed::ClusterOn(on)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(alter) = alter_constraint(&plain(&spanned[2..])) =>
+            {
+                Parsed::AlterConstraint(alter?)
             }
             _ if word == "refresh" => Parsed::Refresh(refresh(&plain(&spanned[1..]))?),
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::MATERIALIZED) => {
@@ -1222,6 +1251,56 @@ fn cluster_on(tokens: &[Token]) -> Option<ClusterOn> {
         if_exists,
         index,
     })
+}
+
+/// `[IF EXISTS] [ONLY] table ALTER CONSTRAINT name [clauses]` after
+/// `ALTER TABLE`; `None` for any other ALTER TABLE.
+fn alter_constraint(tokens: &[Token]) -> Option<Result<AlterConstraint, SqlError>> {
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF) && c.take_keyword(Keyword::EXISTS);
+    c.take_keyword(Keyword::ONLY);
+    let table = c.name().ok()?;
+    if !(c.take_keyword(Keyword::ALTER) && c.take_keyword(Keyword::CONSTRAINT)) {
+        return None;
+    }
+    Some((|| {
+        let name = names::ident(&c.ident()?);
+        let (mut deferrable, mut deferred) = (None, None);
+        let twice = || SqlError::syntax("conflicting constraint properties");
+        while c.peek().is_some() {
+            if c.take_keyword(Keyword::NOT) {
+                c.expect_keyword(Keyword::DEFERRABLE)?;
+                deferrable.replace(false).map_or(Ok(()), |_| Err(twice()))?;
+            } else if c.take_keyword(Keyword::DEFERRABLE) {
+                deferrable.replace(true).map_or(Ok(()), |_| Err(twice()))?;
+            } else if c.take_keyword(Keyword::INITIALLY) {
+                let later = c.take_keyword(Keyword::DEFERRED);
+                if !later {
+                    c.expect_keyword(Keyword::IMMEDIATE)?;
+                }
+                deferred.replace(later).map_or(Ok(()), |_| Err(twice()))?;
+            } else {
+                c.end()?;
+            }
+        }
+        use folio_catalog::Deferrable;
+        let deferrable = match (deferrable, deferred) {
+            (Some(false), Some(true)) => {
+                return Err(SqlError::syntax(
+                    "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+                ));
+            }
+            (_, Some(true)) => Deferrable::InitiallyDeferred,
+            (Some(true), _) => Deferrable::InitiallyImmediate,
+            _ => Deferrable::No,
+        };
+        Ok(AlterConstraint {
+            table,
+            if_exists,
+            name,
+            deferrable,
+        })
+    })())
 }
 
 /// Whether a boolean option's value is true (no value: true).

@@ -211,6 +211,9 @@ pub struct ScanPlan {
     /// others are NULL in the rows it yields); `None`: every column (a
     /// locking scan, a row change).
     pub reads: Option<Vec<usize>>,
+    /// Each row carries the table's system columns after its own
+    /// (`system_columns.rs`).
+    pub system: bool,
 }
 
 /// A conjunct an index can answer: a column compared with values known
@@ -228,12 +231,19 @@ pub struct Request<'a> {
     pub order: Vec<SortKey>,
     /// The columns read (projection, filter, order); `None`: all.
     pub reads: Option<Vec<usize>>,
+    /// The rows carry the system columns (`ScanPlan::system`).
+    pub system: bool,
     pub settings: &'a Settings,
 }
 
 /// Chooses the access path.
-pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
+pub fn plan(mut request: Request<'_>) -> Result<ScanPlan, SqlError> {
     let relation = request.relation;
+    // The system columns are not decoded: the scan appends them.
+    let width = relation.types.len();
+    if let Some(reads) = &mut request.reads {
+        reads.retain(|&c| c < width);
+    }
     let keyed = Keyed::of(relation, &request.filter)?;
     let sargs: Vec<Option<Sarg>> = (request.filter.iter()).map(|c| sarg(&keyed, c)).collect();
     let settings = request.settings;
@@ -253,7 +263,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
                 .all(|c| ri.def.columns.iter().any(|k| usize::from(*k) == *c))
         }) && ri.key_columns.iter().all(|k| k.ty.key_decodes_exactly())
             && !ri.def.columns.contains(&IndexDef::EXPRESSION);
-        let only = covers && only_scans;
+        let only = covers && only_scans && !request.system;
         if !only && !index_scans {
             continue;
         }
@@ -286,6 +296,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
             access: c.access,
             limit: None,
             reads: request.reads,
+            system: request.system,
         },
         None => ScanPlan {
             access: Access::Seq,
@@ -294,6 +305,7 @@ pub fn plan(request: Request<'_>) -> Result<ScanPlan, SqlError> {
             sort: request.order,
             limit: None,
             reads: request.reads,
+            system: request.system,
         },
     })
 }

@@ -382,6 +382,7 @@ pub fn over_source(
         types: types.clone(),
         source,
         scope: Scope::of(vec![from::ScopeTable {
+            system: 0,
             qualifier: qualifier.into(),
             names,
             types,
@@ -738,7 +739,11 @@ fn plan_select(
                 selection: select.selection.as_ref(),
                 order,
             };
-            Some(from::resolve(cx, txn, items, Some(outer))?)
+            let system = crate::system_columns::mentioned(select)
+                || order_by
+                    .iter()
+                    .any(|o| crate::system_columns::mentioned(&o.expr));
+            Some(from::resolve(cx, txn, items, Some(outer), system)?)
         }
     };
     let scope = from.as_ref().map(|f| f.scope.clone()).unwrap_or_default();

@@ -210,6 +210,7 @@ pub fn reference(
     let union = plan(cx, txn, &cte)?;
     let qualifier = qualifier(name, alias);
     let scope = ScopeTable {
+        system: 0,
         qualifier: qualifier.clone(),
         names: renamed(union.names.clone(), alias),
         types: union.types.clone(),
@@ -257,6 +258,7 @@ pub fn work_table_scope(
         None => name.to_string(),
     };
     let scope = ScopeTable {
+        system: 0,
         qualifier,
         names: renamed(names, alias),
         types,

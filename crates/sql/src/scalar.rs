@@ -1894,6 +1894,8 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Jsonb(_) => SqlType::Jsonb,
         Value::Enum(e) => SqlType::Enum(e.ty),
         Value::Oid(_) => SqlType::Oid,
+        Value::Tid(..) => SqlType::Tid,
+        Value::Xid(_) => SqlType::Xid,
     }
 }
 

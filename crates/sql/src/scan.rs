@@ -145,6 +145,13 @@ fn index_scan(
             }
         }
     }
+    if plan.system {
+        let system = crate::system_columns::Filler::of(relation)?;
+        for (tid, row) in &mut found {
+            let tid = tid.expect("a scan with system columns is no index-only scan");
+            system.append(relation, tid, row)?;
+        }
+    }
     let before = found.len();
     // Entries returned and table rows fetched: an index-only scan fetches
     // only the rows the visibility map does not vouch for.
@@ -184,8 +191,15 @@ fn seq_scan(
     let mut kept = 0;
     // Rows the scan returned, for the table's statistics (`seq_tup_read`).
     let mut read = 0;
+    let system = match plan.system {
+        true => Some(crate::system_columns::Filler::of(relation)?),
+        false => None,
+    };
     let scanned = relation.visit_rows(txn, reads, |tid, row| {
         read += 1;
+        if let Some(system) = &system {
+            system.append(relation, tid, row)?;
+        }
         match accepts(&plan.filter, row, env)? {
             true => {
                 sink(Some(tid), row)?;

@@ -60,6 +60,10 @@ pub struct Session {
     /// committed at the message's end, rolled back whole by an error,
     /// turned into an ordinary block by a BEGIN among its statements.
     implicit: bool,
+    /// The isolation level and read-only mode a `COMMIT AND CHAIN` gave
+    /// the open block (`None`: it began otherwise), which a chain from it
+    /// after it failed keeps (`end_and_chain`).
+    chained_modes: Option<(Isolation, bool)>,
     /// The settings without the open block's `SET LOCAL`s, which end with
     /// it (`None`: it made none).
     without_local: Option<Settings>,
@@ -199,6 +203,7 @@ impl Session {
             session_defaults: Arc::default(),
             settings_at_begin: None,
             implicit: false,
+            chained_modes: None,
             without_local: None,
             savepoints: Vec::new(),
             relations: Relations::default(),
@@ -406,6 +411,7 @@ impl Session {
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
+            | Parsed::AlterConstraint(_)
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
@@ -1288,6 +1294,11 @@ impl Session {
                 chain: false,
                 savepoint: None,
             } => self.rollback(),
+            Statement::Commit { chain: true, .. } => self.end_and_chain(true),
+            Statement::Rollback {
+                chain: true,
+                savepoint: None,
+            } => self.end_and_chain(false),
             Statement::Rollback {
                 chain: false,
                 savepoint: Some(name),
@@ -1702,14 +1713,7 @@ impl Session {
         match &self.block {
             Block::Idle => {
                 let isolation = named.unwrap_or(self.settings.default_isolation());
-                let mut txn = self.begin_txn(isolation)?;
-                if let Some(read_only) = read_only {
-                    txn.set_read_only(read_only);
-                }
-                self.block = Block::Open(txn);
-                self.block_start = now();
-                self.settings_at_begin = Some(self.settings.clone());
-                self.queried = false;
+                self.open_block(isolation, read_only)?;
             }
             // BEGIN among a message's statements: its implicit block
             // becomes an ordinary one, what ran before included.
@@ -1726,6 +1730,60 @@ impl Session {
             )),
         }
         Ok(Output::command("BEGIN"))
+    }
+
+    /// Opens a block at `isolation` (read-only if `read_only` says so,
+    /// else as `default_transaction_read_only`).
+    fn open_block(
+        &mut self,
+        isolation: Isolation,
+        read_only: Option<bool>,
+    ) -> Result<(), SqlError> {
+        let mut txn = self.begin_txn(isolation)?;
+        if let Some(read_only) = read_only {
+            txn.set_read_only(read_only);
+        }
+        self.block = Block::Open(txn);
+        self.block_start = now();
+        self.settings_at_begin = Some(self.settings.clone());
+        self.queried = false;
+        self.chained_modes = None;
+        Ok(())
+    }
+
+    /// `COMMIT AND CHAIN` (`commit`) / `ROLLBACK AND CHAIN`: ends the block
+    /// as COMMIT / ROLLBACK do, then opens a new one with its isolation
+    /// level and read-only mode (PostgreSQL 15's). A failed block's modes
+    /// set by BEGIN or SET TRANSACTION are undone with it, as PostgreSQL's
+    /// (they are settings its abort rolls back): the new block has those
+    /// a chain gave the failed one, else the defaults. Outside a block (an
+    /// implicit one included) 25P01; a commit that fails chains nothing.
+    fn end_and_chain(&mut self, commit: bool) -> Result<Output, SqlError> {
+        let modes = match &self.block {
+            Block::Open(txn) if !self.implicit => Some((txn.isolation(), txn.is_read_only())),
+            Block::Failed(_) => self.chained_modes,
+            _ => {
+                return Err(SqlError::new(
+                    "25P01",
+                    format!(
+                        "{} AND CHAIN can only be used in transaction blocks",
+                        if commit { "COMMIT" } else { "ROLLBACK" }
+                    ),
+                ));
+            }
+        };
+        let output = match commit {
+            true => self.commit()?,
+            false => self.rollback()?,
+        };
+        match modes {
+            Some((isolation, read_only)) => {
+                self.open_block(isolation, Some(read_only))?;
+                self.chained_modes = modes;
+            }
+            None => self.open_block(self.settings.default_isolation(), None)?,
+        }
+        Ok(output)
     }
 
     /// `SAVEPOINT name` (in a block only: 25P01 elsewhere, as
@@ -2169,6 +2227,7 @@ pub(crate) fn run_utility(
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
+        Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::CreateMatview { create, data } => {
             crate::privileges::check_utility(cx, txn, create)?;
             let Statement::CreateView { name, .. } = &**create else {

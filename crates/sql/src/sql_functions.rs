@@ -890,7 +890,8 @@ impl VisitorMut for Substitute<'_, '_> {
         self.depth += 1;
         let scope = match query.body.as_ref() {
             SetExpr::Select(s) if !s.from.is_empty() => {
-                crate::from::resolve(self.cx, self.txn, &s.from, None)
+                let system = crate::system_columns::mentioned(&**s);
+                crate::from::resolve(self.cx, self.txn, &s.from, None, system)
                     .map(|f| f.scope)
                     .unwrap_or_default()
             }

@@ -219,7 +219,10 @@ fn correlated(
     }
     let inner = match select.from.as_slice() {
         [] => Scope::default(),
-        items => from::resolve(cx, txn, items, None)?.scope,
+        items => {
+            let system = crate::system_columns::mentioned(&*select);
+            from::resolve(cx, txn, items, None, system)?.scope
+        }
     };
     let mut refs = OuterRefs {
         inner: &inner,

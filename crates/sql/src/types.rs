@@ -108,6 +108,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "int4" => SqlType::Int4,
         "int8" => SqlType::Int8,
         "oid" => SqlType::Oid,
+        "tid" => SqlType::Tid,
+        "xid" => SqlType::Xid,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
         "numeric" => SqlType::Numeric(None),
@@ -279,6 +281,8 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Enum(def) => &def.name,
         SqlType::Oid => "oid",
         SqlType::InternalChar => "char",
+        SqlType::Tid => "tid",
+        SqlType::Xid => "xid",
     })
 }
 
@@ -309,6 +313,8 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Enum(_)
             | SqlType::Oid
             | SqlType::InternalChar
+            | SqlType::Tid
+            | SqlType::Xid
             | SqlType::Array(_),
         ) => Value::from_text(ty, &s)?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -409,6 +415,12 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             SqlType::Oid,
         ) => return Err(no_cast(&v, ty)),
         (v @ Value::Oid(_), _) if !matches!(ty, SqlType::Oid | SqlType::Int4 | SqlType::Int8) => {
+            return Err(no_cast(&v, ty));
+        }
+        // A tid or an xid is cast from and to text only (above).
+        (v @ Value::Tid(..), _) if ty != SqlType::Tid => return Err(no_cast(&v, ty)),
+        (v @ Value::Xid(_), _) if ty != SqlType::Xid => return Err(no_cast(&v, ty)),
+        (v, SqlType::Tid | SqlType::Xid) if !matches!(v, Value::Tid(..) | Value::Xid(_)) => {
             return Err(no_cast(&v, ty));
         }
         // Only text, json and jsonb become json (above).
@@ -581,6 +593,10 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Int2(x) => x.to_be_bytes().to_vec(),
         Value::Int4(x) | Value::Date(x) => x.to_be_bytes().to_vec(),
         Value::Oid(x) => x.to_be_bytes().to_vec(),
+        // PostgreSQL's `tidsend`: block, then offset.
+        Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
+        // PostgreSQL's `xidsend` is 4 bytes: folio's 64-bit id is cut.
+        Value::Xid(x) => (*x as u32).to_be_bytes().to_vec(),
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => x.to_be_bytes().to_vec(),
         Value::Float4(x) => x.to_be_bytes().to_vec(),
         Value::Float8(x) => x.to_be_bytes().to_vec(),
@@ -763,6 +779,14 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Int2 => Value::Int2(i16::from_be_bytes(fixed(2)?.try_into().expect("2"))),
         SqlType::Int4 => Value::Int4(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Oid => Value::Oid(u32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
+        SqlType::Tid => {
+            let b = fixed(6)?;
+            Value::Tid(
+                u32::from_be_bytes(b[..4].try_into().expect("4")),
+                u16::from_be_bytes(b[4..].try_into().expect("2")),
+            )
+        }
+        SqlType::Xid => Value::Xid(u32::from_be_bytes(fixed(4)?.try_into().expect("4")).into()),
         SqlType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Timestamp => {

@@ -1,0 +1,125 @@
+//! The system columns of a table: `tableoid`, `ctid`, `xmin`, `xmax`.
+//! The one owner of "is this name a system column, and what is its value
+//! for this row version".
+//!
+//! A table's FROM item gets the four columns after its own (hidden from
+//! `*` and from a whole-row reference: `from.rs` `ScopeTable::system`)
+//! only when the statement names one of them somewhere ([`mentioned`], a
+//! look at its identifiers before planning), so a scan that no query
+//! asks a system column of does no work for them. A scan that carries
+//! them (`ScanPlan::system`) appends the four values to each row right
+//! after decoding it ([`Filler::append`]), before its filter, so a
+//! condition on `ctid` filters like any other.
+//!
+//! Values, and where they differ from PostgreSQL's:
+//!
+//! - `tableoid` (`oid`): the table's oid.
+//! - `ctid` (`tid`): `(block,offset)` with `block` the page's position in
+//!   the table's list of pages (folio's page ids are the database file's,
+//!   so they are numbered here as PostgreSQL's relation blocks are, from
+//!   0) and `offset` the item's line pointer, from 1. A fresh table's
+//!   rows are `(0,1)`, `(0,2)`, ... as in PostgreSQL; after updates and
+//!   page splits the numbers differ (folio's page layout is its own).
+//! - `xmin`, `xmax` (`xid`): the inserting and the deleting (or locking)
+//!   transaction of the version read, from its tuple header; 0 for none.
+//!   folio's ids are its own 64-bit ones (`txid_current()`'s).
+//!
+//! `cmin` and `cmax` are not supported (42703), but their names are
+//! reserved as PostgreSQL reserves them: a table column of any of the six
+//! names is 42701 ([`check_column_name`]).
+
+use crate::error::SqlError;
+use folio_catalog::Relation;
+use folio_db::Tid;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{Expr, visit_expressions};
+use std::ops::ControlFlow;
+
+/// The system columns folio has, in the order they follow a table's own.
+pub const COLUMNS: [(&str, SqlType); 4] = [
+    ("tableoid", SqlType::Oid),
+    ("ctid", SqlType::Tid),
+    ("xmin", SqlType::Xid),
+    ("xmax", SqlType::Xid),
+];
+
+/// The names PostgreSQL reserves for system columns.
+const RESERVED: [&str; 6] = ["tableoid", "ctid", "xmin", "xmax", "cmin", "cmax"];
+
+/// 42701 if a table column may not be called `name` (CREATE TABLE, ADD
+/// COLUMN, RENAME COLUMN), as PostgreSQL's.
+pub fn check_column_name(name: &str) -> Result<(), SqlError> {
+    if RESERVED.contains(&name) {
+        return Err(SqlError::new(
+            "42701",
+            format!("column name \"{name}\" conflicts with a system column name"),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `node` (a statement or query) names a system column anywhere:
+/// then its tables' FROM items carry them. A mention that is not one (a
+/// column alias, another table's column of that name) only costs the
+/// scan the work.
+pub fn mentioned<V: sqlparser::ast::Visit>(node: &V) -> bool {
+    let is_system = |ident: &sqlparser::ast::Ident| {
+        COLUMNS
+            .iter()
+            .any(|(name, _)| ident.value.eq_ignore_ascii_case(name))
+    };
+    visit_expressions(node, |expr| match expr {
+        Expr::Identifier(ident) if is_system(ident) => ControlFlow::Break(()),
+        Expr::CompoundIdentifier(parts) if parts.last().is_some_and(is_system) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// What a scan needs to fill the system columns of `relation`'s rows: the
+/// table's pages in order, which number the blocks of `ctid`.
+pub struct Filler {
+    oid: u32,
+    pages: Vec<folio_page::PageId>,
+}
+
+impl Filler {
+    /// Reads `relation`'s list of pages (once per scan).
+    pub fn of(relation: &Relation) -> Result<Filler, SqlError> {
+        let pages = relation
+            .table
+            .page_ids()
+            .map_err(folio_catalog::CatalogError::from)?;
+        debug_assert!(pages.is_sorted(), "a table's page list is in page order");
+        Ok(Filler {
+            // (Oids are 32-bit in pg_catalog, as `catalog_functions.rs`.)
+            oid: relation.def.oid as u32,
+            pages,
+        })
+    }
+
+    /// Appends the system columns of the version at `tid` to `row`.
+    pub fn append(
+        &self,
+        relation: &Relation,
+        tid: Tid,
+        row: &mut Vec<Value>,
+    ) -> Result<(), SqlError> {
+        let block = self
+            .pages
+            .binary_search(&tid.page)
+            .map_err(|_| SqlError::new("XX000", format!("row {tid} is on no page of its table")))?;
+        let header = relation
+            .table
+            .header(tid)
+            .map_err(folio_catalog::CatalogError::from)?
+            .ok_or_else(|| SqlError::new("XX000", format!("no row version at {tid}")))?;
+        row.push(Value::Oid(self.oid));
+        row.push(Value::Tid(block as u32, tid.item.0 + 1));
+        row.push(Value::Xid(header.xmin.0));
+        row.push(Value::Xid(header.xmax.0));
+        Ok(())
+    }
+}

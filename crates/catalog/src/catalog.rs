@@ -341,7 +341,7 @@ impl Catalog {
         if self.class(txn, name)?.is_some() {
             return Err(CatalogError::Exists(name.to_string()));
         }
-        let enums = self.lock_enums_of(txn, columns)?;
+        let (enums, domains) = self.lock_types_of(txn, columns)?;
         let oid = self.next_oid()?;
         let pages = Tree::create_logged(self.pool.clone(), Some(self.wal.clone()))?;
         let class = match &matview {
@@ -364,6 +364,7 @@ impl Catalog {
             constraints: Vec::new(),
             referenced_by: Vec::new(),
             enums,
+            domains,
             matview,
         })
     }
@@ -613,6 +614,7 @@ impl Catalog {
             populated: false,
             exprs: exprs.clone(),
             enum_body: None,
+            domain: None,
             function: None,
         };
         let def = IndexDef {
@@ -1412,7 +1414,8 @@ impl Catalog {
         }
         let type_oids =
             (columns.iter().map(|c| c.type_oid)).chain(layout.dropped().iter().map(|d| d.type_oid));
-        let enums = Catalog::enums_of(classes, type_oids);
+        let enums = Catalog::enums_of(classes, type_oids.clone());
+        let domains = crate::domains::domains_of(classes, type_oids);
         let matview = crate::matviews::matview_of(&class);
         Ok(TableDef {
             oid: class.oid,
@@ -1424,6 +1427,7 @@ impl Catalog {
             constraints,
             referenced_by,
             enums,
+            domains,
             matview,
         })
     }

@@ -541,10 +541,10 @@ pub(crate) fn check_key_types(
             &table.columns[usize::from(c)],
             &parent.columns[usize::from(r)],
         );
-        let ty = |oid, typmod| SqlType::from_oid(oid, typmod);
+        // A domain's column compares as its base type.
         let (a, b) = (
-            ty(child.type_oid, child.typmod),
-            ty(referenced.type_oid, referenced.typmod),
+            table.column_type(usize::from(c)),
+            parent.column_type(usize::from(r)),
         );
         if !comparable(a, b) {
             let name_of =

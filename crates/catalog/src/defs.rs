@@ -144,6 +144,9 @@ pub struct TableDef {
     /// The enum types of its columns (dropped ones' too), as the catalog
     /// it was read from defines them (`enums.rs`).
     pub enums: Vec<&'static folio_row::EnumType>,
+    /// The domains of its columns, as the catalog it was read from
+    /// defines them (`domains.rs`).
+    pub domains: Vec<std::sync::Arc<crate::domains::DomainType>>,
     /// A materialized view's query and state (`matviews.rs`); `None`
     /// for an ordinary table.
     pub matview: Option<Matview>,
@@ -436,6 +439,9 @@ pub(crate) const KIND_VIEW: u8 = b'v';
 pub(crate) const KIND_MATVIEW: u8 = b'm';
 /// An enum type (`enums.rs`): no storage, its labels after the columns.
 pub(crate) const KIND_ENUM: u8 = b'e';
+/// A domain (`domains.rs`): no storage, its base type and constraints
+/// after the columns.
+pub(crate) const KIND_DOMAIN: u8 = b'd';
 /// A schema (`schemas.rs`): no storage, named `schema.`.
 pub(crate) const KIND_SCHEMA: u8 = b'n';
 /// An extension (`extensions.rs`): no storage, named `.extension`.
@@ -496,6 +502,9 @@ pub(crate) struct ClassRow {
     /// An enum type's labels (kind `e` only, after the columns:
     /// `enums.rs`).
     pub enum_body: Option<crate::enums::EnumBody>,
+    /// A domain's definition (kind `d` only, after the columns:
+    /// `domains.rs`; its oid and name are the row's).
+    pub domain: Option<crate::domains::DomainType>,
     /// A SQL function's signature and body (kind `f` only, after the
     /// columns: `functions.rs`).
     pub function: Option<crate::functions::FunctionBody>,
@@ -526,6 +535,7 @@ impl ClassRow {
             populated: false,
             exprs: IndexExprs::default(),
             enum_body: None,
+            domain: None,
             function: None,
         }
     }
@@ -569,6 +579,9 @@ impl ClassRow {
             self.exprs.encode(&mut w);
         }
         if let Some(body) = &self.enum_body {
+            body.encode(&mut w);
+        }
+        if let Some(body) = &self.domain {
             body.encode(&mut w);
         }
         if let Some(body) = &self.function {
@@ -632,6 +645,10 @@ impl ClassRow {
             KIND_ENUM => Some(crate::enums::EnumBody::decode(&mut r)?),
             _ => None,
         };
+        let domain = match kind {
+            KIND_DOMAIN => Some(crate::domains::DomainType::decode(&mut r)?),
+            _ => None,
+        };
         let function = match kind {
             KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
             _ => None,
@@ -645,6 +662,7 @@ impl ClassRow {
             KIND_VIEW,
             KIND_MATVIEW,
             KIND_ENUM,
+            KIND_DOMAIN,
             KIND_SCHEMA,
             KIND_EXTENSION,
             KIND_FUNCTION,
@@ -675,6 +693,7 @@ impl ClassRow {
             populated,
             exprs,
             enum_body,
+            domain,
             function,
         })
     }

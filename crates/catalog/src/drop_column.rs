@@ -181,6 +181,16 @@ impl Catalog {
                 d == crate::Described::Column(attribute.number)
             })?;
             attribute.dropped = true;
+            // A dropped domain column is read as its base type (the
+            // domain may go next: the layout must not need it).
+            if let Some(d) = table
+                .domains
+                .iter()
+                .find(|d| d.oid == attribute.column.type_oid)
+            {
+                attribute.column.type_oid = d.base_oid;
+                attribute.column.typmod = d.base_typmod;
+            }
             attribute.column.name = dropped_name(attribute.number);
             attribute.column.not_null = false;
             self.update_attribute(txn, attribute_tid, &attribute, table_name)?;

@@ -149,10 +149,12 @@ fn check_label(label: &str) -> Result<(), CatalogError> {
 /// The type of a column of type `oid` (with `typmod`) in table `def`: a
 /// built-in type, or one of the enum types its definition carries.
 pub(crate) fn column_type(def: &TableDef, oid: u32, typmod: i32) -> Option<SqlType> {
-    SqlType::from_oid(oid, typmod).or_else(|| {
-        (def.enums.iter())
+    SqlType::from_oid(oid, typmod).or_else(|| match def.domains.iter().find(|d| d.oid == oid) {
+        // A domain's column is of its base type (`domains.rs`).
+        Some(d) => SqlType::from_oid(d.base_oid, d.base_typmod),
+        None => (def.enums.iter())
             .find(|e| e.oid == oid)
-            .map(|e| SqlType::Enum(e))
+            .map(|e| SqlType::Enum(e)),
     })
 }
 
@@ -183,30 +185,40 @@ impl Catalog {
             .collect()
     }
 
-    /// The enum types of `columns`, their class rows locked `FOR SHARE`
-    /// until `txn` ends (a DROP TYPE waits, then sees the columns).
-    pub(crate) fn lock_enums_of(
+    /// The enum types and domains of `columns`, their class rows locked
+    /// `FOR SHARE` until `txn` ends (a DROP TYPE or DROP DOMAIN waits,
+    /// then sees the columns).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn lock_types_of(
         &self,
         txn: &mut Transaction,
         columns: &[crate::ColumnDef],
-    ) -> Result<Vec<&'static EnumType>, CatalogError> {
+    ) -> Result<
+        (
+            Vec<&'static EnumType>,
+            Vec<std::sync::Arc<crate::domains::DomainType>>,
+        ),
+        CatalogError,
+    > {
         if columns
             .iter()
             .all(|c| SqlType::from_oid(c.type_oid, c.typmod).is_some())
         {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         let classes = self.class_rows(txn)?;
         for (tid, class) in &classes {
-            if class.kind == KIND_ENUM && columns.iter().any(|c| u64::from(c.type_oid) == class.oid)
+            if (class.kind == KIND_ENUM || class.kind == crate::defs::KIND_DOMAIN)
+                && columns.iter().any(|c| u64::from(c.type_oid) == class.oid)
             {
                 let missing = || CatalogError::NoSuchType(class.name.clone());
                 self.lock_class_row_as(txn, *tid, missing, true)?;
             }
         }
-        Ok(Catalog::enums_of(
-            &classes,
-            columns.iter().map(|c| c.type_oid),
+        let oids = columns.iter().map(|c| c.type_oid);
+        Ok((
+            Catalog::enums_of(&classes, oids.clone()),
+            crate::domains::domains_of(&classes, oids),
         ))
     }
 

@@ -13,6 +13,7 @@ mod constraints;
 mod currency;
 mod defs;
 mod descriptions;
+mod domains;
 mod drop_column;
 mod enums;
 mod error;
@@ -53,6 +54,7 @@ pub use defs::{
     RefAction, TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
+pub use domains::{DomainCheck, DomainType};
 pub use enums::LabelPlace;
 pub use error::CatalogError;
 pub use extensions::ExtensionDef;

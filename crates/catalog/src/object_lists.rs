@@ -21,6 +21,8 @@ use std::sync::Arc;
 pub struct ObjectLists {
     /// Enum types by name.
     pub enums: Arc<Vec<&'static EnumType>>,
+    /// Domains by name.
+    pub domains: Arc<Vec<Arc<crate::domains::DomainType>>>,
     /// Extensions by name.
     pub extensions: Arc<Vec<ExtensionDef>>,
     /// SQL functions by name, then oid.
@@ -50,6 +52,7 @@ impl Catalog {
         let rows = self.class_rows(txn)?;
         Ok(Arc::new(ObjectLists {
             enums: Arc::new(crate::enums::enums_among(&rows)),
+            domains: Arc::new(crate::domains::domains_among(&rows)),
             extensions: Arc::new(crate::extensions::extensions_among(&rows)),
             functions: Arc::new(crate::functions::functions_among(&rows)),
             read_at: (!own).then_some(snapshot),

@@ -475,6 +475,7 @@ impl Catalog {
             populated: false,
             exprs: Default::default(),
             enum_body: None,
+            domain: None,
             function: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;

@@ -512,6 +512,13 @@ pub fn format_type(oid: i64, typmod: Option<i32>) -> String {
 
 /// `format_type(oid, typmod)`: a type's name with its modifier.
 pub fn type_name(oid: i64, typmod: i32) -> String {
+    // A domain is named by its own name (`domains.rs`).
+    if let Some(d) = u32::try_from(oid)
+        .ok()
+        .and_then(crate::user_types::domain_of_oid)
+    {
+        return d.name.clone();
+    }
     let known = u32::try_from(oid)
         .ok()
         .and_then(|oid| crate::user_types::of_oid(oid, typmod));
@@ -555,6 +562,9 @@ fn type_oid(name: &str) -> Option<i64> {
         .try_with_sql(name)
         .and_then(|mut p| p.parse_data_type())
         .ok()?;
+    if let Some(d) = crate::domains::of_type(&ty) {
+        return Some(i64::from(d.oid));
+    }
     crate::types::column_type(&ty)
         .ok()
         .map(|t| i64::from(t.oid()))

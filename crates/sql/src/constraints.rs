@@ -77,6 +77,9 @@ pub struct Constraints {
     /// (`generated.rs`), computed for every row written.
     generated: Vec<(usize, Scalar)>,
     checks: Vec<Check>,
+    /// The columns of a domain type and the domain's rules, bound
+    /// (`domains.rs`); empty for a table with none.
+    domains: Vec<(usize, Arc<crate::domains::Bound>)>,
     /// This table's foreign keys.
     references: Vec<Reference>,
     /// Other tables' foreign keys (or its own) that reference this table.
@@ -197,7 +200,33 @@ impl Constraints {
             ..Constraints::default()
         };
         let none: &[(String, SqlType)] = &[];
-        for c in &def.constraints {
+        // A domain's DEFAULT serves its columns that have none of their
+        // own, as PostgreSQL's.
+        let mut domain_defaults = Vec::new();
+        for (position, column) in def.columns.iter().enumerate() {
+            let Some(domain) = def.domains.iter().find(|d| d.oid == column.type_oid) else {
+                continue;
+            };
+            out.domains
+                .push((position, crate::domains::Bound::bind(domain)?));
+            if let Some(expr) = &domain.default
+                && def.default_of(position).is_none()
+            {
+                domain_defaults.push(folio_catalog::ConstraintDef {
+                    oid: 0,
+                    name: String::new(),
+                    table_oid: def.oid,
+                    table: def.name.clone(),
+                    kind: ConstraintKind::Default {
+                        column: position as u16,
+                        expr: expr.clone(),
+                    },
+                    validated: true,
+                    deferrable: Deferrable::No,
+                });
+            }
+        }
+        for c in def.constraints.iter().chain(&domain_defaults) {
             match &c.kind {
                 ConstraintKind::Default { column, expr } => {
                     if out.defaults.is_empty() {
@@ -769,10 +798,13 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
         self.generate(relation, &mut values, env)?;
-        if self.checks.is_empty() {
+        if self.checks.is_empty() && self.domains.is_empty() {
             return Ok(values);
         }
         let values = relation.prepare(values)?;
+        for (column, domain) in &self.domains {
+            domain.enforce(&values[*column], env)?;
+        }
         for check in &self.checks {
             if check.expr.eval(&values, env)? == Value::Bool(false) {
                 return Err(SqlError::new(

@@ -137,7 +137,7 @@ pub fn create_table(
         }
         columns.push(ColumnDef {
             name: column_name,
-            type_oid: ty.oid(),
+            type_oid: crate::domains::type_oid(&column.data_type, ty),
             typmod: ty.typmod(),
             not_null,
         });
@@ -1301,7 +1301,7 @@ fn add_column(
     }
     let def = ColumnDef {
         name: column_name.clone(),
-        type_oid: ty.oid(),
+        type_oid: crate::domains::type_oid(&column.data_type, ty),
         typmod: ty.typmod(),
         not_null: false,
     };

@@ -915,6 +915,7 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             crate::deparse::constant(v, *ty)
         }
         Scalar::Cast(e, ty) => format!("({})::{}", d(e), type_name(*ty)),
+        Scalar::Domain(e, domain) => format!("({})::{}", d(e), domain.name),
         Scalar::Like {
             expr,
             pattern,

@@ -5,7 +5,7 @@
 //! `pg_catalog` relations are: `system.rs`, which resolves the names).
 //! They list the user's tables and the `pg_catalog` relations folio has.
 //!
-//! Types: PostgreSQL's domains are their base types here —
+//! Types: PostgreSQL's own domains are their base types here —
 //! `sql_identifier` (a `name`) and `character_data` and `yes_or_no`
 //! (`varchar`) are `text`, `cardinal_number` is `integer`. A name must be
 //! qualified (`information_schema.tables`): the schema is not on the
@@ -267,13 +267,21 @@ impl View {
                             crate::deparse::parenthesized(&crate::deparse::default_text(expr, ty))
                         });
                         let (schema, name) = folio_catalog::split_schema(&def.name);
-                        out.push(column_row(
+                        let mut row = column_row(
                             (schema, name, &column.name, def.layout.attnum(n)),
                             ty,
                             default,
                             !column.not_null,
                             (identity, generated.as_deref()),
-                        ));
+                        );
+                        // A domain's column names it (domain_catalog,
+                        // domain_schema, domain_name).
+                        if let Some(d) = def.domains.iter().find(|d| d.oid == column.type_oid) {
+                            row[22] = text(DATABASE);
+                            row[23] = text(folio_catalog::PUBLIC);
+                            row[24] = text(&d.name);
+                        }
+                        out.push(row);
                     }
                 }
                 for view in catalog.views(txn)? {

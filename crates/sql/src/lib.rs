@@ -31,6 +31,7 @@ mod ddl;
 mod deferred;
 mod deparse;
 mod dml;
+mod domains;
 mod drop_column;
 mod enum_functions;
 mod enum_types;

@@ -26,7 +26,7 @@ pub fn enter(
 ) -> Result<Scope, SqlError> {
     let lists = db.catalog().object_lists(txn, kept.as_ref())?;
     let scope = Scope {
-        _types: crate::user_types::Scope::enter(lists.enums.clone()),
+        _types: crate::user_types::Scope::enter(lists.enums.clone(), lists.domains.clone()),
         _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
         _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
     };

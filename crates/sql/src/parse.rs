@@ -64,6 +64,10 @@ pub enum Parsed {
     /// `DO [LANGUAGE plpgsql] 'body'` (sqlparser has none), its body
     /// parsed (`plpgsql/parse.rs`).
     Do(Box<crate::plpgsql::parse::Block>),
+    /// `CREATE DOMAIN` (sqlparser's reads no NOT NULL): `domains.rs`.
+    CreateDomain(Box<crate::domains::Create>),
+    /// `ALTER DOMAIN` (sqlparser has none): `domains.rs`.
+    AlterDomain(Box<crate::domains::Alter>),
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -292,6 +296,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(Statement::ShowVariable {
                     variable: vec![Ident::with_quote('"', name)],
                 }))
+            }
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
+                Parsed::CreateDomain(Box::new(crate::domains::parse_create(&spanned[2..])?))
+            }
+            Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
+                Parsed::AlterDomain(Box::new(crate::domains::parse_alter(&spanned[2..])?))
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 sequence_options_in_order(&mut spanned[2..], &text)?;

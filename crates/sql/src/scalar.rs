@@ -261,6 +261,9 @@ pub enum Scalar {
     /// `CAST(e AS type)`, `e::type`: an explicit cast
     /// (`types::explicit_cast`: to `varchar(n)` it cuts the text).
     Cast(Box<Scalar>, SqlType),
+    /// `e::domain`: `e` (already cast to the base type) meeting the
+    /// domain's rules (`domains.rs`).
+    Domain(Box<Scalar>, std::sync::Arc<crate::domains::Bound>),
     /// `e [NOT] [I]LIKE pattern`, or with `regex` a POSIX regular
     /// expression match (`~`, `~*`, `!~`, `!~*`).
     Like {
@@ -636,7 +639,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 let empty = Scalar::Const(Value::Array(Vec::new()));
                 return Ok(Scalar::Cast(Box::new(empty), ty));
             }
-            match bind(expr, columns)? {
+            let domain = crate::domains::of_type(data_type)
+                .map(|d| crate::domains::Bound::bind(&d))
+                .transpose()?;
+            let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an
                 // array's keeps its cast, whose type an empty one has not,
                 // and so does a NULL's (`null::int` is an integer: a set
@@ -658,6 +664,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     Scalar::Cast(Box::new(char_as_text(other, columns)), ty)
                 }
                 other => Scalar::Cast(Box::new(other), ty),
+            };
+            match domain {
+                Some(d) => Scalar::Domain(Box::new(cast), d),
+                None => cast,
             }
         }
         Expr::Like {
@@ -1474,6 +1484,11 @@ impl Scalar {
                 }
             }
             Scalar::Cast(e, ty) => types::explicit_cast(e.eval(row, env)?, *ty)?,
+            Scalar::Domain(e, domain) => {
+                let value = e.eval(row, env)?;
+                domain.enforce(&value, env)?;
+                value
+            }
             Scalar::Like {
                 expr,
                 pattern,
@@ -1580,7 +1595,7 @@ impl Scalar {
             Scalar::Param(_) => SqlType::Text,
             Scalar::Typed(_, ty) => *ty,
             Scalar::Now => SqlType::TimestampTz,
-            Scalar::Negate(e) => e.ty_in(columns),
+            Scalar::Negate(e) | Scalar::Domain(e, _) => e.ty_in(columns),
             Scalar::Arith(BinaryOperator::StringConcat, a, b)
                 if a.ty_in(columns) == SqlType::Bytea && b.ty_in(columns) == SqlType::Bytea =>
             {
@@ -1661,6 +1676,7 @@ impl Scalar {
                 otherwise: otherwise.as_deref().map(m),
             },
             Scalar::Cast(e, ty) => Scalar::Cast(m(e), *ty),
+            Scalar::Domain(e, d) => Scalar::Domain(m(e), d.clone()),
             Scalar::Like {
                 expr,
                 pattern,
@@ -1726,7 +1742,11 @@ impl Scalar {
                 a.param_types(column_types, types);
                 b.param_types(column_types, types);
             }
-            Scalar::Negate(e) | Scalar::Not(e) | Scalar::IsNull(e, _) | Scalar::Cast(e, _) => {
+            Scalar::Negate(e)
+            | Scalar::Not(e)
+            | Scalar::IsNull(e, _)
+            | Scalar::Cast(e, _)
+            | Scalar::Domain(e, _) => {
                 e.param_types(column_types, types);
             }
             Scalar::And(a, b) | Scalar::Or(a, b) => {
@@ -1783,7 +1803,8 @@ impl Scalar {
             | Scalar::Not(e)
             | Scalar::IsNull(e, _)
             | Scalar::Typed(e, _)
-            | Scalar::Cast(e, _) => vec![e],
+            | Scalar::Cast(e, _)
+            | Scalar::Domain(e, _) => vec![e],
             Scalar::Arith(_, a, b)
             | Scalar::Compare(_, a, b)
             | Scalar::And(a, b)
@@ -1837,7 +1858,7 @@ impl Scalar {
                     t.columns(out);
                 }
             }
-            Scalar::Cast(e, _) => e.columns(out),
+            Scalar::Cast(e, _) | Scalar::Domain(e, _) => e.columns(out),
             Scalar::Like { expr, pattern, .. } => {
                 expr.columns(out);
                 pattern.columns(out);

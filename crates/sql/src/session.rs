@@ -415,6 +415,8 @@ impl Session {
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
+            | Parsed::CreateDomain(_)
+            | Parsed::AlterDomain(_)
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
             }
@@ -2026,6 +2028,7 @@ pub(crate) fn run_with_params(
             | Statement::CreateView { .. }
             | Statement::CreateType { .. }
             | Statement::AlterType(_)
+            | Statement::DropDomain(_)
             | Statement::Truncate { .. }
             | Statement::CreateSchema { .. }
             | Statement::AlterSchema(_)
@@ -2145,6 +2148,14 @@ pub(crate) fn run_with_params(
         Statement::AlterType(alter) => {
             crate::enum_types::alter(cx, txn, notices, &alter.name, &alter.operation)
         }
+        Statement::DropDomain(drop) => crate::domains::drop(
+            cx,
+            txn,
+            notices,
+            drop.if_exists,
+            &drop.name,
+            drop.drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
+        ),
         Statement::CreateView { name, .. } => {
             let name = crate::names::relation(name)?;
             let before = crate::privileges::oid_of(cx, txn, &name)?;
@@ -2245,6 +2256,8 @@ pub(crate) fn run_utility(
             materialized,
         } => crate::matviews::alter(cx, txn, notices, alter, *materialized),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
+        Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
+        Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),
         Parsed::Vacuum(_)
         | Parsed::Copy(_)
         | Parsed::Reset(_)

@@ -455,6 +455,7 @@ impl SystemRelation {
                 ("typtypmod", Int4),
                 ("typcollation", Oid),
                 ("typacl", TEXT_ARRAY),
+                ("typdefault", Text),
             ],
             SystemRelation::Index => &[
                 ("indexrelid", Oid),
@@ -938,6 +939,7 @@ impl SystemRelation {
                         Value::Int4(-1),
                         oid(collation),
                         Value::Null,
+                        Value::Null,
                     ]);
                 }
                 // The enum types, in `public` (PostgreSQL's typlen 4: the
@@ -960,6 +962,7 @@ impl SystemRelation {
                         Value::Int4(-1),
                         oid(0),
                         Value::Null,
+                        Value::Null,
                     ]);
                     out.push(vec![
                         oid(def.array_oid.into()),
@@ -978,9 +981,40 @@ impl SystemRelation {
                         Value::Int4(-1),
                         oid(0),
                         Value::Null,
+                        Value::Null,
+                    ]);
+                }
+                // The domains, in `public`, with their base type's storage.
+                for def in crate::user_types::domains().iter() {
+                    let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
+                    let (len, by_value, category) =
+                        base.map_or((-1, false, "U"), |t| (t.2, t.3, t.4));
+                    out.push(vec![
+                        oid(def.oid.into()),
+                        text(&def.name),
+                        oid(PUBLIC_NAMESPACE),
+                        oid(SUPERUSER_OID),
+                        Value::Int2(len),
+                        Value::Bool(by_value),
+                        text("d"),
+                        text(category),
+                        oid(0),
+                        oid(0),
+                        oid(0),
+                        Value::Bool(def.not_null),
+                        oid(def.base_oid.into()),
+                        Value::Int4(def.base_typmod),
+                        oid(if category == "S" {
+                            DEFAULT_COLLATION
+                        } else {
+                            0
+                        }),
+                        Value::Null,
+                        def.default.as_deref().map_or(Value::Null, text),
                     ]);
                 }
             }
+
             SystemRelation::Enum => {
                 for def in catalog.enum_types(txn)? {
                     for label in &def.labels {
@@ -1111,6 +1145,34 @@ impl SystemRelation {
                 let tables = catalog.tables(txn)?;
                 for table in &tables {
                     constraint_rows(table, &tables, &mut out);
+                }
+                // Each domain's CHECKs (`contypid`, no table).
+                for def in crate::user_types::domains().iter() {
+                    for check in &def.checks {
+                        out.push(vec![
+                            oid(check.oid.into()),
+                            text(&check.name),
+                            oid(PUBLIC_NAMESPACE),
+                            text("c"),
+                            Value::Bool(false),
+                            Value::Bool(false),
+                            Value::Bool(true),
+                            oid(0),
+                            oid(def.oid.into()),
+                            oid(0),
+                            oid(0),
+                            oid(0),
+                            text(" "),
+                            text(" "),
+                            text(" "),
+                            Value::Bool(true),
+                            Value::Int4(0),
+                            Value::Bool(false),
+                            Value::Null,
+                            Value::Null,
+                            text(&check.expr),
+                        ]);
+                    }
                 }
             }
             SystemRelation::Inherits

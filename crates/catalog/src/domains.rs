@@ -1,0 +1,281 @@
+//! Domains (`CREATE DOMAIN email AS text CHECK (VALUE ~ '@')`): a
+//! `folio.class` row of kind `d` (types and relations share one
+//! namespace, as enum types do: `enums.rs`) whose tail holds the base
+//! type (oid, typmod), NOT NULL, the DEFAULT's SQL text and each CHECK
+//! constraint's oid, name and SQL text (over `VALUE`).
+//!
+//! A column of a domain has the domain's oid as its type (PostgreSQL's
+//! `atttypid`); a table's definition carries the domains of its columns
+//! (`TableDef::domains`), so its column types are the base types
+//! (`enums::column_type`) and stored values are the base type's. The SQL
+//! layer binds and enforces the constraints (folio-sql `domains.rs`;
+//! README "Domains").
+
+use crate::catalog::{Catalog, check_name};
+use crate::codec::{Reader, Writer};
+use crate::defs::{ClassRow, KIND_DOMAIN};
+use crate::error::CatalogError;
+use folio_heap::Tid;
+use folio_page::PageId;
+use folio_txn::Transaction;
+use std::sync::Arc;
+
+/// A domain as one catalog version defines it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainType {
+    /// Its `pg_type` oid (0 until created).
+    pub oid: u32,
+    pub name: String,
+    /// The base type's oid and typmod (a built-in type).
+    pub base_oid: u32,
+    pub base_typmod: i32,
+    /// `NOT NULL` (PostgreSQL's `typnotnull`).
+    pub not_null: bool,
+    /// `DEFAULT expr`, as SQL text.
+    pub default: Option<String>,
+    /// Its CHECK constraints in the order made.
+    pub checks: Vec<DomainCheck>,
+}
+
+/// One CHECK constraint of a domain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainCheck {
+    /// Its `pg_constraint` oid (0 until stored: the catalog gives one).
+    pub oid: u32,
+    pub name: String,
+    /// The expression over `VALUE`, as SQL text.
+    pub expr: String,
+}
+
+impl DomainType {
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u32(self.base_oid)
+            .i32(self.base_typmod)
+            .u8(self.not_null as u8 | (self.default.is_some() as u8) << 1);
+        if let Some(default) = &self.default {
+            w.str(default);
+        }
+        w.u32(self.checks.len() as u32);
+        for c in &self.checks {
+            w.u32(c.oid).str(&c.name).str(&c.expr);
+        }
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Result<DomainType, String> {
+        let (base_oid, base_typmod, flags) = (r.u32()?, r.i32()?, r.u8()?);
+        if flags > 3 {
+            return Err(format!("domain flags {flags:#04x}"));
+        }
+        let default = match flags & 2 != 0 {
+            true => Some(r.str()?),
+            false => None,
+        };
+        let n = r.u32()?;
+        let checks = (0..n)
+            .map(|_| {
+                Ok(DomainCheck {
+                    oid: r.u32()?,
+                    name: r.str()?,
+                    expr: r.str()?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(DomainType {
+            oid: 0,
+            name: String::new(),
+            base_oid,
+            base_typmod,
+            not_null: flags & 1 != 0,
+            default,
+            checks,
+        })
+    }
+}
+
+/// The domain a class row of kind `d` defines.
+fn domain_type(class: &ClassRow) -> Option<Arc<DomainType>> {
+    let body = class.domain.as_ref()?;
+    Some(Arc::new(DomainType {
+        oid: class.oid as u32,
+        name: class.name.clone(),
+        ..body.clone()
+    }))
+}
+
+/// The domains among class rows `classes`, by name.
+pub(crate) fn domains_among(classes: &[(Tid, ClassRow)]) -> Vec<Arc<DomainType>> {
+    let mut out: Vec<Arc<DomainType>> = (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_DOMAIN)
+        .filter_map(|(_, c)| domain_type(c))
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// The domains among `classes` that columns of type `oids` use.
+pub(crate) fn domains_of(
+    classes: &[(Tid, ClassRow)],
+    oids: impl Iterator<Item = u32> + Clone,
+) -> Vec<Arc<DomainType>> {
+    (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_DOMAIN && oids.clone().any(|o| u64::from(o) == c.oid))
+        .filter_map(|(_, c)| domain_type(c))
+        .collect()
+}
+
+impl Catalog {
+    /// The domain `name` as `txn` sees it (`None`: no such domain).
+    pub fn domain_type(
+        &self,
+        txn: &Transaction,
+        name: &str,
+    ) -> Result<Option<Arc<DomainType>>, CatalogError> {
+        Ok(match self.class(txn, name)? {
+            Some((_, class)) if class.kind == KIND_DOMAIN => domain_type(&class),
+            _ => None,
+        })
+    }
+
+    /// Gives each check of `def` without an oid one.
+    fn number_checks(&self, def: &mut DomainType) -> Result<(), CatalogError> {
+        for c in &mut def.checks {
+            if c.oid == 0 {
+                c.oid = self.next_oid()? as u32;
+            }
+        }
+        Ok(())
+    }
+
+    /// `CREATE DOMAIN`: 42710 if a type or relation has the name.
+    pub fn create_domain(
+        &self,
+        txn: &mut Transaction,
+        def: &DomainType,
+    ) -> Result<Arc<DomainType>, CatalogError> {
+        check_name(&def.name)?;
+        if self.class(txn, &def.name)?.is_some() {
+            return Err(CatalogError::TypeExists(def.name.clone()));
+        }
+        let oid = self.next_oid()?;
+        let mut body = def.clone();
+        self.number_checks(&mut body)?;
+        let class = ClassRow {
+            domain: Some(body),
+            ..ClassRow::new(oid, &def.name, KIND_DOMAIN, PageId(0))
+        };
+        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
+            .map_err(|e| match e {
+                CatalogError::Exists(n) => CatalogError::TypeExists(n),
+                other => other,
+            })?;
+        domain_type(&class).ok_or_else(|| CatalogError::NoSuchType(def.name.clone()))
+    }
+
+    /// Locks the domain's class row (DDL on it waits until `txn` ends)
+    /// and reads it again.
+    pub fn lock_domain(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<Arc<DomainType>, CatalogError> {
+        let missing = || CatalogError::NoSuchType(name.to_string());
+        let (tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        if class.kind != KIND_DOMAIN {
+            return Err(missing());
+        }
+        self.lock_class_row(txn, tid, missing)?;
+        let (_, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        domain_type(&class).ok_or_else(missing)
+    }
+
+    /// `DROP DOMAIN name`: 2BP01 while a column has the type (the SQL
+    /// layer drops those columns first under CASCADE).
+    pub fn drop_domain(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
+        let def = self.lock_domain(txn, name)?;
+        let users = self.columns_of_type(txn, def.oid)?;
+        if !users.is_empty() {
+            return Err(CatalogError::DependedOn {
+                object: format!("type {name}"),
+                dependents: (users.iter())
+                    .map(|(t, c)| format!("column {c} of table {t}"))
+                    .collect(),
+            });
+        }
+        let (tid, _) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchType(name.to_string()))?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
+    /// `ALTER DOMAIN`: writes `new` (checks without an oid get one) as
+    /// domain `new.name`'s definition, and notes DDL on every table with
+    /// a column of it, so relations and plans bound with the old
+    /// constraints are bound again.
+    pub fn replace_domain(
+        &self,
+        txn: &mut Transaction,
+        new: &DomainType,
+    ) -> Result<Arc<DomainType>, CatalogError> {
+        let old = self.lock_domain(txn, &new.name)?;
+        let missing = || CatalogError::NoSuchType(new.name.clone());
+        let (tid, class) = self.class(txn, &new.name)?.ok_or_else(missing)?;
+        let mut body = new.clone();
+        self.number_checks(&mut body)?;
+        let row = ClassRow {
+            domain: Some(body),
+            ..class
+        };
+        self.in_savepoint(txn, |txn| self.update_class(txn, tid, &row))?;
+        let me = txn.existing_xid().expect("an update gives an xid");
+        for t in txn.with_latest_snapshot(|txn| self.tables(txn))? {
+            if t.columns.iter().any(|c| c.type_oid == old.oid) {
+                self.ddl_marks.of(t.oid).note(txn.manager(), me)?;
+            }
+        }
+        domain_type(&row).ok_or_else(missing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves a domain's body reads back as written, with and without a
+    // default and checks.
+    #[test]
+    fn body_round_trips() {
+        for def in [
+            DomainType {
+                oid: 0,
+                name: String::new(),
+                base_oid: 25,
+                base_typmod: -1,
+                not_null: true,
+                default: Some("'x'".into()),
+                checks: vec![DomainCheck {
+                    oid: 17000,
+                    name: "email_check".into(),
+                    expr: "VALUE ~ '@'".into(),
+                }],
+            },
+            DomainType {
+                oid: 0,
+                name: String::new(),
+                base_oid: 23,
+                base_typmod: -1,
+                not_null: false,
+                default: None,
+                checks: Vec::new(),
+            },
+        ] {
+            let mut w = Writer::default();
+            def.encode(&mut w);
+            let mut r = Reader(&w.0);
+            assert_eq!(DomainType::decode(&mut r).unwrap(), def);
+            assert!(r.0.is_empty());
+        }
+    }
+}

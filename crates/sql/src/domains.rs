@@ -1,0 +1,541 @@
+//! Domains: `CREATE DOMAIN`, `ALTER DOMAIN`, `DROP DOMAIN` (sqlparser
+//! reads no NOT NULL in a domain and no ALTER DOMAIN: both are read here
+//! with its parser's pieces), and the one owner of a domain's rules on a
+//! value ([`Bound::enforce`]: NOT NULL, then each CHECK in name order),
+//! which a table's writes (`constraints.rs`) and a cast to the domain
+//! (`Scalar::Domain`) call. folio-catalog `domains.rs` keeps them;
+//! README "Domains".
+
+use crate::context::Ctx;
+use crate::drop_column::drop_column;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::parse;
+use crate::scalar::{self, Env, Scalar};
+use crate::types;
+use folio_catalog::{DomainCheck, DomainType};
+use folio_row::{SqlType, Value};
+use folio_txn::Transaction;
+use sqlparser::ast::{DataType, Expr, Ident, ObjectName};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+use std::sync::Arc;
+
+/// `CREATE DOMAIN name [AS] type [COLLATE c] [DEFAULT e] [constraint ...]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Create {
+    pub name: ObjectName,
+    pub data_type: DataType,
+    pub collate: bool,
+    pub default: Option<Expr>,
+    pub constraints: Vec<(Option<String>, Constraint)>,
+}
+
+/// One constraint of a domain as written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Constraint {
+    NotNull,
+    Null,
+    Check(Expr),
+}
+
+/// `ALTER DOMAIN name action`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alter {
+    pub name: ObjectName,
+    pub action: AlterAction,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterAction {
+    /// `ADD [CONSTRAINT c] CHECK (e)`.
+    AddCheck(Option<String>, Expr),
+    /// `DROP CONSTRAINT [IF EXISTS] c [RESTRICT | CASCADE]`.
+    DropConstraint {
+        name: String,
+        if_exists: bool,
+    },
+    SetDefault(Expr),
+    DropDefault,
+    SetNotNull,
+    DropNotNull,
+}
+
+fn parser(tokens: &[TokenWithSpan]) -> Parser<'static> {
+    static DIALECT: PostgreSqlDialect = PostgreSqlDialect {};
+    Parser::new(&DIALECT).with_tokens_with_locations(tokens.to_vec())
+}
+
+fn syntax(e: sqlparser::parser::ParserError) -> SqlError {
+    SqlError::syntax(e.to_string())
+}
+
+/// An expression that stops before `NOT NULL`, `NULL`, `CHECK`,
+/// `CONSTRAINT`, `DEFAULT` or `COLLATE` (what may follow a DEFAULT).
+fn default_expr(p: &mut Parser<'_>) -> Result<Expr, SqlError> {
+    // Above NOT's precedence: `DEFAULT 1 NOT NULL` is 1, then NOT NULL.
+    use sqlparser::dialect::{Dialect, Precedence};
+    let precedence = PostgreSqlDialect {}.prec_value(Precedence::Between);
+    p.parse_subexpr(precedence).map_err(syntax)
+}
+
+fn parenthesized(p: &mut Parser<'_>) -> Result<Expr, SqlError> {
+    p.expect_token(&Token::LParen).map_err(syntax)?;
+    let e = p.parse_expr().map_err(syntax)?;
+    p.expect_token(&Token::RParen).map_err(syntax)?;
+    Ok(e)
+}
+
+fn at_end(p: &mut Parser<'_>) -> Result<(), SqlError> {
+    match p.peek_token().token {
+        Token::EOF | Token::SemiColon => Ok(()),
+        other => Err(SqlError::syntax(format!(
+            "syntax error at or near \"{other}\""
+        ))),
+    }
+}
+
+/// Reads `CREATE DOMAIN ...` from the tokens after `CREATE DOMAIN`.
+pub fn parse_create(tokens: &[TokenWithSpan]) -> Result<Create, SqlError> {
+    let mut p = parser(tokens);
+    let name = p.parse_object_name(false).map_err(syntax)?;
+    let _ = p.parse_keyword(Keyword::AS);
+    let data_type = p.parse_data_type().map_err(syntax)?;
+    let mut create = Create {
+        name,
+        data_type,
+        collate: false,
+        default: None,
+        constraints: Vec::new(),
+    };
+    loop {
+        if p.parse_keyword(Keyword::COLLATE) {
+            p.parse_object_name(false).map_err(syntax)?;
+            create.collate = true;
+        } else if p.parse_keyword(Keyword::DEFAULT) {
+            if create.default.is_some() {
+                return Err(SqlError::syntax("multiple default expressions"));
+            }
+            create.default = Some(default_expr(&mut p)?);
+        } else if let Some(c) = constraint(&mut p)? {
+            create.constraints.push(c);
+        } else {
+            at_end(&mut p)?;
+            return Ok(create);
+        }
+    }
+}
+
+/// `[CONSTRAINT name] {NOT NULL | NULL | CHECK (e)}`, if one is next.
+fn constraint(p: &mut Parser<'_>) -> Result<Option<(Option<String>, Constraint)>, SqlError> {
+    let name = match p.parse_keyword(Keyword::CONSTRAINT) {
+        true => Some(names::ident(&p.parse_identifier().map_err(syntax)?)),
+        false => None,
+    };
+    let c = if p.parse_keywords(&[Keyword::NOT, Keyword::NULL]) {
+        Constraint::NotNull
+    } else if p.parse_keyword(Keyword::NULL) {
+        Constraint::Null
+    } else if p.parse_keyword(Keyword::CHECK) {
+        Constraint::Check(parenthesized(p)?)
+    } else if name.is_some() {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            p.peek_token().token
+        )));
+    } else {
+        return Ok(None);
+    };
+    Ok(Some((name, c)))
+}
+
+/// Reads `ALTER DOMAIN ...` from the tokens after `ALTER DOMAIN`.
+pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
+    let mut p = parser(tokens);
+    let name = p.parse_object_name(false).map_err(syntax)?;
+    let action = if p.parse_keyword(Keyword::ADD) {
+        match constraint(&mut p)? {
+            Some((name, Constraint::Check(e))) => {
+                if p.parse_keywords(&[Keyword::NOT, Keyword::VALID]) {
+                    return Err(SqlError::unsupported("ALTER DOMAIN ... NOT VALID"));
+                }
+                AlterAction::AddCheck(name, e)
+            }
+            Some((_, Constraint::NotNull)) => AlterAction::SetNotNull,
+            _ => {
+                return Err(SqlError::syntax(format!(
+                    "syntax error at or near \"{}\"",
+                    p.peek_token().token
+                )));
+            }
+        }
+    } else if p.parse_keywords(&[Keyword::DROP, Keyword::CONSTRAINT]) {
+        let if_exists = p.parse_keywords(&[Keyword::IF, Keyword::EXISTS]);
+        let name = names::ident(&p.parse_identifier().map_err(syntax)?);
+        let _ = p.parse_one_of_keywords(&[Keyword::RESTRICT, Keyword::CASCADE]);
+        AlterAction::DropConstraint { name, if_exists }
+    } else if p.parse_keywords(&[Keyword::SET, Keyword::DEFAULT]) {
+        AlterAction::SetDefault(p.parse_expr().map_err(syntax)?)
+    } else if p.parse_keywords(&[Keyword::DROP, Keyword::DEFAULT]) {
+        AlterAction::DropDefault
+    } else if p.parse_keywords(&[Keyword::SET, Keyword::NOT, Keyword::NULL]) {
+        AlterAction::SetNotNull
+    } else if p.parse_keywords(&[Keyword::DROP, Keyword::NOT, Keyword::NULL]) {
+        AlterAction::DropNotNull
+    } else {
+        return Err(SqlError::unsupported(format!(
+            "ALTER DOMAIN ... {}",
+            p.peek_token().token
+        )));
+    };
+    at_end(&mut p)?;
+    Ok(Alter { name, action })
+}
+
+/// The domain named by a type name, if the statement's transaction sees
+/// one (`user_types.rs`).
+pub fn of_type(ty: &DataType) -> Option<Arc<DomainType>> {
+    let DataType::Custom(name, modifiers) = ty else {
+        return None;
+    };
+    if !modifiers.is_empty() {
+        return None;
+    }
+    match names::parts(name).as_deref() {
+        Some([schema, name]) if schema == "public" => crate::user_types::domain_named(name),
+        Some([name]) => crate::user_types::domain_named(name),
+        _ => None,
+    }
+}
+
+/// The type oid of a column declared `ty` (bound as `bound`): the
+/// domain's if `ty` names one (PostgreSQL's `atttypid`), else the type's.
+pub fn type_oid(ty: &DataType, bound: SqlType) -> u32 {
+    of_type(ty).map_or(bound.oid(), |d| d.oid)
+}
+
+/// The base type of `def`.
+pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
+    SqlType::from_oid(def.base_oid, def.base_typmod).ok_or_else(|| {
+        SqlError::new(
+            "XX000",
+            format!("domain {} has an unknown base type", def.name),
+        )
+    })
+}
+
+/// A domain's rules, bound: what a value of it must meet.
+#[derive(Debug, PartialEq)]
+pub struct Bound {
+    pub name: String,
+    not_null: bool,
+    /// Each CHECK (name, expression over the one column `value`), in name
+    /// order (PostgreSQL reports the first failing one by name).
+    checks: Vec<(String, Scalar)>,
+}
+
+/// `expr` (a domain's CHECK) bound over the one column `value` of type
+/// `base`.
+fn bind_check(expr: &Expr, base: SqlType) -> Result<Scalar, SqlError> {
+    let columns = [("value".to_string(), base)];
+    scalar::bind(expr, &columns[..])
+}
+
+impl Bound {
+    pub fn bind(def: &DomainType) -> Result<Arc<Bound>, SqlError> {
+        let base = base_type(def)?;
+        let mut checks = (def.checks.iter())
+            .map(|c| {
+                Ok((
+                    c.name.clone(),
+                    bind_check(&parse::expression(&c.expr)?, base)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
+        checks.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Arc::new(Bound {
+            name: def.name.clone(),
+            not_null: def.not_null,
+            checks,
+        }))
+    }
+
+    /// 23502 for NULL under NOT NULL, 23514 naming the first CHECK
+    /// `value` fails (a NULL result passes, as a table's CHECK).
+    pub fn enforce(&self, value: &Value, env: &Env<'_>) -> Result<(), SqlError> {
+        if self.not_null && matches!(value, Value::Null) {
+            return Err(SqlError::new(
+                "23502",
+                format!("domain {} does not allow null values", self.name),
+            ));
+        }
+        let row = std::slice::from_ref(value);
+        for (name, check) in &self.checks {
+            if check.eval(row, env)? == Value::Bool(false) {
+                return Err(SqlError::new(
+                    "23514",
+                    format!(
+                        "value for domain {} violates check constraint \"{name}\"",
+                        self.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The name PostgreSQL gives a domain's unnamed CHECK: `<domain>_check`,
+/// then `<domain>_check1`, ... past the names `taken`.
+fn check_name(domain: &str, taken: &[DomainCheck]) -> String {
+    let base = format!("{domain}_check");
+    (0..)
+        .map(|n| match n {
+            0 => base.clone(),
+            n => format!("{base}{n}"),
+        })
+        .find(|n| !taken.iter().any(|c| &c.name == n))
+        .expect("some number is free")
+}
+
+/// A default's text, checked to bind as a constant (it may not read a
+/// column) of a type that meets `base`.
+fn default_text(expr: &Expr, base: SqlType) -> Result<String, SqlError> {
+    let none: &[(String, SqlType)] = &[];
+    let bound = scalar::bind(expr, none)?;
+    let from = bound.ty_in(none);
+    if from.oid() != base.oid()
+        && !types::assignment_cast(from, base)
+        && !matches!(bound, Scalar::Const(Value::Text(_) | Value::Null))
+    {
+        return Err(SqlError::new(
+            "42804",
+            format!(
+                "column \"{}\" is of type {} but default expression is of type {}",
+                "value",
+                base.name(),
+                from.name()
+            ),
+        ));
+    }
+    Ok(expr.to_string())
+}
+
+/// `CREATE DOMAIN`.
+pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Output, SqlError> {
+    cx.relations.ddl();
+    let name = names::relation(&create.name)?;
+    if create.collate {
+        return Err(SqlError::unsupported("COLLATE in CREATE DOMAIN"));
+    }
+    if of_type(&create.data_type).is_some() {
+        return Err(SqlError::unsupported("a domain over a domain"));
+    }
+    let base = types::stored_column_type(&create.data_type)?;
+    if matches!(base, SqlType::Enum(_)) || base.element().is_some() {
+        return Err(SqlError::unsupported(format!(
+            "a domain over type {}",
+            base.name()
+        )));
+    }
+    let mut def = DomainType {
+        oid: 0,
+        name: name.clone(),
+        base_oid: base.oid(),
+        base_typmod: base.typmod(),
+        not_null: false,
+        default: create
+            .default
+            .as_ref()
+            .map(|e| default_text(e, base))
+            .transpose()?,
+        checks: Vec::new(),
+    };
+    let mut null_said = None;
+    for (cname, c) in &create.constraints {
+        match c {
+            Constraint::NotNull | Constraint::Null => {
+                let not_null = *c == Constraint::NotNull;
+                if null_said.is_some_and(|said| said != not_null) {
+                    return Err(SqlError::syntax("conflicting NULL/NOT NULL constraints"));
+                }
+                null_said = Some(not_null);
+                def.not_null = not_null;
+            }
+            Constraint::Check(e) => {
+                bind_check(e, base)?;
+                let cname = match cname {
+                    Some(n) => n.clone(),
+                    None => check_name(&name, &def.checks),
+                };
+                def.checks.push(DomainCheck {
+                    oid: 0,
+                    name: cname,
+                    expr: e.to_string(),
+                });
+            }
+        }
+    }
+    cx.db.catalog().create_domain(txn, &def)?;
+    Ok(Output::command("CREATE DOMAIN"))
+}
+
+/// `DROP DOMAIN [IF EXISTS] name [CASCADE]`: under CASCADE the columns
+/// of the domain go first, with PostgreSQL's NOTICE.
+pub fn drop(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    if_exists: bool,
+    name: &ObjectName,
+    cascade: bool,
+) -> Result<Output, SqlError> {
+    cx.relations.ddl();
+    let catalog = cx.db.catalog();
+    let name = names::relation(name)?;
+    let Some(def) = catalog.domain_type(txn, &name)? else {
+        if if_exists {
+            notices.push(Notice::info(format!(
+                "type \"{name}\" does not exist, skipping"
+            )));
+            return Ok(Output::command("DROP DOMAIN"));
+        }
+        return Err(SqlError::new(
+            "42704",
+            format!("type \"{name}\" does not exist"),
+        ));
+    };
+    if cascade {
+        let columns = catalog.columns_of_type(txn, def.oid)?;
+        let objects: Vec<String> = (columns.iter())
+            .map(|(t, c)| format!("column {c} of table {t}"))
+            .collect();
+        notices.extend(Notice::cascaded(&objects));
+        for (table, column) in &columns {
+            let mut ignored = Vec::new();
+            let column = Ident::with_quote('"', column.clone());
+            drop_column(cx, txn, &mut ignored, table, &column, false, true)?;
+        }
+    }
+    catalog.drop_domain(txn, &name)?;
+    Ok(Output::command("DROP DOMAIN"))
+}
+
+/// `ALTER DOMAIN name ...`: a new CHECK or NOT NULL is checked against
+/// every stored value of the domain's columns first.
+pub fn alter(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    alter: &Alter,
+) -> Result<Output, SqlError> {
+    cx.relations.ddl();
+    let catalog = cx.db.catalog();
+    let name = names::relation(&alter.name)?;
+    if catalog.domain_type(txn, &name)?.is_none() {
+        return Err(SqlError::new(
+            "42704",
+            format!("type \"{name}\" does not exist"),
+        ));
+    }
+    let old = catalog.lock_domain(txn, &name)?;
+    let base = base_type(&old)?;
+    let mut new = (*old).clone();
+    match &alter.action {
+        AlterAction::AddCheck(cname, e) => {
+            let check = bind_check(e, base)?;
+            let cname = match cname {
+                Some(n) if new.checks.iter().any(|c| &c.name == n) => {
+                    return Err(SqlError::new(
+                        "42710",
+                        format!("constraint \"{n}\" for domain \"{name}\" already exists"),
+                    ));
+                }
+                Some(n) => n.clone(),
+                None => check_name(&name, &new.checks),
+            };
+            let probe = Bound {
+                name: name.clone(),
+                not_null: false,
+                checks: vec![(cname.clone(), check)],
+            };
+            validate(cx, txn, &old, &probe)?;
+            new.checks.push(DomainCheck {
+                oid: 0,
+                name: cname,
+                expr: e.to_string(),
+            });
+        }
+        AlterAction::DropConstraint {
+            name: cname,
+            if_exists,
+        } => {
+            let before = new.checks.len();
+            new.checks.retain(|c| &c.name != cname);
+            if new.checks.len() == before {
+                if *if_exists {
+                    notices.push(Notice::info(format!(
+                        "constraint \"{cname}\" of domain \"{name}\" does not exist, skipping"
+                    )));
+                    return Ok(Output::command("ALTER DOMAIN"));
+                }
+                return Err(SqlError::new(
+                    "42704",
+                    format!("constraint \"{cname}\" of domain \"{name}\" does not exist"),
+                ));
+            }
+        }
+        AlterAction::SetDefault(e) => new.default = Some(default_text(e, base)?),
+        AlterAction::DropDefault => new.default = None,
+        AlterAction::SetNotNull => {
+            if !old.not_null {
+                let probe = Bound {
+                    name: name.clone(),
+                    not_null: true,
+                    checks: Vec::new(),
+                };
+                validate(cx, txn, &old, &probe)?;
+            }
+            new.not_null = true;
+        }
+        AlterAction::DropNotNull => new.not_null = false,
+    }
+    catalog.replace_domain(txn, &new)?;
+    Ok(Output::command("ALTER DOMAIN"))
+}
+
+/// Every stored value of a column of domain `def` meets `probe` (with
+/// the newest committed rows): PostgreSQL's 23502 / 23514 naming the
+/// column otherwise.
+fn validate(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    def: &DomainType,
+    probe: &Bound,
+) -> Result<(), SqlError> {
+    let env = Env::at(cx.now);
+    for (table, column) in cx.db.catalog().columns_of_type(txn, def.oid)? {
+        let relation = crate::access::relation(cx, txn, &table)?;
+        let Some(position) = relation.def.column(&column) else {
+            continue;
+        };
+        let rows = txn.with_latest_snapshot(|txn| relation.scan(txn))?;
+        for (_, row) in rows {
+            if let Err(e) = probe.enforce(&row[position], &env) {
+                let message = match e.code {
+                    "23502" => {
+                        format!("column \"{column}\" of table \"{table}\" contains null values")
+                    }
+                    _ => format!(
+                        "column \"{column}\" of table \"{table}\" contains values that violate the new constraint"
+                    ),
+                };
+                return Err(SqlError::new(e.code, message));
+            }
+        }
+    }
+    Ok(())
+}

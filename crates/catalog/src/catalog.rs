@@ -614,6 +614,7 @@ impl Catalog {
             exprs: exprs.clone(),
             enum_body: None,
             function: None,
+            trigger: None,
         };
         let def = IndexDef {
             oid,
@@ -1056,6 +1057,7 @@ impl Catalog {
                 && c.kind != crate::defs::KIND_SCHEMA
                 && c.kind != crate::defs::KIND_EXTENSION
                 && c.kind != crate::defs::KIND_FUNCTION
+                && c.kind != crate::defs::KIND_TRIGGER
         }))
     }
 

@@ -443,6 +443,9 @@ pub(crate) const KIND_EXTENSION: u8 = b'x';
 /// A SQL function (`functions.rs`): no storage, its signature and body
 /// after the columns.
 pub(crate) const KIND_FUNCTION: u8 = b'f';
+/// A row trigger (`triggers.rs`): no storage, its definition after the
+/// columns.
+pub(crate) const KIND_TRIGGER: u8 = b'g';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -499,6 +502,9 @@ pub(crate) struct ClassRow {
     /// A SQL function's signature and body (kind `f` only, after the
     /// columns: `functions.rs`).
     pub function: Option<crate::functions::FunctionBody>,
+    /// A trigger's definition (kind `g` only, after the columns:
+    /// `triggers.rs`; its oid and name are the row's).
+    pub trigger: Option<crate::triggers::TriggerDef>,
 }
 
 impl ClassRow {
@@ -527,6 +533,7 @@ impl ClassRow {
             exprs: IndexExprs::default(),
             enum_body: None,
             function: None,
+            trigger: None,
         }
     }
 
@@ -573,6 +580,9 @@ impl ClassRow {
         }
         if let Some(body) = &self.function {
             body.encode(&mut w);
+        }
+        if let Some(def) = &self.trigger {
+            def.encode(&mut w);
         }
         w.0
     }
@@ -636,6 +646,10 @@ impl ClassRow {
             KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
             _ => None,
         };
+        let trigger = match kind {
+            KIND_TRIGGER => Some(crate::triggers::TriggerDef::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -648,6 +662,7 @@ impl ClassRow {
             KIND_SCHEMA,
             KIND_EXTENSION,
             KIND_FUNCTION,
+            KIND_TRIGGER,
         ]
         .contains(&kind)
         {
@@ -676,6 +691,7 @@ impl ClassRow {
             exprs,
             enum_body,
             function,
+            trigger,
         })
     }
 }
@@ -758,6 +774,7 @@ mod tests {
             exprs: IndexExprs::default(),
             enum_body: None,
             function: None,
+            trigger: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         for deferrable in [

@@ -476,6 +476,7 @@ impl Catalog {
             exprs: Default::default(),
             enum_body: None,
             function: None,
+            trigger: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

@@ -406,6 +406,7 @@ impl Session {
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
+            | Parsed::CreateTrigger { .. }
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
             }
@@ -1007,6 +1008,7 @@ impl Session {
             needs: Default::default(),
             in_view: Default::default(),
             deferred: &self.deferred,
+            raised: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1586,6 +1588,7 @@ impl Session {
                 needs: Default::default(),
                 in_view: Default::default(),
                 deferred: &self.deferred,
+                raised: Default::default(),
             };
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
@@ -1595,6 +1598,7 @@ impl Session {
                 open_transaction(txn),
             );
             let result = f(&cx, txn, &mut self.notices);
+            self.notices.extend(cx.raised.take());
             let changes = settings.finish();
             let output = result.map_err(|e| self.temp.unqualify_error(e))?;
             self.apply_changes(changes)?;
@@ -1617,6 +1621,7 @@ impl Session {
             needs: Default::default(),
             in_view: Default::default(),
             deferred: &self.deferred,
+            raised: Default::default(),
         };
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let mut changes = Vec::new();
@@ -1634,6 +1639,7 @@ impl Session {
                 Ok(output)
             });
             changes = settings.finish();
+            self.notices.extend(cx.raised.take());
             result
         }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
@@ -2052,6 +2058,7 @@ pub(crate) fn run_with_params(
             names, if_exists, ..
         } => crate::extensions::drop(db, txn, notices, names, *if_exists),
         Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create),
+        Statement::DropTrigger(drop) => crate::trigger_statements::drop(cx, txn, notices, drop),
         Statement::DropFunction {
             if_exists,
             func_desc,
@@ -2166,6 +2173,9 @@ pub(crate) fn run_utility(
             materialized,
         } => crate::matviews::alter(cx, txn, notices, alter, *materialized),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
+        Parsed::CreateTrigger { create, args } => {
+            crate::trigger_statements::create(cx, txn, create, args)
+        }
         Parsed::Vacuum(_)
         | Parsed::Copy(_)
         | Parsed::Reset(_)

@@ -616,6 +616,7 @@ impl Catalog {
             enum_body: None,
             domain: None,
             function: None,
+            trigger: None,
         };
         let def = IndexDef {
             oid,
@@ -1058,6 +1059,7 @@ impl Catalog {
                 && c.kind != crate::defs::KIND_SCHEMA
                 && c.kind != crate::defs::KIND_EXTENSION
                 && c.kind != crate::defs::KIND_FUNCTION
+                && c.kind != crate::defs::KIND_TRIGGER
         }))
     }
 

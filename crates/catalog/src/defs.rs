@@ -449,6 +449,9 @@ pub(crate) const KIND_EXTENSION: u8 = b'x';
 /// A SQL function (`functions.rs`): no storage, its signature and body
 /// after the columns.
 pub(crate) const KIND_FUNCTION: u8 = b'f';
+/// A row trigger (`triggers.rs`): no storage, its definition after the
+/// columns.
+pub(crate) const KIND_TRIGGER: u8 = b'g';
 
 /// A `folio.class` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -508,6 +511,9 @@ pub(crate) struct ClassRow {
     /// A SQL function's signature and body (kind `f` only, after the
     /// columns: `functions.rs`).
     pub function: Option<crate::functions::FunctionBody>,
+    /// A trigger's definition (kind `g` only, after the columns:
+    /// `triggers.rs`; its oid and name are the row's).
+    pub trigger: Option<crate::triggers::TriggerDef>,
 }
 
 impl ClassRow {
@@ -537,6 +543,7 @@ impl ClassRow {
             enum_body: None,
             domain: None,
             function: None,
+            trigger: None,
         }
     }
 
@@ -586,6 +593,9 @@ impl ClassRow {
         }
         if let Some(body) = &self.function {
             body.encode(&mut w);
+        }
+        if let Some(def) = &self.trigger {
+            def.encode(&mut w);
         }
         w.0
     }
@@ -653,6 +663,10 @@ impl ClassRow {
             KIND_FUNCTION => Some(crate::functions::FunctionBody::decode(&mut r)?),
             _ => None,
         };
+        let trigger = match kind {
+            KIND_TRIGGER => Some(crate::triggers::TriggerDef::decode(&mut r)?),
+            _ => None,
+        };
         let (always, identity) = (generated & 1 != 0, generated != 0);
         r.end()?;
         if ![
@@ -666,6 +680,7 @@ impl ClassRow {
             KIND_SCHEMA,
             KIND_EXTENSION,
             KIND_FUNCTION,
+            KIND_TRIGGER,
         ]
         .contains(&kind)
         {
@@ -695,6 +710,7 @@ impl ClassRow {
             enum_body,
             domain,
             function,
+            trigger,
         })
     }
 }
@@ -777,6 +793,7 @@ mod tests {
             exprs: IndexExprs::default(),
             enum_body: None,
             function: None,
+            trigger: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         for deferrable in [

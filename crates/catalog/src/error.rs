@@ -218,6 +218,12 @@ pub enum CatalogError {
     /// DROP FUNCTION of a signature no function has.
     #[error("function {0} does not exist")]
     NoSuchFunction(String),
+    /// CREATE TRIGGER of a name the table has (`triggers.rs`).
+    #[error("trigger \"{0}\" for relation \"{1}\" already exists")]
+    TriggerExists(String, String),
+    /// DROP TRIGGER of a name the table has not.
+    #[error("trigger \"{0}\" for table \"{1}\" does not exist")]
+    NoSuchTrigger(String, String),
     /// CREATE OR REPLACE FUNCTION changing what cannot change (42P13).
     #[error("{0}")]
     FunctionChange(String),
@@ -416,6 +422,8 @@ impl CatalogError {
             CatalogError::FunctionExists(_) => Some("42723"),
             CatalogError::NoSuchFunction(_) => Some("42883"),
             CatalogError::FunctionChange(_) => Some("42P13"),
+            CatalogError::TriggerExists(..) => Some("42710"),
+            CatalogError::NoSuchTrigger(..) => Some("42704"),
             CatalogError::SchemaExists(_) => Some("42P06"),
             CatalogError::NoSuchSchema(_) => Some("3F000"),
             CatalogError::ExtensionExists(_) => Some("42710"),

@@ -37,6 +37,7 @@ mod statistics_file;
 mod table_maps_file;
 mod temp;
 mod toast;
+mod triggers;
 mod views;
 
 pub use activity_file::ACTIVITY_FILE;
@@ -76,4 +77,7 @@ pub use statistics_file::STATISTICS_FILE;
 pub use table_maps_file::TABLE_MAPS_FILE;
 pub use temp::{split_temp_name, temp_name, temp_schema, temp_schema_number, unqualified};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
+pub use triggers::{
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_UPDATE, TriggerDef,
+};
 pub use views::{View, ViewDef};

@@ -1,4 +1,4 @@
-//! The enum types, extensions and SQL functions a transaction sees: the
+//! The enum types, extensions, SQL functions and triggers a transaction sees: the
 //! lists the SQL layer puts in scope for every statement (the binder
 //! looks types, extension functions and SQL functions up in them).
 //!
@@ -12,6 +12,7 @@ use crate::catalog::Catalog;
 use crate::error::CatalogError;
 use crate::extensions::ExtensionDef;
 use crate::functions::FunctionDef;
+use crate::triggers::TriggerDef;
 use folio_row::EnumType;
 use folio_txn::{Csn, Transaction};
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct ObjectLists {
     pub extensions: Arc<Vec<ExtensionDef>>,
     /// SQL functions by name, then oid.
     pub functions: Arc<Vec<FunctionDef>>,
+    /// Row triggers by table oid, then name (`triggers.rs`).
+    pub triggers: Arc<Vec<TriggerDef>>,
     /// The snapshot they were read with, unless the reader had written
     /// class rows (its lists are its own: never used again).
     read_at: Option<Csn>,
@@ -55,6 +58,7 @@ impl Catalog {
             domains: Arc::new(crate::domains::domains_among(&rows)),
             extensions: Arc::new(crate::extensions::extensions_among(&rows)),
             functions: Arc::new(crate::functions::functions_among(&rows)),
+            triggers: Arc::new(crate::triggers::triggers_among(&rows)),
             read_at: (!own).then_some(snapshot),
         }))
     }

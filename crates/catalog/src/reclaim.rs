@@ -199,6 +199,9 @@ impl Catalog {
         // Its comments go with it (`descriptions.rs`), its statistics
         // when this commits (folio-txn `stat_counts.rs`).
         self.drop_descriptions(txn, oid, |_| true)?;
+        if kind == KIND_TABLE {
+            self.drop_triggers_of(txn, oid)?;
+        }
         txn.count_drop(oid);
         self.note(txn, RELATION, oid, kind, root)
     }

@@ -477,6 +477,7 @@ impl Catalog {
             enum_body: None,
             domain: None,
             function: None,
+            trigger: None,
         };
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))

@@ -53,10 +53,11 @@ pub enum CatalogFunc {
     Description,
     /// `col_description(table, attnum)`.
     ColumnDescription,
-    /// `pg_get_statisticsobjdef_columns`, `pg_get_triggerdef`,
-    /// `pg_get_function_sqlbody`: NULL, as folio has none of their
-    /// objects.
+    /// `pg_get_statisticsobjdef_columns`, `pg_get_function_sqlbody`:
+    /// NULL, as folio has none of their objects.
     StatisticsColumns,
+    /// `pg_get_triggerdef(oid [, pretty])` (`trigger_statements.rs`).
+    TriggerDef,
     RelationIsPublishable,
     IndexDef,
     ConstraintDef,
@@ -147,7 +148,7 @@ const NAMES: [(&str, CatalogFunc); 31] = [
         "pg_get_statisticsobjdef_columns",
         CatalogFunc::StatisticsColumns,
     ),
-    ("pg_get_triggerdef", CatalogFunc::StatisticsColumns),
+    ("pg_get_triggerdef", CatalogFunc::TriggerDef),
     ("pg_get_function_sqlbody", CatalogFunc::StatisticsColumns),
     (
         "pg_relation_is_publishable",
@@ -205,6 +206,7 @@ impl CatalogFunc {
             CatalogFunc::Description
             | CatalogFunc::ConstraintDef
             | CatalogFunc::ViewDef
+            | CatalogFunc::TriggerDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
             CatalogFunc::HasTablePrivilege => (2..=3).contains(&count),
@@ -225,6 +227,7 @@ impl CatalogFunc {
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
                 | CatalogFunc::ViewDef
+                | CatalogFunc::TriggerDef
                 | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToRegclass
                 | CatalogFunc::Size(_)
@@ -326,6 +329,23 @@ impl CatalogFunc {
                 .column_description(number(&args[0])?, number(&args[1])?)
                 .map_or(Value::Null, Value::Text),
             CatalogFunc::StatisticsColumns => Value::Null,
+            CatalogFunc::TriggerDef => {
+                let oid = number(&args[0])?;
+                let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+                let triggers = crate::triggers::in_scope();
+                match triggers.iter().find(|t| t.oid as i64 == oid) {
+                    Some(t) => {
+                        let table = lookups()?.catalog_name(t.table as i64).unwrap_or_default();
+                        let function = crate::sql_functions::by_oid(t.function as i64)
+                            .map(|f| f.name)
+                            .unwrap_or_else(|| t.function.to_string());
+                        Value::Text(crate::trigger_statements::definition(
+                            t, &table, &function, pretty,
+                        ))
+                    }
+                    None => Value::Null,
+                }
+            }
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
             CatalogFunc::Size(what) => {
                 // A `regclass` argument: a name given as text is looked up.

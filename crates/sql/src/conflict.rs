@@ -18,10 +18,12 @@
 //! act on a row the transaction cannot read.
 
 use crate::constraints::Constraints;
+use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar};
 use crate::scan;
+use crate::triggers::{Event, RowTriggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Transaction, Write};
@@ -167,7 +169,29 @@ pub fn plan(
     Ok(Conflict { index, action })
 }
 
+/// The row triggers an INSERT ... ON CONFLICT fires (`triggers.rs`): its
+/// BEFORE INSERT triggers have run before [`Conflict::insert`]; the AFTER
+/// INSERT ones are queued for a row inserted, the UPDATE ones fire for a
+/// conflicting row DO UPDATE changes, as PostgreSQL's.
+pub struct Fire<'a, 'c> {
+    pub cx: &'a Ctx<'c>,
+    pub inserts: Option<&'a RowTriggers>,
+    pub updates: Option<&'a RowTriggers>,
+}
+
 impl Conflict {
+    /// The UPDATE triggers of a DO UPDATE on `relation` (its SET columns
+    /// for `UPDATE OF`), if it has any.
+    pub fn triggers(&self, relation: &Relation) -> Result<Option<RowTriggers>, SqlError> {
+        match &self.action {
+            Action::Update { assignments, .. } => {
+                let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
+                RowTriggers::of_statement(relation, Event::Update, &set)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Inserts `values`, or applies the clause if it meets an existing key:
     /// the row inserted or updated (`None`: skipped).
     pub fn insert(
@@ -177,11 +201,17 @@ impl Conflict {
         constraints: &Constraints,
         values: Vec<Value>,
         env: &Env<'_>,
+        fire: &Fire<'_, '_>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
         self.refuse_deferrable(relation)?;
         for _ in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
-                Ok(_) => return Ok(Some(values)),
+                Ok(_) => {
+                    if let Some(triggers) = fire.inserts {
+                        triggers.after(fire.cx, txn, None, Some(&values))?;
+                    }
+                    return Ok(Some(values));
+                }
                 Err(e) if e.code == "23505" && self.arbitrates(relation, &e) => {}
                 Err(e) => return Err(e),
             }
@@ -227,9 +257,20 @@ impl Conflict {
             for (c, value) in assignments {
                 new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
             }
+            if let Some(triggers) = fire.updates {
+                match triggers.before(fire.cx, txn, Some(&old), Some(new))? {
+                    Some(row) => new = row,
+                    None => return Ok(None),
+                }
+            }
             constraints.generate(relation, &mut new, env)?;
             match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
-                Write::Done(_) | Write::Hot(_) => return Ok(Some(new)),
+                Write::Done(_) | Write::Hot(_) => {
+                    if let Some(triggers) = fire.updates {
+                        triggers.after(fire.cx, txn, Some(&old), Some(&new))?;
+                    }
+                    return Ok(Some(new));
+                }
                 // Changed meanwhile: start over from the insert.
                 Write::Gone | Write::Moved(_) => continue,
             }

@@ -38,4 +38,7 @@ pub struct Ctx<'a> {
     pub in_view: std::cell::Cell<u32>,
     /// The transaction's deferred constraint checks (`deferred.rs`).
     pub deferred: &'a crate::deferred::Pending,
+    /// The notices triggers raised while the statement ran (a row change
+    /// has no list of its own to add to), given to the client after it.
+    pub raised: std::cell::RefCell<Vec<crate::output::Notice>>,
 }

@@ -62,6 +62,7 @@ impl CopyIn {
     pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
         let relation = access::relation(cx, txn, &table)?;
+        crate::triggers::refuse_copy(cx, txn, &relation)?;
         if relation.def.matview.is_some() {
             return Err(SqlError::new(
                 "42809",

@@ -22,6 +22,7 @@ use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
 use crate::subquery::{self, Subplan};
+use crate::triggers::{Event, RowTriggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -495,10 +496,11 @@ impl Change {
     /// (`pending`: the transaction's deferred foreign key checks.)
     pub fn run(
         &self,
-        pending: &crate::deferred::Pending,
+        cx: &Ctx<'_>,
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
+        let pending = cx.deferred;
         match self {
             Change::Insert {
                 relation,
@@ -510,6 +512,11 @@ impl Change {
                 constraints,
             } => {
                 constraints.start_statement();
+                let triggers = RowTriggers::of_statement(relation, Event::Insert, &[])?;
+                let conflict_triggers = match on_conflict {
+                    Some(conflict) => conflict.triggers(relation)?,
+                    None => None,
+                };
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
                         .iter()
@@ -538,11 +545,22 @@ impl Change {
                     for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
+                    if let Some(triggers) = &triggers {
+                        match triggers.before(cx, txn, None, Some(values))? {
+                            Some(row) => values = row,
+                            None => continue,
+                        }
+                    }
                     constraints.generate(relation, &mut values, env)?;
                     let written = match on_conflict {
                         None => Some(values),
                         Some(conflict) => {
-                            conflict.insert(txn, relation, constraints, values, env)?
+                            let fire = conflict::Fire {
+                                cx,
+                                inserts: triggers.as_ref(),
+                                updates: conflict_triggers.as_ref(),
+                            };
+                            conflict.insert(txn, relation, constraints, values, env, &fire)?
                         }
                     };
                     if let Some(row) = written {
@@ -550,8 +568,15 @@ impl Change {
                             out.push(project(items, &row, env)?);
                         }
                         count += 1;
-                        if on_conflict.is_none() {
-                            batch.push(row);
+                        match (on_conflict, &triggers) {
+                            (Some(_), _) => {}
+                            (None, None) => batch.push(row),
+                            // A row with triggers is written at once: the
+                            // next row's BEFORE triggers see it.
+                            (None, Some(triggers)) => {
+                                constraints.insert(txn, relation, row.clone(), env)?;
+                                triggers.after(cx, txn, None, Some(&row))?;
+                            }
                         }
                     }
                 }
@@ -560,6 +585,9 @@ impl Change {
                     constraints.insert_many(txn, relation, rows, env)?;
                 }
                 constraints.end_statement(Some(pending), txn, relation)?;
+                for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
+                    triggers.end_statement(cx, txn)?;
+                }
                 finish(returning, out, format!("INSERT 0 {count}"))
             }
             Change::Update {
@@ -571,6 +599,8 @@ impl Change {
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
+                let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
+                let triggers = RowTriggers::of_statement(relation, Event::Update, &set)?;
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for Selected {
@@ -593,6 +623,12 @@ impl Change {
                                 new[*c] =
                                     types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
                             }
+                            if let Some(triggers) = &triggers {
+                                match triggers.before(cx, txn, Some(old), Some(new))? {
+                                    Some(row) => new = row,
+                                    None => return Ok((folio_db::Write::Gone, None)),
+                                }
+                            }
                             constraints.generate(relation, &mut new, env)?;
                             let projected = match returning {
                                 Some((items, _, _)) => Some(project(
@@ -602,7 +638,16 @@ impl Change {
                                 )?),
                                 None => None,
                             };
+                            let Some(triggers) = &triggers else {
+                                let write =
+                                    constraints.update(txn, relation, tid, old, new, env)?;
+                                return Ok((write, projected));
+                            };
+                            let written = new.clone();
                             let write = constraints.update(txn, relation, tid, old, new, env)?;
+                            if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
+                                triggers.after(cx, txn, Some(old), Some(&written))?;
+                            }
                             Ok((write, projected))
                         },
                     )?;
@@ -612,6 +657,9 @@ impl Change {
                     }
                 }
                 constraints.end_statement(Some(pending), txn, relation)?;
+                if let Some(triggers) = &triggers {
+                    triggers.end_statement(cx, txn)?;
+                }
                 finish(returning, out, format!("UPDATE {updated}"))
             }),
             Change::Delete {
@@ -622,6 +670,7 @@ impl Change {
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
+                let triggers = RowTriggers::of_statement(relation, Event::Delete, &[])?;
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for Selected {
@@ -638,7 +687,17 @@ impl Change {
                         tid,
                         row,
                         |txn, tid, row| {
+                            let Some(triggers) = &triggers else {
+                                let write = constraints.delete(txn, relation, tid, row, env)?;
+                                return Ok((write, row.to_vec()));
+                            };
+                            if triggers.before(cx, txn, Some(row), None)?.is_none() {
+                                return Ok((folio_db::Write::Gone, Vec::new()));
+                            }
                             let write = constraints.delete(txn, relation, tid, row, env)?;
+                            if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
+                                triggers.after(cx, txn, Some(row), None)?;
+                            }
                             Ok((write, row.to_vec()))
                         },
                     )?;
@@ -654,6 +713,9 @@ impl Change {
                     }
                 }
                 constraints.end_statement(Some(pending), txn, relation)?;
+                if let Some(triggers) = &triggers {
+                    triggers.end_statement(cx, txn)?;
+                }
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }

@@ -110,6 +110,8 @@ mod time_zones;
 mod to_char;
 mod to_timestamp;
 mod top_n;
+mod trigger_statements;
+mod triggers;
 mod types;
 mod user_types;
 mod variadic;

@@ -207,6 +207,12 @@ impl Lookups {
         self.oids.insert(name.to_string(), oid);
     }
 
+    /// The catalog name (`schema.name`, bare in `public`) of relation
+    /// `oid`, if there is one.
+    pub fn catalog_name(&self, oid: i64) -> Option<String> {
+        self.names.get(&oid).cloned()
+    }
+
     /// `oid::regclass` as text: the relation's name (quoted if it needs
     /// it), or the oid itself for none, as PostgreSQL prints them.
     /// (Qualified by its schema when it is not visible, as PostgreSQL's.)

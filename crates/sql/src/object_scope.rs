@@ -1,6 +1,6 @@
 //! The catalog objects a statement sees: its transaction's enum types,
-//! extensions and SQL functions, put in this thread's scope for the
-//! binder (`user_types.rs`, `extensions.rs`, `sql_functions.rs`). A
+//! extensions, SQL functions and triggers, put in this thread's scope for
+//! the binder and row changes (`user_types.rs`, `extensions.rs`, `sql_functions.rs`). A
 //! session keeps the lists and the catalog hands them back while they are
 //! current (folio-catalog `object_lists.rs`), so a statement reads no
 //! catalog row for them.
@@ -15,6 +15,7 @@ pub struct Scope {
     _types: crate::user_types::Scope,
     _extensions: crate::extensions::Scope,
     _functions: crate::sql_functions::Scope,
+    _triggers: crate::triggers::Scope,
 }
 
 /// Puts the lists `txn` sees in scope, using the session's `kept` lists
@@ -29,6 +30,7 @@ pub fn enter(
         _types: crate::user_types::Scope::enter(lists.enums.clone(), lists.domains.clone()),
         _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
         _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
+        _triggers: crate::triggers::Scope::enter(lists.triggers.clone()),
     };
     *kept = Some(lists);
     Ok(scope)

@@ -68,6 +68,13 @@ pub enum Parsed {
     CreateDomain(Box<crate::domains::Create>),
     /// `ALTER DOMAIN` (sqlparser has none): `domains.rs`.
     AlterDomain(Box<crate::domains::Alter>),
+    /// `CREATE [OR REPLACE] TRIGGER ...` (sqlparser's statement) and the
+    /// arguments of its `EXECUTE FUNCTION f(args)`, which sqlparser reads
+    /// as argument types (`trigger_args`).
+    CreateTrigger {
+        create: Box<Statement>,
+        args: Vec<String>,
+    },
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -303,6 +310,18 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
                 Parsed::AlterDomain(Box::new(crate::domains::parse_alter(&spanned[2..])?))
             }
+            Some(Keyword::CREATE)
+                if second.and_then(keyword) == Some(Keyword::TRIGGER)
+                    || (second.and_then(keyword) == Some(Keyword::OR)
+                        && spanned.get(3).and_then(|t| keyword(&t.token))
+                            == Some(Keyword::TRIGGER)) =>
+            {
+                let args = trigger_args(&mut spanned, &text)?;
+                Parsed::CreateTrigger {
+                    create: Box::new(parse_one(&dialect, spanned, &place)?),
+                    args,
+                }
+            }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 sequence_options_in_order(&mut spanned[2..], &text)?;
                 Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
@@ -378,6 +397,52 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         });
     }
     Ok(out)
+}
+
+/// Takes the arguments out of a CREATE TRIGGER's `EXECUTE FUNCTION
+/// name(args)` (string constants, numbers or names, each kept as its
+/// text, as PostgreSQL's `tgargs`), leaving `name()`.
+fn trigger_args(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) -> Result<Vec<String>, SqlError> {
+    let mut depth = 0usize;
+    let mut execute = None;
+    for (i, t) in tokens.iter().enumerate() {
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ if depth == 0 && keyword(&t.token) == Some(Keyword::EXECUTE) => {
+                execute = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(execute) = execute else {
+        return Ok(Vec::new());
+    };
+    let Some(open) = (execute..tokens.len()).find(|&i| tokens[i].token == Token::LParen) else {
+        return Ok(Vec::new());
+    };
+    let Some(close) = (open..tokens.len()).find(|&i| tokens[i].token == Token::RParen) else {
+        return Ok(Vec::new());
+    };
+    let mut args = Vec::new();
+    let inner: Vec<TokenWithSpan> = tokens.drain(open + 1..close).collect();
+    for piece in inner.split(|t| t.token == Token::Comma) {
+        let arg = match piece {
+            [t] => match &t.token {
+                Token::SingleQuotedString(s) => s.clone(),
+                Token::Number(n, _) => n.clone(),
+                Token::Word(w) if w.quote_style.is_some() => w.value.clone(),
+                Token::Word(w) => w.value.to_lowercase(),
+                _ => return Err(text.near(t)),
+            },
+            [] if inner.is_empty() => continue,
+            [] => return Err(SqlError::syntax("syntax error at or near \",\"")),
+            [_, t, ..] => return Err(text.near(t)),
+        };
+        args.push(arg);
+    }
+    Ok(args)
 }
 
 /// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a

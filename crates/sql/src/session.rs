@@ -417,6 +417,7 @@ impl Session {
             | Parsed::AlterView { .. }
             | Parsed::CreateDomain(_)
             | Parsed::AlterDomain(_)
+            | Parsed::CreateTrigger { .. }
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
             }
@@ -1035,6 +1036,7 @@ impl Session {
             needs: Default::default(),
             in_view: Default::default(),
             deferred: &self.deferred,
+            raised: Default::default(),
         };
         let copy_in = match CopyIn::start(&cx, txn, copy) {
             Ok(copy_in) => copy_in,
@@ -1619,6 +1621,7 @@ impl Session {
                 needs: Default::default(),
                 in_view: Default::default(),
                 deferred: &self.deferred,
+                raised: Default::default(),
             };
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
@@ -1628,6 +1631,7 @@ impl Session {
                 open_transaction(txn),
             );
             let result = f(&cx, txn, &mut self.notices);
+            self.notices.extend(cx.raised.take());
             let changes = settings.finish();
             let output = result.map_err(|e| self.temp.unqualify_error(e))?;
             self.apply_changes(changes)?;
@@ -1650,6 +1654,7 @@ impl Session {
             needs: Default::default(),
             in_view: Default::default(),
             deferred: &self.deferred,
+            raised: Default::default(),
         };
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let mut changes = Vec::new();
@@ -1667,6 +1672,7 @@ impl Session {
                 Ok(output)
             });
             changes = settings.finish();
+            self.notices.extend(cx.raised.take());
             result
         }) {
             Ok(output) => self.commit_txn(txn).map(|_| output),
@@ -2133,6 +2139,7 @@ pub(crate) fn run_with_params(
             names, if_exists, ..
         } => crate::extensions::drop(db, txn, notices, names, *if_exists),
         Statement::CreateFunction(create) => crate::sql_functions::create(cx, txn, create),
+        Statement::DropTrigger(drop) => crate::trigger_statements::drop(cx, txn, notices, drop),
         Statement::DropFunction {
             if_exists,
             func_desc,
@@ -2258,6 +2265,9 @@ pub(crate) fn run_utility(
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
         Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),
+        Parsed::CreateTrigger { create, args } => {
+            crate::trigger_statements::create(cx, txn, create, args)
+        }
         Parsed::Vacuum(_)
         | Parsed::Copy(_)
         | Parsed::Reset(_)

@@ -50,6 +50,8 @@ use std::sync::Arc;
 /// The `void` type's oid: a function that returns nothing
 /// (PL/pgSQL's; a SQL function's body must still return a column).
 pub const VOID: u32 = 2278;
+/// The `trigger` pseudo-type's oid: a trigger function's result.
+pub const TRIGGER: u32 = 2279;
 
 /// How deep calls may nest in one expansion (a bound on the stack; a
 /// cycle is refused before).
@@ -254,9 +256,25 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
                 "functions returning TABLE (set-returning functions)",
             ));
         }
-        // sqlparser reads `trigger` as a type of its own.
+        // sqlparser reads `trigger` as a type of its own. A trigger
+        // function takes no arguments (PostgreSQL's 42P13).
         Some(DataType::Trigger) if plpgsql => {
-            return Err(SqlError::unsupported("trigger functions in PL/pgSQL"));
+            if !args.is_empty() {
+                return Err(SqlError::new(
+                    "42P13",
+                    "trigger functions cannot have declared arguments",
+                )
+                .with_hint(
+                    "The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead.",
+                ));
+            }
+            (TRIGGER, -1)
+        }
+        Some(DataType::Trigger) => {
+            return Err(SqlError::new(
+                "42P13",
+                "SQL functions cannot return type trigger",
+            ));
         }
         Some(DataType::Custom(name, _)) if names::relation(name).is_ok_and(|n| n == "void") => {
             if !plpgsql {
@@ -629,7 +647,7 @@ pub(crate) fn call_arity(args: &FunctionArguments) -> Option<usize> {
 
 /// The SQL function a call of `name` with `arity` arguments names, if
 /// any (a name of the catalog, bare in `public` or schema-qualified).
-fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
+pub(crate) fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<FunctionDef> {
     let arity = arity?;
     let name = names::relation(name).ok()?;
     in_scope()

@@ -243,7 +243,7 @@ impl Plan {
         };
         match &self.what {
             Kind::Query(planned) => planned.output(txn, env),
-            Kind::Change(change) => change.run(cx.deferred, txn, env),
+            Kind::Change(change) => change.run(cx, txn, env),
             Kind::Changes(changes) => {
                 for (table, plan) in &changes.first {
                     if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {

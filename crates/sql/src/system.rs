@@ -634,6 +634,7 @@ impl SystemRelation {
                 ("tgdeferrable", Bool),
                 ("tginitdeferred", Bool),
                 ("tgnargs", Int2),
+                ("tgargs", SqlType::Bytea),
             ],
             SystemRelation::Description => &[
                 ("objoid", Oid),
@@ -1181,11 +1182,15 @@ impl SystemRelation {
             | SystemRelation::Publication
             | SystemRelation::PublicationNamespace
             | SystemRelation::PublicationRel
-            | SystemRelation::Trigger
             | SystemRelation::AuthMembers
             | SystemRelation::PartitionedTable
             | SystemRelation::Range => {}
             SystemRelation::Extension => out.extend(crate::extensions::rows(catalog, txn)?),
+            SystemRelation::Trigger => {
+                for t in crate::triggers::in_scope().iter() {
+                    out.push(trigger_row(t));
+                }
+            }
             SystemRelation::Description => {
                 for d in catalog.descriptions(txn)? {
                     let (kind, objoid, subid) = crate::lookups::description_key(&d);
@@ -1484,12 +1489,43 @@ fn text(s: &str) -> Value {
     Value::Text(s.to_string())
 }
 
-/// `relhastriggers`: whether a foreign key references the table or is
-/// its own. PostgreSQL makes a foreign key's checks internal triggers;
-/// folio has no triggers (`pg_trigger` is empty), but psql's `\d` lists
-/// a table's foreign keys only when this is set.
+/// A trigger's `pg_trigger` row (`tgargs`: each argument followed by a
+/// NUL byte, as PostgreSQL stores them).
+fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
+    let oid = |n: u64| Value::Oid(u32::try_from(n).unwrap_or(u32::MAX));
+    let mut args = Vec::new();
+    for a in &t.args {
+        args.extend_from_slice(a.as_bytes());
+        args.push(0);
+    }
+    vec![
+        oid(t.oid),
+        oid(t.table),
+        oid(0),
+        text(&t.name),
+        oid(t.function),
+        Value::Int2(t.kind as i16),
+        text(if t.enabled { "O" } else { "D" }),
+        Value::Bool(false),
+        oid(0),
+        oid(0),
+        oid(0),
+        Value::Bool(false),
+        Value::Bool(false),
+        Value::Int2(i16::try_from(t.args.len()).unwrap_or(i16::MAX)),
+        Value::Bytea(args),
+    ]
+}
+
+/// `relhastriggers`: whether the table has triggers, or a foreign key
+/// references it or is its own. PostgreSQL makes a foreign key's checks
+/// internal triggers (folio's `pg_trigger` lists the user's only), and
+/// psql's `\d` lists a table's foreign keys only when this is set.
 fn has_triggers(table: &TableDef) -> bool {
-    !table.referenced_by.is_empty()
+    crate::triggers::in_scope()
+        .iter()
+        .any(|t| t.table == table.oid)
+        || !table.referenced_by.is_empty()
         || table
             .constraints
             .iter()

@@ -28,11 +28,35 @@ use folio_catalog::ObjectLists;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    CastKind, DataType, Expr, Ident, Statement, Value as AstValue, ValueWithSpan,
-    visit_expressions_mut,
+    AccessExpr, BinaryOperator, CastKind, DataType, Expr, Ident, Statement, Subscript,
+    Value as AstValue, ValueWithSpan, VisitMut, VisitorMut, visit_expressions_mut,
 };
 use std::ops::ControlFlow;
 use std::sync::Arc;
+
+/// `TG_ARGV[i]` counts from 0 (PostgreSQL's), folio's arrays from 1:
+/// each subscript of it is moved up by one before the name is bound.
+struct ArgvFromZero;
+
+impl VisitorMut for ArgvFromZero {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::CompoundFieldAccess { root, access_chain } = expr
+            && let Expr::Identifier(id) = root.as_ref()
+            && ident(id) == "tg_argv"
+            && let [AccessExpr::Subscript(Subscript::Index { index })] = access_chain.as_mut_slice()
+        {
+            let from_zero = std::mem::replace(index, Expr::value(AstValue::Null));
+            *index = Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(from_zero))),
+                op: BinaryOperator::Plus,
+                right: Box::new(Expr::value(AstValue::Number("1".into(), false))),
+            };
+        }
+        ControlFlow::Continue(())
+    }
+}
 
 /// Loops may run this many iterations in one body's run before
 /// PostgreSQL's users would have hit a statement timeout; a bound so a
@@ -113,6 +137,19 @@ impl<'a, 'c> Runner<'a, 'c> {
             name: name.to_string(),
             label: label.map(str::to_string),
             kind: Kind::Scalar(ty),
+            value,
+            constant: false,
+            not_null: false,
+        });
+    }
+
+    /// Declares a record variable of fields `shape` holding `value` (a
+    /// `Value::Record` of them, or NULL): a trigger's `NEW` and `OLD`.
+    pub fn declare_record(&mut self, name: &str, shape: Vec<(String, SqlType)>, value: Value) {
+        self.vars.push(Var {
+            name: name.to_string(),
+            label: None,
+            kind: Kind::Record(Some(shape)),
             value,
             constant: false,
             not_null: false,
@@ -336,6 +373,8 @@ impl<'a, 'c> Runner<'a, 'c> {
             }
             Stmt::Return(value) => {
                 let value = match value {
+                    // A record returned whole (a trigger's `RETURN NEW`).
+                    Some(v) if let Some(record) = self.record_named(&v.text) => record,
                     Some(v) => self.eval(v)?.0,
                     None => Value::Null,
                 };
@@ -773,6 +812,9 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// parameter, and the parameters' values.
     fn bind(&self, statement: &Statement) -> Result<(Statement, Vec<Value>), SqlError> {
         let mut bound = statement.clone();
+        if self.var_index(&["tg_argv".to_string()]).is_some() {
+            let _ = bound.visit(&mut ArgvFromZero);
+        }
         let mut params: Vec<Value> = Vec::new();
         let mut error = None;
         let _ = visit_expressions_mut(&mut bound, |expr| {
@@ -842,6 +884,19 @@ impl<'a, 'c> Runner<'a, 'c> {
             _ => Value::Null,
         };
         Some(Ok((value, shape[i].1)))
+    }
+
+    /// The value of the record variable `text` names alone, if it does.
+    fn record_named(&self, text: &str) -> Option<Value> {
+        let text = text.trim();
+        let word = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+        let name = match word {
+            Some(quoted) => quoted.to_string(),
+            None if text.chars().all(|c| c.is_alphanumeric() || c == '_') => text.to_lowercase(),
+            None => return None,
+        };
+        let var = self.resolved(self.var_index(&[name])?);
+        matches!(var.kind, Kind::Record(_)).then(|| var.value.clone())
     }
 
     /// The innermost variable named `name` (`x` or `label.x`).
@@ -975,7 +1030,7 @@ impl<'a, 'c> Runner<'a, 'c> {
     }
 
     /// A condition: true, or false for false and NULL.
-    fn condition(&mut self, sql: &Sql) -> Result<bool, SqlError> {
+    pub fn condition(&mut self, sql: &Sql) -> Result<bool, SqlError> {
         match self.eval(sql)?.0 {
             Value::Bool(b) => Ok(b),
             Value::Null => Ok(false),

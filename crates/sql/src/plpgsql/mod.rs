@@ -45,6 +45,12 @@ pub fn call(
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
     crate::stack::check()?;
+    if def.result.0 == crate::sql_functions::TRIGGER {
+        return Err(SqlError::new(
+            "0A000",
+            "trigger functions can only be called as triggers",
+        ));
+    }
     let block = parse::parse(&def.body)?;
     let mut runner = exec::Runner::new(cx, txn, notices);
     let label = crate::sql_functions::names_of(&def.name).to_string();
@@ -79,6 +85,97 @@ pub fn call(
             crate::types::explicit_cast(value, ty)
         }
     }
+}
+
+/// What a trigger function is called with (`TG_*`, `NEW`, `OLD`).
+pub struct TriggerCall<'a> {
+    pub name: &'a str,
+    /// `BEFORE` or `AFTER`.
+    pub when: &'a str,
+    /// `INSERT`, `UPDATE` or `DELETE`.
+    pub op: &'a str,
+    pub table_oid: u64,
+    pub table: &'a str,
+    pub schema: &'a str,
+    pub args: &'a [String],
+    /// The table's columns' names and types: `NEW` and `OLD`'s fields.
+    pub columns: &'a [(String, folio_row::SqlType)],
+    pub old: Option<&'a [Value]>,
+    pub new: Option<&'a [Value]>,
+}
+
+/// Runs trigger function `block` (parsed from a `RETURNS trigger`
+/// function's body) for one row: what it returned (`NEW` or `OLD` as a
+/// row of the table's columns, or `None` for NULL).
+pub fn call_trigger(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    block: &parse::Block,
+    call: &TriggerCall<'_>,
+) -> Result<Option<Vec<Value>>, SqlError> {
+    crate::stack::check()?;
+    let mut runner = exec::Runner::new(cx, txn, notices);
+    declare_trigger_variables(&mut runner, call);
+    let returned = runner.run(block).map_err(plpgsql_error)?;
+    match returned {
+        None => Err(SqlError::new(
+            "2F005",
+            "control reached end of trigger procedure without RETURN",
+        )),
+        Some(Value::Null) => Ok(None),
+        Some(Value::Record(values)) if values.len() == call.columns.len() => {
+            // Each field to its column's type (a field assigned a value of
+            // another type keeps the column's).
+            let row = values
+                .into_iter()
+                .zip(call.columns)
+                .map(|(v, (_, ty))| crate::types::explicit_cast(v, *ty))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Some(row))
+        }
+        Some(_) => Err(SqlError::new(
+            "42804",
+            "returned row structure does not match the structure of the triggering table",
+        )
+        .with_detail("Number of returned columns does not match expected column count.")),
+    }
+}
+
+/// Whether `condition` (a trigger's `WHEN`, as `SELECT cond`) holds for
+/// the row `call` describes.
+pub fn trigger_condition(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    condition: &parse::Sql,
+    call: &TriggerCall<'_>,
+) -> Result<bool, SqlError> {
+    let mut runner = exec::Runner::new(cx, txn, notices);
+    declare_trigger_variables(&mut runner, call);
+    runner.condition(condition).map_err(plpgsql_error)
+}
+
+fn declare_trigger_variables(runner: &mut exec::Runner<'_, '_>, call: &TriggerCall<'_>) {
+    use folio_row::SqlType;
+    let record = |row: Option<&[Value]>| row.map_or(Value::Null, |r| Value::Record(r.to_vec()));
+    runner.declare_record("new", call.columns.to_vec(), record(call.new));
+    runner.declare_record("old", call.columns.to_vec(), record(call.old));
+    let text = |s: &str| Value::Text(s.to_string());
+    runner.declare("tg_name", None, SqlType::Text, text(call.name));
+    runner.declare("tg_when", None, SqlType::Text, text(call.when));
+    runner.declare("tg_level", None, SqlType::Text, text("ROW"));
+    runner.declare("tg_op", None, SqlType::Text, text(call.op));
+    let oid = u32::try_from(call.table_oid).unwrap_or(u32::MAX);
+    runner.declare("tg_relid", None, SqlType::Oid, Value::Oid(oid));
+    runner.declare("tg_relname", None, SqlType::Text, text(call.table));
+    runner.declare("tg_table_name", None, SqlType::Text, text(call.table));
+    runner.declare("tg_table_schema", None, SqlType::Text, text(call.schema));
+    let nargs = i32::try_from(call.args.len()).unwrap_or(i32::MAX);
+    runner.declare("tg_nargs", None, SqlType::Int4, Value::Int4(nargs));
+    let argv = call.args.iter().map(|a| text(a)).collect();
+    let argv_type = SqlType::Text.array_of().unwrap_or(SqlType::Text);
+    runner.declare("tg_argv", None, argv_type, Value::Array(argv));
 }
 
 /// An error leaving a body: as it was raised (its SQLSTATE kept), its

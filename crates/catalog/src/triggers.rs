@@ -1,0 +1,278 @@
+//! Row triggers (`CREATE TRIGGER`): a `folio.class` row of kind `g` (no
+//! storage) per trigger, named `{table oid}\0trigger\0{name}`, so the
+//! unique index on names keeps one trigger of a name per table, and no
+//! relation (no NUL in its name) or function (`name\0{oids}`: only
+//! digits and commas after the NUL) can hold it. What a trigger does is the SQL layer's (folio-sql
+//! `triggers.rs`); the catalog keeps its definition, read with the other
+//! object lists once per statement (`object_lists.rs`).
+//!
+//! The row's tail after its (empty) columns:
+//!
+//! | field | size | meaning |
+//! |---|---|---|
+//! | table oid | 8 | the table it is on (`pg_trigger.tgrelid`) |
+//! | function oid | 8 | the PL/pgSQL function it runs (`tgfoid`) |
+//! | type | 2 | PostgreSQL's `tgtype` bits (row, before, insert, delete, update, ...) |
+//! | enabled | 1 | `O` enabled, `D` disabled (`tgenabled`) |
+//! | columns | 2 + n × str | `UPDATE OF` column names |
+//! | arguments | 2 + n × str | `EXECUTE FUNCTION f('a', ...)`'s arguments (`tgargs`) |
+//! | when | str | the `WHEN` condition's SQL text, empty for none |
+//!
+//! A trigger goes with its table (`note_dropped`).
+
+use crate::catalog::Catalog;
+use crate::codec::{Reader, Writer};
+use crate::defs::{ClassRow, KIND_TRIGGER};
+use crate::error::CatalogError;
+use folio_heap::Tid;
+use folio_page::PageId;
+use folio_txn::Transaction;
+
+/// `tgtype` bit: a row trigger (else a statement trigger).
+pub const TRIGGER_ROW: u16 = 1;
+/// `tgtype` bit: BEFORE (else AFTER).
+pub const TRIGGER_BEFORE: u16 = 2;
+/// `tgtype` bit: fires on INSERT.
+pub const TRIGGER_INSERT: u16 = 4;
+/// `tgtype` bit: fires on DELETE.
+pub const TRIGGER_DELETE: u16 = 8;
+/// `tgtype` bit: fires on UPDATE.
+pub const TRIGGER_UPDATE: u16 = 16;
+
+/// A trigger's definition (what `pg_trigger` shows of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerDef {
+    pub oid: u64,
+    /// The table's oid (`tgrelid`).
+    pub table: u64,
+    pub name: String,
+    /// The function's oid (`tgfoid`).
+    pub function: u64,
+    /// PostgreSQL's `tgtype` bits (`TRIGGER_*`).
+    pub kind: u16,
+    /// Fires (`tgenabled` `O`); else disabled (`D`).
+    pub enabled: bool,
+    /// `UPDATE OF` columns, by name.
+    pub columns: Vec<String>,
+    /// The arguments given to the function (`TG_ARGV`).
+    pub args: Vec<String>,
+    /// The `WHEN` condition's SQL text.
+    pub when: Option<String>,
+}
+
+impl TriggerDef {
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u64(self.table)
+            .u64(self.function)
+            .u16(self.kind)
+            .u8(if self.enabled { b'O' } else { b'D' });
+        w.u16(self.columns.len() as u16);
+        for c in &self.columns {
+            w.str(c);
+        }
+        w.u16(self.args.len() as u16);
+        for a in &self.args {
+            w.str(a);
+        }
+        w.str(self.when.as_deref().unwrap_or(""));
+    }
+
+    pub(crate) fn decode(r: &mut Reader<'_>) -> Result<TriggerDef, String> {
+        let table = r.u64()?;
+        let function = r.u64()?;
+        let kind = r.u16()?;
+        let enabled = match r.u8()? {
+            b'O' => true,
+            b'D' => false,
+            other => return Err(format!("trigger enabled byte {other}")),
+        };
+        let n = r.u16()?;
+        let columns = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
+        let n = r.u16()?;
+        let args = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
+        let when = r.str()?;
+        Ok(TriggerDef {
+            oid: 0,
+            table,
+            name: String::new(),
+            function,
+            kind,
+            enabled,
+            columns,
+            args,
+            when: (!when.is_empty()).then_some(when),
+        })
+    }
+}
+
+/// The class row name of trigger `name` on table `table`.
+fn row_name(table: u64, name: &str) -> String {
+    format!("{table}\0trigger\0{name}")
+}
+
+fn trigger_def(class: &ClassRow) -> Option<TriggerDef> {
+    let body = class.trigger.as_ref()?;
+    let (_, name) = class.name.split_once("\0trigger\0")?;
+    Some(TriggerDef {
+        oid: class.oid,
+        name: name.to_string(),
+        ..body.clone()
+    })
+}
+
+/// The triggers among class rows `classes`, by table oid then name (the
+/// order they fire in).
+pub(crate) fn triggers_among(classes: &[(Tid, ClassRow)]) -> Vec<TriggerDef> {
+    let mut out: Vec<TriggerDef> = (classes.iter())
+        .filter(|(_, c)| c.kind == KIND_TRIGGER)
+        .filter_map(|(_, c)| trigger_def(c))
+        .collect();
+    out.sort_by(|a, b| (a.table, &a.name).cmp(&(b.table, &b.name)));
+    out
+}
+
+impl Catalog {
+    /// `CREATE [OR REPLACE] TRIGGER`: `def` (its oid chosen here) stored;
+    /// one of the same name on the table is 42710 unless `replace`, when
+    /// it takes the new definition and keeps its oid.
+    pub fn create_trigger(
+        &self,
+        txn: &mut Transaction,
+        def: &TriggerDef,
+        table_name: &str,
+        replace: bool,
+    ) -> Result<TriggerDef, CatalogError> {
+        let name = row_name(def.table, &def.name);
+        let exists =
+            || CatalogError::TriggerExists(def.name.clone(), table_display(table_name).to_string());
+        if let Some((tid, _)) = self.class(txn, &name)? {
+            if !replace {
+                return Err(exists());
+            }
+            self.lock_class_row(txn, tid, exists)?;
+            let (tid, class) = self.class(txn, &name)?.ok_or_else(exists)?;
+            let row = ClassRow {
+                trigger: Some(def.clone()),
+                ..class
+            };
+            self.update_class(txn, tid, &row)?;
+            return Ok(TriggerDef {
+                oid: row.oid,
+                ..def.clone()
+            });
+        }
+        let oid = self.next_oid()?;
+        let class = ClassRow {
+            trigger: Some(def.clone()),
+            ..ClassRow::new(oid, &name, KIND_TRIGGER, PageId(0))
+        };
+        self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
+            .map_err(|e| match e {
+                CatalogError::Exists(_) => exists(),
+                other => other,
+            })?;
+        Ok(TriggerDef { oid, ..def.clone() })
+    }
+
+    /// `DROP TRIGGER name ON table`: 42704 if the table (oid `table`,
+    /// shown as `table_name`) has none of that name.
+    pub fn drop_trigger(
+        &self,
+        txn: &mut Transaction,
+        table: u64,
+        table_name: &str,
+        name: &str,
+    ) -> Result<(), CatalogError> {
+        let row = row_name(table, name);
+        let missing =
+            || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
+        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
+        self.lock_class_row(txn, tid, missing)?;
+        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
+    /// `ALTER TABLE ... ENABLE | DISABLE TRIGGER name`: sets whether it
+    /// fires; 42704 if there is none of that name.
+    pub fn enable_trigger(
+        &self,
+        txn: &mut Transaction,
+        table: u64,
+        table_name: &str,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), CatalogError> {
+        let row = row_name(table, name);
+        let missing =
+            || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
+        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
+        self.lock_class_row(txn, tid, missing)?;
+        let (tid, class) = self.class(txn, &row)?.ok_or_else(missing)?;
+        let Some(def) = &class.trigger else {
+            return Err(missing());
+        };
+        let row = ClassRow {
+            trigger: Some(TriggerDef {
+                enabled,
+                ..def.clone()
+            }),
+            ..class.clone()
+        };
+        self.update_class(txn, tid, &row)
+    }
+
+    /// Drops the triggers of table `table` (it is being dropped).
+    pub(crate) fn drop_triggers_of(
+        &self,
+        txn: &mut Transaction,
+        table: u64,
+    ) -> Result<(), CatalogError> {
+        for (tid, class) in self.class_rows(txn)? {
+            if class.kind == KIND_TRIGGER
+                && class.trigger.as_ref().is_some_and(|t| t.table == table)
+            {
+                self.classes.delete(txn, tid)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A table's name as trigger messages show it (bare in `public`).
+fn table_display(name: &str) -> &str {
+    crate::schemas::split_schema(name).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Proves a trigger's row tail round-trips and a damaged one is an
+    // error, not a wrong definition.
+    #[test]
+    fn body_round_trips() {
+        let def = TriggerDef {
+            oid: 0,
+            table: 16384,
+            name: String::new(),
+            function: 16390,
+            kind: TRIGGER_ROW | TRIGGER_BEFORE | TRIGGER_UPDATE,
+            enabled: true,
+            columns: vec!["a".into()],
+            args: vec!["x".into(), "42".into()],
+            when: Some("(old.a IS DISTINCT FROM new.a)".into()),
+        };
+        let mut w = Writer::default();
+        def.encode(&mut w);
+        let bytes = w.0;
+        let mut r = Reader(&bytes);
+        assert_eq!(TriggerDef::decode(&mut r).unwrap(), def);
+        assert!(r.0.is_empty());
+        let mut bad = bytes.clone();
+        bad[18] = b'X';
+        assert!(TriggerDef::decode(&mut Reader(&bad)).is_err());
+    }
+}

@@ -1,0 +1,278 @@
+//! The trigger statements (README "Triggers"): `CREATE [OR REPLACE]
+//! TRIGGER`, `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`,
+//! and `pg_get_triggerdef`'s text. What firing does is `triggers.rs`'s.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use folio_catalog::{
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_UPDATE, TriggerDef,
+};
+use folio_db::Transaction;
+use sqlparser::ast::{
+    CreateTrigger, DropTrigger, Expr, Statement, TriggerEvent, TriggerObject, TriggerPeriod,
+};
+use std::ops::ControlFlow;
+
+/// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON
+/// table FOR EACH ROW [WHEN (cond)] EXECUTE {FUNCTION | PROCEDURE}
+/// f(args)`.
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    create: &Statement,
+    args: &[String],
+) -> Result<Output, SqlError> {
+    let Statement::CreateTrigger(create) = create else {
+        return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
+    };
+    refuse_unsupported(create)?;
+    let table_name = names::relation(&create.table_name)?;
+    let relation = crate::access::target(cx, txn, &table_name)?;
+    let bare = folio_catalog::unqualified(&table_name).to_string();
+    let mut kind = TRIGGER_ROW;
+    if create.period == TriggerPeriod::Before {
+        kind |= TRIGGER_BEFORE;
+    }
+    let mut columns = Vec::new();
+    for event in &create.events {
+        kind |= match event {
+            TriggerEvent::Insert => TRIGGER_INSERT,
+            TriggerEvent::Delete => TRIGGER_DELETE,
+            TriggerEvent::Update(of) => {
+                for column in of {
+                    let column = names::ident(column);
+                    if !relation.def.columns.iter().any(|c| c.name == column) {
+                        return Err(SqlError::new(
+                            "42703",
+                            format!("column \"{column}\" of relation \"{bare}\" does not exist"),
+                        ));
+                    }
+                    columns.push(column);
+                }
+                TRIGGER_UPDATE
+            }
+            TriggerEvent::Truncate => unreachable!("refused above"),
+        };
+    }
+    let when = match &create.condition {
+        Some(condition) => {
+            check_when(condition, kind)?;
+            Some(when_text(condition))
+        }
+        None => None,
+    };
+    let body = create.exec_body.as_ref().expect("checked above");
+    let function =
+        crate::sql_functions::resolve(&body.func_desc.name, Some(0)).ok_or_else(|| {
+            SqlError::new(
+                "42883",
+                format!("function {}() does not exist", body.func_desc.name),
+            )
+        })?;
+    if function.result.0 != crate::sql_functions::TRIGGER {
+        return Err(SqlError::new(
+            "42P17",
+            format!(
+                "function {} must return type trigger",
+                crate::sql_functions::names_of(&function.name)
+            ),
+        ));
+    }
+    let def = TriggerDef {
+        oid: 0,
+        table: relation.def.oid,
+        name: names::ident(
+            create
+                .name
+                .0
+                .last()
+                .and_then(|p| p.as_ident())
+                .ok_or_else(|| SqlError::syntax("syntax error at or near \"ON\""))?,
+        ),
+        function: function.oid,
+        kind,
+        enabled: true,
+        columns,
+        args: args.to_vec(),
+        when,
+    };
+    if create.name.0.len() > 1 {
+        return Err(SqlError::syntax(format!(
+            "syntax error at or near \"{}\"",
+            create.name.0[1]
+        )));
+    }
+    cx.db
+        .catalog()
+        .create_trigger(txn, &def, &table_name, create.or_replace)?;
+    Ok(Output::command("CREATE TRIGGER"))
+}
+
+/// The forms folio does not run: 0A000 each (PostgreSQL has them).
+fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
+    let refused = if create.is_constraint || create.referenced_table_name.is_some() {
+        Some("constraint triggers")
+    } else if create.characteristics.is_some() {
+        Some("DEFERRABLE triggers")
+    } else if create.period == TriggerPeriod::InsteadOf {
+        Some("INSTEAD OF triggers")
+    } else if create.trigger_object == TriggerObject::Statement {
+        Some("statement-level triggers (FOR EACH STATEMENT)")
+    } else if !create.referencing.is_empty() {
+        Some("transition tables (REFERENCING)")
+    } else if create.events.contains(&TriggerEvent::Truncate) {
+        Some("TRUNCATE triggers")
+    } else {
+        None
+    };
+    if let Some(what) = refused {
+        return Err(SqlError::unsupported(what));
+    }
+    if create.or_alter
+        || !matches!(create.period, TriggerPeriod::Before | TriggerPeriod::After)
+        || !create.include_each
+        || create.statements.is_some()
+    {
+        return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
+    }
+    match &create.exec_body {
+        Some(body) if body.func_desc.args.as_ref().is_none_or(Vec::is_empty) => Ok(()),
+        _ => Err(SqlError::syntax("syntax error at end of input")),
+    }
+}
+
+/// PostgreSQL's rules for `WHEN`: an INSERT trigger's may not read OLD,
+/// a DELETE trigger's NEW (42P17).
+fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
+    let mut error = None;
+    let _ = sqlparser::ast::visit_expressions(condition, |e| {
+        if let Expr::CompoundIdentifier(ids) = e
+            && let Some(first) = ids.first()
+        {
+            let record = names::ident(first);
+            if record == "old" && kind & TRIGGER_INSERT != 0 {
+                error = Some("INSERT trigger's WHEN condition cannot reference OLD values");
+            } else if record == "new" && kind & TRIGGER_DELETE != 0 {
+                error = Some("DELETE trigger's WHEN condition cannot reference NEW values");
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    match error {
+        Some(message) => Err(SqlError::new("42P17", message)),
+        None => Ok(()),
+    }
+}
+
+/// A `WHEN` condition as stored: without the parentheses around it,
+/// its unquoted names lower case (as PostgreSQL prints them back).
+fn when_text(condition: &Expr) -> String {
+    let mut condition = condition.clone();
+    while let Expr::Nested(inner) = condition {
+        condition = *inner;
+    }
+    let _ = sqlparser::ast::visit_expressions_mut(&mut condition, |e| {
+        let ids = match e {
+            Expr::Identifier(id) => std::slice::from_mut(id),
+            Expr::CompoundIdentifier(ids) => ids.as_mut_slice(),
+            _ => &mut [],
+        };
+        for id in ids {
+            if id.quote_style.is_none() {
+                id.value = id.value.to_lowercase();
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    condition.to_string()
+}
+
+/// `DROP TRIGGER [IF EXISTS] name ON table`.
+pub fn drop(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    drop: &DropTrigger,
+) -> Result<Output, SqlError> {
+    let Some(table) = &drop.table_name else {
+        return Err(SqlError::syntax("syntax error at end of input"));
+    };
+    let table_name = names::relation(table)?;
+    let bare = folio_catalog::unqualified(&table_name).to_string();
+    let name = names::relation(&drop.trigger_name)?;
+    let relation = match crate::access::relation(cx, txn, &table_name) {
+        Ok(r) => r,
+        Err(e) if e.code == "42P01" && drop.if_exists => {
+            notices.push(Notice::info(format!(
+                "relation \"{bare}\" does not exist, skipping"
+            )));
+            return Ok(Output::command("DROP TRIGGER"));
+        }
+        Err(e) => return Err(e),
+    };
+    let exists = crate::triggers::in_scope()
+        .iter()
+        .any(|t| t.table == relation.def.oid && t.name == name);
+    if !exists && drop.if_exists {
+        notices.push(Notice::info(format!(
+            "trigger \"{name}\" for relation \"{bare}\" does not exist, skipping"
+        )));
+        return Ok(Output::command("DROP TRIGGER"));
+    }
+    cx.db
+        .catalog()
+        .drop_trigger(txn, relation.def.oid, &table_name, &name)?;
+    Ok(Output::command("DROP TRIGGER"))
+}
+
+/// `pg_get_triggerdef(oid [, pretty])`: PostgreSQL's text of trigger
+/// `def` on table `table` (its catalog name) running function `function`
+/// (its name). The pretty form names a table in `public` bare and does
+/// not parenthesize each operator of `WHEN`.
+pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -> String {
+    let (schema, bare) = folio_catalog::split_schema(table);
+    let schema = if schema.is_empty() { "public" } else { schema };
+    let table = match (pretty, schema) {
+        (true, "public") => names::written(bare).to_string(),
+        _ => format!("{}.{}", names::written(schema), names::written(bare)),
+    };
+    let mut events = Vec::new();
+    if def.kind & TRIGGER_INSERT != 0 {
+        events.push("INSERT".to_string());
+    }
+    if def.kind & TRIGGER_DELETE != 0 {
+        events.push("DELETE".to_string());
+    }
+    if def.kind & TRIGGER_UPDATE != 0 {
+        let mut update = "UPDATE".to_string();
+        if !def.columns.is_empty() {
+            let columns: Vec<String> = (def.columns.iter())
+                .map(|c| names::written(c).to_string())
+                .collect();
+            update.push_str(&format!(" OF {}", columns.join(", ")));
+        }
+        events.push(update);
+    }
+    let when = match &def.when {
+        Some(condition) if pretty => format!(" WHEN ({condition})"),
+        Some(condition) => format!(" WHEN ({})", crate::deparse::parenthesized(condition)),
+        None => String::new(),
+    };
+    let args: Vec<String> = (def.args.iter())
+        .map(|a| format!("'{}'", a.replace('\'', "''")))
+        .collect();
+    format!(
+        "CREATE TRIGGER {} {} {} ON {table} FOR EACH ROW{when} EXECUTE FUNCTION {}({})",
+        names::written(&def.name),
+        if def.kind & TRIGGER_BEFORE != 0 {
+            "BEFORE"
+        } else {
+            "AFTER"
+        },
+        events.join(" OR "),
+        names::written(crate::sql_functions::names_of(function)),
+        args.join(", ")
+    )
+}

@@ -1,0 +1,362 @@
+//! Row triggers (README "Triggers"): `CREATE [OR REPLACE] TRIGGER`,
+//! `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`, and the one
+//! place a row change fires them, [`RowTriggers`].
+//!
+//! A statement that writes rows asks [`RowTriggers::of_statement`] once
+//! for its table's enabled row triggers of its event; `None` (the common
+//! case: one scan of the statement's trigger list, no allocation) and it
+//! writes as before. Otherwise, per row: [`RowTriggers::before`] runs the
+//! BEFORE triggers in name order (each sees the row as the one before
+//! left it; NULL skips the row), the row is written, and
+//! [`RowTriggers::after`] queues it for the AFTER triggers, which
+//! [`RowTriggers::end_statement`] runs in row order once every row is
+//! written, as PostgreSQL's queue of after-row events.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::plpgsql::parse::{Block, Sql};
+use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
+use folio_catalog::{
+    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_UPDATE, TriggerDef,
+};
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+thread_local! {
+    static TRIGGERS: RefCell<Arc<Vec<TriggerDef>>> = RefCell::default();
+}
+
+/// The triggers of one statement, in scope until dropped
+/// (`object_scope.rs`).
+pub struct Scope {
+    outer: Arc<Vec<TriggerDef>>,
+}
+
+impl Scope {
+    /// Puts `triggers` in scope for this thread.
+    pub fn enter(triggers: Arc<Vec<TriggerDef>>) -> Scope {
+        Scope {
+            outer: TRIGGERS.with(|t| std::mem::replace(&mut *t.borrow_mut(), triggers)),
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let outer = std::mem::take(&mut self.outer);
+        TRIGGERS.with(|t| *t.borrow_mut() = outer);
+    }
+}
+
+/// Every trigger in scope, by table oid then name.
+pub fn in_scope() -> Arc<Vec<TriggerDef>> {
+    TRIGGERS.with(|t| t.borrow().clone())
+}
+
+/// COPY FROM writes its rows without firing triggers (not built): into a
+/// table with enabled row INSERT triggers it is 0A000, never a load that
+/// silently skips them. COPY reads the catalog's lists itself (it starts
+/// outside a statement's scope).
+pub fn refuse_copy(cx: &Ctx<'_>, txn: &Transaction, relation: &Relation) -> Result<(), SqlError> {
+    let lists = cx.db.catalog().object_lists(txn, None)?;
+    let oid = relation.def.oid;
+    if (lists.triggers.iter()).any(|t| t.table == oid && t.enabled && t.kind & TRIGGER_INSERT != 0)
+    {
+        return Err(SqlError::unsupported(
+            "COPY FROM into a table with INSERT triggers",
+        ));
+    }
+    Ok(())
+}
+
+/// What a row change does to its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    Insert,
+    Update,
+    Delete,
+}
+
+impl Event {
+    fn bit(self) -> u16 {
+        match self {
+            Event::Insert => TRIGGER_INSERT,
+            Event::Update => TRIGGER_UPDATE,
+            Event::Delete => TRIGGER_DELETE,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Event::Insert => "INSERT",
+            Event::Update => "UPDATE",
+            Event::Delete => "DELETE",
+        }
+    }
+}
+
+/// A trigger bound for one statement: its function's body parsed.
+struct Bound {
+    def: TriggerDef,
+    block: Block,
+    when: Option<Sql>,
+    /// `UPDATE OF` columns, by position.
+    columns: Vec<usize>,
+}
+
+/// A row whose AFTER triggers wait for the statement's end: the index of
+/// each trigger (in `after`) that is to fire for it.
+struct Queued {
+    fire: Vec<usize>,
+    old: Option<Vec<Value>>,
+    new: Option<Vec<Value>>,
+}
+
+/// The enabled row triggers of one statement's event on its table.
+pub struct RowTriggers {
+    event: Event,
+    table_oid: u64,
+    table: String,
+    schema: String,
+    columns: Vec<(String, SqlType)>,
+    /// An UPDATE's SET columns (`UPDATE OF` fires for them).
+    set: Vec<usize>,
+    before: Vec<Bound>,
+    after: Vec<Bound>,
+    queue: RefCell<Vec<Queued>>,
+}
+
+impl RowTriggers {
+    /// The triggers of `event` on `relation` (`set`: an UPDATE's SET
+    /// columns), or `None` if it has none: the only cost a statement pays
+    /// for triggers when its table has none.
+    pub fn of_statement(
+        relation: &Relation,
+        event: Event,
+        set: &[usize],
+    ) -> Result<Option<RowTriggers>, SqlError> {
+        let oid = relation.def.oid;
+        let fires = |t: &TriggerDef| t.table == oid && t.enabled && t.kind & event.bit() != 0;
+        let all = in_scope();
+        if !all.iter().any(fires) {
+            return Ok(None);
+        }
+        let def = &relation.def;
+        let columns: Vec<(String, SqlType)> = (def.columns.iter())
+            .zip(&relation.types)
+            .map(|(c, t)| (c.name.clone(), *t))
+            .collect();
+        let (schema, table) = folio_catalog::split_schema(&def.name);
+        let schema = match schema {
+            "" => "public".to_string(),
+            s => s.to_string(),
+        };
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for t in all.iter().filter(|t| fires(t)) {
+            let bound = bind(t, &columns)?;
+            match t.kind & TRIGGER_BEFORE != 0 {
+                true => before.push(bound),
+                false => after.push(bound),
+            }
+        }
+        Ok(Some(RowTriggers {
+            event,
+            table_oid: oid,
+            table: table.to_string(),
+            schema,
+            columns,
+            set: set.to_vec(),
+            before,
+            after,
+            queue: RefCell::new(Vec::new()),
+        }))
+    }
+
+    /// Runs the BEFORE triggers for a row (`old`: an UPDATE's or DELETE's
+    /// row; `new`: an INSERT's or UPDATE's): the row to write (for a
+    /// DELETE, `old` again), or `None` when a trigger returned NULL and
+    /// the row is skipped.
+    pub fn before(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        old: Option<&[Value]>,
+        new: Option<Vec<Value>>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        let mut current = match (self.event, new) {
+            (Event::Delete, _) => old.map(<[Value]>::to_vec),
+            (_, new) => new,
+        };
+        for bound in &self.before {
+            let Some(row) = &current else {
+                return Ok(None);
+            };
+            let new = (self.event != Event::Delete).then_some(row.as_slice());
+            let call = self.call(bound, "BEFORE", old, new);
+            if !self.applies(cx, txn, bound, &call)? {
+                continue;
+            }
+            let mut notices = Vec::new();
+            let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
+            cx.raised.borrow_mut().extend(notices);
+            let returned = returned?;
+            current = match self.event {
+                // A DELETE goes on with any row returned.
+                Event::Delete => returned.and(current),
+                _ => returned,
+            };
+        }
+        Ok(current)
+    }
+
+    /// Queues a written row for the AFTER triggers whose `UPDATE OF` and
+    /// `WHEN` it meets (PostgreSQL judges `WHEN` as the row is written).
+    pub fn after(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        old: Option<&[Value]>,
+        new: Option<&[Value]>,
+    ) -> Result<(), SqlError> {
+        if self.after.is_empty() {
+            return Ok(());
+        }
+        let mut fire = Vec::new();
+        for (i, bound) in self.after.iter().enumerate() {
+            let call = self.call(bound, "AFTER", old, new);
+            if self.applies(cx, txn, bound, &call)? {
+                fire.push(i);
+            }
+        }
+        if !fire.is_empty() {
+            self.queue.borrow_mut().push(Queued {
+                fire,
+                old: old.map(<[Value]>::to_vec),
+                new: new.map(<[Value]>::to_vec),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs the queued AFTER triggers, row by row in the order the rows
+    /// were written; their results are ignored, their errors the
+    /// statement's.
+    pub fn end_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        let queue = std::mem::take(&mut *self.queue.borrow_mut());
+        for Queued { fire, old, new } in queue {
+            for i in fire {
+                let bound = &self.after[i];
+                let call = self.call(bound, "AFTER", old.as_deref(), new.as_deref());
+                let mut notices = Vec::new();
+                let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
+                cx.raised.borrow_mut().extend(notices);
+                returned?;
+            }
+        }
+        Ok(())
+    }
+
+    fn call<'a>(
+        &'a self,
+        bound: &'a Bound,
+        when: &'a str,
+        old: Option<&'a [Value]>,
+        new: Option<&'a [Value]>,
+    ) -> TriggerCall<'a> {
+        TriggerCall {
+            name: &bound.def.name,
+            when,
+            op: self.event.word(),
+            table_oid: self.table_oid,
+            table: &self.table,
+            schema: &self.schema,
+            args: &bound.def.args,
+            columns: &self.columns,
+            old: if self.event == Event::Insert {
+                None
+            } else {
+                old
+            },
+            new: if self.event == Event::Delete {
+                None
+            } else {
+                new
+            },
+        }
+    }
+
+    /// Whether `bound` fires for the row of `call`: its `UPDATE OF`
+    /// columns (one SET names, or whose value changed) and `WHEN`.
+    fn applies(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        bound: &Bound,
+        call: &TriggerCall<'_>,
+    ) -> Result<bool, SqlError> {
+        if self.event == Event::Update && !bound.columns.is_empty() {
+            let changed = |c: usize| match (call.old, call.new) {
+                (Some(old), Some(new)) => old.get(c) != new.get(c),
+                _ => false,
+            };
+            if !bound
+                .columns
+                .iter()
+                .any(|c| self.set.contains(c) || changed(*c))
+            {
+                return Ok(false);
+            }
+        }
+        let Some(when) = &bound.when else {
+            return Ok(true);
+        };
+        let mut notices = Vec::new();
+        let holds = trigger_condition(cx, txn, &mut notices, when, call);
+        cx.raised.borrow_mut().extend(notices);
+        holds
+    }
+}
+
+/// `trigger` bound for a statement on a table of `columns`.
+fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, SqlError> {
+    let function = crate::sql_functions::by_oid(trigger.function as i64).ok_or_else(|| {
+        SqlError::new(
+            "42883",
+            format!(
+                "function of trigger \"{}\" (oid {}) does not exist",
+                trigger.name, trigger.function
+            ),
+        )
+    })?;
+    let block = crate::plpgsql::parse::parse(&function.body)?;
+    let when = match &trigger.when {
+        Some(text) => Some(condition(text)?),
+        None => None,
+    };
+    let columns = (trigger.columns.iter())
+        .filter_map(|name| columns.iter().position(|(c, _)| c == name))
+        .collect();
+    Ok(Bound {
+        def: trigger.clone(),
+        block,
+        when,
+        columns,
+    })
+}
+
+/// A `WHEN` condition as the interpreter runs it: `SELECT cond`.
+fn condition(text: &str) -> Result<Sql, SqlError> {
+    let mut parsed = crate::parse::statements(&format!("SELECT {text}"))?;
+    match parsed.pop() {
+        Some(p) if parsed.is_empty() => Ok(Sql {
+            text: text.to_string(),
+            parsed: Box::new(p),
+        }),
+        _ => Err(SqlError::syntax(format!(
+            "syntax error at or near \"{text}\""
+        ))),
+    }
+}

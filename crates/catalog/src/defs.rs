@@ -794,6 +794,7 @@ mod tests {
             enum_body: None,
             function: None,
             trigger: None,
+            domain: None,
         };
         assert_eq!(ClassRow::decode(&class.encode()), Ok(class.clone()));
         for deferrable in [

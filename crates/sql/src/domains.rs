@@ -39,7 +39,7 @@ pub struct Create {
 pub enum Constraint {
     NotNull,
     Null,
-    Check(Expr),
+    Check(Box<Expr>),
 }
 
 /// `ALTER DOMAIN name action`.
@@ -140,7 +140,7 @@ fn constraint(p: &mut Parser<'_>) -> Result<Option<(Option<String>, Constraint)>
     } else if p.parse_keyword(Keyword::NULL) {
         Constraint::Null
     } else if p.parse_keyword(Keyword::CHECK) {
-        Constraint::Check(parenthesized(p)?)
+        Constraint::Check(Box::new(parenthesized(p)?))
     } else if name.is_some() {
         return Err(SqlError::syntax(format!(
             "syntax error at or near \"{}\"",
@@ -162,7 +162,7 @@ pub fn parse_alter(tokens: &[TokenWithSpan]) -> Result<Alter, SqlError> {
                 if p.parse_keywords(&[Keyword::NOT, Keyword::VALID]) {
                     return Err(SqlError::unsupported("ALTER DOMAIN ... NOT VALID"));
                 }
-                AlterAction::AddCheck(name, e)
+                AlterAction::AddCheck(name, *e)
             }
             Some((_, Constraint::NotNull)) => AlterAction::SetNotNull,
             _ => {

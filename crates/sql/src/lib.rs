@@ -30,6 +30,7 @@ mod dch;
 mod ddl;
 mod deferred;
 mod deparse;
+mod distinct_from;
 mod dml;
 mod domains;
 mod drop_column;

@@ -444,6 +444,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 },
             }
         }
+        Expr::IsDistinctFrom(a, b) => bind(&crate::distinct_from::as_case(a, b, true), columns)?,
+        Expr::IsNotDistinctFrom(a, b) => {
+            bind(&crate::distinct_from::as_case(a, b, false), columns)?
+        }
         Expr::IsNull(e) => crate::row_values::is_null(bind(e, columns)?, false, columns),
         Expr::IsNotNull(e) => crate::row_values::is_null(bind(e, columns)?, true, columns),
         Expr::InList {

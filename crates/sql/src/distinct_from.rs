@@ -4,9 +4,65 @@
 //! so the comparison's operand types are resolved as `=`'s are (each
 //! operand may be evaluated twice: a volatile one, `random()`, is called
 //! again where PostgreSQL calls it once).
+//!
+//! sqlparser reads the right operand as a whole expression, so `a IS
+//! DISTINCT FROM b AND c` comes out as `a IS DISTINCT FROM (b AND c)`;
+//! PostgreSQL's `IS` binds tighter than `AND` and `OR`, and [`regroup`]
+//! puts each parsed statement's nodes right.
 
 use sqlparser::ast::helpers::attached_token::AttachedToken;
-use sqlparser::ast::{BinaryOperator, CaseWhen, Expr, Value};
+use sqlparser::ast::{BinaryOperator, CaseWhen, Expr, Value, VisitMut, visit_expressions_mut};
+use std::ops::ControlFlow;
+
+/// `node` with each `IS [NOT] DISTINCT FROM` whose right operand sqlparser
+/// read as an `AND` / `OR` chain regrouped: `(a IS DISTINCT FROM b) AND c`.
+pub fn regroup<V: VisitMut>(node: &mut V) {
+    let _ = visit_expressions_mut(node, |e| {
+        if let Expr::IsDistinctFrom(_, right) | Expr::IsNotDistinctFrom(_, right) = e
+            && is_and_or(right)
+        {
+            let taken = std::mem::replace(e, Expr::Value(Value::Null.into()));
+            *e = regrouped(taken);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+fn is_and_or(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::BinaryOp {
+            op: BinaryOperator::And | BinaryOperator::Or,
+            ..
+        }
+    )
+}
+
+/// `a IS [NOT] DISTINCT FROM (b AND c)` as `(a IS ... b) AND c`, down the
+/// chain's left side.
+fn regrouped(e: Expr) -> Expr {
+    let (a, right, distinct) = match e {
+        Expr::IsDistinctFrom(a, right) => (a, right, true),
+        Expr::IsNotDistinctFrom(a, right) => (a, right, false),
+        other => return other,
+    };
+    let node = |a, b| match distinct {
+        true => Expr::IsDistinctFrom(a, b),
+        false => Expr::IsNotDistinctFrom(a, b),
+    };
+    match *right {
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, BinaryOperator::And | BinaryOperator::Or) =>
+        {
+            Expr::BinaryOp {
+                left: Box::new(regrouped(node(a, left))),
+                op,
+                right,
+            }
+        }
+        other => node(a, Box::new(other)),
+    }
+}
 
 /// The `CASE` that `a IS DISTINCT FROM b` (`distinct`) or `a IS NOT
 /// DISTINCT FROM b` is.

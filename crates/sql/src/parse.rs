@@ -906,9 +906,10 @@ fn parse_one(
     // Nor a call's `VARIADIC array`.
     crate::variadic::mark(&mut tokens);
     let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
-    let parsed = parser
+    let mut parsed = parser
         .parse_statement()
         .map_err(|e| position::syntax_error(place.text, place.terminator, e))?;
+    crate::distinct_from::regroup(&mut parsed);
     match parser.peek_token() {
         t if t.token == Token::EOF => Ok(parsed),
         t => Err(place.text.near(&t)),
@@ -923,10 +924,11 @@ pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr, SqlError> {
         .map_err(|e| SqlError::syntax(e.to_string()))?;
     dollar_quotes_as_strings(&mut tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
-    let expr = parser
+    let mut expr = parser
         .parse_expr()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
     at_end(&parser)?;
+    crate::distinct_from::regroup(&mut expr);
     Ok(expr)
 }
 

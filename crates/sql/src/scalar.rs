@@ -792,16 +792,19 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             let args = args.into_iter().map(|a| char_as_text(a, columns)).collect();
             Scalar::Func(Func::Overlay, args)
         }
-        Expr::IsTrue(e) => Scalar::Compare(
-            Cmp::Eq,
-            boxed(e)?,
-            Box::new(Scalar::Const(Value::Bool(true))),
-        ),
-        Expr::IsFalse(e) => Scalar::Compare(
-            Cmp::Eq,
-            boxed(e)?,
-            Box::new(Scalar::Const(Value::Bool(false))),
-        ),
+        // `x IS [NOT] TRUE | FALSE` is never NULL: `x IS [NOT] DISTINCT
+        // FROM true | false`; `IS [NOT] UNKNOWN` is `IS [NOT] NULL`.
+        Expr::IsTrue(e) | Expr::IsNotTrue(e) | Expr::IsFalse(e) | Expr::IsNotFalse(e) => {
+            let truth = matches!(expr, Expr::IsTrue(_) | Expr::IsNotTrue(_));
+            let negated = matches!(expr, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
+            let constant = Expr::Value(sqlparser::ast::Value::Boolean(truth).into());
+            bind(
+                &crate::distinct_from::as_case(e, &constant, negated),
+                columns,
+            )?
+        }
+        Expr::IsUnknown(e) => crate::row_values::is_null(bind(e, columns)?, false, columns),
+        Expr::IsNotUnknown(e) => crate::row_values::is_null(bind(e, columns)?, true, columns),
         Expr::Array(array) => {
             if array.elem.is_empty() {
                 return Err(SqlError::new(

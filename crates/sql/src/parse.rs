@@ -942,7 +942,8 @@ fn at_end(parser: &Parser<'_>) -> Result<(), SqlError> {
     }
 }
 
-fn keyword(token: &Token) -> Option<Keyword> {
+/// The keyword `token` is, if it is an unquoted one.
+pub(crate) fn keyword(token: &Token) -> Option<Keyword> {
     match token {
         Token::Word(Word {
             keyword,

@@ -4,8 +4,9 @@
 //! tokens (sqlparser reads it inside a query but not as a statement), so
 //! what follows is an ordinary SELECT, quoted names and all.
 
+use crate::parse::keyword;
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// `tokens` (one statement's, without whitespace) with each `TABLE` that
 /// begins a query replaced by `SELECT * FROM`.
@@ -42,17 +43,6 @@ fn begins_query(tokens: &[TokenWithSpan], at: usize) -> bool {
         Some(t) => {
             matches!(keyword(t), Some(Keyword::ALL | Keyword::DISTINCT)) && set_operation(before(2))
         }
-    }
-}
-
-fn keyword(token: &Token) -> Option<Keyword> {
-    match token {
-        Token::Word(Word {
-            keyword,
-            quote_style: None,
-            ..
-        }) => Some(*keyword),
-        _ => None,
     }
 }
 

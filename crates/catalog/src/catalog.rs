@@ -1099,6 +1099,33 @@ impl Catalog {
         self.lock_class_row_as(txn, tid, missing, false)
     }
 
+    /// The class row named `name` found at `tid`, locked FOR UPDATE
+    /// (other DDL on it waits until `txn` ends) and read again under the
+    /// lock: its newest tid and row, or `missing()` if it went meanwhile.
+    pub(crate) fn relock_class(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+        name: &str,
+        missing: impl Fn() -> CatalogError,
+    ) -> Result<(Tid, ClassRow), CatalogError> {
+        self.lock_class_row(txn, tid, &missing)?;
+        self.class(txn, name)?.ok_or_else(missing)
+    }
+
+    /// Deletes the class row at `tid` (a function, trigger, type, schema
+    /// or extension whose drop has no other rows to remove).
+    pub(crate) fn delete_class_row(
+        &self,
+        txn: &mut Transaction,
+        tid: Tid,
+    ) -> Result<(), CatalogError> {
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            Ok(())
+        })
+    }
+
     /// [`Catalog::lock_class_row`], `FOR SHARE` if `shared` (DDL that
     /// changes the relation waits; other share lockers do not).
     pub(crate) fn lock_class_row_as(

@@ -183,8 +183,7 @@ impl Catalog {
         if class.kind != KIND_DOMAIN {
             return Err(missing());
         }
-        self.lock_class_row(txn, tid, missing)?;
-        let (_, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        let (_, class) = self.relock_class(txn, tid, name, missing)?;
         domain_type(&class).ok_or_else(missing)
     }
 
@@ -192,22 +191,7 @@ impl Catalog {
     /// layer drops those columns first under CASCADE).
     pub fn drop_domain(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let def = self.lock_domain(txn, name)?;
-        let users = self.columns_of_type(txn, def.oid)?;
-        if !users.is_empty() {
-            return Err(CatalogError::DependedOn {
-                object: format!("type {name}"),
-                dependents: (users.iter())
-                    .map(|(t, c)| format!("column {c} of table {t}"))
-                    .collect(),
-            });
-        }
-        let (tid, _) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchType(name.to_string()))?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        self.drop_type_row(txn, name, def.oid)
     }
 
     /// `ALTER DOMAIN`: writes `new` (checks without an oid get one) as

@@ -289,8 +289,7 @@ impl Catalog {
         if class.kind != KIND_ENUM {
             return Err(missing());
         }
-        self.lock_class_row(txn, tid, missing)?;
-        let (tid, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        let (tid, class) = self.relock_class(txn, tid, name, missing)?;
         let def = enum_type(&class).ok_or_else(missing)?;
         Ok((tid, class, def))
     }
@@ -318,7 +317,19 @@ impl Catalog {
     /// drops those columns first under CASCADE).
     pub fn drop_enum(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let (_, _, def) = self.lock_enum(txn, name)?;
-        let users = self.columns_of_type(txn, def.oid)?;
+        self.drop_type_row(txn, name, def.oid)
+    }
+
+    /// Deletes user type `name`'s (oid `oid`) class row, locked by the
+    /// caller: 2BP01 while a column has the type. Owns the rule for
+    /// `DROP TYPE` and `DROP DOMAIN` alike.
+    pub(crate) fn drop_type_row(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        oid: u32,
+    ) -> Result<(), CatalogError> {
+        let users = self.columns_of_type(txn, oid)?;
         if !users.is_empty() {
             return Err(CatalogError::DependedOn {
                 object: format!("type {name}"),
@@ -330,10 +341,7 @@ impl Catalog {
         let (tid, _) = self
             .class(txn, name)?
             .ok_or_else(|| CatalogError::NoSuchType(name.to_string()))?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        self.delete_class_row(txn, tid)
     }
 
     /// Writes `def`'s labels as type `name`'s, and notes DDL on every

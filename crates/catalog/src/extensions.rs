@@ -69,9 +69,6 @@ impl Catalog {
         self.lock_class_row(txn, tid, missing)?;
         // Read again under the lock: dropped meanwhile is missing.
         let (tid, _) = row(txn)?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        self.delete_class_row(txn, tid)
     }
 }

@@ -221,12 +221,8 @@ impl Catalog {
         let row = row_name(name, signature);
         let missing = || CatalogError::NoSuchFunction(display_name(name));
         let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        self.lock_class_row(txn, tid, missing)?;
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        let (tid, _) = self.relock_class(txn, tid, &row, missing)?;
+        self.delete_class_row(txn, tid)
     }
 }
 

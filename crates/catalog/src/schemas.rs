@@ -221,10 +221,7 @@ impl Catalog {
         }
         let missing = || CatalogError::NoSuchSchema(name.to_string());
         let (tid, _) = self.schema_row(txn, name)?.ok_or_else(missing)?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        self.delete_class_row(txn, tid)
     }
 
     /// `ALTER SCHEMA old RENAME TO new`: the schema's row and every

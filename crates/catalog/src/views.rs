@@ -241,8 +241,7 @@ impl Catalog {
         name: &str,
     ) -> Result<ViewDef, CatalogError> {
         let missing = || CatalogError::NoSuchRelation(name.to_string());
-        self.lock_class_row(txn, tid, missing)?;
-        let (_, class) = self.class(txn, name)?.ok_or_else(missing)?;
+        let (_, class) = self.relock_class(txn, tid, name, missing)?;
         self.lock_for_ddl(txn, class.oid, LockMode::AccessExclusive)?;
         let columns = self.view_columns(txn, class.oid)?;
         view_def(class, columns).ok_or_else(|| CatalogError::NotAView(name.to_string()))

@@ -7,7 +7,7 @@
 //! README "Domains".
 
 use crate::context::Ctx;
-use crate::drop_column::drop_column;
+use crate::drop_column::drop_columns_of_type;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
@@ -17,7 +17,7 @@ use crate::types;
 use folio_catalog::{DomainCheck, DomainType};
 use folio_row::{SqlType, Value};
 use folio_txn::Transaction;
-use sqlparser::ast::{DataType, Expr, Ident, ObjectName};
+use sqlparser::ast::{DataType, Expr, ObjectName};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -409,16 +409,7 @@ pub fn drop(
         ));
     };
     if cascade {
-        let columns = catalog.columns_of_type(txn, def.oid)?;
-        let objects: Vec<String> = (columns.iter())
-            .map(|(t, c)| format!("column {c} of table {t}"))
-            .collect();
-        notices.extend(Notice::cascaded(&objects));
-        for (table, column) in &columns {
-            let mut ignored = Vec::new();
-            let column = Ident::with_quote('"', column.clone());
-            drop_column(cx, txn, &mut ignored, table, &column, false, true)?;
-        }
+        drop_columns_of_type(cx, txn, notices, def.oid)?;
     }
     catalog.drop_domain(txn, &name)?;
     Ok(Output::command("DROP DOMAIN"))

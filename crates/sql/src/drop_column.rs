@@ -76,6 +76,27 @@ pub fn drop_column(
     Ok(())
 }
 
+/// `DROP TYPE` / `DROP DOMAIN ... CASCADE`: drops every column of type
+/// `type_oid`, after PostgreSQL's `drop cascades to column c of table t`
+/// NOTICE for them.
+pub fn drop_columns_of_type(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    type_oid: u32,
+) -> Result<(), SqlError> {
+    let columns = cx.db.catalog().columns_of_type(txn, type_oid)?;
+    let objects: Vec<String> = (columns.iter())
+        .map(|(t, c)| format!("column {c} of table {t}"))
+        .collect();
+    notices.extend(Notice::cascaded(&objects));
+    for (table, column) in &columns {
+        let column = Ident::with_quote('"', column.clone());
+        drop_column(cx, txn, &mut Vec::new(), table, &column, false, true)?;
+    }
+    Ok(())
+}
+
 /// Whether the stored expression `text` (a CHECK constraint's or a
 /// generated column's) names
 /// `column`, plain or qualified; an expression that does not parse

@@ -2,14 +2,14 @@
 //! enum type (folio-catalog `enums.rs` keeps them; README "Enum types").
 
 use crate::context::Ctx;
-use crate::drop_column::drop_column;
+use crate::drop_column::drop_columns_of_type;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
 use folio_catalog::LabelPlace;
 use folio_txn::Transaction;
 use sqlparser::ast::{
-    AlterTypeAddValuePosition, AlterTypeOperation, Ident, ObjectName, UserDefinedTypeRepresentation,
+    AlterTypeAddValuePosition, AlterTypeOperation, ObjectName, UserDefinedTypeRepresentation,
 };
 
 /// `CREATE TYPE name AS ENUM ('a', ...)`; a composite type is 0A000.
@@ -54,16 +54,7 @@ pub fn drop(
             ));
         };
         if cascade {
-            let columns = catalog.columns_of_type(txn, def.oid)?;
-            let objects: Vec<String> = (columns.iter())
-                .map(|(t, c)| format!("column {c} of table {t}"))
-                .collect();
-            notices.extend(Notice::cascaded(&objects));
-            for (table, column) in &columns {
-                let mut ignored = Vec::new();
-                let column = Ident::with_quote('"', column.clone());
-                drop_column(cx, txn, &mut ignored, table, &column, false, true)?;
-            }
+            drop_columns_of_type(cx, txn, notices, def.oid)?;
         }
         catalog.drop_enum(txn, &name)?;
     }

@@ -4,35 +4,10 @@
 
 mod common;
 
+use common::{code, ok, rows};
 use folio_db::{Database, Options};
-use folio_sql::{Output, Session, text_output};
+use folio_sql::Session;
 use std::sync::Arc;
-
-fn ok(s: &mut Session, sql: &str) {
-    let (_, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-}
-
-fn code(s: &mut Session, sql: &str) -> String {
-    s.simple_query(sql)
-        .1
-        .unwrap_or_else(|| panic!("{sql} succeeded"))
-        .code
-        .to_string()
-}
-
-/// The first column of `sql`'s rows, as text.
-fn column(s: &mut Session, sql: &str) -> Vec<String> {
-    let (mut out, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-    match out.pop() {
-        Some(Output::Rows { rows, .. }) => rows
-            .iter()
-            .map(|r| text_output(&r[0]).unwrap_or_else(|| "NULL".into()))
-            .collect(),
-        other => panic!("{sql}: {other:?}"),
-    }
-}
 
 // Proves a domain (its CHECK, NOT NULL and DEFAULT), a CHECK added by
 // ALTER DOMAIN and a table's column of it survive closing and reopening
@@ -70,12 +45,9 @@ fn domains_survive_restart() {
     assert_eq!(code(&mut s, "insert into t values (2, null)"), "23502");
     ok(&mut s, "insert into t (id) values (2)");
     ok(&mut s, "insert into t values (3, 3)");
+    assert_eq!(rows(&mut s, "select p from t order by id"), ["7", "5", "3"]);
     assert_eq!(
-        column(&mut s, "select p from t order by id"),
-        ["7", "5", "3"]
-    );
-    assert_eq!(
-        column(
+        rows(
             &mut s,
             "select conname from pg_constraint where contypid = 'posint'::regtype order by 1"
         ),

@@ -5,35 +5,10 @@
 
 mod common;
 
+use common::{code, ok, rows};
 use folio_db::{Database, Options};
-use folio_sql::{Output, Session, text_output};
+use folio_sql::Session;
 use std::sync::Arc;
-
-fn ok(s: &mut Session, sql: &str) {
-    let (_, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-}
-
-fn code(s: &mut Session, sql: &str) -> String {
-    s.simple_query(sql)
-        .1
-        .unwrap_or_else(|| panic!("{sql} succeeded"))
-        .code
-        .to_string()
-}
-
-/// The first column of `sql`'s rows, as text.
-fn column(s: &mut Session, sql: &str) -> Vec<String> {
-    let (mut out, err) = s.simple_query(sql);
-    assert!(err.is_none(), "{sql}: {err:?}");
-    match out.pop() {
-        Some(Output::Rows { rows, .. }) => rows
-            .iter()
-            .map(|r| text_output(&r[0]).unwrap_or_else(|| "NULL".into()))
-            .collect(),
-        other => panic!("{sql}: {other:?}"),
-    }
-}
 
 // Proves an enum type, labels added BEFORE/AFTER others, a renamed
 // label, and rows and an index of the type survive closing and reopening
@@ -69,21 +44,21 @@ fn enum_types_survive_restart_in_declared_order() {
     let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     let order = ["sad", "glum", "meh", "fine", "happy", "great"];
-    assert_eq!(column(&mut s, "select m from t order by m"), order);
+    assert_eq!(rows(&mut s, "select m from t order by m"), order);
     // Through the index (the planner takes it for the range and order).
     assert_eq!(
-        column(&mut s, "select m from t where m >= 'sad' order by m"),
+        rows(&mut s, "select m from t where m >= 'sad' order by m"),
         order
     );
     assert_eq!(
-        column(
+        rows(
             &mut s,
             "select id from t where m > 'meh' and m < 'great' order by m"
         ),
         ["3", "1"]
     );
     assert_eq!(
-        column(
+        rows(
             &mut s,
             "select e.enumlabel from pg_enum e join pg_type t on t.oid = e.enumtypid \
              where t.typname = 'mood' order by e.enumsortorder"
@@ -91,7 +66,7 @@ fn enum_types_survive_restart_in_declared_order() {
         order
     );
     assert_eq!(
-        column(&mut s, "select enumsortorder::text from pg_enum order by 1"),
+        rows(&mut s, "select enumsortorder::text from pg_enum order by 1"),
         ["1", "1.25", "1.5", "2", "3", "4"]
     );
     assert_eq!(code(&mut s, "select 'never'::mood"), "22P02");
@@ -99,5 +74,5 @@ fn enum_types_survive_restart_in_declared_order() {
     assert_eq!(code(&mut s, "drop type mood"), "2BP01");
     ok(&mut s, "drop table t");
     ok(&mut s, "drop type mood");
-    assert!(column(&mut s, "select typname from pg_type where typtype = 'e'").is_empty());
+    assert!(rows(&mut s, "select typname from pg_type where typtype = 'e'").is_empty());
 }

@@ -29,6 +29,11 @@ pub fn fails(s: &mut Session, sql: &str) -> SqlError {
         .unwrap_or_else(|| panic!("{sql} succeeded"))
 }
 
+/// The SQLSTATE of `sql`, which must fail.
+pub fn code(s: &mut Session, sql: &str) -> String {
+    fails(s, sql).code.to_string()
+}
+
 /// The rows of a one-query `sql`, each as its values' text joined by
 /// spaces.
 pub fn rows(s: &mut Session, sql: &str) -> Vec<String> {

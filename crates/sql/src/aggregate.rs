@@ -465,17 +465,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             }
             let at = sqlparser::ast::Spanned::span(filter.as_ref()).start;
             let filter = scalar::bind(filter, self.source)?;
-            let ty = filter.ty_in(self.source);
-            if ty != SqlType::Bool && !matches!(filter, Scalar::Const(Value::Null)) {
-                return Err(SqlError::new(
-                    "42804",
-                    format!(
-                        "argument of FILTER must be type boolean, not type {}",
-                        ty.name()
-                    ),
-                )
-                .near(Some(at)));
-            }
+            scalar::require_bool(&filter, self.source, "FILTER").map_err(|e| e.near(Some(at)))?;
             call.filter = Some(filter);
         }
         let mut calls = self.calls.borrow_mut();

@@ -7,7 +7,7 @@ use crate::alter_type::TypeChange;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::explain;
+
 use crate::indexes;
 use crate::names;
 use crate::output::{Notice, Output};
@@ -508,16 +508,7 @@ impl Additions {
             let relation = catalog.open_relation(def.clone())?;
             for (name, expr) in &self.checks {
                 let bound = scalar::bind(expr, &relation)?;
-                let ty = bound.ty_in(&relation);
-                if ty != SqlType::Bool && bound != Scalar::Const(Value::Null) {
-                    return Err(SqlError::new(
-                        "42804",
-                        format!(
-                            "argument of CHECK must be type boolean, not type {}",
-                            explain::type_name(ty)
-                        ),
-                    ));
-                }
+                scalar::require_bool(&bound, &relation, "CHECK")?;
                 let name = match name {
                     Some(name) => name.clone(),
                     None => {

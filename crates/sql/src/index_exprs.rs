@@ -163,16 +163,7 @@ pub fn prepare(
     let predicate = match predicate {
         Some(p) => {
             let bound = checked(relation, p, Part::Predicate)?;
-            let ty = bound.ty_in(relation);
-            if ty != SqlType::Bool {
-                return Err(SqlError::new(
-                    "42804",
-                    format!(
-                        "argument of WHERE must be type boolean, not type {}",
-                        crate::explain::type_name(ty)
-                    ),
-                ));
-            }
+            crate::scalar::require_bool(&bound, relation, "WHERE")?;
             bound.columns(&mut reads);
             Some(p.to_string())
         }

@@ -808,7 +808,9 @@ fn plan_select(
     // them, and an index-only scan is possible when its key holds them.
     let mut reads: Vec<usize> = Vec::new();
     if let Some(selection) = &select.selection {
-        scalar::bind(selection, &scope)?.columns(&mut reads);
+        let bound = scalar::bind(selection, &scope)?;
+        scalar::require_bool(&bound, &scope, "WHERE")?;
+        bound.columns(&mut reads);
     }
     match &shape {
         Shape::Project(items) => {
@@ -1597,7 +1599,11 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     let expanded = group_by(select, source)?;
     let binder = Binder::new(source, &expanded.keys)?;
     let having = match &select.having {
-        Some(h) => Some(scalar::bind(h, &binder)?),
+        Some(h) => {
+            let bound = scalar::bind(h, &binder)?;
+            scalar::require_bool(&bound, &binder, "HAVING")?;
+            Some(bound)
+        }
         None => None,
     };
     let (output, columns, order, post, windows) = if windowed {

@@ -797,14 +797,30 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         Expr::IsTrue(e) | Expr::IsNotTrue(e) | Expr::IsFalse(e) | Expr::IsNotFalse(e) => {
             let truth = matches!(expr, Expr::IsTrue(_) | Expr::IsNotTrue(_));
             let negated = matches!(expr, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
+            let clause = match (negated, truth) {
+                (false, true) => "IS TRUE",
+                (true, true) => "IS NOT TRUE",
+                (false, false) => "IS FALSE",
+                (true, false) => "IS NOT FALSE",
+            };
+            require_bool(&bind(e, columns)?, columns, clause)?;
             let constant = Expr::Value(sqlparser::ast::Value::Boolean(truth).into());
             bind(
                 &crate::distinct_from::as_case(e, &constant, negated),
                 columns,
             )?
         }
-        Expr::IsUnknown(e) => crate::row_values::is_null(bind(e, columns)?, false, columns),
-        Expr::IsNotUnknown(e) => crate::row_values::is_null(bind(e, columns)?, true, columns),
+        Expr::IsUnknown(e) | Expr::IsNotUnknown(e) => {
+            let negated = matches!(expr, Expr::IsNotUnknown(_));
+            let bound = bind(e, columns)?;
+            let clause = if negated {
+                "IS NOT UNKNOWN"
+            } else {
+                "IS UNKNOWN"
+            };
+            require_bool(&bound, columns, clause)?;
+            crate::row_values::is_null(bound, negated, columns)
+        }
         Expr::Array(array) => {
             if array.elem.is_empty() {
                 return Err(SqlError::new(
@@ -1948,6 +1964,35 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
         (None, Some(_)) if a == SqlType::Text => b,
         _ => SqlType::Numeric(None),
     }
+}
+
+/// 42804 unless `bound`, the argument of `clause` (`WHERE`, `IS TRUE`,
+/// ...), is a boolean: of type boolean, NULL, a parameter, or a quoted
+/// literal that reads as one (22P02 if it does not), as PostgreSQL
+/// coerces an unknown-typed argument.
+pub fn require_bool(
+    bound: &Scalar,
+    columns: &(impl Columns + ?Sized),
+    clause: &str,
+) -> Result<(), SqlError> {
+    match bound {
+        Scalar::Const(Value::Null) | Scalar::Param(_) => return Ok(()),
+        Scalar::Const(Value::Text(t)) => {
+            return types::coerce(Value::Text(t.clone()), SqlType::Bool).map(drop);
+        }
+        _ => {}
+    }
+    let ty = bound.ty_in(columns);
+    if ty == SqlType::Bool {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        "42804",
+        format!(
+            "argument of {clause} must be type boolean, not type {}",
+            crate::explain::type_name(ty)
+        ),
+    ))
 }
 
 /// A boolean's truth (NULL: unknown); 42804 for a value that is not one.

@@ -13,7 +13,7 @@
 //! | table oid | 8 | the table it is on (`pg_trigger.tgrelid`) |
 //! | function oid | 8 | the PL/pgSQL function it runs (`tgfoid`) |
 //! | type | 2 | PostgreSQL's `tgtype` bits (row, before, insert, delete, update, ...) |
-//! | enabled | 1 | `O` enabled, `D` disabled (`tgenabled`) |
+//! | enabled | 1 | `tgenabled`: `O` fires, `D` disabled, `A` always, `R` replica only |
 //! | columns | 2 + n × str | `UPDATE OF` column names |
 //! | arguments | 2 + n × str | `EXECUTE FUNCTION f('a', ...)`'s arguments (`tgargs`) |
 //! | when | str | the `WHEN` condition's SQL text, empty for none |
@@ -38,6 +38,54 @@ pub const TRIGGER_INSERT: u16 = 4;
 pub const TRIGGER_DELETE: u16 = 8;
 /// `tgtype` bit: fires on UPDATE.
 pub const TRIGGER_UPDATE: u16 = 16;
+/// `tgtype` bit: fires on TRUNCATE (statement triggers only).
+pub const TRIGGER_TRUNCATE: u16 = 32;
+/// `tgtype` bit: INSTEAD OF (a view's row trigger; neither BEFORE nor
+/// AFTER).
+pub const TRIGGER_INSTEAD: u16 = 64;
+
+/// When a trigger fires (`tgenabled`, set by `ALTER TABLE ... ENABLE |
+/// DISABLE TRIGGER`). Sessions run as PostgreSQL's default
+/// `session_replication_role = origin`: `Origin` and `Always` fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerEnabled {
+    /// `O`: fires (`ENABLE TRIGGER`, the default).
+    Origin,
+    /// `D`: never fires (`DISABLE TRIGGER`).
+    Disabled,
+    /// `R`: fires only in a replica session (`ENABLE REPLICA TRIGGER`).
+    Replica,
+    /// `A`: always fires (`ENABLE ALWAYS TRIGGER`).
+    Always,
+}
+
+impl TriggerEnabled {
+    /// `pg_trigger.tgenabled`'s letter (also the stored byte).
+    pub fn letter(self) -> u8 {
+        match self {
+            TriggerEnabled::Origin => b'O',
+            TriggerEnabled::Disabled => b'D',
+            TriggerEnabled::Replica => b'R',
+            TriggerEnabled::Always => b'A',
+        }
+    }
+
+    fn of_letter(letter: u8) -> Option<TriggerEnabled> {
+        [
+            TriggerEnabled::Origin,
+            TriggerEnabled::Disabled,
+            TriggerEnabled::Replica,
+            TriggerEnabled::Always,
+        ]
+        .into_iter()
+        .find(|e| e.letter() == letter)
+    }
+
+    /// Whether the trigger fires in a session (role `origin`).
+    pub fn fires(self) -> bool {
+        matches!(self, TriggerEnabled::Origin | TriggerEnabled::Always)
+    }
+}
 
 /// A trigger's definition (what `pg_trigger` shows of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +98,8 @@ pub struct TriggerDef {
     pub function: u64,
     /// PostgreSQL's `tgtype` bits (`TRIGGER_*`).
     pub kind: u16,
-    /// Fires (`tgenabled` `O`); else disabled (`D`).
-    pub enabled: bool,
+    /// When it fires (`tgenabled`).
+    pub enabled: TriggerEnabled,
     /// `UPDATE OF` columns, by name.
     pub columns: Vec<String>,
     /// The arguments given to the function (`TG_ARGV`).
@@ -65,7 +113,7 @@ impl TriggerDef {
         w.u64(self.table)
             .u64(self.function)
             .u16(self.kind)
-            .u8(if self.enabled { b'O' } else { b'D' });
+            .u8(self.enabled.letter());
         w.u16(self.columns.len() as u16);
         for c in &self.columns {
             w.str(c);
@@ -81,11 +129,9 @@ impl TriggerDef {
         let table = r.u64()?;
         let function = r.u64()?;
         let kind = r.u16()?;
-        let enabled = match r.u8()? {
-            b'O' => true,
-            b'D' => false,
-            other => return Err(format!("trigger enabled byte {other}")),
-        };
+        let letter = r.u8()?;
+        let enabled = TriggerEnabled::of_letter(letter)
+            .ok_or_else(|| format!("trigger enabled byte {letter}"))?;
         let n = r.u16()?;
         let columns = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
         let n = r.u16()?;
@@ -195,15 +241,15 @@ impl Catalog {
         })
     }
 
-    /// `ALTER TABLE ... ENABLE | DISABLE TRIGGER name`: sets whether it
-    /// fires; 42704 if there is none of that name.
+    /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER
+    /// name`: sets when it fires; 42704 if there is none of that name.
     pub fn enable_trigger(
         &self,
         txn: &mut Transaction,
         table: u64,
         table_name: &str,
         name: &str,
-        enabled: bool,
+        enabled: TriggerEnabled,
     ) -> Result<(), CatalogError> {
         let row = row_name(table, name);
         let missing =
@@ -260,7 +306,7 @@ mod tests {
             name: String::new(),
             function: 16390,
             kind: TRIGGER_ROW | TRIGGER_BEFORE | TRIGGER_UPDATE,
-            enabled: true,
+            enabled: TriggerEnabled::Replica,
             columns: vec!["a".into()],
             args: vec!["x".into(), "42".into()],
             when: Some("(old.a IS DISTINCT FROM new.a)".into()),

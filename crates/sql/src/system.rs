@@ -1505,7 +1505,7 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
         text(&t.name),
         oid(t.function),
         Value::Int2(t.kind as i16),
-        text(if t.enabled { "O" } else { "D" }),
+        Value::Text(char::from(t.enabled.letter()).to_string()),
         Value::Bool(false),
         oid(0),
         oid(0),

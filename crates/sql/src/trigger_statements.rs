@@ -7,17 +7,20 @@ use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
 use folio_catalog::{
-    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_UPDATE, TriggerDef,
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    TriggerDef, TriggerEnabled,
 };
 use folio_db::Transaction;
 use sqlparser::ast::{
-    CreateTrigger, DropTrigger, Expr, Statement, TriggerEvent, TriggerObject, TriggerPeriod,
+    AlterTableOperation, CreateTrigger, DropTrigger, Expr, Ident, Statement, TriggerEvent,
+    TriggerObject, TriggerPeriod,
 };
 use std::ops::ControlFlow;
 
 /// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON
-/// table FOR EACH ROW [WHEN (cond)] EXECUTE {FUNCTION | PROCEDURE}
-/// f(args)`.
+/// table [FOR [EACH] {ROW | STATEMENT}] [WHEN (cond)] EXECUTE {FUNCTION |
+/// PROCEDURE} f(args)` (no FOR: a statement trigger, as PostgreSQL's;
+/// `parse.rs` writes it in).
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -31,7 +34,8 @@ pub fn create(
     let table_name = names::relation(&create.table_name)?;
     let relation = crate::access::target(cx, txn, &table_name)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
-    let mut kind = TRIGGER_ROW;
+    let row = create.trigger_object == TriggerObject::Row;
+    let mut kind = if row { TRIGGER_ROW } else { 0 };
     if create.period == TriggerPeriod::Before {
         kind |= TRIGGER_BEFORE;
     }
@@ -53,7 +57,13 @@ pub fn create(
                 }
                 TRIGGER_UPDATE
             }
-            TriggerEvent::Truncate => unreachable!("refused above"),
+            TriggerEvent::Truncate if row => {
+                return Err(SqlError::new(
+                    "0A000",
+                    "TRUNCATE FOR EACH ROW triggers are not supported",
+                ));
+            }
+            TriggerEvent::Truncate => TRIGGER_TRUNCATE,
         };
     }
     let when = match &create.condition {
@@ -93,7 +103,7 @@ pub fn create(
         ),
         function: function.oid,
         kind,
-        enabled: true,
+        enabled: TriggerEnabled::Origin,
         columns,
         args: args.to_vec(),
         when,
@@ -118,12 +128,8 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
         Some("DEFERRABLE triggers")
     } else if create.period == TriggerPeriod::InsteadOf {
         Some("INSTEAD OF triggers")
-    } else if create.trigger_object == TriggerObject::Statement {
-        Some("statement-level triggers (FOR EACH STATEMENT)")
     } else if !create.referencing.is_empty() {
         Some("transition tables (REFERENCING)")
-    } else if create.events.contains(&TriggerEvent::Truncate) {
-        Some("TRUNCATE triggers")
     } else {
         None
     };
@@ -132,7 +138,6 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
     }
     if create.or_alter
         || !matches!(create.period, TriggerPeriod::Before | TriggerPeriod::After)
-        || !create.include_each
         || create.statements.is_some()
     {
         return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
@@ -144,7 +149,7 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
 }
 
 /// PostgreSQL's rules for `WHEN`: an INSERT trigger's may not read OLD,
-/// a DELETE trigger's NEW (42P17).
+/// a DELETE trigger's NEW, a statement trigger's neither (42P17).
 fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
     let mut error = None;
     let _ = sqlparser::ast::visit_expressions(condition, |e| {
@@ -152,7 +157,10 @@ fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
             && let Some(first) = ids.first()
         {
             let record = names::ident(first);
-            if record == "old" && kind & TRIGGER_INSERT != 0 {
+            let statement = kind & TRIGGER_ROW == 0;
+            if statement && (record == "old" || record == "new") {
+                error = Some("statement trigger's WHEN condition cannot reference column values");
+            } else if record == "old" && kind & TRIGGER_INSERT != 0 {
                 error = Some("INSERT trigger's WHEN condition cannot reference OLD values");
             } else if record == "new" && kind & TRIGGER_DELETE != 0 {
                 error = Some("DELETE trigger's WHEN condition cannot reference NEW values");
@@ -227,6 +235,137 @@ pub fn drop(
     Ok(Output::command("DROP TRIGGER"))
 }
 
+/// The triggers that run the functions `functions` (oids, in the order a
+/// DROP FUNCTION named them; `single`: it named one) are dropped with
+/// `cascade` (PostgreSQL's `drop cascades to trigger t on table x`
+/// notice), else the drop is PostgreSQL's 2BP01. Listed as PostgreSQL
+/// lists them: the last function's first, each one's in creation order.
+pub fn drop_of_functions(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    functions: &[u64],
+    single: bool,
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let all = crate::triggers::in_scope();
+    let mut using: Vec<&TriggerDef> = Vec::new();
+    for &function in functions.iter().rev() {
+        let mut of: Vec<&TriggerDef> = all.iter().filter(|t| t.function == function).collect();
+        of.sort_by_key(|t| t.oid);
+        using.extend(of);
+    }
+    if using.is_empty() {
+        return Ok(());
+    }
+    let catalog = cx.db.catalog();
+    let tables = catalog.tables(txn)?;
+    let table_of = |t: &TriggerDef| {
+        (tables.iter().find(|d| d.oid == t.table)).map_or_else(String::new, |d| d.name.clone())
+    };
+    let function_of = |oid: u64| match crate::sql_functions::by_oid(oid as i64) {
+        Some(f) => format!("function {}()", crate::sql_functions::names_of(&f.name)),
+        None => format!("function {oid}"),
+    };
+    let object = |t: &TriggerDef| format!("trigger {} on table {}", t.name, table_of(t));
+    if !cascade {
+        let detail = (using.iter())
+            .map(|t| format!("{} depends on {}", object(t), function_of(t.function)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let message = match single {
+            true => format!(
+                "cannot drop {} because other objects depend on it",
+                function_of(functions[0])
+            ),
+            false => "cannot drop desired object(s) because other objects depend on them".into(),
+        };
+        return Err(SqlError::new("2BP01", message)
+            .with_detail(detail)
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    let objects: Vec<String> = using.iter().map(|t| object(t)).collect();
+    notices.extend(Notice::cascaded(&objects));
+    for t in using {
+        catalog.drop_trigger(txn, t.table, &table_of(t), &t.name)?;
+    }
+    Ok(())
+}
+
+/// `ALTER TABLE t {ENABLE [ALWAYS | REPLICA] | DISABLE} TRIGGER {name |
+/// ALL | USER}`: one operation of an ALTER TABLE.
+pub struct Enabling<'a> {
+    /// `None`: `ALL` or `USER` (the same in folio: its foreign keys are
+    /// no triggers, so `ALL` leaves them checked).
+    name: Option<&'a Ident>,
+    all: bool,
+    state: TriggerEnabled,
+}
+
+impl<'a> Enabling<'a> {
+    /// `operation` if it enables or disables triggers.
+    pub fn of(operation: &'a AlterTableOperation) -> Option<Enabling<'a>> {
+        let (name, state) = match operation {
+            AlterTableOperation::EnableTrigger { name } => (name, TriggerEnabled::Origin),
+            AlterTableOperation::DisableTrigger { name } => (name, TriggerEnabled::Disabled),
+            AlterTableOperation::EnableAlwaysTrigger { name } => (name, TriggerEnabled::Always),
+            AlterTableOperation::EnableReplicaTrigger { name } => (name, TriggerEnabled::Replica),
+            _ => return None,
+        };
+        // `ALL` and `USER` are keywords only after ENABLE or DISABLE;
+        // quoted they name a trigger.
+        let keyword =
+            |word: &str| name.quote_style.is_none() && name.value.eq_ignore_ascii_case(word);
+        let plain = matches!(state, TriggerEnabled::Origin | TriggerEnabled::Disabled);
+        let all = plain && keyword("all");
+        Some(Enabling {
+            name: (!(all || plain && keyword("user"))).then_some(name),
+            all,
+            state,
+        })
+    }
+
+    /// The action as PostgreSQL names it (`DISABLE TRIGGER ALL`).
+    pub fn action(&self) -> String {
+        let verb = match self.state {
+            TriggerEnabled::Origin => "ENABLE TRIGGER",
+            TriggerEnabled::Disabled => "DISABLE TRIGGER",
+            TriggerEnabled::Always => "ENABLE ALWAYS TRIGGER",
+            TriggerEnabled::Replica => "ENABLE REPLICA TRIGGER",
+        };
+        match (self.name, self.all) {
+            (Some(_), _) => verb.to_string(),
+            (None, true) => format!("{verb} ALL"),
+            (None, false) => format!("{verb} USER"),
+        }
+    }
+
+    /// Sets the trigger (or every trigger) of table `table_name` (a
+    /// catalog name) to fire or not; 42704 for a name it has not.
+    pub fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        table_name: &str,
+    ) -> Result<(), SqlError> {
+        let catalog = cx.db.catalog();
+        let table = (catalog.table(txn, table_name)?)
+            .ok_or_else(|| SqlError::undefined_table(table_name))?
+            .oid;
+        let names: Vec<String> = match self.name {
+            Some(name) => vec![names::ident(name)],
+            None => (crate::triggers::in_scope().iter())
+                .filter(|t| t.table == table)
+                .map(|t| t.name.clone())
+                .collect(),
+        };
+        for name in names {
+            catalog.enable_trigger(txn, table, table_name, &name, self.state)?;
+        }
+        Ok(())
+    }
+}
+
 /// `pg_get_triggerdef(oid [, pretty])`: PostgreSQL's text of trigger
 /// `def` on table `table` (its catalog name) running function `function`
 /// (its name). The pretty form names a table in `public` bare and does
@@ -255,6 +394,9 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
         }
         events.push(update);
     }
+    if def.kind & TRIGGER_TRUNCATE != 0 {
+        events.push("TRUNCATE".to_string());
+    }
     let when = match &def.when {
         Some(condition) if pretty => format!(" WHEN ({condition})"),
         Some(condition) => format!(" WHEN ({})", crate::deparse::parenthesized(condition)),
@@ -264,7 +406,7 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
         .map(|a| format!("'{}'", a.replace('\'', "''")))
         .collect();
     format!(
-        "CREATE TRIGGER {} {} {} ON {table} FOR EACH ROW{when} EXECUTE FUNCTION {}({})",
+        "CREATE TRIGGER {} {} {} ON {table} FOR EACH {}{when} EXECUTE FUNCTION {}({})",
         names::written(&def.name),
         if def.kind & TRIGGER_BEFORE != 0 {
             "BEFORE"
@@ -272,6 +414,11 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
             "AFTER"
         },
         events.join(" OR "),
+        if def.kind & TRIGGER_ROW != 0 {
+            "ROW"
+        } else {
+            "STATEMENT"
+        },
         names::written(crate::sql_functions::names_of(function)),
         args.join(", ")
     )

@@ -1,23 +1,26 @@
-//! Row triggers (README "Triggers"): `CREATE [OR REPLACE] TRIGGER`,
-//! `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`, and the one
-//! place a row change fires them, [`RowTriggers`].
+//! Firing triggers (README "Triggers"): the one place a statement that
+//! changes a table's rows fires them, [`Triggers`]. (The statements that
+//! make, drop and enable them are `trigger_statements.rs`'s.)
 //!
-//! A statement that writes rows asks [`RowTriggers::of_statement`] once
-//! for its table's enabled row triggers of its event; `None` (the common
-//! case: one scan of the statement's trigger list, no allocation) and it
-//! writes as before. Otherwise, per row: [`RowTriggers::before`] runs the
-//! BEFORE triggers in name order (each sees the row as the one before
-//! left it; NULL skips the row), the row is written, and
-//! [`RowTriggers::after`] queues it for the AFTER triggers, which
-//! [`RowTriggers::end_statement`] runs in row order once every row is
-//! written, as PostgreSQL's queue of after-row events.
+//! A statement that writes rows asks [`Triggers::of_statement`] once for
+//! its table's enabled triggers of its event, row and statement ones;
+//! `None` (the common case: one scan of the statement's trigger list, no
+//! allocation) and it writes as before. Otherwise
+//! [`Triggers::start_statement`] runs the BEFORE STATEMENT triggers; per
+//! row, [`Triggers::before`] runs the BEFORE ROW triggers in name order
+//! (each sees the row as the one before left it; NULL skips the row), the
+//! row is written, and [`Triggers::after`] queues it for the AFTER ROW
+//! triggers, which [`Triggers::end_statement`] runs in row order once
+//! every row is written, as PostgreSQL's queue of after-row events, then
+//! the AFTER STATEMENT triggers.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::plpgsql::parse::{Block, Sql};
 use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
 use folio_catalog::{
-    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_UPDATE, TriggerDef,
+    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE, TriggerDef,
 };
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -55,28 +58,14 @@ pub fn in_scope() -> Arc<Vec<TriggerDef>> {
     TRIGGERS.with(|t| t.borrow().clone())
 }
 
-/// COPY FROM writes its rows without firing triggers (not built): into a
-/// table with enabled row INSERT triggers it is 0A000, never a load that
-/// silently skips them. COPY reads the catalog's lists itself (it starts
-/// outside a statement's scope).
-pub fn refuse_copy(cx: &Ctx<'_>, txn: &Transaction, relation: &Relation) -> Result<(), SqlError> {
-    let lists = cx.db.catalog().object_lists(txn, None)?;
-    let oid = relation.def.oid;
-    if (lists.triggers.iter()).any(|t| t.table == oid && t.enabled && t.kind & TRIGGER_INSERT != 0)
-    {
-        return Err(SqlError::unsupported(
-            "COPY FROM into a table with INSERT triggers",
-        ));
-    }
-    Ok(())
-}
-
 /// What a row change does to its row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     Insert,
     Update,
     Delete,
+    /// `TRUNCATE` (statement triggers only).
+    Truncate,
 }
 
 impl Event {
@@ -85,6 +74,7 @@ impl Event {
             Event::Insert => TRIGGER_INSERT,
             Event::Update => TRIGGER_UPDATE,
             Event::Delete => TRIGGER_DELETE,
+            Event::Truncate => TRIGGER_TRUNCATE,
         }
     }
 
@@ -93,8 +83,19 @@ impl Event {
             Event::Insert => "INSERT",
             Event::Update => "UPDATE",
             Event::Delete => "DELETE",
+            Event::Truncate => "TRUNCATE",
         }
     }
+}
+
+/// Whether table `table` has an enabled trigger (row or statement) of
+/// `event`: the one test a statement makes when it has none.
+pub fn fires_any(table: u64, event: Event) -> bool {
+    TRIGGERS.with(|t| t.borrow().iter().any(|t| fires(t, table, event)))
+}
+
+fn fires(t: &TriggerDef, table: u64, event: Event) -> bool {
+    t.table == table && t.enabled.fires() && t.kind & event.bit() != 0
 }
 
 /// A trigger bound for one statement: its function's body parsed.
@@ -114,8 +115,8 @@ struct Queued {
     new: Option<Vec<Value>>,
 }
 
-/// The enabled row triggers of one statement's event on its table.
-pub struct RowTriggers {
+/// The enabled triggers of one statement's event on its table.
+pub struct Triggers {
     event: Event,
     table_oid: u64,
     table: String,
@@ -123,12 +124,16 @@ pub struct RowTriggers {
     columns: Vec<(String, SqlType)>,
     /// An UPDATE's SET columns (`UPDATE OF` fires for them).
     set: Vec<usize>,
+    /// Row triggers, BEFORE and AFTER.
     before: Vec<Bound>,
     after: Vec<Bound>,
+    /// Statement triggers, BEFORE and AFTER.
+    before_statement: Vec<Bound>,
+    after_statement: Vec<Bound>,
     queue: RefCell<Vec<Queued>>,
 }
 
-impl RowTriggers {
+impl Triggers {
     /// The triggers of `event` on `relation` (`set`: an UPDATE's SET
     /// columns), or `None` if it has none: the only cost a statement pays
     /// for triggers when its table has none.
@@ -136,13 +141,12 @@ impl RowTriggers {
         relation: &Relation,
         event: Event,
         set: &[usize],
-    ) -> Result<Option<RowTriggers>, SqlError> {
+    ) -> Result<Option<Triggers>, SqlError> {
         let oid = relation.def.oid;
-        let fires = |t: &TriggerDef| t.table == oid && t.enabled && t.kind & event.bit() != 0;
-        let all = in_scope();
-        if !all.iter().any(fires) {
+        if !fires_any(oid, event) {
             return Ok(None);
         }
+        let all = in_scope();
         let def = &relation.def;
         let columns: Vec<(String, SqlType)> = (def.columns.iter())
             .zip(&relation.types)
@@ -155,14 +159,19 @@ impl RowTriggers {
         };
         let mut before = Vec::new();
         let mut after = Vec::new();
-        for t in all.iter().filter(|t| fires(t)) {
+        let mut before_statement = Vec::new();
+        let mut after_statement = Vec::new();
+        for t in all.iter().filter(|t| fires(t, oid, event)) {
             let bound = bind(t, &columns)?;
-            match t.kind & TRIGGER_BEFORE != 0 {
-                true => before.push(bound),
-                false => after.push(bound),
+            let row = t.kind & TRIGGER_ROW != 0;
+            match (t.kind & TRIGGER_BEFORE != 0, row) {
+                (true, true) => before.push(bound),
+                (false, true) => after.push(bound),
+                (true, false) => before_statement.push(bound),
+                (false, false) => after_statement.push(bound),
             }
         }
-        Ok(Some(RowTriggers {
+        Ok(Some(Triggers {
             event,
             table_oid: oid,
             table: table.to_string(),
@@ -171,8 +180,42 @@ impl RowTriggers {
             set: set.to_vec(),
             before,
             after,
+            before_statement,
+            after_statement,
             queue: RefCell::new(Vec::new()),
         }))
+    }
+
+    /// Whether any row trigger is to fire (else rows may be written in
+    /// batches).
+    pub fn has_row_triggers(&self) -> bool {
+        !self.before.is_empty() || !self.after.is_empty()
+    }
+
+    /// Runs the BEFORE STATEMENT triggers: before the statement reads or
+    /// writes a row, even when it will change none.
+    pub fn start_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.run_statement_triggers(cx, txn, &self.before_statement, "BEFORE")
+    }
+
+    fn run_statement_triggers(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        triggers: &[Bound],
+        when: &str,
+    ) -> Result<(), SqlError> {
+        for bound in triggers {
+            let call = self.call(bound, when, None, None);
+            if !self.applies(cx, txn, bound, &call)? {
+                continue;
+            }
+            let mut notices = Vec::new();
+            let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
+            cx.raised.borrow_mut().extend(notices);
+            returned?;
+        }
+        Ok(())
     }
 
     /// Runs the BEFORE triggers for a row (`old`: an UPDATE's or DELETE's
@@ -241,10 +284,17 @@ impl RowTriggers {
         Ok(())
     }
 
-    /// Runs the queued AFTER triggers, row by row in the order the rows
-    /// were written; their results are ignored, their errors the
-    /// statement's.
+    /// Runs the queued AFTER ROW triggers, row by row in the order the
+    /// rows were written, then the AFTER STATEMENT triggers; their results
+    /// are ignored, their errors the statement's.
     pub fn end_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.after_rows(cx, txn)?;
+        self.after_statement(cx, txn)
+    }
+
+    /// Runs the queued AFTER ROW triggers (the first half of
+    /// [`Triggers::end_statement`]).
+    pub fn after_rows(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
         let queue = std::mem::take(&mut *self.queue.borrow_mut());
         for Queued { fire, old, new } in queue {
             for i in fire {
@@ -259,6 +309,12 @@ impl RowTriggers {
         Ok(())
     }
 
+    /// Runs the AFTER STATEMENT triggers (the second half of
+    /// [`Triggers::end_statement`]).
+    pub fn after_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.run_statement_triggers(cx, txn, &self.after_statement, "AFTER")
+    }
+
     fn call<'a>(
         &'a self,
         bound: &'a Bound,
@@ -269,6 +325,10 @@ impl RowTriggers {
         TriggerCall {
             name: &bound.def.name,
             when,
+            level: match bound.def.kind & TRIGGER_ROW != 0 {
+                true => "ROW",
+                false => "STATEMENT",
+            },
             op: self.event.word(),
             table_oid: self.table_oid,
             table: &self.table,
@@ -288,8 +348,9 @@ impl RowTriggers {
         }
     }
 
-    /// Whether `bound` fires for the row of `call`: its `UPDATE OF`
-    /// columns (one SET names, or whose value changed) and `WHEN`.
+    /// Whether `bound` fires for the row of `call` (or, a statement
+    /// trigger, for the statement): its `UPDATE OF` columns (one SET
+    /// names, or whose value changed) and `WHEN`.
     fn applies(
         &self,
         cx: &Ctx<'_>,

@@ -32,9 +32,18 @@ pub fn create(
     };
     refuse_unsupported(create)?;
     let table_name = names::relation(&create.table_name)?;
-    let relation = crate::access::target(cx, txn, &table_name)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let row = create.trigger_object == TriggerObject::Row;
+    if let Some(view) = cx.db.catalog().view(txn, &table_name)?
+        && !view.def.materialized
+    {
+        return Err(match row {
+            true => SqlError::new("42809", format!("\"{bare}\" is a view"))
+                .with_detail("Views cannot have row-level BEFORE or AFTER triggers."),
+            false => SqlError::unsupported("statement triggers on views"),
+        });
+    }
+    let relation = crate::access::target(cx, txn, &table_name)?;
     let mut kind = if row { TRIGGER_ROW } else { 0 };
     if create.period == TriggerPeriod::Before {
         kind |= TRIGGER_BEFORE;

@@ -76,7 +76,7 @@ pub enum Source {
 /// A RETURNING list bound over the row the change's expressions see, and
 /// its result columns.
 /// RETURNING's expressions, its columns and their types.
-type Returning = Option<(Vec<Scalar>, Vec<Column>, Vec<SqlType>)>;
+pub(crate) type Returning = Option<(Vec<Scalar>, Vec<Column>, Vec<SqlType>)>;
 
 /// The rows an `INSERT` without `ON CONFLICT` hands to the heap at once.
 const INSERT_BATCH_ROWS: usize = 1000;
@@ -737,7 +737,10 @@ impl Change {
     }
 }
 
-fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {
+pub(crate) fn returning(
+    scope: &Scope,
+    items: Option<&[SelectItem]>,
+) -> Result<Returning, SqlError> {
     let Some(items) = items else {
         return Ok(None);
     };
@@ -746,12 +749,20 @@ fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, S
     Ok(Some((items, columns, types)))
 }
 
-fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
+pub(crate) fn project(
+    items: &[Scalar],
+    row: &[Value],
+    env: &Env<'_>,
+) -> Result<Vec<Value>, SqlError> {
     items.iter().map(|s| s.eval(row, env)).collect()
 }
 
 /// The statement's output: its tag, with the RETURNING rows if any.
-fn finish(returning: &Returning, rows: Vec<Vec<Value>>, tag: String) -> Result<Output, SqlError> {
+pub(crate) fn finish(
+    returning: &Returning,
+    rows: Vec<Vec<Value>>,
+    tag: String,
+) -> Result<Output, SqlError> {
     Ok(match returning {
         Some((_, columns, _)) => Output::Rows {
             columns: columns.clone(),

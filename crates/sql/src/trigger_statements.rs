@@ -7,8 +7,8 @@ use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
 use folio_catalog::{
-    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
-    TriggerDef, TriggerEnabled,
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE, TriggerDef, TriggerEnabled,
 };
 use folio_db::Transaction;
 use sqlparser::ast::{
@@ -34,19 +34,56 @@ pub fn create(
     let table_name = names::relation(&create.table_name)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let row = create.trigger_object == TriggerObject::Row;
-    if let Some(view) = cx.db.catalog().view(txn, &table_name)?
-        && !view.def.materialized
-    {
-        return Err(match row {
-            true => SqlError::new("42809", format!("\"{bare}\" is a view"))
-                .with_detail("Views cannot have row-level BEFORE or AFTER triggers."),
-            false => SqlError::unsupported("statement triggers on views"),
-        });
+    let instead = create.period == TriggerPeriod::InsteadOf;
+    // The table's or view's oid and column names.
+    let (oid, column_names): (u64, Vec<String>) = match cx.db.catalog().view(txn, &table_name)? {
+        Some(view) if !view.def.materialized => {
+            if !instead {
+                return Err(match row {
+                    true => SqlError::new("42809", format!("\"{bare}\" is a view"))
+                        .with_detail("Views cannot have row-level BEFORE or AFTER triggers."),
+                    false => SqlError::unsupported("statement triggers on views"),
+                });
+            }
+            let names = view.def.columns.iter().map(|c| c.name.clone()).collect();
+            (view.def.oid, names)
+        }
+        _ => {
+            let relation = crate::access::target(cx, txn, &table_name)?;
+            if instead {
+                return Err(SqlError::new("42809", format!("\"{bare}\" is a table"))
+                    .with_detail("Tables cannot have INSTEAD OF triggers."));
+            }
+            let names = relation
+                .def
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+            (relation.def.oid, names)
+        }
+    };
+    if instead {
+        let refused = if !row {
+            Some("INSTEAD OF triggers must be FOR EACH ROW")
+        } else if create.condition.is_some() {
+            Some("INSTEAD OF triggers cannot have WHEN conditions")
+        } else if (create.events.iter())
+            .any(|e| matches!(e, TriggerEvent::Update(of) if !of.is_empty()))
+        {
+            Some("INSTEAD OF triggers cannot have column lists")
+        } else {
+            None
+        };
+        if let Some(message) = refused {
+            return Err(SqlError::new("0A000", message));
+        }
     }
-    let relation = crate::access::target(cx, txn, &table_name)?;
     let mut kind = if row { TRIGGER_ROW } else { 0 };
-    if create.period == TriggerPeriod::Before {
-        kind |= TRIGGER_BEFORE;
+    match create.period {
+        TriggerPeriod::Before => kind |= TRIGGER_BEFORE,
+        TriggerPeriod::InsteadOf => kind |= TRIGGER_INSTEAD,
+        _ => {}
     }
     let mut columns = Vec::new();
     for event in &create.events {
@@ -56,7 +93,7 @@ pub fn create(
             TriggerEvent::Update(of) => {
                 for column in of {
                     let column = names::ident(column);
-                    if !relation.def.columns.iter().any(|c| c.name == column) {
+                    if !column_names.contains(&column) {
                         return Err(SqlError::new(
                             "42703",
                             format!("column \"{column}\" of relation \"{bare}\" does not exist"),
@@ -101,7 +138,7 @@ pub fn create(
     }
     let def = TriggerDef {
         oid: 0,
-        table: relation.def.oid,
+        table: oid,
         name: names::ident(
             create
                 .name
@@ -135,8 +172,6 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
         Some("constraint triggers")
     } else if create.characteristics.is_some() {
         Some("DEFERRABLE triggers")
-    } else if create.period == TriggerPeriod::InsteadOf {
-        Some("INSTEAD OF triggers")
     } else if !create.referencing.is_empty() {
         Some("transition tables (REFERENCING)")
     } else {
@@ -145,10 +180,7 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
     if let Some(what) = refused {
         return Err(SqlError::unsupported(what));
     }
-    if create.or_alter
-        || !matches!(create.period, TriggerPeriod::Before | TriggerPeriod::After)
-        || create.statements.is_some()
-    {
+    if create.or_alter || create.period == TriggerPeriod::For || create.statements.is_some() {
         return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
     }
     match &create.exec_body {
@@ -219,8 +251,14 @@ pub fn drop(
     let table_name = names::relation(table)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let name = names::relation(&drop.trigger_name)?;
-    let relation = match crate::access::relation(cx, txn, &table_name) {
-        Ok(r) => r,
+    // A view's triggers are INSTEAD OF ones.
+    let view = cx.db.catalog().view(txn, &table_name)?;
+    let relation = match view.map(|v| v.def.oid) {
+        Some(oid) => Ok(oid),
+        None => crate::access::relation(cx, txn, &table_name).map(|r| r.def.oid),
+    };
+    let table = match relation {
+        Ok(oid) => oid,
         Err(e) if e.code == "42P01" && drop.if_exists => {
             notices.push(Notice::info(format!(
                 "relation \"{bare}\" does not exist, skipping"
@@ -231,7 +269,7 @@ pub fn drop(
     };
     let exists = crate::triggers::in_scope()
         .iter()
-        .any(|t| t.table == relation.def.oid && t.name == name);
+        .any(|t| t.table == table && t.name == name);
     if !exists && drop.if_exists {
         notices.push(Notice::info(format!(
             "trigger \"{name}\" for relation \"{bare}\" does not exist, skipping"
@@ -240,7 +278,7 @@ pub fn drop(
     }
     cx.db
         .catalog()
-        .drop_trigger(txn, relation.def.oid, &table_name, &name)?;
+        .drop_trigger(txn, table, &table_name, &name)?;
     Ok(Output::command("DROP TRIGGER"))
 }
 
@@ -417,10 +455,10 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
     format!(
         "CREATE TRIGGER {} {} {} ON {table} FOR EACH {}{when} EXECUTE FUNCTION {}({})",
         names::written(&def.name),
-        if def.kind & TRIGGER_BEFORE != 0 {
-            "BEFORE"
-        } else {
-            "AFTER"
+        match def.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) {
+            TRIGGER_BEFORE => "BEFORE",
+            TRIGGER_INSTEAD => "INSTEAD OF",
+            _ => "AFTER",
         },
         events.join(" OR "),
         if def.kind & TRIGGER_ROW != 0 {

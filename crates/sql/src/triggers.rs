@@ -19,8 +19,8 @@ use crate::error::SqlError;
 use crate::plpgsql::parse::{Block, Sql};
 use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
 use folio_catalog::{
-    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_TRUNCATE,
-    TRIGGER_UPDATE, TriggerDef,
+    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW,
+    TRIGGER_TRUNCATE, TRIGGER_UPDATE, TriggerDef,
 };
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -142,17 +142,32 @@ impl Triggers {
         event: Event,
         set: &[usize],
     ) -> Result<Option<Triggers>, SqlError> {
-        let oid = relation.def.oid;
-        if !fires_any(oid, event) {
+        let def = &relation.def;
+        if !fires_any(def.oid, event) {
             return Ok(None);
         }
-        let all = in_scope();
-        let def = &relation.def;
         let columns: Vec<(String, SqlType)> = (def.columns.iter())
             .zip(&relation.types)
             .map(|(c, t)| (c.name.clone(), *t))
             .collect();
-        let (schema, table) = folio_catalog::split_schema(&def.name);
+        Triggers::of_target(def.oid, &def.name, columns, event, set)
+    }
+
+    /// [`Triggers::of_statement`] of the table or view of oid `oid`
+    /// (catalog name `name`, columns `columns`): a view's are INSTEAD OF
+    /// triggers (`instead_of.rs`), run as BEFORE ROW ones.
+    pub fn of_target(
+        oid: u64,
+        name: &str,
+        columns: Vec<(String, SqlType)>,
+        event: Event,
+        set: &[usize],
+    ) -> Result<Option<Triggers>, SqlError> {
+        if !fires_any(oid, event) {
+            return Ok(None);
+        }
+        let all = in_scope();
+        let (schema, table) = folio_catalog::split_schema(name);
         let schema = match schema {
             "" => "public".to_string(),
             s => s.to_string(),
@@ -164,7 +179,7 @@ impl Triggers {
         for t in all.iter().filter(|t| fires(t, oid, event)) {
             let bound = bind(t, &columns)?;
             let row = t.kind & TRIGGER_ROW != 0;
-            match (t.kind & TRIGGER_BEFORE != 0, row) {
+            match (t.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0, row) {
                 (true, true) => before.push(bound),
                 (false, true) => after.push(bound),
                 (true, false) => before_statement.push(bound),
@@ -218,7 +233,8 @@ impl Triggers {
         Ok(())
     }
 
-    /// Runs the BEFORE triggers for a row (`old`: an UPDATE's or DELETE's
+    /// Runs the BEFORE (or a view's INSTEAD OF) row triggers for a row
+    /// (`old`: an UPDATE's or DELETE's
     /// row; `new`: an INSERT's or UPDATE's): the row to write (for a
     /// DELETE, `old` again), or `None` when a trigger returned NULL and
     /// the row is skipped.
@@ -238,7 +254,11 @@ impl Triggers {
                 return Ok(None);
             };
             let new = (self.event != Event::Delete).then_some(row.as_slice());
-            let call = self.call(bound, "BEFORE", old, new);
+            let when = match bound.def.kind & TRIGGER_INSTEAD != 0 {
+                true => "INSTEAD OF",
+                false => "BEFORE",
+            };
+            let call = self.call(bound, when, old, new);
             if !self.applies(cx, txn, bound, &call)? {
                 continue;
             }

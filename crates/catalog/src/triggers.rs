@@ -17,6 +17,8 @@
 //! | columns | 2 + n × str | `UPDATE OF` column names |
 //! | arguments | 2 + n × str | `EXECUTE FUNCTION f('a', ...)`'s arguments (`tgargs`) |
 //! | when | str | the `WHEN` condition's SQL text, empty for none |
+//! | old table | str | `REFERENCING OLD TABLE AS` name, empty for none (absent in rows written before it) |
+//! | new table | str | `REFERENCING NEW TABLE AS` name, likewise |
 //!
 //! A trigger goes with its table (`note_dropped`).
 
@@ -106,6 +108,10 @@ pub struct TriggerDef {
     pub args: Vec<String>,
     /// The `WHEN` condition's SQL text.
     pub when: Option<String>,
+    /// Transition tables: `REFERENCING OLD TABLE AS` and `NEW TABLE AS`
+    /// names (`tgoldtable`, `tgnewtable`).
+    pub old_table: Option<String>,
+    pub new_table: Option<String>,
 }
 
 impl TriggerDef {
@@ -123,6 +129,8 @@ impl TriggerDef {
             w.str(a);
         }
         w.str(self.when.as_deref().unwrap_or(""));
+        w.str(self.old_table.as_deref().unwrap_or(""));
+        w.str(self.new_table.as_deref().unwrap_or(""));
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<TriggerDef, String> {
@@ -137,6 +145,13 @@ impl TriggerDef {
         let n = r.u16()?;
         let args = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
         let when = r.str()?;
+        // (Rows written before transition tables end here.)
+        let mut transition = || match r.0.is_empty() {
+            true => Ok(None),
+            false => r.str().map(|t| (!t.is_empty()).then_some(t)),
+        };
+        let old_table = transition()?;
+        let new_table = transition()?;
         Ok(TriggerDef {
             oid: 0,
             table,
@@ -147,6 +162,8 @@ impl TriggerDef {
             columns,
             args,
             when: (!when.is_empty()).then_some(when),
+            old_table,
+            new_table,
         })
     }
 }
@@ -296,8 +313,9 @@ fn table_display(name: &str) -> &str {
 mod tests {
     use super::*;
 
-    // Proves a trigger's row tail round-trips and a damaged one is an
-    // error, not a wrong definition.
+    // Proves a trigger's row tail round-trips, a damaged one is an error,
+    // not a wrong definition, and one without the transition table
+    // names (older rows) still reads.
     #[test]
     fn body_round_trips() {
         let def = TriggerDef {
@@ -310,6 +328,8 @@ mod tests {
             columns: vec!["a".into()],
             args: vec!["x".into(), "42".into()],
             when: Some("(old.a IS DISTINCT FROM new.a)".into()),
+            old_table: None,
+            new_table: Some("n".into()),
         };
         let mut w = Writer::default();
         def.encode(&mut w);
@@ -320,5 +340,15 @@ mod tests {
         let mut bad = bytes.clone();
         bad[18] = b'X';
         assert!(TriggerDef::decode(&mut Reader(&bad)).is_err());
+        // A row written before transition tables (no such names) reads
+        // as one without them.
+        let plain = TriggerDef {
+            new_table: None,
+            ..def.clone()
+        };
+        let mut w = Writer::default();
+        plain.encode(&mut w);
+        let old_format = &w.0[..w.0.len() - 4];
+        assert_eq!(TriggerDef::decode(&mut Reader(old_format)).unwrap(), plain);
     }
 }

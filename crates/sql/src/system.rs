@@ -635,6 +635,8 @@ impl SystemRelation {
                 ("tginitdeferred", Bool),
                 ("tgnargs", Int2),
                 ("tgargs", SqlType::Bytea),
+                ("tgoldtable", Text),
+                ("tgnewtable", Text),
             ],
             SystemRelation::Description => &[
                 ("objoid", Oid),
@@ -1514,6 +1516,8 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
         Value::Bool(false),
         Value::Int2(i16::try_from(t.args.len()).unwrap_or(i16::MAX)),
         Value::Bytea(args),
+        t.old_table.as_deref().map_or(Value::Null, text),
+        t.new_table.as_deref().map_or(Value::Null, text),
     ]
 }
 

@@ -13,7 +13,7 @@ use folio_catalog::{
 use folio_db::Transaction;
 use sqlparser::ast::{
     AlterTableOperation, CreateTrigger, DropTrigger, Expr, Ident, Statement, TriggerEvent,
-    TriggerObject, TriggerPeriod,
+    TriggerObject, TriggerPeriod, TriggerReferencingType,
 };
 use std::ops::ControlFlow;
 
@@ -119,6 +119,7 @@ pub fn create(
         }
         None => None,
     };
+    let (old_table, new_table) = transition_tables(create, kind, !columns.is_empty())?;
     let body = create.exec_body.as_ref().expect("checked above");
     let function =
         crate::sql_functions::resolve(&body.func_desc.name, Some(0)).ok_or_else(|| {
@@ -153,6 +154,8 @@ pub fn create(
         columns,
         args: args.to_vec(),
         when,
+        old_table,
+        new_table,
     };
     if create.name.0.len() > 1 {
         return Err(SqlError::syntax(format!(
@@ -166,14 +169,66 @@ pub fn create(
     Ok(Output::command("CREATE TRIGGER"))
 }
 
+/// `REFERENCING {OLD | NEW} TABLE [AS] name ...`: the transition tables'
+/// names, under PostgreSQL's rules (an AFTER trigger of one event, no
+/// column list; OLD for DELETE or UPDATE, NEW for INSERT or UPDATE).
+fn transition_tables(
+    create: &CreateTrigger,
+    kind: u16,
+    column_list: bool,
+) -> Result<(Option<String>, Option<String>), SqlError> {
+    let (mut old, mut new) = (None, None);
+    if create.referencing.is_empty() {
+        return Ok((old, new));
+    }
+    let invalid = |message: &str| Err(SqlError::new("42P17", message));
+    if kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0 {
+        return invalid("transition table name can only be specified for an AFTER trigger");
+    }
+    if create.events.len() > 1 {
+        return invalid(
+            "transition tables cannot be specified for triggers with more than one event",
+        );
+    }
+    if column_list {
+        return invalid("transition tables cannot be specified for triggers with column lists");
+    }
+    for r in &create.referencing {
+        let name = names::relation(&r.transition_relation_name)?;
+        let (slot, word, events) = match r.refer_type {
+            TriggerReferencingType::OldTable => (&mut old, "OLD", TRIGGER_DELETE | TRIGGER_UPDATE),
+            TriggerReferencingType::NewTable => (&mut new, "NEW", TRIGGER_INSERT | TRIGGER_UPDATE),
+        };
+        if kind & events == 0 {
+            let which = if word == "OLD" {
+                "a DELETE or UPDATE"
+            } else {
+                "an INSERT or UPDATE"
+            };
+            return invalid(&format!(
+                "{word} TABLE can only be specified for {which} trigger"
+            ));
+        }
+        if slot.replace(name).is_some() {
+            return Err(SqlError::syntax(format!(
+                "{word} TABLE cannot be specified multiple times"
+            )));
+        }
+    }
+    if old.is_some() && old == new {
+        return Err(SqlError::syntax(
+            "OLD TABLE name and NEW TABLE name cannot be the same",
+        ));
+    }
+    Ok((old, new))
+}
+
 /// The forms folio does not run: 0A000 each (PostgreSQL has them).
 fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
     let refused = if create.is_constraint || create.referenced_table_name.is_some() {
         Some("constraint triggers")
     } else if create.characteristics.is_some() {
         Some("DEFERRABLE triggers")
-    } else if !create.referencing.is_empty() {
-        Some("transition tables (REFERENCING)")
     } else {
         None
     };
@@ -452,8 +507,18 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
     let args: Vec<String> = (def.args.iter())
         .map(|a| format!("'{}'", a.replace('\'', "''")))
         .collect();
+    let mut referencing = String::new();
+    if let Some(old) = &def.old_table {
+        referencing.push_str(&format!(" OLD TABLE AS {}", names::written(old)));
+    }
+    if let Some(new) = &def.new_table {
+        referencing.push_str(&format!(" NEW TABLE AS {}", names::written(new)));
+    }
+    if !referencing.is_empty() {
+        referencing.insert_str(0, " REFERENCING");
+    }
     format!(
-        "CREATE TRIGGER {} {} {} ON {table} FOR EACH {}{when} EXECUTE FUNCTION {}({})",
+        "CREATE TRIGGER {} {} {} ON {table}{referencing} FOR EACH {}{when} EXECUTE FUNCTION {}({})",
         names::written(&def.name),
         match def.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) {
             TRIGGER_BEFORE => "BEFORE",

@@ -16,6 +16,7 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::modifying_cte::Produced;
 use crate::plpgsql::parse::{Block, Sql};
 use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
 use folio_catalog::{
@@ -131,6 +132,11 @@ pub struct Triggers {
     before_statement: Vec<Bound>,
     after_statement: Vec<Bound>,
     queue: RefCell<Vec<Queued>>,
+    /// An AFTER trigger reads transition tables: every written row is
+    /// kept, its old version and its new.
+    transitions: bool,
+    old_rows: RefCell<Vec<Vec<Value>>>,
+    new_rows: RefCell<Vec<Vec<Value>>>,
 }
 
 impl Triggers {
@@ -186,7 +192,12 @@ impl Triggers {
                 (false, false) => after_statement.push(bound),
             }
         }
+        let transitions = (after.iter().chain(&after_statement))
+            .any(|b| b.def.old_table.is_some() || b.def.new_table.is_some());
         Ok(Some(Triggers {
+            transitions,
+            old_rows: RefCell::default(),
+            new_rows: RefCell::default(),
             event,
             table_oid: oid,
             table: table.to_string(),
@@ -204,7 +215,7 @@ impl Triggers {
     /// Whether any row trigger is to fire (else rows may be written in
     /// batches).
     pub fn has_row_triggers(&self) -> bool {
-        !self.before.is_empty() || !self.after.is_empty()
+        !self.before.is_empty() || !self.after.is_empty() || self.transitions
     }
 
     /// Runs the BEFORE STATEMENT triggers: before the statement reads or
@@ -225,12 +236,36 @@ impl Triggers {
             if !self.applies(cx, txn, bound, &call)? {
                 continue;
             }
-            let mut notices = Vec::new();
-            let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
-            cx.raised.borrow_mut().extend(notices);
-            returned?;
+            self.run_after(cx, txn, bound, &call)?;
         }
         Ok(())
+    }
+
+    /// Runs an AFTER (or BEFORE STATEMENT) trigger, its result ignored,
+    /// with its transition tables named for its statements.
+    fn run_after(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        bound: &Bound,
+        call: &TriggerCall<'_>,
+    ) -> Result<(), SqlError> {
+        let depth = cx.produced.borrow().len();
+        for (name, rows) in [
+            (&bound.def.old_table, &self.old_rows),
+            (&bound.def.new_table, &self.new_rows),
+        ] {
+            if let Some(name) = name {
+                let rows = rows.borrow().clone();
+                let table = Produced::transition(name, rows, &self.columns);
+                cx.produced.borrow_mut().push(std::rc::Rc::new(table));
+            }
+        }
+        let mut notices = Vec::new();
+        let returned = call_trigger(cx, txn, &mut notices, &bound.block, call);
+        cx.raised.borrow_mut().extend(notices);
+        cx.produced.borrow_mut().truncate(depth);
+        returned.map(|_| ())
     }
 
     /// Runs the BEFORE (or a view's INSTEAD OF) row triggers for a row
@@ -284,6 +319,14 @@ impl Triggers {
         old: Option<&[Value]>,
         new: Option<&[Value]>,
     ) -> Result<(), SqlError> {
+        if self.transitions {
+            self.old_rows
+                .borrow_mut()
+                .extend(old.map(<[Value]>::to_vec));
+            self.new_rows
+                .borrow_mut()
+                .extend(new.map(<[Value]>::to_vec));
+        }
         if self.after.is_empty() {
             return Ok(());
         }
@@ -320,10 +363,7 @@ impl Triggers {
             for i in fire {
                 let bound = &self.after[i];
                 let call = self.call(bound, "AFTER", old.as_deref(), new.as_deref());
-                let mut notices = Vec::new();
-                let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
-                cx.raised.borrow_mut().extend(notices);
-                returned?;
+                self.run_after(cx, txn, bound, &call)?;
             }
         }
         Ok(())

@@ -45,7 +45,8 @@ fn triggers_survive_a_reopen() {
 
 // Proves ALTER TABLE ... ENABLE / DISABLE TRIGGER is kept in the catalog:
 // after a reopen a disabled trigger still does not fire and shows `D`,
-// one enabled ALWAYS shows `A` and fires, as in PostgreSQL 15.
+// one enabled ALWAYS shows `A` and fires, as in PostgreSQL 15; and a
+// trigger's transition table names are kept.
 #[test]
 fn enabled_state_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
@@ -70,15 +71,20 @@ fn enabled_state_survives_a_reopen() {
         &mut s,
         "alter table t disable trigger b, enable always trigger a",
     );
+    ok(
+        &mut s,
+        "create trigger c after update on t referencing old table as o new table as n \
+         for each statement execute function stamp()",
+    );
     drop(s);
     let db = common::reopen(db, &path);
     let mut s = Session::new(db.clone());
     assert_eq!(
         rows(
             &mut s,
-            "select tgname, tgenabled from pg_trigger order by 1"
+            "select tgname, tgenabled, tgoldtable, tgnewtable from pg_trigger order by 1"
         ),
-        ["a A", "b D"]
+        ["a A NULL NULL", "b D NULL NULL", "c O o n"]
     );
     ok(&mut s, "insert into t (id) values (1)");
     assert_eq!(rows(&mut s, "select note from t"), ["a"]);

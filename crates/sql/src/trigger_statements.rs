@@ -1,6 +1,7 @@
 //! The trigger statements (README "Triggers"): `CREATE [OR REPLACE]
 //! TRIGGER`, `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`,
-//! and `pg_get_triggerdef`'s text. What firing does is `triggers.rs`'s.
+//! DROP FUNCTION's triggers, and `pg_get_triggerdef`'s text. What firing
+//! does is `triggers.rs`'s (a view's INSTEAD OF: `instead_of.rs`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -17,10 +18,11 @@ use sqlparser::ast::{
 };
 use std::ops::ControlFlow;
 
-/// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON
-/// table [FOR [EACH] {ROW | STATEMENT}] [WHEN (cond)] EXECUTE {FUNCTION |
-/// PROCEDURE} f(args)` (no FOR: a statement trigger, as PostgreSQL's;
-/// `parse.rs` writes it in).
+/// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER | INSTEAD OF} event
+/// [OR ...] ON table [REFERENCING {OLD | NEW} TABLE [AS] n ...] [FOR
+/// [EACH] {ROW | STATEMENT}] [WHEN (cond)] EXECUTE {FUNCTION | PROCEDURE}
+/// f(args)` (no FOR: a statement trigger, as PostgreSQL's; `parse.rs`
+/// writes it in). INSTEAD OF is a view's, BEFORE / AFTER a table's.
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,

@@ -183,17 +183,20 @@ fn transition_tables(
     if create.referencing.is_empty() {
         return Ok((old, new));
     }
+    // PostgreSQL's codes: 42P17 for a definition that cannot be, 0A000
+    // for what it does not support.
     let invalid = |message: &str| Err(SqlError::new("42P17", message));
+    let unsupported = |message: &str| Err(SqlError::new("0A000", message));
     if kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0 {
         return invalid("transition table name can only be specified for an AFTER trigger");
     }
     if create.events.len() > 1 {
-        return invalid(
+        return unsupported(
             "transition tables cannot be specified for triggers with more than one event",
         );
     }
     if column_list {
-        return invalid("transition tables cannot be specified for triggers with column lists");
+        return unsupported("transition tables cannot be specified for triggers with column lists");
     }
     for r in &create.referencing {
         let name = names::relation(&r.transition_relation_name)?;
@@ -212,15 +215,11 @@ fn transition_tables(
             ));
         }
         if slot.replace(name).is_some() {
-            return Err(SqlError::syntax(format!(
-                "{word} TABLE cannot be specified multiple times"
-            )));
+            return invalid(&format!("{word} TABLE cannot be specified multiple times"));
         }
     }
     if old.is_some() && old == new {
-        return Err(SqlError::syntax(
-            "OLD TABLE name and NEW TABLE name cannot be the same",
-        ));
+        return invalid("OLD TABLE name and NEW TABLE name cannot be the same");
     }
     Ok((old, new))
 }

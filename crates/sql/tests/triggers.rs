@@ -141,6 +141,33 @@ fn trigger_statement_sqlstates() {
         .code,
         "42P17"
     );
+    for (sql, code) in [
+        (
+            "create trigger x instead of insert on v for each statement execute function f()",
+            "0A000",
+        ),
+        (
+            "create trigger x instead of insert on t for each row execute function f()",
+            "42809",
+        ),
+        (
+            "create trigger x before update on t referencing new table as n \
+             for each statement execute function f()",
+            "42P17",
+        ),
+        (
+            "create trigger x after insert or update on t referencing new table as n \
+             for each statement execute function f()",
+            "0A000",
+        ),
+        (
+            "create trigger x after update on t referencing new table as n new table as m \
+             for each row execute function f()",
+            "42P17",
+        ),
+    ] {
+        assert_eq!(fails(&mut s, sql).code, code, "{sql}");
+    }
     ok(&mut s, "drop function f() cascade");
     let notices = s.take_notices();
     assert_eq!(

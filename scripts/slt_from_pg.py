@@ -13,7 +13,8 @@ authentication, database postgres). What it returns decides the record:
   integer columns, `R` for float and numeric ones, `T` for the rest;
   NULL as `NULL`, the empty string as `(empty)`;
 - no rows -> `statement ok`;
-- an error -> `statement error <PostgreSQL's message>`.
+- an error -> `statement error <PostgreSQL's message>` (a regular
+  expression: its metacharacters escaped).
 
 A statement written `ok: ...` or `err: ...` is forced to a statement
 record (a DML statement with RETURNING, say), and the script fails if
@@ -27,6 +28,12 @@ import sys
 
 INTEGER = {20, 21, 23}
 REAL = {700, 701, 1700}
+
+
+def pattern(message):
+    """`message` as a regular expression that matches it (the runner
+    reads a `statement error` line as one)."""
+    return "".join("\\" + c if c in "\\.+*?()|[]{}^$" else c for c in message)
 
 
 class Connection:
@@ -154,7 +161,7 @@ def main():
             if isinstance(result, str):
                 if forced == "ok:":
                     raise SystemExit(f"expected ok, PostgreSQL said {result!r}: {sql}")
-                lines.append("statement error " + result.splitlines()[0])
+                lines.append("statement error " + pattern(result.splitlines()[0]))
             elif result is None or forced:
                 if forced == "err:":
                     raise SystemExit(f"expected an error, PostgreSQL had none: {sql}")

@@ -78,6 +78,7 @@ pub use table_maps_file::TABLE_MAPS_FILE;
 pub use temp::{split_temp_name, temp_name, temp_schema, temp_schema_number, unqualified};
 pub use toast::{CHUNK_BYTES, TOAST_THRESHOLD};
 pub use triggers::{
-    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_UPDATE, TriggerDef,
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE, TriggerDef, TriggerEnabled,
 };
 pub use views::{View, ViewDef};

@@ -13,10 +13,12 @@
 //! | table oid | 8 | the table it is on (`pg_trigger.tgrelid`) |
 //! | function oid | 8 | the PL/pgSQL function it runs (`tgfoid`) |
 //! | type | 2 | PostgreSQL's `tgtype` bits (row, before, insert, delete, update, ...) |
-//! | enabled | 1 | `O` enabled, `D` disabled (`tgenabled`) |
+//! | enabled | 1 | `tgenabled`: `O` fires, `D` disabled, `A` always, `R` replica only |
 //! | columns | 2 + n × str | `UPDATE OF` column names |
 //! | arguments | 2 + n × str | `EXECUTE FUNCTION f('a', ...)`'s arguments (`tgargs`) |
 //! | when | str | the `WHEN` condition's SQL text, empty for none |
+//! | old table | str | `REFERENCING OLD TABLE AS` name, empty for none (absent in rows written before it) |
+//! | new table | str | `REFERENCING NEW TABLE AS` name, likewise |
 //!
 //! A trigger goes with its table (`note_dropped`).
 
@@ -38,6 +40,54 @@ pub const TRIGGER_INSERT: u16 = 4;
 pub const TRIGGER_DELETE: u16 = 8;
 /// `tgtype` bit: fires on UPDATE.
 pub const TRIGGER_UPDATE: u16 = 16;
+/// `tgtype` bit: fires on TRUNCATE (statement triggers only).
+pub const TRIGGER_TRUNCATE: u16 = 32;
+/// `tgtype` bit: INSTEAD OF (a view's row trigger; neither BEFORE nor
+/// AFTER).
+pub const TRIGGER_INSTEAD: u16 = 64;
+
+/// When a trigger fires (`tgenabled`, set by `ALTER TABLE ... ENABLE |
+/// DISABLE TRIGGER`). Sessions run as PostgreSQL's default
+/// `session_replication_role = origin`: `Origin` and `Always` fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerEnabled {
+    /// `O`: fires (`ENABLE TRIGGER`, the default).
+    Origin,
+    /// `D`: never fires (`DISABLE TRIGGER`).
+    Disabled,
+    /// `R`: fires only in a replica session (`ENABLE REPLICA TRIGGER`).
+    Replica,
+    /// `A`: always fires (`ENABLE ALWAYS TRIGGER`).
+    Always,
+}
+
+impl TriggerEnabled {
+    /// `pg_trigger.tgenabled`'s letter (also the stored byte).
+    pub fn letter(self) -> u8 {
+        match self {
+            TriggerEnabled::Origin => b'O',
+            TriggerEnabled::Disabled => b'D',
+            TriggerEnabled::Replica => b'R',
+            TriggerEnabled::Always => b'A',
+        }
+    }
+
+    fn of_letter(letter: u8) -> Option<TriggerEnabled> {
+        [
+            TriggerEnabled::Origin,
+            TriggerEnabled::Disabled,
+            TriggerEnabled::Replica,
+            TriggerEnabled::Always,
+        ]
+        .into_iter()
+        .find(|e| e.letter() == letter)
+    }
+
+    /// Whether the trigger fires in a session (role `origin`).
+    pub fn fires(self) -> bool {
+        matches!(self, TriggerEnabled::Origin | TriggerEnabled::Always)
+    }
+}
 
 /// A trigger's definition (what `pg_trigger` shows of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,14 +100,18 @@ pub struct TriggerDef {
     pub function: u64,
     /// PostgreSQL's `tgtype` bits (`TRIGGER_*`).
     pub kind: u16,
-    /// Fires (`tgenabled` `O`); else disabled (`D`).
-    pub enabled: bool,
+    /// When it fires (`tgenabled`).
+    pub enabled: TriggerEnabled,
     /// `UPDATE OF` columns, by name.
     pub columns: Vec<String>,
     /// The arguments given to the function (`TG_ARGV`).
     pub args: Vec<String>,
     /// The `WHEN` condition's SQL text.
     pub when: Option<String>,
+    /// Transition tables: `REFERENCING OLD TABLE AS` and `NEW TABLE AS`
+    /// names (`tgoldtable`, `tgnewtable`).
+    pub old_table: Option<String>,
+    pub new_table: Option<String>,
 }
 
 impl TriggerDef {
@@ -65,7 +119,7 @@ impl TriggerDef {
         w.u64(self.table)
             .u64(self.function)
             .u16(self.kind)
-            .u8(if self.enabled { b'O' } else { b'D' });
+            .u8(self.enabled.letter());
         w.u16(self.columns.len() as u16);
         for c in &self.columns {
             w.str(c);
@@ -75,22 +129,29 @@ impl TriggerDef {
             w.str(a);
         }
         w.str(self.when.as_deref().unwrap_or(""));
+        w.str(self.old_table.as_deref().unwrap_or(""));
+        w.str(self.new_table.as_deref().unwrap_or(""));
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<TriggerDef, String> {
         let table = r.u64()?;
         let function = r.u64()?;
         let kind = r.u16()?;
-        let enabled = match r.u8()? {
-            b'O' => true,
-            b'D' => false,
-            other => return Err(format!("trigger enabled byte {other}")),
-        };
+        let letter = r.u8()?;
+        let enabled = TriggerEnabled::of_letter(letter)
+            .ok_or_else(|| format!("trigger enabled byte {letter}"))?;
         let n = r.u16()?;
         let columns = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
         let n = r.u16()?;
         let args = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
         let when = r.str()?;
+        // (Rows written before transition tables end here.)
+        let mut transition = || match r.0.is_empty() {
+            true => Ok(None),
+            false => r.str().map(|t| (!t.is_empty()).then_some(t)),
+        };
+        let old_table = transition()?;
+        let new_table = transition()?;
         Ok(TriggerDef {
             oid: 0,
             table,
@@ -101,6 +162,8 @@ impl TriggerDef {
             columns,
             args,
             when: (!when.is_empty()).then_some(when),
+            old_table,
+            new_table,
         })
     }
 }
@@ -195,15 +258,15 @@ impl Catalog {
         })
     }
 
-    /// `ALTER TABLE ... ENABLE | DISABLE TRIGGER name`: sets whether it
-    /// fires; 42704 if there is none of that name.
+    /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER
+    /// name`: sets when it fires; 42704 if there is none of that name.
     pub fn enable_trigger(
         &self,
         txn: &mut Transaction,
         table: u64,
         table_name: &str,
         name: &str,
-        enabled: bool,
+        enabled: TriggerEnabled,
     ) -> Result<(), CatalogError> {
         let row = row_name(table, name);
         let missing =
@@ -250,8 +313,9 @@ fn table_display(name: &str) -> &str {
 mod tests {
     use super::*;
 
-    // Proves a trigger's row tail round-trips and a damaged one is an
-    // error, not a wrong definition.
+    // Proves a trigger's row tail round-trips, a damaged one is an error,
+    // not a wrong definition, and one without the transition table
+    // names (older rows) still reads.
     #[test]
     fn body_round_trips() {
         let def = TriggerDef {
@@ -260,10 +324,12 @@ mod tests {
             name: String::new(),
             function: 16390,
             kind: TRIGGER_ROW | TRIGGER_BEFORE | TRIGGER_UPDATE,
-            enabled: true,
+            enabled: TriggerEnabled::Replica,
             columns: vec!["a".into()],
             args: vec!["x".into(), "42".into()],
             when: Some("(old.a IS DISTINCT FROM new.a)".into()),
+            old_table: None,
+            new_table: Some("n".into()),
         };
         let mut w = Writer::default();
         def.encode(&mut w);
@@ -274,5 +340,15 @@ mod tests {
         let mut bad = bytes.clone();
         bad[18] = b'X';
         assert!(TriggerDef::decode(&mut Reader(&bad)).is_err());
+        // A row written before transition tables (no such names) reads
+        // as one without them.
+        let plain = TriggerDef {
+            new_table: None,
+            ..def.clone()
+        };
+        let mut w = Writer::default();
+        plain.encode(&mut w);
+        let old_format = &w.0[..w.0.len() - 4];
+        assert_eq!(TriggerDef::decode(&mut Reader(old_format)).unwrap(), plain);
     }
 }

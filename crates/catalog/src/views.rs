@@ -342,6 +342,8 @@ impl Catalog {
                 .class(txn, name)?
                 .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
             self.classes.delete(txn, tid)?;
+            // Its INSTEAD OF triggers go with it.
+            self.drop_triggers_of(txn, def.oid)?;
             self.drop_descriptions(txn, def.oid, |_| true)
         })
     }

@@ -23,7 +23,7 @@ use crate::error::SqlError;
 use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar};
 use crate::scan;
-use crate::triggers::{Event, RowTriggers};
+use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Transaction, Write};
@@ -175,18 +175,18 @@ pub fn plan(
 /// conflicting row DO UPDATE changes, as PostgreSQL's.
 pub struct Fire<'a, 'c> {
     pub cx: &'a Ctx<'c>,
-    pub inserts: Option<&'a RowTriggers>,
-    pub updates: Option<&'a RowTriggers>,
+    pub inserts: Option<&'a Triggers>,
+    pub updates: Option<&'a Triggers>,
 }
 
 impl Conflict {
     /// The UPDATE triggers of a DO UPDATE on `relation` (its SET columns
     /// for `UPDATE OF`), if it has any.
-    pub fn triggers(&self, relation: &Relation) -> Result<Option<RowTriggers>, SqlError> {
+    pub fn triggers(&self, relation: &Relation) -> Result<Option<Triggers>, SqlError> {
         match &self.action {
             Action::Update { assignments, .. } => {
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
-                RowTriggers::of_statement(relation, Event::Update, &set)
+                Triggers::of_statement(relation, Event::Update, &set)
             }
             _ => Ok(None),
         }

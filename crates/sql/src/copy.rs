@@ -3,7 +3,10 @@
 //! size (the protocol's CopyData messages), are cut into records, fields
 //! and values, and are inserted a batch at a time (`BATCH_ROWS` rows, a
 //! heap record per page: PostgreSQL's COPY buffers rows the same way), so
-//! memory holds one batch.
+//! memory holds one batch. Into a table with INSERT triggers
+//! (`triggers.rs`) the BEFORE STATEMENT ones fire as it starts, each row
+//! of a batch goes through the BEFORE ROW ones and is written alone (the
+//! next row's triggers see it), and the AFTER ones fire as it ends.
 
 use crate::access;
 use crate::constraints::Constraints;
@@ -15,6 +18,7 @@ use crate::output::Output;
 use crate::parse::Copy;
 use crate::query;
 use crate::scalar::Env;
+use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -55,14 +59,15 @@ pub struct CopyIn {
     ended: bool,
     /// The sequences the defaults call (`serial` columns left out).
     sequences: Option<crate::sequences::Calls>,
+    /// The table's INSERT triggers, if it has any.
+    triggers: Option<Triggers>,
 }
 
 impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
-    pub fn start(cx: &Ctx<'_>, txn: &Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
+    pub fn start(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
         let relation = access::relation(cx, txn, &table)?;
-        crate::triggers::refuse_copy(cx, txn, &relation)?;
         if relation.def.matview.is_some() {
             return Err(SqlError::new(
                 "42809",
@@ -92,8 +97,13 @@ impl CopyIn {
                 constraints.sequences(),
             )?),
         };
+        let triggers = Triggers::of_statement(&relation, Event::Insert, &[])?;
+        if let Some(triggers) = &triggers {
+            triggers.start_statement(cx, txn)?;
+        }
         Ok(CopyIn {
             sequences,
+            triggers,
             force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
             force_null: format.force_null.resolve("FORCE_NULL", &names)?,
             relation,
@@ -111,6 +121,12 @@ impl CopyIn {
         })
     }
 
+    /// Whether the table's triggers fire (its data then needs the
+    /// statement's scope: `object_scope.rs`).
+    pub fn has_triggers(&self) -> bool {
+        self.triggers.is_some()
+    }
+
     /// The number of columns each line carries.
     pub fn width(&self) -> usize {
         self.targets.len()
@@ -122,6 +138,7 @@ impl CopyIn {
     /// come).
     pub fn data(
         &mut self,
+        cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
         mut data: &[u8],
@@ -132,11 +149,11 @@ impl CopyIn {
                 return Ok(());
             };
             let line = if self.partial.is_empty() {
-                self.line(txn, pending, &data[..end])
+                self.line(cx, txn, pending, &data[..end])
             } else {
                 let mut whole = std::mem::take(&mut self.partial);
                 whole.extend_from_slice(&data[..end]);
-                self.line(txn, pending, &whole)
+                self.line(cx, txn, pending, &whole)
             };
             line?;
             crate::interrupt::every(txn, self.rows)?;
@@ -149,6 +166,7 @@ impl CopyIn {
     /// Returns the rows inserted.
     pub fn finish(
         mut self,
+        cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
     ) -> Result<u64, SqlError> {
@@ -157,14 +175,18 @@ impl CopyIn {
         }
         if !self.ended && !self.partial.is_empty() {
             let last = std::mem::take(&mut self.partial);
-            self.line(txn, pending, &last)?;
+            self.line(cx, txn, pending, &last)?;
         }
-        self.insert_batch(txn, pending)?;
+        self.insert_batch(cx, txn, pending)?;
+        if let Some(triggers) = &self.triggers {
+            triggers.end_statement(cx, txn)?;
+        }
         Ok(self.rows)
     }
 
     fn line(
         &mut self,
+        cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
         line: &[u8],
@@ -172,7 +194,7 @@ impl CopyIn {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line == b"\\." {
             self.ended = true;
-            return self.insert_batch(txn, pending);
+            return self.insert_batch(cx, txn, pending);
         }
         let fields = self.format.fields(line)?;
         let bad = |message: String| SqlError::new("22P04", message);
@@ -207,7 +229,7 @@ impl CopyIn {
         self.batch_bytes += line.len();
         self.rows += 1;
         if self.batch.len() == BATCH_ROWS || self.batch_bytes >= BATCH_BYTES {
-            self.insert_batch(txn, pending)?;
+            self.insert_batch(cx, txn, pending)?;
         }
         Ok(())
     }
@@ -224,8 +246,12 @@ impl CopyIn {
     /// Inserts the rows of the batch; their foreign keys are checked at
     /// once (a COPY's rows are not kept until it ends), but for those a
     /// block defers (`pending`).
+    /// With row triggers each row is written alone, after its BEFORE
+    /// triggers (a row they skip is not counted), and queued for its
+    /// AFTER ones.
     fn insert_batch(
         &mut self,
+        cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
     ) -> Result<(), SqlError> {
@@ -235,10 +261,29 @@ impl CopyIn {
         let rows = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
         self.batch_bytes = 0;
         let env = self.env();
+        let mut skipped = 0;
         self.constraints.start_statement();
+        match self.triggers.as_ref().filter(|t| t.has_row_triggers()) {
+            None => {
+                self.constraints
+                    .insert_many(txn, &self.relation, rows, &env)?;
+            }
+            Some(triggers) => {
+                for row in rows {
+                    let Some(row) = triggers.before(cx, txn, None, Some(row))? else {
+                        skipped += 1;
+                        continue;
+                    };
+                    self.constraints
+                        .insert(txn, &self.relation, row.clone(), &env)?;
+                    triggers.after(cx, txn, None, Some(&row))?;
+                }
+            }
+        }
         self.constraints
-            .insert_many(txn, &self.relation, rows, &env)?;
-        self.constraints.end_statement(pending, txn, &self.relation)
+            .end_statement(pending, txn, &self.relation)?;
+        self.rows -= skipped;
+        Ok(())
     }
 
     /// The header line: skipped, or with `HEADER MATCH` checked against

@@ -13,6 +13,8 @@ use crate::names;
 use crate::output::{Notice, Output};
 use crate::scalar::{self, Env, Scalar};
 use crate::sequences;
+use crate::trigger_statements::Enabling;
+use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::{
     ColumnDef, ConstraintKind, Deferrable, ForeignKeyRequest, INT2_OID, INT4_OID, INT8_OID,
@@ -853,13 +855,14 @@ pub fn drop(
 /// BY`), transactionally as PostgreSQL does (folio-catalog
 /// `restart_sequence`).
 pub fn truncate(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
     tables: &[TruncateTableTarget],
     cascade: bool,
     restart_identity: bool,
 ) -> Result<Output, SqlError> {
+    let db = cx.db;
     let mut names = tables
         .iter()
         .map(|t| names::relation(&t.name))
@@ -918,6 +921,18 @@ pub fn truncate(
             )));
         }
     }
+    // The tables' TRUNCATE triggers: BEFORE for each before any is
+    // emptied, AFTER for each once all are.
+    let mut triggers = Vec::new();
+    for (def, name) in defs.iter().zip(&names) {
+        if crate::triggers::fires_any(def.oid, Event::Truncate) {
+            let relation = access::relation(cx, txn, name)?;
+            triggers.extend(Triggers::of_statement(&relation, Event::Truncate, &[])?);
+        }
+    }
+    for t in &triggers {
+        t.start_statement(cx, txn)?;
+    }
     for name in &names {
         db.catalog().truncate(txn, name)?;
     }
@@ -929,6 +944,9 @@ pub fn truncate(
         for sequence in owned {
             db.catalog().restart_sequence(txn, &sequence.name, None)?;
         }
+    }
+    for t in &triggers {
+        t.end_statement(cx, txn)?;
     }
     Ok(Output::command("TRUNCATE TABLE"))
 }
@@ -975,6 +993,10 @@ pub fn alter_table(
             AlterTableOperation::DropConstraint { .. } => "DROP CONSTRAINT",
             AlterTableOperation::AlterColumn { .. } => "ALTER COLUMN",
             _ => "this",
+        };
+        let action = match Enabling::of(op) {
+            Some(enabling) => enabling.action(),
+            None => action.to_string(),
         };
         return Err(SqlError::new(
             "42809",
@@ -1156,7 +1178,10 @@ pub fn alter_table(
                 };
                 db.catalog().set_default(txn, &name, &column, expr)?;
             }
-            other => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
+            other => match Enabling::of(other) {
+                Some(enabling) => enabling.run(cx, txn, &name)?,
+                None => return Err(SqlError::unsupported(format!("ALTER TABLE ... {other}"))),
+            },
         }
     }
     cx.relations.ddl();

@@ -22,7 +22,7 @@ use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
 use crate::subquery::{self, Subplan};
-use crate::triggers::{Event, RowTriggers};
+use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::Transaction;
@@ -76,7 +76,7 @@ pub enum Source {
 /// A RETURNING list bound over the row the change's expressions see, and
 /// its result columns.
 /// RETURNING's expressions, its columns and their types.
-type Returning = Option<(Vec<Scalar>, Vec<Column>, Vec<SqlType>)>;
+pub(crate) type Returning = Option<(Vec<Scalar>, Vec<Column>, Vec<SqlType>)>;
 
 /// The rows an `INSERT` without `ON CONFLICT` hands to the heap at once.
 const INSERT_BATCH_ROWS: usize = 1000;
@@ -512,11 +512,14 @@ impl Change {
                 constraints,
             } => {
                 constraints.start_statement();
-                let triggers = RowTriggers::of_statement(relation, Event::Insert, &[])?;
+                let triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
                 let conflict_triggers = match on_conflict {
                     Some(conflict) => conflict.triggers(relation)?,
                     None => None,
                 };
+                for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
+                    triggers.start_statement(cx, txn)?;
+                }
                 let rows: Vec<Vec<Value>> = match source {
                     Source::Values(rows) => rows
                         .iter()
@@ -568,7 +571,8 @@ impl Change {
                             out.push(project(items, &row, env)?);
                         }
                         count += 1;
-                        match (on_conflict, &triggers) {
+                        let row_triggers = triggers.as_ref().filter(|t| t.has_row_triggers());
+                        match (on_conflict, row_triggers) {
                             (Some(_), _) => {}
                             (None, None) => batch.push(row),
                             // A row with triggers is written at once: the
@@ -585,8 +589,13 @@ impl Change {
                     constraints.insert_many(txn, relation, rows, env)?;
                 }
                 constraints.end_statement(Some(pending), txn, relation)?;
+                // PostgreSQL's order: the rows' AFTER triggers, then DO
+                // UPDATE's AFTER STATEMENT triggers before INSERT's.
                 for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
-                    triggers.end_statement(cx, txn)?;
+                    triggers.after_rows(cx, txn)?;
+                }
+                for triggers in [&conflict_triggers, &triggers].into_iter().flatten() {
+                    triggers.after_statement(cx, txn)?;
                 }
                 finish(returning, out, format!("INSERT 0 {count}"))
             }
@@ -600,7 +609,10 @@ impl Change {
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
-                let triggers = RowTriggers::of_statement(relation, Event::Update, &set)?;
+                let triggers = Triggers::of_statement(relation, Event::Update, &set)?;
+                if let Some(triggers) = &triggers {
+                    triggers.start_statement(cx, txn)?;
+                }
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for Selected {
@@ -670,7 +682,10 @@ impl Change {
                 subplans,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
-                let triggers = RowTriggers::of_statement(relation, Event::Delete, &[])?;
+                let triggers = Triggers::of_statement(relation, Event::Delete, &[])?;
+                if let Some(triggers) = &triggers {
+                    triggers.start_statement(cx, txn)?;
+                }
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for Selected {
@@ -722,7 +737,10 @@ impl Change {
     }
 }
 
-fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, SqlError> {
+pub(crate) fn returning(
+    scope: &Scope,
+    items: Option<&[SelectItem]>,
+) -> Result<Returning, SqlError> {
     let Some(items) = items else {
         return Ok(None);
     };
@@ -731,12 +749,20 @@ fn returning(scope: &Scope, items: Option<&[SelectItem]>) -> Result<Returning, S
     Ok(Some((items, columns, types)))
 }
 
-fn project(items: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
+pub(crate) fn project(
+    items: &[Scalar],
+    row: &[Value],
+    env: &Env<'_>,
+) -> Result<Vec<Value>, SqlError> {
     items.iter().map(|s| s.eval(row, env)).collect()
 }
 
 /// The statement's output: its tag, with the RETURNING rows if any.
-fn finish(returning: &Returning, rows: Vec<Vec<Value>>, tag: String) -> Result<Output, SqlError> {
+pub(crate) fn finish(
+    returning: &Returning,
+    rows: Vec<Vec<Value>>,
+    tag: String,
+) -> Result<Output, SqlError> {
     Ok(match returning {
         Some((_, columns, _)) => Output::Rows {
             columns: columns.clone(),

@@ -49,6 +49,7 @@ mod immutable;
 mod index_exprs;
 mod indexes;
 mod information_schema;
+mod instead_of;
 mod interrupt;
 mod interval_functions;
 mod json_build;

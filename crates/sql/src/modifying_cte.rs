@@ -27,7 +27,7 @@ use crate::names;
 use crate::recursive::{self, WorkTable};
 use crate::statement::{self, Plan};
 use folio_db::Transaction;
-use folio_row::SqlType;
+use folio_row::{SqlType, Value};
 use sqlparser::ast::{Query, SetExpr, Statement, TableAlias};
 use std::rc::Rc;
 
@@ -41,6 +41,27 @@ pub struct Produced {
     returning: bool,
     names: Vec<String>,
     types: Vec<SqlType>,
+}
+
+impl Produced {
+    /// `rows` (of `columns`) under `name` for the statements run while it
+    /// is in `Ctx::produced`: a trigger's transition table
+    /// (`triggers.rs`).
+    pub fn transition(
+        name: &str,
+        rows: Vec<Vec<Value>>,
+        columns: &[(String, SqlType)],
+    ) -> Produced {
+        let table = WorkTable::default();
+        table.set(rows);
+        Produced {
+            name: name.to_string(),
+            table,
+            returning: true,
+            names: columns.iter().map(|(n, _)| n.clone()).collect(),
+            types: columns.iter().map(|(_, t)| *t).collect(),
+        }
+    }
 }
 
 /// A planned statement with data-modifying CTEs: the CTEs' changes, each

@@ -317,6 +317,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                             == Some(Keyword::TRIGGER)) =>
             {
                 let args = trigger_args(&mut spanned, &text)?;
+                statement_trigger_by_default(&mut spanned);
                 Parsed::CreateTrigger {
                     create: Box::new(parse_one(&dialect, spanned, &place)?),
                     args,
@@ -443,6 +444,30 @@ fn trigger_args(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) -> Result<Vec<
         args.push(arg);
     }
     Ok(args)
+}
+
+/// A CREATE TRIGGER without `FOR [EACH] {ROW | STATEMENT}` makes a
+/// statement trigger (PostgreSQL's default; sqlparser requires the
+/// clause): `FOR EACH STATEMENT` is written in before `WHEN` or
+/// `EXECUTE`.
+fn statement_trigger_by_default(tokens: &mut Vec<TokenWithSpan>) {
+    let mut depth = 0usize;
+    for i in 0..tokens.len() {
+        match &tokens[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            t if depth == 0 => match keyword(t) {
+                Some(Keyword::FOR) => return,
+                Some(Keyword::WHEN | Keyword::EXECUTE) => {
+                    let words = ["FOR", "EACH", "STATEMENT"].map(Token::make_keyword);
+                    tokens.splice(i..i, words.map(TokenWithSpan::wrap));
+                    return;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
 }
 
 /// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a

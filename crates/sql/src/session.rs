@@ -28,6 +28,32 @@ use folio_txn::Interrupt;
 use sqlparser::ast::{SetExpr, Statement, TransactionIsolationLevel, TransactionMode};
 use std::sync::Arc;
 
+/// The context of a statement of session `$session` (its fields
+/// borrowed one by one, so the session's other fields stay free) in a
+/// transaction that started at `$now`.
+macro_rules! session_cx {
+    ($session:ident, $now:expr) => {
+        Ctx {
+            db: &$session.db,
+            settings: &$session.settings,
+            relations: &$session.relations,
+            temp: &$session.temp,
+            sequences: &$session.sequences,
+            advisory: &$session.advisory,
+            backend: &$session.backend,
+            now: $now,
+            recursive: Default::default(),
+            produced: Default::default(),
+            views: Default::default(),
+            role: &$session.role,
+            needs: Default::default(),
+            in_view: Default::default(),
+            deferred: &$session.deferred,
+            raised: Default::default(),
+        }
+    };
+}
+
 /// One client's session over a database.
 pub struct Session {
     db: Arc<Database>,
@@ -929,27 +955,41 @@ impl Session {
             (None, Block::Open(txn)) => (txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
-        match copy.data(txn, pending, data) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.copy_fail_with(e)),
-        }
+        let cx = session_cx!(self, self.block_start);
+        // Triggers look their functions up in the statement's scope.
+        let result = match copy.has_triggers() {
+            true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
+                .and_then(|_objects| copy.data(&cx, txn, pending, data)),
+            false => copy.data(&cx, txn, pending, data),
+        };
+        self.notices.extend(cx.raised.take());
+        result.map_err(|e| self.copy_fail_with(e))
     }
 
     /// The end of the COPY data: `COPY n`.
     pub fn copy_done(&mut self) -> Result<Output, SqlError> {
-        let Some((copy, own)) = self.copy.take() else {
+        let Some((copy, mut own)) = self.copy.take() else {
             return Err(SqlError::new("08P01", "COPY done without a COPY"));
         };
-        let result = match (own, &mut self.block) {
-            (Some(mut txn), _) => match copy.finish(&mut txn, None) {
-                Ok(rows) => self.commit_txn(txn).map(|_| rows),
-                Err(e) => {
-                    let _ = txn.rollback();
-                    Err(e)
-                }
-            },
-            (None, Block::Open(txn)) => copy.finish(txn, Some(&self.deferred)),
+        let (txn, pending) = match (&mut own, &mut self.block) {
+            (Some(txn), _) => (txn, None),
+            (None, Block::Open(txn)) => (txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
+        };
+        let cx = session_cx!(self, self.block_start);
+        let result = match copy.has_triggers() {
+            true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
+                .and_then(|_objects| copy.finish(&cx, txn, pending)),
+            false => copy.finish(&cx, txn, pending),
+        };
+        self.notices.extend(cx.raised.take());
+        let result = match (own, result) {
+            (Some(txn), Ok(rows)) => self.commit_txn(txn).map(|_| rows),
+            (Some(txn), Err(e)) => {
+                let _ = txn.rollback();
+                Err(e)
+            }
+            (None, result) => result,
         };
         match result {
             Ok(rows) if self.implicit => {
@@ -1016,29 +1056,16 @@ impl Session {
             Block::Open(_) => None,
             Block::Idle => Some(self.begin_txn(self.settings.default_isolation())?),
         };
-        let txn = match (&own, &self.block) {
+        let mut own = own;
+        let txn = match (&mut own, &mut self.block) {
             (Some(txn), _) | (None, Block::Open(txn)) => txn,
             (None, _) => unreachable!("checked above"),
         };
-        let cx = Ctx {
-            db: &self.db,
-            settings: &self.settings,
-            relations: &self.relations,
-            temp: &self.temp,
-            sequences: &self.sequences,
-            advisory: &self.advisory,
-            backend: &self.backend,
-            now: self.block_start,
-            recursive: Default::default(),
-            produced: Default::default(),
-            views: Default::default(),
-            role: &self.role,
-            needs: Default::default(),
-            in_view: Default::default(),
-            deferred: &self.deferred,
-            raised: Default::default(),
-        };
-        let copy_in = match CopyIn::start(&cx, txn, copy) {
+        let cx = session_cx!(self, self.block_start);
+        let started = crate::object_scope::enter(&self.db, txn, &mut self.objects)
+            .and_then(|_objects| CopyIn::start(&cx, txn, copy));
+        self.notices.extend(cx.raised.take());
+        let copy_in = match started {
             Ok(copy_in) => copy_in,
             Err(e) => {
                 if let Some(txn) = own {
@@ -1605,24 +1632,7 @@ impl Session {
             if !std::mem::take(&mut self.fresh_block) {
                 txn.next_statement();
             }
-            let cx = Ctx {
-                db: &self.db,
-                settings: &self.settings,
-                relations: &self.relations,
-                temp: &self.temp,
-                sequences: &self.sequences,
-                advisory: &self.advisory,
-                backend: &self.backend,
-                now: self.block_start,
-                recursive: Default::default(),
-                produced: Default::default(),
-                views: Default::default(),
-                role: &self.role,
-                needs: Default::default(),
-                in_view: Default::default(),
-                deferred: &self.deferred,
-                raised: Default::default(),
-            };
+            let cx = session_cx!(self, self.block_start);
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
             let settings = crate::setting_functions::Scope::enter(
@@ -1638,24 +1648,7 @@ impl Session {
             return Ok(output);
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
-        let cx = Ctx {
-            db: &self.db,
-            settings: &self.settings,
-            relations: &self.relations,
-            temp: &self.temp,
-            sequences: &self.sequences,
-            advisory: &self.advisory,
-            backend: &self.backend,
-            now: now(),
-            recursive: Default::default(),
-            produced: Default::default(),
-            views: Default::default(),
-            role: &self.role,
-            needs: Default::default(),
-            in_view: Default::default(),
-            deferred: &self.deferred,
-            raised: Default::default(),
-        };
+        let cx = session_cx!(self, now());
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
@@ -2143,8 +2136,15 @@ pub(crate) fn run_with_params(
         Statement::DropFunction {
             if_exists,
             func_desc,
-            ..
-        } => crate::sql_functions::drop(cx, txn, notices, *if_exists, func_desc),
+            drop_behavior,
+        } => crate::sql_functions::drop(
+            cx,
+            txn,
+            notices,
+            *if_exists,
+            func_desc,
+            *drop_behavior == Some(sqlparser::ast::DropBehavior::Cascade),
+        ),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Type,
             if_exists,
@@ -2193,7 +2193,7 @@ pub(crate) fn run_with_params(
             on_cluster: None,
             ..
         } => ddl::truncate(
-            db,
+            cx,
             txn,
             notices,
             table_names,

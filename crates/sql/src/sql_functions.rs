@@ -481,8 +481,10 @@ pub fn drop(
     notices: &mut Vec<Notice>,
     if_exists: bool,
     functions: &[FunctionDesc],
+    cascade: bool,
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
+    let mut dropping = Vec::with_capacity(functions.len());
     for desc in functions {
         let name = names::relation(&desc.name)?;
         let all = catalog.functions(txn)?;
@@ -539,6 +541,13 @@ pub fn drop(
                 Some(_) => SqlError::new("42883", format!("function {shown} does not exist")),
             });
         };
+        dropping.push(def.clone());
+    }
+    // The triggers that run them go first, or refuse the drop.
+    let oids: Vec<u64> = dropping.iter().map(|d| d.oid).collect();
+    let single = functions.len() == 1;
+    crate::trigger_statements::drop_of_functions(cx, txn, notices, &oids, single, cascade)?;
+    for def in dropping {
         catalog.drop_function(txn, &def.name, &def.signature())?;
     }
     Ok(Output::command("DROP FUNCTION"))

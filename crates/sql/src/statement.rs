@@ -45,6 +45,9 @@ enum Kind {
     Change(Box<Change>),
     /// Data-modifying CTEs, then the rest (`modifying_cte.rs`).
     Changes(Box<Changes>),
+    /// A row change of a view, run by its INSTEAD OF triggers
+    /// (`instead_of.rs`).
+    Instead(Box<crate::instead_of::Instead>),
 }
 
 /// Whether `statement` is planned (a query or a row change): the one
@@ -104,6 +107,11 @@ fn plan_expanded(
         return plan_expanded(cx, txn, &change);
     }
     cx.views.borrow_mut().clear();
+    if crate::instead_of::any()
+        && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?
+    {
+        return finish(cx, statement, Kind::Instead(Box::new(instead))).map(Some);
+    }
     let what = match statement {
         Statement::Query(q) => Kind::Query(Box::new(query::plan_query(cx, txn, q)?)),
         Statement::Insert(insert) => Kind::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
@@ -244,6 +252,7 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => planned.output(txn, env),
             Kind::Change(change) => change.run(cx, txn, env),
+            Kind::Instead(instead) => instead.run(cx, txn, env),
             Kind::Changes(changes) => {
                 for (table, plan) in &changes.first {
                     if let Output::Rows { rows, .. } = plan.run(cx, txn, env)? {
@@ -301,6 +310,7 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => planned.param_types(types),
             Kind::Change(change) => change.param_types(types),
+            Kind::Instead(instead) => instead.param_types(types),
             Kind::Changes(changes) => {
                 for plan in changes.plans() {
                     plan.infer_params(types);
@@ -314,6 +324,7 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => Some(planned.columns.clone()),
             Kind::Change(change) => change.returning_columns(),
+            Kind::Instead(instead) => instead.returning_columns(),
             Kind::Changes(changes) => changes.then.columns(),
         }
     }
@@ -323,6 +334,7 @@ impl Plan {
         match &self.what {
             Kind::Query(planned) => planned.relations(),
             Kind::Change(change) => change.relations(),
+            Kind::Instead(instead) => instead.relations(),
             Kind::Changes(changes) => changes.plans().flat_map(|p| p.relations()).collect(),
         }
     }
@@ -339,6 +351,7 @@ impl Plan {
     pub(crate) fn returning_shape(&self) -> Option<(Vec<String>, Vec<folio_row::SqlType>)> {
         match &self.what {
             Kind::Change(change) => change.returning_shape(),
+            Kind::Instead(instead) => instead.returning_shape(),
             _ => None,
         }
     }

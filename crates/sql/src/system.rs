@@ -635,6 +635,8 @@ impl SystemRelation {
                 ("tginitdeferred", Bool),
                 ("tgnargs", Int2),
                 ("tgargs", SqlType::Bytea),
+                ("tgoldtable", Text),
+                ("tgnewtable", Text),
             ],
             SystemRelation::Description => &[
                 ("objoid", Oid),
@@ -1505,7 +1507,7 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
         text(&t.name),
         oid(t.function),
         Value::Int2(t.kind as i16),
-        text(if t.enabled { "O" } else { "D" }),
+        Value::Text(char::from(t.enabled.letter()).to_string()),
         Value::Bool(false),
         oid(0),
         oid(0),
@@ -1514,6 +1516,8 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
         Value::Bool(false),
         Value::Int2(i16::try_from(t.args.len()).unwrap_or(i16::MAX)),
         Value::Bytea(args),
+        t.old_table.as_deref().map_or(Value::Null, text),
+        t.new_table.as_deref().map_or(Value::Null, text),
     ]
 }
 

@@ -1,23 +1,28 @@
 //! The trigger statements (README "Triggers"): `CREATE [OR REPLACE]
 //! TRIGGER`, `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`,
-//! and `pg_get_triggerdef`'s text. What firing does is `triggers.rs`'s.
+//! DROP FUNCTION's triggers, and `pg_get_triggerdef`'s text. What firing
+//! does is `triggers.rs`'s (a view's INSTEAD OF: `instead_of.rs`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
 use folio_catalog::{
-    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_ROW, TRIGGER_UPDATE, TriggerDef,
+    TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE, TriggerDef, TriggerEnabled,
 };
 use folio_db::Transaction;
 use sqlparser::ast::{
-    CreateTrigger, DropTrigger, Expr, Statement, TriggerEvent, TriggerObject, TriggerPeriod,
+    AlterTableOperation, CreateTrigger, DropTrigger, Expr, Ident, Statement, TriggerEvent,
+    TriggerObject, TriggerPeriod, TriggerReferencingType,
 };
 use std::ops::ControlFlow;
 
-/// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER} event [OR ...] ON
-/// table FOR EACH ROW [WHEN (cond)] EXECUTE {FUNCTION | PROCEDURE}
-/// f(args)`.
+/// `CREATE [OR REPLACE] TRIGGER name {BEFORE | AFTER | INSTEAD OF} event
+/// [OR ...] ON table [REFERENCING {OLD | NEW} TABLE [AS] n ...] [FOR
+/// [EACH] {ROW | STATEMENT}] [WHEN (cond)] EXECUTE {FUNCTION | PROCEDURE}
+/// f(args)` (no FOR: a statement trigger, as PostgreSQL's; `parse.rs`
+/// writes it in). INSTEAD OF is a view's, BEFORE / AFTER a table's.
 pub fn create(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -29,11 +34,58 @@ pub fn create(
     };
     refuse_unsupported(create)?;
     let table_name = names::relation(&create.table_name)?;
-    let relation = crate::access::target(cx, txn, &table_name)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
-    let mut kind = TRIGGER_ROW;
-    if create.period == TriggerPeriod::Before {
-        kind |= TRIGGER_BEFORE;
+    let row = create.trigger_object == TriggerObject::Row;
+    let instead = create.period == TriggerPeriod::InsteadOf;
+    // The table's or view's oid and column names.
+    let (oid, column_names): (u64, Vec<String>) = match cx.db.catalog().view(txn, &table_name)? {
+        Some(view) if !view.def.materialized => {
+            if !instead {
+                return Err(match row {
+                    true => SqlError::new("42809", format!("\"{bare}\" is a view"))
+                        .with_detail("Views cannot have row-level BEFORE or AFTER triggers."),
+                    false => SqlError::unsupported("statement triggers on views"),
+                });
+            }
+            let names = view.def.columns.iter().map(|c| c.name.clone()).collect();
+            (view.def.oid, names)
+        }
+        _ => {
+            let relation = crate::access::target(cx, txn, &table_name)?;
+            if instead {
+                return Err(SqlError::new("42809", format!("\"{bare}\" is a table"))
+                    .with_detail("Tables cannot have INSTEAD OF triggers."));
+            }
+            let names = relation
+                .def
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+            (relation.def.oid, names)
+        }
+    };
+    if instead {
+        let refused = if !row {
+            Some("INSTEAD OF triggers must be FOR EACH ROW")
+        } else if create.condition.is_some() {
+            Some("INSTEAD OF triggers cannot have WHEN conditions")
+        } else if (create.events.iter())
+            .any(|e| matches!(e, TriggerEvent::Update(of) if !of.is_empty()))
+        {
+            Some("INSTEAD OF triggers cannot have column lists")
+        } else {
+            None
+        };
+        if let Some(message) = refused {
+            return Err(SqlError::new("0A000", message));
+        }
+    }
+    let mut kind = if row { TRIGGER_ROW } else { 0 };
+    match create.period {
+        TriggerPeriod::Before => kind |= TRIGGER_BEFORE,
+        TriggerPeriod::InsteadOf => kind |= TRIGGER_INSTEAD,
+        _ => {}
     }
     let mut columns = Vec::new();
     for event in &create.events {
@@ -43,7 +95,7 @@ pub fn create(
             TriggerEvent::Update(of) => {
                 for column in of {
                     let column = names::ident(column);
-                    if !relation.def.columns.iter().any(|c| c.name == column) {
+                    if !column_names.contains(&column) {
                         return Err(SqlError::new(
                             "42703",
                             format!("column \"{column}\" of relation \"{bare}\" does not exist"),
@@ -53,7 +105,13 @@ pub fn create(
                 }
                 TRIGGER_UPDATE
             }
-            TriggerEvent::Truncate => unreachable!("refused above"),
+            TriggerEvent::Truncate if row => {
+                return Err(SqlError::new(
+                    "0A000",
+                    "TRUNCATE FOR EACH ROW triggers are not supported",
+                ));
+            }
+            TriggerEvent::Truncate => TRIGGER_TRUNCATE,
         };
     }
     let when = match &create.condition {
@@ -63,6 +121,7 @@ pub fn create(
         }
         None => None,
     };
+    let (old_table, new_table) = transition_tables(create, kind, !columns.is_empty())?;
     let body = create.exec_body.as_ref().expect("checked above");
     let function =
         crate::sql_functions::resolve(&body.func_desc.name, Some(0)).ok_or_else(|| {
@@ -82,7 +141,7 @@ pub fn create(
     }
     let def = TriggerDef {
         oid: 0,
-        table: relation.def.oid,
+        table: oid,
         name: names::ident(
             create
                 .name
@@ -93,10 +152,12 @@ pub fn create(
         ),
         function: function.oid,
         kind,
-        enabled: true,
+        enabled: TriggerEnabled::Origin,
         columns,
         args: args.to_vec(),
         when,
+        old_table,
+        new_table,
     };
     if create.name.0.len() > 1 {
         return Err(SqlError::syntax(format!(
@@ -110,31 +171,72 @@ pub fn create(
     Ok(Output::command("CREATE TRIGGER"))
 }
 
+/// `REFERENCING {OLD | NEW} TABLE [AS] name ...`: the transition tables'
+/// names, under PostgreSQL's rules (an AFTER trigger of one event, no
+/// column list; OLD for DELETE or UPDATE, NEW for INSERT or UPDATE).
+fn transition_tables(
+    create: &CreateTrigger,
+    kind: u16,
+    column_list: bool,
+) -> Result<(Option<String>, Option<String>), SqlError> {
+    let (mut old, mut new) = (None, None);
+    if create.referencing.is_empty() {
+        return Ok((old, new));
+    }
+    // PostgreSQL's codes: 42P17 for a definition that cannot be, 0A000
+    // for what it does not support.
+    let invalid = |message: &str| Err(SqlError::new("42P17", message));
+    let unsupported = |message: &str| Err(SqlError::new("0A000", message));
+    if kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0 {
+        return invalid("transition table name can only be specified for an AFTER trigger");
+    }
+    if create.events.len() > 1 {
+        return unsupported(
+            "transition tables cannot be specified for triggers with more than one event",
+        );
+    }
+    if column_list {
+        return unsupported("transition tables cannot be specified for triggers with column lists");
+    }
+    for r in &create.referencing {
+        let name = names::relation(&r.transition_relation_name)?;
+        let (slot, word, events) = match r.refer_type {
+            TriggerReferencingType::OldTable => (&mut old, "OLD", TRIGGER_DELETE | TRIGGER_UPDATE),
+            TriggerReferencingType::NewTable => (&mut new, "NEW", TRIGGER_INSERT | TRIGGER_UPDATE),
+        };
+        if kind & events == 0 {
+            let which = if word == "OLD" {
+                "a DELETE or UPDATE"
+            } else {
+                "an INSERT or UPDATE"
+            };
+            return invalid(&format!(
+                "{word} TABLE can only be specified for {which} trigger"
+            ));
+        }
+        if slot.replace(name).is_some() {
+            return invalid(&format!("{word} TABLE cannot be specified multiple times"));
+        }
+    }
+    if old.is_some() && old == new {
+        return invalid("OLD TABLE name and NEW TABLE name cannot be the same");
+    }
+    Ok((old, new))
+}
+
 /// The forms folio does not run: 0A000 each (PostgreSQL has them).
 fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
     let refused = if create.is_constraint || create.referenced_table_name.is_some() {
         Some("constraint triggers")
     } else if create.characteristics.is_some() {
         Some("DEFERRABLE triggers")
-    } else if create.period == TriggerPeriod::InsteadOf {
-        Some("INSTEAD OF triggers")
-    } else if create.trigger_object == TriggerObject::Statement {
-        Some("statement-level triggers (FOR EACH STATEMENT)")
-    } else if !create.referencing.is_empty() {
-        Some("transition tables (REFERENCING)")
-    } else if create.events.contains(&TriggerEvent::Truncate) {
-        Some("TRUNCATE triggers")
     } else {
         None
     };
     if let Some(what) = refused {
         return Err(SqlError::unsupported(what));
     }
-    if create.or_alter
-        || !matches!(create.period, TriggerPeriod::Before | TriggerPeriod::After)
-        || !create.include_each
-        || create.statements.is_some()
-    {
+    if create.or_alter || create.period == TriggerPeriod::For || create.statements.is_some() {
         return Err(SqlError::syntax("syntax error at or near \"TRIGGER\""));
     }
     match &create.exec_body {
@@ -144,7 +246,7 @@ fn refuse_unsupported(create: &CreateTrigger) -> Result<(), SqlError> {
 }
 
 /// PostgreSQL's rules for `WHEN`: an INSERT trigger's may not read OLD,
-/// a DELETE trigger's NEW (42P17).
+/// a DELETE trigger's NEW, a statement trigger's neither (42P17).
 fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
     let mut error = None;
     let _ = sqlparser::ast::visit_expressions(condition, |e| {
@@ -152,7 +254,10 @@ fn check_when(condition: &Expr, kind: u16) -> Result<(), SqlError> {
             && let Some(first) = ids.first()
         {
             let record = names::ident(first);
-            if record == "old" && kind & TRIGGER_INSERT != 0 {
+            let statement = kind & TRIGGER_ROW == 0;
+            if statement && (record == "old" || record == "new") {
+                error = Some("statement trigger's WHEN condition cannot reference column values");
+            } else if record == "old" && kind & TRIGGER_INSERT != 0 {
                 error = Some("INSERT trigger's WHEN condition cannot reference OLD values");
             } else if record == "new" && kind & TRIGGER_DELETE != 0 {
                 error = Some("DELETE trigger's WHEN condition cannot reference NEW values");
@@ -202,8 +307,14 @@ pub fn drop(
     let table_name = names::relation(table)?;
     let bare = folio_catalog::unqualified(&table_name).to_string();
     let name = names::relation(&drop.trigger_name)?;
-    let relation = match crate::access::relation(cx, txn, &table_name) {
-        Ok(r) => r,
+    // A view's triggers are INSTEAD OF ones.
+    let view = cx.db.catalog().view(txn, &table_name)?;
+    let relation = match view.map(|v| v.def.oid) {
+        Some(oid) => Ok(oid),
+        None => crate::access::relation(cx, txn, &table_name).map(|r| r.def.oid),
+    };
+    let table = match relation {
+        Ok(oid) => oid,
         Err(e) if e.code == "42P01" && drop.if_exists => {
             notices.push(Notice::info(format!(
                 "relation \"{bare}\" does not exist, skipping"
@@ -214,7 +325,7 @@ pub fn drop(
     };
     let exists = crate::triggers::in_scope()
         .iter()
-        .any(|t| t.table == relation.def.oid && t.name == name);
+        .any(|t| t.table == table && t.name == name);
     if !exists && drop.if_exists {
         notices.push(Notice::info(format!(
             "trigger \"{name}\" for relation \"{bare}\" does not exist, skipping"
@@ -223,8 +334,139 @@ pub fn drop(
     }
     cx.db
         .catalog()
-        .drop_trigger(txn, relation.def.oid, &table_name, &name)?;
+        .drop_trigger(txn, table, &table_name, &name)?;
     Ok(Output::command("DROP TRIGGER"))
+}
+
+/// The triggers that run the functions `functions` (oids, in the order a
+/// DROP FUNCTION named them; `single`: it named one) are dropped with
+/// `cascade` (PostgreSQL's `drop cascades to trigger t on table x`
+/// notice), else the drop is PostgreSQL's 2BP01. Listed as PostgreSQL
+/// lists them: the last function's first, each one's in creation order.
+pub fn drop_of_functions(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    functions: &[u64],
+    single: bool,
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let all = crate::triggers::in_scope();
+    let mut using: Vec<&TriggerDef> = Vec::new();
+    for &function in functions.iter().rev() {
+        let mut of: Vec<&TriggerDef> = all.iter().filter(|t| t.function == function).collect();
+        of.sort_by_key(|t| t.oid);
+        using.extend(of);
+    }
+    if using.is_empty() {
+        return Ok(());
+    }
+    let catalog = cx.db.catalog();
+    let tables = catalog.tables(txn)?;
+    let table_of = |t: &TriggerDef| {
+        (tables.iter().find(|d| d.oid == t.table)).map_or_else(String::new, |d| d.name.clone())
+    };
+    let function_of = |oid: u64| match crate::sql_functions::by_oid(oid as i64) {
+        Some(f) => format!("function {}()", crate::sql_functions::names_of(&f.name)),
+        None => format!("function {oid}"),
+    };
+    let object = |t: &TriggerDef| format!("trigger {} on table {}", t.name, table_of(t));
+    if !cascade {
+        let detail = (using.iter())
+            .map(|t| format!("{} depends on {}", object(t), function_of(t.function)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let message = match single {
+            true => format!(
+                "cannot drop {} because other objects depend on it",
+                function_of(functions[0])
+            ),
+            false => "cannot drop desired object(s) because other objects depend on them".into(),
+        };
+        return Err(SqlError::new("2BP01", message)
+            .with_detail(detail)
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    let objects: Vec<String> = using.iter().map(|t| object(t)).collect();
+    notices.extend(Notice::cascaded(&objects));
+    for t in using {
+        catalog.drop_trigger(txn, t.table, &table_of(t), &t.name)?;
+    }
+    Ok(())
+}
+
+/// `ALTER TABLE t {ENABLE [ALWAYS | REPLICA] | DISABLE} TRIGGER {name |
+/// ALL | USER}`: one operation of an ALTER TABLE.
+pub struct Enabling<'a> {
+    /// `None`: `ALL` or `USER` (the same in folio: its foreign keys are
+    /// no triggers, so `ALL` leaves them checked).
+    name: Option<&'a Ident>,
+    all: bool,
+    state: TriggerEnabled,
+}
+
+impl<'a> Enabling<'a> {
+    /// `operation` if it enables or disables triggers.
+    pub fn of(operation: &'a AlterTableOperation) -> Option<Enabling<'a>> {
+        let (name, state) = match operation {
+            AlterTableOperation::EnableTrigger { name } => (name, TriggerEnabled::Origin),
+            AlterTableOperation::DisableTrigger { name } => (name, TriggerEnabled::Disabled),
+            AlterTableOperation::EnableAlwaysTrigger { name } => (name, TriggerEnabled::Always),
+            AlterTableOperation::EnableReplicaTrigger { name } => (name, TriggerEnabled::Replica),
+            _ => return None,
+        };
+        // `ALL` and `USER` are keywords only after ENABLE or DISABLE;
+        // quoted they name a trigger.
+        let keyword =
+            |word: &str| name.quote_style.is_none() && name.value.eq_ignore_ascii_case(word);
+        let plain = matches!(state, TriggerEnabled::Origin | TriggerEnabled::Disabled);
+        let all = plain && keyword("all");
+        Some(Enabling {
+            name: (!(all || plain && keyword("user"))).then_some(name),
+            all,
+            state,
+        })
+    }
+
+    /// The action as PostgreSQL names it (`DISABLE TRIGGER ALL`).
+    pub fn action(&self) -> String {
+        let verb = match self.state {
+            TriggerEnabled::Origin => "ENABLE TRIGGER",
+            TriggerEnabled::Disabled => "DISABLE TRIGGER",
+            TriggerEnabled::Always => "ENABLE ALWAYS TRIGGER",
+            TriggerEnabled::Replica => "ENABLE REPLICA TRIGGER",
+        };
+        match (self.name, self.all) {
+            (Some(_), _) => verb.to_string(),
+            (None, true) => format!("{verb} ALL"),
+            (None, false) => format!("{verb} USER"),
+        }
+    }
+
+    /// Sets the trigger (or every trigger) of table `table_name` (a
+    /// catalog name) to fire or not; 42704 for a name it has not.
+    pub fn run(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        table_name: &str,
+    ) -> Result<(), SqlError> {
+        let catalog = cx.db.catalog();
+        let table = (catalog.table(txn, table_name)?)
+            .ok_or_else(|| SqlError::undefined_table(table_name))?
+            .oid;
+        let names: Vec<String> = match self.name {
+            Some(name) => vec![names::ident(name)],
+            None => (crate::triggers::in_scope().iter())
+                .filter(|t| t.table == table)
+                .map(|t| t.name.clone())
+                .collect(),
+        };
+        for name in names {
+            catalog.enable_trigger(txn, table, table_name, &name, self.state)?;
+        }
+        Ok(())
+    }
 }
 
 /// `pg_get_triggerdef(oid [, pretty])`: PostgreSQL's text of trigger
@@ -255,6 +497,9 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
         }
         events.push(update);
     }
+    if def.kind & TRIGGER_TRUNCATE != 0 {
+        events.push("TRUNCATE".to_string());
+    }
     let when = match &def.when {
         Some(condition) if pretty => format!(" WHEN ({condition})"),
         Some(condition) => format!(" WHEN ({})", crate::deparse::parenthesized(condition)),
@@ -263,15 +508,30 @@ pub fn definition(def: &TriggerDef, table: &str, function: &str, pretty: bool) -
     let args: Vec<String> = (def.args.iter())
         .map(|a| format!("'{}'", a.replace('\'', "''")))
         .collect();
+    let mut referencing = String::new();
+    if let Some(old) = &def.old_table {
+        referencing.push_str(&format!(" OLD TABLE AS {}", names::written(old)));
+    }
+    if let Some(new) = &def.new_table {
+        referencing.push_str(&format!(" NEW TABLE AS {}", names::written(new)));
+    }
+    if !referencing.is_empty() {
+        referencing.insert_str(0, " REFERENCING");
+    }
     format!(
-        "CREATE TRIGGER {} {} {} ON {table} FOR EACH ROW{when} EXECUTE FUNCTION {}({})",
+        "CREATE TRIGGER {} {} {} ON {table}{referencing} FOR EACH {}{when} EXECUTE FUNCTION {}({})",
         names::written(&def.name),
-        if def.kind & TRIGGER_BEFORE != 0 {
-            "BEFORE"
-        } else {
-            "AFTER"
+        match def.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) {
+            TRIGGER_BEFORE => "BEFORE",
+            TRIGGER_INSTEAD => "INSTEAD OF",
+            _ => "AFTER",
         },
         events.join(" OR "),
+        if def.kind & TRIGGER_ROW != 0 {
+            "ROW"
+        } else {
+            "STATEMENT"
+        },
         names::written(crate::sql_functions::names_of(function)),
         args.join(", ")
     )

@@ -1,23 +1,27 @@
-//! Row triggers (README "Triggers"): `CREATE [OR REPLACE] TRIGGER`,
-//! `DROP TRIGGER`, `ALTER TABLE ... ENABLE | DISABLE TRIGGER`, and the one
-//! place a row change fires them, [`RowTriggers`].
+//! Firing triggers (README "Triggers"): the one place a statement that
+//! changes a table's rows fires them, [`Triggers`]. (The statements that
+//! make, drop and enable them are `trigger_statements.rs`'s.)
 //!
-//! A statement that writes rows asks [`RowTriggers::of_statement`] once
-//! for its table's enabled row triggers of its event; `None` (the common
-//! case: one scan of the statement's trigger list, no allocation) and it
-//! writes as before. Otherwise, per row: [`RowTriggers::before`] runs the
-//! BEFORE triggers in name order (each sees the row as the one before
-//! left it; NULL skips the row), the row is written, and
-//! [`RowTriggers::after`] queues it for the AFTER triggers, which
-//! [`RowTriggers::end_statement`] runs in row order once every row is
-//! written, as PostgreSQL's queue of after-row events.
+//! A statement that writes rows asks [`Triggers::of_statement`] once for
+//! its table's enabled triggers of its event, row and statement ones;
+//! `None` (the common case: one scan of the statement's trigger list, no
+//! allocation) and it writes as before. Otherwise
+//! [`Triggers::start_statement`] runs the BEFORE STATEMENT triggers; per
+//! row, [`Triggers::before`] runs the BEFORE ROW triggers in name order
+//! (each sees the row as the one before left it; NULL skips the row), the
+//! row is written, and [`Triggers::after`] queues it for the AFTER ROW
+//! triggers, which [`Triggers::end_statement`] runs in row order once
+//! every row is written, as PostgreSQL's queue of after-row events, then
+//! the AFTER STATEMENT triggers.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::modifying_cte::Produced;
 use crate::plpgsql::parse::{Block, Sql};
 use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
 use folio_catalog::{
-    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_UPDATE, TriggerDef,
+    Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW,
+    TRIGGER_TRUNCATE, TRIGGER_UPDATE, TriggerDef,
 };
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -55,28 +59,14 @@ pub fn in_scope() -> Arc<Vec<TriggerDef>> {
     TRIGGERS.with(|t| t.borrow().clone())
 }
 
-/// COPY FROM writes its rows without firing triggers (not built): into a
-/// table with enabled row INSERT triggers it is 0A000, never a load that
-/// silently skips them. COPY reads the catalog's lists itself (it starts
-/// outside a statement's scope).
-pub fn refuse_copy(cx: &Ctx<'_>, txn: &Transaction, relation: &Relation) -> Result<(), SqlError> {
-    let lists = cx.db.catalog().object_lists(txn, None)?;
-    let oid = relation.def.oid;
-    if (lists.triggers.iter()).any(|t| t.table == oid && t.enabled && t.kind & TRIGGER_INSERT != 0)
-    {
-        return Err(SqlError::unsupported(
-            "COPY FROM into a table with INSERT triggers",
-        ));
-    }
-    Ok(())
-}
-
 /// What a row change does to its row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     Insert,
     Update,
     Delete,
+    /// `TRUNCATE` (statement triggers only).
+    Truncate,
 }
 
 impl Event {
@@ -85,6 +75,7 @@ impl Event {
             Event::Insert => TRIGGER_INSERT,
             Event::Update => TRIGGER_UPDATE,
             Event::Delete => TRIGGER_DELETE,
+            Event::Truncate => TRIGGER_TRUNCATE,
         }
     }
 
@@ -93,8 +84,19 @@ impl Event {
             Event::Insert => "INSERT",
             Event::Update => "UPDATE",
             Event::Delete => "DELETE",
+            Event::Truncate => "TRUNCATE",
         }
     }
+}
+
+/// Whether table `table` has an enabled trigger (row or statement) of
+/// `event`: the one test a statement makes when it has none.
+pub fn fires_any(table: u64, event: Event) -> bool {
+    TRIGGERS.with(|t| t.borrow().iter().any(|t| fires(t, table, event)))
+}
+
+fn fires(t: &TriggerDef, table: u64, event: Event) -> bool {
+    t.table == table && t.enabled.fires() && t.kind & event.bit() != 0
 }
 
 /// A trigger bound for one statement: its function's body parsed.
@@ -114,8 +116,8 @@ struct Queued {
     new: Option<Vec<Value>>,
 }
 
-/// The enabled row triggers of one statement's event on its table.
-pub struct RowTriggers {
+/// The enabled triggers of one statement's event on its table.
+pub struct Triggers {
     event: Event,
     table_oid: u64,
     table: String,
@@ -123,12 +125,21 @@ pub struct RowTriggers {
     columns: Vec<(String, SqlType)>,
     /// An UPDATE's SET columns (`UPDATE OF` fires for them).
     set: Vec<usize>,
+    /// Row triggers, BEFORE and AFTER.
     before: Vec<Bound>,
     after: Vec<Bound>,
+    /// Statement triggers, BEFORE and AFTER.
+    before_statement: Vec<Bound>,
+    after_statement: Vec<Bound>,
     queue: RefCell<Vec<Queued>>,
+    /// An AFTER trigger reads transition tables: every written row is
+    /// kept, its old version and its new.
+    transitions: bool,
+    old_rows: RefCell<Vec<Vec<Value>>>,
+    new_rows: RefCell<Vec<Vec<Value>>>,
 }
 
-impl RowTriggers {
+impl Triggers {
     /// The triggers of `event` on `relation` (`set`: an UPDATE's SET
     /// columns), or `None` if it has none: the only cost a statement pays
     /// for triggers when its table has none.
@@ -136,33 +147,57 @@ impl RowTriggers {
         relation: &Relation,
         event: Event,
         set: &[usize],
-    ) -> Result<Option<RowTriggers>, SqlError> {
-        let oid = relation.def.oid;
-        let fires = |t: &TriggerDef| t.table == oid && t.enabled && t.kind & event.bit() != 0;
-        let all = in_scope();
-        if !all.iter().any(fires) {
+    ) -> Result<Option<Triggers>, SqlError> {
+        let def = &relation.def;
+        if !fires_any(def.oid, event) {
             return Ok(None);
         }
-        let def = &relation.def;
         let columns: Vec<(String, SqlType)> = (def.columns.iter())
             .zip(&relation.types)
             .map(|(c, t)| (c.name.clone(), *t))
             .collect();
-        let (schema, table) = folio_catalog::split_schema(&def.name);
+        Triggers::of_target(def.oid, &def.name, columns, event, set)
+    }
+
+    /// [`Triggers::of_statement`] of the table or view of oid `oid`
+    /// (catalog name `name`, columns `columns`): a view's are INSTEAD OF
+    /// triggers (`instead_of.rs`), run as BEFORE ROW ones.
+    pub fn of_target(
+        oid: u64,
+        name: &str,
+        columns: Vec<(String, SqlType)>,
+        event: Event,
+        set: &[usize],
+    ) -> Result<Option<Triggers>, SqlError> {
+        if !fires_any(oid, event) {
+            return Ok(None);
+        }
+        let all = in_scope();
+        let (schema, table) = folio_catalog::split_schema(name);
         let schema = match schema {
             "" => "public".to_string(),
             s => s.to_string(),
         };
         let mut before = Vec::new();
         let mut after = Vec::new();
-        for t in all.iter().filter(|t| fires(t)) {
+        let mut before_statement = Vec::new();
+        let mut after_statement = Vec::new();
+        for t in all.iter().filter(|t| fires(t, oid, event)) {
             let bound = bind(t, &columns)?;
-            match t.kind & TRIGGER_BEFORE != 0 {
-                true => before.push(bound),
-                false => after.push(bound),
+            let row = t.kind & TRIGGER_ROW != 0;
+            match (t.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0, row) {
+                (true, true) => before.push(bound),
+                (false, true) => after.push(bound),
+                (true, false) => before_statement.push(bound),
+                (false, false) => after_statement.push(bound),
             }
         }
-        Ok(Some(RowTriggers {
+        let transitions = (after.iter().chain(&after_statement))
+            .any(|b| b.def.old_table.is_some() || b.def.new_table.is_some());
+        Ok(Some(Triggers {
+            transitions,
+            old_rows: RefCell::default(),
+            new_rows: RefCell::default(),
             event,
             table_oid: oid,
             table: table.to_string(),
@@ -171,11 +206,70 @@ impl RowTriggers {
             set: set.to_vec(),
             before,
             after,
+            before_statement,
+            after_statement,
             queue: RefCell::new(Vec::new()),
         }))
     }
 
-    /// Runs the BEFORE triggers for a row (`old`: an UPDATE's or DELETE's
+    /// Whether any row trigger is to fire (else rows may be written in
+    /// batches).
+    pub fn has_row_triggers(&self) -> bool {
+        !self.before.is_empty() || !self.after.is_empty() || self.transitions
+    }
+
+    /// Runs the BEFORE STATEMENT triggers: before the statement reads or
+    /// writes a row, even when it will change none.
+    pub fn start_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.run_statement_triggers(cx, txn, &self.before_statement, "BEFORE")
+    }
+
+    fn run_statement_triggers(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        triggers: &[Bound],
+        when: &str,
+    ) -> Result<(), SqlError> {
+        for bound in triggers {
+            let call = self.call(bound, when, None, None);
+            if !self.applies(cx, txn, bound, &call)? {
+                continue;
+            }
+            self.run_after(cx, txn, bound, &call)?;
+        }
+        Ok(())
+    }
+
+    /// Runs an AFTER (or BEFORE STATEMENT) trigger, its result ignored,
+    /// with its transition tables named for its statements.
+    fn run_after(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        bound: &Bound,
+        call: &TriggerCall<'_>,
+    ) -> Result<(), SqlError> {
+        let depth = cx.produced.borrow().len();
+        for (name, rows) in [
+            (&bound.def.old_table, &self.old_rows),
+            (&bound.def.new_table, &self.new_rows),
+        ] {
+            if let Some(name) = name {
+                let rows = rows.borrow().clone();
+                let table = Produced::transition(name, rows, &self.columns);
+                cx.produced.borrow_mut().push(std::rc::Rc::new(table));
+            }
+        }
+        let mut notices = Vec::new();
+        let returned = call_trigger(cx, txn, &mut notices, &bound.block, call);
+        cx.raised.borrow_mut().extend(notices);
+        cx.produced.borrow_mut().truncate(depth);
+        returned.map(|_| ())
+    }
+
+    /// Runs the BEFORE (or a view's INSTEAD OF) row triggers for a row
+    /// (`old`: an UPDATE's or DELETE's
     /// row; `new`: an INSERT's or UPDATE's): the row to write (for a
     /// DELETE, `old` again), or `None` when a trigger returned NULL and
     /// the row is skipped.
@@ -195,7 +289,11 @@ impl RowTriggers {
                 return Ok(None);
             };
             let new = (self.event != Event::Delete).then_some(row.as_slice());
-            let call = self.call(bound, "BEFORE", old, new);
+            let when = match bound.def.kind & TRIGGER_INSTEAD != 0 {
+                true => "INSTEAD OF",
+                false => "BEFORE",
+            };
+            let call = self.call(bound, when, old, new);
             if !self.applies(cx, txn, bound, &call)? {
                 continue;
             }
@@ -221,6 +319,14 @@ impl RowTriggers {
         old: Option<&[Value]>,
         new: Option<&[Value]>,
     ) -> Result<(), SqlError> {
+        if self.transitions {
+            self.old_rows
+                .borrow_mut()
+                .extend(old.map(<[Value]>::to_vec));
+            self.new_rows
+                .borrow_mut()
+                .extend(new.map(<[Value]>::to_vec));
+        }
         if self.after.is_empty() {
             return Ok(());
         }
@@ -241,22 +347,32 @@ impl RowTriggers {
         Ok(())
     }
 
-    /// Runs the queued AFTER triggers, row by row in the order the rows
-    /// were written; their results are ignored, their errors the
-    /// statement's.
+    /// Runs the queued AFTER ROW triggers, row by row in the order the
+    /// rows were written, then the AFTER STATEMENT triggers; their results
+    /// are ignored, their errors the statement's.
     pub fn end_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.after_rows(cx, txn)?;
+        self.after_statement(cx, txn)
+    }
+
+    /// Runs the queued AFTER ROW triggers (the first half of
+    /// [`Triggers::end_statement`]).
+    pub fn after_rows(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
         let queue = std::mem::take(&mut *self.queue.borrow_mut());
         for Queued { fire, old, new } in queue {
             for i in fire {
                 let bound = &self.after[i];
                 let call = self.call(bound, "AFTER", old.as_deref(), new.as_deref());
-                let mut notices = Vec::new();
-                let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
-                cx.raised.borrow_mut().extend(notices);
-                returned?;
+                self.run_after(cx, txn, bound, &call)?;
             }
         }
         Ok(())
+    }
+
+    /// Runs the AFTER STATEMENT triggers (the second half of
+    /// [`Triggers::end_statement`]).
+    pub fn after_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
+        self.run_statement_triggers(cx, txn, &self.after_statement, "AFTER")
     }
 
     fn call<'a>(
@@ -269,6 +385,10 @@ impl RowTriggers {
         TriggerCall {
             name: &bound.def.name,
             when,
+            level: match bound.def.kind & TRIGGER_ROW != 0 {
+                true => "ROW",
+                false => "STATEMENT",
+            },
             op: self.event.word(),
             table_oid: self.table_oid,
             table: &self.table,
@@ -288,8 +408,9 @@ impl RowTriggers {
         }
     }
 
-    /// Whether `bound` fires for the row of `call`: its `UPDATE OF`
-    /// columns (one SET names, or whose value changed) and `WHEN`.
+    /// Whether `bound` fires for the row of `call` (or, a statement
+    /// trigger, for the statement): its `UPDATE OF` columns (one SET
+    /// names, or whose value changed) and `WHEN`.
     fn applies(
         &self,
         cx: &Ctx<'_>,

@@ -42,3 +42,219 @@ fn triggers_survive_a_reopen() {
     ok(&mut s, "update t set note = 'plain'");
     assert_eq!(rows(&mut s, "select note from t"), ["plain"]);
 }
+
+// Proves ALTER TABLE ... ENABLE / DISABLE TRIGGER is kept in the catalog:
+// after a reopen a disabled trigger still does not fire and shows `D`,
+// one enabled ALWAYS shows `A` and fires, as in PostgreSQL 15; and a
+// trigger's transition table names are kept.
+#[test]
+fn enabled_state_survives_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table t (id int, note text)");
+    ok(
+        &mut s,
+        "create function stamp() returns trigger language plpgsql as \
+         $$ begin new.note := tg_name; return new; end $$",
+    );
+    ok(
+        &mut s,
+        "create trigger a before insert on t for each row execute function stamp()",
+    );
+    ok(
+        &mut s,
+        "create trigger b before insert on t for each row execute function stamp()",
+    );
+    ok(
+        &mut s,
+        "alter table t disable trigger b, enable always trigger a",
+    );
+    ok(
+        &mut s,
+        "create trigger c after update on t referencing old table as o new table as n \
+         for each statement execute function stamp()",
+    );
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db.clone());
+    assert_eq!(
+        rows(
+            &mut s,
+            "select tgname, tgenabled, tgoldtable, tgnewtable from pg_trigger order by 1"
+        ),
+        ["a A NULL NULL", "b D NULL NULL", "c O o n"]
+    );
+    ok(&mut s, "insert into t (id) values (1)");
+    assert_eq!(rows(&mut s, "select note from t"), ["a"]);
+    ok(&mut s, "alter table t disable trigger all");
+    ok(&mut s, "insert into t (id) values (2)");
+    assert_eq!(rows(&mut s, "select note from t where id = 2"), ["NULL"]);
+}
+
+// Proves the SQLSTATEs of the trigger statements are PostgreSQL 15's (the
+// slt files compare messages only).
+#[test]
+fn trigger_statement_sqlstates() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db);
+    ok(&mut s, "create table t (id int)");
+    ok(&mut s, "create view v as select * from t");
+    ok(
+        &mut s,
+        "create function f() returns trigger language plpgsql as $$ begin return new; end $$",
+    );
+    ok(
+        &mut s,
+        "create trigger tr after insert on t for each row execute function f()",
+    );
+    assert_eq!(
+        fails(&mut s, "alter table t disable trigger nosuch").code,
+        "42704"
+    );
+    assert_eq!(
+        fails(&mut s, "alter table v disable trigger all").code,
+        "42809"
+    );
+    let e = fails(&mut s, "drop function f()");
+    assert_eq!(e.code, "2BP01");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("trigger tr on table t depends on function f()")
+    );
+    assert_eq!(
+        fails(
+            &mut s,
+            "create trigger x before truncate on t for each row execute function f()"
+        )
+        .code,
+        "0A000"
+    );
+    assert_eq!(
+        fails(
+            &mut s,
+            "create trigger x after insert on t for each statement when (new.id > 0) \
+             execute function f()"
+        )
+        .code,
+        "42P17"
+    );
+    for (sql, code) in [
+        (
+            "create trigger x instead of insert on v for each statement execute function f()",
+            "0A000",
+        ),
+        (
+            "create trigger x instead of insert on t for each row execute function f()",
+            "42809",
+        ),
+        (
+            "create trigger x before update on t referencing new table as n \
+             for each statement execute function f()",
+            "42P17",
+        ),
+        (
+            "create trigger x after insert or update on t referencing new table as n \
+             for each statement execute function f()",
+            "0A000",
+        ),
+        (
+            "create trigger x after update on t referencing new table as n new table as m \
+             for each row execute function f()",
+            "42P17",
+        ),
+    ] {
+        assert_eq!(fails(&mut s, sql).code, code, "{sql}");
+    }
+    ok(&mut s, "drop function f() cascade");
+    let notices = s.take_notices();
+    assert_eq!(
+        notices.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+        ["NOTICE:  drop cascades to trigger tr on table t"]
+    );
+}
+
+// Proves COPY FROM fires a table's INSERT triggers as PostgreSQL 15 does:
+// BEFORE STATEMENT first, BEFORE ROW per row (changing it, or skipping it:
+// not counted), each row written before the next one's triggers, then the
+// AFTER ROW triggers in row order and AFTER STATEMENT last.
+#[test]
+fn copy_from_fires_insert_triggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db);
+    ok(&mut s, "create table c (id int primary key, v text)");
+    ok(&mut s, "create table clog (n serial, what text)");
+    ok(
+        &mut s,
+        "create function cb() returns trigger language plpgsql as $$ begin
+           if new.id < 0 then return null; end if;
+           new.v := upper(new.v) || (select count(*) from c);
+           insert into clog (what) values (tg_name || ' ' || tg_level || ' ' || coalesce(new.id::text, '-'));
+           return new;
+         end $$",
+    );
+    ok(
+        &mut s,
+        "create function ca() returns trigger language plpgsql as $$ begin
+           insert into clog (what) select tg_name || ' ' || tg_level || ' '
+             || coalesce(new.id::text, '-') || ' ' || count(*) from c;
+           return null;
+         end $$",
+    );
+    for (name, what) in [
+        (
+            "c1",
+            "before insert on c for each row execute function cb()",
+        ),
+        ("c2", "after insert on c for each row execute function ca()"),
+        (
+            "c3",
+            "before insert on c for each statement execute function ca()",
+        ),
+        (
+            "c4",
+            "after insert on c for each statement execute function ca()",
+        ),
+    ] {
+        ok(&mut s, &format!("create trigger {name} {what}"));
+    }
+    ok(&mut s, "copy c from stdin");
+    s.copy_data(b"1\ta\n-2\tskip\n3\tc\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    assert_eq!(
+        rows(&mut s, "select * from c order by id"),
+        ["1 A0", "3 C1"]
+    );
+    assert_eq!(
+        rows(&mut s, "select what from clog order by n"),
+        [
+            "c3 STATEMENT - 0",
+            "c1 ROW 1",
+            "c1 ROW 3",
+            "c2 ROW 1 2",
+            "c2 ROW 3 2",
+            "c4 STATEMENT - 2"
+        ]
+    );
+    // A trigger's error ends the COPY: its rows are undone.
+    ok(
+        &mut s,
+        "create or replace function cb() returns trigger language plpgsql as \
+         $$ begin raise exception 'no %', new.id; end $$",
+    );
+    ok(&mut s, "copy c from stdin");
+    let e = s
+        .copy_data(b"7\tx\n")
+        .and_then(|()| s.copy_done().map(|_| ()));
+    assert_eq!(e.unwrap_err().message, "no 7");
+    assert_eq!(rows(&mut s, "select count(*) from c"), ["2"]);
+    // Disabled, they do not fire: the rows go in batches as before.
+    ok(&mut s, "alter table c disable trigger user");
+    ok(&mut s, "copy c from stdin");
+    s.copy_data(b"8\th\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    assert_eq!(rows(&mut s, "select v from c where id = 8"), ["h"]);
+}

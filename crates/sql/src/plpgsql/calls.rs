@@ -317,7 +317,11 @@ fn defaults_into_rows(
         return Ok(false);
     };
     let name = crate::names::relation(table)?;
-    let relation = crate::access::target(cx, txn, &name)?;
+    // No table (a view with INSTEAD OF triggers, `instead_of.rs`, or an
+    // error the statement's planning reports): no defaults to add.
+    let Ok(relation) = crate::access::target(cx, txn, &name) else {
+        return Ok(false);
+    };
     let def = &relation.def;
     let procedural: Vec<(usize, Expr)> = (0..def.columns.len())
         .filter_map(|c| {

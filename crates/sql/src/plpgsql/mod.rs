@@ -92,6 +92,8 @@ pub struct TriggerCall<'a> {
     pub name: &'a str,
     /// `BEFORE` or `AFTER`.
     pub when: &'a str,
+    /// `ROW` or `STATEMENT`.
+    pub level: &'a str,
     /// `INSERT`, `UPDATE` or `DELETE`.
     pub op: &'a str,
     pub table_oid: u64,
@@ -106,7 +108,8 @@ pub struct TriggerCall<'a> {
 
 /// Runs trigger function `block` (parsed from a `RETURNS trigger`
 /// function's body) for one row: what it returned (`NEW` or `OLD` as a
-/// row of the table's columns, or `None` for NULL).
+/// row of the table's columns, or `None` for NULL). A statement
+/// trigger's result is ignored (`None`).
 pub fn call_trigger(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -123,6 +126,7 @@ pub fn call_trigger(
             "2F005",
             "control reached end of trigger procedure without RETURN",
         )),
+        Some(_) if call.level == "STATEMENT" => Ok(None),
         Some(Value::Null) => Ok(None),
         Some(Value::Record(values)) if values.len() == call.columns.len() => {
             // Each field to its column's type (a field assigned a value of
@@ -164,7 +168,7 @@ fn declare_trigger_variables(runner: &mut exec::Runner<'_, '_>, call: &TriggerCa
     let text = |s: &str| Value::Text(s.to_string());
     runner.declare("tg_name", None, SqlType::Text, text(call.name));
     runner.declare("tg_when", None, SqlType::Text, text(call.when));
-    runner.declare("tg_level", None, SqlType::Text, text("ROW"));
+    runner.declare("tg_level", None, SqlType::Text, text(call.level));
     runner.declare("tg_op", None, SqlType::Text, text(call.op));
     let oid = u32::try_from(call.table_oid).unwrap_or(u32::MAX);
     runner.declare("tg_relid", None, SqlType::Oid, Value::Oid(oid));

@@ -57,6 +57,9 @@ pub enum Change {
         returning: Returning,
         /// Subqueries in SET and WHERE (uncorrelated), run first.
         subplans: Vec<Subplan>,
+        /// WHERE's conjuncts that call PL/pgSQL functions, tested on each
+        /// row found, before it is changed ([`late_where`]).
+        late: Vec<Scalar>,
     },
     Delete {
         relation: Arc<Relation>,
@@ -64,6 +67,7 @@ pub enum Change {
         rows: Rows,
         returning: Returning,
         subplans: Vec<Subplan>,
+        late: Vec<Scalar>,
     },
 }
 
@@ -249,6 +253,7 @@ pub fn plan_update(
         targets.push((c, value));
     }
     let returning = returning(&target.scope, returning_items)?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Update {
         relation,
@@ -257,6 +262,7 @@ pub fn plan_update(
         rows,
         returning,
         subplans,
+        late,
     })
 }
 
@@ -282,6 +288,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let mut selection = delete.selection.clone();
     let subplans = subqueries(cx, txn, &target.scope, selection.iter_mut().collect())?;
     let returning = returning(&target.scope, delete.returning.as_deref())?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Delete {
         relation,
@@ -289,7 +296,43 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         rows,
         returning,
         subplans,
+        late,
     })
+}
+
+/// An UPDATE's or DELETE's WHERE split: the conjuncts the table's scan
+/// (or join) tests, and those that call a PL/pgSQL function, bound over
+/// `scope`, which the change tests on each row the scan found, where it
+/// can lend the transaction (`plpgsql/row_calls.rs`), as PostgreSQL
+/// tests its costly conditions last.
+fn late_where(
+    selection: Option<&Expr>,
+    scope: &Scope,
+) -> Result<(Option<Expr>, Vec<Scalar>), SqlError> {
+    let Some(selection) = selection else {
+        return Ok((None, Vec::new()));
+    };
+    if !crate::plpgsql::row_calls::any_in(selection) {
+        return Ok((Some(selection.clone()), Vec::new()));
+    }
+    let (early, late) = subquery::outer_conjuncts(selection, &[]);
+    let late = (late.iter())
+        .map(|e| scalar::bind(e, scope))
+        .collect::<Result<_, _>>()?;
+    Ok((early, late))
+}
+
+/// Whether the row `seen` passes the `late` conjuncts (with `txn` lent).
+fn passes_late(
+    txn: &mut Transaction,
+    late: &[Scalar],
+    seen: &[Value],
+    env: &Env<'_>,
+) -> Result<bool, SqlError> {
+    if late.is_empty() {
+        return Ok(true);
+    }
+    crate::plpgsql::row_calls::lend(txn, env, |env| scan::accepts(late, seen, env))
 }
 
 /// The subqueries in an UPDATE's or DELETE's expressions (over `scope`),
@@ -518,10 +561,13 @@ impl Change {
                     None => None,
                 };
                 let rows: Vec<Vec<Value>> = match source {
-                    Source::Values(rows) => rows
-                        .iter()
-                        .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
-                        .collect::<Result<_, _>>()?,
+                    // (A value may call a PL/pgSQL function:
+                    // `plpgsql/row_calls.rs` lends it the transaction.)
+                    Source::Values(rows) => crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        (rows.iter())
+                            .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
+                            .collect::<Result<_, _>>()
+                    })?,
                     Source::Query(planned) => query::run(txn, planned, env)?.0,
                 };
                 let mut out = Vec::new();
@@ -541,7 +587,9 @@ impl Change {
                         ));
                     }
                     let given = &targets[..row.len()];
-                    let mut values = constraints.default_row(relation, given, env)?;
+                    let mut values = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        constraints.default_row(relation, given, env)
+                    })?;
                     for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
@@ -565,7 +613,9 @@ impl Change {
                     };
                     if let Some(row) = written {
                         if let Some((items, _, _)) = returning {
-                            out.push(project(items, &row, env)?);
+                            out.push(crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                project(items, &row, env)
+                            })?);
                         }
                         count += 1;
                         match (on_conflict, &triggers) {
@@ -597,6 +647,7 @@ impl Change {
                 rows,
                 returning,
                 subplans,
+                late,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
@@ -618,11 +669,17 @@ impl Change {
                         row,
                         |txn, tid, old| {
                             let seen = change_rows::seen(&others, old, &system);
-                            let mut new = old.to_vec();
-                            for (c, value) in assignments {
-                                new[*c] =
-                                    types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
+                            if !passes_late(txn, late, &seen, env)? {
+                                return Ok((folio_db::Write::Gone, None));
                             }
+                            let mut new = old.to_vec();
+                            crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                for (c, value) in assignments {
+                                    new[*c] =
+                                        types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
+                                }
+                                Ok(())
+                            })?;
                             if let Some(triggers) = &triggers {
                                 match triggers.before(cx, txn, Some(old), Some(new))? {
                                     Some(row) => new = row,
@@ -631,11 +688,12 @@ impl Change {
                             }
                             constraints.generate(relation, &mut new, env)?;
                             let projected = match returning {
-                                Some((items, _, _)) => Some(project(
-                                    items,
-                                    &change_rows::seen(&others, &new, &system),
-                                    env,
-                                )?),
+                                Some((items, _, _)) => {
+                                    let seen = change_rows::seen(&others, &new, &system);
+                                    Some(crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                        project(items, &seen, env)
+                                    })?)
+                                }
                                 None => None,
                             };
                             let Some(triggers) = &triggers else {
@@ -668,6 +726,7 @@ impl Change {
                 rows,
                 returning,
                 subplans,
+                late,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let triggers = RowTriggers::of_statement(relation, Event::Delete, &[])?;
@@ -687,6 +746,10 @@ impl Change {
                         tid,
                         row,
                         |txn, tid, row| {
+                            let seen = change_rows::seen(&others, row, &system);
+                            if !passes_late(txn, late, &seen, env)? {
+                                return Ok((folio_db::Write::Gone, Vec::new()));
+                            }
                             let Some(triggers) = &triggers else {
                                 let write = constraints.delete(txn, relation, tid, row, env)?;
                                 return Ok((write, row.to_vec()));
@@ -704,11 +767,10 @@ impl Change {
                     if let Some(row) = written {
                         deleted += 1;
                         if let Some((items, _, _)) = returning {
-                            out.push(project(
-                                items,
-                                &change_rows::seen(&others, &row, &system),
-                                env,
-                            )?);
+                            let seen = change_rows::seen(&others, &row, &system);
+                            out.push(crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                project(items, &seen, env)
+                            })?);
                         }
                     }
                 }

@@ -964,6 +964,10 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                 d(&args[1])
             )
         }
+        Scalar::Call(call) => {
+            let a: Vec<String> = call.args.iter().map(d).collect();
+            format!("{}({})", call.name(), a.join(", "))
+        }
         Scalar::Func(Func::Row(f), args) => {
             crate::row_values::deparse(*f, &args.iter().map(d).collect::<Vec<_>>())
         }

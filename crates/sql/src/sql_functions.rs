@@ -609,11 +609,10 @@ impl VisitorMut for Expand<'_, '_> {
             return Continue(());
         };
         if def.plpgsql {
-            // Evaluated before the statement is planned
-            // (`plpgsql/calls.rs`); one left here is in a plan that is
-            // kept (a prepared statement, a view, a default).
-            self.error = Some(crate::plpgsql::calls::not_here(&def));
-            return Break(());
+            // Bound as a call run per row (`plpgsql/row_calls.rs`); the
+            // plan notes the definition, so a replaced one plans again.
+            USED.with(|u| u.borrow_mut().push(def));
+            return Continue(());
         }
         let args = match call_args(&call.args, &def) {
             Ok(args) => args,

@@ -209,6 +209,8 @@ impl Plan {
         let with_advisory = Env {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),
+            // Calls of PL/pgSQL functions may run (`plpgsql/row_calls.rs`).
+            cx: crate::sql_functions::any_plpgsql().then_some(cx),
             ..*env
         };
         let env = &with_advisory;

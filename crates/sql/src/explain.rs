@@ -66,7 +66,7 @@ pub fn explain(
     let mut actual = None;
     if options.analyze {
         let started = Instant::now();
-        let (rows, counts) = query::run(txn, &planned, &Env::at(cx.now))?;
+        let (rows, counts) = query::run(txn, &planned, &Env::of(cx))?;
         let after = pool.thread_stats();
         actual = Some(Actual {
             rows: rows.len() as u64,

@@ -214,6 +214,15 @@ impl Env<'_> {
         }
     }
 
+    /// The environment of a statement run in `cx` (without parameters),
+    /// which may call PL/pgSQL functions per row.
+    pub fn of<'c>(cx: &'c crate::context::Ctx<'c>) -> Env<'c> {
+        Env {
+            cx: crate::plpgsql::row_calls::cx_of(cx),
+            ..Env::at(cx.now)
+        }
+    }
+
     /// Subquery `n`'s rows (for `row`, if it is correlated).
     fn subquery(&self, n: usize, row: &[Value]) -> Result<Cow<'_, [Vec<Value>]>, SqlError> {
         if let Some(rows) = self.correlated.and_then(|c| c.rows(n, row)) {

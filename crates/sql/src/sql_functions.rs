@@ -98,6 +98,13 @@ pub fn clear_used() {
     USED.with(|u| u.borrow_mut().clear());
 }
 
+/// Notes that the statement being planned calls `def` (a PL/pgSQL
+/// function's call, bound: `plpgsql/row_calls.rs`), so its plan is made
+/// again when `def` is replaced or dropped.
+pub fn note_used(def: &FunctionDef) {
+    USED.with(|u| u.borrow_mut().push(def.clone()));
+}
+
 /// The definitions expanded since [`clear_used`].
 pub fn take_used() -> Vec<FunctionDef> {
     USED.with(|u| std::mem::take(&mut *u.borrow_mut()))
@@ -609,9 +616,7 @@ impl VisitorMut for Expand<'_, '_> {
             return Continue(());
         };
         if def.plpgsql {
-            // Bound as a call run per row (`plpgsql/row_calls.rs`); the
-            // plan notes the definition, so a replaced one plans again.
-            USED.with(|u| u.borrow_mut().push(def));
+            // Bound as a call run per row (`plpgsql/row_calls.rs`).
             return Continue(());
         }
         let args = match call_args(&call.args, &def) {

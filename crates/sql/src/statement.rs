@@ -210,7 +210,7 @@ impl Plan {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),
             // Calls of PL/pgSQL functions may run (`plpgsql/row_calls.rs`).
-            cx: crate::sql_functions::any_plpgsql().then_some(cx),
+            cx: crate::plpgsql::row_calls::cx_of(cx),
             ..*env
         };
         let env = &with_advisory;

@@ -540,7 +540,7 @@ impl Correlated for Runner<'_> {
     }
 
     fn call(&self, def: &folio_catalog::FunctionDef, args: Vec<Value>) -> Result<Value, SqlError> {
-        let cx = (self.env.cx).ok_or_else(crate::plpgsql::row_calls::busy)?;
+        let cx = (self.env.cx).ok_or_else(|| crate::plpgsql::row_calls::not_here(def))?;
         let mut txn = (self.txn.try_borrow_mut()).map_err(|_| crate::plpgsql::row_calls::busy())?;
         crate::plpgsql::row_calls::call(cx, &mut txn, def, args)
     }

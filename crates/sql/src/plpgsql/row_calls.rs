@@ -18,10 +18,12 @@
 //!   between writes: INSERT's VALUES, column defaults, SET, RETURNING.
 //!
 //! An inner join's ON conjunct that calls one is moved into the WHERE
-//! ([`lift_join_calls`]). Where no holder lends it (an outer join's ON
-//! condition, an UPDATE's or DELETE's WHERE, which the table's scan
-//! evaluates) the call is 0A000. [`Env::cx`] is set only while a PL/pgSQL function exists,
-//! so the pgbench paths never lend anything.
+//! ([`lift_join_calls`]); an UPDATE's or DELETE's WHERE conjunct that
+//! calls one is tested on each row the scan found, before it is changed
+//! (`dml.rs`). Where no holder lends it (an outer join's ON condition,
+//! the arguments of a function in FROM) the call is 0A000. [`Env::cx`]
+//! is set only while a PL/pgSQL function exists ([`cx_of`]), so the
+//! pgbench paths never lend anything.
 //!
 //! Each call runs in the statement's transaction, its statements each
 //! seeing the writes before them (the calling statement's rows were read
@@ -80,11 +82,18 @@ impl RowCall {
 }
 
 /// The 0A000 of a call evaluated where no transaction is lent.
-fn not_here(def: &FunctionDef) -> SqlError {
+pub fn not_here(def: &FunctionDef) -> SqlError {
     SqlError::unsupported(format!(
-        "a call of PL/pgSQL function \"{}\" in a join condition of an outer join or in the WHERE of UPDATE or DELETE",
+        "a call of PL/pgSQL function \"{}\" where folio cannot run it per row (an outer join's condition, the arguments of a function in FROM)",
         crate::sql_functions::names_of(&def.name)
     ))
+}
+
+/// What [`Env::cx`] is for a statement run in `cx`: `cx` while a PL/pgSQL
+/// function exists (a statement may call one), else `None`, so nothing
+/// is lent.
+pub fn cx_of<'a>(cx: &'a Ctx<'a>) -> Option<&'a Ctx<'a>> {
+    crate::sql_functions::any_plpgsql().then_some(cx)
 }
 
 /// `f` bound as a call of a PL/pgSQL function over `columns`, if it
@@ -101,6 +110,7 @@ pub fn bind(
         return Err(crate::window::not_allowed());
     }
     crate::plpgsql::callable(&def)?;
+    crate::sql_functions::note_used(&def);
     let args = crate::sql_functions::call_args(&f.args, &def)?;
     let args = (args.iter().zip(&def.args))
         .map(|(arg, (_, oid, typmod))| {

@@ -1,17 +1,17 @@
 //! Calls of PL/pgSQL functions in a statement that give one value for
 //! the whole statement (README "PL/pgSQL", "Calls"): a call of an
-//! IMMUTABLE or STABLE function whose arguments read no row (constants,
-//! parameters, such calls). Each is taken out of the statement before it
+//! IMMUTABLE function whose arguments read no row (constants,
+//! parameters, such calls), which PostgreSQL folds into a constant. Each is taken out of the statement before it
 //! is planned, innermost first, and replaced by a typed parameter
 //! (`CAST($k AS result)`) whose value the call gives at each run
 //! ([`Calls::run`]): a query message's statement is planned once with
 //! its calls' values; a prepared statement's kept plan keeps its calls
 //! and runs them at each execution.
 //!
-//! Every other call (a VOLATILE function's, PostgreSQL's default, which
-//! PostgreSQL runs per row even with constant arguments; one whose
-//! arguments read the row) stays in the statement and is run per row
-//! (`row_calls.rs`).
+//! Every other call (a VOLATILE function's, PostgreSQL's default, or a
+//! STABLE one's, which PostgreSQL runs per row even with constant
+//! arguments; one whose arguments read the row) stays in the statement
+//! and is run per row (`row_calls.rs`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -120,7 +120,9 @@ impl VisitorMut for TakeOut {
         let Some(def) = crate::sql_functions::resolve_plpgsql(&call.name, arity) else {
             return Continue(());
         };
-        if def.volatility == b'v' {
+        // PostgreSQL folds only an IMMUTABLE call of constants; it runs
+        // the others per row.
+        if def.volatility != b'i' {
             return Continue(());
         }
         let args = match crate::sql_functions::call_args(&call.args, &def) {

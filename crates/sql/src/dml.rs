@@ -612,10 +612,8 @@ impl Change {
                         }
                     };
                     if let Some(row) = written {
-                        if let Some((items, _, _)) = returning {
-                            out.push(crate::plpgsql::row_calls::lend(txn, env, |env| {
-                                project(items, &row, env)
-                            })?);
+                        if returning.is_some() {
+                            out.push(row.clone());
                         }
                         count += 1;
                         match (on_conflict, &triggers) {
@@ -633,6 +631,15 @@ impl Change {
                 for rows in batch.chunks_mut(INSERT_BATCH_ROWS) {
                     let rows = rows.iter_mut().map(std::mem::take).collect();
                     constraints.insert_many(txn, relation, rows, env)?;
+                }
+                // RETURNING sees the rows written (a call in it that reads
+                // the table finds them).
+                if let Some((items, _, _)) = returning {
+                    out = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        (out.iter())
+                            .map(|row| project(items, row, env))
+                            .collect::<Result<_, _>>()
+                    })?;
                 }
                 constraints.end_statement(Some(pending), txn, relation)?;
                 for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
@@ -687,24 +694,26 @@ impl Change {
                                 }
                             }
                             constraints.generate(relation, &mut new, env)?;
-                            let projected = match returning {
-                                Some((items, _, _)) => {
-                                    let seen = change_rows::seen(&others, &new, &system);
+                            let seen_new = (returning.as_ref())
+                                .map(|_| change_rows::seen(&others, &new, &system).into_owned());
+                            let written = triggers.as_ref().map(|_| new.clone());
+                            let write = constraints.update(txn, relation, tid, old, new, env)?;
+                            if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_))
+                            {
+                                return Ok((write, None));
+                            }
+                            // RETURNING sees the row written (a call in it
+                            // that reads the table finds the new version).
+                            let projected = match (returning, seen_new) {
+                                (Some((items, _, _)), Some(seen)) => {
                                     Some(crate::plpgsql::row_calls::lend(txn, env, |env| {
                                         project(items, &seen, env)
                                     })?)
                                 }
-                                None => None,
+                                _ => None,
                             };
-                            let Some(triggers) = &triggers else {
-                                let write =
-                                    constraints.update(txn, relation, tid, old, new, env)?;
-                                return Ok((write, projected));
-                            };
-                            let written = new.clone();
-                            let write = constraints.update(txn, relation, tid, old, new, env)?;
-                            if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
-                                triggers.after(cx, txn, Some(old), Some(&written))?;
+                            if let (Some(triggers), Some(written)) = (&triggers, &written) {
+                                triggers.after(cx, txn, Some(old), Some(written))?;
                             }
                             Ok((write, projected))
                         },

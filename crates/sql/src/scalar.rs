@@ -192,9 +192,13 @@ pub trait Correlated: std::fmt::Debug {
     /// is not correlated.
     fn rows(&self, n: usize, row: &[Value]) -> Option<Result<Vec<Vec<Value>>, SqlError>>;
 
-    /// The value of a call of PL/pgSQL function `def` with `args`, run
-    /// with the transaction the holder lends (`plpgsql/row_calls.rs`).
-    fn call(&self, def: &folio_catalog::FunctionDef, args: Vec<Value>) -> Result<Value, SqlError>;
+    /// The value of a call of a PL/pgSQL function with `args`, run with
+    /// the transaction the holder lends (`plpgsql/row_calls.rs`).
+    fn call(
+        &self,
+        call: &crate::plpgsql::row_calls::RowCall,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError>;
 }
 
 impl Env<'_> {

@@ -539,9 +539,13 @@ impl Correlated for Runner<'_> {
         Some(run(&mut txn, &sub.plan, &env).map(|(rows, _)| rows))
     }
 
-    fn call(&self, def: &folio_catalog::FunctionDef, args: Vec<Value>) -> Result<Value, SqlError> {
-        let cx = (self.env.cx).ok_or_else(|| crate::plpgsql::row_calls::not_here(def))?;
+    fn call(
+        &self,
+        call: &crate::plpgsql::row_calls::RowCall,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError> {
+        let cx = (self.env.cx).ok_or_else(|| crate::plpgsql::row_calls::not_here(&call.def))?;
         let mut txn = (self.txn.try_borrow_mut()).map_err(|_| crate::plpgsql::row_calls::busy())?;
-        crate::plpgsql::row_calls::call(cx, &mut txn, def, args)
+        crate::plpgsql::row_calls::call(cx, &mut txn, call, args)
     }
 }

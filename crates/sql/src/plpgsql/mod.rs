@@ -48,9 +48,23 @@ pub fn call(
     def: &FunctionDef,
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
-    crate::stack::check()?;
     callable(def)?;
     let block = parse::parse(&def.body)?;
+    call_block(cx, txn, notices, def, &block, args)
+}
+
+/// [`call`] with `def`'s body parsed (`block`: a call run per row parses
+/// it once, `row_calls.rs`).
+pub fn call_block(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    def: &FunctionDef,
+    block: &parse::Block,
+    args: Vec<Value>,
+) -> Result<Value, SqlError> {
+    crate::stack::check()?;
+    callable(def)?;
     let mut runner = exec::Runner::new(cx, txn, notices);
     let label = crate::sql_functions::names_of(&def.name).to_string();
     for (i, ((name, oid, typmod), value)) in def.args.iter().zip(args).enumerate() {
@@ -65,7 +79,7 @@ pub fn call(
             runner.alias_last(&number);
         }
     }
-    let returned = runner.run(&block).map_err(plpgsql_error)?;
+    let returned = runner.run(block).map_err(plpgsql_error)?;
     match returned {
         // A `void` is shown as an empty text.
         _ if def.result.0 == crate::sql_functions::VOID => Ok(Value::Text(String::new())),

@@ -33,6 +33,7 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::plpgsql::parse::Block;
 use crate::scalar::{Columns, Correlated, Env, Scalar};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
@@ -44,13 +45,22 @@ use std::cell::RefCell;
 use std::ops::ControlFlow::{Break, Continue};
 use std::sync::Arc;
 
-/// A bound call: the function, its arguments (each cast to its
-/// parameter's type) and its value's type.
-#[derive(Debug, Clone, PartialEq)]
+/// A bound call: the function, its body parsed once, its arguments (each
+/// cast to its parameter's type) and its value's type.
+#[derive(Debug, Clone)]
 pub struct RowCall {
     pub def: Arc<FunctionDef>,
+    block: Arc<Block>,
     pub args: Vec<Scalar>,
     pub ty: SqlType,
+}
+
+/// Two calls are equal when they call the same definition with equal
+/// arguments (the block is the definition's body).
+impl PartialEq for RowCall {
+    fn eq(&self, other: &RowCall) -> bool {
+        self.def == other.def && self.args == other.args && self.ty == other.ty
+    }
 }
 
 impl RowCall {
@@ -61,7 +71,7 @@ impl RowCall {
             .map(|a| a.eval(row, env))
             .collect::<Result<Vec<_>, _>>()?;
         match env.correlated {
-            Some(holder) => holder.call(&self.def, args),
+            Some(holder) => holder.call(self, args),
             None => Err(not_here(&self.def)),
         }
     }
@@ -70,6 +80,7 @@ impl RowCall {
     pub fn map_args(&self, f: impl Fn(&Scalar) -> Scalar) -> RowCall {
         RowCall {
             def: self.def.clone(),
+            block: self.block.clone(),
             args: self.args.iter().map(f).collect(),
             ty: self.ty,
         }
@@ -127,8 +138,10 @@ pub fn bind(
         crate::sql_functions::VOID => SqlType::Text,
         oid => type_of(oid, def.result.1)?,
     };
+    let block = Arc::new(crate::plpgsql::parse::parse(&def.body)?);
     Ok(Some(Scalar::Call(Box::new(RowCall {
         def: Arc::new(def),
+        block,
         args,
         ty,
     }))))
@@ -139,20 +152,21 @@ fn type_of(oid: u32, typmod: i32) -> Result<SqlType, SqlError> {
         .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
 }
 
-/// Runs a call of `def` with `args` in `txn`: NULL for a NULL argument of
-/// a STRICT function; the notices it raised go to the client after the
+/// Runs `call` with `args` in `txn`: NULL for a NULL argument of a STRICT
+/// function; the notices it raised go to the client after the
 /// statement's.
 pub fn call(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
-    def: &FunctionDef,
+    call: &RowCall,
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
+    let def = &call.def;
     if def.strict && args.contains(&Value::Null) {
         return Ok(Value::Null);
     }
     let mut notices = Vec::new();
-    let value = crate::plpgsql::call(cx, txn, &mut notices, def, args);
+    let value = crate::plpgsql::call_block(cx, txn, &mut notices, def, &call.block, args);
     cx.raised.borrow_mut().extend(notices);
     value
 }
@@ -195,9 +209,9 @@ impl Correlated for Lent<'_, '_> {
         None
     }
 
-    fn call(&self, def: &FunctionDef, args: Vec<Value>) -> Result<Value, SqlError> {
+    fn call(&self, row_call: &RowCall, args: Vec<Value>) -> Result<Value, SqlError> {
         let mut txn = self.txn.try_borrow_mut().map_err(|_| busy())?;
-        call(self.cx, &mut txn, def, args)
+        call(self.cx, &mut txn, row_call, args)
     }
 }
 

@@ -17,11 +17,12 @@
 //! - a row change (`dml.rs`, [`lend`]) where it holds the transaction
 //!   between writes: INSERT's VALUES, column defaults, SET, RETURNING.
 //!
-//! An inner join's ON conjunct that calls one is moved into the WHERE
-//! ([`lift_join_calls`]); an UPDATE's or DELETE's WHERE conjunct that
+//! An inner join's ON conjunct that calls one is moved into the WHERE,
+//! a LEFT join's ON into a LATERAL subquery's WHERE ([`lift_join_calls`]); an UPDATE's or DELETE's WHERE conjunct that
 //! calls one is tested on each row the scan found, before it is changed
-//! (`dml.rs`). Where no holder lends it (an outer join's ON condition,
-//! the arguments of a function in FROM) the call is 0A000. [`Env::cx`]
+//! (`dml.rs`). Where no holder lends it (a RIGHT or FULL join's ON
+//! condition, a LEFT join's over another item than a table, the
+//! arguments of a function in FROM) the call is 0A000. [`Env::cx`]
 //! is set only while a PL/pgSQL function exists ([`cx_of`]), so the
 //! pgbench paths never lend anything.
 //!
@@ -39,7 +40,8 @@ use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Expr, JoinConstraint, JoinOperator, Select, Value as AstValue,
+    BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, Select, Statement, TableAlias,
+    TableFactor, Value as AstValue,
 };
 use std::cell::RefCell;
 use std::ops::ControlFlow::{Break, Continue};
@@ -95,7 +97,7 @@ impl RowCall {
 /// The 0A000 of a call evaluated where no transaction is lent.
 pub fn not_here(def: &FunctionDef) -> SqlError {
     SqlError::unsupported(format!(
-        "a call of PL/pgSQL function \"{}\" where folio cannot run it per row (an outer join's condition, the arguments of a function in FROM)",
+        "a call of PL/pgSQL function \"{}\" where folio cannot run it per row (a RIGHT or FULL join's condition, the arguments of a function in FROM)",
         crate::sql_functions::names_of(&def.name)
     ))
 }
@@ -245,18 +247,28 @@ fn calls_here(e: &Expr) -> bool {
         .is_some()
 }
 
-/// `select` with the conditions of its inner joins' ON that call a
-/// PL/pgSQL function moved into its WHERE (`None`: none to move). A join
-/// condition is evaluated inside the join, where no transaction is lent;
-/// for an inner join it is the same filter over the joined rows, unless a
-/// later RIGHT or FULL join of the same FROM item adds rows without it.
+/// `select` with the join conditions that call a PL/pgSQL function moved
+/// where a transaction is lent (`None`: none to move). A join condition
+/// is evaluated inside the join, where none is:
+///
+/// - an inner join's ON conjuncts that call move into the WHERE: the
+///   same filter over the joined rows, unless a later RIGHT or FULL join
+///   of the same FROM item adds rows without it;
+/// - a LEFT join's ON over a table `b` becomes `LEFT JOIN LATERAL
+///   (SELECT * FROM b WHERE on) AS b ON true`: the same rows, the
+///   condition tested on each pair, by a query that lends the
+///   transaction.
 pub fn lift_join_calls(select: &Select) -> Option<Select> {
     if !crate::sql_functions::any_plpgsql() {
         return None;
     }
     let mut out = select.clone();
     let mut lifted: Vec<Expr> = Vec::new();
+    let mut lateral = false;
     for item in &mut out.from {
+        for join in &mut item.joins {
+            lateral |= left_join_as_lateral(join);
+        }
         let preserves_left = |op: &JoinOperator| {
             !matches!(
                 op,
@@ -287,11 +299,57 @@ pub fn lift_join_calls(select: &Select) -> Option<Select> {
         }
     }
     if lifted.is_empty() {
-        return None;
+        return lateral.then_some(out);
     }
     lifted.extend(out.selection.take());
     out.selection = and_all(lifted);
     Some(out)
+}
+
+/// `LEFT JOIN b ON on` (`b` a table, `on` calling a PL/pgSQL function)
+/// made `LEFT JOIN LATERAL (SELECT * FROM b WHERE on) AS b ON true`;
+/// whether it was.
+fn left_join_as_lateral(join: &mut Join) -> bool {
+    let (JoinOperator::Left(JoinConstraint::On(on))
+    | JoinOperator::LeftOuter(JoinConstraint::On(on))) = &mut join.join_operator
+    else {
+        return false;
+    };
+    let TableFactor::Table {
+        name,
+        alias,
+        args: None,
+        ..
+    } = &join.relation
+    else {
+        return false;
+    };
+    if !any_in(on) {
+        return false;
+    }
+    let alias = match alias {
+        Some(alias) => alias.name.clone(),
+        None => match name.0.last().and_then(|part| part.as_ident()) {
+            Some(ident) => ident.clone(),
+            None => return false,
+        },
+    };
+    let text = format!("SELECT * FROM {} WHERE {on}", join.relation);
+    let parsed =
+        sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &text);
+    let Ok(Some(Statement::Query(subquery))) = parsed.map(|mut p| p.pop()) else {
+        return false;
+    };
+    *on = Expr::Value(AstValue::Boolean(true).into());
+    join.relation = TableFactor::Derived {
+        lateral: true,
+        subquery,
+        alias: Some(TableAlias {
+            name: alias,
+            columns: Vec::new(),
+        }),
+    };
+    true
 }
 
 fn and_all(exprs: Vec<Expr>) -> Option<Expr> {

@@ -359,3 +359,61 @@ fn and_all(exprs: Vec<Expr>) -> Option<Expr> {
         right: Box::new(b),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope() -> crate::sql_functions::Scope {
+        crate::sql_functions::Scope::enter(Arc::new(vec![FunctionDef {
+            oid: 1,
+            name: "f".into(),
+            args: vec![("a".into(), 23, -1)],
+            result: (23, -1),
+            returns_set: false,
+            volatility: b'v',
+            strict: false,
+            plpgsql: true,
+            body: "begin return a; end".into(),
+        }]))
+    }
+
+    fn lifted(sql: &str) -> Option<String> {
+        let parsed =
+            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, sql)
+                .unwrap();
+        let Statement::Query(q) = &parsed[0] else {
+            panic!("a query")
+        };
+        let sqlparser::ast::SetExpr::Select(select) = q.body.as_ref() else {
+            panic!("a select")
+        };
+        lift_join_calls(select).map(|s| s.to_string())
+    }
+
+    // Proves the join conditions that call a PL/pgSQL function move where
+    // a transaction is lent: an inner join's calling conjuncts to the
+    // WHERE (the others stay), a LEFT join's ON over a table into a
+    // LATERAL subquery; and that nothing moves past a later RIGHT join,
+    // nor without a call.
+    #[test]
+    fn join_conditions_that_call_move() {
+        let _scope = scope();
+        assert_eq!(
+            lifted("select * from a join b on f(a.x) = b.y and a.k = b.k where a.z > 1").as_deref(),
+            Some("SELECT * FROM a JOIN b ON a.k = b.k WHERE f(a.x) = b.y AND a.z > 1")
+        );
+        assert_eq!(
+            lifted("select * from a left join b as c on f(a.x) = c.y").as_deref(),
+            Some(
+                "SELECT * FROM a LEFT JOIN LATERAL (SELECT * FROM b AS c WHERE f(a.x) = c.y) \
+                 AS c ON true"
+            )
+        );
+        assert_eq!(
+            lifted("select * from a join b on f(a.x) = b.y right join c on true"),
+            None
+        );
+        assert_eq!(lifted("select * from a join b on a.x = b.y"), None);
+    }
+}

@@ -250,13 +250,21 @@ impl Conflict {
             };
             let mut both = old.clone();
             both.extend(values.iter().cloned());
-            if !scan::accepts(filter, &both, env)? {
+            // (Its WHERE and SET may call PL/pgSQL functions:
+            // `plpgsql/row_calls.rs` lends them the transaction.)
+            let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                if !scan::accepts(filter, &both, env)? {
+                    return Ok(None);
+                }
+                let mut new = old.clone();
+                for (c, value) in assignments {
+                    new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
+                }
+                Ok(Some(new))
+            })?;
+            let Some(mut new) = new else {
                 return Ok(None);
-            }
-            let mut new = old.clone();
-            for (c, value) in assignments {
-                new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
-            }
+            };
             if let Some(triggers) = fire.updates {
                 match triggers.before(fire.cx, txn, Some(&old), Some(new))? {
                     Some(row) => new = row,

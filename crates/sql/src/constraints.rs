@@ -51,9 +51,7 @@ use crate::parse;
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
 use crate::types;
-use folio_catalog::{
-    ConstraintKind, Deferrable, FunctionDef, RefAction, Relation, RowAt, UniqueRecheck,
-};
+use folio_catalog::{ConstraintKind, Deferrable, RefAction, Relation, RowAt, UniqueRecheck};
 use folio_db::{Isolation, Tid, Transaction, Write};
 use folio_row::{SqlType, Value};
 use std::cell::RefCell;
@@ -64,10 +62,6 @@ use std::sync::Arc;
 pub struct Constraints {
     /// Per column, its DEFAULT (none: NULL). Empty when no column has one.
     defaults: Vec<Option<Scalar>>,
-    /// The columns whose default calls a PL/pgSQL function, not bound:
-    /// only an INSERT ... VALUES runs it, with the default written into
-    /// its rows (`plpgsql/calls.rs`); elsewhere it is 0A000.
-    procedural: Vec<(usize, FunctionDef)>,
     /// The sequences the defaults name (`nextval('t_id_seq')`).
     sequences: Vec<String>,
     /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
@@ -233,10 +227,6 @@ impl Constraints {
                         out.defaults = vec![None; def.columns.len()];
                     }
                     let parsed = parse::expression(expr)?;
-                    if let Some(def) = crate::plpgsql::calls::first_call(&parsed) {
-                        out.procedural.push((usize::from(*column), def));
-                        continue;
-                    }
                     let mut named = Vec::new();
                     crate::sequences::names_in(&parsed, &mut named)?;
                     for name in named {
@@ -408,9 +398,6 @@ impl Constraints {
     /// What column `column` takes when a row leaves it out or names
     /// `DEFAULT`: its default expression, else NULL.
     pub fn default_of(&self, column: usize) -> Result<Scalar, SqlError> {
-        if let Some((_, def)) = self.procedural.iter().find(|(c, _)| *c == column) {
-            return Err(crate::plpgsql::calls::not_here(def));
-        }
         Ok(match self.defaults.get(column) {
             Some(Some(expr)) => expr.clone(),
             _ => Scalar::Const(Value::Null),
@@ -449,9 +436,6 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
         let mut row = vec![Value::Null; relation.types.len()];
-        if let Some((_, def)) = self.procedural.iter().find(|(c, _)| !given.contains(c)) {
-            return Err(crate::plpgsql::calls::not_here(def));
-        }
         for (c, default) in self.defaults.iter().enumerate() {
             if let Some(expr) = default
                 && !given.contains(&c)
@@ -483,10 +467,12 @@ impl Constraints {
         rows: Vec<Vec<Value>>,
         env: &Env<'_>,
     ) -> Result<Vec<Tid>, SqlError> {
-        let rows = rows
-            .into_iter()
-            .map(|values| self.check(relation, values, env))
-            .collect::<Result<Vec<_>, _>>()?;
+        // A CHECK may call a PL/pgSQL function (`plpgsql/row_calls.rs`).
+        let rows = crate::plpgsql::row_calls::lend(txn, env, |env| {
+            (rows.into_iter())
+                .map(|values| self.check(relation, values, env))
+                .collect::<Result<Vec<_>, _>>()
+        })?;
         if self.references.is_empty() {
             return self.insert_rows(txn, relation, rows);
         }
@@ -542,7 +528,7 @@ impl Constraints {
         new: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Write, SqlError> {
-        let new = self.check(relation, new, env)?;
+        let new = crate::plpgsql::row_calls::lend(txn, env, |env| self.check(relation, new, env))?;
         if self.references.is_empty() && self.referenced_by.is_empty() {
             return self.update_row(txn, relation, tid, old, new);
         }

@@ -42,3 +42,9 @@ pub struct Ctx<'a> {
     /// has no list of its own to add to), given to the client after it.
     pub raised: std::cell::RefCell<Vec<crate::output::Notice>>,
 }
+
+impl std::fmt::Debug for Ctx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Ctx")
+    }
+}

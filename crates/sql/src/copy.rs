@@ -331,7 +331,7 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
         Some(q) => {
             let planned = query::plan_query(cx, txn, q)?;
             crate::privileges::check_all(cx, &cx.needs.take())?;
-            let (rows, _) = query::run(txn, &planned, &Env::at(cx.now))?;
+            let (rows, _) = query::run(txn, &planned, &Env::of(cx))?;
             let names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
             (names, rows)
         }

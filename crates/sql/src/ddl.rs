@@ -647,8 +647,8 @@ fn default_text(
             "cannot use column reference in DEFAULT expression",
         ));
     }
-    // A call of a PL/pgSQL function is run by each INSERT ... VALUES
-    // (`plpgsql/calls.rs`), not now.
+    // A call of a PL/pgSQL function is run for each row that takes the
+    // default (`plpgsql/row_calls.rs`), not now.
     if crate::plpgsql::calls::first_call(expr).is_some() {
         return Ok(expr.to_string());
     }

@@ -57,6 +57,9 @@ pub enum Change {
         returning: Returning,
         /// Subqueries in SET and WHERE (uncorrelated), run first.
         subplans: Vec<Subplan>,
+        /// WHERE's conjuncts that call PL/pgSQL functions, tested on each
+        /// row found, before it is changed ([`late_where`]).
+        late: Vec<Scalar>,
     },
     Delete {
         relation: Arc<Relation>,
@@ -64,6 +67,7 @@ pub enum Change {
         rows: Rows,
         returning: Returning,
         subplans: Vec<Subplan>,
+        late: Vec<Scalar>,
     },
 }
 
@@ -249,6 +253,7 @@ pub fn plan_update(
         targets.push((c, value));
     }
     let returning = returning(&target.scope, returning_items)?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Update {
         relation,
@@ -257,6 +262,7 @@ pub fn plan_update(
         rows,
         returning,
         subplans,
+        late,
     })
 }
 
@@ -282,6 +288,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let mut selection = delete.selection.clone();
     let subplans = subqueries(cx, txn, &target.scope, selection.iter_mut().collect())?;
     let returning = returning(&target.scope, delete.returning.as_deref())?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Delete {
         relation,
@@ -289,7 +296,43 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
         rows,
         returning,
         subplans,
+        late,
     })
+}
+
+/// An UPDATE's or DELETE's WHERE split: the conjuncts the table's scan
+/// (or join) tests, and those that call a PL/pgSQL function, bound over
+/// `scope`, which the change tests on each row the scan found, where it
+/// can lend the transaction (`plpgsql/row_calls.rs`), as PostgreSQL
+/// tests its costly conditions last.
+fn late_where(
+    selection: Option<&Expr>,
+    scope: &Scope,
+) -> Result<(Option<Expr>, Vec<Scalar>), SqlError> {
+    let Some(selection) = selection else {
+        return Ok((None, Vec::new()));
+    };
+    if !crate::plpgsql::row_calls::any_in(selection) {
+        return Ok((Some(selection.clone()), Vec::new()));
+    }
+    let (early, late) = subquery::outer_conjuncts(selection, &[]);
+    let late = (late.iter())
+        .map(|e| scalar::bind(e, scope))
+        .collect::<Result<_, _>>()?;
+    Ok((early, late))
+}
+
+/// Whether the row `seen` passes the `late` conjuncts (with `txn` lent).
+fn passes_late(
+    txn: &mut Transaction,
+    late: &[Scalar],
+    seen: &[Value],
+    env: &Env<'_>,
+) -> Result<bool, SqlError> {
+    if late.is_empty() {
+        return Ok(true);
+    }
+    crate::plpgsql::row_calls::lend(txn, env, |env| scan::accepts(late, seen, env))
 }
 
 /// The subqueries in an UPDATE's or DELETE's expressions (over `scope`),
@@ -521,10 +564,13 @@ impl Change {
                     triggers.start_statement(cx, txn)?;
                 }
                 let rows: Vec<Vec<Value>> = match source {
-                    Source::Values(rows) => rows
-                        .iter()
-                        .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
-                        .collect::<Result<_, _>>()?,
+                    // (A value may call a PL/pgSQL function:
+                    // `plpgsql/row_calls.rs` lends it the transaction.)
+                    Source::Values(rows) => crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        (rows.iter())
+                            .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
+                            .collect::<Result<_, _>>()
+                    })?,
                     Source::Query(planned) => query::run(txn, planned, env)?.0,
                 };
                 let mut out = Vec::new();
@@ -544,7 +590,9 @@ impl Change {
                         ));
                     }
                     let given = &targets[..row.len()];
-                    let mut values = constraints.default_row(relation, given, env)?;
+                    let mut values = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        constraints.default_row(relation, given, env)
+                    })?;
                     for (&column, value) in given.iter().zip(row) {
                         values[column] = types::coerce(value, relation.types[column])?;
                     }
@@ -567,8 +615,8 @@ impl Change {
                         }
                     };
                     if let Some(row) = written {
-                        if let Some((items, _, _)) = returning {
-                            out.push(project(items, &row, env)?);
+                        if returning.is_some() {
+                            out.push(row.clone());
                         }
                         count += 1;
                         let row_triggers = triggers.as_ref().filter(|t| t.has_row_triggers());
@@ -588,6 +636,15 @@ impl Change {
                     let rows = rows.iter_mut().map(std::mem::take).collect();
                     constraints.insert_many(txn, relation, rows, env)?;
                 }
+                // RETURNING sees the rows written (a call in it that reads
+                // the table finds them).
+                if let Some((items, _, _)) = returning {
+                    out = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                        (out.iter())
+                            .map(|row| project(items, row, env))
+                            .collect::<Result<_, _>>()
+                    })?;
+                }
                 constraints.end_statement(Some(pending), txn, relation)?;
                 // PostgreSQL's order: the rows' AFTER triggers, then DO
                 // UPDATE's AFTER STATEMENT triggers before INSERT's.
@@ -606,6 +663,7 @@ impl Change {
                 rows,
                 returning,
                 subplans,
+                late,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
@@ -630,11 +688,17 @@ impl Change {
                         row,
                         |txn, tid, old| {
                             let seen = change_rows::seen(&others, old, &system);
-                            let mut new = old.to_vec();
-                            for (c, value) in assignments {
-                                new[*c] =
-                                    types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
+                            if !passes_late(txn, late, &seen, env)? {
+                                return Ok((folio_db::Write::Gone, None));
                             }
+                            let mut new = old.to_vec();
+                            crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                for (c, value) in assignments {
+                                    new[*c] =
+                                        types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
+                                }
+                                Ok(())
+                            })?;
                             if let Some(triggers) = &triggers {
                                 match triggers.before(cx, txn, Some(old), Some(new))? {
                                     Some(row) => new = row,
@@ -642,23 +706,26 @@ impl Change {
                                 }
                             }
                             constraints.generate(relation, &mut new, env)?;
-                            let projected = match returning {
-                                Some((items, _, _)) => Some(project(
-                                    items,
-                                    &change_rows::seen(&others, &new, &system),
-                                    env,
-                                )?),
-                                None => None,
-                            };
-                            let Some(triggers) = &triggers else {
-                                let write =
-                                    constraints.update(txn, relation, tid, old, new, env)?;
-                                return Ok((write, projected));
-                            };
-                            let written = new.clone();
+                            let seen_new = (returning.as_ref())
+                                .map(|_| change_rows::seen(&others, &new, &system).into_owned());
+                            let written = triggers.as_ref().map(|_| new.clone());
                             let write = constraints.update(txn, relation, tid, old, new, env)?;
-                            if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
-                                triggers.after(cx, txn, Some(old), Some(&written))?;
+                            if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_))
+                            {
+                                return Ok((write, None));
+                            }
+                            // RETURNING sees the row written (a call in it
+                            // that reads the table finds the new version).
+                            let projected = match (returning, seen_new) {
+                                (Some((items, _, _)), Some(seen)) => {
+                                    Some(crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                        project(items, &seen, env)
+                                    })?)
+                                }
+                                _ => None,
+                            };
+                            if let (Some(triggers), Some(written)) = (&triggers, &written) {
+                                triggers.after(cx, txn, Some(old), Some(written))?;
                             }
                             Ok((write, projected))
                         },
@@ -680,6 +747,7 @@ impl Change {
                 rows,
                 returning,
                 subplans,
+                late,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let triggers = Triggers::of_statement(relation, Event::Delete, &[])?;
@@ -702,6 +770,10 @@ impl Change {
                         tid,
                         row,
                         |txn, tid, row| {
+                            let seen = change_rows::seen(&others, row, &system);
+                            if !passes_late(txn, late, &seen, env)? {
+                                return Ok((folio_db::Write::Gone, Vec::new()));
+                            }
                             let Some(triggers) = &triggers else {
                                 let write = constraints.delete(txn, relation, tid, row, env)?;
                                 return Ok((write, row.to_vec()));
@@ -719,11 +791,10 @@ impl Change {
                     if let Some(row) = written {
                         deleted += 1;
                         if let Some((items, _, _)) = returning {
-                            out.push(project(
-                                items,
-                                &change_rows::seen(&others, &row, &system),
-                                env,
-                            )?);
+                            let seen = change_rows::seen(&others, &row, &system);
+                            out.push(crate::plpgsql::row_calls::lend(txn, env, |env| {
+                                project(items, &seen, env)
+                            })?);
                         }
                     }
                 }

@@ -66,7 +66,7 @@ pub fn explain(
     let mut actual = None;
     if options.analyze {
         let started = Instant::now();
-        let (rows, counts) = query::run(txn, &planned, &Env::at(cx.now))?;
+        let (rows, counts) = query::run(txn, &planned, &Env::of(cx))?;
         let after = pool.thread_stats();
         actual = Some(Actual {
             rows: rows.len() as u64,
@@ -963,6 +963,10 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
                 f.symbol().unwrap_or("?"),
                 d(&args[1])
             )
+        }
+        Scalar::Call(call) => {
+            let a: Vec<String> = call.args.iter().map(d).collect();
+            format!("{}({})", call.name(), a.join(", "))
         }
         Scalar::Func(Func::Row(f), args) => {
             crate::row_values::deparse(*f, &args.iter().map(d).collect::<Vec<_>>())

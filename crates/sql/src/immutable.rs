@@ -25,7 +25,8 @@ pub fn immutable(e: &Scalar, types: &[SqlType]) -> bool {
         | Scalar::ArraySubquery(..)
         | Scalar::Exists(_)
         | Scalar::InSubquery { .. }
-        | Scalar::Outer(..) => false,
+        | Scalar::Outer(..)
+        | Scalar::Call(_) => false,
         Scalar::Func(f, args) => {
             let arg_types: Vec<SqlType> = args.iter().map(|a| a.ty(types)).collect();
             f.immutable(&arg_types)

@@ -98,6 +98,10 @@ pub struct Planned {
     pub windows: Windows,
     pub limit: Option<u64>,
     pub offset: u64,
+    /// Whether its expressions call PL/pgSQL functions
+    /// (`plpgsql/row_calls.rs`): run over whole rows, as with correlated
+    /// subqueries.
+    pub row_calls: bool,
 }
 
 /// What running a planned query did, for EXPLAIN ANALYZE.
@@ -112,6 +116,13 @@ pub struct RunCounts {
 
 /// Runs a query.
 impl Planned {
+    /// Whether its rows must be whole before its expressions are
+    /// evaluated: they run correlated subqueries or PL/pgSQL functions,
+    /// with the transaction its run lends.
+    pub fn per_row(&self) -> bool {
+        self.row_calls || self.subplans.iter().any(Subplan::is_correlated)
+    }
+
     /// Runs it: the rows as a result.
     pub fn output(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
         let (rows, _) = run(txn, self, env)?;
@@ -227,7 +238,7 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         let in_order = planned.filter.is_empty()
             && planned.post_sort.is_empty()
             && planned.windows.is_empty()
-            && !planned.subplans.iter().any(Subplan::is_correlated);
+            && !planned.per_row();
         let needed = match planned.limit {
             Some(n) if in_order => usize::try_from(n.saturating_add(planned.offset)).ok(),
             _ => None,
@@ -397,6 +408,7 @@ pub fn over_source(
         windows: Windows::default(),
         limit: None,
         offset: 0,
+        row_calls: false,
     }
 }
 
@@ -712,6 +724,9 @@ fn plan_select(
     if let Some(rewritten) = set_returning_item(select) {
         return plan_select(cx, txn, &rewritten, order_by, limit, offset, locking);
     }
+    if let Some(lifted) = crate::plpgsql::row_calls::lift_join_calls(select) {
+        return plan_select(cx, txn, &lifted, order_by, limit, offset, locking);
+    }
     check_plain(select)?;
     let from = match select.from.as_slice() {
         [] => None,
@@ -758,6 +773,10 @@ fn plan_select(
     let grouped = is_grouped(&select);
     let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
     let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
+    let row_calls = crate::plpgsql::row_calls::any_in(&select)
+        || order_by
+            .iter()
+            .any(|o| crate::plpgsql::row_calls::any_in(&o.expr));
     let select = &select;
     // DISTINCT ON sorts the result rows by its ORDER BY, which its
     // expressions lead, and keeps the first row of each run of equal ones.
@@ -906,6 +925,7 @@ fn plan_select(
         windows,
         limit,
         offset,
+        row_calls,
     })
 }
 
@@ -949,9 +969,7 @@ fn run_level(
     let mut grouped = None;
     let mut rows = match &planned.shape {
         Shape::Aggregate { grouping, .. }
-            if planned.filter.is_empty()
-                && planned.sort.is_empty()
-                && !planned.subplans.iter().any(Subplan::is_correlated) =>
+            if planned.filter.is_empty() && planned.sort.is_empty() && !planned.per_row() =>
         {
             let mut groups = grouping.start();
             counts.scanned =
@@ -966,7 +984,7 @@ fn run_level(
                 && planned.sort.is_empty()
                 && planned.post_sort.is_empty()
                 && planned.windows.is_empty()
-                && !planned.subplans.iter().any(Subplan::is_correlated)
+                && !planned.per_row()
                 && match planned.distinct {
                     Distinct::All => true,
                     Distinct::No => planned.limit.is_none() && planned.offset == 0,
@@ -999,7 +1017,7 @@ fn run_level(
                 && planned.post_sort.is_empty()
                 && planned.windows.is_empty()
                 && planned.distinct == Distinct::No
-                && !planned.subplans.iter().any(Subplan::is_correlated)
+                && !planned.per_row()
                 && let Some(limit) = planned.limit =>
         {
             let n = usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX);
@@ -1015,11 +1033,7 @@ fn run_level(
         correlated: Some(&runner),
         ..*env
     };
-    let env = if planned.subplans.iter().any(Subplan::is_correlated) {
-        &with_runner
-    } else {
-        env
-    };
+    let env = if planned.per_row() { &with_runner } else { env };
     if !planned.filter.is_empty() {
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {

@@ -180,6 +180,10 @@ pub struct Env<'a> {
     /// The session's entry among the live sessions (`backend.rs`), where
     /// a statement may call the functions about sessions.
     pub backend: Option<&'a crate::backend::SessionBackend>,
+    /// The statement's context, where it may call PL/pgSQL functions per
+    /// row (`plpgsql/row_calls.rs`): set while any exists, so a statement
+    /// that cannot call one never lends its transaction.
+    pub cx: Option<&'a crate::context::Ctx<'a>>,
 }
 
 /// Runs a correlated subquery for one outer row.
@@ -187,6 +191,14 @@ pub trait Correlated: std::fmt::Debug {
     /// Subquery `n`'s rows for the outer `row`, or `None` if subquery `n`
     /// is not correlated.
     fn rows(&self, n: usize, row: &[Value]) -> Option<Result<Vec<Vec<Value>>, SqlError>>;
+
+    /// The value of a call of a PL/pgSQL function with `args`, run with
+    /// the transaction the holder lends (`plpgsql/row_calls.rs`).
+    fn call(
+        &self,
+        call: &crate::plpgsql::row_calls::RowCall,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError>;
 }
 
 impl Env<'_> {
@@ -202,6 +214,16 @@ impl Env<'_> {
             lookups: None,
             advisory: None,
             backend: None,
+            cx: None,
+        }
+    }
+
+    /// The environment of a statement run in `cx` (without parameters),
+    /// which may call PL/pgSQL functions per row.
+    pub fn of<'c>(cx: &'c crate::context::Ctx<'c>) -> Env<'c> {
+        Env {
+            cx: crate::plpgsql::row_calls::cx_of(cx),
+            ..Env::at(cx.now)
         }
     }
 
@@ -290,6 +312,9 @@ pub enum Scalar {
         index: usize,
         negated: bool,
     },
+    /// A call of a PL/pgSQL function, run per row it is evaluated for
+    /// (`plpgsql/row_calls.rs`).
+    Call(Box<crate::plpgsql::row_calls::RowCall>),
 }
 
 /// Binds `expr` over `columns`.
@@ -1094,6 +1119,9 @@ fn function(
     f: &sqlparser::ast::Function,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
+    if let Some(call) = crate::plpgsql::row_calls::bind(f, columns)? {
+        return Ok(call);
+    }
     let name = names::function(&f.name);
     if !functions::exists(&name) {
         return Err(unknown_function(&name, f, columns));
@@ -1560,6 +1588,7 @@ impl Scalar {
                     .collect::<Result<_, _>>()?,
                 env.lookups,
             )?,
+            Scalar::Call(call) => call.eval(row, env)?,
             Scalar::Outer(k, _) => {
                 env.outer.get(*k).cloned().ok_or_else(|| {
                     SqlError::new("XX000", format!("outer value {k} was not given"))
@@ -1639,6 +1668,7 @@ impl Scalar {
             | Scalar::Subquery(_, ty)
             | Scalar::ArraySubquery(_, ty)
             | Scalar::Outer(_, ty) => *ty,
+            Scalar::Call(call) => call.ty,
             Scalar::Case {
                 branches,
                 otherwise,
@@ -1720,6 +1750,7 @@ impl Scalar {
             | Scalar::ArraySubquery(..)
             | Scalar::Exists(_)
             | Scalar::Outer(..) => self.clone(),
+            Scalar::Call(call) => Scalar::Call(Box::new(call.map_args(|a| a.map_columns(f)))),
             Scalar::InSubquery {
                 expr,
                 index,
@@ -1798,6 +1829,9 @@ impl Scalar {
                 pattern.param_types(column_types, types);
             }
             Scalar::Func(_, args) => args.iter().for_each(|a| a.param_types(column_types, types)),
+            Scalar::Call(call) => {
+                (call.args.iter()).for_each(|a| a.param_types(column_types, types))
+            }
             Scalar::InSubquery { expr, .. } => expr.param_types(column_types, types),
             Scalar::Column(_)
             | Scalar::Const(_)
@@ -1843,6 +1877,7 @@ impl Scalar {
                 .collect(),
             Scalar::Like { expr, pattern, .. } => vec![expr, pattern],
             Scalar::Func(_, args) => args.iter().collect(),
+            Scalar::Call(call) => call.args.iter().collect(),
             Scalar::InSubquery { expr, .. } => vec![expr],
         }
     }
@@ -1887,6 +1922,7 @@ impl Scalar {
                 pattern.columns(out);
             }
             Scalar::Func(_, args) => args.iter().for_each(|a| a.columns(out)),
+            Scalar::Call(call) => call.args.iter().for_each(|a| a.columns(out)),
             Scalar::Subquery(..)
             | Scalar::ArraySubquery(..)
             | Scalar::Exists(_)

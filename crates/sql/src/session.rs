@@ -887,7 +887,7 @@ impl Session {
                     let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
                     let statement = resolved.as_ref().unwrap_or(statement);
                     let mut taken =
-                        crate::plpgsql::calls::take_out(cx, txn, statement, prepared.parameters)?;
+                        crate::plpgsql::calls::take_out(statement, prepared.parameters)?;
                     prepared.calls = (taken.as_mut())
                         .map(|(_, calls)| std::mem::take(calls))
                         .unwrap_or_default();
@@ -2010,7 +2010,11 @@ pub(crate) fn run_with_params(
                 params,
                 ..Env::at(cx.now)
             };
-            return plan.run(cx, txn, &env);
+            let output = plan.run(cx, txn, &env);
+            // The notices of the functions and triggers it ran, before
+            // those of what runs after it (a body's next statement).
+            notices.extend(cx.raised.take());
+            return output;
         }
     }
     let db = cx.db;

@@ -98,6 +98,13 @@ pub fn clear_used() {
     USED.with(|u| u.borrow_mut().clear());
 }
 
+/// Notes that the statement being planned calls `def` (a PL/pgSQL
+/// function's call, bound: `plpgsql/row_calls.rs`), so its plan is made
+/// again when `def` is replaced or dropped.
+pub fn note_used(def: &FunctionDef) {
+    USED.with(|u| u.borrow_mut().push(def.clone()));
+}
+
 /// The definitions expanded since [`clear_used`].
 pub fn take_used() -> Vec<FunctionDef> {
     USED.with(|u| std::mem::take(&mut *u.borrow_mut()))
@@ -618,11 +625,8 @@ impl VisitorMut for Expand<'_, '_> {
             return Continue(());
         };
         if def.plpgsql {
-            // Evaluated before the statement is planned
-            // (`plpgsql/calls.rs`); one left here is in a plan that is
-            // kept (a prepared statement, a view, a default).
-            self.error = Some(crate::plpgsql::calls::not_here(&def));
-            return Break(());
+            // Bound as a call run per row (`plpgsql/row_calls.rs`).
+            return Continue(());
         }
         let args = match call_args(&call.args, &def) {
             Ok(args) => args,

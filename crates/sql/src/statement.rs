@@ -217,6 +217,8 @@ impl Plan {
         let with_advisory = Env {
             advisory: Some(cx.advisory),
             backend: Some(cx.backend),
+            // Calls of PL/pgSQL functions may run (`plpgsql/row_calls.rs`).
+            cx: crate::plpgsql::row_calls::cx_of(cx),
             ..*env
         };
         let env = &with_advisory;

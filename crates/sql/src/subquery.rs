@@ -463,16 +463,17 @@ fn reads_correlated(expr: &Expr, subplans: &[Subplan]) -> bool {
     expr.visit(&mut Find(subplans)).is_break()
 }
 
-/// `where`'s conjuncts split: those without a correlated subquery (for
-/// the scans and joins, AND-ed again), and those with one (run after
-/// them, over whole rows).
+/// `where`'s conjuncts split: those without a correlated subquery or a
+/// call of a PL/pgSQL function (for the scans and joins, AND-ed again),
+/// and those with one (run after them, over whole rows).
 pub fn outer_conjuncts(where_: &Expr, subplans: &[Subplan]) -> (Option<Expr>, Vec<Expr>) {
     let all: Vec<Expr> = crate::pushdown::conjuncts(where_)
         .into_iter()
         .cloned()
         .collect();
-    let (late, early): (Vec<Expr>, Vec<Expr>) =
-        all.into_iter().partition(|e| reads_correlated(e, subplans));
+    let (late, early): (Vec<Expr>, Vec<Expr>) = all
+        .into_iter()
+        .partition(|e| reads_correlated(e, subplans) || crate::plpgsql::row_calls::any_in(e));
     let early = early.into_iter().reduce(|a, b| Expr::BinaryOp {
         left: Box::new(a),
         op: BinaryOperator::And,
@@ -536,5 +537,15 @@ impl Correlated for Runner<'_> {
             ..self.env
         };
         Some(run(&mut txn, &sub.plan, &env).map(|(rows, _)| rows))
+    }
+
+    fn call(
+        &self,
+        call: &crate::plpgsql::row_calls::RowCall,
+        args: Vec<Value>,
+    ) -> Result<Value, SqlError> {
+        let cx = (self.env.cx).ok_or_else(|| crate::plpgsql::row_calls::not_here(&call.def))?;
+        let mut txn = (self.txn.try_borrow_mut()).map_err(|_| crate::plpgsql::row_calls::busy())?;
+        crate::plpgsql::row_calls::call(cx, &mut txn, call, args)
     }
 }

@@ -1,19 +1,17 @@
-//! Calls of PL/pgSQL functions in a statement (README "PL/pgSQL",
-//! "Calls"). Each call is taken out of the statement before it is
-//! planned, innermost first, and replaced by a typed parameter
+//! Calls of PL/pgSQL functions in a statement that give one value for
+//! the whole statement (README "PL/pgSQL", "Calls"): a call of an
+//! IMMUTABLE function whose arguments read no row (constants,
+//! parameters, such calls), which PostgreSQL folds into a constant. Each is taken out of the statement before it
+//! is planned, innermost first, and replaced by a typed parameter
 //! (`CAST($k AS result)`) whose value the call gives at each run
-//! ([`Calls::run`]), so the statement planned is an ordinary one: a
-//! query message's statement is planned once with its calls' values; a
-//! prepared statement's kept plan keeps its calls and runs them at each
-//! execution.
+//! ([`Calls::run`]): a query message's statement is planned once with
+//! its calls' values; a prepared statement's kept plan keeps its calls
+//! and runs them at each execution.
 //!
-//! A call's arguments are evaluated as a `SELECT` of them (with the
-//! statement's parameters and the values of the calls before it); so a
-//! call may not read the row's columns (0A000): PostgreSQL calls a
-//! function per row, folio once per call written in the statement. An
-//! INSERT ... VALUES whose target's column defaults call one has those
-//! defaults written into each row first, so each row calls it once, as
-//! PostgreSQL's.
+//! Every other call (a VOLATILE function's, PostgreSQL's default, or a
+//! STABLE one's, which PostgreSQL runs per row even with constant
+//! arguments; one whose arguments read the row) stays in the statement
+//! and is run per row (`row_calls.rs`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -21,9 +19,7 @@ use crate::output::{Notice, Output};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::Value;
-use sqlparser::ast::{
-    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableObject, VisitMut, VisitorMut,
-};
+use sqlparser::ast::{Expr, Ident, Query, SelectItem, SetExpr, Statement, VisitMut, VisitorMut};
 use std::ops::ControlFlow::{self, Break, Continue};
 
 /// `statement` with its calls of PL/pgSQL functions replaced by their
@@ -36,7 +32,7 @@ pub fn evaluate(
     statement: &Statement,
     params: &[Value],
 ) -> Result<Option<(Statement, Vec<Value>)>, SqlError> {
-    let Some((out, calls)) = take_out(cx, txn, statement, params.len())? else {
+    let Some((out, calls)) = take_out(statement, params.len())? else {
         return Ok(None);
     };
     let mut params = params.to_vec();
@@ -47,8 +43,6 @@ pub fn evaluate(
 /// `statement` (which has `params` parameters) with its calls of PL/pgSQL
 /// functions taken out, and the calls; `None` if it makes none.
 pub fn take_out(
-    cx: &Ctx<'_>,
-    txn: &Transaction,
     statement: &Statement,
     params: usize,
 ) -> Result<Option<(Statement, Calls)>, SqlError> {
@@ -56,7 +50,6 @@ pub fn take_out(
         return Ok(None);
     }
     let mut out = statement.clone();
-    let defaults = defaults_into_rows(cx, txn, &mut out)?;
     let _ = out.visit(&mut NameItems);
     let mut take = TakeOut {
         first: params,
@@ -68,7 +61,7 @@ pub fn take_out(
         return Err(e);
     }
     let calls = Calls(take.calls);
-    Ok((defaults || !calls.0.is_empty()).then_some((out, calls)))
+    Ok((!calls.0.is_empty()).then_some((out, calls)))
 }
 
 /// The calls taken out of a statement, innermost first: each one's value
@@ -109,16 +102,6 @@ impl Calls {
     }
 }
 
-/// The 0A000 of a call of PL/pgSQL function `def` where it cannot be
-/// taken out of the statement: in a view's query or a column default
-/// (other than INSERT ... VALUES's), which the planner expands.
-pub fn not_here(def: &FunctionDef) -> SqlError {
-    SqlError::unsupported(format!(
-        "a call of PL/pgSQL function \"{}\" in a view or in a column default other than INSERT ... VALUES's",
-        crate::sql_functions::names_of(&def.name)
-    ))
-}
-
 struct TakeOut {
     /// The statement's own parameters.
     first: usize,
@@ -137,7 +120,26 @@ impl VisitorMut for TakeOut {
         let Some(def) = crate::sql_functions::resolve_plpgsql(&call.name, arity) else {
             return Continue(());
         };
-        let taken = Call::of(def, &call.args).and_then(|call| {
+        // PostgreSQL folds only an IMMUTABLE call of constants; it runs
+        // the others per row.
+        if def.volatility != b'i' {
+            return Continue(());
+        }
+        let args = match crate::sql_functions::call_args(&call.args, &def) {
+            Ok(args) => args,
+            Err(e) => {
+                self.error = Some(e);
+                return Break(());
+            }
+        };
+        // Run per row (`row_calls.rs`).
+        if args
+            .iter()
+            .any(|a| reads_columns(a) || first_call(a).is_some())
+        {
+            return Continue(());
+        }
+        let taken = Ok(Call { def, args }).and_then(|call: Call| {
             let number = self.first + self.calls.len() + 1;
             let param = crate::plpgsql::exec::cast_param(number, result_type(&call.def))?;
             self.calls.push(call);
@@ -157,17 +159,6 @@ impl VisitorMut for TakeOut {
 }
 
 impl Call {
-    fn of(def: FunctionDef, args: &sqlparser::ast::FunctionArguments) -> Result<Call, SqlError> {
-        let args = crate::sql_functions::call_args(args, &def)?;
-        if args.iter().any(reads_columns) {
-            return Err(SqlError::unsupported(format!(
-                "a call of PL/pgSQL function \"{}\" with arguments that read a row's columns",
-                crate::sql_functions::names_of(&def.name)
-            )));
-        }
-        Ok(Call { def, args })
-    }
-
     fn run(
         &self,
         cx: &Ctx<'_>,
@@ -292,75 +283,4 @@ fn name_items(body: &mut SetExpr) {
         SetExpr::Query(q) => name_items(&mut q.body),
         _ => {}
     }
-}
-
-/// For `INSERT INTO t [(columns)] VALUES ...` into a table whose column
-/// defaults call a PL/pgSQL function: each such column not given is
-/// added, with its default written into each row (and a row's `DEFAULT`
-/// for it replaced by the default), so each row calls it. Whether it
-/// changed the statement.
-fn defaults_into_rows(
-    cx: &Ctx<'_>,
-    txn: &Transaction,
-    statement: &mut Statement,
-) -> Result<bool, SqlError> {
-    let Statement::Insert(insert) = statement else {
-        return Ok(false);
-    };
-    let TableObject::TableName(table) = &insert.table else {
-        return Ok(false);
-    };
-    let Some(source) = insert.source.as_deref_mut() else {
-        return Ok(false);
-    };
-    let SetExpr::Values(values) = source.body.as_mut() else {
-        return Ok(false);
-    };
-    let name = crate::names::relation(table)?;
-    // No table (a view with INSTEAD OF triggers, `instead_of.rs`, or an
-    // error the statement's planning reports): no defaults to add.
-    let Ok(relation) = crate::access::target(cx, txn, &name) else {
-        return Ok(false);
-    };
-    let def = &relation.def;
-    let procedural: Vec<(usize, Expr)> = (0..def.columns.len())
-        .filter_map(|c| {
-            let expr = crate::parse::expression(def.default_of(c)?).ok()?;
-            first_call(&expr).map(|_| (c, expr))
-        })
-        .collect();
-    if procedural.is_empty() {
-        return Ok(false);
-    }
-    let column_ident = |c: usize| Ident::with_quote('"', def.columns[c].name.clone());
-    if insert.columns.is_empty() {
-        // The columns the rows give, in order.
-        let width = values.rows.first().map_or(0, Vec::len);
-        insert.columns = (0..width.min(def.columns.len()))
-            .map(column_ident)
-            .collect();
-    }
-    let listed: Vec<usize> = (insert.columns.iter())
-        .map(|c| crate::access::target_column(&relation, &name, &crate::names::ident(c)))
-        .collect::<Result<_, _>>()?;
-    for (c, expr) in procedural {
-        match listed.iter().position(|l| *l == c) {
-            Some(i) => {
-                for row in &mut values.rows {
-                    if let Some(e) = row.get_mut(i)
-                        && crate::dml::is_default(e)
-                    {
-                        *e = expr.clone();
-                    }
-                }
-            }
-            None => {
-                insert.columns.push(column_ident(c));
-                for row in &mut values.rows {
-                    row.push(expr.clone());
-                }
-            }
-        }
-    }
-    Ok(true)
 }

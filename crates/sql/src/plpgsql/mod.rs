@@ -7,14 +7,18 @@
 //! - `exec.rs`: the interpreter, running each SQL piece in the
 //!   statement's transaction with its variables as typed parameters,
 //!   and a block with handlers in a savepoint.
-//! - `calls.rs`: a call of a PL/pgSQL function in a statement, run
-//!   before the statement is planned and replaced by its value.
+//! - `calls.rs`: a call of a PL/pgSQL function in a statement that
+//!   PostgreSQL gives one value for the whole statement, run before the
+//!   statement is planned and replaced by its value.
+//! - `row_calls.rs`: the other calls, run per row the expression is
+//!   evaluated for, with the transaction the statement's run lends.
 //! - `conditions.rs`: exception condition names and what they catch.
 
 pub mod calls;
 pub mod conditions;
 pub mod exec;
 pub mod parse;
+pub mod row_calls;
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -44,14 +48,23 @@ pub fn call(
     def: &FunctionDef,
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
-    crate::stack::check()?;
-    if def.result.0 == crate::sql_functions::TRIGGER {
-        return Err(SqlError::new(
-            "0A000",
-            "trigger functions can only be called as triggers",
-        ));
-    }
+    callable(def)?;
     let block = parse::parse(&def.body)?;
+    call_block(cx, txn, notices, def, &block, args)
+}
+
+/// [`call`] with `def`'s body parsed (`block`: a call run per row parses
+/// it once, `row_calls.rs`).
+pub fn call_block(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    def: &FunctionDef,
+    block: &parse::Block,
+    args: Vec<Value>,
+) -> Result<Value, SqlError> {
+    crate::stack::check()?;
+    callable(def)?;
     let mut runner = exec::Runner::new(cx, txn, notices);
     let label = crate::sql_functions::names_of(&def.name).to_string();
     for (i, ((name, oid, typmod), value)) in def.args.iter().zip(args).enumerate() {
@@ -66,7 +79,7 @@ pub fn call(
             runner.alias_last(&number);
         }
     }
-    let returned = runner.run(&block).map_err(plpgsql_error)?;
+    let returned = runner.run(block).map_err(plpgsql_error)?;
     match returned {
         // A `void` is shown as an empty text.
         _ if def.result.0 == crate::sql_functions::VOID => Ok(Value::Text(String::new())),
@@ -85,6 +98,17 @@ pub fn call(
             crate::types::explicit_cast(value, ty)
         }
     }
+}
+
+/// 0A000 for a trigger function, which only triggers call.
+pub fn callable(def: &FunctionDef) -> Result<(), SqlError> {
+    if def.result.0 == crate::sql_functions::TRIGGER {
+        return Err(SqlError::new(
+            "0A000",
+            "trigger functions can only be called as triggers",
+        ));
+    }
+    Ok(())
 }
 
 /// What a trigger function is called with (`TG_*`, `NEW`, `OLD`).

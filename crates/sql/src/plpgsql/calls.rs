@@ -22,7 +22,8 @@ use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::Value;
 use sqlparser::ast::{
-    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableObject, VisitMut, VisitorMut,
+    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableFactor, TableObject, VisitMut,
+    VisitorMut,
 };
 use std::ops::ControlFlow::{self, Break, Continue};
 
@@ -139,7 +140,10 @@ impl VisitorMut for TakeOut {
         };
         let taken = Call::of(def, &call.args).and_then(|call| {
             let number = self.first + self.calls.len() + 1;
-            let param = crate::plpgsql::exec::cast_param(number, result_type(&call.def))?;
+            let param = match call.def.returns_set {
+                true => crate::plpgsql::set_returning::replace_expr(&call.def, number)?,
+                false => crate::plpgsql::exec::cast_param(number, result_type(&call.def))?,
+            };
             self.calls.push(call);
             Ok(param)
         });
@@ -153,6 +157,31 @@ impl VisitorMut for TakeOut {
                 Break(())
             }
         }
+    }
+
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        match self.take_factor(factor) {
+            Ok(()) => Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+}
+
+impl TakeOut {
+    /// A call of a set-returning function in FROM (`set_returning.rs`):
+    /// taken out as the FROM item that reads its rows.
+    fn take_factor(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
+        use crate::plpgsql::set_returning;
+        if let Some((def, args)) = set_returning::called_in(factor) {
+            let call = Call::of(def, &args)?;
+            let number = self.first + self.calls.len() + 1;
+            set_returning::replace_factor(factor, &call.def, number);
+            self.calls.push(call);
+        }
+        Ok(())
     }
 }
 

@@ -402,6 +402,26 @@ pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
     })
 }
 
+/// The name of the PL/pgSQL function a call of [`ROWS_FUNCTION`] stands
+/// for (messages show it), if `call` is one.
+pub fn shown_name(call: &sqlparser::ast::Function) -> Option<String> {
+    if crate::names::function(&call.name) != ROWS_FUNCTION {
+        return None;
+    }
+    let FunctionArguments::List(list) = &call.args else {
+        return None;
+    };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))) = list.args.first()
+    else {
+        return None;
+    };
+    let sqlparser::ast::Value::Number(oid, _) = &v.value else {
+        return None;
+    };
+    let def = crate::sql_functions::by_oid(oid.parse().ok()?)?;
+    Some(crate::sql_functions::names_of(&def.name).to_string())
+}
+
 /// The rows of one run of [`ROWS_FUNCTION`]: the parameter's records.
 pub fn rows_of(value: Value) -> Vec<Vec<Value>> {
     match value {

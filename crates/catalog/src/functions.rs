@@ -31,6 +31,13 @@ pub struct FunctionDef {
     pub result: (u32, i32),
     /// `RETURNS SETOF` / `RETURNS TABLE`.
     pub returns_set: bool,
+    /// The named columns of each row returned: `RETURNS TABLE`'s (its
+    /// OUT variables), or a table's for `RETURNS SETOF table`; empty
+    /// for rows of one value of type `result`.
+    pub columns: Vec<(String, u32, i32)>,
+    /// `columns` are a table's (`RETURNS SETOF table`), not OUT
+    /// variables (`RETURNS TABLE`).
+    pub columns_of_table: bool,
     /// `i` immutable, `s` stable, `v` volatile (`pg_proc.provolatile`).
     pub volatility: u8,
     /// `STRICT`: NULL for any NULL argument, the body not run.
@@ -56,6 +63,8 @@ pub(crate) struct FunctionBody {
     pub args: Vec<(String, u32, i32)>,
     pub result: (u32, i32),
     pub returns_set: bool,
+    pub columns: Vec<(String, u32, i32)>,
+    pub columns_of_table: bool,
     pub volatility: u8,
     pub strict: bool,
     pub plpgsql: bool,
@@ -66,6 +75,11 @@ pub(crate) struct FunctionBody {
 const RETURNS_SET: u8 = 1;
 const STRICT: u8 = 2;
 const PLPGSQL: u8 = 4;
+/// The result's columns follow the body (rows written before this flag
+/// existed have none).
+const COLUMNS: u8 = 8;
+/// The columns are a table's (`RETURNS SETOF table`).
+const COLUMNS_OF_TABLE: u8 = 16;
 
 impl FunctionBody {
     pub(crate) fn encode(&self, w: &mut Writer) {
@@ -77,9 +91,21 @@ impl FunctionBody {
             .i32(self.result.1)
             .u8((if self.returns_set { RETURNS_SET } else { 0 })
                 | (if self.strict { STRICT } else { 0 })
-                | (if self.plpgsql { PLPGSQL } else { 0 }))
+                | (if self.plpgsql { PLPGSQL } else { 0 })
+                | (if self.columns.is_empty() { 0 } else { COLUMNS })
+                | (if self.columns_of_table {
+                    COLUMNS_OF_TABLE
+                } else {
+                    0
+                }))
             .u8(self.volatility)
             .str(&self.body);
+        if !self.columns.is_empty() {
+            w.u32(self.columns.len() as u32);
+            for (name, oid, typmod) in &self.columns {
+                w.str(name).u32(*oid).i32(*typmod);
+            }
+        }
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<FunctionBody, String> {
@@ -89,21 +115,31 @@ impl FunctionBody {
             .collect::<Result<Vec<_>, String>>()?;
         let result = (r.u32()?, r.i32()?);
         let flags = r.u8()?;
-        if flags & !(RETURNS_SET | STRICT | PLPGSQL) != 0 {
+        if flags & !(RETURNS_SET | STRICT | PLPGSQL | COLUMNS | COLUMNS_OF_TABLE) != 0 {
             return Err(format!("function flags {flags:#04x}"));
         }
         let volatility = r.u8()?;
         if !matches!(volatility, b'i' | b's' | b'v') {
             return Err(format!("function volatility {volatility}"));
         }
+        let body = r.str()?;
+        let mut columns = Vec::new();
+        if flags & COLUMNS != 0 {
+            let n = r.u32()?;
+            for _ in 0..n {
+                columns.push((r.str()?, r.u32()?, r.i32()?));
+            }
+        }
         Ok(FunctionBody {
             args,
             result,
             returns_set: flags & RETURNS_SET != 0,
+            columns,
+            columns_of_table: flags & COLUMNS_OF_TABLE != 0,
             strict: flags & STRICT != 0,
             plpgsql: flags & PLPGSQL != 0,
             volatility,
-            body: r.str()?,
+            body,
         })
     }
 }
@@ -122,6 +158,8 @@ fn function_def(class: &ClassRow) -> Option<FunctionDef> {
         args: body.args.clone(),
         result: body.result,
         returns_set: body.returns_set,
+        columns: body.columns.clone(),
+        columns_of_table: body.columns_of_table,
         volatility: body.volatility,
         strict: body.strict,
         plpgsql: body.plpgsql,
@@ -167,6 +205,8 @@ impl Catalog {
             args: def.args.clone(),
             result: def.result,
             returns_set: def.returns_set,
+            columns: def.columns.clone(),
+            columns_of_table: def.columns_of_table,
             volatility: def.volatility,
             strict: def.strict,
             plpgsql: def.plpgsql,
@@ -183,7 +223,9 @@ impl Catalog {
                 .function
                 .as_ref()
                 .ok_or_else(|| corrupt(format!("function row {name:?} without a body")))?;
-            if (old.result, old.returns_set) != (body.result, body.returns_set) {
+            if (old.result, old.returns_set, &old.columns)
+                != (body.result, body.returns_set, &body.columns)
+            {
                 return Err(CatalogError::FunctionChange(
                     "cannot change return type of existing function".into(),
                 ));
@@ -243,6 +285,8 @@ mod tests {
             args: vec![("a".into(), 23, -1), (String::new(), 25, -1)],
             result: (1700, 655366),
             returns_set: true,
+            columns: vec![("a".into(), 23, -1), ("b".into(), 25, -1)],
+            columns_of_table: true,
             volatility: b'i',
             strict: true,
             plpgsql: true,
@@ -255,8 +299,16 @@ mod tests {
         assert_eq!(FunctionBody::decode(&mut r).unwrap(), body);
         assert!(r.0.is_empty());
         let mut bad = bytes.clone();
-        let flags_at = bytes.len() - (2 + body.body.len()) - 2;
-        bad[flags_at] = 9;
+        let columns_bytes = 4
+            + (body.columns.iter())
+                .map(|c| 2 + c.0.len() + 8)
+                .sum::<usize>();
+        let flags_at = bytes.len() - columns_bytes - (2 + body.body.len()) - 2;
+        assert_eq!(
+            bad[flags_at],
+            RETURNS_SET | STRICT | PLPGSQL | COLUMNS | COLUMNS_OF_TABLE
+        );
+        bad[flags_at] = 0x40 | RETURNS_SET;
         assert!(FunctionBody::decode(&mut Reader(&bad)).is_err());
     }
 }

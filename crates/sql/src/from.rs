@@ -1854,7 +1854,10 @@ fn function_base(
     let types = scan.types();
     let mut names = scan.column_names();
     match alias {
-        Some(a) if a.columns.is_empty() => names[0] = names::ident(&a.name),
+        Some(a) if a.columns.is_empty() && scan.named_by_alias() => {
+            names[0] = names::ident(&a.name)
+        }
+        Some(a) if a.columns.is_empty() => {}
         Some(a) => {
             if a.columns.len() > types.len() {
                 return Err(SqlError::new(
@@ -1875,7 +1878,7 @@ fn function_base(
     }
     let table = ScopeTable {
         system: 0,
-        qualifier: alias.map_or_else(|| scan.name().into(), |a| names::ident(&a.name)),
+        qualifier: alias.map_or_else(|| scan.name(), |a| names::ident(&a.name)),
         names,
         types,
         offset,

@@ -215,6 +215,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
+        crate::sql_functions::setof_as_table(&mut spanned);
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),

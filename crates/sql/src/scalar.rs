@@ -1210,6 +1210,7 @@ fn function(
         }
         Some(func) if func.takes(args.len()) => func,
         None if crate::table_functions::is_table_function(&f.name) => {
+            let name = crate::plpgsql::set_returning::shown_name(f).unwrap_or(name);
             return Err(SqlError::unsupported(format!(
                 "{name}() here (a set-returning function is a FROM item, or a select-list item of its own in a query without grouping, windows or another such call)"
             )));

@@ -118,8 +118,8 @@ pub fn is_current(used: &[FunctionDef]) -> bool {
 }
 
 /// The 0A000 of a statement's form that folio's functions do not take and
-/// sqlparser would call a syntax error: `CREATE FUNCTION` with
-/// `RETURNS SETOF` or a `BEGIN ATOMIC` body (`tokens`: the statement's).
+/// sqlparser would call a syntax error: `CREATE FUNCTION` with a `BEGIN
+/// ATOMIC` body (`tokens`: the statement's).
 pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
     use sqlparser::tokenizer::Token;
     let words: Vec<String> = (tokens.iter())
@@ -131,21 +131,93 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
         .collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["create", "function", ..] | ["create", "or", "replace", "function", ..] => {
-            if words.windows(2).any(|w| w == ["returns", "setof"]) {
-                Some(SqlError::unsupported(
-                    "functions returning SETOF (set-returning functions)",
-                ))
-            } else if words.windows(2).any(|w| w == ["begin", "atomic"]) {
-                Some(SqlError::unsupported(
-                    "BEGIN ATOMIC function bodies (write RETURN expr or AS $$ SELECT ... $$)",
-                ))
-            } else {
-                None
-            }
+        ["create", "function", ..] | ["create", "or", "replace", "function", ..]
+            if words.windows(2).any(|w| w == ["begin", "atomic"]) =>
+        {
+            Some(SqlError::unsupported(
+                "BEGIN ATOMIC function bodies (write RETURN expr or AS $$ SELECT ... $$)",
+            ))
         }
         _ => None,
     }
+}
+
+/// The column name that marks `RETURNS TABLE ("$setof" type)` as
+/// `RETURNS SETOF type` (sqlparser reads no SETOF; [`setof_as_table`]).
+/// Not a name a client can write unquoted.
+pub const SETOF_COLUMN: &str = "$setof";
+
+/// `CREATE [OR REPLACE] FUNCTION ... RETURNS SETOF type ...` (a
+/// statement's tokens, without whitespace) rewritten as `RETURNS TABLE
+/// ("$setof" type)`, which sqlparser reads and [`definition`] takes back
+/// as SETOF. The type ends at the next function option's word.
+pub fn setof_as_table(tokens: &mut Vec<sqlparser::tokenizer::TokenWithSpan>) {
+    use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let function_at = match tokens
+        .iter()
+        .take(4)
+        .map(word)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [c, f, ..] if c == "create" && f == "function" => 1,
+        [c, o, r, f] if c == "create" && o == "or" && r == "replace" && f == "function" => 3,
+        _ => return,
+    };
+    let Some(setof) = (function_at..tokens.len().saturating_sub(1))
+        .find(|&i| word(&tokens[i]) == "returns" && word(&tokens[i + 1]) == "setof")
+        .map(|i| i + 1)
+    else {
+        return;
+    };
+    const OPTIONS: &[&str] = &[
+        "language",
+        "as",
+        "immutable",
+        "stable",
+        "volatile",
+        "strict",
+        "called",
+        "returns",
+        "security",
+        "parallel",
+        "cost",
+        "rows",
+        "set",
+        "leakproof",
+        "not",
+        "window",
+        "transform",
+        "support",
+        "external",
+    ];
+    let mut depth = 0usize;
+    let mut end = tokens.len();
+    for (i, t) in tokens.iter().enumerate().skip(setof + 1) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ if depth == 0 && OPTIONS.contains(&word(t).as_str()) => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    tokens.insert(end, TokenWithSpan::wrap(Token::RParen));
+    let column = Token::Word(Word {
+        value: SETOF_COLUMN.to_string(),
+        quote_style: Some('"'),
+        keyword: sqlparser::keywords::Keyword::NoKeyword,
+    });
+    tokens.splice(
+        setof..=setof,
+        [Token::make_keyword("TABLE"), Token::LParen, column].map(TokenWithSpan::wrap),
+    );
 }
 
 /// A schema member's catalog name as PostgreSQL's messages show it if it
@@ -170,7 +242,7 @@ pub fn create(
     txn: &mut Transaction,
     create: &CreateFunction,
 ) -> Result<Output, SqlError> {
-    let def = definition(create)?;
+    let def = definition(cx, txn, create)?;
     // PostgreSQL finds pg_catalog's functions first: a call of this name
     // would never reach a user's function of it.
     if crate::system_proc::is_builtin(names_of(&def.name)) {
@@ -201,7 +273,8 @@ pub fn create(
     if def.plpgsql {
         // PostgreSQL's validator parses the body; names in it are
         // resolved when it runs.
-        crate::plpgsql::parse::parse(&def.body)?;
+        let block = crate::plpgsql::parse::parse(&def.body)?;
+        crate::plpgsql::set_returning::check_body(&def, &block)?;
     } else {
         let _scope = Scope::enter(Arc::new(with_new));
         check_body(cx, txn, &def)?;
@@ -219,7 +292,11 @@ pub(crate) fn names_of(name: &str) -> &str {
 }
 
 /// What `CREATE FUNCTION` defines (oid 0: the catalog chooses it).
-fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
+fn definition(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    create: &CreateFunction,
+) -> Result<FunctionDef, SqlError> {
     let language = create.language.as_ref().map(names::ident);
     let plpgsql = language.as_deref() == Some("plpgsql");
     match language.as_deref() {
@@ -251,6 +328,9 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
         let arg_name = arg.name.as_ref().map(names::ident).unwrap_or_default();
         args.push((arg_name, ty.oid(), ty.typmod()));
     }
+    let mut returns_set = false;
+    let mut columns = Vec::new();
+    let mut columns_of_table = false;
     let result = match &create.return_type {
         None => {
             return Err(SqlError::new(
@@ -258,10 +338,20 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
                 "function result type must be specified",
             ));
         }
-        Some(DataType::Table(_)) => {
+        Some(DataType::Table(_)) if !plpgsql => {
             return Err(SqlError::unsupported(
-                "functions returning TABLE (set-returning functions)",
+                "SQL functions returning SETOF or TABLE (set-returning functions)",
             ));
+        }
+        Some(DataType::Table(table)) => {
+            returns_set = true;
+            let result = crate::plpgsql::set_returning::result_of(
+                cx,
+                txn,
+                table.as_deref().unwrap_or_default(),
+            )?;
+            (columns, columns_of_table) = (result.1, result.2);
+            result.0
         }
         // sqlparser reads `trigger` as a type of its own. A trigger
         // function takes no arguments (PostgreSQL's 42P13).
@@ -333,7 +423,9 @@ fn definition(create: &CreateFunction) -> Result<FunctionDef, SqlError> {
         name,
         args,
         result,
-        returns_set: false,
+        returns_set,
+        columns,
+        columns_of_table,
         volatility,
         strict,
         plpgsql,

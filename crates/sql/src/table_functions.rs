@@ -36,6 +36,10 @@ pub enum TableFunc {
     Json(crate::json_table_functions::JsonTableFunc),
     /// `pg_listening_channels()`: the session's channels (`backend.rs`).
     ListeningChannels,
+    /// The rows a set-returning PL/pgSQL function returned, run before
+    /// the plan and passed as a parameter (`plpgsql/set_returning.rs`);
+    /// its shape in [`FunctionScan::procedural`].
+    Procedural,
 }
 
 /// A function in FROM with its arguments bound.
@@ -45,6 +49,8 @@ pub struct FunctionScan {
     pub args: Vec<Scalar>,
     /// `WITH ORDINALITY`.
     pub ordinality: bool,
+    /// A PL/pgSQL function's name and columns ([`TableFunc::Procedural`]).
+    pub procedural: Option<Box<crate::plpgsql::set_returning::RowsShape>>,
 }
 
 /// Whether `name` is a function that returns rows.
@@ -62,6 +68,7 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "regexp_matches"
             | "regexp_split_to_table"
             | "pg_listening_channels"
+            | crate::plpgsql::set_returning::ROWS_FUNCTION
     ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
 }
 
@@ -83,6 +90,22 @@ impl FunctionScan {
         }
         let func = match names::function(name).as_str() {
             "generate_series" => return series(bound, ordinality),
+            crate::plpgsql::set_returning::ROWS_FUNCTION => {
+                let missing = || SqlError::new("42883", format!("function {name} does not exist"));
+                let mut bound = bound.into_iter();
+                let (Some(Scalar::Const(oid)), Some(rows)) = (bound.next(), bound.next()) else {
+                    return Err(missing());
+                };
+                let item = bound.next().is_some();
+                let oid = crate::functions::int_arg(&oid)?;
+                let shape = crate::plpgsql::set_returning::rows_shape(oid, item)?;
+                return Ok(FunctionScan {
+                    func: TableFunc::Procedural,
+                    args: vec![rows],
+                    ordinality,
+                    procedural: Some(Box::new(shape)),
+                });
+            }
             "unnest" if bound.len() == 1 => {
                 let ty = bound[0].ty_in(none);
                 let Some(element) = ty.element() else {
@@ -114,12 +137,16 @@ impl FunctionScan {
             func,
             args: bound,
             ordinality,
+            procedural: None,
         })
     }
 
     /// Its name (its table's, and its column's without an alias, for
     /// a function of one column).
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> String {
+        if let Some(shape) = &self.procedural {
+            return shape.name.clone();
+        }
         match self.func {
             TableFunc::Series(_) => "generate_series",
             TableFunc::Unnest(_) => "unnest",
@@ -128,14 +155,23 @@ impl FunctionScan {
             TableFunc::RegexSplit => "regexp_split_to_table",
             TableFunc::Json(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
+            TableFunc::Procedural => crate::plpgsql::set_returning::ROWS_FUNCTION,
         }
+        .to_string()
+    }
+
+    /// Whether an alias `AS a` names its (one) value column too: not for
+    /// a PL/pgSQL function's named columns, as PostgreSQL's.
+    pub fn named_by_alias(&self) -> bool {
+        self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
     }
 
     /// Its value columns' names (without an alias), then `ordinality`.
     pub fn column_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = match self.func {
-            TableFunc::Json(f) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
-            _ => vec![self.name().to_string()],
+        let mut names: Vec<String> = match (self.func, &self.procedural) {
+            (TableFunc::Json(f), _) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
+            (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
+            _ => vec![self.name()],
         };
         if self.ordinality {
             names.push("ordinality".into());
@@ -151,6 +187,9 @@ impl FunctionScan {
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
             TableFunc::RegexSplit | TableFunc::ListeningChannels => vec![SqlType::Text],
             TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
+            TableFunc::Procedural => (self.procedural.iter())
+                .flat_map(|s| s.columns.iter().map(|(_, t)| *t))
+                .collect(),
         };
         if self.ordinality {
             types.push(SqlType::Int8);
@@ -187,6 +226,12 @@ impl FunctionScan {
         };
         if let TableFunc::Json(f) = self.func {
             for row in f.rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if self.func == TableFunc::Procedural {
+            for row in crate::plpgsql::set_returning::rows_of(args.swap_remove(0)) {
                 push_row(row)?;
             }
             return Ok(out);
@@ -271,7 +316,7 @@ impl FunctionScan {
                     push(row)?;
                 }
             }
-            TableFunc::PartitionAncestors | TableFunc::Json(_) => {}
+            TableFunc::PartitionAncestors | TableFunc::Json(_) | TableFunc::Procedural => {}
         }
         Ok(out)
     }
@@ -341,6 +386,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
                 func: TableFunc::Series(ty),
                 args,
                 ordinality,
+                procedural: None,
             });
         }
     }
@@ -369,5 +415,6 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         func: TableFunc::Series(ty),
         args,
         ordinality,
+        procedural: None,
     })
 }

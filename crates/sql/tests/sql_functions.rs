@@ -55,6 +55,54 @@ fn functions_survive_a_reopen() {
     assert_eq!(fails(&mut s, "select add2(1, 2)").code, "42883");
 }
 
+// Proves a set-returning PL/pgSQL function's result (SETOF, RETURNS
+// TABLE's columns, SETOF table's) is in the catalog: after a reopen its
+// calls return the same rows and columns, and CREATE OR REPLACE may not
+// change the columns (42P13, PostgreSQL's message).
+#[test]
+fn set_returning_functions_survive_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create table t (id int, name text)");
+    ok(&mut s, "insert into t values (1, 'one'), (2, 'two')");
+    ok(
+        &mut s,
+        "create function s(n int) returns setof int language plpgsql \
+         as $$begin for i in 1..n loop return next i; end loop; end$$",
+    );
+    ok(
+        &mut s,
+        "create function tt(n int) returns table (a int, b text) language plpgsql \
+         as $$begin a := n; b := 'b' || n; return next; end$$",
+    );
+    ok(
+        &mut s,
+        "create function st() returns setof t language plpgsql \
+         as $$begin return query select * from t order by id; end$$",
+    );
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db.clone());
+    assert_eq!(rows(&mut s, "select * from s(3)"), ["1", "2", "3"]);
+    assert_eq!(rows(&mut s, "select b, a from tt(7)"), ["b7 7"]);
+    assert_eq!(rows(&mut s, "select name from st() where id = 2"), ["two"]);
+    assert_eq!(
+        rows(
+            &mut s,
+            "select proname, proretset from pg_proc where proretset order by 1"
+        ),
+        ["s t", "st t", "tt t"]
+    );
+    let e = fails(
+        &mut s,
+        "create or replace function tt(n int) returns table (a int, c text) \
+         language plpgsql as $$begin return next; end$$",
+    );
+    assert_eq!(e.code, "42P13");
+}
+
 // Proves a function made by one session is seen by another once
 // committed, and that a session's prepared plan follows a CREATE OR
 // REPLACE committed by another.

@@ -19,7 +19,9 @@ use crate::output::{Notice, Output};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::Value;
-use sqlparser::ast::{Expr, Ident, Query, SelectItem, SetExpr, Statement, VisitMut, VisitorMut};
+use sqlparser::ast::{
+    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableFactor, VisitMut, VisitorMut,
+};
 use std::ops::ControlFlow::{self, Break, Continue};
 
 /// `statement` with its calls of PL/pgSQL functions replaced by their
@@ -120,28 +122,42 @@ impl VisitorMut for TakeOut {
         let Some(def) = crate::sql_functions::resolve_plpgsql(&call.name, arity) else {
             return Continue(());
         };
-        // PostgreSQL folds only an IMMUTABLE call of constants; it runs
-        // the others per row.
-        if def.volatility != b'i' {
-            return Continue(());
-        }
-        let args = match crate::sql_functions::call_args(&call.args, &def) {
-            Ok(args) => args,
-            Err(e) => {
-                self.error = Some(e);
-                return Break(());
+        let call = if def.returns_set {
+            // Its rows are collected before the plan (`set_returning.rs`).
+            match Call::of(def, &call.args) {
+                Ok(call) => call,
+                Err(e) => {
+                    self.error = Some(e);
+                    return Break(());
+                }
             }
+        } else {
+            // PostgreSQL folds only an IMMUTABLE call of constants; it
+            // runs the others per row (`row_calls.rs`).
+            if def.volatility != b'i' {
+                return Continue(());
+            }
+            let args = match crate::sql_functions::call_args(&call.args, &def) {
+                Ok(args) => args,
+                Err(e) => {
+                    self.error = Some(e);
+                    return Break(());
+                }
+            };
+            if args
+                .iter()
+                .any(|a| reads_columns(a) || first_call(a).is_some())
+            {
+                return Continue(());
+            }
+            Call { def, args }
         };
-        // Run per row (`row_calls.rs`).
-        if args
-            .iter()
-            .any(|a| reads_columns(a) || first_call(a).is_some())
-        {
-            return Continue(());
-        }
-        let taken = Ok(Call { def, args }).and_then(|call: Call| {
+        let taken = Ok(call).and_then(|call: Call| {
             let number = self.first + self.calls.len() + 1;
-            let param = crate::plpgsql::exec::cast_param(number, result_type(&call.def))?;
+            let param = match call.def.returns_set {
+                true => crate::plpgsql::set_returning::replace_expr(&call.def, number)?,
+                false => crate::plpgsql::exec::cast_param(number, result_type(&call.def))?,
+            };
             self.calls.push(call);
             Ok(param)
         });
@@ -156,9 +172,47 @@ impl VisitorMut for TakeOut {
             }
         }
     }
+
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        match self.take_factor(factor) {
+            Ok(()) => Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+}
+
+impl TakeOut {
+    /// A call of a set-returning function in FROM (`set_returning.rs`):
+    /// taken out as the FROM item that reads its rows.
+    fn take_factor(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
+        use crate::plpgsql::set_returning;
+        if let Some((def, args)) = set_returning::called_in(factor) {
+            let call = Call::of(def, &args)?;
+            let number = self.first + self.calls.len() + 1;
+            set_returning::replace_factor(factor, &call.def, number);
+            self.calls.push(call);
+        }
+        Ok(())
+    }
 }
 
 impl Call {
+    /// A call run before the plan whatever its volatility (a set-returning
+    /// one): 0A000 if its arguments read a row's columns.
+    fn of(def: FunctionDef, args: &sqlparser::ast::FunctionArguments) -> Result<Call, SqlError> {
+        let args = crate::sql_functions::call_args(args, &def)?;
+        if args.iter().any(reads_columns) {
+            return Err(SqlError::unsupported(format!(
+                "a call of PL/pgSQL function \"{}\" with arguments that read a row's columns",
+                crate::sql_functions::names_of(&def.name)
+            )));
+        }
+        Ok(Call { def, args })
+    }
+
     fn run(
         &self,
         cx: &Ctx<'_>,

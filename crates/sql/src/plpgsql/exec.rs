@@ -20,6 +20,7 @@
 
 use super::conditions;
 use super::parse::{Block, Condition, DeclType, Into, LoopKind, Raise, Sql, Stmt};
+use super::set_returning::ResultRows;
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::{Notice, Output};
@@ -83,6 +84,10 @@ enum Kind {
     /// Its fields' names and types once assigned (the value is a
     /// `Value::Record` of them).
     Record(Option<Vec<(String, SqlType)>>),
+    /// A `%ROWTYPE` (or table-typed) variable: a record of a table's
+    /// columns, its shape fixed (a row assigned to it is cast field by
+    /// field); it starts as a row of NULLs.
+    Row(Vec<(String, SqlType)>),
     /// Another name of the variable at this index.
     Alias(usize),
 }
@@ -109,6 +114,8 @@ pub struct Runner<'a, 'c> {
     /// a type created by one is seen by the next).
     kept: Option<Arc<ObjectLists>>,
     savepoints: u64,
+    /// A set-returning function's rows so far (`set_returning.rs`).
+    set: Option<ResultRows>,
 }
 
 impl<'a, 'c> Runner<'a, 'c> {
@@ -126,6 +133,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             handling: Vec::new(),
             kept: None,
             savepoints: 0,
+            set: None,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
@@ -171,6 +179,33 @@ impl<'a, 'c> Runner<'a, 'c> {
         });
     }
 
+    /// Makes the body a set-returning function's, collecting `rows`: its
+    /// OUT variables (`RETURNS TABLE`'s columns) are declared, labelled
+    /// `label`.
+    pub fn collect_rows(&mut self, rows: ResultRows, label: &str) -> Result<(), SqlError> {
+        for (name, ty) in rows.out_variables() {
+            self.declare(&name, Some(label), ty, Value::Null);
+        }
+        self.set = Some(rows);
+        Ok(())
+    }
+
+    /// The rows a set-returning function's body collected.
+    pub fn take_rows(&mut self) -> Option<ResultRows> {
+        self.set.take()
+    }
+
+    /// The collected rows, or the error of RETURN NEXT / QUERY (`what`)
+    /// outside a set-returning function.
+    fn rows_mut(&mut self, what: &str) -> Result<&mut ResultRows, SqlError> {
+        self.set.as_mut().ok_or_else(|| {
+            SqlError::new(
+                "42804",
+                format!("cannot use {what} in a non-SETOF function"),
+            )
+        })
+    }
+
     /// Runs `block` (a DO's or a function's body): what RETURN gave, if
     /// it ran.
     pub fn run(&mut self, block: &Block) -> Result<Option<Value>, SqlError> {
@@ -208,8 +243,25 @@ impl<'a, 'c> Runner<'a, 'c> {
         for decl in &block.decls {
             let (kind, value) = match &decl.ty {
                 DeclType::Record => (Kind::Record(None), Value::Null),
-                DeclType::Type(ty) => (Kind::Scalar(self.sql_type(ty)?), Value::Null),
+                DeclType::Type(ty) => match self.sql_type(ty) {
+                    Ok(ty) => (Kind::Scalar(ty), Value::Null),
+                    // A table's name is its row type.
+                    Err(e) => match ty {
+                        DataType::Custom(name, modifiers) if modifiers.is_empty() => {
+                            let table = crate::names::relation(name)?;
+                            empty_row(self.row_shape(&table).map_err(|_| e)?)
+                        }
+                        _ => return Err(e),
+                    },
+                },
                 DeclType::TypeOf(name) => (Kind::Scalar(self.type_of(name)?), Value::Null),
+                DeclType::RowType(name) => {
+                    let parts: Vec<Ident> = (name.iter())
+                        .map(|p| Ident::with_quote('"', p.as_str()))
+                        .collect();
+                    let table = crate::names::relation(&sqlparser::ast::ObjectName::from(parts))?;
+                    empty_row(self.row_shape(&table)?)
+                }
                 DeclType::Alias(target) => {
                     let at = self.alias_target(target)?;
                     (Kind::Alias(at), Value::Null)
@@ -380,6 +432,48 @@ impl<'a, 'c> Runner<'a, 'c> {
                 };
                 return Ok(Flow::Return(value));
             }
+            Stmt::ReturnNext(value) => {
+                self.rows_mut("RETURN NEXT")?;
+                match value {
+                    Some(v) => {
+                        let value = match self.record_named(&v.text) {
+                            Some(record) => record,
+                            None => self.eval(v)?.0,
+                        };
+                        self.rows_mut("RETURN NEXT")?.push_value(value)?;
+                    }
+                    None => {
+                        let names = (self.set.as_ref())
+                            .map(|s| s.out_variables())
+                            .unwrap_or_default();
+                        let row = (names.iter())
+                            .map(
+                                |(name, _)| match self.var_index(std::slice::from_ref(name)) {
+                                    Some(at) => self.resolved(at).value.clone(),
+                                    None => Value::Null,
+                                },
+                            )
+                            .collect();
+                        self.rows_mut("RETURN NEXT")?.push(row)?;
+                    }
+                }
+            }
+            Stmt::ReturnQuery(query) => {
+                self.rows_mut("RETURN QUERY")?;
+                let output = self.run_sql(query)?;
+                self.row_count = row_count(&output);
+                self.rows_mut("RETURN QUERY")?.push_query(output)?;
+                let found = self.row_count > 0;
+                self.set_found(found);
+            }
+            Stmt::ReturnQueryExecute { command, using } => {
+                self.rows_mut("RETURN QUERY")?;
+                let output = self.execute(command, using)?;
+                self.row_count = row_count(&output);
+                self.rows_mut("RETURN QUERY")?.push_query(output)?;
+                let found = self.row_count > 0;
+                self.set_found(found);
+            }
             Stmt::Perform(query) => {
                 let output = self.run_sql(query)?;
                 let n = row_count(&output);
@@ -437,6 +531,33 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }
             }
             Stmt::Raise(raise) => self.raise(raise)?,
+            Stmt::Assert { condition, message } => {
+                if !self.condition(condition)? {
+                    let message = match message {
+                        Some(m) => match self.eval(m)?.0 {
+                            Value::Null => None,
+                            v => crate::types::text_output(&v),
+                        },
+                        None => None,
+                    };
+                    return Err(SqlError::new(
+                        "P0004",
+                        message.unwrap_or_else(|| "assertion failed".into()),
+                    ));
+                }
+            }
+            Stmt::GetStackedDiagnostics(items) => {
+                let Some(error) = self.handling.last().cloned() else {
+                    return Err(SqlError::new(
+                        "0Z002",
+                        "GET STACKED DIAGNOSTICS cannot be used outside an exception handler",
+                    ));
+                };
+                for (var, item) in items {
+                    let text = stacked_item(&error, item);
+                    self.assign(std::slice::from_ref(var), Value::Text(text), SqlType::Text)?;
+                }
+            }
             Stmt::GetDiagnostics(items) => {
                 for (var, _) in items {
                     let n = i64::try_from(self.row_count).unwrap_or(i64::MAX);
@@ -529,6 +650,51 @@ impl<'a, 'c> Runner<'a, 'c> {
                     self.set_found(found);
                     Ok(Flow::Next)
                 }
+                LoopKind::ForEach { var, slice, array } => {
+                    let (value, ty) = self.eval(array)?;
+                    let items = match value {
+                        Value::Null => {
+                            return Err(SqlError::new(
+                                "22004",
+                                "FOREACH expression must not be null",
+                            ));
+                        }
+                        Value::Array(items) => items,
+                        _ => {
+                            return Err(SqlError::new(
+                                "42804",
+                                format!(
+                                    "FOREACH expression must yield an array, not type {}",
+                                    ty.name()
+                                ),
+                            ));
+                        }
+                    };
+                    // folio's arrays have one dimension: SLICE 1 is the
+                    // array whole.
+                    let (items, item_type) = match slice {
+                        0 => (items, ty.element().unwrap_or(SqlType::Text)),
+                        1 => (vec![Value::Array(items)], ty),
+                        n => {
+                            return Err(SqlError::new(
+                                "2202E",
+                                format!("slice dimension ({n}) is out of the valid range 0..1"),
+                            ));
+                        }
+                    };
+                    let mut found = false;
+                    for item in items {
+                        iterations = count(iterations)?;
+                        found = true;
+                        self.assign(var, item, item_type)?;
+                        if let Some(f) = ends(self.stmts(body)?) {
+                            self.set_found(true);
+                            return Ok(f);
+                        }
+                    }
+                    self.set_found(found);
+                    Ok(Flow::Next)
+                }
                 LoopKind::Query { var, query } => {
                     let output = self.run_sql(query)?;
                     self.rows_loop(var, output, body, &ends)
@@ -577,6 +743,9 @@ impl<'a, 'c> Runner<'a, 'c> {
                     self.vars[at].kind = Kind::Record(Some(shape.clone()));
                     self.vars[at].value = Value::Record(row);
                 }
+                Kind::Row(fields) => {
+                    self.vars[at].value = Value::Record(fit_row(row, fields)?);
+                }
                 _ => {
                     let value = row.into_iter().next().unwrap_or(Value::Null);
                     self.assign_at(
@@ -620,11 +789,19 @@ impl<'a, 'c> Runner<'a, 'c> {
             .unwrap_or_else(|| vec![Value::Null; shape.len()]);
         if let [target] = into.targets.as_slice()
             && let Some(at) = self.var_index(target)
-            && matches!(self.vars[at].kind, Kind::Record(_))
         {
-            self.vars[at].kind = Kind::Record(Some(shape));
-            self.vars[at].value = Value::Record(row);
-            return Ok(found);
+            match &self.vars[at].kind {
+                Kind::Record(_) => {
+                    self.vars[at].kind = Kind::Record(Some(shape));
+                    self.vars[at].value = Value::Record(row);
+                    return Ok(found);
+                }
+                Kind::Row(fields) => {
+                    self.vars[at].value = Value::Record(fit_row(row, fields)?);
+                    return Ok(found);
+                }
+                _ => {}
+            }
         }
         let mut values = row.into_iter().zip(shape.iter().map(|s| s.1));
         for target in &into.targets {
@@ -861,17 +1038,13 @@ impl<'a, 'c> Runner<'a, 'c> {
         let (field, record) = name.split_last()?;
         let at = self.var_index(record)?;
         let var = self.resolved(at);
-        let Kind::Record(shape) = &var.kind else {
-            return None;
+        let shape = match &var.kind {
+            Kind::Record(shape) => shape.as_ref(),
+            Kind::Row(shape) => Some(shape),
+            _ => return None,
         };
         let Some(shape) = shape else {
-            return Some(Err(SqlError::new(
-                "55000",
-                format!("record \"{}\" is not assigned yet", var.name),
-            )
-            .with_detail(
-                "The tuple structure of a not-yet-assigned record is indeterminate.",
-            )));
+            return Some(Err(not_assigned(&var.name)));
         };
         let Some(i) = shape.iter().position(|(n, _)| n == field) else {
             return Some(Err(SqlError::new(
@@ -896,7 +1069,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             None => return None,
         };
         let var = self.resolved(self.var_index(&[name])?);
-        matches!(var.kind, Kind::Record(_)).then(|| var.value.clone())
+        matches!(var.kind, Kind::Record(_) | Kind::Row(_)).then(|| var.value.clone())
     }
 
     /// The innermost variable named `name` (`x` or `label.x`).
@@ -934,11 +1107,22 @@ impl<'a, 'c> Runner<'a, 'c> {
                 at = t;
             }
             let var = &mut self.vars[at];
-            if let Kind::Record(Some(shape)) = &var.kind
+            if let Kind::Record(None) = &var.kind {
+                return Err(not_assigned(&var.name));
+            }
+            if let Kind::Record(Some(shape)) | Kind::Row(shape) = &var.kind
                 && let Some(i) = shape.iter().position(|(n, _)| n == field)
-                && let Value::Record(values) = &mut var.value
             {
-                values[i] = crate::types::explicit_cast(value, shape[i].1)?;
+                // A row variable set to NULL has its fields again.
+                if !matches!(var.value, Value::Record(_)) {
+                    var.value = Value::Record(vec![Value::Null; shape.len()]);
+                }
+                if let Value::Record(values) = &mut var.value {
+                    values[i] = match value {
+                        Value::Null => Value::Null,
+                        v => crate::types::explicit_cast(v, shape[i].1)?,
+                    };
+                }
                 return Ok(());
             }
             return Err(SqlError::new(
@@ -983,6 +1167,18 @@ impl<'a, 'c> Runner<'a, 'c> {
                     ));
                 }
             },
+            Kind::Row(shape) => {
+                var.value = match value {
+                    Value::Null => Value::Record(vec![Value::Null; shape.len()]),
+                    Value::Record(fields) => Value::Record(fit_row(fields, shape)?),
+                    _ => {
+                        return Err(SqlError::new(
+                            "42804",
+                            "cannot assign non-composite value to a row variable",
+                        ));
+                    }
+                }
+            }
             Kind::Alias(_) => unreachable!("resolved above"),
         }
         Ok(())
@@ -1041,6 +1237,23 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
     }
 
+    /// The columns of table `name` (`%ROWTYPE`), or 42P01.
+    fn row_shape(&mut self, name: &str) -> Result<Vec<(String, SqlType)>, SqlError> {
+        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
+        let relation = crate::access::relation(self.cx, self.txn, name)?;
+        (relation.def.columns.iter())
+            .map(|c| {
+                let ty = crate::user_types::of_oid(c.type_oid, c.typmod).ok_or_else(|| {
+                    SqlError::new(
+                        "42704",
+                        format!("type with oid {} does not exist", c.type_oid),
+                    )
+                })?;
+                Ok((c.name.clone(), ty))
+            })
+            .collect()
+    }
+
     fn sql_type(&self, ty: &DataType) -> Result<SqlType, SqlError> {
         let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
         crate::types::column_type(ty)
@@ -1086,6 +1299,48 @@ fn count(iterations: u64) -> Result<u64, SqlError> {
         ));
     }
     Ok(iterations + 1)
+}
+
+/// An item of `GET STACKED DIAGNOSTICS` about `error`: PostgreSQL's,
+/// except `PG_EXCEPTION_CONTEXT`, which folio does not track (empty), and
+/// `PG_DATATYPE_NAME` and `SCHEMA_NAME` (empty).
+fn stacked_item(error: &SqlError, item: &str) -> String {
+    let subject = error.subject.as_deref();
+    match item {
+        "returned_sqlstate" => error.code.to_string(),
+        "message_text" => error.message.clone(),
+        "pg_exception_detail" => error.detail.clone().unwrap_or_default(),
+        "pg_exception_hint" => error.hint.clone().unwrap_or_default(),
+        "table_name" => subject.map(|s| s.table.clone()).unwrap_or_default(),
+        "column_name" => subject.and_then(|s| s.column.clone()).unwrap_or_default(),
+        "constraint_name" => subject
+            .and_then(|s| s.constraint.clone())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// A row variable of `shape`, all NULL.
+fn empty_row(shape: Vec<(String, SqlType)>) -> (Kind, Value) {
+    let value = Value::Record(vec![Value::Null; shape.len()]);
+    (Kind::Row(shape), value)
+}
+
+/// `fields` as a row of `shape`: each cast to its column's type, missing
+/// ones NULL (PostgreSQL's assignment of a row of another width).
+fn fit_row(fields: Vec<Value>, shape: &[(String, SqlType)]) -> Result<Vec<Value>, SqlError> {
+    let mut fields = fields.into_iter();
+    (shape.iter())
+        .map(|(_, ty)| match fields.next() {
+            None | Some(Value::Null) => Ok(Value::Null),
+            Some(v) => crate::types::explicit_cast(v, *ty),
+        })
+        .collect()
+}
+
+fn not_assigned(name: &str) -> SqlError {
+    SqlError::new("55000", format!("record \"{name}\" is not assigned yet"))
+        .with_detail("The tuple structure of a not-yet-assigned record is indeterminate.")
 }
 
 fn null_to_not_null(name: &str) -> SqlError {

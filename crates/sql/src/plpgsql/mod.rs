@@ -13,12 +13,15 @@
 //! - `row_calls.rs`: the other calls, run per row the expression is
 //!   evaluated for, with the transaction the statement's run lends.
 //! - `conditions.rs`: exception condition names and what they catch.
+//! - `set_returning.rs`: functions returning SETOF / TABLE, their rows
+//!   collected by RETURN NEXT / QUERY and read back as a FROM item's.
 
 pub mod calls;
 pub mod conditions;
 pub mod exec;
 pub mod parse;
 pub mod row_calls;
+pub mod set_returning;
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -78,6 +81,12 @@ pub fn call_block(
             runner.declare(name, Some(&label), ty, value);
             runner.alias_last(&number);
         }
+    }
+    if def.returns_set {
+        // Its rows, as one value (`set_returning.rs`).
+        runner.collect_rows(set_returning::result_rows(def)?, &label)?;
+        runner.run(block).map_err(plpgsql_error)?;
+        return Ok(runner.take_rows().map_or(Value::Null, |r| r.into_value()));
     }
     let returned = runner.run(block).map_err(plpgsql_error)?;
     match returned {

@@ -47,6 +47,9 @@ pub enum DeclType {
     Record,
     /// `name%TYPE`: a variable's type, or `table.column%TYPE` a column's.
     TypeOf(Vec<String>),
+    /// `table%ROWTYPE`: a record of the table's columns (a table's name
+    /// alone as the type is read as `Type`, then found to be a table).
+    RowType(Vec<String>),
     /// `ALIAS FOR $n` (or a name).
     Alias(String),
 }
@@ -112,6 +115,16 @@ pub enum Stmt {
         when: Option<Sql>,
     },
     Return(Option<Sql>),
+    /// `RETURN NEXT [expr]`: a row of a set-returning function
+    /// (`set_returning.rs`); without an expression, the OUT variables.
+    ReturnNext(Option<Sql>),
+    /// `RETURN QUERY query`: its rows.
+    ReturnQuery(Sql),
+    /// `RETURN QUERY EXECUTE command [USING ...]`: its rows.
+    ReturnQueryExecute {
+        command: Sql,
+        using: Vec<Sql>,
+    },
     Perform(Sql),
     /// Any SQL statement, with its `INTO` taken out.
     Sql {
@@ -126,6 +139,14 @@ pub enum Stmt {
     Raise(Raise),
     /// `GET DIAGNOSTICS var = ROW_COUNT, ...`.
     GetDiagnostics(Vec<(String, String)>),
+    /// `GET STACKED DIAGNOSTICS var = item, ...` in a handler: items of
+    /// the error being handled (`message_text`, `returned_sqlstate`, ...).
+    GetStackedDiagnostics(Vec<(String, String)>),
+    /// `ASSERT condition [, message]`.
+    Assert {
+        condition: Sql,
+        message: Option<Sql>,
+    },
     Null,
     Block(Block),
 }
@@ -149,6 +170,12 @@ pub enum LoopKind {
         var: String,
         command: Sql,
         using: Vec<Sql>,
+    },
+    /// `FOREACH var [SLICE n] IN ARRAY expr`.
+    ForEach {
+        var: Vec<String>,
+        slice: u32,
+        array: Sql,
     },
 }
 
@@ -620,7 +647,7 @@ impl P {
             "if" => self.if_stmt()?,
             "case" if self.peek2() != Some(&Token::Assignment) => self.case_stmt()?,
             "loop" | "while" | "for" => self.loop_stmt(label)?,
-            "foreach" => return Err(SqlError::unsupported("FOREACH in PL/pgSQL")),
+            "foreach" => self.foreach_stmt(label)?,
             "exit" | "continue" => {
                 self.bump();
                 let label = match self.word().as_deref() {
@@ -641,10 +668,26 @@ impl P {
             "return" => {
                 self.bump();
                 match self.word().as_deref() {
-                    Some("next" | "query") => {
-                        return Err(SqlError::unsupported(
-                            "RETURN NEXT and RETURN QUERY (set-returning PL/pgSQL functions)",
-                        ));
+                    Some("next") => {
+                        self.bump();
+                        match self.peek() {
+                            Some(Token::SemiColon) => Stmt::ReturnNext(None),
+                            _ => Stmt::ReturnNext(Some(self.expr_until(&[], true)?)),
+                        }
+                    }
+                    Some("query") => {
+                        self.bump();
+                        if self.eat_word("execute") {
+                            let command = self.expr_until(&["using"], true)?;
+                            let using = match self.eat_word("using") {
+                                true => self.expr_list(&[])?,
+                                false => Vec::new(),
+                            };
+                            Stmt::ReturnQueryExecute { command, using }
+                        } else {
+                            let text = self.until(|t| *t == Token::SemiColon)?;
+                            Stmt::ReturnQuery(statement(&text)?)
+                        }
                     }
                     _ if self.peek() == Some(&Token::SemiColon) => Stmt::Return(None),
                     _ => Stmt::Return(Some(self.expr_until(&[], true)?)),
@@ -668,10 +711,10 @@ impl P {
             "raise" => Stmt::Raise(self.raise()?),
             "get" => {
                 self.bump();
-                if self.eat_word("stacked") {
-                    return Err(SqlError::unsupported("GET STACKED DIAGNOSTICS"));
+                let stacked = self.eat_word("stacked");
+                if !stacked {
+                    self.eat_word("current");
                 }
-                self.eat_word("current");
                 self.expect_word("diagnostics")?;
                 let mut items = Vec::new();
                 loop {
@@ -680,18 +723,34 @@ impl P {
                         return Err(self.error());
                     }
                     let item = self.name()?;
-                    if item != "row_count" {
-                        return Err(SqlError::unsupported(format!(
-                            "GET DIAGNOSTICS item {}",
-                            item.to_uppercase()
-                        )));
+                    let known = match stacked {
+                        true => STACKED_ITEMS.contains(&item.as_str()),
+                        false => item == "row_count",
+                    };
+                    if !known {
+                        let kind = if stacked { "STACKED" } else { "CURRENT" };
+                        return Err(
+                            match (STACKED_ITEMS.contains(&item.as_str()), item.as_str()) {
+                                (true, _) | (_, "row_count") => SqlError::syntax(format!(
+                                    "diagnostics item {} is not allowed in GET {kind} DIAGNOSTICS",
+                                    item.to_uppercase()
+                                )),
+                                _ => SqlError::unsupported(format!(
+                                    "GET DIAGNOSTICS item {}",
+                                    item.to_uppercase()
+                                )),
+                            },
+                        );
                     }
                     items.push((var, item));
                     if !self.eat(&Token::Comma) {
                         break;
                     }
                 }
-                Stmt::GetDiagnostics(items)
+                match stacked {
+                    true => Stmt::GetStackedDiagnostics(items),
+                    false => Stmt::GetDiagnostics(items),
+                }
             }
             "null" if self.peek2() == Some(&Token::SemiColon) => {
                 self.bump();
@@ -700,7 +759,16 @@ impl P {
             "open" | "fetch" | "move" | "close" => {
                 return Err(SqlError::unsupported("cursors in PL/pgSQL"));
             }
-            "assert" => return Err(SqlError::unsupported("ASSERT in PL/pgSQL")),
+            "assert" => {
+                self.bump();
+                let text = self.until(|t| matches!(t, Token::SemiColon | Token::Comma))?;
+                let condition = expression(&text)?;
+                let message = match self.eat(&Token::Comma) {
+                    true => Some(self.expr_until(&[], true)?),
+                    false => None,
+                };
+                Stmt::Assert { condition, message }
+            }
             "commit" | "rollback" => {
                 return Err(SqlError::unsupported("COMMIT and ROLLBACK in PL/pgSQL"));
             }
@@ -810,6 +878,33 @@ impl P {
         self.expect_word("loop")?;
         self.end_label(&label)?;
         Ok(Stmt::Loop { label, kind, body })
+    }
+
+    /// `FOREACH var [SLICE n] IN ARRAY expr LOOP ... END LOOP [label]`.
+    fn foreach_stmt(&mut self, label: Option<String>) -> Result<Stmt, SqlError> {
+        self.expect_word("foreach")?;
+        let var = self.dotted()?;
+        let slice = if self.eat_word("slice") {
+            match self.bump() {
+                Some(Token::Number(n, _)) => n.parse().map_err(|_| self.error())?,
+                _ => return Err(self.error()),
+            }
+        } else {
+            0
+        };
+        self.expect_word("in")?;
+        self.expect_word("array")?;
+        let array = self.expr_until(&["loop"], false)?;
+        self.expect_word("loop")?;
+        let body = self.stmts(&["end"])?;
+        self.expect_word("end")?;
+        self.expect_word("loop")?;
+        self.end_label(&label)?;
+        Ok(Stmt::Loop {
+            label,
+            kind: LoopKind::ForEach { var, slice, array },
+            body,
+        })
     }
 
     /// What follows `FOR var IN`.
@@ -1004,6 +1099,20 @@ impl P {
     }
 }
 
+/// The items `GET STACKED DIAGNOSTICS` reads.
+pub const STACKED_ITEMS: &[&str] = &[
+    "returned_sqlstate",
+    "message_text",
+    "pg_exception_detail",
+    "pg_exception_hint",
+    "pg_exception_context",
+    "column_name",
+    "constraint_name",
+    "pg_datatype_name",
+    "table_name",
+    "schema_name",
+];
+
 /// A token's unquoted word, lower case.
 fn word_of(t: &Token) -> Option<String> {
     match t {
@@ -1109,6 +1218,20 @@ fn statement(text: &str) -> Result<Sql, SqlError> {
     })
 }
 
+/// The parts of a dotted name as written (`s."T"`): unquoted ones lower
+/// case.
+fn dotted_names(text: &str) -> Vec<String> {
+    (text.trim().split('.'))
+        .map(|p| {
+            let p = p.trim();
+            match p.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                Some(quoted) => quoted.to_string(),
+                None => p.to_lowercase(),
+            }
+        })
+        .collect()
+}
+
 /// A declaration's type.
 fn decl_type(text: &str) -> Result<DeclType, SqlError> {
     let lower = text.to_lowercase();
@@ -1126,8 +1249,12 @@ fn decl_type(text: &str) -> Result<DeclType, SqlError> {
             .collect();
         return Ok(DeclType::TypeOf(parts));
     }
-    if lower.ends_with("%rowtype") {
-        return Err(SqlError::unsupported("%ROWTYPE in PL/pgSQL"));
+    if let Some(name) = text.strip_suffix("%rowtype").or_else(|| {
+        lower
+            .strip_suffix("%rowtype")
+            .map(|_| &text[..text.len() - 8])
+    }) {
+        return Ok(DeclType::RowType(dotted_names(name)));
     }
     let mut parser = sqlparser::parser::Parser::new(&PostgreSqlDialect {})
         .try_with_sql(text)
@@ -1272,10 +1399,14 @@ mod tests {
         assert_eq!(code("BEGIN IF x THEN NULL; END").code, "42601");
         assert_eq!(code("BEGIN SELEC 1; END").code, "42601");
         assert_eq!(code("BEGIN RAISE NOTICE '%'; END").code, "42601");
-        assert_eq!(code("BEGIN RETURN NEXT 1; END").code, "0A000");
+        assert_eq!(code("BEGIN OPEN c; END").code, "0A000");
         assert_eq!(
-            code("BEGIN FOREACH x IN ARRAY a LOOP END LOOP; END").code,
-            "0A000"
+            code("BEGIN FOREACH x SLICE y IN ARRAY a LOOP END LOOP; END").code,
+            "42601"
+        );
+        assert_eq!(
+            code("BEGIN GET STACKED DIAGNOSTICS n = ROW_COUNT; END").code,
+            "42601"
         );
         assert_eq!(
             code("BEGIN NULL; EXCEPTION WHEN no_such_thing THEN NULL; END").code,
@@ -1284,6 +1415,38 @@ mod tests {
         assert_eq!(
             code("<<a>> BEGIN NULL; END b").message,
             "end label \"b\" differs from block's label \"a\""
+        );
+    }
+
+    #[test]
+    fn features_of_session_40() {
+        let s = body(
+            "BEGIN
+               FOREACH x SLICE 1 IN ARRAY a LOOP NULL; END LOOP;
+               ASSERT n > 0, 'n is ' || n;
+               RETURN NEXT x + 1; RETURN NEXT;
+               RETURN QUERY SELECT 1; RETURN QUERY EXECUTE 'SELECT $1' USING 2;
+             EXCEPTION WHEN others THEN
+               GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, s = RETURNED_SQLSTATE;
+             END",
+        );
+        assert!(matches!(
+            &s[0],
+            Stmt::Loop {
+                kind: LoopKind::ForEach { slice: 1, .. },
+                ..
+            }
+        ));
+        assert!(matches!(&s[1], Stmt::Assert { message: Some(m), .. } if m.text == "'n is ' || n"));
+        assert!(matches!(&s[2], Stmt::ReturnNext(Some(_))));
+        assert!(matches!(&s[3], Stmt::ReturnNext(None)));
+        assert!(matches!(&s[4], Stmt::ReturnQuery(_)));
+        assert!(matches!(&s[5], Stmt::ReturnQueryExecute { using, .. } if using.len() == 1));
+        let b = parse("DECLARE r t%ROWTYPE; q s.\"T\"%rowtype; BEGIN NULL; END").unwrap();
+        assert_eq!(b.decls[0].ty, DeclType::RowType(vec!["t".into()]));
+        assert_eq!(
+            b.decls[1].ty,
+            DeclType::RowType(vec!["s".into(), "T".into()])
         );
     }
 

@@ -371,6 +371,8 @@ mod tests {
             args: vec![("a".into(), 23, -1)],
             result: (23, -1),
             returns_set: false,
+            columns: Vec::new(),
+            columns_of_table: false,
             volatility: b'v',
             strict: false,
             plpgsql: true,

@@ -1,0 +1,436 @@
+//! Set-returning PL/pgSQL functions (README "PL/pgSQL", "Set-returning
+//! functions"): `RETURNS SETOF type`, `RETURNS SETOF table` and `RETURNS
+//! TABLE (a int, ...)`, whose bodies give rows with `RETURN NEXT` and
+//! `RETURN QUERY [EXECUTE]`.
+//!
+//! A call is run before the calling statement is planned, as a scalar
+//! call is (`calls.rs`): its rows become one value, an array of records,
+//! passed as a parameter of the statement, and the call in FROM (or a
+//! select-list item, which the planner moves into FROM) becomes the
+//! table function [`ROWS_FUNCTION`]`(oid, $k)`, which reads them back as
+//! the FROM item's rows (`table_functions.rs`). So the function runs once
+//! per call written, with arguments that may not read a row's columns.
+
+use super::parse::{Block, Stmt};
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::output::Output;
+use folio_catalog::FunctionDef;
+use folio_db::Transaction;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::{
+    ColumnDef, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    FunctionArguments, Ident, ObjectName, TableFactor, TableFunctionArgs,
+};
+
+/// The table function a call of a set-returning PL/pgSQL function becomes
+/// in the statement planned: `"$plpgsql_rows"(function oid, $k)`, `$k`
+/// the call's rows. Not a name a client can write unquoted.
+pub const ROWS_FUNCTION: &str = "$plpgsql_rows";
+
+/// The rows a set-returning function's body gives, as it runs.
+#[derive(Debug, Clone)]
+pub struct ResultRows {
+    /// Each column's type (one, for `SETOF` a scalar type).
+    types: Vec<SqlType>,
+    /// `RETURNS TABLE`'s column names: its OUT variables, which `RETURN
+    /// NEXT` without an expression returns (else empty).
+    out: Vec<String>,
+    /// Rows of named columns (a record per row), not of one value.
+    composite: bool,
+    rows: Vec<Vec<Value>>,
+}
+
+impl ResultRows {
+    /// The rows collected, as one value: an array of records (the
+    /// parameter [`ROWS_FUNCTION`] reads).
+    pub fn into_value(self) -> Value {
+        Value::Array(self.rows.into_iter().map(Value::Record).collect())
+    }
+
+    /// The OUT variables (`RETURNS TABLE`'s columns) and their types.
+    pub fn out_variables(&self) -> Vec<(String, SqlType)> {
+        self.out
+            .iter()
+            .cloned()
+            .zip(self.types.iter().copied())
+            .collect()
+    }
+
+    /// Appends a row (of the result's width), each value to its
+    /// column's type.
+    pub fn push(&mut self, row: Vec<Value>) -> Result<(), SqlError> {
+        if row.len() != self.types.len() {
+            return Err(SqlError::new(
+                "42804",
+                "returned record type does not match expected record type",
+            )
+            .with_detail(format!(
+                "Number of returned columns ({}) does not match expected column count ({}).",
+                row.len(),
+                self.types.len()
+            )));
+        }
+        let row = (row.into_iter().zip(&self.types))
+            .map(|(v, ty)| match v {
+                Value::Null => Ok(Value::Null),
+                v => crate::types::explicit_cast(v, *ty),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// `RETURN NEXT value`: a scalar for a function of one value per row,
+    /// a record's fields for one of several columns.
+    pub fn push_value(&mut self, value: Value) -> Result<(), SqlError> {
+        match (self.composite, value) {
+            (true, Value::Record(fields)) => self.push(fields),
+            (true, Value::Null) => self.push(vec![Value::Null; self.types.len()]),
+            (true, _) => Err(SqlError::new(
+                "42804",
+                "wrong record type supplied in RETURN NEXT",
+            )),
+            (false, value) => self.push(vec![value]),
+        }
+    }
+
+    /// `RETURN QUERY`: the rows of a query's `output`, which must have
+    /// the result's columns.
+    pub fn push_query(&mut self, output: Output) -> Result<(), SqlError> {
+        let Output::Rows { columns, rows, .. } = output else {
+            return Err(SqlError::new(
+                "42601",
+                "RETURN QUERY cannot return a statement that returns no rows",
+            ));
+        };
+        if columns.len() != self.types.len() {
+            return Err(SqlError::new(
+                "42804",
+                "structure of query does not match function result type",
+            )
+            .with_detail(format!(
+                "Number of returned columns ({}) does not match expected column count ({}).",
+                columns.len(),
+                self.types.len()
+            )));
+        }
+        for row in rows {
+            self.push(row)?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of `RETURNS TABLE (columns)` (or `RETURNS SETOF type`,
+/// which `sql_functions::setof_as_table` wrote as a table of one column
+/// named [`crate::sql_functions::SETOF_COLUMN`]): the result type, the
+/// named columns and whether they are a table's (`SETOF table`).
+#[allow(clippy::type_complexity)]
+pub fn result_of(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    columns: &[ColumnDef],
+) -> Result<((u32, i32), Vec<(String, u32, i32)>, bool), SqlError> {
+    let record = (SqlType::Record.oid(), -1);
+    if let [column] = columns
+        && column.name.quote_style.is_some()
+        && column.name.value == crate::sql_functions::SETOF_COLUMN
+    {
+        if let DataType::Custom(name, modifiers) = &column.data_type
+            && modifiers.is_empty()
+            && crate::types::column_type(&column.data_type).is_err()
+        {
+            let table = crate::names::relation(name)?;
+            if table == "record" {
+                return Err(SqlError::unsupported(
+                    "functions returning SETOF record (a column definition list in the call)",
+                ));
+            }
+            let relation = crate::access::relation(cx, txn, &table)
+                .map_err(|_| SqlError::new("42704", format!("type \"{table}\" does not exist")))?;
+            let columns = (relation.def.columns.iter())
+                .map(|c| (c.name.clone(), c.type_oid, c.typmod))
+                .collect();
+            return Ok((record, columns, true));
+        }
+        let ty = crate::types::column_type(&column.data_type)?;
+        return Ok(((ty.oid(), ty.typmod()), Vec::new(), false));
+    }
+    let mut out = Vec::new();
+    for c in columns {
+        let ty = crate::types::column_type(&c.data_type)?;
+        out.push((crate::names::ident(&c.name), ty.oid(), ty.typmod()));
+    }
+    let result = match out.as_slice() {
+        [(_, oid, typmod)] => (*oid, *typmod),
+        _ => record,
+    };
+    Ok((result, out, false))
+}
+
+/// PostgreSQL's checks of a body against its function's result, made at
+/// CREATE (42804): `RETURN expr` in a set-returning function, `RETURN
+/// NEXT` / `QUERY` in another, `RETURN NEXT expr` with OUT variables.
+pub fn check_body(def: &FunctionDef, block: &Block) -> Result<(), SqlError> {
+    let mut found = Ok(());
+    walk(&block.body, &mut |stmt| {
+        let error = match stmt {
+            Stmt::Return(Some(_)) if def.returns_set => SqlError::new(
+                "42804",
+                "RETURN cannot have a parameter in function returning set",
+            )
+            .with_hint("Use RETURN NEXT or RETURN QUERY."),
+            Stmt::ReturnNext(_) if !def.returns_set => {
+                SqlError::new("42804", "cannot use RETURN NEXT in a non-SETOF function")
+            }
+            Stmt::ReturnQuery(_) | Stmt::ReturnQueryExecute { .. } if !def.returns_set => {
+                SqlError::new("42804", "cannot use RETURN QUERY in a non-SETOF function")
+            }
+            Stmt::ReturnNext(Some(_)) if has_out(def) => SqlError::new(
+                "42804",
+                "RETURN NEXT cannot have a parameter in function with OUT parameters",
+            ),
+            Stmt::ReturnNext(None) if def.returns_set && !has_out(def) => {
+                SqlError::syntax("missing expression at or near \";\"")
+            }
+            _ => return,
+        };
+        if found.is_ok() {
+            found = Err(error);
+        }
+    });
+    for handler in &block.handlers {
+        check_body(
+            def,
+            &Block {
+                label: None,
+                decls: Vec::new(),
+                body: handler.body.clone(),
+                handlers: Vec::new(),
+            },
+        )?;
+    }
+    found
+}
+
+/// Whether `def` has OUT variables (`RETURNS TABLE`).
+fn has_out(def: &FunctionDef) -> bool {
+    !def.columns.is_empty() && !def.columns_of_table
+}
+
+/// Calls `f` on each statement of `stmts`, nested ones included.
+fn walk(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
+    for stmt in stmts {
+        f(stmt);
+        match stmt {
+            Stmt::If {
+                branches,
+                otherwise,
+            }
+            | Stmt::Case {
+                branches,
+                otherwise,
+                ..
+            } => {
+                for (_, body) in branches {
+                    walk(body, f);
+                }
+                if let Some(body) = otherwise {
+                    walk(body, f);
+                }
+            }
+            Stmt::Loop { body, .. } => walk(body, f),
+            Stmt::Block(b) => {
+                walk(&b.body, f);
+                for h in &b.handlers {
+                    walk(&h.body, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The rows a running body collects for `def` (a set-returning function).
+pub fn result_rows(def: &FunctionDef) -> Result<ResultRows, SqlError> {
+    let types = shape(def)?.into_iter().map(|(_, t)| t).collect();
+    let out = match has_out(def) {
+        true => def.columns.iter().map(|c| c.0.clone()).collect(),
+        false => Vec::new(),
+    };
+    Ok(ResultRows {
+        types,
+        out,
+        composite: !def.columns.is_empty(),
+        rows: Vec::new(),
+    })
+}
+
+/// Each result column's name and type: the named columns, or the
+/// function's name and result type.
+pub fn shape(def: &FunctionDef) -> Result<Vec<(String, SqlType)>, SqlError> {
+    let type_of = |oid: u32, typmod: i32| {
+        crate::user_types::of_oid(oid, typmod)
+            .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
+    };
+    if def.columns.is_empty() {
+        let name = crate::sql_functions::names_of(&def.name).to_string();
+        return Ok(vec![(name, type_of(def.result.0, def.result.1)?)]);
+    }
+    (def.columns.iter())
+        .map(|(name, oid, typmod)| Ok((name.clone(), type_of(*oid, *typmod)?)))
+        .collect()
+}
+
+/// The call of a set-returning PL/pgSQL function FROM item `factor`
+/// makes, if it is one: the function and its arguments.
+pub fn called_in(factor: &TableFactor) -> Option<(FunctionDef, FunctionArguments)> {
+    let (name, args) = match factor {
+        TableFactor::Table {
+            name,
+            args: Some(args),
+            ..
+        } => (name, &args.args),
+        TableFactor::Function { name, args, .. } => (name, args),
+        _ => return None,
+    };
+    let args = FunctionArguments::List(FunctionArgumentList {
+        duplicate_treatment: None,
+        args: args.clone(),
+        clauses: Vec::new(),
+    });
+    let arity = crate::sql_functions::call_arity(&args);
+    let def = crate::sql_functions::resolve_plpgsql(name, arity)?;
+    def.returns_set.then_some((def, args))
+}
+
+/// FROM item `factor` (a call of set-returning `def`) made the table
+/// function reading parameter `$number`.
+pub fn replace_factor(factor: &mut TableFactor, def: &FunctionDef, number: usize) {
+    let (new_name, new_args) = rows_call(def, number, false);
+    match factor {
+        TableFactor::Table {
+            name,
+            args: Some(args),
+            ..
+        } => {
+            *name = new_name;
+            *args = TableFunctionArgs {
+                args: new_args,
+                settings: None,
+            };
+        }
+        TableFactor::Function { name, args, .. } => {
+            *name = new_name;
+            *args = new_args;
+        }
+        _ => {}
+    }
+}
+
+/// What a call of set-returning `def` in an expression becomes: the
+/// table function reading parameter `$number` (a select-list item the
+/// planner moves into FROM; elsewhere the planner refuses it). A
+/// function of several columns there is 0A000 (PostgreSQL gives a
+/// record per row).
+pub fn replace_expr(def: &FunctionDef, number: usize) -> Result<Expr, SqlError> {
+    if def.columns.len() > 1 || def.columns_of_table {
+        return Err(SqlError::unsupported(format!(
+            "a call of set-returning function \"{}\" of several columns outside FROM (call it in FROM)",
+            crate::sql_functions::names_of(&def.name)
+        )));
+    }
+    let (name, args) = rows_call(def, number, true);
+    Ok(Expr::Function(sqlparser::ast::Function {
+        name,
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args,
+            clauses: Vec::new(),
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: Vec::new(),
+    }))
+}
+
+/// `"$plpgsql_rows"(oid, $number [, true])`'s name and arguments: `true`
+/// for a call in the select list, whose one column is named by the
+/// item's name (PostgreSQL names it so; in FROM a `RETURNS TABLE`
+/// column keeps its name).
+fn rows_call(def: &FunctionDef, number: usize, item: bool) -> (ObjectName, Vec<FunctionArg>) {
+    let arg = |e: Expr| FunctionArg::Unnamed(FunctionArgExpr::Expr(e));
+    let oid = Expr::value(sqlparser::ast::Value::Number(def.oid.to_string(), false));
+    let param = Expr::value(sqlparser::ast::Value::Placeholder(format!("${number}")));
+    let mut args = vec![arg(oid), arg(param)];
+    if item {
+        args.push(arg(Expr::value(sqlparser::ast::Value::Boolean(true))));
+    }
+    (
+        ObjectName::from(vec![Ident::with_quote('"', ROWS_FUNCTION)]),
+        args,
+    )
+}
+
+/// The FROM item [`ROWS_FUNCTION`]`(oid, $k)` names: the function's
+/// result shape (`table_functions.rs` binds it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowsShape {
+    /// The function's name (the FROM item's, and its column's when it
+    /// returns one value per row).
+    pub name: String,
+    pub columns: Vec<(String, SqlType)>,
+    /// Whether an alias names its column (a function of one value per
+    /// row, as PostgreSQL's; else the columns keep their names).
+    pub named_by_alias: bool,
+}
+
+/// The shape of the function of oid `oid` (in scope while the statement
+/// is planned); `item`: called in a select list.
+pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
+    let def = crate::sql_functions::by_oid(oid)
+        .filter(|d| d.returns_set)
+        .ok_or_else(|| SqlError::new("42883", format!("function of oid {oid} does not exist")))?;
+    Ok(RowsShape {
+        name: crate::sql_functions::names_of(&def.name).to_string(),
+        columns: shape(&def)?,
+        named_by_alias: def.columns.is_empty() || item,
+    })
+}
+
+/// The name of the PL/pgSQL function a call of [`ROWS_FUNCTION`] stands
+/// for (messages show it), if `call` is one.
+pub fn shown_name(call: &sqlparser::ast::Function) -> Option<String> {
+    if crate::names::function(&call.name) != ROWS_FUNCTION {
+        return None;
+    }
+    let FunctionArguments::List(list) = &call.args else {
+        return None;
+    };
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))) = list.args.first()
+    else {
+        return None;
+    };
+    let sqlparser::ast::Value::Number(oid, _) = &v.value else {
+        return None;
+    };
+    let def = crate::sql_functions::by_oid(oid.parse().ok()?)?;
+    Some(crate::sql_functions::names_of(&def.name).to_string())
+}
+
+/// The rows of one run of [`ROWS_FUNCTION`]: the parameter's records.
+pub fn rows_of(value: Value) -> Vec<Vec<Value>> {
+    match value {
+        Value::Array(rows) => (rows.into_iter())
+            .map(|r| match r {
+                Value::Record(fields) => fields,
+                other => vec![other],
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}

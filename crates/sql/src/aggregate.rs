@@ -463,10 +463,9 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
                     "aggregate functions are not allowed in FILTER",
                 ));
             }
-            let at = sqlparser::ast::Spanned::span(filter.as_ref()).start;
-            let filter = scalar::bind(filter, self.source)?;
-            scalar::require_bool(&filter, self.source, "FILTER").map_err(|e| e.near(Some(at)))?;
-            call.filter = Some(filter);
+            let bound = scalar::bind(filter, self.source)?;
+            scalar::require_bool(&bound, self.source, "FILTER", filter)?;
+            call.filter = Some(bound);
         }
         let mut calls = self.calls.borrow_mut();
         calls.push(call);

@@ -510,7 +510,7 @@ impl Additions {
             let relation = catalog.open_relation(def.clone())?;
             for (name, expr) in &self.checks {
                 let bound = scalar::bind(expr, &relation)?;
-                scalar::require_bool(&bound, &relation, "CHECK")?;
+                scalar::require_bool(&bound, &relation, "CHECK", expr)?;
                 let name = match name {
                     Some(name) => name.clone(),
                     None => {

@@ -163,7 +163,7 @@ pub fn prepare(
     let predicate = match predicate {
         Some(p) => {
             let bound = checked(relation, p, Part::Predicate)?;
-            crate::scalar::require_bool(&bound, relation, "WHERE")?;
+            crate::scalar::require_bool(&bound, relation, "WHERE", p)?;
             bound.columns(&mut reads);
             Some(p.to_string())
         }

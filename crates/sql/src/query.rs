@@ -828,7 +828,7 @@ fn plan_select(
     let mut reads: Vec<usize> = Vec::new();
     if let Some(selection) = &select.selection {
         let bound = scalar::bind(selection, &scope)?;
-        scalar::require_bool(&bound, &scope, "WHERE")?;
+        scalar::require_bool(&bound, &scope, "WHERE", selection)?;
         bound.columns(&mut reads);
     }
     match &shape {
@@ -1615,7 +1615,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
     let having = match &select.having {
         Some(h) => {
             let bound = scalar::bind(h, &binder)?;
-            scalar::require_bool(&bound, &binder, "HAVING")?;
+            scalar::require_bool(&bound, &binder, "HAVING", h)?;
             Some(bound)
         }
         None => None,

@@ -389,7 +389,11 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         Expr::UnaryOp {
             op: UnaryOperator::Not,
             expr,
-        } => Scalar::Not(boxed(expr)?),
+        } => {
+            let bound = bind(expr, columns)?;
+            require_bool(&bound, columns, "NOT", expr)?;
+            Scalar::Not(Box::new(bound))
+        }
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
             let op = qualified_operator(op)?;
@@ -401,8 +405,19 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 return bound;
             }
             match op {
-                BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
-                BinaryOperator::Or => Scalar::Or(Box::new(a), Box::new(b)),
+                BinaryOperator::And | BinaryOperator::Or => {
+                    let clause = if *op == BinaryOperator::And {
+                        "AND"
+                    } else {
+                        "OR"
+                    };
+                    require_bool(&a, columns, clause, left)?;
+                    require_bool(&b, columns, clause, right)?;
+                    match op {
+                        BinaryOperator::And => Scalar::And(Box::new(a), Box::new(b)),
+                        _ => Scalar::Or(Box::new(a), Box::new(b)),
+                    }
+                }
                 // `array || array`, `array || element`, `element || array`.
                 BinaryOperator::StringConcat
                     if a.ty_in(columns).element().is_some()
@@ -828,7 +843,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 (false, false) => "IS FALSE",
                 (true, false) => "IS NOT FALSE",
             };
-            require_bool(&bind(e, columns)?, columns, clause)?;
+            require_bool(&bind(e, columns)?, columns, clause, e)?;
             let constant = Expr::Value(sqlparser::ast::Value::Boolean(truth).into());
             bind(
                 &crate::distinct_from::as_case(e, &constant, negated),
@@ -843,7 +858,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             } else {
                 "IS UNKNOWN"
             };
-            require_bool(&bound, columns, clause)?;
+            require_bool(&bound, columns, clause, e)?;
             crate::row_values::is_null(bound, negated, columns)
         }
         Expr::Array(array) => {
@@ -2003,14 +2018,16 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
     }
 }
 
-/// 42804 unless `bound`, the argument of `clause` (`WHERE`, `IS TRUE`,
-/// ...), is a boolean: of type boolean, NULL, a parameter, or a quoted
-/// literal that reads as one (22P02 if it does not), as PostgreSQL
-/// coerces an unknown-typed argument.
+/// 42804 unless `bound`, the argument `at` of `clause` (`WHERE`, `IS
+/// TRUE`, ...) bound, is a boolean: of type boolean, NULL, a parameter,
+/// or a quoted literal that reads as one (22P02 if it does not), as
+/// PostgreSQL coerces an unknown-typed argument. The error points at
+/// `at`, as PostgreSQL's.
 pub fn require_bool(
     bound: &Scalar,
     columns: &(impl Columns + ?Sized),
     clause: &str,
+    at: &Expr,
 ) -> Result<(), SqlError> {
     match bound {
         Scalar::Const(Value::Null) | Scalar::Param(_) => return Ok(()),
@@ -2029,7 +2046,8 @@ pub fn require_bool(
             "argument of {clause} must be type boolean, not type {}",
             crate::explain::type_name(ty)
         ),
-    ))
+    )
+    .near(Some(sqlparser::ast::Spanned::span(at).start)))
 }
 
 /// A boolean's truth (NULL: unknown); 42804 for a value that is not one.

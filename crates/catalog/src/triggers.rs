@@ -250,12 +250,8 @@ impl Catalog {
         let missing =
             || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
         let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        self.lock_class_row(txn, tid, missing)?;
-        let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            Ok(())
-        })
+        let (tid, _) = self.relock_class(txn, tid, &row, missing)?;
+        self.delete_class_row(txn, tid)
     }
 
     /// `ALTER TABLE ... ENABLE [ALWAYS | REPLICA] | DISABLE TRIGGER
@@ -272,8 +268,7 @@ impl Catalog {
         let missing =
             || CatalogError::NoSuchTrigger(name.to_string(), table_display(table_name).to_string());
         let (tid, _) = self.class(txn, &row)?.ok_or_else(missing)?;
-        self.lock_class_row(txn, tid, missing)?;
-        let (tid, class) = self.class(txn, &row)?.ok_or_else(missing)?;
+        let (tid, class) = self.relock_class(txn, tid, &row, missing)?;
         let Some(def) = &class.trigger else {
             return Err(missing());
         };

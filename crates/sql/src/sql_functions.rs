@@ -709,6 +709,29 @@ impl<'a, 'b> Expand<'a, 'b> {
 impl VisitorMut for Expand<'_, '_> {
     type Break = ();
 
+    /// A select item that is a call of a SQL function is named by the
+    /// function, as PostgreSQL names it, not by what it expands to.
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let SetExpr::Select(select) = query.body.as_mut() else {
+            return Continue(());
+        };
+        for item in &mut select.projection {
+            let SelectItem::UnnamedExpr(Expr::Function(call)) = item else {
+                continue;
+            };
+            let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
+                continue;
+            };
+            if !def.plpgsql {
+                *item = SelectItem::ExprWithAlias {
+                    expr: Expr::Function(call.clone()),
+                    alias: Ident::with_quote('"', names_of(&def.name)),
+                };
+            }
+        }
+        Continue(())
+    }
+
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         let Expr::Function(call) = expr else {
             return Continue(());

@@ -116,6 +116,9 @@ pub struct Runner<'a, 'c> {
     savepoints: u64,
     /// A set-returning function's rows so far (`set_returning.rs`).
     set: Option<ResultRows>,
+    /// The body is a STABLE or IMMUTABLE function's: its statements may
+    /// not change rows (`refuse_change`).
+    read_only: bool,
 }
 
 impl<'a, 'c> Runner<'a, 'c> {
@@ -134,9 +137,16 @@ impl<'a, 'c> Runner<'a, 'c> {
             kept: None,
             savepoints: 0,
             set: None,
+            read_only: false,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
+    }
+
+    /// Runs the body as a STABLE or IMMUTABLE function's, whose
+    /// statements may not change rows (PostgreSQL's read-only SPI).
+    pub fn read_only(&mut self) {
+        self.read_only = true;
     }
 
     /// Declares a function's argument (or any variable) of a scalar type.
@@ -979,6 +989,9 @@ impl<'a, 'c> Runner<'a, 'c> {
                 ) {
                     return Err(SqlError::unsupported("transaction control in PL/pgSQL"));
                 }
+                if self.read_only {
+                    refuse_change(statement)?;
+                }
                 crate::session::run_with_params(self.cx, self.txn, self.notices, statement, params)
             }
             other => crate::session::run_utility(self.cx, self.txn, self.notices, other),
@@ -1414,4 +1427,20 @@ pub fn format_message(format: &str, args: &[String]) -> String {
         }
     }
     out
+}
+
+/// PostgreSQL's 0A000 for a statement that changes rows in a STABLE or
+/// IMMUTABLE function's body (a call it makes of a VOLATILE function may).
+fn refuse_change(statement: &Statement) -> Result<(), SqlError> {
+    let command = match statement {
+        Statement::Insert(_) => "INSERT",
+        Statement::Update { .. } => "UPDATE",
+        Statement::Delete(_) => "DELETE",
+        Statement::Merge { .. } => "MERGE",
+        _ => return Ok(()),
+    };
+    Err(SqlError::new(
+        "0A000",
+        format!("{command} is not allowed in a non-volatile function"),
+    ))
 }

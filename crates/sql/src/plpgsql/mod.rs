@@ -69,6 +69,9 @@ pub fn call_block(
     crate::stack::check()?;
     callable(def)?;
     let mut runner = exec::Runner::new(cx, txn, notices);
+    if def.volatility != b'v' {
+        runner.read_only();
+    }
     let label = crate::sql_functions::names_of(&def.name).to_string();
     for (i, ((name, oid, typmod), value)) in def.args.iter().zip(args).enumerate() {
         let ty = crate::user_types::of_oid(*oid, *typmod)

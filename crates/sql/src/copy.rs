@@ -97,10 +97,7 @@ impl CopyIn {
                 constraints.sequences(),
             )?),
         };
-        let triggers = Triggers::of_statement(&relation, Event::Insert, &[])?;
-        if let Some(triggers) = &triggers {
-            triggers.start_statement(cx, txn)?;
-        }
+        let triggers = Triggers::start(cx, txn, &relation, Event::Insert, &[])?;
         Ok(CopyIn {
             sequences,
             triggers,

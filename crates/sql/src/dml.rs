@@ -667,10 +667,7 @@ impl Change {
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
-                let triggers = Triggers::of_statement(relation, Event::Update, &set)?;
-                if let Some(triggers) = &triggers {
-                    triggers.start_statement(cx, txn)?;
-                }
+                let triggers = Triggers::start(cx, txn, relation, Event::Update, &set)?;
                 let mut out = Vec::new();
                 let mut updated = 0u64;
                 for Selected {
@@ -750,10 +747,7 @@ impl Change {
                 late,
             } => with_subqueries(txn, subplans, env, |txn, env| {
                 constraints.start_statement();
-                let triggers = Triggers::of_statement(relation, Event::Delete, &[])?;
-                if let Some(triggers) = &triggers {
-                    triggers.start_statement(cx, txn)?;
-                }
+                let triggers = Triggers::start(cx, txn, relation, Event::Delete, &[])?;
                 let mut out = Vec::new();
                 let mut deleted = 0u64;
                 for Selected {

@@ -159,6 +159,22 @@ impl Triggers {
         Triggers::of_target(def.oid, &def.name, columns, event, set)
     }
 
+    /// A statement on `relation` begins: [`Triggers::of_statement`], with
+    /// its BEFORE STATEMENT triggers run (`Triggers::start_statement`).
+    pub fn start(
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        relation: &Relation,
+        event: Event,
+        set: &[usize],
+    ) -> Result<Option<Triggers>, SqlError> {
+        let triggers = Triggers::of_statement(relation, event, set)?;
+        if let Some(triggers) = &triggers {
+            triggers.start_statement(cx, txn)?;
+        }
+        Ok(triggers)
+    }
+
     /// [`Triggers::of_statement`] of the table or view of oid `oid`
     /// (catalog name `name`, columns `columns`): a view's are INSTEAD OF
     /// triggers (`instead_of.rs`), run as BEFORE ROW ones.

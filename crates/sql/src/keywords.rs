@@ -4,6 +4,8 @@
 //! R, C and T). Its unreserved keywords (`name`, `text`, `key`) are
 //! ordinary identifiers. [`crate::names::written`] quotes these, as
 //! PostgreSQL's `quote_ident`, `format('%I')` and its deparsed SQL do.
+//! Also the few keywords a select item's alias needs `AS` before
+//! ([`bare_label`]; `bare_labels.rs` asks).
 
 /// The keywords, sorted (as `pg_get_keywords()` lists them).
 const NOT_UNRESERVED: [&str; 151] = [
@@ -166,6 +168,57 @@ pub fn needs_quotes(word: &str) -> bool {
     NOT_UNRESERVED.binary_search(&word).is_ok()
 }
 
+/// The keywords PostgreSQL 15 takes as a select item's alias only after
+/// `AS` (`pg_get_keywords()` with `barelabel = false`), sorted.
+const NEED_AS: [&str; 39] = [
+    "array",
+    "as",
+    "char",
+    "character",
+    "create",
+    "day",
+    "except",
+    "fetch",
+    "filter",
+    "for",
+    "from",
+    "grant",
+    "group",
+    "having",
+    "hour",
+    "intersect",
+    "into",
+    "isnull",
+    "limit",
+    "minute",
+    "month",
+    "notnull",
+    "offset",
+    "on",
+    "order",
+    "over",
+    "overlaps",
+    "precision",
+    "returning",
+    "second",
+    "to",
+    "union",
+    "varying",
+    "where",
+    "window",
+    "with",
+    "within",
+    "without",
+    "year",
+];
+
+/// Whether `word` (lower case) may be a select item's alias without
+/// `AS`, as PostgreSQL's `BareColLabel`: any name or keyword but the few
+/// that need it (`filter`, `over`, `day`, `from`, ...).
+pub fn bare_label(word: &str) -> bool {
+    NEED_AS.binary_search(&word).is_err()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +233,13 @@ mod tests {
         }
         for word in ["name", "text", "key", "abort", "zone", "id"] {
             assert!(!needs_quotes(word), "{word}");
+        }
+        assert!(NEED_AS.windows(2).all(|w| w[0] < w[1]));
+        for word in ["filter", "over", "day", "from", "char", "varying"] {
+            assert!(!bare_label(word), "{word}");
+        }
+        for word in ["view", "value", "name", "select", "left", "count"] {
+            assert!(bare_label(word), "{word}");
         }
     }
 }

@@ -11,6 +11,7 @@ mod alter_type;
 mod array_functions;
 pub mod backend;
 mod backend_functions;
+mod bare_labels;
 mod bytea_functions;
 mod catalog_functions;
 mod change_rows;

@@ -931,13 +931,17 @@ fn parse_one(
     }
     // Nor a call's `VARIADIC array`.
     crate::variadic::mark(&mut tokens);
+    let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);
     let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
     let mut parsed = parser
         .parse_statement()
         .map_err(|e| position::syntax_error(place.text, place.terminator, e))?;
     crate::distinct_from::regroup(&mut parsed);
     match parser.peek_token() {
-        t if t.token == Token::EOF => Ok(parsed),
+        t if t.token == Token::EOF => {
+            crate::bare_labels::check(&parsed, place.text, place.terminator, swallowed)?;
+            Ok(parsed)
+        }
         t => Err(place.text.near(&t)),
     }
 }

@@ -45,6 +45,11 @@ impl<'s> Text<'s> {
         Text { sql, line_starts }
     }
 
+    /// The text itself.
+    pub fn sql(&self) -> &'s str {
+        self.sql
+    }
+
     /// The 1-based character position of `location` (`None` for a token
     /// without one).
     pub fn position(&self, location: Location) -> Option<usize> {

@@ -123,6 +123,16 @@ impl ViewDef {
     }
 }
 
+/// What CREATE VIEW gives [`Catalog::create_view`]: the query's text,
+/// its output columns, the relations it reads and its check option.
+#[derive(Debug, Clone, Copy)]
+pub struct NewView<'a> {
+    pub query: &'a str,
+    pub columns: &'a [ColumnDef],
+    pub depends_on: &'a [u64],
+    pub check_option: CheckOption,
+}
+
 /// A view as a statement read it: its definition, and whether it is
 /// still current for a plan made with it (no CREATE OR REPLACE or DROP of
 /// it committed since: its DDL mark, `currency.rs`).
@@ -224,12 +234,15 @@ impl Catalog {
         &self,
         txn: &mut Transaction,
         name: &str,
-        query: &str,
-        columns: &[ColumnDef],
-        depends_on: &[u64],
-        check_option: CheckOption,
+        view: NewView<'_>,
         replace: bool,
     ) -> Result<ViewDef, CatalogError> {
+        let NewView {
+            query,
+            columns,
+            depends_on,
+            check_option,
+        } = view;
         check_name(name)?;
         for (i, c) in columns.iter().enumerate() {
             check_name(&c.name)?;

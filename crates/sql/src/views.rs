@@ -136,15 +136,13 @@ pub fn create(
         ));
     }
     let text = written_out(query, &planned)?.to_string();
-    let def = cx.db.catalog().create_view(
-        txn,
-        &name,
-        &text,
-        &defs,
-        &depends_on,
+    let view = folio_catalog::NewView {
+        query: &text,
+        columns: &defs,
+        depends_on: &depends_on,
         check_option,
-        *or_replace,
-    )?;
+    };
+    let def = cx.db.catalog().create_view(txn, &name, view, *or_replace)?;
     if check_option != CheckOption::None {
         crate::updatable_views::check_option_allowed(cx, txn, &def)?;
     }

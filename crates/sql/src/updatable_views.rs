@@ -254,14 +254,14 @@ fn view_target(
     name: &str,
     event: Event,
 ) -> Result<Option<View>, SqlError> {
-    let name = crate::temp_tables::resolve_name(cx, txn, name)?;
-    if crate::access::relation(cx, txn, &name).is_ok() {
+    if crate::access::relation(cx, txn, name).is_ok() {
         return Ok(None);
     }
+    let name = crate::temp_tables::resolve_name(cx, txn, name)?;
     let Some(view) = cx.db.catalog().view(txn, &name)? else {
         return Ok(None);
     };
-    if view.def.materialized || crate::triggers::fires_any(view.def.oid, event) {
+    if view.def.materialized || crate::triggers::fires_instead(view.def.oid, event) {
         return Ok(None);
     }
     Ok(Some(view))

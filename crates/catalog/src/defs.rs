@@ -578,6 +578,9 @@ impl ClassRow {
         }
         if let Some(view) = &self.view {
             view.encode(&mut w);
+            if self.kind == KIND_VIEW {
+                view.encode_view_options(&mut w);
+            }
         }
         if self.kind == KIND_MATVIEW {
             w.u8(self.populated as u8);
@@ -638,6 +641,13 @@ impl ClassRow {
         let view = match kind {
             KIND_VIEW | KIND_MATVIEW => Some(crate::views::ViewBody::decode(&mut r)?),
             _ => None,
+        };
+        let view = match (view, kind) {
+            (Some(mut body), KIND_VIEW) => {
+                body.decode_view_options(&mut r)?;
+                Some(body)
+            }
+            (view, _) => view,
         };
         let populated = match kind {
             KIND_MATVIEW => match r.u8()? {
@@ -836,10 +846,21 @@ mod tests {
             view: Some(crate::views::ViewBody {
                 query: "SELECT a FROM t".into(),
                 depends_on: vec![16383, 16390],
+                check_option: crate::views::CheckOption::None,
             }),
             ..ClassRow::new(16401, "v", KIND_VIEW, PageId(0))
         };
         assert_eq!(ClassRow::decode(&view.encode()), Ok(view.clone()));
+        // A check option is a byte after a view's body.
+        let checked = ClassRow {
+            view: Some(crate::views::ViewBody {
+                query: "SELECT a FROM t WHERE a > 0".into(),
+                depends_on: vec![16383],
+                check_option: crate::views::CheckOption::Cascaded,
+            }),
+            ..ClassRow::new(16402, "w", KIND_VIEW, PageId(0))
+        };
+        assert_eq!(ClassRow::decode(&checked.encode()), Ok(checked.clone()));
         for populated in [false, true] {
             let matview = ClassRow {
                 kind: KIND_MATVIEW,

@@ -22,6 +22,31 @@ pub(crate) struct ViewBody {
     pub query: String,
     /// The relations (tables and views) it reads, by oid.
     pub depends_on: Vec<u64>,
+    /// A view's `WITH CHECK OPTION` (a byte after the body, kind `v`
+    /// only, written when not `None`: rows written before read as none).
+    pub check_option: CheckOption,
+}
+
+/// A view's `WITH [LOCAL | CASCADED] CHECK OPTION` (PostgreSQL's
+/// `check_option` reloption): rows written through the view must be
+/// ones it shows (README "Views").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CheckOption {
+    #[default]
+    None,
+    Local,
+    Cascaded,
+}
+
+impl CheckOption {
+    /// Its name in `information_schema.views.check_option`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckOption::None => "NONE",
+            CheckOption::Local => "LOCAL",
+            CheckOption::Cascaded => "CASCADED",
+        }
+    }
 }
 
 impl ViewBody {
@@ -36,7 +61,37 @@ impl ViewBody {
         let query = r.str()?;
         let n = r.u16()?;
         let depends_on = (0..n).map(|_| r.u64()).collect::<Result<_, _>>()?;
-        Ok(ViewBody { query, depends_on })
+        Ok(ViewBody {
+            query,
+            depends_on,
+            check_option: CheckOption::None,
+        })
+    }
+
+    /// What only a (plain) view's row holds after its body: its check
+    /// option, written only when it has one.
+    pub(crate) fn encode_view_options(&self, w: &mut Writer) {
+        match self.check_option {
+            CheckOption::None => {}
+            CheckOption::Local => {
+                w.u8(1);
+            }
+            CheckOption::Cascaded => {
+                w.u8(2);
+            }
+        }
+    }
+
+    pub(crate) fn decode_view_options(&mut self, r: &mut Reader<'_>) -> Result<(), String> {
+        if r.0.is_empty() {
+            return Ok(());
+        }
+        self.check_option = match r.u8()? {
+            1 => CheckOption::Local,
+            2 => CheckOption::Cascaded,
+            other => return Err(format!("view check option {other}")),
+        };
+        Ok(())
     }
 }
 
@@ -54,6 +109,7 @@ pub struct ViewDef {
     /// A materialized view (`matviews.rs`): a table filled from the
     /// query, read as a table, never expanded.
     pub materialized: bool,
+    pub check_option: CheckOption,
 }
 
 impl ViewDef {
@@ -65,6 +121,16 @@ impl ViewDef {
             false => "view",
         }
     }
+}
+
+/// What CREATE VIEW gives [`Catalog::create_view`]: the query's text,
+/// its output columns, the relations it reads and its check option.
+#[derive(Debug, Clone, Copy)]
+pub struct NewView<'a> {
+    pub query: &'a str,
+    pub columns: &'a [ColumnDef],
+    pub depends_on: &'a [u64],
+    pub check_option: CheckOption,
 }
 
 /// A view as a statement read it: its definition, and whether it is
@@ -134,6 +200,7 @@ fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
         columns,
         depends_on: body.depends_on,
         materialized: class.kind == KIND_MATVIEW,
+        check_option: body.check_option,
     })
 }
 
@@ -167,11 +234,15 @@ impl Catalog {
         &self,
         txn: &mut Transaction,
         name: &str,
-        query: &str,
-        columns: &[ColumnDef],
-        depends_on: &[u64],
+        view: NewView<'_>,
         replace: bool,
     ) -> Result<ViewDef, CatalogError> {
+        let NewView {
+            query,
+            columns,
+            depends_on,
+            check_option,
+        } = view;
         check_name(name)?;
         for (i, c) in columns.iter().enumerate() {
             check_name(&c.name)?;
@@ -183,6 +254,7 @@ impl Catalog {
         let body = ViewBody {
             query: query.to_string(),
             depends_on: depends_on.to_vec(),
+            check_option,
         };
         let existing = self.class(txn, name)?;
         let oid = match existing {
@@ -229,6 +301,7 @@ impl Catalog {
             columns: columns.to_vec(),
             depends_on: depends_on.to_vec(),
             materialized: false,
+            check_option,
         })
     }
 

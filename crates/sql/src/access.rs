@@ -59,14 +59,15 @@ impl Relations {
                     format!("cannot change sequence \"{name}\""),
                 ));
             }
-            // FROM reads a view (`views.rs`); rows are never changed
-            // through one.
+            // FROM reads a view (`views.rs`); INSERT, UPDATE and DELETE
+            // change its rows through its base table or its INSTEAD OF
+            // triggers (`updatable_views.rs`, `instead_of.rs`), no other
+            // statement does (COPY, TRUNCATE).
             if db.catalog().view(txn, name)?.is_some() {
                 return Err(SqlError::new(
                     "0A000",
                     format!("cannot change rows of view \"{name}\""),
-                )
-                .with_hint("folio's views are read-only: change the tables the view reads."));
+                ));
             }
             return Err(SqlError::undefined_table(name));
         };

@@ -71,6 +71,10 @@ pub struct Constraints {
     /// (`generated.rs`), computed for every row written.
     generated: Vec<(usize, Scalar)>,
     checks: Vec<Check>,
+    /// The check options of the views the statement changes the table
+    /// through (`updatable_views.rs`): each view's name and its
+    /// condition over the table's columns, in the order judged.
+    view_checks: Vec<(String, Scalar)>,
     /// The columns of a domain type and the domain's rules, bound
     /// (`domains.rs`); empty for a table with none.
     domains: Vec<(usize, Arc<crate::domains::Bound>)>,
@@ -344,6 +348,13 @@ impl Constraints {
         // (the first failing one is the one reported).
         out.checks.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
+    }
+
+    /// Adds the check options of the views a statement writes through:
+    /// each new row must make every condition true (a NULL fails, as
+    /// PostgreSQL's), else 44000 naming the view.
+    pub fn add_view_checks(&mut self, checks: Vec<(String, Scalar)>) {
+        self.view_checks.extend(checks);
     }
 
     /// The sequences the defaults name.
@@ -784,7 +795,7 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
         self.generate(relation, &mut values, env)?;
-        if self.checks.is_empty() && self.domains.is_empty() {
+        if self.checks.is_empty() && self.domains.is_empty() && self.view_checks.is_empty() {
             return Ok(values);
         }
         let values = relation.prepare(values)?;
@@ -802,6 +813,15 @@ impl Constraints {
                 )
                 .with_detail(format!("Failing row contains ({}).", row_text(&values)?))
                 .with_constraint(&relation.def.name, &check.name));
+            }
+        }
+        for (view, condition) in &self.view_checks {
+            if condition.eval(&values, env)? != Value::Bool(true) {
+                return Err(SqlError::new(
+                    "44000",
+                    format!("new row violates check option for view \"{view}\""),
+                )
+                .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
             }
         }
         Ok(values)

@@ -484,6 +484,16 @@ impl Change {
         }
     }
 
+    /// The target table's constraints (`updatable_views.rs` adds a
+    /// view's check options).
+    pub fn constraints_mut(&mut self) -> &mut Constraints {
+        match self {
+            Change::Insert { constraints, .. }
+            | Change::Update { constraints, .. }
+            | Change::Delete { constraints, .. } => constraints,
+        }
+    }
+
     /// The sequences the target table's defaults name.
     pub fn default_sequences(&self) -> &[String] {
         match self {

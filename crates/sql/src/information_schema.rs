@@ -241,7 +241,15 @@ impl View {
                 }
                 for view in catalog.views(txn)? {
                     let (schema, name) = folio_catalog::split_schema(&view.name);
-                    out.push(table(schema, name, true));
+                    let mut row = table(schema, name, true);
+                    let insertable = crate::updatable_views::is_updatable(
+                        catalog,
+                        txn,
+                        &view,
+                        crate::triggers::Event::Insert,
+                    )?;
+                    row[9] = text(yes_no(insertable));
+                    out.push(row);
                 }
                 for relation in SystemRelation::all() {
                     out.push(table("pg_catalog", relation.name(), relation.is_view()));
@@ -313,17 +321,25 @@ impl View {
                 }
             }
             View::Views => {
-                // (folio's views are read-only.)
+                // Updatable: `updatable_views.rs` (UPDATE counts when
+                // DELETE does too, as PostgreSQL's).
+                use crate::triggers::Event;
                 for view in catalog.views(txn)? {
                     let (schema, name) = folio_catalog::split_schema(&view.name);
+                    let can =
+                        |event| crate::updatable_views::is_updatable(catalog, txn, &view, event);
+                    let updatable = can(Event::Update)? && can(Event::Delete)?;
+                    let insertable = can(Event::Insert)?;
                     let mut row = vec![
                         text(DATABASE),
                         text(schema),
                         text(name),
                         text(&crate::system::view_definition(&view.query)),
-                        text("NONE"),
+                        text(view.check_option.name()),
+                        text(yes_no(updatable)),
+                        text(yes_no(insertable)),
                     ];
-                    row.extend((0..5).map(|_| text("NO")));
+                    row.extend((0..3).map(|_| text("NO")));
                     out.push(row);
                 }
             }

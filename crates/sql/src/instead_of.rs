@@ -77,7 +77,7 @@ pub fn plan(
         return Ok(None);
     };
     let view = view.def;
-    if view.materialized || !crate::triggers::fires_any(view.oid, event) {
+    if view.materialized || !crate::triggers::fires_instead(view.oid, event) {
         return Ok(None);
     }
     let types = (view.columns.iter())
@@ -269,6 +269,9 @@ impl Instead {
                         format!("cannot change rows of view \"{}\"", self.view.name),
                     )
                 })?;
+        // The view's statement triggers fire around the row ones, as
+        // PostgreSQL's.
+        triggers.start_statement(cx, txn)?;
         let rows = match &self.rows {
             Some(planned) => query::run(txn, planned, env)?.0,
             None => vec![Vec::new()],
@@ -303,6 +306,7 @@ impl Instead {
                 out.push(project(items, &done, env)?);
             }
         }
+        triggers.after_statement(cx, txn)?;
         let tag = match self.event {
             Event::Insert => format!("INSERT 0 {count}"),
             Event::Update => format!("UPDATE {count}"),

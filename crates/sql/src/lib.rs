@@ -116,6 +116,7 @@ mod top_n;
 mod trigger_statements;
 mod triggers;
 mod types;
+mod updatable_views;
 mod user_types;
 mod variadic;
 mod views;

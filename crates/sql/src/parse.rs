@@ -216,6 +216,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
         crate::sql_functions::setof_as_table(&mut spanned);
+        let check_option = view_check_option(&mut spanned);
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
@@ -323,6 +324,22 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     create: Box::new(parse_one(&dialect, spanned, &place)?),
                     args,
                 }
+            }
+            Some(Keyword::CREATE) if let Some(option) = check_option => {
+                let mut create = parse_one(&dialect, spanned, &place)?;
+                if let Statement::CreateView { options, .. } = &mut create {
+                    let option = sqlparser::ast::SqlOption::KeyValue {
+                        key: Ident::new("check_option"),
+                        value: sqlparser::ast::Expr::Value(
+                            sqlparser::ast::Value::SingleQuotedString(option.into()).into(),
+                        ),
+                    };
+                    match options {
+                        sqlparser::ast::CreateTableOptions::With(list) => list.push(option),
+                        other => *other = sqlparser::ast::CreateTableOptions::With(vec![option]),
+                    }
+                }
+                Parsed::Sql(Box::new(create))
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 sequence_options_in_order(&mut spanned[2..], &text)?;
@@ -469,6 +486,44 @@ fn statement_trigger_by_default(tokens: &mut Vec<TokenWithSpan>) {
             _ => {}
         }
     }
+}
+
+/// Takes a trailing `WITH [LOCAL | CASCADED] CHECK OPTION` off a
+/// `CREATE [OR REPLACE] [TEMP] [RECURSIVE] VIEW` (sqlparser reads none):
+/// the option, `local` or `cascaded` (the default), which the statement
+/// then carries as PostgreSQL's `WITH (check_option = ...)`.
+fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let mut at = 1;
+    if tokens.get(at).map(word).as_deref() == Some("or") {
+        at += 2;
+    }
+    while matches!(
+        tokens.get(at).map(word).as_deref(),
+        Some("temp" | "temporary" | "recursive")
+    ) {
+        at += 1;
+    }
+    if tokens.get(at).map(word).as_deref() != Some("view") {
+        return None;
+    }
+    let n = tokens.len();
+    if n < 4 || word(&tokens[n - 1]) != "option" || word(&tokens[n - 2]) != "check" {
+        return None;
+    }
+    let (option, cut) = match word(&tokens[n - 3]).as_str() {
+        "local" => ("local", 4),
+        "cascaded" => ("cascaded", 4),
+        _ => ("cascaded", 3),
+    };
+    if word(&tokens[n - cut]) != "with" {
+        return None;
+    }
+    tokens.truncate(n - cut);
+    Some(option)
 }
 
 /// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a

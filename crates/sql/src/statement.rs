@@ -112,7 +112,23 @@ fn plan_expanded(
     {
         return finish(cx, statement, Kind::Instead(Box::new(instead))).map(Some);
     }
-    let what = match statement {
+    // A change of an updatable view is planned as the change of its
+    // base table it stands for (down to a view with INSTEAD OF triggers,
+    // if one is in the way).
+    let rewritten = match statement {
+        Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_) => {
+            crate::updatable_views::rewrite(cx, txn, statement)?
+        }
+        _ => None,
+    };
+    let statement = rewritten.as_ref().map_or(statement, |r| &r.statement);
+    if rewritten.is_some()
+        && crate::instead_of::any()
+        && let Some(instead) = crate::instead_of::plan(cx, txn, statement)?
+    {
+        return finish(cx, statement, Kind::Instead(Box::new(instead))).map(Some);
+    }
+    let mut what = match statement {
         Statement::Query(q) => Kind::Query(Box::new(query::plan_query(cx, txn, q)?)),
         Statement::Insert(insert) => Kind::Change(Box::new(dml::plan_insert(cx, txn, insert)?)),
         Statement::Update {
@@ -141,6 +157,9 @@ fn plan_expanded(
         Statement::Delete(delete) => Kind::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
         _ => return Ok(None),
     };
+    if let (Some(rewritten), Kind::Change(change)) = (&rewritten, &mut what) {
+        rewritten.apply(cx, change)?;
+    }
     finish(cx, statement, what).map(Some)
 }
 

@@ -40,12 +40,22 @@ pub fn create(
     // The table's or view's oid and column names.
     let (oid, column_names): (u64, Vec<String>) = match cx.db.catalog().view(txn, &table_name)? {
         Some(view) if !view.def.materialized => {
-            if !instead {
-                return Err(match row {
-                    true => SqlError::new("42809", format!("\"{bare}\" is a view"))
-                        .with_detail("Views cannot have row-level BEFORE or AFTER triggers."),
-                    false => SqlError::unsupported("statement triggers on views"),
-                });
+            // BEFORE / AFTER statement triggers are allowed: they fire
+            // when INSTEAD OF row triggers change the view
+            // (`instead_of.rs`), as PostgreSQL's.
+            let is_view = || SqlError::new("42809", format!("\"{bare}\" is a view"));
+            if !instead && row {
+                return Err(
+                    is_view().with_detail("Views cannot have row-level BEFORE or AFTER triggers.")
+                );
+            }
+            if create.events.contains(&TriggerEvent::Truncate) {
+                return Err(is_view().with_detail("Views cannot have TRUNCATE triggers."));
+            }
+            if !create.referencing.is_empty() {
+                return Err(
+                    is_view().with_detail("Triggers on views cannot have transition tables.")
+                );
             }
             let names = view.def.columns.iter().map(|c| c.name.clone()).collect();
             (view.def.oid, names)

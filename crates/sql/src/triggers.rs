@@ -89,6 +89,14 @@ impl Event {
     }
 }
 
+/// Whether view `view` has an enabled INSTEAD OF trigger of `event`
+/// (its statement triggers alone do not make the change theirs).
+pub fn fires_instead(view: u64, event: Event) -> bool {
+    TRIGGERS.with(|t| {
+        (t.borrow().iter()).any(|t| t.kind & TRIGGER_INSTEAD != 0 && fires(t, view, event))
+    })
+}
+
 /// Whether table `table` has an enabled trigger (row or statement) of
 /// `event`: the one test a statement makes when it has none.
 pub fn fires_any(table: u64, event: Event) -> bool {

@@ -11,7 +11,7 @@ use crate::names;
 use crate::output::{Notice, Output};
 use crate::query::{self, Planned};
 use crate::scalar::Columns;
-use folio_catalog::{ColumnDef, View, ViewDef};
+use folio_catalog::{CheckOption, ColumnDef, View, ViewDef};
 use folio_db::Transaction;
 use sqlparser::ast::{
     Expr, ObjectName, Query, SelectItem, SetExpr, Statement, TableAlias, TableAliasColumnDef,
@@ -79,9 +79,7 @@ pub fn create(
     {
         return Err(SqlError::syntax(format!("syntax error in {statement}")));
     }
-    if *options != sqlparser::ast::CreateTableOptions::None {
-        return Err(SqlError::unsupported("view options"));
-    }
+    let check_option = check_option_of(options)?;
     let name = names::relation(name)?;
     cx.views.borrow_mut().clear();
     let mut expanded = query.clone();
@@ -138,10 +136,58 @@ pub fn create(
         ));
     }
     let text = written_out(query, &planned)?.to_string();
-    cx.db
-        .catalog()
-        .create_view(txn, &name, &text, &defs, &depends_on, *or_replace)?;
+    let view = folio_catalog::NewView {
+        query: &text,
+        columns: &defs,
+        depends_on: &depends_on,
+        check_option,
+    };
+    let def = cx.db.catalog().create_view(txn, &name, view, *or_replace)?;
+    if check_option != CheckOption::None {
+        crate::updatable_views::check_option_allowed(cx, txn, &def)?;
+    }
     Ok(Output::command("CREATE VIEW"))
+}
+
+/// The check option `WITH (check_option = ...)` sets (the trailing
+/// `WITH [LOCAL | CASCADED] CHECK OPTION` is written as it: `parse.rs`);
+/// other options are 0A000, a bad value PostgreSQL's 22023.
+fn check_option_of(options: &sqlparser::ast::CreateTableOptions) -> Result<CheckOption, SqlError> {
+    use sqlparser::ast::{CreateTableOptions, SqlOption};
+    let list = match options {
+        CreateTableOptions::None => return Ok(CheckOption::None),
+        CreateTableOptions::With(list) => list,
+        _ => return Err(SqlError::unsupported("view options")),
+    };
+    let mut out = CheckOption::None;
+    for option in list {
+        let SqlOption::KeyValue { key, value } = option else {
+            return Err(SqlError::unsupported("view options"));
+        };
+        if names::ident(key) != "check_option" {
+            return Err(SqlError::unsupported(format!("the view option {key}")));
+        }
+        let text = match value {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::SingleQuotedString(s) => s.clone(),
+                other => other.to_string(),
+            },
+            Expr::Identifier(id) => id.value.clone(),
+            other => other.to_string(),
+        };
+        out = match text.to_ascii_lowercase().as_str() {
+            "local" => CheckOption::Local,
+            "cascaded" => CheckOption::Cascaded,
+            _ => {
+                return Err(SqlError::new(
+                    "22023",
+                    format!("invalid value for enum option \"check_option\": {text}"),
+                )
+                .with_detail("Valid values are \"local\" and \"cascaded\"."));
+            }
+        };
+    }
+    Ok(out)
 }
 
 /// `query` with each `*` and `t.*` of its top-level select list written
@@ -500,6 +546,7 @@ mod tests {
             }],
             depends_on: Vec::new(),
             materialized: false,
+            check_option: folio_catalog::CheckOption::None,
         };
         use folio_row::SqlType;
         assert!(check_shape(&def, &[SqlType::Int4]).is_ok());

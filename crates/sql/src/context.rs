@@ -38,6 +38,9 @@ pub struct Ctx<'a> {
     pub in_view: std::cell::Cell<u32>,
     /// The transaction's deferred constraint checks (`deferred.rs`).
     pub deferred: &'a crate::deferred::Pending,
+    /// The session's kept PL/pgSQL bodies and plans
+    /// (`plpgsql/plan_cache.rs`).
+    pub plpgsql: &'a crate::plpgsql::plan_cache::PlanCache,
     /// The notices triggers raised while the statement ran (a row change
     /// has no list of its own to add to), given to the client after it.
     pub raised: std::cell::RefCell<Vec<crate::output::Notice>>,

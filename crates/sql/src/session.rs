@@ -49,6 +49,7 @@ macro_rules! session_cx {
             needs: Default::default(),
             in_view: Default::default(),
             deferred: &$session.deferred,
+            plpgsql: &$session.plpgsql,
             raised: Default::default(),
         }
     };
@@ -70,6 +71,9 @@ pub struct Session {
     /// Boxed: a kept plan's run takes its statement out of the map and
     /// puts it back, moving a pointer rather than the statement.
     prepared: foldhash::HashMap<String, Box<Prepared>>,
+    /// PL/pgSQL bodies parsed and their statements planned, per function
+    /// (`plpgsql/plan_cache.rs`).
+    plpgsql: crate::plpgsql::plan_cache::PlanCache,
     /// `SET` values: a SET in a block takes effect at once and is undone
     /// if the block does not commit, as in PostgreSQL. Shared with the
     /// running statement's `setting_functions::Scope` (changed copy on
@@ -155,12 +159,9 @@ struct Prepared {
     parameters: usize,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
-    /// The plan (queries and row changes) and the relation cache's
-    /// generation when it was made.
-    plan: Option<(Plan, u64)>,
-    /// The calls of PL/pgSQL functions taken out of the statement before
-    /// it was planned, run before the plan at each execution.
-    calls: crate::plpgsql::calls::Calls,
+    /// The plan (queries and row changes), with the calls of PL/pgSQL
+    /// functions taken out of the statement before it was planned.
+    plan: Option<statement::Kept>,
     /// The result columns of its first plan, made when it was prepared
     /// (`None`: not planned yet; `Some(None)`: no rows): a later plan
     /// must return the same, as PostgreSQL's cached plans must.
@@ -225,6 +226,7 @@ impl Session {
             copy: None,
             block_start: 0,
             prepared: foldhash::HashMap::default(),
+            plpgsql: Default::default(),
             settings: Arc::default(),
             session_defaults: Arc::default(),
             settings_at_begin: None,
@@ -663,7 +665,6 @@ impl Session {
                 parameters,
                 plannable,
                 plan: None,
-                calls: Default::default(),
                 result: None,
             }),
         );
@@ -876,35 +877,26 @@ impl Session {
         let mut planned = false;
         let result = self
             .in_transaction(|cx, txn, notices| {
-                let generation = cx.relations.generation();
                 let kept = match &prepared.plan {
-                    Some((plan, made)) => {
-                        *made == generation && plan.is_current(txn)? && prepared.calls.is_current()
-                    }
+                    Some(kept) => kept.is_current(cx, txn)?,
                     None => false,
                 };
                 if !kept {
-                    let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
-                    let statement = resolved.as_ref().unwrap_or(statement);
-                    let mut taken =
-                        crate::plpgsql::calls::take_out(statement, prepared.parameters)?;
-                    prepared.calls = (taken.as_mut())
-                        .map(|(_, calls)| std::mem::take(calls))
-                        .unwrap_or_default();
-                    let statement = taken.as_ref().map_or(statement, |(taken, _)| taken);
-                    prepared.plan = statement::plan(cx, txn, statement)
+                    prepared.plan = statement::Kept::make(cx, txn, statement, prepared.parameters)
                         .map_err(|mut e| {
                             if !prepared.located {
                                 e.location = None;
                             }
                             position::locate(e, &prepared.text, 0)
-                        })?
-                        .map(|plan| (plan, generation));
+                        })?;
                     planned = true;
                     // DDL since it was prepared (a dropped column under
                     // `SELECT *`) may change what it returns: refused, as
                     // PostgreSQL refuses it.
-                    let columns = prepared.plan.as_ref().and_then(|(plan, _)| plan.columns());
+                    let columns = prepared
+                        .plan
+                        .as_ref()
+                        .and_then(|kept| kept.plan().columns());
                     match &prepared.result {
                         Some(first) if *first != columns => {
                             prepared.plan = None;
@@ -917,8 +909,8 @@ impl Session {
                         None => prepared.result = Some(columns),
                     }
                 }
-                let (plan, _) = prepared.plan.as_ref().expect("a plannable statement");
-                f(plan, &prepared.calls, txn, cx, notices)
+                let kept = prepared.plan.as_ref().expect("a plannable statement");
+                f(kept.plan(), kept.calls(), txn, cx, notices)
             })
             .map_err(|e| name_read_only_write(e, statement));
         self.prepared.insert(name, prepared);
@@ -931,6 +923,13 @@ impl Session {
     /// execution).
     pub fn plans_made(&self) -> u64 {
         self.plans_made
+    }
+
+    /// How many plans of PL/pgSQL functions' statements the session made
+    /// (`plpgsql/plan_cache.rs`): one per statement while nothing
+    /// invalidates it, however many calls run it.
+    pub fn plpgsql_plans_made(&self) -> u64 {
+        self.plpgsql.plans_made()
     }
 
     /// How many query texts were parsed from a kept shape (`shape.rs`)
@@ -1223,6 +1222,7 @@ impl Session {
         }
         if matches!(what, DiscardObject::ALL) {
             self.prepared.clear();
+            self.plpgsql.clear();
             let defaults = self.session_defaults.clone();
             self.settings_mut().restore(&defaults);
             self.advisory.owner().unlock_all();
@@ -1231,6 +1231,7 @@ impl Session {
             for prepared in self.prepared.values_mut() {
                 prepared.plan = None;
             }
+            self.plpgsql.clear();
         }
         if matches!(what, DiscardObject::ALL | DiscardObject::SEQUENCES) {
             self.sequences = Arc::default();

@@ -216,6 +216,59 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
     })
 }
 
+/// A plan kept to run again: a prepared statement's, a PL/pgSQL body
+/// statement's (`plpgsql/plan_cache.rs`). [`Kept::is_current`] is the
+/// one rule of when it may (README "Plans and prepared statements").
+pub struct Kept {
+    plan: Plan,
+    /// The calls of PL/pgSQL functions taken out of the statement before
+    /// it was planned, run before the plan at each run
+    /// (`plpgsql/calls.rs`).
+    calls: crate::plpgsql::calls::Calls,
+    /// The session's relation cache generation when it was made.
+    made: u64,
+}
+
+impl Kept {
+    /// The plan of `statement` (a query or row change with `params`
+    /// parameters) to keep: its temporary tables resolved, its folded
+    /// PL/pgSQL calls taken out, planned; `None` for another statement.
+    pub fn make(
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        statement: &Statement,
+        params: usize,
+    ) -> Result<Option<Kept>, SqlError> {
+        let made = cx.relations.generation();
+        let resolved = crate::temp_tables::resolve(cx, txn, statement)?;
+        let statement = resolved.as_ref().unwrap_or(statement);
+        let (taken, calls) = match crate::plpgsql::calls::take_out(statement, params)? {
+            Some((taken, calls)) => (Some(taken), calls),
+            None => (None, Default::default()),
+        };
+        let statement = taken.as_ref().unwrap_or(statement);
+        Ok(plan(cx, txn, statement)?.map(|plan| Kept { plan, calls, made }))
+    }
+
+    /// Whether it may run again: the session ran no DDL and changed no
+    /// `search_path` since it was made (`Relations::generation`), no DDL
+    /// (of any session) changed a relation or view it uses, and no
+    /// function it expanded or calls was replaced or dropped.
+    pub fn is_current(&self, cx: &Ctx<'_>, txn: &Transaction) -> Result<bool, SqlError> {
+        Ok(self.made == cx.relations.generation()
+            && self.calls.is_current()
+            && self.plan.is_current(txn)?)
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    pub fn calls(&self) -> &crate::plpgsql::calls::Calls {
+        &self.calls
+    }
+}
+
 impl Plan {
     /// Runs the plan (its sequences resolved for this run).
     pub fn run(

@@ -17,7 +17,7 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::modifying_cte::Produced;
-use crate::plpgsql::parse::{Block, Sql};
+use crate::plpgsql::parse::Sql;
 use crate::plpgsql::{TriggerCall, call_trigger, trigger_condition};
 use folio_catalog::{
     Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW,
@@ -110,7 +110,8 @@ fn fires(t: &TriggerDef, table: u64, event: Event) -> bool {
 /// A trigger bound for one statement: its function's body parsed.
 struct Bound {
     def: TriggerDef,
-    block: Block,
+    /// The trigger function (its body kept by the session's plan cache).
+    function: folio_catalog::FunctionDef,
     when: Option<Sql>,
     /// `UPDATE OF` columns, by position.
     columns: Vec<usize>,
@@ -286,7 +287,7 @@ impl Triggers {
             }
         }
         let mut notices = Vec::new();
-        let returned = call_trigger(cx, txn, &mut notices, &bound.block, call);
+        let returned = call_trigger(cx, txn, &mut notices, &bound.function, call);
         cx.raised.borrow_mut().extend(notices);
         cx.produced.borrow_mut().truncate(depth);
         returned.map(|_| ())
@@ -322,7 +323,7 @@ impl Triggers {
                 continue;
             }
             let mut notices = Vec::new();
-            let returned = call_trigger(cx, txn, &mut notices, &bound.block, &call);
+            let returned = call_trigger(cx, txn, &mut notices, &bound.function, &call);
             cx.raised.borrow_mut().extend(notices);
             let returned = returned?;
             current = match self.event {
@@ -476,7 +477,6 @@ fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, Sq
             ),
         )
     })?;
-    let block = crate::plpgsql::parse::parse(&function.body)?;
     let when = match &trigger.when {
         Some(text) => Some(condition(text)?),
         None => None,
@@ -486,7 +486,7 @@ fn bind(trigger: &TriggerDef, columns: &[(String, SqlType)]) -> Result<Bound, Sq
         .collect();
     Ok(Bound {
         def: trigger.clone(),
-        block,
+        function,
         when,
         columns,
     })
@@ -499,6 +499,7 @@ fn condition(text: &str) -> Result<Sql, SqlError> {
         Some(p) if parsed.is_empty() => Ok(Sql {
             text: text.to_string(),
             parsed: Box::new(p),
+            id: 0,
         }),
         _ => Err(SqlError::syntax(format!(
             "syntax error at or near \"{text}\""

@@ -20,6 +20,7 @@
 
 use super::conditions;
 use super::parse::{Block, Condition, DeclType, Into, LoopKind, Raise, Sql, Stmt};
+use super::plan_cache::{KeptSql, Stamp};
 use super::set_returning::ResultRows;
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -119,6 +120,19 @@ pub struct Runner<'a, 'c> {
     /// The body is a STABLE or IMMUTABLE function's: its statements may
     /// not change rows (`refuse_change`).
     read_only: bool,
+    /// The body is a function's kept by the session's plan cache: its
+    /// queries and row changes run kept plans (`plan_cache.rs`).
+    cached: Option<Stamp>,
+}
+
+/// A statement with its variables bound: each name of a variable
+/// replaced by a typed parameter.
+struct Bound {
+    statement: Statement,
+    params: Vec<Value>,
+    /// The variable (or record field) each parameter is.
+    names: Vec<Vec<String>>,
+    types: Vec<SqlType>,
 }
 
 impl<'a, 'c> Runner<'a, 'c> {
@@ -138,6 +152,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             savepoints: 0,
             set: None,
             read_only: false,
+            cached: None,
         };
         runner.declare("found", None, SqlType::Bool, Value::Bool(false));
         runner
@@ -147,6 +162,12 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// statements may not change rows (PostgreSQL's read-only SPI).
     pub fn read_only(&mut self) {
         self.read_only = true;
+    }
+
+    /// Runs the body as the function's whose kept body `stamp` names: its
+    /// queries and row changes run the session's kept plans.
+    pub fn cached(&mut self, stamp: Stamp) {
+        self.cached = Some(stamp);
     }
 
     /// Declares a function's argument (or any variable) of a scalar type.
@@ -967,11 +988,98 @@ impl<'a, 'c> Runner<'a, 'c> {
     fn run_sql(&mut self, sql: &Sql) -> Result<Output, SqlError> {
         match &*sql.parsed {
             Parsed::Sql(statement) if crate::statement::plannable(statement) => {
-                let (bound, params) = self.bind(statement)?;
-                self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)
+                if let Some(stamp) = self.cached {
+                    return self.run_kept(stamp, sql, statement);
+                }
+                let bound = self.bind(statement)?;
+                self.run_parsed(&Parsed::Sql(Box::new(bound.statement)), &bound.params)
             }
             other => self.run_parsed(other, &[]),
         }
+    }
+
+    /// Runs query or row change `sql` (`statement`) of a cached body with
+    /// its kept plan: bound and planned at its first run, planned again
+    /// when the plan is no longer current (`statement::Kept::is_current`),
+    /// bound again when a variable it names changed type.
+    fn run_kept(
+        &mut self,
+        stamp: Stamp,
+        sql: &Sql,
+        statement: &Statement,
+    ) -> Result<Output, SqlError> {
+        let taken = self.cx.plpgsql.take(stamp, sql.id);
+        let (mut kept, mut params) = match taken.and_then(|k| self.values_for(&k).map(|p| (k, p))) {
+            Some(found) => found,
+            None => {
+                let bound = self.bind(statement)?;
+                let kept = Box::new(KeptSql {
+                    bound: bound.statement,
+                    names: bound.names,
+                    types: bound.types,
+                    plan: None,
+                });
+                (kept, bound.params)
+            }
+        };
+        let output = self.run_kept_plan(statement, &mut kept, &mut params);
+        self.cx.plpgsql.put(stamp, sql.id, kept);
+        output
+    }
+
+    fn run_kept_plan(
+        &mut self,
+        statement: &Statement,
+        kept: &mut KeptSql,
+        params: &mut Vec<Value>,
+    ) -> Result<Output, SqlError> {
+        self.txn.next_statement();
+        let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut self.kept)?;
+        if self.read_only {
+            refuse_change(statement)?;
+        }
+        let current = match &kept.plan {
+            Some(plan) => plan.is_current(self.cx, self.txn)?,
+            None => false,
+        };
+        if !current {
+            kept.plan = None;
+            kept.plan = crate::statement::Kept::make(self.cx, self.txn, &kept.bound, params.len())?;
+            self.cx.plpgsql.planned();
+        }
+        let Some(plan) = &kept.plan else {
+            // A statement folio runs without a plan.
+            return crate::session::run_with_params(
+                self.cx,
+                self.txn,
+                self.notices,
+                &kept.bound,
+                params,
+            );
+        };
+        plan.calls().run(self.cx, self.txn, self.notices, params)?;
+        let env = crate::scalar::Env {
+            params,
+            ..crate::scalar::Env::at(self.cx.now)
+        };
+        let output = plan.plan().run(self.cx, self.txn, &env);
+        // The notices of the functions and triggers it ran, before those
+        // of the body's next statement.
+        self.notices.extend(self.cx.raised.take());
+        output
+    }
+
+    /// The values of the variables `kept` names, if each is still a
+    /// variable of the type it had when `kept` was bound.
+    fn values_for(&self, kept: &KeptSql) -> Option<Vec<Value>> {
+        let mut values = Vec::with_capacity(kept.names.len());
+        for (name, ty) in kept.names.iter().zip(&kept.types) {
+            match self.lookup(name)? {
+                Ok((value, now)) if now == *ty => values.push(value),
+                _ => return None,
+            }
+        }
+        Some(values)
     }
 
     fn run_parsed(&mut self, parsed: &Parsed, params: &[Value]) -> Result<Output, SqlError> {
@@ -999,13 +1107,15 @@ impl<'a, 'c> Runner<'a, 'c> {
     }
 
     /// `statement` with each variable it names replaced by a typed
-    /// parameter, and the parameters' values.
-    fn bind(&self, statement: &Statement) -> Result<(Statement, Vec<Value>), SqlError> {
+    /// parameter, the parameters' values and what each is.
+    fn bind(&self, statement: &Statement) -> Result<Bound, SqlError> {
         let mut bound = statement.clone();
         if self.var_index(&["tg_argv".to_string()]).is_some() {
             let _ = bound.visit(&mut ArgvFromZero);
         }
         let mut params: Vec<Value> = Vec::new();
+        let mut names = Vec::new();
+        let mut types = Vec::new();
         let mut error = None;
         let _ = visit_expressions_mut(&mut bound, |expr| {
             let name: Option<Vec<String>> = match expr {
@@ -1022,6 +1132,8 @@ impl<'a, 'c> Runner<'a, 'c> {
             {
                 match found.and_then(|(value, ty)| {
                     params.push(value);
+                    names.push(name);
+                    types.push(ty);
                     cast_param(params.len(), ty)
                 }) {
                     Ok(e) => *expr = e,
@@ -1032,7 +1144,12 @@ impl<'a, 'c> Runner<'a, 'c> {
         });
         match error {
             Some(e) => Err(e),
-            None => Ok((bound, params)),
+            None => Ok(Bound {
+                statement: bound,
+                params,
+                names,
+                types,
+            }),
         }
     }
 

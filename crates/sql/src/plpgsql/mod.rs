@@ -12,6 +12,8 @@
 //!   statement is planned and replaced by its value.
 //! - `row_calls.rs`: the other calls, run per row the expression is
 //!   evaluated for, with the transaction the statement's run lends.
+//! - `plan_cache.rs`: the session's kept bodies, parsed once, and their
+//!   statements' plans, made once per function.
 //! - `conditions.rs`: exception condition names and what they catch.
 //! - `set_returning.rs`: functions returning SETOF / TABLE, their rows
 //!   collected by RETURN NEXT / QUERY and read back as a FROM item's.
@@ -20,6 +22,7 @@ pub mod calls;
 pub mod conditions;
 pub mod exec;
 pub mod parse;
+pub mod plan_cache;
 pub mod row_calls;
 pub mod set_returning;
 
@@ -43,7 +46,8 @@ pub fn do_block(
 }
 
 /// The value of a call of PL/pgSQL function `def` with `args` (of its
-/// argument types).
+/// argument types): its body and plans the session's kept ones
+/// (`plan_cache.rs`).
 pub fn call(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -51,24 +55,14 @@ pub fn call(
     def: &FunctionDef,
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
-    callable(def)?;
-    let block = parse::parse(&def.body)?;
-    call_block(cx, txn, notices, def, &block, args)
-}
-
-/// [`call`] with `def`'s body parsed (`block`: a call run per row parses
-/// it once, `row_calls.rs`).
-pub fn call_block(
-    cx: &Ctx<'_>,
-    txn: &mut Transaction,
-    notices: &mut Vec<Notice>,
-    def: &FunctionDef,
-    block: &parse::Block,
-    args: Vec<Value>,
-) -> Result<Value, SqlError> {
     crate::stack::check()?;
     callable(def)?;
+    let (block, stamp) = cx.plpgsql.body(def)?;
+    let block = &*block;
     let mut runner = exec::Runner::new(cx, txn, notices);
+    if plan_cache::usable(cx) {
+        runner.cached(stamp);
+    }
     if def.volatility != b'v' {
         runner.read_only();
     }
@@ -142,19 +136,23 @@ pub struct TriggerCall<'a> {
     pub new: Option<&'a [Value]>,
 }
 
-/// Runs trigger function `block` (parsed from a `RETURNS trigger`
-/// function's body) for one row: what it returned (`NEW` or `OLD` as a
-/// row of the table's columns, or `None` for NULL). A statement
-/// trigger's result is ignored (`None`).
+/// Runs trigger function `def` for one row: what it returned (`NEW` or
+/// `OLD` as a row of the table's columns, or `None` for NULL). A
+/// statement trigger's result is ignored (`None`).
 pub fn call_trigger(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
-    block: &parse::Block,
+    def: &FunctionDef,
     call: &TriggerCall<'_>,
 ) -> Result<Option<Vec<Value>>, SqlError> {
     crate::stack::check()?;
+    let (block, stamp) = cx.plpgsql.body(def)?;
+    let block = &*block;
     let mut runner = exec::Runner::new(cx, txn, notices);
+    if plan_cache::usable(cx) {
+        runner.cached(stamp);
+    }
     declare_trigger_variables(&mut runner, call);
     let returned = runner.run(block).map_err(plpgsql_error)?;
     match returned {

@@ -75,6 +75,10 @@ pub enum Condition {
 pub struct Sql {
     pub text: String,
     pub parsed: Box<Parsed>,
+    /// Its number in the body, from 0 in the order read: where the
+    /// session's plan cache keeps its plan (`plan_cache.rs`). A body
+    /// parsed again numbers its pieces the same.
+    pub id: usize,
 }
 
 /// `INTO [STRICT] target, ...`.
@@ -198,7 +202,11 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
     let tokens = Tokenizer::new(&PostgreSqlDialect {}, &marked)
         .tokenize()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
-    let mut p = P { tokens, at: 0 };
+    let mut p = P {
+        tokens,
+        at: 0,
+        pieces: 0,
+    };
     p.skip_ws();
     let block = p.block(None)?;
     p.eat(&Token::SemiColon);
@@ -301,6 +309,8 @@ fn mark_ranges(text: &str) -> String {
 struct P {
     tokens: Vec<Token>,
     at: usize,
+    /// How many SQL pieces were read (the next one's [`Sql::id`]).
+    pieces: usize,
 }
 
 impl P {
@@ -446,7 +456,7 @@ impl P {
             (semicolon && *t == Token::SemiColon)
                 || word_of(t).is_some_and(|w| words.contains(&w.as_str()))
         })?;
-        expression(&text)
+        self.expression(&text)
     }
 
     /// Expressions separated by commas, up to a word in `words` or `;`.
@@ -458,7 +468,7 @@ impl P {
                     || *t == Token::Comma
                     || word_of(t).is_some_and(|w| words.contains(&w.as_str()))
             })?;
-            out.push(expression(&text)?);
+            out.push(self.expression(&text)?);
             if !self.eat(&Token::Comma) {
                 return Ok(out);
             }
@@ -686,7 +696,7 @@ impl P {
                             Stmt::ReturnQueryExecute { command, using }
                         } else {
                             let text = self.until(|t| *t == Token::SemiColon)?;
-                            Stmt::ReturnQuery(statement(&text)?)
+                            Stmt::ReturnQuery(self.statement(&text)?)
                         }
                     }
                     _ if self.peek() == Some(&Token::SemiColon) => Stmt::Return(None),
@@ -696,7 +706,7 @@ impl P {
             "perform" => {
                 self.bump();
                 let text = self.until(|t| *t == Token::SemiColon)?;
-                Stmt::Perform(statement(&format!("SELECT {text}"))?)
+                Stmt::Perform(self.statement(&format!("SELECT {text}"))?)
             }
             "execute" => {
                 self.bump();
@@ -762,7 +772,7 @@ impl P {
             "assert" => {
                 self.bump();
                 let text = self.until(|t| matches!(t, Token::SemiColon | Token::Comma))?;
-                let condition = expression(&text)?;
+                let condition = self.expression(&text)?;
                 let message = match self.eat(&Token::Comma) {
                     true => Some(self.expr_until(&[], true)?),
                     false => None,
@@ -837,7 +847,7 @@ impl P {
         while self.eat_word("when") {
             let text = self.until_word(&["then"])?;
             self.expect_word("then")?;
-            let cond = expression(&text)?;
+            let cond = self.expression(&text)?;
             let body = self.stmts(&["when", "else", "end"])?;
             branches.push((cond, body));
         }
@@ -930,7 +940,7 @@ impl P {
         let start = self.at;
         let first = self.until_word(&[RANGE, "loop"])?;
         if self.eat_word(RANGE) {
-            let from = expression(&first)?;
+            let from = self.expression(&first)?;
             let to = self.expr_until(&["by", "loop"], false)?;
             let by = if self.eat_word("by") {
                 Some(self.expr_until(&["loop"], false)?)
@@ -951,7 +961,7 @@ impl P {
         }
         Ok(LoopKind::Query {
             var,
-            query: statement(&first)?,
+            query: self.statement(&first)?,
         })
     }
 
@@ -1030,7 +1040,7 @@ impl P {
                     self.expect(&Token::Assignment)?;
                 }
                 let text = self.until(|t| matches!(t, Token::SemiColon | Token::Comma))?;
-                raise.options.push((option, expression(&text)?));
+                raise.options.push((option, self.expression(&text)?));
                 if !self.eat(&Token::Comma) {
                     break;
                 }
@@ -1078,7 +1088,7 @@ impl P {
         let Some(into_at) = into_at else {
             let text = render(&self.tokens[start..end]);
             return Ok(Stmt::Sql {
-                sql: statement(&text)?,
+                sql: self.statement(&text)?,
                 into: None,
             });
         };
@@ -1086,6 +1096,7 @@ impl P {
         let mut sub = P {
             tokens: self.tokens[into_at + 1..end].to_vec(),
             at: 0,
+            pieces: 0,
         };
         sub.skip_ws();
         let into = sub.read_into()?;
@@ -1093,7 +1104,7 @@ impl P {
         kept.extend_from_slice(&self.tokens[into_at + 1 + sub.at..end]);
         let text = render(&kept);
         Ok(Stmt::Sql {
-            sql: statement(&text)?,
+            sql: self.statement(&text)?,
             into: Some(into),
         })
     }
@@ -1187,35 +1198,39 @@ pub fn sqlstate(code: &str) -> Result<String, SqlError> {
     }
 }
 
-/// An expression, held as `SELECT expr`.
-fn expression(text: &str) -> Result<Sql, SqlError> {
-    if text.is_empty() {
-        return Err(SqlError::syntax("syntax error at end of input"));
+impl P {
+    /// An expression, held as `SELECT expr`.
+    fn expression(&mut self, text: &str) -> Result<Sql, SqlError> {
+        if text.is_empty() {
+            return Err(SqlError::syntax("syntax error at end of input"));
+        }
+        self.statement(&format!("SELECT {text}")).map(|s| Sql {
+            text: text.to_string(),
+            ..s
+        })
     }
-    statement(&format!("SELECT {text}")).map(|s| Sql {
-        text: text.to_string(),
-        ..s
-    })
-}
 
-/// One SQL statement.
-fn statement(text: &str) -> Result<Sql, SqlError> {
-    let mut parsed = crate::parse::statements(text).map_err(|mut e| {
-        // Positions are the piece's, not the body's.
-        e.position = None;
-        e.location = None;
-        e
-    })?;
-    if parsed.len() != 1 {
-        return Err(SqlError::syntax(format!(
-            "syntax error at or near \"{}\"",
-            text.split_whitespace().next().unwrap_or("")
-        )));
+    /// One SQL statement, numbered.
+    fn statement(&mut self, text: &str) -> Result<Sql, SqlError> {
+        let mut parsed = crate::parse::statements(text).map_err(|mut e| {
+            // Positions are the piece's, not the body's.
+            e.position = None;
+            e.location = None;
+            e
+        })?;
+        if parsed.len() != 1 {
+            return Err(SqlError::syntax(format!(
+                "syntax error at or near \"{}\"",
+                text.split_whitespace().next().unwrap_or("")
+            )));
+        }
+        self.pieces += 1;
+        Ok(Sql {
+            text: text.to_string(),
+            parsed: Box::new(parsed.pop().expect("one statement")),
+            id: self.pieces - 1,
+        })
     }
-    Ok(Sql {
-        text: text.to_string(),
-        parsed: Box::new(parsed.pop().expect("one statement")),
-    })
 }
 
 /// The parts of a dotted name as written (`s."T"`): unquoted ones lower

@@ -34,7 +34,6 @@
 
 use crate::context::Ctx;
 use crate::error::SqlError;
-use crate::plpgsql::parse::Block;
 use crate::scalar::{Columns, Correlated, Env, Scalar};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
@@ -47,18 +46,18 @@ use std::cell::RefCell;
 use std::ops::ControlFlow::{Break, Continue};
 use std::sync::Arc;
 
-/// A bound call: the function, its body parsed once, its arguments (each
-/// cast to its parameter's type) and its value's type.
+/// A bound call: the function, its arguments (each cast to its
+/// parameter's type) and its value's type. Its body is the session's kept
+/// one (`plan_cache.rs`).
 #[derive(Debug, Clone)]
 pub struct RowCall {
     pub def: Arc<FunctionDef>,
-    block: Arc<Block>,
     pub args: Vec<Scalar>,
     pub ty: SqlType,
 }
 
 /// Two calls are equal when they call the same definition with equal
-/// arguments (the block is the definition's body).
+/// arguments.
 impl PartialEq for RowCall {
     fn eq(&self, other: &RowCall) -> bool {
         self.def == other.def && self.args == other.args && self.ty == other.ty
@@ -82,7 +81,6 @@ impl RowCall {
     pub fn map_args(&self, f: impl Fn(&Scalar) -> Scalar) -> RowCall {
         RowCall {
             def: self.def.clone(),
-            block: self.block.clone(),
             args: self.args.iter().map(f).collect(),
             ty: self.ty,
         }
@@ -140,10 +138,8 @@ pub fn bind(
         crate::sql_functions::VOID => SqlType::Text,
         oid => type_of(oid, def.result.1)?,
     };
-    let block = Arc::new(crate::plpgsql::parse::parse(&def.body)?);
     Ok(Some(Scalar::Call(Box::new(RowCall {
         def: Arc::new(def),
-        block,
         args,
         ty,
     }))))
@@ -168,7 +164,7 @@ pub fn call(
         return Ok(Value::Null);
     }
     let mut notices = Vec::new();
-    let value = crate::plpgsql::call_block(cx, txn, &mut notices, def, &call.block, args);
+    let value = crate::plpgsql::call(cx, txn, &mut notices, def, args);
     cx.raised.borrow_mut().extend(notices);
     value
 }

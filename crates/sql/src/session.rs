@@ -2521,7 +2521,7 @@ fn set_time_zone_value(value: &sqlparser::ast::Expr) -> Result<Option<String>, S
             if i.months != 0 || i.days != 0 {
                 return Err(SqlError::new(
                     "22023",
-                    format!("invalid interval value for time zone: day not allowed"),
+                    "invalid interval value for time zone: day not allowed",
                 ));
             }
             format!("{}", i.micros as f64 / 3_600_000_000.0)

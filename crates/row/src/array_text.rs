@@ -7,17 +7,18 @@
 //! several dimensions are refused.
 
 use crate::error::RowError;
+use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
 
 /// The text of an array's elements.
-pub(crate) fn array_out(items: &[Value]) -> String {
+pub(crate) fn array_out(items: &[Value], zone: &TimeZone) -> String {
     let mut out = String::from("{");
     for (n, item) in items.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        let Some(text) = item.to_text() else {
+        let Some(text) = item.to_text_in(zone) else {
             out.push_str("NULL");
             continue;
         };
@@ -49,7 +50,7 @@ pub(crate) fn is_space(c: char) -> bool {
 }
 
 /// An array of `element` values read from `text`.
-pub(crate) fn array_in(element: SqlType, text: &str) -> Result<Value, RowError> {
+pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<Value, RowError> {
     let malformed = |detail: &str| {
         RowError::InvalidInput(format!("malformed array literal: \"{text}\" ({detail})"))
     };
@@ -113,7 +114,7 @@ pub(crate) fn array_in(element: SqlType, text: &str) -> Result<Value, RowError> 
         }
         items.push(match (quoted, item.eq_ignore_ascii_case("null")) {
             (false, true) => Value::Null,
-            _ => Value::from_text(element, &item)?,
+            _ => Value::from_text_in(element, &item, zone)?,
         });
         match chars.next() {
             None => break,
@@ -140,15 +141,24 @@ mod tests {
         ]);
         let printed = texts.to_text().unwrap();
         assert_eq!(printed, r#"{a,"b c","",NULL,"null","x\"y\\z"}"#);
-        assert_eq!(array_in(SqlType::Text, &printed).unwrap(), texts);
         assert_eq!(
-            array_in(SqlType::Int4, " { 1 , 2,NULL } ").unwrap(),
+            array_in(SqlType::Text, &printed, &TimeZone::UTC).unwrap(),
+            texts
+        );
+        assert_eq!(
+            array_in(SqlType::Int4, " { 1 , 2,NULL } ", &TimeZone::UTC).unwrap(),
             Value::Array(vec![Value::Int4(1), Value::Int4(2), Value::Null])
         );
-        assert_eq!(array_in(SqlType::Int8, "{}").unwrap(), Value::Array(vec![]));
+        assert_eq!(
+            array_in(SqlType::Int8, "{}", &TimeZone::UTC).unwrap(),
+            Value::Array(vec![])
+        );
         assert_eq!(Value::Array(vec![]).to_text().unwrap(), "{}");
         for bad in ["1,2", "{1,,2}", "{{1},{2}}", "{1", "[0:1]={1,2}", "{a}"] {
-            assert!(array_in(SqlType::Int4, bad).is_err(), "{bad}");
+            assert!(
+                array_in(SqlType::Int4, bad, &TimeZone::UTC).is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -7,11 +7,13 @@
 //! - the time after a blank or `T`: `HH:MM[:SS[.f]]`, the fraction
 //!   rounded to microseconds as PostgreSQL rounds it (through a double:
 //!   `.1234565` is `.123456`); `24:00:00` is the next midnight;
-//! - a zone after the time: `Z`, `UTC`, `GMT`, `±HH`, `±HHMM`,
-//!   `±HH:MM`, converting a timestamptz to UTC (a timestamp ignores it,
-//!   as PostgreSQL does);
+//! - a zone after the time: `Z`, `±HH`, `±HHMM`, `±HH:MM`, or a name
+//!   (`UTC`, `EST`, `Europe/Berlin`: `TimeZone::named`), converting a
+//!   timestamptz to UTC (a timestamp ignores it, as PostgreSQL does); a
+//!   timestamptz without one is read in the session's zone, by
+//!   `TimeZone::utc_of_local`'s rule for gaps and folds;
 //! - the words `epoch`, `now`, `today`, `yesterday`, `tomorrow` (the
-//!   clock is the system's, in UTC).
+//!   system's clock; the day is the session zone's).
 //!
 //! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
 //! 22008, each with PostgreSQL's message.
@@ -19,6 +21,7 @@
 use crate::calendar::{self, EPOCH_DAYS};
 use crate::error::RowError;
 use crate::interval::USECS_PER_DAY;
+use crate::time_zone::TimeZone;
 
 /// What `text` is read as: its type's name for messages, and whether
 /// its zone converts it.
@@ -41,19 +44,29 @@ impl Reading {
 
 /// A date: days since 2000-01-01 (a time after it is read and dropped).
 pub fn parse_date(text: &str) -> Result<i32, RowError> {
-    let (days, _) = parse(text, Reading::Date)?;
+    parse_date_in(text, &TimeZone::UTC)
+}
+
+/// [`parse_date`] in session zone `zone` (what `today` is).
+pub fn parse_date_in(text: &str, zone: &TimeZone) -> Result<i32, RowError> {
+    let (days, _) = parse(text, Reading::Date, zone)?;
     i32::try_from(days).map_err(|_| RowError::DateTimeOutOfRange(text.to_string()))
 }
 
 /// A timestamp (`zoned`: timestamptz): microseconds since 2000-01-01
-/// (UTC for timestamptz).
+/// (UTC for timestamptz, one without a zone read as UTC).
 pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
+    parse_timestamp_in(text, zoned, &TimeZone::UTC)
+}
+
+/// [`parse_timestamp`] in session zone `zone`.
+pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i64, RowError> {
     let reading = if zoned {
         Reading::TimestampTz
     } else {
         Reading::Timestamp
     };
-    let (days, micros) = parse(text, reading)?;
+    let (days, micros) = parse(text, reading, zone)?;
     days.checked_mul(USECS_PER_DAY)
         .and_then(|d| d.checked_add(micros))
         .ok_or_else(|| RowError::DateTimeOutOfRange(text.to_string()))
@@ -61,22 +74,39 @@ pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
 
 /// The day (since 2000-01-01) and the microseconds from its midnight
 /// (UTC for timestamptz: the zone's offset taken off, possibly past the
-/// day) that `text` names.
-fn parse(text: &str, reading: Reading) -> Result<(i64, i64), RowError> {
+/// day) that `text` names; `session` is the zone of a timestamptz
+/// without one, and of `today`.
+fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64), RowError> {
     let bad = || RowError::InvalidDateTime {
         type_name: reading.type_name().into(),
         text: text.to_string(),
     };
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     let trimmed = text.trim();
+    let zoned = matches!(reading, Reading::TimestampTz);
+    // A local day and time as this reading stores it: a timestamptz's
+    // is the UTC instant the session's clock shows it.
+    let stored = |days: i64, micros: i64| -> Result<(i64, i64), RowError> {
+        if !zoned {
+            return Ok((days, micros));
+        }
+        let local = days
+            .checked_mul(USECS_PER_DAY)
+            .and_then(|d| d.checked_add(micros))
+            .ok_or_else(range)?;
+        let utc = session.utc_of_local(local).ok_or_else(range)?;
+        Ok((days, utc - days * USECS_PER_DAY))
+    };
     let now = calendar::now();
-    let today = now.div_euclid(USECS_PER_DAY);
+    let local_now = session.local_of_utc(now).ok_or_else(range)?;
+    let today = local_now.div_euclid(USECS_PER_DAY);
     match trimmed.to_ascii_lowercase().as_str() {
         "epoch" => return Ok((-EPOCH_DAYS, 0)),
-        "now" => return Ok((today, now.rem_euclid(USECS_PER_DAY))),
-        "today" => return Ok((today, 0)),
-        "yesterday" => return Ok((today - 1, 0)),
-        "tomorrow" => return Ok((today + 1, 0)),
+        "now" if zoned => return Ok((0, now)),
+        "now" => return Ok((today, local_now.rem_euclid(USECS_PER_DAY))),
+        "today" => return stored(today, 0),
+        "yesterday" => return stored(today - 1, 0),
+        "tomorrow" => return stored(today + 1, 0),
         _ => {}
     }
     // An era last: `BC` (years count back from 1 BC, astronomical year
@@ -107,7 +137,7 @@ fn parse(text: &str, reading: Reading) -> Result<(i64, i64), RowError> {
     let days = calendar::day_number(y, m, d);
     let rest = rest.trim_start_matches([' ', 'T', 't']).trim();
     if rest.is_empty() {
-        return Ok((days, 0));
+        return stored(days, 0);
     }
     // The time, then an optional zone.
     let zone_at = rest
@@ -115,12 +145,24 @@ fn parse(text: &str, reading: Reading) -> Result<(i64, i64), RowError> {
         .find(|&(_, c)| c == '+' || c == '-' || c.is_ascii_alphabetic())
         .map_or(rest.len(), |(i, _)| i);
     let (time, zone) = rest.split_at(zone_at);
-    let mut micros = clock(time.trim()).ok_or_else(bad)?.ok_or_else(range)?;
-    let offset = zone_offset(zone.trim()).ok_or_else(bad)?;
-    if matches!(reading, Reading::TimestampTz) {
-        micros -= offset * 1_000_000;
+    let micros = clock(time.trim()).ok_or_else(bad)?.ok_or_else(range)?;
+    let zone = zone.trim();
+    if zone.is_empty() {
+        return stored(days, micros);
     }
-    Ok((days, micros))
+    let zone = match zone_offset(zone) {
+        Some(east) => TimeZone::fixed(east as i32),
+        None => TimeZone::named(zone).ok_or_else(bad)?,
+    };
+    if !zoned {
+        return Ok((days, micros));
+    }
+    let local = days
+        .checked_mul(USECS_PER_DAY)
+        .and_then(|d| d.checked_add(micros))
+        .ok_or_else(range)?;
+    let utc = zone.utc_of_local(local).ok_or_else(range)?;
+    Ok((days, utc - days * USECS_PER_DAY))
 }
 
 /// `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`.
@@ -182,13 +224,9 @@ fn clock(time: &str) -> Option<Option<i64>> {
     ))
 }
 
-/// A zone's offset east of UTC in seconds: empty, `Z`, `UTC`, `GMT`,
-/// `±HH`, `±HHMM`, `±HH:MM`.
+/// A numeric zone's offset east of UTC in seconds: `±HH`, `±HHMM`,
+/// `±HH:MM` (ISO's sense: positive is east).
 fn zone_offset(zone: &str) -> Option<i64> {
-    match zone.to_ascii_uppercase().as_str() {
-        "" | "Z" | "UTC" | "GMT" => return Some(0),
-        _ => {}
-    }
     let sign = match zone.as_bytes().first()? {
         b'+' => 1,
         b'-' => -1,

@@ -22,10 +22,11 @@ mod record_text;
 mod row_format;
 mod text;
 pub mod tid;
+mod time_zone;
 mod types;
 mod value;
 
-pub use datetime_input::{parse_date, parse_timestamp};
+pub use datetime_input::{parse_date, parse_date_in, parse_timestamp, parse_timestamp_in};
 pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
@@ -42,5 +43,6 @@ pub use row_format::{
     decode_stored, decode_stored_columns, encode_row, encode_stored, value_from_payload,
     value_payload,
 };
+pub use time_zone::{ABBREVIATIONS, TimeZone, is_utc, offset_text, posix_offset, zone_names};
 pub use types::SqlType;
 pub use value::Value;

@@ -7,16 +7,17 @@
 //! is PostgreSQL's 0A000 ("input of anonymous composite types is not
 //! implemented"), so there is no `record_in` here.
 
+use crate::time_zone::TimeZone;
 use crate::value::Value;
 
 /// The text of a row's fields.
-pub(crate) fn record_out(fields: &[Value]) -> String {
+pub(crate) fn record_out(fields: &[Value], zone: &TimeZone) -> String {
     let mut out = String::from("(");
     for (n, field) in fields.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        let Some(text) = field.to_text() else {
+        let Some(text) = field.to_text_in(zone) else {
             continue;
         };
         let quote = text.is_empty()
@@ -63,14 +64,20 @@ mod tests {
             Value::Bool(true),
         ];
         assert_eq!(
-            record_out(&row),
+            record_out(&row, &TimeZone::UTC),
             r#"(1,"a b","c,d","e""f","g\\h","(",")","",,t)"#
         );
-        assert_eq!(record_out(&[]), "()");
-        assert_eq!(record_out(&[Value::Null, Value::Null]), "(,)");
+        assert_eq!(record_out(&[], &TimeZone::UTC), "()");
+        assert_eq!(
+            record_out(&[Value::Null, Value::Null], &TimeZone::UTC),
+            "(,)"
+        );
         let inner = Value::Record(vec![Value::Int4(2), t("a b")]);
-        assert_eq!(record_out(&[Value::Int4(1), inner]), r#"(1,"(2,""a b"")")"#);
+        assert_eq!(
+            record_out(&[Value::Int4(1), inner], &TimeZone::UTC),
+            r#"(1,"(2,""a b"")")"#
+        );
         let array = Value::Array(vec![Value::Int4(1), Value::Int4(2)]);
-        assert_eq!(record_out(&[array]), r#"("{1,2}")"#);
+        assert_eq!(record_out(&[array], &TimeZone::UTC), r#"("{1,2}")"#);
     }
 }

@@ -1,7 +1,10 @@
 //! Values as text, in PostgreSQL 15's default formats (`DateStyle =
-//! ISO, MDY`, `TimeZone = UTC`, `bytea_output = hex`, `extra_float_digits
-//! = 1`): what the wire protocol's text format and `psql` show, and what
-//! `INSERT ... VALUES ('...')` accepts.
+//! ISO, MDY`, `bytea_output = hex`, `extra_float_digits = 1`): what the
+//! wire protocol's text format and `psql` show, and what `INSERT ...
+//! VALUES ('...')` accepts. A timestamptz is written and read in a time
+//! zone the caller gives (the session's `TimeZone`: [`Value::to_text_in`],
+//! [`Value::from_text_in`]); [`Value::to_text`] and [`Value::from_text`]
+//! use UTC.
 //!
 //! | type | output | input also accepts |
 //! |---|---|---|
@@ -12,15 +15,15 @@
 //! | bytea | `\x` and hex digits | the escape format (`\\`, `\ooo`) |
 //! | date | `YYYY-MM-DD`, `YYYY-MM-DD BC` | `datetime_input.rs`: `YYYYMMDD`, `MM/DD/YYYY`, `AD`, `epoch`, `today`, ... |
 //! | timestamp | `YYYY-MM-DD HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped) | `T` between date and time (`datetime_input.rs`) |
-//! | timestamptz | the same in UTC, then `+00` (then ` BC`) | an offset `±HH`, `±HHMM`, `±HH:MM`, `Z`, `UTC`, `GMT` (none: UTC) |
+//! | timestamptz | the same in the session's zone, then its offset (`+02`, `+05:30`; then ` BC`) | an offset `±HH`, `±HHMM`, `±HH:MM`, a zone name or abbreviation (none: the session's zone) |
 //! | interval | `1 year 2 mons -3 days +04:05:06.5` (IntervalStyle `postgres`) | `interval_input.rs` |
 //! | uuid | `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower case | no hyphens, braces, upper case |
 //!
-//! Not accepted yet: `infinity` dates and timestamps, time zone names,
-//! other date styles.
+//! Not accepted yet: `infinity` dates and timestamps, other date styles.
 
 use crate::error::RowError;
 use crate::numeric::Numeric;
+use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
 
@@ -131,8 +134,15 @@ fn format_float(v: f64, max_exp: i32, as_f32: Option<f32>) -> String {
 }
 
 impl Value {
-    /// The value as PostgreSQL 15 prints it (`None` for NULL).
+    /// The value as PostgreSQL 15 prints it (`None` for NULL), a
+    /// timestamptz in UTC.
     pub fn to_text(&self) -> Option<String> {
+        self.to_text_in(&TimeZone::UTC)
+    }
+
+    /// The value as PostgreSQL 15 prints it with `TimeZone = zone`
+    /// (`None` for NULL).
+    pub fn to_text_in(&self, zone: &TimeZone) -> Option<String> {
         Some(match self {
             Value::Null => return None,
             Value::Int2(x) => x.to_string(),
@@ -157,8 +167,10 @@ impl Value {
                 format!("{body}{era}")
             }
             Value::TimestampTz(t) => {
-                let (body, era) = format_timestamp(*t);
-                format!("{body}+00{era}")
+                let east = zone.offset_at(*t);
+                let local = t.saturating_add(i64::from(east) * 1_000_000);
+                let (body, era) = format_timestamp(local);
+                format!("{body}{}{era}", crate::time_zone::offset_text(east))
             }
             Value::Uuid(u) => {
                 let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
@@ -172,8 +184,8 @@ impl Value {
                 )
             }
             Value::Interval(i) => i.to_text(),
-            Value::Array(items) => crate::array_text::array_out(items),
-            Value::Record(fields) => crate::record_text::record_out(fields),
+            Value::Array(items) => crate::array_text::array_out(items, zone),
+            Value::Record(fields) => crate::record_text::record_out(fields, zone),
             Value::Json(text) => text.clone(),
             Value::Jsonb(j) => j.to_text(),
             Value::Enum(e) => e.label().name.clone(),
@@ -184,8 +196,14 @@ impl Value {
     }
 
     /// Parses `text` as a value of `ty` (PostgreSQL 15's input rules,
-    /// module table), then fits it to the type (lengths, padding).
+    /// module table), then fits it to the type (lengths, padding); a
+    /// timestamptz without a zone is read in UTC.
     pub fn from_text(ty: SqlType, text: &str) -> Result<Value, RowError> {
+        Value::from_text_in(ty, text, &TimeZone::UTC)
+    }
+
+    /// [`Value::from_text`] with `TimeZone = zone`.
+    pub fn from_text_in(ty: SqlType, text: &str, zone: &TimeZone) -> Result<Value, RowError> {
         let t = text.trim();
         let value = match ty {
             SqlType::Int2 => Value::Int2(parse_int(ty, text, t)?),
@@ -215,19 +233,19 @@ impl Value {
             SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
-            SqlType::Date => Value::Date(crate::datetime_input::parse_date(text)?),
-            SqlType::Timestamp => {
-                Value::Timestamp(crate::datetime_input::parse_timestamp(text, false)?)
-            }
+            SqlType::Date => Value::Date(crate::datetime_input::parse_date_in(text, zone)?),
+            SqlType::Timestamp => Value::Timestamp(crate::datetime_input::parse_timestamp_in(
+                text, false, zone,
+            )?),
             SqlType::TimestampTz => {
-                Value::TimestampTz(crate::datetime_input::parse_timestamp(text, true)?)
+                Value::TimestampTz(crate::datetime_input::parse_timestamp_in(text, true, zone)?)
             }
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
                 text,
                 crate::interval_input::Unit::Second,
             )?),
-            SqlType::Array(element) => crate::array_text::array_in(*element, text)?,
+            SqlType::Array(element) => crate::array_text::array_in(*element, text, zone)?,
             SqlType::Json => {
                 crate::json_parse::parse(text)?;
                 Value::Json(text.to_string())

@@ -8,7 +8,9 @@
 use crate::protocol::{self, Frame, Out, ProtocolError};
 use folio_db::Database;
 use folio_row::Value;
-use folio_sql::{Column, Output, Session, SqlError, binary_input, binary_output, text_output};
+use folio_sql::{
+    Column, Output, Session, SqlError, binary_input, binary_output, text_output, text_output_in,
+};
 use folio_txn::{CancelCause, Interrupt};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -47,7 +49,15 @@ pub struct Connection {
     /// Responses wait here until a Query ends, or a Sync or Flush of the
     /// extended protocol comes (as PostgreSQL buffers them).
     pub out: Out,
+    /// The values of [`REPORTED`] the client was last told.
+    reported: [String; REPORTED.len()],
 }
+
+/// The settings a session can change that PostgreSQL reports to the
+/// client (its `GUC_REPORT` ones), as the client spells them: their
+/// values at startup, then a ParameterStatus before the ReadyForQuery
+/// after a change ([`Connection::report_changes`]).
+pub const REPORTED: [&str; 2] = ["application_name", "TimeZone"];
 
 impl Connection {
     /// A connection after a successful startup, its session registered
@@ -78,6 +88,7 @@ impl Connection {
             skipping: false,
             copying: None,
             out: Out::default(),
+            reported: Default::default(),
         })
     }
 
@@ -114,7 +125,28 @@ impl Connection {
     /// ReadyForQuery.
     pub fn greet(&mut self, startup: Out) {
         self.out = startup;
+        self.reported = REPORTED.map(|name| self.reported_value(name));
         self.ready();
+    }
+
+    /// Setting `name` of [`REPORTED`] as the session has it now.
+    pub fn reported_value(&self, name: &str) -> String {
+        self.session
+            .show_setting(&name.to_ascii_lowercase())
+            .unwrap_or_default()
+    }
+
+    /// A ParameterStatus for each setting of [`REPORTED`] that changed
+    /// since the client was last told, as PostgreSQL sends them before
+    /// ReadyForQuery.
+    fn report_changes(&mut self) {
+        for (name, told) in REPORTED.iter().zip(0..) {
+            let value = self.reported_value(name);
+            if value != self.reported[told] {
+                self.out.parameter_status(name, &value);
+                self.reported[told] = value;
+            }
+        }
     }
 
     /// The connection's session.
@@ -246,7 +278,9 @@ impl Connection {
                 Output::Command { tag } => out.command_complete(&tag),
                 Output::Rows { columns, rows, tag } => {
                     describe(out, &columns, &[]);
-                    if let Err(e) = send_rows(out, &columns, &rows, &[], &tag) {
+                    if let Err(e) =
+                        send_rows(out, &columns, &rows, &[], &tag, self.session.time_zone())
+                    {
                         error(out, &e);
                         self.ready();
                         return;
@@ -281,6 +315,7 @@ impl Connection {
             return;
         }
         self.deliver_notifications();
+        self.report_changes();
         self.out.ready_for_query(self.session.status().byte());
     }
 
@@ -401,14 +436,16 @@ fn describe(out: &mut Out, columns: &[Column], formats: &[u16]) {
 }
 
 /// DataRows in PostgreSQL's text or binary formats (per column, as
-/// `formats` says), then CommandComplete; a value without an output form
-/// stops it with that error.
+/// `formats` says; text timestamptz values in the session's `zone`),
+/// then CommandComplete; a value without an output form stops it with
+/// that error.
 fn send_rows(
     out: &mut Out,
     columns: &[Column],
     rows: &[Vec<Value>],
     formats: &[u16],
     tag: &str,
+    zone: &folio_row::TimeZone,
 ) -> Result<(), SqlError> {
     for row in rows {
         let encoded = row
@@ -416,7 +453,7 @@ fn send_rows(
             .enumerate()
             .map(|(i, v)| match protocol::format_of(formats, i) {
                 1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
-                _ => Ok(text_output(v).map(String::into_bytes)),
+                _ => Ok(text_output_in(v, zone).map(String::into_bytes)),
             })
             .collect::<Result<Vec<_>, _>>()?;
         out.data_row(&encoded);
@@ -569,7 +606,14 @@ fn extended(
                 Output::Rows {
                     columns, rows, tag, ..
                 } => {
-                    if let Err(e) = send_rows(out, &columns, &rows, &portal.result_formats, &tag) {
+                    if let Err(e) = send_rows(
+                        out,
+                        &columns,
+                        &rows,
+                        &portal.result_formats,
+                        &tag,
+                        session.time_zone(),
+                    ) {
                         return Ok(Err(e));
                     }
                 }

@@ -278,12 +278,13 @@ pub(crate) async fn startup(
         ("server_encoding", "UTF8"),
         ("client_encoding", "UTF8"),
         ("DateStyle", "ISO, MDY"),
-        ("TimeZone", "UTC"),
         ("integer_datetimes", "on"),
         ("standard_conforming_strings", "on"),
-        ("application_name", application_name.as_str()),
     ] {
         out.parameter_status(name, value);
+    }
+    for name in crate::connection::REPORTED {
+        out.parameter_status(name, &conn.reported_value(name));
     }
     let key = shared.cancel_key(pid, conn.interrupt());
     out.backend_key_data(pid, key);

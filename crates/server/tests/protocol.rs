@@ -569,3 +569,36 @@ fn a_client_slow_to_read_holds_no_worker() {
         ["C:SELECT 400000", "Z:I"]
     );
 }
+
+// Proves the settings PostgreSQL reports (`TimeZone`,
+// `application_name`) come at startup and again, as a ParameterStatus
+// before ReadyForQuery, only when a statement changed them: a SET, a
+// RESET, a rolled back block's SET undone; not a SET to the same value.
+#[test]
+fn parameter_status_after_set() {
+    let (_dir, server) = server(10, POOL);
+    let (mut c, messages) = Client::connect_as(server.addr(), "postgres");
+    let statuses = |messages: &[Message]| -> Vec<String> {
+        messages
+            .iter()
+            .filter(|m| m.0 == b'S')
+            .map(|m| String::from_utf8_lossy(&m.1).replace('\0', "="))
+            .collect()
+    };
+    assert!(statuses(&messages).contains(&"TimeZone=UTC=".to_string()));
+    let out = c.query("set time zone 'america/new_york'");
+    assert_eq!(picture(&out), ["C:SET", "S", "Z:I"]);
+    assert_eq!(statuses(&out), ["TimeZone=America/New_York="]);
+    assert_eq!(
+        picture(&c.query("set timezone = 'America/New_York'")),
+        ["C:SET", "Z:I"]
+    );
+    let out = c.query("begin; set time zone 'Asia/Tokyo'; rollback");
+    assert_eq!(statuses(&out), Vec::<String>::new());
+    let out = c.query("begin; set time zone 'Asia/Tokyo'");
+    assert_eq!(statuses(&out), ["TimeZone=Asia/Tokyo="]);
+    let out = c.query("rollback");
+    assert_eq!(statuses(&out), ["TimeZone=America/New_York="]);
+    let out = c.query("set application_name = 'app'; reset timezone");
+    assert_eq!(statuses(&out), ["application_name=app=", "TimeZone=UTC="]);
+}

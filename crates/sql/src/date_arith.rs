@@ -132,6 +132,13 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         SqlType::TimestampTz => Value::TimestampTz(micros),
         _ => Value::Timestamp(micros),
     };
+    // A timestamptz adds on the session zone's calendar.
+    let add = |i: Interval, t: i64| -> Result<i64, SqlError> {
+        match ty {
+            SqlType::TimestampTz => crate::time_zones::add_in_session(i, t),
+            _ => Ok(i.add_to_timestamp(t)?),
+        }
+    };
     Ok(match (op, a, b) {
         (Minus, Value::Date(x), Value::Date(y)) => Value::Int4(x - y),
         (Plus, Value::Date(d), n) | (Plus, n, Value::Date(d)) if integer(n).is_some() => {
@@ -141,10 +148,10 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
             date(i64::from(*d) - integer(n).unwrap_or(0))?
         }
         (Plus, t, Value::Interval(i)) | (Plus, Value::Interval(i), t) if instant(t).is_some() => {
-            stamp(i.add_to_timestamp(instant(t).unwrap_or(0))?)
+            stamp(add(*i, instant(t).unwrap_or(0))?)
         }
         (Minus, t, Value::Interval(i)) if instant(t).is_some() => {
-            stamp(i.checked_neg()?.add_to_timestamp(instant(t).unwrap_or(0))?)
+            stamp(add(i.checked_neg()?, instant(t).unwrap_or(0))?)
         }
         (Minus, x, y) if instant(x).is_some() && instant(y).is_some() => Value::Interval(
             Interval::between(instant(x).unwrap_or(0), instant(y).unwrap_or(0))?,

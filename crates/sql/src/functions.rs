@@ -919,7 +919,24 @@ impl Func {
             Func::Extract | Func::DatePart => {
                 let field = text(&args[0])?;
                 let (micros, is_date) = instant(&args[1], &field)?;
-                let x = crate::datetime::part(&field, micros)?;
+                let x = match (&args[1], field.to_ascii_lowercase().as_str()) {
+                    // A timestamptz's fields are the session clock's,
+                    // but for its epoch and zone.
+                    (Value::TimestampTz(_) | Value::Text(_), name) => {
+                        let east = crate::setting_functions::time_zone().offset_at(micros);
+                        match name {
+                            "epoch" => crate::datetime::part(name, micros)?,
+                            "timezone" => f64::from(east),
+                            "timezone_hour" => f64::from(east / 3600),
+                            "timezone_minute" => f64::from(east / 60 % 60),
+                            _ => {
+                                let local = crate::time_zones::session_local(micros)?;
+                                crate::datetime::part(&field, local)?
+                            }
+                        }
+                    }
+                    _ => crate::datetime::part(&field, micros)?,
+                };
                 if self == Func::DatePart {
                     Value::Float8(x)
                 } else {
@@ -936,10 +953,16 @@ impl Func {
             Func::DateTrunc => {
                 let field = text(&args[0])?;
                 let (micros, _) = instant(&args[1], &field)?;
-                let cut = crate::datetime::trunc(&field, micros)?;
                 match &args[1] {
-                    Value::Timestamp(_) => Value::Timestamp(cut),
-                    _ => Value::TimestampTz(cut),
+                    Value::Timestamp(_) => {
+                        Value::Timestamp(crate::datetime::trunc(&field, micros)?)
+                    }
+                    // Cut on the session's clock, then back to an instant.
+                    _ => {
+                        let local = crate::time_zones::session_local(micros)?;
+                        let cut = crate::datetime::trunc(&field, local)?;
+                        Value::TimestampTz(crate::time_zones::session_utc(cut)?)
+                    }
                 }
             }
             Func::ToTimestamp if args.len() == 1 => {
@@ -962,16 +985,23 @@ impl Func {
             }
             Func::ToChar => {
                 let template = text(&args[1])?;
+                let zone = crate::setting_functions::time_zone();
                 let (micros, zoned) = match &args[0] {
-                    Value::Timestamp(m) => (*m, false),
-                    Value::TimestampTz(m) => (*m, true),
-                    Value::Date(d) => (i64::from(*d) * crate::datetime::DAY, false),
+                    Value::Timestamp(m) => (*m, None),
+                    Value::TimestampTz(m) => (
+                        crate::time_zones::session_local(*m)?,
+                        Some((zone.abbreviation_at(*m), zone.offset_at(*m))),
+                    ),
+                    Value::Date(d) => (i64::from(*d) * crate::datetime::DAY, None),
                     number => {
                         return Ok(Value::Text(crate::to_char::format_number(
                             number, &template,
                         )?));
                     }
                 };
+                let zoned = zoned
+                    .as_ref()
+                    .map(|(abbrev, east)| (abbrev.as_str(), *east));
                 Value::Text(crate::to_char::format(micros, zoned, &template)?)
             }
             Func::GenRandomUuid => {
@@ -1400,7 +1430,10 @@ fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
             Ok((i64::from(*d) * crate::datetime::DAY, true))
         }
         Value::Timestamp(t) | Value::TimestampTz(t) => Ok((*t, false)),
-        Value::Text(t) => Ok((folio_row::parse_timestamp(t, true)?, false)),
+        Value::Text(t) => {
+            let zone = crate::setting_functions::time_zone();
+            Ok((folio_row::parse_timestamp_in(t, true, &zone)?, false))
+        }
         other => Err(no_function("date_part", other)),
     }
 }

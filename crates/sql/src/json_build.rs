@@ -298,7 +298,16 @@ fn scalar(v: &Value) -> Result<Scalar, SqlError> {
         Value::Float4(_) | Value::Float8(_) => Scalar::Number(text),
         Value::Numeric(_) if text.parse::<f64>().is_ok_and(f64::is_finite) => Scalar::Number(text),
         Value::Timestamp(_) => Scalar::String(text.replacen(' ', "T", 1)),
-        Value::TimestampTz(_) => Scalar::String(format!("{}:00", text.replacen(' ', "T", 1))),
+        // ISO 8601's offset has minutes: `+02` is written `+02:00`.
+        Value::TimestampTz(_) => {
+            let iso = text.replacen(' ', "T", 1);
+            let offset_at = iso.rfind(['+', '-']).unwrap_or(iso.len());
+            if iso[offset_at..].contains(':') {
+                Scalar::String(iso)
+            } else {
+                Scalar::String(format!("{iso}:00"))
+            }
+        }
         Value::Record(_) => {
             return Err(SqlError::unsupported(
                 "a row value as json (folio's row values carry no field names)",

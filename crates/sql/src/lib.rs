@@ -130,4 +130,4 @@ pub use output::{Column, Notice, Output, TxStatus};
 pub use session::Session;
 pub use settings::SERVER_VERSION;
 pub use stack::SESSION_STACK;
-pub use types::{binary_input, binary_output, text_output};
+pub use types::{binary_input, binary_output, text_output, text_output_in};

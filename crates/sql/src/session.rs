@@ -485,10 +485,9 @@ impl Session {
     /// (the connection then ends). A name folio does not model is
     /// ignored, where PostgreSQL knows it or refuses it: drivers send
     /// settings folio has no use for (`geqo`, `lock_timeout`, ...). So is
-    /// a `TimeZone`, `DateStyle` or `search_path` folio does not work in
-    /// (JDBC sends the JVM's zone; folio answers in UTC, with the offset
-    /// written out, so no instant is misread), but not a
-    /// `client_encoding` other than UTF-8, which would garble text.
+    /// a `DateStyle` or `search_path` folio does not work in, but not a
+    /// `client_encoding` other than UTF-8, which would garble text. A
+    /// `TimeZone` (JDBC sends the JVM's) is the session's, as any SET.
     pub fn set_at_startup(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         let name = name.to_ascii_lowercase();
         match self.settings_mut().set(&name, value) {
@@ -513,6 +512,13 @@ impl Session {
     /// `SHOW name` of the session's settings.
     pub fn show_setting(&self, name: &str) -> Result<String, SqlError> {
         self.settings.show(name, None)
+    }
+
+    /// The session's `TimeZone`, for the server writing timestamptz
+    /// values as text after a statement (a statement itself reads it
+    /// from its scope, `setting_functions::time_zone`).
+    pub fn time_zone(&self) -> &folio_row::TimeZone {
+        self.settings.time_zone()
     }
 
     /// The session's settings, to change (copied first if the last
@@ -1463,6 +1469,16 @@ impl Session {
         {
             return self.set_transaction(modes, *session);
         }
+        if let Set::SetTimeZone { local, value } = set {
+            return match set_time_zone_value(value)? {
+                None if *local => Err(SqlError::unsupported("SET LOCAL TIME ZONE DEFAULT")),
+                None => self.reset("timezone").map(|_| Output::command("SET")),
+                Some(zone) => {
+                    self.set_setting("timezone", &zone, *local)?;
+                    Ok(Output::command("SET"))
+                }
+            };
+        }
         let Set::SingleAssignment {
             scope: scope @ (None | Some(ContextModifier::Session | ContextModifier::Local)),
             hivevar: false,
@@ -2378,7 +2394,7 @@ fn show_all_columns() -> Vec<crate::output::Column> {
 fn show_columns(name: &str) -> Vec<crate::output::Column> {
     let name = match name {
         "transaction isolation level" => "transaction_isolation",
-        other => other,
+        other => crate::settings_list::spelled(other).unwrap_or(other),
     };
     vec![crate::output::Column {
         name: name.to_string(),
@@ -2464,4 +2480,53 @@ fn too_late_for_isolation() -> SqlError {
         "25001",
         "SET TRANSACTION ISOLATION LEVEL must be called before any query",
     )
+}
+
+/// The value of `SET TIME ZONE value` as `SET TimeZone` reads it: a
+/// string, a word, a number of hours, or an interval (its hours, as
+/// PostgreSQL's `INTERVAL '+05:30' HOUR TO MINUTE`); `None` for `LOCAL`
+/// and `DEFAULT`, which reset it.
+fn set_time_zone_value(value: &sqlparser::ast::Expr) -> Result<Option<String>, SqlError> {
+    use sqlparser::ast::{Expr, UnaryOperator, Value as V};
+    let bad = || SqlError::unsupported(format!("SET TIME ZONE {value}"));
+    Ok(Some(match value {
+        Expr::Identifier(id)
+            if id.quote_style.is_none()
+                && (id.value.eq_ignore_ascii_case("local")
+                    || id.value.eq_ignore_ascii_case("default")) =>
+        {
+            return Ok(None);
+        }
+        Expr::Identifier(id) if id.quote_style.is_none() => id.value.to_lowercase(),
+        Expr::Identifier(id) => id.value.clone(),
+        Expr::Value(v) => match &v.value {
+            V::SingleQuotedString(s) | V::EscapedStringLiteral(s) => s.clone(),
+            V::Number(n, _) => n.clone(),
+            _ => return Err(bad()),
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) if matches!(v.value, V::Number(..)) => format!("-{}", v.value),
+            _ => return Err(bad()),
+        },
+        Expr::Interval(interval) => {
+            let Expr::Value(v) = interval.value.as_ref() else {
+                return Err(bad());
+            };
+            let V::SingleQuotedString(text) = &v.value else {
+                return Err(bad());
+            };
+            let i = folio_row::parse_interval(text, folio_row::Unit::Second)?;
+            if i.months != 0 || i.days != 0 {
+                return Err(SqlError::new(
+                    "22023",
+                    "invalid interval value for time zone: day not allowed",
+                ));
+            }
+            format!("{}", i.micros as f64 / 3_600_000_000.0)
+        }
+        _ => return Err(bad()),
+    }))
 }

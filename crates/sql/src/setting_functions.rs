@@ -188,6 +188,21 @@ pub fn pg_settings_rows() -> Result<Vec<Vec<Value>>, SqlError> {
     })
 }
 
+/// The running statement's `TimeZone` (its `set_config` calls so far
+/// included): the zone timestamptz values are shown and read in, and
+/// what casts, `date_trunc`, `extract` and `to_char` of a timestamptz
+/// follow. Outside a statement (the server writing rows asks
+/// `Session::time_zone` instead), UTC.
+pub fn time_zone() -> folio_row::TimeZone {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        scoped.as_ref().map_or(folio_row::TimeZone::UTC, |scoped| {
+            let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+            settings.time_zone().clone()
+        })
+    })
+}
+
 /// `current_setting(name)`: what `SHOW name` gives now.
 fn current_setting(name: &str) -> Result<String, SqlError> {
     let name = name.to_lowercase();

@@ -1,7 +1,10 @@
 //! Session settings: `SET`, `SHOW`, `RESET` with PostgreSQL's names and
 //! values for those folio honours. An unknown name is 42704; a value folio
-//! cannot honour (another time zone, date style or encoding) is 0A000,
-//! never silently ignored.
+//! cannot honour (another date style or encoding) is 0A000, never
+//! silently ignored. `TimeZone` is any zone folio-row's `TimeZone::setting`
+//! reads (the bundled IANA database), its value the one owner of "the
+//! session's zone": statements read it from their scope
+//! (`setting_functions::time_zone`), the server from `Session::time_zone`.
 //!
 //! A dotted name (`app.user_id`) is a custom setting, PostgreSQL's
 //! "placeholder": any text, set by whoever names it. Once a session has
@@ -14,6 +17,7 @@
 
 use crate::error::SqlError;
 use folio_db::Isolation;
+use folio_row::TimeZone;
 use std::collections::BTreeMap;
 
 /// The server version clients see: PostgreSQL 15's, whose behaviour folio
@@ -95,6 +99,8 @@ pub struct Settings {
     search_path: Vec<String>,
     /// The custom settings the session named, by lower-case name.
     custom: BTreeMap<String, String>,
+    /// `TimeZone`: how timestamptz values are shown and read.
+    time_zone: TimeZone,
     /// The server's limit on sessions (`folio serve --max-connections`;
     /// [`Settings::set_max_connections`]), which no SET changes.
     max_connections: u32,
@@ -121,6 +127,7 @@ impl Default for Settings {
             statement_timeout_ms: 0,
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
             custom: BTreeMap::new(),
+            time_zone: TimeZone::UTC,
             max_connections: 100,
         }
     }
@@ -282,6 +289,11 @@ impl Settings {
             .then(|| std::time::Duration::from_millis(self.statement_timeout_ms.into()))
     }
 
+    /// `TimeZone`: the zone timestamptz values are shown and read in.
+    pub fn time_zone(&self) -> &TimeZone {
+        &self.time_zone
+    }
+
     /// The server's limit on sessions, which `SHOW max_connections`
     /// reports (set when a session starts, never by SET).
     pub fn set_max_connections(&mut self, max: u32) {
@@ -355,9 +367,12 @@ impl Settings {
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
             "datestyle" if matches!(lower.replace(' ', "").as_str(), "iso" | "iso,mdy") => {}
-            "timezone" if crate::time_zones::is_utc(&lower) => {}
+            "timezone" => {
+                self.time_zone =
+                    TimeZone::setting(value).ok_or_else(|| invalid("TimeZone", value))?;
+            }
             "search_path" => self.search_path = crate::schemas::parse_search_path(value)?,
-            "client_encoding" | "datestyle" | "timezone" => {
+            "client_encoding" | "datestyle" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
             "max_connections" => return Err(cannot_change(name)),
@@ -415,7 +430,8 @@ impl Settings {
             "statement_timeout" => self.statement_timeout_ms = default.statement_timeout_ms,
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "search_path" => self.search_path = default.search_path.clone(),
-            "client_encoding" | "datestyle" | "timezone" => {}
+            "timezone" => self.time_zone = default.time_zone.clone(),
+            "client_encoding" | "datestyle" => {}
             "max_connections" => return Err(cannot_change(name)),
             _ if PRESET.contains(&name) => return Err(cannot_change(name)),
             _ if is_custom(name)? => {
@@ -452,7 +468,7 @@ impl Settings {
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),
-            "timezone" => "UTC".into(),
+            "timezone" => self.time_zone.name().into(),
             "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),
             "server_version_num" => "150000".into(),
@@ -489,8 +505,15 @@ mod tests {
         s.reset("synchronous_commit", &Settings::default()).unwrap();
         assert_eq!(s.show("synchronous_commit", None).unwrap(), "on");
         s.set("application_name", "pgbench").unwrap();
-        s.set("timezone", "UTC").unwrap();
-        assert_eq!(s.set("timezone", "Europe/Paris").unwrap_err().code, "0A000");
+        s.set("timezone", "europe/paris").unwrap();
+        assert_eq!(s.show("timezone", None).unwrap(), "Europe/Paris");
+        let e = s.set("timezone", "PST").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("22023", "invalid value for parameter \"TimeZone\": \"PST\"")
+        );
+        s.reset("timezone", &Settings::default()).unwrap();
+        assert_eq!(s.show("timezone", None).unwrap(), "UTC");
         assert_eq!(s.set("nosuch", "1").unwrap_err().code, "42704");
         assert_eq!(s.show("nosuch", None).unwrap_err().code, "42704");
         s.set("default_transaction_isolation", "SERIALIZABLE")

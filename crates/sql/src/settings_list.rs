@@ -480,6 +480,15 @@ pub const COLUMNS: &[(&str, SqlType)] = &[
     ("pending_restart", SqlType::Bool),
 ];
 
+/// Setting `name` (any case) as PostgreSQL spells it (`TimeZone`), if
+/// listed: the column `SHOW name` returns.
+pub fn spelled(name: &str) -> Option<&'static str> {
+    SETTINGS
+        .iter()
+        .find(|about| about.name.eq_ignore_ascii_case(name))
+        .map(|about| about.name)
+}
+
 /// `SHOW ALL`'s columns.
 pub const SHOW_ALL_COLUMNS: [&str; 3] = ["name", "setting", "description"];
 

@@ -265,7 +265,11 @@ impl FunctionScan {
                 let mut x = start;
                 while (direction > 0 && x <= stop) || (direction < 0 && x >= stop) {
                     push(stamp(x))?;
-                    match step.add_to_timestamp(x) {
+                    let next = match ty {
+                        SqlType::Timestamp => step.add_to_timestamp(x).map_err(SqlError::from),
+                        _ => crate::time_zones::add_in_session(step, x),
+                    };
+                    match next {
                         Ok(next) => x = next,
                         Err(_) => break,
                     }

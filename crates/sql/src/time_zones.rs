@@ -1,14 +1,15 @@
-//! Time zones: the names folio knows and `expr AT TIME ZONE zone` /
-//! `timezone(zone, expr)`.
+//! Time zones in SQL: `expr AT TIME ZONE zone` / `timezone(zone, expr)`,
+//! and the session zone's conversions ([`session_local`],
+//! [`session_utc`]) that casts, `date_trunc`, `extract` and `to_char`
+//! of a timestamptz go through.
 //!
-//! folio has no time zone database: the session's `TimeZone` is UTC (its
-//! only value, `settings.rs` asks [`is_utc`]), and a zone here is a fixed
-//! offset from UTC: a name of UTC ([`is_utc`]), a POSIX-style offset
-//! (`'+05'`, `'-05:30'`, `'UTC+3'`, `'Etc/GMT+3'`: positive is *west* of
-//! Greenwich, as PostgreSQL reads them) or an interval (`INTERVAL
-//! '+05:00'`: positive is east, ISO's sense; 22023 with months or days).
-//! A named zone (`'America/New_York'`) or an abbreviation (`'EST'`) is
-//! 0A000.
+//! The zones themselves (the bundled IANA database, PostgreSQL's
+//! abbreviations, POSIX-style offsets, the rule for gaps and folds) are
+//! folio-row's `TimeZone`. A zone here is what `TimeZone::named` reads
+//! (`'America/New_York'` in any case, `'EST'`, `'+05'`: positive is
+//! *west*, as PostgreSQL reads it) or an interval (`INTERVAL '+05:00'`:
+//! positive is east, ISO's sense; 22023 with months or days); an unknown
+//! name is PostgreSQL's 22023 `time zone "x" not recognized`.
 //!
 //! As PostgreSQL: a `timestamptz` AT TIME ZONE z is the `timestamp` the
 //! wall clock in z shows; a `timestamp` AT TIME ZONE z is the
@@ -18,21 +19,32 @@
 use crate::error::SqlError;
 use crate::functions::Func;
 use crate::scalar::{Columns, Scalar};
-use folio_row::{SqlType, Value};
-
-/// Whether `name` names UTC (any case): what `SET TimeZone` accepts.
-pub fn is_utc(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "utc" | "gmt" | "z" | "zulu" | "ut" | "uct" | "etc/utc" | "etc/gmt" | "etc/uct" | "gmt0"
-    )
-}
+use folio_row::{SqlType, TimeZone, Value};
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
 
-/// The offset east of UTC, in seconds, of zone `zone` (a text or an
-/// interval value).
-fn offset_seconds(zone: &Value) -> Result<i64, SqlError> {
+fn out_of_range() -> SqlError {
+    SqlError::new("22008", "timestamp out of range")
+}
+
+/// The session zone's clock at UTC instant `utc_us` (a timestamptz cast
+/// to a timestamp or a date, truncated or taken apart).
+pub fn session_local(utc_us: i64) -> Result<i64, SqlError> {
+    let zone = crate::setting_functions::time_zone();
+    zone.local_of_utc(utc_us).ok_or_else(out_of_range)
+}
+
+/// The UTC instant at which the session zone's clock shows `local_us`
+/// (a timestamp or a date cast to a timestamptz), by PostgreSQL's rule
+/// for gaps and folds (folio-row's `TimeZone::utc_of_local`).
+pub fn session_utc(local_us: i64) -> Result<i64, SqlError> {
+    let zone = crate::setting_functions::time_zone();
+    zone.utc_of_local(local_us).ok_or_else(out_of_range)
+}
+
+/// The zone `zone` names (a text or an interval value): PostgreSQL's
+/// 22023 for an unknown name, or an interval with months or days.
+fn zone_of(zone: &Value) -> Result<TimeZone, SqlError> {
     match zone {
         Value::Interval(i) => {
             if i.months != 0 || i.days != 0 {
@@ -44,57 +56,17 @@ fn offset_seconds(zone: &Value) -> Result<i64, SqlError> {
                     ),
                 ));
             }
-            Ok(i.micros / MICROS_PER_SECOND)
+            let seconds =
+                i32::try_from(i.micros / MICROS_PER_SECOND).map_err(|_| out_of_range())?;
+            Ok(TimeZone::fixed(seconds))
         }
         other => {
             let name = crate::types::text_output(other).unwrap_or_default();
-            posix_offset(&name)
-                .map(|west| -west)
-                .ok_or_else(|| unsupported_zone(&name))
+            TimeZone::named(&name).ok_or_else(|| {
+                SqlError::new("22023", format!("time zone \"{name}\" not recognized"))
+            })
         }
     }
-}
-
-fn unsupported_zone(name: &str) -> SqlError {
-    SqlError::unsupported(format!(
-        "time zone \"{name}\" (folio has no time zone database: UTC and fixed offsets such as '+05' or INTERVAL '+05:30' only)"
-    ))
-}
-
-/// A POSIX-style zone's offset *west* of UTC in seconds: a UTC name, or
-/// an optional `UTC` / `GMT` / `Etc/GMT` prefix and `[+-]hh[:mm[:ss]]`,
-/// at most 24 hours.
-fn posix_offset(name: &str) -> Option<i64> {
-    if is_utc(name) {
-        return Some(0);
-    }
-    let lower = name.to_ascii_lowercase();
-    let rest = ["etc/gmt", "utc", "gmt"]
-        .iter()
-        .find_map(|p| lower.strip_prefix(p).filter(|r| r.starts_with(['+', '-'])))
-        .unwrap_or(&lower);
-    let (sign, digits) = match rest.as_bytes().first()? {
-        b'+' => (1, &rest[1..]),
-        b'-' => (-1, &rest[1..]),
-        _ => (1, rest),
-    };
-    let mut fields = digits.split(':');
-    let mut seconds = 0i64;
-    for (limit, unit) in [(24, 3600), (59, 60), (59, 1)] {
-        let Some(field) = fields.next() else { break };
-        if field.is_empty() || field.len() > 2 || !field.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let n: i64 = field.parse().ok()?;
-        if n > limit {
-            return None;
-        }
-        seconds += n * unit;
-    }
-    if fields.next().is_some() || seconds > 24 * 3600 {
-        return None;
-    }
-    Some(sign * seconds)
 }
 
 /// `ts AT TIME ZONE zone` (`syntax`) and `timezone(zone, ts)`: the call,
@@ -145,14 +117,13 @@ pub fn result_type(ts: Option<&SqlType>) -> SqlType {
 
 /// The value of `timezone(zone, ts)` (non-NULL arguments).
 pub fn eval(zone: &Value, ts: &Value) -> Result<Value, SqlError> {
-    let offset = offset_seconds(zone)? * MICROS_PER_SECOND;
-    let out_of_range = || SqlError::new("22008", "timestamp out of range");
+    let zone = zone_of(zone)?;
     Ok(match ts {
         Value::Timestamp(local) => {
-            Value::TimestampTz(local.checked_sub(offset).ok_or_else(out_of_range)?)
+            Value::TimestampTz(zone.utc_of_local(*local).ok_or_else(out_of_range)?)
         }
         Value::TimestampTz(utc) => {
-            Value::Timestamp(utc.checked_add(offset).ok_or_else(out_of_range)?)
+            Value::Timestamp(zone.local_of_utc(*utc).ok_or_else(out_of_range)?)
         }
         other => {
             return Err(SqlError::new(
@@ -163,22 +134,23 @@ pub fn eval(zone: &Value, ts: &Value) -> Result<Value, SqlError> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // Proves the POSIX reading of zone names: positive is west.
-    #[test]
-    fn posix_offsets() {
-        assert_eq!(posix_offset("UTC"), Some(0));
-        assert_eq!(posix_offset("+05"), Some(5 * 3600));
-        assert_eq!(posix_offset("5"), Some(5 * 3600));
-        assert_eq!(posix_offset("-05:30"), Some(-(5 * 3600 + 1800)));
-        assert_eq!(posix_offset("UTC-05:30:15"), Some(-(5 * 3600 + 1800 + 15)));
-        assert_eq!(posix_offset("Etc/GMT+3"), Some(3 * 3600));
-        assert_eq!(posix_offset("America/New_York"), None);
-        assert_eq!(posix_offset("EST"), None);
-        assert_eq!(posix_offset("+5:99"), None);
-        assert_eq!(posix_offset(""), None);
+/// `utc + interval` for a timestamptz, as PostgreSQL adds: the months and
+/// days on the session zone's calendar (its clock time kept across a
+/// DST change: `'2024-03-10 00:00' + '1 day'` is the next midnight, 23
+/// hours later in New York), then the time as elapsed microseconds.
+pub fn add_in_session(interval: folio_row::Interval, utc: i64) -> Result<i64, SqlError> {
+    let mut t = utc;
+    if interval.months != 0 || interval.days != 0 {
+        let calendar = folio_row::Interval {
+            micros: 0,
+            ..interval
+        };
+        t = session_utc(calendar.add_to_timestamp(session_local(t)?)?)?;
     }
+    let time = folio_row::Interval {
+        months: 0,
+        days: 0,
+        ..interval
+    };
+    Ok(time.add_to_timestamp(t)?)
 }

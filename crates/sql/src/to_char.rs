@@ -52,9 +52,11 @@ fn name(value: &str, written: &str, fill: bool) -> String {
     }
 }
 
-/// `to_char` of a timestamp (microseconds since 2000-01-01; `zoned`: a
-/// timestamptz, which `TZ` names UTC).
-pub fn format(micros: i64, zoned: bool, template: &str) -> Result<String, SqlError> {
+/// `to_char` of a timestamp (microseconds since 2000-01-01 on the clock
+/// shown; `zone`: a timestamptz's, the session zone's abbreviation and
+/// offset east in seconds at that instant, which `TZ`, `OF`, `TZH` and
+/// `TZM` show).
+pub fn format(micros: i64, zone: Option<(&str, i32)>, template: &str) -> Result<String, SqlError> {
     let days = micros.div_euclid(DAY);
     let in_day = micros.rem_euclid(DAY);
     let (y, m, d) = ymd(days);
@@ -148,19 +150,19 @@ pub fn format(micros: i64, zoned: bool, template: &str) -> Result<String, SqlErr
                     _ => text.to_string(),
                 }
             }
-            "TZ" => match (zoned, Case::of(written)) {
-                (false, _) => String::new(),
-                (true, Case::Lower) => "utc".into(),
-                (true, _) => "UTC".into(),
+            "TZ" => match (zone, Case::of(written)) {
+                (None, _) => String::new(),
+                (Some((abbrev, _)), Case::Lower) => abbrev.to_ascii_lowercase(),
+                (Some((abbrev, _)), _) => abbrev.to_string(),
             },
-            "OF" | "TZH" => match zoned {
-                true => "+00".into(),
-                false => String::new(),
-            },
-            "TZM" => match zoned {
-                true => "00".into(),
-                false => String::new(),
-            },
+            "OF" => zone.map_or(String::new(), |(_, east)| folio_row::offset_text(east)),
+            "TZH" => zone.map_or(String::new(), |(_, east)| {
+                let sign = if east < 0 { '-' } else { '+' };
+                format!("{sign}{:02}", east.unsigned_abs() / 3600)
+            }),
+            "TZM" => zone.map_or(String::new(), |(_, east)| {
+                format!("{:02}", east.unsigned_abs() / 60 % 60)
+            }),
             // FX (exact matching: for parsing) and a lone TH change
             // nothing here.
             _ => String::new(),
@@ -180,7 +182,7 @@ mod tests {
         // 2024-03-05 14:07:09.123456 UTC.
         let micros = crate::datetime::days(2024, 3, 5) * DAY
             + ((14 * 3600 + 7 * 60 + 9) * 1_000_000 + 123_456);
-        let f = |t: &str| format(micros, true, t).unwrap();
+        let f = |t: &str| format(micros, Some(("UTC", 0)), t).unwrap();
         assert_eq!(f("YYYY-MM-DD HH24:MI:SS"), "2024-03-05 14:07:09");
         assert_eq!(f("Month DD, YYYY"), "March     05, 2024");
         assert_eq!(f("FMMonth FMDDth, YYYY"), "March 5th, 2024");

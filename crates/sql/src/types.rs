@@ -316,7 +316,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Tid
             | SqlType::Xid
             | SqlType::Array(_),
-        ) => Value::from_text(ty, &s)?,
+        ) => Value::from_text_in(ty, &s, &crate::setting_functions::time_zone())?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,
@@ -334,9 +334,13 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Int4(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(i64::from(v))),
         (Value::Int8(v), SqlType::Numeric(_)) => Value::Numeric(Numeric::from_i64(v)),
-        // The session's time zone is UTC: the same instant either way.
-        (Value::TimestampTz(v), SqlType::Timestamp) => Value::Timestamp(v),
-        (Value::Timestamp(v), SqlType::TimestampTz) => Value::TimestampTz(v),
+        // The session's clock at the instant, the instant of its clock.
+        (Value::TimestampTz(v), SqlType::Timestamp) => {
+            Value::Timestamp(crate::time_zones::session_local(v)?)
+        }
+        (Value::Timestamp(v), SqlType::TimestampTz) => {
+            Value::TimestampTz(crate::time_zones::session_utc(v)?)
+        }
         (value, _) => value,
     };
     Ok(value.fit(ty)?)
@@ -388,11 +392,15 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Bool(b), SqlType::Int4) => Value::Int4(b.into()),
         (Value::Int4(x), SqlType::Bool) => Value::Bool(x != 0),
-        (Value::Timestamp(t) | Value::TimestampTz(t), SqlType::Date) => {
-            Value::Date(t.div_euclid(86_400_000_000) as i32)
+        (Value::Timestamp(t), SqlType::Date) => Value::Date(t.div_euclid(86_400_000_000) as i32),
+        (Value::TimestampTz(t), SqlType::Date) => {
+            let local = crate::time_zones::session_local(t)?;
+            Value::Date(local.div_euclid(86_400_000_000) as i32)
         }
         (Value::Date(d), SqlType::Timestamp) => Value::Timestamp(i64::from(d) * 86_400_000_000),
-        (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(i64::from(d) * 86_400_000_000),
+        (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(
+            crate::time_zones::session_utc(i64::from(d) * 86_400_000_000)?,
+        ),
         (Value::Array(items), SqlType::Array(element)) => Value::Array(
             items
                 .into_iter()
@@ -563,10 +571,23 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 /// A value in PostgreSQL's text output format (`None` for NULL), with
-/// `DateStyle = ISO` and `TimeZone = UTC`: folio-row's rendering, the one
-/// every output (protocol, COPY, casts to text, messages) goes through.
+/// `DateStyle = ISO` and the running statement's `TimeZone`
+/// (`setting_functions::time_zone`): folio-row's rendering, the one
+/// every output (COPY, casts to text, messages) goes through; the
+/// server, writing rows after the statement, gives the session's zone
+/// to [`text_output_in`].
 pub fn text_output(value: &Value) -> Option<String> {
-    value.to_text()
+    match value {
+        Value::TimestampTz(_) | Value::Array(_) | Value::Record(_) => {
+            value.to_text_in(&crate::setting_functions::time_zone())
+        }
+        _ => value.to_text(),
+    }
+}
+
+/// [`text_output`] with `TimeZone = zone`.
+pub fn text_output_in(value: &Value, zone: &folio_row::TimeZone) -> Option<String> {
+    value.to_text_in(zone)
 }
 
 /// PostgreSQL's float input: a number, `NaN`, `[+-]Infinity` (any case,

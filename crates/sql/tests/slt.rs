@@ -5,7 +5,7 @@
 
 use folio_db::{Database, Options};
 use folio_row::SqlType;
-use folio_sql::{Output, Session, SqlError, text_output};
+use folio_sql::{Output, Session, SqlError, text_output_in};
 use sqllogictest::{DBOutput, DefaultColumnType};
 use std::path::Path;
 use std::sync::Arc;
@@ -24,6 +24,8 @@ impl sqllogictest::DB for Folio {
         if let Some(e) = error {
             return Err(e);
         }
+        // Text as the server writes it: in the session's zone.
+        let zone = self.session.time_zone().clone();
         match outputs.into_iter().last() {
             Some(Output::Rows { columns, rows, .. }) => {
                 let types = columns.iter().map(|c| column_type(c.type_oid)).collect();
@@ -31,7 +33,7 @@ impl sqllogictest::DB for Folio {
                     .iter()
                     .map(|row| {
                         row.iter()
-                            .map(|v| match text_output(v) {
+                            .map(|v| match text_output_in(v, &zone) {
                                 Some(t) if t.is_empty() => "(empty)".to_string(),
                                 Some(t) => t,
                                 None => "NULL".to_string(),

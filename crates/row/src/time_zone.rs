@@ -1,0 +1,402 @@
+//! Time zones: the one owner of folio's time zone database and of the
+//! two questions the rest of the code asks of a zone, "what is the
+//! offset of zone Z at UTC instant t" ([`TimeZone::offset_at`]) and
+//! "which UTC instant is local time L in zone Z"
+//! ([`TimeZone::utc_of_local`]).
+//!
+//! The IANA database comes bundled in the binary (the `jiff` crate with
+//! its `tzdb-bundle-always` feature), so a fresh machine needs no
+//! `/usr/share/zoneinfo`. It lives here, in folio-row, and not in
+//! folio-sql, because timestamptz text is written and read here
+//! (`text.rs`, `datetime_input.rs`), below the SQL layer.
+//!
+//! A name is read as PostgreSQL 15 reads it, in one of two ways:
+//!
+//! - [`TimeZone::setting`]: the value of `SET TimeZone` (and the startup
+//!   packet's): a number of hours east (`-7`, `'+05'`: ISO's sense), an
+//!   IANA name in any case (`'america/new_york'`, shown as the database
+//!   spells it, `America/New_York`), or a POSIX-style offset (`'UTC+3'`:
+//!   positive is *west*). An abbreviation that is no zone of the
+//!   database (`'PST'`) is refused, as PostgreSQL refuses it.
+//! - [`TimeZone::named`]: a zone in `AT TIME ZONE`, `timezone(name, ts)`
+//!   or a timestamptz literal: PostgreSQL's abbreviations first
+//!   ([`ABBREVIATIONS`], fixed offsets: `EST` is always -05, `EDT`
+//!   -04), then the IANA database, then a POSIX-style offset (`'+05'`
+//!   is *west* here, as PostgreSQL reads it).
+//!
+//! PostgreSQL's rule for a local time a transition makes nonexistent or
+//! ambiguous ([`TimeZone::utc_of_local`]): in a gap (spring forward) the
+//! offset from before the transition (`2024-03-10 02:30` New York is
+//! 07:30 UTC, shown as `03:30-04`); in a fold (fall back) the offset from
+//! after it (`2024-11-03 01:30` New York is `01:30-05`).
+
+use std::borrow::Cow;
+
+const MICROS_PER_SECOND: i64 = 1_000_000;
+/// Seconds from 1970-01-01 (jiff's epoch) to 2000-01-01 (folio's).
+const UNIX_TO_FOLIO_SECONDS: i64 = 946_684_800;
+
+/// A time zone: a fixed offset or a zone of the IANA database.
+#[derive(Debug, Clone)]
+pub struct TimeZone {
+    /// The name as `SHOW TimeZone` prints it.
+    name: Cow<'static, str>,
+    rule: Rule,
+}
+
+#[derive(Debug, Clone)]
+enum Rule {
+    /// Seconds east of UTC.
+    Fixed(i32),
+    Database(jiff::tz::TimeZone),
+}
+
+impl PartialEq for TimeZone {
+    fn eq(&self, other: &TimeZone) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for TimeZone {}
+
+/// PostgreSQL's time zone abbreviations (its `Default` set) that folio
+/// knows: the name (upper case), its offset east of UTC in seconds and
+/// whether it is a daylight-saving one. Each is a fixed offset.
+pub const ABBREVIATIONS: [(&str, i32, bool); 64] = [
+    ("ACDT", 37800, true),
+    ("ACST", 34200, false),
+    ("ADT", -10800, true),
+    ("AEDT", 39600, true),
+    ("AEST", 36000, false),
+    ("AKDT", -28800, true),
+    ("AKST", -32400, false),
+    ("ART", -10800, false),
+    ("AST", -14400, false),
+    ("AWST", 28800, false),
+    ("BRT", -10800, false),
+    ("BST", 3600, true),
+    ("CDT", -18000, true),
+    ("CEST", 7200, true),
+    ("CET", 3600, false),
+    ("CETDST", 7200, true),
+    ("CLT", -10800, true),
+    ("CST", -21600, false),
+    ("EAT", 10800, false),
+    ("EDT", -14400, true),
+    ("EEST", 10800, true),
+    ("EET", 7200, false),
+    ("EETDST", 10800, true),
+    ("EST", -18000, false),
+    ("GMT", 0, false),
+    ("HKT", 28800, false),
+    ("HST", -36000, false),
+    ("ICT", 25200, false),
+    ("IDT", 10800, true),
+    ("IST", 7200, false),
+    ("JST", 32400, false),
+    ("KST", 32400, false),
+    ("MDT", -21600, true),
+    ("MEST", 7200, true),
+    ("MESZ", 7200, true),
+    ("MET", 3600, false),
+    ("METDST", 7200, true),
+    ("MEZ", 3600, false),
+    ("MSD", 14400, true),
+    ("MSK", 10800, false),
+    ("MST", -25200, false),
+    ("NDT", -9000, true),
+    ("NST", -12600, false),
+    ("NZDT", 46800, true),
+    ("NZST", 43200, false),
+    ("PDT", -25200, true),
+    ("PHT", 28800, false),
+    ("PKT", 18000, false),
+    ("PST", -28800, false),
+    ("SAST", 7200, false),
+    ("SGT", 28800, false),
+    ("UCT", 0, false),
+    ("UT", 0, false),
+    ("UTC", 0, false),
+    ("WAT", 3600, false),
+    ("WET", 0, false),
+    ("WETDST", 3600, true),
+    ("XJT", 21600, false),
+    ("YAKT", 32400, false),
+    ("YEKT", 18000, false),
+    ("Z", 0, false),
+    ("ZULU", 0, false),
+    ("MUT", 14400, false),
+    ("PET", -18000, false),
+];
+
+/// Whether `name` names UTC itself (any case).
+pub fn is_utc(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "utc" | "gmt" | "z" | "zulu" | "ut" | "uct" | "etc/utc" | "etc/gmt" | "etc/uct" | "gmt0"
+    )
+}
+
+impl TimeZone {
+    /// UTC, folio's default `TimeZone`.
+    pub const UTC: TimeZone = TimeZone {
+        name: Cow::Borrowed("UTC"),
+        rule: Rule::Fixed(0),
+    };
+
+    /// A fixed offset east of UTC (an interval's zone), named as
+    /// PostgreSQL shows one it was SET to (`<+05:30>-05:30`).
+    pub fn fixed(seconds_east: i32) -> TimeZone {
+        let east = offset_text(seconds_east);
+        let west = offset_text(-seconds_east);
+        TimeZone {
+            name: Cow::Owned(format!("<{east}>{west}")),
+            rule: Rule::Fixed(seconds_east),
+        }
+    }
+
+    /// The value of `SET TimeZone` (module doc); `None`: PostgreSQL's
+    /// 22023.
+    pub fn setting(value: &str) -> Option<TimeZone> {
+        let value = value.trim();
+        if let Ok(hours) = value.parse::<f64>() {
+            let seconds = (hours * 3600.0).round();
+            return (seconds.abs() <= 168.0 * 3600.0).then(|| TimeZone::fixed(seconds as i32));
+        }
+        if value.eq_ignore_ascii_case("utc") {
+            return Some(TimeZone::UTC);
+        }
+        if let Some(zone) = database(value) {
+            return Some(zone);
+        }
+        posix_offset(value).map(|west| TimeZone {
+            name: Cow::Owned(value.to_string()),
+            rule: Rule::Fixed(-west as i32),
+        })
+    }
+
+    /// A zone named in `AT TIME ZONE`, `timezone()` or a timestamptz
+    /// literal (module doc); `None`: unknown.
+    pub fn named(name: &str) -> Option<TimeZone> {
+        let upper = name.trim().to_ascii_uppercase();
+        if let Some((abbrev, east, _)) = ABBREVIATIONS.iter().find(|(a, ..)| *a == upper) {
+            return Some(TimeZone {
+                name: Cow::Borrowed(abbrev),
+                rule: Rule::Fixed(*east),
+            });
+        }
+        if let Some(zone) = database(name.trim()) {
+            return Some(zone);
+        }
+        posix_offset(name.trim()).map(|west| TimeZone {
+            name: Cow::Owned(name.to_string()),
+            rule: Rule::Fixed(-west as i32),
+        })
+    }
+
+    /// The name `SHOW TimeZone` prints.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The offset east of UTC, in seconds, at UTC instant `utc_us`
+    /// (microseconds since 2000-01-01). Past the database's range
+    /// (years -9999 to 9999), the offset at its end.
+    pub fn offset_at(&self, utc_us: i64) -> i32 {
+        match &self.rule {
+            Rule::Fixed(east) => *east,
+            Rule::Database(tz) => tz.to_offset(instant(utc_us)).seconds(),
+        }
+    }
+
+    /// The abbreviation in use at `utc_us` (`CEST`; a fixed offset's
+    /// is its offset, `+05`, as PostgreSQL's `to_char(..., 'TZ')`).
+    pub fn abbreviation_at(&self, utc_us: i64) -> String {
+        match &self.rule {
+            Rule::Fixed(0) => "UTC".into(),
+            Rule::Fixed(east) => offset_text(*east),
+            Rule::Database(tz) => {
+                let info = tz.to_offset_info(instant(utc_us));
+                info.abbreviation().to_string()
+            }
+        }
+    }
+
+    /// The UTC instant at which this zone's clock shows `local_us`
+    /// (microseconds since 2000-01-01 on that clock), by PostgreSQL's
+    /// rule for gaps and folds (module doc). `None` past the range of
+    /// timestamps.
+    pub fn utc_of_local(&self, local_us: i64) -> Option<i64> {
+        let east = match &self.rule {
+            Rule::Fixed(east) => *east,
+            Rule::Database(tz) => {
+                let seconds = local_us.div_euclid(MICROS_PER_SECOND);
+                let civil = jiff::tz::Offset::UTC.to_datetime(instant_seconds(seconds));
+                match tz.to_ambiguous_timestamp(civil).offset() {
+                    jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
+                    jiff::tz::AmbiguousOffset::Gap { before, .. } => before.seconds(),
+                    jiff::tz::AmbiguousOffset::Fold { after, .. } => after.seconds(),
+                }
+            }
+        };
+        local_us.checked_sub(i64::from(east) * MICROS_PER_SECOND)
+    }
+
+    /// The local time this zone's clock shows at `utc_us` (`None` past
+    /// the range of timestamps).
+    pub fn local_of_utc(&self, utc_us: i64) -> Option<i64> {
+        utc_us.checked_add(i64::from(self.offset_at(utc_us)) * MICROS_PER_SECOND)
+    }
+}
+
+/// The names of the database's zones, sorted (`pg_timezone_names`).
+pub fn zone_names() -> Vec<String> {
+    let mut names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
+    names.sort();
+    names
+}
+
+/// Zone `name` of the IANA database (any case), named as the database
+/// spells it.
+fn database(name: &str) -> Option<TimeZone> {
+    // A POSIX TZ string is no database name (jiff would read one).
+    if name.is_empty() || name.starts_with(['+', '-']) || name.contains(',') {
+        return None;
+    }
+    let tz = jiff::tz::TimeZone::get(name).ok()?;
+    let spelled = tz.iana_name().unwrap_or(name).to_string();
+    Some(TimeZone {
+        name: Cow::Owned(spelled),
+        rule: Rule::Database(tz),
+    })
+}
+
+fn instant(utc_us: i64) -> jiff::Timestamp {
+    instant_seconds(utc_us.div_euclid(MICROS_PER_SECOND))
+}
+
+/// folio seconds as a jiff timestamp, clamped to jiff's range.
+fn instant_seconds(folio_seconds: i64) -> jiff::Timestamp {
+    let unix = folio_seconds.saturating_add(UNIX_TO_FOLIO_SECONDS).clamp(
+        jiff::Timestamp::MIN.as_second(),
+        jiff::Timestamp::MAX.as_second(),
+    );
+    jiff::Timestamp::from_second(unix).expect("clamped to the range")
+}
+
+/// An offset east as PostgreSQL writes it after a timestamptz: `+02`,
+/// `+05:30`, `-03:30`, `+00:19:32`.
+pub fn offset_text(seconds_east: i32) -> String {
+    let sign = if seconds_east < 0 { '-' } else { '+' };
+    let s = seconds_east.unsigned_abs();
+    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
+    match (m, sec) {
+        (0, 0) => format!("{sign}{h:02}"),
+        (_, 0) => format!("{sign}{h:02}:{m:02}"),
+        _ => format!("{sign}{h:02}:{m:02}:{sec:02}"),
+    }
+}
+
+/// A POSIX-style zone's offset *west* of UTC in seconds: a UTC name, or
+/// an optional `UTC` / `GMT` / `Etc/GMT` prefix and `[+-]hh[:mm[:ss]]`,
+/// at most 24 hours.
+pub fn posix_offset(name: &str) -> Option<i64> {
+    if is_utc(name) {
+        return Some(0);
+    }
+    let lower = name.to_ascii_lowercase();
+    let rest = ["etc/gmt", "utc", "gmt"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p).filter(|r| r.starts_with(['+', '-'])))
+        .unwrap_or(&lower);
+    let (sign, digits) = match rest.as_bytes().first()? {
+        b'+' => (1, &rest[1..]),
+        b'-' => (-1, &rest[1..]),
+        _ => (1, rest),
+    };
+    let mut fields = digits.split(':');
+    let mut seconds = 0i64;
+    for (limit, unit) in [(24, 3600), (59, 60), (59, 1)] {
+        let Some(field) = fields.next() else { break };
+        if field.is_empty() || field.len() > 2 || !field.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: i64 = field.parse().ok()?;
+        if n > limit {
+            return None;
+        }
+        seconds += n * unit;
+    }
+    if fields.next().is_some() || seconds > 24 * 3600 {
+        return None;
+    }
+    Some(sign * seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR_US: i64 = 3600 * MICROS_PER_SECOND;
+
+    /// Microseconds since 2000-01-01 of a UTC date and hour.
+    fn at(y: i64, m: i64, d: i64, h: i64, min: i64) -> i64 {
+        crate::calendar::day_number(y, m, d) * 86_400 * MICROS_PER_SECOND
+            + h * HOUR_US
+            + min * 60 * MICROS_PER_SECOND
+    }
+
+    // Proves the POSIX reading of zone names: positive is west.
+    #[test]
+    fn posix_offsets() {
+        assert_eq!(posix_offset("UTC"), Some(0));
+        assert_eq!(posix_offset("+05"), Some(5 * 3600));
+        assert_eq!(posix_offset("5"), Some(5 * 3600));
+        assert_eq!(posix_offset("-05:30"), Some(-(5 * 3600 + 1800)));
+        assert_eq!(posix_offset("UTC-05:30:15"), Some(-(5 * 3600 + 1800 + 15)));
+        assert_eq!(posix_offset("Etc/GMT+3"), Some(3 * 3600));
+        assert_eq!(posix_offset("America/New_York"), None);
+        assert_eq!(posix_offset("EST"), None);
+        assert_eq!(posix_offset("+5:99"), None);
+        assert_eq!(posix_offset(""), None);
+    }
+
+    // Proves the database's offsets and PostgreSQL 15's rule for local
+    // times in a gap (the offset before) and a fold (the offset after),
+    // as PostgreSQL answered them for America/New_York in 2024.
+    #[test]
+    fn new_york_transitions() {
+        let ny = TimeZone::setting("america/new_york").unwrap();
+        assert_eq!(ny.name(), "America/New_York");
+        assert_eq!(ny.offset_at(at(2024, 7, 1, 12, 0)), -4 * 3600);
+        assert_eq!(ny.offset_at(at(2024, 1, 1, 12, 0)), -5 * 3600);
+        // 02:30 on 2024-03-10 does not exist: read as EST.
+        assert_eq!(
+            ny.utc_of_local(at(2024, 3, 10, 2, 30)),
+            Some(at(2024, 3, 10, 7, 30))
+        );
+        // 01:30 on 2024-11-03 happens twice: the second (EST).
+        assert_eq!(
+            ny.utc_of_local(at(2024, 11, 3, 1, 30)),
+            Some(at(2024, 11, 3, 6, 30))
+        );
+        assert_eq!(ny.abbreviation_at(at(2024, 7, 1, 12, 0)), "EDT");
+    }
+
+    // Proves how names are read: SET's numbers are hours east, AT TIME
+    // ZONE's abbreviations come first, unknown names are refused.
+    #[test]
+    fn names() {
+        assert_eq!(TimeZone::setting("+05").unwrap().name(), "<+05>-05");
+        assert_eq!(TimeZone::setting("-7").unwrap().offset_at(0), -7 * 3600);
+        assert_eq!(TimeZone::setting("UTC").unwrap(), TimeZone::UTC);
+        assert!(TimeZone::setting("PST").is_none());
+        assert!(TimeZone::setting("nope").is_none());
+        assert_eq!(TimeZone::named("pst").unwrap().offset_at(0), -8 * 3600);
+        assert_eq!(TimeZone::named("+05").unwrap().offset_at(0), -5 * 3600);
+        assert!(TimeZone::named("nope").is_none());
+        assert_eq!(offset_text(19800), "+05:30");
+        assert_eq!(offset_text(-12600), "-03:30");
+        assert_eq!(offset_text(1172), "+00:19:32");
+    }
+}

@@ -3,9 +3,7 @@
 //! (the slt files cannot send COPY data). Expected values and SQLSTATEs
 //! are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -17,9 +15,7 @@ use common::{fails, ok, rows};
 // folio's deparse does not.)
 #[test]
 fn generated_columns_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,
@@ -68,8 +64,7 @@ fn generated_columns_survive_a_reopen() {
 // out too, as PostgreSQL 15's COPY.
 #[test]
 fn copy_computes_generated_columns() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(
         &mut s,
@@ -98,9 +93,7 @@ fn copy_computes_generated_columns() {
 // index's; a dropped column's and a dropped table's are gone.
 #[test]
 fn comments_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,
@@ -155,9 +148,7 @@ fn comments_survive_a_reopen() {
 // it runs the checks there (23503, nothing kept), as PostgreSQL.
 #[test]
 fn deferrable_keys_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table p (id int primary key)");
     ok(&mut s, "create table c (a int, b int, d int)");
@@ -206,8 +197,7 @@ fn deferrable_keys_survive_a_reopen() {
 // one fails the COMMIT with 23503), as PostgreSQL 15's.
 #[test]
 fn copy_in_a_block_defers_deferred_keys() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table p (id int primary key)");
     ok(

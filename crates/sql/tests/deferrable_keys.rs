@@ -4,7 +4,7 @@
 //! and the constraint's mode survives a restart. Expected messages and
 //! SQLSTATEs are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
+use folio_db::Database;
 use folio_sql::Session;
 use folio_txn::WaitEvent;
 use std::sync::Arc;
@@ -14,8 +14,7 @@ mod common;
 use common::{fails, ok, reopen, rows};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (dir, _, db) = common::fresh();
     (dir, db)
 }
 
@@ -128,9 +127,7 @@ fn a_statement_waits_for_a_running_writer_of_its_key() {
 // catalog shows it, and it still defers.
 #[test]
 fn a_deferrable_key_survives_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,

@@ -5,9 +5,7 @@
 mod common;
 
 use common::{code, ok, rows};
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 // Proves a domain (its CHECK, NOT NULL and DEFAULT), a CHECK added by
 // ALTER DOMAIN and a table's column of it survive closing and reopening
@@ -16,9 +14,7 @@ use std::sync::Arc;
 // restart still sees the column.
 #[test]
 fn domains_survive_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,

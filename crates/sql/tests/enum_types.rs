@@ -6,9 +6,7 @@
 mod common;
 
 use common::{code, ok, rows};
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 // Proves an enum type, labels added BEFORE/AFTER others, a renamed
 // label, and rows and an index of the type survive closing and reopening
@@ -17,9 +15,7 @@ use std::sync::Arc;
 // nothing; and that DROP TYPE after the restart still sees the column.
 #[test]
 fn enum_types_survive_restart_in_declared_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create type mood as enum ('sad', 'ok', 'happy')");
     ok(&mut s, "create table t (id int primary key, m mood)");

@@ -4,7 +4,7 @@
 //! lock back, cancels, deadlocks and sessions that end. Expected messages
 //! and SQLSTATEs are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
+use folio_db::Database;
 use folio_sql::Session;
 use folio_txn::AdvisoryKey;
 use std::sync::Arc;
@@ -14,8 +14,7 @@ mod common;
 use common::{fails, ok, rows};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (dir, _, db) = common::fresh();
     (dir, db)
 }
 

@@ -39,9 +39,7 @@ fn setup(s: &mut Session) {
 // database it reads, refuses changes and refreshes as before.
 #[test]
 fn materialized_views_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     setup(&mut s);
     ok(
@@ -84,8 +82,7 @@ fn materialized_views_survive_a_reopen() {
 // without data) leaves them.
 #[test]
 fn other_sessions_read_the_old_rows_until_the_refresh_commits() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     setup(&mut a);

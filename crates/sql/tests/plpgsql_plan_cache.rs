@@ -3,7 +3,7 @@
 //! and CREATE OR REPLACE reaching a session that kept the plans).
 //! Expected values are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
+use folio_db::Database;
 use folio_sql::Session;
 use std::sync::Arc;
 
@@ -11,8 +11,7 @@ mod common;
 use common::{code, ok, rows};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (dir, _, db) = common::fresh();
     (dir, db)
 }
 

@@ -2,9 +2,7 @@
 //! slt file cannot show (notices, a reopen). Expected values are
 //! PostgreSQL 15's.
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{ok, rows};
@@ -17,8 +15,7 @@ fn notices(s: &mut Session) -> Vec<String> {
 // order, and that a body calling per row sees them between its own.
 #[test]
 fn notices_of_per_row_calls_in_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table t (id int)");
     ok(&mut s, "insert into t values (1), (2)");
@@ -55,9 +52,7 @@ fn notices_of_per_row_calls_in_order() {
 // calling it per row after the database is closed and reopened.
 #[test]
 fn views_and_defaults_calling_one_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create sequence s");
     ok(

@@ -3,9 +3,7 @@
 //! by a rolled-back block. Enforcement as another role: `slt/roles.slt`
 //! (through SET ROLE) and folio-server `tests/roles.rs` (over the wire).
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -15,9 +13,7 @@ use common::{fails, ok, rows};
 // created role is refused (42501) and allowed as before the restart.
 #[test]
 fn roles_and_grants_survive_a_restart_and_ignore_rollback() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     {
         let mut s = Session::new(db.clone());
         ok(&mut s, "create role app login password 'pencil' createdb");

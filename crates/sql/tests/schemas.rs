@@ -6,9 +6,7 @@
 mod common;
 
 use common::{fails, ok, reopen, rows};
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 // Proves schemas, qualified tables (with their index, serial sequence,
 // view) and a table of the same name in public survive a reopen, with
@@ -17,9 +15,7 @@ use std::sync::Arc;
 // the restart finds everything that was in it.
 #[test]
 fn schemas_and_their_relations_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create schema app");
     ok(
@@ -94,8 +90,7 @@ fn schemas_and_their_relations_survive_a_reopen() {
 // second session, whose path is its own, is not affected.
 #[test]
 fn a_kept_plan_follows_the_search_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create schema app");
     ok(&mut s, "create table t (v text)");

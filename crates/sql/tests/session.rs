@@ -482,8 +482,7 @@ fn copy_from_stdin_and_vacuum() {
 // REPEATABLE READ's 40001.
 #[test]
 fn pgbench_run_statements() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,
@@ -940,9 +939,7 @@ fn set_in_a_block_is_undone_by_its_rollback() {
 #[test]
 fn role_passwords_are_scram_verifiers() {
     use folio_sql::roles::{self, Verifier};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     assert_eq!(roles::password(&db, "postgres").unwrap(), None);
     ok(&mut s, "alter user postgres with password 'pencil'");
@@ -1050,8 +1047,7 @@ fn copy_fills_defaults_and_checks_constraints() {
 // it rolls back.
 #[test]
 fn foreign_keys_and_a_concurrent_parent_delete() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     let mut other = Session::new(db.clone());
     ok(&mut s, "create table p (id int primary key)");
@@ -1109,8 +1105,7 @@ fn foreign_keys_and_a_concurrent_parent_delete() {
 // insert: pgbench's TPC-B with foreign keys, two clients on one branch.
 #[test]
 fn referencing_insert_after_updating_the_parent_under_contention() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table b (bid int primary key, bal int)");
     ok(&mut s, "create table h (bid int references b, delta int)");
@@ -1140,8 +1135,7 @@ fn referencing_insert_after_updating_the_parent_under_contention() {
 // the values are shared.
 #[test]
 fn sequences_in_copy_and_across_sessions() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table c (id serial, v text)");
     ok(&mut s, "copy c (v) from stdin");
@@ -1172,8 +1166,7 @@ fn sequences_in_copy_and_across_sessions() {
 // skipped at every level.
 #[test]
 fn on_conflict_do_nothing_meets_a_key_the_snapshot_cannot_see() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     let mut other = Session::new(db);
     ok(&mut s, "create table u (k int primary key, v int)");
@@ -1769,8 +1762,7 @@ fn clause_errors_point_at_the_expression() {
 // and that SET LOCAL's timeout ends with its block.
 #[test]
 fn statement_timeout_cancels_long_statements_and_lock_waits() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     let mut other = Session::new(db.clone());
     let long = "select count(*) from generate_series(1, 2000000000)";
@@ -1811,8 +1803,7 @@ fn statement_timeout_cancels_long_statements_and_lock_waits() {
 // other transaction's commit or started after it.
 #[test]
 fn update_from_rechecks_a_concurrently_updated_row() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     let mut other = Session::new(db.clone());
     ok(&mut s, "create table t (id int primary key, v int)");
@@ -1865,9 +1856,7 @@ fn update_from_rechecks_a_concurrently_updated_row() {
 // from the catalog's text).
 #[test]
 fn expression_and_partial_indexes_survive_reopening() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,

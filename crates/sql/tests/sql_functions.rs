@@ -2,9 +2,7 @@
 //! sessions: what the slt file cannot show. Expected values are
 //! PostgreSQL 15's.
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -14,9 +12,7 @@ use common::{fails, ok, rows};
 // it is called, listed in pg_proc and dropped as before.
 #[test]
 fn functions_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table t (id int, name text)");
     ok(&mut s, "insert into t values (1, 'one'), (2, 'two')");
@@ -61,9 +57,7 @@ fn functions_survive_a_reopen() {
 // change the columns (42P13, PostgreSQL's message).
 #[test]
 fn set_returning_functions_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table t (id int, name text)");
     ok(&mut s, "insert into t values (1, 'one'), (2, 'two')");
@@ -108,8 +102,7 @@ fn set_returning_functions_survive_a_reopen() {
 // REPLACE committed by another.
 #[test]
 fn other_sessions_see_committed_definitions() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     ok(&mut a, "begin");

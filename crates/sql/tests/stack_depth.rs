@@ -3,9 +3,7 @@
 //! views of views or a long operator chain overflowed the stack, which
 //! aborts the whole process (`folio serve` with every session).
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -28,8 +26,7 @@ fn on_thread(f: impl FnOnce() + Send + 'static) {
 #[test]
 fn deep_views_fail_with_54001_and_the_session_goes_on() {
     on_thread(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+        let (_dir, _, db) = common::fresh();
         let mut s = Session::new(db);
         ok(&mut s, "create view v0 as select 1 as a");
         let mut made = 0usize;
@@ -73,8 +70,7 @@ fn deep_views_fail_with_54001_and_the_session_goes_on() {
 #[test]
 fn long_operator_chains_fail_with_54001() {
     on_thread(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+        let (_dir, _, db) = common::fresh();
         let mut s = Session::new(db);
         let sum = |n: usize| format!("select 1{}", " + 1".repeat(n));
         assert_eq!(rows(&mut s, &sum(50)), ["51"]);

@@ -4,9 +4,7 @@
 //! same reads against PostgreSQL; the deadlock count is checked in
 //! `tests/locks.rs`.)
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -20,8 +18,7 @@ const COUNTS: &str = "select xact_commit, xact_rollback, tup_inserted, tup_updat
 // again and stamps stats_reset.
 #[test]
 fn transactions_and_rows_are_counted_until_a_reset() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     assert_eq!(

@@ -5,7 +5,7 @@
 //! stamps `last_autovacuum`. (`tests/slt/stat_tables.slt` checks the
 //! counts against PostgreSQL's in one session.)
 
-use folio_db::{Database, Options};
+use folio_db::Database;
 use folio_sql::Session;
 use std::sync::Arc;
 
@@ -13,8 +13,7 @@ mod common;
 use common::{ok, rows};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (dir, _, db) = common::fresh();
     (dir, db)
 }
 

@@ -51,8 +51,7 @@ const TEMP_CLASSES: &str = "select c.relname, n.nspname from pg_class c \
 // namespace with only the own one visible.
 #[test]
 fn each_session_sees_only_its_own_temporary_tables() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     ok(&mut a, "create table t (x int primary key)");
@@ -121,8 +120,7 @@ fn each_session_sees_only_its_own_temporary_tables() {
 // the next session that needs one, empty.
 #[test]
 fn temporary_tables_are_dropped_when_their_session_ends() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     ok(&mut a, "create table kept (x int)");
     ok(

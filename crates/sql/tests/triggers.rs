@@ -1,9 +1,7 @@
 //! Row triggers (`triggers.rs`) across a reopen: what the slt file
 //! cannot show. Expected values are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -13,9 +11,7 @@ use common::{fails, ok, rows};
 // and a dropped one no longer fires.
 #[test]
 fn triggers_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table t (id int, note text)");
     ok(
@@ -49,9 +45,7 @@ fn triggers_survive_a_reopen() {
 // trigger's transition table names are kept.
 #[test]
 fn enabled_state_survives_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table t (id int, note text)");
     ok(
@@ -97,8 +91,7 @@ fn enabled_state_survives_a_reopen() {
 // slt files compare messages only).
 #[test]
 fn trigger_statement_sqlstates() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table t (id int)");
     ok(&mut s, "create view v as select * from t");
@@ -182,8 +175,7 @@ fn trigger_statement_sqlstates() {
 // AFTER ROW triggers in row order and AFTER STATEMENT last.
 #[test]
 fn copy_from_fires_insert_triggers() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table c (id int primary key, v text)");
     ok(&mut s, "create table clog (n serial, what text)");

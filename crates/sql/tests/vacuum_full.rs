@@ -65,8 +65,7 @@ fn verified(db: &Database) {
 // VACUUM FULL's old storage does; the table verifies throughout.
 #[test]
 fn a_rolled_back_rewrite_keeps_the_old_table_and_frees_the_new_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db.clone());
     setup(&mut s);
     let before = contents(&mut s);
@@ -118,8 +117,7 @@ fn a_rolled_back_rewrite_keeps_the_old_table_and_frees_the_new_pages() {
 // old storage comes back once it ended.
 #[test]
 fn an_older_snapshot_reads_the_old_storage_until_it_ends() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     setup(&mut a);
@@ -153,9 +151,7 @@ fn an_older_snapshot_reads_the_old_storage_until_it_ends() {
 // its clustered index is remembered.
 #[test]
 fn a_rewritten_table_survives_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     setup(&mut s);
     let before = contents(&mut s);
@@ -214,8 +210,7 @@ fn a_crash_keeps_the_committed_rewrite_and_not_the_running_one() {
 // the old storage comes back once the older transaction ended.
 #[test]
 fn truncate_gives_new_storage_and_older_snapshots_keep_the_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut a = Session::new(db.clone());
     let mut b = Session::new(db.clone());
     setup(&mut a);

@@ -1,6 +1,6 @@
 //! What the session tests between several sessions share: running a
 //! statement that must succeed or fail, a query's rows as text, and
-//! closing and opening a database again.
+//! making, closing and opening a database.
 
 #![allow(dead_code)]
 
@@ -8,6 +8,15 @@ use folio_db::{Database, Options};
 use folio_row::Value;
 use folio_sql::{Output, Session, SqlError, text_output};
 use std::sync::Arc;
+
+/// A new database in a temporary directory: the directory (the database
+/// lives while it does), the database's path and the database.
+pub fn fresh() -> (tempfile::TempDir, std::path::PathBuf, Arc<Database>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    (dir, path, db)
+}
 
 /// Closes `db` (every session on it dropped) and opens the database at
 /// `path` again: what a restart keeps.

@@ -32,7 +32,7 @@ pub fn selectivity(stats: &TableStats, conjunct: &Scalar) -> f64 {
     let known = |v: &Scalar| match v.through_string_cast() {
         Scalar::Const(v) => Some(Some(v.clone())),
         Scalar::Param(_) | Scalar::Outer(..) => Some(None),
-        Scalar::Typed(inner, _) if matches!(inner.as_ref(), Scalar::Param(_)) => Some(None),
+        v if v.parameter_type().is_some() => Some(None),
         _ => None,
     };
     let s = match conjunct {

@@ -591,8 +591,8 @@ fn yields_order(
 /// The conjunct as an index condition, if it is one: a key operand (a
 /// column, or an index's expression: [`Keyed::operand`]) compared with a
 /// constant that is an exact value of the operand's type, with a
-/// parameter (typed by the operand when bound), or with an outer value of
-/// its type.
+/// parameter of its type (typed by the operand when bound, or cast to it:
+/// [`Scalar::parameter_type`]), or with an outer value of its type.
 fn sarg(keyed: &Keyed, conjunct: &Scalar) -> Option<Sarg> {
     let value = |c: usize, v: &Scalar| -> Option<Scalar> {
         let ty = keyed.types[c];
@@ -603,9 +603,7 @@ fn sarg(keyed: &Keyed, conjunct: &Scalar) -> Option<Sarg> {
                 (compare(&fitted, v).ok()? == Some(Ordering::Equal))
                     .then_some(Scalar::Const(fitted))
             }
-            Scalar::Typed(inner, t) if matches!(inner.as_ref(), Scalar::Param(_)) && *t == ty => {
-                Some(v.clone())
-            }
+            v if v.parameter_type() == Some(ty) => Some(v.clone()),
             // A correlated subquery's outer value of the column's type.
             Scalar::Outer(_, t) if *t == ty => Some(v.clone()),
             _ => None,

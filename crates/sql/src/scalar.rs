@@ -1480,6 +1480,21 @@ fn typed_pair(
 }
 
 impl Scalar {
+    /// The type of a parameter's value as the expression gives it: a
+    /// `$n` typed where it stands (`Typed`) or cast (`CAST($n AS t)`, as
+    /// PL/pgSQL passes its variables). Such an operand is a value fixed
+    /// for one execution, which an index condition may compare with.
+    pub fn parameter_type(&self) -> Option<SqlType> {
+        match self {
+            Scalar::Typed(inner, t) | Scalar::Cast(inner, t)
+                if matches!(inner.as_ref(), Scalar::Param(_)) =>
+            {
+                Some(*t)
+            }
+            _ => None,
+        }
+    }
+
     /// Where the planner reads a constant: a string constant cast to a
     /// string type (`'x'::text`, kept a cast for its type) is its
     /// constant; anything else is itself.

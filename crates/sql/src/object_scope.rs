@@ -3,12 +3,21 @@
 //! the binder and row changes (`user_types.rs`, `extensions.rs`, `sql_functions.rs`). A
 //! session keeps the lists and the catalog hands them back while they are
 //! current (folio-catalog `object_lists.rs`), so a statement reads no
-//! catalog row for them.
+//! catalog row for them. A statement run inside another (a PL/pgSQL
+//! body's, once per call) starts from the enclosing statement's lists
+//! ([`current`]), which stay current unless the transaction changed the
+//! catalog.
 
 use crate::error::SqlError;
 use folio_catalog::ObjectLists;
 use folio_db::{Database, Transaction};
+use std::cell::RefCell;
 use std::sync::Arc;
+
+thread_local! {
+    /// The lists of the innermost scope entered on this thread.
+    static CURRENT: RefCell<Option<Arc<ObjectLists>>> = const { RefCell::new(None) };
+}
 
 /// The lists of one statement, in scope until dropped.
 pub struct Scope {
@@ -16,6 +25,23 @@ pub struct Scope {
     _extensions: crate::extensions::Scope,
     _functions: crate::sql_functions::Scope,
     _triggers: crate::triggers::Scope,
+    _current: Current,
+}
+
+/// Puts the enclosing scope's lists back as [`current`] when dropped.
+struct Current(Option<Arc<ObjectLists>>);
+
+impl Drop for Current {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+/// The lists of the innermost statement in scope on this thread, if any:
+/// where a statement run inside it starts ([`enter`]'s `kept`).
+pub fn current() -> Option<Arc<ObjectLists>> {
+    CURRENT.with(|c| c.borrow().clone())
 }
 
 /// Puts the lists `txn` sees in scope, using the session's `kept` lists
@@ -31,6 +57,7 @@ pub fn enter(
         _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
         _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
         _triggers: crate::triggers::Scope::enter(lists.triggers.clone()),
+        _current: Current(CURRENT.with(|c| c.replace(Some(lists.clone())))),
     };
     *kept = Some(lists);
     Ok(scope)

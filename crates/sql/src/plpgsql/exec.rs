@@ -112,7 +112,8 @@ pub struct Runner<'a, 'c> {
     /// The errors being handled, innermost last (`RAISE;`).
     handling: Vec<SqlError>,
     /// The object lists the statements see (refreshed per statement, so
-    /// a type created by one is seen by the next).
+    /// a type created by one is seen by the next), first the calling
+    /// statement's.
     kept: Option<Arc<ObjectLists>>,
     savepoints: u64,
     /// A set-returning function's rows so far (`set_returning.rs`).
@@ -148,7 +149,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             vars: Vec::new(),
             row_count: 0,
             handling: Vec::new(),
-            kept: None,
+            kept: crate::object_scope::current(),
             savepoints: 0,
             set: None,
             read_only: false,

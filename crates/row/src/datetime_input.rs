@@ -16,7 +16,8 @@
 //!   system's clock; the day is the session zone's).
 //!
 //! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
-//! 22008, each with PostgreSQL's message.
+//! 22008, an unknown zone name with a `/` (`Foo/Bar`) 22023, each with
+//! PostgreSQL's message.
 
 use crate::calendar::{self, EPOCH_DAYS};
 use crate::error::RowError;
@@ -152,7 +153,7 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
     }
     let zone = match zone_offset(zone) {
         Some(east) => TimeZone::fixed(east as i32),
-        None => TimeZone::named(zone).ok_or_else(bad)?,
+        None => TimeZone::named(zone).ok_or_else(|| unknown_zone(zone).unwrap_or_else(bad))?,
     };
     if !zoned {
         return Ok((days, micros));
@@ -163,6 +164,16 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
         .ok_or_else(range)?;
     let utc = zone.utc_of_local(local).ok_or_else(range)?;
     Ok((days, utc - days * USECS_PER_DAY))
+}
+
+/// The error for zone `zone` that no zone has, when PostgreSQL reads it
+/// as a zone name: a word with a `/` (`Foo/Bar`) is 22023 `time zone
+/// "foo/bar" not recognized`; another (`Nowhere`) is no zone at all, and
+/// the text's syntax error (`None`).
+fn unknown_zone(zone: &str) -> Option<RowError> {
+    let starts_alphabetic = zone.starts_with(|c: char| c.is_ascii_alphabetic());
+    (starts_alphabetic && zone.contains('/'))
+        .then(|| RowError::UnknownTimeZone(zone.to_ascii_lowercase()))
 }
 
 /// `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`.

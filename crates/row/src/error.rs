@@ -54,6 +54,11 @@ pub enum RowError {
     /// Text that is not a date or time (PostgreSQL's 22007).
     #[error("invalid input syntax for type {type_name}: \"{text}\"")]
     InvalidDateTime { type_name: String, text: String },
+    /// A zone name in date/time text that no zone has (`Foo/Bar`:
+    /// PostgreSQL's 22023; its text lower case, as PostgreSQL reads
+    /// date/time text).
+    #[error("time zone \"{0}\" not recognized")]
+    UnknownTimeZone(String),
     /// A date or time with a field out of range (2023-02-30).
     #[error("date/time field value out of range: \"{0}\"")]
     DateTimeOutOfRange(String),
@@ -120,6 +125,7 @@ impl RowError {
             RowError::IntervalFieldOutOfRange(_) => "22015",
             RowError::DivisionByZero => "22012",
             RowError::InvalidDateTime { .. } => "22007",
+            RowError::UnknownTimeZone(_) => "22023",
             RowError::Corrupt(_) => "XX001",
             RowError::Unsupported(_) => "0A000",
         }

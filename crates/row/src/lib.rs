@@ -43,6 +43,6 @@ pub use row_format::{
     decode_stored, decode_stored_columns, encode_row, encode_stored, value_from_payload,
     value_payload,
 };
-pub use time_zone::{ABBREVIATIONS, TimeZone, is_utc, offset_text, posix_offset, zone_names};
+pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
 pub use types::SqlType;
 pub use value::Value;

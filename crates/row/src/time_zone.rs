@@ -222,6 +222,15 @@ impl TimeZone {
         }
     }
 
+    /// Whether daylight-saving time is in force at `utc_us` (never in a
+    /// fixed offset).
+    pub fn is_dst_at(&self, utc_us: i64) -> bool {
+        match &self.rule {
+            Rule::Fixed(_) => false,
+            Rule::Database(tz) => tz.to_offset_info(instant(utc_us)).dst().is_dst(),
+        }
+    }
+
     /// The UTC instant at which this zone's clock shows `local_us`
     /// (microseconds since 2000-01-01 on that clock), by PostgreSQL's
     /// rule for gaps and folds (module doc). `None` past the range of
@@ -249,11 +258,11 @@ impl TimeZone {
     }
 }
 
-/// The names of the database's zones, sorted (`pg_timezone_names`).
-pub fn zone_names() -> Vec<String> {
+/// The database's zones, sorted by name (`pg_timezone_names`).
+pub fn database_zones() -> Vec<TimeZone> {
     let mut names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
     names.sort();
-    names
+    names.iter().filter_map(|name| database(name)).collect()
 }
 
 /// Zone `name` of the IANA database (any case), named as the database
@@ -381,6 +390,8 @@ mod tests {
             Some(at(2024, 11, 3, 6, 30))
         );
         assert_eq!(ny.abbreviation_at(at(2024, 7, 1, 12, 0)), "EDT");
+        assert!(ny.is_dst_at(at(2024, 7, 1, 12, 0)));
+        assert!(!ny.is_dst_at(at(2024, 1, 1, 12, 0)));
     }
 
     // Proves how names are read: SET's numbers are hours east, AT TIME
@@ -395,6 +406,9 @@ mod tests {
         assert_eq!(TimeZone::named("pst").unwrap().offset_at(0), -8 * 3600);
         assert_eq!(TimeZone::named("+05").unwrap().offset_at(0), -5 * 3600);
         assert!(TimeZone::named("nope").is_none());
+        let zones = database_zones();
+        assert!(zones.windows(2).all(|w| w[0].name() < w[1].name()));
+        assert!(zones.iter().any(|z| z.name() == "Asia/Tokyo"));
         assert_eq!(offset_text(19800), "+05:30");
         assert_eq!(offset_text(-12600), "-03:30");
         assert_eq!(offset_text(1172), "+00:19:32");

@@ -297,7 +297,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             {
                 Parsed::SetConstraints(set_constraints(&plain(&spanned[2..]))?)
             }
-            Some(Keyword::RESET) => Parsed::Reset(setting_name(&plain(&spanned[1..]))?),
+            Some(Keyword::RESET) => Parsed::Reset(reset_name(&plain(&spanned[1..]))?),
             // `SHOW app.user_id`: sqlparser reads a name's parts as words
             // without their dots, so a dotted one is read here.
             Some(Keyword::SHOW) if spanned.get(2).map(|t| &t.token) == Some(&Token::Period) => {
@@ -552,6 +552,17 @@ fn setting_name(tokens: &[Token]) -> Result<String, SqlError> {
     let name = c.setting_name()?;
     c.end()?;
     Ok(name)
+}
+
+/// The setting `RESET` names: `TIME ZONE` is `timezone` (SQL's
+/// spelling, as in `SET TIME ZONE`), else a setting's name.
+fn reset_name(tokens: &[Token]) -> Result<String, SqlError> {
+    if keyword_at(tokens, 0) == Some(Keyword::TIME) && keyword_at(tokens, 1) == Some(Keyword::ZONE)
+    {
+        Cursor { tokens, at: 2 }.end()?;
+        return Ok("timezone".into());
+    }
+    setting_name(tokens)
 }
 
 /// `[CONCURRENTLY] name [WITH [NO] DATA]` after `REFRESH MATERIALIZED

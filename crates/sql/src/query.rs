@@ -1789,7 +1789,7 @@ fn name_subquery_items(items: &mut [SelectItem]) {
 
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
-/// `exists`, `array`, a cast's operand's name or else its type's, a
+/// `exists`, `array`, `timezone` (`AT TIME ZONE`), a cast's operand's name or else its type's, a
 /// subscript's array's name, `?column?`.
 fn column_name(expr: &Expr) -> String {
     const UNNAMED: &str = "?column?";
@@ -1803,6 +1803,8 @@ fn column_name(expr: &Expr) -> String {
             .map(|p| p.to_string().to_lowercase())
             .unwrap_or_default(),
         Expr::Extract { .. } => "extract".into(),
+        // `ts AT TIME ZONE z`: PostgreSQL's call of `timezone(z, ts)`.
+        Expr::AtTimeZone { .. } => "timezone".into(),
         Expr::Case { .. } => "case".into(),
         Expr::Nested(inner) => column_name(inner),
         Expr::Value(v) => match &v.value {

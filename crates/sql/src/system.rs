@@ -112,12 +112,17 @@ pub enum SystemRelation {
     StatDatabase,
     /// `pg_settings`: the session's settings (`settings_list.rs`).
     Settings,
+    /// `pg_timezone_names`: the zones of the time zone database as they
+    /// are now (`time_zone_views.rs`).
+    TimezoneNames,
+    /// `pg_timezone_abbrevs`: the abbreviations folio takes.
+    TimezoneAbbrevs,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 47] = [
+const ALL: [SystemRelation; 49] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -165,6 +170,8 @@ const ALL: [SystemRelation; 47] = [
     SystemRelation::StatIndexes(Listed::Sys),
     SystemRelation::StatDatabase,
     SystemRelation::Settings,
+    SystemRelation::TimezoneNames,
+    SystemRelation::TimezoneAbbrevs,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -314,6 +321,8 @@ impl SystemRelation {
             SystemRelation::StatIndexes(Listed::Sys) => "pg_stat_sys_indexes",
             SystemRelation::StatDatabase => "pg_stat_database",
             SystemRelation::Settings => "pg_settings",
+            SystemRelation::TimezoneNames => "pg_timezone_names",
+            SystemRelation::TimezoneAbbrevs => "pg_timezone_abbrevs",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -366,6 +375,8 @@ impl SystemRelation {
             SystemRelation::StatIndexes(listed) => (12045 + listed as i64, true),
             SystemRelation::StatDatabase => (12266, true),
             SystemRelation::Settings => (12104, true),
+            SystemRelation::TimezoneNames => (12126, true),
+            SystemRelation::TimezoneAbbrevs => (12122, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -377,6 +388,8 @@ impl SystemRelation {
             SystemRelation::Information(view) => view.columns(),
             SystemRelation::StatActivity => crate::activity::STAT_ACTIVITY_COLUMNS,
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
+            SystemRelation::TimezoneNames => crate::time_zone_views::NAMES_COLUMNS,
+            SystemRelation::TimezoneAbbrevs => crate::time_zone_views::ABBREVS_COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
@@ -793,6 +806,12 @@ impl SystemRelation {
                 return Ok(crate::stat_database::rows(database, backends, store));
             }
             SystemRelation::Settings => return crate::setting_functions::pg_settings_rows(),
+            SystemRelation::TimezoneNames => {
+                return Ok(crate::time_zone_views::names_rows(
+                    folio_row::calendar::now(),
+                ));
+            }
+            SystemRelation::TimezoneAbbrevs => return Ok(crate::time_zone_views::abbrevs_rows()),
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();
                 let tables = catalog.tables(txn)?;

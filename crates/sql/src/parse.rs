@@ -54,7 +54,8 @@ pub enum Parsed {
     },
     /// `REFRESH MATERIALIZED VIEW` (sqlparser has none).
     Refresh(Refresh),
-    /// `ALTER [MATERIALIZED] VIEW name RENAME ...`, read as sqlparser's
+    /// `ALTER [MATERIALIZED] VIEW name RENAME ...` and `ALTER VIEW name
+    /// ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT`, read as sqlparser's
     /// ALTER TABLE of the same operation, which must name a relation of
     /// that kind (`matviews::alter`).
     AlterView {

@@ -847,6 +847,7 @@ mod tests {
                 query: "SELECT a FROM t".into(),
                 depends_on: vec![16383, 16390],
                 check_option: crate::views::CheckOption::None,
+                defaults: Vec::new(),
             }),
             ..ClassRow::new(16401, "v", KIND_VIEW, PageId(0))
         };
@@ -857,10 +858,36 @@ mod tests {
                 query: "SELECT a FROM t WHERE a > 0".into(),
                 depends_on: vec![16383],
                 check_option: crate::views::CheckOption::Cascaded,
+                defaults: Vec::new(),
             }),
             ..ClassRow::new(16402, "w", KIND_VIEW, PageId(0))
         };
         assert_eq!(ClassRow::decode(&checked.encode()), Ok(checked.clone()));
+        // Column defaults follow the check option's byte (0 for none).
+        for check_option in [
+            crate::views::CheckOption::None,
+            crate::views::CheckOption::Local,
+        ] {
+            let defaulted = ClassRow {
+                view: Some(crate::views::ViewBody {
+                    query: "SELECT a, b FROM t".into(),
+                    depends_on: vec![16383],
+                    check_option,
+                    defaults: vec![
+                        crate::views::ViewDefault {
+                            column: 0,
+                            expr: "42".into(),
+                        },
+                        crate::views::ViewDefault {
+                            column: 1,
+                            expr: "'x' || 'y'".into(),
+                        },
+                    ],
+                }),
+                ..ClassRow::new(16403, "d", KIND_VIEW, PageId(0))
+            };
+            assert_eq!(ClassRow::decode(&defaulted.encode()), Ok(defaulted));
+        }
         for populated in [false, true] {
             let matview = ClassRow {
                 kind: KIND_MATVIEW,

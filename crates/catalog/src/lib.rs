@@ -81,4 +81,4 @@ pub use triggers::{
     TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW, TRIGGER_TRUNCATE,
     TRIGGER_UPDATE, TriggerDef, TriggerEnabled,
 };
-pub use views::{CheckOption, NewView, View, ViewDef};
+pub use views::{CheckOption, NewView, View, ViewDef, ViewDefault};

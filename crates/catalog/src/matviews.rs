@@ -27,6 +27,7 @@ pub(crate) fn class_row(oid: u64, name: &str, root: PageId, matview: &Matview) -
             query: matview.query.clone(),
             depends_on: matview.depends_on.clone(),
             check_option: crate::views::CheckOption::None,
+            defaults: Vec::new(),
         }),
         populated: matview.populated,
         ..ClassRow::new(oid, name, KIND_MATVIEW, root)

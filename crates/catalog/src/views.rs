@@ -10,6 +10,7 @@ use crate::codec::{Reader, Writer};
 use crate::currency::DdlMark;
 use crate::defs::{ClassRow, ColumnDef, KIND_MATVIEW, KIND_VIEW};
 use crate::error::CatalogError;
+use crate::temp::unqualified;
 use folio_heap::Tid;
 use folio_page::PageId;
 use folio_txn::{Csn, LockMode, Transaction, Xid};
@@ -23,8 +24,26 @@ pub(crate) struct ViewBody {
     /// The relations (tables and views) it reads, by oid.
     pub depends_on: Vec<u64>,
     /// A view's `WITH CHECK OPTION` (a byte after the body, kind `v`
-    /// only, written when not `None`: rows written before read as none).
+    /// only, written when not `None` or when defaults follow: rows
+    /// written before read as none).
     pub check_option: CheckOption,
+    /// A view's column defaults (after the check option's byte, kind `v`
+    /// only, written when there are any: rows written before read as
+    /// none).
+    pub defaults: Vec<ViewDefault>,
+}
+
+/// A default of a view column (`ALTER VIEW v ALTER COLUMN c SET DEFAULT
+/// expr`): what an INSERT through the view gives the column when it
+/// leaves it out or names `DEFAULT`, before the base column's (README
+/// "Views").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewDefault {
+    /// The column's position among the view's (its columns are never
+    /// dropped or moved: CREATE OR REPLACE only adds).
+    pub column: u16,
+    /// The expression, as SQL text.
+    pub expr: String,
 }
 
 /// A view's `WITH [LOCAL | CASCADED] CHECK OPTION` (PostgreSQL's
@@ -65,20 +84,30 @@ impl ViewBody {
             query,
             depends_on,
             check_option: CheckOption::None,
+            defaults: Vec::new(),
         })
     }
 
     /// What only a (plain) view's row holds after its body: its check
-    /// option, written only when it has one.
+    /// option's byte (0 none, 1 local, 2 cascaded), then its column
+    /// defaults (a u16 count, then per default its column as a u16 and
+    /// its text); each part written only when it or a later one is not
+    /// empty, so rows written before either read as none.
     pub(crate) fn encode_view_options(&self, w: &mut Writer) {
-        match self.check_option {
-            CheckOption::None => {}
-            CheckOption::Local => {
-                w.u8(1);
-            }
-            CheckOption::Cascaded => {
-                w.u8(2);
-            }
+        if self.check_option == CheckOption::None && self.defaults.is_empty() {
+            return;
+        }
+        w.u8(match self.check_option {
+            CheckOption::None => 0,
+            CheckOption::Local => 1,
+            CheckOption::Cascaded => 2,
+        });
+        if self.defaults.is_empty() {
+            return;
+        }
+        w.u16(self.defaults.len() as u16);
+        for d in &self.defaults {
+            w.u16(d.column).str(&d.expr);
         }
     }
 
@@ -87,10 +116,23 @@ impl ViewBody {
             return Ok(());
         }
         self.check_option = match r.u8()? {
+            0 => CheckOption::None,
             1 => CheckOption::Local,
             2 => CheckOption::Cascaded,
             other => return Err(format!("view check option {other}")),
         };
+        if r.0.is_empty() {
+            return Ok(());
+        }
+        let n = r.u16()?;
+        self.defaults = (0..n)
+            .map(|_| {
+                Ok(ViewDefault {
+                    column: r.u16()?,
+                    expr: r.str()?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
         Ok(())
     }
 }
@@ -110,9 +152,18 @@ pub struct ViewDef {
     /// query, read as a table, never expanded.
     pub materialized: bool,
     pub check_option: CheckOption,
+    /// Its column defaults (plain views only), by column position.
+    pub defaults: Vec<ViewDefault>,
 }
 
 impl ViewDef {
+    /// The default expression of column `column`, as SQL text.
+    pub fn default_of(&self, column: usize) -> Option<&str> {
+        (self.defaults.iter())
+            .find(|d| usize::from(d.column) == column)
+            .map(|d| d.expr.as_str())
+    }
+
     /// What PostgreSQL calls it in messages: `view` or `materialized
     /// view`.
     pub fn kind_name(&self) -> &'static str {
@@ -201,6 +252,7 @@ fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
         depends_on: body.depends_on,
         materialized: class.kind == KIND_MATVIEW,
         check_option: body.check_option,
+        defaults: body.defaults,
     })
 }
 
@@ -251,10 +303,11 @@ impl Catalog {
             }
         }
         self.lock_dependencies(txn, depends_on)?;
-        let body = ViewBody {
+        let mut body = ViewBody {
             query: query.to_string(),
             depends_on: depends_on.to_vec(),
             check_option,
+            defaults: Vec::new(),
         };
         let existing = self.class(txn, name)?;
         let oid = match existing {
@@ -267,8 +320,11 @@ impl Catalog {
             Some((tid, class)) => {
                 let old = self.lock_view(txn, tid, name)?;
                 check_replacement(&old.columns, columns)?;
+                // The old columns stay, and their defaults with them (as
+                // PostgreSQL's, whose view keeps its `pg_attrdef` rows).
+                body.defaults = old.defaults.clone();
                 let row = ClassRow {
-                    view: Some(body),
+                    view: Some(body.clone()),
                     ..class
                 };
                 self.in_savepoint(txn, |txn| {
@@ -284,7 +340,7 @@ impl Catalog {
             None => {
                 let oid = self.next_oid()?;
                 let class = ClassRow {
-                    view: Some(body),
+                    view: Some(body.clone()),
                     ..ClassRow::new(oid, name, KIND_VIEW, PageId(0))
                 };
                 self.in_savepoint(txn, |txn| {
@@ -302,7 +358,49 @@ impl Catalog {
             depends_on: depends_on.to_vec(),
             materialized: false,
             check_option,
+            defaults: body.defaults,
         })
+    }
+
+    /// `ALTER VIEW name ALTER COLUMN column SET DEFAULT expr` (`Some`, the
+    /// expression's text, checked by the caller) or `DROP DEFAULT`
+    /// (`None`): stored in the view's class row; 42703 for no such
+    /// column.
+    pub fn set_view_default(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        column: &str,
+        expr: Option<String>,
+    ) -> Result<(), CatalogError> {
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        if class.kind != KIND_VIEW {
+            return Err(CatalogError::NotAView(name.to_string()));
+        }
+        let def = self.lock_view(txn, tid, name)?;
+        let position = (def.columns.iter())
+            .position(|c| c.name == column)
+            .ok_or_else(|| CatalogError::NoSuchColumn {
+                table: unqualified(name).to_string(),
+                column: column.to_string(),
+            })?;
+        let (tid, class) = self.class(txn, name)?.expect("locked");
+        let mut body = class.view.clone().expect("a view's row has its body");
+        body.defaults.retain(|d| usize::from(d.column) != position);
+        if let Some(expr) = expr {
+            body.defaults.push(ViewDefault {
+                column: position as u16,
+                expr,
+            });
+            body.defaults.sort_by_key(|d| d.column);
+        }
+        let row = ClassRow {
+            view: Some(body),
+            ..class
+        };
+        self.update_class(txn, tid, &row)
     }
 
     /// Locks the view's class row (other DDL on it waits until `txn`

@@ -63,6 +63,11 @@ pub enum CatalogFunc {
     ConstraintDef,
     /// `pg_get_viewdef(view [, pretty])`: a view's query.
     ViewDef,
+    /// `pg_relation_is_updatable(oid, include_triggers)`: PostgreSQL's
+    /// event bits (`updatable_views::events`).
+    RelationIsUpdatable,
+    /// `pg_column_is_updatable(oid, attnum, include_triggers)`.
+    ColumnIsUpdatable,
     ToRegclass,
     /// `pg_table_size`, `pg_relation_size`, `pg_indexes_size`,
     /// `pg_total_relation_size` (`Lookups::size`).
@@ -128,7 +133,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 31] = [
+const NAMES: [(&str, CatalogFunc); 33] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
@@ -157,6 +162,8 @@ const NAMES: [(&str, CatalogFunc); 31] = [
     ("pg_get_indexdef", CatalogFunc::IndexDef),
     ("pg_get_constraintdef", CatalogFunc::ConstraintDef),
     ("pg_get_viewdef", CatalogFunc::ViewDef),
+    ("pg_relation_is_updatable", CatalogFunc::RelationIsUpdatable),
+    ("pg_column_is_updatable", CatalogFunc::ColumnIsUpdatable),
     ("to_regclass", CatalogFunc::ToRegclass),
     ("pg_table_size", CatalogFunc::Size(SizeOf::Table)),
     ("pg_relation_size", CatalogFunc::Size(SizeOf::Fork)),
@@ -200,7 +207,8 @@ impl CatalogFunc {
             CatalogFunc::CurrentSchema => count == 0,
             CatalogFunc::Size(SizeOf::Fork) => (1..=2).contains(&count),
             CatalogFunc::Size(_) => count == 1,
-            CatalogFunc::ColumnDescription => count == 2,
+            CatalogFunc::ColumnDescription | CatalogFunc::RelationIsUpdatable => count == 2,
+            CatalogFunc::ColumnIsUpdatable => count == 3,
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
             CatalogFunc::Description
@@ -227,6 +235,8 @@ impl CatalogFunc {
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
                 | CatalogFunc::ViewDef
+                | CatalogFunc::RelationIsUpdatable
+                | CatalogFunc::ColumnIsUpdatable
                 | CatalogFunc::TriggerDef
                 | CatalogFunc::TableIsVisible
                 | CatalogFunc::ToRegclass
@@ -248,7 +258,9 @@ impl CatalogFunc {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::HasTablePrivilege
+            | CatalogFunc::ColumnIsUpdatable
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
+            CatalogFunc::RelationIsUpdatable => SqlType::Int4,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
             CatalogFunc::Size(_) | CatalogFunc::DatabaseSize => SqlType::Int8,
@@ -347,6 +359,27 @@ impl CatalogFunc {
                 }
             }
             CatalogFunc::RelationIsPublishable => Value::Bool(true),
+            CatalogFunc::RelationIsUpdatable => {
+                let oid = u64::try_from(number(&args[0])?).unwrap_or(0);
+                let triggers = args[1] == Value::Bool(true);
+                Value::Int4(lookups()?.updatable_events(oid, triggers, None))
+            }
+            // PostgreSQL's: the column takes UPDATE and DELETE (a system
+            // column none).
+            CatalogFunc::ColumnIsUpdatable => {
+                use crate::updatable_views::{DELETE_EVENT, UPDATE_EVENT};
+                let oid = u64::try_from(number(&args[0])?).unwrap_or(0);
+                let attnum = number(&args[1])?;
+                let triggers = args[2] == Value::Bool(true);
+                let wanted = UPDATE_EVENT | DELETE_EVENT;
+                Value::Bool(match usize::try_from(attnum - 1) {
+                    Ok(column) => {
+                        let events = lookups()?.updatable_events(oid, triggers, Some(&[column]));
+                        events & wanted == wanted
+                    }
+                    Err(_) => false,
+                })
+            }
             CatalogFunc::Size(what) => {
                 // A `regclass` argument: a name given as text is looked up.
                 let oid = match &args[0] {

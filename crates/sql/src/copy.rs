@@ -63,17 +63,59 @@ pub struct CopyIn {
     triggers: Option<Triggers>,
 }
 
+/// Which way a COPY moves rows: `FROM` a client into the table (`In`)
+/// or `TO` a client out of it (`Out`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    In,
+    Out,
+}
+
+/// The table `table` (`written` as the statement names it) that a COPY
+/// reads or fills: the one owner of which relations COPY takes. A view
+/// or materialized view is PostgreSQL's 42809 (`cannot copy to view
+/// "v"`, `cannot copy from view "v"`, with its HINT); folio's COPY FROM
+/// does not run a view's INSTEAD OF INSERT triggers (PostgreSQL's does).
+fn copied_table(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    table: &str,
+    written: &str,
+    direction: Direction,
+) -> Result<Arc<Relation>, SqlError> {
+    let refuse = |kind: &str| {
+        let e = match direction {
+            Direction::In => SqlError::new("42809", format!("cannot copy to {kind} \"{written}\"")),
+            Direction::Out => {
+                SqlError::new("42809", format!("cannot copy from {kind} \"{written}\""))
+                    .with_hint("Try the COPY (SELECT ...) TO variant.")
+            }
+        };
+        match (direction, kind) {
+            (Direction::In, "view") => {
+                e.with_hint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+            }
+            _ => e,
+        }
+    };
+    let relation = match access::relation(cx, txn, table) {
+        Ok(relation) => relation,
+        Err(e) => match cx.db.catalog().view(txn, table)? {
+            Some(_) => return Err(refuse("view")),
+            None => return Err(e),
+        },
+    };
+    if relation.def.matview.is_some() {
+        return Err(refuse("materialized view"));
+    }
+    Ok(relation)
+}
+
 impl CopyIn {
     /// Starts `copy` in `txn`: the table and its columns resolved.
     pub fn start(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<CopyIn, SqlError> {
         let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
-        let relation = access::relation(cx, txn, &table)?;
-        if relation.def.matview.is_some() {
-            return Err(SqlError::new(
-                "42809",
-                format!("cannot copy to materialized view \"{}\"", copy.table),
-            ));
-        }
+        let relation = copied_table(cx, txn, &table, &copy.table, Direction::In)?;
         crate::privileges::note(
             cx,
             relation.def.oid,
@@ -334,14 +376,7 @@ pub fn copy_out(cx: &Ctx<'_>, txn: &mut Transaction, copy: &Copy) -> Result<Outp
         }
         None => {
             let table = crate::temp_tables::resolve_name(cx, txn, &copy.table)?;
-            let relation = access::relation(cx, txn, &table)?;
-            if relation.def.matview.is_some() {
-                return Err(SqlError::new(
-                    "42809",
-                    format!("cannot copy from materialized view \"{}\"", copy.table),
-                )
-                .with_hint("Try the COPY (SELECT ...) TO variant."));
-            }
+            let relation = copied_table(cx, txn, &table, &copy.table, Direction::Out)?;
             crate::privileges::note(
                 cx,
                 relation.def.oid,

@@ -635,7 +635,7 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
 /// error its evaluation raises (a division by zero), are the first
 /// insert's that uses it, as in PostgreSQL, which coerces to the modifier
 /// and evaluates per insert.
-fn default_text(
+pub(crate) fn default_text(
     (cx, txn): (&Ctx<'_>, &Transaction),
     expr: &Expr,
     ty: SqlType,
@@ -845,6 +845,14 @@ pub fn drop(
     Ok(Output::command(format!("DROP {}", kind.to_uppercase())))
 }
 
+/// PostgreSQL's 42809 for TRUNCATE of a view or materialized view.
+fn not_a_table(name: &str) -> SqlError {
+    SqlError::new(
+        "42809",
+        format!("\"{}\" is not a table", folio_catalog::unqualified(name)),
+    )
+}
+
 /// `TRUNCATE [TABLE] t, ... [CONTINUE IDENTITY] [CASCADE | RESTRICT]`:
 /// every table emptied in the statement's transaction. A table another
 /// table's foreign key references is refused (0A000) unless that table is
@@ -869,15 +877,15 @@ pub fn truncate(
         .collect::<Result<Vec<_>, _>>()?;
     let mut defs = Vec::with_capacity(names.len());
     for name in &names {
-        let def = db
-            .catalog()
-            .table(txn, name)?
-            .ok_or_else(|| SqlError::undefined_table(name))?;
+        let def = match db.catalog().table(txn, name)? {
+            Some(def) => def,
+            None if db.catalog().view(txn, name)?.is_some() => {
+                return Err(not_a_table(name));
+            }
+            None => return Err(SqlError::undefined_table(name)),
+        };
         if def.matview.is_some() {
-            return Err(SqlError::new(
-                "42809",
-                format!("\"{}\" is not a table", folio_catalog::unqualified(name)),
-            ));
+            return Err(not_a_table(name));
         }
         defs.push(def);
     }
@@ -983,6 +991,11 @@ pub fn alter_table(
         && let Some(op) = operations.iter().find(|op| match op {
             AlterTableOperation::RenameTable { .. } => false,
             AlterTableOperation::RenameColumn { .. } => kind == "views",
+            // A view's column defaults (`view_defaults.rs`).
+            AlterTableOperation::AlterColumn {
+                op: AlterColumnOperation::SetDefault { .. } | AlterColumnOperation::DropDefault,
+                ..
+            } => kind != "views",
             _ => true,
         })
     {
@@ -1126,6 +1139,13 @@ pub fn alter_table(
                     }
                     other => other?,
                 }
+            }
+            AlterTableOperation::AlterColumn { column_name, op } if is_view.is_some() => {
+                let value = match op {
+                    AlterColumnOperation::SetDefault { value } => Some(value),
+                    _ => None,
+                };
+                crate::view_defaults::alter(cx, txn, &name, &names::ident(column_name), value)?;
             }
             AlterTableOperation::AlterColumn {
                 column_name,

@@ -28,7 +28,7 @@ use folio_catalog::{TRIGGER_INSTEAD, ViewDef};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    AssignmentTarget, FromTable, SetExpr, Statement, TableFactor, TableObject, TableWithJoins,
+    AssignmentTarget, FromTable, Statement, TableFactor, TableObject, TableWithJoins,
 };
 use std::sync::Arc;
 
@@ -112,20 +112,25 @@ pub fn plan(
             if insert.on.is_some() {
                 return Err(SqlError::unsupported("ON CONFLICT on a view"));
             }
-            let targets: Vec<usize> = match insert.columns.is_empty() {
-                true => (0..view.columns.len()).collect(),
-                false => (insert.columns.iter())
-                    .map(|c| column(&names::ident(c)))
-                    .collect::<Result<_, _>>()?,
+            // The view's column defaults fill what the statement leaves
+            // out or gives DEFAULT (`view_defaults.rs`).
+            let mut filled = insert.clone();
+            let mut listed: Vec<String> = match insert.columns.is_empty() {
+                true => {
+                    let given = crate::view_defaults::source_width(cx, txn, insert)?;
+                    (view.columns.iter().take(given))
+                        .map(|c| c.name.clone())
+                        .collect()
+                }
+                false => insert.columns.iter().map(names::ident).collect(),
             };
-            let rows = match insert.source.as_deref() {
+            crate::view_defaults::fill_insert(&view, &mut filled, &mut listed, true)?;
+            let targets: Vec<usize> = (listed.iter())
+                .map(|c| column(c))
+                .collect::<Result<_, _>>()?;
+            let rows = match filled.source.as_deref() {
                 None => None,
                 Some(source) => {
-                    if let SetExpr::Values(values) = source.body.as_ref()
-                        && values.rows.iter().flatten().any(crate::dml::is_default)
-                    {
-                        return Err(SqlError::unsupported("DEFAULT in an INSERT into a view"));
-                    }
                     let planned = query::plan_query(cx, txn, source)?;
                     if planned.columns.len() > targets.len() {
                         return Err(SqlError::syntax(
@@ -155,11 +160,13 @@ pub fn plan(
                 let AssignmentTarget::ColumnName(name) = &a.target else {
                     return Err(SqlError::unsupported("UPDATE of a column tuple"));
                 };
-                if crate::dml::is_default(&a.value) {
-                    return Err(SqlError::unsupported("DEFAULT in an UPDATE of a view"));
+                let at = column(&names::relation(name)?)?;
+                targets.push(at);
+                // DEFAULT: the view column's default, else NULL.
+                match crate::view_defaults::of_assignment(&view, at, &a.value)? {
+                    Some(value) => values.push(format!(", {value}")),
+                    None => values.push(format!(", {}", a.value)),
                 }
-                targets.push(column(&names::relation(name)?)?);
-                values.push(format!(", {}", a.value));
             }
             let others = match from {
                 Some(sqlparser::ast::UpdateTableFromKind::AfterSet(items)) => items.as_slice(),

@@ -120,6 +120,7 @@ mod types;
 mod updatable_views;
 mod user_types;
 mod variadic;
+mod view_defaults;
 mod views;
 mod width_bucket;
 mod window;

@@ -38,6 +38,9 @@ pub struct Lookups {
     catalog: Option<std::sync::Arc<Catalog>>,
     /// `pg_get_viewdef`'s text, by view oid.
     views: HashMap<i64, String>,
+    /// What `pg_relation_is_updatable` needs of each view, by oid
+    /// (`updatable_views.rs`).
+    shapes: HashMap<u64, crate::updatable_views::Shape>,
     /// The session's temporary namespace (`temp_tables.rs`), searched
     /// first by a bare name.
     temp: Option<u32>,
@@ -99,6 +102,9 @@ impl Lookups {
             out.name(view.oid as i64, &view.name);
             out.views
                 .insert(view.oid as i64, crate::system::view_definition(&view.query));
+            // (A view whose query no longer reads is no updatable one.)
+            let shape = crate::updatable_views::shape(catalog, txn, &view).unwrap_or_default();
+            out.shapes.insert(view.oid, shape);
         }
         let tables = catalog.tables(txn)?;
         for table in &tables {
@@ -187,6 +193,27 @@ impl Lookups {
         temp.into_iter()
             .chain(path)
             .find(|stored| self.oids.contains_key(stored))
+    }
+
+    /// `pg_relation_is_updatable(oid, include_triggers)` (`columns`:
+    /// none) and `pg_column_is_updatable`'s events (`columns`: its one
+    /// column), PostgreSQL's bits (`updatable_views::events`).
+    pub fn updatable_events(
+        &self,
+        oid: u64,
+        include_triggers: bool,
+        columns: Option<&[usize]>,
+    ) -> i32 {
+        use crate::updatable_views::Updatable;
+        let relation = |oid: u64| match self.tables.get(&(oid as i64)) {
+            Some(table) if table.matview.is_none() => Updatable::Table,
+            Some(_) => Updatable::Neither,
+            None => self
+                .shapes
+                .get(&oid)
+                .map_or(Updatable::Neither, Updatable::View),
+        };
+        crate::updatable_views::events(&relation, oid, include_triggers, columns)
     }
 
     /// `pg_table_is_visible(oid)`: a bare name finds it (another

@@ -214,8 +214,9 @@ fn fill(cx: &Ctx<'_>, txn: &mut Transaction, def: TableDef) -> Result<u64, SqlEr
 
 /// `ALTER MATERIALIZED VIEW [IF EXISTS] name RENAME TO new | RENAME
 /// [COLUMN] old TO new` and, not `materialized`, `ALTER VIEW ... RENAME
-/// TO new` (read as ALTER TABLE's; the other operations are 42809
-/// there): 42809 for a relation of another kind, as PostgreSQL's (whose
+/// TO new` and `ALTER VIEW ... ALTER [COLUMN] c SET DEFAULT e | DROP
+/// DEFAULT` (`view_defaults.rs`; read as ALTER TABLE's; the other
+/// operations are 42809 there): 42809 for a relation of another kind, as PostgreSQL's (whose
 /// ALTER TABLE renames any kind).
 pub fn alter(
     cx: &Ctx<'_>,

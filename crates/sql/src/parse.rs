@@ -54,7 +54,8 @@ pub enum Parsed {
     },
     /// `REFRESH MATERIALIZED VIEW` (sqlparser has none).
     Refresh(Refresh),
-    /// `ALTER [MATERIALIZED] VIEW name RENAME ...`, read as sqlparser's
+    /// `ALTER [MATERIALIZED] VIEW name RENAME ...` and `ALTER VIEW name
+    /// ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT`, read as sqlparser's
     /// ALTER TABLE of the same operation, which must name a relation of
     /// that kind (`matviews::alter`).
     AlterView {
@@ -389,14 +390,19 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(statement))
             }
             // `ALTER VIEW name RENAME TO new` is ALTER TABLE's rename
-            // (which renames a view too); other ALTER VIEW forms are
+            // (which renames a view too), `ALTER VIEW [IF EXISTS] name
+            // ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT` its ALTER
+            // COLUMN (`view_defaults.rs`); other ALTER VIEW forms are
             // sqlparser's, refused.
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::VIEW)
-                    && spanned.get(3).and_then(|t| keyword(&t.token)) == Some(Keyword::RENAME)
-                    && spanned.get(4).and_then(|t| keyword(&t.token)) == Some(Keyword::TO) =>
+                    && (spanned.get(3).and_then(|t| keyword(&t.token))
+                        == Some(Keyword::RENAME)
+                        && spanned.get(4).and_then(|t| keyword(&t.token)) == Some(Keyword::TO)
+                        || alters_column(&spanned)) =>
             {
                 spanned[1].token = Token::make_keyword("TABLE");
+                parenthesize_defaults(&dialect, &mut spanned);
                 Parsed::AlterView {
                     alter: Box::new(parse_one(&dialect, spanned, &place)?),
                     materialized: false,
@@ -1010,6 +1016,21 @@ fn parse_one(
         }
         t => Err(place.text.near(&t)),
     }
+}
+
+/// Whether `ALTER VIEW` `tokens` go on, after the view's name (and `IF
+/// EXISTS`), with `ALTER`: a view column's default is set or dropped.
+fn alters_column(tokens: &[TokenWithSpan]) -> bool {
+    let rest = tokens.get(2..).unwrap_or_default();
+    let Some(at) = rest
+        .iter()
+        .position(|t| keyword(&t.token) == Some(Keyword::ALTER))
+    else {
+        return false;
+    };
+    rest[..at]
+        .iter()
+        .all(|t| matches!(t.token, Token::Word(_) | Token::Period))
 }
 
 /// One expression from text (a stored DEFAULT or CHECK expression).

@@ -126,6 +126,132 @@ pub fn is_updatable(
     }
 }
 
+/// PostgreSQL's bits of the events `pg_relation_is_updatable` reports
+/// (`1 << CmdType`): UPDATE, INSERT, DELETE.
+pub const UPDATE_EVENT: i32 = 1 << 2;
+pub const INSERT_EVENT: i32 = 1 << 3;
+pub const DELETE_EVENT: i32 = 1 << 4;
+const ALL_EVENTS: i32 = UPDATE_EVENT | INSERT_EVENT | DELETE_EVENT;
+
+/// What `pg_relation_is_updatable` needs of a view (read once per
+/// execution by `Lookups`): its base relation when it is automatically
+/// updatable, and per view column the base column (by position) it is
+/// when updatable.
+#[derive(Debug, Clone, Default)]
+pub struct Shape {
+    base: Option<u64>,
+    columns: Vec<Option<usize>>,
+}
+
+/// A relation as [`events`] sees it.
+pub enum Updatable<'a> {
+    Table,
+    View(&'a Shape),
+    /// No relation, or one never changed (a materialized view, a
+    /// sequence, a system relation).
+    Neither,
+}
+
+/// The [`Shape`] of view `def`, read from the catalog alone.
+pub fn shape(
+    catalog: &folio_catalog::Catalog,
+    txn: &Transaction,
+    def: &ViewDef,
+) -> Result<Shape, SqlError> {
+    let columns_of = |name: &str| -> Result<Option<Vec<String>>, SqlError> {
+        if let Some(relation) = catalog.relation(txn, name)? {
+            return Ok((relation.def.matview.is_none())
+                .then(|| (relation.def.columns.iter().map(|c| c.name.clone())).collect()));
+        }
+        Ok(match catalog.view(txn, name)? {
+            Some(v) if !v.def.materialized => {
+                Some(v.def.columns.iter().map(|c| c.name.clone()).collect())
+            }
+            _ => None,
+        })
+    };
+    let level = match Level::of(&columns_of, def, Event::Delete, "q") {
+        Ok(level) => level,
+        Err(e) if e.code == "55000" => return Ok(Shape::default()),
+        Err(e) => return Err(e),
+    };
+    let (base, base_columns) = match catalog.relation(txn, &level.base)? {
+        Some(relation) => (relation.def.oid, relation.def.columns.clone()),
+        None => match catalog.view(txn, &level.base)? {
+            Some(v) => (v.def.oid, v.def.columns),
+            None => return Ok(Shape::default()),
+        },
+    };
+    let columns = (level.columns.iter())
+        .map(|(_, plain)| {
+            let plain = plain.as_ref()?;
+            base_columns.iter().position(|c| &c.name == plain)
+        })
+        .collect();
+    Ok(Shape {
+        base: Some(base),
+        columns,
+    })
+}
+
+/// PostgreSQL's `relation_is_updatable`: the events relation `oid`
+/// takes (a table all; a view those its INSTEAD OF triggers take, with
+/// `include_triggers`, and those it takes automatically: all when one of
+/// its updatable columns is among `columns` (or any, for `None`), else
+/// DELETE, as far as its base relation takes them for the base columns
+/// they are). The one owner of `pg_relation_is_updatable` and
+/// `pg_column_is_updatable`.
+pub fn events<'a>(
+    relation: &dyn Fn(u64) -> Updatable<'a>,
+    oid: u64,
+    include_triggers: bool,
+    columns: Option<&[usize]>,
+) -> i32 {
+    events_at(relation, oid, include_triggers, columns, 0)
+}
+
+fn events_at<'a>(
+    relation: &dyn Fn(u64) -> Updatable<'a>,
+    oid: u64,
+    include_triggers: bool,
+    columns: Option<&[usize]>,
+    depth: usize,
+) -> i32 {
+    let shape = match relation(oid) {
+        Updatable::Table => return ALL_EVENTS,
+        Updatable::Neither => return 0,
+        Updatable::View(shape) => shape,
+    };
+    let mut events = 0;
+    if include_triggers {
+        for (event, bit) in [
+            (Event::Insert, INSERT_EVENT),
+            (Event::Update, UPDATE_EVENT),
+            (Event::Delete, DELETE_EVENT),
+        ] {
+            if crate::triggers::fires_instead(oid, event) {
+                events |= bit;
+            }
+        }
+    }
+    let Some(base) = shape
+        .base
+        .filter(|_| events != ALL_EVENTS && depth < MAX_LEVELS)
+    else {
+        return events;
+    };
+    let updatable: Vec<usize> = (shape.columns.iter().enumerate())
+        .filter(|(c, _)| columns.is_none_or(|wanted| wanted.contains(c)))
+        .filter_map(|(_, base_column)| *base_column)
+        .collect();
+    let own = match updatable.is_empty() {
+        true => DELETE_EVENT,
+        false => ALL_EVENTS,
+    };
+    let wanted = (!updatable.is_empty()).then_some(updatable.as_slice());
+    events | own & events_at(relation, base, include_triggers, wanted, depth + 1)
+}
+
 /// One view of the rewrite: how its columns map onto its base relation.
 struct Level {
     def: ViewDef,
@@ -509,23 +635,16 @@ impl Level {
         };
         match statement {
             Statement::Insert(insert) => {
-                let listed: Vec<String> = match insert.columns.is_empty() {
+                let mut listed: Vec<String> = match insert.columns.is_empty() {
                     false => insert.columns.iter().map(names::ident).collect(),
                     true => {
-                        let given = match insert.source.as_deref() {
-                            None => 0,
-                            Some(source) => match source.body.as_ref() {
-                                SetExpr::Values(values) => {
-                                    values.rows.iter().map(Vec::len).max().unwrap_or(0)
-                                }
-                                _ => crate::query::plan_query(cx, txn, source)?.columns.len(),
-                            },
-                        };
+                        let given = crate::view_defaults::source_width(cx, txn, insert)?;
                         (self.def.columns.iter().take(given))
                             .map(|c| c.name.clone())
                             .collect()
                     }
                 };
+                crate::view_defaults::fill_insert(&self.def, insert, &mut listed, false)?;
                 insert.columns = (listed.iter())
                     .map(|c| self.target(c, false).map(|c| Ident::with_quote('"', c)))
                     .collect::<Result<_, _>>()?;
@@ -596,13 +715,12 @@ impl Level {
             '"',
             self.target(name, true)?,
         ))]);
-        // DEFAULT of a view column is its default, and a view column
-        // has none: NULL, as PostgreSQL's (an INSERT leaves the column
-        // out instead, so the base column's default applies).
-        if crate::dml::is_default(&a.value) {
-            a.value = Expr::Value(sqlparser::ast::Value::Null.into());
-        } else {
-            self.substitute(&mut a.value, qualifier, first);
+        // DEFAULT: the view column's default, else NULL
+        // (`view_defaults.rs`).
+        let at = self.column(name).expect("a target is a view column");
+        match crate::view_defaults::of_assignment(&self.def, at, &a.value)? {
+            Some(value) => a.value = value,
+            None => self.substitute(&mut a.value, qualifier, first),
         }
         Ok(())
     }

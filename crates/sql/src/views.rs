@@ -547,6 +547,7 @@ mod tests {
             depends_on: Vec::new(),
             materialized: false,
             check_option: folio_catalog::CheckOption::None,
+            defaults: Vec::new(),
         };
         use folio_row::SqlType;
         assert!(check_shape(&def, &[SqlType::Int4]).is_ok());

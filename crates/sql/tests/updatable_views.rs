@@ -62,6 +62,74 @@ fn check_options_survive_a_reopen() {
     );
 }
 
+// Proves a view column's default is kept in the view's catalog row with
+// its check option: after a reopen an INSERT through the view still takes
+// it before the base column's, a rolled-back DROP DEFAULT leaves it, and
+// a committed one (then another reopen) is gone.
+#[test]
+fn view_defaults_survive_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let mut s = Session::new(db.clone());
+    ok(
+        &mut s,
+        "create table t (a int, b text default 'base', c int)",
+    );
+    ok(
+        &mut s,
+        "create view v as select a, b, c from t where a > 0 with check option",
+    );
+    ok(&mut s, "alter view v alter column b set default 'view'");
+    ok(&mut s, "alter table v alter c set default 40 + 2");
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "insert into v (a) values (1)");
+    assert_eq!(fails(&mut s, "insert into v (a) values (-1)").code, "44000");
+    ok(&mut s, "begin");
+    ok(&mut s, "alter view v alter column b drop default");
+    ok(&mut s, "rollback");
+    ok(&mut s, "insert into v values (2, default)");
+    ok(&mut s, "alter view v alter column b drop default");
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db);
+    ok(&mut s, "insert into v (a) values (3)");
+    assert_eq!(
+        rows(&mut s, "select a, b, c from t order by a"),
+        ["1 view 42", "2 view 42", "3 base 42"]
+    );
+}
+
+// Proves COPY and TRUNCATE of a view are PostgreSQL's 42809 errors with
+// its HINTs.
+#[test]
+fn copy_and_truncate_of_a_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let mut s = Session::new(db);
+    ok(&mut s, "create table t (a int)");
+    ok(&mut s, "create view v as select a from t");
+    let e = fails(&mut s, "copy v to stdout");
+    assert_eq!(e.code, "42809");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("Try the COPY (SELECT ...) TO variant.")
+    );
+    let e = fails(&mut s, "copy v from stdin");
+    assert_eq!(e.code, "42809");
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+    );
+    let e = fails(&mut s, "truncate v");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42809", "\"v\" is not a table")
+    );
+}
+
 // Proves the errors of a view that is not updatable and of a read-only
 // column carry PostgreSQL's SQLSTATE, DETAIL and HINT.
 #[test]

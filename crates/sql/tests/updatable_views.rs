@@ -2,9 +2,7 @@
 //! SQLSTATEs, DETAILs and HINTs the slt files cannot show. Expected
 //! values are PostgreSQL 15's.
 
-use folio_db::{Database, Options};
 use folio_sql::Session;
-use std::sync::Arc;
 
 mod common;
 use common::{fails, ok, rows};
@@ -15,9 +13,7 @@ use common::{fails, ok, rows};
 // CREATE OR REPLACE without it clears it.
 #[test]
 fn check_options_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(&mut s, "create table t (a int primary key, b int)");
     ok(&mut s, "create view low as select a, b from t where b < 10");
@@ -68,9 +64,7 @@ fn check_options_survive_a_reopen() {
 // a committed one (then another reopen) is gone.
 #[test]
 fn view_defaults_survive_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Arc::new(Database::create(&path, Options::default()).unwrap());
+    let (_dir, path, db) = common::fresh();
     let mut s = Session::new(db.clone());
     ok(
         &mut s,
@@ -106,8 +100,7 @@ fn view_defaults_survive_a_reopen() {
 // its HINTs.
 #[test]
 fn copy_and_truncate_of_a_view() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table t (a int)");
     ok(&mut s, "create view v as select a from t");
@@ -134,8 +127,7 @@ fn copy_and_truncate_of_a_view() {
 // column carry PostgreSQL's SQLSTATE, DETAIL and HINT.
 #[test]
 fn refusals_are_postgresql_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Database::create(dir.path().join("db"), Options::default()).unwrap());
+    let (_dir, _, db) = common::fresh();
     let mut s = Session::new(db);
     ok(&mut s, "create table t (a int, b int)");
     ok(&mut s, "create view agg as select count(*) as n from t");

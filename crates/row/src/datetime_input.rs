@@ -86,8 +86,8 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
     let trimmed = text.trim();
     let zoned = matches!(reading, Reading::TimestampTz);
     // A local day and time as this reading stores it: a timestamptz's
-    // is the UTC instant the session's clock shows it.
-    let stored = |days: i64, micros: i64| -> Result<(i64, i64), RowError> {
+    // is the UTC instant a clock in `zone` shows it.
+    let stored = |zone: &TimeZone, days: i64, micros: i64| -> Result<(i64, i64), RowError> {
         if !zoned {
             return Ok((days, micros));
         }
@@ -95,7 +95,7 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
             .checked_mul(USECS_PER_DAY)
             .and_then(|d| d.checked_add(micros))
             .ok_or_else(range)?;
-        let utc = session.utc_of_local(local).ok_or_else(range)?;
+        let utc = zone.utc_of_local(local).ok_or_else(range)?;
         Ok((days, utc - days * USECS_PER_DAY))
     };
     let now = calendar::now();
@@ -105,9 +105,9 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
         "epoch" => return Ok((-EPOCH_DAYS, 0)),
         "now" if zoned => return Ok((0, now)),
         "now" => return Ok((today, local_now.rem_euclid(USECS_PER_DAY))),
-        "today" => return stored(today, 0),
-        "yesterday" => return stored(today - 1, 0),
-        "tomorrow" => return stored(today + 1, 0),
+        "today" => return stored(session, today, 0),
+        "yesterday" => return stored(session, today - 1, 0),
+        "tomorrow" => return stored(session, today + 1, 0),
         _ => {}
     }
     // An era last: `BC` (years count back from 1 BC, astronomical year
@@ -138,7 +138,7 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
     let days = calendar::day_number(y, m, d);
     let rest = rest.trim_start_matches([' ', 'T', 't']).trim();
     if rest.is_empty() {
-        return stored(days, 0);
+        return stored(session, days, 0);
     }
     // The time, then an optional zone.
     let zone_at = rest
@@ -149,21 +149,13 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
     let micros = clock(time.trim()).ok_or_else(bad)?.ok_or_else(range)?;
     let zone = zone.trim();
     if zone.is_empty() {
-        return stored(days, micros);
+        return stored(session, days, micros);
     }
     let zone = match zone_offset(zone) {
         Some(east) => TimeZone::fixed(east as i32),
         None => TimeZone::named(zone).ok_or_else(|| unknown_zone(zone).unwrap_or_else(bad))?,
     };
-    if !zoned {
-        return Ok((days, micros));
-    }
-    let local = days
-        .checked_mul(USECS_PER_DAY)
-        .and_then(|d| d.checked_add(micros))
-        .ok_or_else(range)?;
-    let utc = zone.utc_of_local(local).ok_or_else(range)?;
-    Ok((days, utc - days * USECS_PER_DAY))
+    stored(&zone, days, micros)
 }
 
 /// The error for zone `zone` that no zone has, when PostgreSQL reads it

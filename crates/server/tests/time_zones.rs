@@ -15,13 +15,7 @@ async fn connect_with(server: &folio_server::Server, options: &str) -> tokio_pos
         addr.ip(),
         addr.port()
     );
-    let (client, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    client
+    common::connect_config(&config).await
 }
 
 /// The first row's first column of `sql`, by the simple query protocol

@@ -34,8 +34,16 @@ pub fn pool_server(own_threads: usize) -> (tempfile::TempDir, Server) {
 /// and `port`, as user and database `postgres`; its connection runs as a
 /// task of the test's runtime.
 pub async fn connect(host: &str, port: u16) -> tokio_postgres::Client {
-    let config = format!("host={host} port={port} user=postgres dbname=postgres");
-    let (client, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls)
+    connect_config(&format!(
+        "host={host} port={port} user=postgres dbname=postgres"
+    ))
+    .await
+}
+
+/// A client of the server `config` (a libpq-style connection string)
+/// names; its connection runs as a task of the test's runtime.
+pub async fn connect_config(config: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls)
         .await
         .unwrap();
     tokio::spawn(async move {

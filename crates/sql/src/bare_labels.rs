@@ -36,14 +36,17 @@ pub(crate) fn check(
 ) -> Result<(), SqlError> {
     let mut find = Find::default();
     let _ = statement.visit(&mut find);
+    if find.suspects.is_empty() {
+        return swallowed.map_or(Ok(()), Err);
+    }
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, text.sql())
+        .tokenize_with_location()
+        .unwrap_or_default();
+    let words: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
     for (alias, after_call) in find.suspects {
-        let tokens = Tokenizer::new(&PostgreSqlDialect {}, text.sql())
-            .tokenize_with_location()
-            .unwrap_or_default();
-        let words: Vec<&TokenWithSpan> = tokens
-            .iter()
-            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-            .collect();
         let Some(at) = words.iter().position(|t| t.span.start == alias.span.start) else {
             continue;
         };

@@ -51,6 +51,8 @@ pub struct Connection {
     pub out: Out,
     /// The values of [`REPORTED`] the client was last told.
     reported: [String; REPORTED.len()],
+    /// The session's settings generation when they were last compared.
+    reported_at: u64,
 }
 
 /// The settings a session can change that PostgreSQL reports to the
@@ -89,6 +91,7 @@ impl Connection {
             copying: None,
             out: Out::default(),
             reported: Default::default(),
+            reported_at: 0,
         })
     }
 
@@ -126,6 +129,7 @@ impl Connection {
     pub fn greet(&mut self, startup: Out) {
         self.out = startup;
         self.reported = REPORTED.map(|name| self.reported_value(name));
+        self.reported_at = self.session.settings_generation();
         self.ready();
     }
 
@@ -140,6 +144,11 @@ impl Connection {
     /// since the client was last told, as PostgreSQL sends them before
     /// ReadyForQuery.
     fn report_changes(&mut self) {
+        let generation = self.session.settings_generation();
+        if generation == self.reported_at {
+            return;
+        }
+        self.reported_at = generation;
         for (name, told) in REPORTED.iter().zip(0..) {
             let value = self.reported_value(name);
             if value != self.reported[told] {

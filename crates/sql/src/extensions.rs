@@ -51,7 +51,7 @@ thread_local! {
 
 /// The extensions of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Arc<Vec<ExtensionDef>>,
+    _installed: crate::thread_scope::Installed<Arc<Vec<ExtensionDef>>>,
 }
 
 impl Scope {
@@ -59,15 +59,8 @@ impl Scope {
     /// comes back when this one is dropped).
     pub fn enter(extensions: Arc<Vec<ExtensionDef>>) -> Scope {
         Scope {
-            outer: INSTALLED.with(|t| std::mem::replace(&mut *t.borrow_mut(), extensions)),
+            _installed: crate::thread_scope::install(&INSTALLED, extensions),
         }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let outer = std::mem::take(&mut self.outer);
-        INSTALLED.with(|t| *t.borrow_mut() = outer);
     }
 }
 

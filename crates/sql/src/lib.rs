@@ -109,6 +109,7 @@ mod system_proc;
 mod table_command;
 mod table_functions;
 mod temp_tables;
+mod thread_scope;
 mod time_zone_views;
 mod time_zones;
 mod to_char;

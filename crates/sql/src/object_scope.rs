@@ -9,6 +9,7 @@
 //! catalog.
 
 use crate::error::SqlError;
+use crate::thread_scope::{Installed, install};
 use folio_catalog::ObjectLists;
 use folio_db::{Database, Transaction};
 use std::cell::RefCell;
@@ -25,17 +26,7 @@ pub struct Scope {
     _extensions: crate::extensions::Scope,
     _functions: crate::sql_functions::Scope,
     _triggers: crate::triggers::Scope,
-    _current: Current,
-}
-
-/// Puts the enclosing scope's lists back as [`current`] when dropped.
-struct Current(Option<Arc<ObjectLists>>);
-
-impl Drop for Current {
-    fn drop(&mut self) {
-        let previous = self.0.take();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-    }
+    _current: Installed<Option<Arc<ObjectLists>>>,
 }
 
 /// The lists of the innermost statement in scope on this thread, if any:
@@ -57,7 +48,7 @@ pub fn enter(
         _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
         _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
         _triggers: crate::triggers::Scope::enter(lists.triggers.clone()),
-        _current: Current(CURRENT.with(|c| c.replace(Some(lists.clone())))),
+        _current: install(&CURRENT, Some(lists.clone())),
     };
     *kept = Some(lists);
     Ok(scope)

@@ -69,7 +69,7 @@ thread_local! {
 /// session keeps its [`Scoped`] until its role changes).
 #[derive(Debug)]
 pub struct Scope {
-    outer: Option<std::sync::Arc<Scoped>>,
+    _installed: crate::thread_scope::Installed<Option<std::sync::Arc<Scoped>>>,
 }
 
 /// What a [`Scope`] holds: `current_user`, `session_user`, the database.
@@ -94,17 +94,9 @@ impl Scoped {
 impl Scope {
     /// Puts `scoped` in scope for this thread until dropped.
     pub fn enter(scoped: &std::sync::Arc<Scoped>) -> Scope {
-        let new = Some(scoped.clone());
         Scope {
-            outer: CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), new)),
+            _installed: crate::thread_scope::install(&CURRENT, Some(scoped.clone())),
         }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let outer = self.outer.take();
-        CURRENT.with(|c| *c.borrow_mut() = outer);
     }
 }
 

@@ -85,6 +85,9 @@ pub struct Session {
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Arc<Settings>>,
+    /// How many times the settings were taken to change
+    /// ([`Session::settings_generation`]).
+    settings_changes: u64,
     /// The open block is the implicit one of a query message holding
     /// several statements (PostgreSQL's implicit transaction block):
     /// committed at the message's end, rolled back whole by an error,
@@ -230,6 +233,7 @@ impl Session {
             settings: Arc::default(),
             session_defaults: Arc::default(),
             settings_at_begin: None,
+            settings_changes: 0,
             implicit: false,
             chained_modes: None,
             without_local: None,
@@ -524,7 +528,15 @@ impl Session {
     /// The session's settings, to change (copied first if the last
     /// statement's scope or a block's start still holds them).
     fn settings_mut(&mut self) -> &mut Settings {
+        self.settings_changes += 1;
         Arc::make_mut(&mut self.settings)
+    }
+
+    /// A number that stays the same while no setting changed (it may
+    /// move without a change): a client of the session tests it before
+    /// reading settings to report (the server's ParameterStatus).
+    pub fn settings_generation(&self) -> u64 {
+        self.settings_changes
     }
 
     /// Sync: commits the pipeline's implicit block, if one is open (an
@@ -1270,10 +1282,12 @@ impl Session {
         self.savepoints.clear();
         self.deferred.clear();
         let without_local = self.without_local.take();
+        let before = self.settings_at_begin.take().filter(|_| !committed);
+        if before.is_none() && without_local.is_none() {
+            return;
+        }
         let path = self.settings.search_path().to_vec();
-        if let Some(before) = self.settings_at_begin.take()
-            && !committed
-        {
+        if let Some(before) = before {
             self.settings_mut().restore(&before);
         } else if let Some(settings) = without_local {
             self.settings_mut().restore(&settings);

@@ -69,22 +69,15 @@ thread_local! {
 
 /// The functions of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Arc<Vec<FunctionDef>>,
+    _installed: crate::thread_scope::Installed<Arc<Vec<FunctionDef>>>,
 }
 
 impl Scope {
     /// Puts `functions` in scope for this thread.
     pub fn enter(functions: Arc<Vec<FunctionDef>>) -> Scope {
         Scope {
-            outer: FUNCTIONS.with(|f| std::mem::replace(&mut *f.borrow_mut(), functions)),
+            _installed: crate::thread_scope::install(&FUNCTIONS, functions),
         }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let outer = std::mem::take(&mut self.outer);
-        FUNCTIONS.with(|f| *f.borrow_mut() = outer);
     }
 }
 

@@ -35,22 +35,15 @@ thread_local! {
 /// The triggers of one statement, in scope until dropped
 /// (`object_scope.rs`).
 pub struct Scope {
-    outer: Arc<Vec<TriggerDef>>,
+    _installed: crate::thread_scope::Installed<Arc<Vec<TriggerDef>>>,
 }
 
 impl Scope {
     /// Puts `triggers` in scope for this thread.
     pub fn enter(triggers: Arc<Vec<TriggerDef>>) -> Scope {
         Scope {
-            outer: TRIGGERS.with(|t| std::mem::replace(&mut *t.borrow_mut(), triggers)),
+            _installed: crate::thread_scope::install(&TRIGGERS, triggers),
         }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let outer = std::mem::take(&mut self.outer);
-        TRIGGERS.with(|t| *t.borrow_mut() = outer);
     }
 }
 

@@ -5,6 +5,7 @@
 //! ([`Scope::enter`], from `object_scope.rs`), the binder looks names up
 //! here (README "Enum types").
 
+use crate::thread_scope::{Installed, install};
 use folio_catalog::DomainType;
 use folio_row::{EnumType, SqlType};
 use std::cell::RefCell;
@@ -17,8 +18,8 @@ thread_local! {
 
 /// The types of one statement, in scope until dropped.
 pub struct Scope {
-    outer: Arc<Vec<&'static EnumType>>,
-    outer_domains: Arc<Vec<Arc<DomainType>>>,
+    _types: Installed<Arc<Vec<&'static EnumType>>>,
+    _domains: Installed<Arc<Vec<Arc<DomainType>>>>,
 }
 
 impl Scope {
@@ -26,18 +27,9 @@ impl Scope {
     /// back when this one is dropped).
     pub fn enter(types: Arc<Vec<&'static EnumType>>, domains: Arc<Vec<Arc<DomainType>>>) -> Scope {
         Scope {
-            outer: TYPES.with(|t| std::mem::replace(&mut *t.borrow_mut(), types)),
-            outer_domains: DOMAINS.with(|t| std::mem::replace(&mut *t.borrow_mut(), domains)),
+            _types: install(&TYPES, types),
+            _domains: install(&DOMAINS, domains),
         }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let outer = std::mem::take(&mut self.outer);
-        TYPES.with(|t| *t.borrow_mut() = outer);
-        let outer = std::mem::take(&mut self.outer_domains);
-        DOMAINS.with(|t| *t.borrow_mut() = outer);
     }
 }
 

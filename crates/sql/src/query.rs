@@ -125,13 +125,48 @@ impl Planned {
 
     /// Runs it: the rows as a result.
     pub fn output(&self, txn: &mut Transaction, env: &Env<'_>) -> Result<Output, SqlError> {
-        let (rows, _) = run(txn, self, env)?;
-        let tag = format!("SELECT {}", rows.len());
+        let rows = match self.one_row() {
+            Some(items) => vec![
+                (items.iter())
+                    .map(|s| s.eval(&[], env))
+                    .collect::<Result<_, _>>()?,
+            ],
+            None => run(txn, self, env)?.0,
+        };
+        let tag = match rows.len() {
+            1 => "SELECT 1".to_string(),
+            n => format!("SELECT {n}"),
+        };
         Ok(Output::Rows {
             columns: self.columns.clone(),
             rows,
             tag,
         })
+    }
+
+    /// The select list of a query that is its expressions alone (no
+    /// FROM, WHERE, subquery, window, PL/pgSQL call, DISTINCT or LIMIT):
+    /// its one row is the list evaluated once, without the machinery of
+    /// [`run`] (a PL/pgSQL body's `x := a + 1`, `IF a > 0`, `RETURN ...`
+    /// is such a query at every call).
+    pub fn one_row(&self) -> Option<&[Scalar]> {
+        match &self.shape {
+            Shape::Project(items)
+                if matches!(self.source, Source::One)
+                    && self.filter.is_empty()
+                    && self.sort.is_empty()
+                    && self.post_sort.is_empty()
+                    && self.subplans.is_empty()
+                    && self.windows.is_empty()
+                    && !self.row_calls
+                    && self.distinct == Distinct::No
+                    && self.limit.is_none()
+                    && self.offset == 0 =>
+            {
+                Some(items)
+            }
+            _ => None,
+        }
     }
 
     /// The relations it reads.

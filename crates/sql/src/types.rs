@@ -351,6 +351,22 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
 /// input form), numbers to numbers (numeric to an integer rounds half away
 /// from zero; out of range is 22003), timestamps to dates and back.
 pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    // A value already of `ty` (a type without a modifier) is itself.
+    if matches!(
+        (&value, ty),
+        (Value::Int2(_), SqlType::Int2)
+            | (Value::Int4(_), SqlType::Int4)
+            | (Value::Int8(_), SqlType::Int8)
+            | (Value::Bool(_), SqlType::Bool)
+            | (Value::Float4(_), SqlType::Float4)
+            | (Value::Float8(_), SqlType::Float8)
+            | (Value::Date(_), SqlType::Date)
+            | (Value::Timestamp(_), SqlType::Timestamp)
+            | (Value::TimestampTz(_), SqlType::TimestampTz)
+            | (Value::Uuid(_), SqlType::Uuid)
+    ) {
+        return Ok(value);
+    }
     let value = match (value, ty) {
         (Value::Null, _) => return Ok(Value::Null),
         (v @ Value::Text(_), _) => return coerce(v, ty),

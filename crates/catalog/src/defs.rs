@@ -848,6 +848,7 @@ mod tests {
                 depends_on: vec![16383, 16390],
                 check_option: crate::views::CheckOption::None,
                 defaults: Vec::new(),
+                options: Vec::new(),
             }),
             ..ClassRow::new(16401, "v", KIND_VIEW, PageId(0))
         };
@@ -859,6 +860,7 @@ mod tests {
                 depends_on: vec![16383],
                 check_option: crate::views::CheckOption::Cascaded,
                 defaults: Vec::new(),
+                options: vec![("check_option".into(), "cascaded".into())],
             }),
             ..ClassRow::new(16402, "w", KIND_VIEW, PageId(0))
         };
@@ -883,11 +885,31 @@ mod tests {
                             expr: "'x' || 'y'".into(),
                         },
                     ],
+                    options: match check_option {
+                        crate::views::CheckOption::None => Vec::new(),
+                        _ => vec![("check_option".into(), "local".into())],
+                    },
                 }),
                 ..ClassRow::new(16403, "d", KIND_VIEW, PageId(0))
             };
             assert_eq!(ClassRow::decode(&defaulted.encode()), Ok(defaulted));
         }
+        // Options follow the defaults (a count of 0 when there are none),
+        // in the order given.
+        let barrier = ClassRow {
+            view: Some(crate::views::ViewBody {
+                query: "SELECT a FROM t".into(),
+                depends_on: vec![16383],
+                check_option: crate::views::CheckOption::Local,
+                defaults: Vec::new(),
+                options: vec![
+                    ("security_barrier".into(), "true".into()),
+                    ("check_option".into(), "local".into()),
+                ],
+            }),
+            ..ClassRow::new(16404, "b", KIND_VIEW, PageId(0))
+        };
+        assert_eq!(ClassRow::decode(&barrier.encode()), Ok(barrier));
         for populated in [false, true] {
             let matview = ClassRow {
                 kind: KIND_MATVIEW,

@@ -28,6 +28,7 @@ pub(crate) fn class_row(oid: u64, name: &str, root: PageId, matview: &Matview) -
             depends_on: matview.depends_on.clone(),
             check_option: crate::views::CheckOption::None,
             defaults: Vec::new(),
+            options: Vec::new(),
         }),
         populated: matview.populated,
         ..ClassRow::new(oid, name, KIND_MATVIEW, root)

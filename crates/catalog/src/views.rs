@@ -31,6 +31,13 @@ pub(crate) struct ViewBody {
     /// only, written when there are any: rows written before read as
     /// none).
     pub defaults: Vec<ViewDefault>,
+    /// A view's options (PostgreSQL's `reloptions`: `check_option`,
+    /// `security_barrier`, `security_invoker`), as `(name, value)` in the
+    /// order `pg_class.reloptions` shows them (after the defaults, kind
+    /// `v` only, written when there are any; a row written before reads
+    /// its check option's byte as its one option). `check_option` is
+    /// always the one of this list.
+    pub options: Vec<(String, String)>,
 }
 
 /// A default of a view column (`ALTER VIEW v ALTER COLUMN c SET DEFAULT
@@ -58,6 +65,24 @@ pub enum CheckOption {
 }
 
 impl CheckOption {
+    /// The check option `options` (a view's reloptions) set.
+    pub fn of_options(options: &[(String, String)]) -> CheckOption {
+        match options.iter().find(|(name, _)| name == "check_option") {
+            Some((_, v)) if v.eq_ignore_ascii_case("local") => CheckOption::Local,
+            Some((_, v)) if v.eq_ignore_ascii_case("cascaded") => CheckOption::Cascaded,
+            _ => CheckOption::None,
+        }
+    }
+
+    /// The options list of a view that has only this check option (what
+    /// a row written before options were kept holds).
+    fn options_of(option: CheckOption) -> Vec<(String, String)> {
+        match option {
+            CheckOption::None => Vec::new(),
+            other => vec![("check_option".into(), other.name().to_ascii_lowercase())],
+        }
+    }
+
     /// Its name in `information_schema.views.check_option`.
     pub fn name(self) -> &'static str {
         match self {
@@ -85,16 +110,20 @@ impl ViewBody {
             depends_on,
             check_option: CheckOption::None,
             defaults: Vec::new(),
+            options: Vec::new(),
         })
     }
 
     /// What only a (plain) view's row holds after its body: its check
     /// option's byte (0 none, 1 local, 2 cascaded), then its column
     /// defaults (a u16 count, then per default its column as a u16 and
-    /// its text); each part written only when it or a later one is not
-    /// empty, so rows written before either read as none.
+    /// its text), then its options (a u16 count, then per option its
+    /// name and value as text); each part written only when it or a later
+    /// one is not empty, so rows written before any read as none.
     pub(crate) fn encode_view_options(&self, w: &mut Writer) {
-        if self.check_option == CheckOption::None && self.defaults.is_empty() {
+        let plain_options =
+            self.options.is_empty() || self.options == CheckOption::options_of(self.check_option);
+        if self.check_option == CheckOption::None && self.defaults.is_empty() && plain_options {
             return;
         }
         w.u8(match self.check_option {
@@ -102,12 +131,19 @@ impl ViewBody {
             CheckOption::Local => 1,
             CheckOption::Cascaded => 2,
         });
-        if self.defaults.is_empty() {
+        if self.defaults.is_empty() && plain_options {
             return;
         }
         w.u16(self.defaults.len() as u16);
         for d in &self.defaults {
             w.u16(d.column).str(&d.expr);
+        }
+        if plain_options {
+            return;
+        }
+        w.u16(self.options.len() as u16);
+        for (name, value) in &self.options {
+            w.str(name).str(value);
         }
     }
 
@@ -121,6 +157,7 @@ impl ViewBody {
             2 => CheckOption::Cascaded,
             other => return Err(format!("view check option {other}")),
         };
+        self.options = CheckOption::options_of(self.check_option);
         if r.0.is_empty() {
             return Ok(());
         }
@@ -133,6 +170,16 @@ impl ViewBody {
                 })
             })
             .collect::<Result<_, String>>()?;
+        if r.0.is_empty() {
+            return Ok(());
+        }
+        let n = r.u16()?;
+        self.options = (0..n)
+            .map(|_| Ok((r.str()?, r.str()?)))
+            .collect::<Result<_, String>>()?;
+        if CheckOption::of_options(&self.options) != self.check_option {
+            return Err("view options disagree with the check option".into());
+        }
         Ok(())
     }
 }
@@ -154,9 +201,25 @@ pub struct ViewDef {
     pub check_option: CheckOption,
     /// Its column defaults (plain views only), by column position.
     pub defaults: Vec<ViewDefault>,
+    /// Its options, as `pg_class.reloptions` shows them ([`ViewBody`]).
+    pub options: Vec<(String, String)>,
 }
 
 impl ViewDef {
+    /// A boolean option's value (`security_barrier`, `security_invoker`;
+    /// false when not set).
+    pub fn flag(&self, name: &str) -> bool {
+        // (PostgreSQL's `parse_bool` of the text the SQL layer checked:
+        // `1`, `on`, or a prefix of `true` or `yes`.)
+        let on = |v: &str| {
+            let v = v.to_ascii_lowercase();
+            v == "1"
+                || v == "on"
+                || (!v.is_empty() && ("true".starts_with(&v) || "yes".starts_with(&v)))
+        };
+        (self.options.iter()).any(|(n, v)| n == name && on(v))
+    }
+
     /// The default expression of column `column`, as SQL text.
     pub fn default_of(&self, column: usize) -> Option<&str> {
         (self.defaults.iter())
@@ -175,13 +238,14 @@ impl ViewDef {
 }
 
 /// What CREATE VIEW gives [`Catalog::create_view`]: the query's text,
-/// its output columns, the relations it reads and its check option.
+/// its output columns, the relations it reads and its options (checked
+/// by the caller; `check_option`'s value `local` or `cascaded`).
 #[derive(Debug, Clone, Copy)]
 pub struct NewView<'a> {
     pub query: &'a str,
     pub columns: &'a [ColumnDef],
     pub depends_on: &'a [u64],
-    pub check_option: CheckOption,
+    pub options: &'a [(String, String)],
 }
 
 /// A view as a statement read it: its definition, and whether it is
@@ -253,6 +317,7 @@ fn view_def(class: ClassRow, columns: Vec<ColumnDef>) -> Option<ViewDef> {
         materialized: class.kind == KIND_MATVIEW,
         check_option: body.check_option,
         defaults: body.defaults,
+        options: body.options,
     })
 }
 
@@ -293,8 +358,9 @@ impl Catalog {
             query,
             columns,
             depends_on,
-            check_option,
+            options,
         } = view;
+        let check_option = CheckOption::of_options(options);
         check_name(name)?;
         for (i, c) in columns.iter().enumerate() {
             check_name(&c.name)?;
@@ -308,6 +374,7 @@ impl Catalog {
             depends_on: depends_on.to_vec(),
             check_option,
             defaults: Vec::new(),
+            options: options.to_vec(),
         };
         let existing = self.class(txn, name)?;
         let oid = match existing {
@@ -359,6 +426,7 @@ impl Catalog {
             materialized: false,
             check_option,
             defaults: body.defaults,
+            options: body.options,
         })
     }
 
@@ -373,34 +441,110 @@ impl Catalog {
         column: &str,
         expr: Option<String>,
     ) -> Result<(), CatalogError> {
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        if class.kind != KIND_VIEW {
-            return Err(CatalogError::NotAView(name.to_string()));
-        }
-        let def = self.lock_view(txn, tid, name)?;
+        let def = self.locked_view(txn, name)?;
         let position = (def.columns.iter())
             .position(|c| c.name == column)
             .ok_or_else(|| CatalogError::NoSuchColumn {
                 table: unqualified(name).to_string(),
                 column: column.to_string(),
             })?;
-        let (tid, class) = self.class(txn, name)?.expect("locked");
+        self.update_view_body(txn, name, |body| {
+            body.defaults.retain(|d| usize::from(d.column) != position);
+            if let Some(expr) = expr {
+                body.defaults.push(ViewDefault {
+                    column: position as u16,
+                    expr,
+                });
+                body.defaults.sort_by_key(|d| d.column);
+            }
+        })
+    }
+
+    /// Replaces the class row of view `name` (locked by the caller) by
+    /// what `change` makes of its body.
+    fn update_view_body(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        change: impl FnOnce(&mut ViewBody),
+    ) -> Result<(), CatalogError> {
+        let (tid, class) = (self.class(txn, name)?)
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
         let mut body = class.view.clone().expect("a view's row has its body");
-        body.defaults.retain(|d| usize::from(d.column) != position);
-        if let Some(expr) = expr {
-            body.defaults.push(ViewDefault {
-                column: position as u16,
-                expr,
-            });
-            body.defaults.sort_by_key(|d| d.column);
-        }
+        change(&mut body);
+        body.check_option = CheckOption::of_options(&body.options);
         let row = ClassRow {
             view: Some(body),
             ..class
         };
         self.update_class(txn, tid, &row)
+    }
+
+    /// `ALTER VIEW name SET (...)` / `RESET (...)`: the view's options
+    /// become `options` (the caller checked them and keeps PostgreSQL's
+    /// order).
+    pub fn set_view_options(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        options: Vec<(String, String)>,
+    ) -> Result<(), CatalogError> {
+        self.locked_view(txn, name)?;
+        self.update_view_body(txn, name, |body| body.options = options)
+    }
+
+    /// A view's query text, rewritten by the SQL layer after a relation
+    /// or column it names was renamed (PostgreSQL's views name them by
+    /// oid and follow; folio's keep text, so the text follows instead).
+    pub fn set_view_query(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        query: &str,
+    ) -> Result<(), CatalogError> {
+        self.locked_view(txn, name)?;
+        self.update_view_body(txn, name, |body| body.query = query.to_string())
+    }
+
+    /// `ALTER VIEW name RENAME [COLUMN] old TO new`: the column's
+    /// attribute row renamed (its position, type and default stay); 42703
+    /// if `old` is missing, 42701 if `new` is taken.
+    pub fn rename_view_column(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        old: &str,
+        new: &str,
+    ) -> Result<(), CatalogError> {
+        check_name(new)?;
+        let def = self.locked_view(txn, name)?;
+        let attributes = self.attribute_rows(txn, def.oid)?;
+        if attributes.iter().any(|(_, a)| a.column.name == new) {
+            return Err(CatalogError::ColumnExists {
+                table: unqualified(name).to_string(),
+                column: new.to_string(),
+            });
+        }
+        let (tid, mut row) = crate::catalog::attribute_named(attributes, name, old)?;
+        row.column.name = new.to_string();
+        self.update_attribute(txn, tid, &row, name)
+    }
+
+    /// The view `name`, locked as [`Catalog::lock_view`] locks it: 42P01
+    /// for no relation of that name, 42809 for one of another kind. The
+    /// one path of the view statements that change a view.
+    pub(crate) fn locked_view(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<ViewDef, CatalogError> {
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        if class.kind != KIND_VIEW {
+            return Err(CatalogError::NotAView(name.to_string()));
+        }
+        self.lock_view(txn, tid, name)
     }
 
     /// Locks the view's class row (other DDL on it waits until `txn`
@@ -492,13 +636,7 @@ impl Catalog {
     /// `DROP VIEW name`: 2BP01 if another view reads it (the caller drops
     /// those first under CASCADE).
     pub fn drop_view(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
-        let (tid, class) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        if class.kind != KIND_VIEW {
-            return Err(CatalogError::NotAView(name.to_string()));
-        }
-        let def = self.lock_view(txn, tid, name)?;
+        let def = self.locked_view(txn, name)?;
         if let Some(dependent) = self.dependent_views(txn, def.oid)?.first() {
             return Err(CatalogError::DependedOn {
                 object: format!("view {name}"),

@@ -34,8 +34,10 @@ pub struct Ctx<'a> {
     /// The privileges the statement being planned needs, checked when
     /// its plan runs (`privileges::note`).
     pub needs: std::cell::RefCell<Vec<crate::privileges::Need>>,
-    /// How deep in views the planner is (their relations are not noted).
-    pub in_view: std::cell::Cell<u32>,
+    /// The view whose owner's privileges the relations being planned
+    /// are checked with (the innermost view expanded that is not
+    /// `security_invoker`; `None`: the session's role's).
+    pub checked_as: std::cell::Cell<Option<u64>>,
     /// The transaction's deferred constraint checks (`deferred.rs`).
     pub deferred: &'a crate::deferred::Pending,
     /// The session's kept PL/pgSQL bodies and plans

@@ -989,8 +989,9 @@ pub fn alter_table(
     // itself and its columns (PostgreSQL's 42809 for the rest).
     if let Some(kind) = is_view
         && let Some(op) = operations.iter().find(|op| match op {
-            AlterTableOperation::RenameTable { .. } => false,
-            AlterTableOperation::RenameColumn { .. } => kind == "views",
+            AlterTableOperation::RenameTable { .. } | AlterTableOperation::RenameColumn { .. } => {
+                false
+            }
             // A view's column defaults (`view_defaults.rs`).
             AlterTableOperation::AlterColumn {
                 op: AlterColumnOperation::SetDefault { .. } | AlterColumnOperation::DropDefault,
@@ -1045,9 +1046,29 @@ pub fn alter_table(
             } if operations.len() == 1 => {
                 let (old, new) = (names::ident(old_column_name), names::ident(new_column_name));
                 crate::system_columns::check_column_name(&new)?;
-                let rewrite = |text: &str| rename_column_in(text, &old, &new);
-                db.catalog()
-                    .rename_column(txn, &name, &old, &new, &rewrite)?;
+                if is_view == Some("views") {
+                    match db.catalog().rename_view_column(txn, &name, &old, &new) {
+                        Err(folio_catalog::CatalogError::NoSuchColumn { .. }) => {
+                            return Err(SqlError::new(
+                                "42703",
+                                format!("column \"{old}\" does not exist"),
+                            ));
+                        }
+                        other => other?,
+                    }
+                } else {
+                    let rewrite = |text: &str| rename_column_in(text, &old, &new);
+                    db.catalog()
+                        .rename_column(txn, &name, &old, &new, &rewrite)?;
+                }
+                if let Some(oid) = viewed {
+                    let renamed = crate::view_renames::Renamed::Column {
+                        relation: &name,
+                        old: &old,
+                        new: &new,
+                    };
+                    crate::view_renames::follow(cx, txn, oid, renamed)?;
+                }
             }
             // `ALTER TABLE name RENAME CONSTRAINT old TO new` (a form of
             // its own).
@@ -1074,6 +1095,13 @@ pub fn alter_table(
             } if operations.len() == 1 => {
                 let new = names::relation(new)?;
                 db.catalog().rename(txn, &name, &new)?;
+                if let Some(oid) = viewed {
+                    let renamed = crate::view_renames::Renamed::Relation {
+                        old: &name,
+                        new: &new,
+                    };
+                    crate::view_renames::follow(cx, txn, oid, renamed)?;
+                }
                 name = new;
             }
             AlterTableOperation::AddConstraint {

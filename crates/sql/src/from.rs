@@ -1384,9 +1384,19 @@ fn base(
     {
         let select = crate::privileges::SELECT;
         crate::privileges::note(cx, view.def.oid, &table_name, "view", select);
-        cx.in_view.set(cx.in_view.get() + 1);
+        // What the view reads is checked with its owner's privileges
+        // (unless it is `security_invoker`).
+        let checker = cx.checked_as.get();
+        if !view.def.flag("security_invoker") {
+            cx.checked_as.set(Some(view.def.oid));
+        }
+        let barrier = view.def.flag("security_barrier");
+        let outer = outer.map(|o| crate::pushdown::Outer {
+            barrier: o.barrier || barrier,
+            ..o
+        });
         let expanded = base(cx, txn, &factor, before, outer, pushed, false);
-        cx.in_view.set(cx.in_view.get() - 1);
+        cx.checked_as.set(checker);
         let (base, table) = expanded?;
         crate::views::check_shape(&view.def, &table.types)?;
         return Ok((base, table));

@@ -38,9 +38,11 @@ pub struct Lookups {
     catalog: Option<std::sync::Arc<Catalog>>,
     /// `pg_get_viewdef`'s text, by view oid.
     views: HashMap<i64, String>,
-    /// What `pg_relation_is_updatable` needs of each view, by oid
-    /// (`updatable_views.rs`).
-    shapes: HashMap<u64, crate::updatable_views::Shape>,
+    /// The views, by oid; and what `pg_relation_is_updatable` needs of
+    /// each (`updatable_views.rs`), made when first asked for: reading
+    /// the lookups parses no view's query.
+    view_defs: HashMap<u64, folio_catalog::ViewDef>,
+    shapes: std::sync::Mutex<HashMap<u64, crate::updatable_views::Shape>>,
     /// The session's temporary namespace (`temp_tables.rs`), searched
     /// first by a bare name.
     temp: Option<u32>,
@@ -102,9 +104,7 @@ impl Lookups {
             out.name(view.oid as i64, &view.name);
             out.views
                 .insert(view.oid as i64, crate::system::view_definition(&view.query));
-            // (A view whose query no longer reads is no updatable one.)
-            let shape = crate::updatable_views::shape(catalog, txn, &view).unwrap_or_default();
-            out.shapes.insert(view.oid, shape);
+            out.view_defs.insert(view.oid, view);
         }
         let tables = catalog.tables(txn)?;
         for table in &tables {
@@ -208,12 +208,33 @@ impl Lookups {
         let relation = |oid: u64| match self.tables.get(&(oid as i64)) {
             Some(table) if table.matview.is_none() => Updatable::Table,
             Some(_) => Updatable::Neither,
-            None => self
-                .shapes
-                .get(&oid)
-                .map_or(Updatable::Neither, Updatable::View),
+            None => self.shape(oid).map_or(Updatable::Neither, Updatable::View),
         };
         crate::updatable_views::events(&relation, oid, include_triggers, columns)
+    }
+
+    /// The shape of view `oid`, parsed when first asked for.
+    fn shape(&self, oid: u64) -> Option<crate::updatable_views::Shape> {
+        let def = self.view_defs.get(&oid)?;
+        let mut shapes = self.shapes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(shape) = shapes.get(&oid) {
+            return Some(shape.clone());
+        }
+        let relation_of = |name: &str| {
+            let oid = *self.oids.get(name)?;
+            if let Some(table) = self.tables.get(&oid) {
+                let columns = table.columns.iter().map(|c| c.name.clone()).collect();
+                return table.matview.is_none().then_some((oid as u64, columns));
+            }
+            let view = self.view_defs.get(&(oid as u64))?;
+            Some((
+                view.oid,
+                view.columns.iter().map(|c| c.name.clone()).collect(),
+            ))
+        };
+        let shape = crate::updatable_views::shape(def, &relation_of);
+        shapes.insert(oid, shape.clone());
+        Some(shape)
     }
 
     /// `pg_table_is_visible(oid)`: a bare name finds it (another

@@ -62,6 +62,9 @@ pub enum Parsed {
         alter: Box<Statement>,
         materialized: bool,
     },
+    /// `ALTER VIEW` (or `ALTER TABLE`) `... SET (...) | RESET (...) | SET
+    /// SCHEMA s | OWNER TO r` (`view_options.rs`).
+    AlterViewOptions(crate::view_options::Alter),
     /// `DO [LANGUAGE plpgsql] 'body'` (sqlparser has none), its body
     /// parsed (`plpgsql/parse.rs`).
     Do(Box<crate::plpgsql::parse::Block>),
@@ -389,16 +392,23 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 }
                 Parsed::Sql(Box::new(statement))
             }
-            // `ALTER VIEW name RENAME TO new` is ALTER TABLE's rename
-            // (which renames a view too), `ALTER VIEW [IF EXISTS] name
-            // ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT` its ALTER
-            // COLUMN (`view_defaults.rs`); other ALTER VIEW forms are
+            Some(Keyword::ALTER)
+                if matches!(
+                    second.and_then(keyword),
+                    Some(Keyword::VIEW | Keyword::TABLE)
+                ) && let Some(alter) = view_alter(&plain(&spanned[1..])) =>
+            {
+                Parsed::AlterViewOptions(alter?)
+            }
+            // `ALTER VIEW name RENAME [COLUMN] ... TO new` is ALTER TABLE's
+            // rename (which renames a view too), `ALTER VIEW [IF EXISTS]
+            // name ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT` its ALTER
+            // COLUMN (`view_defaults.rs`); `ALTER VIEW name AS query` is
             // sqlparser's, refused.
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::VIEW)
-                    && (spanned.get(3).and_then(|t| keyword(&t.token))
-                        == Some(Keyword::RENAME)
-                        && spanned.get(4).and_then(|t| keyword(&t.token)) == Some(Keyword::TO)
+                    && ((spanned.iter().skip(3))
+                        .any(|t| keyword(&t.token) == Some(Keyword::RENAME))
                         || alters_column(&spanned)) =>
             {
                 spanned[1].token = Token::make_keyword("TABLE");
@@ -494,6 +504,45 @@ fn statement_trigger_by_default(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// Writes each option of a CREATE VIEW's `WITH (options)` (the first
+/// `WITH (` after `VIEW` at `at`, before `AS`) given without a value as
+/// `name = true` (sqlparser reads none; PostgreSQL's boolean options
+/// mean that).
+fn bare_view_options(tokens: &mut Vec<TokenWithSpan>, at: usize) {
+    let Some(open) = (at..tokens.len().saturating_sub(1)).find(|&i| {
+        matches!(&tokens[i].token, Token::Word(w) if w.keyword == Keyword::AS)
+            || (matches!(&tokens[i].token, Token::Word(w) if w.keyword == Keyword::WITH)
+                && tokens[i + 1].token == Token::LParen)
+    }) else {
+        return;
+    };
+    if matches!(&tokens[open].token, Token::Word(w) if w.keyword == Keyword::AS) {
+        return;
+    }
+    let mut i = open + 2;
+    while i < tokens.len() {
+        if matches!(tokens[i].token, Token::Word(_))
+            && matches!(tokens[i - 1].token, Token::LParen | Token::Comma)
+            && matches!(
+                tokens.get(i + 1).map(|t| &t.token),
+                Some(Token::Comma | Token::RParen)
+            )
+        {
+            let span = tokens[i].span;
+            tokens.insert(i + 1, TokenWithSpan::new(Token::Eq, span));
+            tokens.insert(
+                i + 2,
+                TokenWithSpan::new(Token::make_word("true", None), span),
+            );
+            i += 2;
+        }
+        if tokens[i].token == Token::RParen {
+            return;
+        }
+        i += 1;
+    }
+}
+
 /// Takes a trailing `WITH [LOCAL | CASCADED] CHECK OPTION` off a
 /// `CREATE [OR REPLACE] [TEMP] [RECURSIVE] VIEW` (sqlparser reads none):
 /// the option, `local` or `cascaded` (the default), which the statement
@@ -516,6 +565,7 @@ fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
     if tokens.get(at).map(word).as_deref() != Some("view") {
         return None;
     }
+    bare_view_options(tokens, at);
     let n = tokens.len();
     if n < 4 || word(&tokens[n - 1]) != "option" || word(&tokens[n - 2]) != "check" {
         return None;
@@ -1016,6 +1066,81 @@ fn parse_one(
         }
         t => Err(place.text.near(&t)),
     }
+}
+
+/// `VIEW | TABLE [IF EXISTS] name SET (options) | RESET (names) | SET
+/// SCHEMA s | OWNER TO role` (`tokens` after ALTER), if it is one of
+/// those (`view_options.rs`, which refuses a table's but OWNER TO).
+fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, SqlError>> {
+    use crate::view_options::{Action, Alter};
+    let mut c = Cursor { tokens, at: 0 };
+    let table = c.take_keyword(Keyword::TABLE);
+    if !table {
+        c.expect_keyword(Keyword::VIEW).ok()?;
+    }
+    let if_exists = c.take_keyword(Keyword::IF);
+    if if_exists {
+        c.expect_keyword(Keyword::EXISTS).ok()?;
+    }
+    let name = c.name().ok()?;
+    let word = |t: Option<&Token>, w: &str| matches!(t, Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let action = if c.take_keyword(Keyword::OWNER) {
+        c.expect_keyword(Keyword::TO).ok()?;
+        Action::OwnerTo(c.ident().ok()?.value)
+    } else if c.take_keyword(Keyword::SET) {
+        if c.take_keyword(Keyword::SCHEMA) {
+            Action::SetSchema(names::ident(&c.ident().ok()?))
+        } else if c.peek() == Some(&Token::LParen) {
+            return Some(option_list(&mut c).map(|list| Alter {
+                name,
+                if_exists,
+                table,
+                action: Action::Set(list),
+            }));
+        } else {
+            return None;
+        }
+    } else if word(c.peek(), "reset") {
+        c.next();
+        let list = match option_list(&mut c) {
+            Ok(list) => list,
+            Err(e) => return Some(Err(e)),
+        };
+        Action::Reset(list.into_iter().map(|(n, _)| n).collect())
+    } else {
+        return None;
+    };
+    Some(c.end().map(|()| Alter {
+        name,
+        if_exists,
+        table,
+        action,
+    }))
+}
+
+/// `(name [= value], ...)` up to the end of the statement.
+fn option_list(c: &mut Cursor<'_>) -> Result<Vec<crate::view_options::Written>, SqlError> {
+    c.expect(&Token::LParen)?;
+    let mut out = Vec::new();
+    loop {
+        let name = c.ident()?.value.to_ascii_lowercase();
+        let value = match c.take(&Token::Eq) {
+            false => None,
+            true => Some(match c.next() {
+                Some(Token::Word(w)) => w.value.clone(),
+                Some(Token::SingleQuotedString(s)) => s.clone(),
+                Some(Token::Number(n, _)) => n.clone(),
+                other => return Err(near(other)),
+            }),
+        };
+        out.push((name, value));
+        if !c.take(&Token::Comma) {
+            break;
+        }
+    }
+    c.expect(&Token::RParen)?;
+    c.end()?;
+    Ok(out)
 }
 
 /// Whether `ALTER VIEW` `tokens` go on, after the view's name (and `IF

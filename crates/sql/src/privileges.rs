@@ -251,6 +251,28 @@ pub fn set_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), SqlEr
     )
 }
 
+/// `ALTER ... OWNER TO owner`: relation `relation` is `owner`'s, and the
+/// old owner's grants and grants received are `owner`'s, as PostgreSQL's
+/// `aclnewowner` makes them. Stored at once, as every ACL change (not
+/// undone by a rollback: README "Roles and privileges").
+pub fn change_owner(db: &Database, relation: u64, owner: &Role) -> Result<(), SqlError> {
+    let _ddl = roles::ROLE_DDL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut entry = acl(db, relation)?;
+    let old = entry.owner;
+    if old == owner.oid {
+        return Ok(());
+    }
+    entry.owner = owner.oid;
+    for item in entry.items.iter_mut().flatten() {
+        for role in [&mut item.grantee, &mut item.grantor] {
+            if *role == old {
+                *role = owner.oid;
+            }
+        }
+    }
+    put(db, relation, &entry)
+}
+
 /// Sets `pg_class` rows' owner (column `owner_at`) and ACL (`acl_at`)
 /// from the stored entries (the running statement's database:
 /// `roles::Scope`).
@@ -348,6 +370,10 @@ pub struct Need {
     /// `table`, `view`, `materialized view`, `sequence`.
     pub kind: &'static str,
     pub privilege: u8,
+    /// Checked with the privileges of this view's owner (a relation the
+    /// view reads or changes: PostgreSQL's views run with their owner's
+    /// rights unless `security_invoker`); `None`: the session's role's.
+    pub as_owner_of: Option<u64>,
 }
 
 /// The session's role as it is now: `None` for a superuser (checks pass
@@ -379,7 +405,18 @@ pub fn allowed(db: &Database, role: &Role, relation: u64, privilege: u8) -> Resu
 /// for table t` unless the session's role may. A superuser passes at
 /// once (the bootstrap superuser without reading anything).
 pub fn check(cx: &Ctx<'_>, need: &Need) -> Result<(), SqlError> {
-    if allowed(cx.db, cx.role, need.relation, need.privilege)? {
+    let allowed = match need.as_owner_of {
+        None => allowed(cx.db, cx.role, need.relation, need.privilege)?,
+        Some(view) => {
+            let owner = acl(cx.db, view)?.owner;
+            owner == SUPERUSER_OID
+                || match roles::by_oid(cx.db, owner)? {
+                    Some(role) => allowed(cx.db, &role, need.relation, need.privilege)?,
+                    None => false,
+                }
+        }
+    };
+    if allowed {
         return Ok(());
     }
     Err(denied(need.kind, &need.name))
@@ -387,25 +424,24 @@ pub fn check(cx: &Ctx<'_>, need: &Need) -> Result<(), SqlError> {
 
 /// Every need of a statement, in order.
 pub fn check_all(cx: &Ctx<'_>, needs: &[Need]) -> Result<(), SqlError> {
-    if cx.role.oid == SUPERUSER_OID {
+    // (A view a superuser reads may check its owner's privileges.)
+    if cx.role.oid == SUPERUSER_OID && needs.iter().all(|n| n.as_owner_of.is_none()) {
         return Ok(());
     }
     needs.iter().try_for_each(|n| check(cx, n))
 }
 
 /// Notes a need of the statement being planned (checked when its plan
-/// runs, and at each run of a kept plan), unless it is planned inside a
-/// view (a view's relations are read with the view's rights: only the
-/// view itself is checked).
+/// runs, and at each run of a kept plan); inside a view, checked with
+/// its owner's privileges (`Ctx::checked_as`).
 pub fn note(cx: &Ctx<'_>, relation: u64, name: &str, kind: &'static str, privilege: u8) {
-    if cx.in_view.get() == 0 {
-        cx.needs.borrow_mut().push(Need {
-            relation,
-            name: folio_catalog::unqualified(name).to_string(),
-            kind,
-            privilege,
-        });
-    }
+    cx.needs.borrow_mut().push(Need {
+        relation,
+        name: folio_catalog::unqualified(name).to_string(),
+        kind,
+        privilege,
+        as_owner_of: cx.checked_as.get(),
+    });
 }
 
 /// PostgreSQL's 42501 for a missing privilege.
@@ -538,6 +574,7 @@ pub fn check_utility(
                         name: folio_catalog::unqualified(&name).to_string(),
                         kind: "table",
                         privilege: TRUNCATE,
+                        as_owner_of: None,
                     };
                     check(cx, &need)?;
                 }

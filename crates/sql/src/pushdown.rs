@@ -28,6 +28,9 @@ use sqlparser::ast::{
 pub struct Outer<'a> {
     pub selection: Option<&'a Expr>,
     pub order: Option<(&'a [OrderByExpr], u64, &'a [SelectItem])>,
+    /// The subquery is a `security_barrier` view: only leakproof
+    /// conjuncts may go in ([`leakproof`]).
+    pub barrier: bool,
 }
 
 /// `subquery` (named by `alias`) with the conjuncts of the outer WHERE it
@@ -90,6 +93,9 @@ pub fn into_subquery(
     let mut taken: Vec<Expr> = Vec::new();
     let all = outer.selection.map_or(Vec::new(), conjuncts);
     for conjunct in &all {
+        if outer.barrier && !leakproof(conjunct) {
+            continue;
+        }
         if let Some(rewritten) = rewrite(conjunct, &qualifier, &columns) {
             pushed.push(rewritten);
             taken.push((*conjunct).clone());
@@ -225,6 +231,44 @@ pub(crate) fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// Whether conjunct `e` can neither fail nor show a value on any row
+/// (PostgreSQL's leakproof operators): columns and constants compared,
+/// null tests, IN lists and BETWEEN of them, and AND / OR / NOT of
+/// those. Arithmetic (division by zero), casts, LIKE and every call may
+/// fail on a row a `security_barrier` view hides, so they stay outside.
+/// The one owner of that rule.
+pub fn leakproof(e: &Expr) -> bool {
+    let operand = |e: &Expr| {
+        matches!(
+            e,
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)
+        )
+    };
+    match e {
+        Expr::Nested(inner) => leakproof(inner),
+        Expr::BinaryOp { left, op, right } => match op {
+            BinaryOperator::And | BinaryOperator::Or => leakproof(left) && leakproof(right),
+            BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq => operand(left) && operand(right),
+            _ => false,
+        },
+        Expr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Not,
+            expr,
+        } => leakproof(expr),
+        Expr::IsNull(inner) | Expr::IsNotNull(inner) => operand(inner),
+        Expr::InList { expr, list, .. } => operand(expr) && list.iter().all(operand),
+        Expr::Between {
+            expr, low, high, ..
+        } => operand(expr) && operand(low) && operand(high),
+        _ => false,
+    }
+}
+
 /// The conjunct over the subquery's own columns, or `None` if it reads
 /// anything else or is not one of the forms that may go.
 fn rewrite(e: &Expr, qualifier: &str, columns: &[(String, Option<&Expr>)]) -> Option<Expr> {
@@ -341,6 +385,7 @@ mod tests {
     fn pushed(sub: &str, outer: &str) -> Option<String> {
         let outer = expr(outer);
         let only_where = Outer {
+            barrier: false,
             selection: Some(&outer),
             order: None,
         };
@@ -349,6 +394,7 @@ mod tests {
 
     fn where_of(e: &Expr) -> Outer<'_> {
         Outer {
+            barrier: false,
             selection: Some(e),
             order: None,
         }
@@ -426,6 +472,7 @@ mod tests {
             unreachable!()
         };
         let outer = Outer {
+            barrier: false,
             selection: select.selection.as_ref(),
             order: Some((keys, 15, &select.projection)),
         };
@@ -473,5 +520,27 @@ mod tests {
             ordered("select a from t", "select * from v order by 1"),
             None
         );
+    }
+
+    // Proves only conjuncts that cannot fail on a row go below a
+    // security barrier.
+    #[test]
+    fn leakproof_is_comparisons_of_columns_and_constants() {
+        for sql in [
+            "a = 1",
+            "a < b and (b is null or a in (1, 2))",
+            "a between 1 and 3",
+        ] {
+            assert!(leakproof(&expr(sql)), "{sql}");
+        }
+        for sql in [
+            "1 / a > 0",
+            "f(a)",
+            "a::int = 1",
+            "a like 'x%'",
+            "a + 1 = 2",
+        ] {
+            assert!(!leakproof(&expr(sql)), "{sql}");
+        }
     }
 }

@@ -786,6 +786,7 @@ fn plan_select(
                 _ => None,
             };
             let outer = crate::pushdown::Outer {
+                barrier: false,
                 selection: select.selection.as_ref(),
                 order,
             };

@@ -47,7 +47,7 @@ macro_rules! session_cx {
             views: Default::default(),
             role: &$session.role,
             needs: Default::default(),
-            in_view: Default::default(),
+            checked_as: Default::default(),
             deferred: &$session.deferred,
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
@@ -447,6 +447,7 @@ impl Session {
             | Parsed::CreateMatview { .. }
             | Parsed::Refresh(_)
             | Parsed::AlterView { .. }
+            | Parsed::AlterViewOptions(_)
             | Parsed::CreateDomain(_)
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
@@ -2297,6 +2298,7 @@ pub(crate) fn run_utility(
             alter,
             materialized,
         } => crate::matviews::alter(cx, txn, notices, alter, *materialized),
+        Parsed::AlterViewOptions(alter) => crate::view_options::run(cx, txn, notices, alter),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
         Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),

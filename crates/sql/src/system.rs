@@ -866,7 +866,13 @@ impl SystemRelation {
                 for sequence in catalog.sequences(txn)? {
                     out.push(sequence_class_row(&spaces, &sequence));
                 }
+                let reloptions = (self.columns().iter())
+                    .position(|(name, _)| *name == "reloptions")
+                    .expect("pg_class has reloptions");
                 for view in catalog.views(txn)? {
+                    let options = (view.options.iter())
+                        .map(|(n, v)| Value::Text(format!("{n}={v}")))
+                        .collect::<Vec<_>>();
                     out.push(class_row(ClassRow {
                         oid: view.oid as i64,
                         name: folio_catalog::unqualified(&view.name),
@@ -879,6 +885,9 @@ impl SystemRelation {
                         has_triggers: false,
                         populated: true,
                     }));
+                    if !options.is_empty() {
+                        out.last_mut().expect("pushed")[reloptions] = Value::Array(options);
+                    }
                 }
                 let relacl = (self.columns().iter())
                     .position(|(name, _)| *name == "relacl")

@@ -30,14 +30,15 @@
 //! and end as conditions over the table's columns that every new row
 //! must meet ([`Rewritten::apply`], checked by `Constraints`).
 //!
-//! Names inside a subquery of the statement are left alone unless
-//! qualified by the view's name (an unqualified name there may be the
-//! subquery's own column).
+//! An unqualified name inside a subquery of the statement is the view's
+//! column when no FROM item between it and the statement has one of that
+//! name: `outer_names.rs` writes those as `q.c` first.
 
 use crate::context::Ctx;
 use crate::dml::Change;
 use crate::error::SqlError;
 use crate::names;
+use crate::outer_names::ColumnsOf;
 use crate::triggers::Event;
 use crate::views::Used;
 use folio_catalog::{CheckOption, View, ViewDef};
@@ -57,19 +58,17 @@ const MAX_LEVELS: usize = 100;
 pub struct Rewritten {
     /// The statement on the base relation.
     pub statement: Statement,
-    /// The outermost view: its oid and bare name (its privileges are
-    /// the ones checked, as a view read in FROM).
-    view: (u64, String),
+    /// The views passed, outermost first: oid, bare name, and whether it
+    /// is `security_invoker` (the session's role needs the statement's
+    /// privileges on the outermost, each view's owner on the relation
+    /// under it, as a view read in FROM).
+    views: Vec<(u64, String, bool)>,
     /// The check options' conditions over the table's columns, each with
     /// the view that owns it, in the order they are judged.
     checks: Vec<(String, Expr)>,
     /// The name the statement qualifies the target's columns with.
     qualifier: String,
 }
-
-/// The column names of relation `name` if it is a table or a view (not
-/// materialized); 42P01 if there is none.
-type ColumnsOf<'a> = dyn Fn(&str) -> Result<Option<Vec<String>>, SqlError> + 'a;
 
 /// [`ColumnsOf`] through the session's relations.
 fn session_columns<'a>(
@@ -144,54 +143,41 @@ pub struct Shape {
 }
 
 /// A relation as [`events`] sees it.
-pub enum Updatable<'a> {
+pub enum Updatable {
     Table,
-    View(&'a Shape),
+    View(Shape),
     /// No relation, or one never changed (a materialized view, a
     /// sequence, a system relation).
     Neither,
 }
 
-/// The [`Shape`] of view `def`, read from the catalog alone.
-pub fn shape(
-    catalog: &folio_catalog::Catalog,
-    txn: &Transaction,
-    def: &ViewDef,
-) -> Result<Shape, SqlError> {
-    let columns_of = |name: &str| -> Result<Option<Vec<String>>, SqlError> {
-        if let Some(relation) = catalog.relation(txn, name)? {
-            return Ok((relation.def.matview.is_none())
-                .then(|| (relation.def.columns.iter().map(|c| c.name.clone())).collect()));
-        }
-        Ok(match catalog.view(txn, name)? {
-            Some(v) if !v.def.materialized => {
-                Some(v.def.columns.iter().map(|c| c.name.clone()).collect())
-            }
-            _ => None,
-        })
-    };
+/// A relation as [`shape`] asks for it by name: its oid and column
+/// names, if it is a table or (not materialized) view.
+pub type RelationOf<'a> = dyn Fn(&str) -> Option<(u64, Vec<String>)> + 'a;
+
+/// The [`Shape`] of view `def` (parses its query: `Lookups` asks for it
+/// only for a view `pg_relation_is_updatable` names, and the views below
+/// it).
+pub fn shape(def: &ViewDef, relation_of: &RelationOf<'_>) -> Shape {
+    let columns_of = |name: &str| Ok(relation_of(name).map(|(_, columns)| columns));
     let level = match Level::of(&columns_of, def, Event::Delete, "q") {
         Ok(level) => level,
-        Err(e) if e.code == "55000" => return Ok(Shape::default()),
-        Err(e) => return Err(e),
+        // (A view whose query no longer reads is no updatable one.)
+        Err(_) => return Shape::default(),
     };
-    let (base, base_columns) = match catalog.relation(txn, &level.base)? {
-        Some(relation) => (relation.def.oid, relation.def.columns.clone()),
-        None => match catalog.view(txn, &level.base)? {
-            Some(v) => (v.def.oid, v.def.columns),
-            None => return Ok(Shape::default()),
-        },
+    let Some((base, base_columns)) = relation_of(&level.base) else {
+        return Shape::default();
     };
     let columns = (level.columns.iter())
         .map(|(_, plain)| {
             let plain = plain.as_ref()?;
-            base_columns.iter().position(|c| &c.name == plain)
+            base_columns.iter().position(|c| c == plain)
         })
         .collect();
-    Ok(Shape {
+    Shape {
         base: Some(base),
         columns,
-    })
+    }
 }
 
 /// PostgreSQL's `relation_is_updatable`: the events relation `oid`
@@ -201,8 +187,8 @@ pub fn shape(
 /// DELETE, as far as its base relation takes them for the base columns
 /// they are). The one owner of `pg_relation_is_updatable` and
 /// `pg_column_is_updatable`.
-pub fn events<'a>(
-    relation: &dyn Fn(u64) -> Updatable<'a>,
+pub fn events(
+    relation: &dyn Fn(u64) -> Updatable,
     oid: u64,
     include_triggers: bool,
     columns: Option<&[usize]>,
@@ -210,8 +196,8 @@ pub fn events<'a>(
     events_at(relation, oid, include_triggers, columns, 0)
 }
 
-fn events_at<'a>(
-    relation: &dyn Fn(u64) -> Updatable<'a>,
+fn events_at(
+    relation: &dyn Fn(u64) -> Updatable,
     oid: u64,
     include_triggers: bool,
     columns: Option<&[usize]>,
@@ -282,10 +268,17 @@ pub fn rewrite(
     let qualifier = qualifier_of(statement).unwrap_or_else(|| bare.clone());
     let mut out = Rewritten {
         statement: statement.clone(),
-        view: (view.def.oid, bare),
+        views: Vec::new(),
         checks: Vec::new(),
         qualifier: qualifier.clone(),
     };
+    let columns: Vec<String> = (view.def.columns.iter()).map(|c| c.name.clone()).collect();
+    qualify_outer(
+        &mut out.statement,
+        &session_columns(cx, txn),
+        &columns,
+        &qualifier,
+    )?;
     let mut cascaded = false;
     let mut next = Some(view);
     for depth in 0.. {
@@ -302,6 +295,11 @@ pub fn rewrite(
             ));
         }
         let level = Level::of(&session_columns(cx, txn), &view.def, event, &qualifier)?;
+        out.views.push((
+            view.def.oid,
+            level.bare(),
+            view.def.flag("security_invoker"),
+        ));
         let used = Statement::Query(crate::views::parse_query(&view.def)?);
         let view = Arc::new(view);
         cx.views.borrow_mut().push(Used {
@@ -322,6 +320,59 @@ pub fn rewrite(
         next = view_target(cx, txn, &level.base, event)?;
     }
     Ok(Some(out))
+}
+
+/// Qualifies the correlated references to the view's `columns` in the
+/// subqueries of `statement`'s expressions that see the target (SET,
+/// WHERE, RETURNING, ON CONFLICT's; not an INSERT's source or another
+/// FROM item, which do not): `outer_names.rs`.
+fn qualify_outer(
+    statement: &mut Statement,
+    columns_of: &ColumnsOf<'_>,
+    columns: &[String],
+    qualifier: &str,
+) -> Result<(), SqlError> {
+    let mut exprs: Vec<&mut Expr> = Vec::new();
+    fn returning_of<'s>(items: Option<&'s mut Vec<SelectItem>>, exprs: &mut Vec<&'s mut Expr>) {
+        for item in items.into_iter().flatten() {
+            match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    exprs.push(e)
+                }
+                _ => {}
+            }
+        }
+    }
+    match statement {
+        Statement::Insert(insert) => {
+            if let Some(OnInsert::OnConflict(on)) = &mut insert.on
+                && let OnConflictAction::DoUpdate(update) = &mut on.action
+            {
+                exprs.extend(update.assignments.iter_mut().map(|a| &mut a.value));
+                exprs.extend(update.selection.as_mut());
+            }
+            returning_of(insert.returning.as_mut(), &mut exprs);
+        }
+        Statement::Update {
+            assignments,
+            selection,
+            returning,
+            ..
+        } => {
+            exprs.extend(assignments.iter_mut().map(|a| &mut a.value));
+            exprs.extend(selection.as_mut());
+            returning_of(returning.as_mut(), &mut exprs);
+        }
+        Statement::Delete(delete) => {
+            exprs.extend(delete.selection.as_mut());
+            returning_of(delete.returning.as_mut(), &mut exprs);
+        }
+        _ => {}
+    }
+    for e in exprs {
+        crate::outer_names::qualify(e, columns_of, columns, qualifier)?;
+    }
+    Ok(())
 }
 
 /// The relation an INSERT, UPDATE or DELETE names, and its event.
@@ -541,12 +592,11 @@ impl Level {
         } else if let Some(parts) = names::parts(name) {
             prefixes.push(parts);
         }
-        let mut normal = Normalize {
+        let mut normal = Nested::new(Normalize {
             qualifier,
             prefixes: &prefixes,
             columns: &base_columns,
-            depth: 0,
-        };
+        });
         let mut columns = Vec::with_capacity(items.len());
         for item in items {
             let mut e = item.clone();
@@ -599,12 +649,11 @@ impl Level {
     /// Replaces the view's column references in `e` (unqualified ones
     /// too when `unqualified`) by their expressions over `qualifier`.
     fn substitute(&self, e: &mut Expr, qualifier: &str, unqualified: bool) {
-        let _ = e.visit(&mut Substitute {
+        let _ = e.visit(&mut Nested::new(Substitute {
             level: self,
             qualifier,
             unqualified,
-            depth: 0,
-        });
+        }));
     }
 
     /// Rewrites `statement` (on this view, its columns qualified by
@@ -832,17 +881,27 @@ fn item_names(items: &[TableWithJoins]) -> Vec<Ident> {
         .collect()
 }
 
-/// Writes a view query's references to its base's columns as
-/// `qualifier.column`.
-struct Normalize<'a> {
-    qualifier: &'a str,
-    /// The names the query qualifies base columns with.
-    prefixes: &'a [Vec<String>],
-    columns: &'a [String],
+/// A pass over expressions that treats those inside a subquery apart
+/// (an unqualified name there may be the subquery's own column): `depth`
+/// is how many subqueries `e` is in.
+trait InSubqueries {
+    fn expr(&mut self, e: &mut Expr, depth: usize);
+}
+
+/// Runs an [`InSubqueries`] pass, counting the subqueries it is in: the
+/// one counter of both passes.
+struct Nested<T> {
+    pass: T,
     depth: usize,
 }
 
-impl VisitorMut for Normalize<'_> {
+impl<T> Nested<T> {
+    fn new(pass: T) -> Nested<T> {
+        Nested { pass, depth: 0 }
+    }
+}
+
+impl<T: InSubqueries> VisitorMut for Nested<T> {
     type Break = ();
 
     fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
@@ -856,22 +915,37 @@ impl VisitorMut for Normalize<'_> {
     }
 
     fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        self.pass.expr(e, self.depth);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Writes a view query's references to its base's columns as
+/// `qualifier.column`.
+struct Normalize<'a> {
+    qualifier: &'a str,
+    /// The names the query qualifies base columns with.
+    prefixes: &'a [Vec<String>],
+    columns: &'a [String],
+}
+
+impl InSubqueries for Normalize<'_> {
+    fn expr(&mut self, e: &mut Expr, depth: usize) {
         let column = match e {
-            Expr::Identifier(id) if self.depth == 0 => names::ident(id),
+            Expr::Identifier(id) if depth == 0 => names::ident(id),
             Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
                 let (last, prefix) = parts.split_last().expect("two parts");
                 let prefix: Vec<String> = prefix.iter().map(names::ident).collect();
                 if !self.prefixes.contains(&prefix) {
-                    return ControlFlow::Continue(());
+                    return;
                 }
                 names::ident(last)
             }
-            _ => return ControlFlow::Continue(()),
+            _ => return,
         };
         if self.columns.contains(&column) {
             *e = qualified(self.qualifier, &column);
         }
-        ControlFlow::Continue(())
     }
 }
 
@@ -881,27 +955,14 @@ struct Substitute<'a> {
     level: &'a Level,
     qualifier: &'a str,
     unqualified: bool,
-    depth: usize,
 }
 
-impl VisitorMut for Substitute<'_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+impl InSubqueries for Substitute<'_> {
+    fn expr(&mut self, e: &mut Expr, depth: usize) {
         let (column, over) = match e {
             Expr::Identifier(id)
                 if self.unqualified
-                    && self.depth == 0
+                    && depth == 0
                     && !(id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default")) =>
             {
                 (names::ident(id), self.qualifier.to_string())
@@ -909,14 +970,14 @@ impl VisitorMut for Substitute<'_> {
             Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
                 let prefix = names::ident(&parts[0]);
                 if prefix != self.qualifier && prefix != "excluded" {
-                    return ControlFlow::Continue(());
+                    return;
                 }
                 (names::ident(&parts[1]), prefix)
             }
-            _ => return ControlFlow::Continue(()),
+            _ => return,
         };
         let Some(at) = self.level.column(&column) else {
-            return ControlFlow::Continue(());
+            return;
         };
         let mut mapped = self.level.columns[at].0.clone();
         if over != self.qualifier {
@@ -929,7 +990,6 @@ impl VisitorMut for Substitute<'_> {
             plain @ Expr::CompoundIdentifier(_) => plain,
             other => Expr::Nested(Box::new(other)),
         };
-        ControlFlow::Continue(())
     }
 }
 
@@ -986,12 +1046,38 @@ impl Rewritten {
             })
             .collect::<Result<Vec<_>, SqlError>>()?;
         change.constraints_mut().add_view_checks(checks);
+        // The session's role needs on the outermost view what the
+        // statement needs on the table; each view's owner needs it on the
+        // relation under it (unless the view is `security_invoker`: then
+        // whoever needed it on the view).
         let mut needs = cx.needs.borrow_mut();
-        if let Some(need) = needs.iter_mut().find(|n| n.relation == relation.def.oid) {
-            need.relation = self.view.0;
-            need.name = self.view.1.clone();
-            need.kind = "view";
+        let on_table: Vec<_> = (needs.iter())
+            .filter(|n| n.relation == relation.def.oid && n.as_owner_of.is_none())
+            .map(|n| n.privilege)
+            .collect();
+        let mut checker = None;
+        let mut on_views = Vec::new();
+        for (oid, name, invoker) in &self.views {
+            for &privilege in &on_table {
+                on_views.push(crate::privileges::Need {
+                    relation: *oid,
+                    name: name.clone(),
+                    kind: "view",
+                    privilege,
+                    as_owner_of: checker,
+                });
+            }
+            if !invoker {
+                checker = Some(*oid);
+            }
         }
+        for need in needs.iter_mut() {
+            if need.relation == relation.def.oid && need.as_owner_of.is_none() {
+                need.as_owner_of = checker;
+            }
+        }
+        // (The views first, as PostgreSQL checks them.)
+        needs.splice(0..0, on_views);
         Ok(())
     }
 }

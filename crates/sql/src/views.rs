@@ -79,7 +79,8 @@ pub fn create(
     {
         return Err(SqlError::syntax(format!("syntax error in {statement}")));
     }
-    let check_option = check_option_of(options)?;
+    let options = crate::view_options::of_list(&crate::view_options::written(options)?)?;
+    let check_option = CheckOption::of_options(&options);
     let name = names::relation(name)?;
     cx.views.borrow_mut().clear();
     let mut expanded = query.clone();
@@ -140,54 +141,13 @@ pub fn create(
         query: &text,
         columns: &defs,
         depends_on: &depends_on,
-        check_option,
+        options: &options,
     };
     let def = cx.db.catalog().create_view(txn, &name, view, *or_replace)?;
     if check_option != CheckOption::None {
         crate::updatable_views::check_option_allowed(cx, txn, &def)?;
     }
     Ok(Output::command("CREATE VIEW"))
-}
-
-/// The check option `WITH (check_option = ...)` sets (the trailing
-/// `WITH [LOCAL | CASCADED] CHECK OPTION` is written as it: `parse.rs`);
-/// other options are 0A000, a bad value PostgreSQL's 22023.
-fn check_option_of(options: &sqlparser::ast::CreateTableOptions) -> Result<CheckOption, SqlError> {
-    use sqlparser::ast::{CreateTableOptions, SqlOption};
-    let list = match options {
-        CreateTableOptions::None => return Ok(CheckOption::None),
-        CreateTableOptions::With(list) => list,
-        _ => return Err(SqlError::unsupported("view options")),
-    };
-    let mut out = CheckOption::None;
-    for option in list {
-        let SqlOption::KeyValue { key, value } = option else {
-            return Err(SqlError::unsupported("view options"));
-        };
-        if names::ident(key) != "check_option" {
-            return Err(SqlError::unsupported(format!("the view option {key}")));
-        }
-        let text = match value {
-            Expr::Value(v) => match &v.value {
-                sqlparser::ast::Value::SingleQuotedString(s) => s.clone(),
-                other => other.to_string(),
-            },
-            Expr::Identifier(id) => id.value.clone(),
-            other => other.to_string(),
-        };
-        out = match text.to_ascii_lowercase().as_str() {
-            "local" => CheckOption::Local,
-            "cascaded" => CheckOption::Cascaded,
-            _ => {
-                return Err(SqlError::new(
-                    "22023",
-                    format!("invalid value for enum option \"check_option\": {text}"),
-                )
-                .with_detail("Valid values are \"local\" and \"cascaded\"."));
-            }
-        };
-    }
-    Ok(out)
 }
 
 /// `query` with each `*` and `t.*` of its top-level select list written
@@ -248,7 +208,7 @@ pub fn factor(
     let alias = TableAlias {
         name: match alias {
             Some(a) => a.name.clone(),
-            None => names::written(name),
+            None => names::written(folio_catalog::unqualified(name)),
         },
         columns: view
             .def
@@ -472,8 +432,8 @@ pub enum Alteration<'a> {
 /// After an ALTER of relation `oid` (named `name` now): every view that
 /// reads it must still plan to its columns. A view that no longer does
 /// fails the ALTER, with PostgreSQL's error where it has one (2BP01 for
-/// a dropped column, 0A000 for a changed type); a rename, which
-/// PostgreSQL's views follow and folio's text cannot, is 0A000.
+/// a dropped column, 0A000 for a changed type; a rename's text was
+/// rewritten first, `view_renames.rs`, and another failure is 0A000).
 pub fn check_after_alter(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -548,6 +508,7 @@ mod tests {
             materialized: false,
             check_option: folio_catalog::CheckOption::None,
             defaults: Vec::new(),
+            options: Vec::new(),
         };
         use folio_row::SqlType;
         assert!(check_shape(&def, &[SqlType::Int4]).is_ok());

@@ -162,3 +162,34 @@ fn refusals_are_postgresql_errors() {
         Some("Views containing DISTINCT are not automatically updatable.")
     );
 }
+
+// Proves COPY FROM into a view with an INSTEAD OF INSERT trigger runs the
+// trigger per row, as PostgreSQL 15's: NULL fields, and a column not
+// copied takes the view's default (results from PostgreSQL 15).
+#[test]
+fn copy_into_a_view_runs_its_instead_of_trigger() {
+    let (_dir, _, db) = common::fresh();
+    let mut s = Session::new(db);
+    ok(&mut s, "create table t (id int primary key, note text)");
+    ok(&mut s, "create view v as select id, note from t");
+    ok(
+        &mut s,
+        "create function v_insert() returns trigger language plpgsql as \
+         $$ begin insert into t values (new.id * 10, coalesce(new.note, 'none')); return new; end $$",
+    );
+    ok(
+        &mut s,
+        "create trigger v_ins instead of insert on v for each row execute function v_insert()",
+    );
+    ok(&mut s, "alter view v alter column note set default 'dflt'");
+    ok(&mut s, "copy v from stdin");
+    s.copy_data(b"1\ta\n2\t\\N\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    ok(&mut s, "copy v (id) from stdin");
+    s.copy_data(b"3\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    assert_eq!(
+        rows(&mut s, "select * from t order by id"),
+        ["10 a", "20 none", "30 dflt"]
+    );
+}

@@ -1,0 +1,310 @@
+//! Renames that views follow (README "Views"): the one owner of
+//! rewriting a view's stored query when a relation it reads, or a column
+//! of one, gets a new name.
+//!
+//! PostgreSQL keeps a view as a query tree that names relations and
+//! columns by oid and number, so a rename changes nothing in it and
+//! `pg_get_viewdef` prints the new names. folio keeps the query as SQL
+//! text, so after `ALTER ... RENAME TO`, `RENAME COLUMN` or `SET SCHEMA`
+//! the text of each view that reads the relation is rewritten here to
+//! name what it named before:
+//!
+//! - a relation: each FROM item naming it names the new name; each
+//!   reference qualified by the old bare name (`v.c`) is qualified by the
+//!   new one;
+//! - a column: in each SELECT whose FROM names the relation (by the name
+//!   `q` it is known by there: its alias, else its bare name), `q.old`
+//!   becomes `q.new` anywhere below, and an unqualified `old` at that
+//!   SELECT's own level becomes `q.new` (it was the relation's: another
+//!   FROM item's column of the name would have made it ambiguous); a
+//!   select item that was such a reference keeps its output name (`q.new
+//!   AS old`).
+//!
+//! The caller (`ddl::alter_table`) then plans every dependent view again
+//! (`views::check_after_alter`): a text this rewrite got wrong fails the
+//! ALTER rather than a later query.
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use folio_db::Transaction;
+use sqlparser::ast::{
+    Expr, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor,
+    TableWithJoins, VisitMut, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// What was renamed: relation `old` (a catalog name) now `new`, or its
+/// column.
+#[derive(Debug, Clone, Copy)]
+pub enum Renamed<'a> {
+    Relation {
+        old: &'a str,
+        new: &'a str,
+    },
+    Column {
+        relation: &'a str,
+        old: &'a str,
+        new: &'a str,
+    },
+}
+
+/// Rewrites the stored query of each (plain) view that reads relation
+/// `oid` after `renamed`.
+pub fn follow(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    oid: u64,
+    renamed: Renamed<'_>,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    for view in catalog.dependent_views(txn, oid)? {
+        if view.materialized {
+            continue;
+        }
+        let mut query = crate::views::parse_query(&view)?;
+        rewrite(&mut query, renamed);
+        let text = query.to_string();
+        if text != view.query {
+            catalog.set_view_query(txn, &view.name, &text)?;
+        }
+    }
+    Ok(())
+}
+
+/// `query` with `renamed` followed.
+pub fn rewrite(query: &mut Query, renamed: Renamed<'_>) {
+    match renamed {
+        Renamed::Relation { old, new } => {
+            let _ = query.visit(&mut RelationPass { old, new });
+        }
+        Renamed::Column { relation, old, new } => {
+            let _ = query.visit(&mut ColumnPass { relation, old, new });
+        }
+    }
+}
+
+/// A catalog name as SQL names it (`s.v`, or bare for `public`).
+fn written_name(name: &str) -> ObjectName {
+    ObjectName(
+        (name.split('.'))
+            .map(|p| ObjectNamePart::Identifier(names::written(p)))
+            .collect(),
+    )
+}
+
+struct RelationPass<'a> {
+    old: &'a str,
+    new: &'a str,
+}
+
+impl VisitorMut for RelationPass<'_> {
+    type Break = ();
+
+    fn pre_visit_relation(&mut self, name: &mut ObjectName) -> ControlFlow<()> {
+        if names::relation(name).is_ok_and(|n| n == self.old) {
+            *name = written_name(self.new);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        let old = folio_catalog::unqualified(self.old);
+        let new = folio_catalog::unqualified(self.new);
+        if let Expr::CompoundIdentifier(parts) = e
+            && parts.len() >= 2
+        {
+            let prefix = ObjectName(
+                (parts[..parts.len() - 1].iter())
+                    .map(|p| ObjectNamePart::Identifier(p.clone()))
+                    .collect(),
+            );
+            if names::relation(&prefix).is_ok_and(|n| n == self.old || n == old) {
+                let last = parts.last().expect("two parts").clone();
+                *parts = vec![names::written(new), last];
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+struct ColumnPass<'a> {
+    relation: &'a str,
+    old: &'a str,
+    new: &'a str,
+}
+
+impl ColumnPass<'_> {
+    /// The name the relation is known by in `from`, if it is there.
+    fn qualifier_in(&self, from: &[TableWithJoins]) -> Option<String> {
+        let factors = (from.iter())
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        for factor in factors {
+            match factor {
+                TableFactor::Table { name, alias, .. }
+                    if names::relation(name).is_ok_and(|n| n == self.relation) =>
+                {
+                    return Some(match alias {
+                        Some(a) => names::ident(&a.name),
+                        None => folio_catalog::unqualified(self.relation).to_string(),
+                    });
+                }
+                TableFactor::NestedJoin {
+                    table_with_joins, ..
+                } => {
+                    if let Some(q) = self.qualifier_in(std::slice::from_ref(table_with_joins)) {
+                        return Some(q);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn select(&self, select: &mut Select) {
+        let Some(qualifier) = self.qualifier_in(&select.from) else {
+            return;
+        };
+        let mut pass = References {
+            qualifier: &qualifier,
+            old: self.old,
+            new: self.new,
+            depth: 0,
+        };
+        for item in &mut select.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) => {
+                    let named = match e {
+                        Expr::Identifier(id) => Some(id.clone()),
+                        Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+                            Some(parts[1].clone())
+                        }
+                        _ => None,
+                    };
+                    let before = e.clone();
+                    let _ = e.visit(&mut pass);
+                    if let Some(alias) = named.filter(|_| *e != before) {
+                        *item = SelectItem::ExprWithAlias {
+                            expr: e.clone(),
+                            alias,
+                        };
+                    }
+                }
+                SelectItem::ExprWithAlias { expr, .. } => {
+                    let _ = expr.visit(&mut pass);
+                }
+                _ => {}
+            }
+        }
+        let _ = select.from.visit(&mut pass);
+        let _ = select.selection.visit(&mut pass);
+        let _ = select.group_by.visit(&mut pass);
+        let _ = select.having.visit(&mut pass);
+    }
+}
+
+impl VisitorMut for ColumnPass<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let mut bodies = vec![query.body.as_mut()];
+        while let Some(body) = bodies.pop() {
+            match body {
+                SetExpr::Select(select) => self.select(select),
+                SetExpr::SetOperation { left, right, .. } => {
+                    bodies.push(left);
+                    bodies.push(right);
+                }
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// `q.old` as `q.new` (at any depth), and `old` as `q.new` outside
+/// subqueries.
+struct References<'a> {
+    qualifier: &'a str,
+    old: &'a str,
+    new: &'a str,
+    depth: usize,
+}
+
+impl VisitorMut for References<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        let hit = match e {
+            Expr::Identifier(id) => self.depth == 0 && names::ident(id) == self.old,
+            Expr::CompoundIdentifier(parts) => {
+                parts.len() == 2
+                    && names::ident(&parts[0]) == self.qualifier
+                    && names::ident(&parts[1]) == self.old
+            }
+            _ => false,
+        };
+        if hit {
+            *e = Expr::CompoundIdentifier(vec![
+                names::written(self.qualifier),
+                names::written(self.new),
+            ]);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renamed(sql: &str, renamed: Renamed<'_>) -> String {
+        let mut query = crate::views::parse_text("v", sql).unwrap();
+        rewrite(&mut query, renamed);
+        query.to_string()
+    }
+
+    // Proves a column rename follows qualified and unqualified references
+    // at the level that reads the relation, and keeps output names.
+    #[test]
+    fn column_rename_keeps_output_names() {
+        let column = Renamed::Column {
+            relation: "t",
+            old: "x",
+            new: "y",
+        };
+        assert_eq!(
+            renamed("SELECT x, t.x AS z FROM t WHERE x > 1", column),
+            "SELECT t.y AS x, t.y AS z FROM t WHERE t.y > 1"
+        );
+        // Another relation's `x` is left alone.
+        assert_eq!(
+            renamed("SELECT u.x FROM u JOIN t AS a ON a.x = u.x", column),
+            "SELECT u.x FROM u JOIN t AS a ON a.y = u.x"
+        );
+    }
+
+    // Proves a relation rename follows FROM items and qualified names.
+    #[test]
+    fn relation_rename_follows_qualifiers() {
+        let relation = Renamed::Relation {
+            old: "v",
+            new: "s.v2",
+        };
+        assert_eq!(
+            renamed("SELECT v.a FROM v WHERE v.b > 0", relation),
+            "SELECT v2.a FROM s.v2 WHERE v2.b > 0"
+        );
+    }
+}

@@ -500,9 +500,13 @@ impl Catalog {
         }
         let def = self.lock_view(txn, tid, name)?;
         if let Some(dependent) = self.dependent_views(txn, def.oid)?.first() {
+            let object = format!("view {name}");
             return Err(CatalogError::DependedOn {
-                object: format!("view {name}"),
-                dependents: vec![format!("{} {}", dependent.kind_name(), dependent.name)],
+                dependents: vec![(
+                    format!("{} {}", dependent.kind_name(), dependent.name),
+                    object.clone(),
+                )],
+                object,
             });
         }
         self.in_savepoint(txn, |txn| {

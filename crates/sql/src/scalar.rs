@@ -684,7 +684,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 return Ok(Scalar::Cast(Box::new(empty), ty));
             }
             let domain = crate::domains::of_type(data_type)
-                .map(|d| crate::domains::Bound::bind(&d))
+                .map(|d| crate::domains::Bound::bind(&d, &crate::user_types::domains()))
                 .transpose()?;
             let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an

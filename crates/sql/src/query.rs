@@ -137,6 +137,7 @@ impl Planned {
             columns: self.columns.clone(),
             rows,
             tag,
+            time_zone: None,
         })
     }
 

@@ -66,7 +66,9 @@ pub(crate) fn check(
 
 /// PostgreSQL's syntax error for a `FILTER` that follows a call's `)`
 /// without its `(`: at the token after it (`select count(*) filter from
-/// t`), which sqlparser would read on from as if `FILTER` were not there.
+/// t`), which sqlparser would read on from as if `FILTER` were not there;
+/// or for an `OVER` followed by a word that cannot name a window (`select
+/// count(*) over from t`), at that word, which sqlparser takes as one.
 /// `tokens` are the statement's, before parsing.
 pub(crate) fn swallowed_filter(
     tokens: &[TokenWithSpan],

@@ -26,10 +26,16 @@ pub struct DomainType {
     /// Its `pg_type` oid (0 until created).
     pub oid: u32,
     pub name: String,
-    /// The base type's oid and typmod (a built-in type).
+    /// The base type's oid and typmod: always a built-in type, the one
+    /// at the bottom of a domain over a domain (a domain's base never
+    /// changes, so it is copied from the parent when made).
     pub base_oid: u32,
     pub base_typmod: i32,
-    /// `NOT NULL` (PostgreSQL's `typnotnull`).
+    /// The domain this one is made over (`CREATE DOMAIN d2 AS d1`), 0 if
+    /// none: PostgreSQL's `typbasetype`. Its rules hold for this one's
+    /// values too (folio-sql `domains::Bound`).
+    pub parent: u32,
+    /// `NOT NULL` of this level (PostgreSQL's `typnotnull`).
     pub not_null: bool,
     /// `DEFAULT expr`, as SQL text.
     pub default: Option<String>,
@@ -51,9 +57,14 @@ impl DomainType {
     pub(crate) fn encode(&self, w: &mut Writer) {
         w.u32(self.base_oid)
             .i32(self.base_typmod)
-            .u8(self.not_null as u8 | (self.default.is_some() as u8) << 1);
+            .u8(self.not_null as u8
+                | (self.default.is_some() as u8) << 1
+                | ((self.parent != 0) as u8) << 2);
         if let Some(default) = &self.default {
             w.str(default);
+        }
+        if self.parent != 0 {
+            w.u32(self.parent);
         }
         w.u32(self.checks.len() as u32);
         for c in &self.checks {
@@ -63,12 +74,16 @@ impl DomainType {
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<DomainType, String> {
         let (base_oid, base_typmod, flags) = (r.u32()?, r.i32()?, r.u8()?);
-        if flags > 3 {
+        if flags > 7 {
             return Err(format!("domain flags {flags:#04x}"));
         }
         let default = match flags & 2 != 0 {
             true => Some(r.str()?),
             false => None,
+        };
+        let parent = match flags & 4 != 0 {
+            true => r.u32()?,
+            false => 0,
         };
         let n = r.u32()?;
         let checks = (0..n)
@@ -85,6 +100,7 @@ impl DomainType {
             name: String::new(),
             base_oid,
             base_typmod,
+            parent,
             not_null: flags & 1 != 0,
             default,
             checks,
@@ -112,15 +128,82 @@ pub(crate) fn domains_among(classes: &[(Tid, ClassRow)]) -> Vec<Arc<DomainType>>
     out
 }
 
-/// The domains among `classes` that columns of type `oids` use.
+/// The domains among `classes` that columns of type `oids` use, and the
+/// domains those are made over (a value of one meets the rules of each).
 pub(crate) fn domains_of(
     classes: &[(Tid, ClassRow)],
     oids: impl Iterator<Item = u32> + Clone,
 ) -> Vec<Arc<DomainType>> {
-    (classes.iter())
-        .filter(|(_, c)| c.kind == KIND_DOMAIN && oids.clone().any(|o| u64::from(o) == c.oid))
-        .filter_map(|(_, c)| domain_type(c))
-        .collect()
+    let all = domains_among(classes);
+    let mut out: Vec<Arc<DomainType>> = (all.iter())
+        .filter(|d| oids.clone().any(|o| o == d.oid))
+        .cloned()
+        .collect();
+    // Each pass adds the parents not yet in; a chain is as long as the
+    // domains, so the loop ends.
+    for _ in 0..all.len() {
+        let parents: Vec<Arc<DomainType>> = (all.iter())
+            .filter(|p| out.iter().any(|d| d.parent == p.oid))
+            .filter(|p| !out.iter().any(|d| d.oid == p.oid))
+            .cloned()
+            .collect();
+        if parents.is_empty() {
+            break;
+        }
+        out.extend(parents);
+    }
+    out
+}
+
+/// What depends on a domain, as PostgreSQL lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dependent {
+    /// A domain made over it (name, oid).
+    Domain(String, u32),
+    /// A column (table, column) of it.
+    Column(String, String),
+}
+
+impl Dependent {
+    /// PostgreSQL's name of the object (`type d2`, `column a of table t`).
+    pub fn describe(&self) -> String {
+        match self {
+            Dependent::Domain(name, _) => format!("type {name}"),
+            Dependent::Column(table, column) => format!("column {column} of table {table}"),
+        }
+    }
+}
+
+/// Appends what depends on domain `(oid, name)` to `out` (see
+/// `Catalog::domain_dependents`); `depth` bounds the recursion (a chain
+/// of domains is no longer than their count).
+fn visit(
+    domains: &[Arc<DomainType>],
+    tables: &[crate::TableDef],
+    (oid, name): (u32, &str),
+    depth: usize,
+    out: &mut Vec<(Dependent, String)>,
+) {
+    let mut children: Vec<(u64, Dependent)> = (domains.iter())
+        .filter(|d| d.parent == oid)
+        .map(|d| (u64::from(d.oid), Dependent::Domain(d.name.clone(), d.oid)))
+        .collect();
+    for t in tables {
+        for c in t.columns.iter().filter(|c| c.type_oid == oid) {
+            children.push((t.oid, Dependent::Column(t.name.clone(), c.name.clone())));
+        }
+    }
+    children.sort_by_key(|(oid, _)| *oid);
+    for (_, child) in children {
+        let inner = match &child {
+            Dependent::Domain(n, o) if depth > 0 => Some((*o, n.clone())),
+            _ => None,
+        };
+        out.push((child, format!("type {name}")));
+        if let Some((o, n)) = inner {
+            visit(domains, tables, (o, &n), depth - 1, out);
+        }
+    }
 }
 
 impl Catalog {
@@ -187,10 +270,37 @@ impl Catalog {
         domain_type(&class).ok_or_else(missing)
     }
 
-    /// `DROP DOMAIN name`: 2BP01 while a column has the type (the SQL
-    /// layer drops those columns first under CASCADE).
+    /// Everything that depends on domain `oid` (named `name`), each with
+    /// the object it depends on, in PostgreSQL's order: depth first, the
+    /// objects depending on one in the order made (oid; a column by its
+    /// table's oid), each domain followed by its own dependents. One
+    /// owner of "what a DROP DOMAIN reaches".
+    pub fn domain_dependents(
+        &self,
+        txn: &mut Transaction,
+        oid: u32,
+        name: &str,
+    ) -> Result<Vec<(Dependent, String)>, CatalogError> {
+        let domains = domains_among(&self.class_rows(txn)?);
+        let tables = txn.with_latest_snapshot(|txn| self.tables(txn))?;
+        let mut out = Vec::new();
+        visit(&domains, &tables, (oid, name), domains.len(), &mut out);
+        Ok(out)
+    }
+
+    /// `DROP DOMAIN name`: 2BP01 while a column has the type or a domain
+    /// is made over it (the SQL layer drops those first under CASCADE).
     pub fn drop_domain(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let def = self.lock_domain(txn, name)?;
+        let dependents = self.domain_dependents(txn, def.oid, name)?;
+        if !dependents.is_empty() {
+            return Err(CatalogError::DependedOn {
+                object: format!("type {name}"),
+                dependents: (dependents.iter())
+                    .map(|(d, on)| (d.describe(), on.clone()))
+                    .collect(),
+            });
+        }
         self.drop_type_row(txn, name, def.oid)
     }
 
@@ -204,6 +314,13 @@ impl Catalog {
         new: &DomainType,
     ) -> Result<Arc<DomainType>, CatalogError> {
         let old = self.lock_domain(txn, &new.name)?;
+        // A domain made over this one holds its rules too.
+        let mut oids = vec![old.oid];
+        for (d, _) in self.domain_dependents(txn, old.oid, &old.name)? {
+            if let Dependent::Domain(_, oid) = d {
+                oids.push(oid);
+            }
+        }
         let missing = || CatalogError::NoSuchType(new.name.clone());
         let (tid, class) = self.class(txn, &new.name)?.ok_or_else(missing)?;
         let mut body = new.clone();
@@ -215,7 +332,7 @@ impl Catalog {
         self.in_savepoint(txn, |txn| self.update_class(txn, tid, &row))?;
         let me = txn.existing_xid().expect("an update gives an xid");
         for t in txn.with_latest_snapshot(|txn| self.tables(txn))? {
-            if t.columns.iter().any(|c| c.type_oid == old.oid) {
+            if t.columns.iter().any(|c| oids.contains(&c.type_oid)) {
                 self.ddl_marks.of(t.oid).note(txn.manager(), me)?;
             }
         }
@@ -237,6 +354,7 @@ mod tests {
                 name: String::new(),
                 base_oid: 25,
                 base_typmod: -1,
+                parent: 17001,
                 not_null: true,
                 default: Some("'x'".into()),
                 checks: vec![DomainCheck {
@@ -250,6 +368,7 @@ mod tests {
                 name: String::new(),
                 base_oid: 23,
                 base_typmod: -1,
+                parent: 0,
                 not_null: false,
                 default: None,
                 checks: Vec::new(),

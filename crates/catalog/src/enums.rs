@@ -331,11 +331,12 @@ impl Catalog {
     ) -> Result<(), CatalogError> {
         let users = self.columns_of_type(txn, oid)?;
         if !users.is_empty() {
+            let object = format!("type {name}");
             return Err(CatalogError::DependedOn {
-                object: format!("type {name}"),
                 dependents: (users.iter())
-                    .map(|(t, c)| format!("column {c} of table {t}"))
+                    .map(|(t, c)| (format!("column {c} of table {t}"), object.clone()))
                     .collect(),
+                object,
             });
         }
         let (tid, _) = self

@@ -178,12 +178,13 @@ pub enum CatalogError {
         old: (u32, i32),
         new: (u32, i32),
     },
-    /// DROP of a relation others depend on (each as PostgreSQL names it:
-    /// `view v`).
+    /// DROP of an object others depend on: each dependent as PostgreSQL
+    /// names it (`view v`) with the object it depends on (`object`
+    /// itself, or a dependent before it: `type d3` depends on `type d2`).
     #[error("cannot drop {object} because other objects depend on it")]
     DependedOn {
         object: String,
-        dependents: Vec<String>,
+        dependents: Vec<(String, String)>,
     },
     /// CREATE TYPE or ALTER TYPE ... RENAME TO a name a type or relation
     /// has (`enums.rs`).
@@ -295,9 +296,9 @@ impl CatalogError {
             CatalogError::Evaluation { detail, .. } => detail.clone(),
             CatalogError::Txn(e) | CatalogError::Heap(folio_heap::HeapError::Txn(e)) => e.detail(),
             CatalogError::Row(e) => e.detail(),
-            CatalogError::DependedOn { object, dependents } => Some(
+            CatalogError::DependedOn { dependents, .. } => Some(
                 (dependents.iter())
-                    .map(|d| format!("{d} depends on {object}"))
+                    .map(|(d, on)| format!("{d} depends on {on}"))
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),

@@ -55,7 +55,7 @@ pub use defs::{
     RefAction, TableDef,
 };
 pub use descriptions::{Described, Description, MAX_COMMENT_BYTES};
-pub use domains::{DomainCheck, DomainType};
+pub use domains::{Dependent, DomainCheck, DomainType};
 pub use enums::LabelPlace;
 pub use error::CatalogError;
 pub use extensions::ExtensionDef;

@@ -212,11 +212,12 @@ impl Catalog {
         self.lock_schema(txn, name, false)?;
         let members = self.schema_members(txn, name)?;
         if !members.is_empty() {
+            let object = format!("schema {name}");
             return Err(CatalogError::DependedOn {
-                object: format!("schema {name}"),
                 dependents: (members.iter())
-                    .map(|m| format!("{} {}", m.kind, m.name))
+                    .map(|m| (format!("{} {}", m.kind, m.name), object.clone()))
                     .collect(),
+                object,
             });
         }
         let missing = || CatalogError::NoSuchSchema(name.to_string());

@@ -638,9 +638,13 @@ impl Catalog {
     pub fn drop_view(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let def = self.locked_view(txn, name)?;
         if let Some(dependent) = self.dependent_views(txn, def.oid)?.first() {
+            let object = format!("view {name}");
             return Err(CatalogError::DependedOn {
-                object: format!("view {name}"),
-                dependents: vec![format!("{} {}", dependent.kind_name(), dependent.name)],
+                dependents: vec![(
+                    format!("{} {}", dependent.kind_name(), dependent.name),
+                    object.clone(),
+                )],
+                object,
             });
         }
         self.in_savepoint(txn, |txn| {

@@ -140,13 +140,17 @@ fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64),
     if rest.is_empty() {
         return stored(session, days, 0);
     }
-    // The time, then an optional zone.
+    // The time, then an optional zone; a zone alone is at midnight
+    // (`2024-03-10 +02`, `2024-03-10 Europe/Berlin`), as PostgreSQL's.
     let zone_at = rest
         .char_indices()
         .find(|&(_, c)| c == '+' || c == '-' || c.is_ascii_alphabetic())
         .map_or(rest.len(), |(i, _)| i);
     let (time, zone) = rest.split_at(zone_at);
-    let micros = clock(time.trim()).ok_or_else(bad)?.ok_or_else(range)?;
+    let micros = match time.trim() {
+        "" => 0,
+        time => clock(time).ok_or_else(bad)?.ok_or_else(range)?,
+    };
     let zone = zone.trim();
     if zone.is_empty() {
         return stored(session, days, micros);

@@ -23,6 +23,7 @@ mod row_format;
 mod text;
 pub mod tid;
 mod time_zone;
+mod time_zone_abbreviations;
 mod types;
 mod value;
 

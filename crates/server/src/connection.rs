@@ -285,11 +285,15 @@ impl Connection {
             let out = &mut self.out;
             match output {
                 Output::Command { tag } => out.command_complete(&tag),
-                Output::Rows { columns, rows, tag } => {
+                Output::Rows {
+                    columns,
+                    rows,
+                    tag,
+                    time_zone,
+                } => {
                     describe(out, &columns, &[]);
-                    if let Err(e) =
-                        send_rows(out, &columns, &rows, &[], &tag, self.session.time_zone())
-                    {
+                    let zone = time_zone.as_ref().unwrap_or(self.session.time_zone());
+                    if let Err(e) = send_rows(out, &columns, &rows, &[], &tag, zone) {
                         error(out, &e);
                         self.ready();
                         return;

@@ -95,3 +95,51 @@ async fn startup_time_zone_is_the_sessions() {
         "invalid value for parameter \"TimeZone\": \"Nowhere/Land\""
     );
 }
+
+/// Every row value of every result of `sql` (one query message), in
+/// order.
+async fn all_texts(client: &tokio_postgres::Client, sql: &str) -> Vec<String> {
+    let messages = client.simple_query(sql).await.unwrap();
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+// Proves each result of a query message of several statements is written
+// in the zone in force when its statement ran, as PostgreSQL writes each
+// row as it is made: a later SET of the same message does not change an
+// earlier result (before, all were written in the zone at the end).
+#[tokio::test(flavor = "current_thread")]
+async fn each_statement_of_a_message_writes_in_its_zone() {
+    let (_dir, server) = pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    let texts = all_texts(
+        &client,
+        "set time zone 'Asia/Tokyo'; \
+         select timestamptz '2024-07-01 12:00+00'; \
+         set time zone 'UTC'; \
+         select timestamptz '2024-07-01 12:00+00'; \
+         set time zone 'America/New_York'; \
+         select timestamptz '2024-07-01 12:00+00', 1",
+    )
+    .await;
+    assert_eq!(
+        texts,
+        [
+            "2024-07-01 21:00:00+09",
+            "2024-07-01 12:00:00+00",
+            "2024-07-01 08:00:00-04",
+        ]
+    );
+    // SHOW TIME ZONE names its column as PostgreSQL's.
+    let messages = client.simple_query("show time zone").await.unwrap();
+    let columns = messages.iter().find_map(|m| match m {
+        tokio_postgres::SimpleQueryMessage::RowDescription(columns) => Some(columns.clone()),
+        _ => None,
+    });
+    assert_eq!(columns.unwrap()[0].name(), "TimeZone");
+}

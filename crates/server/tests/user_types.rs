@@ -159,3 +159,36 @@ async fn tokio_postgres_reads_and_binds_an_enum_type() {
     assert_eq!(row.columns()[0].type_().oid(), array_oid);
     assert_eq!(row.get::<_, Vec<Mood>>(0), [Mood::Sad, Mood::Happy]);
 }
+
+// Proves a domain's column and a cast to a domain are described by the
+// base type's oid, as PostgreSQL's RowDescription does (a driver then
+// reads them as integers), while `pg_typeof` names the domain.
+#[tokio::test(flavor = "current_thread")]
+async fn a_domain_is_described_as_its_base_type() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    client
+        .batch_execute(
+            "create domain posint as int check (value > 0); \
+             create domain small as posint check (value < 10); \
+             create table dt (a posint, b small); \
+             insert into dt values (5, 6)",
+        )
+        .await
+        .unwrap();
+    let statement = client
+        .prepare("select a, b, 1::posint, pg_typeof(a), pg_typeof(b) from dt")
+        .await
+        .unwrap();
+    let types: Vec<&Type> = statement.columns().iter().map(|c| c.type_()).collect();
+    assert_eq!(types[..3], [&Type::INT4, &Type::INT4, &Type::INT4]);
+    let row = client.query_one(&statement, &[]).await.unwrap();
+    assert_eq!(row.get::<_, i32>(0), 5);
+    assert_eq!(row.get::<_, i32>(1), 6);
+    let typeof_a: String = client
+        .query_one("select pg_typeof(a)::text from dt", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(typeof_a, "posint");
+}

@@ -6,8 +6,11 @@
 //! named the count `filter`; PostgreSQL reads on into FILTER's clause and
 //! fails at `from`. [`check`] gives PostgreSQL's syntax error for each
 //! parsed statement. (sqlparser drops a call's `FILTER` not followed by
-//! `(` altogether, so that case is found in the tokens, by
-//! [`swallowed_filter`], before they are parsed.)
+//! `(` altogether, and takes a reserved word after `OVER` as a window's
+//! name, so those cases are found in the tokens, by [`swallowed_filter`],
+//! before they are parsed.) The words sqlparser never takes as an alias
+//! (`end`, `view`, `select`, ...) are taken by folio's dialect
+//! (`dialect.rs`).
 
 use crate::error::SqlError;
 use crate::position::Text;
@@ -63,7 +66,9 @@ pub(crate) fn check(
 
 /// PostgreSQL's syntax error for a `FILTER` that follows a call's `)`
 /// without its `(`: at the token after it (`select count(*) filter from
-/// t`), which sqlparser would read on from as if `FILTER` were not there.
+/// t`), which sqlparser would read on from as if `FILTER` were not there;
+/// or for an `OVER` followed by a word that cannot name a window (`select
+/// count(*) over from t`), at that word, which sqlparser takes as one.
 /// `tokens` are the statement's, before parsing.
 pub(crate) fn swallowed_filter(
     tokens: &[TokenWithSpan],
@@ -82,6 +87,18 @@ pub(crate) fn swallowed_filter(
         {
             let next = words.peek().copied().filter(|t| t.token != Token::EOF);
             return Some(after(text, next, terminator));
+        }
+        // `OVER name`: the name is PostgreSQL's ColId, so a reserved word
+        // (`count(*) over from t`) is its syntax error there, where
+        // sqlparser takes it as a window's name.
+        if matches!(&token.token, Token::Word(w) if w.keyword == Keyword::OVER && w.quote_style.is_none())
+            && previous.is_some_and(|p| p.token == Token::RParen)
+            && let Some(next) = words.peek()
+            && let Token::Word(w) = &next.token
+            && w.quote_style.is_none()
+            && !crate::keywords::col_id(&w.value.to_ascii_lowercase())
+        {
+            return Some(text.near(next));
         }
         previous = Some(token);
     }

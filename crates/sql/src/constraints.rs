@@ -206,7 +206,7 @@ impl Constraints {
                 continue;
             };
             out.domains
-                .push((position, crate::domains::Bound::bind(domain)?));
+                .push((position, crate::domains::Bound::bind(domain, &def.domains)?));
             if let Some(expr) = &domain.default
                 && def.default_of(position).is_none()
             {

@@ -843,6 +843,7 @@ pub(crate) fn finish(
             columns: columns.clone(),
             rows,
             tag,
+            time_zone: None,
         },
         None => Output::Command { tag },
     })

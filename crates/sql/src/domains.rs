@@ -14,7 +14,7 @@ use crate::output::{Notice, Output};
 use crate::parse;
 use crate::scalar::{self, Env, Scalar};
 use crate::types;
-use folio_catalog::{DomainCheck, DomainType};
+use folio_catalog::{Dependent, DomainCheck, DomainType};
 use folio_row::{SqlType, Value};
 use folio_txn::Transaction;
 use sqlparser::ast::{DataType, Expr, ObjectName};
@@ -227,14 +227,46 @@ pub fn base_type(def: &DomainType) -> Result<SqlType, SqlError> {
     })
 }
 
-/// A domain's rules, bound: what a value of it must meet.
+/// A domain's rules, bound: what a value of it must meet, its own and
+/// those of each domain it is made over.
 #[derive(Debug, PartialEq)]
 pub struct Bound {
     pub name: String,
+    /// NOT NULL at any level.
     not_null: bool,
-    /// Each CHECK (name, expression over the one column `value`), in name
-    /// order (PostgreSQL reports the first failing one by name).
+    /// Each CHECK (name, expression over the one column `value`): the
+    /// outermost parent's first, each level's in name order
+    /// (PostgreSQL's order: it reports the first failing one by name).
     checks: Vec<(String, Scalar)>,
+}
+
+/// `def` and the domains it is made over, `def` first, as found among
+/// `domains` (a parent that is not there is an internal error).
+fn levels<'a>(
+    def: &'a DomainType,
+    domains: &'a [Arc<DomainType>],
+) -> Result<Vec<&'a DomainType>, SqlError> {
+    let mut out = vec![def];
+    // A chain is no longer than the domains: bounded.
+    for _ in 0..=domains.len() {
+        let last = out[out.len() - 1];
+        if last.parent == 0 {
+            return Ok(out);
+        }
+        let parent = (domains.iter())
+            .find(|d| d.oid == last.parent)
+            .ok_or_else(|| {
+                SqlError::new(
+                    "XX000",
+                    format!("cache lookup failed for type {}", last.parent),
+                )
+            })?;
+        out.push(parent);
+    }
+    Err(SqlError::new(
+        "XX000",
+        format!("domain {} is made over itself", def.name),
+    ))
 }
 
 /// `expr` (a domain's CHECK) bound over the one column `value` of type
@@ -245,20 +277,27 @@ fn bind_check(expr: &Expr, base: SqlType) -> Result<Scalar, SqlError> {
 }
 
 impl Bound {
-    pub fn bind(def: &DomainType) -> Result<Arc<Bound>, SqlError> {
+    /// `def`'s rules and its parents' (found among `domains`).
+    pub fn bind(def: &DomainType, domains: &[Arc<DomainType>]) -> Result<Arc<Bound>, SqlError> {
         let base = base_type(def)?;
-        let mut checks = (def.checks.iter())
-            .map(|c| {
-                Ok((
-                    c.name.clone(),
-                    bind_check(&parse::expression(&c.expr)?, base)?,
-                ))
-            })
-            .collect::<Result<Vec<_>, SqlError>>()?;
-        checks.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut checks = Vec::new();
+        let mut not_null = false;
+        for level in levels(def, domains)?.into_iter().rev() {
+            let mut own = (level.checks.iter())
+                .map(|c| {
+                    Ok((
+                        c.name.clone(),
+                        bind_check(&parse::expression(&c.expr)?, base)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, SqlError>>()?;
+            own.sort_by(|a, b| a.0.cmp(&b.0));
+            checks.extend(own);
+            not_null |= level.not_null;
+        }
         Ok(Arc::new(Bound {
             name: def.name.clone(),
-            not_null: def.not_null,
+            not_null,
             checks,
         }))
     }
@@ -331,10 +370,13 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
     if create.collate {
         return Err(SqlError::unsupported("COLLATE in CREATE DOMAIN"));
     }
-    if of_type(&create.data_type).is_some() {
-        return Err(SqlError::unsupported("a domain over a domain"));
-    }
-    let base = types::stored_column_type(&create.data_type)?;
+    // Over a domain: its base type, and its default unless one is given
+    // (PostgreSQL copies the parent's `typdefault`).
+    let parent = of_type(&create.data_type);
+    let base = match &parent {
+        Some(p) => base_type(p)?,
+        None => types::stored_column_type(&create.data_type)?,
+    };
     if matches!(base, SqlType::Enum(_)) || base.element().is_some() {
         return Err(SqlError::unsupported(format!(
             "a domain over type {}",
@@ -346,12 +388,12 @@ pub fn create(cx: &Ctx<'_>, txn: &mut Transaction, create: &Create) -> Result<Ou
         name: name.clone(),
         base_oid: base.oid(),
         base_typmod: base.typmod(),
+        parent: parent.as_ref().map_or(0, |p| p.oid),
         not_null: false,
-        default: create
-            .default
-            .as_ref()
-            .map(|e| default_text(e, base))
-            .transpose()?,
+        default: match &create.default {
+            Some(e) => Some(default_text(e, base)?),
+            None => parent.as_ref().and_then(|p| p.default.clone()),
+        },
         checks: Vec::new(),
     };
     let mut null_said = None;
@@ -409,7 +451,22 @@ pub fn drop(
         ));
     };
     if cascade {
-        drop_columns_of_type(cx, txn, notices, def.oid)?;
+        let dependents = catalog.domain_dependents(txn, def.oid, &name)?;
+        let objects: Vec<String> = dependents.iter().map(|(d, _)| d.describe()).collect();
+        notices.extend(Notice::cascaded(&objects));
+        // Columns first, then the domains made over this one, innermost
+        // first (each is then depended on by nothing).
+        for (d, _) in &dependents {
+            if let Dependent::Domain(_, oid) = d {
+                drop_columns_of_type(cx, txn, &mut Vec::new(), *oid)?;
+            }
+        }
+        drop_columns_of_type(cx, txn, &mut Vec::new(), def.oid)?;
+        for (d, _) in dependents.iter().rev() {
+            if let Dependent::Domain(n, _) = d {
+                catalog.drop_domain(txn, n)?;
+            }
+        }
     }
     catalog.drop_domain(txn, &name)?;
     Ok(Output::command("DROP DOMAIN"))
@@ -508,7 +565,15 @@ fn validate(
     probe: &Bound,
 ) -> Result<(), SqlError> {
     let env = Env::at(cx.now);
-    for (table, column) in cx.db.catalog().columns_of_type(txn, def.oid)? {
+    let catalog = cx.db.catalog();
+    // The domain's columns and those of each domain made over it.
+    let mut columns = catalog.columns_of_type(txn, def.oid)?;
+    for (d, _) in catalog.domain_dependents(txn, def.oid, &def.name)? {
+        if let Dependent::Domain(_, oid) = d {
+            columns.extend(catalog.columns_of_type(txn, oid)?);
+        }
+    }
+    for (table, column) in columns {
         let relation = crate::access::relation(cx, txn, &table)?;
         let Some(position) = relation.def.column(&column) else {
             continue;

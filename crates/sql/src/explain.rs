@@ -103,6 +103,7 @@ pub fn explain(
             type_oid: SqlType::Text.oid(),
         }],
         tag: "EXPLAIN".into(),
+        time_zone: None,
         rows: lines.into_iter().map(|l| vec![Value::Text(l)]).collect(),
     })
 }

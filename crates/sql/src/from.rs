@@ -54,6 +54,9 @@ pub struct ScopeTable {
     /// How many of `names` are a table's system columns, last
     /// (`system_columns.rs`): not in `*` nor in a whole-row reference.
     pub system: usize,
+    /// The columns declared with a domain (index in `names`, the domain's
+    /// name): a table's, for `pg_typeof` (`Columns::domain_at`).
+    pub domains: Vec<(usize, String)>,
 }
 
 impl ScopeTable {
@@ -80,12 +83,19 @@ impl ScopeTable {
             names.push(name.to_string());
             types.push(*ty);
         }
+        let domains = (relation.def.columns.iter().enumerate())
+            .filter_map(|(n, c)| {
+                let d = relation.def.domains.iter().find(|d| d.oid == c.type_oid)?;
+                Some((n, d.name.clone()))
+            })
+            .collect();
         ScopeTable {
             qualifier,
             names,
             types,
             offset,
             system,
+            domains,
         }
     }
 
@@ -369,6 +379,15 @@ impl Columns for Scope {
     fn column_name(&self, position: usize) -> Option<String> {
         let t = &self.tables[self.table_of(position)];
         t.names.get(position - t.offset).cloned()
+    }
+
+    fn domain_at(&self, position: usize) -> Option<String> {
+        let t = self.tables.get(self.table_of(position))?;
+        let n = position.checked_sub(t.offset)?;
+        t.domains
+            .iter()
+            .find(|(c, _)| *c == n)
+            .map(|(_, d)| d.clone())
     }
 
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
@@ -1274,6 +1293,7 @@ fn base(
         }
         let table = ScopeTable {
             system: 0,
+            domains: Vec::new(),
             qualifier: qualifier.clone(),
             names,
             types: planned.types.clone(),
@@ -1339,6 +1359,7 @@ fn base(
         let columns = system.columns();
         let table = ScopeTable {
             system: 0,
+            domains: Vec::new(),
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
             types: columns.iter().map(|(_, t)| *t).collect(),
@@ -1408,6 +1429,7 @@ fn base(
             Ok(Some(def)) => {
                 let table = ScopeTable {
                     system: 0,
+                    domains: Vec::new(),
                     qualifier: alias_name.clone().unwrap_or_else(|| table_name.clone()),
                     names: SEQUENCE_COLUMNS
                         .iter()
@@ -1888,6 +1910,7 @@ fn function_base(
     }
     let table = ScopeTable {
         system: 0,
+        domains: Vec::new(),
         qualifier: alias.map_or_else(|| scan.name(), |a| names::ident(&a.name)),
         names,
         types,

@@ -32,10 +32,11 @@ pub enum View {
     KeyColumnUsage,
     ReferentialConstraints,
     Views,
+    Domains,
 }
 
 /// Every view.
-const VIEWS: [View; 7] = [
+const VIEWS: [View; 8] = [
     View::Tables,
     View::Columns,
     View::Schemata,
@@ -43,6 +44,7 @@ const VIEWS: [View; 7] = [
     View::KeyColumnUsage,
     View::ReferentialConstraints,
     View::Views,
+    View::Domains,
 ];
 
 use SqlType::{Int4, Text};
@@ -66,12 +68,42 @@ impl View {
             View::KeyColumnUsage => "key_column_usage",
             View::ReferentialConstraints => "referential_constraints",
             View::Views => "views",
+            View::Domains => "domains",
         }
     }
 
     /// Its columns.
     pub fn columns(self) -> Columns {
         match self {
+            View::Domains => &[
+                ("domain_catalog", Text),
+                ("domain_schema", Text),
+                ("domain_name", Text),
+                ("data_type", Text),
+                ("character_maximum_length", Int4),
+                ("character_octet_length", Int4),
+                ("character_set_catalog", Text),
+                ("character_set_schema", Text),
+                ("character_set_name", Text),
+                ("collation_catalog", Text),
+                ("collation_schema", Text),
+                ("collation_name", Text),
+                ("numeric_precision", Int4),
+                ("numeric_precision_radix", Int4),
+                ("numeric_scale", Int4),
+                ("datetime_precision", Int4),
+                ("interval_type", Text),
+                ("interval_precision", Int4),
+                ("domain_default", Text),
+                ("udt_catalog", Text),
+                ("udt_schema", Text),
+                ("udt_name", Text),
+                ("scope_catalog", Text),
+                ("scope_schema", Text),
+                ("scope_name", Text),
+                ("maximum_cardinality", Int4),
+                ("dtd_identifier", Text),
+            ],
             View::Views => &[
                 ("table_catalog", Text),
                 ("table_schema", Text),
@@ -288,6 +320,14 @@ impl View {
                             row[22] = text(DATABASE);
                             row[23] = text(folio_catalog::PUBLIC);
                             row[24] = text(&d.name);
+                            // Over a domain: PostgreSQL's USER-DEFINED,
+                            // the parent as the udt.
+                            if let Some(p) = def.domains.iter().find(|p| p.oid == d.parent) {
+                                row[7] = text("USER-DEFINED");
+                                row[8..16].fill(Value::Null);
+                                row[26] = text(folio_catalog::PUBLIC);
+                                row[27] = text(&p.name);
+                            }
                         }
                         out.push(row);
                     }
@@ -318,6 +358,12 @@ impl View {
                             (None, None),
                         ));
                     }
+                }
+            }
+            View::Domains => {
+                let domains = crate::user_types::domains();
+                for d in domains.iter() {
+                    out.push(domain_row(d, &domains)?);
                 }
             }
             View::Views => {
@@ -463,6 +509,45 @@ fn text(s: &str) -> Value {
 
 fn yes_no(yes: bool) -> &'static str {
     if yes { "YES" } else { "NO" }
+}
+
+/// One `information_schema.domains` row: a domain over a built-in type
+/// describes that type as a column of it would; one over a domain is
+/// `USER-DEFINED`, its `udt_*` naming the parent, as PostgreSQL's.
+fn domain_row(
+    d: &folio_catalog::DomainType,
+    domains: &[std::sync::Arc<folio_catalog::DomainType>],
+) -> Result<Vec<Value>, SqlError> {
+    let ty = crate::domains::base_type(d)?;
+    let column = column_row(
+        (folio_catalog::PUBLIC, "", "", 1),
+        ty,
+        Value::Null,
+        true,
+        (None, None),
+    );
+    let mut row = vec![text(DATABASE), text(folio_catalog::PUBLIC), text(&d.name)];
+    match domains.iter().find(|p| p.oid == d.parent) {
+        None => {
+            // data_type .. datetime_precision, then the character set and
+            // collation (none), as the view orders them.
+            row.extend(column[7..10].iter().cloned());
+            row.extend(column[16..22].iter().cloned());
+            row.extend(column[10..16].iter().cloned());
+        }
+        Some(_) => {
+            row.push(text("USER-DEFINED"));
+            row.resize(18, Value::Null);
+        }
+    }
+    row.push(d.default.as_deref().map_or(Value::Null, text));
+    match domains.iter().find(|p| p.oid == d.parent) {
+        None => row.extend(column[25..28].iter().cloned()),
+        Some(p) => row.extend([text(DATABASE), text(folio_catalog::PUBLIC), text(&p.name)]),
+    }
+    row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
+    row.push(text("1"));
+    Ok(row)
 }
 
 /// One `information_schema.columns` row: the column `(schema, table,

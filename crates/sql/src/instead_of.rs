@@ -196,6 +196,7 @@ pub fn plan(
         types: types.clone(),
         offset: 0,
         system: 0,
+        domains: Vec::new(),
     }]);
     let returning = returning(&scope, items)?;
     Ok(Some(Instead {

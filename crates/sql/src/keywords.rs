@@ -168,6 +168,69 @@ pub fn needs_quotes(word: &str) -> bool {
     NOT_UNRESERVED.binary_search(&word).is_ok()
 }
 
+/// The keywords PostgreSQL 15 allows as a column name but not as a type or
+/// function name (`pg_get_keywords()`'s category C), sorted.
+const COL_NAME: [&str; 51] = [
+    "between",
+    "bigint",
+    "bit",
+    "boolean",
+    "char",
+    "character",
+    "coalesce",
+    "dec",
+    "decimal",
+    "exists",
+    "extract",
+    "float",
+    "greatest",
+    "grouping",
+    "inout",
+    "int",
+    "integer",
+    "interval",
+    "least",
+    "national",
+    "nchar",
+    "none",
+    "normalize",
+    "nullif",
+    "numeric",
+    "out",
+    "overlay",
+    "position",
+    "precision",
+    "real",
+    "row",
+    "setof",
+    "smallint",
+    "substring",
+    "time",
+    "timestamp",
+    "treat",
+    "trim",
+    "values",
+    "varchar",
+    "xmlattributes",
+    "xmlconcat",
+    "xmlelement",
+    "xmlexists",
+    "xmlforest",
+    "xmlnamespaces",
+    "xmlparse",
+    "xmlpi",
+    "xmlroot",
+    "xmlserialize",
+    "xmltable",
+];
+
+/// Whether `word` (lower case) is PostgreSQL's `ColId`, a name a column,
+/// table or window may have unquoted: an unreserved keyword, one of
+/// category C, or no keyword.
+pub fn col_id(word: &str) -> bool {
+    !needs_quotes(word) || COL_NAME.binary_search(&word).is_ok()
+}
+
 /// The keywords PostgreSQL 15 takes as a select item's alias only after
 /// `AS` (`pg_get_keywords()` with `barelabel = false`), sorted.
 const NEED_AS: [&str; 39] = [
@@ -235,6 +298,13 @@ mod tests {
             assert!(!needs_quotes(word), "{word}");
         }
         assert!(NEED_AS.windows(2).all(|w| w[0] < w[1]));
+        assert!(COL_NAME.windows(2).all(|w| w[0] < w[1]));
+        for word in ["int", "between", "w", "name"] {
+            assert!(col_id(word), "{word}");
+        }
+        for word in ["from", "left", "select", "order"] {
+            assert!(!col_id(word), "{word}");
+        }
         for word in ["filter", "over", "day", "from", "char", "varying"] {
             assert!(!bare_label(word), "{word}");
         }

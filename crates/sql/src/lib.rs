@@ -32,6 +32,7 @@ mod dch;
 mod ddl;
 mod deferred;
 mod deparse;
+mod dialect;
 mod distinct_from;
 mod dml;
 mod domains;

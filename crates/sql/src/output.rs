@@ -19,6 +19,12 @@ pub enum Output {
         columns: Vec<Column>,
         rows: Vec<Vec<Value>>,
         tag: String,
+        /// The session's zone when the statement ended, which its
+        /// timestamptz values are written in: set by the session after
+        /// each statement of a query message (`Session::run_statements`;
+        /// `None` until then), as a later `SET TIME ZONE` of the same
+        /// message must not change them.
+        time_zone: Option<folio_row::TimeZone>,
     },
     /// `COPY ... FROM STDIN` waits for its data, in text format with
     /// `columns` fields per line: [`crate::Session::copy_data`], then

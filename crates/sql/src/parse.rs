@@ -268,7 +268,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::MATERIALIZED) => {
                 let data = with_data(&mut spanned);
                 Parsed::CreateMatview {
-                    create: Box::new(parse_one(&dialect, spanned, &place)?),
+                    create: Box::new(parse_one(spanned, &place)?),
                     data,
                 }
             }
@@ -279,7 +279,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 spanned[1].token = Token::make_keyword("TABLE");
                 spanned.remove(2);
                 Parsed::AlterView {
-                    alter: Box::new(parse_one(&dialect, spanned, &place)?),
+                    alter: Box::new(parse_one(spanned, &place)?),
                     materialized: true,
                 }
             }
@@ -325,12 +325,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 let args = trigger_args(&mut spanned, &text)?;
                 statement_trigger_by_default(&mut spanned);
                 Parsed::CreateTrigger {
-                    create: Box::new(parse_one(&dialect, spanned, &place)?),
+                    create: Box::new(parse_one(spanned, &place)?),
                     args,
                 }
             }
             Some(Keyword::CREATE) if let Some(option) = check_option => {
-                let mut create = parse_one(&dialect, spanned, &place)?;
+                let mut create = parse_one(spanned, &place)?;
                 if let Statement::CreateView { options, .. } = &mut create {
                     let option = sqlparser::ast::SqlOption::KeyValue {
                         key: Ident::new("check_option"),
@@ -347,10 +347,10 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
                 sequence_options_in_order(&mut spanned[2..], &text)?;
-                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+                Parsed::Sql(Box::new(parse_one(spanned, &place)?))
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::SEQUENCE) => {
-                Parsed::AlterSequence(alter_sequence(&dialect, &spanned[2..], &place)?)
+                Parsed::AlterSequence(alter_sequence(&spanned[2..], &place)?)
             }
             // `ALTER USER` is PostgreSQL's other name of `ALTER ROLE`.
             Some(Keyword::ALTER)
@@ -358,7 +358,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("user")) =>
             {
                 spanned[1].token = Token::make_keyword("ROLE");
-                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+                Parsed::Sql(Box::new(parse_one(spanned, &place)?))
             }
             // `CREATE USER` is `CREATE ROLE` with LOGIN by default.
             Some(Keyword::CREATE)
@@ -370,7 +370,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 let user = second.and_then(keyword) == Some(Keyword::USER);
                 role_options_once(&plain(spanned.get(3..).unwrap_or_default()))?;
                 spanned[1].token = Token::make_keyword("ROLE");
-                let mut statement = parse_one(&dialect, spanned, &place)?;
+                let mut statement = parse_one(spanned, &place)?;
                 if user && let Statement::CreateRole { login, .. } = &mut statement {
                     login.get_or_insert(true);
                 }
@@ -379,7 +379,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);
                 let names = table_as_column_names(&mut spanned);
-                let mut statement = parse_one(&dialect, spanned, &place)?;
+                let mut statement = parse_one(spanned, &place)?;
                 if let (Some(names), Statement::CreateTable(create)) = (names, &mut statement) {
                     create.columns = names
                         .into_iter()
@@ -414,7 +414,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 spanned[1].token = Token::make_keyword("TABLE");
                 parenthesize_defaults(&dialect, &mut spanned);
                 Parsed::AlterView {
-                    alter: Box::new(parse_one(&dialect, spanned, &place)?),
+                    alter: Box::new(parse_one(spanned, &place)?),
                     materialized: false,
                 }
             }
@@ -426,9 +426,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::ALTER) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);
-                Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?))
+                Parsed::Sql(Box::new(parse_one(spanned, &place)?))
             }
-            _ => Parsed::Sql(Box::new(parse_one(&dialect, spanned, &place)?)),
+            _ => Parsed::Sql(Box::new(parse_one(spanned, &place)?)),
         });
     }
     Ok(out)
@@ -968,7 +968,6 @@ fn conflicting(text: &Text<'_>, token: &TokenWithSpan) -> SqlError {
 /// n]]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
 /// (in any order, [`sequence_options_in_order`]).
 fn alter_sequence(
-    dialect: &PostgreSqlDialect,
     tokens: &[TokenWithSpan],
     place: &Place<'_>,
 ) -> Result<crate::sequences::Alter, SqlError> {
@@ -1021,7 +1020,7 @@ fn alter_sequence(
         }
         create.drain(at..end);
     }
-    match parse_one(dialect, create, place)? {
+    match parse_one(create, place)? {
         Statement::CreateSequence {
             name,
             data_type,
@@ -1041,11 +1040,7 @@ fn alter_sequence(
 
 /// One statement from its tokens, all of them; a syntax error in
 /// PostgreSQL's words, at its position in the text.
-fn parse_one(
-    dialect: &PostgreSqlDialect,
-    mut tokens: Vec<TokenWithSpan>,
-    place: &Place<'_>,
-) -> Result<Statement, SqlError> {
+fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statement, SqlError> {
     // sqlparser reads no window frame's EXCLUDE clause, and a quoted
     // frame offset as an interval.
     if let Err(at) = crate::window_frame::rewrite_frames(&mut tokens) {
@@ -1054,7 +1049,8 @@ fn parse_one(
     // Nor a call's `VARIADIC array`.
     crate::variadic::mark(&mut tokens);
     let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);
-    let mut parser = Parser::new(dialect).with_tokens_with_locations(tokens);
+    // folio's dialect: PostgreSQL's bare column labels (`dialect.rs`).
+    let mut parser = Parser::new(&crate::dialect::Folio).with_tokens_with_locations(tokens);
     let mut parsed = parser
         .parse_statement()
         .map_err(|e| position::syntax_error(place.text, place.terminator, e))?;

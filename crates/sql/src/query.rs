@@ -49,6 +49,12 @@ impl Columns for Relation {
         self.def.columns.get(position).map(|c| c.name.clone())
     }
 
+    fn domain_at(&self, position: usize) -> Option<String> {
+        let column = self.def.columns.get(position)?;
+        let d = self.def.domains.iter().find(|d| d.oid == column.type_oid)?;
+        Some(d.name.clone())
+    }
+
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         (name == self.def.name).then(|| Ok((0..self.types.len()).collect()))
     }
@@ -141,6 +147,7 @@ impl Planned {
             columns: self.columns.clone(),
             rows,
             tag,
+            time_zone: None,
         })
     }
 
@@ -429,6 +436,7 @@ pub fn over_source(
         source,
         scope: Scope::of(vec![from::ScopeTable {
             system: 0,
+            domains: Vec::new(),
             qualifier: qualifier.into(),
             names,
             types,

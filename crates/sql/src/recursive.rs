@@ -211,6 +211,7 @@ pub fn reference(
     let qualifier = qualifier(name, alias);
     let scope = ScopeTable {
         system: 0,
+        domains: Vec::new(),
         qualifier: qualifier.clone(),
         names: renamed(union.names.clone(), alias),
         types: union.types.clone(),
@@ -259,6 +260,7 @@ pub fn work_table_scope(
     };
     let scope = ScopeTable {
         system: 0,
+        domains: Vec::new(),
         qualifier,
         names: renamed(names, alias),
         types,

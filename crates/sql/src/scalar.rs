@@ -64,6 +64,13 @@ pub trait Columns {
         let _ = expr;
         None
     }
+    /// The name of the domain the column at `position` is declared with
+    /// (its type is the domain's base type), for `pg_typeof`; by default
+    /// none.
+    fn domain_at(&self, position: usize) -> Option<String> {
+        let _ = position;
+        None
+    }
 }
 
 /// A row known by its types alone (names do not resolve in it).
@@ -684,7 +691,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 return Ok(Scalar::Cast(Box::new(empty), ty));
             }
             let domain = crate::domains::of_type(data_type)
-                .map(|d| crate::domains::Bound::bind(&d))
+                .map(|d| crate::domains::Bound::bind(&d, &crate::user_types::domains()))
                 .transpose()?;
             let cast = match bind(expr, columns)? {
                 // A quoted literal cast is a typed literal (`'1'::int`); an
@@ -1191,8 +1198,14 @@ fn function(
     if name == "pg_typeof"
         && let [arg] = args.as_slice()
     {
+        // A domain's value is of the domain (its operators are the base
+        // type's: only the name reported differs).
         let type_name = match arg {
             Scalar::Const(Value::Text(_)) | Scalar::Param(_) => "unknown".to_string(),
+            Scalar::Domain(_, d) => d.name.clone(),
+            Scalar::Column(c) if columns.domain_at(*c).is_some() => {
+                columns.domain_at(*c).unwrap_or_default()
+            }
             typed => match typed.ty_in(columns) {
                 SqlType::Char(_) => "character".to_string(),
                 SqlType::Varchar(_) => SqlType::Varchar(None).name(),

@@ -405,7 +405,14 @@ impl Session {
             let result = result.map_err(|e| self.why_canceled(e));
             drop(armed);
             match result {
-                Ok(output) => outputs.push(output),
+                Ok(mut output) => {
+                    // Its rows are written in the zone in force now, not
+                    // after the message's later statements.
+                    if let Output::Rows { time_zone, .. } = &mut output {
+                        *time_zone = Some(self.time_zone().clone());
+                    }
+                    outputs.push(output)
+                }
                 Err(e) => {
                     self.fail();
                     return (outputs, Some(e));
@@ -1451,6 +1458,7 @@ impl Session {
                         columns: show_all_columns(),
                         rows: crate::settings_list::show_all(&self.settings, open)?,
                         tag: "SHOW".into(),
+                        time_zone: None,
                     });
                 }
                 let value = self.settings.show(&name, open)?;
@@ -1458,6 +1466,7 @@ impl Session {
                     columns: show_columns(&name),
                     rows: vec![vec![folio_row::Value::Text(value)]],
                     tag: "SHOW".into(),
+                    time_zone: None,
                 })
             }
             statement => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
@@ -2364,11 +2373,15 @@ fn open_transaction(txn: &Transaction) -> crate::settings::OpenTransaction {
 }
 
 fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
-    variable
-        .iter()
+    let name = (variable.iter())
         .map(|i| i.value.to_ascii_lowercase())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    // PostgreSQL's grammar reads `SHOW TIME ZONE` as `SHOW timezone`.
+    match name.as_str() {
+        "time zone" => "timezone".to_string(),
+        _ => name,
+    }
 }
 
 /// Whether prepared statement `statement`, run outside a block, opens

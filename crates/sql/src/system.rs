@@ -1033,7 +1033,10 @@ impl SystemRelation {
                         oid(0),
                         oid(0),
                         Value::Bool(def.not_null),
-                        oid(def.base_oid.into()),
+                        oid(match def.parent {
+                            0 => def.base_oid.into(),
+                            parent => parent.into(),
+                        }),
                         Value::Int4(def.base_typmod),
                         oid(if category == "S" {
                             DEFAULT_COLLATION

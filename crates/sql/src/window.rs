@@ -420,6 +420,13 @@ impl<C: Columns + ?Sized> Columns for WindowBinder<'_, C> {
         self.inner.qualifier_of(position)
     }
 
+    fn domain_at(&self, position: usize) -> Option<String> {
+        match position < WINDOW_BASE {
+            true => self.inner.domain_at(position),
+            false => None,
+        }
+    }
+
     fn whole_row(&self, name: &str) -> Option<Result<Vec<usize>, SqlError>> {
         self.inner.whole_row(name)
     }

@@ -54,3 +54,47 @@ fn domains_survive_restart() {
     ok(&mut s, "drop table t");
     ok(&mut s, "drop domain posint");
 }
+
+// Proves DROP of a domain others are made over is PostgreSQL's 2BP01
+// with its DETAIL (each dependent, depth first, with what it depends
+// on), and that CASCADE names the same objects in its NOTICE and drops
+// the domains over it and their columns.
+#[test]
+fn dropping_a_domain_under_others() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db);
+    ok(&mut s, "create domain d1 as int not null check (value > 0)");
+    ok(&mut s, "create domain d2 as d1 check (value < 100)");
+    ok(&mut s, "create domain d3 as d2");
+    ok(&mut s, "create table t (a d2, b d3, c int)");
+    let e = common::fails(&mut s, "drop domain d1");
+    assert_eq!(e.code, "2BP01");
+    assert_eq!(
+        e.message,
+        "cannot drop type d1 because other objects depend on it"
+    );
+    assert_eq!(
+        e.detail.as_deref(),
+        Some(
+            "type d2 depends on type d1\n\
+             type d3 depends on type d2\n\
+             column b of table t depends on type d3\n\
+             column a of table t depends on type d2"
+        )
+    );
+    ok(&mut s, "drop domain d1 cascade");
+    let notices: Vec<String> = s.take_notices().iter().map(|n| n.to_string()).collect();
+    assert_eq!(
+        notices,
+        ["NOTICE:  drop cascades to 4 other objects\n\
+          DETAIL:  drop cascades to type d2\n\
+          drop cascades to type d3\n\
+          drop cascades to column b of table t\n\
+          drop cascades to column a of table t"]
+    );
+    assert_eq!(
+        rows(&mut s, "select count(*) from pg_type where typtype = 'd'"),
+        ["0"]
+    );
+    assert_eq!(rows(&mut s, "select c from t"), Vec::<String>::new());
+}

@@ -25,6 +25,7 @@ mod copy_format;
 mod cost;
 mod crypto_functions;
 mod cte;
+mod cursors;
 mod date_arith;
 mod datetime;
 mod dch;

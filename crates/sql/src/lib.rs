@@ -26,6 +26,7 @@ mod copy_view;
 mod cost;
 mod crypto_functions;
 mod cte;
+mod cursors;
 mod date_arith;
 mod datetime;
 mod dch;

@@ -79,6 +79,12 @@ pub enum Parsed {
         create: Box<Statement>,
         args: Vec<String>,
     },
+    /// `DECLARE name ... CURSOR ... FOR query` (`cursors/parse.rs`).
+    Declare(Box<crate::cursors::parse::Declare>),
+    /// `FETCH` or `MOVE` (`cursors/parse.rs`).
+    Fetch(crate::cursors::parse::Fetch),
+    /// `CLOSE name` or `CLOSE ALL` (`None`).
+    Close(Option<String>),
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -246,6 +252,21 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         };
         let second = spanned.get(1).map(|t| &t.token);
         out.push(match keyword(first) {
+            // The cursor statements (sqlparser's read other dialects').
+            _ if word == "declare" => {
+                let declare = crate::cursors::parse::declare(&spanned, &text, |mut query| {
+                    // (`FOR TABLE t`: a query begins after FOR.)
+                    crate::table_command::expand(&mut query);
+                    parse_one(query, &place)
+                })?;
+                Parsed::Declare(Box::new(declare))
+            }
+            _ if word == "fetch" || word == "move" => Parsed::Fetch(crate::cursors::parse::fetch(
+                &spanned,
+                &text,
+                word == "move",
+            )?),
+            _ if word == "close" => Parsed::Close(crate::cursors::parse::close(&spanned, &text)?),
             Some(Keyword::VACUUM) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), true)?),
             Some(Keyword::ANALYZE) => Parsed::Vacuum(vacuum(&plain(&spanned[1..]), false)?),
             Some(Keyword::COPY) => Parsed::Copy(copy(&spanned[1..], &text)?),

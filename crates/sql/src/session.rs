@@ -146,6 +146,8 @@ pub struct Session {
     session_role: crate::roles::Role,
     /// Both names, as each statement's `roles::Scope` holds them.
     scoped_roles: Arc<crate::roles::Scoped>,
+    /// Its open cursors (`cursors/`).
+    cursors: crate::cursors::Cursors,
 }
 
 /// A prepared statement and its plan.
@@ -251,6 +253,7 @@ impl Session {
             role: crate::roles::Role::bootstrap(),
             session_role: crate::roles::Role::bootstrap(),
             scoped_roles,
+            cursors: Default::default(),
         }
     }
 
@@ -366,7 +369,7 @@ impl Session {
             }
         };
         self.report_start(sql);
-        let (outputs, error) = self.run_statements(&statements);
+        let (outputs, error) = self.run_statements(&statements, sql);
         self.report_idle();
         let shaped = lent.is_some();
         if let Some(lent) = lent {
@@ -384,7 +387,11 @@ impl Session {
     }
 
     /// Runs the statements of one query message ([`Session::simple_query`]).
-    fn run_statements(&mut self, statements: &[Parsed]) -> (Vec<Output>, Option<SqlError>) {
+    fn run_statements(
+        &mut self,
+        statements: &[Parsed],
+        sql: &str,
+    ) -> (Vec<Output>, Option<SqlError>) {
         let mut outputs = Vec::new();
         let count = statements.len();
         // Several statements outside a block run in one implicit block.
@@ -401,7 +408,7 @@ impl Session {
             }
             let armed =
                 crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
-            let result = self.run_parsed(statement, i + 1 == count);
+            let result = self.run_parsed(statement, i + 1 == count, sql);
             let result = result.map_err(|e| self.why_canceled(e));
             drop(armed);
             match result {
@@ -431,9 +438,32 @@ impl Session {
     }
 
     /// Runs one parsed statement (`last`: the last of its message; a COPY
-    /// FROM STDIN must be).
-    fn run_parsed(&mut self, statement: &Parsed, last: bool) -> Result<Output, SqlError> {
+    /// FROM STDIN must be) of the message `sql`.
+    fn run_parsed(
+        &mut self,
+        statement: &Parsed,
+        last: bool,
+        sql: &str,
+    ) -> Result<Output, SqlError> {
         match statement {
+            Parsed::Declare(declare) => self.declare(declare, sql),
+            Parsed::Fetch(fetch) => {
+                if let Block::Failed(_) = self.block {
+                    return Err(SqlError::in_failed_block());
+                }
+                self.cursors
+                    .fetch(&fetch.name, fetch.direction, fetch.moving)
+            }
+            Parsed::Close(name) => {
+                if let Block::Failed(_) = self.block {
+                    return Err(SqlError::in_failed_block());
+                }
+                self.cursors.close(name.as_deref())?;
+                Ok(Output::command(match name {
+                    Some(_) => "CLOSE CURSOR",
+                    None => "CLOSE CURSOR ALL",
+                }))
+            }
             Parsed::Sql(statement) => self.execute(statement),
             Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
             Parsed::Copy(copy) if copy.to_stdout => self.copy_out(copy),
@@ -731,8 +761,10 @@ impl Session {
             return Err(SqlError::in_failed_block());
         }
         if !plannable {
-            // SHOW returns its row without a plan; other statements none.
+            // SHOW returns its row without a plan, FETCH its cursor's
+            // (none if it is not open); other statements none.
             let columns = match &self.prepared(name)?.statement {
+                Parsed::Fetch(fetch) if !fetch.moving => self.cursors.columns(&fetch.name),
                 Parsed::Sql(statement) => match &**statement {
                     Statement::ShowVariable { variable } => match &*show_name(variable) {
                         "all" => Some(show_all_columns()),
@@ -853,7 +885,8 @@ impl Session {
                 }
                 other => {
                     let other = other.clone();
-                    self.run_parsed(&other, true)
+                    let text = self.prepared(name)?.text.clone();
+                    self.run_parsed(&other, true, &text)
                 }
             };
         }
@@ -1223,6 +1256,46 @@ impl Session {
         Ok(Output::command("CHECKPOINT"))
     }
 
+    /// `DECLARE name CURSOR ... FOR query` of the message `sql`: the
+    /// query runs now, in the block's transaction and snapshot (or, WITH
+    /// HOLD outside a block, in one of its own), and the cursor holds its
+    /// rows (README "Cursors"). PostgreSQL's order of errors: the
+    /// declaration's own, then 25P01 outside a block without HOLD, then
+    /// the query's, then 42P03 for a name taken.
+    fn declare(
+        &mut self,
+        declare: &crate::cursors::parse::Declare,
+        sql: &str,
+    ) -> Result<Output, SqlError> {
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let options = declare.check()?;
+        let in_block = matches!(self.block, Block::Open(_));
+        if !in_block && !options.hold {
+            return Err(SqlError::new(
+                "25P01",
+                "DECLARE CURSOR can only be used in transaction blocks",
+            ));
+        }
+        let query = Statement::Query(declare.query.clone());
+        let output = self.in_transaction(|cx, txn, notices| run(cx, txn, notices, &query))?;
+        let Output::Rows { columns, rows, .. } = output else {
+            unreachable!("a query returns rows")
+        };
+        let declared = crate::cursors::Declared {
+            name: declare.name.clone(),
+            columns,
+            rows,
+            options,
+            statement: sql.to_string(),
+            created_us: now(),
+        };
+        let depth = in_block.then_some(self.savepoints.len());
+        self.cursors.open(declared, depth)?;
+        Ok(Output::command("DECLARE CURSOR"))
+    }
+
     /// `DISCARD ALL | PLANS | SEQUENCES | TEMP[ORARY]`: the session's
     /// kept plans (made again at their next run), `currval` / `lastval`,
     /// temporary tables; ALL also its prepared statements, settings and
@@ -1248,6 +1321,7 @@ impl Session {
         }
         if matches!(what, DiscardObject::ALL) {
             self.prepared.clear();
+            let _ = self.cursors.close(None);
             self.plpgsql.clear();
             let defaults = self.session_defaults.clone();
             self.settings_mut().restore(&defaults);
@@ -1287,6 +1361,7 @@ impl Session {
     /// The block ended: its SETs stay if it committed, else the settings
     /// it began with come back.
     fn end_block(&mut self, committed: bool) {
+        self.cursors.end_transaction(committed);
         self.savepoints.clear();
         self.deferred.clear();
         let without_local = self.without_local.take();
@@ -1676,6 +1751,7 @@ impl Session {
             let cx = session_cx!(self, self.block_start);
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
+            let _cursors = crate::cursors::Scope::enter(&self.cursors);
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -1694,6 +1770,7 @@ impl Session {
         let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
+            let _cursors = crate::cursors::Scope::enter(&self.cursors);
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -1891,6 +1968,7 @@ impl Session {
             self.without_local = self.savepoints[at].2.clone();
             self.deferred.rollback_to(&self.savepoints[at].3);
             self.savepoints.truncate(at + 1);
+            self.cursors.rollback_to(at + 1);
         }
         Ok(Output::command("ROLLBACK"))
     }
@@ -1902,6 +1980,7 @@ impl Session {
                 txn.release(name)?;
                 if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
                     self.savepoints.truncate(at);
+                    self.cursors.release(at);
                 }
                 Ok(Output::command("RELEASE"))
             }
@@ -2320,6 +2399,9 @@ pub(crate) fn run_utility(
         | Parsed::Checkpoint
         | Parsed::SetConstraints(_)
         | Parsed::AlterSequence(_)
+        | Parsed::Declare(_)
+        | Parsed::Fetch(_)
+        | Parsed::Close(_)
         | Parsed::Cluster(_) => Err(SqlError::unsupported(
             "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE or CLUSTER)",
         )),
@@ -2405,6 +2487,9 @@ fn opens_pipeline(statement: &Parsed) -> bool {
         ),
         Parsed::Vacuum(vacuum) => !vacuum.vacuum,
         Parsed::Cluster(cluster) => cluster.table.is_some(),
+        // A cursor outside a block is a held one (PostgreSQL's extended
+        // protocol has no implicit block to declare one in).
+        Parsed::Declare(_) | Parsed::Fetch(_) | Parsed::Close(_) => false,
         _ => true,
     }
 }

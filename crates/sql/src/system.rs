@@ -117,12 +117,14 @@ pub enum SystemRelation {
     TimezoneNames,
     /// `pg_timezone_abbrevs`: the abbreviations folio takes.
     TimezoneAbbrevs,
+    /// `pg_cursors`: the session's open cursors (`cursors/`).
+    Cursors,
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
 }
 
-const ALL: [SystemRelation; 49] = [
+const ALL: [SystemRelation; 50] = [
     SystemRelation::Namespace,
     SystemRelation::Class,
     SystemRelation::Attribute,
@@ -172,6 +174,7 @@ const ALL: [SystemRelation; 49] = [
     SystemRelation::Settings,
     SystemRelation::TimezoneNames,
     SystemRelation::TimezoneAbbrevs,
+    SystemRelation::Cursors,
 ];
 
 use SqlType::{Bool, Float4, Int2, Int4, Int8, InternalChar, Oid, Text, TimestampTz};
@@ -323,6 +326,7 @@ impl SystemRelation {
             SystemRelation::Settings => "pg_settings",
             SystemRelation::TimezoneNames => "pg_timezone_names",
             SystemRelation::TimezoneAbbrevs => "pg_timezone_abbrevs",
+            SystemRelation::Cursors => "pg_cursors",
             SystemRelation::Information(view) => view.name(),
         }
     }
@@ -377,6 +381,7 @@ impl SystemRelation {
             SystemRelation::Settings => (12104, true),
             SystemRelation::TimezoneNames => (12126, true),
             SystemRelation::TimezoneAbbrevs => (12122, true),
+            SystemRelation::Cursors => (12077, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
         }
@@ -390,6 +395,7 @@ impl SystemRelation {
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
             SystemRelation::TimezoneNames => crate::time_zone_views::NAMES_COLUMNS,
             SystemRelation::TimezoneAbbrevs => crate::time_zone_views::ABBREVS_COLUMNS,
+            SystemRelation::Cursors => crate::cursors::COLUMNS,
             SystemRelation::StatTables(_) => crate::stat_tables::TABLE_COLUMNS,
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
@@ -812,6 +818,7 @@ impl SystemRelation {
                 ));
             }
             SystemRelation::TimezoneAbbrevs => return Ok(crate::time_zone_views::abbrevs_rows()),
+            SystemRelation::Cursors => return Ok(crate::cursors::pg_cursors_rows()),
             SystemRelation::StatIndexes(listed) => {
                 txn.manager().backends().publish_stats();
                 let tables = catalog.tables(txn)?;

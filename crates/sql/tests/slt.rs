@@ -100,6 +100,11 @@ fn sqllogictest_files() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        // `SLT=name` runs only the files whose name holds it.
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            std::env::var("SLT").map_or(true, |only| name.is_some_and(|n| n.contains(&only)))
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no .slt files in {}", dir.display());

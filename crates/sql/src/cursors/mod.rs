@@ -1,0 +1,237 @@
+//! SQL cursors (`DECLARE`, `FETCH`, `MOVE`, `CLOSE`, `pg_cursors`): a
+//! session's named result sets read a few rows at a time. Design:
+//! README "Cursors".
+//!
+//! - A cursor holds its query's rows, made when it is declared in the
+//!   DECLARE's transaction and snapshot (`Session::declare`); FETCH and
+//!   MOVE read them from its [`Position`] (`position.rs`, PostgreSQL's
+//!   rules).
+//! - Its life follows the transaction (one owner: [`Cursors`]'s
+//!   `end_transaction`, `rollback_to`, `release`): it ends with the
+//!   transaction that declared it unless WITH HOLD and committed; ROLLBACK
+//!   TO a savepoint closes those declared since; DISCARD ALL closes all.
+//! - The session's cursors are reachable from a running statement through
+//!   this thread's [`Scope`] (`pg_cursors`' rows).
+
+pub mod parse;
+pub mod position;
+
+use crate::error::SqlError;
+use crate::output::{Column, Output};
+use folio_row::Value;
+use position::{Direction, Position};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// How a cursor was declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// `SCROLL` (else NO SCROLL), or the default PostgreSQL's plan allows
+    /// (`parse::scrolls_by_default`).
+    pub scroll: bool,
+    /// `WITH HOLD`.
+    pub hold: bool,
+    /// `BINARY`.
+    pub binary: bool,
+}
+
+/// One open cursor.
+#[derive(Debug)]
+struct Cursor {
+    columns: Vec<Column>,
+    rows: Vec<Vec<Value>>,
+    position: Position,
+    options: Options,
+    /// The text of the query message that declared it (`pg_cursors`).
+    statement: String,
+    /// When it was declared, microseconds since 2000-01-01 UTC.
+    created_us: i64,
+    /// The savepoints open when it was declared (ROLLBACK TO one of them
+    /// or an earlier one closes it); `None`: declared in an earlier
+    /// transaction (WITH HOLD, committed).
+    depth: Option<usize>,
+}
+
+/// A session's open cursors by name. Shared with the statement's
+/// [`Scope`]; locked only for a lookup or an update, never while a query
+/// runs.
+#[derive(Debug, Default, Clone)]
+pub struct Cursors {
+    open: Arc<Mutex<BTreeMap<String, Cursor>>>,
+}
+
+/// A cursor about to be opened: its query's result and how it was
+/// declared.
+pub struct Declared {
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+    pub options: Options,
+    pub statement: String,
+    pub created_us: i64,
+}
+
+impl Cursors {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Cursor>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Opens `declared`; `depth`: the savepoints open in its
+    /// transaction (`None`: it already committed). 42P03 if the name is
+    /// taken.
+    pub fn open(&self, declared: Declared, depth: Option<usize>) -> Result<(), SqlError> {
+        let mut open = self.lock();
+        if open.contains_key(&declared.name) {
+            return Err(SqlError::new(
+                "42P03",
+                format!("cursor \"{}\" already exists", declared.name),
+            ));
+        }
+        let position = Position::new(declared.rows.len(), declared.options.scroll);
+        open.insert(
+            declared.name,
+            Cursor {
+                columns: declared.columns,
+                rows: declared.rows,
+                position,
+                options: declared.options,
+                statement: declared.statement,
+                created_us: declared.created_us,
+                depth,
+            },
+        );
+        Ok(())
+    }
+
+    /// FETCH (or with `moving`, MOVE) `direction` from cursor `name`: its
+    /// rows and `FETCH n` (`MOVE n`).
+    pub fn fetch(
+        &self,
+        name: &str,
+        direction: Direction,
+        moving: bool,
+    ) -> Result<Output, SqlError> {
+        let mut open = self.lock();
+        let cursor = open.get_mut(name).ok_or_else(|| missing(name))?;
+        let (read, count) = cursor.position.fetch(direction, moving)?;
+        if moving {
+            return Ok(Output::command(format!("MOVE {count}")));
+        }
+        let rows = read.into_iter().map(|i| cursor.rows[i].clone()).collect();
+        Ok(Output::Rows {
+            columns: cursor.columns.clone(),
+            rows,
+            tag: format!("FETCH {count}"),
+            time_zone: None,
+        })
+    }
+
+    /// The columns a FETCH from cursor `name` returns (`None`: no such
+    /// cursor; a Describe then says no rows, as PostgreSQL's).
+    pub fn columns(&self, name: &str) -> Option<Vec<Column>> {
+        self.lock().get(name).map(|c| c.columns.clone())
+    }
+
+    /// `CLOSE name` (`None`: `CLOSE ALL`); 34000 for an unknown name.
+    pub fn close(&self, name: Option<&str>) -> Result<(), SqlError> {
+        let mut open = self.lock();
+        match name {
+            None => open.clear(),
+            Some(name) => {
+                open.remove(name).ok_or_else(|| missing(name))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The transaction ended: committed, its WITH HOLD cursors stay (their
+    /// rows are held already) and the others close; rolled back, every
+    /// cursor it declared closes. Cursors of earlier transactions stay
+    /// (a rollback does not move them back).
+    pub fn end_transaction(&self, committed: bool) {
+        let mut open = self.lock();
+        open.retain(|_, c| c.depth.is_none() || (committed && c.options.hold));
+        for cursor in open.values_mut() {
+            cursor.depth = None;
+        }
+    }
+
+    /// ROLLBACK TO the savepoint that `depth` savepoints were open at
+    /// (it included): the cursors declared since close.
+    pub fn rollback_to(&self, depth: usize) {
+        self.lock().retain(|_, c| c.depth.is_none_or(|d| d < depth));
+    }
+
+    /// RELEASE of the savepoint that leaves `depth` open: the cursors
+    /// declared since belong to the savepoint around it.
+    pub fn release(&self, depth: usize) {
+        for cursor in self.lock().values_mut() {
+            if let Some(d) = &mut cursor.depth {
+                *d = (*d).min(depth);
+            }
+        }
+    }
+
+    /// `pg_cursors`' rows, by name.
+    fn rows(&self) -> Vec<Vec<Value>> {
+        self.lock()
+            .iter()
+            .map(|(name, c)| {
+                vec![
+                    Value::Text(name.clone()),
+                    Value::Text(c.statement.clone()),
+                    Value::Bool(c.options.hold),
+                    Value::Bool(c.options.binary),
+                    Value::Bool(c.options.scroll),
+                    Value::TimestampTz(c.created_us),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// PostgreSQL's 34000 for a cursor that is not open.
+pub fn missing(name: &str) -> SqlError {
+    SqlError::new("34000", format!("cursor \"{name}\" does not exist"))
+}
+
+/// `pg_cursors`' columns.
+pub const COLUMNS: &[(&str, folio_row::SqlType)] = &[
+    ("name", folio_row::SqlType::Text),
+    ("statement", folio_row::SqlType::Text),
+    ("is_holdable", folio_row::SqlType::Bool),
+    ("is_binary", folio_row::SqlType::Bool),
+    ("is_scrollable", folio_row::SqlType::Bool),
+    ("creation_time", folio_row::SqlType::TimestampTz),
+];
+
+thread_local! {
+    static CURRENT: RefCell<Option<Cursors>> = const { RefCell::new(None) };
+}
+
+/// The session's cursors in this thread's scope while one of its
+/// statements runs; the scope before comes back when it is dropped.
+pub struct Scope {
+    before: Option<Cursors>,
+}
+
+impl Scope {
+    pub fn enter(cursors: &Cursors) -> Scope {
+        let before = CURRENT.with(|c| c.borrow_mut().replace(cursors.clone()));
+        Scope { before }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let before = self.before.take();
+        CURRENT.with(|c| *c.borrow_mut() = before);
+    }
+}
+
+/// `pg_cursors`' rows: the running statement's session's cursors (none
+/// outside a session's statement).
+pub fn pg_cursors_rows() -> Vec<Vec<Value>> {
+    CURRENT.with(|c| c.borrow().as_ref().map(Cursors::rows).unwrap_or_default())
+}

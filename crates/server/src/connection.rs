@@ -553,12 +553,17 @@ fn extended(
                 Ok(portal) => portal,
                 Err(e) => return Ok(Err(e)),
             };
-            // A portal that ran is described by its kept result.
+            // A portal that ran is described by its kept result (rows
+            // not in a failed block, as PostgreSQL).
             if portal.result.is_none() {
                 match run(session, portal) {
                     Ok(result) => portal.result = Some(result),
                     Err(e) => return Ok(Err(e)),
                 }
+            } else if session.status() == TxStatus::Failed
+                && matches!(portal.result, Some(Output::Rows { .. }))
+            {
+                return Ok(Err(SqlError::in_failed_block()));
             }
             match &portal.result {
                 Some(Output::Rows { columns, .. }) => {

@@ -691,8 +691,9 @@ fn execute_row_limit_and_portal_suspended() {
         ]
     );
     assert_eq!(run(&mut c, &[bind("q", "")]), ["E:42P03", "Z:E"]);
-    // Continuing a portal in a failed block: 25P02.
+    // Continuing or describing a portal in a failed block: 25P02.
     assert_eq!(run(&mut c, &[execute("p", 1)]), ["E:25P02", "Z:E"]);
+    assert_eq!(run(&mut c, &[(b'D', named(b'P', "p"))]), ["E:25P02", "Z:E"]);
     c.query("rollback");
     // Outside a block: the portal lives up to the Sync.
     let steps = [four.clone(), bind("", ""), execute("", 3), execute("", 3)];

@@ -5,12 +5,10 @@
 //! A dropped connection drops the session, whose open transaction rolls
 //! back.
 
+use crate::portal::{Portal, Portals, data_rows};
 use crate::protocol::{self, Frame, Out, ProtocolError};
 use folio_db::Database;
-use folio_row::Value;
-use folio_sql::{
-    Column, Output, Session, SqlError, binary_input, binary_output, text_output, text_output_in,
-};
+use folio_sql::{Column, Output, Session, SqlError, TxStatus, binary_input, text_output};
 use folio_txn::{CancelCause, Interrupt};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -39,7 +37,7 @@ pub struct Connection {
     blocking_reader: Arc<Mutex<Option<OwnedFd>>>,
     /// The session's cancel flag.
     interrupt: Arc<Interrupt>,
-    portals: foldhash::HashMap<String, Portal>,
+    portals: Portals,
     /// After an error, messages of the extended protocol are skipped until
     /// its Sync.
     skipping: bool,
@@ -86,7 +84,7 @@ impl Connection {
             blocking_reader,
             interrupt: session.interrupt(),
             session,
-            portals: foldhash::HashMap::default(),
+            portals: Portals::default(),
             skipping: false,
             copying: None,
             out: Out::default(),
@@ -225,7 +223,10 @@ impl Connection {
                     self.ready();
                     return Ok(flush);
                 }
+                // Its statements run in the unnamed portal.
+                self.portals.close("");
                 let (outputs, failed) = self.session.simple_query(sql);
+                self.forget_portals();
                 notices(&mut self.session, &mut self.out);
                 self.outputs(outputs.into_iter(), failed);
                 return Ok(flush);
@@ -244,6 +245,7 @@ impl Connection {
                 if let Err(e) = self.session.end_pipeline() {
                     error(&mut self.out, &e);
                 }
+                self.forget_portals();
                 self.ready();
                 return Ok(flush);
             }
@@ -261,6 +263,9 @@ impl Connection {
                     self.session.fail_block();
                     error(&mut self.out, &e);
                 }
+                if kind == b'E' {
+                    self.forget_portals();
+                }
             }
             other => {
                 fatal(
@@ -275,6 +280,16 @@ impl Connection {
             }
         }
         Ok(Ran::default())
+    }
+
+    /// Drops every portal if the session is outside any block: their
+    /// transaction ended (a Sync ended the pipeline's, a COMMIT or
+    /// ROLLBACK a block's, a Query its own), as PostgreSQL drops a
+    /// transaction's portals at its end.
+    fn forget_portals(&mut self) {
+        if self.session.status() == TxStatus::Idle {
+            self.portals.clear();
+        }
     }
 
     /// A Query's outputs from the next on: each statement's results, up to
@@ -293,11 +308,12 @@ impl Connection {
                 } => {
                     describe(out, &columns, &[]);
                     let zone = time_zone.as_ref().unwrap_or(self.session.time_zone());
-                    if let Err(e) = send_rows(out, &columns, &rows, &[], &tag, zone) {
+                    if let Err(e) = data_rows(out, &columns, &rows, &[], zone) {
                         error(out, &e);
                         self.ready();
                         return;
                     }
+                    out.command_complete(&tag);
                 }
                 Output::CopyIn { columns } => {
                     out.copy_in_response(columns);
@@ -448,33 +464,6 @@ fn describe(out: &mut Out, columns: &[Column], formats: &[u16]) {
     out.row_description(&described, formats);
 }
 
-/// DataRows in PostgreSQL's text or binary formats (per column, as
-/// `formats` says; text timestamptz values in the session's `zone`),
-/// then CommandComplete; a value without an output form stops it with
-/// that error.
-fn send_rows(
-    out: &mut Out,
-    columns: &[Column],
-    rows: &[Vec<Value>],
-    formats: &[u16],
-    tag: &str,
-    zone: &folio_row::TimeZone,
-) -> Result<(), SqlError> {
-    for row in rows {
-        let encoded = row
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match protocol::format_of(formats, i) {
-                1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
-                _ => Ok(text_output_in(v, zone).map(String::into_bytes)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.data_row(&encoded);
-    }
-    out.command_complete(tag);
-    Ok(())
-}
-
 /// A Bind's parameters as text (PostgreSQL's unknown-typed literals): a
 /// binary one decoded by its inferred type (`Session::describe_prepared`).
 fn text_parameters(
@@ -505,27 +494,15 @@ fn text_parameters(
         .collect()
 }
 
-/// A bound portal: its statement and parameters, and its result once run
-/// (a Describe of the portal runs it, to describe its rows; the Execute
-/// that follows sends them).
-struct Portal {
-    statement: String,
-    parameters: Vec<Option<String>>,
-    result_formats: Vec<u16>,
-    result: Option<Output>,
-}
-
 /// One message of the extended protocol. `Ok(Err(e))`: an SQL error (the
 /// rest up to Sync is skipped); `Err`: the connection must close.
 fn extended(
     kind: u8,
     body: &[u8],
     session: &mut Session,
-    portals: &mut foldhash::HashMap<String, Portal>,
+    portals: &mut Portals,
     out: &mut Out,
 ) -> Result<Result<(), SqlError>, ProtocolError> {
-    let no_portal =
-        |name: &str| SqlError::new("34000", format!("portal \"{name}\" does not exist"));
     match kind {
         b'P' => {
             let (name, rest) = protocol::cstring(body)?;
@@ -555,15 +532,10 @@ fn extended(
                 Ok(parameters) => parameters,
                 Err(e) => return Ok(Err(e)),
             };
-            portals.insert(
-                bind.portal,
-                Portal {
-                    statement: bind.statement,
-                    parameters,
-                    result_formats: bind.result_formats,
-                    result: None,
-                },
-            );
+            let portal = Portal::new(bind.statement, parameters, bind.result_formats);
+            if let Err(e) = portals.bind(bind.portal, portal) {
+                return Ok(Err(e));
+            }
             out.bind_complete();
         }
         b'D' => {
@@ -583,68 +555,54 @@ fn extended(
                 }
                 return Ok(Ok(()));
             }
-            let Some(portal) = portals.get_mut(name) else {
-                return Ok(Err(no_portal(name)));
-            };
-            let result = match session
-                .begin_pipeline(&portal.statement)
-                .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
-            {
-                Ok(result) => result,
+            let portal = match portals.get_mut(name) {
+                Ok(portal) => portal,
                 Err(e) => return Ok(Err(e)),
             };
-            match &result {
-                Output::Rows { columns, .. } => describe(out, columns, &portal.result_formats),
+            // A portal that ran is described by its kept result (rows
+            // not in a failed block, as PostgreSQL).
+            if portal.result.is_none() {
+                match run(session, portal) {
+                    Ok(result) => portal.result = Some(result),
+                    Err(e) => return Ok(Err(e)),
+                }
+            } else if session.status() == TxStatus::Failed
+                && matches!(portal.result, Some(Output::Rows { .. }))
+            {
+                return Ok(Err(SqlError::in_failed_block()));
+            }
+            match &portal.result {
+                Some(Output::Rows { columns, .. }) => {
+                    describe(out, columns, &portal.result_formats)
+                }
                 _ => out.no_data(),
             }
-            portal.result = Some(result);
         }
         b'E' => {
-            let (name, _) = protocol::cstring(body)?;
-            let Some(portal) = portals.get_mut(name) else {
-                return Ok(Err(no_portal(name)));
+            let (name, rest) = protocol::cstring(body)?;
+            let max_rows = protocol::max_rows(rest)?;
+            let portal = match portals.get_mut(name) {
+                Ok(portal) => portal,
+                Err(e) => return Ok(Err(e)),
             };
-            let result = match portal.result.take() {
-                Some(result) => result,
-                None => match session
-                    .begin_pipeline(&portal.statement)
-                    .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
-                {
-                    Ok(result) => result,
+            if !portal.runnable() {
+                return Ok(Err(SqlError::new(
+                    "55000",
+                    format!("portal \"{name}\" cannot be run"),
+                )));
+            }
+            if portal.result.is_none() {
+                match run(session, portal) {
+                    Ok(result) => portal.result = Some(result),
                     Err(e) => return Ok(Err(e)),
-                },
-            };
+                }
+            } else if session.status() == TxStatus::Failed {
+                // Continuing a portal is a statement of the failed block.
+                return Ok(Err(SqlError::in_failed_block()));
+            }
             notices(session, out);
-            match result {
-                Output::Rows {
-                    columns, rows, tag, ..
-                } => {
-                    if let Err(e) = send_rows(
-                        out,
-                        &columns,
-                        &rows,
-                        &portal.result_formats,
-                        &tag,
-                        session.time_zone(),
-                    ) {
-                        return Ok(Err(e));
-                    }
-                }
-                Output::Command { tag } => out.command_complete(&tag),
-                Output::CopyOut {
-                    columns,
-                    lines,
-                    tag,
-                } => {
-                    out.copy_out(columns, &lines);
-                    out.command_complete(&tag);
-                }
-                // (Parse refuses COPY FROM STDIN.)
-                Output::CopyIn { .. } => {
-                    return Ok(Err(SqlError::unsupported(
-                        "COPY FROM STDIN in the extended protocol",
-                    )));
-                }
+            if let Err(e) = portal.send(out, max_rows, session.time_zone()) {
+                return Ok(Err(e));
             }
         }
         b'C' => {
@@ -652,13 +610,21 @@ fn extended(
             if what == b'S' {
                 session.close_prepared(name);
             } else {
-                portals.remove(name);
+                portals.close(name);
             }
             out.close_complete();
         }
         _ => unreachable!("only extended-protocol messages come here"),
     }
     Ok(Ok(()))
+}
+
+/// Runs a bound portal's statement (opening the pipeline's implicit
+/// block outside one).
+fn run(session: &mut Session, portal: &Portal) -> Result<Output, SqlError> {
+    session
+        .begin_pipeline(&portal.statement)
+        .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

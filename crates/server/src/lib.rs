@@ -3,6 +3,7 @@
 
 mod connection;
 mod pool;
+mod portal;
 mod protocol;
 mod scram;
 mod server;

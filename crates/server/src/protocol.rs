@@ -177,6 +177,16 @@ pub fn cstring(body: &[u8]) -> Result<(&str, &[u8]), ProtocolError> {
     Ok((text, &body[end + 1..]))
 }
 
+/// An Execute's row limit, after its portal name (0: all rows; so is a
+/// negative one, as in PostgreSQL).
+pub fn max_rows(rest: &[u8]) -> Result<u32, ProtocolError> {
+    let bytes: [u8; 4] = rest
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .ok_or(ProtocolError::Malformed("an Execute without its row limit"))?;
+    Ok(i32::from_be_bytes(bytes).max(0) as u32)
+}
+
 /// The target of a Describe or Close: `S` (statement) or `P` (portal),
 /// and its name.
 pub fn target(body: &[u8]) -> Result<(u8, &str), ProtocolError> {
@@ -383,6 +393,11 @@ impl Out {
 
     pub fn command_complete(&mut self, tag: &str) {
         self.message(b'C', |b| put_cstring(b, tag));
+    }
+
+    /// PortalSuspended: an Execute's row limit was reached.
+    pub fn portal_suspended(&mut self) {
+        self.message(b's', |_| {});
     }
 
     pub fn parse_complete(&mut self) {

@@ -602,3 +602,231 @@ fn parameter_status_after_set() {
     let out = c.query("set application_name = 'app'; reset timezone");
     assert_eq!(statuses(&out), ["application_name=app=", "TimeZone=UTC="]);
 }
+
+/// An Execute of `portal` sending at most `max_rows` rows (0: all).
+fn execute_msg(portal: &str, max_rows: u32) -> Vec<u8> {
+    let mut b = portal.as_bytes().to_vec();
+    b.push(0);
+    b.extend_from_slice(&max_rows.to_be_bytes());
+    b
+}
+
+// Proves an Execute's row limit as PostgreSQL 15 answers it (each
+// sequence of messages compared with PostgreSQL's): PortalSuspended after
+// exactly `max_rows` rows (even when none remain), the next Execute goes
+// on, CommandComplete counts the rows of the Execute that completes, and
+// later ones send `SELECT 0`; a Describe of a suspended portal; a named
+// portal bound twice (42P03); the unnamed portal replaced by a Bind; a
+// command portal run twice (55000); RETURNING and SHOW fetched in parts;
+// Close; and a portal gone when its transaction ends (34000): at Sync
+// outside a block, at COMMIT inside the pipeline; the unnamed one also
+// after a Query; continuing a portal in a failed block is 25P02.
+#[test]
+fn execute_row_limit_and_portal_suspended() {
+    let (_dir, server) = server(4, POOL);
+    let mut c = Client::connect(server.addr());
+    c.query("create table ten (k int); insert into ten select generate_series(1, 10)");
+    let run = |c: &mut Client, messages: &[(u8, Vec<u8>)]| {
+        for (kind, body) in messages {
+            c.send(*kind, body);
+        }
+        c.send(b'S', b"");
+        picture(&c.until_ready())
+    };
+    let bind = |portal: &str, statement: &str| (b'B', bind_msg(portal, statement, &[]));
+    let execute = |portal: &str, max_rows: u32| (b'E', execute_msg(portal, max_rows));
+    let ten = (b'P', parse_msg("", "select k from ten order by k"));
+    let four = (
+        b'P',
+        parse_msg("", "select k from ten where k <= 4 order by k"),
+    );
+    c.query("begin");
+    let mut steps = vec![ten.clone(), bind("p", "")];
+    steps.extend((0..5).map(|_| execute("p", 3)));
+    assert_eq!(
+        run(&mut c, &steps),
+        [
+            "1",
+            "2",
+            "D:1",
+            "D:2",
+            "D:3",
+            "s",
+            "D:4",
+            "D:5",
+            "D:6",
+            "s",
+            "D:7",
+            "D:8",
+            "D:9",
+            "s",
+            "D:10",
+            "C:SELECT 1",
+            "C:SELECT 0",
+            "Z:T"
+        ]
+    );
+    let steps = [
+        four.clone(),
+        bind("q", ""),
+        execute("q", 2),
+        (b'D', named(b'P', "q")),
+        execute("q", 2),
+        execute("q", 2),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        [
+            "1",
+            "2",
+            "D:1",
+            "D:2",
+            "s",
+            "T",
+            "D:3",
+            "D:4",
+            "s",
+            "C:SELECT 0",
+            "Z:T"
+        ]
+    );
+    assert_eq!(run(&mut c, &[bind("q", "")]), ["E:42P03", "Z:E"]);
+    // Continuing or describing a portal in a failed block: 25P02.
+    assert_eq!(run(&mut c, &[execute("p", 1)]), ["E:25P02", "Z:E"]);
+    assert_eq!(run(&mut c, &[(b'D', named(b'P', "p"))]), ["E:25P02", "Z:E"]);
+    c.query("rollback");
+    // Outside a block: the portal lives up to the Sync.
+    let steps = [four.clone(), bind("", ""), execute("", 3), execute("", 3)];
+    assert_eq!(
+        run(&mut c, &steps),
+        [
+            "1",
+            "2",
+            "D:1",
+            "D:2",
+            "D:3",
+            "s",
+            "D:4",
+            "C:SELECT 1",
+            "Z:I"
+        ]
+    );
+    let steps = [four.clone(), bind("r", ""), execute("r", 2)];
+    assert_eq!(run(&mut c, &steps), ["1", "2", "D:1", "D:2", "s", "Z:I"]);
+    assert_eq!(run(&mut c, &[execute("r", 2)]), ["E:34000", "Z:I"]);
+    // A Bind replaces a suspended unnamed portal.
+    c.query("begin");
+    let steps = [
+        four.clone(),
+        bind("", ""),
+        execute("", 2),
+        bind("", ""),
+        execute("", 0),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        [
+            "1",
+            "2",
+            "D:1",
+            "D:2",
+            "s",
+            "2",
+            "D:1",
+            "D:2",
+            "D:3",
+            "D:4",
+            "C:SELECT 4",
+            "Z:T"
+        ]
+    );
+    // A command runs once.
+    let steps = [
+        (b'P', parse_msg("mk", "create table made (a int)")),
+        bind("", "mk"),
+        execute("", 0),
+        execute("", 0),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        ["1", "2", "C:CREATE TABLE", "E:55000", "Z:E"]
+    );
+    c.query("rollback");
+    // RETURNING and SHOW in parts; Close.
+    c.query("begin");
+    let steps = [
+        (
+            b'P',
+            parse_msg(
+                "",
+                "insert into ten select generate_series(11, 15) returning k",
+            ),
+        ),
+        bind("", ""),
+        execute("", 2),
+        execute("", 2),
+        execute("", 2),
+        execute("", 2),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        [
+            "1",
+            "2",
+            "D:11",
+            "D:12",
+            "s",
+            "D:13",
+            "D:14",
+            "s",
+            "D:15",
+            "C:INSERT 0 1",
+            "C:INSERT 0 0",
+            "Z:T"
+        ]
+    );
+    let steps = [
+        (b'P', parse_msg("", "show datestyle")),
+        bind("", ""),
+        execute("", 1),
+        execute("", 1),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        ["1", "2", "D:ISO, MDY", "s", "C:SHOW", "Z:T"]
+    );
+    let steps = [
+        four.clone(),
+        bind("z", ""),
+        execute("z", 2),
+        (b'C', named(b'P', "z")),
+        execute("z", 2),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        ["1", "2", "D:1", "D:2", "s", "3", "E:34000", "Z:E"]
+    );
+    c.query("rollback");
+    // COMMIT inside the pipeline ends the portals of its block.
+    c.query("begin");
+    let steps = [
+        four.clone(),
+        bind("y", ""),
+        execute("y", 1),
+        (b'P', parse_msg("cm", "commit")),
+        bind("", "cm"),
+        execute("", 0),
+        execute("y", 1),
+    ];
+    assert_eq!(
+        run(&mut c, &steps),
+        ["1", "2", "D:1", "s", "1", "2", "C:COMMIT", "E:34000", "Z:I"]
+    );
+    // A Query drops the unnamed portal, even in a block.
+    c.query("begin");
+    let steps = [four, bind("", ""), execute("", 1)];
+    assert_eq!(run(&mut c, &steps), ["1", "2", "D:1", "s", "Z:T"]);
+    c.query("select 1");
+    assert_eq!(run(&mut c, &[execute("", 1)]), ["E:34000", "Z:E"]);
+    c.query("rollback");
+}

@@ -1,0 +1,181 @@
+//! The extended protocol's portals: what a Bind made, the result of its
+//! run kept between Executes, and the one rule for what an Execute with
+//! a row limit sends (README "Portals").
+
+use crate::protocol::Out;
+use folio_row::Value;
+use folio_sql::{Column, Output, SqlError, binary_output, text_output_in};
+
+/// A bound portal: its statement and parameters, and its result once run
+/// (by a Describe of the portal, or its first Execute).
+pub struct Portal {
+    pub statement: String,
+    pub parameters: Vec<Option<String>>,
+    pub result_formats: Vec<u16>,
+    /// The result of its run: for rows, those not yet sent.
+    pub result: Option<Output>,
+    /// Rows of `result` already sent by Executes.
+    sent: usize,
+    /// A portal without rows ran to completion: it cannot run again.
+    done: bool,
+}
+
+impl Portal {
+    pub fn new(statement: String, parameters: Vec<Option<String>>, formats: Vec<u16>) -> Portal {
+        Portal {
+            statement,
+            parameters,
+            result_formats: formats,
+            result: None,
+            sent: 0,
+            done: false,
+        }
+    }
+
+    /// Whether an Execute may run it (a command runs once).
+    pub fn runnable(&self) -> bool {
+        !self.done
+    }
+
+    /// One Execute's answer from its (run) result: up to `max_rows` rows
+    /// (0: all) from where the last Execute stopped, then PortalSuspended
+    /// if it sent `max_rows`, else CommandComplete counting the rows this
+    /// Execute sent. A result without rows is sent whole and the portal is
+    /// done. A value without an output form stops it with that error.
+    pub fn send(
+        &mut self,
+        out: &mut Out,
+        max_rows: u32,
+        zone: &folio_row::TimeZone,
+    ) -> Result<(), SqlError> {
+        let Some(result) = &mut self.result else {
+            unreachable!("an Execute runs the portal before sending");
+        };
+        match result {
+            Output::Rows {
+                columns, rows, tag, ..
+            } => {
+                let first = self.sent;
+                let left = rows.len() - first;
+                let count = match max_rows {
+                    0 => left,
+                    n => left.min(n as usize),
+                };
+                data_rows(
+                    out,
+                    columns,
+                    &rows[first..first + count],
+                    &self.result_formats,
+                    zone,
+                )?;
+                self.sent += count;
+                if max_rows != 0 && count == max_rows as usize {
+                    out.portal_suspended();
+                    return Ok(());
+                }
+                // (A completed portal keeps its tag, its rows gone.)
+                if first == 0 && count == rows.len() && count > 0 {
+                    out.command_complete(tag);
+                } else {
+                    out.command_complete(&tag_counting(tag, count));
+                }
+                // Complete: later Executes send no row (`SELECT 0`).
+                rows.clear();
+                self.sent = 0;
+            }
+            Output::Command { tag } => {
+                out.command_complete(tag);
+                self.done = true;
+            }
+            Output::CopyOut {
+                columns,
+                lines,
+                tag,
+            } => {
+                out.copy_out(*columns, lines);
+                out.command_complete(tag);
+                self.done = true;
+            }
+            // (Parse refuses COPY FROM STDIN.)
+            Output::CopyIn { .. } => {
+                return Err(SqlError::unsupported(
+                    "COPY FROM STDIN in the extended protocol",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `tag` with its row count (its last word, if a number) made `count`:
+/// `SELECT 10` -> `SELECT 3`, `INSERT 0 5` -> `INSERT 0 2`; `SHOW` stays.
+fn tag_counting(tag: &str, count: usize) -> String {
+    match tag.rsplit_once(' ') {
+        Some((head, n)) if n.parse::<u64>().is_ok() => format!("{head} {count}"),
+        _ => tag.to_string(),
+    }
+}
+
+/// DataRows in PostgreSQL's text or binary formats (per column, as
+/// `formats` says; text timestamptz values in the session's `zone`); a
+/// value without an output form stops it with that error.
+pub fn data_rows(
+    out: &mut Out,
+    columns: &[Column],
+    rows: &[Vec<Value>],
+    formats: &[u16],
+    zone: &folio_row::TimeZone,
+) -> Result<(), SqlError> {
+    for row in rows {
+        let encoded = row
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match crate::protocol::format_of(formats, i) {
+                1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
+                _ => Ok(text_output_in(v, zone).map(String::into_bytes)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.data_row(&encoded);
+    }
+    Ok(())
+}
+
+/// A connection's portals by name ("" is the unnamed one).
+#[derive(Default)]
+pub struct Portals {
+    by_name: foldhash::HashMap<String, Portal>,
+}
+
+impl Portals {
+    /// A Bind's new portal: it replaces the unnamed one; a named one that
+    /// exists is PostgreSQL's 42P03.
+    pub fn bind(&mut self, name: String, portal: Portal) -> Result<(), SqlError> {
+        if !name.is_empty() && self.by_name.contains_key(&name) {
+            return Err(SqlError::new(
+                "42P03",
+                format!("cursor \"{name}\" already exists"),
+            ));
+        }
+        self.by_name.insert(name, portal);
+        Ok(())
+    }
+
+    /// Portal `name`, or PostgreSQL's 34000.
+    pub fn get_mut(&mut self, name: &str) -> Result<&mut Portal, SqlError> {
+        self.by_name
+            .get_mut(name)
+            .ok_or_else(|| SqlError::new("34000", format!("portal \"{name}\" does not exist")))
+    }
+
+    /// Close: drops portal `name` (none is no error).
+    pub fn close(&mut self, name: &str) {
+        self.by_name.remove(name);
+    }
+
+    /// Drops every portal (their transaction ended).
+    pub fn clear(&mut self) {
+        if !self.by_name.is_empty() {
+            self.by_name.clear();
+        }
+    }
+}

@@ -213,20 +213,14 @@ thread_local! {
 /// The session's cursors in this thread's scope while one of its
 /// statements runs; the scope before comes back when it is dropped.
 pub struct Scope {
-    before: Option<Cursors>,
+    _installed: crate::thread_scope::Installed<Option<Cursors>>,
 }
 
 impl Scope {
     pub fn enter(cursors: &Cursors) -> Scope {
-        let before = CURRENT.with(|c| c.borrow_mut().replace(cursors.clone()));
-        Scope { before }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        let before = self.before.take();
-        CURRENT.with(|c| *c.borrow_mut() = before);
+        Scope {
+            _installed: crate::thread_scope::install(&CURRENT, Some(cursors.clone())),
+        }
     }
 }
 

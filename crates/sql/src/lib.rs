@@ -105,6 +105,7 @@ mod stat_tables;
 mod statement;
 mod statement_timeout;
 mod subquery;
+mod subquery_depth;
 mod system;
 mod system_cast;
 mod system_columns;

@@ -39,13 +39,14 @@ use crate::dml::Change;
 use crate::error::SqlError;
 use crate::names;
 use crate::outer_names::ColumnsOf;
+use crate::subquery_depth::{InSubqueries, Nested};
 use crate::triggers::Event;
 use crate::views::Used;
 use folio_catalog::{CheckOption, View, ViewDef};
 use folio_db::Transaction;
 use sqlparser::ast::{
     AssignmentTarget, BinaryOperator, ConflictTarget, Expr, FromTable, Ident, ObjectName,
-    ObjectNamePart, OnConflictAction, OnInsert, Query, SelectItem, SetExpr, Statement, TableAlias,
+    ObjectNamePart, OnConflictAction, OnInsert, SelectItem, SetExpr, Statement, TableAlias,
     TableFactor, TableObject, TableWithJoins, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
@@ -879,45 +880,6 @@ fn item_names(items: &[TableWithJoins]) -> Vec<Ident> {
             _ => None,
         })
         .collect()
-}
-
-/// A pass over expressions that treats those inside a subquery apart
-/// (an unqualified name there may be the subquery's own column): `depth`
-/// is how many subqueries `e` is in.
-trait InSubqueries {
-    fn expr(&mut self, e: &mut Expr, depth: usize);
-}
-
-/// Runs an [`InSubqueries`] pass, counting the subqueries it is in: the
-/// one counter of both passes.
-struct Nested<T> {
-    pass: T,
-    depth: usize,
-}
-
-impl<T> Nested<T> {
-    fn new(pass: T) -> Nested<T> {
-        Nested { pass, depth: 0 }
-    }
-}
-
-impl<T: InSubqueries> VisitorMut for Nested<T> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        self.pass.expr(e, self.depth);
-        ControlFlow::Continue(())
-    }
 }
 
 /// Writes a view query's references to its base's columns as

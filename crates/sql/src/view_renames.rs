@@ -27,6 +27,7 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
+use crate::subquery_depth::{InSubqueries, Nested};
 use folio_db::Transaction;
 use sqlparser::ast::{
     Expr, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor,
@@ -166,12 +167,11 @@ impl ColumnPass<'_> {
         let Some(qualifier) = self.qualifier_in(&select.from) else {
             return;
         };
-        let mut pass = References {
+        let mut pass = Nested::new(References {
             qualifier: &qualifier,
             old: self.old,
             new: self.new,
-            depth: 0,
-        };
+        });
         for item in &mut select.projection {
             match item {
                 SelectItem::UnnamedExpr(e) => {
@@ -229,25 +229,12 @@ struct References<'a> {
     qualifier: &'a str,
     old: &'a str,
     new: &'a str,
-    depth: usize,
 }
 
-impl VisitorMut for References<'_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+impl InSubqueries for References<'_> {
+    fn expr(&mut self, e: &mut Expr, depth: usize) {
         let hit = match e {
-            Expr::Identifier(id) => self.depth == 0 && names::ident(id) == self.old,
+            Expr::Identifier(id) => depth == 0 && names::ident(id) == self.old,
             Expr::CompoundIdentifier(parts) => {
                 parts.len() == 2
                     && names::ident(&parts[0]) == self.qualifier
@@ -261,7 +248,6 @@ impl VisitorMut for References<'_> {
                 names::written(self.new),
             ]);
         }
-        ControlFlow::Continue(())
     }
 }
 

@@ -11,7 +11,8 @@
 use crate::access;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
-use crate::copy_format::{Format, Header, RecordScan};
+use crate::copy_format::Header;
+use crate::copy_records::{Records, Texts};
 use crate::deferred::Pending;
 use crate::error::SqlError;
 use crate::output::Output;
@@ -93,8 +94,15 @@ impl CopyIn {
     }
 }
 
-/// A COPY into a table in progress.
+/// A COPY into a table in progress: the data's rows (`copy_records.rs`)
+/// and where they go.
 pub struct TableCopy {
+    records: Records,
+    into: TableRows,
+}
+
+/// The rows of a COPY into a table, as they are inserted.
+struct TableRows {
     relation: Arc<Relation>,
     /// Its defaults (for the columns not copied) and constraints.
     constraints: Constraints,
@@ -102,23 +110,11 @@ pub struct TableCopy {
     now: i64,
     /// The column each field goes to.
     targets: Vec<usize>,
-    format: Format,
-    /// Per field: an unquoted NULL string reads as that text
-    /// (`FORCE_NOT_NULL`); a quoted one reads as NULL (`FORCE_NULL`).
-    force_not_null: Vec<bool>,
-    force_null: Vec<bool>,
-    /// The header line is still to come.
-    header: bool,
-    scan: RecordScan,
-    /// The bytes of the record not yet complete.
-    partial: Vec<u8>,
     rows: u64,
     /// Rows read and checked for arity, not yet inserted, and the bytes of
     /// their records.
     batch: Vec<Vec<Value>>,
     batch_bytes: usize,
-    /// `\.` was read: the rest is ignored.
-    ended: bool,
     /// The sequences the defaults call (`serial` columns left out).
     sequences: Option<crate::sequences::Calls>,
     /// The table's INSERT triggers, if it has any.
@@ -187,11 +183,9 @@ impl TableCopy {
         );
         crate::privileges::check_all(cx, &cx.needs.take())?;
         let targets = access::copy_columns(&relation, &table, &copy.columns)?;
-        let names: Vec<&str> = targets
-            .iter()
-            .map(|&c| relation.def.columns[c].name.as_str())
+        let names = (targets.iter())
+            .map(|&c| relation.def.columns[c].name.clone())
             .collect();
-        let format = &copy.format;
         let constraints = Constraints::bind(cx, txn, &relation)?;
         let sequences = match constraints.sequences().is_empty() {
             true => None,
@@ -203,34 +197,30 @@ impl TableCopy {
         };
         let triggers = Triggers::start(cx, txn, &relation, Event::Insert, &[])?;
         Ok(TableCopy {
-            sequences,
-            triggers,
-            force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
-            force_null: format.force_null.resolve("FORCE_NULL", &names)?,
-            relation,
-            constraints,
-            now: cx.now,
-            targets,
-            format: format.clone(),
-            header: format.header != Header::Absent,
-            scan: RecordScan::default(),
-            partial: Vec::new(),
-            rows: 0,
-            batch: Vec::with_capacity(BATCH_ROWS),
-            batch_bytes: 0,
-            ended: false,
+            records: Records::new(&copy.format, names)?,
+            into: TableRows {
+                sequences,
+                triggers,
+                relation,
+                constraints,
+                now: cx.now,
+                targets,
+                rows: 0,
+                batch: Vec::with_capacity(BATCH_ROWS),
+                batch_bytes: 0,
+            },
         })
     }
 
     /// Whether the table's triggers fire (its data then needs the
     /// statement's scope: `object_scope.rs`).
     pub fn has_triggers(&self) -> bool {
-        self.triggers.is_some()
+        self.into.triggers.is_some()
     }
 
     /// The number of columns each line carries.
     pub fn width(&self) -> usize {
-        self.targets.len()
+        self.records.width()
     }
 
     /// Takes the next piece of data; every record it completes is
@@ -242,25 +232,18 @@ impl TableCopy {
         cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
-        mut data: &[u8],
+        data: &[u8],
     ) -> Result<(), SqlError> {
-        while !self.ended {
-            let Some(end) = self.scan.record_end(&self.format, data) else {
-                self.partial.extend_from_slice(data);
-                return Ok(());
-            };
-            let line = if self.partial.is_empty() {
-                self.line(cx, txn, pending, &data[..end])
-            } else {
-                let mut whole = std::mem::take(&mut self.partial);
-                whole.extend_from_slice(&data[..end]);
-                self.line(cx, txn, pending, &whole)
-            };
-            line?;
-            crate::interrupt::every(txn, self.rows)?;
-            data = &data[end + 1..];
+        let into = &mut self.into;
+        let ended = self.records.data(data, |texts, bytes| {
+            into.row(cx, txn, pending, texts, bytes)?;
+            crate::interrupt::every(txn, into.rows)
+        })?;
+        // At `\.` the last batch goes in (its errors come with the data).
+        match ended {
+            true => into.insert_batch(cx, txn, pending),
+            false => Ok(()),
         }
-        Ok(())
     }
 
     /// The end of the data: a last record without a newline counts.
@@ -271,63 +254,38 @@ impl TableCopy {
         txn: &mut Transaction,
         pending: Option<&Pending>,
     ) -> Result<u64, SqlError> {
-        if !self.ended && self.scan.in_quote() {
-            return Err(SqlError::new("22P04", "unterminated CSV quoted field"));
-        }
-        if !self.ended && !self.partial.is_empty() {
-            let last = std::mem::take(&mut self.partial);
-            self.line(cx, txn, pending, &last)?;
-        }
-        self.insert_batch(cx, txn, pending)?;
-        if let Some(triggers) = &self.triggers {
+        let into = &mut self.into;
+        (self.records).finish(|texts, bytes| into.row(cx, txn, pending, texts, bytes))?;
+        into.insert_batch(cx, txn, pending)?;
+        if let Some(triggers) = &into.triggers {
             triggers.end_statement(cx, txn)?;
         }
-        Ok(self.rows)
+        Ok(into.rows)
     }
+}
 
-    fn line(
+impl TableRows {
+    /// One record's values: the row with the table's defaults for the
+    /// columns not copied, added to the batch.
+    fn row(
         &mut self,
         cx: &Ctx<'_>,
         txn: &mut Transaction,
         pending: Option<&Pending>,
-        line: &[u8],
+        texts: Texts,
+        bytes: usize,
     ) -> Result<(), SqlError> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line == b"\\." {
-            self.ended = true;
-            return self.insert_batch(cx, txn, pending);
-        }
-        let fields = self.format.fields(line)?;
-        let bad = |message: String| SqlError::new("22P04", message);
-        if self.header {
-            self.header = false;
-            return self.check_header(&fields);
-        }
-        if fields.len() > self.targets.len() {
-            return Err(bad("extra data after last expected column".into()));
-        }
-        if fields.len() < self.targets.len() {
-            let missing = &self.relation.def.columns[self.targets[fields.len()]].name;
-            return Err(bad(format!("missing data for column \"{missing}\"")));
-        }
         let env = self.env();
         let mut row = self
             .constraints
             .default_row(&self.relation, &self.targets, &env)?;
-        for (i, (&column, field)) in self.targets.iter().zip(fields).enumerate() {
-            let text = match field.text {
-                None if self.force_not_null[i] => Some(self.format.null.clone()),
-                Some(text) if field.quoted && self.force_null[i] && text == self.format.null => {
-                    None
-                }
-                text => text,
-            };
+        for (&column, text) in self.targets.iter().zip(texts) {
             if let Some(text) = text {
                 row[column] = types::coerce(Value::Text(text), self.relation.types[column])?;
             }
         }
         self.batch.push(row);
-        self.batch_bytes += line.len();
+        self.batch_bytes += bytes;
         self.rows += 1;
         if self.batch.len() == BATCH_ROWS || self.batch_bytes >= BATCH_BYTES {
             self.insert_batch(cx, txn, pending)?;
@@ -384,42 +342,6 @@ impl TableCopy {
         self.constraints
             .end_statement(pending, txn, &self.relation)?;
         self.rows -= skipped;
-        Ok(())
-    }
-
-    /// The header line: skipped, or with `HEADER MATCH` checked against
-    /// the columns' names, as PostgreSQL 15 checks it.
-    fn check_header(&self, fields: &[crate::copy_format::Field]) -> Result<(), SqlError> {
-        if self.format.header != Header::Match {
-            return Ok(());
-        }
-        let bad = |message: String| SqlError::new("22P04", message);
-        if fields.len() != self.targets.len() {
-            return Err(bad(format!(
-                "wrong number of fields in header line: got {}, expected {}",
-                fields.len(),
-                self.targets.len()
-            )));
-        }
-        for (i, (&column, field)) in self.targets.iter().zip(fields).enumerate() {
-            let expected = &self.relation.def.columns[column].name;
-            match &field.text {
-                None => {
-                    return Err(bad(format!(
-                        "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{expected}\"",
-                        i + 1,
-                        self.format.null
-                    )));
-                }
-                Some(got) if got != expected => {
-                    return Err(bad(format!(
-                        "column name mismatch in header line field {}: got \"{got}\", expected \"{expected}\"",
-                        i + 1
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
         Ok(())
     }
 }

@@ -8,7 +8,7 @@
 //! type; a column not copied takes the view's default, else NULL.
 
 use crate::context::Ctx;
-use crate::copy_format::{Format, Header, RecordScan};
+use crate::copy_records::{Records, Texts};
 use crate::error::SqlError;
 use crate::names;
 use crate::parse::Copy;
@@ -21,20 +21,20 @@ use sqlparser::ast::{Expr, Ident, ObjectName, ObjectNamePart, SetExpr, Statement
 /// Rows inserted together (one INSERT through the triggers).
 const BATCH_ROWS: usize = 1000;
 
-/// A COPY into a view, in progress.
+/// A COPY into a view, in progress: the data's rows (`copy_records.rs`)
+/// and where they go.
 pub struct ViewCopy {
+    records: Records,
+    into: ViewRows,
+}
+
+/// The rows of a COPY into a view, as they go through its triggers.
+struct ViewRows {
     view: ViewDef,
     /// The view columns the fields go to, by position.
     targets: Vec<usize>,
-    format: Format,
-    force_not_null: Vec<bool>,
-    force_null: Vec<bool>,
-    header: bool,
-    scan: RecordScan,
-    partial: Vec<u8>,
-    ended: bool,
-    /// The fields of the rows not yet inserted.
-    batch: Vec<Vec<Option<String>>>,
+    /// The values of the rows not yet inserted.
+    batch: Vec<Texts>,
     rows: u64,
 }
 
@@ -74,28 +74,23 @@ impl ViewCopy {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        let names: Vec<&str> = (targets.iter())
-            .map(|&c| view.columns[c].name.as_str())
+        let names = (targets.iter())
+            .map(|&c| view.columns[c].name.clone())
             .collect();
-        let format = &copy.format;
         Ok(Some(ViewCopy {
-            force_not_null: format.force_not_null.resolve("FORCE_NOT_NULL", &names)?,
-            force_null: format.force_null.resolve("FORCE_NULL", &names)?,
-            header: format.header != Header::Absent,
-            format: format.clone(),
-            targets,
-            view,
-            scan: RecordScan::default(),
-            partial: Vec::new(),
-            ended: false,
-            batch: Vec::new(),
-            rows: 0,
+            records: Records::new(&copy.format, names)?,
+            into: ViewRows {
+                targets,
+                view,
+                batch: Vec::new(),
+                rows: 0,
+            },
         }))
     }
 
     /// The number of columns each line carries.
     pub fn width(&self) -> usize {
-        self.targets.len()
+        self.records.width()
     }
 
     /// Takes the next piece of data (as `CopyIn::data`).
@@ -103,64 +98,32 @@ impl ViewCopy {
         &mut self,
         cx: &Ctx<'_>,
         txn: &mut Transaction,
-        mut data: &[u8],
+        data: &[u8],
     ) -> Result<(), SqlError> {
-        while !self.ended {
-            let Some(end) = self.scan.record_end(&self.format, data) else {
-                self.partial.extend_from_slice(data);
-                return Ok(());
-            };
-            let mut whole = std::mem::take(&mut self.partial);
-            whole.extend_from_slice(&data[..end]);
-            self.line(cx, txn, &whole)?;
-            crate::interrupt::every(txn, self.rows)?;
-            data = &data[end + 1..];
+        let into = &mut self.into;
+        let ended = self.records.data(data, |texts, _| {
+            into.row(cx, txn, texts)?;
+            crate::interrupt::every(txn, into.rows + into.batch.len() as u64)
+        })?;
+        match ended {
+            true => into.insert_batch(cx, txn),
+            false => Ok(()),
         }
-        Ok(())
     }
 
     /// The end of the data; the rows the triggers did not skip.
     pub fn finish(mut self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<u64, SqlError> {
-        if !self.ended && self.scan.in_quote() {
-            return Err(SqlError::new("22P04", "unterminated CSV quoted field"));
-        }
-        if !self.ended && !self.partial.is_empty() {
-            let last = std::mem::take(&mut self.partial);
-            self.line(cx, txn, &last)?;
-        }
-        self.insert_batch(cx, txn)?;
-        Ok(self.rows)
+        let into = &mut self.into;
+        (self.records).finish(|texts, _| into.row(cx, txn, texts))?;
+        into.insert_batch(cx, txn)?;
+        Ok(into.rows)
     }
+}
 
-    fn line(&mut self, cx: &Ctx<'_>, txn: &mut Transaction, line: &[u8]) -> Result<(), SqlError> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line == b"\\." {
-            self.ended = true;
-            return self.insert_batch(cx, txn);
-        }
-        let fields = self.format.fields(line)?;
-        if self.header {
-            self.header = false;
-            return Ok(());
-        }
-        let bad = |message: String| SqlError::new("22P04", message);
-        if fields.len() > self.targets.len() {
-            return Err(bad("extra data after last expected column".into()));
-        }
-        if fields.len() < self.targets.len() {
-            let missing = &self.view.columns[self.targets[fields.len()]].name;
-            return Err(bad(format!("missing data for column \"{missing}\"")));
-        }
-        let row = (fields.into_iter().enumerate())
-            .map(|(i, field)| match field.text {
-                None if self.force_not_null[i] => Some(self.format.null.clone()),
-                Some(text) if field.quoted && self.force_null[i] && text == self.format.null => {
-                    None
-                }
-                text => text,
-            })
-            .collect();
-        self.batch.push(row);
+impl ViewRows {
+    /// One record's values, added to the batch.
+    fn row(&mut self, cx: &Ctx<'_>, txn: &mut Transaction, texts: Texts) -> Result<(), SqlError> {
+        self.batch.push(texts);
         if self.batch.len() == BATCH_ROWS {
             self.insert_batch(cx, txn)?;
         }

@@ -22,6 +22,7 @@ mod constraints;
 mod context;
 mod copy;
 mod copy_format;
+mod copy_records;
 mod copy_view;
 mod cost;
 mod crypto_functions;

@@ -621,6 +621,47 @@ fn execute_msg(portal: &str, max_rows: u32) -> Vec<u8> {
 // Close; and a portal gone when its transaction ends (34000): at Sync
 // outside a block, at COMMIT inside the pipeline; the unnamed one also
 // after a Query; continuing a portal in a failed block is 25P02.
+// Proves a Describe of a query's or row change's portal describes it
+// from its plan without running it, as PostgreSQL: an INSERT portal
+// described and closed inserts nothing; a query portal described first
+// then sends all its rows at Execute.
+#[test]
+fn describing_a_portal_does_not_run_it() {
+    let (_dir, server) = server(4, POOL);
+    let mut c = Client::connect(server.addr());
+    c.query("create table d (k int)");
+    let mut run = |messages: &[(u8, Vec<u8>)]| {
+        for (kind, body) in messages {
+            c.send(*kind, body);
+        }
+        c.send(b'S', b"");
+        picture(&c.until_ready())
+    };
+    let steps = [
+        (b'P', parse_msg("ins", "insert into d values (1)")),
+        (b'B', bind_msg("p", "ins", &[])),
+        (b'D', named(b'P', "p")),
+        (b'C', named(b'P', "p")),
+    ];
+    assert_eq!(run(&steps), ["1", "2", "n", "3", "Z:I"]);
+    let steps = [
+        (
+            b'P',
+            parse_msg("ret", "insert into d values (2) returning k"),
+        ),
+        (b'B', bind_msg("", "ret", &[])),
+        (b'D', named(b'P', "")),
+        (b'P', parse_msg("", "select count(*) from d")),
+        (b'B', bind_msg("", "", &[])),
+        (b'D', named(b'P', "")),
+        (b'E', execute_msg("", 0)),
+    ];
+    assert_eq!(
+        run(&steps),
+        ["1", "2", "T", "1", "2", "T", "D:0", "C:SELECT 1", "Z:I"]
+    );
+}
+
 #[test]
 fn execute_row_limit_and_portal_suspended() {
     let (_dir, server) = server(4, POOL);

@@ -743,6 +743,13 @@ impl Session {
         self.prepared(name).map(|p| p.parameters)
     }
 
+    /// Whether prepared statement `name` runs through a kept plan (a
+    /// query or row change): [`Session::describe_prepared`] then knows its
+    /// rows without running it.
+    pub fn prepared_is_planned(&self, name: &str) -> Result<bool, SqlError> {
+        self.prepared(name).map(|p| p.plannable)
+    }
+
     /// What prepared statement `name` takes and returns (Describe of a
     /// statement): its parameters' types, and its result columns (`None`:
     /// no rows). A query or row change reads its kept plan (made when it

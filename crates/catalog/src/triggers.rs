@@ -83,9 +83,17 @@ impl TriggerEnabled {
         .find(|e| e.letter() == letter)
     }
 
-    /// Whether the trigger fires in a session (role `origin`).
-    pub fn fires(self) -> bool {
-        matches!(self, TriggerEnabled::Origin | TriggerEnabled::Always)
+    /// Whether the trigger fires in a session: one replaying changes
+    /// (`session_replication_role = replica`) fires `REPLICA` and
+    /// `ALWAYS` triggers, another (`origin`, `local`) `ORIGIN` and
+    /// `ALWAYS` ones.
+    pub fn fires(self, replica: bool) -> bool {
+        match self {
+            TriggerEnabled::Always => true,
+            TriggerEnabled::Origin => !replica,
+            TriggerEnabled::Replica => replica,
+            TriggerEnabled::Disabled => false,
+        }
     }
 }
 

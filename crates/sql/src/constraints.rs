@@ -57,6 +57,13 @@ use folio_row::{SqlType, Value};
 use std::cell::RefCell;
 use std::sync::Arc;
 
+/// Whether the running statement checks foreign keys and runs their
+/// actions: not in a session replaying changes (`session_replication_role
+/// = replica`), as PostgreSQL's RI triggers do not fire there.
+fn foreign_keys_enforced() -> bool {
+    !crate::setting_functions::replica()
+}
+
 /// A table's constraints, bound for one plan.
 #[derive(Default)]
 pub struct Constraints {
@@ -591,8 +598,12 @@ impl Constraints {
         Ok(write)
     }
 
+    /// Queues a foreign key check or action (none while
+    /// [`foreign_keys_enforced`] says no).
     fn defer(&self, check: Deferred) {
-        self.deferred.borrow_mut().push(check);
+        if foreign_keys_enforced() {
+            self.deferred.borrow_mut().push(check);
+        }
     }
 
     /// A statement starts: checks left by one that failed are forgotten
@@ -743,6 +754,9 @@ impl Constraints {
     /// keys (each under its table's constraints, so cascades go on), with
     /// a new snapshot and READ COMMITTED's re-check of rows changed since.
     fn cascade(&self, txn: &mut Transaction, old: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        if !foreign_keys_enforced() {
+            return Ok(());
+        }
         for referencing in &self.referenced_by {
             let Some(cascade) = &referencing.cascade else {
                 continue;

@@ -133,6 +133,15 @@ pub fn scoped_roles() -> Result<Vec<Role>, SqlError> {
     }
 }
 
+/// Whether the running statement's role (`current_user`) is a
+/// superuser.
+pub fn current_is_superuser() -> Result<bool, SqlError> {
+    let name = current_name();
+    Ok(scoped_roles()?
+        .iter()
+        .any(|r| r.name == name && r.superuser))
+}
+
 /// Role `oid`'s name as `pg_get_userbyid` gives it.
 pub fn scoped_name(oid: u32) -> String {
     let found = scoped_database().and_then(|db| by_oid(&db, oid).ok().flatten());

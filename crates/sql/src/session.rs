@@ -1021,6 +1021,11 @@ impl Session {
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         let cx = session_cx!(self, self.block_start);
+        let _settings = crate::setting_functions::Scope::enter(
+            &self.settings,
+            &self.session_defaults,
+            open_transaction(txn),
+        );
         // Triggers look their functions up in the statement's scope.
         let result = match copy.has_triggers() {
             true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
@@ -1042,11 +1047,17 @@ impl Session {
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         let cx = session_cx!(self, self.block_start);
+        let settings = crate::setting_functions::Scope::enter(
+            &self.settings,
+            &self.session_defaults,
+            open_transaction(txn),
+        );
         let result = match copy.has_triggers() {
             true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
                 .and_then(|_objects| copy.finish(&cx, txn, pending)),
             false => copy.finish(&cx, txn, pending),
         };
+        drop(settings);
         self.notices.extend(cx.raised.take());
         let result = match (own, result) {
             (Some(txn), Ok(rows)) => self.commit_txn(txn).map(|_| rows),
@@ -1127,8 +1138,14 @@ impl Session {
             (None, _) => unreachable!("checked above"),
         };
         let cx = session_cx!(self, self.block_start);
+        let settings = crate::setting_functions::Scope::enter(
+            &self.settings,
+            &self.session_defaults,
+            open_transaction(txn),
+        );
         let started = crate::object_scope::enter(&self.db, txn, &mut self.objects)
             .and_then(|_objects| CopyIn::start(&cx, txn, copy));
+        drop(settings);
         self.notices.extend(cx.raised.take());
         let copy_in = match started {
             Ok(copy_in) => copy_in,
@@ -1355,6 +1372,7 @@ impl Session {
             self.set_role(None)?;
             return Ok(Output::command("RESET"));
         }
+        self.may_change(name)?;
         let path = self.settings.search_path().to_vec();
         let defaults = self.session_defaults.clone();
         self.settings_mut().reset(name, &defaults)?;
@@ -1647,10 +1665,16 @@ impl Session {
         Ok(Output::command("SET"))
     }
 
+    /// Whether the session's role may change setting `name`.
+    fn may_change(&self, name: &str) -> Result<(), SqlError> {
+        crate::settings_list::may_change(name, || Ok(self.role.superuser))
+    }
+
     /// `SET [LOCAL] name = value`: a LOCAL one lasts until the block ends
     /// (outside one, PostgreSQL's warning and nothing done); a session
     /// one also outlives the block's LOCALs if the block commits.
     fn set_setting(&mut self, name: &str, value: &str, local: bool) -> Result<(), SqlError> {
+        self.may_change(name)?;
         if local && matches!(self.block, Block::Idle) {
             self.notices.push(Notice::warning(
                 "25P01",
@@ -1818,6 +1842,7 @@ impl Session {
                 }
                 Some(value) => self.set_setting(&name, &value, local)?,
                 None if local => {
+                    self.may_change(&name)?;
                     if self.without_local.is_none() {
                         self.without_local = Some(Settings::clone(&self.settings));
                     }

@@ -203,6 +203,20 @@ pub fn time_zone() -> folio_row::TimeZone {
     })
 }
 
+/// Whether the running statement's session replays changes
+/// (`session_replication_role = replica`, its `set_config` calls so far
+/// included): the one question trigger firing (`triggers.rs`) and
+/// foreign key checks (`constraints.rs`) ask. Outside a statement, no.
+pub fn replica() -> bool {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        scoped.as_ref().is_some_and(|scoped| {
+            let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+            settings.replica()
+        })
+    })
+}
+
 /// `current_setting(name)`: what `SHOW name` gives now.
 fn current_setting(name: &str) -> Result<String, SqlError> {
     let name = name.to_lowercase();
@@ -219,6 +233,7 @@ fn current_setting(name: &str) -> Result<String, SqlError> {
 /// session; the value `SHOW` gives then.
 fn set_config(name: &str, value: Option<String>, local: bool) -> Result<String, SqlError> {
     let name = name.to_lowercase();
+    crate::settings_list::may_change(&name, crate::roles::current_is_superuser)?;
     CURRENT.with(|c| {
         let mut scoped = c.borrow_mut();
         let scoped = scoped.as_mut().ok_or_else(no_scope)?;

@@ -104,6 +104,8 @@ pub struct Settings {
     /// The server's limit on sessions (`folio serve --max-connections`;
     /// [`Settings::set_max_connections`]), which no SET changes.
     max_connections: u32,
+    /// `session_replication_role`: `origin`, `replica` or `local`.
+    replication_role: &'static str,
 }
 
 /// The open transaction's level and access mode, which `SHOW
@@ -129,6 +131,7 @@ impl Default for Settings {
             custom: BTreeMap::new(),
             time_zone: TimeZone::UTC,
             max_connections: 100,
+            replication_role: "origin",
         }
     }
 }
@@ -300,6 +303,14 @@ impl Settings {
         self.max_connections = max;
     }
 
+    /// Whether the session replays changes (`session_replication_role =
+    /// replica`): then `REPLICA` and `ALWAYS` triggers fire, not `ORIGIN`
+    /// ones, and foreign keys are not checked (PostgreSQL's RI triggers
+    /// are `ORIGIN` ones).
+    pub fn replica(&self) -> bool {
+        self.replication_role == "replica"
+    }
+
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
     pub fn enabled(&self, name: &str) -> bool {
         debug_assert!(PLANNER_SWITCHES.contains(&name), "{name}");
@@ -333,6 +344,12 @@ impl Settings {
                 .to_string();
             }
             "application_name" => self.application_name = value.to_string(),
+            "session_replication_role" => {
+                self.replication_role = ["origin", "replica", "local"]
+                    .into_iter()
+                    .find(|r| *r == lower)
+                    .ok_or_else(|| invalid(name, value))?;
+            }
             "default_transaction_read_only" => {
                 self.default_read_only = crate::types::parse_bool(value).ok_or_else(|| {
                     SqlError::new(
@@ -424,6 +441,7 @@ impl Settings {
             }
             "synchronous_commit" => self.synchronous_commit = default.synchronous_commit.clone(),
             "application_name" => self.application_name = default.application_name.clone(),
+            "session_replication_role" => self.replication_role = default.replication_role,
             "default_transaction_isolation" => self.default_isolation = default.default_isolation,
             "default_transaction_read_only" => self.default_read_only = default.default_read_only,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
@@ -459,6 +477,7 @@ impl Settings {
             }
             "synchronous_commit" => self.synchronous_commit.clone(),
             "application_name" => self.application_name.clone(),
+            "session_replication_role" => self.replication_role.into(),
             "default_transaction_isolation" => self.default_isolation.into(),
             "default_transaction_read_only" => {
                 (if self.default_read_only { "on" } else { "off" }).into()

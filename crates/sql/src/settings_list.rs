@@ -31,8 +31,9 @@ struct About {
     category: &'static str,
     short_desc: &'static str,
     extra_desc: Option<&'static str>,
-    /// Who may change it: `user` (any session), `internal` (nobody),
-    /// `postmaster` (the server's start).
+    /// Who may change it: `user` (any session), `superuser` (a
+    /// superuser's session), `internal` (nobody), `postmaster` (the
+    /// server's start).
     context: &'static str,
     kind: Kind,
 }
@@ -396,6 +397,15 @@ const SETTINGS: &[About] = &[
         },
     },
     About {
+        name: "session_replication_role",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the session's behavior for triggers and rewrite rules.",
+        extra_desc: None,
+        context: "superuser",
+        kind: Kind::Enum(&["origin", "replica", "local"]),
+    },
+    About {
         name: "standard_conforming_strings",
         unit: None,
         category: "Version and Platform Compatibility / Previous PostgreSQL Versions",
@@ -487,6 +497,23 @@ pub fn spelled(name: &str) -> Option<&'static str> {
         .iter()
         .find(|about| about.name.eq_ignore_ascii_case(name))
         .map(|about| about.name)
+}
+
+/// Whether the role may change setting `name` (lower case): one of
+/// PostgreSQL's `superuser` context is 42501 unless `superuser` (asked
+/// only then) says the role is one. SET, RESET and `set_config` ask it.
+pub fn may_change(
+    name: &str,
+    superuser: impl FnOnce() -> Result<bool, SqlError>,
+) -> Result<(), SqlError> {
+    let only = (SETTINGS.iter()).any(|about| about.context == "superuser" && about.name == name);
+    match only && !superuser()? {
+        true => Err(SqlError::new(
+            "42501",
+            format!("permission denied to set parameter \"{name}\""),
+        )),
+        false => Ok(()),
+    }
 }
 
 /// `SHOW ALL`'s columns.

@@ -97,7 +97,9 @@ pub fn fires_any(table: u64, event: Event) -> bool {
 }
 
 fn fires(t: &TriggerDef, table: u64, event: Event) -> bool {
-    t.table == table && t.enabled.fires() && t.kind & event.bit() != 0
+    t.table == table
+        && t.enabled.fires(crate::setting_functions::replica())
+        && t.kind & event.bit() != 0
 }
 
 /// A trigger bound for one statement: its function's body parsed.

@@ -1916,3 +1916,25 @@ fn expression_and_partial_indexes_survive_reopening() {
         )]]
     );
 }
+
+// Proves COPY FROM follows `session_replication_role` as statements do:
+// in `replica` a row whose key has no parent goes in (PostgreSQL's RI
+// triggers do not fire there); back in `origin` it is 23503.
+#[test]
+fn copy_in_replica_mode_skips_foreign_keys() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table p (id int primary key)");
+    ok(&mut s, "create table c (id int, pid int references p)");
+    ok(&mut s, "set session_replication_role = replica");
+    ok(&mut s, "copy c from stdin");
+    s.copy_data(b"1\t7\n\\.\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    ok(&mut s, "reset session_replication_role");
+    ok(&mut s, "copy c from stdin");
+    let e = s.copy_data(b"2\t8\n\\.\n").unwrap_err();
+    assert_eq!(e.code, "23503");
+    assert_eq!(
+        rows(&mut s, "select id, pid from c"),
+        [vec![Some("1".into()), Some("7".into())]]
+    );
+}

@@ -132,3 +132,57 @@ fn merged_rows_survive_reopening() {
         ["1 11", "3 -3"]
     );
 }
+
+// Proves the SQLSTATEs, details and hints slt does not show: 21000 with
+// PostgreSQL's hint, 42809 with its detail for a view, 42P01 with its
+// hint for a NOT MATCHED clause naming the target, 42601 for an
+// unreachable clause; and that the failed MERGE changed nothing.
+#[test]
+fn merge_errors_carry_postgresql_codes_details_and_hints() {
+    let (_dir, _, db) = common::fresh();
+    let mut s = Session::new(db);
+    ok(&mut s, "create table t (id int primary key, v int)");
+    ok(&mut s, "insert into t values (1, 10)");
+    ok(&mut s, "create view tv as select * from t");
+    let e = fails(
+        &mut s,
+        "merge into t using (values (1), (1)) s(id) on t.id = s.id \
+         when matched then update set v = v + 1",
+    );
+    assert_eq!(
+        (e.code, e.hint.as_deref()),
+        (
+            "21000",
+            Some("Ensure that not more than one source row matches any one target row.")
+        )
+    );
+    assert_eq!(rows(&mut s, "select v from t"), ["10"]);
+    let e = fails(
+        &mut s,
+        "merge into tv using (values (1)) s(id) on tv.id = s.id when matched then delete",
+    );
+    assert_eq!(
+        (e.code, e.detail.as_deref()),
+        ("42809", Some("This operation is not supported for views."))
+    );
+    let e = fails(
+        &mut s,
+        "merge into t using (values (2)) s(id) on t.id = s.id \
+         when not matched then insert values (s.id, t.v)",
+    );
+    assert_eq!(
+        (e.code, e.hint.as_deref()),
+        (
+            "42P01",
+            Some(
+                "There is an entry for table \"t\", but it cannot be referenced from this part of the query."
+            )
+        )
+    );
+    let e = fails(
+        &mut s,
+        "merge into t using (values (2)) s(id) on t.id = s.id \
+         when not matched then do nothing when not matched then insert values (2, 2)",
+    );
+    assert_eq!(e.code, "42601");
+}

@@ -737,7 +737,14 @@ impl Change {
                                 triggers: triggers.as_ref(),
                             };
                             let (write, new) = rule
-                                .update_row(txn, assignments, &seen, tid, old, env)?
+                                .update_row(
+                                    txn,
+                                    assignments,
+                                    &seen,
+                                    (tid, old),
+                                    returning.is_some(),
+                                    env,
+                                )?
                                 .unwrap_or((folio_db::Write::Gone, None));
                             // RETURNING sees the row written (a call in it
                             // that reads the table finds the new version).
@@ -885,15 +892,16 @@ impl RowRule<'_, '_> {
 
     /// Updates the row `old` at `tid` with `assignments` evaluated over
     /// `seen` (the row the statement's expressions see): the heap's
-    /// write, and the new row when it was written; `None` when a BEFORE
-    /// ROW trigger skipped the row.
+    /// write, and the new row when it was written and `keep_new` (a
+    /// RETURNING reads it); `None` when a BEFORE ROW trigger skipped the
+    /// row.
     pub fn update_row(
         &self,
         txn: &mut Transaction,
         assignments: &[(usize, Scalar)],
         seen: &[Value],
-        tid: folio_db::Tid,
-        old: &[Value],
+        (tid, old): (folio_db::Tid, &[Value]),
+        keep_new: bool,
         env: &Env<'_>,
     ) -> Result<Option<Updated>, SqlError> {
         let relation = self.relation;
@@ -911,15 +919,16 @@ impl RowRule<'_, '_> {
             }
         }
         self.constraints.generate(relation, &mut new, env)?;
-        let written = new.clone();
+        // (Copied only for whoever reads it after the write.)
+        let written = (keep_new || self.triggers.is_some()).then(|| new.clone());
         let write = self.constraints.update(txn, relation, tid, old, new, env)?;
         if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
             return Ok(Some((write, None)));
         }
-        if let Some(triggers) = self.triggers {
-            triggers.after(self.cx, txn, Some(old), Some(&written))?;
+        if let (Some(triggers), Some(written)) = (self.triggers, &written) {
+            triggers.after(self.cx, txn, Some(old), Some(written))?;
         }
-        Ok(Some((write, Some(written))))
+        Ok(Some((write, written)))
     }
 
     /// Deletes the row `row` at `tid`: the heap's write, `None` when a

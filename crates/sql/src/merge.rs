@@ -436,7 +436,7 @@ impl Merge {
                     Some(_) if changed.contains(&tid) => return Err(second_time()),
                     Some(Action::Update(assignments)) => {
                         let updates = self.rule(cx, fired.update.as_ref());
-                        (updates.update_row(txn, assignments, &seen, at, current, env)?)
+                        (updates.update_row(txn, assignments, &seen, (at, current), false, env)?)
                             .map(|(write, _)| write)
                     }
                     Some(Action::Delete) => {

@@ -80,6 +80,10 @@ pub struct Selected {
     pub system: Vec<Value>,
 }
 
+/// A joined row of [`Rows::pairs`]: the other items' values, and the
+/// target row they met (its tuple id and values), if any.
+pub type Pair = (Vec<Value>, Option<(Tid, Vec<Value>)>);
+
 /// A change's target and the scope its expressions bind in.
 pub struct Target<'a> {
     /// The table's name in the catalog.
@@ -234,6 +238,39 @@ impl Rows {
                 Ok(out)
             }
         }
+    }
+
+    /// Every row of the join, in its order (a MERGE's, `merge.rs`): the
+    /// other items' values and the target row they met with its tuple id,
+    /// none when an outer join NULL-extended the target; a target row as
+    /// often as the join meets it. (Without other items: each row.)
+    pub fn pairs(
+        &self,
+        txn: &mut Transaction,
+        relation: &Relation,
+        env: &Env<'_>,
+    ) -> Result<Vec<Pair>, SqlError> {
+        let Rows::Joined(joined) = self else {
+            let selected = self.selected(txn, relation, env)?;
+            return Ok((selected.into_iter())
+                .map(|s| (s.others, Some((s.tid, s.row))))
+                .collect());
+        };
+        assert_eq!(joined.system, 0, "a MERGE reads no system columns");
+        let width = relation.types.len();
+        let mut out = Vec::new();
+        let mut counts = SourceCounts::default();
+        joined.source.visit(txn, env, &mut counts, |joined_row| {
+            let (values, tid) = joined_row.split_at(joined_row.len() - 1);
+            let (others, row) = values.split_at(values.len() - width);
+            let target = match &tid[0] {
+                Value::Null => None,
+                tid => Some((from::tid_of(tid), row.to_vec())),
+            };
+            out.push((others.to_vec(), target));
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Whether `newer`, a newer version of a target row joined to

@@ -6,7 +6,9 @@
 //! ... as a select item's alias without `AS`; PostgreSQL 15 takes every
 //! word but those `keywords::bare_label` refuses. A word that needs `AS`
 //! is still left to `bare_labels::check` (PostgreSQL's error position).
+//! `MERGE` is parsed by `merge_syntax.rs` (PostgreSQL 15's clauses).
 
+use sqlparser::ast::Statement;
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::{ALL_KEYWORDS, ALL_KEYWORDS_INDEX, Keyword, RESERVED_FOR_COLUMN_ALIAS};
 use sqlparser::parser::{Parser, ParserError};
@@ -36,6 +38,14 @@ impl Dialect for Folio {
             || POSTGRES.is_column_alias(kw, parser)
             || (RESERVED_FOR_COLUMN_ALIAS.contains(kw)
                 && word(kw).is_some_and(|w| crate::keywords::bare_label(&w)))
+    }
+
+    /// `MERGE`: PostgreSQL 15's grammar (`merge_syntax.rs`).
+    fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        if !parser.parse_keyword(Keyword::MERGE) {
+            return None;
+        }
+        Some(crate::merge_syntax::parse(parser))
     }
 
     fn identifier_quote_style(&self, identifier: &str) -> Option<char> {

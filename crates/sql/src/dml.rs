@@ -69,6 +69,8 @@ pub enum Change {
         subplans: Vec<Subplan>,
         late: Vec<Scalar>,
     },
+    /// `MERGE` (`merge.rs`).
+    Merge(Box<crate::merge::Merge>),
 }
 
 /// The rows an INSERT inserts.
@@ -238,20 +240,12 @@ pub fn plan_update(
     // The target's columns in the row the expressions see (after the
     // other items' when there are some).
     let offset = target.scope.width() - relation.types.len() - target.system();
-    let mut targets = Vec::with_capacity(assignments.len());
-    for (assignment, value) in assignments.iter().zip(&values) {
-        let AssignmentTarget::ColumnName(column) = &assignment.target else {
-            return Err(SqlError::unsupported("UPDATE of a column tuple"));
-        };
-        let c = access::target_column(&relation, &target.name, &names::relation(column)?)?;
-        let value = if is_default(value) {
-            constraints.default_of(c)?.map_columns(&|at| at + offset)
-        } else {
-            constraints.check_given(&relation, c, true)?;
-            scalar::bind(value, &target.scope)?
-        };
-        targets.push((c, value));
-    }
+    let targets = bind_assignments(
+        (&relation, &target.name, &constraints),
+        &target.scope,
+        offset,
+        assignments.iter().map(|a| &a.target).zip(&values),
+    )?;
     let returning = returning(&target.scope, returning_items)?;
     let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
     let rows = target.rows(cx, selection.as_ref())?;
@@ -264,6 +258,33 @@ pub fn plan_update(
         subplans,
         late,
     })
+}
+
+/// SET's `column = value` pairs of an UPDATE of `relation` (named
+/// `name`), bound over `scope`, whose target columns start at `offset`
+/// (`DEFAULT` is the column's default; a value for a GENERATED ALWAYS
+/// column is refused). Also a MERGE's UPDATE action's (`merge.rs`).
+pub(crate) fn bind_assignments<'e>(
+    (relation, name, constraints): (&Relation, &str, &Constraints),
+    scope: &Scope,
+    offset: usize,
+    assignments: impl Iterator<Item = (&'e AssignmentTarget, &'e Expr)>,
+) -> Result<Vec<(usize, Scalar)>, SqlError> {
+    let mut targets = Vec::new();
+    for (target, value) in assignments {
+        let AssignmentTarget::ColumnName(column) = target else {
+            return Err(SqlError::unsupported("UPDATE of a column tuple"));
+        };
+        let c = access::target_column(relation, name, &names::relation(column)?)?;
+        let value = if is_default(value) {
+            constraints.default_of(c)?.map_columns(&|at| at + offset)
+        } else {
+            constraints.check_given(relation, c, true)?;
+            scalar::bind(value, scope)?
+        };
+        targets.push((c, value));
+    }
+    Ok(targets)
 }
 
 /// Plans `DELETE FROM name [[AS] alias] [USING item, ...] [WHERE ...]
@@ -377,19 +398,24 @@ fn with_subqueries<T>(
     )
 }
 
+/// A parameter `s` assigned to (or inserted into) a column of type `ty`
+/// takes that type, unless it has one.
+pub(crate) fn note_param(s: &Scalar, ty: SqlType, types: &mut [Option<SqlType>]) {
+    if let Scalar::Param(n) = s
+        && let Some(slot) = types.get_mut(*n)
+        && slot.is_none()
+    {
+        *slot = Some(ty);
+    }
+}
+
 impl Change {
     /// Notes the types its parameters take: a parameter inserted into or
     /// assigned to a column takes the column's type.
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
-        let mut note = |s: &Scalar, ty: SqlType| {
-            if let Scalar::Param(n) = s
-                && let Some(slot) = types.get_mut(*n)
-                && slot.is_none()
-            {
-                *slot = Some(ty);
-            }
-        };
+        let mut note = |s: &Scalar, ty: SqlType| note_param(s, ty, types);
         match self {
+            Change::Merge(merge) => merge.param_types(types),
             Change::Insert {
                 relation,
                 targets,
@@ -457,6 +483,7 @@ impl Change {
     /// The RETURNING columns, if any.
     pub fn returning_columns(&self) -> Option<Vec<Column>> {
         match self {
+            Change::Merge(_) => None,
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
             | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c, _)| c.clone()),
@@ -467,6 +494,7 @@ impl Change {
     /// without RETURNING).
     pub fn returning_shape(&self) -> Option<(Vec<String>, Vec<SqlType>)> {
         match self {
+            Change::Merge(_) => None,
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
             | Change::Delete { returning, .. } => returning
@@ -478,6 +506,7 @@ impl Change {
     /// The table it changes.
     pub fn target(&self) -> &Arc<Relation> {
         match self {
+            Change::Merge(merge) => merge.target(),
             Change::Insert { relation, .. }
             | Change::Update { relation, .. }
             | Change::Delete { relation, .. } => relation,
@@ -488,6 +517,7 @@ impl Change {
     /// view's check options).
     pub fn constraints_mut(&mut self) -> &mut Constraints {
         match self {
+            Change::Merge(merge) => merge.constraints_mut(),
             Change::Insert { constraints, .. }
             | Change::Update { constraints, .. }
             | Change::Delete { constraints, .. } => constraints,
@@ -497,6 +527,7 @@ impl Change {
     /// The sequences the target table's defaults name.
     pub fn default_sequences(&self) -> &[String] {
         match self {
+            Change::Merge(merge) => merge.constraints().sequences(),
             Change::Insert { constraints, .. }
             | Change::Update { constraints, .. }
             | Change::Delete { constraints, .. } => constraints.sequences(),
@@ -506,6 +537,7 @@ impl Change {
     /// The relations the plan reads and changes.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {
+            Change::Merge(merge) => merge.relations(),
             Change::Insert {
                 relation,
                 source,
@@ -555,6 +587,7 @@ impl Change {
     ) -> Result<Output, SqlError> {
         let pending = cx.deferred;
         match self {
+            Change::Merge(merge) => merge.run(cx, txn, env),
             Change::Insert {
                 relation,
                 targets,
@@ -600,19 +633,15 @@ impl Change {
                         ));
                     }
                     let given = &targets[..row.len()];
-                    let mut values = crate::plpgsql::row_calls::lend(txn, env, |env| {
-                        constraints.default_row(relation, given, env)
-                    })?;
-                    for (&column, value) in given.iter().zip(row) {
-                        values[column] = types::coerce(value, relation.types[column])?;
-                    }
-                    if let Some(triggers) = &triggers {
-                        match triggers.before(cx, txn, None, Some(values))? {
-                            Some(row) => values = row,
-                            None => continue,
-                        }
-                    }
-                    constraints.generate(relation, &mut values, env)?;
+                    let rule = RowRule {
+                        cx,
+                        relation,
+                        constraints,
+                        triggers: triggers.as_ref(),
+                    };
+                    let Some(values) = rule.new_row(txn, given, row, env)? else {
+                        continue;
+                    };
                     let written = match on_conflict {
                         None => Some(values),
                         Some(conflict) => {
@@ -635,10 +664,13 @@ impl Change {
                             (None, None) => batch.push(row),
                             // A row with triggers is written at once: the
                             // next row's BEFORE triggers see it.
-                            (None, Some(triggers)) => {
-                                constraints.insert(txn, relation, row.clone(), env)?;
-                                triggers.after(cx, txn, None, Some(&row))?;
+                            (None, Some(triggers)) => RowRule {
+                                cx,
+                                relation,
+                                constraints,
+                                triggers: Some(triggers),
                             }
+                            .insert_row(txn, row, env)?,
                         }
                     }
                 }
@@ -698,42 +730,33 @@ impl Change {
                             if !passes_late(txn, late, &seen, env)? {
                                 return Ok((folio_db::Write::Gone, None));
                             }
-                            let mut new = old.to_vec();
-                            crate::plpgsql::row_calls::lend(txn, env, |env| {
-                                for (c, value) in assignments {
-                                    new[*c] =
-                                        types::coerce(value.eval(&seen, env)?, relation.types[*c])?;
-                                }
-                                Ok(())
-                            })?;
-                            if let Some(triggers) = &triggers {
-                                match triggers.before(cx, txn, Some(old), Some(new))? {
-                                    Some(row) => new = row,
-                                    None => return Ok((folio_db::Write::Gone, None)),
-                                }
-                            }
-                            constraints.generate(relation, &mut new, env)?;
-                            let seen_new = (returning.as_ref())
-                                .map(|_| change_rows::seen(&others, &new, &system).into_owned());
-                            let written = triggers.as_ref().map(|_| new.clone());
-                            let write = constraints.update(txn, relation, tid, old, new, env)?;
-                            if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_))
-                            {
-                                return Ok((write, None));
-                            }
+                            let rule = RowRule {
+                                cx,
+                                relation,
+                                constraints,
+                                triggers: triggers.as_ref(),
+                            };
+                            let (write, new) = rule
+                                .update_row(
+                                    txn,
+                                    assignments,
+                                    &seen,
+                                    (tid, old),
+                                    returning.is_some(),
+                                    env,
+                                )?
+                                .unwrap_or((folio_db::Write::Gone, None));
                             // RETURNING sees the row written (a call in it
                             // that reads the table finds the new version).
-                            let projected = match (returning, seen_new) {
-                                (Some((items, _, _)), Some(seen)) => {
+                            let projected = match (returning, new) {
+                                (Some((items, _, _)), Some(new)) => {
+                                    let seen = change_rows::seen(&others, &new, &system);
                                     Some(crate::plpgsql::row_calls::lend(txn, env, |env| {
                                         project(items, &seen, env)
                                     })?)
                                 }
                                 _ => None,
                             };
-                            if let (Some(triggers), Some(written)) = (&triggers, &written) {
-                                triggers.after(cx, txn, Some(old), Some(written))?;
-                            }
                             Ok((write, projected))
                         },
                     )?;
@@ -778,18 +801,14 @@ impl Change {
                             if !passes_late(txn, late, &seen, env)? {
                                 return Ok((folio_db::Write::Gone, Vec::new()));
                             }
-                            let Some(triggers) = &triggers else {
-                                let write = constraints.delete(txn, relation, tid, row, env)?;
-                                return Ok((write, row.to_vec()));
+                            let rule = RowRule {
+                                cx,
+                                relation,
+                                constraints,
+                                triggers: triggers.as_ref(),
                             };
-                            if triggers.before(cx, txn, Some(row), None)?.is_none() {
-                                return Ok((folio_db::Write::Gone, Vec::new()));
-                            }
-                            let write = constraints.delete(txn, relation, tid, row, env)?;
-                            if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
-                                triggers.after(cx, txn, Some(row), None)?;
-                            }
-                            Ok((write, row.to_vec()))
+                            let write = rule.delete_row(txn, tid, row, env)?;
+                            Ok((write.unwrap_or(folio_db::Write::Gone), row.to_vec()))
                         },
                     )?;
                     if let Some(row) = written {
@@ -809,6 +828,132 @@ impl Change {
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }
+    }
+}
+
+/// An updated row: the heap's write, and the new row if it was written.
+pub(crate) type Updated = (folio_db::Write, Option<Vec<Value>>);
+
+/// The rules one row change follows, whichever statement makes it (an
+/// INSERT, UPDATE or DELETE, a MERGE's action, `merge.rs`): defaults and
+/// coercion, BEFORE ROW triggers, generated columns, the constraints'
+/// write, AFTER ROW triggers. The one owner of that order.
+pub(crate) struct RowRule<'a, 'c> {
+    pub cx: &'a Ctx<'c>,
+    pub relation: &'a Arc<Relation>,
+    pub constraints: &'a Constraints,
+    /// The statement's triggers of this row's event, if any.
+    pub triggers: Option<&'a Triggers>,
+}
+
+impl RowRule<'_, '_> {
+    /// The row to insert with `values` in the `given` columns (the others
+    /// their defaults): coerced, through the BEFORE ROW triggers, its
+    /// generated columns computed; `None` when a trigger skipped it.
+    pub fn new_row(
+        &self,
+        txn: &mut Transaction,
+        given: &[usize],
+        values: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        let relation = self.relation;
+        let mut row = crate::plpgsql::row_calls::lend(txn, env, |env| {
+            self.constraints.default_row(relation, given, env)
+        })?;
+        for (&column, value) in given.iter().zip(values) {
+            row[column] = types::coerce(value, relation.types[column])?;
+        }
+        if let Some(triggers) = self.triggers {
+            match triggers.before(self.cx, txn, None, Some(row))? {
+                Some(new) => row = new,
+                None => return Ok(None),
+            }
+        }
+        self.constraints.generate(relation, &mut row, env)?;
+        Ok(Some(row))
+    }
+
+    /// Inserts `row` (made by [`RowRule::new_row`]) at once and queues its
+    /// AFTER ROW triggers.
+    pub fn insert_row(
+        &self,
+        txn: &mut Transaction,
+        row: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<(), SqlError> {
+        let after = self.triggers.map(|_| row.clone());
+        self.constraints.insert(txn, self.relation, row, env)?;
+        if let (Some(triggers), Some(row)) = (self.triggers, after) {
+            triggers.after(self.cx, txn, None, Some(&row))?;
+        }
+        Ok(())
+    }
+
+    /// Updates the row `old` at `tid` with `assignments` evaluated over
+    /// `seen` (the row the statement's expressions see): the heap's
+    /// write, and the new row when it was written and `keep_new` (a
+    /// RETURNING reads it); `None` when a BEFORE ROW trigger skipped the
+    /// row.
+    pub fn update_row(
+        &self,
+        txn: &mut Transaction,
+        assignments: &[(usize, Scalar)],
+        seen: &[Value],
+        (tid, old): (folio_db::Tid, &[Value]),
+        keep_new: bool,
+        env: &Env<'_>,
+    ) -> Result<Option<Updated>, SqlError> {
+        let relation = self.relation;
+        let mut new = old.to_vec();
+        crate::plpgsql::row_calls::lend(txn, env, |env| {
+            for (c, value) in assignments {
+                new[*c] = types::coerce(value.eval(seen, env)?, relation.types[*c])?;
+            }
+            Ok(())
+        })?;
+        if let Some(triggers) = self.triggers {
+            match triggers.before(self.cx, txn, Some(old), Some(new))? {
+                Some(row) => new = row,
+                None => return Ok(None),
+            }
+        }
+        self.constraints.generate(relation, &mut new, env)?;
+        // (Copied only for whoever reads it after the write.)
+        let written = (keep_new || self.triggers.is_some()).then(|| new.clone());
+        let write = self.constraints.update(txn, relation, tid, old, new, env)?;
+        if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
+            return Ok(Some((write, None)));
+        }
+        if let (Some(triggers), Some(written)) = (self.triggers, &written) {
+            triggers.after(self.cx, txn, Some(old), Some(written))?;
+        }
+        Ok(Some((write, written)))
+    }
+
+    /// Deletes the row `row` at `tid`: the heap's write, `None` when a
+    /// BEFORE ROW trigger skipped the row.
+    pub fn delete_row(
+        &self,
+        txn: &mut Transaction,
+        tid: folio_db::Tid,
+        row: &[Value],
+        env: &Env<'_>,
+    ) -> Result<Option<folio_db::Write>, SqlError> {
+        let Some(triggers) = self.triggers else {
+            return self
+                .constraints
+                .delete(txn, self.relation, tid, row, env)
+                .map(Some);
+        };
+        if triggers.before(self.cx, txn, Some(row), None)?.is_none() {
+            return Ok(None);
+        }
+        let write = self.constraints.delete(txn, self.relation, tid, row, env)?;
+        if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
+            triggers.after(self.cx, txn, Some(row), None)?;
+        }
+        Ok(Some(write))
     }
 }
 

@@ -1089,7 +1089,10 @@ impl FromClause<'_> {
                         kind,
                         left: Box::new(left),
                         right: Box::new(leaf),
-                        right_width: scope.tables[n].names.len(),
+                        // (The target's tuple id too, NULL in a row a LEFT
+                        // JOIN NULL-extends: a MERGE's, `merge.rs`.)
+                        right_width: scope.tables[n].names.len()
+                            + usize::from(tid_of_last && n + 1 == count),
                         right_offset: scope.tables[n].offset,
                         method,
                         condition: std::mem::take(&mut conditions[n]),

@@ -64,6 +64,8 @@ mod keywords;
 mod lookups;
 mod make_datetime;
 mod matviews;
+mod merge;
+mod merge_syntax;
 mod modifying_cte;
 mod names;
 mod numeric_functions;

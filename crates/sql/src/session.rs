@@ -2594,6 +2594,7 @@ fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
         Statement::Insert(_) => "INSERT".to_string(),
         Statement::Update { .. } => "UPDATE".to_string(),
         Statement::Delete(_) => "DELETE".to_string(),
+        Statement::Merge { .. } => "MERGE".to_string(),
         Statement::Query(q) => match q.body.as_ref() {
             // WITH ... INSERT | UPDATE | DELETE.
             SetExpr::Insert(_) => "INSERT".to_string(),

@@ -59,6 +59,7 @@ pub fn plannable(statement: &Statement) -> bool {
             | Statement::Insert(_)
             | Statement::Update { .. }
             | Statement::Delete(_)
+            | Statement::Merge { .. }
     )
 }
 
@@ -155,6 +156,7 @@ fn plan_expanded(
             returning.as_deref(),
         )?)),
         Statement::Delete(delete) => Kind::Change(Box::new(dml::plan_delete(cx, txn, delete)?)),
+        Statement::Merge { .. } => Kind::Change(Box::new(crate::merge::plan(cx, txn, statement)?)),
         _ => return Ok(None),
     };
     if let (Some(rewritten), Kind::Change(change)) = (&rewritten, &mut what) {

@@ -13,6 +13,7 @@ use crate::parse::Parsed;
 use sqlparser::ast::{DataType, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
+use std::sync::Arc;
 
 /// What the range operator `..` of an integer FOR loop is read as: the
 /// tokenizer would take `1..10` for numbers. Not a name a body can hold
@@ -52,6 +53,52 @@ pub enum DeclType {
     RowType(Vec<String>),
     /// `ALIAS FOR $n` (or a name).
     Alias(String),
+    /// `[[NO] SCROLL] CURSOR [(args)] FOR query`: a bound cursor
+    /// variable (a `refcursor` whose value is its own name, as
+    /// PostgreSQL 15's).
+    Cursor(Arc<CursorDecl>),
+}
+
+/// A bound cursor's declaration: its query, the arguments the query
+/// names, and how it scrolls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CursorDecl {
+    /// `SCROLL` (`Some(true)`), `NO SCROLL` (`Some(false)`), or the
+    /// default PostgreSQL's plan allows.
+    pub scroll: Option<bool>,
+    /// Each argument's name and type: variables of the query while OPEN
+    /// runs it.
+    pub args: Vec<(String, DataType)>,
+    pub query: Sql,
+}
+
+/// What `OPEN` opens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenSource {
+    /// A bound cursor's query, with its arguments' values in declared
+    /// order (named ones put in place at parse).
+    Bound(Vec<Sql>),
+    /// `[[NO] SCROLL] FOR query`.
+    Query { scroll: Option<bool>, query: Sql },
+    /// `[[NO] SCROLL] FOR EXECUTE command [USING ...]`.
+    Execute {
+        scroll: Option<bool>,
+        command: Sql,
+        using: Vec<Sql>,
+    },
+}
+
+/// A PL/pgSQL FETCH or MOVE direction; the counts are expressions,
+/// evaluated when the statement runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// NEXT, PRIOR, FIRST, LAST, ALL, FORWARD / BACKWARD [ALL], a
+    /// direction of fixed count.
+    Fixed(crate::cursors::position::Direction),
+    Absolute(Sql),
+    Relative(Sql),
+    Forward(Sql),
+    Backward(Sql),
 }
 
 /// `WHEN cond [OR cond ...] THEN stmts`.
@@ -153,6 +200,20 @@ pub enum Stmt {
     },
     Null,
     Block(Block),
+    /// `OPEN cursor ...`.
+    Open {
+        cursor: String,
+        source: OpenSource,
+    },
+    /// `FETCH [direction {FROM | IN}] cursor INTO target` (`into`), or
+    /// `MOVE [direction {FROM | IN}] cursor` (no `into`).
+    Fetch {
+        cursor: String,
+        step: Step,
+        into: Option<Into>,
+    },
+    /// `CLOSE cursor`.
+    Close(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -174,6 +235,13 @@ pub enum LoopKind {
         var: String,
         command: Sql,
         using: Vec<Sql>,
+    },
+    /// `FOR var IN cursor [(args)]`: a bound cursor opened, read and
+    /// closed; `var` is a record of the loop.
+    Cursor {
+        var: String,
+        cursor: String,
+        args: Vec<Sql>,
     },
     /// `FOREACH var [SLICE n] IN ARRAY expr`.
     ForEach {
@@ -206,6 +274,7 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
         tokens,
         at: 0,
         pieces: 0,
+        cursors: Vec::new(),
     };
     p.skip_ws();
     let block = p.block(None)?;
@@ -311,6 +380,9 @@ struct P {
     at: usize,
     /// How many SQL pieces were read (the next one's [`Sql::id`]).
     pieces: usize,
+    /// The bound cursors declared in the blocks being read, innermost
+    /// last: OPEN's and FOR's arguments are checked against them.
+    cursors: Vec<(String, Arc<CursorDecl>)>,
 }
 
 impl P {
@@ -491,6 +563,7 @@ impl P {
             None => self.label()?,
         };
         let mut decls = Vec::new();
+        let cursors_before = self.cursors.len();
         if self.eat_word("declare") {
             while self.word().as_deref() != Some("begin") {
                 if self.at_end() {
@@ -522,6 +595,7 @@ impl P {
         }
         self.expect_word("end")?;
         self.end_label(&label)?;
+        self.cursors.truncate(cursors_before);
         Ok(Block {
             label,
             decls,
@@ -586,9 +660,16 @@ impl P {
             });
         }
         let constant = self.eat_word("constant");
-        if matches!(self.word().as_deref(), Some("cursor" | "refcursor")) || self.eat_word("scroll")
-        {
-            return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+        if let Some(cursor) = self.cursor_decl()? {
+            let cursor = Arc::new(cursor);
+            self.cursors.push((name.clone(), cursor.clone()));
+            return Ok(Decl {
+                name,
+                ty: DeclType::Cursor(cursor),
+                constant: false,
+                not_null: false,
+                default: None,
+            });
         }
         let ty_text = self.until(|t| {
             matches!(t, Token::SemiColon | Token::Assignment | Token::Eq)
@@ -766,8 +847,11 @@ impl P {
                 self.bump();
                 Stmt::Null
             }
-            "open" | "fetch" | "move" | "close" => {
-                return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+            "open" => self.open()?,
+            "fetch" | "move" => self.fetch(word == "move")?,
+            "close" => {
+                self.bump();
+                Stmt::Close(self.name()?)
             }
             "assert" => {
                 self.bump();
@@ -878,7 +962,14 @@ impl P {
                 return Err(SqlError::unsupported("FOR with a list of target variables"));
             }
             self.expect_word("in")?;
-            self.for_kind(var)?
+            match self.word() {
+                Some(cursor) if self.bound_cursor(&cursor).is_some() => {
+                    self.bump();
+                    let args = self.cursor_args(&cursor)?;
+                    LoopKind::Cursor { var, cursor, args }
+                }
+                _ => self.for_kind(var)?,
+            }
         } else {
             LoopKind::Plain
         };
@@ -1097,6 +1188,7 @@ impl P {
             tokens: self.tokens[into_at + 1..end].to_vec(),
             at: 0,
             pieces: 0,
+            cursors: Vec::new(),
         };
         sub.skip_ws();
         let into = sub.read_into()?;
@@ -1414,7 +1506,7 @@ mod tests {
         assert_eq!(code("BEGIN IF x THEN NULL; END").code, "42601");
         assert_eq!(code("BEGIN SELEC 1; END").code, "42601");
         assert_eq!(code("BEGIN RAISE NOTICE '%'; END").code, "42601");
-        assert_eq!(code("BEGIN OPEN c; END").code, "0A000");
+        assert_eq!(code("BEGIN OPEN c; END").code, "42601");
         assert_eq!(
             code("BEGIN FOREACH x SLICE y IN ARRAY a LOOP END LOOP; END").code,
             "42601"
@@ -1465,6 +1557,85 @@ mod tests {
         );
     }
 
+    /// Proves the cursor declarations and statements read as PostgreSQL's
+    /// PL/pgSQL grammar reads them: named arguments put in declared
+    /// order, directions with expression counts, FOR over a bound cursor.
+    #[test]
+    fn cursor_statements() {
+        use crate::cursors::position::Direction;
+        let b = parse(
+            "DECLARE c NO SCROLL CURSOR (x int, y text) FOR SELECT x, y; u refcursor;
+             BEGIN
+               OPEN c(y := 'a', x := 1); OPEN u SCROLL FOR EXECUTE 'SELECT 1' USING 2;
+               FETCH PRIOR FROM u INTO r; FETCH RELATIVE n + 1 IN u INTO a, b; FETCH u INTO r;
+               MOVE FORWARD ALL FROM u; MOVE BACKWARD 2 FROM u; CLOSE u;
+               FOR r IN c(1, 'b') LOOP NULL; END LOOP;
+             END",
+        )
+        .unwrap();
+        let DeclType::Cursor(c) = &b.decls[0].ty else {
+            panic!("{:?}", b.decls[0]);
+        };
+        assert_eq!((c.scroll, c.args.len()), (Some(false), 2));
+        assert!(matches!(&b.decls[1].ty, DeclType::Type(_)));
+        let s = &b.body;
+        assert!(
+            matches!(&s[0], Stmt::Open { source: OpenSource::Bound(args), .. }
+            if args[0].text == "1" && args[1].text == "'a'")
+        );
+        assert!(matches!(
+            &s[1],
+            Stmt::Open {
+                source: OpenSource::Execute {
+                    scroll: Some(true),
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(matches!(
+            &s[2],
+            Stmt::Fetch {
+                step: Step::Fixed(Direction::Backward(1)),
+                into: Some(_),
+                ..
+            }
+        ));
+        assert!(
+            matches!(&s[3], Stmt::Fetch { step: Step::Relative(n), into: Some(i), .. }
+            if n.text == "n + 1" && i.targets.len() == 2)
+        );
+        assert!(matches!(
+            &s[4],
+            Stmt::Fetch {
+                step: Step::Fixed(Direction::Forward(1)),
+                ..
+            }
+        ));
+        assert!(matches!(&s[5], Stmt::Fetch { into: None, .. }));
+        assert!(matches!(
+            &s[6],
+            Stmt::Fetch {
+                step: Step::Backward(_),
+                into: None,
+                ..
+            }
+        ));
+        assert!(matches!(&s[7], Stmt::Close(u) if u == "u"));
+        assert!(
+            matches!(&s[8], Stmt::Loop { kind: LoopKind::Cursor { args, .. }, .. } if args.len() == 2)
+        );
+        let code = |t: &str| parse(t).map(|_| ()).unwrap_err().message;
+        assert_eq!(
+            code("DECLARE u refcursor; BEGIN FETCH 2 FROM u INTO x; END"),
+            "FETCH statement cannot return multiple rows"
+        );
+        assert_eq!(
+            code("DECLARE c CURSOR (k int) FOR SELECT k; BEGIN OPEN c; END"),
+            "cursor \"c\" has arguments"
+        );
+    }
+
     #[test]
     fn ranges_are_not_read_in_strings() {
         assert_eq!(
@@ -1476,4 +1647,279 @@ mod tests {
             format!("$q$..$q$ $1 {RANGE} $2")
         );
     }
+}
+
+/// The cursor statements and declarations (README "PL/pgSQL", cursors).
+impl P {
+    /// `[NO] SCROLL CURSOR [(arg type, ...)] {FOR | IS} query` after a
+    /// declared name, if a cursor's declaration comes.
+    fn cursor_decl(&mut self) -> Result<Option<CursorDecl>, SqlError> {
+        let scroll = match self.word().as_deref() {
+            Some("no") if word_of_opt(self.peek2()).as_deref() == Some("scroll") => {
+                self.bump();
+                self.bump();
+                Some(false)
+            }
+            Some("scroll") => {
+                self.bump();
+                Some(true)
+            }
+            Some("cursor") => None,
+            _ => return Ok(None),
+        };
+        self.expect_word("cursor")?;
+        let mut args = Vec::new();
+        if self.eat(&Token::LParen) {
+            loop {
+                let name = self.name()?;
+                let text = self.until(|t| matches!(t, Token::Comma | Token::RParen))?;
+                let DeclType::Type(ty) = decl_type(&text)? else {
+                    return Err(SqlError::syntax(format!(
+                        "syntax error at or near \"{text}\""
+                    )));
+                };
+                args.push((name, ty));
+                if !self.eat(&Token::Comma) {
+                    break;
+                }
+            }
+            self.expect(&Token::RParen)?;
+        }
+        if !self.eat_word("for") {
+            self.expect_word("is")?;
+        }
+        let text = self.until(|t| *t == Token::SemiColon)?;
+        let query = self.statement(&text)?;
+        self.expect(&Token::SemiColon)?;
+        Ok(Some(CursorDecl {
+            scroll,
+            args,
+            query,
+        }))
+    }
+
+    /// The bound cursor `name` declared in the blocks being read.
+    fn bound_cursor(&self, name: &str) -> Option<Arc<CursorDecl>> {
+        (self.cursors.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.clone())
+    }
+
+    /// `OPEN cursor [(args)]` of a bound cursor, or `OPEN cursor [[NO]
+    /// SCROLL] FOR {query | EXECUTE command [USING ...]}` of an unbound
+    /// one.
+    fn open(&mut self) -> Result<Stmt, SqlError> {
+        self.expect_word("open")?;
+        let cursor = self.name()?;
+        if self.bound_cursor(&cursor).is_some() {
+            let args = self.cursor_args(&cursor)?;
+            return Ok(Stmt::Open {
+                cursor,
+                source: OpenSource::Bound(args),
+            });
+        }
+        let scroll = if self.eat_word("scroll") {
+            Some(true)
+        } else if self.word().as_deref() == Some("no") {
+            self.bump();
+            self.expect_word("scroll")?;
+            Some(false)
+        } else {
+            None
+        };
+        self.expect_word("for")?;
+        let source = if self.eat_word("execute") {
+            let command = self.expr_until(&["using"], true)?;
+            let using = match self.eat_word("using") {
+                true => self.expr_list(&[])?,
+                false => Vec::new(),
+            };
+            OpenSource::Execute {
+                scroll,
+                command,
+                using,
+            }
+        } else {
+            let text = self.until(|t| *t == Token::SemiColon)?;
+            OpenSource::Query {
+                scroll,
+                query: self.statement(&text)?,
+            }
+        };
+        Ok(Stmt::Open { cursor, source })
+    }
+
+    /// A bound cursor's arguments, `(value, ...)` with `name := value`
+    /// (or `=>`) for named ones, as values in declared order;
+    /// PostgreSQL's errors for a list that does not fit the declaration.
+    fn cursor_args(&mut self, cursor: &str) -> Result<Vec<Sql>, SqlError> {
+        let decl = self.bound_cursor(cursor).expect("a bound cursor");
+        let error = |m: String| SqlError::syntax(m);
+        if self.peek() != Some(&Token::LParen) {
+            if !decl.args.is_empty() {
+                return Err(error(format!("cursor \"{cursor}\" has arguments")));
+            }
+            return Ok(Vec::new());
+        }
+        if decl.args.is_empty() {
+            return Err(error(format!("cursor \"{cursor}\" has no arguments")));
+        }
+        self.bump();
+        // PostgreSQL's reading: as many values as arguments, the k-th in
+        // the k-th place unless it names its own.
+        let n = decl.args.len();
+        let mut values: Vec<Option<Sql>> = vec![None; n];
+        for k in 0..n {
+            let named = matches!(self.peek(), Some(Token::Word(_)))
+                && matches!(self.peek2(), Some(Token::Assignment | Token::RArrow));
+            let at = if named {
+                let name = self.name()?;
+                self.bump();
+                (decl.args.iter().position(|(n, _)| *n == name)).ok_or_else(|| {
+                    error(format!(
+                        "cursor \"{cursor}\" has no argument named \"{name}\""
+                    ))
+                })?
+            } else {
+                k
+            };
+            if values[at].is_some() {
+                return Err(error(format!(
+                    "value for parameter \"{}\" of cursor \"{cursor}\" specified more than once",
+                    decl.args[at].0
+                )));
+            }
+            let text = self.until(|t| matches!(t, Token::Comma | Token::RParen))?;
+            values[at] = Some(self.expression(&text)?);
+            let last = k == n - 1;
+            match self.peek() {
+                Some(Token::RParen) if !last => {
+                    return Err(error(format!(
+                        "not enough arguments for cursor \"{cursor}\""
+                    )));
+                }
+                Some(Token::Comma) if last => {
+                    return Err(error(format!("too many arguments for cursor \"{cursor}\"")));
+                }
+                _ => {}
+            }
+            if !last {
+                self.expect(&Token::Comma)?;
+            }
+        }
+        self.expect(&Token::RParen)?;
+        Ok(values
+            .into_iter()
+            .map(|v| v.expect("each place filled"))
+            .collect())
+    }
+
+    /// `FETCH [direction {FROM | IN}] cursor INTO target` or `MOVE
+    /// [direction {FROM | IN}] cursor`, as PostgreSQL's PL/pgSQL grammar
+    /// reads them (a FETCH of a direction that can read several rows is
+    /// 42601).
+    fn fetch(&mut self, moving: bool) -> Result<Stmt, SqlError> {
+        use crate::cursors::position::{ALL, Direction};
+        self.bump();
+        let from_in = |p: &mut P| -> Result<(), SqlError> {
+            if p.eat_word("from") || p.eat_word("in") {
+                Ok(())
+            } else {
+                Err(p.error())
+            }
+        };
+        let count_until_from = |p: &mut P| -> Result<Sql, SqlError> {
+            let count = p.expr_until(&["from", "in"], true)?;
+            from_in(p)?;
+            Ok(count)
+        };
+        // Whether the next word is the cursor's name (INTO or `;` after).
+        let names_cursor = |p: &P| {
+            matches!(p.peek(), Some(Token::Word(_)))
+                && (p.peek2() == Some(&Token::SemiColon)
+                    || word_of_opt(p.peek2()).as_deref() == Some("into"))
+        };
+        let mut several = false;
+        let step = match self.word().as_deref() {
+            _ if names_cursor(self) => Step::Fixed(Direction::Forward(1)),
+            Some(way @ ("next" | "prior" | "first" | "last")) => {
+                let direction = match way {
+                    "next" => Direction::Forward(1),
+                    "prior" => Direction::Backward(1),
+                    "first" => Direction::Absolute(1),
+                    _ => Direction::Absolute(-1),
+                };
+                self.bump();
+                from_in(self)?;
+                Step::Fixed(direction)
+            }
+            Some("absolute") => {
+                self.bump();
+                Step::Absolute(count_until_from(self)?)
+            }
+            Some("relative") => {
+                self.bump();
+                Step::Relative(count_until_from(self)?)
+            }
+            Some("all") => {
+                self.bump();
+                from_in(self)?;
+                several = true;
+                Step::Fixed(Direction::Forward(ALL))
+            }
+            Some(way @ ("forward" | "backward")) => {
+                let forward = way == "forward";
+                self.bump();
+                if self.eat_word("from") || self.eat_word("in") {
+                    Step::Fixed(match forward {
+                        true => Direction::Forward(1),
+                        false => Direction::Backward(1),
+                    })
+                } else if self.eat_word("all") {
+                    from_in(self)?;
+                    several = true;
+                    Step::Fixed(match forward {
+                        true => Direction::Forward(ALL),
+                        false => Direction::Backward(ALL),
+                    })
+                } else {
+                    several = true;
+                    let count = count_until_from(self)?;
+                    match forward {
+                        true => Step::Forward(count),
+                        false => Step::Backward(count),
+                    }
+                }
+            }
+            _ => {
+                several = true;
+                Step::Forward(count_until_from(self)?)
+            }
+        };
+        let cursor = self.name()?;
+        if moving {
+            return Ok(Stmt::Fetch {
+                cursor,
+                step,
+                into: None,
+            });
+        }
+        if several {
+            return Err(SqlError::syntax(
+                "FETCH statement cannot return multiple rows",
+            ));
+        }
+        self.expect_word("into")?;
+        let into = self.read_into()?;
+        Ok(Stmt::Fetch {
+            cursor,
+            step,
+            into: Some(into),
+        })
+    }
+}
+
+/// An optional token's unquoted word, lower case.
+fn word_of_opt(t: Option<&Token>) -> Option<String> {
+    t.and_then(word_of)
 }

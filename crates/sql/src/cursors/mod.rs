@@ -87,6 +87,14 @@ pub struct Declared {
     pub created_us: i64,
 }
 
+/// What one FETCH or MOVE step gave: the cursor's columns, the rows
+/// read (none for MOVE), and the count its tag shows.
+pub struct Stepped {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+    pub count: u64,
+}
+
 impl Cursors {
     fn lock_state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -185,7 +193,11 @@ impl Cursors {
         direction: Direction,
         moving: bool,
     ) -> Result<Output, SqlError> {
-        let (columns, rows, count) = self.step(name, direction, moving)?;
+        let Stepped {
+            columns,
+            rows,
+            count,
+        } = self.step(name, direction, moving)?;
         if moving {
             return Ok(Output::command(format!("MOVE {count}")));
         }
@@ -205,12 +217,16 @@ impl Cursors {
         name: &str,
         direction: Direction,
         moving: bool,
-    ) -> Result<(Vec<Column>, Vec<Vec<Value>>, u64), SqlError> {
+    ) -> Result<Stepped, SqlError> {
         let mut open = self.lock();
         let cursor = open.get_mut(name).ok_or_else(|| missing(name))?;
         let (read, count) = cursor.position.fetch(direction, moving)?;
         let rows = read.into_iter().map(|i| cursor.rows[i].clone()).collect();
-        Ok((cursor.columns.clone(), rows, count))
+        Ok(Stepped {
+            columns: cursor.columns.clone(),
+            rows,
+            count,
+        })
     }
 
     /// The columns a FETCH from cursor `name` returns (`None`: no such

@@ -11,7 +11,7 @@
 
 use super::{Flow, Kind, Runner};
 use crate::cursors::position::{ALL, Direction};
-use crate::cursors::{Declared, InScope, Options};
+use crate::cursors::{Declared, InScope, Options, Stepped};
 use crate::error::SqlError;
 use crate::output::Output;
 use crate::plpgsql::parse::{CursorDecl, Into, OpenSource, Sql, Step, Stmt, sql_statement};
@@ -197,7 +197,11 @@ impl Runner<'_, '_> {
         let at = self.cursor_var(cursor)?;
         let name = self.portal_of(at, cursor)?;
         let direction = self.direction(step)?;
-        let (columns, rows, count) = store()?.cursors.step(&name, direction, into.is_none())?;
+        let Stepped {
+            columns,
+            rows,
+            count,
+        } = store()?.cursors.step(&name, direction, into.is_none())?;
         self.row_count = count;
         let found = match into {
             Some(into) => {
@@ -243,7 +247,7 @@ impl Runner<'_, '_> {
         let result = store
             .cursors
             .step(&name, Direction::Forward(ALL), false)
-            .and_then(|(columns, rows, _)| {
+            .and_then(|Stepped { columns, rows, .. }| {
                 self.declare_record(var, Vec::new(), Value::Null);
                 let record = self.vars.len() - 1;
                 self.vars[record].kind = Kind::Record(None);

@@ -335,12 +335,13 @@ pub fn decode_key(key: &[u8], columns: &[KeyColumn]) -> Result<Vec<Value>, RowEr
             SqlType::Interval => Value::Interval(crate::interval::Interval::from_span(
                 (u128::from_be_bytes(r.array()?) ^ (1 << 127)) as i128,
             )?),
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
-                Value::Text(
-                    String::from_utf8(r.unescaped()?)
-                        .map_err(|_| corrupt("key text is not UTF-8"))?,
-                )
-            }
+            SqlType::Text
+            | SqlType::Varchar(_)
+            | SqlType::Char(_)
+            | SqlType::InternalChar
+            | SqlType::Refcursor => Value::Text(
+                String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
+            ),
             SqlType::Bytea => Value::Bytea(r.unescaped()?),
             SqlType::Array(_) => return Err(corrupt("an array in an index key")),
             SqlType::Record => return Err(corrupt("a record in an index key")),

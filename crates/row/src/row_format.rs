@@ -349,11 +349,13 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             )
         }
         SqlType::Xid => Value::Xid(u64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
-            Value::Text(
-                String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
-            )
-        }
+        SqlType::Text
+        | SqlType::Varchar(_)
+        | SqlType::Char(_)
+        | SqlType::InternalChar
+        | SqlType::Refcursor => Value::Text(
+            String::from_utf8(b.to_vec()).map_err(|_| corrupt("text that is not UTF-8"))?,
+        ),
         SqlType::Bytea => Value::Bytea(b.to_vec()),
         SqlType::Bool => match b[0] {
             0 => Value::Bool(false),

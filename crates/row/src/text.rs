@@ -222,7 +222,9 @@ impl Value {
                 RowError::Corrupt(_) => syntax(ty, text),
                 other => other,
             })?),
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => Value::Text(text.to_string()),
+            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor => {
+                Value::Text(text.to_string())
+            }
             // Its first character (PostgreSQL's `charin`: the first byte).
             SqlType::InternalChar => Value::Text(text.chars().take(1).collect()),
             SqlType::Oid => Value::Oid(crate::oid::parse(text)?),

@@ -52,10 +52,14 @@ pub enum SqlType {
     /// `xid`: a transaction id (`tid.rs`); the type of the system
     /// columns `xmin` and `xmax`, never a stored column's.
     Xid,
+    /// `refcursor`: the name of a cursor (a portal), PostgreSQL's text-like
+    /// type of PL/pgSQL's cursor variables; its values are texts
+    /// (`Value::Text`), stored and keyed as text.
+    Refcursor,
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 16] = [
+static ELEMENTS: [SqlType; 17] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -72,6 +76,7 @@ static ELEMENTS: [SqlType; 16] = [
     SqlType::Uuid,
     SqlType::Interval,
     SqlType::Oid,
+    SqlType::Refcursor,
 ];
 
 impl SqlType {
@@ -102,6 +107,7 @@ impl SqlType {
             SqlType::InternalChar => 18,
             SqlType::Tid => 27,
             SqlType::Xid => 28,
+            SqlType::Refcursor => 1790,
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -119,6 +125,7 @@ impl SqlType {
                 SqlType::Interval => 1187,
                 SqlType::Enum(def) => def.array_oid,
                 SqlType::Oid => 1028,
+                SqlType::Refcursor => 2201,
                 _ => 1009,
             },
         }
@@ -181,6 +188,7 @@ impl SqlType {
             18 => SqlType::InternalChar,
             27 => SqlType::Tid,
             28 => SqlType::Xid,
+            1790 => SqlType::Refcursor,
             array => {
                 return ELEMENTS
                     .iter()
@@ -234,6 +242,7 @@ impl SqlType {
             SqlType::InternalChar => "\"char\"".into(),
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
+            SqlType::Refcursor => "refcursor".into(),
         }
     }
 
@@ -291,6 +300,7 @@ impl SqlType {
             | SqlType::Char(_)
             | SqlType::Bytea
             | SqlType::InternalChar
+            | SqlType::Refcursor
             | SqlType::Array(_)
             | SqlType::Record
             | SqlType::Json
@@ -332,6 +342,7 @@ mod tests {
             SqlType::InternalChar,
             SqlType::Tid,
             SqlType::Xid,
+            SqlType::Refcursor,
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

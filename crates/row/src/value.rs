@@ -145,7 +145,7 @@ impl Value {
             }
             (
                 v @ Value::Text(_),
-                SqlType::Text | SqlType::Varchar(None) | SqlType::InternalChar,
+                SqlType::Text | SqlType::Varchar(None) | SqlType::InternalChar | SqlType::Refcursor,
             ) => v,
             (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
@@ -199,7 +199,7 @@ impl Value {
                 | (Value::Oid(_), SqlType::Oid)
                 | (Value::Tid(..), SqlType::Tid)
                 | (Value::Xid(_), SqlType::Xid)
-                | (Value::Text(_), SqlType::InternalChar)
+                | (Value::Text(_), SqlType::InternalChar | SqlType::Refcursor)
         ) || match (self, ty) {
             (Value::Array(items), SqlType::Array(element)) => {
                 items.iter().all(|v| v.matches(*element))

@@ -1077,5 +1077,6 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::InternalChar => "\"char\"",
+        SqlType::Refcursor => "refcursor",
     })
 }

@@ -707,7 +707,7 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     }
                     (
                         value @ Value::Text(_),
-                        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_),
+                        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor,
                     ) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
                     (value, _) => Scalar::Const(value),
                 },

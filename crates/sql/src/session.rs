@@ -1782,7 +1782,7 @@ impl Session {
             let cx = session_cx!(self, self.block_start);
             let _objects = crate::object_scope::enter(&self.db, txn, &mut self.objects)?;
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
-            let _cursors = crate::cursors::Scope::enter(&self.cursors);
+            let _cursors = crate::cursors::Scope::enter(&self.cursors, self.savepoints.len());
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -1801,7 +1801,7 @@ impl Session {
         let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
             let _role = crate::roles::Scope::enter(&self.scoped_roles);
-            let _cursors = crate::cursors::Scope::enter(&self.cursors);
+            let _cursors = crate::cursors::Scope::enter(&self.cursors, 0);
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
@@ -1825,6 +1825,9 @@ impl Session {
         };
         self.deferred.clear();
         self.relations.end_transaction();
+        // The cursors PL/pgSQL opened in the statement's transaction end
+        // with it (a WITH HOLD DECLARE's cursor is opened after).
+        self.cursors.end_transaction(result.is_ok());
         let output = result.map_err(|e| self.temp.unqualify_error(e))?;
         self.apply_changes(changes)?;
         Ok(output)

@@ -1519,6 +1519,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (1186, "interval", 16, false, "T", 1187, "p"),
     (114, "json", -1, false, "U", 199, "x"),
     (3802, "jsonb", -1, false, "U", 3807, "x"),
+    (1790, "refcursor", -1, false, "U", 2201, "x"),
 ];
 
 fn oid(n: i64) -> Value {

@@ -110,6 +110,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "oid" => SqlType::Oid,
         "tid" => SqlType::Tid,
         "xid" => SqlType::Xid,
+        "refcursor" => SqlType::Refcursor,
         "float4" => SqlType::Float4,
         "float8" => SqlType::Float8,
         "numeric" => SqlType::Numeric(None),
@@ -283,6 +284,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::InternalChar => "char",
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
+        SqlType::Refcursor => "refcursor",
     })
 }
 
@@ -835,9 +837,11 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Float4 => Value::Float4(f32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Bool => Value::Bool(fixed(1)?[0] != 0),
-        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::InternalChar => {
-            Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?)
-        }
+        SqlType::Text
+        | SqlType::Varchar(_)
+        | SqlType::Char(_)
+        | SqlType::InternalChar
+        | SqlType::Refcursor => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         SqlType::Interval => {

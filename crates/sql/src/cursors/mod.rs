@@ -11,7 +11,8 @@
 //!   transaction that declared it unless WITH HOLD and committed; ROLLBACK
 //!   TO a savepoint closes those declared since; DISCARD ALL closes all.
 //! - The session's cursors are reachable from a running statement through
-//!   this thread's [`Scope`] (`pg_cursors`' rows).
+//!   this thread's [`Scope`] (`pg_cursors`' rows, PL/pgSQL's OPEN / FETCH /
+//!   MOVE / CLOSE: one store for both, so each reaches the other's).
 
 pub mod parse;
 pub mod position;
@@ -51,6 +52,10 @@ struct Cursor {
     /// or an earlier one closes it); `None`: declared in an earlier
     /// transaction (WITH HOLD, committed).
     depth: Option<usize>,
+    /// How many cursors the session opened before it: a PL/pgSQL block
+    /// whose error is caught closes those opened since it began
+    /// ([`Cursors::close_opened_since`]).
+    serial: u64,
 }
 
 /// A session's open cursors by name. Shared with the statement's
@@ -58,7 +63,17 @@ struct Cursor {
 /// runs.
 #[derive(Debug, Default, Clone)]
 pub struct Cursors {
-    open: Arc<Mutex<BTreeMap<String, Cursor>>>,
+    state: Arc<Mutex<State>>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    open: BTreeMap<String, Cursor>,
+    /// Cursors opened so far (each one's `serial`).
+    opened: u64,
+    /// The last `<unnamed portal n>` given (PostgreSQL's
+    /// `unnamed_portal_count`: per session, never reset).
+    unnamed: u64,
 }
 
 /// A cursor about to be opened: its query's result and how it was
@@ -72,24 +87,50 @@ pub struct Declared {
     pub created_us: i64,
 }
 
+/// What one FETCH or MOVE step gave: the cursor's columns, the rows
+/// read (none for MOVE), and the count its tag shows.
+pub struct Stepped {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+    pub count: u64,
+}
+
 impl Cursors {
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Cursor>> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock(&self) -> impl std::ops::DerefMut<Target = BTreeMap<String, Cursor>> + '_ {
+        struct Open<'a>(MutexGuard<'a, State>);
+        impl std::ops::Deref for Open<'_> {
+            type Target = BTreeMap<String, Cursor>;
+            fn deref(&self) -> &Self::Target {
+                &self.0.open
+            }
+        }
+        impl std::ops::DerefMut for Open<'_> {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.0.open
+            }
+        }
+        Open(self.lock_state())
     }
 
     /// Opens `declared`; `depth`: the savepoints open in its
     /// transaction (`None`: it already committed). 42P03 if the name is
     /// taken.
     pub fn open(&self, declared: Declared, depth: Option<usize>) -> Result<(), SqlError> {
-        let mut open = self.lock();
-        if open.contains_key(&declared.name) {
+        let mut state = self.lock_state();
+        if state.open.contains_key(&declared.name) {
             return Err(SqlError::new(
                 "42P03",
                 format!("cursor \"{}\" already exists", declared.name),
             ));
         }
         let position = Position::new(declared.rows.len(), declared.options.scroll);
-        open.insert(
+        let serial = state.opened;
+        state.opened += 1;
+        state.open.insert(
             declared.name,
             Cursor {
                 columns: declared.columns,
@@ -99,9 +140,49 @@ impl Cursors {
                 statement: declared.statement,
                 created_us: declared.created_us,
                 depth,
+                serial,
             },
         );
         Ok(())
+    }
+
+    /// Whether a cursor named `name` is open.
+    pub fn is_open(&self, name: &str) -> bool {
+        self.lock().contains_key(name)
+    }
+
+    /// A name for a cursor a PL/pgSQL OPEN gives none:
+    /// `<unnamed portal n>`, the session's next `n` whose name is free,
+    /// as PostgreSQL's `CreateNewPortal`.
+    pub fn unnamed(&self) -> String {
+        let mut state = self.lock_state();
+        loop {
+            state.unnamed += 1;
+            let name = format!("<unnamed portal {}>", state.unnamed);
+            if !state.open.contains_key(&name) {
+                return name;
+            }
+        }
+    }
+
+    /// A PL/pgSQL FOR over a query or EXECUTE begins: PostgreSQL reads
+    /// its rows through a portal it names as [`Cursors::unnamed`] does, so
+    /// the number is taken here too (the next OPEN's name counts on).
+    pub fn skip_unnamed(&self) {
+        self.unnamed();
+    }
+
+    /// How many cursors the session opened so far (a mark for
+    /// [`Cursors::close_opened_since`]).
+    pub fn opened(&self) -> u64 {
+        self.lock_state().opened
+    }
+
+    /// A PL/pgSQL block's error was caught (its subtransaction rolled
+    /// back): the cursors opened since `mark` close, as PostgreSQL drops
+    /// the portals of an aborted subtransaction.
+    pub fn close_opened_since(&self, mark: u64) {
+        self.lock().retain(|_, c| c.serial < mark);
     }
 
     /// FETCH (or with `moving`, MOVE) `direction` from cursor `name`: its
@@ -112,18 +193,39 @@ impl Cursors {
         direction: Direction,
         moving: bool,
     ) -> Result<Output, SqlError> {
-        let mut open = self.lock();
-        let cursor = open.get_mut(name).ok_or_else(|| missing(name))?;
-        let (read, count) = cursor.position.fetch(direction, moving)?;
+        let Stepped {
+            columns,
+            rows,
+            count,
+        } = self.step(name, direction, moving)?;
         if moving {
             return Ok(Output::command(format!("MOVE {count}")));
         }
-        let rows = read.into_iter().map(|i| cursor.rows[i].clone()).collect();
         Ok(Output::Rows {
-            columns: cursor.columns.clone(),
+            columns,
             rows,
             tag: format!("FETCH {count}"),
             time_zone: None,
+        })
+    }
+
+    /// One FETCH or MOVE (`moving`) step of cursor `name`: its columns,
+    /// the rows read (none for MOVE) and the count the tag shows (PL/pgSQL
+    /// sets FOUND from it).
+    pub fn step(
+        &self,
+        name: &str,
+        direction: Direction,
+        moving: bool,
+    ) -> Result<Stepped, SqlError> {
+        let mut open = self.lock();
+        let cursor = open.get_mut(name).ok_or_else(|| missing(name))?;
+        let (read, count) = cursor.position.fetch(direction, moving)?;
+        let rows = read.into_iter().map(|i| cursor.rows[i].clone()).collect();
+        Ok(Stepped {
+            columns: cursor.columns.clone(),
+            rows,
+            count,
         })
     }
 
@@ -206,26 +308,47 @@ pub const COLUMNS: &[(&str, folio_row::SqlType)] = &[
     ("creation_time", folio_row::SqlType::TimestampTz),
 ];
 
+/// The store a running statement reaches: the session's cursors, and the
+/// savepoints open in its transaction (what a cursor a PL/pgSQL OPEN
+/// makes records as its `depth`; 0 for a statement outside a block,
+/// whose transaction ends with it).
+#[derive(Debug, Clone)]
+pub struct InScope {
+    pub cursors: Cursors,
+    pub depth: usize,
+}
+
 thread_local! {
-    static CURRENT: RefCell<Option<Cursors>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<InScope>> = const { RefCell::new(None) };
 }
 
 /// The session's cursors in this thread's scope while one of its
 /// statements runs; the scope before comes back when it is dropped.
 pub struct Scope {
-    _installed: crate::thread_scope::Installed<Option<Cursors>>,
+    _installed: crate::thread_scope::Installed<Option<InScope>>,
 }
 
 impl Scope {
-    pub fn enter(cursors: &Cursors) -> Scope {
+    /// `depth`: the savepoints open in the statement's transaction.
+    pub fn enter(cursors: &Cursors, depth: usize) -> Scope {
+        let scope = InScope {
+            cursors: cursors.clone(),
+            depth,
+        };
         Scope {
-            _installed: crate::thread_scope::install(&CURRENT, Some(cursors.clone())),
+            _installed: crate::thread_scope::install(&CURRENT, Some(scope)),
         }
     }
+}
+
+/// The running statement's session's cursors (`None` outside a
+/// session's statement).
+pub fn current() -> Option<InScope> {
+    CURRENT.with(|c| c.borrow().clone())
 }
 
 /// `pg_cursors`' rows: the running statement's session's cursors (none
 /// outside a session's statement).
 pub fn pg_cursors_rows() -> Vec<Vec<Value>> {
-    CURRENT.with(|c| c.borrow().as_ref().map(Cursors::rows).unwrap_or_default())
+    current().map(|s| s.cursors.rows()).unwrap_or_default()
 }

@@ -147,7 +147,7 @@ impl Declare {
         }
         let scroll = match self.scroll.first() {
             Some(&scroll) => scroll,
-            None => !locks && scrolls_by_default(&self.query),
+            None => default_scroll(&self.query),
         };
         Ok(Options {
             scroll,
@@ -155,6 +155,13 @@ impl Declare {
             binary: self.binary,
         })
     }
+}
+
+/// Whether a cursor over `query` declared with neither SCROLL nor NO
+/// SCROLL scrolls (a DECLARE's, a PL/pgSQL OPEN's): not with FOR UPDATE
+/// or SHARE, else [`scrolls_by_default`].
+pub fn default_scroll(query: &Query) -> bool {
+    query.locks.is_empty() && scrolls_by_default(query)
 }
 
 /// Whether PostgreSQL 15 makes a cursor declared with neither SCROLL nor

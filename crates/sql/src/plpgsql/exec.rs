@@ -18,8 +18,11 @@
 //!   and the session's relation cache) and runs the handler, with
 //!   `SQLSTATE` and `SQLERRM` set.
 
+#[path = "cursor_statements.rs"]
+mod cursor_statements;
+
 use super::conditions;
-use super::parse::{Block, Condition, DeclType, Into, LoopKind, Raise, Sql, Stmt};
+use super::parse::{Block, Condition, CursorDecl, DeclType, Into, LoopKind, Raise, Sql, Stmt};
 use super::plan_cache::{KeptSql, Stamp};
 use super::set_returning::ResultRows;
 use crate::context::Ctx;
@@ -77,6 +80,8 @@ struct Var {
     value: Value,
     constant: bool,
     not_null: bool,
+    /// A bound cursor's declaration (its variable is a `refcursor`).
+    bound: Option<Arc<CursorDecl>>,
 }
 
 #[derive(Debug, Clone)]
@@ -180,6 +185,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             value,
             constant: false,
             not_null: false,
+            bound: None,
         });
     }
 
@@ -193,6 +199,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             value,
             constant: false,
             not_null: false,
+            bound: None,
         });
     }
 
@@ -208,6 +215,7 @@ impl<'a, 'c> Runner<'a, 'c> {
             value: Value::Null,
             constant: false,
             not_null: false,
+            bound: None,
         });
     }
 
@@ -273,7 +281,14 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// Declares `block`'s variables, in order, each with its default.
     fn declarations(&mut self, block: &Block) -> Result<(), SqlError> {
         for decl in &block.decls {
+            let mut bound = None;
             let (kind, value) = match &decl.ty {
+                // PostgreSQL 15's bound cursor variable holds its own name.
+                DeclType::Cursor(cursor) => {
+                    bound = Some(cursor.clone());
+                    let name = Value::Text(decl.name.clone());
+                    (Kind::Scalar(SqlType::Refcursor), name)
+                }
                 DeclType::Record => (Kind::Record(None), Value::Null),
                 DeclType::Type(ty) => match self.sql_type(ty) {
                     Ok(ty) => (Kind::Scalar(ty), Value::Null),
@@ -306,6 +321,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 value,
                 constant: false,
                 not_null: decl.not_null,
+                bound,
             });
             let at = self.vars.len() - 1;
             match &decl.default {
@@ -332,6 +348,7 @@ impl<'a, 'c> Runner<'a, 'c> {
         let name = format!("$plpgsql:{}", self.savepoints);
         self.txn.savepoint(&name)?;
         let mark = self.cx.deferred.mark();
+        let cursors_mark = crate::cursors::current().map(|s| s.cursors.opened());
         let depth = self.vars.len();
         let error = match self.stmts(&block.body) {
             Ok(flow) => {
@@ -350,6 +367,9 @@ impl<'a, 'c> Runner<'a, 'c> {
         self.txn.rollback_to(&name)?;
         self.txn.release(&name)?;
         self.cx.deferred.rollback_to(&mark);
+        if let (Some(scope), Some(mark)) = (crate::cursors::current(), cursors_mark) {
+            scope.cursors.close_opened_since(mark);
+        }
         self.cx.relations.ddl();
         self.kept = None;
         // Nested blocks' variables are gone already; the block's own stay.
@@ -563,6 +583,9 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }
             }
             Stmt::Raise(raise) => self.raise(raise)?,
+            Stmt::Open { cursor, source } => self.open_cursor(cursor, source)?,
+            Stmt::Fetch { cursor, step, into } => self.fetch_cursor(cursor, step, into.as_ref())?,
+            Stmt::Close(cursor) => self.close_cursor(cursor)?,
             Stmt::Assert { condition, message } => {
                 if !self.condition(condition)? {
                     let message = match message {
@@ -729,6 +752,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                 }
                 LoopKind::Query { var, query } => {
                     let output = self.run_sql(query)?;
+                    skip_unnamed_portal();
                     self.rows_loop(var, output, body, &ends)
                 }
                 LoopKind::Execute {
@@ -737,7 +761,11 @@ impl<'a, 'c> Runner<'a, 'c> {
                     using,
                 } => {
                     let output = self.execute(command, using)?;
+                    skip_unnamed_portal();
                     self.rows_loop(var, output, body, &ends)
+                }
+                LoopKind::Cursor { var, cursor, args } => {
+                    self.cursor_loop(var, cursor, args, label, body, &ends)
                 }
             }
         })();
@@ -926,6 +954,12 @@ impl<'a, 'c> Runner<'a, 'c> {
     /// `EXECUTE command [USING ...]`: the command's text parsed now, its
     /// `$n` the USING values.
     fn execute(&mut self, command: &Sql, using: &[Sql]) -> Result<Output, SqlError> {
+        self.execute_text(command, using).map(|(output, _)| output)
+    }
+
+    /// [`Runner::execute`], with the command's text (what a cursor opened
+    /// FOR EXECUTE shows in `pg_cursors`).
+    fn execute_text(&mut self, command: &Sql, using: &[Sql]) -> Result<(Output, String), SqlError> {
         let text = match self.eval(command)?.0 {
             Value::Null => {
                 return Err(SqlError::new(
@@ -948,10 +982,10 @@ impl<'a, 'c> Runner<'a, 'c> {
         }
         let parsed = parsed.pop().expect("one");
         let Parsed::Sql(statement) = parsed else {
-            return self.run_parsed(&parsed, &[]);
+            return Ok((self.run_parsed(&parsed, &[])?, text));
         };
         if !crate::statement::plannable(&statement) {
-            return self.run_parsed(&Parsed::Sql(statement), &[]);
+            return Ok((self.run_parsed(&Parsed::Sql(statement), &[])?, text));
         }
         // `$n` is the n-th USING value, typed.
         let mut bound = *statement;
@@ -982,7 +1016,8 @@ impl<'a, 'c> Runner<'a, 'c> {
             return Err(e);
         }
         let params: Vec<Value> = values.into_iter().map(|(v, _)| v).collect();
-        self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)
+        let output = self.run_parsed(&Parsed::Sql(Box::new(bound)), &params)?;
+        Ok((output, text))
     }
 
     /// Runs a SQL piece of the body with the variables it names bound.
@@ -1419,6 +1454,14 @@ impl<'a, 'c> Runner<'a, 'c> {
             Output::Rows { columns, .. } => Ok(shape_of(&columns)[0].1),
             _ => Err(SqlError::new("42704", "type not found")),
         }
+    }
+}
+
+/// A FOR over a query's rows takes an unnamed portal's number, as
+/// PostgreSQL's (`Cursors::skip_unnamed`).
+fn skip_unnamed_portal() {
+    if let Some(scope) = crate::cursors::current() {
+        scope.cursors.skip_unnamed();
     }
 }
 

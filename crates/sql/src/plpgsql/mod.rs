@@ -4,9 +4,13 @@
 //!
 //! - `parse.rs`: the body's block structure, read by hand over
 //!   sqlparser's tokens; the SQL pieces in it parsed by folio's parser.
+//!   `parse_cursors.rs` (a child of `parse.rs`) reads the cursor
+//!   declarations and statements.
 //! - `exec.rs`: the interpreter, running each SQL piece in the
 //!   statement's transaction with its variables as typed parameters,
 //!   and a block with handlers in a savepoint.
+//!   `cursor_statements.rs` (a child of `exec.rs`) runs OPEN, FETCH,
+//!   MOVE, CLOSE and FOR over a cursor in the session's cursor store.
 //! - `calls.rs`: a call of a PL/pgSQL function in a statement that
 //!   PostgreSQL gives one value for the whole statement, run before the
 //!   statement is planned and replaced by its value.

@@ -13,6 +13,10 @@ use crate::parse::Parsed;
 use sqlparser::ast::{DataType, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
+use std::sync::Arc;
+
+#[path = "parse_cursors.rs"]
+mod cursors;
 
 /// What the range operator `..` of an integer FOR loop is read as: the
 /// tokenizer would take `1..10` for numbers. Not a name a body can hold
@@ -52,6 +56,52 @@ pub enum DeclType {
     RowType(Vec<String>),
     /// `ALIAS FOR $n` (or a name).
     Alias(String),
+    /// `[[NO] SCROLL] CURSOR [(args)] FOR query`: a bound cursor
+    /// variable (a `refcursor` whose value is its own name, as
+    /// PostgreSQL 15's).
+    Cursor(Arc<CursorDecl>),
+}
+
+/// A bound cursor's declaration: its query, the arguments the query
+/// names, and how it scrolls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CursorDecl {
+    /// `SCROLL` (`Some(true)`), `NO SCROLL` (`Some(false)`), or the
+    /// default PostgreSQL's plan allows.
+    pub scroll: Option<bool>,
+    /// Each argument's name and type: variables of the query while OPEN
+    /// runs it.
+    pub args: Vec<(String, DataType)>,
+    pub query: Sql,
+}
+
+/// What `OPEN` opens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenSource {
+    /// A bound cursor's query, with its arguments' values in declared
+    /// order (named ones put in place at parse).
+    Bound(Vec<Sql>),
+    /// `[[NO] SCROLL] FOR query`.
+    Query { scroll: Option<bool>, query: Sql },
+    /// `[[NO] SCROLL] FOR EXECUTE command [USING ...]`.
+    Execute {
+        scroll: Option<bool>,
+        command: Sql,
+        using: Vec<Sql>,
+    },
+}
+
+/// A PL/pgSQL FETCH or MOVE direction; the counts are expressions,
+/// evaluated when the statement runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// NEXT, PRIOR, FIRST, LAST, ALL, FORWARD / BACKWARD [ALL], a
+    /// direction of fixed count.
+    Fixed(crate::cursors::position::Direction),
+    Absolute(Sql),
+    Relative(Sql),
+    Forward(Sql),
+    Backward(Sql),
 }
 
 /// `WHEN cond [OR cond ...] THEN stmts`.
@@ -153,6 +203,20 @@ pub enum Stmt {
     },
     Null,
     Block(Block),
+    /// `OPEN cursor ...`.
+    Open {
+        cursor: String,
+        source: OpenSource,
+    },
+    /// `FETCH [direction {FROM | IN}] cursor INTO target` (`into`), or
+    /// `MOVE [direction {FROM | IN}] cursor` (no `into`).
+    Fetch {
+        cursor: String,
+        step: Step,
+        into: Option<Into>,
+    },
+    /// `CLOSE cursor`.
+    Close(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -174,6 +238,13 @@ pub enum LoopKind {
         var: String,
         command: Sql,
         using: Vec<Sql>,
+    },
+    /// `FOR var IN cursor [(args)]`: a bound cursor opened, read and
+    /// closed; `var` is a record of the loop.
+    Cursor {
+        var: String,
+        cursor: String,
+        args: Vec<Sql>,
     },
     /// `FOREACH var [SLICE n] IN ARRAY expr`.
     ForEach {
@@ -206,6 +277,7 @@ pub fn parse(text: &str) -> Result<Block, SqlError> {
         tokens,
         at: 0,
         pieces: 0,
+        cursors: Vec::new(),
     };
     p.skip_ws();
     let block = p.block(None)?;
@@ -311,6 +383,9 @@ struct P {
     at: usize,
     /// How many SQL pieces were read (the next one's [`Sql::id`]).
     pieces: usize,
+    /// The bound cursors declared in the blocks being read, innermost
+    /// last: OPEN's and FOR's arguments are checked against them.
+    cursors: Vec<(String, Arc<CursorDecl>)>,
 }
 
 impl P {
@@ -491,6 +566,7 @@ impl P {
             None => self.label()?,
         };
         let mut decls = Vec::new();
+        let cursors_before = self.cursors.len();
         if self.eat_word("declare") {
             while self.word().as_deref() != Some("begin") {
                 if self.at_end() {
@@ -522,6 +598,7 @@ impl P {
         }
         self.expect_word("end")?;
         self.end_label(&label)?;
+        self.cursors.truncate(cursors_before);
         Ok(Block {
             label,
             decls,
@@ -586,9 +663,16 @@ impl P {
             });
         }
         let constant = self.eat_word("constant");
-        if matches!(self.word().as_deref(), Some("cursor" | "refcursor")) || self.eat_word("scroll")
-        {
-            return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+        if let Some(cursor) = self.cursor_decl()? {
+            let cursor = Arc::new(cursor);
+            self.cursors.push((name.clone(), cursor.clone()));
+            return Ok(Decl {
+                name,
+                ty: DeclType::Cursor(cursor),
+                constant: false,
+                not_null: false,
+                default: None,
+            });
         }
         let ty_text = self.until(|t| {
             matches!(t, Token::SemiColon | Token::Assignment | Token::Eq)
@@ -766,8 +850,11 @@ impl P {
                 self.bump();
                 Stmt::Null
             }
-            "open" | "fetch" | "move" | "close" => {
-                return Err(SqlError::unsupported("cursors in PL/pgSQL"));
+            "open" => self.open()?,
+            "fetch" | "move" => self.fetch(word == "move")?,
+            "close" => {
+                self.bump();
+                Stmt::Close(self.name()?)
             }
             "assert" => {
                 self.bump();
@@ -878,7 +965,14 @@ impl P {
                 return Err(SqlError::unsupported("FOR with a list of target variables"));
             }
             self.expect_word("in")?;
-            self.for_kind(var)?
+            match self.word() {
+                Some(cursor) if self.bound_cursor(&cursor).is_some() => {
+                    self.bump();
+                    let args = self.cursor_args(&cursor)?;
+                    LoopKind::Cursor { var, cursor, args }
+                }
+                _ => self.for_kind(var)?,
+            }
         } else {
             LoopKind::Plain
         };
@@ -1097,6 +1191,7 @@ impl P {
             tokens: self.tokens[into_at + 1..end].to_vec(),
             at: 0,
             pieces: 0,
+            cursors: Vec::new(),
         };
         sub.skip_ws();
         let into = sub.read_into()?;
@@ -1414,7 +1509,7 @@ mod tests {
         assert_eq!(code("BEGIN IF x THEN NULL; END").code, "42601");
         assert_eq!(code("BEGIN SELEC 1; END").code, "42601");
         assert_eq!(code("BEGIN RAISE NOTICE '%'; END").code, "42601");
-        assert_eq!(code("BEGIN OPEN c; END").code, "0A000");
+        assert_eq!(code("BEGIN OPEN c; END").code, "42601");
         assert_eq!(
             code("BEGIN FOREACH x SLICE y IN ARRAY a LOOP END LOOP; END").code,
             "42601"
@@ -1462,6 +1557,85 @@ mod tests {
         assert_eq!(
             b.decls[1].ty,
             DeclType::RowType(vec!["s".into(), "T".into()])
+        );
+    }
+
+    /// Proves the cursor declarations and statements read as PostgreSQL's
+    /// PL/pgSQL grammar reads them: named arguments put in declared
+    /// order, directions with expression counts, FOR over a bound cursor.
+    #[test]
+    fn cursor_statements() {
+        use crate::cursors::position::Direction;
+        let b = parse(
+            "DECLARE c NO SCROLL CURSOR (x int, y text) FOR SELECT x, y; u refcursor;
+             BEGIN
+               OPEN c(y := 'a', x := 1); OPEN u SCROLL FOR EXECUTE 'SELECT 1' USING 2;
+               FETCH PRIOR FROM u INTO r; FETCH RELATIVE n + 1 IN u INTO a, b; FETCH u INTO r;
+               MOVE FORWARD ALL FROM u; MOVE BACKWARD 2 FROM u; CLOSE u;
+               FOR r IN c(1, 'b') LOOP NULL; END LOOP;
+             END",
+        )
+        .unwrap();
+        let DeclType::Cursor(c) = &b.decls[0].ty else {
+            panic!("{:?}", b.decls[0]);
+        };
+        assert_eq!((c.scroll, c.args.len()), (Some(false), 2));
+        assert!(matches!(&b.decls[1].ty, DeclType::Type(_)));
+        let s = &b.body;
+        assert!(
+            matches!(&s[0], Stmt::Open { source: OpenSource::Bound(args), .. }
+            if args[0].text == "1" && args[1].text == "'a'")
+        );
+        assert!(matches!(
+            &s[1],
+            Stmt::Open {
+                source: OpenSource::Execute {
+                    scroll: Some(true),
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(matches!(
+            &s[2],
+            Stmt::Fetch {
+                step: Step::Fixed(Direction::Backward(1)),
+                into: Some(_),
+                ..
+            }
+        ));
+        assert!(
+            matches!(&s[3], Stmt::Fetch { step: Step::Relative(n), into: Some(i), .. }
+            if n.text == "n + 1" && i.targets.len() == 2)
+        );
+        assert!(matches!(
+            &s[4],
+            Stmt::Fetch {
+                step: Step::Fixed(Direction::Forward(1)),
+                ..
+            }
+        ));
+        assert!(matches!(&s[5], Stmt::Fetch { into: None, .. }));
+        assert!(matches!(
+            &s[6],
+            Stmt::Fetch {
+                step: Step::Backward(_),
+                into: None,
+                ..
+            }
+        ));
+        assert!(matches!(&s[7], Stmt::Close(u) if u == "u"));
+        assert!(
+            matches!(&s[8], Stmt::Loop { kind: LoopKind::Cursor { args, .. }, .. } if args.len() == 2)
+        );
+        let code = |t: &str| parse(t).map(|_| ()).unwrap_err().message;
+        assert_eq!(
+            code("DECLARE u refcursor; BEGIN FETCH 2 FROM u INTO x; END"),
+            "FETCH statement cannot return multiple rows"
+        );
+        assert_eq!(
+            code("DECLARE c CURSOR (k int) FOR SELECT k; BEGIN OPEN c; END"),
+            "cursor \"c\" has arguments"
         );
     }
 

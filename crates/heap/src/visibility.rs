@@ -39,7 +39,7 @@ fn visible_serializable(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnE
 /// is reported as a write the transaction missed.
 fn seen_or_missed(txn: &Transaction, xid: Xid) -> Result<bool, TxnError> {
     if txn.is_mine(xid) {
-        return Ok(true);
+        return Ok(!txn.hides(xid));
     }
     let fate = txn.manager().fate(xid)?;
     if txn.snapshot().sees(fate) {

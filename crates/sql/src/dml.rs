@@ -25,7 +25,7 @@ use crate::subquery::{self, Subplan};
 use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
-use folio_db::Transaction;
+use folio_db::{Command, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
@@ -55,10 +55,12 @@ pub enum Change {
         assignments: Vec<(usize, Scalar)>,
         rows: Rows,
         returning: Returning,
-        /// Subqueries in SET and WHERE (uncorrelated), run first.
+        /// Subqueries in SET, WHERE and RETURNING: the uncorrelated run
+        /// first, the correlated per row ([`PerRow`]).
         subplans: Vec<Subplan>,
-        /// WHERE's conjuncts that call PL/pgSQL functions, tested on each
-        /// row found, before it is changed ([`late_where`]).
+        /// WHERE's conjuncts that call PL/pgSQL functions or hold a
+        /// correlated subquery, tested on each row found, before it is
+        /// changed ([`late_where`]).
         late: Vec<Scalar>,
     },
     Delete {
@@ -229,11 +231,15 @@ pub fn plan_update(
     target.note(cx, privileges::UPDATE, reads);
     let mut values: Vec<Expr> = assignments.iter().map(|a| a.value.clone()).collect();
     let mut selection = selection.cloned();
-    let subplans = subqueries(
+    let mut returning_items = returning_items.map(<[SelectItem]>::to_vec);
+    let subplans = subquery::extract(
         cx,
         txn,
+        (values.iter_mut().chain(selection.as_mut()))
+            .chain(returned(returning_items.as_mut()))
+            .collect(),
         &target.scope,
-        values.iter_mut().chain(selection.as_mut()).collect(),
+        0,
     )?;
     let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
@@ -246,8 +252,8 @@ pub fn plan_update(
         offset,
         assignments.iter().map(|a| &a.target).zip(&values),
     )?;
-    let returning = returning(&target.scope, returning_items)?;
-    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
+    let returning = returning(&target.scope, returning_items.as_deref())?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope, &subplans)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Update {
         relation,
@@ -307,9 +313,18 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let relation = target.relation.clone();
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let mut selection = delete.selection.clone();
-    let subplans = subqueries(cx, txn, &target.scope, selection.iter_mut().collect())?;
-    let returning = returning(&target.scope, delete.returning.as_deref())?;
-    let (selection, late) = late_where(selection.as_ref(), &target.scope)?;
+    let mut returning_items = delete.returning.clone();
+    let subplans = subquery::extract(
+        cx,
+        txn,
+        (selection.iter_mut())
+            .chain(returned(returning_items.as_mut()))
+            .collect(),
+        &target.scope,
+        0,
+    )?;
+    let returning = returning(&target.scope, returning_items.as_deref())?;
+    let (selection, late) = late_where(selection.as_ref(), &target.scope, &subplans)?;
     let rows = target.rows(cx, selection.as_ref())?;
     Ok(Change::Delete {
         relation,
@@ -321,81 +336,131 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     })
 }
 
+/// The expressions of RETURNING's `items`, for their subqueries to be
+/// taken out; an unaliased item that holds one is named first, as a
+/// select list's is (`query::name_subquery_items`).
+fn returned(items: Option<&mut Vec<SelectItem>>) -> impl Iterator<Item = &mut Expr> {
+    let items: &mut [SelectItem] = match items {
+        Some(items) => {
+            query::name_subquery_items(items);
+            items
+        }
+        None => &mut [],
+    };
+    items.iter_mut().filter_map(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    })
+}
+
 /// An UPDATE's or DELETE's WHERE split: the conjuncts the table's scan
-/// (or join) tests, and those that call a PL/pgSQL function, bound over
-/// `scope`, which the change tests on each row the scan found, where it
-/// can lend the transaction (`plpgsql/row_calls.rs`), as PostgreSQL
-/// tests its costly conditions last.
+/// (or join) tests, and those that call a PL/pgSQL function or hold a
+/// correlated subquery (of `subplans`), bound over `scope`, which the
+/// change tests on each row the scan found, where it can lend the
+/// transaction ([`PerRow`]), as PostgreSQL tests its costly conditions
+/// last.
 fn late_where(
     selection: Option<&Expr>,
     scope: &Scope,
+    subplans: &[Subplan],
 ) -> Result<(Option<Expr>, Vec<Scalar>), SqlError> {
     let Some(selection) = selection else {
         return Ok((None, Vec::new()));
     };
-    if !crate::plpgsql::row_calls::any_in(selection) {
+    if !crate::plpgsql::row_calls::any_in(selection) && !subplans.iter().any(Subplan::is_correlated)
+    {
         return Ok((Some(selection.clone()), Vec::new()));
     }
-    let (early, late) = subquery::outer_conjuncts(selection, &[]);
+    let (early, late) = subquery::outer_conjuncts(selection, subplans);
     let late = (late.iter())
         .map(|e| scalar::bind(e, scope))
         .collect::<Result<_, _>>()?;
     Ok((early, late))
 }
 
-/// Whether the row `seen` passes the `late` conjuncts (with `txn` lent).
-fn passes_late(
-    txn: &mut Transaction,
-    late: &[Scalar],
-    seen: &[Value],
-    env: &Env<'_>,
-) -> Result<bool, SqlError> {
-    if late.is_empty() {
-        return Ok(true);
-    }
-    crate::plpgsql::row_calls::lend(txn, env, |env| scan::accepts(late, seen, env))
+/// What an UPDATE or DELETE lends the expressions it evaluates per row
+/// (the late WHERE conjuncts, SET, RETURNING): its transaction, to their
+/// calls of PL/pgSQL functions and, when it has correlated subqueries,
+/// to those, which read as of the statement's `command` (they do not see
+/// the rows it changed already, as PostgreSQL's subqueries read with the
+/// statement's command id).
+#[derive(Clone, Copy)]
+struct PerRow<'p> {
+    subplans: &'p [Subplan],
+    /// Set when a subquery is correlated: the frame the statement's
+    /// writes run in ([`PerRow::run`]).
+    command: Option<Command>,
 }
 
-/// The subqueries in an UPDATE's or DELETE's expressions (over `scope`),
-/// replaced by markers and planned. Uncorrelated only: the rows are found
-/// and re-checked inside the table's scan, where a subquery cannot run.
-fn subqueries(
-    cx: &Ctx<'_>,
-    txn: &Transaction,
-    scope: &Scope,
-    exprs: Vec<&mut Expr>,
-) -> Result<Vec<Subplan>, SqlError> {
-    let subplans = subquery::extract(cx, txn, exprs, scope, 0)?;
-    if subplans.iter().any(Subplan::is_correlated) {
-        return Err(SqlError::unsupported(
-            "a correlated subquery in UPDATE or DELETE",
-        ));
-    }
-    Ok(subplans)
-}
-
-/// Runs the uncorrelated `subplans` (once, before the rows), then `f`
-/// with their results in the environment.
-fn with_subqueries<T>(
-    txn: &mut Transaction,
-    subplans: &[Subplan],
-    env: &Env<'_>,
-    f: impl FnOnce(&mut Transaction, &Env<'_>) -> Result<T, SqlError>,
-) -> Result<T, SqlError> {
-    if subplans.is_empty() {
-        return f(txn, env);
-    }
-    let results = subplans
-        .iter()
-        .map(|s| Ok(query::run(txn, &s.plan, env)?.0))
-        .collect::<Result<Vec<_>, SqlError>>()?;
-    f(
-        txn,
-        &Env {
+impl PerRow<'_> {
+    /// Runs `change` with a [`PerRow`] for `subplans`: the uncorrelated
+    /// subqueries run first (their results in the environment), and, when
+    /// one is correlated, the writes in a command of their own that is
+    /// ended whatever `change` returns. Without subqueries, `change` as it
+    /// is (the pgbench path).
+    fn run<T>(
+        txn: &mut Transaction,
+        subplans: &[Subplan],
+        env: &Env<'_>,
+        change: impl FnOnce(&mut Transaction, &Env<'_>, PerRow<'_>) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        let mut per_row = PerRow {
+            subplans,
+            command: None,
+        };
+        if subplans.is_empty() {
+            return change(txn, env, per_row);
+        }
+        let results = (subplans.iter())
+            .map(|s| match s.is_correlated() {
+                true => Ok(Vec::new()),
+                false => Ok(query::run(txn, &s.plan, env)?.0),
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
+        let env = Env {
             subqueries: &results,
             ..*env
-        },
-    )
+        };
+        if !subplans.iter().any(Subplan::is_correlated) {
+            return change(txn, &env, per_row);
+        }
+        let command = txn.begin_command()?;
+        per_row.command = Some(command);
+        let out = change(txn, &env, per_row);
+        txn.end_command(command);
+        out
+    }
+
+    /// Runs `f` with `txn` lent to the expressions it evaluates.
+    fn lend<T>(
+        self,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        f: impl FnOnce(&Env<'_>) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        let Some(command) = self.command else {
+            return crate::plpgsql::row_calls::lend(txn, env, f);
+        };
+        let runner = subquery::Runner::as_of(txn, self.subplans, env, command);
+        f(&Env {
+            correlated: Some(&runner),
+            ..*env
+        })
+    }
+
+    /// Whether the row `seen` passes the `late` conjuncts.
+    fn passes(
+        self,
+        txn: &mut Transaction,
+        late: &[Scalar],
+        seen: &[Value],
+        env: &Env<'_>,
+    ) -> Result<bool, SqlError> {
+        if late.is_empty() {
+            return Ok(true);
+        }
+        self.lend(txn, env, |env| scan::accepts(late, seen, env))
+    }
 }
 
 /// A parameter `s` assigned to (or inserted into) a column of type `ty`
@@ -706,7 +771,7 @@ impl Change {
                 returning,
                 subplans,
                 late,
-            } => with_subqueries(txn, subplans, env, |txn, env| {
+            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
                 let triggers = Triggers::start(cx, txn, relation, Event::Update, &set)?;
@@ -727,7 +792,7 @@ impl Change {
                         row,
                         |txn, tid, old| {
                             let seen = change_rows::seen(&others, old, &system);
-                            if !passes_late(txn, late, &seen, env)? {
+                            if !per_row.passes(txn, late, &seen, env)? {
                                 return Ok((folio_db::Write::Gone, None));
                             }
                             let rule = RowRule {
@@ -736,24 +801,18 @@ impl Change {
                                 constraints,
                                 triggers: triggers.as_ref(),
                             };
+                            let new = per_row.lend(txn, env, |env| {
+                                rule.assigned(old, assignments, &seen, env)
+                            })?;
                             let (write, new) = rule
-                                .update_row(
-                                    txn,
-                                    assignments,
-                                    &seen,
-                                    (tid, old),
-                                    returning.is_some(),
-                                    env,
-                                )?
+                                .update_row(txn, new, (tid, old), returning.is_some(), env)?
                                 .unwrap_or((folio_db::Write::Gone, None));
                             // RETURNING sees the row written (a call in it
                             // that reads the table finds the new version).
                             let projected = match (returning, new) {
                                 (Some((items, _, _)), Some(new)) => {
                                     let seen = change_rows::seen(&others, &new, &system);
-                                    Some(crate::plpgsql::row_calls::lend(txn, env, |env| {
-                                        project(items, &seen, env)
-                                    })?)
+                                    Some(per_row.lend(txn, env, |env| project(items, &seen, env))?)
                                 }
                                 _ => None,
                             };
@@ -778,7 +837,7 @@ impl Change {
                 returning,
                 subplans,
                 late,
-            } => with_subqueries(txn, subplans, env, |txn, env| {
+            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let triggers = Triggers::start(cx, txn, relation, Event::Delete, &[])?;
                 let mut out = Vec::new();
@@ -798,7 +857,7 @@ impl Change {
                         row,
                         |txn, tid, row| {
                             let seen = change_rows::seen(&others, row, &system);
-                            if !passes_late(txn, late, &seen, env)? {
+                            if !per_row.passes(txn, late, &seen, env)? {
                                 return Ok((folio_db::Write::Gone, Vec::new()));
                             }
                             let rule = RowRule {
@@ -815,9 +874,7 @@ impl Change {
                         deleted += 1;
                         if let Some((items, _, _)) = returning {
                             let seen = change_rows::seen(&others, &row, &system);
-                            out.push(crate::plpgsql::row_calls::lend(txn, env, |env| {
-                                project(items, &seen, env)
-                            })?);
+                            out.push(per_row.lend(txn, env, |env| project(items, &seen, env))?);
                         }
                     }
                 }
@@ -890,28 +947,37 @@ impl RowRule<'_, '_> {
         Ok(())
     }
 
-    /// Updates the row `old` at `tid` with `assignments` evaluated over
-    /// `seen` (the row the statement's expressions see): the heap's
-    /// write, and the new row when it was written and `keep_new` (a
-    /// RETURNING reads it); `None` when a BEFORE ROW trigger skipped the
-    /// row.
+    /// `old` with `assignments` evaluated over `seen` (the row the
+    /// statement's expressions see) in `env`, coerced to the columns'
+    /// types: what an UPDATE writes, before its triggers. (The caller
+    /// lends the transaction to the expressions' calls and subqueries.)
+    pub fn assigned(
+        &self,
+        old: &[Value],
+        assignments: &[(usize, Scalar)],
+        seen: &[Value],
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
+        let mut new = old.to_vec();
+        for (c, value) in assignments {
+            new[*c] = types::coerce(value.eval(seen, env)?, self.relation.types[*c])?;
+        }
+        Ok(new)
+    }
+
+    /// Updates the row `old` at `tid` to `new` ([`RowRule::assigned`]):
+    /// the heap's write, and the new row when it was written and
+    /// `keep_new` (a RETURNING reads it); `None` when a BEFORE ROW trigger
+    /// skipped the row.
     pub fn update_row(
         &self,
         txn: &mut Transaction,
-        assignments: &[(usize, Scalar)],
-        seen: &[Value],
+        mut new: Vec<Value>,
         (tid, old): (folio_db::Tid, &[Value]),
         keep_new: bool,
         env: &Env<'_>,
     ) -> Result<Option<Updated>, SqlError> {
         let relation = self.relation;
-        let mut new = old.to_vec();
-        crate::plpgsql::row_calls::lend(txn, env, |env| {
-            for (c, value) in assignments {
-                new[*c] = types::coerce(value.eval(seen, env)?, relation.types[*c])?;
-            }
-            Ok(())
-        })?;
         if let Some(triggers) = self.triggers {
             match triggers.before(self.cx, txn, Some(old), Some(new))? {
                 Some(row) => new = row,

@@ -601,7 +601,7 @@ pub enum Source {
         label: String,
         planned: Box<crate::query::Planned>,
         filter: Vec<Scalar>,
-        outer: Vec<usize>,
+        outer: Vec<crate::subquery::OuterValue>,
     },
     /// A recursive CTE's `base UNION [ALL] step` (`recursive.rs`): the
     /// step run over the work table until it yields no rows.
@@ -718,7 +718,7 @@ enum Base {
     Derived {
         label: String,
         planned: Box<crate::query::Planned>,
-        outer: Vec<usize>,
+        outer: Vec<crate::subquery::OuterValue>,
     },
     Table {
         label: String,
@@ -825,10 +825,10 @@ pub fn resolve<'a>(
     for item in &mut items {
         let (base, table) = base(cx, txn, item.factor, &scope, outer, &mut pushed, system)?;
         if let Base::Derived { outer, .. } = &base
-            && !outer.is_empty()
+            && let Some(first) = crate::subquery::columns_of(outer).next()
             && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
         {
-            let named = scope.qualifier_of(outer[0]).unwrap_or_default();
+            let named = scope.qualifier_of(first).unwrap_or_default();
             return Err(SqlError::new(
                 "42P01",
                 format!("invalid reference to FROM-clause entry for table \"{named}\""),
@@ -936,7 +936,7 @@ impl FromClause<'_> {
         if let Some(reads) = &mut reads {
             for base in &bases {
                 if let Base::Derived { outer, .. } = base {
-                    reads.extend(outer);
+                    reads.extend(crate::subquery::columns_of(outer));
                 }
             }
         }
@@ -1838,7 +1838,7 @@ impl Source {
 /// LEFT JOIN keeps a left row no right row met, NULL-extended).
 fn lateral_join(
     (txn, env, counts): (&mut Transaction, &Env<'_>, &mut SourceCounts),
-    (left_rows, right, outer): (&[Vec<Value>], &Source, &[usize]),
+    (left_rows, right, outer): (&[Vec<Value>], &Source, &[crate::subquery::OuterValue]),
     left: bool,
     right_width: usize,
     condition: &[Scalar],
@@ -1847,7 +1847,7 @@ fn lateral_join(
     let mut out = Vec::new();
     for l in left_rows {
         txn.check_interrupt()?;
-        let values: Vec<Value> = outer.iter().map(|&c| l[c].clone()).collect();
+        let values = crate::subquery::outer_values(outer, l, env);
         let per_row = Env {
             outer: &values,
             ..*env

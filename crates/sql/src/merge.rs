@@ -436,7 +436,10 @@ impl Merge {
                     Some(_) if changed.contains(&tid) => return Err(second_time()),
                     Some(Action::Update(assignments)) => {
                         let updates = self.rule(cx, fired.update.as_ref());
-                        (updates.update_row(txn, assignments, &seen, (at, current), false, env)?)
+                        let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                            updates.assigned(current, assignments, &seen, env)
+                        })?;
+                        (updates.update_row(txn, new, (at, current), false, env)?)
                             .map(|(write, _)| write)
                     }
                     Some(Action::Delete) => {

@@ -816,7 +816,7 @@ fn plan_select(
     name_subquery_items(&mut select.projection);
     let grouped = is_grouped(&select);
     let mut subplans = subquery::extract_select(cx, txn, &mut select, &scope, grouped)?;
-    let correlated: Vec<usize> = subplans.iter().flat_map(|s| s.outer.clone()).collect();
+    let correlated: Vec<usize> = subplans.iter().flat_map(Subplan::outer_columns).collect();
     let row_calls = crate::plpgsql::row_calls::any_in(&select)
         || order_by
             .iter()
@@ -1811,7 +1811,7 @@ pub fn projection<C: Columns + ColumnNames + ?Sized>(
 /// Gives each unaliased select item that holds a subquery the name
 /// [`column_name`] finds for it now, before the subquery becomes a marker
 /// (`subquery::extract_select`) that no longer knows its column's name.
-fn name_subquery_items(items: &mut [SelectItem]) {
+pub(crate) fn name_subquery_items(items: &mut [SelectItem]) {
     for item in items {
         let SelectItem::UnnamedExpr(expr) = item else {
             continue;

@@ -23,7 +23,21 @@
 //! aggregate query it runs once per group, over the aggregate row: each
 //! outer column it reads must be a group key, whose place in that row it
 //! reads instead ([`over_groups`]; else 42803, as PostgreSQL's `subquery
-//! uses ungrouped column`). A reference two or more queries out is 0A000.
+//! uses ungrouped column`).
+//!
+//! A name two or more queries out (`where x = (select ... where exists
+//! (select ... where u.y > t1.x))`, `t1` the outermost query's) is made
+//! a marker when the query that has it plans its subquery: the rewrite
+//! looks into the queries nested in the subquery too, past the names
+//! their own FROM items have. Each marker in a query's text numbers one
+//! of that query's outer values; when a subquery holding such markers
+//! becomes correlated itself, they are renumbered as its own, each read
+//! from the holding query's ([`OuterValue::Enclosing`]); an uncorrelated
+//! one runs with the holding query's outer values as they are.
+//!
+//! In an UPDATE or DELETE the correlated subqueries run the same way,
+//! once per row the change finds, with the transaction the change lends
+//! between its writes ([`Runner::as_of`]; `dml.rs`).
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -34,7 +48,7 @@ use crate::scalar::{
     self, ARRAY_MARK, Columns, Correlated, EXISTS_MARK, Env, IN_MARK, OUTER_MARK, SUBQUERY_MARK,
     Scalar,
 };
-use folio_db::Transaction;
+use folio_db::{Command, Transaction};
 use folio_row::Value;
 use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, TableFactor,
@@ -43,21 +57,57 @@ use sqlparser::ast::{
 use std::cell::RefCell;
 use std::ops::ControlFlow::{self, Break, Continue};
 
-/// A subquery's plan and the outer row's columns it reads.
+/// A subquery's plan and the outer values it reads.
 pub struct Subplan {
     pub plan: Planned,
-    /// The outer row's column for each [`Scalar::Outer`] `K`; empty for an
+    /// Where each [`Scalar::Outer`] `K` comes from; empty for an
     /// uncorrelated subquery.
-    pub outer: Vec<usize>,
+    pub outer: Vec<OuterValue>,
     /// In the select list or HAVING of an aggregate query: its outer row
     /// is the aggregate row ([`over_groups`] maps `outer` into it).
     pub over_groups: bool,
+}
+
+/// Where a correlated subquery's outer value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OuterValue {
+    /// A column of the row of the query that holds the subquery.
+    Column(usize),
+    /// That query's own outer value `K`: a name two or more queries out
+    /// (the holding query is itself a correlated subquery of the query
+    /// that has the name).
+    Enclosing(usize),
 }
 
 impl Subplan {
     pub fn is_correlated(&self) -> bool {
         !self.outer.is_empty()
     }
+
+    /// The columns of the holding query's row it reads.
+    pub fn outer_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        columns_of(&self.outer)
+    }
+}
+
+/// The columns of the holding query's row among `outer`.
+pub fn columns_of(outer: &[OuterValue]) -> impl Iterator<Item = usize> + '_ {
+    outer.iter().filter_map(|o| match o {
+        OuterValue::Column(c) => Some(*c),
+        OuterValue::Enclosing(_) => None,
+    })
+}
+
+/// The values of `outer` for the holding query's `row`, run in `env`
+/// (whose own outer values the [`OuterValue::Enclosing`] ones read).
+pub fn outer_values(outer: &[OuterValue], row: &[Value], env: &Env<'_>) -> Vec<Value> {
+    (outer.iter())
+        .map(|o| match o {
+            OuterValue::Column(c) => row.get(*c),
+            OuterValue::Enclosing(k) => env.outer.get(*k),
+        })
+        .map(|v| v.cloned().unwrap_or(Value::Null))
+        .collect()
 }
 
 /// Replaces each subquery in `select`'s list, WHERE and HAVING by a
@@ -179,7 +229,10 @@ pub fn plan_subquery(
 }
 
 /// `q` planned with its references to the outer scope as outer values,
-/// or `None` if it has none.
+/// or `None` if it has none. A name in a query nested in `q` that neither
+/// that query's FROM items nor `q`'s have, but `scope` has, is one too
+/// (read two or more queries out: that query reads it through `q`'s outer
+/// values, [`OuterValue::Enclosing`]).
 fn correlated(
     cx: &Ctx<'_>,
     txn: &Transaction,
@@ -187,6 +240,11 @@ fn correlated(
     scope: &Scope,
 ) -> Result<Option<Subplan>, SqlError> {
     let mut q = q.clone();
+    // The markers already in `q` are the outer values of the query that
+    // holds it (it is a correlated subquery itself): `q` reads them
+    // through its own.
+    let mut enclosing = Renumber::default();
+    let _ = VisitMut::visit(&mut q, &mut enclosing);
     let SetExpr::Select(select) = q.body.as_mut() else {
         return Ok(None);
     };
@@ -195,10 +253,13 @@ fn correlated(
     // outer query's.
     let none = Scope::default();
     let mut in_from = OuterRefs {
+        cx,
+        txn,
         inner: &none,
         outer: scope,
-        columns: Vec::new(),
-        depth: 0,
+        columns: enclosing.columns,
+        nested: Vec::new(),
+        found: false,
     };
     for item in &mut select.from {
         let factors = std::iter::once(&mut item.relation)
@@ -226,9 +287,9 @@ fn correlated(
     };
     let mut refs = OuterRefs {
         inner: &inner,
-        outer: scope,
         columns: in_from.columns,
-        depth: 0,
+        found: in_from.found,
+        ..in_from
     };
     for item in &mut select.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
@@ -238,7 +299,7 @@ fn correlated(
     if let Some(e) = &mut select.selection {
         let _ = e.visit(&mut refs);
     }
-    if refs.columns.is_empty() {
+    if !refs.found {
         return Ok(None);
     }
     let outer = refs.columns;
@@ -261,7 +322,10 @@ pub fn over_groups(
     scope: &Scope,
 ) -> Result<(), SqlError> {
     for sub in subplans.iter_mut().filter(|s| s.over_groups) {
-        for column in &mut sub.outer {
+        for value in &mut sub.outer {
+            let OuterValue::Column(column) = value else {
+                continue;
+            };
             let Some(key) = keys.iter().position(|k| *k == Scalar::Column(*column)) else {
                 let name = &scope.names()[*column];
                 let name = match scope.qualifier_of(*column) {
@@ -273,7 +337,7 @@ pub fn over_groups(
                     format!("subquery uses ungrouped column \"{name}\" from outer query"),
                 ));
             };
-            *column = key;
+            *value = OuterValue::Column(key);
         }
     }
     Ok(())
@@ -389,51 +453,126 @@ impl VisitorMut for Extract<'_, '_> {
 }
 
 /// Rewrites a subquery's names of outer columns into `$outer:K:OID`
-/// markers (not inside its own subqueries: `depth`).
-struct OuterRefs<'a> {
+/// markers, also in the queries nested in it whose own FROM items (`nested`) do
+/// not have the name.
+struct OuterRefs<'a, 'b> {
+    cx: &'a Ctx<'b>,
+    txn: &'a Transaction,
     inner: &'a Scope,
     outer: &'a Scope,
-    /// The outer column of each marker `K`.
-    columns: Vec<usize>,
-    depth: usize,
+    /// Where each marker `K` reads its value.
+    columns: Vec<OuterValue>,
+    /// The FROM items of each nested query being visited, innermost last
+    /// (`None`: items whose names cannot be known, so any name is
+    /// theirs).
+    nested: Vec<Option<Scope>>,
+    /// Whether a name of the outer query was found.
+    found: bool,
 }
 
-impl VisitorMut for OuterRefs<'_> {
+impl OuterRefs<'_, '_> {
+    /// The scope of the names `q`'s expressions see first.
+    fn scope_of(&self, q: &Query) -> Option<Scope> {
+        let SetExpr::Select(select) = q.body.as_ref() else {
+            return None;
+        };
+        if select.from.is_empty() {
+            return Some(Scope::default());
+        }
+        let system = crate::system_columns::mentioned(&**select);
+        from::resolve(self.cx, self.txn, &select.from, None, system)
+            .ok()
+            .map(|f| f.scope)
+    }
+
+    /// Whether a query between the name `expr` and the outer query has
+    /// it (or may have it).
+    fn shadowed(&self, expr: &Expr) -> bool {
+        (self.nested.iter()).any(|s| s.as_ref().is_none_or(|s| scalar::bind(expr, s).is_ok()))
+            || scalar::bind(expr, self.inner).is_ok()
+    }
+}
+
+impl VisitorMut for OuterRefs<'_, '_> {
     type Break = ();
 
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
+    fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        let scope = self.scope_of(q);
+        self.nested.push(scope);
         Continue(())
     }
 
     fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
+        self.nested.pop();
         Continue(())
     }
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.depth > 0 || !matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+        if !matches!(expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
             return Continue(());
         }
         // A SQL function's argument placed in its body reads the
-        // caller's row only (`sql_functions.rs`).
-        let caller = crate::sql_functions::caller_reference(expr);
+        // caller's row only (`sql_functions.rs`: placed only at the body's
+        // own level, which the caller's query holds).
+        let caller = match self.nested.is_empty() {
+            true => crate::sql_functions::caller_reference(expr),
+            false => None,
+        };
         if let Some(original) = &caller {
             *expr = original.clone();
-        } else if scalar::bind(expr, self.inner).is_ok() {
+        } else if self.shadowed(expr) {
             return Continue(());
         }
         if let Ok(Scalar::Column(c)) = scalar::bind(expr, self.outer) {
-            let k = match self.columns.iter().position(|&o| o == c) {
-                Some(k) => k,
-                None => {
-                    self.columns.push(c);
-                    self.columns.len() - 1
-                }
-            };
+            let k = slot(&mut self.columns, OuterValue::Column(c));
             let oid = self.outer.type_at(c).oid();
             *expr = marker(format!("{OUTER_MARK}{k}:{oid}"));
+            self.found = true;
         }
+        Continue(())
+    }
+}
+
+/// The marker number of `value` among `columns`, added if new.
+fn slot(columns: &mut Vec<OuterValue>, value: OuterValue) -> usize {
+    match columns.iter().position(|&o| o == value) {
+        Some(k) => k,
+        None => {
+            columns.push(value);
+            columns.len() - 1
+        }
+    }
+}
+
+/// Renumbers the `$outer:K:OID` markers of a subquery about to become
+/// correlated: each reads the holding query's outer value `K` through
+/// the subquery's own ([`OuterValue::Enclosing`]).
+#[derive(Default)]
+struct Renumber {
+    columns: Vec<OuterValue>,
+}
+
+impl VisitorMut for Renumber {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let Expr::Value(v) = expr else {
+            return Continue(());
+        };
+        let sqlparser::ast::Value::Placeholder(p) = &v.value else {
+            return Continue(());
+        };
+        let Some((k, oid)) = p
+            .strip_prefix(OUTER_MARK)
+            .and_then(|rest| rest.split_once(':'))
+        else {
+            return Continue(());
+        };
+        let (Ok(k), oid) = (k.parse::<usize>(), oid.to_string()) else {
+            return Continue(());
+        };
+        let k = slot(&mut self.columns, OuterValue::Enclosing(k));
+        *expr = marker(format!("{OUTER_MARK}{k}:{oid}"));
         Continue(())
     }
 }
@@ -488,6 +627,9 @@ pub struct Runner<'a> {
     txn: RefCell<&'a mut Transaction>,
     subplans: &'a [Subplan],
     env: Env<'a>,
+    /// In an UPDATE or DELETE: the statement's command, whose writes the
+    /// subqueries do not see (`dml.rs`).
+    command: Option<Command>,
 }
 
 impl<'a> Runner<'a> {
@@ -496,6 +638,23 @@ impl<'a> Runner<'a> {
             txn: RefCell::new(txn),
             subplans,
             env: *env,
+            command: None,
+        }
+    }
+
+    /// A runner for a row change's subqueries, which read as of the
+    /// start of `command` (`Transaction::as_of_command`): they do not see
+    /// the rows the statement has changed already, as PostgreSQL's
+    /// subqueries read with the statement's command id.
+    pub fn as_of(
+        txn: &'a mut Transaction,
+        subplans: &'a [Subplan],
+        env: &Env<'a>,
+        command: Command,
+    ) -> Runner<'a> {
+        Runner {
+            command: Some(command),
+            ..Runner::new(txn, subplans, env)
         }
     }
 }
@@ -519,11 +678,7 @@ impl std::fmt::Debug for Runner<'_> {
 impl Correlated for Runner<'_> {
     fn rows(&self, n: usize, row: &[Value]) -> Option<Result<Vec<Vec<Value>>, SqlError>> {
         let sub = self.subplans.get(n).filter(|s| s.is_correlated())?;
-        let outer: Vec<Value> = sub
-            .outer
-            .iter()
-            .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
-            .collect();
+        let outer = outer_values(&sub.outer, row, &self.env);
         let Ok(mut txn) = self.txn.try_borrow_mut() else {
             return Some(Err(SqlError::new(
                 "XX000",
@@ -536,7 +691,11 @@ impl Correlated for Runner<'_> {
             outer: &outer,
             ..self.env
         };
-        Some(run(&mut txn, &sub.plan, &env).map(|(rows, _)| rows))
+        let rows = match self.command {
+            None => run(&mut txn, &sub.plan, &env),
+            Some(command) => txn.as_of_command(Some(command), |txn| run(txn, &sub.plan, &env)),
+        };
+        Some(rows.map(|(rows, _)| rows))
     }
 
     fn call(

@@ -87,7 +87,21 @@ pub struct Transaction {
     stats: Option<TxnStats>,
     /// Committed (read at the end, by the statistics).
     committed: bool,
+    /// While a statement's subquery reads ([`Transaction::as_of_command`]):
+    /// the frame of the statement's [`Command`], whose writes (and those
+    /// of the frames after it) the reads do not see.
+    hidden_from: Option<usize>,
 }
+
+/// A statement's own writes, which its subqueries must not see
+/// (PostgreSQL's command id): the frame, at that depth, that
+/// [`Transaction::begin_command`] opened for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command(usize);
+
+/// The name of a command's frame: no savepoint a client names (an
+/// identifier has no NUL).
+const COMMAND_FRAME: &str = "\0command";
 
 /// A savepoint: the subtransaction its writes run in.
 #[derive(Debug)]
@@ -138,6 +152,7 @@ impl Transaction {
             advisory: None,
             stats: None,
             committed: false,
+            hidden_from: None,
         })
     }
 
@@ -406,6 +421,66 @@ impl Transaction {
         Ok(())
     }
 
+    /// Starts a command: the writes from now until [`Transaction::end_command`]
+    /// run in a frame of their own (a subtransaction, its xid assigned at
+    /// the first write), so that [`Transaction::as_of_command`] can hide
+    /// them from the statement's own reads, as PostgreSQL's command ids
+    /// do.
+    pub fn begin_command(&mut self) -> Result<Command, TxnError> {
+        self.savepoint(COMMAND_FRAME)?;
+        Ok(Command(self.frames.len() - 1))
+    }
+
+    /// Ends `command`: its writes join the enclosing frame (or the
+    /// transaction), as `RELEASE SAVEPOINT` does. Nothing if a `ROLLBACK
+    /// TO` of an earlier savepoint closed its frame already.
+    pub fn end_command(&mut self, command: Command) {
+        let Command(at) = command;
+        if self.frames.get(at).is_none_or(|f| f.name != COMMAND_FRAME) {
+            return;
+        }
+        let merged: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
+        self.frames.truncate(at);
+        if let Some(stats) = &mut self.stats {
+            stats.release_to(at);
+        }
+        match self.frames.last_mut() {
+            Some(outer) => outer.released.extend(merged),
+            None => self.released.extend(merged),
+        }
+    }
+
+    /// Runs `f` reading as the statement that began `command` read: its
+    /// own writes since (and those of the savepoints opened after it)
+    /// are not seen, as if another transaction made them; the version
+    /// one of them replaced or deleted is seen still. Only reads
+    /// ([`Transaction::sees`]) change: a write still knows its own.
+    /// `command`: `None` runs `f` seeing every write of the transaction
+    /// (a function called from inside such a read, which PostgreSQL runs
+    /// with a new command id).
+    pub fn as_of_command<T>(
+        &mut self,
+        command: Option<Command>,
+        f: impl FnOnce(&mut Transaction) -> T,
+    ) -> T {
+        let kept = self.hidden_from;
+        self.hidden_from = command.map(|Command(at)| at);
+        let out = f(self);
+        self.hidden_from = kept;
+        out
+    }
+
+    /// Whether `xid`, one of this transaction's own, is a write that
+    /// [`Transaction::as_of_command`] hides now.
+    pub fn hides(&self, xid: Xid) -> bool {
+        let Some(at) = self.hidden_from else {
+            return false;
+        };
+        self.frames
+            .get(at..)
+            .is_some_and(|later| later.iter().any(|f| f.xids().any(|x| x == xid)))
+    }
+
     /// Whether a savepoint is open (`ROLLBACK TO` may then resume the
     /// transaction after an error).
     pub fn has_savepoints(&self) -> bool {
@@ -463,10 +538,11 @@ impl Transaction {
     }
 
     /// Whether the work of `xid` is visible to this transaction's current
-    /// snapshot: its own, or committed at or before the snapshot.
+    /// snapshot: its own (unless [`Transaction::as_of_command`] hides it),
+    /// or committed at or before the snapshot.
     pub fn sees(&self, xid: Xid) -> Result<bool, TxnError> {
         if self.is_mine(xid) {
-            return Ok(true);
+            return Ok(!self.hides(xid));
         }
         Ok(self.snapshot.sees(self.mgr.fate(xid)?))
     }

@@ -164,7 +164,12 @@ pub fn call(
         return Ok(Value::Null);
     }
     let mut notices = Vec::new();
-    let value = crate::plpgsql::call(cx, txn, &mut notices, def, args);
+    // Its statements see every write of the transaction, also inside a
+    // row change's subquery (which does not: `dml.rs`), as PostgreSQL
+    // runs a function's statements with a new command id.
+    let value = txn.as_of_command(None, |txn| {
+        crate::plpgsql::call(cx, txn, &mut notices, def, args)
+    });
     cx.raised.borrow_mut().extend(notices);
     value
 }

@@ -559,21 +559,21 @@ fn extended(
                 Ok(portal) => portal,
                 Err(e) => return Ok(Err(e)),
             };
-            // A query's or row change's portal is described by its kept
-            // plan, without running (its effects wait for Execute).
-            let planned = match session.prepared_is_planned(&portal.statement) {
-                Ok(planned) => planned,
-                Err(e) => return Ok(Err(e)),
-            };
-            if portal.result.is_none() && planned {
-                let described = (session.begin_pipeline(&portal.statement))
-                    .and_then(|()| session.describe_prepared(&portal.statement));
-                match described {
-                    Ok((_, Some(columns))) => describe(out, &columns, &portal.result_formats),
-                    Ok((_, None)) => out.no_data(),
+            // A query's or row change's portal is described by its plan's
+            // columns, without running (its effects wait for Execute).
+            if portal.result.is_none() {
+                match session.portal_columns(&portal.statement) {
+                    Ok(Some(Some(columns))) => {
+                        describe(out, &columns, &portal.result_formats);
+                        return Ok(Ok(()));
+                    }
+                    Ok(Some(None)) => {
+                        out.no_data();
+                        return Ok(Ok(()));
+                    }
+                    Ok(None) => {}
                     Err(e) => return Ok(Err(e)),
                 }
-                return Ok(Ok(()));
             }
             // Another statement runs to tell its rows; a portal that ran
             // is described by its kept result (rows not in a failed

@@ -743,11 +743,34 @@ impl Session {
         self.prepared(name).map(|p| p.parameters)
     }
 
-    /// Whether prepared statement `name` runs through a kept plan (a
-    /// query or row change): [`Session::describe_prepared`] then knows its
-    /// rows without running it.
-    pub fn prepared_is_planned(&self, name: &str) -> Result<bool, SqlError> {
-        self.prepared(name).map(|p| p.plannable)
+    /// The rows a portal of prepared statement `name` returns (Describe of
+    /// a portal), when they are known without running it: `None` for a
+    /// statement whose rows only its run tells (not a query or row
+    /// change: EXPLAIN, EXECUTE, CALL, ...); else `Some` of the columns
+    /// its plan gave when made (`None` inside: no rows), which its
+    /// Execute checks again; unplanned yet, [`Session::describe_prepared`]'s (in the pipeline's
+    /// transaction).
+    /// In a failed block, 25P02 (as `describe_prepared`).
+    #[allow(clippy::type_complexity)]
+    pub fn portal_columns(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<Option<Vec<crate::output::Column>>>, SqlError> {
+        let prepared = self.prepared(name)?;
+        if !prepared.plannable {
+            return Ok(None);
+        }
+        if matches!(self.block, Block::Failed(_)) {
+            return Err(SqlError::in_failed_block());
+        }
+        match &prepared.result {
+            Some(columns) => Ok(Some(columns.clone())),
+            None => {
+                self.begin_pipeline(name)?;
+                self.describe_prepared(name)
+                    .map(|(_, columns)| Some(columns))
+            }
+        }
     }
 
     /// What prepared statement `name` takes and returns (Describe of a

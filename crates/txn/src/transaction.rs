@@ -409,6 +409,14 @@ impl Transaction {
     /// every later one.
     pub fn release(&mut self, name: &str) -> Result<(), TxnError> {
         let at = self.frame(name)?;
+        self.release_from(at);
+        Ok(())
+    }
+
+    /// Closes the frame at depth `at` and every later one, their writes
+    /// kept as the enclosing frame's (or the transaction's): what
+    /// `RELEASE SAVEPOINT` and the end of a command do.
+    fn release_from(&mut self, at: usize) {
         let merged: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
         self.frames.truncate(at);
         if let Some(stats) = &mut self.stats {
@@ -418,7 +426,6 @@ impl Transaction {
             Some(outer) => outer.released.extend(merged),
             None => self.released.extend(merged),
         }
-        Ok(())
     }
 
     /// Starts a command: the writes from now until [`Transaction::end_command`]
@@ -436,17 +443,8 @@ impl Transaction {
     /// TO` of an earlier savepoint closed its frame already.
     pub fn end_command(&mut self, command: Command) {
         let Command(at) = command;
-        if self.frames.get(at).is_none_or(|f| f.name != COMMAND_FRAME) {
-            return;
-        }
-        let merged: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
-        self.frames.truncate(at);
-        if let Some(stats) = &mut self.stats {
-            stats.release_to(at);
-        }
-        match self.frames.last_mut() {
-            Some(outer) => outer.released.extend(merged),
-            None => self.released.extend(merged),
+        if self.frames.get(at).is_some_and(|f| f.name == COMMAND_FRAME) {
+            self.release_from(at);
         }
     }
 

@@ -564,7 +564,7 @@ fn extended(
             if portal.result.is_none() {
                 match session.portal_columns(&portal.statement) {
                     Ok(Some(Some(columns))) => {
-                        describe(out, &columns, &portal.result_formats);
+                        describe(out, columns, &portal.result_formats);
                         return Ok(Ok(()));
                     }
                     Ok(Some(None)) => {

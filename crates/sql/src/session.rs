@@ -748,14 +748,13 @@ impl Session {
     /// statement whose rows only its run tells (not a query or row
     /// change: EXPLAIN, EXECUTE, CALL, ...); else `Some` of the columns
     /// its plan gave when made (`None` inside: no rows), which its
-    /// Execute checks again; unplanned yet, [`Session::describe_prepared`]'s (in the pipeline's
-    /// transaction).
-    /// In a failed block, 25P02 (as `describe_prepared`).
-    #[allow(clippy::type_complexity)]
+    /// Execute checks again; unplanned yet, it is planned now (in the
+    /// pipeline's transaction). In a failed block, 25P02 (as
+    /// [`Session::describe_prepared`]).
     pub fn portal_columns(
         &mut self,
         name: &str,
-    ) -> Result<Option<Option<Vec<crate::output::Column>>>, SqlError> {
+    ) -> Result<Option<Option<&[crate::output::Column]>>, SqlError> {
         let prepared = self.prepared(name)?;
         if !prepared.plannable {
             return Ok(None);
@@ -763,14 +762,13 @@ impl Session {
         if matches!(self.block, Block::Failed(_)) {
             return Err(SqlError::in_failed_block());
         }
-        match &prepared.result {
-            Some(columns) => Ok(Some(columns.clone())),
-            None => {
-                self.begin_pipeline(name)?;
-                self.describe_prepared(name)
-                    .map(|(_, columns)| Some(columns))
-            }
+        if prepared.result.is_none() {
+            self.begin_pipeline(name)?;
+            // (Planning keeps the plan's columns as the result.)
+            self.describe_prepared(name)?;
         }
+        let prepared = self.prepared(name)?;
+        Ok(Some(prepared.result.as_ref().and_then(|c| c.as_deref())))
     }
 
     /// What prepared statement `name` takes and returns (Describe of a

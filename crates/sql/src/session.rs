@@ -60,9 +60,8 @@ pub struct Session {
     db: Arc<Database>,
     block: Block,
     notices: Vec<Notice>,
-    /// A COPY waiting for data, and its own transaction when it runs
-    /// outside a block.
-    copy: Option<(CopyIn, Option<Transaction>)>,
+    /// A COPY waiting for data.
+    copy: Option<Copying>,
     /// When the open block began (`CURRENT_TIMESTAMP`), microseconds since
     /// 2000-01-01 UTC.
     block_start: i64,
@@ -187,6 +186,29 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("status", &self.status())
             .finish_non_exhaustive()
+    }
+}
+
+/// A COPY FROM waiting for data: its statement spans messages.
+struct Copying {
+    copy: CopyIn,
+    /// Its own transaction when it runs outside a block.
+    own: Option<Transaction>,
+    /// The session's settings as the COPY's `set_config` calls (its
+    /// triggers') have left them so far: what its next piece runs with.
+    settings: Arc<Settings>,
+    /// Those calls, in order, for the session once the COPY succeeds.
+    changes: Vec<Change>,
+}
+
+impl Copying {
+    /// Leaves a piece's settings scope, keeping its `set_config` calls.
+    fn keep(&mut self, scope: crate::setting_functions::Scope) {
+        let (changed, changes) = scope.finish_with_settings();
+        if let Some(settings) = changed {
+            self.settings = Arc::new(settings);
+        }
+        self.changes.extend(changes);
     }
 }
 
@@ -1033,33 +1055,41 @@ impl Session {
     /// A piece of COPY data (any size; lines may span pieces). An error
     /// ends the COPY: its rows are undone with its transaction.
     pub fn copy_data(&mut self, data: &[u8]) -> Result<(), SqlError> {
-        let Some((copy, own)) = &mut self.copy else {
+        let Some(copying) = &mut self.copy else {
             return Err(SqlError::new("08P01", "COPY data without a COPY"));
         };
-        let (txn, pending) = match (own, &mut self.block) {
+        let (txn, pending) = match (&mut copying.own, &mut self.block) {
             (Some(txn), _) => (txn, None),
             (None, Block::Open(txn)) => (txn, Some(&self.deferred)),
             (None, _) => unreachable!("a COPY outside a block has its own transaction"),
         };
         let cx = session_cx!(self, self.block_start);
-        let _settings = crate::setting_functions::Scope::enter(
-            &self.settings,
+        let settings = crate::setting_functions::Scope::enter(
+            &copying.settings,
             &self.session_defaults,
             open_transaction(txn),
         );
+        let copy = &mut copying.copy;
         // Triggers look their functions up in the statement's scope.
         let result = match copy.has_triggers() {
             true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
                 .and_then(|_objects| copy.data(&cx, txn, pending, data)),
             false => copy.data(&cx, txn, pending, data),
         };
+        copying.keep(settings);
         self.notices.extend(cx.raised.take());
         result.map_err(|e| self.copy_fail_with(e))
     }
 
     /// The end of the COPY data: `COPY n`.
     pub fn copy_done(&mut self) -> Result<Output, SqlError> {
-        let Some((copy, mut own)) = self.copy.take() else {
+        let Some(Copying {
+            copy,
+            mut own,
+            settings,
+            mut changes,
+        }) = self.copy.take()
+        else {
             return Err(SqlError::new("08P01", "COPY done without a COPY"));
         };
         let (txn, pending) = match (&mut own, &mut self.block) {
@@ -1069,7 +1099,7 @@ impl Session {
         };
         let cx = session_cx!(self, self.block_start);
         let settings = crate::setting_functions::Scope::enter(
-            &self.settings,
+            &settings,
             &self.session_defaults,
             open_transaction(txn),
         );
@@ -1078,7 +1108,7 @@ impl Session {
                 .and_then(|_objects| copy.finish(&cx, txn, pending)),
             false => copy.finish(&cx, txn, pending),
         };
-        drop(settings);
+        changes.extend(settings.finish());
         self.notices.extend(cx.raised.take());
         let result = match (own, result) {
             (Some(txn), Ok(rows)) => self.commit_txn(txn).map(|_| rows),
@@ -1088,6 +1118,9 @@ impl Session {
             }
             (None, result) => result,
         };
+        // The `set_config` calls of the COPY's triggers count once it
+        // succeeded, as a statement's (`in_transaction`).
+        let result = result.and_then(|rows| self.apply_changes(changes).map(|_| rows));
         match result {
             Ok(rows) if self.implicit => {
                 self.end_implicit()?;
@@ -1110,7 +1143,7 @@ impl Session {
     /// Ends the COPY with error `e`: its own transaction rolls back, a
     /// block fails.
     fn copy_fail_with(&mut self, e: SqlError) -> SqlError {
-        if let Some((_, Some(txn))) = self.copy.take() {
+        if let Some(Copying { own: Some(txn), .. }) = self.copy.take() {
             let _ = txn.rollback();
         }
         self.fail();
@@ -1166,7 +1199,7 @@ impl Session {
         );
         let started = crate::object_scope::enter(&self.db, txn, &mut self.objects)
             .and_then(|_objects| CopyIn::start(&cx, txn, copy));
-        drop(settings);
+        let (changed, changes) = settings.finish_with_settings();
         self.notices.extend(cx.raised.take());
         let copy_in = match started {
             Ok(copy_in) => copy_in,
@@ -1178,7 +1211,13 @@ impl Session {
             }
         };
         let columns = copy_in.width();
-        self.copy = Some((copy_in, own));
+        let settings = changed.map_or_else(|| self.settings.clone(), Arc::new);
+        self.copy = Some(Copying {
+            copy: copy_in,
+            own,
+            settings,
+            changes,
+        });
         Ok(Output::CopyIn { columns })
     }
 

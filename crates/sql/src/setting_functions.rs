@@ -155,10 +155,18 @@ impl Scope {
 
     /// Leaves the scope: the statement's `set_config` calls, in order,
     /// for the session to apply.
-    pub fn finish(mut self) -> Vec<Change> {
+    pub fn finish(self) -> Vec<Change> {
+        self.finish_with_settings().1
+    }
+
+    /// Leaves the scope: the settings as its `set_config` calls left
+    /// them (`None`: it made none), and those calls. A COPY, whose
+    /// statement spans messages, enters its next piece's scope with
+    /// those settings and applies the calls once it ends.
+    pub fn finish_with_settings(mut self) -> (Option<Settings>, Vec<Change>) {
         let outer = self.outer.take().expect("a scope is finished once");
         let mine = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
-        mine.map(|s| s.changes).unwrap_or_default()
+        mine.map_or((None, Vec::new()), |s| (s.changed, s.changes))
     }
 }
 

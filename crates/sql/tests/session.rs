@@ -1938,3 +1938,40 @@ fn copy_in_replica_mode_skips_foreign_keys() {
         [vec![Some("1".into()), Some("7".into())]]
     );
 }
+
+#[test]
+fn copy_keeps_its_triggers_session_settings() {
+    // A trigger's `set_config(..., false)` during COPY FROM lasts past
+    // the COPY, as a statement's: seen by the COPY's later rows (also in
+    // a later CopyData message), undone when the COPY fails or its block
+    // rolls back (PostgreSQL 15 gives 3, 3, 8, 3 here).
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table t (id int)");
+    ok(
+        &mut s,
+        "create function f() returns trigger language plpgsql as $$ begin \
+         perform set_config('my.n', (coalesce(nullif(current_setting('my.n', true), ''), '0')::int \
+         + new.id)::text, false); return new; end $$",
+    );
+    ok(
+        &mut s,
+        "create trigger tr before insert on t for each row execute function f()",
+    );
+    let n = |s: &mut Session| rows(s, "show my.n")[0][0].clone().unwrap();
+    ok(&mut s, "copy t from stdin");
+    s.copy_data(b"1\n").unwrap();
+    s.copy_data(b"2\n\\.\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 2");
+    assert_eq!(n(&mut s), "3");
+    ok(&mut s, "copy t from stdin");
+    let e = s.copy_data(b"10\nx\n\\.\n").unwrap_err();
+    assert_eq!(e.code, "22P02");
+    assert_eq!(n(&mut s), "3");
+    ok(&mut s, "begin");
+    ok(&mut s, "copy t from stdin");
+    s.copy_data(b"5\n\\.\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+    assert_eq!(n(&mut s), "8");
+    ok(&mut s, "rollback");
+    assert_eq!(n(&mut s), "3");
+}

@@ -239,6 +239,9 @@ impl Catalog {
         if self.class(txn, &def.name)?.is_some() {
             return Err(CatalogError::TypeExists(def.name.clone()));
         }
+        if def.parent != 0 {
+            self.share_lock_domain(txn, def.parent)?;
+        }
         let oid = self.next_oid()?;
         let mut body = def.clone();
         self.number_checks(&mut body)?;
@@ -252,6 +255,19 @@ impl Catalog {
                 other => other,
             })?;
         domain_type(&class).ok_or_else(|| CatalogError::NoSuchType(def.name.clone()))
+    }
+
+    /// Share-locks domain `oid`'s class row, as CREATE TABLE does its
+    /// columns' domains: a DROP or ALTER of it waits until `txn` ends
+    /// (and then sees what `txn` made over it); a domain dropped since
+    /// `txn`'s snapshot is 42704.
+    fn share_lock_domain(&self, txn: &mut Transaction, oid: u32) -> Result<(), CatalogError> {
+        let classes = self.class_rows(txn)?;
+        let (tid, class) = (classes.iter())
+            .find(|(_, c)| c.kind == KIND_DOMAIN && c.oid == u64::from(oid))
+            .ok_or_else(|| CatalogError::NoSuchType(oid.to_string()))?;
+        let missing = || CatalogError::NoSuchType(class.name.clone());
+        self.lock_class_row_as(txn, *tid, missing, true)
     }
 
     /// Locks the domain's class row (DDL on it waits until `txn` ends)

@@ -98,3 +98,38 @@ fn dropping_a_domain_under_others() {
     );
     assert_eq!(rows(&mut s, "select c from t"), Vec::<String>::new());
 }
+
+// Proves CREATE DOMAIN over a domain share-locks the parent, as CREATE
+// TABLE does its columns' domains: a DROP DOMAIN of the parent waits for
+// the creating transaction and, once that committed, sees the new domain
+// depend on it (before, the DROP went on at once and left the new domain
+// over a dropped parent).
+#[test]
+fn creating_a_domain_over_another_locks_it() {
+    let (_dir, _path, db) = common::fresh();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db);
+    ok(&mut a, "create domain d1 as int");
+    ok(&mut b, "begin");
+    ok(&mut b, "create domain d2 as d1");
+    let a_waits = a.interrupt();
+    let dropper = std::thread::spawn(move || {
+        let e = code(&mut a, "drop domain d1");
+        (a, e)
+    });
+    let mut waited = false;
+    for _ in 0..10_000 {
+        if a_waits.wait_event() == Some(folio_txn::WaitEvent::Transaction) {
+            waited = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert!(waited, "DROP DOMAIN does not wait");
+    ok(&mut b, "commit");
+    let (mut a, e) = dropper.join().unwrap();
+    assert_eq!(e, "2BP01");
+    ok(&mut a, "create table t (x d2)");
+    ok(&mut a, "insert into t values (1)");
+    assert_eq!(rows(&mut a, "select x from t"), ["1"]);
+}

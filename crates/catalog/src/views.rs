@@ -493,16 +493,27 @@ impl Catalog {
         self.update_view_body(txn, name, |body| body.options = options)
     }
 
-    /// A view's query text, rewritten by the SQL layer after a relation
-    /// or column it names was renamed (PostgreSQL's views name them by
-    /// oid and follow; folio's keep text, so the text follows instead).
+    /// A view's or materialized view's query text, rewritten by the SQL
+    /// layer after a relation or column it names was renamed
+    /// (PostgreSQL's views name them by oid and follow; folio's keep
+    /// text, so the text follows instead). A view is locked as any DDL on
+    /// it; a materialized view's class row only (its rows, which readers
+    /// read, do not change: the text matters to its next REFRESH).
     pub fn set_view_query(
         &self,
         txn: &mut Transaction,
         name: &str,
         query: &str,
     ) -> Result<(), CatalogError> {
-        self.locked_view(txn, name)?;
+        let missing = || CatalogError::NoSuchRelation(name.to_string());
+        match self.class(txn, name)?.ok_or_else(missing)? {
+            (tid, class) if class.kind == KIND_MATVIEW => {
+                self.lock_class_row(txn, tid, missing)?;
+            }
+            _ => {
+                self.locked_view(txn, name)?;
+            }
+        }
         self.update_view_body(txn, name, |body| body.query = query.to_string())
     }
 

@@ -50,8 +50,8 @@ pub enum Renamed<'a> {
     },
 }
 
-/// Rewrites the stored query of each (plain) view that reads relation
-/// `oid` after `renamed`.
+/// Rewrites the stored query of each view and materialized view that
+/// reads relation `oid` after `renamed`.
 pub fn follow(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -60,9 +60,6 @@ pub fn follow(
 ) -> Result<(), SqlError> {
     let catalog = cx.db.catalog();
     for view in catalog.dependent_views(txn, oid)? {
-        if view.materialized {
-            continue;
-        }
         let mut query = crate::views::parse_query(&view)?;
         rewrite(&mut query, renamed);
         let text = query.to_string();

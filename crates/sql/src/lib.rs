@@ -96,6 +96,7 @@ mod scan;
 mod schemas;
 mod sequences;
 mod session;
+mod set_schema;
 mod set_types;
 mod setting_functions;
 mod settings;

@@ -1087,7 +1087,8 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
 
 /// `VIEW | TABLE [IF EXISTS] name SET (options) | RESET (names) | SET
 /// SCHEMA s | OWNER TO role` (`tokens` after ALTER), if it is one of
-/// those (`view_options.rs`, which refuses a table's but OWNER TO).
+/// those (`view_options.rs`, which refuses a table's but OWNER TO and SET
+/// SCHEMA).
 fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, SqlError>> {
     use crate::view_options::{Action, Alter};
     let mut c = Cursor { tokens, at: 0 };

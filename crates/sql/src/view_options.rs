@@ -157,20 +157,17 @@ pub fn run(
         }
         (_, None) => return Err(SqlError::undefined_table(&alter.name)),
     };
-    if view.is_none() && !(alter.table && matches!(alter.action, Action::OwnerTo(_))) {
+    let table_form = matches!(alter.action, Action::OwnerTo(_) | Action::SetSchema(_));
+    if view.is_none() && !(alter.table && table_form) {
         if !alter.table {
             return Err(SqlError::new(
                 "42809",
                 format!("\"{}\" is not a view", folio_catalog::unqualified(&name)),
             ));
         }
-        return Err(SqlError::unsupported(format!(
-            "ALTER TABLE ... {} of a table",
-            match alter.action {
-                Action::SetSchema(_) => "SET SCHEMA",
-                _ => "SET / RESET (options)",
-            }
-        )));
+        return Err(SqlError::unsupported(
+            "ALTER TABLE ... SET / RESET (options) of a table",
+        ));
     }
     let kind = if view.is_some() { "view" } else { "table" };
     crate::privileges::check_owner(cx, oid, &name, kind)?;
@@ -200,7 +197,9 @@ pub fn run(
                 ));
             }
             let new = folio_catalog::qualified_name(schema, folio_catalog::unqualified(&name));
-            if new != name {
+            if view.is_none() {
+                crate::set_schema::move_table(cx, txn, &name, oid, schema)?;
+            } else if new != name {
                 catalog.rename(txn, &name, &new)?;
                 let renamed = crate::view_renames::Renamed::Relation {
                     old: &name,
@@ -221,7 +220,7 @@ pub fn run(
                 crate::roles::get(cx.db, role)?.ok_or_else(|| crate::roles::undefined(role))?;
             crate::privileges::change_owner(cx.db, oid, &owner)?;
         }
-        _ => unreachable!("a table takes OWNER TO only"),
+        _ => unreachable!("a table takes OWNER TO and SET SCHEMA only"),
     }
     cx.relations.ddl();
     Ok(Output::command(tag))

@@ -1,0 +1,150 @@
+//! `ALTER TABLE t SET SCHEMA s` of a table (README "Schemas"): the one
+//! place that knows what moves with a table and what stored text must
+//! follow it, as PostgreSQL 15's `AlterTableNamespace`.
+//!
+//! A relation's schema is part of its catalog name (`s.t`; folio-catalog
+//! `schemas.rs`), so a move is a rename to the qualified name. With the
+//! table move its indexes (an index lives in its table's schema) and the
+//! sequences it owns (`serial` and identity columns), as PostgreSQL's.
+//! PostgreSQL's stored expressions name relations by oid and follow by
+//! themselves; folio's keep text, so the text follows instead: the views
+//! reading the table (`view_renames::follow`) and every column default
+//! naming a moved sequence (`nextval('t_id_seq')` becomes
+//! `nextval('s.t_id_seq')`, [`sequence_renamed`]).
+
+use crate::context::Ctx;
+use crate::error::SqlError;
+use folio_catalog::{CatalogError, qualified_name, split_schema, unqualified};
+use folio_db::Transaction;
+use sqlparser::ast::{Expr, Value};
+use std::ops::ControlFlow;
+
+/// Moves table `name` (catalog name, oid `oid`) to schema `schema` (which
+/// exists), with its indexes and owned sequences; its new catalog name.
+/// Nothing to do when it is there already (as PostgreSQL's).
+pub fn move_table(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    name: &str,
+    oid: u64,
+    schema: &str,
+) -> Result<String, SqlError> {
+    let from = split_schema(name).0;
+    if folio_catalog::temp_schema_number(from).is_some()
+        || folio_catalog::temp_schema_number(schema).is_some()
+        || schema == "pg_temp"
+    {
+        return Err(SqlError::new(
+            "0A000",
+            "cannot move objects into or out of temporary schemas",
+        ));
+    }
+    let new = qualified_name(schema, unqualified(name));
+    if new == name {
+        return Ok(new);
+    }
+    let catalog = cx.db.catalog();
+    let def = (catalog.table(txn, name)?).ok_or_else(|| SqlError::undefined_table(name))?;
+    rename_into(cx, txn, name, &new, schema)?;
+    for index in &def.indexes {
+        let moved = qualified_name(schema, unqualified(&index.name));
+        rename_into(cx, txn, &index.name, &moved, schema)?;
+    }
+    let owned = (catalog.sequences(txn)?.into_iter())
+        .filter(|s| s.owner.is_some_and(|(table, _)| table == oid));
+    for sequence in owned {
+        let moved = qualified_name(schema, unqualified(&sequence.name));
+        rename_into(cx, txn, &sequence.name, &moved, schema)?;
+        sequence_renamed(cx, txn, &sequence.name, &moved)?;
+    }
+    let renamed = crate::view_renames::Renamed::Relation {
+        old: name,
+        new: &new,
+    };
+    crate::view_renames::follow(cx, txn, oid, renamed)?;
+    crate::views::check_after_alter(cx, txn, &new, oid, crate::views::Alteration::Other)?;
+    Ok(new)
+}
+
+/// Renames relation `old` to `new` in schema `schema`: PostgreSQL's
+/// 42P07 when the schema has one of that name.
+fn rename_into(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    old: &str,
+    new: &str,
+    schema: &str,
+) -> Result<(), SqlError> {
+    match cx.db.catalog().rename(txn, old, new) {
+        Err(CatalogError::Exists(_)) => Err(SqlError::new(
+            "42P07",
+            format!(
+                "relation \"{}\" already exists in schema \"{schema}\"",
+                unqualified(new)
+            ),
+        )),
+        other => Ok(other?),
+    }
+}
+
+/// After sequence `old` (a catalog name) became `new`: each column
+/// default naming it (a string literal equal to its catalog name, the
+/// form `serial` writes: `nextval('t_id_seq')`) names `new`.
+pub fn sequence_renamed(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    old: &str,
+    new: &str,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    for table in catalog.tables(txn)? {
+        for constraint in &table.constraints {
+            let folio_catalog::ConstraintKind::Default { column, expr } = &constraint.kind else {
+                continue;
+            };
+            let Some(text) = naming(expr, old, new) else {
+                continue;
+            };
+            let column = &table.columns[usize::from(*column)].name;
+            catalog.set_default(txn, &table.name, column, Some(text))?;
+        }
+    }
+    cx.relations.ddl();
+    Ok(())
+}
+
+/// Stored expression `text` with its string literals `old` made `new`
+/// (`None`: it has none).
+fn naming(text: &str, old: &str, new: &str) -> Option<String> {
+    if !text.contains(old) {
+        return None;
+    }
+    let mut expr = crate::parse::expression(text).ok()?;
+    let mut changed = false;
+    let _ = sqlparser::ast::visit_expressions_mut(&mut expr, |e| {
+        if let Expr::Value(v) = e
+            && let Value::SingleQuotedString(s) = &mut v.value
+            && s == old
+        {
+            *s = new.to_string();
+            changed = true;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    changed.then(|| expr.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::naming;
+
+    #[test]
+    fn a_default_names_the_moved_sequence() {
+        assert_eq!(
+            naming("nextval('t_id_seq')", "t_id_seq", "s.t_id_seq").as_deref(),
+            Some("nextval('s.t_id_seq')")
+        );
+        assert_eq!(naming("nextval('t_id_seq2')", "t_id_seq", "x"), None);
+        assert_eq!(naming("42", "t_id_seq", "x"), None);
+    }
+}

@@ -992,6 +992,9 @@ fn alter_sequence(
     tokens: &[TokenWithSpan],
     place: &Place<'_>,
 ) -> Result<crate::sequences::Alter, SqlError> {
+    if let Some(renaming) = sequence_renaming(&plain(tokens)) {
+        return renaming;
+    }
     let mut create = vec![
         TokenWithSpan::wrap(Token::make_keyword("CREATE")),
         TokenWithSpan::wrap(Token::make_keyword("SEQUENCE")),
@@ -1054,6 +1057,7 @@ fn alter_sequence(
             data_type,
             options: sequence_options,
             restart,
+            renaming: None,
         }),
         _ => Err(SqlError::unsupported("ALTER SEQUENCE ... OWNED BY")),
     }
@@ -1083,6 +1087,42 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
         }
         t => Err(place.text.near(&t)),
     }
+}
+
+/// `[IF EXISTS] name RENAME TO new | SET SCHEMA s` (`tokens` after ALTER
+/// SEQUENCE), if it is one of those.
+fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter, SqlError>> {
+    use crate::sequences::Renaming;
+    let mut c = Cursor { tokens, at: 0 };
+    let if_exists = c.take_keyword(Keyword::IF);
+    if if_exists {
+        c.expect_keyword(Keyword::EXISTS).ok()?;
+    }
+    let mut parts = vec![c.ident().ok()?];
+    while c.take(&Token::Period) {
+        parts.push(c.ident().ok()?);
+    }
+    let renaming = if c.take_keyword(Keyword::RENAME) {
+        if let Err(e) = c.expect_keyword(Keyword::TO) {
+            return Some(Err(e));
+        }
+        c.ident().map(|n| Renaming::To(names::ident(&n)))
+    } else if c.take_keyword(Keyword::SET) && c.take_keyword(Keyword::SCHEMA) {
+        c.ident().map(|n| Renaming::Schema(names::ident(&n)))
+    } else {
+        return None;
+    };
+    Some(renaming.and_then(|renaming| {
+        c.end()?;
+        Ok(crate::sequences::Alter {
+            if_exists,
+            name: ObjectName(parts.into_iter().map(ObjectNamePart::Identifier).collect()),
+            data_type: None,
+            options: Vec::new(),
+            restart: None,
+            renaming: Some(renaming),
+        })
+    }))
 }
 
 /// `VIEW | TABLE [IF EXISTS] name SET (options) | RESET (names) | SET

@@ -396,6 +396,15 @@ pub struct Alter {
     pub options: Vec<SequenceOptions>,
     /// `RESTART` (`Some(None)`: at the start value).
     pub restart: Option<Option<i64>>,
+    /// `RENAME TO new` or `SET SCHEMA s` (then nothing else is given).
+    pub renaming: Option<Renaming>,
+}
+
+/// `ALTER SEQUENCE s RENAME TO new | SET SCHEMA schema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Renaming {
+    To(String),
+    Schema(String),
 }
 
 /// Runs `ALTER SEQUENCE`: the new options and RESTART (as `setval(s, n,
@@ -415,6 +424,10 @@ pub fn alter(
         )));
         return Ok(Output::command("ALTER SEQUENCE"));
     }
+    if let Some(renaming) = &alter.renaming {
+        rename(cx, txn, &name, renaming)?;
+        return Ok(Output::command("ALTER SEQUENCE"));
+    }
     let request = request(alter.data_type.as_ref(), &alter.options)?;
     if request != SequenceRequest::default() {
         catalog.alter_sequence(txn, &name, &request, alter.restart.is_some())?;
@@ -425,4 +438,45 @@ pub fn alter(
         catalog.restart_sequence(txn, &name, at)?;
     }
     Ok(Output::command("ALTER SEQUENCE"))
+}
+
+/// `ALTER SEQUENCE name RENAME TO | SET SCHEMA` (`set_schema.rs` makes
+/// what names it follow): PostgreSQL's 42809 for another kind of
+/// relation, 42P01 for none, 42501 for a role that does not own it.
+fn rename(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    name: &str,
+    renaming: &Renaming,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    let Some(def) = catalog.sequence(txn, name)? else {
+        return Err(match catalog.relation_oid(txn, name)? {
+            Some(_) => SqlError::new(
+                "42809",
+                format!("\"{}\" is not a sequence", folio_catalog::unqualified(name)),
+            ),
+            None => SqlError::undefined_table(name),
+        });
+    };
+    crate::privileges::check_owner(cx, def.oid, name, "sequence")?;
+    let (schema, bare) = folio_catalog::split_schema(name);
+    let (new, moved_to) = match renaming {
+        Renaming::To(new) => (folio_catalog::qualified_name(schema, new), None),
+        Renaming::Schema(to) => {
+            // (It moves with its table: `set_schema::move_table`.)
+            if def.owner.is_some() {
+                return Err(SqlError::new(
+                    "0A000",
+                    "cannot move an owned sequence into another schema",
+                ));
+            }
+            crate::set_schema::check_target(cx, txn, name, to)?;
+            (folio_catalog::qualified_name(to, bare), Some(to.as_str()))
+        }
+    };
+    if new != name {
+        crate::set_schema::rename_sequence(cx, txn, name, def.oid, &new, moved_to)?;
+    }
+    Ok(())
 }

@@ -1,6 +1,8 @@
-//! `ALTER TABLE t SET SCHEMA s` of a table (README "Schemas"): the one
-//! place that knows what moves with a table and what stored text must
-//! follow it, as PostgreSQL 15's `AlterTableNamespace`.
+//! `ALTER TABLE t SET SCHEMA s` of a table and `ALTER SEQUENCE s RENAME
+//! TO | SET SCHEMA` (README "Schemas"): the one place that knows what
+//! moves with a table and what stored text must follow a moved or renamed
+//! relation, as PostgreSQL 15's `AlterTableNamespace` and
+//! `RenameRelation`.
 //!
 //! A relation's schema is part of its catalog name (`s.t`; folio-catalog
 //! `schemas.rs`), so a move is a rename to the qualified name. With the
@@ -29,6 +31,37 @@ pub fn move_table(
     oid: u64,
     schema: &str,
 ) -> Result<String, SqlError> {
+    check_target(cx, txn, name, schema)?;
+    let new = qualified_name(schema, unqualified(name));
+    if new == name {
+        return Ok(new);
+    }
+    let catalog = cx.db.catalog();
+    let def = (catalog.table(txn, name)?).ok_or_else(|| SqlError::undefined_table(name))?;
+    rename_into(cx, txn, name, &new, Some(schema))?;
+    for index in &def.indexes {
+        let moved = qualified_name(schema, unqualified(&index.name));
+        rename_into(cx, txn, &index.name, &moved, Some(schema))?;
+    }
+    let owned = (catalog.sequences(txn)?.into_iter())
+        .filter(|s| s.owner.is_some_and(|(table, _)| table == oid));
+    for sequence in owned {
+        let moved = qualified_name(schema, unqualified(&sequence.name));
+        rename_sequence(cx, txn, &sequence.name, sequence.oid, &moved, Some(schema))?;
+    }
+    follow(cx, txn, oid, name, &new)?;
+    Ok(new)
+}
+
+/// Whether relation `name` (a catalog name) may move to schema
+/// `schema`: PostgreSQL's 3F000 when the schema does not exist, 0A000
+/// into or out of a temporary schema.
+pub fn check_target(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &str,
+    schema: &str,
+) -> Result<(), SqlError> {
     let from = split_schema(name).0;
     if folio_catalog::temp_schema_number(from).is_some()
         || folio_catalog::temp_schema_number(schema).is_some()
@@ -39,49 +72,63 @@ pub fn move_table(
             "cannot move objects into or out of temporary schemas",
         ));
     }
-    let new = qualified_name(schema, unqualified(name));
-    if new == name {
-        return Ok(new);
+    if schema != folio_catalog::PUBLIC && cx.db.catalog().schema(txn, schema)?.is_none() {
+        return Err(SqlError::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        ));
     }
-    let catalog = cx.db.catalog();
-    let def = (catalog.table(txn, name)?).ok_or_else(|| SqlError::undefined_table(name))?;
-    rename_into(cx, txn, name, &new, schema)?;
-    for index in &def.indexes {
-        let moved = qualified_name(schema, unqualified(&index.name));
-        rename_into(cx, txn, &index.name, &moved, schema)?;
-    }
-    let owned = (catalog.sequences(txn)?.into_iter())
-        .filter(|s| s.owner.is_some_and(|(table, _)| table == oid));
-    for sequence in owned {
-        let moved = qualified_name(schema, unqualified(&sequence.name));
-        rename_into(cx, txn, &sequence.name, &moved, schema)?;
-        sequence_renamed(cx, txn, &sequence.name, &moved)?;
-    }
-    let renamed = crate::view_renames::Renamed::Relation {
-        old: name,
-        new: &new,
-    };
-    crate::view_renames::follow(cx, txn, oid, renamed)?;
-    crate::views::check_after_alter(cx, txn, &new, oid, crate::views::Alteration::Other)?;
-    Ok(new)
+    Ok(())
 }
 
-/// Renames relation `old` to `new` in schema `schema`: PostgreSQL's
-/// 42P07 when the schema has one of that name.
+/// Sequence `old` (oid `oid`) renamed `new` (by `ALTER SEQUENCE ...
+/// RENAME TO | SET SCHEMA` or with its table), the defaults naming it and
+/// the views reading it following.
+pub fn rename_sequence(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    old: &str,
+    oid: u64,
+    new: &str,
+    schema: Option<&str>,
+) -> Result<(), SqlError> {
+    rename_into(cx, txn, old, new, schema)?;
+    sequence_renamed(cx, txn, old, new)?;
+    follow(cx, txn, oid, old, new)
+}
+
+/// The views reading relation `oid`, renamed `old` to `new`, follow.
+fn follow(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    oid: u64,
+    old: &str,
+    new: &str,
+) -> Result<(), SqlError> {
+    let renamed = crate::view_renames::Renamed::Relation { old, new };
+    crate::view_renames::follow(cx, txn, oid, renamed)?;
+    crate::views::check_after_alter(cx, txn, new, oid, crate::views::Alteration::Other)
+}
+
+/// Renames relation `old` to `new`: PostgreSQL's 42P07 when the name is
+/// taken (in schema `schema`, for a move).
 fn rename_into(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     old: &str,
     new: &str,
-    schema: &str,
+    schema: Option<&str>,
 ) -> Result<(), SqlError> {
     match cx.db.catalog().rename(txn, old, new) {
         Err(CatalogError::Exists(_)) => Err(SqlError::new(
             "42P07",
-            format!(
-                "relation \"{}\" already exists in schema \"{schema}\"",
-                unqualified(new)
-            ),
+            match schema {
+                Some(schema) => format!(
+                    "relation \"{}\" already exists in schema \"{schema}\"",
+                    unqualified(new)
+                ),
+                None => format!("relation \"{}\" already exists", unqualified(new)),
+            },
         )),
         other => Ok(other?),
     }

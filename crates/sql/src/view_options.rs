@@ -190,12 +190,7 @@ pub fn run(
             catalog.set_view_options(txn, &name, options)?;
         }
         Action::SetSchema(schema) => {
-            if catalog.schema(txn, schema)?.is_none() && schema != folio_catalog::PUBLIC {
-                return Err(SqlError::new(
-                    "3F000",
-                    format!("schema \"{schema}\" does not exist"),
-                ));
-            }
+            crate::set_schema::check_target(cx, txn, &name, schema)?;
             let new = folio_catalog::qualified_name(schema, folio_catalog::unqualified(&name));
             if view.is_none() {
                 crate::set_schema::move_table(cx, txn, &name, oid, schema)?;

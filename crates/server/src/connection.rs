@@ -506,8 +506,9 @@ fn extended(
     match kind {
         b'P' => {
             let (name, rest) = protocol::cstring(body)?;
-            let (sql, _) = protocol::cstring(rest)?;
-            match session.parse(name, sql) {
+            let (sql, rest) = protocol::cstring(rest)?;
+            let types = protocol::parse_types(rest)?;
+            match session.parse_typed(name, sql, &types) {
                 Ok(_) => out.parse_complete(),
                 Err(e) => return Ok(Err(e)),
             }

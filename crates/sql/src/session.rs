@@ -621,7 +621,7 @@ impl Session {
     /// change is planned now (`plan_prepared`), in the block's
     /// transaction or one of its own.
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        self.prepare_text(name, sql, false)
+        self.prepare_text(name, sql, &[], false)
     }
 
     /// The extended protocol's Parse: [`Session::prepare`], but outside a
@@ -630,11 +630,26 @@ impl Session {
     /// transaction (the Sync that ends the pipeline commits it:
     /// [`Session::end_pipeline`]).
     pub fn parse(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        self.prepare_text(name, sql, true)
+        self.prepare_text(name, sql, &[], true)
     }
 
-    /// [`Session::prepare`], opening the pipeline's block if `pipeline`.
-    fn prepare_text(&mut self, name: &str, sql: &str, pipeline: bool) -> Result<usize, SqlError> {
+    /// [`Session::parse`] with the Parse message's parameter types:
+    /// `types[n - 1]` the oid of `$n`'s (0: none given, inferred).
+    pub fn parse_typed(&mut self, name: &str, sql: &str, types: &[u32]) -> Result<usize, SqlError> {
+        let types: Vec<(u32, i32)> = types.iter().map(|&oid| (oid, -1)).collect();
+        self.prepare_text(name, sql, &types, true)
+    }
+
+    /// [`Session::prepare`] with parameters of the given `types`
+    /// ([`crate::params::declare`]), opening the pipeline's block if
+    /// `pipeline`.
+    fn prepare_text(
+        &mut self,
+        name: &str,
+        sql: &str,
+        types: &[(u32, i32)],
+        pipeline: bool,
+    ) -> Result<usize, SqlError> {
         let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
@@ -650,7 +665,14 @@ impl Session {
                 ));
             }
         };
-        let parameters = self.keep_prepared(name, statement, sql, !shaped)?;
+        let statement = match statement {
+            Parsed::Sql(mut statement) if !types.is_empty() => {
+                crate::params::declare(&mut statement, types);
+                Parsed::Sql(statement)
+            }
+            other => other,
+        };
+        let parameters = self.keep_prepared(name, statement, sql, !shaped, types.len())?;
         self.plan_prepared(name, pipeline)?;
         Ok(parameters)
     }
@@ -690,13 +712,15 @@ impl Session {
 
     /// Keeps `statement`, prepared from `text` (`located`: parsed from
     /// it), as prepared statement `name` (42P05 if a named one exists);
-    /// its number of parameters.
+    /// its number of parameters (its highest `$n`, or the `declared`
+    /// types' count if more, as PostgreSQL's).
     fn keep_prepared(
         &mut self,
         name: &str,
         statement: Parsed,
         text: &str,
         located: bool,
+        declared: usize,
     ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
@@ -712,6 +736,7 @@ impl Session {
             ),
             _ => (0, false),
         };
+        let parameters = parameters.max(declared);
         self.prepared.insert(
             name.to_string(),
             Box::new(Prepared {
@@ -1489,7 +1514,9 @@ impl Session {
             Statement::ReleaseSavepoint { name } => self.release(&crate::names::ident(name)),
             Statement::StartTransaction { modes, .. } => self.begin(modes),
             Statement::Prepare {
-                name, statement, ..
+                name,
+                statement,
+                data_types,
             } => {
                 // The SQL PREPARE and the protocol's Parse share one
                 // namespace, as in PostgreSQL.
@@ -1500,7 +1527,12 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, Parsed::Sql(statement.clone()), "", false)?;
+                let types = (data_types.iter())
+                    .map(|t| crate::types::column_type(t).map(|t| (t.oid(), t.typmod())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut statement = statement.clone();
+                crate::params::declare(&mut statement, &types);
+                self.keep_prepared(&name, Parsed::Sql(statement), "", false, types.len())?;
                 self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }

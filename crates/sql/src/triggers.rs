@@ -238,6 +238,11 @@ impl Triggers {
         !self.before.is_empty() || !self.after.is_empty() || self.transitions
     }
 
+    /// Whether a BEFORE (or INSTEAD OF) row trigger is to fire.
+    pub fn has_before_row(&self) -> bool {
+        !self.before.is_empty()
+    }
+
     /// Runs the BEFORE STATEMENT triggers: before the statement reads or
     /// writes a row, even when it will change none.
     pub fn start_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {

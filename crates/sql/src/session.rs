@@ -108,7 +108,15 @@ pub struct Session {
         Arc<Settings>,
         Option<Settings>,
         crate::deferred::Mark,
+        u64,
     )>,
+    /// Savepoints made so far in the session: each savepoint's number
+    /// (the last element above) and the mark a protocol portal takes when
+    /// bound ([`Session::portal_mark`]).
+    savepoints_made: u64,
+    /// The lowest number of a savepoint a `ROLLBACK TO` returned to since
+    /// the host last asked ([`Session::take_rolled_back`]).
+    rolled_back_to: Option<u64>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// The open transaction's deferred constraint checks (`deferred.rs`).
@@ -240,6 +248,8 @@ impl Session {
             chained_modes: None,
             without_local: None,
             savepoints: Vec::new(),
+            savepoints_made: 0,
+            rolled_back_to: None,
             relations: Relations::default(),
             deferred: Default::default(),
             objects: None,
@@ -1999,11 +2009,13 @@ impl Session {
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.savepoint(name)?;
+                self.savepoints_made += 1;
                 self.savepoints.push((
                     name.to_string(),
                     self.settings.clone(),
                     self.without_local.clone(),
                     self.deferred.mark(),
+                    self.savepoints_made,
                 ));
                 Ok(Output::command("SAVEPOINT"))
             }
@@ -2057,8 +2069,26 @@ impl Session {
             self.deferred.rollback_to(&self.savepoints[at].3);
             self.savepoints.truncate(at + 1);
             self.cursors.rollback_to(at + 1);
+            let number = self.savepoints[at].4;
+            self.rolled_back_to = Some(self.rolled_back_to.map_or(number, |n| n.min(number)));
         }
         Ok(Output::command("ROLLBACK"))
+    }
+
+    /// The mark of a protocol portal bound now: the number of the last
+    /// savepoint made. A `ROLLBACK TO` a savepoint numbered at or below
+    /// it drops the portal ([`Session::take_rolled_back`]).
+    pub fn portal_mark(&self) -> u64 {
+        self.savepoints_made
+    }
+
+    /// The lowest number of a savepoint rolled back to since the last
+    /// call, if any: the host drops the protocol portals whose
+    /// [`Session::portal_mark`] is at or above it, as PostgreSQL drops
+    /// the portals made in a subtransaction it rolls back (SQL cursors
+    /// follow the same rule in `cursors/`).
+    pub fn take_rolled_back(&mut self) -> Option<u64> {
+        self.rolled_back_to.take()
     }
 
     /// `RELEASE [SAVEPOINT] name`.

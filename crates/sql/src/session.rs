@@ -55,6 +55,17 @@ macro_rules! session_cx {
     };
 }
 
+/// An open savepoint as the session keeps it: its name, the settings
+/// when it was made (as they were, and without the `SET LOCAL`s), the
+/// deferred checks' mark, and its number (`Session::savepoints_made`).
+type Savepoint = (
+    String,
+    Arc<Settings>,
+    Option<Settings>,
+    crate::deferred::Mark,
+    u64,
+);
+
 /// One client's session over a database.
 pub struct Session {
     db: Arc<Database>,
@@ -103,13 +114,7 @@ pub struct Session {
     /// The open savepoints, innermost last, with the settings when each
     /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
     /// they were, and without the `SET LOCAL`s.
-    savepoints: Vec<(
-        String,
-        Arc<Settings>,
-        Option<Settings>,
-        crate::deferred::Mark,
-        u64,
-    )>,
+    savepoints: Vec<Savepoint>,
     /// Savepoints made so far in the session: each savepoint's number
     /// (the last element above) and the mark a protocol portal takes when
     /// bound ([`Session::portal_mark`]).

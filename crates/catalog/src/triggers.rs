@@ -21,6 +21,15 @@
 //! | new table | str | `REFERENCING NEW TABLE AS` name, likewise |
 //!
 //! A trigger goes with its table (`note_dropped`).
+//!
+//! A table's foreign keys are no triggers in folio, but PostgreSQL's are
+//! (`RI_ConstraintTrigger_*`), and `ALTER TABLE t DISABLE TRIGGER ALL`
+//! turns them off with the rest. That state is a row of this kind too,
+//! named [`FOREIGN_KEY_TRIGGERS`] (a name no SQL identifier can spell:
+//! it holds a NUL), kind 0 (it fires for no event), `enabled` `D`: present
+//! while the table's foreign key checks and actions are off
+//! ([`Catalog::set_foreign_key_triggers`]), so it is durable, undone by a
+//! rollback and dropped with its table, as the triggers are.
 
 use crate::catalog::Catalog;
 use crate::codec::{Reader, Writer};
@@ -122,7 +131,18 @@ pub struct TriggerDef {
     pub new_table: Option<String>,
 }
 
+/// The trigger name of the row that says a table's foreign key triggers
+/// are disabled (see the module's comment).
+pub const FOREIGN_KEY_TRIGGERS: &str = "\0foreign keys";
+
 impl TriggerDef {
+    /// Whether it is the row standing for the table's foreign key
+    /// triggers ([`FOREIGN_KEY_TRIGGERS`]), not a trigger a user made:
+    /// lists of triggers leave it out.
+    pub fn is_internal(&self) -> bool {
+        self.name == FOREIGN_KEY_TRIGGERS
+    }
+
     pub(crate) fn encode(&self, w: &mut Writer) {
         w.u64(self.table)
             .u64(self.function)
@@ -288,6 +308,48 @@ impl Catalog {
             ..class.clone()
         };
         self.update_class(txn, tid, &row)
+    }
+
+    /// `ALTER TABLE ... ENABLE | DISABLE TRIGGER ALL`'s part for table
+    /// `table`'s foreign keys: their checks (of its rows) and actions (on
+    /// rows referencing it) off (`enabled` false) or on again, as the
+    /// [`FOREIGN_KEY_TRIGGERS`] row present or not.
+    pub fn set_foreign_key_triggers(
+        &self,
+        txn: &mut Transaction,
+        table: u64,
+        enabled: bool,
+    ) -> Result<(), CatalogError> {
+        let row = row_name(table, FOREIGN_KEY_TRIGGERS);
+        let gone =
+            || CatalogError::NoSuchTrigger(FOREIGN_KEY_TRIGGERS.to_string(), table.to_string());
+        match (self.class(txn, &row)?, enabled) {
+            (Some((tid, _)), true) => {
+                let (tid, _) = self.relock_class(txn, tid, &row, gone)?;
+                self.delete_class_row(txn, tid)
+            }
+            (None, false) => {
+                let def = TriggerDef {
+                    oid: 0,
+                    table,
+                    name: String::new(),
+                    function: 0,
+                    kind: 0,
+                    enabled: TriggerEnabled::Disabled,
+                    columns: Vec::new(),
+                    args: Vec::new(),
+                    when: None,
+                    old_table: None,
+                    new_table: None,
+                };
+                let class = ClassRow {
+                    trigger: Some(def),
+                    ..ClassRow::new(self.next_oid()?, &row, KIND_TRIGGER, PageId(0))
+                };
+                self.in_savepoint(txn, |txn| self.insert_class(txn, &class))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Drops the triggers of table `table` (it is being dropped).

@@ -282,11 +282,14 @@ impl Connection {
         Ok(Ran::default())
     }
 
-    /// Drops every portal if the session is outside any block: their
-    /// transaction ended (a Sync ended the pipeline's, a COMMIT or
+    /// Drops the portals a ROLLBACK TO undid, and every portal if the
+    /// session is outside any block: their transaction ended (a Sync ended the pipeline's, a COMMIT or
     /// ROLLBACK a block's, a Query its own), as PostgreSQL drops a
     /// transaction's portals at its end.
     fn forget_portals(&mut self) {
+        if let Some(savepoint) = self.session.take_rolled_back() {
+            self.portals.rolled_back_to(savepoint);
+        }
         if self.session.status() == TxStatus::Idle {
             self.portals.clear();
         }
@@ -506,8 +509,9 @@ fn extended(
     match kind {
         b'P' => {
             let (name, rest) = protocol::cstring(body)?;
-            let (sql, _) = protocol::cstring(rest)?;
-            match session.parse(name, sql) {
+            let (sql, rest) = protocol::cstring(rest)?;
+            let types = protocol::parse_types(rest)?;
+            match session.parse_typed(name, sql, &types) {
                 Ok(_) => out.parse_complete(),
                 Err(e) => return Ok(Err(e)),
             }
@@ -532,7 +536,8 @@ fn extended(
                 Ok(parameters) => parameters,
                 Err(e) => return Ok(Err(e)),
             };
-            let portal = Portal::new(bind.statement, parameters, bind.result_formats);
+            let mark = session.portal_mark();
+            let portal = Portal::new(bind.statement, parameters, bind.result_formats, mark);
             if let Err(e) = portals.bind(bind.portal, portal) {
                 return Ok(Err(e));
             }

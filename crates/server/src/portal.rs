@@ -18,10 +18,19 @@ pub struct Portal {
     sent: usize,
     /// A portal without rows ran to completion: it cannot run again.
     done: bool,
+    /// The session's savepoint mark when it was bound
+    /// (`Session::portal_mark`): a ROLLBACK TO a savepoint made since
+    /// drops it.
+    mark: u64,
 }
 
 impl Portal {
-    pub fn new(statement: String, parameters: Vec<Option<String>>, formats: Vec<u16>) -> Portal {
+    pub fn new(
+        statement: String,
+        parameters: Vec<Option<String>>,
+        formats: Vec<u16>,
+        mark: u64,
+    ) -> Portal {
         Portal {
             statement,
             parameters,
@@ -29,6 +38,7 @@ impl Portal {
             result: None,
             sent: 0,
             done: false,
+            mark,
         }
     }
 
@@ -170,6 +180,12 @@ impl Portals {
     /// Close: drops portal `name` (none is no error).
     pub fn close(&mut self, name: &str) {
         self.by_name.remove(name);
+    }
+
+    /// A ROLLBACK TO the savepoint numbered `savepoint` ran: the portals
+    /// bound since it was made are dropped.
+    pub fn rolled_back_to(&mut self, savepoint: u64) {
+        self.by_name.retain(|_, p| p.mark < savepoint);
     }
 
     /// Drops every portal (their transaction ended).

@@ -197,6 +197,17 @@ pub fn target(body: &[u8]) -> Result<(u8, &str), ProtocolError> {
     Ok((what, name))
 }
 
+/// The parameter type oids after a Parse's statement text (0: not
+/// given, inferred; an absent list: none given).
+pub fn parse_types(rest: &[u8]) -> Result<Vec<u32>, ProtocolError> {
+    if rest.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut at = Reader { bytes: rest };
+    let count = at.u16()?;
+    (0..count).map(|_| at.u32()).collect()
+}
+
 /// A Bind message: portal, statement, parameters (raw bytes, `None`:
 /// NULL) with their format codes, and the results' format codes (0 text,
 /// 1 binary; none: all text; one: for every column).

@@ -57,11 +57,14 @@ use folio_row::{SqlType, Value};
 use std::cell::RefCell;
 use std::sync::Arc;
 
-/// Whether the running statement checks foreign keys and runs their
-/// actions: not in a session replaying changes (`session_replication_role
-/// = replica`), as PostgreSQL's RI triggers do not fire there.
-fn foreign_keys_enforced() -> bool {
-    !crate::setting_functions::replica()
+/// Whether the running statement checks the foreign keys of table
+/// `table`'s rows and runs the actions of those that reference it: not
+/// in a session replaying changes (`session_replication_role =
+/// replica`), nor while the table's triggers are disabled with `ALTER
+/// TABLE ... DISABLE TRIGGER ALL`, as PostgreSQL's RI triggers (origin
+/// ones, on each side's table) do not fire then.
+fn foreign_keys_enforced(table: u64) -> bool {
+    !crate::setting_functions::replica() && !crate::triggers::foreign_keys_disabled(table)
 }
 
 /// A table's constraints, bound for one plan.
@@ -85,6 +88,8 @@ pub struct Constraints {
     /// The columns of a domain type and the domain's rules, bound
     /// (`domains.rs`); empty for a table with none.
     domains: Vec<(usize, Arc<crate::domains::Bound>)>,
+    /// The table's oid.
+    table: u64,
     /// This table's foreign keys.
     references: Vec<Reference>,
     /// Other tables' foreign keys (or its own) that reference this table.
@@ -198,6 +203,7 @@ impl Constraints {
     ) -> Result<Constraints, SqlError> {
         let def = &relation.def;
         let mut out = Constraints {
+            table: def.oid,
             deferrable_keys: (def.indexes.iter())
                 .filter(|i| i.deferrable.is_deferrable())
                 .map(|i| (i.oid, i.deferrable))
@@ -601,7 +607,7 @@ impl Constraints {
     /// Queues a foreign key check or action (none while
     /// [`foreign_keys_enforced`] says no).
     fn defer(&self, check: Deferred) {
-        if foreign_keys_enforced() {
+        if foreign_keys_enforced(self.table) {
             self.deferred.borrow_mut().push(check);
         }
     }
@@ -754,7 +760,7 @@ impl Constraints {
     /// keys (each under its table's constraints, so cascades go on), with
     /// a new snapshot and READ COMMITTED's re-check of rows changed since.
     fn cascade(&self, txn: &mut Transaction, old: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
-        if !foreign_keys_enforced() {
+        if self.referenced_by.is_empty() || !foreign_keys_enforced(self.table) {
             return Ok(());
         }
         for referencing in &self.referenced_by {

@@ -979,6 +979,9 @@ impl RowRule<'_, '_> {
     ) -> Result<Option<Updated>, SqlError> {
         let relation = self.relation;
         if let Some(triggers) = self.triggers {
+            if let Some(moved) = self.lock_before_triggers(txn, tid)? {
+                return Ok(Some((moved, None)));
+            }
             match triggers.before(self.cx, txn, Some(old), Some(new))? {
                 Some(row) => new = row,
                 None => return Ok(None),
@@ -997,6 +1000,29 @@ impl RowRule<'_, '_> {
         Ok(Some((write, written)))
     }
 
+    /// Before a row's BEFORE ROW triggers fire, the row at `tid` is
+    /// locked, as PostgreSQL's `GetTupleForTrigger` locks it: a row
+    /// changed by a concurrent transaction comes back `Moved` (or `Gone`)
+    /// before any trigger ran, so the caller follows it to its newest
+    /// version and the triggers fire once, on the version written. `None`
+    /// when the row is locked (or there is no BEFORE ROW trigger).
+    fn lock_before_triggers(
+        &self,
+        txn: &mut Transaction,
+        tid: folio_db::Tid,
+    ) -> Result<Option<folio_db::Write>, SqlError> {
+        if !self.triggers.is_some_and(Triggers::has_before_row) {
+            return Ok(None);
+        }
+        let locked = (self.relation.table)
+            .lock(txn, tid)
+            .map_err(folio_catalog::CatalogError::from)?;
+        Ok(match locked {
+            folio_db::Write::Done(_) | folio_db::Write::Hot(_) => None,
+            other => Some(other),
+        })
+    }
+
     /// Deletes the row `row` at `tid`: the heap's write, `None` when a
     /// BEFORE ROW trigger skipped the row.
     pub fn delete_row(
@@ -1012,6 +1038,9 @@ impl RowRule<'_, '_> {
                 .delete(txn, self.relation, tid, row, env)
                 .map(Some);
         };
+        if let Some(moved) = self.lock_before_triggers(txn, tid)? {
+            return Ok(Some(moved));
+        }
         if triggers.before(self.cx, txn, Some(row), None)?.is_none() {
             return Ok(None);
         }

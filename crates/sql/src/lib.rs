@@ -90,6 +90,7 @@ mod regression;
 mod reindex;
 mod role_statements;
 pub mod roles;
+mod row_assignments;
 mod row_values;
 mod scalar;
 mod scan;

@@ -2,6 +2,12 @@
 //! by replacing each with its value as a quoted literal (text format), so
 //! it takes the type of the column or value it meets, as PostgreSQL's
 //! parameters of unknown type do; NULL for a NULL parameter.
+//!
+//! A parameter given a type (`PREPARE p(int) AS ...`, or a Parse
+//! message's type oids) is written `$n:oid:typmod` ([`declare`], the one
+//! owner of that spelling): it is bound as a value of that type wherever
+//! it stands (`scalar::bind`'s `Typed`), as PostgreSQL's declared
+//! parameters are, so `(VALUES ($1))` makes an `integer` column.
 
 use crate::error::SqlError;
 use sqlparser::ast::{
@@ -10,15 +16,48 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Span;
 use std::ops::ControlFlow;
 
+/// A placeholder's text read as a parameter: its number `n` (from 1)
+/// and its declared type's oid and modifier, if it was given one
+/// (`$n:oid:typmod`); `None` if it is not a parameter.
+pub fn parameter(placeholder: &str) -> Option<(usize, Option<(u32, i32)>)> {
+    let rest = placeholder.strip_prefix('$')?;
+    let Some((n, declared)) = rest.split_once(':') else {
+        return Some((rest.parse().ok()?, None));
+    };
+    let (oid, typmod) = declared.split_once(':')?;
+    Some((
+        n.parse().ok()?,
+        Some((oid.parse().ok()?, typmod.parse().ok()?)),
+    ))
+}
+
 /// The number of the parameter `$n` an expression is, if it is one.
 fn number(expr: &Expr) -> Option<usize> {
     match expr {
         Expr::Value(ValueWithSpan {
             value: Value::Placeholder(p),
             ..
-        }) => p.strip_prefix('$')?.parse().ok(),
+        }) => parameter(p).map(|(n, _)| n),
         _ => None,
     }
+}
+
+/// Gives the statement's parameters their declared types: `types[n - 1]`
+/// (an oid and modifier; oid 0: none, the parameter's type is inferred)
+/// for `$n`.
+pub fn declare(statement: &mut Statement, types: &[(u32, i32)]) {
+    let _ = visit_expressions_mut(statement, |expr| {
+        if let Some(n) = number(expr).filter(|&n| n >= 1)
+            && let Some(&(oid, typmod)) = types.get(n - 1)
+            && oid != 0
+        {
+            *expr = Expr::Value(ValueWithSpan {
+                value: Value::Placeholder(format!("${n}:{oid}:{typmod}")),
+                span: Span::empty(),
+            });
+        }
+        ControlFlow::<()>::Continue(())
+    });
 }
 
 /// How many parameters a statement takes (its highest `$n`).

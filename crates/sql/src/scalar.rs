@@ -350,8 +350,15 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(EXISTS_MARK) => {
                 Scalar::Exists(mark_number(p, EXISTS_MARK)?)
             }
-            sqlparser::ast::Value::Placeholder(p) => match p.strip_prefix('$').map(str::parse) {
-                Some(Ok(n @ 1..)) => Scalar::Param(n - 1),
+            sqlparser::ast::Value::Placeholder(p) => match crate::params::parameter(p) {
+                Some((n @ 1.., None)) => Scalar::Param(n - 1),
+                // A declared parameter is a value of its type.
+                Some((n @ 1.., Some((oid, typmod)))) => {
+                    let ty = crate::user_types::of_oid(oid, typmod).ok_or_else(|| {
+                        SqlError::new("42704", format!("type with OID {oid} does not exist"))
+                    })?;
+                    Scalar::Typed(Box::new(Scalar::Param(n - 1)), ty)
+                }
                 _ => return Err(SqlError::syntax(format!("syntax error at or near \"{p}\""))),
             },
             other => Scalar::Const(types::literal(other)?),

@@ -55,6 +55,17 @@ macro_rules! session_cx {
     };
 }
 
+/// An open savepoint as the session keeps it: its name, the settings
+/// when it was made (as they were, and without the `SET LOCAL`s), the
+/// deferred checks' mark, and its number (`Session::savepoints_made`).
+type Savepoint = (
+    String,
+    Arc<Settings>,
+    Option<Settings>,
+    crate::deferred::Mark,
+    u64,
+);
+
 /// One client's session over a database.
 pub struct Session {
     db: Arc<Database>,
@@ -102,12 +113,14 @@ pub struct Session {
     /// The open savepoints, innermost last, with the settings when each
     /// was made (`ROLLBACK TO` restores them, as PostgreSQL does): as
     /// they were, and without the `SET LOCAL`s.
-    savepoints: Vec<(
-        String,
-        Arc<Settings>,
-        Option<Settings>,
-        crate::deferred::Mark,
-    )>,
+    savepoints: Vec<Savepoint>,
+    /// Savepoints made so far in the session: each savepoint's number
+    /// (the last element above) and the mark a protocol portal takes when
+    /// bound ([`Session::portal_mark`]).
+    savepoints_made: u64,
+    /// The lowest number of a savepoint a `ROLLBACK TO` returned to since
+    /// the host last asked ([`Session::take_rolled_back`]).
+    rolled_back_to: Option<u64>,
     /// The relations the session read (`access.rs`).
     relations: Relations,
     /// The open transaction's deferred constraint checks (`deferred.rs`).
@@ -262,6 +275,8 @@ impl Session {
             chained_modes: None,
             without_local: None,
             savepoints: Vec::new(),
+            savepoints_made: 0,
+            rolled_back_to: None,
             relations: Relations::default(),
             deferred: Default::default(),
             objects: None,
@@ -643,7 +658,7 @@ impl Session {
     /// change is planned now (`plan_prepared`), in the block's
     /// transaction or one of its own.
     pub fn prepare(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        self.prepare_text(name, sql, false)
+        self.prepare_text(name, sql, &[], false)
     }
 
     /// The extended protocol's Parse: [`Session::prepare`], but outside a
@@ -652,11 +667,26 @@ impl Session {
     /// transaction (the Sync that ends the pipeline commits it:
     /// [`Session::end_pipeline`]).
     pub fn parse(&mut self, name: &str, sql: &str) -> Result<usize, SqlError> {
-        self.prepare_text(name, sql, true)
+        self.prepare_text(name, sql, &[], true)
     }
 
-    /// [`Session::prepare`], opening the pipeline's block if `pipeline`.
-    fn prepare_text(&mut self, name: &str, sql: &str, pipeline: bool) -> Result<usize, SqlError> {
+    /// [`Session::parse`] with the Parse message's parameter types:
+    /// `types[n - 1]` the oid of `$n`'s (0: none given, inferred).
+    pub fn parse_typed(&mut self, name: &str, sql: &str, types: &[u32]) -> Result<usize, SqlError> {
+        let types: Vec<(u32, i32)> = types.iter().map(|&oid| (oid, -1)).collect();
+        self.prepare_text(name, sql, &types, true)
+    }
+
+    /// [`Session::prepare`] with parameters of the given `types`
+    /// ([`crate::params::declare`]), opening the pipeline's block if
+    /// `pipeline`.
+    fn prepare_text(
+        &mut self,
+        name: &str,
+        sql: &str,
+        types: &[(u32, i32)],
+        pipeline: bool,
+    ) -> Result<usize, SqlError> {
         let (mut statements, shaped) = self.shapes.statements(sql)?;
         let statement = match (statements.pop(), statements.is_empty()) {
             (None, _) => return Err(SqlError::unsupported("an empty prepared statement")),
@@ -672,7 +702,14 @@ impl Session {
                 ));
             }
         };
-        let parameters = self.keep_prepared(name, statement, sql, !shaped)?;
+        let statement = match statement {
+            Parsed::Sql(mut statement) if !types.is_empty() => {
+                crate::params::declare(&mut statement, types);
+                Parsed::Sql(statement)
+            }
+            other => other,
+        };
+        let parameters = self.keep_prepared(name, statement, sql, !shaped, types.len())?;
         self.plan_prepared(name, pipeline)?;
         Ok(parameters)
     }
@@ -712,13 +749,15 @@ impl Session {
 
     /// Keeps `statement`, prepared from `text` (`located`: parsed from
     /// it), as prepared statement `name` (42P05 if a named one exists);
-    /// its number of parameters.
+    /// its number of parameters (its highest `$n`, or the `declared`
+    /// types' count if more, as PostgreSQL's).
     fn keep_prepared(
         &mut self,
         name: &str,
         statement: Parsed,
         text: &str,
         located: bool,
+        declared: usize,
     ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
@@ -734,6 +773,7 @@ impl Session {
             ),
             _ => (0, false),
         };
+        let parameters = parameters.max(declared);
         self.prepared.insert(
             name.to_string(),
             Box::new(Prepared {
@@ -1528,7 +1568,9 @@ impl Session {
             Statement::ReleaseSavepoint { name } => self.release(&crate::names::ident(name)),
             Statement::StartTransaction { modes, .. } => self.begin(modes),
             Statement::Prepare {
-                name, statement, ..
+                name,
+                statement,
+                data_types,
             } => {
                 // The SQL PREPARE and the protocol's Parse share one
                 // namespace, as in PostgreSQL.
@@ -1539,7 +1581,12 @@ impl Session {
                         first_words(&statement.to_string())
                     )));
                 }
-                self.keep_prepared(&name, Parsed::Sql(statement.clone()), "", false)?;
+                let types = (data_types.iter())
+                    .map(|t| crate::types::column_type(t).map(|t| (t.oid(), t.typmod())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut statement = statement.clone();
+                crate::params::declare(&mut statement, &types);
+                self.keep_prepared(&name, Parsed::Sql(statement), "", false, types.len())?;
                 self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }
@@ -2006,11 +2053,13 @@ impl Session {
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.savepoint(name)?;
+                self.savepoints_made += 1;
                 self.savepoints.push((
                     name.to_string(),
                     self.settings.clone(),
                     self.without_local.clone(),
                     self.deferred.mark(),
+                    self.savepoints_made,
                 ));
                 Ok(Output::command("SAVEPOINT"))
             }
@@ -2064,8 +2113,26 @@ impl Session {
             self.deferred.rollback_to(&self.savepoints[at].3);
             self.savepoints.truncate(at + 1);
             self.cursors.rollback_to(at + 1);
+            let number = self.savepoints[at].4;
+            self.rolled_back_to = Some(self.rolled_back_to.map_or(number, |n| n.min(number)));
         }
         Ok(Output::command("ROLLBACK"))
+    }
+
+    /// The mark of a protocol portal bound now: the number of the last
+    /// savepoint made. A `ROLLBACK TO` a savepoint numbered at or below
+    /// it drops the portal ([`Session::take_rolled_back`]).
+    pub fn portal_mark(&self) -> u64 {
+        self.savepoints_made
+    }
+
+    /// The lowest number of a savepoint rolled back to since the last
+    /// call, if any: the host drops the protocol portals whose
+    /// [`Session::portal_mark`] is at or above it, as PostgreSQL drops
+    /// the portals made in a subtransaction it rolls back (SQL cursors
+    /// follow the same rule in `cursors/`).
+    pub fn take_rolled_back(&mut self) -> Option<u64> {
+        self.rolled_back_to.take()
     }
 
     /// `RELEASE [SAVEPOINT] name`.

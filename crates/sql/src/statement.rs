@@ -88,6 +88,10 @@ fn plan_expanded(
     txn: &Transaction,
     statement: &Statement,
 ) -> Result<Option<Plan>, SqlError> {
+    // `SET (a, b) = ...`: planned as one item per column.
+    if let Some(expanded) = crate::row_assignments::expand(statement)? {
+        return plan_expanded(cx, txn, &expanded);
+    }
     if let Statement::Query(q) = statement
         && crate::modifying_cte::has_any(q)
     {

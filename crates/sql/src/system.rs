@@ -1227,7 +1227,11 @@ impl SystemRelation {
             | SystemRelation::Range => {}
             SystemRelation::Extension => out.extend(crate::extensions::rows(catalog, txn)?),
             SystemRelation::Trigger => {
-                for t in crate::triggers::in_scope().iter() {
+                // (Not the row standing for the foreign keys' triggers.)
+                for t in crate::triggers::in_scope()
+                    .iter()
+                    .filter(|t| !t.is_internal())
+                {
                     out.push(trigger_row(t));
                 }
             }

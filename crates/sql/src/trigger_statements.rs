@@ -408,8 +408,8 @@ pub fn drop_of_functions(
 /// `ALTER TABLE t {ENABLE [ALWAYS | REPLICA] | DISABLE} TRIGGER {name |
 /// ALL | USER}`: one operation of an ALTER TABLE.
 pub struct Enabling<'a> {
-    /// `None`: `ALL` or `USER` (the same in folio: its foreign keys are
-    /// no triggers, so `ALL` leaves them checked).
+    /// `None`: `ALL` or `USER` (`all` tells which: `ALL` also turns the
+    /// table's foreign key triggers off or on, [`Enabling::run`]).
     name: Option<&'a Ident>,
     all: bool,
     state: TriggerEnabled,
@@ -454,7 +454,12 @@ impl<'a> Enabling<'a> {
     }
 
     /// Sets the trigger (or every trigger) of table `table_name` (a
-    /// catalog name) to fire or not; 42704 for a name it has not.
+    /// catalog name) to fire or not; 42704 for a name it has not. `ALL`
+    /// also sets the table's foreign key triggers (PostgreSQL's
+    /// `RI_ConstraintTrigger_*`: the checks of its rows' references, the
+    /// actions of keys referencing it): a superuser's right only, else
+    /// PostgreSQL's 42501 naming such a trigger (a name folio makes up:
+    /// `RI_ConstraintTrigger_a_` or `_c_` and the constraint's oid).
     pub fn run(
         &self,
         cx: &Ctx<'_>,
@@ -462,13 +467,25 @@ impl<'a> Enabling<'a> {
         table_name: &str,
     ) -> Result<(), SqlError> {
         let catalog = cx.db.catalog();
-        let table = (catalog.table(txn, table_name)?)
-            .ok_or_else(|| SqlError::undefined_table(table_name))?
-            .oid;
+        let def = (catalog.table(txn, table_name)?)
+            .ok_or_else(|| SqlError::undefined_table(table_name))?;
+        let table = def.oid;
+        if self.all
+            && let Some(system) = foreign_key_trigger(&def)
+        {
+            if !crate::roles::current_is_superuser()? {
+                return Err(SqlError::new(
+                    "42501",
+                    format!("permission denied: \"{system}\" is a system trigger"),
+                ));
+            }
+            let enabled = self.state != TriggerEnabled::Disabled;
+            catalog.set_foreign_key_triggers(txn, table, enabled)?;
+        }
         let names: Vec<String> = match self.name {
             Some(name) => vec![names::ident(name)],
             None => (crate::triggers::in_scope().iter())
-                .filter(|t| t.table == table)
+                .filter(|t| t.table == table && !t.is_internal())
                 .map(|t| t.name.clone())
                 .collect(),
         };
@@ -476,6 +493,28 @@ impl<'a> Enabling<'a> {
             catalog.enable_trigger(txn, table, table_name, &name, self.state)?;
         }
         Ok(())
+    }
+}
+
+/// The name PostgreSQL's error gives one of table `def`'s foreign key
+/// triggers, if it has any: an action trigger of a key referencing it
+/// (`RI_ConstraintTrigger_a_*`, which sort first), else a check trigger
+/// of its own key (`_c_`); folio numbers them by the constraint's oid
+/// (PostgreSQL: the trigger's).
+fn foreign_key_trigger(def: &folio_catalog::TableDef) -> Option<String> {
+    use folio_catalog::ConstraintKind;
+    let referencing = (def.referenced_by.iter())
+        .filter(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+        .map(|c| c.oid)
+        .min();
+    let own = (def.constraints.iter())
+        .filter(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+        .map(|c| c.oid)
+        .min();
+    match (referencing, own) {
+        (Some(oid), _) => Some(format!("RI_ConstraintTrigger_a_{oid}")),
+        (None, Some(oid)) => Some(format!("RI_ConstraintTrigger_c_{oid}")),
+        (None, None) => None,
     }
 }
 

@@ -52,6 +52,14 @@ pub fn in_scope() -> Arc<Vec<TriggerDef>> {
     TRIGGERS.with(|t| t.borrow().clone())
 }
 
+/// Whether table `table`'s foreign key triggers are disabled (`ALTER
+/// TABLE ... DISABLE TRIGGER ALL`; folio-catalog `triggers.rs`): its
+/// foreign keys' checks of its rows, and the actions of foreign keys
+/// that reference it, are off.
+pub fn foreign_keys_disabled(table: u64) -> bool {
+    (in_scope().iter()).any(|t| t.table == table && t.is_internal())
+}
+
 /// What a row change does to its row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
@@ -236,6 +244,11 @@ impl Triggers {
     /// batches).
     pub fn has_row_triggers(&self) -> bool {
         !self.before.is_empty() || !self.after.is_empty() || self.transitions
+    }
+
+    /// Whether a BEFORE (or INSTEAD OF) row trigger is to fire.
+    pub fn has_before_row(&self) -> bool {
+        !self.before.is_empty()
     }
 
     /// Runs the BEFORE STATEMENT triggers: before the statement reads or

@@ -78,6 +78,16 @@ pub enum RowError {
     /// it (PostgreSQL's "integer out of range").
     #[error("{0} out of range")]
     IntegerOutOfRange(String),
+    /// A range literal that is not one (22P02; the DETAIL says why).
+    #[error("malformed range literal: \"{text}\"")]
+    MalformedRange { text: String, detail: &'static str },
+    /// PostgreSQL's 22000 (data exception) with its message: a range's
+    /// bounds out of order, a union or difference in two pieces.
+    #[error("{0}")]
+    DataException(String),
+    /// Date arithmetic past PostgreSQL's dates (22008).
+    #[error("date out of range")]
+    DateOutOfRange,
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -100,6 +110,7 @@ impl RowError {
             }
             RowError::InvalidJson(detail) => Some(detail.clone()),
             RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
+            RowError::MalformedRange { detail, .. } => Some(detail.to_string()),
             _ => None,
         }
     }
@@ -114,9 +125,12 @@ impl RowError {
             | RowError::IntegerOutOfRange(_)
             | RowError::NumericFormatOverflow => "22003",
             RowError::KeyTooLong { .. } => "54000",
-            RowError::InvalidText { .. } | RowError::InvalidInput(_) | RowError::InvalidJson(_) => {
-                "22P02"
-            }
+            RowError::InvalidText { .. }
+            | RowError::InvalidInput(_)
+            | RowError::InvalidJson(_)
+            | RowError::MalformedRange { .. } => "22P02",
+            RowError::DataException(_) => "22000",
+            RowError::DateOutOfRange => "22008",
             RowError::UntranslatableJson => "22P05",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
             RowError::DateTimeOutOfRange(_)

@@ -18,6 +18,8 @@ mod key;
 mod numeric;
 mod numeric_math;
 pub mod oid;
+mod range;
+mod range_text;
 mod record_text;
 mod row_format;
 mod text;
@@ -39,10 +41,11 @@ pub use json::{
 pub use json_parse::{Node as JsonNode, NodeKind as JsonNodeKind, parse as parse_json};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
 pub use numeric::{MAX_NUMERIC_DIGITS, MAX_NUMERIC_SCALE, Numeric, Rounding};
+pub use range::{Bound, Range, RangeKind};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
-    decode_stored, decode_stored_columns, encode_row, encode_stored, value_from_payload,
-    value_payload,
+    decode_stored, decode_stored_columns, encode_row, encode_stored, range_flags, range_flags_of,
+    value_from_payload, value_payload,
 };
 pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
 pub use types::SqlType;

@@ -5,13 +5,14 @@
 //! | column count | u16 |
 //! | flags | u8: bit 0 = has nulls |
 //! | null bitmap | `ceil(count / 8)` bytes, only with nulls; bit `i` set = column `i` is null (PostgreSQL's `t_bits` is the opposite: set = not null) |
-//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18); text, varchar, char and bytea as a u32 length then the bytes, or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64) |
+//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64) |
 //!
 //! Decoding untrusted bytes never panics: every length is checked against
 //! what is left, and nothing is allocated beyond the input's size.
 
 use crate::error::RowError;
 use crate::numeric::Numeric;
+use crate::range::{Bound, Range, RangeKind};
 use crate::types::SqlType;
 use crate::value::Value;
 
@@ -138,6 +139,11 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
             out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
             out.extend_from_slice(&payload);
         }
+        Value::Range(r) => {
+            let payload = range_payload(r)?;
+            out.extend_from_slice(&inline_len(payload.len())?.to_le_bytes());
+            out.extend_from_slice(&payload);
+        }
         Value::Record(_) => {
             return Err(RowError::TypeMismatch {
                 value: v.type_name().into(),
@@ -146,6 +152,87 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         }
     }
     Ok(())
+}
+
+/// A range's flags (PostgreSQL's `RANGE_EMPTY`, `RANGE_LB_INC`,
+/// `RANGE_UB_INC`, `RANGE_LB_INF`, `RANGE_UB_INF`): the stored form's and
+/// the binary wire format's first byte.
+pub mod range_flags {
+    pub const EMPTY: u8 = 0x01;
+    pub const LOWER_INCLUSIVE: u8 = 0x02;
+    pub const UPPER_INCLUSIVE: u8 = 0x04;
+    pub const LOWER_INFINITE: u8 = 0x08;
+    pub const UPPER_INFINITE: u8 = 0x10;
+}
+
+/// A range's flags byte ([`range_flags`]).
+pub fn range_flags_of(r: &Range) -> u8 {
+    use range_flags::*;
+    let Some((lower, upper)) = &r.bounds else {
+        return EMPTY;
+    };
+    let mut flags = 0;
+    for (bound, inclusive, infinite) in [
+        (lower, LOWER_INCLUSIVE, LOWER_INFINITE),
+        (upper, UPPER_INCLUSIVE, UPPER_INFINITE),
+    ] {
+        flags |= match (&bound.value, bound.inclusive) {
+            (None, _) => infinite,
+            (Some(_), true) => inclusive,
+            (Some(_), false) => 0,
+        };
+    }
+    flags
+}
+
+/// A range's stored bytes: its flags, then its finite bounds (lower
+/// first) as a row stores values of its element type (all fixed width).
+fn range_payload(r: &Range) -> Result<Vec<u8>, RowError> {
+    let mut out = vec![range_flags_of(r)];
+    if let Some((lower, upper)) = &r.bounds {
+        for v in [&lower.value, &upper.value].into_iter().flatten() {
+            put_value(&mut out, v, r.kind.element())?;
+        }
+    }
+    Ok(out)
+}
+
+/// The range of `kind` stored as `b` ([`range_payload`]).
+fn decode_range(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
+    use range_flags::*;
+    let (&flags, mut rest) = b
+        .split_first()
+        .ok_or_else(|| corrupt("a range without its flags"))?;
+    if flags & EMPTY != 0 {
+        return Ok(Value::Range(Box::new(Range::empty(kind))));
+    }
+    let element = kind.element();
+    let width = element
+        .fixed_width()
+        .expect("range elements are fixed width");
+    let mut bound = |infinite: u8, inclusive: u8| -> Result<Bound, RowError> {
+        if flags & infinite != 0 {
+            return Ok(Bound::INFINITE);
+        }
+        if rest.len() < width {
+            return Err(corrupt("a range bound cut short"));
+        }
+        let (bytes, tail) = rest.split_at(width);
+        rest = tail;
+        Ok(Bound::at(
+            decode_value(Some(bytes), element)?,
+            flags & inclusive != 0,
+        ))
+    };
+    let lower = bound(LOWER_INFINITE, LOWER_INCLUSIVE)?;
+    let upper = bound(UPPER_INFINITE, UPPER_INCLUSIVE)?;
+    if !rest.is_empty() {
+        return Err(corrupt("bytes after a range's bounds"));
+    }
+    Ok(Value::Range(Box::new(Range {
+        kind,
+        bounds: Some((lower, upper)),
+    })))
 }
 
 /// An array's stored bytes (what its length word counts): the element
@@ -382,6 +469,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             Value::Enum(def.value_at(f64::from_le_bytes(a(8)[..8].try_into().expect("8")))?)
         }
         SqlType::Array(element) => decode_array(b, *element)?,
+        SqlType::Range(kind) => decode_range(b, kind)?,
         SqlType::Record => return Err(corrupt("a record in a stored row")),
         SqlType::Json | SqlType::Jsonb => {
             let text =

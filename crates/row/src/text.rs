@@ -192,6 +192,7 @@ impl Value {
             Value::Oid(o) => o.to_string(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
             Value::Xid(x) => x.to_string(),
+            Value::Range(r) => crate::range_text::range_out(r, zone),
         })
     }
 
@@ -254,6 +255,9 @@ impl Value {
             }
             SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
             SqlType::Enum(def) => Value::Enum(def.value_of(text)?),
+            SqlType::Range(kind) => {
+                Value::Range(Box::new(crate::range_text::range_in(kind, text, zone)?))
+            }
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

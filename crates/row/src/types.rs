@@ -2,6 +2,7 @@
 //! PostgreSQL's type oids and names.
 
 use crate::enums::EnumType;
+use crate::range::RangeKind;
 
 /// A column's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,10 +57,13 @@ pub enum SqlType {
     /// type of PL/pgSQL's cursor variables; its values are texts
     /// (`Value::Text`), stored and keyed as text.
     Refcursor,
+    /// A built-in range type (`int4range`, ..., `range.rs`); its values
+    /// are `Value::Range`.
+    Range(RangeKind),
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 17] = [
+static ELEMENTS: [SqlType; 23] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -77,6 +81,12 @@ static ELEMENTS: [SqlType; 17] = [
     SqlType::Interval,
     SqlType::Oid,
     SqlType::Refcursor,
+    SqlType::Range(RangeKind::Int4),
+    SqlType::Range(RangeKind::Int8),
+    SqlType::Range(RangeKind::Num),
+    SqlType::Range(RangeKind::Date),
+    SqlType::Range(RangeKind::Ts),
+    SqlType::Range(RangeKind::Tstz),
 ];
 
 impl SqlType {
@@ -108,6 +118,7 @@ impl SqlType {
             SqlType::Tid => 27,
             SqlType::Xid => 28,
             SqlType::Refcursor => 1790,
+            SqlType::Range(kind) => kind.oid(),
             SqlType::Array(element) => match element {
                 SqlType::Bool => 1000,
                 SqlType::Bytea => 1001,
@@ -126,6 +137,7 @@ impl SqlType {
                 SqlType::Enum(def) => def.array_oid,
                 SqlType::Oid => 1028,
                 SqlType::Refcursor => 2201,
+                SqlType::Range(kind) => kind.array_oid(),
                 _ => 1009,
             },
         }
@@ -189,11 +201,14 @@ impl SqlType {
             27 => SqlType::Tid,
             28 => SqlType::Xid,
             1790 => SqlType::Refcursor,
-            array => {
+            other => {
+                if let Some(kind) = RangeKind::ALL.into_iter().find(|k| k.oid() == other) {
+                    return Some(SqlType::Range(kind));
+                }
                 return ELEMENTS
                     .iter()
                     .filter_map(|e| e.array_of())
-                    .find(|a| a.oid() == array);
+                    .find(|a| a.oid() == other);
             }
         })
     }
@@ -243,6 +258,7 @@ impl SqlType {
             SqlType::Tid => "tid".into(),
             SqlType::Xid => "xid".into(),
             SqlType::Refcursor => "refcursor".into(),
+            SqlType::Range(kind) => kind.name().into(),
         }
     }
 
@@ -277,7 +293,10 @@ impl SqlType {
     /// as `1 mon`), whose keys keep only what orders them. An index-only
     /// scan needs it of every column it returns.
     pub fn key_decodes_exactly(self) -> bool {
-        !matches!(self, SqlType::Numeric(_) | SqlType::Interval)
+        !matches!(
+            self,
+            SqlType::Numeric(_) | SqlType::Interval | SqlType::Range(RangeKind::Num)
+        )
     }
 
     /// Bytes of a value of this type in a row, if fixed.
@@ -301,6 +320,7 @@ impl SqlType {
             | SqlType::Bytea
             | SqlType::InternalChar
             | SqlType::Refcursor
+            | SqlType::Range(_)
             | SqlType::Array(_)
             | SqlType::Record
             | SqlType::Json
@@ -343,6 +363,9 @@ mod tests {
             SqlType::Tid,
             SqlType::Xid,
             SqlType::Refcursor,
+            SqlType::Range(RangeKind::Int4),
+            SqlType::Range(RangeKind::Tstz),
+            SqlType::Array(&SqlType::Range(RangeKind::Date)),
         ] {
             assert_eq!(
                 SqlType::from_oid(t.oid(), t.typmod()),

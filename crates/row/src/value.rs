@@ -5,6 +5,7 @@ use crate::error::RowError;
 use crate::interval::Interval;
 use crate::json::Jsonb;
 use crate::numeric::Numeric;
+use crate::range::Range;
 use crate::types::SqlType;
 use std::cmp::Ordering;
 
@@ -45,6 +46,8 @@ pub enum Value {
     Tid(u32, u16),
     /// An `xid` (`tid.rs`).
     Xid(u64),
+    /// A value of a built-in range type (`range.rs`).
+    Range(Box<Range>),
 }
 
 impl Value {
@@ -74,6 +77,7 @@ impl Value {
             Value::Oid(_) => "oid",
             Value::Tid(..) => "tid",
             Value::Xid(_) => "xid",
+            Value::Range(r) => r.kind.name(),
         }
     }
 
@@ -206,6 +210,7 @@ impl Value {
             }
             (Value::Record(_), SqlType::Record) => true,
             (Value::Enum(v), SqlType::Enum(t)) => v.ty.oid == t.oid,
+            (Value::Range(r), SqlType::Range(kind)) => r.kind == kind,
             _ => false,
         }
     }
@@ -241,6 +246,7 @@ impl Value {
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),
+            (Value::Range(a), Value::Range(b)) if a.kind == b.kind => a.range_cmp(b),
             // In the type's declared order (sort orders never change).
             (Value::Enum(a), Value::Enum(b)) if a.ty.oid == b.ty.oid => {
                 a.sort().total_cmp(&b.sort())

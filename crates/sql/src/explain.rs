@@ -957,6 +957,14 @@ fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
             let a: Vec<String> = args.iter().map(d).collect();
             format!("({})::{}", a.join(", "), reg.name())
         }
+        Scalar::Func(Func::Range(f), args) if f.symbol().is_some() && args.len() == 2 => {
+            format!(
+                "({} {} {})",
+                d(&args[0]),
+                f.symbol().unwrap_or("?"),
+                d(&args[1])
+            )
+        }
         Scalar::Func(Func::Json(f), args) if f.symbol().is_some() && args.len() == 2 => {
             format!(
                 "({} {} {})",
@@ -1078,5 +1086,6 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Xid => "xid",
         SqlType::InternalChar => "\"char\"",
         SqlType::Refcursor => "refcursor",
+        SqlType::Range(kind) => kind.name(),
     })
 }

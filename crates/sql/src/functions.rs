@@ -133,6 +133,11 @@ pub enum Func {
     Regex(RegexFunc),
     /// A json operator or function (`json_functions.rs`).
     Json(crate::json_functions::JsonFunc),
+    /// A range constructor, function or operator (`range_functions.rs`):
+    /// bound by `range_functions::bind_call` / `bind_operator`, never
+    /// looked up by [`Func::of`] (`lower` and `upper` are also the
+    /// string functions).
+    Range(crate::range_functions::RangeFunc),
     /// An advisory lock function (`advisory.rs`): runs on the session's
     /// locks, which the statement's `Env` carries.
     Advisory(crate::advisory::AdvisoryFunc),
@@ -352,6 +357,7 @@ impl Func {
             Func::Interval(f) => f.name(),
             Func::Regex(f) => f.name(),
             Func::Json(f) => f.name(),
+            Func::Range(f) => f.name(),
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::FormatVariadic => Some("format"),
@@ -501,6 +507,7 @@ impl Func {
             Func::Interval(f) => f.takes(count),
             Func::Regex(f) => f.takes(count),
             Func::Json(f) => f.takes(count),
+            Func::Range(f) => f.takes(count),
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
@@ -646,6 +653,7 @@ impl Func {
             Func::Interval(f) => f.ty(),
             Func::Regex(f) => f.ty(),
             Func::Json(f) => f.ty(args),
+            Func::Range(f) => f.ty(args),
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
@@ -680,6 +688,7 @@ impl Func {
                 | Func::NumNonNulls
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
+            && !matches!(self, Func::Range(f) if !f.is_strict())
             && !matches!(self, Func::Catalog(f) if !f.is_strict())
             && !matches!(self, Func::Setting(f) if !f.is_strict())
             && !matches!(self, Func::Row(_));
@@ -1039,6 +1048,7 @@ impl Func {
             Func::Interval(f) => f.eval(&args)?,
             Func::Regex(f) => f.eval(&args)?,
             Func::Json(f) => f.eval(args)?,
+            Func::Range(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Make(f) => f.eval(&args)?,
             Func::WidthBucket => crate::width_bucket::eval(&args)?,
@@ -1482,6 +1492,7 @@ pub fn exists(name: &str) -> bool {
         || crate::aggregate::is_aggregate_name(name)
         || crate::window::is_window_name(name)
         || crate::table_functions::is_table_function_name(name)
+        || crate::range_functions::is_name(name)
         || matches!(
             name,
             "grouping" | "pg_typeof" | "enum_first" | "enum_last" | "enum_range"

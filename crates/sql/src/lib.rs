@@ -83,6 +83,7 @@ mod position;
 mod privileges;
 mod pushdown;
 mod query;
+mod range_functions;
 mod recursive;
 mod regex_functions;
 mod regex_match;

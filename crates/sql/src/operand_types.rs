@@ -62,7 +62,14 @@ fn operator(symbol: &str, x: Option<SqlType>, y: Option<SqlType>) -> Result<(), 
     // `anyenum` against the same type).
     let enum_mismatch =
         (matches!(x, SqlType::Enum(_)) || matches!(y, SqlType::Enum(_))) && x.oid() != y.oid();
-    if (string(x) && y.is_number()) || (x.is_number() && string(y)) || enum_mismatch {
+    // So does a range (PostgreSQL's range comparisons are `anyrange`).
+    let range_mismatch =
+        (matches!(x, SqlType::Range(_)) || matches!(y, SqlType::Range(_))) && x.oid() != y.oid();
+    if (string(x) && y.is_number())
+        || (x.is_number() && string(y))
+        || enum_mismatch
+        || range_mismatch
+    {
         return Err(functions::no_operator(format!(
             "operator does not exist: {} {symbol} {}",
             set_types::name(x),

@@ -412,6 +412,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
             let op = qualified_operator(op)?;
             let op = op.as_ref();
+            if let Some(bound) = crate::range_functions::bind_operator(op, &a, &b, columns) {
+                return bound;
+            }
             if let Some(bound) = crate::json_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
             }
@@ -1225,6 +1228,10 @@ fn function(
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }
+    let args = match crate::range_functions::bind_call(&name, args, columns)? {
+        Ok(call) => return Ok(call),
+        Err(args) => args,
+    };
     // `timezone(zone, ts)`: as `ts AT TIME ZONE zone`.
     let args = match (name.as_str(), <[Scalar; 2]>::try_from(args)) {
         ("timezone", Ok([zone, ts])) => return crate::time_zones::bind(ts, zone, false, columns),
@@ -2027,6 +2034,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Oid(_) => SqlType::Oid,
         Value::Tid(..) => SqlType::Tid,
         Value::Xid(_) => SqlType::Xid,
+        Value::Range(r) => SqlType::Range(r.kind),
     }
 }
 

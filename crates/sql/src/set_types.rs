@@ -238,9 +238,12 @@ fn category(ty: SqlType) -> Category {
         SqlType::Interval => Category::Timespan,
         SqlType::Array(_) => Category::Array,
         SqlType::Record | SqlType::Json | SqlType::Jsonb | SqlType::Enum(_) => Category::Other,
-        SqlType::Bytea | SqlType::Uuid | SqlType::Tid | SqlType::Xid | SqlType::Refcursor => {
-            Category::Other
-        }
+        SqlType::Bytea
+        | SqlType::Uuid
+        | SqlType::Tid
+        | SqlType::Xid
+        | SqlType::Refcursor
+        | SqlType::Range(_) => Category::Other,
     }
 }
 

@@ -27,7 +27,7 @@ use crate::names;
 use crate::stat_tables::Listed;
 use folio_catalog::{Catalog, ConstraintKind, IndexDef, SequenceDef, TableDef};
 use folio_db::Transaction;
-use folio_row::{SqlType, Value};
+use folio_row::{RangeKind, SqlType, Value};
 use sqlparser::ast::ObjectName;
 
 /// The `pg_catalog` schema's oid.
@@ -97,7 +97,7 @@ pub enum SystemRelation {
     Language,
     /// `pg_enum`: the labels of the enum types (`enum_types.rs`).
     Enum,
-    /// `pg_range`: empty (folio has no range types; drivers join it).
+    /// `pg_range`: the built-in range types (folio-row `range.rs`).
     Range,
     /// `pg_stat_activity`: the live sessions (`activity.rs`).
     StatActivity,
@@ -980,6 +980,45 @@ impl SystemRelation {
                         Value::Null,
                     ]);
                 }
+                // The range types (typtype `r`) and their arrays.
+                for kind in RangeKind::ALL {
+                    let row =
+                        |type_oid: u32, name: String, typtype: &str, elem: u32, array: u32| {
+                            vec![
+                                oid(type_oid.into()),
+                                text(&name),
+                                oid(CATALOG_NAMESPACE),
+                                oid(SUPERUSER_OID),
+                                Value::Int2(-1),
+                                Value::Bool(false),
+                                text(typtype),
+                                text(if typtype == "r" { "R" } else { "A" }),
+                                oid(0),
+                                oid(elem.into()),
+                                oid(array.into()),
+                                Value::Bool(false),
+                                oid(0),
+                                Value::Int4(-1),
+                                oid(0),
+                                Value::Null,
+                                Value::Null,
+                            ]
+                        };
+                    out.push(row(
+                        kind.oid(),
+                        kind.name().into(),
+                        "r",
+                        0,
+                        kind.array_oid(),
+                    ));
+                    out.push(row(
+                        kind.array_oid(),
+                        format!("_{}", kind.name()),
+                        "b",
+                        kind.oid(),
+                        0,
+                    ));
+                }
                 // The enum types, in `public` (PostgreSQL's typlen 4: the
                 // oid it stores; folio stores the 8-byte sort order).
                 for def in catalog.enum_types(txn)? {
@@ -1223,8 +1262,26 @@ impl SystemRelation {
             | SystemRelation::PublicationNamespace
             | SystemRelation::PublicationRel
             | SystemRelation::AuthMembers
-            | SystemRelation::PartitionedTable
-            | SystemRelation::Range => {}
+            | SystemRelation::PartitionedTable => {}
+            SystemRelation::Range => {
+                for kind in RangeKind::ALL {
+                    let element = kind.element();
+                    let name = |suffix: &str| match suffix {
+                        "canonical" if !kind.is_discrete() => text("-"),
+                        suffix => text(&format!("{}_{suffix}", kind.name())),
+                    };
+                    out.push(vec![
+                        oid(kind.oid().into()),
+                        oid(element.oid().into()),
+                        // No multirange types here.
+                        oid(0),
+                        oid(0),
+                        oid(default_btree_opclass(element)),
+                        name("canonical"),
+                        name("subdiff"),
+                    ]);
+                }
+            }
             SystemRelation::Extension => out.extend(crate::extensions::rows(catalog, txn)?),
             SystemRelation::Trigger => {
                 // (Not the row standing for the foreign keys' triggers.)
@@ -1525,6 +1582,20 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (3802, "jsonb", -1, false, "U", 3807, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
 ];
+
+/// PostgreSQL's oid of the default btree operator class of a range
+/// type's element type (`pg_range.rngsubopc`; folio has no `pg_opclass`).
+fn default_btree_opclass(element: SqlType) -> i64 {
+    match element {
+        SqlType::Int4 => 1978,
+        SqlType::Int8 => 3124,
+        SqlType::Numeric(_) => 3125,
+        SqlType::Date => 3122,
+        SqlType::Timestamp => 3128,
+        SqlType::TimestampTz => 3127,
+        _ => 0,
+    }
+}
 
 fn oid(n: i64) -> Value {
     crate::catalog_functions::oid_value(n)

@@ -125,6 +125,9 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "interval" => SqlType::Interval,
         "json" => SqlType::Json,
         "jsonb" => SqlType::Jsonb,
+        range if folio_row::RangeKind::of_name(range).is_some() => {
+            SqlType::Range(folio_row::RangeKind::of_name(range).expect("matched"))
+        }
         other => {
             // A user's type: unqualified or in `public`.
             let user = match crate::names::parts(name).as_deref() {
@@ -285,6 +288,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Tid => "tid",
         SqlType::Xid => "xid",
         SqlType::Refcursor => "refcursor",
+        SqlType::Range(kind) => kind.name(),
     })
 }
 
@@ -317,6 +321,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::InternalChar
             | SqlType::Tid
             | SqlType::Xid
+            | SqlType::Range(_)
             | SqlType::Array(_),
         ) => Value::from_text_in(ty, &s, &crate::setting_functions::time_zone())?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
@@ -443,6 +448,10 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (v @ Value::Oid(_), _) if !matches!(ty, SqlType::Oid | SqlType::Int4 | SqlType::Int8) => {
             return Err(no_cast(&v, ty));
         }
+        // A range is cast from and to text only (above), and to itself.
+        (Value::Range(r), SqlType::Range(kind)) if r.kind == kind => Value::Range(r),
+        (v @ Value::Range(_), _) => return Err(no_cast(&v, ty)),
+        (v, SqlType::Range(_)) => return Err(no_cast(&v, ty)),
         // A tid or an xid is cast from and to text only (above).
         (v @ Value::Tid(..), _) if ty != SqlType::Tid => return Err(no_cast(&v, ty)),
         (v @ Value::Xid(_), _) if ty != SqlType::Xid => return Err(no_cast(&v, ty)),
@@ -652,6 +661,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         }
         Value::Numeric(n) => numeric_binary(*n),
         Value::Array(items) => array_binary(items, type_oid)?,
+        Value::Range(r) => range_binary(r)?,
         Value::Record(fields) => crate::row_values::record_binary(fields)?,
         Value::Json(text) => text.as_bytes().to_vec(),
         // PostgreSQL's enum_send: the label's bytes.
@@ -663,6 +673,65 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
             out
         }
     }))
+}
+
+/// PostgreSQL's binary range (`range_send`): the flags byte (folio-row's
+/// `range_flags`), then each finite bound, lower first, as its length
+/// (i32) and its element type's binary form.
+fn range_binary(r: &folio_row::Range) -> Result<Vec<u8>, SqlError> {
+    let mut out = vec![folio_row::range_flags_of(r)];
+    if let Some((lower, upper)) = &r.bounds {
+        for v in [&lower.value, &upper.value].into_iter().flatten() {
+            let bytes = binary_output(v, r.kind.element().oid())?.unwrap_or_default();
+            out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
+            out.extend_from_slice(&bytes);
+        }
+    }
+    Ok(out)
+}
+
+/// A range of `kind` from PostgreSQL's binary range ([`range_binary`]),
+/// made by folio-row's `Range::new` as any range is (PostgreSQL's
+/// `range_recv` checks and canonicalises the same way).
+fn range_binary_input(bytes: &[u8], kind: folio_row::RangeKind) -> Result<Value, SqlError> {
+    use folio_row::range_flags::*;
+    use folio_row::{Bound, Range};
+    let short = || SqlError::new("22P03", "insufficient data left in message");
+    let (&flags, mut rest) = bytes.split_first().ok_or_else(short)?;
+    if flags & EMPTY != 0 {
+        if !rest.is_empty() {
+            return Err(SqlError::new(
+                "22P03",
+                "incorrect binary data format in range",
+            ));
+        }
+        return Ok(Value::Range(Box::new(Range::empty(kind))));
+    }
+    let mut bound = |infinite: u8, inclusive: u8| -> Result<Bound, SqlError> {
+        if flags & infinite != 0 {
+            return Ok(Bound::INFINITE);
+        }
+        if rest.len() < 4 {
+            return Err(short());
+        }
+        let len = i32::from_be_bytes(rest[..4].try_into().expect("4"));
+        let len = usize::try_from(len).map_err(|_| short())?;
+        if rest.len() - 4 < len {
+            return Err(short());
+        }
+        let value = binary_input(&rest[4..4 + len], kind.element())?;
+        rest = &rest[4 + len..];
+        Ok(Bound::at(value, flags & inclusive != 0))
+    };
+    let lower = bound(LOWER_INFINITE, LOWER_INCLUSIVE)?;
+    let upper = bound(UPPER_INFINITE, UPPER_INCLUSIVE)?;
+    if !rest.is_empty() {
+        return Err(SqlError::new(
+            "22P03",
+            "incorrect binary data format in range",
+        ));
+    }
+    Ok(Value::Range(Box::new(Range::new(kind, lower, upper)?)))
 }
 
 /// PostgreSQL's binary array: dimensions (0 for an empty array, else 1),
@@ -866,6 +935,7 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             None => return Err(bad()),
         },
         SqlType::Array(element) => array_binary_input(bytes, *element)?,
+        SqlType::Range(kind) => range_binary_input(bytes, kind)?,
         SqlType::Record => {
             return Err(SqlError::unsupported(format!(
                 "binary input of type {}",

@@ -363,6 +363,7 @@ impl Catalog {
             indexes: Vec::new(),
             constraints: Vec::new(),
             referenced_by: Vec::new(),
+            partitions: Vec::new(),
             enums,
             domains,
             matview,
@@ -669,9 +670,9 @@ impl Catalog {
                 referencing: fk.table.clone(),
             });
         }
-        // The tables its foreign keys reference lose a referencing key:
-        // their writers must read them again.
-        for parent in table.constraints.iter().filter_map(|c| c.references()) {
+        // The tables its foreign keys reference lose a referencing key,
+        // its parent a partition: their writers must read them again.
+        for parent in table.constraints.iter().filter_map(|c| c.indexed_under()) {
             if parent != table.oid {
                 self.lock_for_ddl(txn, parent, LockMode::Share)?;
             }
@@ -1074,6 +1075,19 @@ impl Catalog {
         }
     }
 
+    /// The table with oid `oid` as `txn` sees it (a partition's parent).
+    pub fn table_by_oid(
+        &self,
+        txn: &Transaction,
+        oid: u64,
+    ) -> Result<Option<TableDef>, CatalogError> {
+        let classes = self.class_rows(txn)?;
+        match classes.iter().find(|(_, c)| c.oid == oid && c.has_heap()) {
+            Some((_, class)) => Ok(Some(self.table_def(txn, class.clone(), &classes)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Takes the DDL lock of table `name` (its catalog row, `FOR UPDATE`):
     /// other DDL on it waits until `txn` ends. Returns the table as it is
     /// once locked (42P01 if it does not exist, or was dropped meanwhile).
@@ -1413,7 +1427,8 @@ impl Catalog {
             .map(|(_, row)| row)
             .collect();
         let (columns, layout) = Layout::of(attributes);
-        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, classes)?;
+        let (constraints, referenced_by, partitions) =
+            self.constraints_of(txn, class.oid, classes)?;
         let mut indexes: Vec<IndexDef> = classes
             .iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
@@ -1455,6 +1470,7 @@ impl Catalog {
             indexes,
             constraints,
             referenced_by,
+            partitions,
             enums,
             domains,
             matview,

@@ -1075,19 +1075,6 @@ impl Catalog {
         }
     }
 
-    /// The table with oid `oid` as `txn` sees it (a partition's parent).
-    pub fn table_by_oid(
-        &self,
-        txn: &Transaction,
-        oid: u64,
-    ) -> Result<Option<TableDef>, CatalogError> {
-        let classes = self.class_rows(txn)?;
-        match classes.iter().find(|(_, c)| c.oid == oid && c.has_heap()) {
-            Some((_, class)) => Ok(Some(self.table_def(txn, class.clone(), &classes)?)),
-            None => Ok(None),
-        }
-    }
-
     /// Takes the DDL lock of table `name` (its catalog row, `FOR UPDATE`):
     /// other DDL on it waits until `txn` ends. Returns the table as it is
     /// once locked (42P01 if it does not exist, or was dropped meanwhile).

@@ -562,6 +562,14 @@ impl Catalog {
             if let ConstraintKind::ForeignKey(fk) = &mut c.kind {
                 fk.ref_table = name_of(fk.ref_table_oid)?;
             }
+            if let ConstraintKind::Partition(crate::defs::Partition::Of {
+                parent_oid,
+                parent,
+                ..
+            }) = &mut c.kind
+            {
+                *parent = name_of(*parent_oid)?;
+            }
             if c.references() == Some(oid) {
                 referencing.push(c.clone());
             }

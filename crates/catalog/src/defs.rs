@@ -197,9 +197,17 @@ impl TableDef {
     /// Its parent's oid and its bound's text, if it is a partition.
     pub fn partition_of(&self) -> Option<(u64, &str)> {
         self.constraints.iter().find_map(|c| match &c.kind {
-            ConstraintKind::Partition(Partition::Of { parent_oid, bound }) => {
-                Some((*parent_oid, bound.as_str()))
-            }
+            ConstraintKind::Partition(Partition::Of {
+                parent_oid, bound, ..
+            }) => Some((*parent_oid, bound.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Its parent's name, if it is a partition.
+    pub fn partition_parent(&self) -> Option<&str> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Partition(Partition::Of { parent, .. }) => Some(parent.as_str()),
             _ => None,
         })
     }
@@ -310,7 +318,13 @@ pub enum Partition {
     Key { strategy: u8, columns: Vec<u16> },
     /// `PARTITION OF parent FOR VALUES ...`: `bound` is the bound as
     /// PostgreSQL's `pg_get_expr(relpartbound, oid)` prints it.
-    Of { parent_oid: u64, bound: String },
+    Of {
+        parent_oid: u64,
+        /// The parent's name as the reader saw it (not stored: filled in
+        /// when the definition is read, as a foreign key's `ref_table`).
+        parent: String,
+        bound: String,
+    },
 }
 
 /// A foreign key: `columns` of the constrained table reference
@@ -415,7 +429,9 @@ impl ConstraintDef {
                     w.u16(*c);
                 }
             }
-            ConstraintKind::Partition(Partition::Of { parent_oid, bound }) => {
+            ConstraintKind::Partition(Partition::Of {
+                parent_oid, bound, ..
+            }) => {
                 w.u8(CONSTRAINT_PARTITION_OF).u64(*parent_oid).str(bound);
             }
         }
@@ -475,6 +491,7 @@ impl ConstraintDef {
             }
             CONSTRAINT_PARTITION_OF => ConstraintKind::Partition(Partition::Of {
                 parent_oid: r.u64()?,
+                parent: String::new(),
                 bound: r.str()?,
             }),
             other => return Err(format!("constraint kind {other}")),

@@ -3,7 +3,7 @@
 //! / DETACH PARTITION, and what DROP, TRUNCATE, ADD PRIMARY KEY / UNIQUE
 //! and CREATE INDEX do to a partitioned table's partitions.
 
-use super::bounds::{Bound, Key};
+use super::bounds::Bound;
 use super::syntax::{BoundSpec, TableSpec};
 use super::tree::Tree;
 use crate::context::Ctx;
@@ -219,6 +219,7 @@ fn attach_def(
         name,
         Partition::Of {
             parent_oid: parent.oid,
+            parent: parent.name.clone(),
             bound: bound.text(),
         },
     )?;
@@ -427,6 +428,24 @@ pub fn check_alter(
     let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
         return Ok(());
     };
+    // Foreign keys are not made on the partitions: one to or from a
+    // partitioned table would check its (empty) heap.
+    for op in operations {
+        if let AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::ForeignKey { foreign_table, .. },
+            ..
+        } = op
+        {
+            let referenced = names::relation(foreign_table)?;
+            let partitioned = |d: &TableDef| d.partition_key().is_some();
+            let other = cx.db.catalog().table(txn, &referenced)?;
+            if partitioned(&def) || other.as_ref().is_some_and(partitioned) {
+                return Err(SqlError::unsupported(
+                    "foreign keys to or from a partitioned table",
+                ));
+            }
+        }
+    }
     if def.partition_key().is_none() && def.partition_of().is_none() {
         return Ok(());
     }
@@ -575,18 +594,15 @@ pub fn parent_tree(
     txn: &Transaction,
     def: &TableDef,
 ) -> Result<Option<(Tree, usize)>, SqlError> {
-    let Some((parent_oid, _)) = def.partition_of() else {
+    let Some(parent) = def.partition_parent() else {
         return Ok(None);
     };
-    let Some(parent) = cx.db.catalog().table_by_oid(txn, parent_oid)? else {
-        return Ok(None);
-    };
-    let Some(tree) = Tree::of(cx, txn, &parent)? else {
+    let parent = crate::access::relation(cx, txn, parent)?;
+    let Some(tree) = Tree::of(cx, txn, &parent.def)? else {
         return Ok(None);
     };
     let Some(at) = tree.parts.iter().position(|p| p.oid == def.oid) else {
         return Ok(None);
     };
-    let _ = Key::of;
     Ok(Some((tree, at)))
 }

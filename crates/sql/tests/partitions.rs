@@ -24,7 +24,7 @@ fn partitions_survive_a_reopen() {
     );
     ok(
         &mut s,
-        "create table p2 partition of p for values from (10) to (maxvalue)",
+        "create table p2 partition of p for values from (10) to (100)",
     );
     ok(&mut s, "create table h (id bigint) partition by hash (id)");
     ok(
@@ -41,7 +41,7 @@ fn partitions_survive_a_reopen() {
     ok(&mut s, "begin");
     ok(
         &mut s,
-        "create table p3 partition of p for values from (5) to (8)",
+        "create table p3 partition of p for values from (200) to (300)",
     );
     ok(&mut s, "rollback");
     drop(s);
@@ -60,7 +60,7 @@ fn partitions_survive_a_reopen() {
         [
             "p p NULL",
             "p1 r FOR VALUES FROM (MINVALUE) TO (10)",
-            "p2 r FOR VALUES FROM (10) TO (MAXVALUE)"
+            "p2 r FOR VALUES FROM (10) TO (100)"
         ]
     );
     // (PostgreSQL 15 puts 52 and 48 of 1..100 in h0 and h1.)

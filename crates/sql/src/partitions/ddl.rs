@@ -79,9 +79,6 @@ pub fn create(
         table.columns = columns_of(&parent)?;
         parent_bound = Some((parent, bound));
     }
-    if spec.by.is_some() && !table.constraints.is_empty() {
-        // (The keys are checked once the key is known, below.)
-    }
     let made = run_sql(cx, txn, notices, Statement::CreateTable(table))?;
     cx.relations.ddl();
     if let Some(by) = &spec.by {
@@ -269,12 +266,11 @@ fn keys_cover_partition_key(
     columns: &[u16],
     primary: bool,
 ) -> Result<(), SqlError> {
-    let Some((strategy, key)) = def.partition_key() else {
+    let Some((_, key)) = def.partition_key() else {
         return Ok(());
     };
     if let Some(&missing) = key.iter().find(|c| !columns.contains(c)) {
         let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
-        let _ = strategy;
         return Err(SqlError::new(
             "0A000",
             "unique constraint on partitioned table must include all partitioning columns",

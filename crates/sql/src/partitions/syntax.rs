@@ -299,7 +299,7 @@ impl Cursor<'_> {
             }
             t if is_word(t, "in") => Ok(BoundSpec::List(
                 (self.parenthesized()?.iter())
-                    .map(|item| expression(item))
+                    .map(|item| expression(item.as_slice()))
                     .collect::<Result<_, _>>()?,
             )),
             t if is_word(t, "with") => {
@@ -321,8 +321,10 @@ impl Cursor<'_> {
                         {
                             return Err(SqlError::new(
                                 "42601",
-                                format!("modulus for hash partition provided more than once")
-                                    .replace("modulus", &w.value.to_ascii_lowercase()),
+                                format!(
+                                    "{} for hash partition provided more than once",
+                                    w.value.to_ascii_lowercase()
+                                ),
                             ));
                         }
                         Token::Word(w) => {

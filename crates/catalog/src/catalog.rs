@@ -363,6 +363,7 @@ impl Catalog {
             indexes: Vec::new(),
             constraints: Vec::new(),
             referenced_by: Vec::new(),
+            partitions: Vec::new(),
             enums,
             domains,
             matview,
@@ -669,9 +670,9 @@ impl Catalog {
                 referencing: fk.table.clone(),
             });
         }
-        // The tables its foreign keys reference lose a referencing key:
-        // their writers must read them again.
-        for parent in table.constraints.iter().filter_map(|c| c.references()) {
+        // The tables its foreign keys reference lose a referencing key,
+        // its parent a partition: their writers must read them again.
+        for parent in table.constraints.iter().filter_map(|c| c.indexed_under()) {
             if parent != table.oid {
                 self.lock_for_ddl(txn, parent, LockMode::Share)?;
             }
@@ -1413,7 +1414,8 @@ impl Catalog {
             .map(|(_, row)| row)
             .collect();
         let (columns, layout) = Layout::of(attributes);
-        let (constraints, referenced_by) = self.constraints_of(txn, class.oid, classes)?;
+        let (constraints, referenced_by, partitions) =
+            self.constraints_of(txn, class.oid, classes)?;
         let mut indexes: Vec<IndexDef> = classes
             .iter()
             .filter(|(_, c)| c.kind == KIND_INDEX && c.table_oid == class.oid)
@@ -1455,6 +1457,7 @@ impl Catalog {
             indexes,
             constraints,
             referenced_by,
+            partitions,
             enums,
             domains,
             matview,

@@ -62,6 +62,48 @@ impl Catalog {
         self.insert_constraint(txn, &table, name, kind, Deferrable::No)
     }
 
+    /// Makes table `table_name` a partition of table `parent_oid` with
+    /// bound `bound` (PostgreSQL's text), or, `parent_oid` `None`, records
+    /// its partition key (`Partition::Key`); a partition locks its parent
+    /// too, whose writers then read it again and learn of the partition.
+    pub fn add_partition(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+        partition: crate::defs::Partition,
+    ) -> Result<ConstraintDef, CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        if let crate::defs::Partition::Of { parent_oid, .. } = &partition {
+            self.lock_for_ddl(txn, *parent_oid, LockMode::AccessExclusive)?;
+        }
+        let kind = ConstraintKind::Partition(partition);
+        self.insert_constraint(txn, &table, "", kind, Deferrable::No)
+    }
+
+    /// Table `table_name` stops being a partition (`DETACH PARTITION`).
+    pub fn remove_partition(
+        &self,
+        txn: &mut Transaction,
+        table_name: &str,
+    ) -> Result<(), CatalogError> {
+        let table = self.lock_table(txn, table_name)?;
+        self.lock_for_ddl(txn, table.oid, LockMode::AccessExclusive)?;
+        for (tid, c) in self.constraint_rows(txn, table.oid)? {
+            if c.table_oid == table.oid
+                && let ConstraintKind::Partition(crate::defs::Partition::Of { parent_oid, .. }) =
+                    c.kind
+            {
+                self.lock_for_ddl(txn, parent_oid, LockMode::AccessExclusive)?;
+                self.in_savepoint(txn, |txn| {
+                    self.constraints.delete(txn, tid)?;
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     /// `FOREIGN KEY (columns) REFERENCES ref_table [(ref_columns)]` on
     /// table `table_name`. The caller validates the rows already there.
     pub fn add_foreign_key(
@@ -409,7 +451,7 @@ impl Catalog {
                 folio_heap::Write::Hot(_) | folio_heap::Write::Done(None) => Ok(()),
                 folio_heap::Write::Done(Some(new_tid)) => {
                     let mut oids = vec![def.table_oid];
-                    oids.extend(def.references().filter(|&r| r != def.table_oid));
+                    oids.extend(def.indexed_under().filter(|&r| r != def.table_oid));
                     for oid in oids {
                         self.constraint_tables.insert(
                             txn,
@@ -458,7 +500,7 @@ impl Catalog {
         self.in_savepoint(txn, |txn| {
             let tid = self.constraints.insert(txn, &def.encode())?;
             let mut oids = vec![def.table_oid];
-            oids.extend(def.references().filter(|&r| r != def.table_oid));
+            oids.extend(def.indexed_under().filter(|&r| r != def.table_oid));
             for oid in oids {
                 self.constraint_tables
                     .insert(txn, &self.constraints, &oid.to_be_bytes(), tid)?;
@@ -492,7 +534,7 @@ impl Catalog {
         txn: &Transaction,
         oid: u64,
         classes: &[(Tid, ClassRow)],
-    ) -> Result<(Vec<ConstraintDef>, Vec<ConstraintDef>), CatalogError> {
+    ) -> Result<ConstraintsOf, CatalogError> {
         let name_of = |oid: u64| {
             classes
                 .iter()
@@ -508,11 +550,25 @@ impl Catalog {
             .map(|(_, c)| c)
             .collect();
         rows.sort_by_key(|c| c.oid);
-        let (mut own, mut referencing) = (Vec::new(), Vec::new());
+        let (mut own, mut referencing, mut partitions) = (Vec::new(), Vec::new(), Vec::new());
         for mut c in rows {
+            if c.table_oid != oid
+                && let ConstraintKind::Partition(crate::defs::Partition::Of { .. }) = c.kind
+            {
+                partitions.push((c.table_oid, name_of(c.table_oid)?));
+                continue;
+            }
             c.table = name_of(c.table_oid)?;
             if let ConstraintKind::ForeignKey(fk) = &mut c.kind {
                 fk.ref_table = name_of(fk.ref_table_oid)?;
+            }
+            if let ConstraintKind::Partition(crate::defs::Partition::Of {
+                parent_oid,
+                parent,
+                ..
+            }) = &mut c.kind
+            {
+                *parent = name_of(*parent_oid)?;
             }
             if c.references() == Some(oid) {
                 referencing.push(c.clone());
@@ -521,9 +577,13 @@ impl Catalog {
                 own.push(c);
             }
         }
-        Ok((own, referencing))
+        Ok((own, referencing, partitions))
     }
 }
+
+/// A table's own constraints, the foreign keys that reference it and its
+/// partitions (oid, name).
+pub(crate) type ConstraintsOf = (Vec<ConstraintDef>, Vec<ConstraintDef>, Vec<(u64, String)>);
 
 /// Foreign key `name` over `columns` of `table` may reference
 /// `ref_columns` of `parent`: each pair of columns [`comparable`], 42804

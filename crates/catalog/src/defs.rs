@@ -141,6 +141,9 @@ pub struct TableDef {
     pub constraints: Vec<ConstraintDef>,
     /// The foreign keys of other tables (or of itself) that reference it.
     pub referenced_by: Vec<ConstraintDef>,
+    /// A partitioned table's partitions (oid, name), in the order they
+    /// were made ([`Partition::Of`] rows that name it).
+    pub partitions: Vec<(u64, String)>,
     /// The enum types of its columns (dropped ones' too), as the catalog
     /// it was read from defines them (`enums.rs`).
     pub enums: Vec<&'static folio_row::EnumType>,
@@ -178,6 +181,35 @@ impl TableDef {
     /// The position of column `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Its partition key, if it is a partitioned table: PostgreSQL's
+    /// `partstrat` and the key's column positions.
+    pub fn partition_key(&self) -> Option<(u8, &[u16])> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Partition(Partition::Key { strategy, columns }) => {
+                Some((*strategy, columns.as_slice()))
+            }
+            _ => None,
+        })
+    }
+
+    /// Its parent's oid and its bound's text, if it is a partition.
+    pub fn partition_of(&self) -> Option<(u64, &str)> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Partition(Partition::Of {
+                parent_oid, bound, ..
+            }) => Some((*parent_oid, bound.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Its parent's name, if it is a partition.
+    pub fn partition_parent(&self) -> Option<&str> {
+        self.constraints.iter().find_map(|c| match &c.kind {
+            ConstraintKind::Partition(Partition::Of { parent, .. }) => Some(parent.as_str()),
+            _ => None,
+        })
     }
 
     /// The default expression of column `column`, as SQL text.
@@ -271,6 +303,28 @@ pub enum ConstraintKind {
     Check { expr: String },
     /// `FOREIGN KEY (columns) REFERENCES table (ref_columns)`.
     ForeignKey(ForeignKey),
+    /// A partitioned table's key, or a partition's parent and bound
+    /// (folio-sql README "Partitioned tables"); unnamed, as a default.
+    Partition(Partition),
+}
+
+/// The partitioning facts of a table (PostgreSQL's `pg_partitioned_table`
+/// and `pg_inherits` with `relpartbound`), one `folio.constraint` row
+/// each, so they are as durable and transactional as any constraint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Partition {
+    /// `PARTITION BY strategy (columns)`: `strategy` is PostgreSQL's
+    /// `partstrat` (`r` range, `l` list, `h` hash).
+    Key { strategy: u8, columns: Vec<u16> },
+    /// `PARTITION OF parent FOR VALUES ...`: `bound` is the bound as
+    /// PostgreSQL's `pg_get_expr(relpartbound, oid)` prints it.
+    Of {
+        parent_oid: u64,
+        /// The parent's name as the reader saw it (not stored: filled in
+        /// when the definition is read, as a foreign key's `ref_table`).
+        parent: String,
+        bound: String,
+    },
 }
 
 /// A foreign key: `columns` of the constrained table reference
@@ -322,6 +376,8 @@ const CONSTRAINT_DEFAULT: u8 = b'd';
 const CONSTRAINT_GENERATED: u8 = b'g';
 const CONSTRAINT_CHECK: u8 = b'c';
 const CONSTRAINT_FOREIGN_KEY: u8 = b'f';
+const CONSTRAINT_PARTITION_KEY: u8 = b'k';
+const CONSTRAINT_PARTITION_OF: u8 = b'o';
 
 impl ConstraintDef {
     /// The referenced table's oid, for a foreign key.
@@ -329,6 +385,15 @@ impl ConstraintDef {
         match &self.kind {
             ConstraintKind::ForeignKey(fk) => Some(fk.ref_table_oid),
             _ => None,
+        }
+    }
+
+    /// The other table `folio.constraint_table` finds the row under: a
+    /// foreign key's referenced table, a partition's parent.
+    pub(crate) fn indexed_under(&self) -> Option<u64> {
+        match &self.kind {
+            ConstraintKind::Partition(Partition::Of { parent_oid, .. }) => Some(*parent_oid),
+            _ => self.references(),
         }
     }
 
@@ -355,6 +420,19 @@ impl ConstraintDef {
                     w.u16(*c);
                 }
                 w.u8(fk.on_delete.code()).u8(fk.on_update.code());
+            }
+            ConstraintKind::Partition(Partition::Key { strategy, columns }) => {
+                w.u8(CONSTRAINT_PARTITION_KEY)
+                    .u8(*strategy)
+                    .u16(columns.len() as u16);
+                for c in columns {
+                    w.u16(*c);
+                }
+            }
+            ConstraintKind::Partition(Partition::Of {
+                parent_oid, bound, ..
+            }) => {
+                w.u8(CONSTRAINT_PARTITION_OF).u64(*parent_oid).str(bound);
             }
         }
         if !self.validated || self.deferrable.is_deferrable() {
@@ -405,6 +483,17 @@ impl ConstraintDef {
                     on_update: RefAction::from_code(r.u8()?)?,
                 })
             }
+            CONSTRAINT_PARTITION_KEY => {
+                let strategy = r.u8()?;
+                let n = r.u16()?;
+                let columns = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+                ConstraintKind::Partition(Partition::Key { strategy, columns })
+            }
+            CONSTRAINT_PARTITION_OF => ConstraintKind::Partition(Partition::Of {
+                parent_oid: r.u64()?,
+                parent: String::new(),
+                bound: r.str()?,
+            }),
             other => return Err(format!("constraint kind {other}")),
         };
         let flags = match r.0.is_empty() {

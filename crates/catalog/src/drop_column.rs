@@ -74,6 +74,17 @@ fn fate(def: &ConstraintDef, table: u64, position: u16, uses: &dyn Fn(&str) -> b
                 false => Fate::Changes(ConstraintKind::ForeignKey(moved)),
             }
         }
+        // (The SQL layer refuses to drop a partition key's column.)
+        ConstraintKind::Partition(crate::defs::Partition::Key { strategy, columns }) => {
+            match columns.iter().any(|&c| c > position) {
+                true => Fate::Changes(ConstraintKind::Partition(crate::defs::Partition::Key {
+                    strategy: *strategy,
+                    columns: shifted(columns, position),
+                })),
+                false => Fate::Keeps,
+            }
+        }
+        ConstraintKind::Partition(_) => Fate::Keeps,
     }
 }
 

@@ -327,6 +327,10 @@ impl CatalogFunc {
             // Stored as the pretty form; PostgreSQL's default form
             // parenthesizes each operator.
             CatalogFunc::GetExpr => match (&args[0], args.get(2)) {
+                // A partition's bound (`relpartbound`) is printed as is.
+                (Value::Text(text), _) if text.starts_with("FOR VALUES") || text == "DEFAULT" => {
+                    args[0].clone()
+                }
                 (Value::Text(text), None | Some(Value::Bool(false))) => {
                     Value::Text(crate::deparse::parenthesized(text))
                 }

@@ -103,6 +103,33 @@ pub struct Constraints {
     /// The keys of the running statement's rows that such an index took
     /// over a possible duplicate, checked when it ends.
     rechecks: RefCell<Vec<UniqueRecheck>>,
+    /// A partitioned table's rows go to its partitions; a partition's
+    /// rows must lie in its bound (`partitions/`).
+    partition: Partitioning,
+    /// A partition changed through its partitioned table (an UPDATE of
+    /// the parent): a row whose new key leaves the partition's bound is
+    /// deleted here and kept in `moved`, for the parent to insert once
+    /// every partition's change is done (PostgreSQL 15's row movement),
+    /// instead of the partition constraint's 23514.
+    pub(crate) moves: bool,
+    moved: RefCell<Vec<Vec<Value>>>,
+}
+
+/// What partitioning asks of a table's rows.
+#[derive(Default)]
+enum Partitioning {
+    #[default]
+    None,
+    /// A partitioned table: each partition's relation and constraints.
+    Routes {
+        tree: Box<crate::partitions::Tree>,
+        parts: Vec<(Arc<Relation>, Constraints)>,
+    },
+    /// A partition: its parent's tree and its place there.
+    Bounded {
+        tree: Box<crate::partitions::Tree>,
+        at: usize,
+    },
 }
 
 /// A foreign key check waiting for the end of the statement.
@@ -286,6 +313,7 @@ impl Constraints {
                     expr: scalar::bind(&parse::expression(expr)?, relation)?,
                     validated: c.validated,
                 }),
+                ConstraintKind::Partition(_) => {}
                 ConstraintKind::ForeignKey(fk) => {
                     let parent = access::relation(cx, txn, &fk.ref_table)?;
                     let ref_columns: Vec<usize> =
@@ -360,7 +388,69 @@ impl Constraints {
         // CHECK constraints are judged in name order, as PostgreSQL's
         // (the first failing one is the one reported).
         out.checks.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(tree) = crate::partitions::Tree::of(cx, txn, def)? {
+            let mut parts = Vec::with_capacity(tree.parts.len());
+            for part in &tree.parts {
+                let relation = access::relation(cx, txn, &part.name)?;
+                let constraints = Constraints::bind_in(cx, txn, &relation, cascading)?;
+                parts.push((relation, constraints));
+            }
+            out.partition = Partitioning::Routes {
+                tree: Box::new(tree),
+                parts,
+            };
+        } else if let Some((tree, at)) = crate::partitions::ddl::parent_tree(cx, txn, def)? {
+            out.partition = Partitioning::Bounded {
+                tree: Box::new(tree),
+                at,
+            };
+        }
         Ok(out)
+    }
+
+    /// The rows an UPDATE through the partitioned table moved out of this
+    /// partition ([`Constraints::moves`]), taken.
+    pub fn take_moved(&self) -> Vec<Vec<Value>> {
+        std::mem::take(&mut *self.moved.borrow_mut())
+    }
+
+    /// Whether `values` (a row of this partition) lie outside its bound.
+    fn leaves_partition(&self, values: &[Value]) -> Result<bool, SqlError> {
+        match &self.partition {
+            Partitioning::Bounded { tree, at } => {
+                Ok(tree.route(&tree.key.values(values))? != Some(*at))
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Inserts `rows` of a partitioned table into its partitions, each
+    /// where [`crate::partitions::Tree::route`] sends it (23514 where
+    /// none takes it).
+    fn route_rows(
+        &self,
+        txn: &mut Transaction,
+        rows: Vec<Vec<Value>>,
+        env: &Env<'_>,
+    ) -> Result<Vec<Tid>, SqlError> {
+        let Partitioning::Routes { tree, parts } = &self.partition else {
+            unreachable!("a partitioned table's");
+        };
+        let mut groups: Vec<Vec<Vec<Value>>> = vec![Vec::new(); parts.len()];
+        for row in rows {
+            let key = tree.key.values(&row);
+            match tree.route(&key)? {
+                Some(n) => groups[n].push(row),
+                None => return Err(tree.no_partition(&key)),
+            }
+        }
+        let mut tids = Vec::new();
+        for ((relation, constraints), rows) in parts.iter().zip(groups) {
+            if !rows.is_empty() {
+                tids.extend(constraints.insert_many(txn, relation, rows, env)?);
+            }
+        }
+        Ok(tids)
     }
 
     /// Adds the check options of the views a statement writes through:
@@ -410,6 +500,12 @@ impl Constraints {
     /// The relations the constraints read (for a plan's currency).
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         let mut out: Vec<&Arc<Relation>> = self.references.iter().map(|r| &r.parent).collect();
+        if let Partitioning::Routes { parts, .. } = &self.partition {
+            for (relation, constraints) in parts {
+                out.push(relation);
+                out.extend(constraints.relations());
+            }
+        }
         for r in &self.referenced_by {
             out.push(&r.child);
             if let Some(Cascade::Other(more)) = &r.cascade {
@@ -491,6 +587,9 @@ impl Constraints {
         rows: Vec<Vec<Value>>,
         env: &Env<'_>,
     ) -> Result<Vec<Tid>, SqlError> {
+        if let Partitioning::Routes { .. } = &self.partition {
+            return self.route_rows(txn, rows, env);
+        }
         // A CHECK may call a PL/pgSQL function (`plpgsql/row_calls.rs`).
         let rows = crate::plpgsql::row_calls::lend(txn, env, |env| {
             (rows.into_iter())
@@ -552,6 +651,17 @@ impl Constraints {
         new: Vec<Value>,
         env: &Env<'_>,
     ) -> Result<Write, SqlError> {
+        if self.moves {
+            let mut moved = new.clone();
+            self.generate(relation, &mut moved, env)?;
+            if self.leaves_partition(&moved)? {
+                let write = self.delete(txn, relation, tid, old, env)?;
+                if matches!(write, Write::Done(_)) {
+                    self.moved.borrow_mut().push(new);
+                }
+                return Ok(write);
+            }
+        }
         let new = crate::plpgsql::row_calls::lend(txn, env, |env| self.check(relation, new, env))?;
         if self.references.is_empty() && self.referenced_by.is_empty() {
             return self.update_row(txn, relation, tid, old, new);
@@ -617,6 +727,10 @@ impl Constraints {
     pub fn start_statement(&self) {
         self.deferred.borrow_mut().clear();
         self.rechecks.borrow_mut().clear();
+        if let Partitioning::Routes { parts, .. } = &self.partition {
+            parts.iter().for_each(|(_, c)| c.start_statement());
+        }
+        self.moved.borrow_mut().clear();
         for r in &self.referenced_by {
             if let Some(Cascade::Other(more)) = &r.cascade {
                 more.start_statement();
@@ -645,6 +759,11 @@ impl Constraints {
         txn: &mut Transaction,
         relation: &Relation,
     ) -> Result<(), SqlError> {
+        if let Partitioning::Routes { parts, .. } = &self.partition {
+            for (relation, constraints) in parts {
+                constraints.end_statement(pending, txn, relation)?;
+            }
+        }
         let defers =
             |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
         let rechecks = std::mem::take(&mut *self.rechecks.borrow_mut());
@@ -815,6 +934,16 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<Vec<Value>, SqlError> {
         self.generate(relation, &mut values, env)?;
+        if self.leaves_partition(&values)? {
+            return Err(SqlError::new(
+                "23514",
+                format!(
+                    "new row for relation \"{}\" violates partition constraint",
+                    folio_catalog::unqualified(&relation.def.name)
+                ),
+            )
+            .with_detail(format!("Failing row contains ({}).", row_text(&values)?)));
+        }
         if self.checks.is_empty() && self.domains.is_empty() && self.view_checks.is_empty() {
             return Ok(values);
         }

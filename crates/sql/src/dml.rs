@@ -73,6 +73,73 @@ pub enum Change {
     },
     /// `MERGE` (`merge.rs`).
     Merge(Box<crate::merge::Merge>),
+    /// An UPDATE or DELETE of a partitioned table: the same change of
+    /// each partition its WHERE may reach (README "Partitioned tables").
+    Parts(Box<Parts>),
+}
+
+/// [`Change::Parts`]: the partitioned table, its constraints (its
+/// defaults' sequences), each partition's change and the tag's verb.
+pub struct Parts {
+    relation: Arc<Relation>,
+    constraints: Constraints,
+    changes: Vec<Change>,
+    verb: &'static str,
+}
+
+/// A partitioned table and the FROM items naming its partitions.
+type PartitionTargets = (Arc<Relation>, Vec<TableWithJoins>);
+
+/// The partitions an UPDATE or DELETE of `table` changes, if it is a
+/// partitioned table: the FROM item naming each (under the table's alias
+/// or name), those the WHERE's key conditions leave.
+fn partition_targets(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    table: &TableWithJoins,
+    selection: Option<&Expr>,
+) -> Result<Option<PartitionTargets>, SqlError> {
+    let sqlparser::ast::TableFactor::Table { name, alias, .. } = &table.relation else {
+        return Ok(None);
+    };
+    let Ok(text) = names::relation(name) else {
+        return Ok(None);
+    };
+    let Ok(relation) = access::relation(cx, txn, &text) else {
+        return Ok(None);
+    };
+    let Some(tree) = crate::partitions::Tree::of(cx, txn, &relation.def)? else {
+        return Ok(None);
+    };
+    let qualifier = match alias {
+        Some(a) => names::ident(&a.name),
+        None => folio_catalog::unqualified(&text).to_string(),
+    };
+    let conjuncts = selection
+        .map(crate::pushdown::conjuncts)
+        .unwrap_or_default();
+    let keep = tree.prune(&conjuncts, &qualifier, &Env::at(cx.now));
+    let mut out = Vec::new();
+    for at in keep {
+        let mut item = table.clone();
+        if let sqlparser::ast::TableFactor::Table { name, alias, .. } = &mut item.relation {
+            *name = sqlparser::ast::ObjectName(
+                (tree.parts[at].name.split('.'))
+                    .map(|p| {
+                        sqlparser::ast::ObjectNamePart::Identifier(
+                            sqlparser::ast::Ident::with_quote('"', p),
+                        )
+                    })
+                    .collect(),
+            );
+            *alias = Some(sqlparser::ast::TableAlias {
+                name: sqlparser::ast::Ident::with_quote('"', &qualifier),
+                columns: Vec::new(),
+            });
+        }
+        out.push(item);
+    }
+    Ok(Some((relation, out)))
 }
 
 /// The rows an INSERT inserts.
@@ -101,6 +168,11 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     }
     let name = names::relation(table)?;
     let relation = access::target(cx, txn, &name)?;
+    if insert.on.is_some() && relation.def.partition_key().is_some() {
+        return Err(SqlError::unsupported(
+            "INSERT ... ON CONFLICT into a partitioned table",
+        ));
+    }
     let mut needs = privileges::INSERT;
     if insert.returning.is_some() {
         needs |= privileges::SELECT;
@@ -219,6 +291,29 @@ pub fn plan_update(
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
+    if let Some((relation, items)) = partition_targets(cx, txn, table, selection)? {
+        privileges::note(
+            cx,
+            relation.def.oid,
+            &relation.def.name,
+            "table",
+            privileges::UPDATE,
+        );
+        let mut changes = Vec::new();
+        for item in &items {
+            let mut change =
+                plan_update(cx, txn, item, assignments, from, selection, returning_items)?;
+            change.constraints_mut().moves = true;
+            changes.push(change);
+        }
+        let constraints = Constraints::bind(cx, txn, &relation)?;
+        return Ok(Change::Parts(Box::new(Parts {
+            relation,
+            constraints,
+            changes,
+            verb: "UPDATE",
+        })));
+    }
     let list = from.map(|others| change_rows::joined_list(table, others));
     let system = assignments
         .iter()
@@ -305,6 +400,28 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
+    if let Some((relation, items)) = partition_targets(cx, txn, from, delete.selection.as_ref())? {
+        privileges::note(
+            cx,
+            relation.def.oid,
+            &relation.def.name,
+            "table",
+            privileges::DELETE,
+        );
+        let mut changes = Vec::new();
+        for item in items {
+            let mut one = delete.clone();
+            one.from = FromTable::WithFromKeyword(vec![item]);
+            changes.push(plan_delete(cx, txn, &one)?);
+        }
+        let constraints = Constraints::bind(cx, txn, &relation)?;
+        return Ok(Change::Parts(Box::new(Parts {
+            relation,
+            constraints,
+            changes,
+            verb: "DELETE",
+        })));
+    }
     let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
     let system = crate::system_columns::mentioned(delete);
     let target = Target::resolve(cx, txn, from, list.as_deref(), system)?;
@@ -481,6 +598,7 @@ impl Change {
         let mut note = |s: &Scalar, ty: SqlType| note_param(s, ty, types);
         match self {
             Change::Merge(merge) => merge.param_types(types),
+            Change::Parts(parts) => parts.changes.iter().for_each(|c| c.param_types(types)),
             Change::Insert {
                 relation,
                 targets,
@@ -549,6 +667,7 @@ impl Change {
     pub fn returning_columns(&self) -> Option<Vec<Column>> {
         match self {
             Change::Merge(_) => None,
+            Change::Parts(parts) => parts.changes.first()?.returning_columns(),
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
             | Change::Delete { returning, .. } => returning.as_ref().map(|(_, c, _)| c.clone()),
@@ -560,6 +679,7 @@ impl Change {
     pub fn returning_shape(&self) -> Option<(Vec<String>, Vec<SqlType>)> {
         match self {
             Change::Merge(_) => None,
+            Change::Parts(parts) => parts.changes.first()?.returning_shape(),
             Change::Insert { returning, .. }
             | Change::Update { returning, .. }
             | Change::Delete { returning, .. } => returning
@@ -572,6 +692,7 @@ impl Change {
     pub fn target(&self) -> &Arc<Relation> {
         match self {
             Change::Merge(merge) => merge.target(),
+            Change::Parts(parts) => &parts.relation,
             Change::Insert { relation, .. }
             | Change::Update { relation, .. }
             | Change::Delete { relation, .. } => relation,
@@ -583,6 +704,7 @@ impl Change {
     pub fn constraints_mut(&mut self) -> &mut Constraints {
         match self {
             Change::Merge(merge) => merge.constraints_mut(),
+            Change::Parts(parts) => &mut parts.constraints,
             Change::Insert { constraints, .. }
             | Change::Update { constraints, .. }
             | Change::Delete { constraints, .. } => constraints,
@@ -593,6 +715,7 @@ impl Change {
     pub fn default_sequences(&self) -> &[String] {
         match self {
             Change::Merge(merge) => merge.constraints().sequences(),
+            Change::Parts(parts) => parts.constraints.sequences(),
             Change::Insert { constraints, .. }
             | Change::Update { constraints, .. }
             | Change::Delete { constraints, .. } => constraints.sequences(),
@@ -603,6 +726,13 @@ impl Change {
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
         match self {
             Change::Merge(merge) => merge.relations(),
+            Change::Parts(parts) => {
+                let mut out = vec![&parts.relation];
+                for change in &parts.changes {
+                    out.extend(change.relations());
+                }
+                out
+            }
             Change::Insert {
                 relation,
                 source,
@@ -653,6 +783,49 @@ impl Change {
         let pending = cx.deferred;
         match self {
             Change::Merge(merge) => merge.run(cx, txn, env),
+            Change::Parts(parts) => {
+                let mut count = 0u64;
+                let mut rows = Vec::new();
+                for change in &parts.changes {
+                    match change.run(cx, txn, env)? {
+                        Output::Rows {
+                            rows: more, tag, ..
+                        } => {
+                            count += tag_count(&tag);
+                            rows.extend(more);
+                        }
+                        Output::Command { tag } => count += tag_count(&tag),
+                        _ => {}
+                    }
+                }
+                // The rows an UPDATE moved to another partition go in
+                // through the table once every partition's part is done.
+                let mut moved = Vec::new();
+                for change in &parts.changes {
+                    if let Change::Update { constraints, .. } = change {
+                        moved.extend(constraints.take_moved());
+                    }
+                }
+                if !moved.is_empty() {
+                    parts.constraints.start_statement();
+                    parts
+                        .constraints
+                        .insert_many(txn, &parts.relation, moved, env)?;
+                    parts
+                        .constraints
+                        .end_statement(Some(cx.deferred), txn, &parts.relation)?;
+                }
+                let tag = format!("{} {count}", parts.verb);
+                Ok(match self.returning_columns() {
+                    Some(columns) => Output::Rows {
+                        columns,
+                        rows,
+                        tag,
+                        time_zone: None,
+                    },
+                    None => Output::Command { tag },
+                })
+            }
             Change::Insert {
                 relation,
                 targets,
@@ -886,6 +1059,14 @@ impl Change {
             }),
         }
     }
+}
+
+/// The row count a command tag ends with.
+fn tag_count(tag: &str) -> u64 {
+    tag.rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// An updated row: the heap's write, and the new row if it was written.

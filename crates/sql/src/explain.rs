@@ -448,6 +448,13 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
         } => {
             // A recursive CTE's scan shows the CTE as a subplan under it,
             // as PostgreSQL's.
+            // A partitioned table's partitions (`from.rs`
+            // `partitioned_base`): their Append alone.
+            if label.is_empty() {
+                let mut node = planned_node(planned, None);
+                push_filter(&mut node, filter, qualified, own_types);
+                return node;
+            }
             let cte = matches!(planned.source, Source::Recursive { .. });
             let title = match cte {
                 true => format!("CTE Scan on {label}"),
@@ -492,8 +499,22 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             // operation's rows, not each input's).
             let union_all = *op == SetKind::Union && *all;
             let mut append = Node::new("Append", if union_all { rows(source) } else { None });
-            append.children.push(planned_node(left, None));
-            append.children.push(planned_node(right, None));
+            for side in [left, right] {
+                let child = planned_node(side, None);
+                // Nested UNION ALLs are one Append, as PostgreSQL's.
+                let nested = matches!(
+                    &side.source,
+                    Source::SetOp {
+                        op: SetKind::Union,
+                        all: true,
+                        ..
+                    }
+                );
+                match nested && union_all && child.title == "Append" {
+                    true => append.children.extend(child.children),
+                    false => append.children.push(child),
+                }
+            }
             if union_all {
                 append
             } else if *op != SetKind::Union {

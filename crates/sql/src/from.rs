@@ -1450,6 +1450,18 @@ fn base(
             _ => return Err(e),
         },
     };
+    if relation.def.partition_key().is_some() {
+        crate::privileges::note(
+            cx,
+            relation.def.oid,
+            &table_name,
+            "table",
+            crate::privileges::SELECT,
+        );
+        let qualifier =
+            alias_name.unwrap_or_else(|| folio_catalog::unqualified(&table_name).to_string());
+        return partitioned_base(cx, txn, &relation, qualifier, before, outer, pushed, system);
+    }
     let kind = match relation.def.matview {
         Some(_) => "materialized view",
         None => "table",
@@ -1471,6 +1483,143 @@ fn base(
     let qualifier = alias_name.unwrap_or(table_name);
     let table = ScopeTable::of_relation(qualifier, &relation, offset, system);
     Ok((Base::Table { label, relation }, table))
+}
+
+/// A partitioned table in FROM (README "Partitioned tables"): the
+/// partitions the WHERE's key conditions leave (`partitions/tree.rs`
+/// `Tree::prune`), one scanned under the table's name, several as the
+/// UNION ALL of their scans (PostgreSQL's Append), each taking the
+/// WHERE's conditions it may.
+#[allow(clippy::too_many_arguments)]
+fn partitioned_base(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    relation: &Arc<Relation>,
+    qualifier: String,
+    before: &Scope,
+    outer: Option<crate::pushdown::Outer<'_>>,
+    pushed: &mut Vec<Expr>,
+    system: bool,
+) -> Result<(Base, ScopeTable), SqlError> {
+    let offset = before.width();
+    let tree = crate::partitions::Tree::of(cx, txn, &relation.def)?
+        .ok_or_else(|| SqlError::new("XX000", "a partitioned table without its key"))?;
+    let conjuncts = (outer.as_ref())
+        .and_then(|o| o.selection)
+        .map(crate::pushdown::conjuncts)
+        .unwrap_or_default();
+    let keep = tree.prune(&conjuncts, &qualifier, &scalar::Env::at(cx.now));
+    if let [one] = keep.as_slice() {
+        let child = access::relation(cx, txn, &tree.parts[*one].name)?;
+        let label = format!(
+            "{} {qualifier}",
+            folio_catalog::unqualified(&tree.parts[*one].name)
+        );
+        let table = ScopeTable::of_relation(qualifier, &child, offset, system);
+        return Ok((
+            Base::Table {
+                label,
+                relation: child,
+            },
+            table,
+        ));
+    }
+    if keep.is_empty() {
+        // No partition can hold a row: the table's own (empty) heap.
+        let label = format!(
+            "{} {qualifier}",
+            folio_catalog::unqualified(&relation.def.name)
+        );
+        let table = ScopeTable::of_relation(qualifier, relation, offset, system);
+        return Ok((
+            Base::Table {
+                label,
+                relation: relation.clone(),
+            },
+            table,
+        ));
+    }
+    let mut items: Vec<String> = (relation.def.columns.iter())
+        .map(|c| names::written(&c.name).to_string())
+        .collect();
+    if system {
+        items.extend(
+            crate::system_columns::COLUMNS
+                .iter()
+                .map(|(n, _)| n.to_string()),
+        );
+    }
+    let alias = sqlparser::ast::TableAlias {
+        name: Ident::new(qualifier.clone()),
+        columns: Vec::new(),
+    };
+    let mut branches: Vec<sqlparser::ast::Query> = Vec::new();
+    for (n, &at) in keep.iter().enumerate() {
+        let name = &tree.parts[at].name;
+        let written: Vec<String> = (name.split('.'))
+            .map(|p| names::written(p).to_string())
+            .collect();
+        let sql = format!(
+            "SELECT {} FROM {} AS {}",
+            items.join(", "),
+            written.join("."),
+            names::written(&format!("{qualifier}_{}", n + 1))
+        );
+        let Some(crate::parse::Parsed::Sql(statement)) = crate::parse::statements(&sql)?.pop()
+        else {
+            return Err(SqlError::new("XX000", "a partition's scan"));
+        };
+        let sqlparser::ast::Statement::Query(query) = *statement else {
+            return Err(SqlError::new("XX000", "a partition's scan"));
+        };
+        let query = match outer.and_then(|o| {
+            crate::pushdown::into_subquery(
+                &query,
+                &alias,
+                crate::pushdown::Outer { order: None, ..o },
+            )
+        }) {
+            Some((with_where, taken)) => {
+                *pushed = taken;
+                with_where
+            }
+            None => *query,
+        };
+        branches.push(query);
+    }
+    let mut body = branches.remove(0).body;
+    for branch in branches {
+        body = Box::new(sqlparser::ast::SetExpr::SetOperation {
+            op: sqlparser::ast::SetOperator::Union,
+            set_quantifier: sqlparser::ast::SetQuantifier::All,
+            left: body,
+            right: branch.body,
+        });
+    }
+    let query = sqlparser::ast::Query {
+        with: None,
+        body,
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: Vec::new(),
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: Vec::new(),
+    };
+    let planned = crate::query::plan_query(cx, txn, &query)?;
+    let mut table = ScopeTable::of_relation(qualifier, relation, offset, system);
+    table.types = planned.types.clone();
+    // (An empty label: EXPLAIN shows the Append alone, as PostgreSQL's.)
+    Ok((
+        Base::Derived {
+            label: String::new(),
+            planned: Box::new(planned),
+            outer: Vec::new(),
+        },
+        table,
+    ))
 }
 
 impl Source {

@@ -77,6 +77,7 @@ mod output;
 mod overlay;
 mod params;
 mod parse;
+mod partitions;
 mod plan;
 mod plpgsql;
 mod position;

@@ -484,7 +484,9 @@ fn constraint_definition(
             .map_or_else(String::new, |c| names::written(&c.name).to_string())
     };
     match kind {
-        ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => None,
+        ConstraintKind::Default { .. }
+        | ConstraintKind::Generated { .. }
+        | ConstraintKind::Partition(_) => None,
         ConstraintKind::Check { expr } => Some(format!("CHECK ({expr})")),
         ConstraintKind::ForeignKey(fk) => {
             let columns: Vec<String> = fk.columns.iter().map(|c| column(table, c)).collect();

@@ -125,6 +125,9 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
     let target = Target::resolve(cx, txn, &item, Some(&list), false)?;
     target.note(cx, needs(clauses), true);
     let relation = target.relation.clone();
+    if relation.def.partition_key().is_some() {
+        return Err(SqlError::unsupported("MERGE into a partitioned table"));
+    }
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let scope = target.scope.clone();
     let offset = scope.width() - relation.types.len();

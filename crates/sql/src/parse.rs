@@ -85,6 +85,19 @@ pub enum Parsed {
     Fetch(crate::cursors::parse::Fetch),
     /// `CLOSE name` or `CLOSE ALL` (`None`).
     Close(Option<String>),
+    /// `CREATE TABLE ... PARTITION BY ...` or `... PARTITION OF parent
+    /// ...` (`partitions/syntax.rs`): the statement without those clauses.
+    CreatePartitioned {
+        create: Box<Statement>,
+        spec: Box<crate::partitions::TableSpec>,
+    },
+    /// `ALTER TABLE parent ATTACH PARTITION child bound` (`bound` some)
+    /// or `DETACH PARTITION child`.
+    AttachPartition {
+        parent: String,
+        child: String,
+        bound: Option<Box<crate::partitions::BoundSpec>>,
+    },
 }
 
 /// `REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]`.
@@ -227,6 +240,15 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         }
         crate::sql_functions::setof_as_table(&mut spanned);
         let check_option = view_check_option(&mut spanned);
+        let partition_spec = match (
+            keyword(&spanned[0].token),
+            spanned.get(1).and_then(|t| keyword(&t.token)),
+        ) {
+            (Some(Keyword::CREATE), Some(Keyword::TABLE)) => {
+                crate::partitions::syntax::take_table_spec(&mut spanned)?
+            }
+            _ => None,
+        };
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
@@ -396,6 +418,25 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                     login.get_or_insert(true);
                 }
                 Parsed::Sql(Box::new(statement))
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(found) =
+                        crate::partitions::syntax::attach_or_detach(&plain(&spanned[2..])) =>
+            {
+                let (parent, child, bound) = found?;
+                Parsed::AttachPartition {
+                    parent,
+                    child,
+                    bound: bound.map(Box::new),
+                }
+            }
+            Some(Keyword::CREATE) if let Some(spec) = partition_spec => {
+                parenthesize_defaults(&dialect, &mut spanned);
+                Parsed::CreatePartitioned {
+                    create: Box::new(parse_one(spanned, &place)?),
+                    spec: Box::new(spec),
+                }
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::TABLE) => {
                 parenthesize_defaults(&dialect, &mut spanned);

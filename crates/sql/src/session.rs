@@ -525,6 +525,8 @@ impl Session {
             | Parsed::CreateDomain(_)
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
+            | Parsed::CreatePartitioned { .. }
+            | Parsed::AttachPartition { .. }
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
             }
@@ -2463,14 +2465,28 @@ pub(crate) fn run_with_params(
             cascade,
             ..
         } => crate::views::drop(db, txn, notices, *if_exists, names, *cascade),
-        Statement::CreateIndex(create) => indexes::create_index(db, txn, notices, create),
+        Statement::CreateIndex(create) => {
+            let made = indexes::create_index(db, txn, notices, create)?;
+            crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
+            Ok(made)
+        }
         Statement::Drop {
             object_type,
             if_exists,
             names,
             cascade,
             ..
-        } => ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade),
+        } => {
+            // A partitioned table's partitions go first.
+            let expanded = match object_type {
+                sqlparser::ast::ObjectType::Table => {
+                    crate::partitions::ddl::with_partitions(cx, txn, names)?
+                }
+                _ => None,
+            };
+            let names = expanded.as_deref().unwrap_or(names);
+            ddl::drop(db, txn, notices, *object_type, *if_exists, names, *cascade)
+        }
         Statement::Truncate {
             table_names,
             partitions: None,
@@ -2478,14 +2494,25 @@ pub(crate) fn run_with_params(
             cascade,
             on_cluster: None,
             ..
-        } => ddl::truncate(
-            cx,
-            txn,
-            notices,
-            table_names,
-            *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
-            *identity == Some(sqlparser::ast::TruncateIdentityOption::Restart),
-        ),
+        } => {
+            let names: Vec<sqlparser::ast::ObjectName> =
+                table_names.iter().map(|t| t.name.clone()).collect();
+            let expanded = crate::partitions::ddl::with_partitions(cx, txn, &names)?;
+            let table_names = match expanded {
+                None => table_names.clone(),
+                Some(all) => (all.into_iter())
+                    .map(|name| sqlparser::ast::TruncateTableTarget { name, only: false })
+                    .collect(),
+            };
+            ddl::truncate(
+                cx,
+                txn,
+                notices,
+                &table_names,
+                *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
+                *identity == Some(sqlparser::ast::TruncateIdentityOption::Restart),
+            )
+        }
         Statement::AlterTable {
             name,
             if_exists: false,
@@ -2494,7 +2521,12 @@ pub(crate) fn run_with_params(
             location: None,
             on_cluster: None,
             ..
-        } => ddl::alter_table(cx, txn, notices, name, operations),
+        } => {
+            crate::partitions::ddl::check_alter(cx, txn, name, operations)?;
+            let done = ddl::alter_table(cx, txn, notices, name, operations)?;
+            crate::partitions::ddl::after_key_or_index(cx, txn, notices, statement)?;
+            Ok(done)
+        }
         Statement::AlterIndex {
             name,
             operation: sqlparser::ast::AlterIndexOperation::RenameIndex { index_name },
@@ -2555,6 +2587,21 @@ pub(crate) fn run_utility(
         Parsed::CreateTrigger { create, args } => {
             crate::trigger_statements::create(cx, txn, create, args)
         }
+        Parsed::CreatePartitioned { create, spec } => {
+            crate::partitions::ddl::create(cx, txn, notices, create, spec)
+        }
+        Parsed::AttachPartition {
+            parent,
+            child,
+            bound,
+        } => crate::partitions::ddl::attach_or_detach(
+            cx,
+            txn,
+            notices,
+            parent,
+            child,
+            bound.as_deref(),
+        ),
         Parsed::Vacuum(_)
         | Parsed::Copy(_)
         | Parsed::Reset(_)

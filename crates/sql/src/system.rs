@@ -1255,14 +1255,40 @@ impl SystemRelation {
                     }
                 }
             }
-            SystemRelation::Inherits
-            | SystemRelation::Policy
+            SystemRelation::Inherits => {
+                for table in catalog.tables(txn)? {
+                    if let Some((parent, _)) = table.partition_of() {
+                        out.push(vec![
+                            oid(table.oid as i64),
+                            oid(parent as i64),
+                            Value::Int4(1),
+                            Value::Bool(false),
+                        ]);
+                    }
+                }
+            }
+            SystemRelation::PartitionedTable => {
+                let tables = catalog.tables(txn)?;
+                for table in &tables {
+                    if let Some((strategy, columns)) = table.partition_key() {
+                        let default = (tables.iter())
+                            .find(|t| t.partition_of() == Some((table.oid, "DEFAULT")))
+                            .map_or(0, |t| t.oid as i64);
+                        out.push(vec![
+                            oid(table.oid as i64),
+                            text(&(strategy as char).to_string()),
+                            Value::Int2(columns.len() as i16),
+                            oid(default),
+                        ]);
+                    }
+                }
+            }
+            SystemRelation::Policy
             | SystemRelation::StatisticExt
             | SystemRelation::Publication
             | SystemRelation::PublicationNamespace
             | SystemRelation::PublicationRel
-            | SystemRelation::AuthMembers
-            | SystemRelation::PartitionedTable => {}
+            | SystemRelation::AuthMembers => {}
             SystemRelation::Range => {
                 for kind in RangeKind::ALL {
                     let element = kind.element();
@@ -1700,7 +1726,9 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
     }
     for constraint in &table.constraints {
         match &constraint.kind {
-            ConstraintKind::Default { .. } | ConstraintKind::Generated { .. } => {}
+            ConstraintKind::Default { .. }
+            | ConstraintKind::Generated { .. }
+            | ConstraintKind::Partition(_) => {}
             ConstraintKind::Check { expr } => {
                 let mut r = row(constraint.oid, &constraint.name, "c");
                 r[6] = Value::Bool(constraint.validated);
@@ -1858,12 +1886,17 @@ fn system_class_row(relation: SystemRelation) -> Vec<Value> {
 }
 
 fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
-    class_row(ClassRow {
+    let partitioned = table.partition_key().is_some();
+    let mut row = class_row(ClassRow {
         oid: table.oid as i64,
         name: folio_catalog::unqualified(&table.name),
         namespace: spaces.of(&table.name),
-        am: HEAP_AM,
-        kind: if table.matview.is_some() { "m" } else { "r" },
+        am: if partitioned { 0 } else { HEAP_AM },
+        kind: match (table.matview.is_some(), partitioned) {
+            (true, _) => "m",
+            (false, true) => "p",
+            (false, false) => "r",
+        },
         // Dropped columns' slots too (PostgreSQL's relnatts).
         columns: table.layout.width(),
         checks: table
@@ -1874,7 +1907,19 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
         has_index: !table.indexes.is_empty(),
         has_triggers: has_triggers(table),
         populated: table.matview.as_ref().is_none_or(|m| m.populated),
-    })
+    });
+    // Partitioning (README "Partitioned tables"): relfilenode,
+    // relhassubclass, relispartition, relpartbound.
+    if partitioned {
+        row[7] = oid(0);
+        row[25] = text("d");
+    }
+    row[21] = Value::Bool(!table.partitions.is_empty());
+    if let Some((_, bound)) = table.partition_of() {
+        row[26] = Value::Bool(true);
+        row[30] = text(bound);
+    }
+    row
 }
 
 fn index_class_row(spaces: &Namespaces, index: &IndexDef) -> Vec<Value> {

@@ -1,0 +1,606 @@
+//! The statements that make and change partitioned tables: CREATE TABLE
+//! ... PARTITION BY, CREATE TABLE ... PARTITION OF, ALTER TABLE ... ATTACH
+//! / DETACH PARTITION, and what DROP, TRUNCATE, ADD PRIMARY KEY / UNIQUE
+//! and CREATE INDEX do to a partitioned table's partitions.
+
+use super::bounds::Bound;
+use super::syntax::{BoundSpec, TableSpec};
+use super::tree::Tree;
+use crate::context::Ctx;
+use crate::error::SqlError;
+use crate::names;
+use crate::output::{Notice, Output};
+use crate::parse::Parsed;
+use crate::scalar::Env;
+use folio_catalog::{Partition, TableDef};
+use folio_db::Transaction;
+use sqlparser::ast::{AlterTableOperation, ObjectName, Statement, TableConstraint};
+
+fn run_sql(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    statement: Statement,
+) -> Result<Output, SqlError> {
+    crate::session::run_utility(cx, txn, notices, &Parsed::Sql(Box::new(statement)))
+}
+
+fn parse_one(sql: &str) -> Result<Statement, SqlError> {
+    match crate::parse::statements(sql)?.pop() {
+        Some(Parsed::Sql(statement)) => Ok(*statement),
+        _ => Err(SqlError::new("XX000", format!("not one statement: {sql}"))),
+    }
+}
+
+fn table_def(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<TableDef, SqlError> {
+    cx.db
+        .catalog()
+        .table(txn, name)?
+        .ok_or_else(|| SqlError::undefined_table(name))
+}
+
+fn bare(name: &str) -> &str {
+    folio_catalog::unqualified(name)
+}
+
+/// A table's name as SQL text (each part quoted where needed).
+fn written_name(name: &str) -> String {
+    (name.split('.'))
+        .map(|p| names::written(p).to_string())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// `CREATE TABLE name ... PARTITION BY ...` and `CREATE TABLE name
+/// PARTITION OF parent ...` (`create`: the statement without those
+/// clauses; a partition's column list is empty).
+pub fn create(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    create: &Statement,
+    spec: &TableSpec,
+) -> Result<Output, SqlError> {
+    let Statement::CreateTable(table) = create else {
+        return Err(SqlError::new("XX000", "not a CREATE TABLE"));
+    };
+    let name = names::relation(&table.name)?;
+    let mut table = table.clone();
+    let mut parent_bound = None;
+    if let Some(of) = &spec.of {
+        let parent = table_def(cx, txn, &of.parent)?;
+        let Some(tree) = Tree::of(cx, txn, &parent)? else {
+            return Err(SqlError::new(
+                "42809",
+                format!("\"{}\" is not partitioned", bare(&parent.name)),
+            ));
+        };
+        let bound = check_bound(cx, &tree, bare(&name), &of.bound)?;
+        table.columns = columns_of(&parent)?;
+        parent_bound = Some((parent, bound));
+    }
+    let made = run_sql(cx, txn, notices, Statement::CreateTable(table))?;
+    cx.relations.ddl();
+    if let Some(by) = &spec.by {
+        let def = table_def(cx, txn, &name)?;
+        let mut columns = Vec::new();
+        for column in &by.columns {
+            let Some(position) = def.column(column) else {
+                return Err(SqlError::new(
+                    "42703",
+                    format!("column \"{column}\" named in partition key does not exist"),
+                ));
+            };
+            let ty = def.column_type(position);
+            if by.strategy == super::HASH && !ty.is_some_and(super::hash::hashable) {
+                return Err(SqlError::unsupported(format!(
+                    "hash partitioning by column \"{column}\" of its type"
+                )));
+            }
+            columns.push(position as u16);
+        }
+        cx.db.catalog().add_partition(
+            txn,
+            &name,
+            Partition::Key {
+                strategy: by.strategy,
+                columns,
+            },
+        )?;
+        cx.relations.ddl();
+        let def = table_def(cx, txn, &name)?;
+        for index in def.indexes.iter().filter(|i| i.unique) {
+            keys_cover_partition_key(&def, &index.columns, index.primary)?;
+        }
+    }
+    if let Some((parent, bound)) = parent_bound {
+        attach_def(cx, txn, notices, &parent, &name, &bound)?;
+    }
+    Ok(made)
+}
+
+/// The parent's columns as a partition's column list: types, NOT NULL,
+/// defaults.
+fn columns_of(parent: &TableDef) -> Result<Vec<sqlparser::ast::ColumnDef>, SqlError> {
+    let mut list = Vec::new();
+    for (n, c) in parent.columns.iter().enumerate() {
+        let ty = crate::catalog_functions::format_type(i64::from(c.type_oid), Some(c.typmod));
+        let mut text = format!("{} {ty}", names::written(&c.name));
+        if c.not_null {
+            text.push_str(" NOT NULL");
+        }
+        if let Some(default) = parent.default_of(n) {
+            text.push_str(&format!(" DEFAULT {default}"));
+        }
+        list.push(text);
+    }
+    let Statement::CreateTable(made) = parse_one(&format!("CREATE TABLE x ({})", list.join(", ")))?
+    else {
+        return Err(SqlError::new("XX000", "columns of a partition"));
+    };
+    Ok(made.columns)
+}
+
+/// `bound` evaluated for a new partition `name` of `tree`: 42P17 for an
+/// empty range or one overlapping a partition's, or a second default.
+fn check_bound(cx: &Ctx<'_>, tree: &Tree, name: &str, spec: &BoundSpec) -> Result<Bound, SqlError> {
+    let bound = Bound::evaluate(spec, &tree.key, &Env::at(cx.now))?;
+    if let Some((low, high)) = bound.empty_range()? {
+        return Err(SqlError::new(
+            "42P17",
+            format!("empty range bound specified for partition \"{name}\""),
+        )
+        .with_detail(format!(
+            "Specified lower bound ({low}) is greater than or equal to upper bound ({high})."
+        )));
+    }
+    if let Bound::Hash { modulus, .. } = bound {
+        for part in &tree.parts {
+            if let Bound::Hash { modulus: other, .. } = part.bound
+                && (modulus.max(other) % modulus.min(other)) != 0
+            {
+                let (smaller, larger) = (modulus.min(other), modulus.max(other));
+                let detail = match modulus > other {
+                    true => format!(
+                        "The new modulus {modulus} is not divisible by {smaller}, the modulus of existing partition \"{}\".",
+                        part.name
+                    ),
+                    false => format!(
+                        "The new modulus {modulus} is not a factor of {larger}, the modulus of existing partition \"{}\".",
+                        part.name
+                    ),
+                };
+                return Err(SqlError::new(
+                    "42P17",
+                    "every hash partition modulus must be a factor of the next larger modulus",
+                )
+                .with_detail(detail));
+            }
+        }
+    }
+    for part in &tree.parts {
+        if bound.overlaps(&part.bound)? {
+            return Err(match bound {
+                Bound::Default => SqlError::new(
+                    "42P17",
+                    format!(
+                        "partition \"{name}\" conflicts with existing default partition \"{}\"",
+                        bare(&part.name)
+                    ),
+                ),
+                _ => SqlError::new(
+                    "42P17",
+                    format!(
+                        "partition \"{name}\" would overlap partition \"{}\"",
+                        bare(&part.name)
+                    ),
+                ),
+            });
+        }
+    }
+    Ok(bound)
+}
+
+/// Makes table `name` a partition of `parent` with `bound` (checked), and
+/// gives it the parent's keys and indexes.
+fn attach_def(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    parent: &TableDef,
+    name: &str,
+    bound: &Bound,
+) -> Result<(), SqlError> {
+    cx.db.catalog().add_partition(
+        txn,
+        name,
+        Partition::Of {
+            parent_oid: parent.oid,
+            parent: parent.name.clone(),
+            bound: bound.text(),
+        },
+    )?;
+    cx.relations.ddl();
+    let child = table_def(cx, txn, name)?;
+    for index in parent.indexes.iter().filter(|i| i.is_plain()) {
+        let columns: Vec<String> = (index.columns.iter())
+            .map(|&c| names::written(&parent.columns[usize::from(c)].name).to_string())
+            .collect();
+        let covered = child.indexes.iter().any(|i| {
+            i.columns == index.columns && i.unique == index.unique && i.primary == index.primary
+        });
+        if covered {
+            continue;
+        }
+        let columns = columns.join(", ");
+        let written = written_name(name);
+        let sql = match (index.primary, index.constraint, index.unique) {
+            (true, _, _) => format!("ALTER TABLE {written} ADD PRIMARY KEY ({columns})"),
+            (false, true, _) => format!("ALTER TABLE {written} ADD UNIQUE ({columns})"),
+            (false, false, true) => format!("CREATE UNIQUE INDEX ON {written} ({columns})"),
+            (false, false, false) => format!("CREATE INDEX ON {written} ({columns})"),
+        };
+        run_sql(cx, txn, notices, parse_one(&sql)?)?;
+    }
+    for c in &parent.constraints {
+        if let folio_catalog::ConstraintKind::Check { expr } = &c.kind
+            && !child.constraints.iter().any(|o| o.name == c.name)
+        {
+            cx.db.catalog().add_constraint(
+                txn,
+                name,
+                &c.name,
+                folio_catalog::ConstraintKind::Check { expr: expr.clone() },
+            )?;
+        }
+    }
+    cx.relations.ddl();
+    Ok(())
+}
+
+/// 0A000 unless a unique key over `columns` of partitioned table `def`
+/// holds every partition key column (PostgreSQL's rule: each partition's
+/// index alone then enforces it).
+fn keys_cover_partition_key(
+    def: &TableDef,
+    columns: &[u16],
+    primary: bool,
+) -> Result<(), SqlError> {
+    let Some((_, key)) = def.partition_key() else {
+        return Ok(());
+    };
+    if let Some(&missing) = key.iter().find(|c| !columns.contains(c)) {
+        let kind = if primary { "PRIMARY KEY" } else { "UNIQUE" };
+        return Err(SqlError::new(
+            "0A000",
+            "unique constraint on partitioned table must include all partitioning columns",
+        )
+        .with_detail(format!(
+            "{kind} constraint on table \"{}\" lacks column \"{}\" which is part of the partition key.",
+            bare(&def.name),
+            def.columns[usize::from(missing)].name
+        )));
+    }
+    Ok(())
+}
+
+/// `ALTER TABLE parent ATTACH PARTITION child bound` (the rows of `child`
+/// must lie in the bound: 23514) and `DETACH PARTITION child`.
+pub fn attach_or_detach(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    parent: &str,
+    child: &str,
+    bound: Option<&BoundSpec>,
+) -> Result<Output, SqlError> {
+    let parent_def = table_def(cx, txn, parent)?;
+    let Some(tree) = Tree::of(cx, txn, &parent_def)? else {
+        return Err(SqlError::new(
+            "42809",
+            format!("table \"{}\" is not partitioned", bare(&parent_def.name)),
+        ));
+    };
+    let child_def = table_def(cx, txn, child)?;
+    let Some(spec) = bound else {
+        if child_def.partition_of().map(|(p, _)| p) != Some(parent_def.oid) {
+            return Err(SqlError::new(
+                "42P01",
+                format!(
+                    "relation \"{}\" is not a partition of relation \"{}\"",
+                    bare(&child_def.name),
+                    bare(&parent_def.name)
+                ),
+            ));
+        }
+        cx.db.catalog().remove_partition(txn, child)?;
+        cx.relations.ddl();
+        return Ok(Output::command("ALTER TABLE"));
+    };
+    if child_def.partition_of().is_some() {
+        return Err(SqlError::new(
+            "42P17",
+            format!("\"{}\" is already a partition", bare(&child_def.name)),
+        ));
+    }
+    let same_columns = child_def.columns.len() == parent_def.columns.len()
+        && (child_def.columns.iter().zip(&parent_def.columns))
+            .all(|(a, b)| a.name == b.name && a.type_oid == b.type_oid && a.typmod == b.typmod);
+    if !same_columns {
+        return Err(SqlError::unsupported(
+            "attaching a table whose columns differ from its parent's (names, types, order)",
+        ));
+    }
+    let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
+    // The rows already there must lie in the bound (a default
+    // partition's: outside every other partition's).
+    let relation = crate::access::relation(cx, txn, child)?;
+    let rows = relation.scan(txn)?;
+    let mut with_new = tree.clone();
+    with_new.parts.push(super::tree::Part {
+        oid: child_def.oid,
+        name: child_def.name.clone(),
+        bound: bound.clone(),
+    });
+    let at = with_new.parts.len() - 1;
+    for (_, row) in rows {
+        let key = tree.key.values(&row);
+        if with_new.route(&key)? != Some(at) {
+            return Err(SqlError::new(
+                "23514",
+                format!(
+                    "partition constraint of relation \"{}\" is violated by some row",
+                    bare(&child_def.name)
+                ),
+            ));
+        }
+    }
+    attach_def(cx, txn, notices, &parent_def, child, &bound)?;
+    Ok(Output::command("ALTER TABLE"))
+}
+
+/// The names a DROP TABLE or TRUNCATE of `names` reaches: each
+/// partitioned table's partitions (theirs first, recursively) before it.
+pub fn with_partitions(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    names: &[ObjectName],
+) -> Result<Option<Vec<ObjectName>>, SqlError> {
+    let mut out = Vec::new();
+    let mut any = false;
+    for name in names {
+        let Ok(text) = names::relation(name) else {
+            out.push(name.clone());
+            continue;
+        };
+        let Ok(Some(def)) = cx.db.catalog().table(txn, &text) else {
+            out.push(name.clone());
+            continue;
+        };
+        if !def.partitions.is_empty() {
+            any = true;
+            let children: Vec<ObjectName> = (def.partitions.iter())
+                .map(|(_, n)| object_name(n))
+                .collect();
+            if let Some(deeper) = with_partitions(cx, txn, &children)? {
+                out.extend(deeper);
+            } else {
+                out.extend(children);
+            }
+        }
+        out.push(name.clone());
+    }
+    Ok(any.then_some(out))
+}
+
+/// A key's column, written as a plain name.
+fn column_name(e: &sqlparser::ast::Expr) -> Option<String> {
+    match e {
+        sqlparser::ast::Expr::Identifier(id) => Some(names::ident(id)),
+        _ => None,
+    }
+}
+
+fn object_name(name: &str) -> ObjectName {
+    let parts = name
+        .split('.')
+        .map(|p| {
+            sqlparser::ast::ObjectNamePart::Identifier(sqlparser::ast::Ident::with_quote('"', p))
+        })
+        .collect();
+    ObjectName(parts)
+}
+
+/// Before an ALTER TABLE of a partitioned table: a PRIMARY KEY or UNIQUE
+/// constraint must hold the partition key's columns (0A000); other
+/// changes than adding those are 0A000 on a partitioned table or a
+/// partition (they would make the partitions' columns differ).
+pub fn check_alter(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &ObjectName,
+    operations: &[AlterTableOperation],
+) -> Result<(), SqlError> {
+    let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
+        return Ok(());
+    };
+    // Foreign keys are not made on the partitions: one to or from a
+    // partitioned table would check its (empty) heap.
+    for op in operations {
+        if let AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::ForeignKey { foreign_table, .. },
+            ..
+        } = op
+        {
+            let referenced = names::relation(foreign_table)?;
+            let partitioned = |d: &TableDef| d.partition_key().is_some();
+            let other = cx.db.catalog().table(txn, &referenced)?;
+            if partitioned(&def) || other.as_ref().is_some_and(partitioned) {
+                return Err(SqlError::unsupported(
+                    "foreign keys to or from a partitioned table",
+                ));
+            }
+        }
+    }
+    if def.partition_key().is_none() && def.partition_of().is_none() {
+        return Ok(());
+    }
+    for op in operations {
+        match op {
+            AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
+                TableConstraint::PrimaryKey { columns, .. }
+                | TableConstraint::Unique { columns, .. } => {
+                    let positions = (columns.iter())
+                        .map(|c| def.column(&column_name(&c.column.expr)?).map(|p| p as u16))
+                        .collect::<Option<Vec<u16>>>();
+                    if let Some(positions) = positions {
+                        let primary = matches!(constraint, TableConstraint::PrimaryKey { .. });
+                        keys_cover_partition_key(&def, &positions, primary)?;
+                    }
+                }
+                TableConstraint::Check { .. } if def.partition_key().is_some() => {
+                    return Err(SqlError::unsupported(
+                        "CHECK constraints on a partitioned table",
+                    ));
+                }
+                _ => {}
+            },
+            AlterTableOperation::RenameTable { .. } => {}
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER TABLE {other} on a partitioned table or a partition"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The statement to run on a partition (named by the argument), if any.
+type PerPartition = Box<dyn Fn(ObjectName) -> Option<Statement>>;
+
+/// After an ALTER TABLE ... ADD PRIMARY KEY / UNIQUE or a CREATE INDEX
+/// of partitioned table `name`: the same on each partition.
+pub fn after_key_or_index(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    statement: &Statement,
+) -> Result<(), SqlError> {
+    let (table, make): (&ObjectName, PerPartition) = match statement {
+        Statement::AlterTable {
+            name, operations, ..
+        } => {
+            let operations = operations.clone();
+            (
+                name,
+                Box::new(move |child| {
+                    let ops: Vec<AlterTableOperation> = (operations.iter())
+                        .filter_map(|op| match op {
+                            AlterTableOperation::AddConstraint {
+                                constraint:
+                                    c @ (TableConstraint::PrimaryKey { .. }
+                                    | TableConstraint::Unique { .. }),
+                                not_valid,
+                            } => {
+                                let mut c = c.clone();
+                                match &mut c {
+                                    TableConstraint::PrimaryKey { name, .. }
+                                    | TableConstraint::Unique { name, .. } => *name = None,
+                                    _ => {}
+                                }
+                                Some(AlterTableOperation::AddConstraint {
+                                    constraint: c,
+                                    not_valid: *not_valid,
+                                })
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    if ops.is_empty() {
+                        return None;
+                    }
+                    let Statement::AlterTable {
+                        name: _,
+                        if_exists,
+                        only,
+                        location,
+                        on_cluster,
+                        iceberg,
+                        end_token,
+                        ..
+                    } = parse_one("ALTER TABLE x ADD PRIMARY KEY (a)").ok()?
+                    else {
+                        return None;
+                    };
+                    Some(Statement::AlterTable {
+                        name: child,
+                        if_exists,
+                        only,
+                        operations: ops,
+                        location,
+                        on_cluster,
+                        iceberg,
+                        end_token,
+                    })
+                }),
+            )
+        }
+        Statement::CreateIndex(create) => {
+            let create = create.clone();
+            (
+                &create.table_name.clone(),
+                Box::new(move |child| {
+                    let mut c = create.clone();
+                    c.name = None;
+                    c.table_name = child;
+                    Some(Statement::CreateIndex(c))
+                }),
+            )
+        }
+        _ => return Ok(()),
+    };
+    let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(table)?) else {
+        return Ok(());
+    };
+    if def.partition_key().is_none() {
+        return Ok(());
+    }
+    if let Statement::CreateIndex(create) = statement
+        && create.unique
+    {
+        let positions: Option<Vec<u16>> = (create.columns.iter())
+            .map(|c| def.column(&column_name(&c.column.expr)?).map(|p| p as u16))
+            .collect();
+        if let Some(positions) = positions {
+            keys_cover_partition_key(&def, &positions, false)?;
+        }
+    }
+    for (_, child) in &def.partitions {
+        if let Some(statement) = make(object_name(child)) {
+            run_sql(cx, txn, notices, statement)?;
+            cx.relations.ddl();
+        }
+    }
+    Ok(())
+}
+
+/// The key of `def`'s parent and the partition's place among its
+/// siblings, for the partition constraint of rows written into it.
+pub fn parent_tree(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &TableDef,
+) -> Result<Option<(Tree, usize)>, SqlError> {
+    let Some(parent) = def.partition_parent() else {
+        return Ok(None);
+    };
+    let parent = crate::access::relation(cx, txn, parent)?;
+    let Some(tree) = Tree::of(cx, txn, &parent.def)? else {
+        return Ok(None);
+    };
+    let Some(at) = tree.parts.iter().position(|p| p.oid == def.oid) else {
+        return Ok(None);
+    };
+    Ok(Some((tree, at)))
+}

@@ -1,0 +1,28 @@
+//! Partitioned tables (README "Partitioned tables"): PostgreSQL 15's
+//! declarative partitioning by RANGE, LIST or HASH of columns.
+//!
+//! - `syntax.rs`: `PARTITION BY ...`, `PARTITION OF parent FOR VALUES
+//!   ...` and the bounds, read from a CREATE TABLE's tokens (sqlparser
+//!   reads neither) and from the stored bound text.
+//! - `bounds.rs`: a bound evaluated over the key's types; whether a row's
+//!   key lies in it (the one owner of "does this row belong here", used by
+//!   routing and by the partition constraint), overlap, PostgreSQL's text.
+//! - `hash.rs`: PostgreSQL's hash partitioning hash.
+//! - `tree.rs`: a partitioned table's partitions, bound: routing a row,
+//!   pruning partitions by WHERE conditions.
+//! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
+//!   DETACH PARTITION.
+
+pub mod bounds;
+pub mod ddl;
+pub mod hash;
+pub mod syntax;
+pub mod tree;
+
+/// PostgreSQL's `partstrat` codes.
+pub const RANGE: u8 = b'r';
+pub const LIST: u8 = b'l';
+pub const HASH: u8 = b'h';
+
+pub use syntax::{BoundSpec, TableSpec};
+pub use tree::Tree;

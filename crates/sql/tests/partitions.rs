@@ -1,0 +1,166 @@
+//! Partitioned tables (README "Partitioned tables") across a reopen, and
+//! the statements `pgbench -i --partitions=4` sends: what the slt file
+//! cannot show. Expected values are PostgreSQL 15's.
+
+mod common;
+use common::{code, ok, rows};
+use folio_sql::Session;
+
+// Proves the partitioning facts are in the catalog: after closing and
+// reopening the database, the partitions, their bounds and keys, the
+// routing and the partition constraint are as before; a partition made
+// in a transaction that rolled back is gone.
+#[test]
+fn partitions_survive_a_reopen() {
+    let (_dir, path, db) = common::fresh();
+    let mut s = Session::new(db.clone());
+    ok(
+        &mut s,
+        "create table p (a int not null, b text) partition by range (a)",
+    );
+    ok(
+        &mut s,
+        "create table p1 partition of p for values from (minvalue) to (10)",
+    );
+    ok(
+        &mut s,
+        "create table p2 partition of p for values from (10) to (100)",
+    );
+    ok(&mut s, "create table h (id bigint) partition by hash (id)");
+    ok(
+        &mut s,
+        "create table h0 partition of h for values with (modulus 2, remainder 0)",
+    );
+    ok(
+        &mut s,
+        "create table h1 partition of h for values with (modulus 2, remainder 1)",
+    );
+    ok(&mut s, "alter table p add primary key (a)");
+    ok(&mut s, "insert into p values (1, 'x'), (15, 'y')");
+    ok(&mut s, "insert into h select generate_series(1, 100)");
+    ok(&mut s, "begin");
+    ok(
+        &mut s,
+        "create table p3 partition of p for values from (200) to (300)",
+    );
+    ok(&mut s, "rollback");
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db.clone());
+    assert_eq!(
+        rows(&mut s, "select tableoid::regclass, a, b from p order by a"),
+        ["p1 1 x", "p2 15 y"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select relname, relkind, pg_get_expr(relpartbound, oid) from pg_class \
+             where relname in ('p', 'p1', 'p2') order by 1"
+        ),
+        [
+            "p p NULL",
+            "p1 r FOR VALUES FROM (MINVALUE) TO (10)",
+            "p2 r FOR VALUES FROM (10) TO (100)"
+        ]
+    );
+    // (PostgreSQL 15 puts 52 and 48 of 1..100 in h0 and h1.)
+    assert_eq!(
+        rows(
+            &mut s,
+            "select tableoid::regclass, count(*) from h group by 1 order by 1"
+        ),
+        ["h0 52", "h1 48"]
+    );
+    assert_eq!(
+        rows(&mut s, "select count(*) from pg_class where relname = 'p3'"),
+        ["0"]
+    );
+    assert_eq!(code(&mut s, "insert into p1 values (20, 'z')"), "23514");
+    assert_eq!(code(&mut s, "insert into p values (15, 'dup')"), "23505");
+    ok(&mut s, "update p set a = 3 where a = 15");
+    assert_eq!(
+        rows(&mut s, "select tableoid::regclass, a from p order by a"),
+        ["p1 1", "p1 3"]
+    );
+}
+
+// Proves the statements `pgbench -i -s 1 --partitions=4` sends (its
+// tables, the rows, `vacuum analyze`, the primary key after the rows),
+// then pgbench's queries, as PostgreSQL 15's pgbench runs them.
+#[test]
+fn pgbench_partitioned_init() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db);
+    for sql in [
+        "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers",
+        "create table pgbench_history(tid int,bid int,aid int,delta int,mtime timestamp,filler char(22))",
+        "create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84)) with (fillfactor=100)",
+        "create table pgbench_accounts(aid int not null,bid int,abalance int,filler char(84)) partition by range (aid)",
+        "create table pgbench_branches(bid int not null,bbalance int,filler char(88)) with (fillfactor=100)",
+        "create table pgbench_accounts_1 partition of pgbench_accounts for values from (minvalue) to (25001) with (fillfactor=100)",
+        "create table pgbench_accounts_2 partition of pgbench_accounts for values from (25001) to (50001) with (fillfactor=100)",
+        "create table pgbench_accounts_3 partition of pgbench_accounts for values from (50001) to (75001) with (fillfactor=100)",
+        "create table pgbench_accounts_4 partition of pgbench_accounts for values from (75001) to (maxvalue) with (fillfactor=100)",
+        "begin",
+        "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers",
+        "insert into pgbench_branches(bid,bbalance) values(1,0)",
+        "insert into pgbench_tellers(tid,bid,tbalance) select g, 1, 0 from generate_series(1, 10) g",
+        "insert into pgbench_accounts select g, 1, 0, '' from generate_series(1, 100000) g",
+        "commit",
+        "vacuum analyze pgbench_branches",
+        "vacuum analyze pgbench_tellers",
+        "vacuum analyze pgbench_accounts",
+        "vacuum analyze pgbench_history",
+        "alter table pgbench_branches add primary key (bid)",
+        "alter table pgbench_tellers add primary key (tid)",
+        "alter table pgbench_accounts add primary key (aid)",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*), tableoid::regclass from pgbench_accounts group by 2 order by 2"
+        ),
+        [
+            "25000 pgbench_accounts_1",
+            "25000 pgbench_accounts_2",
+            "25000 pgbench_accounts_3",
+            "25000 pgbench_accounts_4"
+        ]
+    );
+    // pgbench's look at the table before a run: its partitions.
+    assert_eq!(
+        rows(
+            &mut s,
+            "select o.n, p.partstrat, pg_catalog.count(i.inhparent) from pg_catalog.pg_class as c \
+             join pg_catalog.pg_namespace as n on (n.oid = c.relnamespace) \
+             cross join lateral (select pg_catalog.array_position(pg_catalog.current_schemas(true), n.nspname)) as o(n) \
+             left join pg_catalog.pg_partitioned_table as p on (p.partrelid = c.oid) \
+             left join pg_catalog.pg_inherits as i on (c.oid = i.inhparent) \
+             where c.relname = 'pgbench_accounts' and o.n is not null \
+             group by 1, 2 order by 1 asc limit 1"
+        ),
+        ["2 r 4"]
+    );
+    ok(&mut s, "begin");
+    ok(
+        &mut s,
+        "update pgbench_accounts set abalance = abalance + 5 where aid = 60000",
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select abalance from pgbench_accounts where aid = 60000"
+        ),
+        ["5"]
+    );
+    ok(&mut s, "commit");
+    assert_eq!(
+        rows(
+            &mut s,
+            "select indexrelid::regclass from pg_index where indrelid = 'pgbench_accounts_3'::regclass"
+        ),
+        ["pgbench_accounts_3_pkey"]
+    );
+}

@@ -506,7 +506,12 @@ impl Out {
     }
 }
 
+/// A protocol string: its bytes and a NUL. A NUL inside `s` would end
+/// the field early and shift every field after it (a client then reads
+/// the message wrongly), so `s` is cut there, as PostgreSQL's C strings
+/// end at their first NUL.
 fn put_cstring(b: &mut Vec<u8>, s: &str) {
+    let s = s.split('\0').next().unwrap_or_default();
     b.extend_from_slice(s.as_bytes());
     b.push(0);
 }
@@ -535,6 +540,17 @@ mod tests {
         assert_eq!(startup_options("-c"), Err("-c".to_string()));
         assert_eq!(startup_options("-c noequals"), Err("noequals".to_string()));
         assert_eq!(startup_options("-d 3"), Err("-d".to_string()));
+    }
+
+    // Proves a NUL inside an error's message cannot break the message's
+    // fields: the message is cut there and the fields after it stay whole.
+    #[test]
+    fn an_error_field_never_holds_a_nul() {
+        let mut out = Out::default();
+        out.error_fields(b'E', "ERROR", "22P02", "bad \0input", &[(b'D', "detail")]);
+        let (kind, body) = message(&out.buf);
+        assert_eq!(kind, b'E');
+        assert_eq!(body, &b"SERROR\0VERROR\0C22P02\0Mbad \0Ddetail\0\0"[..]);
     }
 
     #[test]

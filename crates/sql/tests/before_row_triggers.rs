@@ -7,23 +7,9 @@
 //! the same statements).
 
 use folio_sql::Session;
-use folio_txn::WaitEvent;
-use std::time::Duration;
 
 mod common;
-use common::{ok, rows};
-
-/// Waits until `session` waits for another transaction to end (a bounded
-/// poll: the point is the order of events, not time).
-fn until_waiting(session: &folio_txn::Interrupt) {
-    for _ in 0..10_000 {
-        if session.wait_event() == Some(WaitEvent::Transaction) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("the session does not wait");
-}
+use common::{ok, rows, until_waiting};
 
 /// Two sessions on a fresh database with `rt (k, v)` = (1, 1), (2, 2),
 /// whose BEFORE UPDATE and BEFORE DELETE row triggers log the row they

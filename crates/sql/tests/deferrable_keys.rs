@@ -6,28 +6,14 @@
 
 use folio_db::Database;
 use folio_sql::Session;
-use folio_txn::WaitEvent;
 use std::sync::Arc;
-use std::time::Duration;
 
 mod common;
-use common::{fails, ok, reopen, rows};
+use common::{fails, ok, reopen, rows, until_waiting};
 
 fn database() -> (tempfile::TempDir, Arc<Database>) {
     let (dir, _, db) = common::fresh();
     (dir, db)
-}
-
-/// Waits until `session` waits for another transaction to end (a bounded
-/// poll: the point is the order of events, not time).
-fn until_waiting(session: &folio_txn::Interrupt) {
-    for _ in 0..10_000 {
-        if session.wait_event() == Some(WaitEvent::Transaction) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("the session does not wait");
 }
 
 fn duplicate(e: &folio_sql::SqlError, constraint: &str, key: &str) {

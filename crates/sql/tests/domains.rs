@@ -117,15 +117,7 @@ fn creating_a_domain_over_another_locks_it() {
         let e = code(&mut a, "drop domain d1");
         (a, e)
     });
-    let mut waited = false;
-    for _ in 0..10_000 {
-        if a_waits.wait_event() == Some(folio_txn::WaitEvent::Transaction) {
-            waited = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    assert!(waited, "DROP DOMAIN does not wait");
+    common::until_waiting(&a_waits);
     ok(&mut b, "commit");
     let (mut a, e) = dropper.join().unwrap();
     assert_eq!(e, "2BP01");

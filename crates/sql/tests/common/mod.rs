@@ -61,3 +61,15 @@ pub fn rows(s: &mut Session, sql: &str) -> Vec<String> {
         other => panic!("{sql}: {other:?}"),
     }
 }
+
+/// Waits until `session` waits for another transaction to end (a bounded
+/// poll: the point is the order of events, not time).
+pub fn until_waiting(session: &folio_txn::Interrupt) {
+    for _ in 0..10_000 {
+        if session.wait_event() == Some(folio_txn::WaitEvent::Transaction) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("the session does not wait");
+}

@@ -1093,8 +1093,8 @@ pub fn alter_table(
             AlterTableOperation::RenameTable {
                 table_name: RenameTableNameKind::To(new),
             } if operations.len() == 1 => {
-                let new = names::relation(new)?;
-                db.catalog().rename(txn, &name, &new)?;
+                let new = crate::set_schema::renamed_in_place(&name, new)?;
+                crate::set_schema::rename_into(cx, txn, &name, &new, None)?;
                 if let Some(oid) = viewed {
                     let renamed = crate::view_renames::Renamed::Relation {
                         old: &name,
@@ -1490,13 +1490,14 @@ pub fn alter_constraint(
 /// `ALTER INDEX name RENAME TO new`: the index keeps its table, storage
 /// and definition (folio-catalog `rename`, under its table's DDL lock).
 pub fn rename_index(
-    db: &Database,
+    cx: &Ctx<'_>,
     txn: &mut Transaction,
     name: &ObjectName,
     new: &ObjectName,
 ) -> Result<Output, SqlError> {
-    db.catalog()
-        .rename(txn, &names::relation(name)?, &names::relation(new)?)?;
+    let name = names::relation(name)?;
+    let new = crate::set_schema::renamed_in_place(&name, new)?;
+    crate::set_schema::rename_into(cx, txn, &name, &new, None)?;
     Ok(Output::command("ALTER INDEX"))
 }
 

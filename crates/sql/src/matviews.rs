@@ -251,7 +251,10 @@ pub fn alter(
         if catalog.relation_exists(txn, &relation)? {
             return Err(SqlError::new(
                 "42809",
-                format!("\"{relation}\" is not a {kind}"),
+                format!(
+                    "\"{}\" is not a {kind}",
+                    folio_catalog::unqualified(&relation)
+                ),
             ));
         }
         if *if_exists {

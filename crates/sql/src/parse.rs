@@ -317,6 +317,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::MATERIALIZED)
+                    && spanned.get(2).and_then(|t| keyword(&t.token)) == Some(Keyword::VIEW)
+                    && let Some(alter) = view_alter(&plain(&spanned[1..])) =>
+            {
+                Parsed::AlterViewOptions(alter?)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::MATERIALIZED)
                     && spanned.get(2).and_then(|t| keyword(&t.token)) == Some(Keyword::VIEW) =>
             {
                 spanned[1].token = Token::make_keyword("TABLE");
@@ -1167,16 +1174,22 @@ fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter,
 }
 
 /// `VIEW | TABLE [IF EXISTS] name SET (options) | RESET (names) | SET
+/// SCHEMA s | OWNER TO role` or `MATERIALIZED VIEW [IF EXISTS] name SET
 /// SCHEMA s | OWNER TO role` (`tokens` after ALTER), if it is one of
 /// those (`view_options.rs`, which refuses a table's but OWNER TO and SET
 /// SCHEMA).
 fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, SqlError>> {
-    use crate::view_options::{Action, Alter};
+    use crate::view_options::{Action, Alter, Kind};
     let mut c = Cursor { tokens, at: 0 };
-    let table = c.take_keyword(Keyword::TABLE);
-    if !table {
+    let kind = if c.take_keyword(Keyword::TABLE) {
+        Kind::Table
+    } else if c.take_keyword(Keyword::MATERIALIZED) {
         c.expect_keyword(Keyword::VIEW).ok()?;
-    }
+        Kind::Matview
+    } else {
+        c.expect_keyword(Keyword::VIEW).ok()?;
+        Kind::View
+    };
     let if_exists = c.take_keyword(Keyword::IF);
     if if_exists {
         c.expect_keyword(Keyword::EXISTS).ok()?;
@@ -1190,16 +1203,19 @@ fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, Sql
         if c.take_keyword(Keyword::SCHEMA) {
             Action::SetSchema(names::ident(&c.ident().ok()?))
         } else if c.peek() == Some(&Token::LParen) {
+            if kind == Kind::Matview {
+                return None;
+            }
             return Some(option_list(&mut c).map(|list| Alter {
                 name,
                 if_exists,
-                table,
+                kind,
                 action: Action::Set(list),
             }));
         } else {
             return None;
         }
-    } else if word(c.peek(), "reset") {
+    } else if word(c.peek(), "reset") && kind != Kind::Matview {
         c.next();
         let list = match option_list(&mut c) {
             Ok(list) => list,
@@ -1212,7 +1228,7 @@ fn view_alter(tokens: &[Token]) -> Option<Result<crate::view_options::Alter, Sql
     Some(c.end().map(|()| Alter {
         name,
         if_exists,
-        table,
+        kind,
         action,
     }))
 }

@@ -2530,7 +2530,7 @@ pub(crate) fn run_with_params(
         Statement::AlterIndex {
             name,
             operation: sqlparser::ast::AlterIndexOperation::RenameIndex { index_name },
-        } => ddl::rename_index(db, txn, name, index_name),
+        } => ddl::rename_index(cx, txn, name, index_name),
         Statement::Explain {
             analyze,
             statement,

@@ -110,9 +110,17 @@ fn follow(
     crate::views::check_after_alter(cx, txn, new, oid, crate::views::Alteration::Other)
 }
 
+/// The catalog name `RENAME TO new` gives relation `old` (a catalog
+/// name): `new` in `old`'s schema, as PostgreSQL's, whose RENAME TO takes
+/// a bare name and never moves a relation.
+pub fn renamed_in_place(old: &str, new: &sqlparser::ast::ObjectName) -> Result<String, SqlError> {
+    let new = crate::names::relation(new)?;
+    Ok(qualified_name(split_schema(old).0, unqualified(&new)))
+}
+
 /// Renames relation `old` to `new`: PostgreSQL's 42P07 when the name is
 /// taken (in schema `schema`, for a move).
-fn rename_into(
+pub fn rename_into(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     old: &str,

@@ -3,7 +3,8 @@
 //! (`check_option`, `security_barrier`, `security_invoker`), their
 //! values, and the order `pg_class.reloptions` shows them in; and of
 //! `ALTER VIEW [IF EXISTS] v SET (...) | RESET (...) | SET SCHEMA s |
-//! OWNER TO r` (also written `ALTER TABLE` of a view).
+//! OWNER TO r` (also written `ALTER TABLE` of a view), and of `ALTER
+//! MATERIALIZED VIEW [IF EXISTS] m SET SCHEMA s | OWNER TO r`.
 //!
 //! PostgreSQL keeps the options as a list of `name=value` texts: `SET`
 //! drops the names it sets from the list and appends its own, in the
@@ -28,9 +29,19 @@ pub struct Alter {
     /// The relation's name as written (resolved when run).
     pub name: String,
     pub if_exists: bool,
-    /// Written `ALTER TABLE` (any kind of relation may be named).
-    pub table: bool,
+    pub kind: Kind,
     pub action: Action,
+}
+
+/// The kind of relation the statement was written to alter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `ALTER TABLE` (any kind of relation may be named).
+    Table,
+    /// `ALTER VIEW`: a view.
+    View,
+    /// `ALTER MATERIALIZED VIEW`: a materialized view.
+    Matview,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,9 +152,10 @@ pub fn run(
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
     let name = crate::temp_tables::resolve_name(cx, txn, &alter.name)?;
-    let tag = match alter.table {
-        true => "ALTER TABLE",
-        false => "ALTER VIEW",
+    let tag = match alter.kind {
+        Kind::Table => "ALTER TABLE",
+        Kind::View => "ALTER VIEW",
+        Kind::Matview => "ALTER MATERIALIZED VIEW",
     };
     let view = catalog.view(txn, &name)?;
     let oid = match (&view, catalog.relation_oid(txn, &name)?) {
@@ -157,19 +169,31 @@ pub fn run(
         }
         (_, None) => return Err(SqlError::undefined_table(&alter.name)),
     };
+    let matview =
+        view.is_none() && (catalog.table(txn, &name)?).is_some_and(|t| t.matview.is_some());
+    let not_a = |kind: &str| {
+        let name = folio_catalog::unqualified(&name);
+        Err(SqlError::new(
+            "42809",
+            format!("\"{name}\" is not a {kind}"),
+        ))
+    };
     let table_form = matches!(alter.action, Action::OwnerTo(_) | Action::SetSchema(_));
-    if view.is_none() && !(alter.table && table_form) {
-        if !alter.table {
-            return Err(SqlError::new(
-                "42809",
-                format!("\"{}\" is not a view", folio_catalog::unqualified(&name)),
+    match alter.kind {
+        Kind::View if view.is_none() => return not_a("view"),
+        Kind::Matview if !matview => return not_a("materialized view"),
+        Kind::Table if view.is_none() && !table_form => {
+            return Err(SqlError::unsupported(
+                "ALTER TABLE ... SET / RESET (options) of a table",
             ));
         }
-        return Err(SqlError::unsupported(
-            "ALTER TABLE ... SET / RESET (options) of a table",
-        ));
+        _ => {}
     }
-    let kind = if view.is_some() { "view" } else { "table" };
+    let kind = match (&view, matview) {
+        (Some(_), _) => "view",
+        (None, true) => "materialized view",
+        (None, false) => "table",
+    };
     crate::privileges::check_owner(cx, oid, &name, kind)?;
     match &alter.action {
         Action::Set(_) | Action::Reset(_) if view.is_some() => {

@@ -58,6 +58,10 @@ pub enum CatalogFunc {
     StatisticsColumns,
     /// `pg_get_triggerdef(oid [, pretty])` (`trigger_statements.rs`).
     TriggerDef,
+    /// `pg_get_partkeydef(oid)`, `pg_get_partition_constraintdef(oid)`
+    /// (`partitions/constraint_text.rs`).
+    PartitionKeyDef,
+    PartitionConstraintDef,
     RelationIsPublishable,
     IndexDef,
     ConstraintDef,
@@ -133,7 +137,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 33] = [
+const NAMES: [(&str, CatalogFunc); 35] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
@@ -161,6 +165,11 @@ const NAMES: [(&str, CatalogFunc); 33] = [
     ),
     ("pg_get_indexdef", CatalogFunc::IndexDef),
     ("pg_get_constraintdef", CatalogFunc::ConstraintDef),
+    ("pg_get_partkeydef", CatalogFunc::PartitionKeyDef),
+    (
+        "pg_get_partition_constraintdef",
+        CatalogFunc::PartitionConstraintDef,
+    ),
     ("pg_get_viewdef", CatalogFunc::ViewDef),
     ("pg_relation_is_updatable", CatalogFunc::RelationIsUpdatable),
     ("pg_column_is_updatable", CatalogFunc::ColumnIsUpdatable),
@@ -201,6 +210,8 @@ impl CatalogFunc {
             | CatalogFunc::FunctionArguments
             | CatalogFunc::FunctionResult
             | CatalogFunc::QuoteIdent
+            | CatalogFunc::PartitionKeyDef
+            | CatalogFunc::PartitionConstraintDef
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_)
             | CatalogFunc::CurrentSchemas => count == 1,
@@ -234,6 +245,8 @@ impl CatalogFunc {
             self,
             CatalogFunc::IndexDef
                 | CatalogFunc::ConstraintDef
+                | CatalogFunc::PartitionKeyDef
+                | CatalogFunc::PartitionConstraintDef
                 | CatalogFunc::ViewDef
                 | CatalogFunc::RelationIsUpdatable
                 | CatalogFunc::ColumnIsUpdatable
@@ -465,6 +478,12 @@ impl CatalogFunc {
                         )
                     })
             }
+            CatalogFunc::PartitionKeyDef => lookups()?
+                .partition_key(number(&args[0])?)
+                .map_or(Value::Null, Value::Text),
+            CatalogFunc::PartitionConstraintDef => lookups()?
+                .partition_constraint(number(&args[0])?)?
+                .map_or(Value::Null, Value::Text),
             // Of a name (the old text form) or an oid.
             CatalogFunc::ViewDef => {
                 let lookups = lookups()?;

@@ -416,6 +416,29 @@ impl Lookups {
     pub fn constraint_definition(&self, oid: i64) -> Option<String> {
         self.constraints.get(&oid).cloned()
     }
+
+    /// `pg_get_partkeydef(oid)`: a partitioned table's key.
+    pub fn partition_key(&self, oid: i64) -> Option<String> {
+        crate::partitions::constraint_text::key_text(self.tables.get(&oid)?)
+    }
+
+    /// `pg_get_partition_constraintdef(oid)`: what a partition's bound
+    /// (and its parents', up the tree) implies of its rows.
+    pub fn partition_constraint(&self, oid: i64) -> Result<Option<String>, SqlError> {
+        use crate::partitions::constraint_text::{Parent, joined};
+        let table = |oid: u64| self.tables.get(&(oid as i64));
+        let mut conditions = Vec::new();
+        let mut child = oid as u64;
+        while let Some((parent, _)) = table(child).and_then(TableDef::partition_of) {
+            let Some(def) = table(parent) else { break };
+            let Some(parent) = Parent::of(def, table)? else {
+                break;
+            };
+            conditions.splice(0..0, parent.conditions(child)?);
+            child = parent.oid;
+        }
+        Ok(joined(&conditions))
+    }
 }
 
 /// Which of a relation's sizes a size function gives.

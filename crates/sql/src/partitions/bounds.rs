@@ -323,7 +323,7 @@ fn key_to_edges(key: &[Value], edges: &[Edge]) -> Result<Ordering, SqlError> {
 
 /// Two range bounds' values, as rows (MINVALUE and MAXVALUE end the
 /// comparison).
-fn edges_cmp(a: &[Edge], b: &[Edge]) -> Result<Ordering, SqlError> {
+pub(super) fn edges_cmp(a: &[Edge], b: &[Edge]) -> Result<Ordering, SqlError> {
     for (x, y) in a.iter().zip(b) {
         let order = match (x, y) {
             (Edge::Min, Edge::Min) | (Edge::Max, Edge::Max) => return Ok(Ordering::Equal),

@@ -8,12 +8,16 @@
 //!   key lies in it (the one owner of "does this row belong here", used by
 //!   routing and by the partition constraint), overlap, PostgreSQL's text.
 //! - `hash.rs`: PostgreSQL's hash partitioning hash.
+//! - `constraint_text.rs`: PostgreSQL's text of a partition key and of a
+//!   partition's implied constraint (`pg_get_partkeydef`,
+//!   `pg_get_partition_constraintdef`).
 //! - `tree.rs`: a partitioned table's partitions, bound: routing a row,
 //!   pruning partitions by WHERE conditions.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 
 pub mod bounds;
+pub mod constraint_text;
 pub mod ddl;
 pub mod hash;
 pub mod syntax;

@@ -866,8 +866,9 @@ impl SystemRelation {
                 }
                 for table in catalog.tables(txn)? {
                     out.push(table_class_row(&spaces, &table));
+                    let partitioned = table.partition_key().is_some();
                     for index in &table.indexes {
-                        out.push(index_class_row(&spaces, index));
+                        out.push(index_class_row(&spaces, index, partitioned));
                     }
                 }
                 for sequence in catalog.sequences(txn)? {
@@ -1922,19 +1923,26 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
     row
 }
 
-fn index_class_row(spaces: &Namespaces, index: &IndexDef) -> Vec<Value> {
-    class_row(ClassRow {
+/// An index's `pg_class` row: relkind `I` (and no relfilenode), as
+/// PostgreSQL's partitioned index, when its table is partitioned
+/// (`partitioned`), whose heap and indexes stay empty.
+fn index_class_row(spaces: &Namespaces, index: &IndexDef, partitioned: bool) -> Vec<Value> {
+    let mut row = class_row(ClassRow {
         oid: index.oid as i64,
         name: folio_catalog::unqualified(&index.name),
         namespace: spaces.of(&index.name),
         am: BTREE_AM,
-        kind: "i",
+        kind: if partitioned { "I" } else { "i" },
         columns: index.columns.len(),
         checks: 0,
         has_index: false,
         has_triggers: false,
         populated: true,
-    })
+    });
+    if partitioned {
+        row[7] = oid(0);
+    }
+    row
 }
 
 fn sequence_class_row(spaces: &Namespaces, sequence: &SequenceDef) -> Vec<Value> {

@@ -10,12 +10,15 @@
 //! - `hash.rs`: PostgreSQL's hash partitioning hash.
 //! - `tree.rs`: a partitioned table's partitions, bound: routing a row,
 //!   pruning partitions by WHERE conditions.
+//! - `run_time.rs`: run-time pruning, the partitions an execution's
+//!   parameters leave, picked when it starts.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 
 pub mod bounds;
 pub mod ddl;
 pub mod hash;
+pub mod run_time;
 pub mod syntax;
 pub mod tree;
 

@@ -51,6 +51,7 @@ macro_rules! session_cx {
             deferred: &$session.deferred,
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
+            partition_trees: Default::default(),
         }
     };
 }

@@ -34,9 +34,42 @@ pub struct Tree {
     pub parts: Vec<Part>,
 }
 
+/// A tree [`Tree::of`] built in a statement, with what it was built from.
+#[derive(Debug)]
+pub struct Built {
+    oid: u64,
+    partitions: Vec<(u64, String)>,
+    tree: Tree,
+}
+
 impl Tree {
-    /// The partitions of `def` (`None`: not partitioned).
+    /// The partitions of `def` (`None`: not partitioned): built once per
+    /// statement for each partition list (`Ctx::partition_trees`; a DDL
+    /// statement adding or removing a partition changes the list its
+    /// later reads see, so never gets a stale tree).
     pub fn of(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Option<Tree>, SqlError> {
+        if def.partition_key().is_none() {
+            return Ok(None);
+        }
+        let found = (cx.partition_trees.borrow().iter())
+            .find(|b| b.oid == def.oid && b.partitions == def.partitions)
+            .map(|b| b.tree.clone());
+        if let Some(tree) = found {
+            return Ok(Some(tree));
+        }
+        let tree = Tree::build(cx, txn, def)?;
+        if let Some(tree) = &tree {
+            cx.partition_trees.borrow_mut().push(Built {
+                oid: def.oid,
+                partitions: def.partitions.clone(),
+                tree: tree.clone(),
+            });
+        }
+        Ok(tree)
+    }
+
+    /// [`Tree::of`], reading each partition's bound.
+    fn build(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Option<Tree>, SqlError> {
         let types: Vec<_> = (0..def.columns.len())
             .map(|c| def.column_type(c).unwrap_or(folio_row::SqlType::Text))
             .collect();

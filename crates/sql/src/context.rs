@@ -46,6 +46,13 @@ pub struct Ctx<'a> {
     /// The notices triggers raised while the statement ran (a row change
     /// has no list of its own to add to), given to the client after it.
     pub raised: std::cell::RefCell<Vec<crate::output::Notice>>,
+    /// The partitioned tables' trees the statement built
+    /// (`partitions/tree.rs` `Tree::of`), each with the partition list
+    /// it was built from: planning an UPDATE of a partitioned table binds
+    /// each partition's constraints, each of which needs its parent's
+    /// tree, and reading every partition's bound again for each was most
+    /// of the planning.
+    pub partition_trees: std::cell::RefCell<Vec<crate::partitions::tree::Built>>,
 }
 
 impl std::fmt::Debug for Ctx<'_> {

@@ -17,6 +17,7 @@ use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
+use crate::partitions::run_time::AtStart;
 use crate::privileges;
 use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
@@ -85,10 +86,15 @@ pub struct Parts {
     constraints: Constraints,
     changes: Vec<Change>,
     verb: &'static str,
+    /// The partitions an execution's parameters leave, picked when it
+    /// starts (README "Partitioned tables", run-time pruning); `None`:
+    /// every change runs.
+    at_start: Option<AtStart>,
 }
 
-/// A partitioned table and the FROM items naming its partitions.
-type PartitionTargets = (Arc<Relation>, Vec<TableWithJoins>);
+/// A partitioned table, the FROM items naming its partitions and the
+/// pruning left for an execution's start.
+type PartitionTargets = (Arc<Relation>, Vec<TableWithJoins>, Option<AtStart>);
 
 /// The partitions an UPDATE or DELETE of `table` changes, if it is a
 /// partitioned table: the FROM item naming each (under the table's alias
@@ -118,7 +124,9 @@ fn partition_targets(
     let conjuncts = selection
         .map(crate::pushdown::conjuncts)
         .unwrap_or_default();
-    let keep = tree.prune(&conjuncts, &qualifier, &Env::at(cx.now));
+    let conditions = tree.conditions(&conjuncts, &qualifier, &Env::at(cx.now));
+    let keep = tree.prune(&conditions);
+    let at_start = AtStart::of(&tree, conditions, &keep);
     let mut out = Vec::new();
     for at in keep {
         let mut item = table.clone();
@@ -139,7 +147,7 @@ fn partition_targets(
         }
         out.push(item);
     }
-    Ok(Some((relation, out)))
+    Ok(Some((relation, out, at_start)))
 }
 
 /// The rows an INSERT inserts.
@@ -291,7 +299,7 @@ pub fn plan_update(
     selection: Option<&Expr>,
     returning_items: Option<&[SelectItem]>,
 ) -> Result<Change, SqlError> {
-    if let Some((relation, items)) = partition_targets(cx, txn, table, selection)? {
+    if let Some((relation, items, at_start)) = partition_targets(cx, txn, table, selection)? {
         privileges::note(
             cx,
             relation.def.oid,
@@ -312,6 +320,7 @@ pub fn plan_update(
             constraints,
             changes,
             verb: "UPDATE",
+            at_start,
         })));
     }
     let list = from.map(|others| change_rows::joined_list(table, others));
@@ -400,7 +409,9 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
     let [from] = from.as_slice() else {
         return Err(SqlError::unsupported("DELETE from several tables"));
     };
-    if let Some((relation, items)) = partition_targets(cx, txn, from, delete.selection.as_ref())? {
+    if let Some((relation, items, at_start)) =
+        partition_targets(cx, txn, from, delete.selection.as_ref())?
+    {
         privileges::note(
             cx,
             relation.def.oid,
@@ -420,6 +431,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
             constraints,
             changes,
             verb: "DELETE",
+            at_start,
         })));
     }
     let list = (delete.using.as_deref()).map(|others| change_rows::joined_list(from, others));
@@ -786,7 +798,13 @@ impl Change {
             Change::Parts(parts) => {
                 let mut count = 0u64;
                 let mut rows = Vec::new();
-                for change in &parts.changes {
+                let run: Vec<&Change> = match &parts.at_start {
+                    None => parts.changes.iter().collect(),
+                    Some(at_start) => (at_start.branches(env).into_iter())
+                        .map(|n| &parts.changes[n])
+                        .collect(),
+                };
+                for change in run {
                     match change.run(cx, txn, env)? {
                         Output::Rows {
                             rows: more, tag, ..

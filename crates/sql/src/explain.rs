@@ -60,13 +60,59 @@ pub fn explain(
     let before_plan = pool.thread_stats();
     let started = Instant::now();
     let planned = query::plan_query(cx, txn, q)?;
-    let planning = started.elapsed();
+    let after_plan = pool.thread_stats();
+    let planning = Planning {
+        elapsed: started.elapsed(),
+        hit: after_plan.hits - before_plan.hits,
+        read: after_plan.misses - before_plan.misses,
+    };
+    show(cx, txn, options, &planned, &Env::of(cx), planning)
+}
+
+/// `EXPLAIN [ANALYZE] [(options)] EXECUTE name(values)`: the prepared
+/// statement's kept plan (`planned`, a query), as the executor starts it
+/// with `env`'s parameters (an Append pruned by them shows what is left,
+/// README "Partitioned tables").
+pub fn explain_kept(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    analyze: bool,
+    options: Option<&[UtilityOption]>,
+    planned: &Planned,
+    env: &Env<'_>,
+) -> Result<Output, SqlError> {
+    let options = parse_options(analyze, options.unwrap_or(&[]))?;
+    let planning = Planning {
+        elapsed: std::time::Duration::ZERO,
+        hit: 0,
+        read: 0,
+    };
+    show(cx, txn, options, planned, env, planning)
+}
+
+/// What planning took: its time and the pages it latched (hit) and read.
+struct Planning {
+    elapsed: std::time::Duration,
+    hit: u64,
+    read: u64,
+}
+
+/// The lines of `planned`'s plan, run first with ANALYZE.
+fn show(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    options: Options,
+    planned: &Planned,
+    env: &Env<'_>,
+    planning: Planning,
+) -> Result<Output, SqlError> {
+    let pool = cx.db.pool();
     let before_run = pool.thread_stats();
     let mut lines = Vec::new();
     let mut actual = None;
     if options.analyze {
         let started = Instant::now();
-        let (rows, counts) = query::run(txn, &planned, &Env::of(cx))?;
+        let (rows, counts) = query::run(txn, planned, env)?;
         let after = pool.thread_stats();
         actual = Some(Actual {
             rows: rows.len() as u64,
@@ -78,21 +124,17 @@ pub fn explain(
             elapsed: started.elapsed(),
         });
     }
-    describe(&planned, options, actual.as_ref(), &mut lines);
+    describe(planned, options, actual.as_ref(), env, &mut lines);
     // PostgreSQL prints the planning's buffers with BUFFERS whether or not
     // the summary is on, and only when there were some.
-    let planned_pages = (
-        before_run.hits - before_plan.hits,
-        before_run.misses - before_plan.misses,
-    );
     if options.buffers
-        && let Some(b) = buffers(planned_pages.0, planned_pages.1)
+        && let Some(b) = buffers(planning.hit, planning.read)
     {
         lines.push("Planning:".into());
         lines.push(format!("  {b}"));
     }
     if options.summary {
-        lines.push(format!("Planning Time: {:.3} ms", millis(planning)));
+        lines.push(format!("Planning Time: {:.3} ms", millis(planning.elapsed)));
         if let Some(a) = &actual {
             lines.push(format!("Execution Time: {:.3} ms", millis(a.elapsed)));
         }
@@ -222,6 +264,13 @@ struct Node {
     rows: Option<u64>,
     children: Vec<Node>,
     subplans: Vec<(String, Node)>,
+    /// An Append whose children an execution's start prunes (README
+    /// "Partitioned tables", run-time pruning), and the partitioned
+    /// table's name in the query: [`Node::start`].
+    at_start: Option<(crate::partitions::run_time::AtStart, String)>,
+    /// The children that pruning removed (shown after the buffers, as
+    /// PostgreSQL's `Subplans Removed: N`).
+    removed: usize,
 }
 
 impl Node {
@@ -232,6 +281,41 @@ impl Node {
             rows,
             children: Vec::new(),
             subplans: Vec::new(),
+            at_start: None,
+            removed: 0,
+        }
+    }
+
+    /// The tree as the executor starts it with `env`'s parameters, as
+    /// PostgreSQL's EXPLAIN shows it: an Append pruned at the start keeps
+    /// the children run, says `Subplans Removed: N`, and names the
+    /// partitions `name_1`, `name_2`, ... by their places among those
+    /// kept (the name alone where it is the partition's).
+    fn start(&mut self, env: &Env<'_>) {
+        if let Some((at_start, qualifier)) = self.at_start.take() {
+            let kept = at_start.branches(env);
+            let removed = self.children.len() - kept.len();
+            let mut children = std::mem::take(&mut self.children);
+            for (place, &n) in kept.iter().enumerate() {
+                let mut child = std::mem::replace(&mut children[n], Node::new("", None));
+                let part = folio_catalog::unqualified(at_start.part_name(n));
+                let label = |alias: String| match alias == part {
+                    true => format!(" on {part}"),
+                    false => format!(" on {part} {alias}"),
+                };
+                let planned = label(format!("{qualifier}_{}", n + 1));
+                if let Some(scan) = child.title.strip_suffix(&planned) {
+                    child.title = format!("{scan}{}", label(format!("{qualifier}_{}", place + 1)));
+                }
+                self.children.push(child);
+            }
+            self.removed = removed;
+        }
+        for child in &mut self.children {
+            child.start(env);
+        }
+        for (_, subplan) in &mut self.subplans {
+            subplan.start(env);
         }
     }
 
@@ -267,6 +351,9 @@ impl Node {
         if let Some(b) = buffers {
             lines.push(format!("{indent}{b}"));
         }
+        if self.removed > 0 {
+            lines.push(format!("{indent}Subplans Removed: {}", self.removed));
+        }
         let below = buffers.filter(|_| self.children.len() == 1);
         for (label, subplan) in &self.subplans {
             lines.push(format!("{indent}{label}"));
@@ -279,8 +366,15 @@ impl Node {
 }
 
 /// The plan as lines.
-fn describe(planned: &Planned, options: Options, actual: Option<&Actual>, lines: &mut Vec<String>) {
-    let node = planned_node(planned, actual);
+fn describe(
+    planned: &Planned,
+    options: Options,
+    actual: Option<&Actual>,
+    env: &Env<'_>,
+    lines: &mut Vec<String>,
+) {
+    let mut node = planned_node(planned, actual);
+    node.start(env);
     let buffer_line = actual
         .filter(|_| options.buffers)
         .and_then(|a| buffers(a.hit, a.read));
@@ -471,6 +565,18 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                 false => node.children.push(planned_node(planned, None)),
             }
             node
+        }
+        Source::Append {
+            branches,
+            at_start,
+            qualifier,
+        } => {
+            // Counted as a UNION ALL's: the operation's rows, not each
+            // branch's.
+            let mut append = Node::new("Append", rows(source));
+            append.children = branches.iter().map(|b| planned_node(b, None)).collect();
+            append.at_start = Some(((**at_start).clone(), qualifier.clone()));
+            append
         }
         Source::Recursive { base, step, .. } => {
             let mut union = Node::new("Recursive Union", None);

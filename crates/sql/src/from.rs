@@ -628,6 +628,17 @@ pub enum Source {
         table: WorkTable,
         filter: Vec<Scalar>,
     },
+    /// A partitioned table's partitions (`partitioned_base`) that
+    /// parameters prune: the rows of the branches `at_start` leaves when
+    /// the execution starts (README "Partitioned tables", run-time
+    /// pruning), one after the other.
+    Append {
+        branches: Vec<crate::query::Planned>,
+        at_start: Box<crate::partitions::run_time::AtStart>,
+        /// The partitioned table's name in the query (its branches are
+        /// `qualifier_1`, `qualifier_2`, ...).
+        qualifier: String,
+    },
     /// `left UNION | INTERSECT | EXCEPT [ALL] right`: the queries' result
     /// rows combined.
     SetOp {
@@ -1476,9 +1487,10 @@ fn base(
     // A temporary table is shown, and qualifies its columns, by its bare
     // name (`temp_tables.rs`).
     let table_name = folio_catalog::unqualified(&table_name).to_string();
+    // (An alias that is the table's name is not shown, as PostgreSQL.)
     let label = match &alias_name {
-        Some(a) => format!("{table_name} {a}"),
-        None => table_name.clone(),
+        Some(a) if *a != table_name => format!("{table_name} {a}"),
+        _ => table_name.clone(),
     };
     let qualifier = alias_name.unwrap_or(table_name);
     let table = ScopeTable::of_relation(qualifier, &relation, offset, system);
@@ -1508,7 +1520,9 @@ fn partitioned_base(
         .and_then(|o| o.selection)
         .map(crate::pushdown::conjuncts)
         .unwrap_or_default();
-    let keep = tree.prune(&conjuncts, &qualifier, &scalar::Env::at(cx.now));
+    let conditions = tree.conditions(&conjuncts, &qualifier, &scalar::Env::at(cx.now));
+    let keep = tree.prune(&conditions);
+    let at_start = crate::partitions::run_time::AtStart::of(&tree, conditions, &keep);
     if let [one] = keep.as_slice() {
         let child = access::relation(cx, txn, &tree.parts[*one].name)?;
         let label = format!(
@@ -1587,6 +1601,11 @@ fn partitioned_base(
         };
         branches.push(query);
     }
+    if let Some(at_start) = at_start {
+        return partitions_at_start(
+            cx, txn, relation, qualifier, offset, system, branches, at_start,
+        );
+    }
     let mut body = branches.remove(0).body;
     for branch in branches {
         body = Box::new(sqlparser::ast::SetExpr::SetOperation {
@@ -1622,6 +1641,47 @@ fn partitioned_base(
     ))
 }
 
+/// [`partitioned_base`]'s partitions when parameters prune them too: the
+/// branches planned one by one under a [`Source::Append`], which picks
+/// those run when an execution starts.
+#[allow(clippy::too_many_arguments)]
+fn partitions_at_start(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    relation: &Arc<Relation>,
+    qualifier: String,
+    offset: usize,
+    system: bool,
+    branches: Vec<sqlparser::ast::Query>,
+    at_start: crate::partitions::run_time::AtStart,
+) -> Result<(Base, ScopeTable), SqlError> {
+    let branches = (branches.iter())
+        .map(|q| crate::query::plan_query(cx, txn, q))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names = branches[0].columns.iter().map(|c| c.name.clone()).collect();
+    let types = branches[0].types.clone();
+    let planned = crate::query::over_source(
+        Source::Append {
+            branches,
+            at_start: Box::new(at_start),
+            qualifier: qualifier.clone(),
+        },
+        "*SELECT*",
+        names,
+        types,
+    );
+    let mut table = ScopeTable::of_relation(qualifier, relation, offset, system);
+    table.types = planned.types.clone();
+    Ok((
+        Base::Derived {
+            label: String::new(),
+            planned: Box::new(planned),
+            outer: Vec::new(),
+        },
+        table,
+    ))
+}
+
 impl Source {
     /// The relations it reads.
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
@@ -1643,6 +1703,9 @@ impl Source {
                 out
             }
             Source::Derived { planned, .. } => planned.relations(),
+            Source::Append { branches, .. } => {
+                branches.iter().flat_map(|b| b.relations()).collect()
+            }
             Source::One
             | Source::Function { .. }
             | Source::System { .. }
@@ -1674,6 +1737,7 @@ impl Source {
                 }
             }
             Source::Derived { planned, .. } => planned.param_types(types),
+            Source::Append { branches, .. } => branches.iter().for_each(|b| b.param_types(types)),
             Source::SetOp { left, right, .. }
             | Source::Recursive {
                 base: left,
@@ -1780,6 +1844,15 @@ impl Source {
             Source::Derived {
                 planned, filter, ..
             } => kept(crate::query::run(txn, planned, env)?.0, filter, env)?,
+            Source::Append {
+                branches, at_start, ..
+            } => {
+                let mut rows = Vec::new();
+                for n in at_start.branches(env) {
+                    rows.extend(crate::query::run(txn, &branches[n], env)?.0);
+                }
+                rows
+            }
             Source::Recursive {
                 all,
                 base,

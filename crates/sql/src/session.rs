@@ -51,6 +51,7 @@ macro_rules! session_cx {
             deferred: &$session.deferred,
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
+            partition_trees: Default::default(),
         }
     };
 }
@@ -999,6 +1000,51 @@ impl Session {
         })
     }
 
+    /// `EXPLAIN [ANALYZE] EXECUTE name(parameters)`: the kept plan of
+    /// prepared query `name` as an execution with `parameters` starts it
+    /// (`explain::explain_kept`).
+    fn explain_prepared(
+        &mut self,
+        name: &str,
+        parameters: &[Option<String>],
+        analyze: bool,
+        options: Option<&[sqlparser::ast::UtilityOption]>,
+    ) -> Result<Output, SqlError> {
+        let prepared = self.prepared(name)?;
+        let wanted = prepared.parameters;
+        if parameters.len() != wanted {
+            return Err(SqlError::new(
+                "42601",
+                format!("wrong number of parameters for prepared statement \"{name}\""),
+            )
+            .with_detail(format!(
+                "Expected {wanted} parameters but got {}.",
+                parameters.len()
+            )));
+        }
+        if !prepared.plannable {
+            return Err(SqlError::unsupported("EXPLAIN EXECUTE of this statement"));
+        }
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        let mut values: Vec<Value> = parameters
+            .iter()
+            .map(|p| p.clone().map_or(Value::Null, Value::Text))
+            .collect();
+        self.with_kept_plan(name, |plan, calls, txn, cx, notices| {
+            let Some(planned) = plan.query() else {
+                return Err(SqlError::unsupported("EXPLAIN EXECUTE of a row change"));
+            };
+            calls.run(cx, txn, notices, &mut values)?;
+            let env = Env {
+                params: &values,
+                ..Env::of(cx)
+            };
+            crate::explain::explain_kept(cx, txn, analyze, options, planned, &env)
+        })
+    }
+
     /// Runs `f` with prepared statement `name`'s kept plan (a query or a
     /// row change) and the calls to run before it, in the block's
     /// transaction or one of its own: the plan made when it was prepared,
@@ -1608,6 +1654,30 @@ impl Session {
                     .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
                     .collect::<Result<Vec<_>, _>>()?;
                 self.run_prepared(&name, &values)
+            }
+            Statement::Explain {
+                analyze,
+                statement: inner,
+                options,
+                query_plan: false,
+                estimate: false,
+                format: None,
+                ..
+            } if matches!(**inner, Statement::Execute { .. }) => {
+                let Statement::Execute {
+                    name: Some(name),
+                    parameters,
+                    ..
+                } = &**inner
+                else {
+                    return Err(SqlError::unsupported("EXPLAIN of this EXECUTE"));
+                };
+                let name = crate::names::relation(name)?;
+                let values = parameters
+                    .iter()
+                    .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.explain_prepared(&name, &values, *analyze, options.as_deref())
             }
             Statement::Deallocate { name, .. } => {
                 if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {

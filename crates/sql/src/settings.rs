@@ -57,6 +57,9 @@ const OFF_BY_DEFAULT: [&str; 2] = [
     "enable_partitionwise_join",
 ];
 
+/// `plan_cache_mode`'s values.
+const PLAN_CACHE_MODES: [&str; 3] = ["auto", "force_generic_plan", "force_custom_plan"];
+
 /// The settings that only report how the server was built
 /// (PostgreSQL's "internal" ones): SET and RESET are 55P02.
 const PRESET: [&str; 5] = [
@@ -106,6 +109,12 @@ pub struct Settings {
     max_connections: u32,
     /// `session_replication_role`: `origin`, `replica` or `local`.
     replication_role: &'static str,
+    /// `plan_cache_mode`: `auto`, `force_generic_plan` or
+    /// `force_custom_plan`, accepted and shown; folio's prepared
+    /// statements always keep one plan made for every execution (a
+    /// generic plan), whose partitions are pruned when each execution
+    /// starts (README "Partitioned tables").
+    plan_cache_mode: &'static str,
 }
 
 /// The open transaction's level and access mode, which `SHOW
@@ -132,6 +141,7 @@ impl Default for Settings {
             time_zone: TimeZone::UTC,
             max_connections: 100,
             replication_role: "origin",
+            plan_cache_mode: "auto",
         }
     }
 }
@@ -344,6 +354,12 @@ impl Settings {
                 .to_string();
             }
             "application_name" => self.application_name = value.to_string(),
+            "plan_cache_mode" => {
+                self.plan_cache_mode = PLAN_CACHE_MODES
+                    .into_iter()
+                    .find(|m| *m == lower)
+                    .ok_or_else(|| invalid(name, value))?;
+            }
             "session_replication_role" => {
                 self.replication_role = ["origin", "replica", "local"]
                     .into_iter()
@@ -442,6 +458,7 @@ impl Settings {
             "synchronous_commit" => self.synchronous_commit = default.synchronous_commit.clone(),
             "application_name" => self.application_name = default.application_name.clone(),
             "session_replication_role" => self.replication_role = default.replication_role,
+            "plan_cache_mode" => self.plan_cache_mode = default.plan_cache_mode,
             "default_transaction_isolation" => self.default_isolation = default.default_isolation,
             "default_transaction_read_only" => self.default_read_only = default.default_read_only,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
@@ -478,6 +495,7 @@ impl Settings {
             "synchronous_commit" => self.synchronous_commit.clone(),
             "application_name" => self.application_name.clone(),
             "session_replication_role" => self.replication_role.into(),
+            "plan_cache_mode" => self.plan_cache_mode.into(),
             "default_transaction_isolation" => self.default_isolation.into(),
             "default_transaction_read_only" => {
                 (if self.default_read_only { "on" } else { "off" }).into()

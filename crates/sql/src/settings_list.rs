@@ -358,6 +358,17 @@ const SETTINGS: &[About] = &[
         kind: Kind::Integer { min: 63, max: 63 },
     },
     About {
+        name: "plan_cache_mode",
+        unit: None,
+        category: "Query Tuning / Other Planner Options",
+        short_desc: "Controls the planner's selection of custom or generic plan.",
+        extra_desc: Some(
+            "Prepared statements can have custom and generic plans, and the planner will attempt to choose which is better.  This can be set to override the default behavior.",
+        ),
+        context: "user",
+        kind: Kind::Enum(&["auto", "force_generic_plan", "force_custom_plan"]),
+    },
+    About {
         name: "search_path",
         unit: None,
         category: "Client Connection Defaults / Statement Behavior",

@@ -276,6 +276,14 @@ impl Kept {
 }
 
 impl Plan {
+    /// The planned query, if it is a plain query (no data-modifying CTE).
+    pub fn query(&self) -> Option<&Planned> {
+        match &self.what {
+            Kind::Query(planned) => Some(planned),
+            _ => None,
+        }
+    }
+
     /// Runs the plan (its sequences resolved for this run).
     pub fn run(
         &self,

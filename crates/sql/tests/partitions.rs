@@ -164,3 +164,91 @@ fn pgbench_partitioned_init() {
         ["pgbench_accounts_3_pkey"]
     );
 }
+
+/// The pages (buffer pool hits and reads) `sql` latched on this thread.
+fn pages(db: &folio_db::Database, s: &mut Session, sql: &str) -> u64 {
+    let before = db.pool().thread_stats();
+    ok(s, sql);
+    let after = db.pool().thread_stats();
+    (after.hits + after.misses) - (before.hits + before.misses)
+}
+
+// Proves run-time pruning (README "Partitioned tables"): a prepared
+// point query, UPDATE and DELETE of a hash or range partitioned table
+// keep one plan (made once) and each execution touches only the
+// partition its parameter names: as many pages as the same statement
+// prepared on that partition itself, where reading every partition's
+// index would touch about four times as many.
+#[test]
+fn parameters_prune_partitions_when_an_execution_starts() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db.clone());
+    for method in ["hash", "range"] {
+        ok(&mut s, "drop table if exists a");
+        ok(
+            &mut s,
+            &format!(
+                "create table a (aid int primary key, abalance int) partition by {method} (aid)"
+            ),
+        );
+        for n in 0..4 {
+            let bound = match method {
+                "hash" => format!("with (modulus 4, remainder {n})"),
+                _ => format!("from ({}) to ({})", n * 2500 + 1, (n + 1) * 2500 + 1),
+            };
+            ok(
+                &mut s,
+                &format!("create table a_{n} partition of a for values {bound}"),
+            );
+        }
+        ok(
+            &mut s,
+            "insert into a select g, 0 from generate_series(1, 10000) g",
+        );
+        let [part] = rows(&mut s, "select tableoid::regclass from a where aid = 6000")
+            .try_into()
+            .unwrap();
+        for (name, on) in [("p", "a"), ("q", part.as_str())] {
+            ok(
+                &mut s,
+                &format!("prepare {name}_sel(int) as select abalance from {on} where aid = $1"),
+            );
+            ok(
+                &mut s,
+                &format!(
+                    "prepare {name}_upd(int, int) as update {on} set abalance = abalance + $1 where aid = $2"
+                ),
+            );
+            ok(
+                &mut s,
+                &format!("prepare {name}_del(int) as delete from {on} where aid = $1"),
+            );
+        }
+        let plans = s.plans_made();
+        for (parent, partition) in [
+            ("execute p_sel(6000)", "execute q_sel(6000)"),
+            ("execute p_upd(1, 6000)", "execute q_upd(1, 6000)"),
+            ("execute p_del(6001)", "execute q_del(6001)"),
+        ] {
+            // (Run once first: the same state of the pool for both.)
+            ok(&mut s, parent);
+            ok(&mut s, partition);
+            let via_parent = pages(&db, &mut s, parent);
+            let direct = pages(&db, &mut s, partition);
+            assert!(
+                via_parent <= direct + 1,
+                "{method}: {parent} touched {via_parent} pages, {partition} {direct}"
+            );
+        }
+        assert_eq!(
+            s.plans_made(),
+            plans,
+            "{method}: no execution planned again"
+        );
+        assert_eq!(
+            rows(&mut s, "select abalance from a where aid = 6000"),
+            ["4"]
+        );
+        ok(&mut s, "deallocate all");
+    }
+}

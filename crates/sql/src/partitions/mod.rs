@@ -13,6 +13,8 @@
 //!   `pg_get_partition_constraintdef`).
 //! - `tree.rs`: a partitioned table's partitions, bound: routing a row,
 //!   pruning partitions by WHERE conditions.
+//! - `run_time.rs`: run-time pruning, the partitions an execution's
+//!   parameters leave, picked when it starts.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 
@@ -20,6 +22,7 @@ pub mod bounds;
 pub mod constraint_text;
 pub mod ddl;
 pub mod hash;
+pub mod run_time;
 pub mod syntax;
 pub mod tree;
 

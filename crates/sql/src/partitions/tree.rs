@@ -8,7 +8,7 @@ use super::bounds::{Bound, Key};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
-use crate::scalar::{self, Env};
+use crate::scalar::{self, Env, Scalar};
 use crate::types;
 use folio_catalog::TableDef;
 use folio_db::Transaction;
@@ -34,9 +34,42 @@ pub struct Tree {
     pub parts: Vec<Part>,
 }
 
+/// A tree [`Tree::of`] built in a statement, with what it was built from.
+#[derive(Debug)]
+pub struct Built {
+    oid: u64,
+    partitions: Vec<(u64, String)>,
+    tree: Tree,
+}
+
 impl Tree {
-    /// The partitions of `def` (`None`: not partitioned).
+    /// The partitions of `def` (`None`: not partitioned): built once per
+    /// statement for each partition list (`Ctx::partition_trees`; a DDL
+    /// statement adding or removing a partition changes the list its
+    /// later reads see, so never gets a stale tree).
     pub fn of(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Option<Tree>, SqlError> {
+        if def.partition_key().is_none() {
+            return Ok(None);
+        }
+        let found = (cx.partition_trees.borrow().iter())
+            .find(|b| b.oid == def.oid && b.partitions == def.partitions)
+            .map(|b| b.tree.clone());
+        if let Some(tree) = found {
+            return Ok(Some(tree));
+        }
+        let tree = Tree::build(cx, txn, def)?;
+        if let Some(tree) = &tree {
+            cx.partition_trees.borrow_mut().push(Built {
+                oid: def.oid,
+                partitions: def.partitions.clone(),
+                tree: tree.clone(),
+            });
+        }
+        Ok(tree)
+    }
+
+    /// [`Tree::of`], reading each partition's bound.
+    fn build(cx: &Ctx<'_>, txn: &Transaction, def: &TableDef) -> Result<Option<Tree>, SqlError> {
         let types: Vec<_> = (0..def.columns.len())
             .map(|c| def.column_type(c).unwrap_or(folio_row::SqlType::Text))
             .collect();
@@ -102,26 +135,66 @@ impl Tree {
         ))
     }
 
-    /// The partitions a row meeting every one of `conjuncts` (a WHERE's,
-    /// over the table named `qualifier`) may lie in, by their positions:
-    /// a conjunct comparing a key column with a constant (`=`, `<`,
-    /// `<=`, `>`, `>=`, `IN (...)`) rules out the partitions whose bound
-    /// holds no such key. Others rule out nothing.
-    pub fn prune(&self, conjuncts: &[&Expr], qualifier: &str, env: &Env<'_>) -> Vec<usize> {
-        let mut keep: Vec<usize> = (0..self.parts.len()).collect();
-        // A hash partition is found by every key column's value.
-        let mut equal: Vec<Option<Value>> = vec![None; self.key.columns.len()];
+    /// The key conditions among `conjuncts` (a WHERE's, over the table
+    /// named `qualifier`): a conjunct comparing a key column with a value
+    /// (`=`, `<`, `<=`, `>`, `>=`, `IN (...)`, either side), the value
+    /// known now (a constant, evaluated with `env`) or when an execution
+    /// starts (an expression over parameters: [`stable`]).
+    pub fn conditions(
+        &self,
+        conjuncts: &[&Expr],
+        qualifier: &str,
+        env: &Env<'_>,
+    ) -> Vec<Condition> {
+        let mut out = Vec::new();
         for conjunct in conjuncts {
-            let Some((column, test)) = self.condition(conjunct, qualifier, env) else {
-                continue;
-            };
-            if let Test::Cmp(BinaryOperator::Eq, v) = &test {
-                equal[column] = Some(v.clone());
+            self.condition(conjunct, qualifier, env, &mut out);
+        }
+        out
+    }
+
+    /// The partitions (by their positions) a row meeting `conditions`
+    /// may lie in, as far as planning knows: the conditions whose values
+    /// wait for an execution rule out nothing here.
+    pub fn prune(&self, conditions: &[Condition]) -> Vec<usize> {
+        let tests: Vec<(usize, Test)> = (conditions.iter())
+            .filter_map(|c| Some((c.column, c.test(self.key.types[c.column], None)?)))
+            .collect();
+        self.keep(&tests)
+    }
+
+    /// The partitions a key passing every one of `tests` (key column,
+    /// test) may lie in: the one owner of pruning, at planning
+    /// ([`Tree::prune`]) and at an execution's start
+    /// (`run_time::AtStart`). A test rules out the partitions whose bound
+    /// holds no key passing it; a hash partition is ruled out only by
+    /// every key column's `=`.
+    pub fn keep(&self, tests: &[(usize, Test)]) -> Vec<usize> {
+        let mut keep: Vec<usize> = (0..self.parts.len()).collect();
+        let mut equal: Vec<Option<Value>> = vec![None; self.key.columns.len()];
+        for (column, test) in tests {
+            if let Test::Nothing = test {
+                return Vec::new();
+            }
+            if let Test::Cmp(BinaryOperator::Eq, v) = test {
+                equal[*column] = Some(v.clone());
             }
             if self.key.strategy == super::HASH {
+                // One key column's list: the partitions its values hash to.
+                if let Test::In(values) = test
+                    && self.key.columns.len() == 1
+                {
+                    keep.retain(|&n| {
+                        (values.iter()).any(|v| {
+                            (self.parts[n].bound)
+                                .holds(std::slice::from_ref(v))
+                                .unwrap_or(true)
+                        })
+                    });
+                }
                 continue;
             }
-            keep.retain(|&n| self.may_hold(n, column, &test).unwrap_or(true));
+            keep.retain(|&n| self.may_hold(n, *column, test).unwrap_or(true));
         }
         if self.key.strategy == super::HASH
             && let Some(key) = equal.into_iter().collect::<Option<Vec<Value>>>()
@@ -137,6 +210,7 @@ impl Tree {
         let values: &[Value] = match test {
             Test::In(values) => values,
             Test::Cmp(_, v) => std::slice::from_ref(v),
+            Test::Nothing => return Ok(false),
         };
         match &self.parts[n].bound {
             // The default takes what the others do not: kept unless
@@ -203,6 +277,7 @@ impl Tree {
                     })
                 };
                 match test {
+                    Test::Nothing => Ok(false),
                     Test::In(values) => {
                         for v in values {
                             if above_low(v)? && below_high(v, !high_included)? {
@@ -241,9 +316,36 @@ impl Tree {
         }
     }
 
-    /// A conjunct `key_column op constant` (either way round) or `key_column
-    /// IN (constants)`: the key column's number in the key and the test.
-    fn condition(&self, e: &Expr, qualifier: &str, env: &Env<'_>) -> Option<(usize, Test)> {
+    /// The conditions of a conjunct `key_column op value` (either way
+    /// round), `key_column IN (values)` or `key_column BETWEEN low AND
+    /// high`, each value a constant or [`stable`], put in `out`.
+    fn condition(&self, e: &Expr, qualifier: &str, env: &Env<'_>, out: &mut Vec<Condition>) {
+        if let Expr::Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        } = e
+        {
+            for (op, bound) in [(BinaryOperator::GtEq, low), (BinaryOperator::LtEq, high)] {
+                let compared = Expr::BinaryOp {
+                    left: expr.clone(),
+                    op,
+                    right: bound.clone(),
+                };
+                self.condition(&compared, qualifier, env, out);
+            }
+            return;
+        }
+        if let Expr::Nested(inner) = e {
+            return self.condition(inner, qualifier, env, out);
+        }
+        out.extend(self.comparison(e, qualifier, env));
+    }
+
+    /// A conjunct `key_column op value` (either way round) or `key_column
+    /// IN (values)`.
+    fn comparison(&self, e: &Expr, qualifier: &str, env: &Env<'_>) -> Option<Condition> {
         let column_of = |e: &Expr| -> Option<usize> {
             let name = match e {
                 Expr::Identifier(id) => names::ident(id),
@@ -258,17 +360,20 @@ impl Tree {
             };
             self.key_names.iter().position(|k| *k == name)
         };
-        let value_of = |e: &Expr, column: usize| -> Option<Value> {
-            if !is_constant(e) {
+        let operand_of = |e: &Expr, column: usize| -> Option<Operand> {
+            if !stable(e) {
                 return None;
             }
             let none: &[(String, folio_row::SqlType)] = &[];
-            let v = scalar::bind(e, none).ok()?.eval(&[], env).ok()?;
+            let bound = scalar::bind(e, none).ok()?;
+            if has_parameter(e) {
+                return Some(Operand::AtStart(bound));
+            }
+            let v = bound.eval(&[], env).ok()?;
             let v = types::cast(v, self.key.types[column]).ok()?;
-            (!matches!(v, Value::Null)).then_some(v)
+            (!matches!(v, Value::Null)).then_some(Operand::Known(v))
         };
         match e {
-            Expr::Nested(inner) => self.condition(inner, qualifier, env),
             Expr::BinaryOp { left, op, right } => {
                 let flipped = match op {
                     BinaryOperator::Eq => BinaryOperator::Eq,
@@ -278,25 +383,130 @@ impl Tree {
                     BinaryOperator::GtEq => BinaryOperator::LtEq,
                     _ => return None,
                 };
-                if let Some(c) = column_of(left) {
-                    return Some((c, Test::Cmp(op.clone(), value_of(right, c)?)));
-                }
-                let c = column_of(right)?;
-                Some((c, Test::Cmp(flipped, value_of(left, c)?)))
+                let (column, op, value) = match column_of(left) {
+                    Some(c) => (c, op.clone(), right),
+                    None => (column_of(right)?, flipped, left),
+                };
+                Some(Condition {
+                    column,
+                    op: Some(op),
+                    operands: vec![operand_of(value, column)?],
+                })
             }
             Expr::InList {
                 expr,
                 list,
                 negated: false,
             } => {
-                let c = column_of(expr)?;
-                let values = (list.iter())
-                    .map(|e| value_of(e, c))
+                let column = column_of(expr)?;
+                let operands = (list.iter())
+                    .map(|e| operand_of(e, column))
                     .collect::<Option<Vec<_>>>()?;
-                Some((c, Test::In(values)))
+                Some(Condition {
+                    column,
+                    op: None,
+                    operands,
+                })
             }
             _ => None,
         }
+    }
+}
+
+/// One WHERE conjunct's test of a key column: `column op operands[0]`,
+/// or `column IN (operands)` (`op` `None`).
+#[derive(Debug, Clone)]
+pub struct Condition {
+    column: usize,
+    op: Option<BinaryOperator>,
+    operands: Vec<Operand>,
+}
+
+/// A value a key column is compared with.
+#[derive(Debug, Clone)]
+enum Operand {
+    /// Known while planning (a constant's value, of the key's type).
+    Known(Value),
+    /// Known when an execution starts: an expression over parameters.
+    AtStart(Scalar),
+}
+
+impl Condition {
+    /// Whether a value of it waits for an execution's parameters.
+    pub fn at_start(&self) -> bool {
+        (self.operands.iter()).any(|o| matches!(o, Operand::AtStart(_)))
+    }
+
+    /// Its test of a key of type `ty`: `None` when it tests nothing
+    /// known (a value waiting for an execution, `execution` being
+    /// `None`; or one that fails to evaluate or cast, which the scan's
+    /// own condition raises or rejects). A NULL compared with the key
+    /// passes no key, as PostgreSQL's strict comparisons; in an IN list
+    /// it is one value that matches none.
+    pub fn test(&self, ty: folio_row::SqlType, execution: Option<&Env<'_>>) -> Option<Test> {
+        let mut values = Vec::with_capacity(self.operands.len());
+        for operand in &self.operands {
+            let v = match operand {
+                Operand::Known(v) => v.clone(),
+                Operand::AtStart(e) => {
+                    let v = e.eval(&[], execution?).ok()?;
+                    types::cast(v, ty).ok()?
+                }
+            };
+            if !matches!(v, Value::Null) {
+                values.push(v);
+            }
+        }
+        match &self.op {
+            None => Some(Test::In(values)),
+            Some(op) => match values.pop() {
+                Some(v) => Some(Test::Cmp(op.clone(), v)),
+                None => Some(Test::Nothing),
+            },
+        }
+    }
+
+    /// The key column it tests (its number in the key).
+    pub fn column(&self) -> usize {
+        self.column
+    }
+}
+
+/// Whether `e` has one value over an execution, known once its
+/// parameters are: parameters `$n`, constants, casts, signs and
+/// arithmetic of them (no function call: a volatile one may change per
+/// row, and a stable one's value is left to the scan).
+pub fn stable(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) => crate::params::parameter(p).is_some(),
+            _ => true,
+        },
+        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => stable(expr),
+        Expr::BinaryOp { left, op, right } => {
+            matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+                    | BinaryOperator::Modulo
+            ) && stable(left)
+                && stable(right)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` (a [`stable`] expression) reads a parameter.
+fn has_parameter(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => matches!(&v.value, sqlparser::ast::Value::Placeholder(_)),
+        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) | Expr::Cast { expr, .. } => {
+            has_parameter(expr)
+        }
+        Expr::BinaryOp { left, right, .. } => has_parameter(left) || has_parameter(right),
+        _ => false,
     }
 }
 
@@ -312,25 +522,18 @@ fn column_of_nested(e: &Expr, qualifier: &str, key_names: &[String]) -> Option<u
     }
 }
 
-/// A literal, possibly signed or cast.
-fn is_constant(e: &Expr) -> bool {
-    match e {
-        Expr::Value(_) => true,
-        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) => is_constant(expr),
-        Expr::Cast { expr, .. } => is_constant(expr),
-        _ => false,
-    }
-}
-
 /// What a conjunct asks of a key column.
-enum Test {
+pub enum Test {
     Cmp(BinaryOperator, Value),
     In(Vec<Value>),
+    /// A comparison with NULL: no key passes.
+    Nothing,
 }
 
 /// Whether `v` passes `test`.
 fn passes(v: &Value, test: &Test) -> Result<bool, SqlError> {
     match test {
+        Test::Nothing => Ok(false),
         Test::In(values) => {
             for w in values {
                 if scalar::compare(v, w)? == Some(Ordering::Equal) {

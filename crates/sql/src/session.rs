@@ -1036,6 +1036,7 @@ impl Session {
             let Some(planned) = plan.query() else {
                 return Err(SqlError::unsupported("EXPLAIN EXECUTE of a row change"));
             };
+            plan.check_privileges(cx)?;
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,

@@ -284,6 +284,13 @@ impl Plan {
         }
     }
 
+    /// Whether the session's role may run the plan: checked at each run
+    /// (and each EXPLAIN of a kept plan), so a kept plan checks the role
+    /// as it is now (a superuser without reading anything).
+    pub fn check_privileges(&self, cx: &Ctx<'_>) -> Result<(), SqlError> {
+        crate::privileges::check_all(cx, &self.needs)
+    }
+
     /// Runs the plan (its sequences resolved for this run).
     pub fn run(
         &self,
@@ -291,9 +298,7 @@ impl Plan {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
-        // Checked here, at each run: a kept plan checks the session's
-        // role as it is now (a superuser without reading anything).
-        crate::privileges::check_all(cx, &self.needs)?;
+        self.check_privileges(cx)?;
         if self.assigns_xid {
             txn.top_xid().map_err(|e| match e {
                 folio_txn::TxnError::ReadOnly => crate::xact_id::read_only(),

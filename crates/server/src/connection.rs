@@ -8,7 +8,9 @@
 use crate::portal::{Portal, Portals, data_rows};
 use crate::protocol::{self, Frame, Out, ProtocolError};
 use folio_db::Database;
-use folio_sql::{Column, Output, Session, SqlError, TxStatus, binary_input, text_output};
+use folio_sql::{
+    Column, Output, Session, SqlError, TxStatus, binary_input, client_text, text_output,
+};
 use folio_txn::{CancelCause, Interrupt};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -489,9 +491,7 @@ fn text_parameters(
                 let ty = types.get(i).copied().unwrap_or(folio_row::SqlType::Text);
                 Ok(text_output(&binary_input(bytes, ty)?))
             } else {
-                String::from_utf8(bytes.clone()).map(Some).map_err(|_| {
-                    SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\"")
-                })
+                client_text(bytes.clone()).map(Some)
             }
         })
         .collect()

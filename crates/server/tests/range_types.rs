@@ -7,46 +7,7 @@
 
 mod common;
 
-use std::error::Error;
-use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
-
-/// A value's binary form as the server sent it, of any type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Raw(Vec<u8>);
-
-impl<'a> FromSql<'a> for Raw {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Raw, Box<dyn Error + Sync + Send>> {
-        Ok(Raw(raw.to_vec()))
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-}
-
-impl ToSql for Raw {
-    fn to_sql(
-        &self,
-        _: &Type,
-        out: &mut tokio_postgres::types::private::BytesMut,
-    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
-        out.extend_from_slice(&self.0);
-        Ok(IsNull::No)
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-
-    to_sql_checked!();
-}
-
-fn hex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
+use common::{Raw, hex};
 
 // Proves each built-in range type's oid in RowDescription and its binary
 // result bytes (PostgreSQL's `range_send` of the same value), empty and

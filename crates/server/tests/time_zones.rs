@@ -56,9 +56,13 @@ async fn startup_time_zone_is_the_sessions() {
         .await,
         "t"
     );
-    // The extended protocol's text results too.
+    // The extended protocol's text results too (`$1::text`: a parameter
+    // cast to timestamptz alone is described as one, as PostgreSQL's).
     let row = berlin
-        .query_one("select ($1::timestamptz)::text", &[&"2024-07-01 12:00+00"])
+        .query_one(
+            "select ($1::text::timestamptz)::text",
+            &[&"2024-07-01 12:00+00"],
+        )
         .await
         .unwrap();
     assert_eq!(row.get::<_, String>(0), "2024-07-01 14:00:00+02");

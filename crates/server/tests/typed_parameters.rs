@@ -2,12 +2,16 @@
 //! `prepare_typed`): each `$n` is a value of its declared type wherever
 //! it stands, a VALUES list included, as PostgreSQL's; a parameter with
 //! no type is inferred from where it stands, so in a VALUES list alone it
-//! is text (PostgreSQL's error for comparing it with an integer). And a
-//! portal bound after a savepoint is dropped by ROLLBACK TO it.
+//! is text (PostgreSQL's error for comparing it with an integer); a
+//! parameter cast in place takes the cast's type, and a declared one its
+//! declared type even if unused. And a portal bound after a savepoint is
+//! dropped by ROLLBACK TO it.
 
 use tokio_postgres::types::Type;
 
 mod common;
+
+use common::{Raw, hex};
 
 // Proves a declared int4 parameter makes `(VALUES ($1))` an integer
 // column (the UPDATE joins on it; before, 42883 integer = text), reports
@@ -64,4 +68,82 @@ async fn rollback_to_drops_portals_bound_since() {
     let rows = txn.query_portal(&before, 5).await.unwrap();
     assert_eq!(rows.len(), 3);
     txn.commit().await.unwrap();
+}
+
+// Proves a parameter cast in place is described with the cast's type, as
+// PostgreSQL 15's ParameterDescription gives it (int4, int4range, int8,
+// date; the first cast of `$1` wins), so a binary parameter of that type
+// round-trips; before, it was described as text and its binary bytes
+// were read as text.
+#[tokio::test(flavor = "current_thread")]
+async fn a_cast_in_place_types_its_parameter() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    client
+        .batch_execute(
+            "create table tc (a bigint); insert into tc values (1), (2); create table td (d date)",
+        )
+        .await
+        .unwrap();
+
+    let int = client.prepare("select $1::int4").await.unwrap();
+    assert_eq!(int.params(), &[Type::INT4]);
+    let row = client.query_one(&int, &[&42i32]).await.unwrap();
+    assert_eq!(row.get::<_, i32>(0), 42);
+
+    let range = client
+        .prepare("select ($1::int4range)::text")
+        .await
+        .unwrap();
+    assert_eq!(range.params(), &[Type::INT4_RANGE]);
+    // `(1,5]` in range_send's form: flags 0x04, bounds 1 and 5.
+    let sent = Raw(hex("0400000004000000010000000400000005"));
+    let row = client.query_one(&range, &[&sent]).await.unwrap();
+    assert_eq!(row.get::<_, String>(0), "[2,6)");
+
+    let filter = client
+        .prepare("select a from tc where a = $1::bigint")
+        .await
+        .unwrap();
+    assert_eq!(filter.params(), &[Type::INT8]);
+    let row = client.query_one(&filter, &[&2i64]).await.unwrap();
+    assert_eq!(row.get::<_, i64>(0), 2);
+
+    let insert = client
+        .prepare("insert into td values ($1::date)")
+        .await
+        .unwrap();
+    assert_eq!(insert.params(), &[Type::DATE]);
+    // 2020-01-01: 7305 days after 2000-01-01.
+    let day = Raw(hex("00001c89"));
+    assert_eq!(client.execute(&insert, &[&day]).await.unwrap(), 1);
+    let row = client
+        .query_one("select d::text from td", &[])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "2020-01-01");
+
+    let twice = client.prepare("select $1::int4, $1::int8").await.unwrap();
+    assert_eq!(twice.params(), &[Type::INT4]);
+    let row = client.query_one(&twice, &[&7i32]).await.unwrap();
+    assert_eq!((row.get::<_, i32>(0), row.get::<_, i64>(1)), (7, 7));
+}
+
+// Proves a parameter type declared by Parse but not used in the
+// statement is described as declared (PostgreSQL's ParameterDescription
+// for `select 1` with int4 and date declared), and binds as that type.
+#[tokio::test(flavor = "current_thread")]
+async fn an_unused_declared_parameter_keeps_its_type() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    let statement = client
+        .prepare_typed("select 1", &[Type::INT4, Type::DATE])
+        .await
+        .unwrap();
+    assert_eq!(statement.params(), &[Type::INT4, Type::DATE]);
+    let row = client
+        .query_one(&statement, &[&3i32, &Raw(hex("00001c89"))])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i32>(0), 1);
 }

@@ -252,11 +252,6 @@ pub struct Field {
     pub quoted: bool,
 }
 
-fn utf8(bytes: Vec<u8>) -> Result<String, SqlError> {
-    String::from_utf8(bytes)
-        .map_err(|_| SqlError::new("22021", "invalid byte sequence for encoding \"UTF8\""))
-}
-
 impl Format {
     /// The fields of one record (without its line end).
     pub fn fields(&self, record: &[u8]) -> Result<Vec<Field>, SqlError> {
@@ -280,7 +275,7 @@ impl Format {
             let text = if raw == self.null.as_bytes() {
                 None
             } else {
-                Some(utf8(unescape(raw))?)
+                Some(crate::text_bytes::text(unescape(raw))?)
             };
             fields.push(Field {
                 text,
@@ -336,7 +331,7 @@ impl Format {
             let text = if !quoted && raw == self.null.as_bytes() {
                 None
             } else {
-                Some(utf8(value)?)
+                Some(crate::text_bytes::text(value)?)
             };
             fields.push(Field { text, quoted });
             if i == record.len() {

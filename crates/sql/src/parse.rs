@@ -223,7 +223,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let text = Text::new(sql);
     let mut all = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
-        .map_err(|e| SqlError::syntax(e.to_string()))?;
+        .map_err(|e| {
+            // sqlparser refuses an escape string holding a NUL:
+            // PostgreSQL's error for it is 22021.
+            crate::text_bytes::escaped_nul(sql, e.location.line, e.location.column)
+                .unwrap_or_else(|| SqlError::syntax(e.to_string()))
+        })?;
     dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {

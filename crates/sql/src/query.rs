@@ -1351,6 +1351,47 @@ enum ResultColumn<'a> {
     Column(usize),
 }
 
+/// The result columns' names and bound expressions, which a bare name in
+/// ORDER BY reads (`Named::output`).
+#[derive(Clone, Copy)]
+struct Named<'a> {
+    names: &'a [Column],
+    bound: &'a [Scalar],
+}
+
+impl Named<'_> {
+    /// The result column an ORDER BY item names, if it is a bare name
+    /// (parenthesized or not) that a result column has: PostgreSQL's
+    /// rule, an output column's name before an input column's (README
+    /// "ORDER BY and GROUP BY names"). Two result columns of that name
+    /// are 42702 `ORDER BY "x" is ambiguous` unless they are the same
+    /// expression. `None`: no result column has the name, or the item is
+    /// not a bare name (it reads input columns).
+    fn output(&self, item: &Expr) -> Result<Option<usize>, SqlError> {
+        let id = match item {
+            Expr::Identifier(id) => id,
+            Expr::Nested(inner) => return self.output(inner),
+            _ => return Ok(None),
+        };
+        let name = names::ident(id);
+        let mut matching = (self.names.iter().enumerate())
+            .filter(|(_, c)| c.name == name)
+            .map(|(i, _)| i);
+        let Some(first) = matching.next() else {
+            return Ok(None);
+        };
+        for other in matching {
+            if self.bound.get(other) != self.bound.get(first) {
+                return Err(
+                    SqlError::new("42702", format!("ORDER BY \"{name}\" is ambiguous"))
+                        .near(Some(id.span.start)),
+                );
+            }
+        }
+        Ok(Some(first))
+    }
+}
+
 /// The select list one entry per result column, `*` spelled out over a
 /// source: what ORDER BY positions count
 /// (`SELECT * ... ORDER BY 2`).
@@ -1368,11 +1409,13 @@ fn outputs<'a, C: ColumnNames + ?Sized>(
     Ok(out)
 }
 
-/// An ORDER BY item: a column of the table, an output column's alias, or
-/// its position (`ORDER BY 1`), each naming a table column.
+/// An ORDER BY item: an output column's name or position (`ORDER BY
+/// 1`), else a column of the table, each naming a table column.
+/// `named`: the result columns' names and bound expressions.
 fn sort_key<C: Columns + ?Sized>(
     relation: &C,
     items: &[ResultColumn<'_>],
+    named: Named<'_>,
     o: &sqlparser::ast::OrderByExpr,
 ) -> Result<SortKey, SqlError> {
     if o.with_fill.is_some() {
@@ -1402,19 +1445,13 @@ fn sort_key<C: Columns + ?Sized>(
             }
             _ => Ok(o.expr.clone()),
         },
-        Expr::Identifier(id) => {
-            let name = names::ident(id);
-            let aliased = items.iter().find_map(|item| match item {
-                ResultColumn::Item(SelectItem::ExprWithAlias { expr, alias })
-                    if names::ident(alias) == name =>
-                {
-                    Some(expr.clone())
-                }
-                _ => None,
-            });
-            Ok(aliased.unwrap_or_else(|| o.expr.clone()))
-        }
-        other => Ok(other.clone()),
+        other => match named.output(other)? {
+            Some(position) => items
+                .get(position)
+                .and_then(by_item)
+                .unwrap_or_else(|| Ok(other.clone())),
+            None => Ok(other.clone()),
+        },
     };
     let bound = match expr {
         Ok(expr) => scalar::bind(&expr, relation)?,
@@ -1536,16 +1573,24 @@ fn group_by<C: Columns + ?Sized>(
     crate::grouping_sets::expand(group_keys(select), |key| {
         if let Expr::Identifier(id) = key
             && source.resolve(&names::ident(id)).is_err()
-            && let Some(e) = select.projection.iter().find_map(|item| match item {
-                SelectItem::ExprWithAlias { expr, alias }
-                    if names::ident(alias) == names::ident(id) =>
-                {
+        {
+            let name = names::ident(id);
+            let mut aliased = select.projection.iter().filter_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias } if names::ident(alias) == name => {
                     Some(expr)
                 }
                 _ => None,
-            })
-        {
-            return Ok(e.clone());
+            });
+            if let Some(e) = aliased.next() {
+                if aliased.any(|other| other != e) {
+                    return Err(SqlError::new(
+                        "42702",
+                        format!("GROUP BY \"{name}\" is ambiguous"),
+                    )
+                    .near(Some(id.span.start)));
+                }
+                return Ok(e.clone());
+            }
         }
         let Expr::Value(v) = key else {
             return Ok(key.clone());
@@ -1612,17 +1657,21 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
             let binder = WindowBinder::new(source, &select.named_window);
             let (mut items, columns) = projection(&binder, &select.projection)?;
             let outputs = outputs(&binder, &select.projection)?;
-            let post = post_sort_keys(&binder, &outputs, order_by, &mut items)?;
+            let post = post_sort_keys(&binder, &outputs, &columns, order_by, &mut items)?;
             let windows = binder.finish();
             Windows::place(&mut items, width);
             return Ok((Shape::Project(items), columns, Vec::new(), post, windows));
         }
         let (mut items, columns) = projection(source, &select.projection)?;
         let outputs = outputs(source, &select.projection)?;
+        let named = Named {
+            names: &columns,
+            bound: &items,
+        };
         let order = match over_results {
             true => Err(SqlError::unsupported("an ORDER BY over the result rows")),
             false => (order_by.iter())
-                .map(|o| sort_key(source, &outputs, o))
+                .map(|o| sort_key(source, &outputs, named, o))
                 .collect::<Result<Vec<_>, _>>(),
         };
         return match order {
@@ -1634,7 +1683,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
                 Windows::default(),
             )),
             Err(e) if e.code == "0A000" => {
-                let post = post_sort_keys(source, &outputs, order_by, &mut items)?;
+                let post = post_sort_keys(source, &outputs, &columns, order_by, &mut items)?;
                 Ok((
                     Shape::Project(items),
                     columns,
@@ -1668,23 +1717,27 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
         let over = WindowBinder::new(&binder, &select.named_window);
         let (mut output, columns) = projection(&over, &select.projection)?;
         let outputs = outputs(&over, &select.projection)?;
-        let post = post_sort_keys(&over, &outputs, order_by, &mut output)?;
+        let post = post_sort_keys(&over, &outputs, &columns, order_by, &mut output)?;
         (output, columns, Vec::new(), post, over.finish())
     } else {
         let (mut output, columns) = projection(&binder, &select.projection)?;
         // No `*` here (refused above).
         let outputs = outputs(&binder, &select.projection)?;
+        let named = Named {
+            names: &columns,
+            bound: &output,
+        };
         let order = match over_results {
             true => Err(SqlError::unsupported("an ORDER BY over the result rows")),
             false => (order_by.iter())
-                .map(|o| sort_key(&binder, &outputs, o))
+                .map(|o| sort_key(&binder, &outputs, named, o))
                 .collect::<Result<Vec<_>, _>>(),
         };
         let (order, post) = match order {
             Ok(order) => (order, Vec::new()),
             Err(e) if e.code == "0A000" => (
                 Vec::new(),
-                post_sort_keys(&binder, &outputs, order_by, &mut output)?,
+                post_sort_keys(&binder, &outputs, &columns, order_by, &mut output)?,
             ),
             Err(e) => return Err(e),
         };
@@ -1713,6 +1766,7 @@ fn shape<C: Columns + ColumnNames + ?Sized>(
 fn post_sort_keys<C: Columns + ?Sized>(
     columns: &C,
     select_items: &[ResultColumn<'_>],
+    names: &[Column],
     order_by: &[sqlparser::ast::OrderByExpr],
     items: &mut Vec<Scalar>,
 ) -> Result<Vec<SortKey>, SqlError> {
@@ -1742,16 +1796,11 @@ fn post_sort_keys<C: Columns + ?Sized>(
                 }
                 _ => None,
             },
-            Expr::Identifier(id) => {
-                let name = names::ident(id);
-                select_items.iter().position(|i| match i {
-                    ResultColumn::Item(SelectItem::ExprWithAlias { alias, .. }) => {
-                        names::ident(alias) == name
-                    }
-                    _ => false,
-                })
-            }
-            _ => None,
+            other => (Named {
+                names,
+                bound: &items[..names.len().min(items.len())],
+            })
+            .output(other)?,
         };
         let position = position.or_else(|| {
             select_items

@@ -1512,12 +1512,20 @@ impl Scalar {
     /// PL/pgSQL passes its variables). Such an operand is a value fixed
     /// for one execution, which an index condition may compare with.
     pub fn parameter_type(&self) -> Option<SqlType> {
+        self.typed_param().map(|(_, t)| t)
+    }
+
+    /// The parameter it is and the type it has where it stands: a `$n`
+    /// typed by what it meets or declared (`Typed`), or cast in place
+    /// (`$n::t`, `CAST($n AS t)`). The one owner of that rule (README
+    /// "Parameter types"): Describe's inference and the planner's index
+    /// conditions read it.
+    pub fn typed_param(&self) -> Option<(usize, SqlType)> {
         match self {
-            Scalar::Typed(inner, t) | Scalar::Cast(inner, t)
-                if matches!(inner.as_ref(), Scalar::Param(_)) =>
-            {
-                Some(*t)
-            }
+            Scalar::Typed(inner, t) | Scalar::Cast(inner, t) => match inner.as_ref() {
+                Scalar::Param(n) => Some((*n, *t)),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -1833,13 +1841,11 @@ impl Scalar {
                 *slot = Some(ty);
             }
         };
+        if let Some((n, ty)) = self.typed_param() {
+            note(n, ty);
+        }
         match self {
-            Scalar::Typed(inner, ty) => {
-                if let Scalar::Param(n) = inner.as_ref() {
-                    note(*n, *ty);
-                }
-                inner.param_types(column_types, types);
-            }
+            Scalar::Typed(inner, _) => inner.param_types(column_types, types),
             Scalar::Arith(_, a, b) | Scalar::Compare(_, a, b) => {
                 for (p, other) in [(a, b), (b, a)] {
                     if let Scalar::Param(n) = p.as_ref()

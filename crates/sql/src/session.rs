@@ -175,6 +175,9 @@ struct Prepared {
     /// Its nodes' token locations are `text`'s (not a kept shape's).
     located: bool,
     parameters: usize,
+    /// The types declared for its parameters (`PREPARE p(int)`, Parse's
+    /// oids): a Describe reports them, used or not.
+    declared: Vec<Option<SqlType>>,
     /// Whether it runs through a kept plan (`statement::plannable`).
     plannable: bool,
     /// The plan (queries and row changes), with the calls of PL/pgSQL
@@ -712,7 +715,7 @@ impl Session {
             }
             other => other,
         };
-        let parameters = self.keep_prepared(name, statement, sql, !shaped, types.len())?;
+        let parameters = self.keep_prepared(name, statement, sql, !shaped, types)?;
         self.plan_prepared(name, pipeline)?;
         Ok(parameters)
     }
@@ -760,7 +763,7 @@ impl Session {
         statement: Parsed,
         text: &str,
         located: bool,
-        declared: usize,
+        declared: &[(u32, i32)],
     ) -> Result<usize, SqlError> {
         if !name.is_empty() && self.prepared.contains_key(name) {
             return Err(SqlError::new(
@@ -776,7 +779,16 @@ impl Session {
             ),
             _ => (0, false),
         };
-        let parameters = parameters.max(declared);
+        let parameters = parameters.max(declared.len());
+        // Oid 0 declares nothing; an oid folio does not know is 42704
+        // where the statement uses it (`scalar::bind`).
+        let declared = (declared.iter())
+            .map(|&(oid, typmod)| {
+                (oid != 0)
+                    .then(|| crate::user_types::of_oid(oid, typmod))
+                    .flatten()
+            })
+            .collect();
         self.prepared.insert(
             name.to_string(),
             Box::new(Prepared {
@@ -784,6 +796,7 @@ impl Session {
                 text: text.to_string(),
                 located,
                 parameters,
+                declared,
                 plannable,
                 plan: None,
                 result: None,
@@ -846,7 +859,8 @@ impl Session {
         name: &str,
     ) -> Result<(Vec<SqlType>, Option<Vec<crate::output::Column>>), SqlError> {
         let prepared = self.prepared(name)?;
-        let (count, plannable) = (prepared.parameters, prepared.plannable);
+        let (plannable, mut types) = (prepared.plannable, prepared.declared.clone());
+        types.resize(prepared.parameters, None);
         // In a failed block only a statement that returns no rows is
         // described (PostgreSQL's rule: ROLLBACK's Describe must work).
         let failed = matches!(self.block, Block::Failed(_));
@@ -870,10 +884,11 @@ impl Session {
             if failed && columns.is_some() {
                 return Err(SqlError::in_failed_block());
             }
-            return Ok((vec![SqlType::Text; count], columns));
+            let types = types.into_iter().map(|t| t.unwrap_or(SqlType::Text));
+            return Ok((types.collect(), columns));
         }
         self.with_kept_plan(name, |plan, _, _, _, _| {
-            Ok((plan.param_types(count), plan.columns()))
+            Ok((plan.param_types(types), plan.columns()))
         })
     }
 
@@ -986,10 +1001,16 @@ impl Session {
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
-        let mut values: Vec<Value> = parameters
-            .iter()
-            .map(|p| p.clone().map_or(Value::Null, Value::Text))
-            .collect();
+        // A declared parameter is read by its type's input now, as
+        // PostgreSQL's Bind reads it, whether the statement uses it or not.
+        let declared = &self.prepared(name)?.declared;
+        let mut values: Vec<Value> = (parameters.iter().enumerate())
+            .map(|(i, p)| match (p, declared.get(i).copied().flatten()) {
+                (None, _) => Ok(Value::Null),
+                (Some(text), Some(ty)) => crate::types::coerce(Value::Text(text.clone()), ty),
+                (Some(text), None) => Ok(Value::Text(text.clone())),
+            })
+            .collect::<Result<_, SqlError>>()?;
         self.with_kept_plan(name, |plan, calls, txn, cx, notices| {
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
@@ -1635,7 +1656,7 @@ impl Session {
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut statement = statement.clone();
                 crate::params::declare(&mut statement, &types);
-                self.keep_prepared(&name, Parsed::Sql(statement), "", false, types.len())?;
+                self.keep_prepared(&name, Parsed::Sql(statement), "", false, &types)?;
                 self.plan_prepared(&name, false)?;
                 Ok(Output::command("PREPARE"))
             }

@@ -386,12 +386,16 @@ impl Plan {
 }
 
 impl Plan {
-    /// The types of its `count` parameters, as PostgreSQL infers them
-    /// from what each meets (a column, a typed value, an insert's target
-    /// column); `text` where nothing tells (PostgreSQL: `unknown`, sent
-    /// as text).
-    pub fn param_types(&self, count: usize) -> Vec<folio_row::SqlType> {
-        let mut types = vec![None; count];
+    /// The types of its parameters: `declared[n]` for `$n + 1` where one
+    /// was declared, else as PostgreSQL infers them from what each meets
+    /// (a cast, a column, a typed value, an insert's target column);
+    /// `text` where nothing tells (PostgreSQL: `unknown`, sent as text).
+    /// README "Parameter types".
+    pub fn param_types(
+        &self,
+        declared: Vec<Option<folio_row::SqlType>>,
+    ) -> Vec<folio_row::SqlType> {
+        let mut types = declared;
         self.infer_params(&mut types);
         types
             .into_iter()

@@ -906,11 +906,11 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::Float4 => Value::Float4(f32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Bool => Value::Bool(fixed(1)?[0] != 0),
-        SqlType::Text
-        | SqlType::Varchar(_)
-        | SqlType::Char(_)
-        | SqlType::InternalChar
-        | SqlType::Refcursor => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
+        // A string's bytes as its text: UTF-8 without NUL, or 22021.
+        SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) | SqlType::Refcursor => {
+            Value::Text(crate::text_bytes::text(bytes.to_vec())?)
+        }
+        SqlType::InternalChar => Value::Text(String::from_utf8(bytes.to_vec()).map_err(|_| bad())?),
         SqlType::Bytea => Value::Bytea(bytes.to_vec()),
         SqlType::Uuid => Value::Uuid(fixed(16)?.try_into().expect("16")),
         SqlType::Interval => {

@@ -1975,3 +1975,35 @@ fn copy_keeps_its_triggers_session_settings() {
     ok(&mut s, "rollback");
     assert_eq!(n(&mut s), "3");
 }
+
+// Proves COPY FROM STDIN refuses a field holding a NUL, raw or made by
+// an escape (`\000`, `\x00`), in text and CSV formats, with PostgreSQL
+// 15's 22021 `invalid byte sequence for encoding "UTF8": 0x00`, and bad
+// UTF-8 with the bytes PostgreSQL names; the COPY's rows are undone.
+#[test]
+fn copy_refuses_a_nul_in_text() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "create table nul (k int, v text)");
+    let message = "invalid byte sequence for encoding \"UTF8\": 0x00";
+    for (sql, data) in [
+        ("copy nul from stdin", &b"1\tok\n2\ta\\000b\n"[..]),
+        ("copy nul from stdin", b"1\ta\\x00b\n"),
+        ("copy nul from stdin", b"1\ta\0b\n"),
+        ("copy nul from stdin csv", b"1,a\0b\n"),
+    ] {
+        ok(&mut s, sql);
+        let e = s.copy_data(data).and_then(|()| s.copy_done().map(|_| ()));
+        let e = e.unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), ("22021", message), "{data:?}");
+    }
+    ok(&mut s, "copy nul from stdin");
+    let e = s.copy_data(b"1\ta\xc3(\n").unwrap_err();
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xc3 0x28"
+    );
+    assert_eq!(rows(&mut s, "select count(*) from nul"), [text(&["0"])]);
+    ok(&mut s, "copy nul from stdin");
+    s.copy_data(b"1\ta\\001b\n").unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
+}

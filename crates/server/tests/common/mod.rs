@@ -4,7 +4,9 @@
 
 use folio_db::{Database, Options};
 use folio_server::{Execution, Server, ServerConfig};
+use std::error::Error;
 use std::sync::Arc;
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 /// A new database in a temporary directory (kept while the directory
 /// lives) served with `config`.
@@ -56,4 +58,44 @@ pub async fn connect_config(config: &str) -> tokio_postgres::Client {
 pub async fn connect_tcp(server: &Server) -> tokio_postgres::Client {
     let addr = server.addr();
     connect(&addr.ip().to_string(), addr.port()).await
+}
+
+/// A value's binary form as the server sent it, or as a parameter is
+/// sent, of any type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raw(pub Vec<u8>);
+
+impl<'a> FromSql<'a> for Raw {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Raw, Box<dyn Error + Sync + Send>> {
+        Ok(Raw(raw.to_vec()))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+impl ToSql for Raw {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut tokio_postgres::types::private::BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+        out.extend_from_slice(&self.0);
+        Ok(IsNull::No)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+/// The bytes a hex string spells.
+pub fn hex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
 }

@@ -1628,17 +1628,29 @@ fn partitioned_base(
         pipe_operators: Vec::new(),
     };
     let planned = crate::query::plan_query(cx, txn, &query)?;
+    Ok(partitions_base(
+        planned, relation, qualifier, offset, system,
+    ))
+}
+
+/// A partitioned table read as its partitions' `planned` query, named
+/// as the table. (An empty label: EXPLAIN shows the Append alone, as
+/// PostgreSQL's.)
+fn partitions_base(
+    planned: crate::query::Planned,
+    relation: &Arc<Relation>,
+    qualifier: String,
+    offset: usize,
+    system: bool,
+) -> (Base, ScopeTable) {
     let mut table = ScopeTable::of_relation(qualifier, relation, offset, system);
     table.types = planned.types.clone();
-    // (An empty label: EXPLAIN shows the Append alone, as PostgreSQL's.)
-    Ok((
-        Base::Derived {
-            label: String::new(),
-            planned: Box::new(planned),
-            outer: Vec::new(),
-        },
-        table,
-    ))
+    let base = Base::Derived {
+        label: String::new(),
+        planned: Box::new(planned),
+        outer: Vec::new(),
+    };
+    (base, table)
 }
 
 /// [`partitioned_base`]'s partitions when parameters prune them too: the
@@ -1670,15 +1682,8 @@ fn partitions_at_start(
         names,
         types,
     );
-    let mut table = ScopeTable::of_relation(qualifier, relation, offset, system);
-    table.types = planned.types.clone();
-    Ok((
-        Base::Derived {
-            label: String::new(),
-            planned: Box::new(planned),
-            outer: Vec::new(),
-        },
-        table,
+    Ok(partitions_base(
+        planned, relation, qualifier, offset, system,
     ))
 }
 

@@ -1003,7 +1003,8 @@ impl Session {
         }
         // A declared parameter is read by its type's input now, as
         // PostgreSQL's Bind reads it, whether the statement uses it or not.
-        let declared = &self.prepared(name)?.declared;
+        // (`prepared` is still the entry found above: no second lookup.)
+        let declared = &prepared.declared;
         let mut values: Vec<Value> = (parameters.iter().enumerate())
             .map(|(i, p)| match (p, declared.get(i).copied().flatten()) {
                 (None, _) => Ok(Value::Null),

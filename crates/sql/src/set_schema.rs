@@ -112,8 +112,12 @@ fn follow(
 
 /// The catalog name `RENAME TO new` gives relation `old` (a catalog
 /// name): `new` in `old`'s schema, as PostgreSQL's, whose RENAME TO takes
-/// a bare name and never moves a relation.
+/// a bare name and never moves a relation (a qualified one is its
+/// syntax error).
 pub fn renamed_in_place(old: &str, new: &sqlparser::ast::ObjectName) -> Result<String, SqlError> {
+    if new.0.len() > 1 {
+        return Err(SqlError::syntax("syntax error at or near \".\""));
+    }
     let new = crate::names::relation(new)?;
     Ok(qualified_name(split_schema(old).0, unqualified(&new)))
 }

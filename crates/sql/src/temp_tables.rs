@@ -38,8 +38,7 @@ use folio_catalog::{temp_name, temp_schema, temp_schema_number};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use sqlparser::ast::{
     AlterIndexOperation, AlterTableOperation, ColumnOption, CreateTable, Ident, ObjectName,
-    ObjectNamePart, ObjectType, OnCommit, Query, RenameTableNameKind, Statement, TableConstraint,
-    VisitMut, VisitorMut,
+    ObjectNamePart, ObjectType, OnCommit, Query, Statement, TableConstraint, VisitMut, VisitorMut,
 };
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
@@ -291,24 +290,17 @@ pub fn resolve(
             resolver.existing(name)?;
             let temp = is_temp(name);
             for operation in operations {
-                match operation {
-                    AlterTableOperation::RenameTable {
-                        table_name: RenameTableNameKind::As(new) | RenameTableNameKind::To(new),
-                    } => in_schema_of(name, new),
-                    AlterTableOperation::AddConstraint { constraint, .. } => {
-                        resolver.references(constraint_target(constraint), temp)?
-                    }
-                    _ => {}
+                // (RENAME TO's new name is placed by
+                // `set_schema::renamed_in_place`.)
+                if let AlterTableOperation::AddConstraint { constraint, .. } = operation {
+                    resolver.references(constraint_target(constraint), temp)?
                 }
             }
         }
         Statement::AlterIndex {
             name,
-            operation: AlterIndexOperation::RenameIndex { index_name },
-        } => {
-            resolver.existing(name)?;
-            in_schema_of(name, index_name);
-        }
+            operation: AlterIndexOperation::RenameIndex { .. },
+        } => resolver.existing(name)?,
         _ => {}
     }
     // Every other relation the statement reads or changes (a created

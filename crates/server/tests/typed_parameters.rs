@@ -4,8 +4,8 @@
 //! no type is inferred from where it stands, so in a VALUES list alone it
 //! is text (PostgreSQL's error for comparing it with an integer); a
 //! parameter cast in place takes the cast's type, and a declared one its
-//! declared type even if unused. And a portal bound after a savepoint is
-//! dropped by ROLLBACK TO it.
+//! declared type even if unused; one with no type at all is 42P18. And
+//! a portal bound after a savepoint is dropped by ROLLBACK TO it.
 
 use tokio_postgres::types::Type;
 
@@ -145,5 +145,26 @@ async fn an_unused_declared_parameter_keeps_its_type() {
         .query_one(&statement, &[&3i32, &Raw(hex("00001c89"))])
         .await
         .unwrap();
+    assert_eq!(row.get::<_, i32>(0), 1);
+}
+
+// Proves a Parse whose statement skips a parameter number that no
+// declared type covers fails with PostgreSQL's 42P18, and one whose
+// declared types cover the gap is prepared.
+#[tokio::test(flavor = "current_thread")]
+async fn a_parameter_with_no_type_is_42p18() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    let e = client.prepare("select $2::int8").await.unwrap_err();
+    let e = e.as_db_error().unwrap();
+    assert_eq!(e.code().code(), "42P18");
+    assert_eq!(e.message(), "could not determine data type of parameter $1");
+    let statement = client
+        .prepare_typed("select $2::int8", &[Type::TEXT])
+        .await
+        .unwrap();
+    assert_eq!(statement.params(), &[Type::TEXT, Type::INT8]);
+    // The session goes on.
+    let row = client.query_one("select 1", &[]).await.unwrap();
     assert_eq!(row.get::<_, i32>(0), 1);
 }

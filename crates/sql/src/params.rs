@@ -62,14 +62,48 @@ pub fn declare(statement: &mut Statement, types: &[(u32, i32)]) {
 
 /// How many parameters a statement takes (its highest `$n`).
 pub fn count(statement: &Statement) -> usize {
-    let mut highest = 0;
+    numbered(statement).highest()
+}
+
+/// The parameters a statement names: `named[n - 1]` for `$n`, up to
+/// its highest.
+pub struct Numbered {
+    pub named: Vec<bool>,
+}
+
+impl Numbered {
+    /// Its highest `$n` (0: none).
+    pub fn highest(&self) -> usize {
+        self.named.len()
+    }
+
+    /// Whether it names `$n`.
+    pub fn names(&self, n: usize) -> bool {
+        self.named.get(n - 1).copied().unwrap_or(false)
+    }
+}
+
+/// The parameters `statement` names.
+pub fn numbered(statement: &Statement) -> Numbered {
+    let mut named: Vec<bool> = Vec::new();
     let _ = visit_expressions(statement, |expr| {
-        if let Some(n) = number(expr) {
-            highest = highest.max(n);
+        if let Some(n) = number(expr).filter(|&n| n >= 1) {
+            if named.len() < n {
+                named.resize(n, false);
+            }
+            named[n - 1] = true;
         }
         ControlFlow::<()>::Continue(())
     });
-    highest
+    Numbered { named }
+}
+
+/// PostgreSQL's 42P18 for parameter `$n`, whose type nothing gives.
+pub fn indeterminate(n: usize) -> SqlError {
+    SqlError::new(
+        "42P18",
+        format!("could not determine data type of parameter ${n}"),
+    )
 }
 
 /// The statement with its parameters replaced by `values`.

@@ -772,14 +772,20 @@ impl Session {
             ));
         }
         // (Only sqlparser's statements take parameters.)
-        let (parameters, plannable) = match &statement {
+        let (numbered, plannable) = match &statement {
             Parsed::Sql(statement) => (
-                crate::params::count(statement),
+                crate::params::numbered(statement),
                 statement::plannable(statement),
             ),
-            _ => (0, false),
+            _ => (crate::params::Numbered { named: Vec::new() }, false),
         };
-        let parameters = parameters.max(declared.len());
+        let parameters = numbered.highest().max(declared.len());
+        // A parameter neither named nor declared has no type: 42P18 at
+        // once, as PostgreSQL's Parse and PREPARE.
+        let typed = |n: usize| declared.get(n - 1).is_some_and(|&(oid, _)| oid != 0);
+        if let Some(n) = (1..=parameters).find(|&n| !numbered.names(n) && !typed(n)) {
+            return Err(crate::params::indeterminate(n));
+        }
         // Oid 0 declares nothing; an oid folio does not know is 42704
         // where the statement uses it (`scalar::bind`).
         let declared = (declared.iter())

@@ -957,142 +957,78 @@ impl SystemRelation {
             }
             SystemRelation::Type => {
                 for &(type_oid, name, len, by_value, category, array, _) in TYPES {
-                    let collation = match category {
-                        "S" => DEFAULT_COLLATION,
-                        _ => 0,
-                    };
-                    out.push(vec![
-                        oid(type_oid),
-                        text(name),
-                        oid(CATALOG_NAMESPACE),
-                        oid(SUPERUSER_OID),
-                        Value::Int2(len),
-                        Value::Bool(by_value),
-                        text("b"),
-                        text(category),
-                        oid(0),
-                        oid(0),
-                        oid(array),
-                        Value::Bool(false),
-                        oid(0),
-                        Value::Int4(-1),
-                        oid(collation),
-                        Value::Null,
-                        Value::Null,
-                    ]);
+                    out.push(
+                        TypeRow {
+                            len,
+                            by_value,
+                            category,
+                            array,
+                            ..TypeRow::new(type_oid, name.into(), CATALOG_NAMESPACE, "b")
+                        }
+                        .row(),
+                    );
                 }
                 // The range types (typtype `r`) and their arrays.
                 for kind in RangeKind::ALL {
-                    let row =
-                        |type_oid: u32, name: String, typtype: &str, elem: u32, array: u32| {
-                            vec![
-                                oid(type_oid.into()),
-                                text(&name),
-                                oid(CATALOG_NAMESPACE),
-                                oid(SUPERUSER_OID),
-                                Value::Int2(-1),
-                                Value::Bool(false),
-                                text(typtype),
-                                text(if typtype == "r" { "R" } else { "A" }),
-                                oid(0),
-                                oid(elem.into()),
-                                oid(array.into()),
-                                Value::Bool(false),
-                                oid(0),
-                                Value::Int4(-1),
-                                oid(0),
-                                Value::Null,
-                                Value::Null,
-                            ]
-                        };
-                    out.push(row(
-                        kind.oid(),
-                        kind.name().into(),
-                        "r",
-                        0,
-                        kind.array_oid(),
-                    ));
-                    out.push(row(
-                        kind.array_oid(),
-                        format!("_{}", kind.name()),
-                        "b",
-                        kind.oid(),
-                        0,
+                    out.push(
+                        TypeRow {
+                            array: kind.array_oid().into(),
+                            ..TypeRow::new(
+                                kind.oid().into(),
+                                kind.name().into(),
+                                CATALOG_NAMESPACE,
+                                "r",
+                            )
+                        }
+                        .row(),
+                    );
+                    out.push(TypeRow::array_of(
+                        kind.array_oid().into(),
+                        kind.name(),
+                        kind.oid().into(),
+                        CATALOG_NAMESPACE,
                     ));
                 }
                 // The enum types, in `public` (PostgreSQL's typlen 4: the
                 // oid it stores; folio stores the 8-byte sort order).
                 for def in catalog.enum_types(txn)? {
-                    out.push(vec![
-                        oid(def.oid.into()),
-                        text(&def.name),
-                        oid(PUBLIC_NAMESPACE),
-                        oid(SUPERUSER_OID),
-                        Value::Int2(4),
-                        Value::Bool(true),
-                        text("e"),
-                        text("E"),
-                        oid(0),
-                        oid(0),
-                        oid(def.array_oid.into()),
-                        Value::Bool(false),
-                        oid(0),
-                        Value::Int4(-1),
-                        oid(0),
-                        Value::Null,
-                        Value::Null,
-                    ]);
-                    out.push(vec![
-                        oid(def.array_oid.into()),
-                        text(&format!("_{}", def.name)),
-                        oid(PUBLIC_NAMESPACE),
-                        oid(SUPERUSER_OID),
-                        Value::Int2(-1),
-                        Value::Bool(false),
-                        text("b"),
-                        text("A"),
-                        oid(0),
-                        oid(def.oid.into()),
-                        oid(0),
-                        Value::Bool(false),
-                        oid(0),
-                        Value::Int4(-1),
-                        oid(0),
-                        Value::Null,
-                        Value::Null,
-                    ]);
+                    out.push(
+                        TypeRow {
+                            len: 4,
+                            by_value: true,
+                            array: def.array_oid.into(),
+                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "e")
+                        }
+                        .row(),
+                    );
+                    out.push(TypeRow::array_of(
+                        def.array_oid.into(),
+                        &def.name,
+                        def.oid.into(),
+                        PUBLIC_NAMESPACE,
+                    ));
                 }
                 // The domains, in `public`, with their base type's storage.
                 for def in crate::user_types::domains().iter() {
                     let base = TYPES.iter().find(|t| t.0 == i64::from(def.base_oid));
                     let (len, by_value, category) =
                         base.map_or((-1, false, "U"), |t| (t.2, t.3, t.4));
-                    out.push(vec![
-                        oid(def.oid.into()),
-                        text(&def.name),
-                        oid(PUBLIC_NAMESPACE),
-                        oid(SUPERUSER_OID),
-                        Value::Int2(len),
-                        Value::Bool(by_value),
-                        text("d"),
-                        text(category),
-                        oid(0),
-                        oid(0),
-                        oid(0),
-                        Value::Bool(def.not_null),
-                        oid(match def.parent {
-                            0 => def.base_oid.into(),
-                            parent => parent.into(),
-                        }),
-                        Value::Int4(def.base_typmod),
-                        oid(if category == "S" {
-                            DEFAULT_COLLATION
-                        } else {
-                            0
-                        }),
-                        Value::Null,
-                        def.default.as_deref().map_or(Value::Null, text),
-                    ]);
+                    out.push(
+                        TypeRow {
+                            len,
+                            by_value,
+                            category,
+                            not_null: def.not_null,
+                            base: match def.parent {
+                                0 => def.base_oid.into(),
+                                parent => parent.into(),
+                            },
+                            typmod: def.base_typmod,
+                            default: def.default.as_deref().map_or(Value::Null, text),
+                            ..TypeRow::new(def.oid.into(), def.name.clone(), PUBLIC_NAMESPACE, "d")
+                        }
+                        .row(),
+                    );
                 }
             }
 
@@ -1609,6 +1545,88 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (3802, "jsonb", -1, false, "U", 3807, "x"),
     (1790, "refcursor", -1, false, "U", 2201, "x"),
 ];
+
+/// A `pg_type` row: what differs between folio's kinds of types, the
+/// rest as PostgreSQL has it for all of them.
+struct TypeRow {
+    oid: i64,
+    name: String,
+    namespace: i64,
+    len: i16,
+    by_value: bool,
+    typtype: &'static str,
+    category: &'static str,
+    elem: i64,
+    array: i64,
+    not_null: bool,
+    base: i64,
+    typmod: i32,
+    default: Value,
+}
+
+impl TypeRow {
+    /// A varlena type of kind `typtype` (`b` base, `r` range, `e` enum,
+    /// `d` domain) with PostgreSQL's category of that kind.
+    fn new(oid: i64, name: String, namespace: i64, typtype: &'static str) -> TypeRow {
+        TypeRow {
+            oid,
+            name,
+            namespace,
+            len: -1,
+            by_value: false,
+            typtype,
+            category: match typtype {
+                "r" => "R",
+                "e" => "E",
+                _ => "U",
+            },
+            elem: 0,
+            array: 0,
+            not_null: false,
+            base: 0,
+            typmod: -1,
+            default: Value::Null,
+        }
+    }
+
+    /// The row of array type `oid` of type `element` named `name`.
+    fn array_of(oid: i64, name: &str, element: i64, namespace: i64) -> Vec<Value> {
+        TypeRow {
+            category: "A",
+            elem: element,
+            ..TypeRow::new(oid, format!("_{name}"), namespace, "b")
+        }
+        .row()
+    }
+
+    /// The row, in `pg_type`'s column order (a string type's collation
+    /// is the default one).
+    fn row(self) -> Vec<Value> {
+        let collation = match self.category {
+            "S" => DEFAULT_COLLATION,
+            _ => 0,
+        };
+        vec![
+            oid(self.oid),
+            text(&self.name),
+            oid(self.namespace),
+            oid(SUPERUSER_OID),
+            Value::Int2(self.len),
+            Value::Bool(self.by_value),
+            text(self.typtype),
+            text(self.category),
+            oid(0),
+            oid(self.elem),
+            oid(self.array),
+            Value::Bool(self.not_null),
+            oid(self.base),
+            Value::Int4(self.typmod),
+            oid(collation),
+            Value::Null,
+            self.default,
+        ]
+    }
+}
 
 /// PostgreSQL's oid of the default btree operator class of a range
 /// type's element type (`pg_range.rngsubopc`; folio has no `pg_opclass`).

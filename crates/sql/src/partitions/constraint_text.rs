@@ -219,21 +219,12 @@ impl<'a> Parent<'a> {
             if values.is_empty() {
                 return Ok(None);
             }
-            let mut error = None;
-            values.sort_by(|a, b| match (a, b) {
-                (Value::Null, Value::Null) => Ordering::Equal,
-                (Value::Null, _) => Ordering::Greater,
-                (_, Value::Null) => Ordering::Less,
-                _ => crate::scalar::compare(a, b)
-                    .unwrap_or_else(|e| {
-                        error = Some(e);
-                        None
-                    })
-                    .unwrap_or(Ordering::Equal),
-            });
-            if let Some(e) = error {
-                return Err(e);
-            }
+            sort(&mut values, |a, b| match (a, b) {
+                (Value::Null, Value::Null) => Ok(Ordering::Equal),
+                (Value::Null, _) => Ok(Ordering::Greater),
+                (_, Value::Null) => Ok(Ordering::Less),
+                _ => Ok(crate::scalar::compare(a, b)?.unwrap_or(Ordering::Equal)),
+            })?;
             values.dedup();
             return Ok(Some(Qual::Not(Box::new(and(self.list(values))))));
         }
@@ -246,16 +237,7 @@ impl<'a> Parent<'a> {
         if ranges.is_empty() {
             return Ok(None);
         }
-        let mut error = None;
-        ranges.sort_by(|a, b| {
-            edges_cmp(a.0, b.0).unwrap_or_else(|e| {
-                error = Some(e);
-                Ordering::Equal
-            })
-        });
-        if let Some(e) = error {
-            return Err(e);
-        }
+        sort(&mut ranges, |a, b| edges_cmp(a.0, b.0))?;
         let mut each = Vec::with_capacity(ranges.len());
         for (from, to) in ranges {
             let arms = self.range_arms(from, to)?;
@@ -360,6 +342,22 @@ pub fn joined(conditions: &[String]) -> Option<String> {
         [one] => Some(one.clone()),
         all => Some(format!("({})", all.join(" AND "))),
     }
+}
+
+/// Sorts `items` by a comparison that may fail: its first error, after
+/// the sort.
+fn sort<T>(
+    items: &mut [T],
+    compare: impl Fn(&T, &T) -> Result<Ordering, SqlError>,
+) -> Result<(), SqlError> {
+    let mut error = None;
+    items.sort_by(|a, b| {
+        compare(a, b).unwrap_or_else(|e| {
+            error.get_or_insert(e);
+            Ordering::Equal
+        })
+    });
+    error.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]

@@ -223,7 +223,7 @@ impl Copying {
     fn keep(&mut self, scope: crate::setting_functions::Scope) {
         let (changed, changes) = scope.finish_with_settings();
         if let Some(settings) = changed {
-            self.settings = Arc::new(settings);
+            self.settings = Arc::new(*settings);
         }
         self.changes.extend(changes);
     }
@@ -1328,7 +1328,7 @@ impl Session {
             }
         };
         let columns = copy_in.width();
-        let settings = changed.map_or_else(|| self.settings.clone(), Arc::new);
+        let settings = changed.map_or_else(|| self.settings.clone(), |s| Arc::new(*s));
         self.copy = Some(Copying {
             copy: copy_in,
             own,

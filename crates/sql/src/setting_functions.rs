@@ -107,8 +107,9 @@ struct Scoped {
     /// The statement's transaction.
     open: OpenTransaction,
     /// The settings after the statement's `set_config` calls, if it made
-    /// any.
-    changed: Option<Settings>,
+    /// any (boxed: the scope is moved in and out of the thread's slot
+    /// twice per statement, and `Settings` is large).
+    changed: Option<Box<Settings>>,
     /// Those calls, in order.
     changes: Vec<Change>,
 }
@@ -123,6 +124,13 @@ thread_local! {
 pub struct Scope {
     /// The scope it replaced (`None` once finished).
     outer: Option<Option<Scoped>>,
+}
+
+impl Scoped {
+    /// The settings the statement runs with now.
+    fn current(&self) -> &Settings {
+        self.changed.as_deref().unwrap_or(&self.settings)
+    }
 }
 
 impl std::fmt::Debug for Scoped {
@@ -163,7 +171,7 @@ impl Scope {
     /// them (`None`: it made none), and those calls. A COPY, whose
     /// statement spans messages, enters its next piece's scope with
     /// those settings and applies the calls once it ends.
-    pub fn finish_with_settings(mut self) -> (Option<Settings>, Vec<Change>) {
+    pub fn finish_with_settings(mut self) -> (Option<Box<Settings>>, Vec<Change>) {
         let outer = self.outer.take().expect("a scope is finished once");
         let mine = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
         mine.map_or((None, Vec::new()), |s| (s.changed, s.changes))
@@ -191,7 +199,7 @@ pub fn pg_settings_rows() -> Result<Vec<Vec<Value>>, SqlError> {
     CURRENT.with(|c| {
         let scoped = c.borrow();
         let scoped = scoped.as_ref().ok_or_else(no_scope)?;
-        let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+        let settings = scoped.current();
         crate::settings_list::rows(settings, &scoped.defaults, scoped.open)
     })
 }
@@ -205,7 +213,7 @@ pub fn time_zone() -> folio_row::TimeZone {
     CURRENT.with(|c| {
         let scoped = c.borrow();
         scoped.as_ref().map_or(folio_row::TimeZone::UTC, |scoped| {
-            let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+            let settings = scoped.current();
             settings.time_zone().clone()
         })
     })
@@ -219,7 +227,7 @@ pub fn replica() -> bool {
     CURRENT.with(|c| {
         let scoped = c.borrow();
         scoped.as_ref().is_some_and(|scoped| {
-            let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+            let settings = scoped.current();
             settings.replica()
         })
     })
@@ -231,7 +239,7 @@ fn current_setting(name: &str) -> Result<String, SqlError> {
     CURRENT.with(|c| {
         let scoped = c.borrow();
         let scoped = scoped.as_ref().ok_or_else(no_scope)?;
-        let settings = scoped.changed.as_ref().unwrap_or(&scoped.settings);
+        let settings = scoped.current();
         settings.show(&name, Some(scoped.open))
     })
 }
@@ -247,7 +255,7 @@ fn set_config(name: &str, value: Option<String>, local: bool) -> Result<String, 
         let scoped = scoped.as_mut().ok_or_else(no_scope)?;
         let settings = scoped
             .changed
-            .get_or_insert_with(|| Settings::clone(&scoped.settings));
+            .get_or_insert_with(|| Box::new(Settings::clone(&scoped.settings)));
         match &value {
             Some(value) => settings.set(&name, value)?,
             // (`RESET ALL`'s word is no setting's name here.)

@@ -37,7 +37,7 @@ use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
 };
-use folio_txn::{PredicateTarget, Transaction, TxnManager, WaitPolicy, Xid};
+use folio_txn::{PredicateTarget, Transaction, TxnError, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -710,6 +710,10 @@ impl Table {
                 }
                 WriteCheck::Gone => return Ok(Some(Write::Gone)),
                 WriteCheck::Moved(next) => return Ok(Some(Write::Moved(next))),
+                WriteCheck::ChangedByTriggers => {
+                    let deleting = matches!(action, Action::Delete);
+                    return Err(TxnError::ChangedByTriggers { deleting }.into());
+                }
             }
             let Some(tuple) = &tuple else {
                 let lock_only = matches!(action, Action::Lock(_));
@@ -904,6 +908,9 @@ impl Table {
             ShareCheck::Write(WriteCheck::Wait(holder)) => return Ok(Err(holder)),
             ShareCheck::Write(WriteCheck::Gone) => return Ok(Ok(Write::Gone)),
             ShareCheck::Write(WriteCheck::Moved(next)) => return Ok(Ok(Write::Moved(next))),
+            ShareCheck::Write(WriteCheck::ChangedByTriggers) => {
+                return Err(TxnError::ChangedByTriggers { deleting: false }.into());
+            }
             ShareCheck::Write(WriteCheck::Proceed) => (me, XMAX_LOCK_ONLY | XMAX_SHARED),
         };
         let ops = vec![PageOp::SetXmax {

@@ -80,6 +80,10 @@ pub enum WriteCheck {
     /// updated it; the newest version is reached from `Tid` (re-check the
     /// statement's condition on it, PostgreSQL's EvalPlanQual).
     Moved(Tid),
+    /// Deleted or updated by a trigger of the statement writing now
+    /// ([`Transaction::changed_by_triggers`]): not the statement's to
+    /// change (PostgreSQL's 27000).
+    ChangedByTriggers,
 }
 
 /// Decides what a writer in `txn` may do with the version `h`.
@@ -110,7 +114,12 @@ pub fn check_write(txn: &Transaction, h: &TupleHeader) -> Result<WriteCheck, Txn
         });
     }
     if txn.is_mine(h.xmax) {
-        return Ok(WriteCheck::Gone);
+        // Changed by the statement itself (a row an UPDATE's join meets
+        // twice: ignored, as PostgreSQL's), or by an earlier one.
+        return Ok(match txn.changed_by_triggers(h.xmax) {
+            true => WriteCheck::ChangedByTriggers,
+            false => WriteCheck::Gone,
+        });
     }
     match txn.manager().outcome(h.xmax)? {
         Outcome::Running => Ok(WriteCheck::Wait(h.xmax)),

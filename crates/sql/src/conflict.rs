@@ -179,6 +179,25 @@ pub struct Fire<'a, 'c> {
     pub updates: Option<&'a Triggers>,
 }
 
+impl Fire<'_, '_> {
+    /// Whether the row version at `tid` (the conflicting row found) was
+    /// inserted or made by an update of one of the statement's BEFORE
+    /// triggers: PostgreSQL's lock finds it invisible to the statement's
+    /// command (21000).
+    fn wrote_row(
+        &self,
+        txn: &Transaction,
+        relation: &Relation,
+        tid: folio_db::Tid,
+    ) -> Result<bool, SqlError> {
+        if !crate::triggers::any_later(&[self.inserts, self.updates]) {
+            return Ok(false);
+        }
+        let header = (relation.table.header(tid)).map_err(folio_catalog::CatalogError::from)?;
+        Ok(header.is_some_and(|h| txn.changed_by_triggers(h.xmin)))
+    }
+}
+
 impl Conflict {
     /// The UPDATE triggers of a DO UPDATE on `relation` (its SET columns
     /// for `UPDATE OF`), if it has any.
@@ -248,6 +267,9 @@ impl Conflict {
                 // concurrent delete): try the insert again.
                 continue;
             };
+            if fire.wrote_row(txn, relation, tid)? {
+                return Err(second_time());
+            }
             let mut both = old.clone();
             both.extend(values.iter().cloned());
             // (Its WHERE and SET may call PL/pgSQL functions:
@@ -336,6 +358,18 @@ impl Conflict {
         }
         Ok(false)
     }
+}
+
+/// PostgreSQL's 21000: DO UPDATE met a row the statement (here: its
+/// triggers) wrote.
+fn second_time() -> SqlError {
+    SqlError::new(
+        "21000",
+        "ON CONFLICT DO UPDATE command cannot affect row a second time",
+    )
+    .with_hint(
+        "Ensure that no rows proposed for insertion within the same command have duplicate constrained values.",
+    )
 }
 
 /// PostgreSQL's error for an ON CONFLICT that meets a row its snapshot

@@ -932,7 +932,8 @@ pub fn truncate(
     // The tables' TRUNCATE triggers: BEFORE for each before any is
     // emptied, AFTER for each once all are.
     let mut triggers = Vec::new();
-    for (def, name) in defs.iter().zip(&names) {
+    for i in trigger_order(&defs) {
+        let (def, name) = (&defs[i], &names[i]);
         if crate::triggers::fires_any(def.oid, Event::Truncate) {
             let relation = access::relation(cx, txn, name)?;
             triggers.extend(Triggers::of_statement(&relation, Event::Truncate, &[])?);
@@ -957,6 +958,28 @@ pub fn truncate(
         t.end_statement(cx, txn)?;
     }
     Ok(Output::command("TRUNCATE TABLE"))
+}
+
+/// The order TRUNCATE fires the TRUNCATE triggers of `defs` (a
+/// partitioned table's partitions listed before it) in:
+/// PostgreSQL's, each table before its partitions, breadth first, the
+/// tables otherwise as listed.
+fn trigger_order(defs: &[TableDef]) -> Vec<usize> {
+    let child = |oid: u64| (defs.iter()).any(|d| d.partitions.iter().any(|(o, _)| *o == oid));
+    let mut order = Vec::with_capacity(defs.len());
+    for root in (0..defs.len()).filter(|&i| !child(defs[i].oid)) {
+        let mut queue = std::collections::VecDeque::from([root]);
+        while let Some(i) = queue.pop_front() {
+            if order.contains(&i) {
+                continue;
+            }
+            order.push(i);
+            for (oid, _) in &defs[i].partitions {
+                queue.extend(defs.iter().position(|d| d.oid == *oid));
+            }
+        }
+    }
+    order
 }
 
 /// `ALTER TABLE name ADD PRIMARY KEY (columns) | ADD [CONSTRAINT name]

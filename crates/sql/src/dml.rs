@@ -23,7 +23,7 @@ use crate::query::{self, Planned};
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
 use crate::subquery::{self, Subplan};
-use crate::triggers::{Event, Triggers};
+use crate::triggers::{self, Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Command, Transaction};
@@ -86,10 +86,74 @@ pub struct Parts {
     constraints: Constraints,
     changes: Vec<Change>,
     verb: &'static str,
+    /// An UPDATE's SET columns (the partitioned table's `UPDATE OF`
+    /// statement triggers fire for them, even when no part runs).
+    set: Vec<usize>,
     /// The partitions an execution's parameters leave, picked when it
     /// starts (README "Partitioned tables", run-time pruning); `None`:
     /// every change runs.
     at_start: Option<AtStart>,
+}
+
+/// How a change runs ([`Change::run_in`]).
+#[derive(Clone, Copy)]
+enum Whole<'t> {
+    /// As a statement of its own.
+    Alone,
+    /// As a partition's part of a change of its partitioned table: the
+    /// partition's statement triggers do not fire, the partitioned
+    /// table's (these, if any) fire once around all the parts, and what
+    /// their BEFORE ones wrote is read apart from
+    /// ([`triggers::one_command`]), as PostgreSQL's.
+    Part(Option<&'t Triggers>),
+}
+
+impl<'t> Whole<'t> {
+    fn is_part(self) -> bool {
+        matches!(self, Whole::Part(_))
+    }
+
+    /// The partitioned table's statement triggers, for a part.
+    fn parent(self) -> Option<&'t Triggers> {
+        match self {
+            Whole::Alone => None,
+            Whole::Part(parent) => parent,
+        }
+    }
+}
+
+impl Parts {
+    /// Runs each partition's part the execution's parameters leave, as
+    /// parts of `whole`: the rows counted and returned.
+    fn run_parts(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        whole: Whole<'_>,
+    ) -> Result<(u64, Vec<Vec<Value>>), SqlError> {
+        let mut count = 0u64;
+        let mut rows = Vec::new();
+        let run: Vec<&Change> = match &self.at_start {
+            None => self.changes.iter().collect(),
+            Some(at_start) => (at_start.branches(env).into_iter())
+                .map(|n| &self.changes[n])
+                .collect(),
+        };
+        for change in run {
+            match change.run_in(cx, txn, env, whole)? {
+                Output::Rows {
+                    rows: more, tag, ..
+                } => {
+                    count += tag_count(&tag);
+                    rows.extend(more);
+                }
+                Output::Command { tag } => count += tag_count(&tag),
+                _ => {}
+            }
+        }
+        Ok((count, rows))
+    }
 }
 
 /// A partitioned table, the FROM items naming its partitions and the
@@ -315,11 +379,21 @@ pub fn plan_update(
             changes.push(change);
         }
         let constraints = Constraints::bind(cx, txn, &relation)?;
+        let set = (assignments.iter())
+            .filter_map(|a| match &a.target {
+                AssignmentTarget::ColumnName(column) => Some(column),
+                _ => None,
+            })
+            .map(|column| {
+                Ok(crate::scalar::Columns::resolve(&*relation, &names::relation(column)?)?.0)
+            })
+            .collect::<Result<_, SqlError>>()?;
         return Ok(Change::Parts(Box::new(Parts {
             relation,
             constraints,
             changes,
             verb: "UPDATE",
+            set,
             at_start,
         })));
     }
@@ -431,6 +505,7 @@ pub fn plan_delete(cx: &Ctx<'_>, txn: &Transaction, delete: &Delete) -> Result<C
             constraints,
             changes,
             verb: "DELETE",
+            set: Vec::new(),
             at_start,
         })));
     }
@@ -792,30 +867,37 @@ impl Change {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
+        self.run_in(cx, txn, env, Whole::Alone)
+    }
+
+    /// [`Change::run`], alone or as a partition's part of a change of its
+    /// partitioned table ([`Whole`]).
+    fn run_in(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        env: &Env<'_>,
+        whole: Whole<'_>,
+    ) -> Result<Output, SqlError> {
         let pending = cx.deferred;
+        let parent = whole.parent();
         match self {
             Change::Merge(merge) => merge.run(cx, txn, env),
             Change::Parts(parts) => {
-                let mut count = 0u64;
-                let mut rows = Vec::new();
-                let run: Vec<&Change> = match &parts.at_start {
-                    None => parts.changes.iter().collect(),
-                    Some(at_start) => (at_start.branches(env).into_iter())
-                        .map(|n| &parts.changes[n])
-                        .collect(),
+                let event = match parts.verb {
+                    "UPDATE" => Event::Update,
+                    _ => Event::Delete,
                 };
-                for change in run {
-                    match change.run(cx, txn, env)? {
-                        Output::Rows {
-                            rows: more, tag, ..
-                        } => {
-                            count += tag_count(&tag);
-                            rows.extend(more);
-                        }
-                        Output::Command { tag } => count += tag_count(&tag),
-                        _ => {}
+                // The partitioned table's statement triggers fire once,
+                // even when pruning leaves no partition (PostgreSQL's).
+                let triggers = Triggers::of_statement(&parts.relation, event, &parts.set)?
+                    .and_then(Triggers::statement_only);
+                let (count, rows) = triggers::one_command(txn, &[triggers.as_ref()], |txn| {
+                    if let Some(triggers) = &triggers {
+                        triggers.start_statement(cx, txn)?;
                     }
-                }
+                    parts.run_parts(cx, txn, env, Whole::Part(triggers.as_ref()))
+                })?;
                 // The rows an UPDATE moved to another partition go in
                 // through the table once every partition's part is done.
                 let mut moved = Vec::new();
@@ -832,6 +914,9 @@ impl Change {
                     parts
                         .constraints
                         .end_statement(Some(cx.deferred), txn, &parts.relation)?;
+                }
+                if let Some(triggers) = &triggers {
+                    triggers.after_statement(cx, txn)?;
                 }
                 let tag = format!("{} {count}", parts.verb);
                 Ok(match self.returning_columns() {
@@ -859,81 +944,95 @@ impl Change {
                     Some(conflict) => conflict.triggers(relation)?,
                     None => None,
                 };
-                for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
-                    triggers.start_statement(cx, txn)?;
-                }
-                let rows: Vec<Vec<Value>> = match source {
-                    // (A value may call a PL/pgSQL function:
-                    // `plpgsql/row_calls.rs` lends it the transaction.)
-                    Source::Values(rows) => crate::plpgsql::row_calls::lend(txn, env, |env| {
-                        (rows.iter())
-                            .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
-                            .collect::<Result<_, _>>()
-                    })?,
-                    Source::Query(planned) => query::run(txn, planned, env)?.0,
+                // A statement that reads the table (its query, or the
+                // conflicting rows) runs apart from its triggers' writes.
+                let sets = [triggers.as_ref(), conflict_triggers.as_ref()];
+                let apart = match (on_conflict, source) {
+                    (None, Source::Values(_)) => &[][..],
+                    _ => &sets[..],
                 };
-                let mut out = Vec::new();
-                let mut count = 0u64;
-                // Without ON CONFLICT the rows go to the heap together, a
-                // record per page (as COPY's batches).
-                let mut batch = Vec::new();
-                for row in rows {
-                    if row.len() > targets.len() {
-                        return Err(SqlError::syntax(
-                            "INSERT has more expressions than target columns",
-                        ));
+                let (mut out, count) = triggers::one_command(txn, apart, |txn| {
+                    for triggers in sets.into_iter().flatten() {
+                        triggers.start_statement(cx, txn)?;
                     }
-                    if row.len() < targets.len() && *listed {
-                        return Err(SqlError::syntax(
-                            "INSERT has more target columns than expressions",
-                        ));
-                    }
-                    let given = &targets[..row.len()];
-                    let rule = RowRule {
-                        cx,
-                        relation,
-                        constraints,
-                        triggers: triggers.as_ref(),
-                    };
-                    let Some(values) = rule.new_row(txn, given, row, env)? else {
-                        continue;
-                    };
-                    let written = match on_conflict {
-                        None => Some(values),
-                        Some(conflict) => {
-                            let fire = conflict::Fire {
-                                cx,
-                                inserts: triggers.as_ref(),
-                                updates: conflict_triggers.as_ref(),
-                            };
-                            conflict.insert(txn, relation, constraints, values, env, &fire)?
+                    let rows: Vec<Vec<Value>> = match source {
+                        // (A value may call a PL/pgSQL function:
+                        // `plpgsql/row_calls.rs` lends it the transaction.)
+                        Source::Values(rows) => crate::plpgsql::row_calls::lend(txn, env, |env| {
+                            (rows.iter())
+                                .map(|row| row.iter().map(|s| s.eval(&[], env)).collect())
+                                .collect::<Result<_, _>>()
+                        })?,
+                        Source::Query(planned) => {
+                            triggers::unseen(txn, &sets, |txn| query::run(txn, planned, env))?.0
                         }
                     };
-                    if let Some(row) = written {
-                        if returning.is_some() {
-                            out.push(row.clone());
+                    let mut out = Vec::new();
+                    let mut count = 0u64;
+                    // Without ON CONFLICT the rows go to the heap together, a
+                    // record per page (as COPY's batches).
+                    let mut batch = Vec::new();
+                    for row in rows {
+                        if row.len() > targets.len() {
+                            return Err(SqlError::syntax(
+                                "INSERT has more expressions than target columns",
+                            ));
                         }
-                        count += 1;
-                        let row_triggers = triggers.as_ref().filter(|t| t.has_row_triggers());
-                        match (on_conflict, row_triggers) {
-                            (Some(_), _) => {}
-                            (None, None) => batch.push(row),
-                            // A row with triggers is written at once: the
-                            // next row's BEFORE triggers see it.
-                            (None, Some(triggers)) => RowRule {
-                                cx,
-                                relation,
-                                constraints,
-                                triggers: Some(triggers),
+                        if row.len() < targets.len() && *listed {
+                            return Err(SqlError::syntax(
+                                "INSERT has more target columns than expressions",
+                            ));
+                        }
+                        let given = &targets[..row.len()];
+                        let rule = RowRule {
+                            cx,
+                            relation,
+                            constraints,
+                            triggers: triggers.as_ref(),
+                            merge: false,
+                        };
+                        let Some(values) = rule.new_row(txn, given, row, env)? else {
+                            continue;
+                        };
+                        let written = match on_conflict {
+                            None => Some(values),
+                            Some(conflict) => {
+                                let fire = conflict::Fire {
+                                    cx,
+                                    inserts: triggers.as_ref(),
+                                    updates: conflict_triggers.as_ref(),
+                                };
+                                conflict.insert(txn, relation, constraints, values, env, &fire)?
                             }
-                            .insert_row(txn, row, env)?,
+                        };
+                        if let Some(row) = written {
+                            if returning.is_some() {
+                                out.push(row.clone());
+                            }
+                            count += 1;
+                            let row_triggers = triggers.as_ref().filter(|t| t.has_row_triggers());
+                            match (on_conflict, row_triggers) {
+                                (Some(_), _) => {}
+                                (None, None) => batch.push(row),
+                                // A row with triggers is written at once: the
+                                // next row's BEFORE triggers see it.
+                                (None, Some(triggers)) => RowRule {
+                                    cx,
+                                    relation,
+                                    constraints,
+                                    triggers: Some(triggers),
+                                    merge: false,
+                                }
+                                .insert_row(txn, row, env)?,
+                            }
                         }
                     }
-                }
-                for rows in batch.chunks_mut(INSERT_BATCH_ROWS) {
-                    let rows = rows.iter_mut().map(std::mem::take).collect();
-                    constraints.insert_many(txn, relation, rows, env)?;
-                }
+                    for rows in batch.chunks_mut(INSERT_BATCH_ROWS) {
+                        let rows = rows.iter_mut().map(std::mem::take).collect();
+                        constraints.insert_many(txn, relation, rows, env)?;
+                    }
+                    Ok((out, count))
+                })?;
                 // RETURNING sees the rows written (a call in it that reads
                 // the table finds them).
                 if let Some((items, _, _)) = returning {
@@ -965,56 +1064,72 @@ impl Change {
             } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
-                let triggers = Triggers::start(cx, txn, relation, Event::Update, &set)?;
-                let mut out = Vec::new();
-                let mut updated = 0u64;
-                for Selected {
-                    tid,
-                    row,
-                    others,
-                    system,
-                } in rows.selected(txn, relation, env)?
-                {
-                    let written = scan::write_newest_where(
-                        txn,
-                        relation,
-                        |newer| rows.qualifies(&others, newer, &system, env),
-                        tid,
-                        row,
-                        |txn, tid, old| {
-                            let seen = change_rows::seen(&others, old, &system);
-                            if !per_row.passes(txn, late, &seen, env)? {
-                                return Ok((folio_db::Write::Gone, None));
-                            }
-                            let rule = RowRule {
-                                cx,
-                                relation,
-                                constraints,
-                                triggers: triggers.as_ref(),
-                            };
-                            let new = per_row.lend(txn, env, |env| {
-                                rule.assigned(old, assignments, &seen, env)
+                let triggers = Triggers::of_part(relation, Event::Update, &set, whole.is_part())?;
+                let (updated, out) =
+                    triggers::one_command(txn, &[triggers.as_ref(), parent], |txn| {
+                        if let Some(triggers) = &triggers {
+                            triggers.start_statement(cx, txn)?;
+                        }
+                        let selected =
+                            triggers::unseen(txn, &[triggers.as_ref(), parent], |txn| {
+                                rows.selected(txn, relation, env)
                             })?;
-                            let (write, new) = rule
-                                .update_row(txn, new, (tid, old), returning.is_some(), env)?
-                                .unwrap_or((folio_db::Write::Gone, None));
-                            // RETURNING sees the row written (a call in it
-                            // that reads the table finds the new version).
-                            let projected = match (returning, new) {
-                                (Some((items, _, _)), Some(new)) => {
-                                    let seen = change_rows::seen(&others, &new, &system);
-                                    Some(per_row.lend(txn, env, |env| project(items, &seen, env))?)
-                                }
-                                _ => None,
-                            };
-                            Ok((write, projected))
-                        },
-                    )?;
-                    if let Some(projected) = written {
-                        updated += 1;
-                        out.extend(projected);
-                    }
-                }
+                        let mut out = Vec::new();
+                        let mut updated = 0u64;
+                        for Selected {
+                            tid,
+                            row,
+                            others,
+                            system,
+                        } in selected
+                        {
+                            let written = scan::write_newest_where(
+                                txn,
+                                relation,
+                                |newer| rows.qualifies(&others, newer, &system, env),
+                                tid,
+                                row,
+                                |txn, tid, old| {
+                                    let seen = change_rows::seen(&others, old, &system);
+                                    if !per_row.passes(txn, late, &seen, env)? {
+                                        return Ok((folio_db::Write::Gone, None));
+                                    }
+                                    let rule = RowRule {
+                                        cx,
+                                        relation,
+                                        constraints,
+                                        triggers: triggers.as_ref(),
+                                        merge: false,
+                                    };
+                                    let new = per_row.lend(txn, env, |env| {
+                                        rule.assigned(old, assignments, &seen, env)
+                                    })?;
+                                    let (write, new) = rule
+                                        .update_row(txn, new, (tid, old), returning.is_some(), env)?
+                                        .unwrap_or((folio_db::Write::Gone, None));
+                                    // RETURNING sees the row written (a call in it
+                                    // that reads the table finds the new version).
+                                    let projected = match (returning, new) {
+                                        (Some((items, _, _)), Some(new)) => {
+                                            let seen = change_rows::seen(&others, &new, &system);
+                                            Some(
+                                                per_row.lend(txn, env, |env| {
+                                                    project(items, &seen, env)
+                                                })?,
+                                            )
+                                        }
+                                        _ => None,
+                                    };
+                                    Ok((write, projected))
+                                },
+                            )?;
+                            if let Some(projected) = written {
+                                updated += 1;
+                                out.extend(projected);
+                            }
+                        }
+                        Ok((updated, out))
+                    })?;
                 constraints.end_statement(Some(pending), txn, relation)?;
                 if let Some(triggers) = &triggers {
                     triggers.end_statement(cx, txn)?;
@@ -1030,45 +1145,59 @@ impl Change {
                 late,
             } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
-                let triggers = Triggers::start(cx, txn, relation, Event::Delete, &[])?;
-                let mut out = Vec::new();
-                let mut deleted = 0u64;
-                for Selected {
-                    tid,
-                    row,
-                    others,
-                    system,
-                } in rows.selected(txn, relation, env)?
-                {
-                    let written = scan::write_newest_where(
-                        txn,
-                        relation,
-                        |newer| rows.qualifies(&others, newer, &system, env),
-                        tid,
-                        row,
-                        |txn, tid, row| {
-                            let seen = change_rows::seen(&others, row, &system);
-                            if !per_row.passes(txn, late, &seen, env)? {
-                                return Ok((folio_db::Write::Gone, Vec::new()));
-                            }
-                            let rule = RowRule {
-                                cx,
-                                relation,
-                                constraints,
-                                triggers: triggers.as_ref(),
-                            };
-                            let write = rule.delete_row(txn, tid, row, env)?;
-                            Ok((write.unwrap_or(folio_db::Write::Gone), row.to_vec()))
-                        },
-                    )?;
-                    if let Some(row) = written {
-                        deleted += 1;
-                        if let Some((items, _, _)) = returning {
-                            let seen = change_rows::seen(&others, &row, &system);
-                            out.push(per_row.lend(txn, env, |env| project(items, &seen, env))?);
+                let triggers = Triggers::of_part(relation, Event::Delete, &[], whole.is_part())?;
+                let (deleted, out) =
+                    triggers::one_command(txn, &[triggers.as_ref(), parent], |txn| {
+                        if let Some(triggers) = &triggers {
+                            triggers.start_statement(cx, txn)?;
                         }
-                    }
-                }
+                        let selected =
+                            triggers::unseen(txn, &[triggers.as_ref(), parent], |txn| {
+                                rows.selected(txn, relation, env)
+                            })?;
+                        let mut out = Vec::new();
+                        let mut deleted = 0u64;
+                        for Selected {
+                            tid,
+                            row,
+                            others,
+                            system,
+                        } in selected
+                        {
+                            let written = scan::write_newest_where(
+                                txn,
+                                relation,
+                                |newer| rows.qualifies(&others, newer, &system, env),
+                                tid,
+                                row,
+                                |txn, tid, row| {
+                                    let seen = change_rows::seen(&others, row, &system);
+                                    if !per_row.passes(txn, late, &seen, env)? {
+                                        return Ok((folio_db::Write::Gone, Vec::new()));
+                                    }
+                                    let rule = RowRule {
+                                        cx,
+                                        relation,
+                                        constraints,
+                                        triggers: triggers.as_ref(),
+                                        merge: false,
+                                    };
+                                    let write = rule.delete_row(txn, tid, row, env)?;
+                                    Ok((write.unwrap_or(folio_db::Write::Gone), row.to_vec()))
+                                },
+                            )?;
+                            if let Some(row) = written {
+                                deleted += 1;
+                                if let Some((items, _, _)) = returning {
+                                    let seen = change_rows::seen(&others, &row, &system);
+                                    out.push(
+                                        per_row.lend(txn, env, |env| project(items, &seen, env))?,
+                                    );
+                                }
+                            }
+                        }
+                        Ok((deleted, out))
+                    })?;
                 constraints.end_statement(Some(pending), txn, relation)?;
                 if let Some(triggers) = &triggers {
                     triggers.end_statement(cx, txn)?;
@@ -1100,6 +1229,9 @@ pub(crate) struct RowRule<'a, 'c> {
     pub constraints: &'a Constraints,
     /// The statement's triggers of this row's event, if any.
     pub triggers: Option<&'a Triggers>,
+    /// A MERGE's action: a row its BEFORE triggers changed is PostgreSQL's
+    /// 27000 worded for either action ([`RowRule::refused`]).
+    pub merge: bool,
 }
 
 impl RowRule<'_, '_> {
@@ -1189,7 +1321,8 @@ impl RowRule<'_, '_> {
         self.constraints.generate(relation, &mut new, env)?;
         // (Copied only for whoever reads it after the write.)
         let written = (keep_new || self.triggers.is_some()).then(|| new.clone());
-        let write = self.constraints.update(txn, relation, tid, old, new, env)?;
+        let write = (self.constraints.update(txn, relation, tid, old, new, env))
+            .map_err(|e| self.refused(e))?;
         if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
             return Ok(Some((write, None)));
         }
@@ -1222,6 +1355,22 @@ impl RowRule<'_, '_> {
         })
     }
 
+    /// `e` as this row change reports it: the heap's 27000 for a row
+    /// version the statement's BEFORE triggers changed names the update
+    /// or the delete; a MERGE's names both, as PostgreSQL's.
+    fn refused(&self, e: SqlError) -> SqlError {
+        if !self.merge || e.code != "27000" {
+            return e;
+        }
+        SqlError {
+            hint: e.hint,
+            ..SqlError::new(
+                "27000",
+                "tuple to be updated or deleted was already modified by an operation triggered by the current command",
+            )
+        }
+    }
+
     /// Deletes the row `row` at `tid`: the heap's write, `None` when a
     /// BEFORE ROW trigger skipped the row.
     pub fn delete_row(
@@ -1243,7 +1392,8 @@ impl RowRule<'_, '_> {
         if triggers.before(self.cx, txn, Some(row), None)?.is_none() {
             return Ok(None);
         }
-        let write = self.constraints.delete(txn, self.relation, tid, row, env)?;
+        let write = (self.constraints.delete(txn, self.relation, tid, row, env))
+            .map_err(|e| self.refused(e))?;
         if matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
             triggers.after(self.cx, txn, Some(row), None)?;
         }

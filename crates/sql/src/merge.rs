@@ -34,7 +34,7 @@ use crate::output::Output;
 use crate::privileges;
 use crate::scalar::{self, Env, Scalar};
 use crate::scan;
-use crate::triggers::{Event, Triggers};
+use crate::triggers::{self, Event, Triggers};
 use folio_catalog::Relation;
 use folio_db::{Tid, Transaction};
 use folio_row::{SqlType, Value};
@@ -296,6 +296,7 @@ impl Merge {
             relation: &self.relation,
             constraints: &self.constraints,
             triggers,
+            merge: true,
         }
     }
 
@@ -354,42 +355,54 @@ impl Merge {
     ) -> Result<Output, SqlError> {
         let relation = &self.relation;
         self.constraints.start_statement();
-        let mut start = |present: bool, event: Event, set: &[usize]| match present {
-            true => Triggers::start(cx, txn, relation, event, set),
+        let bind = |present: bool, event: Event, set: &[usize]| match present {
+            true => Triggers::of_statement(relation, event, set),
             false => Ok(None),
         };
         let fired = Fired {
-            insert: start(
+            insert: bind(
                 self.has(|a| matches!(a, Action::Insert(..))),
                 Event::Insert,
                 &[],
             )?,
-            update: start(
+            update: bind(
                 self.has(|a| matches!(a, Action::Update(_))),
                 Event::Update,
                 &self.set,
             )?,
-            delete: start(
+            delete: bind(
                 self.has(|a| matches!(a, Action::Delete)),
                 Event::Delete,
                 &[],
             )?,
         };
-        let mut changed = HashSet::new();
-        let mut count = 0u64;
-        for (source, target) in self.rows.pairs(txn, relation, env)? {
-            txn.check_interrupt()?;
-            let taken = match target {
-                Some((tid, row)) => {
-                    self.when_matched(cx, txn, &fired, &source, (tid, row), &mut changed, env)?
-                }
-                None => None,
-            };
-            count += match taken {
-                Some(n) => n,
-                None => self.when_not_matched(cx, txn, &fired, &source, env)?,
-            };
-        }
+        let sets = [
+            fired.insert.as_ref(),
+            fired.update.as_ref(),
+            fired.delete.as_ref(),
+        ];
+        let count = triggers::one_command(txn, &sets, |txn| {
+            for triggers in sets.into_iter().flatten() {
+                triggers.start_statement(cx, txn)?;
+            }
+            let pairs = triggers::unseen(txn, &sets, |txn| self.rows.pairs(txn, relation, env))?;
+            let mut changed = HashSet::new();
+            let mut count = 0u64;
+            for (source, target) in pairs {
+                txn.check_interrupt()?;
+                let taken = match target {
+                    Some((tid, row)) => {
+                        self.when_matched(cx, txn, &fired, &source, (tid, row), &mut changed, env)?
+                    }
+                    None => None,
+                };
+                count += match taken {
+                    Some(n) => n,
+                    None => self.when_not_matched(cx, txn, &fired, &source, env)?,
+                };
+            }
+            Ok(count)
+        })?;
         self.constraints
             .end_statement(Some(cx.deferred), txn, relation)?;
         for triggers in [&fired.update, &fired.delete, &fired.insert]

@@ -13,6 +13,11 @@
 //! triggers, which [`Triggers::end_statement`] runs in row order once
 //! every row is written, as PostgreSQL's queue of after-row events, then
 //! the AFTER STATEMENT triggers.
+//!
+//! A statement that reads the rows it changes (UPDATE, DELETE, MERGE,
+//! INSERT ... SELECT, INSERT ... ON CONFLICT) runs in [`one_command`]
+//! when it has BEFORE triggers: their writes are then a later command's,
+//! as in PostgreSQL (README "Triggers", "Later commands").
 
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -23,9 +28,9 @@ use folio_catalog::{
     Relation, TRIGGER_BEFORE, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_INSTEAD, TRIGGER_ROW,
     TRIGGER_TRUNCATE, TRIGGER_UPDATE, TriggerDef,
 };
-use folio_db::Transaction;
+use folio_db::{Transaction, Triggered};
 use folio_row::{SqlType, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 thread_local! {
@@ -120,6 +125,12 @@ struct Bound {
     columns: Vec<usize>,
 }
 
+impl Bound {
+    fn has_transition_tables(&self) -> bool {
+        self.def.old_table.is_some() || self.def.new_table.is_some()
+    }
+}
+
 /// A row whose AFTER triggers wait for the statement's end: the index of
 /// each trigger (in `after`) that is to fire for it.
 struct Queued {
@@ -149,6 +160,61 @@ pub struct Triggers {
     transitions: bool,
     old_rows: RefCell<Vec<Vec<Value>>>,
     new_rows: RefCell<Vec<Vec<Value>>>,
+    /// Set while the statement runs in [`one_command`]: its BEFORE
+    /// triggers run as later commands.
+    command: Cell<Option<Triggered>>,
+}
+
+/// Runs `statement`, the part of a statement that reads and writes its
+/// rows, with its BEFORE triggers' writes told apart from its own
+/// (`Transaction::with_triggers`), as PostgreSQL's later command ids tell
+/// them: the BEFORE STATEMENT and BEFORE ROW triggers of `sets` (the
+/// statement's, one per event) that run inside it write as a later
+/// command, its reads through [`unseen`] do not see those writes, and a
+/// row version they changed is PostgreSQL's 27000 when the statement
+/// comes to change it. Without BEFORE triggers, `statement` as it is.
+pub fn one_command<T>(
+    txn: &mut Transaction,
+    sets: &[Option<&Triggers>],
+    statement: impl FnOnce(&mut Transaction) -> Result<T, SqlError>,
+) -> Result<T, SqlError> {
+    let sets: Vec<&Triggers> = sets.iter().flatten().copied().collect();
+    if let Some(command) = sets.iter().find_map(|t| t.command.get()) {
+        // A partition's part of a change of its partitioned table: the
+        // parent's command is the statement's (`dml.rs` `Parts`).
+        sets.iter().for_each(|t| t.command.set(Some(command)));
+        return statement(txn);
+    }
+    if !sets.iter().any(|t| t.has_before()) {
+        return statement(txn);
+    }
+    txn.with_triggers(|txn, command| {
+        sets.iter().for_each(|t| t.command.set(Some(command)));
+        let out = statement(txn);
+        sets.iter().for_each(|t| t.command.set(None));
+        out
+    })
+}
+
+/// Whether the statement whose triggers are `sets` runs in
+/// [`one_command`] (its BEFORE triggers' writes are a later command's).
+pub fn any_later(sets: &[Option<&Triggers>]) -> bool {
+    sets.iter().flatten().any(|t| t.command.get().is_some())
+}
+
+/// Runs `read` (the statement's scan, join or query) not seeing what the
+/// BEFORE triggers of the statement whose triggers are `sets` wrote, as
+/// PostgreSQL's scan reads with the statement's command id. Outside
+/// [`one_command`], `read` as it is.
+pub fn unseen<T>(
+    txn: &mut Transaction,
+    sets: &[Option<&Triggers>],
+    read: impl FnOnce(&mut Transaction) -> T,
+) -> T {
+    match sets.iter().flatten().find_map(|t| t.command.get()) {
+        Some(command) => txn.before_triggers(command, read),
+        None => read(txn),
+    }
 }
 
 impl Triggers {
@@ -169,6 +235,36 @@ impl Triggers {
             .map(|(c, t)| (c.name.clone(), *t))
             .collect();
         Triggers::of_target(def.oid, &def.name, columns, event, set)
+    }
+
+    /// [`Triggers::of_statement`], or, for a partition's `part` of a
+    /// change of its partitioned table, its row triggers only: the
+    /// statement ones that fire are the partitioned table's (PostgreSQL's).
+    pub fn of_part(
+        relation: &Relation,
+        event: Event,
+        set: &[usize],
+        part: bool,
+    ) -> Result<Option<Triggers>, SqlError> {
+        let triggers = Triggers::of_statement(relation, event, set)?;
+        Ok(match part {
+            false => triggers,
+            true => triggers.and_then(|mut t| {
+                t.before_statement.clear();
+                t.after_statement.clear();
+                t.transitions = t.after.iter().any(Bound::has_transition_tables);
+                t.has_row_triggers().then_some(t)
+            }),
+        })
+    }
+
+    /// These triggers' statement ones only (a partitioned table's, whose
+    /// rows are its partitions'), or `None` if there are none.
+    pub fn statement_only(mut self) -> Option<Triggers> {
+        self.before.clear();
+        self.after.clear();
+        self.transitions = false;
+        (!self.before_statement.is_empty() || !self.after_statement.is_empty()).then_some(self)
     }
 
     /// A statement on `relation` begins: [`Triggers::of_statement`], with
@@ -220,8 +316,7 @@ impl Triggers {
                 (false, false) => after_statement.push(bound),
             }
         }
-        let transitions = (after.iter().chain(&after_statement))
-            .any(|b| b.def.old_table.is_some() || b.def.new_table.is_some());
+        let transitions = (after.iter().chain(&after_statement)).any(Bound::has_transition_tables);
         Ok(Some(Triggers {
             transitions,
             old_rows: RefCell::default(),
@@ -237,6 +332,7 @@ impl Triggers {
             before_statement,
             after_statement,
             queue: RefCell::new(Vec::new()),
+            command: Cell::new(None),
         }))
     }
 
@@ -251,10 +347,33 @@ impl Triggers {
         !self.before.is_empty()
     }
 
+    /// Whether a BEFORE trigger, row or statement, is to fire.
+    fn has_before(&self) -> bool {
+        !self.before.is_empty() || !self.before_statement.is_empty()
+    }
+
+    /// Runs `call` (BEFORE triggers firing) as a later command than the
+    /// statement's own writes when the statement runs in [`one_command`].
+    fn as_later<T>(
+        &self,
+        txn: &mut Transaction,
+        call: impl FnOnce(&mut Transaction) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        match self.command.get() {
+            Some(command) => txn.run_trigger(command, call),
+            None => call(txn),
+        }
+    }
+
     /// Runs the BEFORE STATEMENT triggers: before the statement reads or
     /// writes a row, even when it will change none.
     pub fn start_statement(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
-        self.run_statement_triggers(cx, txn, &self.before_statement, "BEFORE")
+        if self.before_statement.is_empty() {
+            return Ok(());
+        }
+        self.as_later(txn, |txn| {
+            self.run_statement_triggers(cx, txn, &self.before_statement, "BEFORE")
+        })
     }
 
     fn run_statement_triggers(
@@ -307,6 +426,22 @@ impl Triggers {
     /// DELETE, `old` again), or `None` when a trigger returned NULL and
     /// the row is skipped.
     pub fn before(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        old: Option<&[Value]>,
+        new: Option<Vec<Value>>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        if self.before.is_empty() {
+            return Ok(match self.event {
+                Event::Delete => old.map(<[Value]>::to_vec),
+                _ => new,
+            });
+        }
+        self.as_later(txn, |txn| self.run_before(cx, txn, old, new))
+    }
+
+    fn run_before(
         &self,
         cx: &Ctx<'_>,
         txn: &mut Transaction,

@@ -250,3 +250,110 @@ fn copy_from_fires_insert_triggers() {
     assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
     assert_eq!(rows(&mut s, "select v from c where id = 8"), ["h"]);
 }
+
+// Proves the errors for a row a statement's own BEFORE triggers changed
+// carry PostgreSQL 15's SQLSTATE, message and HINT (the slt file
+// `triggers_later_commands.slt` cannot show hints): 27000 for an UPDATE,
+// a DELETE, a MERGE and the lock before a row's triggers, 21000 for ON
+// CONFLICT DO UPDATE. (Each trigger changes the table with another event
+// than its own, so it does not fire itself.)
+#[test]
+fn rows_changed_by_before_triggers_are_refused_with_a_hint() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db);
+    ok(&mut s, "create table t (id int primary key, v int)");
+    ok(&mut s, "create table src (id int)");
+    ok(&mut s, "insert into src values (1)");
+    ok(
+        &mut s,
+        "create function upd1() returns trigger language plpgsql as $$ begin \
+         update t set v = v + 1 where id = 1; return null; end $$",
+    );
+    ok(
+        &mut s,
+        "create function del1() returns trigger language plpgsql as $$ begin \
+         delete from t where id = 1; return null; end $$",
+    );
+    ok(
+        &mut s,
+        "create function touch_next() returns trigger language plpgsql as $$ begin \
+         update t set v = v + 1 where id = old.id + 1; return old; end $$",
+    );
+    let after = "Consider using an AFTER trigger instead of a BEFORE trigger to propagate \
+                 changes to other rows.";
+    let refused = |verb: &str| {
+        format!(
+            "tuple to be {verb} was already modified by an operation triggered by the current command"
+        )
+    };
+    let cases = [
+        (
+            "before update",
+            "del1",
+            "update t set v = 0",
+            refused("updated"),
+        ),
+        ("before delete", "upd1", "delete from t", refused("deleted")),
+        (
+            "before update",
+            "del1",
+            "merge into t using src on t.id = src.id when matched then update set v = 0",
+            refused("updated or deleted"),
+        ),
+    ];
+    for (event, function, statement, message) in cases {
+        ok(&mut s, "delete from t");
+        ok(&mut s, "insert into t values (1, 10), (2, 20)");
+        ok(
+            &mut s,
+            &format!(
+                "create trigger bs {event} on t for each statement execute function {function}()"
+            ),
+        );
+        let e = fails(&mut s, statement);
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("27000", message.as_str()),
+            "{statement}"
+        );
+        assert_eq!(e.hint.as_deref(), Some(after), "{statement}");
+        ok(&mut s, "drop trigger bs on t");
+    }
+    // The lock before the next row's BEFORE ROW triggers (PostgreSQL's
+    // GetTupleForTrigger says "updated" for a DELETE too).
+    ok(
+        &mut s,
+        "create trigger br before delete on t for each row execute function touch_next()",
+    );
+    let e = fails(&mut s, "delete from t where id in (1, 2)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("27000", refused("updated").as_str())
+    );
+    assert_eq!(e.hint.as_deref(), Some(after));
+    ok(&mut s, "drop trigger br on t");
+    // ON CONFLICT DO UPDATE meeting a row a BEFORE STATEMENT trigger
+    // updated.
+    ok(
+        &mut s,
+        "create trigger bs before insert on t for each statement execute function upd1()",
+    );
+    let e = fails(
+        &mut s,
+        "insert into t values (1, 0) on conflict (id) do update set v = excluded.v",
+    );
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "21000",
+            "ON CONFLICT DO UPDATE command cannot affect row a second time"
+        )
+    );
+    assert_eq!(
+        e.hint.as_deref(),
+        Some(
+            "Ensure that no rows proposed for insertion within the same command have \
+             duplicate constrained values."
+        )
+    );
+}

@@ -44,6 +44,14 @@ pub enum TxnError {
     /// snapshot).
     #[error("could not serialize access due to concurrent update")]
     SerializationFailure,
+    /// A row version a statement is to update, delete or lock (for its
+    /// BEFORE ROW triggers) was changed by one of the statement's triggers
+    /// (`Transaction::changed_by_triggers`; PostgreSQL's 27000).
+    #[error(
+        "tuple to be {} was already modified by an operation triggered by the current command",
+        if *deleting { "deleted" } else { "updated" }
+    )]
+    ChangedByTriggers { deleting: bool },
     /// SERIALIZABLE refused the transaction: it is part of a dangerous
     /// structure of read/write dependencies (`serializable.rs`).
     #[error("could not serialize access due to read/write dependencies among transactions")]
@@ -80,6 +88,7 @@ impl TxnError {
             | TxnError::AdvisoryLockTimeout { .. } => Some("55P03"),
             TxnError::Canceled => Some("57014"),
             TxnError::SerializationFailure | TxnError::SerializationConflict(_) => Some("40001"),
+            TxnError::ChangedByTriggers { .. } => Some("27000"),
             TxnError::NotSupported(_) => Some("0A000"),
             TxnError::Ended => Some("25000"),
             TxnError::ReadOnly => Some("25006"),
@@ -103,6 +112,9 @@ impl TxnError {
     pub fn hint(&self) -> Option<&'static str> {
         match self {
             TxnError::SerializationConflict(_) => Some("The transaction might succeed if retried."),
+            TxnError::ChangedByTriggers { .. } => Some(
+                "Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.",
+            ),
             _ => None,
         }
     }

@@ -56,4 +56,4 @@ pub use share_groups::SWEEP_AT as SHARE_GROUP_SWEEP_AT;
 pub use slots::MAX_SNAPSHOTS;
 pub use stat_counts::{PUBLISH_INTERVAL, SessionStats};
 pub use stat_store::{DatabaseCounts, StatEntry, StatStore};
-pub use transaction::{Command, Durability, Isolation, Transaction};
+pub use transaction::{Command, Durability, Isolation, Transaction, Triggered};

@@ -87,11 +87,49 @@ pub struct Transaction {
     stats: Option<TxnStats>,
     /// Committed (read at the end, by the statistics).
     committed: bool,
-    /// While a statement's subquery reads ([`Transaction::as_of_command`]):
-    /// the frame of the statement's [`Command`], whose writes (and those
-    /// of the frames after it) the reads do not see.
-    hidden_from: Option<usize>,
+    /// What reads do not see of this transaction's own writes
+    /// ([`Transaction::as_of_command`], [`Transaction::before_triggers`]).
+    hidden: Hidden,
+    /// The statements running now whose BEFORE triggers are told apart
+    /// from their own writes ([`Transaction::with_triggers`]), innermost
+    /// last.
+    triggered: Vec<TriggeredWrites>,
 }
+
+/// Which of its own writes a transaction's reads do not see now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hidden {
+    Nothing,
+    /// A statement's subquery reads: the writes of the frame of the
+    /// statement's [`Command`], at that depth, and of the frames after it.
+    From(usize),
+    /// A statement's scan: what its triggers wrote (the entry of
+    /// `triggered` at that index).
+    Triggered(usize),
+}
+
+/// A statement whose triggers' writes are told apart from its own, as
+/// PostgreSQL gives them later command ids than the statement's: its scan
+/// does not see them ([`Transaction::before_triggers`]), and a row version
+/// one of them changed is not the statement's to change
+/// ([`Transaction::changed_by_triggers`]).
+#[derive(Debug)]
+struct TriggeredWrites {
+    /// The number of frames open when the statement began: its own writes
+    /// run while exactly these are open.
+    depth: usize,
+    /// The xid every trigger call of the statement writes with (one
+    /// subtransaction for them all, assigned at their first write).
+    xid: Option<Xid>,
+    /// Every xid its trigger calls wrote with: `xid`, and those of the
+    /// frames opened inside them (a trigger's own statements').
+    xids: Vec<Xid>,
+}
+
+/// A statement begun by [`Transaction::with_triggers`]: its entry in the
+/// transaction's list of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Triggered(usize);
 
 /// A statement's own writes, which its subqueries must not see
 /// (PostgreSQL's command id): the frame, at that depth, that
@@ -102,6 +140,10 @@ pub struct Command(usize);
 /// The name of a command's frame: no savepoint a client names (an
 /// identifier has no NUL).
 const COMMAND_FRAME: &str = "\0command";
+
+/// The name of the frame a statement's trigger runs in
+/// ([`Transaction::run_trigger`]).
+const TRIGGER_FRAME: &str = "\0trigger";
 
 /// A savepoint: the subtransaction its writes run in.
 #[derive(Debug)]
@@ -152,7 +194,8 @@ impl Transaction {
             advisory: None,
             stats: None,
             committed: false,
-            hidden_from: None,
+            hidden: Hidden::Nothing,
+            triggered: Vec::new(),
         })
     }
 
@@ -461,22 +504,115 @@ impl Transaction {
         command: Option<Command>,
         f: impl FnOnce(&mut Transaction) -> T,
     ) -> T {
-        let kept = self.hidden_from;
-        self.hidden_from = command.map(|Command(at)| at);
+        let hidden = command.map_or(Hidden::Nothing, |Command(at)| Hidden::From(at));
+        self.reading_with(hidden, f)
+    }
+
+    fn reading_with<T>(&mut self, hidden: Hidden, f: impl FnOnce(&mut Transaction) -> T) -> T {
+        let kept = self.hidden;
+        self.hidden = hidden;
         let out = f(self);
-        self.hidden_from = kept;
+        self.hidden = kept;
         out
     }
 
     /// Whether `xid`, one of this transaction's own, is a write that
-    /// [`Transaction::as_of_command`] hides now.
+    /// [`Transaction::as_of_command`] or [`Transaction::before_triggers`]
+    /// hides now.
     pub fn hides(&self, xid: Xid) -> bool {
-        let Some(at) = self.hidden_from else {
-            return false;
-        };
-        self.frames
-            .get(at..)
-            .is_some_and(|later| later.iter().any(|f| f.xids().any(|x| x == xid)))
+        match self.hidden {
+            Hidden::Nothing => false,
+            Hidden::From(at) => (self.frames.get(at..))
+                .is_some_and(|later| later.iter().any(|f| f.xids().any(|x| x == xid))),
+            Hidden::Triggered(at) => {
+                (self.triggered.get(at)).is_some_and(|t| t.xids.contains(&xid))
+            }
+        }
+    }
+
+    /// Runs `statement` with its triggers' writes told apart from its
+    /// own, as PostgreSQL's later command ids tell them: each trigger it
+    /// fires runs through [`Transaction::run_trigger`], its scan through
+    /// [`Transaction::before_triggers`], and its writes refuse a row
+    /// version a trigger changed ([`Transaction::changed_by_triggers`]).
+    /// Its own writes go where they would without this (no frame, no xid
+    /// of their own). Ended whatever `statement` returns.
+    pub fn with_triggers<T>(
+        &mut self,
+        statement: impl FnOnce(&mut Transaction, Triggered) -> T,
+    ) -> T {
+        let at = self.triggered.len();
+        self.triggered.push(TriggeredWrites {
+            depth: self.frames.len(),
+            xid: None,
+            xids: Vec::new(),
+        });
+        let out = statement(self, Triggered(at));
+        self.triggered.truncate(at);
+        out
+    }
+
+    /// Runs `trigger`, one the statement of `triggered` fires, in a frame
+    /// of its own: its writes carry the xid every trigger of the statement
+    /// shares (assigned at the first write; one subtransaction, however
+    /// many rows fire it), and join the enclosing frame at the end, as
+    /// `RELEASE SAVEPOINT` would.
+    pub fn run_trigger<T>(
+        &mut self,
+        triggered: Triggered,
+        trigger: impl FnOnce(&mut Transaction) -> T,
+    ) -> T {
+        let Triggered(entry) = triggered;
+        let shared = self.triggered.get(entry).and_then(|t| t.xid);
+        if self.savepoint(TRIGGER_FRAME).is_err() {
+            // The transaction has ended: nothing can be written.
+            return trigger(self);
+        }
+        let at = self.frames.len() - 1;
+        self.frames[at].xid = shared;
+        let out = trigger(self);
+        if self.frames.get(at).is_some_and(|f| f.name == TRIGGER_FRAME) {
+            let written: Vec<Xid> = self.frames[at..].iter().flat_map(Frame::xids).collect();
+            if let Some(t) = self.triggered.get_mut(entry) {
+                for xid in written {
+                    if !t.xids.contains(&xid) {
+                        t.xids.push(xid);
+                    }
+                }
+                t.xid = t.xid.or(self.frames[at].xid);
+            }
+            if shared.is_some() {
+                // Joined the enclosing frame at the first call already.
+                self.frames[at].xid = None;
+            }
+            self.release_from(at);
+        }
+        out
+    }
+
+    /// Runs `f` reading as the statement of `triggered` reads its rows:
+    /// what its triggers wrote is not seen (a row one inserted, the new
+    /// version of a row one updated; the version replaced or deleted is
+    /// seen still), as PostgreSQL's scan reads with the statement's command
+    /// id, older than its triggers'.
+    pub fn before_triggers<T>(
+        &mut self,
+        triggered: Triggered,
+        f: impl FnOnce(&mut Transaction) -> T,
+    ) -> T {
+        let Triggered(at) = triggered;
+        self.reading_with(Hidden::Triggered(at), f)
+    }
+
+    /// Whether `xid`, one of this transaction's own, wrote for a trigger
+    /// of the statement writing now (the innermost of
+    /// [`Transaction::with_triggers`], while none of its triggers runs):
+    /// PostgreSQL's row version "already modified by an operation
+    /// triggered by the current command".
+    pub fn changed_by_triggers(&self, xid: Xid) -> bool {
+        self.triggered
+            .last()
+            .is_some_and(|t| t.depth == self.frames.len() && t.xids.contains(&xid))
     }
 
     /// Whether a savepoint is open (`ROLLBACK TO` may then resume the

@@ -48,6 +48,7 @@ use crate::context::Ctx;
 use crate::deferred::{Pending, Queued};
 use crate::error::SqlError;
 use crate::parse;
+use crate::partitions::foreign_keys::{self, KeyIndex};
 use crate::scalar::{self, Cmp, Env, Scalar};
 use crate::scan;
 use crate::types;
@@ -90,6 +91,10 @@ pub struct Constraints {
     domains: Vec<(usize, Arc<crate::domains::Bound>)>,
     /// The table's oid.
     table: u64,
+    /// A partition's ancestors, its parent first: their foreign keys and
+    /// the keys referencing them are bound here too
+    /// (`partitions/foreign_keys.rs`).
+    ancestors: Vec<Arc<Relation>>,
     /// This table's foreign keys.
     references: Vec<Reference>,
     /// Other tables' foreign keys (or its own) that reference this table.
@@ -141,10 +146,13 @@ enum Deferred {
         new: Vec<Value>,
         old: Option<Vec<Value>>,
     },
-    /// The keys an old row held (replaced by `new`, if an update).
+    /// The keys an old row held (replaced by `new`, if an update;
+    /// `moved`: by a row in another partition, an UPDATE through the
+    /// partitioned table).
     Removed {
         old: Vec<Value>,
         new: Option<Vec<Value>>,
+        moved: bool,
     },
 }
 
@@ -166,16 +174,17 @@ struct Reference {
     validated: bool,
     /// Its columns here, in key order.
     columns: Vec<usize>,
+    /// The referenced table (partitioned or not).
     parent: Arc<Relation>,
     /// The referenced columns there, in key order.
     ref_columns: Vec<usize>,
-    /// The parent's unique index over them.
-    index: usize,
-    /// For each column of that index, the position in the key that fills it.
-    index_order: Vec<usize>,
+    /// Where a key is found: the parent's unique index over them, or the
+    /// index of the partition the key routes to.
+    lookup: KeyIndex,
 }
 
-/// A foreign key of another table (`child`) that references this one.
+/// A foreign key of another table (`child`) that references this one
+/// (one per leaf partition of a partitioned referencing table).
 struct Referencing {
     name: String,
     /// As [`Reference::oid`].
@@ -183,6 +192,10 @@ struct Referencing {
     deferrable: Deferrable,
     on_delete: RefAction,
     on_update: RefAction,
+    /// The table the key was made on (what messages name): `child`, or
+    /// the partitioned table `child` is a leaf of.
+    table: Arc<Relation>,
+    /// A table with the referencing rows.
     child: Arc<Relation>,
     /// Its columns in the child, in key order.
     columns: Vec<usize>,
@@ -192,6 +205,10 @@ struct Referencing {
     index: Option<usize>,
     /// `ON DELETE CASCADE`: how the referencing rows are deleted.
     cascade: Option<Cascade>,
+    /// A key of a partitioned table bound for one of its partitions:
+    /// where the key is looked up in the whole table (a row moved to
+    /// another partition still holds it).
+    whole: Option<KeyIndex>,
 }
 
 /// The constraints the rows an `ON DELETE CASCADE` deletes are deleted
@@ -229,6 +246,7 @@ impl Constraints {
         cascading: &[u64],
     ) -> Result<Constraints, SqlError> {
         let def = &relation.def;
+        let partitioned = def.partition_key().is_some();
         let mut out = Constraints {
             table: def.oid,
             deferrable_keys: (def.indexes.iter())
@@ -314,76 +332,31 @@ impl Constraints {
                     validated: c.validated,
                 }),
                 ConstraintKind::Partition(_) => {}
+                // A partitioned table's rows, and so its keys' checks,
+                // are its partitions'.
+                ConstraintKind::ForeignKey(_) if partitioned => {}
                 ConstraintKind::ForeignKey(fk) => {
-                    let parent = access::relation(cx, txn, &fk.ref_table)?;
-                    let ref_columns: Vec<usize> =
-                        fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
-                    let (index, index_order) = unique_index_over(&parent, &ref_columns)
-                        .ok_or_else(|| {
-                            SqlError::new(
-                                "42830",
-                                format!(
-                                    "there is no unique constraint matching given keys for referenced table \"{}\"",
-                                    parent.def.name
-                                ),
-                            )
-                        })?;
-                    out.references.push(Reference {
-                        name: c.name.clone(),
-                        oid: c.oid,
-                        deferrable: c.deferrable,
-                        validated: c.validated,
-                        columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
-                        parent,
-                        ref_columns,
-                        index,
-                        index_order,
-                    });
+                    out.references.push(Reference::bind(cx, txn, c, fk)?);
                 }
             }
         }
-        for c in &def.referenced_by {
-            let ConstraintKind::ForeignKey(fk) = &c.kind else {
-                continue;
-            };
-            let child = access::relation(cx, txn, &c.table)?;
-            let columns: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
-            let index = child.indexes.iter().position(|i| {
-                i.def.is_plain()
-                    && i.def.columns.len() == columns.len()
-                    && i.def
-                        .columns
-                        .iter()
-                        .zip(&columns)
-                        .all(|(&a, &b)| usize::from(a) == b)
-            });
-            let cascade = match fk.on_delete {
-                RefAction::Cascade if c.table_oid == def.oid => Some(Cascade::Itself),
-                RefAction::Cascade
-                    if cascading.contains(&c.table_oid) || cascading.len() >= CASCADE_DEPTH_MAX =>
-                {
-                    Some(Cascade::Cycle)
+        if def.partition_parent().is_some() {
+            out.ancestors = foreign_keys::ancestors(cx, txn, def)?;
+        }
+        if !partitioned {
+            let inherited = (out.ancestors.iter()).flat_map(|a| &a.def.constraints);
+            for c in inherited {
+                if let ConstraintKind::ForeignKey(fk) = &c.kind {
+                    out.references.push(Reference::bind(cx, txn, c, fk)?);
                 }
-                RefAction::Cascade => {
-                    let mut path = cascading.to_vec();
-                    path.push(def.oid);
-                    let bound = Constraints::bind_in(cx, txn, &child, &path)?;
-                    Some(Cascade::Other(Box::new(bound)))
-                }
-                _ => None,
-            };
-            out.referenced_by.push(Referencing {
-                name: c.name.clone(),
-                oid: c.oid,
-                deferrable: c.deferrable,
-                on_delete: fk.on_delete,
-                on_update: fk.on_update,
-                child,
-                columns,
-                ref_columns: fk.ref_columns.iter().map(|&c| usize::from(c)).collect(),
-                index,
-                cascade,
-            });
+            }
+            let ancestors = out.ancestors.clone();
+            let own = def.referenced_by.iter().map(|c| (c, None));
+            let inherited = (ancestors.iter())
+                .flat_map(|a| a.def.referenced_by.iter().map(move |c| (c, Some(a))));
+            for (c, ancestor) in own.chain(inherited).collect::<Vec<_>>() {
+                out.bind_referencing(cx, txn, def, c, ancestor, cascading)?;
+            }
         }
         // CHECK constraints are judged in name order, as PostgreSQL's
         // (the first failing one is the one reported).
@@ -406,6 +379,73 @@ impl Constraints {
             };
         }
         Ok(out)
+    }
+
+    /// Binds foreign key `c` of another table (or this one) that
+    /// references this table, or its ancestor `ancestor`: one
+    /// [`Referencing`] per table holding referencing rows (the leaves of a
+    /// partitioned one).
+    fn bind_referencing(
+        &mut self,
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        def: &folio_catalog::TableDef,
+        c: &folio_catalog::ConstraintDef,
+        ancestor: Option<&Arc<Relation>>,
+        cascading: &[u64],
+    ) -> Result<(), SqlError> {
+        let ConstraintKind::ForeignKey(fk) = &c.kind else {
+            return Ok(());
+        };
+        let table = access::relation(cx, txn, &c.table)?;
+        let columns: Vec<usize> = fk.columns.iter().map(|&c| usize::from(c)).collect();
+        let ref_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
+        for child in foreign_keys::leaves(cx, txn, table.clone())? {
+            let index = child.indexes.iter().position(|i| {
+                i.def.is_plain()
+                    && i.def.columns.len() == columns.len()
+                    && i.def
+                        .columns
+                        .iter()
+                        .zip(&columns)
+                        .all(|(&a, &b)| usize::from(a) == b)
+            });
+            let leaf = child.def.oid;
+            let cascade = match fk.on_delete {
+                RefAction::Cascade if leaf == def.oid => Some(Cascade::Itself),
+                RefAction::Cascade
+                    if cascading.contains(&leaf) || cascading.len() >= CASCADE_DEPTH_MAX =>
+                {
+                    Some(Cascade::Cycle)
+                }
+                RefAction::Cascade => {
+                    let mut path = cascading.to_vec();
+                    path.push(def.oid);
+                    let bound = Constraints::bind_in(cx, txn, &child, &path)?;
+                    Some(Cascade::Other(Box::new(bound)))
+                }
+                _ => None,
+            };
+            let whole = match ancestor {
+                Some(ancestor) => KeyIndex::of(cx, txn, ancestor, &ref_columns)?,
+                None => None,
+            };
+            self.referenced_by.push(Referencing {
+                name: c.name.clone(),
+                oid: c.oid,
+                deferrable: c.deferrable,
+                on_delete: fk.on_delete,
+                on_update: fk.on_update,
+                table: table.clone(),
+                child,
+                columns: columns.clone(),
+                ref_columns: ref_columns.clone(),
+                index,
+                cascade,
+                whole,
+            });
+        }
+        Ok(())
     }
 
     /// The rows an UPDATE through the partitioned table moved out of this
@@ -499,7 +539,13 @@ impl Constraints {
 
     /// The relations the constraints read (for a plan's currency).
     pub fn relations(&self) -> Vec<&Arc<Relation>> {
-        let mut out: Vec<&Arc<Relation>> = self.references.iter().map(|r| &r.parent).collect();
+        let mut out: Vec<&Arc<Relation>> = self.ancestors.iter().collect();
+        for r in &self.references {
+            out.push(&r.parent);
+            if matches!(r.lookup, KeyIndex::Routed { .. }) {
+                r.lookup.relations(&mut out);
+            }
+        }
         if let Partitioning::Routes { parts, .. } = &self.partition {
             for (relation, constraints) in parts {
                 out.push(relation);
@@ -508,6 +554,9 @@ impl Constraints {
         }
         for r in &self.referenced_by {
             out.push(&r.child);
+            if r.table.def.oid != r.child.def.oid {
+                out.push(&r.table);
+            }
             if let Some(Cascade::Other(more)) = &r.cascade {
                 out.extend(more.relations());
             }
@@ -655,8 +704,18 @@ impl Constraints {
             let mut moved = new.clone();
             self.generate(relation, &mut moved, env)?;
             if self.leaves_partition(&moved)? {
-                let write = self.delete(txn, relation, tid, old, env)?;
+                // The keys referencing the row see an update of the
+                // partitioned table, as PostgreSQL 15's: no cascade, a
+                // check only if the key changed.
+                let write = relation.delete(txn, tid)?;
                 if matches!(write, Write::Done(_)) {
+                    if !self.referenced_by.is_empty() {
+                        self.defer(Deferred::Removed {
+                            old: old.to_vec(),
+                            new: Some(moved),
+                            moved: true,
+                        });
+                    }
                     self.moved.borrow_mut().push(new);
                 }
                 return Ok(write);
@@ -685,6 +744,7 @@ impl Constraints {
                 self.defer(Deferred::Removed {
                     old: old.to_vec(),
                     new: Some(new),
+                    moved: false,
                 });
             }
         }
@@ -708,6 +768,7 @@ impl Constraints {
                 self.defer(Deferred::Removed {
                     old: old.to_vec(),
                     new: None,
+                    moved: false,
                 });
             }
         }
@@ -799,8 +860,8 @@ impl Constraints {
                         reference.exists(txn, relation, &new)?;
                     }
                 }
-                Deferred::Removed { old, new } => {
-                    for referencing in &self.referenced_by {
+                Deferred::Removed { old, new, moved } => {
+                    for (n, referencing) in self.referenced_by.iter().enumerate() {
                         if let Some(new) = &new
                             && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
                         {
@@ -813,7 +874,10 @@ impl Constraints {
                         if action == RefAction::NoAction
                             && let Some(pending) = defers(referencing.oid, referencing.deferrable)
                         {
-                            if referencing.key_of(&old)?.is_some() {
+                            // One queued check per key: its leaves are
+                            // searched together (`check_queued`).
+                            let first = n == 0 || self.referenced_by[n - 1].oid != referencing.oid;
+                            if first && referencing.key_of(&old)?.is_some() {
                                 pending.push(
                                     &relation.def.name,
                                     referencing.oid,
@@ -822,7 +886,7 @@ impl Constraints {
                             }
                             continue;
                         }
-                        referencing.unreferenced(txn, relation, &old)?;
+                        referencing.unreferenced(txn, relation, &old, moved)?;
                     }
                 }
             }
@@ -863,14 +927,15 @@ impl Constraints {
                 }
             }
             Queued::Removed { old } => {
-                let Some(referencing) = (self.referenced_by.iter()).find(|r| r.oid == constraint)
-                else {
+                let mut keys = (self.referenced_by.iter()).filter(|r| r.oid == constraint);
+                let Some(first) = keys.next() else {
                     return Ok(());
                 };
-                if key_held_again(txn, relation, &referencing.ref_columns, old)? {
+                if key_held_again(txn, relation, &first.ref_columns, old)? {
                     return Ok(());
                 }
-                referencing.unreferenced(txn, relation, old)
+                first.unreferenced(txn, relation, old, false)?;
+                keys.try_for_each(|r| r.unreferenced(txn, relation, old, false))
             }
         }
     }
@@ -1013,6 +1078,11 @@ impl Constraints {
         txn: &mut Transaction,
         relation: &Relation,
     ) -> Result<(), SqlError> {
+        if let Partitioning::Routes { parts, .. } = &self.partition {
+            for (relation, constraints) in parts {
+                constraints.validate_references(txn, relation)?;
+            }
+        }
         if !self.references.iter().any(|r| r.validated) {
             return Ok(());
         }
@@ -1027,12 +1097,7 @@ impl Constraints {
                     if last_found.as_ref() == Some(&key) {
                         continue;
                     }
-                    let probe = reference.index_key(&key);
-                    if reference
-                        .parent
-                        .lookup(txn, reference.index, &probe)?
-                        .is_empty()
-                    {
+                    if !reference.lookup.holds(txn, &key)? {
                         return Err(reference.missing(relation, row)?);
                     }
                     last_found = Some(key);
@@ -1043,17 +1108,57 @@ impl Constraints {
     }
 }
 
+impl Constraints {
+    /// DETACH PARTITION of this partition (`relation`): its rows leave the
+    /// partitioned tables whose keys other tables reference, so none may
+    /// be referenced through them (23503, PostgreSQL's `removing
+    /// partition` message).
+    pub fn check_detach(&self, txn: &mut Transaction, relation: &Relation) -> Result<(), SqlError> {
+        let inherited: Vec<&Referencing> = (self.referenced_by.iter())
+            .filter(|r| r.inherited())
+            .collect();
+        if inherited.is_empty() || !foreign_keys_enforced(self.table) {
+            return Ok(());
+        }
+        txn.with_latest_snapshot(|txn| {
+            for (_, row) in relation.scan(txn)? {
+                for r in &inherited {
+                    let Some(key) = r.key_of(&row)? else {
+                        continue;
+                    };
+                    if !r.rows_with(txn, &key)?.is_empty() {
+                        let message = format!(
+                            "removing partition \"{}\" violates foreign key constraint \"{}\"",
+                            bare(&relation.def.name),
+                            r.name
+                        );
+                        return Err(r.still_referenced(relation, &row, message)?);
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
 impl Referencing {
+    /// Whether the key is one of an ancestor of the partition it is
+    /// bound for.
+    fn inherited(&self) -> bool {
+        self.whole.is_some()
+    }
+
     /// No row of the child references the key values of `old` (of
     /// `relation`, this key's parent), which a delete or an update of the
-    /// parent removed: 23503.
+    /// parent removed: 23503 (naming the partitioned table when the row
+    /// was `moved` to another of its partitions).
     fn unreferenced(
         &self,
         txn: &mut Transaction,
         relation: &Relation,
         old: &[Value],
+        moved: bool,
     ) -> Result<(), SqlError> {
-        let child = &self.child;
         let Some(key) = self.key_of(old)? else {
             return Ok(());
         };
@@ -1066,21 +1171,46 @@ impl Referencing {
         if found.is_empty() {
             return Ok(());
         }
+        // A key of a partitioned table whose row moved to another of its
+        // partitions is still there (PostgreSQL 15 checks a
+        // cross-partition UPDATE as an update of the partitioned table).
+        if let Some(whole) = &self.whole {
+            let ref_key: Vec<Value> = self.ref_columns.iter().map(|&c| old[c].clone()).collect();
+            if txn.with_latest_snapshot(|txn| whole.holds(txn, &ref_key))? {
+                return Ok(());
+            }
+        }
+        // A moved row's change is the partitioned table's.
+        let changed = match (&self.whole, moved) {
+            (Some(KeyIndex::Routed { tree, .. }), true) => &tree.name,
+            _ => &relation.def.name,
+        };
+        let message = format!(
+            "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+            bare(changed),
+            self.name,
+            bare(&self.table.def.name)
+        );
+        Err(self.still_referenced(relation, old, message)?)
+    }
+
+    /// 23503 `message` for key values `old` of `relation` that rows of
+    /// the child still reference.
+    fn still_referenced(
+        &self,
+        relation: &Relation,
+        old: &[Value],
+        message: String,
+    ) -> Result<SqlError, SqlError> {
         let names = column_names(relation, &self.ref_columns);
         let values: Vec<Value> = self.ref_columns.iter().map(|&c| old[c].clone()).collect();
-        Err(SqlError::new(
-            "23503",
-            format!(
-                "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
-                bare(&relation.def.name), self.name, bare(&child.def.name)
-            ),
-        )
-        .with_detail(format!(
-            "Key ({names})=({}) is still referenced from table \"{}\".",
-            row_text(&values)?,
-            bare(&child.def.name)
-        ))
-        .with_constraint(&child.def.name, &self.name))
+        Ok(SqlError::new("23503", message)
+            .with_detail(format!(
+                "Key ({names})=({}) is still referenced from table \"{}\".",
+                row_text(&values)?,
+                bare(&self.table.def.name)
+            ))
+            .with_constraint(&self.table.def.name, &self.name))
     }
 
     /// The child's key for the referenced values in `row` (None when one
@@ -1109,6 +1239,37 @@ impl Referencing {
 const LINKS_FOLLOWED_MAX: usize = 10_000;
 
 impl Reference {
+    /// Foreign key `c` (`fk`) of this table or of an ancestor, bound: its
+    /// referenced table opened and the lookup of its keys.
+    fn bind(
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        c: &folio_catalog::ConstraintDef,
+        fk: &folio_catalog::ForeignKey,
+    ) -> Result<Reference, SqlError> {
+        let parent = access::relation(cx, txn, &fk.ref_table)?;
+        let ref_columns: Vec<usize> = fk.ref_columns.iter().map(|&c| usize::from(c)).collect();
+        let lookup = KeyIndex::of(cx, txn, &parent, &ref_columns)?.ok_or_else(|| {
+            SqlError::new(
+                "42830",
+                format!(
+                    "there is no unique constraint matching given keys for referenced table \"{}\"",
+                    parent.def.name
+                ),
+            )
+        })?;
+        Ok(Reference {
+            name: c.name.clone(),
+            oid: c.oid,
+            deferrable: c.deferrable,
+            validated: c.validated,
+            columns: fk.columns.iter().map(|&c| usize::from(c)).collect(),
+            parent,
+            ref_columns,
+            lookup,
+        })
+    }
+
     /// The row `new` of `relation` finds the row its key references and
     /// share-locks it; 23503 if there is none (a key with a NULL column
     /// references nothing).
@@ -1121,11 +1282,12 @@ impl Reference {
         let Some(key) = self.key_of(new)? else {
             return Ok(());
         };
-        let probe = self.index_key(&key);
-        let parent = &self.parent;
-        let found = in_statement_view(txn, |txn| parent.lookup(txn, self.index, &probe))?;
+        let Some((parent, index, probe)) = self.lookup.find(&key)? else {
+            return Err(self.missing(relation, new)?);
+        };
+        let found = in_statement_view(txn, |txn| parent.lookup(txn, index, &probe))?;
         for (tid, _) in found {
-            if self.lock_newest(txn, tid, &key)? {
+            if self.lock_newest(txn, parent, tid, &key)? {
                 return Ok(());
             }
         }
@@ -1143,10 +1305,11 @@ impl Reference {
     fn lock_newest(
         &self,
         txn: &mut Transaction,
+        parent: &Relation,
         mut tid: Tid,
         key: &[Value],
     ) -> Result<bool, SqlError> {
-        let table = &self.parent.table;
+        let table = &parent.table;
         let heap = folio_catalog::CatalogError::from;
         for _ in 0..LINKS_FOLLOWED_MAX {
             match table.lock_shared(txn, tid).map_err(heap)? {
@@ -1154,7 +1317,7 @@ impl Reference {
                     let Some(bytes) = table.fetch_any(tid).map_err(heap)? else {
                         return Ok(false);
                     };
-                    let row = self.parent.decode(txn, &bytes)?;
+                    let row = parent.decode(txn, &bytes)?;
                     return Ok(self.ref_columns.iter().zip(key).all(|(&c, v)| row[c] == *v));
                 }
                 Write::Moved(next) => tid = next,
@@ -1181,11 +1344,6 @@ impl Reference {
         key_as(row, &self.columns, &self.parent.types, &self.ref_columns)
     }
 
-    /// The key in the order of the parent's index columns.
-    fn index_key(&self, key: &[Value]) -> Vec<Value> {
-        self.index_order.iter().map(|&k| key[k].clone()).collect()
-    }
-
     /// 23503 for `row` of `relation`, whose key is not in the parent.
     fn missing(&self, relation: &Relation, row: &[Value]) -> Result<SqlError, SqlError> {
         let names = column_names(relation, &self.columns);
@@ -1209,7 +1367,10 @@ impl Reference {
 
 /// The unique index of `relation` over exactly `columns` (any order), and
 /// for each of its columns the position in `columns` that fills it.
-fn unique_index_over(relation: &Relation, columns: &[usize]) -> Option<(usize, Vec<usize>)> {
+pub(crate) fn unique_index_over(
+    relation: &Relation,
+    columns: &[usize],
+) -> Option<(usize, Vec<usize>)> {
     relation.indexes.iter().enumerate().find_map(|(i, ri)| {
         if !ri.def.unique || !ri.def.is_plain() || ri.def.columns.len() != columns.len() {
             return None;

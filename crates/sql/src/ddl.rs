@@ -802,6 +802,7 @@ pub fn drop(
         }
     }
     for def in &tables {
+        drop_partition_referenced(db, txn, def, &tables, cascade)?;
         let keys: Vec<_> = def
             .referenced_by
             .iter()
@@ -843,6 +844,49 @@ pub fn drop(
         db.catalog().drop_table(txn, &def.name)?;
     }
     Ok(Output::command(format!("DROP {}", kind.to_uppercase())))
+}
+
+/// 2BP01 for DROP TABLE of partition `def` whose rows a foreign key
+/// references through an ancestor, unless the ancestor or the referencing
+/// table is dropped too (the ancestor's own check then speaks). PostgreSQL
+/// drops its per-partition copy of the key with CASCADE; folio has none
+/// (README "Foreign keys of partitioned tables"): 0A000 then.
+fn drop_partition_referenced(
+    db: &Database,
+    txn: &Transaction,
+    def: &folio_catalog::TableDef,
+    tables: &[folio_catalog::TableDef],
+    cascade: bool,
+) -> Result<(), SqlError> {
+    let dropped = |oid: u64| tables.iter().any(|t| t.oid == oid);
+    if def
+        .partition_of()
+        .is_some_and(|(parent, _)| dropped(parent))
+    {
+        return Ok(());
+    }
+    let inherited = crate::partitions::foreign_keys::inherited_referenced_by(db, txn, def)?;
+    let Some((_, key)) = inherited.iter().find(|(_, key)| !dropped(key.table_oid)) else {
+        return Ok(());
+    };
+    if cascade {
+        return Err(SqlError::unsupported(format!(
+            "DROP TABLE ... CASCADE of partition \"{}\" of a table foreign key \"{}\" references",
+            def.name, key.name
+        )));
+    }
+    Err(SqlError::new(
+        "2BP01",
+        format!(
+            "cannot drop table {} because other objects depend on it",
+            def.name
+        ),
+    )
+    .with_detail(format!(
+        "constraint {} on table {} depends on table {}",
+        key.name, key.table, def.name
+    ))
+    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."))
 }
 
 /// PostgreSQL's 42809 for TRUNCATE of a view or materialized view.
@@ -893,7 +937,12 @@ pub fn truncate(
     while cascade && round_start < defs.len() {
         let mut added: Vec<TableDef> = Vec::new();
         for def in &defs[round_start..] {
-            for key in &def.referenced_by {
+            let inherited = crate::partitions::foreign_keys::inherited_referenced_by(db, txn, def)?;
+            for key in def
+                .referenced_by
+                .iter()
+                .chain(inherited.iter().map(|(_, k)| k))
+            {
                 if names.contains(&key.table) || added.iter().any(|a| a.name == key.table) {
                     continue;
                 }
@@ -914,7 +963,15 @@ pub fn truncate(
         }
     }
     for def in &defs {
-        if let Some(key) = def.referenced_by.iter().find(|c| !names.contains(&c.table)) {
+        // A partition's rows are its ancestors' too: a key referencing
+        // one of them (not truncated itself) holds it (PostgreSQL names the
+        // partition).
+        let inherited = crate::partitions::foreign_keys::inherited_referenced_by(db, txn, def)?;
+        let inherited = (inherited.iter())
+            .take_while(|(ancestor, _)| !names.contains(ancestor))
+            .map(|(_, key)| key);
+        let mut keys = def.referenced_by.iter().chain(inherited);
+        if let Some(key) = keys.find(|c| !names.contains(&c.table)) {
             return Err(SqlError::new(
                 "0A000",
                 "cannot truncate a table referenced in a foreign key constraint",

@@ -17,7 +17,7 @@ use crate::names;
 use crate::system::{SystemRelation, index_definition};
 use folio_catalog::{Catalog, ConstraintKind, Described, IndexDef, RefAction, TableDef};
 use folio_db::Transaction;
-use sqlparser::ast::{Expr, Visit, Visitor};
+use sqlparser::ast::{Expr, TableFactor, Visit, Visitor};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -66,7 +66,9 @@ pub fn needed<V: Visit>(node: &V) -> bool {
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             let found = match e {
                 Expr::Function(f) => {
-                    CatalogFunc::of(&names::function(&f.name)).is_some_and(CatalogFunc::looks_up)
+                    let name = names::function(&f.name);
+                    CatalogFunc::of(&name).is_some_and(CatalogFunc::looks_up)
+                        || name == PARTITION_ANCESTORS
                 }
                 // `x::regclass` (a text or a number: both look it up).
                 Expr::Cast { data_type, .. } => {
@@ -80,9 +82,29 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                 ControlFlow::Continue(())
             }
         }
+        // `FROM pg_partition_ancestors(r)`.
+        fn pre_visit_table_factor(&mut self, t: &TableFactor) -> ControlFlow<()> {
+            match t {
+                TableFactor::Table {
+                    name,
+                    args: Some(_),
+                    ..
+                }
+                | TableFactor::Function { name, .. }
+                    if names::function(name) == PARTITION_ANCESTORS =>
+                {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
     }
     node.visit(&mut Find).is_break()
 }
+
+/// The table function that reads the partition tree
+/// ([`Lookups::partition_ancestors`]).
+const PARTITION_ANCESTORS: &str = "pg_partition_ancestors";
 
 impl Lookups {
     /// The catalog as `txn` sees it.
@@ -415,6 +437,29 @@ impl Lookups {
     /// `pg_get_constraintdef(oid)`.
     pub fn constraint_definition(&self, oid: i64) -> Option<String> {
         self.constraints.get(&oid).cloned()
+    }
+
+    /// `pg_partition_ancestors(relation)`: a partitioned table or a
+    /// partition and the partitioned tables above it, itself first; none
+    /// for another relation.
+    pub fn partition_ancestors(&self, oid: i64) -> Vec<i64> {
+        let Some(def) = self.tables.get(&oid) else {
+            return Vec::new();
+        };
+        if def.partition_key().is_none() && def.partition_of().is_none() {
+            return Vec::new();
+        }
+        let mut out = vec![oid];
+        let mut at = def;
+        while let Some((parent, _)) = at.partition_of() {
+            let parent = parent as i64;
+            let Some(def) = self.tables.get(&parent).filter(|_| !out.contains(&parent)) else {
+                break;
+            };
+            out.push(parent);
+            at = def;
+        }
+        out
     }
 
     /// `pg_get_partkeydef(oid)`: a partitioned table's key.

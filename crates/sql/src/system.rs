@@ -864,8 +864,9 @@ impl SystemRelation {
                 for relation in ALL {
                     out.push(system_class_row(relation));
                 }
-                for table in catalog.tables(txn)? {
-                    out.push(table_class_row(&spaces, &table));
+                let tables = catalog.tables(txn)?;
+                for table in &tables {
+                    out.push(table_class_row(&spaces, table, &tables));
                     let partitioned = table.partition_key().is_some();
                     for index in &table.indexes {
                         out.push(index_class_row(&spaces, index, partitioned));
@@ -1440,7 +1441,8 @@ impl SystemRelation {
                 }
             }
             SystemRelation::Tables => {
-                for table in catalog.tables(txn)? {
+                let tables = catalog.tables(txn)?;
+                for table in &tables {
                     if table.matview.is_some() {
                         continue;
                     }
@@ -1452,7 +1454,7 @@ impl SystemRelation {
                         Value::Null,
                         Value::Bool(!table.indexes.is_empty()),
                         Value::Bool(false),
-                        Value::Bool(has_triggers(&table)),
+                        Value::Bool(has_triggers(table, &tables)),
                         Value::Bool(false),
                     ]);
                 }
@@ -1681,18 +1683,37 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
 }
 
 /// `relhastriggers`: whether the table has triggers, or a foreign key
-/// references it or is its own. PostgreSQL makes a foreign key's checks
-/// internal triggers (folio's `pg_trigger` lists the user's only), and
-/// psql's `\d` lists a table's foreign keys only when this is set.
-fn has_triggers(table: &TableDef) -> bool {
-    crate::triggers::in_scope()
+/// references it or is its own, or one of its partition ancestors' (of
+/// `tables`: a partition checks its ancestors' keys). PostgreSQL makes a
+/// foreign key's checks internal triggers (folio's `pg_trigger` lists the
+/// user's only), and psql's `\d` lists a table's foreign keys only when
+/// this is set.
+fn has_triggers(table: &TableDef, tables: &[TableDef]) -> bool {
+    let has_keys = |t: &TableDef| {
+        !t.referenced_by.is_empty()
+            || (t.constraints.iter()).any(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+    };
+    if crate::triggers::in_scope()
         .iter()
         .any(|t| t.table == table.oid)
-        || !table.referenced_by.is_empty()
-        || table
-            .constraints
-            .iter()
-            .any(|c| matches!(c.kind, ConstraintKind::ForeignKey(_)))
+        || has_keys(table)
+    {
+        return true;
+    }
+    let mut at = table;
+    for _ in 0..tables.len() {
+        let Some((parent, _)) = at.partition_of() else {
+            return false;
+        };
+        let Some(parent) = tables.iter().find(|t| t.oid == parent) else {
+            return false;
+        };
+        if has_keys(parent) {
+            return true;
+        }
+        at = parent;
+    }
+    false
 }
 
 /// A table's `pg_constraint` rows: its PRIMARY KEY and UNIQUE
@@ -1904,7 +1925,7 @@ fn system_class_row(relation: SystemRelation) -> Vec<Value> {
     })
 }
 
-fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
+fn table_class_row(spaces: &Namespaces, table: &TableDef, tables: &[TableDef]) -> Vec<Value> {
     let partitioned = table.partition_key().is_some();
     let mut row = class_row(ClassRow {
         oid: table.oid as i64,
@@ -1924,7 +1945,7 @@ fn table_class_row(spaces: &Namespaces, table: &TableDef) -> Vec<Value> {
             .filter(|c| matches!(c.kind, ConstraintKind::Check { .. }))
             .count(),
         has_index: !table.indexes.is_empty(),
-        has_triggers: has_triggers(table),
+        has_triggers: has_triggers(table, tables),
         populated: table.matview.as_ref().is_none_or(|m| m.populated),
     });
     // Partitioning (README "Partitioned tables"): relfilenode,

@@ -2,9 +2,9 @@
 //! step])` of integers, and of timestamps by an interval (dates and
 //! quoted literals read as timestamptz, as PostgreSQL resolves them),
 //! `unnest(array)`, the json ones (`json_table_functions.rs`) and
-//! `pg_partition_ancestors(relation)` (no
-//! rows: folio has no partitions, and PostgreSQL returns none for a
-//! relation that is not one), `regexp_matches` and
+//! `pg_partition_ancestors(relation)` (the relation and the
+//! partitioned tables above it, `lookups.rs`; none for a relation that is
+//! neither partitioned nor a partition), `regexp_matches` and
 //! `regexp_split_to_table` (`regex_functions.rs`), with `WITH ORDINALITY` (a bigint column
 //! numbering the rows from 1). Their arguments are evaluated at each run:
 //! constants, parameters or, in a correlated subquery, the outer row's
@@ -320,7 +320,18 @@ impl FunctionScan {
                     push(row)?;
                 }
             }
-            TableFunc::PartitionAncestors | TableFunc::Json(_) | TableFunc::Procedural => {}
+            TableFunc::PartitionAncestors => {
+                let Some(lookups) = env.lookups else {
+                    return Ok(out);
+                };
+                let text = crate::types::text_output(&args[0]).unwrap_or_default();
+                if let Some(oid) = lookups.relation_oid(&text) {
+                    for oid in lookups.partition_ancestors(oid) {
+                        push(Value::Int8(oid))?;
+                    }
+                }
+            }
+            TableFunc::Json(_) | TableFunc::Procedural => {}
         }
         Ok(out)
     }

@@ -3,7 +3,7 @@
 //! cannot show. Expected values are PostgreSQL 15's.
 
 mod common;
-use common::{code, ok, rows};
+use common::{code, fails, ok, rows};
 use folio_sql::Session;
 
 // Proves the partitioning facts are in the catalog: after closing and
@@ -162,6 +162,92 @@ fn pgbench_partitioned_init() {
             "select indexrelid::regclass from pg_index where indrelid = 'pgbench_accounts_3'::regclass"
         ),
         ["pgbench_accounts_3_pkey"]
+    );
+    // Step `f`: the foreign keys, to and from the partitioned table, each
+    // checked on the rows there.
+    for sql in [
+        "alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) references pgbench_branches",
+        "alter table pgbench_accounts add constraint pgbench_accounts_bid_fkey foreign key (bid) references pgbench_branches",
+        "alter table pgbench_history add constraint pgbench_history_bid_fkey foreign key (bid) references pgbench_branches",
+        "alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) references pgbench_tellers",
+        "alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) references pgbench_accounts",
+        "insert into pgbench_history (tid, bid, aid, delta, mtime) values (3, 1, 60000, 5, current_timestamp)",
+    ] {
+        ok(&mut s, sql);
+    }
+    let e = fails(
+        &mut s,
+        "insert into pgbench_history (tid, bid, aid, delta) values (3, 1, 100001, 5)",
+    );
+    assert_eq!(e.code, "23503");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (aid)=(100001) is not present in table \"pgbench_accounts\".")
+    );
+}
+
+// Proves the DETAIL lines of the foreign key errors of partitioned tables
+// are PostgreSQL 15's: a missing referenced key (from a partitioned
+// table, to one), a referenced key deleted (from a table a partitioned
+// one references, from a partition), a partition detached with referenced
+// rows, existing rows when the key is added.
+#[test]
+fn partitioned_foreign_key_errors_say_which_key() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db);
+    for sql in [
+        "create table r (id int primary key)",
+        "insert into r values (1), (2)",
+        "create table p (a int, rid int references r) partition by list (a)",
+        "create table p1 partition of p for values in (1)",
+        "create table q (k int primary key) partition by range (k)",
+        "create table q1 partition of q for values from (0) to (10)",
+        "insert into q values (1), (2)",
+        "create table h (k int references q)",
+        "insert into h values (1)",
+        "insert into p values (1, 2)",
+    ] {
+        ok(&mut s, sql);
+    }
+    let cases = [
+        (
+            "insert into p values (1, 9)",
+            "insert or update on table \"p1\" violates foreign key constraint \"p_rid_fkey\"",
+            "Key (rid)=(9) is not present in table \"r\".",
+        ),
+        (
+            "insert into h values (5)",
+            "insert or update on table \"h\" violates foreign key constraint \"h_k_fkey\"",
+            "Key (k)=(5) is not present in table \"q\".",
+        ),
+        (
+            "delete from r where id = 2",
+            "update or delete on table \"r\" violates foreign key constraint \"p_rid_fkey\" on table \"p\"",
+            "Key (id)=(2) is still referenced from table \"p\".",
+        ),
+        (
+            "delete from q1 where k = 1",
+            "update or delete on table \"q1\" violates foreign key constraint \"h_k_fkey\" on table \"h\"",
+            "Key (k)=(1) is still referenced from table \"h\".",
+        ),
+        (
+            "alter table q detach partition q1",
+            "removing partition \"q1\" violates foreign key constraint \"h_k_fkey\"",
+            "Key (k)=(1) is still referenced from table \"h\".",
+        ),
+    ];
+    for (sql, message, detail) in cases {
+        let e = fails(&mut s, sql);
+        assert_eq!(e.code, "23503", "{sql}");
+        assert_eq!(e.message, message, "{sql}");
+        assert_eq!(e.detail.as_deref(), Some(detail), "{sql}");
+    }
+    ok(&mut s, "create table h2 (k int)");
+    ok(&mut s, "insert into h2 values (7)");
+    let e = fails(&mut s, "alter table h2 add foreign key (k) references q");
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (k)=(7) is not present in table \"q\".")
     );
 }
 

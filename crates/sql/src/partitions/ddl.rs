@@ -313,6 +313,7 @@ pub fn attach_or_detach(
                 ),
             ));
         }
+        detach_foreign_keys(cx, txn, child)?;
         cx.db.catalog().remove_partition(txn, child)?;
         cx.relations.ddl();
         return Ok(Output::command("ALTER TABLE"));
@@ -356,7 +357,49 @@ pub fn attach_or_detach(
         }
     }
     attach_def(cx, txn, notices, &parent_def, child, &bound)?;
+    // Its rows meet the partitioned table's foreign keys now (23503).
+    let relation = crate::access::relation(cx, txn, child)?;
+    crate::constraints::Constraints::bind(cx, txn, &relation)?
+        .validate_references(txn, &relation)?;
     Ok(Output::command("ALTER TABLE"))
+}
+
+/// Before DETACH PARTITION `child`: no row of it may be referenced through
+/// a key of its ancestors (23503), and the foreign keys it had from them
+/// become its own, as PostgreSQL's detached partition keeps them.
+fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Result<(), SqlError> {
+    let relation = crate::access::relation(cx, txn, child)?;
+    crate::constraints::Constraints::bind(cx, txn, &relation)?.check_detach(txn, &relation)?;
+    let ancestors = super::foreign_keys::ancestors(cx, txn, &relation.def)?;
+    let column_names = |def: &TableDef, columns: &[u16]| -> Vec<String> {
+        (columns.iter())
+            .map(|&c| def.columns[usize::from(c)].name.clone())
+            .collect()
+    };
+    for ancestor in &ancestors {
+        for c in &ancestor.def.constraints {
+            let folio_catalog::ConstraintKind::ForeignKey(fk) = &c.kind else {
+                continue;
+            };
+            if relation.def.constraints.iter().any(|o| o.name == c.name) {
+                continue;
+            }
+            let referenced = table_def(cx, txn, &fk.ref_table)?;
+            let columns = column_names(&relation.def, &fk.columns);
+            let ref_columns = column_names(&referenced, &fk.ref_columns);
+            let request = folio_catalog::ForeignKeyRequest {
+                name: &c.name,
+                columns: &columns,
+                ref_table: &fk.ref_table,
+                ref_columns: Some(&ref_columns),
+                on_delete: fk.on_delete,
+                on_update: fk.on_update,
+                deferrable: c.deferrable,
+            };
+            cx.db.catalog().add_foreign_key(txn, child, &request)?;
+        }
+    }
+    Ok(())
 }
 
 /// The names a DROP TABLE or TRUNCATE of `names` reaches: each
@@ -424,22 +467,24 @@ pub fn check_alter(
     let Ok(Some(def)) = cx.db.catalog().table(txn, &names::relation(name)?) else {
         return Ok(());
     };
-    // Foreign keys are not made on the partitions: one to or from a
-    // partitioned table would check its (empty) heap.
+    // A partitioned table's foreign key is checked on its partitions'
+    // rows (`foreign_keys.rs`); PostgreSQL 15 cannot leave them unchecked.
     for op in operations {
         if let AlterTableOperation::AddConstraint {
             constraint: TableConstraint::ForeignKey { foreign_table, .. },
-            ..
+            not_valid: true,
         } = op
+            && def.partition_key().is_some()
         {
-            let referenced = names::relation(foreign_table)?;
-            let partitioned = |d: &TableDef| d.partition_key().is_some();
-            let other = cx.db.catalog().table(txn, &referenced)?;
-            if partitioned(&def) || other.as_ref().is_some_and(partitioned) {
-                return Err(SqlError::unsupported(
-                    "foreign keys to or from a partitioned table",
-                ));
-            }
+            return Err(SqlError::new(
+                "42809",
+                format!(
+                    "cannot add NOT VALID foreign key on partitioned table \"{}\" referencing relation \"{}\"",
+                    bare(&def.name),
+                    bare(&names::relation(foreign_table)?)
+                ),
+            )
+            .with_detail("This feature is not yet supported on partitioned tables."));
         }
     }
     if def.partition_key().is_none() && def.partition_of().is_none() {

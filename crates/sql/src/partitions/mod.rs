@@ -17,10 +17,14 @@
 //!   parameters leave, picked when it starts.
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
+//! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
+//!   key looked up through the partition it routes to, a partition's
+//!   ancestors' keys, a partitioned referencing table's leaves.
 
 pub mod bounds;
 pub mod constraint_text;
 pub mod ddl;
+pub mod foreign_keys;
 pub mod hash;
 pub mod run_time;
 pub mod syntax;

@@ -9,7 +9,11 @@
 //! through the conflict target's unique index (READ COMMITTED: with a new
 //! snapshot, as it may have committed after the statement's) and updated;
 //! if it changed meanwhile the insert is tried again, a few times, then
-//! 40001 (at once under REPEATABLE READ, which cannot see it).
+//! 40001 (at once under REPEATABLE READ, which cannot see it). DO UPDATE
+//! meeting a row version the statement itself inserted or updated (two
+//! proposed rows with one key) is PostgreSQL's 21000 `ON CONFLICT DO
+//! UPDATE command cannot affect row a second time`: the statement keeps
+//! the versions it wrote ([`Fire::written`]).
 //!
 //! Under REPEATABLE READ and SERIALIZABLE, DO NOTHING skips a row only
 //! for an existing key its snapshot sees (its own, or committed before
@@ -29,6 +33,8 @@ use folio_catalog::Relation;
 use folio_db::{Transaction, Write};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{AssignmentTarget, ConflictTarget, OnConflict, OnConflictAction};
+use std::cell::RefCell;
+use std::collections::HashSet;
 
 /// How often a conflicting row is looked for before giving up (40001).
 const ATTEMPTS: usize = 8;
@@ -177,19 +183,25 @@ pub struct Fire<'a, 'c> {
     pub cx: &'a Ctx<'c>,
     pub inserts: Option<&'a Triggers>,
     pub updates: Option<&'a Triggers>,
+    /// The row versions the statement has inserted or updated so far
+    /// (DO UPDATE only): one of them met again is PostgreSQL's 21000.
+    pub written: &'a RefCell<HashSet<folio_db::Tid>>,
 }
 
 impl Fire<'_, '_> {
     /// Whether the row version at `tid` (the conflicting row found) was
-    /// inserted or made by an update of one of the statement's BEFORE
-    /// triggers: PostgreSQL's lock finds it invisible to the statement's
-    /// command (21000).
+    /// inserted or made by an update of the statement itself or of one
+    /// of its BEFORE triggers: PostgreSQL's lock finds it invisible to the
+    /// statement's command (21000).
     fn wrote_row(
         &self,
         txn: &Transaction,
         relation: &Relation,
         tid: folio_db::Tid,
     ) -> Result<bool, SqlError> {
+        if self.written.borrow().contains(&tid) {
+            return Ok(true);
+        }
         if !crate::triggers::any_later(&[self.inserts, self.updates]) {
             return Ok(false);
         }
@@ -225,7 +237,10 @@ impl Conflict {
         self.refuse_deferrable(relation)?;
         for _ in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
-                Ok(_) => {
+                Ok(tid) => {
+                    if matches!(self.action, Action::Update { .. }) {
+                        fire.written.borrow_mut().insert(tid);
+                    }
                     if let Some(triggers) = fire.inserts {
                         triggers.after(fire.cx, txn, None, Some(&values))?;
                     }
@@ -295,7 +310,12 @@ impl Conflict {
             }
             constraints.generate(relation, &mut new, env)?;
             match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
-                Write::Done(_) | Write::Hot(_) => {
+                written @ (Write::Done(_) | Write::Hot(_)) => {
+                    let new_tid = match written {
+                        Write::Hot(at) | Write::Done(Some(at)) => Some(at),
+                        _ => None,
+                    };
+                    fire.written.borrow_mut().extend(new_tid);
                     if let Some(triggers) = fire.updates {
                         triggers.after(fire.cx, txn, Some(&old), Some(&new))?;
                     }

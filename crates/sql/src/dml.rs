@@ -969,6 +969,7 @@ impl Change {
                     };
                     let mut out = Vec::new();
                     let mut count = 0u64;
+                    let conflict_written = std::cell::RefCell::default();
                     // Without ON CONFLICT the rows go to the heap together, a
                     // record per page (as COPY's batches).
                     let mut batch = Vec::new();
@@ -1001,6 +1002,7 @@ impl Change {
                                     cx,
                                     inserts: triggers.as_ref(),
                                     updates: conflict_triggers.as_ref(),
+                                    written: &conflict_written,
                                 };
                                 conflict.insert(txn, relation, constraints, values, env, &fire)?
                             }

@@ -380,8 +380,8 @@ impl Conflict {
     }
 }
 
-/// PostgreSQL's 21000: DO UPDATE met a row the statement (here: its
-/// triggers) wrote.
+/// PostgreSQL's 21000: DO UPDATE met a row version the statement or
+/// one of its BEFORE triggers wrote.
 fn second_time() -> SqlError {
     SqlError::new(
         "21000",

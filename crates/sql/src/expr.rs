@@ -107,6 +107,9 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     if let Some(value) = crate::date_arith::apply(op, &a, &b) {
         return value;
     }
+    if let Some(value) = crate::math_operators::apply(op, &a, &b) {
+        return Ok(value);
+    }
     // An oid has no arithmetic (PostgreSQL has no such operators).
     if matches!(a, Value::Oid(_)) || matches!(b, Value::Oid(_)) {
         return Err(crate::functions::no_operator(format!(

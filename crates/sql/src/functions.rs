@@ -631,7 +631,10 @@ impl Func {
                 }
             }
             Func::Length => SqlType::Int4,
-            Func::Abs => args.first().copied().unwrap_or(SqlType::Numeric(None)),
+            Func::Abs => match args.first() {
+                Some(SqlType::Text) => SqlType::Float8,
+                other => other.copied().unwrap_or(SqlType::Numeric(None)),
+            },
             Func::Extract => SqlType::Numeric(None),
             Func::Power | Func::DatePart => SqlType::Float8,
             // A date is truncated as the timestamptz it casts to.
@@ -853,6 +856,10 @@ impl Func {
                 Value::Int2(x) => Value::Int2(x.checked_abs().ok_or_else(overflow)?),
                 Value::Int4(x) => Value::Int4(x.checked_abs().ok_or_else(overflow)?),
                 Value::Int8(x) => Value::Int8(x.checked_abs().ok_or_else(overflow)?),
+                Value::Float4(x) => Value::Float4(x.abs()),
+                Value::Float8(x) => Value::Float8(x.abs()),
+                // A quoted literal: a float8, PostgreSQL's preferred number.
+                v @ Value::Text(_) => Value::Float8(float_arg(v, "abs")?.abs()),
                 Value::Numeric(n) => match n.parts() {
                     Some((m, s)) => Value::Numeric(Numeric::new(m.abs(), s)?),
                     None => Value::Numeric(*n),

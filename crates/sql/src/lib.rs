@@ -63,6 +63,7 @@ mod json_table_functions;
 mod keywords;
 mod lookups;
 mod make_datetime;
+mod math_operators;
 mod matviews;
 mod merge;
 mod merge_syntax;

@@ -70,6 +70,11 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                     CatalogFunc::of(&name).is_some_and(CatalogFunc::looks_up)
                         || name == PARTITION_ANCESTORS
                 }
+                // `current_schema` written as a bare word (scalar.rs
+                // `sql_value_function`).
+                Expr::Identifier(id) => {
+                    id.quote_style.is_none() && id.value.eq_ignore_ascii_case("current_schema")
+                }
                 // `x::regclass` (a text or a number: both look it up).
                 Expr::Cast { data_type, .. } => {
                     matches!(Reg::of(data_type), Some(Reg::Class | Reg::Namespace))

@@ -1882,7 +1882,8 @@ pub(crate) fn name_subquery_items(items: &mut [SelectItem]) {
 
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
-/// `exists`, `array`, `timezone` (`AT TIME ZONE`), a cast's operand's name or else its type's, a
+/// `exists`, `array`, `timezone` (`AT TIME ZONE`), the function an SQL
+/// syntax calls (`substring`, `btrim`, ...), a cast's operand's name or else its type's, a
 /// subscript's array's name, `?column?`.
 fn column_name(expr: &Expr) -> String {
     const UNNAMED: &str = "?column?";
@@ -1896,6 +1897,18 @@ fn column_name(expr: &Expr) -> String {
             .map(|p| p.to_string().to_lowercase())
             .unwrap_or_default(),
         Expr::Extract { .. } => "extract".into(),
+        // The SQL-syntax calls: PostgreSQL's functions' names.
+        Expr::Ceil { .. } => "ceil".into(),
+        Expr::Floor { .. } => "floor".into(),
+        Expr::Position { .. } => "position".into(),
+        Expr::Substring { shorthand, .. } => if *shorthand { "substr" } else { "substring" }.into(),
+        Expr::Overlay { .. } => "overlay".into(),
+        Expr::Trim { trim_where, .. } => match trim_where {
+            Some(sqlparser::ast::TrimWhereField::Leading) => "ltrim",
+            Some(sqlparser::ast::TrimWhereField::Trailing) => "rtrim",
+            _ => "btrim",
+        }
+        .into(),
         // `ts AT TIME ZONE z`: PostgreSQL's call of `timezone(z, ts)`.
         Expr::AtTimeZone { .. } => "timezone".into(),
         Expr::Case { .. } => "case".into(),

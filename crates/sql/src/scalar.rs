@@ -375,6 +375,14 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 ));
             }
         },
+        // `current_schema`, `current_role`: reserved words the parser
+        // leaves as names (a column can't be called so unquoted).
+        Expr::Identifier(id)
+            if id.quote_style.is_none()
+                && let Some(value) = sql_value_function(&id.value) =>
+        {
+            value
+        }
         Expr::Identifier(id) => match columns.resolve(&names::ident(id)) {
             Ok((c, _)) => Scalar::Column(c),
             Err(e) => crate::row_values::whole_row(&names::ident(id), columns).unwrap_or(Err(e))?,
@@ -400,6 +408,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             op: UnaryOperator::Plus,
             expr,
         } => bind(expr, columns)?,
+        Expr::UnaryOp { op, expr: operand } if crate::math_operators::is_prefix(op) => {
+            crate::math_operators::bind_prefix(op, bind(operand, columns)?, columns)?
+        }
         Expr::UnaryOp {
             op: UnaryOperator::Not,
             expr,
@@ -420,6 +431,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             }
             if let Some(bound) = crate::array_functions::bind_operator(op, &a, &b, columns) {
                 return bound;
+            }
+            if crate::math_operators::is_bitwise(op) {
+                return crate::math_operators::bind_bitwise(op, a, b, columns);
             }
             match op {
                 BinaryOperator::And | BinaryOperator::Or => {
@@ -581,20 +595,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             Scalar::Now
         }
         Expr::Function(f) if matches!(f.args, FunctionArguments::None) => {
-            // The SQL words that are written without parentheses.
-            match f.name.to_string().to_ascii_lowercase().as_str() {
-                "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
-                "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
-                "current_user" | "user" | "current_role" => {
-                    Scalar::Const(Value::Text(crate::roles::current_name()))
-                }
-                "session_user" => Scalar::Const(Value::Text(crate::roles::session_name())),
-                "current_catalog" => Scalar::Const(Value::Text("postgres".into())),
-                "current_schema" => Scalar::Func(
-                    Func::Catalog(crate::catalog_functions::CatalogFunc::CurrentSchema),
-                    Vec::new(),
-                ),
-                _ => function(f, columns)?,
+            match sql_value_function(&f.name.to_string()) {
+                Some(value) => value,
+                None => function(f, columns)?,
             }
         }
         Expr::Function(f) => function(f, columns)?,
@@ -1728,7 +1731,9 @@ impl Scalar {
                     _ => t,
                 };
                 let (x, y) = (literal(x, y), literal(y, x));
-                crate::date_arith::result_type(op, x, y).unwrap_or_else(|| wider(x, y))
+                crate::date_arith::result_type(op, x, y)
+                    .or_else(|| crate::math_operators::result_type(op, x, y))
+                    .unwrap_or_else(|| wider(x, y))
             }
             Scalar::Cast(_, ty)
             | Scalar::Subquery(_, ty)
@@ -2065,6 +2070,25 @@ pub fn wider(a: SqlType, b: SqlType) -> SqlType {
         (None, Some(_)) if a == SqlType::Text => b,
         _ => SqlType::Numeric(None),
     }
+}
+
+/// The SQL words that call a function without parentheses
+/// (PostgreSQL's `SQLValueFunction`s that folio has), by name.
+fn sql_value_function(name: &str) -> Option<Scalar> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
+        "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
+        "current_user" | "user" | "current_role" => {
+            Scalar::Const(Value::Text(crate::roles::current_name()))
+        }
+        "session_user" => Scalar::Const(Value::Text(crate::roles::session_name())),
+        "current_catalog" => Scalar::Const(Value::Text("postgres".into())),
+        "current_schema" => Scalar::Func(
+            Func::Catalog(crate::catalog_functions::CatalogFunc::CurrentSchema),
+            Vec::new(),
+        ),
+        _ => return None,
+    })
 }
 
 /// 42804 unless `bound`, the argument `at` of `clause` (`WHERE`, `IS

@@ -2007,3 +2007,42 @@ fn copy_refuses_a_nul_in_text() {
     s.copy_data(b"1\ta\\001b\n").unwrap();
     assert_eq!(s.copy_done().unwrap().tag(), "COPY 1");
 }
+
+// Proves the calls written in SQL's own syntax name their result
+// columns after the function PostgreSQL 15 calls (compared through psql
+// here): `trim(...)` is `btrim`, `ltrim` or `rtrim`, `substr(...)` is
+// `substr`, and so on; before, each was `?column?`. Also the reserved
+// words `current_schema` and `current_role`, which were "column does
+// not exist".
+#[test]
+fn sql_syntax_calls_name_their_result_columns() {
+    let (_dir, mut s) = session();
+    let sql = "select trim(' a '), trim(leading 'x' from 'xa'), trim(trailing 'x' from 'ax'), \
+               overlay('abc' placing 'x' from 2), ceiling(1.2), ceil(1.2), floor(1.2), \
+               substring('hello' from 2 for 1), substr('hello', 2), position('l' in 'hello'), \
+               current_schema, current_role, |/ 4";
+    let Some(Output::Rows { columns, rows, .. }) = ok(&mut s, sql).pop() else {
+        panic!("{sql}: no rows");
+    };
+    let names: Vec<&str> = columns.iter().map(|c: &Column| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "btrim",
+            "ltrim",
+            "rtrim",
+            "overlay",
+            "ceiling",
+            "ceil",
+            "floor",
+            "substring",
+            "substr",
+            "position",
+            "current_schema",
+            "current_role",
+            "?column?"
+        ]
+    );
+    assert_eq!(rows[0][10], Value::Text("public".into()));
+    assert_eq!(rows[0][11], Value::Text("postgres".into()));
+}

@@ -96,6 +96,8 @@ pub enum Func {
     /// `date_part(field, v)`: double precision.
     DatePart,
     DateTrunc,
+    /// `date_bin(stride, source, origin)` (`datetime::bin`).
+    DateBin,
     /// `to_char(timestamp | date, format)` (`to_char.rs`).
     ToChar,
     /// `to_timestamp(text, template)` or `to_timestamp(seconds)`
@@ -206,6 +208,10 @@ pub enum StrFunc {
     StartsWith,
     /// Bytes of a text (UTF-8) or bytea.
     OctetLength,
+    /// `quote_literal(text)`, `format`'s `%L`.
+    QuoteLiteral,
+    /// `quote_nullable(text)`: `quote_literal`, or `NULL` for NULL.
+    QuoteNullable,
 }
 
 impl StrFunc {
@@ -217,7 +223,9 @@ impl StrFunc {
             | StrFunc::Md5
             | StrFunc::Ascii
             | StrFunc::Chr
-            | StrFunc::OctetLength => count == 1,
+            | StrFunc::OctetLength
+            | StrFunc::QuoteLiteral
+            | StrFunc::QuoteNullable => count == 1,
             StrFunc::Repeat
             | StrFunc::Left
             | StrFunc::Right
@@ -252,7 +260,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 76] = [
+const NAMES: [(&str, Func); 79] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -290,6 +298,8 @@ const NAMES: [(&str, Func); 76] = [
     ("chr", Func::Str(StrFunc::Chr)),
     ("starts_with", Func::Str(StrFunc::StartsWith)),
     ("octet_length", Func::Str(StrFunc::OctetLength)),
+    ("quote_literal", Func::Str(StrFunc::QuoteLiteral)),
+    ("quote_nullable", Func::Str(StrFunc::QuoteNullable)),
     ("trunc", Func::Trunc),
     ("floor", Func::Floor),
     ("ceil", Func::Ceil),
@@ -316,6 +326,7 @@ const NAMES: [(&str, Func); 76] = [
     ("extract", Func::Extract),
     ("date_part", Func::DatePart),
     ("date_trunc", Func::DateTrunc),
+    ("date_bin", Func::DateBin),
     ("to_char", Func::ToChar),
     ("to_timestamp", Func::ToTimestamp),
     ("to_date", Func::ToDate),
@@ -447,6 +458,7 @@ impl Func {
                 | Func::Sqrt
                 | Func::DatePart
                 | Func::DateTrunc
+                | Func::DateBin
                 | Func::Extract
                 | Func::Str(_)
                 | Func::WidthBucket
@@ -491,6 +503,7 @@ impl Func {
             | Func::DateTrunc
             | Func::ToChar
             | Func::ToDate => count == 2,
+            Func::DateBin => count == 3,
             Func::ToTimestamp => (1..=2).contains(&count),
             Func::EnumRange => count == 3,
             Func::GenRandomUuid
@@ -643,6 +656,10 @@ impl Func {
                 Some(SqlType::Interval) => SqlType::Interval,
                 _ => SqlType::TimestampTz,
             },
+            Func::DateBin => match args.get(1) {
+                Some(SqlType::Timestamp) => SqlType::Timestamp,
+                _ => SqlType::TimestampTz,
+            },
             Func::ToChar => SqlType::Text,
             Func::ToTimestamp => SqlType::TimestampTz,
             Func::ToDate => SqlType::Date,
@@ -689,6 +706,7 @@ impl Func {
                 | Func::EnumRange
                 | Func::NumNulls
                 | Func::NumNonNulls
+                | Func::Str(StrFunc::QuoteNullable)
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Range(f) if !f.is_strict())
@@ -979,6 +997,24 @@ impl Func {
                         let cut = crate::datetime::trunc(&field, local)?;
                         Value::TimestampTz(crate::time_zones::session_utc(cut)?)
                     }
+                }
+            }
+            Func::DateBin => {
+                let stride = match types::coerce(args[0].clone(), SqlType::Interval)? {
+                    Value::Interval(i) => i,
+                    other => return Err(no_function("date_bin", &other)),
+                };
+                let zoned = !matches!(args[1], Value::Timestamp(_));
+                let at = |v: &Value| match v {
+                    // A quoted origin: of the source's type.
+                    Value::Text(t) if !zoned => Ok(folio_row::parse_timestamp(t, false)?),
+                    v => instant(v, "date_bin").map(|(micros, _)| micros),
+                };
+                let binned = crate::datetime::bin(stride, at(&args[1])?, at(&args[2])?)?;
+                if zoned {
+                    Value::TimestampTz(binned)
+                } else {
+                    Value::Timestamp(binned)
                 }
             }
             Func::ToTimestamp if args.len() == 1 => {
@@ -1418,6 +1454,10 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
             };
         }
         StrFunc::StartsWith => return Ok(Value::Bool(texts[0].starts_with(texts[1].as_str()))),
+        StrFunc::QuoteNullable if args[0] == Value::Null => "NULL".to_string(),
+        StrFunc::QuoteLiteral | StrFunc::QuoteNullable => {
+            crate::format_function::quote_literal(&texts[0])
+        }
         StrFunc::OctetLength => {
             let bytes = match &args[0] {
                 Value::Bytea(b) => b.len(),

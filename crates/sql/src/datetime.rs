@@ -130,6 +130,30 @@ pub fn trunc(field: &str, micros: i64) -> Result<i64, SqlError> {
     }
 }
 
+/// `date_bin(stride, source, origin)`, PostgreSQL's `timestamp_bin`: the
+/// start of the bin of width `stride`, counted from `origin`, that holds
+/// `source` (all in microseconds; before `origin` the bins go on
+/// backwards). A stride of months or years is 0A000, one not above zero
+/// 22023.
+pub fn bin(stride: folio_row::Interval, source: i64, origin: i64) -> Result<i64, SqlError> {
+    if stride.months != 0 {
+        return Err(SqlError::new(
+            "0A000",
+            "timestamps cannot be binned into intervals containing months or years",
+        ));
+    }
+    let out_of_range = || SqlError::new("22008", "interval out of range");
+    let width = i64::from(stride.days)
+        .checked_mul(DAY)
+        .and_then(|d| d.checked_add(stride.micros))
+        .ok_or_else(out_of_range)?;
+    if width <= 0 {
+        return Err(SqlError::new("22023", "stride must be greater than zero"));
+    }
+    let since = source.checked_sub(origin).ok_or_else(out_of_range)?;
+    Ok(source - since.rem_euclid(width))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,28 +203,4 @@ mod tests {
         assert_eq!(ts_text(trunc("hour", t).unwrap()), "2024-03-15 13:00:00");
         assert_eq!(ts_text(trunc("century", t).unwrap()), "2001-01-01 00:00:00");
     }
-}
-
-/// `date_bin(stride, source, origin)`, PostgreSQL's `timestamp_bin`: the
-/// start of the bin of width `stride`, counted from `origin`, that holds
-/// `source` (all in microseconds; before `origin` the bins go on
-/// backwards). A stride of months or years is 0A000, one not above zero
-/// 22023.
-pub fn bin(stride: folio_row::Interval, source: i64, origin: i64) -> Result<i64, SqlError> {
-    if stride.months != 0 {
-        return Err(SqlError::new(
-            "0A000",
-            "timestamps cannot be binned into intervals containing months or years",
-        ));
-    }
-    let out_of_range = || SqlError::new("22008", "interval out of range");
-    let width = i64::from(stride.days)
-        .checked_mul(DAY)
-        .and_then(|d| d.checked_add(stride.micros))
-        .ok_or_else(out_of_range)?;
-    if width <= 0 {
-        return Err(SqlError::new("22023", "stride must be greater than zero"));
-    }
-    let since = source.checked_sub(origin).ok_or_else(out_of_range)?;
-    Ok(source - since.rem_euclid(width))
 }

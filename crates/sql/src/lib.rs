@@ -131,6 +131,7 @@ mod to_timestamp;
 mod top_n;
 mod trigger_statements;
 mod triggers;
+mod tunables;
 mod types;
 mod updatable_views;
 mod user_types;

@@ -388,6 +388,7 @@ impl Session {
         let mut notices = std::mem::take(&mut self.notices);
         notices.extend(self.advisory.take_warnings());
         notices.extend(self.backend.take_warnings());
+        notices.retain(|notice| self.settings.sends(notice.severity));
         for notice in &mut notices {
             self.temp.unqualify(&mut notice.message);
         }

@@ -115,6 +115,9 @@ pub struct Settings {
     /// generic plan), whose partitions are pruned when each execution
     /// starts (README "Partitioned tables").
     plan_cache_mode: &'static str,
+    /// The settings of `tunables.rs` not at their defaults, by name as
+    /// PostgreSQL spells it, as SHOW prints them.
+    tuned: BTreeMap<&'static str, String>,
 }
 
 /// The open transaction's level and access mode, which `SHOW
@@ -142,6 +145,7 @@ impl Default for Settings {
             max_connections: 100,
             replication_role: "origin",
             plan_cache_mode: "auto",
+            tuned: BTreeMap::new(),
         }
     }
 }
@@ -321,6 +325,15 @@ impl Settings {
         self.replication_role == "replica"
     }
 
+    /// Whether a notice of `severity` reaches the client
+    /// (`client_min_messages`).
+    pub fn sends(&self, severity: &str) -> bool {
+        match self.tuned.get("client_min_messages") {
+            Some(level) => crate::tunables::passes(severity, level),
+            None => crate::tunables::passes(severity, "notice"),
+        }
+    }
+
     /// Whether planner switch `name` (`enable_seqscan`, ...) is on.
     pub fn enabled(&self, name: &str) -> bool {
         debug_assert!(PLANNER_SWITCHES.contains(&name), "{name}");
@@ -340,6 +353,15 @@ impl Settings {
             self.disabled.retain(|s| s != switch);
             if !on {
                 self.disabled.push(switch);
+            }
+            return Ok(());
+        }
+        if let Some(tunable) = crate::tunables::find(name) {
+            let shown = tunable.read(value)?;
+            if shown == tunable.default {
+                self.tuned.remove(tunable.name);
+            } else {
+                self.tuned.insert(tunable.name, shown);
             }
             return Ok(());
         }
@@ -450,6 +472,12 @@ impl Settings {
     pub fn reset(&mut self, name: &str, default: &Settings) -> Result<(), SqlError> {
         match name {
             "all" => self.restore(default),
+            _ if let Some(tunable) = crate::tunables::find(name) => {
+                match default.tuned.get(tunable.name) {
+                    Some(value) => self.tuned.insert(tunable.name, value.clone()),
+                    None => self.tuned.remove(tunable.name),
+                };
+            }
             _ if PLANNER_SWITCHES.contains(&name) => {
                 self.disabled.retain(|s| *s != name);
                 self.disabled
@@ -509,9 +537,12 @@ impl Settings {
             "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),
             "server_version_num" => "150000".into(),
-            "integer_datetimes" | "standard_conforming_strings" => "on".into(),
+            "integer_datetimes" => "on".into(),
             "max_identifier_length" => "63".into(),
             "max_connections" => self.max_connections.to_string(),
+            _ if let Some(tunable) = crate::tunables::find(name) => (self.tuned.get(tunable.name))
+                .map_or(tunable.default, String::as_str)
+                .to_string(),
             _ => match self.custom.get(name) {
                 Some(value) => value.clone(),
                 None => return Err(unknown(name)),

@@ -19,6 +19,7 @@
 
 use crate::error::SqlError;
 use crate::settings::{OpenTransaction, Settings};
+use crate::tunables::{TUNABLES, Tunable};
 use folio_row::{SqlType, Value};
 
 /// What a setting is beyond its value, as `pg_settings` describes it.
@@ -417,15 +418,6 @@ const SETTINGS: &[About] = &[
         kind: Kind::Enum(&["origin", "replica", "local"]),
     },
     About {
-        name: "standard_conforming_strings",
-        unit: None,
-        category: "Version and Platform Compatibility / Previous PostgreSQL Versions",
-        short_desc: "Causes '...' strings to treat backslashes literally.",
-        extra_desc: None,
-        context: "user",
-        kind: Kind::Bool,
-    },
-    About {
         name: "statement_timeout",
         unit: Some("ms"),
         category: "Client Connection Defaults / Statement Behavior",
@@ -508,6 +500,7 @@ pub fn spelled(name: &str) -> Option<&'static str> {
         .iter()
         .find(|about| about.name.eq_ignore_ascii_case(name))
         .map(|about| about.name)
+        .or_else(|| crate::tunables::find(name).map(|t| t.name))
 }
 
 /// Whether the role may change setting `name` (lower case): one of
@@ -517,7 +510,8 @@ pub fn may_change(
     name: &str,
     superuser: impl FnOnce() -> Result<bool, SqlError>,
 ) -> Result<(), SqlError> {
-    let only = (SETTINGS.iter()).any(|about| about.context == "superuser" && about.name == name);
+    let only = (SETTINGS.iter()).any(|about| about.context == "superuser" && about.name == name)
+        || crate::tunables::find(name).is_some_and(|t| t.context == "superuser");
     match only && !superuser()? {
         true => Err(SqlError::new(
             "42501",
@@ -536,7 +530,7 @@ pub fn show_all(
     settings: &Settings,
     open: Option<OpenTransaction>,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
-    SETTINGS
+    described()
         .iter()
         .map(|about| {
             let value = settings.show(&about.name.to_ascii_lowercase(), open)?;
@@ -557,16 +551,20 @@ pub fn rows(
     open: OpenTransaction,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
     let boot = Settings::default();
-    SETTINGS
-        .iter()
+    described()
+        .into_iter()
         .map(|about| {
             let name = about.name.to_ascii_lowercase();
             let value = |of: &Settings, open| -> Result<String, SqlError> {
                 let shown = of.show(&name, open)?;
-                match about.unit {
-                    // (Every unit-carrying setting of folio's is a time.)
-                    Some(_) => Ok(crate::settings::milliseconds(&name, &shown)?.to_string()),
-                    None => Ok(shown),
+                match (about.tunable, about.unit) {
+                    (Some(tunable), _) => Ok(tunable.setting(&shown)),
+                    // (Every other unit-carrying setting of folio's is a
+                    // time.)
+                    (None, Some(_)) => {
+                        Ok(crate::settings::milliseconds(&name, &shown)?.to_string())
+                    }
+                    (None, None) => Ok(shown),
                 }
             };
             let setting = value(settings, Some(open))?;
@@ -586,16 +584,10 @@ pub fn rows(
             } else {
                 "default"
             };
-            let (min, max) = match about.kind {
-                Kind::Integer { min, max } => {
-                    (Value::Text(min.to_string()), Value::Text(max.to_string()))
-                }
-                _ => (Value::Null, Value::Null),
-            };
-            let enumvals = match about.kind {
-                Kind::Enum(values) => Value::Array(values.iter().map(|v| text(v)).collect()),
-                _ => Value::Null,
-            };
+            let optional = |v: Option<String>| v.map_or(Value::Null, Value::Text);
+            let enumvals = about.enumvals.map_or(Value::Null, |values| {
+                Value::Array(values.iter().map(|v| text(v)).collect())
+            });
             Ok(vec![
                 text(about.name),
                 Value::Text(setting),
@@ -604,10 +596,10 @@ pub fn rows(
                 text(about.short_desc),
                 about.extra_desc.map_or(Value::Null, text),
                 text(about.context),
-                text(about.kind.vartype()),
+                text(about.vartype),
                 text(source),
-                min,
-                max,
+                optional(about.min),
+                optional(about.max),
                 enumvals,
                 Value::Text(booted),
                 Value::Text(reset),
@@ -617,6 +609,68 @@ pub fn rows(
             ])
         })
         .collect()
+}
+
+/// A setting as `SHOW ALL` and `pg_settings` describe it: one of
+/// [`SETTINGS`] or of `tunables.rs`.
+struct Described {
+    name: &'static str,
+    unit: Option<&'static str>,
+    category: &'static str,
+    short_desc: &'static str,
+    extra_desc: Option<&'static str>,
+    context: &'static str,
+    vartype: &'static str,
+    min: Option<String>,
+    max: Option<String>,
+    enumvals: Option<&'static [&'static str]>,
+    /// Its tunable, whose `setting` column is `Tunable::setting`'s.
+    tunable: Option<&'static Tunable>,
+}
+
+/// Every setting, in PostgreSQL's order (by name, case-blind).
+fn described() -> Vec<Described> {
+    let listed = SETTINGS.iter().map(|about| Described {
+        name: about.name,
+        unit: about.unit,
+        category: about.category,
+        short_desc: about.short_desc,
+        extra_desc: about.extra_desc,
+        context: about.context,
+        vartype: about.kind.vartype(),
+        min: match about.kind {
+            Kind::Integer { min, .. } => Some(min.to_string()),
+            _ => None,
+        },
+        max: match about.kind {
+            Kind::Integer { max, .. } => Some(max.to_string()),
+            _ => None,
+        },
+        enumvals: match about.kind {
+            Kind::Enum(values) => Some(values),
+            _ => None,
+        },
+        tunable: None,
+    });
+    let tuned = TUNABLES.iter().map(|t| {
+        let (vartype, unit, min, max) = t.kind();
+        Described {
+            name: t.name,
+            unit,
+            category: t.category,
+            short_desc: t.short_desc,
+            extra_desc: None,
+            context: t.context,
+            vartype,
+            min,
+            max,
+            enumvals: t.values(),
+            tunable: Some(t),
+        }
+    });
+    let mut all: Vec<Described> = listed.chain(tuned).collect();
+    all.sort_by_key(|d| d.name.to_ascii_lowercase());
+    all
 }
 
 fn text(s: &str) -> Value {
@@ -632,7 +686,7 @@ mod tests {
     #[test]
     fn every_listed_setting_shows() {
         let settings = Settings::default();
-        for about in SETTINGS {
+        for about in described() {
             let name = about.name.to_ascii_lowercase();
             assert!(settings.show(&name, None).is_ok(), "{name}");
         }

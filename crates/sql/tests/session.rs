@@ -2046,3 +2046,22 @@ fn sql_syntax_calls_name_their_result_columns() {
     assert_eq!(rows[0][10], Value::Text("public".into()));
     assert_eq!(rows[0][11], Value::Text("postgres".into()));
 }
+
+// Proves `client_min_messages` decides which notices reach the client,
+// as in PostgreSQL 15 (pg_dump's preamble sets it to `warning`): a
+// NOTICE is dropped under `warning` and sent again after RESET.
+#[test]
+fn client_min_messages_drops_the_notices_below_it() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "set client_min_messages = warning");
+    ok(&mut s, "drop table if exists nosuch");
+    assert_eq!(s.take_notices(), []);
+    ok(&mut s, "reset client_min_messages");
+    ok(&mut s, "drop table if exists nosuch");
+    let notices = s.take_notices();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(
+        notices[0].message,
+        "table \"nosuch\" does not exist, skipping"
+    );
+}

@@ -81,8 +81,17 @@ pub struct Selected {
 }
 
 /// A joined row of [`Rows::pairs`]: the other items' values, and the
-/// target row they met (its tuple id and values), if any.
-pub type Pair = (Vec<Value>, Option<(Tid, Vec<Value>)>);
+/// target row they met, if any.
+pub type Pair = (Vec<Value>, Option<Met>);
+
+/// A target row a joined row met: the leaf partition holding it (a
+/// partitioned target's, by oid; `None` for a table's own row), its tuple
+/// id and its values.
+pub struct Met {
+    pub leaf: Option<u64>,
+    pub tid: Tid,
+    pub row: Vec<Value>,
+}
 
 /// A change's target and the scope its expressions bind in.
 pub struct Target<'a> {
@@ -144,6 +153,9 @@ impl<'a> Target<'a> {
         };
         let mut clause = from::resolve(cx, txn, list, None, system)?;
         clause.tid_of_last = true;
+        if relation.def.partition_key().is_some() {
+            clause.leaves_of_last(cx, txn, &relation)?;
+        }
         let mut scope = clause.scope.clone();
         scope.star_first(scope.tables.len() - 1);
         Ok(Target {
@@ -253,7 +265,14 @@ impl Rows {
         let Rows::Joined(joined) = self else {
             let selected = self.selected(txn, relation, env)?;
             return Ok((selected.into_iter())
-                .map(|s| (s.others, Some((s.tid, s.row))))
+                .map(|s| {
+                    let met = Met {
+                        leaf: None,
+                        tid: s.tid,
+                        row: s.row,
+                    };
+                    (s.others, Some(met))
+                })
                 .collect());
         };
         assert_eq!(joined.system, 0, "a MERGE reads no system columns");
@@ -265,7 +284,14 @@ impl Rows {
             let (others, row) = values.split_at(values.len() - width);
             let target = match &tid[0] {
                 Value::Null => None,
-                tid => Some((from::tid_of(tid), row.to_vec())),
+                at => {
+                    let (leaf, tid) = from::row_at(at);
+                    Some(Met {
+                        leaf,
+                        tid,
+                        row: row.to_vec(),
+                    })
+                }
             };
             out.push((others.to_vec(), target));
             Ok(())

@@ -15,6 +15,11 @@
 //! UPDATE command cannot affect row a second time`: the statement keeps
 //! the versions it wrote ([`Fire::written`]).
 //!
+//! Into a partitioned table, a row is routed to its leaf partition first
+//! and everything above happens there, in the leaf's index for the
+//! target's ([`Arbiter`]); DO UPDATE may not move the row to another
+//! partition (0A000, README "Partitioned tables").
+//!
 //! Under REPEATABLE READ and SERIALIZABLE, DO NOTHING skips a row only
 //! for an existing key its snapshot sees (its own, or committed before
 //! it); a key committed by a transaction the snapshot does not see is
@@ -175,6 +180,15 @@ pub fn plan(
     Ok(Conflict { index, action })
 }
 
+/// Where a row's conflict is looked for: the table it is inserted into
+/// (a leaf, for a partitioned table), its constraints and the target's
+/// unique index there.
+struct Arbiter<'a> {
+    relation: &'a Relation,
+    constraints: &'a Constraints,
+    index: Option<usize>,
+}
+
 /// The row triggers an INSERT ... ON CONFLICT fires (`triggers.rs`): its
 /// BEFORE INSERT triggers have run before [`Conflict::insert`]; the AFTER
 /// INSERT ones are queued for a row inserted, the UPDATE ones fire for a
@@ -183,9 +197,10 @@ pub struct Fire<'a, 'c> {
     pub cx: &'a Ctx<'c>,
     pub inserts: Option<&'a Triggers>,
     pub updates: Option<&'a Triggers>,
-    /// The row versions the statement has inserted or updated so far
-    /// (DO UPDATE only): one of them met again is PostgreSQL's 21000.
-    pub written: &'a RefCell<HashSet<folio_db::Tid>>,
+    /// The row versions the statement has inserted or updated so far,
+    /// by table oid (a partitioned table's rows are in its leaves; DO
+    /// UPDATE only): one of them met again is PostgreSQL's 21000.
+    pub written: &'a RefCell<HashSet<(u64, folio_db::Tid)>>,
 }
 
 impl Fire<'_, '_> {
@@ -199,7 +214,7 @@ impl Fire<'_, '_> {
         relation: &Relation,
         tid: folio_db::Tid,
     ) -> Result<bool, SqlError> {
-        if self.written.borrow().contains(&tid) {
+        if self.written.borrow().contains(&(relation.def.oid, tid)) {
             return Ok(true);
         }
         if !crate::triggers::any_later(&[self.inserts, self.updates]) {
@@ -224,7 +239,10 @@ impl Conflict {
     }
 
     /// Inserts `values`, or applies the clause if it meets an existing key:
-    /// the row inserted or updated (`None`: skipped).
+    /// the row inserted or updated (`None`: skipped). A partitioned
+    /// table's row is routed to its leaf first, and the conflict looked
+    /// for there, in the leaf's index for the target's (README
+    /// "Partitioned tables", ON CONFLICT).
     pub fn insert(
         &self,
         txn: &mut Transaction,
@@ -234,19 +252,53 @@ impl Conflict {
         env: &Env<'_>,
         fire: &Fire<'_, '_>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
-        self.refuse_deferrable(relation)?;
+        let at = match constraints.leaf(&values)? {
+            None => Arbiter {
+                relation,
+                constraints,
+                index: self.index,
+            },
+            Some((leaf, leaf_constraints)) => Arbiter {
+                relation: leaf,
+                constraints: leaf_constraints,
+                index: (self.index)
+                    .map(|i| leaf_index(relation, i, leaf))
+                    .transpose()?,
+            },
+        };
+        self.insert_into(txn, constraints, at, values, env, fire)
+    }
+
+    /// [`Conflict::insert`] into the table `at` names (the statement's
+    /// when it is not partitioned, else the leaf of it the row goes to;
+    /// `root_constraints`: the statement's table's).
+    fn insert_into(
+        &self,
+        txn: &mut Transaction,
+        root_constraints: &Constraints,
+        at: Arbiter<'_>,
+        values: Vec<Value>,
+        env: &Env<'_>,
+        fire: &Fire<'_, '_>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        let Arbiter {
+            relation,
+            constraints,
+            index,
+        } = at;
+        refuse_deferrable(relation, index)?;
         for _ in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(tid) => {
                     if matches!(self.action, Action::Update { .. }) {
-                        fire.written.borrow_mut().insert(tid);
+                        fire.written.borrow_mut().insert((relation.def.oid, tid));
                     }
                     if let Some(triggers) = fire.inserts {
                         triggers.after(fire.cx, txn, None, Some(&values))?;
                     }
                     return Ok(Some(values));
                 }
-                Err(e) if e.code == "23505" && self.arbitrates(relation, &e) => {}
+                Err(e) if e.code == "23505" && arbitrates(relation, index, &e) => {}
                 Err(e) => return Err(e),
             }
             let Action::Update {
@@ -255,13 +307,13 @@ impl Conflict {
             } = &self.action
             else {
                 if txn.isolation() != folio_db::Isolation::ReadCommitted
-                    && !self.sees_a_conflict(txn, relation, &values)?
+                    && !sees_a_conflict(txn, relation, index, &values)?
                 {
                     return Err(concurrent_update());
                 }
                 return Ok(None);
             };
-            let index = self.index.expect("DO UPDATE has a target");
+            let index = index.expect("DO UPDATE has a target");
             // (The row conflicted in that index, so it has an entry there.)
             let Some(key) = relation.indexes[index].key_values(&values)? else {
                 return Ok(None);
@@ -309,13 +361,18 @@ impl Conflict {
                 }
             }
             constraints.generate(relation, &mut new, env)?;
+            if root_constraints.moves_row(relation, &new)? {
+                return Err(SqlError::new("0A000", "invalid ON UPDATE specification").with_detail(
+                    "The result tuple would appear in a different partition than the original tuple.",
+                ));
+            }
             match constraints.update(txn, relation, tid, &old, new.clone(), env)? {
                 written @ (Write::Done(_) | Write::Hot(_)) => {
                     let new_tid = match written {
                         Write::Hot(at) | Write::Done(Some(at)) => Some(at),
                         _ => None,
                     };
-                    fire.written.borrow_mut().extend(new_tid);
+                    (fire.written.borrow_mut()).extend(new_tid.map(|at| (relation.def.oid, at)));
                     if let Some(triggers) = fire.updates {
                         triggers.after(fire.cx, txn, Some(&old), Some(&new))?;
                     }
@@ -327,57 +384,77 @@ impl Conflict {
         }
         Err(concurrent_update())
     }
+}
 
-    /// 55000 if an index this clause arbitrates (the target's; without
-    /// one, every unique index) is a deferrable constraint's, whose
-    /// duplicates an insert does not report: PostgreSQL's error, raised
-    /// as it is when a row is inserted (none, none raised).
-    fn refuse_deferrable(&self, relation: &Relation) -> Result<(), SqlError> {
-        let arbiters = (relation.indexes.iter().enumerate())
-            .filter(|(i, ri)| ri.def.unique && self.index.is_none_or(|target| target == *i));
-        match arbiters.map(|(_, ri)| ri).find(|ri| ri.def.deferrable.is_deferrable()) {
-            None => Ok(()),
-            Some(ri) => Err(SqlError::new(
-                "55000",
-                "ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters",
+/// 55000 if an index the clause arbitrates in `relation` (`index`;
+/// without one, every unique index) is a deferrable constraint's, whose
+/// duplicates an insert does not report: PostgreSQL's error, raised as it
+/// is when a row is inserted (none, none raised).
+fn refuse_deferrable(relation: &Relation, index: Option<usize>) -> Result<(), SqlError> {
+    let arbiters = (relation.indexes.iter().enumerate())
+        .filter(|(i, ri)| ri.def.unique && index.is_none_or(|target| target == *i));
+    match arbiters.map(|(_, ri)| ri).find(|ri| ri.def.deferrable.is_deferrable()) {
+        None => Ok(()),
+        Some(ri) => Err(SqlError::new(
+            "55000",
+            "ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters",
+        )
+        .with_constraint(&relation.def.name, folio_catalog::unqualified(&ri.def.name))),
+    }
+}
+
+/// Whether the unique violation `e` in `relation` is one the clause
+/// handles: any unique index's without a target, else the target's
+/// (`index`) only (a duplicate in another unique index is an error, as
+/// PostgreSQL's).
+fn arbitrates(relation: &Relation, index: Option<usize>, e: &SqlError) -> bool {
+    match index {
+        None => true,
+        Some(i) => e.constraint() == Some(relation.indexes[i].def.name.as_str()),
+    }
+}
+
+/// Whether `txn`'s snapshot sees a row holding one of `values`' keys in
+/// `relation`'s unique index `index` (none: in any unique index).
+fn sees_a_conflict(
+    txn: &mut Transaction,
+    relation: &Relation,
+    index: Option<usize>,
+    values: &[Value],
+) -> Result<bool, SqlError> {
+    for (i, ri) in relation.indexes.iter().enumerate() {
+        if index.is_some_and(|target| target != i) {
+            continue;
+        }
+        // Not a unique index, no entry in it, or a key with a NULL:
+        // nothing conflicts.
+        let Some(key) = ri.key_values(values)? else {
+            continue;
+        };
+        if ri.checks_unique(&key) && !relation.lookup(txn, i, &key)?.is_empty() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The index of leaf partition `leaf` that enforces partitioned table
+/// `parent`'s unique index `index` in it: the one over the same columns
+/// (every partition gets one when it is made or attached,
+/// `partitions/ddl.rs` `attach_def`).
+fn leaf_index(parent: &Relation, index: usize, leaf: &Relation) -> Result<usize, SqlError> {
+    let wanted = &parent.indexes[index].def;
+    (leaf.indexes.iter())
+        .position(|ri| ri.def.unique && ri.def.is_plain() && ri.def.columns == wanted.columns)
+        .ok_or_else(|| {
+            SqlError::new(
+                "XX000",
+                format!(
+                    "partition \"{}\" has no index for \"{}\"",
+                    leaf.def.name, wanted.name
+                ),
             )
-            .with_constraint(&relation.def.name, folio_catalog::unqualified(&ri.def.name))),
-        }
-    }
-
-    /// Whether the unique violation `e` is one this clause handles: any
-    /// unique index's without a target, else the target's only (a
-    /// duplicate in another unique index is an error, as PostgreSQL's).
-    fn arbitrates(&self, relation: &Relation, e: &SqlError) -> bool {
-        match self.index {
-            None => true,
-            Some(i) => e.constraint() == Some(relation.indexes[i].def.name.as_str()),
-        }
-    }
-
-    /// Whether `txn`'s snapshot sees a row holding one of `values`' keys
-    /// in the target's unique index (no target: in any unique index).
-    fn sees_a_conflict(
-        &self,
-        txn: &mut Transaction,
-        relation: &Relation,
-        values: &[Value],
-    ) -> Result<bool, SqlError> {
-        for (i, ri) in relation.indexes.iter().enumerate() {
-            if self.index.is_some_and(|target| target != i) {
-                continue;
-            }
-            // Not a unique index, no entry in it, or a key with a NULL:
-            // nothing conflicts.
-            let Some(key) = ri.key_values(values)? else {
-                continue;
-            };
-            if ri.checks_unique(&key) && !relation.lookup(txn, i, &key)?.is_empty() {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
+        })
 }
 
 /// PostgreSQL's 21000: DO UPDATE met a row version the statement or

@@ -449,9 +449,38 @@ impl Constraints {
     }
 
     /// The rows an UPDATE through the partitioned table moved out of this
-    /// partition ([`Constraints::moves`]), taken.
+    /// partition ([`Constraints::moves`]), taken; for a partitioned
+    /// table, those moved out of each of its partitions.
     pub fn take_moved(&self) -> Vec<Vec<Value>> {
-        std::mem::take(&mut *self.moved.borrow_mut())
+        let mut out = std::mem::take(&mut *self.moved.borrow_mut());
+        if let Partitioning::Routes { parts, .. } = &self.partition {
+            parts.iter().for_each(|(_, c)| out.extend(c.take_moved()));
+        }
+        out
+    }
+
+    /// Makes each partition of this partitioned table (at every level)
+    /// keep the rows an update moves out of it ([`Constraints::moves`]):
+    /// a MERGE's, whose matched rows are updated in their leaf.
+    pub fn move_rows_in_leaves(&mut self) {
+        if let Partitioning::Routes { parts, .. } = &mut self.partition {
+            for (_, constraints) in parts {
+                constraints.moves = true;
+                constraints.move_rows_in_leaves();
+            }
+        }
+    }
+
+    /// The leaf partition of this partitioned table with oid `oid` and its
+    /// constraints (a MERGE's matched row's).
+    pub fn leaf_by_oid(&self, oid: u64) -> Option<(&Arc<Relation>, &Constraints)> {
+        let Partitioning::Routes { parts, .. } = &self.partition else {
+            return None;
+        };
+        (parts.iter()).find_map(|(relation, constraints)| match relation.def.oid == oid {
+            true => Some((relation, constraints)),
+            false => constraints.leaf_by_oid(oid),
+        })
     }
 
     /// Whether `values` (a row of this partition) lie outside its bound.
@@ -461,6 +490,41 @@ impl Constraints {
                 Ok(tree.route(&tree.key.values(values))? != Some(*at))
             }
             _ => Ok(false),
+        }
+    }
+
+    /// The leaf partition a row of this partitioned table goes to and its
+    /// constraints, routed level by level by [`crate::partitions::Tree::route`]
+    /// (23514 where none takes it); `None` for a table that is not
+    /// partitioned. (ON CONFLICT and MERGE look for a row's key where the
+    /// row would be inserted.)
+    pub fn leaf(
+        &self,
+        values: &[Value],
+    ) -> Result<Option<(&Arc<Relation>, &Constraints)>, SqlError> {
+        let Partitioning::Routes { tree, parts } = &self.partition else {
+            return Ok(None);
+        };
+        let key = tree.key.values(values);
+        let Some(n) = tree.route(&key)? else {
+            return Err(tree.no_partition(&key));
+        };
+        let (relation, constraints) = &parts[n];
+        Ok(Some(
+            constraints.leaf(values)?.unwrap_or((relation, constraints)),
+        ))
+    }
+
+    /// Whether the row `new` of leaf partition `leaf` (reached from this
+    /// table, partitioned or the leaf itself) would lie in another
+    /// partition, or in none: an ON CONFLICT DO UPDATE may not move it
+    /// (PostgreSQL's 0A000).
+    pub fn moves_row(&self, leaf: &Relation, new: &[Value]) -> Result<bool, SqlError> {
+        match self.leaf(new) {
+            Ok(Some((to, _))) => Ok(to.def.oid != leaf.def.oid),
+            Ok(None) => self.leaves_partition(new),
+            Err(e) if e.code == "23514" => Ok(true),
+            Err(e) => Err(e),
         }
     }
 

@@ -240,11 +240,6 @@ pub fn plan_insert(cx: &Ctx<'_>, txn: &Transaction, insert: &Insert) -> Result<C
     }
     let name = names::relation(table)?;
     let relation = access::target(cx, txn, &name)?;
-    if insert.on.is_some() && relation.def.partition_key().is_some() {
-        return Err(SqlError::unsupported(
-            "INSERT ... ON CONFLICT into a partitioned table",
-        ));
-    }
     let mut needs = privileges::INSERT;
     if insert.returning.is_some() {
         needs |= privileges::SELECT;

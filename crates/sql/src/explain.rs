@@ -578,6 +578,17 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             append.at_start = Some(((**at_start).clone(), qualifier.clone()));
             append
         }
+        Source::Leaves { label, scans } => {
+            // (A MERGE's target, which EXPLAIN does not reach: 0A000.)
+            let mut append = Node::new("Append", rows(source));
+            append.children = (scans.iter())
+                .map(|(relation, _)| {
+                    let leaf = folio_catalog::unqualified(&relation.def.name);
+                    Node::new(format!("Seq Scan on {leaf} {label}"), None)
+                })
+                .collect();
+            append
+        }
         Source::Recursive { base, step, .. } => {
             let mut union = Node::new("Recursive Union", None);
             union.children.push(planned_node(base, None));

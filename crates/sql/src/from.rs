@@ -628,6 +628,14 @@ pub enum Source {
         table: WorkTable,
         filter: Vec<Scalar>,
     },
+    /// A partitioned target of a MERGE, joined as the last item
+    /// ([`FromClause::leaves_of_last`]): each leaf partition's scan, in
+    /// turn, every row carrying its leaf's oid and tuple id after its
+    /// columns ([`leaf_tid_value`]).
+    Leaves {
+        label: String,
+        scans: Vec<(Arc<Relation>, ScanPlan)>,
+    },
     /// A partitioned table's partitions (`partitioned_base`) that
     /// parameters prune: the rows of the branches `at_start` leaves when
     /// the execution starts (README "Partitioned tables", run-time
@@ -748,6 +756,11 @@ enum Base {
     Sequence {
         label: String,
         def: folio_catalog::SequenceDef,
+    },
+    /// A partitioned change target's leaf partitions.
+    Leaves {
+        label: String,
+        leaves: Vec<Arc<Relation>>,
     },
 }
 
@@ -894,6 +907,23 @@ fn join_name(op: &JoinOperator) -> &'static str {
 }
 
 impl FromClause<'_> {
+    /// Reads the last item, the partitioned table `relation` carrying
+    /// tuple ids ([`FromClause::tid_of_last`]), as its leaf partitions,
+    /// each row with its leaf's oid and tuple id ([`Source::Leaves`]): a
+    /// MERGE's target (`merge.rs`), whose matched rows are changed in
+    /// their leaf. No pruning: the join condition decides.
+    pub fn leaves_of_last(
+        &mut self,
+        cx: &Ctx<'_>,
+        txn: &Transaction,
+        relation: &Arc<Relation>,
+    ) -> Result<(), SqlError> {
+        let leaves = crate::partitions::foreign_keys::leaves(cx, txn, relation.clone())?;
+        let label = (self.scope.tables.last()).map_or_else(String::new, |t| t.qualifier.clone());
+        *self.bases.last_mut().expect("a change's target item") = Base::Leaves { label, leaves };
+        Ok(())
+    }
+
     /// Plans the rows with the WHERE clause: the source, and what of
     /// `order` (over the query's row) is left to sort. A single table's
     /// scan gets `reads` (the columns the query reads, for index-only
@@ -1067,6 +1097,22 @@ impl FromClause<'_> {
                     catalog: cx.db.catalog().clone(),
                     filter,
                 },
+                Base::Leaves { label, leaves } => Source::Leaves {
+                    label,
+                    scans: (leaves.into_iter())
+                        .map(|relation| {
+                            let plan = plan::plan(Request {
+                                relation: &relation,
+                                filter: filter.clone(),
+                                order: Vec::new(),
+                                reads: None,
+                                system: false,
+                                settings: cx.settings,
+                            })?;
+                            Ok((relation, plan))
+                        })
+                        .collect::<Result<_, SqlError>>()?,
+                },
             };
             source = Some(match source {
                 None => leaf,
@@ -1113,6 +1159,25 @@ impl FromClause<'_> {
             });
         }
         Ok((source.unwrap_or(Source::One), left_to_sort))
+    }
+}
+
+/// A leaf partition's row's tuple id as the value a row of
+/// [`Source::Leaves`] carries after its columns: the leaf's oid and the
+/// tuple id.
+pub fn leaf_tid_value(oid: u64, tid: folio_db::Tid) -> Value {
+    Value::Record(vec![Value::Int8(oid as i64), tid_value(tid)])
+}
+
+/// The leaf oid (`None`: not a leaf's, [`tid_value`]) and tuple id of a
+/// target row's [`tid_value`] or [`leaf_tid_value`].
+pub fn row_at(value: &Value) -> (Option<u64>, folio_db::Tid) {
+    match value {
+        Value::Record(parts) => match parts.as_slice() {
+            [Value::Int8(oid), tid] => (Some(*oid as u64), tid_of(tid)),
+            other => unreachable!("a leaf's tuple id value, not {other:?}"),
+        },
+        tid => (None, tid_of(tid)),
     }
 }
 
@@ -1711,6 +1776,7 @@ impl Source {
             Source::Append { branches, .. } => {
                 branches.iter().flat_map(|b| b.relations()).collect()
             }
+            Source::Leaves { scans, .. } => scans.iter().map(|(r, _)| r).collect(),
             Source::One
             | Source::Function { .. }
             | Source::System { .. }
@@ -1743,6 +1809,13 @@ impl Source {
             }
             Source::Derived { planned, .. } => planned.param_types(types),
             Source::Append { branches, .. } => branches.iter().for_each(|b| b.param_types(types)),
+            Source::Leaves { scans, .. } => {
+                for (relation, plan) in scans {
+                    for s in plan.index_cond.iter().chain(&plan.filter) {
+                        s.param_types(&relation.types, types);
+                    }
+                }
+            }
             Source::SetOp { left, right, .. }
             | Source::Recursive {
                 base: left,
@@ -1855,6 +1928,18 @@ impl Source {
                 let mut rows = Vec::new();
                 for n in at_start.branches(env) {
                     rows.extend(crate::query::run(txn, &branches[n], env)?.0);
+                }
+                rows
+            }
+            Source::Leaves { scans, .. } => {
+                let mut rows = Vec::new();
+                for (relation, plan) in scans {
+                    let (found, _) = scan::run(txn, relation, plan, env)?;
+                    rows.extend(found.into_iter().map(|(tid, mut row)| {
+                        let tid = tid.expect("a plan reading every column has tuple ids");
+                        row.push(leaf_tid_value(relation.def.oid, tid));
+                        row
+                    }));
                 }
                 rows
             }

@@ -22,7 +22,7 @@
 //! changed is 21000 when another source row's action would change it
 //! again ([`second_time`]).
 
-use crate::change_rows::{self, Rows, Target};
+use crate::change_rows::{self, Met, Rows, Target};
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::dml::{self, Change, RowRule};
@@ -125,10 +125,11 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
     let target = Target::resolve(cx, txn, &item, Some(&list), false)?;
     target.note(cx, needs(clauses), true);
     let relation = target.relation.clone();
-    if relation.def.partition_key().is_some() {
-        return Err(SqlError::unsupported("MERGE into a partitioned table"));
-    }
-    let constraints = Constraints::bind(cx, txn, &relation)?;
+    let mut constraints = Constraints::bind(cx, txn, &relation)?;
+    // A partitioned target's matched rows are changed in their leaf, and
+    // one an UPDATE moves out of it is inserted through the table when
+    // the rows are done (README "Partitioned tables", MERGE).
+    constraints.move_rows_in_leaves();
     let scope = target.scope.clone();
     let offset = scope.width() - relation.types.len();
     let sources = Scope::of(scope.tables[..scope.tables.len() - 1].to_vec());
@@ -291,12 +292,32 @@ impl Merge {
 
     /// The row rules of a change of the target with `triggers`.
     fn rule<'a, 'c>(&'a self, cx: &'a Ctx<'c>, triggers: Option<&'a Triggers>) -> RowRule<'a, 'c> {
+        self.rule_in(cx, (&self.relation, &self.constraints), triggers)
+    }
+
+    /// [`Merge::rule`] for a row of `holder` ([`Merge::holder`]).
+    fn rule_in<'a, 'c>(
+        &'a self,
+        cx: &'a Ctx<'c>,
+        (relation, constraints): (&'a Arc<Relation>, &'a Constraints),
+        triggers: Option<&'a Triggers>,
+    ) -> RowRule<'a, 'c> {
         RowRule {
             cx,
-            relation: &self.relation,
-            constraints: &self.constraints,
+            relation,
+            constraints,
             triggers,
             merge: true,
+        }
+    }
+
+    /// The table holding a matched row, and its constraints: the target,
+    /// or the leaf partition of a partitioned one the row was found in.
+    fn holder(&self, leaf: Option<u64>) -> Result<(&Arc<Relation>, &Constraints), SqlError> {
+        match leaf {
+            None => Ok((&self.relation, &self.constraints)),
+            Some(oid) => (self.constraints.leaf_by_oid(oid))
+                .ok_or_else(|| SqlError::new("XX000", format!("no partition with oid {oid}"))),
         }
     }
 
@@ -391,8 +412,8 @@ impl Merge {
             for (source, target) in pairs {
                 txn.check_interrupt()?;
                 let taken = match target {
-                    Some((tid, row)) => {
-                        self.when_matched(cx, txn, &fired, &source, (tid, row), &mut changed, env)?
+                    Some(met) => {
+                        self.when_matched(cx, txn, &fired, &source, met, &mut changed, env)?
                     }
                     None => None,
                 };
@@ -400,6 +421,12 @@ impl Merge {
                     Some(n) => n,
                     None => self.when_not_matched(cx, txn, &fired, &source, env)?,
                 };
+            }
+            // The rows an UPDATE moved to another partition go in through
+            // the partitioned table, as an UPDATE's (`dml.rs` `Parts`).
+            let moved = self.constraints.take_moved();
+            if !moved.is_empty() {
+                self.constraints.insert_many(txn, relation, moved, env)?;
             }
             Ok(count)
         })?;
@@ -422,9 +449,10 @@ impl Merge {
         })
     }
 
-    /// A source row and the target row at `tid` it met: the rows changed
-    /// (0 or 1), or `None` when the target row's newest version no longer
-    /// meets it (the NOT MATCHED clauses take the source row).
+    /// A source row and the target row it `met`: the rows changed (0 or
+    /// 1), or `None` when the target row's newest version no longer meets
+    /// it (the NOT MATCHED clauses take the source row). `changed`: the
+    /// rows changed so far, by table oid and tuple id.
     #[allow(clippy::too_many_arguments)]
     fn when_matched(
         &self,
@@ -432,14 +460,16 @@ impl Merge {
         txn: &mut Transaction,
         fired: &Fired,
         source: &[Value],
-        (tid, row): (Tid, Vec<Value>),
-        changed: &mut HashSet<Tid>,
+        met: Met,
+        changed: &mut HashSet<(u64, Tid)>,
         env: &Env<'_>,
     ) -> Result<Option<u64>, SqlError> {
+        let (relation, constraints) = self.holder(met.leaf)?;
+        let (tid, row) = (met.tid, met.row);
         let mut lost = false;
         let written = scan::write_newest_where(
             txn,
-            &self.relation,
+            relation,
             |newer| scan::accepts(&self.on, &change_rows::seen(source, newer, &[]), env),
             tid,
             row,
@@ -449,9 +479,12 @@ impl Merge {
                 // ROW trigger's skip).
                 let write = match first(&self.matched, &seen, txn, env)?.map(|w| &w.action) {
                     None | Some(Action::Nothing) | Some(Action::Insert(..)) => None,
-                    Some(_) if changed.contains(&tid) => return Err(second_time()),
+                    Some(_) if changed.contains(&(relation.def.oid, tid)) => {
+                        return Err(second_time());
+                    }
                     Some(Action::Update(assignments)) => {
-                        let updates = self.rule(cx, fired.update.as_ref());
+                        let updates =
+                            self.rule_in(cx, (relation, constraints), fired.update.as_ref());
                         let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
                             updates.assigned(current, assignments, &seen, env)
                         })?;
@@ -459,7 +492,8 @@ impl Merge {
                             .map(|(write, _)| write)
                     }
                     Some(Action::Delete) => {
-                        let deletes = self.rule(cx, fired.delete.as_ref());
+                        let deletes =
+                            self.rule_in(cx, (relation, constraints), fired.delete.as_ref());
                         deletes.delete_row(txn, at, current, env)?
                     }
                 };
@@ -474,7 +508,7 @@ impl Merge {
         )?;
         Ok(match (written, lost) {
             (Some(()), _) => {
-                changed.insert(tid);
+                changed.insert((relation.def.oid, tid));
                 Some(1)
             }
             (None, true) => None,

@@ -454,6 +454,53 @@ impl Constraints {
         std::mem::take(&mut *self.moved.borrow_mut())
     }
 
+    /// Whether `values`, a row this partition's UPDATE through its
+    /// partitioned table wrote, moves to another partition
+    /// ([`Constraints::moves`]).
+    pub(crate) fn moves_out(&self, values: &[Value]) -> Result<bool, SqlError> {
+        Ok(self.moves && self.leaves_partition(values)?)
+    }
+
+    /// Whether `values` lie in this table's partition bound (true for a
+    /// table that is no partition).
+    pub(crate) fn stays(&self, values: &[Value]) -> Result<bool, SqlError> {
+        Ok(!self.leaves_partition(values)?)
+    }
+
+    /// The leaf partition (relation and constraints) a row of this
+    /// partitioned table goes to (23514 where none takes it); `None` for
+    /// a table that is not partitioned.
+    pub(crate) fn leaf(
+        &self,
+        row: &[Value],
+    ) -> Result<Option<(&Arc<Relation>, &Constraints)>, SqlError> {
+        let Partitioning::Routes { tree, parts } = &self.partition else {
+            return Ok(None);
+        };
+        let key = tree.key.values(row);
+        let n = tree.route(&key)?.ok_or_else(|| tree.no_partition(&key))?;
+        let (relation, constraints) = &parts[n];
+        Ok(Some(
+            constraints.leaf(row)?.unwrap_or((relation, constraints)),
+        ))
+    }
+
+    /// The leaf partitions of this partitioned table (none if it is not
+    /// one).
+    pub(crate) fn leaves(&self) -> Vec<(&Arc<Relation>, &Constraints)> {
+        let Partitioning::Routes { parts, .. } = &self.partition else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (relation, constraints) in parts {
+            match constraints.partition {
+                Partitioning::Routes { .. } => out.extend(constraints.leaves()),
+                _ => out.push((relation, constraints)),
+            }
+        }
+        out
+    }
+
     /// Whether `values` (a row of this partition) lie outside its bound.
     fn leaves_partition(&self, values: &[Value]) -> Result<bool, SqlError> {
         match &self.partition {

@@ -997,11 +997,19 @@ impl Change {
                 };
                 // A statement that reads the table (its query, or the
                 // conflicting rows) runs apart from its triggers' writes.
-                let mut sets = vec![triggers.as_ref(), conflict_triggers.as_ref()];
-                sets.extend(leaves.iter().flat_map(|l| l.sets()).map(Some));
+                // (A list only with leaf triggers: a plain INSERT makes none.)
+                let pair = [triggers.as_ref(), conflict_triggers.as_ref()];
+                let with_leaves: Vec<Option<&Triggers>>;
+                let sets: &[Option<&Triggers>] = match &leaves {
+                    None => &pair,
+                    Some(leaves) => {
+                        with_leaves = pair.into_iter().chain(leaves.sets().map(Some)).collect();
+                        &with_leaves
+                    }
+                };
                 let apart = match (on_conflict, source) {
                     (None, Source::Values(_)) => &[][..],
-                    _ => &sets[..],
+                    _ => sets,
                 };
                 let (mut out, count) = triggers::one_command(txn, apart, |txn| {
                     for triggers in sets.iter().flatten() {
@@ -1016,7 +1024,7 @@ impl Change {
                                 .collect::<Result<_, _>>()
                         })?,
                         Source::Query(planned) => {
-                            triggers::unseen(txn, &sets, |txn| query::run(txn, planned, env))?.0
+                            triggers::unseen(txn, sets, |txn| query::run(txn, planned, env))?.0
                         }
                     };
                     let mut out = Vec::new();

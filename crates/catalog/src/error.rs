@@ -222,6 +222,10 @@ pub enum CatalogError {
     /// CREATE TRIGGER of a name the table has (`triggers.rs`).
     #[error("trigger \"{0}\" for relation \"{1}\" already exists")]
     TriggerExists(String, String),
+    /// CREATE OR REPLACE TRIGGER of a name a clone of a partitioned
+    /// table's trigger has (`triggers.rs`).
+    #[error("trigger \"{0}\" for relation \"{1}\" is an internal or a child trigger")]
+    TriggerIsClone(String, String),
     /// DROP TRIGGER of a name the table has not.
     #[error("trigger \"{0}\" for table \"{1}\" does not exist")]
     NoSuchTrigger(String, String),
@@ -423,7 +427,7 @@ impl CatalogError {
             CatalogError::FunctionExists(_) => Some("42723"),
             CatalogError::NoSuchFunction(_) => Some("42883"),
             CatalogError::FunctionChange(_) => Some("42P13"),
-            CatalogError::TriggerExists(..) => Some("42710"),
+            CatalogError::TriggerExists(..) | CatalogError::TriggerIsClone(..) => Some("42710"),
             CatalogError::NoSuchTrigger(..) => Some("42704"),
             CatalogError::SchemaExists(_) => Some("42P06"),
             CatalogError::NoSuchSchema(_) => Some("3F000"),

@@ -19,6 +19,7 @@
 //! | when | str | the `WHEN` condition's SQL text, empty for none |
 //! | old table | str | `REFERENCING OLD TABLE AS` name, empty for none (absent in rows written before it) |
 //! | new table | str | `REFERENCING NEW TABLE AS` name, likewise |
+//! | parent | 8 | `tgparentid`: the partitioned table's trigger this one is a clone of, 0 for none (absent in rows written before it) |
 //!
 //! A trigger goes with its table (`note_dropped`).
 //!
@@ -129,6 +130,10 @@ pub struct TriggerDef {
     /// names (`tgoldtable`, `tgnewtable`).
     pub old_table: Option<String>,
     pub new_table: Option<String>,
+    /// The trigger of the partitioned table this row trigger is a clone
+    /// of (`tgparentid`; folio-sql `partitions/row_triggers.rs`), 0 for
+    /// none.
+    pub parent: u64,
 }
 
 /// The trigger name of the row that says a table's foreign key triggers
@@ -159,6 +164,7 @@ impl TriggerDef {
         w.str(self.when.as_deref().unwrap_or(""));
         w.str(self.old_table.as_deref().unwrap_or(""));
         w.str(self.new_table.as_deref().unwrap_or(""));
+        w.u64(self.parent);
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<TriggerDef, String> {
@@ -180,6 +186,11 @@ impl TriggerDef {
         };
         let old_table = transition()?;
         let new_table = transition()?;
+        // (Rows written before clones end here.)
+        let parent = match r.0.is_empty() {
+            true => 0,
+            false => r.u64()?,
+        };
         Ok(TriggerDef {
             oid: 0,
             table,
@@ -192,6 +203,7 @@ impl TriggerDef {
             when: (!when.is_empty()).then_some(when),
             old_table,
             new_table,
+            parent,
         })
     }
 }
@@ -236,9 +248,18 @@ impl Catalog {
         let name = row_name(def.table, &def.name);
         let exists =
             || CatalogError::TriggerExists(def.name.clone(), table_display(table_name).to_string());
-        if let Some((tid, _)) = self.class(txn, &name)? {
+        if let Some((tid, class)) = self.class(txn, &name)? {
             if !replace {
                 return Err(exists());
+            }
+            // A clone is replaced only with its parent (PostgreSQL's
+            // 42710 otherwise).
+            let parent = class.trigger.as_ref().map_or(0, |t| t.parent);
+            if parent != def.parent {
+                return Err(CatalogError::TriggerIsClone(
+                    def.name.clone(),
+                    table_display(table_name).to_string(),
+                ));
             }
             self.lock_class_row(txn, tid, exists)?;
             let (tid, class) = self.class(txn, &name)?.ok_or_else(exists)?;
@@ -341,6 +362,7 @@ impl Catalog {
                     when: None,
                     old_table: None,
                     new_table: None,
+                    parent: 0,
                 };
                 let class = ClassRow {
                     trigger: Some(def),
@@ -395,6 +417,7 @@ mod tests {
             when: Some("(old.a IS DISTINCT FROM new.a)".into()),
             old_table: None,
             new_table: Some("n".into()),
+            parent: 16400,
         };
         let mut w = Writer::default();
         def.encode(&mut w);
@@ -409,11 +432,12 @@ mod tests {
         // as one without them.
         let plain = TriggerDef {
             new_table: None,
+            parent: 0,
             ..def.clone()
         };
         let mut w = Writer::default();
         plain.encode(&mut w);
-        let old_format = &w.0[..w.0.len() - 4];
+        let old_format = &w.0[..w.0.len() - 4 - 8];
         assert_eq!(TriggerDef::decode(&mut Reader(old_format)).unwrap(), plain);
     }
 }

@@ -483,6 +483,35 @@ impl Constraints {
         })
     }
 
+    /// Whether `values`, a row this partition's UPDATE through its
+    /// partitioned table wrote, moves to another partition
+    /// ([`Constraints::moves`]).
+    pub(crate) fn moves_out(&self, values: &[Value]) -> Result<bool, SqlError> {
+        Ok(self.moves && self.leaves_partition(values)?)
+    }
+
+    /// Whether `values` lie in this table's partition bound (true for a
+    /// table that is no partition).
+    pub(crate) fn stays(&self, values: &[Value]) -> Result<bool, SqlError> {
+        Ok(!self.leaves_partition(values)?)
+    }
+
+    /// The leaf partitions of this partitioned table (none if it is not
+    /// one).
+    pub(crate) fn leaves(&self) -> Vec<(&Arc<Relation>, &Constraints)> {
+        let Partitioning::Routes { parts, .. } = &self.partition else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (relation, constraints) in parts {
+            match constraints.partition {
+                Partitioning::Routes { .. } => out.extend(constraints.leaves()),
+                _ => out.push((relation, constraints)),
+            }
+        }
+        out
+    }
+
     /// Whether `values` (a row of this partition) lie outside its bound.
     fn leaves_partition(&self, values: &[Value]) -> Result<bool, SqlError> {
         match &self.partition {
@@ -497,7 +526,7 @@ impl Constraints {
     /// constraints, routed level by level by [`crate::partitions::Tree::route`]
     /// (23514 where none takes it); `None` for a table that is not
     /// partitioned. (ON CONFLICT and MERGE look for a row's key where the
-    /// row would be inserted.)
+    /// row would be inserted; an INSERT's row fires its leaf's triggers.)
     pub fn leaf(
         &self,
         values: &[Value],

@@ -32,6 +32,7 @@ use sqlparser::ast::{
     Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
     TableObject, TableWithJoins,
 };
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A planned row change.
@@ -105,19 +106,39 @@ enum Whole<'t> {
     /// table's (these, if any) fire once around all the parts, and what
     /// their BEFORE ones wrote is read apart from
     /// ([`triggers::one_command`]), as PostgreSQL's.
-    Part(Option<&'t Triggers>),
+    /// The part's row triggers are kept in the list, their AFTER ROW
+    /// ones run once every part is done, in the order of the rows.
+    Part(Option<&'t Triggers>, &'t RefCell<Vec<Triggers>>),
 }
 
 impl<'t> Whole<'t> {
     fn is_part(self) -> bool {
-        matches!(self, Whole::Part(_))
+        matches!(self, Whole::Part(..))
     }
 
     /// The partitioned table's statement triggers, for a part.
     fn parent(self) -> Option<&'t Triggers> {
         match self {
             Whole::Alone => None,
-            Whole::Part(parent) => parent,
+            Whole::Part(parent, _) => parent,
+        }
+    }
+
+    /// The statement ends for a change's row `triggers`: alone, its
+    /// AFTER triggers run; a part's wait in its partitioned table's list.
+    fn end(
+        self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        triggers: Option<Triggers>,
+    ) -> Result<(), SqlError> {
+        match (self, triggers) {
+            (_, None) => Ok(()),
+            (Whole::Alone, Some(triggers)) => triggers.end_statement(cx, txn),
+            (Whole::Part(_, kept), Some(triggers)) => {
+                kept.borrow_mut().push(triggers);
+                Ok(())
+            }
         }
     }
 }
@@ -887,28 +908,47 @@ impl Change {
                 // even when pruning leaves no partition (PostgreSQL's).
                 let triggers = Triggers::of_statement(&parts.relation, event, &parts.set)?
                     .and_then(Triggers::statement_only);
+                let kept = RefCell::new(Vec::new());
                 let (count, rows) = triggers::one_command(txn, &[triggers.as_ref()], |txn| {
                     if let Some(triggers) = &triggers {
                         triggers.start_statement(cx, txn)?;
                     }
-                    parts.run_parts(cx, txn, env, Whole::Part(triggers.as_ref()))
+                    parts.run_parts(cx, txn, env, Whole::Part(triggers.as_ref(), &kept))
                 })?;
                 // The rows an UPDATE moved to another partition go in
-                // through the table once every partition's part is done.
+                // through the table once every partition's part is done,
+                // firing their new partition's INSERT row triggers.
                 let mut moved = Vec::new();
                 for change in &parts.changes {
                     if let Change::Update { constraints, .. } = change {
                         moved.extend(constraints.take_moved());
                     }
                 }
+                let leaves = match moved.is_empty() {
+                    true => None,
+                    false => crate::partitions::leaf_triggers::Leaves::of(&parts.constraints)?,
+                };
                 if !moved.is_empty() {
                     parts.constraints.start_statement();
-                    parts
-                        .constraints
-                        .insert_many(txn, &parts.relation, moved, env)?;
+                    match &leaves {
+                        Some(leaves) => {
+                            for row in moved {
+                                leaves.insert(cx, txn, row, env)?;
+                            }
+                        }
+                        None => {
+                            (parts.constraints).insert_many(txn, &parts.relation, moved, env)?;
+                        }
+                    }
                     parts
                         .constraints
                         .end_statement(Some(cx.deferred), txn, &parts.relation)?;
+                }
+                let kept = kept.into_inner();
+                let kept: Vec<&Triggers> = kept.iter().collect();
+                match &leaves {
+                    Some(leaves) => leaves.after_rows(cx, txn, &kept)?,
+                    None => triggers::after_rows_in_order(cx, txn, &kept)?,
                 }
                 if let Some(triggers) = &triggers {
                     triggers.after_statement(cx, txn)?;
@@ -934,20 +974,40 @@ impl Change {
                 constraints,
             } => {
                 constraints.start_statement();
-                let triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
+                let mut triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
+                // A partitioned table's rows fire their leaf partitions'
+                // row triggers (its own are cloned there), its statement
+                // triggers fire on it.
+                let partitioned = relation.def.partition_key().is_some();
+                if partitioned {
+                    triggers = triggers.and_then(Triggers::statement_only);
+                }
+                let leaves = match (partitioned, on_conflict) {
+                    (true, None) => crate::partitions::leaf_triggers::Leaves::of(constraints)?,
+                    _ => None,
+                };
                 let conflict_triggers = match on_conflict {
                     Some(conflict) => conflict.triggers(relation)?,
                     None => None,
                 };
                 // A statement that reads the table (its query, or the
                 // conflicting rows) runs apart from its triggers' writes.
-                let sets = [triggers.as_ref(), conflict_triggers.as_ref()];
+                // (A list only with leaf triggers: a plain INSERT makes none.)
+                let pair = [triggers.as_ref(), conflict_triggers.as_ref()];
+                let with_leaves: Vec<Option<&Triggers>>;
+                let sets: &[Option<&Triggers>] = match &leaves {
+                    None => &pair,
+                    Some(leaves) => {
+                        with_leaves = pair.into_iter().chain(leaves.sets().map(Some)).collect();
+                        &with_leaves
+                    }
+                };
                 let apart = match (on_conflict, source) {
                     (None, Source::Values(_)) => &[][..],
-                    _ => &sets[..],
+                    _ => sets,
                 };
                 let (mut out, count) = triggers::one_command(txn, apart, |txn| {
-                    for triggers in sets.into_iter().flatten() {
+                    for triggers in sets.iter().flatten() {
                         triggers.start_statement(cx, txn)?;
                     }
                     let rows: Vec<Vec<Value>> = match source {
@@ -959,7 +1019,7 @@ impl Change {
                                 .collect::<Result<_, _>>()
                         })?,
                         Source::Query(planned) => {
-                            triggers::unseen(txn, &sets, |txn| query::run(txn, planned, env))?.0
+                            triggers::unseen(txn, sets, |txn| query::run(txn, planned, env))?.0
                         }
                     };
                     let mut out = Vec::new();
@@ -990,9 +1050,10 @@ impl Change {
                         let Some(values) = rule.new_row(txn, given, row, env)? else {
                             continue;
                         };
-                        let written = match on_conflict {
-                            None => Some(values),
-                            Some(conflict) => {
+                        let written = match (on_conflict, &leaves) {
+                            (None, None) => Some(values),
+                            (None, Some(leaves)) => leaves.insert(cx, txn, values, env)?,
+                            (Some(conflict), _) => {
                                 let fire = conflict::Fire {
                                     cx,
                                     inserts: triggers.as_ref(),
@@ -1010,6 +1071,14 @@ impl Change {
                             let row_triggers = triggers.as_ref().filter(|t| t.has_row_triggers());
                             match (on_conflict, row_triggers) {
                                 (Some(_), _) => {}
+                                // (Written through its leaf's triggers; the
+                                // statement triggers' transition tables
+                                // keep it.)
+                                (None, row_triggers) if leaves.is_some() => {
+                                    if let Some(triggers) = row_triggers {
+                                        triggers.after(cx, txn, None, Some(&row))?;
+                                    }
+                                }
                                 (None, None) => batch.push(row),
                                 // A row with triggers is written at once: the
                                 // next row's BEFORE triggers see it.
@@ -1042,6 +1111,9 @@ impl Change {
                 constraints.end_statement(Some(pending), txn, relation)?;
                 // PostgreSQL's order: the rows' AFTER triggers, then DO
                 // UPDATE's AFTER STATEMENT triggers before INSERT's.
+                if let Some(leaves) = &leaves {
+                    leaves.after_rows(cx, txn, &[])?;
+                }
                 for triggers in [&triggers, &conflict_triggers].into_iter().flatten() {
                     triggers.after_rows(cx, txn)?;
                 }
@@ -1061,7 +1133,8 @@ impl Change {
             } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
-                let triggers = Triggers::of_part(relation, Event::Update, &set, whole.is_part())?;
+                let triggers =
+                    Triggers::of_update_part(relation, &set, whole.is_part(), constraints.moves)?;
                 let (updated, out) =
                     triggers::one_command(txn, &[triggers.as_ref(), parent], |txn| {
                         if let Some(triggers) = &triggers {
@@ -1128,9 +1201,7 @@ impl Change {
                         Ok((updated, out))
                     })?;
                 constraints.end_statement(Some(pending), txn, relation)?;
-                if let Some(triggers) = &triggers {
-                    triggers.end_statement(cx, txn)?;
-                }
+                whole.end(cx, txn, triggers)?;
                 finish(returning, out, format!("UPDATE {updated}"))
             }),
             Change::Delete {
@@ -1196,9 +1267,7 @@ impl Change {
                         Ok((deleted, out))
                     })?;
                 constraints.end_statement(Some(pending), txn, relation)?;
-                if let Some(triggers) = &triggers {
-                    triggers.end_statement(cx, txn)?;
-                }
+                whole.end(cx, txn, triggers)?;
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }
@@ -1249,13 +1318,27 @@ impl RowRule<'_, '_> {
         for (&column, value) in given.iter().zip(values) {
             row[column] = types::coerce(value, relation.types[column])?;
         }
+        self.before_insert(txn, row, env)
+    }
+
+    /// `row`, a row to insert with its defaults, through the BEFORE ROW
+    /// triggers (a partition's clones of its partitioned table's may not
+    /// move it: `Triggers::before_in`), its generated columns computed;
+    /// `None` when a trigger skipped it.
+    pub fn before_insert(
+        &self,
+        txn: &mut Transaction,
+        mut row: Vec<Value>,
+        env: &Env<'_>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
         if let Some(triggers) = self.triggers {
-            match triggers.before(self.cx, txn, None, Some(row))? {
+            let stays = |row: &[Value]| self.constraints.stays(row);
+            match triggers.before_in(self.cx, txn, None, Some(row), &stays)? {
                 Some(new) => row = new,
                 None => return Ok(None),
             }
         }
-        self.constraints.generate(relation, &mut row, env)?;
+        self.constraints.generate(self.relation, &mut row, env)?;
         Ok(Some(row))
     }
 
@@ -1310,12 +1393,26 @@ impl RowRule<'_, '_> {
             if let Some(moved) = self.lock_before_triggers(txn, tid)? {
                 return Ok(Some((moved, None)));
             }
-            match triggers.before(self.cx, txn, Some(old), Some(new))? {
+            let stays = |row: &[Value]| self.constraints.stays(row);
+            match triggers.before_in(self.cx, txn, Some(old), Some(new), &stays)? {
                 Some(row) => new = row,
                 None => return Ok(None),
             }
         }
         self.constraints.generate(relation, &mut new, env)?;
+        // A row moving to another partition is deleted here (its BEFORE
+        // and AFTER DELETE triggers, no AFTER UPDATE ones) and inserted
+        // through the partitioned table (`Change::Parts`), as PostgreSQL
+        // 15's.
+        let moving = match self.triggers {
+            Some(triggers) if self.constraints.moves_out(&new)? => Some(triggers.moving()),
+            _ => None,
+        };
+        if let Some(Some(deletes)) = moving
+            && deletes.before(self.cx, txn, Some(old), None)?.is_none()
+        {
+            return Ok(None);
+        }
         // (Copied only for whoever reads it after the write.)
         let written = (keep_new || self.triggers.is_some()).then(|| new.clone());
         let write = (self.constraints.update(txn, relation, tid, old, new, env))
@@ -1323,8 +1420,12 @@ impl RowRule<'_, '_> {
         if !matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_)) {
             return Ok(Some((write, None)));
         }
-        if let (Some(triggers), Some(written)) = (self.triggers, &written) {
-            triggers.after(self.cx, txn, Some(old), Some(written))?;
+        match (self.triggers, &written, moving) {
+            (_, _, Some(Some(deletes))) => deletes.after(self.cx, txn, Some(old), None)?,
+            (Some(triggers), Some(written), None) => {
+                triggers.after(self.cx, txn, Some(old), Some(written))?
+            }
+            _ => {}
         }
         Ok(Some((write, written)))
     }

@@ -90,6 +90,8 @@ pub enum Func {
     MinScale,
     TrimScale,
     Random,
+    /// `pg_trigger_depth()` (`triggers.rs`).
+    TriggerDepth,
     Power,
     /// `EXTRACT(field FROM v)`: numeric.
     Extract,
@@ -260,7 +262,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 79] = [
+const NAMES: [(&str, Func); 80] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -321,6 +323,7 @@ const NAMES: [(&str, Func); 79] = [
     ("min_scale", Func::MinScale),
     ("trim_scale", Func::TrimScale),
     ("random", Func::Random),
+    ("pg_trigger_depth", Func::TriggerDepth),
     ("power", Func::Power),
     ("pow", Func::Power),
     ("extract", Func::Extract),
@@ -416,6 +419,7 @@ impl Func {
         let zoned = args.contains(&SqlType::TimestampTz);
         match self {
             Func::Random
+            | Func::TriggerDepth
             | Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::Version
@@ -510,6 +514,7 @@ impl Func {
             | Func::CurrentDatabase
             | Func::Version
             | Func::Random
+            | Func::TriggerDepth
             | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
@@ -629,6 +634,7 @@ impl Func {
                 SqlType::Numeric(None)
             }
             Func::Random => SqlType::Float8,
+            Func::TriggerDepth => SqlType::Int4,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
                     SqlType::Int2 => Some(1),
@@ -856,6 +862,7 @@ impl Func {
                 crate::expr::arithmetic(&sqlparser::ast::BinaryOperator::Modulo, a, b)?
             }
             Func::Random => Value::Float8(rand::random::<f64>()),
+            Func::TriggerDepth => Value::Int4(crate::triggers::depth() as i32),
             Func::CharToText => match args.into_iter().next() {
                 Some(Value::Text(mut s)) => {
                     s.truncate(s.trim_end_matches(' ').len());

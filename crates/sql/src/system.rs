@@ -1664,7 +1664,7 @@ fn trigger_row(t: &folio_catalog::TriggerDef) -> Vec<Value> {
     vec![
         oid(t.oid),
         oid(t.table),
-        oid(0),
+        oid(t.parent),
         text(&t.name),
         oid(t.function),
         Value::Int2(t.kind as i16),

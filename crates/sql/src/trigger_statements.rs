@@ -62,6 +62,14 @@ pub fn create(
         }
         _ => {
             let relation = crate::access::target(cx, txn, &table_name)?;
+            if row && !create.referencing.is_empty() && relation.def.partition_key().is_some() {
+                return Err(
+                    SqlError::new("0A000", format!("\"{bare}\" is a partitioned table"))
+                        .with_detail(
+                            "ROW triggers with transition tables are not supported on partitioned tables.",
+                        ),
+                );
+            }
             if instead {
                 return Err(SqlError::new("42809", format!("\"{bare}\" is a table"))
                     .with_detail("Tables cannot have INSTEAD OF triggers."));
@@ -132,6 +140,15 @@ pub fn create(
         None => None,
     };
     let (old_table, new_table) = transition_tables(create, kind, !columns.is_empty())?;
+    if row && (old_table.is_some() || new_table.is_some()) {
+        let partition = cx.db.catalog().table(txn, &table_name)?;
+        if partition.is_some_and(|d| d.partition_of().is_some()) {
+            return Err(SqlError::new(
+                "0A000",
+                "ROW triggers with transition tables are not supported on partitions",
+            ));
+        }
+    }
     let body = create.exec_body.as_ref().expect("checked above");
     let function =
         crate::sql_functions::resolve(&body.func_desc.name, Some(0)).ok_or_else(|| {
@@ -168,6 +185,7 @@ pub fn create(
         when,
         old_table,
         new_table,
+        parent: 0,
     };
     if create.name.0.len() > 1 {
         return Err(SqlError::syntax(format!(
@@ -175,9 +193,16 @@ pub fn create(
             create.name.0[1]
         )));
     }
-    cx.db
-        .catalog()
-        .create_trigger(txn, &def, &table_name, create.or_replace)?;
+    let made = (cx.db.catalog()).create_trigger(txn, &def, &table_name, create.or_replace)?;
+    if let Some(table) = cx.db.catalog().table(txn, &table_name)? {
+        crate::partitions::trigger_clones::clone_to_partitions(
+            cx,
+            txn,
+            &made,
+            &table,
+            create.or_replace,
+        )?;
+    }
     Ok(Output::command("CREATE TRIGGER"))
 }
 
@@ -333,10 +358,13 @@ pub fn drop(
         }
         Err(e) => return Err(e),
     };
-    let exists = crate::triggers::in_scope()
-        .iter()
-        .any(|t| t.table == table && t.name == name);
-    if !exists && drop.if_exists {
+    let all = crate::triggers::in_scope();
+    let found = (all.iter()).find(|t| t.table == table && t.name == name);
+    if let Some(def) = found {
+        crate::partitions::trigger_clones::refuse_drop(cx, txn, def, &bare)?;
+        crate::partitions::trigger_clones::drop_clones(cx, txn, def)?;
+    }
+    if found.is_none() && drop.if_exists {
         notices.push(Notice::info(format!(
             "trigger \"{name}\" for relation \"{bare}\" does not exist, skipping"
         )));
@@ -364,7 +392,10 @@ pub fn drop_of_functions(
     let all = crate::triggers::in_scope();
     let mut using: Vec<&TriggerDef> = Vec::new();
     for &function in functions.iter().rev() {
-        let mut of: Vec<&TriggerDef> = all.iter().filter(|t| t.function == function).collect();
+        // (A clone goes with the trigger it is a clone of.)
+        let mut of: Vec<&TriggerDef> = (all.iter())
+            .filter(|t| t.function == function && t.parent == 0)
+            .collect();
         of.sort_by_key(|t| t.oid);
         using.extend(of);
     }
@@ -400,6 +431,7 @@ pub fn drop_of_functions(
     let objects: Vec<String> = using.iter().map(|t| object(t)).collect();
     notices.extend(Notice::cascaded(&objects));
     for t in using {
+        crate::partitions::trigger_clones::drop_clones(cx, txn, t)?;
         catalog.drop_trigger(txn, t.table, &table_of(t), &t.name)?;
     }
     Ok(())
@@ -489,8 +521,13 @@ impl<'a> Enabling<'a> {
                 .map(|t| t.name.clone())
                 .collect(),
         };
+        let all = crate::triggers::in_scope();
         for name in names {
             catalog.enable_trigger(txn, table, table_name, &name, self.state)?;
+            // A partitioned table's clones follow (PostgreSQL 15).
+            if let Some(def) = all.iter().find(|t| t.table == table && t.name == name) {
+                crate::partitions::trigger_clones::enable_clones(cx, txn, def, self.state)?;
+            }
         }
         Ok(())
     }

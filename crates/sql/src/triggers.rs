@@ -35,6 +35,42 @@ use std::sync::Arc;
 
 thread_local! {
     static TRIGGERS: RefCell<Arc<Vec<TriggerDef>>> = RefCell::default();
+    /// How many trigger functions are running on this thread, one inside
+    /// another (`pg_trigger_depth()`).
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The number of the last row queued for AFTER ROW triggers on this
+    /// thread: the order rows queued by several [`Triggers`] (a
+    /// partitioned table's partitions) fire in ([`after_rows_in_order`]).
+    static QUEUED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// `pg_trigger_depth()`: the trigger functions running, one inside
+/// another (0 outside any), as PostgreSQL counts them (a WHEN condition
+/// is judged outside the function).
+pub fn depth() -> u32 {
+    DEPTH.with(Cell::get)
+}
+
+/// Runs trigger function `function` for `call`, counted in [`depth`],
+/// its notices the statement's.
+fn run_function(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    function: &folio_catalog::FunctionDef,
+    call: &TriggerCall<'_>,
+) -> Result<Option<Vec<Value>>, SqlError> {
+    struct Nested;
+    impl Drop for Nested {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let _nested = Nested;
+    let mut notices = Vec::new();
+    let returned = call_trigger(cx, txn, &mut notices, function, call);
+    cx.raised.borrow_mut().extend(notices);
+    returned
 }
 
 /// The triggers of one statement, in scope until dropped
@@ -134,6 +170,8 @@ impl Bound {
 /// A row whose AFTER triggers wait for the statement's end: the index of
 /// each trigger (in `after`) that is to fire for it.
 struct Queued {
+    /// Its place among the rows queued on the thread ([`QUEUED`]).
+    seq: u64,
     fire: Vec<usize>,
     old: Option<Vec<Value>>,
     new: Option<Vec<Value>>,
@@ -163,6 +201,10 @@ pub struct Triggers {
     /// Set while the statement runs in [`one_command`]: its BEFORE
     /// triggers run as later commands.
     command: Cell<Option<Triggered>>,
+    /// An UPDATE of a partition through its partitioned table: the
+    /// partition's DELETE row triggers, which a row moved out of it fires
+    /// instead of the UPDATE's AFTER ones ([`Triggers::of_update_part`]).
+    moving: Option<Box<Triggers>>,
 }
 
 /// Runs `statement`, the part of a statement that reads and writes its
@@ -178,7 +220,10 @@ pub fn one_command<T>(
     sets: &[Option<&Triggers>],
     statement: impl FnOnce(&mut Transaction) -> Result<T, SqlError>,
 ) -> Result<T, SqlError> {
-    let sets: Vec<&Triggers> = sets.iter().flatten().copied().collect();
+    let sets: Vec<&Triggers> = (sets.iter().flatten())
+        .flat_map(|t| [Some(*t), t.moving.as_deref()])
+        .flatten()
+        .collect();
     if let Some(command) = sets.iter().find_map(|t| t.command.get()) {
         // A partition's part of a change of its partitioned table: the
         // parent's command is the statement's (`dml.rs` `Parts`).
@@ -230,11 +275,7 @@ impl Triggers {
         if !fires_any(def.oid, event) {
             return Ok(None);
         }
-        let columns: Vec<(String, SqlType)> = (def.columns.iter())
-            .zip(&relation.types)
-            .map(|(c, t)| (c.name.clone(), *t))
-            .collect();
-        Triggers::of_target(def.oid, &def.name, columns, event, set)
+        Triggers::of_target(def.oid, &def.name, columns_of(relation), event, set)
     }
 
     /// [`Triggers::of_statement`], or, for a partition's `part` of a
@@ -258,12 +299,52 @@ impl Triggers {
         })
     }
 
+    /// [`Triggers::of_part`] for an UPDATE of partition `relation`
+    /// (`set`: its SET columns); when a row may move out of it (`moves`:
+    /// the UPDATE is its partitioned table's), also the partition's
+    /// DELETE row triggers ([`Triggers::moving`]), even if it has no
+    /// UPDATE triggers.
+    pub fn of_update_part(
+        relation: &Relation,
+        set: &[usize],
+        part: bool,
+        moves: bool,
+    ) -> Result<Option<Triggers>, SqlError> {
+        let update = Triggers::of_part(relation, Event::Update, set, part)?;
+        if !moves {
+            return Ok(update);
+        }
+        let Some(deletes) = Triggers::of_part(relation, Event::Delete, &[], true)? else {
+            return Ok(update);
+        };
+        let mut update = match update {
+            Some(update) => update,
+            None => {
+                let def = &relation.def;
+                Triggers::new(def.oid, &def.name, columns_of(relation), Event::Update, set)
+            }
+        };
+        update.moving = Some(Box::new(deletes));
+        Ok(Some(update))
+    }
+
+    /// The DELETE row triggers a row an UPDATE moves out of its partition
+    /// fires (PostgreSQL 15: BEFORE and AFTER DELETE on the partition it
+    /// leaves, then INSERT's on the one it enters; no AFTER UPDATE).
+    pub fn moving(&self) -> Option<&Triggers> {
+        self.moving.as_deref()
+    }
+
     /// These triggers' statement ones only (a partitioned table's, whose
     /// rows are its partitions'), or `None` if there are none.
     pub fn statement_only(mut self) -> Option<Triggers> {
         self.before.clear();
         self.after.clear();
-        self.transitions = false;
+        // (A statement trigger's transition tables still get the rows.)
+        self.transitions = self
+            .after_statement
+            .iter()
+            .any(Bound::has_transition_tables);
         (!self.before_statement.is_empty() || !self.after_statement.is_empty()).then_some(self)
     }
 
@@ -297,28 +378,37 @@ impl Triggers {
             return Ok(None);
         }
         let all = in_scope();
+        let mut out = Triggers::new(oid, name, columns, event, set);
+        for t in all.iter().filter(|t| fires(t, oid, event)) {
+            let bound = bind(t, &out.columns)?;
+            let row = t.kind & TRIGGER_ROW != 0;
+            match (t.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0, row) {
+                (true, true) => out.before.push(bound),
+                (false, true) => out.after.push(bound),
+                (true, false) => out.before_statement.push(bound),
+                (false, false) => out.after_statement.push(bound),
+            }
+        }
+        out.transitions =
+            (out.after.iter().chain(&out.after_statement)).any(Bound::has_transition_tables);
+        Ok(Some(out))
+    }
+
+    /// No triggers yet of `event` on the table or view of oid `oid`.
+    fn new(
+        oid: u64,
+        name: &str,
+        columns: Vec<(String, SqlType)>,
+        event: Event,
+        set: &[usize],
+    ) -> Triggers {
         let (schema, table) = folio_catalog::split_schema(name);
         let schema = match schema {
             "" => "public".to_string(),
             s => s.to_string(),
         };
-        let mut before = Vec::new();
-        let mut after = Vec::new();
-        let mut before_statement = Vec::new();
-        let mut after_statement = Vec::new();
-        for t in all.iter().filter(|t| fires(t, oid, event)) {
-            let bound = bind(t, &columns)?;
-            let row = t.kind & TRIGGER_ROW != 0;
-            match (t.kind & (TRIGGER_BEFORE | TRIGGER_INSTEAD) != 0, row) {
-                (true, true) => before.push(bound),
-                (false, true) => after.push(bound),
-                (true, false) => before_statement.push(bound),
-                (false, false) => after_statement.push(bound),
-            }
-        }
-        let transitions = (after.iter().chain(&after_statement)).any(Bound::has_transition_tables);
-        Ok(Some(Triggers {
-            transitions,
+        Triggers {
+            transitions: false,
             old_rows: RefCell::default(),
             new_rows: RefCell::default(),
             event,
@@ -327,13 +417,14 @@ impl Triggers {
             schema,
             columns,
             set: set.to_vec(),
-            before,
-            after,
-            before_statement,
-            after_statement,
+            before: Vec::new(),
+            after: Vec::new(),
+            before_statement: Vec::new(),
+            after_statement: Vec::new(),
             queue: RefCell::new(Vec::new()),
             command: Cell::new(None),
-        }))
+            moving: None,
+        }
     }
 
     /// Whether any row trigger is to fire (else rows may be written in
@@ -342,9 +433,10 @@ impl Triggers {
         !self.before.is_empty() || !self.after.is_empty() || self.transitions
     }
 
-    /// Whether a BEFORE (or INSTEAD OF) row trigger is to fire.
+    /// Whether a BEFORE (or INSTEAD OF) row trigger is to fire (a moved
+    /// row's BEFORE DELETE ones too).
     pub fn has_before_row(&self) -> bool {
-        !self.before.is_empty()
+        !self.before.is_empty() || self.moving.as_ref().is_some_and(|m| m.has_before_row())
     }
 
     /// Whether a BEFORE trigger, row or statement, is to fire.
@@ -413,9 +505,7 @@ impl Triggers {
                 cx.produced.borrow_mut().push(std::rc::Rc::new(table));
             }
         }
-        let mut notices = Vec::new();
-        let returned = call_trigger(cx, txn, &mut notices, &bound.function, call);
-        cx.raised.borrow_mut().extend(notices);
+        let returned = run_function(cx, txn, &bound.function, call);
         cx.produced.borrow_mut().truncate(depth);
         returned.map(|_| ())
     }
@@ -432,13 +522,28 @@ impl Triggers {
         old: Option<&[Value]>,
         new: Option<Vec<Value>>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
+        self.before_in(cx, txn, old, new, &|_| Ok(true))
+    }
+
+    /// [`Triggers::before`] for a partition's row: `stays` says whether a
+    /// row still lies in the partition, asked after each clone of a
+    /// partitioned table's trigger (README "Row triggers of partitioned
+    /// tables").
+    pub fn before_in(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        old: Option<&[Value]>,
+        new: Option<Vec<Value>>,
+        stays: &dyn Fn(&[Value]) -> Result<bool, SqlError>,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
         if self.before.is_empty() {
             return Ok(match self.event {
                 Event::Delete => old.map(<[Value]>::to_vec),
                 _ => new,
             });
         }
-        self.as_later(txn, |txn| self.run_before(cx, txn, old, new))
+        self.as_later(txn, |txn| self.run_before(cx, txn, old, new, stays))
     }
 
     fn run_before(
@@ -447,6 +552,7 @@ impl Triggers {
         txn: &mut Transaction,
         old: Option<&[Value]>,
         new: Option<Vec<Value>>,
+        stays: &dyn Fn(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
         let mut current = match (self.event, new) {
             (Event::Delete, _) => old.map(<[Value]>::to_vec),
@@ -465,15 +571,29 @@ impl Triggers {
             if !self.applies(cx, txn, bound, &call)? {
                 continue;
             }
-            let mut notices = Vec::new();
-            let returned = call_trigger(cx, txn, &mut notices, &bound.function, &call);
-            cx.raised.borrow_mut().extend(notices);
-            let returned = returned?;
+            let returned = run_function(cx, txn, &bound.function, &call)?;
             current = match self.event {
                 // A DELETE goes on with any row returned.
                 Event::Delete => returned.and(current),
                 _ => returned,
             };
+            // A clone of a partitioned table's trigger may not send the
+            // row it inserts to another partition (PostgreSQL's 0A000;
+            // an UPDATE's row moves).
+            if let Some(row) = &current
+                && bound.def.parent != 0
+                && self.event == Event::Insert
+                && !stays(row)?
+            {
+                return Err(SqlError::new(
+                    "0A000",
+                    "moving row to another partition during a BEFORE FOR EACH ROW trigger is not supported",
+                )
+                .with_detail(format!(
+                    "Before executing trigger \"{}\", the row was to be in partition \"{}.{}\".",
+                    bound.def.name, self.schema, self.table
+                )));
+            }
         }
         Ok(current)
     }
@@ -506,7 +626,12 @@ impl Triggers {
             }
         }
         if !fire.is_empty() {
+            let seq = QUEUED.with(|q| {
+                q.set(q.get() + 1);
+                q.get()
+            });
             self.queue.borrow_mut().push(Queued {
+                seq,
                 fire,
                 old: old.map(<[Value]>::to_vec),
                 new: new.map(<[Value]>::to_vec),
@@ -526,13 +651,20 @@ impl Triggers {
     /// Runs the queued AFTER ROW triggers (the first half of
     /// [`Triggers::end_statement`]).
     pub fn after_rows(&self, cx: &Ctx<'_>, txn: &mut Transaction) -> Result<(), SqlError> {
-        let queue = std::mem::take(&mut *self.queue.borrow_mut());
-        for Queued { fire, old, new } in queue {
-            for i in fire {
-                let bound = &self.after[i];
-                let call = self.call(bound, "AFTER", old.as_deref(), new.as_deref());
-                self.run_after(cx, txn, bound, &call)?;
-            }
+        after_rows_in_order(cx, txn, &[self])
+    }
+
+    /// Runs the AFTER ROW triggers of one queued row.
+    fn run_queued(
+        &self,
+        cx: &Ctx<'_>,
+        txn: &mut Transaction,
+        Queued { fire, old, new, .. }: Queued,
+    ) -> Result<(), SqlError> {
+        for i in fire {
+            let bound = &self.after[i];
+            let call = self.call(bound, "AFTER", old.as_deref(), new.as_deref());
+            self.run_after(cx, txn, bound, &call)?;
         }
         Ok(())
     }
@@ -607,6 +739,38 @@ impl Triggers {
         cx.raised.borrow_mut().extend(notices);
         holds
     }
+}
+
+/// Runs the queued AFTER ROW triggers of `sets` (one statement's, on
+/// several tables: a partitioned table's partitions) in the order their
+/// rows were queued, as PostgreSQL's one queue of after-row events.
+pub fn after_rows_in_order(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    sets: &[&Triggers],
+) -> Result<(), SqlError> {
+    let sets: Vec<&Triggers> = (sets.iter())
+        .flat_map(|t| [Some(*t), t.moving.as_deref()])
+        .flatten()
+        .collect();
+    let mut all: Vec<(usize, Queued)> = Vec::new();
+    for (n, set) in sets.iter().enumerate() {
+        let queue = std::mem::take(&mut *set.queue.borrow_mut());
+        all.extend(queue.into_iter().map(|q| (n, q)));
+    }
+    all.sort_by_key(|(_, q)| q.seq);
+    for (n, queued) in all {
+        sets[n].run_queued(cx, txn, queued)?;
+    }
+    Ok(())
+}
+
+/// `relation`'s columns: names and types.
+fn columns_of(relation: &Relation) -> Vec<(String, SqlType)> {
+    (relation.def.columns.iter())
+        .zip(&relation.types)
+        .map(|(c, t)| (c.name.clone(), *t))
+        .collect()
 }
 
 /// `trigger` bound for a statement on a table of `columns`.

@@ -254,6 +254,7 @@ fn attach_def(
             )?;
         }
     }
+    super::trigger_clones::clone_all(cx, txn, parent, name)?;
     cx.relations.ddl();
     Ok(())
 }
@@ -314,6 +315,7 @@ pub fn attach_or_detach(
             ));
         }
         detach_foreign_keys(cx, txn, child)?;
+        super::trigger_clones::drop_of_partition(cx, txn, &child_def)?;
         cx.db.catalog().remove_partition(txn, child)?;
         cx.relations.ddl();
         return Ok(Output::command("ALTER TABLE"));
@@ -333,6 +335,7 @@ pub fn attach_or_detach(
         ));
     }
     let bound = check_bound(cx, &tree, bare(&child_def.name), spec)?;
+    super::trigger_clones::check_attach(&child_def)?;
     // The rows already there must lie in the bound (a default
     // partition's: outside every other partition's).
     let relation = crate::access::relation(cx, txn, child)?;
@@ -511,6 +514,9 @@ pub fn check_alter(
                 _ => {}
             },
             AlterTableOperation::RenameTable { .. } => {}
+            // (A partitioned table's reaches its clones:
+            // `trigger_clones.rs`.)
+            op if crate::trigger_statements::Enabling::of(op).is_some() => {}
             other => {
                 return Err(SqlError::unsupported(format!(
                     "ALTER TABLE {other} on a partitioned table or a partition"

@@ -20,15 +20,22 @@
 //! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
 //!   key looked up through the partition it routes to, a partition's
 //!   ancestors' keys, a partitioned referencing table's leaves.
+//! - `leaf_triggers.rs`: the row triggers a row inserted through a
+//!   partitioned table fires, its leaf partition's.
+//! - `trigger_clones.rs`: a partitioned table's row triggers cloned to
+//!   its partitions, kept in step by CREATE / DROP / ENABLE TRIGGER,
+//!   PARTITION OF, ATTACH and DETACH.
 
 pub mod bounds;
 pub mod constraint_text;
 pub mod ddl;
 pub mod foreign_keys;
 pub mod hash;
+pub mod leaf_triggers;
 pub mod run_time;
 pub mod syntax;
 pub mod tree;
+pub mod trigger_clones;
 
 /// PostgreSQL's `partstrat` codes.
 pub const RANGE: u8 = b'r';

@@ -63,6 +63,8 @@ pub struct Database {
     wal: Arc<Wal>,
     storage: Storage,
     recovery: Option<RecoveryStats>,
+    /// The options it was opened with (`checksums` as the files have it).
+    options: Options,
     _lock: Option<DirLock>,
 }
 
@@ -301,7 +303,12 @@ impl Database {
             ),
             false => None,
         };
+        let options = Options {
+            checksums: pool.checksums(),
+            ..options
+        };
         Ok(Database {
+            options,
             autovacuum,
             checkpointer,
             _extender: extender,
@@ -314,6 +321,12 @@ impl Database {
             recovery,
             _lock: None,
         })
+    }
+
+    /// The options it was opened with, `checksums` as its files have them
+    /// (what `SHOW shared_buffers` and the other server settings report).
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     /// The root map of named trees (logged).

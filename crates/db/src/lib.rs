@@ -33,5 +33,6 @@ pub use folio_catalog::{
 pub use folio_heap::{Index, Table, Tid, Write};
 pub use folio_recovery::CONTROL_FILE;
 pub use folio_txn::{Command, Durability, Isolation, Transaction, Triggered};
+pub use folio_wal::Recycle;
 pub use lock::LOCK_FILE;
 pub use options::{DEFAULT_RECOVERY_THREADS_MAX, Options, default_recovery_threads};

@@ -99,6 +99,7 @@ mod scalar;
 mod scan;
 mod schemas;
 mod sequences;
+mod server_settings;
 mod session;
 mod set_schema;
 mod set_types;

@@ -261,6 +261,7 @@ impl Session {
         );
         let superuser = crate::roles::SUPERUSER;
         let scoped_roles = Arc::new(crate::roles::Scoped::new(superuser, superuser, &db));
+        let defaults = Arc::new(Settings::for_database(db.options()));
         Session {
             advisory: crate::advisory::SessionAdvisory::new(advisory),
             backend,
@@ -271,8 +272,8 @@ impl Session {
             block_start: 0,
             prepared: foldhash::HashMap::default(),
             plpgsql: Default::default(),
-            settings: Arc::default(),
-            session_defaults: Arc::default(),
+            settings: defaults.clone(),
+            session_defaults: defaults,
             settings_at_begin: None,
             settings_changes: 0,
             implicit: false,

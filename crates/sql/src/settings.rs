@@ -16,9 +16,18 @@
 //! `SHOW`, `current_setting` and `set_config`'s result all ask it.
 
 use crate::error::SqlError;
+use crate::server_settings::ServerValues;
 use folio_db::Isolation;
 use folio_row::TimeZone;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+/// The server settings of folio-db's default options (a session's before
+/// [`Settings::for_database`]).
+fn default_server() -> &'static Arc<ServerValues> {
+    static DEFAULT: OnceLock<Arc<ServerValues>> = OnceLock::new();
+    DEFAULT.get_or_init(|| Arc::new(ServerValues::of(&folio_db::Options::default())))
+}
 
 /// The server version clients see: PostgreSQL 15's, whose behaviour folio
 /// follows, then folio's own (psql 15 then raises no version warning).
@@ -72,8 +81,9 @@ const PRESET: [&str; 5] = [
 
 /// 55P02 for a SET or RESET of a setting no session changes.
 fn cannot_change(name: &str) -> SqlError {
+    let restart = crate::server_settings::find(name).is_some_and(|s| s.context == "postmaster");
     let message = match name {
-        "max_connections" => {
+        _ if restart || name == "max_connections" => {
             format!("parameter \"{name}\" cannot be changed without restarting the server")
         }
         _ => format!("parameter \"{name}\" cannot be changed"),
@@ -118,6 +128,8 @@ pub struct Settings {
     /// The settings of `tunables.rs` not at their defaults, by name as
     /// PostgreSQL spells it, as SHOW prints them.
     tuned: BTreeMap<&'static str, String>,
+    /// The database's server settings (`server_settings.rs`).
+    server: Arc<ServerValues>,
 }
 
 /// The open transaction's level and access mode, which `SHOW
@@ -146,6 +158,7 @@ impl Default for Settings {
             replication_role: "origin",
             plan_cache_mode: "auto",
             tuned: BTreeMap::new(),
+            server: default_server().clone(),
         }
     }
 }
@@ -264,7 +277,7 @@ pub(crate) fn milliseconds(name: &str, value: &str) -> Result<u32, SqlError> {
 
 /// A time setting as `SHOW` prints it: in the largest unit that holds it
 /// whole (`1s`, `1min`, `1500ms`), 0 as `0`.
-fn show_milliseconds(ms: u32) -> String {
+pub(crate) fn show_milliseconds(ms: u32) -> String {
     if ms == 0 {
         return "0".into();
     }
@@ -277,6 +290,20 @@ fn show_milliseconds(ms: u32) -> String {
 }
 
 impl Settings {
+    /// The defaults of a session of the database opened with `options`.
+    pub fn for_database(options: &folio_db::Options) -> Settings {
+        Settings {
+            server: Arc::new(ServerValues::of(options)),
+            ..Settings::default()
+        }
+    }
+
+    /// Server setting `name`'s value as SHOW prints it and as
+    /// `pg_settings.setting` gives it, if it is one.
+    pub fn server_setting(&self, name: &str) -> Option<(&str, &str)> {
+        crate::server_settings::find(name).map(|s| self.server.get(s))
+    }
+
     /// `application_name` (what `pg_stat_activity` shows).
     pub fn application_name(&self) -> &str {
         &self.application_name
@@ -431,7 +458,9 @@ impl Settings {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
             "max_connections" => return Err(cannot_change(name)),
-            _ if PRESET.contains(&name) => return Err(cannot_change(name)),
+            _ if PRESET.contains(&name) || crate::server_settings::find(name).is_some() => {
+                return Err(cannot_change(name));
+            }
             _ if is_custom(name)? => {
                 self.custom.insert(name.to_string(), value.to_string());
             }
@@ -496,7 +525,9 @@ impl Settings {
             "timezone" => self.time_zone = default.time_zone.clone(),
             "client_encoding" | "datestyle" => {}
             "max_connections" => return Err(cannot_change(name)),
-            _ if PRESET.contains(&name) => return Err(cannot_change(name)),
+            _ if PRESET.contains(&name) || crate::server_settings::find(name).is_some() => {
+                return Err(cannot_change(name));
+            }
             _ if is_custom(name)? => {
                 let value = default.custom.get(name).cloned().unwrap_or_default();
                 self.custom.insert(name.to_string(), value);
@@ -540,6 +571,7 @@ impl Settings {
             "integer_datetimes" => "on".into(),
             "max_identifier_length" => "63".into(),
             "max_connections" => self.max_connections.to_string(),
+            _ if let Some((shown, _)) = self.server_setting(name) => shown.to_string(),
             _ if let Some(tunable) = crate::tunables::find(name) => (self.tuned.get(tunable.name))
                 .map_or(tunable.default, String::as_str)
                 .to_string(),

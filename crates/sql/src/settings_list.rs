@@ -18,6 +18,7 @@
 //! also after a SET to the value it had.
 
 use crate::error::SqlError;
+use crate::server_settings::SERVER;
 use crate::settings::{OpenTransaction, Settings};
 use crate::tunables::{TUNABLES, Tunable};
 use folio_row::{SqlType, Value};
@@ -557,6 +558,9 @@ pub fn rows(
             let name = about.name.to_ascii_lowercase();
             let value = |of: &Settings, open| -> Result<String, SqlError> {
                 let shown = of.show(&name, open)?;
+                if let Some((_, in_unit)) = of.server_setting(&name) {
+                    return Ok(in_unit.to_string());
+                }
                 match (about.tunable, about.unit) {
                     (Some(tunable), _) => Ok(tunable.setting(&shown)),
                     // (Every other unit-carrying setting of folio's is a
@@ -668,7 +672,20 @@ fn described() -> Vec<Described> {
             tunable: Some(t),
         }
     });
-    let mut all: Vec<Described> = listed.chain(tuned).collect();
+    let server = SERVER.iter().map(|s| Described {
+        name: s.name,
+        unit: s.unit,
+        category: s.category,
+        short_desc: s.short_desc,
+        extra_desc: None,
+        context: s.context,
+        vartype: s.vartype,
+        min: None,
+        max: None,
+        enumvals: None,
+        tunable: None,
+    });
+    let mut all: Vec<Described> = listed.chain(tuned).chain(server).collect();
     all.sort_by_key(|d| d.name.to_ascii_lowercase());
     all
 }

@@ -433,7 +433,7 @@ const MEMORY_UNITS: [(&str, f64); 5] = [
 
 /// A size of `kb` kB as SHOW prints it: in the largest unit that holds
 /// it whole.
-fn show_memory(kb: i64) -> String {
+pub(crate) fn show_memory(kb: i64) -> String {
     let (unit, size) = MEMORY_UNITS[1..]
         .iter()
         .rev()

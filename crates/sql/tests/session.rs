@@ -2065,3 +2065,58 @@ fn client_min_messages_drops_the_notices_below_it() {
         "table \"nosuch\" does not exist, skipping"
     );
 }
+
+// Proves the server's settings are shown as the database runs with them
+// (`folio serve --shared-buffers`, `--no-data-checksums`, ...), under
+// PostgreSQL's names and forms, and that a session cannot change them
+// (PostgreSQL 15's 55P02 messages for `postmaster` and `internal`
+// settings).
+#[test]
+fn the_server_settings_are_the_databases_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        pool_size_bytes: 32 << 20,
+        checksums: false,
+        checkpoint_interval: std::time::Duration::from_secs(90),
+        ..Options::default()
+    };
+    let db = Database::create(dir.path().join("db"), options).unwrap();
+    let mut s = Session::new(Arc::new(db));
+    let show = |s: &mut Session, name: &str| {
+        let Some(Output::Rows { rows, .. }) = ok(s, &format!("show {name}")).pop() else {
+            panic!("show {name}: no rows");
+        };
+        rows[0][0].clone()
+    };
+    assert_eq!(show(&mut s, "shared_buffers"), Value::Text("32MB".into()));
+    assert_eq!(show(&mut s, "data_checksums"), Value::Text("off".into()));
+    assert_eq!(
+        show(&mut s, "checkpoint_timeout"),
+        Value::Text("90s".into())
+    );
+    assert_eq!(show(&mut s, "block_size"), Value::Text("8192".into()));
+    let e = fails(&mut s, "set shared_buffers = '1GB'");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "55P02",
+            "parameter \"shared_buffers\" cannot be changed without restarting the server"
+        )
+    );
+    let e = fails(&mut s, "set data_checksums = on");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("55P02", "parameter \"data_checksums\" cannot be changed")
+    );
+    let Some(Output::Rows { rows, .. }) = ok(
+        &mut s,
+        "select setting, unit from pg_settings where name = 'shared_buffers'",
+    )
+    .pop() else {
+        panic!("pg_settings: no rows");
+    };
+    assert_eq!(
+        rows[0],
+        [Value::Text("4096".into()), Value::Text("8kB".into())]
+    );
+}

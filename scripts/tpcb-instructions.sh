@@ -1,0 +1,31 @@
+#!/bin/bash
+# usage: scripts/tpcb-instructions.sh BINARY PORT DIR [TRANSACTIONS] [INIT_STEPS]
+# -> the server's user-space instructions per transaction of pgbench's
+# built-in tpcb-like script (`-M prepared`, 1 client, scale 1, durable
+# commits), counted by callgrind over the whole server (background work
+# included, so runs differ by about 1%). INIT_STEPS: pgbench -i's -I
+# (default dtgvp; dtgvpf adds the foreign keys). callgrind's raw output
+# is left in DIR.callgrind; the server's output goes to DIR.log, removed
+# when the run succeeds. The figure printed is the file's own total,
+# read after the server has exited.
+set -e
+BIN=$1; PORT=$2; DIR=$3; N=${4:-1000}; STEPS=${5:-dtgvp}
+command -v valgrind >/dev/null || apt-get install -y valgrind >/dev/null
+rm -rf "$DIR" "$DIR.callgrind" "$DIR.log"
+ready() { for _ in $(seq 600); do pg_isready -q -h 127.0.0.1 -p "$PORT" && return; sleep 0.5; done; exit 1; }
+"$BIN" serve "$DIR" --listen 127.0.0.1:"$PORT" --unix-socket-directories "" > "$DIR.log" 2>&1 &
+PID=$!; ready
+pgbench -q -i -I "$STEPS" -s 1 -h 127.0.0.1 -p "$PORT" -U postgres postgres >/dev/null 2>&1
+kill -INT $PID; wait $PID
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$DIR.callgrind" \
+  "$BIN" serve "$DIR" --listen 127.0.0.1:"$PORT" --unix-socket-directories "" >> "$DIR.log" 2>&1 &
+PID=$!; ready
+run() { pgbench -n -M prepared -c 1 -t "$1" -h 127.0.0.1 -p "$PORT" -U postgres postgres >/dev/null 2>&1; }
+run 100
+callgrind_control -i on $PID >/dev/null 2>&1
+run "$N"
+callgrind_control -i off $PID >/dev/null 2>&1
+kill -INT $PID; wait $PID || true
+TOTAL=$(callgrind_annotate "$DIR.callgrind" 2>/dev/null | grep -m1 "PROGRAM TOTALS" | awk '{gsub(/,/,"",$1); print $1}')
+echo "$(( TOTAL / N )) instructions/transaction ($TOTAL over $N transactions, -I $STEPS)"
+rm -rf "$DIR" "$DIR.log"

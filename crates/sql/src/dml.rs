@@ -977,15 +977,16 @@ impl Change {
                 let mut triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
                 // A partitioned table's rows fire their leaf partitions'
                 // row triggers (its own are cloned there), its statement
-                // triggers fire on it.
+                // triggers fire on it. (Under ON CONFLICT, the partitioned
+                // table's own row triggers fire: README Open gaps.)
                 let partitioned = relation.def.partition_key().is_some();
-                if partitioned {
-                    triggers = triggers.and_then(Triggers::statement_only);
-                }
                 let leaves = match (partitioned, on_conflict) {
                     (true, None) => crate::partitions::leaf_triggers::Leaves::of(constraints)?,
                     _ => None,
                 };
+                if leaves.is_some() {
+                    triggers = triggers.and_then(Triggers::statement_only);
+                }
                 let conflict_triggers = match on_conflict {
                     Some(conflict) => conflict.triggers(relation)?,
                     None => None,

@@ -12,7 +12,7 @@
 //! up host names, and keeps neither).
 
 use folio_row::{SqlType, Value};
-use folio_txn::{AdvisoryLockRow, AdvisoryMode, Backend, Backends};
+use folio_txn::{AdvisoryLockRow, AdvisoryMode, Backend, Backends, LockMode, Xid};
 use std::sync::Arc;
 
 use crate::catalog_functions::oid_value;
@@ -118,17 +118,43 @@ pub const LOCKS_COLUMNS: &[(&str, SqlType)] = &[
     ("waitstart", TimestampTz),
 ];
 
-/// The locks folio keeps that `pg_locks` lists: each running
-/// transaction's own xid (`transactionid`, `ExclusiveLock`), a wait for
-/// another's (`transactionid`, `ShareLock`, not granted: a row it
-/// changed), and the advisory locks held and waited for.
-pub fn locks_rows(backends: &Backends, advisory: &[AdvisoryLockRow]) -> Vec<Vec<Value>> {
+/// The locks folio keeps that `pg_locks` lists: the table locks held
+/// (`relation`; plain reads take none, folio-txn `relation_locks.rs`),
+/// each running transaction's own xid (`transactionid`,
+/// `ExclusiveLock`), a wait for another's (`transactionid`, `ShareLock`,
+/// not granted: a row it changed, or a table lock it waits for), and the
+/// advisory locks held and waited for.
+pub fn locks_rows(
+    backends: &Backends,
+    tables: &[(u64, Xid, LockMode)],
+    advisory: &[AdvisoryLockRow],
+) -> Vec<Vec<Value>> {
     let live = backends.list();
     let mut out = Vec::new();
     for backend in &live {
         let pid = Value::Int4(backend.pid() as i32);
         let interrupt = backend.interrupt();
         if let Some(xid) = interrupt.xid() {
+            for &(oid, _, mode) in tables.iter().filter(|(_, holder, _)| holder.0 == xid) {
+                out.push(vec![
+                    text("relation"),
+                    oid_value(DATABASE_OID),
+                    Value::Oid(oid as u32),
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    pid.clone(),
+                    text(mode.lock_name()),
+                    Value::Bool(true),
+                    Value::Bool(false),
+                    Value::Null,
+                ]);
+            }
             out.push(xid_row(xid, pid.clone(), "ExclusiveLock", true));
         }
         if let Some(holder) = interrupt.waiting_for_xid() {

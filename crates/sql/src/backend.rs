@@ -101,11 +101,10 @@ impl SessionBackend {
         crate::activity::blocking_pids(self.backends(), &advisory, pid)
     }
 
-    /// A statement starts: `query` is its text; `xact_start`: when its
-    /// block began (`None`: it runs in a transaction of its own, which
-    /// starts now).
-    pub fn statement_starts(&self, query: &str, xact_start: Option<i64>) {
-        let now = folio_row::calendar::now();
+    /// A statement starts at `now`: `query` is its text; `xact_start`:
+    /// when its block began (`None`: it runs in a transaction of its own,
+    /// which starts now).
+    pub fn statement_starts(&self, query: &str, xact_start: Option<i64>, now: i64) {
         self.backend().update(|a| {
             a.state = BackendState::Active;
             a.state_change = now;

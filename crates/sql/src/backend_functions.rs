@@ -38,9 +38,12 @@ pub enum BackendFunc {
     StatForceNextFlush,
     /// `pg_stat_get_*(oid)`.
     StatGet(StatField),
+    /// `statement_timestamp()`: when the session's current statement
+    /// (its client's message) began, as `pg_stat_activity.query_start`.
+    StatementTimestamp,
 }
 
-const NAMES: [(&str, BackendFunc); 11] = [
+const NAMES: [(&str, BackendFunc); 12] = [
     ("pg_backend_pid", BackendFunc::Pid),
     ("pg_cancel_backend", BackendFunc::Cancel),
     ("pg_terminate_backend", BackendFunc::Terminate),
@@ -55,6 +58,7 @@ const NAMES: [(&str, BackendFunc); 11] = [
         BackendFunc::StatResetTable,
     ),
     ("pg_stat_force_next_flush", BackendFunc::StatForceNextFlush),
+    ("statement_timestamp", BackendFunc::StatementTimestamp),
 ];
 
 impl BackendFunc {
@@ -72,9 +76,10 @@ impl BackendFunc {
 
     pub fn takes(self, count: usize) -> bool {
         match self {
-            BackendFunc::Pid | BackendFunc::StatReset | BackendFunc::StatForceNextFlush => {
-                count == 0
-            }
+            BackendFunc::Pid
+            | BackendFunc::StatReset
+            | BackendFunc::StatForceNextFlush
+            | BackendFunc::StatementTimestamp => count == 0,
             BackendFunc::Terminate => count == 1 || count == 2,
             BackendFunc::Notify => count == 2,
             _ => count == 1,
@@ -87,6 +92,7 @@ impl BackendFunc {
             BackendFunc::Cancel | BackendFunc::Terminate => SqlType::Bool,
             BackendFunc::BlockingPids => SqlType::Array(&SqlType::Int4),
             BackendFunc::StatGet(field) => field.ty(),
+            BackendFunc::StatementTimestamp => SqlType::TimestampTz,
             // `void` (above).
             _ => SqlType::Text,
         }
@@ -102,6 +108,11 @@ impl BackendFunc {
         let void = || Value::Text(String::new());
         Ok(match self {
             BackendFunc::Pid => Value::Int4(me.pid() as i32),
+            BackendFunc::StatementTimestamp => Value::TimestampTz(
+                me.backend()
+                    .query_start()
+                    .unwrap_or_else(folio_row::calendar::now),
+            ),
             BackendFunc::Cancel => match target(me, &args[0])? {
                 Some(backend) => {
                     backend.cancel();

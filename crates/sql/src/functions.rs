@@ -90,6 +90,9 @@ pub enum Func {
     MinScale,
     TrimScale,
     Random,
+    /// `clock_timestamp()`: the time now, read at each call (`now()` is
+    /// the transaction's start: `Scalar::Now`).
+    ClockTimestamp,
     /// `pg_trigger_depth()` (`triggers.rs`).
     TriggerDepth,
     Power,
@@ -262,7 +265,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 80] = [
+const NAMES: [(&str, Func); 81] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -324,6 +327,7 @@ const NAMES: [(&str, Func); 80] = [
     ("trim_scale", Func::TrimScale),
     ("random", Func::Random),
     ("pg_trigger_depth", Func::TriggerDepth),
+    ("clock_timestamp", Func::ClockTimestamp),
     ("power", Func::Power),
     ("pow", Func::Power),
     ("extract", Func::Extract),
@@ -420,6 +424,7 @@ impl Func {
         match self {
             Func::Random
             | Func::TriggerDepth
+            | Func::ClockTimestamp
             | Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::Version
@@ -515,6 +520,7 @@ impl Func {
             | Func::Version
             | Func::Random
             | Func::TriggerDepth
+            | Func::ClockTimestamp
             | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
@@ -635,6 +641,7 @@ impl Func {
             }
             Func::Random => SqlType::Float8,
             Func::TriggerDepth => SqlType::Int4,
+            Func::ClockTimestamp => SqlType::TimestampTz,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
                     SqlType::Int2 => Some(1),
@@ -863,6 +870,7 @@ impl Func {
             }
             Func::Random => Value::Float8(rand::random::<f64>()),
             Func::TriggerDepth => Value::Int4(crate::triggers::depth() as i32),
+            Func::ClockTimestamp => Value::TimestampTz(folio_row::calendar::now()),
             Func::CharToText => match args.into_iter().next() {
                 Some(Value::Text(mut s)) => {
                     s.truncate(s.trim_end_matches(' ').len());

@@ -61,6 +61,7 @@ mod json_build;
 mod json_functions;
 mod json_table_functions;
 mod keywords;
+mod lock_table;
 mod lookups;
 mod make_datetime;
 mod math_operators;

@@ -39,6 +39,8 @@ pub enum Parsed {
     Reindex(Reindex),
     /// `CLUSTER [VERBOSE] [table [USING index]]` (sqlparser has none).
     Cluster(Cluster),
+    /// `LOCK [TABLE] ...` (sqlparser reads MySQL's `LOCK TABLES`).
+    Lock(crate::lock_table::Lock),
     /// `ALTER TABLE table CLUSTER ON index` and `ALTER TABLE table SET
     /// WITHOUT CLUSTER` (`index` none) (sqlparser has neither).
     ClusterOn(ClusterOn),
@@ -244,6 +246,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
         crate::sql_functions::setof_as_table(&mut spanned);
+        crate::table_functions::rows_from_as_call(&mut spanned);
         let check_option = view_check_option(&mut spanned);
         let partition_spec = match (
             keyword(&spanned[0].token),
@@ -300,6 +303,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             Some(Keyword::COMMENT) => Parsed::Comment(comment(&plain(&spanned[1..]))?),
             _ if word == "reindex" => Parsed::Reindex(reindex(&plain(&spanned[1..]))?),
             _ if word == "cluster" => Parsed::Cluster(cluster(&plain(&spanned[1..]))?),
+            Some(Keyword::LOCK) => Parsed::Lock(lock(&plain(&spanned[1..]))?),
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
                     && let Some(on) = cluster_on(&plain(&spanned[2..])) =>
@@ -1632,6 +1636,55 @@ fn reindex(tokens: &[Token]) -> Result<Reindex, SqlError> {
     let name = c.name()?;
     c.end()?;
     Ok(Reindex { table, name })
+}
+
+/// The rest of `LOCK`: `[TABLE] [ONLY] name [*] [, ...] [IN mode MODE]
+/// [NOWAIT]`, the mode `ACCESS EXCLUSIVE` when none is named.
+fn lock(tokens: &[Token]) -> Result<crate::lock_table::Lock, SqlError> {
+    let mut c = Cursor { tokens, at: 0 };
+    c.take_keyword(Keyword::TABLE);
+    let mut targets = Vec::new();
+    loop {
+        let only = c.take_keyword(Keyword::ONLY);
+        let name = c.name()?;
+        // (`t *`: PostgreSQL's old spelling of "with its children".)
+        let _ = !only && c.take(&Token::Mul);
+        targets.push(crate::lock_table::Target { name, only });
+        if !c.take(&Token::Comma) {
+            break;
+        }
+    }
+    let mut mode = folio_txn::LockMode::AccessExclusive;
+    if c.take_keyword(Keyword::IN) {
+        // (PostgreSQL's grammar stops at the first word no mode goes on
+        // with: `IN FOO MODE` at FOO, `IN ROW MODE` at MODE.)
+        let mut words = Vec::new();
+        loop {
+            let t = c.next();
+            if t.and_then(keyword) == Some(Keyword::MODE)
+                && let Some(named) = crate::lock_table::mode_named(&words)
+            {
+                mode = named;
+                break;
+            }
+            match t {
+                Some(Token::Word(w)) if w.quote_style.is_none() => {
+                    words.push(w.value.to_ascii_lowercase());
+                    if !crate::lock_table::mode_begins(&words) {
+                        return Err(near(t));
+                    }
+                }
+                other => return Err(near(other)),
+            }
+        }
+    }
+    let nowait = c.take_keyword(Keyword::NOWAIT);
+    c.end()?;
+    Ok(crate::lock_table::Lock {
+        targets,
+        mode,
+        nowait,
+    })
 }
 
 /// The rest of `CLUSTER`: `[VERBOSE | (VERBOSE)] [table [USING index]]`

@@ -657,9 +657,9 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// them. Without FROM it becomes the FROM (`SELECT a FROM f(args) AS a`);
 /// with one, a `LATERAL f(args) AS a` after its items, so each row is
 /// repeated once per value of its call (and dropped when there is none,
-/// as PostgreSQL drops it). Not for grouped or windowed queries, whose
-/// calls run after grouping in PostgreSQL, nor for two such calls (which
-/// PostgreSQL runs side by side); nor inside expressions.
+/// as PostgreSQL drops it). Two or more such calls run side by side
+/// ([`side_by_side_items`]). Not for grouped or windowed queries, whose
+/// calls run after grouping in PostgreSQL; nor inside expressions.
 pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
         FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableFunctionArgs,
@@ -687,9 +687,9 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         .enumerate()
         .filter_map(|(i, item)| Some((i, call(item)?)))
         .collect();
-    let [(at, (f, alias))] = calls.as_slice() else {
+    if calls.is_empty() {
         return None;
-    };
+    }
     if is_grouped(select)
         || select.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
@@ -700,6 +700,9 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     {
         return None;
     }
+    let [(at, (f, alias))] = calls.as_slice() else {
+        return Some(side_by_side_items(select, &calls));
+    };
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
@@ -752,6 +755,74 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         joins: Vec::new(),
     });
     Some(rewritten)
+}
+
+/// The select list's set-returning `calls` (their positions, calls and
+/// aliases) as one `ROWS FROM` of them all in FROM, after its items
+/// (LATERAL) or as the FROM, so they run side by side as PostgreSQL runs
+/// them: each item reads its call's column and is named as the call.
+fn side_by_side_items(
+    select: &Select,
+    calls: &[(
+        usize,
+        (sqlparser::ast::Function, Option<sqlparser::ast::Ident>),
+    )],
+) -> Select {
+    use sqlparser::ast::{
+        FunctionArg, FunctionArgExpr, Ident, ObjectName, TableAlias, TableAliasColumnDef,
+        TableFactor, TableFunctionArgs, TableWithJoins,
+    };
+    let label = Ident::new("$srf");
+    let mut rewritten = select.clone();
+    let mut args = Vec::with_capacity(calls.len());
+    let mut columns = Vec::with_capacity(calls.len());
+    for (k, (at, (f, alias))) in calls.iter().enumerate() {
+        let column = Ident::new(format!("${}", k + 1));
+        rewritten.projection[*at] = SelectItem::ExprWithAlias {
+            expr: Expr::CompoundIdentifier(vec![label.clone(), column.clone()]),
+            alias: (alias.clone()).unwrap_or_else(|| Ident::new(names::function(&f.name))),
+        };
+        args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(
+            f.clone(),
+        ))));
+        columns.push(TableAliasColumnDef {
+            name: column,
+            data_type: None,
+        });
+    }
+    let alias = Some(TableAlias {
+        name: label,
+        columns,
+    });
+    let name = ObjectName::from(vec![Ident::new(crate::table_functions::ROWS_FROM)]);
+    let relation = match select.from.is_empty() {
+        true => TableFactor::Table {
+            name,
+            alias,
+            args: Some(TableFunctionArgs {
+                args,
+                settings: None,
+            }),
+            with_hints: Vec::new(),
+            version: None,
+            with_ordinality: false,
+            partitions: Vec::new(),
+            json_path: None,
+            sample: None,
+            index_hints: Vec::new(),
+        },
+        false => TableFactor::Function {
+            lateral: true,
+            name,
+            args,
+            alias,
+        },
+    };
+    rewritten.from.push(TableWithJoins {
+        relation,
+        joins: Vec::new(),
+    });
+    rewritten
 }
 
 /// Plans a SELECT.

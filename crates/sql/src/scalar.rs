@@ -589,7 +589,9 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             Scalar::Now
         }
         Expr::Function(f)
-            if f.name.to_string().eq_ignore_ascii_case("now")
+            if ["now", "transaction_timestamp"]
+                .iter()
+                .any(|n| f.name.to_string().eq_ignore_ascii_case(n))
                 && matches!(&f.args, FunctionArguments::List(l) if l.args.is_empty()) =>
         {
             Scalar::Now

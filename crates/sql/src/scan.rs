@@ -277,6 +277,9 @@ pub fn lock_rows(
     env: &Env<'_>,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
     use crate::from::LockStrength;
+    // (PostgreSQL's table lock of a locking read: `LOCK TABLE ... IN
+    // EXCLUSIVE MODE` keeps it out.)
+    txn.lock_table(relation.def.oid, folio_txn::LockMode::RowShare)?;
     let conditions: Vec<Scalar> = plan
         .index_cond
         .iter()

@@ -77,6 +77,11 @@ pub struct Session {
     /// When the open block began (`CURRENT_TIMESTAMP`), microseconds since
     /// 2000-01-01 UTC.
     block_start: i64,
+    /// When the running statement (its client's message) began, from
+    /// its start to the session's next idle report: `statement_timestamp()`
+    /// (the backend's `query_start`), and `now()` of a transaction that
+    /// statement opens, as in PostgreSQL.
+    statement_start: std::cell::Cell<Option<i64>>,
     /// Prepared statements by name (`""`: the unnamed one), parsed once,
     /// planned at their first execution.
     /// Boxed: a kept plan's run takes its statement out of the map and
@@ -96,6 +101,9 @@ pub struct Session {
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Arc<Settings>>,
+    /// The role when the open block began: a ROLLBACK brings it back, as
+    /// it does a SET.
+    role_at_begin: Option<crate::roles::Role>,
     /// How many times the settings were taken to change
     /// ([`Session::settings_generation`]).
     settings_changes: u64,
@@ -270,11 +278,13 @@ impl Session {
             notices: Vec::new(),
             copy: None,
             block_start: 0,
+            statement_start: std::cell::Cell::new(None),
             prepared: foldhash::HashMap::default(),
             plpgsql: Default::default(),
             settings: defaults.clone(),
             session_defaults: defaults,
             settings_at_begin: None,
+            role_at_begin: None,
             settings_changes: 0,
             implicit: false,
             chained_modes: None,
@@ -336,6 +346,12 @@ impl Session {
                 role
             }
         };
+        self.become_role(role);
+        Ok(Output::command("SET"))
+    }
+
+    /// Makes `role` the session's current role; kept plans are made again.
+    fn become_role(&mut self, role: crate::roles::Role) {
         self.scoped_roles = Arc::new(crate::roles::Scoped::new(
             &role.name,
             &self.session_role.name,
@@ -343,7 +359,6 @@ impl Session {
         ));
         self.role = role;
         self.relations.ddl();
-        Ok(Output::command("SET"))
     }
 
     /// The session's cancel flag: setting it cancels the running
@@ -519,6 +534,7 @@ impl Session {
             Parsed::SetConstraints(set) => self.set_constraints(set),
             Parsed::AlterSequence(alter) => self.alter_sequence(alter),
             Parsed::Cluster(cluster) => self.cluster(cluster),
+            Parsed::Lock(lock) => self.lock_tables(lock),
             other @ (Parsed::DropExpression(_)
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
@@ -637,8 +653,9 @@ impl Session {
     /// Opens the implicit block of a multi-statement message.
     fn begin_implicit(&mut self) -> Result<(), SqlError> {
         self.block = Block::Open(self.begin_txn(self.settings.default_isolation())?);
-        self.block_start = now();
+        self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
+        self.role_at_begin = Some(self.role.clone());
         self.implicit = true;
         self.fresh_block = true;
         Ok(())
@@ -954,13 +971,22 @@ impl Session {
             Block::Idle => None,
             _ => Some(self.block_start),
         };
-        self.backend.statement_starts(query, xact_start);
+        let at = now();
+        self.statement_start.set(Some(at));
+        self.backend.statement_starts(query, xact_start, at);
+    }
+
+    /// When the running statement began, or the time now between
+    /// statements (a Describe that runs one, a pipeline's first Execute).
+    fn statement_clock(&self) -> i64 {
+        self.statement_start.get().unwrap_or_else(now)
     }
 
     /// The session waits for its client: its state as `pg_stat_activity`
     /// shows it.
     pub fn report_idle(&self) {
         use folio_txn::BackendState;
+        self.statement_start.set(None);
         let (state, xact_start) = match self.block {
             _ if self.implicit => return,
             Block::Idle => (BackendState::Idle, None),
@@ -1569,6 +1595,11 @@ impl Session {
         self.savepoints.clear();
         self.deferred.clear();
         let without_local = self.without_local.take();
+        if let Some(role) = self.role_at_begin.take().filter(|_| !committed)
+            && role.oid != self.role.oid
+        {
+            self.become_role(role);
+        }
         let before = self.settings_at_begin.take().filter(|_| !committed);
         if before.is_none() && without_local.is_none() {
             return;
@@ -2006,7 +2037,7 @@ impl Session {
             return Ok(output);
         }
         let mut txn = self.begin_txn(self.settings.default_isolation())?;
-        let cx = session_cx!(self, now());
+        let cx = session_cx!(self, self.statement_clock());
         let objects = crate::object_scope::enter(&self.db, &txn, &mut self.objects);
         let mut changes = Vec::new();
         let result = match objects.and_then(|_objects| {
@@ -2108,8 +2139,9 @@ impl Session {
             txn.set_read_only(read_only);
         }
         self.block = Block::Open(txn);
-        self.block_start = now();
+        self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
+        self.role_at_begin = Some(self.role.clone());
         self.queried = false;
         self.chained_modes = None;
         Ok(())
@@ -2266,6 +2298,21 @@ impl Session {
 
     /// `SET CONSTRAINTS`: in the open block, or (with PostgreSQL's
     /// warning) as a transaction of its own.
+    /// `LOCK`: in a transaction block only (PostgreSQL's 25001), where
+    /// its locks last until the block ends.
+    fn lock_tables(&mut self, lock: &crate::lock_table::Lock) -> Result<Output, SqlError> {
+        match self.block {
+            Block::Failed(_) => Err(SqlError::in_failed_block()),
+            Block::Idle => Err(SqlError::new(
+                "25001",
+                "LOCK TABLE can only be used in transaction blocks",
+            )),
+            Block::Open(_) => {
+                self.in_transaction(|cx, txn, _| crate::lock_table::lock(cx, txn, lock))
+            }
+        }
+    }
+
     fn set_constraints(
         &mut self,
         set: &crate::deferred::SetConstraints,
@@ -2663,6 +2710,7 @@ pub(crate) fn run_utility(
         Parsed::DropExpression(drop) => crate::ddl::drop_expression(cx, txn, notices, drop),
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
+        Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),
         Parsed::ClusterOn(on) => crate::cluster::cluster_on(cx, txn, notices, on),
         Parsed::AlterConstraint(alter) => crate::ddl::alter_constraint(cx, txn, notices, alter),
         Parsed::CreateMatview { create, data } => {

@@ -794,7 +794,11 @@ impl SystemRelation {
             SystemRelation::Locks => {
                 let mgr = txn.manager();
                 let advisory = mgr.advisory().rows();
-                return Ok(crate::activity::locks_rows(mgr.backends(), &advisory));
+                return Ok(crate::activity::locks_rows(
+                    mgr.backends(),
+                    &mgr.table_locks(),
+                    &advisory,
+                ));
             }
             SystemRelation::StatTables(listed) => {
                 // Every transaction that ended before counts (the

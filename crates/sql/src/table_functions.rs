@@ -10,6 +10,13 @@
 //! constants, parameters or, in a correlated subquery, the outer row's
 //! values. A lone such call in a select list without FROM (`SELECT
 //! generate_series(1, 3)`) is the same call in FROM (`from.rs`).
+//!
+//! `ROWS FROM (f(...), g(...))` (read as the call `"$rows_from"(f(...),
+//! g(...))`, [`rows_from_as_call`]), `unnest(a, b, ...)` and two or
+//! more such calls in a select list (`query.rs` `set_returning_item`) run
+//! their calls side by side, as PostgreSQL's: as many rows as the longest
+//! call gives, the shorter ones' columns NULL past their end, one
+//! ordinal per row ([`FunctionScan::also`]).
 
 use crate::error::SqlError;
 use crate::names;
@@ -51,6 +58,45 @@ pub struct FunctionScan {
     pub ordinality: bool,
     /// A PL/pgSQL function's name and columns ([`TableFunc::Procedural`]).
     pub procedural: Option<Box<crate::plpgsql::set_returning::RowsShape>>,
+    /// The calls run side by side with this one (`ROWS FROM`, `unnest`
+    /// of several arrays), their columns after its; none for one call.
+    pub also: Vec<FunctionScan>,
+}
+
+/// The name `ROWS FROM (...)` is read as (no SQL name can be it).
+pub const ROWS_FROM: &str = "$rows_from";
+
+/// Rewrites each `ROWS FROM (` in a statement's tokens as the call
+/// `$rows_from(`, whose arguments are the calls (sqlparser has no ROWS
+/// FROM). Nowhere else does SQL put `ROWS FROM (`.
+pub fn rows_from_as_call(tokens: &mut Vec<sqlparser::tokenizer::TokenWithSpan>) {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::{Token, Word};
+    let keyword = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let mut i = 0;
+    while i + 2 < tokens.len() {
+        if keyword(&tokens[i].token, Keyword::ROWS)
+            && keyword(&tokens[i + 1].token, Keyword::FROM)
+            && tokens[i + 2].token == Token::LParen
+        {
+            let span = tokens[i].span.union(&tokens[i + 1].span);
+            tokens[i].token = Token::Word(Word {
+                value: ROWS_FROM.to_string(),
+                quote_style: Some('"'),
+                keyword: Keyword::NoKeyword,
+            });
+            tokens[i].span = span;
+            tokens.remove(i + 1);
+            // (LATERAL before a function in FROM is a noise word, which
+            // sqlparser's LATERAL call without WITH ORDINALITY would not
+            // take: a call may read the items before it anyway.)
+            if i > 0 && keyword(&tokens[i - 1].token, Keyword::LATERAL) {
+                tokens.remove(i - 1);
+                i -= 1;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// Whether `name` is a function that returns rows.
@@ -68,6 +114,7 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "regexp_matches"
             | "regexp_split_to_table"
             | "pg_listening_channels"
+            | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
     ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
 }
@@ -80,6 +127,9 @@ impl FunctionScan {
         args: &[FunctionArg],
         ordinality: bool,
     ) -> Result<FunctionScan, SqlError> {
+        if names::function(name) == ROWS_FROM {
+            return rows_from(args, ordinality);
+        }
         let none: &[SqlType] = &[];
         let mut bound = Vec::with_capacity(args.len());
         for arg in args {
@@ -89,6 +139,11 @@ impl FunctionScan {
             bound.push(scalar::bind(e, none)?);
         }
         let func = match names::function(name).as_str() {
+            "unnest" if bound.len() > 1 => {
+                let one =
+                    |arg: &FunctionArg| FunctionScan::bind(name, std::slice::from_ref(arg), false);
+                return side_by_side(args.iter().map(one).collect::<Result<_, _>>()?, ordinality);
+            }
             "generate_series" => return series(bound, ordinality),
             crate::plpgsql::set_returning::ROWS_FUNCTION => {
                 let missing = || SqlError::new("42883", format!("function {name} does not exist"));
@@ -104,6 +159,7 @@ impl FunctionScan {
                     args: vec![rows],
                     ordinality,
                     procedural: Some(Box::new(shape)),
+                    also: Vec::new(),
                 });
             }
             "unnest" if bound.len() == 1 => {
@@ -138,6 +194,7 @@ impl FunctionScan {
             args: bound,
             ordinality,
             procedural: None,
+            also: Vec::new(),
         })
     }
 
@@ -163,7 +220,7 @@ impl FunctionScan {
     /// Whether an alias `AS a` names its (one) value column too: not for
     /// a PL/pgSQL function's named columns, as PostgreSQL's.
     pub fn named_by_alias(&self) -> bool {
-        self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
+        self.also.is_empty() && self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
     }
 
     /// Its value columns' names (without an alias), then `ordinality`.
@@ -173,6 +230,9 @@ impl FunctionScan {
             (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
             _ => vec![self.name()],
         };
+        for other in &self.also {
+            names.extend(other.column_names());
+        }
         if self.ordinality {
             names.push("ordinality".into());
         }
@@ -191,6 +251,9 @@ impl FunctionScan {
                 .flat_map(|s| s.columns.iter().map(|(_, t)| *t))
                 .collect(),
         };
+        for other in &self.also {
+            types.extend(other.types());
+        }
         if self.ordinality {
             types.push(SqlType::Int8);
         }
@@ -204,6 +267,9 @@ impl FunctionScan {
         env: &Env<'_>,
         mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
+        if !self.also.is_empty() {
+            return self.side_by_side_rows(txn, env, keep);
+        }
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
             match a.eval(&[], env)? {
@@ -402,6 +468,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
                 args,
                 ordinality,
                 procedural: None,
+                also: Vec::new(),
             });
         }
     }
@@ -431,5 +498,93 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         args,
         ordinality,
         procedural: None,
+        also: Vec::new(),
     })
+}
+
+impl FunctionScan {
+    /// The rows of this call and [`FunctionScan::also`]'s side by side:
+    /// row `i` holds each call's row `i`, or NULLs past its end.
+    fn side_by_side_rows(
+        &self,
+        txn: &Transaction,
+        env: &Env<'_>,
+        mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let alone = FunctionScan {
+            ordinality: false,
+            also: Vec::new(),
+            ..self.clone()
+        };
+        let calls = std::iter::once(&alone).chain(&self.also);
+        let mut each = Vec::with_capacity(self.also.len() + 1);
+        for call in calls {
+            let rows = call.rows(txn, env, every_row)?;
+            each.push((call.types().len(), rows));
+        }
+        let longest = each.iter().map(|(_, rows)| rows.len()).max().unwrap_or(0);
+        let mut out = Vec::new();
+        for i in 0..longest {
+            crate::interrupt::every(txn, i as u64 + 1)?;
+            let mut row = Vec::new();
+            for (width, rows) in &each {
+                match rows.get(i) {
+                    Some(r) => row.extend(r.iter().cloned()),
+                    None => row.extend(std::iter::repeat_n(Value::Null, *width)),
+                }
+            }
+            if self.ordinality {
+                row.push(Value::Int8(i as i64 + 1));
+            }
+            if keep(&row)? {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A filter that keeps every row (one type, so `rows` and
+/// `side_by_side_rows` do not instantiate each other without end).
+fn every_row(_: &[Value]) -> Result<bool, SqlError> {
+    Ok(true)
+}
+
+/// `ROWS FROM (f(...), ...)`: each argument a call of a function that
+/// returns rows (0A000 for another function, which PostgreSQL runs as one
+/// row).
+fn rows_from(args: &[FunctionArg], ordinality: bool) -> Result<FunctionScan, SqlError> {
+    use sqlparser::ast::{Expr, FunctionArguments};
+    let mut calls = Vec::with_capacity(args.len());
+    for arg in args {
+        let call = match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(f))) => f,
+            other => {
+                return Err(SqlError::syntax(format!(
+                    "syntax error at or near \"{other}\""
+                )));
+            }
+        };
+        let FunctionArguments::List(list) = &call.args else {
+            return Err(SqlError::unsupported(format!("ROWS FROM of {call}")));
+        };
+        if !is_table_function(&call.name) || !list.clauses.is_empty() || call.over.is_some() {
+            return Err(SqlError::unsupported(format!(
+                "ROWS FROM of {call} (a function that returns no rows)"
+            )));
+        }
+        calls.push(FunctionScan::bind(&call.name, &list.args, false)?);
+    }
+    side_by_side(calls, ordinality)
+}
+
+/// `calls` run side by side, with one ordinal if `ordinality`.
+fn side_by_side(calls: Vec<FunctionScan>, ordinality: bool) -> Result<FunctionScan, SqlError> {
+    let mut calls = calls.into_iter();
+    let Some(mut first) = calls.next() else {
+        return Err(SqlError::syntax("syntax error at or near \")\""));
+    };
+    first.also = calls.collect();
+    first.ordinality = ordinality;
+    Ok(first)
 }

@@ -192,3 +192,107 @@ fn crossed_advisory_locks_are_a_deadlock() {
     let deadlocks = "select deadlocks from pg_stat_database";
     assert_eq!(rows(&mut c, deadlocks), ["1"]);
 }
+
+// Proves `LOCK TABLE ... IN EXCLUSIVE MODE` keeps writers and locking
+// readers of the table waiting until its transaction ends, that NOWAIT
+// fails where it would wait (55P03, PostgreSQL's message), and that plain
+// reads go on (they take no lock in folio; README of folio-txn).
+#[test]
+fn lock_table_keeps_writers_out_until_its_transaction_ends() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "create table t (k int)");
+    ok(&mut a, "insert into t values (1)");
+    ok(&mut a, "begin");
+    ok(&mut a, "lock table t in exclusive mode");
+    ok(&mut b, "begin");
+    let e = fails(&mut b, "lock table t in row share mode nowait");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("55P03", "could not obtain lock on relation \"t\"")
+    );
+    ok(&mut b, "rollback");
+    assert_eq!(rows(&mut b, "select count(*) from t"), ["1"]);
+    let b_interrupt = b.interrupt();
+    let writer = std::thread::spawn(move || {
+        ok(&mut b, "insert into t values (2)");
+        b
+    });
+    common::until_waiting(&b_interrupt);
+    assert_eq!(rows(&mut a, "select count(*) from t"), ["1"]);
+    ok(&mut a, "insert into t values (3)");
+    ok(&mut a, "commit");
+    let mut b = writer.join().unwrap();
+    assert_eq!(rows(&mut b, "select count(*) from t"), ["3"]);
+    // A locking read waits as a write does.
+    ok(&mut a, "begin");
+    ok(&mut a, "lock table t in exclusive mode");
+    let b_interrupt = b.interrupt();
+    let reader = std::thread::spawn(move || {
+        let found = rows(&mut b, "select k from t where k = 2 for update");
+        (b, found)
+    });
+    common::until_waiting(&b_interrupt);
+    ok(&mut a, "rollback");
+    let (_b, found) = reader.join().unwrap();
+    assert_eq!(found, ["2"]);
+}
+
+// Proves `LOCK TABLE ... IN ACCESS SHARE MODE` keeps a table from being
+// dropped under its transaction: the DROP waits for it to end.
+#[test]
+fn an_access_share_lock_keeps_drop_table_waiting() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "create table t (k int)");
+    ok(&mut a, "begin read only");
+    ok(&mut a, "lock table t in access share mode");
+    let b_interrupt = b.interrupt();
+    let dropper = std::thread::spawn(move || {
+        ok(&mut b, "drop table t");
+        b
+    });
+    common::until_waiting(&b_interrupt);
+    assert_eq!(rows(&mut a, "select count(*) from t"), ["0"]);
+    ok(&mut a, "commit");
+    let mut b = dropper.join().unwrap();
+    assert_eq!(common::code(&mut b, "select * from t"), "42P01");
+}
+
+// Proves two transactions that each hold SHARE and then both ask for
+// EXCLUSIVE are a deadlock (40P01) that ends one of them (both, when
+// their detectors look at the same instant: folio-txn README "Row locks
+// and waits"), and that no lock outlives them.
+#[test]
+fn crossed_lock_table_upgrades_are_a_deadlock() {
+    let (_dir, db) = database();
+    let mut a = Session::new(db.clone());
+    let mut b = Session::new(db.clone());
+    ok(&mut a, "create table t (k int)");
+    for s in [&mut a, &mut b] {
+        ok(s, "begin");
+        ok(s, "lock table t in share mode");
+    }
+    let worker = |mut s: Session| {
+        std::thread::spawn(move || {
+            let (_, err) = s.simple_query("lock table t in exclusive mode");
+            let code = err.map(|e| e.code);
+            ok(&mut s, "rollback");
+            code
+        })
+    };
+    let a = worker(a);
+    let b = worker(b);
+    let codes = [a.join().unwrap(), b.join().unwrap()];
+    assert!(codes.contains(&Some("40P01")), "{codes:?}");
+    assert!(
+        codes.iter().all(|c| matches!(c, None | Some("40P01"))),
+        "{codes:?}"
+    );
+    let mut c = Session::new(db.clone());
+    ok(&mut c, "begin");
+    ok(&mut c, "lock table t in access exclusive mode nowait");
+    ok(&mut c, "commit");
+}

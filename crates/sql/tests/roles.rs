@@ -67,3 +67,32 @@ fn roles_and_grants_survive_a_restart_and_ignore_rollback() {
         ("28000", "role \"reader\" is not permitted to log in")
     );
 }
+
+// Proves a SET ROLE in a block that rolls back (by ROLLBACK, or by an
+// error in a one-statement block's message) is undone as PostgreSQL
+// undoes it, and one in a committed block stays.
+#[test]
+fn set_role_is_undone_by_a_rolled_back_block() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create role r1");
+    ok(&mut s, "create table t (a int)");
+    ok(&mut s, "begin");
+    ok(&mut s, "set role r1");
+    assert_eq!(rows(&mut s, "select current_user"), ["r1"]);
+    assert_eq!(fails(&mut s, "select * from t").code, "42501");
+    ok(&mut s, "rollback");
+    assert_eq!(rows(&mut s, "select current_user"), ["postgres"]);
+    ok(&mut s, "begin");
+    ok(&mut s, "set role r1");
+    ok(&mut s, "rollback");
+    assert_eq!(rows(&mut s, "select current_user"), ["postgres"]);
+    assert_eq!(fails(&mut s, "set role r1; select 1/0").code, "22012");
+    assert_eq!(rows(&mut s, "select current_user"), ["postgres"]);
+    ok(&mut s, "begin");
+    ok(&mut s, "set role r1");
+    ok(&mut s, "commit");
+    assert_eq!(rows(&mut s, "select current_user"), ["r1"]);
+    ok(&mut s, "reset role");
+    ok(&mut s, "drop role r1");
+}

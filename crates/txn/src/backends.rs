@@ -186,6 +186,11 @@ impl Backend {
         lock(&self.activity).clone()
     }
 
+    /// When its current statement began (`statement_timestamp()`).
+    pub fn query_start(&self) -> Option<i64> {
+        lock(&self.activity).query_start
+    }
+
     /// Changes what it does (its own session, or its host).
     pub fn update(&self, f: impl FnOnce(&mut Activity)) {
         f(&mut lock(&self.activity));

@@ -143,6 +143,12 @@ impl TxnManager {
         &self.advisory
     }
 
+    /// Every table lock a running transaction holds: `(table oid, holder,
+    /// mode)` (`pg_locks`).
+    pub fn table_locks(&self) -> Vec<(u64, Xid, crate::relation_locks::LockMode)> {
+        self.relation_locks.held(self)
+    }
+
     /// The database's live sessions (`backends.rs`).
     pub fn backends(&self) -> &Arc<crate::backends::Backends> {
         &self.backends

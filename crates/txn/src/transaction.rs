@@ -77,7 +77,8 @@ pub struct Transaction {
     interrupt: Option<Arc<Interrupt>>,
     /// SERIALIZABLE: this transaction's id in `serializable.rs`.
     serializable: Option<SxId>,
-    /// READ ONLY: no xid is ever assigned, so nothing can be written.
+    /// READ ONLY: no xid is assigned for a write, so nothing can be
+    /// written (`LOCK TABLE` assigns one: the lock's holder).
     read_only: bool,
     /// The session's advisory locks, whose transaction-scope takes end
     /// with this transaction (`advisory.rs`).
@@ -370,6 +371,14 @@ impl Transaction {
         if self.read_only {
             return Err(TxnError::ReadOnly);
         }
+        match &self.entry {
+            Some(entry) => Ok(entry.xid),
+            None => self.assign_top_xid(),
+        }
+    }
+
+    /// Assigns the top-level xid (there is none yet).
+    fn assign_top_xid(&mut self) -> Result<Xid, TxnError> {
         Ok(match &self.entry {
             Some(entry) => entry.xid,
             None => {
@@ -403,22 +412,61 @@ impl Transaction {
 
     /// Locks table `oid` in `mode` until this transaction ends
     /// (`relation_locks.rs`), waiting for running holders of conflicting
-    /// modes (deadlocks: 40P01; `lock_timeout`: 55P03). Gives the
-    /// transaction an xid: the lock's holder. Returns whether the lock was
-    /// newly taken (false: held already).
+    /// modes (deadlocks: 40P01; `lock_timeout`: 55P03): the lock of a
+    /// write or of DDL, so a READ ONLY transaction is refused it (25006).
+    /// Gives the transaction an xid: the lock's holder. Returns whether
+    /// the lock was newly taken (false: held already).
     pub fn lock_table(&mut self, oid: u64, mode: LockMode) -> Result<bool, TxnError> {
-        if self
-            .table_locks
-            .iter()
-            .any(|&(o, held)| o == oid && held.covers(mode))
-        {
+        if self.holds_table_lock(oid, mode) {
             return Ok(false);
         }
         self.xid()?;
-        let me = self.existing_xid().expect("assigned above");
+        self.take_table_lock(oid, mode, WaitPolicy::Block)
+    }
+
+    /// `LOCK TABLE`: [`Transaction::lock_table`] in any mode, in a READ
+    /// ONLY transaction too (a lock is no write; PostgreSQL 15 takes every
+    /// mode there), and with `nowait` failing with `LockNotAvailable`
+    /// (55P03) where it would wait.
+    pub fn lock_table_explicitly(
+        &mut self,
+        oid: u64,
+        mode: LockMode,
+        nowait: bool,
+    ) -> Result<bool, TxnError> {
+        if self.holds_table_lock(oid, mode) {
+            return Ok(false);
+        }
+        if self.ended {
+            return Err(TxnError::Ended);
+        }
+        if self.entry.is_none() {
+            // (The one xid a READ ONLY transaction gets: `top_xid` still
+            // refuses its writes.)
+            self.assign_top_xid()?;
+        }
+        let policy = match nowait {
+            true => WaitPolicy::NoWait,
+            false => WaitPolicy::Block,
+        };
+        self.take_table_lock(oid, mode, policy)
+    }
+
+    fn holds_table_lock(&self, oid: u64, mode: LockMode) -> bool {
+        (self.table_locks.iter()).any(|&(o, held)| o == oid && held.covers(mode))
+    }
+
+    /// Takes the lock for this transaction's top-level xid (assigned).
+    fn take_table_lock(
+        &mut self,
+        oid: u64,
+        mode: LockMode,
+        policy: WaitPolicy,
+    ) -> Result<bool, TxnError> {
+        let me = self.existing_xid().expect("assigned by the caller");
         let mgr = self.mgr.clone();
         while let Some(holder) = mgr.relation_locks.try_acquire(&mgr, oid, mode, me) {
-            self.wait_for(holder)?;
+            self.wait_with(holder, policy)?;
         }
         self.table_locks.push((oid, mode));
         Ok(true)
@@ -814,7 +862,11 @@ impl Transaction {
         holder: Xid,
         policy: WaitPolicy,
     ) -> Result<Option<Ended>, TxnError> {
-        self.xid()?;
+        // (A READ ONLY transaction waits only for a table lock, whose
+        // xid it has.)
+        if !(self.read_only && self.entry.is_some()) {
+            self.xid()?;
+        }
         let me = self.existing_xid().expect("assigned above");
         let mgr = self.mgr.clone();
         let holder = mgr.top_of(holder)?;

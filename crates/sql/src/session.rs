@@ -532,6 +532,7 @@ impl Session {
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
             | Parsed::CreatePartitioned { .. }
+            | Parsed::CreateLike { .. }
             | Parsed::AttachPartition { .. }
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
@@ -2690,6 +2691,9 @@ pub(crate) fn run_utility(
         }
         Parsed::CreatePartitioned { create, spec } => {
             crate::partitions::ddl::create(cx, txn, notices, create, spec)
+        }
+        Parsed::CreateLike { create, likes } => {
+            crate::create_like::create(cx, txn, notices, create, likes)
         }
         Parsed::AttachPartition {
             parent,

@@ -130,7 +130,7 @@ fn relation_of(
 }
 
 /// PostgreSQL's plural of a relation kind, for its DETAILs.
-fn kind_plural(kind: char) -> &'static str {
+pub(crate) fn kind_plural(kind: char) -> &'static str {
     match kind {
         'i' => "indexes",
         'S' => "sequences",

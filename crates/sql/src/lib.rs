@@ -25,6 +25,7 @@ mod copy_format;
 mod copy_records;
 mod copy_view;
 mod cost;
+mod create_like;
 mod crypto_functions;
 mod cte;
 mod cursors;

@@ -93,6 +93,13 @@ pub enum Parsed {
         create: Box<Statement>,
         spec: Box<crate::partitions::TableSpec>,
     },
+    /// A CREATE TABLE (`Sql` or `CreatePartitioned`) with `LIKE source
+    /// ...` clauses in its list, which sqlparser reads as a column named
+    /// `like` (`create_like.rs`): the statement without them.
+    CreateLike {
+        create: Box<Parsed>,
+        likes: Vec<crate::create_like::Like>,
+    },
     /// `ALTER TABLE parent ATTACH PARTITION child bound` (`bound` some)
     /// or `DETACH PARTITION child`.
     AttachPartition {
@@ -248,6 +255,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::sql_functions::setof_as_table(&mut spanned);
         crate::table_functions::rows_from_as_call(&mut spanned);
         let check_option = view_check_option(&mut spanned);
+        let likes = crate::create_like::take(&mut spanned, &text)?;
         let partition_spec = match (
             keyword(&spanned[0].token),
             spanned.get(1).and_then(|t| keyword(&t.token)),
@@ -281,7 +289,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             terminator,
         };
         let second = spanned.get(1).map(|t| &t.token);
-        out.push(match keyword(first) {
+        let parsed = match keyword(first) {
             // The cursor statements (sqlparser's read other dialects').
             _ if word == "declare" => {
                 let declare = crate::cursors::parse::declare(&spanned, &text, |mut query| {
@@ -507,6 +515,13 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(parse_one(spanned, &place)?))
             }
             _ => Parsed::Sql(Box::new(parse_one(spanned, &place)?)),
+        };
+        out.push(match likes.is_empty() {
+            true => parsed,
+            false => Parsed::CreateLike {
+                create: Box::new(parsed),
+                likes,
+            },
         });
     }
     Ok(out)

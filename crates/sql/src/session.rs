@@ -548,6 +548,7 @@ impl Session {
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
             | Parsed::CreatePartitioned { .. }
+            | Parsed::CreateLike { .. }
             | Parsed::AttachPartition { .. }
             | Parsed::Do(_)) => {
                 self.utility(|cx, txn, notices| run_utility(cx, txn, notices, other))
@@ -2738,6 +2739,9 @@ pub(crate) fn run_utility(
         }
         Parsed::CreatePartitioned { create, spec } => {
             crate::partitions::ddl::create(cx, txn, notices, create, spec)
+        }
+        Parsed::CreateLike { create, likes } => {
+            crate::create_like::create(cx, txn, notices, create, likes)
         }
         Parsed::AttachPartition {
             parent,

@@ -356,6 +356,58 @@ pub fn resolve_name(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<Strin
     Ok(name.to_string())
 }
 
+/// The catalog name of the existing relation a statement's reference
+/// `name` means ([`Resolver::existing`]: the session's temporary relation
+/// of the name, else the search path's); a LIKE clause's source.
+pub fn existing_name(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    name: &ObjectName,
+) -> Result<String, SqlError> {
+    let mut name = name.clone();
+    let mut resolver = Resolver {
+        cx,
+        txn,
+        path: SearchPath::of(cx, txn)?,
+        ctes: Vec::new(),
+        error: None,
+        lock: Vec::new(),
+    };
+    resolver.existing(&mut name)?;
+    names::relation(&name)
+}
+
+/// The catalog name CREATE TABLE `create` gives its table, as
+/// [`Resolver::create_table`] places it: in the session's namespace for a
+/// temporary one (`None` while the session has none: no such table
+/// exists), else in the schema it names or the search path's first.
+pub fn created_name(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    create: &CreateTable,
+) -> Result<Option<String>, SqlError> {
+    if create.temporary || explicit_temp_schema(&create.name).is_some() {
+        let Some(n) = cx.temp.namespace() else {
+            return Ok(None);
+        };
+        return match names::parts(&create.name).as_deref() {
+            Some([name] | [_, name]) => Ok(Some(temp_name(n, name))),
+            _ => Err(SqlError::unsupported(format!("the name {}", create.name))),
+        };
+    }
+    let mut name = create.name.clone();
+    let mut resolver = Resolver {
+        cx,
+        txn,
+        path: SearchPath::of(cx, txn)?,
+        ctes: Vec::new(),
+        error: None,
+        lock: Vec::new(),
+    };
+    resolver.place(&mut name)?;
+    names::relation(&name).map(Some)
+}
+
 /// The table a foreign key constraint references.
 fn constraint_target(constraint: &mut TableConstraint) -> Option<&mut ObjectName> {
     match constraint {

@@ -332,7 +332,7 @@ fn interpolate(low: &Value, high: &Value, value: &Value) -> f64 {
         Value::Float4(x) => Some(f64::from(*x)),
         Value::Float8(x) => Some(*x),
         Value::Date(x) => Some(f64::from(*x)),
-        Value::Timestamp(x) | Value::TimestampTz(x) => Some(*x as f64),
+        Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => Some(*x as f64),
         Value::Interval(i) => Some(i.span() as f64),
         _ => None,
     };

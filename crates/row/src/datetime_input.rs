@@ -15,6 +15,14 @@
 //! - the words `epoch`, `now`, `today`, `yesterday`, `tomorrow` (the
 //!   system's clock; the day is the session zone's).
 //!
+//! - a `time`: the time alone, `HH:MM[:SS[.f]]`, `HHMM[SS[.f]]`, after
+//!   an optional `T`, with `am` / `pm` anywhere (hours 0 to 12), then
+//!   a zone that is read and dropped (`Z`, `±HH[[:]MM]`, an
+//!   abbreviation; a full zone name is 22007, as PostgreSQL's, which
+//!   needs a date for it); or a whole timestamp, whose time is taken;
+//!   or `now`, `allballs` (midnight). `24:00:00` is the day's end, and a
+//!   time past it 22008.
+//!
 //! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
 //! 22008, an unknown zone name with a `/` (`Foo/Bar`) 22023, each with
 //! PostgreSQL's message.
@@ -31,6 +39,9 @@ pub enum Reading {
     Date,
     Timestamp,
     TimestampTz,
+    /// A `time` read from a whole timestamp's text (its date checked,
+    /// then dropped).
+    Time,
 }
 
 impl Reading {
@@ -39,6 +50,7 @@ impl Reading {
             Reading::Date => "date",
             Reading::Timestamp => "timestamp",
             Reading::TimestampTz => "timestamp with time zone",
+            Reading::Time => "time",
         }
     }
 }
@@ -71,6 +83,138 @@ pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i6
     days.checked_mul(USECS_PER_DAY)
         .and_then(|d| d.checked_add(micros))
         .ok_or_else(|| RowError::DateTimeOutOfRange(text.to_string()))
+}
+
+/// A `time`: microseconds since midnight, `0..=24:00:00`
+/// (module table); `zone` is the session's, what `now` reads.
+pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
+    let bad = || RowError::InvalidDateTime {
+        type_name: "time".into(),
+        text: text.to_string(),
+    };
+    let range = || RowError::DateTimeOutOfRange(text.to_string());
+    let lower = text.trim().to_ascii_lowercase();
+    match lower.as_str() {
+        "now" => {
+            let local = zone.local_of_utc(calendar::now()).ok_or_else(range)?;
+            return Ok(local.rem_euclid(USECS_PER_DAY));
+        }
+        "allballs" => return Ok(0),
+        _ => {}
+    }
+    // A whole timestamp: its time, its date checked (a date alone is no
+    // time).
+    let first = lower
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == ' ' || c == 't')
+        .map(|(i, _)| &lower[..i]);
+    if ymd_of(&lower).is_some() {
+        return Err(bad());
+    }
+    if let Some(date) = first
+        && ymd_of(date).is_some()
+    {
+        let (_, micros) = parse(text, Reading::Time, zone)?;
+        return Ok(micros);
+    }
+    // The words: a clock, `am` / `pm`, a zone (dropped), an era
+    // (ignored, as PostgreSQL ignores it here). A word is cut where a
+    // letter or a sign follows a digit (`12:30am`, `12:34+02`).
+    let mut words = Vec::new();
+    for word in lower.split_whitespace() {
+        let mut start = 0;
+        let bytes = word.as_bytes();
+        for i in 1..bytes.len() {
+            let cut = bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.';
+            if cut && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'+' || bytes[i] == b'-') {
+                words.push(&word[start..i]);
+                start = i;
+            }
+        }
+        words.push(&word[start..]);
+    }
+    let (mut clock_fields, mut meridiem) = (None, None);
+    for word in words {
+        let word = match word.strip_prefix('t') {
+            Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
+            _ => word,
+        };
+        match word {
+            "am" | "pm" if meridiem.is_none() => meridiem = Some(word == "pm"),
+            "bc" | "ad" => {}
+            _ if word.starts_with(|c: char| c.is_ascii_digit()) && clock_fields.is_none() => {
+                clock_fields = Some(time_fields(word).ok_or_else(bad)?);
+            }
+            // (An offset past 15:59 is PostgreSQL's 22009 `time zone
+            // displacement out of range`; 22007 here.)
+            _ if word.starts_with(['+', '-'])
+                && clock_fields.is_some()
+                && zone_offset(word).is_some_and(|east| east.abs() < 16 * 3600) => {}
+            _ if word.starts_with(|c: char| c.is_ascii_alphabetic())
+                && !word.contains('/')
+                && clock_fields.is_some()
+                && TimeZone::named(word).is_some() => {}
+            _ => return Err(bad()),
+        }
+    }
+    let (mut hour, minute, second, micros) = clock_fields.ok_or_else(bad)?;
+    match meridiem {
+        Some(_) if hour > 12 => return Err(range()),
+        Some(false) if hour == 12 => hour = 0,
+        Some(true) if hour != 12 => hour += 12,
+        _ => {}
+    }
+    if hour > 24 || minute > 59 || second > 60 {
+        return Err(range());
+    }
+    let total = ((hour * 60 + minute) * 60 + second) * 1_000_000 + micros;
+    if total > USECS_PER_DAY {
+        return Err(range());
+    }
+    Ok(total)
+}
+
+/// A time's fields, hour, minute, second and microseconds, from
+/// `HH:MM[:SS[.f]]` or `HHMM[SS][.f]` (`None`: bad syntax; the ranges
+/// are the caller's).
+fn time_fields(word: &str) -> Option<(i64, i64, i64, i64)> {
+    let number = |p: &str| -> Option<i64> {
+        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
+    };
+    // Microseconds as PostgreSQL rounds them: the fraction read as a
+    // double, times a million, to the nearest.
+    let fraction = |frac: &str| -> Option<i64> {
+        if !frac.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let fraction: f64 = format!("0.{frac}").parse().ok()?;
+        Some((fraction * 1e6).round_ties_even() as i64)
+    };
+    if !word.contains(':') {
+        let (whole, frac) = word.split_once('.').unwrap_or((word, ""));
+        number(whole)?;
+        let field = |at: usize| number(&whole[at..at + 2]);
+        return match whole.len() {
+            4 => Some((field(0)?, field(2)?, 0, fraction(frac)?)),
+            6 => Some((field(0)?, field(2)?, field(4)?, fraction(frac)?)),
+            _ => None,
+        };
+    }
+    let mut parts = word.split(':');
+    let hour = number(parts.next()?)?;
+    let minute = number(parts.next()?)?;
+    let (second, micros) = match parts.next() {
+        None => (0, 0),
+        Some(s) => {
+            let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+            (number(whole)?, fraction(frac)?)
+        }
+    };
+    parts
+        .next()
+        .is_none()
+        .then_some((hour, minute, second, micros))
 }
 
 /// The day (since 2000-01-01) and the microseconds from its midnight
@@ -197,28 +341,10 @@ fn ymd_of(date: &str) -> Option<(i64, i64, i64)> {
 /// `HH:MM[:SS[.f]]` in microseconds: `None` for bad syntax, `Some(None)`
 /// for a field out of range.
 fn clock(time: &str) -> Option<Option<i64>> {
-    let number = |p: &str| -> Option<i64> {
-        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
-    };
-    let mut parts = time.split(':');
-    let hour = number(parts.next()?)?;
-    let minute = number(parts.next()?)?;
-    let (second, micros) = match parts.next() {
-        None => (0, 0),
-        Some(s) => {
-            let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
-            if !frac.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            // Microseconds as PostgreSQL rounds them: the fraction read
-            // as a double, times a million, to the nearest.
-            let fraction: f64 = format!("0.{frac}").parse().ok()?;
-            (number(whole)?, (fraction * 1e6).round_ties_even() as i64)
-        }
-    };
-    if parts.next().is_some() {
+    if !time.contains(':') {
         return None;
     }
+    let (hour, minute, second, micros) = time_fields(time)?;
     if hour > 24
         || minute > 59
         || second > 60

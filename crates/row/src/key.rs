@@ -128,7 +128,7 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Int4(x) | Value::Date(x) => {
             out.extend_from_slice(&((*x as u32) ^ 0x8000_0000).to_be_bytes())
         }
-        Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => {
+        Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes())
         }
         // Unsigned: its big-endian bytes order it.
@@ -231,6 +231,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Tid(..) => 21,
             Value::Xid(_) => 22,
             Value::Range(_) => 23,
+            Value::Time(_) => 24,
         };
         out.push(tag);
         if tag != 0 {
@@ -364,6 +365,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::TimestampTz => {
             Value::TimestampTz((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
         }
+        SqlType::Time(_) => Value::Time((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
         SqlType::Float4 => Value::Float4(float_from_key(r.array()?) as f32),
         SqlType::Float8 => Value::Float8(float_from_key(r.array()?)),
         SqlType::Enum(def) => Value::Enum(def.value_at(float_from_key(r.array()?))?),

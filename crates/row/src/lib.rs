@@ -24,12 +24,15 @@ mod record_text;
 mod row_format;
 mod text;
 pub mod tid;
+mod time_of_day;
 mod time_zone;
 mod time_zone_abbreviations;
 mod types;
 mod value;
 
-pub use datetime_input::{parse_date, parse_date_in, parse_timestamp, parse_timestamp_in};
+pub use datetime_input::{
+    parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in,
+};
 pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};
@@ -46,6 +49,9 @@ pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
     decode_stored, decode_stored_columns, encode_row, encode_stored, range_flags, range_flags_of,
     value_from_payload, value_payload,
+};
+pub use time_of_day::{
+    TIME_END, format_time, plus_interval as time_plus_interval, wrap as wrap_time,
 };
 pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
 pub use types::SqlType;

@@ -123,7 +123,9 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         }
         Value::Bool(b) => out.push(*b as u8),
         Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
-        Value::Timestamp(t) | Value::TimestampTz(t) => out.extend_from_slice(&t.to_le_bytes()),
+        Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => {
+            out.extend_from_slice(&t.to_le_bytes())
+        }
         Value::Uuid(u) => out.extend_from_slice(u),
         // PostgreSQL's layout: the time, then days, then months.
         Value::Interval(i) => {
@@ -456,6 +458,7 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         SqlType::TimestampTz => {
             Value::TimestampTz(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
+        SqlType::Time(_) => Value::Time(i64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Uuid => Value::Uuid(a(16)),
         SqlType::Interval => {
             let b = a(16);

@@ -172,6 +172,7 @@ impl Value {
                 let (body, era) = format_timestamp(local);
                 format!("{body}{}{era}", crate::time_zone::offset_text(east))
             }
+            Value::Time(t) => crate::time_of_day::format_time(*t),
             Value::Uuid(u) => {
                 let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
                 format!(
@@ -243,6 +244,7 @@ impl Value {
             SqlType::TimestampTz => {
                 Value::TimestampTz(crate::datetime_input::parse_timestamp_in(text, true, zone)?)
             }
+            SqlType::Time(_) => Value::Time(crate::datetime_input::parse_time_in(text, zone)?),
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
                 text,
@@ -423,6 +425,24 @@ mod tests {
             (SqlType::Bytea, "\\x0aFF", "\\x0aff"),
             (SqlType::Bytea, "a\\\\b\\001", "\\x615c6201"),
             (SqlType::Date, "2024-02-29", "2024-02-29"),
+            // Times (PostgreSQL 15's outputs, session 48).
+            (SqlType::Time(None), "12:34", "12:34:00"),
+            (SqlType::Time(None), "12:34:56.789", "12:34:56.789"),
+            (SqlType::Time(None), "24:00:00", "24:00:00"),
+            (SqlType::Time(None), "1:2:3 pm", "13:02:03"),
+            (SqlType::Time(None), "12:00 am", "00:00:00"),
+            (SqlType::Time(None), "12:30am", "00:30:00"),
+            (SqlType::Time(None), "PM 1:00", "13:00:00"),
+            (SqlType::Time(None), "2024-03-10 12:34:56+02", "12:34:56"),
+            (SqlType::Time(None), "12:34:56-08", "12:34:56"),
+            (SqlType::Time(None), "12:34 PM PST", "12:34:00"),
+            (SqlType::Time(None), "T12:34", "12:34:00"),
+            (SqlType::Time(None), "040506", "04:05:06"),
+            (SqlType::Time(None), "1234", "12:34:00"),
+            (SqlType::Time(None), "12:34:60", "12:35:00"),
+            (SqlType::Time(None), "23:59:59.9999999", "24:00:00"),
+            (SqlType::Time(None), "allballs", "00:00:00"),
+            (SqlType::Time(Some(1)), "12:34:56.789", "12:34:56.8"),
             (SqlType::Date, "0044-03-15 BC", "0044-03-15 BC"),
             (SqlType::Date, "1999-12-31", "1999-12-31"),
             (
@@ -489,6 +509,29 @@ mod tests {
             "date/time field value out of range: \"2023-02-30\""
         );
         assert_eq!(err(SqlType::Date, "yesterday-ish").sqlstate(), "22007");
+        for (text, sqlstate) in [
+            ("24:00:01", "22008"),
+            ("25:00", "22008"),
+            ("13:00 pm", "22008"),
+            ("23:59:60.5", "22008"),
+            ("12", "22007"),
+            ("12.34", "22007"),
+            ("", "22007"),
+            ("2024-03-10", "22007"),
+            ("12:34 foo", "22007"),
+            ("12:34:56 America/New_York", "22007"),
+            ("12:34:56:78", "22007"),
+        ] {
+            assert_eq!(
+                err(SqlType::Time(None), text).sqlstate(),
+                sqlstate,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            err(SqlType::Time(None), "abc").to_string(),
+            "invalid input syntax for type time: \"abc\""
+        );
         assert_eq!(
             err(SqlType::Date, "yesterday-ish").to_string(),
             "invalid input syntax for type date: \"yesterday-ish\""

@@ -24,6 +24,10 @@ pub enum SqlType {
     Date,
     Timestamp,
     TimestampTz,
+    /// `time [(p)] [without time zone]`: a time of day (`time.rs`); the
+    /// precision, if any, is the digits of its seconds' fraction kept
+    /// (0 to 6).
+    Time(Option<u8>),
     Uuid,
     Interval,
     /// A one-dimensional array of its element type (`int8[]`, `text[]`):
@@ -63,7 +67,7 @@ pub enum SqlType {
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 23] = [
+static ELEMENTS: [SqlType; 24] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -77,6 +81,7 @@ static ELEMENTS: [SqlType; 23] = [
     SqlType::Date,
     SqlType::Timestamp,
     SqlType::TimestampTz,
+    SqlType::Time(None),
     SqlType::Uuid,
     SqlType::Interval,
     SqlType::Oid,
@@ -107,6 +112,7 @@ impl SqlType {
             SqlType::Date => 1082,
             SqlType::Timestamp => 1114,
             SqlType::TimestampTz => 1184,
+            SqlType::Time(_) => 1083,
             SqlType::Uuid => 2950,
             SqlType::Interval => 1186,
             SqlType::Record => 2249,
@@ -131,6 +137,7 @@ impl SqlType {
                 SqlType::Timestamp => 1115,
                 SqlType::Date => 1182,
                 SqlType::TimestampTz => 1185,
+                SqlType::Time(_) => 1183,
                 SqlType::Numeric(_) => 1231,
                 SqlType::Uuid => 2951,
                 SqlType::Interval => 1187,
@@ -151,6 +158,7 @@ impl SqlType {
             SqlType::Enum(def) => return Some(SqlType::Array(def.sql_type())),
             SqlType::Varchar(_) => SqlType::Varchar(None),
             SqlType::Numeric(_) => SqlType::Numeric(None),
+            SqlType::Time(_) => SqlType::Time(None),
             other => other,
         };
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
@@ -169,6 +177,8 @@ impl SqlType {
         match self {
             SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as i32 + 4,
             SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | s as i32) + 4,
+            // PostgreSQL's time typmod is the precision itself.
+            SqlType::Time(Some(p)) => i32::from(p),
             _ => -1,
         }
     }
@@ -191,6 +201,7 @@ impl SqlType {
             1082 => SqlType::Date,
             1114 => SqlType::Timestamp,
             1184 => SqlType::TimestampTz,
+            1083 => SqlType::Time(u8::try_from(typmod).ok().filter(|p| *p <= 6)),
             2950 => SqlType::Uuid,
             1186 => SqlType::Interval,
             2249 => SqlType::Record,
@@ -246,6 +257,8 @@ impl SqlType {
             SqlType::Date => "date".into(),
             SqlType::Timestamp => "timestamp without time zone".into(),
             SqlType::TimestampTz => "timestamp with time zone".into(),
+            SqlType::Time(None) => "time without time zone".into(),
+            SqlType::Time(Some(p)) => format!("time({p}) without time zone"),
             SqlType::Uuid => "uuid".into(),
             SqlType::Interval => "interval".into(),
             SqlType::Array(element) => format!("{}[]", element.name()),
@@ -281,6 +294,8 @@ impl SqlType {
             (SqlType::Text | SqlType::Varchar(_), SqlType::Text | SqlType::Varchar(None)) => true,
             (SqlType::Varchar(Some(from)), SqlType::Varchar(Some(to))) => to >= from,
             (SqlType::Numeric(_), SqlType::Numeric(None)) => true,
+            (SqlType::Time(_), SqlType::Time(None)) => true,
+            (SqlType::Time(Some(from)), SqlType::Time(Some(to))) => to >= from,
             (SqlType::Numeric(Some((p, s))), SqlType::Numeric(Some((to_p, to_s)))) => {
                 to_s == s && to_p >= p
             }
@@ -308,6 +323,7 @@ impl SqlType {
             | SqlType::Float8
             | SqlType::Timestamp
             | SqlType::TimestampTz
+            | SqlType::Time(_)
             | SqlType::Enum(_)
             | SqlType::Xid => Some(8),
             SqlType::Tid => Some(6),
@@ -353,6 +369,9 @@ mod tests {
             SqlType::Date,
             SqlType::Timestamp,
             SqlType::TimestampTz,
+            SqlType::Time(None),
+            SqlType::Time(Some(0)),
+            SqlType::Time(Some(3)),
             SqlType::Uuid,
             SqlType::Interval,
             SqlType::Record,

@@ -10,8 +10,8 @@ use crate::types::SqlType;
 use std::cmp::Ordering;
 
 /// A value. Dates are days since 2000-01-01, timestamps microseconds
-/// since 2000-01-01 00:00 (UTC for `TimestampTz`): PostgreSQL's epoch and
-/// units.
+/// since 2000-01-01 00:00 (UTC for `TimestampTz`), times microseconds
+/// since midnight: PostgreSQL's epoch and units.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
@@ -27,6 +27,9 @@ pub enum Value {
     Date(i32),
     Timestamp(i64),
     TimestampTz(i64),
+    /// A `time`: microseconds since midnight, up to `24:00:00`
+    /// (`time_of_day.rs`).
+    Time(i64),
     Uuid([u8; 16]),
     Interval(Interval),
     /// A one-dimensional array (its elements of one type, or NULL).
@@ -67,6 +70,7 @@ impl Value {
             Value::Date(_) => "date",
             Value::Timestamp(_) => "timestamp without time zone",
             Value::TimestampTz(_) => "timestamp with time zone",
+            Value::Time(_) => "time without time zone",
             Value::Uuid(_) => "uuid",
             Value::Interval(_) => "interval",
             Value::Array(_) => "array",
@@ -152,6 +156,9 @@ impl Value {
                 SqlType::Text | SqlType::Varchar(None) | SqlType::InternalChar | SqlType::Refcursor,
             ) => v,
             (Value::Numeric(n), SqlType::Numeric(None)) => Value::Numeric(n),
+            (Value::Time(t), SqlType::Time(Some(precision))) => {
+                Value::Time(crate::time_of_day::round_to_precision(t, precision))
+            }
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
             }
@@ -196,6 +203,7 @@ impl Value {
                 | (Value::Date(_), SqlType::Date)
                 | (Value::Timestamp(_), SqlType::Timestamp)
                 | (Value::TimestampTz(_), SqlType::TimestampTz)
+                | (Value::Time(_), SqlType::Time(_))
                 | (Value::Uuid(_), SqlType::Uuid)
                 | (Value::Interval(_), SqlType::Interval)
                 | (Value::Json(_), SqlType::Json)
@@ -243,6 +251,7 @@ impl Value {
             (Value::Date(a), Value::Date(b)) => a.cmp(b),
             (Value::Timestamp(a), Value::Timestamp(b)) => a.cmp(b),
             (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
+            (Value::Time(a), Value::Time(b)) => a.cmp(b),
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),

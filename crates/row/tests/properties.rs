@@ -26,6 +26,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::TimestampTz),
         Just(SqlType::Uuid),
         Just(SqlType::Interval),
+        Just(SqlType::Time(None)),
     ]
 }
 
@@ -71,6 +72,7 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::Timestamp => any::<i64>().prop_map(Value::Timestamp).boxed(),
         SqlType::TimestampTz => any::<i64>().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
+        SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         // Times within what PostgreSQL's text form reads back (hours
         // past 2^31 do not).
         SqlType::Interval => (

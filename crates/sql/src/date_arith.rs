@@ -12,6 +12,11 @@
 //! | interval | `+` `-` | interval | interval |
 //! | interval | `*` `/` | number | interval (`interval_mul`, `interval_div`) |
 //! | number | `*` | interval | interval |
+//! | time | `-` | time | interval |
+//! | time | `+` `-` | interval | time, wrapped into a day (`time_of_day.rs`) |
+//! | interval | `+` | time | time |
+//! | date | `+` | time | timestamp |
+//! | time | `+` | date | timestamp |
 //!
 //! Sessions are in UTC, so timestamp and timestamptz share the arithmetic.
 
@@ -25,6 +30,8 @@ enum Kind {
     Date,
     /// A timestamp, `true` with a time zone.
     Stamp(bool),
+    /// A time of day (`time`).
+    Time,
     Interval,
     Integer,
     Number,
@@ -35,6 +42,7 @@ fn kind(ty: SqlType) -> Option<Kind> {
         SqlType::Date => Kind::Date,
         SqlType::Timestamp => Kind::Stamp(false),
         SqlType::TimestampTz => Kind::Stamp(true),
+        SqlType::Time(_) => Kind::Time,
         SqlType::Interval => Kind::Interval,
         SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Kind::Integer,
         SqlType::Float4 | SqlType::Float8 | SqlType::Numeric(_) => Kind::Number,
@@ -62,6 +70,9 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
         (Plus | Minus, Date, Interval) | (Plus, Interval, Date) => SqlType::Timestamp,
         (Plus | Minus, Stamp(z), Interval) | (Plus, Interval, Stamp(z)) => stamp(z),
         (Minus, Stamp(_) | Date, Stamp(_)) | (Minus, Stamp(_), Date) => SqlType::Interval,
+        (Minus, Time, Time) => SqlType::Interval,
+        (Plus | Minus, Time, Interval) | (Plus, Interval, Time) => SqlType::Time(None),
+        (Plus, Date, Time) | (Plus, Time, Date) => SqlType::Timestamp,
         (Plus | Minus, Interval, Interval)
         | (Multiply | Divide, Interval, Integer | Number)
         | (Multiply, Integer | Number, Interval) => SqlType::Interval,
@@ -70,13 +81,24 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
 }
 
 /// The value of `a op b` for the pairs of [`result_type`] (neither side
-/// NULL); `None` for other pairs.
+/// NULL); `None` for other pairs, but a time's: PostgreSQL's 42883 (and
+/// 42725 for `time + time`, which its implicit cast of a time to an
+/// interval makes ambiguous).
 pub fn apply(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, SqlError>> {
-    let ty = result_type(
-        op,
-        crate::scalar::value_type(a),
-        crate::scalar::value_type(b),
-    )?;
+    let (x, y) = (crate::scalar::value_type(a), crate::scalar::value_type(b));
+    let Some(ty) = result_type(op, x, y) else {
+        let time = |t: SqlType| matches!(t, SqlType::Time(_));
+        if !time(x) && !time(y) {
+            return None;
+        }
+        let (x, y) = (x.name(), y.name());
+        return Some(Err(match op {
+            BinaryOperator::Plus if x == y => {
+                SqlError::new("42725", format!("operator is not unique: {x} {op} {y}"))
+            }
+            _ => crate::functions::no_operator(format!("operator does not exist: {x} {op} {y}")),
+        }));
+    };
     Some(evaluate(op, a, b, ty))
 }
 
@@ -140,6 +162,16 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         }
     };
     Ok(match (op, a, b) {
+        (Minus, Value::Time(x), Value::Time(y)) => Value::Interval(Interval::new(0, 0, x - y)),
+        (Plus, Value::Time(t), Value::Interval(i)) | (Plus, Value::Interval(i), Value::Time(t)) => {
+            Value::Time(folio_row::time_plus_interval(*t, *i))
+        }
+        (Minus, Value::Time(t), Value::Interval(i)) => {
+            Value::Time(folio_row::time_plus_interval(*t, i.checked_neg()?))
+        }
+        (Plus, Value::Date(d), Value::Time(t)) | (Plus, Value::Time(t), Value::Date(d)) => {
+            Value::Timestamp(i64::from(*d) * USECS_PER_DAY + t)
+        }
         (Minus, Value::Date(x), Value::Date(y)) => Value::Int4(x - y),
         (Plus, Value::Date(d), n) | (Plus, n, Value::Date(d)) if integer(n).is_some() => {
             date(i64::from(*d) + integer(n).unwrap_or(0))?
@@ -187,6 +219,7 @@ mod tests {
             Value::Timestamp(5 * USECS_PER_DAY),
             Value::TimestampTz(7 * USECS_PER_DAY),
             Value::Interval(Interval::new(1, 2, 3)),
+            Value::Time(3_600_000_000),
             Value::Int2(2),
             Value::Int4(2),
             Value::Int8(2),
@@ -209,12 +242,20 @@ mod tests {
                             Value::Date(_)
                                 | Value::Timestamp(_)
                                 | Value::TimestampTz(_)
+                                | Value::Time(_)
                                 | Value::Interval(_)
                         )
                     });
                     match apply(&op, a, b) {
                         Some(Ok(v)) => {
                             assert_eq!(Some(crate::scalar::value_type(&v)), ty, "{a:?} {op} {b:?}")
+                        }
+                        // A time outside the table: PostgreSQL's errors.
+                        Some(Err(e))
+                            if ty.is_none()
+                                && (matches!(a, Value::Time(_)) || matches!(b, Value::Time(_))) =>
+                        {
+                            assert!(["42883", "42725"].contains(&e.code), "{e}")
                         }
                         Some(Err(e)) => panic!("{a:?} {op} {b:?}: {e}"),
                         None => assert!(ty.is_none(), "{a:?} {op} {b:?}"),

@@ -202,6 +202,7 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         | Value::Date(_)
         | Value::Timestamp(_)
         | Value::TimestampTz(_)
+        | Value::Time(_)
         | Value::Interval(_) => {
             crate::date_arith::literal_type(op, crate::scalar::value_type(value))
         }

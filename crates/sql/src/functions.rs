@@ -664,9 +664,11 @@ impl Func {
             Func::Extract => SqlType::Numeric(None),
             Func::Power | Func::DatePart => SqlType::Float8,
             // A date is truncated as the timestamptz it casts to.
+            // A time has no date_trunc of its own: PostgreSQL casts it
+            // to an interval (implicitly) and truncates that.
             Func::DateTrunc => match args.get(1) {
                 Some(SqlType::Timestamp) => SqlType::Timestamp,
-                Some(SqlType::Interval) => SqlType::Interval,
+                Some(SqlType::Interval | SqlType::Time(_)) => SqlType::Interval,
                 _ => SqlType::TimestampTz,
             },
             Func::DateBin => match args.get(1) {
@@ -952,6 +954,18 @@ impl Func {
                     ));
                 }
                 Value::Float8(a.powf(b))
+            }
+            Func::Extract | Func::DatePart if matches!(args[1], Value::Time(_)) => {
+                let Value::Time(t) = args[1] else {
+                    unreachable!("matched above")
+                };
+                crate::time_functions::part(&text(&args[0])?, t, self == Func::DatePart)?
+            }
+            Func::DateTrunc if matches!(args[1], Value::Time(_)) => {
+                let Value::Interval(i) = types::cast(args[1].clone(), SqlType::Interval)? else {
+                    unreachable!("a time casts to an interval")
+                };
+                Value::Interval(crate::interval_functions::trunc(&text(&args[0])?, i)?)
             }
             Func::Extract | Func::DatePart if matches!(args[1], Value::Interval(_)) => {
                 let Value::Interval(i) = args[1] else {

@@ -127,6 +127,7 @@ mod table_functions;
 mod temp_tables;
 mod text_bytes;
 mod thread_scope;
+mod time_functions;
 mod time_zone_views;
 mod time_zones;
 mod to_char;

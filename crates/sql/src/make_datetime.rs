@@ -1,5 +1,6 @@
-//! `make_date(year, month, day)` and `make_timestamp(year, month, day,
-//! hour, min, sec)`: a date or timestamp from its fields, checked as
+//! `make_date(year, month, day)`, `make_timestamp(year, month, day,
+//! hour, min, sec)` and `make_time(hour, min, sec)`: a date, timestamp
+//! or time from its fields, checked as
 //! PostgreSQL checks them (22008 naming the fields for one out of range;
 //! a negative year is BC, year 0 does not exist).
 
@@ -12,11 +13,13 @@ use folio_row::{SqlType, Value};
 pub enum MakeFunc {
     Date,
     Timestamp,
+    Time,
 }
 
-const NAMES: [(&str, MakeFunc); 2] = [
+const NAMES: [(&str, MakeFunc); 3] = [
     ("make_date", MakeFunc::Date),
     ("make_timestamp", MakeFunc::Timestamp),
+    ("make_time", MakeFunc::Time),
 ];
 
 impl MakeFunc {
@@ -31,7 +34,7 @@ impl MakeFunc {
     pub fn takes(self, count: usize) -> bool {
         count
             == match self {
-                MakeFunc::Date => 3,
+                MakeFunc::Date | MakeFunc::Time => 3,
                 MakeFunc::Timestamp => 6,
             }
     }
@@ -40,12 +43,28 @@ impl MakeFunc {
         match self {
             MakeFunc::Date => SqlType::Date,
             MakeFunc::Timestamp => SqlType::Timestamp,
+            MakeFunc::Time => SqlType::Time(None),
         }
     }
 
     /// Its value (no argument NULL: both are strict).
     pub fn eval(self, args: &[Value]) -> Result<Value, SqlError> {
         let field = |i: usize| int_arg(&args[i]);
+        let seconds =
+            |i: usize, name: &str| match crate::types::cast(args[i].clone(), SqlType::Float8)? {
+                Value::Float8(s) => Ok(s),
+                other => Err(crate::functions::no_match(format!(
+                    "function {name} with a {} seconds argument does not exist",
+                    other.type_name()
+                ))),
+            };
+        if self == MakeFunc::Time {
+            return Ok(Value::Time(time_of_day(
+                field(0)?,
+                field(1)?,
+                seconds(2, "make_time")?,
+            )?));
+        }
         let days = day_number(field(0)?, field(1)?, field(2)?)?;
         match self {
             MakeFunc::Date => {
@@ -53,17 +72,9 @@ impl MakeFunc {
                     i32::try_from(days).map_err(|_| SqlError::new("22008", "date out of range"))?;
                 Ok(Value::Date(days))
             }
+            MakeFunc::Time => unreachable!("made above"),
             MakeFunc::Timestamp => {
-                let seconds = match crate::types::cast(args[5].clone(), SqlType::Float8)? {
-                    Value::Float8(s) => s,
-                    other => {
-                        return Err(crate::functions::no_match(format!(
-                            "function make_timestamp with a {} seconds argument does not exist",
-                            other.type_name()
-                        )));
-                    }
-                };
-                let micros = time_of_day(field(3)?, field(4)?, seconds)?;
+                let micros = time_of_day(field(3)?, field(4)?, seconds(5, "make_timestamp")?)?;
                 days.checked_mul(crate::datetime::DAY)
                     .and_then(|d| d.checked_add(micros))
                     .map(Value::Timestamp)

@@ -596,6 +596,30 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         {
             Scalar::Now
         }
+        // `localtime(p)`: the time kept to `p` digits of its seconds'
+        // fraction (a constant from 0 to 6; more is 6, as PostgreSQL's
+        // after its warning).
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("localtime")
+                && matches!(&f.args, FunctionArguments::List(l) if l.args.len() == 1) =>
+        {
+            let FunctionArguments::List(list) = &f.args else {
+                unreachable!("matched above")
+            };
+            let precision = match &list.args[0] {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                    Expr::Value(v),
+                )) => match &v.value {
+                    sqlparser::ast::Value::Number(n, _) => n.parse::<u8>().ok(),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| {
+                SqlError::syntax(format!("syntax error at or near \"{}\"", list.args[0]))
+            })?;
+            Scalar::Cast(Box::new(Scalar::Now), SqlType::Time(Some(precision.min(6))))
+        }
         Expr::Function(f) if matches!(f.args, FunctionArguments::None) => {
             match sql_value_function(&f.name.to_string()) {
                 Some(value) => value,
@@ -1225,6 +1249,7 @@ fn function(
                 SqlType::Char(_) => "character".to_string(),
                 SqlType::Varchar(_) => SqlType::Varchar(None).name(),
                 SqlType::Numeric(_) => SqlType::Numeric(None).name(),
+                SqlType::Time(_) => SqlType::Time(None).name(),
                 ty => ty.name(),
             },
         };
@@ -2030,6 +2055,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Date(_) => SqlType::Date,
         Value::Timestamp(_) => SqlType::Timestamp,
         Value::TimestampTz(_) => SqlType::TimestampTz,
+        Value::Time(_) => SqlType::Time(None),
         Value::Uuid(_) => SqlType::Uuid,
         Value::Interval(_) => SqlType::Interval,
         Value::Text(_) | Value::Null => SqlType::Text,
@@ -2080,6 +2106,7 @@ fn sql_value_function(name: &str) -> Option<Scalar> {
     Some(match name.to_ascii_lowercase().as_str() {
         "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
         "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
+        "localtime" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Time(None)),
         "current_user" | "user" | "current_role" => {
             Scalar::Const(Value::Text(crate::roles::current_name()))
         }

@@ -43,6 +43,10 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         DataType::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
             SqlType::TimestampTz
         }
+        // A precision past 6 is 6 (PostgreSQL also warns).
+        DataType::Time(precision, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::Time(precision.map(|p| p.min(6) as u8))
+        }
         DataType::Uuid => SqlType::Uuid,
         DataType::JSON => SqlType::Json,
         DataType::JSONB => SqlType::Jsonb,
@@ -121,6 +125,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "date" => SqlType::Date,
         "timestamp" => SqlType::Timestamp,
         "timestamptz" => SqlType::TimestampTz,
+        "time" => SqlType::Time(None),
         "uuid" => SqlType::Uuid,
         "interval" => SqlType::Interval,
         "json" => SqlType::Json,
@@ -276,6 +281,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Date => "date",
         SqlType::Timestamp => "timestamp",
         SqlType::TimestampTz => "timestamptz",
+        SqlType::Time(_) => "time",
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
         SqlType::Record => "record",
@@ -314,6 +320,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Date
             | SqlType::Timestamp
             | SqlType::TimestampTz
+            | SqlType::Time(_)
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Enum(_)
@@ -348,6 +355,11 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Timestamp(v), SqlType::TimestampTz) => {
             Value::TimestampTz(crate::time_zones::session_utc(v)?)
         }
+        // PostgreSQL's assignment casts to a time (`cast` owns them).
+        (
+            v @ (Value::Timestamp(_) | Value::TimestampTz(_) | Value::Interval(_)),
+            SqlType::Time(_),
+        ) => cast(v, ty)?,
         (value, _) => value,
     };
     Ok(value.fit(ty)?)
@@ -424,6 +436,19 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(
             crate::time_zones::session_utc(i64::from(d) * 86_400_000_000)?,
         ),
+        // A time: a timestamp's time of day (a timestamptz's on the
+        // session's clock), an interval's time part wrapped into a day;
+        // and to an interval, its span.
+        (Value::Timestamp(t), SqlType::Time(_)) => Value::Time(folio_row::wrap_time(t)),
+        (Value::TimestampTz(t), SqlType::Time(_)) => {
+            Value::Time(folio_row::wrap_time(crate::time_zones::session_local(t)?))
+        }
+        (Value::Interval(i), SqlType::Time(_)) => Value::Time(folio_row::wrap_time(i.micros)),
+        (Value::Time(t), SqlType::Interval) => Value::Interval(Interval::new(0, 0, t)),
+        (v @ Value::Time(_), _) if !matches!(ty, SqlType::Time(_)) => {
+            return Err(no_cast(&v, ty));
+        }
+        (v, SqlType::Time(_)) if !matches!(v, Value::Time(_)) => return Err(no_cast(&v, ty)),
         (Value::Array(items), SqlType::Array(element)) => Value::Array(
             items
                 .into_iter()
@@ -528,7 +553,11 @@ pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
     let dated = |t: SqlType| {
         matches!(
             t,
-            SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Interval
+            SqlType::Date
+                | SqlType::Timestamp
+                | SqlType::TimestampTz
+                | SqlType::Time(_)
+                | SqlType::Interval
         )
     };
     let texty = |t: SqlType| matches!(t, SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_));
@@ -552,6 +581,10 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         || (from == Oid && matches!(to, Int4 | Int8))
         || (number(from) && number(to))
         || (time(from) && time(to))
+        // A time to an interval (implicit); a timestamp or an interval
+        // to a time (assignment).
+        || (matches!(from, Time(_)) && to == SqlType::Interval)
+        || (matches!(from, Timestamp | TimestampTz | SqlType::Interval) && matches!(to, Time(_)))
 }
 
 /// The float `x` as an integer of type `ty` (`fit` checks the width).
@@ -645,7 +678,10 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Tid(block, offset) => [&block.to_be_bytes()[..], &offset.to_be_bytes()].concat(),
         // PostgreSQL's `xidsend` is 4 bytes: folio's 64-bit id is cut.
         Value::Xid(x) => (*x as u32).to_be_bytes().to_vec(),
-        Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) => x.to_be_bytes().to_vec(),
+        // A time: microseconds since midnight (PostgreSQL's `time_send`).
+        Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
+            x.to_be_bytes().to_vec()
+        }
         Value::Float4(x) => x.to_be_bytes().to_vec(),
         Value::Float8(x) => x.to_be_bytes().to_vec(),
         Value::Bool(b) => vec![u8::from(*b)],
@@ -903,6 +939,14 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
         SqlType::TimestampTz => {
             Value::TimestampTz(i64::from_be_bytes(fixed(8)?.try_into().expect("8")))
         }
+        // PostgreSQL's `time_recv`: 22008 outside a day.
+        SqlType::Time(_) => {
+            let micros = i64::from_be_bytes(fixed(8)?.try_into().expect("8"));
+            if !(0..=folio_row::TIME_END).contains(&micros) {
+                return Err(SqlError::new("22008", "time out of range"));
+            }
+            Value::Time(micros)
+        }
         SqlType::Float4 => Value::Float4(f32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Bool => Value::Bool(fixed(1)?[0] != 0),
@@ -1118,5 +1162,35 @@ mod binary_tests {
             assert_eq!(hex(&bytes), sent, "{text}");
             assert_eq!(binary_input(&bytes, SqlType::Interval).unwrap(), v);
         }
+    }
+
+    // Proves a time's binary form is PostgreSQL's `time_send` (the bytes
+    // PostgreSQL 15's gives for the same values: microseconds since
+    // midnight, big-endian), that it comes back, and that `time_recv`'s
+    // range check (22008 outside 00:00 to 24:00) holds.
+    #[test]
+    fn time_binary_is_postgresqls() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        for (text, sent) in [
+            ("12:34:56.789", "0000000a8be62608"),
+            ("24:00", "000000141dd76000"),
+            ("00:00:00.000001", "0000000000000001"),
+        ] {
+            let v = Value::from_text(SqlType::Time(None), text).unwrap();
+            let bytes = binary_output(&v, 1083).unwrap().unwrap();
+            assert_eq!(hex(&bytes), sent, "{text}");
+            assert_eq!(binary_input(&bytes, SqlType::Time(None)).unwrap(), v);
+        }
+        let past = (folio_row::TIME_END + 1).to_be_bytes();
+        assert_eq!(
+            binary_input(&past, SqlType::Time(None)).unwrap_err().code,
+            "22008"
+        );
+        assert_eq!(
+            binary_input(&(-1i64).to_be_bytes(), SqlType::Time(None))
+                .unwrap_err()
+                .code,
+            "22008"
+        );
     }
 }

@@ -1551,6 +1551,7 @@ fn sample(ty: &str) -> &'static str {
         "date" => "'2020-01-02'::date",
         "timestamp without time zone" => "'2020-01-02'::timestamp",
         "timestamp with time zone" => "'2020-01-02'::timestamptz",
+        "time without time zone" => "'12:34:56'::time",
         "interval" => "'1 day'::interval",
         "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
         "\"any\"" => "2",
@@ -1590,6 +1591,10 @@ fn pg_proc_rows_are_folio_signatures() {
                 (f, _, "integer") if f.starts_with("regexp_") => "1".to_string(),
                 // A text argument that names a field, a unit or a format.
                 (_, _, "text") => match name.as_str() {
+                    // A time has no day.
+                    "date_part" | "extract" if arguments.contains("time without") => {
+                        "'hour'".to_string()
+                    }
                     "date_part" | "extract" | "date_trunc" => "'day'".to_string(),
                     "to_date" | "to_timestamp" => "'2020'".to_string(),
                     "to_char" => "'YYYY'".to_string(),

@@ -85,18 +85,7 @@ type Named = (String, Definition);
 
 /// A FROM item no CTE names, to stand for a change's target meanwhile.
 fn placeholder() -> TableFactor {
-    TableFactor::Table {
-        name: ObjectName(Vec::new()),
-        alias: None,
-        args: None,
-        with_hints: Vec::new(),
-        version: None,
-        with_ordinality: false,
-        partitions: Vec::new(),
-        json_path: None,
-        sample: None,
-        index_hints: Vec::new(),
-    }
+    crate::query::table_factor(ObjectName(Vec::new()), None, None)
 }
 
 /// A WITH's CTEs in order, each with the earlier ones inlined in its

@@ -100,13 +100,10 @@ pub fn lock(cx: &Ctx<'_>, txn: &mut Transaction, lock: &Lock) -> Result<Output, 
 
 /// 42809 for a relation of a kind `LOCK` does not take.
 fn not_lockable(name: &str, kind: char) -> SqlError {
-    let kind = match kind {
-        'i' => "indexes",
-        'S' => "sequences",
-        _ => "materialized views",
-    };
-    SqlError::new("42809", format!("cannot lock relation \"{name}\""))
-        .with_detail(format!("This operation is not supported for {kind}."))
+    SqlError::new("42809", format!("cannot lock relation \"{name}\"")).with_detail(format!(
+        "This operation is not supported for {}.",
+        crate::comments::kind_plural(kind)
+    ))
 }
 
 /// 42501 unless the session's role (or `as_owner_of`'s owner) has a

@@ -662,8 +662,7 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// calls run after grouping in PostgreSQL; nor inside expressions.
 pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
-        FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableFunctionArgs,
-        TableWithJoins,
+        FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableWithJoins,
     };
     let call = |item: &SelectItem| -> Option<(sqlparser::ast::Function, Option<Ident>)> {
         let (f, alias) = match item {
@@ -720,21 +719,11 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         }
         rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
         rewritten.from = vec![TableWithJoins {
-            relation: TableFactor::Table {
-                name: ObjectName::from(vec![Ident::new(names::function(&f.name))]),
-                alias: table_alias,
-                args: Some(TableFunctionArgs {
-                    args: list.args.clone(),
-                    settings: None,
-                }),
-                with_hints: Vec::new(),
-                version: None,
-                with_ordinality: false,
-                partitions: Vec::new(),
-                json_path: None,
-                sample: None,
-                index_hints: Vec::new(),
-            },
+            relation: table_factor(
+                ObjectName::from(vec![Ident::new(names::function(&f.name))]),
+                table_alias,
+                Some(list.args.clone()),
+            ),
             joins: Vec::new(),
         }];
         return Some(rewritten);
@@ -770,7 +759,7 @@ fn side_by_side_items(
 ) -> Select {
     use sqlparser::ast::{
         FunctionArg, FunctionArgExpr, Ident, ObjectName, TableAlias, TableAliasColumnDef,
-        TableFactor, TableFunctionArgs, TableWithJoins,
+        TableFactor, TableWithJoins,
     };
     let label = Ident::new("$srf");
     let mut rewritten = select.clone();
@@ -796,21 +785,7 @@ fn side_by_side_items(
     });
     let name = ObjectName::from(vec![Ident::new(crate::table_functions::ROWS_FROM)]);
     let relation = match select.from.is_empty() {
-        true => TableFactor::Table {
-            name,
-            alias,
-            args: Some(TableFunctionArgs {
-                args,
-                settings: None,
-            }),
-            with_hints: Vec::new(),
-            version: None,
-            with_ordinality: false,
-            partitions: Vec::new(),
-            json_path: None,
-            sample: None,
-            index_hints: Vec::new(),
-        },
+        true => table_factor(name, alias, Some(args)),
         false => TableFactor::Function {
             lateral: true,
             name,
@@ -823,6 +798,30 @@ fn side_by_side_items(
         joins: Vec::new(),
     });
     rewritten
+}
+
+/// The FROM item `name [(args)] [AS alias]` (a table, or a function when
+/// `args` is some), with none of sqlparser's other options.
+pub(crate) fn table_factor(
+    name: sqlparser::ast::ObjectName,
+    alias: Option<sqlparser::ast::TableAlias>,
+    args: Option<Vec<sqlparser::ast::FunctionArg>>,
+) -> sqlparser::ast::TableFactor {
+    sqlparser::ast::TableFactor::Table {
+        name,
+        alias,
+        args: args.map(|args| sqlparser::ast::TableFunctionArgs {
+            args,
+            settings: None,
+        }),
+        with_hints: Vec::new(),
+        version: None,
+        with_ordinality: false,
+        partitions: Vec::new(),
+        json_path: None,
+        sample: None,
+        index_hints: Vec::new(),
+    }
 }
 
 /// Plans a SELECT.

@@ -243,14 +243,7 @@ pub fn resolve(
         return Ok(None);
     }
     let mut statement = statement.clone();
-    let mut resolver = Resolver {
-        cx,
-        txn,
-        path,
-        ctes: Vec::new(),
-        error: None,
-        lock: Vec::new(),
-    };
+    let mut resolver = Resolver::new(cx, txn, path);
     match &mut statement {
         Statement::CreateTable(create) => resolver.create_table(create)?,
         Statement::CreateView { name, .. } | Statement::CreateSequence { name, .. } => {
@@ -365,14 +358,7 @@ pub fn existing_name(
     name: &ObjectName,
 ) -> Result<String, SqlError> {
     let mut name = name.clone();
-    let mut resolver = Resolver {
-        cx,
-        txn,
-        path: SearchPath::of(cx, txn)?,
-        ctes: Vec::new(),
-        error: None,
-        lock: Vec::new(),
-    };
+    let mut resolver = Resolver::new(cx, txn, SearchPath::of(cx, txn)?);
     resolver.existing(&mut name)?;
     names::relation(&name)
 }
@@ -396,14 +382,7 @@ pub fn created_name(
         };
     }
     let mut name = create.name.clone();
-    let mut resolver = Resolver {
-        cx,
-        txn,
-        path: SearchPath::of(cx, txn)?,
-        ctes: Vec::new(),
-        error: None,
-        lock: Vec::new(),
-    };
+    let mut resolver = Resolver::new(cx, txn, SearchPath::of(cx, txn)?);
     resolver.place(&mut name)?;
     names::relation(&name).map(Some)
 }
@@ -428,6 +407,20 @@ struct Resolver<'a, 'c> {
     ctes: Vec<String>,
     /// The first error the visit met.
     error: Option<SqlError>,
+}
+
+impl<'a, 'c> Resolver<'a, 'c> {
+    /// A resolver of a statement's names along `path`.
+    fn new(cx: &'a Ctx<'c>, txn: &'a Transaction, path: SearchPath) -> Resolver<'a, 'c> {
+        Resolver {
+            cx,
+            txn,
+            path,
+            ctes: Vec::new(),
+            error: None,
+            lock: Vec::new(),
+        }
+    }
 }
 
 impl Resolver<'_, '_> {

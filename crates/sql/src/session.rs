@@ -101,8 +101,9 @@ pub struct Session {
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Arc<Settings>>,
-    /// The role when the open block began: a ROLLBACK brings it back, as
-    /// it does a SET.
+    /// The role when the open block began, kept by its first SET ROLE (a
+    /// block without one pays nothing): a ROLLBACK brings it back, as it
+    /// does a SET.
     role_at_begin: Option<crate::roles::Role>,
     /// How many times the settings were taken to change
     /// ([`Session::settings_generation`]).
@@ -346,6 +347,9 @@ impl Session {
                 role
             }
         };
+        if !matches!(self.block, Block::Idle) && self.role_at_begin.is_none() {
+            self.role_at_begin = Some(self.role.clone());
+        }
         self.become_role(role);
         Ok(Output::command("SET"))
     }
@@ -656,7 +660,6 @@ impl Session {
         self.block = Block::Open(self.begin_txn(self.settings.default_isolation())?);
         self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
-        self.role_at_begin = Some(self.role.clone());
         self.implicit = true;
         self.fresh_block = true;
         Ok(())
@@ -2142,7 +2145,6 @@ impl Session {
         self.block = Block::Open(txn);
         self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
-        self.role_at_begin = Some(self.role.clone());
         self.queried = false;
         self.chained_modes = None;
         Ok(())

@@ -12,6 +12,7 @@ mod array_functions;
 pub mod backend;
 mod backend_functions;
 mod bare_labels;
+mod block_roles;
 mod bytea_functions;
 mod catalog_functions;
 mod change_rows;

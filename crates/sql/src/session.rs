@@ -56,16 +56,21 @@ macro_rules! session_cx {
     };
 }
 
-/// An open savepoint as the session keeps it: its name, the settings
-/// when it was made (as they were, and without the `SET LOCAL`s), the
-/// deferred checks' mark, and its number (`Session::savepoints_made`).
-type Savepoint = (
-    String,
-    Arc<Settings>,
-    Option<Settings>,
-    crate::deferred::Mark,
-    u64,
-);
+/// An open savepoint as the session keeps it: what a `ROLLBACK TO` it
+/// brings back.
+struct Savepoint {
+    name: String,
+    /// The settings when it was made.
+    settings: Arc<Settings>,
+    /// The settings without the `SET LOCAL`s when it was made.
+    without_local: Option<Settings>,
+    /// The role and what the block gives back, when it was made.
+    roles: crate::block_roles::AtSavepoint,
+    /// The deferred checks' mark.
+    deferred: crate::deferred::Mark,
+    /// Its number (`Session::savepoints_made`).
+    number: u64,
+}
 
 /// One client's session over a database.
 pub struct Session {
@@ -101,10 +106,9 @@ pub struct Session {
     /// The settings when the open block began (restored if it does not
     /// commit).
     settings_at_begin: Option<Arc<Settings>>,
-    /// The role when the open block began, kept by its first SET ROLE (a
-    /// block without one pays nothing): a ROLLBACK brings it back, as it
-    /// does a SET.
-    role_at_begin: Option<crate::roles::Role>,
+    /// The roles the open block gives back at its end (SET ROLE and SET
+    /// LOCAL ROLE in it).
+    block_roles: crate::block_roles::BlockRoles,
     /// How many times the settings were taken to change
     /// ([`Session::settings_generation`]).
     settings_changes: u64,
@@ -285,7 +289,7 @@ impl Session {
             settings: defaults.clone(),
             session_defaults: defaults,
             settings_at_begin: None,
-            role_at_begin: None,
+            block_roles: Default::default(),
             settings_changes: 0,
             implicit: false,
             chained_modes: None,
@@ -328,10 +332,20 @@ impl Session {
         Ok(())
     }
 
-    /// `SET ROLE name | NONE` (`None`: back to the session user): a
-    /// superuser session may take any role, another only its own
-    /// (folio has no role membership). Kept plans are made again.
-    fn set_role(&mut self, name: Option<&str>) -> Result<Output, SqlError> {
+    /// `SET [LOCAL] ROLE name | NONE` (`None`: back to the session user):
+    /// a superuser session may take any role, another only its own
+    /// (folio has no role membership). In a block, what its end gives
+    /// back is kept (`block_roles.rs`); a LOCAL one outside a block is
+    /// checked, warned about and not done, as PostgreSQL's. Kept plans are
+    /// made again.
+    fn set_role(&mut self, name: Option<&str>, local: bool) -> Result<Output, SqlError> {
+        let idle = matches!(self.block, Block::Idle);
+        if local && idle {
+            self.notices.push(Notice::warning(
+                "25P01",
+                "SET LOCAL can only be used in transaction blocks",
+            ));
+        }
         let role = match name {
             None => self.session_role.clone(),
             Some(name) => {
@@ -347,8 +361,11 @@ impl Session {
                 role
             }
         };
-        if !matches!(self.block, Block::Idle) && self.role_at_begin.is_none() {
-            self.role_at_begin = Some(self.role.clone());
+        if local && idle {
+            return Ok(Output::command("SET"));
+        }
+        if !idle {
+            self.block_roles.set(&self.role, &role, local);
         }
         self.become_role(role);
         Ok(Output::command("SET"))
@@ -1578,7 +1595,7 @@ impl Session {
     /// `RESET name` (`all`), as a session SET of the default.
     fn reset(&mut self, name: &str) -> Result<Output, SqlError> {
         if name == "role" {
-            self.set_role(None)?;
+            self.set_role(None, false)?;
             return Ok(Output::command("RESET"));
         }
         self.may_change(name)?;
@@ -1599,7 +1616,7 @@ impl Session {
         self.savepoints.clear();
         self.deferred.clear();
         let without_local = self.without_local.take();
-        if let Some(role) = self.role_at_begin.take().filter(|_| !committed)
+        if let Some(role) = self.block_roles.end(committed)
             && role.oid != self.role.oid
         {
             self.become_role(role);
@@ -1823,12 +1840,14 @@ impl Session {
     fn set(&mut self, set: &sqlparser::ast::Set) -> Result<Output, SqlError> {
         use sqlparser::ast::{ContextModifier, Expr, Set};
         if let Set::SetRole {
-            context_modifier: None | Some(ContextModifier::Session),
+            context_modifier:
+                context_modifier @ (None | Some(ContextModifier::Session | ContextModifier::Local)),
             role_name,
         } = set
         {
             let name = role_name.as_ref().map(crate::names::ident);
-            return self.set_role(name.as_deref());
+            let local = matches!(context_modifier, Some(ContextModifier::Local));
+            return self.set_role(name.as_deref(), local);
         }
         if let Set::SetTransaction {
             modes,
@@ -2192,13 +2211,14 @@ impl Session {
             Block::Open(txn) if !self.implicit => {
                 txn.savepoint(name)?;
                 self.savepoints_made += 1;
-                self.savepoints.push((
-                    name.to_string(),
-                    self.settings.clone(),
-                    self.without_local.clone(),
-                    self.deferred.mark(),
-                    self.savepoints_made,
-                ));
+                self.savepoints.push(Savepoint {
+                    name: name.to_string(),
+                    settings: self.settings.clone(),
+                    without_local: self.without_local.clone(),
+                    roles: self.block_roles.at_savepoint(&self.role),
+                    deferred: self.deferred.mark(),
+                    number: self.savepoints_made,
+                });
                 Ok(Output::command("SAVEPOINT"))
             }
             _ => Err(SqlError::new(
@@ -2242,16 +2262,20 @@ impl Session {
             Block::Failed(None)
         };
         result?;
-        if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
+        if let Some(at) = self.savepoints.iter().rposition(|s| s.name == name) {
             let path = self.settings.search_path().to_vec();
-            let earlier = self.savepoints[at].1.clone();
+            let earlier = self.savepoints[at].settings.clone();
             self.settings_mut().restore(&earlier);
             self.path_changed(&path);
-            self.without_local = self.savepoints[at].2.clone();
-            self.deferred.rollback_to(&self.savepoints[at].3);
+            self.without_local = self.savepoints[at].without_local.clone();
+            self.deferred.rollback_to(&self.savepoints[at].deferred);
+            let role = self.block_roles.rollback_to(&self.savepoints[at].roles);
+            if let Some(role) = role.filter(|r| r.oid != self.role.oid) {
+                self.become_role(role);
+            }
             self.savepoints.truncate(at + 1);
             self.cursors.rollback_to(at + 1);
-            let number = self.savepoints[at].4;
+            let number = self.savepoints[at].number;
             self.rolled_back_to = Some(self.rolled_back_to.map_or(number, |n| n.min(number)));
         }
         Ok(Output::command("ROLLBACK"))
@@ -2278,7 +2302,7 @@ impl Session {
         match &mut self.block {
             Block::Open(txn) if !self.implicit => {
                 txn.release(name)?;
-                if let Some(at) = self.savepoints.iter().rposition(|(n, ..)| n == name) {
+                if let Some(at) = self.savepoints.iter().rposition(|s| s.name == name) {
                     self.savepoints.truncate(at);
                     self.cursors.release(at);
                 }

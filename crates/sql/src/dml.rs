@@ -1136,71 +1136,37 @@ impl Change {
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
                 let triggers =
                     Triggers::of_update_part(relation, &set, whole.is_part(), constraints.moves)?;
-                let (updated, out) =
-                    triggers::one_command(txn, &[triggers.as_ref(), parent], |txn| {
-                        if let Some(triggers) = &triggers {
-                            triggers.start_statement(cx, txn)?;
-                        }
-                        let selected =
-                            triggers::unseen(txn, &[triggers.as_ref(), parent], |txn| {
-                                rows.selected(txn, relation, env)
-                            })?;
-                        let mut out = Vec::new();
-                        let mut updated = 0u64;
-                        for Selected {
-                            tid,
-                            row,
-                            others,
-                            system,
-                        } in selected
-                        {
-                            let written = scan::write_newest_where(
-                                txn,
-                                relation,
-                                |newer| rows.qualifies(&others, newer, &system, env),
-                                tid,
-                                row,
-                                |txn, tid, old| {
-                                    let seen = change_rows::seen(&others, old, &system);
-                                    if !per_row.passes(txn, late, &seen, env)? {
-                                        return Ok((folio_db::Write::Gone, None));
-                                    }
-                                    let rule = RowRule {
-                                        cx,
-                                        relation,
-                                        constraints,
-                                        triggers: triggers.as_ref(),
-                                        merge: false,
-                                    };
-                                    let new = per_row.lend(txn, env, |env| {
-                                        rule.assigned(old, assignments, &seen, env)
-                                    })?;
-                                    let (write, new) = rule
-                                        .update_row(txn, new, (tid, old), returning.is_some(), env)?
-                                        .unwrap_or((folio_db::Write::Gone, None));
-                                    // RETURNING sees the row written (a call in it
-                                    // that reads the table finds the new version).
-                                    let projected = match (returning, new) {
-                                        (Some((items, _, _)), Some(new)) => {
-                                            let seen = change_rows::seen(&others, &new, &system);
-                                            Some(
-                                                per_row.lend(txn, env, |env| {
-                                                    project(items, &seen, env)
-                                                })?,
-                                            )
-                                        }
-                                        _ => None,
-                                    };
-                                    Ok((write, projected))
-                                },
-                            )?;
-                            if let Some(projected) = written {
-                                updated += 1;
-                                out.extend(projected);
+                let rule = RowRule {
+                    cx,
+                    relation,
+                    constraints,
+                    triggers: triggers.as_ref(),
+                    merge: false,
+                };
+                let (updated, out) = each_changed_row(
+                    txn,
+                    (&rule, parent),
+                    (rows, late),
+                    env,
+                    per_row,
+                    |txn, (tid, old), seen, around| {
+                        let new = per_row
+                            .lend(txn, env, |env| rule.assigned(old, assignments, seen, env))?;
+                        let (write, new) = rule
+                            .update_row(txn, new, (tid, old), returning.is_some(), env)?
+                            .unwrap_or((folio_db::Write::Gone, None));
+                        // RETURNING sees the row written (a call in it that
+                        // reads the table finds the new version).
+                        let projected = match (returning, new) {
+                            (Some((items, _, _)), Some(new)) => {
+                                let seen = around.seen(&new);
+                                Some(per_row.lend(txn, env, |env| project(items, &seen, env))?)
                             }
-                        }
-                        Ok((updated, out))
-                    })?;
+                            _ => None,
+                        };
+                        Ok((write, projected))
+                    },
+                )?;
                 constraints.end_statement(Some(pending), txn, relation)?;
                 whole.end(cx, txn, triggers)?;
                 finish(returning, out, format!("UPDATE {updated}"))
@@ -1215,64 +1181,119 @@ impl Change {
             } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let triggers = Triggers::of_part(relation, Event::Delete, &[], whole.is_part())?;
-                let (deleted, out) =
-                    triggers::one_command(txn, &[triggers.as_ref(), parent], |txn| {
-                        if let Some(triggers) = &triggers {
-                            triggers.start_statement(cx, txn)?;
-                        }
-                        let selected =
-                            triggers::unseen(txn, &[triggers.as_ref(), parent], |txn| {
-                                rows.selected(txn, relation, env)
-                            })?;
-                        let mut out = Vec::new();
-                        let mut deleted = 0u64;
-                        for Selected {
-                            tid,
-                            row,
-                            others,
-                            system,
-                        } in selected
-                        {
-                            let written = scan::write_newest_where(
-                                txn,
-                                relation,
-                                |newer| rows.qualifies(&others, newer, &system, env),
-                                tid,
-                                row,
-                                |txn, tid, row| {
-                                    let seen = change_rows::seen(&others, row, &system);
-                                    if !per_row.passes(txn, late, &seen, env)? {
-                                        return Ok((folio_db::Write::Gone, Vec::new()));
-                                    }
-                                    let rule = RowRule {
-                                        cx,
-                                        relation,
-                                        constraints,
-                                        triggers: triggers.as_ref(),
-                                        merge: false,
-                                    };
-                                    let write = rule.delete_row(txn, tid, row, env)?;
-                                    Ok((write.unwrap_or(folio_db::Write::Gone), row.to_vec()))
-                                },
-                            )?;
-                            if let Some(row) = written {
-                                deleted += 1;
-                                if let Some((items, _, _)) = returning {
-                                    let seen = change_rows::seen(&others, &row, &system);
-                                    out.push(
-                                        per_row.lend(txn, env, |env| project(items, &seen, env))?,
-                                    );
-                                }
+                let rule = RowRule {
+                    cx,
+                    relation,
+                    constraints,
+                    triggers: triggers.as_ref(),
+                    merge: false,
+                };
+                let (deleted, out) = each_changed_row(
+                    txn,
+                    (&rule, parent),
+                    (rows, late),
+                    env,
+                    per_row,
+                    |txn, (tid, old), seen, _| {
+                        let write =
+                            (rule.delete_row(txn, tid, old, env)?).unwrap_or(folio_db::Write::Gone);
+                        let deleted =
+                            matches!(write, folio_db::Write::Done(_) | folio_db::Write::Hot(_));
+                        let projected = match returning {
+                            Some((items, _, _)) if deleted => {
+                                Some(per_row.lend(txn, env, |env| project(items, seen, env))?)
                             }
-                        }
-                        Ok((deleted, out))
-                    })?;
+                            _ => None,
+                        };
+                        Ok((write, projected))
+                    },
+                )?;
                 constraints.end_statement(Some(pending), txn, relation)?;
                 whole.end(cx, txn, triggers)?;
                 finish(returning, out, format!("DELETE {deleted}"))
             }),
         }
     }
+}
+
+/// A selected row's surroundings: the other FROM items' values it was
+/// joined to and its system columns.
+#[derive(Clone, Copy)]
+struct Around<'r> {
+    others: &'r [Value],
+    system: &'r [Value],
+}
+
+impl Around<'_> {
+    /// A version of the row as the statement's expressions see it.
+    fn seen<'v>(self, row: &'v [Value]) -> std::borrow::Cow<'v, [Value]> {
+        change_rows::seen(self.others, row, self.system)
+    }
+}
+
+/// The frame an UPDATE's and a DELETE's part share, its one owner: one
+/// command for the statement and the triggers of `rule` and its `parent`
+/// ([`triggers::one_command`]), the BEFORE STATEMENT triggers, the scan of
+/// `rows` that does not see what they wrote ([`triggers::unseen`]), then
+/// for each row selected its newest version that still qualifies
+/// ([`scan::write_newest_where`]), given to `change` if it passes the
+/// `late` conjuncts with the row's tuple id and values, the values as
+/// the statement sees them and its surroundings; `change` returns the
+/// heap's write and RETURNING's row. Returns the count of rows changed
+/// and RETURNING's rows.
+fn each_changed_row(
+    txn: &mut Transaction,
+    (rule, parent): (&RowRule<'_, '_>, Option<&Triggers>),
+    (rows, late): (&Rows, &[Scalar]),
+    env: &Env<'_>,
+    per_row: PerRow<'_>,
+    mut change: impl FnMut(
+        &mut Transaction,
+        (folio_db::Tid, &[Value]),
+        &[Value],
+        Around<'_>,
+    ) -> Result<(folio_db::Write, Option<Vec<Value>>), SqlError>,
+) -> Result<(u64, Vec<Vec<Value>>), SqlError> {
+    let sets = [rule.triggers, parent];
+    triggers::one_command(txn, &sets, |txn| {
+        if let Some(triggers) = rule.triggers {
+            triggers.start_statement(rule.cx, txn)?;
+        }
+        let selected = triggers::unseen(txn, &sets, |txn| rows.selected(txn, rule.relation, env))?;
+        let mut out = Vec::new();
+        let mut changed = 0u64;
+        for Selected {
+            tid,
+            row,
+            others,
+            system,
+        } in selected
+        {
+            let around = Around {
+                others: &others,
+                system: &system,
+            };
+            let written = scan::write_newest_where(
+                txn,
+                rule.relation,
+                |newer| rows.qualifies(&others, newer, &system, env),
+                tid,
+                row,
+                |txn, tid, old| {
+                    let seen = around.seen(old);
+                    if !per_row.passes(txn, late, &seen, env)? {
+                        return Ok((folio_db::Write::Gone, None));
+                    }
+                    change(txn, (tid, old), &seen, around)
+                },
+            )?;
+            if let Some(projected) = written {
+                changed += 1;
+                out.extend(projected);
+            }
+        }
+        Ok((changed, out))
+    })
 }
 
 /// The row count a command tag ends with.

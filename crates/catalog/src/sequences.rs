@@ -541,7 +541,10 @@ impl Catalog {
                     .and_then(|t| t.default_of(usize::from(column)).map(str::to_string));
                 // (The default is SQL text the catalog does not parse: the
                 // quoted name in it is what `serial` and identity write.)
-                if owned.is_some_and(|d| d.contains(&format!("'{name}'"))) {
+                // (Written quoted when it needs it: `'s."Mixed_id_seq"'`.)
+                let bare = crate::unqualified(name);
+                let quoted = format!("\"{bare}\"'");
+                if owned.is_some_and(|d| d.contains(&format!("'{name}'")) || d.contains(&quoted)) {
                     return Err(CatalogError::SequenceOwned {
                         sequence: name.to_string(),
                         table,

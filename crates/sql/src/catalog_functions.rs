@@ -96,6 +96,8 @@ pub enum CatalogFunc {
     /// `current_schemas(include_implicit)`: the search path's schemas
     /// (`pg_catalog` first when implicit ones are asked for).
     CurrentSchemas,
+    /// `pg_get_serial_sequence(table, column)` (`Lookups::serial_sequence`).
+    SerialSequence,
 }
 
 /// The `reg*` types.
@@ -137,7 +139,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 35] = [
+const NAMES: [(&str, CatalogFunc); 36] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
@@ -182,6 +184,7 @@ const NAMES: [(&str, CatalogFunc); 35] = [
     ("pg_database_size", CatalogFunc::DatabaseSize),
     ("current_schema", CatalogFunc::CurrentSchema),
     ("current_schemas", CatalogFunc::CurrentSchemas),
+    ("pg_get_serial_sequence", CatalogFunc::SerialSequence),
 ];
 
 impl CatalogFunc {
@@ -218,7 +221,9 @@ impl CatalogFunc {
             CatalogFunc::CurrentSchema => count == 0,
             CatalogFunc::Size(SizeOf::Fork) => (1..=2).contains(&count),
             CatalogFunc::Size(_) => count == 1,
-            CatalogFunc::ColumnDescription | CatalogFunc::RelationIsUpdatable => count == 2,
+            CatalogFunc::ColumnDescription
+            | CatalogFunc::RelationIsUpdatable
+            | CatalogFunc::SerialSequence => count == 2,
             CatalogFunc::ColumnIsUpdatable => count == 3,
             CatalogFunc::FormatType => count == 2,
             CatalogFunc::GetExpr => (2..=3).contains(&count),
@@ -262,6 +267,7 @@ impl CatalogFunc {
                 | CatalogFunc::CurrentSchema
                 | CatalogFunc::CurrentSchemas
                 | CatalogFunc::HasTablePrivilege
+                | CatalogFunc::SerialSequence
         )
     }
 
@@ -478,6 +484,9 @@ impl CatalogFunc {
                         )
                     })
             }
+            CatalogFunc::SerialSequence => lookups()?
+                .serial_sequence(&text(&args[0]), &text(&args[1]))?
+                .map_or(Value::Null, Value::Text),
             CatalogFunc::PartitionKeyDef => lookups()?
                 .partition_key(number(&args[0])?)
                 .map_or(Value::Null, Value::Text),

@@ -81,7 +81,7 @@ pub fn create_table(
         if serial.is_some() {
             owned.push((column_name.clone(), ty, SequenceRequest::default(), None));
         }
-        column_clauses(&name, &column_name, &column.options)?;
+        column_clauses(&name, &column_name, &column.options, serial.is_some())?;
         for option in &column.options {
             match option.option {
                 ColumnOption::Default(ref expr) => {
@@ -105,20 +105,10 @@ pub fn create_table(
                     generation_expr: None,
                     ..
                 } => {
-                    if !matches!(ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8) {
-                        return Err(SqlError::new(
-                            "22023",
-                            "identity column type must be smallint, integer, or bigint",
-                        ));
-                    }
-                    let options = sequence_options.as_deref().unwrap_or_default();
+                    let (request, always) =
+                        identity_request(ty, Some(generated), sequence_options.as_deref())?;
                     not_null = true;
-                    owned.push((
-                        column_name.clone(),
-                        ty,
-                        sequences::request(None, options)?,
-                        Some(*generated == GeneratedAs::Always),
-                    ));
+                    owned.push((column_name.clone(), ty, request, Some(always)));
                 }
                 ColumnOption::Unique {
                     is_primary,
@@ -170,29 +160,72 @@ pub fn create_table(
         return Ok(Output::command("CREATE TABLE"));
     }
     let table = db.catalog().create_table(txn, &name, &columns)?;
-    for (column, ty, mut request, identity) in owned {
-        let sequence = indexes::chosen_name(&name, &[&column], "seq", |n| {
-            Ok(db.catalog().relation_exists(txn, n)?)
-        })?;
-        request.type_oid = Some(match ty {
-            SqlType::Int2 => INT2_OID,
-            SqlType::Int4 => INT4_OID,
-            _ => INT8_OID,
-        });
-        let position = table.column(&column).expect("a column of the new table") as u16;
-        db.catalog().create_sequence(
-            txn,
-            &sequence,
-            request.settle(None)?,
-            Some((table.oid, position)),
-            identity,
-        )?;
-        let default = crate::parse::expression(&format!("nextval('{sequence}')"))?;
+    for (column, ty, request, identity) in owned {
+        let default = owned_sequence(db, txn, (&name, &table), &column, ty, request, identity)?;
         additions.defaults.push((column, default));
     }
     keys.create(cx, txn, &name)?;
     additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
+}
+
+/// The sequence request of an identity column of type `ty`
+/// (`GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(options)]`; no
+/// `generated` is ALWAYS, as PostgreSQL's `ADD GENERATED AS IDENTITY`),
+/// and whether ALWAYS. A type other than the three integers is 22023.
+fn identity_request(
+    ty: SqlType,
+    generated: Option<&GeneratedAs>,
+    options: Option<&[sqlparser::ast::SequenceOptions]>,
+) -> Result<(SequenceRequest, bool), SqlError> {
+    if !matches!(ty, SqlType::Int2 | SqlType::Int4 | SqlType::Int8) {
+        return Err(SqlError::new(
+            "22023",
+            "identity column type must be smallint, integer, or bigint",
+        ));
+    }
+    let request = sequences::request(None, options.unwrap_or_default())?;
+    Ok((request, generated != Some(&GeneratedAs::ByDefault)))
+}
+
+/// Makes the sequence that gives column `column` of `table` (its name
+/// and definition) its values: a `serial`'s, or an identity's when
+/// `identity` is `Some(always)`. Named as PostgreSQL names it, of the
+/// column's type, owned by the column; returns the column's default,
+/// its `nextval`. The one owner of that rule (CREATE TABLE, ADD COLUMN,
+/// ALTER COLUMN ... ADD GENERATED).
+fn owned_sequence(
+    db: &Database,
+    txn: &mut Transaction,
+    (name, table): (&str, &TableDef),
+    column: &str,
+    ty: SqlType,
+    mut request: SequenceRequest,
+    identity: Option<bool>,
+) -> Result<Expr, SqlError> {
+    let sequence = indexes::chosen_name(name, &[column], "seq", |n| {
+        Ok(db.catalog().relation_exists(txn, n)?)
+    })?;
+    request.type_oid = Some(match ty {
+        SqlType::Int2 => INT2_OID,
+        SqlType::Int4 => INT4_OID,
+        _ => INT8_OID,
+    });
+    let position = access_column(table, column)? as u16;
+    db.catalog().create_sequence(
+        txn,
+        &sequence,
+        request.settle(None)?,
+        Some((table.oid, position)),
+        identity,
+    )?;
+    // The name as SQL writes it (`s."Mixed_id_seq"`), as PostgreSQL's.
+    let written = match folio_catalog::split_schema(&sequence) {
+        (_, bare) if !sequence.contains('.') => names::written(bare).to_string(),
+        (schema, bare) => format!("{}.{}", names::written(schema), names::written(bare)),
+    };
+    let quoted = written.replace('\'', "''");
+    crate::parse::expression(&format!("nextval('{quoted}')"))
 }
 
 /// `CREATE TABLE [IF NOT EXISTS] name [(column, ...)] AS query`: a table
@@ -575,11 +608,13 @@ impl Additions {
 }
 
 /// PostgreSQL's 42601 for clauses of one column that exclude each other:
-/// a generation expression with a DEFAULT, an identity or another one.
+/// a generation expression with a DEFAULT, an identity or another one; an
+/// identity with a DEFAULT (a `serial` type is one).
 fn column_clauses(
     table: &str,
     column: &str,
     options: &[sqlparser::ast::ColumnOptionDef],
+    serial: bool,
 ) -> Result<(), SqlError> {
     let count = |f: &dyn Fn(&ColumnOption) -> bool| options.iter().filter(|o| f(&o.option)).count();
     let generated = count(&|o| {
@@ -600,8 +635,9 @@ fn column_clauses(
             }
         )
     });
-    let default = count(&|o| matches!(o, ColumnOption::Default(_)));
+    let default = count(&|o| matches!(o, ColumnOption::Default(_))) + usize::from(serial);
     let conflict = match (generated, identity, default) {
+        (0, 1.., 1..) => "both default and identity specified",
         (0, _, _) => return Ok(()),
         (2.., _, _) => "multiple generation clauses specified",
         (_, 1.., _) => "both identity and generation expression specified",
@@ -1261,6 +1297,20 @@ pub fn alter_table(
             } => set_not_null(cx, txn, &name, &names::ident(column_name))?,
             AlterTableOperation::AlterColumn {
                 column_name,
+                op:
+                    AlterColumnOperation::AddGenerated {
+                        generated_as,
+                        sequence_options,
+                    },
+            } => add_identity(
+                cx,
+                txn,
+                (&name, &names::ident(column_name)),
+                generated_as.as_ref(),
+                sequence_options.as_deref(),
+            )?,
+            AlterTableOperation::AlterColumn {
+                column_name,
                 op: AlterColumnOperation::DropNotNull,
             } => {
                 db.catalog()
@@ -1414,18 +1464,32 @@ fn add_column(
     let db = cx.db;
     let column_name = names::ident(&column.name);
     crate::system_columns::check_column_name(&column_name)?;
-    if serial_type(&column.data_type).is_some() {
-        return Err(SqlError::unsupported("ADD COLUMN of a serial type"));
-    }
-    let ty = types::stored_column_type(&column.data_type)?;
-    let mut not_null = false;
+    let serial = serial_type(&column.data_type);
+    let ty = match serial {
+        Some(ty) => ty,
+        None => types::stored_column_type(&column.data_type)?,
+    };
+    let mut not_null = serial.is_some();
     let mut additions = Additions::default();
     let mut default = None;
     let mut generated = None;
-    column_clauses(table, &column_name, &column.options)?;
+    // A serial's or an identity's sequence, made once the column is.
+    let mut owned = serial.map(|_| (SequenceRequest::default(), None));
+    column_clauses(table, &column_name, &column.options, serial.is_some())?;
     for option in &column.options {
         match option.option {
             ColumnOption::Default(ref expr) => default = Some(expr.clone()),
+            ColumnOption::Generated {
+                generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
+                ref sequence_options,
+                generation_expr: None,
+                ..
+            } => {
+                let (request, always) =
+                    identity_request(ty, Some(generated), sequence_options.as_deref())?;
+                not_null = true;
+                owned = Some((request, Some(always)));
+            }
             ColumnOption::Generated {
                 generated_as: GeneratedAs::ExpStored,
                 generation_expr: Some(ref expr),
@@ -1456,7 +1520,19 @@ fn add_column(
         }
         other => other?,
     }
+    if let Some((request, identity)) = owned {
+        let def =
+            (db.catalog().table(txn, table)?).ok_or_else(|| SqlError::undefined_table(table))?;
+        let made = owned_sequence(db, txn, (table, &def), &column_name, ty, request, identity)?;
+        default = Some(made);
+    }
     if default.is_some() || generated.is_some() {
+        // The sequences a default's calls name (a serial's, an
+        // identity's, a written `nextval`): each row takes its next value.
+        let mut named = Vec::new();
+        if let Some(expr) = &default {
+            sequences::names_in(expr, &mut named)?;
+        }
         let mut filling = Additions::default();
         match (default, generated) {
             (Some(expr), _) => filling.defaults.push((column_name.clone(), expr)),
@@ -1469,7 +1545,14 @@ fn add_column(
         let relation = access::relation(cx, txn, table)?;
         let position = access_column(&relation.def, &column_name)?;
         let constraints = Constraints::bind(cx, txn, &relation)?;
-        let env = Env::at(cx.now);
+        let calls = match named.is_empty() {
+            true => None,
+            false => Some(sequences::Calls::resolve(cx, txn, &named)?),
+        };
+        let env = Env {
+            sequences: calls.as_ref(),
+            ..Env::at(cx.now)
+        };
         // The value each row gets: the default's, or the generation
         // expression's over the row.
         let fill = match generating {
@@ -1502,6 +1585,48 @@ fn add_column(
         set_not_null(cx, txn, table, &column_name)?;
     }
     additions.add(cx, txn, table)
+}
+
+/// `ALTER TABLE t ALTER [COLUMN] c ADD GENERATED {ALWAYS | BY DEFAULT}
+/// AS IDENTITY [(options)]`: the column's values come from a new identity
+/// sequence from now on (the rows keep theirs). As PostgreSQL's, the
+/// column must be NOT NULL, not an identity already and without a
+/// default (55000), of an integer type (22023).
+fn add_identity(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    (table, column): (&str, &str),
+    generated: Option<&GeneratedAs>,
+    options: Option<&[sqlparser::ast::SequenceOptions]>,
+) -> Result<(), SqlError> {
+    let db = cx.db;
+    let def = (db.catalog().table(txn, table)?).ok_or_else(|| SqlError::undefined_table(table))?;
+    let n = access_column(&def, column)?;
+    let ty = column_type(&def, n)?;
+    let (request, always) = identity_request(ty, generated, options)?;
+    let refused = |what: &str| {
+        let table = folio_catalog::unqualified(table);
+        SqlError::new(
+            "55000",
+            format!("column \"{column}\" of relation \"{table}\" {what}"),
+        )
+    };
+    if !def.columns[n].not_null {
+        return Err(refused(
+            "must be declared NOT NULL before identity can be added",
+        ));
+    }
+    let sequences = db.catalog().sequences(txn)?;
+    if crate::system::identity(&sequences, &def, n).is_some() {
+        return Err(refused("is already an identity column"));
+    }
+    if def.default_of(n).is_some() {
+        return Err(refused("already has a default value"));
+    }
+    let default = owned_sequence(db, txn, (table, &def), column, ty, request, Some(always))?;
+    let text = default_text((cx, &*txn), &default, ty, &Env::at(cx.now))?;
+    db.catalog().set_default(txn, table, column, Some(text))?;
+    Ok(())
 }
 
 /// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`: the

@@ -55,6 +55,9 @@ pub struct Lookups {
     /// column's by (`'a'`, its relation's oid, its attnum), a
     /// constraint's by (`'c'`, its oid, 0).
     descriptions: HashMap<(char, i64, i64), String>,
+    /// The sequences owned by a column (serial, identity, `OWNED BY`): by
+    /// (table oid, column position), the sequence's oid.
+    owned_sequences: HashMap<(i64, u16), i64>,
 }
 
 /// Whether `node` makes a call that looks the catalog up (then its
@@ -126,6 +129,9 @@ impl Lookups {
         }
         for sequence in catalog.sequences(txn)? {
             out.name(sequence.oid as i64, &sequence.name);
+            if let Some((table, column)) = sequence.owner {
+                (out.owned_sequences).insert((table as i64, column), sequence.oid as i64);
+            }
         }
         for view in catalog.views(txn)? {
             out.name(view.oid as i64, &view.name);
@@ -329,6 +335,33 @@ impl Lookups {
                 .copied(),
             _ => None,
         }
+    }
+
+    /// `pg_get_serial_sequence(table, column)`: the sequence column
+    /// `column` (taken as written: no case folding, as PostgreSQL's) of
+    /// relation `table` owns, qualified by its schema; `None` for none.
+    /// No such relation is 42P01, no such column 42703.
+    pub fn serial_sequence(&self, table: &str, column: &str) -> Result<Option<String>, SqlError> {
+        let oid = self
+            .relation_oid(table)
+            .ok_or_else(|| SqlError::undefined_table(table))?;
+        let def = self.tables.get(&oid);
+        let Some(position) = def.and_then(|t| t.column(column)) else {
+            let name = self
+                .names
+                .get(&oid)
+                .map_or(table, |n| folio_catalog::unqualified(n));
+            return Err(SqlError::new(
+                "42703",
+                format!("column \"{column}\" of relation \"{name}\" does not exist"),
+            ));
+        };
+        Ok((self.owned_sequences.get(&(oid, position as u16)))
+            .and_then(|sequence| self.names.get(sequence))
+            .map(|name| {
+                let (schema, bare) = folio_catalog::split_schema(name);
+                format!("{}.{}", names::written(schema), names::written(bare))
+            }))
     }
 
     /// A system relation's oid by name.

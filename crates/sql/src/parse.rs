@@ -253,6 +253,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             spanned[0].token = Token::make_keyword("ROLLBACK");
         }
         crate::sql_functions::setof_as_table(&mut spanned);
+        identity_options_in_order(&mut spanned, &text)?;
         crate::table_functions::rows_from_as_call(&mut spanned);
         let check_option = view_check_option(&mut spanned);
         let likes = crate::create_like::take(&mut spanned, &text)?;
@@ -998,6 +999,46 @@ fn sequence_options_in_order(
     while from + 1 < end && tokens[from].token == Token::Period {
         from += 2;
     }
+    options_in_order(&mut tokens[from..end], text)
+}
+
+/// `GENERATED ... AS IDENTITY (options)` in a CREATE or ALTER TABLE: the
+/// options sorted into sqlparser's order as CREATE SEQUENCE's (PostgreSQL
+/// takes them in any order; a repeated one is 42601).
+fn identity_options_in_order(
+    tokens: &mut [TokenWithSpan],
+    text: &Text<'_>,
+) -> Result<(), SqlError> {
+    if !matches!(
+        tokens.first().and_then(|t| keyword(&t.token)),
+        Some(Keyword::CREATE | Keyword::ALTER)
+    ) {
+        return Ok(());
+    }
+    let mut at = 0;
+    while at + 1 < tokens.len() {
+        if keyword(&tokens[at].token) == Some(Keyword::IDENTITY)
+            && tokens[at + 1].token == Token::LParen
+            && let Some(close) = tokens[at + 2..]
+                .iter()
+                .position(|t| matches!(t.token, Token::RParen | Token::LParen | Token::EOF))
+                .map(|n| at + 2 + n)
+                .filter(|&close| tokens[close].token == Token::RParen)
+        {
+            options_in_order(&mut tokens[at + 2..close], text)?;
+            at = close;
+        }
+        at += 1;
+    }
+    Ok(())
+}
+
+/// Sequence options (`tokens`: all of them, nothing else) sorted into
+/// sqlparser's order, each clause's tokens kept together; a repeated one
+/// is 42601 `conflicting or redundant options` at its place.
+fn options_in_order(tokens: &mut [TokenWithSpan], text: &Text<'_>) -> Result<(), SqlError> {
+    let end = tokens.len();
+    let word = |at: usize| tokens.get(at).and_then(|t| keyword(&t.token));
     let rank = |at: usize| -> Option<u8> {
         let after_no = at > 0 && word(at - 1) == Some(Keyword::NO);
         Some(match word(at)? {
@@ -1020,7 +1061,7 @@ fn sequence_options_in_order(
             _ => return None,
         })
     };
-    let starts: Vec<(usize, u8)> = (from..end)
+    let starts: Vec<(usize, u8)> = (0..end)
         .filter_map(|at| rank(at).map(|r| (at, r)))
         .collect();
     let Some(&(first, _)) = starts.first() else {

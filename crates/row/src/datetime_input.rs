@@ -120,19 +120,8 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
 pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> {
     const NAME: &str = "time with time zone";
     let range = || RowError::DateTimeOutOfRange(text.to_string());
-    let lower = text.trim().to_ascii_lowercase();
-    // The instant `local` shows in the session zone, as a timetz.
-    let in_session = |local: i64| -> Result<TimeTz, RowError> {
-        let utc = zone.utc_of_local(local).ok_or_else(range)?;
-        let west = i32::try_from((utc - local) / 1_000_000).map_err(|_| range())?;
-        Ok(TimeTz::new(local.rem_euclid(USECS_PER_DAY), west))
-    };
-    let today = || -> Result<i64, RowError> {
-        let local = zone.local_of_utc(calendar::now()).ok_or_else(range)?;
-        Ok(local - local.rem_euclid(USECS_PER_DAY))
-    };
-    match lower.as_str() {
-        "now" => return in_session(zone.local_of_utc(calendar::now()).ok_or_else(range)?),
+    match text.trim().to_ascii_lowercase().as_str() {
+        "now" => return TimeTz::of_instant(calendar::now(), zone).ok_or_else(range),
         "allballs" => return Ok(TimeTz::new(0, 0)),
         _ => {}
     }
@@ -150,12 +139,7 @@ pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> 
     }
     match clock_and_zone(text, NAME)? {
         (time, Some(east)) => Ok(TimeTz::new(time, -east)),
-        // 24:00:00 keeps its own value: the zone is the offset of the
-        // day's end.
-        (time, None) => {
-            let at = in_session(today()? + time)?;
-            Ok(TimeTz::new(time, at.zone))
-        }
+        (time, None) => TimeTz::of_time_today(time, zone).ok_or_else(range),
     }
 }
 

@@ -7,13 +7,14 @@
 //! | field | meaning |
 //! |---|---|
 //! | `time` | microseconds since midnight, `0..=24:00:00` |
-//! | `zone` | seconds *west* of UTC (PostgreSQL's sign: `+02` is -7200), `-15:59:59..=15:59:59` |
+//! | `zone` | seconds *west* of UTC (PostgreSQL's sign: `+02` is -7200), `-15:59:59..=15:59:59` as read (text, binary); `AT TIME ZONE` an interval may move it further, as PostgreSQL's |
 //!
 //! Order (PostgreSQL's `timetz_cmp_internal`): by the UTC instant
 //! `time + zone` (not wrapped into a day), then by `zone`, so
 //! `13:00+03` sorts before `12:00+02` and the two are not equal.
 
 use crate::interval::Interval;
+use crate::time_zone::TimeZone;
 use std::cmp::Ordering;
 
 /// The largest zone displacement PostgreSQL's `timetz` keeps, in seconds
@@ -27,7 +28,7 @@ const MICROS_PER_SECOND: i64 = 1_000_000;
 pub struct TimeTz {
     /// Microseconds since midnight, `0..=24:00:00`.
     pub time: i64,
-    /// Seconds west of UTC.
+    /// Seconds west of UTC (module table).
     pub zone: i32,
 }
 
@@ -65,6 +66,26 @@ impl TimeTz {
         )
     }
 
+    /// The instant `utc_us` as the clock in `zone` shows it, with that
+    /// zone's offset then (a timestamptz cast to a timetz, `now`);
+    /// `None` past the zone's range.
+    pub fn of_instant(utc_us: i64, zone: &TimeZone) -> Option<TimeTz> {
+        let local = zone.local_of_utc(utc_us)?;
+        let west = west_of(utc_us - local)?;
+        Some(TimeTz::new(crate::time_of_day::wrap(local), west))
+    }
+
+    /// `time` in `zone`, with that zone's offset at that time of the
+    /// current day (PostgreSQL's time-to-timetz cast and a timetz's text
+    /// without a zone; `24:00:00` keeps its own value).
+    pub fn of_time_today(time: i64, zone: &TimeZone) -> Option<TimeTz> {
+        let now = zone.local_of_utc(crate::calendar::now())?;
+        let local = now - now.rem_euclid(crate::interval::USECS_PER_DAY) + time;
+        let utc = zone.utc_of_local(local)?;
+        let west = west_of(utc - local)?;
+        Some(TimeTz::new(time, west))
+    }
+
     /// `timetz + interval`: the interval's microseconds added to the
     /// time, wrapped at midnight, the zone kept (`timetz_pl_interval`).
     pub fn plus_interval(self, span: Interval) -> TimeTz {
@@ -78,9 +99,20 @@ impl TimeTz {
     /// by the difference and wrapped at midnight (`timetz AT TIME
     /// ZONE`, PostgreSQL's `timetz_zone`).
     pub fn in_zone(self, zone: i32) -> TimeTz {
-        let moved = self.time + i64::from(self.zone - zone) * MICROS_PER_SECOND;
-        TimeTz::new(crate::time_of_day::wrap(moved), zone)
+        let moved = self.time + (i64::from(self.zone) - i64::from(zone)) * MICROS_PER_SECOND;
+        TimeTz {
+            time: crate::time_of_day::wrap(moved),
+            zone,
+        }
     }
+}
+
+/// A zone's offset west in seconds from the microseconds between a UTC
+/// instant and its local clock; `None` past what a timetz keeps.
+fn west_of(difference_us: i64) -> Option<i32> {
+    i32::try_from(difference_us / MICROS_PER_SECOND)
+        .ok()
+        .filter(|west| west.abs() <= ZONE_LIMIT_SECONDS)
 }
 
 #[cfg(test)]

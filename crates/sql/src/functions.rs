@@ -93,6 +93,9 @@ pub enum Func {
     /// `clock_timestamp()`: the time now, read at each call (`now()` is
     /// the transaction's start: `Scalar::Now`).
     ClockTimestamp,
+    /// `timeofday()`: the time now, read at each call, as text
+    /// (PostgreSQL's `Wed Dec 02 05:49:00.759552 2026 EST`).
+    TimeOfDay,
     /// `pg_trigger_depth()` (`triggers.rs`).
     TriggerDepth,
     Power,
@@ -265,7 +268,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 81] = [
+const NAMES: [(&str, Func); 82] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -328,6 +331,7 @@ const NAMES: [(&str, Func); 81] = [
     ("random", Func::Random),
     ("pg_trigger_depth", Func::TriggerDepth),
     ("clock_timestamp", Func::ClockTimestamp),
+    ("timeofday", Func::TimeOfDay),
     ("power", Func::Power),
     ("pow", Func::Power),
     ("extract", Func::Extract),
@@ -425,6 +429,7 @@ impl Func {
             Func::Random
             | Func::TriggerDepth
             | Func::ClockTimestamp
+            | Func::TimeOfDay
             | Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::Version
@@ -521,6 +526,7 @@ impl Func {
             | Func::Random
             | Func::TriggerDepth
             | Func::ClockTimestamp
+            | Func::TimeOfDay
             | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
@@ -642,6 +648,7 @@ impl Func {
             Func::Random => SqlType::Float8,
             Func::TriggerDepth => SqlType::Int4,
             Func::ClockTimestamp => SqlType::TimestampTz,
+            Func::TimeOfDay => SqlType::Text,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
                     SqlType::Int2 => Some(1),
@@ -873,6 +880,10 @@ impl Func {
             Func::Random => Value::Float8(rand::random::<f64>()),
             Func::TriggerDepth => Value::Int4(crate::triggers::depth() as i32),
             Func::ClockTimestamp => Value::TimestampTz(folio_row::calendar::now()),
+            Func::TimeOfDay => Value::Text(crate::time_functions::time_of_day(
+                folio_row::calendar::now(),
+                &crate::setting_functions::time_zone(),
+            )?),
             Func::CharToText => match args.into_iter().next() {
                 Some(Value::Text(mut s)) => {
                     s.truncate(s.trim_end_matches(' ').len());
@@ -960,6 +971,12 @@ impl Func {
                     unreachable!("matched above")
                 };
                 crate::time_functions::part(&text(&args[0])?, t, self == Func::DatePart)?
+            }
+            Func::Extract | Func::DatePart if matches!(args[1], Value::TimeTz(_)) => {
+                let Value::TimeTz(t) = args[1] else {
+                    unreachable!("matched above")
+                };
+                crate::time_functions::part_tz(&text(&args[0])?, t, self == Func::DatePart)?
             }
             Func::DateTrunc if matches!(args[1], Value::Time(_)) => {
                 let Value::Interval(i) = types::cast(args[1].clone(), SqlType::Interval)? else {

@@ -1552,6 +1552,7 @@ fn sample(ty: &str) -> &'static str {
         "timestamp without time zone" => "'2020-01-02'::timestamp",
         "timestamp with time zone" => "'2020-01-02'::timestamptz",
         "time without time zone" => "'12:34:56'::time",
+        "time with time zone" => "'12:34:56+02'::timetz",
         "interval" => "'1 day'::interval",
         "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
         "\"any\"" => "2",
@@ -1592,7 +1593,7 @@ fn pg_proc_rows_are_folio_signatures() {
                 // A text argument that names a field, a unit or a format.
                 (_, _, "text") => match name.as_str() {
                     // A time has no day.
-                    "date_part" | "extract" if arguments.contains("time without") => {
+                    "date_part" | "extract" if arguments.contains("time with") => {
                         "'hour'".to_string()
                     }
                     "date_part" | "extract" | "date_trunc" => "'day'".to_string(),

@@ -115,12 +115,10 @@ impl Reader<'_> {
         // A sign after the last digit.
         if self.sign == b' ' && self.read_pre + self.read_post > 0 {
             if s.sign.is_some() && read {
-                let next = self.input.get(self.at + 1).copied();
-                if next.is_some_and(|n| !n.is_ascii_digit()) {
-                    if let Some(sign @ (b'-' | b'+')) = next {
-                        self.sign = sign;
-                        self.at += 1;
-                    }
+                // (A sign is no digit, so the next character is one.)
+                if let Some(sign @ (b'-' | b'+')) = self.input.get(self.at + 1).copied() {
+                    self.sign = sign;
+                    self.at += 1;
                 }
             } else if !read && s.sign.is_none() && (s.plus || s.minus) {
                 let c = self.peek();

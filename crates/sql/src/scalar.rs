@@ -1264,6 +1264,14 @@ fn function(
         };
         return Ok(Scalar::Const(Value::Text(type_name)));
     }
+    // `pg_column_size(x)`: a column's value is sized as a table keeps it
+    // (`column_size.rs`).
+    if name == "pg_column_size"
+        && let [arg] = args.as_slice()
+    {
+        let stored = matches!(arg, Scalar::Column(_));
+        return Ok(Scalar::Func(Func::ColumnSize(stored), args));
+    }
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
     }

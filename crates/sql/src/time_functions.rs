@@ -54,15 +54,9 @@ fn part_of(field: &str, micros: i64, zone: Option<i32>, float: bool) -> Result<V
         Some(_) => "time with time zone",
         None => "time without time zone",
     };
-    // PostgreSQL's other spellings of these units.
-    let unit = match field.as_str() {
-        "us" | "usec" | "usecs" | "useconds" | "microsecond" => "microseconds",
-        "ms" | "msec" | "msecs" | "mseconds" | "millisecond" => "milliseconds",
-        "s" | "sec" | "secs" | "seconds" => "second",
-        "m" | "min" | "mins" | "minutes" => "minute",
-        "h" | "hr" | "hrs" | "hours" => "hour",
-        other => other,
-    };
+    // (PostgreSQL's other spellings are folio's names by now:
+    // `date_units.rs`.)
+    let unit = field.as_str();
     let whole = |n: i64| {
         if float {
             Value::Float8(n as f64)

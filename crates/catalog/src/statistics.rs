@@ -333,6 +333,7 @@ fn interpolate(low: &Value, high: &Value, value: &Value) -> f64 {
         Value::Float8(x) => Some(*x),
         Value::Date(x) => Some(f64::from(*x)),
         Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => Some(*x as f64),
+        Value::TimeTz(t) => Some(t.utc() as f64),
         Value::Interval(i) => Some(i.span() as f64),
         _ => None,
     };

@@ -17,11 +17,14 @@
 //!
 //! - a `time`: the time alone, `HH:MM[:SS[.f]]`, `HHMM[SS[.f]]`, after
 //!   an optional `T`, with `am` / `pm` anywhere (hours 0 to 12), then
-//!   a zone that is read and dropped (`Z`, `±HH[[:]MM]`, an
+//!   a zone that is read and dropped (`Z`, `±HH[[:]MM[:SS]]`, an
 //!   abbreviation; a full zone name is 22007, as PostgreSQL's, which
-//!   needs a date for it); or a whole timestamp, whose time is taken;
-//!   or `now`, `allballs` (midnight). `24:00:00` is the day's end, and a
-//!   time past it 22008.
+//!   needs a date for it; an offset of 16 hours or more 22009); or a
+//!   whole timestamp, whose time is taken; or `now`, `allballs`
+//!   (midnight). `24:00:00` is the day's end, and a time past it 22008.
+//! - a `timetz`: a time's text, its zone kept (seconds west); without
+//!   one, the session zone's offset at that time of the current day; a
+//!   whole timestamp's zone, or the session's at its date.
 //!
 //! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
 //! 22008, an unknown zone name with a `/` (`Foo/Bar`) 22023, each with
@@ -30,6 +33,7 @@
 use crate::calendar::{self, EPOCH_DAYS};
 use crate::error::RowError;
 use crate::interval::USECS_PER_DAY;
+use crate::time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 use crate::time_zone::TimeZone;
 
 /// What `text` is read as: its type's name for messages, and whether
@@ -42,6 +46,9 @@ pub enum Reading {
     /// A `time` read from a whole timestamp's text (its date checked,
     /// then dropped).
     Time,
+    /// A `timetz` read from a whole timestamp's text (as `Time`; its
+    /// zone is the caller's).
+    TimeTz,
 }
 
 impl Reading {
@@ -51,6 +58,7 @@ impl Reading {
             Reading::Timestamp => "timestamp",
             Reading::TimestampTz => "timestamp with time zone",
             Reading::Time => "time",
+            Reading::TimeTz => "time with time zone",
         }
     }
 }
@@ -88,13 +96,8 @@ pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i6
 /// A `time`: microseconds since midnight, `0..=24:00:00`
 /// (module table); `zone` is the session's, what `now` reads.
 pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
-    let bad = || RowError::InvalidDateTime {
-        type_name: "time".into(),
-        text: text.to_string(),
-    };
     let range = || RowError::DateTimeOutOfRange(text.to_string());
-    let lower = text.trim().to_ascii_lowercase();
-    match lower.as_str() {
+    match text.trim().to_ascii_lowercase().as_str() {
         "now" => {
             let local = zone.local_of_utc(calendar::now()).ok_or_else(range)?;
             return Ok(local.rem_euclid(USECS_PER_DAY));
@@ -102,25 +105,78 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
         "allballs" => return Ok(0),
         _ => {}
     }
-    // A whole timestamp: its time, its date checked (a date alone is no
-    // time).
+    if whole_timestamp(text, "time")? {
+        let (_, micros) = parse(text, Reading::Time, zone)?;
+        return Ok(micros);
+    }
+    Ok(clock_and_zone(text, "time")?.0)
+}
+
+/// A `timetz` (`time_with_zone.rs`): the time as [`parse_time_in`]
+/// reads it, and the zone written after it (an offset or an
+/// abbreviation), else session zone `zone`'s offset at that time of the
+/// current day (PostgreSQL's `DecodeTimeOnly`); from a whole timestamp,
+/// its zone, or the session's, at its own date.
+pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> {
+    const NAME: &str = "time with time zone";
+    let range = || RowError::DateTimeOutOfRange(text.to_string());
+    match text.trim().to_ascii_lowercase().as_str() {
+        "now" => return TimeTz::of_instant(calendar::now(), zone).ok_or_else(range),
+        "allballs" => return Ok(TimeTz::new(0, 0)),
+        _ => {}
+    }
+    if whole_timestamp(text, NAME)? {
+        let (_, time) = parse(text, Reading::TimeTz, zone)?;
+        // The wall clock the text shows, and the instant it names: their
+        // difference is the zone's offset at that date.
+        let local = parse_timestamp_in(text, false, zone)?;
+        let utc = parse_timestamp_in(text, true, zone)?;
+        let west = i32::try_from((utc - local) / 1_000_000).map_err(|_| range())?;
+        if west.abs() > ZONE_LIMIT_SECONDS {
+            return Err(RowError::ZoneDisplacement(text.to_string()));
+        }
+        return Ok(TimeTz::new(time, west));
+    }
+    match clock_and_zone(text, NAME)? {
+        (time, Some(east)) => Ok(TimeTz::new(time, -east)),
+        (time, None) => TimeTz::of_time_today(time, zone).ok_or_else(range),
+    }
+}
+
+/// Whether `text` is a whole timestamp (a date, a blank or `T`, a time),
+/// whose date a time's reader checks; a date alone is 22007 for
+/// `type_name`.
+fn whole_timestamp(text: &str, type_name: &str) -> Result<bool, RowError> {
+    let lower = text.trim().to_ascii_lowercase();
+    if ymd_of(&lower).is_some() {
+        return Err(RowError::InvalidDateTime {
+            type_name: type_name.into(),
+            text: text.to_string(),
+        });
+    }
     let first = lower
         .char_indices()
         .skip(1)
         .find(|&(_, c)| c == ' ' || c == 't')
         .map(|(i, _)| &lower[..i]);
-    if ymd_of(&lower).is_some() {
-        return Err(bad());
-    }
-    if let Some(date) = first
-        && ymd_of(date).is_some()
-    {
-        let (_, micros) = parse(text, Reading::Time, zone)?;
-        return Ok(micros);
-    }
-    // The words: a clock, `am` / `pm`, a zone (dropped), an era
-    // (ignored, as PostgreSQL ignores it here). A word is cut where a
-    // letter or a sign follows a digit (`12:30am`, `12:34+02`).
+    Ok(first.is_some_and(|date| ymd_of(date).is_some()))
+}
+
+/// A time of day alone (no date): microseconds since midnight,
+/// `0..=24:00:00`, and the zone written after it, in seconds east, if
+/// any (an offset `±HH[[:]MM[:SS]]`, or an abbreviation: a full zone
+/// name needs a date, 22007 as PostgreSQL's). An offset of 16 hours or
+/// more is 22009; `type_name` names the type in a 22007.
+fn clock_and_zone(text: &str, type_name: &str) -> Result<(i64, Option<i32>), RowError> {
+    let bad = || RowError::InvalidDateTime {
+        type_name: type_name.into(),
+        text: text.to_string(),
+    };
+    let range = || RowError::DateTimeOutOfRange(text.to_string());
+    let lower = text.trim().to_ascii_lowercase();
+    // The words: a clock, `am` / `pm`, a zone, an era (ignored, as
+    // PostgreSQL ignores it here). A word is cut where a letter or a
+    // sign follows a digit (`12:30am`, `12:34+02`).
     let mut words = Vec::new();
     for word in lower.split_whitespace() {
         let mut start = 0;
@@ -134,7 +190,7 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
         }
         words.push(&word[start..]);
     }
-    let (mut clock_fields, mut meridiem) = (None, None);
+    let (mut clock_fields, mut meridiem, mut east) = (None, None, None);
     for word in words {
         let word = match word.strip_prefix('t') {
             Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
@@ -146,15 +202,16 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
             _ if word.starts_with(|c: char| c.is_ascii_digit()) && clock_fields.is_none() => {
                 clock_fields = Some(time_fields(word).ok_or_else(bad)?);
             }
-            // (An offset past 15:59 is PostgreSQL's 22009 `time zone
-            // displacement out of range`; 22007 here.)
-            _ if word.starts_with(['+', '-'])
-                && clock_fields.is_some()
-                && zone_offset(word).is_some_and(|east| east.abs() < 16 * 3600) => {}
-            _ if word.starts_with(|c: char| c.is_ascii_alphabetic())
-                && !word.contains('/')
-                && clock_fields.is_some()
-                && TimeZone::named(word).is_some() => {}
+            _ if word.starts_with(['+', '-']) && clock_fields.is_some() && east.is_none() => {
+                let offset = zone_offset(word).ok_or_else(bad)?;
+                if offset.abs() > i64::from(ZONE_LIMIT_SECONDS) {
+                    return Err(RowError::ZoneDisplacement(text.to_string()));
+                }
+                east = Some(offset as i32);
+            }
+            _ if clock_fields.is_some() && east.is_none() => {
+                east = Some(abbreviation(word).ok_or_else(bad)?);
+            }
             _ => return Err(bad()),
         }
     }
@@ -172,7 +229,21 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
     if total > USECS_PER_DAY {
         return Err(range());
     }
-    Ok(total)
+    Ok((total, east))
+}
+
+/// The offset east in seconds of a zone abbreviation (PostgreSQL's
+/// `Default` set, or a name of UTC), the zones a time without a date
+/// may name.
+fn abbreviation(word: &str) -> Option<i32> {
+    if crate::time_zone::is_utc(word) {
+        return Some(0);
+    }
+    let upper = word.to_ascii_uppercase();
+    crate::time_zone::ABBREVIATIONS
+        .iter()
+        .find(|(a, ..)| *a == upper)
+        .map(|(_, east, _)| *east)
 }
 
 /// A time's fields, hour, minute, second and microseconds, from
@@ -358,22 +429,40 @@ fn clock(time: &str) -> Option<Option<i64>> {
 }
 
 /// A numeric zone's offset east of UTC in seconds: `±HH`, `±HHMM`,
-/// `±HH:MM` (ISO's sense: positive is east).
+/// `±HHMMSS`, `±HH:MM`, `±HH:MM:SS` (ISO's sense: positive is east).
 fn zone_offset(zone: &str) -> Option<i64> {
     let sign = match zone.as_bytes().first()? {
         b'+' => 1,
         b'-' => -1,
         _ => return None,
     };
-    let rest = zone[1..].replace(':', "");
-    if rest.is_empty() || rest.len() > 4 || !rest.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let (h, m) = if rest.len() <= 2 {
-        (rest.parse::<i64>().ok()?, 0)
-    } else {
-        let (h, m) = rest.split_at(rest.len() - 2);
-        (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?)
+    let number = |p: &str| -> Option<i64> {
+        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
     };
-    Some(sign * (h * 3600 + m * 60))
+    let rest = &zone[1..];
+    let (h, m, s) = if rest.contains(':') {
+        let mut parts = rest.split(':');
+        let h = number(parts.next()?)?;
+        let m = number(parts.next()?)?;
+        let s = parts.next().map_or(Some(0), number)?;
+        if parts.next().is_some() {
+            return None;
+        }
+        (h, m, s)
+    } else {
+        match rest.len() {
+            1 | 2 => (number(rest)?, 0, 0),
+            3 | 4 => {
+                let (h, m) = rest.split_at(rest.len() - 2);
+                (number(h)?, number(m)?, 0)
+            }
+            5 | 6 => {
+                let (hm, s) = rest.split_at(rest.len() - 2);
+                let (h, m) = hm.split_at(hm.len() - 2);
+                (number(h)?, number(m)?, number(s)?)
+            }
+            _ => return None,
+        }
+    };
+    Some(sign * (h * 3600 + m * 60 + s))
 }

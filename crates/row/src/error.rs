@@ -59,6 +59,9 @@ pub enum RowError {
     /// date/time text).
     #[error("time zone \"{0}\" not recognized")]
     UnknownTimeZone(String),
+    /// A time's zone offset of 16 hours or more (PostgreSQL's 22009).
+    #[error("time zone displacement out of range: \"{0}\"")]
+    ZoneDisplacement(String),
     /// A date or time with a field out of range (2023-02-30).
     #[error("date/time field value out of range: \"{0}\"")]
     DateTimeOutOfRange(String),
@@ -140,6 +143,7 @@ impl RowError {
             RowError::DivisionByZero => "22012",
             RowError::InvalidDateTime { .. } => "22007",
             RowError::UnknownTimeZone(_) => "22023",
+            RowError::ZoneDisplacement(_) => "22009",
             RowError::Corrupt(_) => "XX001",
             RowError::Unsupported(_) => "0A000",
         }

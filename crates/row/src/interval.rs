@@ -106,11 +106,15 @@ impl Interval {
     /// 30 days, then days, then the time, each with the span's sign.
     pub fn from_span(span: i128) -> Result<Interval, RowError> {
         let month = i128::from(DAYS_PER_MONTH) * i128::from(USECS_PER_DAY);
-        let months = i32::try_from(span / month).map_err(|_| interval_out_of_range())?;
-        let rest = span % month;
-        let days = (rest / i128::from(USECS_PER_DAY)) as i32;
-        let micros = (rest % i128::from(USECS_PER_DAY)) as i64;
-        Ok(Interval::new(months, days, micros))
+        let day = i128::from(USECS_PER_DAY);
+        // Whole months as far as an i32 holds them, then days, then the
+        // rest in microseconds (a span past i32::MAX months still has
+        // an interval of its span: the months' overflow in days).
+        let months = (span / month).clamp(i128::from(i32::MIN), i128::from(i32::MAX));
+        let rest = span - months * month;
+        let days = (rest / day).clamp(i128::from(i32::MIN), i128::from(i32::MAX));
+        let micros = i64::try_from(rest - days * day).map_err(|_| interval_out_of_range())?;
+        Ok(Interval::new(months as i32, days as i32, micros))
     }
 
     /// PostgreSQL's interval order.

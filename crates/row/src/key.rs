@@ -131,6 +131,11 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             out.extend_from_slice(&((*x as u64) ^ (1 << 63)).to_be_bytes())
         }
+        // PostgreSQL's order: the UTC instant, then the zone.
+        Value::TimeTz(t) => {
+            out.extend_from_slice(&((t.utc() as u64) ^ (1 << 63)).to_be_bytes());
+            out.extend_from_slice(&((t.zone as u32) ^ 0x8000_0000).to_be_bytes());
+        }
         // Unsigned: its big-endian bytes order it.
         Value::Oid(x) => out.extend_from_slice(&x.to_be_bytes()),
         Value::Tid(block, offset) => {
@@ -232,6 +237,7 @@ pub fn hash_key(values: &[Value], out: &mut Vec<u8>) {
             Value::Xid(_) => 22,
             Value::Range(_) => 23,
             Value::Time(_) => 24,
+            Value::TimeTz(_) => 25,
         };
         out.push(tag);
         if tag != 0 {
@@ -366,6 +372,14 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             Value::TimestampTz((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64)
         }
         SqlType::Time(_) => Value::Time((u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64),
+        SqlType::TimeTz(_) => {
+            let utc = (u64::from_be_bytes(r.array()?) ^ (1 << 63)) as i64;
+            let zone = (u32::from_be_bytes(r.array()?) ^ 0x8000_0000) as i32;
+            Value::TimeTz(crate::TimeTz {
+                time: utc - i64::from(zone) * 1_000_000,
+                zone,
+            })
+        }
         SqlType::Float4 => Value::Float4(float_from_key(r.array()?) as f32),
         SqlType::Float8 => Value::Float8(float_from_key(r.array()?)),
         SqlType::Enum(def) => Value::Enum(def.value_at(float_from_key(r.array()?))?),

@@ -25,13 +25,14 @@ mod row_format;
 mod text;
 pub mod tid;
 mod time_of_day;
+mod time_with_zone;
 mod time_zone;
 mod time_zone_abbreviations;
 mod types;
 mod value;
 
 pub use datetime_input::{
-    parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in,
+    parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in, parse_timetz_in,
 };
 pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
@@ -53,6 +54,7 @@ pub use row_format::{
 pub use time_of_day::{
     TIME_END, format_time, plus_interval as time_plus_interval, wrap as wrap_time,
 };
+pub use time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 pub use time_zone::{ABBREVIATIONS, TimeZone, database_zones, is_utc, offset_text, posix_offset};
 pub use types::SqlType;
 pub use value::Value;

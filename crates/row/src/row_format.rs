@@ -126,6 +126,10 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => {
             out.extend_from_slice(&t.to_le_bytes())
         }
+        Value::TimeTz(t) => {
+            out.extend_from_slice(&t.time.to_le_bytes());
+            out.extend_from_slice(&t.zone.to_le_bytes());
+        }
         Value::Uuid(u) => out.extend_from_slice(u),
         // PostgreSQL's layout: the time, then days, then months.
         Value::Interval(i) => {
@@ -459,6 +463,13 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
             Value::TimestampTz(i64::from_le_bytes(a(8)[..8].try_into().expect("8")))
         }
         SqlType::Time(_) => Value::Time(i64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::TimeTz(_) => {
+            let b = a(12);
+            Value::TimeTz(crate::TimeTz {
+                time: i64::from_le_bytes(b[..8].try_into().expect("8")),
+                zone: i32::from_le_bytes(b[8..12].try_into().expect("4")),
+            })
+        }
         SqlType::Uuid => Value::Uuid(a(16)),
         SqlType::Interval => {
             let b = a(16);

@@ -173,6 +173,7 @@ impl Value {
                 format!("{body}{}{era}", crate::time_zone::offset_text(east))
             }
             Value::Time(t) => crate::time_of_day::format_time(*t),
+            Value::TimeTz(t) => t.text(),
             Value::Uuid(u) => {
                 let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
                 format!(
@@ -245,6 +246,9 @@ impl Value {
                 Value::TimestampTz(crate::datetime_input::parse_timestamp_in(text, true, zone)?)
             }
             SqlType::Time(_) => Value::Time(crate::datetime_input::parse_time_in(text, zone)?),
+            SqlType::TimeTz(_) => {
+                Value::TimeTz(crate::datetime_input::parse_timetz_in(text, zone)?)
+            }
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
                 text,
@@ -443,6 +447,35 @@ mod tests {
             (SqlType::Time(None), "23:59:59.9999999", "24:00:00"),
             (SqlType::Time(None), "allballs", "00:00:00"),
             (SqlType::Time(Some(1)), "12:34:56.789", "12:34:56.8"),
+            (SqlType::Time(None), "12:00:00+05:30:15", "12:00:00"),
+            // Times with zones (PostgreSQL 15's outputs, session 49).
+            (SqlType::TimeTz(None), "12:34:56+02", "12:34:56+02"),
+            (
+                SqlType::TimeTz(None),
+                "12:34:56.789-07:30",
+                "12:34:56.789-07:30",
+            ),
+            (SqlType::TimeTz(None), "04:05:06 PST", "04:05:06-08"),
+            (SqlType::TimeTz(None), "12:34 Z", "12:34:00+00"),
+            (SqlType::TimeTz(None), "12:00+15:59", "12:00:00+15:59"),
+            (SqlType::TimeTz(None), "12:00-15:59:59", "12:00:00-15:59:59"),
+            (SqlType::TimeTz(None), "12:00 +0530", "12:00:00+05:30"),
+            (SqlType::TimeTz(None), "1:2:3 pm -03", "13:02:03-03"),
+            (SqlType::TimeTz(None), "12:00 zulu", "12:00:00+00"),
+            (SqlType::TimeTz(None), "24:00:00+03", "24:00:00+03"),
+            (SqlType::TimeTz(None), "allballs", "00:00:00+00"),
+            (
+                SqlType::TimeTz(None),
+                "2024-07-01 12:00 America/Los_Angeles",
+                "12:00:00-07",
+            ),
+            (
+                SqlType::TimeTz(None),
+                "2024-03-10 12:00:00+02",
+                "12:00:00+02",
+            ),
+            (SqlType::TimeTz(Some(1)), "12:34:56.789+02", "12:34:56.8+02"),
+            (SqlType::TimeTz(Some(0)), "23:59:59.9+02", "24:00:00+02"),
             (SqlType::Date, "0044-03-15 BC", "0044-03-15 BC"),
             (SqlType::Date, "1999-12-31", "1999-12-31"),
             (
@@ -521,6 +554,8 @@ mod tests {
             ("12:34 foo", "22007"),
             ("12:34:56 America/New_York", "22007"),
             ("12:34:56:78", "22007"),
+            ("12:00 japan", "22007"),
+            ("12:00+16", "22009"),
         ] {
             assert_eq!(
                 err(SqlType::Time(None), text).sqlstate(),
@@ -528,6 +563,28 @@ mod tests {
                 "{text}"
             );
         }
+        for (text, sqlstate) in [
+            ("24:00:01+03", "22008"),
+            ("12:00+16", "22009"),
+            ("12:00+15:60", "22009"),
+            ("12:00 America/Los_Angeles", "22007"),
+            ("12:00 est5edt", "22007"),
+            ("2024-02-30 12:00+02", "22008"),
+        ] {
+            assert_eq!(
+                err(SqlType::TimeTz(None), text).sqlstate(),
+                sqlstate,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            err(SqlType::TimeTz(None), "12:00+16").to_string(),
+            "time zone displacement out of range: \"12:00+16\""
+        );
+        assert_eq!(
+            err(SqlType::TimeTz(None), "abc").to_string(),
+            "invalid input syntax for type time with time zone: \"abc\""
+        );
         assert_eq!(
             err(SqlType::Time(None), "abc").to_string(),
             "invalid input syntax for type time: \"abc\""

@@ -28,6 +28,9 @@ pub enum SqlType {
     /// precision, if any, is the digits of its seconds' fraction kept
     /// (0 to 6).
     Time(Option<u8>),
+    /// `time [(p)] with time zone` (`timetz`): a time of day and its
+    /// zone's offset (`time_with_zone.rs`); the precision as a time's.
+    TimeTz(Option<u8>),
     Uuid,
     Interval,
     /// A one-dimensional array of its element type (`int8[]`, `text[]`):
@@ -67,7 +70,7 @@ pub enum SqlType {
 }
 
 /// The element types arrays have.
-static ELEMENTS: [SqlType; 24] = [
+static ELEMENTS: [SqlType; 25] = [
     SqlType::Bool,
     SqlType::Bytea,
     SqlType::Int2,
@@ -82,6 +85,7 @@ static ELEMENTS: [SqlType; 24] = [
     SqlType::Timestamp,
     SqlType::TimestampTz,
     SqlType::Time(None),
+    SqlType::TimeTz(None),
     SqlType::Uuid,
     SqlType::Interval,
     SqlType::Oid,
@@ -113,6 +117,7 @@ impl SqlType {
             SqlType::Timestamp => 1114,
             SqlType::TimestampTz => 1184,
             SqlType::Time(_) => 1083,
+            SqlType::TimeTz(_) => 1266,
             SqlType::Uuid => 2950,
             SqlType::Interval => 1186,
             SqlType::Record => 2249,
@@ -138,6 +143,7 @@ impl SqlType {
                 SqlType::Date => 1182,
                 SqlType::TimestampTz => 1185,
                 SqlType::Time(_) => 1183,
+                SqlType::TimeTz(_) => 1270,
                 SqlType::Numeric(_) => 1231,
                 SqlType::Uuid => 2951,
                 SqlType::Interval => 1187,
@@ -159,6 +165,7 @@ impl SqlType {
             SqlType::Varchar(_) => SqlType::Varchar(None),
             SqlType::Numeric(_) => SqlType::Numeric(None),
             SqlType::Time(_) => SqlType::Time(None),
+            SqlType::TimeTz(_) => SqlType::TimeTz(None),
             other => other,
         };
         ELEMENTS.iter().find(|e| **e == element).map(SqlType::Array)
@@ -178,7 +185,7 @@ impl SqlType {
             SqlType::Varchar(Some(n)) | SqlType::Char(n) => n as i32 + 4,
             SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | s as i32) + 4,
             // PostgreSQL's time typmod is the precision itself.
-            SqlType::Time(Some(p)) => i32::from(p),
+            SqlType::Time(Some(p)) | SqlType::TimeTz(Some(p)) => i32::from(p),
             _ => -1,
         }
     }
@@ -202,6 +209,7 @@ impl SqlType {
             1114 => SqlType::Timestamp,
             1184 => SqlType::TimestampTz,
             1083 => SqlType::Time(u8::try_from(typmod).ok().filter(|p| *p <= 6)),
+            1266 => SqlType::TimeTz(u8::try_from(typmod).ok().filter(|p| *p <= 6)),
             2950 => SqlType::Uuid,
             1186 => SqlType::Interval,
             2249 => SqlType::Record,
@@ -259,6 +267,8 @@ impl SqlType {
             SqlType::TimestampTz => "timestamp with time zone".into(),
             SqlType::Time(None) => "time without time zone".into(),
             SqlType::Time(Some(p)) => format!("time({p}) without time zone"),
+            SqlType::TimeTz(None) => "time with time zone".into(),
+            SqlType::TimeTz(Some(p)) => format!("time({p}) with time zone"),
             SqlType::Uuid => "uuid".into(),
             SqlType::Interval => "interval".into(),
             SqlType::Array(element) => format!("{}[]", element.name()),
@@ -296,6 +306,8 @@ impl SqlType {
             (SqlType::Numeric(_), SqlType::Numeric(None)) => true,
             (SqlType::Time(_), SqlType::Time(None)) => true,
             (SqlType::Time(Some(from)), SqlType::Time(Some(to))) => to >= from,
+            (SqlType::TimeTz(_), SqlType::TimeTz(None)) => true,
+            (SqlType::TimeTz(Some(from)), SqlType::TimeTz(Some(to))) => to >= from,
             (SqlType::Numeric(Some((p, s))), SqlType::Numeric(Some((to_p, to_s)))) => {
                 to_s == s && to_p >= p
             }
@@ -328,6 +340,8 @@ impl SqlType {
             | SqlType::Xid => Some(8),
             SqlType::Tid => Some(6),
             SqlType::Bool => Some(1),
+            // A timetz: the time (8), then the zone (4).
+            SqlType::TimeTz(_) => Some(12),
             SqlType::Uuid | SqlType::Interval => Some(16),
             SqlType::Numeric(_) => Some(crate::numeric::NUMERIC_BYTES),
             SqlType::Text
@@ -372,6 +386,8 @@ mod tests {
             SqlType::Time(None),
             SqlType::Time(Some(0)),
             SqlType::Time(Some(3)),
+            SqlType::TimeTz(None),
+            SqlType::TimeTz(Some(2)),
             SqlType::Uuid,
             SqlType::Interval,
             SqlType::Record,

@@ -6,6 +6,7 @@ use crate::interval::Interval;
 use crate::json::Jsonb;
 use crate::numeric::Numeric;
 use crate::range::Range;
+use crate::time_with_zone::TimeTz;
 use crate::types::SqlType;
 use std::cmp::Ordering;
 
@@ -30,6 +31,8 @@ pub enum Value {
     /// A `time`: microseconds since midnight, up to `24:00:00`
     /// (`time_of_day.rs`).
     Time(i64),
+    /// A `timetz`: a time of day and its zone (`time_with_zone.rs`).
+    TimeTz(TimeTz),
     Uuid([u8; 16]),
     Interval(Interval),
     /// A one-dimensional array (its elements of one type, or NULL).
@@ -71,6 +74,7 @@ impl Value {
             Value::Timestamp(_) => "timestamp without time zone",
             Value::TimestampTz(_) => "timestamp with time zone",
             Value::Time(_) => "time without time zone",
+            Value::TimeTz(_) => "time with time zone",
             Value::Uuid(_) => "uuid",
             Value::Interval(_) => "interval",
             Value::Array(_) => "array",
@@ -159,6 +163,10 @@ impl Value {
             (Value::Time(t), SqlType::Time(Some(precision))) => {
                 Value::Time(crate::time_of_day::round_to_precision(t, precision))
             }
+            (Value::TimeTz(t), SqlType::TimeTz(Some(precision))) => Value::TimeTz(TimeTz {
+                time: crate::time_of_day::round_to_precision(t.time, precision),
+                ..t
+            }),
             (Value::Numeric(n), SqlType::Numeric(Some((precision, scale)))) => {
                 Value::Numeric(n.fit_typmod(precision, scale)?)
             }
@@ -204,6 +212,7 @@ impl Value {
                 | (Value::Timestamp(_), SqlType::Timestamp)
                 | (Value::TimestampTz(_), SqlType::TimestampTz)
                 | (Value::Time(_), SqlType::Time(_))
+                | (Value::TimeTz(_), SqlType::TimeTz(_))
                 | (Value::Uuid(_), SqlType::Uuid)
                 | (Value::Interval(_), SqlType::Interval)
                 | (Value::Json(_), SqlType::Json)
@@ -252,6 +261,7 @@ impl Value {
             (Value::Timestamp(a), Value::Timestamp(b)) => a.cmp(b),
             (Value::TimestampTz(a), Value::TimestampTz(b)) => a.cmp(b),
             (Value::Time(a), Value::Time(b)) => a.cmp(b),
+            (Value::TimeTz(a), Value::TimeTz(b)) => a.cmp_utc(*b),
             (Value::Uuid(a), Value::Uuid(b)) => a.cmp(b),
             (Value::Interval(a), Value::Interval(b)) => a.cmp_span(b),
             (Value::Jsonb(a), Value::Jsonb(b)) => a.cmp(b),

@@ -27,6 +27,7 @@ fn types() -> impl Strategy<Value = SqlType> {
         Just(SqlType::Uuid),
         Just(SqlType::Interval),
         Just(SqlType::Time(None)),
+        Just(SqlType::TimeTz(None)),
     ]
 }
 
@@ -73,6 +74,12 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         SqlType::TimestampTz => any::<i64>().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
+        SqlType::TimeTz(_) => (
+            0..=folio_row::TIME_END,
+            -folio_row::ZONE_LIMIT_SECONDS..=folio_row::ZONE_LIMIT_SECONDS,
+        )
+            .prop_map(|(time, zone)| Value::TimeTz(folio_row::TimeTz::new(time, zone)))
+            .boxed(),
         // Times within what PostgreSQL's text form reads back (hours
         // past 2^31 do not).
         SqlType::Interval => (

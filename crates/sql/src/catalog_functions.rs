@@ -43,6 +43,8 @@ pub enum CatalogFunc {
     GetUserById,
     /// `has_table_privilege([role,] table, privilege)` (`privileges.rs`).
     HasTablePrivilege,
+    /// `pg_has_role([user,] role, privilege)` (`has_role.rs`).
+    HasRole,
     TableIsVisible,
     TypeIsVisible,
     EncodingToChar,
@@ -142,6 +144,7 @@ impl Reg {
 const NAMES: [(&str, CatalogFunc); 36] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
+    ("pg_has_role", CatalogFunc::HasRole),
     ("pg_table_is_visible", CatalogFunc::TableIsVisible),
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_function_is_visible", CatalogFunc::TypeIsVisible),
@@ -233,7 +236,7 @@ impl CatalogFunc {
             | CatalogFunc::TriggerDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
-            CatalogFunc::HasTablePrivilege => (2..=3).contains(&count),
+            CatalogFunc::HasTablePrivilege | CatalogFunc::HasRole => (2..=3).contains(&count),
         }
     }
 
@@ -277,6 +280,7 @@ impl CatalogFunc {
             CatalogFunc::TableIsVisible
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::HasTablePrivilege
+            | CatalogFunc::HasRole
             | CatalogFunc::ColumnIsUpdatable
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
             CatalogFunc::RelationIsUpdatable => SqlType::Int4,
@@ -325,6 +329,20 @@ impl CatalogFunc {
                     table,
                     &text(privilege),
                 )?)
+            }
+            CatalogFunc::HasRole => {
+                let role = |v: &Value| -> Result<crate::has_role::RoleArg, SqlError> {
+                    Ok(match v {
+                        Value::Text(name) => crate::has_role::RoleArg::Name(name.clone()),
+                        other => crate::has_role::RoleArg::Oid(number(other)?),
+                    })
+                };
+                let (user, target, privilege) = match args {
+                    [user, target, privilege] => (Some(role(user)?), role(target)?, privilege),
+                    [target, privilege] => (None, role(target)?, privilege),
+                    _ => unreachable!("takes 2 or 3 arguments"),
+                };
+                Value::Bool(crate::has_role::has_role(user, target, &text(privilege))?)
             }
             CatalogFunc::TableIsVisible => Value::Bool(lookups()?.visible(number(&args[0])?)),
             CatalogFunc::TypeIsVisible => Value::Bool(true),

@@ -17,6 +17,10 @@
 //! | interval | `+` | time | time |
 //! | date | `+` | time | timestamp |
 //! | time | `+` | date | timestamp |
+//! | timetz | `+` `-` | interval | timetz, wrapped into a day, its zone kept (`time_with_zone.rs`) |
+//! | interval | `+` | timetz | timetz |
+//! | date | `+` | timetz | timestamptz (the date's clock in the timetz's zone) |
+//! | timetz | `+` | date | timestamptz |
 //!
 //! Sessions are in UTC, so timestamp and timestamptz share the arithmetic.
 
@@ -32,6 +36,8 @@ enum Kind {
     Stamp(bool),
     /// A time of day (`time`).
     Time,
+    /// A time of day with its zone (`timetz`).
+    TimeTz,
     Interval,
     Integer,
     Number,
@@ -43,6 +49,7 @@ fn kind(ty: SqlType) -> Option<Kind> {
         SqlType::Timestamp => Kind::Stamp(false),
         SqlType::TimestampTz => Kind::Stamp(true),
         SqlType::Time(_) => Kind::Time,
+        SqlType::TimeTz(_) => Kind::TimeTz,
         SqlType::Interval => Kind::Interval,
         SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Kind::Integer,
         SqlType::Float4 | SqlType::Float8 | SqlType::Numeric(_) => Kind::Number,
@@ -73,6 +80,8 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
         (Minus, Time, Time) => SqlType::Interval,
         (Plus | Minus, Time, Interval) | (Plus, Interval, Time) => SqlType::Time(None),
         (Plus, Date, Time) | (Plus, Time, Date) => SqlType::Timestamp,
+        (Plus | Minus, TimeTz, Interval) | (Plus, Interval, TimeTz) => SqlType::TimeTz(None),
+        (Plus, Date, TimeTz) | (Plus, TimeTz, Date) => SqlType::TimestampTz,
         (Plus | Minus, Interval, Interval)
         | (Multiply | Divide, Interval, Integer | Number)
         | (Multiply, Integer | Number, Interval) => SqlType::Interval,
@@ -81,19 +90,20 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
 }
 
 /// The value of `a op b` for the pairs of [`result_type`] (neither side
-/// NULL); `None` for other pairs, but a time's: PostgreSQL's 42883 (and
-/// 42725 for `time + time`, which its implicit cast of a time to an
-/// interval makes ambiguous).
+/// NULL); `None` for other pairs, but a time's or a timetz's:
+/// PostgreSQL's 42883 (and 42725 for `time + time`, which its implicit
+/// cast of a time to an interval makes ambiguous).
 pub fn apply(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, SqlError>> {
     let (x, y) = (crate::scalar::value_type(a), crate::scalar::value_type(b));
     let Some(ty) = result_type(op, x, y) else {
-        let time = |t: SqlType| matches!(t, SqlType::Time(_));
+        let time = |t: SqlType| matches!(t, SqlType::Time(_) | SqlType::TimeTz(_));
         if !time(x) && !time(y) {
             return None;
         }
+        let both_time = matches!((x, y), (SqlType::Time(_), SqlType::Time(_)));
         let (x, y) = (x.name(), y.name());
         return Some(Err(match op {
-            BinaryOperator::Plus if x == y => {
+            BinaryOperator::Plus if both_time => {
                 SqlError::new("42725", format!("operator is not unique: {x} {op} {y}"))
             }
             _ => crate::functions::no_operator(format!("operator does not exist: {x} {op} {y}")),
@@ -172,6 +182,14 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         (Plus, Value::Date(d), Value::Time(t)) | (Plus, Value::Time(t), Value::Date(d)) => {
             Value::Timestamp(i64::from(*d) * USECS_PER_DAY + t)
         }
+        (Plus, Value::TimeTz(t), Value::Interval(i))
+        | (Plus, Value::Interval(i), Value::TimeTz(t)) => Value::TimeTz(t.plus_interval(*i)),
+        (Minus, Value::TimeTz(t), Value::Interval(i)) => {
+            Value::TimeTz(t.plus_interval(i.checked_neg()?))
+        }
+        (Plus, Value::Date(d), Value::TimeTz(t)) | (Plus, Value::TimeTz(t), Value::Date(d)) => {
+            Value::TimestampTz(i64::from(*d) * USECS_PER_DAY + t.utc())
+        }
         (Minus, Value::Date(x), Value::Date(y)) => Value::Int4(x - y),
         (Plus, Value::Date(d), n) | (Plus, n, Value::Date(d)) if integer(n).is_some() => {
             date(i64::from(*d) + integer(n).unwrap_or(0))?
@@ -220,6 +238,7 @@ mod tests {
             Value::TimestampTz(7 * USECS_PER_DAY),
             Value::Interval(Interval::new(1, 2, 3)),
             Value::Time(3_600_000_000),
+            Value::TimeTz(folio_row::TimeTz::new(3_600_000_000, -7200)),
             Value::Int2(2),
             Value::Int4(2),
             Value::Int8(2),
@@ -243,6 +262,7 @@ mod tests {
                                 | Value::Timestamp(_)
                                 | Value::TimestampTz(_)
                                 | Value::Time(_)
+                                | Value::TimeTz(_)
                                 | Value::Interval(_)
                         )
                     });
@@ -253,7 +273,9 @@ mod tests {
                         // A time outside the table: PostgreSQL's errors.
                         Some(Err(e))
                             if ty.is_none()
-                                && (matches!(a, Value::Time(_)) || matches!(b, Value::Time(_))) =>
+                                && [a, b]
+                                    .iter()
+                                    .any(|v| matches!(v, Value::Time(_) | Value::TimeTz(_))) =>
                         {
                             assert!(["42883", "42725"].contains(&e.code), "{e}")
                         }

@@ -41,7 +41,8 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
     let days = micros.div_euclid(DAY);
     let in_day = micros.rem_euclid(DAY);
     let (y, m, d) = ymd(days);
-    let seconds_in_minute = (in_day % 60_000_000) as f64 / 1e6;
+    let whole_seconds = (in_day / 1_000_000 % 60) as f64;
+    let fraction_micros = (in_day % 1_000_000) as f64;
     let dow = (days + 6).rem_euclid(7); // 2000-01-01 was a Saturday.
     let doy = days - self::days(y, 1, 1) + 1;
     // `y` is astronomical (0 is 1 BC); PostgreSQL's fields count BC years
@@ -52,14 +53,20 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
         "day" => f64::from(d),
         "hour" => (in_day / 3_600_000_000) as f64,
         "minute" => (in_day / 60_000_000 % 60) as f64,
-        "second" => seconds_in_minute,
-        "milliseconds" => seconds_in_minute * 1e3,
-        "microseconds" => seconds_in_minute * 1e6,
+        // As PostgreSQL computes them (whole seconds and the fraction
+        // apart), so the doubles are its.
+        "second" => whole_seconds + fraction_micros / 1e6,
+        "milliseconds" => whole_seconds * 1e3 + fraction_micros / 1e3,
+        "microseconds" => whole_seconds * 1e6 + fraction_micros,
         "dow" => dow as f64,
         "isodow" => (if dow == 0 { 7 } else { dow }) as f64,
         "doy" => doy as f64,
         "quarter" => f64::from((m - 1) / 3 + 1),
         "week" => iso_week(days) as f64,
+        "isoyear" => {
+            let iso_year = ymd(days - (days + 5).rem_euclid(7) + 3).0;
+            (if iso_year > 0 { iso_year } else { iso_year - 1 }) as f64
+        }
         "epoch" => (micros + UNIX_TO_2000 * DAY) as f64 / 1e6,
         "decade" => {
             (if y >= 0 {

@@ -1212,7 +1212,7 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Date => "date",
         SqlType::Timestamp => "timestamp without time zone",
         SqlType::TimestampTz => "timestamp with time zone",
-        SqlType::Time(_) => return ty.name().into(),
+        SqlType::Time(_) | SqlType::TimeTz(_) => return ty.name().into(),
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
         SqlType::Record => "record",

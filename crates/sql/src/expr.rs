@@ -203,6 +203,7 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         | Value::Timestamp(_)
         | Value::TimestampTz(_)
         | Value::Time(_)
+        | Value::TimeTz(_)
         | Value::Interval(_) => {
             crate::date_arith::literal_type(op, crate::scalar::value_type(value))
         }

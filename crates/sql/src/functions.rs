@@ -93,6 +93,9 @@ pub enum Func {
     /// `clock_timestamp()`: the time now, read at each call (`now()` is
     /// the transaction's start: `Scalar::Now`).
     ClockTimestamp,
+    /// `timeofday()`: the time now, read at each call, as text
+    /// (PostgreSQL's `Wed Dec 02 05:49:00.759552 2026 EST`).
+    TimeOfDay,
     /// `pg_trigger_depth()` (`triggers.rs`).
     TriggerDepth,
     Power,
@@ -110,6 +113,12 @@ pub enum Func {
     ToTimestamp,
     /// `to_date(text, template)`.
     ToDate,
+    /// `to_number(text, template)` (`to_number.rs`).
+    ToNumber,
+    /// `pg_column_size(value)` (`column_size.rs`): bound by
+    /// `scalar.rs`, `true` when the argument is a column reference (a
+    /// value as a table keeps it).
+    ColumnSize(bool),
     GenRandomUuid,
     /// `enum_range(from, to)`, bound with the type's labels as a third
     /// argument (`enum_functions.rs`).
@@ -265,7 +274,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 81] = [
+const NAMES: [(&str, Func); 84] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -328,6 +337,7 @@ const NAMES: [(&str, Func); 81] = [
     ("random", Func::Random),
     ("pg_trigger_depth", Func::TriggerDepth),
     ("clock_timestamp", Func::ClockTimestamp),
+    ("timeofday", Func::TimeOfDay),
     ("power", Func::Power),
     ("pow", Func::Power),
     ("extract", Func::Extract),
@@ -337,6 +347,8 @@ const NAMES: [(&str, Func); 81] = [
     ("to_char", Func::ToChar),
     ("to_timestamp", Func::ToTimestamp),
     ("to_date", Func::ToDate),
+    ("to_number", Func::ToNumber),
+    ("pg_column_size", Func::ColumnSize(false)),
     ("timezone", Func::Timezone),
     ("gen_random_uuid", Func::GenRandomUuid),
     ("current_database", Func::CurrentDatabase),
@@ -379,6 +391,7 @@ impl Func {
             Func::Advisory(f) => f.name(),
             Func::EnumRange => Some("enum_range"),
             Func::FormatVariadic => Some("format"),
+            Func::ColumnSize(_) => Some("pg_column_size"),
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
             Func::Make(f) => f.name(),
@@ -425,6 +438,7 @@ impl Func {
             Func::Random
             | Func::TriggerDepth
             | Func::ClockTimestamp
+            | Func::TimeOfDay
             | Func::GenRandomUuid
             | Func::CurrentDatabase
             | Func::Version
@@ -435,13 +449,14 @@ impl Func {
             | Func::Catalog(_)
             | Func::Advisory(_)
             | Func::Setting(_)
-            | Func::Xact(_) => false,
+            | Func::Xact(_)
+            | Func::ColumnSize(_) => false,
             // Of a timestamptz: by the session's TimeZone.
             Func::Extract | Func::DatePart | Func::DateTrunc => !zoned,
             // `to_timestamp(text, text)` reads the session's TimeZone;
             // `to_timestamp(double)` does not.
             Func::ToTimestamp => args.len() == 1,
-            Func::ToChar | Func::ToDate => false,
+            Func::ToChar | Func::ToDate | Func::ToNumber => false,
             Func::Crypto(f) => f.immutable(),
             _ => true,
         }
@@ -511,7 +526,9 @@ impl Func {
             | Func::DatePart
             | Func::DateTrunc
             | Func::ToChar
-            | Func::ToDate => count == 2,
+            | Func::ToDate
+            | Func::ToNumber => count == 2,
+            Func::ColumnSize(_) => count == 1,
             Func::DateBin => count == 3,
             Func::ToTimestamp => (1..=2).contains(&count),
             Func::EnumRange => count == 3,
@@ -521,6 +538,7 @@ impl Func {
             | Func::Random
             | Func::TriggerDepth
             | Func::ClockTimestamp
+            | Func::TimeOfDay
             | Func::Pi
             | Func::Lastval => count == 0,
             Func::Nextval | Func::Currval => count == 1,
@@ -642,6 +660,7 @@ impl Func {
             Func::Random => SqlType::Float8,
             Func::TriggerDepth => SqlType::Int4,
             Func::ClockTimestamp => SqlType::TimestampTz,
+            Func::TimeOfDay => SqlType::Text,
             Func::Mod => {
                 let rank = |t: &SqlType| match t {
                     SqlType::Int2 => Some(1),
@@ -678,6 +697,8 @@ impl Func {
             Func::ToChar => SqlType::Text,
             Func::ToTimestamp => SqlType::TimestampTz,
             Func::ToDate => SqlType::Date,
+            Func::ToNumber => SqlType::Numeric(None),
+            Func::ColumnSize(_) => SqlType::Int4,
             Func::GenRandomUuid => SqlType::Uuid,
             Func::EnumRange => args.get(2).copied().unwrap_or(SqlType::Text),
             Func::CurrentDatabase | Func::Version => SqlType::Text,
@@ -704,6 +725,30 @@ impl Func {
     /// The function's value; `lookups`: the catalog as the execution's
     /// lookups read it, for the catalog functions that look it up.
     pub fn eval(self, args: Vec<Value>, lookups: Option<&Lookups>) -> Result<Value, SqlError> {
+        // The unit of EXTRACT, date_part and date_trunc, in any of
+        // PostgreSQL's spellings (`date_units.rs`), runs as folio's name
+        // of it; an error about it names it as written.
+        if let (Func::Extract | Func::DatePart | Func::DateTrunc, [Value::Text(written), value]) =
+            (self, args.as_slice())
+            && *value != Value::Null
+            && let Some(type_name) = crate::date_units::type_name(value)
+        {
+            let spelled = written.to_ascii_lowercase();
+            let unit = match self {
+                Func::DateTrunc => crate::date_units::trunc_unit(&spelled),
+                _ => crate::date_units::extract_unit(&spelled),
+            };
+            let name = unit.unwrap_or(&spelled).to_string();
+            let args = vec![Value::Text(name.clone()), value.clone()];
+            return self.eval_named(args, lookups).map_err(|e| {
+                crate::date_units::respell(e, &name, &spelled, unit.is_some(), type_name)
+            });
+        }
+        self.eval_named(args, lookups)
+    }
+
+    /// [`Func::eval`], a date/time unit argument read as folio's name.
+    fn eval_named(self, args: Vec<Value>, lookups: Option<&Lookups>) -> Result<Value, SqlError> {
         let text = |v: &Value| -> Result<String, SqlError> {
             Ok(types::text_output(v).unwrap_or_default())
         };
@@ -873,6 +918,10 @@ impl Func {
             Func::Random => Value::Float8(rand::random::<f64>()),
             Func::TriggerDepth => Value::Int4(crate::triggers::depth() as i32),
             Func::ClockTimestamp => Value::TimestampTz(folio_row::calendar::now()),
+            Func::TimeOfDay => Value::Text(crate::time_functions::time_of_day(
+                folio_row::calendar::now(),
+                &crate::setting_functions::time_zone(),
+            )?),
             Func::CharToText => match args.into_iter().next() {
                 Some(Value::Text(mut s)) => {
                     s.truncate(s.trim_end_matches(' ').len());
@@ -960,6 +1009,12 @@ impl Func {
                     unreachable!("matched above")
                 };
                 crate::time_functions::part(&text(&args[0])?, t, self == Func::DatePart)?
+            }
+            Func::Extract | Func::DatePart if matches!(args[1], Value::TimeTz(_)) => {
+                let Value::TimeTz(t) = args[1] else {
+                    unreachable!("matched above")
+                };
+                crate::time_functions::part_tz(&text(&args[0])?, t, self == Func::DatePart)?
             }
             Func::DateTrunc if matches!(args[1], Value::Time(_)) => {
                 let Value::Interval(i) = types::cast(args[1].clone(), SqlType::Interval)? else {
@@ -1064,6 +1119,9 @@ impl Func {
                     i32::try_from(days).map_err(|_| SqlError::new("22008", "date out of range"))?,
                 )
             }
+            Func::ColumnSize(stored) => crate::column_size::size(&args[0], stored)?,
+            Func::ToNumber => crate::to_number::to_number(&text(&args[0])?, &text(&args[1])?)?
+                .map_or(Value::Null, Value::Numeric),
             Func::ToChar => {
                 let template = text(&args[1])?;
                 let zone = crate::setting_functions::time_zone();

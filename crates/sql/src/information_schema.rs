@@ -590,7 +590,9 @@ fn column_row(
     let datetime = match ty {
         SqlType::Date => Some(0),
         SqlType::Timestamp | SqlType::TimestampTz => Some(6),
-        SqlType::Time(precision) => Some(i64::from(precision.unwrap_or(6))),
+        SqlType::Time(precision) | SqlType::TimeTz(precision) => {
+            Some(i64::from(precision.unwrap_or(6)))
+        }
         _ => None,
     };
     // The type's name without modifiers (`format_type(oid, NULL)`).

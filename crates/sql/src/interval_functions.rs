@@ -196,6 +196,15 @@ fn unit_error(field: &str) -> SqlError {
 /// field) or `date_part(field, interval)` (`float`: double precision).
 pub fn part(field: &str, i: Interval, float: bool) -> Result<Value, SqlError> {
     let field = field.to_ascii_lowercase();
+    // date_part's epoch: PostgreSQL's sum of doubles, in its order.
+    if float && field == "epoch" {
+        return Ok(Value::Float8(
+            i.micros as f64 / 1e6
+                + 365.25 * 86_400.0 * f64::from(i.months / 12)
+                + 30.0 * 86_400.0 * f64::from(i.months % 12)
+                + 86_400.0 * f64::from(i.days),
+        ));
+    }
     let years = i64::from(i.months / 12);
     let time_seconds = i.micros % MINUTE;
     // The value's mantissa and scale (digits after the point).

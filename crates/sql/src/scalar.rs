@@ -596,11 +596,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
         {
             Scalar::Now
         }
-        // `localtime(p)`: the time kept to `p` digits of its seconds'
-        // fraction (a constant from 0 to 6; more is 6, as PostgreSQL's
-        // after its warning).
+        // `localtime(p)`, `current_time(p)`: the time (with its zone)
+        // kept to `p` digits of its seconds' fraction (a constant from 0
+        // to 6; more is 6, as PostgreSQL's after its warning).
         Expr::Function(f)
-            if f.name.to_string().eq_ignore_ascii_case("localtime")
+            if ["localtime", "current_time"]
+                .iter()
+                .any(|n| f.name.to_string().eq_ignore_ascii_case(n))
                 && matches!(&f.args, FunctionArguments::List(l) if l.args.len() == 1) =>
         {
             let FunctionArguments::List(list) = &f.args else {
@@ -618,7 +620,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             .ok_or_else(|| {
                 SqlError::syntax(format!("syntax error at or near \"{}\"", list.args[0]))
             })?;
-            Scalar::Cast(Box::new(Scalar::Now), SqlType::Time(Some(precision.min(6))))
+            let precision = Some(precision.min(6));
+            let ty = if f.name.to_string().eq_ignore_ascii_case("localtime") {
+                SqlType::Time(precision)
+            } else {
+                SqlType::TimeTz(precision)
+            };
+            Scalar::Cast(Box::new(Scalar::Now), ty)
         }
         Expr::Function(f) if matches!(f.args, FunctionArguments::None) => {
             match sql_value_function(&f.name.to_string()) {
@@ -1250,10 +1258,19 @@ fn function(
                 SqlType::Varchar(_) => SqlType::Varchar(None).name(),
                 SqlType::Numeric(_) => SqlType::Numeric(None).name(),
                 SqlType::Time(_) => SqlType::Time(None).name(),
+                SqlType::TimeTz(_) => SqlType::TimeTz(None).name(),
                 ty => ty.name(),
             },
         };
         return Ok(Scalar::Const(Value::Text(type_name)));
+    }
+    // `pg_column_size(x)`: a column's value is sized as a table keeps it
+    // (`column_size.rs`).
+    if name == "pg_column_size"
+        && let [arg] = args.as_slice()
+    {
+        let stored = matches!(arg, Scalar::Column(_));
+        return Ok(Scalar::Func(Func::ColumnSize(stored), args));
     }
     if let Some(call) = crate::enum_functions::bind(&name, &args, columns)? {
         return Ok(call);
@@ -2056,6 +2073,7 @@ pub fn value_type(value: &Value) -> SqlType {
         Value::Timestamp(_) => SqlType::Timestamp,
         Value::TimestampTz(_) => SqlType::TimestampTz,
         Value::Time(_) => SqlType::Time(None),
+        Value::TimeTz(_) => SqlType::TimeTz(None),
         Value::Uuid(_) => SqlType::Uuid,
         Value::Interval(_) => SqlType::Interval,
         Value::Text(_) | Value::Null => SqlType::Text,
@@ -2107,6 +2125,7 @@ fn sql_value_function(name: &str) -> Option<Scalar> {
         "current_date" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Date),
         "localtimestamp" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Timestamp),
         "localtime" => Scalar::Cast(Box::new(Scalar::Now), SqlType::Time(None)),
+        "current_time" => Scalar::Cast(Box::new(Scalar::Now), SqlType::TimeTz(None)),
         "current_user" | "user" | "current_role" => {
             Scalar::Const(Value::Text(crate::roles::current_name()))
         }

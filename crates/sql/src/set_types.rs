@@ -234,9 +234,11 @@ fn category(ty: SqlType) -> Category {
             Category::String
         }
         SqlType::Bool => Category::Boolean,
-        SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz | SqlType::Time(_) => {
-            Category::DateTime
-        }
+        SqlType::Date
+        | SqlType::Timestamp
+        | SqlType::TimestampTz
+        | SqlType::Time(_)
+        | SqlType::TimeTz(_) => Category::DateTime,
         SqlType::Interval => Category::Timespan,
         SqlType::Array(_) => Category::Array,
         SqlType::Record | SqlType::Json | SqlType::Jsonb | SqlType::Enum(_) => Category::Other,

@@ -1545,6 +1545,7 @@ const TYPES: &[(i64, &str, i16, bool, &str, i64, &str)] = &[
     (1114, "timestamp", 8, true, "D", 1115, "p"),
     (1184, "timestamptz", 8, true, "D", 1185, "p"),
     (1083, "time", 8, true, "D", 1183, "p"),
+    (1266, "timetz", 12, false, "D", 1270, "p"),
     (1700, "numeric", -1, false, "N", 1231, "m"),
     (2950, "uuid", 16, false, "U", 2951, "p"),
     (1186, "interval", 16, false, "T", 1187, "p"),

@@ -13,8 +13,9 @@
 //!
 //! As PostgreSQL: a `timestamptz` AT TIME ZONE z is the `timestamp` the
 //! wall clock in z shows; a `timestamp` AT TIME ZONE z is the
-//! `timestamptz` at which z's clock shows it. A date or a quoted literal
-//! is read as a `timestamptz`.
+//! `timestamptz` at which z's clock shows it; a `timetz` AT TIME ZONE z
+//! is the same instant in z's offset now (a `time` is read as a
+//! `timetz`). A date or a quoted literal is read as a `timestamptz`.
 
 use crate::error::SqlError;
 use crate::functions::Func;
@@ -97,7 +98,9 @@ pub fn bind(
         )
     });
     let ts = match known(&ts) {
-        Some(SqlType::Timestamp | SqlType::TimestampTz) => ts,
+        Some(SqlType::Timestamp | SqlType::TimestampTz | SqlType::TimeTz(_)) => ts,
+        // A time is a timetz here (PostgreSQL's implicit cast).
+        Some(SqlType::Time(_)) => Scalar::Cast(Box::new(ts), SqlType::TimeTz(None)),
         None | Some(SqlType::Date) => Scalar::Cast(Box::new(ts), SqlType::TimestampTz),
         Some(_) => return Err(no_form(&zone, &ts)),
     };
@@ -111,6 +114,7 @@ pub fn bind(
 pub fn result_type(ts: Option<&SqlType>) -> SqlType {
     match ts {
         Some(SqlType::Timestamp) => SqlType::TimestampTz,
+        Some(SqlType::TimeTz(_) | SqlType::Time(_)) => SqlType::TimeTz(None),
         _ => SqlType::Timestamp,
     }
 }
@@ -125,6 +129,10 @@ pub fn eval(zone: &Value, ts: &Value) -> Result<Value, SqlError> {
         Value::TimestampTz(utc) => {
             Value::Timestamp(zone.local_of_utc(*utc).ok_or_else(out_of_range)?)
         }
+        // The zone's offset now (a named zone's changes with the date,
+        // and a timetz has none: PostgreSQL's `timetz_zone` takes the
+        // transaction's).
+        Value::TimeTz(t) => Value::TimeTz(t.in_zone(-zone.offset_at(folio_row::calendar::now()))),
         other => {
             return Err(SqlError::new(
                 "42883",

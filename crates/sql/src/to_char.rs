@@ -12,7 +12,8 @@
 //! the keyword's (`MONTH` JANUARY, `Month` January, `month` january).
 //! Times are UTC (folio's only zone). And `to_char(number, template)`
 //! ([`format_number`]): `9`, `0`, `.`/`D`, `,`/`G`, `S`, `MI`, `PR`, `FM`,
-//! `TH`, as PostgreSQL's (C locale).
+//! `TH`, as PostgreSQL's (C locale), the template read by
+//! `num_template.rs`.
 
 use crate::datetime::{DAY, part, ymd};
 use crate::dch::{Case, DAYS, MONTHS, Piece, ROMAN, pieces};
@@ -215,6 +216,8 @@ enum NumToken {
     /// `TH` / `th`: the ordinal suffix.
     Ordinal(bool),
     Literal(char),
+    /// A pattern this form does not print (an error).
+    Unprinted,
 }
 
 /// `to_char` of a number: PostgreSQL's template patterns `9`, `0`, `.`,
@@ -224,28 +227,39 @@ enum NumToken {
 /// when the integer part does not fit. `value` is an integer, numeric or
 /// float.
 pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String, SqlError> {
+    use crate::num_template::NumPiece;
     use folio_row::Value;
-    let (mut tokens, mut fill, mut rest) = (Vec::new(), false, template);
-    while let Some(c) = rest.chars().next() {
-        let upper = rest.get(..2).map(str::to_ascii_uppercase);
-        let (token, len) = match (c, upper.as_deref()) {
-            (_, Some("FM")) => {
-                fill = true;
-                rest = &rest[2..];
-                continue;
-            }
-            (_, Some("MI")) => (NumToken::Minus, 2),
-            (_, Some("PR")) => (NumToken::Brackets, 2),
-            (_, Some("TH")) => (NumToken::Ordinal(c == 't'), 2),
-            ('9', _) => (NumToken::Digit { zero: false }, 1),
-            ('0', _) => (NumToken::Digit { zero: true }, 1),
-            ('.' | 'D' | 'd', _) => (NumToken::Point, 1),
-            (',' | 'G' | 'g', _) => (NumToken::Group, 1),
-            ('S' | 's', _) => (NumToken::Sign, 1),
-            (c, _) => (NumToken::Literal(c), c.len_utf8()),
-        };
-        tokens.push(token);
-        rest = &rest[len..];
+    let pieces = crate::num_template::pieces(template);
+    crate::num_template::Summary::of(&pieces)?;
+    let fill = pieces.contains(&NumPiece::FillMode);
+    // The patterns this form prints (`L`, `V`, `PL`, `SG`, `RN`, `EEEE`
+    // are refused).
+    let tokens: Vec<NumToken> = pieces
+        .iter()
+        .filter_map(|piece| {
+            Some(match *piece {
+                NumPiece::FillMode | NumPiece::Inert => return None,
+                NumPiece::Digit { zero } => NumToken::Digit { zero },
+                NumPiece::Point { .. } => NumToken::Point,
+                NumPiece::Group { .. } => NumToken::Group,
+                NumPiece::Sign => NumToken::Sign,
+                NumPiece::Minus => NumToken::Minus,
+                NumPiece::Brackets => NumToken::Brackets,
+                NumPiece::Ordinal { lower } => NumToken::Ordinal(lower),
+                NumPiece::Text(c) => NumToken::Literal(c),
+                NumPiece::Currency
+                | NumPiece::Shift
+                | NumPiece::Plus
+                | NumPiece::PlusMinus
+                | NumPiece::Roman { .. }
+                | NumPiece::Exponent => NumToken::Unprinted,
+            })
+        })
+        .collect();
+    if tokens.contains(&NumToken::Unprinted) {
+        return Err(SqlError::unsupported(
+            "to_char of a number with L, V, PL, SG, RN or EEEE",
+        ));
     }
     let point = tokens.iter().position(|t| *t == NumToken::Point);
     let digits_in = |ts: &[NumToken]| {
@@ -394,6 +408,7 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
                 }
             }
             NumToken::Literal(c) => out.push(c),
+            NumToken::Unprinted => {}
         }
     }
     let sign_at = sign_at.unwrap_or(out.len());

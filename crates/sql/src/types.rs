@@ -2,7 +2,7 @@
 //! PostgreSQL's text output.
 
 use crate::error::SqlError;
-use folio_row::{Interval, Numeric, SqlType, Value};
+use folio_row::{Interval, Numeric, SqlType, TimeTz, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// The folio type of a column declared as `ty` (PostgreSQL's names and
@@ -46,6 +46,9 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         // A precision past 6 is 6 (PostgreSQL also warns).
         DataType::Time(precision, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
             SqlType::Time(precision.map(|p| p.min(6) as u8))
+        }
+        DataType::Time(precision, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::TimeTz(precision.map(|p| p.min(6) as u8))
         }
         DataType::Uuid => SqlType::Uuid,
         DataType::JSON => SqlType::Json,
@@ -126,6 +129,7 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
         "timestamp" => SqlType::Timestamp,
         "timestamptz" => SqlType::TimestampTz,
         "time" => SqlType::Time(None),
+        "timetz" => SqlType::TimeTz(None),
         "uuid" => SqlType::Uuid,
         "interval" => SqlType::Interval,
         "json" => SqlType::Json,
@@ -282,6 +286,7 @@ pub fn typname(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Timestamp => "timestamp",
         SqlType::TimestampTz => "timestamptz",
         SqlType::Time(_) => "time",
+        SqlType::TimeTz(_) => "timetz",
         SqlType::Uuid => "uuid",
         SqlType::Interval => "interval",
         SqlType::Record => "record",
@@ -321,6 +326,7 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Timestamp
             | SqlType::TimestampTz
             | SqlType::Time(_)
+            | SqlType::TimeTz(_)
             | SqlType::Json
             | SqlType::Jsonb
             | SqlType::Enum(_)
@@ -360,6 +366,9 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             v @ (Value::Timestamp(_) | Value::TimestampTz(_) | Value::Interval(_)),
             SqlType::Time(_),
         ) => cast(v, ty)?,
+        // And to and from a timetz.
+        (v @ (Value::TimestampTz(_) | Value::Time(_)), SqlType::TimeTz(_))
+        | (v @ Value::TimeTz(_), SqlType::Time(_)) => cast(v, ty)?,
         (value, _) => value,
     };
     Ok(value.fit(ty)?)
@@ -445,10 +454,25 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Interval(i), SqlType::Time(_)) => Value::Time(folio_row::wrap_time(i.micros)),
         (Value::Time(t), SqlType::Interval) => Value::Interval(Interval::new(0, 0, t)),
-        (v @ Value::Time(_), _) if !matches!(ty, SqlType::Time(_)) => {
+        // A timetz: a timestamptz's time and offset on the session's
+        // clock; a time with the session zone's offset at that time
+        // today; to a time, its time (the zone dropped).
+        (Value::TimestampTz(t), SqlType::TimeTz(_)) => Value::TimeTz(
+            TimeTz::of_instant(t, &crate::setting_functions::time_zone())
+                .ok_or_else(|| SqlError::new("22008", "timestamp out of range"))?,
+        ),
+        (Value::Time(t), SqlType::TimeTz(_)) => Value::TimeTz(
+            TimeTz::of_time_today(t, &crate::setting_functions::time_zone())
+                .ok_or_else(|| SqlError::new("22008", "time out of range"))?,
+        ),
+        (Value::TimeTz(t), SqlType::Time(_)) => Value::Time(t.time),
+        // No other casts from or to a time or timetz (PostgreSQL's).
+        (v @ (Value::Time(_) | Value::TimeTz(_)), _) if !v.matches(ty) => {
             return Err(no_cast(&v, ty));
         }
-        (v, SqlType::Time(_)) if !matches!(v, Value::Time(_)) => return Err(no_cast(&v, ty)),
+        (v, SqlType::Time(_) | SqlType::TimeTz(_)) if !v.matches(ty) => {
+            return Err(no_cast(&v, ty));
+        }
         (Value::Array(items), SqlType::Array(element)) => Value::Array(
             items
                 .into_iter()
@@ -557,6 +581,7 @@ pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
                 | SqlType::Timestamp
                 | SqlType::TimestampTz
                 | SqlType::Time(_)
+                | SqlType::TimeTz(_)
                 | SqlType::Interval
         )
     };
@@ -567,7 +592,9 @@ pub fn cast_immutable(from: SqlType, to: SqlType) -> bool {
     if (texty(from) && dated(to)) || (dated(from) && texty(to)) {
         return false;
     }
-    !(dated(from) && dated(to) && (from == SqlType::TimestampTz || to == SqlType::TimestampTz))
+    // To a timetz from a time or timestamptz: by the session's zone.
+    let zoned = |t: SqlType| matches!(t, SqlType::TimestampTz | SqlType::TimeTz(_));
+    !(dated(from) && dated(to) && (from == SqlType::TimestampTz || zoned(to)))
 }
 
 fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
@@ -585,6 +612,10 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         // to a time (assignment).
         || (matches!(from, Time(_)) && to == SqlType::Interval)
         || (matches!(from, Timestamp | TimestampTz | SqlType::Interval) && matches!(to, Time(_)))
+        // A time to a timetz (implicit); a timestamptz to a timetz, a
+        // timetz to a time (assignment).
+        || (matches!(from, Time(_) | TimestampTz) && matches!(to, TimeTz(_)))
+        || (matches!(from, TimeTz(_)) && matches!(to, Time(_)))
 }
 
 /// The float `x` as an integer of type `ty` (`fit` checks the width).
@@ -682,6 +713,9 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
         Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x) => {
             x.to_be_bytes().to_vec()
         }
+        // PostgreSQL's `timetz_send`: the time, then the zone (seconds
+        // west).
+        Value::TimeTz(t) => [&t.time.to_be_bytes()[..], &t.zone.to_be_bytes()].concat(),
         Value::Float4(x) => x.to_be_bytes().to_vec(),
         Value::Float8(x) => x.to_be_bytes().to_vec(),
         Value::Bool(b) => vec![u8::from(*b)],
@@ -947,6 +981,23 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             }
             Value::Time(micros)
         }
+        // PostgreSQL's `timetz_recv`: 22008 outside a day, 22009 for a
+        // zone of 16 hours or more.
+        SqlType::TimeTz(_) => {
+            let b = fixed(12)?;
+            let time = i64::from_be_bytes(b[..8].try_into().expect("8"));
+            let zone = i32::from_be_bytes(b[8..].try_into().expect("4"));
+            if !(0..=folio_row::TIME_END).contains(&time) {
+                return Err(SqlError::new("22008", "time out of range"));
+            }
+            if zone.abs() > folio_row::ZONE_LIMIT_SECONDS {
+                return Err(SqlError::new(
+                    "22009",
+                    "time zone displacement out of range",
+                ));
+            }
+            Value::TimeTz(TimeTz::new(time, zone))
+        }
         SqlType::Float4 => Value::Float4(f32::from_be_bytes(fixed(4)?.try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
         SqlType::Bool => Value::Bool(fixed(1)?[0] != 0),
@@ -1192,5 +1243,26 @@ mod binary_tests {
                 .code,
             "22008"
         );
+    }
+
+    // Proves a timetz's binary form is PostgreSQL's `timetz_send` (the
+    // bytes PostgreSQL 15's gives: the time, then the zone in seconds
+    // west, big-endian), that it comes back, and `timetz_recv`'s checks.
+    #[test]
+    fn timetz_binary_is_postgresqls() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        for (text, sent) in [
+            ("12:34:56.789+02", "0000000a8be62608ffffe3e0"),
+            ("24:00-05:30:15", "000000141dd7600000004d67"),
+        ] {
+            let v = Value::from_text(SqlType::TimeTz(None), text).unwrap();
+            let bytes = binary_output(&v, 1266).unwrap().unwrap();
+            assert_eq!(hex(&bytes), sent, "{text}");
+            assert_eq!(binary_input(&bytes, SqlType::TimeTz(None)).unwrap(), v);
+        }
+        let bytes = |time: i64, zone: i32| [&time.to_be_bytes()[..], &zone.to_be_bytes()].concat();
+        let code = |b: Vec<u8>| binary_input(&b, SqlType::TimeTz(None)).unwrap_err().code;
+        assert_eq!(code(bytes(folio_row::TIME_END + 1, 0)), "22008");
+        assert_eq!(code(bytes(0, 16 * 3600)), "22009");
     }
 }

@@ -1552,9 +1552,11 @@ fn sample(ty: &str) -> &'static str {
         "timestamp without time zone" => "'2020-01-02'::timestamp",
         "timestamp with time zone" => "'2020-01-02'::timestamptz",
         "time without time zone" => "'12:34:56'::time",
+        "time with time zone" => "'12:34:56+02'::timetz",
         "interval" => "'1 day'::interval",
         "uuid" => "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
         "\"any\"" => "2",
+        "oid" => "10::oid",
         "json" => "'[2]'::json",
         "jsonb" => "'[2]'::jsonb",
         "text[]" => "array['2']",
@@ -1592,13 +1594,15 @@ fn pg_proc_rows_are_folio_signatures() {
                 // A text argument that names a field, a unit or a format.
                 (_, _, "text") => match name.as_str() {
                     // A time has no day.
-                    "date_part" | "extract" if arguments.contains("time without") => {
+                    "date_part" | "extract" if arguments.contains("time with") => {
                         "'hour'".to_string()
                     }
                     "date_part" | "extract" | "date_trunc" => "'day'".to_string(),
                     "to_date" | "to_timestamp" => "'2020'".to_string(),
                     "to_char" => "'YYYY'".to_string(),
                     "current_setting" => "'search_path'".to_string(),
+                    "to_number" => "'9'".to_string(),
+                    "pg_has_role" => "'member'".to_string(),
                     _ => "'2'::text".to_string(),
                 },
                 (_, _, ty) => sample(ty).to_string(),

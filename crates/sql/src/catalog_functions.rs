@@ -141,7 +141,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 36] = [
+const NAMES: [(&str, CatalogFunc); 37] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),

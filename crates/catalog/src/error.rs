@@ -239,9 +239,6 @@ pub enum CatalogError {
         sqlstate: &'static str,
         message: String,
     },
-    /// DROP SEQUENCE of a sequence a column's default uses (`serial`).
-    #[error("cannot drop sequence {sequence} because other objects depend on it")]
-    SequenceOwned { sequence: String, table: String },
 }
 
 /// A type as PostgreSQL names it in messages.
@@ -309,9 +306,6 @@ impl CatalogError {
             CatalogError::ReservedSchema(_) => {
                 Some("The prefix \"pg_\" is reserved for system schemas.".into())
             }
-            CatalogError::SequenceOwned { sequence, table } => Some(format!(
-                "default value for a column of table {table} depends on sequence {sequence}"
-            )),
             _ => None,
         }
     }
@@ -353,7 +347,6 @@ impl CatalogError {
             CatalogError::Referenced { .. }
             | CatalogError::ColumnReferenced { .. }
             | CatalogError::IndexNeeded { .. }
-            | CatalogError::SequenceOwned { .. }
             | CatalogError::DependedOn { .. } => {
                 Some("Use DROP ... CASCADE to drop the dependent objects too.".into())
             }
@@ -415,7 +408,7 @@ impl CatalogError {
             CatalogError::InvalidSequence(_) => Some("22023"),
             CatalogError::SequenceLimit { .. } => Some("2200H"),
             CatalogError::SequenceBounds { .. } => Some("22003"),
-            CatalogError::SequenceOwned { .. } | CatalogError::DependedOn { .. } => Some("2BP01"),
+            CatalogError::DependedOn { .. } => Some("2BP01"),
             CatalogError::NotAView(_) => Some("42809"),
             CatalogError::NotAMatview(_) => Some("0A000"),
             CatalogError::NoIndexForTable { .. } | CatalogError::NoClusteredIndex(_) => {

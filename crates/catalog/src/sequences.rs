@@ -435,6 +435,18 @@ impl Values {
     }
 }
 
+/// Sequence row `class` owned by column `owner` (a table oid and column
+/// position; `None`: by no column): the one place that writes where a
+/// sequence row keeps its owner (`sequence_def` reads it).
+fn owned_by(class: ClassRow, owner: Option<(u64, u16)>) -> ClassRow {
+    ClassRow {
+        table_oid: owner.map_or(0, |(t, _)| t),
+        columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
+        order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
+        ..class
+    }
+}
+
 impl Catalog {
     /// `CREATE SEQUENCE name ...` (owned by `owner`, a table oid and
     /// column position, if given; `identity`: `Some(always)` for the
@@ -458,15 +470,15 @@ impl Catalog {
             name: name.to_string(),
             kind: KIND_SEQUENCE,
             root: PageId(0),
-            table_oid: owner.map_or(0, |(t, _)| t),
+            table_oid: 0,
             unique: false,
             prefix_free: false,
             primary: false,
             constraint: false,
             clustered: false,
             deferrable: Default::default(),
-            columns: owner.map(|(_, c)| vec![c]).unwrap_or_default(),
-            order: owner.map(|_| vec![Default::default()]).unwrap_or_default(),
+            columns: Vec::new(),
+            order: Vec::new(),
             sequence: Some(options),
             always: identity == Some(true),
             identity: identity.is_some(),
@@ -479,6 +491,7 @@ impl Catalog {
             function: None,
             trigger: None,
         };
+        let class = owned_by(class, owner);
         self.in_savepoint(txn, |txn| self.insert_class(txn, &class))?;
         Ok(sequence_def(class).expect("a sequence row"))
     }
@@ -511,7 +524,7 @@ impl Catalog {
 
     /// Locks sequence `name`'s catalog row (`FOR UPDATE`: other DDL on it
     /// waits until `txn` ends) and returns it as it is once locked.
-    pub(crate) fn lock_sequence(
+    pub fn lock_sequence(
         &self,
         txn: &mut Transaction,
         name: &str,
@@ -525,33 +538,11 @@ impl Catalog {
         self.sequence(txn, name)?.ok_or_else(missing)
     }
 
-    /// `DROP SEQUENCE name`. A sequence a column owns goes with its table
-    /// (PostgreSQL refuses to drop it alone: 2BP01).
+    /// `DROP SEQUENCE name`. Whether column defaults naming it allow the
+    /// drop is the SQL layer's rule (they are SQL text the catalog does
+    /// not parse; folio-sql `sequences::drop`).
     pub fn drop_sequence(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let def = self.lock_sequence(txn, name)?;
-        if let Some((table_oid, column)) = def.owner {
-            let table = self
-                .class_rows(txn)?
-                .into_iter()
-                .find(|(_, c)| c.has_heap() && c.oid == table_oid)
-                .map(|(_, c)| c.name);
-            if let Some(table) = table {
-                let owned = self
-                    .table(txn, &table)?
-                    .and_then(|t| t.default_of(usize::from(column)).map(str::to_string));
-                // (The default is SQL text the catalog does not parse: the
-                // quoted name in it is what `serial` and identity write.)
-                // (Written quoted when it needs it: `'s."Mixed_id_seq"'`.)
-                let bare = crate::unqualified(name);
-                let quoted = format!("\"{bare}\"'");
-                if owned.is_some_and(|d| d.contains(&format!("'{name}'")) || d.contains(&quoted)) {
-                    return Err(CatalogError::SequenceOwned {
-                        sequence: name.to_string(),
-                        table,
-                    });
-                }
-            }
-        }
         let (tid, _) = self
             .class(txn, name)?
             .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
@@ -559,6 +550,22 @@ impl Catalog {
             self.classes.delete(txn, tid)?;
             self.drop_descriptions(txn, def.oid, |_| true)
         })
+    }
+
+    /// `ALTER SEQUENCE name OWNED BY`: the sequence goes with column
+    /// `owner` (a table oid and column position) when it is dropped, or
+    /// with none.
+    pub fn set_sequence_owner(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        owner: Option<(u64, u16)>,
+    ) -> Result<(), CatalogError> {
+        self.lock_sequence(txn, name)?;
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.update_sequence_row(txn, tid, &owned_by(class, owner))
     }
 
     /// `ALTER SEQUENCE name` with new options (transactional, as the

@@ -220,11 +220,7 @@ fn owned_sequence(
         identity,
     )?;
     // The name as SQL writes it (`s."Mixed_id_seq"`), as PostgreSQL's.
-    let written = match folio_catalog::split_schema(&sequence) {
-        (_, bare) if !sequence.contains('.') => names::written(bare).to_string(),
-        (schema, bare) => format!("{}.{}", names::written(schema), names::written(bare)),
-    };
-    let quoted = written.replace('\'', "''");
+    let quoted = names::stored_written(&sequence, false).replace('\'', "''");
     crate::parse::expression(&format!("nextval('{quoted}')"))
 }
 

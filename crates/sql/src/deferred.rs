@@ -250,10 +250,7 @@ pub fn set_constraints(
     in_block: bool,
 ) -> Result<Output, SqlError> {
     if !in_block {
-        notices.push(Notice::warning(
-            "25P01",
-            "SET CONSTRAINTS can only be used in transaction blocks",
-        ));
+        notices.push(Notice::outside_block("SET CONSTRAINTS"));
     }
     let Some(names) = &set.names else {
         {

@@ -1041,13 +1041,7 @@ impl Change {
                             ));
                         }
                         let given = &targets[..row.len()];
-                        let rule = RowRule {
-                            cx,
-                            relation,
-                            constraints,
-                            triggers: triggers.as_ref(),
-                            merge: false,
-                        };
+                        let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                         let Some(values) = rule.new_row(txn, given, row, env)? else {
                             continue;
                         };
@@ -1083,14 +1077,10 @@ impl Change {
                                 (None, None) => batch.push(row),
                                 // A row with triggers is written at once: the
                                 // next row's BEFORE triggers see it.
-                                (None, Some(triggers)) => RowRule {
-                                    cx,
-                                    relation,
-                                    constraints,
-                                    triggers: Some(triggers),
-                                    merge: false,
+                                (None, Some(triggers)) => {
+                                    RowRule::of(cx, relation, constraints, Some(triggers))
+                                        .insert_row(txn, row, env)?
                                 }
-                                .insert_row(txn, row, env)?,
                             }
                         }
                     }
@@ -1136,13 +1126,7 @@ impl Change {
                 let set: Vec<usize> = assignments.iter().map(|(c, _)| *c).collect();
                 let triggers =
                     Triggers::of_update_part(relation, &set, whole.is_part(), constraints.moves)?;
-                let rule = RowRule {
-                    cx,
-                    relation,
-                    constraints,
-                    triggers: triggers.as_ref(),
-                    merge: false,
-                };
+                let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                 let (updated, out) = each_changed_row(
                     txn,
                     (&rule, parent),
@@ -1181,13 +1165,7 @@ impl Change {
             } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let triggers = Triggers::of_part(relation, Event::Delete, &[], whole.is_part())?;
-                let rule = RowRule {
-                    cx,
-                    relation,
-                    constraints,
-                    triggers: triggers.as_ref(),
-                    merge: false,
-                };
+                let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                 let (deleted, out) = each_changed_row(
                     txn,
                     (&rule, parent),
@@ -1322,7 +1300,23 @@ pub(crate) struct RowRule<'a, 'c> {
     pub merge: bool,
 }
 
-impl RowRule<'_, '_> {
+impl<'a, 'c> RowRule<'a, 'c> {
+    /// The rules of a row change of a statement other than MERGE.
+    pub fn of(
+        cx: &'a Ctx<'c>,
+        relation: &'a Arc<Relation>,
+        constraints: &'a Constraints,
+        triggers: Option<&'a Triggers>,
+    ) -> Self {
+        RowRule {
+            cx,
+            relation,
+            constraints,
+            triggers,
+            merge: false,
+        }
+    }
+
     /// The row to insert with `values` in the `given` columns (the others
     /// their defaults): coerced, through the BEFORE ROW triggers, its
     /// generated columns computed; `None` when a trigger skipped it.

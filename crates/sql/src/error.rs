@@ -145,6 +145,15 @@ impl SqlError {
         )
     }
 
+    /// A command PostgreSQL runs in a transaction block only, run outside
+    /// one (`code`: 25P01, or 25001 for LOCK).
+    pub fn outside_block(code: &'static str, command: &str) -> SqlError {
+        SqlError::new(
+            code,
+            format!("{command} can only be used in transaction blocks"),
+        )
+    }
+
     /// 42P01: no such relation.
     pub fn undefined_table(name: &str) -> SqlError {
         SqlError::new("42P01", format!("relation \"{name}\" does not exist"))

@@ -302,10 +302,7 @@ impl Lookups {
             Some(name) if self.visible(oid) => {
                 names::written(folio_catalog::unqualified(name)).to_string()
             }
-            Some(name) => {
-                let (schema, bare) = folio_catalog::split_schema(name);
-                format!("{}.{}", names::written(schema), names::written(bare))
-            }
+            Some(name) => names::stored_written(name, true),
             None => oid.to_string(),
         }
     }
@@ -358,10 +355,7 @@ impl Lookups {
         };
         Ok((self.owned_sequences.get(&(oid, position as u16)))
             .and_then(|sequence| self.names.get(sequence))
-            .map(|name| {
-                let (schema, bare) = folio_catalog::split_schema(name);
-                format!("{}.{}", names::written(schema), names::written(bare))
-            }))
+            .map(|name| names::stored_written(name, true)))
     }
 
     /// A system relation's oid by name.

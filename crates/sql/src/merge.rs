@@ -303,11 +303,8 @@ impl Merge {
         triggers: Option<&'a Triggers>,
     ) -> RowRule<'a, 'c> {
         RowRule {
-            cx,
-            relation,
-            constraints,
-            triggers,
             merge: true,
+            ..RowRule::of(cx, relation, constraints, triggers)
         }
     }
 

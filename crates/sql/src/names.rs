@@ -33,6 +33,17 @@ pub fn written(name: &str) -> Ident {
     }
 }
 
+/// A stored relation name (`schema.name`, bare in `public`) written as
+/// SQL, each part quoted if it needs it (`s."Mixed_id_seq"`): with its
+/// schema when `qualified` or stored with one.
+pub fn stored_written(stored: &str, qualified: bool) -> String {
+    let (schema, bare) = folio_catalog::split_schema(stored);
+    match qualified || stored.contains('.') {
+        true => format!("{}.{}", written(schema), written(bare)),
+        false => written(bare).to_string(),
+    }
+}
+
 /// The relation an object name denotes (`name` or `public.name`).
 pub fn relation(name: &ObjectName) -> Result<String, SqlError> {
     let parts: Vec<String> = name

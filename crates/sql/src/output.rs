@@ -103,6 +103,15 @@ impl Notice {
         }
     }
 
+    /// PostgreSQL's warning for a command that does nothing outside a
+    /// transaction block (SET LOCAL, SET TRANSACTION, SET CONSTRAINTS).
+    pub(crate) fn outside_block(command: &str) -> Notice {
+        Notice::warning(
+            "25P01",
+            &format!("{command} can only be used in transaction blocks"),
+        )
+    }
+
     /// What a DROP ... CASCADE dropped besides what it named, as
     /// PostgreSQL reports it: one object in the message (`drop cascades to
     /// constraint k on table t`), more counted there and listed in the

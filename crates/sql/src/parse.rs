@@ -1099,7 +1099,7 @@ fn conflicting(text: &Text<'_>, token: &TokenWithSpan) -> SqlError {
 }
 
 /// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
-/// n]]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
+/// n]] [OWNED BY t.c | NONE]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
 /// (in any order, [`sequence_options_in_order`]).
 fn alter_sequence(
     tokens: &[TokenWithSpan],
@@ -1162,7 +1162,7 @@ fn alter_sequence(
             name,
             data_type,
             sequence_options,
-            owned_by: None,
+            owned_by,
             ..
         } => Ok(crate::sequences::Alter {
             if_exists,
@@ -1170,9 +1170,10 @@ fn alter_sequence(
             data_type,
             options: sequence_options,
             restart,
+            owned_by,
             renaming: None,
         }),
-        _ => Err(SqlError::unsupported("ALTER SEQUENCE ... OWNED BY")),
+        _ => Err(SqlError::syntax("syntax error in ALTER SEQUENCE")),
     }
 }
 
@@ -1233,6 +1234,7 @@ fn sequence_renaming(tokens: &[Token]) -> Option<Result<crate::sequences::Alter,
             data_type: None,
             options: Vec::new(),
             restart: None,
+            owned_by: None,
             renaming: Some(renaming),
         })
     }))

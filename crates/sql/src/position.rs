@@ -123,8 +123,8 @@ fn named_location(message: &str) -> Option<Location> {
 /// - 42P01, 42703: the first reference to the name (`a.b` matches the
 ///   tokens `a`, `.`, `b`; an unquoted word matches when folded to lower
 ///   case, as PostgreSQL folds it, a quoted one as written), except in
-///   `ALTER TABLE`, whose relation and columns PostgreSQL looks up when
-///   it runs, with no position to give;
+///   `ALTER TABLE`, `ALTER SEQUENCE` and `DROP`, whose objects PostgreSQL
+///   looks up when it runs, with no position to give;
 /// - 22P02, 22003, 22007, 22008, 22015 (`invalid input syntax for type integer:
 ///   "x"`, `value "9..." is out of range`, `date/time field value out of
 ///   range: "..."`): the first string literal with that text, so a value
@@ -164,9 +164,10 @@ pub fn locate(mut error: SqlError, sql: &str, index: usize) -> SqlError {
         matches!(statement.get(at).map(|t| &t.token),
             Some(Token::Word(w)) if w.keyword == keyword)
     };
-    if matches!(subject, Subject::Name(_) | Subject::Literal(_))
-        && word(0, Keyword::ALTER)
-        && word(1, Keyword::TABLE)
+    let altered =
+        word(0, Keyword::ALTER) && (word(1, Keyword::TABLE) || word(1, Keyword::SEQUENCE));
+    if word(0, Keyword::DROP)
+        || (matches!(subject, Subject::Name(_) | Subject::Literal(_)) && altered)
     {
         return error;
     }

@@ -1379,12 +1379,22 @@ fn function(
         _ => {}
     }
     if func.is_sequence()
-        && let Some(first) = args.first()
+        && let Some(first) = args.first_mut()
         && !matches!(first, Scalar::Const(Value::Text(_)))
     {
-        return Err(SqlError::unsupported(format!(
-            "{name} of a sequence not named by a string literal"
-        )));
+        // `'s'::regclass` names its sequence as the literal does.
+        let written = match list.args.first() {
+            Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                e,
+            ))) => crate::sequences::literal_name(e),
+            _ => None,
+        };
+        let Some(written) = written else {
+            return Err(SqlError::unsupported(format!(
+                "{name} of a sequence not named by a string literal"
+            )));
+        };
+        *first = Scalar::Const(Value::Text(written.to_string()));
     }
     Ok(Scalar::Func(func, args))
 }

@@ -347,7 +347,7 @@ fn drop_members(
                 &names,
                 true,
             )?,
-            "sequence" => crate::sequences::drop(cx, txn, &mut scratch, true, &names)?,
+            "sequence" => crate::sequences::drop(cx, txn, &mut scratch, (true, true), &names)?,
             _ => crate::enum_types::drop(cx, txn, &mut scratch, true, &names, true)?,
         };
         txn.next_statement();

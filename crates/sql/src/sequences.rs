@@ -4,7 +4,7 @@
 //! argument: folio-catalog `sequences.rs`).
 //!
 //! A function names its sequence by a string literal (PostgreSQL's
-//! `regclass` constant): the names a statement (and the defaults of the
+//! `regclass` constant, also written `'s'::regclass`): the names a statement (and the defaults of the
 //! table it writes) use are collected when it is planned
 //! ([`names_in`]) and resolved in the catalog with the transaction each
 //! time the plan runs ([`Calls::resolve`]), so a kept plan never uses a
@@ -191,6 +191,33 @@ pub fn sequence_name(text: &str) -> Result<String, SqlError> {
     names::relation(&name)
 }
 
+/// The sequence a sequence function's first argument names as written:
+/// a string literal, or one cast to `regclass` (`nextval('s'::regclass)`,
+/// as pg_dump and `\d` write a column's default); `None` for any other
+/// argument.
+pub fn literal_name(argument: &Expr) -> Option<&str> {
+    let regclass = |ty: &DataType| match ty {
+        DataType::Regclass => true,
+        DataType::Custom(name, modifiers) => {
+            modifiers.is_empty() && names::function(name) == "regclass"
+        }
+        _ => false,
+    };
+    let literal = match argument {
+        Expr::Cast {
+            expr, data_type, ..
+        } if regclass(data_type) => expr,
+        other => other,
+    };
+    match literal {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::SingleQuotedString(text) => Some(text),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether `name` is a sequence function's.
 fn is_sequence_function(name: &ObjectName) -> bool {
     let name = name.to_string().to_lowercase();
@@ -216,12 +243,12 @@ pub fn names_in<V: Visit>(node: &V, out: &mut Vec<String>) -> Result<bool, SqlEr
                 return ControlFlow::Continue(());
             };
             let Some(sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
-                Expr::Value(v),
+                first,
             ))) = list.args.first()
             else {
                 return ControlFlow::Continue(());
             };
-            if let sqlparser::ast::Value::SingleQuotedString(text) = &v.value {
+            if let Some(text) = literal_name(first) {
                 match sequence_name(text) {
                     Ok(name) if !self.0.contains(&name) => self.0.push(name),
                     Ok(_) => {}
@@ -321,58 +348,75 @@ pub fn create(
     }
     let owner = match owned_by {
         None => None,
-        Some(o) if o.to_string().eq_ignore_ascii_case("none") => None,
-        Some(o) => Some(owner(cx, txn, o)?),
+        Some(o) => owner(cx, txn, &name, o)?,
     };
     catalog.create_sequence(txn, &name, settled, owner, None)?;
     Ok(Output::command("CREATE SEQUENCE"))
 }
 
-/// The table oid and column position `OWNED BY t.c` names.
-fn owner(cx: &Ctx<'_>, txn: &Transaction, name: &ObjectName) -> Result<(u64, u16), SqlError> {
-    let parts: Vec<String> = name.0.iter().map(|p| p.to_string()).collect();
-    let (table, column) = match parts.as_slice() {
-        [t, c] | [_, t, c] => (
-            sequence_name(t)?,
-            sequence_name(c).unwrap_or_else(|_| c.clone()),
-        ),
-        _ => {
-            return Err(SqlError::new(
-                "42601",
-                "invalid OWNED BY option: specify OWNED BY table.column or OWNED BY NONE",
-            ));
-        }
+/// The table oid and column position `OWNED BY t.c` names for sequence
+/// `sequence` (its catalog name), `None` for `OWNED BY NONE`; PostgreSQL's
+/// errors: 42601 for another form, 42P01 / 42703 for no such table or
+/// column, 55000 for a table in another schema.
+fn owner(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    sequence: &str,
+    name: &ObjectName,
+) -> Result<Option<(u64, u16)>, SqlError> {
+    let parts = names::parts(name).unwrap_or_default();
+    if let [none] = parts.as_slice()
+        && none == "none"
+    {
+        return Ok(None);
+    }
+    let (Some(column), 2..=3) = (parts.last(), parts.len()) else {
+        return Err(SqlError::syntax("invalid OWNED BY option")
+            .with_hint("Specify OWNED BY table.column or OWNED BY NONE."));
     };
-    let def = cx
-        .db
-        .catalog()
-        .table(txn, &table)?
-        .ok_or_else(|| SqlError::undefined_table(&table))?;
-    let position = def.column(&column).ok_or_else(|| {
+    let table = names::relation(&ObjectName(name.0[..name.0.len() - 1].to_vec()))?;
+    let table = crate::temp_tables::resolve_name(cx, txn, &table)?;
+    let def = (cx.db.catalog().table(txn, &table)?)
+        .ok_or_else(|| SqlError::undefined_table(folio_catalog::unqualified(&table)))?;
+    let position = def.column(column).ok_or_else(|| {
         SqlError::new(
             "42703",
-            format!("column \"{column}\" of relation \"{table}\" does not exist"),
+            format!(
+                "column \"{column}\" of relation \"{}\" does not exist",
+                folio_catalog::unqualified(&table)
+            ),
         )
     })?;
-    Ok((def.oid, position as u16))
+    if folio_catalog::split_schema(&table).0 != folio_catalog::split_schema(sequence).0 {
+        return Err(SqlError::new(
+            "55000",
+            "sequence must be in same schema as table it is linked to",
+        ));
+    }
+    Ok(Some((def.oid, position as u16)))
 }
 
-/// `DROP SEQUENCE [IF EXISTS] name, ...`.
+/// `DROP SEQUENCE [IF EXISTS] name, ... [CASCADE]`: a sequence a column
+/// default names is refused (2BP01), or with CASCADE the defaults are
+/// dropped first, as PostgreSQL's dependencies do
+/// ([`default_dependents`]); an identity column's is refused either way.
 pub fn drop(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
     notices: &mut Vec<Notice>,
-    if_exists: bool,
+    (if_exists, cascade): (bool, bool),
     names: &[ObjectName],
 ) -> Result<Output, SqlError> {
     let catalog = cx.db.catalog();
     for name in names {
         let name = names::relation(name)?;
-        match catalog.drop_sequence(txn, &name) {
+        // (Locked first: a default naming it made meanwhile waits.)
+        let def = match catalog.lock_sequence(txn, &name) {
             Err(folio_catalog::CatalogError::NoSuchRelation(_)) if if_exists => {
                 notices.push(Notice::info(format!(
                     "sequence \"{name}\" does not exist, skipping"
                 )));
+                continue;
             }
             Err(folio_catalog::CatalogError::NoSuchRelation(_)) => {
                 return Err(SqlError::new(
@@ -381,9 +425,82 @@ pub fn drop(
                 ));
             }
             other => other?,
+        };
+        let dependents = default_dependents(cx, txn, &def)?;
+        let object = |d: &Dependent| format!("default value for column {} of table {}", d.1, d.0);
+        if let Some(Dependent(table, column, _)) = dependents.iter().find(|d| d.2) {
+            return Err(SqlError::new(
+                "2BP01",
+                format!(
+                    "cannot drop sequence {name} because column {column} of table {table} requires it"
+                ),
+            )
+            .with_hint(format!(
+                "You can drop column {column} of table {table} instead."
+            )));
+        }
+        if !dependents.is_empty() && !cascade {
+            let detail = (dependents.iter())
+                .map(|d| format!("{} depends on sequence {name}", object(d)))
+                .collect::<Vec<_>>();
+            return Err(SqlError::new(
+                "2BP01",
+                format!("cannot drop sequence {name} because other objects depend on it"),
+            )
+            .with_detail(detail.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        for Dependent(table, column, _) in &dependents {
+            catalog.set_default(txn, table, column, None)?;
+        }
+        notices.extend(Notice::cascaded(
+            &dependents.iter().map(object).collect::<Vec<_>>(),
+        ));
+        catalog.drop_sequence(txn, &name)?;
+        if !dependents.is_empty() {
+            cx.relations.ddl();
         }
     }
     Ok(Output::command("DROP SEQUENCE"))
+}
+
+/// A column default naming a sequence: the table's catalog name, the
+/// column's, and whether it is the table's identity column the sequence
+/// belongs to.
+struct Dependent(String, String, bool);
+
+/// The column defaults that name sequence `def` (a call's literal
+/// resolved through the search path, as the call resolves it when it
+/// runs), each table's in column order: PostgreSQL's dependencies of a
+/// sequence on its defaults. The one owner of that rule.
+fn default_dependents(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &SequenceDef,
+) -> Result<Vec<Dependent>, SqlError> {
+    let mut out = Vec::new();
+    for table in cx.db.catalog().tables(txn)? {
+        for constraint in &table.constraints {
+            let folio_catalog::ConstraintKind::Default { column, expr } = &constraint.kind else {
+                continue;
+            };
+            let mut named = Vec::new();
+            // (A default folio cannot read names nothing it can drop.)
+            if let Ok(parsed) = crate::parse::expression(expr) {
+                let _ = names_in(&parsed, &mut named);
+            }
+            let mut names = named.iter();
+            let names_it = names.any(|n| {
+                crate::temp_tables::resolve_name(cx, txn, n).is_ok_and(|stored| stored == def.name)
+            });
+            if names_it {
+                let identity = def.identity && def.owner == Some((table.oid, *column));
+                let name = table.columns[usize::from(*column)].name.clone();
+                out.push(Dependent(table.name.clone(), name, identity));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
@@ -396,6 +513,8 @@ pub struct Alter {
     pub options: Vec<SequenceOptions>,
     /// `RESTART` (`Some(None)`: at the start value).
     pub restart: Option<Option<i64>>,
+    /// `OWNED BY t.c | NONE`.
+    pub owned_by: Option<ObjectName>,
     /// `RENAME TO new` or `SET SCHEMA s` (then nothing else is given).
     pub renaming: Option<Renaming>,
 }
@@ -437,7 +556,41 @@ pub fn alter(
     if let Some(at) = alter.restart {
         catalog.restart_sequence(txn, &name, at)?;
     }
+    if let Some(owned_by) = &alter.owned_by {
+        change_owner(cx, txn, &name, owned_by)?;
+    }
     Ok(Output::command("ALTER SEQUENCE"))
+}
+
+/// `ALTER SEQUENCE name OWNED BY t.c | NONE`: dropped with that table
+/// from now on, or with none; an identity column's sequence stays its
+/// own (0A000, as PostgreSQL's).
+fn change_owner(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    name: &str,
+    owned_by: &ObjectName,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    let def = catalog.lock_sequence(txn, name)?;
+    if let (true, Some((table, _))) = (def.identity, def.owner) {
+        let table = (catalog.tables(txn)?.into_iter())
+            .find(|t| t.oid == table)
+            .map_or_else(|| table.to_string(), |t| t.name);
+        return Err(
+            SqlError::new("0A000", "cannot change ownership of identity sequence").with_detail(
+                format!(
+                    "Sequence \"{}\" is linked to table \"{}\".",
+                    folio_catalog::unqualified(name),
+                    folio_catalog::unqualified(&table)
+                ),
+            ),
+        );
+    }
+    let owner = owner(cx, txn, name, owned_by)?;
+    catalog.set_sequence_owner(txn, name, owner)?;
+    cx.relations.ddl();
+    Ok(())
 }
 
 /// `ALTER SEQUENCE name RENAME TO | SET SCHEMA` (`set_schema.rs` makes

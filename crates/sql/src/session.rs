@@ -340,12 +340,7 @@ impl Session {
     /// made again.
     fn set_role(&mut self, name: Option<&str>, local: bool) -> Result<Output, SqlError> {
         let idle = matches!(self.block, Block::Idle);
-        if local && idle {
-            self.notices.push(Notice::warning(
-                "25P01",
-                "SET LOCAL can only be used in transaction blocks",
-            ));
-        }
+        let not_done = self.local_outside_block(local);
         let role = match name {
             None => self.session_role.clone(),
             Some(name) => {
@@ -361,7 +356,7 @@ impl Session {
                 role
             }
         };
-        if local && idle {
+        if not_done {
             return Ok(Output::command("SET"));
         }
         if !idle {
@@ -1523,10 +1518,7 @@ impl Session {
         let options = declare.check()?;
         let in_block = matches!(self.block, Block::Open(_));
         if !in_block && !options.hold {
-            return Err(SqlError::new(
-                "25P01",
-                "DECLARE CURSOR can only be used in transaction blocks",
-            ));
+            return Err(SqlError::outside_block("25P01", "DECLARE CURSOR"));
         }
         let query = Statement::Query(declare.query.clone());
         let output = self.in_transaction(|cx, txn, notices| run(cx, txn, notices, &query))?;
@@ -1934,16 +1926,23 @@ impl Session {
         crate::settings_list::may_change(name, || Ok(self.role.superuser))
     }
 
+    /// Whether a `SET LOCAL` (`local`) is outside a transaction block,
+    /// where PostgreSQL warns and does nothing after checking it; the
+    /// warning is given here.
+    fn local_outside_block(&mut self, local: bool) -> bool {
+        let outside = local && matches!(self.block, Block::Idle);
+        if outside {
+            self.notices.push(Notice::outside_block("SET LOCAL"));
+        }
+        outside
+    }
+
     /// `SET [LOCAL] name = value`: a LOCAL one lasts until the block ends
     /// (outside one, PostgreSQL's warning and nothing done); a session
     /// one also outlives the block's LOCALs if the block commits.
     fn set_setting(&mut self, name: &str, value: &str, local: bool) -> Result<(), SqlError> {
         self.may_change(name)?;
-        if local && matches!(self.block, Block::Idle) {
-            self.notices.push(Notice::warning(
-                "25P01",
-                "SET LOCAL can only be used in transaction blocks",
-            ));
+        if self.local_outside_block(local) {
             // The value is still checked, as PostgreSQL's.
             Settings::clone(&self.settings).set(name, value)?;
             return self.settings_mut().name_custom(name);
@@ -1996,7 +1995,7 @@ impl Session {
         }
         let Some(isolation) = isolation else {
             if matches!(self.block, Block::Idle) {
-                self.notices.push(outside_block_warning());
+                self.notices.push(Notice::outside_block("SET TRANSACTION"));
             }
             return Ok(Output::command("SET"));
         };
@@ -2006,7 +2005,7 @@ impl Session {
             Block::Open(_) => true,
             Block::Failed(_) => return Err(SqlError::in_failed_block()),
             Block::Idle => {
-                self.notices.push(outside_block_warning());
+                self.notices.push(Notice::outside_block("SET TRANSACTION"));
                 false
             }
         };
@@ -2181,12 +2180,13 @@ impl Session {
             Block::Open(txn) if !self.implicit => Some((txn.isolation(), txn.is_read_only())),
             Block::Failed(_) => self.chained_modes,
             _ => {
-                return Err(SqlError::new(
+                return Err(SqlError::outside_block(
                     "25P01",
-                    format!(
-                        "{} AND CHAIN can only be used in transaction blocks",
-                        if commit { "COMMIT" } else { "ROLLBACK" }
-                    ),
+                    if commit {
+                        "COMMIT AND CHAIN"
+                    } else {
+                        "ROLLBACK AND CHAIN"
+                    },
                 ));
             }
         };
@@ -2221,10 +2221,7 @@ impl Session {
                 });
                 Ok(Output::command("SAVEPOINT"))
             }
-            _ => Err(SqlError::new(
-                "25P01",
-                "SAVEPOINT can only be used in transaction blocks",
-            )),
+            _ => Err(SqlError::outside_block("25P01", "SAVEPOINT")),
         }
     }
 
@@ -2241,10 +2238,7 @@ impl Session {
                 return Err(if failed {
                     SqlError::in_failed_block()
                 } else {
-                    SqlError::new(
-                        "25P01",
-                        "ROLLBACK TO SAVEPOINT can only be used in transaction blocks",
-                    )
+                    SqlError::outside_block("25P01", "ROLLBACK TO SAVEPOINT")
                 });
             }
         };
@@ -2308,10 +2302,7 @@ impl Session {
                 }
                 Ok(Output::command("RELEASE"))
             }
-            _ => Err(SqlError::new(
-                "25P01",
-                "RELEASE SAVEPOINT can only be used in transaction blocks",
-            )),
+            _ => Err(SqlError::outside_block("25P01", "RELEASE SAVEPOINT")),
         }
     }
 
@@ -2330,10 +2321,7 @@ impl Session {
     fn lock_tables(&mut self, lock: &crate::lock_table::Lock) -> Result<Output, SqlError> {
         match self.block {
             Block::Failed(_) => Err(SqlError::in_failed_block()),
-            Block::Idle => Err(SqlError::new(
-                "25001",
-                "LOCK TABLE can only be used in transaction blocks",
-            )),
+            Block::Idle => Err(SqlError::outside_block("25001", "LOCK TABLE")),
             Block::Open(_) => {
                 self.in_transaction(|cx, txn, _| crate::lock_table::lock(cx, txn, lock))
             }
@@ -2521,9 +2509,9 @@ pub(crate) fn run_with_params(
             object_type: sqlparser::ast::ObjectType::Sequence,
             if_exists,
             names,
-            cascade: false,
+            cascade,
             ..
-        } => sequences::drop(cx, txn, notices, *if_exists, names),
+        } => sequences::drop(cx, txn, notices, (*if_exists, *cascade), names),
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Role | sqlparser::ast::ObjectType::User,
             if_exists,
@@ -2930,14 +2918,6 @@ fn modes_of(modes: &[TransactionMode]) -> Result<(Option<Isolation>, Option<bool
         }
     }
     Ok((isolation, read_only))
-}
-
-/// PostgreSQL's warning for SET TRANSACTION outside a block.
-fn outside_block_warning() -> Notice {
-    Notice::warning(
-        "25P01",
-        "SET TRANSACTION can only be used in transaction blocks",
-    )
 }
 
 /// A write refused in a READ ONLY transaction (folio-txn's 25006), named

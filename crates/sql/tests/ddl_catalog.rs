@@ -217,3 +217,75 @@ fn copy_in_a_block_defers_deferred_keys() {
     assert_eq!(fails(&mut s, "commit").code, "23503");
     assert_eq!(rows(&mut s, "select id from c"), ["1"]);
 }
+
+// Proves DROP SEQUENCE's dependencies on the column defaults naming it
+// are PostgreSQL's: 2BP01 with each default in the DETAIL and the CASCADE
+// hint, an identity column's sequence refused with its own hint even with
+// CASCADE, and CASCADE dropping the defaults (named in its NOTICE); and
+// that ALTER SEQUENCE ... OWNED BY survives a reopen (the sequence goes
+// with the table dropped after it).
+#[test]
+fn sequence_dependencies_and_owners() {
+    let (_dir, path, db) = common::fresh();
+    let mut s = Session::new(db.clone());
+    ok(&mut s, "create sequence s");
+    ok(
+        &mut s,
+        "create table t (a int default nextval('s'), b int default nextval('public.s'::regclass))",
+    );
+    ok(
+        &mut s,
+        "create table v (id int generated always as identity)",
+    );
+    let e = fails(&mut s, "drop sequence s");
+    assert_eq!(
+        (
+            e.code,
+            e.message.as_str(),
+            e.detail.as_deref(),
+            e.hint.as_deref()
+        ),
+        (
+            "2BP01",
+            "cannot drop sequence s because other objects depend on it",
+            Some(
+                "default value for column a of table t depends on sequence s\n\
+                 default value for column b of table t depends on sequence s"
+            ),
+            Some("Use DROP ... CASCADE to drop the dependent objects too."),
+        )
+    );
+    let e = fails(&mut s, "drop sequence v_id_seq cascade");
+    assert_eq!(
+        (e.code, e.message.as_str(), e.hint.as_deref()),
+        (
+            "2BP01",
+            "cannot drop sequence v_id_seq because column id of table v requires it",
+            Some("You can drop column id of table v instead."),
+        )
+    );
+    ok(&mut s, "drop sequence s cascade");
+    let notices: Vec<String> = s.take_notices().iter().map(|n| n.to_string()).collect();
+    assert_eq!(
+        notices,
+        ["NOTICE:  drop cascades to 2 other objects\n\
+          DETAIL:  drop cascades to default value for column a of table t\n\
+          drop cascades to default value for column b of table t"]
+    );
+    ok(&mut s, "insert into t default values");
+    assert_eq!(rows(&mut s, "select a, b from t"), ["NULL NULL"]);
+    ok(&mut s, "create sequence o");
+    ok(&mut s, "alter sequence o owned by t.b");
+    drop(s);
+    let db = common::reopen(db, &path);
+    let mut s = Session::new(db);
+    assert_eq!(
+        rows(&mut s, "select pg_get_serial_sequence('t', 'b')"),
+        ["public.o"]
+    );
+    ok(&mut s, "drop table t");
+    assert_eq!(
+        rows(&mut s, "select count(*) from pg_class where relname = 'o'"),
+        ["0"]
+    );
+}

@@ -156,8 +156,9 @@ impl SearchPath {
         Ok(None)
     }
 
-    /// Catalog name `stored` as PostgreSQL's messages name the object:
-    /// bare when a bare name finds it, else qualified.
+    /// Catalog name `stored` as PostgreSQL's descriptions of objects name
+    /// it (`table "Mx"."T"`, `drop cascades to ...`): bare when a bare name
+    /// finds it, else qualified, each part quoted if it needs it.
     pub fn shown(
         &self,
         db: &Database,
@@ -166,8 +167,8 @@ impl SearchPath {
     ) -> Result<String, SqlError> {
         let (schema, bare) = folio_catalog::split_schema(stored);
         Ok(match self.find(db, txn, bare)? {
-            Some(found) if found == schema => bare.to_string(),
-            _ => format!("{schema}.{bare}"),
+            Some(found) if found == schema => names::written(bare).to_string(),
+            _ => names::stored_written(stored, true),
         })
     }
 

@@ -427,25 +427,37 @@ pub fn drop(
             other => other?,
         };
         let dependents = default_dependents(cx, txn, &def)?;
-        let object = |d: &Dependent| format!("default value for column {} of table {}", d.1, d.0);
+        // Named as PostgreSQL's descriptions of objects name them.
+        let path = crate::schemas::SearchPath::of(cx, txn)?;
+        let shown = |stored: &str| path.shown(cx.db, txn, stored);
+        let sequence = shown(&name)?;
         if let Some(Dependent(table, column, _)) = dependents.iter().find(|d| d.2) {
+            let table = shown(table)?;
             return Err(SqlError::new(
                 "2BP01",
                 format!(
-                    "cannot drop sequence {name} because column {column} of table {table} requires it"
+                    "cannot drop sequence {sequence} because column {column} of table {table} requires it"
                 ),
             )
             .with_hint(format!(
                 "You can drop column {column} of table {table} instead."
             )));
         }
-        if !dependents.is_empty() && !cascade {
-            let detail = (dependents.iter())
-                .map(|d| format!("{} depends on sequence {name}", object(d)))
+        let objects = (dependents.iter())
+            .map(|Dependent(table, column, _)| {
+                Ok(format!(
+                    "default value for column {column} of table {}",
+                    shown(table)?
+                ))
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
+        if !objects.is_empty() && !cascade {
+            let detail = (objects.iter())
+                .map(|o| format!("{o} depends on sequence {sequence}"))
                 .collect::<Vec<_>>();
             return Err(SqlError::new(
                 "2BP01",
-                format!("cannot drop sequence {name} because other objects depend on it"),
+                format!("cannot drop sequence {sequence} because other objects depend on it"),
             )
             .with_detail(detail.join("\n"))
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
@@ -453,9 +465,7 @@ pub fn drop(
         for Dependent(table, column, _) in &dependents {
             catalog.set_default(txn, table, column, None)?;
         }
-        notices.extend(Notice::cascaded(
-            &dependents.iter().map(object).collect::<Vec<_>>(),
-        ));
+        notices.extend(Notice::cascaded(&objects));
         catalog.drop_sequence(txn, &name)?;
         if !dependents.is_empty() {
             cx.relations.ddl();

@@ -625,6 +625,48 @@ impl Catalog {
         Ok(restarted)
     }
 
+    /// `ALTER TABLE ... ALTER COLUMN ... SET GENERATED ALWAYS | BY
+    /// DEFAULT` of identity sequence `name`'s column: whether an INSERT
+    /// needs `OVERRIDING SYSTEM VALUE` to give the column a value
+    /// (transactional, under the row's lock, as ALTER SEQUENCE).
+    pub fn set_identity_always(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        always: bool,
+    ) -> Result<SequenceDef, CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.update_sequence_row(txn, tid, &ClassRow { always, ..class })?;
+        Ok(SequenceDef { always, ..def })
+    }
+
+    /// `ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY`: the column's
+    /// identity sequence `name` dropped. Its one user, the column's
+    /// default, is the caller's to remove first; DROP SEQUENCE's checks
+    /// (it refuses a sequence a column uses) are not this one's.
+    pub fn drop_identity_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<(), CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        if !def.identity {
+            return Err(CatalogError::Corrupt(format!(
+                "sequence \"{name}\" dropped as an identity's is not one"
+            )));
+        }
+        let (tid, _) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            self.drop_descriptions(txn, def.oid, |_| true)
+        })
+    }
+
     /// Replaces sequence `changed.name`'s locked class row at `tid`.
     fn update_sequence_row(
         &self,

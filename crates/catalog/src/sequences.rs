@@ -543,13 +543,7 @@ impl Catalog {
     /// not parse; folio-sql `sequences::drop`).
     pub fn drop_sequence(&self, txn: &mut Transaction, name: &str) -> Result<(), CatalogError> {
         let def = self.lock_sequence(txn, name)?;
-        let (tid, _) = self
-            .class(txn, name)?
-            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
-        self.in_savepoint(txn, |txn| {
-            self.classes.delete(txn, tid)?;
-            self.drop_descriptions(txn, def.oid, |_| true)
-        })
+        self.delete_sequence(txn, name, def.oid)
     }
 
     /// `ALTER SEQUENCE name OWNED BY`: the sequence goes with column
@@ -630,6 +624,59 @@ impl Catalog {
             },
         )?;
         Ok(restarted)
+    }
+
+    /// `ALTER TABLE ... ALTER COLUMN ... SET GENERATED ALWAYS | BY
+    /// DEFAULT` of identity sequence `name`'s column: whether an INSERT
+    /// needs `OVERRIDING SYSTEM VALUE` to give the column a value
+    /// (transactional, under the row's lock, as ALTER SEQUENCE).
+    pub fn set_identity_always(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        always: bool,
+    ) -> Result<SequenceDef, CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        let (tid, class) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.update_sequence_row(txn, tid, &ClassRow { always, ..class })?;
+        Ok(SequenceDef { always, ..def })
+    }
+
+    /// `ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY`: the column's
+    /// identity sequence `name` dropped. Its one user, the column's
+    /// default, is the caller's to remove first; DROP SEQUENCE's checks
+    /// (it refuses a sequence a column uses) are not this one's.
+    pub fn drop_identity_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+    ) -> Result<(), CatalogError> {
+        let def = self.lock_sequence(txn, name)?;
+        if !def.identity {
+            return Err(CatalogError::Corrupt(format!(
+                "sequence \"{name}\" dropped as an identity's is not one"
+            )));
+        }
+        self.delete_sequence(txn, name, def.oid)
+    }
+
+    /// Sequence `name`'s (oid `oid`, locked) class row and comments
+    /// deleted: what DROP SEQUENCE and DROP IDENTITY do to it.
+    fn delete_sequence(
+        &self,
+        txn: &mut Transaction,
+        name: &str,
+        oid: u64,
+    ) -> Result<(), CatalogError> {
+        let (tid, _) = self
+            .class(txn, name)?
+            .ok_or_else(|| CatalogError::NoSuchRelation(name.to_string()))?;
+        self.in_savepoint(txn, |txn| {
+            self.classes.delete(txn, tid)?;
+            self.drop_descriptions(txn, oid, |_| true)
+        })
     }
 
     /// Replaces sequence `changed.name`'s locked class row at `tid`.

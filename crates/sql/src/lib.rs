@@ -7,6 +7,7 @@ mod access;
 mod activity;
 mod advisory;
 mod aggregate;
+mod alter_identity;
 mod alter_type;
 mod array_functions;
 pub mod backend;

@@ -33,6 +33,10 @@ pub enum Parsed {
     /// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`
     /// (sqlparser has none).
     DropExpression(DropExpression),
+    /// `ALTER TABLE t ALTER [COLUMN] c DROP IDENTITY | SET GENERATED ...
+    /// | SET option | RESTART ...` (sqlparser has none):
+    /// `alter_identity.rs`.
+    AlterIdentity(crate::alter_identity::AlterIdentity),
     /// `COMMENT ON ... IS ...` (sqlparser's takes tables and columns only).
     Comment(Comment),
     /// `REINDEX INDEX | TABLE name` (sqlparser has none).
@@ -507,6 +511,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
+                    && let Some(alter) = crate::alter_identity::parse(&spanned[2..], &place) =>
+            {
+                Parsed::AlterIdentity(alter?)
+            }
+            Some(Keyword::ALTER)
+                if second.and_then(keyword) == Some(Keyword::TABLE)
                     && drop_expression(&plain(&spanned[2..])).is_some() =>
             {
                 Parsed::DropExpression(drop_expression(&plain(&spanned[2..])).expect("matched")?)
@@ -938,9 +948,9 @@ fn plain(tokens: &[TokenWithSpan]) -> Vec<Token> {
 
 /// Where a statement lies, for its errors' positions: the whole text and
 /// the semicolon that ends it, if any.
-struct Place<'p> {
-    text: &'p Text<'p>,
-    terminator: Option<&'p TokenWithSpan>,
+pub(crate) struct Place<'p> {
+    pub(crate) text: &'p Text<'p>,
+    pub(crate) terminator: Option<&'p TokenWithSpan>,
 }
 
 fn keyword_at(tokens: &[Token], at: usize) -> Option<Keyword> {
@@ -1101,7 +1111,7 @@ fn conflicting(text: &Text<'_>, token: &TokenWithSpan) -> SqlError {
 /// `ALTER SEQUENCE [IF EXISTS] name [AS type] [options] [RESTART [[WITH]
 /// n]] [OWNED BY t.c | NONE]`: RESTART taken out, the rest read as CREATE SEQUENCE's options
 /// (in any order, [`sequence_options_in_order`]).
-fn alter_sequence(
+pub(crate) fn alter_sequence(
     tokens: &[TokenWithSpan],
     place: &Place<'_>,
 ) -> Result<crate::sequences::Alter, SqlError> {

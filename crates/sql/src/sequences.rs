@@ -557,19 +557,34 @@ pub fn alter(
         rename(cx, txn, &name, renaming)?;
         return Ok(Output::command("ALTER SEQUENCE"));
     }
+    change(cx, txn, &name, alter)?;
+    Ok(Output::command("ALTER SEQUENCE"))
+}
+
+/// Sequence `name` (a catalog name) given `alter`'s type, options,
+/// RESTART and OWNED BY (not its name or renaming): the one place ALTER SEQUENCE's
+/// changes are applied, for ALTER SEQUENCE and for an identity column's
+/// sequence (`alter_identity.rs`).
+pub fn change(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    name: &str,
+    alter: &Alter,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
     let request = request(alter.data_type.as_ref(), &alter.options)?;
     if request != SequenceRequest::default() {
-        catalog.alter_sequence(txn, &name, &request, alter.restart.is_some())?;
-    } else if catalog.sequence(txn, &name)?.is_none() {
-        return Err(SqlError::undefined_table(&name));
+        catalog.alter_sequence(txn, name, &request, alter.restart.is_some())?;
+    } else if catalog.sequence(txn, name)?.is_none() {
+        return Err(SqlError::undefined_table(name));
     }
     if let Some(at) = alter.restart {
-        catalog.restart_sequence(txn, &name, at)?;
+        catalog.restart_sequence(txn, name, at)?;
     }
     if let Some(owned_by) = &alter.owned_by {
-        change_owner(cx, txn, &name, owned_by)?;
+        change_owner(cx, txn, name, owned_by)?;
     }
-    Ok(Output::command("ALTER SEQUENCE"))
+    Ok(())
 }
 
 /// `ALTER SEQUENCE name OWNED BY t.c | NONE`: dropped with that table

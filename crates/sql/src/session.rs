@@ -552,6 +552,7 @@ impl Session {
             Parsed::Cluster(cluster) => self.cluster(cluster),
             Parsed::Lock(lock) => self.lock_tables(lock),
             other @ (Parsed::DropExpression(_)
+            | Parsed::AlterIdentity(_)
             | Parsed::Comment(_)
             | Parsed::Reindex(_)
             | Parsed::ClusterOn(_)
@@ -2723,6 +2724,7 @@ pub(crate) fn run_utility(
     match parsed {
         Parsed::Sql(statement) => run(cx, txn, notices, statement),
         Parsed::DropExpression(drop) => crate::ddl::drop_expression(cx, txn, notices, drop),
+        Parsed::AlterIdentity(alter) => crate::alter_identity::run(cx, txn, notices, alter),
         Parsed::Comment(comment) => crate::comments::comment(cx, txn, notices, comment),
         Parsed::Reindex(reindex) => crate::reindex::reindex(cx, txn, reindex),
         Parsed::Lock(lock) => crate::lock_table::lock(cx, txn, lock),

@@ -46,10 +46,16 @@ pub const COLUMNS: [(&str, SqlType); 4] = [
 /// The names PostgreSQL reserves for system columns.
 const RESERVED: [&str; 6] = ["tableoid", "ctid", "xmin", "xmax", "cmin", "cmax"];
 
+/// Whether PostgreSQL reserves `name` for a system column (ALTER of one
+/// is 0A000 where a missing column is 42703).
+pub fn reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// 42701 if a table column may not be called `name` (CREATE TABLE, ADD
 /// COLUMN, RENAME COLUMN), as PostgreSQL's.
 pub fn check_column_name(name: &str) -> Result<(), SqlError> {
-    if RESERVED.contains(&name) {
+    if reserved(name) {
         return Err(SqlError::new(
             "42701",
             format!("column name \"{name}\" conflicts with a system column name"),

@@ -58,7 +58,7 @@ pub enum Action {
         generated: Vec<bool>,
         /// The options and RESTART as ALTER SEQUENCE reads them (its name
         /// is not used), if any was given.
-        sequence: Option<crate::sequences::Alter>,
+        sequence: Option<Box<crate::sequences::Alter>>,
     },
 }
 
@@ -230,7 +230,9 @@ impl Reader<'_> {
         }
         let sequence = match sequence.len() {
             1 => None,
-            _ => Some(crate::parse::alter_sequence(&sequence, self.place)?),
+            _ => Some(Box::new(crate::parse::alter_sequence(
+                &sequence, self.place,
+            )?)),
         };
         Ok(Action::Set {
             generated,

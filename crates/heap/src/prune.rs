@@ -32,21 +32,30 @@ pub fn plan(
 ) -> Result<Vec<(ItemId, LineChange)>, String> {
     let lp = LinePointerPage::new(page).map_err(|e| e.to_string())?;
     let count = lp.count();
-    let header = |i: usize| -> Result<Option<TupleHeader>, String> {
-        match lp.state(ItemId(i as u16)).map_err(|e| e.to_string())? {
-            LineState::Normal { .. } => {
-                let tuple = lp.get(ItemId(i as u16)).map_err(|e| e.to_string())?;
-                TupleHeader::decode(tuple).map(Some)
-            }
-            _ => Ok(None),
-        }
+    // Each line pointer, and each version's header, decoded once (the
+    // walk below visits an item up to three times).
+    let items = (0..count)
+        .map(|i| {
+            let state = lp.state(ItemId(i as u16)).map_err(|e| e.to_string())?;
+            Ok(match state {
+                LineState::Normal { offset, len } => {
+                    Item::Version(TupleHeader::decode(&page[offset..offset + len])?)
+                }
+                LineState::Redirect(target) => Item::Redirect(target.0 as usize),
+                _ => Item::Other,
+            })
+        })
+        .collect::<Result<Vec<Item>, String>>()?;
+    let header = |i: usize| match items[i] {
+        Item::Version(h) => Some(h),
+        _ => None,
     };
     let mut reached = vec![false; count];
     let mut changes = Vec::new();
     for root in 0..count {
-        let start = match lp.state(ItemId(root as u16)).map_err(|e| e.to_string())? {
-            LineState::Redirect(target) => target.0 as usize,
-            LineState::Normal { .. } if !header(root)?.expect("normal").heap_only() => root,
+        let start = match items[root] {
+            Item::Redirect(target) => target,
+            Item::Version(h) if !h.heap_only() => root,
             _ => continue,
         };
         // The chain: start, then HOT successors whose xmin is the
@@ -54,7 +63,7 @@ pub fn plan(
         let mut chain: Vec<(usize, TupleHeader)> = Vec::new();
         let mut at = start;
         while at < count && !reached[at] {
-            let Some(h) = header(at)? else { break };
+            let Some(h) = header(at) else { break };
             if let Some((_, prev)) = chain.last()
                 && (h.xmin != prev.xmax || !h.heap_only())
             {
@@ -97,7 +106,7 @@ pub fn plan(
         }
     }
     for (i, _) in reached.iter().enumerate().filter(|(_, r)| !**r) {
-        if let Some(h) = header(i)?
+        if let Some(h) = header(i)
             && h.heap_only()
             && dead(&h)?
         {
@@ -105,6 +114,14 @@ pub fn plan(
         }
     }
     Ok(changes)
+}
+
+/// What a line pointer holds, as [`plan`] reads it.
+#[derive(Clone, Copy)]
+enum Item {
+    Version(TupleHeader),
+    Redirect(usize),
+    Other,
 }
 
 #[cfg(test)]

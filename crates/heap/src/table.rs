@@ -17,7 +17,9 @@
 //! only while no heap page is.
 //!
 //! **Reads** copy the page optimistically and decode the copy: a reader
-//! writes no shared memory (no latch word, no hint bit).
+//! writes no shared memory (no latch word, no hint bit). A read of one
+//! row or one HOT chain copies only the bytes it decodes (`read_one_with`,
+//! `with_chain`), to their own offsets in a scratch page.
 
 use crate::error::HeapError;
 use crate::index::tid_word;
@@ -273,21 +275,24 @@ impl Table {
 
     /// The row at `tid` if `txn`'s snapshot sees that version.
     pub fn fetch(&self, txn: &Transaction, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        let page = self.read_copy(tid.page)?;
-        let Some((header, row)) = version(&page, tid)? else {
+        let found = self.with_chain(tid, |page| -> Result<_, HeapError> {
+            Ok(version(page, tid)?.map(|(header, row)| (header, row.to_vec())))
+        })??;
+        let Some((header, row)) = found else {
             return Ok(None);
         };
         if !visible(txn, &header)? {
             return Ok(None);
         }
         self.read_version(txn, tid)?;
-        Ok(Some(row.to_vec()))
+        Ok(Some(row))
     }
 
     /// The row bytes of the version at `tid`, whatever its visibility.
     pub fn fetch_any(&self, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        let page = self.read_copy(tid.page)?;
-        Ok(version(&page, tid)?.map(|(_, row)| row.to_vec()))
+        self.with_chain(tid, |page| {
+            Ok(version(page, tid)?.map(|(_, row)| row.to_vec()))
+        })?
     }
 
     /// The version `txn` sees among those an index entry for `tid` leads
@@ -326,7 +331,8 @@ impl Table {
         // The common cases, a visible version at the entry's own item or at
         // the item its Redirect leads to (a pruned HOT chain's live
         // member), read only the header, a line pointer or two and the
-        // tuple; a longer HOT chain or an invisible version copies the page.
+        // tuple; a longer HOT chain or an invisible version reads the
+        // whole chain (`with_chain`).
         let mut visit = Some(visit);
         let mut read_at = None;
         let seen = self.read_one_with(tid, |found| -> Result<bool, HeapError> {
@@ -344,14 +350,13 @@ impl Table {
         let lead = if seen {
             Lead::Visible
         } else {
-            let page = self.read_copy(tid.page)?;
             let visit = |at: Tid, row: &[u8]| {
                 read_at = Some(at);
                 if let Some(visit) = visit.take() {
                     visit(at, row);
                 }
             };
-            chain_lead_in(txn, &page, tid, visit)?
+            self.with_chain(tid, |page| chain_lead_in(txn, page, tid, visit))??
         };
         if let Some(at) = read_at {
             self.read_version(txn, at)?;
@@ -422,14 +427,12 @@ impl Table {
     /// The versions an index entry for `tid` leads to (its HOT chain), with
     /// their headers, whatever their visibility.
     pub fn chain_headers(&self, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
-        let page = self.read_copy(tid.page)?;
-        chain(&page, tid)
+        self.with_chain(tid, |page| chain(page, tid))?
     }
 
     /// The header of the version at `tid` (None if no version is there).
     pub fn header(&self, tid: Tid) -> Result<Option<TupleHeader>, HeapError> {
-        let page = self.read_copy(tid.page)?;
-        Ok(version(&page, tid)?.map(|(h, _)| h))
+        self.with_chain(tid, |page| Ok(version(page, tid)?.map(|(h, _)| h)))?
     }
 
     /// Prunes the latched `page` (`prune.rs`): frees the versions no
@@ -1200,6 +1203,80 @@ impl Table {
                 item,
             };
             return Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))));
+        }
+    }
+
+    /// Lends `f` a page on which what [`chain`], [`version`] and
+    /// [`chain_lead_in`] read for `tid` is as on heap page `tid.page`: the
+    /// page header, and every line pointer and tuple on the way from `tid`
+    /// (a Redirect, then the versions along their HOT links on the page),
+    /// copied optimistically to their own offsets in a scratch page and
+    /// validated. The scratch page's other bytes are left from earlier
+    /// reads, and nothing reads them: a HOT chain costs its own bytes, not
+    /// a copy of the page (copies of the page for an UPDATE's old version,
+    /// read again to drop its out-of-line values, and for the chains of
+    /// rows updated often were a fifth of a tpcb transaction's
+    /// instructions). The scratch page is the thread's, as for
+    /// `read_one_with`.
+    fn with_chain<R>(&self, tid: Tid, f: impl FnOnce(&Page) -> R) -> Result<R, HeapError> {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.read_chain_into(tid, &mut scratch, f),
+            Err(_) => self.read_chain_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
+        })
+    }
+
+    /// [`Table::with_chain`] on `buf`.
+    fn read_chain_into<R>(
+        &self,
+        tid: Tid,
+        buf: &mut Page,
+        f: impl FnOnce(&Page) -> R,
+    ) -> Result<R, HeapError> {
+        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
+        loop {
+            let guard = self.pool.optimistic(tid.page)?;
+            guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
+            // Racy bytes until validated: every step stays inside the page,
+            // and the walk ends after as many versions as the page has line
+            // pointers. It reads at least what the readers above will: it
+            // goes on where `chain` would stop at a reused slot.
+            let mut at = tid.item;
+            let mut first = true;
+            let mut versions = 0;
+            loop {
+                let lp = lp_at(at);
+                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
+                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
+                }
+                let (state, count) = match LinePointerPage::new(buf) {
+                    Ok(page) if (at.0 as usize) < page.count() => (page.state(at), page.count()),
+                    _ => break,
+                };
+                match state {
+                    Ok(LineState::Redirect(target)) if first => at = target,
+                    Ok(LineState::Normal { offset, len }) => {
+                        guard.read_bytes(offset, &mut buf[offset..offset + len]);
+                        versions += 1;
+                        let next = TupleHeader::decode(&buf[offset..offset + len])
+                            .ok()
+                            .and_then(|h| h.hot_next())
+                            .filter(|t| t.page == tid.page);
+                        match next {
+                            Some(t) if versions < count => at = t.item,
+                            _ => break,
+                        }
+                    }
+                    _ => break,
+                }
+                first = false;
+            }
+            if guard.validate().is_err() {
+                continue;
+            }
+            if header_page_type(buf) != Some(PageType::Heap) {
+                return Err(HeapError::corrupt(tid.page, "not a heap page"));
+            }
+            return Ok(f(buf));
         }
     }
 

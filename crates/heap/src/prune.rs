@@ -52,8 +52,8 @@ pub fn plan(
     };
     let mut reached = vec![false; count];
     let mut changes = Vec::new();
-    for root in 0..count {
-        let start = match items[root] {
+    for (root, item) in items.iter().enumerate() {
+        let start = match *item {
             Item::Redirect(target) => target,
             Item::Version(h) if !h.heap_only() => root,
             _ => continue,

@@ -51,13 +51,15 @@ pub(crate) fn is_space(c: char) -> bool {
 
 /// An array of `element` values read from `text`.
 pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<Value, RowError> {
-    let malformed = |detail: &str| {
-        RowError::InvalidInput(format!("malformed array literal: \"{text}\" ({detail})"))
+    let malformed = |detail: &str| RowError::MalformedArray {
+        text: text.to_string(),
+        detail: detail.to_string(),
     };
+    let unexpected = |c: char| malformed(&format!("Unexpected \"{c}\" character."));
     let body = text.trim_matches(is_space);
     let Some(body) = body.strip_prefix('{').and_then(|b| b.strip_suffix('}')) else {
         return Err(malformed(
-            "array value must start with \"{\" or dimension information",
+            "Array value must start with \"{\" or dimension information.",
         ));
     };
     let mut items = Vec::new();
@@ -80,10 +82,10 @@ pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<
                     Some('\\') => item.push(
                         chars
                             .next()
-                            .ok_or_else(|| malformed("unexpected end of input"))?,
+                            .ok_or_else(|| malformed("Unexpected end of input."))?,
                     ),
                     Some(c) => item.push(c),
-                    None => return Err(malformed("unexpected end of input")),
+                    None => return Err(malformed("Unexpected end of input.")),
                 }
             }
             while chars.peek().is_some_and(|c| is_space(*c)) {
@@ -93,13 +95,13 @@ pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<
             while let Some(&c) = chars.peek() {
                 match c {
                     ',' => break,
-                    '{' | '}' | '"' => return Err(malformed("unexpected character")),
+                    '{' | '}' | '"' => return Err(unexpected(c)),
                     '\\' => {
                         chars.next();
                         item.push(
                             chars
                                 .next()
-                                .ok_or_else(|| malformed("unexpected end of input"))?,
+                                .ok_or_else(|| malformed("Unexpected end of input."))?,
                         );
                         continue;
                     }
@@ -109,7 +111,7 @@ pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<
             }
             item.truncate(item.trim_end_matches(is_space).len());
             if item.is_empty() {
-                return Err(malformed("unexpected \",\" character"));
+                return Err(unexpected(','));
             }
         }
         items.push(match (quoted, item.eq_ignore_ascii_case("null")) {
@@ -119,7 +121,7 @@ pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<
         match chars.next() {
             None => break,
             Some(',') => {}
-            Some(_) => return Err(malformed("unexpected character")),
+            Some(c) => return Err(unexpected(c)),
         }
     }
     Ok(Value::Array(items))

@@ -84,6 +84,10 @@ pub enum RowError {
     /// A range literal that is not one (22P02; the DETAIL says why).
     #[error("malformed range literal: \"{text}\"")]
     MalformedRange { text: String, detail: &'static str },
+    /// An array literal that is not one (22P02; the DETAIL says why, in
+    /// PostgreSQL's words).
+    #[error("malformed array literal: \"{text}\"")]
+    MalformedArray { text: String, detail: String },
     /// PostgreSQL's 22000 (data exception) with its message: a range's
     /// bounds out of order, a union or difference in two pieces.
     #[error("{0}")]
@@ -114,6 +118,7 @@ impl RowError {
             RowError::InvalidJson(detail) => Some(detail.clone()),
             RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
             RowError::MalformedRange { detail, .. } => Some(detail.to_string()),
+            RowError::MalformedArray { detail, .. } => Some(detail.clone()),
             _ => None,
         }
     }
@@ -131,7 +136,8 @@ impl RowError {
             RowError::InvalidText { .. }
             | RowError::InvalidInput(_)
             | RowError::InvalidJson(_)
-            | RowError::MalformedRange { .. } => "22P02",
+            | RowError::MalformedRange { .. }
+            | RowError::MalformedArray { .. } => "22P02",
             RowError::DataException(_) => "22000",
             RowError::DateOutOfRange => "22008",
             RowError::UntranslatableJson => "22P05",

@@ -1406,7 +1406,7 @@ fn base(
             return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
         let scan = FunctionScan::bind(&name, &args, *with_ordinality)?;
-        return function_base(scan, alias.as_ref(), offset);
+        return function_base(scan, alias.as_ref(), None, offset);
     }
     let TableFactor::Table {
         name,
@@ -1425,7 +1425,8 @@ fn base(
             return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
         let scan = FunctionScan::bind(name, &args.args, *with_ordinality)?;
-        return function_base(scan, alias.as_ref(), offset);
+        let call = sqlparser::ast::Spanned::span(name).start;
+        return function_base(scan, alias.as_ref(), Some(call), offset);
     }
     if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
         return Err(SqlError::unsupported("column aliases of a table"));
@@ -2196,8 +2197,10 @@ fn lateral_join(
 fn function_base(
     scan: FunctionScan,
     alias: Option<&sqlparser::ast::TableAlias>,
+    call: Option<sqlparser::tokenizer::Location>,
     offset: usize,
 ) -> Result<(Base, ScopeTable), SqlError> {
+    let scan = scan.define(alias, call)?;
     let types = scan.types();
     let mut names = scan.column_names();
     match alias {

@@ -80,6 +80,26 @@ const NAMES: [(&str, JsonTableFunc); 10] = [
     ("json_object_keys", JsonTableFunc::Keys { jsonb: false }),
 ];
 
+/// The document argument of the json function `name`, whose type is `ty`
+/// (json or jsonb): a quoted literal is read as `ty`; another type is
+/// 42883.
+pub fn bind_document(name: &str, arg: Scalar, ty: SqlType) -> Result<Scalar, SqlError> {
+    match arg {
+        s if crate::scalar::is_unknown(&s) => crate::scalar::fit_unknown(s, ty),
+        Scalar::Const(Value::Null) => Ok(Scalar::Const(Value::Null)),
+        other => {
+            let got = other.ty_in(&[] as &[SqlType]);
+            if got != ty {
+                return Err(crate::functions::no_match(format!(
+                    "function {name}({}) does not exist",
+                    got.name()
+                )));
+            }
+            Ok(other)
+        }
+    }
+}
+
 impl JsonTableFunc {
     pub fn of(name: &str) -> Option<JsonTableFunc> {
         crate::names::lookup(&NAMES, name)
@@ -123,21 +143,7 @@ impl JsonTableFunc {
     /// The argument, a quoted literal read as json or jsonb; another
     /// type is 42883.
     pub fn bind_arg(self, name: &str, arg: Scalar) -> Result<Scalar, SqlError> {
-        let ty = self.doc_type();
-        match arg {
-            s if crate::scalar::is_unknown(&s) => crate::scalar::fit_unknown(s, ty),
-            Scalar::Const(Value::Null) => Ok(Scalar::Const(Value::Null)),
-            other => {
-                let got = other.ty_in(&[] as &[SqlType]);
-                if got != ty {
-                    return Err(crate::functions::no_match(format!(
-                        "function {name}({}) does not exist",
-                        got.name()
-                    )));
-                }
-                Ok(other)
-            }
-        }
+        bind_document(name, arg, self.doc_type())
     }
 
     /// The rows of `doc` (a json or jsonb value; NULL gives none, before

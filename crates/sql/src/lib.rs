@@ -65,6 +65,7 @@ mod interrupt;
 mod interval_functions;
 mod json_build;
 mod json_functions;
+mod json_records;
 mod json_table_functions;
 mod keywords;
 mod lock_table;

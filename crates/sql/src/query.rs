@@ -676,7 +676,10 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         let FunctionArguments::List(list) = &f.args else {
             return None;
         };
+        // (A function returning records needs a column definition list,
+        // which only FROM has: `scalar.rs` says so.)
         (crate::table_functions::is_table_function(&f.name)
+            && crate::json_records::RecordFunc::of(&crate::names::function(&f.name)).is_none()
             && list.clauses.is_empty()
             && f.over.is_none())
         .then(|| (f.clone(), alias))

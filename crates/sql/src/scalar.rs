@@ -1298,6 +1298,13 @@ fn function(
             return Err(no_such_function(&name, &args, columns));
         }
         Some(func) if func.takes(args.len()) => func,
+        None if crate::json_records::RecordFunc::of(&name).is_some() => {
+            return Err(SqlError::new(
+                "0A000",
+                format!("could not determine row type for result of {name}"),
+            )
+            .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list."));
+        }
         None if crate::table_functions::is_table_function(&f.name) => {
             let name = crate::plpgsql::set_returning::shown_name(f).unwrap_or(name);
             return Err(SqlError::unsupported(format!(

@@ -41,6 +41,9 @@ pub enum TableFunc {
     RegexSplit,
     /// A json or jsonb value's elements, members or keys.
     Json(crate::json_table_functions::JsonTableFunc),
+    /// Records of the columns the call's column definition list declares
+    /// (`json_records.rs`; [`FunctionScan::record`]).
+    Record(crate::json_records::RecordFunc),
     /// `pg_listening_channels()`: the session's channels (`backend.rs`).
     ListeningChannels,
     /// The rows a set-returning PL/pgSQL function returned, run before
@@ -61,6 +64,9 @@ pub struct FunctionScan {
     /// The calls run side by side with this one (`ROWS FROM`, `unnest`
     /// of several arrays), their columns after its; none for one call.
     pub also: Vec<FunctionScan>,
+    /// The column definition list of a function returning records
+    /// ([`TableFunc::Record`], [`FunctionScan::define`]): names and types.
+    pub record: Vec<(String, SqlType)>,
 }
 
 /// The name `ROWS FROM (...)` is read as (no SQL name can be it).
@@ -117,6 +123,7 @@ pub fn is_table_function_name(name: &str) -> bool {
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
     ) || crate::json_table_functions::JsonTableFunc::of(name).is_some()
+        || crate::json_records::RecordFunc::of(name).is_some()
 }
 
 impl FunctionScan {
@@ -160,6 +167,7 @@ impl FunctionScan {
                     ordinality,
                     procedural: Some(Box::new(shape)),
                     also: Vec::new(),
+                    record: Vec::new(),
                 });
             }
             "unnest" if bound.len() == 1 => {
@@ -181,6 +189,17 @@ impl FunctionScan {
                     bound = vec![f.bind_arg(other, bound.remove(0))?];
                     TableFunc::Json(f)
                 }
+                _ if bound.len() == 1
+                    && let Some(f) = crate::json_records::RecordFunc::of(other) =>
+                {
+                    let doc = bound.remove(0);
+                    bound = vec![crate::json_table_functions::bind_document(
+                        other,
+                        doc,
+                        f.doc_type(),
+                    )?];
+                    TableFunc::Record(f)
+                }
                 _ => {
                     return Err(SqlError::new(
                         "42883",
@@ -195,6 +214,7 @@ impl FunctionScan {
             ordinality,
             procedural: None,
             also: Vec::new(),
+            record: Vec::new(),
         })
     }
 
@@ -211,6 +231,7 @@ impl FunctionScan {
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
             TableFunc::Json(f) => f.name(),
+            TableFunc::Record(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
             TableFunc::Procedural => crate::plpgsql::set_returning::ROWS_FUNCTION,
         }
@@ -223,10 +244,75 @@ impl FunctionScan {
         self.also.is_empty() && self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
     }
 
+    /// Takes the column definition list of `alias` (`AS x(a int, b
+    /// text)`), which a function returning records must have and no
+    /// other may, as PostgreSQL's 42601s say; 42701 for a name given
+    /// twice. The errors point at the call (`call`, where it starts) or
+    /// at the list's first column, where PostgreSQL's do.
+    pub fn define(
+        mut self,
+        alias: Option<&sqlparser::ast::TableAlias>,
+        call: Option<sqlparser::tokenizer::Location>,
+    ) -> Result<Self, SqlError> {
+        let columns = alias.map_or(&[][..], |a| &a.columns[..]);
+        let typed = columns.iter().filter(|c| c.data_type.is_some()).count();
+        let record = matches!(self.func, TableFunc::Record(_)) && self.also.is_empty();
+        if typed == 0 {
+            if record {
+                return Err(SqlError::syntax(
+                    "a column definition list is required for functions returning \"record\"",
+                )
+                .near(call));
+            }
+            return Ok(self);
+        }
+        let listed = columns.first().map(|c| c.name.span.start);
+        if typed < columns.len() {
+            let untyped = columns.iter().find(|c| c.data_type.is_none());
+            let after = untyped.map_or(String::new(), |c| format!(" after \"{}\"", c.name));
+            return Err(SqlError::syntax(format!(
+                "syntax error in a column definition list{after}"
+            )));
+        }
+        if !record {
+            let redundant = matches!(
+                self.func,
+                TableFunc::Json(crate::json_table_functions::JsonTableFunc::Each { .. })
+            ) || self.procedural.as_ref().is_some_and(|s| !s.named_by_alias);
+            return Err(SqlError::syntax(match redundant {
+                true => "a column definition list is redundant for a function with OUT parameters",
+                false => {
+                    "a column definition list is only allowed for functions returning \"record\""
+                }
+            })
+            .near(listed));
+        }
+        if self.ordinality {
+            return Err(SqlError::syntax(
+                "WITH ORDINALITY cannot be used with a column definition list",
+            )
+            .with_hint("Put the column definition list inside ROWS FROM().")
+            .near(listed));
+        }
+        for c in columns {
+            let name = names::ident(&c.name);
+            if self.record.iter().any(|(n, _)| *n == name) {
+                return Err(SqlError::new(
+                    "42701",
+                    format!("column name \"{name}\" specified more than once"),
+                ));
+            }
+            let ty = crate::types::column_type(c.data_type.as_ref().expect("typed"))?;
+            self.record.push((name, ty));
+        }
+        Ok(self)
+    }
+
     /// Its value columns' names (without an alias), then `ordinality`.
     pub fn column_names(&self) -> Vec<String> {
         let mut names: Vec<String> = match (self.func, &self.procedural) {
             (TableFunc::Json(f), _) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
+            (TableFunc::Record(_), _) => self.record.iter().map(|(n, _)| n.clone()).collect(),
             (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
             _ => vec![self.name()],
         };
@@ -247,6 +333,7 @@ impl FunctionScan {
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
             TableFunc::RegexSplit | TableFunc::ListeningChannels => vec![SqlType::Text],
             TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
+            TableFunc::Record(_) => self.record.iter().map(|(_, t)| *t).collect(),
             TableFunc::Procedural => (self.procedural.iter())
                 .flat_map(|s| s.columns.iter().map(|(_, t)| *t))
                 .collect(),
@@ -269,6 +356,18 @@ impl FunctionScan {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if !self.also.is_empty() {
             return self.side_by_side_rows(txn, env, keep);
+        }
+        if let TableFunc::Record(f) = self.func {
+            // A NULL document is one row of NULLs from a `_to_record`.
+            let doc = self.args[0].eval(&[], env)?;
+            let mut out = Vec::new();
+            for (n, row) in f.rows(&doc, &self.record)?.into_iter().enumerate() {
+                crate::interrupt::every(txn, n as u64 + 1)?;
+                if keep(&row)? {
+                    out.push(row);
+                }
+            }
+            return Ok(out);
         }
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
@@ -397,7 +496,7 @@ impl FunctionScan {
                     }
                 }
             }
-            TableFunc::Json(_) | TableFunc::Procedural => {}
+            TableFunc::Json(_) | TableFunc::Record(_) | TableFunc::Procedural => {}
         }
         Ok(out)
     }
@@ -469,6 +568,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
                 ordinality,
                 procedural: None,
                 also: Vec::new(),
+                record: Vec::new(),
             });
         }
     }
@@ -499,6 +599,7 @@ fn series(bounds: Vec<Scalar>, ordinality: bool) -> Result<FunctionScan, SqlErro
         ordinality,
         procedural: None,
         also: Vec::new(),
+        record: Vec::new(),
     })
 }
 

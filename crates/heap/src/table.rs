@@ -34,7 +34,7 @@ use crate::visibility::{
 };
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
-use folio_buffer::{BufferPool, ExclusiveGuard};
+use folio_buffer::{BufferPool, ExclusiveGuard, OptimisticGuard};
 use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
@@ -49,7 +49,7 @@ use std::sync::{Arc, Mutex};
 pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
-    /// A page-sized scratch buffer for `read_one_with`, reused by the thread.
+    /// A page-sized scratch buffer for `with_scratch`, reused by the thread.
     static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
 }
 
@@ -1134,10 +1134,7 @@ impl Table {
         tid: Tid,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.read_one_into(tid, &mut scratch, f),
-            Err(_) => self.read_one_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
-        })
+        with_scratch(|buf| self.read_one_into(tid, buf, f))
     }
 
     /// The version at `tid`, or, if `tid` is a Redirect, at its target
@@ -1153,57 +1150,38 @@ impl Table {
         buf: &mut Page,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
-        loop {
-            let guard = self.pool.optimistic(tid.page)?;
-            guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
+        let (found, redirected) = self.read_racy(tid.page, buf, |guard, buf| {
             let mut at = tid.item;
             let mut redirected = false;
-            // Racy bytes until validated: every step stays inside the page.
             let found = loop {
-                let lp = lp_at(at);
-                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
-                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
-                }
-                let state = match LinePointerPage::new(buf) {
-                    Ok(page) if (at.0 as usize) < page.count() => page.state(at),
-                    Ok(_) => break Ok(None),
-                    Err(e) => break Err(e.to_string()),
-                };
-                match state {
-                    Ok(LineState::Normal { offset, len }) => {
+                match read_line_pointer(guard, buf, at) {
+                    Ok(Some((LineState::Normal { offset, len }, _))) => {
                         guard.read_bytes(offset, &mut buf[offset..offset + len]);
                         break Ok(Some((at, offset, len)));
                     }
-                    Ok(LineState::Redirect(target)) if !redirected => {
+                    Ok(Some((LineState::Redirect(target), _))) if !redirected => {
                         redirected = true;
                         at = target;
                     }
                     Ok(_) => break Ok(None),
-                    Err(e) => break Err(e.to_string()),
+                    Err(e) => break Err(e),
                 }
             };
-            if guard.validate().is_err() {
-                continue;
-            }
-            if header_page_type(buf) != Some(PageType::Heap) {
-                return Err(HeapError::corrupt(tid.page, "not a heap page"));
-            }
-            let Some((item, offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))?
-            else {
-                return Ok(f(None));
-            };
-            let tuple = &buf[offset..offset + len];
-            let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
-            if redirected && !header.heap_only() {
-                return Ok(f(None));
-            }
-            let at = Tid {
-                page: tid.page,
-                item,
-            };
-            return Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))));
+            (found, redirected)
+        })?;
+        let Some((item, offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))? else {
+            return Ok(f(None));
+        };
+        let tuple = &buf[offset..offset + len];
+        let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
+        if redirected && !header.heap_only() {
+            return Ok(f(None));
         }
+        let at = Tid {
+            page: tid.page,
+            item,
+        };
+        Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))))
     }
 
     /// Lends `f` a page on which what [`chain`], [`version`] and
@@ -1219,64 +1197,61 @@ impl Table {
     /// instructions). The scratch page is the thread's, as for
     /// `read_one_with`.
     fn with_chain<R>(&self, tid: Tid, f: impl FnOnce(&Page) -> R) -> Result<R, HeapError> {
-        SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.read_chain_into(tid, &mut scratch, f),
-            Err(_) => self.read_chain_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
+        with_scratch(|buf| {
+            self.read_racy(tid.page, buf, |guard, buf| {
+                // It reads at least what the readers above will: it goes
+                // on where `chain` would stop at a reused slot, and ends
+                // after as many versions as the page has line pointers.
+                let mut at = tid.item;
+                let mut first = true;
+                let mut versions = 0;
+                while let Ok(Some((state, count))) = read_line_pointer(guard, buf, at) {
+                    match state {
+                        LineState::Redirect(target) if first => at = target,
+                        LineState::Normal { offset, len } => {
+                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
+                            versions += 1;
+                            let next = TupleHeader::decode(&buf[offset..offset + len])
+                                .ok()
+                                .and_then(|h| h.hot_next())
+                                .filter(|t| t.page == tid.page);
+                            match next {
+                                Some(t) if versions < count => at = t.item,
+                                _ => break,
+                            }
+                        }
+                        _ => break,
+                    }
+                    first = false;
+                }
+            })?;
+            Ok(f(buf))
         })
     }
 
-    /// [`Table::with_chain`] on `buf`.
-    fn read_chain_into<R>(
+    /// The optimistic-read framing of `read_one_into` and `with_chain`:
+    /// copies heap page `id`'s header into `buf`, lets `walk` copy what it
+    /// needs to the same offsets, and repeats both until the read
+    /// validates; then checks that the page is a heap page. What `walk`
+    /// decodes is racy until then: each of its steps must stay inside the
+    /// page and its loops bounded.
+    fn read_racy<T>(
         &self,
-        tid: Tid,
+        id: PageId,
         buf: &mut Page,
-        f: impl FnOnce(&Page) -> R,
-    ) -> Result<R, HeapError> {
-        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
+        mut walk: impl FnMut(&OptimisticGuard<'_>, &mut Page) -> T,
+    ) -> Result<T, HeapError> {
         loop {
-            let guard = self.pool.optimistic(tid.page)?;
+            let guard = self.pool.optimistic(id)?;
             guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
-            // Racy bytes until validated: every step stays inside the page,
-            // and the walk ends after as many versions as the page has line
-            // pointers. It reads at least what the readers above will: it
-            // goes on where `chain` would stop at a reused slot.
-            let mut at = tid.item;
-            let mut first = true;
-            let mut versions = 0;
-            loop {
-                let lp = lp_at(at);
-                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
-                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
-                }
-                let (state, count) = match LinePointerPage::new(buf) {
-                    Ok(page) if (at.0 as usize) < page.count() => (page.state(at), page.count()),
-                    _ => break,
-                };
-                match state {
-                    Ok(LineState::Redirect(target)) if first => at = target,
-                    Ok(LineState::Normal { offset, len }) => {
-                        guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                        versions += 1;
-                        let next = TupleHeader::decode(&buf[offset..offset + len])
-                            .ok()
-                            .and_then(|h| h.hot_next())
-                            .filter(|t| t.page == tid.page);
-                        match next {
-                            Some(t) if versions < count => at = t.item,
-                            _ => break,
-                        }
-                    }
-                    _ => break,
-                }
-                first = false;
-            }
+            let found = walk(&guard, buf);
             if guard.validate().is_err() {
                 continue;
             }
             if header_page_type(buf) != Some(PageType::Heap) {
-                return Err(HeapError::corrupt(tid.page, "not a heap page"));
+                return Err(HeapError::corrupt(id, "not a heap page"));
             }
-            return Ok(f(buf));
+            return Ok(found);
         }
     }
 
@@ -1295,6 +1270,36 @@ impl Table {
         }
         Ok(copy)
     }
+}
+
+/// Lends `f` the thread's scratch page (`SCRATCH`), or a fresh one to a
+/// nested call made from inside another's `f`.
+fn with_scratch<R>(f: impl FnOnce(&mut Page) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Box::new([0u8; PAGE_SIZE])),
+    })
+}
+
+/// Copies item `at`'s line pointer (racy) into `buf` at its own offset and
+/// decodes it, with the page's line pointer count, against the header
+/// already in `buf`: `None` if `at` is past the end, an error if the
+/// header or the line pointer does not decode.
+fn read_line_pointer(
+    guard: &OptimisticGuard<'_>,
+    buf: &mut Page,
+    at: ItemId,
+) -> Result<Option<(LineState, usize)>, String> {
+    let lp = HEADER_SIZE + at.0 as usize * LINE_POINTER_SIZE;
+    if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
+        guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
+    }
+    let page = LinePointerPage::new(buf).map_err(|e| e.to_string())?;
+    if at.0 as usize >= page.count() {
+        return Ok(None);
+    }
+    let state = page.state(at).map_err(|e| e.to_string())?;
+    Ok(Some((state, page.count())))
 }
 
 fn check_row_len(row: &[u8]) -> Result<(), HeapError> {

@@ -22,6 +22,7 @@
 //! `with_chain`), to their own offsets in a scratch page.
 
 use crate::error::HeapError;
+use crate::hint;
 use crate::index::tid_word;
 use crate::prune;
 use crate::records::{self, DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
@@ -30,7 +31,8 @@ use crate::tuple::{
     XMAX_SHARED,
 };
 use crate::visibility::{
-    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, visible,
+    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, prune_verdict,
+    visible,
 };
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
@@ -42,11 +44,13 @@ use folio_page::{
 use folio_txn::{PredicateTarget, Transaction, TxnError, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The largest row a heap page holds (an empty page: one line pointer and
-/// the tuple header).
-pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
+/// the tuple header; the special area holds the prune hint).
+pub const MAX_ROW_LEN: usize =
+    PAGE_SIZE - HEADER_SIZE - hint::SPECIAL_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
     /// A page-sized scratch buffer for `with_scratch`, reused by the thread.
@@ -126,6 +130,8 @@ pub struct Table {
     /// Held by a vacuum from its first step to its last: one vacuum of a
     /// table at a time (`vacuum.rs`).
     pub(crate) vacuuming: Mutex<()>,
+    /// Pages planned for pruning (`prune_plans`).
+    plans: AtomicU64,
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
@@ -162,6 +168,7 @@ impl Table {
             target: Mutex::new(Target::default()),
             vm: VisibilityMap::default(),
             vacuuming: Mutex::new(()),
+            plans: AtomicU64::new(0),
         }
     }
 
@@ -201,7 +208,7 @@ impl Table {
                 unreachable!("one insert")
             };
             let mut added = next_item(&page, tuple.len(), page.page_id())?;
-            if added.is_none() && self.prune(txn.manager(), &mut page)? {
+            if added.is_none() && self.prune_on_access(txn.manager(), &mut page)? {
                 added = next_item(&page, tuple.len(), page.page_id())?;
             }
             let Some(added) = added else {
@@ -256,7 +263,7 @@ impl Table {
             if ops.is_empty() {
                 // Not even the next row fits: room made by pruning is
                 // tried once, else the page stops being the target.
-                if !self.prune(txn.manager(), &mut page)? {
+                if !self.prune_on_access(txn.manager(), &mut page)? {
                     self.retire_target(id);
                 }
                 continue;
@@ -435,19 +442,37 @@ impl Table {
         self.with_chain(tid, |page| Ok(version(page, tid)?.map(|(h, _)| h)))?
     }
 
+    /// Prunes the latched `page` on access, when a write does not fit:
+    /// [`Table::prune`] unless the page's prune hint (`hint.rs`) says no
+    /// version on it can be dead yet. Returns whether room was freed.
+    pub(crate) fn prune_on_access(
+        &self,
+        mgr: &TxnManager,
+        page: &mut ExclusiveGuard<'_>,
+    ) -> Result<bool, HeapError> {
+        if !hint::may_prune(page, mgr.horizon()) {
+            return Ok(false);
+        }
+        self.prune(mgr, page)
+    }
+
     /// Prunes the latched `page` (`prune.rs`): frees the versions no
-    /// snapshot can see any more, logged as one record. Returns whether
-    /// anything changed.
+    /// snapshot can see any more and sets the page's prune hint, logged
+    /// as one record (none when neither changes). Returns whether
+    /// anything was freed.
     pub(crate) fn prune(
         &self,
         mgr: &TxnManager,
         page: &mut ExclusiveGuard<'_>,
     ) -> Result<bool, HeapError> {
+        // `completed` before any fate lookup (`prune_verdict`).
+        let completed = mgr.snapshot().0;
         let horizon = mgr.horizon();
         let page_id = page.page_id();
+        self.plans.fetch_add(1, Ordering::Relaxed);
         let mut failure = None;
-        let changes = prune::plan(page, page_id, |h| {
-            dead_to_all(mgr, h, horizon).map_err(|e| {
+        let plan = prune::plan(page, page_id, |h| {
+            prune_verdict(mgr, h, horizon, completed).map_err(|e| {
                 let reason = e.to_string();
                 failure = Some(e);
                 reason
@@ -456,11 +481,15 @@ impl Table {
         if let Some(e) = failure {
             return Err(e.into());
         }
-        let changes = changes.map_err(|e| HeapError::corrupt(page_id, e))?;
-        if changes.is_empty() {
+        let plan = plan.map_err(|e| HeapError::corrupt(page_id, e))?;
+        let freed = !plan.changes.is_empty();
+        if !freed && hint::read(page).is_none_or(|csn| csn == plan.hint) {
             return Ok(false);
         }
-        let ops = vec![PageOp::Prune { changes }];
+        let ops = vec![PageOp::Prune {
+            changes: plan.changes,
+            hint: plan.hint,
+        }];
         let mut after = Box::new(**page);
         apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
         self.log(
@@ -471,7 +500,13 @@ impl Table {
                 ops,
             }],
         )?;
-        Ok(true)
+        Ok(freed)
+    }
+
+    /// How many times a page of this table was planned for pruning
+    /// ([`Table::prune`]; a prune on access the hint skips is not one).
+    pub fn prune_plans(&self) -> u64 {
+        self.plans.load(Ordering::Relaxed)
     }
 
     /// Every row `txn`'s snapshot sees, in page and item order.
@@ -747,7 +782,7 @@ impl Table {
             // page first if it does not).
             let mut after = Box::new(*old);
             let mut added = try_add(&mut after, tuple, tid.page)?;
-            if added.is_none() && self.prune(txn.manager(), &mut old)? {
+            if added.is_none() && self.prune_on_access(txn.manager(), &mut old)? {
                 after = Box::new(*old);
                 added = try_add(&mut after, tuple, tid.page)?;
             }
@@ -1108,7 +1143,7 @@ impl Table {
             let mut page = self.pool.allocate()?;
             let id = page.page_id();
             let mut fresh = Box::new(*page);
-            init_page(&mut fresh, PageType::Heap, 0);
+            init_page(&mut fresh, PageType::Heap, hint::SPECIAL_SIZE);
             let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
                 let mut record = rule.record(RmgrId::HEAP, INIT_PAGE);
                 record.register_page(id, Some(&fresh))?;

@@ -4,6 +4,7 @@
 //! read and written under MVCC (`visibility.rs`, `table.rs`).
 
 mod error;
+mod hint;
 mod index;
 mod prune;
 mod records;

@@ -8,8 +8,8 @@
 //! | op | bytes | effect |
 //! |---|---|---|
 //! | 1 insert | item id (u16), length (u32), the tuple | adds the tuple; it must get that item id |
-//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16), flags (u16) | marks the version deleted (and links its successor; `HOT_UPDATED` for a successor on the page), or locked with `XMAX_LOCK_ONLY` |
-//! | 3 prune | count (u16), then per line pointer: item id (u16), 0 unused / 1 dead / 2 redirect (u8), target (u16) | sets the states in order, then compacts the page |
+//! | 2 set xmax | item id (u16), xmax (u64), next page (u64), next item (u16), flags (u16) | marks the version deleted (and links its successor; `HOT_UPDATED` for a successor on the page; `hint::deleted`), or locked with `XMAX_LOCK_ONLY` |
+//! | 3 prune | count (u16), then per line pointer: item id (u16), 0 unused / 1 dead / 2 redirect (u8), target (u16); then the prune hint (u64) | sets the states in order, then compacts the page (no states: nothing changes), then sets the hint |
 //!
 //! | record | blocks |
 //! |---|---|
@@ -17,9 +17,10 @@
 //! | `INSERT` | the page: one insert, or several (`Table::insert_many`), applied in order |
 //! | `DELETE` | the page: one set xmax |
 //! | `LOCK` | the page: one set xmax, lock only |
-//! | `PRUNE` | the page: one prune |
+//! | `PRUNE` | the page: one prune (or, with no line pointer changes, a new prune hint alone) |
 //! | `UPDATE` | same page: insert then set xmax; else block 0 the new version's page (insert), block 1 the old one's (set xmax) |
 
+use crate::hint;
 use crate::tuple::{
     HOT_UPDATED, TUPLE_HEADER_SIZE, Tid, TupleHeader, XMAX_GROUP, XMAX_LOCK_ONLY, XMAX_SHARED,
 };
@@ -27,7 +28,7 @@ use folio_page::{
     ItemId, LinePointerPage, LinePointerPageMut, LineState, Page, PageId, PageType,
     header_page_type,
 };
-use folio_txn::Xid;
+use folio_txn::{Csn, Xid};
 use folio_wal::{PageRedo, Record, RedoError, RmgrId};
 
 pub const INIT_PAGE: u8 = 1;
@@ -69,9 +70,11 @@ pub enum PageOp {
         /// `XMAX_LOCK_ONLY` or `HOT_UPDATED` (or 0): the xmax flags to set.
         flags: u16,
     },
-    /// Pruning: line pointer states changed, then the page compacted.
+    /// Pruning: line pointer states changed, then the page compacted,
+    /// and the page's prune hint set (`hint.rs`).
     Prune {
         changes: Vec<(ItemId, LineChange)>,
+        hint: Csn,
     },
 }
 
@@ -98,7 +101,7 @@ impl PageOp {
                 out.extend_from_slice(&next_item.to_le_bytes());
                 out.extend_from_slice(&flags.to_le_bytes());
             }
-            PageOp::Prune { changes } => {
+            PageOp::Prune { changes, hint } => {
                 out.push(OP_PRUNE);
                 out.extend_from_slice(&(changes.len() as u16).to_le_bytes());
                 for (item, change) in changes {
@@ -111,6 +114,7 @@ impl PageOp {
                     out.push(kind);
                     out.extend_from_slice(&target.to_le_bytes());
                 }
+                out.extend_from_slice(&hint.0.to_le_bytes());
             }
         }
     }
@@ -152,7 +156,10 @@ impl PageOp {
                             },
                         ));
                     }
-                    PageOp::Prune { changes }
+                    let hint = Csn(u64::from_le_bytes(
+                        take(&mut data, 8)?.try_into().expect("8"),
+                    ));
+                    PageOp::Prune { changes, hint }
                 }
                 OP_INSERT => {
                     let len = u32::from_le_bytes(take(&mut data, 4)?.try_into().expect("4"));
@@ -290,8 +297,11 @@ fn apply_ops(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
                 header.next = *next;
                 header.flags = (header.flags & !XMAX_FLAGS) | flags;
                 header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
+                if header.deleter().is_some() {
+                    hint::deleted(page);
+                }
             }
-            PageOp::Prune { changes } => {
+            PageOp::Prune { changes, hint: csn } => {
                 let states: Vec<(ItemId, LineState)> = changes
                     .iter()
                     .map(|&(id, change)| {
@@ -303,8 +313,11 @@ fn apply_ops(page: &mut Page, ops: &[PageOp]) -> Result<(), String> {
                         (id, state)
                     })
                     .collect();
-                lp.set_states_and_compact(&states)
-                    .map_err(|e| format!("pruning: {e}"))?;
+                if !states.is_empty() {
+                    lp.set_states_and_compact(&states)
+                        .map_err(|e| format!("pruning: {e}"))?;
+                }
+                hint::write(page, *csn);
             }
         }
     }
@@ -375,9 +388,10 @@ impl PageRedo for HeapRedo {
                                 " xmax ({},{}) {xmax}",
                                 block.page_id.0, item.0
                             )),
-                            PageOp::Prune { changes } => {
-                                out.push_str(&format!(" prune {} line pointers", changes.len()))
-                            }
+                            PageOp::Prune { changes, hint } => out.push_str(&format!(
+                                " prune {} line pointers, hint {hint}",
+                                changes.len()
+                            )),
                         }
                     }
                 }
@@ -391,11 +405,13 @@ impl PageRedo for HeapRedo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use folio_page::init_page;
+    use folio_page::{PAGE_SIZE, init_page};
 
     // Proves operations round-trip through their encoding, apply gives
-    // the item ids the record names and refuses a mismatch, and malformed
-    // data is an error.
+    // the item ids the record names and refuses a mismatch, a set xmax
+    // that deletes (not one that locks) sets the prune hint, a prune with
+    // no line pointer changes sets the hint alone, and malformed data is
+    // an error.
     #[test]
     fn operations_round_trip_and_apply() {
         let ops = vec![
@@ -417,6 +433,7 @@ mod tests {
                     (ItemId(1), LineChange::Dead),
                     (ItemId(2), LineChange::Redirect(ItemId(0))),
                 ],
+                hint: Csn(42),
             },
         ];
         let mut bytes = Vec::new();
@@ -424,13 +441,35 @@ mod tests {
         assert_eq!(PageOp::decode_all(&bytes), Ok(ops.clone()));
         assert!(PageOp::decode_all(&bytes[..bytes.len() - 1]).is_err());
         assert!(PageOp::decode_all(&[9, 0, 0]).is_err());
-        let mut page = [0u8; folio_page::PAGE_SIZE];
+        let mut page = [0u8; PAGE_SIZE];
         assert!(apply(&mut page, &ops).is_err(), "not a heap page");
-        init_page(&mut page, PageType::Heap, 0);
-        apply(&mut page, &ops[..2]).unwrap();
+        init_page(&mut page, PageType::Heap, hint::SPECIAL_SIZE);
+        apply(&mut page, &ops[..1]).unwrap();
+        let lock = PageOp::SetXmax {
+            item: ItemId(0),
+            xmax: Xid(6),
+            next: None,
+            flags: XMAX_LOCK_ONLY,
+        };
+        apply(&mut page, &[lock]).unwrap();
+        assert_eq!(hint::read(&page), Some(Csn::ZERO), "a lock deletes nothing");
+        apply(&mut page, &ops[1..2]).unwrap();
+        assert_eq!(hint::read(&page), Some(hint::DELETED), "an update does");
         let lp = folio_page::LinePointerPage::new(&page).unwrap();
         let h = TupleHeader::decode(lp.get(ItemId(0)).unwrap()).unwrap();
         assert_eq!((h.xmin, h.xmax), (Xid(5), Xid(6)));
+        let hint_only = PageOp::Prune {
+            changes: Vec::new(),
+            hint: Csn(42),
+        };
+        let before = page;
+        apply(&mut page, &[hint_only]).unwrap();
+        assert_eq!(hint::read(&page), Some(Csn(42)));
+        assert_eq!(
+            page[..PAGE_SIZE - 8],
+            before[..PAGE_SIZE - 8],
+            "the hint alone"
+        );
         let wrong = [PageOp::Insert {
             item: ItemId(7),
             tuple: TupleHeader::new(Xid(5)).tuple(b""),

@@ -22,6 +22,7 @@
 //! `with_chain`), to their own offsets in a scratch page.
 
 use crate::error::HeapError;
+use crate::hint;
 use crate::index::tid_word;
 use crate::prune;
 use crate::records::{self, DELETE, INIT_PAGE, INSERT, LOCK, PRUNE, PageOp, UPDATE, apply};
@@ -30,11 +31,12 @@ use crate::tuple::{
     XMAX_SHARED,
 };
 use crate::visibility::{
-    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, visible,
+    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, prune_verdict,
+    visible,
 };
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
-use folio_buffer::{BufferPool, ExclusiveGuard};
+use folio_buffer::{BufferPool, ExclusiveGuard, OptimisticGuard};
 use folio_page::{
     HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
     PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
@@ -42,14 +44,16 @@ use folio_page::{
 use folio_txn::{PredicateTarget, Transaction, TxnError, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
 use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The largest row a heap page holds (an empty page: one line pointer and
-/// the tuple header).
-pub const MAX_ROW_LEN: usize = PAGE_SIZE - HEADER_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
+/// the tuple header; the special area holds the prune hint).
+pub const MAX_ROW_LEN: usize =
+    PAGE_SIZE - HEADER_SIZE - hint::SPECIAL_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
-    /// A page-sized scratch buffer for `read_one_with`, reused by the thread.
+    /// A page-sized scratch buffer for `with_scratch`, reused by the thread.
     static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
 }
 
@@ -126,6 +130,8 @@ pub struct Table {
     /// Held by a vacuum from its first step to its last: one vacuum of a
     /// table at a time (`vacuum.rs`).
     pub(crate) vacuuming: Mutex<()>,
+    /// Pages planned for pruning (`prune_plans`).
+    plans: AtomicU64,
 }
 
 /// Where a table's inserts go (in memory, per open table: the free-space
@@ -162,6 +168,7 @@ impl Table {
             target: Mutex::new(Target::default()),
             vm: VisibilityMap::default(),
             vacuuming: Mutex::new(()),
+            plans: AtomicU64::new(0),
         }
     }
 
@@ -201,7 +208,7 @@ impl Table {
                 unreachable!("one insert")
             };
             let mut added = next_item(&page, tuple.len(), page.page_id())?;
-            if added.is_none() && self.prune(txn.manager(), &mut page)? {
+            if added.is_none() && self.prune_on_access(txn.manager(), &mut page)? {
                 added = next_item(&page, tuple.len(), page.page_id())?;
             }
             let Some(added) = added else {
@@ -256,7 +263,7 @@ impl Table {
             if ops.is_empty() {
                 // Not even the next row fits: room made by pruning is
                 // tried once, else the page stops being the target.
-                if !self.prune(txn.manager(), &mut page)? {
+                if !self.prune_on_access(txn.manager(), &mut page)? {
                     self.retire_target(id);
                 }
                 continue;
@@ -435,19 +442,37 @@ impl Table {
         self.with_chain(tid, |page| Ok(version(page, tid)?.map(|(h, _)| h)))?
     }
 
+    /// Prunes the latched `page` on access, when a write does not fit:
+    /// [`Table::prune`] unless the page's prune hint (`hint.rs`) says no
+    /// version on it can be dead yet. Returns whether room was freed.
+    pub(crate) fn prune_on_access(
+        &self,
+        mgr: &TxnManager,
+        page: &mut ExclusiveGuard<'_>,
+    ) -> Result<bool, HeapError> {
+        if !hint::may_prune(page, mgr.horizon()) {
+            return Ok(false);
+        }
+        self.prune(mgr, page)
+    }
+
     /// Prunes the latched `page` (`prune.rs`): frees the versions no
-    /// snapshot can see any more, logged as one record. Returns whether
-    /// anything changed.
+    /// snapshot can see any more and sets the page's prune hint, logged
+    /// as one record (none when neither changes). Returns whether
+    /// anything was freed.
     pub(crate) fn prune(
         &self,
         mgr: &TxnManager,
         page: &mut ExclusiveGuard<'_>,
     ) -> Result<bool, HeapError> {
+        // `completed` before any fate lookup (`prune_verdict`).
+        let completed = mgr.snapshot().0;
         let horizon = mgr.horizon();
         let page_id = page.page_id();
+        self.plans.fetch_add(1, Ordering::Relaxed);
         let mut failure = None;
-        let changes = prune::plan(page, page_id, |h| {
-            dead_to_all(mgr, h, horizon).map_err(|e| {
+        let plan = prune::plan(page, page_id, |h| {
+            prune_verdict(mgr, h, horizon, completed).map_err(|e| {
                 let reason = e.to_string();
                 failure = Some(e);
                 reason
@@ -456,11 +481,15 @@ impl Table {
         if let Some(e) = failure {
             return Err(e.into());
         }
-        let changes = changes.map_err(|e| HeapError::corrupt(page_id, e))?;
-        if changes.is_empty() {
+        let plan = plan.map_err(|e| HeapError::corrupt(page_id, e))?;
+        let freed = !plan.changes.is_empty();
+        if !freed && hint::read(page).is_none_or(|csn| csn == plan.hint) {
             return Ok(false);
         }
-        let ops = vec![PageOp::Prune { changes }];
+        let ops = vec![PageOp::Prune {
+            changes: plan.changes,
+            hint: plan.hint,
+        }];
         let mut after = Box::new(**page);
         apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
         self.log(
@@ -471,7 +500,13 @@ impl Table {
                 ops,
             }],
         )?;
-        Ok(true)
+        Ok(freed)
+    }
+
+    /// How many times a page of this table was planned for pruning
+    /// ([`Table::prune`]; a prune on access the hint skips is not one).
+    pub fn prune_plans(&self) -> u64 {
+        self.plans.load(Ordering::Relaxed)
     }
 
     /// Every row `txn`'s snapshot sees, in page and item order.
@@ -747,7 +782,7 @@ impl Table {
             // page first if it does not).
             let mut after = Box::new(*old);
             let mut added = try_add(&mut after, tuple, tid.page)?;
-            if added.is_none() && self.prune(txn.manager(), &mut old)? {
+            if added.is_none() && self.prune_on_access(txn.manager(), &mut old)? {
                 after = Box::new(*old);
                 added = try_add(&mut after, tuple, tid.page)?;
             }
@@ -1108,7 +1143,7 @@ impl Table {
             let mut page = self.pool.allocate()?;
             let id = page.page_id();
             let mut fresh = Box::new(*page);
-            init_page(&mut fresh, PageType::Heap, 0);
+            init_page(&mut fresh, PageType::Heap, hint::SPECIAL_SIZE);
             let end = self.wal.log_with_images(|rule| -> Result<Lsn, HeapError> {
                 let mut record = rule.record(RmgrId::HEAP, INIT_PAGE);
                 record.register_page(id, Some(&fresh))?;
@@ -1134,10 +1169,7 @@ impl Table {
         tid: Tid,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.read_one_into(tid, &mut scratch, f),
-            Err(_) => self.read_one_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
-        })
+        with_scratch(|buf| self.read_one_into(tid, buf, f))
     }
 
     /// The version at `tid`, or, if `tid` is a Redirect, at its target
@@ -1153,57 +1185,38 @@ impl Table {
         buf: &mut Page,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
-        loop {
-            let guard = self.pool.optimistic(tid.page)?;
-            guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
+        let (found, redirected) = self.read_racy(tid.page, buf, |guard, buf| {
             let mut at = tid.item;
             let mut redirected = false;
-            // Racy bytes until validated: every step stays inside the page.
             let found = loop {
-                let lp = lp_at(at);
-                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
-                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
-                }
-                let state = match LinePointerPage::new(buf) {
-                    Ok(page) if (at.0 as usize) < page.count() => page.state(at),
-                    Ok(_) => break Ok(None),
-                    Err(e) => break Err(e.to_string()),
-                };
-                match state {
-                    Ok(LineState::Normal { offset, len }) => {
+                match read_line_pointer(guard, buf, at) {
+                    Ok(Some((LineState::Normal { offset, len }, _))) => {
                         guard.read_bytes(offset, &mut buf[offset..offset + len]);
                         break Ok(Some((at, offset, len)));
                     }
-                    Ok(LineState::Redirect(target)) if !redirected => {
+                    Ok(Some((LineState::Redirect(target), _))) if !redirected => {
                         redirected = true;
                         at = target;
                     }
                     Ok(_) => break Ok(None),
-                    Err(e) => break Err(e.to_string()),
+                    Err(e) => break Err(e),
                 }
             };
-            if guard.validate().is_err() {
-                continue;
-            }
-            if header_page_type(buf) != Some(PageType::Heap) {
-                return Err(HeapError::corrupt(tid.page, "not a heap page"));
-            }
-            let Some((item, offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))?
-            else {
-                return Ok(f(None));
-            };
-            let tuple = &buf[offset..offset + len];
-            let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
-            if redirected && !header.heap_only() {
-                return Ok(f(None));
-            }
-            let at = Tid {
-                page: tid.page,
-                item,
-            };
-            return Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))));
+            (found, redirected)
+        })?;
+        let Some((item, offset, len)) = found.map_err(|e| HeapError::corrupt(tid.page, e))? else {
+            return Ok(f(None));
+        };
+        let tuple = &buf[offset..offset + len];
+        let header = TupleHeader::decode(tuple).map_err(|e| HeapError::corrupt(tid.page, e))?;
+        if redirected && !header.heap_only() {
+            return Ok(f(None));
         }
+        let at = Tid {
+            page: tid.page,
+            item,
+        };
+        Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))))
     }
 
     /// Lends `f` a page on which what [`chain`], [`version`] and
@@ -1219,64 +1232,61 @@ impl Table {
     /// instructions). The scratch page is the thread's, as for
     /// `read_one_with`.
     fn with_chain<R>(&self, tid: Tid, f: impl FnOnce(&Page) -> R) -> Result<R, HeapError> {
-        SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.read_chain_into(tid, &mut scratch, f),
-            Err(_) => self.read_chain_into(tid, &mut Box::new([0u8; PAGE_SIZE]), f),
+        with_scratch(|buf| {
+            self.read_racy(tid.page, buf, |guard, buf| {
+                // It reads at least what the readers above will: it goes
+                // on where `chain` would stop at a reused slot, and ends
+                // after as many versions as the page has line pointers.
+                let mut at = tid.item;
+                let mut first = true;
+                let mut versions = 0;
+                while let Ok(Some((state, count))) = read_line_pointer(guard, buf, at) {
+                    match state {
+                        LineState::Redirect(target) if first => at = target,
+                        LineState::Normal { offset, len } => {
+                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
+                            versions += 1;
+                            let next = TupleHeader::decode(&buf[offset..offset + len])
+                                .ok()
+                                .and_then(|h| h.hot_next())
+                                .filter(|t| t.page == tid.page);
+                            match next {
+                                Some(t) if versions < count => at = t.item,
+                                _ => break,
+                            }
+                        }
+                        _ => break,
+                    }
+                    first = false;
+                }
+            })?;
+            Ok(f(buf))
         })
     }
 
-    /// [`Table::with_chain`] on `buf`.
-    fn read_chain_into<R>(
+    /// The optimistic-read framing of `read_one_into` and `with_chain`:
+    /// copies heap page `id`'s header into `buf`, lets `walk` copy what it
+    /// needs to the same offsets, and repeats both until the read
+    /// validates; then checks that the page is a heap page. What `walk`
+    /// decodes is racy until then: each of its steps must stay inside the
+    /// page and its loops bounded.
+    fn read_racy<T>(
         &self,
-        tid: Tid,
+        id: PageId,
         buf: &mut Page,
-        f: impl FnOnce(&Page) -> R,
-    ) -> Result<R, HeapError> {
-        let lp_at = |item: ItemId| HEADER_SIZE + item.0 as usize * LINE_POINTER_SIZE;
+        mut walk: impl FnMut(&OptimisticGuard<'_>, &mut Page) -> T,
+    ) -> Result<T, HeapError> {
         loop {
-            let guard = self.pool.optimistic(tid.page)?;
+            let guard = self.pool.optimistic(id)?;
             guard.read_bytes(0, &mut buf[..HEADER_SIZE]);
-            // Racy bytes until validated: every step stays inside the page,
-            // and the walk ends after as many versions as the page has line
-            // pointers. It reads at least what the readers above will: it
-            // goes on where `chain` would stop at a reused slot.
-            let mut at = tid.item;
-            let mut first = true;
-            let mut versions = 0;
-            loop {
-                let lp = lp_at(at);
-                if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
-                    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
-                }
-                let (state, count) = match LinePointerPage::new(buf) {
-                    Ok(page) if (at.0 as usize) < page.count() => (page.state(at), page.count()),
-                    _ => break,
-                };
-                match state {
-                    Ok(LineState::Redirect(target)) if first => at = target,
-                    Ok(LineState::Normal { offset, len }) => {
-                        guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                        versions += 1;
-                        let next = TupleHeader::decode(&buf[offset..offset + len])
-                            .ok()
-                            .and_then(|h| h.hot_next())
-                            .filter(|t| t.page == tid.page);
-                        match next {
-                            Some(t) if versions < count => at = t.item,
-                            _ => break,
-                        }
-                    }
-                    _ => break,
-                }
-                first = false;
-            }
+            let found = walk(&guard, buf);
             if guard.validate().is_err() {
                 continue;
             }
             if header_page_type(buf) != Some(PageType::Heap) {
-                return Err(HeapError::corrupt(tid.page, "not a heap page"));
+                return Err(HeapError::corrupt(id, "not a heap page"));
             }
-            return Ok(f(buf));
+            return Ok(found);
         }
     }
 
@@ -1295,6 +1305,36 @@ impl Table {
         }
         Ok(copy)
     }
+}
+
+/// Lends `f` the thread's scratch page (`SCRATCH`), or a fresh one to a
+/// nested call made from inside another's `f`.
+fn with_scratch<R>(f: impl FnOnce(&mut Page) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Box::new([0u8; PAGE_SIZE])),
+    })
+}
+
+/// Copies item `at`'s line pointer (racy) into `buf` at its own offset and
+/// decodes it, with the page's line pointer count, against the header
+/// already in `buf`: `None` if `at` is past the end, an error if the
+/// header or the line pointer does not decode.
+fn read_line_pointer(
+    guard: &OptimisticGuard<'_>,
+    buf: &mut Page,
+    at: ItemId,
+) -> Result<Option<(LineState, usize)>, String> {
+    let lp = HEADER_SIZE + at.0 as usize * LINE_POINTER_SIZE;
+    if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
+        guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
+    }
+    let page = LinePointerPage::new(buf).map_err(|e| e.to_string())?;
+    if at.0 as usize >= page.count() {
+        return Ok(None);
+    }
+    let state = page.state(at).map_err(|e| e.to_string())?;
+    Ok(Some((state, page.count())))
 }
 
 fn check_row_len(row: &[u8]) -> Result<(), HeapError> {

@@ -25,6 +25,7 @@
 //! only what pruning found dead below the horizon.
 
 use crate::error::HeapError;
+use crate::hint;
 use crate::index::{Index, tid_word, word_tid};
 use crate::records::{LineChange, PRUNE, PageOp, apply};
 use crate::table::{Change, Table};
@@ -154,8 +155,10 @@ impl Table {
         }
         for (page_id, items) in dead {
             let mut page = self.pool.exclusive(page_id)?;
+            // Freeing Dead line pointers frees no version: the hint stays.
             let ops = vec![PageOp::Prune {
                 changes: items.iter().map(|id| (*id, LineChange::Unused)).collect(),
+                hint: hint::read(&page).unwrap_or(Csn::ZERO),
             }];
             let mut after = Box::new(*page);
             apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;

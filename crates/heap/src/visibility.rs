@@ -56,12 +56,44 @@ fn seen_or_missed(txn: &Transaction, xid: Xid) -> Result<bool, TxnError> {
 /// or below `horizon` (`TxnManager::horizon`). Pruning removes such
 /// versions; an index entry whose every version is one may go.
 pub fn dead_to_all(mgr: &TxnManager, h: &TupleHeader, horizon: Csn) -> Result<bool, TxnError> {
+    Ok(prune_verdict(mgr, h, horizon, horizon)? == Verdict::Dead)
+}
+
+/// What pruning knows of a version ([`prune_verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Dead to every snapshot there is or will be ([`dead_to_all`]).
+    Dead,
+    /// Deleted by a transaction that is running or committed above the
+    /// horizon: dead, if ever, only once the horizon reaches this CSN (at
+    /// most its deleter's commit CSN; the page's prune hint, `hint.rs`).
+    NotBefore(Csn),
+    /// Not deleted, or its deleter aborted: no deleter will make it dead.
+    Live,
+}
+
+/// [`dead_to_all`] with, for a version not dead yet, when it may be:
+/// `completed` is the latest complete commit, loaded before this call
+/// (`TxnManager::snapshot`), so a deleter whose fate is still in progress
+/// commits, if ever, above it (folio-txn: `completed` passes a CSN only
+/// after that commit's fate is stored).
+pub fn prune_verdict(
+    mgr: &TxnManager,
+    h: &TupleHeader,
+    horizon: Csn,
+    completed: Csn,
+) -> Result<Verdict, TxnError> {
     if mgr.fate(h.xmin)? == Fate::Aborted {
-        return Ok(true);
+        return Ok(Verdict::Dead);
     }
-    Ok(match h.deleter() {
-        Some(deleter) => matches!(mgr.fate(deleter)?, Fate::Committed(csn) if csn <= horizon),
-        None => false,
+    let Some(deleter) = h.deleter() else {
+        return Ok(Verdict::Live);
+    };
+    Ok(match mgr.fate(deleter)? {
+        Fate::Committed(csn) if csn <= horizon => Verdict::Dead,
+        Fate::Committed(csn) => Verdict::NotBefore(csn),
+        Fate::Aborted => Verdict::Live,
+        Fate::InProgress | Fate::SubOf(_) => Verdict::NotBefore(Csn(completed.0 + 1)),
     })
 }
 

@@ -25,7 +25,7 @@
 use crate::error::{WalError, is_enospc};
 use crate::insert::IDLE;
 use crate::segment::{OpenSegment, segment_file_name};
-use crate::wal_page::{WAL_PAGE_SIZE, bytepos_to_end_lsn, set_synced_upto};
+use crate::wal_page::{WAL_PAGE_HEADER_SIZE, WAL_PAGE_SIZE, bytepos_to_end_lsn, set_synced_upto};
 use crate::{Shared, lock};
 use folio_page::Lsn;
 use std::sync::atomic::Ordering;
@@ -49,7 +49,41 @@ pub(crate) struct WriterState {
     pub current: Option<OpenSegment>,
     /// Segments written since their last sync (may include `current`'s file).
     pub dirty: Vec<OpenSegment>,
-    staging: Vec<u8>,
+    staging: Staging,
+}
+
+/// The writer's private buffer of pages to write: each page's valid bytes
+/// copied from the ring, the rest of the last page zero. It is not zeroed
+/// whole before each batch (that memset was ~17k instructions a commit):
+/// it remembers how far its bytes may be non-zero and zeroes only what of
+/// that the next batch's valid bytes do not overwrite.
+#[derive(Debug, Default)]
+struct Staging {
+    bytes: Vec<u8>,
+    /// `bytes[dirty_len..]` are all zero.
+    dirty_len: usize,
+}
+
+impl Staging {
+    /// `pages` pages to fill, of which the first `valid_len` bytes will be
+    /// overwritten (every page whole but the last) and the rest are zero.
+    fn batch(&mut self, pages: usize, valid_len: usize) -> &mut [u8] {
+        let len = pages * WAL_PAGE_SIZE;
+        assert!(
+            valid_len <= len && valid_len > (pages - 1) * WAL_PAGE_SIZE,
+            "a batch's valid bytes end in its last page"
+        );
+        // Grown bytes are zero; shrunk ones are gone.
+        self.bytes.resize(len, 0);
+        let stale_end = self.dirty_len.min(len);
+        if valid_len < stale_end {
+            self.bytes[valid_len..stale_end].fill(0);
+        }
+        // The caller also stamps every page's header.
+        let last_header_end = (pages - 1) * WAL_PAGE_SIZE + WAL_PAGE_HEADER_SIZE;
+        self.dirty_len = valid_len.max(last_header_end);
+        &mut self.bytes
+    }
 }
 
 impl Shared {
@@ -105,7 +139,7 @@ impl Shared {
     fn write_pages(
         &self,
         w: &mut WriterState,
-        staging: &mut Vec<u8>,
+        staging: &mut Staging,
         written: &mut u64,
         target: Lsn,
         synced: Lsn,
@@ -123,8 +157,8 @@ impl Shared {
                 .min(seg_last_page)
                 .min(first_page + WRITE_BATCH_PAGES as u64 - 1);
             let pages = (end_page - first_page + 1) as usize;
-            staging.clear();
-            staging.resize(pages * WAL_PAGE_SIZE, 0);
+            let batch_end = ((end_page + 1) * page_bytes).min(target.0);
+            let staging = staging.batch(pages, (batch_end - first_page * page_bytes) as usize);
             for (i, page) in (first_page..=end_page).enumerate() {
                 let page_start = page * page_bytes;
                 let valid = (target.0 - page_start).min(page_bytes) as usize;
@@ -152,7 +186,7 @@ impl Shared {
             if !w.dirty.iter().any(|d| d.segno == segno) {
                 w.dirty.push(seg_copy);
             }
-            *written = ((end_page + 1) * page_bytes).min(target.0);
+            *written = batch_end;
             self.written_upto.store(*written, Ordering::Release);
         }
         Ok(())
@@ -321,4 +355,37 @@ impl Shared {
 /// clock instead).
 fn elapsed_ns(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    // Proves a staging batch holds exactly what a buffer zeroed whole
+    // before the batch would (the bytes the writer wrote before), after
+    // any sequence of larger and smaller batches: every byte past the
+    // valid ones and the page headers is zero.
+    #[test]
+    fn a_batch_is_byte_identical_to_a_zeroed_one() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut staging = Staging::default();
+        for round in 0..500 {
+            let pages = rng.gen_range(1..=4);
+            let valid = rng.gen_range((pages - 1) * WAL_PAGE_SIZE + 1..=pages * WAL_PAGE_SIZE);
+            let fill = rng.gen_range(1..=u8::MAX);
+            let mut want = vec![0u8; pages * WAL_PAGE_SIZE];
+            for buf in [staging.batch(pages, valid), &mut want[..]] {
+                buf[..valid].fill(fill);
+                for page in buf.chunks_mut(WAL_PAGE_SIZE) {
+                    page[..WAL_PAGE_HEADER_SIZE].fill(fill);
+                }
+            }
+            assert!(
+                staging.bytes == want,
+                "round {round}: {pages} pages, {valid} valid"
+            );
+        }
+    }
 }

@@ -22,29 +22,48 @@
 //! system column, 55000 `... is not an identity column` (a notice with
 //! `DROP IDENTITY IF EXISTS`), 42601 for two SET GENERATED; AS, OWNED BY,
 //! RESTART and SEQUENCE NAME after SET are 42601 when read, as
-//! PostgreSQL's grammar refuses them there. The statement holds this one
-//! change only (PostgreSQL also takes it in a comma-separated list of
-//! ALTER TABLE actions).
+//! PostgreSQL's grammar refuses them there.
+//!
+//! These changes may stand among the other actions of a comma-separated
+//! list (`ALTER TABLE t ALTER c DROP IDENTITY, ADD COLUMN z int`): the
+//! list is cut at its top-level commas, each run of other actions is
+//! parsed by sqlparser as an ALTER TABLE of its own, and the steps run in
+//! the statement's order, within the statement (an error in a later one
+//! undoes the earlier ones with it). PostgreSQL sorts a list's actions
+//! into passes (drops first, ...); folio runs every list in the order
+//! written, so a list whose actions depend on that sorting differs.
 
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
-use crate::parse::{Place, keyword};
+use crate::parse::{Parsed, Place, keyword};
 use folio_db::Transaction;
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Statement};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
-/// `ALTER TABLE [IF EXISTS] [ONLY] table ALTER [COLUMN] column action`.
+/// `ALTER TABLE [IF EXISTS] [ONLY] table action, ...` where some action
+/// is `ALTER [COLUMN] column` and one of these changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterIdentity {
     /// The table as written (`names::relation`).
     pub table: String,
     /// `ALTER TABLE IF EXISTS`.
     pub if_exists: bool,
-    pub column: String,
-    pub action: Action,
+    /// The actions, in the statement's order.
+    pub steps: Vec<Step>,
+}
+
+/// One or more of the statement's actions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// An identity change of column `column`.
+    Identity { column: String, action: Action },
+    /// A run of the statement's other actions, as sqlparser reads them:
+    /// an ALTER TABLE of the table (without IF EXISTS: [`run`] has found
+    /// the table).
+    Others(Parsed),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -62,31 +81,101 @@ pub enum Action {
     },
 }
 
-/// The statement, if `tokens` (after `ALTER TABLE`) are one of these
-/// changes (else `None`: sqlparser reads them).
+/// The statement, if `tokens` (all of them, from `ALTER TABLE`) hold one
+/// of these changes among their actions (else `None`: sqlparser reads
+/// them). `others` parses a statement of the other actions' tokens.
 pub(crate) fn parse(
     tokens: &[TokenWithSpan],
     place: &Place<'_>,
+    others: impl Fn(Vec<TokenWithSpan>) -> Result<Statement, SqlError>,
 ) -> Option<Result<AlterIdentity, SqlError>> {
     let word = |at: usize| tokens.get(at).and_then(|t| keyword(&t.token));
-    let ident = |at: usize| match tokens.get(at).map(|t| &t.token) {
+    let if_exists = word(2) == Some(Keyword::IF) && word(3) == Some(Keyword::EXISTS);
+    let mut at = if if_exists { 4 } else { 2 };
+    if word(at) == Some(Keyword::ONLY) {
+        at += 1;
+    }
+    let mut parts = vec![ident(tokens, at)?];
+    at += 1;
+    while tokens.get(at).map(|t| &t.token) == Some(&Token::Period) {
+        parts.push(ident(tokens, at + 1)?);
+        at += 2;
+    }
+    let head = at;
+    // The actions: the spans between the commas outside parentheses.
+    let mut actions = Vec::new();
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(head) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Comma if depth == 0 => {
+                actions.push(at..i);
+                at = i + 1;
+            }
+            _ => {}
+        }
+    }
+    actions.push(at..tokens.len());
+    let found: Vec<Option<(String, usize, bool)>> = (actions.iter())
+        .map(|a| identity_action(&tokens[..a.end], a.start))
+        .collect();
+    if found.iter().all(Option::is_none) {
+        return None;
+    }
+    Some((|| {
+        let table = names::relation(&ObjectName(
+            parts.into_iter().map(ObjectNamePart::Identifier).collect(),
+        ))?;
+        let mut steps = Vec::new();
+        let mut run: Option<std::ops::Range<usize>> = None;
+        for (action, found) in actions.iter().zip(found) {
+            let Some((column, at, drop)) = found else {
+                let from = run.map_or(action.start, |r| r.start);
+                run = Some(from..action.end);
+                continue;
+            };
+            if let Some(run) = run.take() {
+                steps.push(others_step(tokens, head, run, &others)?);
+            }
+            let reader = Reader {
+                tokens,
+                end: action.end,
+                place,
+            };
+            let action = match drop {
+                true => reader.drop(at + 2)?,
+                false => reader.set(at)?,
+            };
+            steps.push(Step::Identity { column, action });
+        }
+        if let Some(run) = run {
+            steps.push(others_step(tokens, head, run, &others)?);
+        }
+        Ok(AlterIdentity {
+            table,
+            if_exists,
+            steps,
+        })
+    })())
+}
+
+/// The name at token `at`, if a word is there.
+fn ident(tokens: &[TokenWithSpan], at: usize) -> Option<Ident> {
+    match tokens.get(at).map(|t| &t.token) {
         Some(Token::Word(w)) => Some(match w.quote_style {
             Some(q) => Ident::with_quote(q, &w.value),
             None => Ident::new(&w.value),
         }),
         _ => None,
-    };
-    let if_exists = word(0) == Some(Keyword::IF) && word(1) == Some(Keyword::EXISTS);
-    let mut at = if if_exists { 2 } else { 0 };
-    if word(at) == Some(Keyword::ONLY) {
-        at += 1;
     }
-    let mut parts = vec![ident(at)?];
-    at += 1;
-    while tokens.get(at).map(|t| &t.token) == Some(&Token::Period) {
-        parts.push(ident(at + 1)?);
-        at += 2;
-    }
+}
+
+/// If the action from `at` to the end of `tokens` is `ALTER [COLUMN]
+/// column` and one of these changes: the column, where the change
+/// begins, and whether it is DROP IDENTITY.
+fn identity_action(tokens: &[TokenWithSpan], mut at: usize) -> Option<(String, usize, bool)> {
+    let word = |at: usize| tokens.get(at).and_then(|t| keyword(&t.token));
     if word(at) != Some(Keyword::ALTER) {
         return None;
     }
@@ -94,7 +183,7 @@ pub(crate) fn parse(
     if word(at) == Some(Keyword::COLUMN) {
         at += 1;
     }
-    let column = names::ident(&ident(at)?);
+    let column = names::ident(&ident(tokens, at)?);
     at += 1;
     let drop = word(at) == Some(Keyword::DROP) && word(at + 1) == Some(Keyword::IDENTITY);
     let set = word(at) == Some(Keyword::RESTART)
@@ -116,36 +205,41 @@ pub(crate) fn parse(
                         | Keyword::SEQUENCE
                 )
             ));
-    if !drop && !set {
-        return None;
+    (drop || set).then_some((column, at, drop))
+}
+
+/// A run of other actions (`run`, the tokens from its first to the end
+/// of its last) as sqlparser's ALTER TABLE of the table (the statement's
+/// first `head` tokens), without its IF EXISTS.
+fn others_step(
+    tokens: &[TokenWithSpan],
+    head: usize,
+    run: std::ops::Range<usize>,
+    others: &impl Fn(Vec<TokenWithSpan>) -> Result<Statement, SqlError>,
+) -> Result<Step, SqlError> {
+    let mut statement = others([&tokens[..head], &tokens[run]].concat())?;
+    if let Statement::AlterTable { if_exists, .. } = &mut statement {
+        *if_exists = false;
     }
-    let reader = Reader { tokens, place };
-    Some((|| {
-        let table = names::relation(&ObjectName(
-            parts.into_iter().map(ObjectNamePart::Identifier).collect(),
-        ))?;
-        let action = match drop {
-            true => reader.drop(at + 2)?,
-            false => reader.set(at)?,
-        };
-        Ok(AlterIdentity {
-            table,
-            if_exists,
-            column,
-            action,
-        })
-    })())
+    Ok(Step::Others(Parsed::Sql(Box::new(statement))))
 }
 
 /// The statement's tokens and where they lie, for errors.
+/// (An action ends at `end`, a comma or the statement's end.)
 struct Reader<'r> {
     tokens: &'r [TokenWithSpan],
+    end: usize,
     place: &'r Place<'r>,
 }
 
 impl Reader<'_> {
     fn word(&self, at: usize) -> Option<Keyword> {
-        self.tokens.get(at).and_then(|t| keyword(&t.token))
+        self.token(at).and_then(keyword)
+    }
+
+    /// The token at `at`, if in the action.
+    fn token(&self, at: usize) -> Option<&Token> {
+        (at < self.end).then(|| &self.tokens[at].token)
     }
 
     /// PostgreSQL's syntax error at token `at` (past the last: at the
@@ -176,7 +270,7 @@ impl Reader<'_> {
             }
             at += 2;
         }
-        match at < self.tokens.len() {
+        match at < self.end {
             true => Err(self.syntax(at)),
             false => Ok(Action::Drop(if_exists)),
         }
@@ -196,11 +290,7 @@ impl Reader<'_> {
                     at += 1;
                     if self.word(at) == Some(Keyword::WITH) {
                         at = self.number(at + 1)?;
-                    } else if self
-                        .tokens
-                        .get(at)
-                        .is_some_and(|t| is_number_start(&t.token))
-                    {
+                    } else if self.token(at).is_some_and(is_number_start) {
                         at = self.number(at)?;
                     }
                     sequence.extend_from_slice(&self.tokens[start..at]);
@@ -224,7 +314,7 @@ impl Reader<'_> {
                 }
                 _ => return Err(self.syntax(at)),
             }
-            if at >= self.tokens.len() {
+            if at >= self.end {
                 break;
             }
         }
@@ -272,13 +362,10 @@ impl Reader<'_> {
 
     /// The end of the number at `at` (`[+ | -] digits`).
     fn number(&self, mut at: usize) -> Result<usize, SqlError> {
-        if matches!(
-            self.tokens.get(at).map(|t| &t.token),
-            Some(Token::Minus | Token::Plus)
-        ) {
+        if matches!(self.token(at), Some(Token::Minus | Token::Plus)) {
             at += 1;
         }
-        match self.tokens.get(at).map(|t| &t.token) {
+        match self.token(at) {
             Some(Token::Number(..)) => Ok(at + 1),
             _ => Err(self.syntax(at)),
         }
@@ -310,11 +397,31 @@ pub fn run(
         }
         return Err(SqlError::undefined_table(&alter.table));
     }
-    let def = catalog.lock_table(txn, &table)?;
-    crate::privileges::check_owner(cx, def.oid, &table, "table")?;
+    for step in &alter.steps {
+        match step {
+            Step::Identity { column, action } => change(cx, txn, notices, &table, column, action)?,
+            Step::Others(others) => {
+                crate::session::run_utility(cx, txn, notices, others)?;
+            }
+        }
+    }
+    done
+}
+
+/// Runs one identity change of column `column` of table `table` (found).
+fn change(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    table: &str,
+    column: &str,
+    action: &Action,
+) -> Result<(), SqlError> {
+    let catalog = cx.db.catalog();
+    let def = catalog.lock_table(txn, table)?;
+    crate::privileges::check_owner(cx, def.oid, table, "table")?;
     txn.lock_table(def.oid, folio_txn::LockMode::AccessExclusive)?;
-    let column = &alter.column;
-    let relation = folio_catalog::unqualified(&table);
+    let relation = folio_catalog::unqualified(table);
     let Some(n) = def.column(column) else {
         if crate::system_columns::reserved(column) {
             return Err(SqlError::new(
@@ -331,13 +438,13 @@ pub fn run(
     let identity = crate::system::identity(&sequences, &def, n);
     let not_identity =
         format!("column \"{column}\" of relation \"{relation}\" is not an identity column");
-    match (&alter.action, identity) {
+    match (action, identity) {
         (Action::Drop(true), None) => {
             notices.push(Notice::info(format!("{not_identity}, skipping")));
         }
         (Action::Drop(false), None) => return Err(SqlError::new("55000", not_identity)),
         (Action::Drop(_), Some(sequence)) => {
-            catalog.set_default(txn, &table, column, None)?;
+            catalog.set_default(txn, table, column, None)?;
             catalog.drop_identity_sequence(txn, &sequence.name)?;
         }
         (
@@ -365,5 +472,5 @@ pub fn run(
         }
     }
     cx.relations.ddl();
-    done
+    Ok(())
 }

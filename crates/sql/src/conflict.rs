@@ -161,7 +161,7 @@ pub fn plan(
                 let value = match crate::dml::is_default(&a.value) {
                     true => constraints.default_of(c)?,
                     false => {
-                        constraints.check_given(relation, c, true)?;
+                        constraints.check_given(relation, c, true, None)?;
                         scalar::bind(&a.value, &scope)?
                     }
                 };

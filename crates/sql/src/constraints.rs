@@ -47,6 +47,7 @@ use crate::access;
 use crate::context::Ctx;
 use crate::deferred::{Pending, Queued};
 use crate::error::SqlError;
+use crate::overriding::Overriding;
 use crate::parse;
 use crate::partitions::foreign_keys::{self, KeyIndex};
 use crate::scalar::{self, Cmp, Env, Scalar};
@@ -75,9 +76,10 @@ pub struct Constraints {
     defaults: Vec<Option<Scalar>>,
     /// The sequences the defaults name (`nextval('t_id_seq')`).
     sequences: Vec<String>,
-    /// The `GENERATED ALWAYS AS IDENTITY` columns: an INSERT may not give
-    /// them a value, an UPDATE may set them only to DEFAULT (428C9).
-    always: Vec<usize>,
+    /// The identity columns, each with whether it is `GENERATED ALWAYS`
+    /// (an INSERT may not give it a value without `OVERRIDING SYSTEM
+    /// VALUE`, an UPDATE may set it only to DEFAULT: 428C9).
+    identity: Vec<(usize, bool)>,
     /// The generated columns and their expressions over the row
     /// (`generated.rs`), computed for every row written.
     generated: Vec<(usize, Scalar)>,
@@ -293,10 +295,10 @@ impl Constraints {
                     crate::sequences::names_in(&parsed, &mut named)?;
                     for name in named {
                         if let Some(seq) = cx.db.catalog().sequence(txn, &name)?
-                            && seq.always
+                            && seq.identity
                             && seq.owner == Some((def.oid, *column))
                         {
-                            out.always.push(usize::from(*column));
+                            out.identity.push((usize::from(*column), seq.always));
                         }
                         if !out.sequences.contains(&name) {
                             out.sequences.push(name);
@@ -598,20 +600,27 @@ impl Constraints {
         &self.sequences
     }
 
+    /// Whether column `column` is an identity column.
+    pub fn is_identity(&self, column: usize) -> bool {
+        self.identity.iter().any(|&(c, _)| c == column)
+    }
+
     /// 428C9 if column `column` is `GENERATED ALWAYS AS IDENTITY` or
     /// generated: a statement gives it a value (`update`: an UPDATE sets
-    /// it) other than DEFAULT. folio has no `OVERRIDING SYSTEM VALUE`.
+    /// it) other than DEFAULT. An INSERT's `OVERRIDING SYSTEM VALUE`
+    /// (`overriding`) lets the identity column take it (`overriding.rs`).
     pub fn check_given(
         &self,
         relation: &Relation,
         column: usize,
         update: bool,
+        overriding: Option<Overriding>,
     ) -> Result<(), SqlError> {
         let name = &relation.def.columns[column].name;
         if self.generated.iter().any(|(c, _)| *c == column) {
             return Err(crate::generated::given(name, update));
         }
-        if !self.always.contains(&column) {
+        if !self.identity.contains(&(column, true)) || overriding == Some(Overriding::System) {
             return Ok(());
         }
         let mut e = SqlError::new(

@@ -78,10 +78,10 @@ pub fn create_table(
         };
         let column_name = names::ident(&column.name);
         let mut not_null = serial.is_some();
-        if serial.is_some() {
-            owned.push((column_name.clone(), ty, SequenceRequest::default(), None));
-        }
         column_clauses(&name, &column_name, &column.options, serial.is_some())?;
+        if let Some((request, identity)) = owned_request(column, ty, serial.is_some())? {
+            owned.push((column_name.clone(), ty, request, identity));
+        }
         for option in &column.options {
             match option.option {
                 ColumnOption::Default(ref expr) => {
@@ -99,17 +99,12 @@ pub fn create_table(
                 }
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
+                // An identity (its sequence: `owned_request`).
                 ColumnOption::Generated {
-                    generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
-                    ref sequence_options,
+                    generated_as: GeneratedAs::ByDefault | GeneratedAs::Always,
                     generation_expr: None,
                     ..
-                } => {
-                    let (request, always) =
-                        identity_request(ty, Some(generated), sequence_options.as_deref())?;
-                    not_null = true;
-                    owned.push((column_name.clone(), ty, request, Some(always)));
-                }
+                } => not_null = true,
                 ColumnOption::Unique {
                     is_primary,
                     ref characteristics,
@@ -167,6 +162,36 @@ pub fn create_table(
     keys.create(cx, txn, &name)?;
     additions.add(cx, txn, &name)?;
     Ok(Output::command("CREATE TABLE"))
+}
+
+/// The sequence that gives a new column (`column`, of type `ty`;
+/// `serial`: of a serial type) its values, if one does: a serial's, or
+/// the identity's its `GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY
+/// [(options)]` asks for, with whether ALWAYS (`column_clauses` has
+/// refused a column with two). CREATE TABLE's and ADD COLUMN's one
+/// reading of it.
+fn owned_request(
+    column: &sqlparser::ast::ColumnDef,
+    ty: SqlType,
+    serial: bool,
+) -> Result<Option<(SequenceRequest, Option<bool>)>, SqlError> {
+    if serial {
+        return Ok(Some((SequenceRequest::default(), None)));
+    }
+    for option in &column.options {
+        if let ColumnOption::Generated {
+            generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
+            ref sequence_options,
+            generation_expr: None,
+            ..
+        } = option.option
+        {
+            let (request, always) =
+                identity_request(ty, Some(generated), sequence_options.as_deref())?;
+            return Ok(Some((request, Some(always))));
+        }
+    }
+    Ok(None)
 }
 
 /// The sequence request of an identity column of type `ty`
@@ -1469,23 +1494,18 @@ fn add_column(
     let mut additions = Additions::default();
     let mut default = None;
     let mut generated = None;
-    // A serial's or an identity's sequence, made once the column is.
-    let mut owned = serial.map(|_| (SequenceRequest::default(), None));
     column_clauses(table, &column_name, &column.options, serial.is_some())?;
+    // A serial's or an identity's sequence, made once the column is.
+    let owned = owned_request(column, ty, serial.is_some())?;
     for option in &column.options {
         match option.option {
             ColumnOption::Default(ref expr) => default = Some(expr.clone()),
+            // An identity (its sequence: `owned` above).
             ColumnOption::Generated {
-                generated_as: ref generated @ (GeneratedAs::ByDefault | GeneratedAs::Always),
-                ref sequence_options,
+                generated_as: GeneratedAs::ByDefault | GeneratedAs::Always,
                 generation_expr: None,
                 ..
-            } => {
-                let (request, always) =
-                    identity_request(ty, Some(generated), sequence_options.as_deref())?;
-                not_null = true;
-                owned = Some((request, Some(always)));
-            }
+            } => not_null = true,
             ColumnOption::Generated {
                 generated_as: GeneratedAs::ExpStored,
                 generation_expr: Some(ref expr),

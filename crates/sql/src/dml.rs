@@ -17,6 +17,7 @@ use crate::error::SqlError;
 use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::output::{Column, Output};
+use crate::overriding::Overriding;
 use crate::partitions::run_time::AtStart;
 use crate::privileges;
 use crate::query::{self, Planned};
@@ -43,6 +44,9 @@ pub enum Change {
         /// values fill the first columns (the rest take their defaults).
         targets: Vec<usize>,
         listed: bool,
+        /// The positions in a query's rows whose values `OVERRIDING USER
+        /// VALUE` ignores (identity columns': they take their defaults).
+        ignored: Vec<usize>,
         source: Source,
         returning: Returning,
         /// `ON CONFLICT ...`.
@@ -295,6 +299,7 @@ pub fn plan_insert_into(
             .collect::<Result<_, _>>()?
     };
     let constraints = Constraints::bind(cx, txn, &relation)?;
+    let overriding = crate::overriding::of(insert)?;
     let none: &[(String, SqlType)] = &[];
     let source = match insert.source.as_deref() {
         // DEFAULT VALUES: one row of defaults.
@@ -308,8 +313,10 @@ pub fn plan_insert_into(
                     .map(|row| {
                         row.iter()
                             .enumerate()
-                            .map(|(i, e)| match (is_default(e), targets.get(i)) {
-                                (true, Some(&c)) => constraints.default_of(c),
+                            .map(|(i, e)| match targets.get(i) {
+                                Some(&c) if takes_default(e, c, &constraints, overriding) => {
+                                    constraints.default_of(c)
+                                }
                                 _ => scalar::bind(e, none),
                             })
                             .collect()
@@ -320,18 +327,28 @@ pub fn plan_insert_into(
         },
     };
     // A value given to a GENERATED ALWAYS identity column (DEFAULT is
-    // not a value).
+    // not a value); a query's values OVERRIDING USER VALUE ignores.
+    let mut ignored = Vec::new();
     for (i, &c) in targets.iter().enumerate() {
         let given = match (&source, insert.source.as_deref().map(|q| q.body.as_ref())) {
-            (Source::Query(q), _) => i < q.columns.len(),
-            (Source::Values(_), Some(SetExpr::Values(values))) => values
-                .rows
-                .iter()
-                .any(|row| row.get(i).is_some_and(|e| !is_default(e))),
+            (Source::Query(q), _) if i < q.columns.len() => {
+                match overriding == Some(Overriding::User) && constraints.is_identity(c) {
+                    true => {
+                        ignored.push(i);
+                        false
+                    }
+                    false => true,
+                }
+            }
+            (Source::Query(_), _) => false,
+            (Source::Values(_), Some(SetExpr::Values(values))) => values.rows.iter().any(|row| {
+                row.get(i)
+                    .is_some_and(|e| !takes_default(e, c, &constraints, overriding))
+            }),
             (Source::Values(_), _) => false,
         };
         if given {
-            constraints.check_given(&relation, c, false)?;
+            constraints.check_given(&relation, c, false, overriding)?;
         }
     }
     let alias = insert.table_alias.as_ref().map(names::ident);
@@ -356,6 +373,7 @@ pub fn plan_insert_into(
         relation,
         targets,
         listed,
+        ignored,
         source,
         returning,
         on_conflict,
@@ -366,6 +384,18 @@ pub fn plan_insert_into(
 /// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
 pub(crate) fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+/// Whether column `c` of an INSERT's VALUES row takes its default in
+/// place of `e`: `e` is `DEFAULT`, or `c` is an identity column and the
+/// statement says `OVERRIDING USER VALUE` (then `e` is not evaluated).
+pub(crate) fn takes_default(
+    e: &Expr,
+    c: usize,
+    constraints: &Constraints,
+    overriding: Option<Overriding>,
+) -> bool {
+    is_default(e) || (overriding == Some(Overriding::User) && constraints.is_identity(c))
 }
 
 /// Plans `UPDATE name [[AS] alias] SET column = expression, ... [FROM
@@ -479,7 +509,7 @@ pub(crate) fn bind_assignments<'e>(
         let value = if is_default(value) {
             constraints.default_of(c)?.map_columns(&|at| at + offset)
         } else {
-            constraints.check_given(relation, c, true)?;
+            constraints.check_given(relation, c, true, None)?;
             scalar::bind(value, scope)?
         };
         targets.push((c, value));
@@ -968,6 +998,7 @@ impl Change {
                 relation,
                 targets,
                 listed,
+                ignored,
                 source,
                 returning,
                 on_conflict,
@@ -1040,7 +1071,19 @@ impl Change {
                                 "INSERT has more target columns than expressions",
                             ));
                         }
-                        let given = &targets[..row.len()];
+                        let mut row = row;
+                        let kept: Vec<usize>;
+                        let given = match ignored.is_empty() {
+                            true => &targets[..row.len()],
+                            false => {
+                                (kept, row) = (row.into_iter().zip(targets))
+                                    .enumerate()
+                                    .filter(|(i, _)| !ignored.contains(i))
+                                    .map(|(_, (value, &c))| (c, value))
+                                    .unzip();
+                                &kept
+                            }
+                        };
                         let rule = RowRule::of(cx, relation, constraints, triggers.as_ref());
                         let Some(values) = rule.new_row(txn, given, row, env)? else {
                             continue;

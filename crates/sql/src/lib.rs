@@ -85,6 +85,7 @@ mod ordered_set;
 mod outer_names;
 mod output;
 mod overlay;
+mod overriding;
 mod params;
 mod parse;
 mod partitions;

@@ -184,12 +184,13 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
                         "INSERT has more target columns than expressions",
                     ));
                 }
+                let overriding = merge_syntax::overriding(insert);
                 let mut values = Vec::with_capacity(row.len());
                 for (e, &c) in row.iter().zip(&targets) {
-                    values.push(match dml::is_default(e) {
+                    values.push(match dml::takes_default(e, c, &constraints, overriding) {
                         true => constraints.default_of(c)?,
                         false => {
-                            constraints.check_given(&relation, c, false)?;
+                            constraints.check_given(&relation, c, false, overriding)?;
                             bind(e)?
                         }
                     });

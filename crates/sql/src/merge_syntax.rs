@@ -8,10 +8,15 @@
 //! - `DO NOTHING` is `MergeAction::Update` with no assignments
 //!   ([`is_do_nothing`]);
 //! - `INSERT DEFAULT VALUES` is `MergeInsertKind::Row` with no columns
-//!   ([`is_default_values`]).
+//!   ([`is_default_values`]);
+//! - `INSERT ... OVERRIDING { SYSTEM | USER } VALUE VALUES (...)` (which
+//!   `overriding::mark` has written as `PARTITION (marker)`) is the
+//!   marker as a second row of the VALUES, whose one row PostgreSQL's
+//!   grammar allows ([`overriding`]).
 //!
-//! `merge.rs` reads them through those two functions alone.
+//! `merge.rs` reads them through those three functions alone.
 
+use crate::overriding::{Overriding, of_marker};
 use sqlparser::ast::{
     MergeAction, MergeClause, MergeClauseKind, MergeInsertExpr, MergeInsertKind, Statement,
 };
@@ -71,10 +76,17 @@ fn clause(parser: &mut Parser) -> Result<MergeClause, ParserError> {
             })
         } else {
             let columns = parser.parse_parenthesized_column_list(IsOptional::Optional, false)?;
+            let marked = parser.parse_insert_partition()?;
             parser.expect_keyword_is(Keyword::VALUES)?;
-            let values = parser.parse_values(false)?;
+            let mut values = parser.parse_values(false)?;
             if values.rows.len() != 1 {
                 return parser.expected("THEN", parser.peek_token());
+            }
+            if let Some(marker) = marked {
+                if of_marker(&marker).is_none() {
+                    return parser.expected("VALUES", parser.peek_token());
+                }
+                values.rows.push(marker);
             }
             MergeAction::Insert(MergeInsertExpr {
                 columns,
@@ -97,6 +109,14 @@ fn clause(parser: &mut Parser) -> Result<MergeClause, ParserError> {
 /// Whether `action` is `DO NOTHING`.
 pub fn is_do_nothing(action: &MergeAction) -> bool {
     matches!(action, MergeAction::Update { assignments } if assignments.is_empty())
+}
+
+/// The OVERRIDING clause of `insert`.
+pub fn overriding(insert: &MergeInsertExpr) -> Option<Overriding> {
+    match &insert.kind {
+        MergeInsertKind::Values(values) => values.rows.get(1).and_then(|m| of_marker(m)),
+        MergeInsertKind::Row => None,
+    }
 }
 
 /// Whether `insert` is `INSERT DEFAULT VALUES`.

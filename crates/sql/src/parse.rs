@@ -33,9 +33,9 @@ pub enum Parsed {
     /// `ALTER TABLE t ALTER [COLUMN] c DROP EXPRESSION [IF EXISTS]`
     /// (sqlparser has none).
     DropExpression(DropExpression),
-    /// `ALTER TABLE t ALTER [COLUMN] c DROP IDENTITY | SET GENERATED ...
-    /// | SET option | RESTART ...` (sqlparser has none):
-    /// `alter_identity.rs`.
+    /// An ALTER TABLE whose actions include `ALTER [COLUMN] c DROP
+    /// IDENTITY | SET GENERATED ... | SET option | RESTART ...` (sqlparser
+    /// has none): `alter_identity.rs`.
     AlterIdentity(crate::alter_identity::AlterIdentity),
     /// `COMMENT ON ... IS ...` (sqlparser's takes tables and columns only).
     Comment(Comment),
@@ -511,7 +511,11 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             Some(Keyword::ALTER)
                 if second.and_then(keyword) == Some(Keyword::TABLE)
-                    && let Some(alter) = crate::alter_identity::parse(&spanned[2..], &place) =>
+                    && let Some(alter) =
+                        crate::alter_identity::parse(&spanned, &place, |mut others| {
+                            parenthesize_defaults(&dialect, &mut others);
+                            parse_one(others, &place)
+                        }) =>
             {
                 Parsed::AlterIdentity(alter?)
             }
@@ -1197,6 +1201,8 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
     }
     // Nor a call's `VARIADIC array`.
     crate::variadic::mark(&mut tokens);
+    // Nor INSERT's `OVERRIDING ... VALUE` (`overriding.rs`).
+    crate::overriding::mark(&mut tokens, place.text)?;
     let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);
     // folio's dialect: PostgreSQL's bare column labels (`dialect.rs`).
     let mut parser = Parser::new(&crate::dialect::Folio).with_tokens_with_locations(tokens);

@@ -289,3 +289,58 @@ fn sequence_dependencies_and_owners() {
         ["0"]
     );
 }
+
+// Proves the 428C9 errors of a GENERATED ALWAYS identity column carry
+// PostgreSQL 15's DETAIL and HINT (which the slt files do not compare),
+// that `OVERRIDING SYSTEM VALUE` lifts the INSERT's, and that an identity
+// change in a list of ALTER TABLE actions fails with its own SQLSTATE and
+// takes the list's earlier actions with it.
+#[test]
+fn identity_values_and_overriding() {
+    let (_dir, _path, db) = common::fresh();
+    let mut s = Session::new(db);
+    ok(
+        &mut s,
+        "create table t (id int generated always as identity, v text)",
+    );
+    let always = "Column \"id\" is an identity column defined as GENERATED ALWAYS.";
+    let e = fails(&mut s, "insert into t values (1, 'x')");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "428C9",
+            "cannot insert a non-DEFAULT value into column \"id\""
+        )
+    );
+    assert_eq!(e.detail.as_deref(), Some(always));
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("Use OVERRIDING SYSTEM VALUE to override.")
+    );
+    let e = fails(&mut s, "update t set id = 2");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("428C9", "column \"id\" can only be updated to DEFAULT")
+    );
+    assert_eq!((e.detail.as_deref(), e.hint), (Some(always), None));
+    ok(
+        &mut s,
+        "insert into t overriding system value values (7, 'x')",
+    );
+    ok(
+        &mut s,
+        "insert into t overriding user value values (7, 'y')",
+    );
+    assert_eq!(
+        rows(&mut s, "select id, v from t order by v"),
+        ["7 x", "1 y"]
+    );
+    let e = fails(
+        &mut s,
+        "alter table t add column z int, alter column v drop identity",
+    );
+    assert_eq!(e.code, "55000");
+    assert_eq!(fails(&mut s, "select z from t").code, "42703");
+    let e = fails(&mut s, "alter table t alter column id drop identity,");
+    assert_eq!(e.code, "42601");
+}

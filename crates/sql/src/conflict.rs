@@ -162,7 +162,7 @@ pub fn plan(
                     true => constraints.default_of(c)?,
                     false => {
                         constraints.check_given(relation, c, true, None)?;
-                        scalar::bind(&a.value, &scope)?
+                        crate::assignment::bind(relation, c, &a.value, &scope)?
                     }
                 };
                 assignments.push((c, value));
@@ -347,7 +347,7 @@ impl Conflict {
                 }
                 let mut new = old.clone();
                 for (c, value) in assignments {
-                    new[*c] = types::coerce(value.eval(&both, env)?, relation.types[*c])?;
+                    new[*c] = types::assign(value.eval(&both, env)?, relation.types[*c])?;
                 }
                 Ok(Some(new))
             })?;

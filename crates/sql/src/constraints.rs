@@ -693,7 +693,7 @@ impl Constraints {
         env: &Env<'_>,
     ) -> Result<(), SqlError> {
         for (column, expr) in &self.generated {
-            values[*column] = types::coerce(expr.eval(values, env)?, relation.types[*column])?;
+            values[*column] = types::assign(expr.eval(values, env)?, relation.types[*column])?;
         }
         Ok(())
     }
@@ -711,7 +711,7 @@ impl Constraints {
             if let Some(expr) = default
                 && !given.contains(&c)
             {
-                row[c] = types::coerce(expr.eval(&[], env)?, relation.types[c])?;
+                row[c] = types::assign(expr.eval(&[], env)?, relation.types[c])?;
             }
         }
         Ok(row)

@@ -538,7 +538,12 @@ impl Additions {
             let position = access_column(&def, column)?;
             let kind = ConstraintKind::Default {
                 column: position as u16,
-                expr: default_text((cx, txn), expr, column_type(&def, position)?, &env)?,
+                expr: default_text(
+                    (cx, txn),
+                    expr,
+                    (column, column_type(&def, position)?),
+                    &env,
+                )?,
             };
             catalog.add_constraint(txn, table, "", kind)?;
         }
@@ -637,6 +642,7 @@ fn column_clauses(
     options: &[sqlparser::ast::ColumnOptionDef],
     serial: bool,
 ) -> Result<(), SqlError> {
+    nullability(table, column, options, serial)?;
     let count = |f: &dyn Fn(&ColumnOption) -> bool| options.iter().filter(|o| f(&o.option)).count();
     let generated = count(&|o| {
         matches!(
@@ -671,6 +677,39 @@ fn column_clauses(
     )))
 }
 
+/// 42601 if a column's clauses say both NULL and NOT NULL, in
+/// PostgreSQL's reading: in the order written, NULL after NOT NULL or an
+/// identity, or NOT NULL or an identity after NULL; a serial's NOT NULL
+/// comes last. NOT NULL twice, NULL twice and a PRIMARY KEY after NULL
+/// are accepted, as there.
+fn nullability(
+    table: &str,
+    column: &str,
+    options: &[sqlparser::ast::ColumnOptionDef],
+    serial: bool,
+) -> Result<(), SqlError> {
+    let says = options.iter().filter_map(|o| match o.option {
+        ColumnOption::Null => Some(false),
+        ColumnOption::NotNull
+        | ColumnOption::Generated {
+            generation_expr: None,
+            ..
+        } => Some(true),
+        _ => None,
+    });
+    let mut said = None;
+    for not_null in says.chain(serial.then_some(true)) {
+        if said.is_some_and(|s| s != not_null) {
+            return Err(SqlError::syntax(format!(
+                "conflicting NULL/NOT NULL declarations for column \"{column}\" of table \"{}\"",
+                folio_catalog::unqualified(table)
+            )));
+        }
+        said = Some(not_null);
+    }
+    Ok(())
+}
+
 /// The position of column `name` of `def`, or 42703.
 fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
     def.column(name).ok_or_else(|| {
@@ -695,7 +734,7 @@ fn access_column(def: &TableDef, name: &str) -> Result<usize, SqlError> {
 pub(crate) fn default_text(
     (cx, txn): (&Ctx<'_>, &Transaction),
     expr: &Expr,
-    ty: SqlType,
+    (column, ty): (&str, SqlType),
     env: &Env<'_>,
 ) -> Result<String, SqlError> {
     if !column_free(expr) {
@@ -711,6 +750,8 @@ pub(crate) fn default_text(
     }
     let none: &[(String, SqlType)] = &[];
     let bound = scalar::bind(expr, none)?;
+    let from = crate::assignment::known_type(&bound, none);
+    crate::assignment::check_as(from, (column, ty), Some(expr), "default expression")?;
     // A default that calls a sequence function is not run now (it would
     // use a value); its sequences must exist.
     let mut named = Vec::new();
@@ -721,7 +762,7 @@ pub(crate) fn default_text(
             // insert's error.
             let literal = matches!(bound, Scalar::Const(Value::Text(_)));
             if let Ok(value) = bound.eval(&[], env) {
-                match types::coerce(value, unconstrained(ty)) {
+                match types::assign(value, unconstrained(ty)) {
                     Err(e) if e.code == "22003" && !literal => {}
                     fitted => {
                         fitted?;
@@ -1366,7 +1407,12 @@ pub fn alter_table(
                             .table(txn, &name)?
                             .ok_or_else(|| SqlError::undefined_table(&name))?;
                         let ty = column_type(&def, access_column(&def, &column)?)?;
-                        Some(default_text((cx, txn), value, ty, &Env::at(cx.now))?)
+                        Some(default_text(
+                            (cx, txn),
+                            value,
+                            (&column, ty),
+                            &Env::at(cx.now),
+                        )?)
                     }
                     AlterColumnOperation::DropDefault => None,
                     other => {
@@ -1581,7 +1627,7 @@ fn add_column(
             for (tid, old) in relation.scan(txn)? {
                 txn.check_interrupt()?;
                 let mut values = old.clone();
-                values[position] = types::coerce(fill.eval(&old, &env)?, relation.types[position])?;
+                values[position] = types::assign(fill.eval(&old, &env)?, relation.types[position])?;
                 match relation.update(txn, tid, &old, values)? {
                     folio_db::Write::Done(_) | folio_db::Write::Hot(_) => {}
                     other => {
@@ -1640,7 +1686,7 @@ fn add_identity(
         return Err(refused("already has a default value"));
     }
     let default = owned_sequence(db, txn, (table, &def), column, ty, request, Some(always))?;
-    let text = default_text((cx, &*txn), &default, ty, &Env::at(cx.now))?;
+    let text = default_text((cx, &*txn), &default, (column, ty), &Env::at(cx.now))?;
     db.catalog().set_default(txn, table, column, Some(text))?;
     Ok(())
 }

@@ -9,6 +9,7 @@
 //! EvalPlanQual); REPEATABLE READ gets 40001 from the heap.
 
 use crate::access;
+use crate::assignment;
 use crate::change_rows::{self, Rows, Selected, Target};
 use crate::conflict::{self, Conflict};
 use crate::constraints::Constraints;
@@ -30,8 +31,8 @@ use folio_catalog::Relation;
 use folio_db::{Command, Transaction};
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, SelectItem, SetExpr,
-    TableObject, TableWithJoins,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, Insert, OnInsert, Query, SelectItem,
+    SetExpr, TableObject, TableWithJoins,
 };
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -314,21 +315,43 @@ pub fn plan_insert_into(
                         row.iter()
                             .enumerate()
                             .map(|(i, e)| match targets.get(i) {
-                                Some(&c) if takes_default(e, c, &constraints, overriding) => {
-                                    constraints.default_of(c)
+                                Some(&c) if is_default(e) => constraints.default_of(c),
+                                Some(&c) => {
+                                    let bound = assignment::bind(&relation, c, e, none)?;
+                                    match takes_default(e, c, &constraints, overriding) {
+                                        // Checked, as PostgreSQL does, but not evaluated.
+                                        true => {
+                                            if let Scalar::Const(v @ Value::Text(_)) = &bound {
+                                                types::assign(v.clone(), relation.types[c])?;
+                                            }
+                                            constraints.default_of(c)
+                                        }
+                                        false => Ok(bound),
+                                    }
                                 }
-                                _ => scalar::bind(e, none),
+                                None => scalar::bind(e, none),
                             })
                             .collect()
                     })
                     .collect::<Result<_, _>>()?,
             ),
-            _ => Source::Query(Box::new(query::plan_query(cx, txn, query)?)),
+            _ => {
+                let planned = query::plan_query(cx, txn, query)?;
+                for (i, (&c, &ty)) in targets.iter().zip(&planned.types).enumerate() {
+                    // A query's text column may be an untyped literal's.
+                    let from = Some(ty).filter(|t| !matches!(t, SqlType::Text | SqlType::Record));
+                    let column = (relation.def.columns[c].name.as_str(), relation.types[c]);
+                    assignment::check(from, column, query_item(query, i))?;
+                }
+                Source::Query(Box::new(planned))
+            }
         },
     };
     // A value given to a GENERATED ALWAYS identity column (DEFAULT is
-    // not a value); a query's values OVERRIDING USER VALUE ignores.
+    // not a value; refused for the first such column of the table's, as
+    // PostgreSQL); a query's values OVERRIDING USER VALUE ignores.
     let mut ignored = Vec::new();
+    let mut given_columns = Vec::new();
     for (i, &c) in targets.iter().enumerate() {
         let given = match (&source, insert.source.as_deref().map(|q| q.body.as_ref())) {
             (Source::Query(q), _) if i < q.columns.len() => {
@@ -348,8 +371,12 @@ pub fn plan_insert_into(
             (Source::Values(_), _) => false,
         };
         if given {
-            constraints.check_given(&relation, c, false, overriding)?;
+            given_columns.push(c);
         }
+    }
+    given_columns.sort_unstable();
+    for c in given_columns {
+        constraints.check_given(&relation, c, false, overriding)?;
     }
     let alias = insert.table_alias.as_ref().map(names::ident);
     // RETURNING qualifies a temporary table's columns by its bare name.
@@ -379,6 +406,30 @@ pub fn plan_insert_into(
         on_conflict,
         constraints,
     })
+}
+
+/// The expression of a query's `i`th result column, when the query is a
+/// plain SELECT (where an error about the column points).
+fn query_item(query: &Query, i: usize) -> Option<&Expr> {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return None;
+    };
+    fn expr(item: &SelectItem) -> Option<&Expr> {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+    // Past a `*` the items are not the columns.
+    match select
+        .projection
+        .iter()
+        .take(i)
+        .all(|item| expr(item).is_some())
+    {
+        true => expr(select.projection.get(i)?),
+        false => None,
+    }
 }
 
 /// Whether `e` is the keyword `DEFAULT` (in VALUES or SET).
@@ -510,7 +561,7 @@ pub(crate) fn bind_assignments<'e>(
             constraints.default_of(c)?.map_columns(&|at| at + offset)
         } else {
             constraints.check_given(relation, c, true, None)?;
-            scalar::bind(value, scope)?
+            assignment::bind(relation, c, value, scope)?
         };
         targets.push((c, value));
     }
@@ -1375,7 +1426,7 @@ impl<'a, 'c> RowRule<'a, 'c> {
             self.constraints.default_row(relation, given, env)
         })?;
         for (&column, value) in given.iter().zip(values) {
-            row[column] = types::coerce(value, relation.types[column])?;
+            row[column] = types::assign(value, relation.types[column])?;
         }
         self.before_insert(txn, row, env)
     }
@@ -1430,7 +1481,7 @@ impl<'a, 'c> RowRule<'a, 'c> {
     ) -> Result<Vec<Value>, SqlError> {
         let mut new = old.to_vec();
         for (c, value) in assignments {
-            new[*c] = types::coerce(value.eval(seen, env)?, self.relation.types[*c])?;
+            new[*c] = types::assign(value.eval(seen, env)?, self.relation.types[*c])?;
         }
         Ok(new)
     }

@@ -57,19 +57,8 @@ pub fn bind(
     if from.oid() == to.oid() || bound == Scalar::Const(folio_row::Value::Null) {
         return Ok(bound);
     }
-    if !types::assignment_cast(from, to) {
-        let mut e = SqlError::new(
-            "42804",
-            format!(
-                "column \"{}\" is of type {} but default expression is of type {}",
-                relation.def.columns[column].name,
-                crate::explain::type_name(to),
-                crate::explain::type_name(from)
-            ),
-        );
-        e.hint = Some("You will need to rewrite or cast the expression.".into());
-        return Err(e);
-    }
+    let name = relation.def.columns[column].name.as_str();
+    crate::assignment::check_as(Some(from), (name, to), None, "default expression")?;
     // Cast to the type without a length: the length is the row's to
     // check, as a default's (an explicit cast would cut what an
     // assignment refuses).

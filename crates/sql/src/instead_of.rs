@@ -292,7 +292,7 @@ impl Instead {
                 Event::Insert => {
                     let mut new = vec![Value::Null; width];
                     for (&c, value) in self.targets.iter().zip(row) {
-                        new[c] = types::coerce(value, self.types[c])?;
+                        new[c] = types::assign(value, self.types[c])?;
                     }
                     (None, Some(new))
                 }
@@ -300,7 +300,7 @@ impl Instead {
                     let old = row[..width].to_vec();
                     let mut new = old.clone();
                     for (i, &c) in self.targets.iter().enumerate() {
-                        new[c] = types::coerce(row[width + i].clone(), self.types[c])?;
+                        new[c] = types::assign(row[width + i].clone(), self.types[c])?;
                     }
                     (Some(old), Some(new))
                 }

@@ -191,7 +191,9 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, statement: &Statement) -> Result<Ch
                         true => constraints.default_of(c)?,
                         false => {
                             constraints.check_given(&relation, c, false, overriding)?;
-                            bind(e)?
+                            let bound = bind(e)?;
+                            crate::assignment::check_bound(&relation, c, (&bound, e), &sources)?;
+                            bound
                         }
                     });
                 }

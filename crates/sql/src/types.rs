@@ -374,6 +374,32 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     Ok(value.fit(ty)?)
 }
 
+/// A value stored into a column of type `ty` (an INSERT's, an UPDATE's,
+/// a default's): [`coerce`], and the assignment casts PostgreSQL makes
+/// that it does not (a numeric or float to an integer rounds, a value to
+/// a string type is its output form, which must fit the length, json to
+/// jsonb, an array's elements each by the same rule). The planner has
+/// refused a value of a type without one (42804, `assignment.rs`); one
+/// that reaches here anyway is `fit`'s mismatch.
+pub fn assign(value: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let value = match (value, ty) {
+        (Value::Array(items), SqlType::Array(element)) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| assign(v, *element))
+                .collect::<Result<_, _>>()?,
+        ),
+        (v @ (Value::Null | Value::Text(_)), _) => v,
+        (v, _) if v.matches(ty) => v,
+        (v, _) if assignment_cast(crate::scalar::value_type(&v), ty) => match ty {
+            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => cast(v, SqlType::Text)?,
+            _ => cast(v, ty)?,
+        },
+        (v, _) => v,
+    };
+    coerce(value, ty)
+}
+
 /// `CAST(value AS ty)` / `value::ty`: PostgreSQL's casts among the types
 /// folio has — any value to text (its output form), text to any type (its
 /// input form), numbers to numbers (numeric to an integer rounds half away
@@ -560,7 +586,8 @@ pub fn explicit_cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
 /// Whether PostgreSQL casts a value of type `from` to `to` implicitly or
 /// in assignment (`pg_cast`'s contexts `i` and `a`, and the I/O
 /// conversion to a string type): among the number types, any type to a
-/// string type, among the date and timestamp types, a type to itself.
+/// string type, among the date and timestamp types, json to jsonb and
+/// back, an array to an array whose elements cast so, a type to itself.
 /// Text to a number, a uuid or a date, and booleans to or from integers,
 /// are explicit only (`ALTER COLUMN ... TYPE` without `USING`: 42804).
 pub fn assignment_cast(from: SqlType, to: SqlType) -> bool {
@@ -616,6 +643,9 @@ fn assignment_cast_of(from: SqlType, to: SqlType) -> bool {
         // timetz to a time (assignment).
         || (matches!(from, Time(_) | TimestampTz) && matches!(to, TimeTz(_)))
         || (matches!(from, TimeTz(_)) && matches!(to, Time(_)))
+        || matches!((from, to), (Json, Jsonb) | (Jsonb, Json))
+        // An array's elements, each by the same rule.
+        || matches!((from, to), (Array(a), Array(b)) if assignment_cast_of(*a, *b))
 }
 
 /// The float `x` as an integer of type `ty` (`fit` checks the width).

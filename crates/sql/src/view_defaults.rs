@@ -52,7 +52,7 @@ pub fn alter(
             Some(crate::ddl::default_text(
                 (cx, txn),
                 value,
-                ty,
+                (column, ty),
                 &Env::at(cx.now),
             )?)
         }

@@ -21,6 +21,7 @@
 //! row or one HOT chain copies only the bytes it decodes (`read_one_with`,
 //! `with_chain`), to their own offsets in a scratch page.
 
+use crate::chain::{self, ChainBytes, lead};
 use crate::error::HeapError;
 use crate::hint;
 use crate::index::tid_word;
@@ -31,8 +32,7 @@ use crate::tuple::{
     XMAX_SHARED,
 };
 use crate::visibility::{
-    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, prune_verdict,
-    visible,
+    ShareCheck, WriteCheck, check_share, check_write, may_write, prune_verdict, visible,
 };
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
@@ -53,8 +53,25 @@ pub const MAX_ROW_LEN: usize =
     PAGE_SIZE - HEADER_SIZE - hint::SPECIAL_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
-    /// A page-sized scratch buffer for `with_scratch`, reused by the thread.
-    static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
+    /// The scratch of `with_scratch`, reused by the thread.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::new());
+}
+
+/// What an optimistic read of one version or one HOT chain works in: a
+/// page-sized buffer the bytes it decodes are copied to, at their own
+/// offsets, and the chain's members (`with_chain`).
+struct Scratch {
+    page: Box<Page>,
+    chain: Vec<(Tid, TupleHeader)>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            page: Box::new([0u8; PAGE_SIZE]),
+            chain: Vec::new(),
+        }
+    }
 }
 
 /// Line pointers a heap page may have (PostgreSQL's
@@ -282,7 +299,7 @@ impl Table {
 
     /// The row at `tid` if `txn`'s snapshot sees that version.
     pub fn fetch(&self, txn: &Transaction, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        let found = self.with_chain(tid, |page| -> Result<_, HeapError> {
+        let found = self.with_chain(tid, |page, _| -> Result<_, HeapError> {
             Ok(version(page, tid)?.map(|(header, row)| (header, row.to_vec())))
         })??;
         let Some((header, row)) = found else {
@@ -297,7 +314,7 @@ impl Table {
 
     /// The row bytes of the version at `tid`, whatever its visibility.
     pub fn fetch_any(&self, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        self.with_chain(tid, |page| {
+        self.with_chain(tid, |page, _| {
             Ok(version(page, tid)?.map(|(_, row)| row.to_vec()))
         })?
     }
@@ -363,42 +380,12 @@ impl Table {
                     visit(at, row);
                 }
             };
-            self.with_chain(tid, |page| chain_lead_in(txn, page, tid, visit))??
+            self.with_chain(tid, |page, chain| lead(txn, page, chain, visit))??
         };
         if let Some(at) = read_at {
             self.read_version(txn, at)?;
         }
         Ok(lead)
-    }
-}
-
-/// [`Table::fetch_chain_lead`] on a copy of the entry's page.
-pub(crate) fn chain_lead_in(
-    txn: &Transaction,
-    page: &Page,
-    tid: Tid,
-    visit: impl FnOnce(Tid, &[u8]),
-) -> Result<Lead, HeapError> {
-    let mut visit = Some(visit);
-    {
-        let chain = chain(page, tid)?;
-        for &(at, header) in &chain {
-            if visible(txn, &header)? {
-                let (_, row) = version(page, at)?.expect("on the chain");
-                if let Some(visit) = visit.take() {
-                    visit(at, row);
-                }
-                return Ok(Lead::Visible);
-            }
-        }
-        let mgr = txn.manager();
-        let horizon = mgr.horizon();
-        for (_, header) in &chain {
-            if !dead_to_all(mgr, header, horizon)? {
-                return Ok(Lead::Invisible);
-            }
-        }
-        Ok(Lead::Dead)
     }
 }
 
@@ -434,12 +421,12 @@ impl Table {
     /// The versions an index entry for `tid` leads to (its HOT chain), with
     /// their headers, whatever their visibility.
     pub fn chain_headers(&self, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
-        self.with_chain(tid, |page| chain(page, tid))?
+        self.with_chain(tid, |_, chain| chain.to_vec())
     }
 
     /// The header of the version at `tid` (None if no version is there).
     pub fn header(&self, tid: Tid) -> Result<Option<TupleHeader>, HeapError> {
-        self.with_chain(tid, |page| Ok(version(page, tid)?.map(|(h, _)| h)))?
+        self.with_chain(tid, |page, _| Ok(version(page, tid)?.map(|(h, _)| h)))?
     }
 
     /// Prunes the latched `page` on access, when a write does not fit:
@@ -1169,7 +1156,7 @@ impl Table {
         tid: Tid,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        with_scratch(|buf| self.read_one_into(tid, buf, f))
+        with_scratch(|scratch| self.read_one_into(tid, &mut scratch.page, f))
     }
 
     /// The version at `tid`, or, if `tid` is a Redirect, at its target
@@ -1219,48 +1206,31 @@ impl Table {
         Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))))
     }
 
-    /// Lends `f` a page on which what [`chain`], [`version`] and
-    /// [`chain_lead_in`] read for `tid` is as on heap page `tid.page`: the
-    /// page header, and every line pointer and tuple on the way from `tid`
-    /// (a Redirect, then the versions along their HOT links on the page),
-    /// copied optimistically to their own offsets in a scratch page and
-    /// validated. The scratch page's other bytes are left from earlier
-    /// reads, and nothing reads them: a HOT chain costs its own bytes, not
-    /// a copy of the page (copies of the page for an UPDATE's old version,
-    /// read again to drop its out-of-line values, and for the chains of
-    /// rows updated often were a fifth of a tpcb transaction's
-    /// instructions). The scratch page is the thread's, as for
-    /// `read_one_with`.
-    fn with_chain<R>(&self, tid: Tid, f: impl FnOnce(&Page) -> R) -> Result<R, HeapError> {
-        with_scratch(|buf| {
-            self.read_racy(tid.page, buf, |guard, buf| {
-                // It reads at least what the readers above will: it goes
-                // on where `chain` would stop at a reused slot, and ends
-                // after as many versions as the page has line pointers.
-                let mut at = tid.item;
-                let mut first = true;
-                let mut versions = 0;
-                while let Ok(Some((state, count))) = read_line_pointer(guard, buf, at) {
-                    match state {
-                        LineState::Redirect(target) if first => at = target,
-                        LineState::Normal { offset, len } => {
-                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                            versions += 1;
-                            let next = TupleHeader::decode(&buf[offset..offset + len])
-                                .ok()
-                                .and_then(|h| h.hot_next())
-                                .filter(|t| t.page == tid.page);
-                            match next {
-                                Some(t) if versions < count => at = t.item,
-                                _ => break,
-                            }
-                        }
-                        _ => break,
-                    }
-                    first = false;
-                }
-            })?;
-            Ok(f(buf))
+    /// Lends `f` the HOT chain an index entry for `tid` leads to
+    /// (`chain.rs`), walked once, optimistically: each line pointer and
+    /// tuple the walk decodes (the page header, a Redirect, the versions
+    /// along their HOT links) is copied to its own offset in a scratch
+    /// page, and the walk is validated with the copy. `f` gets that page,
+    /// on which [`version`] reads any member (or `tid` itself) as on heap
+    /// page `tid.page`, and the members with their headers. The scratch
+    /// page's other bytes are left from earlier reads, and nothing reads
+    /// them: a HOT chain costs its own bytes, not a copy of the page
+    /// (copies of the page for an UPDATE's old version, read again to drop
+    /// its out-of-line values, and for the chains of rows updated often
+    /// were a fifth of a tpcb transaction's instructions). The scratch is
+    /// the thread's, as for `read_one_with`.
+    fn with_chain<R>(
+        &self,
+        tid: Tid,
+        f: impl FnOnce(&Page, &[(Tid, TupleHeader)]) -> R,
+    ) -> Result<R, HeapError> {
+        with_scratch(|scratch| {
+            let Scratch { page, chain } = scratch;
+            self.read_racy(tid.page, page, |guard, buf| {
+                chain::walk(&mut Racy { guard, buf }, tid, chain)
+            })?
+            .map_err(|e| HeapError::corrupt(tid.page, e))?;
+            Ok(f(page, chain))
         })
     }
 
@@ -1307,13 +1277,33 @@ impl Table {
     }
 }
 
-/// Lends `f` the thread's scratch page (`SCRATCH`), or a fresh one to a
+/// Lends `f` the thread's scratch (`SCRATCH`), or a fresh one to a
 /// nested call made from inside another's `f`.
-fn with_scratch<R>(f: impl FnOnce(&mut Page) -> R) -> R {
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut scratch) => f(&mut scratch),
-        Err(_) => f(&mut Box::new([0u8; PAGE_SIZE])),
+        Err(_) => f(&mut Scratch::new()),
     })
+}
+
+/// A HOT chain walk's bytes read optimistically (`Table::with_chain`):
+/// each line pointer and tuple is copied from the page into `buf` at its
+/// own offset before it is decoded (racy until the read validates).
+struct Racy<'g, 'b> {
+    guard: &'g OptimisticGuard<'g>,
+    buf: &'b mut Page,
+}
+
+impl ChainBytes for Racy<'_, '_> {
+    fn line(&mut self, at: ItemId) -> Result<Option<(LineState, usize)>, String> {
+        read_line_pointer(self.guard, self.buf, at)
+    }
+
+    fn header(&mut self, offset: usize, len: usize) -> Result<TupleHeader, String> {
+        let tuple = &mut self.buf[offset..offset + len];
+        self.guard.read_bytes(offset, tuple);
+        TupleHeader::decode(tuple)
+    }
 }
 
 /// Copies item `at`'s line pointer (racy) into `buf` at its own offset and
@@ -1404,42 +1394,4 @@ fn set_tuple_flags(page: &mut Page, item: ItemId, flags: u16) -> Result<(), Stri
     header.flags |= flags;
     header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
     Ok(())
-}
-
-/// The versions an index entry for `tid` leads to on `page`: through a
-/// Redirect, then along HOT links while each successor's xmin is its
-/// predecessor's xmax (a freed and reused item ends the chain).
-pub(crate) fn chain(page: &Page, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
-    let corrupt = |e: String| HeapError::corrupt(tid.page, e);
-    let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
-    if tid.item.0 as usize >= lp.count() {
-        return Ok(Vec::new());
-    }
-    let mut at = match lp.state(tid.item).map_err(|e| corrupt(e.to_string()))? {
-        LineState::Redirect(target) => target,
-        LineState::Normal { .. } => tid.item,
-        _ => return Ok(Vec::new()),
-    };
-    let mut out: Vec<(Tid, TupleHeader)> = Vec::new();
-    while out.len() < lp.count() {
-        let here = Tid {
-            page: tid.page,
-            item: at,
-        };
-        let Some((h, _)) = version(page, here)? else {
-            break;
-        };
-        if let Some((_, prev)) = out.last()
-            && (h.xmin != prev.xmax || !h.heap_only())
-        {
-            break;
-        }
-        let next = h.hot_next().filter(|t| t.page == tid.page);
-        out.push((here, h));
-        match next {
-            Some(t) => at = t.item,
-            None => break,
-        }
-    }
-    Ok(out)
 }

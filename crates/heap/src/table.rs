@@ -476,20 +476,11 @@ impl Table {
         if !freed && hint::read(page).is_none_or(|csn| csn == plan.hint) {
             return Ok(false);
         }
-        let ops = vec![PageOp::Prune {
+        let ops = [PageOp::Prune {
             changes: plan.changes,
             hint: plan.hint,
         }];
-        let mut after = Box::new(**page);
-        apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
-        self.log(
-            PRUNE,
-            &mut [Change {
-                guard: page,
-                after,
-                ops,
-            }],
-        )?;
+        self.log_in_place(PRUNE, page, &ops)?;
         Ok(freed)
     }
 

@@ -38,9 +38,10 @@
 //! if the leaf is unchanged since the read (`Kills`, folio-btree
 //! `kill.rs`).
 
+use crate::chain::chain_lead_in;
 use crate::error::HeapError;
 use crate::table::Lead;
-use crate::table::{Table, chain_lead_in};
+use crate::table::Table;
 use crate::tuple::Tid;
 use folio_btree::{Direction, LeafStamp, MultiTree};
 use folio_page::PageId;

@@ -3,6 +3,7 @@
 //! line-pointer pages, WAL-logged with redo beside them (`records.rs`),
 //! read and written under MVCC (`visibility.rs`, `table.rs`).
 
+mod chain;
 mod error;
 mod hint;
 mod index;

@@ -7,10 +7,13 @@
 //! yet). A new page is initialised and logged with its image, then entered
 //! in the list; a crash between the two leaks the page.
 //!
-//! **Changes** are computed on a private copy of each page, logged (the
-//! page operations of `records.rs`, or the page's image under the WAL's
-//! full-page-image rule) and then installed, under the pages' exclusive
-//! latches: a failed insert of the record leaves every page as it was.
+//! **Changes** are logged (the page operations of `records.rs`, or the
+//! page's image under the WAL's full-page-image rule) and then made, under
+//! the pages' exclusive latches: a failed insert of the record leaves
+//! every page as it was. A change of one page whose ops are judged before
+//! any runs (inserts, xmax sets, a same-page update) is checked, logged
+//! and applied in place (`log_in_place`); an update across pages and
+//! vacuum compute private copies of their pages and install them (`log`).
 //!
 //! **Latch order**: an update whose new version goes to another page
 //! latches both pages in page-id order; the page list's tree is latched
@@ -21,6 +24,7 @@
 //! row or one HOT chain copies only the bytes it decodes (`read_one_with`,
 //! `with_chain`), to their own offsets in a scratch page.
 
+use crate::chain::{self, ChainBytes, lead};
 use crate::error::HeapError;
 use crate::hint;
 use crate::index::tid_word;
@@ -31,8 +35,7 @@ use crate::tuple::{
     XMAX_SHARED,
 };
 use crate::visibility::{
-    ShareCheck, WriteCheck, check_share, check_write, dead_to_all, may_write, prune_verdict,
-    visible,
+    ShareCheck, WriteCheck, check_share, check_write, may_write, prune_verdict, visible,
 };
 use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
@@ -53,8 +56,25 @@ pub const MAX_ROW_LEN: usize =
     PAGE_SIZE - HEADER_SIZE - hint::SPECIAL_SIZE - LINE_POINTER_SIZE - TUPLE_HEADER_SIZE;
 
 thread_local! {
-    /// A page-sized scratch buffer for `with_scratch`, reused by the thread.
-    static SCRATCH: std::cell::RefCell<Box<Page>> = std::cell::RefCell::new(Box::new([0u8; PAGE_SIZE]));
+    /// The scratch of `with_scratch`, reused by the thread.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::new());
+}
+
+/// What an optimistic read of one version or one HOT chain works in: a
+/// page-sized buffer the bytes it decodes are copied to, at their own
+/// offsets, and the chain's members (`with_chain`).
+struct Scratch {
+    page: Box<Page>,
+    chain: Vec<(Tid, TupleHeader)>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            page: Box::new([0u8; PAGE_SIZE]),
+            chain: Vec::new(),
+        }
+    }
 }
 
 /// Line pointers a heap page may have (PostgreSQL's
@@ -282,7 +302,7 @@ impl Table {
 
     /// The row at `tid` if `txn`'s snapshot sees that version.
     pub fn fetch(&self, txn: &Transaction, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        let found = self.with_chain(tid, |page| -> Result<_, HeapError> {
+        let found = self.with_chain(tid, |page, _| -> Result<_, HeapError> {
             Ok(version(page, tid)?.map(|(header, row)| (header, row.to_vec())))
         })??;
         let Some((header, row)) = found else {
@@ -297,7 +317,7 @@ impl Table {
 
     /// The row bytes of the version at `tid`, whatever its visibility.
     pub fn fetch_any(&self, tid: Tid) -> Result<Option<Vec<u8>>, HeapError> {
-        self.with_chain(tid, |page| {
+        self.with_chain(tid, |page, _| {
             Ok(version(page, tid)?.map(|(_, row)| row.to_vec()))
         })?
     }
@@ -363,42 +383,12 @@ impl Table {
                     visit(at, row);
                 }
             };
-            self.with_chain(tid, |page| chain_lead_in(txn, page, tid, visit))??
+            self.with_chain(tid, |page, chain| lead(txn, page, chain, visit))??
         };
         if let Some(at) = read_at {
             self.read_version(txn, at)?;
         }
         Ok(lead)
-    }
-}
-
-/// [`Table::fetch_chain_lead`] on a copy of the entry's page.
-pub(crate) fn chain_lead_in(
-    txn: &Transaction,
-    page: &Page,
-    tid: Tid,
-    visit: impl FnOnce(Tid, &[u8]),
-) -> Result<Lead, HeapError> {
-    let mut visit = Some(visit);
-    {
-        let chain = chain(page, tid)?;
-        for &(at, header) in &chain {
-            if visible(txn, &header)? {
-                let (_, row) = version(page, at)?.expect("on the chain");
-                if let Some(visit) = visit.take() {
-                    visit(at, row);
-                }
-                return Ok(Lead::Visible);
-            }
-        }
-        let mgr = txn.manager();
-        let horizon = mgr.horizon();
-        for (_, header) in &chain {
-            if !dead_to_all(mgr, header, horizon)? {
-                return Ok(Lead::Invisible);
-            }
-        }
-        Ok(Lead::Dead)
     }
 }
 
@@ -434,12 +424,12 @@ impl Table {
     /// The versions an index entry for `tid` leads to (its HOT chain), with
     /// their headers, whatever their visibility.
     pub fn chain_headers(&self, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
-        self.with_chain(tid, |page| chain(page, tid))?
+        self.with_chain(tid, |_, chain| chain.to_vec())
     }
 
     /// The header of the version at `tid` (None if no version is there).
     pub fn header(&self, tid: Tid) -> Result<Option<TupleHeader>, HeapError> {
-        self.with_chain(tid, |page| Ok(version(page, tid)?.map(|(h, _)| h)))?
+        self.with_chain(tid, |page, _| Ok(version(page, tid)?.map(|(h, _)| h)))?
     }
 
     /// Prunes the latched `page` on access, when a write does not fit:
@@ -486,20 +476,11 @@ impl Table {
         if !freed && hint::read(page).is_none_or(|csn| csn == plan.hint) {
             return Ok(false);
         }
-        let ops = vec![PageOp::Prune {
+        let ops = [PageOp::Prune {
             changes: plan.changes,
             hint: plan.hint,
         }];
-        let mut after = Box::new(**page);
-        apply(&mut after, &ops).map_err(|e| HeapError::corrupt(page_id, e))?;
-        self.log(
-            PRUNE,
-            &mut [Change {
-                guard: page,
-                after,
-                ops,
-            }],
-        )?;
+        self.log_in_place(PRUNE, page, &ops)?;
         Ok(freed)
     }
 
@@ -760,31 +741,23 @@ impl Table {
                     // made exclusive below).
                     return Ok(Some(Write::Done(None)));
                 }
-                let ops = vec![PageOp::SetXmax {
+                let ops = [PageOp::SetXmax {
                     item: tid.item,
                     xmax: xid,
                     next: None,
                     flags: if lock_only { XMAX_LOCK_ONLY } else { 0 },
                 }];
-                let mut after = Box::new(*old);
-                apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
-                self.log(
-                    if lock_only { LOCK } else { DELETE },
-                    &mut [Change {
-                        guard: &mut old,
-                        after,
-                        ops,
-                    }],
-                )?;
+                let rtype = if lock_only { LOCK } else { DELETE };
+                self.log_in_place(rtype, &mut old, &ops)?;
                 return Ok(Some(Write::Done(None)));
             };
             // The new version on the same page, if it fits (pruning the
-            // page first if it does not).
-            let mut after = Box::new(*old);
-            let mut added = try_add(&mut after, tuple, tid.page)?;
+            // page first if it does not), logged and applied in place: the
+            // insert of the new version and the old one's xmax, judged
+            // before they run (`records::applies_in_place`).
+            let mut added = next_item(&old, tuple.len(), tid.page)?;
             if added.is_none() && self.prune_on_access(txn.manager(), &mut old)? {
-                after = Box::new(*old);
-                added = try_add(&mut after, tuple, tid.page)?;
+                added = next_item(&old, tuple.len(), tid.page)?;
             }
             if let Some(item) = added {
                 let new_tid = Tid {
@@ -792,36 +765,24 @@ impl Table {
                     item,
                 };
                 let hot = hot_allowed;
+                let mut inserted = tuple.clone();
                 if hot {
-                    set_tuple_flags(&mut after, item, HEAP_ONLY)
+                    set_tuple_flags(&mut inserted, HEAP_ONLY)
                         .map_err(|e| HeapError::corrupt(tid.page, e))?;
                 }
-                let set = PageOp::SetXmax {
-                    item: tid.item,
-                    xmax: xid,
-                    next: Some(new_tid),
-                    flags: if hot { HOT_UPDATED } else { 0 },
-                };
-                apply(&mut after, std::slice::from_ref(&set))
-                    .map_err(|e| HeapError::corrupt(tid.page, e))?;
-                let inserted = LinePointerPage::new(&after)
-                    .and_then(|lp| lp.get(item).map(<[u8]>::to_vec))
-                    .map_err(|e| HeapError::corrupt(tid.page, e.to_string()))?;
-                let ops = vec![
+                let ops = [
                     PageOp::Insert {
                         item,
                         tuple: inserted,
                     },
-                    set,
+                    PageOp::SetXmax {
+                        item: tid.item,
+                        xmax: xid,
+                        next: Some(new_tid),
+                        flags: if hot { HOT_UPDATED } else { 0 },
+                    },
                 ];
-                self.log(
-                    UPDATE,
-                    &mut [Change {
-                        guard: &mut old,
-                        after,
-                        ops,
-                    }],
-                )?;
+                self.log_in_place(UPDATE, &mut old, &ops)?;
                 return Ok(Some(if hot {
                     Write::Hot(new_tid)
                 } else {
@@ -951,22 +912,13 @@ impl Table {
             }
             ShareCheck::Write(WriteCheck::Proceed) => (me, XMAX_LOCK_ONLY | XMAX_SHARED),
         };
-        let ops = vec![PageOp::SetXmax {
+        let ops = [PageOp::SetXmax {
             item: tid.item,
             xmax,
             next: None,
             flags,
         }];
-        let mut after = Box::new(**page);
-        apply(&mut after, &ops).map_err(|e| HeapError::corrupt(tid.page, e))?;
-        self.log(
-            LOCK,
-            &mut [Change {
-                guard: page,
-                after,
-                ops,
-            }],
-        )?;
+        self.log_in_place(LOCK, page, &ops)?;
         Ok(Ok(Write::Done(None)))
     }
 
@@ -1004,12 +956,15 @@ impl Table {
     /// Logs `ops` on one page and applies them to it in place with redo's
     /// own [`apply`], so the page becomes what redo makes of it: no copy of
     /// the page, except the after state of a full-page image when the rule
-    /// asks for one. For ops judged before any runs (an insert):
-    /// they are checked before the record is written, so a failure
-    /// changes nothing and logs nothing. ([`Table::log`] is the general
-    /// form: its callers build the page's after state first.) An insert
-    /// by COPY copied the page twice before (into the after state and
-    /// back), 20% of the server's CPU.
+    /// asks for one. For ops judged before any runs (an insert; an xmax
+    /// set by a delete, a lock or a share lock; an update's new version on
+    /// the old one's page with the old one's xmax): they are checked
+    /// before the record is written, so a failure changes nothing and
+    /// logs nothing. ([`Table::log`] is the general form: its callers
+    /// build the pages' after states first; an update across pages and
+    /// vacuum use it.) An insert by COPY copied the page twice before
+    /// (into the after state and back), 20% of the server's CPU; an
+    /// update did the same (three per tpcb transaction, session 52).
     fn log_in_place(
         &self,
         rtype: u8,
@@ -1169,7 +1124,7 @@ impl Table {
         tid: Tid,
         f: impl FnOnce(Option<(Tid, TupleHeader, &[u8])>) -> R,
     ) -> Result<R, HeapError> {
-        with_scratch(|buf| self.read_one_into(tid, buf, f))
+        with_scratch(|scratch| self.read_one_into(tid, &mut scratch.page, f))
     }
 
     /// The version at `tid`, or, if `tid` is a Redirect, at its target
@@ -1219,48 +1174,31 @@ impl Table {
         Ok(f(Some((at, header, &tuple[TUPLE_HEADER_SIZE..]))))
     }
 
-    /// Lends `f` a page on which what [`chain`], [`version`] and
-    /// [`chain_lead_in`] read for `tid` is as on heap page `tid.page`: the
-    /// page header, and every line pointer and tuple on the way from `tid`
-    /// (a Redirect, then the versions along their HOT links on the page),
-    /// copied optimistically to their own offsets in a scratch page and
-    /// validated. The scratch page's other bytes are left from earlier
-    /// reads, and nothing reads them: a HOT chain costs its own bytes, not
-    /// a copy of the page (copies of the page for an UPDATE's old version,
-    /// read again to drop its out-of-line values, and for the chains of
-    /// rows updated often were a fifth of a tpcb transaction's
-    /// instructions). The scratch page is the thread's, as for
-    /// `read_one_with`.
-    fn with_chain<R>(&self, tid: Tid, f: impl FnOnce(&Page) -> R) -> Result<R, HeapError> {
-        with_scratch(|buf| {
-            self.read_racy(tid.page, buf, |guard, buf| {
-                // It reads at least what the readers above will: it goes
-                // on where `chain` would stop at a reused slot, and ends
-                // after as many versions as the page has line pointers.
-                let mut at = tid.item;
-                let mut first = true;
-                let mut versions = 0;
-                while let Ok(Some((state, count))) = read_line_pointer(guard, buf, at) {
-                    match state {
-                        LineState::Redirect(target) if first => at = target,
-                        LineState::Normal { offset, len } => {
-                            guard.read_bytes(offset, &mut buf[offset..offset + len]);
-                            versions += 1;
-                            let next = TupleHeader::decode(&buf[offset..offset + len])
-                                .ok()
-                                .and_then(|h| h.hot_next())
-                                .filter(|t| t.page == tid.page);
-                            match next {
-                                Some(t) if versions < count => at = t.item,
-                                _ => break,
-                            }
-                        }
-                        _ => break,
-                    }
-                    first = false;
-                }
-            })?;
-            Ok(f(buf))
+    /// Lends `f` the HOT chain an index entry for `tid` leads to
+    /// (`chain.rs`), walked once, optimistically: each line pointer and
+    /// tuple the walk decodes (the page header, a Redirect, the versions
+    /// along their HOT links) is copied to its own offset in a scratch
+    /// page, and the walk is validated with the copy. `f` gets that page,
+    /// on which [`version`] reads any member (or `tid` itself) as on heap
+    /// page `tid.page`, and the members with their headers. The scratch
+    /// page's other bytes are left from earlier reads, and nothing reads
+    /// them: a HOT chain costs its own bytes, not a copy of the page
+    /// (copies of the page for an UPDATE's old version, read again to drop
+    /// its out-of-line values, and for the chains of rows updated often
+    /// were a fifth of a tpcb transaction's instructions). The scratch is
+    /// the thread's, as for `read_one_with`.
+    fn with_chain<R>(
+        &self,
+        tid: Tid,
+        f: impl FnOnce(&Page, &[(Tid, TupleHeader)]) -> R,
+    ) -> Result<R, HeapError> {
+        with_scratch(|scratch| {
+            let Scratch { page, chain } = scratch;
+            self.read_racy(tid.page, page, |guard, buf| {
+                chain::walk(&mut Racy { guard, buf }, tid, chain)
+            })?
+            .map_err(|e| HeapError::corrupt(tid.page, e))?;
+            Ok(f(page, chain))
         })
     }
 
@@ -1307,13 +1245,33 @@ impl Table {
     }
 }
 
-/// Lends `f` the thread's scratch page (`SCRATCH`), or a fresh one to a
+/// Lends `f` the thread's scratch (`SCRATCH`), or a fresh one to a
 /// nested call made from inside another's `f`.
-fn with_scratch<R>(f: impl FnOnce(&mut Page) -> R) -> R {
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut scratch) => f(&mut scratch),
-        Err(_) => f(&mut Box::new([0u8; PAGE_SIZE])),
+        Err(_) => f(&mut Scratch::new()),
     })
+}
+
+/// A HOT chain walk's bytes read optimistically (`Table::with_chain`):
+/// each line pointer and tuple is copied from the page into `buf` at its
+/// own offset before it is decoded (racy until the read validates).
+struct Racy<'g, 'b> {
+    guard: &'g OptimisticGuard<'g>,
+    buf: &'b mut Page,
+}
+
+impl ChainBytes for Racy<'_, '_> {
+    fn line(&mut self, at: ItemId) -> Result<Option<(LineState, usize)>, String> {
+        read_line_pointer(self.guard, self.buf, at)
+    }
+
+    fn header(&mut self, offset: usize, len: usize) -> Result<TupleHeader, String> {
+        let tuple = &mut self.buf[offset..offset + len];
+        self.guard.read_bytes(offset, tuple);
+        TupleHeader::decode(tuple)
+    }
 }
 
 /// Copies item `at`'s line pointer (racy) into `buf` at its own offset and
@@ -1396,50 +1354,10 @@ pub(crate) fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8
     Ok(Some((header, &tuple[TUPLE_HEADER_SIZE..])))
 }
 
-/// Sets `flags` in the header of item `item` of a page copy.
-fn set_tuple_flags(page: &mut Page, item: ItemId, flags: u16) -> Result<(), String> {
-    let mut lp = LinePointerPageMut::new(page).map_err(|e| e.to_string())?;
-    let tuple = lp.get_mut(item).map_err(|e| e.to_string())?;
+/// Sets `flags` in the header of `tuple` (a new version, not yet added).
+fn set_tuple_flags(tuple: &mut [u8], flags: u16) -> Result<(), String> {
     let mut header = TupleHeader::decode(tuple)?;
     header.flags |= flags;
     header.encode_into(&mut tuple[..TUPLE_HEADER_SIZE]);
     Ok(())
-}
-
-/// The versions an index entry for `tid` leads to on `page`: through a
-/// Redirect, then along HOT links while each successor's xmin is its
-/// predecessor's xmax (a freed and reused item ends the chain).
-pub(crate) fn chain(page: &Page, tid: Tid) -> Result<Vec<(Tid, TupleHeader)>, HeapError> {
-    let corrupt = |e: String| HeapError::corrupt(tid.page, e);
-    let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
-    if tid.item.0 as usize >= lp.count() {
-        return Ok(Vec::new());
-    }
-    let mut at = match lp.state(tid.item).map_err(|e| corrupt(e.to_string()))? {
-        LineState::Redirect(target) => target,
-        LineState::Normal { .. } => tid.item,
-        _ => return Ok(Vec::new()),
-    };
-    let mut out: Vec<(Tid, TupleHeader)> = Vec::new();
-    while out.len() < lp.count() {
-        let here = Tid {
-            page: tid.page,
-            item: at,
-        };
-        let Some((h, _)) = version(page, here)? else {
-            break;
-        };
-        if let Some((_, prev)) = out.last()
-            && (h.xmin != prev.xmax || !h.heap_only())
-        {
-            break;
-        }
-        let next = h.hot_next().filter(|t| t.page == tid.page);
-        out.push((here, h));
-        match next {
-            Some(t) => at = t.item,
-            None => break,
-        }
-    }
-    Ok(out)
 }

@@ -8,8 +8,9 @@
 //! them). Never at an unused item, a heap-only version, or past a page's
 //! items.
 
+use crate::chain::chain;
 use crate::error::HeapError;
-use crate::table::{Table, chain, version};
+use crate::table::{Table, version};
 use crate::tuple::Tid;
 use crate::visibility::visible;
 use folio_page::{ItemId, LinePointerPage, LineState, PageId};

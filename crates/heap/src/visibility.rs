@@ -8,29 +8,45 @@ use folio_txn::{Csn, Fate, Isolation, Outcome, Transaction, TxnError, TxnManager
 /// inserted by `txn` itself or by a transaction committed at or before
 /// the snapshot, and not deleted that way.
 pub fn visible(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
-    if txn.is_serializable() {
-        return visible_serializable(txn, h);
-    }
-    if !txn.sees(h.xmin)? {
-        return Ok(false);
-    }
-    match h.deleter() {
-        None => Ok(true),
-        Some(deleter) => Ok(!txn.sees(deleter)?),
-    }
+    Ok(sight(txn, h, false)? == Sight::Visible)
 }
 
-/// [`visible`] for a SERIALIZABLE transaction, which also reports each
-/// writer whose work on the version its snapshot misses (an inserter it
-/// does not see, a deleter of a version it sees), neither its own nor
-/// aborted: serializable snapshot isolation's conflicts out.
-fn visible_serializable(txn: &Transaction, h: &TupleHeader) -> Result<bool, TxnError> {
-    if !seen_or_missed(txn, h.xmin)? {
-        return Ok(false);
+/// What a snapshot makes of a version ([`sight`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sight {
+    /// The snapshot sees it ([`visible`]).
+    Visible,
+    /// The snapshot sees its inserter's work and its deleter's: deleted
+    /// before the snapshot. Its HOT successor's inserter is that deleter,
+    /// so the snapshot sees that inserter too.
+    Deleted,
+    /// The snapshot misses its inserter's work.
+    Unseen,
+}
+
+/// [`visible`], saying also why a version is not. A SERIALIZABLE
+/// transaction also reports each writer whose work on the version its
+/// snapshot misses (an inserter it does not see, a deleter of a version
+/// it sees), neither its own nor aborted: serializable snapshot
+/// isolation's conflicts out ([`seen_or_missed`]).
+///
+/// `inserter_seen`: the caller knows the snapshot sees `h.xmin` (a HOT
+/// chain member's inserter is the previous member's deleter, seen when
+/// that member was `Sight::Deleted`), and its fate lookup is skipped. That
+/// changes nothing: within one snapshot the same xid gets the same
+/// answer, and a writer the snapshot sees is never reported.
+pub fn sight(txn: &Transaction, h: &TupleHeader, inserter_seen: bool) -> Result<Sight, TxnError> {
+    let serializable = txn.is_serializable();
+    let sees = |xid| match serializable {
+        true => seen_or_missed(txn, xid),
+        false => txn.sees(xid),
+    };
+    if !inserter_seen && !sees(h.xmin)? {
+        return Ok(Sight::Unseen);
     }
     match h.deleter() {
-        None => Ok(true),
-        Some(deleter) => Ok(!seen_or_missed(txn, deleter)?),
+        Some(deleter) if sees(deleter)? => Ok(Sight::Deleted),
+        _ => Ok(Sight::Visible),
     }
 }
 

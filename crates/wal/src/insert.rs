@@ -144,6 +144,17 @@ impl Ring {
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
     }
 
+    /// Zeroes WAL page `page` from `offset` to its end.
+    ///
+    /// # Safety
+    /// As for [`Ring::write`]: the caller owns those bytes.
+    pub unsafe fn zero_from(&self, page: u64, offset: usize) {
+        let len = WAL_PAGE_SIZE - offset;
+        let dst = self.ptr(page, offset, len);
+        // SAFETY: in bounds (checked by `ptr`), exclusive per the contract.
+        unsafe { std::ptr::write_bytes(dst, 0, len) };
+    }
+
     /// Copies bytes of WAL page `page` at `offset` into `out`.
     ///
     /// # Safety
@@ -358,7 +369,10 @@ impl Shared {
                 next < written + self.ring.pages(),
                 "WAL ring slot for page {next} still holds an unwritten page"
             );
-            let mut fresh = vec![0u8; WAL_PAGE_SIZE];
+            // The header, then zeroes to the page's end, written in the
+            // ring's slot (a zeroed page allocated and copied in was
+            // ~9k instructions per WAL page under callgrind, session 52).
+            let mut header = [0u8; WAL_PAGE_HEADER_SIZE];
             WalPageHeader {
                 flags: 0,
                 page_addr: Lsn(next * WAL_PAGE_SIZE as u64),
@@ -368,11 +382,14 @@ impl Shared {
                 generation: self.meta.generation,
                 timeline: self.meta.timeline,
             }
-            .write_to(&mut fresh);
+            .write_to(&mut header);
             // SAFETY: no inserter uses page `next` before `initialized_upto`
             // passes it (we hold init_lock and publish below), and the writer
             // is done with the slot's previous page (assert above).
-            unsafe { self.ring.write(next, 0, &fresh) };
+            unsafe {
+                self.ring.write(next, 0, &header);
+                self.ring.zero_from(next, WAL_PAGE_HEADER_SIZE);
+            }
             self.initialized_upto.store(next + 1, Ordering::Release);
         }
     }

@@ -357,22 +357,12 @@ impl FunctionScan {
         if !self.also.is_empty() {
             return self.side_by_side_rows(txn, env, keep);
         }
-        if let TableFunc::Record(f) = self.func {
-            // A NULL document is one row of NULLs from a `_to_record`.
-            let doc = self.args[0].eval(&[], env)?;
-            let mut out = Vec::new();
-            for (n, row) in f.rows(&doc, &self.record)?.into_iter().enumerate() {
-                crate::interrupt::every(txn, n as u64 + 1)?;
-                if keep(&row)? {
-                    out.push(row);
-                }
-            }
-            return Ok(out);
-        }
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
             match a.eval(&[], env)? {
-                Value::Null => return Ok(Vec::new()),
+                // A NULL argument gives no rows, but a NULL document is
+                // one row of NULLs from a `_to_record` (`json_records.rs`).
+                Value::Null if !matches!(self.func, TableFunc::Record(_)) => return Ok(Vec::new()),
                 v => args.push(v),
             }
         }
@@ -391,6 +381,12 @@ impl FunctionScan {
         };
         if let TableFunc::Json(f) = self.func {
             for row in f.rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if let TableFunc::Record(f) = self.func {
+            for row in f.rows(&args[0], &self.record)? {
                 push_row(row)?;
             }
             return Ok(out);

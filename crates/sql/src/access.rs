@@ -17,6 +17,7 @@ use crate::error::SqlError;
 use crate::names;
 use folio_catalog::Relation;
 use folio_db::{Database, Transaction};
+use folio_row::SqlType;
 use sqlparser::ast::{TableFactor, TableWithJoins};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -112,6 +113,23 @@ impl Relations {
 /// The relation `name` as `txn` sees it, or 42P01.
 pub fn relation(cx: &Ctx<'_>, txn: &Transaction, name: &str) -> Result<Arc<Relation>, SqlError> {
     cx.relations.get(cx.db, txn, name)
+}
+
+/// The row type of a relation or view of `columns`: their names and
+/// types.
+pub fn row_type(columns: &[folio_catalog::ColumnDef]) -> Result<Vec<(String, SqlType)>, SqlError> {
+    columns
+        .iter()
+        .map(|c| {
+            let ty = crate::user_types::of_oid(c.type_oid, c.typmod).ok_or_else(|| {
+                SqlError::new(
+                    "42704",
+                    format!("type with oid {} does not exist", c.type_oid),
+                )
+            })?;
+            Ok((c.name.clone(), ty))
+        })
+        .collect()
 }
 
 /// The relation `name` as the target of a row change (INSERT, UPDATE,

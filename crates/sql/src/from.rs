@@ -1387,6 +1387,18 @@ fn base(
             table,
         ));
     }
+    // A relation's (or a view's) row type, which a function's argument
+    // may name.
+    let row_type = |name: &sqlparser::ast::ObjectName| {
+        let name = names::relation(name)?;
+        match crate::access::relation(cx, txn, &name) {
+            Ok(relation) => crate::access::row_type(&relation.def.columns),
+            Err(e) => match cx.db.catalog().view(txn, &name)? {
+                Some(view) => crate::access::row_type(&view.def.columns),
+                None => Err(e),
+            },
+        }
+    };
     // `unnest(array)` (the parser's own FROM item).
     if let TableFactor::UNNEST {
         alias,
@@ -1405,7 +1417,7 @@ fn base(
             let derived = lateral_function(&name, &args, alias.as_ref(), *with_ordinality)?;
             return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
-        let scan = FunctionScan::bind(&name, &args, *with_ordinality)?;
+        let scan = FunctionScan::bind(&name, &args, *with_ordinality, &row_type)?;
         return function_base(scan, alias.as_ref(), None, offset);
     }
     let TableFactor::Table {
@@ -1424,7 +1436,7 @@ fn base(
             let derived = lateral_function(name, &args.args, alias.as_ref(), *with_ordinality)?;
             return base(cx, txn, &derived, before, None, &mut Vec::new(), false);
         }
-        let scan = FunctionScan::bind(name, &args.args, *with_ordinality)?;
+        let scan = FunctionScan::bind(name, &args.args, *with_ordinality, &row_type)?;
         let call = sqlparser::ast::Spanned::span(name).start;
         return function_base(scan, alias.as_ref(), Some(call), offset);
     }

@@ -19,7 +19,9 @@
 //!   too long `varchar(n)` is 22001, not cut).
 
 use crate::error::SqlError;
+use crate::scalar::{self, Scalar};
 use folio_row::{JsonNode, JsonNodeKind, Jsonb, SqlType, Value, parse_json};
+use sqlparser::ast::{DataType, Expr, ObjectName};
 
 /// A json function returning records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,38 +29,37 @@ pub struct RecordFunc {
     pub jsonb: bool,
     /// A row per element of an array (`_recordset`), else one row.
     pub set: bool,
+    /// `_populate_`: a first argument of a row type gives the columns
+    /// and, when not NULL, the values of the keys the document lacks
+    /// ([`RecordFunc::bind_base`]).
+    pub populate: bool,
 }
 
-const NAMES: [(&str, RecordFunc); 4] = [
-    (
-        "json_to_record",
-        RecordFunc {
-            jsonb: false,
-            set: false,
-        },
-    ),
-    (
-        "jsonb_to_record",
-        RecordFunc {
-            jsonb: true,
-            set: false,
-        },
-    ),
-    (
-        "json_to_recordset",
-        RecordFunc {
-            jsonb: false,
-            set: true,
-        },
-    ),
-    (
-        "jsonb_to_recordset",
-        RecordFunc {
-            jsonb: true,
-            set: true,
-        },
-    ),
+const fn func(jsonb: bool, set: bool, populate: bool) -> RecordFunc {
+    RecordFunc {
+        jsonb,
+        set,
+        populate,
+    }
+}
+
+const NAMES: [(&str, RecordFunc); 8] = [
+    ("json_to_record", func(false, false, false)),
+    ("jsonb_to_record", func(true, false, false)),
+    ("json_to_recordset", func(false, true, false)),
+    ("jsonb_to_recordset", func(true, true, false)),
+    ("json_populate_record", func(false, false, true)),
+    ("jsonb_populate_record", func(true, false, true)),
+    ("json_populate_recordset", func(false, true, true)),
+    ("jsonb_populate_recordset", func(true, true, true)),
 ];
+
+/// A row type: its columns' names and types.
+pub type RowType = Vec<(String, SqlType)>;
+
+/// A relation's row type by its name (an error if there is no such
+/// relation). The binder's caller supplies it (`from.rs`).
+pub type RowTypes<'a> = &'a dyn Fn(&ObjectName) -> Result<RowType, SqlError>;
 
 /// A member of the document, whichever its type.
 #[derive(Clone, Copy)]
@@ -186,18 +187,117 @@ impl RecordFunc {
         }
     }
 
+    /// A `_populate_` call's first argument `arg`, which must be of a row
+    /// type: `CAST(NULL AS t)` or `ROW(...)::t`, `t` a relation
+    /// (`row_type`), gives its columns and the base row (NULL, or the
+    /// record of the fields cast to the columns' types); `NULL::record`
+    /// gives no columns (the call's column definition list gives them,
+    /// as for a `_to_record`). PostgreSQL's errors for an argument of
+    /// another type; a value of a row type written otherwise (`'(1,x)'::t`,
+    /// a whole row) is 0A000: folio has no composite types.
+    pub fn bind_base(
+        self,
+        arg: &Expr,
+        row_type: RowTypes<'_>,
+    ) -> Result<(Scalar, Option<RowType>), SqlError> {
+        let none: &[SqlType] = &[];
+        let not_row = || {
+            SqlError::new(
+                "42804",
+                format!("first argument of {} must be a row type", self.name()),
+            )
+        };
+        let is_null =
+            |e: &Expr| matches!(e, Expr::Value(v) if v.value == sqlparser::ast::Value::Null);
+        let Expr::Cast {
+            expr, data_type, ..
+        } = arg
+        else {
+            return Err(match scalar::bind(arg, none)? {
+                s if is_null(arg) || scalar::is_unknown(&s) => SqlError::new(
+                    "42804",
+                    "could not determine polymorphic type because input has type unknown",
+                ),
+                s if s.ty_in(none) == SqlType::Record => {
+                    SqlError::unsupported(format!("a row value of type record in {}", self.name()))
+                }
+                _ => not_row(),
+            });
+        };
+        let record = matches!(data_type, DataType::Custom(name, modifiers)
+            if modifiers.is_empty() && crate::names::relation(name).is_ok_and(|n| n == "record"));
+        if record {
+            return match is_null(expr) {
+                true => Ok((Scalar::Const(Value::Null), None)),
+                false => Err(SqlError::unsupported(format!(
+                    "a row value of type record in {}",
+                    self.name()
+                ))),
+            };
+        }
+        let columns = match crate::types::column_type(data_type) {
+            Ok(_) => return Err(not_row()),
+            Err(e) => match data_type {
+                DataType::Custom(name, modifiers) if modifiers.is_empty() => {
+                    let at = sqlparser::ast::Spanned::span(name).start;
+                    row_type(name).map_err(|_| e.near(Some(at)))?
+                }
+                _ => return Err(e),
+            },
+        };
+        if is_null(expr) {
+            return Ok((Scalar::Const(Value::Null), Some(columns)));
+        }
+        let fields = match scalar::bind(expr, none)? {
+            Scalar::Func(crate::functions::Func::Row(crate::row_values::RowFunc::Construct), f) => {
+                f
+            }
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "a value of type {data_type} other than NULL or ROW(...) in {}",
+                    self.name()
+                )));
+            }
+        };
+        if fields.len() != columns.len() {
+            let fewer = fields.len() < columns.len();
+            return Err(
+                SqlError::new("42846", format!("cannot cast type record to {data_type}"))
+                    .with_detail(match fewer {
+                        true => "Input has too few columns.",
+                        false => "Input has too many columns.",
+                    }),
+            );
+        }
+        let cast = (fields.into_iter().zip(&columns))
+            .map(|(f, (_, ty))| Scalar::Cast(Box::new(f), *ty))
+            .collect();
+        let base = Scalar::Func(
+            crate::functions::Func::Row(crate::row_values::RowFunc::Construct),
+            cast,
+        );
+        Ok((base, Some(columns)))
+    }
+
     /// The rows of `doc` (a json or jsonb value, or NULL: no rows from a
-    /// `_recordset`, one row of NULLs from a `_to_record`, as
-    /// PostgreSQL's) with `columns`.
+    /// `_recordset`, one row, the base row, from a `_record`, as
+    /// PostgreSQL's) with `columns`, a key the document lacks taking the
+    /// base row's value (`base`: a record of the columns' types, or NULL
+    /// for a row of NULLs).
     pub fn rows(
         self,
         doc: &Value,
+        base: &Value,
         columns: &[(String, SqlType)],
     ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let base = match base {
+            Value::Record(fields) => fields.clone(),
+            _ => vec![Value::Null; columns.len()],
+        };
         let parsed;
         let member = match doc {
             Value::Null if self.set => return Ok(Vec::new()),
-            Value::Null => return Ok(vec![vec![Value::Null; columns.len()]]),
+            Value::Null => return Ok(vec![base]),
             Value::Jsonb(j) => Member::Jsonb(j),
             Value::Json(text) => {
                 parsed = parse_json(text)?;
@@ -217,7 +317,7 @@ impl RecordFunc {
         let error = |message: String| SqlError::new("22023", message);
         if !self.set {
             return match member.kind() {
-                "an object" => Ok(vec![row(member, columns)?]),
+                "an object" => Ok(vec![row(member, &base, columns)?]),
                 kind => Err(error(format!("cannot call populate_composite on {kind}"))),
             };
         }
@@ -230,7 +330,7 @@ impl RecordFunc {
         items
             .into_iter()
             .map(|item| match item.kind() {
-                "an object" => row(item, columns),
+                "an object" => row(item, &base, columns),
                 _ => Err(error(format!(
                     "argument of {} must be an array of objects",
                     self.name()
@@ -240,13 +340,16 @@ impl RecordFunc {
     }
 }
 
-/// The row `object` gives `columns`.
-fn row(object: Member<'_>, columns: &[(String, SqlType)]) -> Result<Vec<Value>, SqlError> {
-    columns
-        .iter()
-        .map(|(name, ty)| match object.member(name)? {
+/// The row `object` gives `columns`, `base`'s value for a missing key.
+fn row(
+    object: Member<'_>,
+    base: &[Value],
+    columns: &[(String, SqlType)],
+) -> Result<Vec<Value>, SqlError> {
+    (columns.iter().zip(base))
+        .map(|((name, ty), base)| match object.member(name)? {
             Some(m) => field(m, *ty, name),
-            None => Ok(Value::Null),
+            None => Ok(base.clone()),
         })
         .collect()
 }

@@ -1195,6 +1195,13 @@ fn function(
     if !functions::exists(&name) {
         return Err(unknown_function(&name, f, columns));
     }
+    // A `_populate_` call's value is of a table's row type, which folio
+    // has none of outside FROM (its first argument would not bind).
+    if crate::json_records::RecordFunc::of(&name).is_some_and(|r| r.populate) {
+        return Err(SqlError::unsupported(format!(
+            "{name} outside FROM (folio has no composite types; call it in FROM)"
+        )));
+    }
     if f.over.is_some() {
         return Err(crate::window::not_allowed());
     }

@@ -19,6 +19,7 @@
 //! ordinal per row ([`FunctionScan::also`]).
 
 use crate::error::SqlError;
+use crate::json_records::{RecordFunc, RowTypes};
 use crate::names;
 use crate::scalar::{self, Env, Scalar};
 use folio_db::Transaction;
@@ -129,13 +130,19 @@ pub fn is_table_function_name(name: &str) -> bool {
 impl FunctionScan {
     /// The call `name(args)`, or 42883 for a function that returns no
     /// rows here.
+    /// `row_type` gives a relation's row type, which a `_populate_`
+    /// call's first argument may name (`json_records.rs`).
     pub fn bind(
         name: &ObjectName,
         args: &[FunctionArg],
         ordinality: bool,
+        row_type: RowTypes<'_>,
     ) -> Result<FunctionScan, SqlError> {
         if names::function(name) == ROWS_FROM {
-            return rows_from(args, ordinality);
+            return rows_from(args, ordinality, row_type);
+        }
+        if let Some(f) = RecordFunc::of(&names::function(name)) {
+            return record(f, name, args, ordinality, row_type);
         }
         let none: &[SqlType] = &[];
         let mut bound = Vec::with_capacity(args.len());
@@ -147,8 +154,9 @@ impl FunctionScan {
         }
         let func = match names::function(name).as_str() {
             "unnest" if bound.len() > 1 => {
-                let one =
-                    |arg: &FunctionArg| FunctionScan::bind(name, std::slice::from_ref(arg), false);
+                let one = |arg: &FunctionArg| {
+                    FunctionScan::bind(name, std::slice::from_ref(arg), false, row_type)
+                };
                 return side_by_side(args.iter().map(one).collect::<Result<_, _>>()?, ordinality);
             }
             "generate_series" => return series(bound, ordinality),
@@ -188,17 +196,6 @@ impl FunctionScan {
                 Some(f) if bound.len() == 1 => {
                     bound = vec![f.bind_arg(other, bound.remove(0))?];
                     TableFunc::Json(f)
-                }
-                _ if bound.len() == 1
-                    && let Some(f) = crate::json_records::RecordFunc::of(other) =>
-                {
-                    let doc = bound.remove(0);
-                    bound = vec![crate::json_table_functions::bind_document(
-                        other,
-                        doc,
-                        f.doc_type(),
-                    )?];
-                    TableFunc::Record(f)
                 }
                 _ => {
                     return Err(SqlError::new(
@@ -241,7 +238,9 @@ impl FunctionScan {
     /// Whether an alias `AS a` names its (one) value column too: not for
     /// a PL/pgSQL function's named columns, as PostgreSQL's.
     pub fn named_by_alias(&self) -> bool {
-        self.also.is_empty() && self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
+        self.also.is_empty()
+            && !matches!(self.func, TableFunc::Record(_))
+            && self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
     }
 
     /// Takes the column definition list of `alias` (`AS x(a int, b
@@ -256,7 +255,14 @@ impl FunctionScan {
     ) -> Result<Self, SqlError> {
         let columns = alias.map_or(&[][..], |a| &a.columns[..]);
         let typed = columns.iter().filter(|c| c.data_type.is_some()).count();
-        let record = matches!(self.func, TableFunc::Record(_)) && self.also.is_empty();
+        // A function returning `record`: a json one whose columns no row
+        // type gave (`json_records.rs`), or a PL/pgSQL `SETOF record` one.
+        let record = self.also.is_empty()
+            && match self.func {
+                TableFunc::Record(_) => self.record.is_empty(),
+                TableFunc::Procedural => self.procedural.as_ref().is_some_and(|s| s.record),
+                _ => false,
+            };
         if typed == 0 {
             if record {
                 return Err(SqlError::syntax(
@@ -279,9 +285,15 @@ impl FunctionScan {
                 self.func,
                 TableFunc::Json(crate::json_table_functions::JsonTableFunc::Each { .. })
             ) || self.procedural.as_ref().is_some_and(|s| !s.named_by_alias);
-            return Err(SqlError::syntax(match redundant {
-                true => "a column definition list is redundant for a function with OUT parameters",
-                false => {
+            let composite = matches!(self.func, TableFunc::Record(_));
+            return Err(SqlError::syntax(match (composite, redundant) {
+                (true, _) => {
+                    "a column definition list is redundant for a function returning a named composite type"
+                }
+                (false, true) => {
+                    "a column definition list is redundant for a function with OUT parameters"
+                }
+                (false, false) => {
                     "a column definition list is only allowed for functions returning \"record\""
                 }
             })
@@ -304,6 +316,9 @@ impl FunctionScan {
             }
             let ty = crate::types::column_type(c.data_type.as_ref().expect("typed"))?;
             self.record.push((name, ty));
+        }
+        if let Some(shape) = self.procedural.as_mut() {
+            shape.columns = self.record.clone();
         }
         Ok(self)
     }
@@ -357,22 +372,12 @@ impl FunctionScan {
         if !self.also.is_empty() {
             return self.side_by_side_rows(txn, env, keep);
         }
-        if let TableFunc::Record(f) = self.func {
-            // A NULL document is one row of NULLs from a `_to_record`.
-            let doc = self.args[0].eval(&[], env)?;
-            let mut out = Vec::new();
-            for (n, row) in f.rows(&doc, &self.record)?.into_iter().enumerate() {
-                crate::interrupt::every(txn, n as u64 + 1)?;
-                if keep(&row)? {
-                    out.push(row);
-                }
-            }
-            return Ok(out);
-        }
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
             match a.eval(&[], env)? {
-                Value::Null => return Ok(Vec::new()),
+                // A NULL argument gives no rows, but a NULL document is
+                // one row of NULLs from a `_to_record` (`json_records.rs`).
+                Value::Null if !matches!(self.func, TableFunc::Record(_)) => return Ok(Vec::new()),
                 v => args.push(v),
             }
         }
@@ -391,6 +396,12 @@ impl FunctionScan {
         };
         if let TableFunc::Json(f) = self.func {
             for row in f.rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if let TableFunc::Record(f) = self.func {
+            for row in f.rows(&args[0], &args[1], &self.record)? {
                 push_row(row)?;
             }
             return Ok(out);
@@ -500,6 +511,47 @@ impl FunctionScan {
         }
         Ok(out)
     }
+}
+
+/// A json function returning records (`json_records.rs`): its arguments
+/// the document, then the base row (NULL but for a `_populate_` call's);
+/// its columns the first argument's row type (a `_populate_` call's) or,
+/// left empty here, the column definition list's ([`FunctionScan::define`]).
+fn record(
+    f: RecordFunc,
+    name: &ObjectName,
+    args: &[FunctionArg],
+    ordinality: bool,
+    row_type: RowTypes<'_>,
+) -> Result<FunctionScan, SqlError> {
+    let mut exprs = Vec::with_capacity(args.len());
+    for arg in args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg else {
+            return Err(SqlError::unsupported(format!("the argument {arg}")));
+        };
+        exprs.push(e);
+    }
+    let (base, record) = match (f.populate, exprs.as_slice()) {
+        (false, [_]) => (Scalar::Const(Value::Null), None),
+        (true, [base, _]) => f.bind_base(base, row_type)?,
+        _ => {
+            return Err(SqlError::new(
+                "42883",
+                format!("function {name} does not exist"),
+            ));
+        }
+    };
+    let none: &[SqlType] = &[];
+    let doc = scalar::bind(exprs[exprs.len() - 1], none)?;
+    let doc = crate::json_table_functions::bind_document(f.name(), doc, f.doc_type())?;
+    Ok(FunctionScan {
+        func: TableFunc::Record(f),
+        args: vec![doc, base],
+        ordinality,
+        procedural: None,
+        also: Vec::new(),
+        record: record.unwrap_or_default(),
+    })
 }
 
 /// `generate_series(start, stop [, step])` of integers (int8 if an
@@ -654,7 +706,11 @@ fn every_row(_: &[Value]) -> Result<bool, SqlError> {
 /// `ROWS FROM (f(...), ...)`: each argument a call of a function that
 /// returns rows (0A000 for another function, which PostgreSQL runs as one
 /// row).
-fn rows_from(args: &[FunctionArg], ordinality: bool) -> Result<FunctionScan, SqlError> {
+fn rows_from(
+    args: &[FunctionArg],
+    ordinality: bool,
+    row_type: RowTypes<'_>,
+) -> Result<FunctionScan, SqlError> {
     use sqlparser::ast::{Expr, FunctionArguments};
     let mut calls = Vec::with_capacity(args.len());
     for arg in args {
@@ -674,7 +730,7 @@ fn rows_from(args: &[FunctionArg], ordinality: bool) -> Result<FunctionScan, Sql
                 "ROWS FROM of {call} (a function that returns no rows)"
             )));
         }
-        calls.push(FunctionScan::bind(&call.name, &list.args, false)?);
+        calls.push(FunctionScan::bind(&call.name, &list.args, false, row_type)?);
     }
     side_by_side(calls, ordinality)
 }

@@ -77,6 +77,9 @@ struct Call {
     /// Its arguments, which may name the statement's parameters and the
     /// values of the calls before it.
     args: Vec<Expr>,
+    /// A `SETOF record` function's columns, its call's column definition
+    /// list's (`set_returning::listed_columns`).
+    record: Option<Vec<(String, folio_row::SqlType)>>,
 }
 
 impl Calls {
@@ -150,7 +153,11 @@ impl VisitorMut for TakeOut {
             {
                 return Continue(());
             }
-            Call { def, args }
+            Call {
+                def,
+                args,
+                record: None,
+            }
         };
         let taken = Ok(call).and_then(|call: Call| {
             let number = self.first + self.calls.len() + 1;
@@ -190,7 +197,11 @@ impl TakeOut {
     fn take_factor(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
         use crate::plpgsql::set_returning;
         if let Some((def, args)) = set_returning::called_in(factor) {
-            let call = Call::of(def, &args)?;
+            let record = set_returning::listed_columns(&def, factor)?;
+            let call = Call {
+                record,
+                ..Call::of(def, &args)?
+            };
             let number = self.first + self.calls.len() + 1;
             set_returning::replace_factor(factor, &call.def, number);
             self.calls.push(call);
@@ -210,7 +221,11 @@ impl Call {
                 crate::sql_functions::names_of(&def.name)
             )));
         }
-        Ok(Call { def, args })
+        Ok(Call {
+            def,
+            args,
+            record: None,
+        })
     }
 
     fn run(
@@ -246,7 +261,8 @@ impl Call {
         if def.strict && values.contains(&Value::Null) {
             return Ok(Value::Null);
         }
-        crate::plpgsql::call(cx, txn, notices, def, values)
+        let record = self.record.as_deref();
+        crate::plpgsql::call_returning(cx, txn, notices, def, record, values)
     }
 }
 

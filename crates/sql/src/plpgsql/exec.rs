@@ -1407,17 +1407,7 @@ impl<'a, 'c> Runner<'a, 'c> {
     fn row_shape(&mut self, name: &str) -> Result<Vec<(String, SqlType)>, SqlError> {
         let _objects = crate::object_scope::enter(self.cx.db, self.txn, &mut None)?;
         let relation = crate::access::relation(self.cx, self.txn, name)?;
-        (relation.def.columns.iter())
-            .map(|c| {
-                let ty = crate::user_types::of_oid(c.type_oid, c.typmod).ok_or_else(|| {
-                    SqlError::new(
-                        "42704",
-                        format!("type with oid {} does not exist", c.type_oid),
-                    )
-                })?;
-                Ok((c.name.clone(), ty))
-            })
-            .collect()
+        crate::access::row_type(&relation.def.columns)
     }
 
     fn sql_type(&self, ty: &DataType) -> Result<SqlType, SqlError> {

@@ -59,6 +59,19 @@ pub fn call(
     def: &FunctionDef,
     args: Vec<Value>,
 ) -> Result<Value, SqlError> {
+    call_returning(cx, txn, notices, def, None, args)
+}
+
+/// [`call`], the rows of a `SETOF record` function of `record`'s columns
+/// (its call's column definition list; `set_returning.rs`).
+pub fn call_returning(
+    cx: &Ctx<'_>,
+    txn: &mut Transaction,
+    notices: &mut Vec<Notice>,
+    def: &FunctionDef,
+    record: Option<&[(String, folio_row::SqlType)]>,
+    args: Vec<Value>,
+) -> Result<Value, SqlError> {
     crate::stack::check()?;
     callable(def)?;
     let (block, stamp) = cx.plpgsql.body(def)?;
@@ -85,7 +98,7 @@ pub fn call(
     }
     if def.returns_set {
         // Its rows, as one value (`set_returning.rs`).
-        runner.collect_rows(set_returning::result_rows(def)?, &label)?;
+        runner.collect_rows(set_returning::result_rows(def, record)?, &label)?;
         runner.run(block).map_err(plpgsql_error)?;
         return Ok(runner.take_rows().map_or(Value::Null, |r| r.into_value()));
     }

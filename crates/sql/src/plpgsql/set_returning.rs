@@ -143,9 +143,8 @@ pub fn result_of(
         {
             let table = crate::names::relation(name)?;
             if table == "record" {
-                return Err(SqlError::unsupported(
-                    "functions returning SETOF record (a column definition list in the call)",
-                ));
+                // Each call's column definition list gives its columns.
+                return Ok((record, Vec::new(), false));
             }
             let relation = crate::access::relation(cx, txn, &table)
                 .map_err(|_| SqlError::new("42704", format!("type \"{table}\" does not exist")))?;
@@ -252,9 +251,17 @@ fn walk(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
     }
 }
 
-/// The rows a running body collects for `def` (a set-returning function).
-pub fn result_rows(def: &FunctionDef) -> Result<ResultRows, SqlError> {
-    let types = shape(def)?.into_iter().map(|(_, t)| t).collect();
+/// The rows a running body collects for `def` (a set-returning function),
+/// of `record`'s columns for a call of a `SETOF record` one (its column
+/// definition list: [`listed_columns`]).
+pub fn result_rows(
+    def: &FunctionDef,
+    record: Option<&[(String, SqlType)]>,
+) -> Result<ResultRows, SqlError> {
+    let types = match record {
+        Some(columns) => columns.iter().map(|(_, t)| *t).collect(),
+        None => shape(def)?.into_iter().map(|(_, t)| t).collect(),
+    };
     let out = match has_out(def) {
         true => def.columns.iter().map(|c| c.0.clone()).collect(),
         false => Vec::new(),
@@ -262,7 +269,7 @@ pub fn result_rows(def: &FunctionDef) -> Result<ResultRows, SqlError> {
     Ok(ResultRows {
         types,
         out,
-        composite: !def.columns.is_empty(),
+        composite: record.is_some() || !def.columns.is_empty(),
         rows: Vec::new(),
     })
 }
@@ -281,6 +288,59 @@ pub fn shape(def: &FunctionDef) -> Result<Vec<(String, SqlType)>, SqlError> {
     (def.columns.iter())
         .map(|(name, oid, typmod)| Ok((name.clone(), type_of(*oid, *typmod)?)))
         .collect()
+}
+
+/// Whether `def` returns `SETOF record`: each call's column definition
+/// list gives its columns (`table_functions.rs` `FunctionScan::define`).
+pub fn returns_record(def: &FunctionDef) -> bool {
+    def.returns_set && def.columns.is_empty() && def.result.0 == SqlType::Record.oid()
+}
+
+/// The columns of FROM item `factor`, a call of `def`, when `def` returns
+/// `SETOF record`: its column definition list's, with `define`'s errors
+/// (the list is required), read before the call runs, as its rows take
+/// their types from it.
+pub fn listed_columns(
+    def: &FunctionDef,
+    factor: &TableFactor,
+) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
+    if !returns_record(def) {
+        return Ok(None);
+    }
+    let (name, alias) = match factor {
+        TableFactor::Table { name, alias, .. } | TableFactor::Function { name, alias, .. } => {
+            (name, alias)
+        }
+        _ => return Ok(None),
+    };
+    let ordinality = matches!(
+        factor,
+        TableFactor::Table {
+            with_ordinality: true,
+            ..
+        }
+    );
+    let scan = crate::table_functions::FunctionScan {
+        func: crate::table_functions::TableFunc::Procedural,
+        args: Vec::new(),
+        ordinality,
+        procedural: Some(Box::new(record_shape(def))),
+        also: Vec::new(),
+        record: Vec::new(),
+    };
+    let call = sqlparser::ast::Spanned::span(name).start;
+    Ok(Some(scan.define(alias.as_ref(), Some(call))?.record))
+}
+
+/// The shape of a call of `def`, a `SETOF record` function, before its
+/// column definition list is read.
+fn record_shape(def: &FunctionDef) -> RowsShape {
+    RowsShape {
+        name: crate::sql_functions::names_of(&def.name).to_string(),
+        columns: Vec::new(),
+        named_by_alias: false,
+        record: true,
+    }
 }
 
 /// The call of a set-returning PL/pgSQL function FROM item `factor`
@@ -335,6 +395,12 @@ pub fn replace_factor(factor: &mut TableFactor, def: &FunctionDef, number: usize
 /// function of several columns there is 0A000 (PostgreSQL gives a
 /// record per row).
 pub fn replace_expr(def: &FunctionDef, number: usize) -> Result<Expr, SqlError> {
+    if returns_record(def) {
+        return Err(SqlError::new(
+            "0A000",
+            "materialize mode required, but it is not allowed in this context",
+        ));
+    }
     if def.columns.len() > 1 || def.columns_of_table {
         return Err(SqlError::unsupported(format!(
             "a call of set-returning function \"{}\" of several columns outside FROM (call it in FROM)",
@@ -387,6 +453,9 @@ pub struct RowsShape {
     /// Whether an alias names its column (a function of one value per
     /// row, as PostgreSQL's; else the columns keep their names).
     pub named_by_alias: bool,
+    /// Whether it returns `SETOF record`: `columns` are the call's column
+    /// definition list's ([`returns_record`]).
+    pub record: bool,
 }
 
 /// The shape of the function of oid `oid` (in scope while the statement
@@ -395,10 +464,14 @@ pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
     let def = crate::sql_functions::by_oid(oid)
         .filter(|d| d.returns_set)
         .ok_or_else(|| SqlError::new("42883", format!("function of oid {oid} does not exist")))?;
+    if returns_record(&def) {
+        return Ok(record_shape(&def));
+    }
     Ok(RowsShape {
         name: crate::sql_functions::names_of(&def.name).to_string(),
         columns: shape(&def)?,
         named_by_alias: def.columns.is_empty() || item,
+        record: false,
     })
 }
 

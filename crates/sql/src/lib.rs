@@ -118,6 +118,7 @@ mod setting_functions;
 mod settings;
 mod settings_list;
 mod shape;
+mod shape_plans;
 mod sql_functions;
 mod stack;
 mod stat_database;

@@ -20,6 +20,7 @@ use crate::scalar::Env;
 use crate::setting_functions::Change;
 use crate::settings::Settings;
 use crate::shape::ShapeCache;
+use crate::shape_plans::Shaped;
 use crate::statement::Plan;
 use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
@@ -155,6 +156,11 @@ pub struct Session {
     plans_made: u64,
     /// Parsed statements kept by their text's shape (`shape.rs`).
     shapes: ShapeCache,
+    /// While a text of a kept shape with a generic plan runs: its plans
+    /// and the text's literals as parameters (`shape_plans.rs`).
+    shaped: Option<Shaped>,
+    /// Statements run by a shape's generic plan (not planned from text).
+    generic_runs: u64,
     /// An implicit block was just opened for the statements about to run:
     /// the first of them reads with the snapshot its begin took (a second
     /// one, taken microseconds later, cost 5% of a pipelined point query).
@@ -304,6 +310,8 @@ impl Session {
             temp: Default::default(),
             plans_made: 0,
             shapes: ShapeCache::default(),
+            shaped: None,
+            generic_runs: 0,
             fresh_block: false,
             queried: false,
             interrupt,
@@ -435,16 +443,20 @@ impl Session {
             let e = SqlError::new("08P01", "a query arrived while COPY data was expected");
             return (Vec::new(), Some(self.copy_fail_with(e)));
         }
-        let (statements, lent) = match self.shapes.take(sql) {
+        let (statements, mut lent) = match self.shapes.take(sql) {
             Ok(taken) => taken,
             Err(e) => {
                 self.fail();
                 return (Vec::new(), Some(e));
             }
         };
+        self.shaped = lent.as_mut().and_then(crate::shape::Lent::take_generic);
         self.report_start(sql);
         let (outputs, error) = self.run_statements(&statements, sql);
         self.report_idle();
+        if let (Some(lent), Some((generic, ..))) = (lent.as_mut(), self.shaped.take()) {
+            lent.restore_generic(generic);
+        }
         let shaped = lent.is_some();
         if let Some(lent) = lent {
             self.shapes.give_back(lent, statements);
@@ -1203,6 +1215,12 @@ impl Session {
         self.plpgsql.plans_made()
     }
 
+    /// How many statements ran by a shape's generic plan
+    /// (`shape_plans.rs`) instead of being planned from their text.
+    pub fn generic_runs(&self) -> u64 {
+        self.generic_runs
+    }
+
     /// How many query texts were parsed from a kept shape (`shape.rs`)
     /// instead of in full.
     pub fn parses_saved(&self) -> u64 {
@@ -1824,8 +1842,40 @@ impl Session {
                     time_zone: None,
                 })
             }
-            statement => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
+            statement => match self.shaped.take() {
+                Some(shaped) => self.run_shaped(shaped, statement),
+                None => self.in_transaction(|cx, txn, notices| run(cx, txn, notices, statement)),
+            },
         }
+    }
+
+    /// `statement`, a text of a kept shape, by the shape's generic plan
+    /// with the text's literals as its parameters (`shape_plans.rs`), or
+    /// planned from the text when the shape has none for their types.
+    fn run_shaped(
+        &mut self,
+        (mut generic, mut values, types): Shaped,
+        statement: &Statement,
+    ) -> Result<Output, SqlError> {
+        let settings = self.settings_generation();
+        let mut generic_run = false;
+        let result = self.in_transaction(|cx, txn, notices| {
+            let Some(kept) = generic.plan(cx, txn, &types, settings)? else {
+                return run(cx, txn, notices, statement);
+            };
+            generic_run = true;
+            kept.calls().run(cx, txn, notices, &mut values)?;
+            let env = Env {
+                params: &values,
+                ..Env::at(cx.now)
+            };
+            let output = kept.plan().run(cx, txn, &env);
+            notices.extend(cx.raised.take());
+            output
+        });
+        self.generic_runs += u64::from(generic_run);
+        self.shaped = Some((generic, Vec::new(), Vec::new()));
+        result
     }
 
     /// `SET [SESSION] name {= | TO} value`; `SET TRANSACTION` and `SET

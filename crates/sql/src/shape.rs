@@ -31,6 +31,8 @@
 
 use crate::error::SqlError;
 use crate::parse::{self, Parsed};
+use crate::shape_plans::Generic;
+use folio_row::SqlType;
 use sqlparser::ast::{Expr, Statement, Value, ValueWithSpan, visit_expressions_mut};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -56,6 +58,9 @@ pub struct ShapeCache {
 /// used it, and where its literals go.
 struct Kept {
     statement: Box<Statement>,
+    /// The shape's generic plans, if its literals may be parameters
+    /// (`shape_plans.rs`).
+    generic: Option<Box<Generic>>,
     /// (position in `visit_expressions_mut`'s order, literal number - 1)
     /// of each literal, in visiting order. The statement's structure never
     /// changes (only those leaves are rewritten), so positions stay true.
@@ -67,6 +72,24 @@ struct Kept {
 pub struct Lent {
     shape: String,
     slots: Vec<(usize, usize)>,
+    generic: Option<Box<Generic>>,
+    /// The text's literals as the generic plan's parameters, and their
+    /// types (`shape_plans::parameters`), when the shape has one.
+    parameters: Option<(Vec<folio_row::Value>, Vec<SqlType>)>,
+}
+
+impl Lent {
+    /// The shape's generic plans and the text's parameters, to run the
+    /// text by one (`shape_plans.rs`); the plans are put back with
+    /// [`Lent::restore_generic`].
+    pub fn take_generic(&mut self) -> Option<(Box<Generic>, Vec<folio_row::Value>, Vec<SqlType>)> {
+        let (values, types) = self.parameters.take()?;
+        Some((self.generic.take()?, values, types))
+    }
+
+    pub fn restore_generic(&mut self, generic: Box<Generic>) {
+        self.generic = Some(generic);
+    }
 }
 
 impl ShapeCache {
@@ -100,9 +123,13 @@ impl ShapeCache {
                     matches!(&parse::statements(sql).as_deref(), Ok([Parsed::Sql(s)]) if **s == *kept.statement),
                     "the kept shape of {sql:?} gives what a parse gives"
                 );
+                let parameters =
+                    (kept.generic.as_ref()).and_then(|_| crate::shape_plans::parameters(&literals));
                 let lent = Lent {
                     shape,
                     slots: kept.slots,
+                    generic: kept.generic,
+                    parameters,
                 };
                 Ok((vec![Parsed::Sql(kept.statement)], Some(lent)))
             }
@@ -131,6 +158,7 @@ impl ShapeCache {
             let kept = Kept {
                 statement,
                 slots: lent.slots,
+                generic: lent.generic,
             };
             self.shapes.insert(lent.shape, Some(kept));
         }
@@ -175,8 +203,13 @@ fn keepable(shape: &str, literals: &[&str], parsed: &Statement) -> Option<Kept> 
     if unknown || !statements.is_empty() {
         return None;
     }
+    let generic = Generic::of(&statement).map(Box::new);
     put_back(&mut statement, &slots, literals);
-    (*statement == *parsed).then_some(Kept { statement, slots })
+    (*statement == *parsed).then_some(Kept {
+        statement,
+        slots,
+        generic,
+    })
 }
 
 /// Writes `literals` into `statement` at `slots` (see [`Kept::slots`]).

@@ -673,6 +673,92 @@ fn prepared_statements_keep_their_plans() {
     assert_eq!(s.plans_made(), 4);
 }
 
+// Proves simple-protocol texts that differ only in integer literals run
+// by their shape's generic plan (pgbench -M simple's statements are not
+// planned per execution) with each text's own values, and that the plan
+// is made again after a setting change or DDL; texts whose literals are
+// read as themselves (ORDER BY's position, a bare SET value) keep their
+// own planning and meaning.
+#[test]
+fn shapes_run_by_generic_plans() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table t (aid int primary key, abalance int, b int)",
+    );
+    ok(
+        &mut s,
+        "insert into t values (1, 10, 1), (2, 20, 2), (3, 30, 3)",
+    );
+    let texts = [
+        (1, "5"),
+        (2, "-7"),
+        (1, "3000000000"),
+        (3, "-2147483648"),
+        (2, "6"),
+        (3, "-1"),
+    ];
+    for (aid, delta) in texts {
+        let sql = format!("update t set abalance = abalance + {delta} where aid = {aid}");
+        match delta.parse::<i64>().unwrap() {
+            d if i32::try_from(d).is_ok() => assert_eq!(ok(&mut s, &sql)[0].tag(), "UPDATE 1"),
+            _ => assert_eq!(fails(&mut s, &sql).code, "22003", "{sql}"),
+        }
+    }
+    assert_eq!(
+        rows(&mut s, "select aid, abalance from t order by aid"),
+        [
+            text(&["1", "15"]),
+            text(&["2", "19"]),
+            text(&["3", "-2147483619"])
+        ]
+    );
+    // The first text of each shape (`+ 5`, `+ -7`) is planned, the edge
+    // -2147483648 too (an int4, though 2147483648 is an int8).
+    let runs = s.generic_runs();
+    assert_eq!(runs, 3);
+    for aid in 1..=3 {
+        let want = [None, Some("15"), Some("19"), Some("-2147483619")][aid];
+        let got = rows(&mut s, &format!("select abalance from t where aid = {aid}"));
+        assert_eq!(got.first().map(|r| r[0].as_deref()), Some(want));
+    }
+    assert_eq!(
+        s.generic_runs(),
+        runs + 2,
+        "the first text of a shape plans it"
+    );
+    // ORDER BY 2 is a position: not a generic plan's constant.
+    assert_eq!(
+        rows(&mut s, "select aid, b from t order by 2 desc"),
+        rows(&mut s, "select aid, b from t order by 2 desc")
+    );
+    assert_eq!(
+        rows(&mut s, "select aid from t order by 1 desc")[0],
+        text(&["3"])
+    );
+    assert_eq!(
+        rows(&mut s, "select aid from t order by 1 desc")[0],
+        text(&["3"])
+    );
+    let before = s.generic_runs();
+    ok(&mut s, "update t set b = 4 where aid = 1");
+    ok(&mut s, "update t set b = 5 where aid = 1");
+    assert_eq!(s.generic_runs(), before, "a bare SET value is folded");
+    // A setting or DDL since the plan was made: planned again, still right.
+    ok(&mut s, "set enable_indexscan = off");
+    let got = rows(&mut s, "select abalance from t where aid = 2");
+    assert_eq!(got, [text(&["19"])]);
+    ok(&mut s, "alter table t add column c int default 7");
+    assert_eq!(
+        rows(&mut s, "select c from t where aid = 3"),
+        [text(&["7"])]
+    );
+    assert_eq!(
+        rows(&mut s, "select abalance from t where aid = 1"),
+        [text(&["15"])]
+    );
+}
+
 // Proves a prepared statement with a data-modifying CTE keeps one plan
 // whose parts take each execution's parameters (each CTE run once per
 // execution, its RETURNING rows the rest's input), and is planned again

@@ -374,15 +374,21 @@ mod tests {
     // they give.
     #[test]
     fn distributions_give_their_statistics() {
-        let unique = column_stats(&rows((0..1000).map(Value::Int4)), 0, 1000.0);
+        let unique = column_stats(&rows((0..1000).map(Value::Int4)), 0, SqlType::Int4, 1000.0);
         assert_eq!(unique.n_distinct, 1000.0);
+        assert_eq!(unique.avg_width, 4);
         assert!(unique.mcv.is_empty());
         assert!((unique.correlation - 1.0).abs() < 1e-9);
         assert!((unique.eq_selectivity(Some(&Value::Int4(5))) - 0.001).abs() < 1e-6);
         let below = unique.below_selectivity(&Value::Int4(250), false);
         assert!((below - 0.25).abs() < 0.01, "{below}");
 
-        let five = column_stats(&rows((0..1000).map(|i| Value::Int4(i % 5))), 0, 1000.0);
+        let five = column_stats(
+            &rows((0..1000).map(|i| Value::Int4(i % 5))),
+            0,
+            SqlType::Int4,
+            1000.0,
+        );
         assert_eq!(five.n_distinct, 5.0);
         assert_eq!(five.mcv.len(), 5);
         assert!((five.eq_selectivity(Some(&Value::Int4(3))) - 0.2).abs() < 1e-9);
@@ -391,9 +397,20 @@ mod tests {
         let nulls = column_stats(
             &rows((0..100).map(|i| if i < 25 { Value::Null } else { Value::Int8(i) })),
             0,
+            SqlType::Int8,
             100.0,
         );
         assert!((nulls.null_frac - 0.25).abs() < 1e-9);
+        // Of the non-NULL values, as PostgreSQL's stawidth.
+        assert_eq!(nulls.avg_width, 8);
+        // Texts as stored: 'x1'..'x9' and 'x10'..'x99', a 1-byte header.
+        let texts = column_stats(
+            &rows((1..100).map(|i| Value::Text(format!("x{i}")))),
+            0,
+            SqlType::Text,
+            99.0,
+        );
+        assert_eq!(texts.avg_width, (9 * 3 + 90 * 4) / 99);
         assert_eq!(nulls.n_distinct, 75.0);
     }
 }

@@ -137,12 +137,18 @@ pub fn expression_cost(s: &Scalar) -> f64 {
         Scalar::Cast(e, _) if !matches!(**e, Scalar::Const(_)) => CPU_OPERATOR_COST,
         _ => 0.0,
     };
-    own + s.children().into_iter().map(expression_cost).sum::<f64>()
+    own + sum(s.children().into_iter().map(expression_cost))
 }
 
 /// The cost of conditions, per row.
 pub fn quals_cost(quals: &[Scalar]) -> f64 {
-    quals.iter().map(expression_cost).sum()
+    sum(quals.iter().map(expression_cost))
+}
+
+/// A sum of costs or rows, 0 (not Rust's -0, which prints `-0.00`) when
+/// empty.
+pub fn sum(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |a, b| a + b)
 }
 
 /// A table's scan: sequential (`cost_seqscan`) or by an index
@@ -271,8 +277,8 @@ pub fn filtered(input: Estimate, filter: &[Scalar]) -> Estimate {
 /// An Append of `children` (`cost_append`): the first's startup, their
 /// totals and rows summed, half a `cpu_tuple_cost` per row.
 pub fn append(children: &[Estimate], width: u32) -> Estimate {
-    let rows: f64 = children.iter().map(|c| c.rows).sum();
-    let total: f64 = children.iter().map(|c| c.total).sum();
+    let rows = sum(children.iter().map(|c| c.rows));
+    let total = sum(children.iter().map(|c| c.total));
     Estimate {
         startup: children.first().map_or(0.0, |c| c.startup),
         total: total + CPU_TUPLE_COST * APPEND_CPU_COST_MULTIPLIER * rows,
@@ -678,7 +684,10 @@ pub fn output_width(planned: &Planned) -> u32 {
     };
     (planned.types.iter().enumerate())
         .map(|(i, ty)| match items.get(i) {
-            Some(Scalar::Column(c)) => span_width(&planned.source, &types, (0, usize::MAX), &[*c]),
+            // (A window call's value is a column past the source's.)
+            Some(Scalar::Column(c)) if *c < types.len() => {
+                span_width(&planned.source, &types, (0, usize::MAX), &[*c])
+            }
             _ => type_width(*ty),
         })
         .sum()

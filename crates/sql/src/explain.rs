@@ -806,7 +806,7 @@ fn source_node(
         }
         Source::Function { scan, filter } => {
             let call_cost: f64 =
-                scan.args.iter().map(est::expression_cost).sum::<f64>() + est::CPU_OPERATOR_COST;
+                est::sum(scan.args.iter().map(est::expression_cost)) + est::CPU_OPERATOR_COST;
             let estimate = est::function_scan(call_cost, est::function_rows(scan), filter, width);
             let mut node = Node::new(
                 format!("Function Scan on {}", scan.name()),
@@ -889,6 +889,8 @@ fn source_node(
                 .iter()
                 .chain(filter)
                 .for_each(|s| s.columns(&mut below));
+            below.sort_unstable();
+            below.dedup();
             let span = right_offset + right_width - offset;
             let width = est::span_width(source, &types, (offset, span), needed);
             let left_node = source_node(left, scope, (offset, &below), actual);
@@ -1025,7 +1027,8 @@ fn scan_node(
             "Filter: {}",
             conjunction(&plan.filter, columns, &relation.types)
         ));
-        if let Some(c) = counts {
+        // (PostgreSQL's text format leaves out a zero.)
+        if let Some(c) = counts.filter(|c| c.removed_by_filter > 0) {
             details.push(format!("Rows Removed by Filter: {}", c.removed_by_filter));
         }
     }
@@ -1108,10 +1111,10 @@ fn window_nodes(
             node = sort;
             sorted = keys;
         }
-        let calls: f64 = (windows.calls.iter())
+        let calls = (windows.calls.iter())
             .filter(|c| c.window == w)
-            .map(|c| est::CPU_OPERATOR_COST + c.args.iter().map(est::expression_cost).sum::<f64>())
-            .sum();
+            .map(|c| est::CPU_OPERATOR_COST + est::sum(c.args.iter().map(est::expression_cost)));
+        let calls = est::sum(calls);
         let estimate = est::window_agg(node.estimate, calls, window.keys(), output_width);
         let mut aggregate = Node::new("WindowAgg", estimate, rows);
         aggregate.children.push(node);

@@ -13,7 +13,8 @@
 //!   their frequencies (values seen more than once and more often than
 //!   1.25 times the average, at most [`MAX_MCV`]); a histogram of the
 //!   other values ([`HISTOGRAM_BOUNDS`] bounds with equal counts between);
-//!   the correlation of value order with physical order.
+//!   the correlation of value order with physical order; the average
+//!   width of a value as PostgreSQL stores it (`stawidth`).
 //!
 //! Kept in memory per table (`Catalog::statistics`), replaced by each
 //! ANALYZE ([`Catalog::analyze`]), and in the data directory's
@@ -40,7 +41,7 @@ pub const HISTOGRAM_BOUNDS: usize = 101;
 pub const DEFAULT_RANGE_SELECTIVITY: f64 = 1.0 / 3.0;
 
 /// A table's statistics.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TableStats {
     /// Heap pages.
     pub pages: u64,
@@ -64,6 +65,11 @@ pub struct ColumnStats {
     pub histogram: Vec<Value>,
     /// Of value order against physical order, -1 to 1.
     pub correlation: f64,
+    /// The average bytes of a non-NULL value as PostgreSQL keeps it
+    /// (pg_statistic's `stawidth`: folio-row's `stored_size`, a type's
+    /// `type_avg_width` where that does not size it; 0 when every value
+    /// sampled is NULL), the planner's `width=`.
+    pub avg_width: u32,
 }
 
 /// The statistics slot of a table (in memory, per oid).
@@ -92,7 +98,7 @@ pub(crate) fn analyze(
         .map(|r| relation.decode(txn, r))
         .collect::<Result<Vec<_>, _>>()?;
     let columns = (0..relation.types.len())
-        .map(|c| column_stats(&rows, c, estimated))
+        .map(|c| column_stats(&rows, c, relation.types[c], estimated))
         .collect();
     let stats = TableStats {
         pages,
@@ -159,7 +165,7 @@ fn order(a: &Value, b: &Value) -> Ordering {
 
 /// Column `c`'s statistics from the sampled `rows`, in physical order, of
 /// a table of `total` rows.
-fn column_stats(rows: &[Vec<Value>], c: usize, total: f64) -> ColumnStats {
+fn column_stats(rows: &[Vec<Value>], c: usize, ty: SqlType, total: f64) -> ColumnStats {
     let sampled = rows.len();
     // Values with their physical position.
     let mut values: Vec<(usize, &Value)> = rows
@@ -180,8 +186,18 @@ fn column_stats(rows: &[Vec<Value>], c: usize, total: f64) -> ColumnStats {
             mcv: Vec::new(),
             histogram: Vec::new(),
             correlation: 0.0,
+            avg_width: 0,
         };
     }
+    // PostgreSQL's stawidth: the mean, truncated.
+    let avg_width = {
+        let bytes: usize = (values.iter())
+            .map(|(_, v)| {
+                folio_row::stored_size(v, true).unwrap_or(folio_row::type_avg_width(ty) as usize)
+            })
+            .sum();
+        (bytes / values.len()) as u32
+    };
     values.sort_by(|a, b| order(a.1, b.1));
     // Runs of equal values: (first index in `values`, count).
     let mut runs: Vec<(usize, usize)> = Vec::new();
@@ -242,6 +258,7 @@ fn column_stats(rows: &[Vec<Value>], c: usize, total: f64) -> ColumnStats {
         mcv,
         histogram,
         correlation: correlation(&values),
+        avg_width,
     }
 }
 
@@ -357,15 +374,21 @@ mod tests {
     // they give.
     #[test]
     fn distributions_give_their_statistics() {
-        let unique = column_stats(&rows((0..1000).map(Value::Int4)), 0, 1000.0);
+        let unique = column_stats(&rows((0..1000).map(Value::Int4)), 0, SqlType::Int4, 1000.0);
         assert_eq!(unique.n_distinct, 1000.0);
+        assert_eq!(unique.avg_width, 4);
         assert!(unique.mcv.is_empty());
         assert!((unique.correlation - 1.0).abs() < 1e-9);
         assert!((unique.eq_selectivity(Some(&Value::Int4(5))) - 0.001).abs() < 1e-6);
         let below = unique.below_selectivity(&Value::Int4(250), false);
         assert!((below - 0.25).abs() < 0.01, "{below}");
 
-        let five = column_stats(&rows((0..1000).map(|i| Value::Int4(i % 5))), 0, 1000.0);
+        let five = column_stats(
+            &rows((0..1000).map(|i| Value::Int4(i % 5))),
+            0,
+            SqlType::Int4,
+            1000.0,
+        );
         assert_eq!(five.n_distinct, 5.0);
         assert_eq!(five.mcv.len(), 5);
         assert!((five.eq_selectivity(Some(&Value::Int4(3))) - 0.2).abs() < 1e-9);
@@ -374,9 +397,20 @@ mod tests {
         let nulls = column_stats(
             &rows((0..100).map(|i| if i < 25 { Value::Null } else { Value::Int8(i) })),
             0,
+            SqlType::Int8,
             100.0,
         );
         assert!((nulls.null_frac - 0.25).abs() < 1e-9);
+        // Of the non-NULL values, as PostgreSQL's stawidth.
+        assert_eq!(nulls.avg_width, 8);
+        // Texts as stored: 'x1'..'x9' and 'x10'..'x99', a 1-byte header.
+        let texts = column_stats(
+            &rows((1..100).map(|i| Value::Text(format!("x{i}")))),
+            0,
+            SqlType::Text,
+            99.0,
+        );
+        assert_eq!(texts.avg_width, (9 * 3 + 90 * 4) / 99);
         assert_eq!(nulls.n_distinct, 75.0);
     }
 }

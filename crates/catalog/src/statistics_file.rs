@@ -11,7 +11,7 @@
 //! Layout, little-endian: the header line, then per table its oid (u64),
 //! pages (u64), rows (f64) and column count (u16); per column its type
 //! (oid u32, typmod i32), null fraction, distinct values and correlation
-//! (f64 each), then the most common values and the histogram bounds, each
+//! (f64 each), its average width (u32), then the most common values and the histogram bounds, each
 //! a count (u16) and a row of that many values of the column's type in
 //! folio-row's row format (length u32 before it); the MCV frequencies
 //! (f64 each) follow their values.
@@ -26,7 +26,7 @@ use std::io;
 /// The file's name in the data directory.
 pub const STATISTICS_FILE: &str = "table_statistics";
 /// The format's name and version.
-const HEADER: &[u8] = b"folio table statistics 1\n";
+const HEADER: &[u8] = b"folio table statistics 2\n";
 
 /// Writes every table's statistics the catalog holds to
 /// [`STATISTICS_FILE`] in `dir`.
@@ -64,6 +64,7 @@ fn encode_table(oid: u64, stats: &TableStats, out: &mut Vec<u8>) -> Result<(), S
         for x in [column.null_frac, column.n_distinct, column.correlation] {
             out.extend_from_slice(&x.to_le_bytes());
         }
+        out.extend_from_slice(&column.avg_width.to_le_bytes());
         let (mcv, freqs): (Vec<Value>, Vec<f64>) = column.mcv.iter().cloned().unzip();
         encode_values(&mcv, *ty, out)?;
         for f in freqs {
@@ -96,6 +97,7 @@ fn decode(bytes: &[u8]) -> Option<Vec<(u64, TableStats)>> {
         for _ in 0..n {
             let ty = SqlType::from_oid(r.u32()?, r.u32()? as i32)?;
             let (null_frac, n_distinct, correlation) = (r.f64()?, r.f64()?, r.f64()?);
+            let avg_width = r.u32()?;
             let values = r.values(ty)?;
             let freqs = (0..values.len())
                 .map(|_| r.f64())
@@ -108,6 +110,7 @@ fn decode(bytes: &[u8]) -> Option<Vec<(u64, TableStats)>> {
                 mcv: values.into_iter().zip(freqs).collect(),
                 histogram,
                 correlation,
+                avg_width,
             });
         }
         tables.push((
@@ -178,6 +181,7 @@ mod tests {
                     mcv: Vec::new(),
                     histogram: vec![Value::Int4(1), Value::Int4(500), Value::Int4(1000)],
                     correlation: 1.0,
+                    avg_width: 4,
                 },
                 ColumnStats {
                     null_frac: 0.25,
@@ -188,6 +192,7 @@ mod tests {
                     ],
                     histogram: Vec::new(),
                     correlation: -0.5,
+                    avg_width: 2,
                 },
             ],
         }

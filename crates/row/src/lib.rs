@@ -8,6 +8,7 @@ mod array_text;
 mod big;
 pub mod calendar;
 mod datetime_input;
+mod datum_width;
 mod enums;
 mod error;
 mod interval;
@@ -34,6 +35,7 @@ mod value;
 pub use datetime_input::{
     parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in, parse_timetz_in,
 };
+pub use datum_width::{stored_size, type_avg_width};
 pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
 pub use interval::{Interval, USECS_PER_DAY};

@@ -15,16 +15,33 @@
 use crate::scalar::{Cmp, Scalar};
 use folio_catalog::{DEFAULT_RANGE_SELECTIVITY, TableStats};
 
-const SEQ_PAGE_COST: f64 = 1.0;
-const RANDOM_PAGE_COST: f64 = 4.0;
-const CPU_TUPLE_COST: f64 = 0.01;
+pub const SEQ_PAGE_COST: f64 = 1.0;
+pub const RANDOM_PAGE_COST: f64 = 4.0;
+pub const CPU_TUPLE_COST: f64 = 0.01;
 const CPU_INDEX_TUPLE_COST: f64 = 0.005;
-const CPU_OPERATOR_COST: f64 = 0.0025;
+pub const CPU_OPERATOR_COST: f64 = 0.0025;
 /// PostgreSQL's selectivity of an equality it knows nothing about.
 const DEFAULT_EQ_SELECTIVITY: f64 = 0.005;
 /// Index entries per leaf page, for an index's size (folio keeps no
 /// index statistics): about 150 entries of 40 bytes in a 70% full page.
 const ENTRIES_PER_INDEX_PAGE: f64 = 150.0;
+/// Entries per page of PostgreSQL's B-tree on one integer column, for
+/// the tree's height (its descent's cost).
+const BTREE_FANOUT: f64 = 367.0;
+
+/// A path's cost before its first row and for all its rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathCost {
+    pub startup: f64,
+    pub total: f64,
+}
+
+/// A table's pages and rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableSize {
+    pub pages: f64,
+    pub tuples: f64,
+}
 
 /// The fraction of the table's rows that satisfy `conjunct`.
 pub fn selectivity(stats: &TableStats, conjunct: &Scalar) -> f64 {
@@ -40,10 +57,10 @@ pub fn selectivity(stats: &TableStats, conjunct: &Scalar) -> f64 {
             let (c, cmp, v) = match (a.as_ref(), b.as_ref()) {
                 (Scalar::Column(c), v) => (*c, *cmp, v),
                 (v, Scalar::Column(c)) => (*c, cmp.flipped(), v),
-                _ => return default_selectivity(*cmp),
+                _ => return default_cmp_selectivity(*cmp),
             };
             let (Some(stats), Some(value)) = (column(c), known(v)) else {
-                return default_selectivity(cmp);
+                return default_cmp_selectivity(cmp);
             };
             match (cmp, value) {
                 (Cmp::Eq, value) => stats.eq_selectivity(value.as_ref()),
@@ -88,7 +105,12 @@ pub fn selectivity(stats: &TableStats, conjunct: &Scalar) -> f64 {
     s.clamp(0.0, 1.0)
 }
 
-fn default_selectivity(cmp: Cmp) -> f64 {
+/// PostgreSQL's selectivity of a condition without statistics.
+pub fn default_selectivity(conjunct: &Scalar) -> f64 {
+    selectivity(&TableStats::default(), conjunct)
+}
+
+fn default_cmp_selectivity(cmp: Cmp) -> f64 {
     match cmp {
         Cmp::Eq => DEFAULT_EQ_SELECTIVITY,
         Cmp::Ne => 1.0 - DEFAULT_EQ_SELECTIVITY,
@@ -98,8 +120,21 @@ fn default_selectivity(cmp: Cmp) -> f64 {
 
 /// Reading every page and checking `quals` conditions on every row.
 pub fn seq_scan(stats: &TableStats, quals: usize) -> f64 {
-    stats.pages as f64 * SEQ_PAGE_COST
-        + stats.rows * (CPU_TUPLE_COST + CPU_OPERATOR_COST * quals as f64)
+    seq_scan_cost(
+        stats.pages as f64,
+        stats.rows,
+        CPU_OPERATOR_COST * quals as f64,
+    )
+    .total
+}
+
+/// A sequential scan (`cost_seqscan`): every page read in order, and per
+/// row `cpu_tuple_cost` and its conditions (`qual_cost` per row).
+pub fn seq_scan_cost(pages: f64, tuples: f64, qual_cost: f64) -> PathCost {
+    PathCost {
+        startup: 0.0,
+        total: pages * SEQ_PAGE_COST + tuples * (CPU_TUPLE_COST + qual_cost),
+    }
 }
 
 /// An index scan whose conditions select `selectivity` of the rows, on a
@@ -112,24 +147,58 @@ pub fn index_scan(
     quals: usize,
     only: bool,
 ) -> f64 {
-    let rows = stats.rows.max(1.0);
-    let pages = (stats.pages as f64).max(1.0);
-    let tuples = (selectivity * rows).max(1.0);
+    let size = TableSize {
+        pages: stats.pages as f64,
+        tuples: stats.rows,
+    };
+    let quals = CPU_OPERATOR_COST * quals as f64;
+    index_scan_cost(size, selectivity, correlation, (quals, 0.0), only).total
+}
+
+/// A B-tree index scan (`cost_index` with `btcostestimate`): the descent
+/// (a comparison per level of a binary search and 50 operators per page
+/// of the tree's height) before the first row; the index pages of the
+/// entries the conditions select (`selectivity`) at random, each entry's
+/// `cpu_index_tuple_cost` and index conditions (`quals.0` per entry);
+/// the heap pages fetched, interpolated by the correlation's square
+/// between random and sequential reads; per row `cpu_tuple_cost` and the
+/// other conditions (`quals.1`). `only`: index-only (most pages
+/// all-visible after a vacuum).
+pub fn index_scan_cost(
+    size: TableSize,
+    selectivity: f64,
+    correlation: f64,
+    quals: (f64, f64),
+    only: bool,
+) -> PathCost {
+    let rows = size.tuples.max(1.0);
+    let pages = size.pages.max(1.0);
+    let tuples = (selectivity * rows).round().max(1.0);
+    let height = match rows / BTREE_FANOUT {
+        leaves if leaves <= 1.0 => 0.0,
+        leaves => (leaves.ln() / BTREE_FANOUT.ln()).ceil(),
+    };
+    let descent =
+        rows.log2().ceil() * CPU_OPERATOR_COST + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
     let index_pages = (tuples / ENTRIES_PER_INDEX_PAGE).ceil().max(1.0);
-    let index = index_pages * RANDOM_PAGE_COST
-        + tuples * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * quals as f64);
+    let index = index_pages * RANDOM_PAGE_COST + tuples * (CPU_INDEX_TUPLE_COST + quals.0);
     // Heap pages fetched (Mackert and Lohman, as PostgreSQL's
     // index_pages_fetched for a table that fits in the cache).
-    let fetched = (2.0 * tuples * pages / (2.0 * tuples + pages)).min(pages);
+    let fetched = match 2.0 * pages * tuples / (2.0 * pages + tuples) {
+        f if f >= pages => pages,
+        f => f.ceil(),
+    };
     let max_io = fetched * RANDOM_PAGE_COST;
     let min_io = RANDOM_PAGE_COST + ((selectivity * pages).ceil() - 1.0).max(0.0) * SEQ_PAGE_COST;
     let c2 = correlation * correlation;
     let mut heap = max_io + c2 * (min_io - max_io);
     if only {
-        // Most pages all-visible after a vacuum.
         heap *= 0.1;
     }
-    index + heap + tuples * CPU_TUPLE_COST
+    PathCost {
+        startup: descent,
+        total: descent + index + heap + tuples * (CPU_TUPLE_COST + quals.1),
+    }
 }
 
 /// The correlation of column `c` (0 when unknown).

@@ -5,8 +5,11 @@
 //! rows=N loops=1)` and what each did; with BUFFERS, `Buffers: shared
 //! hit=N read=M`: the pages this session's statement latched in the
 //! buffer pool (hits) and read from the file (misses), counted by the
-//! pool per thread. folio has no cost model: `COSTS` (on by default, as
-//! in PostgreSQL) prints nothing, and times are printed only with
+//! pool per thread. With `COSTS` (on by default, as in PostgreSQL) each
+//! node's title is followed by the planner's estimate, `  (cost=S..T
+//! rows=N width=W)`, before ANALYZE's `(actual ...)`; the estimates are
+//! `estimate.rs`'s (PostgreSQL's formulas), this file only prints them.
+//! `COSTS OFF` prints none. Times are printed only with
 //! `TIMING`/`SUMMARY` as PostgreSQL does.
 
 use crate::aggregate::Grouping;
@@ -14,6 +17,7 @@ use crate::array_functions::ArrayFunc;
 use crate::catalog_functions::CatalogFunc;
 use crate::context::Ctx;
 use crate::error::SqlError;
+use crate::estimate::{self as est, Estimate};
 use crate::from::{Method, Scope, SetKind, Source};
 use crate::functions::Func;
 use crate::names;
@@ -35,6 +39,7 @@ struct Options {
     buffers: bool,
     timing: bool,
     summary: bool,
+    costs: bool,
 }
 
 /// Runs EXPLAIN of `statement` (a query).
@@ -175,6 +180,7 @@ fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlEr
         buffers: false,
         timing: true,
         summary: false,
+        costs: true,
     };
     let mut summary = None;
     for option in list {
@@ -199,8 +205,9 @@ fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlEr
             "buffers" => options.buffers = on,
             "timing" => options.timing = on,
             "summary" => summary = Some(on),
-            // Accepted; folio prints neither costs nor the rest.
-            "costs" | "verbose" | "settings" | "wal" => {}
+            "costs" => options.costs = on,
+            // Accepted; folio prints none of them.
+            "verbose" | "settings" | "wal" => {}
             _ => {
                 return Err(SqlError::new(
                     "42601",
@@ -261,6 +268,8 @@ fn buffers(hit: u64, read: u64) -> Option<String> {
 struct Node {
     title: String,
     details: Vec<String>,
+    /// The planner's estimate (`estimate.rs`), printed with COSTS.
+    estimate: Estimate,
     rows: Option<u64>,
     children: Vec<Node>,
     subplans: Vec<(String, Node)>,
@@ -274,10 +283,11 @@ struct Node {
 }
 
 impl Node {
-    fn new(title: impl Into<String>, rows: Option<u64>) -> Node {
+    fn new(title: impl Into<String>, estimate: Estimate, rows: Option<u64>) -> Node {
         Node {
             title: title.into(),
             details: Vec::new(),
+            estimate,
             rows,
             children: Vec::new(),
             subplans: Vec::new(),
@@ -297,7 +307,8 @@ impl Node {
             let removed = self.children.len() - kept.len();
             let mut children = std::mem::take(&mut self.children);
             for (place, &n) in kept.iter().enumerate() {
-                let mut child = std::mem::replace(&mut children[n], Node::new("", None));
+                let mut child =
+                    std::mem::replace(&mut children[n], Node::new("", NO_ESTIMATE, None));
                 let part = folio_catalog::unqualified(at_start.part_name(n));
                 let label = |alias: String| match alias == part {
                     true => format!(" on {part}"),
@@ -328,6 +339,7 @@ impl Node {
     fn render(
         &self,
         pad: Option<usize>,
+        costs: bool,
         timing: Option<f64>,
         buffers: Option<&str>,
         lines: &mut Vec<String>,
@@ -338,6 +350,13 @@ impl Node {
         };
         let indent = " ".repeat(width);
         let mut title = format!("{head}{}", self.title);
+        if costs {
+            let e = &self.estimate;
+            title.push_str(&format!(
+                "  (cost={:.2}..{:.2} rows={:.0} width={})",
+                e.startup, e.total, e.rows, e.width
+            ));
+        }
         if let Some(rows) = self.rows {
             // The nodes run to completion one after the other: each is
             // given the statement's time.
@@ -357,13 +376,21 @@ impl Node {
         let below = buffers.filter(|_| self.children.len() == 1);
         for (label, subplan) in &self.subplans {
             lines.push(format!("{indent}{label}"));
-            subplan.render(Some(width + 2), timing, None, lines);
+            subplan.render(Some(width + 2), costs, timing, None, lines);
         }
         for child in &self.children {
-            child.render(Some(width), timing, below, lines);
+            child.render(Some(width), costs, timing, below, lines);
         }
     }
 }
+
+/// A node whose estimate is set after it is made.
+const NO_ESTIMATE: Estimate = Estimate {
+    startup: 0.0,
+    total: 0.0,
+    rows: 0.0,
+    width: 0,
+};
 
 /// The plan as lines.
 fn describe(
@@ -379,7 +406,7 @@ fn describe(
         .filter(|_| options.buffers)
         .and_then(|a| buffers(a.hit, a.read));
     let timing = actual.filter(|_| options.timing).map(|a| millis(a.elapsed));
-    node.render(None, timing, buffer_line.as_deref(), lines);
+    node.render(None, options.costs, timing, buffer_line.as_deref(), lines);
 }
 
 /// A planned query's node tree.
@@ -387,7 +414,20 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     let analyzed = |n: u64| actual.map(|_| n);
     let names = planned.scope.display_names();
     let types = planned.scope.types();
-    let mut node = source_node(&planned.source, &planned.scope, 0, actual);
+    let needed = est::needed_columns(planned);
+    let output_width = est::output_width(planned);
+    let mut node = source_node(&planned.source, &planned.scope, (0, &needed), actual);
+    // A LIMIT's rows (with its OFFSET's) bound a sort right under it.
+    let bound = planned
+        .limit
+        .map(|l| l.saturating_add(planned.offset) as f64);
+    let whole = !planned.windows.is_empty()
+        || planned.distinct != crate::query::Distinct::No
+        || !planned.post_sort.is_empty();
+    match &planned.source {
+        Source::One => node.estimate = est::result(&planned.filter, output_width),
+        _ => node.estimate = est::filtered(node.estimate, &planned.filter),
+    }
     if !planned.filter.is_empty() {
         // Without FROM the WHERE is tested once; with one it holds the
         // conditions on correlated subqueries, tested per row.
@@ -402,7 +442,12 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     }
     if !planned.sort.is_empty() {
         let keys: Vec<String> = planned.sort.iter().map(|k| sort_key(&names, k)).collect();
-        let mut sort = Node::new("Sort", analyzed(actual.map_or(0, |a| a.scanned)));
+        let source_bound = match (&planned.shape, whole) {
+            (Shape::Project(_), false) => bound,
+            _ => None,
+        };
+        let estimate = est::sort(node.estimate, source_bound);
+        let mut sort = Node::new("Sort", estimate, analyzed(actual.map_or(0, |a| a.scanned)));
         sort.details = sort_details(&keys);
         sort.children.push(node);
         node = sort;
@@ -424,7 +469,24 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
         if let Some(h) = &grouping.having {
             details.push(format!("Filter: {}", deparse(h, &aggregate_names, &[])));
         }
-        let mut aggregate = Node::new(title, groups);
+        let grouped = match grouping.keys.is_empty() {
+            true => est::Grouped::Plain,
+            false => {
+                let keys: Vec<&Scalar> = grouping.keys.iter().collect();
+                est::Grouped::Hashed {
+                    keys: keys.len(),
+                    groups: est::key_groups(planned, &keys, node.estimate.rows),
+                }
+            }
+        };
+        let estimate = est::aggregate(
+            node.estimate,
+            grouped,
+            est::call_costs(&grouping.calls),
+            grouping.having.as_ref(),
+            output_width,
+        );
+        let mut aggregate = Node::new(title, estimate, groups);
         aggregate.details = details;
         aggregate.children.push(node);
         node = aggregate;
@@ -441,7 +503,11 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
                 Some(n) => actual.map_or(0, |a| a.groups.min(n as u64)),
                 None => actual.map_or(0, |a| a.groups),
             };
-            let mut sort = Node::new("Sort", analyzed(handed));
+            let estimate = est::sort(
+                node.estimate,
+                crate::query::first_groups(planned).map(|n| n as f64),
+            );
+            let mut sort = Node::new("Sort", estimate, analyzed(handed));
             sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;
@@ -473,6 +539,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
             &planned.windows,
             (&item_names, &item_types, &plain),
             analyzed(input),
+            output_width,
         );
         let calls: Vec<String> = planned
             .windows
@@ -498,18 +565,41 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
             .iter()
             .map(|k| sort_key(&texts, k))
             .collect();
-        let mut sort = Node::new("Sort", analyzed(actual.map_or(0, |a| a.rows)));
+        let post_bound = bound.filter(|_| planned.distinct == crate::query::Distinct::No);
+        let estimate = est::sort(node.estimate, post_bound);
+        let mut sort = Node::new("Sort", estimate, analyzed(actual.map_or(0, |a| a.rows)));
         sort.details = sort_details(&keys);
         sort.children.push(node);
         node = sort;
     }
     if planned.distinct != crate::query::Distinct::No {
-        let mut unique = Node::new("Unique", analyzed(actual.map_or(0, |a| a.rows)));
+        let keys: Vec<&Scalar> = match (&planned.distinct, &planned.shape) {
+            (crate::query::Distinct::On(on), Shape::Project(items)) => {
+                on.iter().filter_map(|&i| items.get(i)).collect()
+            }
+            (_, Shape::Project(items)) => items.iter().collect(),
+            _ => Vec::new(),
+        };
+        let count = match &planned.distinct {
+            crate::query::Distinct::On(on) => on.len(),
+            _ => planned.types.len(),
+        };
+        let groups = match keys.len() == count {
+            true => est::key_groups(planned, &keys, node.estimate.rows),
+            false => est::clamp_rows(node.estimate.rows * 0.1),
+        };
+        let estimate = est::unique(node.estimate, count, groups);
+        let mut unique = Node::new("Unique", estimate, analyzed(actual.map_or(0, |a| a.rows)));
         unique.children.push(node);
         node = unique;
     }
     if planned.limit.is_some() || planned.offset > 0 {
-        let mut limit = Node::new("Limit", analyzed(actual.map_or(0, |a| a.rows)));
+        let estimate = est::limit(
+            node.estimate,
+            planned.offset as f64,
+            planned.limit.map(|l| l as f64),
+        );
+        let mut limit = Node::new("Limit", estimate, analyzed(actual.map_or(0, |a| a.rows)));
         limit.children.push(node);
         node = limit;
     }
@@ -518,7 +608,14 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
 
 /// The node of a source (recursively for joins); `offset`: where its
 /// columns start in the query's row.
-fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Actual>) -> Node {
+/// `needed`: the columns of the query's row read above it (for its
+/// estimated width).
+fn source_node(
+    source: &Source,
+    scope: &Scope,
+    (offset, needed): (usize, &[usize]),
+    actual: Option<&Actual>,
+) -> Node {
     let rows = |s: &Source| actual.map(|a| a.nodes.of(s).map_or(0, |n| n.0));
     let names = scope.display_names();
     let types = scope.types();
@@ -532,8 +629,11 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
         .max_by_key(|t| t.names.len());
     let (own, own_types) = leaf.map_or((&[][..], &[][..]), |t| (&t.names[..], &t.types[..]));
     let qualified = &names[offset..offset + own.len()];
+    // The width of what it hands on: the needed columns of its own.
+    let width = est::span_width(source, &types, (offset, own.len()), needed);
     match source {
-        Source::One => Node::new("Result", actual.map(|_| 1)),
+        // (Its estimate is the query's: `planned_node`.)
+        Source::One => Node::new("Result", NO_ESTIMATE, actual.map(|_| 1)),
         Source::Derived {
             label,
             planned,
@@ -546,6 +646,7 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             // `partitioned_base`): their Append alone.
             if label.is_empty() {
                 let mut node = planned_node(planned, None);
+                node.estimate = est::filtered(node.estimate, filter);
                 push_filter(&mut node, filter, qualified, own_types);
                 return node;
             }
@@ -554,15 +655,19 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                 true => format!("CTE Scan on {label}"),
                 false => format!("Subquery Scan on {label}"),
             };
-            let mut node = Node::new(title, rows(source));
+            let inner = planned_node(planned, None);
+            let estimate = match cte {
+                true => est::cte_scan(inner.estimate, filter, width),
+                false => est::subquery_scan(inner.estimate, filter, width),
+            };
+            let mut node = Node::new(title, estimate, rows(source));
             push_filter(&mut node, filter, qualified, own_types);
             match cte {
                 true => {
                     let name = &planned.scope.tables[0].qualifier;
-                    node.subplans
-                        .push((format!("CTE {name}"), planned_node(planned, None)));
+                    node.subplans.push((format!("CTE {name}"), inner));
                 }
-                false => node.children.push(planned_node(planned, None)),
+                false => node.children.push(inner),
             }
             node
         }
@@ -573,35 +678,48 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
         } => {
             // Counted as a UNION ALL's: the operation's rows, not each
             // branch's.
-            let mut append = Node::new("Append", rows(source));
-            append.children = branches.iter().map(|b| planned_node(b, None)).collect();
+            let children: Vec<Node> = branches.iter().map(|b| planned_node(b, None)).collect();
+            let estimates: Vec<Estimate> = children.iter().map(|c| c.estimate).collect();
+            let mut append = Node::new("Append", est::append(&estimates, width), rows(source));
+            append.children = children;
             append.at_start = Some(((**at_start).clone(), qualifier.clone()));
             append
         }
         Source::Leaves { label, scans } => {
             // (A MERGE's target, which EXPLAIN does not reach: 0A000.)
-            let mut append = Node::new("Append", rows(source));
-            append.children = (scans.iter())
-                .map(|(relation, _)| {
+            let children: Vec<Node> = (scans.iter())
+                .map(|(relation, plan)| {
                     let leaf = folio_catalog::unqualified(&relation.def.name);
-                    Node::new(format!("Seq Scan on {leaf} {label}"), None)
+                    let estimate = est::table_scan(relation, None, &[], &plan.filter, width);
+                    Node::new(format!("Seq Scan on {leaf} {label}"), estimate, None)
                 })
                 .collect();
+            let estimates: Vec<Estimate> = children.iter().map(|c| c.estimate).collect();
+            let mut append = Node::new("Append", est::append(&estimates, width), rows(source));
+            append.children = children;
             append
         }
         Source::Recursive { base, step, .. } => {
-            let mut union = Node::new("Recursive Union", None);
-            union.children.push(planned_node(base, None));
-            union.children.push(planned_node(step, None));
+            let (base, step) = (planned_node(base, None), planned_node(step, None));
+            let estimate = est::recursive_union(base.estimate, step.estimate);
+            let mut union = Node::new("Recursive Union", estimate, None);
+            union.children.push(base);
+            union.children.push(step);
             union
         }
         Source::Sequence { label, filter, .. } => {
-            let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
+            // A sequence's relation is one page of one row.
+            let mut estimate = est::opaque_scan(1.0, filter, width);
+            estimate.total += crate::cost::SEQ_PAGE_COST;
+            let mut node = Node::new(format!("Seq Scan on {label}"), estimate, rows(source));
             push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::WorkTable { label, filter, .. } => {
-            let mut node = Node::new(format!("WorkTable Scan on {label}"), rows(source));
+            // PostgreSQL's guess at a work table: 10 rows of the base's
+            // (folio's plan keeps no estimate of the base: 10).
+            let estimate = est::opaque_scan(10.0, filter, width);
+            let mut node = Node::new(format!("WorkTable Scan on {label}"), estimate, rows(source));
             push_filter(&mut node, filter, own, own_types);
             node
         }
@@ -615,9 +733,15 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             // The inputs' nodes carry no actual counts (folio counts the
             // operation's rows, not each input's).
             let union_all = *op == SetKind::Union && *all;
-            let mut append = Node::new("Append", if union_all { rows(source) } else { None });
+            let mut append = Node::new(
+                "Append",
+                NO_ESTIMATE,
+                if union_all { rows(source) } else { None },
+            );
+            let mut sides = Vec::new();
             for side in [left, right] {
                 let child = planned_node(side, None);
+                sides.push(child.estimate);
                 // Nested UNION ALLs are one Append, as PostgreSQL's.
                 let nested = matches!(
                     &side.source,
@@ -632,6 +756,10 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                     false => append.children.push(child),
                 }
             }
+            let estimates: Vec<Estimate> = append.children.iter().map(|c| c.estimate).collect();
+            let width = sides.first().map_or(0, |e| e.width);
+            append.estimate = est::append(&estimates, width);
+            let columns = names.len();
             if union_all {
                 append
             } else if *op != SetKind::Union {
@@ -642,11 +770,25 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                     "Except"
                 };
                 let all = if *all { " All" } else { "" };
-                let mut set_op = Node::new(format!("HashSetOp {word}{all}"), rows(source));
+                // EXCEPT keeps at most the left's rows, INTERSECT the
+                // smaller side's.
+                let kept = match *op == SetKind::Intersect {
+                    true => sides[0].rows.min(sides[1].rows),
+                    false => sides[0].rows,
+                };
+                let estimate = est::set_op(append.estimate, columns, kept);
+                let mut set_op =
+                    Node::new(format!("HashSetOp {word}{all}"), estimate, rows(source));
                 set_op.children.push(append);
                 set_op
             } else {
-                let mut unique = Node::new("HashAggregate", rows(source));
+                let grouped = est::Grouped::Hashed {
+                    keys: columns,
+                    groups: append.estimate.rows,
+                };
+                let calls = est::CallCosts::default();
+                let estimate = est::aggregate(append.estimate, grouped, calls, None, width);
+                let mut unique = Node::new("HashAggregate", estimate, rows(source));
                 unique
                     .details
                     .push(format!("Group Key: {}", names.join(", ")));
@@ -655,12 +797,22 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             }
         }
         Source::System { label, filter, .. } => {
-            let mut node = Node::new(format!("Seq Scan on {label}"), rows(source));
+            // PostgreSQL reads its catalogs' real sizes; folio makes the
+            // rows at each execution: 1000 assumed.
+            let estimate = est::opaque_scan(1000.0, filter, width);
+            let mut node = Node::new(format!("Seq Scan on {label}"), estimate, rows(source));
             push_filter(&mut node, filter, own, own_types);
             node
         }
         Source::Function { scan, filter } => {
-            let mut node = Node::new(format!("Function Scan on {}", scan.name()), rows(source));
+            let call_cost: f64 =
+                est::sum(scan.args.iter().map(est::expression_cost)) + est::CPU_OPERATOR_COST;
+            let estimate = est::function_scan(call_cost, est::function_rows(scan), filter, width);
+            let mut node = Node::new(
+                format!("Function Scan on {}", scan.name()),
+                estimate,
+                rows(source),
+            );
             push_filter(&mut node, filter, own, own_types);
             node
         }
@@ -680,18 +832,24 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                 .map(|c| c.name.clone())
                 .collect();
             let counts = actual.and_then(|a| a.nodes.of(source));
+            let index = match &plan.access {
+                Access::Seq => None,
+                Access::Index { index, only, .. } => Some((*index, *only)),
+            };
+            let estimate = est::table_scan(relation, index, &plan.index_cond, &plan.filter, width);
             let scan = scan_node(
                 label,
                 relation,
                 plan,
                 &own,
-                rows(source),
+                (estimate, rows(source)),
                 counts.map(|c| c.1),
             );
             match lock {
                 None => scan,
                 Some(_) => {
-                    let mut node = Node::new("LockRows", rows(source));
+                    let estimate = est::lock_rows(scan.estimate);
+                    let mut node = Node::new("LockRows", estimate, rows(source));
                     node.children.push(scan);
                     node
                 }
@@ -705,23 +863,83 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
             condition,
             filter,
             right_offset,
+            right_width,
             ..
         } => {
-            let left_kind = kind.explain_word();
-            let (title, right_node) = match method {
-                Method::Hash { .. } => {
-                    let mut hash = Node::new("Hash", rows(right));
-                    hash.children
-                        .push(source_node(right, scope, *right_offset, actual));
-                    (format!("Hash{left_kind} Join"), hash)
+            // The sides hand on what is read above and what the join
+            // reads itself; the join's conditions as one list over its
+            // row (hash keys as equalities).
+            let mut conditions: Vec<Scalar> = condition.clone();
+            if let Method::Hash {
+                left_keys,
+                right_keys,
+            } = method
+            {
+                for (l, r) in left_keys.iter().zip(right_keys) {
+                    let r = r.map_columns(&|c| c + *right_offset);
+                    conditions.push(Scalar::Compare(
+                        crate::scalar::Cmp::Eq,
+                        Box::new(l.clone()),
+                        Box::new(r),
+                    ));
                 }
-                Method::NestedLoop => (
-                    format!("Nested Loop{left_kind} Join")
-                        .replace("Nested Loop Join", "Nested Loop"),
-                    source_node(right, scope, *right_offset, actual),
-                ),
+            }
+            let mut below = needed.to_vec();
+            conditions
+                .iter()
+                .chain(filter)
+                .for_each(|s| s.columns(&mut below));
+            below.sort_unstable();
+            below.dedup();
+            let span = right_offset + right_width - offset;
+            let width = est::span_width(source, &types, (offset, span), needed);
+            let left_node = source_node(left, scope, (offset, &below), actual);
+            let right_input = source_node(right, scope, (*right_offset, &below), actual);
+            let (outer, inner) = (left_node.estimate, right_input.estimate);
+            let selectivity =
+                est::join_selectivity((source, offset), &conditions, outer.rows, inner.rows);
+            let joined = est::join_rows(*kind, outer.rows, inner.rows, selectivity);
+            let rows_out = est::clamp_rows(joined * est::default_selectivity(filter));
+            let left_kind = kind.explain_word();
+            let (title, right_node, estimate) = match method {
+                Method::Hash { right_keys, .. } => {
+                    let mut hash = Node::new("Hash", est::hash(inner), rows(right));
+                    hash.children.push(right_input);
+                    let distinct = match right_keys.as_slice() {
+                        [Scalar::Column(c)] => {
+                            est::column_distinct(
+                                (right, *right_offset),
+                                c + right_offset,
+                                inner.rows,
+                            )
+                            .0
+                        }
+                        _ => None,
+                    };
+                    let quals = est::quals_cost(condition) + est::quals_cost(filter);
+                    let estimate = est::hash_join(
+                        outer,
+                        inner,
+                        right_keys.len(),
+                        est::bucket_rows(inner.rows, distinct),
+                        quals,
+                        rows_out,
+                        width,
+                    );
+                    (format!("Hash{left_kind} Join"), hash, estimate)
+                }
+                Method::NestedLoop => {
+                    let quals = est::quals_cost(condition) + est::quals_cost(filter);
+                    let estimate = est::nested_loop(outer, inner, quals, rows_out, width);
+                    (
+                        format!("Nested Loop{left_kind} Join")
+                            .replace("Nested Loop Join", "Nested Loop"),
+                        right_input,
+                        estimate,
+                    )
+                }
             };
-            let mut node = Node::new(title, rows(source));
+            let mut node = Node::new(title, estimate, rows(source));
             if let Method::Hash {
                 left_keys,
                 right_keys,
@@ -757,7 +975,7 @@ fn source_node(source: &Source, scope: &Scope, offset: usize, actual: Option<&Ac
                 ));
             }
             push_filter(&mut node, filter, &names, &types);
-            node.children.push(source_node(left, scope, offset, actual));
+            node.children.push(left_node);
             node.children.push(right_node);
             node
         }
@@ -770,7 +988,7 @@ fn scan_node(
     relation: &folio_catalog::Relation,
     plan: &ScanPlan,
     columns: &[String],
-    rows: Option<u64>,
+    (estimate, rows): (Estimate, Option<u64>),
     counts: Option<crate::scan::ScanCounts>,
 ) -> Node {
     let mut details = Vec::new();
@@ -809,14 +1027,15 @@ fn scan_node(
             "Filter: {}",
             conjunction(&plan.filter, columns, &relation.types)
         ));
-        if let Some(c) = counts {
+        // (PostgreSQL's text format leaves out a zero.)
+        if let Some(c) = counts.filter(|c| c.removed_by_filter > 0) {
             details.push(format!("Rows Removed by Filter: {}", c.removed_by_filter));
         }
     }
     if let (Access::Index { only: true, .. }, Some(c)) = (&plan.access, counts) {
         details.push(format!("Heap Fetches: {}", c.heap_fetches));
     }
-    let mut node = Node::new(title, rows);
+    let mut node = Node::new(title, estimate, rows);
     node.details = details;
     node
 }
@@ -873,9 +1092,10 @@ fn window_nodes(
     windows: &Windows,
     (names, types, plain): (&[String], &[SqlType], &[bool]),
     rows: Option<u64>,
+    output_width: u32,
 ) -> Node {
     let mut sorted: Vec<String> = Vec::new();
-    for window in &windows.windows {
+    for (w, window) in windows.windows.iter().enumerate() {
         let keys: Vec<String> = window
             .sort()
             .into_iter()
@@ -885,13 +1105,18 @@ fn window_nodes(
             })
             .collect();
         if !sorted.starts_with(&keys) {
-            let mut sort = Node::new("Sort", rows);
+            let mut sort = Node::new("Sort", est::sort(node.estimate, None), rows);
             sort.details = sort_details(&keys);
             sort.children.push(node);
             node = sort;
             sorted = keys;
         }
-        let mut aggregate = Node::new("WindowAgg", rows);
+        let calls = (windows.calls.iter())
+            .filter(|c| c.window == w)
+            .map(|c| est::CPU_OPERATOR_COST + est::sum(c.args.iter().map(est::expression_cost)));
+        let calls = est::sum(calls);
+        let estimate = est::window_agg(node.estimate, calls, window.keys(), output_width);
+        let mut aggregate = Node::new("WindowAgg", estimate, rows);
         aggregate.children.push(node);
         node = aggregate;
     }

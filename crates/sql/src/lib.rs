@@ -48,6 +48,7 @@ mod drop_column;
 mod enum_functions;
 mod enum_types;
 mod error;
+mod estimate;
 mod explain;
 mod expr;
 mod extensions;

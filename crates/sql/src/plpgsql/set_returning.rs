@@ -37,12 +37,12 @@ pub struct ResultRows {
     /// `RETURNS TABLE`'s column names: its OUT variables, which `RETURN
     /// NEXT` without an expression returns (else empty).
     out: Vec<String>,
-    /// Rows of named columns (a record per row), not of one value.
+    /// Rows of named columns (a record per row: a call's column
+    /// definition list's, or the function's own), not of one value. A row
+    /// given whole must have their count and types, as PostgreSQL's
+    /// (`record_functions::check_row`); a scalar is cast to its column's
+    /// type.
     composite: bool,
-    /// Rows of a call's column definition list, whose types a row must
-    /// have, as PostgreSQL's (`record_functions::check_row`); else each
-    /// value is cast to its column's type.
-    checked: bool,
     rows: Vec<Vec<Value>>,
 }
 
@@ -96,7 +96,7 @@ impl ResultRows {
         variable: Option<&[SqlType]>,
     ) -> Result<(), SqlError> {
         match (self.composite, value) {
-            (true, Value::Record(fields)) if self.checked => {
+            (true, Value::Record(fields)) => {
                 let (message, returned): (_, Vec<Returned<'_>>) = match variable {
                     Some(types) => (
                         "wrong record type supplied in RETURN NEXT",
@@ -111,7 +111,6 @@ impl ResultRows {
                 self.rows.push(fields);
                 Ok(())
             }
-            (true, Value::Record(fields)) => self.push(fields),
             (true, Value::Null) => self.push(vec![Value::Null; self.types.len()]),
             (true, _) => Err(SqlError::new(
                 "42804",
@@ -130,7 +129,7 @@ impl ResultRows {
                 "RETURN QUERY cannot return a statement that returns no rows",
             ));
         };
-        if self.checked {
+        if self.composite {
             let returned: Vec<Returned<'_>> =
                 columns.iter().map(|c| Returned::Type(c.type_oid)).collect();
             check_row(
@@ -307,7 +306,6 @@ pub fn result_rows(
         types,
         out,
         composite: record.is_some() || !def.columns.is_empty(),
-        checked: record.is_some(),
         rows: Vec::new(),
     })
 }

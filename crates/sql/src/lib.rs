@@ -98,6 +98,7 @@ mod privileges;
 mod pushdown;
 mod query;
 mod range_functions;
+mod record_functions;
 mod recursive;
 mod regex_functions;
 mod regex_match;

@@ -38,8 +38,8 @@ use folio_db::Transaction;
 use sqlparser::ast::{
     ArgMode, CastKind, CreateFunction, CreateFunctionBody, DataType, Expr, FunctionArg,
     FunctionArgExpr, FunctionArguments, FunctionBehavior, FunctionCalledOnNull, FunctionDesc,
-    Ident, LimitClause, ObjectName, Query, SelectItem, SetExpr, Statement, Value, ValueWithSpan,
-    VisitMut, VisitorMut,
+    Ident, LimitClause, ObjectName, Query, SelectItem, SetExpr, Statement, TableFactor, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -331,11 +331,6 @@ fn definition(
                 "function result type must be specified",
             ));
         }
-        Some(DataType::Table(_)) if !plpgsql => {
-            return Err(SqlError::unsupported(
-                "SQL functions returning SETOF or TABLE (set-returning functions)",
-            ));
-        }
         Some(DataType::Table(table)) => {
             returns_set = true;
             let result = crate::plpgsql::set_returning::result_of(
@@ -343,6 +338,14 @@ fn definition(
                 txn,
                 table.as_deref().unwrap_or_default(),
             )?;
+            // A SQL function returns a set only as `SETOF record`, whose
+            // calls in FROM are expanded (`record_functions.rs`).
+            if !plpgsql && (result.0.0 != folio_row::SqlType::Record.oid() || !result.1.is_empty())
+            {
+                return Err(SqlError::unsupported(
+                    "SQL functions returning SETOF or TABLE (set-returning functions) other than SETOF record",
+                ));
+            }
             (columns, columns_of_table) = (result.1, result.2);
             result.0
         }
@@ -365,6 +368,13 @@ fn definition(
                 "42P13",
                 "SQL functions cannot return type trigger",
             ));
+        }
+        // `record`: each call's column definition list gives its
+        // columns (`record_functions.rs`).
+        Some(DataType::Custom(name, m))
+            if m.is_empty() && names::relation(name).is_ok_and(|n| n == "record") =>
+        {
+            (folio_row::SqlType::Record.oid(), -1)
         }
         Some(DataType::Custom(name, _)) if names::relation(name).is_ok_and(|n| n == "void") => {
             if !plpgsql {
@@ -480,10 +490,15 @@ fn side_effects(name: &str) -> SqlError {
 /// does not assign to the declared one) are CREATE's.
 fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), SqlError> {
     let query = body_query(def)?;
-    let args: Vec<Expr> = (def.args.iter())
-        .map(|a| typed(Expr::Value(Value::Null.into()), a.1, a.2))
-        .collect::<Result<_, _>>()?;
+    let args = null_args(def)?;
     let mut stack = vec![def.oid];
+    if crate::record_functions::returns_record(def) {
+        // Each call's column definition list gives its columns
+        // (`record_functions.rs`): the body is planned for its errors.
+        let rows = body_rows(cx, txn, def, &args, &mut stack)?;
+        crate::query::plan_query(cx, txn, &rows)?;
+        return Ok(());
+    }
     let bare = body_expression(cx, txn, def, &query, &args, &mut stack)?;
     let select = Query {
         body: Box::new(SetExpr::Select(Box::new(select_of(bare.clone())))),
@@ -530,6 +545,14 @@ fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// A NULL of each of `def`'s argument types: a call that plans its body
+/// alone.
+pub(crate) fn null_args(def: &FunctionDef) -> Result<Vec<Expr>, SqlError> {
+    (def.args.iter())
+        .map(|a| typed(Expr::Value(Value::Null.into()), a.1, a.2))
+        .collect()
 }
 
 fn empty_query() -> Query {
@@ -725,6 +748,10 @@ impl VisitorMut for Expand<'_, '_> {
         Continue(())
     }
 
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        self.expand_factor(factor)
+    }
+
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         let Expr::Function(call) = expr else {
             return Continue(());
@@ -736,6 +763,14 @@ impl VisitorMut for Expand<'_, '_> {
             // Bound as a call run per row (`plpgsql/row_calls.rs`).
             return Continue(());
         }
+        if crate::record_functions::returns_record(&def) {
+            // PostgreSQL gives a record value (a set of them for SETOF).
+            self.error = Some(SqlError::unsupported(format!(
+                "a call of SQL function \"{}\" returning record outside FROM (call it in FROM with a column definition list)",
+                names_of(&def.name)
+            )));
+            return Break(());
+        }
         let args = match call_args(&call.args, &def) {
             Ok(args) => args,
             Err(e) => {
@@ -746,6 +781,25 @@ impl VisitorMut for Expand<'_, '_> {
         match expand_call(self.cx, self.txn, &def, args, &mut self.stack) {
             Ok(expanded) => {
                 *expr = expanded;
+                self.changed = true;
+                USED.with(|u| u.borrow_mut().push(def));
+                Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Break(())
+            }
+        }
+    }
+}
+
+impl Expand<'_, '_> {
+    /// A call of a SQL function returning `record` in FROM, made the
+    /// query it stands for (`record_functions.rs`).
+    fn expand_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+        match crate::record_functions::expand_factor(self.cx, self.txn, factor, &mut self.stack) {
+            Ok(None) => Continue(()),
+            Ok(Some(def)) => {
                 self.changed = true;
                 USED.with(|u| u.borrow_mut().push(def));
                 Continue(())
@@ -820,20 +874,9 @@ fn expand_call(
     args: Vec<Expr>,
     stack: &mut Vec<u64>,
 ) -> Result<Expr, SqlError> {
-    let name = names_of(&def.name);
-    if stack.contains(&def.oid) {
-        return Err(SqlError::unsupported(format!(
-            "recursive SQL function \"{name}\" (it calls itself)"
-        )));
-    }
-    if stack.len() >= MAX_DEPTH {
-        return Err(SqlError::new("54001", "stack depth limit exceeded"));
-    }
-    let typed_args: Vec<Expr> = (args.iter().zip(&def.args))
-        .map(|(a, (_, oid, typmod))| typed(a.clone(), *oid, *typmod))
-        .collect::<Result<_, _>>()?;
+    let typed_args = typed_args(def, &args)?;
     let query = body_query(def)?;
-    stack.push(def.oid);
+    enter(def, stack)?;
     let body = body_expression(cx, txn, def, &query, &typed_args, stack);
     stack.pop();
     let result = typed(body?, def.result.0, def.result.1)?;
@@ -859,6 +902,99 @@ fn expand_call(
         }],
         else_result: Some(Box::new(result)),
     })
+}
+
+/// `args`, a call's arguments, each cast to its parameter's type.
+pub(crate) fn typed_args(def: &FunctionDef, args: &[Expr]) -> Result<Vec<Expr>, SqlError> {
+    (args.iter().zip(&def.args))
+        .map(|(a, (_, oid, typmod))| typed(a.clone(), *oid, *typmod))
+        .collect()
+}
+
+/// Pushes `def` on the stack of functions being expanded: 0A000 if it is
+/// on it already (a cycle), 54001 past [`MAX_DEPTH`].
+pub(crate) fn enter(def: &FunctionDef, stack: &mut Vec<u64>) -> Result<(), SqlError> {
+    if stack.contains(&def.oid) {
+        return Err(SqlError::unsupported(format!(
+            "recursive SQL function \"{}\" (it calls itself)",
+            names_of(&def.name)
+        )));
+    }
+    if stack.len() >= MAX_DEPTH {
+        return Err(SqlError::new("54001", "stack depth limit exceeded"));
+    }
+    stack.push(def.oid);
+    Ok(())
+}
+
+/// The body of `def` as the query of its rows over the (typed) arguments
+/// `args`, calls in it expanded: what a call of a function returning
+/// `record` in FROM reads (`record_functions.rs`). A column an argument
+/// reads is marked as the caller's, as in a scalar subquery: the query
+/// is a LATERAL item's then.
+pub(crate) fn body_rows(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    args: &[Expr],
+    stack: &mut Vec<u64>,
+) -> Result<Query, SqlError> {
+    let mut query = body_query(def)?;
+    substitute(cx, txn, def, &mut query, args, false)?;
+    expand_nested(cx, txn, &mut query, stack)?;
+    Ok(query)
+}
+
+/// Replaces the argument references of `node` (a part of `def`'s body)
+/// by `args`; `inline`: it is placed in the caller's query, so an
+/// argument is placed as written (else a column it reads is marked as
+/// the caller's).
+fn substitute(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    def: &FunctionDef,
+    node: &mut impl VisitMut,
+    args: &[Expr],
+    inline: bool,
+) -> Result<(), SqlError> {
+    let mut substitute = Substitute {
+        cx,
+        txn,
+        def,
+        args,
+        scopes: Vec::new(),
+        depth: 0,
+        inline,
+        error: None,
+    };
+    let _ = node.visit(&mut substitute);
+    match substitute.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Expands the calls of SQL functions in `node` (a body), `stack` the
+/// functions being expanded around it.
+fn expand_nested(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    node: &mut impl VisitMut,
+    stack: &mut Vec<u64>,
+) -> Result<(), SqlError> {
+    let mut expand = Expand {
+        cx,
+        txn,
+        stack: std::mem::take(stack),
+        changed: false,
+        error: None,
+    };
+    let _ = node.visit(&mut expand);
+    *stack = expand.stack;
+    match expand.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The body of `def` as an expression over the (typed) arguments `args`:
@@ -894,49 +1030,31 @@ fn body_expression(
         }
         _ => None,
     };
-    let mut substitute = Substitute {
-        cx,
-        txn,
-        def,
-        args,
-        scopes: Vec::new(),
-        depth: 0,
-        inline: inline.is_some(),
-        error: None,
-    };
     let mut out = match inline {
         Some(mut e) => {
-            let _ = e.visit(&mut substitute);
+            substitute(cx, txn, def, &mut e, args, true)?;
             e
         }
         None => {
-            let _ = query.visit(&mut substitute);
-            if query.limit_clause.is_none() {
-                query.limit_clause = Some(LimitClause::LimitOffset {
-                    limit: Some(Expr::Value(Value::Number("1".into(), false).into())),
-                    offset: None,
-                    limit_by: Vec::new(),
-                });
-            }
+            substitute(cx, txn, def, &mut query, args, false)?;
+            first_row(&mut query);
             Expr::Subquery(Box::new(query))
         }
     };
-    if let Some(e) = substitute.error {
-        return Err(e);
-    }
     // Calls in the body.
-    let mut expand = Expand {
-        cx,
-        txn,
-        stack: std::mem::take(stack),
-        changed: false,
-        error: None,
-    };
-    let _ = out.visit(&mut expand);
-    *stack = expand.stack;
-    match expand.error {
-        Some(e) => Err(e),
-        None => Ok(Expr::Nested(Box::new(out))),
+    expand_nested(cx, txn, &mut out, stack)?;
+    Ok(Expr::Nested(Box::new(out)))
+}
+
+/// `query` with `LIMIT 1` unless it has a LIMIT: a function not
+/// returning a set returns its body's first row, as PostgreSQL's.
+pub(crate) fn first_row(query: &mut Query) {
+    if query.limit_clause.is_none() {
+        query.limit_clause = Some(LimitClause::LimitOffset {
+            limit: Some(Expr::Value(Value::Number("1".into(), false).into())),
+            offset: None,
+            limit_by: Vec::new(),
+        });
     }
 }
 
@@ -1066,7 +1184,7 @@ impl VisitorMut for Substitute<'_, '_> {
 }
 
 /// Whether `expr` names a column (of whatever scope).
-fn reads_columns(expr: &Expr) -> bool {
+pub(crate) fn reads_columns(expr: &Expr) -> bool {
     struct Find;
     impl sqlparser::ast::Visitor for Find {
         type Break = ();

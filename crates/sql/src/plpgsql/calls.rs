@@ -78,7 +78,7 @@ struct Call {
     /// values of the calls before it.
     args: Vec<Expr>,
     /// A `SETOF record` function's columns, its call's column definition
-    /// list's (`set_returning::listed_columns`).
+    /// list's (`record_functions::listed_columns`).
     record: Option<Vec<(String, folio_row::SqlType)>>,
 }
 
@@ -197,7 +197,7 @@ impl TakeOut {
     fn take_factor(&mut self, factor: &mut TableFactor) -> Result<(), SqlError> {
         use crate::plpgsql::set_returning;
         if let Some((def, args)) = set_returning::called_in(factor) {
-            let record = set_returning::listed_columns(&def, factor)?;
+            let record = crate::record_functions::listed_columns(&def, factor)?;
             let call = Call {
                 record,
                 ..Call::of(def, &args)?

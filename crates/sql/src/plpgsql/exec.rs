@@ -488,11 +488,12 @@ impl<'a, 'c> Runner<'a, 'c> {
                 self.rows_mut("RETURN NEXT")?;
                 match value {
                     Some(v) => {
-                        let value = match self.record_named(&v.text) {
-                            Some(record) => record,
-                            None => self.eval(v)?.0,
+                        let (value, variable) = match self.record_named(&v.text) {
+                            Some(record) => (record, self.record_types(&v.text)),
+                            None => (self.eval(v)?.0, None),
                         };
-                        self.rows_mut("RETURN NEXT")?.push_value(value)?;
+                        self.rows_mut("RETURN NEXT")?
+                            .push_value(value, variable.as_deref())?;
                     }
                     None => {
                         let names = (self.set.as_ref())
@@ -1236,6 +1237,22 @@ impl<'a, 'c> Runner<'a, 'c> {
         };
         let var = self.resolved(self.var_index(&[name])?);
         matches!(var.kind, Kind::Record(_) | Kind::Row(_)).then(|| var.value.clone())
+    }
+
+    /// The field types of the record variable `text` names, if it names
+    /// one with a shape (a row's, or a record's once assigned).
+    fn record_types(&self, text: &str) -> Option<Vec<SqlType>> {
+        let text = text.trim();
+        let name = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            Some(quoted) => quoted.to_string(),
+            None => text.to_lowercase(),
+        };
+        match &self.resolved(self.var_index(&[name])?).kind {
+            Kind::Record(Some(fields)) | Kind::Row(fields) => {
+                Some(fields.iter().map(|(_, t)| *t).collect())
+            }
+            _ => None,
+        }
     }
 
     /// The innermost variable named `name` (`x` or `label.x`).

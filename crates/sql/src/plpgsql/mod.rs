@@ -62,8 +62,9 @@ pub fn call(
     call_returning(cx, txn, notices, def, None, args)
 }
 
-/// [`call`], the rows of a `SETOF record` function of `record`'s columns
-/// (its call's column definition list; `set_returning.rs`).
+/// [`call`], the rows of a function returning `record` or `SETOF
+/// record` of `record`'s columns (its call's column definition list;
+/// `record_functions.rs`), as an array of records.
 pub fn call_returning(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
@@ -103,6 +104,13 @@ pub fn call_returning(
         return Ok(runner.take_rows().map_or(Value::Null, |r| r.into_value()));
     }
     let returned = runner.run(block).map_err(plpgsql_error)?;
+    if let (Some(columns), Some(value)) = (record, &returned) {
+        // A `record` function called in FROM: its one row, checked
+        // against the call's list (`record_functions.rs`).
+        let types: Vec<_> = columns.iter().map(|(_, t)| *t).collect();
+        let row = crate::record_functions::returned_record(value.clone(), &types)?;
+        return Ok(Value::Array(vec![Value::Record(row)]));
+    }
     match returned {
         // A `void` is shown as an empty text.
         _ if def.result.0 == crate::sql_functions::VOID => Ok(Value::Text(String::new())),

@@ -15,6 +15,7 @@ use super::parse::{Block, Stmt};
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::output::Output;
+use crate::record_functions::{Returned, check_row, returns_record};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
@@ -36,7 +37,11 @@ pub struct ResultRows {
     /// `RETURNS TABLE`'s column names: its OUT variables, which `RETURN
     /// NEXT` without an expression returns (else empty).
     out: Vec<String>,
-    /// Rows of named columns (a record per row), not of one value.
+    /// Rows of named columns (a record per row: a call's column
+    /// definition list's, or the function's own), not of one value. A row
+    /// given whole must have their count and types, as PostgreSQL's
+    /// (`record_functions::check_row`); a scalar is cast to its column's
+    /// type.
     composite: bool,
     rows: Vec<Vec<Value>>,
 }
@@ -82,10 +87,30 @@ impl ResultRows {
     }
 
     /// `RETURN NEXT value`: a scalar for a function of one value per row,
-    /// a record's fields for one of several columns.
-    pub fn push_value(&mut self, value: Value) -> Result<(), SqlError> {
+    /// a record's fields for one of several columns; `variable`: the
+    /// field types of the record variable the value is (PostgreSQL's
+    /// message differs then).
+    pub fn push_value(
+        &mut self,
+        value: Value,
+        variable: Option<&[SqlType]>,
+    ) -> Result<(), SqlError> {
         match (self.composite, value) {
-            (true, Value::Record(fields)) => self.push(fields),
+            (true, Value::Record(fields)) => {
+                let (message, returned): (_, Vec<Returned<'_>>) = match variable {
+                    Some(types) => (
+                        "wrong record type supplied in RETURN NEXT",
+                        types.iter().map(|t| Returned::Type(t.oid())).collect(),
+                    ),
+                    None => (
+                        "returned record type does not match expected record type",
+                        fields.iter().map(Returned::Value).collect(),
+                    ),
+                };
+                check_row(message, &returned, &self.types)?;
+                self.rows.push(fields);
+                Ok(())
+            }
             (true, Value::Null) => self.push(vec![Value::Null; self.types.len()]),
             (true, _) => Err(SqlError::new(
                 "42804",
@@ -104,6 +129,17 @@ impl ResultRows {
                 "RETURN QUERY cannot return a statement that returns no rows",
             ));
         };
+        if self.composite {
+            let returned: Vec<Returned<'_>> =
+                columns.iter().map(|c| Returned::Type(c.type_oid)).collect();
+            check_row(
+                "structure of query does not match function result type",
+                &returned,
+                &self.types,
+            )?;
+            self.rows.extend(rows);
+            return Ok(());
+        }
         if columns.len() != self.types.len() {
             return Err(SqlError::new(
                 "42804",
@@ -253,7 +289,7 @@ fn walk(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
 
 /// The rows a running body collects for `def` (a set-returning function),
 /// of `record`'s columns for a call of a `SETOF record` one (its column
-/// definition list: [`listed_columns`]).
+/// definition list: `record_functions::listed_columns`).
 pub fn result_rows(
     def: &FunctionDef,
     record: Option<&[(String, SqlType)]>,
@@ -290,51 +326,9 @@ pub fn shape(def: &FunctionDef) -> Result<Vec<(String, SqlType)>, SqlError> {
         .collect()
 }
 
-/// Whether `def` returns `SETOF record`: each call's column definition
-/// list gives its columns (`table_functions.rs` `FunctionScan::define`).
-pub fn returns_record(def: &FunctionDef) -> bool {
-    def.returns_set && def.columns.is_empty() && def.result.0 == SqlType::Record.oid()
-}
-
-/// The columns of FROM item `factor`, a call of `def`, when `def` returns
-/// `SETOF record`: its column definition list's, with `define`'s errors
-/// (the list is required), read before the call runs, as its rows take
-/// their types from it.
-pub fn listed_columns(
-    def: &FunctionDef,
-    factor: &TableFactor,
-) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
-    if !returns_record(def) {
-        return Ok(None);
-    }
-    let (name, alias) = match factor {
-        TableFactor::Table { name, alias, .. } | TableFactor::Function { name, alias, .. } => {
-            (name, alias)
-        }
-        _ => return Ok(None),
-    };
-    let ordinality = matches!(
-        factor,
-        TableFactor::Table {
-            with_ordinality: true,
-            ..
-        }
-    );
-    let scan = crate::table_functions::FunctionScan {
-        func: crate::table_functions::TableFunc::Procedural,
-        args: Vec::new(),
-        ordinality,
-        procedural: Some(Box::new(record_shape(def))),
-        also: Vec::new(),
-        record: Vec::new(),
-    };
-    let call = sqlparser::ast::Spanned::span(name).start;
-    Ok(Some(scan.define(alias.as_ref(), Some(call))?.record))
-}
-
-/// The shape of a call of `def`, a `SETOF record` function, before its
-/// column definition list is read.
-fn record_shape(def: &FunctionDef) -> RowsShape {
+/// The shape of a call of `def`, a function returning `record`, before
+/// its column definition list is read.
+pub(crate) fn record_shape(def: &FunctionDef) -> RowsShape {
     RowsShape {
         name: crate::sql_functions::names_of(&def.name).to_string(),
         columns: Vec::new(),
@@ -343,8 +337,9 @@ fn record_shape(def: &FunctionDef) -> RowsShape {
     }
 }
 
-/// The call of a set-returning PL/pgSQL function FROM item `factor`
-/// makes, if it is one: the function and its arguments.
+/// The call of a set-returning PL/pgSQL function (or one returning
+/// `record`, whose one row is the call's) FROM item `factor` makes, if it
+/// is one: the function and its arguments.
 pub fn called_in(factor: &TableFactor) -> Option<(FunctionDef, FunctionArguments)> {
     let (name, args) = match factor {
         TableFactor::Table {
@@ -362,7 +357,7 @@ pub fn called_in(factor: &TableFactor) -> Option<(FunctionDef, FunctionArguments
     });
     let arity = crate::sql_functions::call_arity(&args);
     let def = crate::sql_functions::resolve_plpgsql(name, arity)?;
-    def.returns_set.then_some((def, args))
+    (def.returns_set || returns_record(&def)).then_some((def, args))
 }
 
 /// FROM item `factor` (a call of set-returning `def`) made the table
@@ -453,8 +448,8 @@ pub struct RowsShape {
     /// Whether an alias names its column (a function of one value per
     /// row, as PostgreSQL's; else the columns keep their names).
     pub named_by_alias: bool,
-    /// Whether it returns `SETOF record`: `columns` are the call's column
-    /// definition list's ([`returns_record`]).
+    /// Whether it returns `record` or `SETOF record`: `columns` are the
+    /// call's column definition list's ([`returns_record`]).
     pub record: bool,
 }
 
@@ -462,7 +457,7 @@ pub struct RowsShape {
 /// is planned); `item`: called in a select list.
 pub fn rows_shape(oid: i64, item: bool) -> Result<RowsShape, SqlError> {
     let def = crate::sql_functions::by_oid(oid)
-        .filter(|d| d.returns_set)
+        .filter(|d| d.returns_set || returns_record(d))
         .ok_or_else(|| SqlError::new("42883", format!("function of oid {oid} does not exist")))?;
     if returns_record(&def) {
         return Ok(record_shape(&def));

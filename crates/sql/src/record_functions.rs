@@ -1,0 +1,413 @@
+//! User functions returning `record` (README "Functions in FROM and
+//! LATERAL"): `RETURNS record` and `RETURNS SETOF record`, of either
+//! language, whose call in FROM carries a column definition list (`f()
+//! AS x(a int, b text)`) giving its columns.
+//!
+//! - [`listed_columns`] reads the list through `FunctionScan::define`,
+//!   the one owner of the list's rules (required, only allowed,
+//!   redundant: 42601; a name twice: 42701), before the call runs.
+//! - What a body returns is checked against the list by one rule per
+//!   language, as PostgreSQL's: a PL/pgSQL body's rows must have the
+//!   list's types exactly ([`check_row`], 42804 at run time, the rule of
+//!   PostgreSQL's `convert_tuples_by_position`); a SQL body's final
+//!   query's columns must be the list's types or assign to them, and are
+//!   cast ([`check_sql_columns`], 42P13 while planning, the rule of
+//!   `check_sql_fn_retval`).
+
+use crate::error::SqlError;
+use folio_catalog::FunctionDef;
+use folio_row::{SqlType, Value};
+use sqlparser::ast::TableFactor;
+
+/// Whether `def` returns `record` or `SETOF record` (no columns of its
+/// own: each call's column definition list gives them).
+pub fn returns_record(def: &FunctionDef) -> bool {
+    def.columns.is_empty() && def.result.0 == SqlType::Record.oid()
+}
+
+/// The columns of FROM item `factor`, a call of `def`, when `def`
+/// returns `record`: its column definition list's, with `define`'s errors
+/// (the list is required), read before the call runs, as its rows take
+/// their types from it.
+pub fn listed_columns(
+    def: &FunctionDef,
+    factor: &TableFactor,
+) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
+    if !returns_record(def) {
+        return Ok(None);
+    }
+    let (name, alias) = match factor {
+        TableFactor::Table { name, alias, .. } | TableFactor::Function { name, alias, .. } => {
+            (name, alias)
+        }
+        _ => return Ok(None),
+    };
+    let ordinality = matches!(
+        factor,
+        TableFactor::Table {
+            with_ordinality: true,
+            ..
+        }
+    );
+    let scan = crate::table_functions::FunctionScan {
+        func: crate::table_functions::TableFunc::Procedural,
+        args: Vec::new(),
+        ordinality,
+        procedural: Some(Box::new(crate::plpgsql::set_returning::record_shape(def))),
+        also: Vec::new(),
+        record: Vec::new(),
+    };
+    let call = sqlparser::ast::Spanned::span(name).start;
+    Ok(Some(scan.define(alias.as_ref(), Some(call))?.record))
+}
+
+/// One column of what a PL/pgSQL body returned: a query's column (its
+/// type's oid) or a row's value.
+pub enum Returned<'a> {
+    Type(u32),
+    Value(&'a Value),
+}
+
+/// PL/pgSQL's rule: a returned row must have `expected`'s width and each
+/// column its type, else 42804 with `message` (which says what returned
+/// it) and PostgreSQL's DETAIL. A value is of a type by
+/// [`Value::matches`]: a NULL fits any, a string any string type, a
+/// number its type whatever the precision (folio's values carry no
+/// more), where PostgreSQL also compares the declared types of those.
+pub fn check_row(
+    message: &str,
+    returned: &[Returned<'_>],
+    expected: &[SqlType],
+) -> Result<(), SqlError> {
+    if returned.len() != expected.len() {
+        return Err(SqlError::new("42804", message).with_detail(format!(
+            "Number of returned columns ({}) does not match expected column count ({}).",
+            returned.len(),
+            expected.len()
+        )));
+    }
+    for (i, (column, ty)) in returned.iter().zip(expected).enumerate() {
+        let (fits, name) = match column {
+            Returned::Type(oid) => (
+                *oid == ty.oid(),
+                crate::catalog_functions::format_type(i64::from(*oid), None),
+            ),
+            Returned::Value(v) => (v.matches(*ty), v.type_name().to_string()),
+        };
+        if !fits {
+            return Err(SqlError::new("42804", message).with_detail(format!(
+                "Returned type {name} does not match expected type {} in column {}.",
+                ty.name(),
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The row a PL/pgSQL function returning `record` (not SETOF) returned,
+/// checked against its call's list `expected` ([`check_row`]): a NULL is
+/// a row of NULLs, as PostgreSQL's.
+pub fn returned_record(value: Value, expected: &[SqlType]) -> Result<Vec<Value>, SqlError> {
+    let fields = match value {
+        Value::Null => return Ok(vec![Value::Null; expected.len()]),
+        Value::Record(fields) => fields,
+        _ => {
+            return Err(SqlError::new(
+                "42804",
+                "cannot return non-composite value from function returning composite type",
+            ));
+        }
+    };
+    let returned: Vec<Returned<'_>> = fields.iter().map(Returned::Value).collect();
+    check_row(
+        "returned record type does not match expected record type",
+        &returned,
+        expected,
+    )?;
+    Ok(fields)
+}
+
+/// SQL's rule: the final query's column types `found` against the list's
+/// `expected`: the same width, each the same type or one that assigns to
+/// it (the call casts it), else PostgreSQL's 42P13 and its DETAIL.
+pub fn check_sql_columns(found: &[SqlType], expected: &[SqlType]) -> Result<(), SqlError> {
+    let mismatch = |detail: String| {
+        SqlError::new(
+            "42P13",
+            "return type mismatch in function declared to return record",
+        )
+        .with_detail(detail)
+    };
+    if found.len() > expected.len() {
+        return Err(mismatch("Final statement returns too many columns.".into()));
+    }
+    if found.len() < expected.len() {
+        return Err(mismatch("Final statement returns too few columns.".into()));
+    }
+    for (i, (from, to)) in found.iter().zip(expected).enumerate() {
+        if from.oid() != to.oid() && !crate::types::assignment_cast(*from, *to) {
+            let name =
+                |t: &SqlType| crate::catalog_functions::format_type(i64::from(t.oid()), None);
+            return Err(mismatch(format!(
+                "Final statement returns {} instead of {} at column {}.",
+                name(from),
+                name(to),
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The name of the derived table holding a SQL body's rows in
+/// [`expand_factor`]'s query (not a name a client can write unquoted).
+const BODY: &str = "$body";
+
+/// FROM item `factor` made the query it stands for if it is a call of a
+/// SQL function returning `record` (its calls in expressions are
+/// `sql_functions.rs`'s): `[LATERAL] (SELECT CAST("$body"."1" AS t1),
+/// ... FROM (body) AS "$body"("1", ...)) AS x(a, ...)`, the body's
+/// columns cast to the list's types ([`check_sql_columns`]); a function
+/// not returning a set gives its body's first row, or one of NULLs
+/// (`FROM (SELECT 1) LEFT JOIN (body LIMIT 1) ON true`), as PostgreSQL's.
+/// LATERAL when an argument reads a column of the items before it.
+/// `stack`: the functions being expanded. The function expanded, if any.
+pub fn expand_factor(
+    cx: &crate::context::Ctx<'_>,
+    txn: &folio_db::Transaction,
+    factor: &mut TableFactor,
+    stack: &mut Vec<u64>,
+) -> Result<Option<FunctionDef>, SqlError> {
+    use crate::sql_functions as sql;
+    use sqlparser::ast::{FunctionArgumentList, FunctionArguments};
+    let (name, args) = match &*factor {
+        TableFactor::Table {
+            name,
+            args: Some(args),
+            ..
+        } => (name, &args.args),
+        TableFactor::Function { name, args, .. } => (name, args),
+        _ => return Ok(None),
+    };
+    let Some(def) = sql::resolve(name, Some(args.len())).filter(|d| !d.plpgsql) else {
+        return Ok(None);
+    };
+    let Some(columns) = listed_columns(&def, factor)? else {
+        return Ok(None);
+    };
+    let args = sql::call_args(
+        &FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args.clone(),
+            clauses: Vec::new(),
+        }),
+        &def,
+    )?;
+    let lateral = args.iter().any(sql::reads_columns);
+    let types: Vec<SqlType> = columns.iter().map(|(_, t)| *t).collect();
+    sql::enter(&def, stack)?;
+    let planned = body_columns(cx, txn, &def, stack).and_then(|found| {
+        check_sql_columns(&found, &types)?;
+        let body = sql::body_rows(cx, txn, &def, &sql::typed_args(&def, &args)?, stack)?;
+        Ok((found, body))
+    });
+    stack.pop();
+    let (found, mut body) = planned?;
+    let alias = match &*factor {
+        TableFactor::Table { alias, .. } | TableFactor::Function { alias, .. } => alias.clone(),
+        _ => None,
+    };
+    let alias = alias.map(|a| sqlparser::ast::TableAlias {
+        columns: (a.columns.iter())
+            .map(|c| sqlparser::ast::TableAliasColumnDef {
+                name: c.name.clone(),
+                data_type: None,
+            })
+            .collect(),
+        ..a
+    });
+    if lateral {
+        // The body is the LATERAL item's query itself (folio's correlated
+        // subqueries read the items before them at their own level only).
+        cast_leaves(&def, &mut body.body, &found, &types)?;
+        if !def.returns_set {
+            // Its first row; a body that may give none would need a row
+            // of NULLs, which folio cannot join at this level.
+            if !one_row(&body) {
+                return Err(SqlError::unsupported(format!(
+                    "a call of SQL function \"{}\" returning record (not SETOF) with arguments that read columns, whose body may return no row",
+                    sql::names_of(&def.name)
+                )));
+            }
+            sql::first_row(&mut body);
+        }
+        *factor = TableFactor::Derived {
+            lateral,
+            subquery: Box::new(body),
+            alias,
+        };
+        return Ok(Some(def));
+    }
+    let (casts, names) = (columns.iter().enumerate())
+        .map(|(i, (_, ty))| {
+            let ty = crate::catalog_functions::format_type(i64::from(ty.oid()), Some(ty.typmod()));
+            (
+                format!("CAST(\"{BODY}\".\"{}\" AS {ty})", i + 1),
+                format!("\"{}\"", i + 1),
+            )
+        })
+        .collect::<(Vec<_>, Vec<_>)>();
+    let (casts, names) = (casts.join(", "), names.join(", "));
+    let text = match def.returns_set {
+        true => format!("SELECT {casts} FROM (SELECT 1) AS \"{BODY}\"({names})"),
+        false => {
+            sql::first_row(&mut body);
+            format!(
+                "SELECT {casts} FROM (SELECT 1) AS \"$one\" LEFT JOIN (SELECT 1) AS \"{BODY}\"({names}) ON true"
+            )
+        }
+    };
+    let mut query = parse_query(&text)?;
+    place_body(&mut query, body);
+    *factor = TableFactor::Derived {
+        lateral,
+        subquery: Box::new(query),
+        alias,
+    };
+    Ok(Some(def))
+}
+
+/// Casts each column of a SQL body's rows (`body`, whose columns are of
+/// types `found`) that is not of its list's type (`types`) where the
+/// body's SELECTs give it: 0A000 for a `*` or a VALUES there.
+fn cast_leaves(
+    def: &FunctionDef,
+    body: &mut sqlparser::ast::SetExpr,
+    found: &[SqlType],
+    types: &[SqlType],
+) -> Result<(), SqlError> {
+    use sqlparser::ast::{Expr, SelectItem, SetExpr};
+    if found == types {
+        return Ok(());
+    }
+    match body {
+        SetExpr::Select(select) => {
+            for (item, (from, to)) in select.projection.iter_mut().zip(found.iter().zip(types)) {
+                if from == to {
+                    continue;
+                }
+                let cast = |e: &mut Expr| -> Result<(), SqlError> {
+                    *e = Expr::Cast {
+                        kind: sqlparser::ast::CastKind::Cast,
+                        expr: Box::new(e.clone()),
+                        data_type: crate::plpgsql::exec::data_type(*to)?,
+                        format: None,
+                    };
+                    Ok(())
+                };
+                match item {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        cast(e)?
+                    }
+                    _ => return Err(uncastable(def)),
+                }
+            }
+            Ok(())
+        }
+        SetExpr::SetOperation { left, right, .. } => {
+            cast_leaves(def, left, found, types)?;
+            cast_leaves(def, right, found, types)
+        }
+        SetExpr::Query(q) => cast_leaves(def, &mut q.body, found, types),
+        _ => Err(uncastable(def)),
+    }
+}
+
+/// Whether `query` gives exactly one row whatever it reads: a SELECT of
+/// expressions without FROM, WHERE, grouping or LIMIT.
+fn one_row(query: &sqlparser::ast::Query) -> bool {
+    use sqlparser::ast::{GroupByExpr, SetExpr};
+    let SetExpr::Select(s) = query.body.as_ref() else {
+        return false;
+    };
+    s.from.is_empty()
+        && s.selection.is_none()
+        && s.having.is_none()
+        && matches!(&s.group_by, GroupByExpr::Expressions(e, _) if e.is_empty())
+        && query.limit_clause.is_none()
+        && query.fetch.is_none()
+        && !(s.projection.iter()).any(|item| {
+            let mut sets = false;
+            let _ = sqlparser::ast::visit_expressions(item, |e| {
+                if let sqlparser::ast::Expr::Function(f) = e
+                    && crate::table_functions::is_table_function(&f.name)
+                {
+                    sets = true;
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            sets
+        })
+}
+
+fn uncastable(def: &FunctionDef) -> SqlError {
+    SqlError::unsupported(format!(
+        "a call of SQL function \"{}\" with arguments that read columns, whose body's columns (a * or VALUES) are not of its column definition list's types",
+        crate::sql_functions::names_of(&def.name)
+    ))
+}
+
+/// The column types of `def`'s body (planned with NULL arguments of its
+/// types, which the call's arguments are cast to).
+fn body_columns(
+    cx: &crate::context::Ctx<'_>,
+    txn: &folio_db::Transaction,
+    def: &FunctionDef,
+    stack: &mut Vec<u64>,
+) -> Result<Vec<SqlType>, SqlError> {
+    let rows = crate::sql_functions::body_rows(
+        cx,
+        txn,
+        def,
+        &crate::sql_functions::null_args(def)?,
+        stack,
+    )?;
+    Ok(crate::query::plan_query(cx, txn, &rows)?.types)
+}
+
+/// `text`, one query.
+fn parse_query(text: &str) -> Result<sqlparser::ast::Query, SqlError> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    match sqlparser::parser::Parser::parse_sql(&dialect, text).map(|mut s| s.pop()) {
+        Ok(Some(sqlparser::ast::Statement::Query(q))) => Ok(*q),
+        _ => Err(SqlError::new("XX000", format!("cannot parse {text}"))),
+    }
+}
+
+/// Puts `body` in `query` as the derived table named [`BODY`].
+fn place_body(query: &mut sqlparser::ast::Query, body: sqlparser::ast::Query) {
+    use sqlparser::ast::{SetExpr, TableWithJoins};
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return;
+    };
+    let place = |t: &mut TableFactor, body: &mut Option<sqlparser::ast::Query>| {
+        if let TableFactor::Derived {
+            subquery,
+            alias: Some(a),
+            ..
+        } = t
+            && a.name.value == BODY
+            && let Some(b) = body.take()
+        {
+            **subquery = b;
+        }
+    };
+    let mut body = Some(body);
+    for TableWithJoins { relation, joins } in &mut select.from {
+        place(relation, &mut body);
+        for join in joins {
+            place(&mut join.relation, &mut body);
+        }
+    }
+}

@@ -135,6 +135,9 @@ pub(crate) struct Shared {
     /// `committers_waiting` when the latest leader chose its target: how
     /// many committers take part in group commit now.
     committers_at_target: AtomicU64,
+    /// Leaders left that skip gathering, after one whose wait ran out
+    /// (`flush.rs` `gather`; only leaders touch it).
+    gather_skips: AtomicU64,
     /// How long the latest flush's syncs took, in nanoseconds.
     last_sync_ns: AtomicU64,
     poisoned: AtomicBool,
@@ -286,6 +289,7 @@ impl Wal {
             commit_arrivals: AtomicU64::new(0),
             arrivals_at_target: AtomicU64::new(0),
             committers_at_target: AtomicU64::new(0),
+            gather_skips: AtomicU64::new(0),
             last_sync_ns: AtomicU64::new(0),
             poisoned: AtomicBool::new(false),
             redo_lsn: AtomicU64::new(0),

@@ -364,6 +364,13 @@ impl Relation {
         self.statistics.get()
     }
 
+    /// How many times the table's statistics were replaced (by ANALYZE,
+    /// or loaded at start): a plan records it and is made again when it
+    /// moves.
+    pub fn statistics_version(&self) -> u64 {
+        self.statistics.version()
+    }
+
     pub(crate) fn statistics_slot(&self) -> &StatsSlot {
         &self.statistics
     }

@@ -28,6 +28,7 @@ use folio_txn::Transaction;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 
 /// Rows sampled.
@@ -72,17 +73,29 @@ pub struct ColumnStats {
     pub avg_width: u32,
 }
 
-/// The statistics slot of a table (in memory, per oid).
+/// The statistics slot of a table (in memory, per oid), with the count of
+/// the times they were replaced: a plan made with older statistics is
+/// made again (folio-sql `Plan::is_current`), as PostgreSQL's plan cache
+/// drops a plan when ANALYZE invalidates its relation.
 #[derive(Debug, Default)]
-pub struct StatsSlot(Mutex<Option<Arc<TableStats>>>);
+pub struct StatsSlot {
+    stats: Mutex<Option<Arc<TableStats>>>,
+    version: AtomicU64,
+}
 
 impl StatsSlot {
     pub fn get(&self) -> Option<Arc<TableStats>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn set(&self, stats: TableStats) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(stats));
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(stats));
+        self.version.fetch_add(1, AtomicOrdering::Release);
+    }
+
+    /// How many times the statistics were replaced.
+    pub fn version(&self) -> u64 {
+        self.version.load(AtomicOrdering::Acquire)
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Plan {
     /// The SQL functions it expanded: it is made again when one changes
     /// (`sql_functions.rs`).
     functions: Vec<folio_catalog::FunctionDef>,
+    /// Its relations' statistics versions when it was made, summed
+    /// ([`statistics_mark`]): an ANALYZE since makes it again.
+    statistics: u64,
 }
 
 /// A query or a row change.
@@ -104,6 +107,7 @@ fn plan_expanded(
             views: Vec::new(),
             needs: std::mem::take(&mut *cx.needs.borrow_mut()),
             functions: Vec::new(),
+            statistics: 0,
         }));
     }
     if let Statement::Query(q) = statement
@@ -211,7 +215,7 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         lookups |= crate::lookups::needed(&u.query);
         assigns_xid |= crate::xact_id::assigns(&u.query);
     }
-    Ok(Plan {
+    let mut plan = Plan {
         what,
         sequences: calls.then_some(names),
         lookups,
@@ -219,7 +223,23 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         views: used.into_iter().map(|u| u.view).collect(),
         needs: std::mem::take(&mut *cx.needs.borrow_mut()),
         functions: Vec::new(),
-    })
+        statistics: 0,
+    };
+    plan.statistics = statistics_mark(&plan.relations());
+    Ok(plan)
+}
+
+/// The sum of `relations`' statistics versions: it moves whenever one of
+/// them is analyzed (versions only grow), which is when PostgreSQL's plan
+/// cache would drop a plan that uses it. A plan records it after it was
+/// made, so an ANALYZE that lands while it is being made can leave it with
+/// the older statistics until the next one: a worse plan, never a wrong
+/// result.
+fn statistics_mark(relations: &[&Arc<Relation>]) -> u64 {
+    relations
+        .iter()
+        .map(|r| r.statistics_version())
+        .fold(0, u64::wrapping_add)
 }
 
 /// A plan kept to run again: a prepared statement's, a PL/pgSQL body
@@ -371,10 +391,14 @@ impl Plan {
             }
             return Ok(true);
         }
-        for relation in self.relations() {
+        let relations = self.relations();
+        for relation in &relations {
             if !relation.is_current(txn)? {
                 return Ok(false);
             }
+        }
+        if statistics_mark(&relations) != self.statistics {
+            return Ok(false);
         }
         for view in &self.views {
             if !view.is_current(txn)? {

@@ -759,6 +759,54 @@ fn shapes_run_by_generic_plans() {
     );
 }
 
+// Proves a kept plan is made again when another session's ANALYZE
+// replaces the statistics of a table it uses (PostgreSQL's plan cache
+// drops it on the invalidation ANALYZE sends), and not for an ANALYZE of
+// a table it does not use: before ANALYZE the planner guesses `b = 1`'s
+// rows, after it knows half the table matches.
+#[test]
+fn kept_plans_are_made_again_after_analyze() {
+    let (_dir, _, db) = common::fresh();
+    let mut s = Session::new(db.clone());
+    let mut other = Session::new(db.clone());
+    ok(&mut s, "create table t (a int, b int)");
+    ok(&mut s, "create table u (a int)");
+    ok(
+        &mut s,
+        "insert into t select g, g % 2 from generate_series(1, 2000) g",
+    );
+    assert_eq!(s.prepare("p", "select a from t where b = $1").unwrap(), 1);
+    let run = |s: &mut Session| match s.execute_prepared("p", &[Some("1".into())]).unwrap() {
+        Output::Rows { rows, .. } => rows.len(),
+        other => panic!("{other:?}"),
+    };
+    let estimate = |s: &mut Session| {
+        let plan = rows(s, "explain execute p(1)");
+        let top = plan[0][0].clone().unwrap();
+        top.split("rows=")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(run(&mut s), 1000);
+    assert_eq!(run(&mut s), 1000);
+    assert_eq!(s.plans_made(), 1);
+    let guessed = estimate(&mut s);
+    ok(&mut other, "analyze u");
+    assert_eq!(run(&mut s), 1000);
+    assert_eq!(s.plans_made(), 1, "u is not in the plan");
+    ok(&mut other, "analyze t");
+    assert_eq!(run(&mut s), 1000);
+    assert_eq!(s.plans_made(), 2, "t's statistics changed");
+    assert_eq!(run(&mut s), 1000);
+    assert_eq!(s.plans_made(), 2);
+    assert_ne!(guessed, "1000");
+    assert_eq!(estimate(&mut s), "1000");
+}
+
 // Proves a prepared statement with a data-modifying CTE keeps one plan
 // whose parts take each execution's parameters (each CTE run once per
 // execution, its RETURNING rows the rest's input), and is planned again

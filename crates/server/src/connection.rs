@@ -53,6 +53,9 @@ pub struct Connection {
     reported: [String; REPORTED.len()],
     /// The session's settings generation when they were last compared.
     reported_at: u64,
+    /// Where the answers of the message being run begin in `out`: a
+    /// panic drops what it had written ([`Connection::run_contained`]).
+    answering_from: usize,
 }
 
 /// The settings a session can change that PostgreSQL reports to the
@@ -92,6 +95,7 @@ impl Connection {
             out: Out::default(),
             reported: Default::default(),
             reported_at: 0,
+            answering_from: 0,
         })
     }
 
@@ -173,6 +177,38 @@ impl Connection {
         self.interrupt.clone()
     }
 
+    /// [`Connection::run`], with a panic while a message runs (a bug:
+    /// no input should cause one) kept to this connection, as PostgreSQL
+    /// keeps a failed backend's damage from its clients: what the message
+    /// had written is dropped, the client gets FATAL XX000 with the
+    /// panic's text, and the connection closes; its session, dropped with
+    /// it, rolls its transaction back. The server's other sessions go on,
+    /// and a pool worker that ran it keeps serving (an unwinding worker
+    /// would leave its connection marked as running for ever and the pool
+    /// a worker short). The panic's message and place are also on the
+    /// server's standard error (Rust's panic hook).
+    pub fn run_contained(&mut self, batch: &[u8]) -> Result<Ran, ProtocolError> {
+        self.contained(|conn| conn.run(batch))
+    }
+
+    fn contained(
+        &mut self,
+        run: impl FnOnce(&mut Connection) -> Result<Ran, ProtocolError>,
+    ) -> Result<Ran, ProtocolError> {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(self)));
+        ran.unwrap_or_else(|panic| {
+            let what = (panic.downcast_ref::<&str>().copied())
+                .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("a panic");
+            self.out.buf.truncate(self.answering_from);
+            fatal(&mut self.out, "XX000", &format!("internal error: {what}"));
+            Ok(Ran {
+                flush: true,
+                close: true,
+            })
+        })
+    }
+
     /// Runs the complete messages `batch` holds (checked by the I/O's
     /// framing), stopping at a Terminate or a protocol violation.
     pub fn run(&mut self, mut batch: &[u8]) -> Result<Ran, ProtocolError> {
@@ -183,6 +219,7 @@ impl Connection {
             };
             let (kind, body) = protocol::message(&batch[..len]);
             batch = &batch[len..];
+            self.answering_from = self.out.buf.len();
             let step = if self.copying.is_some() {
                 self.copy_message(kind, body)?
             } else {
@@ -651,4 +688,43 @@ fn run(session: &mut Session, portal: &Portal) -> Result<Output, SqlError> {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn connection() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::create(dir.path().join("db"), Default::default()).unwrap();
+        (dir, Connection::new(Arc::new(db), 1).unwrap())
+    }
+
+    // Proves a panic while a message runs ends only that connection: the
+    // answers of earlier messages stay, the panicking one's are dropped,
+    // FATAL XX000 with the panic's text follows, and the connection
+    // closes.
+    #[test]
+    fn a_panic_is_a_fatal_error_of_its_connection() {
+        let (_dir, mut conn) = connection();
+        let ran = conn.contained(|c| {
+            c.out.buf.extend_from_slice(b"earlier");
+            c.answering_from = c.out.buf.len();
+            c.out.buf.extend_from_slice(b"half a DataRow");
+            panic!("index {} out of range", 7)
+        });
+        let ran = ran.unwrap();
+        assert!(ran.close && ran.flush);
+        assert!(conn.out.sent_fatal());
+        let (earlier, error) = conn.out.buf.split_at(7);
+        assert_eq!(earlier, b"earlier");
+        assert_eq!(error[0], b'E');
+        let text = String::from_utf8_lossy(error);
+        assert!(text.contains("SFATAL"), "{text}");
+        assert!(text.contains("CXX000"), "{text}");
+        assert!(
+            text.contains("Minternal error: index 7 out of range"),
+            "{text}"
+        );
+    }
 }

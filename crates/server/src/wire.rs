@@ -115,7 +115,7 @@ impl Inbox {
             }
             return Ok(Batch::Needs(needed));
         }
-        let ran = conn.run(&self.unread()[..end]);
+        let ran = conn.run_contained(&self.unread()[..end]);
         self.consume(end);
         let ran = ran?;
         if ran.flush && !conn.out.buf.is_empty() {

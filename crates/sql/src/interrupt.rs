@@ -1,6 +1,7 @@
 //! Where a long statement looks at its session's cancel flag (folio-txn's
 //! `Interrupt`, set by a CancelRequest): every `CHECK_EVERY_ROWS` rows of
-//! generate_series and COPY FROM, once per outer row of a join, between
+//! generate_series and COPY FROM and of a PL/pgSQL loop's iterations, once
+//! per outer row of a join, between
 //! the phases of a query (before its sort and its aggregation), and once
 //! a page in a heap scan (folio-heap). A check is a relaxed atomic load.
 

@@ -16,19 +16,25 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Span;
 use std::ops::ControlFlow;
 
-/// A placeholder's text read as a parameter: its number `n` (from 1)
-/// and its declared type's oid and modifier, if it was given one
-/// (`$n:oid:typmod`); `None` if it is not a parameter.
+/// The highest parameter number: a Bind message counts its values in 16
+/// bits. A `$n` past it is no parameter (42P02 where it is bound; the
+/// statement's parameter lists are never sized by it).
+pub const MAX_PARAMETER: usize = u16::MAX as usize;
+
+/// A placeholder's text read as a parameter: its number `n` (from 1, at
+/// most [`MAX_PARAMETER`]) and its declared type's oid and modifier, if it
+/// was given one (`$n:oid:typmod`); `None` if it is not a parameter.
 pub fn parameter(placeholder: &str) -> Option<(usize, Option<(u32, i32)>)> {
     let rest = placeholder.strip_prefix('$')?;
-    let Some((n, declared)) = rest.split_once(':') else {
-        return Some((rest.parse().ok()?, None));
+    let (n, declared) = match rest.split_once(':') {
+        None => (rest, None),
+        Some((n, declared)) => {
+            let (oid, typmod) = declared.split_once(':')?;
+            (n, Some((oid.parse().ok()?, typmod.parse().ok()?)))
+        }
     };
-    let (oid, typmod) = declared.split_once(':')?;
-    Some((
-        n.parse().ok()?,
-        Some((oid.parse().ok()?, typmod.parse().ok()?)),
-    ))
+    let n = n.parse().ok().filter(|&n| n <= MAX_PARAMETER)?;
+    Some((n, declared))
 }
 
 /// The number of the parameter `$n` an expression is, if it is one.

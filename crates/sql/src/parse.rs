@@ -1013,7 +1013,8 @@ fn sequence_options_in_order(
     while from + 1 < end && tokens[from].token == Token::Period {
         from += 2;
     }
-    options_in_order(&mut tokens[from..end], text)
+    // No name (`create sequence`): nothing to sort; sqlparser's 42601.
+    options_in_order(&mut tokens[from.min(end)..end], text)
 }
 
 /// `GENERATED ... AS IDENTITY (options)` in a CREATE or ALTER TABLE: the

@@ -359,6 +359,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                     })?;
                     Scalar::Typed(Box::new(Scalar::Param(n - 1)), ty)
                 }
+                // `$0`, or past any Bind's count: PostgreSQL's 42P02.
+                _ if p.len() > 1 && p[1..].bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(SqlError::new("42P02", format!("there is no parameter {p}")));
+                }
                 _ => return Err(SqlError::syntax(format!("syntax error at or near \"{p}\""))),
             },
             other => Scalar::Const(types::literal(other)?),

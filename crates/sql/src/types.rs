@@ -5,13 +5,25 @@ use crate::error::SqlError;
 use folio_row::{Interval, Numeric, SqlType, TimeTz, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
+/// The longest `varchar(n)` / `char(n)` (PostgreSQL's limit, 10 MB).
+const MAX_CHAR_LENGTH: u64 = 10_485_760;
+
 /// The folio type of a column declared as `ty` (PostgreSQL's names and
 /// their aliases: `int`, `integer`, `int4`, `char(n)`, `timestamp`, ...).
 pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
-    let length = |l: &Option<CharacterLength>| match l {
-        Some(CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length)
-            .map(Some)
-            .map_err(|_| SqlError::new("22023", "length for type too large")),
+    // PostgreSQL's `anychar_typmodin`: 1 to 10485760 (its MaxAttrSize).
+    let length = |name: &str, l: &Option<CharacterLength>| match l {
+        Some(CharacterLength::IntegerLength { length: 0, .. }) => Err(SqlError::new(
+            "22023",
+            format!("length for type {name} must be at least 1"),
+        )),
+        Some(CharacterLength::IntegerLength { length, .. }) if *length > MAX_CHAR_LENGTH => {
+            Err(SqlError::new(
+                "22023",
+                format!("length for type {name} cannot exceed {MAX_CHAR_LENGTH}"),
+            ))
+        }
+        Some(CharacterLength::IntegerLength { length, .. }) => Ok(Some(*length as u32)),
         Some(CharacterLength::Max) | None => Ok(None),
     };
     Ok(match ty {
@@ -30,10 +42,12 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         }),
         DataType::Text => SqlType::Text,
         DataType::Varchar(l) | DataType::CharacterVarying(l) | DataType::CharVarying(l) => {
-            SqlType::Varchar(length(l)?)
+            SqlType::Varchar(length("varchar", l)?)
         }
         // `char` alone is `char(1)`, as in PostgreSQL.
-        DataType::Char(l) | DataType::Character(l) => SqlType::Char(length(l)?.unwrap_or(1)),
+        DataType::Char(l) | DataType::Character(l) => {
+            SqlType::Char(length("char", l)?.unwrap_or(1))
+        }
         DataType::Bytea => SqlType::Bytea,
         DataType::Bool | DataType::Boolean => SqlType::Bool,
         DataType::Date => SqlType::Date,

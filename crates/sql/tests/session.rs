@@ -1898,8 +1898,8 @@ fn clause_errors_point_at_the_expression() {
     }
 }
 
-// Proves statement_timeout cancels a long statement and a wait for a
-// row lock with PostgreSQL's 57014 "canceling statement due to statement
+// Proves statement_timeout cancels a long statement (a query, a PL/pgSQL
+// loop) and a wait for a row lock with PostgreSQL's 57014 "canceling statement due to statement
 // timeout", that the session carries on (the next statement is not
 // canceled), that a block it fails is aborted (25P02 until ROLLBACK),
 // and that SET LOCAL's timeout ends with its block.
@@ -1914,6 +1914,23 @@ fn statement_timeout_cancels_long_statements_and_lock_waits() {
     assert_eq!(
         (e.code, e.message.as_str()),
         ("57014", "canceling statement due to statement timeout")
+    );
+    assert_eq!(rows(&mut s, "select 1"), vec![text(&["1"])]);
+    // A PL/pgSQL loop that would not end, with and without RETURN NEXT.
+    ok(
+        &mut s,
+        "create function spin() returns int language plpgsql as \
+         $$ begin loop end loop; end $$",
+    );
+    ok(
+        &mut s,
+        "create function rows_of(n int) returns setof int language plpgsql as \
+         $$ begin for i in 1..n loop return next i; end loop; end $$",
+    );
+    assert_eq!(fails(&mut s, "select spin()").code, "57014");
+    assert_eq!(
+        fails(&mut s, "select count(*) from rows_of(2147483647)").code,
+        "57014"
     );
     assert_eq!(rows(&mut s, "select 1"), vec![text(&["1"])]);
 

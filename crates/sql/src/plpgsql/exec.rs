@@ -647,13 +647,13 @@ impl<'a, 'c> Runner<'a, 'c> {
         let result = (|| -> Result<Flow, SqlError> {
             match kind {
                 LoopKind::Plain => loop {
-                    iterations = count(iterations)?;
+                    iterations = count(self.txn, iterations)?;
                     if let Some(f) = ends(self.stmts(body)?) {
                         return Ok(f);
                     }
                 },
                 LoopKind::While(cond) => loop {
-                    iterations = count(iterations)?;
+                    iterations = count(self.txn, iterations)?;
                     if !self.condition(cond)? {
                         return Ok(Flow::Next);
                     }
@@ -694,7 +694,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                     let mut i = from;
                     let mut found = false;
                     while if *reverse { i >= to } else { i <= to } {
-                        iterations = count(iterations)?;
+                        iterations = count(self.txn, iterations)?;
                         found = true;
                         self.vars[at].value = Value::Int4(i as i32);
                         if let Some(f) = ends(self.stmts(body)?) {
@@ -740,7 +740,7 @@ impl<'a, 'c> Runner<'a, 'c> {
                     };
                     let mut found = false;
                     for item in items {
-                        iterations = count(iterations)?;
+                        iterations = count(self.txn, iterations)?;
                         found = true;
                         self.assign(var, item, item_type)?;
                         if let Some(f) = ends(self.stmts(body)?) {
@@ -1472,7 +1472,10 @@ fn skip_unnamed_portal() {
     }
 }
 
-fn count(iterations: u64) -> Result<u64, SqlError> {
+fn count(txn: &Transaction, iterations: u64) -> Result<u64, SqlError> {
+    // A loop is where a function spends its time: a cancel or
+    // `statement_timeout` ends it here (57014), as in PostgreSQL.
+    crate::interrupt::every(txn, iterations)?;
     if iterations >= MAX_ITERATIONS {
         return Err(SqlError::new(
             "54000",

@@ -67,6 +67,8 @@ pub struct Joined {
     types: Vec<SqlType>,
     /// The target's system columns after its own (0 or all of them).
     system: usize,
+    /// The joined row's scope (EXPLAIN names its columns by it).
+    scope: Scope,
 }
 
 /// A target row to change: its tuple id, its values, and the other items'
@@ -201,23 +203,33 @@ impl<'a> Target<'a> {
             recheck: filter,
             types: self.scope.types(),
             system,
+            scope: self.scope,
         })))
     }
 }
 
+/// What finding a change's rows did, for EXPLAIN ANALYZE
+/// (`explain_change.rs`).
+#[derive(Debug)]
+pub enum FindCounts {
+    Scan(scan::ScanCounts),
+    Joined(SourceCounts),
+}
+
 impl Rows {
-    /// The rows to change, each target row once.
+    /// The rows to change, each target row once, and what finding them
+    /// did.
     pub fn selected(
         &self,
         txn: &mut Transaction,
         relation: &Relation,
         env: &Env<'_>,
-    ) -> Result<Vec<Selected>, SqlError> {
+    ) -> Result<(Vec<Selected>, FindCounts), SqlError> {
         match self {
             Rows::Scan { scan, .. } => {
-                let (found, _) = scan::run(txn, relation, scan, env)?;
+                let (found, counts) = scan::run(txn, relation, scan, env)?;
                 let width = relation.types.len();
-                Ok(found
+                let selected = found
                     .into_iter()
                     .map(|(tid, mut row)| Selected {
                         tid: tid.expect("a plan reading every column has tuple ids"),
@@ -225,7 +237,8 @@ impl Rows {
                         row,
                         others: Vec::new(),
                     })
-                    .collect())
+                    .collect();
+                Ok((selected, FindCounts::Scan(counts)))
             }
             Rows::Joined(joined) => {
                 let width = relation.types.len();
@@ -247,7 +260,7 @@ impl Rows {
                     }
                     Ok(())
                 })?;
-                Ok(out)
+                Ok((out, FindCounts::Joined(counts)))
             }
         }
     }
@@ -263,7 +276,7 @@ impl Rows {
         env: &Env<'_>,
     ) -> Result<Vec<Pair>, SqlError> {
         let Rows::Joined(joined) = self else {
-            let selected = self.selected(txn, relation, env)?;
+            let (selected, _) = self.selected(txn, relation, env)?;
             return Ok((selected.into_iter())
                 .map(|s| {
                     let met = Met {
@@ -313,6 +326,15 @@ impl Rows {
         match self {
             Rows::Scan { filter, .. } => scan::accepts(filter, &seen, env),
             Rows::Joined(joined) => scan::accepts(&joined.recheck, &seen, env),
+        }
+    }
+
+    /// The join that finds the rows and its row's scope, if the change
+    /// has other items (for EXPLAIN).
+    pub fn joined(&self) -> Option<(&Source, &Scope)> {
+        match self {
+            Rows::Scan { .. } => None,
+            Rows::Joined(joined) => Some((&joined.source, &joined.scope)),
         }
     }
 

@@ -226,6 +226,35 @@ impl Fire<'_, '_> {
 }
 
 impl Conflict {
+    /// EXPLAIN's lines for the clause on `relation` (named `label` in the
+    /// statement): PostgreSQL's `Conflict Resolution`, `Conflict Arbiter
+    /// Indexes` (where it names a target) and DO UPDATE's `Conflict
+    /// Filter`, over the existing row (`label.column`) and `excluded`.
+    pub fn explain_lines(&self, relation: &Relation, label: &str) -> Vec<String> {
+        let word = match self.action {
+            Action::Nothing => "NOTHING",
+            Action::Update { .. } => "UPDATE",
+        };
+        let mut lines = vec![format!("Conflict Resolution: {word}")];
+        if let Some(index) = self.index {
+            let name = folio_catalog::unqualified(&relation.indexes[index].def.name);
+            lines.push(format!("Conflict Arbiter Indexes: {name}"));
+        }
+        if let Action::Update { filter, .. } = &self.action
+            && !filter.is_empty()
+        {
+            let qualifier = label.rsplit(' ').next().unwrap_or(label);
+            let names: Vec<String> = (relation.def.columns.iter())
+                .map(|c| format!("{qualifier}.{}", c.name))
+                .chain((relation.def.columns.iter()).map(|c| format!("excluded.{}", c.name)))
+                .collect();
+            let types: Vec<SqlType> = relation.types.repeat(2);
+            let text = crate::explain::conjunction(filter, &names, &types);
+            lines.push(format!("Conflict Filter: {text}"));
+        }
+        lines
+    }
+
     /// The UPDATE triggers of a DO UPDATE on `relation` (its SET columns
     /// for `UPDATE OF`), if it has any.
     pub fn triggers(&self, relation: &Relation) -> Result<Option<Triggers>, SqlError> {
@@ -287,7 +316,7 @@ impl Conflict {
             index,
         } = at;
         refuse_deferrable(relation, index)?;
-        for _ in 0..ATTEMPTS {
+        for attempt in 0..ATTEMPTS {
             match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(tid) => {
                     if matches!(self.action, Action::Update { .. }) {
@@ -300,6 +329,9 @@ impl Conflict {
                 }
                 Err(e) if e.code == "23505" && arbitrates(relation, index, &e) => {}
                 Err(e) => return Err(e),
+            }
+            if attempt == 0 {
+                crate::explain_change::note_conflict(fire.cx, self);
             }
             let Action::Update {
                 assignments,

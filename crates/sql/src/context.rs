@@ -53,6 +53,9 @@ pub struct Ctx<'a> {
     /// tree, and reading every partition's bound again for each was most
     /// of the planning.
     pub partition_trees: std::cell::RefCell<Vec<crate::partitions::tree::Built>>,
+    /// While EXPLAIN ANALYZE runs a row change: what the change found,
+    /// noted by its own path (`explain_change.rs`); `None` otherwise.
+    pub change_counts: std::cell::RefCell<Option<crate::explain_change::ChangeCounts>>,
 }
 
 impl std::fmt::Debug for Ctx<'_> {

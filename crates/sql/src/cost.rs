@@ -41,6 +41,11 @@ pub struct PathCost {
 pub struct TableSize {
     pub pages: f64,
     pub tuples: f64,
+    /// The rows the table holds now, whose index entries make the
+    /// tree's height (`tuples` but for a never-analyzed table, whose
+    /// `tuples` assume at least 10 pages while its index may be a single
+    /// leaf, PostgreSQL's height 0).
+    pub entries: f64,
 }
 
 /// The fraction of the table's rows that satisfy `conjunct`.
@@ -150,6 +155,7 @@ pub fn index_scan(
     let size = TableSize {
         pages: stats.pages as f64,
         tuples: stats.rows,
+        entries: stats.rows,
     };
     let quals = CPU_OPERATOR_COST * quals as f64;
     index_scan_cost(size, selectivity, correlation, (quals, 0.0), only).total
@@ -174,7 +180,7 @@ pub fn index_scan_cost(
     let rows = size.tuples.max(1.0);
     let pages = size.pages.max(1.0);
     let tuples = (selectivity * rows).round().max(1.0);
-    let height = match rows / BTREE_FANOUT {
+    let height = match size.entries / BTREE_FANOUT {
         leaves if leaves <= 1.0 => 0.0,
         leaves => (leaves.ln() / BTREE_FANOUT.ln()).ceil(),
     };

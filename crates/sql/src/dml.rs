@@ -1102,7 +1102,10 @@ impl Change {
                                 .collect::<Result<_, _>>()
                         })?,
                         Source::Query(planned) => {
-                            triggers::unseen(txn, sets, |txn| query::run(txn, planned, env))?.0
+                            let (rows, counts) =
+                                triggers::unseen(txn, sets, |txn| query::run(txn, planned, env))?;
+                            crate::explain_change::note_queried(cx, planned, rows.len(), &counts);
+                            rows
                         }
                     };
                     let mut out = Vec::new();
@@ -1331,7 +1334,9 @@ fn each_changed_row(
         if let Some(triggers) = rule.triggers {
             triggers.start_statement(rule.cx, txn)?;
         }
-        let selected = triggers::unseen(txn, &sets, |txn| rows.selected(txn, rule.relation, env))?;
+        let (selected, found) =
+            triggers::unseen(txn, &sets, |txn| rows.selected(txn, rule.relation, env))?;
+        crate::explain_change::note_found(rule.cx, rows, selected.len(), found);
         let mut out = Vec::new();
         let mut changed = 0u64;
         for Selected {

@@ -167,6 +167,7 @@ pub fn table_scan(
         quals
             .iter()
             .map(|q| match &stats {
+                _ if tuples >= 1.0 && unique_equality(relation, q) => 1.0 / tuples,
                 Some(s) => cost::selectivity(s, q),
                 None => cost::default_selectivity(q),
             })
@@ -185,7 +186,11 @@ pub fn table_scan(
                 .as_ref()
                 .map_or(0.0, |s| cost::correlation(s, leading));
             cost::index_scan_cost(
-                cost::TableSize { pages, tuples },
+                cost::TableSize {
+                    pages,
+                    tuples,
+                    entries: held_rows(relation, tuples),
+                },
                 sel(index_cond),
                 correlation,
                 (quals_cost(index_cond), quals_cost(filter)),
@@ -199,6 +204,47 @@ pub fn table_scan(
         rows,
         width,
     }
+}
+
+/// The rows `relation` holds now, as its index's entries: the planner's
+/// `tuples` (ANALYZE's density on the pages now), but for a
+/// never-analyzed table its pages now at the row width's density,
+/// without the 10-page minimum.
+fn held_rows(relation: &Relation, tuples: f64) -> f64 {
+    match relation.statistics() {
+        Some(_) => tuples,
+        None => {
+            let pages = relation.table.page_ids().map_or(0, |p| p.len()) as f64;
+            pages * rows_per_page(row_width(relation))
+        }
+    }
+}
+
+/// Whether `q` is `column = value` (a constant other than NULL, or a
+/// parameter) of a column a unique index holds alone, for every row:
+/// PostgreSQL's `var_eq_const` / `var_eq_non_const` then take one row
+/// (`1 / tuples`), statistics or not.
+fn unique_equality(relation: &Relation, q: &Scalar) -> bool {
+    let Scalar::Compare(crate::scalar::Cmp::Eq, a, b) = q else {
+        return false;
+    };
+    let (c, value) = match (a.as_ref(), b.as_ref()) {
+        (Scalar::Column(c), v) | (v, Scalar::Column(c)) => (*c, v.through_string_cast()),
+        _ => return false,
+    };
+    let known = match value {
+        Scalar::Const(v) => !matches!(v, folio_row::Value::Null),
+        Scalar::Param(_) | Scalar::Outer(..) => true,
+        v => v.parameter_type().is_some(),
+    };
+    known
+        && relation.indexes.iter().any(|ri| {
+            let def = &ri.def;
+            def.unique
+                && def.is_plain()
+                && def.columns.len() == 1
+                && usize::from(def.columns[0]) == c
+        })
 }
 
 /// Rows produced by something whose rows PostgreSQL cannot see (a

@@ -34,23 +34,28 @@ use std::time::Instant;
 
 /// EXPLAIN's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Options {
-    analyze: bool,
-    buffers: bool,
-    timing: bool,
-    summary: bool,
-    costs: bool,
+pub(crate) struct Options {
+    pub analyze: bool,
+    pub buffers: bool,
+    pub timing: bool,
+    pub summary: bool,
+    pub costs: bool,
 }
 
-/// Runs EXPLAIN of `statement` (a query).
+/// Runs EXPLAIN of `statement`: a query, or a row change
+/// (`explain_change.rs`), whose ANALYZE leaves `notices`.
 pub fn explain(
     cx: &Ctx<'_>,
     txn: &mut Transaction,
+    notices: &mut Vec<crate::output::Notice>,
     analyze: bool,
     options: Option<&[UtilityOption]>,
     statement: &Statement,
 ) -> Result<Output, SqlError> {
     let options = parse_options(analyze, options.unwrap_or(&[]))?;
+    if let Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_) = statement {
+        return crate::explain_change::explain(cx, txn, notices, options, statement);
+    }
     let Statement::Query(q) = statement else {
         return Err(SqlError::unsupported(format!(
             "EXPLAIN of {}",
@@ -96,10 +101,10 @@ pub fn explain_kept(
 }
 
 /// What planning took: its time and the pages it latched (hit) and read.
-struct Planning {
-    elapsed: std::time::Duration,
-    hit: u64,
-    read: u64,
+pub(crate) struct Planning {
+    pub elapsed: std::time::Duration,
+    pub hit: u64,
+    pub read: u64,
 }
 
 /// The lines of `planned`'s plan, run first with ANALYZE.
@@ -130,6 +135,21 @@ fn show(
         });
     }
     describe(planned, options, actual.as_ref(), env, &mut lines);
+    let executed = actual.as_ref().map(|a| a.elapsed);
+    summarize(options, &planning, (&[], executed), &mut lines);
+    Ok(plan_output(lines))
+}
+
+/// The lines after the plan: the planning's buffers, with SUMMARY the
+/// planning's time, the `triggers` lines (a row change's, with
+/// ANALYZE), and with SUMMARY the execution's time (`executed`, with
+/// ANALYZE), in PostgreSQL's order.
+pub(crate) fn summarize(
+    options: Options,
+    planning: &Planning,
+    (triggers, executed): (&[String], Option<std::time::Duration>),
+    lines: &mut Vec<String>,
+) {
     // PostgreSQL prints the planning's buffers with BUFFERS whether or not
     // the summary is on, and only when there were some.
     if options.buffers
@@ -140,11 +160,18 @@ fn show(
     }
     if options.summary {
         lines.push(format!("Planning Time: {:.3} ms", millis(planning.elapsed)));
-        if let Some(a) = &actual {
-            lines.push(format!("Execution Time: {:.3} ms", millis(a.elapsed)));
-        }
     }
-    Ok(Output::Rows {
+    lines.extend(triggers.iter().cloned());
+    if options.summary
+        && let Some(elapsed) = executed
+    {
+        lines.push(format!("Execution Time: {:.3} ms", millis(elapsed)));
+    }
+}
+
+/// EXPLAIN's result: one `QUERY PLAN` row per line.
+pub(crate) fn plan_output(lines: Vec<String>) -> Output {
+    Output::Rows {
         columns: vec![Column {
             name: "QUERY PLAN".into(),
             type_oid: SqlType::Text.oid(),
@@ -152,29 +179,29 @@ fn show(
         tag: "EXPLAIN".into(),
         time_zone: None,
         rows: lines.into_iter().map(|l| vec![Value::Text(l)]).collect(),
-    })
+    }
 }
 
-fn millis(d: std::time::Duration) -> f64 {
+pub(crate) fn millis(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
 /// What running the query did.
-struct Actual {
+pub(crate) struct Actual {
     /// Rows returned.
-    rows: u64,
+    pub rows: u64,
     /// Rows the source produced.
-    scanned: u64,
+    pub scanned: u64,
     /// Aggregate rows.
-    groups: u64,
+    pub groups: u64,
     /// Rows and scan counts per source node.
-    nodes: crate::from::SourceCounts,
-    hit: u64,
-    read: u64,
-    elapsed: std::time::Duration,
+    pub nodes: crate::from::SourceCounts,
+    pub hit: u64,
+    pub read: u64,
+    pub elapsed: std::time::Duration,
 }
 
-fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlError> {
+pub(crate) fn parse_options(analyze: bool, list: &[UtilityOption]) -> Result<Options, SqlError> {
     let mut options = Options {
         analyze,
         buffers: false,
@@ -252,7 +279,7 @@ fn bool_word(name: &str, word: &str) -> Result<bool, SqlError> {
 
 /// `Buffers: shared hit=N read=M`, without the zero parts; `None` when
 /// both are zero (PostgreSQL prints no line then).
-fn buffers(hit: u64, read: u64) -> Option<String> {
+pub(crate) fn buffers(hit: u64, read: u64) -> Option<String> {
     let mut parts = Vec::new();
     if hit > 0 {
         parts.push(format!("hit={hit}"));
@@ -265,13 +292,13 @@ fn buffers(hit: u64, read: u64) -> Option<String> {
 
 /// One plan node: its title, details, actual rows, children, and
 /// subplans (PostgreSQL's `CTE name`), each under its label.
-struct Node {
-    title: String,
-    details: Vec<String>,
+pub(crate) struct Node {
+    pub title: String,
+    pub details: Vec<String>,
     /// The planner's estimate (`estimate.rs`), printed with COSTS.
-    estimate: Estimate,
-    rows: Option<u64>,
-    children: Vec<Node>,
+    pub estimate: Estimate,
+    pub rows: Option<u64>,
+    pub children: Vec<Node>,
     subplans: Vec<(String, Node)>,
     /// An Append whose children an execution's start prunes (README
     /// "Partitioned tables", run-time pruning), and the partitioned
@@ -283,7 +310,7 @@ struct Node {
 }
 
 impl Node {
-    fn new(title: impl Into<String>, estimate: Estimate, rows: Option<u64>) -> Node {
+    pub fn new(title: impl Into<String>, estimate: Estimate, rows: Option<u64>) -> Node {
         Node {
             title: title.into(),
             details: Vec::new(),
@@ -301,7 +328,7 @@ impl Node {
     /// the children run, says `Subplans Removed: N`, and names the
     /// partitions `name_1`, `name_2`, ... by their places among those
     /// kept (the name alone where it is the partition's).
-    fn start(&mut self, env: &Env<'_>) {
+    pub fn start(&mut self, env: &Env<'_>) {
         if let Some((at_start, qualifier)) = self.at_start.take() {
             let kept = at_start.branches(env);
             let removed = self.children.len() - kept.len();
@@ -336,7 +363,7 @@ impl Node {
     /// several children (a node's count includes its children's; folio
     /// counts per statement).
     /// `pad`: the spaces before its `->  ` (`None` for the top node).
-    fn render(
+    pub fn render(
         &self,
         pad: Option<usize>,
         costs: bool,
@@ -410,7 +437,7 @@ fn describe(
 }
 
 /// A planned query's node tree.
-fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
+pub(crate) fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
     let analyzed = |n: u64| actual.map(|_| n);
     let names = planned.scope.display_names();
     let types = planned.scope.types();
@@ -610,7 +637,7 @@ fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
 /// columns start in the query's row.
 /// `needed`: the columns of the query's row read above it (for its
 /// estimated width).
-fn source_node(
+pub(crate) fn source_node(
     source: &Source,
     scope: &Scope,
     (offset, needed): (usize, &[usize]),
@@ -983,7 +1010,7 @@ fn source_node(
 }
 
 /// A node's identity in the run's counts.
-fn scan_node(
+pub(crate) fn scan_node(
     table: &str,
     relation: &folio_catalog::Relation,
     plan: &ScanPlan,
@@ -1215,7 +1242,7 @@ fn push_filter(node: &mut Node, filter: &[Scalar], columns: &[String], types: &[
 
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints
 /// them.
-fn conjunction(list: &[Scalar], columns: &[String], types: &[SqlType]) -> String {
+pub(crate) fn conjunction(list: &[Scalar], columns: &[String], types: &[SqlType]) -> String {
     let parts: Vec<String> = list.iter().map(|s| deparse(s, columns, types)).collect();
     match parts.as_slice() {
         [one] => one.clone(),
@@ -1225,7 +1252,7 @@ fn conjunction(list: &[Scalar], columns: &[String], types: &[SqlType]) -> String
 
 /// PostgreSQL's text of an expression (its ruleutils layout for the
 /// forms folio has).
-fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
+pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> String {
     let d = |e: &Scalar| deparse(e, columns, types);
     match s {
         Scalar::Column(c) => columns[*c].clone(),

@@ -50,6 +50,7 @@ mod enum_types;
 mod error;
 mod estimate;
 mod explain;
+mod explain_change;
 mod expr;
 mod extensions;
 mod format_function;

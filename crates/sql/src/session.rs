@@ -53,6 +53,7 @@ macro_rules! session_cx {
             plpgsql: &$session.plpgsql,
             raised: Default::default(),
             partition_trees: Default::default(),
+            change_counts: Default::default(),
         }
     };
 }
@@ -1118,16 +1119,25 @@ impl Session {
             .map(|p| p.clone().map_or(Value::Null, Value::Text))
             .collect();
         self.with_kept_plan(name, |plan, calls, txn, cx, notices| {
-            let Some(planned) = plan.query() else {
-                return Err(SqlError::unsupported("EXPLAIN EXECUTE of a row change"));
-            };
             plan.check_privileges(cx)?;
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
                 ..Env::of(cx)
             };
-            crate::explain::explain_kept(cx, txn, analyze, options, planned, &env)
+            match plan.query() {
+                Some(planned) => {
+                    crate::explain::explain_kept(cx, txn, analyze, options, planned, &env)
+                }
+                None => crate::explain_change::explain_kept(
+                    cx,
+                    txn,
+                    notices,
+                    (analyze, options),
+                    plan,
+                    &env,
+                ),
+            }
         })
     }
 
@@ -2753,7 +2763,7 @@ pub(crate) fn run_with_params(
             estimate: false,
             format: None,
             ..
-        } => explain::explain(cx, txn, *analyze, options.as_deref(), statement),
+        } => explain::explain(cx, txn, notices, *analyze, options.as_deref(), statement),
         other => Err(SqlError::unsupported(format!(
             "the statement \"{}\"",
             first_words(&other.to_string())

@@ -460,6 +460,15 @@ impl Plan {
         }
     }
 
+    /// The row change it is, if it is one (not a view's INSTEAD OF
+    /// triggers' nor data-modifying CTEs').
+    pub(crate) fn change(&self) -> Option<&Change> {
+        match &self.what {
+            Kind::Change(change) => Some(change),
+            _ => None,
+        }
+    }
+
     /// The table it changes, if it is a row change.
     pub(crate) fn target(&self) -> Option<&Arc<Relation>> {
         match &self.what {

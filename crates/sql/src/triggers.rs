@@ -68,7 +68,12 @@ fn run_function(
     DEPTH.with(|d| d.set(d.get() + 1));
     let _nested = Nested;
     let mut notices = Vec::new();
+    // (Timed only under EXPLAIN ANALYZE of a row change.)
+    let started = crate::explain_change::counting(cx).then(std::time::Instant::now);
     let returned = call_trigger(cx, txn, &mut notices, function, call);
+    if let Some(started) = started {
+        crate::explain_change::note_trigger(cx, call.table_oid, call.name, started.elapsed());
+    }
     cx.raised.borrow_mut().extend(notices);
     returned
 }

@@ -34,7 +34,6 @@ use crate::parse::{self, Parsed};
 use crate::shape_plans::Generic;
 use folio_row::SqlType;
 use sqlparser::ast::{Expr, Statement, Value, ValueWithSpan, visit_expressions_mut};
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// Shapes kept per session before the cache starts over (a session that
@@ -49,7 +48,12 @@ const MAX_TEXT: usize = 4096;
 /// `None` for a shape that is not kept (see the module's soundness rule).
 #[derive(Default)]
 pub struct ShapeCache {
-    shapes: HashMap<String, Option<Kept>>,
+    /// (foldhash: SipHash of the texts was ~2% of pgbench's simple-mode
+    /// transaction.)
+    shapes: foldhash::HashMap<String, Option<Kept>>,
+    /// The shape of the text being looked up, written here (not in a new
+    /// `String` per text): a kept shape's own key is the one used.
+    scratch: String,
     /// Texts answered from a kept shape (tests and profiles read it).
     hits: u64,
 }
@@ -112,11 +116,14 @@ impl ShapeCache {
     /// (no copy), and `Some` asks for it back with [`ShapeCache::give_back`]
     /// (a shape not given back is parsed again at its next text).
     pub fn take(&mut self, sql: &str) -> Result<(Vec<Parsed>, Option<Lent>), SqlError> {
-        let Some((shape, literals)) = shape_of(sql) else {
+        let mut shape = std::mem::take(&mut self.scratch);
+        let Some(literals) = shape_into(sql, &mut shape) else {
+            self.scratch = shape;
             return Ok((parse::statements(sql)?, None));
         };
         match self.shapes.remove_entry(&shape) {
-            Some((shape, Some(mut kept))) => {
+            Some((key, Some(mut kept))) => {
+                self.scratch = shape;
                 self.hits += 1;
                 put_back(&mut kept.statement, &kept.slots, &literals);
                 debug_assert!(
@@ -126,15 +133,16 @@ impl ShapeCache {
                 let parameters =
                     (kept.generic.as_ref()).and_then(|_| crate::shape_plans::parameters(&literals));
                 let lent = Lent {
-                    shape,
+                    shape: key,
                     slots: kept.slots,
                     generic: kept.generic,
                     parameters,
                 };
                 Ok((vec![Parsed::Sql(kept.statement)], Some(lent)))
             }
-            Some((shape, None)) => {
-                self.shapes.insert(shape, None);
+            Some((key, None)) => {
+                self.scratch = shape;
+                self.shapes.insert(key, None);
                 Ok((parse::statements(sql)?, None))
             }
             None => {
@@ -222,7 +230,15 @@ fn put_back(statement: &mut Statement, slots: &[(usize, usize)], literals: &[&st
     let _ = visit_expressions_mut(statement, |expr| {
         if slots[next].0 == at {
             if let Expr::Value(value) = expr {
-                value.value = Value::Number(literals[slots[next].1].to_string(), false);
+                let literal = literals[slots[next].1];
+                match &mut value.value {
+                    // The last text's literal's buffer, reused.
+                    Value::Number(text, false) => {
+                        text.clear();
+                        text.push_str(literal);
+                    }
+                    other => *other = Value::Number(literal.to_string(), false),
+                }
             }
             next += 1;
             if next == slots.len() {
@@ -238,20 +254,33 @@ fn put_back(statement: &mut Statement, slots: &[(usize, usize)], literals: &[&st
 /// the text is not cached: too long, or holding something the lexer does
 /// not read with certainty. A text that already has parameters (`$1`, the
 /// extended protocol's) is its own shape with no literals.
+#[cfg(test)]
 pub(crate) fn shape_of(sql: &str) -> Option<(String, Vec<&str>)> {
+    let mut shape = String::new();
+    let literals = shape_into(sql, &mut shape)?;
+    Some((shape, literals))
+}
+
+/// [`shape_of`], the shape written in `shape` (cleared first).
+fn shape_into<'a>(sql: &'a str, shape: &mut String) -> Option<Vec<&'a str>> {
     if sql.len() > MAX_TEXT {
         return None;
     }
     let bytes = sql.as_bytes();
     let has_parameters = bytes.contains(&b'$');
-    let mut shape = String::with_capacity(sql.len());
+    shape.clear();
+    shape.reserve(sql.len() + 4);
     let mut literals = Vec::new();
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        match b {
-            b'\'' | b'"' => {
+        match CLASS[b as usize] {
+            OTHER => i += 1,
+            // A name or keyword with the digits in it (`t1`), or a point
+            // and the fraction after it: skipped whole.
+            WORD | POINT => i = word_end(bytes, i + 1),
+            QUOTE => {
                 // An escape string (E'..', where \' does not end it) or any
                 // other prefixed literal: not read here.
                 if b == b'\'' && i > 0 && is_word_byte(bytes[i - 1]) {
@@ -259,9 +288,10 @@ pub(crate) fn shape_of(sql: &str) -> Option<(String, Vec<&str>)> {
                 }
                 i = quoted_end(bytes, i)?;
             }
-            b'-' if bytes.get(i + 1) == Some(&b'-') => return None,
-            b'/' if bytes.get(i + 1) == Some(&b'*') => return None,
-            b'$' => {
+            DASH if bytes.get(i + 1) == Some(&b'-') => return None,
+            SLASH if bytes.get(i + 1) == Some(&b'*') => return None,
+            DASH | SLASH => i += 1,
+            DOLLAR => {
                 // Only parameters `$n`, not dollar quoting.
                 let digits = bytes[i + 1..]
                     .iter()
@@ -272,11 +302,9 @@ pub(crate) fn shape_of(sql: &str) -> Option<(String, Vec<&str>)> {
                 }
                 i += 1 + digits;
             }
-            b'0'..=b'9' if i > 0 && (is_word_byte(bytes[i - 1]) || bytes[i - 1] == b'.') => {
-                // Part of a name (`t1`), or a number's fraction.
-                i += 1;
-            }
-            b'0'..=b'9' => {
+            _ => {
+                // A digit not inside a name (skipped whole above): an
+                // integer literal, or a number this lexer does not read.
                 let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
                 if bytes
                     .get(end)
@@ -293,19 +321,74 @@ pub(crate) fn shape_of(sql: &str) -> Option<(String, Vec<&str>)> {
                 shape.push_str(&sql[copied..i]);
                 literals.push(&sql[i..end]);
                 shape.push('$');
-                shape.push_str(&literals.len().to_string());
+                push_number(shape, literals.len());
                 copied = end;
                 i = end;
             }
-            _ => i += 1,
         }
     }
     shape.push_str(&sql[copied..]);
-    Some((shape, literals))
+    Some(literals)
+}
+
+/// What [`shape_of`] does at a byte (`CLASS`): skip it, skip the name or
+/// fraction it starts, or read a literal, a quoted text, a comment's or a
+/// parameter's opening.
+const OTHER: u8 = 0;
+const WORD: u8 = 1;
+const DIGIT: u8 = 2;
+const QUOTE: u8 = 3;
+const DASH: u8 = 4;
+const SLASH: u8 = 5;
+const DOLLAR: u8 = 6;
+const POINT: u8 = 7;
+
+/// Each byte's class for [`shape_of`].
+static CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        class[b] = match b as u8 {
+            b'0'..=b'9' => DIGIT,
+            b'\'' | b'"' => QUOTE,
+            b'-' => DASH,
+            b'/' => SLASH,
+            b'$' => DOLLAR,
+            b'.' => POINT,
+            c if is_word_byte(c) => WORD,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    class
+};
+
+/// The index after the name bytes (letters, digits, `_`, non-ASCII) from
+/// `i` on.
+fn word_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && is_word_byte(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Appends `n` in decimal (without `to_string`'s allocation).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Bytes that continue a name or keyword (a digit after one is part of it).
-fn is_word_byte(b: u8) -> bool {
+const fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 

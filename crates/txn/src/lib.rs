@@ -1,7 +1,8 @@
 //! folio's transaction manager (design: this crate's `README.md`).
 //!
 //! Transaction ids and commit sequence numbers (`ids.rs`), a transaction's
-//! fate as one word (`fate.rs`), the commit clock with one-load snapshots
+//! fate as one word (`fate.rs`), the final fates a thread resolved
+//! lately (`fate_cache.rs`), the commit clock with one-load snapshots
 //! (`clock.rs`, model-checked in `loom_model.rs`), the CSN log in pages
 //! (`log_page.rs`, `csn_log.rs`, `directory.rs`) with its WAL records and
 //! redo (`records.rs`), the manager (`manager.rs`), the table of running
@@ -16,6 +17,7 @@ mod csn_log;
 mod directory;
 mod error;
 mod fate;
+mod fate_cache;
 mod ids;
 mod interrupt;
 mod live;

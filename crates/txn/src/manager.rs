@@ -31,7 +31,6 @@ use crate::ids::{Csn, Xid};
 use crate::live::{Ended, LiveEntry, LiveTable};
 use crate::slots::SnapshotSlots;
 use crate::transaction::{Durability, Isolation, Transaction};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,15 +38,6 @@ use std::time::Duration;
 /// Manager ids are never reused, so a cached fate can only match the
 /// live manager that resolved it.
 static NEXT_MANAGER_ID: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    /// The last final fate (committed or aborted) this thread resolved:
-    /// (manager id, xid, fate). Visibility checks of the rows one
-    /// transaction wrote ask for the same xid again and again (a table
-    /// loaded by one COPY: every row); a final fate never changes, so the
-    /// answer is kept, as PostgreSQL keeps its last `TransactionLogFetch`.
-    static LAST_FINAL: Cell<(u64, u64, Fate)> = const { Cell::new((0, 0, Fate::Aborted)) };
-}
 
 /// How far one reservation moves a counter's limit.
 pub const RESERVE_STEP: u64 = 1 << 16;
@@ -90,7 +80,7 @@ pub struct TxnManager {
     /// Serialises reservations (rare: once per `RESERVE_STEP` values).
     reserving: Mutex<()>,
     run_start: Xid,
-    /// This manager's id (`LAST_FINAL`).
+    /// This manager's id (`fate_cache.rs`).
     id: u64,
     pub(crate) live: LiveTable,
     pub(crate) slots: SnapshotSlots,
@@ -209,16 +199,12 @@ impl TxnManager {
     /// its parent's unless it was rolled back. An optimistic read of the
     /// CSN log (two for a subtransaction): writes nothing shared.
     pub fn fate(&self, xid: Xid) -> Result<Fate, TxnError> {
-        let cached = LAST_FINAL.try_with(|last| {
-            let (id, x, fate) = last.get();
-            (id == self.id && x == xid.0).then_some(fate)
-        });
-        if let Ok(Some(fate)) = cached {
+        if let Some(fate) = crate::fate_cache::get(self.id, xid) {
             return Ok(fate);
         }
         let fate = self.resolve(xid)?.1;
         if matches!(fate, Fate::Committed(_) | Fate::Aborted) {
-            let _ = LAST_FINAL.try_with(|last| last.set((self.id, xid.0, fate)));
+            crate::fate_cache::put(self.id, xid, fate);
         }
         Ok(fate)
     }

@@ -280,7 +280,11 @@ pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
     let local = (8 - ln_weight(b)).clamp(0, MAX_DISPLAY_SCALE) as u32;
     let ln = abs(b).ln(local)?.mul_round(e, local)?;
     let weight = ln.to_f64() * LOG10_E;
-    Ok(scale_at_least(MIN_SIG_DIGITS - weight as i32, &[b, e]))
+    // In floating point: a huge exponent's weight is past i32 (the scale
+    // is clamped to PostgreSQL's display limit anyway).
+    let wanted =
+        (f64::from(MIN_SIG_DIGITS) - weight.trunc()).clamp(0.0, f64::from(MAX_DISPLAY_SCALE));
+    Ok(scale_at_least(wanted as i32, &[b, e]))
 }
 
 /// `power(b, e)` and `b ^ e`.

@@ -17,6 +17,8 @@
 //! lists each panicking mutant with its file and line, and the seed;
 //! `FOLIO_SQL_MUTANTS_TRACE=1` prints every mutant before it runs.
 
+mod common;
+
 use folio_db::{Database, Options};
 use folio_sql::{Session, TxStatus};
 use sqllogictest::{Condition, Connection, DefaultColumnType, Record};
@@ -313,17 +315,7 @@ fn env_number(name: &str, default: u64) -> u64 {
 fn mutated_statements_never_panic() {
     let mutants = env_number("FOLIO_SQL_MUTANTS", 1) as usize;
     let seed = env_number("FOLIO_SQL_MUTANTS_SEED", 1);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            std::env::var("SLT").map_or(true, |only| name.is_some_and(|n| n.contains(&only)))
-        })
-        .collect();
-    files.sort();
+    let files = common::slt_files();
     // Quiet: the panics are caught and listed below.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));

@@ -3,6 +3,8 @@
 //! the file names. The expected results are PostgreSQL 15's (each file
 //! was run against PostgreSQL 15 when written; README "Tests").
 
+mod common;
+
 use folio_db::{Database, Options};
 use folio_row::SqlType;
 use folio_sql::{Output, Session, SqlError, text_output_in};
@@ -95,19 +97,7 @@ fn run_file(path: &Path) {
 // results on folio.
 #[test]
 fn sqllogictest_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
-        // `SLT=name` runs only the files whose name holds it.
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            std::env::var("SLT").map_or(true, |only| name.is_some_and(|n| n.contains(&only)))
-        })
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no .slt files in {}", dir.display());
+    let files = common::slt_files();
     for file in &files {
         run_file(file);
     }

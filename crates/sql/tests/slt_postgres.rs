@@ -5,6 +5,8 @@
 //! with a message, where PostgreSQL 15 is not installed. Lines marked
 //! `onlyif folio` (folio refuses what PostgreSQL has) are skipped here.
 
+mod common;
+
 use sqllogictest::{DBOutput, DefaultColumnType};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -211,13 +213,7 @@ fn sqllogictest_files_on_postgresql() {
     let Some(cluster) = Cluster::start() else {
         return;
     };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
-        .collect();
-    files.sort();
+    let files = common::slt_files();
     let mut admin = Postgres::connect(cluster.port, "postgres");
     for (n, file) in files.iter().enumerate() {
         let database = format!("slt_{n}");

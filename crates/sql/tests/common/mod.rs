@@ -1,6 +1,6 @@
 //! What the session tests between several sessions share: running a
-//! statement that must succeed or fail, a query's rows as text, and
-//! making, closing and opening a database.
+//! statement that must succeed or fail, a query's rows as text, making,
+//! closing and opening a database, and the sqllogictest files.
 
 #![allow(dead_code)]
 
@@ -72,4 +72,28 @@ pub fn until_waiting(session: &folio_txn::Interrupt) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     panic!("the session does not wait");
+}
+
+/// The sqllogictest files under `tests/slt`, sorted by name; `SLT=name`
+/// keeps only the files whose name holds `name`.
+pub fn slt_files() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
+    let only = std::env::var("SLT").ok();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            only.as_ref()
+                .is_none_or(|only| name.is_some_and(|n| n.contains(only.as_str())))
+        })
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no .slt files in {} (SLT={only:?})",
+        dir.display()
+    );
+    files
 }

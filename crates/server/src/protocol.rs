@@ -511,8 +511,11 @@ impl Out {
 /// the message wrongly), so `s` is cut there, as PostgreSQL's C strings
 /// end at their first NUL.
 fn put_cstring(b: &mut Vec<u8>, s: &str) {
-    let s = s.split('\0').next().unwrap_or_default();
-    b.extend_from_slice(s.as_bytes());
+    // A byte search: `str::split` costs ~150 instructions a call, and
+    // every message with a name or tag (two a point query) comes here.
+    let bytes = s.as_bytes();
+    let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
+    b.extend_from_slice(&bytes[..end]);
     b.push(0);
 }
 

@@ -132,31 +132,26 @@ impl Access {
             return Ok(Keys::Ranges(Vec::new()));
         };
         let ri = &relation.indexes[*index];
-        let mut sets: Vec<Vec<Value>> = Vec::with_capacity(probes.len());
-        for (column, items) in probes.iter().enumerate() {
-            let kc = ri.key_columns[column];
-            let mut values = Vec::with_capacity(items.len());
-            for item in items {
-                let v = fitted(item.eval(&[], env)?, kc.ty)?;
-                if v != Value::Null {
-                    values.push(v);
+        let mut combinations = if probes.iter().all(|items| items.len() == 1) {
+            // An equality on each column, the common case (a cached point
+            // query's plan runs this on every execution): one combination,
+            // built without the sets.
+            let mut values = Vec::with_capacity(probes.len());
+            for (items, kc) in probes.iter().zip(&ri.key_columns) {
+                match fitted(items[0].eval(&[], env)?, kc.ty)? {
+                    Value::Null => return Ok(Keys::Ranges(Vec::new())),
+                    v => values.push(v),
                 }
             }
-            values.sort_by(|a, b| {
-                let order = compare(a, b).ok().flatten().unwrap_or(Ordering::Equal);
-                if kc.descending {
-                    order.reverse()
-                } else {
-                    order
-                }
-            });
-            values.dedup_by(|a, b| compare(a, b).ok().flatten() == Some(Ordering::Equal));
-            sets.push(values);
-        }
+            vec![values]
+        } else {
+            cross_product(&value_sets(probes, &ri.key_columns, env)?)
+        };
         if *point {
-            return Ok(match sets.iter().all(|s| s.len() == 1) {
-                true => Keys::Point(sets.into_iter().map(|mut s| s.remove(0)).collect()),
-                false => Keys::Ranges(Vec::new()),
+            // One combination exactly when every column has one value.
+            return Ok(match (combinations.pop(), combinations.is_empty()) {
+                (Some(key), true) => Keys::Point(key),
+                _ => Keys::Ranges(Vec::new()),
             });
         }
         let next = ri.key_columns.get(probes.len()).copied();
@@ -169,10 +164,10 @@ impl Access {
                 v => conditions.push((*cmp, v)),
             }
         }
-        let mut ranges = Vec::new();
-        for prefix in cross_product(&sets) {
+        let mut ranges = Vec::with_capacity(combinations.len());
+        for prefix in combinations {
             let p = encode_key(&prefix, &ri.key_columns[..probes.len()])?;
-            ranges.push(key_range(&p, &conditions, next)?);
+            ranges.push(key_range(p, &conditions, next)?);
         }
         // Ranges in index order; a backward scan visits them in reverse.
         ranges.sort_by(|a, b| lower_bytes(a).cmp(lower_bytes(b)));
@@ -460,6 +455,36 @@ fn lower_bytes(range: &KeyRange) -> &[u8] {
     }
 }
 
+/// Each probed column's values, in index order without repeats; NULLs
+/// match nothing and are left out.
+fn value_sets(
+    probes: &[Vec<Scalar>],
+    key_columns: &[folio_row::KeyColumn],
+    env: &Env<'_>,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let mut sets = Vec::with_capacity(probes.len());
+    for (items, kc) in probes.iter().zip(key_columns) {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            let v = fitted(item.eval(&[], env)?, kc.ty)?;
+            if v != Value::Null {
+                values.push(v);
+            }
+        }
+        values.sort_by(|a, b| {
+            let order = compare(a, b).ok().flatten().unwrap_or(Ordering::Equal);
+            if kc.descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        values.dedup_by(|a, b| compare(a, b).ok().flatten() == Some(Ordering::Equal));
+        sets.push(values);
+    }
+    Ok(sets)
+}
+
 /// Every combination of one value per set, in index order.
 fn cross_product(sets: &[Vec<Value>]) -> Vec<Vec<Value>> {
     let mut out = vec![Vec::new()];
@@ -481,7 +506,7 @@ fn cross_product(sets: &[Vec<Value>]) -> Vec<Vec<Value>> {
 /// The keys starting with prefix `p` whose next column satisfies the
 /// range conditions (none: every key starting with `p`).
 fn key_range(
-    p: &[u8],
+    p: Vec<u8>,
     conditions: &[(Cmp, Value)],
     next: Option<folio_row::KeyColumn>,
 ) -> Result<KeyRange, SqlError> {
@@ -490,17 +515,20 @@ fn key_range(
         None => Bound::Unbounded,
     };
     let (Some(kc), false) = (next, conditions.is_empty()) else {
+        let upper = after(&p);
+        let whole_key = next.is_none() && !p.is_empty();
         let lower = if p.is_empty() {
             Bound::Unbounded
         } else {
-            Bound::Included(p.to_vec())
+            Bound::Included(p)
         };
         return Ok(KeyRange {
             lower,
-            upper: after(p),
-            whole_key: next.is_none() && !p.is_empty(),
+            upper,
+            whole_key,
         });
     };
+    let p = p.as_slice();
     // Non-null values of the next column lie in [p + 0x01, p + 0x02)
     // (folio-row's null marker), whatever NULLS FIRST/LAST says.
     let mut lower = [p, &[0x01]].concat();

@@ -24,8 +24,9 @@
 //! is 0 (scale 0, as PostgreSQL's `const_zero`); `Infinity % x` is NaN
 //! (a division by zero for x = 0) and `x % Infinity` is x. A
 //! `numeric(p, s)` refuses an infinity with 22003 (its DETAIL: "cannot
-//! hold an infinite value"). The SQL functions' rules for infinities
-//! (sqrt, exp, ln, log, power, the casts) are folio-sql's.
+//! hold an infinite value"). The functions' values for them are
+//! `numeric_math.rs`'s; their errors (`sqrt(-Infinity)`, ...) and the
+//! casts folio-sql's.
 
 use crate::big::{Big, Wide};
 use crate::error::RowError;

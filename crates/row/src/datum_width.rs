@@ -41,7 +41,7 @@ fn varlena(data: usize, stored: bool) -> usize {
 /// A numeric's data in PostgreSQL's packed form.
 fn numeric_data(n: Numeric) -> usize {
     let Some((_, scale)) = n.parts() else {
-        return 2; // NaN: the short header alone.
+        return 2; // NaN, ±Infinity: the short header alone.
     };
     let (weight, digits) = n.base10000().unwrap_or((0, Vec::new()));
     let short = scale <= 63 && (-64..=63).contains(&weight);

@@ -19,6 +19,10 @@ pub enum RowError {
     /// DETAIL is [`RowError::detail`]).
     #[error("numeric field overflow")]
     NumericFieldOverflow { precision: u16, scale: u16 },
+    /// An infinity assigned to a `numeric(precision, scale)` column
+    /// (PostgreSQL's message; its DETAIL is [`RowError::detail`]).
+    #[error("numeric field overflow")]
+    NumericFieldInfinite { precision: u16, scale: u16 },
     /// An index key over [`crate::MAX_KEY_LEN`].
     #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
     KeyTooLong { len: usize, max: usize },
@@ -115,6 +119,9 @@ impl RowError {
                     "A field with precision {precision}, scale {scale} must round to an absolute value less than {limit}."
                 ))
             }
+            RowError::NumericFieldInfinite { precision, scale } => Some(format!(
+                "A field with precision {precision}, scale {scale} cannot hold an infinite value."
+            )),
             RowError::InvalidJson(detail) => Some(detail.clone()),
             RowError::UntranslatableJson => Some("\\u0000 cannot be converted to text.".into()),
             RowError::MalformedRange { detail, .. } => Some(detail.to_string()),
@@ -130,6 +137,7 @@ impl RowError {
             RowError::TooLong(_) => "22001",
             RowError::NumericOutOfRange(_)
             | RowError::NumericFieldOverflow { .. }
+            | RowError::NumericFieldInfinite { .. }
             | RowError::IntegerOutOfRange(_)
             | RowError::NumericFormatOverflow => "22003",
             RowError::KeyTooLong { .. } => "54000",

@@ -16,7 +16,7 @@
 //! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
 //! | range | `0x00` empty; else `0x01`, then the lower bound: `0x00` infinite, or `0x01`, the element's key, then `0x01` inclusive / `0x02` exclusive; then the upper bound: `0x01`, the element's key, then `0x00` exclusive / `0x01` inclusive, or `0x02` infinite (PostgreSQL's `range_cmp`: every element key ends itself, so the bytes order as the bounds) |
-//! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; all of it inverted for negatives |
+//! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; for ±Infinity `e` = `0x7FFF` (no finite numeric reaches it) and no digits; all of it inverted for negatives |
 //!
 //! Numeric keys are normalised: 1.5 and 1.50 encode equal (they are equal
 //! in PostgreSQL too), and decode as 1.5 (PostgreSQL's index-only scan
@@ -98,14 +98,27 @@ fn escaped(bytes: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&[0, 0]);
 }
 
+/// The exponent an infinity's key holds: above every finite numeric's
+/// (whose 38 digits and scale up to 255 keep `e` within -255..=38), so
+/// Infinity sorts after every positive number and -Infinity (inverted)
+/// before every negative one, and both stay between zero's and NaN's
+/// sign bytes as keys written before infinities existed.
+const INFINITY_EXPONENT: i16 = i16::MAX;
+
 fn numeric_key(n: Numeric, out: &mut Vec<u8>) {
-    if let Numeric::NaN = n {
-        out.push(0x04);
-        return;
-    }
-    let Some((negative, exponent, digits)) = n.digits() else {
-        out.push(0x02);
-        return;
+    let (negative, exponent, digits) = match n {
+        Numeric::NaN => {
+            out.push(0x04);
+            return;
+        }
+        Numeric::Infinity { negative } => (negative, i32::from(INFINITY_EXPONENT), Vec::new()),
+        Numeric::Value { .. } => {
+            let Some(parts) = n.digits() else {
+                out.push(0x02);
+                return;
+            };
+            parts
+        }
     };
     let start = out.len() + 1;
     out.push(if negative { 0x01 } else { 0x03 });
@@ -408,7 +421,7 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                     let negative = sign == 0x01;
                     let outer = r.invert;
                     r.invert = outer ^ negative;
-                    let exponent = (u16::from_be_bytes(r.array()?) ^ 0x8000) as i16 as i32;
+                    let exponent = (u16::from_be_bytes(r.array()?) ^ 0x8000) as i16;
                     let mut digits = Vec::new();
                     loop {
                         match r.byte()? {
@@ -418,7 +431,10 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                         }
                     }
                     r.invert = outer;
-                    Value::Numeric(Numeric::from_digits(negative, exponent, &digits)?)
+                    Value::Numeric(match (exponent, digits.is_empty()) {
+                        (INFINITY_EXPONENT, true) => Numeric::Infinity { negative },
+                        _ => Numeric::from_digits(negative, i32::from(exponent), &digits)?,
+                    })
                 }
                 x => return Err(corrupt(format!("numeric sign byte {x}"))),
             }
@@ -483,6 +499,46 @@ mod tests {
             for (key, v) in keys.iter().zip(&ordered) {
                 assert_eq!(decode_key(key, &column).unwrap(), std::slice::from_ref(v));
             }
+        }
+    }
+    // Proves numeric keys order -Infinity below every number, Infinity
+    // above every number and below NaN (PostgreSQL's order), ascending and
+    // descending, that equal values (1.5, 1.50) encode equal, and that
+    // every key decodes back to its value, the infinities included.
+    #[test]
+    fn numeric_keys_order_infinities_outside_the_numbers() {
+        let num = |text: &str| Value::Numeric(Numeric::parse(text).unwrap());
+        let ordered = [
+            "-Infinity",
+            "-99999999999999999999999999999999999999",
+            "-9e37",
+            "-1.5",
+            "-1e-255",
+            "0",
+            "1e-255",
+            "1.5",
+            "99999999999999999999999999999999999999",
+            "Infinity",
+            "NaN",
+        ]
+        .map(num);
+        for descending in [false, true] {
+            let column = [KeyColumn::new(SqlType::Numeric(None), descending)];
+            let keys: Vec<Vec<u8>> = ordered
+                .iter()
+                .map(|v| encode_key(std::slice::from_ref(v), &column).unwrap())
+                .collect();
+            for (i, pair) in keys.windows(2).enumerate() {
+                let (a, b) = (&ordered[i], &ordered[i + 1]);
+                assert_eq!(a.sql_cmp(b), Some(std::cmp::Ordering::Less), "{a:?} {b:?}");
+                assert_eq!(pair[0] < pair[1], !descending, "{a:?} {b:?}");
+            }
+            for (key, v) in keys.iter().zip(&ordered) {
+                assert_eq!(decode_key(key, &column).unwrap(), std::slice::from_ref(v));
+            }
+            let equal = |text| encode_key(&[num(text)], &column).unwrap();
+            assert_eq!(equal("1.5"), equal("1.50"));
+            assert_eq!(equal("inf"), equal("+Infinity"));
         }
     }
 }

@@ -1,4 +1,5 @@
-//! `numeric`: an exact decimal, `mantissa * 10^-scale`, or NaN.
+//! `numeric`: an exact decimal, `mantissa * 10^-scale`, NaN, or
+//! `Infinity` / `-Infinity` (PostgreSQL 14's infinities).
 //!
 //! This build holds up to 38 significant digits (an `i128` mantissa) and
 //! a scale (digits after the point, PostgreSQL's display scale) up to 255,
@@ -11,23 +12,54 @@
 //! (`big.rs`) and round once, half away from zero, at the scale their
 //! caller chose: which scale each SQL operation's result has is
 //! PostgreSQL's rule, kept by folio-sql (`numeric_functions.rs`).
+//!
+//! The special values follow PostgreSQL 15's numeric.c. Order: -Infinity
+//! below every number, Infinity above, NaN above both (each equal to
+//! itself). Arithmetic: anything with NaN is NaN; an infinity plus or
+//! minus a number is that infinity, `Infinity - Infinity` and
+//! `Infinity + -Infinity` are NaN; an infinity times a non-zero number or
+//! an infinity is an infinity of the product's sign, times zero NaN; an
+//! infinity divided by a non-zero number is an infinity, by an infinity
+//! NaN, by zero still a division by zero; a number divided by an infinity
+//! is 0 (scale 0, as PostgreSQL's `const_zero`); `Infinity % x` is NaN
+//! (a division by zero for x = 0) and `x % Infinity` is x. A
+//! `numeric(p, s)` refuses an infinity with 22003 (its DETAIL: "cannot
+//! hold an infinite value"). The functions' values for them are
+//! `numeric_math.rs`'s; their errors (`sqrt(-Infinity)`, ...) and the
+//! casts folio-sql's.
 
 use crate::big::{Big, Wide};
 use crate::error::RowError;
 use std::cmp::Ordering;
 
 /// Bytes of a numeric in a row: mantissa (16), scale (1), flags (1).
+///
+/// | flags | value |
+/// |---|---|
+/// | 0 | `mantissa * 10^-scale` |
+/// | 1 | NaN |
+/// | 2 | Infinity (since session 55; older rows never hold it) |
+/// | 3 | -Infinity |
+///
+/// A special value's mantissa and scale bytes are zero.
 pub const NUMERIC_BYTES: usize = 18;
 /// Largest count of significant digits.
 pub const MAX_NUMERIC_DIGITS: u32 = 38;
 /// Largest scale (digits after the point).
 pub const MAX_NUMERIC_SCALE: u32 = u8::MAX as u32;
 
-/// An exact decimal or NaN.
+/// An exact decimal, NaN, or an infinity.
 #[derive(Debug, Clone, Copy)]
 pub enum Numeric {
-    Value { mantissa: i128, scale: u8 },
+    Value {
+        mantissa: i128,
+        scale: u8,
+    },
     NaN,
+    /// `Infinity` (`negative`: `-Infinity`).
+    Infinity {
+        negative: bool,
+    },
 }
 
 /// How digits cut from a value round what is kept.
@@ -53,6 +85,9 @@ fn out_of_range(what: impl std::fmt::Display) -> RowError {
 }
 
 impl Numeric {
+    pub const INFINITY: Numeric = Numeric::Infinity { negative: false };
+    pub const NEG_INFINITY: Numeric = Numeric::Infinity { negative: true };
+
     pub fn new(mantissa: i128, scale: u8) -> Result<Numeric, RowError> {
         if mantissa.unsigned_abs() >= 10u128.pow(MAX_NUMERIC_DIGITS) {
             return Err(out_of_range(format!("{mantissa}e-{scale}")));
@@ -76,7 +111,39 @@ impl Numeric {
         Numeric::new(if wide.neg { -magnitude } else { magnitude }, scale).map_err(|_| too_big())
     }
 
-    /// The value as a `Wide` (`None` for NaN).
+    pub fn is_nan(self) -> bool {
+        matches!(self, Numeric::NaN)
+    }
+
+    /// Infinity or -Infinity.
+    pub fn is_infinite(self) -> bool {
+        matches!(self, Numeric::Infinity { .. })
+    }
+
+    /// -1, 0 or 1 by the value's sign (an infinity's too); `None` for NaN.
+    pub fn signum(self) -> Option<i32> {
+        match self {
+            Numeric::Value { mantissa, .. } => Some(mantissa.signum() as i32),
+            Numeric::NaN => None,
+            Numeric::Infinity { negative } => Some(if negative { -1 } else { 1 }),
+        }
+    }
+
+    /// The value with its sign changed (NaN stays NaN).
+    pub fn negated(self) -> Numeric {
+        match self {
+            Numeric::Value { mantissa, scale } => Numeric::Value {
+                mantissa: -mantissa,
+                scale,
+            },
+            Numeric::NaN => Numeric::NaN,
+            Numeric::Infinity { negative } => Numeric::Infinity {
+                negative: !negative,
+            },
+        }
+    }
+
+    /// The value as a `Wide` (`None` for NaN and the infinities).
     pub(crate) fn wide(self) -> Option<Wide> {
         let (mantissa, scale) = self.parts()?;
         Some(Wide::new(
@@ -90,7 +157,7 @@ impl Numeric {
     /// before it, `round(155, -1)` is 160) as `how` says, shown with
     /// `max(digits, 0)` of them (`round(1.2, 3)` is 1.200): PostgreSQL's
     /// `round_var`/`trunc_var` with the display scale its `round` and
-    /// `trunc` give. NaN stays NaN.
+    /// `trunc` give. NaN and the infinities stay as they are.
     pub fn round_to(self, digits: i32, how: Rounding) -> Result<Numeric, RowError> {
         let Numeric::Value { mantissa, scale } = self else {
             return Ok(self);
@@ -106,8 +173,13 @@ impl Numeric {
     /// point (half away from zero: 12.345 -> 12.35) or padded to them
     /// (12.5 -> 12.50), and refused with "numeric field overflow" (22003)
     /// when more than `precision - scale` digits remain before it. A
-    /// precision past 38 sets no limit but the type's own.
+    /// precision past 38 sets no limit but the type's own. An infinity
+    /// fits no typmod (22003, PostgreSQL's "cannot hold an infinite
+    /// value"); NaN fits every one.
     pub fn fit_typmod(self, precision: u16, scale: u16) -> Result<Numeric, RowError> {
+        if self.is_infinite() {
+            return Err(RowError::NumericFieldInfinite { precision, scale });
+        }
         let overflow = RowError::NumericFieldOverflow { precision, scale };
         let rounded = self
             .round_to(i32::from(scale), Rounding::HalfAwayFromZero)
@@ -123,13 +195,19 @@ impl Numeric {
         Ok(rounded)
     }
 
-    /// Parses PostgreSQL's numeric input: `-12.340`, `+.5`, `1e5`, `NaN`.
+    /// Parses PostgreSQL's numeric input: `-12.340`, `+.5`, `1e5`, `NaN`,
+    /// and (any case) `Infinity`, `inf`, either signed.
     pub fn parse(text: &str) -> Result<Numeric, RowError> {
         let bad =
             || RowError::Corrupt(format!("invalid input syntax for type numeric: \"{text}\""));
         let t = text.trim();
         if t.eq_ignore_ascii_case("nan") {
             return Ok(Numeric::NaN);
+        }
+        match t.to_ascii_lowercase().as_str() {
+            "infinity" | "+infinity" | "inf" | "+inf" => return Ok(Numeric::INFINITY),
+            "-infinity" | "-inf" => return Ok(Numeric::NEG_INFINITY),
+            _ => {}
         }
         let (body, exp) = match t.find(['e', 'E']) {
             Some(i) => (&t[..i], t[i + 1..].parse::<i32>().map_err(|_| bad())?),
@@ -166,7 +244,7 @@ impl Numeric {
         Numeric::new(if negative { -mantissa } else { mantissa }, scale)
     }
 
-    /// Both operands' mantissas and scales, unless one is NaN.
+    /// Both operands' mantissas and scales, unless one is NaN or infinite.
     fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
         self.parts().zip(other.parts())
     }
@@ -184,7 +262,7 @@ impl Numeric {
                 }
                 Numeric::Value { mantissa, scale }
             }
-            nan => nan,
+            special => special,
         }
     }
 
@@ -193,8 +271,7 @@ impl Numeric {
         mantissa.checked_mul(pow10((to - from) as u32)?)
     }
 
-    /// The two values as `Wide`s; `None` if either is NaN (every
-    /// operation with NaN gives NaN).
+    /// The two values as `Wide`s; `None` if either is NaN or infinite.
     fn wide_pair(self, other: Numeric) -> Option<(Wide, Wide)> {
         Some((self.wide()?, other.wide()?))
     }
@@ -224,16 +301,25 @@ impl Numeric {
     }
 
     pub fn checked_add(self, other: Numeric) -> Result<Numeric, RowError> {
+        if let Some(special) = special_sum(self, other) {
+            return Ok(special);
+        }
         self.binary(other, i128::checked_add, Wide::add)
     }
 
     pub fn checked_sub(self, other: Numeric) -> Result<Numeric, RowError> {
+        if let Some(special) = special_sum(self, other.negated()) {
+            return Ok(special);
+        }
         self.binary(other, i128::checked_sub, Wide::sub)
     }
 
     /// `self * other` exactly: its scale is the sum of theirs (PostgreSQL's
     /// `numeric_mul`).
     pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
+        if let Some(special) = special_product(self, other) {
+            return Ok(special);
+        }
         let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Numeric::NaN);
         };
@@ -249,6 +335,9 @@ impl Numeric {
     /// `self * other` rounded at `scale` digits (PostgreSQL's `mul_var`
     /// with a result scale).
     pub fn mul_round(self, other: Numeric, scale: u32) -> Result<Numeric, RowError> {
+        if let Some(special) = special_product(self, other) {
+            return Ok(special);
+        }
         let Some((x, y)) = self.wide_pair(other) else {
             return Ok(Numeric::NaN);
         };
@@ -258,13 +347,16 @@ impl Numeric {
 
     /// `self / other` rounded at `scale` digits after the point as `how`
     /// says (the quotient is exact before it is rounded). `None` for a
-    /// zero divisor (the caller's 22012).
+    /// zero divisor (the caller's 22012), an infinite dividend's too.
     pub fn checked_div(
         self,
         other: Numeric,
         scale: u32,
         how: Rounding,
     ) -> Result<Option<Numeric>, RowError> {
+        if let Some(special) = special_quotient(self, other) {
+            return Ok(special);
+        }
         let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Some(Numeric::NaN));
         };
@@ -280,8 +372,16 @@ impl Numeric {
 
     /// `self % other` (the remainder's sign is the dividend's, as
     /// PostgreSQL's; its scale the larger of theirs). `None` for a zero
-    /// divisor.
+    /// divisor. An infinite dividend gives NaN, an infinite divisor the
+    /// dividend.
     pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
+        match (self, other) {
+            (Numeric::NaN, _) | (_, Numeric::NaN) => return Ok(Some(Numeric::NaN)),
+            (Numeric::Infinity { .. }, divisor) if divisor.signum() == Some(0) => return Ok(None),
+            (Numeric::Infinity { .. }, _) => return Ok(Some(Numeric::NaN)),
+            (_, Numeric::Infinity { .. }) => return Ok(Some(self)),
+            _ => {}
+        }
         let Some(((a, sa), (b, sb))) = self.pair(other) else {
             return Ok(Some(Numeric::NaN));
         };
@@ -297,24 +397,29 @@ impl Numeric {
         Numeric::from_wide(&x.sub(&quotient.mul(&y))).map(Some)
     }
 
-    /// The mantissa and scale (`None` for NaN).
+    /// The mantissa and scale (`None` for NaN and the infinities).
     pub fn parts(self) -> Option<(i128, u8)> {
         match self {
             Numeric::Value { mantissa, scale } => Some((mantissa, scale)),
-            Numeric::NaN => None,
+            Numeric::NaN | Numeric::Infinity { .. } => None,
         }
     }
 
     /// The nearest double (PostgreSQL's `numericvar_to_double`: by its
-    /// text); NaN for NaN.
+    /// text); NaN for NaN, an infinity for an infinity.
     pub fn to_f64(self) -> f64 {
-        self.to_string().parse().unwrap_or(f64::NAN)
+        match self {
+            Numeric::NaN => f64::NAN,
+            Numeric::Infinity { negative: false } => f64::INFINITY,
+            Numeric::Infinity { negative: true } => f64::NEG_INFINITY,
+            Numeric::Value { .. } => self.to_string().parse().unwrap_or(f64::NAN),
+        }
     }
 
     /// PostgreSQL's own form of the value, whose base-10000 digits its
     /// scale rules read: the weight (the power of 10000 of the first
     /// digit) and the digits, leading and trailing zero digits stripped.
-    /// `None` for zero and NaN.
+    /// `None` for zero, NaN and the infinities.
     pub fn base10000(self) -> Option<(i32, Vec<u16>)> {
         let (mantissa, scale) = self.parts()?;
         if mantissa == 0 {
@@ -350,6 +455,7 @@ impl Numeric {
                 out[16] = scale;
             }
             Numeric::NaN => out[17] = 1,
+            Numeric::Infinity { negative } => out[17] = if negative { 3 } else { 2 },
         }
         out
     }
@@ -362,13 +468,15 @@ impl Numeric {
             0 => Numeric::new(i128::from_le_bytes(b[..16].try_into().expect("16")), b[16])
                 .map_err(|_| RowError::Corrupt("a stored numeric is out of range".into())),
             1 => Ok(Numeric::NaN),
+            2 => Ok(Numeric::INFINITY),
+            3 => Ok(Numeric::NEG_INFINITY),
             f => Err(RowError::Corrupt(format!("numeric flags {f}"))),
         }
     }
 
     /// Sign, decimal exponent and significant digits: the value is
     /// `0.d1 d2 ... dn * 10^exponent` with `d1 != 0` (the key encoding's
-    /// form). `None` for zero and NaN.
+    /// form). `None` for zero, NaN and the infinities.
     pub(crate) fn digits(self) -> Option<(bool, i32, Vec<u8>)> {
         let Numeric::Value { mantissa, scale } = self.normalized() else {
             return None;
@@ -407,6 +515,53 @@ impl Numeric {
         }
         let scale = u8::try_from(scale.max(0)).map_err(|_| out_of_range("key"))?;
         Numeric::new(if negative { -mantissa } else { mantissa }, scale)
+    }
+}
+
+/// `a + b` where either is special (NaN, an infinity); `None` for two
+/// numbers. Opposite infinities sum to NaN.
+fn special_sum(a: Numeric, b: Numeric) -> Option<Numeric> {
+    match (a, b) {
+        (Numeric::NaN, _) | (_, Numeric::NaN) => Some(Numeric::NaN),
+        (Numeric::Infinity { negative: x }, Numeric::Infinity { negative: y }) if x != y => {
+            Some(Numeric::NaN)
+        }
+        (inf @ Numeric::Infinity { .. }, _) | (_, inf @ Numeric::Infinity { .. }) => Some(inf),
+        _ => None,
+    }
+}
+
+/// `a * b` where either is special; `None` for two numbers. An infinity
+/// times zero is NaN, else an infinity of the product's sign.
+fn special_product(a: Numeric, b: Numeric) -> Option<Numeric> {
+    if a.is_nan() || b.is_nan() {
+        return Some(Numeric::NaN);
+    }
+    if !(a.is_infinite() || b.is_infinite()) {
+        return None;
+    }
+    Some(match a.signum()? * b.signum()? {
+        0 => Numeric::NaN,
+        sign => Numeric::Infinity { negative: sign < 0 },
+    })
+}
+
+/// `a / b` where either is special, as `checked_div` answers it; `None`
+/// for two numbers. PostgreSQL's `numeric_div`: an infinity over an
+/// infinity is NaN, over zero a division by zero, over a number an
+/// infinity of the quotient's sign; a number over an infinity is 0.
+fn special_quotient(a: Numeric, b: Numeric) -> Option<Option<Numeric>> {
+    match (a, b) {
+        (Numeric::NaN, _) | (_, Numeric::NaN) => Some(Some(Numeric::NaN)),
+        (Numeric::Infinity { .. }, Numeric::Infinity { .. }) => Some(Some(Numeric::NaN)),
+        (Numeric::Infinity { negative }, divisor) => match divisor.signum() {
+            Some(0) => Some(None),
+            sign => Some(Some(Numeric::Infinity {
+                negative: negative != (sign == Some(-1)),
+            })),
+        },
+        (_, Numeric::Infinity { .. }) => Some(Some(Numeric::from_i64(0))),
+        _ => None,
     }
 }
 
@@ -472,13 +627,28 @@ impl PartialOrd for Numeric {
 }
 
 impl Ord for Numeric {
-    /// Numeric order; NaN is greater than every number and equal to itself
-    /// (PostgreSQL's rule).
+    /// Numeric order; -Infinity below every number, Infinity above, NaN
+    /// above both, each equal to itself (PostgreSQL's rule).
     fn cmp(&self, other: &Self) -> Ordering {
         match (*self, *other) {
             (Numeric::NaN, Numeric::NaN) => Ordering::Equal,
             (Numeric::NaN, _) => Ordering::Greater,
             (_, Numeric::NaN) => Ordering::Less,
+            (Numeric::Infinity { negative: a }, Numeric::Infinity { negative: b }) => b.cmp(&a),
+            (Numeric::Infinity { negative }, _) => {
+                if negative {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                }
+            }
+            (_, Numeric::Infinity { negative }) => {
+                if negative {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                }
+            }
             (
                 Numeric::Value {
                     mantissa: a,
@@ -508,10 +678,13 @@ impl Ord for Numeric {
 }
 
 impl std::fmt::Display for Numeric {
-    /// PostgreSQL's output: the value at its own scale (`1.50`), `NaN`.
+    /// PostgreSQL's output: the value at its own scale (`1.50`), `NaN`,
+    /// `Infinity`, `-Infinity`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             Numeric::NaN => write!(f, "NaN"),
+            Numeric::Infinity { negative: false } => write!(f, "Infinity"),
+            Numeric::Infinity { negative: true } => write!(f, "-Infinity"),
             Numeric::Value { mantissa, scale } => write_decimal(
                 f,
                 mantissa < 0,
@@ -659,6 +832,88 @@ mod tests {
             let (neg, e, d) = n(s).digits().unwrap();
             assert_eq!(Numeric::from_digits(neg, e, &d).unwrap(), n(s), "{s}");
         }
+    }
+
+    // Proves PostgreSQL 15's infinities: their input (any case, `inf`,
+    // signs, blanks) and output, their row bytes beside the older flags,
+    // their order, arithmetic with them (NaN for inf - inf and inf * 0,
+    // zero for x / inf, division by zero kept), rounding, and that no
+    // numeric(p, s) holds one (22003 with PostgreSQL's DETAIL).
+    #[test]
+    fn infinities_parse_print_store_order_and_compute() {
+        let n = |s: &str| Numeric::parse(s).unwrap();
+        let s = |r: Result<Numeric, RowError>| r.unwrap().to_string();
+        for (text, shown) in [
+            ("Infinity", "Infinity"),
+            ("+Infinity", "Infinity"),
+            ("-Infinity", "-Infinity"),
+            ("inf", "Infinity"),
+            ("  -INF ", "-Infinity"),
+            ("+iNf", "Infinity"),
+        ] {
+            assert_eq!(n(text).to_string(), shown, "{text}");
+        }
+        for bad in ["infinit", " - inf", "infinityx", "+nan", "--inf"] {
+            assert!(Numeric::parse(bad).is_err(), "{bad}");
+        }
+        for v in [Numeric::INFINITY, Numeric::NEG_INFINITY, Numeric::NaN] {
+            let bytes = v.to_bytes();
+            assert_eq!(bytes[..17], [0u8; 17]);
+            assert_eq!(
+                Numeric::from_bytes(&bytes).unwrap().to_string(),
+                v.to_string()
+            );
+        }
+        assert_eq!(Numeric::INFINITY.to_bytes()[17], 2);
+        assert_eq!(Numeric::NEG_INFINITY.to_bytes()[17], 3);
+        let (inf, ninf) = (Numeric::INFINITY, Numeric::NEG_INFINITY);
+        let big = n("99999999999999999999999999999999999999");
+        assert!(ninf < big.negated() && big < inf && inf < Numeric::NaN && ninf < inf);
+        assert_eq!(inf, n("inf"));
+        assert_eq!(s(inf.checked_add(n("1"))), "Infinity");
+        assert_eq!(s(inf.checked_add(big)), "Infinity");
+        assert_eq!(s(inf.checked_sub(inf)), "NaN");
+        assert_eq!(s(inf.checked_add(ninf)), "NaN");
+        assert_eq!(s(ninf.checked_sub(inf)), "-Infinity");
+        assert_eq!(s(n("1").checked_sub(inf)), "-Infinity");
+        assert_eq!(s(inf.checked_add(Numeric::NaN)), "NaN");
+        assert_eq!(s(inf.checked_mul(n("0.00"))), "NaN");
+        assert_eq!(s(inf.checked_mul(n("-2"))), "-Infinity");
+        assert_eq!(s(ninf.checked_mul(ninf)), "Infinity");
+        assert_eq!(s(inf.mul_round(n("2.5"), 3)), "Infinity");
+        let div = |a: Numeric, b: Numeric| {
+            a.checked_div(b, 20, Rounding::HalfAwayFromZero)
+                .unwrap()
+                .map(|q| q.to_string())
+        };
+        assert_eq!(div(n("-1.5"), inf).as_deref(), Some("0"));
+        assert_eq!(div(inf, inf).as_deref(), Some("NaN"));
+        assert_eq!(div(inf, n("-3")).as_deref(), Some("-Infinity"));
+        assert_eq!(div(ninf, n("0.5")).as_deref(), Some("-Infinity"));
+        assert_eq!(div(inf, n("0")), None);
+        assert_eq!(div(Numeric::NaN, n("0")).as_deref(), Some("NaN"));
+        let rem = |a: Numeric, b: Numeric| a.checked_rem(b).unwrap().map(|q| q.to_string());
+        assert_eq!(rem(inf, n("2")).as_deref(), Some("NaN"));
+        assert_eq!(rem(n("-5.5"), ninf).as_deref(), Some("-5.5"));
+        assert_eq!(rem(inf, n("0")), None);
+        assert_eq!(rem(inf, inf).as_deref(), Some("NaN"));
+        for how in [Rounding::Floor, Rounding::Ceiling, Rounding::TowardZero] {
+            assert_eq!(s(ninf.round_to(-2, how)), "-Infinity");
+        }
+        assert_eq!(inf.to_f64(), f64::INFINITY);
+        assert_eq!(ninf.to_f64(), f64::NEG_INFINITY);
+        assert_eq!(
+            (inf.signum(), ninf.signum(), Numeric::NaN.signum()),
+            (Some(1), Some(-1), None)
+        );
+        let refused = inf.fit_typmod(10, 2).unwrap_err();
+        assert_eq!(refused.sqlstate(), "22003");
+        assert_eq!(refused.to_string(), "numeric field overflow");
+        assert_eq!(
+            refused.detail().as_deref(),
+            Some("A field with precision 10, scale 2 cannot hold an infinite value.")
+        );
+        assert!(ninf.fit_typmod(1000, 0).is_err());
     }
 
     // Proves rounding at any place (negative: before the point) by each

@@ -20,6 +20,11 @@
 //! Arguments out of a function's domain (ln of zero, a negative base to a
 //! fractional power) are the caller's to refuse with PostgreSQL's errors;
 //! here they are 22003.
+//!
+//! NaN and the infinities give PostgreSQL 15's values: sqrt, exp and ln
+//! of Infinity are Infinity, exp(-Infinity) is 0; log and power with a
+//! special argument are [`Numeric::log_special`] and
+//! [`Numeric::power_special`].
 
 use crate::big::{Big, Wide};
 use crate::error::RowError;
@@ -37,6 +42,9 @@ fn out_of_domain(what: &str) -> RowError {
 impl Numeric {
     /// The square root of a value not below zero, at `scale`.
     pub fn sqrt(self, scale: u32) -> Result<Numeric, RowError> {
+        if self == Numeric::NEG_INFINITY {
+            return Err(out_of_domain("sqrt"));
+        }
         let Some(x) = self.wide() else {
             return Ok(self);
         };
@@ -48,6 +56,9 @@ impl Numeric {
 
     /// e to the power of the value, at `scale`.
     pub fn exp(self, scale: u32) -> Result<Numeric, RowError> {
+        if self == Numeric::NEG_INFINITY {
+            return Ok(Numeric::from_i64(0));
+        }
         let Some(x) = self.wide() else {
             return Ok(self);
         };
@@ -56,6 +67,9 @@ impl Numeric {
 
     /// The natural logarithm of a value above zero, at `scale`.
     pub fn ln(self, scale: u32) -> Result<Numeric, RowError> {
+        if self == Numeric::NEG_INFINITY {
+            return Err(out_of_domain("ln"));
+        }
         let Some(x) = self.wide() else {
             return Ok(self);
         };
@@ -68,6 +82,9 @@ impl Numeric {
     /// The logarithm of the value (above zero) in `base` (above zero), at
     /// `scale`; `None` for base 1 (a division by zero).
     pub fn log(self, base: Numeric, scale: u32) -> Result<Option<Numeric>, RowError> {
+        if let Some(special) = self.log_special(base) {
+            return Ok(Some(special));
+        }
         let (Some(x), Some(b)) = (self.wide(), base.wide()) else {
             return Ok(Some(Numeric::NaN));
         };
@@ -89,9 +106,90 @@ impl Numeric {
         Numeric::from_wide(&quotient).map(Some)
     }
 
+    /// The logarithm of the value in `base` where either is special, as
+    /// PostgreSQL's `numeric_log` gives it for arguments above zero:
+    /// NaN with a NaN, `log(Infinity, Infinity)` NaN (Infinity /
+    /// Infinity), `log(Infinity, x)` 0, `log(b, Infinity)` Infinity (for
+    /// any base, 1 and those below it too). `None` for two numbers.
+    pub fn log_special(self, base: Numeric) -> Option<Numeric> {
+        match (base, self) {
+            (Numeric::Value { .. }, Numeric::Value { .. }) => None,
+            (Numeric::NaN, _) | (_, Numeric::NaN) => Some(Numeric::NaN),
+            (Numeric::Infinity { .. }, Numeric::Infinity { .. }) => Some(Numeric::NaN),
+            (Numeric::Infinity { .. }, _) => Some(Numeric::from_i64(0)),
+            (_, infinity) => Some(infinity),
+        }
+    }
+
+    /// The value (the base) to the power `e` where either is special, by
+    /// POSIX's `pow` as PostgreSQL's `numeric_power` follows it, once its
+    /// errors (zero to a negative power, a negative base to a fractional
+    /// one) are refused: `NaN ^ 0` and `1 ^ NaN` are 1, else NaN with a
+    /// NaN; `1 ^ e` and `b ^ 0` are 1; `(-1) ^ ±Infinity` is 1; `b ^
+    /// Infinity` is Infinity for |b| > 1 and 0 for |b| < 1 (`b ^
+    /// -Infinity` the reverse); `Infinity ^ e` is Infinity for e > 0 and
+    /// 0 for e < 0; `-Infinity ^ e` is 0 for e < 0, -Infinity for an odd
+    /// integer e, else Infinity. `None` for two numbers.
+    pub fn power_special(self, e: Numeric) -> Option<Numeric> {
+        let one = Numeric::from_i64(1);
+        let zero = Numeric::from_i64(0);
+        if !(self.is_nan() || self.is_infinite() || e.is_nan() || e.is_infinite()) {
+            return None;
+        }
+        if self.is_nan() {
+            return Some(if e.signum() == Some(0) {
+                one
+            } else {
+                Numeric::NaN
+            });
+        }
+        if e.is_nan() {
+            return Some(if self == one { one } else { Numeric::NaN });
+        }
+        if self == one || e.signum() == Some(0) {
+            return Some(one);
+        }
+        let e_sign = e.signum().expect("not NaN");
+        if e.is_infinite() {
+            if self == Numeric::from_i64(-1) {
+                return Some(one);
+            }
+            let above_one = match self {
+                Numeric::Value { mantissa, scale } => {
+                    Numeric::Value {
+                        mantissa: mantissa.abs(),
+                        scale,
+                    } > one
+                }
+                _ => true,
+            };
+            return Some(if above_one == (e_sign > 0) {
+                Numeric::INFINITY
+            } else {
+                zero
+            });
+        }
+        // The base is an infinity, the exponent a number.
+        if e_sign < 0 {
+            return Some(zero);
+        }
+        let odd = matches!(
+            e.normalized(),
+            Numeric::Value { mantissa, scale: 0 } if mantissa % 2 != 0
+        );
+        Some(if self == Numeric::NEG_INFINITY && odd {
+            Numeric::NEG_INFINITY
+        } else {
+            Numeric::INFINITY
+        })
+    }
+
     /// The value to the integer power `n`, at `scale`; `None` for zero to
     /// a negative power (a division by zero).
     pub fn powi(self, n: i64, scale: u32) -> Result<Option<Numeric>, RowError> {
+        if let Some(special) = self.power_special(Numeric::from_i64(n)) {
+            return Ok(Some(special));
+        }
         let Some(b) = self.wide() else {
             return Ok(Some(self));
         };
@@ -143,6 +241,9 @@ impl Numeric {
 
     /// The value (above zero) to the power `e`, at `scale`: exp(e·ln b).
     pub fn pow(self, e: Numeric, scale: u32) -> Result<Numeric, RowError> {
+        if let Some(special) = self.power_special(e) {
+            return Ok(special);
+        }
         let (Some(b), Some(e)) = (self.wide(), e.wide()) else {
             return Ok(Numeric::NaN);
         };
@@ -327,6 +428,41 @@ mod tests {
             "3162277660168379331998893544432.7"
         );
         assert_eq!(s(n("1.1").pow(n("2.5"), 16)), "1.2690587062858834");
+        // PostgreSQL 15's special values.
+        let (inf, ninf, nan) = (Numeric::INFINITY, Numeric::NEG_INFINITY, Numeric::NaN);
+        assert_eq!(s(inf.sqrt(16)), "Infinity");
+        assert!(ninf.sqrt(16).is_err() && ninf.ln(16).is_err());
+        assert_eq!(s(inf.exp(16)), "Infinity");
+        assert_eq!(s(ninf.exp(16)), "0");
+        assert_eq!(s(inf.ln(16)), "Infinity");
+        let log = |x: Numeric, b: Numeric| x.log(b, 16).unwrap().unwrap().to_string();
+        assert_eq!(log(inf, n("2")), "Infinity");
+        assert_eq!(log(inf, n("0.5")), "Infinity");
+        assert_eq!(log(inf, n("1")), "Infinity");
+        assert_eq!(log(n("2"), inf), "0");
+        assert_eq!(log(inf, inf), "NaN");
+        let pow = |b: Numeric, e: Numeric| b.power_special(e).map(|r| r.to_string());
+        assert_eq!(pow(n("2"), n("3")), None);
+        assert_eq!(pow(nan, n("0")).as_deref(), Some("1"));
+        assert_eq!(pow(n("1.00"), nan).as_deref(), Some("1"));
+        assert_eq!(pow(n("-2"), nan).as_deref(), Some("NaN"));
+        assert_eq!(pow(inf, n("0")).as_deref(), Some("1"));
+        assert_eq!(pow(n("1"), inf).as_deref(), Some("1"));
+        assert_eq!(pow(n("-1"), ninf).as_deref(), Some("1"));
+        assert_eq!(pow(n("0.5"), inf).as_deref(), Some("0"));
+        assert_eq!(pow(n("-0.5"), ninf).as_deref(), Some("Infinity"));
+        assert_eq!(pow(n("2"), ninf).as_deref(), Some("0"));
+        assert_eq!(pow(n("-2"), inf).as_deref(), Some("Infinity"));
+        assert_eq!(pow(n("0"), inf).as_deref(), Some("0"));
+        assert_eq!(pow(inf, n("-2")).as_deref(), Some("0"));
+        assert_eq!(pow(inf, n("0.5")).as_deref(), Some("Infinity"));
+        assert_eq!(pow(ninf, n("3.0")).as_deref(), Some("-Infinity"));
+        assert_eq!(pow(ninf, n("2")).as_deref(), Some("Infinity"));
+        assert_eq!(pow(ninf, n("-3")).as_deref(), Some("0"));
+        assert_eq!(pow(ninf, inf).as_deref(), Some("Infinity"));
+        assert_eq!(pow(inf, ninf).as_deref(), Some("0"));
+        assert_eq!(n("2").powi(3, 0).unwrap().unwrap().to_string(), "8");
+        assert_eq!(nan.powi(0, 16).unwrap().unwrap().to_string(), "1");
         // Past 38 digits: an error, never a rounded value.
         assert_eq!(n("100").exp(16).unwrap_err().sqlstate(), "22003");
         assert_eq!(n("2").powi(200, 0).unwrap_err().sqlstate(), "22003");

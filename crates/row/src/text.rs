@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | int2/int4/int8 | decimal | surrounding blanks, a sign; out of range: 22003 |
 //! | float4/float8 | shortest exact digits; exponent form (`1e+20`, `1.5e-05`) below 1e-4 or from 1e15 (1e6 for float4); `NaN`, `Infinity`, `-Infinity` | `inf`, `-inf`, any case |
-//! | numeric | at its scale (`12.340`), `NaN` | exponent, `+`/`-` |
+//! | numeric | at its scale (`12.340`), `NaN`, `Infinity`, `-Infinity` | exponent, `+`/`-`; `inf`, `-inf`, any case |
 //! | bool | `t` / `f` | `true`, `false`, `yes`, `no`, `on`, `off`, `1`, `0`, any case, prefixes |
 //! | bytea | `\x` and hex digits | the escape format (`\\`, `\ooo`) |
 //! | date | `YYYY-MM-DD`, `YYYY-MM-DD BC` | `datetime_input.rs`: `YYYYMMDD`, `MM/DD/YYYY`, `AD`, `epoch`, `today`, ... |

@@ -58,6 +58,8 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
             (any::<i64>(), 0u8..12).prop_map(|(m, s)| Numeric::new(m as i128, s).unwrap()),
             (-1000i64..1000, 0u8..3).prop_map(|(m, s)| Numeric::new(m as i128, s).unwrap()),
             Just(Numeric::NaN),
+            Just(Numeric::INFINITY),
+            Just(Numeric::NEG_INFINITY),
         ]
         .prop_map(Value::Numeric)
         .boxed(),

@@ -887,7 +887,7 @@ impl Func {
                     other => return Err(no_function("factorial", &other)),
                 }
             }
-            // NaN has no scale.
+            // NaN and the infinities have no scale.
             Func::Scale | Func::MinScale => {
                 let n = to_numeric(&args[0], "scale")?;
                 let n = if self == Func::MinScale {
@@ -944,10 +944,7 @@ impl Func {
                 Value::Float8(x) => Value::Float8(x.abs()),
                 // A quoted literal: a float8, PostgreSQL's preferred number.
                 v @ Value::Text(_) => Value::Float8(float_arg(v, "abs")?.abs()),
-                Value::Numeric(n) => match n.parts() {
-                    Some((m, s)) => Value::Numeric(Numeric::new(m.abs(), s)?),
-                    None => Value::Numeric(*n),
-                },
+                Value::Numeric(n) => Value::Numeric(numeric_functions::abs(*n)),
                 other => return Err(no_function("abs", other)),
             },
             Func::Round | Func::Trunc => {

@@ -27,6 +27,14 @@
 //! digits (`Numeric::base10000`) and, for exp, ln, log and power, its
 //! double-precision estimates, computed as it computes them: an estimate
 //! one unit off moves the scale, and the printed number, by a digit.
+//!
+//! NaN, `Infinity` and `-Infinity` take PostgreSQL 15's rules (its
+//! numeric.c checks them before any scale is chosen): the arithmetic's
+//! are folio-row's (`Numeric`); here, the functions' errors for them
+//! (`sqrt(-Infinity)`, `ln(-Infinity)`, a logarithm of a negative or zero
+//! argument when either is special, `power`'s two), then folio-row's
+//! values (`Numeric::log_special`, `Numeric::power_special`). A special
+//! result has no scale: `exp(-Infinity)` and `x / Infinity` are 0.
 
 use crate::error::SqlError;
 use folio_row::{Numeric, Rounding};
@@ -99,10 +107,10 @@ pub fn round(x: Numeric, digits: i64, how: Rounding) -> Result<Numeric, SqlError
     Ok(x.round_to(digits, how)?)
 }
 
-/// `sign(x)`: -1, 0 or 1, at scale 0.
+/// `sign(x)`: -1, 0 or 1, at scale 0 (an infinity's too); NaN for NaN.
 pub fn sign(x: Numeric) -> Numeric {
-    match x.parts() {
-        Some((m, _)) => Numeric::from_i64(m.signum() as i64),
+    match x.signum() {
+        Some(sign) => Numeric::from_i64(i64::from(sign)),
         None => x,
     }
 }
@@ -257,8 +265,22 @@ pub fn log_scale(b: Numeric, x: Numeric) -> u32 {
 
 /// `log(b, x)`; `log(x)` and `log10(x)` are `log(10, x)`. The base is
 /// checked first, as PostgreSQL takes its logarithm first; base 1 is a
-/// division by zero.
+/// division by zero. With a special argument PostgreSQL's `numeric_log`
+/// answers NaN for a NaN, else refuses a negative argument (either), then
+/// a zero one, before its value (`Numeric::log_special`).
 pub fn log(b: Numeric, x: Numeric) -> Result<Numeric, SqlError> {
+    if b.is_nan() || x.is_nan() || b.is_infinite() || x.is_infinite() {
+        if b.is_nan() || x.is_nan() {
+            return Ok(Numeric::NaN);
+        }
+        if is_negative(b) || is_negative(x) {
+            return Err(negative_logarithm());
+        }
+        if is_zero(b) || is_zero(x) {
+            return Err(zero_logarithm());
+        }
+        return Ok(x.log_special(b).expect("a special argument"));
+    }
     check_log_argument(b)?;
     check_log_argument(x)?;
     x.log(b, log_scale(b, x))?.ok_or_else(division_by_zero)
@@ -287,8 +309,12 @@ pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
     Ok(scale_at_least(wanted as i32, &[b, e]))
 }
 
-/// `power(b, e)` and `b ^ e`.
+/// `power(b, e)` and `b ^ e`. A NaN argument gives its value before any
+/// error (PostgreSQL's order); an infinite one its value after the two.
 pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
+    if b.is_nan() || e.is_nan() {
+        return Ok(b.power_special(e).expect("a NaN argument"));
+    }
     if is_zero(b) && is_negative(e) {
         return Err(SqlError::new(
             "2201F",
@@ -301,6 +327,9 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
             "2201F",
             "a negative number raised to a non-integer power yields a complex result",
         ));
+    }
+    if let Some(special) = b.power_special(e) {
+        return Ok(special);
     }
     if let Some(n) = integer_exponent(e) {
         return b.powi(n, power_scale(b, e)?)?.ok_or_else(division_by_zero);
@@ -326,13 +355,16 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
 /// A float8 (`digits` 15) or float4 (6) as numeric, as PostgreSQL casts
 /// it: printed with `%.{digits}g` (those significant digits, trailing
 /// zeros dropped) and read back, so `0.1::float8::numeric` is 0.1 and
-/// `(2/3::float8)::numeric` 0.666666666666667.
+/// `(2/3::float8)::numeric` 0.666666666666667. NaN and the infinities
+/// stay themselves.
 pub fn from_float(x: f64, digits: usize) -> Result<Numeric, SqlError> {
     if x.is_nan() {
         return Ok(Numeric::NaN);
     }
     if x.is_infinite() {
-        return Err(SqlError::new("0A000", "cannot convert infinity to numeric"));
+        return Ok(Numeric::Infinity {
+            negative: x.is_sign_negative(),
+        });
     }
     let text = format!("{x:.prec$e}", prec = digits.saturating_sub(1));
     let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
@@ -356,33 +388,34 @@ fn integer_exponent(e: Numeric) -> Option<i64> {
 
 fn check_log_argument(x: Numeric) -> Result<(), SqlError> {
     if is_zero(x) {
-        return Err(SqlError::new("2201E", "cannot take logarithm of zero"));
+        return Err(zero_logarithm());
     }
     if is_negative(x) {
-        return Err(SqlError::new(
-            "2201E",
-            "cannot take logarithm of a negative number",
-        ));
+        return Err(negative_logarithm());
     }
     Ok(())
 }
 
+fn zero_logarithm() -> SqlError {
+    SqlError::new("2201E", "cannot take logarithm of zero")
+}
+
+fn negative_logarithm() -> SqlError {
+    SqlError::new("2201E", "cannot take logarithm of a negative number")
+}
+
+/// Below zero: a negative number or -Infinity.
 fn is_negative(x: Numeric) -> bool {
-    x.parts().is_some_and(|(m, _)| m < 0)
+    x.signum() == Some(-1)
 }
 
 fn is_zero(x: Numeric) -> bool {
     x.parts().is_some_and(|(m, _)| m == 0)
 }
 
-fn abs(x: Numeric) -> Numeric {
-    match x.parts() {
-        Some((m, s)) => Numeric::Value {
-            mantissa: m.abs(),
-            scale: s,
-        },
-        None => x,
-    }
+/// `abs(x)`: -Infinity's is Infinity, NaN's NaN.
+pub fn abs(x: Numeric) -> Numeric {
+    if is_negative(x) { x.negated() } else { x }
 }
 
 fn division_by_zero() -> SqlError {
@@ -440,7 +473,8 @@ mod tests {
     }
 
     // Proves float8 and float4 become numerics by their 15 and 6
-    // significant digits, as PostgreSQL's `%.15g`/`%.6g` print them.
+    // significant digits, as PostgreSQL's `%.15g`/`%.6g` print them, and
+    // NaN and the infinities stay themselves (PostgreSQL 14+).
     #[test]
     fn floats_become_numerics_by_their_printed_digits() {
         let f = |x: f64, d| from_float(x, d).unwrap().to_string();
@@ -453,6 +487,8 @@ mod tests {
         assert_eq!(f(f64::from(2.718_281_7_f32), 6), "2.71828");
         assert_eq!(f(1.0, 15), "1");
         assert_eq!(f(-2.5, 15), "-2.5");
-        assert!(from_float(f64::NAN, 15).unwrap().parts().is_none());
+        assert!(from_float(f64::NAN, 15).unwrap().is_nan());
+        assert_eq!(f(f64::INFINITY, 15), "Infinity");
+        assert_eq!(f(f64::NEG_INFINITY, 6), "-Infinity");
     }
 }

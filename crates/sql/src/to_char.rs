@@ -279,6 +279,9 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
         Value::Int8(x) => format!("{x}.{}", "0".repeat(frac_places)),
         Value::Float4(x) => format!("{:.*}", frac_places, f64::from(*x)),
         Value::Float8(x) => format!("{x:.frac_places$}"),
+        // An infinity prints its word, which overflows the places of any
+        // format shorter than it (`#`), as PostgreSQL's does.
+        Value::Numeric(n) if n.is_infinite() => n.to_string(),
         Value::Numeric(n) => n
             .fit_typmod(1000, u16::try_from(frac_places).unwrap_or(u16::MAX))
             .map_err(|_| SqlError::new("22003", "numeric field overflow"))?
@@ -294,7 +297,7 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
         && text
             .trim_start_matches('-')
             .chars()
-            .any(|c| c.is_ascii_digit() && c != '0');
+            .any(|c| c.is_ascii_alphabetic() || (c.is_ascii_digit() && c != '0'));
     let unsigned = text.trim_start_matches('-');
     let (int_text, frac_text) = unsigned.split_once('.').unwrap_or((unsigned, ""));
     let mut int_digits = int_text.trim_start_matches('0').to_string();
@@ -334,7 +337,11 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
             })
             .collect()
     });
-    let mut frac_shown = frac_places;
+    // NaN's or an infinity's word, where it fits, is printed without a
+    // point or fraction (PostgreSQL prints the numeric's text, which has
+    // no point, into the places).
+    let word = !overflow && matches!(value, Value::Numeric(n) if n.is_nan() || n.is_infinite());
+    let mut frac_shown = if word { 0 } else { frac_places };
     if fill {
         while frac_shown > 0 && !frac_kinds[frac_shown - 1] && frac_digits[frac_shown - 1] == '0' {
             frac_shown -= 1;
@@ -381,7 +388,7 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
             NumToken::Point => {
                 sign_at.get_or_insert(out.len());
                 started = true;
-                if frac_places > 0 {
+                if frac_places > 0 && !word {
                     out.push('.');
                 }
             }

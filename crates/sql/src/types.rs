@@ -448,6 +448,14 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             Value::Text(text_output(&v).unwrap_or_default())
         }
         (Value::Numeric(n), SqlType::Int2 | SqlType::Int4 | SqlType::Int8) => {
+            // PostgreSQL's numeric_int4 and kin name what has no integer.
+            if n.is_nan() || n.is_infinite() {
+                let what = if n.is_nan() { "NaN" } else { "infinity" };
+                return Err(SqlError::new(
+                    "0A000",
+                    format!("cannot convert {what} to {}", ty.name()),
+                ));
+            }
             let rounded = n
                 .fit_typmod(1000, 0)
                 .map_err(|_| SqlError::new("22003", format!("{} out of range", ty.name())))?;
@@ -941,8 +949,14 @@ fn numeric_binary(n: Numeric) -> Vec<u8> {
         out.extend_from_slice(&dscale.to_be_bytes());
         out
     };
+    // PostgreSQL's NUMERIC_NAN, NUMERIC_PINF and NUMERIC_NINF sign words.
     let Some((mantissa, scale)) = n.parts() else {
-        return header(0, 0, 0xC000, 0);
+        let sign = match n {
+            Numeric::Infinity { negative: false } => 0xD000,
+            Numeric::Infinity { negative: true } => 0xF000,
+            _ => 0xC000,
+        };
+        return header(0, 0, sign, 0);
     };
     let scale = usize::from(scale);
     let mut digits = mantissa.unsigned_abs().to_string();
@@ -1087,8 +1101,11 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             }
             let word = |i: usize| i16::from_be_bytes([bytes[i], bytes[i + 1]]);
             let (ndigits, weight, sign, dscale) = (word(0), word(2), word(4) as u16, word(6));
-            if sign == 0xC000 {
-                return Ok(Value::Numeric(Numeric::NaN));
+            match sign {
+                0xC000 => return Ok(Value::Numeric(Numeric::NaN)),
+                0xD000 => return Ok(Value::Numeric(Numeric::INFINITY)),
+                0xF000 => return Ok(Value::Numeric(Numeric::NEG_INFINITY)),
+                _ => {}
             }
             if ndigits < 0 || bytes.len() != 8 + 2 * ndigits as usize {
                 return Err(bad());
@@ -1209,6 +1226,26 @@ mod binary_tests {
             .map(|c| i16::from_be_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(words, [3, 1, 0, 3, 1, 2345, 6780]);
+    }
+
+    // Proves NaN and the infinities go out as PostgreSQL's special sign
+    // words (NUMERIC_NAN 0xC000, NUMERIC_PINF 0xD000, NUMERIC_NINF 0xF000,
+    // no digits) and come back as themselves.
+    #[test]
+    fn numeric_special_values_in_binary() {
+        for (text, sign) in [
+            ("NaN", 0xC000u16),
+            ("Infinity", 0xD000),
+            ("-Infinity", 0xF000),
+        ] {
+            let v = Value::Numeric(Numeric::parse(text).unwrap());
+            let bytes = binary_output(&v, 1700).unwrap().unwrap();
+            let mut wanted = vec![0u8; 8];
+            wanted[4..6].copy_from_slice(&sign.to_be_bytes());
+            assert_eq!(bytes, wanted, "{text}");
+            let back = binary_input(&bytes, SqlType::Numeric(None)).unwrap();
+            assert_eq!(text_output(&back).as_deref(), Some(text));
+        }
     }
 
     // Proves an enum value goes out in binary as its label's bytes

@@ -154,9 +154,16 @@ fn of_floats(operand: f64, low: f64, high: f64, count: i32) -> Result<i32, SqlEr
 }
 
 fn of_numerics(operand: Numeric, low: Numeric, high: Numeric, count: i32) -> Result<i32, SqlError> {
-    let (Some(_), Some(_), Some(_)) = (operand.parts(), low.parts(), high.parts()) else {
+    if [operand, low, high].iter().any(|n| n.is_nan()) {
         return Err(nan());
-    };
+    }
+    // An infinite operand is before or past every bucket (compared below).
+    if low.is_infinite() || high.is_infinite() {
+        return Err(SqlError::new(
+            "2201G",
+            "lower and upper bounds must be finite",
+        ));
+    }
     let order =
         |a: Numeric, b: Numeric| crate::scalar::compare(&Value::Numeric(a), &Value::Numeric(b));
     let (from_low, width) = match order(low, high)? {

@@ -955,6 +955,44 @@ fn copy_to_stdout() {
     assert!(lines.iter().any(|l| l == b"tab\\there,2\n"));
 }
 
+// Proves numeric infinities cross COPY both ways in PostgreSQL's text
+// (`inf` and any case in, `Infinity` / `-Infinity` out), and that a
+// numeric(p, s) column refuses one with PostgreSQL 15's 22003 and DETAIL.
+#[test]
+fn copy_numeric_infinities() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "create table ni (id int, n numeric, m numeric(10, 2))",
+    );
+    ok(&mut s, "copy ni (id, n) from stdin");
+    s.copy_data(b"1\tinf\n2\t-INFINITY\n3\tNaN\n4\t+Infinity\n")
+        .unwrap();
+    assert_eq!(s.copy_done().unwrap().tag(), "COPY 4");
+    assert_eq!(
+        copy_lines(
+            &mut s,
+            "copy (select id, n from ni order by n, id) to stdout"
+        ),
+        [
+            "2\t-Infinity\n",
+            "1\tInfinity\n",
+            "4\tInfinity\n",
+            "3\tNaN\n"
+        ]
+    );
+    ok(&mut s, "copy ni (id, m) from stdin");
+    let e = s.copy_data(b"5\t-inf\n").unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22003", "numeric field overflow")
+    );
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("A field with precision 10, scale 2 cannot hold an infinite value.")
+    );
+}
+
 /// The lines of a `COPY ... TO STDOUT`, as text.
 fn copy_lines(s: &mut Session, sql: &str) -> Vec<String> {
     match ok(s, sql).pop() {

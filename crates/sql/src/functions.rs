@@ -929,8 +929,8 @@ impl Func {
                 }
                 other => other.unwrap_or(Value::Null),
             },
-            Func::Lower => Value::Text(text(&args[0])?.to_lowercase()),
-            Func::Upper => Value::Text(text(&args[0])?.to_uppercase()),
+            Func::Lower => Value::Text(crate::case_mapping::lower(&text(&args[0])?)),
+            Func::Upper => Value::Text(crate::case_mapping::upper(&text(&args[0])?)),
             // A bytea's length is in bytes; a text's in characters.
             Func::Length => Value::Int4(match &args[0] {
                 Value::Bytea(b) => b.len(),
@@ -1488,11 +1488,11 @@ fn string(func: StrFunc, args: &[Value], texts: &[String]) -> Result<Value, SqlE
             let mut out = String::with_capacity(texts[0].len());
             let mut in_word = false;
             for c in texts[0].chars() {
-                if in_word {
-                    out.extend(c.to_lowercase());
+                out.push(if in_word {
+                    crate::case_mapping::lower_char(c)
                 } else {
-                    out.extend(c.to_uppercase());
-                }
+                    crate::case_mapping::upper_char(c)
+                });
                 in_word = c.is_alphanumeric();
             }
             out

@@ -16,6 +16,7 @@ mod backend_functions;
 mod bare_labels;
 mod block_roles;
 mod bytea_functions;
+mod case_mapping;
 mod catalog_functions;
 mod change_rows;
 mod cluster;

@@ -654,8 +654,9 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// item of its own (`SELECT generate_series(1, 3)`, `SELECT id,
 /// unnest(tags) AS tag FROM t`): the call moved into FROM, one row per
 /// value, as PostgreSQL's set-returning function in a select list gives
-/// them. Without FROM it becomes the FROM (`SELECT a FROM f(args) AS a`);
-/// with one, a `LATERAL f(args) AS a` after its items, so each row is
+/// them. Without FROM, as the only item, it becomes the FROM (`SELECT a
+/// FROM f(args) AS a`); beside other items, or with a FROM, a `LATERAL
+/// f(args) AS a` after the FROM's items, so each row is
 /// repeated once per value of its call (and dropped when there is none,
 /// as PostgreSQL drops it). Two or more such calls run side by side
 /// ([`side_by_side_items`]). Not for grouped or windowed queries, whose
@@ -716,10 +717,10 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         name: column.clone(),
         columns: Vec::new(),
     });
-    if select.from.is_empty() {
-        if select.selection.is_some() || select.projection.len() > 1 {
-            return None;
-        }
+    if select.from.is_empty() && select.selection.is_some() {
+        return None;
+    }
+    if select.from.is_empty() && select.projection.len() == 1 {
         rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
         rewritten.from = vec![TableWithJoins {
             relation: table_factor(
@@ -732,7 +733,8 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         return Some(rewritten);
     }
     // The item reads the new FROM item's one column, qualified (a table's
-    // column may have its name).
+    // column may have its name). Without FROM, the other items are
+    // computed once a row of the call (`SELECT 1, generate_series(1, 3)`).
     rewritten.projection[*at] = SelectItem::ExprWithAlias {
         expr: Expr::CompoundIdentifier(vec![column.clone(), column.clone()]),
         alias: column,

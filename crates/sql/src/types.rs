@@ -32,6 +32,28 @@ pub fn column_type(ty: &DataType) -> Result<SqlType, SqlError> {
         DataType::BigInt(_) | DataType::Int8(_) => SqlType::Int8,
         DataType::Real | DataType::Float4 => SqlType::Float4,
         DataType::DoublePrecision | DataType::Float8 => SqlType::Float8,
+        // `float(p)`: p bits of mantissa, float4 up to 24, float8 to 53;
+        // `float` alone is float8 (PostgreSQL's rule).
+        DataType::Float(info) => match info {
+            ExactNumberInfo::None => SqlType::Float8,
+            ExactNumberInfo::Precision(0) => {
+                return Err(SqlError::new(
+                    "22023",
+                    "precision for type float must be at least 1 bit",
+                ));
+            }
+            ExactNumberInfo::Precision(1..=24) => SqlType::Float4,
+            ExactNumberInfo::Precision(25..=53) => SqlType::Float8,
+            ExactNumberInfo::Precision(_) => {
+                return Err(SqlError::new(
+                    "22023",
+                    "precision for type float must be less than 54 bits",
+                ));
+            }
+            ExactNumberInfo::PrecisionAndScale(..) => {
+                return Err(SqlError::syntax("syntax error at or near \",\""));
+            }
+        },
         DataType::Numeric(info) | DataType::Decimal(info) => SqlType::Numeric(match info {
             ExactNumberInfo::None => None,
             ExactNumberInfo::Precision(p) => Some((precision(*p)?, 0)),

@@ -343,6 +343,53 @@ pub fn over_groups(
     Ok(())
 }
 
+impl Extract<'_, '_> {
+    /// `x op ANY (SELECT ...)` or `x op ALL (SELECT ...)` with an `op`
+    /// other than IN's: the comparison with the subquery's one column
+    /// as an array (`ARRAY(SELECT ...)`), whose ANY / ALL has the same
+    /// answer, NULLs included (true or false when some value decides,
+    /// else NULL if any comparison was NULL), as PostgreSQL's subplan.
+    fn any_all_of_rows(&mut self, expr: &Expr) -> Option<Expr> {
+        let (Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }) = expr else {
+            unreachable!("an ANY or ALL")
+        };
+        let Expr::Subquery(q) = right.as_ref() else {
+            unreachable!("of a subquery")
+        };
+        let n = self.plan(q, Some("subquery has too many columns"))?;
+        let ty = self.plans[n - self.first].plan.types[0];
+        let Some(array) = ty.array_of() else {
+            self.error = Some(SqlError::unsupported(format!(
+                "{expr} (a comparison with the rows of a subquery of type {})",
+                ty.name()
+            )));
+            return None;
+        };
+        let right = Box::new(marker(format!("{ARRAY_MARK}{n}:{}", array.oid())));
+        Some(match expr.clone() {
+            Expr::AnyOp {
+                left,
+                compare_op,
+                is_some,
+                ..
+            } => Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                is_some,
+            },
+            Expr::AllOp {
+                left, compare_op, ..
+            } => Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            },
+            _ => unreachable!("an ANY or ALL"),
+        })
+    }
+}
+
 fn marker(text: String) -> Expr {
     Expr::Value(sqlparser::ast::Value::Placeholder(text).into())
 }
@@ -395,8 +442,8 @@ impl VisitorMut for Extract<'_, '_> {
                 }
             }
             // `x = ANY (SELECT ...)` is `x IN (SELECT ...)`, `x <> ALL
-            // (SELECT ...)` is `x NOT IN (...)`; other comparisons with a
-            // subquery's rows are not built.
+            // (SELECT ...)` is `x NOT IN (...)`; another comparison compares
+            // with the subquery's values as an array (`any_all_of_rows`).
             Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }
                 if matches!(right.as_ref(), Expr::Subquery(_)) =>
             {
@@ -412,12 +459,13 @@ impl VisitorMut for Extract<'_, '_> {
                         compare_op: BinaryOperator::NotEq,
                         right,
                     } => (left.clone(), true, right.clone()),
-                    other => {
-                        self.error = Some(SqlError::unsupported(format!(
-                            "{other} (of comparisons with a subquery's rows, only = ANY and <> ALL)"
-                        )));
-                        return Break(());
-                    }
+                    _ => match self.any_all_of_rows(expr) {
+                        Some(replaced) => {
+                            *expr = replaced;
+                            return Continue(());
+                        }
+                        None => return Break(()),
+                    },
                 };
                 let Expr::Subquery(q) = q.as_ref() else {
                     unreachable!("matched above")

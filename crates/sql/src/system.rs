@@ -1100,8 +1100,11 @@ impl SystemRelation {
                 Value::Bool(false),
                 Value::Bool(true),
                 Value::Int4(-1),
-                text("C"),
-                text("C"),
+                // Collation and character type: C.UTF-8's code-point
+                // order is folio's byte order of UTF-8 text, and its case
+                // mapping is `case_mapping.rs`'s.
+                text("C.UTF-8"),
+                text("C.UTF-8"),
                 Value::Null,
                 Value::Null,
                 Value::Null,

@@ -277,6 +277,9 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
         Value::Int2(x) => format!("{x}.{}", "0".repeat(frac_places)),
         Value::Int4(x) => format!("{x}.{}", "0".repeat(frac_places)),
         Value::Int8(x) => format!("{x}.{}", "0".repeat(frac_places)),
+        // A float's infinity or NaN is its output word, as a numeric's.
+        Value::Float4(x) if !x.is_finite() => Value::Float4(*x).to_text().unwrap_or_default(),
+        Value::Float8(x) if !x.is_finite() => Value::Float8(*x).to_text().unwrap_or_default(),
         Value::Float4(x) => format!("{:.*}", frac_places, f64::from(*x)),
         Value::Float8(x) => format!("{x:.frac_places$}"),
         // An infinity prints its word, which overflows the places of any
@@ -340,7 +343,13 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
     // NaN's or an infinity's word, where it fits, is printed without a
     // point or fraction (PostgreSQL prints the numeric's text, which has
     // no point, into the places).
-    let word = !overflow && matches!(value, Value::Numeric(n) if n.is_nan() || n.is_infinite());
+    let word = !overflow
+        && match value {
+            Value::Numeric(n) => n.is_nan() || n.is_infinite(),
+            Value::Float4(x) => !x.is_finite(),
+            Value::Float8(x) => !x.is_finite(),
+            _ => false,
+        };
     let mut frac_shown = if word { 0 } else { frac_places };
     if fill {
         while frac_shown > 0 && !frac_kinds[frac_shown - 1] && frac_digits[frac_shown - 1] == '0' {

@@ -344,49 +344,36 @@ pub fn over_groups(
 }
 
 impl Extract<'_, '_> {
+    /// `ARRAY(SELECT ...)`'s marker: subquery `q`'s one column (else
+    /// `one_column`, the error) as an array of its type.
+    fn array_of_rows(&mut self, q: &Query, one_column: &str) -> Option<Expr> {
+        let n = self.plan(q, Some(one_column))?;
+        let ty = self.plans[n - self.first].plan.types[0];
+        let Some(array) = ty.array_of() else {
+            self.error = Some(SqlError::unsupported(format!(
+                "arrays of type {}",
+                ty.name()
+            )));
+            return None;
+        };
+        Some(marker(format!("{ARRAY_MARK}{n}:{}", array.oid())))
+    }
+
     /// `x op ANY (SELECT ...)` or `x op ALL (SELECT ...)` with an `op`
     /// other than IN's: the comparison with the subquery's one column
     /// as an array (`ARRAY(SELECT ...)`), whose ANY / ALL has the same
     /// answer, NULLs included (true or false when some value decides,
     /// else NULL if any comparison was NULL), as PostgreSQL's subplan.
     fn any_all_of_rows(&mut self, expr: &Expr) -> Option<Expr> {
-        let (Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }) = expr else {
+        let mut replaced = expr.clone();
+        let (Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }) = &mut replaced else {
             unreachable!("an ANY or ALL")
         };
         let Expr::Subquery(q) = right.as_ref() else {
             unreachable!("of a subquery")
         };
-        let n = self.plan(q, Some("subquery has too many columns"))?;
-        let ty = self.plans[n - self.first].plan.types[0];
-        let Some(array) = ty.array_of() else {
-            self.error = Some(SqlError::unsupported(format!(
-                "{expr} (a comparison with the rows of a subquery of type {})",
-                ty.name()
-            )));
-            return None;
-        };
-        let right = Box::new(marker(format!("{ARRAY_MARK}{n}:{}", array.oid())));
-        Some(match expr.clone() {
-            Expr::AnyOp {
-                left,
-                compare_op,
-                is_some,
-                ..
-            } => Expr::AnyOp {
-                left,
-                compare_op,
-                right,
-                is_some,
-            },
-            Expr::AllOp {
-                left, compare_op, ..
-            } => Expr::AllOp {
-                left,
-                compare_op,
-                right,
-            },
-            _ => unreachable!("an ANY or ALL"),
-        })
+        **right = self.array_of_rows(q, "subquery has too many columns")?;
+        Some(replaced)
     }
 }
 
@@ -414,18 +401,10 @@ impl VisitorMut for Extract<'_, '_> {
                 let FunctionArguments::Subquery(q) = &f.args else {
                     unreachable!("matched above")
                 };
-                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
-                    return Break(());
-                };
-                let ty = self.plans[n - self.first].plan.types[0];
-                let Some(array) = ty.array_of() else {
-                    self.error = Some(SqlError::unsupported(format!(
-                        "arrays of type {}",
-                        ty.name()
-                    )));
-                    return Break(());
-                };
-                marker(format!("{ARRAY_MARK}{n}:{}", array.oid()))
+                match self.array_of_rows(q, "subquery must return only one column") {
+                    Some(array) => array,
+                    None => return Break(()),
+                }
             }
             Expr::Exists { subquery, negated } => {
                 let Some(n) = self.plan(subquery, None) else {

@@ -278,8 +278,8 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
         Value::Int4(x) => format!("{x}.{}", "0".repeat(frac_places)),
         Value::Int8(x) => format!("{x}.{}", "0".repeat(frac_places)),
         // A float's infinity or NaN is its output word, as a numeric's.
-        Value::Float4(x) if !x.is_finite() => Value::Float4(*x).to_text().unwrap_or_default(),
-        Value::Float8(x) if !x.is_finite() => Value::Float8(*x).to_text().unwrap_or_default(),
+        Value::Float4(x) if !x.is_finite() => value.to_text().unwrap_or_default(),
+        Value::Float8(x) if !x.is_finite() => value.to_text().unwrap_or_default(),
         Value::Float4(x) => format!("{:.*}", frac_places, f64::from(*x)),
         Value::Float8(x) => format!("{x:.frac_places$}"),
         // An infinity prints its word, which overflows the places of any
@@ -296,12 +296,11 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
             )));
         }
     };
-    let negative = text.starts_with('-')
-        && text
-            .trim_start_matches('-')
-            .chars()
-            .any(|c| c.is_ascii_alphabetic() || (c.is_ascii_digit() && c != '0'));
     let unsigned = text.trim_start_matches('-');
+    // NaN or an infinity: the text is its word, not digits.
+    let special = unsigned.chars().any(|c| c.is_ascii_alphabetic());
+    let negative = text.starts_with('-')
+        && (special || unsigned.chars().any(|c| c.is_ascii_digit() && c != '0'));
     let (int_text, frac_text) = unsigned.split_once('.').unwrap_or((unsigned, ""));
     let mut int_digits = int_text.trim_start_matches('0').to_string();
     let frac_digits: Vec<char> = frac_text
@@ -343,13 +342,7 @@ pub fn format_number(value: &folio_row::Value, template: &str) -> Result<String,
     // NaN's or an infinity's word, where it fits, is printed without a
     // point or fraction (PostgreSQL prints the numeric's text, which has
     // no point, into the places).
-    let word = !overflow
-        && match value {
-            Value::Numeric(n) => n.is_nan() || n.is_infinite(),
-            Value::Float4(x) => !x.is_finite(),
-            Value::Float8(x) => !x.is_finite(),
-            _ => false,
-        };
+    let word = !overflow && special;
     let mut frac_shown = if word { 0 } else { frac_places };
     if fill {
         while frac_shown > 0 && !frac_kinds[frac_shown - 1] && frac_digits[frac_shown - 1] == '0' {

@@ -212,7 +212,7 @@ plain_from_value!(
     bool => Value::Bool(x) => *x,
     String => Value::Text(x) => x.clone(),
     Vec<u8> => Value::Bytea(x) => x.clone(),
-    Numeric => Value::Numeric(x) => *x,
+    Numeric => Value::Numeric(x) => x.clone(),
 );
 
 impl FromValue for f64 {

@@ -34,6 +34,42 @@ impl Big {
         Big { limbs }
     }
 
+    /// The integer whose decimal digits (values 0..=9, most significant
+    /// first) are `digits`.
+    pub(crate) fn from_decimal_digits(digits: &[u8]) -> Big {
+        let mut limbs = Vec::with_capacity(digits.len() / BASE_DIGITS as usize + 1);
+        for chunk in digits.rchunks(BASE_DIGITS as usize) {
+            limbs.push(chunk.iter().fold(0u32, |acc, d| acc * 10 + u32::from(*d)));
+        }
+        Big { limbs }.trim()
+    }
+
+    /// How many decimal zeros it ends with (0 for zero).
+    pub(crate) fn trailing_zeros(&self) -> u32 {
+        let Some(low) = self.limbs.iter().position(|&l| l != 0) else {
+            return 0;
+        };
+        let mut limb = self.limbs[low];
+        let mut zeros = low as u32 * BASE_DIGITS;
+        while limb.is_multiple_of(10) {
+            limb /= 10;
+            zeros += 1;
+        }
+        zeros
+    }
+
+    /// Its base-10^9 limbs, least significant first (none for zero).
+    pub(crate) fn limbs(&self) -> &[u32] {
+        &self.limbs
+    }
+
+    /// The integer of base-10^9 `limbs` (least significant first), if each
+    /// is below 10^9 and the last is not zero.
+    pub(crate) fn from_limbs(limbs: Vec<u32>) -> Option<Big> {
+        let valid = limbs.iter().all(|&l| u64::from(l) < BASE) && limbs.last() != Some(&0);
+        valid.then_some(Big { limbs })
+    }
+
     /// The value, if it fits a `u128`.
     pub(crate) fn to_u128(&self) -> Option<u128> {
         let mut v: u128 = 0;
@@ -333,7 +369,7 @@ impl Wide {
     }
 
     /// The magnitude at `scale` (not less than the value's).
-    fn mag_at(&self, scale: u32) -> Big {
+    pub(crate) fn mag_at(&self, scale: u32) -> Big {
         self.mag.mul_pow10(scale - self.scale)
     }
 

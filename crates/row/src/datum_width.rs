@@ -39,8 +39,8 @@ fn varlena(data: usize, stored: bool) -> usize {
 }
 
 /// A numeric's data in PostgreSQL's packed form.
-fn numeric_data(n: Numeric) -> usize {
-    let Some((_, scale)) = n.parts() else {
+fn numeric_data(n: &Numeric) -> usize {
+    let Some(scale) = n.scale() else {
         return 2; // NaN, ±Infinity: the short header alone.
     };
     let (weight, digits) = n.base10000().unwrap_or((0, Vec::new()));
@@ -66,7 +66,7 @@ pub fn stored_size(value: &Value, stored: bool) -> Option<usize> {
         Value::Uuid(_) | Value::Interval(_) => 16,
         Value::Text(t) | Value::Json(t) => varlena(t.len(), stored),
         Value::Bytea(b) => varlena(b.len(), stored),
-        Value::Numeric(n) => varlena(numeric_data(*n), stored),
+        Value::Numeric(n) => varlena(numeric_data(n), stored),
         _ => return None,
     })
 }

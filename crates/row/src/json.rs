@@ -31,10 +31,10 @@ pub enum Jsonb {
     Object(Vec<(String, Jsonb)>),
 }
 
-/// PostgreSQL's numeric holds up to this many digits before the point
-/// and [`MAX_SCALE`] after it.
-const MAX_WHOLE_DIGITS: usize = 131_072;
-const MAX_SCALE: usize = 16_383;
+/// A jsonb number holds what a numeric holds: up to this many digits
+/// before the point and [`MAX_SCALE`] after it.
+const MAX_WHOLE_DIGITS: usize = crate::numeric::MAX_WHOLE_DIGITS as usize;
+const MAX_SCALE: usize = crate::numeric::MAX_NUMERIC_SCALE as usize;
 
 impl Jsonb {
     /// Parses JSON text (PostgreSQL's `jsonb_in`).

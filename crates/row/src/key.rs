@@ -98,21 +98,25 @@ fn escaped(bytes: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&[0, 0]);
 }
 
-/// The exponent an infinity's key holds: above every finite numeric's
-/// (whose 38 digits and scale up to 255 keep `e` within -255..=38), so
-/// Infinity sorts after every positive number and -Infinity (inverted)
-/// before every negative one, and both stay between zero's and NaN's
-/// sign bytes as keys written before infinities existed.
+/// The exponent an infinity's key holds: above every finite numeric's,
+/// so Infinity sorts after every positive number and -Infinity
+/// (inverted) before every negative one, and both stay between zero's
+/// and NaN's sign bytes as keys written before infinities existed.
 const INFINITY_EXPONENT: i16 = i16::MAX;
+/// The exponent word after which a larger exponent follows as a u32: a
+/// number's `e` is at least -16,382 (its scale is at most 16,383) and at
+/// most 131,072, past an i16; those from this one up take the long form,
+/// which sorts above every short one and below an infinity's.
+const LONG_EXPONENT: i16 = i16::MAX - 1;
 
-fn numeric_key(n: Numeric, out: &mut Vec<u8>) {
+fn numeric_key(n: &Numeric, out: &mut Vec<u8>) {
     let (negative, exponent, digits) = match n {
         Numeric::NaN => {
             out.push(0x04);
             return;
         }
-        Numeric::Infinity { negative } => (negative, i32::from(INFINITY_EXPONENT), Vec::new()),
-        Numeric::Value { .. } => {
+        Numeric::Infinity { negative } => (*negative, i32::from(INFINITY_EXPONENT), Vec::new()),
+        Numeric::Value { .. } | Numeric::Long(_) => {
             let Some(parts) = n.digits() else {
                 out.push(0x02);
                 return;
@@ -122,7 +126,14 @@ fn numeric_key(n: Numeric, out: &mut Vec<u8>) {
     };
     let start = out.len() + 1;
     out.push(if negative { 0x01 } else { 0x03 });
-    out.extend_from_slice(&((exponent as i16 as u16) ^ 0x8000).to_be_bytes());
+    let word = |e: i16| ((e as u16) ^ 0x8000).to_be_bytes();
+    match i16::try_from(exponent) {
+        Ok(e) if e < LONG_EXPONENT || n.is_infinite() => out.extend_from_slice(&word(e)),
+        _ => {
+            out.extend_from_slice(&word(LONG_EXPONENT));
+            out.extend_from_slice(&(exponent as u32).to_be_bytes());
+        }
+    }
     out.extend(digits.iter().map(|d| d + 1));
     out.push(0);
     if negative {
@@ -173,7 +184,7 @@ fn value_key(v: &Value, out: &mut Vec<u8>) {
         // no index has jsonb keys (`encode_key` refuses them).
         Value::Jsonb(j) => escaped(crate::json::equality_text(j).as_bytes(), out),
         Value::Bytea(b) => escaped(b, out),
-        Value::Numeric(n) => numeric_key(*n, out),
+        Value::Numeric(n) => numeric_key(n, out),
         Value::Range(r) => range_key(r, out),
         Value::Array(items) | Value::Record(items) => {
             for item in items {
@@ -421,7 +432,11 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                     let negative = sign == 0x01;
                     let outer = r.invert;
                     r.invert = outer ^ negative;
-                    let exponent = (u16::from_be_bytes(r.array()?) ^ 0x8000) as i16;
+                    let exponent = match (u16::from_be_bytes(r.array()?) ^ 0x8000) as i16 {
+                        LONG_EXPONENT => i32::try_from(u32::from_be_bytes(r.array()?))
+                            .map_err(|_| corrupt("a numeric key's exponent"))?,
+                        e => i32::from(e),
+                    };
                     let mut digits = Vec::new();
                     loop {
                         match r.byte()? {
@@ -432,8 +447,10 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
                     }
                     r.invert = outer;
                     Value::Numeric(match (exponent, digits.is_empty()) {
-                        (INFINITY_EXPONENT, true) => Numeric::Infinity { negative },
-                        _ => Numeric::from_digits(negative, i32::from(exponent), &digits)?,
+                        (e, true) if e == i32::from(INFINITY_EXPONENT) => {
+                            Numeric::Infinity { negative }
+                        }
+                        _ => Numeric::from_digits(negative, exponent, &digits)?,
                     })
                 }
                 x => return Err(corrupt(format!("numeric sign byte {x}"))),
@@ -509,7 +526,9 @@ mod tests {
         }
     }
     // Proves numeric keys order -Infinity below every number, Infinity
-    // above every number and below NaN (PostgreSQL's order), ascending and
+    // above every number and below NaN (PostgreSQL's order), numbers past
+    // 38 digits and exponents past an i16's (the long exponent form) in
+    // their places, ascending and
     // descending, that equal values (1.5, 1.50) encode equal, and that
     // every key decodes back to its value, the infinities included.
     #[test]
@@ -517,14 +536,27 @@ mod tests {
         let num = |text: &str| Value::Numeric(Numeric::parse(text).unwrap());
         let ordered = [
             "-Infinity",
+            "-1e131071",
+            "-1e32766",
+            "-1e32765",
+            "-123456789012345678901234567890123456789012345678901234567890.5",
             "-99999999999999999999999999999999999999",
             "-9e37",
             "-1.5",
             "-1e-255",
+            "-1e-16383",
             "0",
+            "1e-16383",
+            "1e-300",
             "1e-255",
             "1.5",
             "99999999999999999999999999999999999999",
+            "100000000000000000000000000000000000001.000000000000000000000000000000000000000001",
+            "1e32765",
+            "1e32766",
+            "1.5e32766",
+            "1e32767",
+            "1e131071",
             "Infinity",
             "NaN",
         ]

@@ -46,7 +46,7 @@ pub use json::{
 };
 pub use json_parse::{Node as JsonNode, NodeKind as JsonNodeKind, parse as parse_json};
 pub use key::{KeyColumn, MAX_KEY_LEN, decode_key, encode_key, hash_key};
-pub use numeric::{MAX_NUMERIC_DIGITS, MAX_NUMERIC_SCALE, Numeric, Rounding};
+pub use numeric::{LongNumeric, MAX_NUMERIC_SCALE, MAX_WHOLE_DIGITS, Numeric, Rounding};
 pub use range::{Bound, Range, RangeKind};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,

@@ -1,16 +1,21 @@
 //! `numeric`: an exact decimal, `mantissa * 10^-scale`, NaN, or
 //! `Infinity` / `-Infinity` (PostgreSQL 14's infinities).
 //!
-//! This build holds up to 38 significant digits (an `i128` mantissa) and
-//! a scale (digits after the point, PostgreSQL's display scale) up to 255,
-//! the byte a row keeps it in; PostgreSQL's numeric goes much further
-//! (131,072 digits before the point, 16,383 after). A result past that
-//! range is an error (22003), never a rounded value.
+//! A number holds what PostgreSQL's numeric holds: up to 131,072 digits
+//! before the point and a scale (digits after the point, PostgreSQL's
+//! display scale) up to 16,383; past them a result is 22003 "value
+//! overflows numeric format", never a rounded value. Two forms, one per
+//! value (a number that fits the first is never in the second):
+//! `Numeric::Value`, up to 38 significant digits (an `i128` mantissa) at
+//! a scale up to 255, computed in machine integers; and
+//! `Numeric::Long`, any other, kept as a `Wide` (`big.rs`) behind an
+//! `Arc` so a copy of the value is cheap.
 //!
-//! Operations whose exact intermediate values pass 38 digits (division,
-//! rounding, the functions of `numeric_math.rs`) compute them in `Wide`
-//! (`big.rs`) and round once, half away from zero, at the scale their
-//! caller chose: which scale each SQL operation's result has is
+//! Operations try the short form's i128 arithmetic first and compute in
+//! `Wide` where it does not reach (a long operand, an intermediate value
+//! past 38 digits: division, rounding, the functions of
+//! `numeric_math.rs`), rounding once, half away from zero, at the scale
+//! their caller chose: which scale each SQL operation's result has is
 //! PostgreSQL's rule, kept by folio-sql (`numeric_functions.rs`).
 //!
 //! The special values follow PostgreSQL 15's numeric.c. Order: -Infinity
@@ -31,8 +36,10 @@
 use crate::big::{Big, Wide};
 use crate::error::RowError;
 use std::cmp::Ordering;
+use std::sync::Arc;
 
-/// Bytes of a numeric in a row: mantissa (16), scale (1), flags (1).
+/// Bytes of a numeric's head in a row: mantissa (16), scale (1), flags
+/// (1). A long number's payload follows its head.
 ///
 /// | flags | value |
 /// |---|---|
@@ -40,27 +47,41 @@ use std::cmp::Ordering;
 /// | 1 | NaN |
 /// | 2 | Infinity (since session 55; older rows never hold it) |
 /// | 3 | -Infinity |
+/// | 4 | a long number (since session 56): the head's first 4 bytes are its payload's length (u32); the payload is the scale (u16), the sign (u8, 1 = negative) and the magnitude's base-10^9 limbs (u32 each, least significant first, the last not zero) |
 ///
-/// A special value's mantissa and scale bytes are zero.
+/// A special value's other bytes are zero.
 pub const NUMERIC_BYTES: usize = 18;
-/// Largest count of significant digits.
-pub const MAX_NUMERIC_DIGITS: u32 = 38;
-/// Largest scale (digits after the point).
-pub const MAX_NUMERIC_SCALE: u32 = u8::MAX as u32;
+/// The flags of a long number.
+const LONG_FLAG: u8 = 4;
+/// Most significant digits of the short form (`Numeric::Value`).
+pub(crate) const SHORT_DIGITS: u32 = 38;
+/// 10^38: the short form's mantissas are below it.
+const SHORT_LIMIT: u128 = 10u128.pow(SHORT_DIGITS);
+/// Most digits before the point (PostgreSQL's, from its weight limit).
+pub const MAX_WHOLE_DIGITS: u32 = 131_072;
+/// Largest scale (PostgreSQL's `NUMERIC_DSCALE_MAX`).
+pub const MAX_NUMERIC_SCALE: u32 = 16_383;
 
 /// An exact decimal, NaN, or an infinity.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Numeric {
+    /// A number of up to 38 significant digits at a scale up to 255.
     Value {
         mantissa: i128,
         scale: u8,
     },
+    /// Any other number.
+    Long(LongNumeric),
     NaN,
     /// `Infinity` (`negative`: `-Infinity`).
     Infinity {
         negative: bool,
     },
 }
+
+/// A number past the short form's digits or scale.
+#[derive(Debug, Clone)]
+pub struct LongNumeric(Arc<Wide>);
 
 /// How digits cut from a value round what is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,8 +101,9 @@ fn pow10(n: u32) -> Option<i128> {
     10i128.checked_pow(n)
 }
 
-fn out_of_range(what: impl std::fmt::Display) -> RowError {
-    RowError::NumericOutOfRange(what.to_string())
+/// PostgreSQL's error for a number past its format's digits or scale.
+fn overflow() -> RowError {
+    RowError::NumericFormatOverflow
 }
 
 impl Numeric {
@@ -89,10 +111,14 @@ impl Numeric {
     pub const NEG_INFINITY: Numeric = Numeric::Infinity { negative: true };
 
     pub fn new(mantissa: i128, scale: u8) -> Result<Numeric, RowError> {
-        if mantissa.unsigned_abs() >= 10u128.pow(MAX_NUMERIC_DIGITS) {
-            return Err(out_of_range(format!("{mantissa}e-{scale}")));
+        if mantissa.unsigned_abs() < SHORT_LIMIT {
+            return Ok(Numeric::Value { mantissa, scale });
         }
-        Ok(Numeric::Value { mantissa, scale })
+        Numeric::from_wide(Wide::new(
+            mantissa < 0,
+            Big::from_u128(mantissa.unsigned_abs()),
+            u32::from(scale),
+        ))
     }
 
     pub fn from_i64(v: i64) -> Numeric {
@@ -102,40 +128,62 @@ impl Numeric {
         }
     }
 
-    /// The value of `wide`, if it fits (38 digits, scale 255).
-    pub(crate) fn from_wide(wide: &Wide) -> Result<Numeric, RowError> {
-        let too_big = || out_of_range(wide);
-        let scale = u8::try_from(wide.scale).map_err(|_| too_big())?;
-        let magnitude = wide.mag.to_u128().ok_or_else(too_big)?;
-        let magnitude = i128::try_from(magnitude).map_err(|_| too_big())?;
-        Numeric::new(if wide.neg { -magnitude } else { magnitude }, scale).map_err(|_| too_big())
+    /// The value of `wide` in its form; 22003 past PostgreSQL's limits.
+    pub(crate) fn from_wide(wide: Wide) -> Result<Numeric, RowError> {
+        if let Ok(scale) = u8::try_from(wide.scale)
+            && let Some(magnitude) = wide.mag.to_u128()
+            && magnitude < SHORT_LIMIT
+        {
+            let magnitude = magnitude as i128;
+            let mantissa = if wide.neg { -magnitude } else { magnitude };
+            return Ok(Numeric::Value { mantissa, scale });
+        }
+        if wide.scale > MAX_NUMERIC_SCALE
+            || wide
+                .lead()
+                .is_some_and(|lead| lead > i64::from(MAX_WHOLE_DIGITS))
+        {
+            return Err(overflow());
+        }
+        Ok(Numeric::Long(LongNumeric(Arc::new(wide))))
     }
 
-    pub fn is_nan(self) -> bool {
+    pub fn is_nan(&self) -> bool {
         matches!(self, Numeric::NaN)
     }
 
     /// Infinity or -Infinity.
-    pub fn is_infinite(self) -> bool {
+    pub fn is_infinite(&self) -> bool {
         matches!(self, Numeric::Infinity { .. })
     }
 
+    /// A number (neither NaN nor an infinity).
+    pub fn is_finite(&self) -> bool {
+        matches!(self, Numeric::Value { .. } | Numeric::Long(_))
+    }
+
     /// -1, 0 or 1 by the value's sign (an infinity's too); `None` for NaN.
-    pub fn signum(self) -> Option<i32> {
+    pub fn signum(&self) -> Option<i32> {
         match self {
             Numeric::Value { mantissa, .. } => Some(mantissa.signum() as i32),
+            Numeric::Long(long) => Some(match (long.0.is_zero(), long.0.neg) {
+                (true, _) => 0,
+                (false, true) => -1,
+                (false, false) => 1,
+            }),
             Numeric::NaN => None,
-            Numeric::Infinity { negative } => Some(if negative { -1 } else { 1 }),
+            Numeric::Infinity { negative } => Some(if *negative { -1 } else { 1 }),
         }
     }
 
     /// The value with its sign changed (NaN stays NaN).
-    pub fn negated(self) -> Numeric {
+    pub fn negated(&self) -> Numeric {
         match self {
             Numeric::Value { mantissa, scale } => Numeric::Value {
                 mantissa: -mantissa,
-                scale,
+                scale: *scale,
             },
+            Numeric::Long(long) => Numeric::Long(LongNumeric(Arc::new(long.0.negate()))),
             Numeric::NaN => Numeric::NaN,
             Numeric::Infinity { negative } => Numeric::Infinity {
                 negative: !negative,
@@ -143,14 +191,35 @@ impl Numeric {
         }
     }
 
+    /// The value's absolute value (NaN stays NaN).
+    pub fn abs(&self) -> Numeric {
+        match self.signum() {
+            Some(-1) => self.negated(),
+            _ => self.clone(),
+        }
+    }
+
     /// The value as a `Wide` (`None` for NaN and the infinities).
-    pub(crate) fn wide(self) -> Option<Wide> {
-        let (mantissa, scale) = self.parts()?;
-        Some(Wide::new(
-            mantissa < 0,
-            Big::from_u128(mantissa.unsigned_abs()),
-            u32::from(scale),
-        ))
+    pub(crate) fn wide(&self) -> Option<Wide> {
+        match self {
+            Numeric::Value { mantissa, scale } => Some(Wide::new(
+                *mantissa < 0,
+                Big::from_u128(mantissa.unsigned_abs()),
+                u32::from(*scale),
+            )),
+            Numeric::Long(long) => Some(Wide::clone(&long.0)),
+            Numeric::NaN | Numeric::Infinity { .. } => None,
+        }
+    }
+
+    /// A number's scale, its digits after the point (`None` for NaN and
+    /// the infinities).
+    pub fn scale(&self) -> Option<u32> {
+        match self {
+            Numeric::Value { scale, .. } => Some(u32::from(*scale)),
+            Numeric::Long(long) => Some(long.0.scale),
+            Numeric::NaN | Numeric::Infinity { .. } => None,
+        }
     }
 
     /// The value rounded at `digits` places after the point (negative:
@@ -158,13 +227,15 @@ impl Numeric {
     /// `max(digits, 0)` of them (`round(1.2, 3)` is 1.200): PostgreSQL's
     /// `round_var`/`trunc_var` with the display scale its `round` and
     /// `trunc` give. NaN and the infinities stay as they are.
-    pub fn round_to(self, digits: i32, how: Rounding) -> Result<Numeric, RowError> {
-        let Numeric::Value { mantissa, scale } = self else {
-            return Ok(self);
-        };
-        match round_fast(mantissa, scale, digits, how) {
-            Some(n) => Ok(n),
-            None => Numeric::from_wide(&self.wide().expect("a value").round_at(digits, how)),
+    pub fn round_to(&self, digits: i32, how: Rounding) -> Result<Numeric, RowError> {
+        if let Numeric::Value { mantissa, scale } = *self
+            && let Some(n) = round_fast(mantissa, scale, digits, how)
+        {
+            return Ok(n);
+        }
+        match self.wide() {
+            Some(wide) => Numeric::from_wide(wide.round_at(digits, how)),
+            None => Ok(self.clone()),
         }
     }
 
@@ -172,11 +243,10 @@ impl Numeric {
     /// PostgreSQL's `apply_typmod`: rounded to `scale` digits after the
     /// point (half away from zero: 12.345 -> 12.35) or padded to them
     /// (12.5 -> 12.50), and refused with "numeric field overflow" (22003)
-    /// when more than `precision - scale` digits remain before it. A
-    /// precision past 38 sets no limit but the type's own. An infinity
-    /// fits no typmod (22003, PostgreSQL's "cannot hold an infinite
-    /// value"); NaN fits every one.
-    pub fn fit_typmod(self, precision: u16, scale: u16) -> Result<Numeric, RowError> {
+    /// when more than `precision - scale` digits remain before it. An
+    /// infinity fits no typmod (22003, PostgreSQL's "cannot hold an
+    /// infinite value"); NaN fits every one.
+    pub fn fit_typmod(&self, precision: u16, scale: u16) -> Result<Numeric, RowError> {
         if self.is_infinite() {
             return Err(RowError::NumericFieldInfinite { precision, scale });
         }
@@ -184,12 +254,14 @@ impl Numeric {
         let rounded = self
             .round_to(i32::from(scale), Rounding::HalfAwayFromZero)
             .map_err(|_| overflow.clone())?;
-        let Numeric::Value { mantissa, .. } = rounded else {
-            return Ok(rounded);
+        // At `scale` places, the value's digits are at most `precision`.
+        let too_long = match &rounded {
+            Numeric::Value { mantissa, .. } => pow10(u32::from(precision))
+                .is_some_and(|limit| mantissa.unsigned_abs() >= limit.unsigned_abs()),
+            Numeric::Long(long) => long.0.mag.digits() > u32::from(precision),
+            Numeric::NaN | Numeric::Infinity { .. } => false,
         };
-        if pow10(u32::from(precision))
-            .is_some_and(|limit| mantissa.unsigned_abs() >= limit.unsigned_abs())
-        {
+        if too_long {
             return Err(overflow);
         }
         Ok(rounded)
@@ -210,7 +282,7 @@ impl Numeric {
             _ => {}
         }
         let (body, exp) = match t.find(['e', 'E']) {
-            Some(i) => (&t[..i], t[i + 1..].parse::<i32>().map_err(|_| bad())?),
+            Some(i) => (&t[..i], t[i + 1..].parse::<i64>().map_err(|_| bad())?),
             None => (t, 0),
         };
         let (negative, digits) = match body.as_bytes().first() {
@@ -224,45 +296,62 @@ impl Numeric {
         {
             return Err(bad());
         }
-        let mut mantissa: i128 = 0;
-        for b in int.bytes().chain(frac.bytes()) {
-            mantissa = mantissa
-                .checked_mul(10)
-                .and_then(|m| m.checked_add((b - b'0') as i128))
-                .ok_or_else(|| out_of_range(text))?;
+        let scale = i64::try_from(frac.len())
+            .ok()
+            .and_then(|f| f.checked_sub(exp))
+            .ok_or_else(overflow)?;
+        if scale > i64::from(MAX_NUMERIC_SCALE) {
+            return Err(overflow());
         }
-        let mut scale = i64::try_from(frac.len()).map_err(|_| out_of_range(text))? - i64::from(exp);
-        if scale < 0 {
-            mantissa = u32::try_from(-scale)
-                .ok()
-                .and_then(pow10)
-                .and_then(|f| mantissa.checked_mul(f))
-                .ok_or_else(|| out_of_range(text))?;
-            scale = 0;
+        let digits: Vec<u8> = int
+            .bytes()
+            .chain(frac.bytes())
+            .skip_while(|b| *b == b'0')
+            .map(|b| b - b'0')
+            .collect();
+        // Zeros a negative scale appends.
+        let zeros = u32::try_from(-scale.min(0)).map_err(|_| overflow())?;
+        if i64::try_from(digits.len()).unwrap_or(i64::MAX) - scale > i64::from(MAX_WHOLE_DIGITS)
+            && !digits.is_empty()
+        {
+            return Err(overflow());
         }
-        let scale = u8::try_from(scale).map_err(|_| out_of_range(text))?;
-        Numeric::new(if negative { -mantissa } else { mantissa }, scale)
-    }
-
-    /// Both operands' mantissas and scales, unless one is NaN or infinite.
-    fn pair(self, other: Numeric) -> Option<((i128, u8), (i128, u8))> {
-        self.parts().zip(other.parts())
+        let scale = scale.max(0) as u32;
+        if digits.len() as u32 + zeros <= SHORT_DIGITS
+            && let Ok(short_scale) = u8::try_from(scale)
+        {
+            let mantissa = digits.iter().fold(0i128, |m, d| m * 10 + i128::from(*d))
+                * pow10(zeros).expect("within 38 digits");
+            return Ok(Numeric::Value {
+                mantissa: if negative { -mantissa } else { mantissa },
+                scale: short_scale,
+            });
+        }
+        let magnitude = Big::from_decimal_digits(&digits).mul_pow10(zeros);
+        Numeric::from_wide(Wide::new(negative, magnitude, scale))
     }
 
     /// The value with trailing fractional zeros removed (1.50 -> 1.5).
-    pub fn normalized(self) -> Numeric {
+    pub fn normalized(&self) -> Numeric {
         match self {
             Numeric::Value {
-                mut mantissa,
-                mut scale,
+                mantissa,
+                scale: from,
             } => {
+                let (mut mantissa, mut scale) = (*mantissa, *from);
                 while scale > 0 && mantissa % 10 == 0 {
                     mantissa /= 10;
                     scale -= 1;
                 }
                 Numeric::Value { mantissa, scale }
             }
-            special => special,
+            Numeric::Long(long) => {
+                let zeros = long.0.mag.trailing_zeros().min(long.0.scale);
+                let (magnitude, _) = long.0.mag.div_rem_pow10(zeros);
+                let wide = Wide::new(long.0.neg, magnitude, long.0.scale - zeros);
+                Numeric::from_wide(wide).expect("fewer digits than a numeric it came from")
+            }
+            special => special.clone(),
         }
     }
 
@@ -271,148 +360,181 @@ impl Numeric {
         mantissa.checked_mul(pow10((to - from) as u32)?)
     }
 
+    /// Both operands as short numbers, if they are.
+    fn short_pair(&self, other: &Numeric) -> Option<((i128, u8), (i128, u8))> {
+        self.parts().zip(other.parts())
+    }
+
     /// The two values as `Wide`s; `None` if either is NaN or infinite.
-    fn wide_pair(self, other: Numeric) -> Option<(Wide, Wide)> {
+    fn wide_pair(&self, other: &Numeric) -> Option<(Wide, Wide)> {
         Some((self.wide()?, other.wide()?))
     }
 
-    /// `a op b` at the larger scale: in i128 when both fit there, else in
-    /// `Wide` (`wide_op`), so a result that fits is never refused for an
-    /// operand that did not.
+    /// `a op b` at the larger scale: in i128 when both are short and fit
+    /// there, else in `Wide` (`wide_op`).
     fn binary(
-        self,
-        other: Numeric,
+        &self,
+        other: &Numeric,
         op: impl Fn(i128, i128) -> Option<i128>,
         wide_op: impl Fn(&Wide, &Wide) -> Wide,
     ) -> Result<Numeric, RowError> {
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
-            return Ok(Numeric::NaN);
-        };
-        let scale = sa.max(sb);
-        let fast = Self::at_scale(a, sa, scale)
-            .zip(Self::at_scale(b, sb, scale))
-            .and_then(|(a, b)| op(a, b))
-            .and_then(|m| Numeric::new(m, scale).ok());
-        match (fast, self.wide_pair(other)) {
-            (Some(n), _) => Ok(n),
-            (None, Some((x, y))) => Numeric::from_wide(&wide_op(&x, &y)),
-            (None, None) => Ok(Numeric::NaN),
+        if let Some(((a, sa), (b, sb))) = self.short_pair(other) {
+            let scale = sa.max(sb);
+            if let Some(n) = Self::at_scale(a, sa, scale)
+                .zip(Self::at_scale(b, sb, scale))
+                .and_then(|(a, b)| op(a, b))
+                .and_then(|m| Numeric::new(m, scale).ok())
+            {
+                return Ok(n);
+            }
+        }
+        match self.wide_pair(other) {
+            Some((x, y)) => Numeric::from_wide(wide_op(&x, &y)),
+            None => Ok(Numeric::NaN),
         }
     }
 
-    pub fn checked_add(self, other: Numeric) -> Result<Numeric, RowError> {
+    pub fn checked_add(&self, other: &Numeric) -> Result<Numeric, RowError> {
         if let Some(special) = special_sum(self, other) {
             return Ok(special);
         }
         self.binary(other, i128::checked_add, Wide::add)
     }
 
-    pub fn checked_sub(self, other: Numeric) -> Result<Numeric, RowError> {
-        if let Some(special) = special_sum(self, other.negated()) {
+    pub fn checked_sub(&self, other: &Numeric) -> Result<Numeric, RowError> {
+        if let Some(special) = special_sum(self, &other.negated()) {
             return Ok(special);
         }
         self.binary(other, i128::checked_sub, Wide::sub)
     }
 
     /// `self * other` exactly: its scale is the sum of theirs (PostgreSQL's
-    /// `numeric_mul`).
-    pub fn checked_mul(self, other: Numeric) -> Result<Numeric, RowError> {
+    /// `numeric_mul`), rounded at the largest scale where the sum passes
+    /// it (`1e-10000 * 1e-10000` is 0 at 16,383 places, as PostgreSQL's).
+    pub fn checked_mul(&self, other: &Numeric) -> Result<Numeric, RowError> {
         if let Some(special) = special_product(self, other) {
             return Ok(special);
         }
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
+        if let Some(((a, sa), (b, sb))) = self.short_pair(other)
+            && let Ok(scale) = u8::try_from(u32::from(sa) + u32::from(sb))
+            && let Some(m) = a.checked_mul(b)
+        {
+            return Numeric::new(m, scale);
+        }
+        let Some((x, y)) = self.wide_pair(other) else {
             return Ok(Numeric::NaN);
         };
-        // The exact product's mantissa: past an i128, past 38 digits too.
-        let scale = u8::try_from(u32::from(sa) + u32::from(sb))
-            .map_err(|_| out_of_range("the scale of a product"))?;
-        let m = a
-            .checked_mul(b)
-            .ok_or_else(|| out_of_range(format!("{self} * {other}")))?;
-        Numeric::new(m, scale)
+        let product = x.mul(&y);
+        if product.scale > MAX_NUMERIC_SCALE {
+            return Numeric::from_wide(product.at(MAX_NUMERIC_SCALE));
+        }
+        Numeric::from_wide(product)
     }
 
     /// `self * other` rounded at `scale` digits (PostgreSQL's `mul_var`
     /// with a result scale).
-    pub fn mul_round(self, other: Numeric, scale: u32) -> Result<Numeric, RowError> {
+    pub fn mul_round(&self, other: &Numeric, scale: u32) -> Result<Numeric, RowError> {
         if let Some(special) = special_product(self, other) {
             return Ok(special);
         }
         let Some((x, y)) = self.wide_pair(other) else {
             return Ok(Numeric::NaN);
         };
-        let digits = i32::try_from(scale).map_err(|_| out_of_range("scale"))?;
-        Numeric::from_wide(&x.mul(&y).round_at(digits, Rounding::HalfAwayFromZero))
+        let digits = i32::try_from(scale).map_err(|_| overflow())?;
+        Numeric::from_wide(x.mul(&y).round_at(digits, Rounding::HalfAwayFromZero))
     }
 
     /// `self / other` rounded at `scale` digits after the point as `how`
     /// says (the quotient is exact before it is rounded). `None` for a
     /// zero divisor (the caller's 22012), an infinite dividend's too.
     pub fn checked_div(
-        self,
-        other: Numeric,
+        &self,
+        other: &Numeric,
         scale: u32,
         how: Rounding,
     ) -> Result<Option<Numeric>, RowError> {
         if let Some(special) = special_quotient(self, other) {
             return Ok(special);
         }
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
-            return Ok(Some(Numeric::NaN));
-        };
-        if b == 0 {
+        if other.signum() == Some(0) {
             return Ok(None);
         }
-        if let Some(n) = div_fast((a, sa), (b, sb), scale, how) {
+        if let Some((a, b)) = self.short_pair(other)
+            && let Some(n) = div_fast(a, b, scale, how)
+        {
             return Ok(Some(n));
         }
-        let (x, y) = self.wide_pair(other).expect("values");
-        Numeric::from_wide(&x.div(&y, scale, how)).map(Some)
+        let (x, y) = self.wide_pair(other).expect("numbers");
+        Numeric::from_wide(x.div(&y, scale, how)).map(Some)
     }
 
     /// `self % other` (the remainder's sign is the dividend's, as
     /// PostgreSQL's; its scale the larger of theirs). `None` for a zero
     /// divisor. An infinite dividend gives NaN, an infinite divisor the
     /// dividend.
-    pub fn checked_rem(self, other: Numeric) -> Result<Option<Numeric>, RowError> {
+    pub fn checked_rem(&self, other: &Numeric) -> Result<Option<Numeric>, RowError> {
         match (self, other) {
             (Numeric::NaN, _) | (_, Numeric::NaN) => return Ok(Some(Numeric::NaN)),
             (Numeric::Infinity { .. }, divisor) if divisor.signum() == Some(0) => return Ok(None),
             (Numeric::Infinity { .. }, _) => return Ok(Some(Numeric::NaN)),
-            (_, Numeric::Infinity { .. }) => return Ok(Some(self)),
+            (_, Numeric::Infinity { .. }) => return Ok(Some(self.clone())),
             _ => {}
         }
-        let Some(((a, sa), (b, sb))) = self.pair(other) else {
-            return Ok(Some(Numeric::NaN));
-        };
-        if b == 0 {
+        if other.signum() == Some(0) {
             return Ok(None);
         }
-        let scale = sa.max(sb);
-        if let (Some(a), Some(b)) = (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale)) {
-            return Numeric::new(a % b, scale).map(Some);
+        if let Some(((a, sa), (b, sb))) = self.short_pair(other) {
+            let scale = sa.max(sb);
+            if let (Some(a), Some(b)) = (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale))
+            {
+                return Numeric::new(a % b, scale).map(Some);
+            }
         }
-        let (x, y) = self.wide_pair(other).expect("values");
+        let (x, y) = self.wide_pair(other).expect("numbers");
         let quotient = x.div(&y, 0, Rounding::TowardZero);
-        Numeric::from_wide(&x.sub(&quotient.mul(&y))).map(Some)
+        Numeric::from_wide(x.sub(&quotient.mul(&y))).map(Some)
     }
 
-    /// The mantissa and scale (`None` for NaN and the infinities).
-    pub fn parts(self) -> Option<(i128, u8)> {
+    /// The mantissa and scale of a short number (`None` for a long one,
+    /// NaN and the infinities).
+    pub fn parts(&self) -> Option<(i128, u8)> {
         match self {
-            Numeric::Value { mantissa, scale } => Some((mantissa, scale)),
-            Numeric::NaN | Numeric::Infinity { .. } => None,
+            Numeric::Value { mantissa, scale } => Some((*mantissa, *scale)),
+            Numeric::Long(_) | Numeric::NaN | Numeric::Infinity { .. } => None,
         }
+    }
+
+    /// The value as an `i128` if it is an integer that fits one (any
+    /// scale: 12.000 is 12).
+    pub fn to_i128(&self) -> Option<i128> {
+        let (mantissa, scale) = self.normalized().parts()?;
+        (scale == 0).then_some(mantissa)
     }
 
     /// The nearest double (PostgreSQL's `numericvar_to_double`: by its
-    /// text); NaN for NaN, an infinity for an infinity.
-    pub fn to_f64(self) -> f64 {
+    /// text); NaN for NaN, an infinity for an infinity (and for a number
+    /// past a double's range).
+    pub fn to_f64(&self) -> f64 {
         match self {
             Numeric::NaN => f64::NAN,
             Numeric::Infinity { negative: false } => f64::INFINITY,
             Numeric::Infinity { negative: true } => f64::NEG_INFINITY,
-            Numeric::Value { .. } => self.to_string().parse().unwrap_or(f64::NAN),
+            Numeric::Value { .. } | Numeric::Long(_) => {
+                self.to_string().parse().unwrap_or(f64::NAN)
+            }
+        }
+    }
+
+    /// A number's sign, its magnitude's decimal digits and its scale.
+    fn decimal(&self) -> Option<(bool, String, u32)> {
+        match self {
+            Numeric::Value { mantissa, scale } => Some((
+                *mantissa < 0,
+                mantissa.unsigned_abs().to_string(),
+                u32::from(*scale),
+            )),
+            Numeric::Long(long) => Some((long.0.neg, long.0.mag.to_string(), long.0.scale)),
+            Numeric::NaN | Numeric::Infinity { .. } => None,
         }
     }
 
@@ -420,15 +542,14 @@ impl Numeric {
     /// scale rules read: the weight (the power of 10000 of the first
     /// digit) and the digits, leading and trailing zero digits stripped.
     /// `None` for zero, NaN and the infinities.
-    pub fn base10000(self) -> Option<(i32, Vec<u16>)> {
-        let (mantissa, scale) = self.parts()?;
-        if mantissa == 0 {
+    pub fn base10000(&self) -> Option<(i32, Vec<u16>)> {
+        let (_, mut digits, scale) = self.decimal()?;
+        if digits == "0" {
             return None;
         }
-        let scale = usize::from(scale);
+        let scale = scale as usize;
         let frac_groups = scale.div_ceil(4);
         // The digits with the point moved to a group boundary.
-        let mut digits = mantissa.unsigned_abs().to_string();
         digits.push_str(&"0".repeat(frac_groups * 4 - scale));
         let groups = digits.len().div_ceil(4);
         let digits = format!("{digits:0>width$}", width = groups * 4);
@@ -446,30 +567,75 @@ impl Numeric {
         }
         Some((weight, values))
     }
-    /// Row bytes (`NUMERIC_BYTES`).
-    pub(crate) fn to_bytes(self) -> [u8; NUMERIC_BYTES] {
-        let mut out = [0u8; NUMERIC_BYTES];
+
+    /// Appends the value's row bytes: the head (`NUMERIC_BYTES`) and a
+    /// long number's payload.
+    pub(crate) fn write_bytes(&self, out: &mut Vec<u8>) {
+        let mut head = [0u8; NUMERIC_BYTES];
         match self {
             Numeric::Value { mantissa, scale } => {
-                out[..16].copy_from_slice(&mantissa.to_le_bytes());
-                out[16] = scale;
+                head[..16].copy_from_slice(&mantissa.to_le_bytes());
+                head[16] = *scale;
             }
-            Numeric::NaN => out[17] = 1,
-            Numeric::Infinity { negative } => out[17] = if negative { 3 } else { 2 },
+            Numeric::NaN => head[17] = 1,
+            Numeric::Infinity { negative } => head[17] = if *negative { 3 } else { 2 },
+            Numeric::Long(long) => {
+                let limbs = long.0.mag.limbs();
+                let payload = 3 + 4 * limbs.len();
+                head[..4].copy_from_slice(&(payload as u32).to_le_bytes());
+                head[17] = LONG_FLAG;
+                out.extend_from_slice(&head);
+                // A long number's scale is at most 16,383.
+                out.extend_from_slice(&(long.0.scale as u16).to_le_bytes());
+                out.push(u8::from(long.0.neg));
+                limbs
+                    .iter()
+                    .for_each(|l| out.extend_from_slice(&l.to_le_bytes()));
+                return;
+            }
         }
-        out
+        out.extend_from_slice(&head);
     }
 
+    /// The bytes a stored numeric takes, read from its head (at least
+    /// `NUMERIC_BYTES` of what follows it in a row).
+    pub(crate) fn stored_len(head: &[u8]) -> Result<usize, RowError> {
+        if head.len() < NUMERIC_BYTES {
+            return Err(RowError::Corrupt("a numeric cut short".into()));
+        }
+        if head[17] != LONG_FLAG {
+            return Ok(NUMERIC_BYTES);
+        }
+        let payload = u32::from_le_bytes(head[..4].try_into().expect("4"));
+        Ok(NUMERIC_BYTES + payload as usize)
+    }
+
+    /// The numeric stored as `b` (its head and any payload).
     pub(crate) fn from_bytes(b: &[u8]) -> Result<Numeric, RowError> {
-        if b.len() != NUMERIC_BYTES {
-            return Err(RowError::Corrupt("a numeric is not 18 bytes".into()));
+        let corrupt = |what: &str| RowError::Corrupt(format!("a stored numeric {what}"));
+        if b.len() < NUMERIC_BYTES || Numeric::stored_len(b)? != b.len() {
+            return Err(corrupt("is not as long as its head says"));
         }
         match b[17] {
             0 => Numeric::new(i128::from_le_bytes(b[..16].try_into().expect("16")), b[16])
-                .map_err(|_| RowError::Corrupt("a stored numeric is out of range".into())),
+                .map_err(|_| corrupt("is out of range")),
             1 => Ok(Numeric::NaN),
             2 => Ok(Numeric::INFINITY),
             3 => Ok(Numeric::NEG_INFINITY),
+            LONG_FLAG => {
+                let payload = &b[NUMERIC_BYTES..];
+                if payload.len() < 3 || !(payload.len() - 3).is_multiple_of(4) {
+                    return Err(corrupt("has a payload of a wrong length"));
+                }
+                let scale = u16::from_le_bytes([payload[0], payload[1]]);
+                let limbs = payload[3..]
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+                    .collect();
+                let magnitude = Big::from_limbs(limbs).ok_or_else(|| corrupt("has bad limbs"))?;
+                let wide = Wide::new(payload[2] == 1, magnitude, u32::from(scale));
+                Numeric::from_wide(wide).map_err(|_| corrupt("is out of range"))
+            }
             f => Err(RowError::Corrupt(format!("numeric flags {f}"))),
         }
     }
@@ -477,21 +643,18 @@ impl Numeric {
     /// Sign, decimal exponent and significant digits: the value is
     /// `0.d1 d2 ... dn * 10^exponent` with `d1 != 0` (the key encoding's
     /// form). `None` for zero, NaN and the infinities.
-    pub(crate) fn digits(self) -> Option<(bool, i32, Vec<u8>)> {
-        let Numeric::Value { mantissa, scale } = self.normalized() else {
-            return None;
-        };
-        if mantissa == 0 {
+    pub(crate) fn digits(&self) -> Option<(bool, i32, Vec<u8>)> {
+        let (negative, text, scale) = self.normalized().decimal()?;
+        if text == "0" {
             return None;
         }
-        let text = mantissa.unsigned_abs().to_string();
         let digits: Vec<u8> = text
             .trim_end_matches('0')
             .bytes()
             .map(|b| b - b'0')
             .collect();
         let exponent = text.len() as i32 - scale as i32;
-        Some((mantissa < 0, exponent, digits))
+        Some((negative, exponent, digits))
     }
 
     /// The inverse of [`Numeric::digits`].
@@ -500,40 +663,45 @@ impl Numeric {
         exponent: i32,
         digits: &[u8],
     ) -> Result<Numeric, RowError> {
-        let mut mantissa: i128 = 0;
-        for d in digits {
-            mantissa = mantissa
-                .checked_mul(10)
-                .and_then(|m| m.checked_add(*d as i128))
-                .ok_or_else(|| out_of_range("key"))?;
+        let scale = digits.len() as i64 - i64::from(exponent);
+        let zeros = u32::try_from(-scale.min(0)).map_err(|_| overflow())?;
+        let scale = u32::try_from(scale.max(0)).map_err(|_| overflow())?;
+        if digits.len() as u32 + zeros <= SHORT_DIGITS
+            && let Ok(short_scale) = u8::try_from(scale)
+        {
+            let mantissa = digits.iter().fold(0i128, |m, d| m * 10 + i128::from(*d))
+                * pow10(zeros).expect("within 38 digits");
+            return Ok(Numeric::Value {
+                mantissa: if negative { -mantissa } else { mantissa },
+                scale: short_scale,
+            });
         }
-        let scale = digits.len() as i32 - exponent;
-        if scale < 0 {
-            mantissa = mantissa
-                .checked_mul(pow10((-scale) as u32).ok_or_else(|| out_of_range("key"))?)
-                .ok_or_else(|| out_of_range("key"))?;
+        if zeros > MAX_WHOLE_DIGITS {
+            return Err(overflow());
         }
-        let scale = u8::try_from(scale.max(0)).map_err(|_| out_of_range("key"))?;
-        Numeric::new(if negative { -mantissa } else { mantissa }, scale)
+        let magnitude = Big::from_decimal_digits(digits).mul_pow10(zeros);
+        Numeric::from_wide(Wide::new(negative, magnitude, scale))
     }
 }
 
 /// `a + b` where either is special (NaN, an infinity); `None` for two
 /// numbers. Opposite infinities sum to NaN.
-fn special_sum(a: Numeric, b: Numeric) -> Option<Numeric> {
+fn special_sum(a: &Numeric, b: &Numeric) -> Option<Numeric> {
     match (a, b) {
         (Numeric::NaN, _) | (_, Numeric::NaN) => Some(Numeric::NaN),
         (Numeric::Infinity { negative: x }, Numeric::Infinity { negative: y }) if x != y => {
             Some(Numeric::NaN)
         }
-        (inf @ Numeric::Infinity { .. }, _) | (_, inf @ Numeric::Infinity { .. }) => Some(inf),
+        (inf @ Numeric::Infinity { .. }, _) | (_, inf @ Numeric::Infinity { .. }) => {
+            Some(inf.clone())
+        }
         _ => None,
     }
 }
 
 /// `a * b` where either is special; `None` for two numbers. An infinity
 /// times zero is NaN, else an infinity of the product's sign.
-fn special_product(a: Numeric, b: Numeric) -> Option<Numeric> {
+fn special_product(a: &Numeric, b: &Numeric) -> Option<Numeric> {
     if a.is_nan() || b.is_nan() {
         return Some(Numeric::NaN);
     }
@@ -550,14 +718,14 @@ fn special_product(a: Numeric, b: Numeric) -> Option<Numeric> {
 /// for two numbers. PostgreSQL's `numeric_div`: an infinity over an
 /// infinity is NaN, over zero a division by zero, over a number an
 /// infinity of the quotient's sign; a number over an infinity is 0.
-fn special_quotient(a: Numeric, b: Numeric) -> Option<Option<Numeric>> {
+fn special_quotient(a: &Numeric, b: &Numeric) -> Option<Option<Numeric>> {
     match (a, b) {
         (Numeric::NaN, _) | (_, Numeric::NaN) => Some(Some(Numeric::NaN)),
         (Numeric::Infinity { .. }, Numeric::Infinity { .. }) => Some(Some(Numeric::NaN)),
         (Numeric::Infinity { negative }, divisor) => match divisor.signum() {
             Some(0) => Some(None),
             sign => Some(Some(Numeric::Infinity {
-                negative: negative != (sign == Some(-1)),
+                negative: *negative != (sign == Some(-1)),
             })),
         },
         (_, Numeric::Infinity { .. }) => Some(Some(Numeric::from_i64(0))),
@@ -630,48 +798,30 @@ impl Ord for Numeric {
     /// Numeric order; -Infinity below every number, Infinity above, NaN
     /// above both, each equal to itself (PostgreSQL's rule).
     fn cmp(&self, other: &Self) -> Ordering {
-        match (*self, *other) {
+        match (self, other) {
             (Numeric::NaN, Numeric::NaN) => Ordering::Equal,
             (Numeric::NaN, _) => Ordering::Greater,
             (_, Numeric::NaN) => Ordering::Less,
-            (Numeric::Infinity { negative: a }, Numeric::Infinity { negative: b }) => b.cmp(&a),
-            (Numeric::Infinity { negative }, _) => {
-                if negative {
-                    Ordering::Less
-                } else {
-                    Ordering::Greater
-                }
-            }
-            (_, Numeric::Infinity { negative }) => {
-                if negative {
-                    Ordering::Greater
-                } else {
-                    Ordering::Less
-                }
-            }
-            (
-                Numeric::Value {
-                    mantissa: a,
-                    scale: sa,
-                },
-                Numeric::Value {
-                    mantissa: b,
-                    scale: sb,
-                },
-            ) => {
-                let scale = sa.max(sb);
-                match (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale)) {
-                    (Some(a), Some(b)) => a.cmp(&b),
-                    // One side overflowed when scaled: compare by digits.
-                    _ => {
-                        let key = |n: Numeric| match n.digits() {
-                            None => (1, 0, Vec::new()),
-                            Some((true, e, d)) => (0, -e, d.iter().map(|x| 9 - x).collect()),
-                            Some((false, e, d)) => (2, e, d),
-                        };
-                        key(*self).cmp(&key(*other))
+            (Numeric::Infinity { negative: a }, Numeric::Infinity { negative: b }) => b.cmp(a),
+            (Numeric::Infinity { negative }, _) => match negative {
+                true => Ordering::Less,
+                false => Ordering::Greater,
+            },
+            (_, Numeric::Infinity { negative }) => match negative {
+                true => Ordering::Greater,
+                false => Ordering::Less,
+            },
+            _ => {
+                if let Some(((a, sa), (b, sb))) = self.short_pair(other) {
+                    let scale = sa.max(sb);
+                    if let (Some(a), Some(b)) =
+                        (Self::at_scale(a, sa, scale), Self::at_scale(b, sb, scale))
+                    {
+                        return a.cmp(&b);
                     }
                 }
+                let (x, y) = self.wide_pair(other).expect("numbers");
+                x.cmp(&y)
             }
         }
     }
@@ -681,16 +831,17 @@ impl std::fmt::Display for Numeric {
     /// PostgreSQL's output: the value at its own scale (`1.50`), `NaN`,
     /// `Infinity`, `-Infinity`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
+        match self {
             Numeric::NaN => write!(f, "NaN"),
             Numeric::Infinity { negative: false } => write!(f, "Infinity"),
             Numeric::Infinity { negative: true } => write!(f, "-Infinity"),
             Numeric::Value { mantissa, scale } => write_decimal(
                 f,
-                mantissa < 0,
+                *mantissa < 0,
                 &mantissa.unsigned_abs().to_string(),
-                scale.into(),
+                (*scale).into(),
             ),
+            Numeric::Long(long) => std::fmt::Display::fmt(&*long.0, f),
         }
     }
 }
@@ -719,6 +870,12 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn bytes_of(n: &Numeric) -> Vec<u8> {
+        let mut out = Vec::new();
+        n.write_bytes(&mut out);
+        out
+    }
+
     fn rounding() -> impl Strategy<Value = Rounding> {
         prop_oneof![
             Just(Rounding::HalfAwayFromZero),
@@ -743,14 +900,14 @@ mod tests {
         ) {
             let x = Numeric::new(a, sa).unwrap();
             if let Some(fast) = round_fast(a, sa, digits, how) {
-                let wide = Numeric::from_wide(&x.wide().unwrap().round_at(digits, how)).unwrap();
+                let wide = Numeric::from_wide(x.wide().unwrap().round_at(digits, how)).unwrap();
                 prop_assert_eq!(fast.to_string(), wide.to_string());
             }
             prop_assume!(b != 0);
             let y = Numeric::new(b, sb).unwrap();
             if let Some(fast) = div_fast((a, sa), (b, sb), scale, how) {
                 let wide = x.wide().unwrap().div(&y.wide().unwrap(), scale, how);
-                prop_assert_eq!(fast.to_string(), Numeric::from_wide(&wide).unwrap().to_string());
+                prop_assert_eq!(fast.to_string(), Numeric::from_wide(wide).unwrap().to_string());
             }
         }
     }
@@ -811,19 +968,25 @@ mod tests {
         assert!(Numeric::parse("1.2.3").is_err() && Numeric::parse("").is_err());
         assert_eq!(n("1.5"), n("1.50"));
         assert!(n("-2") < n("-1.9") && n("0.001") < n("1") && n("99") < n("NaN"));
-        assert_eq!(n("1.25").checked_add(n("2.5")).unwrap().to_string(), "3.75");
         assert_eq!(
-            n("1.25").checked_sub(n("2.5")).unwrap().to_string(),
+            n("1.25").checked_add(&n("2.5")).unwrap().to_string(),
+            "3.75"
+        );
+        assert_eq!(
+            n("1.25").checked_sub(&n("2.5")).unwrap().to_string(),
             "-1.25"
         );
         assert_eq!(
-            n("1.5").checked_mul(n("-2.25")).unwrap().to_string(),
+            n("1.5").checked_mul(&n("-2.25")).unwrap().to_string(),
             "-3.375"
         );
         let big = n("99999999999999999999999999999999999999");
-        assert_eq!(big.checked_add(n("1")).unwrap_err().sqlstate(), "22003");
         assert_eq!(
-            Numeric::from_bytes(&n("-7.25").to_bytes())
+            big.checked_add(&n("1")).unwrap().to_string(),
+            format!("1{}", "0".repeat(38))
+        );
+        assert_eq!(
+            Numeric::from_bytes(&bytes_of(&n("-7.25")))
                 .unwrap()
                 .to_string(),
             "-7.25"
@@ -857,46 +1020,46 @@ mod tests {
             assert!(Numeric::parse(bad).is_err(), "{bad}");
         }
         for v in [Numeric::INFINITY, Numeric::NEG_INFINITY, Numeric::NaN] {
-            let bytes = v.to_bytes();
+            let bytes = bytes_of(&v);
             assert_eq!(bytes[..17], [0u8; 17]);
             assert_eq!(
                 Numeric::from_bytes(&bytes).unwrap().to_string(),
                 v.to_string()
             );
         }
-        assert_eq!(Numeric::INFINITY.to_bytes()[17], 2);
-        assert_eq!(Numeric::NEG_INFINITY.to_bytes()[17], 3);
+        assert_eq!(bytes_of(&Numeric::INFINITY)[17], 2);
+        assert_eq!(bytes_of(&Numeric::NEG_INFINITY)[17], 3);
         let (inf, ninf) = (Numeric::INFINITY, Numeric::NEG_INFINITY);
         let big = n("99999999999999999999999999999999999999");
         assert!(ninf < big.negated() && big < inf && inf < Numeric::NaN && ninf < inf);
         assert_eq!(inf, n("inf"));
-        assert_eq!(s(inf.checked_add(n("1"))), "Infinity");
-        assert_eq!(s(inf.checked_add(big)), "Infinity");
-        assert_eq!(s(inf.checked_sub(inf)), "NaN");
-        assert_eq!(s(inf.checked_add(ninf)), "NaN");
-        assert_eq!(s(ninf.checked_sub(inf)), "-Infinity");
-        assert_eq!(s(n("1").checked_sub(inf)), "-Infinity");
-        assert_eq!(s(inf.checked_add(Numeric::NaN)), "NaN");
-        assert_eq!(s(inf.checked_mul(n("0.00"))), "NaN");
-        assert_eq!(s(inf.checked_mul(n("-2"))), "-Infinity");
-        assert_eq!(s(ninf.checked_mul(ninf)), "Infinity");
-        assert_eq!(s(inf.mul_round(n("2.5"), 3)), "Infinity");
-        let div = |a: Numeric, b: Numeric| {
+        assert_eq!(s(inf.checked_add(&n("1"))), "Infinity");
+        assert_eq!(s(inf.checked_add(&big)), "Infinity");
+        assert_eq!(s(inf.checked_sub(&inf)), "NaN");
+        assert_eq!(s(inf.checked_add(&ninf)), "NaN");
+        assert_eq!(s(ninf.checked_sub(&inf)), "-Infinity");
+        assert_eq!(s(n("1").checked_sub(&inf)), "-Infinity");
+        assert_eq!(s(inf.checked_add(&Numeric::NaN)), "NaN");
+        assert_eq!(s(inf.checked_mul(&n("0.00"))), "NaN");
+        assert_eq!(s(inf.checked_mul(&n("-2"))), "-Infinity");
+        assert_eq!(s(ninf.checked_mul(&ninf)), "Infinity");
+        assert_eq!(s(inf.mul_round(&n("2.5"), 3)), "Infinity");
+        let div = |a: &Numeric, b: &Numeric| {
             a.checked_div(b, 20, Rounding::HalfAwayFromZero)
                 .unwrap()
                 .map(|q| q.to_string())
         };
-        assert_eq!(div(n("-1.5"), inf).as_deref(), Some("0"));
-        assert_eq!(div(inf, inf).as_deref(), Some("NaN"));
-        assert_eq!(div(inf, n("-3")).as_deref(), Some("-Infinity"));
-        assert_eq!(div(ninf, n("0.5")).as_deref(), Some("-Infinity"));
-        assert_eq!(div(inf, n("0")), None);
-        assert_eq!(div(Numeric::NaN, n("0")).as_deref(), Some("NaN"));
-        let rem = |a: Numeric, b: Numeric| a.checked_rem(b).unwrap().map(|q| q.to_string());
-        assert_eq!(rem(inf, n("2")).as_deref(), Some("NaN"));
-        assert_eq!(rem(n("-5.5"), ninf).as_deref(), Some("-5.5"));
-        assert_eq!(rem(inf, n("0")), None);
-        assert_eq!(rem(inf, inf).as_deref(), Some("NaN"));
+        assert_eq!(div(&n("-1.5"), &inf).as_deref(), Some("0"));
+        assert_eq!(div(&inf, &inf).as_deref(), Some("NaN"));
+        assert_eq!(div(&inf, &n("-3")).as_deref(), Some("-Infinity"));
+        assert_eq!(div(&ninf, &n("0.5")).as_deref(), Some("-Infinity"));
+        assert_eq!(div(&inf, &n("0")), None);
+        assert_eq!(div(&Numeric::NaN, &n("0")).as_deref(), Some("NaN"));
+        let rem = |a: &Numeric, b: &Numeric| a.checked_rem(b).unwrap().map(|q| q.to_string());
+        assert_eq!(rem(&inf, &n("2")).as_deref(), Some("NaN"));
+        assert_eq!(rem(&n("-5.5"), &ninf).as_deref(), Some("-5.5"));
+        assert_eq!(rem(&inf, &n("0")), None);
+        assert_eq!(rem(&inf, &inf).as_deref(), Some("NaN"));
         for how in [Rounding::Floor, Rounding::Ceiling, Rounding::TowardZero] {
             assert_eq!(s(ninf.round_to(-2, how)), "-Infinity");
         }
@@ -936,7 +1099,7 @@ mod tests {
         assert_eq!(round("-1.01", 0, Ceiling), "-1");
         assert_eq!(round("0.00049", 3, HalfAwayFromZero), "0.000");
         let div = |a: &str, b: &str, scale| {
-            n(a).checked_div(n(b), scale, HalfAwayFromZero)
+            n(a).checked_div(&n(b), scale, HalfAwayFromZero)
                 .unwrap()
                 .unwrap()
                 .to_string()
@@ -950,24 +1113,24 @@ mod tests {
         // A 51-digit dividend: 1e30 / 1e29 at 20 places.
         assert_eq!(div("1e30", "1e29", 20), "10.00000000000000000000");
         assert_eq!(
-            n("1").checked_div(n("0"), 2, HalfAwayFromZero).unwrap(),
+            n("1").checked_div(&n("0"), 2, HalfAwayFromZero).unwrap(),
             None
         );
         assert_eq!(
             n("-7.5")
-                .checked_div(n("2"), 0, TowardZero)
+                .checked_div(&n("2"), 0, TowardZero)
                 .unwrap()
                 .unwrap()
                 .to_string(),
             "-3"
         );
         assert_eq!(
-            n("-7.5").checked_rem(n("2")).unwrap().unwrap().to_string(),
+            n("-7.5").checked_rem(&n("2")).unwrap().unwrap().to_string(),
             "-1.5"
         );
         assert_eq!(
             n("1.00")
-                .checked_rem(n("0.3"))
+                .checked_rem(&n("0.3"))
                 .unwrap()
                 .unwrap()
                 .to_string(),
@@ -978,12 +1141,128 @@ mod tests {
         assert_eq!(n("100.0").base10000(), Some((0, vec![100])));
         assert_eq!(n("1e8").base10000(), Some((2, vec![1])));
         assert_eq!(n("0.000").base10000(), None);
-        // Scales past 38 (to 255) hold; digits past 38 do not.
         assert_eq!(n("1e-40").to_string(), format!("0.{}1", "0".repeat(39)));
         assert_eq!(
-            n("1e-40").checked_add(n("1")).unwrap_err().sqlstate(),
+            n("1e-40").checked_add(&n("1")).unwrap().to_string(),
+            format!("1.{}1", "0".repeat(39))
+        );
+        assert_eq!(n("1e50").base10000(), Some((12, vec![100])));
+    }
+
+    // Proves numbers past the short form's 38 digits and scale 255: one
+    // form per value (a long result that fits comes back short), exact
+    // arithmetic across the forms, order, rounding, typmods, row bytes
+    // with their payload, the key form's digits, and PostgreSQL's limits
+    // (131,072 digits before the point, a scale of 16,383: 22003 past
+    // them; a product's scale stops at 16,383, rounded).
+    #[test]
+    fn long_numbers_compute_store_and_keep_postgresql_limits() {
+        let n = |s: &str| Numeric::parse(s).unwrap();
+        let s = |r: Result<Numeric, RowError>| r.unwrap().to_string();
+        let long = n("123456789012345678901234567890123456789012345678901234567890.5");
+        assert!(matches!(long, Numeric::Long(_)));
+        assert_eq!(
+            long.to_string(),
+            "123456789012345678901234567890123456789012345678901234567890.5"
+        );
+        let back = long.checked_sub(&n(
+            "123456789012345678901234567890123456789012345678901234567890",
+        ));
+        assert!(matches!(
+            back,
+            Ok(Numeric::Value {
+                mantissa: 5,
+                scale: 1
+            })
+        ));
+        assert_eq!(
+            s(long.checked_mul(&n("-2"))),
+            format!(
+                "-{}",
+                "246913578024691357802469135780246913578024691357802469135781.0"
+            )
+        );
+        assert_eq!(
+            s(n("1e40")
+                .checked_div(&n("3"), 5, Rounding::HalfAwayFromZero)
+                .map(Option::unwrap)),
+            format!("{}.33333", "3".repeat(40))
+        );
+        assert_eq!(s(n("1e39").checked_rem(&n("7")).map(Option::unwrap)), "6");
+        assert!(n("1e40") > n("99999999999999999999999999999999999999"));
+        assert!(n("-1e40") < n("-1e39") && n("1e-300") > n("0") && n("1e-300") < n("1e-299"));
+        assert_eq!(
+            n("1e40"),
+            n("10000000000000000000000000000000000000000.000")
+        );
+        assert_eq!(
+            s(long.round_to(-59, Rounding::HalfAwayFromZero)),
+            format!("1{}", "0".repeat(59))
+        );
+        assert_eq!(s(n("1e-300").round_to(2, Rounding::Ceiling)), "0.01");
+        assert_eq!(long.normalized().to_string(), long.to_string());
+        let zeros = n(&format!("1{}.000", "0".repeat(45)));
+        assert!(matches!(zeros.normalized(), Numeric::Long(_)));
+        assert_eq!(
+            zeros.normalized().to_string(),
+            format!("1{}", "0".repeat(45))
+        );
+        assert!(matches!(
+            n("1.5e-250").checked_mul(&n("1e-10")),
+            Ok(Numeric::Long(_))
+        ));
+        assert!(n("1e-260").normalized().scale() == Some(260));
+        // Typmods past 38 digits.
+        assert_eq!(
+            s(long.fit_typmod(62, 1)),
+            "123456789012345678901234567890123456789012345678901234567890.5"
+        );
+        assert!(long.fit_typmod(61, 2).is_err());
+        assert_eq!(
+            s(n("99999999999999999999999999999999999999.99").fit_typmod(40, 1)),
+            "100000000000000000000000000000000000000.0"
+        );
+        // Row bytes: head, then the payload its head counts.
+        for v in [
+            long.clone(),
+            long.negated(),
+            n("1e-300"),
+            n("0e-300"),
+            n("1e131071"),
+        ] {
+            let bytes = bytes_of(&v);
+            assert_eq!(Numeric::stored_len(&bytes).unwrap(), bytes.len());
+            assert_eq!(
+                Numeric::from_bytes(&bytes).unwrap().to_string(),
+                v.to_string()
+            );
+            let (neg, e, d) = v.digits().unwrap_or((false, 0, Vec::new()));
+            if !d.is_empty() {
+                assert_eq!(Numeric::from_digits(neg, e, &d).unwrap(), v);
+            }
+        }
+        let mut cut = bytes_of(&long);
+        cut.pop();
+        assert!(Numeric::from_bytes(&cut).is_err());
+        // PostgreSQL's limits.
+        assert_eq!(n("1e131071").to_string().len(), 131_072);
+        for past in ["1e131072", "1e-16384", "0.5e-16383"] {
+            assert_eq!(
+                Numeric::parse(past).unwrap_err().sqlstate(),
+                "22003",
+                "{past}"
+            );
+        }
+        assert!(n("1e-16383") > n("0"));
+        assert_eq!(
+            n("1e131071").checked_mul(&n("10")).unwrap_err().sqlstate(),
             "22003"
         );
-        assert!(Numeric::parse("1e-256").is_err());
+        let tiny = n("1e-10000").checked_mul(&n("1e-10000")).unwrap();
+        assert_eq!((tiny.signum(), tiny.scale()), (Some(0), Some(16_383)));
+        assert_eq!(
+            n("1e-10000").checked_mul(&n("1e-1000")).unwrap().scale(),
+            Some(11_000)
+        );
     }
 }

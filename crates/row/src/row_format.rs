@@ -5,7 +5,7 @@
 //! | column count | u16 |
 //! | flags | u8: bit 0 = has nulls |
 //! | null bitmap | `ceil(count / 8)` bytes, only with nulls; bit `i` set = column `i` is null (PostgreSQL's `t_bits` is the opposite: set = not null) |
-//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64) |
+//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64) |
 //!
 //! Decoding untrusted bytes never panics: every length is checked against
 //! what is left, and nothing is allocated beyond the input's size.
@@ -106,7 +106,7 @@ fn put_value(out: &mut Vec<u8>, v: &Value, ty: SqlType) -> Result<(), RowError> 
         Value::Float8(x) => out.extend_from_slice(&x.to_le_bytes()),
         // Its label's sort order (never changes: `enums.rs`).
         Value::Enum(e) => out.extend_from_slice(&e.sort().to_le_bytes()),
-        Value::Numeric(n) => out.extend_from_slice(&n.to_bytes()),
+        Value::Numeric(n) => n.write_bytes(out),
         // jsonb as its text, which reads back as the same value.
         Value::Text(s) | Value::Json(s) => {
             out.extend_from_slice(&inline_len(s.len())?.to_le_bytes());
@@ -213,13 +213,11 @@ fn decode_range(b: &[u8], kind: RangeKind) -> Result<Value, RowError> {
         return Ok(Value::Range(Box::new(Range::empty(kind))));
     }
     let element = kind.element();
-    let width = element
-        .fixed_width()
-        .expect("range elements are fixed width");
     let mut bound = |infinite: u8, inclusive: u8| -> Result<Bound, RowError> {
         if flags & infinite != 0 {
             return Ok(Bound::INFINITE);
         }
+        let width = stored_width(rest, element)?;
         if rest.len() < width {
             return Err(corrupt("a range bound cut short"));
         }
@@ -320,6 +318,16 @@ fn inline_len(len: usize) -> Result<u32, RowError> {
         .ok_or_else(|| RowError::TooLong(format!("an inline value of {len} bytes")))
 }
 
+/// The bytes a value of fixed-width type `ty` takes at the head of
+/// `rest`: the type's width, or for a numeric what its head says (a long
+/// number's payload follows it).
+fn stored_width(rest: &[u8], ty: SqlType) -> Result<usize, RowError> {
+    match ty {
+        SqlType::Numeric(_) => Numeric::stored_len(rest),
+        _ => Ok(ty.fixed_width().expect("a fixed-width type")),
+    }
+}
+
 /// The bytes of one column as stored.
 enum Raw<'a> {
     Null,
@@ -383,7 +391,7 @@ impl<'a> Cursor<'a> {
             return Ok(Raw::Null);
         }
         let len = match ty.fixed_width() {
-            Some(w) => w,
+            Some(_) => stored_width(self.rest, ty)?,
             None => {
                 let word = u32::from_le_bytes(self.take(4)?.try_into().expect("4"));
                 if word & EXTERNAL != 0 {

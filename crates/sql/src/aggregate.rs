@@ -1229,12 +1229,12 @@ impl Moments {
                 )));
             }
         };
-        let square = x.checked_mul(x)?;
+        let square = x.checked_mul(&x)?;
         *self = match std::mem::replace(self, Moments::None) {
             Moments::Exact { n, sum, squares } => Moments::Exact {
                 n: n + 1,
-                sum: sum.checked_add(x)?,
-                squares: squares.checked_add(square)?,
+                sum: sum.checked_add(&x)?,
+                squares: squares.checked_add(&square)?,
             },
             _ => Moments::Exact {
                 n: 1,
@@ -1261,24 +1261,28 @@ impl Moments {
                 let variance = sxx / if sample { n - 1.0 } else { n };
                 Value::Float8(if root { variance.sqrt() } else { variance })
             }
-            Moments::Exact { n, sum, squares } => {
+            Moments::Exact {
+                n,
+                ref sum,
+                ref squares,
+            } => {
                 if n < i64::from(least) {
                     return Ok(Value::Null);
                 }
                 let count = Numeric::from_i64(n);
                 let numerator = count
                     .checked_mul(squares)?
-                    .checked_sub(sum.checked_mul(sum)?)?;
-                match numerator.parts() {
-                    None => return Ok(Value::Numeric(numerator)),
-                    Some((m, _)) if m <= 0 => return Ok(Value::Numeric(Numeric::from_i64(0))),
-                    Some(_) => {}
+                    .checked_sub(&sum.checked_mul(sum)?)?;
+                match numerator.signum() {
+                    _ if !numerator.is_finite() => return Ok(Value::Numeric(numerator)),
+                    Some(sign) if sign <= 0 => return Ok(Value::Numeric(Numeric::from_i64(0))),
+                    _ => {}
                 }
                 let denominator =
-                    count.checked_mul(Numeric::from_i64(if sample { n - 1 } else { n }))?;
-                let scale = crate::numeric_functions::div_scale(numerator, denominator);
+                    count.checked_mul(&Numeric::from_i64(if sample { n - 1 } else { n }))?;
+                let scale = crate::numeric_functions::div_scale(&numerator, &denominator);
                 let variance = numerator
-                    .checked_div(denominator, scale, folio_row::Rounding::HalfAwayFromZero)?
+                    .checked_div(&denominator, scale, folio_row::Rounding::HalfAwayFromZero)?
                     .expect("a positive divisor");
                 Value::Numeric(if root {
                     variance.sqrt(scale)?
@@ -1306,8 +1310,8 @@ fn avg(sum: Value, n: i64) -> Result<Value, SqlError> {
         }
     };
     Ok(Value::Numeric(crate::numeric_functions::div(
-        sum,
-        Numeric::from_i64(n),
+        &sum,
+        &Numeric::from_i64(n),
     )?))
 }
 

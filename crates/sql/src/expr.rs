@@ -178,12 +178,12 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     };
     let (x, y) = (numeric(a)?, numeric(b)?);
     Ok(Value::Numeric(match op {
-        BinaryOperator::Plus => x.checked_add(y)?,
-        BinaryOperator::Minus => x.checked_sub(y)?,
-        BinaryOperator::Multiply => x.checked_mul(y)?,
-        BinaryOperator::Divide => crate::numeric_functions::div(x, y)?,
+        BinaryOperator::Plus => x.checked_add(&y)?,
+        BinaryOperator::Minus => x.checked_sub(&y)?,
+        BinaryOperator::Multiply => x.checked_mul(&y)?,
+        BinaryOperator::Divide => crate::numeric_functions::div(&x, &y)?,
         BinaryOperator::Modulo => x
-            .checked_rem(y)?
+            .checked_rem(&y)?
             .ok_or_else(|| SqlError::new("22012", "division by zero"))?,
         other => return Err(SqlError::unsupported(format!("the operator {other}"))),
     }))

@@ -862,15 +862,15 @@ impl Func {
             }
             Func::Floor | Func::Ceil | Func::Sign => rounding(self, &args[0])?,
             Func::Log if args.len() == 2 => Value::Numeric(numeric_functions::log(
-                to_numeric(&args[0], "log")?,
-                to_numeric(&args[1], "log")?,
+                &to_numeric(&args[0], "log")?,
+                &to_numeric(&args[1], "log")?,
             )?),
             Func::Sqrt | Func::Exp | Func::Ln | Func::Log10 | Func::Log => {
                 transcendental(self, &args[0])?
             }
             Func::Div => Value::Numeric(numeric_functions::div_trunc(
-                to_numeric(&args[0], "div")?,
-                to_numeric(&args[1], "div")?,
+                &to_numeric(&args[0], "div")?,
+                &to_numeric(&args[1], "div")?,
             )?),
             Func::Pi => Value::Float8(std::f64::consts::PI),
             Func::Cbrt => Value::Float8(cube_root(float_arg(&args[0], "cbrt")?)),
@@ -895,8 +895,8 @@ impl Func {
                 } else {
                     n
                 };
-                match n.parts() {
-                    Some((_, scale)) => Value::Int4(i32::from(scale)),
+                match n.scale() {
+                    Some(scale) => Value::Int4(scale as i32),
                     None => Value::Null,
                 }
             }
@@ -944,7 +944,7 @@ impl Func {
                 Value::Float8(x) => Value::Float8(x.abs()),
                 // A quoted literal: a float8, PostgreSQL's preferred number.
                 v @ Value::Text(_) => Value::Float8(float_arg(v, "abs")?.abs()),
-                Value::Numeric(n) => Value::Numeric(numeric_functions::abs(*n)),
+                Value::Numeric(n) => Value::Numeric(numeric_functions::abs(n)),
                 other => return Err(no_function("abs", other)),
             },
             Func::Round | Func::Trunc => {
@@ -955,7 +955,7 @@ impl Func {
                 };
                 match (&args[0], args.get(1)) {
                     (Value::Numeric(n), None) => {
-                        Value::Numeric(numeric_functions::round(*n, 0, how)?)
+                        Value::Numeric(numeric_functions::round(n, 0, how)?)
                     }
                     // A float, or an integer cast to one: rint (half to
                     // even) or trunc.
@@ -968,7 +968,7 @@ impl Func {
                         })
                     }
                     (v, Some(places)) => Value::Numeric(numeric_functions::round(
-                        to_numeric(v, name)?,
+                        &to_numeric(v, name)?,
                         int_arg(places)?,
                         how,
                     )?),
@@ -981,8 +981,8 @@ impl Func {
                         .any(|v| matches!(v, Value::Float4(_) | Value::Float8(_))) =>
             {
                 Value::Numeric(numeric_functions::power(
-                    to_numeric(&args[0], "power")?,
-                    to_numeric(&args[1], "power")?,
+                    &to_numeric(&args[0], "power")?,
+                    &to_numeric(&args[1], "power")?,
                 )?)
             }
             Func::Power => {
@@ -1227,7 +1227,7 @@ fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
         return Ok(Value::Numeric(match func {
             Func::Floor => n.round_to(0, Rounding::Floor)?,
             Func::Ceil => n.round_to(0, Rounding::Ceiling)?,
-            _ => numeric_functions::sign(*n),
+            _ => numeric_functions::sign(n),
         }));
     }
     let name = format!("{func:?}").to_lowercase();
@@ -1250,10 +1250,10 @@ fn rounding(func: Func, v: &Value) -> Result<Value, SqlError> {
 fn transcendental(func: Func, v: &Value) -> Result<Value, SqlError> {
     if let Value::Numeric(n) = v {
         return Ok(Value::Numeric(match func {
-            Func::Sqrt => numeric_functions::sqrt(*n)?,
-            Func::Exp => numeric_functions::exp(*n)?,
-            Func::Ln => numeric_functions::ln(*n)?,
-            _ => numeric_functions::log(Numeric::from_i64(10), *n)?,
+            Func::Sqrt => numeric_functions::sqrt(n)?,
+            Func::Exp => numeric_functions::exp(n)?,
+            Func::Ln => numeric_functions::ln(n)?,
+            _ => numeric_functions::log(&Numeric::from_i64(10), n)?,
         }));
     }
     let name = format!("{func:?}").to_lowercase();
@@ -1347,9 +1347,9 @@ fn gcd_or_lcm(func: Func, a: &Value, b: &Value) -> Result<Value, SqlError> {
     if ty == SqlType::Numeric(None) {
         let (a, b) = (to_numeric(a, name)?, to_numeric(b, name)?);
         return Ok(Value::Numeric(if func == Func::Gcd {
-            numeric_functions::gcd(a, b)?
+            numeric_functions::gcd(&a, &b)
         } else {
-            numeric_functions::lcm(a, b)?
+            numeric_functions::lcm(&a, &b)?
         }));
     }
     let a = int_arg(&types::cast(a.clone(), ty)?)?.unsigned_abs();
@@ -1581,7 +1581,7 @@ fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
 
 fn to_numeric(v: &Value, name: &str) -> Result<Numeric, SqlError> {
     Ok(match v {
-        Value::Numeric(n) => *n,
+        Value::Numeric(n) => n.clone(),
         Value::Int2(x) => Numeric::from_i64((*x).into()),
         Value::Int4(x) => Numeric::from_i64((*x).into()),
         Value::Int8(x) => Numeric::from_i64(*x),

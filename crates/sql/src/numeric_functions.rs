@@ -21,9 +21,7 @@
 //! | a float8 (float4) cast to numeric | its 15 (6) significant digits, trailing zeros dropped ([`from_float`]) |
 //!
 //! Every scale is at least the operands' (`Numeric`'s scale is
-//! PostgreSQL's display scale), and at most 1000 in PostgreSQL; folio's
-//! numeric holds 38 significant digits and a scale up to 255, and a
-//! result past them is 22003. The rules read PostgreSQL's base-10000
+//! PostgreSQL's display scale), and at most 1000. The rules read PostgreSQL's base-10000
 //! digits (`Numeric::base10000`) and, for exp, ln, log and power, its
 //! double-precision estimates, computed as it computes them: an estimate
 //! one unit off moves the scale, and the printed number, by a digit.
@@ -57,18 +55,18 @@ const LN_10: f64 = 2.302585092994046;
 
 /// A scale of at least `rscale`, the operands' own scales and 0, at most
 /// PostgreSQL's largest (its `Max`/`Min` chain after every rule).
-fn scale_at_least(rscale: i32, operands: &[Numeric]) -> u32 {
+fn scale_at_least(rscale: i32, operands: &[&Numeric]) -> u32 {
     let own = operands
         .iter()
-        .filter_map(|n| n.parts())
-        .map(|(_, scale)| i32::from(scale))
+        .filter_map(|n| n.scale())
+        .map(|scale| i32::try_from(scale).unwrap_or(i32::MAX))
         .max()
         .unwrap_or(0);
     rscale.max(own).clamp(0, MAX_DISPLAY_SCALE) as u32
 }
 
 /// The base-10000 weight and first digit PostgreSQL reads (zero: 0, 0).
-fn weight_and_first(n: Numeric) -> (i32, u16) {
+fn weight_and_first(n: &Numeric) -> (i32, u16) {
     n.base10000().map_or((0, 0), |(w, d)| (w, d[0]))
 }
 
@@ -77,7 +75,7 @@ fn weight_and_first(n: Numeric) -> (i32, u16) {
 /// first digit is not above the divisor's (`1/1`: weight -1, scale 20;
 /// `2/1`: weight 0, scale 16), and the scale gives 16 significant digits
 /// from it.
-pub fn div_scale(a: Numeric, b: Numeric) -> u32 {
+pub fn div_scale(a: &Numeric, b: &Numeric) -> u32 {
     let (wa, fa) = weight_and_first(a);
     let (wb, fb) = weight_and_first(b);
     let mut qweight = wa - wb;
@@ -88,13 +86,13 @@ pub fn div_scale(a: Numeric, b: Numeric) -> u32 {
 }
 
 /// `a / b` (also `avg`'s sum / count) at [`div_scale`]; 22012 for zero.
-pub fn div(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
+pub fn div(a: &Numeric, b: &Numeric) -> Result<Numeric, SqlError> {
     a.checked_div(b, div_scale(a, b), Rounding::HalfAwayFromZero)?
         .ok_or_else(division_by_zero)
 }
 
 /// `div(a, b)`: the quotient cut toward zero to an integer.
-pub fn div_trunc(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
+pub fn div_trunc(a: &Numeric, b: &Numeric) -> Result<Numeric, SqlError> {
     a.checked_div(b, 0, Rounding::TowardZero)?
         .ok_or_else(division_by_zero)
 }
@@ -102,22 +100,21 @@ pub fn div_trunc(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
 /// `round(x, digits)` (`trunc` with [`Rounding::TowardZero`]): at
 /// `digits` places, shown with `max(digits, 0)`; the places are bounded
 /// as PostgreSQL bounds them.
-pub fn round(x: Numeric, digits: i64, how: Rounding) -> Result<Numeric, SqlError> {
+pub fn round(x: &Numeric, digits: i64, how: Rounding) -> Result<Numeric, SqlError> {
     let digits = digits.clamp(i64::from(-MAX_RESULT_SCALE), i64::from(MAX_RESULT_SCALE)) as i32;
     Ok(x.round_to(digits, how)?)
 }
 
 /// `sign(x)`: -1, 0 or 1, at scale 0 (an infinity's too); NaN for NaN.
-pub fn sign(x: Numeric) -> Numeric {
+pub fn sign(x: &Numeric) -> Numeric {
     match x.signum() {
         Some(sign) => Numeric::from_i64(i64::from(sign)),
-        None => x,
+        None => x.clone(),
     }
 }
 
 /// PostgreSQL's largest factorial: the next has more digits than its
-/// numeric holds (folio's 38 digits end at 33!, so past that the product
-/// is 22003 with folio-row's message).
+/// numeric holds.
 const MAX_FACTORIAL: i64 = 32177;
 
 /// `factorial(n)`: n! as a numeric, 1 for 0 and 1; 22003 for a negative n
@@ -134,71 +131,30 @@ pub fn factorial(n: i64) -> Result<Numeric, SqlError> {
     }
     let mut product = Numeric::from_i64(1);
     for k in 2..=n {
-        product = product.checked_mul(Numeric::from_i64(k))?;
+        product = product.checked_mul(&Numeric::from_i64(k))?;
     }
     Ok(product)
 }
 
-/// The mantissas of `a` and `b` at the larger of their scales, and that
-/// scale (`None` for NaN).
-fn at_common_scale(a: Numeric, b: Numeric) -> Result<Option<(i128, i128, u8)>, SqlError> {
-    let (Some((ma, sa)), Some((mb, sb))) = (a.parts(), b.parts()) else {
-        return Ok(None);
-    };
-    let scale = sa.max(sb);
-    let widen = |m: i128, s: u8| {
-        10i128
-            .checked_pow(u32::from(scale - s))
-            .and_then(|factor| m.checked_mul(factor))
-            .ok_or_else(|| past_folio(format!("{m}e-{scale}")))
-    };
-    Ok(Some((widen(ma, sa)?, widen(mb, sb)?, scale)))
+/// `gcd(a, b)` (folio-row's rule).
+pub fn gcd(a: &Numeric, b: &Numeric) -> Numeric {
+    a.gcd(b)
 }
 
-/// `gcd(a, b)`: the largest number of which both are whole multiples, at
-/// the larger of their scales, never negative (`gcd(12.5, 7.5)` is 2.5);
-/// NaN with a NaN.
-pub fn gcd(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
-    let Some((ma, mb, scale)) = at_common_scale(a, b)? else {
-        return Ok(Numeric::NaN);
-    };
-    let divisor = crate::functions::greatest_common_divisor(ma.unsigned_abs(), mb.unsigned_abs());
-    Ok(Numeric::new(divisor as i128, scale)?)
-}
-
-/// `lcm(a, b)`: the smallest positive number that is a whole multiple of
-/// both (0 when one is 0), at the larger of their scales; NaN with a NaN.
-pub fn lcm(a: Numeric, b: Numeric) -> Result<Numeric, SqlError> {
-    let Some((ma, mb, scale)) = at_common_scale(a, b)? else {
-        return Ok(Numeric::NaN);
-    };
-    let (ma, mb) = (ma.unsigned_abs(), mb.unsigned_abs());
-    let divisor = crate::functions::greatest_common_divisor(ma, mb);
-    if divisor == 0 {
-        return Ok(Numeric::new(0, scale)?);
-    }
-    let multiple = (ma / divisor)
-        .checked_mul(mb)
-        .and_then(|m| i128::try_from(m).ok())
-        .ok_or_else(|| past_folio(format!("lcm({a}, {b})")))?;
-    Ok(Numeric::new(multiple, scale)?)
-}
-
-/// 22003 for a value past folio's 38 digits (which PostgreSQL's numeric
-/// holds), in folio-row's words.
-fn past_folio(what: String) -> SqlError {
-    folio_row::RowError::NumericOutOfRange(what).into()
+/// `lcm(a, b)` (folio-row's rule).
+pub fn lcm(a: &Numeric, b: &Numeric) -> Result<Numeric, SqlError> {
+    Ok(a.lcm(b)?)
 }
 
 /// PostgreSQL's scale of `sqrt(x)`: the root has `2·weight + 1` digits
 /// before the point (`weight` base-10000 digits before it in x).
-pub fn sqrt_scale(x: Numeric) -> u32 {
+pub fn sqrt_scale(x: &Numeric) -> u32 {
     let (weight, _) = weight_and_first(x);
     let sweight = (weight + 1) * 4 / 2 - 1;
     scale_at_least(MIN_SIG_DIGITS - sweight, &[x])
 }
 
-pub fn sqrt(x: Numeric) -> Result<Numeric, SqlError> {
+pub fn sqrt(x: &Numeric) -> Result<Numeric, SqlError> {
     if is_negative(x) {
         return Err(SqlError::new(
             "2201F",
@@ -210,13 +166,13 @@ pub fn sqrt(x: Numeric) -> Result<Numeric, SqlError> {
 
 /// PostgreSQL's scale of `exp(x)`: x·log10(e) (a double, cut toward
 /// zero) digits before the point.
-pub fn exp_scale(x: Numeric) -> u32 {
+pub fn exp_scale(x: &Numeric) -> u32 {
     let weight = (x.to_f64() * LOG10_E)
         .clamp(-f64::from(MAX_RESULT_SCALE), f64::from(MAX_RESULT_SCALE)) as i32;
     scale_at_least(MIN_SIG_DIGITS - weight, &[x])
 }
 
-pub fn exp(x: Numeric) -> Result<Numeric, SqlError> {
+pub fn exp(x: &Numeric) -> Result<Numeric, SqlError> {
     Ok(x.exp(exp_scale(x))?)
 }
 
@@ -224,7 +180,7 @@ pub fn exp(x: Numeric) -> Result<Numeric, SqlError> {
 /// for an x without a logarithm, which its caller refuses). Within
 /// [0.9, 1.1], that of x - 1 (ln(1 + d) ~ d); elsewhere log10 of ln of
 /// x's first one or two base-10000 digits, cut toward zero.
-pub fn ln_weight(x: Numeric) -> i32 {
+pub fn ln_weight(x: &Numeric) -> i32 {
     let Some((weight, digits)) = x.base10000() else {
         return 0;
     };
@@ -232,8 +188,8 @@ pub fn ln_weight(x: Numeric) -> i32 {
         return 0;
     }
     let tenths = |mantissa| Numeric::Value { mantissa, scale: 1 };
-    if x >= tenths(9) && x <= tenths(11) {
-        let d = x.checked_sub(Numeric::from_i64(1)).unwrap_or(x);
+    if *x >= tenths(9) && *x <= tenths(11) {
+        let d = x.checked_sub(&Numeric::from_i64(1)).unwrap_or(x.clone());
         return match d.base10000() {
             Some((w, digits)) => w * 4 + f64::from(digits[0]).log10() as i32,
             None => 0,
@@ -249,17 +205,17 @@ pub fn ln_weight(x: Numeric) -> i32 {
 }
 
 /// PostgreSQL's scale of `ln(x)`.
-pub fn ln_scale(x: Numeric) -> u32 {
+pub fn ln_scale(x: &Numeric) -> u32 {
     scale_at_least(MIN_SIG_DIGITS - ln_weight(x), &[x])
 }
 
-pub fn ln(x: Numeric) -> Result<Numeric, SqlError> {
+pub fn ln(x: &Numeric) -> Result<Numeric, SqlError> {
     check_log_argument(x)?;
     Ok(x.ln(ln_scale(x))?)
 }
 
 /// PostgreSQL's scale of `log(b, x)`: by the weights of ln x and ln b.
-pub fn log_scale(b: Numeric, x: Numeric) -> u32 {
+pub fn log_scale(b: &Numeric, x: &Numeric) -> u32 {
     scale_at_least(MIN_SIG_DIGITS - (ln_weight(x) - ln_weight(b)), &[b, x])
 }
 
@@ -268,7 +224,7 @@ pub fn log_scale(b: Numeric, x: Numeric) -> u32 {
 /// division by zero. With a special argument PostgreSQL's `numeric_log`
 /// answers NaN for a NaN, else refuses a negative argument (either), then
 /// a zero one, before its value (`Numeric::log_special`).
-pub fn log(b: Numeric, x: Numeric) -> Result<Numeric, SqlError> {
+pub fn log(b: &Numeric, x: &Numeric) -> Result<Numeric, SqlError> {
     if b.is_nan() || x.is_nan() || b.is_infinite() || x.is_infinite() {
         if b.is_nan() || x.is_nan() {
             return Ok(Numeric::NaN);
@@ -292,7 +248,7 @@ pub fn log(b: Numeric, x: Numeric) -> Result<Numeric, SqlError> {
 /// PostgreSQL estimates it: ln b to 8 significant digits, times e, both
 /// rounded at that scale, then in double precision. (Zero to a
 /// fractional power has exactly 16.)
-pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
+pub fn power_scale(b: &Numeric, e: &Numeric) -> Result<u32, SqlError> {
     if integer_exponent(e).is_some() {
         return Ok(scale_at_least(MIN_SIG_DIGITS, &[b]));
     }
@@ -311,7 +267,7 @@ pub fn power_scale(b: Numeric, e: Numeric) -> Result<u32, SqlError> {
 
 /// `power(b, e)` and `b ^ e`. A NaN argument gives its value before any
 /// error (PostgreSQL's order); an infinite one its value after the two.
-pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
+pub fn power(b: &Numeric, e: &Numeric) -> Result<Numeric, SqlError> {
     if b.is_nan() || e.is_nan() {
         return Ok(b.power_special(e).expect("a NaN argument"));
     }
@@ -321,7 +277,7 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
             "zero raised to a negative power is undefined",
         ));
     }
-    let integral = e.round_to(0, Rounding::TowardZero)? == e;
+    let integral = e.round_to(0, Rounding::TowardZero)? == *e;
     if is_negative(b) && !integral {
         return Err(SqlError::new(
             "2201F",
@@ -343,10 +299,10 @@ pub fn power(b: Numeric, e: Numeric) -> Result<Numeric, SqlError> {
     // sign by e's parity.
     let value = abs(b).pow(e, scale)?;
     let odd = e
-        .checked_rem(Numeric::from_i64(2))?
-        .is_some_and(|r| !is_zero(r));
+        .checked_rem(&Numeric::from_i64(2))?
+        .is_some_and(|r| !is_zero(&r));
     Ok(if is_negative(b) && odd {
-        Numeric::from_i64(0).checked_sub(value)?
+        value.negated()
     } else {
         value
     })
@@ -378,7 +334,7 @@ pub fn from_float(x: f64, digits: usize) -> Result<Numeric, SqlError> {
 
 /// The exponent as a 32-bit integer, if it is one (PostgreSQL's
 /// `power_var_int` case).
-fn integer_exponent(e: Numeric) -> Option<i64> {
+fn integer_exponent(e: &Numeric) -> Option<i64> {
     let (mantissa, scale) = e.normalized().parts()?;
     if scale != 0 {
         return None;
@@ -386,7 +342,7 @@ fn integer_exponent(e: Numeric) -> Option<i64> {
     i32::try_from(mantissa).ok().map(i64::from)
 }
 
-fn check_log_argument(x: Numeric) -> Result<(), SqlError> {
+fn check_log_argument(x: &Numeric) -> Result<(), SqlError> {
     if is_zero(x) {
         return Err(zero_logarithm());
     }
@@ -405,17 +361,17 @@ fn negative_logarithm() -> SqlError {
 }
 
 /// Below zero: a negative number or -Infinity.
-fn is_negative(x: Numeric) -> bool {
+fn is_negative(x: &Numeric) -> bool {
     x.signum() == Some(-1)
 }
 
-fn is_zero(x: Numeric) -> bool {
-    x.parts().is_some_and(|(m, _)| m == 0)
+fn is_zero(x: &Numeric) -> bool {
+    x.signum() == Some(0)
 }
 
 /// `abs(x)`: -Infinity's is Infinity, NaN's NaN.
-pub fn abs(x: Numeric) -> Numeric {
-    if is_negative(x) { x.negated() } else { x }
+pub fn abs(x: &Numeric) -> Numeric {
+    x.abs()
 }
 
 fn division_by_zero() -> SqlError {
@@ -435,7 +391,7 @@ mod tests {
     // cases where an estimate sits near a boundary among them.
     #[test]
     fn scale_rules_are_postgresqls() {
-        let div = |a: &str, b: &str| div_scale(n(a), n(b));
+        let div = |a: &str, b: &str| div_scale(&n(a), &n(b));
         assert_eq!(div("1", "1"), 20);
         assert_eq!(div("2", "1"), 16);
         assert_eq!(div("1", "3"), 20);
@@ -448,20 +404,20 @@ mod tests {
         assert_eq!(div("99999999", "0.0001"), 8);
         assert_eq!(div("12345678901234567890", "3"), 0);
         assert_eq!(div("1.000", "1"), 20);
-        assert_eq!(sqrt_scale(n("2.0")), 15);
-        assert_eq!(sqrt_scale(n("0.0001")), 17);
-        assert_eq!(sqrt_scale(n("12345678.9")), 13);
-        assert_eq!(sqrt_scale(n("0")), 15);
-        assert_eq!(exp_scale(n("50")), 0);
-        assert_eq!(exp_scale(n("-10.0")), 20);
-        assert_eq!(exp_scale(n("2.5")), 15);
-        assert_eq!(ln_scale(n("2.0")), 16);
-        assert_eq!(ln_scale(n("1.0001")), 20);
-        assert_eq!(ln_scale(n("0.9")), 17);
-        assert_eq!(ln_scale(n("1e30")), 15);
-        assert_eq!(log_scale(n("1.0001"), n("2")), 12);
-        assert_eq!(log_scale(n("10"), n("2.0")), 16);
-        let power = |b: &str, e: &str| power_scale(n(b), n(e)).unwrap();
+        assert_eq!(sqrt_scale(&n("2.0")), 15);
+        assert_eq!(sqrt_scale(&n("0.0001")), 17);
+        assert_eq!(sqrt_scale(&n("12345678.9")), 13);
+        assert_eq!(sqrt_scale(&n("0")), 15);
+        assert_eq!(exp_scale(&n("50")), 0);
+        assert_eq!(exp_scale(&n("-10.0")), 20);
+        assert_eq!(exp_scale(&n("2.5")), 15);
+        assert_eq!(ln_scale(&n("2.0")), 16);
+        assert_eq!(ln_scale(&n("1.0001")), 20);
+        assert_eq!(ln_scale(&n("0.9")), 17);
+        assert_eq!(ln_scale(&n("1e30")), 15);
+        assert_eq!(log_scale(&n("1.0001"), &n("2")), 12);
+        assert_eq!(log_scale(&n("10"), &n("2.0")), 16);
+        let power = |b: &str, e: &str| power_scale(&n(b), &n(e)).unwrap();
         assert_eq!(power("2", "100"), 16);
         assert_eq!(power("2.00000000000000000000", "3"), 20);
         assert_eq!(power("0.001", "2.5"), 23);

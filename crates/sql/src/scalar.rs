@@ -2252,7 +2252,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
         return Ok(Some(x.cmp(&y)));
     }
     let numeric = |v: &Value| match v {
-        Value::Numeric(n) => Some(*n),
+        Value::Numeric(n) => Some(n.clone()),
         other => int(other).map(Numeric::from_i64),
     };
     let float = |v: &Value| match v {

@@ -230,16 +230,15 @@ pub fn to_number(input: &str, template: &str) -> Result<Option<Numeric>, SqlErro
         return Ok(Some(value));
     }
     // Times `power(10, -shift)` at its 16 places.
-    let (mantissa, scale) = value.parts().unwrap_or((0, 0));
     let shift = u32::try_from(summary.shift).unwrap_or(u32::MAX);
     let factor = 10i128
         .checked_pow(SHIFT_SCALE.saturating_sub(shift))
         .unwrap_or(0);
     let factor = if shift > SHIFT_SCALE { 0 } else { factor };
-    let overflow = || SqlError::new("22003", "value overflows numeric format");
-    let mantissa = mantissa.checked_mul(factor).ok_or_else(overflow)?;
-    let scale = u8::try_from(u32::from(scale) + SHIFT_SCALE).map_err(|_| overflow())?;
-    Ok(Some(Numeric::new(mantissa, scale).map_err(|_| overflow())?))
+    let factor = Numeric::new(factor, SHIFT_SCALE as u8)?;
+    Ok(Some(value.checked_mul(&factor).map_err(|_| {
+        SqlError::new("22003", "value overflows numeric format")
+    })?))
 }
 
 #[cfg(test)]

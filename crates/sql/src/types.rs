@@ -2,7 +2,7 @@
 //! PostgreSQL's text output.
 
 use crate::error::SqlError;
-use folio_row::{Interval, Numeric, SqlType, TimeTz, Value};
+use folio_row::{Interval, Numeric, Rounding, SqlType, TimeTz, Value};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// The longest `varchar(n)` / `char(n)` (PostgreSQL's limit, 10 MB).
@@ -290,7 +290,7 @@ pub fn negate(value: Value) -> Result<Value, SqlError> {
         Value::Int2(v) => Value::Int2(v.checked_neg().ok_or_else(|| out_of_range("smallint"))?),
         Value::Int4(v) => Value::Int4(v.checked_neg().ok_or_else(|| out_of_range("integer"))?),
         Value::Int8(v) => Value::Int8(v.checked_neg().ok_or_else(|| out_of_range("bigint"))?),
-        Value::Numeric(n) => Value::Numeric(Numeric::from_i64(0).checked_sub(n)?),
+        Value::Numeric(n) => Value::Numeric(Numeric::from_i64(0).checked_sub(&n)?),
         Value::Float4(v) => Value::Float4(-v),
         Value::Float8(v) => Value::Float8(-v),
         Value::Interval(i) => Value::Interval(i.checked_neg()?),
@@ -803,7 +803,7 @@ pub fn binary_output(value: &Value, type_oid: u32) -> Result<Option<Vec<u8>>, Sq
             out.extend_from_slice(&i.months.to_be_bytes());
             out
         }
-        Value::Numeric(n) => numeric_binary(*n),
+        Value::Numeric(n) => numeric_binary(n),
         Value::Array(items) => array_binary(items, type_oid)?,
         Value::Range(r) => range_binary(r)?,
         Value::Record(fields) => crate::row_values::record_binary(fields)?,
@@ -962,17 +962,18 @@ fn array_binary_input(bytes: &[u8], element: SqlType) -> Result<Value, SqlError>
 
 /// PostgreSQL's binary numeric: ndigits, weight, sign, dscale (i16 each),
 /// then the base-10000 digits.
-fn numeric_binary(n: Numeric) -> Vec<u8> {
-    let header = |ndigits: i16, weight: i16, sign: u16, dscale: i16| {
-        let mut out = Vec::new();
-        out.extend_from_slice(&ndigits.to_be_bytes());
-        out.extend_from_slice(&weight.to_be_bytes());
+fn numeric_binary(n: &Numeric) -> Vec<u8> {
+    let header = |ndigits: usize, weight: i32, sign: u16, dscale: u32| {
+        let mut out = Vec::with_capacity(8 + 2 * ndigits);
+        // PostgreSQL's limits keep each word in an i16.
+        out.extend_from_slice(&(ndigits as i16).to_be_bytes());
+        out.extend_from_slice(&(weight as i16).to_be_bytes());
         out.extend_from_slice(&sign.to_be_bytes());
-        out.extend_from_slice(&dscale.to_be_bytes());
+        out.extend_from_slice(&(dscale as i16).to_be_bytes());
         out
     };
     // PostgreSQL's NUMERIC_NAN, NUMERIC_PINF and NUMERIC_NINF sign words.
-    let Some((mantissa, scale)) = n.parts() else {
+    let Some(scale) = n.scale() else {
         let sign = match n {
             Numeric::Infinity { negative: false } => 0xD000,
             Numeric::Infinity { negative: true } => 0xF000,
@@ -980,40 +981,11 @@ fn numeric_binary(n: Numeric) -> Vec<u8> {
         };
         return header(0, 0, sign, 0);
     };
-    let scale = usize::from(scale);
-    let mut digits = mantissa.unsigned_abs().to_string();
-    if digits.len() <= scale {
-        digits = format!("{}{digits}", "0".repeat(scale + 1 - digits.len()));
-    }
-    let (int, frac) = digits.split_at(digits.len() - scale);
-    let int = format!("{}{int}", "0".repeat((4 - int.len() % 4) % 4));
-    let frac = format!("{frac}{}", "0".repeat((4 - frac.len() % 4) % 4));
-    let mut groups: Vec<i16> = int
-        .as_bytes()
-        .chunks(4)
-        .chain(frac.as_bytes().chunks(4))
-        .map(|c| {
-            std::str::from_utf8(c)
-                .expect("digits")
-                .parse()
-                .expect("four digits")
-        })
-        .collect();
-    let mut weight = (int.len() / 4) as i16 - 1;
-    while groups.first() == Some(&0) {
-        groups.remove(0);
-        weight -= 1;
-    }
-    while groups.last() == Some(&0) {
-        groups.pop();
-    }
-    if groups.is_empty() {
-        weight = 0;
-    }
-    let sign = if mantissa < 0 { 0x4000 } else { 0 };
-    let mut out = header(groups.len() as i16, weight, sign, scale as i16);
-    for g in groups {
-        out.extend_from_slice(&g.to_be_bytes());
+    let (weight, digits) = n.base10000().unwrap_or((0, Vec::new()));
+    let sign = if n.signum() == Some(-1) { 0x4000 } else { 0 };
+    let mut out = header(digits.len(), weight, sign, scale);
+    for d in digits {
+        out.extend_from_slice(&d.to_be_bytes());
     }
     out
 }
@@ -1156,8 +1128,10 @@ pub fn binary_input(bytes: &[u8], ty: SqlType) -> Result<Value, SqlError> {
             };
             text.push_str(if body.is_empty() { "0" } else { &body });
             let n = Numeric::parse(&text).map_err(|_| bad())?;
-            let n = n.fit_typmod(1000, dscale.max(0) as u16).unwrap_or(n);
-            Value::Numeric(n)
+            Value::Numeric(
+                n.round_to(i32::from(dscale.max(0)), Rounding::HalfAwayFromZero)
+                    .map_err(|_| bad())?,
+            )
         }
     })
 }
@@ -1234,6 +1208,10 @@ mod binary_tests {
             "10000",
             "99999999.9999",
             "-0.5",
+            "-123456789012345678901234567890123456789012345678901234567890.123",
+            "1e-300",
+            "1e400",
+            "0e-300",
         ] {
             let v = Value::Numeric(Numeric::parse(text).unwrap());
             let bytes = binary_output(&v, 1700).unwrap().unwrap();
@@ -1248,6 +1226,19 @@ mod binary_tests {
             .map(|c| i16::from_be_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(words, [3, 1, 0, 3, 1, 2345, 6780]);
+        // -1e40 + 0.5: digits 1, 0 (x9), 5000 stripped to 1, 0..., 5000;
+        // weight 10, dscale 1, as PostgreSQL sends it.
+        let v =
+            Value::Numeric(Numeric::parse("-10000000000000000000000000000000000000000.5").unwrap());
+        let bytes = binary_output(&v, 1700).unwrap().unwrap();
+        let words: Vec<i16> = bytes
+            .chunks(2)
+            .map(|c| i16::from_be_bytes([c[0], c[1]]))
+            .collect();
+        let mut expected = vec![12, 10, 0x4000, 1, 1];
+        expected.extend([0; 10]);
+        expected.push(5000);
+        assert_eq!(words, expected);
     }
 
     // Proves NaN and the infinities go out as PostgreSQL's special sign

@@ -154,7 +154,10 @@ fn of_floats(operand: f64, low: f64, high: f64, count: i32) -> Result<i32, SqlEr
 }
 
 fn of_numerics(operand: Numeric, low: Numeric, high: Numeric, count: i32) -> Result<i32, SqlError> {
-    if [operand, low, high].iter().any(|n| n.is_nan()) {
+    if [operand.clone(), low.clone(), high.clone()]
+        .iter()
+        .any(|n| n.is_nan())
+    {
         return Err(nan());
     }
     // An infinite operand is before or past every bucket (compared below).
@@ -166,31 +169,31 @@ fn of_numerics(operand: Numeric, low: Numeric, high: Numeric, count: i32) -> Res
     }
     let order =
         |a: Numeric, b: Numeric| crate::scalar::compare(&Value::Numeric(a), &Value::Numeric(b));
-    let (from_low, width) = match order(low, high)? {
+    let (from_low, width) = match order(low.clone(), high.clone())? {
         Some(std::cmp::Ordering::Less) => {
-            if order(operand, low)?.is_some_and(|o| o.is_lt()) {
+            if order(operand.clone(), low.clone())?.is_some_and(|o| o.is_lt()) {
                 return Ok(0);
             }
-            if order(operand, high)?.is_some_and(|o| o.is_ge()) {
+            if order(operand.clone(), high.clone())?.is_some_and(|o| o.is_ge()) {
                 return past_end(count);
             }
-            (operand.checked_sub(low)?, high.checked_sub(low)?)
+            (operand.checked_sub(&low)?, high.checked_sub(&low)?)
         }
         Some(std::cmp::Ordering::Greater) => {
-            if order(operand, low)?.is_some_and(|o| o.is_gt()) {
+            if order(operand.clone(), low.clone())?.is_some_and(|o| o.is_gt()) {
                 return Ok(0);
             }
-            if order(operand, high)?.is_some_and(|o| o.is_le()) {
+            if order(operand.clone(), high.clone())?.is_some_and(|o| o.is_le()) {
                 return past_end(count);
             }
-            (low.checked_sub(operand)?, low.checked_sub(high)?)
+            (low.checked_sub(&operand)?, low.checked_sub(&high)?)
         }
         _ => return Err(equal_bounds()),
     };
     // (The quotient is below `count`: an i32.)
-    let scaled = from_low.checked_mul(Numeric::from_i64(i64::from(count)))?;
+    let scaled = from_low.checked_mul(&Numeric::from_i64(i64::from(count)))?;
     let bucket = scaled
-        .checked_div(width, 0, Rounding::TowardZero)?
+        .checked_div(&width, 0, Rounding::TowardZero)?
         .and_then(|q| q.parts())
         .and_then(|(mantissa, _)| i32::try_from(mantissa).ok())
         .expect("a bucket below count");

@@ -47,12 +47,14 @@ use std::sync::Arc;
 /// | 1 | NaN |
 /// | 2 | Infinity (since session 55; older rows never hold it) |
 /// | 3 | -Infinity |
-/// | 4 | a long number (since session 56): the head's first 4 bytes are its payload's length (u32); the payload is the scale (u16), the sign (u8, 1 = negative) and the magnitude's base-10^9 limbs (u32 each, least significant first, the last not zero) |
+/// | 4 | a long number (since session 56): the head's first 4 bytes are its payload's length (u32); the payload is the scale (u16), the sign (u8, 1 = negative), the count of the magnitude's low zero limbs left out (u32) and its other base-10^9 limbs (u32 each, least significant first, the first and last not zero) |
 ///
 /// A special value's other bytes are zero.
 pub const NUMERIC_BYTES: usize = 18;
 /// The flags of a long number.
 const LONG_FLAG: u8 = 4;
+/// A long number's payload before its limbs: scale, sign, zero limbs.
+const LONG_PAYLOAD_HEAD: usize = 7;
 /// Most significant digits of the short form (`Numeric::Value`).
 pub(crate) const SHORT_DIGITS: u32 = 38;
 /// 10^38: the short form's mantissas are below it.
@@ -580,14 +582,19 @@ impl Numeric {
             Numeric::NaN => head[17] = 1,
             Numeric::Infinity { negative } => head[17] = if *negative { 3 } else { 2 },
             Numeric::Long(long) => {
+                // Low zero limbs are counted, not stored: 10^100000 is a
+                // limb and a count.
                 let limbs = long.0.mag.limbs();
-                let payload = 3 + 4 * limbs.len();
+                let zeros = limbs.iter().take_while(|l| **l == 0).count();
+                let limbs = &limbs[zeros..];
+                let payload = LONG_PAYLOAD_HEAD + 4 * limbs.len();
                 head[..4].copy_from_slice(&(payload as u32).to_le_bytes());
                 head[17] = LONG_FLAG;
                 out.extend_from_slice(&head);
                 // A long number's scale is at most 16,383.
                 out.extend_from_slice(&(long.0.scale as u16).to_le_bytes());
                 out.push(u8::from(long.0.neg));
+                out.extend_from_slice(&(zeros as u32).to_le_bytes());
                 limbs
                     .iter()
                     .for_each(|l| out.extend_from_slice(&l.to_le_bytes()));
@@ -624,14 +631,24 @@ impl Numeric {
             3 => Ok(Numeric::NEG_INFINITY),
             LONG_FLAG => {
                 let payload = &b[NUMERIC_BYTES..];
-                if payload.len() < 3 || !(payload.len() - 3).is_multiple_of(4) {
+                if payload.len() < LONG_PAYLOAD_HEAD
+                    || !(payload.len() - LONG_PAYLOAD_HEAD).is_multiple_of(4)
+                {
                     return Err(corrupt("has a payload of a wrong length"));
                 }
                 let scale = u16::from_le_bytes([payload[0], payload[1]]);
-                let limbs = payload[3..]
-                    .chunks(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-                    .collect();
+                let zeros = u32::from_le_bytes(payload[3..7].try_into().expect("4"));
+                // No number of the format has more limbs (nothing is
+                // allocated for a corrupt count).
+                if zeros > (MAX_WHOLE_DIGITS + MAX_NUMERIC_SCALE) / 9 + 1 {
+                    return Err(corrupt("has too many zero limbs"));
+                }
+                let mut limbs = vec![0u32; zeros as usize];
+                limbs.extend(
+                    payload[LONG_PAYLOAD_HEAD..]
+                        .chunks(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().expect("4"))),
+                );
                 let magnitude = Big::from_limbs(limbs).ok_or_else(|| corrupt("has bad limbs"))?;
                 let wide = Wide::new(payload[2] == 1, magnitude, u32::from(scale));
                 Numeric::from_wide(wide).map_err(|_| corrupt("is out of range"))
@@ -1241,6 +1258,7 @@ mod tests {
                 assert_eq!(Numeric::from_digits(neg, e, &d).unwrap(), v);
             }
         }
+        assert_eq!(bytes_of(&n("1e100000")).len(), NUMERIC_BYTES + 7 + 4);
         let mut cut = bytes_of(&long);
         cut.pop();
         assert!(Numeric::from_bytes(&cut).is_err());

@@ -215,7 +215,7 @@ impl Value {
             SqlType::Float4 => {
                 let v = parse_float(ty, text, t)?;
                 let f = v as f32;
-                if v.is_finite() && f.is_infinite() {
+                if (v.is_finite() && f.is_infinite()) || (v != 0.0 && f == 0.0) {
                     return Err(float_out_of_range(ty, text));
                 }
                 Value::Float4(f)
@@ -299,10 +299,19 @@ fn parse_float(ty: SqlType, text: &str, t: &str) -> Result<f64, RowError> {
         return Err(syntax(ty, text));
     }
     let v: f64 = t.parse().map_err(|_| syntax(ty, text))?;
-    if v.is_infinite() {
+    // Past the range, or a non-zero value that underflows to zero
+    // (PostgreSQL's ERANGE check; a subnormal is kept).
+    if v.is_infinite() || (v == 0.0 && nonzero_mantissa(t)) {
         return Err(float_out_of_range(ty, text));
     }
     Ok(v)
+}
+
+/// Whether a number's text has a non-zero digit before its exponent.
+fn nonzero_mantissa(t: &str) -> bool {
+    t.bytes()
+        .take_while(|b| !matches!(b, b'e' | b'E'))
+        .any(|b| matches!(b, b'1'..=b'9'))
 }
 
 fn parse_bool(t: &str) -> Option<bool> {
@@ -608,5 +617,19 @@ mod tests {
         assert_eq!(err(SqlType::Bool, "maybe").sqlstate(), "22P02");
         assert_eq!(err(SqlType::Varchar(Some(2)), "abc").sqlstate(), "22001");
         assert_eq!(err(SqlType::Float8, "1e999").sqlstate(), "22003");
+        // Underflow to zero is out of range too; a subnormal and zeros are
+        // not (PostgreSQL 15's float8in and float4in).
+        assert_eq!(
+            err(SqlType::Float8, "1e-400").to_string(),
+            "\"1e-400\" is out of range for type double precision"
+        );
+        assert_eq!(
+            err(SqlType::Float4, "1e-50").to_string(),
+            "\"1e-50\" is out of range for type real"
+        );
+        for ok in ["0.0e-999", "-0", "5e-324", "0e5"] {
+            assert!(Value::from_text(SqlType::Float8, ok).is_ok(), "{ok}");
+        }
+        assert!(Value::from_text(SqlType::Float4, "1e-40").is_ok());
     }
 }

@@ -376,9 +376,10 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,
+        // By its text, as PostgreSQL's `numeric_float8` (a number past the
+        // type's range is 22003 naming the text).
         (Value::Numeric(n), SqlType::Float4 | SqlType::Float8) => {
-            let text = text_output(&Value::Numeric(n)).unwrap_or_default();
-            float_of(parse_float(&text).unwrap_or(f64::NAN), ty)?
+            Value::from_text(ty, &n.to_string())?
         }
         (Value::Float8(v), SqlType::Float4) => float_of(v, ty)?,
         // By its 15 (float4: 6) significant digits, as PostgreSQL casts.
@@ -753,18 +754,6 @@ pub fn text_output(value: &Value) -> Option<String> {
 /// [`text_output`] with `TimeZone = zone`.
 pub fn text_output_in(value: &Value, zone: &folio_row::TimeZone) -> Option<String> {
     value.to_text_in(zone)
-}
-
-/// PostgreSQL's float input: a number, `NaN`, `[+-]Infinity` (any case,
-/// `inf` too); `None` otherwise.
-fn parse_float(text: &str) -> Option<f64> {
-    let t = text.trim();
-    match t.to_ascii_lowercase().as_str() {
-        "nan" => Some(f64::NAN),
-        "infinity" | "+infinity" | "inf" | "+inf" => Some(f64::INFINITY),
-        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
-        _ => t.parse::<f64>().ok().filter(|x| x.is_finite()),
-    }
 }
 
 /// A value in PostgreSQL's binary format (`None` for NULL): integers and

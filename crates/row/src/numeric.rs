@@ -302,22 +302,26 @@ impl Numeric {
             .ok()
             .and_then(|f| f.checked_sub(exp))
             .ok_or_else(overflow)?;
-        if scale > i64::from(MAX_NUMERIC_SCALE) {
-            return Err(overflow());
-        }
         let digits: Vec<u8> = int
             .bytes()
             .chain(frac.bytes())
             .skip_while(|b| *b == b'0')
             .map(|b| b - b'0')
             .collect();
-        // Zeros a negative scale appends.
-        let zeros = u32::try_from(-scale.min(0)).map_err(|_| overflow())?;
-        if i64::try_from(digits.len()).unwrap_or(i64::MAX) - scale > i64::from(MAX_WHOLE_DIGITS)
-            && !digits.is_empty()
+        Numeric::of_digits(negative, &digits, scale)
+    }
+
+    /// The number whose decimal digits (values 0..=9, most significant
+    /// first) are `digits`, times 10^-`scale`; 22003 past the format.
+    fn of_digits(negative: bool, digits: &[u8], scale: i64) -> Result<Numeric, RowError> {
+        let lead = i64::try_from(digits.len()).unwrap_or(i64::MAX) - scale;
+        if scale > i64::from(MAX_NUMERIC_SCALE)
+            || (lead > i64::from(MAX_WHOLE_DIGITS) && digits.iter().any(|d| *d != 0))
         {
             return Err(overflow());
         }
+        // Zeros a negative scale appends.
+        let zeros = u32::try_from(-scale.min(0)).map_err(|_| overflow())?;
         let scale = scale.max(0) as u32;
         if digits.len() as u32 + zeros <= SHORT_DIGITS
             && let Ok(short_scale) = u8::try_from(scale)
@@ -329,7 +333,7 @@ impl Numeric {
                 scale: short_scale,
             });
         }
-        let magnitude = Big::from_decimal_digits(&digits).mul_pow10(zeros);
+        let magnitude = Big::from_decimal_digits(digits).mul_pow10(zeros);
         Numeric::from_wide(Wide::new(negative, magnitude, scale))
     }
 
@@ -680,24 +684,7 @@ impl Numeric {
         exponent: i32,
         digits: &[u8],
     ) -> Result<Numeric, RowError> {
-        let scale = digits.len() as i64 - i64::from(exponent);
-        let zeros = u32::try_from(-scale.min(0)).map_err(|_| overflow())?;
-        let scale = u32::try_from(scale.max(0)).map_err(|_| overflow())?;
-        if digits.len() as u32 + zeros <= SHORT_DIGITS
-            && let Ok(short_scale) = u8::try_from(scale)
-        {
-            let mantissa = digits.iter().fold(0i128, |m, d| m * 10 + i128::from(*d))
-                * pow10(zeros).expect("within 38 digits");
-            return Ok(Numeric::Value {
-                mantissa: if negative { -mantissa } else { mantissa },
-                scale: short_scale,
-            });
-        }
-        if zeros > MAX_WHOLE_DIGITS {
-            return Err(overflow());
-        }
-        let magnitude = Big::from_decimal_digits(digits).mul_pow10(zeros);
-        Numeric::from_wide(Wide::new(negative, magnitude, scale))
+        Numeric::of_digits(negative, digits, digits.len() as i64 - i64::from(exponent))
     }
 }
 

@@ -392,20 +392,35 @@ impl Out {
         });
     }
 
-    /// DataRow of encoded values (`None`: NULL).
-    pub fn data_row(&mut self, values: &[Option<Vec<u8>>]) {
+    /// DataRow of `count` values, the `i`th encoded by `value(i)` (`None`:
+    /// NULL) straight into the message; the first error leaves no message.
+    pub fn data_row<E>(
+        &mut self,
+        count: usize,
+        mut value: impl FnMut(usize) -> Result<Option<Vec<u8>>, E>,
+    ) -> Result<(), E> {
+        let start = self.buf.len();
+        let mut failed = Ok(());
         self.message(b'D', |b| {
-            b.extend_from_slice(&(values.len() as u16).to_be_bytes());
-            for value in values {
-                match value {
-                    Some(bytes) => {
+            b.extend_from_slice(&(count as u16).to_be_bytes());
+            for i in 0..count {
+                match value(i) {
+                    Ok(Some(bytes)) => {
                         b.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
-                        b.extend_from_slice(bytes);
+                        b.extend_from_slice(&bytes);
                     }
-                    None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+                    Ok(None) => b.extend_from_slice(&(-1i32).to_be_bytes()),
+                    Err(e) => {
+                        failed = Err(e);
+                        return;
+                    }
                 }
             }
         });
+        if failed.is_err() {
+            self.buf.truncate(start);
+        }
+        failed
     }
 
     pub fn command_complete(&mut self, tag: &str) {

@@ -1,5 +1,6 @@
 //! The `folio` command.
 
+mod allocator;
 mod bench;
 mod checksums;
 mod init;
@@ -10,10 +11,9 @@ mod waldump;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// mimalloc rather than glibc's malloc: under `folio serve`'s tpcb load
-/// glibc's malloc and free were ~14% of the server's CPU (perf, session 24).
+/// mimalloc (`allocator.rs` says why and how it is entered).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 #[derive(Debug, Parser)]
 #[command(

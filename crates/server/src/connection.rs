@@ -499,11 +499,8 @@ fn notices(session: &mut Session, out: &mut Out) {
 
 /// RowDescription of result columns in the given formats (none: text).
 fn describe(out: &mut Out, columns: &[Column], formats: &[u16]) {
-    let described: Vec<(String, u32)> = columns
-        .iter()
-        .map(|c| (c.name.clone(), c.type_oid))
-        .collect();
-    out.row_description(&described, formats);
+    let described = columns.iter().map(|c| (c.name.as_str(), c.type_oid));
+    out.row_description(described, formats);
 }
 
 /// A Bind's parameters as text (PostgreSQL's unknown-typed literals): a
@@ -606,7 +603,7 @@ fn extended(
             if portal.result.is_none() {
                 match session.portal_columns(&portal.statement) {
                     Ok(Some(Some(columns))) => {
-                        describe(out, columns, &portal.result_formats);
+                        describe(out, &columns, &portal.result_formats);
                         return Ok(Ok(()));
                     }
                     Ok(Some(None)) => {

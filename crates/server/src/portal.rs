@@ -137,15 +137,13 @@ pub fn data_rows(
     zone: &folio_row::TimeZone,
 ) -> Result<(), SqlError> {
     for row in rows {
-        let encoded = row
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match crate::protocol::format_of(formats, i) {
+        out.data_row(row.len(), |i| {
+            let v = &row[i];
+            match crate::protocol::format_of(formats, i) {
                 1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
                 _ => Ok(text_output_in(v, zone).map(String::into_bytes)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.data_row(&encoded);
+            }
+        })?;
     }
     Ok(())
 }

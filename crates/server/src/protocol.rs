@@ -371,35 +371,56 @@ impl Out {
 
     /// RowDescription: (name, type oid) per column, with the result
     /// format codes (none: text).
-    pub fn row_description(&mut self, columns: &[(String, u32)], formats: &[u16]) {
+    /// RowDescription of columns given as (name, type oid).
+    pub fn row_description<'a>(
+        &mut self,
+        columns: impl ExactSizeIterator<Item = (&'a str, u32)>,
+        formats: &[u16],
+    ) {
         self.message(b'T', |b| {
             b.extend_from_slice(&(columns.len() as u16).to_be_bytes());
-            for (i, (name, oid)) in columns.iter().enumerate() {
+            for (i, (name, oid)) in columns.enumerate() {
                 put_cstring(b, name);
-                b.extend_from_slice(&0u32.to_be_bytes()); // table oid
-                b.extend_from_slice(&0u16.to_be_bytes()); // column number
-                b.extend_from_slice(&oid.to_be_bytes());
-                b.extend_from_slice(&(-1i16).to_be_bytes()); // type size
-                b.extend_from_slice(&(-1i32).to_be_bytes()); // type modifier
-                b.extend_from_slice(&format_of(formats, i).to_be_bytes());
+                let mut field = [0u8; 18];
+                // Table oid and column number 0 (bytes 0..6), then:
+                field[6..10].copy_from_slice(&oid.to_be_bytes());
+                field[10..12].copy_from_slice(&(-1i16).to_be_bytes()); // type size
+                field[12..16].copy_from_slice(&(-1i32).to_be_bytes()); // type modifier
+                field[16..18].copy_from_slice(&format_of(formats, i).to_be_bytes());
+                b.extend_from_slice(&field);
             }
         });
     }
 
-    /// DataRow of encoded values (`None`: NULL).
-    pub fn data_row(&mut self, values: &[Option<Vec<u8>>]) {
+    /// DataRow of `count` values, the `i`th encoded by `value(i)` (`None`:
+    /// NULL) straight into the message; the first error leaves no message.
+    pub fn data_row<E>(
+        &mut self,
+        count: usize,
+        mut value: impl FnMut(usize) -> Result<Option<Vec<u8>>, E>,
+    ) -> Result<(), E> {
+        let start = self.buf.len();
+        let mut failed = Ok(());
         self.message(b'D', |b| {
-            b.extend_from_slice(&(values.len() as u16).to_be_bytes());
-            for value in values {
-                match value {
-                    Some(bytes) => {
+            b.extend_from_slice(&(count as u16).to_be_bytes());
+            for i in 0..count {
+                match value(i) {
+                    Ok(Some(bytes)) => {
                         b.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
-                        b.extend_from_slice(bytes);
+                        b.extend_from_slice(&bytes);
                     }
-                    None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+                    Ok(None) => b.extend_from_slice(&(-1i32).to_be_bytes()),
+                    Err(e) => {
+                        failed = Err(e);
+                        return;
+                    }
                 }
             }
         });
+        if failed.is_err() {
+            self.buf.truncate(start);
+        }
+        failed
     }
 
     pub fn command_complete(&mut self, tag: &str) {

@@ -855,15 +855,17 @@ impl Grouping {
     /// (`()`, or no GROUP BY) has its one group from the start: it gives
     /// a row even over no rows, as PostgreSQL's does.
     pub fn start(&self) -> Groups<'_> {
+        let wholes = self.sets.iter().filter(|set| set.is_empty()).count();
         let mut groups = Groups {
             grouping: self,
-            groups: Vec::new(),
+            groups: Vec::with_capacity(wholes),
             index: KeyMap::default(),
             whole: Vec::with_capacity(self.sets.len()),
         };
         for (s, set) in self.sets.iter().enumerate() {
             let whole = set.is_empty().then(|| {
-                let fresh = groups.fresh(s, vec![Value::Null; self.keys.len()]);
+                let key = (self.keys.iter()).map(|_| Value::Null).collect();
+                let fresh = groups.fresh(s, key);
                 groups.groups.push(fresh);
                 groups.groups.len() - 1
             });
@@ -887,7 +889,9 @@ pub struct Groups<'g> {
 /// One group: its set, its key values (NULL outside its set), and per
 /// call its state, the values a DISTINCT call has taken, and the rows an
 /// ordered call has yet to take (its ORDER BY keys, then its value and
-/// delimiter).
+/// delimiter). `seen` is empty when no call is DISTINCT and `pending`
+/// when none has an ORDER BY: a plain `count(*)` group allocates only its
+/// states.
 struct Group {
     set: usize,
     key: Vec<Value>,
@@ -899,12 +903,20 @@ struct Group {
 impl Groups<'_> {
     fn fresh(&self, set: usize, key: Vec<Value>) -> Group {
         let calls = &self.grouping.calls;
+        let distinct = calls.iter().any(|c| c.distinct);
+        let ordered = calls.iter().any(|c| !c.order.is_empty());
         Group {
             set,
             key,
             states: calls.iter().map(|c| State::new(c.kind)).collect(),
-            seen: vec![Default::default(); calls.len()],
-            pending: vec![Vec::new(); calls.len()],
+            seen: match distinct {
+                true => vec![Default::default(); calls.len()],
+                false => Vec::new(),
+            },
+            pending: match ordered {
+                true => vec![Vec::new(); calls.len()],
+                false => Vec::new(),
+            },
         }
     }
 
@@ -1000,21 +1012,35 @@ impl Groups<'_> {
         self.groups.sort_by_key(|g| g.set);
         let mut out = Vec::with_capacity(self.groups.len());
         for group in self.groups {
-            let mut row = group.key;
-            let set = &grouping.sets[group.set];
-            let calls = grouping.calls.iter().zip(group.states).zip(group.pending);
-            for (c, ((call, mut state), mut pending)) in calls.enumerate() {
+            let Group {
+                set,
+                key: mut row,
+                states,
+                mut pending,
+                ..
+            } = group;
+            if row.is_empty() {
+                // (No key: a new vector, not a grown one.)
+                row = Vec::with_capacity(grouping.calls.len());
+            } else {
+                row.reserve_exact(grouping.calls.len());
+            }
+            let set = &grouping.sets[set];
+            for (c, (call, mut state)) in grouping.calls.iter().zip(states).enumerate() {
                 if call.kind == Kind::Grouping {
                     let mark = crate::grouping_sets::grouping_value(&grouping.marks[c], set);
                     row.push(Value::Int4(mark));
                     continue;
                 }
-                let keys: Vec<SortKey> = call.order.iter().map(|(_, k)| *k).collect();
-                crate::query::sort(&mut pending, &keys)?;
-                for mut taken in pending {
-                    let delimiter = taken.pop().expect("a delimiter");
-                    let value = taken.pop().expect("a value");
-                    accumulate(call, &mut state, value, delimiter)?;
+                if !call.order.is_empty() {
+                    let mut pending = std::mem::take(&mut pending[c]);
+                    let keys: Vec<SortKey> = call.order.iter().map(|(_, k)| *k).collect();
+                    crate::query::sort(&mut pending, &keys)?;
+                    for mut taken in pending {
+                        let delimiter = taken.pop().expect("a delimiter");
+                        let value = taken.pop().expect("a value");
+                        accumulate(call, &mut state, value, delimiter)?;
+                    }
                 }
                 if let (Kind::OrderedSet(which), State::Array(values)) = (call.kind, &state) {
                     // The fraction reads the group's keys, in `row` so far.

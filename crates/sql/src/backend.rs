@@ -170,7 +170,13 @@ impl SessionBackend {
     /// The session's transaction committed: its listens take effect, then
     /// its notifications go to their listeners.
     pub fn committed(&self) {
-        let pending = std::mem::take(&mut *lock(&self.pending));
+        let pending = {
+            let mut pending = lock(&self.pending);
+            if pending.listens.is_empty() && pending.notifications.is_empty() {
+                return;
+            }
+            std::mem::take(&mut *pending)
+        };
         for (channel, on) in &pending.listens {
             self.backend().listen(channel.as_deref(), *on);
         }

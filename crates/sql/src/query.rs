@@ -1214,10 +1214,12 @@ fn run_level(
         // Only the rows returned are projected.
         limit(&mut rows);
     }
-    rows = rows
-        .iter()
-        .map(|row| items.iter().map(|s| s.eval(row, env)).collect())
-        .collect::<Result<_, _>>()?;
+    if !projects_whole(items, &rows) {
+        rows = rows
+            .iter()
+            .map(|row| items.iter().map(|s| s.eval(row, env)).collect())
+            .collect::<Result<_, _>>()?;
+    }
     if !planned.post_sort.is_empty() {
         sort(&mut rows, &planned.post_sort)?;
     }
@@ -1234,6 +1236,14 @@ fn run_level(
         limit(&mut rows);
     }
     Ok((rows, counts))
+}
+
+/// Whether projecting `rows` by `items` gives them back as they are: each
+/// item the column at its own place, as many as each row has (`select
+/// count(*) from t`'s one aggregate row), so the projection is skipped.
+fn projects_whole(items: &[Scalar], rows: &[Vec<Value>]) -> bool {
+    let whole = |(i, item): (usize, &Scalar)| matches!(item, Scalar::Column(c) if *c == i);
+    items.iter().enumerate().all(whole) && rows.iter().all(|row| row.len() == items.len())
 }
 
 /// How many of a grouping query's aggregate rows, in ORDER BY's order,

@@ -206,7 +206,7 @@ struct Prepared {
     /// The result columns of its first plan, made when it was prepared
     /// (`None`: not planned yet; `Some(None)`: no rows): a later plan
     /// must return the same, as PostgreSQL's cached plans must.
-    result: Option<Option<Vec<crate::output::Column>>>,
+    result: Option<Option<Arc<[crate::output::Column]>>>,
 }
 
 enum Block {
@@ -887,7 +887,7 @@ impl Session {
     pub fn portal_columns(
         &mut self,
         name: &str,
-    ) -> Result<Option<Option<&[crate::output::Column]>>, SqlError> {
+    ) -> Result<Option<Option<Arc<[crate::output::Column]>>>, SqlError> {
         let prepared = self.prepared(name)?;
         if !prepared.plannable {
             return Ok(None);
@@ -895,13 +895,14 @@ impl Session {
         if matches!(self.block, Block::Failed(_)) {
             return Err(SqlError::in_failed_block());
         }
-        if prepared.result.is_none() {
-            self.begin_pipeline(name)?;
-            // (Planning keeps the plan's columns as the result.)
-            self.describe_prepared(name)?;
+        // (Shared, not borrowed: a described statement is looked up once.)
+        if let Some(result) = &prepared.result {
+            return Ok(Some(result.clone()));
         }
-        let prepared = self.prepared(name)?;
-        Ok(Some(prepared.result.as_ref().and_then(|c| c.as_deref())))
+        self.begin_pipeline(name)?;
+        // (Planning keeps the plan's columns as the result.)
+        self.describe_prepared(name)?;
+        Ok(Some(self.prepared(name)?.result.clone().flatten()))
     }
 
     /// What prepared statement `name` takes and returns (Describe of a
@@ -1191,7 +1192,7 @@ impl Session {
                         .as_ref()
                         .and_then(|kept| kept.plan().columns());
                     match &prepared.result {
-                        Some(first) if *first != columns => {
+                        Some(first) if first.as_deref() != columns.as_deref() => {
                             prepared.plan = None;
                             return Err(SqlError::new(
                                 "0A000",
@@ -1199,7 +1200,7 @@ impl Session {
                             ));
                         }
                         Some(_) => {}
-                        None => prepared.result = Some(columns),
+                        None => prepared.result = Some(columns.map(Arc::from)),
                     }
                 }
                 let kept = prepared.plan.as_ref().expect("a plannable statement");

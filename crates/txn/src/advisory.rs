@@ -39,7 +39,7 @@ use crate::error::TxnError;
 use crate::interrupt::Interrupt;
 use crate::manager::TxnConfig;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -255,6 +255,7 @@ impl AdvisoryLocks {
             id: self.next_owner.fetch_add(1, Ordering::Relaxed),
             locks: self.clone(),
             interrupt,
+            transaction_takes: AtomicBool::new(false),
         })
     }
 }
@@ -266,6 +267,11 @@ pub struct AdvisoryOwner {
     id: u64,
     locks: Arc<AdvisoryLocks>,
     interrupt: Arc<Interrupt>,
+    /// Whether it may hold a transaction-scope take: set by such a take,
+    /// cleared when its transaction ends, so the end of a transaction
+    /// that took none (nearly all) leaves the table's mutex alone. Only
+    /// its session's thread of the moment reads and writes it.
+    transaction_takes: AtomicBool,
 }
 
 impl AdvisoryOwner {
@@ -318,7 +324,10 @@ impl AdvisoryOwner {
         };
         match scope {
             AdvisoryScope::Session => hold.session += 1,
-            AdvisoryScope::Transaction => hold.transaction += 1,
+            AdvisoryScope::Transaction => {
+                hold.transaction += 1;
+                self.transaction_takes.store(true, Ordering::Relaxed);
+            }
         }
         Ok(true)
     }
@@ -392,7 +401,9 @@ impl AdvisoryOwner {
 
     /// Gives back every transaction-scope take (its transaction ended).
     pub fn end_transaction(&self) {
-        self.release_all(AdvisoryScope::Transaction);
+        if self.transaction_takes.swap(false, Ordering::Relaxed) {
+            self.release_all(AdvisoryScope::Transaction);
+        }
     }
 
     fn release_all(&self, scope: AdvisoryScope) {
@@ -459,7 +470,8 @@ mod tests {
     }
 
     // Proves a transaction's end gives back only transaction takes, which
-    // unlock cannot give back, and an owner's drop gives back everything.
+    // unlock cannot give back, each transaction's (a later one's after an
+    // end), and an owner's drop gives back everything.
     #[test]
     fn ends_give_back_their_scope() {
         let (a, b) = owners();
@@ -474,6 +486,10 @@ mod tests {
         assert_eq!(b.locks.rows().len(), 1);
         drop(b);
         assert!(try_lock(&a, X, AdvisoryScope::Session));
+        assert!(try_lock(&a, S, AdvisoryScope::Transaction));
+        assert_eq!(a.locks.rows().len(), 2);
+        a.end_transaction();
+        assert_eq!(a.locks.rows().len(), 1);
     }
 
     // Proves the key split pg_locks shows, as PostgreSQL's.

@@ -145,6 +145,11 @@ pub struct Backend {
     /// Whether it listens on a channel: read by its host before each
     /// wait, without the inbox's lock ([`Backend::listening`]).
     listening: AtomicBool,
+    /// Whether notifications may be queued in its inbox: set under the
+    /// inbox's lock when some are, cleared there when they are taken, so
+    /// its host's look after every request takes no lock when none came
+    /// ([`Backend::take_notifications`]).
+    queued: AtomicBool,
     /// Its counts of tables and indexes not yet published.
     stats: Arc<SessionStats>,
 }
@@ -258,7 +263,14 @@ impl Backend {
 
     /// The notifications queued for it, oldest first, taken.
     pub fn take_notifications(&self) -> Vec<Notification> {
-        lock(&self.inbox).queued.drain(..).collect()
+        // A notification queued after this load wakes the host, which
+        // looks again.
+        if !self.queued.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        let mut inbox = lock(&self.inbox);
+        self.queued.store(false, Ordering::Relaxed);
+        inbox.queued.drain(..).collect()
     }
 }
 
@@ -298,6 +310,7 @@ impl Backends {
             inbox: Mutex::default(),
             waker: Mutex::new(None),
             listening: AtomicBool::new(false),
+            queued: AtomicBool::new(false),
             attention: AtomicBool::new(false),
             stats,
         });
@@ -351,6 +364,9 @@ impl Backends {
                 }
             }
             let delivered = inbox.queued.len() != before;
+            if delivered {
+                backend.queued.store(true, Ordering::Release);
+            }
             drop(inbox);
             if delivered {
                 backend.wake();

@@ -253,6 +253,9 @@ impl Cursors {
     /// (a rollback does not move them back).
     pub fn end_transaction(&self, committed: bool) {
         let mut open = self.lock();
+        if open.is_empty() {
+            return;
+        }
         open.retain(|_, c| c.depth.is_none() || (committed && c.options.hold));
         for cursor in open.values_mut() {
             cursor.depth = None;

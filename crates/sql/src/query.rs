@@ -679,7 +679,8 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// f(args) AS a` after the FROM's items, so each row is
 /// repeated once per value of its call (and dropped when there is none,
 /// as PostgreSQL drops it). Two or more such calls run side by side
-/// ([`side_by_side_items`]). Not for grouped or windowed queries, whose
+/// ([`side_by_side_items`]), and so does one without FROM but with a
+/// WHERE, whose condition must not see the call's column. Not for grouped or windowed queries, whose
 /// calls run after grouping in PostgreSQL; nor inside expressions.
 pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
@@ -737,8 +738,10 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         name: column.clone(),
         columns: Vec::new(),
     });
+    // A WHERE without FROM holds or not before the call runs: it must
+    // not see the call's column, which only ROWS FROM's hides.
     if select.from.is_empty() && select.selection.is_some() {
-        return None;
+        return Some(side_by_side_items(select, &calls));
     }
     if select.from.is_empty() && select.projection.len() == 1 {
         rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];

@@ -1,4 +1,5 @@
-//! Arrays in expressions: `ARRAY[a, b]`, `a[i]`, `a || b`, `x op ANY (array)` /
+//! Arrays in expressions: `ARRAY[a, b]`, `a[i]` and `a[l:u]`
+//! (`array_subscripts.rs`), `a || b`, `x op ANY (array)` /
 //! `ALL (array)`, the containment operators `@>`, `<@` and `&&`, and
 //! `array_to_string`, `string_to_array`, `array_upper`, `array_lower`, `array_length`,
 //! `cardinality`, `array_position`, `array_append`, `array_prepend`,
@@ -19,6 +20,13 @@ pub enum ArrayFunc {
     Construct,
     /// `array[i]`: the element, NULL outside the array.
     Element,
+    /// `array[l:u]`, `array[:u]`, `array[l:]`, `array[:]`: the slice
+    /// (`array_subscripts::slice`); its arguments are the array and the
+    /// bounds written.
+    Slice {
+        lower: bool,
+        upper: bool,
+    },
     /// `a || b` of two arrays, or of an array and an element (NULL is an
     /// empty array here, as PostgreSQL's `array_cat`).
     Cat,
@@ -90,6 +98,9 @@ impl ArrayFunc {
             ArrayFunc::Cardinality => count == 1,
             ArrayFunc::ToString | ArrayFunc::FromString => (2..=3).contains(&count),
             ArrayFunc::Replace => count == 3,
+            ArrayFunc::Slice { lower, upper } => {
+                count == 1 + usize::from(lower) + usize::from(upper)
+            }
             _ => count == 2,
         }
     }
@@ -124,6 +135,10 @@ impl ArrayFunc {
             | ArrayFunc::Contains
             | ArrayFunc::ContainedBy
             | ArrayFunc::Overlaps => SqlType::Bool,
+            ArrayFunc::Slice { .. } => args
+                .first()
+                .copied()
+                .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::Cat
             | ArrayFunc::Append
             | ArrayFunc::Prepend
@@ -185,6 +200,17 @@ impl ArrayFunc {
             array => items_of(array)?,
         };
         let second = args.next().unwrap_or(Value::Null);
+        if let ArrayFunc::Slice { lower, upper } = self {
+            let mut bounds = std::iter::once(second).chain(args);
+            let mut bound = |written: bool| match written {
+                true => crate::functions::int_arg(&bounds.next().unwrap_or(Value::Null)).map(Some),
+                false => Ok(None),
+            };
+            return match (bound(lower), bound(upper)) {
+                (Ok(l), Ok(u)) => Ok(crate::array_subscripts::slice(items, l, u)),
+                _ => Ok(Value::Null),
+            };
+        }
         let len = items.len() as i32;
         let dimension_one = |v: &Value| crate::functions::int_arg(v).is_ok_and(|d| d == 1);
         Ok(match self {
@@ -234,6 +260,7 @@ impl ArrayFunc {
             }
             ArrayFunc::Construct
             | ArrayFunc::Compare { .. }
+            | ArrayFunc::Slice { .. }
             | ArrayFunc::Cat
             | ArrayFunc::Append
             | ArrayFunc::Prepend

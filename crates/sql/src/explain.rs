@@ -1330,7 +1330,18 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
             let a: Vec<String> = args.iter().map(d).collect();
             match (f, a.as_slice()) {
                 (ArrayFunc::Construct, _) => format!("ARRAY[{}]", a.join(", ")),
-                (ArrayFunc::Element, [array, i]) => format!("({array})[{i}]"),
+                (ArrayFunc::Element, [array, i]) => {
+                    format!("{}[{i}]", subscripted(&args[0], array))
+                }
+                (ArrayFunc::Slice { lower, upper }, [array, bounds @ ..]) => {
+                    let mut bounds = bounds.iter();
+                    let mut bound = |written: bool| match written {
+                        true => bounds.next().map_or("", String::as_str),
+                        false => "",
+                    };
+                    let (l, u) = (bound(*lower), bound(*upper));
+                    format!("{}[{l}:{u}]", subscripted(&args[0], array))
+                }
                 (ArrayFunc::Cat, [x, y]) => format!("({x} || {y})"),
                 (ArrayFunc::Contains, [x, y]) => format!("({x} @> {y})"),
                 (ArrayFunc::ContainedBy, [x, y]) => format!("({x} <@ {y})"),
@@ -1479,4 +1490,14 @@ pub(crate) fn type_name(ty: SqlType) -> std::borrow::Cow<'static, str> {
         SqlType::Refcursor => "refcursor",
         SqlType::Range(kind) => kind.name(),
     })
+}
+
+/// The array `array` (deparsed as `text`) as a subscript follows it: a
+/// column as it stands, another expression in parentheses (PostgreSQL's
+/// ruleutils).
+fn subscripted(array: &Scalar, text: &str) -> String {
+    match array {
+        Scalar::Column(_) | Scalar::Outer(..) => text.to_string(),
+        _ => format!("({text})"),
+    }
 }

@@ -10,6 +10,7 @@ mod aggregate;
 mod alter_identity;
 mod alter_type;
 mod array_functions;
+mod array_subscripts;
 mod assignment;
 pub mod backend;
 mod backend_functions;

@@ -1206,10 +1206,17 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
     crate::overriding::mark(&mut tokens, place.text)?;
     let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);
     // folio's dialect: PostgreSQL's bare column labels (`dialect.rs`).
+    // (Kept for the error of a subscripted SET target, when there are
+    // brackets: `array_subscripts::assigns_to_subscript`.)
+    let bracketed = (tokens.iter().any(|t| t.token == Token::LBracket)).then(|| plain(&tokens));
     let mut parser = Parser::new(&crate::dialect::Folio).with_tokens_with_locations(tokens);
-    let mut parsed = parser
-        .parse_statement()
-        .map_err(|e| position::syntax_error(place.text, place.terminator, e))?;
+    let mut parsed = parser.parse_statement().map_err(|e| {
+        let refused = bracketed.map(|t| crate::array_subscripts::assigns_to_subscript(&t));
+        match refused {
+            Some(Err(refused)) => refused,
+            _ => position::syntax_error(place.text, place.terminator, e),
+        }
+    })?;
     crate::distinct_from::regroup(&mut parsed);
     match parser.peek_token() {
         t if t.token == Token::EOF => {

@@ -104,6 +104,9 @@ pub struct Planned {
     pub windows: Windows,
     pub limit: Option<u64>,
     pub offset: u64,
+    /// `FETCH FIRST n ROWS WITH TIES`: the LIMIT also takes the rows
+    /// after its last that sort equal to it (in ORDER BY's keys).
+    pub ties: bool,
     /// Whether its expressions call PL/pgSQL functions
     /// (`plpgsql/row_calls.rs`): run over whole rows, as with correlated
     /// subqueries.
@@ -254,15 +257,28 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
             _ => return Err(SqlError::unsupported(format!("ORDER BY {o}"))),
         },
     };
+    let ties = query.fetch.as_ref().is_some_and(|f| f.with_ties);
+    if ties {
+        ties_allowed(order_by, lock.as_ref().map(|(_, wait, _)| *wait))?;
+    }
+    // WITH TIES: planned without its LIMIT (nothing may stop at the
+    // count), which the end of the run applies (`run`).
     let mut planned = plan_body(
         cx,
         txn,
         &query.body,
         order_by,
-        limit,
+        if ties { None } else { limit },
         offset,
         lock.is_some(),
     )?;
+    if ties {
+        if planned.distinct != Distinct::No && planned.post_sort.is_empty() {
+            return Err(SqlError::unsupported("FETCH ... WITH TIES with DISTINCT"));
+        }
+        planned.limit = limit;
+        planned.ties = true;
+    }
     if let Some((strength, wait, of)) = lock {
         let word = strength.word();
         let refuse =
@@ -282,7 +298,10 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
             && planned.windows.is_empty()
             && !planned.per_row();
         let needed = match planned.limit {
-            Some(n) if in_order => usize::try_from(n.saturating_add(planned.offset)).ok(),
+            // (Ties past the count are found only once the rows are.)
+            Some(n) if in_order && !planned.ties => {
+                usize::try_from(n.saturating_add(planned.offset)).ok()
+            }
             _ => None,
         };
         let order = match in_order {
@@ -451,6 +470,7 @@ pub fn over_source(
         windows: Windows::default(),
         limit: None,
         offset: 0,
+        ties: false,
         row_calls: false,
     }
 }
@@ -659,7 +679,8 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
 /// f(args) AS a` after the FROM's items, so each row is
 /// repeated once per value of its call (and dropped when there is none,
 /// as PostgreSQL drops it). Two or more such calls run side by side
-/// ([`side_by_side_items`]). Not for grouped or windowed queries, whose
+/// ([`side_by_side_items`]), and so does one without FROM but with a
+/// WHERE, whose condition must not see the call's column. Not for grouped or windowed queries, whose
 /// calls run after grouping in PostgreSQL; nor inside expressions.
 pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
     use sqlparser::ast::{
@@ -717,8 +738,10 @@ pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
         name: column.clone(),
         columns: Vec::new(),
     });
+    // A WHERE without FROM holds or not before the call runs: it must
+    // not see the call's column, which only ROWS FROM's hides.
     if select.from.is_empty() && select.selection.is_some() {
-        return None;
+        return Some(side_by_side_items(select, &calls));
     }
     if select.from.is_empty() && select.projection.len() == 1 {
         rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
@@ -1044,6 +1067,7 @@ fn plan_select(
         windows,
         limit,
         offset,
+        ties: false,
         row_calls,
     })
 }
@@ -1137,6 +1161,7 @@ fn run_level(
                 && planned.windows.is_empty()
                 && planned.distinct == Distinct::No
                 && !planned.per_row()
+                && !planned.ties
                 && let Some(limit) = planned.limit =>
         {
             let n = usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX);
@@ -1203,16 +1228,28 @@ fn run_level(
         planned.windows.run(&mut rows, env)?;
     }
     let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
-    let limit = |rows: &mut Vec<Vec<Value>>| {
+    // The rows' ORDER BY keys where the LIMIT is applied (for its ties).
+    let keys = match &planned.shape {
+        _ if !planned.post_sort.is_empty() => &planned.post_sort,
+        Shape::Aggregate { order, .. } => order,
+        Shape::Project(_) => &planned.sort,
+    };
+    let limit = |rows: &mut Vec<Vec<Value>>| -> Result<(), SqlError> {
         rows.drain(..offset.min(rows.len()));
         if let Some(limit) = planned.limit {
-            rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let kept = match planned.ties {
+                true => with_ties(rows, keys, limit)?,
+                false => limit,
+            };
+            rows.truncate(kept);
         }
+        Ok(())
     };
     let after = planned.distinct != Distinct::No || !planned.post_sort.is_empty();
     if !after {
         // Only the rows returned are projected.
-        limit(&mut rows);
+        limit(&mut rows)?;
     }
     if !projects_whole(items, &rows) {
         rows = rows
@@ -1228,12 +1265,13 @@ fn run_level(
         Distinct::All => rows = distinct(rows, None),
         Distinct::On(keys) => rows = distinct(rows, Some(keys)),
     }
+    if after {
+        // (Before the ORDER BY's own columns go: the ties compare them.)
+        limit(&mut rows)?;
+    }
     let width = planned.columns.len();
     for row in &mut rows {
         row.truncate(width);
-    }
-    if after {
-        limit(&mut rows);
     }
     Ok((rows, counts))
 }
@@ -1246,12 +1284,30 @@ fn projects_whole(items: &[Scalar], rows: &[Vec<Value>]) -> bool {
     items.iter().enumerate().all(whole) && rows.iter().all(|row| row.len() == items.len())
 }
 
+/// How many of `rows` (sorted by `keys`) `FETCH FIRST limit ROWS WITH
+/// TIES` returns: the first `limit` and those after them that sort equal
+/// to the last.
+fn with_ties(rows: &[Vec<Value>], keys: &[SortKey], limit: usize) -> Result<usize, SqlError> {
+    if limit == 0 || limit >= rows.len() {
+        return Ok(limit.min(rows.len()));
+    }
+    let last = &rows[limit - 1];
+    let mut failed = None;
+    let ties = (rows[limit..].iter())
+        .take_while(|row| row_order(keys, last, row, &mut failed) == Ordering::Equal)
+        .count();
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(limit + ties),
+    }
+}
+
 /// How many of a grouping query's aggregate rows, in ORDER BY's order,
 /// its result can need (`OFFSET` + `LIMIT`): `None` without a LIMIT, or
 /// when window functions, DISTINCT or a sort of the result rows read them
 /// all. The sort over the groups hands on no more (EXPLAIN counts that).
 pub fn first_groups(planned: &Planned) -> Option<usize> {
-    let limit = planned.limit?;
+    let limit = planned.limit.filter(|_| !planned.ties)?;
     let whole = !planned.windows.is_empty()
         || planned.distinct != Distinct::No
         || !planned.post_sort.is_empty();
@@ -1607,9 +1663,10 @@ fn limits(
     }
 }
 
-/// `FETCH { FIRST | NEXT } [n] { ROW | ROWS } ONLY`: PostgreSQL's LIMIT
-/// `n` (1 without it), checked as LIMIT's count by `count`. `WITH TIES`
-/// is 0A000; `PERCENT` is no PostgreSQL syntax.
+/// `FETCH { FIRST | NEXT } [n] { ROW | ROWS } { ONLY | WITH TIES }`:
+/// PostgreSQL's LIMIT `n` (1 without it), checked as LIMIT's count by
+/// `count` (a NULL count with TIES is 2201W); `PERCENT` is no
+/// PostgreSQL syntax.
 fn fetch_count(
     fetch: &Fetch,
     count: impl Fn(&Expr, &str) -> Result<Option<u64>, SqlError>,
@@ -1617,13 +1674,35 @@ fn fetch_count(
     if fetch.percent {
         return Err(SqlError::syntax("syntax error at or near \"PERCENT\""));
     }
-    if fetch.with_ties {
-        return Err(SqlError::unsupported("FETCH ... WITH TIES"));
-    }
     match &fetch.quantity {
-        Some(e) => count(e, "LIMIT"),
+        Some(e) => match count(e, "LIMIT")? {
+            None if fetch.with_ties => Err(SqlError::new(
+                "2201W",
+                "row count cannot be null in FETCH FIRST ... WITH TIES clause",
+            )),
+            n => Ok(n),
+        },
         None => Ok(Some(1)),
     }
+}
+
+/// 42601 unless `FETCH ... WITH TIES` has an ORDER BY (`order_by`) and
+/// no `SKIP LOCKED` (`wait`: the locking clause's), as PostgreSQL.
+fn ties_allowed(
+    order_by: &[sqlparser::ast::OrderByExpr],
+    wait: Option<WaitPolicy>,
+) -> Result<(), SqlError> {
+    if order_by.is_empty() {
+        return Err(SqlError::syntax(
+            "WITH TIES cannot be specified without ORDER BY clause",
+        ));
+    }
+    if wait == Some(WaitPolicy::SkipLocked) {
+        return Err(SqlError::syntax(
+            "SKIP LOCKED and WITH TIES options cannot be used together",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses the clauses not supported yet.

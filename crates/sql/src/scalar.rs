@@ -15,7 +15,7 @@ use crate::regex_functions::RegexFunc;
 use crate::types;
 use folio_row::{Numeric, SqlType, Value};
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, CeilFloorKind, DateTimeField, Expr, FunctionArguments, Subscript,
+    AccessExpr, BinaryOperator, CeilFloorKind, DateTimeField, Expr, FunctionArguments,
     UnaryOperator,
 };
 use std::borrow::Cow;
@@ -966,25 +966,10 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             }
         }
         Expr::CompoundFieldAccess { root, access_chain } => {
-            let [AccessExpr::Subscript(Subscript::Index { index })] = access_chain.as_slice()
-            else {
+            let [AccessExpr::Subscript(subscript)] = access_chain.as_slice() else {
                 return Err(SqlError::unsupported(format!("the expression {expr}")));
             };
-            let array = bind(root, columns)?;
-            let ty = array.ty_in(columns);
-            if ty.element().is_none() {
-                return Err(SqlError::new(
-                    "42804",
-                    format!(
-                        "cannot subscript type {} because it does not support subscripting",
-                        ty.name()
-                    ),
-                ));
-            }
-            Scalar::Func(
-                Func::Array(ArrayFunc::Element),
-                vec![array, bind(index, columns)?],
-            )
+            crate::array_subscripts::bind_subscript(bind(root, columns)?, subscript, columns)?
         }
         Expr::AnyOp {
             left,

@@ -1299,10 +1299,11 @@ impl Moments {
                 let numerator = count
                     .checked_mul(squares)?
                     .checked_sub(&sum.checked_mul(sum)?)?;
-                match numerator.signum() {
-                    _ if !numerator.is_finite() => return Ok(Value::Numeric(numerator)),
-                    Some(sign) if sign <= 0 => return Ok(Value::Numeric(Numeric::from_i64(0))),
-                    _ => {}
+                if !numerator.is_finite() {
+                    return Ok(Value::Numeric(numerator));
+                }
+                if numerator.signum() <= Some(0) {
+                    return Ok(Value::Numeric(Numeric::from_i64(0)));
                 }
                 let denominator =
                     count.checked_mul(&Numeric::from_i64(if sample { n - 1 } else { n }))?;

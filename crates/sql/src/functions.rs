@@ -944,7 +944,7 @@ impl Func {
                 Value::Float8(x) => Value::Float8(x.abs()),
                 // A quoted literal: a float8, PostgreSQL's preferred number.
                 v @ Value::Text(_) => Value::Float8(float_arg(v, "abs")?.abs()),
-                Value::Numeric(n) => Value::Numeric(numeric_functions::abs(n)),
+                Value::Numeric(n) => Value::Numeric(n.abs()),
                 other => return Err(no_function("abs", other)),
             },
             Func::Round | Func::Trunc => {
@@ -1347,9 +1347,9 @@ fn gcd_or_lcm(func: Func, a: &Value, b: &Value) -> Result<Value, SqlError> {
     if ty == SqlType::Numeric(None) {
         let (a, b) = (to_numeric(a, name)?, to_numeric(b, name)?);
         return Ok(Value::Numeric(if func == Func::Gcd {
-            numeric_functions::gcd(&a, &b)
+            a.gcd(&b)
         } else {
-            numeric_functions::lcm(&a, &b)?
+            a.lcm(&b)?
         }));
     }
     let a = int_arg(&types::cast(a.clone(), ty)?)?.unsigned_abs();

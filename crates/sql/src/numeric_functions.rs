@@ -11,7 +11,7 @@
 //! | `a * b` | the sum of the operands' (folio-row) |
 //! | `a / b`, `avg` | [`div_scale`]: 16 significant digits at least, by the operands' first base-10000 digits |
 //! | `div(a, b)`, `floor`, `ceil`, `sign`, `factorial(n)` | 0 |
-//! | `gcd(a, b)`, `lcm(a, b)` | the larger of the operands' |
+//! | `gcd(a, b)`, `lcm(a, b)` | the larger of the operands' (folio-row) |
 //! | `round(x, d)`, `trunc(x, d)` | `max(d, 0)` |
 //! | `sqrt` | [`sqrt_scale`] |
 //! | `exp` | [`exp_scale`] |
@@ -136,16 +136,6 @@ pub fn factorial(n: i64) -> Result<Numeric, SqlError> {
     Ok(product)
 }
 
-/// `gcd(a, b)` (folio-row's rule).
-pub fn gcd(a: &Numeric, b: &Numeric) -> Numeric {
-    a.gcd(b)
-}
-
-/// `lcm(a, b)` (folio-row's rule).
-pub fn lcm(a: &Numeric, b: &Numeric) -> Result<Numeric, SqlError> {
-    Ok(a.lcm(b)?)
-}
-
 /// PostgreSQL's scale of `sqrt(x)`: the root has `2·weight + 1` digits
 /// before the point (`weight` base-10000 digits before it in x).
 pub fn sqrt_scale(x: &Numeric) -> u32 {
@@ -256,7 +246,7 @@ pub fn power_scale(b: &Numeric, e: &Numeric) -> Result<u32, SqlError> {
         return Ok(MIN_SIG_DIGITS as u32);
     }
     let local = (8 - ln_weight(b)).clamp(0, MAX_DISPLAY_SCALE) as u32;
-    let ln = abs(b).ln(local)?.mul_round(e, local)?;
+    let ln = b.abs().ln(local)?.mul_round(e, local)?;
     let weight = ln.to_f64() * LOG10_E;
     // In floating point: a huge exponent's weight is past i32 (the scale
     // is clamped to PostgreSQL's display limit anyway).
@@ -297,7 +287,7 @@ pub fn power(b: &Numeric, e: &Numeric) -> Result<Numeric, SqlError> {
     let scale = power_scale(b, e)?;
     // A negative base with an integer exponent past 32 bits: |b|^e, its
     // sign by e's parity.
-    let value = abs(b).pow(e, scale)?;
+    let value = b.abs().pow(e, scale)?;
     let odd = e
         .checked_rem(&Numeric::from_i64(2))?
         .is_some_and(|r| !is_zero(&r));
@@ -367,11 +357,6 @@ fn is_negative(x: &Numeric) -> bool {
 
 fn is_zero(x: &Numeric) -> bool {
     x.signum() == Some(0)
-}
-
-/// `abs(x)`: -Infinity's is Infinity, NaN's NaN.
-pub fn abs(x: &Numeric) -> Numeric {
-    x.abs()
 }
 
 fn division_by_zero() -> SqlError {

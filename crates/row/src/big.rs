@@ -1,23 +1,64 @@
 //! `Big`, an unsigned integer of any size, and `Wide`, a signed decimal
-//! of any size over it: the intermediate values of numeric's division,
-//! square root, exp, ln and power. A numeric holds 38
-//! digits (`numeric.rs`), but `1e30 / 1e29` at 20 digits after the point
-//! needs a 51-digit dividend, and ln needs 8 or more guard digits past
-//! the result's: these are computed exactly in `Big` and rounded once.
+//! of any size over it: a long numeric's value (`Numeric::Long`) and the
+//! intermediate values of numeric's division, square root, exp, ln and
+//! power. `1e30 / 1e29` at 20 digits after the point needs a 51-digit
+//! dividend, and ln needs 8 or more guard digits past the result's: these
+//! are computed exactly in `Big` and rounded once.
 //!
 //! Base 10^9 digits ("limbs"), least significant first, no high zero
 //! limbs (zero is no limbs): shifts by powers of ten and the conversions
-//! to decimal stay cheap. Division is Knuth's algorithm D (TAOCP 4.3.1).
+//! to decimal stay cheap. Up to 16 limbs live in place (no heap
+//! allocation for the functions' working values at their usual scales).
+//! Multiplication is the schoolbook's with deferred carries (`Big::mul`),
+//! division Knuth's algorithm D (TAOCP 4.3.1), the integer square root
+//! Newton's from the root of the top digits.
 
 use crate::numeric::Rounding;
+use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 const BASE: u64 = 1_000_000_000;
 const BASE_DIGITS: u32 = 9;
+/// Rows of a product added into its columns between two carries: a
+/// carried column (below 10^9) plus 16 products below 10^18 stays below
+/// `u64::MAX` (1.8 * 10^19), and so does a carry into it.
+const ROWS_PER_CARRY: usize = 16;
+
+/// Limbs kept in place, without a heap allocation: 144 digits, enough
+/// for the working values (and their products) of the functions at
+/// their default scales.
+const INLINE_LIMBS: usize = 16;
+
+type Limbs = SmallVec<[u32; INLINE_LIMBS]>;
+
+/// Brings `columns[from..to]` back to limbs below 10^9, each passing its
+/// excess up, and the excess of the last on into the columns above it
+/// (which are below 10^9: the product fits its columns).
+fn carry_range(columns: &mut [u64], from: usize, to: usize) {
+    let mut carry = 0u64;
+    let mut at = from;
+    while at < to || carry > 0 {
+        let v = columns[at] + carry;
+        columns[at] = v % BASE;
+        carry = v / BASE;
+        at += 1;
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Big {
-    limbs: Vec<u32>,
+    limbs: Limbs,
+}
+
+/// The digits a division by a power of ten cut off, as rounding reads
+/// them (`Big::cut_pow10`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Cut {
+    /// The most significant cut digit.
+    pub(crate) first: u8,
+    /// Whether any cut digit is not zero.
+    pub(crate) rest: bool,
 }
 
 impl Big {
@@ -26,7 +67,7 @@ impl Big {
     }
 
     pub(crate) fn from_u128(mut v: u128) -> Big {
-        let mut limbs = Vec::new();
+        let mut limbs = Limbs::new();
         while v > 0 {
             limbs.push((v % u128::from(BASE)) as u32);
             v /= u128::from(BASE);
@@ -37,7 +78,7 @@ impl Big {
     /// The integer whose decimal digits (values 0..=9, most significant
     /// first) are `digits`.
     pub(crate) fn from_decimal_digits(digits: &[u8]) -> Big {
-        let mut limbs = Vec::with_capacity(digits.len() / BASE_DIGITS as usize + 1);
+        let mut limbs = Limbs::with_capacity(digits.len() / BASE_DIGITS as usize + 1);
         for chunk in digits.rchunks(BASE_DIGITS as usize) {
             limbs.push(chunk.iter().fold(0u32, |acc, d| acc * 10 + u32::from(*d)));
         }
@@ -67,7 +108,9 @@ impl Big {
     /// is below 10^9 and the last is not zero.
     pub(crate) fn from_limbs(limbs: Vec<u32>) -> Option<Big> {
         let valid = limbs.iter().all(|&l| u64::from(l) < BASE) && limbs.last() != Some(&0);
-        valid.then_some(Big { limbs })
+        valid.then(|| Big {
+            limbs: Limbs::from_vec(limbs),
+        })
     }
 
     /// The value, if it fits a `u128`.
@@ -85,16 +128,15 @@ impl Big {
         self.limbs.is_empty()
     }
 
-    /// 10^n.
-    pub(crate) fn pow10(n: u32) -> Big {
-        Big::from_u128(1).mul_pow10(n)
+    fn trim(mut self) -> Big {
+        self.trim_in_place();
+        self
     }
 
-    fn trim(mut self) -> Big {
+    fn trim_in_place(&mut self) {
         while self.limbs.last() == Some(&0) {
             self.limbs.pop();
         }
-        self
     }
 
     /// Its count of decimal digits (0 for zero).
@@ -111,7 +153,7 @@ impl Big {
         } else {
             (other, self)
         };
-        let mut out = Vec::with_capacity(long.limbs.len() + 1);
+        let mut out = Limbs::with_capacity(long.limbs.len() + 1);
         let mut carry = 0u64;
         for (i, &a) in long.limbs.iter().enumerate() {
             let sum = u64::from(a) + u64::from(*short.limbs.get(i).unwrap_or(&0)) + carry;
@@ -127,7 +169,7 @@ impl Big {
     /// `self - other`; `other` must not be greater.
     pub(crate) fn sub(&self, other: &Big) -> Big {
         assert!(*self >= *other, "Big::sub would go below zero");
-        let mut out = Vec::with_capacity(self.limbs.len());
+        let mut out = Limbs::with_capacity(self.limbs.len());
         let mut borrow = 0i64;
         for (i, &a) in self.limbs.iter().enumerate() {
             let mut d = i64::from(a) - i64::from(*other.limbs.get(i).unwrap_or(&0)) - borrow;
@@ -141,47 +183,107 @@ impl Big {
         Big { limbs: out }.trim()
     }
 
+    /// The product, schoolbook: each row adds `a_i * b` into 64-bit
+    /// columns without carrying (a plain multiply-add the compiler
+    /// vectorises); the columns are carried after every `ROWS_PER_CARRY`
+    /// rows, before they could pass `u64::MAX`.
     pub(crate) fn mul(&self, other: &Big) -> Big {
+        self.mul_above(other, 0)
+    }
+
+    /// The product without the partial products `a_i * b_j` of limbs
+    /// `i + j < low` (all of them for `low` 0): short of the exact
+    /// product by less than `min(len a, len b) * 10^(9 (low + 1))`.
+    fn mul_above(&self, other: &Big, low: usize) -> Big {
         if self.is_zero() || other.is_zero() {
             return Big::zero();
         }
-        let mut out = vec![0u64; self.limbs.len() + other.limbs.len()];
-        for (i, &a) in self.limbs.iter().enumerate() {
-            let mut carry = 0u64;
-            for (j, &b) in other.limbs.iter().enumerate() {
-                // < BASE + BASE^2 + BASE: fits a u64.
-                let cur = out[i + j] + u64::from(a) * u64::from(b) + carry;
-                out[i + j] = cur % BASE;
-                carry = cur / BASE;
+        // The longer operand runs along the rows' inner loop.
+        let (short, long) = if self.limbs.len() <= other.limbs.len() {
+            (&self.limbs, &other.limbs)
+        } else {
+            (&other.limbs, &self.limbs)
+        };
+        if let [m] = short[..] {
+            let mut product = Big {
+                limbs: long.clone(),
+            };
+            product.scale_by(m);
+            return product;
+        }
+        let mut columns: SmallVec<[u64; 2 * INLINE_LIMBS]> =
+            smallvec::smallvec![0u64; short.len() + long.len()];
+        for (block, rows) in short.chunks(ROWS_PER_CARRY).enumerate() {
+            let first = block * ROWS_PER_CARRY;
+            for (i, &a) in rows.iter().enumerate() {
+                let at = first + i;
+                let skip = low.saturating_sub(at).min(long.len());
+                let a = u64::from(a);
+                let row = &mut columns[at + skip..at + long.len()];
+                for (c, &b) in row.iter_mut().zip(&long[skip..]) {
+                    *c += a * u64::from(b);
+                }
             }
-            out[i + other.limbs.len()] += carry;
+            // The block's rows touched columns from the first not left out
+            // to the last row's end.
+            carry_range(
+                &mut columns,
+                first.max(low),
+                first + rows.len() + long.len(),
+            );
         }
         Big {
-            limbs: out.into_iter().map(|l| l as u32).collect(),
+            limbs: columns.iter().map(|&l| l as u32).collect(),
         }
         .trim()
     }
 
+    /// The product rounded (half away from zero) at 10^`cut`, up to one
+    /// unit off: the partial products more than two limbs below the cut
+    /// are left out (`mul_above`), which moves the product by less than
+    /// 10^-4 of a unit (operands under 100,000 limbs, 10 times the
+    /// format's), so only a product that close to a half can round
+    /// the other way. The series of exp and ln, which carry guard digits,
+    /// multiply this way at about half the cost.
+    pub(crate) fn mul_near(&self, other: &Big, cut: u32) -> Big {
+        let low = (cut / BASE_DIGITS).saturating_sub(2) as usize;
+        let (kept, rest) = self.mul_above(other, low).cut_pow10(cut);
+        if rest.first >= 5 {
+            kept.add(&Big::from_u128(1))
+        } else {
+            kept
+        }
+    }
+
     /// `self * m` for `m < 10^9`.
     pub(crate) fn mul_small(&self, m: u32) -> Big {
+        let mut out = self.clone();
+        out.scale_by(m);
+        out
+    }
+
+    /// Multiplies in place by `m < 10^9`.
+    fn scale_by(&mut self, m: u32) {
         assert!(u64::from(m) < BASE);
-        let mut out = Vec::with_capacity(self.limbs.len() + 1);
+        if m == 1 {
+            return;
+        }
         let mut carry = 0u64;
-        for &a in &self.limbs {
-            let cur = u64::from(a) * u64::from(m) + carry;
-            out.push((cur % BASE) as u32);
+        for limb in &mut self.limbs {
+            let cur = u64::from(*limb) * u64::from(m) + carry;
+            *limb = (cur % BASE) as u32;
             carry = cur / BASE;
         }
         if carry > 0 {
-            out.push(carry as u32);
+            self.limbs.push(carry as u32);
         }
-        Big { limbs: out }.trim()
+        self.trim_in_place();
     }
 
     /// Quotient and remainder by `d` (`0 < d < 10^9`).
     pub(crate) fn div_rem_small(&self, d: u32) -> (Big, u32) {
         assert!(d > 0 && u64::from(d) < BASE);
-        let mut out = vec![0u32; self.limbs.len()];
+        let mut out: Limbs = smallvec::smallvec![0u32; self.limbs.len()];
         let mut rem = 0u64;
         for (i, &a) in self.limbs.iter().enumerate().rev() {
             let cur = rem * BASE + u64::from(a);
@@ -193,12 +295,47 @@ impl Big {
 
     /// `self * 10^n`.
     pub(crate) fn mul_pow10(&self, n: u32) -> Big {
-        if self.is_zero() {
-            return Big::zero();
+        if self.is_zero() || n == 0 {
+            return self.clone();
         }
-        let mut limbs = vec![0u32; (n / BASE_DIGITS) as usize];
+        let zeros = (n / BASE_DIGITS) as usize;
+        let mut limbs = Limbs::with_capacity(zeros + self.limbs.len() + 1);
+        limbs.resize(zeros, 0);
         limbs.extend_from_slice(&self.limbs);
-        Big { limbs }.mul_small(10u32.pow(n % BASE_DIGITS))
+        let mut out = Big { limbs };
+        out.scale_by(10u32.pow(n % BASE_DIGITS));
+        out
+    }
+
+    /// The quotient by 10^n, with what the cut digits say about rounding
+    /// it: their first digit (the one worth 10^(n-1)) and whether any
+    /// of them is not zero.
+    pub(crate) fn cut_pow10(&self, n: u32) -> (Big, Cut) {
+        if n == 0 {
+            return (self.clone(), Cut::default());
+        }
+        let whole = (n / BASE_DIGITS) as usize;
+        let part = n % BASE_DIGITS;
+        // The cut digit lies in limb (n - 1) / 9 at place (n - 1) % 9.
+        let at = ((n - 1) / BASE_DIGITS) as usize;
+        let place = 10u32.pow((n - 1) % BASE_DIGITS);
+        let limb = |i: usize| self.limbs.get(i).copied().unwrap_or(0);
+        let first = (limb(at) / place % 10) as u8;
+        let below = limb(at) % place != 0 || self.limbs.iter().take(at).any(|&l| l != 0);
+        let cut = Cut {
+            first,
+            rest: first != 0 || below,
+        };
+        if whole >= self.limbs.len() {
+            return (Big::zero(), cut);
+        }
+        let high = Big {
+            limbs: Limbs::from_slice(&self.limbs[whole..]),
+        };
+        if part == 0 {
+            return (high, cut);
+        }
+        (high.div_rem_small(10u32.pow(part)).0, cut)
     }
 
     /// Quotient and remainder by 10^n.
@@ -208,11 +345,11 @@ impl Big {
             return (Big::zero(), self.clone());
         }
         let low = Big {
-            limbs: self.limbs[..whole].to_vec(),
+            limbs: Limbs::from_slice(&self.limbs[..whole]),
         }
         .trim();
         let high = Big {
-            limbs: self.limbs[whole..].to_vec(),
+            limbs: Limbs::from_slice(&self.limbs[whole..]),
         };
         let (q, r) = high.div_rem_small(10u32.pow(n % BASE_DIGITS));
         let rem = Big::from_u128(u128::from(r)).mul_pow10(whole as u32 * BASE_DIGITS);
@@ -238,7 +375,7 @@ impl Big {
         u.push(0);
         let m = u.len() - n - 1;
         let (v_top, v_next) = (u64::from(v.limbs[n - 1]), u64::from(v.limbs[n - 2]));
-        let mut q = vec![0u32; m + 1];
+        let mut q: Limbs = smallvec::smallvec![0u32; m + 1];
         for j in (0..=m).rev() {
             let top = u64::from(u[j + n]) * BASE + u64::from(u[j + n - 1]);
             let mut qhat = top / v_top;
@@ -293,9 +430,17 @@ impl Big {
         if self.is_zero() {
             return Big::zero();
         }
+        if let Some(v) = self.to_u128() {
+            return Big::from_u128(v.isqrt());
+        }
         // Newton's iteration from above: x' = (x + n/x) / 2 falls to the
-        // root and then stops falling.
-        let mut x = Big::pow10(self.digits().div_ceil(2));
+        // root and then stops falling. It starts from the root of the top
+        // 32 or 33 digits, t = floor(n / 10^2k), rounded up: n < (t + 1)
+        // 10^2k <= (isqrt(t) + 1)^2 10^2k, so the start is above the root
+        // and about 16 digits right; each step doubles the digits.
+        let k = (self.digits() - 32) / 2;
+        let top = self.cut_pow10(2 * k).0.to_u128().expect("33 digits fit");
+        let mut x = Big::from_u128(top.isqrt() + 1).mul_pow10(k);
         loop {
             let (q, _) = self.div_rem(&x);
             let (next, _) = x.add(&q).div_rem_small(2);
@@ -369,8 +514,12 @@ impl Wide {
     }
 
     /// The magnitude at `scale` (not less than the value's).
-    pub(crate) fn mag_at(&self, scale: u32) -> Big {
-        self.mag.mul_pow10(scale - self.scale)
+    pub(crate) fn mag_at(&self, scale: u32) -> Cow<'_, Big> {
+        if scale == self.scale {
+            Cow::Borrowed(&self.mag)
+        } else {
+            Cow::Owned(self.mag.mul_pow10(scale - self.scale))
+        }
     }
 
     pub(crate) fn negate(&self) -> Wide {
@@ -406,9 +555,15 @@ impl Wide {
         )
     }
 
-    /// The product rounded (half away from zero) at `scale`.
-    pub(crate) fn mul_at(&self, other: &Wide, scale: u32) -> Wide {
-        self.mul(other).at(scale)
+    /// The product at `scale`, up to a unit of its last place off
+    /// (`Big::mul_near`): for working values that carry guard digits.
+    pub(crate) fn mul_near(&self, other: &Wide, scale: u32) -> Wide {
+        let exact = self.scale + other.scale;
+        if exact <= scale {
+            return self.mul(other).at(scale);
+        }
+        let mag = self.mag.mul_near(&other.mag, exact - scale);
+        Wide::new(self.neg != other.neg, mag, scale)
     }
 
     /// The value rounded (half away from zero) or padded to `scale`.
@@ -422,13 +577,12 @@ impl Wide {
         let target = digits.max(0) as u32;
         let cut = i64::from(self.scale) - i64::from(digits);
         if cut <= 0 {
-            return Wide::new(self.neg, self.mag_at(target), target);
+            return Wide::new(self.neg, self.mag_at(target).into_owned(), target);
         }
-        let cut = cut as u32;
-        let (kept, rest) = self.mag.div_rem_pow10(cut);
-        let up = !rest.is_zero()
+        let (kept, rest) = self.mag.cut_pow10(cut as u32);
+        let up = rest.rest
             && match how {
-                Rounding::HalfAwayFromZero => rest.mul_small(2) >= Big::pow10(cut),
+                Rounding::HalfAwayFromZero => rest.first >= 5,
                 Rounding::TowardZero => false,
                 Rounding::Floor => self.neg,
                 Rounding::Ceiling => !self.neg,
@@ -560,6 +714,39 @@ mod tests {
             prop_assert_eq!(x.to_string(), a.to_string());
         }
 
+        // Products of many limbs (past one carry block of 16 rows and past
+        // the inline limbs) against a sum of one-limb products, shifted.
+        #[test]
+        fn big_products_agree_with_rows(a in "[1-9][0-9]{0,400}", b in "[1-9][0-9]{0,400}") {
+            let (a, b) = (big(&a), big(&b));
+            let rows = a.limbs().iter().enumerate().fold(Big::zero(), |sum, (i, &limb)| {
+                sum.add(&b.mul_small(limb).mul_pow10(i as u32 * BASE_DIGITS))
+            });
+            prop_assert_eq!(a.mul(&b), rows.clone());
+            prop_assert_eq!(b.mul(&a), rows);
+        }
+
+        // The digits a cut by 10^k drops, against the remainder's.
+        #[test]
+        fn big_cuts_agree_with_remainders(n in "[1-9][0-9]{0,60}", k in 0u32..70) {
+            let n = big(&n);
+            let (q, r) = n.div_rem_pow10(k);
+            let (kept, cut) = n.cut_pow10(k);
+            prop_assert_eq!(kept, q);
+            prop_assert_eq!(cut.rest, !r.is_zero());
+            let first = if k == 0 { 0 } else { r.div_rem_pow10(k - 1).0.to_u128().unwrap_or(0) };
+            prop_assert_eq!(u128::from(cut.first), first);
+        }
+
+        // Roots of numbers past u128 (the start from the top digits).
+        #[test]
+        fn big_roots_are_floors(n in "[1-9][0-9]{38,200}") {
+            let n = big(&n);
+            let root = n.isqrt();
+            let next = root.add(&Big::from_u128(1));
+            prop_assert!(root.mul(&root) <= n && next.mul(&next) > n);
+        }
+
         #[test]
         fn big_division_holds_its_identity(n in "[1-9][0-9]{0,80}", d in "[1-9][0-9]{0,40}") {
             let (n, d) = (big(&n), big(&d));
@@ -572,7 +759,7 @@ mod tests {
     #[test]
     fn big_counts_digits_and_takes_roots() {
         assert_eq!(Big::zero().digits(), 0);
-        assert_eq!(Big::pow10(30).digits(), 31);
+        assert_eq!(Big::from_u128(1).mul_pow10(30).digits(), 31);
         assert_eq!(big("999999999").digits(), 9);
         let two = big("2").mul_pow10(40);
         assert_eq!(two.isqrt().to_string(), "141421356237309504880");

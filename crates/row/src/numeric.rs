@@ -35,6 +35,7 @@
 
 use crate::big::{Big, Wide};
 use crate::error::RowError;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -202,14 +203,14 @@ impl Numeric {
     }
 
     /// The value as a `Wide` (`None` for NaN and the infinities).
-    pub(crate) fn wide(&self) -> Option<Wide> {
+    pub(crate) fn wide(&self) -> Option<Cow<'_, Wide>> {
         match self {
-            Numeric::Value { mantissa, scale } => Some(Wide::new(
+            Numeric::Value { mantissa, scale } => Some(Cow::Owned(Wide::new(
                 *mantissa < 0,
                 Big::from_u128(mantissa.unsigned_abs()),
                 u32::from(*scale),
-            )),
-            Numeric::Long(long) => Some(Wide::clone(&long.0)),
+            ))),
+            Numeric::Long(long) => Some(Cow::Borrowed(&long.0)),
             Numeric::NaN | Numeric::Infinity { .. } => None,
         }
     }
@@ -372,7 +373,7 @@ impl Numeric {
     }
 
     /// The two values as `Wide`s; `None` if either is NaN or infinite.
-    fn wide_pair(&self, other: &Numeric) -> Option<(Wide, Wide)> {
+    fn wide_pair<'a>(&'a self, other: &'a Numeric) -> Option<(Cow<'a, Wide>, Cow<'a, Wide>)> {
         Some((self.wide()?, other.wide()?))
     }
 

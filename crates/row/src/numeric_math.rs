@@ -291,7 +291,11 @@ impl Numeric {
 fn common_magnitudes(a: &Numeric, b: &Numeric) -> Option<(Big, Big, u32)> {
     let (a, b) = (a.wide()?, b.wide()?);
     let scale = a.scale.max(b.scale);
-    Some((a.mag_at(scale), b.mag_at(scale), scale))
+    Some((
+        a.mag_at(scale).into_owned(),
+        b.mag_at(scale).into_owned(),
+        scale,
+    ))
 }
 
 /// The greatest common divisor of two magnitudes (0 for two zeros).
@@ -343,14 +347,19 @@ fn exp(x: &Wide, scale: u32) -> Result<Wide, RowError> {
     let mut n = 1u32;
     loop {
         n += 1;
-        term = term.mul_at(&reduced, p).div_small(n, p);
+        term = term.mul_near(&reduced, p).div_small(n, p);
         if term.is_zero() {
             break;
         }
         sum = sum.add(&term);
     }
+    // Squaring doubles the relative error, whatever the scale: keep the
+    // p + 1 significant digits the series had (fewer places after the
+    // point as the value grows; p while it stays below 10).
     for _ in 0..halvings {
-        sum = sum.mul_at(&sum, p);
+        let lead = 2 * sum.lead().unwrap_or(0);
+        let at = (i64::from(p) - (lead - 1).max(0)).max(0) as u32;
+        sum = sum.mul_near(&sum, at);
     }
     Ok(sum.at(scale))
 }
@@ -386,12 +395,12 @@ fn ln_small(y: &Wide, q: u32) -> Wide {
     }
     let one = Wide::int(1);
     let z = y.sub(&one).div(&y.add(&one), w, Rounding::HalfAwayFromZero);
-    let z2 = z.mul_at(&z, w);
+    let z2 = z.mul_near(&z, w);
     let mut sum = z.clone();
     let mut power = z;
     let mut k = 1u32;
     loop {
-        power = power.mul_at(&z2, w);
+        power = power.mul_near(&z2, w);
         k += 2;
         let term = power.div_small(k, w);
         if term.is_zero() {

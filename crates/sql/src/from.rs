@@ -35,11 +35,13 @@ use folio_catalog::{Catalog, Relation};
 use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, Ident, JoinConstraint, JoinOperator,
-    TableFactor, TableWithJoins,
+    Expr, FunctionArg, FunctionArgExpr, Ident, JoinConstraint, JoinOperator, TableFactor,
+    TableWithJoins,
 };
 use std::borrow::Cow;
 use std::sync::Arc;
+
+mod using;
 
 /// One FROM item's columns in the query's row.
 #[derive(Debug, Clone)]
@@ -159,131 +161,6 @@ impl Scope {
             Some(order) => order.clone(),
             None => self.tables.iter().flat_map(ScopeTable::visible).collect(),
         }
-    }
-
-    /// Joins the last FROM item to those before it on the columns `names`
-    /// (`JOIN ... USING`): each must be found once on the left and on the
-    /// right (PostgreSQL's errors otherwise). Merges each pair and returns
-    /// the join condition, the pairs equal, as the qualified comparison a
-    /// user would write in `ON`.
-    fn merge_using(&mut self, kind: JoinKind, names: &[String]) -> Result<Option<Expr>, SqlError> {
-        let right = self.tables.len() - 1;
-        let mut condition: Option<Expr> = None;
-        let mut kept = Vec::new();
-        let mut dropped = Vec::new();
-        for (i, name) in names.iter().enumerate() {
-            if names[..i].contains(name) {
-                return Err(SqlError::new(
-                    "42701",
-                    format!("column name \"{name}\" appears more than once in USING clause"),
-                ));
-            }
-            let left = self.resolve_left(name, right)?;
-            let table = &self.tables[right];
-            let Some(c) = table.names.iter().position(|n| n == name) else {
-                return Err(SqlError::new(
-                    "42703",
-                    format!(
-                        "column \"{name}\" specified in USING clause does not exist in right table"
-                    ),
-                ));
-            };
-            let on_right = table.offset + c;
-            let pair = Expr::BinaryOp {
-                left: Box::new(self.reference(left, name)),
-                op: BinaryOperator::Eq,
-                right: Box::new(self.reference(on_right, name)),
-            };
-            condition = Some(match condition {
-                None => pair,
-                Some(c) => Expr::BinaryOp {
-                    left: Box::new(c),
-                    op: BinaryOperator::And,
-                    right: Box::new(pair),
-                },
-            });
-            let (keep, drop) = match kind {
-                JoinKind::Right => (on_right, left),
-                _ => (left, on_right),
-            };
-            self.merged.retain(|(n, _)| n != name);
-            self.merged.push((name.clone(), keep));
-            self.hidden.push(drop);
-            kept.push(keep);
-            dropped.push(drop);
-        }
-        let mut order = kept.clone();
-        let rest = self
-            .star_order
-            .take()
-            .unwrap_or_else(|| {
-                let left = &self.tables[..right];
-                left.iter().flat_map(ScopeTable::visible).collect()
-            })
-            .into_iter()
-            .chain(self.tables[right].visible());
-        order.extend(rest.filter(|c| !kept.contains(c) && !dropped.contains(c)));
-        self.star_order = Some(order);
-        Ok(condition)
-    }
-
-    /// The one column `name` of the items before `right` (a merged one
-    /// first), for `USING`.
-    fn resolve_left(&self, name: &str, right: usize) -> Result<usize, SqlError> {
-        if let Some((_, c)) = self.merged.iter().find(|(n, _)| n == name) {
-            return Ok(*c);
-        }
-        let mut found = None;
-        for t in &self.tables[..right] {
-            for (c, n) in t.names.iter().enumerate() {
-                let at = t.offset + c;
-                if n == name && !self.hidden.contains(&at) {
-                    if found.is_some() {
-                        return Err(SqlError::new(
-                            "42702",
-                            format!(
-                                "common column name \"{name}\" appears more than once in left table"
-                            ),
-                        ));
-                    }
-                    found = Some(at);
-                }
-            }
-        }
-        found.ok_or_else(|| {
-            SqlError::new(
-                "42703",
-                format!("column \"{name}\" specified in USING clause does not exist in left table"),
-            )
-        })
-    }
-
-    /// `qualifier.name` of the column at `position`, quoted as it is.
-    fn reference(&self, position: usize, name: &str) -> Expr {
-        let table = &self.tables[self.table_of(position)];
-        Expr::CompoundIdentifier(vec![
-            Ident::with_quote('"', table.qualifier.clone()),
-            Ident::with_quote('"', name),
-        ])
-    }
-
-    /// The names a `NATURAL` join of the last item merges: the left
-    /// side's visible column names the right side also has, in the left
-    /// side's order.
-    fn natural_names(&self) -> Vec<String> {
-        let right = &self.tables[self.tables.len() - 1];
-        let mut names: Vec<String> = Vec::new();
-        for c in self.star() {
-            if c >= right.offset {
-                break;
-            }
-            let name =
-                &self.tables[self.table_of(c)].names[c - self.tables[self.table_of(c)].offset];
-            if right.names.contains(name) && !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-        names
     }
 
     /// Columns in the query's row.
@@ -709,7 +586,6 @@ impl SourceCounts {
 
 /// A FROM item before planning.
 struct Item<'a> {
-    factor: &'a TableFactor,
     /// How it joins what comes before it (`None`: the first).
     join: Option<(JoinKind, Option<Cow<'a, Expr>>)>,
     /// Its `USING` columns or `NATURAL`, turned into the join's condition
@@ -793,11 +669,13 @@ pub fn resolve<'a>(
     let outer = outer.filter(|_| lone);
     let mut items = Vec::new();
     for (n, twj) in from.iter().enumerate() {
-        items.push(Item {
-            factor: &twj.relation,
-            join: (n > 0).then_some((JoinKind::Inner, None)),
-            using: Using::None,
-        });
+        items.push((
+            &twj.relation,
+            Item {
+                join: (n > 0).then_some((JoinKind::Inner, None)),
+                using: Using::None,
+            },
+        ));
         for join in &twj.joins {
             let (kind, constraint) = match &join.join_operator {
                 JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
@@ -821,10 +699,6 @@ pub fn resolve<'a>(
                 JoinConstraint::None => {
                     return Err(SqlError::syntax("a JOIN needs ON, USING or NATURAL"));
                 }
-                // A merged column of a FULL JOIN is the COALESCE of both.
-                JoinConstraint::Using(_) | JoinConstraint::Natural if kind == JoinKind::Full => {
-                    return Err(SqlError::unsupported("FULL JOIN with USING or NATURAL"));
-                }
                 JoinConstraint::Using(columns) => (
                     None,
                     Using::Columns(
@@ -836,18 +710,21 @@ pub fn resolve<'a>(
                 ),
                 JoinConstraint::Natural => (None, Using::Natural),
             };
-            items.push(Item {
-                factor: &join.relation,
-                join: Some((kind, on)),
-                using,
-            });
+            items.push((
+                &join.relation,
+                Item {
+                    join: Some((kind, on)),
+                    using,
+                },
+            ));
         }
     }
     let mut scope = Scope::default();
     let mut bases = Vec::with_capacity(items.len());
+    let mut resolved = Vec::with_capacity(items.len());
     let mut pushed = Vec::new();
-    for item in &mut items {
-        let (base, table) = base(cx, txn, item.factor, &scope, outer, &mut pushed, system)?;
+    for (factor, mut item) in items {
+        let (base, table) = base(cx, txn, factor, &scope, outer, &mut pushed, system)?;
         if let Base::Derived { outer, .. } = &base
             && let Some(first) = crate::subquery::columns_of(outer).next()
             && !matches!(item.join, Some((JoinKind::Inner | JoinKind::Left, _)))
@@ -880,16 +757,38 @@ pub fn resolve<'a>(
             _ => {}
         }
         let names = match &item.using {
-            Using::None => continue,
+            Using::None => {
+                resolved.push(item);
+                continue;
+            }
             Using::Columns(names) => names.clone(),
             Using::Natural => scope.natural_names(),
         };
-        if let Some((kind, on)) = &mut item.join {
-            *on = scope.merge_using(*kind, &names)?.map(Cow::Owned);
+        let Some((kind, on)) = &mut item.join else {
+            resolved.push(item);
+            continue;
+        };
+        let kind = *kind;
+        *on = scope.merge_using(kind, &names)?.map(Cow::Owned);
+        resolved.push(item);
+        // A FULL join's merged columns are an item of their own
+        // (`using.rs`).
+        if kind == JoinKind::Full
+            && let Some(factor) = scope.merged_item(&names)?
+        {
+            let (merged, table) =
+                self::base(cx, txn, &factor, &scope, None, &mut Vec::new(), false)?;
+            scope.push(table);
+            bases.push(merged);
+            scope.merge_full(&names)?;
+            resolved.push(Item {
+                join: Some((JoinKind::Inner, None)),
+                using: Using::None,
+            });
         }
     }
     Ok(FromClause {
-        items,
+        items: resolved,
         bases,
         scope,
         pushed,

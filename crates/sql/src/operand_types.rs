@@ -112,3 +112,33 @@ pub fn arms<'s>(
         .collect();
     set_types::common(context, &inputs).map(|_| ())
 }
+
+/// Arms that are numbers of several types (`coalesce(i4, i8)`, `CASE ...
+/// THEN 1 ELSE 2.5 END`) cast to the type PostgreSQL's common-type
+/// resolution gives them (`set_types::common`: the type every other one
+/// casts to implicitly, int2 < int4 < int8 < numeric < float4 < float8),
+/// so every value the construct gives is of its type. Untyped arms are
+/// left to adapt as before.
+pub fn unify_numbers<'s>(
+    context: &str,
+    arms: impl IntoIterator<Item = &'s mut Scalar>,
+    columns: &(impl Columns + ?Sized),
+) {
+    let mut arms: Vec<&mut Scalar> = arms.into_iter().collect();
+    let types: Vec<Option<SqlType>> = arms.iter().map(|a| typed(a, columns)).collect();
+    let numbers: Vec<Input> = (types.iter().flatten())
+        .map(|&ty| Input::typed(ty, None))
+        .collect();
+    if numbers.is_empty() || !numbers.iter().all(|i| i.ty.is_number()) {
+        return;
+    }
+    let Ok(Input { ty: common, .. }) = set_types::common(context, &numbers) else {
+        return;
+    };
+    for (arm, ty) in arms.iter_mut().zip(types) {
+        if ty.is_some_and(|ty| ty != common) {
+            let value = std::mem::replace(&mut **arm, Scalar::Const(Value::Null));
+            **arm = Scalar::Cast(Box::new(value), common);
+        }
+    }
+}

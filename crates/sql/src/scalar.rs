@@ -693,6 +693,13 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
                 results.chain(branches.iter().map(|(_, t)| t)),
                 columns,
             )?;
+            let mut branches = branches;
+            let mut otherwise = otherwise;
+            operand_types::unify_numbers(
+                "CASE",
+                (otherwise.as_deref_mut().into_iter()).chain(branches.iter_mut().map(|(_, t)| t)),
+                columns,
+            );
             Scalar::Case {
                 operand,
                 branches,
@@ -1368,6 +1375,7 @@ fn function(
     match (func, args.as_slice()) {
         (Func::Coalesce | Func::Greatest | Func::Least, _) => {
             operand_types::arms(&name.to_uppercase(), &args, columns)?;
+            operand_types::unify_numbers(&name.to_uppercase(), &mut args, columns);
             // A quoted literal or `$n` among them takes their type
             // (`coalesce(doc -> 'tags', '[]')` is a jsonb).
             let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(columns)).collect();

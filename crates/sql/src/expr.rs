@@ -75,9 +75,14 @@ pub fn eval(expr: &Expr, scope: &Scope<'_>) -> Result<Value, SqlError> {
 /// overflow 22003 as PostgreSQL's) and numerics (an integer meeting a
 /// numeric becomes one). NULL in, NULL out.
 pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlError> {
-    use Value::{Int2, Int4, Int8, Null};
+    use Value::Null;
     if matches!(a, Null) || matches!(b, Null) {
         return Ok(Null);
+    }
+    // Two integers (a sum's running total, `i + 1`): machine arithmetic,
+    // before the other types' resolution below, which never takes them.
+    if let Some(value) = integers(op, &a, &b) {
+        return value;
     }
     if *op == BinaryOperator::StringConcat {
         // Two byteas (a literal beside one is bound as one): a bytea.
@@ -118,34 +123,8 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
             b.type_name()
         )));
     }
-    let int = |v: &Value| match v {
-        Int2(x) => Some((i64::from(*x), 1)),
-        Int4(x) => Some((i64::from(*x), 2)),
-        Int8(x) => Some((*x, 3)),
-        _ => None,
-    };
-    if let (Some((x, wa)), Some((y, wb))) = (int(&a), int(&b)) {
-        let result = match op {
-            BinaryOperator::Plus => x.checked_add(y),
-            BinaryOperator::Minus => x.checked_sub(y),
-            BinaryOperator::Multiply => x.checked_mul(y),
-            // Integer division truncates toward zero, as PostgreSQL's.
-            BinaryOperator::Divide | BinaryOperator::Modulo if y == 0 => {
-                return Err(SqlError::new("22012", "division by zero"));
-            }
-            BinaryOperator::Divide => x.checked_div(y),
-            BinaryOperator::Modulo => Some(x.wrapping_rem(y)),
-            other => return Err(SqlError::unsupported(format!("the operator {other}"))),
-        };
-        let width = wa.max(wb);
-        let out_of_range = |ty: &str| SqlError::new("22003", format!("{ty} out of range"));
-        let result =
-            result.ok_or_else(|| out_of_range(["smallint", "integer", "bigint"][width - 1]))?;
-        return Ok(match width {
-            1 => Int2(i16::try_from(result).map_err(|_| out_of_range("smallint"))?),
-            2 => Int4(i32::try_from(result).map_err(|_| out_of_range("integer"))?),
-            _ => Int8(result),
-        });
+    if let Some(value) = integers(op, &a, &b) {
+        return value;
     }
     // Two reals: real arithmetic (PostgreSQL's float4 operators).
     if let (Value::Float4(x), Value::Float4(y)) = (&a, &b) {
@@ -167,7 +146,7 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
     }
     let numeric = |v: Value| match v {
         Value::Numeric(n) => Ok(n),
-        other => int(&other)
+        other => integer(&other)
             .map(|(x, _)| Numeric::from_i64(x))
             .ok_or_else(|| {
                 crate::functions::no_operator(format!(
@@ -187,6 +166,48 @@ pub fn arithmetic(op: &BinaryOperator, a: Value, b: Value) -> Result<Value, SqlE
             .ok_or_else(|| SqlError::new("22012", "division by zero"))?,
         other => return Err(SqlError::unsupported(format!("the operator {other}"))),
     }))
+}
+
+/// An integer's value and width (1: smallint, 2: integer, 3: bigint).
+fn integer(v: &Value) -> Option<(i64, usize)> {
+    match v {
+        Value::Int2(x) => Some((i64::from(*x), 1)),
+        Value::Int4(x) => Some((i64::from(*x), 2)),
+        Value::Int8(x) => Some((*x, 3)),
+        _ => None,
+    }
+}
+
+/// `a op b` for two integers and one of `+ - * / %`, in the wider of
+/// their types (PostgreSQL's integer operators, their overflow 22003);
+/// `None` for other operands or operators.
+fn integers(op: &BinaryOperator, a: &Value, b: &Value) -> Option<Result<Value, SqlError>> {
+    let ((x, wa), (y, wb)) = (integer(a)?, integer(b)?);
+    let result = match op {
+        BinaryOperator::Plus => x.checked_add(y),
+        BinaryOperator::Minus => x.checked_sub(y),
+        BinaryOperator::Multiply => x.checked_mul(y),
+        // Integer division truncates toward zero, as PostgreSQL's.
+        BinaryOperator::Divide | BinaryOperator::Modulo if y == 0 => {
+            return Some(Err(SqlError::new("22012", "division by zero")));
+        }
+        BinaryOperator::Divide => x.checked_div(y),
+        BinaryOperator::Modulo => Some(x.wrapping_rem(y)),
+        _ => return None,
+    };
+    let width = wa.max(wb);
+    let out_of_range = |ty: &str| SqlError::new("22003", format!("{ty} out of range"));
+    let value = match (width, result) {
+        (_, None) => Err(out_of_range(["smallint", "integer", "bigint"][width - 1])),
+        (1, Some(r)) => i16::try_from(r)
+            .map(Value::Int2)
+            .map_err(|_| out_of_range("smallint")),
+        (2, Some(r)) => i32::try_from(r)
+            .map(Value::Int4)
+            .map_err(|_| out_of_range("integer")),
+        (_, Some(r)) => Ok(Value::Int8(r)),
+    };
+    Some(value)
 }
 
 /// The type an untyped literal takes meeting `value` in `op`: as

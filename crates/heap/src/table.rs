@@ -1303,7 +1303,8 @@ fn read_line_pointer(
         return Ok(None);
     }
     let lp = HEADER_SIZE + at.0 as usize * LINE_POINTER_SIZE;
-    guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
+    let raw = guard.read_u32(lp);
+    buf[lp..lp + LINE_POINTER_SIZE].copy_from_slice(&raw.to_le_bytes());
     let state = bounds.state(buf, at).map_err(|e| e.to_string())?;
     Ok(Some((state, count)))
 }

@@ -26,7 +26,7 @@ use crate::error::CatalogError;
 use crate::index_exprs::{DerivedKeys, IndexEvaluator};
 use crate::layout::StoredLayout;
 use crate::statistics::{StatsSlot, TableStats};
-use crate::toast::{TOAST_OID, Toast};
+use crate::toast::{self, TOAST_OID, Toast};
 use folio_heap::{Index, Table, Tid, Write};
 use folio_row::{
     KeyColumn, SqlType, Stored, Value, decode_key, decode_marked, decode_stored,
@@ -477,6 +477,10 @@ impl Relation {
     /// Deletes the out-of-line values of the version at `tid` (it was just
     /// updated or deleted by `txn`).
     fn drop_toasted(&self, txn: &mut Transaction, tid: Tid) -> Result<(), CatalogError> {
+        if !toast::may_hold_external(self.stored_types()) {
+            // (Not read again: no row of these types has any.)
+            return Ok(());
+        }
         match self.table.fetch_any(tid)? {
             Some(row) => self.drop_externals(txn, &row),
             None => Ok(()),

@@ -30,6 +30,15 @@ use std::sync::Arc;
 /// Rows longer than this move their largest variable-length values out of
 /// line (PostgreSQL's `TOAST_TUPLE_THRESHOLD` for 8 KiB pages).
 pub const TOAST_THRESHOLD: usize = 2032;
+/// Whether a stored row of `types` can hold a value out of line: only one
+/// that can be longer than [`TOAST_THRESHOLD`] with all its values inline
+/// ever has one moved (`Toast::encode`). A column's type changes without
+/// a rewrite only to a wider one (`SqlType::binary_coercible`), so the
+/// rows stored before hold values the types bound too.
+pub(crate) fn may_hold_external(types: &[SqlType]) -> bool {
+    folio_row::max_inline_row_len(types).is_none_or(|len| len > TOAST_THRESHOLD)
+}
+
 /// The toast table's oid for autovacuum's counts (it has no catalog row).
 pub(crate) const TOAST_OID: u64 = 0;
 

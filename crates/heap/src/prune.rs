@@ -75,6 +75,8 @@ pub fn plan(
     };
     let mut reached = vec![false; count];
     let mut changes = Vec::new();
+    // Each root's chain in turn (one vector for all of them).
+    let mut chain: Vec<(usize, TupleHeader)> = Vec::new();
     for (root, item) in items.iter().enumerate() {
         let start = match *item {
             Item::Redirect(target) => target,
@@ -83,7 +85,7 @@ pub fn plan(
         };
         // The chain: start, then HOT successors whose xmin is the
         // predecessor's xmax (a reused slot breaks the chain there).
-        let mut chain: Vec<(usize, TupleHeader)> = Vec::new();
+        chain.clear();
         let mut at = start;
         while at < count && !reached[at] {
             let Some(h) = header(at) else { break };

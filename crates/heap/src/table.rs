@@ -41,8 +41,9 @@ use crate::visibility_map::VisibilityMap;
 use folio_btree::{Direction, Tree};
 use folio_buffer::{BufferPool, ExclusiveGuard, OptimisticGuard};
 use folio_page::{
-    HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState, Lsn,
-    PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page, set_header_lsn,
+    HEADER_SIZE, ItemId, LINE_POINTER_SIZE, LineBounds, LinePointerPage, LinePointerPageMut,
+    LineState, Lsn, PAGE_SIZE, Page, PageId, PageType, header_lsn, header_page_type, init_page,
+    set_header_lsn,
 };
 use folio_txn::{PredicateTarget, Transaction, TxnError, TxnManager, WaitPolicy, Xid};
 use folio_wal::{RmgrId, Wal};
@@ -1143,8 +1144,12 @@ impl Table {
         let (found, redirected) = self.read_racy(tid.page, buf, |guard, buf| {
             let mut at = tid.item;
             let mut redirected = false;
+            let bounds = match racy_bounds(buf) {
+                Ok(bounds) => bounds,
+                Err(e) => return (Err(e), false),
+            };
             let found = loop {
-                match read_line_pointer(guard, buf, at) {
+                match read_line_pointer(guard, buf, bounds, at) {
                     Ok(Some((LineState::Normal { offset, len }, _))) => {
                         guard.read_bytes(offset, &mut buf[offset..offset + len]);
                         break Ok(Some((at, offset, len)));
@@ -1195,7 +1200,8 @@ impl Table {
         with_scratch(|scratch| {
             let Scratch { page, chain } = scratch;
             self.read_racy(tid.page, page, |guard, buf| {
-                chain::walk(&mut Racy { guard, buf }, tid, chain)
+                let bounds = racy_bounds(buf)?;
+                chain::walk(&mut Racy { guard, buf, bounds }, tid, chain)
             })?
             .map_err(|e| HeapError::corrupt(tid.page, e))?;
             Ok(f(page, chain))
@@ -1260,11 +1266,13 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 struct Racy<'g, 'b> {
     guard: &'g OptimisticGuard<'g>,
     buf: &'b mut Page,
+    /// The bounds of the header in `buf`.
+    bounds: LineBounds,
 }
 
 impl ChainBytes for Racy<'_, '_> {
     fn line(&mut self, at: ItemId) -> Result<Option<(LineState, usize)>, String> {
-        read_line_pointer(self.guard, self.buf, at)
+        read_line_pointer(self.guard, self.buf, self.bounds, at)
     }
 
     fn header(&mut self, offset: usize, len: usize) -> Result<TupleHeader, String> {
@@ -1274,25 +1282,31 @@ impl ChainBytes for Racy<'_, '_> {
     }
 }
 
+/// The bounds of the header `read_racy` copied into `buf` (racy until the
+/// read validates), validated once for the line pointers read after it.
+fn racy_bounds(buf: &Page) -> Result<LineBounds, String> {
+    LineBounds::read(buf).map_err(|e| e.to_string())
+}
+
 /// Copies item `at`'s line pointer (racy) into `buf` at its own offset and
 /// decodes it, with the page's line pointer count, against the header
-/// already in `buf`: `None` if `at` is past the end, an error if the
-/// header or the line pointer does not decode.
+/// already in `buf` (whose `bounds`): `None` if `at` is past the end, an
+/// error if the line pointer does not decode.
 fn read_line_pointer(
     guard: &OptimisticGuard<'_>,
     buf: &mut Page,
+    bounds: LineBounds,
     at: ItemId,
 ) -> Result<Option<(LineState, usize)>, String> {
-    let lp = HEADER_SIZE + at.0 as usize * LINE_POINTER_SIZE;
-    if lp + LINE_POINTER_SIZE <= PAGE_SIZE {
-        guard.read_bytes(lp, &mut buf[lp..lp + LINE_POINTER_SIZE]);
-    }
-    let page = LinePointerPage::new(buf).map_err(|e| e.to_string())?;
-    if at.0 as usize >= page.count() {
+    let count = bounds.count();
+    if at.0 as usize >= count {
         return Ok(None);
     }
-    let state = page.state(at).map_err(|e| e.to_string())?;
-    Ok(Some((state, page.count())))
+    let lp = HEADER_SIZE + at.0 as usize * LINE_POINTER_SIZE;
+    let raw = guard.read_u32(lp);
+    buf[lp..lp + LINE_POINTER_SIZE].copy_from_slice(&raw.to_le_bytes());
+    let state = bounds.state(buf, at).map_err(|e| e.to_string())?;
+    Ok(Some((state, count)))
 }
 
 fn check_row_len(row: &[u8]) -> Result<(), HeapError> {

@@ -19,6 +19,6 @@ pub use layout::{
     header_upper, init_page, is_zero_page, set_header_flags, set_header_lsn,
 };
 pub use line_pointer::{
-    FLAG_HAS_FREE_LINES, ItemId, LINE_POINTER_SIZE, LinePointerPage, LinePointerPageMut, LineState,
-    LpError, MAX_LINE_POINTERS,
+    FLAG_HAS_FREE_LINES, ItemId, LINE_POINTER_SIZE, LineBounds, LinePointerPage,
+    LinePointerPageMut, LineState, LpError, MAX_LINE_POINTERS,
 };

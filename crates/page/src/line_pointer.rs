@@ -299,6 +299,36 @@ fn overlap(items: &[(usize, Range<usize>)]) -> bool {
     false
 }
 
+/// A page header's bounds, validated (invariant 1), kept apart from the
+/// page: for a reader that copies a page's header once and then its line
+/// pointers one at a time (the heap's optimistic reads of a HOT chain),
+/// so the header is not validated again for each of them. The page
+/// handed to [`LineBounds::state`] must hold the header they were read
+/// from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineBounds(Bounds);
+
+impl LineBounds {
+    /// Validates `page`'s header (O(1)).
+    pub fn read(page: &Page) -> Result<LineBounds, LpError> {
+        Bounds::read(page).map(LineBounds)
+    }
+
+    /// Line pointers on the page.
+    pub fn count(self) -> usize {
+        self.0.count()
+    }
+
+    /// What line pointer `id` of `page` says (as [`LinePointerPage::state`]).
+    pub fn state(self, page: &Page, id: ItemId) -> Result<LineState, LpError> {
+        let count = self.count();
+        if id.index() >= count {
+            return Err(LpError::OutOfRange { id, count });
+        }
+        decode(page, self.0, id.index())
+    }
+}
+
 /// Read access to a line-pointer page. Holding one means the header passed
 /// validation (invariant 1).
 #[derive(Debug, Clone, Copy)]
@@ -331,8 +361,7 @@ impl<'a> LinePointerPage<'a> {
 
     /// What line pointer `id` says.
     pub fn state(&self, id: ItemId) -> Result<LineState, LpError> {
-        let index = self.check_id(id)?;
-        decode(self.page, self.bounds, index)
+        LineBounds(self.bounds).state(self.page, id)
     }
 
     /// The bytes of Normal item `id`.
@@ -367,7 +396,12 @@ impl<'a> LinePointerPage<'a> {
     /// Free bytes after compaction: the item area less the Normal items.
     /// Errors on a corrupt pointer.
     pub fn free_after_compaction(&self) -> Result<usize, LpError> {
-        let used: usize = self.normal_items()?.iter().map(|(_, r)| r.len()).sum();
+        let mut used = 0;
+        for index in 0..self.count() {
+            if let LineState::Normal { len, .. } = decode(self.page, self.bounds, index)? {
+                used += len;
+            }
+        }
         let area = self.bounds.special - self.bounds.lower;
         area.checked_sub(used).ok_or_else(|| {
             corrupt(format!(

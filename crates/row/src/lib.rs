@@ -50,8 +50,8 @@ pub use numeric::{LongNumeric, MAX_NUMERIC_SCALE, MAX_WHOLE_DIGITS, Numeric, Rou
 pub use range::{Bound, Range, RangeKind};
 pub use row_format::{
     ColumnBytes, EXTERNAL, Stored, column_bytes, decode_column, decode_marked, decode_row,
-    decode_stored, decode_stored_columns, encode_row, encode_stored, range_flags, range_flags_of,
-    value_from_payload, value_payload,
+    decode_stored, decode_stored_columns, encode_row, encode_stored, max_inline_row_len,
+    range_flags, range_flags_of, value_from_payload, value_payload,
 };
 pub use time_of_day::{
     TIME_END, format_time, plus_interval as time_plus_interval, wrap as wrap_time,

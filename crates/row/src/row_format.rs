@@ -294,6 +294,23 @@ fn decode_array(b: &[u8], element: SqlType) -> Result<Value, RowError> {
     Ok(Value::Array(items))
 }
 
+/// The most bytes a stored row of `types` can take when all its values
+/// are inline, if every type bounds its values: the header, a null
+/// bitmap, the fixed-width values and the length-limited character types
+/// (a length word and four bytes a character); `None` when some type
+/// does not (text, bytea, arrays, numerics, whose long numbers grow).
+pub fn max_inline_row_len(types: &[SqlType]) -> Option<usize> {
+    let mut len = 3 + types.len().div_ceil(8);
+    for ty in types {
+        len += match *ty {
+            SqlType::Numeric(_) => return None,
+            SqlType::Char(n) | SqlType::Varchar(Some(n)) => 4 + 4 * n as usize,
+            ty => ty.fixed_width()?,
+        };
+    }
+    Some(len)
+}
+
 /// The bytes a variable-length value is stored as after its length word
 /// (what TOAST moves out of line), or `None` for a fixed-width one.
 pub fn value_payload(v: &Value, ty: SqlType) -> Result<Option<Vec<u8>>, RowError> {
@@ -632,6 +649,35 @@ mod tests {
     // Proves a row written before columns were added reads them as NULL
     // (every decoder), and a row with more columns than the table is
     // corrupt.
+    // Proves a row of bounded types never encodes longer than their
+    // bound, with or without nulls and with four-byte characters, and
+    // that unbounded types have none.
+    #[test]
+    fn bounded_rows_fit_their_inline_bound() {
+        let types = [
+            SqlType::Int4,
+            SqlType::Char(3),
+            SqlType::Varchar(Some(2)),
+            SqlType::Timestamp,
+        ];
+        let bound = max_inline_row_len(&types).unwrap();
+        let wide = |n: usize| Value::Text("\u{1D11E}".repeat(n));
+        for values in [
+            [Value::Int4(1), wide(3), wide(2), Value::Timestamp(0)],
+            [Value::Null, wide(3), Value::Null, Value::Timestamp(0)],
+        ] {
+            let row = encode_row(&values, &types).unwrap();
+            assert!(row.len() <= bound, "{} > {bound}", row.len());
+        }
+        for unbounded in [
+            SqlType::Text,
+            SqlType::Varchar(None),
+            SqlType::Numeric(None),
+        ] {
+            assert_eq!(max_inline_row_len(&[SqlType::Int4, unbounded]), None);
+        }
+    }
+
     #[test]
     fn a_row_shorter_than_its_table_reads_added_columns_as_null() {
         let old = [SqlType::Int4, SqlType::Text];

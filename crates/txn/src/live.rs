@@ -40,11 +40,21 @@ pub enum WaitPolicy {
 #[derive(Debug)]
 pub(crate) struct LiveEntry {
     pub(crate) xid: Xid,
-    ended: Mutex<Option<Ended>>,
+    ended: Mutex<End>,
     wake: Condvar,
     /// The xid this transaction waits for now (0: none): an edge of the
     /// wait-for graph that deadlock detection walks.
     pub(crate) waiting_for: AtomicU64,
+}
+
+/// How a writer ended (`None` while it runs), and how many sleep on its
+/// entry: its end wakes them only if some do (a condition variable's
+/// notify is a system call even with no one to wake, and nearly every
+/// writer ends unwaited for).
+#[derive(Debug, Default)]
+struct End {
+    how: Option<Ended>,
+    sleepers: u32,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -59,20 +69,24 @@ impl LiveEntry {
         timeout: std::time::Duration,
         interrupt: Option<&Interrupt>,
     ) -> Option<Ended> {
-        let guard = lock(&self.ended);
+        let mut guard = lock(&self.ended);
+        guard.sleepers += 1;
         let canceled = || interrupt.is_some_and(Interrupt::is_set_strict);
-        let (guard, _) = self
+        let (mut guard, _) = self
             .wake
-            .wait_timeout_while(guard, timeout, |ended| ended.is_none() && !canceled())
+            .wait_timeout_while(guard, timeout, |end| end.how.is_none() && !canceled())
             .unwrap_or_else(|p| p.into_inner());
-        *guard
+        guard.sleepers -= 1;
+        guard.how
     }
 
     /// Wakes its waiters to look at their cancel flags (under the mutex
     /// their condition is read under, so none misses it).
     pub(crate) fn wake_waiters(&self) {
-        let _guard = lock(&self.ended);
-        self.wake.notify_all();
+        let end = lock(&self.ended);
+        if end.sleepers > 0 {
+            self.wake.notify_all();
+        }
     }
 }
 
@@ -102,7 +116,7 @@ impl LiveTable {
     pub(crate) fn start(&self, xid: Xid) -> Arc<LiveEntry> {
         let entry = Arc::new(LiveEntry {
             xid,
-            ended: Mutex::new(None),
+            ended: Mutex::new(End::default()),
             wake: Condvar::new(),
             waiting_for: AtomicU64::new(0),
         });
@@ -117,8 +131,13 @@ impl LiveTable {
 
     /// Records how `entry` ended, wakes its waiters and removes it.
     pub(crate) fn finish(&self, entry: &LiveEntry, how: Ended) {
-        *lock(&entry.ended) = Some(how);
-        entry.wake.notify_all();
+        let mut end = lock(&entry.ended);
+        end.how = Some(how);
+        let sleepers = end.sleepers > 0;
+        drop(end);
+        if sleepers {
+            entry.wake.notify_all();
+        }
         lock(self.shard(entry.xid)).remove(&entry.xid.0);
     }
 

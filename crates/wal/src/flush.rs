@@ -45,6 +45,16 @@ const GATHER_SKIPS_AFTER_MISS: u64 = 16;
 /// Most pages copied and written in one write call.
 const WRITE_BATCH_PAGES: usize = 64;
 
+/// Group commit's leadership: whether a committer leads a flush, and how
+/// many wait for it to end. The end wakes them only if some wait (a
+/// condition variable's notify is a system call even with no one to
+/// wake, and most flushes of a few committers have no one waiting).
+#[derive(Debug, Default)]
+pub(crate) struct FlushLeader {
+    leading: bool,
+    waiting: u32,
+}
+
 /// State owned by whoever holds the writer mutex.
 #[derive(Debug, Default)]
 pub(crate) struct WriterState {
@@ -249,21 +259,28 @@ impl Shared {
                 return Ok(());
             }
             self.check_poisoned()?;
-            if !*leader {
+            if !leader.leading {
                 break;
             }
             // A flush is under way: wait for it, then look again (it may
             // have covered us).
+            leader.waiting += 1;
             leader = self
                 .flush_done
                 .wait(leader)
                 .unwrap_or_else(|p| p.into_inner());
+            leader.waiting -= 1;
         }
-        *leader = true;
+        leader.leading = true;
         drop(leader);
         let result = self.lead_flush();
-        *lock(&self.flush_leader) = false;
-        self.flush_done.notify_all();
+        let mut leader = lock(&self.flush_leader);
+        leader.leading = false;
+        let waiting = leader.waiting > 0;
+        drop(leader);
+        if waiting {
+            self.flush_done.notify_all();
+        }
         result
     }
 

@@ -51,7 +51,7 @@ pub use wal_page::{
     WAL_PAGE_HEADER_SIZE, WAL_PAGE_PAYLOAD, WAL_PAGE_SIZE, WalPageHeader, seal_header,
 };
 
-use flush::WriterState;
+use flush::{FlushLeader, WriterState};
 use folio_io::{Dir, OpenOptions};
 use folio_page::Lsn;
 use insert::{InsertSlot, ReserveState, Ring};
@@ -122,8 +122,9 @@ pub(crate) struct Shared {
     /// Every byte below this LSN is durable. Always a record boundary.
     synced_upto: AtomicU64,
     writer: Mutex<WriterState>,
-    /// True while a committer leads a flush (write + sync).
-    flush_leader: Mutex<bool>,
+    /// Whether a committer leads a flush (write + sync), and who waits
+    /// for it on `flush_done`.
+    flush_leader: Mutex<FlushLeader>,
     flush_done: Condvar,
     /// Committers inside `flush_to` that found their LSN not yet durable.
     committers_waiting: AtomicU64,
@@ -283,7 +284,7 @@ impl Wal {
             written_upto: AtomicU64::new(end.0),
             synced_upto: AtomicU64::new(end.0),
             writer: Mutex::new(WriterState::default()),
-            flush_leader: Mutex::new(false),
+            flush_leader: Mutex::new(FlushLeader::default()),
             flush_done: Condvar::new(),
             committers_waiting: AtomicU64::new(0),
             commit_arrivals: AtomicU64::new(0),

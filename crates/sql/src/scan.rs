@@ -54,9 +54,14 @@ pub fn run_into(
     // (At execution, as PostgreSQL's: a plan or a view over an
     // unpopulated materialized view is made, not run.)
     crate::matviews::check_populated(relation)?;
-    let reads = relation.reads(plan.reads.as_deref());
+    // The columns a row read from the table decodes (an index-only scan
+    // reads none).
+    let reads = |only: bool| match only {
+        true => Reads::ALL,
+        false => relation.reads(plan.reads.as_deref()),
+    };
     match plan.access {
-        Access::Seq => seq_scan(txn, relation, plan, &reads, env, sink),
+        Access::Seq => seq_scan(txn, relation, plan, &reads(false), env, sink),
         Access::Index {
             index,
             only,
@@ -64,7 +69,7 @@ pub fn run_into(
             ..
         } => {
             let access = (index, only, direction);
-            let (found, counts) = index_scan(txn, relation, plan, access, &reads, env)?;
+            let (found, counts) = index_scan(txn, relation, plan, access, &reads(only), env)?;
             for (tid, mut row) in found {
                 sink(tid, &mut row)?;
             }

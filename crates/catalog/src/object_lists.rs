@@ -18,7 +18,7 @@ use folio_txn::{Csn, Transaction};
 use std::sync::Arc;
 
 /// The objects of `folio.class` every statement's scope needs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ObjectLists {
     /// Enum types by name.
     pub enums: Arc<Vec<&'static EnumType>>,
@@ -33,6 +33,19 @@ pub struct ObjectLists {
     /// The snapshot they were read with, unless the reader had written
     /// class rows (its lists are its own: never used again).
     read_at: Option<Csn>,
+}
+
+impl ObjectLists {
+    /// These lists with `functions` as the SQL functions (a `CREATE
+    /// FUNCTION`'s body is checked with the function it creates): lists
+    /// of their own, never handed back by [`Catalog::object_lists`].
+    pub fn with_functions(&self, functions: Arc<Vec<FunctionDef>>) -> ObjectLists {
+        ObjectLists {
+            functions,
+            read_at: None,
+            ..self.clone()
+        }
+    }
 }
 
 impl Catalog {

@@ -678,9 +678,7 @@ fn extended(
 /// Runs a bound portal's statement (opening the pipeline's implicit
 /// block outside one).
 fn run(session: &mut Session, portal: &Portal) -> Result<Output, SqlError> {
-    session
-        .begin_pipeline(&portal.statement)
-        .and_then(|()| session.execute_prepared(&portal.statement, &portal.parameters))
+    session.execute_in_pipeline(&portal.statement, &portal.parameters)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

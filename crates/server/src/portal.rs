@@ -148,9 +148,12 @@ pub fn data_rows(
     Ok(())
 }
 
-/// A connection's portals by name ("" is the unnamed one).
+/// A connection's portals by name: the unnamed one (`""`, which most
+/// Binds make, each replacing it) in a slot of its own, so that binding,
+/// finding and dropping it hashes no name.
 #[derive(Default)]
 pub struct Portals {
+    unnamed: Option<Portal>,
     by_name: foldhash::HashMap<String, Portal>,
 }
 
@@ -158,7 +161,11 @@ impl Portals {
     /// A Bind's new portal: it replaces the unnamed one; a named one that
     /// exists is PostgreSQL's 42P03.
     pub fn bind(&mut self, name: String, portal: Portal) -> Result<(), SqlError> {
-        if !name.is_empty() && self.by_name.contains_key(&name) {
+        if name.is_empty() {
+            self.unnamed = Some(portal);
+            return Ok(());
+        }
+        if self.by_name.contains_key(&name) {
             return Err(SqlError::new(
                 "42P03",
                 format!("cursor \"{name}\" already exists"),
@@ -170,26 +177,71 @@ impl Portals {
 
     /// Portal `name`, or PostgreSQL's 34000.
     pub fn get_mut(&mut self, name: &str) -> Result<&mut Portal, SqlError> {
-        self.by_name
-            .get_mut(name)
-            .ok_or_else(|| SqlError::new("34000", format!("portal \"{name}\" does not exist")))
+        let portal = match name {
+            "" => self.unnamed.as_mut(),
+            _ => self.by_name.get_mut(name),
+        };
+        portal.ok_or_else(|| SqlError::new("34000", format!("portal \"{name}\" does not exist")))
     }
 
     /// Close: drops portal `name` (none is no error).
     pub fn close(&mut self, name: &str) {
-        self.by_name.remove(name);
+        match name {
+            "" => self.unnamed = None,
+            _ => {
+                self.by_name.remove(name);
+            }
+        }
     }
 
     /// A ROLLBACK TO the savepoint numbered `savepoint` ran: the portals
     /// bound since it was made are dropped.
     pub fn rolled_back_to(&mut self, savepoint: u64) {
+        self.unnamed = self.unnamed.take().filter(|p| p.mark < savepoint);
         self.by_name.retain(|_, p| p.mark < savepoint);
     }
 
     /// Drops every portal (their transaction ended).
     pub fn clear(&mut self) {
+        self.unnamed = None;
         if !self.by_name.is_empty() {
             self.by_name.clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn portal(mark: u64) -> Portal {
+        Portal::new("s".into(), Vec::new(), Vec::new(), mark)
+    }
+
+    // Proves the unnamed portal, kept apart from the named ones, follows
+    // the same rules: a Bind replaces it (a named one that exists is
+    // 42P03), Close and a missing one (34000), ROLLBACK TO drops what was
+    // bound since the savepoint, a transaction's end drops all.
+    #[test]
+    fn the_unnamed_portal_follows_the_named_ones_rules() {
+        let mut portals = Portals::default();
+        assert_eq!(portals.get_mut("").err().unwrap().code, "34000");
+        portals.bind(String::new(), portal(1)).unwrap();
+        portals.bind(String::new(), portal(2)).unwrap();
+        assert_eq!(portals.get_mut("").unwrap().mark, 2);
+        portals.bind("c".into(), portal(1)).unwrap();
+        assert_eq!(
+            portals.bind("c".into(), portal(1)).unwrap_err().code,
+            "42P03"
+        );
+        portals.rolled_back_to(2);
+        assert!(portals.get_mut("").is_err());
+        assert_eq!(portals.get_mut("c").unwrap().mark, 1);
+        portals.bind(String::new(), portal(1)).unwrap();
+        portals.close("");
+        assert!(portals.get_mut("").is_err());
+        portals.bind(String::new(), portal(1)).unwrap();
+        portals.clear();
+        assert!(portals.get_mut("").is_err() && portals.get_mut("c").is_err());
     }
 }

@@ -6,18 +6,15 @@
 //!
 //! As in PostgreSQL, an extension's functions exist only while it does:
 //! the session puts the statement's extensions into this thread's scope
-//! ([`Scope::enter`], from `object_scope.rs`), and the
+//! (`object_scope.rs`), and the
 //! binder asks [`installed`] before it binds a call of one (42883
 //! otherwise).
 
 use crate::error::SqlError;
 use crate::output::{Notice, Output};
-use folio_catalog::ExtensionDef;
 use folio_db::Database;
 use folio_txn::Transaction;
 use sqlparser::ast::Ident;
-use std::cell::RefCell;
-use std::sync::Arc;
 
 /// An extension folio has: its name, the version `pg_extension` shows
 /// (PostgreSQL 15's) and what psql's `\dx` says of it.
@@ -45,29 +42,12 @@ pub fn known(name: &str) -> Option<&'static Known> {
     KNOWN.iter().find(|k| k.name == name)
 }
 
-thread_local! {
-    static INSTALLED: RefCell<Arc<Vec<ExtensionDef>>> = RefCell::default();
-}
-
-/// The extensions of one statement, in scope until dropped.
-pub struct Scope {
-    _installed: crate::thread_scope::Installed<Arc<Vec<ExtensionDef>>>,
-}
-
-impl Scope {
-    /// Puts `extensions` in scope for this thread (the previous scope
-    /// comes back when this one is dropped).
-    pub fn enter(extensions: Arc<Vec<ExtensionDef>>) -> Scope {
-        Scope {
-            _installed: crate::thread_scope::install(&INSTALLED, extensions),
-        }
-    }
-}
-
 /// Whether extension `name` exists for the statement being bound: the one
 /// rule for whether its functions may be called.
 pub fn installed(name: &str) -> bool {
-    INSTALLED.with(|t| t.borrow().iter().any(|e| e.name == name))
+    crate::object_scope::with(|lists| {
+        lists.is_some_and(|l| l.extensions.iter().any(|e| e.name == name))
+    })
 }
 
 /// `CREATE EXTENSION [IF NOT EXISTS] name [SCHEMA public] [VERSION v]

@@ -1,6 +1,10 @@
 //! The catalog objects a statement sees: its transaction's enum types,
-//! extensions, SQL functions and triggers, put in this thread's scope for
-//! the binder and row changes (`user_types.rs`, `extensions.rs`, `sql_functions.rs`). A
+//! domains, extensions, SQL functions and triggers, put in this thread's
+//! scope for the binder and row changes, which read them here
+//! ([`with`]: `user_types.rs`, `extensions.rs`, `sql_functions.rs`,
+//! `triggers.rs`). One value in scope for all of them: entering a
+//! statement's scope is one swap (five, one per list, were a twentieth
+//! of a cached point query's instructions). A
 //! session keeps the lists and the catalog hands them back while they are
 //! current (folio-catalog `object_lists.rs`), so a statement reads no
 //! catalog row for them. A statement run inside another (a PL/pgSQL
@@ -22,10 +26,6 @@ thread_local! {
 
 /// The lists of one statement, in scope until dropped.
 pub struct Scope {
-    _types: crate::user_types::Scope,
-    _extensions: crate::extensions::Scope,
-    _functions: crate::sql_functions::Scope,
-    _triggers: crate::triggers::Scope,
     _current: Installed<Option<Arc<ObjectLists>>>,
 }
 
@@ -43,13 +43,21 @@ pub fn enter(
     kept: &mut Option<Arc<ObjectLists>>,
 ) -> Result<Scope, SqlError> {
     let lists = db.catalog().object_lists(txn, kept.as_ref())?;
-    let scope = Scope {
-        _types: crate::user_types::Scope::enter(lists.enums.clone(), lists.domains.clone()),
-        _extensions: crate::extensions::Scope::enter(lists.extensions.clone()),
-        _functions: crate::sql_functions::Scope::enter(lists.functions.clone()),
-        _triggers: crate::triggers::Scope::enter(lists.triggers.clone()),
-        _current: install(&CURRENT, Some(lists.clone())),
-    };
+    let scope = enter_lists(lists.clone());
     *kept = Some(lists);
     Ok(scope)
+}
+
+/// Puts `lists` in scope for this thread (the enclosing scope's come
+/// back when it drops).
+pub fn enter_lists(lists: Arc<ObjectLists>) -> Scope {
+    Scope {
+        _current: install(&CURRENT, Some(lists)),
+    }
+}
+
+/// `read` of the lists in scope on this thread (`None` outside any
+/// statement: no object).
+pub fn with<T>(read: impl FnOnce(Option<&ObjectLists>) -> T) -> T {
+    CURRENT.with(|c| read(c.borrow().as_deref()))
 }

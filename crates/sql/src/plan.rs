@@ -79,6 +79,16 @@ pub struct KeyRange {
 }
 
 impl KeyRange {
+    /// The entries of one whole key (encoded): every key column equal to
+    /// a value.
+    pub fn whole(key: Vec<u8>) -> KeyRange {
+        KeyRange {
+            upper: after(&key),
+            lower: Bound::Included(key),
+            whole_key: true,
+        }
+    }
+
     pub fn bounds(&self) -> (Bound<&[u8]>, Bound<&[u8]>) {
         (
             self.lower.as_ref().map(Vec::as_slice),
@@ -111,6 +121,9 @@ pub enum Access {
 pub enum Keys {
     /// A point lookup's key values.
     Point(Vec<Value>),
+    /// One whole key of an index that is not unique, encoded: its entries
+    /// ([`KeyRange::whole`]), which an index-only scan looks up.
+    Key(Vec<u8>),
     /// Ranges in the order to visit them.
     Ranges(Vec<KeyRange>),
 }
@@ -135,7 +148,7 @@ impl Access {
         let mut combinations = if probes.iter().all(|items| items.len() == 1) {
             // An equality on each column, the common case (a cached point
             // query's plan runs this on every execution): one combination,
-            // built without the sets.
+            // built without the sets; on every key column, one key.
             let mut values = Vec::with_capacity(probes.len());
             for (items, kc) in probes.iter().zip(&ri.key_columns) {
                 match fitted(items[0].eval(&[], env)?, kc.ty)? {
@@ -143,7 +156,11 @@ impl Access {
                     v => values.push(v),
                 }
             }
-            vec![values]
+            match (*point, probes.len() == ri.key_columns.len()) {
+                (true, _) => return Ok(Keys::Point(values)),
+                (false, true) => return Ok(Keys::Key(encode_key(&values, &ri.key_columns)?)),
+                (false, false) => vec![values],
+            }
         } else {
             cross_product(&value_sets(probes, &ri.key_columns, env)?)
         };
@@ -510,13 +527,11 @@ fn key_range(
     conditions: &[(Cmp, Value)],
     next: Option<folio_row::KeyColumn>,
 ) -> Result<KeyRange, SqlError> {
-    let after = |bytes: &[u8]| match prefix_successor(bytes) {
-        Some(s) => Bound::Excluded(s),
-        None => Bound::Unbounded,
-    };
     let (Some(kc), false) = (next, conditions.is_empty()) else {
+        if next.is_none() && !p.is_empty() {
+            return Ok(KeyRange::whole(p));
+        }
         let upper = after(&p);
-        let whole_key = next.is_none() && !p.is_empty();
         let lower = if p.is_empty() {
             Bound::Unbounded
         } else {
@@ -525,7 +540,7 @@ fn key_range(
         return Ok(KeyRange {
             lower,
             upper,
-            whole_key,
+            whole_key: false,
         });
     };
     let p = p.as_slice();
@@ -561,6 +576,14 @@ fn key_range(
         upper,
         whole_key: false,
     })
+}
+
+/// The upper bound of the keys starting with `bytes`.
+fn after(bytes: &[u8]) -> Bound<Vec<u8>> {
+    match prefix_successor(bytes) {
+        Some(s) => Bound::Excluded(s),
+        None => Bound::Unbounded,
+    }
 }
 
 /// The smallest key greater than every key starting with `e`.

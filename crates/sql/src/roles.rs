@@ -65,7 +65,7 @@ thread_local! {
 /// The session's role and database while a statement runs, for what
 /// has neither: the binder's `current_user` and the `pg_catalog`
 /// relations made from `folio.authid` (`pg_roles`, `relacl`). Entered
-/// per statement as `user_types::Scope` (one reference count: the
+/// per statement as `object_scope::Scope` (one reference count: the
 /// session keeps its [`Scoped`] until its role changes).
 #[derive(Debug)]
 pub struct Scope {

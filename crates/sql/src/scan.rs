@@ -3,7 +3,7 @@
 //! ANALYZE reports about them.
 
 use crate::error::SqlError;
-use crate::plan::{Access, Keys, ScanPlan};
+use crate::plan::{Access, KeyRange, Keys, ScanPlan};
 use crate::scalar::{Env, Scalar};
 use folio_btree::Direction;
 use folio_catalog::{Reads, Relation};
@@ -54,9 +54,14 @@ pub fn run_into(
     // (At execution, as PostgreSQL's: a plan or a view over an
     // unpopulated materialized view is made, not run.)
     crate::matviews::check_populated(relation)?;
-    let reads = relation.reads(plan.reads.as_deref());
+    // The columns a row read from the table decodes (an index-only scan
+    // reads none).
+    let reads = |only: bool| match only {
+        true => Reads::ALL,
+        false => relation.reads(plan.reads.as_deref()),
+    };
     match plan.access {
-        Access::Seq => seq_scan(txn, relation, plan, &reads, env, sink),
+        Access::Seq => seq_scan(txn, relation, plan, &reads(false), env, sink),
         Access::Index {
             index,
             only,
@@ -64,7 +69,7 @@ pub fn run_into(
             ..
         } => {
             let access = (index, only, direction);
-            let (found, counts) = index_scan(txn, relation, plan, access, &reads, env)?;
+            let (found, counts) = index_scan(txn, relation, plan, access, &reads(only), env)?;
             for (tid, mut row) in found {
                 sink(tid, &mut row)?;
             }
@@ -91,7 +96,13 @@ fn index_scan(
     // searched (PostgreSQL 15 counts each element of an `IN` list as a
     // scan of the index too).
     let mut descents = 1;
-    match plan.access.key_ranges(relation, env)? {
+    // One whole key: an index-only scan looks it up, another reads the
+    // range of its entries.
+    let keys = match plan.access.key_ranges(relation, env)? {
+        Keys::Key(key) if !only => Keys::Ranges(vec![KeyRange::whole(key)]),
+        keys => keys,
+    };
+    match keys {
         Keys::Point(key) if !only => {
             found.extend(
                 relation
@@ -104,9 +115,9 @@ fn index_scan(
             // Index-only: the key is the row's indexed columns.
             let ri = &relation.indexes[index];
             let encoded = folio_row::encode_key(&key, &ri.key_columns)?;
-            let (keys, pages) = relation.index_only_get(txn, index, &encoded)?;
-            found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
+            only_get(txn, relation, index, &encoded, &mut found, &mut counts)?;
         }
+        Keys::Key(key) => only_get(txn, relation, index, &key, &mut found, &mut counts)?,
         Keys::Ranges(ranges) => {
             descents = 0;
             for range in &ranges {
@@ -114,8 +125,7 @@ fn index_scan(
                     descents += 1;
                 }
                 if let (true, true, Bound::Included(key)) = (only, range.whole_key, &range.lower) {
-                    let (keys, pages) = relation.index_only_get(txn, index, key)?;
-                    found_keys(relation, index, keys, pages.heap, &mut found, &mut counts);
+                    only_get(txn, relation, index, key, &mut found, &mut counts)?;
                 } else if only {
                     only_scan(
                         txn,
@@ -212,6 +222,21 @@ fn seq_scan(
     txn.count_seq_scan(relation.def.oid, read);
     scanned?;
     Ok(counts)
+}
+
+/// An index-only lookup of one whole key (encoded): rows with the key
+/// columns filled.
+fn only_get(
+    txn: &Transaction,
+    relation: &Relation,
+    index: usize,
+    key: &[u8],
+    found: &mut Vec<Found>,
+    counts: &mut ScanCounts,
+) -> Result<(), SqlError> {
+    let (keys, pages) = relation.index_only_get(txn, index, key)?;
+    found_keys(relation, index, keys, pages.heap, found, counts);
+    Ok(())
 }
 
 /// An index-only scan of one key range: rows with the key columns filled.

@@ -595,14 +595,18 @@ impl Session {
     /// an unknown statement open nothing; a later `BEGIN` turns the block
     /// into an ordinary one, as in a multi-statement query.
     pub fn begin_pipeline(&mut self, name: &str) -> Result<(), SqlError> {
-        if !matches!(self.block, Block::Idle) || self.copy.is_some() {
-            return Ok(());
+        match self.prepared.get(name) {
+            Some(prepared) if self.pipeline_opens(prepared) => self.begin_implicit(),
+            _ => Ok(()),
         }
-        let opens = self
-            .prepared
-            .get(name)
-            .is_some_and(|p| opens_pipeline(&p.statement));
-        if opens { self.begin_implicit() } else { Ok(()) }
+    }
+
+    /// Whether `prepared`, about to run, opens the pipeline's implicit
+    /// block ([`Session::begin_pipeline`]).
+    fn pipeline_opens(&self, prepared: &Prepared) -> bool {
+        matches!(self.block, Block::Idle)
+            && self.copy.is_none()
+            && opens_pipeline(&prepared.statement)
     }
 
     /// An error the protocol found outside a statement's run (Parse,
@@ -962,18 +966,75 @@ impl Session {
         name: &str,
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
-        if let Some(prepared) = self.prepared.get(name) {
-            self.report_start(&prepared.text);
-        }
-        let armed =
-            crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
-        let result = self.run_prepared(name, parameters);
+        self.execute_prepared_in(name, parameters, false)
+    }
+
+    /// The extended protocol's run of a portal of prepared statement
+    /// `name` (its first Execute, or a Describe of it, which runs it):
+    /// [`Session::execute_prepared`], opening the pipeline's implicit
+    /// block first outside a block ([`Session::begin_pipeline`]). The
+    /// block begins when the statement starts (`now()` is its
+    /// `statement_timestamp()`, one clock read for both), as the
+    /// transaction of a query message's first statement does in
+    /// PostgreSQL.
+    pub fn execute_in_pipeline(
+        &mut self,
+        name: &str,
+        parameters: &[Option<String>],
+    ) -> Result<Output, SqlError> {
+        self.execute_prepared_in(name, parameters, true)
+    }
+
+    /// [`Session::execute_prepared`], in the pipeline's implicit block if
+    /// `pipeline` ([`Session::execute_in_pipeline`]).
+    fn execute_prepared_in(
+        &mut self,
+        name: &str,
+        parameters: &[Option<String>],
+        pipeline: bool,
+    ) -> Result<Output, SqlError> {
+        let result = match self.prepared.remove_entry(name) {
+            // A query or row change runs out of the map (its kept plan
+            // runs with the session borrowed): looked up once.
+            Some((key, mut prepared)) if prepared.plannable => {
+                let result = self
+                    .start_prepared(&prepared, pipeline)
+                    .and_then(|()| self.timed(|s| s.run_kept_prepared(&mut prepared, parameters)));
+                self.prepared.insert(key, prepared);
+                result
+            }
+            // Another statement stays in the map while it runs (it may
+            // name itself: `DEALLOCATE`).
+            Some((key, prepared)) => {
+                let started = self.start_prepared(&prepared, pipeline);
+                self.prepared.insert(key, prepared);
+                started.and_then(|()| self.timed(|s| s.run_prepared(name, parameters)))
+            }
+            None => self.run_prepared(name, parameters),
+        };
         let result = result.map_err(|e| self.why_canceled(e));
-        drop(armed);
         if result.is_err() {
             self.fail();
         }
         result
+    }
+
+    /// Prepared statement `prepared` starts ([`Session::report_start`]);
+    /// if `pipeline`, outside a block, the pipeline's implicit block opens
+    /// at its start.
+    fn start_prepared(&mut self, prepared: &Prepared, pipeline: bool) -> Result<(), SqlError> {
+        self.report_start(&prepared.text);
+        match pipeline && self.pipeline_opens(prepared) {
+            true => self.begin_implicit(),
+            false => Ok(()),
+        }
+    }
+
+    /// Runs `f` under the session's `statement_timeout`.
+    fn timed<T>(&mut self, f: impl FnOnce(&mut Session) -> T) -> T {
+        let _armed =
+            crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
+        f(self)
     }
 
     /// A canceled statement's error says why, as PostgreSQL's: a
@@ -1040,35 +1101,39 @@ impl Session {
         parameters: &[Option<String>],
     ) -> Result<Output, SqlError> {
         let prepared = self.prepared(name)?;
-        let (wanted, plannable) = (prepared.parameters, prepared.plannable);
-        if parameters.len() != wanted {
-            return Err(SqlError::new(
-                "08P01",
-                format!(
-                    "bind message supplies {} parameters, but prepared statement requires {wanted}",
-                    parameters.len()
-                ),
-            ));
+        if prepared.plannable {
+            let (name, mut prepared) = self.take_prepared(name)?;
+            let result = self.run_kept_prepared(&mut prepared, parameters);
+            self.prepared.insert(name, prepared);
+            return result;
         }
-        if !plannable {
-            return match &self.prepared(name)?.statement {
-                Parsed::Sql(statement) => {
-                    let statement = crate::params::bind(statement, parameters)?;
-                    self.execute(&statement)
-                }
-                other => {
-                    let other = other.clone();
-                    let text = self.prepared(name)?.text.clone();
-                    self.run_parsed(&other, true, &text)
-                }
-            };
+        check_parameter_count(prepared, parameters)?;
+        match &prepared.statement {
+            Parsed::Sql(statement) => {
+                let statement = crate::params::bind(statement, parameters)?;
+                self.execute(&statement)
+            }
+            other => {
+                let other = other.clone();
+                let text = prepared.text.clone();
+                self.run_parsed(&other, true, &text)
+            }
         }
+    }
+
+    /// [`Session::run_prepared`] of a query or row change, out of the map:
+    /// its kept plan runs with `parameters`.
+    fn run_kept_prepared(
+        &mut self,
+        prepared: &mut Prepared,
+        parameters: &[Option<String>],
+    ) -> Result<Output, SqlError> {
+        check_parameter_count(prepared, parameters)?;
         if let Block::Failed(_) = self.block {
             return Err(SqlError::in_failed_block());
         }
         // A declared parameter is read by its type's input now, as
         // PostgreSQL's Bind reads it, whether the statement uses it or not.
-        // (`prepared` is still the entry found above: no second lookup.)
         let declared = &prepared.declared;
         let mut values: Vec<Value> = (parameters.iter().enumerate())
             .map(|(i, p)| match (p, declared.get(i).copied().flatten()) {
@@ -1077,7 +1142,7 @@ impl Session {
                 (Some(text), None) => Ok(Value::Text(text.clone())),
             })
             .collect::<Result<_, SqlError>>()?;
-        self.with_kept_plan(name, |plan, calls, txn, cx, notices| {
+        self.run_kept(prepared, |plan, calls, txn, cx, notices| {
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
@@ -1159,12 +1224,36 @@ impl Session {
         ) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         // Out of the map while it runs (the session is borrowed).
-        let (name, mut prepared) = self.prepared.remove_entry(name).ok_or_else(|| {
+        let (name, mut prepared) = self.take_prepared(name)?;
+        let result = self.run_kept(&mut prepared, f);
+        self.prepared.insert(name, prepared);
+        result
+    }
+
+    /// Prepared statement `name` taken out of the map (its name as the
+    /// map's key, to put it back), or 26000.
+    fn take_prepared(&mut self, name: &str) -> Result<(String, Box<Prepared>), SqlError> {
+        self.prepared.remove_entry(name).ok_or_else(|| {
             SqlError::new(
                 "26000",
                 format!("prepared statement \"{name}\" does not exist"),
             )
-        })?;
+        })
+    }
+
+    /// [`Session::with_kept_plan`] of a prepared statement taken out of
+    /// the map.
+    fn run_kept<T>(
+        &mut self,
+        prepared: &mut Prepared,
+        f: impl FnOnce(
+            &Plan,
+            &crate::plpgsql::calls::Calls,
+            &mut Transaction,
+            &Ctx<'_>,
+            &mut Vec<Notice>,
+        ) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         let Parsed::Sql(statement) = &prepared.statement else {
             unreachable!("only a query or row change has a kept plan")
         };
@@ -1207,7 +1296,6 @@ impl Session {
                 f(kept.plan(), kept.calls(), txn, cx, notices)
             })
             .map_err(|e| name_read_only_write(e, statement));
-        self.prepared.insert(name, prepared);
         self.plans_made += u64::from(planned);
         result
     }
@@ -2903,6 +2991,25 @@ fn show_name(variable: &[sqlparser::ast::Ident]) -> String {
         "time zone" => "timezone".to_string(),
         _ => name,
     }
+}
+
+/// The protocol's 08P01 when a run of `prepared` does not bring as many
+/// parameters as it takes.
+fn check_parameter_count(
+    prepared: &Prepared,
+    parameters: &[Option<String>],
+) -> Result<(), SqlError> {
+    let wanted = prepared.parameters;
+    if parameters.len() == wanted {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        "08P01",
+        format!(
+            "bind message supplies {} parameters, but prepared statement requires {wanted}",
+            parameters.len()
+        ),
+    ))
 }
 
 /// Whether prepared statement `statement`, run outside a block, opens

@@ -24,8 +24,8 @@
 //! ... END`. A function calling itself, directly or not, is 0A000.
 //!
 //! The functions a statement's transaction sees are put into this
-//! thread's scope around each statement ([`Scope::enter`], from
-//! `object_scope.rs`), as enum types are (`user_types.rs`); a plan notes the definitions it expanded and is
+//! thread's scope around each statement (`object_scope.rs`), as enum
+//! types are (`user_types.rs`); a plan notes the definitions it expanded and is
 //! made again when one changed ([`is_current`]).
 
 use crate::context::Ctx;
@@ -63,26 +63,12 @@ const MAX_DEPTH: usize = 64;
 pub const CALLER: &str = "$caller";
 
 thread_local! {
-    static FUNCTIONS: RefCell<Arc<Vec<FunctionDef>>> = RefCell::default();
     static USED: RefCell<Vec<FunctionDef>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The functions of one statement, in scope until dropped.
-pub struct Scope {
-    _installed: crate::thread_scope::Installed<Arc<Vec<FunctionDef>>>,
-}
-
-impl Scope {
-    /// Puts `functions` in scope for this thread.
-    pub fn enter(functions: Arc<Vec<FunctionDef>>) -> Scope {
-        Scope {
-            _installed: crate::thread_scope::install(&FUNCTIONS, functions),
-        }
-    }
-}
-
+/// The functions in scope (`object_scope.rs`).
 fn in_scope() -> Arc<Vec<FunctionDef>> {
-    FUNCTIONS.with(|f| f.borrow().clone())
+    crate::object_scope::with(|lists| lists.map(|l| l.functions.clone()).unwrap_or_default())
 }
 
 /// Forgets the definitions noted by earlier expansions (a statement's
@@ -106,8 +92,10 @@ pub fn take_used() -> Vec<FunctionDef> {
 /// Whether each of `used` is still the definition in scope (a plan made
 /// with them may run again).
 pub fn is_current(used: &[FunctionDef]) -> bool {
-    let now = in_scope();
-    used.iter().all(|u| now.iter().any(|d| d == u))
+    used.is_empty() || {
+        let now = in_scope();
+        used.iter().all(|u| now.iter().any(|d| d == u))
+    }
 }
 
 /// The 0A000 of a statement's form that folio's functions do not take and
@@ -269,7 +257,9 @@ pub fn create(
         let block = crate::plpgsql::parse::parse(&def.body)?;
         crate::plpgsql::set_returning::check_body(&def, &block)?;
     } else {
-        let _scope = Scope::enter(Arc::new(with_new));
+        let lists = crate::object_scope::current().unwrap_or_default();
+        let _scope =
+            crate::object_scope::enter_lists(Arc::new(lists.with_functions(Arc::new(with_new))));
         check_body(cx, txn, &def)?;
     }
     clear_used();

@@ -40,6 +40,11 @@ pub struct Plan {
     /// Its relations' statistics versions when it was made, summed
     /// ([`statistics_mark`]): an ANALYZE since makes it again.
     statistics: u64,
+    /// The relations it reads and changes ([`Plan::relations`]) as made,
+    /// which each run of it checks are current without listing them
+    /// again; empty for data-modifying CTEs, whose parts' plans check
+    /// theirs.
+    relations: Vec<Arc<Relation>>,
 }
 
 /// A query or a row change.
@@ -108,6 +113,7 @@ fn plan_expanded(
             needs: std::mem::take(&mut *cx.needs.borrow_mut()),
             functions: Vec::new(),
             statistics: 0,
+            relations: Vec::new(),
         }));
     }
     if let Statement::Query(q) = statement
@@ -224,8 +230,10 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         needs: std::mem::take(&mut *cx.needs.borrow_mut()),
         functions: Vec::new(),
         statistics: 0,
+        relations: Vec::new(),
     };
-    plan.statistics = statistics_mark(&plan.relations());
+    plan.relations = plan.relations().into_iter().cloned().collect();
+    plan.statistics = statistics_mark(&plan.relations);
     Ok(plan)
 }
 
@@ -235,7 +243,7 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
 /// made, so an ANALYZE that lands while it is being made can leave it with
 /// the older statistics until the next one: a worse plan, never a wrong
 /// result.
-fn statistics_mark(relations: &[&Arc<Relation>]) -> u64 {
+fn statistics_mark(relations: &[Arc<Relation>]) -> u64 {
     relations
         .iter()
         .map(|r| r.statistics_version())
@@ -391,13 +399,12 @@ impl Plan {
             }
             return Ok(true);
         }
-        let relations = self.relations();
-        for relation in &relations {
+        for relation in &self.relations {
             if !relation.is_current(txn)? {
                 return Ok(false);
             }
         }
-        if statistics_mark(&relations) != self.statistics {
+        if statistics_mark(&self.relations) != self.statistics {
             return Ok(false);
         }
         for view in &self.views {

@@ -34,7 +34,6 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 thread_local! {
-    static TRIGGERS: RefCell<Arc<Vec<TriggerDef>>> = RefCell::default();
     /// How many trigger functions are running on this thread, one inside
     /// another (`pg_trigger_depth()`).
     static DEPTH: Cell<u32> = const { Cell::new(0) };
@@ -78,24 +77,14 @@ fn run_function(
     returned
 }
 
-/// The triggers of one statement, in scope until dropped
-/// (`object_scope.rs`).
-pub struct Scope {
-    _installed: crate::thread_scope::Installed<Arc<Vec<TriggerDef>>>,
-}
-
-impl Scope {
-    /// Puts `triggers` in scope for this thread.
-    pub fn enter(triggers: Arc<Vec<TriggerDef>>) -> Scope {
-        Scope {
-            _installed: crate::thread_scope::install(&TRIGGERS, triggers),
-        }
-    }
-}
-
-/// Every trigger in scope, by table oid then name.
+/// Every trigger in scope (`object_scope.rs`), by table oid then name.
 pub fn in_scope() -> Arc<Vec<TriggerDef>> {
-    TRIGGERS.with(|t| t.borrow().clone())
+    crate::object_scope::with(|lists| lists.map(|l| l.triggers.clone()).unwrap_or_default())
+}
+
+/// Whether a trigger in scope is `wanted`.
+fn any_in_scope(wanted: impl Fn(&TriggerDef) -> bool) -> bool {
+    crate::object_scope::with(|lists| lists.is_some_and(|l| l.triggers.iter().any(wanted)))
 }
 
 /// Whether table `table`'s foreign key triggers are disabled (`ALTER
@@ -139,15 +128,13 @@ impl Event {
 /// Whether view `view` has an enabled INSTEAD OF trigger of `event`
 /// (its statement triggers alone do not make the change theirs).
 pub fn fires_instead(view: u64, event: Event) -> bool {
-    TRIGGERS.with(|t| {
-        (t.borrow().iter()).any(|t| t.kind & TRIGGER_INSTEAD != 0 && fires(t, view, event))
-    })
+    any_in_scope(|t| t.kind & TRIGGER_INSTEAD != 0 && fires(t, view, event))
 }
 
 /// Whether table `table` has an enabled trigger (row or statement) of
 /// `event`: the one test a statement makes when it has none.
 pub fn fires_any(table: u64, event: Event) -> bool {
-    TRIGGERS.with(|t| t.borrow().iter().any(|t| fires(t, table, event)))
+    any_in_scope(|t| fires(t, table, event))
 }
 
 fn fires(t: &TriggerDef, table: u64, event: Event) -> bool {

@@ -2,36 +2,12 @@
 //! transaction sees, for the
 //! binder's type names (`types::column_type`), which has no catalog: the
 //! session puts them into this thread's scope around each statement
-//! ([`Scope::enter`], from `object_scope.rs`), the binder looks names up
-//! here (README "Enum types").
+//! (`object_scope.rs`), the binder looks names up here (README "Enum
+//! types").
 
-use crate::thread_scope::{Installed, install};
 use folio_catalog::DomainType;
-use folio_row::{EnumType, SqlType};
-use std::cell::RefCell;
+use folio_row::SqlType;
 use std::sync::Arc;
-
-thread_local! {
-    static TYPES: RefCell<Arc<Vec<&'static EnumType>>> = RefCell::default();
-    static DOMAINS: RefCell<Arc<Vec<Arc<DomainType>>>> = RefCell::default();
-}
-
-/// The types of one statement, in scope until dropped.
-pub struct Scope {
-    _types: Installed<Arc<Vec<&'static EnumType>>>,
-    _domains: Installed<Arc<Vec<Arc<DomainType>>>>,
-}
-
-impl Scope {
-    /// Puts `types` in scope for this thread (the previous scope comes
-    /// back when this one is dropped).
-    pub fn enter(types: Arc<Vec<&'static EnumType>>, domains: Arc<Vec<Arc<DomainType>>>) -> Scope {
-        Scope {
-            _types: install(&TYPES, types),
-            _domains: install(&DOMAINS, domains),
-        }
-    }
-}
 
 /// The enum type named `name`, or a domain's base type, if the
 /// statement's transaction sees one.
@@ -39,9 +15,8 @@ pub fn named(name: &str) -> Option<SqlType> {
     if let Some(d) = domain_named(name) {
         return SqlType::from_oid(d.base_oid, d.base_typmod);
     }
-    TYPES.with(|t| {
-        t.borrow()
-            .iter()
+    crate::object_scope::with(|lists| {
+        (lists?.enums.iter())
             .find(|e| e.name == name)
             .map(|e| SqlType::Enum(e))
     })
@@ -49,17 +24,22 @@ pub fn named(name: &str) -> Option<SqlType> {
 
 /// The domain named `name`, if the statement's transaction sees one.
 pub fn domain_named(name: &str) -> Option<Arc<DomainType>> {
-    DOMAINS.with(|d| d.borrow().iter().find(|d| d.name == name).cloned())
+    domain_where(|d| d.name == name)
 }
 
 /// The domain of oid `oid`, if the statement's transaction sees one.
 pub fn domain_of_oid(oid: u32) -> Option<Arc<DomainType>> {
-    DOMAINS.with(|d| d.borrow().iter().find(|d| d.oid == oid).cloned())
+    domain_where(|d| d.oid == oid)
+}
+
+/// The domain in scope that is `wanted`, if any.
+fn domain_where(wanted: impl Fn(&DomainType) -> bool) -> Option<Arc<DomainType>> {
+    crate::object_scope::with(|lists| lists?.domains.iter().find(|d| wanted(d)).cloned())
 }
 
 /// Every domain the statement's transaction sees, by name.
 pub fn domains() -> Arc<Vec<Arc<DomainType>>> {
-    DOMAINS.with(|d| d.borrow().clone())
+    crate::object_scope::with(|lists| lists.map(|l| l.domains.clone()).unwrap_or_default())
 }
 
 /// A type by oid: a built-in one, an enum type in scope, or a domain's
@@ -73,8 +53,8 @@ pub fn of_oid(oid: u32, typmod: i32) -> Option<SqlType> {
         return SqlType::from_oid(d.base_oid, d.base_typmod);
     }
     SqlType::from_oid(oid, typmod).or_else(|| {
-        TYPES.with(|t| {
-            t.borrow().iter().find_map(|e| match oid {
+        crate::object_scope::with(|lists| {
+            lists?.enums.iter().find_map(|e| match oid {
                 _ if oid == e.oid => Some(SqlType::Enum(e)),
                 _ if oid == e.array_oid => Some(SqlType::Array(e.sql_type())),
                 _ => None,

@@ -365,20 +365,23 @@ fn and_all(exprs: Vec<Expr>) -> Option<Expr> {
 mod tests {
     use super::*;
 
-    fn scope() -> crate::sql_functions::Scope {
-        crate::sql_functions::Scope::enter(Arc::new(vec![FunctionDef {
-            oid: 1,
-            name: "f".into(),
-            args: vec![("a".into(), 23, -1)],
-            result: (23, -1),
-            returns_set: false,
-            columns: Vec::new(),
-            columns_of_table: false,
-            volatility: b'v',
-            strict: false,
-            plpgsql: true,
-            body: "begin return a; end".into(),
-        }]))
+    fn scope() -> crate::object_scope::Scope {
+        let lists = folio_catalog::ObjectLists::default();
+        crate::object_scope::enter_lists(Arc::new(lists.with_functions(Arc::new(vec![
+            FunctionDef {
+                oid: 1,
+                name: "f".into(),
+                args: vec![("a".into(), 23, -1)],
+                result: (23, -1),
+                returns_set: false,
+                columns: Vec::new(),
+                columns_of_table: false,
+                volatility: b'v',
+                strict: false,
+                plpgsql: true,
+                body: "begin return a; end".into(),
+            },
+        ]))))
     }
 
     fn lifted(sql: &str) -> Option<String> {

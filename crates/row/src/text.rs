@@ -586,47 +586,60 @@ mod tests {
                 "{text}"
             );
         }
-        assert_eq!(
-            err(SqlType::TimeTz(None), "12:00+16").to_string(),
-            "time zone displacement out of range: \"12:00+16\""
-        );
-        assert_eq!(
-            err(SqlType::TimeTz(None), "abc").to_string(),
-            "invalid input syntax for type time with time zone: \"abc\""
-        );
-        assert_eq!(
-            err(SqlType::Time(None), "abc").to_string(),
-            "invalid input syntax for type time: \"abc\""
-        );
-        assert_eq!(
-            err(SqlType::Date, "yesterday-ish").to_string(),
-            "invalid input syntax for type date: \"yesterday-ish\""
-        );
-        assert_eq!(
-            err(SqlType::Timestamp, "2024-01-02 25:00:00").sqlstate(),
-            "22008"
-        );
-        assert_eq!(
-            err(SqlType::Bool, "maybe").to_string(),
-            "invalid input syntax for type boolean: \"maybe\""
-        );
-        assert_eq!(
-            err(SqlType::Float8, "1e999").to_string(),
-            "\"1e999\" is out of range for type double precision"
-        );
-        assert_eq!(err(SqlType::Bool, "maybe").sqlstate(), "22P02");
-        assert_eq!(err(SqlType::Varchar(Some(2)), "abc").sqlstate(), "22001");
-        assert_eq!(err(SqlType::Float8, "1e999").sqlstate(), "22003");
-        // Underflow to zero is out of range too; a subnormal and zeros are
-        // not (PostgreSQL 15's float8in and float4in).
-        assert_eq!(
-            err(SqlType::Float8, "1e-400").to_string(),
-            "\"1e-400\" is out of range for type double precision"
-        );
-        assert_eq!(
-            err(SqlType::Float4, "1e-50").to_string(),
-            "\"1e-50\" is out of range for type real"
-        );
+        // Underflow to zero is out of range too (the last two; a subnormal
+        // and zeros are not: PostgreSQL 15's float8in and float4in).
+        for (ty, text, message) in [
+            (
+                SqlType::TimeTz(None),
+                "12:00+16",
+                "time zone displacement out of range: \"12:00+16\"",
+            ),
+            (
+                SqlType::TimeTz(None),
+                "abc",
+                "invalid input syntax for type time with time zone: \"abc\"",
+            ),
+            (
+                SqlType::Time(None),
+                "abc",
+                "invalid input syntax for type time: \"abc\"",
+            ),
+            (
+                SqlType::Date,
+                "yesterday-ish",
+                "invalid input syntax for type date: \"yesterday-ish\"",
+            ),
+            (
+                SqlType::Bool,
+                "maybe",
+                "invalid input syntax for type boolean: \"maybe\"",
+            ),
+            (
+                SqlType::Float8,
+                "1e999",
+                "\"1e999\" is out of range for type double precision",
+            ),
+            (
+                SqlType::Float8,
+                "1e-400",
+                "\"1e-400\" is out of range for type double precision",
+            ),
+            (
+                SqlType::Float4,
+                "1e-50",
+                "\"1e-50\" is out of range for type real",
+            ),
+        ] {
+            assert_eq!(err(ty, text).to_string(), message);
+        }
+        for (ty, text, sqlstate) in [
+            (SqlType::Timestamp, "2024-01-02 25:00:00", "22008"),
+            (SqlType::Bool, "maybe", "22P02"),
+            (SqlType::Varchar(Some(2)), "abc", "22001"),
+            (SqlType::Float8, "1e999", "22003"),
+        ] {
+            assert_eq!(err(ty, text).sqlstate(), sqlstate, "{text}");
+        }
         for ok in ["0.0e-999", "-0", "5e-324", "0e5"] {
             assert!(Value::from_text(SqlType::Float8, ok).is_ok(), "{ok}");
         }

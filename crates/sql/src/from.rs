@@ -769,18 +769,18 @@ pub fn resolve<'a>(
             continue;
         };
         let kind = *kind;
-        *on = scope.merge_using(kind, &names)?.map(Cow::Owned);
+        let (condition, full) = scope.merge_using(kind, &names)?;
+        *on = condition.map(Cow::Owned);
         resolved.push(item);
         // A FULL join's merged columns are an item of their own
         // (`using.rs`).
-        if kind == JoinKind::Full
-            && let Some(factor) = scope.merged_item(&names)?
-        {
+        if let Some(full) = full {
+            let factor = scope.merged_item(&full)?;
             let (merged, table) =
                 self::base(cx, txn, &factor, &scope, None, &mut Vec::new(), false)?;
             scope.push(table);
             bases.push(merged);
-            scope.merge_full(&names)?;
+            scope.merge_full(full);
             resolved.push(Item {
                 join: Some((JoinKind::Inner, None)),
                 using: Using::None,

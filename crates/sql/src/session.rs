@@ -1212,17 +1212,7 @@ impl Session {
     /// transaction or one of its own: the plan made when it was prepared,
     /// made again when DDL changed a relation it uses or the session ran
     /// DDL.
-    fn with_kept_plan<T>(
-        &mut self,
-        name: &str,
-        f: impl FnOnce(
-            &Plan,
-            &crate::plpgsql::calls::Calls,
-            &mut Transaction,
-            &Ctx<'_>,
-            &mut Vec<Notice>,
-        ) -> Result<T, SqlError>,
-    ) -> Result<T, SqlError> {
+    fn with_kept_plan<T>(&mut self, name: &str, f: impl KeptRun<T>) -> Result<T, SqlError> {
         // Out of the map while it runs (the session is borrowed).
         let (name, mut prepared) = self.take_prepared(name)?;
         let result = self.run_kept(&mut prepared, f);
@@ -1243,17 +1233,7 @@ impl Session {
 
     /// [`Session::with_kept_plan`] of a prepared statement taken out of
     /// the map.
-    fn run_kept<T>(
-        &mut self,
-        prepared: &mut Prepared,
-        f: impl FnOnce(
-            &Plan,
-            &crate::plpgsql::calls::Calls,
-            &mut Transaction,
-            &Ctx<'_>,
-            &mut Vec<Notice>,
-        ) -> Result<T, SqlError>,
-    ) -> Result<T, SqlError> {
+    fn run_kept<T>(&mut self, prepared: &mut Prepared, f: impl KeptRun<T>) -> Result<T, SqlError> {
         let Parsed::Sql(statement) = &prepared.statement else {
             unreachable!("only a query or row change has a kept plan")
         };
@@ -3182,4 +3162,29 @@ fn set_time_zone_value(value: &sqlparser::ast::Expr) -> Result<Option<String>, S
         }
         _ => return Err(bad()),
     }))
+}
+
+/// What runs with a prepared statement's kept plan: the plan, the calls
+/// to run before it, the transaction, the context and the notices
+/// ([`Session::with_kept_plan`], [`Session::run_kept`]).
+trait KeptRun<T>:
+    FnOnce(
+    &Plan,
+    &crate::plpgsql::calls::Calls,
+    &mut Transaction,
+    &Ctx<'_>,
+    &mut Vec<Notice>,
+) -> Result<T, SqlError>
+{
+}
+
+impl<T, F> KeptRun<T> for F where
+    F: FnOnce(
+        &Plan,
+        &crate::plpgsql::calls::Calls,
+        &mut Transaction,
+        &Ctx<'_>,
+        &mut Vec<Notice>,
+    ) -> Result<T, SqlError>
+{
 }

@@ -29,6 +29,13 @@ fn merged_qualifier(n: usize) -> String {
     }
 }
 
+/// A FULL join's merge, waiting for its merged columns' item: the
+/// names and the pairs as they were before that item came.
+pub(super) struct FullMerge {
+    names: Vec<String>,
+    pairs: Vec<Pair>,
+}
+
 /// One merged column: its name, and its positions on the left (a merged
 /// column before it, if any) and on the right.
 struct Pair {
@@ -42,14 +49,15 @@ impl Scope {
     /// (`JOIN ... USING`): each must be found once on the left and on the
     /// right (PostgreSQL's errors otherwise). For an INNER, LEFT or RIGHT
     /// join, merges each pair; a FULL join's merge waits for its merged
-    /// columns' item (`merged_item`, then `merge_full`). Returns the join
-    /// condition, the pairs equal, as the qualified comparison a user
-    /// would write in `ON`.
+    /// columns' item (`merged_item`, then `merge_full`), and is returned
+    /// (`None` when nothing is merged). Returns the join condition, the
+    /// pairs equal, as the qualified comparison a user would write in
+    /// `ON`.
     pub(super) fn merge_using(
         &mut self,
         kind: JoinKind,
         names: &[String],
-    ) -> Result<Option<Expr>, SqlError> {
+    ) -> Result<(Option<Expr>, Option<FullMerge>), SqlError> {
         let pairs = self.using_pairs(names)?;
         let condition = pairs
             .iter()
@@ -72,19 +80,19 @@ impl Scope {
                 })
                 .unzip();
             self.merge(names, kept, dropped);
+            return Ok((condition, None));
         }
-        Ok(condition)
+        let full = (!names.is_empty()).then(|| FullMerge {
+            names: names.to_vec(),
+            pairs,
+        });
+        Ok((condition, full))
     }
 
     /// The FROM item that holds a FULL join's merged columns (see the
-    /// module's doc), for the join of the last item on `names` (already
-    /// checked by `merge_using`). `None` when nothing is merged.
-    pub(super) fn merged_item(&self, names: &[String]) -> Result<Option<TableFactor>, SqlError> {
-        if names.is_empty() {
-            return Ok(None);
-        }
-        let pairs = self.using_pairs(names)?;
-        let columns: Vec<String> = pairs
+    /// module's doc) of `full`, the join of the last item.
+    pub(super) fn merged_item(&self, full: &FullMerge) -> Result<TableFactor, SqlError> {
+        let columns: Vec<String> = (full.pairs)
             .iter()
             .map(|p| {
                 format!(
@@ -112,20 +120,20 @@ impl Scope {
         let sqlparser::ast::SetExpr::Select(select) = *query.body else {
             return Err(SqlError::new("XX000", format!("{sql}: not a SELECT")));
         };
-        Ok(select.from.into_iter().next().map(|twj| twj.relation))
+        (select.from.into_iter().next())
+            .map(|twj| twj.relation)
+            .ok_or_else(|| SqlError::new("XX000", format!("{sql}: no FROM item")))
     }
 
-    /// Merges a FULL join's `names` into the columns of the item just
+    /// Merges a FULL join's names into the columns of the item just
     /// pushed (`merged_item`'s): both sides' columns are hidden.
-    pub(super) fn merge_full(&mut self, names: &[String]) -> Result<(), SqlError> {
-        let merged = self.tables.len() - 1;
-        // The pairs as they were before the merged item came.
-        let pairs = self.using_pairs_of(names, merged - 1)?;
-        let offset = self.tables[merged].offset;
-        let kept = (offset..offset + names.len()).collect();
-        let dropped = pairs.iter().flat_map(|p| [p.left, p.right]).collect();
-        self.merge(names, kept, dropped);
-        Ok(())
+    pub(super) fn merge_full(&mut self, full: FullMerge) {
+        let offset = self.tables[self.tables.len() - 1].offset;
+        let kept = (offset..offset + full.names.len()).collect();
+        let dropped = (full.pairs.iter())
+            .flat_map(|p| [p.left, p.right])
+            .collect();
+        self.merge(&full.names, kept, dropped);
     }
 
     /// Each of `names` resolves to `kept` (in order), never to `dropped`;
@@ -147,14 +155,10 @@ impl Scope {
         self.star_order = Some(order);
     }
 
-    /// The pairs a USING join of the last item on `names` merges.
-    fn using_pairs(&self, names: &[String]) -> Result<Vec<Pair>, SqlError> {
-        self.using_pairs_of(names, self.tables.len() - 1)
-    }
-
-    /// The pairs a USING join of item `right` to the items before it on
+    /// The pairs a USING join of the last item to the items before it on
     /// `names` merges.
-    fn using_pairs_of(&self, names: &[String], right: usize) -> Result<Vec<Pair>, SqlError> {
+    fn using_pairs(&self, names: &[String]) -> Result<Vec<Pair>, SqlError> {
+        let right = self.tables.len() - 1;
         let mut pairs = Vec::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
             if names[..i].contains(name) {

@@ -100,6 +100,16 @@ pub enum CatalogFunc {
     CurrentSchemas,
     /// `pg_get_serial_sequence(table, column)` (`Lookups::serial_sequence`).
     SerialSequence,
+    /// `pg_tablespace_location(oid)` (`system_fixed.rs`).
+    TablespaceLocation,
+    /// `has_database_privilege([role,] database, privilege)`
+    /// (`privileges.rs`).
+    HasDatabasePrivilege,
+    /// `getdatabaseencoding()`: `UTF8`.
+    DatabaseEncoding,
+    /// `pg_char_to_encoding(name)`: PostgreSQL's number of an encoding
+    /// folio knows (UTF8, SQL_ASCII), -1 for another name.
+    CharToEncoding,
 }
 
 /// The `reg*` types.
@@ -109,6 +119,8 @@ pub enum Reg {
     Type,
     Namespace,
     Role,
+    /// `regproc`: a function by its name alone (`system_proc.rs`).
+    Proc,
 }
 
 impl Reg {
@@ -119,6 +131,7 @@ impl Reg {
             Reg::Type => "regtype",
             Reg::Namespace => "regnamespace",
             Reg::Role => "regrole",
+            Reg::Proc => "regproc",
         }
     }
 
@@ -134,14 +147,14 @@ impl Reg {
             return None;
         }
         let name = crate::names::function(name);
-        [Reg::Class, Reg::Type, Reg::Namespace, Reg::Role]
+        [Reg::Class, Reg::Type, Reg::Namespace, Reg::Role, Reg::Proc]
             .into_iter()
             .find(|r| r.name() == name)
     }
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 37] = [
+const NAMES: [(&str, CatalogFunc); 50] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -149,6 +162,20 @@ const NAMES: [(&str, CatalogFunc); 37] = [
     ("pg_type_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_function_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_operator_is_visible", CatalogFunc::TypeIsVisible),
+    // (Of objects folio has none of: `system_fixed.rs`.)
+    ("pg_statistics_obj_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_collation_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_conversion_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_opclass_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_opfamily_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_ts_config_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_ts_dict_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_ts_parser_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_ts_template_is_visible", CatalogFunc::TypeIsVisible),
+    ("pg_tablespace_location", CatalogFunc::TablespaceLocation),
+    ("has_database_privilege", CatalogFunc::HasDatabasePrivilege),
+    ("getdatabaseencoding", CatalogFunc::DatabaseEncoding),
+    ("pg_char_to_encoding", CatalogFunc::CharToEncoding),
     ("pg_get_function_arguments", CatalogFunc::FunctionArguments),
     ("pg_get_function_result", CatalogFunc::FunctionResult),
     ("quote_ident", CatalogFunc::QuoteIdent),
@@ -220,8 +247,10 @@ impl CatalogFunc {
             | CatalogFunc::PartitionConstraintDef
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_)
+            | CatalogFunc::TablespaceLocation
+            | CatalogFunc::CharToEncoding
             | CatalogFunc::CurrentSchemas => count == 1,
-            CatalogFunc::CurrentSchema => count == 0,
+            CatalogFunc::CurrentSchema | CatalogFunc::DatabaseEncoding => count == 0,
             CatalogFunc::Size(SizeOf::Fork) => (1..=2).contains(&count),
             CatalogFunc::Size(_) => count == 1,
             CatalogFunc::ColumnDescription
@@ -236,7 +265,9 @@ impl CatalogFunc {
             | CatalogFunc::TriggerDef
             | CatalogFunc::StatisticsColumns => (1..=2).contains(&count),
             CatalogFunc::IndexDef => count == 1 || count == 3,
-            CatalogFunc::HasTablePrivilege | CatalogFunc::HasRole => (2..=3).contains(&count),
+            CatalogFunc::HasTablePrivilege
+            | CatalogFunc::HasRole
+            | CatalogFunc::HasDatabasePrivilege => (2..=3).contains(&count),
         }
     }
 
@@ -281,9 +312,10 @@ impl CatalogFunc {
             | CatalogFunc::TypeIsVisible
             | CatalogFunc::HasTablePrivilege
             | CatalogFunc::HasRole
+            | CatalogFunc::HasDatabasePrivilege
             | CatalogFunc::ColumnIsUpdatable
             | CatalogFunc::RelationIsPublishable => SqlType::Bool,
-            CatalogFunc::RelationIsUpdatable => SqlType::Int4,
+            CatalogFunc::RelationIsUpdatable | CatalogFunc::CharToEncoding => SqlType::Int4,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
             CatalogFunc::Size(_) | CatalogFunc::DatabaseSize => SqlType::Int8,
@@ -344,6 +376,40 @@ impl CatalogFunc {
                 };
                 Value::Bool(crate::has_role::has_role(user, target, &text(privilege))?)
             }
+            CatalogFunc::HasDatabasePrivilege => {
+                let (role, database, privilege) = match args {
+                    [role, database, privilege] => (Some(role), database, privilege),
+                    [database, privilege] => (None, database, privilege),
+                    _ => unreachable!("takes 2 or 3 arguments"),
+                };
+                let exists = match database {
+                    Value::Text(name) => name == crate::system::DATABASE_NAME,
+                    other => number(other)? == crate::system::DATABASE_OID,
+                };
+                if !exists {
+                    return Err(SqlError::new(
+                        "3D000",
+                        format!("database \"{}\" does not exist", text(database)),
+                    ));
+                }
+                let role = match role {
+                    None => crate::roles::current_name(),
+                    Some(Value::Text(name)) => name.clone(),
+                    Some(other) => role_name(number(other)?),
+                };
+                Value::Bool(crate::privileges::has_database_privilege(
+                    &role,
+                    &text(privilege),
+                )?)
+            }
+            CatalogFunc::DatabaseEncoding => Value::Text("UTF8".into()),
+            CatalogFunc::CharToEncoding => {
+                Value::Int4(match text(&args[0]).to_ascii_uppercase().as_str() {
+                    "UTF8" | "UTF-8" | "UNICODE" => UTF8,
+                    "SQL_ASCII" => 0,
+                    _ => -1,
+                })
+            }
             CatalogFunc::TableIsVisible => Value::Bool(lookups()?.visible(number(&args[0])?)),
             CatalogFunc::TypeIsVisible => Value::Bool(true),
             CatalogFunc::EncodingToChar => Value::Text(
@@ -374,9 +440,18 @@ impl CatalogFunc {
                 (expr, _) => expr.clone(),
             },
             CatalogFunc::Description => {
+                // (psql passes `pg_operator.oprcode`, a function's name
+                // or `-` here, where PostgreSQL's `regproc` is an oid:
+                // folio keeps no comments on functions.)
+                let Ok(oid) = number(&args[0]) else {
+                    return Ok(Value::Null);
+                };
                 let catalog = args.get(1).map(text);
-                (lookups()?.description(number(&args[0])?, catalog.as_deref()))
-                    .map_or(Value::Null, Value::Text)
+                (lookups()?.description(oid, catalog.as_deref())).map_or(Value::Null, Value::Text)
+            }
+            CatalogFunc::TablespaceLocation => {
+                crate::system_fixed::Fixed::tablespace_location(number(&args[0])?)
+                    .map_or(Value::Null, |l| Value::Text(l.into()))
             }
             CatalogFunc::ColumnDescription => (lookups()?)
                 .column_description(number(&args[0])?, number(&args[1])?)
@@ -545,6 +620,7 @@ impl CatalogFunc {
                         unknown if unknown.starts_with("unknown") => oid.to_string(),
                         name => name,
                     },
+                    Reg::Proc => crate::system_proc::regproc_name(oid),
                 })
             }
             CatalogFunc::RegIn(reg) => {
@@ -573,6 +649,7 @@ impl CatalogFunc {
                         Some(role) => i64::from(role.oid),
                         None => return Err(missing("role", "42704")),
                     },
+                    Reg::Proc => crate::system_proc::regproc_oid(&name)?,
                 })
             }
         })
@@ -630,11 +707,29 @@ pub fn type_name(oid: i64, typmod: i32) -> String {
         (None, 18) => "\"char\"".into(),
         (None, 19) => "name".into(),
         (None, 26) => "oid".into(),
-        (None, 2276) => "\"any\"".into(),
-        (None, 2278) => "void".into(),
-        _ => "???".into(),
+        (None, oid) => match PSEUDO_TYPES.iter().find(|(o, _)| *o == oid) {
+            Some((_, name)) => (*name).into(),
+            None => "???".into(),
+        },
     }
 }
+
+/// PostgreSQL's pseudo-types folio names (`format_type`, `regtype`):
+/// the results and arguments of functions that are not values' types.
+const PSEUDO_TYPES: [(i64, &str); 12] = [
+    (2249, "record"),
+    (2275, "cstring"),
+    (2276, "\"any\""),
+    (2277, "anyarray"),
+    (2278, "void"),
+    (2279, "trigger"),
+    (2280, "language_handler"),
+    (2281, "internal"),
+    (2283, "anyelement"),
+    (2776, "anynonarray"),
+    (3500, "anyenum"),
+    (3838, "event_trigger"),
+];
 
 /// `pg_size_pretty`: bytes below 10 kB, else kB, MB, GB, TB or PB, each
 /// unit used below 20 of the next, rounded half away from zero (as
@@ -661,6 +756,16 @@ fn half_rounded(x: i64) -> i64 {
 
 /// The oid of a type written by name (`integer`, `int4`, `text`, ...).
 fn type_oid(name: &str) -> Option<i64> {
+    let bare = name
+        .trim()
+        .strip_prefix("pg_catalog.")
+        .unwrap_or(name.trim());
+    if let Some((oid, _)) = PSEUDO_TYPES
+        .iter()
+        .find(|(_, n)| n.trim_matches('"') == bare.trim_matches('"'))
+    {
+        return Some(*oid);
+    }
     let ty = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
         .try_with_sql(name)
         .and_then(|mut p| p.parse_data_type())

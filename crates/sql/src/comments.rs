@@ -139,3 +139,41 @@ pub(crate) fn kind_plural(kind: char) -> &'static str {
         _ => "tables",
     }
 }
+
+/// The comments PostgreSQL 15's initdb gives the built-in objects folio
+/// has too: `(catalog, object's oid, text)`, the catalog being the one
+/// `obj_description` and `shobj_description` name. They are
+/// `pg_description` rows too (but the database's, a shared object's).
+pub const BUILTIN: [(&str, i64, &str); 6] = [
+    ("pg_namespace", 11, "system catalog schema"),
+    ("pg_namespace", 2200, "standard public schema"),
+    (
+        "pg_language",
+        crate::system_proc::INTERNAL_LANGUAGE,
+        "built-in functions",
+    ),
+    (
+        "pg_language",
+        crate::system_proc::SQL_LANGUAGE,
+        "SQL-language functions",
+    ),
+    (
+        "pg_language",
+        crate::system_proc::PLPGSQL_LANGUAGE,
+        "PL/pgSQL procedural language",
+    ),
+    (
+        "pg_database",
+        crate::system::DATABASE_OID,
+        "default administrative connection database",
+    ),
+];
+
+/// The built-in comment on object `oid` of `catalog` (any catalog when
+/// `None`).
+pub fn builtin(oid: i64, catalog: Option<&str>) -> Option<&'static str> {
+    BUILTIN
+        .iter()
+        .find(|(c, o, _)| *o == oid && catalog.is_none_or(|want| want == *c))
+        .map(|(_, _, text)| *text)
+}

@@ -1347,9 +1347,9 @@ fn base(
             Some(a) => format!("{} {a}", system.name()),
             None => system.name().to_string(),
         };
-        let columns = system.columns();
+        let (columns, hidden) = crate::system_columns::system_relation_columns(system);
         let table = ScopeTable {
-            system: 0,
+            system: hidden,
             domains: Vec::new(),
             qualifier: alias_name.unwrap_or_else(|| system.name().to_string()),
             names: columns.iter().map(|(n, _)| n.to_string()).collect(),
@@ -1711,7 +1711,11 @@ impl Source {
             Source::System {
                 relation, filter, ..
             } => {
-                let own: Vec<SqlType> = relation.columns().iter().map(|(_, t)| *t).collect();
+                let own: Vec<SqlType> = (crate::system_columns::system_relation_columns(*relation)
+                    .0)
+                    .iter()
+                    .map(|(_, t)| *t)
+                    .collect();
                 filter.iter().for_each(|s| s.param_types(&own, types));
             }
             Source::Table { relation, plan, .. } => {
@@ -1830,7 +1834,11 @@ impl Source {
                 catalog,
                 filter,
                 ..
-            } => kept(relation.rows(catalog, txn)?, filter, env)?,
+            } => {
+                let mut rows = relation.rows(catalog, txn)?;
+                crate::system_columns::append_system_relation(*relation, &mut rows);
+                kept(rows, filter, env)?
+            }
             Source::Derived {
                 planned, filter, ..
             } => kept(crate::query::run(txn, planned, env)?.0, filter, env)?,

@@ -135,6 +135,7 @@ mod subquery_depth;
 mod system;
 mod system_cast;
 mod system_columns;
+mod system_fixed;
 mod system_operator;
 mod system_proc;
 mod table_command;

@@ -454,6 +454,7 @@ impl Lookups {
         kinds
             .iter()
             .find_map(|&k| self.descriptions.get(&(k, oid, 0)).cloned())
+            .or_else(|| crate::comments::builtin(oid, catalog).map(str::to_string))
     }
 
     /// `col_description(table, attnum)`.

@@ -349,6 +349,42 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
     }))
 }
 
+/// `has_database_privilege(role, database, privileges)`: whether role
+/// `role` holds any of the comma-separated privileges (`CREATE`,
+/// `CONNECT`, `TEMPORARY`/`TEMP`, each may add `WITH GRANT OPTION`) on
+/// the one database. folio keeps no grants on it, so they are
+/// PostgreSQL's defaults: a superuser (or the owner, `postgres`) holds
+/// all, any other role CONNECT and TEMPORARY (granted to PUBLIC), not
+/// CREATE, and no grant option.
+pub fn has_database_privilege(role: &str, privileges: &str) -> Result<bool, SqlError> {
+    let mut wanted = Vec::new();
+    for given in privileges.split(',') {
+        let given = given.trim();
+        let word = given.to_ascii_uppercase();
+        let (word, grant) = match word.strip_suffix("WITH GRANT OPTION") {
+            Some(w) => (w.trim_end().to_string(), true),
+            None => (word, false),
+        };
+        if !["CREATE", "CONNECT", "TEMPORARY", "TEMP"].contains(&word.as_str()) {
+            return Err(SqlError::new(
+                "22023",
+                format!("unrecognized privilege type: \"{given}\""),
+            ));
+        }
+        wanted.push((word, grant));
+    }
+    let Some(db) = roles::scoped_database() else {
+        return Ok(true);
+    };
+    let role = roles::get(&db, role)?.ok_or_else(|| roles::undefined(role))?;
+    if role.superuser || role.name == roles::SUPERUSER {
+        return Ok(true);
+    }
+    Ok(wanted
+        .iter()
+        .any(|(word, grant)| !grant && word != "CREATE"))
+}
+
 /// 42501 unless the running statement's role is a superuser: reading
 /// `pg_authid` (PostgreSQL grants it to no one else).
 pub fn check_superuser_read(table: &str) -> Result<(), SqlError> {

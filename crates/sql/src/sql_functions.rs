@@ -212,6 +212,11 @@ pub fn shown_member(stored: &str) -> Option<String> {
     Some(format!("{name}({})", types.join(", ")))
 }
 
+/// The functions in scope (`regproc`'s lookup by name).
+pub fn all_in_scope() -> Arc<Vec<FunctionDef>> {
+    in_scope()
+}
+
 /// The function of oid `oid` in scope, if any (`pg_get_function_*`).
 pub fn by_oid(oid: i64) -> Option<FunctionDef> {
     in_scope().iter().find(|d| d.oid as i64 == oid).cloned()

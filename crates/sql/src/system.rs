@@ -25,6 +25,7 @@ use crate::error::SqlError;
 use crate::information_schema::View;
 use crate::names;
 use crate::stat_tables::Listed;
+use crate::system_fixed::Fixed;
 use folio_catalog::{Catalog, ConstraintKind, IndexDef, SequenceDef, TableDef};
 use folio_db::Transaction;
 use folio_row::{RangeKind, SqlType, Value};
@@ -122,6 +123,8 @@ pub enum SystemRelation {
     /// A view of `information_schema` (`information_schema.rs`; not in
     /// `pg_class`).
     Information(View),
+    /// A relation whose rows never change (`system_fixed.rs`).
+    Fixed(Fixed),
 }
 
 const ALL: [SystemRelation; 50] = [
@@ -219,9 +222,10 @@ const OID_ARRAY: SqlType = SqlType::Array(&SqlType::Oid);
 type Columns = &'static [(&'static str, SqlType)];
 
 impl SystemRelation {
-    /// Every system relation.
-    pub fn all() -> [SystemRelation; ALL.len()] {
-        ALL
+    /// Every `pg_catalog` relation.
+    pub fn all() -> impl Iterator<Item = SystemRelation> {
+        ALL.into_iter()
+            .chain(crate::system_fixed::ALL.map(SystemRelation::Fixed))
     }
 
     /// Its oid (its `pg_class` row's).
@@ -263,7 +267,7 @@ impl SystemRelation {
             }
             _ => return Ok(None),
         };
-        match ALL.into_iter().find(|r| r.name() == base) {
+        match Self::all().find(|r| r.name() == base) {
             Some(found) => Ok(Some(found)),
             None if qualified => Err(SqlError::new(
                 "42P01",
@@ -328,6 +332,7 @@ impl SystemRelation {
             SystemRelation::TimezoneAbbrevs => "pg_timezone_abbrevs",
             SystemRelation::Cursors => "pg_cursors",
             SystemRelation::Information(view) => view.name(),
+            SystemRelation::Fixed(fixed) => fixed.name(),
         }
     }
 
@@ -384,6 +389,7 @@ impl SystemRelation {
             SystemRelation::Cursors => (12077, true),
             // (PostgreSQL's oids of these views vary by installation.)
             SystemRelation::Information(view) => (13000 + view as i64, true),
+            SystemRelation::Fixed(fixed) => (fixed.oid(), fixed.is_view()),
         }
     }
 
@@ -391,6 +397,7 @@ impl SystemRelation {
     pub fn columns(self) -> Columns {
         match self {
             SystemRelation::Information(view) => view.columns(),
+            SystemRelation::Fixed(fixed) => fixed.columns(),
             SystemRelation::StatActivity => crate::activity::STAT_ACTIVITY_COLUMNS,
             SystemRelation::Locks => crate::activity::LOCKS_COLUMNS,
             SystemRelation::TimezoneNames => crate::time_zone_views::NAMES_COLUMNS,
@@ -400,7 +407,12 @@ impl SystemRelation {
             SystemRelation::StatIndexes(_) => crate::stat_tables::INDEX_COLUMNS,
             SystemRelation::StatDatabase => crate::stat_database::COLUMNS,
             SystemRelation::Settings => crate::settings_list::COLUMNS,
-            SystemRelation::Namespace => &[("oid", Oid), ("nspname", Text), ("nspowner", Oid)],
+            SystemRelation::Namespace => &[
+                ("oid", Oid),
+                ("nspname", Text),
+                ("nspowner", Oid),
+                ("nspacl", TEXT_ARRAY),
+            ],
             SystemRelation::Class => &[
                 ("oid", Oid),
                 ("relname", Text),
@@ -506,6 +518,9 @@ impl SystemRelation {
                 ("datistemplate", Bool),
                 ("datallowconn", Bool),
                 ("datconnlimit", Int4),
+                ("datfrozenxid", SqlType::Xid),
+                ("datminmxid", SqlType::Xid),
+                ("dattablespace", Oid),
                 ("datcollate", Text),
                 ("datctype", Text),
                 ("daticulocale", Text),
@@ -673,6 +688,8 @@ impl SystemRelation {
                 ("collencoding", Int4),
                 ("collcollate", Text),
                 ("collctype", Text),
+                ("colliculocale", Text),
+                ("collversion", Text),
             ],
             SystemRelation::Tables => &[
                 ("schemaname", Text),
@@ -786,6 +803,7 @@ impl SystemRelation {
         let mut out = Vec::new();
         match self {
             SystemRelation::Information(view) => return view.rows(catalog, txn),
+            SystemRelation::Fixed(fixed) => return Ok(fixed.rows()),
             SystemRelation::StatActivity => {
                 return Ok(crate::activity::stat_activity_rows(
                     txn.manager().backends(),
@@ -830,15 +848,24 @@ impl SystemRelation {
                 return Ok(crate::stat_tables::index_rows(listed, &tables, store));
             }
             SystemRelation::Namespace => {
+                // The ACLs PostgreSQL 15's initdb gives them.
+                let acl = |owner: &str| {
+                    Value::Array(vec![
+                        text(&format!("{owner}=UC/{owner}")),
+                        text(&format!("=U/{owner}")),
+                    ])
+                };
                 out.push(vec![
                     oid(CATALOG_NAMESPACE),
                     text("pg_catalog"),
                     oid(SUPERUSER_OID),
+                    acl(crate::roles::SUPERUSER),
                 ]);
                 out.push(vec![
                     oid(PUBLIC_NAMESPACE),
                     text("public"),
                     oid(DATABASE_OWNER_OID),
+                    acl("pg_database_owner"),
                 ]);
                 // The temporary namespaces that hold tables.
                 let mut temp: Vec<u32> = catalog
@@ -853,6 +880,7 @@ impl SystemRelation {
                         oid(TEMP_NAMESPACE_BASE + i64::from(n)),
                         text(&folio_catalog::temp_schema(n)),
                         oid(SUPERUSER_OID),
+                        Value::Null,
                     ]);
                 }
                 for schema in catalog.schemas(txn)? {
@@ -860,12 +888,13 @@ impl SystemRelation {
                         oid(schema.oid as i64),
                         text(&schema.name),
                         oid(SUPERUSER_OID),
+                        Value::Null,
                     ]);
                 }
             }
             SystemRelation::Class => {
                 let spaces = Namespaces::read(catalog, txn)?;
-                for relation in ALL {
+                for relation in Self::all() {
                     out.push(system_class_row(relation));
                 }
                 let tables = catalog.tables(txn)?;
@@ -1100,6 +1129,9 @@ impl SystemRelation {
                 Value::Bool(false),
                 Value::Bool(true),
                 Value::Int4(-1),
+                Value::Xid(0),
+                Value::Xid(1),
+                oid(crate::system_fixed::DEFAULT_TABLESPACE),
                 // Collation and character type: C.UTF-8's code-point
                 // order is folio's byte order of UTF-8 text, and its case
                 // mapping is `case_mapping.rs`'s.
@@ -1281,6 +1313,20 @@ impl SystemRelation {
                     let class = SystemRelation::Extension.oid();
                     out.push(vec![oid(objoid), oid(class), Value::Int4(0), text(comment)]);
                 }
+                for (relation, objoid, comment) in crate::comments::BUILTIN {
+                    let Some(class) = Self::all().find(|r| r.name() == relation) else {
+                        continue;
+                    };
+                    // (A database's is a shared object's: `pg_shdescription`.)
+                    if class != SystemRelation::Database {
+                        out.push(vec![
+                            oid(objoid),
+                            oid(class.oid()),
+                            Value::Int4(0),
+                            text(comment),
+                        ]);
+                    }
+                }
             }
             SystemRelation::Views => {
                 for view in catalog.views(txn)? {
@@ -1344,17 +1390,20 @@ impl SystemRelation {
                     oid(2248),
                     Value::Null,
                 ]);
-                // User-defined PL/pgSQL functions' (`plpgsql/`; no call
-                // handler functions: folio runs the language itself).
+                // User-defined PL/pgSQL functions' (`plpgsql/`). folio
+                // runs the language itself: its handler, inline handler
+                // and validator are PostgreSQL 15's oids for them, which
+                // `pg_proc` does not list (psql's `\dL` lists the
+                // languages with a handler).
                 out.push(vec![
                     oid(crate::system_proc::PLPGSQL_LANGUAGE),
                     text("plpgsql"),
                     oid(SUPERUSER_OID),
                     Value::Bool(true),
                     Value::Bool(true),
-                    oid(0),
-                    oid(0),
-                    oid(0),
+                    oid(13560),
+                    oid(13561),
+                    oid(13562),
                     Value::Null,
                 ]);
             }
@@ -1444,6 +1493,8 @@ impl SystemRelation {
                         Value::Int4(-1),
                         locale.clone(),
                         locale,
+                        Value::Null,
+                        Value::Null,
                     ]);
                 }
             }

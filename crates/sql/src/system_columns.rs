@@ -27,8 +27,16 @@
 //! `cmin` and `cmax` are not supported (42703), but their names are
 //! reserved as PostgreSQL reserves them: a table column of any of the six
 //! names is 42701 ([`check_column_name`]).
+//!
+//! A `pg_catalog` table (not a view: PostgreSQL's views have no system
+//! columns) has `tableoid` alone, its own oid: psql joins
+//! `pg_description` on `classoid = x.tableoid` (`\dd`, `\dL`). Its rows
+//! are made at each execution, so the column is always there, hidden
+//! from `*` like a table's ([`system_relation_columns`],
+//! [`append_system_relation`]).
 
 use crate::error::SqlError;
+use crate::system::SystemRelation;
 use folio_catalog::Relation;
 use folio_db::Tid;
 use folio_row::{SqlType, Value};
@@ -82,6 +90,30 @@ pub fn mentioned<V: sqlparser::ast::Visit>(node: &V) -> bool {
         _ => ControlFlow::Continue(()),
     })
     .is_break()
+}
+
+/// A system relation's columns as a FROM item has them: its own, then
+/// `tableoid` unless it is a view; and how many of them are system
+/// columns.
+pub fn system_relation_columns(relation: SystemRelation) -> (Vec<(&'static str, SqlType)>, usize) {
+    let mut columns = relation.columns().to_vec();
+    let system = usize::from(!relation.is_view());
+    if system == 1 {
+        columns.push(COLUMNS[0]);
+    }
+    (columns, system)
+}
+
+/// Appends the system columns of `relation` ([`system_relation_columns`])
+/// to each of its `rows`.
+pub fn append_system_relation(relation: SystemRelation, rows: &mut [Vec<Value>]) {
+    if relation.is_view() {
+        return;
+    }
+    let oid = crate::catalog_functions::oid_value(relation.oid());
+    for row in rows {
+        row.push(oid.clone());
+    }
 }
 
 /// What a scan needs to fill the system columns of `relation`'s rows: the

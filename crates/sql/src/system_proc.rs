@@ -558,6 +558,51 @@ fn signature(oid: i64) -> Option<&'static Signature> {
     FUNCTIONS.iter().find(|f| f.0 == oid)
 }
 
+/// `oid::regproc`: the name of the function of oid `oid` (a user's
+/// function's without its schema, as every schema is on the search
+/// path); `-` for 0, the number for an oid that is not a function's.
+pub fn regproc_name(oid: i64) -> String {
+    if oid == 0 {
+        return "-".into();
+    }
+    if let Some(def) = crate::sql_functions::by_oid(oid) {
+        return folio_catalog::split_schema(&def.name).1.to_string();
+    }
+    signature(oid).map_or_else(|| oid.to_string(), |f| f.1.to_string())
+}
+
+/// `'name'::regproc`: the oid of the one function called `name` (a
+/// user's may be schema-qualified); 0 for `-`; 42883 when none is,
+/// 42725 when several are (PostgreSQL's errors).
+pub fn regproc_oid(name: &str) -> Result<i64, crate::error::SqlError> {
+    use crate::error::SqlError;
+    if name == "-" {
+        return Ok(0);
+    }
+    let bare = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    let mut found: Vec<i64> = (FUNCTIONS.iter())
+        .filter(|f| f.1 == bare)
+        .map(|f| f.0)
+        .collect();
+    found.extend(
+        crate::sql_functions::all_in_scope()
+            .iter()
+            .filter(|d| d.name == name || folio_catalog::split_schema(&d.name).1 == name)
+            .map(|d| d.oid as i64),
+    );
+    match found.as_slice() {
+        [oid] => Ok(*oid),
+        [] => Err(SqlError::new(
+            "42883",
+            format!("function \"{name}\" does not exist"),
+        )),
+        _ => Err(SqlError::new(
+            "42725",
+            format!("more than one function named \"{name}\""),
+        )),
+    }
+}
+
 /// `pg_get_function_arguments(oid)`: the argument types, as
 /// `format_type(t, NULL)` names them, separated by `, ` (none: empty); NULL for
 /// an oid that is not a function's.

@@ -442,11 +442,8 @@ impl Relation {
             }
             return Ok(());
         };
-        if values.len() == self.types.len() {
-            for &position in read.positions.iter().filter(|&&p| p != usize::MAX) {
-                values[position] = Value::Null;
-            }
-        } else {
+        // (Every read column is written, NULLs too: the others stay NULL.)
+        if values.len() != self.types.len() {
             *values = vec![Value::Null; self.types.len()];
         }
         decode_marked(row, self.stored_types(), &read.marks, |slot, cell| {

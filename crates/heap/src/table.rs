@@ -502,18 +502,19 @@ impl Table {
     }
 
     /// Calls `visit` with every row `txn`'s snapshot sees, in page and item
-    /// order, the row borrowed from a copy of its page (nothing allocated
-    /// per row), until `visit` answers `false` (the pages after are not
-    /// read).
+    /// order, the row borrowed from a copy of its page (one buffer for all
+    /// of them: nothing allocated per row or page), until `visit` answers
+    /// `false` (the pages after are not read).
     pub fn visit_rows<E: From<HeapError>>(
         &self,
         txn: &Transaction,
         mut visit: impl FnMut(Tid, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
+        let mut page = Box::new([0u8; PAGE_SIZE]);
         for page_id in self.page_ids()? {
             // A cancel (the session's flag) is looked at once a page.
             txn.check_interrupt().map_err(HeapError::from)?;
-            if !self.visit_page(txn, page_id, &mut visit)? {
+            if !self.visit_page(txn, page_id, &mut page, &mut visit)? {
                 break;
             }
         }
@@ -528,7 +529,8 @@ impl Table {
         page_id: PageId,
         out: &mut Vec<(Tid, Vec<u8>)>,
     ) -> Result<(), HeapError> {
-        self.visit_page(txn, page_id, &mut |tid, row: &[u8]| {
+        let mut page = Box::new([0u8; PAGE_SIZE]);
+        self.visit_page(txn, page_id, &mut page, &mut |tid, row: &[u8]| {
             out.push((tid, row.to_vec()));
             Ok::<_, HeapError>(true)
         })?;
@@ -537,27 +539,49 @@ impl Table {
 
     /// Calls `visit` with the rows of page `page_id` that `txn`'s snapshot
     /// sees, in item order, until it answers `false`; returns whether it
-    /// never did (a scan's step).
+    /// never did (a scan's step). The page is copied into `page`.
+    ///
+    /// A page the visibility map marked all-visible *in the same
+    /// consistent read as the copy* ([`Table::read_copy_into`]) has its
+    /// versions taken without a visibility check each, as PostgreSQL's
+    /// `heapgetpage` does on `PD_ALL_VISIBLE`. Why that holds under MVCC:
+    /// vacuum sets the bit, under the page's exclusive latch, only when
+    /// every version's inserter committed at or below the horizon and none
+    /// has a deleter; the horizon is at most every running snapshot, this
+    /// one's included (a transaction reads with a snapshot no older than
+    /// its published slot: the invariant pruning rests on too), so each
+    /// such inserter is seen by it (and by any snapshot taken later), and
+    /// no version is deleted. Every change to
+    /// the page clears the bit under the same latch before it is
+    /// installed (`Table::log`, `log_in_place`), and the optimistic copy
+    /// validates only if no exclusive latch was held or released while it
+    /// and the bit were read: so a bit found set describes exactly the
+    /// bytes copied. A page whose bit is clear is checked version by
+    /// version. (SERIALIZABLE: such versions' writers are no concurrent
+    /// transaction's, so no conflict out is missed; the relation's
+    /// predicate lock is taken either way.)
     fn visit_page<E: From<HeapError>>(
         &self,
         txn: &Transaction,
         page_id: PageId,
+        page: &mut Page,
         visit: &mut impl FnMut(Tid, &[u8]) -> Result<bool, E>,
     ) -> Result<bool, E> {
         // SERIALIZABLE: a scan reads the whole relation, rows to come
         // included.
         txn.predicate_read(PredicateTarget::Relation(self.id()))
             .map_err(HeapError::from)?;
-        let page = self.read_copy(page_id)?;
+        let all_visible = self.read_copy_into(page_id, page)?;
+        let page = &*page;
         let lp =
-            LinePointerPage::new(&page).map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
+            LinePointerPage::new(page).map_err(|e| HeapError::corrupt(page_id, e.to_string()))?;
         for i in 0..lp.count() {
             let tid = Tid {
                 page: page_id,
                 item: ItemId(i as u16),
             };
-            if let Some((header, row)) = version(&page, tid)?
-                && visible(txn, &header).map_err(HeapError::from)?
+            if let Some((header, row)) = version_in(page, &lp, tid)?
+                && (all_visible || visible(txn, &header).map_err(HeapError::from)?)
                 && !visit(tid, row)?
             {
                 return Ok(false);
@@ -1237,17 +1261,29 @@ impl Table {
     /// An optimistic copy of heap page `id` (no shared write).
     pub(crate) fn read_copy(&self, id: PageId) -> Result<Box<Page>, HeapError> {
         let mut copy = Box::new([0u8; PAGE_SIZE]);
-        loop {
+        self.read_copy_into(id, &mut copy)?;
+        Ok(copy)
+    }
+
+    /// [`Table::read_copy`] into `copy`; returns the page's visibility-map
+    /// bit read within the same validated optimistic read, so it holds for
+    /// exactly the bytes copied (the bit is set and cleared only under the
+    /// page's exclusive latch, which fails the validation: see
+    /// `visit_page`).
+    pub(crate) fn read_copy_into(&self, id: PageId, copy: &mut Page) -> Result<bool, HeapError> {
+        let all_visible = loop {
             let guard = self.pool.optimistic(id)?;
-            guard.read_page(&mut copy);
+            guard.read_page(copy);
+            // (An acquire load: it is not moved after the validation's.)
+            let all_visible = self.vm.all_visible(id);
             if guard.validate().is_ok() {
-                break;
+                break all_visible;
             }
-        }
-        if header_page_type(&copy) != Some(PageType::Heap) {
+        };
+        if header_page_type(copy) != Some(PageType::Heap) {
             return Err(HeapError::corrupt(id, "not a heap page"));
         }
-        Ok(copy)
+        Ok(all_visible)
     }
 }
 
@@ -1352,18 +1388,27 @@ fn admitted(
 /// The version at `tid` on `page`: its header and row, or `None` if the
 /// line pointer holds none (unused, dead, redirect, or past the end).
 pub(crate) fn version(page: &Page, tid: Tid) -> Result<Option<(TupleHeader, &[u8])>, HeapError> {
+    let lp = LinePointerPage::new(page).map_err(|e| HeapError::corrupt(tid.page, e.to_string()))?;
+    version_in(page, &lp, tid)
+}
+
+/// [`version`] on a page whose line pointers `lp` has read already (a
+/// scan reads them once a page, not once a row).
+fn version_in<'p>(
+    page: &'p Page,
+    lp: &LinePointerPage<'_>,
+    tid: Tid,
+) -> Result<Option<(TupleHeader, &'p [u8])>, HeapError> {
     let corrupt = |e: String| HeapError::corrupt(tid.page, e);
-    let lp = LinePointerPage::new(page).map_err(|e| corrupt(e.to_string()))?;
     if tid.item.0 as usize >= lp.count() {
         return Ok(None);
     }
-    if !matches!(
-        lp.state(tid.item).map_err(|e| corrupt(e.to_string()))?,
-        LineState::Normal { .. }
-    ) {
+    let LineState::Normal { offset, len } =
+        lp.state(tid.item).map_err(|e| corrupt(e.to_string()))?
+    else {
         return Ok(None);
-    }
-    let tuple = lp.get(tid.item).map_err(|e| corrupt(e.to_string()))?;
+    };
+    let tuple = &page[offset..offset + len];
     let header = TupleHeader::decode(tuple).map_err(corrupt)?;
     Ok(Some((header, &tuple[TUPLE_HEADER_SIZE..])))
 }

@@ -173,6 +173,7 @@ impl Bounds {
         })
     }
 
+    #[inline]
     fn count(self) -> usize {
         (self.lower - HEADER_SIZE) / LINE_POINTER_SIZE
     }
@@ -320,6 +321,7 @@ impl LineBounds {
     }
 
     /// What line pointer `id` of `page` says (as [`LinePointerPage::state`]).
+    #[inline]
     pub fn state(self, page: &Page, id: ItemId) -> Result<LineState, LpError> {
         let count = self.count();
         if id.index() >= count {
@@ -347,6 +349,7 @@ impl<'a> LinePointerPage<'a> {
     }
 
     /// Line pointers on the page (item ids `0..count`).
+    #[inline]
     pub fn count(&self) -> usize {
         self.bounds.count()
     }
@@ -360,6 +363,7 @@ impl<'a> LinePointerPage<'a> {
     }
 
     /// What line pointer `id` says.
+    #[inline]
     pub fn state(&self, id: ItemId) -> Result<LineState, LpError> {
         LineBounds(self.bounds).state(self.page, id)
     }

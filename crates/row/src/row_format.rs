@@ -338,6 +338,7 @@ fn inline_len(len: usize) -> Result<u32, RowError> {
 /// The bytes a value of fixed-width type `ty` takes at the head of
 /// `rest`: the type's width, or for a numeric what its head says (a long
 /// number's payload follows it).
+#[inline]
 fn stored_width(rest: &[u8], ty: SqlType) -> Result<usize, RowError> {
     match ty {
         SqlType::Numeric(_) => Numeric::stored_len(rest),
@@ -364,6 +365,7 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    #[inline]
     fn new(row: &'a [u8], types: &[SqlType]) -> Result<Cursor<'a>, RowError> {
         if row.len() < 3 {
             return Err(corrupt("a row shorter than its header"));
@@ -389,6 +391,7 @@ impl<'a> Cursor<'a> {
         Ok(Cursor { rest, nulls, count })
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], RowError> {
         if self.rest.len() < n {
             return Err(corrupt("a row cut short in its values"));
@@ -398,11 +401,13 @@ impl<'a> Cursor<'a> {
         Ok(head)
     }
 
+    #[inline]
     fn is_null(&self, i: usize) -> bool {
         self.nulls.is_some_and(|b| b[i / 8] & (1 << (i % 8)) != 0)
     }
 
     /// Column `i` as stored, advancing past it.
+    #[inline]
     fn next_raw(&mut self, i: usize, ty: SqlType) -> Result<Raw<'a>, RowError> {
         if i >= self.count || self.is_null(i) {
             return Ok(Raw::Null);
@@ -425,6 +430,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
+#[inline]
 fn stored(raw: Raw<'_>, ty: SqlType) -> Result<Stored, RowError> {
     Ok(match raw {
         Raw::Null => Stored::Inline(Value::Null),
@@ -452,9 +458,9 @@ fn decode_value(bytes: Option<&[u8]>, ty: SqlType) -> Result<Value, RowError> {
         out
     };
     Ok(match ty {
-        SqlType::Int2 => Value::Int2(i16::from_le_bytes(a(2)[..2].try_into().expect("2"))),
-        SqlType::Int4 => Value::Int4(i32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
-        SqlType::Int8 => Value::Int8(i64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
+        SqlType::Int2 => Value::Int2(i16::from_le_bytes(b[..2].try_into().expect("2"))),
+        SqlType::Int4 => Value::Int4(i32::from_le_bytes(b[..4].try_into().expect("4"))),
+        SqlType::Int8 => Value::Int8(i64::from_le_bytes(b[..8].try_into().expect("8"))),
         SqlType::Float4 => Value::Float4(f32::from_le_bytes(a(4)[..4].try_into().expect("4"))),
         SqlType::Float8 => Value::Float8(f64::from_le_bytes(a(8)[..8].try_into().expect("8"))),
         SqlType::Numeric(_) => Value::Numeric(Numeric::from_bytes(b)?),
@@ -541,10 +547,10 @@ pub fn decode_stored(row: &[u8], types: &[SqlType]) -> Result<Vec<Stored>, RowEr
 }
 
 /// Calls `put(i, cell)` with each column `i` of a row of `types` that
-/// `wanted` marks (one flag per column) and that is not NULL, out-of-line
-/// values as their pointers; the values after the last one marked are not
-/// looked at: a scan decoding only the columns its query reads into a row
-/// it filled with NULLs.
+/// `wanted` marks (one flag per column), a NULL as `Stored::Inline(Null)`,
+/// out-of-line values as their pointers; the values after the last one
+/// marked are not looked at: a scan decoding only the columns its query
+/// reads, into one row for all of them (every marked column is written).
 pub fn decode_marked<E: From<RowError>>(
     row: &[u8],
     types: &[SqlType],
@@ -563,7 +569,7 @@ pub fn decode_marked<E: From<RowError>>(
     let mut cursor = Cursor::new(row, types)?;
     for (i, ty) in types.iter().enumerate().take(end) {
         let raw = cursor.next_raw(i, *ty)?;
-        if wanted[i] && !matches!(raw, Raw::Null) {
+        if wanted[i] {
             put(i, stored(raw, *ty)?)?;
         }
     }
@@ -699,7 +705,7 @@ mod tests {
     }
 
     // Proves a marked decode gives the marked columns' values (pointers
-    // for out-of-line ones) and skips NULLs, reads nothing past the last
+    // for out-of-line ones, NULL as a value), reads nothing past the last
     // marked column, and refuses a mark list of the wrong length.
     #[test]
     fn a_marked_decode_reads_only_the_marked_columns() {
@@ -723,6 +729,7 @@ mod tests {
             marked(&row, &[true, false, true, true]).unwrap(),
             [
                 (0, Stored::Inline(Value::Int4(7))),
+                (2, Stored::Inline(Value::Null)),
                 (3, Stored::Inline(Value::Text("last".into()))),
             ]
         );

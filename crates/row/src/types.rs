@@ -327,6 +327,7 @@ impl SqlType {
     }
 
     /// Bytes of a value of this type in a row, if fixed.
+    #[inline]
     pub(crate) fn fixed_width(self) -> Option<usize> {
         match self {
             SqlType::Int2 => Some(2),

@@ -11,6 +11,14 @@
 //! numeric over integers and numerics (exact sums, PostgreSQL's division
 //! scale, the root at the same scale) and float8 over floats (PostgreSQL's
 //! Youngs-Cramer sums), NULL for a sample of one.
+//!
+//! A scan's rows reach the states without a `Value` made for each: a
+//! call's argument that is a column is borrowed from the row
+//! ([`argument`]), and counts, sums and averages of integers (an exact
+//! `i128`, as PostgreSQL's `int8`/`int128` transition states) and
+//! integer extremes take it in place ([`State::add_plain`]); any other
+//! value goes through the generic [`accumulate`], which turns an integer
+//! sum back into a `Value` first, so results are the same either way.
 //! The ordered-set aggregates (`percentile_cont`, `percentile_disc`,
 //! `mode`) are `ordered_set.rs`'s and the two-argument statistical ones
 //! (`corr`, `covar_*`, `regr_*`) `regression.rs`'s; they run here.
@@ -36,6 +44,7 @@ use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentClause,
     FunctionArguments,
 };
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
@@ -755,6 +764,15 @@ enum State {
     Count(i64),
     /// Sum (and count, for avg) of the non-null values.
     Sum(Option<Value>, i64),
+    /// [`State::Sum`] of integers (int2, int4, int8), exact in an `i128`
+    /// without a `Value` made per row, as PostgreSQL's `int8` and
+    /// `int128` transition states: the first integer turns an empty sum
+    /// into one ([`State::add_plain`]); a value of another type, or a sum
+    /// past `i128`, turns it back ([`State::widen`]).
+    Ints {
+        sum: i128,
+        n: i64,
+    },
     Extreme(Option<Value>),
     Text(Option<String>),
     /// `string_agg` of byteas: the bytes so far.
@@ -788,6 +806,59 @@ enum Moments {
 }
 
 impl State {
+    /// Takes a row's value `value` (not NULL) where that needs no `Value`
+    /// made or dropped: a count, an integer sum or average, an integer
+    /// extreme once there is one. Answers whether it did; otherwise
+    /// [`accumulate`] takes it. The sum of int2 or int4 (an int8) fails
+    /// as `+` of int8s does, at the row where it leaves int8's range.
+    fn add_plain(&mut self, call: &Call, value: &Value) -> Result<bool, SqlError> {
+        match self {
+            State::Count(n) => *n += 1,
+            State::Ints { sum, n } => {
+                let Some(x) = integer(value) else {
+                    return Ok(false);
+                };
+                let Some(total) = sum.checked_add(i128::from(x)) else {
+                    return Ok(false);
+                };
+                if matches!(call.ty, SqlType::Int8) && i64::try_from(total).is_err() {
+                    return Err(SqlError::new("22003", "bigint out of range"));
+                }
+                (*sum, *n) = (total, *n + 1);
+            }
+            State::Sum(None, _) => {
+                let Some(x) = integer(value) else {
+                    return Ok(false);
+                };
+                *self = State::Ints {
+                    sum: x.into(),
+                    n: 1,
+                };
+            }
+            State::Extreme(Some(best)) => {
+                let min = call.kind == Kind::Min;
+                match (value, best) {
+                    (Value::Int2(x), Value::Int2(b)) => keep_extreme(min, *x, b),
+                    (Value::Int4(x), Value::Int4(b)) => keep_extreme(min, *x, b),
+                    (Value::Int8(x), Value::Int8(b)) => keep_extreme(min, *x, b),
+                    _ => return Ok(false),
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// An integer sum as the generic [`State::Sum`] (before a value
+    /// [`State::add_plain`] does not take): its running total as the
+    /// call's sum type (int8, or numeric).
+    fn widen(&mut self, call: &Call) -> Result<(), SqlError> {
+        if let State::Ints { sum, n } = *self {
+            *self = State::Sum(Some(int_sum(call, sum)?), n);
+        }
+        Ok(())
+    }
+
     /// The state before any value.
     fn new(kind: Kind) -> State {
         match kind {
@@ -826,6 +897,9 @@ impl<'c> Accumulator<'c> {
     /// skip it.
     pub fn add(&mut self, value: Value, delimiter: Value) -> Result<(), SqlError> {
         if matches!(value, Value::Null) && !self.call.kind.takes_nulls() {
+            return Ok(());
+        }
+        if self.state.add_plain(self.call, &value)? {
             return Ok(());
         }
         accumulate(self.call, &mut self.state, value, delimiter)
@@ -923,6 +997,12 @@ impl Groups<'_> {
     /// Adds a source row to its group in each set.
     pub fn add(&mut self, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
         let grouping = self.grouping;
+        // No GROUP BY: the one group, without a key made.
+        if let ([_], Some(&Some(g))) = (grouping.sets.as_slice(), self.whole.first())
+            && grouping.keys.is_empty()
+        {
+            return self.take(g, row, env);
+        }
         let key: Vec<Value> = (grouping.keys.iter())
             .map(|k| k.eval(row, env))
             .collect::<Result<_, _>>()?;
@@ -977,16 +1057,17 @@ impl Groups<'_> {
             {
                 continue;
             }
-            let value = match &call.arg {
-                Some(arg) => arg.eval(row, env)?,
-                None => Value::Bool(true),
-            };
-            if matches!(value, Value::Null) && !call.kind.takes_nulls() {
+            let value = argument(call, row, env)?;
+            if matches!(*value, Value::Null) && !call.kind.takes_nulls() {
                 continue;
             }
-            if call.distinct && !group.seen[c].insert(group_hash(std::slice::from_ref(&value))) {
+            if call.distinct && !group.seen[c].insert(group_hash(std::slice::from_ref(&*value))) {
                 continue;
             }
+            if call.order.is_empty() && group.states[c].add_plain(call, &value)? {
+                continue;
+            }
+            let value = value.into_owned();
             let delimiter = match &call.delimiter {
                 Some(d) => d.eval(row, env)?,
                 None => Value::Null,
@@ -1084,12 +1165,52 @@ pub fn group_hash(key: &[Value]) -> Vec<u8> {
     out
 }
 
+/// A call's argument for a source row (`count(*)`'s: true): a column
+/// borrowed from the row, anything else evaluated.
+fn argument<'r>(call: &Call, row: &'r [Value], env: &Env<'_>) -> Result<Cow<'r, Value>, SqlError> {
+    const ANY: &Value = &Value::Bool(true);
+    Ok(match &call.arg {
+        Some(Scalar::Column(c)) => Cow::Borrowed(&row[*c]),
+        Some(arg) => Cow::Owned(arg.eval(row, env)?),
+        None => Cow::Borrowed(ANY),
+    })
+}
+
+/// `x` as the extreme so far if it passes `best` (the least for `min`,
+/// else the greatest; of two equal integers either is the other).
+fn keep_extreme<T: Ord + Copy>(min: bool, x: T, best: &mut T) {
+    if (min && x < *best) || (!min && x > *best) {
+        *best = x;
+    }
+}
+
+/// An int2, int4 or int8's value.
+fn integer(value: &Value) -> Option<i64> {
+    match *value {
+        Value::Int2(x) => Some(x.into()),
+        Value::Int4(x) => Some(x.into()),
+        Value::Int8(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// An integer sum ([`State::Ints`]) as the call's sum type: int8 for a
+/// sum of int2 or int4 (kept in its range as it was made), numeric
+/// otherwise (a sum of int8, an average).
+fn int_sum(call: &Call, sum: i128) -> Result<Value, SqlError> {
+    Ok(match call.ty {
+        SqlType::Int8 => Value::Int8(i64::try_from(sum).expect("kept in int8's range")),
+        _ => Value::Numeric(Numeric::new(sum, 0)?),
+    })
+}
+
 fn accumulate(
     call: &Call,
     state: &mut State,
     value: Value,
     delimiter: Value,
 ) -> Result<(), SqlError> {
+    state.widen(call)?;
     match state {
         State::Spread(moments) => moments.add(value)?,
         State::Regression(sums) => sums.add(value, delimiter)?,
@@ -1142,6 +1263,7 @@ fn accumulate(
             });
         }
         State::Count(n) => *n += 1,
+        State::Ints { .. } => unreachable!("widened above"),
         State::Sum(sum, n) => {
             // Integers are summed as int8 (sum of int4: int8) or numeric.
             let value = match (call.ty, value) {
@@ -1216,6 +1338,8 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
         State::Bytes(Some(b)) => Value::Bytea(b),
         State::Bool(Some(b)) => Value::Bool(b),
         State::Extreme(Some(v)) => v,
+        State::Ints { sum, n } if call.kind == Kind::Avg => avg(int_sum(call, sum)?, n)?,
+        State::Ints { sum, .. } => int_sum(call, sum)?,
         State::Sum(Some(sum), n) if call.kind == Kind::Avg => avg(sum, n)?,
         State::Sum(Some(sum), _) => sum,
     })

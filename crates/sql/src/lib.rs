@@ -98,6 +98,7 @@ mod plan;
 mod plpgsql;
 mod position;
 mod privileges;
+mod project_set;
 mod pushdown;
 mod query;
 mod range_functions;

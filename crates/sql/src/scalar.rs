@@ -1311,7 +1311,7 @@ fn function(
         None if crate::table_functions::is_table_function(&f.name) => {
             let name = crate::plpgsql::set_returning::shown_name(f).unwrap_or(name);
             return Err(SqlError::unsupported(format!(
-                "{name}() here (a set-returning function is a FROM item, or a select-list item of its own in a query without grouping, windows or another such call)"
+                "{name}() here (a set-returning function runs in FROM, or in a select list when it gives one column)"
             )));
         }
         _ => return Err(no_such_function(&name, &args, columns)),

@@ -15,6 +15,7 @@ mod assignment;
 pub mod backend;
 mod backend_functions;
 mod bare_labels;
+mod between_symmetric;
 mod block_roles;
 mod bytea_functions;
 mod case_mapping;

@@ -18,7 +18,8 @@
 //! 1. A query that groups, aggregates or has window calls is split first.
 //!    The calls PostgreSQL runs before grouping and windows, those of
 //!    GROUP BY (a position or output name there standing for its select
-//!    list expression) and of the windows' PARTITION BY and ORDER BY,
+//!    list expression) and of the windows' PARTITION BY and ORDER BY (in
+//!    OVER or a WINDOW clause),
 //!    become FROM items as in 2., after the FROM's; a select list
 //!    expression's call equal to one of GROUP BY's reads its column
 //!    ([`before_grouping`]). Then FROM, WHERE, GROUP BY, HAVING and the
@@ -69,8 +70,8 @@ use crate::error::SqlError;
 use crate::names;
 use sqlparser::ast::{
     Distinct, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident,
-    ObjectName, OrderByExpr, Query, Select, SelectItem, SetExpr, TableAlias, TableAliasColumnDef,
-    TableFactor, TableWithJoins, VisitMut, VisitorMut,
+    NamedWindowExpr, ObjectName, OrderByExpr, Query, Select, SelectItem, SetExpr, TableAlias,
+    TableAliasColumnDef, TableFactor, TableWithJoins, VisitMut, VisitorMut, WindowSpec,
 };
 use std::ops::ControlFlow;
 
@@ -187,7 +188,15 @@ pub(crate) fn rewrite(
     let in_groups = crate::query::group_keys(select).iter().any(contains_srf);
     let in_distinct =
         matches!(&select.distinct, Some(Distinct::On(on)) if on.iter().any(contains_srf));
-    if !in_select_list(select) && !in_order && !in_groups && !in_distinct {
+    let in_windows = select.named_window.iter().any(|w| match &w.1 {
+        NamedWindowExpr::WindowSpec(spec) => spec
+            .partition_by
+            .iter()
+            .chain(spec.order_by.iter().map(|o| &o.expr))
+            .any(contains_srf),
+        NamedWindowExpr::NamedWindow(_) => false,
+    });
+    if !in_select_list(select) && !in_order && !in_groups && !in_distinct && !in_windows {
         return Ok(None);
     }
     let windowed = select.projection.iter().any(|item| match item {
@@ -268,7 +277,23 @@ fn before_grouping(select: &mut Select, order_by: &mut [OrderByExpr]) {
         windows_first(&mut o.expr, &mut levels);
         o.expr = levels.replace(&o.expr, Mode::Only);
     }
+    for w in &mut select.named_window {
+        if let NamedWindowExpr::WindowSpec(spec) = &mut w.1 {
+            window_first(spec, &mut levels);
+        }
+    }
     levels.into_from(&mut select.from);
+}
+
+/// The calls in window `spec`'s PARTITION BY and ORDER BY added to
+/// `levels`, each replaced by the read of its column.
+fn window_first(spec: &mut WindowSpec, levels: &mut Levels) {
+    for p in &mut spec.partition_by {
+        *p = levels.replace(p, Mode::Reuse);
+    }
+    for o in &mut spec.order_by {
+        o.expr = levels.replace(&o.expr, Mode::Reuse);
+    }
 }
 
 /// The calls in the PARTITION BY and ORDER BY of `e`'s window calls
@@ -290,12 +315,7 @@ fn windows_first(e: &mut Expr, levels: &mut Levels) {
                 && let Expr::Function(f) = e
                 && let Some(sqlparser::ast::WindowType::WindowSpec(spec)) = &mut f.over
             {
-                for p in &mut spec.partition_by {
-                    *p = self.0.replace(p, Mode::Reuse);
-                }
-                for o in &mut spec.order_by {
-                    o.expr = self.0.replace(&o.expr, Mode::Reuse);
-                }
+                window_first(spec, self.0);
             }
             ControlFlow::Continue(())
         }

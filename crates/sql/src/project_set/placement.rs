@@ -155,6 +155,17 @@ fn refused(e: &Expr) -> Option<SqlError> {
             let f = in_any(&mut parts)?;
             hinted(f, "set-returning functions are not allowed in CASE".into())
         }
+        // (PostgreSQL's check, which comes first.)
+        Expr::Function(call) if is_srf_call(call) && call.filter.is_some() => Some(
+            SqlError::new(
+                "42809",
+                format!(
+                    "FILTER specified, but {} is not an aggregate function",
+                    names::function(&call.name)
+                ),
+            )
+            .near(Some(call.name.span().start)),
+        ),
         Expr::Function(call) => {
             let name = names::function(&call.name);
             let mut args = call_args(call);

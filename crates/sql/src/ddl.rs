@@ -568,6 +568,7 @@ impl Additions {
         if !self.checks.is_empty() {
             let relation = catalog.open_relation(def.clone())?;
             for (name, expr) in &self.checks {
+                crate::project_set::refuse(expr, "check constraints")?;
                 let bound = scalar::bind(expr, &relation)?;
                 scalar::require_bool(&bound, &relation, "CHECK", expr)?;
                 let name = match name {
@@ -743,6 +744,7 @@ pub(crate) fn default_text(
             "cannot use column reference in DEFAULT expression",
         ));
     }
+    crate::project_set::refuse(expr, "DEFAULT expressions")?;
     // A call of a PL/pgSQL function is run for each row that takes the
     // default (`plpgsql/row_calls.rs`), not now.
     if crate::plpgsql::calls::first_call(expr).is_some() {

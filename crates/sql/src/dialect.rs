@@ -6,7 +6,8 @@
 //! ... as a select item's alias without `AS`; PostgreSQL 15 takes every
 //! word but those `keywords::bare_label` refuses. A word that needs `AS`
 //! is still left to `bare_labels::check` (PostgreSQL's error position).
-//! `MERGE` is parsed by `merge_syntax.rs` (PostgreSQL 15's clauses).
+//! `MERGE` is parsed by `merge_syntax.rs` (PostgreSQL 15's clauses),
+//! `BETWEEN SYMMETRIC` by `between_symmetric.rs`.
 
 use sqlparser::ast::Statement;
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
@@ -70,6 +71,16 @@ impl Dialect for Folio {
 
     fn is_custom_operator_part(&self, ch: char) -> bool {
         POSTGRES.is_custom_operator_part(ch)
+    }
+
+    /// `[NOT] BETWEEN SYMMETRIC` and `ASYMMETRIC` (`between_symmetric.rs`).
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &sqlparser::ast::Expr,
+        _precedence: u8,
+    ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
+        crate::between_symmetric::parse(parser, expr)
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {

@@ -302,7 +302,13 @@ pub fn plan_insert_into(
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let overriding = crate::overriding::of(insert)?;
     let none: &[(String, SqlType)] = &[];
-    let source = match insert.source.as_deref() {
+    // A VALUES row with set-returning calls is a SELECT of its values
+    // (`project_set.rs`).
+    let selected = (insert.source.as_deref())
+        .map(crate::project_set::values_as_select)
+        .transpose()?
+        .flatten();
+    let source = match selected.as_ref().or(insert.source.as_deref()) {
         // DEFAULT VALUES: one row of defaults.
         None if !listed => Source::Values(vec![Vec::new()]),
         None => return Err(SqlError::syntax("syntax error at or near \"DEFAULT\"")),
@@ -557,6 +563,7 @@ pub(crate) fn bind_assignments<'e>(
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = access::target_column(relation, name, &names::relation(column)?)?;
+        crate::project_set::refuse(value, "UPDATE")?;
         let value = if is_default(value) {
             constraints.default_of(c)?.map_columns(&|at| at + offset)
         } else {
@@ -1621,6 +1628,11 @@ pub(crate) fn returning(
     let Some(items) = items else {
         return Ok(None);
     };
+    for item in items {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            crate::project_set::refuse(e, "RETURNING")?;
+        }
+    }
     let (items, columns) = query::projection(scope, items)?;
     let types = items.iter().map(|s| s.ty_in(scope)).collect();
     Ok(Some((items, columns, types)))

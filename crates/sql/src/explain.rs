@@ -835,6 +835,17 @@ pub(crate) fn source_node(
             let call_cost: f64 =
                 est::sum(scan.args.iter().map(est::expression_cost)) + est::CPU_OPERATOR_COST;
             let estimate = est::function_scan(call_cost, est::function_rows(scan), filter, width);
+            // A select list's set-returning calls in a query without
+            // FROM (`project_set.rs`): PostgreSQL's ProjectSet over its
+            // one-row Result.
+            if leaf.is_some_and(|t| crate::project_set::is_label(&t.qualifier)) && filter.is_empty()
+            {
+                let mut node = Node::new("ProjectSet", estimate, rows(source));
+                let one = est::result(&[], 0);
+                node.children
+                    .push(Node::new("Result", one, actual.map(|_| 1)));
+                return node;
+            }
             let mut node = Node::new(
                 format!("Function Scan on {}", scan.name()),
                 estimate,
@@ -1003,7 +1014,18 @@ pub(crate) fn source_node(
             }
             push_filter(&mut node, filter, &names, &types);
             node.children.push(left_node);
-            node.children.push(right_node);
+            // A select list's set-returning calls joined to the rows they
+            // repeat (`project_set.rs`): PostgreSQL's ProjectSet over them.
+            match &**right {
+                Source::Derived { label, .. }
+                    if crate::project_set::is_label(label)
+                        && condition.is_empty()
+                        && filter.is_empty() =>
+                {
+                    node.title = "ProjectSet".into();
+                }
+                _ => node.children.push(right_node),
+            }
             node
         }
     }

@@ -155,6 +155,18 @@ impl Scope {
         self.star_order = Some(first);
     }
 
+    /// Leaves FROM item `table`'s columns out of `*`.
+    fn hide_from_star(&mut self, table: usize) {
+        let t = &self.tables[table];
+        let span = t.offset..t.offset + t.names.len();
+        let kept = self
+            .star()
+            .into_iter()
+            .filter(|c| !span.contains(c))
+            .collect();
+        self.star_order = Some(kept);
+    }
+
     /// The columns `*` stands for, in order.
     pub fn star(&self) -> Vec<usize> {
         match &self.star_order {
@@ -750,6 +762,12 @@ pub fn resolve<'a>(
         scope.push(table);
         bases.push(base);
         let last = scope.tables.len() - 1;
+        // A select list's set-returning calls' item after the FROM's
+        // (`project_set.rs`): not the FROM's columns. (Alone, it is the
+        // query a LATERAL call is planned as, whose `*` is its columns.)
+        if last > 0 && crate::project_set::is_label(&scope.tables[last].qualifier) {
+            scope.hide_from_star(last);
+        }
         match item.join {
             Some((JoinKind::Left, _)) => scope.nullable.push(last),
             Some((JoinKind::Right, _)) => scope.nullable.extend(0..last),

@@ -35,6 +35,7 @@ pub fn bind(
     column: usize,
     generated: &[usize],
 ) -> Result<Scalar, SqlError> {
+    crate::project_set::refuse(expr, "column generation expressions")?;
     let mut refusal = None;
     let _ = sqlparser::ast::visit_expressions(expr, |e| {
         refusal = refused(e, relation, generated);

@@ -198,6 +198,7 @@ fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError
             format!("window functions are not allowed in {plural}"),
         ));
     }
+    crate::project_set::refuse(e, plural)?;
     if has_subquery(e) {
         return Err(SqlError::new(
             "0A000",

@@ -63,7 +63,7 @@ pub fn into_subquery(
         || select.having.is_some()
         || !select.named_window.is_empty()
         || select.qualify.is_some()
-        || crate::query::set_returning_item(select).is_some()
+        || crate::project_set::in_select_list(select)
     {
         return None;
     }

@@ -263,6 +263,18 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
     }
     // WITH TIES: planned without its LIMIT (nothing may stop at the
     // count), which the end of the run applies (`run`).
+    // (Refused before the rewrite of `project_set.rs` hides them.)
+    if let (Some((strength, ..)), SetExpr::Select(select)) = (&lock, query.body.as_ref())
+        && crate::project_set::in_select_list(select)
+    {
+        return Err(SqlError::new(
+            "0A000",
+            format!(
+                "FOR {} is not allowed with set-returning functions in the target list",
+                strength.word()
+            ),
+        ));
+    }
     let mut planned = plan_body(
         cx,
         txn,
@@ -578,6 +590,9 @@ fn plan_values(
     limit: Option<u64>,
     offset: u64,
 ) -> Result<Planned, SqlError> {
+    for e in values.rows.iter().flatten() {
+        crate::project_set::refuse(e, "VALUES")?;
+    }
     let width = values.rows.first().map_or(0, Vec::len);
     if values.rows.iter().any(|r| r.len() != width) {
         return Err(SqlError::syntax("VALUES lists must all be the same length"));
@@ -670,164 +685,6 @@ fn output_sort_key(scope: &Scope, o: &sqlparser::ast::OrderByExpr) -> Result<Sor
     Ok(SortKey::of(column, &o.options))
 }
 
-/// A select list with one call of a function that returns rows as an
-/// item of its own (`SELECT generate_series(1, 3)`, `SELECT id,
-/// unnest(tags) AS tag FROM t`): the call moved into FROM, one row per
-/// value, as PostgreSQL's set-returning function in a select list gives
-/// them. Without FROM, as the only item, it becomes the FROM (`SELECT a
-/// FROM f(args) AS a`); beside other items, or with a FROM, a `LATERAL
-/// f(args) AS a` after the FROM's items, so each row is
-/// repeated once per value of its call (and dropped when there is none,
-/// as PostgreSQL drops it). Two or more such calls run side by side
-/// ([`side_by_side_items`]), and so does one without FROM but with a
-/// WHERE, whose condition must not see the call's column. Not for grouped or windowed queries, whose
-/// calls run after grouping in PostgreSQL; nor inside expressions.
-pub(crate) fn set_returning_item(select: &Select) -> Option<Select> {
-    use sqlparser::ast::{
-        FunctionArguments, Ident, ObjectName, TableAlias, TableFactor, TableWithJoins,
-    };
-    let call = |item: &SelectItem| -> Option<(sqlparser::ast::Function, Option<Ident>)> {
-        let (f, alias) = match item {
-            SelectItem::UnnamedExpr(Expr::Function(f)) => (f, None),
-            SelectItem::ExprWithAlias {
-                expr: Expr::Function(f),
-                alias,
-            } => (f, Some(alias.clone())),
-            _ => return None,
-        };
-        let FunctionArguments::List(list) = &f.args else {
-            return None;
-        };
-        // (A function returning records needs a column definition list,
-        // which only FROM has: `scalar.rs` says so.)
-        (crate::table_functions::is_table_function(&f.name)
-            && crate::json_records::RecordFunc::of(&crate::names::function(&f.name)).is_none()
-            && list.clauses.is_empty()
-            && f.over.is_none())
-        .then(|| (f.clone(), alias))
-    };
-    let calls: Vec<(usize, (sqlparser::ast::Function, Option<Ident>))> = (select.projection)
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| Some((i, call(item)?)))
-        .collect();
-    if calls.is_empty() {
-        return None;
-    }
-    if is_grouped(select)
-        || select.projection.iter().any(|item| match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                window::contains_window(e)
-            }
-            _ => false,
-        })
-    {
-        return None;
-    }
-    let [(at, (f, alias))] = calls.as_slice() else {
-        return Some(side_by_side_items(select, &calls));
-    };
-    let FunctionArguments::List(list) = &f.args else {
-        return None;
-    };
-    let column = alias
-        .clone()
-        .unwrap_or_else(|| Ident::new(names::function(&f.name)));
-    let mut rewritten = select.clone();
-    let table_alias = Some(TableAlias {
-        name: column.clone(),
-        columns: Vec::new(),
-    });
-    // A WHERE without FROM holds or not before the call runs: it must
-    // not see the call's column, which only ROWS FROM's hides.
-    if select.from.is_empty() && select.selection.is_some() {
-        return Some(side_by_side_items(select, &calls));
-    }
-    if select.from.is_empty() && select.projection.len() == 1 {
-        rewritten.projection = vec![SelectItem::UnnamedExpr(Expr::Identifier(column.clone()))];
-        rewritten.from = vec![TableWithJoins {
-            relation: table_factor(
-                ObjectName::from(vec![Ident::new(names::function(&f.name))]),
-                table_alias,
-                Some(list.args.clone()),
-            ),
-            joins: Vec::new(),
-        }];
-        return Some(rewritten);
-    }
-    // The item reads the new FROM item's one column, qualified (a table's
-    // column may have its name). Without FROM, the other items are
-    // computed once a row of the call (`SELECT 1, generate_series(1, 3)`).
-    rewritten.projection[*at] = SelectItem::ExprWithAlias {
-        expr: Expr::CompoundIdentifier(vec![column.clone(), column.clone()]),
-        alias: column,
-    };
-    rewritten.from.push(TableWithJoins {
-        relation: TableFactor::Function {
-            lateral: true,
-            name: f.name.clone(),
-            args: list.args.clone(),
-            alias: table_alias,
-        },
-        joins: Vec::new(),
-    });
-    Some(rewritten)
-}
-
-/// The select list's set-returning `calls` (their positions, calls and
-/// aliases) as one `ROWS FROM` of them all in FROM, after its items
-/// (LATERAL) or as the FROM, so they run side by side as PostgreSQL runs
-/// them: each item reads its call's column and is named as the call.
-fn side_by_side_items(
-    select: &Select,
-    calls: &[(
-        usize,
-        (sqlparser::ast::Function, Option<sqlparser::ast::Ident>),
-    )],
-) -> Select {
-    use sqlparser::ast::{
-        FunctionArg, FunctionArgExpr, Ident, ObjectName, TableAlias, TableAliasColumnDef,
-        TableFactor, TableWithJoins,
-    };
-    let label = Ident::new("$srf");
-    let mut rewritten = select.clone();
-    let mut args = Vec::with_capacity(calls.len());
-    let mut columns = Vec::with_capacity(calls.len());
-    for (k, (at, (f, alias))) in calls.iter().enumerate() {
-        let column = Ident::new(format!("${}", k + 1));
-        rewritten.projection[*at] = SelectItem::ExprWithAlias {
-            expr: Expr::CompoundIdentifier(vec![label.clone(), column.clone()]),
-            alias: (alias.clone()).unwrap_or_else(|| Ident::new(names::function(&f.name))),
-        };
-        args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(
-            f.clone(),
-        ))));
-        columns.push(TableAliasColumnDef {
-            name: column,
-            data_type: None,
-        });
-    }
-    let alias = Some(TableAlias {
-        name: label,
-        columns,
-    });
-    let name = ObjectName::from(vec![Ident::new(crate::table_functions::ROWS_FROM)]);
-    let relation = match select.from.is_empty() {
-        true => table_factor(name, alias, Some(args)),
-        false => TableFactor::Function {
-            lateral: true,
-            name,
-            args,
-            alias,
-        },
-    };
-    rewritten.from.push(TableWithJoins {
-        relation,
-        joins: Vec::new(),
-    });
-    rewritten
-}
-
 /// The FROM item `name [(args)] [AS alias]` (a table, or a function when
 /// `args` is some), with none of sqlparser's other options.
 pub(crate) fn table_factor(
@@ -862,8 +719,11 @@ fn plan_select(
     offset: u64,
     locking: bool,
 ) -> Result<Planned, SqlError> {
-    if let Some(rewritten) = set_returning_item(select) {
-        return plan_select(cx, txn, &rewritten, order_by, limit, offset, locking);
+    // The select list's set-returning calls run as FROM items
+    // (`project_set.rs`).
+    crate::project_set::check_placement(select, order_by)?;
+    if let Some((rewritten, order_by)) = crate::project_set::rewrite(select, order_by)? {
+        return plan_select(cx, txn, &rewritten, &order_by, limit, offset, locking);
     }
     if let Some(lifted) = crate::plpgsql::row_calls::lift_join_calls(select) {
         return plan_select(cx, txn, &lifted, order_by, limit, offset, locking);
@@ -1613,6 +1473,7 @@ fn limits(
     fetch: Option<&Fetch>,
 ) -> Result<(Option<u64>, u64), SqlError> {
     let count = |e: &Expr, what: &str| -> Result<Option<u64>, SqlError> {
+        crate::project_set::refuse(e, what)?;
         match crate::expr::constant(e)? {
             Value::Null => Ok(None),
             v => match scalar::compare(&v, &Value::Int8(0))? {
@@ -1717,7 +1578,7 @@ fn check_plain(select: &Select) -> Result<(), SqlError> {
 }
 
 /// The GROUP BY expressions.
-fn group_keys(select: &Select) -> &[Expr] {
+pub(crate) fn group_keys(select: &Select) -> &[Expr] {
     match &select.group_by {
         GroupByExpr::Expressions(keys, _) => keys,
         GroupByExpr::All(_) => &[],
@@ -1782,7 +1643,7 @@ fn group_by<C: Columns + ?Sized>(
 /// Whether the query aggregates: GROUP BY, HAVING, or an aggregate call
 /// (or a `GROUPING(...)`, then refused for want of keys) in the select
 /// list.
-fn is_grouped(select: &Select) -> bool {
+pub(crate) fn is_grouped(select: &Select) -> bool {
     !group_keys(select).is_empty()
         || select.having.is_some()
         || select.projection.iter().any(|item| match item {
@@ -2049,7 +1910,7 @@ pub(crate) fn name_subquery_items(items: &mut [SelectItem]) {
 /// `exists`, `array`, `timezone` (`AT TIME ZONE`), the function an SQL
 /// syntax calls (`substring`, `btrim`, ...), a cast's operand's name or else its type's, a
 /// subscript's array's name, `?column?`.
-fn column_name(expr: &Expr) -> String {
+pub(crate) fn column_name(expr: &Expr) -> String {
     const UNNAMED: &str = "?column?";
     match expr {
         Expr::Identifier(id) => names::ident(id),

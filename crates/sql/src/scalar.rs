@@ -570,21 +570,22 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             low,
             high,
         } => {
-            // `a BETWEEN x AND y` is `a >= x AND a <= y`.
+            // `a BETWEEN x AND y` is `a >= x AND a <= y`; `a NOT BETWEEN x
+            // AND y` is `a < x OR a > y` (PostgreSQL's, which EXPLAIN shows).
             let a = bind(expr, columns)?;
             let (a1, low) = typed_pair(a.clone(), bind(low, columns)?, columns)?;
             let (a2, high) = typed_pair(a, bind(high, columns)?, columns)?;
-            operand_types::compared(">=", &a1, &low, columns)?;
-            operand_types::compared("<=", &a2, &high, columns)?;
-            let both = Scalar::And(
-                Box::new(Scalar::Compare(Cmp::Ge, Box::new(a1), Box::new(low))),
-                Box::new(Scalar::Compare(Cmp::Le, Box::new(a2), Box::new(high))),
-            );
-            if *negated {
-                Scalar::Not(Box::new(both))
-            } else {
-                both
-            }
+            type Join = fn(Box<Scalar>, Box<Scalar>) -> Scalar;
+            let ((above, above_op), (below, below_op), join): (_, _, Join) = match *negated {
+                false => ((Cmp::Ge, ">="), (Cmp::Le, "<="), Scalar::And),
+                true => ((Cmp::Lt, "<"), (Cmp::Gt, ">"), Scalar::Or),
+            };
+            operand_types::compared(above_op, &a1, &low, columns)?;
+            operand_types::compared(below_op, &a2, &high, columns)?;
+            join(
+                Box::new(Scalar::Compare(above, Box::new(a1), Box::new(low))),
+                Box::new(Scalar::Compare(below, Box::new(a2), Box::new(high))),
+            )
         }
         Expr::Function(f)
             if f.name.to_string().eq_ignore_ascii_case("current_timestamp")
@@ -1311,7 +1312,7 @@ fn function(
         None if crate::table_functions::is_table_function(&f.name) => {
             let name = crate::plpgsql::set_returning::shown_name(f).unwrap_or(name);
             return Err(SqlError::unsupported(format!(
-                "{name}() here (a set-returning function is a FROM item, or a select-list item of its own in a query without grouping, windows or another such call)"
+                "{name}() here (a set-returning function runs in FROM, or in a select list when it gives one column)"
             )));
         }
         _ => return Err(no_such_function(&name, &args, columns)),

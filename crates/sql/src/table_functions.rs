@@ -13,7 +13,7 @@
 //!
 //! `ROWS FROM (f(...), g(...))` (read as the call `"$rows_from"(f(...),
 //! g(...))`, [`rows_from_as_call`]), `unnest(a, b, ...)` and two or
-//! more such calls in a select list (`query.rs` `set_returning_item`) run
+//! more such calls in a select list (`project_set.rs`) run
 //! their calls side by side, as PostgreSQL's: as many rows as the longest
 //! call gives, the shorter ones' columns NULL past their end, one
 //! ordinal per row ([`FunctionScan::also`]).

@@ -105,6 +105,8 @@ pub enum CatalogFunc {
     /// `has_database_privilege([role,] database, privilege)`
     /// (`privileges.rs`).
     HasDatabasePrivilege,
+    /// `pg_get_functiondef(oid)` (`function_definition.rs`).
+    FunctionDef,
     /// `getdatabaseencoding()`: `UTF8`.
     DatabaseEncoding,
     /// `pg_char_to_encoding(name)`: PostgreSQL's number of an encoding
@@ -154,7 +156,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 50] = [
+const NAMES: [(&str, CatalogFunc); 51] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -175,6 +177,7 @@ const NAMES: [(&str, CatalogFunc); 50] = [
     ("pg_tablespace_location", CatalogFunc::TablespaceLocation),
     ("has_database_privilege", CatalogFunc::HasDatabasePrivilege),
     ("getdatabaseencoding", CatalogFunc::DatabaseEncoding),
+    ("pg_get_functiondef", CatalogFunc::FunctionDef),
     ("pg_char_to_encoding", CatalogFunc::CharToEncoding),
     ("pg_get_function_arguments", CatalogFunc::FunctionArguments),
     ("pg_get_function_result", CatalogFunc::FunctionResult),
@@ -248,6 +251,7 @@ impl CatalogFunc {
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_)
             | CatalogFunc::TablespaceLocation
+            | CatalogFunc::FunctionDef
             | CatalogFunc::CharToEncoding
             | CatalogFunc::CurrentSchemas => count == 1,
             CatalogFunc::CurrentSchema | CatalogFunc::DatabaseEncoding => count == 0,
@@ -403,6 +407,8 @@ impl CatalogFunc {
                 )?)
             }
             CatalogFunc::DatabaseEncoding => Value::Text("UTF8".into()),
+            CatalogFunc::FunctionDef => crate::function_definition::definition(number(&args[0])?)
+                .map_or(Value::Null, Value::Text),
             CatalogFunc::CharToEncoding => {
                 Value::Int4(match text(&args[0]).to_ascii_uppercase().as_str() {
                     "UTF8" | "UTF-8" | "UNICODE" => UTF8,

@@ -58,6 +58,7 @@ mod expr;
 mod extensions;
 mod format_function;
 mod from;
+mod function_definition;
 mod functions;
 mod generated;
 mod grouping_sets;

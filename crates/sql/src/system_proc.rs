@@ -550,6 +550,28 @@ pub fn is_builtin(name: &str) -> bool {
     FUNCTIONS.iter().any(|f| f.1 == name)
 }
 
+/// A built-in function as `pg_get_functiondef` describes it.
+pub struct Builtin {
+    pub name: &'static str,
+    /// `pg_proc.provolatile`, `proparallel`.
+    pub volatility: char,
+    pub parallel: char,
+    pub strict: bool,
+}
+
+/// The built-in function (not an aggregate or window function) of oid
+/// `oid`.
+pub fn builtin(oid: i64) -> Option<Builtin> {
+    let &(_, name, kind, args, _, flags) = signature(oid)?;
+    let mut flags = flags.chars();
+    (kind == 'f').then(|| Builtin {
+        name,
+        volatility: flags.next().unwrap_or('v'),
+        parallel: flags.next().unwrap_or('u'),
+        strict: strict(kind, args),
+    })
+}
+
 fn strict(kind: char, args: &[i64]) -> bool {
     kind == 'f' || (kind == 'w' && !args.is_empty())
 }
@@ -624,11 +646,26 @@ pub fn arguments(oid: i64) -> Option<String> {
     Some(names.join(", "))
 }
 
-/// `pg_get_function_result(oid)`: the result type's name; NULL for an
-/// oid that is not a function's.
+/// `pg_get_function_result(oid)`: the result type's name (`SETOF t`,
+/// `TABLE(c t, ...)` for a set); NULL for an oid that is not a
+/// function's.
 pub fn result(oid: i64) -> Option<String> {
     if let Some(def) = crate::sql_functions::by_oid(oid) {
-        return Some(format_type(i64::from(def.result.0), Some(def.result.1)));
+        // `RETURNS TABLE (...)`'s columns, or `SETOF` a row type.
+        if def.returns_set && !def.columns.is_empty() && !def.columns_of_table {
+            let columns: Vec<String> = (def.columns.iter())
+                .map(|(n, t, m)| {
+                    let ty = format_type(i64::from(*t), Some(*m));
+                    format!("{} {ty}", crate::names::written(n))
+                })
+                .collect();
+            return Some(format!("TABLE({})", columns.join(", ")));
+        }
+        let ty = format_type(i64::from(def.result.0), Some(def.result.1));
+        return Some(match def.returns_set {
+            true => format!("SETOF {ty}"),
+            false => ty,
+        });
     }
     signature(oid).map(|f| format_type(f.4, None))
 }

@@ -123,6 +123,8 @@ pub enum Reg {
     Role,
     /// `regproc`: a function by its name alone (`system_proc.rs`).
     Proc,
+    /// `regprocedure`: a function by its name and argument types.
+    Procedure,
 }
 
 impl Reg {
@@ -134,6 +136,7 @@ impl Reg {
             Reg::Namespace => "regnamespace",
             Reg::Role => "regrole",
             Reg::Proc => "regproc",
+            Reg::Procedure => "regprocedure",
         }
     }
 
@@ -149,9 +152,16 @@ impl Reg {
             return None;
         }
         let name = crate::names::function(name);
-        [Reg::Class, Reg::Type, Reg::Namespace, Reg::Role, Reg::Proc]
-            .into_iter()
-            .find(|r| r.name() == name)
+        [
+            Reg::Class,
+            Reg::Type,
+            Reg::Namespace,
+            Reg::Role,
+            Reg::Proc,
+            Reg::Procedure,
+        ]
+        .into_iter()
+        .find(|r| r.name() == name)
     }
 }
 
@@ -627,6 +637,7 @@ impl CatalogFunc {
                         name => name,
                     },
                     Reg::Proc => crate::system_proc::regproc_name(oid),
+                    Reg::Procedure => crate::system_proc::regprocedure_name(oid),
                 })
             }
             CatalogFunc::RegIn(reg) => {
@@ -656,6 +667,7 @@ impl CatalogFunc {
                         None => return Err(missing("role", "42704")),
                     },
                     Reg::Proc => crate::system_proc::regproc_oid(&name)?,
+                    Reg::Procedure => crate::system_proc::regprocedure_oid(&name)?,
                 })
             }
         })
@@ -761,7 +773,7 @@ fn half_rounded(x: i64) -> i64 {
 }
 
 /// The oid of a type written by name (`integer`, `int4`, `text`, ...).
-fn type_oid(name: &str) -> Option<i64> {
+pub(crate) fn type_oid(name: &str) -> Option<i64> {
     let bare = name
         .trim()
         .strip_prefix("pg_catalog.")

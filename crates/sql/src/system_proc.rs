@@ -625,6 +625,66 @@ pub fn regproc_oid(name: &str) -> Result<i64, crate::error::SqlError> {
     }
 }
 
+/// `oid::regprocedure`: the name and argument types of the function
+/// of oid `oid` (`f(integer,text)`); `-` for 0, the number for an oid
+/// that is not a function's.
+pub fn regprocedure_name(oid: i64) -> String {
+    if oid == 0 {
+        return "-".into();
+    }
+    let (name, types): (String, Vec<i64>) = if let Some(def) = crate::sql_functions::by_oid(oid) {
+        let name = folio_catalog::split_schema(&def.name).1.to_string();
+        (name, def.args.iter().map(|a| i64::from(a.1)).collect())
+    } else if let Some(f) = signature(oid) {
+        (f.1.to_string(), f.3.to_vec())
+    } else {
+        return oid.to_string();
+    };
+    let types: Vec<String> = types.iter().map(|&t| format_type(t, None)).collect();
+    format!("{name}({})", types.join(","))
+}
+
+/// `'f(types)'::regprocedure`: the oid of the function called `f` whose
+/// argument types are `types` (read as type names); 0 for `-`; 42883
+/// when there is none.
+pub fn regprocedure_oid(text: &str) -> Result<i64, crate::error::SqlError> {
+    if text == "-" {
+        return Ok(0);
+    }
+    let missing =
+        || crate::error::SqlError::new("42883", format!("function \"{text}\" does not exist"));
+    let (name, rest) = text.split_once('(').ok_or_else(|| {
+        crate::error::SqlError::new(
+            "22P02",
+            format!("invalid input syntax for type regprocedure: \"{text}\""),
+        )
+    })?;
+    let inner = rest.trim_end().strip_suffix(')').ok_or_else(missing)?;
+    let mut types = Vec::new();
+    for t in inner.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        types.push(crate::catalog_functions::type_oid(t).ok_or_else(missing)?);
+    }
+    let name = name.trim();
+    let bare = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    if let Some(f) = FUNCTIONS
+        .iter()
+        .find(|f| f.1 == bare && f.3 == types.as_slice())
+    {
+        return Ok(f.0);
+    }
+    crate::sql_functions::all_in_scope()
+        .iter()
+        .find(|d| {
+            (d.name == name || folio_catalog::split_schema(&d.name).1 == name)
+                && d.args
+                    .iter()
+                    .map(|a| i64::from(a.1))
+                    .eq(types.iter().copied())
+        })
+        .map(|d| d.oid as i64)
+        .ok_or_else(missing)
+}
+
 /// `pg_get_function_arguments(oid)`: the argument types, as
 /// `format_type(t, NULL)` names them, separated by `, ` (none: empty); NULL for
 /// an oid that is not a function's.

@@ -1610,18 +1610,7 @@ fn partitioned_base(
             right: branch.body,
         });
     }
-    let query = sqlparser::ast::Query {
-        with: None,
-        body,
-        order_by: None,
-        limit_clause: None,
-        fetch: None,
-        locks: Vec::new(),
-        for_clause: None,
-        settings: None,
-        format_clause: None,
-        pipe_operators: Vec::new(),
-    };
+    let query = crate::query::bare_query(*body);
     let planned = crate::query::plan_query(cx, txn, &query)?;
     Ok(partitions_base(
         planned, relation, qualifier, offset, system,

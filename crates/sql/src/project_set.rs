@@ -407,18 +407,7 @@ fn split_grouping(
     }
     let derived = TableFactor::Derived {
         lateral: false,
-        subquery: Box::new(Query {
-            with: None,
-            body: Box::new(SetExpr::Select(Box::new(inner))),
-            order_by: None,
-            limit_clause: None,
-            fetch: None,
-            locks: Vec::new(),
-            for_clause: None,
-            settings: None,
-            format_clause: None,
-            pipe_operators: Vec::new(),
-        }),
+        subquery: Box::new(crate::query::bare_query(SetExpr::Select(Box::new(inner)))),
         alias: Some(TableAlias {
             name: Ident::new(GROUPED),
             columns: Vec::new(),

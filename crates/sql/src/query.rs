@@ -2080,3 +2080,20 @@ impl ColumnNames for [(String, SqlType)] {
         self.iter().map(|(n, _)| n.clone()).collect()
     }
 }
+
+/// A query of `body` alone: no WITH, ORDER BY, LIMIT or locking clause
+/// (what a rewrite wraps in a derived table or plans by itself).
+pub(crate) fn bare_query(body: sqlparser::ast::SetExpr) -> sqlparser::ast::Query {
+    sqlparser::ast::Query {
+        with: None,
+        body: Box::new(body),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: Vec::new(),
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: Vec::new(),
+    }
+}

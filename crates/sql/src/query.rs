@@ -265,6 +265,14 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
     // count), which the end of the run applies (`run`).
     // (Refused before the rewrite of `project_set.rs` hides them.)
     if let (Some((strength, ..)), SetExpr::Select(select)) = (&lock, query.body.as_ref())
+        && let Some(what) = unlockable(select)
+    {
+        return Err(SqlError::new(
+            "0A000",
+            format!("FOR {} is not allowed with {what}", strength.word()),
+        ));
+    }
+    if let (Some((strength, ..)), SetExpr::Select(select)) = (&lock, query.body.as_ref())
         && crate::project_set::in_select_list(select)
     {
         return Err(SqlError::new(
@@ -294,9 +302,12 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
     if let Some((strength, wait, of)) = lock {
         let word = strength.word();
         let refuse =
-            |what: &str| SqlError::unsupported(format!("FOR {word} is not allowed with {what}"));
+            |what: &str| SqlError::new("0A000", format!("FOR {word} is not allowed with {what}"));
         if matches!(planned.shape, Shape::Aggregate { .. }) {
             return Err(refuse("aggregate functions"));
+        }
+        if !planned.windows.is_empty() {
+            return Err(refuse("window functions"));
         }
         if planned.distinct != Distinct::No {
             return Err(refuse("DISTINCT clause"));
@@ -2096,4 +2107,21 @@ pub(crate) fn bare_query(body: sqlparser::ast::SetExpr) -> sqlparser::ast::Query
         format_clause: None,
         pipe_operators: Vec::new(),
     }
+}
+
+/// The clause of `select` that keeps a locking clause (`FOR UPDATE`, ...)
+/// from naming its rows' table rows, in PostgreSQL's order of checks
+/// (aggregates and windows are found once planned).
+fn unlockable(select: &sqlparser::ast::Select) -> Option<&'static str> {
+    if select.distinct.is_some() {
+        return Some("DISTINCT clause");
+    }
+    let grouped = match &select.group_by {
+        sqlparser::ast::GroupByExpr::All(_) => true,
+        sqlparser::ast::GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
+    };
+    if grouped {
+        return Some("GROUP BY clause");
+    }
+    select.having.is_some().then_some("HAVING clause")
 }

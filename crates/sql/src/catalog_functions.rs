@@ -354,21 +354,12 @@ impl CatalogFunc {
         Ok(match self {
             CatalogFunc::GetUserById => Value::Text(role_name(number(&args[0])?)),
             CatalogFunc::HasTablePrivilege => {
-                let (role, table, privilege) = match args {
-                    [role, table, privilege] => (Some(role), table, privilege),
-                    [table, privilege] => (None, table, privilege),
-                    _ => unreachable!("takes 2 or 3 arguments"),
-                };
+                let (role, table, privilege) = privilege_args(args)?;
                 let table = match table {
                     Value::Text(name) => lookups()?
                         .relation_oid(name)
                         .ok_or_else(|| SqlError::undefined_table(name))?,
                     other => number(other)?,
-                };
-                let role = match role {
-                    None => crate::roles::current_name(),
-                    Some(Value::Text(name)) => name.clone(),
-                    Some(other) => role_name(number(other)?),
                 };
                 Value::Bool(crate::privileges::has_table_privilege(
                     &role,
@@ -391,11 +382,7 @@ impl CatalogFunc {
                 Value::Bool(crate::has_role::has_role(user, target, &text(privilege))?)
             }
             CatalogFunc::HasDatabasePrivilege => {
-                let (role, database, privilege) = match args {
-                    [role, database, privilege] => (Some(role), database, privilege),
-                    [database, privilege] => (None, database, privilege),
-                    _ => unreachable!("takes 2 or 3 arguments"),
-                };
+                let (role, database, privilege) = privilege_args(args)?;
                 let exists = match database {
                     Value::Text(name) => name == crate::system::DATABASE_NAME,
                     other => number(other)? == crate::system::DATABASE_OID,
@@ -406,11 +393,6 @@ impl CatalogFunc {
                         format!("database \"{}\" does not exist", text(database)),
                     ));
                 }
-                let role = match role {
-                    None => crate::roles::current_name(),
-                    Some(Value::Text(name)) => name.clone(),
-                    Some(other) => role_name(number(other)?),
-                };
                 Value::Bool(crate::privileges::has_database_privilege(
                     &role,
                     &text(privilege),
@@ -672,6 +654,23 @@ impl CatalogFunc {
             }
         })
     }
+}
+
+/// The arguments of a `has_*_privilege([role,] object, privilege)` call:
+/// the role's name (by name or oid; the current role when not given),
+/// the object and the privilege.
+fn privilege_args(args: &[Value]) -> Result<(String, &Value, &Value), SqlError> {
+    let (role, object, privilege) = match args {
+        [role, object, privilege] => (Some(role), object, privilege),
+        [object, privilege] => (None, object, privilege),
+        _ => unreachable!("takes 2 or 3 arguments"),
+    };
+    let role = match role {
+        None => crate::roles::current_name(),
+        Some(Value::Text(name)) => name.clone(),
+        Some(other) => role_name(number(other)?),
+    };
+    Ok((role, object, privilege))
 }
 
 /// An oid folio keeps as an `i64` (the catalog's, the fixed ones here)

@@ -321,12 +321,7 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
     let role = roles::get(&db, role)?.ok_or_else(|| roles::undefined(role))?;
     let relation = u64::try_from(table).unwrap_or(0);
     let mut wanted = Vec::new();
-    for word in privileges.split(',') {
-        let word = word.trim().to_ascii_uppercase();
-        let (word, grant) = match word.strip_suffix("WITH GRANT OPTION") {
-            Some(w) => (w.trim_end().to_string(), true),
-            None => (word, false),
-        };
+    for (_, word, grant) in privilege_words(privileges) {
         let bit = PRIVILEGES
             .iter()
             .find(|(_, _, name)| *name == word)
@@ -349,6 +344,20 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
     }))
 }
 
+/// The comma-separated privileges of a `has_*_privilege` call: each as
+/// given (trimmed), its privilege word in capitals, and whether it adds
+/// `WITH GRANT OPTION`.
+fn privilege_words(privileges: &str) -> impl Iterator<Item = (&str, String, bool)> {
+    privileges.split(',').map(|given| {
+        let given = given.trim();
+        let word = given.to_ascii_uppercase();
+        match word.strip_suffix("WITH GRANT OPTION") {
+            Some(w) => (given, w.trim_end().to_string(), true),
+            None => (given, word, false),
+        }
+    })
+}
+
 /// `has_database_privilege(role, database, privileges)`: whether role
 /// `role` holds any of the comma-separated privileges (`CREATE`,
 /// `CONNECT`, `TEMPORARY`/`TEMP`, each may add `WITH GRANT OPTION`) on
@@ -358,13 +367,7 @@ pub fn has_table_privilege(role: &str, table: i64, privileges: &str) -> Result<b
 /// CREATE, and no grant option.
 pub fn has_database_privilege(role: &str, privileges: &str) -> Result<bool, SqlError> {
     let mut wanted = Vec::new();
-    for given in privileges.split(',') {
-        let given = given.trim();
-        let word = given.to_ascii_uppercase();
-        let (word, grant) = match word.strip_suffix("WITH GRANT OPTION") {
-            Some(w) => (w.trim_end().to_string(), true),
-            None => (word, false),
-        };
+    for (given, word, grant) in privilege_words(privileges) {
         if !["CREATE", "CONNECT", "TEMPORARY", "TEMP"].contains(&word.as_str()) {
             return Err(SqlError::new(
                 "22023",

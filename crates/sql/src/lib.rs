@@ -155,6 +155,7 @@ mod to_timestamp;
 mod top_n;
 mod trigger_statements;
 mod triggers;
+mod truth;
 mod tunables;
 mod types;
 mod updatable_views;

@@ -1625,27 +1625,15 @@ impl Scalar {
             Scalar::Now => Value::TimestampTz(env.now),
             Scalar::Negate(e) => types::negate(e.eval(row, env)?)?,
             Scalar::Arith(op, a, b) => expr::arithmetic(op, a.eval(row, env)?, b.eval(row, env)?)?,
-            Scalar::Compare(cmp, a, b) => match compare(&a.eval(row, env)?, &b.eval(row, env)?)? {
-                Some(order) => Value::Bool(cmp.holds(order)),
+            // Booleans as `truth.rs` decides them.
+            Scalar::Compare(..)
+            | Scalar::And(..)
+            | Scalar::Or(..)
+            | Scalar::Not(_)
+            | Scalar::IsNull(..) => match self.truth_in(row, env)? {
+                Some(b) => Value::Bool(b),
                 None => Value::Null,
             },
-            Scalar::And(a, b) => match (truth(&a.eval(row, env)?)?, truth(&b.eval(row, env)?)?) {
-                (Some(false), _) | (_, Some(false)) => Value::Bool(false),
-                (Some(true), Some(true)) => Value::Bool(true),
-                _ => Value::Null,
-            },
-            Scalar::Or(a, b) => match (truth(&a.eval(row, env)?)?, truth(&b.eval(row, env)?)?) {
-                (Some(true), _) | (_, Some(true)) => Value::Bool(true),
-                (Some(false), Some(false)) => Value::Bool(false),
-                _ => Value::Null,
-            },
-            Scalar::Not(e) => match truth(&e.eval(row, env)?)? {
-                Some(b) => Value::Bool(!b),
-                None => Value::Null,
-            },
-            Scalar::IsNull(e, negated) => {
-                Value::Bool(matches!(e.eval(row, env)?, Value::Null) != *negated)
-            }
             Scalar::Case {
                 operand,
                 branches,
@@ -1771,7 +1759,7 @@ impl Scalar {
 
     /// Whether `row` satisfies it (a WHERE clause: NULL is not true).
     pub fn accepts(&self, row: &[Value], env: &Env<'_>) -> Result<bool, SqlError> {
-        Ok(truth(&self.eval(row, env)?)? == Some(true))
+        Ok(self.truth_in(row, env)? == Some(true))
     }
 
     /// The type of its values over `columns`.
@@ -2194,7 +2182,7 @@ pub fn require_bool(
 }
 
 /// A boolean's truth (NULL: unknown); 42804 for a value that is not one.
-fn truth(value: &Value) -> Result<Option<bool>, SqlError> {
+pub(crate) fn truth(value: &Value) -> Result<Option<bool>, SqlError> {
     match value {
         Value::Bool(b) => Ok(Some(*b)),
         Value::Null => Ok(None),
@@ -2216,6 +2204,7 @@ fn truth(value: &Value) -> Result<Option<bool>, SqlError> {
 /// integers of any width compare as integers, an integer meeting a
 /// numeric as numerics, a float meeting a number as floats, a quoted
 /// literal takes the other side's type. Other pairs: 42883.
+#[inline]
 pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     if matches!(a, Value::Null) || matches!(b, Value::Null) {
         return Ok(None);
@@ -2223,6 +2212,12 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     if let Some(order) = a.sql_cmp(b) {
         return Ok(Some(order));
     }
+    compare_across(a, b)
+}
+
+/// [`compare`] of two values, neither NULL, that `sql_cmp` does not
+/// order (values of two types, say).
+fn compare_across(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     // An oid meets an integer as an oid (PostgreSQL's implicit casts to
     // oid: `-1` is 4294967295, a bigint past 32 bits is 22003).
     match (a, b) {

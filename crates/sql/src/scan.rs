@@ -205,12 +205,14 @@ fn seq_scan(
         true => Some(crate::system_columns::Filler::of(relation)?),
         false => None,
     };
+    let fixed = crate::truth::fix_params(&plan.filter, env);
+    let filter: &[Scalar] = &fixed;
     let scanned = relation.visit_rows(txn, reads, |tid, row| {
         read += 1;
         if let Some(system) = &system {
             system.append(relation, tid, row)?;
         }
-        match accepts(&plan.filter, row, env)? {
+        match accepts(filter, row, env)? {
             true => {
                 sink(Some(tid), row)?;
                 kept += 1;

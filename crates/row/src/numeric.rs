@@ -49,11 +49,14 @@ use std::sync::Arc;
 /// | 2 | Infinity (since session 55; older rows never hold it) |
 /// | 3 | -Infinity |
 /// | 4 | a long number (since session 56): the head's first 4 bytes are its payload's length (u32); the payload is the scale (u16), the sign (u8, 1 = negative), the count of the magnitude's low zero limbs left out (u32) and its other base-10^9 limbs (u32 each, least significant first, the first and last not zero) |
+/// | 5 | a long number stored out of line (since session 59): the head's first 8 bytes are the value's id (u64), the next 8 its length (u64); what is stored out of line is the number's flag-4 bytes, head and payload. No other bytes follow the head. |
 ///
 /// A special value's other bytes are zero.
 pub const NUMERIC_BYTES: usize = 18;
 /// The flags of a long number.
 const LONG_FLAG: u8 = 4;
+/// The flags of a long number stored out of line.
+const EXTERNAL_FLAG: u8 = 5;
 /// A long number's payload before its limbs: scale, sign, zero limbs.
 const LONG_PAYLOAD_HEAD: usize = 7;
 /// Most significant digits of the short form (`Numeric::Value`).
@@ -609,6 +612,35 @@ impl Numeric {
         out.extend_from_slice(&head);
     }
 
+    /// Whether the value may be stored out of line: a long number, whose
+    /// pointer (`external_head`) is shorter than its bytes. A short one's
+    /// bytes are as long as a pointer.
+    pub(crate) fn may_be_external(&self) -> bool {
+        matches!(self, Numeric::Long(_))
+    }
+
+    /// The head of a numeric stored out of line: value `id`, `len` bytes
+    /// (flags 5).
+    pub(crate) fn external_head(id: u64, len: u64) -> [u8; NUMERIC_BYTES] {
+        let mut head = [0u8; NUMERIC_BYTES];
+        head[..8].copy_from_slice(&id.to_le_bytes());
+        head[8..16].copy_from_slice(&len.to_le_bytes());
+        head[17] = EXTERNAL_FLAG;
+        head
+    }
+
+    /// The id and length of a numeric stored out of line, if `head` (at
+    /// least `NUMERIC_BYTES`) is one's.
+    #[inline]
+    pub(crate) fn external_of(head: &[u8]) -> Option<(u64, u64)> {
+        (head.len() >= NUMERIC_BYTES && head[17] == EXTERNAL_FLAG).then(|| {
+            (
+                u64::from_le_bytes(head[..8].try_into().expect("8")),
+                u64::from_le_bytes(head[8..16].try_into().expect("8")),
+            )
+        })
+    }
+
     /// The bytes a stored numeric takes, read from its head (at least
     /// `NUMERIC_BYTES` of what follows it in a row).
     pub(crate) fn stored_len(head: &[u8]) -> Result<usize, RowError> {
@@ -658,6 +690,9 @@ impl Numeric {
                 let wide = Wide::new(payload[2] == 1, magnitude, u32::from(scale));
                 Numeric::from_wide(wide).map_err(|_| corrupt("is out of range"))
             }
+            EXTERNAL_FLAG => Err(corrupt(
+                "is stored out of line: decode it through its relation",
+            )),
             f => Err(RowError::Corrupt(format!("numeric flags {f}"))),
         }
     }

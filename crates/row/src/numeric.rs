@@ -548,6 +548,54 @@ impl Numeric {
         }
     }
 
+    /// The weight and first digit of [`Numeric::base10000`], read from
+    /// the value's digit count and top digits without building its
+    /// digits (the scale rules of division and `sqrt` read only these,
+    /// once a call). `None` for zero, NaN and the infinities.
+    pub fn base10000_lead(&self) -> Option<(i32, u16)> {
+        // The magnitude's digit count, its scale, and its top digits
+        // (`top`, of `top_digits` digits: at least 4 unless it has fewer).
+        let (count, scale, top, top_digits) = match self {
+            Numeric::Value { mantissa, scale } => {
+                let mag = mantissa.unsigned_abs();
+                if mag == 0 {
+                    return None;
+                }
+                let count = mag.ilog10() + 1;
+                (count, i64::from(*scale), mag, count)
+            }
+            Numeric::Long(long) => {
+                let limbs = long.0.mag.limbs();
+                let (&high, rest) = limbs.split_last()?;
+                let high_digits = high.ilog10() + 1;
+                let (top, top_digits) = match rest.last() {
+                    Some(&next) => (
+                        u128::from(high) * u128::from(crate::big::BASE) + u128::from(next),
+                        high_digits + crate::big::BASE_DIGITS,
+                    ),
+                    None => (u128::from(high), high_digits),
+                };
+                (
+                    long.0.mag.digits(),
+                    i64::from(long.0.scale),
+                    top,
+                    top_digits,
+                )
+            }
+            Numeric::NaN | Numeric::Infinity { .. } => return None,
+        };
+        // The first digit is worth 10^e; its base-10000 digit holds the
+        // first `e mod 4 + 1` digits.
+        let e = i64::from(count) - 1 - scale;
+        let k = (e.rem_euclid(4) + 1) as u32;
+        let first = if top_digits >= k {
+            top / 10u128.pow(top_digits - k)
+        } else {
+            top * 10u128.pow(k - top_digits)
+        };
+        Some((e.div_euclid(4) as i32, first as u16))
+    }
+
     /// PostgreSQL's own form of the value, whose base-10000 digits its
     /// scale rules read: the weight (the power of 10000 of the first
     /// digit) and the digits, leading and trailing zero digits stripped.
@@ -562,7 +610,9 @@ impl Numeric {
         // The digits with the point moved to a group boundary.
         digits.push_str(&"0".repeat(frac_groups * 4 - scale));
         let groups = digits.len().div_ceil(4);
-        let digits = format!("{digits:0>width$}", width = groups * 4);
+        // Zeros before, to whole groups (not `format!`'s width, which
+        // stops at 65,535).
+        let digits = "0".repeat(groups * 4 - digits.len()) + &digits;
         let mut values: Vec<u16> = digits
             .as_bytes()
             .chunks(4)
@@ -1187,6 +1237,31 @@ mod tests {
             format!("1.{}1", "0".repeat(39))
         );
         assert_eq!(n("1e50").base10000(), Some((12, vec![100])));
+        // The lead alone agrees with the digits, short and long, signs,
+        // scales on every side of a group boundary.
+        for text in [
+            "0.001",
+            "12345.6789",
+            "100.0",
+            "1e8",
+            "1e50",
+            "-7",
+            "0.5",
+            "9999.9999",
+            "10000",
+            "1e-16383",
+            "-3.14159e-20",
+            "123456789012345678901234567890123456789012",
+            "1234567890123456789.0123456789012345678901234567890",
+            "1e131070",
+            "0.000",
+        ] {
+            let v = n(text);
+            for x in [v.clone(), v.negated(), v.checked_mul(&n("10")).unwrap()] {
+                let lead = x.base10000().map(|(w, d)| (w, d[0]));
+                assert_eq!(x.base10000_lead(), lead, "{text}");
+            }
+        }
     }
 
     // Proves numbers past the short form's 38 digits and scale 255: one

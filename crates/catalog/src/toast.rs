@@ -1,6 +1,7 @@
 //! Out-of-line storage of large values (PostgreSQL's TOAST, without
 //! compression): a variable-length value (text, bytea, json, jsonb, an
-//! array) that would make a row longer than
+//! array) or a long numeric (folio-row's `value_payload`) that would make
+//! a row longer than
 //! [`TOAST_THRESHOLD`] is cut into chunks stored as rows of one
 //! database-wide heap table, `folio.toast`, indexed by its table's oid and
 //! the value's id, and the row keeps a pointer (folio-row's
@@ -88,8 +89,8 @@ impl Toast {
             if row.as_ref().is_ok_and(|r| r.len() <= TOAST_THRESHOLD) {
                 return Ok(row?);
             }
-            // The largest variable-length value still inline (text,
-            // bytea, json, jsonb, an array).
+            // The largest value still inline that may move (text,
+            // bytea, json, jsonb, an array, a long numeric).
             let mut largest: Option<(Vec<u8>, usize)> = None;
             for (i, (cell, ty)) in cells.iter().zip(types).enumerate() {
                 if let Stored::Inline(v) = cell

@@ -18,8 +18,8 @@ use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-const BASE: u64 = 1_000_000_000;
-const BASE_DIGITS: u32 = 9;
+pub(crate) const BASE: u64 = 1_000_000_000;
+pub(crate) const BASE_DIGITS: u32 = 9;
 /// Rows of a product added into its columns between two carries: a
 /// carried column (below 10^9) plus 16 products below 10^18 stays below
 /// `u64::MAX` (1.8 * 10^19), and so does a carry into it.
@@ -602,20 +602,39 @@ impl Wide {
     pub(crate) fn div(&self, other: &Wide, scale: u32, how: Rounding) -> Wide {
         // a·10^-sa / (b·10^-sb) · 10^scale = a·10^(scale + sb - sa) / b.
         let shift = i64::from(scale) + i64::from(other.scale) - i64::from(self.scale);
-        let (n, d) = if shift >= 0 {
-            (self.mag.mul_pow10(shift as u32), other.mag.clone())
+        // The operand not shifted is borrowed.
+        let (n, d): (Cow<Big>, Cow<Big>) = if shift >= 0 {
+            (
+                Cow::Owned(self.mag.mul_pow10(shift as u32)),
+                Cow::Borrowed(&other.mag),
+            )
         } else {
-            (self.mag.clone(), other.mag.mul_pow10((-shift) as u32))
+            (
+                Cow::Borrowed(&self.mag),
+                Cow::Owned(other.mag.mul_pow10((-shift) as u32)),
+            )
         };
-        let (q, r) = n.div_rem(&d);
         let neg = self.neg != other.neg;
-        let up = !r.is_zero()
-            && match how {
-                Rounding::HalfAwayFromZero => r.mul_small(2) >= d,
-                Rounding::TowardZero => false,
-                Rounding::Floor => neg,
-                Rounding::Ceiling => !neg,
-            };
+        // Whether a quotient with a remainder (`half`: at least half the
+        // divisor) rounds away from zero.
+        let away = |half: bool| match how {
+            Rounding::HalfAwayFromZero => half,
+            Rounding::TowardZero => false,
+            Rounding::Floor => neg,
+            Rounding::Ceiling => !neg,
+        };
+        let (q, up) = match d.limbs() {
+            // A one-limb divisor: its remainder is a machine integer.
+            &[small] => {
+                let (q, r) = n.div_rem_small(small);
+                (q, r != 0 && away(2 * u64::from(r) >= u64::from(small)))
+            }
+            _ => {
+                let (q, r) = n.div_rem(&d);
+                let up = !r.is_zero() && away(r.mul_small(2) >= *d);
+                (q, up)
+            }
+        };
         let q = if up { q.add(&Big::from_u128(1)) } else { q };
         Wide::new(neg, q, scale)
     }

@@ -26,6 +26,10 @@ pub enum RowError {
     /// An index key over [`crate::MAX_KEY_LEN`].
     #[error("index row size {len} exceeds btree version 4 maximum {max} for index")]
     KeyTooLong { len: usize, max: usize },
+    /// An index key whose PostgreSQL index tuple would pass PostgreSQL's
+    /// largest (`datum_width::index_row_size`).
+    #[error("index row requires {len} bytes, maximum size is {max}")]
+    IndexRowTooLarge { len: usize, max: usize },
     /// Text that is not a value of the type (PostgreSQL's wording).
     #[error("invalid input syntax for type {type_name}: \"{text}\"")]
     InvalidText { type_name: String, text: String },
@@ -140,7 +144,7 @@ impl RowError {
             | RowError::NumericFieldInfinite { .. }
             | RowError::IntegerOutOfRange(_)
             | RowError::NumericFormatOverflow => "22003",
-            RowError::KeyTooLong { .. } => "54000",
+            RowError::KeyTooLong { .. } | RowError::IndexRowTooLarge { .. } => "54000",
             RowError::InvalidText { .. }
             | RowError::InvalidInput(_)
             | RowError::InvalidJson(_)

@@ -35,6 +35,10 @@ use crate::value::Value;
 /// `BTMaxItemSize` for 8 KiB pages: 2704 bytes).
 pub const MAX_KEY_LEN: usize = 2704;
 
+/// PostgreSQL's largest index tuple (`INDEX_SIZE_MASK`): a key whose
+/// tuple would be larger is refused with "index row requires N bytes".
+const MAX_INDEX_ROW_LEN: usize = 8191;
+
 /// One column of an index key: its type and order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyColumn {
@@ -305,6 +309,17 @@ pub fn encode_key(values: &[Value], columns: &[KeyColumn]) -> Result<Vec<u8>, Ro
         }
     }
     if out.len() > MAX_KEY_LEN {
+        // PostgreSQL refuses a tuple past its largest before its B-tree's
+        // limit (only a key past MAX_KEY_LEN can be one: no value's key is
+        // shorter than about half its size in PostgreSQL).
+        if let Some(len) = crate::datum_width::index_row_size(values)
+            && len > MAX_INDEX_ROW_LEN
+        {
+            return Err(RowError::IndexRowTooLarge {
+                len,
+                max: MAX_INDEX_ROW_LEN,
+            });
+        }
         return Err(RowError::KeyTooLong {
             len: out.len(),
             max: MAX_KEY_LEN,
@@ -568,5 +583,42 @@ mod tests {
             assert_eq!(equal("1.5"), equal("1.50"));
             assert_eq!(equal("inf"), equal("+Infinity"));
         }
+    }
+
+    // Proves a key past MAX_KEY_LEN is refused with PostgreSQL's error
+    // for it: "index row requires N bytes" (N PostgreSQL's uncompressed
+    // tuple size) when that tuple would pass 8191 bytes, else "index row
+    // size".
+    #[test]
+    fn long_keys_are_refused_as_postgresql_refuses_them() {
+        let column = [KeyColumn::new(SqlType::Numeric(None), false)];
+        // Digits without repeats (PostgreSQL would compress a repetitive
+        // number's tuple first): a 64-bit LCG's, checked against
+        // PostgreSQL 15 at 30,000 digits.
+        let num = |digits: usize| {
+            let mut x = 1u64;
+            let text: String = (0..digits)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    char::from(b'0' + ((x >> 33) % 10) as u8)
+                })
+                .collect();
+            Value::Numeric(Numeric::parse(&text).unwrap())
+        };
+        assert!(encode_key(&[num(2_600)], &column).is_ok());
+        assert!(matches!(
+            encode_key(&[num(3_000)], &column),
+            Err(RowError::KeyTooLong { .. })
+        ));
+        // 30,000 digits: 7,500 base-10000 digits, 15,008 bytes, in a
+        // tuple of 15,016.
+        let err = encode_key(&[num(30_000)], &column).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "index row requires 15016 bytes, maximum size is 8191"
+        );
+        assert_eq!(err.sqlstate(), "54000");
     }
 }

@@ -49,11 +49,14 @@ use std::sync::Arc;
 /// | 2 | Infinity (since session 55; older rows never hold it) |
 /// | 3 | -Infinity |
 /// | 4 | a long number (since session 56): the head's first 4 bytes are its payload's length (u32); the payload is the scale (u16), the sign (u8, 1 = negative), the count of the magnitude's low zero limbs left out (u32) and its other base-10^9 limbs (u32 each, least significant first, the first and last not zero) |
+/// | 5 | a long number stored out of line (since session 59): the head's first 8 bytes are the value's id (u64), the next 8 its length (u64); what is stored out of line is the number's flag-4 bytes, head and payload. No other bytes follow the head. |
 ///
 /// A special value's other bytes are zero.
 pub const NUMERIC_BYTES: usize = 18;
 /// The flags of a long number.
 const LONG_FLAG: u8 = 4;
+/// The flags of a long number stored out of line.
+const EXTERNAL_FLAG: u8 = 5;
 /// A long number's payload before its limbs: scale, sign, zero limbs.
 const LONG_PAYLOAD_HEAD: usize = 7;
 /// Most significant digits of the short form (`Numeric::Value`).
@@ -545,6 +548,54 @@ impl Numeric {
         }
     }
 
+    /// The weight and first digit of [`Numeric::base10000`], read from
+    /// the value's digit count and top digits without building its
+    /// digits (the scale rules of division and `sqrt` read only these,
+    /// once a call). `None` for zero, NaN and the infinities.
+    pub fn base10000_lead(&self) -> Option<(i32, u16)> {
+        // The magnitude's digit count, its scale, and its top digits
+        // (`top`, of `top_digits` digits: at least 4 unless it has fewer).
+        let (count, scale, top, top_digits) = match self {
+            Numeric::Value { mantissa, scale } => {
+                let mag = mantissa.unsigned_abs();
+                if mag == 0 {
+                    return None;
+                }
+                let count = mag.ilog10() + 1;
+                (count, i64::from(*scale), mag, count)
+            }
+            Numeric::Long(long) => {
+                let limbs = long.0.mag.limbs();
+                let (&high, rest) = limbs.split_last()?;
+                let high_digits = high.ilog10() + 1;
+                let (top, top_digits) = match rest.last() {
+                    Some(&next) => (
+                        u128::from(high) * u128::from(crate::big::BASE) + u128::from(next),
+                        high_digits + crate::big::BASE_DIGITS,
+                    ),
+                    None => (u128::from(high), high_digits),
+                };
+                (
+                    long.0.mag.digits(),
+                    i64::from(long.0.scale),
+                    top,
+                    top_digits,
+                )
+            }
+            Numeric::NaN | Numeric::Infinity { .. } => return None,
+        };
+        // The first digit is worth 10^e; its base-10000 digit holds the
+        // first `e mod 4 + 1` digits.
+        let e = i64::from(count) - 1 - scale;
+        let k = (e.rem_euclid(4) + 1) as u32;
+        let first = if top_digits >= k {
+            top / 10u128.pow(top_digits - k)
+        } else {
+            top * 10u128.pow(k - top_digits)
+        };
+        Some((e.div_euclid(4) as i32, first as u16))
+    }
+
     /// PostgreSQL's own form of the value, whose base-10000 digits its
     /// scale rules read: the weight (the power of 10000 of the first
     /// digit) and the digits, leading and trailing zero digits stripped.
@@ -559,7 +610,9 @@ impl Numeric {
         // The digits with the point moved to a group boundary.
         digits.push_str(&"0".repeat(frac_groups * 4 - scale));
         let groups = digits.len().div_ceil(4);
-        let digits = format!("{digits:0>width$}", width = groups * 4);
+        // Zeros before, to whole groups (not `format!`'s width, which
+        // stops at 65,535).
+        let digits = "0".repeat(groups * 4 - digits.len()) + &digits;
         let mut values: Vec<u16> = digits
             .as_bytes()
             .chunks(4)
@@ -607,6 +660,35 @@ impl Numeric {
             }
         }
         out.extend_from_slice(&head);
+    }
+
+    /// Whether the value may be stored out of line: a long number, whose
+    /// pointer (`external_head`) is shorter than its bytes. A short one's
+    /// bytes are as long as a pointer.
+    pub(crate) fn may_be_external(&self) -> bool {
+        matches!(self, Numeric::Long(_))
+    }
+
+    /// The head of a numeric stored out of line: value `id`, `len` bytes
+    /// (flags 5).
+    pub(crate) fn external_head(id: u64, len: u64) -> [u8; NUMERIC_BYTES] {
+        let mut head = [0u8; NUMERIC_BYTES];
+        head[..8].copy_from_slice(&id.to_le_bytes());
+        head[8..16].copy_from_slice(&len.to_le_bytes());
+        head[17] = EXTERNAL_FLAG;
+        head
+    }
+
+    /// The id and length of a numeric stored out of line, if `head` (at
+    /// least `NUMERIC_BYTES`) is one's.
+    #[inline]
+    pub(crate) fn external_of(head: &[u8]) -> Option<(u64, u64)> {
+        (head.len() >= NUMERIC_BYTES && head[17] == EXTERNAL_FLAG).then(|| {
+            (
+                u64::from_le_bytes(head[..8].try_into().expect("8")),
+                u64::from_le_bytes(head[8..16].try_into().expect("8")),
+            )
+        })
     }
 
     /// The bytes a stored numeric takes, read from its head (at least
@@ -658,6 +740,9 @@ impl Numeric {
                 let wide = Wide::new(payload[2] == 1, magnitude, u32::from(scale));
                 Numeric::from_wide(wide).map_err(|_| corrupt("is out of range"))
             }
+            EXTERNAL_FLAG => Err(corrupt(
+                "is stored out of line: decode it through its relation",
+            )),
             f => Err(RowError::Corrupt(format!("numeric flags {f}"))),
         }
     }
@@ -1152,6 +1237,31 @@ mod tests {
             format!("1.{}1", "0".repeat(39))
         );
         assert_eq!(n("1e50").base10000(), Some((12, vec![100])));
+        // The lead alone agrees with the digits, short and long, signs,
+        // scales on every side of a group boundary.
+        for text in [
+            "0.001",
+            "12345.6789",
+            "100.0",
+            "1e8",
+            "1e50",
+            "-7",
+            "0.5",
+            "9999.9999",
+            "10000",
+            "1e-16383",
+            "-3.14159e-20",
+            "123456789012345678901234567890123456789012",
+            "1234567890123456789.0123456789012345678901234567890",
+            "1e131070",
+            "0.000",
+        ] {
+            let v = n(text);
+            for x in [v.clone(), v.negated(), v.checked_mul(&n("10")).unwrap()] {
+                let lead = x.base10000().map(|(w, d)| (w, d[0]));
+                assert_eq!(x.base10000_lead(), lead, "{text}");
+            }
+        }
     }
 
     // Proves numbers past the short form's 38 digits and scale 255: one

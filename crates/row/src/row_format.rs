@@ -5,7 +5,13 @@
 //! | column count | u16 |
 //! | flags | u8: bit 0 = has nulls |
 //! | null bitmap | `ceil(count / 8)` bytes, only with nulls; bit `i` set = column `i` is null (PostgreSQL's `t_bits` is the opposite: set = not null) |
-//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64) |
+//! | values | the non-null ones in column order: fixed-width types little-endian (int2 2, int4/float4/date 4, int8/float8/timestamp[tz] 8, bool 1, uuid 16, numeric 18, a long numeric's payload after its 18: `Numeric::stored_len`); text, varchar, char, bytea, arrays and ranges as a u32 length then the bytes (a range's: PostgreSQL's flags byte, then its finite bounds as their element type's values: [`range_payload`]), or, stored out of line, the length with its top bit set ([`EXTERNAL`]) then the value's id (u64) and its length (u64); a long numeric stored out of line as an 18-byte head of flags 5 holding its id (u64) and length (u64) (`Numeric::external_head`; since session 59, rows written before never hold one) |
+//!
+//! What is stored out of line ([`value_payload`]) is a variable-length
+//! value's bytes after its length word, or a long numeric's whole inline
+//! form (head and payload). A short numeric, whose bytes are no longer
+//! than a pointer, and the other fixed-width values are always inline, as
+//! are the elements of arrays and the bounds of ranges.
 //!
 //! Decoding untrusted bytes never panics: every length is checked against
 //! what is left, and nothing is allocated beyond the input's size.
@@ -23,8 +29,8 @@ const HAS_NULLS: u8 = 1;
 pub const EXTERNAL: u32 = 1 << 31;
 
 /// A column as stored: its value, or a pointer to a value stored out of
-/// line (a text or bytea value too large for the row; the relation keeps
-/// the chunks).
+/// line (a variable-length value or a long numeric too large for the row;
+/// the relation keeps the chunks).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stored {
     Inline(Value),
@@ -66,6 +72,10 @@ pub fn encode_stored(cells: &[Stored], types: &[SqlType]) -> Result<Vec<u8>, Row
         let v = match cell {
             Stored::Inline(v) => v,
             Stored::External { id, len } => {
+                if let SqlType::Numeric(_) = ty {
+                    out.extend_from_slice(&Numeric::external_head(*id, *len));
+                    continue;
+                }
                 if ty.fixed_width().is_some() {
                     return Err(RowError::TypeMismatch {
                         value: "an out-of-line value".into(),
@@ -311,9 +321,18 @@ pub fn max_inline_row_len(types: &[SqlType]) -> Option<usize> {
     Some(len)
 }
 
-/// The bytes a variable-length value is stored as after its length word
-/// (what TOAST moves out of line), or `None` for a fixed-width one.
+/// The bytes a value may be stored out of line as (what TOAST moves):
+/// a variable-length value's bytes after its length word, a long
+/// numeric's whole inline form; `None` for a value always inline (NULL,
+/// a short numeric, the other fixed-width types).
 pub fn value_payload(v: &Value, ty: SqlType) -> Result<Option<Vec<u8>>, RowError> {
+    if let (Value::Numeric(n), SqlType::Numeric(_)) = (v, ty)
+        && n.may_be_external()
+    {
+        let mut out = Vec::new();
+        n.write_bytes(&mut out);
+        return Ok(Some(out));
+    }
     if ty.fixed_width().is_some() || *v == Value::Null {
         return Ok(None);
     }
@@ -413,7 +432,15 @@ impl<'a> Cursor<'a> {
             return Ok(Raw::Null);
         }
         let len = match ty.fixed_width() {
-            Some(_) => stored_width(self.rest, ty)?,
+            Some(_) => {
+                if let SqlType::Numeric(_) = ty
+                    && let Some((id, len)) = Numeric::external_of(self.rest)
+                {
+                    self.take(crate::numeric::NUMERIC_BYTES)?;
+                    return Ok(Raw::External { id, len });
+                }
+                stored_width(self.rest, ty)?
+            }
             None => {
                 let word = u32::from_le_bytes(self.take(4)?.try_into().expect("4"));
                 if word & EXTERNAL != 0 {
@@ -782,6 +809,84 @@ mod tests {
         let mut huge = payload.clone();
         huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(value_from_payload(&huge, ints).is_err());
+    }
+
+    // Proves a long numeric may be stored out of line: its payload is its
+    // whole inline form and reads back exactly; its pointer is an 18-byte
+    // head that every decoder reads as a pointer (and skips, to the
+    // columns after it); a short numeric is never moved (its bytes are no
+    // longer than a pointer); an array element or range bound that claims
+    // to be a pointer is corrupt.
+    #[test]
+    fn long_numerics_go_out_of_line_as_pointers() {
+        let num = SqlType::Numeric(None);
+        let long = Value::Numeric(Numeric::parse(&format!("-{}.5", "7".repeat(30_000))).unwrap());
+        let payload = value_payload(&long, num).unwrap().unwrap();
+        assert_eq!(value_from_payload(&payload, num).unwrap(), long);
+        let mut inline = Vec::new();
+        put_value(&mut inline, &long, num).unwrap();
+        assert_eq!(payload, inline, "the payload is the inline form");
+        for short in [
+            "1.50",
+            "NaN",
+            "-Infinity",
+            "12345678901234567890123456789012345678",
+        ] {
+            let v = Value::Numeric(Numeric::parse(short).unwrap());
+            assert_eq!(value_payload(&v, num).unwrap(), None, "{short}");
+        }
+        assert_eq!(value_payload(&Value::Null, num).unwrap(), None);
+        let types = [num, SqlType::Text, num, SqlType::Int4];
+        let pointer = Stored::External {
+            id: 9,
+            len: payload.len() as u64,
+        };
+        let cells = vec![
+            pointer.clone(),
+            Stored::Inline(Value::Text("after".into())),
+            Stored::Inline(Value::Numeric(Numeric::parse("2.5").unwrap())),
+            Stored::Inline(Value::Int4(3)),
+        ];
+        let row = encode_stored(&cells, &types).unwrap();
+        assert_eq!(
+            row.len(),
+            3 + 18 + 4 + 5 + 18 + 4,
+            "a pointer takes 18 bytes"
+        );
+        assert_eq!(decode_stored(&row, &types).unwrap(), cells);
+        assert!(decode_row(&row, &types).is_err());
+        assert!(decode_column(&row, &types, 0).is_err());
+        assert_eq!(decode_column(&row, &types, 3).unwrap(), Value::Int4(3));
+        assert_eq!(
+            column_bytes(&row, &types, 0).unwrap(),
+            ColumnBytes::External
+        );
+        assert_eq!(
+            decode_stored_columns(&row, &types, &[2, 0]).unwrap(),
+            [cells[2].clone(), pointer.clone()]
+        );
+        let mut marked = Vec::new();
+        decode_marked(&row, &types, &[true, false, false, true], |i, cell| {
+            marked.push((i, cell));
+            Ok::<_, RowError>(())
+        })
+        .unwrap();
+        assert_eq!(marked, [(0, pointer), (3, cells[3].clone())]);
+        // Cut pointers are errors, not panics.
+        for n in 3..row.len() {
+            assert!(decode_stored(&row[..n], &types).is_err(), "{n}");
+        }
+        // A pointer where only inline values may be: an array element, a
+        // range bound.
+        let head = Numeric::external_head(1, 40);
+        let mut array = 1u32.to_le_bytes().to_vec();
+        array.push(0);
+        array.extend_from_slice(&head);
+        assert!(value_from_payload(&array, SqlType::Array(&SqlType::Numeric(None))).is_err());
+        let mut range = vec![range_flags::UPPER_INFINITE];
+        range.extend_from_slice(&head);
+        assert!(value_from_payload(&range, SqlType::Range(RangeKind::Num)).is_err());
+        assert!(value_from_payload(&head, num).is_err());
     }
 
     #[test]

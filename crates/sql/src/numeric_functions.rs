@@ -67,7 +67,7 @@ fn scale_at_least(rscale: i32, operands: &[&Numeric]) -> u32 {
 
 /// The base-10000 weight and first digit PostgreSQL reads (zero: 0, 0).
 fn weight_and_first(n: &Numeric) -> (i32, u16) {
-    n.base10000().map_or((0, 0), |(w, d)| (w, d[0]))
+    n.base10000_lead().unwrap_or((0, 0))
 }
 
 /// PostgreSQL's `select_div_scale`: the quotient's base-10000 weight is

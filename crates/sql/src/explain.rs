@@ -620,7 +620,8 @@ pub(crate) fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
         unique.children.push(node);
         node = unique;
     }
-    if planned.limit.is_some() || planned.offset > 0 {
+    // (Counts with a parameter: a Limit whose count is unknown here.)
+    if planned.limit.is_some() || planned.offset > 0 || planned.at_run.is_some() {
         let estimate = est::limit(
             node.estimate,
             planned.offset as f64,
@@ -831,7 +832,7 @@ pub(crate) fn source_node(
             push_filter(&mut node, filter, own, own_types);
             node
         }
-        Source::Function { scan, filter } => {
+        Source::Function { scan, filter, .. } => {
             let call_cost: f64 =
                 est::sum(scan.args.iter().map(est::expression_cost)) + est::CPU_OPERATOR_COST;
             let estimate = est::function_scan(call_cost, est::function_rows(scan), filter, width);
@@ -846,11 +847,14 @@ pub(crate) fn source_node(
                     .push(Node::new("Result", one, actual.map(|_| 1)));
                 return node;
             }
-            let mut node = Node::new(
-                format!("Function Scan on {}", scan.name()),
-                estimate,
-                rows(source),
-            );
+            // `on f alias`, the alias when it differs (PostgreSQL's
+            // ExplainTargetRel).
+            let name = scan.name();
+            let title = match leaf.map(|t| t.qualifier.as_str()) {
+                Some(alias) if alias != name => format!("Function Scan on {name} {alias}"),
+                _ => format!("Function Scan on {name}"),
+            };
+            let mut node = Node::new(title, estimate, rows(source));
             push_filter(&mut node, filter, own, own_types);
             node
         }

@@ -465,10 +465,12 @@ pub enum Source {
         catalog: Arc<Catalog>,
         filter: Vec<Scalar>,
     },
-    /// A function in FROM (`table_functions.rs`), then its filter.
+    /// A function in FROM (`table_functions.rs`), then its filter; it
+    /// stops after `limit` rows (a LIMIT pushed into it, `query.rs`).
     Function {
         scan: FunctionScan,
         filter: Vec<Scalar>,
+        limit: Option<crate::counts::Stop>,
     },
     Table {
         /// `name` or `name alias`, as EXPLAIN prints it.
@@ -500,7 +502,7 @@ pub enum Source {
         step: Box<crate::query::Planned>,
         table: WorkTable,
         /// The most rows its reader takes (`LIMIT`), if it stops early.
-        limit: Option<usize>,
+        limit: Option<crate::counts::Stop>,
     },
     /// A sequence read as a relation (`SELECT * FROM s`): its one row
     /// (`last_value`, `log_cnt`, `is_called`) now, then its filter.
@@ -1002,7 +1004,11 @@ impl FromClause<'_> {
                     catalog: cx.db.catalog().clone(),
                     filter,
                 },
-                Base::Function(scan) => Source::Function { scan, filter },
+                Base::Function(scan) => Source::Function {
+                    scan,
+                    filter,
+                    limit: None,
+                },
                 Base::WorkTable { label, table } => Source::WorkTable {
                     label,
                     table,
@@ -1708,7 +1714,7 @@ impl Source {
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         match self {
             Source::One => {}
-            Source::Function { scan, filter } => {
+            Source::Function { scan, filter, .. } => {
                 for arg in &scan.args {
                     arg.param_types(&[], types);
                 }
@@ -1833,8 +1839,13 @@ impl Source {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         Ok(match self {
             Source::One => vec![Vec::new()],
-            Source::Function { scan, filter } => {
-                scan.rows(txn, env, |row| scan::accepts(filter, row, env))?
+            Source::Function {
+                scan,
+                filter,
+                limit,
+            } => {
+                let limit = crate::counts::Stop::rows(limit.as_ref(), env)?;
+                scan.rows(txn, env, limit, |row| scan::accepts(filter, row, env))?
             }
             Source::System {
                 relation,
@@ -1876,7 +1887,10 @@ impl Source {
                 step,
                 table,
                 limit,
-            } => crate::recursive::run(txn, env, (*all, *limit), base, step, table)?,
+            } => {
+                let limit = crate::counts::Stop::rows(limit.as_ref(), env)?;
+                crate::recursive::run(txn, env, (*all, limit), base, step, table)?
+            }
             Source::WorkTable { table, filter, .. } => kept(table.rows(), filter, env)?,
             Source::Sequence {
                 def,

@@ -32,6 +32,7 @@ mod copy_format;
 mod copy_records;
 mod copy_view;
 mod cost;
+mod counts;
 mod create_like;
 mod crypto_functions;
 mod cte;

@@ -218,7 +218,7 @@ pub struct ScanPlan {
     /// The most rows anyone needs from the scan: a LIMIT (plus OFFSET)
     /// pushed into it when nothing after it filters, sorts, groups or
     /// locks (`query.rs`); the scan stops there.
-    pub limit: Option<usize>,
+    pub limit: Option<crate::counts::Stop>,
     /// The columns the query reads, the only ones the scan decodes (the
     /// others are NULL in the rows it yields); `None`: every column (a
     /// locking scan, a row change).

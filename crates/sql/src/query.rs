@@ -7,6 +7,7 @@
 use crate::access;
 use crate::aggregate::{self, Binder, Grouping};
 use crate::context::Ctx;
+use crate::counts::Stop;
 use crate::error::SqlError;
 use crate::from::{self, LockStrength, RowLock, Scope, SetKind, Source, SourceCounts};
 use crate::names;
@@ -23,8 +24,8 @@ use folio_db::Transaction;
 use folio_row::{SqlType, Value};
 use folio_txn::WaitPolicy;
 use sqlparser::ast::{
-    Expr, Fetch, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
+    Expr, GroupByExpr, OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, SetOperator, SetQuantifier,
 };
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
@@ -102,8 +103,12 @@ pub struct Planned {
     /// (the source's, or the aggregate rows): their values are columns
     /// after those rows' own.
     pub windows: Windows,
+    /// LIMIT and OFFSET as planned (`counts.rs`): none and 0 when
+    /// `at_run` gives them.
     pub limit: Option<u64>,
     pub offset: u64,
+    /// Counts with a parameter, evaluated each run (`counts.rs`).
+    pub at_run: Option<Box<crate::counts::AtRun>>,
     /// `FETCH FIRST n ROWS WITH TIES`: the LIMIT also takes the rows
     /// after its last that sort equal to it (in ORDER BY's keys).
     pub ties: bool,
@@ -121,6 +126,40 @@ pub struct RunCounts {
     /// Aggregate rows (after HAVING).
     pub groups: u64,
     pub source: SourceCounts,
+}
+
+impl Planned {
+    /// A LIMIT (with its OFFSET) into what is read alone, if nothing after
+    /// it filters, sorts, groups, removes repeats or locks (the lock is
+    /// set once planned, so `locking` says it; a row skipped or gone must
+    /// not use up the LIMIT): a table's scan with no order of its own, a
+    /// function in FROM with no filter of its own, a recursive CTE. The
+    /// one owner of that rule, for counts known when planning and for
+    /// those known when the plan runs (`counts.rs`).
+    pub fn push_stop(&mut self, stop: Stop, locking: bool) {
+        let alone = !locking
+            && self.filter.is_empty()
+            && self.sort.is_empty()
+            && self.post_sort.is_empty()
+            && self.distinct == Distinct::No
+            && self.windows.is_empty()
+            && matches!(self.shape, Shape::Project(_));
+        if !alone {
+            return;
+        }
+        match &mut self.source {
+            Source::Table { plan, .. } if plan.sort.is_empty() => plan.limit = Some(stop),
+            Source::Function { filter, limit, .. } if filter.is_empty() => *limit = Some(stop),
+            Source::Derived {
+                planned, filter, ..
+            } if filter.is_empty() => {
+                if let Source::Recursive { limit, .. } = &mut planned.source {
+                    *limit = Some(stop);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Runs a query.
@@ -192,6 +231,9 @@ impl Planned {
     pub fn param_types(&self, types: &mut [Option<SqlType>]) {
         let row = self.scope.types();
         self.source.param_types(types);
+        if let Some(at_run) = &self.at_run {
+            at_run.param_types(types);
+        }
         for s in &self.filter {
             s.param_types(&row, types);
         }
@@ -249,7 +291,8 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         return planned;
     }
     let lock = row_lock(&query.locks)?;
-    let (limit, offset) = limits(query.limit_clause.as_ref(), query.fetch.as_ref())?;
+    let counts = crate::counts::of(query.limit_clause.as_ref(), query.fetch.as_ref())?;
+    let (limit, offset) = (counts.limit, counts.offset);
     let order_by: &[sqlparser::ast::OrderByExpr] = match &query.order_by {
         None => &[],
         Some(o) => match &o.kind {
@@ -299,6 +342,10 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         planned.limit = limit;
         planned.ties = true;
     }
+    if let Some(at_run) = &counts.at_run {
+        planned.push_stop(Stop::AtRun(at_run.clone()), lock.is_some());
+    }
+    planned.at_run = counts.at_run;
     if let Some((strength, wait, of)) = lock {
         let word = strength.word();
         let refuse =
@@ -493,6 +540,7 @@ pub fn over_source(
         windows: Windows::default(),
         limit: None,
         offset: 0,
+        at_run: None,
         ties: false,
         row_calls: false,
     }
@@ -890,41 +938,7 @@ fn plan_select(
             (Source::One, filter, Vec::new())
         }
     };
-    let mut source = source;
-    // LIMIT into the scan: one table, nothing after it that filters,
-    // sorts, groups, removes repeats or locks (the lock is set once
-    // planned, so `locking` says it; a row skipped or gone must not use
-    // up the LIMIT).
-    if let (Some(n), Source::Table { plan, .. }) = (limit, &mut source)
-        && !locking
-        && filter.is_empty()
-        && sort.is_empty()
-        && plan.sort.is_empty()
-        && post_sort.is_empty()
-        && distinct == Distinct::No
-        && windows.is_empty()
-        && matches!(shape, Shape::Project(_))
-    {
-        plan.limit = usize::try_from(n.saturating_add(offset)).ok();
-    }
-    // And into a recursive CTE read alone, under the same conditions.
-    if let (
-        Some(n),
-        Source::Derived {
-            planned, filter, ..
-        },
-    ) = (limit, &mut source)
-        && let Source::Recursive { limit: inner, .. } = &mut planned.source
-        && filter.is_empty()
-        && sort.is_empty()
-        && post_sort.is_empty()
-        && distinct == Distinct::No
-        && windows.is_empty()
-        && matches!(shape, Shape::Project(_))
-    {
-        *inner = usize::try_from(n.saturating_add(offset)).ok();
-    }
-    Ok(Planned {
+    let mut planned = Planned {
         source,
         scope,
         filter,
@@ -938,9 +952,14 @@ fn plan_select(
         windows,
         limit,
         offset,
+        at_run: None,
         ties: false,
         row_calls,
-    })
+    };
+    if let Some(n) = limit.and_then(|n| usize::try_from(n.saturating_add(offset)).ok()) {
+        planned.push_stop(Stop::After(n), locking);
+    }
+    Ok(planned)
 }
 
 /// Runs a planned query: its rows, and what the scan did.
@@ -961,6 +980,10 @@ fn run_level(
     env: &Env<'_>,
 ) -> Result<(Vec<Vec<Value>>, RunCounts), SqlError> {
     let mut counts = RunCounts::default();
+    let (limit_n, offset_n) = match &planned.at_run {
+        Some(at_run) => at_run.values(env)?,
+        None => (planned.limit, planned.offset),
+    };
     let results: Vec<Vec<Vec<Value>>> = planned
         .subplans
         .iter()
@@ -1001,7 +1024,7 @@ fn run_level(
                 && !planned.per_row()
                 && match planned.distinct {
                     Distinct::All => true,
-                    Distinct::No => planned.limit.is_none() && planned.offset == 0,
+                    Distinct::No => limit_n.is_none() && offset_n == 0,
                     Distinct::On(_) => false,
                 } =>
         {
@@ -1016,9 +1039,9 @@ fn run_level(
                 }
                 Ok(())
             })?;
-            let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
+            let offset = usize::try_from(offset_n).unwrap_or(usize::MAX);
             out.drain(..offset.min(out.len()));
-            if let Some(limit) = planned.limit {
+            if let Some(limit) = limit_n {
                 out.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
             }
             return Ok((out, counts));
@@ -1033,9 +1056,9 @@ fn run_level(
                 && planned.distinct == Distinct::No
                 && !planned.per_row()
                 && !planned.ties
-                && let Some(limit) = planned.limit =>
+                && let Some(limit) = limit_n =>
         {
-            let n = usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX);
+            let n = usize::try_from(limit.saturating_add(offset_n)).unwrap_or(usize::MAX);
             let mut first = TopN::new(&planned.sort, n);
             (planned.source).visit(txn, env, &mut counts.source, |row| first.offer(row))?;
             first.finish()?
@@ -1098,7 +1121,7 @@ fn run_level(
         runner.check_interrupt()?;
         planned.windows.run(&mut rows, env)?;
     }
-    let offset = usize::try_from(planned.offset).unwrap_or(usize::MAX);
+    let offset = usize::try_from(offset_n).unwrap_or(usize::MAX);
     // The rows' ORDER BY keys where the LIMIT is applied (for its ties).
     let keys = match &planned.shape {
         _ if !planned.post_sort.is_empty() => &planned.post_sort,
@@ -1107,7 +1130,7 @@ fn run_level(
     };
     let limit = |rows: &mut Vec<Vec<Value>>| -> Result<(), SqlError> {
         rows.drain(..offset.min(rows.len()));
-        if let Some(limit) = planned.limit {
+        if let Some(limit) = limit_n {
             let limit = usize::try_from(limit).unwrap_or(usize::MAX);
             let kept = match planned.ties {
                 true => with_ties(rows, keys, limit)?,
@@ -1476,86 +1499,6 @@ fn sort_key<C: Columns + ?Sized>(
         )));
     };
     Ok(SortKey::of(column, &o.options))
-}
-
-/// `LIMIT n` / `LIMIT ALL` / `OFFSET n` as constants.
-fn limits(
-    clause: Option<&LimitClause>,
-    fetch: Option<&Fetch>,
-) -> Result<(Option<u64>, u64), SqlError> {
-    let count = |e: &Expr, what: &str| -> Result<Option<u64>, SqlError> {
-        crate::project_set::refuse(e, what)?;
-        match crate::expr::constant(e)? {
-            Value::Null => Ok(None),
-            v => match scalar::compare(&v, &Value::Int8(0))? {
-                Some(Ordering::Less) => Err(SqlError::new(
-                    "2201W",
-                    format!("{what} must not be negative"),
-                )),
-                _ => match v {
-                    Value::Int2(x) => Ok(Some(x as u64)),
-                    Value::Int4(x) => Ok(Some(x as u64)),
-                    Value::Int8(x) => Ok(Some(x as u64)),
-                    other => Err(SqlError::new(
-                        "42804",
-                        format!(
-                            "argument of {what} must be type bigint, not type {}",
-                            other.type_name()
-                        ),
-                    )),
-                },
-            },
-        }
-    };
-    match clause {
-        Some(LimitClause::LimitOffset {
-            limit,
-            offset,
-            limit_by,
-        }) if limit_by.is_empty() => {
-            let limit = match (limit, fetch) {
-                (Some(_), Some(_)) => {
-                    return Err(SqlError::syntax("syntax error at or near \"FETCH\""));
-                }
-                (Some(e), None) => count(e, "LIMIT")?,
-                (None, Some(fetch)) => fetch_count(fetch, count)?,
-                (None, None) => None,
-            };
-            let offset = match offset {
-                Some(o) => count(&o.value, "OFFSET")?.unwrap_or(0),
-                None => 0,
-            };
-            Ok((limit, offset))
-        }
-        None => match fetch {
-            Some(fetch) => Ok((fetch_count(fetch, count)?, 0)),
-            None => Ok((None, 0)),
-        },
-        Some(other) => Err(SqlError::unsupported(format!("{other}"))),
-    }
-}
-
-/// `FETCH { FIRST | NEXT } [n] { ROW | ROWS } { ONLY | WITH TIES }`:
-/// PostgreSQL's LIMIT `n` (1 without it), checked as LIMIT's count by
-/// `count` (a NULL count with TIES is 2201W); `PERCENT` is no
-/// PostgreSQL syntax.
-fn fetch_count(
-    fetch: &Fetch,
-    count: impl Fn(&Expr, &str) -> Result<Option<u64>, SqlError>,
-) -> Result<Option<u64>, SqlError> {
-    if fetch.percent {
-        return Err(SqlError::syntax("syntax error at or near \"PERCENT\""));
-    }
-    match &fetch.quantity {
-        Some(e) => match count(e, "LIMIT")? {
-            None if fetch.with_ties => Err(SqlError::new(
-                "2201W",
-                "row count cannot be null in FETCH FIRST ... WITH TIES clause",
-            )),
-            n => Ok(n),
-        },
-        None => Ok(Some(1)),
-    }
 }
 
 /// 42601 unless `FETCH ... WITH TIES` has an ORDER BY (`order_by`) and

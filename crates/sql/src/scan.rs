@@ -91,7 +91,8 @@ fn index_scan(
     let mut counts = ScanCounts::default();
     let mut found: Vec<Found> = Vec::new();
     // A pushed LIMIT counts rows found, so only where no filter follows.
-    let limit = plan.limit.filter(|_| plan.filter.is_empty());
+    let limit =
+        crate::counts::Stop::rows(plan.limit.as_ref(), env)?.filter(|_| plan.filter.is_empty());
     // Descents of the index, for its statistics: one per key range
     // searched (PostgreSQL 15 counts each element of an `IN` list as a
     // scan of the index too).
@@ -199,6 +200,7 @@ fn seq_scan(
 ) -> Result<ScanCounts, SqlError> {
     let mut counts = ScanCounts::default();
     let mut kept = 0;
+    let limit = crate::counts::Stop::rows(plan.limit.as_ref(), env)?;
     // Rows the scan returned, for the table's statistics (`seq_tup_read`).
     let mut read = 0;
     let system = match plan.system {
@@ -219,7 +221,7 @@ fn seq_scan(
             }
             false => counts.removed_by_filter += 1,
         }
-        Ok::<_, SqlError>(plan.limit.is_none_or(|l| kept < l))
+        Ok::<_, SqlError>(limit.is_none_or(|l| kept < l))
     });
     txn.count_seq_scan(relation.def.oid, read);
     scanned?;

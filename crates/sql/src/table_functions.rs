@@ -362,16 +362,23 @@ impl FunctionScan {
         types
     }
 
-    /// Its rows for this run, each passed to `keep` (a filter).
+    /// Its rows for this run, each passed to `keep` (a filter), the first
+    /// `limit` of those kept: a series stops there (`select * from
+    /// generate_series(1, 1e9) limit 1` makes one row). Side by side
+    /// ([`FunctionScan::also`]) each call is cut at `limit` before `keep`
+    /// sees a row, so a limit comes only with a `keep` that takes every
+    /// row (`query.rs` pushes one only into an unfiltered call).
     pub fn rows(
         &self,
         txn: &Transaction,
         env: &Env<'_>,
+        limit: Option<usize>,
         mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if !self.also.is_empty() {
-            return self.side_by_side_rows(txn, env, keep);
+            return self.side_by_side_rows(txn, env, limit, keep);
         }
+        let wanted = |out: &Vec<Vec<Value>>| limit.is_none_or(|l| out.len() < l);
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
             match a.eval(&[], env)? {
@@ -383,7 +390,11 @@ impl FunctionScan {
         }
         let mut out = Vec::new();
         let mut n = 0i64;
-        let mut push_row = |mut row: Vec<Value>| -> Result<(), SqlError> {
+        // Whether more rows are wanted after this one.
+        let mut push_row = |mut row: Vec<Value>| -> Result<bool, SqlError> {
+            if !wanted(&out) {
+                return Ok(false);
+            }
             n += 1;
             crate::interrupt::every(txn, n as u64)?;
             if self.ordinality {
@@ -392,8 +403,11 @@ impl FunctionScan {
             if keep(&row)? {
                 out.push(row);
             }
-            Ok(())
+            Ok(wanted(&out))
         };
+        if limit == Some(0) {
+            return Ok(out);
+        }
         if let TableFunc::Json(f) = self.func {
             for row in f.rows(&args[0])? {
                 push_row(row)?;
@@ -440,7 +454,9 @@ impl FunctionScan {
                 };
                 let mut x = start;
                 while (direction > 0 && x <= stop) || (direction < 0 && x >= stop) {
-                    push(stamp(x))?;
+                    if !push(stamp(x))? {
+                        break;
+                    }
                     let next = match ty {
                         SqlType::Timestamp => step.add_to_timestamp(x).map_err(SqlError::from),
                         _ => crate::time_zones::add_in_session(step, x),
@@ -460,10 +476,13 @@ impl FunctionScan {
                 }
                 let mut x = start;
                 while (step > 0 && x <= stop) || (step < 0 && x >= stop) {
-                    push(match ty {
+                    let more = push(match ty {
                         SqlType::Int4 => Value::Int4(x as i32),
                         _ => Value::Int8(x),
                     })?;
+                    if !more {
+                        break;
+                    }
                     match x.checked_add(step) {
                         Some(next) => x = next,
                         None => break,
@@ -662,6 +681,7 @@ impl FunctionScan {
         &self,
         txn: &Transaction,
         env: &Env<'_>,
+        limit: Option<usize>,
         mut keep: impl FnMut(&[Value]) -> Result<bool, SqlError>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let alone = FunctionScan {
@@ -672,7 +692,7 @@ impl FunctionScan {
         let calls = std::iter::once(&alone).chain(&self.also);
         let mut each = Vec::with_capacity(self.also.len() + 1);
         for call in calls {
-            let rows = call.rows(txn, env, every_row)?;
+            let rows = call.rows(txn, env, limit, every_row)?;
             each.push((call.types().len(), rows));
         }
         let longest = each.iter().map(|(_, rows)| rows.len()).max().unwrap_or(0);
@@ -691,6 +711,9 @@ impl FunctionScan {
             }
             if keep(&row)? {
                 out.push(row);
+            }
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
             }
         }
         Ok(out)

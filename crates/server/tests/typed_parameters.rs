@@ -168,3 +168,37 @@ async fn a_parameter_with_no_type_is_42p18() {
     let row = client.query_one("select 1", &[]).await.unwrap();
     assert_eq!(row.get::<_, i32>(0), 1);
 }
+
+// Proves `LIMIT $1 OFFSET $2` of an extended-protocol Parse (what a
+// driver pages with) describes both parameters as `bigint`, as
+// PostgreSQL infers them, and that one kept statement pages through a
+// table's index order with the values of each Bind; a negative count is
+// PostgreSQL's 2201W.
+#[tokio::test(flavor = "current_thread")]
+async fn limit_and_offset_parameters_are_bigint_and_read_per_bind() {
+    let (_dir, server) = common::pool_server(1);
+    let client = common::connect_tcp(&server).await;
+    client
+        .batch_execute(
+            "create table pages (k int primary key); \
+             insert into pages select g from generate_series(1, 10) g",
+        )
+        .await
+        .unwrap();
+    let page = client
+        .prepare("select k from pages order by k limit $1 offset $2")
+        .await
+        .unwrap();
+    assert_eq!(page.params(), &[Type::INT8, Type::INT8]);
+    let keys = |rows: Vec<tokio_postgres::Row>| -> Vec<i32> {
+        rows.iter().map(|r| r.get::<_, i32>(0)).collect()
+    };
+    let first = client.query(&page, &[&3i64, &0i64]).await.unwrap();
+    assert_eq!(keys(first), [1, 2, 3]);
+    let third = client.query(&page, &[&3i64, &6i64]).await.unwrap();
+    assert_eq!(keys(third), [7, 8, 9]);
+    let all = client.query(&page, &[&None::<i64>, &8i64]).await.unwrap();
+    assert_eq!(keys(all), [9, 10]);
+    let e = client.query(&page, &[&-1i64, &0i64]).await.unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("2201W"), "{e}");
+}

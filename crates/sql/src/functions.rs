@@ -777,10 +777,7 @@ impl Func {
             return Ok(Value::Null);
         }
         Ok(match self {
-            Func::Coalesce => args
-                .into_iter()
-                .find(|v| *v != Value::Null)
-                .unwrap_or(Value::Null),
+            Func::Coalesce => coalesce(args.into_iter().map(Ok))?,
             Func::Nullif => {
                 let mut args = args.into_iter();
                 let (a, b) = (
@@ -1218,6 +1215,20 @@ impl Func {
             }
         })
     }
+}
+
+/// COALESCE: the first of `values` that is not NULL (NULL if none), drawn
+/// in order and no further, so an argument after it is never evaluated
+/// (PostgreSQL's: `coalesce(i, 1 / 0)` is `i` where `i` is not NULL).
+/// `Scalar::eval` hands it its arguments unevaluated, as an iterator.
+pub fn coalesce(values: impl Iterator<Item = Result<Value, SqlError>>) -> Result<Value, SqlError> {
+    for value in values {
+        let value = value?;
+        if value != Value::Null {
+            return Ok(value);
+        }
+    }
+    Ok(Value::Null)
 }
 
 /// `floor`, `ceil` and `sign` of `v`: numeric (scale 0) for a numeric,

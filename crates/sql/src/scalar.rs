@@ -1680,6 +1680,10 @@ impl Scalar {
                     Value::Bool(hit != *negated)
                 }
             },
+            // Lazy: no argument after the first that is not NULL.
+            Scalar::Func(Func::Coalesce, args) => {
+                functions::coalesce(args.iter().map(|a| a.eval(row, env)))?
+            }
             Scalar::Func(f, args) if f.is_sequence() => {
                 let values = args
                     .iter()

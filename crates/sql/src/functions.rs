@@ -141,7 +141,8 @@ pub enum Func {
     /// A `char(n)` value as text, its trailing blanks dropped (PostgreSQL's
     /// cast from `character` to `text`): bound where a `char(n)` meets a
     /// text function, `||`, a cast to a string type or a comparison it is
-    /// not padded alike for (`scalar.rs`). It has no name to call.
+    /// not padded alike for, and on a `varchar` compared with a `char(n)`
+    /// (read as one, `scalar::char_sides`). It has no name to call.
     CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),

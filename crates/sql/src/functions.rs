@@ -141,7 +141,8 @@ pub enum Func {
     /// A `char(n)` value as text, its trailing blanks dropped (PostgreSQL's
     /// cast from `character` to `text`): bound where a `char(n)` meets a
     /// text function, `||`, a cast to a string type or a comparison it is
-    /// not padded alike for (`scalar.rs`). It has no name to call.
+    /// not padded alike for, and on a `varchar` compared with a `char(n)`
+    /// (read as one, `scalar::char_sides`). It has no name to call.
     CharToText,
     /// A function of intervals (`interval_functions.rs`).
     Interval(IntervalFunc),
@@ -777,10 +778,7 @@ impl Func {
             return Ok(Value::Null);
         }
         Ok(match self {
-            Func::Coalesce => args
-                .into_iter()
-                .find(|v| *v != Value::Null)
-                .unwrap_or(Value::Null),
+            Func::Coalesce => coalesce(args.into_iter().map(Ok))?,
             Func::Nullif => {
                 let mut args = args.into_iter();
                 let (a, b) = (
@@ -1218,6 +1216,20 @@ impl Func {
             }
         })
     }
+}
+
+/// COALESCE: the first of `values` that is not NULL (NULL if none), drawn
+/// in order and no further, so an argument after it is never evaluated
+/// (PostgreSQL's: `coalesce(i, 1 / 0)` is `i` where `i` is not NULL).
+/// `Scalar::eval` hands it its arguments unevaluated, as an iterator.
+pub fn coalesce(values: impl Iterator<Item = Result<Value, SqlError>>) -> Result<Value, SqlError> {
+    for value in values {
+        let value = value?;
+        if value != Value::Null {
+            return Ok(value);
+        }
+    }
+    Ok(Value::Null)
 }
 
 /// `floor`, `ceil` and `sign` of `v`: numeric (scale 0) for a numeric,

@@ -1514,12 +1514,16 @@ fn char_as_text(e: Scalar, columns: &(impl Columns + ?Sized)) -> Scalar {
 }
 
 /// A comparison's sides when one is a `char(n)`: PostgreSQL compares
-/// `character` values without their trailing blanks, and a `character`
-/// with a text as text. Two `char` of one length, or a `char` column and
-/// a constant already padded to it (`typed_pair`), are padded alike and
-/// compare as they are (so an index on the column still serves); else
-/// each `char` side drops its blanks and so does a quoted literal (a
-/// `character` in PostgreSQL).
+/// `character` values without their trailing blanks. A quoted literal
+/// or a `varchar` meeting one is read as a `character` too, its blanks
+/// dropped (PostgreSQL resolves `bpchar = varchar` to `bpchar = bpchar`,
+/// the candidate with one side an exact match, through the implicit cast
+/// varchar -> bpchar); a `text` is compared as text, its blanks kept
+/// (`bpchar = text` resolves to `text = text`: text is the preferred
+/// string type, and the `char(n)` side alone drops its blanks). Two
+/// `char` of one length, or a `char` column and a constant already
+/// padded to it (`typed_pair`), are padded alike and compare as they
+/// are (so an index on the column still serves).
 fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scalar, Scalar) {
     let (ta, tb) = (a.ty_in(columns), b.ty_in(columns));
     let padded_alike = ta == tb
@@ -1530,14 +1534,15 @@ fn char_sides(a: Scalar, b: Scalar, columns: &(impl Columns + ?Sized)) -> (Scala
     if !matches!(ta, SqlType::Char(_)) && !matches!(tb, SqlType::Char(_)) || padded_alike {
         return (a, b);
     }
-    let side = |e: Scalar| match e {
+    let side = |e: Scalar, ty: SqlType| match e {
         Scalar::Const(Value::Text(mut t)) => {
             t.truncate(t.trim_end_matches(' ').len());
             Scalar::Const(Value::Text(t))
         }
+        e if matches!(ty, SqlType::Varchar(_)) => Scalar::Func(Func::CharToText, vec![e]),
         e => char_as_text(e, columns),
     };
-    (side(a), side(b))
+    (side(a, ta), side(b, tb))
 }
 
 /// `a cmp b` of two values (not rows): a quoted literal or parameter
@@ -1680,6 +1685,10 @@ impl Scalar {
                     Value::Bool(hit != *negated)
                 }
             },
+            // Lazy: no argument after the first that is not NULL.
+            Scalar::Func(Func::Coalesce, args) => {
+                functions::coalesce(args.iter().map(|a| a.eval(row, env)))?
+            }
             Scalar::Func(f, args) if f.is_sequence() => {
                 let values = args
                     .iter()

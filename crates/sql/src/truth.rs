@@ -10,8 +10,15 @@
 //! parameter typed where it stands is converted once per execution
 //! ([`fix_params`]), not per row.
 //!
-//! Nothing here short-circuits: both sides of an AND or OR are evaluated,
-//! in order, as `eval` always did, so a row gives the same errors.
+//! AND and OR are lazy as PostgreSQL's (its `ExecEvalBoolAnd` /
+//! `ExecEvalBoolOr`): operands are evaluated left to right, AND stops at
+//! the first false, OR at the first true, and an unknown (NULL) operand
+//! goes on to the next, the result unknown unless a later one decides
+//! it. So `i < 5 or 10 / (i - i) > 0` is true where `i < 5` without the
+//! division being evaluated. A chain `a AND b AND c` is bound as
+//! `(a AND b) AND c`, which evaluates in the same order and stops at the
+//! same operand as PostgreSQL's flattened list. (COALESCE's laziness is
+//! `Scalar::eval`'s, CASE's too; neither is a truth.)
 
 use crate::error::SqlError;
 use crate::scalar::{Env, Scalar, compare, truth};
@@ -34,15 +41,17 @@ impl Scalar {
                 };
                 order.map(|order| cmp.holds(order))
             }
-            Scalar::And(a, b) => match (a.truth_in(row, env)?, b.truth_in(row, env)?) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
+            // The first operand that decides it ends it; `b` is not
+            // evaluated after a false (AND) or a true (OR).
+            Scalar::And(a, b) => match a.truth_in(row, env)? {
+                Some(false) => Some(false),
+                Some(true) => b.truth_in(row, env)?,
+                None => b.truth_in(row, env)?.filter(|b| !b),
             },
-            Scalar::Or(a, b) => match (a.truth_in(row, env)?, b.truth_in(row, env)?) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
+            Scalar::Or(a, b) => match a.truth_in(row, env)? {
+                Some(true) => Some(true),
+                Some(false) => b.truth_in(row, env)?,
+                None => b.truth_in(row, env)?.filter(|b| *b),
             },
             Scalar::Not(e) => e.truth_in(row, env)?.map(|b| !b),
             Scalar::IsNull(e, negated) => {

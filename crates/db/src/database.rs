@@ -44,6 +44,27 @@ impl Storage {
             wal: dir,
         }
     }
+
+    /// The bytes of every file of the database: the data directory's
+    /// and the WAL directory's (once when they are one). A file removed
+    /// while they are counted (a recycled WAL segment) counts nothing.
+    pub fn files_bytes(&self) -> std::io::Result<u64> {
+        let mut dirs = vec![&self.data];
+        if !Arc::ptr_eq(&self.data, &self.wal) {
+            dirs.push(&self.wal);
+        }
+        let mut sum = 0u64;
+        for dir in dirs {
+            for name in dir.list()? {
+                match dir.open(&name, OpenOptions::EXISTING) {
+                    Ok(file) => sum = sum.saturating_add(file.len()?),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(sum)
+    }
 }
 
 /// An open database. Tree operations are visible at once and WAL-logged;

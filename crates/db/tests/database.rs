@@ -43,6 +43,34 @@ fn create_commit_close_reopen_on_a_real_directory() {
 }
 
 #[test]
+fn the_files_bytes_are_the_directory_files_sizes() {
+    // Proves `Storage::files_bytes` sums every file of the data directory
+    // and of the WAL's subdirectory, as the filesystem reports them, and
+    // that counting them leaves the lock held.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::create(tmp.path(), small_options()).unwrap();
+    let trees = create_trees(&db).unwrap();
+    let (_, _, err) = run(&db, &trees, &ops(2, 50));
+    assert!(err.is_none(), "{err:?}");
+    let counted = db.storage().files_bytes().unwrap();
+    let mut on_disk = 0;
+    for dir in [tmp.path().to_path_buf(), tmp.path().join(folio_db::WAL_DIR)] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let meta = entry.unwrap().metadata().unwrap();
+            if meta.is_file() {
+                on_disk += meta.len();
+            }
+        }
+    }
+    assert_eq!(counted, on_disk);
+    assert!(counted > 0);
+    let err = Database::open(tmp.path(), small_options()).unwrap_err();
+    assert!(matches!(err, DbError::Locked { .. }), "{err}");
+    drop(trees);
+    db.close().unwrap();
+}
+
+#[test]
 fn a_second_open_of_the_same_directory_is_refused() {
     // Proves the lock file: while one handle has the database open, another
     // open (here from the same process, a separate open file description)

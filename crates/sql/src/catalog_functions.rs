@@ -14,8 +14,9 @@
 //! two schemas, both on the search path, so every relation is visible.
 //! `pg_get_indexdef`, `pg_get_constraintdef`, `to_regclass`,
 //! `pg_table_size`/`pg_relation_size` and the `regclass` casts read the
-//! catalog through the execution's [`Lookups`]; `pg_size_pretty` formats
-//! a size as PostgreSQL's.
+//! catalog through the execution's [`Lookups`], `pg_tablespace_size` the
+//! database's files; `pg_size_pretty` formats a size (a bigint or a
+//! numeric) as PostgreSQL's.
 //!
 //! folio has no `reg*` types: `x::regclass` (likewise `regtype`,
 //! `regnamespace`, `regrole`) of a number is the object's name as text,
@@ -102,6 +103,9 @@ pub enum CatalogFunc {
     SerialSequence,
     /// `pg_tablespace_location(oid)` (`system_fixed.rs`).
     TablespaceLocation,
+    /// `pg_tablespace_size(oid | name)` (`Lookups::tablespace_size`);
+    /// 42704 for no tablespace of the name, NULL for none of the oid.
+    TablespaceSize,
     /// `has_database_privilege([role,] database, privilege)`
     /// (`privileges.rs`).
     HasDatabasePrivilege,
@@ -125,6 +129,9 @@ pub enum Reg {
     Proc,
     /// `regprocedure`: a function by its name and argument types.
     Procedure,
+    /// `regoperator`: an operator by its name and operand types
+    /// (`system_operator.rs`).
+    Operator,
 }
 
 impl Reg {
@@ -137,6 +144,7 @@ impl Reg {
             Reg::Role => "regrole",
             Reg::Proc => "regproc",
             Reg::Procedure => "regprocedure",
+            Reg::Operator => "regoperator",
         }
     }
 
@@ -159,6 +167,7 @@ impl Reg {
             Reg::Role,
             Reg::Proc,
             Reg::Procedure,
+            Reg::Operator,
         ]
         .into_iter()
         .find(|r| r.name() == name)
@@ -166,7 +175,7 @@ impl Reg {
 }
 
 /// The catalog functions called by name.
-const NAMES: [(&str, CatalogFunc); 51] = [
+const NAMES: [(&str, CatalogFunc); 52] = [
     ("pg_get_userbyid", CatalogFunc::GetUserById),
     ("has_table_privilege", CatalogFunc::HasTablePrivilege),
     ("pg_has_role", CatalogFunc::HasRole),
@@ -185,6 +194,7 @@ const NAMES: [(&str, CatalogFunc); 51] = [
     ("pg_ts_parser_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_ts_template_is_visible", CatalogFunc::TypeIsVisible),
     ("pg_tablespace_location", CatalogFunc::TablespaceLocation),
+    ("pg_tablespace_size", CatalogFunc::TablespaceSize),
     ("has_database_privilege", CatalogFunc::HasDatabasePrivilege),
     ("getdatabaseencoding", CatalogFunc::DatabaseEncoding),
     ("pg_get_functiondef", CatalogFunc::FunctionDef),
@@ -261,6 +271,7 @@ impl CatalogFunc {
             | CatalogFunc::RegIn(_)
             | CatalogFunc::RegOut(_)
             | CatalogFunc::TablespaceLocation
+            | CatalogFunc::TablespaceSize
             | CatalogFunc::FunctionDef
             | CatalogFunc::CharToEncoding
             | CatalogFunc::CurrentSchemas => count == 1,
@@ -308,6 +319,7 @@ impl CatalogFunc {
                 | CatalogFunc::ToRegclass
                 | CatalogFunc::Size(_)
                 | CatalogFunc::DatabaseSize
+                | CatalogFunc::TablespaceSize
                 | CatalogFunc::Description
                 | CatalogFunc::ColumnDescription
                 | CatalogFunc::RegIn(Reg::Class | Reg::Namespace)
@@ -332,7 +344,9 @@ impl CatalogFunc {
             CatalogFunc::RelationIsUpdatable | CatalogFunc::CharToEncoding => SqlType::Int4,
             // (PostgreSQL's `regclass` and its kind are oids.)
             CatalogFunc::ToRegclass | CatalogFunc::RegIn(_) => SqlType::Oid,
-            CatalogFunc::Size(_) | CatalogFunc::DatabaseSize => SqlType::Int8,
+            CatalogFunc::Size(_) | CatalogFunc::DatabaseSize | CatalogFunc::TablespaceSize => {
+                SqlType::Int8
+            }
             CatalogFunc::CurrentSchemas => SqlType::Array(&SqlType::Text),
             _ => SqlType::Text,
         }
@@ -451,6 +465,16 @@ impl CatalogFunc {
                 crate::system_fixed::Fixed::tablespace_location(number(&args[0])?)
                     .map_or(Value::Null, |l| Value::Text(l.into()))
             }
+            CatalogFunc::TablespaceSize => {
+                let oid = match &args[0] {
+                    Value::Text(name) => crate::system_fixed::Fixed::tablespace_oid(name)
+                        .ok_or_else(|| {
+                            SqlError::new("42704", format!("tablespace \"{name}\" does not exist"))
+                        })?,
+                    other => number(other)?,
+                };
+                (lookups()?.tablespace_size(oid)?).map_or(Value::Null, Value::Int8)
+            }
             CatalogFunc::ColumnDescription => (lookups()?)
                 .column_description(number(&args[0])?, number(&args[1])?)
                 .map_or(Value::Null, Value::Text),
@@ -495,19 +519,17 @@ impl CatalogFunc {
                 })
             }
             CatalogFunc::Size(what) => {
-                // A `regclass` argument: a name given as text is looked up.
-                let oid = match &args[0] {
-                    Value::Text(_) => {
-                        CatalogFunc::RegIn(Reg::Class).eval(&args[..1], Some(lookups()?))?
-                    }
-                    other => other.clone(),
-                };
+                let oid = regclass_arg(&args[0], lookups()?)?;
                 let fork = args.get(1).map(text);
                 lookups()?
-                    .size(number(&oid)?, what, fork.as_deref())?
+                    .size(oid, what, fork.as_deref())?
                     .map_or(Value::Null, Value::Int8)
             }
-            CatalogFunc::SizePretty => Value::Text(size_pretty(number(&args[0])?)),
+            CatalogFunc::SizePretty => Value::Text(match &args[0] {
+                // `pg_size_pretty(numeric)`: of a sum of sizes.
+                n @ Value::Numeric(_) => size_pretty_numeric(&text(n)),
+                other => size_pretty(number(other)?),
+            }),
             CatalogFunc::DatabaseSize => {
                 let this = match &args[0] {
                     Value::Text(name) if name == crate::system::DATABASE_NAME => true,
@@ -620,6 +642,7 @@ impl CatalogFunc {
                     },
                     Reg::Proc => crate::system_proc::regproc_name(oid),
                     Reg::Procedure => crate::system_proc::regprocedure_name(oid),
+                    Reg::Operator => crate::system_operator::regoperator_name(oid),
                 })
             }
             CatalogFunc::RegIn(reg) => {
@@ -650,9 +673,21 @@ impl CatalogFunc {
                     },
                     Reg::Proc => crate::system_proc::regproc_oid(&name)?,
                     Reg::Procedure => crate::system_proc::regprocedure_oid(&name)?,
+                    Reg::Operator => crate::system_operator::regoperator_oid(&name)?,
                 })
             }
         })
+    }
+}
+
+/// A `regclass` argument's oid: a name given as text is looked up (42P01
+/// for none), a number is the oid.
+pub fn regclass_arg(arg: &Value, lookups: &Lookups) -> Result<i64, SqlError> {
+    match arg {
+        Value::Text(_) => {
+            number(&CatalogFunc::RegIn(Reg::Class).eval(std::slice::from_ref(arg), Some(lookups))?)
+        }
+        other => number(other),
     }
 }
 
@@ -752,7 +787,22 @@ const PSEUDO_TYPES: [(i64, &str); 12] = [
 /// unit used below 20 of the next, rounded half away from zero (as
 /// PostgreSQL's).
 pub fn size_pretty(bytes: i64) -> String {
-    const LIMIT: i64 = 10 * 1024;
+    size_pretty_wide(i128::from(bytes))
+}
+
+/// `pg_size_pretty(numeric)`, of the number's text: a number of bytes
+/// below 10 kB as written (`1.5 bytes`), a larger one as [`size_pretty`]
+/// gives its integer part, past `bigint` too.
+pub fn size_pretty_numeric(number: &str) -> String {
+    let whole = number.split('.').next().unwrap_or(number);
+    match whole.parse::<i128>() {
+        Ok(n) if n.abs() >= 10 * 1024 => size_pretty_wide(n),
+        _ => format!("{number} bytes"),
+    }
+}
+
+fn size_pretty_wide(bytes: i128) -> String {
+    const LIMIT: i128 = 10 * 1024;
     if bytes.abs() < LIMIT {
         return format!("{bytes} bytes");
     }
@@ -767,7 +817,7 @@ pub fn size_pretty(bytes: i64) -> String {
     format!("{} PB", half_rounded(size))
 }
 
-fn half_rounded(x: i64) -> i64 {
+fn half_rounded(x: i128) -> i128 {
     (x + if x < 0 { -1 } else { 1 }) / 2
 }
 
@@ -832,5 +882,8 @@ mod tests {
         assert_eq!(size_pretty(10 * 1024), "10 kB");
         assert_eq!(size_pretty(1_310_720_000), "1250 MB");
         assert_eq!(size_pretty(21 * 1024 * 1024 * 1024), "21 GB");
+        assert_eq!(size_pretty_numeric("1.5"), "1.5 bytes");
+        assert_eq!(size_pretty_numeric("16384"), "16 kB");
+        assert_eq!(size_pretty_numeric("100000000000000000000"), "88818 PB");
     }
 }

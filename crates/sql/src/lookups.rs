@@ -58,6 +58,14 @@ pub struct Lookups {
     /// The sequences owned by a column (serial, identity, `OWNED BY`): by
     /// (table oid, column position), the sequence's oid.
     owned_sequences: HashMap<(i64, u16), i64>,
+    /// The partition trees (`pg_partition_tree`, `pg_partition_ancestors`):
+    /// each partition's parent, table or index (`partitions/index_tree.rs`),
+    /// by oid; and the partitioned tables and their indexes.
+    partition_parents: HashMap<i64, i64>,
+    partitioned: std::collections::HashSet<i64>,
+    /// The database's files (`pg_tablespace_size`), read only when asked
+    /// for.
+    storage: Option<folio_db::Storage>,
 }
 
 /// Whether `node` makes a call that looks the catalog up (then its
@@ -71,7 +79,7 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                 Expr::Function(f) => {
                     let name = names::function(&f.name);
                     CatalogFunc::of(&name).is_some_and(CatalogFunc::looks_up)
-                        || name == PARTITION_ANCESTORS
+                        || PARTITION_FUNCTIONS.contains(&name.as_str())
                 }
                 // `current_schema` written as a bare word (scalar.rs
                 // `sql_value_function`).
@@ -99,7 +107,7 @@ pub fn needed<V: Visit>(node: &V) -> bool {
                     ..
                 }
                 | TableFactor::Function { name, .. }
-                    if names::function(name) == PARTITION_ANCESTORS =>
+                    if PARTITION_FUNCTIONS.contains(&names::function(name).as_str()) =>
                 {
                     ControlFlow::Break(())
                 }
@@ -110,9 +118,9 @@ pub fn needed<V: Visit>(node: &V) -> bool {
     node.visit(&mut Find).is_break()
 }
 
-/// The table function that reads the partition tree
-/// ([`Lookups::partition_ancestors`]).
-const PARTITION_ANCESTORS: &str = "pg_partition_ancestors";
+/// The table functions that read the partition trees
+/// ([`Lookups::partition_ancestors`], [`Lookups::partition_tree`]).
+const PARTITION_FUNCTIONS: [&str; 2] = ["pg_partition_ancestors", "pg_partition_tree"];
 
 impl Lookups {
     /// The catalog as `txn` sees it.
@@ -177,6 +185,18 @@ impl Lookups {
                 }
             }
         }
+        for table in &tables {
+            if let Some((parent, _)) = table.partition_of() {
+                (out.partition_parents).insert(table.oid as i64, parent as i64);
+            }
+            if table.partition_key().is_some() {
+                out.partitioned.insert(table.oid as i64);
+                (out.partitioned).extend(table.indexes.iter().map(|i| i.oid as i64));
+            }
+        }
+        for (index, parent) in crate::partitions::index_tree::parents(&tables) {
+            (out.partition_parents).insert(index as i64, parent as i64);
+        }
         out.tables = tables.into_iter().map(|t| (t.oid as i64, t)).collect();
         for d in catalog.descriptions(txn)? {
             out.descriptions.insert(description_key(&d), d.text);
@@ -188,6 +208,30 @@ impl Lookups {
     pub fn with_temp_namespace(mut self, temp: Option<u32>) -> Lookups {
         self.temp = temp;
         self
+    }
+
+    /// The lookups of a database whose files are `storage`.
+    pub fn with_storage(mut self, storage: folio_db::Storage) -> Lookups {
+        self.storage = Some(storage);
+        self
+    }
+
+    /// `pg_tablespace_size(oid)`: of `pg_default`, the bytes of the
+    /// database's files (every relation is in it; `Storage::files_bytes`);
+    /// of `pg_global` 0, as folio keeps no relation apart from the
+    /// database; NULL for another oid, or without the files.
+    pub fn tablespace_size(&self, oid: i64) -> Result<Option<i64>, SqlError> {
+        use crate::system_fixed::{DEFAULT_TABLESPACE, GLOBAL_TABLESPACE};
+        Ok(match (oid, &self.storage) {
+            (DEFAULT_TABLESPACE, Some(storage)) => {
+                let bytes = storage.files_bytes().map_err(|e| {
+                    SqlError::new("58030", format!("could not read the database's files: {e}"))
+                })?;
+                Some(i64::try_from(bytes).unwrap_or(i64::MAX))
+            }
+            (GLOBAL_TABLESPACE, _) => Some(0),
+            _ => None,
+        })
     }
 
     /// The lookups of a session whose search path has `schemas`.
@@ -472,25 +516,56 @@ impl Lookups {
         self.constraints.get(&oid).cloned()
     }
 
-    /// `pg_partition_ancestors(relation)`: a partitioned table or a
-    /// partition and the partitioned tables above it, itself first; none
-    /// for another relation.
+    /// Whether relation `oid` is in a partition tree: a partitioned table
+    /// or index, or a partition of one.
+    fn in_partition_tree(&self, oid: i64) -> bool {
+        self.partitioned.contains(&oid) || self.partition_parents.contains_key(&oid)
+    }
+
+    /// `pg_partition_ancestors(relation)`: a partitioned table or index
+    /// or a partition and the partitioned relations above it, itself
+    /// first; none for another relation.
     pub fn partition_ancestors(&self, oid: i64) -> Vec<i64> {
-        let Some(def) = self.tables.get(&oid) else {
-            return Vec::new();
-        };
-        if def.partition_key().is_none() && def.partition_of().is_none() {
+        if !self.in_partition_tree(oid) {
             return Vec::new();
         }
         let mut out = vec![oid];
-        let mut at = def;
-        while let Some((parent, _)) = at.partition_of() {
-            let parent = parent as i64;
-            let Some(def) = self.tables.get(&parent).filter(|_| !out.contains(&parent)) else {
+        let mut at = oid;
+        while let Some(&parent) = self.partition_parents.get(&at) {
+            if out.contains(&parent) {
                 break;
-            };
+            }
             out.push(parent);
-            at = def;
+            at = parent;
+        }
+        out
+    }
+
+    /// `pg_partition_tree(relation)`: the relation and its partitions
+    /// below it, breadth first and each one's partitions in oid order (as
+    /// PostgreSQL's): each with its parent, whether it is a leaf (has no
+    /// partitions of its own to have) and its depth under `oid`; none
+    /// for a relation in no partition tree.
+    pub fn partition_tree(&self, oid: i64) -> Vec<PartitionTreeRow> {
+        if !self.in_partition_tree(oid) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut queue = std::collections::VecDeque::from([(oid, 0)]);
+        while let Some((relation, level)) = queue.pop_front() {
+            out.push(PartitionTreeRow {
+                relid: relation,
+                parent: self.partition_parents.get(&relation).copied(),
+                leaf: !self.partitioned.contains(&relation),
+                level,
+            });
+            let mut children: Vec<i64> = (self.partition_parents.iter())
+                .filter(|(_, parent)| **parent == relation)
+                .map(|(child, _)| *child)
+                .filter(|child| !out.iter().any(|r| r.relid == *child))
+                .collect();
+            children.sort_unstable();
+            queue.extend(children.into_iter().map(|c| (c, level + 1)));
         }
         out
     }
@@ -517,6 +592,15 @@ impl Lookups {
         }
         Ok(joined(&conditions))
     }
+}
+
+/// A row of `pg_partition_tree` ([`Lookups::partition_tree`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionTreeRow {
+    pub relid: i64,
+    pub parent: Option<i64>,
+    pub leaf: bool,
+    pub level: i32,
 }
 
 /// Which of a relation's sizes a size function gives.

@@ -361,6 +361,7 @@ impl Plan {
             true => {
                 let path = crate::schemas::SearchPath::of(cx, txn)?;
                 lookups = Lookups::read(cx.db.catalog(), txn)?
+                    .with_storage(cx.db.storage().clone())
                     .with_temp_namespace(cx.temp.namespace())
                     .with_search_path(path.schemas().to_vec());
                 with_lookups = Env {

@@ -898,11 +898,15 @@ impl SystemRelation {
                     out.push(system_class_row(relation));
                 }
                 let tables = catalog.tables(txn)?;
+                let index_parents = crate::partitions::index_tree::parents(&tables);
                 for table in &tables {
                     out.push(table_class_row(&spaces, table, &tables));
                     let partitioned = table.partition_key().is_some();
                     for index in &table.indexes {
-                        out.push(index_class_row(&spaces, index, partitioned));
+                        let mut row = index_class_row(&spaces, index, partitioned);
+                        // relispartition
+                        row[26] = Value::Bool(index_parents.contains_key(&index.oid));
+                        out.push(row);
                     }
                 }
                 for sequence in catalog.sequences(txn)? {
@@ -1232,16 +1236,23 @@ impl SystemRelation {
                     }
                 }
             }
+            // Partitions of tables, and of indexes (`index_tree.rs`).
             SystemRelation::Inherits => {
-                for table in catalog.tables(txn)? {
-                    if let Some((parent, _)) = table.partition_of() {
-                        out.push(vec![
-                            oid(table.oid as i64),
-                            oid(parent as i64),
-                            Value::Int4(1),
-                            Value::Bool(false),
-                        ]);
-                    }
+                let tables = catalog.tables(txn)?;
+                let table_parents = (tables.iter())
+                    .filter_map(|t| t.partition_of().map(|(parent, _)| (t.oid, parent)));
+                let mut index_parents: Vec<(u64, u64)> =
+                    crate::partitions::index_tree::parents(&tables)
+                        .into_iter()
+                        .collect();
+                index_parents.sort_unstable();
+                for (child, parent) in table_parents.chain(index_parents) {
+                    out.push(vec![
+                        oid(child as i64),
+                        oid(parent as i64),
+                        Value::Int4(1),
+                        Value::Bool(false),
+                    ]);
                 }
             }
             SystemRelation::PartitionedTable => {

@@ -27,7 +27,12 @@ const TEXT_ARRAY: SqlType = SqlType::Array(&SqlType::Text);
 /// means it, as in PostgreSQL).
 pub const DEFAULT_TABLESPACE: i64 = 1663;
 /// The tablespace of the shared catalogs.
-const GLOBAL_TABLESPACE: i64 = 1664;
+pub const GLOBAL_TABLESPACE: i64 = 1664;
+/// The tablespaces, PostgreSQL's two: by oid, their names.
+const TABLESPACES: [(i64, &str); 2] = [
+    (DEFAULT_TABLESPACE, "pg_default"),
+    (GLOBAL_TABLESPACE, "pg_global"),
+];
 
 /// A relation of fixed rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,21 +296,18 @@ impl Fixed {
     /// Its rows.
     pub fn rows(self) -> Vec<Vec<Value>> {
         match self {
-            Fixed::Tablespace => [
-                (DEFAULT_TABLESPACE, "pg_default"),
-                (GLOBAL_TABLESPACE, "pg_global"),
-            ]
-            .into_iter()
-            .map(|(oid, name)| {
-                vec![
-                    Value::Oid(oid as u32),
-                    Value::Text(name.into()),
-                    Value::Oid(SUPERUSER_OID as u32),
-                    Value::Null,
-                    Value::Null,
-                ]
-            })
-            .collect(),
+            Fixed::Tablespace => TABLESPACES
+                .into_iter()
+                .map(|(oid, name)| {
+                    vec![
+                        Value::Oid(oid as u32),
+                        Value::Text(name.into()),
+                        Value::Oid(SUPERUSER_OID as u32),
+                        Value::Null,
+                        Value::Null,
+                    ]
+                })
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -313,9 +315,13 @@ impl Fixed {
     /// `pg_tablespace_location(oid)`: a tablespace in the data directory
     /// has an empty location, as PostgreSQL's two; NULL for another oid.
     pub fn tablespace_location(oid: i64) -> Option<&'static str> {
-        [DEFAULT_TABLESPACE, GLOBAL_TABLESPACE]
-            .contains(&oid)
-            .then_some("")
+        TABLESPACES.iter().any(|t| t.0 == oid).then_some("")
+    }
+
+    /// The oid of the tablespace called `name` (as written: no case
+    /// folding, as PostgreSQL's `name` argument).
+    pub fn tablespace_oid(name: &str) -> Option<i64> {
+        TABLESPACES.iter().find(|t| t.1 == name).map(|t| t.0)
     }
 }
 

@@ -14,10 +14,12 @@
 //! and those whose result type differs in folio (`real` arithmetic,
 //! double precision in folio; `bytea || bytea`, text in folio).
 //! `oprcode`, `oprrest` and `oprjoin` are `-`: no operator is a
-//! `pg_proc` function in folio.
+//! `pg_proc` function in folio. `regoperator` names an operator by
+//! these rows both ways ([`regoperator_name`], [`regoperator_oid`]).
 
 use crate::catalog_functions::SUPERUSER_OID;
 use crate::catalog_functions::oid_value;
+use crate::error::SqlError;
 use folio_row::{SqlType, Value};
 
 /// `pg_operator`'s columns.
@@ -421,6 +423,101 @@ pub fn rows() -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// `oid::regoperator`: `name(left,right)`, each operand type as
+/// `format_type(t, NULL)` names it and a prefix operator's missing left
+/// one `NONE` (`-(NONE,bigint)`); the number for an oid that is no
+/// operator's, 0 too (PostgreSQL's).
+pub fn regoperator_name(oid: i64) -> String {
+    let Some(&(_, name, _, left, right, ..)) = OPERATORS.iter().find(|o| o.0 == oid) else {
+        return oid.to_string();
+    };
+    let operand = |t: i64| match t {
+        0 => "NONE".to_string(),
+        t => crate::catalog_functions::format_type(t, None),
+    };
+    format!("{name}({},{})", operand(left), operand(right))
+}
+
+/// `'name(left,right)'::regoperator`: the oid of the operator of that
+/// name and operand types (`NONE`, any case, for a prefix operator's
+/// left one; the name bare, `pg_catalog.` qualified or quoted). Errors
+/// as PostgreSQL's `regoperatorin`: 22P02 without parentheses, 42602
+/// without a name, 42704 for an unknown type, 42P02 for one type, 54023
+/// for three or more, 42883 for no such operator.
+pub fn regoperator_oid(text: &str) -> Result<i64, SqlError> {
+    let (name, types) = name_and_types(text)?;
+    let types = match types.as_slice() {
+        [_] => {
+            return Err(SqlError::new("42P02", "missing argument")
+                .with_hint("Use NONE to denote the missing argument of a unary operator."));
+        }
+        [left, right] => (*left, *right),
+        _ => {
+            return Err(SqlError::new("54023", "too many arguments")
+                .with_hint("Provide two argument types for operator."));
+        }
+    };
+    let missing = || SqlError::new("42883", format!("operator does not exist: {text}"));
+    let name = name.ok_or_else(missing)?;
+    OPERATORS
+        .iter()
+        .find(|o| o.1 == name && (o.3, o.4) == types)
+        .map(|o| o.0)
+        .ok_or_else(missing)
+}
+
+/// The operator name (`None` for one in a schema other than
+/// `pg_catalog`, which holds every operator here) and the operand types
+/// (0 for `NONE`) of `name(type, ...)`.
+fn name_and_types(text: &str) -> Result<(Option<String>, Vec<i64>), SqlError> {
+    let syntax = |what: &str| SqlError::new("22P02", format!("expected a {what} parenthesis"));
+    let (name, rest) = text.split_once('(').ok_or_else(|| syntax("left"))?;
+    let inner = (rest.trim_end().strip_suffix(')')).ok_or_else(|| syntax("right"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(SqlError::new("42602", "invalid name syntax"));
+    }
+    let unquoted = |n: &str| match n.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+        Some(quoted) => quoted.replace("\"\"", "\""),
+        None => n.to_string(),
+    };
+    let name = match name.rsplit_once('.') {
+        Some((schema, name)) => (unquoted(schema.trim()) == "pg_catalog").then(|| unquoted(name)),
+        None => Some(unquoted(name)),
+    };
+    let mut types = Vec::new();
+    for written in top_level_items(inner) {
+        let written = written.trim();
+        types.push(match written.eq_ignore_ascii_case("none") {
+            true => 0,
+            false => crate::catalog_functions::type_oid(written).ok_or_else(|| {
+                SqlError::new("42704", format!("type \"{written}\" does not exist"))
+            })?,
+        });
+    }
+    Ok((name, types))
+}
+
+/// `items` split at its commas outside parentheses and double quotes
+/// (`numeric(10,2), text` is two items).
+fn top_level_items(items: &str) -> Vec<&str> {
+    let (mut out, mut start, mut depth, mut quoted) = (Vec::new(), 0, 0usize, false);
+    for (i, c) in items.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth = depth.saturating_sub(1),
+            ',' if !quoted && depth == 0 => {
+                out.push(&items[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&items[start..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,5 +536,18 @@ mod tests {
             }
         }
         assert!(rows().iter().all(|r| r.len() == COLUMNS.len()));
+    }
+
+    // Proves `regoperator`'s text names the operator it reads back.
+    #[test]
+    fn regoperator_text_round_trips() {
+        for o in OPERATORS {
+            assert_eq!(regoperator_oid(&regoperator_name(o.0)).unwrap(), o.0);
+        }
+        assert_eq!(regoperator_name(514), "*(integer,integer)");
+        assert_eq!(regoperator_name(0), "0");
+        assert_eq!(regoperator_oid("+(int4, pg_catalog.int4)").unwrap(), 551);
+        assert_eq!(regoperator_oid("+(integer)").unwrap_err().code, "42P02");
+        assert_eq!(regoperator_oid("+(NONE,NONE)").unwrap_err().code, "42883");
     }
 }

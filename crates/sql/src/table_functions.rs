@@ -4,7 +4,9 @@
 //! `unnest(array)`, the json ones (`json_table_functions.rs`) and
 //! `pg_partition_ancestors(relation)` (the relation and the
 //! partitioned tables above it, `lookups.rs`; none for a relation that is
-//! neither partitioned nor a partition), `regexp_matches` and
+//! neither partitioned nor a partition), `pg_partition_tree(relation)`
+//! (the relation and the partitions under it), `pg_options_to_table(options)`
+//! (a `name=value` text array's names and values), `regexp_matches` and
 //! `regexp_split_to_table` (`regex_functions.rs`), with `WITH ORDINALITY` (a bigint column
 //! numbering the rows from 1). Their arguments are evaluated at each run:
 //! constants, parameters or, in a correlated subquery, the outer row's
@@ -35,6 +37,11 @@ pub enum TableFunc {
     /// An array's elements, of this type.
     Unnest(SqlType),
     PartitionAncestors,
+    /// `pg_partition_tree(relation)`: `relid`, `parentrelid`, `isleaf`,
+    /// `level` (oids as `pg_partition_ancestors` gives them).
+    PartitionTree,
+    /// `pg_options_to_table(text[])`: `option_name`, `option_value`.
+    OptionsToTable,
     /// `regexp_matches(text, pattern [, flags])`: a text array per match
     /// (`regex_functions.rs`).
     RegexMatches,
@@ -118,6 +125,8 @@ pub fn is_table_function_name(name: &str) -> bool {
         "generate_series"
             | "unnest"
             | "pg_partition_ancestors"
+            | "pg_partition_tree"
+            | "pg_options_to_table"
             | "regexp_matches"
             | "regexp_split_to_table"
             | "pg_listening_channels"
@@ -189,6 +198,21 @@ impl FunctionScan {
                 TableFunc::Unnest(element)
             }
             "pg_partition_ancestors" if bound.len() == 1 => TableFunc::PartitionAncestors,
+            "pg_partition_tree" if bound.len() == 1 => TableFunc::PartitionTree,
+            "pg_options_to_table" if bound.len() == 1 => {
+                let ty = bound[0].ty_in(none);
+                if !matches!(
+                    ty,
+                    SqlType::Text
+                        | SqlType::Array(SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_))
+                ) {
+                    return Err(crate::functions::no_match(format!(
+                        "function pg_options_to_table({}) does not exist",
+                        ty.name()
+                    )));
+                }
+                TableFunc::OptionsToTable
+            }
             "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
             "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
@@ -225,6 +249,8 @@ impl FunctionScan {
             TableFunc::Series(_) => "generate_series",
             TableFunc::Unnest(_) => "unnest",
             TableFunc::PartitionAncestors => "relid",
+            TableFunc::PartitionTree => "pg_partition_tree",
+            TableFunc::OptionsToTable => "pg_options_to_table",
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
             TableFunc::Json(f) => f.name(),
@@ -236,10 +262,12 @@ impl FunctionScan {
     }
 
     /// Whether an alias `AS a` names its (one) value column too: not for
-    /// a PL/pgSQL function's named columns, as PostgreSQL's.
+    /// a PL/pgSQL function's named columns, nor a function's of fixed
+    /// named columns, as PostgreSQL's.
     pub fn named_by_alias(&self) -> bool {
         self.also.is_empty()
             && !matches!(self.func, TableFunc::Record(_))
+            && self.func.columns().is_none()
             && self.procedural.as_ref().is_none_or(|s| s.named_by_alias)
     }
 
@@ -328,6 +356,9 @@ impl FunctionScan {
         let mut names: Vec<String> = match (self.func, &self.procedural) {
             (TableFunc::Json(f), _) => f.columns().iter().map(|(n, _)| n.to_string()).collect(),
             (TableFunc::Record(_), _) => self.record.iter().map(|(n, _)| n.clone()).collect(),
+            (f, _) if f.columns().is_some() => (f.columns().into_iter().flatten())
+                .map(|(n, _)| n.to_string())
+                .collect(),
             (_, Some(shape)) => shape.columns.iter().map(|(n, _)| n.clone()).collect(),
             _ => vec![self.name()],
         };
@@ -345,6 +376,11 @@ impl FunctionScan {
         let mut types = match self.func {
             TableFunc::Series(ty) | TableFunc::Unnest(ty) => vec![ty],
             TableFunc::PartitionAncestors => vec![SqlType::Int8],
+            TableFunc::PartitionTree | TableFunc::OptionsToTable => {
+                (self.func.columns().into_iter().flatten())
+                    .map(|(_, t)| *t)
+                    .collect()
+            }
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
             TableFunc::RegexSplit | TableFunc::ListeningChannels => vec![SqlType::Text],
             TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
@@ -417,6 +453,28 @@ impl FunctionScan {
         if let TableFunc::Record(f) = self.func {
             for row in f.rows(&args[0], &args[1], &self.record)? {
                 push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if self.func == TableFunc::OptionsToTable {
+            for row in options_rows(&args[0])? {
+                push_row(row)?;
+            }
+            return Ok(out);
+        }
+        if self.func == TableFunc::PartitionTree {
+            let Some(lookups) = env.lookups else {
+                return Ok(out);
+            };
+            let oid = crate::catalog_functions::regclass_arg(&args[0], lookups)?;
+            let relation = |oid: Option<i64>| oid.map_or(Value::Null, |o| Value::Oid(o as u32));
+            for row in lookups.partition_tree(oid) {
+                push_row(vec![
+                    relation(Some(row.relid)),
+                    relation(row.parent),
+                    Value::Bool(row.leaf),
+                    Value::Int4(row.level),
+                ])?;
             }
             return Ok(out);
         }
@@ -519,17 +577,63 @@ impl FunctionScan {
                 let Some(lookups) = env.lookups else {
                     return Ok(out);
                 };
-                let text = crate::types::text_output(&args[0]).unwrap_or_default();
-                if let Some(oid) = lookups.relation_oid(&text) {
-                    for oid in lookups.partition_ancestors(oid) {
-                        push(Value::Int8(oid))?;
-                    }
+                let oid = crate::catalog_functions::regclass_arg(&args[0], lookups)?;
+                for oid in lookups.partition_ancestors(oid) {
+                    push(Value::Int8(oid))?;
                 }
             }
-            TableFunc::Json(_) | TableFunc::Record(_) | TableFunc::Procedural => {}
+            TableFunc::Json(_)
+            | TableFunc::Record(_)
+            | TableFunc::Procedural
+            | TableFunc::PartitionTree
+            | TableFunc::OptionsToTable => {}
         }
         Ok(out)
     }
+}
+
+impl TableFunc {
+    /// The named columns of a function of fixed columns; `None` for the
+    /// others.
+    pub fn columns(self) -> Option<&'static [(&'static str, SqlType)]> {
+        match self {
+            TableFunc::PartitionTree => Some(&[
+                ("relid", SqlType::Oid),
+                ("parentrelid", SqlType::Oid),
+                ("isleaf", SqlType::Bool),
+                ("level", SqlType::Int4),
+            ]),
+            TableFunc::OptionsToTable => Some(&[
+                ("option_name", SqlType::Text),
+                ("option_value", SqlType::Text),
+            ]),
+            _ => None,
+        }
+    }
+}
+
+/// `pg_options_to_table(options)`: each `name=value` element split at its
+/// first `=`, an element without one a name whose value is NULL; a NULL
+/// element is 22004, as PostgreSQL's.
+fn options_rows(options: &Value) -> Result<Vec<Vec<Value>>, SqlError> {
+    let Value::Array(items) = crate::types::cast(options.clone(), SqlType::Array(&SqlType::Text))?
+    else {
+        unreachable!("cast to text[]")
+    };
+    let mut rows = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Text(option) = item else {
+            return Err(SqlError::new(
+                "22004",
+                "null array element not allowed in this context",
+            ));
+        };
+        rows.push(match option.split_once('=') {
+            Some((name, value)) => vec![Value::Text(name.into()), Value::Text(value.into())],
+            None => vec![Value::Text(option), Value::Null],
+        });
+    }
+    Ok(rows)
 }
 
 /// A json function returning records (`json_records.rs`): its arguments

@@ -222,23 +222,34 @@ fn attach_def(
     )?;
     cx.relations.ddl();
     let child = table_def(cx, txn, name)?;
-    for index in parent.indexes.iter().filter(|i| i.is_plain()) {
+    // (Each parent index the partition has none standing for.)
+    let unmatched = super::index_tree::matched(parent, &child)
+        .into_iter()
+        .filter_map(|(index, partition)| partition.is_none().then_some(index));
+    for index in unmatched.filter(|i| i.is_plain()) {
         let columns: Vec<String> = (index.columns.iter())
             .map(|&c| names::written(&parent.columns[usize::from(c)].name).to_string())
             .collect();
-        let covered = child.indexes.iter().any(|i| {
-            i.columns == index.columns && i.unique == index.unique && i.primary == index.primary
-        });
-        if covered {
-            continue;
-        }
-        let columns = columns.join(", ");
+        // (A plain index keeps its columns' order, as PostgreSQL's copy.)
+        let ordered: Vec<String> = (columns.iter().enumerate())
+            .map(|(n, column)| {
+                let order = index.order.get(n).copied().unwrap_or_default();
+                let direction = if order.descending { " DESC" } else { "" };
+                let nulls = match (order.nulls_first, order.descending) {
+                    (true, false) => " NULLS FIRST",
+                    (false, true) => " NULLS LAST",
+                    _ => "",
+                };
+                format!("{column}{direction}{nulls}")
+            })
+            .collect();
+        let (columns, ordered) = (columns.join(", "), ordered.join(", "));
         let written = written_name(name);
         let sql = match (index.primary, index.constraint, index.unique) {
             (true, _, _) => format!("ALTER TABLE {written} ADD PRIMARY KEY ({columns})"),
             (false, true, _) => format!("ALTER TABLE {written} ADD UNIQUE ({columns})"),
-            (false, false, true) => format!("CREATE UNIQUE INDEX ON {written} ({columns})"),
-            (false, false, false) => format!("CREATE INDEX ON {written} ({columns})"),
+            (false, false, true) => format!("CREATE UNIQUE INDEX ON {written} ({ordered})"),
+            (false, false, false) => format!("CREATE INDEX ON {written} ({ordered})"),
         };
         run_sql(cx, txn, notices, parse_one(&sql)?)?;
     }
@@ -627,7 +638,19 @@ pub fn after_key_or_index(
             keys_cover_partition_key(&def, &positions, false)?;
         }
     }
+    // (The index just made: an index of a partition that stands for it
+    // and for no other of the table's indexes is its partition, as
+    // PostgreSQL attaches it, and no index is made there.)
+    let made = (def.indexes.iter()).max_by_key(|i| i.oid).map(|i| i.oid);
     for (_, child) in &def.partitions {
+        if let Statement::CreateIndex(_) = statement
+            && let Ok(Some(child_def)) = cx.db.catalog().table(txn, child)
+            && super::index_tree::matched(&def, &child_def)
+                .iter()
+                .any(|(index, partition)| Some(index.oid) == made && partition.is_some())
+        {
+            continue;
+        }
         if let Some(statement) = make(object_name(child)) {
             run_sql(cx, txn, notices, statement)?;
             cx.relations.ddl();

@@ -15,6 +15,8 @@
 //!   pruning partitions by WHERE conditions.
 //! - `run_time.rs`: run-time pruning, the partitions an execution's
 //!   parameters leave, picked when it starts.
+//! - `index_tree.rs`: which index of a partition is the partition of its
+//!   parent table's index (`pg_inherits`, `pg_partition_tree`).
 //! - `ddl.rs`: CREATE TABLE ... PARTITION BY / PARTITION OF, ATTACH and
 //!   DETACH PARTITION.
 //! - `foreign_keys.rs`: foreign keys to and from partitioned tables: a
@@ -31,6 +33,7 @@ pub mod constraint_text;
 pub mod ddl;
 pub mod foreign_keys;
 pub mod hash;
+pub mod index_tree;
 pub mod leaf_triggers;
 pub mod run_time;
 pub mod syntax;

@@ -1,0 +1,68 @@
+//! A partitioned table's indexes and their partitions: the index of each
+//! partition that stands for the parent's index (PostgreSQL's partitioned
+//! index, whose partitions `pg_inherits` links and `pg_partition_tree`
+//! walks).
+//!
+//! folio stores no link between them. CREATE INDEX on a partitioned
+//! table makes the same index on each partition, and a partition made or
+//! attached later gets each parent index it has no match for
+//! (`ddl.rs` `attach_def`); the link is found again from the definitions:
+//! [`matched`] pairs each parent index, in oid order, with the first
+//! partition index not yet paired that [`stands_for`] it. This module is
+//! the one owner of that pairing.
+
+use folio_catalog::{IndexDef, TableDef};
+use std::collections::HashMap;
+
+/// Whether `child`, an index of a partition, can stand for `parent`, an
+/// index of the partitioned table: the same key columns and expressions,
+/// predicate and uniqueness (a partition's columns are its parent's,
+/// position for position), and a constraint's index for a constraint's.
+/// As PostgreSQL 15's, the columns' order (DESC, NULLS FIRST) is not
+/// compared: `(b)` stands for `(b desc)`.
+pub fn stands_for(child: &IndexDef, parent: &IndexDef) -> bool {
+    child.columns == parent.columns
+        && child.exprs == parent.exprs
+        && child.unique == parent.unique
+        && child.primary == parent.primary
+        && (child.constraint || !parent.constraint)
+}
+
+/// Each index of partitioned table `parent`, in oid order, with the index
+/// of its partition `child` that is its partition, if `child` has one.
+pub fn matched<'a>(
+    parent: &'a TableDef,
+    child: &'a TableDef,
+) -> Vec<(&'a IndexDef, Option<&'a IndexDef>)> {
+    let by_oid = |def: &'a TableDef| {
+        let mut indexes: Vec<&IndexDef> = def.indexes.iter().collect();
+        indexes.sort_by_key(|i| i.oid);
+        indexes
+    };
+    let mut free = by_oid(child);
+    by_oid(parent)
+        .into_iter()
+        .map(|index| {
+            let found = free.iter().position(|c| stands_for(c, index));
+            (index, found.map(|at| free.remove(at)))
+        })
+        .collect()
+}
+
+/// The parent index of every index that is a partition of one, by oid:
+/// `tables` must hold each partition's parent.
+pub fn parents<'a>(tables: impl IntoIterator<Item = &'a TableDef>) -> HashMap<u64, u64> {
+    let tables: HashMap<u64, &TableDef> = tables.into_iter().map(|t| (t.oid, t)).collect();
+    let mut out = HashMap::new();
+    for child in tables.values() {
+        let Some(parent) = child.partition_of().and_then(|(p, _)| tables.get(&p)) else {
+            continue;
+        };
+        for (index, partition) in matched(parent, child) {
+            if let Some(partition) = partition {
+                out.insert(partition.oid, index.oid);
+            }
+        }
+    }
+    out
+}

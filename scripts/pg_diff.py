@@ -272,6 +272,7 @@ class Folio:
                 return
             except OSError:
                 time.sleep(0.05)
+        self.close()
         raise SystemExit("folio did not start")
 
     def connect(self):

@@ -81,6 +81,11 @@ impl Columns for ConflictScope<'_> {
     fn resolve_qualified(&self, qualifier: &str, name: &str) -> Result<(usize, SqlType), SqlError> {
         let (c, ty) = self.relation.resolve(name)?;
         match qualifier {
+            // The table itself named `excluded` (no alias): either.
+            "excluded" if self.qualifier == "excluded" => Err(SqlError::new(
+                "42P09",
+                "table reference \"excluded\" is ambiguous",
+            )),
             "excluded" => Ok((self.relation.types.len() + c, ty)),
             q if q == self.qualifier => Ok((c, ty)),
             q => Err(SqlError::new(
@@ -105,7 +110,9 @@ pub fn plan(
                 .iter()
                 .map(|c| Ok(relation.resolve(&names::ident(c))?.0))
                 .collect::<Result<_, SqlError>>()?;
+            // (A column named twice is inferred once, as PostgreSQL's.)
             wanted.sort_unstable();
+            wanted.dedup();
             let found = relation.indexes.iter().position(|ri| {
                 let mut have: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
                 have.sort_unstable();

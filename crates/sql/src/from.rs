@@ -1915,18 +1915,23 @@ impl Source {
             } => {
                 let mut conformed = |input: &crate::query::Planned| -> Result<_, SqlError> {
                     let mut rows = crate::query::run(txn, input, env)?.0;
-                    let casts: Vec<(usize, SqlType)> = (input.types.iter().zip(types))
+                    let casts: Vec<(usize, SqlType, SqlType)> = (input.types.iter().zip(types))
                         .enumerate()
                         .filter(|(_, (own, common))| own != common)
-                        .map(|(i, (_, common))| (i, *common))
+                        .map(|(i, (own, common))| (i, *own, *common))
                         .collect();
                     if !casts.is_empty() {
                         for row in &mut rows {
-                            for &(i, ty) in &casts {
-                                row[i] = crate::types::cast(
-                                    std::mem::replace(&mut row[i], Value::Null),
-                                    ty,
-                                )?;
+                            for &(i, own, ty) in &casts {
+                                let mut value = std::mem::replace(&mut row[i], Value::Null);
+                                // A `char(n)` becoming text or varchar
+                                // drops its padding, as its cast does.
+                                if matches!(own, SqlType::Char(_))
+                                    && matches!(ty, SqlType::Text | SqlType::Varchar(_))
+                                {
+                                    value = crate::types::char_to_text(value);
+                                }
+                                row[i] = crate::types::cast(value, ty)?;
                             }
                         }
                     }

@@ -920,13 +920,9 @@ impl Func {
                 folio_row::calendar::now(),
                 &crate::setting_functions::time_zone(),
             )?),
-            Func::CharToText => match args.into_iter().next() {
-                Some(Value::Text(mut s)) => {
-                    s.truncate(s.trim_end_matches(' ').len());
-                    Value::Text(s)
-                }
-                other => other.unwrap_or(Value::Null),
-            },
+            Func::CharToText => {
+                crate::types::char_to_text(args.into_iter().next().unwrap_or(Value::Null))
+            }
             Func::Lower => Value::Text(crate::case_mapping::lower(&text(&args[0])?)),
             Func::Upper => Value::Text(crate::case_mapping::upper(&text(&args[0])?)),
             // A bytea's length is in bytes; a text's in characters.

@@ -1859,6 +1859,18 @@ pub(crate) fn name_subquery_items(items: &mut [SelectItem]) {
     }
 }
 
+/// Whether [`column_name`] names `expr` by something of its own (a
+/// column, a function, `array`, ...) rather than by a type or `case`, or
+/// not at all: PostgreSQL's `FigureColname` strength 2.
+fn names_itself(expr: &Expr) -> bool {
+    match expr {
+        Expr::Case { else_result, .. } => else_result.as_deref().is_some_and(names_itself),
+        Expr::Interval(_) | Expr::TypedString(_) => false,
+        Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => names_itself(inner),
+        _ => column_name(expr) != "?column?",
+    }
+}
+
 /// The name of an unaliased result column, as PostgreSQL's
 /// `FigureColname` makes it: a column's or function's name, `case`,
 /// `exists`, `array`, `timezone` (`AT TIME ZONE`), the function an SQL
@@ -1890,7 +1902,12 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         .into(),
         // `ts AT TIME ZONE z`: PostgreSQL's call of `timezone(z, ts)`.
         Expr::AtTimeZone { .. } => "timezone".into(),
-        Expr::Case { .. } => "case".into(),
+        // A CASE is named by its ELSE result when that has a name of its
+        // own (PostgreSQL: `ELSE f(x)` names the column `f`), else `case`.
+        Expr::Case { else_result, .. } => match else_result.as_deref() {
+            Some(e) if names_itself(e) => column_name(e),
+            _ => "case".into(),
+        },
         Expr::Nested(inner) => column_name(inner),
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(scalar::EXISTS_MARK) => {

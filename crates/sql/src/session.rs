@@ -1512,7 +1512,10 @@ impl Session {
             };
             let mut relations = Vec::new();
             for name in &names {
-                let relation = access::relation(cx, txn, name)?;
+                // (A bare name may be a temporary table's or another
+                // search-path schema's.)
+                let name = crate::temp_tables::resolve_name(cx, txn, name)?;
+                let relation = access::relation(cx, txn, &name)?;
                 if vacuum.analyze {
                     db.catalog().analyze(&relation, txn)?;
                 }
@@ -1551,7 +1554,8 @@ impl Session {
             })?;
             if vacuum.analyze {
                 self.in_transaction(|cx, txn, _| {
-                    let relation = access::relation(cx, txn, name)?;
+                    let name = crate::temp_tables::resolve_name(cx, txn, name)?;
+                    let relation = access::relation(cx, txn, &name)?;
                     cx.db.catalog().analyze(&relation, txn)?;
                     Ok(())
                 })?;

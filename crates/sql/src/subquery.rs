@@ -249,8 +249,8 @@ fn correlated(
         return Ok(None);
     };
     // A function's arguments in FROM (`generate_series(0, o.n)`,
-    // `unnest(o.tags)`) see no FROM item: each column they name is the
-    // outer query's.
+    // `unnest(o.tags)`) and a derived table's query see no FROM item of
+    // `q`: each column they name and do not have is the outer query's.
     let none = Scope::default();
     let mut in_from = OuterRefs {
         cx,
@@ -273,6 +273,16 @@ fn correlated(
                 }
                 TableFactor::UNNEST { array_exprs, .. } => {
                     let _ = array_exprs.visit(&mut in_from);
+                }
+                // A derived table (not LATERAL) sees no sibling FROM
+                // item either: a name its query's own FROM does not have
+                // is the outer query's (PostgreSQL's outer reference).
+                TableFactor::Derived {
+                    lateral: false,
+                    subquery,
+                    ..
+                } => {
+                    let _ = subquery.visit(&mut in_from);
                 }
                 _ => {}
             }

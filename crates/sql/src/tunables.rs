@@ -84,6 +84,11 @@ const REAL: Takes = Takes::Real {
     min: 0.0,
     max: f64::MAX,
 };
+/// A JIT threshold: a cost, or -1 for never.
+const JIT_COST: Takes = Takes::Real {
+    min: -1.0,
+    max: f64::MAX,
+};
 const LOCALES: &[&str] = &["C.UTF-8", "C", "POSIX", "C.utf8", ""];
 const LEVELS: &[&str] = &[
     "debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error",
@@ -262,6 +267,27 @@ pub const TUNABLES: &[Tunable] = &[
     ),
     tunable("jit", "on", Takes::Bool, PLANNER, "Allow JIT compilation."),
     tunable(
+        "jit_above_cost",
+        "100000",
+        JIT_COST,
+        COSTS,
+        "Perform JIT compilation if query is more expensive.",
+    ),
+    tunable(
+        "jit_inline_above_cost",
+        "500000",
+        JIT_COST,
+        COSTS,
+        "Perform JIT inlining if query is more expensive.",
+    ),
+    tunable(
+        "jit_optimize_above_cost",
+        "500000",
+        JIT_COST,
+        COSTS,
+        "Optimize JIT-compiled functions if query is more expensive.",
+    ),
+    tunable(
         "join_collapse_limit",
         "8",
         Takes::Integer {
@@ -326,6 +352,42 @@ pub const TUNABLES: &[Tunable] = &[
         Takes::Integer { min: 0, max: 1024 },
         "Resource Usage / Asynchronous Behavior",
         "Sets the maximum number of parallel processes per executor node.",
+    ),
+    tunable(
+        "min_parallel_index_scan_size",
+        "512kB",
+        Takes::Memory {
+            unit_kb: 8,
+            min: 0,
+            max: 715_827_882,
+        },
+        COSTS,
+        "Sets the minimum amount of index data for a parallel scan.",
+    ),
+    tunable(
+        "min_parallel_table_scan_size",
+        "8MB",
+        Takes::Memory {
+            unit_kb: 8,
+            min: 0,
+            max: 715_827_882,
+        },
+        COSTS,
+        "Sets the minimum amount of table data for a parallel scan.",
+    ),
+    tunable(
+        "parallel_setup_cost",
+        "1000",
+        REAL,
+        COSTS,
+        "Sets the planner's estimate of the cost of starting up worker processes for parallel query.",
+    ),
+    tunable(
+        "parallel_tuple_cost",
+        "0.1",
+        REAL,
+        COSTS,
+        "Sets the planner's estimate of the cost of passing each tuple (row) from worker to leader backend.",
     ),
     tunable(
         "random_page_cost",
@@ -432,8 +494,11 @@ const MEMORY_UNITS: [(&str, f64); 5] = [
 ];
 
 /// A size of `kb` kB as SHOW prints it: in the largest unit that holds
-/// it whole.
+/// it whole; zero without a unit, as PostgreSQL's.
 pub(crate) fn show_memory(kb: i64) -> String {
+    if kb == 0 {
+        return "0".into();
+    }
     let (unit, size) = MEMORY_UNITS[1..]
         .iter()
         .rev()

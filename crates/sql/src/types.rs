@@ -437,6 +437,18 @@ pub fn assign(value: Value, ty: SqlType) -> Result<Value, SqlError> {
     coerce(value, ty)
 }
 
+/// A `char(n)` value as text: without its trailing blanks (PostgreSQL's
+/// `rtrim` in the bpchar-to-text cast).
+pub fn char_to_text(value: Value) -> Value {
+    match value {
+        Value::Text(mut s) => {
+            s.truncate(s.trim_end_matches(' ').len());
+            Value::Text(s)
+        }
+        other => other,
+    }
+}
+
 /// `CAST(value AS ty)` / `value::ty`: PostgreSQL's casts among the types
 /// folio has — any value to text (its output form), text to any type (its
 /// input form), numbers to numbers (numeric to an integer rounds half away

@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""Runs SQL scripts on folio and on PostgreSQL side by side and compares
+the answers statement by statement.
+
+    scripts/pg_diff.py [-v] [--tables] FOLIO_BIN PG_PORT FOLIO_PORT FILE.sql [...]
+
+For each FILE.sql the script starts a fresh `FOLIO_BIN serve` on a new
+temporary data directory at 127.0.0.1:FOLIO_PORT, creates a fresh
+database `pgdiff_<file>` in the PostgreSQL cluster at 127.0.0.1:PG_PORT
+(user postgres, trust authentication), sends every statement of the file
+to both over one simple-protocol connection each, then drops the database
+and stops the server.
+
+Statements are split at semicolons outside quotes, dollar-quoted bodies
+and comments; psql meta-commands (lines starting with a backslash) are
+skipped. EXPLAIN statements are sent to neither side (plans differ by
+design) and counted as skipped. `--tables` first creates, on both sides,
+deterministic stand-ins for the regression suite's shared tables (onek,
+tenk1, int4_tbl, int8_tbl, float8_tbl, char_tbl, varchar_tbl, text_tbl):
+the same columns, generated rather than loaded, so results are comparable
+between the two servers but not with PostgreSQL's expected files.
+
+Answers are compared as: column names and rows (rows as a multiset when
+the statement has no ORDER BY), the command tag, or the SQLSTATE of an
+error. Each difference is classed:
+
+  a  folio crashed, closed the connection or did not answer in 30 s
+  b  a different answer (rows, tag, or an error where PostgreSQL had none
+     that is not a missing feature, or success where PostgreSQL failed)
+  c  a missing feature: folio fails with 0A000, 42601, 42883 or 42704
+     where PostgreSQL succeeds
+  e  both fail, with different SQLSTATEs
+  d  follows from an earlier difference: folio is in a failed
+     transaction block (25P02), or its error or the statement names an
+     object whose CREATE failed on folio only
+
+It prints one summary line per file; -v also prints each difference with
+both answers.
+"""
+
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT_S = 30
+MISSING = {"0A000", "42601", "42883", "42704"}
+
+
+class Lost(Exception):
+    """The server closed the connection or did not answer in time."""
+
+
+class Connection:
+    def __init__(self, port, database="postgres"):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S)
+        body = struct.pack("!i", 196608)
+        for key, value in (("user", "postgres"), ("database", database)):
+            body += key.encode() + b"\0" + value.encode() + b"\0"
+        body += b"\0"
+        self.sock.sendall(struct.pack("!i", len(body) + 4) + body)
+        while True:
+            kind, payload = self.message()
+            if kind == b"E":
+                raise SystemExit("cannot connect: " + fields(payload).get("M", "?"))
+            if kind == b"Z":
+                return
+
+    def read(self, n):
+        data = b""
+        while len(data) < n:
+            try:
+                chunk = self.sock.recv(n - len(data))
+            except (socket.timeout, OSError) as e:
+                raise Lost(f"no answer ({e})")
+            if not chunk:
+                raise Lost("connection closed")
+            data += chunk
+        return data
+
+    def message(self):
+        kind = self.read(1)
+        (length,) = struct.unpack("!i", self.read(4))
+        return kind, self.read(length - 4)
+
+    def query(self, sql):
+        """("rows", names, rows), ("ok", tag) or ("error", sqlstate, message)."""
+        body = sql.encode() + b"\0"
+        try:
+            self.sock.sendall(b"Q" + struct.pack("!i", len(body) + 4) + body)
+        except OSError as e:
+            raise Lost(f"cannot send ({e})")
+        names, rows, tag, error = None, [], None, None
+        while True:
+            kind, payload = self.message()
+            if kind == b"T":
+                names, rows = column_names(payload), []
+            elif kind == b"D":
+                rows.append(data_row(payload))
+            elif kind == b"C":
+                tag = payload.rstrip(b"\0").decode()
+            elif kind == b"E" and error is None:
+                f = fields(payload)
+                error = ("error", f.get("C", "?"), f.get("M", "?"))
+            elif kind == b"Z":
+                if error is not None:
+                    return error
+                if names is not None:
+                    return ("rows", names, rows)
+                return ("ok", tag)
+
+
+def fields(payload):
+    out = {}
+    for part in payload.split(b"\0"):
+        if part:
+            out[chr(part[0])] = part[1:].decode(errors="replace")
+    return out
+
+
+def column_names(payload):
+    (count,) = struct.unpack("!h", payload[:2])
+    at, names = 2, []
+    for _ in range(count):
+        end = payload.index(b"\0", at)
+        names.append(payload[at:end].decode())
+        at = end + 1 + 18
+    return names
+
+
+def data_row(payload):
+    (count,) = struct.unpack("!h", payload[:2])
+    at, values = 2, []
+    for _ in range(count):
+        (length,) = struct.unpack("!i", payload[at : at + 4])
+        at += 4
+        if length < 0:
+            values.append(None)
+        else:
+            values.append(payload[at : at + length].decode(errors="replace"))
+            at += length
+    return tuple(values)
+
+
+def statements(text):
+    """The statements of a psql script, in order, without comments."""
+    out, cur, i, n = [], [], 0, len(text)
+    at_line_start = True
+    while i < n:
+        c = text[i]
+        if at_line_start and c == "\\" and not "".join(cur).strip():
+            i = text.find("\n", i)
+            i = n if i < 0 else i + 1
+            continue
+        at_line_start = c == "\n"
+        if text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            cur.append(" ")
+            continue
+        if c in "'\"":
+            j = i + 1
+            while j < n:
+                if text[j] == c and j + 1 < n and text[j + 1] == c:
+                    j += 2
+                elif text[j] == c:
+                    break
+                else:
+                    j += 1
+            cur.append(text[i : j + 1])
+            i = j + 1
+            continue
+        m = re.match(r"\$[A-Za-z_]*\$", text[i:]) if c == "$" else None
+        if m:
+            j = text.find(m.group(0), i + len(m.group(0)))
+            j = n if j < 0 else j + len(m.group(0))
+            cur.append(text[i:j])
+            i = j
+            continue
+        if c == ";":
+            sql = "".join(cur).strip()
+            if sql:
+                out.append(sql)
+            cur, i = [], i + 1
+            continue
+        cur.append(c)
+        i += 1
+    sql = "".join(cur).strip()
+    if sql:
+        out.append(sql)
+    return out
+
+
+def letters(k):
+    """A stand-in for the regression tables' name columns: k in base 26."""
+    s = ""
+    for _ in range(6):
+        s += chr(ord("A") + k % 26)
+        k //= 26
+    return s + "xxxxxxxxxx"
+
+
+def regress_tables():
+    """Statements creating the shared regression tables' stand-ins."""
+    yield "CREATE TABLE int4_tbl (f1 int4)"
+    yield "INSERT INTO int4_tbl VALUES (0), (123456), (-123456), (2147483647), (-2147483647)"
+    yield "CREATE TABLE int8_tbl (q1 int8, q2 int8)"
+    yield (
+        "INSERT INTO int8_tbl VALUES (123, 456), (123, 4567890123456789), "
+        "(4567890123456789, 123), (4567890123456789, 4567890123456789), "
+        "(4567890123456789, -4567890123456789)"
+    )
+    yield "CREATE TABLE float8_tbl (f1 float8)"
+    yield (
+        "INSERT INTO float8_tbl VALUES (0.0), (-34.84), (-1004.30), "
+        "(-1.2345678901234e+200), (-1.2345678901234e-200)"
+    )
+    yield "CREATE TABLE char_tbl (f1 char(4))"
+    yield "INSERT INTO char_tbl VALUES ('a'), ('ab'), ('abcd'), ('abcd    ')"
+    yield "CREATE TABLE varchar_tbl (f1 varchar(4))"
+    yield "INSERT INTO varchar_tbl VALUES ('a'), ('ab'), ('abcd'), ('abcd    ')"
+    yield "CREATE TABLE text_tbl (f1 text)"
+    yield "INSERT INTO text_tbl VALUES ('doh!'), ('hi de ho neighbor')"
+    string4 = ["AAAAxx", "HHHHxx", "OOOOxx", "VVVVxx"]
+    for table, count, step in (("onek", 1000, 271), ("tenk1", 10000, 7919)):
+        yield (
+            f"CREATE TABLE {table} (unique1 int4, unique2 int4, two int4, four int4, "
+            "ten int4, twenty int4, hundred int4, thousand int4, twothousand int4, "
+            "fivethous int4, tenthous int4, odd int4, even int4, stringu1 text, "
+            "stringu2 text, string4 text)"
+        )
+        rows = []
+        for u2 in range(count):
+            u1 = u2 * step % count
+            h = u1 % 100
+            rows.append(
+                f"({u1},{u2},{u1 % 2},{u1 % 4},{u1 % 10},{u1 % 20},{h},{u1 % 1000},"
+                f"{u1 % 2000},{u1 % 5000},{u1 % 10000},{h * 2 + 1},{h * 2},"
+                f"'{letters(u1)}','{letters(u2)}','{string4[u2 % 4]}')"
+            )
+        for at in range(0, count, 1000):
+            yield f"INSERT INTO {table} VALUES " + ",".join(rows[at : at + 1000])
+
+
+class Folio:
+    def __init__(self, binary, port):
+        self.binary, self.port = binary, port
+        self.dir = tempfile.mkdtemp(prefix="pg_diff_")
+        self.data = os.path.join(self.dir, "data")
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.stop()
+        self.proc = subprocess.Popen(
+            [self.binary, "serve", self.data, "--listen", f"127.0.0.1:{self.port}",
+             "--unix-socket-directories", ""],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "server.log"), "ab"),
+        )
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.close()
+        raise SystemExit("folio did not start")
+
+    def connect(self):
+        if self.proc.poll() is not None:
+            self.start()
+        return Connection(self.port)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def same(sql, pg, fo):
+    if pg[0] != fo[0]:
+        return False
+    if pg[0] == "error":
+        return pg[1] == fo[1]
+    if pg[0] == "ok":
+        return pg[1] == fo[1]
+    if pg[1] != fo[1]:
+        return False
+    if pg[2] == fo[2]:
+        return True
+    if re.search(r"\border\s+by\b", sql, re.I):
+        return False
+    key = lambda row: tuple("\0" if v is None else v for v in row)  # noqa: E731
+    return sorted(pg[2], key=key) == sorted(fo[2], key=key)
+
+
+CREATED = re.compile(
+    r"create\s+(?:or\s+replace\s+)?(?:(?:temp|temporary|unique|materialized)\s+)*"
+    r"(?:table|view|sequence|function|index|type|domain)\s+(?:if\s+not\s+exists\s+)?"
+    r'"?([\w.]+)',
+    re.I,
+)
+
+
+def classify(sql, pg, fo, missing):
+    """The class of a difference; `missing`: names folio failed to create."""
+    if fo[0] == "lost":
+        return "a"
+    if fo[0] == "error" and fo[1] == "25P02":
+        return "d"
+    words = set(re.findall(r"\w+", sql.lower()))
+    if fo[0] == "error" and any(f'"{m}"' in fo[2] for m in missing):
+        return "d"
+    if any(m in words for m in missing) and not CREATED.match(sql):
+        return "d"
+    if pg[0] == "error" and fo[0] == "error":
+        return "e"
+    if fo[0] == "error" and fo[1] in MISSING:
+        return "c"
+    return "b"
+
+
+def show(answer, limit=12):
+    if answer[0] == "rows":
+        rows = [" | ".join("NULL" if v is None else v for v in r) for r in answer[2][:limit]]
+        more = f"  ... {len(answer[2])} rows" if len(answer[2]) > limit else ""
+        return "\n      ".join([" | ".join(answer[1])] + rows) + more
+    return " ".join(str(x) for x in answer)
+
+
+def run_file(path, args):
+    name = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    database = f"pgdiff_{name}"
+    admin = Connection(args.pg_port)
+    admin.query(f"DROP DATABASE IF EXISTS {database}")
+    admin.query(f"CREATE DATABASE {database}")
+    folio = Folio(args.folio, args.folio_port)
+    try:
+        pg, fo = Connection(args.pg_port, database), folio.connect()
+        if args.tables:
+            for sql in regress_tables():
+                a, b = pg.query(sql), fo.query(sql)
+                if a[0] == "error" or b[0] == "error":
+                    raise SystemExit(f"setup failed: {sql[:80]}: {a} / {b}")
+        with open(path) as f:
+            text = f.read()
+        counts = {"run": 0, "match": 0, "skip": 0, "a": 0, "b": 0, "c": 0, "d": 0, "e": 0}
+        missing = set()
+        for sql in statements(text):
+            if re.match(r"explain\b", sql, re.I):
+                counts["skip"] += 1
+                continue
+            counts["run"] += 1
+            answer_pg = pg.query(sql)
+            try:
+                answer_fo = fo.query(sql)
+            except Lost as e:
+                answer_fo = ("lost", str(e))
+                fo = folio.connect()
+            if same(sql, answer_pg, answer_fo):
+                counts["match"] += 1
+                continue
+            cls = classify(sql, answer_pg, answer_fo, missing)
+            counts[cls] += 1
+            created = CREATED.match(sql)
+            if created and answer_pg[0] != "error" and answer_fo[0] == "error":
+                missing.add(created.group(1).lower().split(".")[-1])
+            if args.verbose:
+                print(f"--- [{cls}] {os.path.basename(path)}: {' '.join(sql.split())[:300]}")
+                print(f"  pg: {show(answer_pg)}")
+                print(f"  fo: {show(answer_fo)}")
+        print(
+            f"{os.path.basename(path)}: run {counts['run']}, match {counts['match']}, "
+            f"crash/hang {counts['a']}, wrong {counts['b']}, missing {counts['c']}, "
+            f"other error code {counts['e']}, follow-on {counts['d']}, "
+            f"explain skipped {counts['skip']}"
+        )
+    finally:
+        folio.close()
+        try:
+            pg.sock.close()
+        except NameError:
+            pass
+        time.sleep(0.2)
+        admin.query(f"DROP DATABASE IF EXISTS {database}")
+
+
+def main():
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--tables", action="store_true")
+    parser.add_argument("folio")
+    parser.add_argument("pg_port", type=int)
+    parser.add_argument("folio_port", type=int)
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    for path in args.files:
+        run_file(path, args)
+
+
+if __name__ == "__main__":
+    main()

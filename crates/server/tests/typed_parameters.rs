@@ -202,3 +202,33 @@ async fn limit_and_offset_parameters_are_bigint_and_read_per_bind() {
     let e = client.query(&page, &[&-1i64, &0i64]).await.unwrap_err();
     assert_eq!(e.code().map(|c| c.code()), Some("2201W"), "{e}");
 }
+
+// Proves a job queue's `... order by k limit $1 for update skip locked`
+// locks only the rows its LIMIT takes, with the count of each Bind: a
+// second client skips the first one's two rows and takes the next two
+// (locking every row read would leave it none).
+#[tokio::test(flavor = "current_thread")]
+async fn skip_locked_with_a_limit_parameter_locks_only_its_rows() {
+    let (_dir, server) = common::pool_server(2);
+    let mut first = common::connect_tcp(&server).await;
+    let mut second = common::connect_tcp(&server).await;
+    first
+        .batch_execute(
+            "create table jobs (k int primary key); \
+             insert into jobs select g from generate_series(1, 6) g",
+        )
+        .await
+        .unwrap();
+    let sql = "select k from jobs order by k limit $1 for update skip locked";
+    let keys = |rows: Vec<tokio_postgres::Row>| -> Vec<i32> {
+        rows.iter().map(|r| r.get::<_, i32>(0)).collect()
+    };
+    let a = first.transaction().await.unwrap();
+    let take = a.prepare(sql).await.unwrap();
+    assert_eq!(keys(a.query(&take, &[&2i64]).await.unwrap()), [1, 2]);
+    let b = second.transaction().await.unwrap();
+    let take = b.prepare(sql).await.unwrap();
+    assert_eq!(keys(b.query(&take, &[&2i64]).await.unwrap()), [3, 4]);
+    b.rollback().await.unwrap();
+    a.rollback().await.unwrap();
+}

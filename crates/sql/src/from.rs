@@ -320,8 +320,9 @@ pub struct RowLock {
     /// (empty: the scan's order).
     pub order: Vec<crate::plan::SortKey>,
     /// LIMIT plus OFFSET when nothing between the lock and the LIMIT
-    /// drops rows: locking stops once that many are locked.
-    pub needed: Option<usize>,
+    /// drops rows: locking stops once that many are locked (a count with
+    /// a parameter: known when the plan runs, `counts.rs`).
+    pub needed: Option<crate::counts::Stop>,
 }
 
 /// A row lock's strength. PostgreSQL's `FOR NO KEY UPDATE` and `FOR KEY

@@ -367,11 +367,14 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
             && planned.post_sort.is_empty()
             && planned.windows.is_empty()
             && !planned.per_row();
-        let needed = match planned.limit {
+        let needed = match (planned.limit, &planned.at_run) {
             // (Ties past the count are found only once the rows are.)
-            Some(n) if in_order && !planned.ties => {
-                usize::try_from(n.saturating_add(planned.offset)).ok()
+            (Some(n), _) if in_order && !planned.ties => {
+                usize::try_from(n.saturating_add(planned.offset))
+                    .ok()
+                    .map(Stop::After)
             }
+            (None, Some(at_run)) if in_order => Some(Stop::AtRun(at_run.clone())),
             _ => None,
         };
         let order = match in_order {

@@ -322,7 +322,7 @@ pub fn lock_rows(
             return Err(e);
         }
     }
-    let needed = lock.needed.unwrap_or(usize::MAX);
+    let needed = crate::counts::Stop::rows(lock.needed.as_ref(), env)?.unwrap_or(usize::MAX);
     let mut rows = Vec::with_capacity(found.len().min(needed));
     for (tid, row) in found {
         if rows.len() >= needed {

@@ -3,9 +3,10 @@
 //! sort at it. A count with a parameter (`LIMIT $1` of a prepared
 //! statement or an extended-protocol Parse, a PL/pgSQL variable) is an
 //! expression the plan keeps and evaluates each time it runs, as
-//! PostgreSQL's generic plans do: such a plan makes every row and cuts
-//! them at the count's value then (none of the plan-time stops apply).
-//! An untyped parameter there is `bigint`, as PostgreSQL infers it.
+//! PostgreSQL's generic plans do; where a constant count would stop a
+//! source, that source gets the expression ([`Stop::AtRun`]) and stops
+//! at its value in that run. An untyped parameter there is `bigint`, as
+//! PostgreSQL infers it.
 //! [`count_value`] is the one check of a count's value, at either time.
 
 use crate::error::SqlError;

@@ -28,7 +28,8 @@ pub struct Counts {
 }
 
 /// LIMIT and OFFSET expressions (`None`: not given) evaluated when the
-/// plan runs.
+/// plan runs. A NULL count is all rows, WITH TIES too (PostgreSQL's
+/// 2201W for it is a constant's, found when the query is planned).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AtRun {
     limit: Option<Scalar>,
@@ -72,12 +73,24 @@ impl Stop {
         Ok(match stop {
             None => None,
             Some(Stop::After(n)) => Some(*n),
-            Some(Stop::AtRun(at_run)) => match at_run.values(env)? {
-                (Some(limit), offset) => usize::try_from(limit.saturating_add(offset)).ok(),
-                (None, _) => None,
-            },
+            Some(Stop::AtRun(at_run)) => {
+                let (limit, offset) = at_run.values(env)?;
+                rows_needed(limit, offset)
+            }
         })
     }
+}
+
+/// The rows a LIMIT with its OFFSET takes from what is under it: the
+/// one sum of the two (`None`: all rows, without a LIMIT or past
+/// `usize`).
+pub fn rows_needed(limit: Option<u64>, offset: u64) -> Option<usize> {
+    limit.and_then(|n| usize::try_from(n.saturating_add(offset)).ok())
+}
+
+/// A count (a LIMIT's or an OFFSET's) as rows: past `usize`, all.
+pub fn as_rows(count: u64) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
 }
 
 /// A count's value: `None` for NULL (all rows), 2201W below zero, 42804
@@ -160,15 +173,10 @@ pub fn of(clause: Option<&LimitClause>, fetch: Option<&Fetch>) -> Result<Counts,
             at_run: None,
         });
     }
-    if matches!(limit, Some(Count::Ties(_))) {
-        return Err(SqlError::unsupported(
-            "FETCH FIRST ... WITH TIES with a parameter as its count",
-        ));
-    }
     let bound = |e: &Expr| scalar::fit_unknown(scalar::bind(e, &[] as &[SqlType])?, SqlType::Int8);
     let at_run = AtRun {
         limit: match &limit {
-            Some(Count::Limit(e)) => Some(bound(e)?),
+            Some(Count::Limit(e) | Count::Ties(e)) => Some(bound(e)?),
             Some(Count::One) => Some(Scalar::Const(Value::Int8(1))),
             _ => None,
         },

@@ -85,6 +85,9 @@ pub struct Planned {
     /// an access path; empty for an aggregate query, which sorts its
     /// aggregate rows).
     pub sort: Vec<SortKey>,
+    /// ORDER BY's keys over the source's rows, whether an access path
+    /// yields that order or `sort` makes it: what WITH TIES compares.
+    pub order: Vec<SortKey>,
     pub shape: Shape,
     pub columns: Vec<Column>,
     /// The result columns' types.
@@ -342,7 +345,8 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         planned.limit = limit;
         planned.ties = true;
     }
-    if let Some(at_run) = &counts.at_run {
+    // (With ties, the rows past the count are found only once all are.)
+    if let Some(at_run) = counts.at_run.as_ref().filter(|_| !ties) {
         planned.push_stop(Stop::AtRun(at_run.clone()), lock.is_some());
     }
     planned.at_run = counts.at_run;
@@ -370,11 +374,9 @@ fn plan_level(cx: &Ctx<'_>, txn: &Transaction, query: &Query) -> Result<Planned,
         let needed = match (planned.limit, &planned.at_run) {
             // (Ties past the count are found only once the rows are.)
             (Some(n), _) if in_order && !planned.ties => {
-                usize::try_from(n.saturating_add(planned.offset))
-                    .ok()
-                    .map(Stop::After)
+                crate::counts::rows_needed(Some(n), planned.offset).map(Stop::After)
             }
-            (None, Some(at_run)) if in_order => Some(Stop::AtRun(at_run.clone())),
+            (None, Some(at_run)) if in_order && !planned.ties => Some(Stop::AtRun(at_run.clone())),
             _ => None,
         };
         let order = match in_order {
@@ -536,6 +538,7 @@ pub fn over_source(
         }]),
         filter: Vec::new(),
         sort: Vec::new(),
+        order: Vec::new(),
         shape: Shape::Project((0..width).map(Scalar::Column).collect()),
         distinct: Distinct::No,
         post_sort: Vec::new(),
@@ -634,6 +637,7 @@ fn set_result(
         .iter()
         .map(|o| output_sort_key(&planned.scope, o))
         .collect::<Result<Vec<_>, _>>()?;
+    planned.order = planned.sort.clone();
     planned.limit = limit;
     planned.offset = offset;
     Ok(planned)
@@ -915,6 +919,7 @@ fn plan_select(
     if let Shape::Aggregate { grouping, .. } = &shape {
         subquery::over_groups(&mut subplans, &grouping.keys, &scope)?;
     }
+    let order_keys = order.clone();
     let (source, filter, sort) = match from {
         Some(from) => {
             // A locking scan reads whole rows (index-only scans have no
@@ -946,6 +951,7 @@ fn plan_select(
         scope,
         filter,
         sort,
+        order: order_keys,
         shape,
         columns,
         types,
@@ -959,7 +965,7 @@ fn plan_select(
         ties: false,
         row_calls,
     };
-    if let Some(n) = limit.and_then(|n| usize::try_from(n.saturating_add(offset)).ok()) {
+    if let Some(n) = crate::counts::rows_needed(limit, offset) {
         planned.push_stop(Stop::After(n), locking);
     }
     Ok(planned)
@@ -1042,10 +1048,10 @@ fn run_level(
                 }
                 Ok(())
             })?;
-            let offset = usize::try_from(offset_n).unwrap_or(usize::MAX);
+            let offset = crate::counts::as_rows(offset_n);
             out.drain(..offset.min(out.len()));
             if let Some(limit) = limit_n {
-                out.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+                out.truncate(crate::counts::as_rows(limit));
             }
             return Ok((out, counts));
         }
@@ -1061,7 +1067,7 @@ fn run_level(
                 && !planned.ties
                 && let Some(limit) = limit_n =>
         {
-            let n = usize::try_from(limit.saturating_add(offset_n)).unwrap_or(usize::MAX);
+            let n = crate::counts::rows_needed(Some(limit), offset_n).unwrap_or(usize::MAX);
             let mut first = TopN::new(&planned.sort, n);
             (planned.source).visit(txn, env, &mut counts.source, |row| first.offer(row))?;
             first.finish()?
@@ -1124,17 +1130,17 @@ fn run_level(
         runner.check_interrupt()?;
         planned.windows.run(&mut rows, env)?;
     }
-    let offset = usize::try_from(offset_n).unwrap_or(usize::MAX);
+    let offset = crate::counts::as_rows(offset_n);
     // The rows' ORDER BY keys where the LIMIT is applied (for its ties).
     let keys = match &planned.shape {
         _ if !planned.post_sort.is_empty() => &planned.post_sort,
         Shape::Aggregate { order, .. } => order,
-        Shape::Project(_) => &planned.sort,
+        Shape::Project(_) => &planned.order,
     };
     let limit = |rows: &mut Vec<Vec<Value>>| -> Result<(), SqlError> {
         rows.drain(..offset.min(rows.len()));
         if let Some(limit) = limit_n {
-            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let limit = crate::counts::as_rows(limit);
             let kept = match planned.ties {
                 true => with_ties(rows, keys, limit)?,
                 false => limit,
@@ -1210,7 +1216,7 @@ pub fn first_groups(planned: &Planned) -> Option<usize> {
         || !planned.post_sort.is_empty();
     match (&planned.shape, whole) {
         (Shape::Aggregate { .. }, false) => {
-            Some(usize::try_from(limit.saturating_add(planned.offset)).unwrap_or(usize::MAX))
+            crate::counts::rows_needed(Some(limit), planned.offset).or(Some(usize::MAX))
         }
         _ => None,
     }

@@ -113,7 +113,7 @@ pub fn plan(
         } => Some(crate::conflict_target::infer(
             relation,
             &elements,
-            predicate.as_ref(),
+            predicate.as_deref(),
         )?),
         Target::Constraint(name) => {
             let name = names::relation(&name)?;

@@ -53,7 +53,7 @@ pub enum Target {
     /// An inference clause.
     Infer {
         elements: Vec<IndexColumn>,
-        predicate: Option<Expr>,
+        predicate: Option<Box<Expr>>,
     },
 }
 
@@ -86,7 +86,9 @@ impl Target {
                     elements: (elements.iter())
                         .map(|e| crate::parse::index_column(e))
                         .collect::<Result<_, _>>()?,
-                    predicate: predicate.map(|p| crate::parse::expression(p)).transpose()?,
+                    predicate: (predicate.map(|p| crate::parse::expression(p)))
+                        .transpose()?
+                        .map(Box::new),
                 })
             }
         }
@@ -184,8 +186,8 @@ fn depth(tokens: &[TokenWithSpan], from: usize, to: usize) -> i32 {
 fn split_commas(tokens: &[TokenWithSpan], start: usize, end: usize) -> Vec<std::ops::Range<usize>> {
     let mut ranges = Vec::new();
     let (mut from, mut level) = (start, 0i32);
-    for i in start..end {
-        match tokens[i].token {
+    for (i, t) in tokens.iter().enumerate().take(end).skip(start) {
+        match t.token {
             Token::LParen => level += 1,
             Token::RParen => level -= 1,
             Token::Comma if level == 0 => {

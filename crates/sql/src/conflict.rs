@@ -26,6 +26,7 @@
 //! 40001, as PostgreSQL's `ExecCheckTIDVisible`: skipping the row would
 //! act on a row the transaction cannot read.
 
+use crate::conflict_target::Target;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
 use crate::error::SqlError;
@@ -37,7 +38,7 @@ use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Transaction, Write};
 use folio_row::{SqlType, Value};
-use sqlparser::ast::{AssignmentTarget, ConflictTarget, OnConflict, OnConflictAction};
+use sqlparser::ast::{AssignmentTarget, OnConflict, OnConflictAction};
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -46,8 +47,9 @@ const ATTEMPTS: usize = 8;
 
 /// A planned ON CONFLICT clause.
 pub struct Conflict {
-    /// The unique index the target names (`None`: any, DO NOTHING only).
-    index: Option<usize>,
+    /// The unique indexes the target names or infers, by position
+    /// (`None`: every one, DO NOTHING only; `conflict_target.rs`).
+    arbiters: Option<Vec<usize>>,
     action: Action,
 }
 
@@ -103,36 +105,25 @@ pub fn plan(
     on: &OnConflict,
     constraints: &crate::constraints::Constraints,
 ) -> Result<Conflict, SqlError> {
-    let index = match &on.conflict_target {
-        None => None,
-        Some(ConflictTarget::Columns(columns)) => {
-            let mut wanted: Vec<usize> = columns
-                .iter()
-                .map(|c| Ok(relation.resolve(&names::ident(c))?.0))
-                .collect::<Result<_, SqlError>>()?;
-            // (A column named twice is inferred once, as PostgreSQL's.)
-            wanted.sort_unstable();
-            wanted.dedup();
-            let found = relation.indexes.iter().position(|ri| {
-                let mut have: Vec<usize> = ri.def.columns.iter().map(|&c| usize::from(c)).collect();
-                have.sort_unstable();
-                // (An expression or partial index is no column list's.)
-                ri.def.unique && ri.def.is_plain() && have == wanted
-            });
-            Some(found.ok_or_else(|| {
-                SqlError::new(
-                    "42P10",
-                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                )
-            })?)
-        }
-        Some(ConflictTarget::OnConstraint(name)) => {
-            let name = names::relation(name)?;
-            Some(
+    let arbiters = match Target::of(on.conflict_target.as_ref())? {
+        Target::Any => None,
+        Target::Infer {
+            elements,
+            predicate,
+        } => Some(crate::conflict_target::infer(
+            relation,
+            &elements,
+            predicate.as_deref(),
+        )?),
+        Target::Constraint(name) => {
+            let name = names::relation(&name)?;
+            Some(vec![
                 relation
                     .indexes
                     .iter()
-                    .position(|ri| ri.def.unique && ri.def.name == name)
+                    // (A unique index that is no constraint's is not one,
+                    // as PostgreSQL's.)
+                    .position(|ri| ri.def.unique && ri.def.constraint && ri.def.name == name)
                     .ok_or_else(|| {
                         SqlError::new(
                             "42704",
@@ -142,13 +133,13 @@ pub fn plan(
                             ),
                         )
                     })?,
-            )
+            ])
         }
     };
     let action = match &on.action {
         OnConflictAction::DoNothing => Action::Nothing,
         OnConflictAction::DoUpdate(update) => {
-            if index.is_none() {
+            if arbiters.is_none() {
                 return Err(SqlError::syntax(
                     "ON CONFLICT DO UPDATE requires inference specification or constraint name",
                 ));
@@ -184,7 +175,7 @@ pub fn plan(
             }
         }
     };
-    Ok(Conflict { index, action })
+    Ok(Conflict { arbiters, action })
 }
 
 /// Where a row's conflict is looked for: the table it is inserted into
@@ -193,7 +184,7 @@ pub fn plan(
 struct Arbiter<'a> {
     relation: &'a Relation,
     constraints: &'a Constraints,
-    index: Option<usize>,
+    arbiters: Option<Vec<usize>>,
 }
 
 /// The row triggers an INSERT ... ON CONFLICT fires (`triggers.rs`): its
@@ -243,9 +234,11 @@ impl Conflict {
             Action::Update { .. } => "UPDATE",
         };
         let mut lines = vec![format!("Conflict Resolution: {word}")];
-        if let Some(index) = self.index {
-            let name = folio_catalog::unqualified(&relation.indexes[index].def.name);
-            lines.push(format!("Conflict Arbiter Indexes: {name}"));
+        if let Some(arbiters) = &self.arbiters {
+            let names: Vec<&str> = (arbiters.iter())
+                .map(|&i| folio_catalog::unqualified(&relation.indexes[i].def.name))
+                .collect();
+            lines.push(format!("Conflict Arbiter Indexes: {}", names.join(", ")));
         }
         if let Action::Update { filter, .. } = &self.action
             && !filter.is_empty()
@@ -292,13 +285,17 @@ impl Conflict {
             None => Arbiter {
                 relation,
                 constraints,
-                index: self.index,
+                arbiters: self.arbiters.clone(),
             },
             Some((leaf, leaf_constraints)) => Arbiter {
                 relation: leaf,
                 constraints: leaf_constraints,
-                index: (self.index)
-                    .map(|i| leaf_index(relation, i, leaf))
+                arbiters: (self.arbiters.as_ref())
+                    .map(|all| {
+                        (all.iter())
+                            .map(|&i| leaf_index(relation, i, leaf))
+                            .collect::<Result<_, _>>()
+                    })
                     .transpose()?,
             },
         };
@@ -320,11 +317,12 @@ impl Conflict {
         let Arbiter {
             relation,
             constraints,
-            index,
+            arbiters,
         } = at;
-        refuse_deferrable(relation, index)?;
+        let arbiters = arbiters.as_deref();
+        refuse_deferrable(relation, arbiters)?;
         for attempt in 0..ATTEMPTS {
-            match constraints.insert(txn, relation, values.clone(), env) {
+            let index = match constraints.insert(txn, relation, values.clone(), env) {
                 Ok(tid) => {
                     if matches!(self.action, Action::Update { .. }) {
                         fire.written.borrow_mut().insert((relation.def.oid, tid));
@@ -334,9 +332,17 @@ impl Conflict {
                     }
                     return Ok(Some(values));
                 }
-                Err(e) if e.code == "23505" && arbitrates(relation, index, &e) => {}
+                Err(e) if e.code == "23505" => match arbiter_of(relation, arbiters, &e) {
+                    Some(index) => index,
+                    // Another unique index reported its duplicate first;
+                    // PostgreSQL checks the arbiters before it inserts.
+                    None => match conflicting_arbiter(txn, relation, arbiters, &values)? {
+                        Some(index) => Some(index),
+                        None => return Err(e),
+                    },
+                },
                 Err(e) => return Err(e),
-            }
+            };
             if attempt == 0 {
                 crate::explain_change::note_conflict(fire.cx, self);
             }
@@ -346,14 +352,17 @@ impl Conflict {
             } = &self.action
             else {
                 if txn.isolation() != folio_db::Isolation::ReadCommitted
-                    && !sees_a_conflict(txn, relation, index, &values)?
+                    && !sees_a_conflict(txn, relation, arbiters, &values)?
                 {
                     return Err(concurrent_update());
                 }
                 return Ok(None);
             };
-            let index = index.expect("DO UPDATE has a target");
-            // (The row conflicted in that index, so it has an entry there.)
+            // (DO UPDATE has arbiters, so the index is known; the row
+            // conflicted in it, so it has an entry there.)
+            let Some(index) = index else {
+                return Ok(None);
+            };
             let Some(key) = relation.indexes[index].key_values(&values)? else {
                 return Ok(None);
             };
@@ -425,14 +434,14 @@ impl Conflict {
     }
 }
 
-/// 55000 if an index the clause arbitrates in `relation` (`index`;
-/// without one, every unique index) is a deferrable constraint's, whose
+/// 55000 if an index the clause arbitrates in `relation` (`arbiters`;
+/// without them, every unique index) is a deferrable constraint's, whose
 /// duplicates an insert does not report: PostgreSQL's error, raised as it
 /// is when a row is inserted (none, none raised).
-fn refuse_deferrable(relation: &Relation, index: Option<usize>) -> Result<(), SqlError> {
-    let arbiters = (relation.indexes.iter().enumerate())
-        .filter(|(i, ri)| ri.def.unique && index.is_none_or(|target| target == *i));
-    match arbiters.map(|(_, ri)| ri).find(|ri| ri.def.deferrable.is_deferrable()) {
+fn refuse_deferrable(relation: &Relation, arbiters: Option<&[usize]>) -> Result<(), SqlError> {
+    let arbitrating = (relation.indexes.iter().enumerate())
+        .filter(|(i, ri)| ri.def.unique && arbiters.is_none_or(|all| all.contains(i)));
+    match arbitrating.map(|(_, ri)| ri).find(|ri| ri.def.deferrable.is_deferrable()) {
         None => Ok(()),
         Some(ri) => Err(SqlError::new(
             "55000",
@@ -442,27 +451,62 @@ fn refuse_deferrable(relation: &Relation, index: Option<usize>) -> Result<(), Sq
     }
 }
 
-/// Whether the unique violation `e` in `relation` is one the clause
-/// handles: any unique index's without a target, else the target's
-/// (`index`) only (a duplicate in another unique index is an error, as
-/// PostgreSQL's).
-fn arbitrates(relation: &Relation, index: Option<usize>, e: &SqlError) -> bool {
-    match index {
-        None => true,
-        Some(i) => e.constraint() == Some(relation.indexes[i].def.name.as_str()),
+/// Whether the clause handles the unique violation `e` in `relation`,
+/// and the index it is in (as the error names it): any unique index's
+/// without a target, else an arbiter's only (a duplicate in another
+/// unique index is an error, as PostgreSQL's).
+fn arbiter_of(
+    relation: &Relation,
+    arbiters: Option<&[usize]>,
+    e: &SqlError,
+) -> Option<Option<usize>> {
+    let violated =
+        (relation.indexes.iter()).position(|ri| e.constraint() == Some(ri.def.name.as_str()));
+    match (arbiters, violated) {
+        (None, violated) => Some(violated),
+        (Some(all), Some(i)) if all.contains(&i) => Some(Some(i)),
+        _ => None,
     }
 }
 
+/// The first of `arbiters` in `relation` holding a row (committed, for
+/// READ COMMITTED, or seen by the snapshot) with one of `values`' keys.
+fn conflicting_arbiter(
+    txn: &mut Transaction,
+    relation: &Relation,
+    arbiters: Option<&[usize]>,
+    values: &[Value],
+) -> Result<Option<usize>, SqlError> {
+    for &i in arbiters.unwrap_or_default() {
+        let ri = &relation.indexes[i];
+        let Some(key) = ri.key_values(values)? else {
+            continue;
+        };
+        if !ri.checks_unique(&key) {
+            continue;
+        }
+        let found = if txn.isolation() == folio_db::Isolation::ReadCommitted {
+            txn.with_latest_snapshot(|txn| relation.lookup(txn, i, &key))?
+        } else {
+            relation.lookup(txn, i, &key)?
+        };
+        if !found.is_empty() {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
 /// Whether `txn`'s snapshot sees a row holding one of `values`' keys in
-/// `relation`'s unique index `index` (none: in any unique index).
+/// `relation`'s unique indexes `arbiters` (none: in any unique index).
 fn sees_a_conflict(
     txn: &mut Transaction,
     relation: &Relation,
-    index: Option<usize>,
+    arbiters: Option<&[usize]>,
     values: &[Value],
 ) -> Result<bool, SqlError> {
     for (i, ri) in relation.indexes.iter().enumerate() {
-        if index.is_some_and(|target| target != i) {
+        if arbiters.is_some_and(|all| !all.contains(&i)) {
             continue;
         }
         // Not a unique index, no entry in it, or a key with a NULL:
@@ -479,12 +523,17 @@ fn sees_a_conflict(
 
 /// The index of leaf partition `leaf` that enforces partitioned table
 /// `parent`'s unique index `index` in it: the one over the same columns
-/// (every partition gets one when it is made or attached,
-/// `partitions/ddl.rs` `attach_def`).
+/// and expressions, with the same predicate (every partition gets one when
+/// it is made or attached, `partitions/ddl.rs` `attach_def`).
 fn leaf_index(parent: &Relation, index: usize, leaf: &Relation) -> Result<usize, SqlError> {
     let wanted = &parent.indexes[index].def;
     (leaf.indexes.iter())
-        .position(|ri| ri.def.unique && ri.def.is_plain() && ri.def.columns == wanted.columns)
+        .position(|ri| {
+            ri.def.unique
+                && ri.def.columns == wanted.columns
+                && ri.def.exprs.keys == wanted.exprs.keys
+                && ri.def.exprs.predicate == wanted.exprs.predicate
+        })
         .ok_or_else(|| {
             SqlError::new(
                 "XX000",

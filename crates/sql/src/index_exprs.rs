@@ -179,9 +179,37 @@ pub fn prepare(
 }
 
 /// `e` bound over `relation`, refused as PostgreSQL refuses it in an
-/// index: aggregates (42803), window functions (42P20), subqueries
-/// (0A000), and calls or casts that are not immutable (42P17).
+/// index: what [`refuse_in`] refuses, and calls or casts that are not
+/// immutable (42P17).
 fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError> {
+    refuse_in(e, part)?;
+    let bound = scalar::bind(e, relation)?;
+    if !crate::immutable::immutable(&bound, &relation.types) {
+        return Err(SqlError::new(
+            "42P17",
+            format!("functions in {} must be marked IMMUTABLE", part.singular()),
+        ));
+    }
+    Ok(bound)
+}
+
+/// [`refuse_in`] of an ON CONFLICT inference element (`predicate`: its
+/// WHERE clause), which PostgreSQL reads as an index's.
+pub fn refuse_in_inference(e: &Expr, predicate: bool) -> Result<(), SqlError> {
+    refuse_in(
+        e,
+        if predicate {
+            Part::Predicate
+        } else {
+            Part::Key
+        },
+    )
+}
+
+/// PostgreSQL's errors for what no index expression or predicate may
+/// hold: aggregates (42803), window functions (42P20), set-returning
+/// calls and subqueries (0A000).
+fn refuse_in(e: &Expr, part: Part) -> Result<(), SqlError> {
     let plural = match part {
         Part::Key => "index expressions",
         Part::Predicate => "index predicates",
@@ -205,14 +233,7 @@ fn checked(relation: &Relation, e: &Expr, part: Part) -> Result<Scalar, SqlError
             format!("cannot use subquery in {}", part.singular()),
         ));
     }
-    let bound = scalar::bind(e, relation)?;
-    if !crate::immutable::immutable(&bound, &relation.types) {
-        return Err(SqlError::new(
-            "42P17",
-            format!("functions in {} must be marked IMMUTABLE", part.singular()),
-        ));
-    }
-    Ok(bound)
+    Ok(())
 }
 
 /// Whether `e` holds a subquery.
@@ -241,18 +262,54 @@ pub fn label(e: &Expr) -> String {
 
 /// Whether the conjuncts `filter` of a WHERE clause imply every
 /// conjunct of a partial index's `predicate` (so every row the query
-/// wants has an entry): each is one of them (up to the forms below), or
-/// an `e IS NOT NULL` that a comparison of `e` (or of a call on `e` that
-/// is NULL for a NULL argument) implies. PostgreSQL proves more (`a > 5`
-/// from `a > 10`); a predicate folio cannot prove leaves the index
-/// unused, never a row unfound.
+/// wants has an entry): each is one of them (up to the forms below), an
+/// `e IS NOT NULL` that a comparison of `e` (or of a call on `e` that
+/// is NULL for a NULL argument) implies, or a comparison of an
+/// expression with a constant that one of the same expression with a
+/// constant implies (`a > 5` from `a > 10` or `a = 7`, as PostgreSQL's
+/// btree rules prove it). PostgreSQL proves more; a predicate folio
+/// cannot prove leaves the index unused (ON CONFLICT: not inferred),
+/// never a row unfound.
 pub fn implied(predicate: &[Scalar], filter: &[Scalar]) -> bool {
     let filter: Vec<Scalar> = filter.iter().map(normal).collect();
     predicate.iter().all(|p| {
         let p = normal(p);
         filter.contains(&p)
             || matches!(&p, Scalar::IsNull(e, true) if filter.iter().any(|f| rejects_null(f, e)))
+            || filter.iter().any(|f| bounds(f, &p))
     })
+}
+
+/// Whether comparison `f` (`e op c`, normal form) implies comparison `p`
+/// of the same `e` with another constant.
+fn bounds(f: &Scalar, p: &Scalar) -> bool {
+    let (Scalar::Compare(fop, fe, fc), Scalar::Compare(pop, pe, pc)) = (f, p) else {
+        return false;
+    };
+    let (Scalar::Const(fc), Scalar::Const(pc)) = (&**fc, &**pc) else {
+        return false;
+    };
+    if fe != pe {
+        return false;
+    }
+    // How the filter's constant stands to the predicate's.
+    let Ok(Some(order)) = scalar::compare(fc, pc) else {
+        return false;
+    };
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    match (pop, fop) {
+        (Cmp::Gt, Cmp::Gt) | (Cmp::Ge, Cmp::Gt | Cmp::Ge | Cmp::Eq) => order != Less,
+        (Cmp::Gt, Cmp::Ge | Cmp::Eq) => order == Greater,
+        (Cmp::Lt, Cmp::Lt) | (Cmp::Le, Cmp::Lt | Cmp::Le | Cmp::Eq) => order != Greater,
+        (Cmp::Lt, Cmp::Le | Cmp::Eq) => order == Less,
+        (Cmp::Eq, Cmp::Eq) => order == Equal,
+        (Cmp::Ne, Cmp::Eq) => order != Equal,
+        (Cmp::Ne, Cmp::Lt) => order != Greater,
+        (Cmp::Ne, Cmp::Gt) => order != Less,
+        (Cmp::Ne, Cmp::Le) => order == Less,
+        (Cmp::Ne, Cmp::Ge) => order == Greater,
+        _ => false,
+    }
 }
 
 /// The positions of the conjuncts of `filter` that a partial index's

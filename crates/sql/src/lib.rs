@@ -25,6 +25,7 @@ mod cluster;
 mod column_size;
 mod comments;
 mod conflict;
+mod conflict_target;
 mod constraints;
 mod context;
 mod copy;

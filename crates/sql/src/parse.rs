@@ -248,6 +248,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         crate::stack::check_tokens(&spanned)?;
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
+        crate::conflict_target::encode(&mut spanned, &text);
         crate::table_command::expand(&mut spanned);
         // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
         // other spelling of ROLLBACK (sqlparser reads no ABORT).
@@ -1366,18 +1367,34 @@ fn alters_column(tokens: &[TokenWithSpan]) -> bool {
 
 /// One expression from text (a stored DEFAULT or CHECK expression).
 pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr, SqlError> {
+    let mut expr = whole(sql, |p| p.parse_expr())?;
+    crate::distinct_from::regroup(&mut expr);
+    Ok(expr)
+}
+
+/// One key as CREATE INDEX writes it, from text: `expr [COLLATE c]
+/// [opclass] [ASC | DESC] [NULLS FIRST | LAST]` (an ON CONFLICT
+/// inference element, `conflict_target.rs`).
+pub fn index_column(sql: &str) -> Result<sqlparser::ast::IndexColumn, SqlError> {
+    let mut column = whole(sql, |p| p.parse_create_index_expr())?;
+    crate::distinct_from::regroup(&mut column.column.expr);
+    Ok(column)
+}
+
+/// What `read` parses of all of `sql`.
+fn whole<T>(
+    sql: &str,
+    read: impl FnOnce(&mut Parser<'_>) -> Result<T, sqlparser::parser::ParserError>,
+) -> Result<T, SqlError> {
     let dialect = PostgreSqlDialect {};
     let mut tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| SqlError::syntax(e.to_string()))?;
     dollar_quotes_as_strings(&mut tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
-    let mut expr = parser
-        .parse_expr()
-        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    let parsed = read(&mut parser).map_err(|e| SqlError::syntax(e.to_string()))?;
     at_end(&parser)?;
-    crate::distinct_from::regroup(&mut expr);
-    Ok(expr)
+    Ok(parsed)
 }
 
 /// 42601 unless the parser has read all its tokens.

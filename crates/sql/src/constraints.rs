@@ -235,7 +235,7 @@ impl Constraints {
         txn: &Transaction,
         relation: &Relation,
     ) -> Result<Constraints, SqlError> {
-        Constraints::bind_in(cx, txn, relation, &[])
+        crate::fold::unnoted(|| Constraints::bind_in(cx, txn, relation, &[]))
     }
 
     /// [`Constraints::bind`] for a table reached through `ON DELETE

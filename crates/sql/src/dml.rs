@@ -323,8 +323,16 @@ pub fn plan_insert_into(
                             .map(|(i, e)| match targets.get(i) {
                                 Some(&c) if is_default(e) => constraints.default_of(c),
                                 Some(&c) => {
-                                    let bound = assignment::bind(&relation, c, e, none)?;
-                                    match takes_default(e, c, &constraints, overriding) {
+                                    let ignored = takes_default(e, c, &constraints, overriding);
+                                    // (An ignored value's folding is not
+                                    // raised: PostgreSQL never plans it.)
+                                    let bound = match ignored {
+                                        true => crate::fold::unnoted(|| {
+                                            assignment::bind(&relation, c, e, none)
+                                        })?,
+                                        false => assignment::bind(&relation, c, e, none)?,
+                                    };
+                                    match ignored {
                                         // Checked, as PostgreSQL does, but not evaluated.
                                         true => {
                                             if let Scalar::Const(v @ Value::Text(_)) = &bound {

@@ -69,7 +69,12 @@ pub fn explain(
     let pool = cx.db.pool();
     let before_plan = pool.thread_stats();
     let started = Instant::now();
-    let planned = query::plan_query(cx, txn, q)?;
+    let outer = crate::fold::begin();
+    let planned = query::plan_query(cx, txn, q);
+    if let Some(error) = crate::fold::end(outer) {
+        return Err(error);
+    }
+    let planned = planned?;
     let after_plan = pool.thread_stats();
     let planning = Planning {
         elapsed: started.elapsed(),

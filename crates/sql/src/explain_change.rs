@@ -136,6 +136,9 @@ pub fn explain(
     let Some(plan) = crate::statement::plan(cx, txn, statement)? else {
         return Err(SqlError::unsupported(format!("EXPLAIN of this {verb}")));
     };
+    if let Some(error) = plan.folded() {
+        return Err(error.clone());
+    }
     let after_plan = pool.thread_stats();
     let planning = Planning {
         elapsed: started.elapsed(),

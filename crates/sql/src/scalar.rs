@@ -324,8 +324,17 @@ pub enum Scalar {
     Call(Box<crate::plpgsql::row_calls::RowCall>),
 }
 
-/// Binds `expr` over `columns`.
+/// Binds `expr` over `columns`, its constant subexpressions folded
+/// (`fold.rs`).
 pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+    crate::fold::enter();
+    let bound = bind_node(expr, columns).map(|e| crate::fold::node(e, columns));
+    crate::fold::leave(bound.as_ref().ok());
+    bound
+}
+
+/// [`bind`] before folding.
+fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
     if let Some(bound) = columns.intercept(expr) {
         return bound;
     }
@@ -550,16 +559,30 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             negated,
         } => {
             let expr = bind(expr, columns)?;
-            let list = list
+            let pairs = list
                 .iter()
                 .map(|e| {
                     let (a, item) = typed_pair(expr.clone(), bind(e, columns)?, columns)?;
                     operand_types::compared("=", &a, &item, columns)?;
-                    Ok(item)
+                    Ok(char_sides(a, item, columns))
                 })
                 .collect::<Result<Vec<_>, SqlError>>()?;
+            // `char(n)` sides compared as `=` compares them, when every
+            // item reads the tested value alike.
+            let alike = pairs.windows(2).all(|w| w[0].0 == w[1].0);
+            let tested = match (alike, pairs.first()) {
+                (true, Some((a, _))) => a.clone(),
+                _ => expr,
+            };
+            let list = match alike {
+                true => pairs.into_iter().map(|(_, item)| item).collect(),
+                false => list
+                    .iter()
+                    .map(|e| Ok(typed_pair(tested.clone(), bind(e, columns)?, columns)?.1))
+                    .collect::<Result<Vec<_>, SqlError>>()?,
+            };
             Scalar::InList {
-                expr: Box::new(expr),
+                expr: Box::new(tested),
                 list,
                 negated: *negated,
             }
@@ -582,6 +605,8 @@ pub fn bind(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, Sq
             };
             operand_types::compared(above_op, &a1, &low, columns)?;
             operand_types::compared(below_op, &a2, &high, columns)?;
+            let (a1, low) = char_sides(a1, low, columns);
+            let (a2, high) = char_sides(a2, high, columns);
             join(
                 Box::new(Scalar::Compare(above, Box::new(a1), Box::new(low))),
                 Box::new(Scalar::Compare(below, Box::new(a2), Box::new(high))),
@@ -2063,15 +2088,22 @@ impl Scalar {
         }
     }
 
-    /// The conjuncts of a condition (`a AND b AND c`: a, b, c).
+    /// The conjuncts of a condition (`a AND b AND c`: a, b, c), in the
+    /// order a plan node tests them (`qual_order.rs`).
     pub fn conjuncts(self) -> Vec<Scalar> {
+        let mut out = Vec::new();
+        self.conjuncts_into(&mut out);
+        crate::qual_order::cheapest_first(&mut out);
+        out
+    }
+
+    fn conjuncts_into(self, out: &mut Vec<Scalar>) {
         match self {
             Scalar::And(a, b) => {
-                let mut out = a.conjuncts();
-                out.extend(b.conjuncts());
-                out
+                a.conjuncts_into(out);
+                b.conjuncts_into(out);
             }
-            other => vec![other],
+            other => out.push(other),
         }
     }
 }

@@ -45,6 +45,10 @@ pub struct Plan {
     /// again; empty for data-modifying CTEs, whose parts' plans check
     /// theirs.
     relations: Vec<Arc<Relation>>,
+    /// The error a constant subexpression raised when folded
+    /// (`fold.rs`): each run raises it first, as PostgreSQL's planning
+    /// does.
+    folded: Option<SqlError>,
 }
 
 /// A query or a row change.
@@ -82,10 +86,14 @@ pub fn plan(
         return Ok(None);
     }
     crate::sql_functions::clear_used();
-    let expanded = crate::sql_functions::expand_statement(cx, txn, statement)?;
-    let mut plan = plan_expanded(cx, txn, expanded.as_ref().unwrap_or(statement))?;
+    let outer = crate::fold::begin();
+    let planned = crate::sql_functions::expand_statement(cx, txn, statement)
+        .and_then(|expanded| plan_expanded(cx, txn, expanded.as_ref().unwrap_or(statement)));
+    let folded = crate::fold::end(outer);
+    let mut plan = planned?;
     if let Some(plan) = &mut plan {
         plan.functions = crate::sql_functions::take_used();
+        plan.folded = folded;
     }
     Ok(plan)
 }
@@ -114,6 +122,7 @@ fn plan_expanded(
             functions: Vec::new(),
             statistics: 0,
             relations: Vec::new(),
+            folded: None,
         }));
     }
     if let Statement::Query(q) = statement
@@ -231,6 +240,7 @@ fn finish(cx: &Ctx<'_>, statement: &Statement, what: Kind) -> Result<Plan, SqlEr
         functions: Vec::new(),
         statistics: 0,
         relations: Vec::new(),
+        folded: None,
     };
     plan.relations = plan.relations().into_iter().cloned().collect();
     plan.statistics = statistics_mark(&plan.relations);
@@ -312,6 +322,11 @@ impl Plan {
         }
     }
 
+    /// The error folding raised while it was planned (`fold.rs`).
+    pub fn folded(&self) -> Option<&SqlError> {
+        self.folded.as_ref()
+    }
+
     /// Whether the session's role may run the plan: checked at each run
     /// (and each EXPLAIN of a kept plan), so a kept plan checks the role
     /// as it is now (a superuser without reading anything).
@@ -326,6 +341,9 @@ impl Plan {
         txn: &mut Transaction,
         env: &Env<'_>,
     ) -> Result<Output, SqlError> {
+        if let Some(error) = &self.folded {
+            return Err(error.clone());
+        }
         self.check_privileges(cx)?;
         if self.assigns_xid {
             txn.top_xid().map_err(|e| match e {

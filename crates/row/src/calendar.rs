@@ -4,8 +4,58 @@
 //! text input and output here, interval arithmetic, and folio-sql's
 //! date/time functions all use it.
 
+use crate::infinite_datetime::Infinity;
+
 /// Days from 1970-01-01 to 2000-01-01 (PostgreSQL's epoch).
 pub const EPOCH_DAYS: i64 = 10_957;
+
+/// PostgreSQL's first valid date (4714-11-24 BC, Julian day 0) and the
+/// first past its last (5874898-01-01), in days since 2000-01-01
+/// (`MIN_DATE`, `END_DATE`).
+const MIN_DATE: i64 = -2_451_545;
+const END_DATE: i64 = 2_145_031_949;
+
+/// Whether day count `days` (since 2000-01-01) is a finite date
+/// PostgreSQL holds: `date out of range` (22008) outside (the
+/// infinities, `i32::MIN` and `i32::MAX`, among them).
+pub fn is_valid_date(days: i64) -> bool {
+    (MIN_DATE..END_DATE).contains(&days)
+}
+
+/// PostgreSQL's first valid timestamp (4714-11-24 BC) and the first
+/// past its last (294277-01-01), in microseconds since 2000-01-01
+/// (`MIN_TIMESTAMP`, `END_TIMESTAMP`).
+const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+pub(crate) const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
+
+/// Whether `micros` (since 2000-01-01) is a finite timestamp PostgreSQL
+/// holds: `timestamp out of range` (22008) outside. The infinities
+/// (`i64::MIN`, `i64::MAX`) are outside, so arithmetic never makes one.
+pub fn is_valid_timestamp(micros: i64) -> bool {
+    (MIN_TIMESTAMP..END_TIMESTAMP).contains(&micros)
+}
+
+/// The timestamp (microseconds since 2000-01-01) of a date's midnight;
+/// an infinite date gives the same infinity (`infinite_datetime.rs`),
+/// and so does a finite date past the last timestamp, as PostgreSQL's
+/// `date2timestamp_no_overflow` compares it (a cast checks
+/// [`is_valid_timestamp`] first).
+pub fn midnight(days: i32) -> i64 {
+    match Infinity::of_date(days) {
+        Some(infinity) => infinity.timestamp(),
+        None => i64::from(days).saturating_mul(crate::interval::USECS_PER_DAY),
+    }
+}
+
+/// The date of a timestamp's day (its clock's, for a timestamptz given
+/// as local time); an infinite timestamp gives the same infinity.
+pub fn date_of(micros: i64) -> i32 {
+    match Infinity::of_timestamp(micros) {
+        Some(infinity) => infinity.date(),
+        // A finite timestamp's day is within a date's range.
+        None => micros.div_euclid(crate::interval::USECS_PER_DAY) as i32,
+    }
+}
 
 /// Now, microseconds since 2000-01-01 UTC, by the system clock.
 pub fn now() -> i64 {

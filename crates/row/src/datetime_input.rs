@@ -13,7 +13,8 @@
 //!   timestamptz without one is read in the session's zone, by
 //!   `TimeZone::utc_of_local`'s rule for gaps and folds;
 //! - the words `epoch`, `now`, `today`, `yesterday`, `tomorrow` (the
-//!   system's clock; the day is the session zone's).
+//!   system's clock; the day is the session zone's), and `infinity`,
+//!   `-infinity` (`infinite_datetime.rs`).
 //!
 //! - a `time`: the time alone, `HH:MM[:SS[.f]]`, `HHMM[SS[.f]]`, after
 //!   an optional `T`, with `am` / `pm` anywhere (hours 0 to 12), then
@@ -32,6 +33,7 @@
 
 use crate::calendar::{self, EPOCH_DAYS};
 use crate::error::RowError;
+use crate::infinite_datetime::Infinity;
 use crate::interval::USECS_PER_DAY;
 use crate::time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 use crate::time_zone::TimeZone;
@@ -70,8 +72,17 @@ pub fn parse_date(text: &str) -> Result<i32, RowError> {
 
 /// [`parse_date`] in session zone `zone` (what `today` is).
 pub fn parse_date_in(text: &str, zone: &TimeZone) -> Result<i32, RowError> {
+    if let Some(infinity) = Infinity::of_text(text) {
+        return Ok(infinity.date());
+    }
     let (days, _) = parse(text, Reading::Date, zone)?;
-    i32::try_from(days).map_err(|_| RowError::DateTimeOutOfRange(text.to_string()))
+    if !calendar::is_valid_date(days) {
+        return Err(RowError::InputOutOfRange {
+            type_name: "date",
+            text: text.to_string(),
+        });
+    }
+    Ok(days as i32)
 }
 
 /// A timestamp (`zoned`: timestamptz): microseconds since 2000-01-01
@@ -82,6 +93,9 @@ pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
 
 /// [`parse_timestamp`] in session zone `zone`.
 pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i64, RowError> {
+    if let Some(infinity) = Infinity::of_text(text) {
+        return Ok(infinity.timestamp());
+    }
     let reading = if zoned {
         Reading::TimestampTz
     } else {
@@ -90,7 +104,11 @@ pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i6
     let (days, micros) = parse(text, reading, zone)?;
     days.checked_mul(USECS_PER_DAY)
         .and_then(|d| d.checked_add(micros))
-        .ok_or_else(|| RowError::DateTimeOutOfRange(text.to_string()))
+        .filter(|&t| calendar::is_valid_timestamp(t))
+        .ok_or_else(|| RowError::InputOutOfRange {
+            type_name: "timestamp",
+            text: text.to_string(),
+        })
 }
 
 /// A `time`: microseconds since midnight, `0..=24:00:00`

@@ -103,6 +103,17 @@ pub enum RowError {
     /// Date arithmetic past PostgreSQL's dates (22008).
     #[error("date out of range")]
     DateOutOfRange,
+    /// Date or timestamp text past PostgreSQL's range (22008; the type
+    /// `date` or `timestamp`, for a timestamptz too).
+    #[error("{type_name} out of range: \"{text}\"")]
+    InputOutOfRange {
+        type_name: &'static str,
+        text: String,
+    },
+    /// A difference with an infinite date or timestamp (22008; the
+    /// plural of the type: `dates`, `timestamps`).
+    #[error("cannot subtract infinite {0}")]
+    InfiniteSubtraction(&'static str),
     /// Stored bytes that are not a row or key of the expected shape.
     #[error("corrupt row or key: {0}")]
     Corrupt(String),
@@ -151,7 +162,9 @@ impl RowError {
             | RowError::MalformedRange { .. }
             | RowError::MalformedArray { .. } => "22P02",
             RowError::DataException(_) => "22000",
-            RowError::DateOutOfRange => "22008",
+            RowError::DateOutOfRange
+            | RowError::InfiniteSubtraction(_)
+            | RowError::InputOutOfRange { .. } => "22008",
             RowError::UntranslatableJson => "22P05",
             RowError::OutOfRange { .. } | RowError::FloatOutOfRange { .. } => "22003",
             RowError::DateTimeOutOfRange(_)

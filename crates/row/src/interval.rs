@@ -17,6 +17,7 @@
 //!   a timestamp minus a timestamp is hours justified into days.
 
 use crate::error::RowError;
+use crate::infinite_datetime::Infinity;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -26,12 +27,6 @@ pub const USECS_PER_HOUR: i64 = 60 * USECS_PER_MINUTE;
 pub const USECS_PER_DAY: i64 = 24 * USECS_PER_HOUR;
 const DAYS_PER_MONTH: i32 = 30;
 const SECS_PER_DAY: f64 = 86_400.0;
-
-/// PostgreSQL's first valid timestamp (4714-11-24 BC) and first
-/// timestamp past the end (294277-01-01), in microseconds since
-/// 2000-01-01.
-const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
-const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
 
 /// An interval value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -243,7 +238,11 @@ impl Interval {
     /// `timestamp + interval` (microseconds since 2000-01-01): the months
     /// on the calendar (a day past the new month's end becomes its last),
     /// then the days, then the time; 22008 outside PostgreSQL's range.
+    /// An infinite timestamp stays itself.
     pub fn add_to_timestamp(self, timestamp: i64) -> Result<i64, RowError> {
+        if Infinity::of_timestamp(timestamp).is_some() {
+            return Ok(timestamp);
+        }
         let mut t = timestamp;
         if self.months != 0 {
             let (days, time) = (t.div_euclid(USECS_PER_DAY), t.rem_euclid(USECS_PER_DAY));
@@ -264,15 +263,19 @@ impl Interval {
         t = t
             .checked_add(self.micros)
             .ok_or_else(timestamp_out_of_range)?;
-        if !(MIN_TIMESTAMP..END_TIMESTAMP).contains(&t) {
+        if !crate::calendar::is_valid_timestamp(t) {
             return Err(timestamp_out_of_range());
         }
         Ok(t)
     }
 
     /// `a - b` of two timestamps: the microseconds between them with whole
-    /// days moved to the days (`justify_hours`).
+    /// days moved to the days (`justify_hours`); 22008 `cannot subtract
+    /// infinite timestamps` when either is infinite.
     pub fn between(a: i64, b: i64) -> Result<Interval, RowError> {
+        if Infinity::of_timestamp(a).is_some() || Infinity::of_timestamp(b).is_some() {
+            return Err(RowError::InfiniteSubtraction("timestamps"));
+        }
         let micros = a.checked_sub(b).ok_or_else(interval_out_of_range)?;
         Interval::new(0, 0, micros).justify_hours()
     }
@@ -502,11 +505,21 @@ mod tests {
         );
         assert_eq!(
             Interval::new(0, 0, 1)
-                .add_to_timestamp(END_TIMESTAMP - 1)
+                .add_to_timestamp(crate::calendar::END_TIMESTAMP - 1)
                 .unwrap_err()
                 .sqlstate(),
             "22008"
         );
+        // An infinity stays itself, and a difference with one is 22008.
+        for infinity in [i64::MIN, i64::MAX] {
+            assert_eq!(
+                Interval::new(-3, 10, 5).add_to_timestamp(infinity).unwrap(),
+                infinity
+            );
+            let err = Interval::between(infinity, 0).unwrap_err();
+            assert_eq!(err.to_string(), "cannot subtract infinite timestamps");
+            assert_eq!(err.sqlstate(), "22008");
+        }
         assert_eq!(
             Interval::new(1, 0, 0).cmp_span(&Interval::new(0, 30, 0)),
             Ordering::Equal

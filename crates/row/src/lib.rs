@@ -11,6 +11,7 @@ mod datetime_input;
 mod datum_width;
 mod enums;
 mod error;
+mod infinite_datetime;
 mod interval;
 mod interval_input;
 mod json;
@@ -38,6 +39,7 @@ pub use datetime_input::{
 pub use datum_width::{stored_size, type_avg_width};
 pub use enums::{EnumLabel, EnumType, EnumValue};
 pub use error::RowError;
+pub use infinite_datetime::Infinity;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};
 pub use json::{

@@ -165,9 +165,20 @@ fn element_cmp(x: &Value, y: &Value) -> Ordering {
         .expect("the bounds of one range type are of one element type")
 }
 
+/// Whether a discrete range's bound at `value` takes the canonical form:
+/// not an infinite date, which keeps its inclusivity (PostgreSQL's
+/// `daterange_canonical`: `[-infinity,infinity]` stays so).
+fn canonicalized(value: &Value) -> bool {
+    match value {
+        Value::Date(d) => crate::infinite_datetime::Infinity::of_date(*d).is_none(),
+        _ => true,
+    }
+}
+
 /// The element after `value` in a discrete range type (canonical form),
 /// with the element type's overflow error.
 fn next(value: &Value) -> Result<Value, RowError> {
+    debug_assert!(canonicalized(value), "an infinite date has no next");
     Ok(match value {
         Value::Int4(x) => Value::Int4(
             x.checked_add(1)
@@ -177,7 +188,10 @@ fn next(value: &Value) -> Result<Value, RowError> {
             x.checked_add(1)
                 .ok_or_else(|| RowError::IntegerOutOfRange("bigint".into()))?,
         ),
-        Value::Date(d) => Value::Date(d.checked_add(1).ok_or(RowError::DateOutOfRange)?),
+        Value::Date(d) if !crate::calendar::is_valid_date(i64::from(*d) + 1) => {
+            return Err(RowError::DateOutOfRange);
+        }
+        Value::Date(d) => Value::Date(d + 1),
         other => unreachable!("no canonical form for a range of {}", other.type_name()),
     })
 }
@@ -213,10 +227,14 @@ impl Range {
             }
         }
         if kind.is_discrete() {
-            if let (Some(l), false) = (&lower.value, lower.inclusive) {
+            if let (Some(l), false) = (&lower.value, lower.inclusive)
+                && canonicalized(l)
+            {
                 lower = Bound::at(next(l)?, true);
             }
-            if let (Some(u), true) = (&upper.value, upper.inclusive) {
+            if let (Some(u), true) = (&upper.value, upper.inclusive)
+                && canonicalized(u)
+            {
                 upper = Bound::at(next(u)?, false);
             }
             if let (Some(l), Some(u)) = (&lower.value, &upper.value)

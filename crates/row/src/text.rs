@@ -22,6 +22,7 @@
 //! Not accepted yet: `infinity` dates and timestamps, other date styles.
 
 use crate::error::RowError;
+use crate::infinite_datetime::Infinity;
 use crate::numeric::Numeric;
 use crate::time_zone::TimeZone;
 use crate::types::SqlType;
@@ -161,7 +162,13 @@ impl Value {
                 out
             }
             Value::Bool(b) => if *b { "t" } else { "f" }.into(),
-            Value::Date(d) => format_date(*d as i64),
+            Value::Date(d) => match Infinity::of_date(*d) {
+                Some(infinity) => infinity.word().into(),
+                None => format_date(*d as i64),
+            },
+            Value::Timestamp(t) | Value::TimestampTz(t) if Infinity::of_timestamp(*t).is_some() => {
+                Infinity::of_timestamp(*t).map_or("", Infinity::word).into()
+            }
             Value::Timestamp(t) => {
                 let (body, era) = format_timestamp(*t);
                 format!("{body}{era}")
@@ -415,6 +422,63 @@ mod tests {
     // errors (SQLSTATE and message) for bad input (both checked with psql
     // against a local PostgreSQL 15 cluster, session 9; a string too long
     // for varchar(n) is assignment's 22001, as INSERT gives).
+    // Proves the infinities of date, timestamp and timestamptz: read
+    // in any case with blanks, stored as the type's extremes, printed as
+    // PostgreSQL 15 prints them; `+infinity` and text past the finite
+    // ranges are PostgreSQL's errors (psql, session 61).
+    #[test]
+    fn infinite_dates_and_timestamps() {
+        for ty in [SqlType::Date, SqlType::Timestamp, SqlType::TimestampTz] {
+            assert_eq!(out(ty, " InFinity "), "infinity");
+            assert_eq!(out(ty, "-INFINITY"), "-infinity");
+            let err = Value::from_text(ty, "+infinity").unwrap_err();
+            assert_eq!(err.sqlstate(), "22007");
+        }
+        assert_eq!(
+            Value::from_text(SqlType::Date, "infinity").unwrap(),
+            Value::Date(i32::MAX)
+        );
+        assert_eq!(
+            Value::from_text(SqlType::TimestampTz, "-infinity").unwrap(),
+            Value::TimestampTz(i64::MIN)
+        );
+        assert_eq!(
+            Value::TimestampTz(i64::MAX).to_text_in(&TimeZone::fixed(3600)),
+            Some("infinity".into())
+        );
+        let err = |ty, text| Value::from_text(ty, text).unwrap_err();
+        for (ty, text, message) in [
+            (
+                SqlType::Date,
+                "5874898-01-01",
+                "date out of range: \"5874898-01-01\"",
+            ),
+            (
+                SqlType::Date,
+                "4714-11-23 BC",
+                "date out of range: \"4714-11-23 BC\"",
+            ),
+            (
+                SqlType::Timestamp,
+                "294277-01-01",
+                "timestamp out of range: \"294277-01-01\"",
+            ),
+            (
+                SqlType::TimestampTz,
+                "4714-11-23 BC",
+                "timestamp out of range: \"4714-11-23 BC\"",
+            ),
+        ] {
+            assert_eq!(err(ty, text).to_string(), message);
+            assert_eq!(err(ty, text).sqlstate(), "22008");
+        }
+        assert_eq!(out(SqlType::Date, "5874897-12-31"), "5874897-12-31");
+        assert_eq!(
+            out(SqlType::Timestamp, "294276-12-31 23:59:59.999999"),
+            "294276-12-31 23:59:59.999999"
+        );
+    }
+
     #[test]
     fn text_round_trips_as_postgres_prints_it() {
         let cases: &[(SqlType, &str, &str)] = &[

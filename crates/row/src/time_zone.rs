@@ -30,6 +30,7 @@
 //! 07:30 UTC, shown as `03:30-04`); in a fold (fall back) the offset from
 //! after it (`2024-11-03 01:30` New York is `01:30-05`).
 
+use crate::infinite_datetime::Infinity;
 use std::borrow::Cow;
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
@@ -168,9 +169,12 @@ impl TimeZone {
 
     /// The UTC instant at which this zone's clock shows `local_us`
     /// (microseconds since 2000-01-01 on that clock), by PostgreSQL's
-    /// rule for gaps and folds (module doc). `None` past the range of
-    /// timestamps.
+    /// rule for gaps and folds (module doc); an infinity is itself.
+    /// `None` past the range of timestamps.
     pub fn utc_of_local(&self, local_us: i64) -> Option<i64> {
+        if Infinity::of_timestamp(local_us).is_some() {
+            return Some(local_us);
+        }
         let east = match &self.rule {
             Rule::Fixed(east) => *east,
             Rule::Database(tz) => {
@@ -186,9 +190,12 @@ impl TimeZone {
         local_us.checked_sub(i64::from(east) * MICROS_PER_SECOND)
     }
 
-    /// The local time this zone's clock shows at `utc_us` (`None` past
-    /// the range of timestamps).
+    /// The local time this zone's clock shows at `utc_us`; an infinity
+    /// is itself (`None` past the range of timestamps).
     pub fn local_of_utc(&self, utc_us: i64) -> Option<i64> {
+        if Infinity::of_timestamp(utc_us).is_some() {
+            return Some(utc_us);
+        }
         utc_us.checked_add(i64::from(self.offset_at(utc_us)) * MICROS_PER_SECOND)
     }
 }

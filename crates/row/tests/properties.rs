@@ -32,6 +32,16 @@ fn types() -> impl Strategy<Value = SqlType> {
 }
 
 /// A value of `ty` (a few nulls, edge cases included).
+/// Timestamps PostgreSQL holds (4714-11-24 BC to 294276 AD) and the
+/// infinities.
+fn timestamps() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -211_813_488_000_000_000..9_223_371_331_200_000_000i64,
+        Just(i64::MIN),
+        Just(i64::MAX)
+    ]
+}
+
 fn value(ty: SqlType) -> BoxedStrategy<Value> {
     let v: BoxedStrategy<Value> = match ty {
         SqlType::Int2 => any::<i16>().prop_map(Value::Int2).boxed(),
@@ -71,9 +81,13 @@ fn value(ty: SqlType) -> BoxedStrategy<Value> {
         .prop_map(Value::Bytea)
         .boxed(),
         SqlType::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
-        SqlType::Date => any::<i32>().prop_map(Value::Date).boxed(),
-        SqlType::Timestamp => any::<i64>().prop_map(Value::Timestamp).boxed(),
-        SqlType::TimestampTz => any::<i64>().prop_map(Value::TimestampTz).boxed(),
+        // PostgreSQL's finite dates and timestamps, and the infinities
+        // at the types' extremes.
+        SqlType::Date => prop_oneof![-2_451_545..2_145_031_949i32, Just(i32::MIN), Just(i32::MAX)]
+            .prop_map(Value::Date)
+            .boxed(),
+        SqlType::Timestamp => timestamps().prop_map(Value::Timestamp).boxed(),
+        SqlType::TimestampTz => timestamps().prop_map(Value::TimestampTz).boxed(),
         SqlType::Uuid => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
         SqlType::Time(_) => (0..=folio_row::TIME_END).prop_map(Value::Time).boxed(),
         SqlType::TimeTz(_) => (

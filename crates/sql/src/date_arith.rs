@@ -25,7 +25,7 @@
 //! Sessions are in UTC, so timestamp and timestamptz share the arithmetic.
 
 use crate::error::SqlError;
-use folio_row::{Interval, SqlType, USECS_PER_DAY, Value};
+use folio_row::{Infinity, Interval, SqlType, Value};
 use sqlparser::ast::BinaryOperator;
 
 /// The kinds of operand the table above tells apart.
@@ -127,10 +127,31 @@ pub fn literal_type(op: &BinaryOperator, other: SqlType) -> SqlType {
 /// comparisons.
 pub fn instant(v: &Value) -> Option<i64> {
     match v {
-        Value::Date(d) => Some(i64::from(*d) * USECS_PER_DAY),
+        Value::Date(d) => Some(folio_row::calendar::midnight(*d)),
         Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),
         _ => None,
     }
+}
+
+/// A date's midnight as a timestamp, as a cast or `date + time` makes
+/// it: an infinity stays itself; a finite date past the timestamps'
+/// range is PostgreSQL's 22008.
+pub fn date_midnight(days: i32) -> Result<i64, SqlError> {
+    let midnight = folio_row::calendar::midnight(days);
+    if Infinity::of_date(days).is_none() && !folio_row::calendar::is_valid_timestamp(midnight) {
+        return Err(SqlError::new("22008", "date out of range for timestamp"));
+    }
+    Ok(midnight)
+}
+
+/// `date + time` (microseconds after midnight, a timetz's in UTC): an
+/// infinite date gives the same infinity.
+fn at_time(days: i32, micros: i64) -> Result<i64, SqlError> {
+    let midnight = date_midnight(days)?;
+    if Infinity::of_date(days).is_some() {
+        return Ok(midnight);
+    }
+    Ok(midnight + micros)
 }
 
 fn integer(v: &Value) -> Option<i64> {
@@ -155,10 +176,17 @@ fn factor(v: &Value) -> Result<f64, SqlError> {
 
 fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Value, SqlError> {
     use BinaryOperator::{Divide, Minus, Multiply, Plus};
-    let date = |days: i64| {
-        i32::try_from(days)
-            .map(Value::Date)
-            .map_err(|_| SqlError::new("22008", "date out of range"))
+    // A date moved by whole days: an infinity stays itself, a finite
+    // date must stay within PostgreSQL's dates.
+    let date = |days: i32, by: i64| {
+        if Infinity::of_date(days).is_some() {
+            return Ok(Value::Date(days));
+        }
+        let moved = i64::from(days) + by;
+        if !folio_row::calendar::is_valid_date(moved) {
+            return Err(SqlError::new("22008", "date out of range"));
+        }
+        Ok(Value::Date(moved as i32))
     };
     let stamp = |micros: i64| match ty {
         SqlType::TimestampTz => Value::TimestampTz(micros),
@@ -180,7 +208,7 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
             Value::Time(folio_row::time_plus_interval(*t, i.checked_neg()?))
         }
         (Plus, Value::Date(d), Value::Time(t)) | (Plus, Value::Time(t), Value::Date(d)) => {
-            Value::Timestamp(i64::from(*d) * USECS_PER_DAY + t)
+            Value::Timestamp(at_time(*d, *t)?)
         }
         (Plus, Value::TimeTz(t), Value::Interval(i))
         | (Plus, Value::Interval(i), Value::TimeTz(t)) => Value::TimeTz(t.plus_interval(*i)),
@@ -188,15 +216,18 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
             Value::TimeTz(t.plus_interval(i.checked_neg()?))
         }
         (Plus, Value::Date(d), Value::TimeTz(t)) | (Plus, Value::TimeTz(t), Value::Date(d)) => {
-            Value::TimestampTz(i64::from(*d) * USECS_PER_DAY + t.utc())
+            Value::TimestampTz(at_time(*d, t.utc())?)
         }
-        (Minus, Value::Date(x), Value::Date(y)) => Value::Int4(x - y),
+        (Minus, Value::Date(x), Value::Date(y)) => {
+            if Infinity::of_date(*x).is_some() || Infinity::of_date(*y).is_some() {
+                return Err(folio_row::RowError::InfiniteSubtraction("dates").into());
+            }
+            Value::Int4(x - y)
+        }
         (Plus, Value::Date(d), n) | (Plus, n, Value::Date(d)) if integer(n).is_some() => {
-            date(i64::from(*d) + integer(n).unwrap_or(0))?
+            date(*d, integer(n).unwrap_or(0))?
         }
-        (Minus, Value::Date(d), n) if integer(n).is_some() => {
-            date(i64::from(*d) - integer(n).unwrap_or(0))?
-        }
+        (Minus, Value::Date(d), n) if integer(n).is_some() => date(*d, -integer(n).unwrap_or(0))?,
         (Plus, t, Value::Interval(i)) | (Plus, Value::Interval(i), t) if instant(t).is_some() => {
             stamp(add(*i, instant(t).unwrap_or(0))?)
         }
@@ -226,6 +257,7 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
 mod tests {
     use super::*;
     use folio_row::Numeric;
+    use folio_row::USECS_PER_DAY;
 
     // Proves the one table: for every pair of operand types and every
     // operator, `apply` gives a value exactly when `result_type` names a

@@ -5,7 +5,7 @@
 //! (`datetime_input.rs`, `text.rs`).
 
 use crate::error::SqlError;
-use folio_row::calendar;
+use folio_row::{Infinity, calendar};
 
 /// Microseconds in a day.
 pub const DAY: i64 = 86_400_000_000;
@@ -98,6 +98,20 @@ pub fn part(field: &str, micros: i64) -> Result<f64, SqlError> {
     })
 }
 
+/// A field of an infinite date or timestamp, as PostgreSQL 15's
+/// `NonFiniteTimestampTzPart`: the infinity itself (as a double) for
+/// the fields that grow with time, `None` (NULL) for the others, and a
+/// field no timestamp has is the error [`part`] gives.
+pub fn infinite_part(field: &str, infinity: Infinity) -> Result<Option<f64>, SqlError> {
+    match field {
+        "year" | "decade" | "century" | "millennium" | "julian" | "isoyear" | "epoch" => {
+            Ok(Some(infinity.float()))
+        }
+        "timezone" | "timezone_hour" | "timezone_minute" => Ok(None),
+        _ => part(field, 0).map(|_| None),
+    }
+}
+
 /// The ISO 8601 week number of a day (since 2000-01-01).
 fn iso_week(days: i64) -> i64 {
     let isodow = (days + 5).rem_euclid(7) + 1; // Monday 1.
@@ -140,9 +154,17 @@ pub fn trunc(field: &str, micros: i64) -> Result<i64, SqlError> {
 /// `date_bin(stride, source, origin)`, PostgreSQL's `timestamp_bin`: the
 /// start of the bin of width `stride`, counted from `origin`, that holds
 /// `source` (all in microseconds; before `origin` the bins go on
-/// backwards). A stride of months or years is 0A000, one not above zero
+/// backwards); an infinite source is itself, an infinite origin 22008.
+/// A stride of months or years is 0A000, one not above zero
 /// 22023.
 pub fn bin(stride: folio_row::Interval, source: i64, origin: i64) -> Result<i64, SqlError> {
+    // An infinite source is itself; an infinite origin has no bins.
+    if Infinity::of_timestamp(source).is_some() {
+        return Ok(source);
+    }
+    if Infinity::of_timestamp(origin).is_some() {
+        return Err(SqlError::new("22008", "origin out of range"));
+    }
     if stride.months != 0 {
         return Err(SqlError::new(
             "0A000",

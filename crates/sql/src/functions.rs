@@ -23,7 +23,7 @@ use crate::numeric_functions;
 use crate::regex_functions::RegexFunc;
 use crate::scalar::compare;
 use crate::types;
-use folio_row::{Numeric, Rounding, SqlType, Value};
+use folio_row::{Infinity, Numeric, Rounding, SqlType, Value};
 use std::cmp::Ordering;
 
 /// A scalar function.
@@ -106,6 +106,9 @@ pub enum Func {
     DateTrunc,
     /// `date_bin(stride, source, origin)` (`datetime::bin`).
     DateBin,
+    /// `isfinite(date | timestamp | timestamptz | interval)`: false for
+    /// an infinity (`infinite_datetime.rs`; every interval is finite).
+    IsFinite,
     /// `to_char(timestamp | date, format)` (`to_char.rs`).
     ToChar,
     /// `to_timestamp(text, template)` or `to_timestamp(seconds)`
@@ -275,7 +278,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 84] = [
+const NAMES: [(&str, Func); 85] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -345,6 +348,7 @@ const NAMES: [(&str, Func); 84] = [
     ("date_part", Func::DatePart),
     ("date_trunc", Func::DateTrunc),
     ("date_bin", Func::DateBin),
+    ("isfinite", Func::IsFinite),
     ("to_char", Func::ToChar),
     ("to_timestamp", Func::ToTimestamp),
     ("to_date", Func::ToDate),
@@ -529,7 +533,7 @@ impl Func {
             | Func::ToChar
             | Func::ToDate
             | Func::ToNumber => count == 2,
-            Func::ColumnSize(_) => count == 1,
+            Func::ColumnSize(_) | Func::IsFinite => count == 1,
             Func::DateBin => count == 3,
             Func::ToTimestamp => (1..=2).contains(&count),
             Func::EnumRange => count == 3,
@@ -696,6 +700,7 @@ impl Func {
                 _ => SqlType::TimestampTz,
             },
             Func::ToChar => SqlType::Text,
+            Func::IsFinite => SqlType::Bool,
             Func::ToTimestamp => SqlType::TimestampTz,
             Func::ToDate => SqlType::Date,
             Func::ToNumber => SqlType::Numeric(None),
@@ -1028,6 +1033,15 @@ impl Func {
             Func::Extract | Func::DatePart => {
                 let field = text(&args[0])?;
                 let (micros, is_date) = instant(&args[1], &field)?;
+                if let Some(infinity) = Infinity::of_timestamp(micros) {
+                    let x = crate::datetime::infinite_part(&field, infinity)?;
+                    return Ok(match x {
+                        None => Value::Null,
+                        Some(x) if self == Func::DatePart => Value::Float8(x),
+                        Some(x) if x > 0.0 => Value::Numeric(Numeric::INFINITY),
+                        Some(_) => Value::Numeric(Numeric::NEG_INFINITY),
+                    });
+                }
                 let x = match (&args[1], field.to_ascii_lowercase().as_str()) {
                     // A timestamptz's fields are the session clock's,
                     // but for its epoch and zone.
@@ -1062,7 +1076,11 @@ impl Func {
             Func::DateTrunc => {
                 let field = text(&args[0])?;
                 let (micros, _) = instant(&args[1], &field)?;
+                // An infinity is itself, whatever the unit (PostgreSQL 15).
+                let infinite = Infinity::of_timestamp(micros).is_some();
                 match &args[1] {
+                    Value::Timestamp(_) if infinite => Value::Timestamp(micros),
+                    _ if infinite => Value::TimestampTz(micros),
                     Value::Timestamp(_) => {
                         Value::Timestamp(crate::datetime::trunc(&field, micros)?)
                     }
@@ -1092,6 +1110,12 @@ impl Func {
                     Value::Timestamp(binned)
                 }
             }
+            Func::IsFinite => Value::Bool(match &args[0] {
+                Value::Date(d) => Infinity::of_date(*d).is_none(),
+                Value::Timestamp(t) | Value::TimestampTz(t) => Infinity::of_timestamp(*t).is_none(),
+                Value::Interval(_) => true,
+                other => return Err(no_function("isfinite", other)),
+            }),
             Func::ToTimestamp if args.len() == 1 => {
                 let seconds = match types::cast(args[0].clone(), SqlType::Float8)? {
                     Value::Float8(x) => x,
@@ -1122,13 +1146,17 @@ impl Func {
                         crate::time_zones::session_local(*m)?,
                         Some((zone.abbreviation_at(*m), zone.offset_at(*m))),
                     ),
-                    Value::Date(d) => (i64::from(*d) * crate::datetime::DAY, None),
+                    Value::Date(d) => (folio_row::calendar::midnight(*d), None),
                     number => {
                         return Ok(Value::Text(crate::to_char::format_number(
                             number, &template,
                         )?));
                     }
                 };
+                // An infinity has no fields to print (PostgreSQL: NULL).
+                if Infinity::of_timestamp(micros).is_some() {
+                    return Ok(Value::Null);
+                }
                 let zoned = zoned
                     .as_ref()
                     .map(|(abbrev, east)| (abbrev.as_str(), *east));
@@ -1576,7 +1604,7 @@ fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
                     format!("unit \"{field}\" not supported for type date"),
                 ));
             }
-            Ok((i64::from(*d) * crate::datetime::DAY, true))
+            Ok((folio_row::calendar::midnight(*d), true))
         }
         Value::Timestamp(t) | Value::TimestampTz(t) => Ok((*t, false)),
         Value::Text(t) => {

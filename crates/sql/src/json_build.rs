@@ -297,6 +297,12 @@ fn scalar(v: &Value) -> Result<Scalar, SqlError> {
         Value::Float8(x) if !x.is_finite() => Scalar::String(text),
         Value::Float4(_) | Value::Float8(_) => Scalar::Number(text),
         Value::Numeric(_) if text.parse::<f64>().is_ok_and(f64::is_finite) => Scalar::Number(text),
+        // An infinity is its word (`infinite_datetime.rs`).
+        Value::Timestamp(t) | Value::TimestampTz(t)
+            if folio_row::Infinity::of_timestamp(*t).is_some() =>
+        {
+            Scalar::String(text)
+        }
         Value::Timestamp(_) => Scalar::String(text.replacen(' ', "T", 1)),
         // ISO 8601's offset has minutes: `+02` is written `+02:00`.
         Value::TimestampTz(_) => {

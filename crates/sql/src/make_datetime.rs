@@ -74,13 +74,39 @@ impl MakeFunc {
             }
             MakeFunc::Time => unreachable!("made above"),
             MakeFunc::Timestamp => {
-                let micros = time_of_day(field(3)?, field(4)?, seconds(5, "make_timestamp")?)?;
+                let second = seconds(5, "make_timestamp")?;
+                let micros = time_of_day(field(3)?, field(4)?, second)?;
+                // Past the last timestamp (never an infinity): the
+                // fields in the message, as PostgreSQL's `%d-%02d-%02d
+                // %d:%02d:%g`.
+                let out_of_range = || {
+                    let [y, mo, d, h, mi] = [0, 1, 2, 3, 4].map(|i| field(i).unwrap_or(0));
+                    SqlError::new(
+                        "22008",
+                        format!(
+                            "timestamp out of range: {y}-{mo:02}-{d:02} {h}:{mi:02}:{}",
+                            six_digits(second)
+                        ),
+                    )
+                };
                 days.checked_mul(crate::datetime::DAY)
                     .and_then(|d| d.checked_add(micros))
+                    .filter(|&t| folio_row::calendar::is_valid_timestamp(t))
                     .map(Value::Timestamp)
-                    .ok_or_else(|| SqlError::new("22008", "timestamp out of range"))
+                    .ok_or_else(out_of_range)
             }
         }
+    }
+}
+
+/// Seconds (0 to 60) to six significant digits, trailing zeros cut
+/// (C's `%g` for them).
+fn six_digits(seconds: f64) -> String {
+    let whole_digits = if seconds >= 10.0 { 2 } else { 1 };
+    let text = format!("{seconds:.prec$}", prec = 6 - whole_digits);
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
     }
 }
 

@@ -510,8 +510,17 @@ impl FunctionScan {
                     SqlType::Timestamp => Value::Timestamp(t),
                     _ => Value::TimestampTz(t),
                 };
+                let within = |x: i64| (direction > 0 && x <= stop) || (direction < 0 && x >= stop);
+                // A series that walks toward an infinite bound, or from
+                // one, never ends: PostgreSQL's steps run past the last
+                // timestamp ("timestamp out of range"), or, from an
+                // infinity, forever; folio refuses it before the first row.
+                let infinite = |t: i64| folio_row::Infinity::of_timestamp(t).is_some();
+                if within(start) && (infinite(start) || infinite(stop)) {
+                    return Err(SqlError::new("22008", "timestamp out of range"));
+                }
                 let mut x = start;
-                while (direction > 0 && x <= stop) || (direction < 0 && x >= stop) {
+                while within(x) {
                     if !push(stamp(x))? {
                         break;
                     }

@@ -341,10 +341,21 @@ impl Fields {
 }
 
 /// `to_timestamp(seconds)`: the Unix epoch plus `seconds`, to the
-/// microsecond.
+/// microsecond; a float infinity is the timestamp's.
 pub fn from_epoch(seconds: f64) -> Result<i64, SqlError> {
+    if seconds.is_infinite() {
+        let infinity = if seconds > 0.0 {
+            folio_row::Infinity::Positive
+        } else {
+            folio_row::Infinity::Negative
+        };
+        return Ok(infinity.timestamp());
+    }
+    if seconds.is_nan() {
+        return Err(SqlError::new("22008", "timestamp cannot be NaN"));
+    }
     let micros = (seconds * 1e6).round() - crate::datetime::UNIX_TO_2000 as f64 * DAY as f64;
-    if !micros.is_finite() || micros.abs() >= 9.2e18 {
+    if micros.abs() >= 9.2e18 || !folio_row::calendar::is_valid_timestamp(micros as i64) {
         return Err(SqlError::new(
             "22008",
             format!("timestamp out of range: \"{seconds}\""),

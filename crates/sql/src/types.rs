@@ -2,7 +2,7 @@
 //! PostgreSQL's text output.
 
 use crate::error::SqlError;
-use folio_row::{Interval, Numeric, Rounding, SqlType, TimeTz, Value};
+use folio_row::{Infinity, Interval, Numeric, Rounding, SqlType, TimeTz, Value, calendar};
 use sqlparser::ast::{self, CharacterLength, DataType, ExactNumberInfo, TimezoneInfo};
 
 /// The longest `varchar(n)` / `char(n)` (PostgreSQL's limit, 10 MB).
@@ -519,15 +519,24 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
         }
         (Value::Bool(b), SqlType::Int4) => Value::Int4(b.into()),
         (Value::Int4(x), SqlType::Bool) => Value::Bool(x != 0),
-        (Value::Timestamp(t), SqlType::Date) => Value::Date(t.div_euclid(86_400_000_000) as i32),
+        // An infinity is the same infinity of the other type
+        // (`infinite_datetime.rs`).
+        (Value::Timestamp(t), SqlType::Date) => Value::Date(calendar::date_of(t)),
         (Value::TimestampTz(t), SqlType::Date) => {
-            let local = crate::time_zones::session_local(t)?;
-            Value::Date(local.div_euclid(86_400_000_000) as i32)
+            Value::Date(calendar::date_of(crate::time_zones::session_local(t)?))
         }
-        (Value::Date(d), SqlType::Timestamp) => Value::Timestamp(i64::from(d) * 86_400_000_000),
+        (Value::Date(d), SqlType::Timestamp) => {
+            Value::Timestamp(crate::date_arith::date_midnight(d)?)
+        }
         (Value::Date(d), SqlType::TimestampTz) => Value::TimestampTz(
-            crate::time_zones::session_utc(i64::from(d) * 86_400_000_000)?,
+            crate::time_zones::session_utc(crate::date_arith::date_midnight(d)?)?,
         ),
+        // An infinity has no time of day (PostgreSQL: NULL).
+        (Value::Timestamp(t) | Value::TimestampTz(t), SqlType::Time(_) | SqlType::TimeTz(_))
+            if Infinity::of_timestamp(t).is_some() =>
+        {
+            Value::Null
+        }
         // A time: a timestamp's time of day (a timestamptz's on the
         // session's clock), an interval's time part wrapped into a day;
         // and to an interval, its span.

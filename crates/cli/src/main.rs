@@ -11,9 +11,12 @@ mod waldump;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// mimalloc (`allocator.rs` says why and how it is entered).
+/// mimalloc (`allocator.rs` says why and how it is entered), each
+/// thread's allocations counted so a statement can be held to
+/// `folio.statement_memory_limit` (folio-memory README).
 #[global_allocator]
-static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
+static ALLOCATOR: folio_memory::Counting<allocator::Mimalloc> =
+    folio_memory::Counting(allocator::Mimalloc);
 
 #[derive(Debug, Parser)]
 #[command(

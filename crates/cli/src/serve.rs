@@ -31,6 +31,12 @@ pub struct ServeArgs {
     /// Most clients served at once; more get PostgreSQL's 53300.
     #[arg(long, default_value_t = 100)]
     max_connections: usize,
+    /// `folio.statement_memory_limit` of every session until it sets its
+    /// own: a statement that grows past it fails with 53200 (out of
+    /// memory), e.g. 4GB; 0 or -1 for none. Default: half of the memory
+    /// this process may have (the machine's, or its cgroup's limit).
+    #[arg(long, value_name = "SIZE", value_parser = parse_statement_memory_limit, allow_hyphen_values = true)]
+    statement_memory_limit: Option<i64>,
     /// Where sessions run: `pool` (one worker thread per core polling
     /// every connection, the first few connections on threads of their
     /// own) or `thread` (a thread per connection, blocking I/O).
@@ -156,6 +162,19 @@ pub fn parse_pg_size(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
+/// `--statement-memory-limit`, in kB: a size as PostgreSQL writes it
+/// ([`parse_pg_size`]), or 0 or -1 for no limit.
+fn parse_statement_memory_limit(text: &str) -> Result<i64, String> {
+    match text.trim() {
+        "0" => Ok(0),
+        "-1" => Ok(-1),
+        _ => {
+            let kb = parse_pg_size(text)?.div_ceil(1024);
+            i64::try_from(kb).map_err(|_| format!("{text:?} is too large"))
+        }
+    }
+}
+
 /// A duration as PostgreSQL writes it (`5min`, `30s`, `1h`); a plain
 /// number is seconds, PostgreSQL's unit for `checkpoint_timeout`.
 fn parse_pg_duration(text: &str) -> Result<Duration, String> {
@@ -240,6 +259,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_connections: args.max_connections,
         execution: args.execution,
         auth: args.auth,
+        statement_memory_limit_kb: args.statement_memory_limit,
     };
     let db = Arc::new(db);
     let server = Server::start(db.clone(), &config)

@@ -32,6 +32,10 @@ pub struct ServerConfig {
     pub max_connections: usize,
     pub execution: Execution,
     pub auth: Auth,
+    /// `folio.statement_memory_limit` of every session until it sets
+    /// its own, in kB (0 or -1: none; `None`: folio-sql's default, half
+    /// the machine's memory).
+    pub statement_memory_limit_kb: Option<i64>,
 }
 
 /// How clients prove who they are (pg_hba.conf's method, for every
@@ -54,6 +58,7 @@ impl Default for ServerConfig {
             max_connections: 100,
             execution: Execution::default(),
             auth: Auth::default(),
+            statement_memory_limit_kb: None,
         }
     }
 }
@@ -116,6 +121,8 @@ pub(crate) struct Shared {
     pub(crate) auth: Auth,
     /// `ServerConfig::max_connections`, which sessions report.
     pub(crate) max_connections: usize,
+    /// `ServerConfig::statement_memory_limit_kb`, sessions' default.
+    pub(crate) statement_memory_limit_kb: Option<i64>,
     /// Each open session's process id, secret key and cancel flag.
     cancels: Mutex<HashMap<u32, (u32, Arc<Interrupt>)>>,
 }
@@ -204,6 +211,7 @@ impl Server {
             db,
             auth: config.auth,
             max_connections: config.max_connections,
+            statement_memory_limit_kb: config.statement_memory_limit_kb,
             cancels: Mutex::new(HashMap::new()),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel();

@@ -250,6 +250,9 @@ pub(crate) async fn startup(
     let mut conn = Connection::new(shared.db.clone(), pid)?;
     let max_connections = u32::try_from(shared.max_connections).unwrap_or(u32::MAX);
     conn.session_mut().set_max_connections(max_connections);
+    if let Some(kb) = shared.statement_memory_limit_kb {
+        conn.session_mut().set_statement_memory_limit_kb(kb);
+    }
     // (After authentication, as PostgreSQL: a NOLOGIN role's 28000.)
     if let Err(e) = conn.session_mut().set_user(user) {
         return fatal(&mut stream, e.code, &e.message).await;

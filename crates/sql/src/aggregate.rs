@@ -994,8 +994,12 @@ impl Groups<'_> {
         }
     }
 
-    /// Adds a source row to its group in each set.
+    /// Adds a source row to its group in each set; 53200 once the
+    /// statement is past its memory limit (`array_agg`, `string_agg` and
+    /// the groups grow here, maybe over rows held in memory, which no
+    /// scan checks any more).
     pub fn add(&mut self, row: &[Value], env: &Env<'_>) -> Result<(), SqlError> {
+        folio_txn::check_memory()?;
         let grouping = self.grouping;
         // No GROUP BY: the one group, without a key made.
         if let ([_], Some(&Some(g))) = (grouping.sets.as_slice(), self.whole.first())

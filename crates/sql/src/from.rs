@@ -2031,6 +2031,7 @@ impl Source {
             Method::Hash { right_keys, .. } => {
                 let mut table: KeyMap<Vec<usize>> = KeyMap::default();
                 for (i, r) in right_rows.iter().enumerate() {
+                    crate::interrupt::every(txn, i as u64 + 1)?;
                     if let Some(k) = hash_of(right_keys, r, env)? {
                         table.entry(k).or_default().push(i);
                     }

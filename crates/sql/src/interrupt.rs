@@ -4,6 +4,12 @@
 //! per outer row of a join, between
 //! the phases of a query (before its sort and its aggregation), and once
 //! a page in a heap scan (folio-heap). A check is a relaxed atomic load.
+//!
+//! The same checks fail a statement that grew past its memory limit
+//! (`folio.statement_memory_limit`, folio-txn `Interrupt::check`): the
+//! loops that may run long are those that may grow. [`every`] looks at
+//! the memory on every row (a thread-local load and compare,
+//! folio-memory `over`), since a thousand rows may be large ones.
 
 use crate::error::SqlError;
 use folio_db::Transaction;
@@ -12,9 +18,10 @@ use folio_db::Transaction;
 pub(crate) const CHECK_EVERY_ROWS: u64 = 1024;
 
 /// 57014 if the flag is set and `row` is a multiple of
-/// [`CHECK_EVERY_ROWS`].
+/// [`CHECK_EVERY_ROWS`]; 53200 once the statement is past its memory
+/// limit.
 pub(crate) fn every(txn: &Transaction, row: u64) -> Result<(), SqlError> {
-    if row.is_multiple_of(CHECK_EVERY_ROWS) {
+    if row.is_multiple_of(CHECK_EVERY_ROWS) || folio_memory::over() {
         txn.check_interrupt()?;
     }
     Ok(())

@@ -136,6 +136,7 @@ mod stack;
 mod stat_database;
 mod stat_tables;
 mod statement;
+mod statement_memory;
 mod statement_timeout;
 mod subquery;
 mod subquery_depth;

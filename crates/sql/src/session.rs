@@ -493,11 +493,10 @@ impl Session {
             {
                 return (outputs, Some(e));
             }
-            let armed =
-                crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
+            let limits = self.statement_limits();
             let result = self.run_parsed(statement, i + 1 == count, sql);
             let result = result.map_err(|e| self.why_canceled(e));
-            drop(armed);
+            drop(limits);
             match result {
                 Ok(mut output) => {
                     // Its rows are written in the zone in force now, not
@@ -645,6 +644,14 @@ impl Session {
     pub fn set_max_connections(&mut self, max: u32) {
         self.settings_mut().set_max_connections(max);
         Arc::make_mut(&mut self.session_defaults).set_max_connections(max);
+    }
+
+    /// The server's `folio.statement_memory_limit` in kB (0 or -1: none),
+    /// which the session starts with and RESET goes back to (the server
+    /// sets it when a session starts).
+    pub fn set_statement_memory_limit_kb(&mut self, kb: i64) {
+        self.settings_mut().set_statement_memory_limit_kb(kb);
+        Arc::make_mut(&mut self.session_defaults).set_statement_memory_limit_kb(kb);
     }
 
     /// `SHOW name` of the session's settings.
@@ -1030,16 +1037,31 @@ impl Session {
         }
     }
 
-    /// Runs `f` under the session's `statement_timeout`.
+    /// Runs `f` under the session's statement limits.
     fn timed<T>(&mut self, f: impl FnOnce(&mut Session) -> T) -> T {
-        let _armed =
-            crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
+        let _limits = self.statement_limits();
         f(self)
     }
 
+    /// A statement starts: its `statement_timeout` is armed, and its
+    /// memory is measured from here against `folio.statement_memory_limit`
+    /// (on this thread, where it runs to its end), until the result is
+    /// dropped.
+    fn statement_limits(&self) -> (Option<crate::statement_timeout::Armed>, folio_memory::Limit) {
+        let armed =
+            crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
+        let (bytes, _) = self.settings.statement_memory_limit();
+        (armed, folio_memory::limit(bytes))
+    }
+
     /// A canceled statement's error says why, as PostgreSQL's: a
-    /// CancelRequest, or `statement_timeout`.
+    /// CancelRequest, or `statement_timeout`; one that passed its memory
+    /// limit names it.
     fn why_canceled(&self, mut e: SqlError) -> SqlError {
+        if e.code == "53200" {
+            let (_, kb) = self.settings.statement_memory_limit();
+            return crate::statement_memory::failed(e, kb);
+        }
         if e.code == "57014" {
             let cause = self.interrupt.cause();
             if cause == folio_txn::CancelCause::Terminate {

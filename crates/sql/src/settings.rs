@@ -107,6 +107,9 @@ pub struct Settings {
     disabled: Vec<&'static str>,
     /// `statement_timeout` in milliseconds (0: none).
     statement_timeout_ms: u32,
+    /// `folio.statement_memory_limit` in kB (0 or -1: none;
+    /// `statement_memory.rs`).
+    statement_memory_limit_kb: i64,
     /// `search_path`: its schema names as set (`$user` kept), resolved
     /// at plan time (`schemas.rs`).
     search_path: Vec<String>,
@@ -151,6 +154,7 @@ impl Default for Settings {
             default_read_only: false,
             disabled: OFF_BY_DEFAULT.to_vec(),
             statement_timeout_ms: 0,
+            statement_memory_limit_kb: crate::statement_memory::default_kb(),
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
             custom: BTreeMap::new(),
             time_zone: TimeZone::UTC,
@@ -333,6 +337,21 @@ impl Settings {
             .then(|| std::time::Duration::from_millis(self.statement_timeout_ms.into()))
     }
 
+    /// How much memory a statement may take, in bytes
+    /// (`folio.statement_memory_limit`; `None`: no limit), and the
+    /// setting in kB, which its error names.
+    pub fn statement_memory_limit(&self) -> (Option<u64>, i64) {
+        let kb = self.statement_memory_limit_kb;
+        (crate::statement_memory::bytes(kb), kb)
+    }
+
+    /// The server's `folio.statement_memory_limit`, in kB (`folio serve
+    /// --statement-memory-limit`): what a session starts with and RESET
+    /// goes back to.
+    pub fn set_statement_memory_limit_kb(&mut self, kb: i64) {
+        self.statement_memory_limit_kb = kb;
+    }
+
     /// `TimeZone`: the zone timestamptz values are shown and read in.
     pub fn time_zone(&self) -> &TimeZone {
         &self.time_zone
@@ -438,6 +457,9 @@ impl Settings {
                     .ok_or_else(|| invalid(name, value))?;
             }
             "statement_timeout" => self.statement_timeout_ms = milliseconds(name, value)?,
+            crate::statement_memory::NAME => {
+                self.statement_memory_limit_kb = crate::statement_memory::read(value)?;
+            }
             // Waits without a limit are all folio has for these (the
             // server's `lock_timeout` option is the database's): 0, their
             // default, is what it does; any other value is refused.
@@ -520,6 +542,9 @@ impl Settings {
             "default_transaction_read_only" => self.default_read_only = default.default_read_only,
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "statement_timeout" => self.statement_timeout_ms = default.statement_timeout_ms,
+            crate::statement_memory::NAME => {
+                self.statement_memory_limit_kb = default.statement_memory_limit_kb;
+            }
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "search_path" => self.search_path = default.search_path.clone(),
             "timezone" => self.time_zone = default.time_zone.clone(),
@@ -561,6 +586,9 @@ impl Settings {
             }
             "extra_float_digits" => self.extra_float_digits.to_string(),
             "statement_timeout" => show_milliseconds(self.statement_timeout_ms),
+            crate::statement_memory::NAME => {
+                crate::statement_memory::show(self.statement_memory_limit_kb)
+            }
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
             "datestyle" => "ISO, MDY".into(),

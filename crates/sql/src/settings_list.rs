@@ -8,7 +8,8 @@
 //! the unit `pg_settings` reports it in, as PostgreSQL's), `reset_val`
 //! what it gives for the session's defaults (what RESET goes back to),
 //! `boot_val` for folio's built-in defaults. Custom (dotted) settings are
-//! in neither, as PostgreSQL's placeholders are not.
+//! in neither, as PostgreSQL's placeholders are not; folio's own
+//! `folio.statement_memory_limit` is, as an extension's setting is.
 //!
 //! `source` is read from the values, since folio does not keep where a
 //! value came from: `override` for the transaction's level and access
@@ -306,6 +307,18 @@ const SETTINGS: &[About] = &[
         kind: Kind::Integer { min: -15, max: 3 },
     },
     About {
+        name: crate::statement_memory::NAME,
+        unit: Some("kB"),
+        category: "Resource Usage / Memory",
+        short_desc: "Sets the most memory a statement may take before it fails.",
+        extra_desc: Some("A value of 0 or -1 turns off the limit."),
+        context: "user",
+        kind: Kind::Integer {
+            min: -1,
+            max: 2147483647,
+        },
+    },
+    About {
         name: "idle_in_transaction_session_timeout",
         unit: Some("ms"),
         category: "Client Connection Defaults / Statement Behavior",
@@ -563,6 +576,7 @@ pub fn rows(
                 }
                 match (about.tunable, about.unit) {
                     (Some(tunable), _) => Ok(tunable.setting(&shown)),
+                    (None, Some("kB")) => Ok(crate::statement_memory::read(&shown)?.to_string()),
                     // (Every other unit-carrying setting of folio's is a
                     // time.)
                     (None, Some(_)) => {

@@ -515,6 +515,42 @@ fn show_real(x: f64) -> String {
     x.to_string()
 }
 
+/// Size `value` of memory setting `name` (lower case), in `unit_kb` kB
+/// units: a number of units, or a number and one of PostgreSQL's memory
+/// units (`B`, `kB`, `MB`, `GB`, `TB`), rounded; PostgreSQL's 22023 if
+/// it is none or outside `min..=max` units.
+pub(crate) fn read_memory(
+    name: &str,
+    value: &str,
+    unit_kb: i64,
+    min: i64,
+    max: i64,
+) -> Result<i64, SqlError> {
+    let text = value.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let factor = match unit.trim() {
+        "" => Some(unit_kb as f64),
+        u => MEMORY_UNITS.iter().find(|(n, _)| *n == u).map(|(_, f)| *f),
+    };
+    let (Ok(x), Some(factor)) = (number.parse::<f64>(), factor) else {
+        return Err(invalid(name, value));
+    };
+    let units = (x * factor / unit_kb as f64).round();
+    if units < min as f64 || units > max as f64 {
+        let label = if unit_kb == 8 { "8kB" } else { "kB" };
+        return Err(outside(
+            name,
+            &format!("{} {label}", units as i64),
+            &min.to_string(),
+            &max.to_string(),
+        ));
+    }
+    Ok(units as i64)
+}
+
 impl Tunable {
     /// `value` as SHOW would print it once set, or PostgreSQL's error.
     pub fn read(&self, value: &str) -> Result<String, SqlError> {
@@ -557,28 +593,8 @@ impl Tunable {
                 Ok(show_real(x))
             }
             Takes::Memory { unit_kb, min, max } => {
-                let split = text
-                    .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
-                    .unwrap_or(text.len());
-                let (number, unit) = text.split_at(split);
-                let factor = match unit.trim() {
-                    "" => Some(*unit_kb as f64),
-                    u => MEMORY_UNITS.iter().find(|(n, _)| *n == u).map(|(_, f)| *f),
-                };
-                let (Ok(x), Some(factor)) = (number.parse::<f64>(), factor) else {
-                    return Err(invalid(name, value));
-                };
-                let units = (x * factor / *unit_kb as f64).round();
-                if units < *min as f64 || units > *max as f64 {
-                    let label = if *unit_kb == 8 { "8kB" } else { "kB" };
-                    return Err(outside(
-                        name,
-                        &format!("{} {label}", units as i64),
-                        &min.to_string(),
-                        &max.to_string(),
-                    ));
-                }
-                Ok(show_memory(units as i64 * unit_kb))
+                let units = read_memory(name, value, *unit_kb, *min, *max)?;
+                Ok(show_memory(units * unit_kb))
             }
             Takes::Choice { values, folio } => {
                 let lower = text.to_ascii_lowercase();

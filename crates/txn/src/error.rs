@@ -40,6 +40,10 @@ pub enum TxnError {
     /// The statement's cancel flag was set (a CancelRequest).
     #[error("canceling statement due to user request")]
     Canceled,
+    /// The statement's memory grew past its limit (folio-memory; the SQL
+    /// layer's DETAIL names the setting).
+    #[error("out of memory")]
+    OutOfMemory,
     /// Snapshot isolation refused a write (the row changed after the
     /// snapshot).
     #[error("could not serialize access due to concurrent update")]
@@ -87,6 +91,7 @@ impl TxnError {
             | TxnError::LockNotAvailable { .. }
             | TxnError::AdvisoryLockTimeout { .. } => Some("55P03"),
             TxnError::Canceled => Some("57014"),
+            TxnError::OutOfMemory => Some("53200"),
             TxnError::SerializationFailure | TxnError::SerializationConflict(_) => Some("40001"),
             TxnError::ChangedByTriggers { .. } => Some("27000"),
             TxnError::NotSupported(_) => Some("0A000"),

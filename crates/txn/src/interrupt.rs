@@ -42,6 +42,15 @@ impl Cause {
     }
 }
 
+/// `OutOfMemory` if the statement this thread runs grew past its limit
+/// (folio-memory's `over`: a thread-local load and compare).
+pub fn check_memory() -> Result<(), TxnError> {
+    match folio_memory::over() {
+        true => Err(TxnError::OutOfMemory),
+        false => Ok(()),
+    }
+}
+
 /// One session's cancel flag. Aligned to its own cache lines: the
 /// sessions' flags are made one after another by the server's accept
 /// thread, and each session writes its own (its `Arc`'s count at every
@@ -219,11 +228,14 @@ impl Interrupt {
         self.set.load(Ordering::Relaxed)
     }
 
-    /// `Canceled` if a cancel is pending.
+    /// `Canceled` if a cancel is pending, else `OutOfMemory` if the
+    /// statement this thread runs grew past its memory limit
+    /// ([`check_memory`]): the loops that poll for a cancel are those
+    /// that grow.
     pub fn check(&self) -> Result<(), TxnError> {
         match self.is_set() {
             true => Err(TxnError::Canceled),
-            false => Ok(()),
+            false => check_memory(),
         }
     }
 

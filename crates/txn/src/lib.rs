@@ -47,7 +47,7 @@ pub use directory::MAX_LOG_PAGES;
 pub use error::TxnError;
 pub use fate::{Fate, XidFate};
 pub use ids::{Csn, Xid};
-pub use interrupt::{Cause as CancelCause, Interrupt, WaitEvent};
+pub use interrupt::{Cause as CancelCause, Interrupt, WaitEvent, check_memory};
 pub use live::{Ended, WaitPolicy};
 pub use log_page::XIDS_PER_PAGE;
 pub use manager::{Outcome, RESERVE_STEP, TxnConfig, TxnManager};

@@ -241,9 +241,13 @@ impl Transaction {
     }
 
     /// `Canceled` if the session's cancel flag is set (a relaxed load, for
-    /// per-row loops).
+    /// per-row loops), `OutOfMemory` if the statement grew past its
+    /// memory limit ([`Interrupt::check`]).
     pub fn check_interrupt(&self) -> Result<(), TxnError> {
-        self.interrupt.as_deref().map_or(Ok(()), Interrupt::check)
+        match self.interrupt.as_deref() {
+            Some(interrupt) => interrupt.check(),
+            None => crate::interrupt::check_memory(),
+        }
     }
 
     /// The session's cancel flag, for a loop that cannot reach the

@@ -130,7 +130,10 @@ pub fn encode(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) {
         let plain = elements
             .iter()
             .all(|e| e.len() == 1 && matches!(tokens[e.start].token, Token::Word(_)));
-        if predicate.is_none() && (plain || elements.iter().any(|e| e.is_empty())) {
+        // (An empty element or WHERE is left for the parse to report.)
+        let empty = elements.iter().any(|e| e.is_empty())
+            || predicate.as_ref().is_some_and(|p| p.is_empty());
+        if empty || (predicate.is_none() && plain) {
             continue;
         }
         let mut parts = vec![MARKER.to_string()];

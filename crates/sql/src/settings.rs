@@ -251,12 +251,8 @@ const TIME_UNITS: [(&str, f64); 6] = [
 /// number (milliseconds) or a number and a unit (`1s`, `1.5 min`),
 /// rounded; negative or past `i32::MAX` is 22023.
 pub(crate) fn milliseconds(name: &str, value: &str) -> Result<u32, SqlError> {
-    let text = value.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let factor = match unit.trim() {
+    let (number, unit) = crate::tunables::number_and_unit(value);
+    let factor = match unit {
         "" => Some(1.0),
         u => TIME_UNITS.iter().find(|(n, _)| *n == u).map(|(_, f)| *f),
     };

@@ -515,6 +515,18 @@ fn show_real(x: f64) -> String {
     x.to_string()
 }
 
+/// A setting's value split into its number and its unit (`1.5 min`:
+/// `1.5`, `min`; the unit empty if none), blanks trimmed: the one
+/// reading of how memory and time settings are written.
+pub(crate) fn number_and_unit(value: &str) -> (&str, &str) {
+    let text = value.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    (number, unit.trim())
+}
+
 /// Size `value` of memory setting `name` (lower case), in `unit_kb` kB
 /// units: a number of units, or a number and one of PostgreSQL's memory
 /// units (`B`, `kB`, `MB`, `GB`, `TB`), rounded; PostgreSQL's 22023 if
@@ -526,12 +538,8 @@ pub(crate) fn read_memory(
     min: i64,
     max: i64,
 ) -> Result<i64, SqlError> {
-    let text = value.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let factor = match unit.trim() {
+    let (number, unit) = number_and_unit(value);
+    let factor = match unit {
         "" => Some(unit_kb as f64),
         u => MEMORY_UNITS.iter().find(|(n, _)| *n == u).map(|(_, f)| *f),
     };

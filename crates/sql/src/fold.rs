@@ -179,16 +179,9 @@ fn constant(e: &Scalar) -> bool {
 fn own_constant(e: &Scalar) -> bool {
     let own = match e {
         Scalar::Const(_) => return true,
-        Scalar::Column(_)
-        | Scalar::Param(_)
-        | Scalar::Now
-        | Scalar::Domain(..)
-        | Scalar::Subquery(..)
-        | Scalar::ArraySubquery(..)
-        | Scalar::Exists(_)
-        | Scalar::InSubquery { .. }
-        | Scalar::Outer(..)
-        | Scalar::Call(_) => false,
+        // (Parameters, `now()`, subqueries and calls are not immutable:
+        // `immutable.rs`, asked below, is the one owner of that.)
+        Scalar::Column(_) | Scalar::Domain(..) => false,
         Scalar::Cast(inner, to) => types::cast_immutable(inner.ty(&[]), *to),
         // (Those reading the session or the catalog are not immutable;
         // these are kept out whatever their class says.)

@@ -221,7 +221,13 @@ impl Value {
             SqlType::Int8 => Value::Int8(parse_int(ty, text, t)?),
             SqlType::Float4 => {
                 let v = parse_float(ty, text, t)?;
-                let f = v as f32;
+                // Rounded once, from the digits (PostgreSQL's strtof):
+                // through a double it could round twice and miss by an
+                // ulp (`7038531e-32`).
+                let f = match v.is_finite() {
+                    true => t.parse::<f32>().map_err(|_| syntax(ty, text))?,
+                    false => v as f32,
+                };
                 if (v.is_finite() && f.is_infinite()) || (v != 0.0 && f == 0.0) {
                     return Err(float_out_of_range(ty, text));
                 }
@@ -708,5 +714,16 @@ mod tests {
             assert!(Value::from_text(SqlType::Float8, ok).is_ok(), "{ok}");
         }
         assert!(Value::from_text(SqlType::Float4, "1e-40").is_ok());
+        // Rounded once from the digits, not through a double.
+        for (text, bits) in [
+            ("7038531e-32", 0x15ae43fd_u32),
+            ("82381273e-35", 0x128289d1),
+        ] {
+            assert_eq!(
+                Value::from_text(SqlType::Float4, text).unwrap(),
+                Value::Float4(f32::from_bits(bits)),
+                "{text}"
+            );
+        }
     }
 }

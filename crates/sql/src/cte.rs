@@ -96,6 +96,12 @@ fn definitions(with: With) -> Result<(Vec<Named>, Vec<Cte>), SqlError> {
         cte_tables,
         ..
     } = with;
+    // A recursive WITH's items may name later ones: each is taken
+    // after those it names.
+    let cte_tables = match recursive {
+        true => crate::recursive_form::dependency_order(cte_tables)?,
+        false => cte_tables,
+    };
     let mut recursive_ctes: Vec<Cte> = Vec::new();
     let mut defined: Vec<Named> = Vec::with_capacity(cte_tables.len());
     for mut cte in cte_tables {

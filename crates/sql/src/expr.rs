@@ -228,13 +228,20 @@ fn type_of(op: &BinaryOperator, value: &Value) -> folio_row::SqlType {
         | Value::Interval(_) => {
             crate::date_arith::literal_type(op, crate::scalar::value_type(value))
         }
+        // `real_column * '-10'` is real arithmetic, as PostgreSQL
+        // resolves `float4 * unknown`.
+        Value::Float4(_) => SqlType::Float4,
+        Value::Float8(_) => SqlType::Float8,
         _ => SqlType::Numeric(None),
     }
 }
 
 /// `x op y` for two floats of one width (`f32`: real, `f64`: double
-/// precision), as PostgreSQL's float operators: division by zero is
-/// 22012, a finite pair giving an infinity 22003.
+/// precision), as PostgreSQL's float operators: division of a number by
+/// zero is 22012 (NaN / 0 is NaN); an infinite result of finite operands
+/// (of a finite dividend, for division) is 22003 overflow, and a zero
+/// product or quotient of nonzero operands (of a finite divisor, for
+/// division) 22003 underflow.
 fn float_arithmetic<T>(op: &BinaryOperator, x: T, y: T) -> Result<T, SqlError>
 where
     T: Copy
@@ -246,11 +253,13 @@ where
         + std::ops::Mul<Output = T>
         + std::ops::Div<Output = T>,
 {
+    let zero = T::default();
+    let infinite = |v: T| v.into().is_infinite();
     let result = match op {
         BinaryOperator::Plus => x + y,
         BinaryOperator::Minus => x - y,
         BinaryOperator::Multiply => x * y,
-        BinaryOperator::Divide if y == T::default() => {
+        BinaryOperator::Divide if y == zero && !x.into().is_nan() => {
             return Err(SqlError::new("22012", "division by zero"));
         }
         BinaryOperator::Divide => x / y,
@@ -260,9 +269,20 @@ where
             )));
         }
     };
-    let finite = |v: T| v.into().is_finite();
-    if !finite(result) && !result.into().is_nan() && finite(x) && finite(y) {
+    let divide = matches!(op, BinaryOperator::Divide);
+    let overflowed = infinite(result) && !infinite(x) && (divide || !infinite(y));
+    if overflowed {
         return Err(SqlError::new("22003", "value out of range: overflow"));
+    }
+    let underflowed = result == zero
+        && x != zero
+        && match op {
+            BinaryOperator::Multiply => y != zero,
+            BinaryOperator::Divide => !infinite(y),
+            _ => false,
+        };
+    if underflowed {
+        return Err(SqlError::new("22003", "value out of range: underflow"));
     }
     Ok(result)
 }

@@ -167,6 +167,9 @@ pub enum Func {
     /// A hash, encoding or random-bytes function, pgcrypto's and
     /// uuid-ossp's among them (`crypto_functions.rs`).
     Crypto(crate::crypto_functions::CryptoFunc),
+    /// A trigonometric or hyperbolic function, `degrees`, `radians`,
+    /// `float4send` / `float8send` (`float_functions.rs`).
+    Float(crate::float_functions::FloatFunc),
     /// `current_setting`, `set_config` (`setting_functions.rs`): run on
     /// the session's settings, which the statement's scope holds.
     Setting(crate::setting_functions::SettingFunc),
@@ -378,6 +381,7 @@ impl Func {
             .or_else(|| crate::advisory::AdvisoryFunc::of(name).map(Func::Advisory))
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
             .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
+            .or_else(|| crate::float_functions::FloatFunc::of(name).map(Func::Float))
             .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
@@ -399,6 +403,7 @@ impl Func {
             Func::ColumnSize(_) => Some("pg_column_size"),
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
+            Func::Float(f) => f.name(),
             Func::Make(f) => f.name(),
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
@@ -558,6 +563,7 @@ impl Func {
             Func::Advisory(f) => f.takes(count),
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
+            Func::Float(f) => f.takes(count),
             Func::Make(f) => f.takes(count),
             Func::Setting(f) => f.takes(count),
             Func::Timezone => count == 2,
@@ -719,6 +725,7 @@ impl Func {
             Func::Advisory(f) => f.ty(),
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
+            Func::Float(f) => f.ty(),
             Func::Make(f) => f.ty(),
             Func::Setting(f) => f.ty(),
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
@@ -984,22 +991,10 @@ impl Func {
                     &to_numeric(&args[1], "power")?,
                 )?)
             }
-            Func::Power => {
-                let (a, b) = (float_arg(&args[0], "power")?, float_arg(&args[1], "power")?);
-                if a == 0.0 && b < 0.0 {
-                    return Err(SqlError::new(
-                        "2201F",
-                        "zero raised to a negative power is undefined",
-                    ));
-                }
-                if a < 0.0 && b.fract() != 0.0 {
-                    return Err(SqlError::new(
-                        "2201F",
-                        "a negative number raised to a non-integer power yields a complex result",
-                    ));
-                }
-                Value::Float8(a.powf(b))
-            }
+            Func::Power => Value::Float8(crate::float_functions::power(
+                float_arg(&args[0], "power")?,
+                float_arg(&args[1], "power")?,
+            )?),
             Func::Extract | Func::DatePart if matches!(args[1], Value::Time(_)) => {
                 let Value::Time(t) = args[1] else {
                     unreachable!("matched above")
@@ -1199,6 +1194,7 @@ impl Func {
             Func::Json(f) => f.eval(args)?,
             Func::Range(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
+            Func::Float(f) => f.eval(&args)?,
             Func::Make(f) => f.eval(&args)?,
             Func::WidthBucket => crate::width_bucket::eval(&args)?,
             Func::Overlay => crate::overlay::eval(&args)?,
@@ -1303,7 +1299,9 @@ fn transcendental(func: Func, v: &Value) -> Result<Value, SqlError> {
             ));
         }
         Func::Sqrt => x.sqrt(),
-        Func::Exp if x.is_nan() || x.is_infinite() => x.max(0.0),
+        // exp(NaN) is NaN, exp(-Infinity) 0.
+        Func::Exp if x.is_nan() => x,
+        Func::Exp if x.is_infinite() => x.max(0.0),
         Func::Exp => match x.exp() {
             r if r.is_infinite() => return Err(out_of_range("overflow")),
             0.0 => return Err(out_of_range("underflow")),

@@ -66,24 +66,7 @@ pub struct Cte {
 /// Whether `query` names a FROM item `name` (its own name: a recursive
 /// CTE), at any depth.
 fn names_itself(query: &Query, name: &str) -> bool {
-    use sqlparser::ast::{ObjectNamePart, TableFactor, Visit, Visitor};
-    use std::ops::ControlFlow;
-    struct Find<'a>(&'a str);
-    impl Visitor for Find<'_> {
-        type Break = ();
-        fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
-            if let TableFactor::Table {
-                name, args: None, ..
-            } = factor
-                && let [ObjectNamePart::Identifier(id)] = name.0.as_slice()
-                && names::ident(id) == self.0
-            {
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    query.visit(&mut Find(name)).is_break()
+    crate::recursive_form::names(query, name)
 }
 
 impl Cte {
@@ -111,13 +94,30 @@ impl Cte {
         else {
             return Err(malformed());
         };
-        if query.order_by.is_some()
-            || query.limit_clause.is_some()
-            || query.fetch.is_some()
-            || query.with.is_some()
-        {
+        // PostgreSQL's messages for what cannot decorate the union.
+        let not_implemented = |what: &str| {
+            SqlError::new(
+                "0A000",
+                format!("{what} in a recursive query is not implemented"),
+            )
+        };
+        if query.order_by.is_some() {
+            return Err(not_implemented("ORDER BY"));
+        }
+        match &query.limit_clause {
+            Some(sqlparser::ast::LimitClause::LimitOffset {
+                offset: Some(_), ..
+            }) => return Err(not_implemented("OFFSET")),
+            Some(_) => return Err(not_implemented("LIMIT")),
+            None if query.fetch.is_some() => return Err(not_implemented("LIMIT")),
+            None => {}
+        }
+        if !query.locks.is_empty() {
+            return Err(not_implemented("FOR UPDATE/SHARE"));
+        }
+        if query.with.is_some() {
             return Err(SqlError::unsupported(format!(
-                "ORDER BY, LIMIT or WITH in the recursive query \"{name}\""
+                "WITH in the recursive query \"{name}\""
             )));
         }
         let all = match set_quantifier {
@@ -141,6 +141,7 @@ impl Cte {
                 ),
             ));
         }
+        crate::recursive_form::check_step(&step, name)?;
         Ok(Some(Cte {
             name: name.to_string(),
             columns: alias

@@ -730,12 +730,14 @@ fn float_to_integer(x: f64, ty: SqlType) -> Result<Value, SqlError> {
 fn float_of(x: f64, ty: SqlType) -> Result<Value, SqlError> {
     Ok(match ty {
         SqlType::Float4 => {
+            // PostgreSQL's dtof: a finite value past real's range
+            // overflows, a nonzero one rounding to zero underflows.
             let y = x as f32;
             if y.is_infinite() && x.is_finite() {
-                return Err(SqlError::new(
-                    "22003",
-                    format!("\"{x}\" is out of range for type real"),
-                ));
+                return Err(SqlError::new("22003", "value out of range: overflow"));
+            }
+            if y == 0.0 && x != 0.0 {
+                return Err(SqlError::new("22003", "value out of range: underflow"));
             }
             Value::Float4(y)
         }

@@ -467,9 +467,10 @@ pub(crate) fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
             Source::One => "One-Time Filter",
             _ => "Filter",
         };
+        let text = conjunction(&planned.filter, &names, &types);
         node.details.push(format!(
             "{label}: {}",
-            conjunction(&planned.filter, &names, &types)
+            per_row_subplans(text, &planned.subplans)
         ));
     }
     if !planned.sort.is_empty() {
@@ -1269,6 +1270,20 @@ fn push_filter(node: &mut Node, filter: &[Scalar], columns: &[String], types: &[
         node.details
             .push(format!("Filter: {}", conjunction(filter, columns, types)));
     }
+}
+
+/// `text` with each correlated subquery that has no hashed form
+/// (`hashed_subplan.rs`) named `(SubPlan N)`, as it runs per outer row:
+/// [`deparse`], which does not see the subqueries, names every EXISTS
+/// and IN `(hashed SubPlan N)`.
+fn per_row_subplans(mut text: String, subplans: &[crate::subquery::Subplan]) -> String {
+    for (n, sub) in subplans.iter().enumerate() {
+        if sub.is_correlated() && sub.hashed.is_none() {
+            let hashed = format!("(hashed SubPlan {})", n + 1);
+            text = text.replace(&hashed, &format!("(SubPlan {})", n + 1));
+        }
+    }
+    text
 }
 
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints

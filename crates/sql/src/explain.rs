@@ -1311,16 +1311,11 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
         // plan does not keep.
         Scalar::Outer(k, _) => format!("$outer{}", k + 1),
         Scalar::Exists(n) => format!("(hashed SubPlan {})", n + 1),
-        Scalar::InSubquery {
-            expr,
-            index,
-            negated,
-        } => format!(
-            "({}{} (hashed SubPlan {}))",
-            if *negated { "NOT " } else { "" },
-            d(expr),
-            index + 1
-        ),
+        // PostgreSQL 15 does not print the tested expression.
+        Scalar::InSubquery { index, negated, .. } => match negated {
+            true => format!("(NOT (hashed SubPlan {}))", index + 1),
+            false => format!("(hashed SubPlan {})", index + 1),
+        },
         Scalar::Case {
             operand,
             branches,

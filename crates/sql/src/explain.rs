@@ -467,9 +467,10 @@ pub(crate) fn planned_node(planned: &Planned, actual: Option<&Actual>) -> Node {
             Source::One => "One-Time Filter",
             _ => "Filter",
         };
+        let text = conjunction(&planned.filter, &names, &types);
         node.details.push(format!(
             "{label}: {}",
-            conjunction(&planned.filter, &names, &types)
+            per_row_subplans(text, &planned.subplans)
         ));
     }
     if !planned.sort.is_empty() {
@@ -1271,6 +1272,20 @@ fn push_filter(node: &mut Node, filter: &[Scalar], columns: &[String], types: &[
     }
 }
 
+/// `text` with each correlated subquery that has no hashed form
+/// (`hashed_subplan.rs`) named `(SubPlan N)`, as it runs per outer row:
+/// [`deparse`], which does not see the subqueries, names every EXISTS
+/// and IN `(hashed SubPlan N)`.
+fn per_row_subplans(mut text: String, subplans: &[crate::subquery::Subplan]) -> String {
+    for (n, sub) in subplans.iter().enumerate() {
+        if sub.is_correlated() && sub.hashed.is_none() {
+            let hashed = format!("(hashed SubPlan {})", n + 1);
+            text = text.replace(&hashed, &format!("(SubPlan {})", n + 1));
+        }
+    }
+    text
+}
+
 /// Conditions joined by AND, each in parentheses, as PostgreSQL prints
 /// them.
 pub(crate) fn conjunction(list: &[Scalar], columns: &[String], types: &[SqlType]) -> String {
@@ -1296,16 +1311,11 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
         // plan does not keep.
         Scalar::Outer(k, _) => format!("$outer{}", k + 1),
         Scalar::Exists(n) => format!("(hashed SubPlan {})", n + 1),
-        Scalar::InSubquery {
-            expr,
-            index,
-            negated,
-        } => format!(
-            "({}{} (hashed SubPlan {}))",
-            if *negated { "NOT " } else { "" },
-            d(expr),
-            index + 1
-        ),
+        // PostgreSQL 15 does not print the tested expression.
+        Scalar::InSubquery { index, negated, .. } => match negated {
+            true => format!("(NOT (hashed SubPlan {}))", index + 1),
+            false => format!("(hashed SubPlan {})", index + 1),
+        },
         Scalar::Case {
             operand,
             branches,

@@ -586,6 +586,15 @@ impl SourceCounts {
         }
     }
 
+    /// The rows the latest runs of all nodes handed on or filtered out:
+    /// a measure of a run's work (`hashed_subplan.rs` weighs a per-row
+    /// subquery's runs with it).
+    pub fn handled(&self) -> u64 {
+        (self.nodes.iter())
+            .map(|(_, (rows, scan))| rows + scan.removed_by_filter)
+            .sum()
+    }
+
     /// What `source`'s latest run produced and scanned, if it ran.
     pub fn of(&self, source: &Source) -> Option<(u64, ScanCounts)> {
         let id = Self::id(source);
@@ -1163,15 +1172,24 @@ fn hash_key(scope: &Scope, conjunct: &Scalar, n: usize) -> Option<(Scalar, Scala
         return None;
     };
     let types = scope.types();
+    if !hash_comparable(l.ty(&types), r.ty(&types)) {
+        return None;
+    }
+    Some((l.as_ref().clone(), rebase(r, scope.tables[n].offset)))
+}
+
+/// Whether values of types `l` and `r` that `=` finds equal have equal
+/// [`hash_of`] keys, and only those: one type, or two integers (widened
+/// to bigint), or text and varchar; never `char(n)` (its `=` ignores
+/// trailing blanks). The one owner of which keys a hash may compare,
+/// for a hash join and a hashed subquery (`hashed_subplan.rs`).
+pub(crate) fn hash_comparable(l: SqlType, r: SqlType) -> bool {
     let family = |ty: SqlType| match ty {
         SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => SqlType::Int8,
         SqlType::Varchar(_) => SqlType::Text,
         other => other,
     };
-    if family(l.ty(&types)) != family(r.ty(&types)) || matches!(l.ty(&types), SqlType::Char(_)) {
-        return None;
-    }
-    Some((l.as_ref().clone(), rebase(r, scope.tables[n].offset)))
+    family(l) == family(r) && !matches!(l, SqlType::Char(_))
 }
 
 /// `LATERAL f(args) [AS a]` as the subquery `LATERAL (SELECT * FROM
@@ -2205,7 +2223,11 @@ fn kept(
 /// A row's hash key: the key values, integers widened and numerics
 /// normalised so equal values hash equal; `None` if one is NULL (NULL
 /// equals nothing).
-fn hash_of(keys: &[Scalar], row: &[Value], env: &Env<'_>) -> Result<Option<Vec<u8>>, SqlError> {
+pub(crate) fn hash_of(
+    keys: &[Scalar],
+    row: &[Value],
+    env: &Env<'_>,
+) -> Result<Option<Vec<u8>>, SqlError> {
     let mut out = Vec::with_capacity(16 * keys.len());
     for k in keys {
         // Integers of any width meet as bigints ([`hash_key`] pairs only

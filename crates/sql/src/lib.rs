@@ -67,6 +67,7 @@ mod functions;
 mod generated;
 mod grouping_sets;
 mod has_role;
+mod hashed_subplan;
 mod immutable;
 mod index_exprs;
 mod indexes;

@@ -42,6 +42,7 @@
 use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::from::{self, Scope};
+use crate::hashed_subplan::{self, Hashed, Sublink};
 use crate::names;
 use crate::query::{Planned, plan_query, run};
 use crate::scalar::{
@@ -54,7 +55,7 @@ use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArguments, Query, Select, SelectItem, SetExpr, TableFactor,
     UnaryOperator, Visit, VisitMut, Visitor, VisitorMut,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow::{self, Break, Continue};
 
 /// A subquery's plan and the outer values it reads.
@@ -66,6 +67,9 @@ pub struct Subplan {
     /// In the select list or HAVING of an aggregate query: its outer row
     /// is the aggregate row ([`over_groups`] maps `outer` into it).
     pub over_groups: bool,
+    /// A correlated EXISTS or IN subquery that may run once, hashed
+    /// (`hashed_subplan.rs`), where the [`Runner`] allows it.
+    pub hashed: Option<Hashed>,
 }
 
 /// Where a correlated subquery's outer value comes from.
@@ -185,9 +189,15 @@ struct Extract<'a, 'b> {
 }
 
 impl Extract<'_, '_> {
-    /// Plans `q`; its number, or `None` after an error.
-    fn plan(&mut self, q: &Query, one_column: Option<&str>) -> Option<usize> {
-        let sub = match plan_subquery(self.cx, self.txn, q, self.scope) {
+    /// Plans `q` (used as `sublink`, if one that may be hashed); its
+    /// number, or `None` after an error.
+    fn plan(
+        &mut self,
+        q: &Query,
+        one_column: Option<&str>,
+        sublink: Option<Sublink>,
+    ) -> Option<usize> {
+        let sub = match plan_sublink(self.cx, self.txn, q, self.scope, sublink) {
             Ok(sub) => sub,
             Err(e) => {
                 self.error = Some(e);
@@ -215,14 +225,27 @@ pub fn plan_subquery(
     q: &Query,
     scope: &Scope,
 ) -> Result<Subplan, SqlError> {
+    plan_sublink(cx, txn, q, scope, None)
+}
+
+/// [`plan_subquery`] of a subquery used as `sublink`: a correlated one
+/// also gets its hashed form if it qualifies (`hashed_subplan::plan`).
+fn plan_sublink(
+    cx: &Ctx<'_>,
+    txn: &Transaction,
+    q: &Query,
+    scope: &Scope,
+    sublink: Option<Sublink>,
+) -> Result<Subplan, SqlError> {
     match plan_query(cx, txn, q) {
         Ok(plan) => Ok(Subplan {
             plan,
             outer: Vec::new(),
             over_groups: false,
+            hashed: None,
         }),
         Err(e) if matches!(e.code, "42703" | "42P01") => {
-            correlated(cx, txn, q, scope).and_then(|found| found.ok_or(e))
+            correlated(cx, txn, q, scope, sublink).and_then(|found| found.ok_or(e))
         }
         Err(e) => Err(e),
     }
@@ -238,6 +261,7 @@ fn correlated(
     txn: &Transaction,
     q: &Query,
     scope: &Scope,
+    sublink: Option<Sublink>,
 ) -> Result<Option<Subplan>, SqlError> {
     let mut q = q.clone();
     // The markers already in `q` are the outer values of the query that
@@ -314,10 +338,12 @@ fn correlated(
     }
     let outer = refs.columns;
     let plan = plan_query(cx, txn, &q)?;
+    let hashed = sublink.and_then(|sublink| hashed_subplan::plan(cx, txn, &q, sublink));
     Ok(Some(Subplan {
         plan,
         outer,
         over_groups: false,
+        hashed,
     }))
 }
 
@@ -357,7 +383,7 @@ impl Extract<'_, '_> {
     /// `ARRAY(SELECT ...)`'s marker: subquery `q`'s one column (else
     /// `one_column`, the error) as an array of its type.
     fn array_of_rows(&mut self, q: &Query, one_column: &str) -> Option<Expr> {
-        let n = self.plan(q, Some(one_column))?;
+        let n = self.plan(q, Some(one_column), None)?;
         let ty = self.plans[n - self.first].plan.types[0];
         let Some(array) = ty.array_of() else {
             self.error = Some(SqlError::unsupported(format!(
@@ -397,7 +423,8 @@ impl VisitorMut for Extract<'_, '_> {
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         let replaced = match expr {
             Expr::Subquery(q) => {
-                let Some(n) = self.plan(q, Some("subquery must return only one column")) else {
+                let Some(n) = self.plan(q, Some("subquery must return only one column"), None)
+                else {
                     return Break(());
                 };
                 let oid = self.plans[n - self.first].plan.columns[0].type_oid;
@@ -417,7 +444,7 @@ impl VisitorMut for Extract<'_, '_> {
                 }
             }
             Expr::Exists { subquery, negated } => {
-                let Some(n) = self.plan(subquery, None) else {
+                let Some(n) = self.plan(subquery, None, Some(Sublink::Exists)) else {
                     return Break(());
                 };
                 let exists = marker(format!("{EXISTS_MARK}{n}"));
@@ -459,7 +486,9 @@ impl VisitorMut for Extract<'_, '_> {
                 let Expr::Subquery(q) = q.as_ref() else {
                     unreachable!("matched above")
                 };
-                let Some(n) = self.plan(q, Some("subquery has too many columns")) else {
+                let Some(n) =
+                    self.plan(q, Some("subquery has too many columns"), Some(Sublink::In))
+                else {
                     return Break(());
                 };
                 Expr::InList {
@@ -473,7 +502,11 @@ impl VisitorMut for Extract<'_, '_> {
                 subquery,
                 negated,
             } => {
-                let Some(n) = self.plan(subquery, Some("subquery has too many columns")) else {
+                let Some(n) = self.plan(
+                    subquery,
+                    Some("subquery has too many columns"),
+                    Some(Sublink::In),
+                ) else {
                     return Break(());
                 };
                 Expr::InList {
@@ -667,6 +700,17 @@ pub struct Runner<'a> {
     /// In an UPDATE or DELETE: the statement's command, whose writes the
     /// subqueries do not see (`dml.rs`).
     command: Option<Command>,
+    /// Whether subqueries with a hashed form run hashed: in a query run
+    /// once per execution (no outer values of its own; not an UPDATE's
+    /// or DELETE's, whose runner is made per row). `hashed_subplan.rs`.
+    hashing: bool,
+    /// Each subquery's hashed rows, once made.
+    tables: Vec<OnceCell<hashed_subplan::Table>>,
+    /// Each subquery's work run per row so far (`hashed_subplan.rs`:
+    /// the table is made once it reaches what building it reads).
+    work: Vec<Cell<u64>>,
+    /// Each subquery's [`Hashed::build_rows`], once asked.
+    build_rows: Vec<OnceCell<u64>>,
 }
 
 impl<'a> Runner<'a> {
@@ -676,6 +720,10 @@ impl<'a> Runner<'a> {
             subplans,
             env: *env,
             command: None,
+            hashing: env.outer.is_empty(),
+            tables: subplans.iter().map(|_| OnceCell::new()).collect(),
+            work: subplans.iter().map(|_| Cell::new(0)).collect(),
+            build_rows: subplans.iter().map(|_| OnceCell::new()).collect(),
         }
     }
 
@@ -691,12 +739,32 @@ impl<'a> Runner<'a> {
     ) -> Runner<'a> {
         Runner {
             command: Some(command),
+            hashing: false,
             ..Runner::new(txn, subplans, env)
         }
     }
 }
 
 impl Runner<'_> {
+    /// Subquery `n`'s rows for `outer` from its hashed rows, which are
+    /// made at the first probe.
+    fn probe(
+        &self,
+        n: usize,
+        hashed: &Hashed,
+        txn: &mut Transaction,
+        outer: &[Value],
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let cell = &self.tables[n];
+        if cell.get().is_none() {
+            // Made at most once per run of the query holding the subquery.
+            let table = hashed.build(txn, &self.env)?;
+            let _ = cell.set(table);
+        }
+        let table = cell.get().expect("made above");
+        hashed.probe(table, outer, &self.env)
+    }
+
     /// 57014 if the session was canceled (the transaction it holds).
     pub fn check_interrupt(&self) -> Result<(), SqlError> {
         match self.txn.try_borrow() {
@@ -722,6 +790,13 @@ impl Correlated for Runner<'_> {
                 "a correlated subquery ran inside another's run",
             )));
         };
+        let hashed = sub.hashed.as_ref().filter(|_| self.hashing);
+        if let Some(hashed) = hashed
+            && (self.tables[n].get().is_some()
+                || self.work[n].get() >= *self.build_rows[n].get_or_init(|| hashed.build_rows()))
+        {
+            return Some(self.probe(n, hashed, &mut txn, &outer));
+        }
         let env = Env {
             subqueries: &[],
             correlated: None,
@@ -732,7 +807,13 @@ impl Correlated for Runner<'_> {
             None => run(&mut txn, &sub.plan, &env),
             Some(command) => txn.as_of_command(Some(command), |txn| run(txn, &sub.plan, &env)),
         };
-        Some(rows.map(|(rows, _)| rows))
+        Some(rows.map(|(rows, counts)| {
+            if hashed.is_some() {
+                let handled = counts.source.handled().max(1);
+                self.work[n].set(self.work[n].get().saturating_add(handled));
+            }
+            rows
+        }))
     }
 
     fn call(

@@ -1015,12 +1015,10 @@ pub fn truncate(
     restart_identity: bool,
 ) -> Result<Output, SqlError> {
     let db = cx.db;
-    let mut names = tables
-        .iter()
-        .map(|t| names::relation(&t.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut defs = Vec::with_capacity(names.len());
-    for name in &names {
+    let mut names: Vec<String> = Vec::with_capacity(tables.len());
+    let mut defs: Vec<TableDef> = Vec::with_capacity(tables.len());
+    for target in tables {
+        let name = &names::relation(&target.name)?;
         let def = match db.catalog().table(txn, name)? {
             Some(def) => def,
             None if db.catalog().view(txn, name)?.is_some() => {
@@ -1031,7 +1029,21 @@ pub fn truncate(
         if def.matview.is_some() {
             return Err(not_a_table(name));
         }
-        defs.push(def);
+        // A partitioned table holds no rows of its own: ONLY would empty
+        // nothing (PostgreSQL's 42809, partitions or none).
+        if target.only && def.partition_key().is_some() {
+            return Err(SqlError::new("42809", "cannot truncate only a partitioned table")
+                .with_hint(
+                    "Do not specify the ONLY keyword, or use TRUNCATE ONLY on the partitions directly.",
+                ));
+        }
+        let partitions = partitions_of(db, txn, &def)?;
+        for def in std::iter::once(def).chain(partitions) {
+            if !names.contains(&def.name) {
+                names.push(def.name.clone());
+                defs.push(def);
+            }
+        }
     }
     let mut round_start = 0;
     while cascade && round_start < defs.len() {
@@ -1054,12 +1066,19 @@ pub fn truncate(
         added.sort_by_key(|def| def.oid);
         round_start = defs.len();
         for def in added {
-            notices.push(Notice::info(format!(
-                "truncate cascades to table \"{}\"",
-                def.name
-            )));
-            names.push(def.name.clone());
-            defs.push(def);
+            // A partitioned table comes with its partitions, each named.
+            let partitions = partitions_of(db, txn, &def)?;
+            for def in std::iter::once(def).chain(partitions) {
+                if names.contains(&def.name) {
+                    continue;
+                }
+                notices.push(Notice::info(format!(
+                    "truncate cascades to table \"{}\"",
+                    folio_catalog::unqualified(&def.name)
+                )));
+                names.push(def.name.clone());
+                defs.push(def);
+            }
         }
     }
     for def in &defs {
@@ -1111,10 +1130,36 @@ pub fn truncate(
             db.catalog().restart_sequence(txn, &sequence.name, None)?;
         }
     }
+    // The tables have new, empty storage: what a BEFORE trigger's query
+    // read of them is forgotten, so an AFTER trigger's sees them empty.
+    cx.relations.ddl();
     for t in &triggers {
         t.end_statement(cx, txn)?;
     }
     Ok(Output::command("TRUNCATE TABLE"))
+}
+
+/// The partitions of `def`, and theirs, breadth first (as PostgreSQL
+/// lists a partitioned table's descendants): what a TRUNCATE of `def`
+/// without ONLY empties with it.
+fn partitions_of(
+    db: &Database,
+    txn: &Transaction,
+    def: &TableDef,
+) -> Result<Vec<TableDef>, SqlError> {
+    let mut out: Vec<TableDef> = Vec::new();
+    let mut next = def.partitions.clone();
+    while !next.is_empty() {
+        let mut deeper = Vec::new();
+        for (_, name) in next {
+            if let Some(partition) = db.catalog().table(txn, &name)? {
+                deeper.extend(partition.partitions.iter().cloned());
+                out.push(partition);
+            }
+        }
+        next = deeper;
+    }
+    Ok(out)
 }
 
 /// The order TRUNCATE fires the TRUNCATE triggers of `defs` (a

@@ -161,6 +161,7 @@ mod to_char;
 mod to_number;
 mod to_timestamp;
 mod top_n;
+mod transaction_modes;
 mod trigger_statements;
 mod triggers;
 mod truth;

@@ -85,6 +85,14 @@ pub enum Parsed {
         create: Box<Statement>,
         args: Vec<String>,
     },
+    /// `BEGIN`, `START TRANSACTION`, `SET TRANSACTION` or `SET SESSION
+    /// CHARACTERISTICS AS TRANSACTION` whose modes name `[NOT] DEFERRABLE`
+    /// (sqlparser reads none): the statement without it, and whether it
+    /// was DEFERRABLE (`transaction_modes.rs`).
+    TransactionModes {
+        statement: Box<Statement>,
+        deferrable: bool,
+    },
     /// `DECLARE name ... CURSOR ... FOR query` (`cursors/parse.rs`).
     Declare(Box<crate::cursors::parse::Declare>),
     /// `FETCH` or `MOVE` (`cursors/parse.rs`).
@@ -271,6 +279,17 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             }
             _ => None,
         };
+        if let Some(deferrable) = crate::transaction_modes::take_deferrable(&mut spanned) {
+            let place = Place {
+                text: &text,
+                terminator,
+            };
+            out.push(Parsed::TransactionModes {
+                statement: Box::new(parse_one(spanned, &place)?),
+                deferrable,
+            });
+            continue;
+        }
         let first = &spanned[0].token;
         let word = match first {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),

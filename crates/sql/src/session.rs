@@ -26,7 +26,7 @@ use crate::{ddl, explain, indexes, sequences, statement};
 use folio_db::{Database, Durability, Isolation, Transaction};
 use folio_row::{SqlType, Value};
 use folio_txn::Interrupt;
-use sqlparser::ast::{SetExpr, Statement, TransactionIsolationLevel, TransactionMode};
+use sqlparser::ast::{SetExpr, Statement, TransactionMode};
 use std::sync::Arc;
 
 /// The context of a statement of session `$session` (its fields
@@ -72,6 +72,11 @@ struct Savepoint {
     deferred: crate::deferred::Mark,
     /// Its number (`Session::savepoints_made`).
     number: u64,
+    /// The transaction's READ ONLY mode when it was made: a `SET
+    /// TRANSACTION READ ONLY` made since lasts until the savepoint ends,
+    /// by ROLLBACK TO or RELEASE alike, as PostgreSQL's subtransaction
+    /// ends the settings it made.
+    read_only: bool,
 }
 
 /// One client's session over a database.
@@ -119,10 +124,12 @@ pub struct Session {
     /// committed at the message's end, rolled back whole by an error,
     /// turned into an ordinary block by a BEGIN among its statements.
     implicit: bool,
-    /// The isolation level and read-only mode a `COMMIT AND CHAIN` gave
-    /// the open block (`None`: it began otherwise), which a chain from it
-    /// after it failed keeps (`end_and_chain`).
-    chained_modes: Option<(Isolation, bool)>,
+    /// The modes a `COMMIT AND CHAIN` gave the open block (`None`: it
+    /// began otherwise), which a chain from it after it failed keeps
+    /// (`end_and_chain`).
+    chained_modes: Option<crate::transaction_modes::Characteristics>,
+    /// The open block's DEFERRABLE mode (folio-txn keeps the other two).
+    deferrable: bool,
     /// The settings without the open block's `SET LOCAL`s, which end with
     /// it (`None`: it made none).
     without_local: Option<Settings>,
@@ -300,6 +307,7 @@ impl Session {
             settings_changes: 0,
             implicit: false,
             chained_modes: None,
+            deferrable: false,
             without_local: None,
             savepoints: Vec::new(),
             savepoints_made: 0,
@@ -485,7 +493,8 @@ impl Session {
         let implicit = count > 1 && matches!(self.block, Block::Idle);
         for (i, statement) in statements.iter().enumerate() {
             // (A message opening with BEGIN opens an ordinary block.)
-            let begins = matches!(statement, Parsed::Sql(s) if matches!(**s, Statement::StartTransaction { .. }));
+            let begins = matches!(statement, Parsed::Sql(s) | Parsed::TransactionModes { statement: s, .. }
+                if matches!(**s, Statement::StartTransaction { .. }));
             if implicit
                 && !begins
                 && matches!(self.block, Block::Idle)
@@ -551,6 +560,10 @@ impl Session {
                 }))
             }
             Parsed::Sql(statement) => self.execute(statement),
+            Parsed::TransactionModes {
+                statement,
+                deferrable,
+            } => self.with_deferrable(statement, *deferrable),
             Parsed::Vacuum(vacuum) => self.vacuum(vacuum),
             Parsed::Copy(copy) if copy.to_stdout => self.copy_out(copy),
             Parsed::Copy(_) if !last => Err(SqlError::unsupported(
@@ -697,6 +710,7 @@ impl Session {
         self.block = Block::Open(self.begin_txn(self.settings.default_isolation())?);
         self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
+        self.deferrable = self.settings.default_deferrable();
         self.implicit = true;
         self.fresh_block = true;
         Ok(())
@@ -1164,13 +1178,17 @@ impl Session {
                 (Some(text), None) => Ok(Value::Text(text.clone())),
             })
             .collect::<Result<_, SqlError>>()?;
-        self.run_kept(prepared, |plan, calls, txn, cx, notices| {
+        let result = self.run_kept(prepared, |plan, calls, txn, cx, notices| {
             calls.run(cx, txn, notices, &mut values)?;
             let env = Env {
                 params: &values,
                 ..Env::at(cx.now)
             };
             plan.run(cx, txn, &env)
+        });
+        result.map_err(|e| match &prepared.statement {
+            Parsed::Sql(statement) => name_read_only_write(e, statement),
+            _ => e,
         })
     }
 
@@ -1348,7 +1366,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &copying.settings,
             &self.session_defaults,
-            open_transaction(txn),
+            open_transaction(txn, self.deferrable),
         );
         let copy = &mut copying.copy;
         // Triggers look their functions up in the statement's scope.
@@ -1382,7 +1400,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &settings,
             &self.session_defaults,
-            open_transaction(txn),
+            open_transaction(txn, self.deferrable),
         );
         let result = match copy.has_triggers() {
             true => crate::object_scope::enter(&self.db, txn, &mut self.objects)
@@ -1476,7 +1494,7 @@ impl Session {
         let settings = crate::setting_functions::Scope::enter(
             &self.settings,
             &self.session_defaults,
-            open_transaction(txn),
+            open_transaction(txn, self.deferrable),
         );
         let started = crate::object_scope::enter(&self.db, txn, &mut self.objects)
             .and_then(|_objects| CopyIn::start(&cx, txn, copy));
@@ -1775,6 +1793,12 @@ impl Session {
                     // With a savepoint open the transaction waits for
                     // ROLLBACK TO; else it is rolled back now.
                     self.block = if txn.has_savepoints() {
+                        // The failed savepoint's own SET TRANSACTION ends
+                        // with it (what a chain from here keeps).
+                        let mut txn = txn;
+                        if let Some(innermost) = self.savepoints.last() {
+                            txn.set_read_only(innermost.read_only);
+                        }
                         Block::Failed(Some(txn))
                     } else {
                         let _ = txn.rollback();
@@ -1813,7 +1837,7 @@ impl Session {
             _ if matches!(self.block, Block::Failed(_)) => Err(SqlError::in_failed_block()),
             Statement::Savepoint { name } => self.savepoint(&crate::names::ident(name)),
             Statement::ReleaseSavepoint { name } => self.release(&crate::names::ident(name)),
-            Statement::StartTransaction { modes, .. } => self.begin(modes),
+            Statement::StartTransaction { modes, begin, .. } => self.begin(modes, None, *begin),
             Statement::Prepare {
                 name,
                 statement,
@@ -1848,6 +1872,18 @@ impl Session {
                 ..
             } if into.is_empty() && using.is_empty() => {
                 let name = crate::names::relation(name)?;
+                // The count first, as PostgreSQL's EXECUTE (a Bind's is
+                // 08P01: `check_parameter_count`).
+                let wanted = self.prepared(&name)?.parameters;
+                if parameters.len() != wanted {
+                    return Err(SqlError::syntax(format!(
+                        "wrong number of parameters for prepared statement \"{name}\""
+                    ))
+                    .with_detail(format!(
+                        "Expected {wanted} parameters but got {}.",
+                        parameters.len()
+                    )));
+                }
                 let values = parameters
                     .iter()
                     .map(|e| crate::expr::constant(e).map(|v| crate::types::text_output(&v)))
@@ -1928,7 +1964,7 @@ impl Session {
                 // The open transaction's level and access mode; outside
                 // a block, the defaults.
                 let open = match &self.block {
-                    Block::Open(txn) => Some(open_transaction(txn)),
+                    Block::Open(txn) => Some(open_transaction(txn, self.deferrable)),
                     _ => None,
                 };
                 if name == "all" {
@@ -2003,7 +2039,7 @@ impl Session {
             session,
         } = set
         {
-            return self.set_transaction(modes, *session);
+            return self.set_transaction(modes, None, *session);
         }
         if let Set::SetTimeZone { local, value } = set {
             return match set_time_zone_value(value)? {
@@ -2115,39 +2151,77 @@ impl Session {
         Ok(())
     }
 
-    /// `SET TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`:
-    /// the open block's level, before its first query (25001 after), and
-    /// its access mode (READ WRITE also before the first query); outside a
-    /// block, PostgreSQL's warning and nothing done. With `session`, the
-    /// defaults of later transactions (`default_transaction_isolation`,
-    /// `default_transaction_read_only`).
+    /// `SET TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE |
+    /// [NOT] DEFERRABLE` (`deferrable`: taken out by `parse.rs`): the open
+    /// block's level, before its first query (25001 after), its access
+    /// mode (READ WRITE also before the first query, and not in a
+    /// savepoint of a read-only block) and its DEFERRABLE mode (before
+    /// the first query, not in a savepoint); outside a block, PostgreSQL's
+    /// warning and nothing done. With `session`, the defaults of later
+    /// transactions (`default_transaction_isolation`,
+    /// `default_transaction_read_only`, `default_transaction_deferrable`).
     fn set_transaction(
         &mut self,
         modes: &[TransactionMode],
+        deferrable: Option<bool>,
         session: bool,
     ) -> Result<Output, SqlError> {
-        let (isolation, read_only) = modes_of(modes)?;
+        let crate::transaction_modes::Modes {
+            isolation,
+            read_only,
+            deferrable,
+        } = crate::transaction_modes::read(modes, deferrable)?;
         if session {
             if let Some(isolation) = isolation {
                 let name = crate::settings::isolation_name(isolation);
                 self.settings_mut()
                     .set("default_transaction_isolation", name)?;
             }
+            let on_off = |on: bool| if on { "on" } else { "off" };
             if let Some(read_only) = read_only {
-                let value = if read_only { "on" } else { "off" };
                 self.settings_mut()
-                    .set("default_transaction_read_only", value)?;
+                    .set("default_transaction_read_only", on_off(read_only))?;
+            }
+            if let Some(deferrable) = deferrable {
+                self.settings_mut()
+                    .set("default_transaction_deferrable", on_off(deferrable))?;
             }
             return Ok(Output::command("SET"));
         }
+        // PostgreSQL's checks, in its order: a subtransaction first, then
+        // a query already run.
+        let in_savepoint = !self.savepoints.is_empty();
         if let (Some(read_only), Block::Open(txn)) = (read_only, &mut self.block) {
-            if !read_only && txn.is_read_only() && self.queried {
-                return Err(SqlError::new(
-                    "25001",
-                    "transaction read-write mode must be set before any query",
-                ));
+            if !read_only && txn.is_read_only() {
+                if in_savepoint {
+                    return Err(SqlError::new(
+                        "25001",
+                        "cannot set transaction read-write mode inside a read-only transaction",
+                    ));
+                }
+                if self.queried {
+                    return Err(SqlError::new(
+                        "25001",
+                        "transaction read-write mode must be set before any query",
+                    ));
+                }
             }
             txn.set_read_only(read_only);
+        }
+        if let (Some(deferrable), Block::Open(_)) = (deferrable, &self.block) {
+            if in_savepoint {
+                return Err(SqlError::new(
+                    "25001",
+                    "SET TRANSACTION [NOT] DEFERRABLE cannot be called within a subtransaction",
+                ));
+            }
+            if self.queried {
+                return Err(SqlError::new(
+                    "25001",
+                    "SET TRANSACTION [NOT] DEFERRABLE must be called before any query",
+                ));
+            }
+            self.deferrable = deferrable;
         }
         let Some(isolation) = isolation else {
             if matches!(self.block, Block::Idle) {
@@ -2205,7 +2279,7 @@ impl Session {
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
-                open_transaction(txn),
+                open_transaction(txn, self.deferrable),
             );
             let result = f(&cx, txn, &mut self.notices);
             self.notices.extend(cx.raised.take());
@@ -2224,7 +2298,7 @@ impl Session {
             let settings = crate::setting_functions::Scope::enter(
                 &self.settings,
                 &self.session_defaults,
-                open_transaction(&txn),
+                open_transaction(&txn, self.settings.default_deferrable()),
             );
             let result = f(&cx, &mut txn, &mut self.notices).and_then(|output| {
                 // The statement is its transaction: its deferred checks
@@ -2281,12 +2355,20 @@ impl Session {
         Ok(())
     }
 
-    fn begin(&mut self, modes: &[TransactionMode]) -> Result<Output, SqlError> {
-        let (named, read_only) = modes_of(modes)?;
+    /// `BEGIN` (`begin`; else `START TRANSACTION`, its tag) with `modes`
+    /// and the `deferrable` mode `parse.rs` took out.
+    fn begin(
+        &mut self,
+        modes: &[TransactionMode],
+        deferrable: Option<bool>,
+        begin: bool,
+    ) -> Result<Output, SqlError> {
+        let modes = crate::transaction_modes::read(modes, deferrable)?;
+        let named = modes.isolation;
         match &self.block {
             Block::Idle => {
                 let isolation = named.unwrap_or(self.settings.default_isolation());
-                self.open_block(isolation, read_only)?;
+                self.open_block(isolation, modes.read_only, modes.deferrable)?;
             }
             // BEGIN among a message's statements: its implicit block
             // becomes an ordinary one, what ran before included.
@@ -2302,20 +2384,50 @@ impl Session {
                 "there is already a transaction in progress",
             )),
         }
-        Ok(Output::command("BEGIN"))
+        Ok(Output::command(if begin {
+            "BEGIN"
+        } else {
+            "START TRANSACTION"
+        }))
+    }
+
+    /// A transaction statement whose modes named `[NOT] DEFERRABLE`
+    /// (`Parsed::TransactionModes`).
+    fn with_deferrable(
+        &mut self,
+        statement: &Statement,
+        deferrable: bool,
+    ) -> Result<Output, SqlError> {
+        use sqlparser::ast::Set;
+        if let Block::Failed(_) = self.block {
+            return Err(SqlError::in_failed_block());
+        }
+        match statement {
+            Statement::StartTransaction { modes, begin, .. } => {
+                self.begin(modes, Some(deferrable), *begin)
+            }
+            Statement::Set(Set::SetTransaction {
+                modes,
+                snapshot: None,
+                session,
+            }) => self.set_transaction(modes, Some(deferrable), *session),
+            other => Err(SqlError::unsupported(format!("{other}"))),
+        }
     }
 
     /// Opens a block at `isolation` (read-only if `read_only` says so,
-    /// else as `default_transaction_read_only`).
+    /// else as `default_transaction_read_only`; DEFERRABLE likewise).
     fn open_block(
         &mut self,
         isolation: Isolation,
         read_only: Option<bool>,
+        deferrable: Option<bool>,
     ) -> Result<(), SqlError> {
         let mut txn = self.begin_txn(isolation)?;
         if let Some(read_only) = read_only {
             txn.set_read_only(read_only);
         }
+        self.deferrable = deferrable.unwrap_or(self.settings.default_deferrable());
         self.block = Block::Open(txn);
         self.block_start = self.statement_clock();
         self.settings_at_begin = Some(self.settings.clone());
@@ -2326,14 +2438,24 @@ impl Session {
 
     /// `COMMIT AND CHAIN` (`commit`) / `ROLLBACK AND CHAIN`: ends the block
     /// as COMMIT / ROLLBACK do, then opens a new one with its isolation
-    /// level and read-only mode (PostgreSQL 15's). A failed block's modes
-    /// set by BEGIN or SET TRANSACTION are undone with it, as PostgreSQL's
-    /// (they are settings its abort rolls back): the new block has those
-    /// a chain gave the failed one, else the defaults. Outside a block (an
-    /// implicit one included) 25P01; a commit that fails chains nothing.
+    /// level, read-only and DEFERRABLE modes (PostgreSQL 15's). A block
+    /// that failed in a savepoint still has its transaction, whose modes
+    /// are those from before the failed savepoint (`fail`), as
+    /// PostgreSQL's subtransaction abort undoes only its own SETs. A block
+    /// that failed outside one has lost the modes BEGIN or SET
+    /// TRANSACTION gave it, as PostgreSQL's (they are settings its abort
+    /// rolls back): the new block has those a chain gave the failed one,
+    /// else the defaults. Outside a block (an implicit one included)
+    /// 25P01; a commit that fails chains nothing.
     fn end_and_chain(&mut self, commit: bool) -> Result<Output, SqlError> {
         let modes = match &self.block {
-            Block::Open(txn) if !self.implicit => Some((txn.isolation(), txn.is_read_only())),
+            Block::Open(txn) | Block::Failed(Some(txn)) if !self.implicit => {
+                Some(crate::transaction_modes::Characteristics {
+                    isolation: txn.isolation(),
+                    read_only: txn.is_read_only(),
+                    deferrable: self.deferrable,
+                })
+            }
             Block::Failed(_) => self.chained_modes,
             _ => {
                 return Err(SqlError::outside_block(
@@ -2351,11 +2473,15 @@ impl Session {
             false => self.rollback()?,
         };
         match modes {
-            Some((isolation, read_only)) => {
-                self.open_block(isolation, Some(read_only))?;
+            Some(chained) => {
+                self.open_block(
+                    chained.isolation,
+                    Some(chained.read_only),
+                    Some(chained.deferrable),
+                )?;
                 self.chained_modes = modes;
             }
-            None => self.open_block(self.settings.default_isolation(), None)?,
+            None => self.open_block(self.settings.default_isolation(), None, None)?,
         }
         Ok(output)
     }
@@ -2374,6 +2500,7 @@ impl Session {
                     roles: self.block_roles.at_savepoint(&self.role),
                     deferred: self.deferred.mark(),
                     number: self.savepoints_made,
+                    read_only: txn.is_read_only(),
                 });
                 Ok(Output::command("SAVEPOINT"))
             }
@@ -2391,8 +2518,10 @@ impl Session {
             other => {
                 let failed = matches!(other, Block::Failed(_));
                 self.block = other;
+                // A block that failed with no savepoint open has none to
+                // go back to (PostgreSQL's 3B001).
                 return Err(if failed {
-                    SqlError::in_failed_block()
+                    folio_txn::TxnError::NoSavepoint(name.to_string()).into()
                 } else {
                     SqlError::outside_block("25P01", "ROLLBACK TO SAVEPOINT")
                 });
@@ -2413,6 +2542,9 @@ impl Session {
         };
         result?;
         if let Some(at) = self.savepoints.iter().rposition(|s| s.name == name) {
+            if let Block::Open(txn) = &mut self.block {
+                txn.set_read_only(self.savepoints[at].read_only);
+            }
             let path = self.settings.search_path().to_vec();
             let earlier = self.savepoints[at].settings.clone();
             self.settings_mut().restore(&earlier);
@@ -2453,6 +2585,7 @@ impl Session {
             Block::Open(txn) if !self.implicit => {
                 txn.release(name)?;
                 if let Some(at) = self.savepoints.iter().rposition(|s| s.name == name) {
+                    txn.set_read_only(self.savepoints[at].read_only);
                     self.savepoints.truncate(at);
                     self.cursors.release(at);
                 }
@@ -2813,25 +2946,14 @@ pub(crate) fn run_with_params(
             cascade,
             on_cluster: None,
             ..
-        } => {
-            let names: Vec<sqlparser::ast::ObjectName> =
-                table_names.iter().map(|t| t.name.clone()).collect();
-            let expanded = crate::partitions::ddl::with_partitions(cx, txn, &names)?;
-            let table_names = match expanded {
-                None => table_names.clone(),
-                Some(all) => (all.into_iter())
-                    .map(|name| sqlparser::ast::TruncateTableTarget { name, only: false })
-                    .collect(),
-            };
-            ddl::truncate(
-                cx,
-                txn,
-                notices,
-                &table_names,
-                *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
-                *identity == Some(sqlparser::ast::TruncateIdentityOption::Restart),
-            )
-        }
+        } => ddl::truncate(
+            cx,
+            txn,
+            notices,
+            table_names,
+            *cascade == Some(sqlparser::ast::CascadeOption::Cascade),
+            *identity == Some(sqlparser::ast::TruncateIdentityOption::Restart),
+        ),
         Statement::AlterTable {
             name,
             if_exists: false,
@@ -2935,7 +3057,8 @@ pub(crate) fn run_utility(
         | Parsed::Declare(_)
         | Parsed::Fetch(_)
         | Parsed::Close(_)
-        | Parsed::Cluster(_) => Err(SqlError::unsupported(
+        | Parsed::Cluster(_)
+        | Parsed::TransactionModes { .. } => Err(SqlError::unsupported(
             "this statement in a PL/pgSQL body (VACUUM, COPY, RESET, CHECKPOINT, SET CONSTRAINTS, ALTER SEQUENCE or CLUSTER)",
         )),
     }
@@ -2980,10 +3103,11 @@ fn first_words(sql: &str) -> String {
 /// The setting `SHOW variable` names, lower case (`transaction isolation
 /// level` in words).
 /// What `SHOW` and `current_setting` report of `txn`.
-fn open_transaction(txn: &Transaction) -> crate::settings::OpenTransaction {
+fn open_transaction(txn: &Transaction, deferrable: bool) -> crate::settings::OpenTransaction {
     crate::settings::OpenTransaction {
         isolation: txn.isolation(),
         read_only: txn.is_read_only(),
+        deferrable,
     }
 }
 
@@ -3042,6 +3166,8 @@ fn opens_pipeline(statement: &Parsed) -> bool {
         // A cursor outside a block is a held one (PostgreSQL's extended
         // protocol has no implicit block to declare one in).
         Parsed::Declare(_) | Parsed::Fetch(_) | Parsed::Close(_) => false,
+        // Transaction control.
+        Parsed::TransactionModes { .. } => false,
         _ => true,
     }
 }
@@ -3068,34 +3194,6 @@ fn show_columns(name: &str) -> Vec<crate::output::Column> {
     }]
 }
 
-/// The isolation level `modes` name, if any (READ UNCOMMITTED is READ
-/// COMMITTED, as in PostgreSQL), and the access mode (`Some(true)`: READ
-/// ONLY).
-fn modes_of(modes: &[TransactionMode]) -> Result<(Option<Isolation>, Option<bool>), SqlError> {
-    use sqlparser::ast::TransactionAccessMode;
-    let mut isolation = None;
-    let mut read_only = None;
-    for mode in modes {
-        match mode {
-            TransactionMode::AccessMode(access) => {
-                read_only = Some(*access == TransactionAccessMode::ReadOnly);
-            }
-            TransactionMode::IsolationLevel(level) => {
-                isolation = Some(match level {
-                    TransactionIsolationLevel::ReadUncommitted
-                    | TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
-                    TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
-                    TransactionIsolationLevel::Serializable => Isolation::Serializable,
-                    other => {
-                        return Err(SqlError::unsupported(format!("isolation level {other}")));
-                    }
-                })
-            }
-        }
-    }
-    Ok((isolation, read_only))
-}
-
 /// A write refused in a READ ONLY transaction (folio-txn's 25006), named
 /// by its command as PostgreSQL names it.
 fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
@@ -3112,10 +3210,18 @@ fn name_read_only_write(mut e: SqlError, statement: &Statement) -> SqlError {
             SetExpr::Insert(_) => "INSERT".to_string(),
             SetExpr::Update(_) => "UPDATE".to_string(),
             SetExpr::Delete(_) => "DELETE".to_string(),
-            _ => "SELECT FOR UPDATE".to_string(),
+            // A SELECT whose data-modifying CTE wrote is PostgreSQL's
+            // `SELECT`; one that locks rows names its lock.
+            _ => match q.locks.first().map(|l| l.lock_type) {
+                None => "SELECT".to_string(),
+                Some(sqlparser::ast::LockType::Share) => "SELECT FOR SHARE".to_string(),
+                Some(sqlparser::ast::LockType::Update) => "SELECT FOR UPDATE".to_string(),
+            },
         },
         Statement::Copy { .. } => "COPY FROM".to_string(),
         Statement::Truncate { .. } => "TRUNCATE TABLE".to_string(),
+        // The prepared statement's run named its command.
+        Statement::Execute { .. } => return e,
         other => {
             // CREATE TABLE, DROP INDEX, ALTER TABLE, ...: the leading
             // keywords, as PostgreSQL's command tags read.

@@ -103,6 +103,8 @@ pub struct Settings {
     default_isolation: &'static str,
     /// `default_transaction_read_only`.
     default_read_only: bool,
+    /// `default_transaction_deferrable`.
+    default_deferrable: bool,
     /// The planner switches turned off.
     disabled: Vec<&'static str>,
     /// `statement_timeout` in milliseconds (0: none).
@@ -135,13 +137,15 @@ pub struct Settings {
     server: Arc<ServerValues>,
 }
 
-/// The open transaction's level and access mode, which `SHOW
-/// transaction_isolation` and `transaction_read_only` report (without
-/// one, the defaults for the next).
+/// The open transaction's level and modes, which `SHOW
+/// transaction_isolation`, `transaction_read_only` and
+/// `transaction_deferrable` report (without one, the defaults for the
+/// next).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenTransaction {
     pub isolation: Isolation,
     pub read_only: bool,
+    pub deferrable: bool,
 }
 
 impl Default for Settings {
@@ -152,6 +156,7 @@ impl Default for Settings {
             extra_float_digits: 1,
             default_isolation: "read committed",
             default_read_only: false,
+            default_deferrable: false,
             disabled: OFF_BY_DEFAULT.to_vec(),
             statement_timeout_ms: 0,
             statement_memory_limit_kb: crate::statement_memory::default_kb(),
@@ -326,6 +331,12 @@ impl Settings {
         self.default_read_only
     }
 
+    /// Whether a transaction that names no DEFERRABLE mode is DEFERRABLE
+    /// (`default_transaction_deferrable`).
+    pub fn default_deferrable(&self) -> bool {
+        self.default_deferrable
+    }
+
     /// How long a statement may run (`statement_timeout`; `None`: no
     /// limit).
     pub fn statement_timeout(&self) -> Option<std::time::Duration> {
@@ -430,13 +441,18 @@ impl Settings {
                     .find(|r| *r == lower)
                     .ok_or_else(|| invalid(name, value))?;
             }
-            "default_transaction_read_only" => {
-                self.default_read_only = crate::types::parse_bool(value).ok_or_else(|| {
+            "default_transaction_read_only" | "default_transaction_deferrable" => {
+                let on = crate::types::parse_bool(value).ok_or_else(|| {
                     SqlError::new(
                         "22023",
                         format!("parameter \"{name}\" requires a Boolean value"),
                     )
                 })?;
+                if name == "default_transaction_read_only" {
+                    self.default_read_only = on;
+                } else {
+                    self.default_deferrable = on;
+                }
             }
             "default_transaction_isolation" => {
                 self.default_isolation = LEVELS
@@ -536,6 +552,9 @@ impl Settings {
             "plan_cache_mode" => self.plan_cache_mode = default.plan_cache_mode,
             "default_transaction_isolation" => self.default_isolation = default.default_isolation,
             "default_transaction_read_only" => self.default_read_only = default.default_read_only,
+            "default_transaction_deferrable" => {
+                self.default_deferrable = default.default_deferrable;
+            }
             "extra_float_digits" => self.extra_float_digits = default.extra_float_digits,
             "statement_timeout" => self.statement_timeout_ms = default.statement_timeout_ms,
             crate::statement_memory::NAME => {
@@ -565,6 +584,10 @@ impl Settings {
         let on_off = |on: bool| (if on { "on" } else { "off" }).to_string();
         Ok(match name {
             "transaction_read_only" => on_off(open.map_or(self.default_read_only, |t| t.read_only)),
+            "transaction_deferrable" => {
+                on_off(open.map_or(self.default_deferrable, |t| t.deferrable))
+            }
+            "default_transaction_deferrable" => on_off(self.default_deferrable),
             "transaction_isolation" | "transaction isolation level" => {
                 let level = open.map_or(self.default_isolation(), |t| t.isolation);
                 isolation_name(level).into()

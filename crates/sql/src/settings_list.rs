@@ -91,6 +91,15 @@ const SETTINGS: &[About] = &[
         kind: Kind::String,
     },
     About {
+        name: "default_transaction_deferrable",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Sets the default deferrable status of new transactions.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
+    },
+    About {
         name: "default_transaction_isolation",
         unit: None,
         category: "Client Connection Defaults / Statement Behavior",
@@ -460,6 +469,15 @@ const SETTINGS: &[About] = &[
         extra_desc: None,
         context: "user",
         kind: Kind::String,
+    },
+    About {
+        name: "transaction_deferrable",
+        unit: None,
+        category: "Client Connection Defaults / Statement Behavior",
+        short_desc: "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures.",
+        extra_desc: None,
+        context: "user",
+        kind: Kind::Bool,
     },
     About {
         name: "transaction_isolation",

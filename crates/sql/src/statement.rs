@@ -334,6 +334,35 @@ impl Plan {
         crate::privileges::check_all(cx, &self.needs)
     }
 
+    /// A READ ONLY transaction may not run a plan that changes a relation
+    /// other than a temporary table: 25006 before it runs, whether it
+    /// would change a row or not, as PostgreSQL's executor checks as it
+    /// starts (so a prepared UPDATE refuses at EXECUTE, not at PREPARE).
+    /// The relations it changes are those it needs INSERT, UPDATE or
+    /// DELETE on; the session names the command in the message
+    /// (`session.rs` `name_read_only_write`). (A write that gets past
+    /// this, a temporary table's, still needs an xid, which folio-txn
+    /// refuses a READ ONLY transaction.)
+    fn check_read_only(&self) -> Result<(), SqlError> {
+        use crate::privileges::{DELETE, INSERT, UPDATE};
+        let temporary = |oid: u64| {
+            (self.relations.iter())
+                .any(|r| r.def.oid == oid && folio_catalog::split_temp_name(&r.def.name).is_some())
+        };
+        let refused = (self.needs.iter()).any(|need| {
+            need.privilege & (INSERT | UPDATE | DELETE) != 0
+                && need.kind != "sequence"
+                && !temporary(need.relation)
+        });
+        match refused {
+            true => Err(SqlError::new(
+                "25006",
+                "cannot execute a row change in a read-only transaction",
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// Runs the plan (its sequences resolved for this run).
     pub fn run(
         &self,
@@ -345,6 +374,9 @@ impl Plan {
             return Err(error.clone());
         }
         self.check_privileges(cx)?;
+        if txn.is_read_only() {
+            self.check_read_only()?;
+        }
         if self.assigns_xid {
             txn.top_xid().map_err(|e| match e {
                 folio_txn::TxnError::ReadOnly => crate::xact_id::read_only(),

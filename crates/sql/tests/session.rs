@@ -261,6 +261,17 @@ fn transaction_blocks() {
     );
     ok(&mut s, "commit");
     assert_eq!(s.status(), TxStatus::Idle);
+    // START TRANSACTION answers with its own tag, as PostgreSQL's, with a
+    // DEFERRABLE mode in its list too.
+    assert_eq!(
+        ok(&mut s, "start transaction")[0].tag(),
+        "START TRANSACTION"
+    );
+    ok(&mut s, "commit");
+    let out = ok(&mut s, "start transaction read only, deferrable");
+    assert_eq!(out[0].tag(), "START TRANSACTION");
+    assert_eq!(ok(&mut s, "begin")[0].tag(), "BEGIN");
+    ok(&mut s, "commit");
 }
 
 // Proves bad input is an error with PostgreSQL's SQLSTATE and the session

@@ -416,7 +416,7 @@ fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Resu
     Ok(())
 }
 
-/// The names a DROP TABLE or TRUNCATE of `names` reaches: each
+/// The names a DROP TABLE of `names` reaches: each
 /// partitioned table's partitions (theirs first, recursively) before it.
 pub fn with_partitions(
     cx: &Ctx<'_>,

@@ -110,6 +110,7 @@ mod query;
 mod range_functions;
 mod record_functions;
 mod recursive;
+mod references_syntax;
 mod regex_functions;
 mod regex_match;
 mod regression;

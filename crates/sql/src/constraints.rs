@@ -869,7 +869,13 @@ impl Constraints {
                     old: Some(old.to_vec()),
                 });
             }
-            if self.referenced_by.iter().any(|r| changed(&r.ref_columns)) {
+            let key_changed =
+                |columns: &[usize]| columns.iter().any(|&c| !same_image(&old[c], &new[c]));
+            if self
+                .referenced_by
+                .iter()
+                .any(|r| key_changed(&r.ref_columns))
+            {
                 self.defer(Deferred::Removed {
                     old: old.to_vec(),
                     new: Some(new),
@@ -1027,7 +1033,8 @@ impl Constraints {
                 } => {
                     for (n, referencing) in self.referenced_by.iter().enumerate() {
                         if let Some(new) = &new
-                            && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
+                            && (referencing.ref_columns.iter())
+                                .all(|&c| same_image(&old[c], &new[c]))
                         {
                             continue;
                         }
@@ -1040,7 +1047,14 @@ impl Constraints {
                         // change them now, as PostgreSQL's after-row
                         // triggers do when the statement ends.
                         if action.acts() && !(action == RefAction::Cascade && new.is_none()) {
-                            self.act(txn, referencing, &old, new.as_deref(), action, now)?;
+                            let new = new.as_deref().map(|n| (n, moved));
+                            self.act(txn, referencing, &old, new, action, now)?;
+                            // ON UPDATE CASCADE leaves no check: the rows
+                            // took the new key, which may equal the old
+                            // one (`-0` to `0`), as PostgreSQL's.
+                            if new.is_some() && action == RefAction::Cascade {
+                                continue;
+                            }
                         }
                         if action == RefAction::NoAction
                             && let Some(pending) = defers(referencing.oid, referencing.deferrable)
@@ -1059,7 +1073,9 @@ impl Constraints {
                         }
                         // NO ACTION lets a key go when the table holds it
                         // again (`update t set k = k + 1`); RESTRICT not.
-                        if action == RefAction::NoAction
+                        // SET DEFAULT is checked as NO ACTION (a default
+                        // equal to the removed key leaves it referenced).
+                        if matches!(action, RefAction::NoAction | RefAction::SetDefault)
                             && key_held_again(txn, relation, &referencing.ref_columns, &old)?
                         {
                             continue;
@@ -1080,12 +1096,14 @@ impl Constraints {
     /// DEFAULT), through its own table's constraints, so their CHECKs,
     /// NOT NULLs, foreign keys and actions apply. Rows are found with a
     /// new snapshot, each re-checked as READ COMMITTED's update is.
+    /// `new` says too whether the row moved to another partition: its
+    /// new version is not in yet, so an action on it is 0A000.
     fn act(
         &self,
         txn: &mut Transaction,
         referencing: &Referencing,
         old: &[Value],
-        new: Option<&[Value]>,
+        new: Option<(&[Value], bool)>,
         action: RefAction,
         now: i64,
     ) -> Result<(), SqlError> {
@@ -1097,6 +1115,17 @@ impl Constraints {
         if rows.is_empty() {
             return Ok(());
         }
+        if let Some((_, true)) = new {
+            return Err(SqlError::new(
+                "0A000",
+                format!(
+                    "ON UPDATE {} of foreign key \"{}\" for a row moved to another partition is not supported",
+                    action.words(),
+                    referencing.name
+                ),
+            ));
+        }
+        let new = new.map(|(n, _)| n);
         let constraints = match &referencing.cascade {
             Some(Cascade::Itself) => self,
             Some(Cascade::Other(c)) => c,
@@ -1119,6 +1148,7 @@ impl Constraints {
                     }
                     let columns = &referencing.set_columns;
                     let changed = referencing.set(constraints, row, action, columns, &env)?;
+                    referencing.stays(constraints, &changed)?;
                     return Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()));
                 };
                 let changed = match action {
@@ -1130,6 +1160,7 @@ impl Constraints {
                         referencing.set(constraints, row, action, columns, &env)?
                     }
                 };
+                referencing.stays(constraints, &changed)?;
                 Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()))
             })?;
         }
@@ -1483,6 +1514,24 @@ impl Referencing {
         Ok(changed)
     }
 
+    /// 0A000 when the row `changed` an action made of a partition of the
+    /// referencing table (under its `constraints`) would belong in
+    /// another partition: PostgreSQL moves it, folio does not yet (the
+    /// leaf's constraints cannot insert into the partitioned table).
+    fn stays(&self, constraints: &Constraints, changed: &[Value]) -> Result<(), SqlError> {
+        match constraints.stays(changed)? {
+            true => Ok(()),
+            false => Err(SqlError::new(
+                "0A000",
+                format!(
+                    "foreign key \"{}\" cannot move a row of partition \"{}\" to another partition",
+                    self.name,
+                    bare(&self.child.def.name)
+                ),
+            )),
+        }
+    }
+
     /// The child row `row` with its key taken from the parent's new row
     /// `new` (ON UPDATE CASCADE).
     fn cascaded(&self, row: &[Value], new: &[Value]) -> Result<Vec<Value>, SqlError> {
@@ -1744,6 +1793,21 @@ fn key_held_again(
     let probe: Vec<Value> = order.iter().map(|&k| old[columns[k]].clone()).collect();
     let found = txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &probe))?;
     Ok(!found.is_empty())
+}
+
+/// Whether a referenced column's value `new` is `old` as stored, not
+/// merely equal: PostgreSQL's rule for whether an update changed a
+/// referenced key (`-0` to `0` in a `float8` key, `1.0` to `1.00` in a
+/// numeric one change it, and its actions run).
+fn same_image(old: &Value, new: &Value) -> bool {
+    match (old, new) {
+        (Value::Float4(a), Value::Float4(b)) => a.to_bits() == b.to_bits(),
+        (Value::Float8(a), Value::Float8(b)) => a.to_bits() == b.to_bits(),
+        (Value::Numeric(_), Value::Numeric(_)) => {
+            old == new && types::text_output(old) == types::text_output(new)
+        }
+        _ => old == new,
+    }
 }
 
 /// Runs `f` with the snapshot a constraint check reads with: a new one

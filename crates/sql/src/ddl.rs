@@ -416,7 +416,16 @@ impl KeySpec {
             on_update: action(on_update),
             deferrable,
             match_full: options.match_full,
-            set_columns: options.set_columns.iter().map(names::ident).collect(),
+            // (A column named twice is set once, as PostgreSQL's.)
+            set_columns: options.set_columns.iter().map(names::ident).fold(
+                Vec::new(),
+                |mut set, c| {
+                    if !set.contains(&c) {
+                        set.push(c);
+                    }
+                    set
+                },
+            ),
         })
     }
 

@@ -40,6 +40,11 @@ pub struct ForeignKeyRequest<'a> {
     pub on_delete: crate::defs::RefAction,
     pub on_update: crate::defs::RefAction,
     pub deferrable: Deferrable,
+    /// `MATCH FULL` (else `MATCH SIMPLE`).
+    pub match_full: bool,
+    /// `ON DELETE SET NULL / SET DEFAULT (columns)`: some of `columns`
+    /// (empty: all). The caller has checked they are key columns.
+    pub set_columns: &'a [String],
 }
 
 impl Catalog {
@@ -184,6 +189,9 @@ impl Catalog {
             }
         };
         check_key_types(request.name, &table, &columns, &parent, &ref_columns)?;
+        let set_columns = (request.set_columns.iter())
+            .map(|c| position(&table, c))
+            .collect::<Result<Vec<u16>, _>>()?;
         let kind = ConstraintKind::ForeignKey(ForeignKey {
             columns,
             ref_table_oid: parent.oid,
@@ -191,6 +199,8 @@ impl Catalog {
             ref_columns,
             on_delete: request.on_delete,
             on_update: request.on_update,
+            match_full: request.match_full,
+            set_columns,
         });
         self.insert_constraint(txn, &table, request.name, kind, request.deferrable)
     }

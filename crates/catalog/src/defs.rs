@@ -288,6 +288,11 @@ impl Deferrable {
 const FLAG_VALIDATED: u8 = 1;
 const FLAG_DEFERRABLE: u8 = 2;
 const FLAG_INITIALLY_DEFERRED: u8 = 4;
+/// A foreign key's `MATCH FULL`.
+const FLAG_MATCH_FULL: u8 = 8;
+/// A foreign key's `ON DELETE SET NULL / SET DEFAULT (columns)`: the
+/// columns follow the flags byte (count, then each).
+const FLAG_SET_COLUMNS: u8 = 16;
 
 /// What a constraint is. Expressions are SQL text (the SQL layer parses
 /// and binds them; the catalog does not evaluate them).
@@ -339,6 +344,14 @@ pub struct ForeignKey {
     pub ref_columns: Vec<u16>,
     pub on_delete: RefAction,
     pub on_update: RefAction,
+    /// `MATCH FULL` (else `MATCH SIMPLE`, the default): a key is all NULL
+    /// or all not NULL. Stored as flags bit 3 (rows written before it
+    /// have it clear).
+    pub match_full: bool,
+    /// `ON DELETE SET NULL (columns)` / `SET DEFAULT (columns)`: the key
+    /// columns the action sets (a subset of `columns`; empty: all of
+    /// them). Stored after the flags byte when flags bit 4 is set.
+    pub set_columns: Vec<u16>,
 }
 
 /// `ON DELETE` / `ON UPDATE` of a foreign key.
@@ -349,8 +362,13 @@ pub enum RefAction {
     /// RESTRICT at once; folio checks both at once).
     NoAction,
     Restrict,
-    /// `ON DELETE CASCADE`: the referencing rows are deleted too.
+    /// `CASCADE`: the referencing rows are deleted too (ON DELETE), or
+    /// take the new key (ON UPDATE).
     Cascade,
+    /// `SET NULL`: the referencing rows' key columns become NULL.
+    SetNull,
+    /// `SET DEFAULT`: they take their columns' defaults.
+    SetDefault,
 }
 
 impl RefAction {
@@ -359,6 +377,33 @@ impl RefAction {
             RefAction::NoAction => b'a',
             RefAction::Restrict => b'r',
             RefAction::Cascade => b'c',
+            RefAction::SetNull => b'n',
+            RefAction::SetDefault => b'd',
+        }
+    }
+
+    /// PostgreSQL's code for it (`pg_constraint.confdeltype`).
+    pub fn pg_code(self) -> char {
+        char::from(self.code())
+    }
+
+    /// Whether the referencing rows are changed by it (CASCADE, SET NULL,
+    /// SET DEFAULT), rather than the change checked (NO ACTION, RESTRICT).
+    pub fn acts(self) -> bool {
+        matches!(
+            self,
+            RefAction::Cascade | RefAction::SetNull | RefAction::SetDefault
+        )
+    }
+
+    /// Its SQL words.
+    pub fn words(self) -> &'static str {
+        match self {
+            RefAction::NoAction => "NO ACTION",
+            RefAction::Restrict => "RESTRICT",
+            RefAction::Cascade => "CASCADE",
+            RefAction::SetNull => "SET NULL",
+            RefAction::SetDefault => "SET DEFAULT",
         }
     }
 
@@ -367,6 +412,8 @@ impl RefAction {
             b'a' => Ok(RefAction::NoAction),
             b'r' => Ok(RefAction::Restrict),
             b'c' => Ok(RefAction::Cascade),
+            b'n' => Ok(RefAction::SetNull),
+            b'd' => Ok(RefAction::SetDefault),
             other => Err(format!("foreign key action {other}")),
         }
     }
@@ -435,8 +482,22 @@ impl ConstraintDef {
                 w.u8(CONSTRAINT_PARTITION_OF).u64(*parent_oid).str(bound);
             }
         }
-        if !self.validated || self.deferrable.is_deferrable() {
+        let (match_full, set_columns) = match &self.kind {
+            ConstraintKind::ForeignKey(fk) => (fk.match_full, &fk.set_columns[..]),
+            _ => (false, &[][..]),
+        };
+        if !self.validated
+            || self.deferrable.is_deferrable()
+            || match_full
+            || !set_columns.is_empty()
+        {
             let mut flags = 0;
+            if match_full {
+                flags |= FLAG_MATCH_FULL;
+            }
+            if !set_columns.is_empty() {
+                flags |= FLAG_SET_COLUMNS;
+            }
             if self.validated {
                 flags |= FLAG_VALIDATED;
             }
@@ -447,6 +508,12 @@ impl ConstraintDef {
                 flags |= FLAG_INITIALLY_DEFERRED;
             }
             w.u8(flags);
+            if !set_columns.is_empty() {
+                w.u16(set_columns.len() as u16);
+                for c in set_columns {
+                    w.u16(*c);
+                }
+            }
         }
         w.0
     }
@@ -481,6 +548,8 @@ impl ConstraintDef {
                     ref_columns,
                     on_delete: RefAction::from_code(r.u8()?)?,
                     on_update: RefAction::from_code(r.u8()?)?,
+                    match_full: false,
+                    set_columns: Vec::new(),
                 })
             }
             CONSTRAINT_PARTITION_KEY => {
@@ -496,10 +565,21 @@ impl ConstraintDef {
             }),
             other => return Err(format!("constraint kind {other}")),
         };
+        let mut kind = kind;
         let flags = match r.0.is_empty() {
             true => FLAG_VALIDATED,
             false => r.u8()?,
         };
+        if flags & (FLAG_MATCH_FULL | FLAG_SET_COLUMNS) != 0 {
+            let ConstraintKind::ForeignKey(fk) = &mut kind else {
+                return Err(format!("constraint flags {flags}"));
+            };
+            fk.match_full = flags & FLAG_MATCH_FULL != 0;
+            if flags & FLAG_SET_COLUMNS != 0 {
+                let n = r.u16()?;
+                fk.set_columns = (0..n).map(|_| r.u16()).collect::<Result<_, _>>()?;
+            }
+        }
         let deferrable = match (flags & FLAG_DEFERRABLE, flags & FLAG_INITIALLY_DEFERRED) {
             (0, 0) => Deferrable::No,
             (0, _) => return Err(format!("constraint flags {flags}")),
@@ -1072,6 +1152,18 @@ mod tests {
                 ref_columns: vec![0, 1],
                 on_delete: RefAction::Cascade,
                 on_update: RefAction::NoAction,
+                match_full: false,
+                set_columns: Vec::new(),
+            }),
+            ConstraintKind::ForeignKey(ForeignKey {
+                columns: vec![1, 2],
+                ref_table_oid: 16390,
+                ref_table: String::new(),
+                ref_columns: vec![0, 1],
+                on_delete: RefAction::SetDefault,
+                on_update: RefAction::SetNull,
+                match_full: true,
+                set_columns: vec![2],
             }),
         ];
         for kind in kinds {

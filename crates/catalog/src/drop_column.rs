@@ -65,6 +65,7 @@ fn fate(def: &ConstraintDef, table: u64, position: u16, uses: &dyn Fn(&str) -> b
             let mut moved = fk.clone();
             if own {
                 moved.columns = shifted(&fk.columns, position);
+                moved.set_columns = shifted(&fk.set_columns, position);
             }
             if referenced {
                 moved.ref_columns = shifted(&fk.ref_columns, position);
@@ -275,6 +276,8 @@ mod tests {
             ref_columns,
             on_delete: RefAction::NoAction,
             on_update: RefAction::NoAction,
+            match_full: false,
+            set_columns: Vec::new(),
         })
     }
 

@@ -327,6 +327,8 @@ fn constraints_are_kept_in_the_catalog() {
         on_delete: RefAction::NoAction,
         on_update: RefAction::NoAction,
         deferrable: folio_db::Deferrable::No,
+        match_full: false,
+        set_columns: &[],
     };
     {
         let db = Database::create(&path, small_options()).unwrap();

@@ -32,9 +32,20 @@
 //!   its transaction; committed, the row is gone: 23503; rolled back, the
 //!   lock holds) or comes after (it waits for our transaction, then finds
 //!   our committed row referencing it: 23503 for the deleter).
+//! - **Referential actions** (README "Referential actions"): `ON DELETE
+//!   CASCADE` deletes the referencing rows as the parent row goes
+//!   ([`Constraints::cascade`]); every other action (`ON UPDATE CASCADE`,
+//!   `SET NULL`, `SET DEFAULT`, with PostgreSQL 15's `ON DELETE SET ...
+//!   (columns)`) changes them when the statement's rows are done, in the
+//!   order of the changes (`Constraints::act`), each through the
+//!   referencing table's own [`Constraints::update`], so its CHECKs, NOT
+//!   NULLs, keys and actions apply. Actions are never deferred.
+//!   `MATCH FULL` makes a key with some but not all columns NULL 23503
+//!   (`Reference::mixed`).
 //! - **A referenced key may not go** (delete, or update changing the
 //!   referenced columns; NO ACTION and RESTRICT alike, when the
-//!   statement ends, unless NO ACTION's is deferred):
+//!   statement ends, unless NO ACTION's is deferred; NO ACTION's passes
+//!   when the table holds the key again by then, RESTRICT's not):
 //!   after the parent row is written (and the statement's other rows),
 //!   the referencing table is searched
 //!   for the old key (through an index on exactly the key's columns if
@@ -155,6 +166,9 @@ enum Deferred {
         old: Vec<Value>,
         new: Option<Vec<Value>>,
         moved: bool,
+        /// The statement's `CURRENT_TIMESTAMP`, for the defaults and
+        /// checks of rows a referential action changes.
+        now: i64,
     },
 }
 
@@ -183,6 +197,9 @@ struct Reference {
     /// Where a key is found: the parent's unique index over them, or the
     /// index of the partition the key routes to.
     lookup: KeyIndex,
+    /// `MATCH FULL`: a key with some columns NULL and others not is
+    /// 23503 (MATCH SIMPLE: not checked).
+    match_full: bool,
 }
 
 /// A foreign key of another table (`child`) that references this one
@@ -205,7 +222,12 @@ struct Referencing {
     ref_columns: Vec<usize>,
     /// A child index over exactly `columns`, in order, if there is one.
     index: Option<usize>,
-    /// `ON DELETE CASCADE`: how the referencing rows are deleted.
+    /// The key columns `ON DELETE SET NULL / SET DEFAULT` sets (all of
+    /// `columns` unless the key names some).
+    set_columns: Vec<usize>,
+    /// A key with an action (CASCADE, SET NULL, SET DEFAULT, on either
+    /// side): the constraints the referencing rows are deleted or
+    /// updated under.
     cascade: Option<Cascade>,
     /// A key of a partitioned table bound for one of its partitions:
     /// where the key is looked up in the whole table (a row moved to
@@ -213,8 +235,9 @@ struct Referencing {
     whole: Option<KeyIndex>,
 }
 
-/// The constraints the rows an `ON DELETE CASCADE` deletes are deleted
-/// under.
+/// The constraints the rows a referential action deletes or updates are
+/// changed under (`ON DELETE CASCADE`, and each `ON UPDATE` or `SET`
+/// action).
 enum Cascade {
     /// The key references its own table.
     Itself,
@@ -413,20 +436,19 @@ impl Constraints {
                         .all(|(&a, &b)| usize::from(a) == b)
             });
             let leaf = child.def.oid;
-            let cascade = match fk.on_delete {
-                RefAction::Cascade if leaf == def.oid => Some(Cascade::Itself),
-                RefAction::Cascade
-                    if cascading.contains(&leaf) || cascading.len() >= CASCADE_DEPTH_MAX =>
-                {
+            let acts = fk.on_delete.acts() || fk.on_update.acts();
+            let cascade = match acts {
+                false => None,
+                true if leaf == def.oid => Some(Cascade::Itself),
+                true if cascading.contains(&leaf) || cascading.len() >= CASCADE_DEPTH_MAX => {
                     Some(Cascade::Cycle)
                 }
-                RefAction::Cascade => {
+                true => {
                     let mut path = cascading.to_vec();
                     path.push(def.oid);
                     let bound = Constraints::bind_in(cx, txn, &child, &path)?;
                     Some(Cascade::Other(Box::new(bound)))
                 }
-                _ => None,
             };
             let whole = match ancestor {
                 Some(ancestor) => KeyIndex::of(cx, txn, ancestor, &ref_columns)?,
@@ -442,6 +464,10 @@ impl Constraints {
                 child,
                 columns: columns.clone(),
                 ref_columns: ref_columns.clone(),
+                set_columns: match fk.set_columns.is_empty() {
+                    true => columns.clone(),
+                    false => fk.set_columns.iter().map(|&c| usize::from(c)).collect(),
+                },
                 index,
                 cascade,
                 whole,
@@ -816,6 +842,7 @@ impl Constraints {
                             old: old.to_vec(),
                             new: Some(moved),
                             moved: true,
+                            now: env.now,
                         });
                     }
                     self.moved.borrow_mut().push(new);
@@ -842,11 +869,18 @@ impl Constraints {
                     old: Some(old.to_vec()),
                 });
             }
-            if self.referenced_by.iter().any(|r| changed(&r.ref_columns)) {
+            let key_changed =
+                |columns: &[usize]| columns.iter().any(|&c| !same_image(&old[c], &new[c]));
+            if self
+                .referenced_by
+                .iter()
+                .any(|r| key_changed(&r.ref_columns))
+            {
                 self.defer(Deferred::Removed {
                     old: old.to_vec(),
                     new: Some(new),
                     moved: false,
+                    now: env.now,
                 });
             }
         }
@@ -871,6 +905,7 @@ impl Constraints {
                     old: old.to_vec(),
                     new: None,
                     moved: false,
+                    now: env.now,
                 });
             }
         }
@@ -939,7 +974,35 @@ impl Constraints {
                 None => relation.recheck_unique(txn, &recheck)?,
             }
         }
-        let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
+        // A referential action on this table's own rows (a
+        // self-referencing key) queues their checks and actions here
+        // again: run until none is left.
+        for _ in 0..LINKS_FOLLOWED_MAX {
+            let deferred = std::mem::take(&mut *self.deferred.borrow_mut());
+            if deferred.is_empty() {
+                break;
+            }
+            self.end_changes(pending, txn, relation, deferred)?;
+        }
+        for r in &self.referenced_by {
+            if let Some(Cascade::Other(more)) = &r.cascade {
+                more.end_statement(pending, txn, &r.child)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The foreign key checks and actions queued by the row changes
+    /// `deferred` of `relation`, in order ([`Constraints::end_statement`]).
+    fn end_changes(
+        &self,
+        pending: Option<&Pending>,
+        txn: &mut Transaction,
+        relation: &Relation,
+        deferred: Vec<Deferred>,
+    ) -> Result<(), SqlError> {
+        let defers =
+            |oid: u64, deferrable: Deferrable| pending.filter(|p| p.defers(oid, deferrable));
         for check in deferred {
             match check {
                 Deferred::References { tid, new, old } => {
@@ -950,7 +1013,7 @@ impl Constraints {
                             continue;
                         }
                         if let Some(pending) = defers(reference.oid, reference.deferrable) {
-                            if reference.key_of(&new)?.is_some() {
+                            if reference.key_of(&new)?.is_some() || reference.mixed(&new) {
                                 pending.push(
                                     &relation.def.name,
                                     reference.oid,
@@ -962,10 +1025,16 @@ impl Constraints {
                         reference.exists(txn, relation, &new)?;
                     }
                 }
-                Deferred::Removed { old, new, moved } => {
+                Deferred::Removed {
+                    old,
+                    new,
+                    moved,
+                    now,
+                } => {
                     for (n, referencing) in self.referenced_by.iter().enumerate() {
                         if let Some(new) = &new
-                            && referencing.ref_columns.iter().all(|&c| old[c] == new[c])
+                            && (referencing.ref_columns.iter())
+                                .all(|&c| same_image(&old[c], &new[c]))
                         {
                             continue;
                         }
@@ -973,6 +1042,20 @@ impl Constraints {
                             Some(_) => referencing.on_update,
                             None => referencing.on_delete,
                         };
+                        // ON DELETE CASCADE deleted the rows as the
+                        // parent's went (`cascade`); the other actions
+                        // change them now, as PostgreSQL's after-row
+                        // triggers do when the statement ends.
+                        if action.acts() && !(action == RefAction::Cascade && new.is_none()) {
+                            let new = new.as_deref().map(|n| (n, moved));
+                            self.act(txn, referencing, &old, new, action, now)?;
+                            // ON UPDATE CASCADE leaves no check: the rows
+                            // took the new key, which may equal the old
+                            // one (`-0` to `0`), as PostgreSQL's.
+                            if new.is_some() && action == RefAction::Cascade {
+                                continue;
+                            }
+                        }
                         if action == RefAction::NoAction
                             && let Some(pending) = defers(referencing.oid, referencing.deferrable)
                         {
@@ -988,15 +1071,98 @@ impl Constraints {
                             }
                             continue;
                         }
+                        // NO ACTION lets a key go when the table holds it
+                        // again (`update t set k = k + 1`); RESTRICT not.
+                        // SET DEFAULT is checked as NO ACTION (a default
+                        // equal to the removed key leaves it referenced).
+                        if matches!(action, RefAction::NoAction | RefAction::SetDefault)
+                            && key_held_again(txn, relation, &referencing.ref_columns, &old)?
+                        {
+                            continue;
+                        }
                         referencing.unreferenced(txn, relation, &old, moved)?;
                     }
                 }
             }
         }
-        for r in &self.referenced_by {
-            if let Some(Cascade::Other(more)) = &r.cascade {
-                more.end_statement(pending, txn, &r.child)?;
+        Ok(())
+    }
+
+    /// Performs `action` of key `referencing` (of another table or this
+    /// one) for the referenced key values `old` that a delete (`new`
+    /// None) or an update to `new` removed: each referencing row is
+    /// deleted (CASCADE on delete), or updated to the new key (CASCADE on
+    /// update), to NULL (SET NULL) or to its columns' defaults (SET
+    /// DEFAULT), through its own table's constraints, so their CHECKs,
+    /// NOT NULLs, foreign keys and actions apply. Rows are found with a
+    /// new snapshot, each re-checked as READ COMMITTED's update is.
+    /// `new` says too whether the row moved to another partition: its
+    /// new version is not in yet, so an action on it is 0A000.
+    fn act(
+        &self,
+        txn: &mut Transaction,
+        referencing: &Referencing,
+        old: &[Value],
+        new: Option<(&[Value], bool)>,
+        action: RefAction,
+        now: i64,
+    ) -> Result<(), SqlError> {
+        let Some(key) = referencing.key_of(old)? else {
+            return Ok(());
+        };
+        let child = &referencing.child;
+        let rows = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        if let Some((_, true)) = new {
+            return Err(SqlError::new(
+                "0A000",
+                format!(
+                    "ON UPDATE {} of foreign key \"{}\" for a row moved to another partition is not supported",
+                    action.words(),
+                    referencing.name
+                ),
+            ));
+        }
+        let new = new.map(|(n, _)| n);
+        let constraints = match &referencing.cascade {
+            Some(Cascade::Itself) => self,
+            Some(Cascade::Other(c)) => c,
+            Some(Cascade::Cycle) | None => {
+                return Err(SqlError::unsupported(format!(
+                    "ON {} {} through a cycle of tables (\"{}\")",
+                    if new.is_some() { "UPDATE" } else { "DELETE" },
+                    action.words(),
+                    referencing.name
+                )));
             }
+        };
+        let env = Env::at(now);
+        let same_key = referencing.same_key(&key);
+        for (tid, row) in rows {
+            scan::write_newest(txn, child, &same_key, tid, row, &env, |txn, tid, row| {
+                let Some(new) = new else {
+                    if action == RefAction::Cascade {
+                        return Ok((constraints.delete(txn, child, tid, row, &env)?, ()));
+                    }
+                    let columns = &referencing.set_columns;
+                    let changed = referencing.set(constraints, row, action, columns, &env)?;
+                    referencing.stays(constraints, &changed)?;
+                    return Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()));
+                };
+                let changed = match action {
+                    RefAction::Cascade => referencing.cascaded(row, new)?,
+                    // An update's SET NULL / SET DEFAULT sets every key
+                    // column (a column list is ON DELETE's only).
+                    _ => {
+                        let columns = &referencing.columns;
+                        referencing.set(constraints, row, action, columns, &env)?
+                    }
+                };
+                referencing.stays(constraints, &changed)?;
+                Ok((constraints.update(txn, child, tid, row, changed, &env)?, ()))
+            })?;
         }
         Ok(())
     }
@@ -1053,23 +1219,15 @@ impl Constraints {
             let Some(cascade) = &referencing.cascade else {
                 continue;
             };
+            if referencing.on_delete != RefAction::Cascade {
+                continue;
+            }
             let Some(key) = referencing.key_of(old)? else {
                 continue;
             };
             let child = &referencing.child;
             let rows = txn.with_latest_snapshot(|txn| referencing.rows_with(txn, &key))?;
-            let same_key: Vec<Scalar> = referencing
-                .columns
-                .iter()
-                .zip(&key)
-                .map(|(&c, v)| {
-                    Scalar::Compare(
-                        Cmp::Eq,
-                        Box::new(Scalar::Column(c)),
-                        Box::new(Scalar::Const(v.clone())),
-                    )
-                })
-                .collect();
+            let same_key = referencing.same_key(&key);
             let constraints = match cascade {
                 Cascade::Itself => self,
                 Cascade::Other(c) => c,
@@ -1194,6 +1352,9 @@ impl Constraints {
                 let mut last_found: Option<Vec<Value>> = None;
                 for (_, row) in &rows {
                     let Some(key) = reference.key_of(row)? else {
+                        if reference.mixed(row) {
+                            return Err(reference.mixed_nulls(relation));
+                        }
                         continue;
                     };
                     if last_found.as_ref() == Some(&key) {
@@ -1315,6 +1476,75 @@ impl Referencing {
             .with_constraint(&self.table.def.name, &self.name))
     }
 
+    /// The conditions a child row holds key `key` by (a row changed
+    /// since it was found is changed only if it still does).
+    fn same_key(&self, key: &[Value]) -> Vec<Scalar> {
+        (self.columns.iter().zip(key))
+            .map(|(&c, v)| {
+                Scalar::Compare(
+                    Cmp::Eq,
+                    Box::new(Scalar::Column(c)),
+                    Box::new(Scalar::Const(v.clone())),
+                )
+            })
+            .collect()
+    }
+
+    /// The child row `row` with `columns` (key columns) set to NULL (SET
+    /// NULL) or their defaults under the child's `constraints` (SET
+    /// DEFAULT).
+    fn set(
+        &self,
+        constraints: &Constraints,
+        row: &[Value],
+        action: RefAction,
+        columns: &[usize],
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
+        let mut changed = row.to_vec();
+        for &c in columns {
+            changed[c] = match action {
+                RefAction::SetDefault => {
+                    let value = constraints.default_of(c)?.eval(&[], env)?;
+                    types::assign(value, self.child.types[c])?
+                }
+                _ => Value::Null,
+            };
+        }
+        Ok(changed)
+    }
+
+    /// 0A000 when the row `changed` an action made of a partition of the
+    /// referencing table (under its `constraints`) would belong in
+    /// another partition: PostgreSQL moves it, folio does not yet (the
+    /// leaf's constraints cannot insert into the partitioned table).
+    fn stays(&self, constraints: &Constraints, changed: &[Value]) -> Result<(), SqlError> {
+        match constraints.stays(changed)? {
+            true => Ok(()),
+            false => Err(SqlError::new(
+                "0A000",
+                format!(
+                    "foreign key \"{}\" cannot move a row of partition \"{}\" to another partition",
+                    self.name,
+                    bare(&self.child.def.name)
+                ),
+            )),
+        }
+    }
+
+    /// The child row `row` with its key taken from the parent's new row
+    /// `new` (ON UPDATE CASCADE).
+    fn cascaded(&self, row: &[Value], new: &[Value]) -> Result<Vec<Value>, SqlError> {
+        let mut changed = row.to_vec();
+        for (&c, &r) in self.columns.iter().zip(&self.ref_columns) {
+            changed[c] = match &new[r] {
+                Value::Null => Value::Null,
+                v => types::coerce(v.clone(), self.child.types[c])?,
+            };
+        }
+        Ok(changed)
+    }
+
     /// The child's key for the referenced values in `row` (None when one
     /// is NULL: nothing references it).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
@@ -1369,6 +1599,7 @@ impl Reference {
             parent,
             ref_columns,
             lookup,
+            match_full: fk.match_full,
         })
     }
 
@@ -1382,7 +1613,10 @@ impl Reference {
         new: &[Value],
     ) -> Result<(), SqlError> {
         let Some(key) = self.key_of(new)? else {
-            return Ok(());
+            return match self.mixed(new) {
+                true => Err(self.mixed_nulls(relation)),
+                false => Ok(()),
+            };
         };
         let Some((parent, index, probe)) = self.lookup.find(&key)? else {
             return Err(self.missing(relation, new)?);
@@ -1444,6 +1678,30 @@ impl Reference {
     /// The key of `row` (None when a column is NULL: not checked).
     fn key_of(&self, row: &[Value]) -> Result<Option<Vec<Value>>, SqlError> {
         key_as(row, &self.columns, &self.parent.types, &self.ref_columns)
+    }
+
+    /// Whether `row`'s key breaks `MATCH FULL`: some of its columns NULL,
+    /// not all.
+    fn mixed(&self, row: &[Value]) -> bool {
+        let nulls = (self.columns.iter())
+            .filter(|&&c| row[c] == Value::Null)
+            .count();
+        self.match_full && nulls > 0 && nulls < self.columns.len()
+    }
+
+    /// PostgreSQL's 23503 for a row of `relation` whose key [`mixed`](Self::mixed)
+    /// NULL and non-NULL columns.
+    fn mixed_nulls(&self, relation: &Relation) -> SqlError {
+        SqlError::new(
+            "23503",
+            format!(
+                "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
+                bare(&relation.def.name),
+                self.name
+            ),
+        )
+        .with_detail("MATCH FULL does not allow mixing of null and nonnull key values.")
+        .with_constraint(&relation.def.name, &self.name)
     }
 
     /// 23503 for `row` of `relation`, whose key is not in the parent.
@@ -1535,6 +1793,21 @@ fn key_held_again(
     let probe: Vec<Value> = order.iter().map(|&k| old[columns[k]].clone()).collect();
     let found = txn.with_latest_snapshot(|txn| relation.lookup(txn, index, &probe))?;
     Ok(!found.is_empty())
+}
+
+/// Whether a referenced column's value `new` is `old` as stored, not
+/// merely equal: PostgreSQL's rule for whether an update changed a
+/// referenced key (`-0` to `0` in a `float8` key, `1.0` to `1.00` in a
+/// numeric one change it, and its actions run).
+fn same_image(old: &Value, new: &Value) -> bool {
+    match (old, new) {
+        (Value::Float4(a), Value::Float4(b)) => a.to_bits() == b.to_bits(),
+        (Value::Float8(a), Value::Float8(b)) => a.to_bits() == b.to_bits(),
+        (Value::Numeric(_), Value::Numeric(_)) => {
+            old == new && types::text_output(old) == types::text_output(new)
+        }
+        _ => old == new,
+    }
 }
 
 /// Runs `f` with the snapshot a constraint check reads with: a new one

@@ -390,6 +390,10 @@ struct KeySpec {
     on_delete: RefAction,
     on_update: RefAction,
     deferrable: Deferrable,
+    /// `MATCH FULL` (`references_syntax.rs`).
+    match_full: bool,
+    /// `ON DELETE SET NULL / SET DEFAULT (columns)` (empty: all).
+    set_columns: Vec<String>,
 }
 
 impl KeySpec {
@@ -402,31 +406,64 @@ impl KeySpec {
         characteristics: Option<&ConstraintCharacteristics>,
     ) -> Result<KeySpec, SqlError> {
         let deferrable = deferrable(characteristics)?;
+        let (ref_columns, options) = crate::references_syntax::Options::take(ref_columns);
         Ok(KeySpec {
             name,
             columns: columns.iter().map(names::ident).collect(),
             table: names::relation(table)?,
             ref_columns: ref_columns.iter().map(names::ident).collect(),
-            on_delete: match on_delete {
-                Some(ReferentialAction::Cascade) => RefAction::Cascade,
-                other => action(other)?,
-            },
-            on_update: action(on_update)?,
+            on_delete: action(on_delete),
+            on_update: action(on_update),
             deferrable,
+            match_full: options.match_full,
+            // (A column named twice is set once, as PostgreSQL's.)
+            set_columns: options.set_columns.iter().map(names::ident).fold(
+                Vec::new(),
+                |mut set, c| {
+                    if !set.contains(&c) {
+                        set.push(c);
+                    }
+                    set
+                },
+            ),
         })
+    }
+
+    /// PostgreSQL's checks of the `ON DELETE SET ... (columns)` list
+    /// against table `def`: each a column of the key (42P10), of the
+    /// table at all (42703).
+    fn check_set_columns(&self, def: &TableDef) -> Result<(), SqlError> {
+        for column in &self.set_columns {
+            if self.columns.contains(column) {
+                continue;
+            }
+            return Err(match def.column(column) {
+                Some(_) => SqlError::new(
+                    "42P10",
+                    format!(
+                        "column \"{column}\" referenced in ON DELETE SET action must be part of foreign key"
+                    ),
+                ),
+                None => SqlError::new(
+                    "42703",
+                    format!(
+                        "column \"{column}\" referenced in foreign key constraint does not exist"
+                    ),
+                ),
+            });
+        }
+        Ok(())
     }
 }
 
-/// `NO ACTION` and `RESTRICT` (and `ON DELETE CASCADE`, taken by the
-/// caller); `CASCADE` on update, `SET NULL` and `SET DEFAULT` are 0A000
-/// (README "Status").
-fn action(action: Option<ReferentialAction>) -> Result<RefAction, SqlError> {
+/// A referential action as written (none: NO ACTION).
+fn action(action: Option<ReferentialAction>) -> RefAction {
     match action {
-        None | Some(ReferentialAction::NoAction) => Ok(RefAction::NoAction),
-        Some(ReferentialAction::Restrict) => Ok(RefAction::Restrict),
-        Some(other) => Err(SqlError::unsupported(format!(
-            "the foreign key action {other}"
-        ))),
+        None | Some(ReferentialAction::NoAction) => RefAction::NoAction,
+        Some(ReferentialAction::Restrict) => RefAction::Restrict,
+        Some(ReferentialAction::Cascade) => RefAction::Cascade,
+        Some(ReferentialAction::SetNull) => RefAction::SetNull,
+        Some(ReferentialAction::SetDefault) => RefAction::SetDefault,
     }
 }
 
@@ -610,6 +647,11 @@ impl Additions {
                     )?
                 }
             };
+            if !key.set_columns.is_empty()
+                && let Some(def) = catalog.table(txn, table)?
+            {
+                key.check_set_columns(&def)?;
+            }
             let request = ForeignKeyRequest {
                 name: &name,
                 columns: &key.columns,
@@ -618,6 +660,8 @@ impl Additions {
                 on_delete: key.on_delete,
                 on_update: key.on_update,
                 deferrable: key.deferrable,
+                match_full: key.match_full,
+                set_columns: &key.set_columns,
             };
             catalog.add_foreign_key(txn, table, &request)?;
             if self.not_valid {

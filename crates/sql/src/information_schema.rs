@@ -467,11 +467,7 @@ impl View {
                     }
                 }
                 (ConstraintKind::ForeignKey(fk), View::ReferentialConstraints) => {
-                    let rule = |a: RefAction| match a {
-                        RefAction::NoAction => text("NO ACTION"),
-                        RefAction::Restrict => text("RESTRICT"),
-                        RefAction::Cascade => text("CASCADE"),
-                    };
+                    let rule = |a: RefAction| text(a.words());
                     let key = crate::system::referenced_key(fk, tables);
                     let mut row = names(&def.name).to_vec();
                     let key_schema =
@@ -480,7 +476,7 @@ impl View {
                         text(DATABASE),
                         text(key_schema),
                         key.map_or(Value::Null, |k| text(folio_catalog::unqualified(&k.name))),
-                        text("NONE"),
+                        text(if fk.match_full { "FULL" } else { "NONE" }),
                         rule(fk.on_update),
                         rule(fk.on_delete),
                     ]);

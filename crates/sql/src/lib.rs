@@ -113,6 +113,7 @@ mod range_functions;
 mod record_functions;
 mod recursive;
 mod recursive_form;
+mod references_syntax;
 mod regex_functions;
 mod regex_match;
 mod regression;

@@ -687,12 +687,19 @@ fn constraint_definition(
                 names::written(&referenced.name),
                 ref_columns.join(", ")
             );
-            for (word, action) in [("DELETE", fk.on_delete), ("UPDATE", fk.on_update)] {
-                match action {
-                    RefAction::NoAction => {}
-                    RefAction::Restrict => text.push_str(&format!(" ON {word} RESTRICT")),
-                    RefAction::Cascade => text.push_str(&format!(" ON {word} CASCADE")),
+            // PostgreSQL's order: MATCH, ON UPDATE, ON DELETE with its
+            // column list.
+            if fk.match_full {
+                text.push_str(" MATCH FULL");
+            }
+            for (word, action) in [("UPDATE", fk.on_update), ("DELETE", fk.on_delete)] {
+                if action != RefAction::NoAction {
+                    text.push_str(&format!(" ON {word} {}", action.words()));
                 }
+            }
+            if !fk.set_columns.is_empty() {
+                let set: Vec<String> = fk.set_columns.iter().map(|c| column(table, c)).collect();
+                text.push_str(&format!(" ({})", set.join(", ")));
             }
             Some(text)
         }

@@ -257,6 +257,7 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         row_lock_strengths_folio_takes(&mut spanned);
         crate::grouping_sets::parenthesize_set_items(&mut spanned);
         crate::conflict_target::encode(&mut spanned, &text);
+        crate::references_syntax::encode(&mut spanned)?;
         crate::table_command::expand(&mut spanned);
         // `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is PostgreSQL's
         // other spelling of ROLLBACK (sqlparser reads no ABORT).

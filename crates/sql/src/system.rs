@@ -1847,11 +1847,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 out.push(r);
             }
             ConstraintKind::ForeignKey(fk) => {
-                let action = |a: folio_catalog::RefAction| match a {
-                    folio_catalog::RefAction::NoAction => text("a"),
-                    folio_catalog::RefAction::Restrict => text("r"),
-                    folio_catalog::RefAction::Cascade => text("c"),
-                };
+                let action = |a: folio_catalog::RefAction| text(&a.pg_code().to_string());
                 let mut r = row(constraint.oid, &constraint.name, "f");
                 r[4] = Value::Bool(constraint.deferrable.is_deferrable());
                 r[5] = Value::Bool(constraint.deferrable.initially_deferred());
@@ -1861,7 +1857,7 @@ fn constraint_rows(table: &TableDef, tables: &[TableDef], out: &mut Vec<Vec<Valu
                 r[11] = oid(fk.ref_table_oid as i64);
                 r[12] = action(fk.on_update);
                 r[13] = action(fk.on_delete);
-                r[14] = text("s");
+                r[14] = text(if fk.match_full { "f" } else { "s" });
                 r[18] = numbers(table, &fk.columns);
                 r[19] = match tables.iter().find(|t| t.oid == fk.ref_table_oid) {
                     Some(referenced) => numbers(referenced, &fk.ref_columns),

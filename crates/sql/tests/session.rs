@@ -325,11 +325,7 @@ fn errors_carry_postgresql_sqlstates() {
         "0A000"
     );
     assert_eq!(
-        fails(
-            &mut s,
-            "create table u (x int references t on delete set null)"
-        )
-        .code,
+        fails(&mut s, "create table u (x int references t match partial)").code,
         "0A000"
     );
     assert_eq!(

@@ -409,6 +409,8 @@ fn detach_foreign_keys(cx: &Ctx<'_>, txn: &mut Transaction, child: &str) -> Resu
                 on_delete: fk.on_delete,
                 on_update: fk.on_update,
                 deferrable: c.deferrable,
+                match_full: fk.match_full,
+                set_columns: &column_names(&relation.def, &fk.set_columns),
             };
             cx.db.catalog().add_foreign_key(txn, child, &request)?;
         }

@@ -6,6 +6,7 @@
 //! (an unquoted `NULL` is a NULL element); bounds (`[0:1]={...}`) and
 //! several dimensions are refused.
 
+use crate::datetime_fields::DateOrder;
 use crate::error::RowError;
 use crate::time_zone::TimeZone;
 use crate::types::SqlType;
@@ -50,7 +51,12 @@ pub(crate) fn is_space(c: char) -> bool {
 }
 
 /// An array of `element` values read from `text`.
-pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<Value, RowError> {
+pub(crate) fn array_in(
+    element: SqlType,
+    text: &str,
+    zone: &TimeZone,
+    order: DateOrder,
+) -> Result<Value, RowError> {
     let malformed = |detail: &str| RowError::MalformedArray {
         text: text.to_string(),
         detail: detail.to_string(),
@@ -116,7 +122,7 @@ pub(crate) fn array_in(element: SqlType, text: &str, zone: &TimeZone) -> Result<
         }
         items.push(match (quoted, item.eq_ignore_ascii_case("null")) {
             (false, true) => Value::Null,
-            _ => Value::from_text_in(element, &item, zone)?,
+            _ => Value::from_text_in(element, &item, zone, order)?,
         });
         match chars.next() {
             None => break,
@@ -144,21 +150,27 @@ mod tests {
         let printed = texts.to_text().unwrap();
         assert_eq!(printed, r#"{a,"b c","",NULL,"null","x\"y\\z"}"#);
         assert_eq!(
-            array_in(SqlType::Text, &printed, &TimeZone::UTC).unwrap(),
+            array_in(SqlType::Text, &printed, &TimeZone::UTC, DateOrder::Mdy).unwrap(),
             texts
         );
         assert_eq!(
-            array_in(SqlType::Int4, " { 1 , 2,NULL } ", &TimeZone::UTC).unwrap(),
+            array_in(
+                SqlType::Int4,
+                " { 1 , 2,NULL } ",
+                &TimeZone::UTC,
+                DateOrder::Mdy
+            )
+            .unwrap(),
             Value::Array(vec![Value::Int4(1), Value::Int4(2), Value::Null])
         );
         assert_eq!(
-            array_in(SqlType::Int8, "{}", &TimeZone::UTC).unwrap(),
+            array_in(SqlType::Int8, "{}", &TimeZone::UTC, DateOrder::Mdy).unwrap(),
             Value::Array(vec![])
         );
         assert_eq!(Value::Array(vec![]).to_text().unwrap(), "{}");
         for bad in ["1,2", "{1,,2}", "{{1},{2}}", "{1", "[0:1]={1,2}", "{a}"] {
             assert!(
-                array_in(SqlType::Int4, bad, &TimeZone::UTC).is_err(),
+                array_in(SqlType::Int4, bad, &TimeZone::UTC, DateOrder::Mdy).is_err(),
                 "{bad}"
             );
         }

@@ -1,20 +1,20 @@
-//! Dates and timestamps from text, as PostgreSQL 15 reads their common
-//! forms (DateStyle `ISO, MDY`): the one reader of date/time text, for
-//! literals, casts, parameters and COPY alike.
+//! Dates and timestamps from text, as PostgreSQL 15 reads them: the one
+//! reader of date/time text, for literals, casts, parameters and COPY
+//! alike. `datetime_fields.rs` decodes the text (its fields, the
+//! DateStyle field order, zones, special words: its module doc); here
+//! the decoded date and time become a value of the type read:
 //!
-//! - the date: `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`, then optionally
-//!   ` BC` / ` AD` written last (after the time and zone);
-//! - the time after a blank or `T`: `HH:MM[:SS[.f]]`, the fraction
-//!   rounded to microseconds as PostgreSQL rounds it (through a double:
-//!   `.1234565` is `.123456`); `24:00:00` is the next midnight;
-//! - a zone after the time: `Z`, `±HH`, `±HHMM`, `±HH:MM`, or a name
-//!   (`UTC`, `EST`, `Europe/Berlin`: `TimeZone::named`), converting a
-//!   timestamptz to UTC (a timestamp ignores it, as PostgreSQL does); a
-//!   timestamptz without one is read in the session's zone, by
-//!   `TimeZone::utc_of_local`'s rule for gaps and folds;
-//! - the words `epoch`, `now`, `today`, `yesterday`, `tomorrow` (the
-//!   system's clock; the day is the session zone's), and `infinity`,
-//!   `-infinity` (`infinite_datetime.rs`).
+//! - a `date`: the date (a time and zone written are dropped); outside
+//!   4714-11-24 BC .. 5874897-12-31, `date out of range` (22008);
+//! - a `timestamp`: the date and time (a zone written is dropped);
+//! - a `timestamptz`: the instant the date and time name in the zone
+//!   written (an offset, an abbreviation, a name such as
+//!   `Europe/Berlin`), else in the session's zone, by
+//!   `TimeZone::utc_of_local`'s rule for gaps and folds; outside
+//!   4714-11-24 BC .. 294276-12-31 (UTC), `timestamp out of range`;
+//! - `epoch` is 1970-01-01 (00:00 UTC), `infinity` / `-infinity` the
+//!   infinities (`infinite_datetime.rs`); `now`, `today`, `yesterday`,
+//!   `tomorrow` read the system's clock, the day the session zone's.
 //!
 //! - a `time`: the time alone, `HH:MM[:SS[.f]]`, `HHMM[SS[.f]]`, after
 //!   an optional `T`, with `am` / `pm` anywhere (hours 0 to 12), then
@@ -28,92 +28,130 @@
 //!   whole timestamp's zone, or the session's at its date.
 //!
 //! Bad syntax is 22007, a field out of range (`2023-02-30`, `25:00`)
-//! 22008, an unknown zone name with a `/` (`Foo/Bar`) 22023, each with
-//! PostgreSQL's message.
+//! 22008, a zone offset of 16 hours or more 22009, an unknown zone name
+//! with a `/` (`Foo/Bar`) 22023, each with PostgreSQL's message.
 
 use crate::calendar::{self, EPOCH_DAYS};
+use crate::datetime_fields::{self, Context, DateOrder, Decoded, Fault, Moment, WrittenZone};
 use crate::error::RowError;
-use crate::infinite_datetime::Infinity;
 use crate::interval::USECS_PER_DAY;
 use crate::time_with_zone::{TimeTz, ZONE_LIMIT_SECONDS};
 use crate::time_zone::TimeZone;
 
-/// What `text` is read as: its type's name for messages, and whether
-/// its zone converts it.
-#[derive(Clone, Copy)]
-pub enum Reading {
-    Date,
-    Timestamp,
-    TimestampTz,
-    /// A `time` read from a whole timestamp's text (its date checked,
-    /// then dropped).
-    Time,
-    /// A `timetz` read from a whole timestamp's text (as `Time`; its
-    /// zone is the caller's).
-    TimeTz,
+/// The error for text `text` of type `type_name` that `fault` says.
+fn error(fault: Fault, type_name: &str, text: &str) -> RowError {
+    match fault {
+        Fault::Syntax => RowError::InvalidDateTime {
+            type_name: type_name.into(),
+            text: text.to_string(),
+        },
+        Fault::FieldRange => RowError::DateTimeOutOfRange(text.to_string()),
+        Fault::ZoneRange => RowError::ZoneDisplacement(text.to_string()),
+        Fault::UnknownZone(zone) => RowError::UnknownTimeZone(zone),
+    }
 }
 
-impl Reading {
-    fn type_name(self) -> &'static str {
-        match self {
-            Reading::Date => "date",
-            Reading::Timestamp => "timestamp",
-            Reading::TimestampTz => "timestamp with time zone",
-            Reading::Time => "time",
-            Reading::TimeTz => "time with time zone",
+/// `text` decoded for type `type_name`, DateStyle order `order`, session
+/// zone `zone`.
+fn decoded(
+    text: &str,
+    type_name: &str,
+    zone: &TimeZone,
+    order: DateOrder,
+) -> Result<Decoded, RowError> {
+    let cx = Context {
+        order,
+        session: zone,
+        now: calendar::now(),
+    };
+    datetime_fields::decode(text, &cx).map_err(|fault| error(fault, type_name, text))
+}
+
+/// A date: days since 2000-01-01 (a time after it is read and dropped),
+/// DateStyle `MDY`.
+pub fn parse_date(text: &str) -> Result<i32, RowError> {
+    parse_date_in(text, &TimeZone::UTC, DateOrder::Mdy)
+}
+
+/// [`parse_date`] in session zone `zone` (what `today` is) and DateStyle
+/// field order `order`.
+pub fn parse_date_in(text: &str, zone: &TimeZone, order: DateOrder) -> Result<i32, RowError> {
+    let range = || RowError::InputOutOfRange {
+        type_name: "date",
+        text: text.to_string(),
+    };
+    match decoded(text, "date", zone, order)? {
+        Decoded::Epoch => Ok(-EPOCH_DAYS as i32),
+        Decoded::Infinite(infinity) => Ok(infinity.date()),
+        Decoded::At(moment) => {
+            if !moment.is_valid_julian() {
+                return Err(range());
+            }
+            let days = moment.days();
+            if !calendar::is_valid_date(days) {
+                return Err(range());
+            }
+            Ok(days as i32)
         }
     }
 }
 
-/// A date: days since 2000-01-01 (a time after it is read and dropped).
-pub fn parse_date(text: &str) -> Result<i32, RowError> {
-    parse_date_in(text, &TimeZone::UTC)
-}
-
-/// [`parse_date`] in session zone `zone` (what `today` is).
-pub fn parse_date_in(text: &str, zone: &TimeZone) -> Result<i32, RowError> {
-    if let Some(infinity) = Infinity::of_text(text) {
-        return Ok(infinity.date());
-    }
-    let (days, _) = parse(text, Reading::Date, zone)?;
-    if !calendar::is_valid_date(days) {
-        return Err(RowError::InputOutOfRange {
-            type_name: "date",
-            text: text.to_string(),
-        });
-    }
-    Ok(days as i32)
-}
-
 /// A timestamp (`zoned`: timestamptz): microseconds since 2000-01-01
-/// (UTC for timestamptz, one without a zone read as UTC).
+/// (UTC for timestamptz, one without a zone read as UTC), DateStyle
+/// `MDY`.
 pub fn parse_timestamp(text: &str, zoned: bool) -> Result<i64, RowError> {
-    parse_timestamp_in(text, zoned, &TimeZone::UTC)
+    parse_timestamp_in(text, zoned, &TimeZone::UTC, DateOrder::Mdy)
 }
 
-/// [`parse_timestamp`] in session zone `zone`.
-pub fn parse_timestamp_in(text: &str, zoned: bool, zone: &TimeZone) -> Result<i64, RowError> {
-    if let Some(infinity) = Infinity::of_text(text) {
-        return Ok(infinity.timestamp());
-    }
-    let reading = if zoned {
-        Reading::TimestampTz
+/// [`parse_timestamp`] in session zone `zone` and DateStyle field order
+/// `order`.
+pub fn parse_timestamp_in(
+    text: &str,
+    zoned: bool,
+    zone: &TimeZone,
+    order: DateOrder,
+) -> Result<i64, RowError> {
+    let type_name = if zoned {
+        "timestamp with time zone"
     } else {
-        Reading::Timestamp
+        "timestamp"
     };
-    let (days, micros) = parse(text, reading, zone)?;
-    days.checked_mul(USECS_PER_DAY)
-        .and_then(|d| d.checked_add(micros))
-        .filter(|&t| calendar::is_valid_timestamp(t))
-        .ok_or_else(|| RowError::InputOutOfRange {
-            type_name: "timestamp",
-            text: text.to_string(),
-        })
+    match decoded(text, type_name, zone, order)? {
+        Decoded::Epoch => Ok(-EPOCH_DAYS * USECS_PER_DAY),
+        Decoded::Infinite(infinity) => Ok(infinity.timestamp()),
+        Decoded::At(moment) => {
+            instant(&moment, zoned.then_some(zone)).ok_or_else(|| RowError::InputOutOfRange {
+                type_name: "timestamp",
+                text: text.to_string(),
+            })
+        }
+    }
+}
+
+/// The timestamp `moment` names: its wall clock, or with `session` (a
+/// timestamptz) the UTC instant of it in the zone written, else in
+/// `session`; `None` out of range.
+fn instant(moment: &Moment, session: Option<&TimeZone>) -> Option<i64> {
+    if !moment.is_valid_julian() {
+        return None;
+    }
+    let local = moment
+        .days()
+        .checked_mul(USECS_PER_DAY)?
+        .checked_add(moment.time_micros())?;
+    let stamp = match (session, &moment.zone) {
+        (None, _) => local,
+        (Some(_), WrittenZone::West(west)) => local.checked_add(west.checked_mul(1_000_000)?)?,
+        (Some(_), WrittenZone::Named(zone)) => zone.utc_of_local(local)?,
+        (Some(session), WrittenZone::Session) => session.utc_of_local(local)?,
+    };
+    calendar::is_valid_timestamp(stamp).then_some(stamp)
 }
 
 /// A `time`: microseconds since midnight, `0..=24:00:00`
-/// (module table); `zone` is the session's, what `now` reads.
-pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
+/// (module doc); `zone` is the session's, what `now` reads, `order` the
+/// DateStyle field order of a whole timestamp's date.
+pub fn parse_time_in(text: &str, zone: &TimeZone, order: DateOrder) -> Result<i64, RowError> {
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     match text.trim().to_ascii_lowercase().as_str() {
         "now" => {
@@ -124,8 +162,7 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
         _ => {}
     }
     if whole_timestamp(text, "time")? {
-        let (_, micros) = parse(text, Reading::Time, zone)?;
-        return Ok(micros);
+        return clock_of_timestamp(text, "time", zone, order);
     }
     Ok(clock_and_zone(text, "time")?.0)
 }
@@ -135,7 +172,7 @@ pub fn parse_time_in(text: &str, zone: &TimeZone) -> Result<i64, RowError> {
 /// abbreviation), else session zone `zone`'s offset at that time of the
 /// current day (PostgreSQL's `DecodeTimeOnly`); from a whole timestamp,
 /// its zone, or the session's, at its own date.
-pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> {
+pub fn parse_timetz_in(text: &str, zone: &TimeZone, order: DateOrder) -> Result<TimeTz, RowError> {
     const NAME: &str = "time with time zone";
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     match text.trim().to_ascii_lowercase().as_str() {
@@ -144,11 +181,11 @@ pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> 
         _ => {}
     }
     if whole_timestamp(text, NAME)? {
-        let (_, time) = parse(text, Reading::TimeTz, zone)?;
+        let time = clock_of_timestamp(text, NAME, zone, order)?;
         // The wall clock the text shows, and the instant it names: their
         // difference is the zone's offset at that date.
-        let local = parse_timestamp_in(text, false, zone)?;
-        let utc = parse_timestamp_in(text, true, zone)?;
+        let local = parse_timestamp_in(text, false, zone, order)?;
+        let utc = parse_timestamp_in(text, true, zone, order)?;
         let west = i32::try_from((utc - local) / 1_000_000).map_err(|_| range())?;
         if west.abs() > ZONE_LIMIT_SECONDS {
             return Err(RowError::ZoneDisplacement(text.to_string()));
@@ -158,6 +195,20 @@ pub fn parse_timetz_in(text: &str, zone: &TimeZone) -> Result<TimeTz, RowError> 
     match clock_and_zone(text, NAME)? {
         (time, Some(east)) => Ok(TimeTz::new(time, -east)),
         (time, None) => TimeTz::of_time_today(time, zone).ok_or_else(range),
+    }
+}
+
+/// The wall clock of whole timestamp `text` (microseconds from its
+/// midnight), its date checked, for type `type_name`.
+fn clock_of_timestamp(
+    text: &str,
+    type_name: &str,
+    zone: &TimeZone,
+    order: DateOrder,
+) -> Result<i64, RowError> {
+    match decoded(text, type_name, zone, order)? {
+        Decoded::At(moment) => Ok(moment.time_micros()),
+        Decoded::Epoch | Decoded::Infinite(_) => Err(error(Fault::Syntax, type_name, text)),
     }
 }
 
@@ -221,11 +272,9 @@ fn clock_and_zone(text: &str, type_name: &str) -> Result<(i64, Option<i32>), Row
                 clock_fields = Some(time_fields(word).ok_or_else(bad)?);
             }
             _ if word.starts_with(['+', '-']) && clock_fields.is_some() && east.is_none() => {
-                let offset = zone_offset(word).ok_or_else(bad)?;
-                if offset.abs() > i64::from(ZONE_LIMIT_SECONDS) {
-                    return Err(RowError::ZoneDisplacement(text.to_string()));
-                }
-                east = Some(offset as i32);
+                let west = datetime_fields::zone_offset(word)
+                    .map_err(|fault| error(fault, type_name, text))?;
+                east = Some(-west as i32);
             }
             _ if clock_fields.is_some() && east.is_none() => {
                 east = Some(abbreviation(word).ok_or_else(bad)?);
@@ -306,105 +355,6 @@ fn time_fields(word: &str) -> Option<(i64, i64, i64, i64)> {
         .then_some((hour, minute, second, micros))
 }
 
-/// The day (since 2000-01-01) and the microseconds from its midnight
-/// (UTC for timestamptz: the zone's offset taken off, possibly past the
-/// day) that `text` names; `session` is the zone of a timestamptz
-/// without one, and of `today`.
-fn parse(text: &str, reading: Reading, session: &TimeZone) -> Result<(i64, i64), RowError> {
-    let bad = || RowError::InvalidDateTime {
-        type_name: reading.type_name().into(),
-        text: text.to_string(),
-    };
-    let range = || RowError::DateTimeOutOfRange(text.to_string());
-    let trimmed = text.trim();
-    let zoned = matches!(reading, Reading::TimestampTz);
-    // A local day and time as this reading stores it: a timestamptz's
-    // is the UTC instant a clock in `zone` shows it.
-    let stored = |zone: &TimeZone, days: i64, micros: i64| -> Result<(i64, i64), RowError> {
-        if !zoned {
-            return Ok((days, micros));
-        }
-        let local = days
-            .checked_mul(USECS_PER_DAY)
-            .and_then(|d| d.checked_add(micros))
-            .ok_or_else(range)?;
-        let utc = zone.utc_of_local(local).ok_or_else(range)?;
-        Ok((days, utc - days * USECS_PER_DAY))
-    };
-    let now = calendar::now();
-    let local_now = session.local_of_utc(now).ok_or_else(range)?;
-    let today = local_now.div_euclid(USECS_PER_DAY);
-    match trimmed.to_ascii_lowercase().as_str() {
-        "epoch" => return Ok((-EPOCH_DAYS, 0)),
-        "now" if zoned => return Ok((0, now)),
-        "now" => return Ok((today, local_now.rem_euclid(USECS_PER_DAY))),
-        "today" => return stored(session, today, 0),
-        "yesterday" => return stored(session, today - 1, 0),
-        "tomorrow" => return stored(session, today + 1, 0),
-        _ => {}
-    }
-    // An era last: `BC` (years count back from 1 BC, astronomical year
-    // 0) or `AD`, in any case. (`split_at_checked`: the last 3 bytes may
-    // cut a character.)
-    let era_at = trimmed.len().checked_sub(3);
-    let (trimmed, bc) = match era_at.and_then(|at| trimmed.split_at_checked(at)) {
-        Some((before, era)) if era.eq_ignore_ascii_case(" bc") => (before.trim_end(), true),
-        Some((before, era)) if era.eq_ignore_ascii_case(" ad") => (before.trim_end(), false),
-        _ => (trimmed, false),
-    };
-    // The date: up to the first blank or `T` after its first character.
-    let split = trimmed
-        .char_indices()
-        .skip(1)
-        .find(|&(_, c)| c == ' ' || c == 'T' || c == 't')
-        .map_or(trimmed.len(), |(i, _)| i);
-    let (date, rest) = trimmed.split_at(split);
-    let (y, m, d) = ymd_of(date).ok_or_else(bad)?;
-    let y = match bc {
-        _ if y < 1 => return Err(range()),
-        true => 1 - y,
-        false => y,
-    };
-    if !(1..=12).contains(&m) || d < 1 || d > calendar::days_in_month(y, m) {
-        return Err(range());
-    }
-    let days = calendar::day_number(y, m, d);
-    let rest = rest.trim_start_matches([' ', 'T', 't']).trim();
-    if rest.is_empty() {
-        return stored(session, days, 0);
-    }
-    // The time, then an optional zone; a zone alone is at midnight
-    // (`2024-03-10 +02`, `2024-03-10 Europe/Berlin`), as PostgreSQL's.
-    let zone_at = rest
-        .char_indices()
-        .find(|&(_, c)| c == '+' || c == '-' || c.is_ascii_alphabetic())
-        .map_or(rest.len(), |(i, _)| i);
-    let (time, zone) = rest.split_at(zone_at);
-    let micros = match time.trim() {
-        "" => 0,
-        time => clock(time).ok_or_else(bad)?.ok_or_else(range)?,
-    };
-    let zone = zone.trim();
-    if zone.is_empty() {
-        return stored(session, days, micros);
-    }
-    let zone = match zone_offset(zone) {
-        Some(east) => TimeZone::fixed(east as i32),
-        None => TimeZone::named(zone).ok_or_else(|| unknown_zone(zone).unwrap_or_else(bad))?,
-    };
-    stored(&zone, days, micros)
-}
-
-/// The error for zone `zone` that no zone has, when PostgreSQL reads it
-/// as a zone name: a word with a `/` (`Foo/Bar`) is 22023 `time zone
-/// "foo/bar" not recognized`; another (`Nowhere`) is no zone at all, and
-/// the text's syntax error (`None`).
-fn unknown_zone(zone: &str) -> Option<RowError> {
-    let starts_alphabetic = zone.starts_with(|c: char| c.is_ascii_alphabetic());
-    (starts_alphabetic && zone.contains('/'))
-        .then(|| RowError::UnknownTimeZone(zone.to_ascii_lowercase()))
-}
-
 /// `YYYY-MM-DD`, `YYYYMMDD` or `MM/DD/YYYY`.
 fn ymd_of(date: &str) -> Option<(i64, i64, i64)> {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -425,62 +375,4 @@ fn ymd_of(date: &str) -> Option<(i64, i64, i64)> {
         ));
     }
     None
-}
-
-/// `HH:MM[:SS[.f]]` in microseconds: `None` for bad syntax, `Some(None)`
-/// for a field out of range.
-fn clock(time: &str) -> Option<Option<i64>> {
-    if !time.contains(':') {
-        return None;
-    }
-    let (hour, minute, second, micros) = time_fields(time)?;
-    if hour > 24
-        || minute > 59
-        || second > 60
-        || (hour == 24 && (minute, second, micros) != (0, 0, 0))
-    {
-        return Some(None);
-    }
-    Some(Some(
-        ((hour * 60 + minute) * 60 + second) * 1_000_000 + micros,
-    ))
-}
-
-/// A numeric zone's offset east of UTC in seconds: `±HH`, `±HHMM`,
-/// `±HHMMSS`, `±HH:MM`, `±HH:MM:SS` (ISO's sense: positive is east).
-fn zone_offset(zone: &str) -> Option<i64> {
-    let sign = match zone.as_bytes().first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let number = |p: &str| -> Option<i64> {
-        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
-    };
-    let rest = &zone[1..];
-    let (h, m, s) = if rest.contains(':') {
-        let mut parts = rest.split(':');
-        let h = number(parts.next()?)?;
-        let m = number(parts.next()?)?;
-        let s = parts.next().map_or(Some(0), number)?;
-        if parts.next().is_some() {
-            return None;
-        }
-        (h, m, s)
-    } else {
-        match rest.len() {
-            1 | 2 => (number(rest)?, 0, 0),
-            3 | 4 => {
-                let (h, m) = rest.split_at(rest.len() - 2);
-                (number(h)?, number(m)?, 0)
-            }
-            5 | 6 => {
-                let (hm, s) = rest.split_at(rest.len() - 2);
-                let (h, m) = hm.split_at(hm.len() - 2);
-                (number(h)?, number(m)?, number(s)?)
-            }
-            _ => return None,
-        }
-    };
-    Some(sign * (h * 3600 + m * 60 + s))
 }

@@ -7,7 +7,9 @@
 mod array_text;
 mod big;
 pub mod calendar;
+mod datetime_fields;
 mod datetime_input;
+mod datetime_tokens;
 mod datum_width;
 mod enums;
 mod error;
@@ -33,6 +35,7 @@ mod time_zone_abbreviations;
 mod types;
 mod value;
 
+pub use datetime_fields::DateOrder;
 pub use datetime_input::{
     parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in, parse_timetz_in,
 };

@@ -16,13 +16,19 @@
 //! PostgreSQL's DETAIL; a bound's text is read by its element type's
 //! input (its own errors), then [`Range::new`] checks and canonicalises.
 
+use crate::datetime_fields::DateOrder;
 use crate::error::RowError;
 use crate::range::{Bound, Range, RangeKind};
 use crate::time_zone::TimeZone;
 use crate::value::Value;
 
 /// Parses a range of `kind` (bounds read in `zone`).
-pub fn range_in(kind: RangeKind, text: &str, zone: &TimeZone) -> Result<Range, RowError> {
+pub fn range_in(
+    kind: RangeKind,
+    text: &str,
+    zone: &TimeZone,
+    order: DateOrder,
+) -> Result<Range, RowError> {
     let malformed = |detail: &'static str| RowError::MalformedRange {
         text: text.to_string(),
         detail,
@@ -62,7 +68,10 @@ pub fn range_in(kind: RangeKind, text: &str, zone: &TimeZone) -> Result<Range, R
     let bound = |text: Option<String>, inclusive: bool| -> Result<Bound, RowError> {
         Ok(match text {
             None => Bound::INFINITE,
-            Some(t) => Bound::at(Value::from_text_in(kind.element(), &t, zone)?, inclusive),
+            Some(t) => Bound::at(
+                Value::from_text_in(kind.element(), &t, zone, order)?,
+                inclusive,
+            ),
         })
     };
     Range::new(
@@ -143,7 +152,7 @@ mod tests {
     use super::*;
 
     fn round(kind: RangeKind, text: &str) -> Result<String, String> {
-        range_in(kind, text, &TimeZone::UTC)
+        range_in(kind, text, &TimeZone::UTC, DateOrder::Mdy)
             .map(|r| range_out(&r, &TimeZone::UTC))
             .map_err(|e| format!("{e}: {}", e.detail().unwrap_or_default()))
     }

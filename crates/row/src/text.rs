@@ -21,6 +21,8 @@
 //!
 //! Not accepted yet: `infinity` dates and timestamps, other date styles.
 
+use crate::datetime_fields::DateOrder;
+use crate::datetime_input as input;
 use crate::error::RowError;
 use crate::infinite_datetime::Infinity;
 use crate::numeric::Numeric;
@@ -209,11 +211,17 @@ impl Value {
     /// module table), then fits it to the type (lengths, padding); a
     /// timestamptz without a zone is read in UTC.
     pub fn from_text(ty: SqlType, text: &str) -> Result<Value, RowError> {
-        Value::from_text_in(ty, text, &TimeZone::UTC)
+        Value::from_text_in(ty, text, &TimeZone::UTC, DateOrder::Mdy)
     }
 
-    /// [`Value::from_text`] with `TimeZone = zone`.
-    pub fn from_text_in(ty: SqlType, text: &str, zone: &TimeZone) -> Result<Value, RowError> {
+    /// [`Value::from_text`] with `TimeZone = zone` and DateStyle field
+    /// order `order`.
+    pub fn from_text_in(
+        ty: SqlType,
+        text: &str,
+        zone: &TimeZone,
+        order: DateOrder,
+    ) -> Result<Value, RowError> {
         let t = text.trim();
         let value = match ty {
             SqlType::Int2 => Value::Int2(parse_int(ty, text, t)?),
@@ -251,32 +259,30 @@ impl Value {
             SqlType::Xid => Value::Xid(crate::tid::parse_xid(text)?),
             SqlType::Bytea => Value::Bytea(parse_bytea(text)?),
             SqlType::Bool => Value::Bool(parse_bool(t).ok_or_else(|| syntax(ty, text))?),
-            SqlType::Date => Value::Date(crate::datetime_input::parse_date_in(text, zone)?),
-            SqlType::Timestamp => Value::Timestamp(crate::datetime_input::parse_timestamp_in(
-                text, false, zone,
-            )?),
+            SqlType::Date => Value::Date(input::parse_date_in(text, zone, order)?),
+            SqlType::Timestamp => {
+                Value::Timestamp(input::parse_timestamp_in(text, false, zone, order)?)
+            }
             SqlType::TimestampTz => {
-                Value::TimestampTz(crate::datetime_input::parse_timestamp_in(text, true, zone)?)
+                Value::TimestampTz(input::parse_timestamp_in(text, true, zone, order)?)
             }
-            SqlType::Time(_) => Value::Time(crate::datetime_input::parse_time_in(text, zone)?),
-            SqlType::TimeTz(_) => {
-                Value::TimeTz(crate::datetime_input::parse_timetz_in(text, zone)?)
-            }
+            SqlType::Time(_) => Value::Time(input::parse_time_in(text, zone, order)?),
+            SqlType::TimeTz(_) => Value::TimeTz(input::parse_timetz_in(text, zone, order)?),
             SqlType::Uuid => Value::Uuid(parse_uuid(t).ok_or_else(|| syntax(ty, text))?),
             SqlType::Interval => Value::Interval(crate::interval_input::parse_interval(
                 text,
                 crate::interval_input::Unit::Second,
             )?),
-            SqlType::Array(element) => crate::array_text::array_in(*element, text, zone)?,
+            SqlType::Array(element) => crate::array_text::array_in(*element, text, zone, order)?,
             SqlType::Json => {
                 crate::json_parse::parse(text)?;
                 Value::Json(text.to_string())
             }
             SqlType::Jsonb => Value::Jsonb(Box::new(crate::json::Jsonb::parse(text)?)),
             SqlType::Enum(def) => Value::Enum(def.value_of(text)?),
-            SqlType::Range(kind) => {
-                Value::Range(Box::new(crate::range_text::range_in(kind, text, zone)?))
-            }
+            SqlType::Range(kind) => Value::Range(Box::new(crate::range_text::range_in(
+                kind, text, zone, order,
+            )?)),
             SqlType::Record => {
                 return Err(RowError::Unsupported(
                     "input of anonymous composite types is not implemented".into(),

@@ -249,17 +249,25 @@ pub fn offset_text(seconds_east: i32) -> String {
 }
 
 /// A POSIX-style zone's offset *west* of UTC in seconds: a UTC name, or
-/// an optional `UTC` / `GMT` / `Etc/GMT` prefix and `[+-]hh[:mm[:ss]]`,
-/// at most 24 hours.
+/// an optional `Etc/GMT` prefix or standard-time name (three letters or
+/// more: `UTC`, `PST` in `PST+8`) and `[+-]hh[:mm[:ss]]`, at most 24
+/// hours.
 pub fn posix_offset(name: &str) -> Option<i64> {
     if is_utc(name) {
         return Some(0);
     }
     let lower = name.to_ascii_lowercase();
-    let rest = ["etc/gmt", "utc", "gmt"]
-        .iter()
-        .find_map(|p| lower.strip_prefix(p).filter(|r| r.starts_with(['+', '-'])))
-        .unwrap_or(&lower);
+    let letters = lower.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let after_name = &lower[letters..];
+    let rest = match lower.strip_prefix("etc/gmt") {
+        Some(r) if r.starts_with(['+', '-']) => r,
+        _ if letters >= 3
+            && after_name.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') =>
+        {
+            after_name
+        }
+        _ => &lower,
+    };
     let (sign, digits) = match rest.as_bytes().first()? {
         b'+' => (1, &rest[1..]),
         b'-' => (-1, &rest[1..]),
@@ -308,6 +316,9 @@ mod tests {
         assert_eq!(posix_offset("Etc/GMT+3"), Some(3 * 3600));
         assert_eq!(posix_offset("America/New_York"), None);
         assert_eq!(posix_offset("EST"), None);
+        assert_eq!(posix_offset("PST+8"), Some(8 * 3600));
+        assert_eq!(posix_offset("mst+7:00"), Some(7 * 3600));
+        assert_eq!(posix_offset("ab+7"), None);
         assert_eq!(posix_offset("+5:99"), None);
         assert_eq!(posix_offset(""), None);
     }

@@ -62,7 +62,7 @@ pub struct Connection {
 /// client (its `GUC_REPORT` ones), as the client spells them: their
 /// values at startup, then a ParameterStatus before the ReadyForQuery
 /// after a change ([`Connection::report_changes`]).
-pub const REPORTED: [&str; 2] = ["application_name", "TimeZone"];
+pub const REPORTED: [&str; 3] = ["application_name", "DateStyle", "TimeZone"];
 
 impl Connection {
     /// A connection after a successful startup, its session registered

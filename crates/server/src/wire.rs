@@ -280,7 +280,6 @@ pub(crate) async fn startup(
         ("server_version", SERVER_VERSION),
         ("server_encoding", "UTF8"),
         ("client_encoding", "UTF8"),
-        ("DateStyle", "ISO, MDY"),
         ("integer_datetimes", "on"),
         ("standard_conforming_strings", "on"),
     ] {

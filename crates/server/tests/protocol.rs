@@ -570,7 +570,7 @@ fn a_client_slow_to_read_holds_no_worker() {
     );
 }
 
-// Proves the settings PostgreSQL reports (`TimeZone`,
+// Proves the settings PostgreSQL reports (`TimeZone`, `DateStyle`,
 // `application_name`) come at startup and again, as a ParameterStatus
 // before ReadyForQuery, only when a statement changed them: a SET, a
 // RESET, a rolled back block's SET undone; not a SET to the same value.
@@ -586,6 +586,9 @@ fn parameter_status_after_set() {
             .collect()
     };
     assert!(statuses(&messages).contains(&"TimeZone=UTC=".to_string()));
+    assert!(statuses(&messages).contains(&"DateStyle=ISO, MDY=".to_string()));
+    let out = c.query("set datestyle = dmy");
+    assert_eq!(statuses(&out), ["DateStyle=ISO, DMY="]);
     let out = c.query("set time zone 'america/new_york'");
     assert_eq!(picture(&out), ["C:SET", "S", "Z:I"]);
     assert_eq!(statuses(&out), ["TimeZone=America/New_York="]);

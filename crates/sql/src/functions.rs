@@ -1607,7 +1607,8 @@ fn instant(v: &Value, field: &str) -> Result<(i64, bool), SqlError> {
         Value::Timestamp(t) | Value::TimestampTz(t) => Ok((*t, false)),
         Value::Text(t) => {
             let zone = crate::setting_functions::time_zone();
-            Ok((folio_row::parse_timestamp_in(t, true, &zone)?, false))
+            let order = crate::setting_functions::date_order();
+            Ok((folio_row::parse_timestamp_in(t, true, &zone, order)?, false))
         }
         other => Err(no_function("date_part", other)),
     }

@@ -219,6 +219,19 @@ pub fn time_zone() -> folio_row::TimeZone {
     })
 }
 
+/// The running statement's `DateStyle` field order (its `set_config`
+/// calls so far included): how date/time text such as `1/8/1999` is
+/// read. Outside a statement, `MDY`.
+pub fn date_order() -> folio_row::DateOrder {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        scoped.as_ref().map_or(folio_row::DateOrder::Mdy, |scoped| {
+            let settings = scoped.current();
+            settings.date_order()
+        })
+    })
+}
+
 /// Whether the running statement's session replays changes
 /// (`session_replication_role = replica`, its `set_config` calls so far
 /// included): the one question trigger firing (`triggers.rs`) and

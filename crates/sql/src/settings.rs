@@ -18,7 +18,7 @@
 use crate::error::SqlError;
 use crate::server_settings::ServerValues;
 use folio_db::Isolation;
-use folio_row::TimeZone;
+use folio_row::{DateOrder, TimeZone};
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -119,6 +119,9 @@ pub struct Settings {
     custom: BTreeMap<String, String>,
     /// `TimeZone`: how timestamptz values are shown and read.
     time_zone: TimeZone,
+    /// `DateStyle`'s field order, how ambiguous dates are read (its
+    /// output style is ISO, the only one folio writes).
+    date_order: DateOrder,
     /// The server's limit on sessions (`folio serve --max-connections`;
     /// [`Settings::set_max_connections`]), which no SET changes.
     max_connections: u32,
@@ -163,6 +166,7 @@ impl Default for Settings {
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
             custom: BTreeMap::new(),
             time_zone: TimeZone::UTC,
+            date_order: DateOrder::Mdy,
             max_connections: 100,
             replication_role: "origin",
             plan_cache_mode: "auto",
@@ -206,6 +210,35 @@ pub fn unknown(name: &str) -> SqlError {
         "42704",
         format!("unrecognized configuration parameter \"{name}\""),
     )
+}
+
+/// The field order `SET DateStyle = value` leaves, `current` before it:
+/// a list of an output style (only `ISO` is folio's; `Postgres`, `SQL`,
+/// `German` are 0A000) and a field order (`MDY`/`US`/`NonEuro[pean]`,
+/// `DMY`/`Euro[pean]`, `YMD`), each at most once, as PostgreSQL's
+/// `check_datestyle` reads it; without an order, `current` stays.
+fn date_style(value: &str, current: DateOrder) -> Result<DateOrder, SqlError> {
+    let (mut order, mut style) = (None, false);
+    for word in value.split([',', ' ', '\t']).filter(|w| !w.is_empty()) {
+        let this = match word.to_ascii_lowercase().as_str() {
+            "iso" if !style => {
+                style = true;
+                continue;
+            }
+            "postgres" | "sql" | "german" => {
+                return Err(SqlError::unsupported(format!("datestyle = {value}")));
+            }
+            "mdy" | "us" | "noneuro" | "noneuropean" => DateOrder::Mdy,
+            "dmy" | "euro" | "european" => DateOrder::Dmy,
+            "ymd" => DateOrder::Ymd,
+            _ => return Err(invalid("DateStyle", value)),
+        };
+        if order.is_some_and(|o| o != this) {
+            return Err(invalid("DateStyle", value));
+        }
+        order = Some(this);
+    }
+    Ok(order.unwrap_or(current))
 }
 
 fn invalid(name: &str, value: &str) -> SqlError {
@@ -364,6 +397,11 @@ impl Settings {
         &self.time_zone
     }
 
+    /// `DateStyle`'s field order: how dates such as `1/8/1999` are read.
+    pub fn date_order(&self) -> DateOrder {
+        self.date_order
+    }
+
     /// The server's limit on sessions, which `SHOW max_connections`
     /// reports (set when a session starts, never by SET).
     pub fn set_max_connections(&mut self, max: u32) {
@@ -482,13 +520,13 @@ impl Settings {
             }
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
-            "datestyle" if matches!(lower.replace(' ', "").as_str(), "iso" | "iso,mdy") => {}
+            "datestyle" => self.date_order = date_style(value, self.date_order)?,
             "timezone" => {
                 self.time_zone =
                     TimeZone::setting(value).ok_or_else(|| invalid("TimeZone", value))?;
             }
             "search_path" => self.search_path = crate::schemas::parse_search_path(value)?,
-            "client_encoding" | "datestyle" => {
+            "client_encoding" => {
                 return Err(SqlError::unsupported(format!("{name} = {value}")));
             }
             "max_connections" => return Err(cannot_change(name)),
@@ -563,7 +601,8 @@ impl Settings {
             "lock_timeout" | "idle_in_transaction_session_timeout" => {}
             "search_path" => self.search_path = default.search_path.clone(),
             "timezone" => self.time_zone = default.time_zone.clone(),
-            "client_encoding" | "datestyle" => {}
+            "client_encoding" => {}
+            "datestyle" => self.date_order = default.date_order,
             "max_connections" => return Err(cannot_change(name)),
             _ if PRESET.contains(&name) || crate::server_settings::find(name).is_some() => {
                 return Err(cannot_change(name));
@@ -610,7 +649,7 @@ impl Settings {
             }
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
-            "datestyle" => "ISO, MDY".into(),
+            "datestyle" => format!("ISO, {}", self.date_order.word()),
             "timezone" => self.time_zone.name().into(),
             "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),

@@ -372,7 +372,12 @@ pub fn coerce(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             | SqlType::Xid
             | SqlType::Range(_)
             | SqlType::Array(_),
-        ) => Value::from_text_in(ty, &s, &crate::setting_functions::time_zone())?,
+        ) => Value::from_text_in(
+            ty,
+            &s,
+            &crate::setting_functions::time_zone(),
+            crate::setting_functions::date_order(),
+        )?,
         (Value::Int2(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int4(v), SqlType::Float4 | SqlType::Float8) => float_of(f64::from(v), ty)?,
         (Value::Int8(v), SqlType::Float4 | SqlType::Float8) => float_of(v as f64, ty)?,

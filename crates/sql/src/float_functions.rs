@@ -17,6 +17,7 @@
 //! `sind_q1`, `cosd_q1`, `asind_q1`, `acosd_q1`).
 
 use crate::error::SqlError;
+use crate::functions::{float_arg, no_function};
 use folio_row::{SqlType, Value};
 
 /// One of these functions.
@@ -119,15 +120,15 @@ impl FloatFunc {
                 return Ok(Value::Bytea(x.to_bits().to_be_bytes().to_vec()));
             }
             FloatFunc::Float8Send => {
-                let x = float8(&args[0], name)?;
+                let x = float_arg(&args[0], name)?;
                 return Ok(Value::Bytea(x.to_bits().to_be_bytes().to_vec()));
             }
             _ => {}
         }
-        let x = float8(&args[0], name)?;
+        let x = float_arg(&args[0], name)?;
         let result = match self {
             FloatFunc::Atan2 | FloatFunc::Atan2d => {
-                let y = float8(&args[1], name)?;
+                let y = float_arg(&args[1], name)?;
                 if x.is_nan() || y.is_nan() {
                     return Ok(Value::Float8(f64::NAN));
                 }
@@ -192,20 +193,6 @@ impl FloatFunc {
         }
         Ok(Value::Float8(result))
     }
-}
-
-fn float8(v: &Value, name: &str) -> Result<f64, SqlError> {
-    match crate::types::cast(v.clone(), SqlType::Float8)? {
-        Value::Float8(x) => Ok(x),
-        other => Err(no_function(name, &other)),
-    }
-}
-
-fn no_function(name: &str, arg: &Value) -> SqlError {
-    SqlError::new(
-        "42883",
-        format!("function {name}({}) does not exist", arg.type_name()),
-    )
 }
 
 fn input_out_of_range() -> SqlError {

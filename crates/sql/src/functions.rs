@@ -1631,7 +1631,7 @@ fn to_numeric(v: &Value, name: &str) -> Result<Numeric, SqlError> {
 }
 
 /// `v` as a double precision argument of the function `name`.
-fn float_arg(v: &Value, name: &str) -> Result<f64, SqlError> {
+pub(crate) fn float_arg(v: &Value, name: &str) -> Result<f64, SqlError> {
     match types::cast(v.clone(), SqlType::Float8)? {
         Value::Float8(x) => Ok(x),
         other => Err(no_function(name, &other)),
@@ -1642,7 +1642,7 @@ fn overflow() -> SqlError {
     SqlError::new("22003", "integer out of range")
 }
 
-fn no_function(name: &str, arg: &Value) -> SqlError {
+pub(crate) fn no_function(name: &str, arg: &Value) -> SqlError {
     no_match(format!(
         "function {name}({}) does not exist",
         arg.type_name()

@@ -63,18 +63,12 @@ pub struct Cte {
     planning: RefCell<Option<Working>>,
 }
 
-/// Whether `query` names a FROM item `name` (its own name: a recursive
-/// CTE), at any depth.
-fn names_itself(query: &Query, name: &str) -> bool {
-    crate::recursive_form::names(query, name)
-}
-
 impl Cte {
     /// The CTE `name (columns) AS (query)` of a `WITH RECURSIVE`, if it
     /// names itself (else it is an ordinary one: `None`). 42P19 when it
     /// is not `base UNION [ALL] step` with the name in the step only.
     pub fn of(name: &str, alias: &TableAlias, query: &Query) -> Result<Option<Cte>, SqlError> {
-        if !names_itself(query, name) {
+        if !crate::recursive_form::names(query, name) {
             return Ok(None);
         }
         let malformed = || {
@@ -133,7 +127,7 @@ impl Cte {
             ..query.clone()
         };
         let (base, step) = (term(left), term(right));
-        if names_itself(&base, name) {
+        if crate::recursive_form::names(&base, name) {
             return Err(SqlError::new(
                 "42P19",
                 format!(

@@ -34,6 +34,10 @@ error. Each difference is classed:
      transaction block (25P02), or its error or the statement names an
      object whose CREATE failed on folio only
 
+A statement PostgreSQL itself does not answer within 600 s is counted as
+"postgres did not answer" and not compared; the run goes on over a new
+connection.
+
 It prints one summary line per file; -v also prints each difference with
 both answers.
 """
@@ -49,6 +53,10 @@ import tempfile
 import time
 
 TIMEOUT_S = 30
+# PostgreSQL is the reference: it is given longer (a loaded machine can
+# make a heavy regression statement take minutes) and, if it still does
+# not answer, the statement is counted as skipped rather than ending the run.
+PG_TIMEOUT_S = 600
 MISSING = {"0A000", "42601", "42883", "42704"}
 
 
@@ -57,8 +65,8 @@ class Lost(Exception):
 
 
 class Connection:
-    def __init__(self, port, database="postgres"):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S)
+    def __init__(self, port, database="postgres", timeout=TIMEOUT_S):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         body = struct.pack("!i", 196608)
         for key, value in (("user", "postgres"), ("database", database)):
             body += key.encode() + b"\0" + value.encode() + b"\0"
@@ -107,6 +115,14 @@ class Connection:
             elif kind == b"E" and error is None:
                 f = fields(payload)
                 error = ("error", f.get("C", "?"), f.get("M", "?"))
+            elif kind == b"G":
+                # CopyInResponse: the statement's data, then CopyDone.
+                data = getattr(sql, "data", "").encode()
+                try:
+                    self.sock.sendall(b"d" + struct.pack("!i", len(data) + 4) + data)
+                    self.sock.sendall(b"c" + struct.pack("!i", 4))
+                except OSError as e:
+                    raise Lost(f"cannot send ({e})")
             elif kind == b"Z":
                 if error is not None:
                     return error
@@ -145,6 +161,16 @@ def data_row(payload):
             values.append(payload[at : at + length].decode(errors="replace"))
             at += length
     return tuple(values)
+
+
+class Copy(str):
+    """A `COPY ... FROM STDIN` statement; `data`: the lines that follow
+    it in the script, sent as its input."""
+
+    def __new__(cls, sql, data):
+        self = super().__new__(cls, sql)
+        self.data = data
+        return self
 
 
 def statements(text):
@@ -188,9 +214,17 @@ def statements(text):
             continue
         if c == ";":
             sql = "".join(cur).strip()
+            cur, i = [], i + 1
+            if re.match(r"copy\b.*\bfrom\s+std(?:in|out)\b", sql, re.I | re.S):
+                # The data follows on the next lines, up to a `\.` line.
+                start = text.find("\n", i)
+                start = n if start < 0 else start + 1
+                end = re.compile(r"^\\\.[ \t]*$", re.M).search(text, start)
+                out.append(Copy(sql, text[start : end.start() if end else n]))
+                i = end.end() if end else n
+                continue
             if sql:
                 out.append(sql)
-            cur, i = [], i + 1
             continue
         cur.append(c)
         i += 1
@@ -344,12 +378,12 @@ def show(answer, limit=12):
 def run_file(path, args):
     name = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     database = f"pgdiff_{name}"
-    admin = Connection(args.pg_port)
+    admin = Connection(args.pg_port, timeout=PG_TIMEOUT_S)
     admin.query(f"DROP DATABASE IF EXISTS {database}")
     admin.query(f"CREATE DATABASE {database}")
     folio = Folio(args.folio, args.folio_port)
     try:
-        pg, fo = Connection(args.pg_port, database), folio.connect()
+        pg, fo = Connection(args.pg_port, database, PG_TIMEOUT_S), folio.connect()
         if args.tables:
             for sql in regress_tables():
                 a, b = pg.query(sql), fo.query(sql)
@@ -357,14 +391,22 @@ def run_file(path, args):
                     raise SystemExit(f"setup failed: {sql[:80]}: {a} / {b}")
         with open(path) as f:
             text = f.read()
-        counts = {"run": 0, "match": 0, "skip": 0, "a": 0, "b": 0, "c": 0, "d": 0, "e": 0}
+        counts = {"run": 0, "match": 0, "skip": 0, "pg": 0, "a": 0, "b": 0, "c": 0, "d": 0, "e": 0}
         missing = set()
         for sql in statements(text):
             if re.match(r"explain\b", sql, re.I):
                 counts["skip"] += 1
                 continue
+            try:
+                answer_pg = pg.query(sql)
+            except Lost as e:
+                counts["pg"] += 1
+                if args.verbose:
+                    print(f"--- [pg lost: {e}] {os.path.basename(path)}: {' '.join(sql.split())[:300]}")
+                pg.sock.close()
+                pg = Connection(args.pg_port, database, PG_TIMEOUT_S)
+                continue
             counts["run"] += 1
-            answer_pg = pg.query(sql)
             try:
                 answer_fo = fo.query(sql)
             except Lost as e:
@@ -387,6 +429,7 @@ def run_file(path, args):
             f"crash/hang {counts['a']}, wrong {counts['b']}, missing {counts['c']}, "
             f"other error code {counts['e']}, follow-on {counts['d']}, "
             f"explain skipped {counts['skip']}"
+            + (f", postgres did not answer {counts['pg']}" if counts["pg"] else "")
         )
     finally:
         folio.close()
@@ -395,7 +438,7 @@ def run_file(path, args):
         except NameError:
             pass
         time.sleep(0.2)
-        admin.query(f"DROP DATABASE IF EXISTS {database}")
+        admin.query(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 
 def main():

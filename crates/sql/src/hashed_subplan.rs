@@ -60,8 +60,8 @@ use crate::scalar::{self, Env, OUTER_MARK, Scalar};
 use folio_db::Transaction;
 use folio_row::Value;
 use sqlparser::ast::{
-    BinaryOperator, Distinct, Expr, GroupByExpr, Query, SelectItem, SetExpr, TableFactor, Visit,
-    Visitor,
+    BinaryOperator, Distinct, Expr, GroupByExpr, Query, Select, SelectItem, SetExpr, TableFactor,
+    Visit, Visitor,
 };
 use std::ops::ControlFlow::{self, Break, Continue};
 
@@ -94,32 +94,7 @@ pub struct Table(crate::aggregate::KeyMap<Vec<Vec<Value>>>);
 /// `$outer` markers) used as `sublink`, or `None` if it does not qualify
 /// (see the module's rule). The one owner of that rule.
 pub fn plan(cx: &Ctx<'_>, txn: &Transaction, q: &Query, sublink: Sublink) -> Option<Hashed> {
-    if q.with.is_some()
-        || q.limit_clause.is_some()
-        || q.fetch.is_some()
-        || !q.locks.is_empty()
-        || q.for_clause.is_some()
-    {
-        return None;
-    }
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
-    };
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(keys, modifiers) => !keys.is_empty() || !modifiers.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
-    if grouped
-        || select.having.is_some()
-        || !select.named_window.is_empty()
-        || select.qualify.is_some()
-        || select.into.is_some()
-        || select.top.is_some()
-        || matches!(select.distinct, Some(Distinct::On(_)))
-        || select.projection.iter().any(calls)
-    {
-        return None;
-    }
+    let select = plain_select(q)?;
     let tested: Vec<Expr> = match sublink {
         Sublink::Exists => Vec::new(),
         Sublink::In => match select.projection.as_slice() {
@@ -181,6 +156,39 @@ pub fn plan(cx: &Ctx<'_>, txn: &Transaction, q: &Query, sublink: Sublink) -> Opt
         width,
         outer_keys,
     })
+}
+
+/// `q`'s SELECT if `q` is a plain one whose rows are those its FROM and
+/// WHERE find: no WITH, set operation, GROUP BY, HAVING, window,
+/// DISTINCT ON, LIMIT / OFFSET / FETCH, FOR UPDATE, and no call in its
+/// select list (an aggregate, window or set-returning function changes
+/// which rows exist). Which conjuncts of its WHERE hold, and where they
+/// are tested, is then all that decides its rows.
+pub fn plain_select(q: &Query) -> Option<&Select> {
+    if q.with.is_some()
+        || q.limit_clause.is_some()
+        || q.fetch.is_some()
+        || !q.locks.is_empty()
+        || q.for_clause.is_some()
+    {
+        return None;
+    }
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(keys, modifiers) => !keys.is_empty() || !modifiers.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    let plain = !grouped
+        && select.having.is_none()
+        && select.named_window.is_empty()
+        && select.qualify.is_none()
+        && select.into.is_none()
+        && select.top.is_none()
+        && !matches!(select.distinct, Some(Distinct::On(_)))
+        && !select.projection.iter().any(calls);
+    plain.then_some(&**select)
 }
 
 impl Hashed {
@@ -345,7 +353,7 @@ fn calls(item: &SelectItem) -> bool {
 /// Whether every call in `node` (and every function in its FROM) is a
 /// built-in pg_proc lists as immutable or stable for all its
 /// signatures.
-fn stable_calls<V: Visit>(node: &V) -> bool {
+pub fn stable_calls<V: Visit>(node: &V) -> bool {
     fn stable(name: &str) -> bool {
         // Expressions the parser reads as calls, which pg_proc does not
         // list.

@@ -142,6 +142,7 @@ mod stat_tables;
 mod statement;
 mod statement_memory;
 mod statement_timeout;
+mod sublink_gates;
 mod subquery;
 mod subquery_depth;
 mod system;

@@ -49,6 +49,7 @@ use crate::scalar::{
     self, ARRAY_MARK, Columns, Correlated, EXISTS_MARK, Env, IN_MARK, OUTER_MARK, SUBQUERY_MARK,
     Scalar,
 };
+use crate::sublink_gates;
 use folio_db::{Command, Transaction};
 use folio_row::Value;
 use sqlparser::ast::{
@@ -444,6 +445,14 @@ impl VisitorMut for Extract<'_, '_> {
                 }
             }
             Expr::Exists { subquery, negated } => {
+                if let Some((gate, rest)) = sublink_gates::split(self.cx, self.txn, subquery) {
+                    let exists = Expr::Exists {
+                        subquery: Box::new(rest),
+                        negated: false,
+                    };
+                    *expr = sublink_gates::gated(gate, exists, *negated);
+                    return Continue(());
+                }
                 let Some(n) = self.plan(subquery, None, Some(Sublink::Exists)) else {
                     return Break(());
                 };
@@ -502,6 +511,15 @@ impl VisitorMut for Extract<'_, '_> {
                 subquery,
                 negated,
             } => {
+                if let Some((gate, rest)) = sublink_gates::split(self.cx, self.txn, subquery) {
+                    let in_rest = Expr::InSubquery {
+                        expr: e.clone(),
+                        subquery: Box::new(rest),
+                        negated: false,
+                    };
+                    *expr = sublink_gates::gated(gate, in_rest, *negated);
+                    return Continue(());
+                }
                 let Some(n) = self.plan(
                     subquery,
                     Some("subquery has too many columns"),
@@ -540,21 +558,23 @@ struct OuterRefs<'a, 'b> {
     found: bool,
 }
 
-impl OuterRefs<'_, '_> {
-    /// The scope of the names `q`'s expressions see first.
-    fn scope_of(&self, q: &Query) -> Option<Scope> {
-        let SetExpr::Select(select) = q.body.as_ref() else {
-            return None;
-        };
-        if select.from.is_empty() {
-            return Some(Scope::default());
-        }
-        let system = crate::system_columns::mentioned(&**select);
-        from::resolve(self.cx, self.txn, &select.from, None, system)
-            .ok()
-            .map(|f| f.scope)
+/// The scope of the names `q`'s expressions see first: its FROM items
+/// (`None` when they cannot be known: a set operation, a FROM that does
+/// not resolve).
+pub fn scope_of(cx: &Ctx<'_>, txn: &Transaction, q: &Query) -> Option<Scope> {
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    if select.from.is_empty() {
+        return Some(Scope::default());
     }
+    let system = crate::system_columns::mentioned(&**select);
+    from::resolve(cx, txn, &select.from, None, system)
+        .ok()
+        .map(|f| f.scope)
+}
 
+impl OuterRefs<'_, '_> {
     /// Whether a query between the name `expr` and the outer query has
     /// it (or may have it).
     fn shadowed(&self, expr: &Expr) -> bool {
@@ -567,7 +587,7 @@ impl VisitorMut for OuterRefs<'_, '_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
-        let scope = self.scope_of(q);
+        let scope = scope_of(self.cx, self.txn, q);
         self.nested.push(scope);
         Continue(())
     }

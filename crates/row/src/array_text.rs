@@ -8,18 +8,19 @@
 
 use crate::datetime_fields::DateOrder;
 use crate::error::RowError;
+use crate::text_style::TextStyle;
 use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
 
 /// The text of an array's elements.
-pub(crate) fn array_out(items: &[Value], zone: &TimeZone) -> String {
+pub(crate) fn array_out(items: &[Value], style: &TextStyle) -> String {
     let mut out = String::from("{");
     for (n, item) in items.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        let Some(text) = item.to_text_in(zone) else {
+        let Some(text) = item.to_text_styled(style) else {
             out.push_str("NULL");
             continue;
         };

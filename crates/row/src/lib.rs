@@ -16,6 +16,7 @@ mod error;
 mod infinite_datetime;
 mod interval;
 mod interval_input;
+mod interval_styles;
 mod json;
 mod json_parse;
 mod key;
@@ -27,6 +28,7 @@ mod range_text;
 mod record_text;
 mod row_format;
 mod text;
+mod text_style;
 pub mod tid;
 mod time_of_day;
 mod time_with_zone;
@@ -45,6 +47,7 @@ pub use error::RowError;
 pub use infinite_datetime::Infinity;
 pub use interval::{Interval, USECS_PER_DAY};
 pub use interval_input::{Unit, parse_interval, parse_qualified};
+pub use interval_styles::{IntervalStyle, interval_text};
 pub use json::{
     Jsonb, escape_into as json_escape_into, key_order as jsonb_key_order,
     number_text as json_number_text,
@@ -58,6 +61,7 @@ pub use row_format::{
     decode_stored, decode_stored_columns, encode_row, encode_stored, max_inline_row_len,
     range_flags, range_flags_of, value_from_payload, value_payload,
 };
+pub use text_style::TextStyle;
 pub use time_of_day::{
     TIME_END, format_time, plus_interval as time_plus_interval, wrap as wrap_time,
 };

@@ -19,6 +19,7 @@
 use crate::datetime_fields::DateOrder;
 use crate::error::RowError;
 use crate::range::{Bound, Range, RangeKind};
+use crate::text_style::TextStyle;
 use crate::time_zone::TimeZone;
 use crate::value::Value;
 
@@ -109,19 +110,19 @@ fn bound_text(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<Op
     }
 }
 
-/// A range as PostgreSQL prints it (bounds written in `zone`).
-pub fn range_out(range: &Range, zone: &TimeZone) -> String {
+/// A range as PostgreSQL prints it (bounds written in `style`).
+pub fn range_out(range: &Range, style: &TextStyle) -> String {
     let Some((lower, upper)) = &range.bounds else {
         return "empty".into();
     };
     let mut out = String::new();
     out.push(if lower.inclusive { '[' } else { '(' });
     if let Some(v) = &lower.value {
-        push_bound(&mut out, &v.to_text_in(zone).unwrap_or_default());
+        push_bound(&mut out, &v.to_text_styled(style).unwrap_or_default());
     }
     out.push(',');
     if let Some(v) = &upper.value {
-        push_bound(&mut out, &v.to_text_in(zone).unwrap_or_default());
+        push_bound(&mut out, &v.to_text_styled(style).unwrap_or_default());
     }
     out.push(if upper.inclusive { ']' } else { ')' });
     out
@@ -153,7 +154,7 @@ mod tests {
 
     fn round(kind: RangeKind, text: &str) -> Result<String, String> {
         range_in(kind, text, &TimeZone::UTC, DateOrder::Mdy)
-            .map(|r| range_out(&r, &TimeZone::UTC))
+            .map(|r| range_out(&r, &TextStyle::default()))
             .map_err(|e| format!("{e}: {}", e.detail().unwrap_or_default()))
     }
 

@@ -7,17 +7,17 @@
 //! is PostgreSQL's 0A000 ("input of anonymous composite types is not
 //! implemented"), so there is no `record_in` here.
 
-use crate::time_zone::TimeZone;
+use crate::text_style::TextStyle;
 use crate::value::Value;
 
 /// The text of a row's fields.
-pub(crate) fn record_out(fields: &[Value], zone: &TimeZone) -> String {
+pub(crate) fn record_out(fields: &[Value], style: &TextStyle) -> String {
     let mut out = String::from("(");
     for (n, field) in fields.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        let Some(text) = field.to_text_in(zone) else {
+        let Some(text) = field.to_text_styled(style) else {
             continue;
         };
         let quote = text.is_empty()
@@ -64,20 +64,20 @@ mod tests {
             Value::Bool(true),
         ];
         assert_eq!(
-            record_out(&row, &TimeZone::UTC),
+            record_out(&row, &TextStyle::default()),
             r#"(1,"a b","c,d","e""f","g\\h","(",")","",,t)"#
         );
-        assert_eq!(record_out(&[], &TimeZone::UTC), "()");
+        assert_eq!(record_out(&[], &TextStyle::default()), "()");
         assert_eq!(
-            record_out(&[Value::Null, Value::Null], &TimeZone::UTC),
+            record_out(&[Value::Null, Value::Null], &TextStyle::default()),
             "(,)"
         );
         let inner = Value::Record(vec![Value::Int4(2), t("a b")]);
         assert_eq!(
-            record_out(&[Value::Int4(1), inner], &TimeZone::UTC),
+            record_out(&[Value::Int4(1), inner], &TextStyle::default()),
             r#"(1,"(2,""a b"")")"#
         );
         let array = Value::Array(vec![Value::Int4(1), Value::Int4(2)]);
-        assert_eq!(record_out(&[array], &TimeZone::UTC), r#"("{1,2}")"#);
+        assert_eq!(record_out(&[array], &TextStyle::default()), r#"("{1,2}")"#);
     }
 }

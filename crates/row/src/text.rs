@@ -26,6 +26,7 @@ use crate::datetime_input as input;
 use crate::error::RowError;
 use crate::infinite_datetime::Infinity;
 use crate::numeric::Numeric;
+use crate::text_style::TextStyle;
 use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
@@ -92,6 +93,34 @@ fn format_timestamp(usecs: i64) -> (String, &'static str) {
     (out, bc)
 }
 
+/// PostgreSQL 15's float output with `extra_float_digits` at 0 or below:
+/// `precision` significant digits (at least 1), as C's `%.*g` writes
+/// them: exponent form when the decimal exponent is below -4 or at least
+/// the precision, trailing zeros dropped.
+fn format_float_digits(v: f64, precision: i32) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let p = precision.max(1) as usize;
+    let sci = format!("{:.*e}", p - 1, v);
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let trim = |s: &str| -> String {
+        match s.contains('.') {
+            true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+            false => s.to_string(),
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{esign}{:02}", trim(mantissa), exp.abs());
+    }
+    trim(&format!("{:.*}", (p as i32 - 1 - exp) as usize, v))
+}
+
 /// PostgreSQL 15's float output: shortest exact digits, exponent form
 /// when the decimal exponent is below -4 or at least `max_exp`.
 fn format_float(v: f64, max_exp: i32, as_f32: Option<f32>) -> String {
@@ -146,11 +175,21 @@ impl Value {
     /// The value as PostgreSQL 15 prints it with `TimeZone = zone`
     /// (`None` for NULL).
     pub fn to_text_in(&self, zone: &TimeZone) -> Option<String> {
+        self.to_text_styled(&TextStyle::in_zone(zone.clone()))
+    }
+
+    /// The value as PostgreSQL 15 prints it with the settings of `style`
+    /// (`None` for NULL).
+    pub fn to_text_styled(&self, style: &TextStyle) -> Option<String> {
+        let zone = &style.zone;
+        let digits = style.extra_float_digits;
         Some(match self {
             Value::Null => return None,
             Value::Int2(x) => x.to_string(),
             Value::Int4(x) => x.to_string(),
             Value::Int8(x) => x.to_string(),
+            Value::Float4(x) if digits <= 0 => format_float_digits(*x as f64, 6 + digits),
+            Value::Float8(x) if digits <= 0 => format_float_digits(*x, 15 + digits),
             Value::Float4(x) => format_float(*x as f64, 6, Some(*x)),
             Value::Float8(x) => format_float(*x, 15, None),
             Value::Numeric(n) => n.to_string(),
@@ -194,16 +233,16 @@ impl Value {
                     &hex[20..32]
                 )
             }
-            Value::Interval(i) => i.to_text(),
-            Value::Array(items) => crate::array_text::array_out(items, zone),
-            Value::Record(fields) => crate::record_text::record_out(fields, zone),
+            Value::Interval(i) => crate::interval_styles::interval_text(i, style.interval),
+            Value::Array(items) => crate::array_text::array_out(items, style),
+            Value::Record(fields) => crate::record_text::record_out(fields, style),
             Value::Json(text) => text.clone(),
             Value::Jsonb(j) => j.to_text(),
             Value::Enum(e) => e.label().name.clone(),
             Value::Oid(o) => o.to_string(),
             Value::Tid(block, offset) => crate::tid::tid_text(*block, *offset),
             Value::Xid(x) => x.to_string(),
-            Value::Range(r) => crate::range_text::range_out(r, zone),
+            Value::Range(r) => crate::range_text::range_out(r, style),
         })
     }
 
@@ -438,6 +477,38 @@ mod tests {
     // in any case with blanks, stored as the type's extremes, printed as
     // PostgreSQL 15 prints them; `+infinity` and text past the finite
     // ranges are PostgreSQL's errors (psql, session 61).
+    // Proves `extra_float_digits` at 0 and below: each as PostgreSQL 15
+    // prints the float8 and its float4 (`SET extra_float_digits = N`).
+    #[test]
+    fn float_digits_follow_extra_float_digits() {
+        let cases: [(f64, i32, &str, &str); 10] = [
+            (
+                123456789012345678.0,
+                0,
+                "1.23456789012346e+17",
+                "1.23457e+17",
+            ),
+            (1.5e-5, 0, "1.5e-05", "1.5e-05"),
+            (1.23456789012345, 0, "1.23456789012345", "1.23457"),
+            (100000.0, 0, "100000", "100000"),
+            (1e15, 0, "1e+15", "1e+15"),
+            (123456789012345678.0, -3, "1.23456789012e+17", "1.23e+17"),
+            (100000.0, -3, "100000", "1e+05"),
+            (1.5e-5, -15, "2e-05", "1e-05"),
+            (-2.5e-6, -15, "-3e-06", "-2e-06"),
+            (0.0001, -15, "0.0001", "0.0001"),
+        ];
+        for (x, digits, f8, f4) in cases {
+            let style = TextStyle {
+                extra_float_digits: digits,
+                ..TextStyle::default()
+            };
+            let text = |v: Value| v.to_text_styled(&style).unwrap();
+            assert_eq!(text(Value::Float8(x)), f8, "{x} at {digits}");
+            assert_eq!(text(Value::Float4(x as f32)), f4, "{x} at {digits}");
+        }
+    }
+
     #[test]
     fn infinite_dates_and_timestamps() {
         for ty in [SqlType::Date, SqlType::Timestamp, SqlType::TimestampTz] {

@@ -62,7 +62,7 @@ pub struct Connection {
 /// client (its `GUC_REPORT` ones), as the client spells them: their
 /// values at startup, then a ParameterStatus before the ReadyForQuery
 /// after a change ([`Connection::report_changes`]).
-pub const REPORTED: [&str; 3] = ["application_name", "DateStyle", "TimeZone"];
+pub const REPORTED: [&str; 4] = ["application_name", "DateStyle", "IntervalStyle", "TimeZone"];
 
 impl Connection {
     /// A connection after a successful startup, its session registered
@@ -346,11 +346,11 @@ impl Connection {
                     columns,
                     rows,
                     tag,
-                    time_zone,
+                    style,
                 } => {
                     describe(out, &columns, &[]);
-                    let zone = time_zone.as_ref().unwrap_or(self.session.time_zone());
-                    if let Err(e) = data_rows(out, &columns, &rows, &[], zone) {
+                    let style = style.unwrap_or_else(|| self.session.text_style());
+                    if let Err(e) = data_rows(out, &columns, &rows, &[], &style) {
                         error(out, &e);
                         self.ready();
                         return;
@@ -657,7 +657,7 @@ fn extended(
                 return Ok(Err(SqlError::in_failed_block()));
             }
             notices(session, out);
-            if let Err(e) = portal.send(out, max_rows, session.time_zone()) {
+            if let Err(e) = portal.send(out, max_rows, &session.text_style()) {
                 return Ok(Err(e));
             }
         }

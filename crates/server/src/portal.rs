@@ -56,7 +56,7 @@ impl Portal {
         &mut self,
         out: &mut Out,
         max_rows: u32,
-        zone: &folio_row::TimeZone,
+        style: &folio_row::TextStyle,
     ) -> Result<(), SqlError> {
         let Some(result) = &mut self.result else {
             unreachable!("an Execute runs the portal before sending");
@@ -76,7 +76,7 @@ impl Portal {
                     columns,
                     &rows[first..first + count],
                     &self.result_formats,
-                    zone,
+                    style,
                 )?;
                 self.sent += count;
                 if max_rows != 0 && count == max_rows as usize {
@@ -127,21 +127,21 @@ fn tag_counting(tag: &str, count: usize) -> String {
 }
 
 /// DataRows in PostgreSQL's text or binary formats (per column, as
-/// `formats` says; text timestamptz values in the session's `zone`); a
+/// `formats` says; text values in the session's `style`); a
 /// value without an output form stops it with that error.
 pub fn data_rows(
     out: &mut Out,
     columns: &[Column],
     rows: &[Vec<Value>],
     formats: &[u16],
-    zone: &folio_row::TimeZone,
+    style: &folio_row::TextStyle,
 ) -> Result<(), SqlError> {
     for row in rows {
         out.data_row(row.len(), |i| {
             let v = &row[i];
             match crate::protocol::format_of(formats, i) {
                 1 => binary_output(v, columns.get(i).map_or(0, |c| c.type_oid)),
-                _ => Ok(text_output_in(v, zone).map(String::into_bytes)),
+                _ => Ok(text_output_in(v, style).map(String::into_bytes)),
             }
         })?;
     }

@@ -571,7 +571,7 @@ fn a_client_slow_to_read_holds_no_worker() {
 }
 
 // Proves the settings PostgreSQL reports (`TimeZone`, `DateStyle`,
-// `application_name`) come at startup and again, as a ParameterStatus
+// `IntervalStyle`, `application_name`) come at startup and again, as a ParameterStatus
 // before ReadyForQuery, only when a statement changed them: a SET, a
 // RESET, a rolled back block's SET undone; not a SET to the same value.
 #[test]
@@ -587,8 +587,28 @@ fn parameter_status_after_set() {
     };
     assert!(statuses(&messages).contains(&"TimeZone=UTC=".to_string()));
     assert!(statuses(&messages).contains(&"DateStyle=ISO, MDY=".to_string()));
+    assert!(statuses(&messages).contains(&"IntervalStyle=postgres=".to_string()));
     let out = c.query("set datestyle = dmy");
     assert_eq!(statuses(&out), ["DateStyle=ISO, DMY="]);
+    // The rows of a message are written in the style in force when their
+    // statement ended: the first SELECT's interval in `postgres`.
+    let out =
+        c.query("select interval '1 day'; set intervalstyle = iso_8601; select interval '1 day'");
+    assert_eq!(
+        picture(&out),
+        [
+            "T",
+            "D:1 day",
+            "C:SELECT 1",
+            "C:SET",
+            "T",
+            "D:P1D",
+            "C:SELECT 1",
+            "S",
+            "Z:I"
+        ]
+    );
+    assert_eq!(statuses(&out), ["IntervalStyle=iso_8601="]);
     let out = c.query("set time zone 'america/new_york'");
     assert_eq!(picture(&out), ["C:SET", "S", "Z:I"]);
     assert_eq!(statuses(&out), ["TimeZone=America/New_York="]);

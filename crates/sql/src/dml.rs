@@ -1055,7 +1055,7 @@ impl Change {
                         columns,
                         rows,
                         tag,
-                        time_zone: None,
+                        style: None,
                     },
                     None => Output::Command { tag },
                 })
@@ -1665,7 +1665,7 @@ pub(crate) fn finish(
             columns: columns.clone(),
             rows,
             tag,
-            time_zone: None,
+            style: None,
         },
         None => Output::Command { tag },
     })

@@ -182,7 +182,7 @@ pub(crate) fn plan_output(lines: Vec<String>) -> Output {
             type_oid: SqlType::Text.oid(),
         }],
         tag: "EXPLAIN".into(),
-        time_zone: None,
+        style: None,
         rows: lines.into_iter().map(|l| vec![Value::Text(l)]).collect(),
     }
 }

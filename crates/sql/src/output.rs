@@ -19,12 +19,13 @@ pub enum Output {
         columns: Vec<Column>,
         rows: Vec<Vec<Value>>,
         tag: String,
-        /// The session's zone when the statement ended, which its
-        /// timestamptz values are written in: set by the session after
-        /// each statement of a query message (`Session::run_statements`;
-        /// `None` until then), as a later `SET TIME ZONE` of the same
-        /// message must not change them.
-        time_zone: Option<folio_row::TimeZone>,
+        /// The session's text style (`TimeZone`, `IntervalStyle`,
+        /// `extra_float_digits`) when the statement ended, which its
+        /// values are written in: set by the session after each
+        /// statement of a query message (`Session::run_statements`;
+        /// `None` until then), as a later `SET` of the same message must
+        /// not change them.
+        style: Option<folio_row::TextStyle>,
     },
     /// `COPY ... FROM STDIN` waits for its data, in text format with
     /// `columns` fields per line: [`crate::Session::copy_data`], then

@@ -192,7 +192,7 @@ impl Planned {
             columns: self.columns.clone(),
             rows,
             tag,
-            time_zone: None,
+            style: None,
         })
     }
 

@@ -510,8 +510,8 @@ impl Session {
                 Ok(mut output) => {
                     // Its rows are written in the zone in force now, not
                     // after the message's later statements.
-                    if let Output::Rows { time_zone, .. } = &mut output {
-                        *time_zone = Some(self.time_zone().clone());
+                    if let Output::Rows { style, .. } = &mut output {
+                        *style = Some(self.text_style());
                     }
                     outputs.push(output)
                 }
@@ -677,6 +677,13 @@ impl Session {
     /// from its scope, `setting_functions::time_zone`).
     pub fn time_zone(&self) -> &folio_row::TimeZone {
         self.settings.time_zone()
+    }
+
+    /// The session's text style (`TimeZone`, `IntervalStyle`,
+    /// `extra_float_digits`), for the server writing values as text
+    /// after a statement.
+    pub fn text_style(&self) -> folio_row::TextStyle {
+        self.settings.text_style()
     }
 
     /// The session's settings, to change (copied first if the last
@@ -1972,7 +1979,7 @@ impl Session {
                         columns: show_all_columns(),
                         rows: crate::settings_list::show_all(&self.settings, open)?,
                         tag: "SHOW".into(),
-                        time_zone: None,
+                        style: None,
                     });
                 }
                 let value = self.settings.show(&name, open)?;
@@ -1980,7 +1987,7 @@ impl Session {
                     columns: show_columns(&name),
                     rows: vec![vec![folio_row::Value::Text(value)]],
                     tag: "SHOW".into(),
-                    time_zone: None,
+                    style: None,
                 })
             }
             statement => match self.shaped.take() {

@@ -219,6 +219,20 @@ pub fn time_zone() -> folio_row::TimeZone {
     })
 }
 
+/// The running statement's text style (`TimeZone`, `IntervalStyle`,
+/// `extra_float_digits`; its `set_config` calls so far included): how
+/// values are written as text. Outside a statement, the defaults in UTC.
+pub fn text_style() -> folio_row::TextStyle {
+    CURRENT.with(|c| {
+        let scoped = c.borrow();
+        scoped
+            .as_ref()
+            .map_or_else(folio_row::TextStyle::default, |scoped| {
+                scoped.current().text_style()
+            })
+    })
+}
+
 /// The running statement's `DateStyle` field order (its `set_config`
 /// calls so far included): how date/time text such as `1/8/1999` is
 /// read. Outside a statement, `MDY`.

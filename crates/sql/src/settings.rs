@@ -397,6 +397,19 @@ impl Settings {
         &self.time_zone
     }
 
+    /// How values are written as text: `TimeZone`, `IntervalStyle`
+    /// (a tunable, `tunables.rs`) and `extra_float_digits`.
+    pub fn text_style(&self) -> folio_row::TextStyle {
+        let interval = (self.tuned.get("IntervalStyle"))
+            .and_then(|v| folio_row::IntervalStyle::named(v))
+            .unwrap_or_default();
+        folio_row::TextStyle {
+            zone: self.time_zone.clone(),
+            interval,
+            extra_float_digits: self.extra_float_digits,
+        }
+    }
+
     /// `DateStyle`'s field order: how dates such as `1/8/1999` are read.
     pub fn date_order(&self) -> DateOrder {
         self.date_order

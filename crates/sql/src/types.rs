@@ -772,16 +772,20 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 /// to [`text_output_in`].
 pub fn text_output(value: &Value) -> Option<String> {
     match value {
-        Value::TimestampTz(_) | Value::Array(_) | Value::Record(_) => {
-            value.to_text_in(&crate::setting_functions::time_zone())
-        }
+        Value::TimestampTz(_)
+        | Value::Interval(_)
+        | Value::Float4(_)
+        | Value::Float8(_)
+        | Value::Array(_)
+        | Value::Record(_)
+        | Value::Range(_) => value.to_text_styled(&crate::setting_functions::text_style()),
         _ => value.to_text(),
     }
 }
 
-/// [`text_output`] with `TimeZone = zone`.
-pub fn text_output_in(value: &Value, zone: &folio_row::TimeZone) -> Option<String> {
-    value.to_text_in(zone)
+/// [`text_output`] in `style` (the session's, as the server writes rows).
+pub fn text_output_in(value: &Value, style: &folio_row::TextStyle) -> Option<String> {
+    value.to_text_styled(style)
 }
 
 /// A value in PostgreSQL's binary format (`None` for NULL): integers and

@@ -26,8 +26,8 @@ impl sqllogictest::DB for Folio {
         if let Some(e) = error {
             return Err(e);
         }
-        // Text as the server writes it: in the session's zone.
-        let zone = self.session.time_zone().clone();
+        // Text as the server writes it: in the session's style.
+        let style = self.session.text_style();
         match outputs.into_iter().last() {
             Some(Output::Rows { columns, rows, .. }) => {
                 let types = columns.iter().map(|c| column_type(c.type_oid)).collect();
@@ -35,7 +35,7 @@ impl sqllogictest::DB for Folio {
                     .iter()
                     .map(|row| {
                         row.iter()
-                            .map(|v| match text_output_in(v, &zone) {
+                            .map(|v| match text_output_in(v, &style) {
                                 Some(t) if t.is_empty() => "(empty)".to_string(),
                                 Some(t) => t,
                                 None => "NULL".to_string(),

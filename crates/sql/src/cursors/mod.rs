@@ -205,7 +205,7 @@ impl Cursors {
             columns,
             rows,
             tag: format!("FETCH {count}"),
-            time_zone: None,
+            style: None,
         })
     }
 

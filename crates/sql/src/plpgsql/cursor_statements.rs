@@ -209,7 +209,7 @@ impl Runner<'_, '_> {
                     columns,
                     rows,
                     tag: String::new(),
-                    time_zone: None,
+                    style: None,
                 };
                 self.into(into, output, false)?
             }
@@ -256,7 +256,7 @@ impl Runner<'_, '_> {
                     columns,
                     rows,
                     tag: String::new(),
-                    time_zone: None,
+                    style: None,
                 };
                 self.rows_loop(var, output, body, ends)
             });

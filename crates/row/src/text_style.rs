@@ -1,0 +1,39 @@
+//! The session settings a value's text depends on: `TimeZone` (a
+//! timestamptz is shown in it), `IntervalStyle` and `extra_float_digits`.
+//! One value of this type is what every text output takes
+//! ([`Value::to_text_styled`](crate::Value::to_text_styled)), the SQL layer
+//! builds it from the running statement's settings and the server from
+//! the session's, so a new style is one field here and one rule where
+//! the type is written.
+
+use crate::interval_styles::IntervalStyle;
+use crate::time_zone::TimeZone;
+
+/// How values are written as text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextStyle {
+    pub zone: TimeZone,
+    pub interval: IntervalStyle,
+    /// PostgreSQL's `extra_float_digits` (-15..=3): above 0 floats are
+    /// written with the shortest digits that read back exactly; at 0 or
+    /// below with 15 + it significant digits (float4: 6 + it).
+    pub extra_float_digits: i32,
+}
+
+impl TextStyle {
+    /// The defaults (`IntervalStyle = postgres`, `extra_float_digits =
+    /// 1`) with `TimeZone = zone`.
+    pub fn in_zone(zone: TimeZone) -> TextStyle {
+        TextStyle {
+            zone,
+            interval: IntervalStyle::Postgres,
+            extra_float_digits: 1,
+        }
+    }
+}
+
+impl Default for TextStyle {
+    fn default() -> TextStyle {
+        TextStyle::in_zone(TimeZone::UTC)
+    }
+}

@@ -73,17 +73,25 @@ pub(crate) fn check_as(
     if to == SqlType::Record || types::assignment_cast(from, to) {
         return Ok(());
     }
-    let name = |ty: SqlType| crate::catalog_functions::format_type(i64::from(ty.oid()), None);
-    Err(SqlError::new(
+    Err(refused((column, to), &type_name(from), what, at))
+}
+
+fn type_name(ty: SqlType) -> String {
+    crate::catalog_functions::format_type(i64::from(ty.oid()), None)
+}
+
+/// PostgreSQL's 42804 for a value of type `from` (its name) that column
+/// `column` of type `to` does not take.
+fn refused((column, to): (&str, SqlType), from: &str, what: &str, at: Option<&Expr>) -> SqlError {
+    SqlError::new(
         "42804",
         format!(
-            "column \"{column}\" is of type {} but {what} is of type {}",
-            name(to),
-            name(from)
+            "column \"{column}\" is of type {} but {what} is of type {from}",
+            type_name(to)
         ),
     )
     .with_hint("You will need to rewrite or cast the expression.")
-    .near(at.map(|e| e.span().start)))
+    .near(at.map(|e| e.span().start))
 }
 
 /// `value` bound over `columns` as the new value of column `c` of
@@ -94,6 +102,11 @@ pub(crate) fn bind(
     value: &Expr,
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
+    let column = (relation.def.columns[c].name.as_str(), relation.types[c]);
+    // `SET a = v.*`: a whole row, of type record (PostgreSQL's 42804).
+    if matches!(value, Expr::QualifiedWildcard(..)) && column.1 != SqlType::Record {
+        return Err(refused(column, "record", "expression", Some(value)));
+    }
     let bound = crate::scalar::bind(value, columns)?;
     check_bound(relation, c, (&bound, value), columns)?;
     Ok(bound)

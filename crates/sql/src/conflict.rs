@@ -29,16 +29,19 @@
 use crate::conflict_target::Target;
 use crate::constraints::Constraints;
 use crate::context::Ctx;
+use crate::dml::PerRow;
 use crate::error::SqlError;
+use crate::from::{Scope, ScopeTable};
 use crate::names;
 use crate::scalar::{self, Columns, Env, Scalar};
 use crate::scan;
+use crate::subquery::Subplan;
 use crate::triggers::{Event, Triggers};
 use crate::types;
 use folio_catalog::Relation;
 use folio_db::{Transaction, Write};
 use folio_row::{SqlType, Value};
-use sqlparser::ast::{AssignmentTarget, OnConflict, OnConflictAction};
+use sqlparser::ast::{AssignmentTarget, DoUpdate, OnConflict, OnConflictAction};
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -98,11 +101,14 @@ impl Columns for ConflictScope<'_> {
     }
 }
 
-/// Plans the clause for inserts into `relation` (named `qualifier`).
+/// Plans the clause for inserts into `relation` (named `qualifier`); the
+/// subqueries of DO UPDATE's SET and WHERE are planned onto the end of
+/// the statement's `subplans` (over the existing row and `excluded`:
+/// [`Fire::per_row`] runs them).
 pub fn plan(
     relation: &Relation,
     qualifier: &str,
-    on: &OnConflict,
+    (cx, txn, on, subplans): (&Ctx<'_>, &Transaction, &OnConflict, &mut Vec<Subplan>),
     constraints: &crate::constraints::Constraints,
 ) -> Result<Conflict, SqlError> {
     let arbiters = match Target::of(on.conflict_target.as_ref())? {
@@ -148,6 +154,23 @@ pub fn plan(
                 relation,
                 qualifier,
             };
+            // `SET (a, b) = ...` as one item per column (`row_assignments.rs`).
+            let mut update = match crate::row_assignments::expand_update(&update.assignments)? {
+                Some(assignments) => DoUpdate {
+                    assignments,
+                    selection: update.selection.clone(),
+                },
+                None => update.clone(),
+            };
+            let both = Scope::of(vec![
+                ScopeTable::of_relation(qualifier.to_string(), relation, 0, false),
+                ScopeTable::of_relation("excluded".into(), relation, relation.types.len(), false),
+            ]);
+            let first = subplans.len();
+            let exprs = (update.assignments.iter_mut().map(|a| &mut a.value))
+                .chain(update.selection.as_mut())
+                .collect();
+            subplans.extend(crate::subquery::extract(cx, txn, exprs, &both, first)?);
             let mut assignments = Vec::with_capacity(update.assignments.len());
             for a in &update.assignments {
                 let AssignmentTarget::ColumnName(column) = &a.target else {
@@ -156,6 +179,7 @@ pub fn plan(
                     ));
                 };
                 let c = relation.resolve(&names::relation(column)?)?.0;
+                crate::dml::refuse_repeated(relation, c, &assignments)?;
                 let value = match crate::dml::is_default(&a.value) {
                     true => constraints.default_of(c)?,
                     false => {
@@ -199,6 +223,9 @@ pub struct Fire<'a, 'c> {
     /// by table oid (a partitioned table's rows are in its leaves; DO
     /// UPDATE only): one of them met again is PostgreSQL's 21000.
     pub written: &'a RefCell<HashSet<(u64, folio_db::Tid)>>,
+    /// What the statement lends DO UPDATE's SET and WHERE (their
+    /// subqueries, PL/pgSQL calls).
+    pub per_row: PerRow<'a>,
 }
 
 impl Fire<'_, '_> {
@@ -387,9 +414,9 @@ impl Conflict {
             }
             let mut both = old.clone();
             both.extend(values.iter().cloned());
-            // (Its WHERE and SET may call PL/pgSQL functions:
-            // `plpgsql/row_calls.rs` lends them the transaction.)
-            let new = crate::plpgsql::row_calls::lend(txn, env, |env| {
+            // (Its WHERE and SET may call PL/pgSQL functions and hold
+            // correlated subqueries: `PerRow` lends them the transaction.)
+            let new = fire.per_row.lend(txn, env, |env| {
                 if !scan::accepts(filter, &both, env)? {
                     return Ok(None);
                 }

@@ -53,6 +53,10 @@ pub enum Change {
         /// `ON CONFLICT ...`.
         on_conflict: Option<Conflict>,
         constraints: Constraints,
+        /// Subqueries in RETURNING and in DO UPDATE's SET and WHERE
+        /// (numbered in that order): the uncorrelated run first, the
+        /// correlated per row ([`PerRow`]).
+        subplans: Vec<Subplan>,
     },
     /// SET's values, WHERE and RETURNING are bound over the row `rows`
     /// says the expressions see.
@@ -401,11 +405,20 @@ pub fn plan_insert_into(
         0,
         false,
     )]);
-    let returning = returning(&scope, insert.returning.as_deref())?;
+    let mut returning_items = insert.returning.clone();
+    let mut subplans = subquery::extract(
+        cx,
+        txn,
+        returned(returning_items.as_mut()).collect(),
+        &scope,
+        0,
+    )?;
+    let returning = returning(&scope, returning_items.as_deref())?;
     let on_conflict = match &insert.on {
         None => None,
         Some(OnInsert::OnConflict(on)) => {
             let qualifier = alias.unwrap_or_else(|| name.to_string());
+            let on = (cx, txn, on, &mut subplans);
             Some(conflict::plan(&relation, &qualifier, on, &constraints)?)
         }
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
@@ -419,6 +432,7 @@ pub fn plan_insert_into(
         returning,
         on_conflict,
         constraints,
+        subplans,
     })
 }
 
@@ -571,6 +585,7 @@ pub(crate) fn bind_assignments<'e>(
             return Err(SqlError::unsupported("UPDATE of a column tuple"));
         };
         let c = access::target_column(relation, name, &names::relation(column)?)?;
+        refuse_repeated(relation, c, &targets)?;
         crate::project_set::refuse(value, "UPDATE")?;
         let value = if is_default(value) {
             constraints.default_of(c)?.map_columns(&|at| at + offset)
@@ -581,6 +596,23 @@ pub(crate) fn bind_assignments<'e>(
         targets.push((c, value));
     }
     Ok(targets)
+}
+
+/// PostgreSQL's 42601 when SET's column `c` of `relation` is one of the
+/// columns `assigned` before it (an UPDATE's, a MERGE's or ON CONFLICT
+/// DO UPDATE's SET).
+pub(crate) fn refuse_repeated<T>(
+    relation: &Relation,
+    c: usize,
+    assigned: &[(usize, T)],
+) -> Result<(), SqlError> {
+    match assigned.iter().any(|(done, _)| *done == c) {
+        false => Ok(()),
+        true => Err(SqlError::syntax(format!(
+            "multiple assignments to same column \"{}\"",
+            relation.def.columns[c].name
+        ))),
+    }
 }
 
 /// Plans `DELETE FROM name [[AS] alias] [USING item, ...] [WHERE ...]
@@ -701,7 +733,7 @@ fn late_where(
 /// the rows it changed already, as PostgreSQL's subqueries read with the
 /// statement's command id).
 #[derive(Clone, Copy)]
-struct PerRow<'p> {
+pub(crate) struct PerRow<'p> {
     subplans: &'p [Subplan],
     /// Set when a subquery is correlated: the frame the statement's
     /// writes run in ([`PerRow::run`]).
@@ -748,7 +780,7 @@ impl PerRow<'_> {
     }
 
     /// Runs `f` with `txn` lent to the expressions it evaluates.
-    fn lend<T>(
+    pub(crate) fn lend<T>(
         self,
         txn: &mut Transaction,
         env: &Env<'_>,
@@ -803,6 +835,7 @@ impl Change {
                 targets,
                 source,
                 returning,
+                subplans,
                 ..
             } => {
                 match source {
@@ -823,6 +856,7 @@ impl Change {
                         .iter()
                         .for_each(|s| s.param_types(&relation.types, types));
                 }
+                subplans.iter().for_each(|s| s.plan.param_types(types));
             }
             Change::Update {
                 relation,
@@ -936,6 +970,7 @@ impl Change {
                 relation,
                 source,
                 constraints,
+                subplans,
                 ..
             } => {
                 let mut out = vec![relation];
@@ -943,6 +978,9 @@ impl Change {
                     out.extend(q.relations());
                 }
                 out.extend(constraints.relations());
+                for sub in subplans {
+                    out.extend(sub.plan.relations());
+                }
                 out
             }
             Change::Update {
@@ -1069,7 +1107,8 @@ impl Change {
                 returning,
                 on_conflict,
                 constraints,
-            } => {
+                subplans,
+            } => PerRow::run(txn, subplans, env, |txn, env, per_row| {
                 constraints.start_statement();
                 let mut triggers = Triggers::of_statement(relation, Event::Insert, &[])?;
                 // A partitioned table's rows fire their leaf partitions'
@@ -1166,6 +1205,7 @@ impl Change {
                                     inserts: triggers.as_ref(),
                                     updates: conflict_triggers.as_ref(),
                                     written: &conflict_written,
+                                    per_row,
                                 };
                                 conflict.insert(txn, relation, constraints, values, env, &fire)?
                             }
@@ -1203,9 +1243,10 @@ impl Change {
                     Ok((out, count))
                 })?;
                 // RETURNING sees the rows written (a call in it that reads
-                // the table finds them).
+                // the table finds them; its subqueries do not, as
+                // PostgreSQL's read with the statement's snapshot).
                 if let Some((items, _, _)) = returning {
-                    out = crate::plpgsql::row_calls::lend(txn, env, |env| {
+                    out = per_row.lend(txn, env, |env| {
                         (out.iter())
                             .map(|row| project(items, row, env))
                             .collect::<Result<_, _>>()
@@ -1224,7 +1265,7 @@ impl Change {
                     triggers.after_statement(cx, txn)?;
                 }
                 finish(returning, out, format!("INSERT 0 {count}"))
-            }
+            }),
             Change::Update {
                 relation,
                 constraints,

@@ -3,7 +3,12 @@
 //! not. Each is rewritten into one `column = value` per column before
 //! planning ([`expand`], called by `statement.rs` for every UPDATE), so
 //! the rest of the planner (views, triggers, correlated subqueries,
-//! `dml::bind_assignments`) sees only the plain form.
+//! `dml::bind_assignments`) sees only the plain form; also ON CONFLICT
+//! DO UPDATE's SET items ([`expand_update`], `conflict.rs`).
+//!
+//! In `ROW(x, v.*)`, `v.*` stands for the columns of the FROM item `v`
+//! when its alias lists them (`(VALUES ...) AS v(i, j)`); another `v.*`
+//! is 0A000. `(v.*)` is not a row: PostgreSQL's 0A000.
 //!
 //! A sub-SELECT becomes one scalar subquery per column, each with that
 //! column's item of its select list: the same rows and errors (21000 for
@@ -15,16 +20,48 @@
 
 use crate::error::SqlError;
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Distinct, Expr, GroupByExpr, OrderByKind, Query, SelectItem,
-    SetExpr, Statement,
+    Assignment, AssignmentTarget, Distinct, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+    GroupByExpr, ObjectName, OrderByKind, Query, SelectItem, SetExpr, Statement, TableFactor,
+    TableWithJoins, UpdateTableFromKind,
 };
 
 /// `statement` with its row-form SET items taken apart, if it is an
 /// UPDATE that has one (`None`: nothing to rewrite).
 pub fn expand(statement: &Statement) -> Result<Option<Statement>, SqlError> {
-    let Statement::Update { assignments, .. } = statement else {
+    let Statement::Update {
+        assignments, from, ..
+    } = statement
+    else {
         return Ok(None);
     };
+    let from = match from {
+        Some(UpdateTableFromKind::AfterSet(from) | UpdateTableFromKind::BeforeSet(from)) => {
+            from.as_slice()
+        }
+        None => &[],
+    };
+    let Some(expanded) = expand_items(assignments, from)? else {
+        return Ok(None);
+    };
+    let mut statement = statement.clone();
+    if let Statement::Update { assignments, .. } = &mut statement {
+        *assignments = expanded;
+    }
+    Ok(Some(statement))
+}
+
+/// SET items (an UPDATE's, or ON CONFLICT DO UPDATE's, `conflict.rs`)
+/// with each row-form item taken apart, if one is (`None`: none is).
+pub fn expand_update(assignments: &[Assignment]) -> Result<Option<Vec<Assignment>>, SqlError> {
+    expand_items(assignments, &[])
+}
+
+/// [`expand_update`] with the FROM items `from`, whose `v.*` a `ROW(v.*)`
+/// may name.
+fn expand_items(
+    assignments: &[Assignment],
+    from: &[TableWithJoins],
+) -> Result<Option<Vec<Assignment>>, SqlError> {
     if !(assignments.iter()).any(|a| matches!(a.target, AssignmentTarget::Tuple(_))) {
         return Ok(None);
     }
@@ -33,7 +70,7 @@ pub fn expand(statement: &Statement) -> Result<Option<Statement>, SqlError> {
         match &a.target {
             AssignmentTarget::ColumnName(_) => expanded.push(a.clone()),
             AssignmentTarget::Tuple(columns) => {
-                let values = values(&a.value, columns.len())?;
+                let values = values(&a.value, columns.len(), from)?;
                 expanded.extend(
                     columns
                         .iter()
@@ -46,42 +83,81 @@ pub fn expand(statement: &Statement) -> Result<Option<Statement>, SqlError> {
             }
         }
     }
-    let mut statement = statement.clone();
-    if let Statement::Update { assignments, .. } = &mut statement {
-        *assignments = expanded;
+    Ok(Some(expanded))
+}
+
+/// The columns `v.*` stands for, when `v` is a FROM item of `from` whose
+/// alias lists its columns (`(VALUES ...) AS v(i, j)`).
+fn star_of(name: &ObjectName, from: &[TableWithJoins]) -> Option<Vec<Expr>> {
+    let [part] = name.0.as_slice() else {
+        return None;
+    };
+    let qualifier = part.as_ident()?;
+    let factors = from
+        .iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+    let alias = factors
+        .filter_map(|f| match f {
+            TableFactor::Derived { alias, .. }
+            | TableFactor::Table { alias, .. }
+            | TableFactor::Function { alias, .. }
+            | TableFactor::UNNEST { alias, .. } => alias.as_ref(),
+            _ => None,
+        })
+        .find(|a| crate::names::ident(&a.name) == crate::names::ident(qualifier))?;
+    if alias.columns.is_empty() {
+        return None;
     }
-    Ok(Some(statement))
+    Some(
+        (alias.columns.iter())
+            .map(|c| Expr::CompoundIdentifier(vec![alias.name.clone(), c.name.clone()]))
+            .collect(),
+    )
 }
 
 fn mismatch() -> SqlError {
     SqlError::syntax("number of columns does not match number of values")
 }
 
-/// The `count` values a row-form SET item's source gives, one per column.
-fn values(source: &Expr, count: usize) -> Result<Vec<Expr>, SqlError> {
+/// The `count` values a row-form SET item's source gives, one per column
+/// (`from`: the UPDATE's other FROM items, whose `v.*` in `ROW(v.*)`
+/// stands for their columns).
+fn values(source: &Expr, count: usize, from: &[TableWithJoins]) -> Result<Vec<Expr>, SqlError> {
     let items = match source {
-        Expr::Nested(inner) => return values(inner, count),
+        // `(x)` is one value; `(v.*)` is no row (PostgreSQL's 42601 below).
+        Expr::Nested(inner) if !matches!(inner.as_ref(), Expr::QualifiedWildcard(..)) => {
+            return values(inner, count, from);
+        }
         Expr::Subquery(query) => return subquery_values(query, count),
         Expr::Tuple(items) => items.clone(),
         Expr::Function(f)
             if f.name.to_string().eq_ignore_ascii_case("row")
-                && let sqlparser::ast::FunctionArguments::List(list) = &f.args =>
+                && let FunctionArguments::List(list) = &f.args =>
         {
-            (list.args.iter())
-                .map(|arg| match arg {
-                    sqlparser::ast::FunctionArg::Unnamed(
-                        sqlparser::ast::FunctionArgExpr::Expr(e),
-                    ) => Ok(e.clone()),
-                    _ => Err(SqlError::unsupported(
-                        "this ROW() in a multiple-column UPDATE",
-                    )),
-                })
-                .collect::<Result<_, _>>()?
+            let mut items = Vec::new();
+            for arg in &list.args {
+                match arg {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => items.push(e.clone()),
+                    FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name))
+                        if let Some(columns) = star_of(name, from) =>
+                    {
+                        items.extend(columns)
+                    }
+                    _ => {
+                        return Err(SqlError::unsupported(
+                            "this ROW() in a multiple-column UPDATE",
+                        ));
+                    }
+                }
+            }
+            items
         }
         // `(a) = (1)`: one column, one value.
         other if count == 1 => vec![other.clone()],
+        // (PostgreSQL's code for it: 0A000.)
         _ => {
-            return Err(SqlError::syntax(
+            return Err(SqlError::new(
+                "0A000",
                 "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
             ));
         }

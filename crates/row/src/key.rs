@@ -532,6 +532,23 @@ mod tests {
         keys_order_as_values(&ordered, SqlType::Range(RangeKind::Num));
     }
 
+    // Proves array keys order element by element, a NULL element after
+    // every value and a prefix first (PostgreSQL's array_cmp), ascending
+    // and descending, and decode back.
+    #[test]
+    fn array_keys_order_as_array_cmp_and_decode() {
+        let ints = |text: &str| Value::from_text(SqlType::Array(&SqlType::Int4), text).unwrap();
+        let ordered = [
+            "{}", "{-5}", "{1}", "{1,2}", "{1,2,3}", "{1,2,10}", "{1,5,3}", "{1,NULL}", "{2}",
+            "{NULL}", "{NULL,1}",
+        ]
+        .map(ints);
+        keys_order_as_values(&ordered, SqlType::Array(&SqlType::Int4));
+        let texts = |text: &str| Value::from_text(SqlType::Array(&SqlType::Text), text).unwrap();
+        let ordered = ["{\"\"}", "{\"\",a}", "{a}", "{a,\"\"}", "{ab}", "{b}"].map(texts);
+        keys_order_as_values(&ordered, SqlType::Array(&SqlType::Text));
+    }
+
     /// Asserts `ordered` (ascending by `sql_cmp`) encodes as keys of type
     /// `ty` in that order (reversed for a descending column) and that every
     /// key decodes back to its value.

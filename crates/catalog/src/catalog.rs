@@ -563,19 +563,25 @@ impl Catalog {
             IndexKind::Plain | IndexKind::Unique => (false, false, Deferrable::No),
         };
         // json has no btree order in PostgreSQL; jsonb has one, which
-        // folio's keys do not encode.
+        // folio's keys do not encode. Arrays of other types have keys.
         let column_types = (positions.iter())
             .filter(|&&p| p != IndexDef::EXPRESSION)
             .map(|&p| table.columns[usize::from(p)].type_oid);
         for type_oid in column_types.chain(exprs.keys.iter().map(|k| k.type_oid)) {
             match type_oid {
                 114 => return Err(CatalogError::NoOperatorClass("json".into())),
+                // An array's key is its elements' (folio-row `key.rs`),
+                // which json and jsonb elements have not.
                 array
-                    if folio_row::SqlType::from_oid(array, -1)
-                        .is_some_and(|t| t.element().is_some()) =>
+                    if folio_row::SqlType::from_oid(array, -1).is_some_and(|t| {
+                        matches!(
+                            t.element(),
+                            Some(folio_row::SqlType::Json | folio_row::SqlType::Jsonb)
+                        )
+                    }) =>
                 {
                     return Err(CatalogError::Row(folio_row::RowError::Unsupported(
-                        "an index of an array column is not supported".into(),
+                        "an index of an array of json or jsonb is not supported".into(),
                     )));
                 }
                 3802 => {

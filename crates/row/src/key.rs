@@ -16,6 +16,7 @@
 //! | interval | its span (months as 30 days) in microseconds, an i128 big-endian with the sign bit flipped |
 //! | text, varchar, char, bytea | the bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00` (a prefix sorts first; C collation) |
 //! | range | `0x00` empty; else `0x01`, then the lower bound: `0x00` infinite, or `0x01`, the element's key, then `0x01` inclusive / `0x02` exclusive; then the upper bound: `0x01`, the element's key, then `0x00` exclusive / `0x01` inclusive, or `0x02` infinite (PostgreSQL's `range_cmp`: every element key ends itself, so the bytes order as the bounds) |
+//! | array (one dimension) | each element: `0x01` then its key, or `0x03` for NULL; then `0x00` (element by element, NULL after every value, a prefix first: PostgreSQL's `array_cmp` for arrays of lower bound 1) |
 //! | numeric | `0x01` negative / `0x02` zero / `0x03` positive / `0x04` NaN; then, for a non-zero number `0.d1..dn * 10^e`, `e` (i16, sign flipped, big-endian) and the digits as `1..=10`, ended by `0x00`; for ±Infinity `e` = `0x7FFF` (no finite numeric reaches it) and no digits; all of it inverted for negatives |
 //!
 //! Numeric keys are normalised: 1.5 and 1.50 encode equal (they are equal
@@ -435,7 +436,18 @@ fn key_value(r: &mut KeyReader<'_>, ty: SqlType) -> Result<Value, RowError> {
             String::from_utf8(r.unescaped()?).map_err(|_| corrupt("key text is not UTF-8"))?,
         ),
         SqlType::Bytea => Value::Bytea(r.unescaped()?),
-        SqlType::Array(_) => return Err(corrupt("an array in an index key")),
+        SqlType::Array(element) => {
+            let mut items = Vec::new();
+            loop {
+                match r.byte()? {
+                    0x00 => break,
+                    0x03 => items.push(Value::Null),
+                    0x01 => items.push(key_value(r, *element)?),
+                    m => return Err(corrupt(format!("array element marker {m:#04x}"))),
+                }
+            }
+            Value::Array(items)
+        }
         SqlType::Record => return Err(corrupt("a record in an index key")),
         SqlType::Json | SqlType::Jsonb => return Err(corrupt("json in an index key")),
         SqlType::Numeric(_) => {
@@ -518,6 +530,23 @@ mod tests {
         ]
         .map(num);
         keys_order_as_values(&ordered, SqlType::Range(RangeKind::Num));
+    }
+
+    // Proves array keys order element by element, a NULL element after
+    // every value and a prefix first (PostgreSQL's array_cmp), ascending
+    // and descending, and decode back.
+    #[test]
+    fn array_keys_order_as_array_cmp_and_decode() {
+        let ints = |text: &str| Value::from_text(SqlType::Array(&SqlType::Int4), text).unwrap();
+        let ordered = [
+            "{}", "{-5}", "{1}", "{1,2}", "{1,2,3}", "{1,2,10}", "{1,5,3}", "{1,NULL}", "{2}",
+            "{NULL}", "{NULL,1}",
+        ]
+        .map(ints);
+        keys_order_as_values(&ordered, SqlType::Array(&SqlType::Int4));
+        let texts = |text: &str| Value::from_text(SqlType::Array(&SqlType::Text), text).unwrap();
+        let ordered = ["{\"\"}", "{\"\",a}", "{a}", "{a,\"\"}", "{ab}", "{b}"].map(texts);
+        keys_order_as_values(&ordered, SqlType::Array(&SqlType::Text));
     }
 
     /// Asserts `ordered` (ascending by `sql_cmp`) encodes as keys of type

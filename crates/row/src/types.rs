@@ -320,10 +320,13 @@ impl SqlType {
     /// as `1 mon`), whose keys keep only what orders them. An index-only
     /// scan needs it of every column it returns.
     pub fn key_decodes_exactly(self) -> bool {
-        !matches!(
-            self,
-            SqlType::Numeric(_) | SqlType::Interval | SqlType::Range(RangeKind::Num)
-        )
+        match self {
+            SqlType::Array(element) => element.key_decodes_exactly(),
+            _ => !matches!(
+                self,
+                SqlType::Numeric(_) | SqlType::Interval | SqlType::Range(RangeKind::Num)
+            ),
+        }
     }
 
     /// Bytes of a value of this type in a row, if fixed.

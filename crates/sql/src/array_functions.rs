@@ -12,6 +12,7 @@ use crate::functions::Func;
 use crate::scalar::{Cmp, Columns, Scalar, any_or_all, compare};
 use crate::types;
 use folio_row::{SqlType, Value};
+use sqlparser::ast::Expr;
 
 /// An array function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,10 @@ pub enum ArrayFunc {
         lower: bool,
         upper: bool,
     },
+    /// `a[...] = x` in a SET list: the array with the subscript
+    /// assigned (`array_assignment::assign`); its arguments are the
+    /// array, the bounds written and the value.
+    Assign(crate::array_assignment::Target),
     /// `a || b` of two arrays, or of an array and an element (NULL is an
     /// empty array here, as PostgreSQL's `array_cat`).
     Cat,
@@ -45,7 +50,11 @@ pub enum ArrayFunc {
     Lower,
     Length,
     Cardinality,
+    /// `array_position(array, x [, start])`: the first index of `x` (NOT
+    /// DISTINCT: NULL finds NULL), from `start` on.
     Position,
+    /// `array_positions(array, x)`: every index of `x`, as `int[]`.
+    Positions,
     /// `a @> b`: every element of `b` is in `a` (a NULL element is in
     /// nothing), as PostgreSQL's `arraycontains`.
     Contains,
@@ -62,10 +71,20 @@ pub enum ArrayFunc {
     Remove,
     /// `array_replace(array, from, to)`.
     Replace,
+    /// `x [NOT] [I]LIKE ANY (array)` / `ALL (array)`: each element a
+    /// pattern, three-valued as [`crate::scalar::any_or_all`].
+    Like {
+        negated: bool,
+        insensitive: bool,
+        all: bool,
+    },
+    /// `trim_array(array, n)`: without its last `n` elements (2202E
+    /// unless `n` is from 0 to the length).
+    Trim,
 }
 
 /// The array functions called by name.
-const NAMES: [(&str, ArrayFunc); 12] = [
+const NAMES: [(&str, ArrayFunc); 14] = [
     ("array_to_string", ArrayFunc::ToString),
     ("string_to_array", ArrayFunc::FromString),
     ("array_upper", ArrayFunc::Upper),
@@ -73,11 +92,13 @@ const NAMES: [(&str, ArrayFunc); 12] = [
     ("array_length", ArrayFunc::Length),
     ("cardinality", ArrayFunc::Cardinality),
     ("array_position", ArrayFunc::Position),
+    ("array_positions", ArrayFunc::Positions),
     ("array_append", ArrayFunc::Append),
     ("array_prepend", ArrayFunc::Prepend),
     ("array_cat", ArrayFunc::Cat),
     ("array_remove", ArrayFunc::Remove),
     ("array_replace", ArrayFunc::Replace),
+    ("trim_array", ArrayFunc::Trim),
 ];
 
 impl ArrayFunc {
@@ -98,9 +119,11 @@ impl ArrayFunc {
             ArrayFunc::Cardinality => count == 1,
             ArrayFunc::ToString | ArrayFunc::FromString => (2..=3).contains(&count),
             ArrayFunc::Replace => count == 3,
+            ArrayFunc::Position => (2..=3).contains(&count),
             ArrayFunc::Slice { lower, upper } => {
                 count == 1 + usize::from(lower) + usize::from(upper)
             }
+            ArrayFunc::Assign(target) => count == 2 + target.bounds(),
             _ => count == 2,
         }
     }
@@ -110,14 +133,18 @@ impl ArrayFunc {
         !matches!(
             self,
             ArrayFunc::Construct
+                | ArrayFunc::Assign(_)
                 | ArrayFunc::Compare { .. }
+                | ArrayFunc::Like { .. }
                 | ArrayFunc::Position
+                | ArrayFunc::Positions
                 | ArrayFunc::Cat
                 | ArrayFunc::Append
                 | ArrayFunc::Prepend
                 | ArrayFunc::Remove
                 | ArrayFunc::Replace
                 | ArrayFunc::FromString
+                | ArrayFunc::ToString
         )
     }
 
@@ -132,10 +159,11 @@ impl ArrayFunc {
                 .and_then(|a| a.element())
                 .unwrap_or(SqlType::Text),
             ArrayFunc::Compare { .. }
+            | ArrayFunc::Like { .. }
             | ArrayFunc::Contains
             | ArrayFunc::ContainedBy
             | ArrayFunc::Overlaps => SqlType::Bool,
-            ArrayFunc::Slice { .. } => args
+            ArrayFunc::Slice { .. } | ArrayFunc::Assign(_) | ArrayFunc::Trim => args
                 .first()
                 .copied()
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
@@ -149,6 +177,7 @@ impl ArrayFunc {
                 .find(|t| t.element().is_some())
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
             ArrayFunc::ToString => SqlType::Text,
+            ArrayFunc::Positions => SqlType::Array(&SqlType::Int4),
             ArrayFunc::FromString => SqlType::Array(&SqlType::Text),
             _ => SqlType::Int4,
         }
@@ -158,6 +187,17 @@ impl ArrayFunc {
     pub fn eval(self, args: Vec<Value>) -> Result<Value, SqlError> {
         if self == ArrayFunc::Construct {
             return Ok(Value::Array(args));
+        }
+        if let ArrayFunc::Assign(target) = self {
+            return crate::array_assignment::assign(target, args);
+        }
+        if let ArrayFunc::Like {
+            negated,
+            insensitive,
+            all,
+        } = self
+        {
+            return like_any(args, negated, insensitive, all);
         }
         if self == ArrayFunc::Cat {
             return Ok(match <[Value; 2]>::try_from(args) {
@@ -218,6 +258,9 @@ impl ArrayFunc {
                 Ok(i) if i >= 1 && i <= i64::from(len) => items[i as usize - 1].clone(),
                 _ => Value::Null,
             },
+            // Not strict in its NULL string (PostgreSQL's three-argument
+            // form): a NULL one leaves NULL elements out.
+            ArrayFunc::ToString if second == Value::Null => Value::Null,
             ArrayFunc::ToString => {
                 let separator = text(&second);
                 let null = args.next().filter(|v| *v != Value::Null).map(|v| text(&v));
@@ -236,6 +279,21 @@ impl ArrayFunc {
             ArrayFunc::Lower if len > 0 && dimension_one(&second) => Value::Int4(1),
             ArrayFunc::Upper | ArrayFunc::Length | ArrayFunc::Lower => Value::Null,
             ArrayFunc::Cardinality => Value::Int4(len),
+            ArrayFunc::Trim => {
+                let n = crate::functions::int_arg(&second)?;
+                if n < 0 || n > i64::from(len) {
+                    return Err(SqlError::new(
+                        "2202E",
+                        format!("number of elements to trim must be between 0 and {len}"),
+                    ));
+                }
+                Value::Array(
+                    items
+                        .into_iter()
+                        .take((i64::from(len) - n) as usize)
+                        .collect(),
+                )
+            }
             ArrayFunc::Contains | ArrayFunc::ContainedBy | ArrayFunc::Overlaps => {
                 let other = match second {
                     Value::Null => return Ok(Value::Null),
@@ -252,13 +310,27 @@ impl ArrayFunc {
                 })
             }
             ArrayFunc::Position => {
-                let found = items.iter().position(|v| match (v, &second) {
-                    (Value::Null, Value::Null) => true,
-                    (v, s) => compare(v, s).ok().flatten().is_some_and(|o| o.is_eq()),
-                });
-                found.map_or(Value::Null, |i| Value::Int4(i as i32 + 1))
+                let from = match args.next() {
+                    None => 1,
+                    Some(Value::Null) => {
+                        return Err(SqlError::new("22004", "initial position must not be null"));
+                    }
+                    Some(start) => crate::functions::int_arg(&start)?.max(1),
+                };
+                let found = (items.iter().enumerate())
+                    .skip((from - 1).min(i64::from(len)) as usize)
+                    .find(|(_, v)| not_distinct(v, &second));
+                found.map_or(Value::Null, |(i, _)| Value::Int4(i as i32 + 1))
             }
+            ArrayFunc::Positions => Value::Array(
+                (items.iter().enumerate())
+                    .filter(|(_, v)| not_distinct(v, &second))
+                    .map(|(i, _)| Value::Int4(i as i32 + 1))
+                    .collect(),
+            ),
             ArrayFunc::Construct
+            | ArrayFunc::Assign(_)
+            | ArrayFunc::Like { .. }
             | ArrayFunc::Compare { .. }
             | ArrayFunc::Slice { .. }
             | ArrayFunc::Cat
@@ -311,6 +383,70 @@ impl ArrayFunc {
             },
             _ => return None,
         })
+    }
+}
+
+/// `x LIKE ANY (array)` and its kin (`args`: `x`, the array): true
+/// for ANY as soon as a pattern matches, false for ALL as soon as one
+/// does not; else NULL if `x` or a pattern was NULL; else ALL's true,
+/// ANY's false. NOT negates each match.
+fn like_any(
+    args: Vec<Value>,
+    negated: bool,
+    insensitive: bool,
+    all: bool,
+) -> Result<Value, SqlError> {
+    let mut args = args.into_iter();
+    let x = args.next().unwrap_or(Value::Null);
+    let patterns = match args.next().unwrap_or(Value::Null) {
+        Value::Null => return Ok(Value::Null),
+        array => items_of(array)?,
+    };
+    let mut unknown = false;
+    for pattern in patterns {
+        if x == Value::Null || pattern == Value::Null {
+            unknown = true;
+            continue;
+        }
+        let hit = crate::functions::like(&text(&x), &text(&pattern), insensitive) != negated;
+        if hit != all {
+            return Ok(Value::Bool(!all));
+        }
+    }
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    })
+}
+
+/// The array a LIKE's pattern quantifies, and whether by ALL: sqlparser
+/// reads `x LIKE ANY (a)` with `any` set and `(a)` as the pattern, and
+/// `x LIKE ALL (a)` as a call of `all`.
+pub fn quantified_pattern(any: bool, pattern: &Expr) -> Option<(&Expr, bool)> {
+    if any {
+        return Some((
+            match pattern {
+                Expr::Nested(inner) => inner,
+                e => e,
+            },
+            false,
+        ));
+    }
+    let Expr::Function(f) = pattern else {
+        return None;
+    };
+    let is_all = matches!(f.name.0.as_slice(), [part] if part.as_ident().is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("all")));
+    let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    match list.args.as_slice() {
+        [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e))]
+            if is_all =>
+        {
+            Some((e, true))
+        }
+        _ => None,
     }
 }
 
@@ -406,7 +542,7 @@ pub fn bind_change(
 }
 
 /// `string_to_array`'s value (`ArrayFunc::FromString`).
-fn split(args: &[Value]) -> Value {
+pub(crate) fn split(args: &[Value]) -> Value {
     let Some(Value::Text(input)) = args.first() else {
         return Value::Null;
     };

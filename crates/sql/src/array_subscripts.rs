@@ -72,7 +72,10 @@ pub fn bind_subscript(
 
 /// `s` as an `integer` subscript: unchanged if it is one, a quoted
 /// literal read as one, another type cast in assignment, else 42804.
-fn integer_subscript(s: Scalar, columns: &(impl Columns + ?Sized)) -> Result<Scalar, SqlError> {
+pub(crate) fn integer_subscript(
+    s: Scalar,
+    columns: &(impl Columns + ?Sized),
+) -> Result<Scalar, SqlError> {
     if is_unknown(&s) {
         return fit_unknown(s, SqlType::Int4);
     }

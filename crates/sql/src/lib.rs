@@ -9,6 +9,7 @@ mod advisory;
 mod aggregate;
 mod alter_identity;
 mod alter_type;
+mod array_assignment;
 mod array_functions;
 mod array_subscripts;
 mod assignment;

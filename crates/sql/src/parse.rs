@@ -1223,6 +1223,8 @@ fn parse_one(mut tokens: Vec<TokenWithSpan>, place: &Place<'_>) -> Result<Statem
     }
     // Nor a call's `VARIADIC array`.
     crate::variadic::mark(&mut tokens);
+    // Nor a SET list's subscripted target (`array_assignment.rs`).
+    crate::array_assignment::mark(&mut tokens);
     // Nor INSERT's `OVERRIDING ... VALUE` (`overriding.rs`).
     crate::overriding::mark(&mut tokens, place.text)?;
     let swallowed = crate::bare_labels::swallowed_filter(&tokens, place.text, place.terminator);

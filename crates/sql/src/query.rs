@@ -1959,8 +1959,16 @@ pub(crate) fn column_name(expr: &Expr) -> String {
             }
             _ => match crate::catalog_functions::Reg::of(data_type) {
                 Some(reg) => reg.name().into(),
-                None => crate::types::column_type(data_type)
-                    .map_or_else(|_| UNNAMED.into(), |ty| crate::types::typname(ty).into()),
+                // `x::text[]` is named by the type written, `text`.
+                None => crate::types::column_type(data_type).map_or_else(
+                    |_| UNNAMED.into(),
+                    |ty| match (data_type, ty.element()) {
+                        (sqlparser::ast::DataType::Array(_), Some(element)) => {
+                            crate::types::typname(element).into()
+                        }
+                        _ => crate::types::typname(ty).into(),
+                    },
+                ),
             },
         },
         Expr::Interval(_) => "interval".into(),

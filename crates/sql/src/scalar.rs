@@ -342,6 +342,7 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         return bound;
     }
     let boxed = |e: &Expr| bind(e, columns).map(Box::new);
+    let node = expr;
     Ok(match expr {
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Placeholder(p) if p.starts_with(SUBQUERY_MARK) => {
@@ -774,6 +775,27 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 let empty = Scalar::Const(Value::Array(Vec::new()));
                 return Ok(Scalar::Cast(Box::new(empty), ty));
             }
+            // `ARRAY[a, b]::type[]`: each element cast to the element type
+            // (PostgreSQL's: `ARRAY[1, 'NaN']::float8[]` is no integer).
+            if let Expr::Array(a) = expr.as_ref()
+                && let Some(element) = ty.element()
+                && !a.elem.iter().any(|e| matches!(e, Expr::Array(_)))
+                && crate::domains::of_type(data_type).is_none()
+            {
+                let items = (a.elem.iter())
+                    .map(|e| {
+                        Ok(match bind(e, columns)? {
+                            Scalar::Const(v) => Scalar::Const(types::explicit_cast(v, element)?),
+                            s if s.ty_in(columns) == element => s,
+                            s => Scalar::Cast(Box::new(s), element),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, SqlError>>()?;
+                return Ok(Scalar::Cast(
+                    Box::new(Scalar::Func(Func::Array(ArrayFunc::Construct), items)),
+                    ty,
+                ));
+            }
             let domain = crate::domains::of_type(data_type)
                 .map(|d| crate::domains::Bound::bind(&d, &crate::user_types::domains()))
                 .transpose()?;
@@ -804,6 +826,34 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                 Some(d) => Scalar::Domain(Box::new(cast), d),
                 None => cast,
             }
+        }
+        Expr::Like {
+            negated,
+            any,
+            expr,
+            pattern,
+            escape_char: None,
+        }
+        | Expr::ILike {
+            negated,
+            any,
+            expr,
+            pattern,
+            escape_char: None,
+        } if let Some((array, all)) = crate::array_functions::quantified_pattern(*any, pattern) => {
+            let insensitive = matches!(node, Expr::ILike { .. });
+            let mut array = bind(array, columns)?;
+            if is_unknown(&array) {
+                array = fit_unknown(array, SqlType::Array(&SqlType::Text))?;
+            }
+            Scalar::Func(
+                Func::Array(ArrayFunc::Like {
+                    negated: *negated,
+                    insensitive,
+                    all,
+                }),
+                vec![bind(expr, columns)?, array],
+            )
         }
         Expr::Like {
             negated,
@@ -1211,6 +1261,9 @@ fn function(
     columns: &(impl Columns + ?Sized),
 ) -> Result<Scalar, SqlError> {
     if let Some(call) = crate::plpgsql::row_calls::bind(f, columns)? {
+        return Ok(call);
+    }
+    if let Some(call) = crate::array_assignment::bind(f, columns)? {
         return Ok(call);
     }
     let name = names::function(&f.name);

@@ -47,6 +47,9 @@ pub enum TableFunc {
     RegexMatches,
     /// `regexp_split_to_table(text, pattern [, flags])`: the pieces.
     RegexSplit,
+    /// `string_to_table(text, delimiter [, null_string])`: the elements
+    /// `string_to_array` gives, as rows (a NULL text gives none).
+    StringSplit,
     /// A json or jsonb value's elements, members or keys.
     Json(crate::json_table_functions::JsonTableFunc),
     /// Records of the columns the call's column definition list declares
@@ -129,6 +132,7 @@ pub fn is_table_function_name(name: &str) -> bool {
             | "pg_options_to_table"
             | "regexp_matches"
             | "regexp_split_to_table"
+            | "string_to_table"
             | "pg_listening_channels"
             | ROWS_FROM
             | crate::plpgsql::set_returning::ROWS_FUNCTION
@@ -215,6 +219,7 @@ impl FunctionScan {
             }
             "regexp_matches" if (2..=3).contains(&bound.len()) => TableFunc::RegexMatches,
             "regexp_split_to_table" if (2..=3).contains(&bound.len()) => TableFunc::RegexSplit,
+            "string_to_table" if (2..=3).contains(&bound.len()) => TableFunc::StringSplit,
             "pg_listening_channels" if bound.is_empty() => TableFunc::ListeningChannels,
             other => match crate::json_table_functions::JsonTableFunc::of(other) {
                 Some(f) if bound.len() == 1 => {
@@ -253,6 +258,7 @@ impl FunctionScan {
             TableFunc::OptionsToTable => "pg_options_to_table",
             TableFunc::RegexMatches => "regexp_matches",
             TableFunc::RegexSplit => "regexp_split_to_table",
+            TableFunc::StringSplit => "string_to_table",
             TableFunc::Json(f) => f.name(),
             TableFunc::Record(f) => f.name(),
             TableFunc::ListeningChannels => "pg_listening_channels",
@@ -382,7 +388,9 @@ impl FunctionScan {
                     .collect()
             }
             TableFunc::RegexMatches => vec![SqlType::Array(&SqlType::Text)],
-            TableFunc::RegexSplit | TableFunc::ListeningChannels => vec![SqlType::Text],
+            TableFunc::RegexSplit | TableFunc::StringSplit | TableFunc::ListeningChannels => {
+                vec![SqlType::Text]
+            }
             TableFunc::Json(f) => f.columns().iter().map(|(_, t)| *t).collect(),
             TableFunc::Record(_) => self.record.iter().map(|(_, t)| *t).collect(),
             TableFunc::Procedural => (self.procedural.iter())
@@ -416,11 +424,18 @@ impl FunctionScan {
         }
         let wanted = |out: &Vec<Vec<Value>>| limit.is_none_or(|l| out.len() < l);
         let mut args = Vec::with_capacity(self.args.len());
-        for a in &self.args {
+        for (at, a) in self.args.iter().enumerate() {
             match a.eval(&[], env)? {
                 // A NULL argument gives no rows, but a NULL document is
-                // one row of NULLs from a `_to_record` (`json_records.rs`).
-                Value::Null if !matches!(self.func, TableFunc::Record(_)) => return Ok(Vec::new()),
+                // one row of NULLs from a `_to_record` (`json_records.rs`),
+                // and `string_to_table`'s delimiter and null string may be
+                // NULL.
+                Value::Null
+                    if !matches!(self.func, TableFunc::Record(_))
+                        && (at == 0 || self.func != TableFunc::StringSplit) =>
+                {
+                    return Ok(Vec::new());
+                }
                 v => args.push(v),
             }
         }
@@ -558,6 +573,13 @@ impl FunctionScan {
             }
             TableFunc::Unnest(_) => {
                 if let Value::Array(items) = args.swap_remove(0) {
+                    for item in items {
+                        push(item)?;
+                    }
+                }
+            }
+            TableFunc::StringSplit => {
+                if let Value::Array(items) = crate::array_functions::split(&args) {
                     for item in items {
                         push(item)?;
                     }

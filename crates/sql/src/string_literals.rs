@@ -53,7 +53,8 @@ pub(crate) fn read(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) -> Result<(
         let unicode = unicode_prefix(tokens, at);
         let body_at = if unicode { at + 2 } else { at };
         let starts = starts_constant(&tokens[body_at].token);
-        if !starts && !(unicode && matches!(&tokens[body_at].token, Token::Word(_))) {
+        let unicode_name = unicode && matches!(&tokens[body_at].token, Token::Word(_));
+        if !(starts || unicode_name) {
             if !matches!(token.token, Token::Whitespace(_)) {
                 after_constant = false;
             }

@@ -7,7 +7,10 @@
 //! word but those `keywords::bare_label` refuses. A word that needs `AS`
 //! is still left to `bare_labels::check` (PostgreSQL's error position).
 //! `MERGE` is parsed by `merge_syntax.rs` (PostgreSQL 15's clauses),
-//! `BETWEEN SYMMETRIC` by `between_symmetric.rs`.
+//! `BETWEEN SYMMETRIC` by `between_symmetric.rs`, the string forms
+//! sqlparser lacks (`TRIM(BOTH FROM x)`, `SUBSTRING ... SIMILAR`, `name
+//! 'x'`) by `string_call_forms.rs`; `U&` strings are left to
+//! `string_literals.rs`.
 
 use sqlparser::ast::Statement;
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
@@ -65,8 +68,19 @@ impl Dialect for Folio {
         POSTGRES.is_identifier_part(ch)
     }
 
+    /// Off: `U&'...'` reaches `string_literals.rs` as `U`, `&` and a
+    /// plain string, which reads UESCAPE too (sqlparser's does not).
     fn supports_unicode_string_literal(&self) -> bool {
-        POSTGRES.supports_unicode_string_literal()
+        false
+    }
+
+    /// `TRIM(BOTH FROM x)`, `SUBSTRING(x SIMILAR p ESCAPE e)`, `name 'x'`
+    /// (`string_call_forms.rs`).
+    fn parse_prefix(
+        &self,
+        parser: &mut Parser,
+    ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
+        crate::string_call_forms::parse(parser)
     }
 
     fn is_custom_operator_part(&self, ch: char) -> bool {

@@ -170,6 +170,13 @@ pub enum Func {
     /// A trigonometric or hyperbolic function, `degrees`, `radians`,
     /// `float4send` / `float8send` (`float_functions.rs`).
     Float(crate::float_functions::FloatFunc),
+    /// `get_byte`, `set_bit`, ... of a bytea (`bytea_bits.rs`).
+    Bits(crate::bytea_bits::BitFunc),
+    /// `unistr(text)` (`string_literals.rs`).
+    Unistr,
+    /// `to_hex(int)`: the two's complement digits of an `integer` (32
+    /// bits) or `bigint` (64), lower case.
+    ToHex,
     /// `current_setting`, `set_config` (`setting_functions.rs`): run on
     /// the session's settings, which the statement's scope holds.
     Setting(crate::setting_functions::SettingFunc),
@@ -281,7 +288,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 85] = [
+const NAMES: [(&str, Func); 87] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -367,6 +374,8 @@ const NAMES: [(&str, Func); 85] = [
     ("lastval", Func::Lastval),
     ("width_bucket", Func::WidthBucket),
     ("overlay", Func::Overlay),
+    ("unistr", Func::Unistr),
+    ("to_hex", Func::ToHex),
 ];
 
 impl Func {
@@ -382,6 +391,7 @@ impl Func {
             .or_else(|| crate::backend_functions::BackendFunc::of(name).map(Func::Backend))
             .or_else(|| crate::crypto_functions::CryptoFunc::of(name).map(Func::Crypto))
             .or_else(|| crate::float_functions::FloatFunc::of(name).map(Func::Float))
+            .or_else(|| crate::bytea_bits::BitFunc::of(name).map(Func::Bits))
             .or_else(|| crate::make_datetime::MakeFunc::of(name).map(Func::Make))
             .or_else(|| crate::setting_functions::SettingFunc::of(name).map(Func::Setting))
             .or_else(|| crate::xact_id::XactFunc::of(name).map(Func::Xact))
@@ -404,6 +414,7 @@ impl Func {
             Func::Backend(f) => f.name(),
             Func::Crypto(f) => f.name(),
             Func::Float(f) => f.name(),
+            Func::Bits(f) => f.name(),
             Func::Make(f) => f.name(),
             Func::Setting(f) => f.name(),
             Func::Xact(f) => f.name(),
@@ -564,11 +575,13 @@ impl Func {
             Func::Backend(f) => f.takes(count),
             Func::Crypto(f) => f.takes(count),
             Func::Float(f) => f.takes(count),
+            Func::Bits(f) => f.takes(count),
             Func::Make(f) => f.takes(count),
             Func::Setting(f) => f.takes(count),
             Func::Timezone => count == 2,
             Func::WidthBucket => count == 2 || count == 4,
             Func::Overlay => (3..=4).contains(&count),
+            Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
         }
     }
@@ -603,6 +616,7 @@ impl Func {
                 Forms::None
             }
             Func::Crypto(f) if !f.fits(types) => Forms::None,
+            Func::Bits(f) if !f.fits(types) => Forms::None,
             Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
             Func::Overlay if !crate::overlay::fits(types) => Forms::None,
             _ => Forms::One,
@@ -726,11 +740,13 @@ impl Func {
             Func::Backend(f) => f.ty(),
             Func::Crypto(f) => f.ty(),
             Func::Float(f) => f.ty(),
+            Func::Bits(f) => f.ty(),
             Func::Make(f) => f.ty(),
             Func::Setting(f) => f.ty(),
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
             Func::WidthBucket => SqlType::Int4,
             Func::Overlay => crate::overlay::ty(args),
+            Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
         }
     }
@@ -1195,6 +1211,12 @@ impl Func {
             Func::Range(f) => f.eval(args)?,
             Func::Crypto(f) => f.eval(&args)?,
             Func::Float(f) => f.eval(&args)?,
+            Func::Bits(f) => f.eval(&args)?,
+            Func::Unistr => Value::Text(crate::string_literals::unistr(&text(&args[0])?)?),
+            Func::ToHex => Value::Text(match &args[0] {
+                Value::Int8(x) => format!("{:x}", *x as u64),
+                other => format!("{:x}", int_arg(other)? as i32 as u32),
+            }),
             Func::Make(f) => f.eval(&args)?,
             Func::WidthBucket => crate::width_bucket::eval(&args)?,
             Func::Overlay => crate::overlay::eval(&args)?,
@@ -1208,11 +1230,17 @@ impl Func {
                 let count = args.get(2).map(int_arg).transpose()?;
                 bytea_functions::substr(bytes, int_arg(&args[1])?, count)?
             }
-            // `substring(text FROM pattern)`: PostgreSQL's form for a text
-            // (or quoted) second argument.
-            Func::Substr if matches!(args[1], Value::Text(_)) => {
-                crate::regex_functions::substring(&text(&args[0])?, &text(&args[1])?, args.len())?
-            }
+            // `substring(text FROM pattern [FOR escape])`: PostgreSQL's
+            // forms for a text (or quoted) second argument, the POSIX and
+            // the SQL regular expression's.
+            Func::Substr if matches!(args[1], Value::Text(_)) => match args.get(2) {
+                Some(escape) => crate::regex_functions::similar_substring(
+                    &text(&args[0])?,
+                    &text(&args[1])?,
+                    &text(escape)?,
+                )?,
+                None => crate::regex_functions::substring(&text(&args[0])?, &text(&args[1])?)?,
+            },
             Func::Substr => {
                 let s: Vec<char> = text(&args[0])?.chars().collect();
                 let start = int_arg(&args[1])?;

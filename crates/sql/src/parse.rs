@@ -242,14 +242,17 @@ pub struct Copy {
 pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let dialect = PostgreSqlDialect {};
     let text = Text::new(sql);
-    let mut all = Tokenizer::new(&dialect, sql)
+    let mut all = Tokenizer::new(&crate::dialect::Folio, sql)
         .tokenize_with_location()
         .map_err(|e| {
-            // sqlparser refuses an escape string holding a NUL:
-            // PostgreSQL's error for it is 22021.
-            crate::text_bytes::escaped_nul(sql, e.location.line, e.location.column)
+            // sqlparser refuses an escape string holding a NUL (PostgreSQL:
+            // 22021) or a wrong Unicode escape.
+            let (line, column) = (e.location.line, e.location.column);
+            crate::text_bytes::escaped_nul(sql, line, column)
+                .or_else(|| crate::string_literals::escape_error(sql, line, column))
                 .unwrap_or_else(|| SqlError::syntax(e.to_string()))
         })?;
+    crate::string_literals::read(&mut all, &text)?;
     dollar_quotes_as_strings(&mut all);
     let mut out = Vec::new();
     for (mut spanned, terminator) in position::split(&all) {

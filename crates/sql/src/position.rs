@@ -61,14 +61,19 @@ impl<'s> Text<'s> {
     /// PostgreSQL's `syntax error at or near "tok"`, quoting the token as
     /// it was written, at its position.
     pub fn near(&self, token: &TokenWithSpan) -> SqlError {
+        self.near_with("syntax error", token)
+    }
+
+    /// A 42601 `{what} at or near "tok"`, as [`Text::near`].
+    pub fn near_with(&self, what: &str, token: &TokenWithSpan) -> SqlError {
         let (Some(start), Some(end)) = (
             self.position(token.span.start),
             self.position(token.span.end),
         ) else {
-            return SqlError::syntax(format!("syntax error at or near \"{}\"", token.token));
+            return SqlError::syntax(format!("{what} at or near \"{}\"", token.token));
         };
         let written: String = self.sql.chars().skip(start - 1).take(end - start).collect();
-        SqlError::syntax(format!("syntax error at or near \"{written}\"")).at(start)
+        SqlError::syntax(format!("{what} at or near \"{written}\"")).at(start)
     }
 
     /// PostgreSQL's `syntax error at end of input`, just past the text.

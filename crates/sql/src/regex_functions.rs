@@ -16,9 +16,8 @@
 //! `regexp_instr`) count characters from 1.
 
 use crate::error::SqlError;
-use crate::regex_match::{Flags, compiled};
+use crate::regex_match::{Flags, Pattern, compiled};
 use folio_row::{SqlType, Value};
-use regex::Regex;
 
 /// A regular-expression function called by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +116,7 @@ impl RegexFunc {
                 let every = n == Some(0) || (n.is_none() && flags.global);
                 let regex = compiled(&pattern, flags)?;
                 let from = char_offset(&source, start);
-                let hits = matches_in(&regex, &source, from, !every && n.is_none());
+                let hits = matches_in(&regex, &source, from, !every && n.is_none())?;
                 let chosen: Vec<&Hit> = match (every, n) {
                     (true, _) => hits.iter().collect(),
                     (false, Some(n)) => hits.iter().skip(n as usize - 1).take(1).collect(),
@@ -128,14 +127,14 @@ impl RegexFunc {
             RegexFunc::Match => {
                 let flags = not_global(flags(2)?, "regexp_match()")?;
                 let regex = compiled(&pattern, flags)?;
-                match matches_in(&regex, &source, 0, true).first() {
+                match matches_in(&regex, &source, 0, true)?.first() {
                     Some(hit) => Value::Array(match_array(&source, hit)),
                     None => Value::Null,
                 }
             }
             RegexFunc::SplitToArray => {
                 let flags = not_global(flags(2)?, "regexp_split_to_array()")?;
-                let pieces = split(&source, &compiled(&pattern, flags)?);
+                let pieces = split(&source, &compiled(&pattern, flags)?)?;
                 Value::Array(pieces.into_iter().map(Value::Text).collect())
             }
             RegexFunc::Count => {
@@ -143,11 +142,11 @@ impl RegexFunc {
                 let flags = not_global(flags(3)?, "regexp_count()")?;
                 let regex = compiled(&pattern, flags)?;
                 let from = char_offset(&source, start);
-                Value::Int4(matches_in(&regex, &source, from, false).len() as i32)
+                Value::Int4(matches_in(&regex, &source, from, false)?.len() as i32)
             }
             RegexFunc::Like => {
                 let flags = not_global(flags(2)?, "regexp_like()")?;
-                Value::Bool(compiled(&pattern, flags)?.is_match(&source))
+                Value::Bool(compiled(&pattern, flags)?.is_match(&source)?)
             }
             RegexFunc::Substr | RegexFunc::Instr => {
                 let instr = self == RegexFunc::Instr;
@@ -170,7 +169,7 @@ impl RegexFunc {
                 let group = int(rest + 1, "subexpr", 0)?.unwrap_or(0) as usize;
                 let regex = compiled(&pattern, flags)?;
                 let from = char_offset(&source, start);
-                let hits = matches_in(&regex, &source, from, false);
+                let hits = matches_in(&regex, &source, from, false)?;
                 let range = hits.get(n - 1).and_then(|hit| match group {
                     0 => Some((hit.start, hit.end)),
                     g => hit.groups.get(g - 1).copied().flatten(),
@@ -199,16 +198,10 @@ impl RegexFunc {
 
 /// `substring(text FROM pattern)`: the part of `text` the first match
 /// of `pattern` covers, or its first group's if it has groups; NULL
-/// without a match. `count`: the call's arguments (three is the SQL
-/// `substring(text FROM pattern FOR escape)` form, 0A000 here).
-pub fn substring(text: &str, pattern: &str, count: usize) -> Result<Value, SqlError> {
-    if count > 2 {
-        return Err(SqlError::unsupported(
-            "substring(text FROM pattern FOR escape) (the SQL regular expression form)",
-        ));
-    }
+/// without a match.
+pub fn substring(text: &str, pattern: &str) -> Result<Value, SqlError> {
     let regex = compiled(pattern, Flags::default())?;
-    let Some(hit) = matches_in(&regex, text, 0, true).pop() else {
+    let Some(hit) = matches_in(&regex, text, 0, true)?.pop() else {
         return Ok(Value::Null);
     };
     let range = match hit.groups.first() {
@@ -261,30 +254,29 @@ fn char_offset(text: &str, start: i64) -> usize {
 
 /// The matches of `regex` in `text` from byte `from` on, as PostgreSQL's
 /// search finds them (the first only if `first`).
-pub fn matches_in(regex: &Regex, text: &str, from: usize, first: bool) -> Vec<Hit> {
+pub fn matches_in(
+    regex: &Pattern,
+    text: &str,
+    from: usize,
+    first: bool,
+) -> Result<Vec<Hit>, SqlError> {
     let mut hits = Vec::new();
     let mut at = from;
     while at <= text.len() {
-        let Some(captures) = regex.captures_at(text, at) else {
+        let Some(mut groups) = regex.captures_at(text, at)? else {
             break;
         };
-        let whole = captures.get(0).expect("group 0 is the match");
-        hits.push(Hit {
-            start: whole.start(),
-            end: whole.end(),
-            groups: (1..captures.len())
-                .map(|g| captures.get(g).map(|m| (m.start(), m.end())))
-                .collect(),
-        });
+        let (start, end) = groups.remove(0).expect("group 0 is the match");
+        hits.push(Hit { start, end, groups });
         if first {
             break;
         }
-        at = match whole.is_empty() {
-            true => whole.end() + text[whole.end()..].chars().next().map_or(1, char::len_utf8),
-            false => whole.end(),
+        at = match start == end {
+            true => end + text[end..].chars().next().map_or(1, char::len_utf8),
+            false => end,
         };
     }
-    hits
+    Ok(hits)
 }
 
 /// A match as `regexp_match` and `regexp_matches` give it: its groups'
@@ -305,7 +297,7 @@ pub fn match_array(text: &str, hit: &Hit) -> Vec<Value> {
 pub fn all_matches(text: &str, pattern: &str, flags: &str) -> Result<Vec<Value>, SqlError> {
     let flags = Flags::parse(flags)?;
     let regex = compiled(pattern, flags)?;
-    Ok(matches_in(&regex, text, 0, !flags.global)
+    Ok(matches_in(&regex, text, 0, !flags.global)?
         .iter()
         .map(|hit| Value::Array(match_array(text, hit)))
         .collect())
@@ -314,23 +306,23 @@ pub fn all_matches(text: &str, pattern: &str, flags: &str) -> Result<Vec<Value>,
 /// `text` split at the matches of `regex`, as PostgreSQL splits: an
 /// empty match at the start or the end of the text, or right where the
 /// last match ended, splits nothing.
-pub fn split(text: &str, regex: &Regex) -> Vec<String> {
+pub fn split(text: &str, regex: &Pattern) -> Result<Vec<String>, SqlError> {
     let mut pieces = Vec::new();
     let mut piece_start = 0;
-    for hit in matches_in(regex, text, 0, false) {
+    for hit in matches_in(regex, text, 0, false)? {
         if hit.start < text.len() && hit.end > piece_start {
             pieces.push(text[piece_start..hit.start].to_string());
             piece_start = hit.end;
         }
     }
     pieces.push(text[piece_start..].to_string());
-    pieces
+    Ok(pieces)
 }
 
 /// `regexp_split_to_table`'s rows.
 pub fn split_rows(text: &str, pattern: &str, flags: &str) -> Result<Vec<Value>, SqlError> {
     let flags = not_global(Flags::parse(flags)?, "regexp_split_to_table()")?;
-    Ok(split(text, &compiled(pattern, flags)?)
+    Ok(split(text, &compiled(pattern, flags)?)?
         .into_iter()
         .map(Value::Text)
         .collect())
@@ -409,15 +401,21 @@ fn like_pattern(pattern: &str, escape: Option<char>) -> Result<String, SqlError>
 
 /// A SIMILAR TO pattern as the regular expression matching the same
 /// whole texts (`similar_to_escape`): `%` is `.*`, `_` is `.`, `|`, `*`,
-/// `+`, `?`, `{m,n}`, groups and bracket expressions are the regular
-/// expression's, every other character is itself, and `escape` makes
-/// the next character itself. PostgreSQL's `escape"` (the bounds of
-/// `substring(... SIMILAR ...)`'s result) is 0A000 here.
+/// `+`, `?`, `{m,n}`, bracket expressions are the regular expression's,
+/// a group `(...)` does not capture, every other character is itself,
+/// and `escape` makes the next character itself. `escape"` (at most two)
+/// cut the pattern in three parts, PostgreSQL's bounds of what
+/// `substring(text SIMILAR pattern ESCAPE escape)` returns: the middle
+/// part is the regular expression's one capturing group, the first part
+/// matches as little as it can and the middle as much as it can (the
+/// first and last parts' quantifiers lazy, as PostgreSQL's `{1,1}?`
+/// makes them). One separator leaves the last part empty.
 fn similar_to_regex(pattern: &str, escape: Option<char>) -> Result<String, SqlError> {
-    let mut out = String::from("^(?:");
+    let mut parts = vec![String::new()];
     let mut chars = pattern.chars();
     let mut in_brackets = false;
     while let Some(c) = chars.next() {
+        let out = parts.last_mut().expect("one part at least");
         if Some(c) == escape {
             let Some(next) = chars.next() else {
                 return Err(SqlError::new(
@@ -425,10 +423,15 @@ fn similar_to_regex(pattern: &str, escape: Option<char>) -> Result<String, SqlEr
                     "invalid regular expression: invalid escape \\ sequence",
                 ));
             };
-            if next == '"' {
-                return Err(SqlError::unsupported(
-                    "SIMILAR TO's escape-double-quote separators",
-                ));
+            if next == '"' && !in_brackets {
+                if parts.len() == 3 {
+                    return Err(SqlError::new(
+                        "2200C",
+                        "SQL regular expression may not contain more than two escape-double-quote separators",
+                    ));
+                }
+                parts.push(String::new());
+                continue;
             }
             out.push_str(&regex::escape(&next.to_string()));
         } else if in_brackets {
@@ -453,14 +456,39 @@ fn similar_to_regex(pattern: &str, escape: Option<char>) -> Result<String, SqlEr
                         chars = rest;
                     }
                 }
-                '|' | '*' | '+' | '?' | '{' | '}' | '(' | ')' | ',' => out.push(c),
+                '(' => out.push_str("(?:"),
+                '|' | '*' | '+' | '?' | '{' | '}' | ')' | ',' => out.push(c),
                 c if c.is_ascii_digit() => out.push(c),
                 c => out.push_str(&regex::escape(&c.to_string())),
             }
         }
     }
-    out.push_str(")$");
-    Ok(out)
+    Ok(match parts.as_slice() {
+        [whole] => format!("^(?:{whole})$"),
+        [first, middle] => format!("^(?U:{first})({middle})$"),
+        [first, middle, last] => format!("^(?U:{first})({middle})(?U:{last})$"),
+        _ => unreachable!("at most three parts"),
+    })
+}
+
+/// `substring(text SIMILAR pattern ESCAPE escape)` (also written
+/// `substring(text FROM pattern FOR escape)`): the part of `text` the
+/// pattern's middle part matches when the whole pattern matches the
+/// whole text (see [`similar_to_regex`]), the whole text's match
+/// without separators; NULL without a match.
+pub fn similar_substring(text: &str, pattern: &str, escape: &str) -> Result<Value, SqlError> {
+    let regex = compiled(
+        &similar_to_regex(pattern, escape_char(escape)?)?,
+        Flags::default(),
+    )?;
+    let Some(hit) = matches_in(&regex, text, 0, true)?.pop() else {
+        return Ok(Value::Null);
+    };
+    let range = match hit.groups.first() {
+        None => Some((hit.start, hit.end)),
+        Some(group) => *group,
+    };
+    Ok(range.map_or(Value::Null, |(s, e)| Value::Text(text[s..e].to_string())))
 }
 
 #[cfg(test)]
@@ -504,8 +532,9 @@ mod tests {
 
     #[test]
     fn split_ignores_empty_matches_at_the_ends_and_after_a_match() {
-        let s =
-            |text: &str, pattern: &str| split(text, &compiled(pattern, Flags::default()).unwrap());
+        let s = |text: &str, pattern: &str| {
+            split(text, &compiled(pattern, Flags::default()).unwrap()).unwrap()
+        };
         assert_eq!(s("hello", ""), ["h", "e", "l", "l", "o"]);
         assert_eq!(s(",a,", ","), ["", "a", ""]);
         assert_eq!(s("abc", "x*"), ["a", "b", "c"]);
@@ -544,7 +573,10 @@ mod tests {
     fn similar_to_becomes_an_anchored_regex() {
         let m = |text: &str, pattern: &str| {
             let re = similar_to_regex(pattern, Some('\\')).unwrap();
-            compiled(&re, Flags::default()).unwrap().is_match(text)
+            compiled(&re, Flags::default())
+                .unwrap()
+                .is_match(text)
+                .unwrap()
         };
         assert!(m("abc", "a%"));
         assert!(m("abc", "%(b|d)%"));
@@ -554,6 +586,18 @@ mod tests {
         assert!(!m("ab", "a|b") && m("a", "a|b"));
         assert!(m("abab", "(ab)*") && m("a*", r"a\*"));
         assert!(m("b", "[^a]") && !m("a", "[^a]"));
+        let sub = |pattern: &str| similar_substring("abcdefg", pattern, "#").unwrap();
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(sub(r#"a#"(b_d)#"%"#), t("bcd"));
+        assert_eq!(sub(r#"#"(b_d)#"%"#), Value::Null);
+        assert_eq!(sub(r#"a#"%#"g"#), t("bcdef"));
+        assert_eq!(sub(r#"a*#"%#"g*"#), t("abcdefg"));
+        assert_eq!(sub(r#"a|b#"%#"g"#), t("bcdef"));
+        assert_eq!(sub(r#"a#"%|ab#"g"#), t("bcdef"));
+        assert_eq!(sub(r#"a#"%g"#), t("bcdefg"));
+        assert_eq!(sub("a%g"), t("abcdefg"));
+        let e = similar_substring("abcdefg", r#"a*#"%#"g*#"x"#, "#").unwrap_err();
+        assert_eq!(e.code, "2200C");
         assert_eq!(like_pattern("a#%", Some('#')).unwrap(), r"a\%");
         assert_eq!(like_pattern(r"a\b", None).unwrap(), r"a\\b");
     }

@@ -684,10 +684,18 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
         Expr::TypedString(typed) => {
             let ty = types::column_type(&typed.data_type)?;
             let text = match &typed.value.value {
-                sqlparser::ast::Value::SingleQuotedString(t) => t.clone(),
+                sqlparser::ast::Value::SingleQuotedString(t)
+                | sqlparser::ast::Value::EscapedStringLiteral(t) => t.clone(),
                 other => return Err(SqlError::unsupported(format!("the literal {other}"))),
             };
-            Scalar::Const(types::cast(Value::Text(text), ty)?)
+            let value = types::cast(Value::Text(text), ty)?;
+            match ty {
+                // A constant's type is its value's, and a padded text is
+                // no `character`: the cast keeps `char(20) 'x' || y` a
+                // `character` operand, whose blanks `||` drops.
+                SqlType::Char(_) => Scalar::Cast(Box::new(Scalar::Const(value)), ty),
+                _ => Scalar::Const(value),
+            }
         }
         Expr::Case {
             operand,
@@ -1755,7 +1763,15 @@ impl Scalar {
             } => match (expr.eval(row, env)?, pattern.eval(row, env)?) {
                 (Value::Null, _) | (_, Value::Null) => Value::Null,
                 (v, p) => {
-                    let (v, p) = (text_of(&v), text_of(&p));
+                    // bytea LIKE bytea matches byte by byte: each byte
+                    // read as the character of its value.
+                    let (v, p) = match (&v, &p, regex) {
+                        (Value::Bytea(v), Value::Bytea(p), false) => (
+                            v.iter().copied().map(char::from).collect(),
+                            p.iter().copied().map(char::from).collect(),
+                        ),
+                        _ => (text_of(&v), text_of(&p)),
+                    };
                     let hit = match regex {
                         true => crate::regex_match::matches(&v, &p, *insensitive)?,
                         false => functions::like(&v, &p, *insensitive),

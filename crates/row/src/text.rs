@@ -93,6 +93,20 @@ fn format_timestamp(usecs: i64) -> (String, &'static str) {
     (out, bc)
 }
 
+/// A bytea in `bytea_output = escape`: printable ASCII (0x20..=0x7e) as
+/// itself but `\`, which is doubled; any other byte `\ooo` in octal.
+fn bytea_escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out
+}
+
 /// PostgreSQL 15's float output with `extra_float_digits` at 0 or below:
 /// `precision` significant digits (at least 1), as C's `%.*g` writes
 /// them: exponent form when the decimal exponent is below -4 or at least
@@ -194,6 +208,7 @@ impl Value {
             Value::Float8(x) => format_float(*x, 15, None),
             Value::Numeric(n) => n.to_string(),
             Value::Text(s) => s.clone(),
+            Value::Bytea(b) if style.bytea_escape => bytea_escaped(b),
             Value::Bytea(b) => {
                 let mut out = String::with_capacity(2 + 2 * b.len());
                 out.push_str("\\x");

@@ -1,5 +1,6 @@
 //! The session settings a value's text depends on: `TimeZone` (a
-//! timestamptz is shown in it), `IntervalStyle` and `extra_float_digits`.
+//! timestamptz is shown in it), `IntervalStyle`, `extra_float_digits` and
+//! `bytea_output`.
 //! One value of this type is what every text output takes
 //! ([`Value::to_text_styled`](crate::Value::to_text_styled)), the SQL layer
 //! builds it from the running statement's settings and the server from
@@ -18,6 +19,10 @@ pub struct TextStyle {
     /// written with the shortest digits that read back exactly; at 0 or
     /// below with 15 + it significant digits (float4: 6 + it).
     pub extra_float_digits: i32,
+    /// `bytea_output = escape`: printable ASCII as itself, `\` doubled,
+    /// every other byte as `\` and three octal digits (else `hex`:
+    /// `\x` and two hex digits a byte).
+    pub bytea_escape: bool,
 }
 
 impl TextStyle {
@@ -28,6 +33,7 @@ impl TextStyle {
             zone,
             interval: IntervalStyle::Postgres,
             extra_float_digits: 1,
+            bytea_escape: false,
         }
     }
 }

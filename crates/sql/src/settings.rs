@@ -397,8 +397,8 @@ impl Settings {
         &self.time_zone
     }
 
-    /// How values are written as text: `TimeZone`, `IntervalStyle`
-    /// (a tunable, `tunables.rs`) and `extra_float_digits`.
+    /// How values are written as text: `TimeZone`, `IntervalStyle` and
+    /// `bytea_output` (tunables, `tunables.rs`), `extra_float_digits`.
     pub fn text_style(&self) -> folio_row::TextStyle {
         let interval = (self.tuned.get("IntervalStyle"))
             .and_then(|v| folio_row::IntervalStyle::named(v))
@@ -407,6 +407,10 @@ impl Settings {
             zone: self.time_zone.clone(),
             interval,
             extra_float_digits: self.extra_float_digits,
+            bytea_escape: self
+                .tuned
+                .get("bytea_output")
+                .is_some_and(|v| v == "escape"),
         }
     }
 

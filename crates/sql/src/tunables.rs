@@ -12,14 +12,14 @@
 //! values, with PostgreSQL's 22023 messages) and shown in PostgreSQL's
 //! form (`work_mem = 65536` shows `64MB`). A value PostgreSQL takes but
 //! that would change folio's results (`standard_conforming_strings =
-//! off`, `bytea_output = escape`,
-//! `array_nulls = off`) is 0A000, as `settings.rs` refuses such values
+//! off`, `array_nulls = off`) is 0A000, as `settings.rs` refuses such values
 //! for its own settings; a text naming what folio has not (another
 //! access method, tablespace or locale) is 22023, as an unknown one is
 //! in PostgreSQL.
 //!
-//! `client_min_messages` is the one honoured here: the session drops
-//! the notices below it ([`passes`]).
+//! `client_min_messages` is honoured here: the session drops the
+//! notices below it ([`passes`]); `IntervalStyle` and `bytea_output` are
+//! read into the session's text style (`Settings::text_style`).
 //!
 //! This table is the one owner of these settings: `Settings` keeps their
 //! values (only those not at the default) and asks [`find`] and
@@ -132,7 +132,7 @@ pub const TUNABLES: &[Tunable] = &[
         "hex",
         Takes::Choice {
             values: &["escape", "hex"],
-            folio: &["hex"],
+            folio: &["escape", "hex"],
         },
         TEXT,
         "Sets the output format for bytea.",

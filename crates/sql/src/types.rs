@@ -778,7 +778,8 @@ pub fn text_output(value: &Value) -> Option<String> {
         | Value::Float8(_)
         | Value::Array(_)
         | Value::Record(_)
-        | Value::Range(_) => value.to_text_styled(&crate::setting_functions::text_style()),
+        | Value::Range(_)
+        | Value::Bytea(_) => value.to_text_styled(&crate::setting_functions::text_style()),
         _ => value.to_text(),
     }
 }

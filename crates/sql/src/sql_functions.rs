@@ -113,6 +113,14 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["create", "function", ..] | ["create", "or", "replace", "function", ..]
+            if words.windows(2).any(|w| w == ["begin", "atomic"])
+                && words.iter().rev().find(|w| !w.is_empty()) != Some(&"end") =>
+        {
+            // The body's END is missing (a client that split the
+            // statement at a `;` of the body): PostgreSQL's grammar error.
+            Some(SqlError::syntax("syntax error at end of input"))
+        }
+        ["create", "function", ..] | ["create", "or", "replace", "function", ..]
             if words.windows(2).any(|w| w == ["begin", "atomic"]) =>
         {
             Some(SqlError::unsupported(
@@ -333,14 +341,8 @@ fn definition(
                 txn,
                 table.as_deref().unwrap_or_default(),
             )?;
-            // A SQL function returns a set only as `SETOF record`, whose
-            // calls in FROM are expanded (`record_functions.rs`).
-            if !plpgsql && (result.0.0 != folio_row::SqlType::Record.oid() || !result.1.is_empty())
-            {
-                return Err(SqlError::unsupported(
-                    "SQL functions returning SETOF or TABLE (set-returning functions) other than SETOF record",
-                ));
-            }
+            // A SQL function's set is read by its calls in FROM, expanded
+            // (`record_functions.rs`).
             (columns, columns_of_table) = (result.1, result.2);
             result.0
         }
@@ -493,6 +495,12 @@ fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), 
         let rows = body_rows(cx, txn, def, &args, &mut stack)?;
         crate::query::plan_query(cx, txn, &rows)?;
         return Ok(());
+    }
+    if let Some(types) = crate::record_functions::own_types(def)? {
+        // A set of its own rows: the body's columns must assign to them.
+        let rows = body_rows(cx, txn, def, &args, &mut stack)?;
+        let found = crate::query::plan_query(cx, txn, &rows)?.types;
+        return crate::record_functions::check_declared_columns(&found, &types, def.result.0);
     }
     let bare = body_expression(cx, txn, def, &query, &args, &mut stack)?;
     let select = Query {
@@ -762,6 +770,13 @@ impl VisitorMut for Expand<'_, '_> {
             // PostgreSQL gives a record value (a set of them for SETOF).
             self.error = Some(SqlError::unsupported(format!(
                 "a call of SQL function \"{}\" returning record outside FROM (call it in FROM with a column definition list)",
+                names_of(&def.name)
+            )));
+            return Break(());
+        }
+        if def.returns_set {
+            self.error = Some(SqlError::unsupported(format!(
+                "a call of set-returning SQL function \"{}\" outside FROM (call it in FROM)",
                 names_of(&def.name)
             )));
             return Break(());

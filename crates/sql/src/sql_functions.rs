@@ -100,8 +100,9 @@ pub fn is_current(used: &[FunctionDef]) -> bool {
 
 /// The 0A000 of a statement's form that folio's functions do not take and
 /// sqlparser would call a syntax error: `CREATE FUNCTION` with a `BEGIN
-/// ATOMIC` body (`tokens`: the statement's).
-pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
+/// ATOMIC` body (`tokens`: the statement's; `last`: nothing follows it in
+/// the query text, so a body without its END is cut off: 42601).
+pub fn refused_form(tokens: &[sqlparser::tokenizer::Token], last: bool) -> Option<SqlError> {
     use sqlparser::tokenizer::Token;
     let words: Vec<String> = (tokens.iter())
         .filter(|t| !matches!(t, Token::Whitespace(_)))
@@ -113,7 +114,8 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["create", "function", ..] | ["create", "or", "replace", "function", ..]
-            if words.windows(2).any(|w| w == ["begin", "atomic"])
+            if last
+                && words.windows(2).any(|w| w == ["begin", "atomic"])
                 && words.iter().rev().find(|w| !w.is_empty()) != Some(&"end") =>
         {
             // The body's END is missing (a client that split the

@@ -891,7 +891,9 @@ impl<'a> Range<'a> {
         };
         let (a, b) = self.values;
         // An overflowing target lies past every value.
-        let Ok(target) = moved(value, &op, distance) else {
+        // (`inf - inf` lies at the frame's far end: before every value for
+        // a start, after every value for an end, in the window's order.)
+        let Ok(target) = moved(value, &op, distance, start == self.descending) else {
             return if following { b } else { a };
         };
         // Rows in `[a, b)` are ordered: find the first one not before
@@ -924,8 +926,15 @@ impl<'a> Range<'a> {
 /// timetz key moves by the interval's time part alone (months and days
 /// ignored) and does not wrap around midnight, as `in_range` for time
 /// does: a sum past 24:00 lies after every time, one before 00:00 before
-/// every time. Other keys take the operator's sum.
-fn moved(value: &Value, op: &BinaryOperator, distance: &Value) -> Result<Value, SqlError> {
+/// every time. Other keys take the operator's sum; an infinite key moved
+/// by an infinite offset against its sign (`inf - inf`) is `+inf` when
+/// `up`, else `-inf`.
+fn moved(
+    value: &Value,
+    op: &BinaryOperator,
+    distance: &Value,
+    up: bool,
+) -> Result<Value, SqlError> {
     let step = |t: i64, by: i64| match op {
         BinaryOperator::Plus => t.saturating_add(by),
         _ => t.saturating_sub(by),
@@ -938,11 +947,9 @@ fn moved(value: &Value, op: &BinaryOperator, distance: &Value) -> Result<Value, 
         })),
         _ => {
             let sum = crate::expr::arithmetic(op, value.clone(), distance.clone())?;
-            // An infinite key moved by an infinite offset against its
-            // sign (`inf - inf`) lies infinitely far in the move's
-            // direction, as `in_range` takes it: every non-NaN value is
-            // within the bound.
-            let direction = matches!(op, BinaryOperator::Plus);
+            // `in_range` takes every non-NaN value as within such a
+            // bound: the caller's `up` puts the sum past all of them.
+            let direction = up;
             Ok(match sum {
                 Value::Float8(f) if f.is_nan() && !is_nan(value) => Value::Float8(if direction {
                     f64::INFINITY

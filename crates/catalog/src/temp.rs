@@ -14,7 +14,7 @@
 //! left).
 
 use crate::catalog::Catalog;
-use crate::defs::KIND_TABLE;
+use crate::defs::{KIND_TABLE, KIND_VIEW};
 use crate::error::CatalogError;
 use folio_txn::Transaction;
 
@@ -77,15 +77,17 @@ impl Catalog {
             .remove(&n);
     }
 
-    /// Drops every temporary table of namespace `namespace` (`None`: of
-    /// every namespace), with their indexes and owned sequences, in `txn`;
-    /// the number dropped. A table another temporary table's foreign key
-    /// references goes after it.
+    /// Drops every temporary view and table of namespace `namespace`
+    /// (`None`: of every namespace), the tables with their indexes and
+    /// owned sequences, in `txn`; the number dropped. Views go first (they
+    /// read the tables), a view another temporary view reads after it, and
+    /// a table another temporary table's foreign key references after it.
     pub fn drop_temp_tables(
         &self,
         txn: &mut Transaction,
         namespace: Option<u32>,
     ) -> Result<usize, CatalogError> {
+        let views = self.drop_temp_views(txn, namespace)?;
         let mut left: Vec<String> = self
             .class_rows(txn)?
             .into_iter()
@@ -123,9 +125,51 @@ impl Catalog {
             txn.next_statement();
         }
         match left.first() {
-            None => Ok(total),
+            None => Ok(views + total),
             Some(name) => Err(CatalogError::Corrupt(format!(
                 "temporary table \"{name}\" could not be dropped"
+            ))),
+        }
+    }
+
+    /// The views of [`Catalog::drop_temp_tables`], readers first: each
+    /// round drops the views no other view reads (a permanent view cannot
+    /// read a temporary relation: the SQL layer refuses it).
+    fn drop_temp_views(
+        &self,
+        txn: &mut Transaction,
+        namespace: Option<u32>,
+    ) -> Result<usize, CatalogError> {
+        let mut left: Vec<(String, u64)> = self
+            .class_rows(txn)?
+            .into_iter()
+            .filter(|(_, c)| c.kind == KIND_VIEW)
+            .filter_map(|(_, c)| {
+                let (n, _) = split_temp_name(&c.name)?;
+                namespace
+                    .is_none_or(|want| want == n)
+                    .then_some((c.name, c.oid))
+            })
+            .collect();
+        let total = left.len();
+        for _ in 0..=total {
+            if left.is_empty() {
+                break;
+            }
+            let readers = self.readers(txn)?;
+            let (read, free): (Vec<_>, Vec<_>) = std::mem::take(&mut left)
+                .into_iter()
+                .partition(|(_, oid)| readers.iter().any(|r| r.depends_on.contains(oid)));
+            for (name, _) in free {
+                self.drop_view(txn, &name)?;
+            }
+            left = read;
+            txn.next_statement();
+        }
+        match left.first() {
+            None => Ok(total),
+            Some((name, _)) => Err(CatalogError::Corrupt(format!(
+                "temporary view \"{name}\" could not be dropped"
             ))),
         }
     }

@@ -517,6 +517,14 @@ pub fn bind_call<C: Columns + ?Sized>(
         (Kind::Count, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) if !distinct => {
             (Kind::CountStar, None)
         }
+        // PostgreSQL's message for the parameterless form written without
+        // its star.
+        (Kind::Count, []) => {
+            return Err(SqlError::new(
+                "42809",
+                "count(*) must be used to call a parameterless aggregate function",
+            ));
+        }
         (
             kind,
             [

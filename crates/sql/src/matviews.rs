@@ -125,7 +125,7 @@ pub fn create(
     depends_on.extend(used.iter().map(|u| u.view.def.oid));
     depends_on.sort_unstable();
     depends_on.dedup();
-    let text = crate::views::written_out(query, &planned)?.to_string();
+    let text = crate::views::stored_text(&crate::views::written_out(query, &planned)?);
     let def = catalog.create_matview(txn, &name, &text, &defs, &depends_on, data)?;
     if !data {
         return Ok(Output::command("CREATE MATERIALIZED VIEW"));

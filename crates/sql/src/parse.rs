@@ -310,7 +310,9 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
             out.push(Parsed::Do(Box::new(do_block(&spanned[1..], &text)?)));
             continue;
         }
-        if let Some(refused) = crate::sql_functions::refused_form(&plain(&spanned)) {
+        if let Some(refused) =
+            crate::sql_functions::refused_form(&plain(&spanned), terminator.is_none())
+        {
             return Err(refused);
         }
         let place = Place {

@@ -132,10 +132,23 @@ pub fn returned_record(value: Value, expected: &[SqlType]) -> Result<Vec<Value>,
 /// `expected`: the same width, each the same type or one that assigns to
 /// it (the call casts it), else PostgreSQL's 42P13 and its DETAIL.
 pub fn check_sql_columns(found: &[SqlType], expected: &[SqlType]) -> Result<(), SqlError> {
+    check_declared_columns(found, expected, SqlType::Record.oid())
+}
+
+/// [`check_sql_columns`] of a function declared to return type oid
+/// `declared` (its messages name it).
+pub fn check_declared_columns(
+    found: &[SqlType],
+    expected: &[SqlType],
+    declared: u32,
+) -> Result<(), SqlError> {
     let mismatch = |detail: String| {
         SqlError::new(
             "42P13",
-            "return type mismatch in function declared to return record",
+            format!(
+                "return type mismatch in function declared to return {}",
+                crate::catalog_functions::format_type(i64::from(declared), None)
+            ),
         )
         .with_detail(detail)
     };
@@ -193,8 +206,13 @@ pub fn expand_factor(
     let Some(def) = sql::resolve(name, Some(args.len())).filter(|d| !d.plpgsql) else {
         return Ok(None);
     };
-    let Some(columns) = listed_columns(&def, factor)? else {
-        return Ok(None);
+    let own = own_columns(&def)?;
+    let columns = match &own {
+        Some(columns) => columns.clone(),
+        None => match listed_columns(&def, factor)? {
+            Some(columns) => columns,
+            None => return Ok(None),
+        },
     };
     let args = sql::call_args(
         &FunctionArguments::List(FunctionArgumentList {
@@ -218,15 +236,18 @@ pub fn expand_factor(
         TableFactor::Table { alias, .. } | TableFactor::Function { alias, .. } => alias.clone(),
         _ => None,
     };
-    let alias = alias.map(|a| sqlparser::ast::TableAlias {
-        columns: (a.columns.iter())
-            .map(|c| sqlparser::ast::TableAliasColumnDef {
-                name: c.name.clone(),
-                data_type: None,
-            })
-            .collect(),
-        ..a
-    });
+    let alias = match own {
+        Some(own) => Some(own_alias(&def, alias, &own)),
+        None => alias.map(|a| sqlparser::ast::TableAlias {
+            columns: (a.columns.iter())
+                .map(|c| sqlparser::ast::TableAliasColumnDef {
+                    name: c.name.clone(),
+                    data_type: None,
+                })
+                .collect(),
+            ..a
+        }),
+    };
     if lateral {
         // The body is the LATERAL item's query itself (folio's correlated
         // subqueries read the items before them at their own level only).
@@ -276,6 +297,74 @@ pub fn expand_factor(
         alias,
     };
     Ok(Some(def))
+}
+
+/// The columns of a SQL function returning a set of its own rows
+/// (`RETURNS TABLE (...)`, `RETURNS SETOF table`, `RETURNS SETOF type`),
+/// which a call in FROM has without a column definition list: the
+/// table's or OUT columns, or one column named as the function, as in
+/// PostgreSQL. `None` for any other function.
+fn own_columns(def: &FunctionDef) -> Result<Option<Vec<(String, SqlType)>>, SqlError> {
+    if def.plpgsql || !def.returns_set || returns_record(def) {
+        return Ok(None);
+    }
+    let of = |oid: u32, typmod: i32| {
+        crate::user_types::of_oid(oid, typmod)
+            .ok_or_else(|| SqlError::new("42704", format!("type with oid {oid} does not exist")))
+    };
+    let columns = match def.columns.as_slice() {
+        [] => vec![(
+            crate::sql_functions::names_of(&def.name).to_string(),
+            of(def.result.0, def.result.1)?,
+        )],
+        columns => (columns.iter())
+            .map(|(name, oid, typmod)| Ok((name.clone(), of(*oid, *typmod)?)))
+            .collect::<Result<_, SqlError>>()?,
+    };
+    Ok(Some(columns))
+}
+
+/// The alias of a call of a function with its own columns (`own`): the
+/// call's alias (else the function's bare name), its column names those
+/// the alias lists, then the function's.
+fn own_alias(
+    def: &FunctionDef,
+    alias: Option<sqlparser::ast::TableAlias>,
+    own: &[(String, SqlType)],
+) -> sqlparser::ast::TableAlias {
+    use sqlparser::ast::{Ident, TableAlias, TableAliasColumnDef};
+    let (name, listed) = match alias {
+        // A call's one column of a type is named by its alias (as
+        // PostgreSQL names it).
+        Some(a) if a.columns.is_empty() && def.columns.is_empty() => {
+            let column = TableAliasColumnDef {
+                name: a.name.clone(),
+                data_type: None,
+            };
+            (a.name, vec![column])
+        }
+        Some(a) => (a.name, a.columns),
+        None => (
+            Ident::with_quote('"', crate::sql_functions::names_of(&def.name)),
+            Vec::new(),
+        ),
+    };
+    let columns = (own.iter().enumerate())
+        .map(|(i, (column, _))| TableAliasColumnDef {
+            name: match listed.get(i) {
+                Some(c) => c.name.clone(),
+                None => Ident::with_quote('"', column),
+            },
+            data_type: None,
+        })
+        .collect();
+    TableAlias { name, columns }
+}
+
+/// The column types of a SQL function returning a set of its own rows
+/// ([`own_columns`]), which CREATE checks its body's against.
+pub fn own_types(def: &FunctionDef) -> Result<Option<Vec<SqlType>>, SqlError> {
+    Ok(own_columns(def)?.map(|c| c.into_iter().map(|(_, t)| t).collect()))
 }
 
 /// Casts each column of a SQL body's rows (`body`, whose columns are of

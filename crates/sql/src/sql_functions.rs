@@ -100,8 +100,9 @@ pub fn is_current(used: &[FunctionDef]) -> bool {
 
 /// The 0A000 of a statement's form that folio's functions do not take and
 /// sqlparser would call a syntax error: `CREATE FUNCTION` with a `BEGIN
-/// ATOMIC` body (`tokens`: the statement's).
-pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> {
+/// ATOMIC` body (`tokens`: the statement's; `last`: nothing follows it in
+/// the query text, so a body without its END is cut off: 42601).
+pub fn refused_form(tokens: &[sqlparser::tokenizer::Token], last: bool) -> Option<SqlError> {
     use sqlparser::tokenizer::Token;
     let words: Vec<String> = (tokens.iter())
         .filter(|t| !matches!(t, Token::Whitespace(_)))
@@ -112,6 +113,15 @@ pub fn refused_form(tokens: &[sqlparser::tokenizer::Token]) -> Option<SqlError> 
         .collect();
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
+        ["create", "function", ..] | ["create", "or", "replace", "function", ..]
+            if last
+                && words.windows(2).any(|w| w == ["begin", "atomic"])
+                && words.iter().rev().find(|w| !w.is_empty()) != Some(&"end") =>
+        {
+            // The body's END is missing (a client that split the
+            // statement at a `;` of the body): PostgreSQL's grammar error.
+            Some(SqlError::syntax("syntax error at end of input"))
+        }
         ["create", "function", ..] | ["create", "or", "replace", "function", ..]
             if words.windows(2).any(|w| w == ["begin", "atomic"]) =>
         {
@@ -333,14 +343,8 @@ fn definition(
                 txn,
                 table.as_deref().unwrap_or_default(),
             )?;
-            // A SQL function returns a set only as `SETOF record`, whose
-            // calls in FROM are expanded (`record_functions.rs`).
-            if !plpgsql && (result.0.0 != folio_row::SqlType::Record.oid() || !result.1.is_empty())
-            {
-                return Err(SqlError::unsupported(
-                    "SQL functions returning SETOF or TABLE (set-returning functions) other than SETOF record",
-                ));
-            }
+            // A SQL function's set is read by its calls in FROM, expanded
+            // (`record_functions.rs`).
             (columns, columns_of_table) = (result.1, result.2);
             result.0
         }
@@ -493,6 +497,12 @@ fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), 
         let rows = body_rows(cx, txn, def, &args, &mut stack)?;
         crate::query::plan_query(cx, txn, &rows)?;
         return Ok(());
+    }
+    if let Some(types) = crate::record_functions::own_types(def)? {
+        // A set of its own rows: the body's columns must assign to them.
+        let rows = body_rows(cx, txn, def, &args, &mut stack)?;
+        let found = crate::query::plan_query(cx, txn, &rows)?.types;
+        return crate::record_functions::check_declared_columns(&found, &types, def.result.0);
     }
     let bare = body_expression(cx, txn, def, &query, &args, &mut stack)?;
     let select = Query {
@@ -762,6 +772,13 @@ impl VisitorMut for Expand<'_, '_> {
             // PostgreSQL gives a record value (a set of them for SETOF).
             self.error = Some(SqlError::unsupported(format!(
                 "a call of SQL function \"{}\" returning record outside FROM (call it in FROM with a column definition list)",
+                names_of(&def.name)
+            )));
+            return Break(());
+        }
+        if def.returns_set {
+            self.error = Some(SqlError::unsupported(format!(
+                "a call of set-returning SQL function \"{}\" outside FROM (call it in FROM)",
                 names_of(&def.name)
             )));
             return Break(());

@@ -160,6 +160,9 @@ fn creates_temp(statement: &Statement) -> bool {
         Statement::CreateTable(create) => {
             create.temporary || explicit_temp_schema(&create.name).is_some()
         }
+        Statement::CreateView {
+            temporary, name, ..
+        } => *temporary || explicit_temp_schema(name).is_some(),
         _ => false,
     }
 }
@@ -246,6 +249,15 @@ pub fn resolve(
     let mut resolver = Resolver::new(cx, txn, path);
     match &mut statement {
         Statement::CreateTable(create) => resolver.create_table(create)?,
+        Statement::CreateView {
+            name,
+            temporary,
+            materialized: false,
+            ..
+        } if *temporary || explicit_temp_schema(name).is_some() => {
+            resolver.temp_view(name)?;
+            *temporary = false;
+        }
         Statement::CreateView { name, .. } | Statement::CreateSequence { name, .. } => {
             resolver.place(name)?
         }
@@ -431,13 +443,7 @@ impl Resolver<'_, '_> {
     fn create_table(&mut self, create: &mut CreateTable) -> Result<(), SqlError> {
         let temp = create.temporary || explicit_temp_schema(&create.name).is_some();
         if temp {
-            let n = self.cx.temp.claim(self.cx.db)?;
-            if explicit_temp_schema(&create.name).is_some_and(|m| m.is_some_and(|m| m != n)) {
-                return Err(SqlError::new(
-                    "0A000",
-                    "cannot create relations in temporary schemas of other sessions",
-                ));
-            }
+            let n = self.own_namespace(&create.name)?;
             let name = match names::parts(&create.name).as_deref() {
                 Some([name] | [_, name]) => name.clone(),
                 _ => return Err(SqlError::unsupported(format!("the name {}", create.name))),
@@ -471,6 +477,32 @@ impl Resolver<'_, '_> {
             self.references(constraint_target(constraint), temp)?;
         }
         Ok(())
+    }
+
+    /// `CREATE [OR REPLACE] TEMP VIEW`: its name goes into the session's
+    /// namespace (claimed now if need be), as a temporary table's; the
+    /// session's end drops it (folio-catalog `drop_temp_tables`).
+    fn temp_view(&mut self, name: &mut ObjectName) -> Result<(), SqlError> {
+        let n = self.own_namespace(name)?;
+        let bare = match names::parts(name).as_deref() {
+            Some([bare] | [_, bare]) => bare.clone(),
+            _ => return Err(SqlError::unsupported(format!("the name {name}"))),
+        };
+        *name = qualified(n, &bare);
+        Ok(())
+    }
+
+    /// The session's namespace (claimed now if need be) for a temporary
+    /// relation `name` creates; 0A000 when `name` names another session's.
+    fn own_namespace(&mut self, name: &ObjectName) -> Result<u32, SqlError> {
+        let n = self.cx.temp.claim(self.cx.db)?;
+        if explicit_temp_schema(name).is_some_and(|m| m.is_some_and(|m| m != n)) {
+            return Err(SqlError::new(
+                "0A000",
+                "cannot create relations in temporary schemas of other sessions",
+            ));
+        }
+        Ok(n)
     }
 
     /// A foreign key of a (`temp`) table references `target`: resolved,

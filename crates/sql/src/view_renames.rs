@@ -62,7 +62,7 @@ pub fn follow(
     for view in catalog.dependent_views(txn, oid)? {
         let mut query = crate::views::parse_query(&view)?;
         rewrite(&mut query, renamed);
-        let text = query.to_string();
+        let text = crate::views::stored_text(&query);
         if text != view.query {
             catalog.set_view_query(txn, &view.name, &text)?;
         }

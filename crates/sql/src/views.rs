@@ -62,8 +62,10 @@ pub fn create(
     if *materialized {
         return Err(SqlError::syntax("syntax error at or near \"MATERIALIZED\""));
     }
+    // (`temp_tables::resolve` put a temporary view's name into the
+    // session's namespace and cleared the flag.)
     if *temporary {
-        return Err(SqlError::unsupported("temporary views"));
+        return Err(SqlError::unsupported("temporary views outside a session"));
     }
     if *or_alter
         || *secure
@@ -110,16 +112,25 @@ pub fn create(
             not_null: false,
         });
     }
-    // (PostgreSQL makes a view of a temporary table temporary; folio has
-    // no temporary views.)
-    if let Some(temp) = planned
-        .relations()
-        .into_iter()
+    // (PostgreSQL makes a view of a temporary table temporary; folio asks
+    // for TEMP.)
+    let temp_view = folio_catalog::split_temp_name(&name).is_some();
+    if let Some(temp) = (planned.relations().into_iter())
+        .filter(|_| !temp_view)
         .find(|r| folio_catalog::split_temp_name(&r.def.name).is_some())
     {
         let (_, bare) = folio_catalog::split_temp_name(&temp.def.name).expect("found");
         return Err(SqlError::unsupported(format!(
-            "a view of the temporary table \"{bare}\" (temporary views)"
+            "a view of the temporary table \"{bare}\" not made TEMP"
+        )));
+    }
+    if let Some(temp) = (used.iter())
+        .filter(|_| !temp_view)
+        .find_map(|u| folio_catalog::split_temp_name(&u.view.def.name))
+    {
+        return Err(SqlError::unsupported(format!(
+            "a view of the temporary view \"{}\" not made TEMP",
+            temp.1
         )));
     }
     let mut depends_on: Vec<u64> = planned.relations().iter().map(|r| r.def.oid).collect();
@@ -136,7 +147,7 @@ pub fn create(
             format!("infinite recursion detected in rules for relation \"{name}\""),
         ));
     }
-    let text = written_out(query, &planned)?.to_string();
+    let text = stored_text(&written_out(query, &planned)?);
     let view = folio_catalog::NewView {
         query: &text,
         columns: &defs,
@@ -243,10 +254,25 @@ pub(crate) fn parse_text(name: &str, text: &str) -> Result<Box<Query>, SqlError>
             format!("the query of view \"{name}\" cannot be read: {reason}"),
         )
     };
-    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_query())
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let mut tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .map_err(|e| broken(e.to_string()))?;
+    // A window's EXCLUDE clause ([`stored_text`]).
+    crate::window_frame::rewrite_frames(&mut tokens)
+        .map_err(|at| broken(format!("at {}", tokens[at])))?;
+    sqlparser::parser::Parser::new(&dialect)
+        .with_tokens_with_locations(tokens)
+        .parse_query()
         .map_err(|e| broken(e.to_string()))
+}
+
+/// The text a view's (or materialized view's) `query` is stored as: as
+/// sqlparser prints it, with each window's EXCLUDE clause written back
+/// in SQL (`window_frame::written_exclusions`), which [`parse_text`]
+/// reads.
+pub(crate) fn stored_text(query: &Query) -> String {
+    crate::window_frame::written_exclusions(&query.to_string())
 }
 
 /// Checks that a view's query, planned now, still gives the view's

@@ -19,7 +19,7 @@
 //! Peers are rows equal in the window's ORDER BY keys (NULLs equal); without
 //! ORDER BY the whole partition is one peer group. `GROUPS` needs an ORDER
 //! BY, a `RANGE` offset exactly one ORDER BY column (a number for a numeric
-//! column, an interval for a date or timestamp; PostgreSQL's `in_range`): a
+//! column, an interval for a date, timestamp, time or interval; PostgreSQL's `in_range`): a
 //! row whose value is NULL has its NULL peers as such a bound, and NULL
 //! rows are never within an offset of a value. A `ROWS` or `GROUPS` offset
 //! is an expression without columns whose type casts to bigint; every
@@ -366,7 +366,7 @@ fn count_offset(offset: Scalar, units: Units) -> Result<Offset, SqlError> {
 
 /// A `RANGE` bound's offset over one ORDER BY key of type `order[0]`: a
 /// number for a numeric key (an integer for an integer key), an interval
-/// for a date or timestamp key, as PostgreSQL's `in_range` functions take
+/// for a date, timestamp, time or interval key, as PostgreSQL's `in_range` functions take
 /// (0A000 for other pairs; a quoted literal takes the offset's type).
 fn range_offset(offset: Scalar, order: &[SqlType]) -> Result<Offset, SqlError> {
     let [key] = order else {
@@ -387,7 +387,12 @@ fn range_offset(offset: Scalar, order: &[SqlType]) -> Result<Offset, SqlError> {
         SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => Some(SqlType::Int8),
         SqlType::Numeric(_) => Some(SqlType::Numeric(None)),
         SqlType::Float4 | SqlType::Float8 => Some(SqlType::Float8),
-        SqlType::Date | SqlType::Timestamp | SqlType::TimestampTz => Some(SqlType::Interval),
+        SqlType::Date
+        | SqlType::Timestamp
+        | SqlType::TimestampTz
+        | SqlType::Time(_)
+        | SqlType::TimeTz(_)
+        | SqlType::Interval => Some(SqlType::Interval),
         _ => None,
     };
     let fits = match (wanted, given) {
@@ -395,6 +400,9 @@ fn range_offset(offset: Scalar, order: &[SqlType]) -> Result<Offset, SqlError> {
         (Some(_), None) => true,
         (Some(SqlType::Int8), Some(g)) => integer(g),
         (Some(SqlType::Interval), Some(g)) => g == SqlType::Interval,
+        // A float does not cast to numeric implicitly (PostgreSQL has no
+        // `in_range` of numeric and float8).
+        (Some(SqlType::Numeric(_)), Some(g)) => integer(g) || matches!(g, SqlType::Numeric(_)),
         (Some(_), Some(g)) => number(g),
     };
     match (wanted, fits) {
@@ -413,6 +421,61 @@ fn range_offset(offset: Scalar, order: &[SqlType]) -> Result<Offset, SqlError> {
         ))
         .with_hint("Cast the offset value to an appropriate type.")),
     }
+}
+
+/// SQL text printed from a parsed statement (a view's stored query) with
+/// each window's EXCLUDE mark ([`rewrite_frames`]) written back as the
+/// clause, after the frame: text that [`rewrite_frames`] reads again as
+/// the same marks, and that `pg_get_viewdef` shows as PostgreSQL's.
+pub fn written_exclusions(text: &str) -> String {
+    const LEAD: &str = "PARTITION BY ";
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(found) = out[from..].find(&format!("{LEAD}{EXCLUDE_MARK}")) {
+        let at = from + found;
+        let name_at = at + LEAD.len() + EXCLUDE_MARK.len();
+        let Some(name) =
+            (EXCLUSIONS.iter().map(|(n, _)| *n)).find(|n| out[name_at..].starts_with(n))
+        else {
+            from = name_at;
+            continue;
+        };
+        let name_end = name_at + name.len();
+        // Other partition keys follow (`, `), or the clause was the mark's.
+        let (cut, removed_end) = if out[name_end..].starts_with(", ") {
+            (at + LEAD.len(), name_end + 2)
+        } else if out[name_end..].starts_with(' ') {
+            (at, name_end + 1)
+        } else {
+            (at, name_end)
+        };
+        out.replace_range(cut..removed_end, "");
+        // The window's `)`: the first one at its level, outside quotes.
+        let mut depth = 0usize;
+        let mut quote: Option<char> = None;
+        let mut close = None;
+        for (i, c) in out[cut..].char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '(') => depth += 1,
+                (None, ')') if depth == 0 => {
+                    close = Some(cut + i);
+                    break;
+                }
+                (None, ')') => depth -= 1,
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        let clause = format!(" EXCLUDE {}", name.to_ascii_uppercase());
+        out.insert_str(close, &clause);
+        from = close + clause.len();
+    }
+    out
 }
 
 /// The marker an `EXCLUDE` clause leaves first in its window's PARTITION
@@ -774,13 +837,23 @@ struct Range<'a> {
 impl<'a> Range<'a> {
     /// 22013 for a negative distance, as PostgreSQL's `in_range`.
     fn new(keys: &OrderKeys<'a>, extent: &Extent) -> Result<Range<'a>, SqlError> {
+        // A time key moves by the offset's time part alone (`moved`).
+        let time_key = (keys.values.iter()).any(|k| matches!(k, Value::Time(_) | Value::TimeTz(_)));
         for bound in [&extent.start, &extent.end] {
             if let Some((Amount::Distance(d), _)) = bound.offset() {
-                let zero = match d {
-                    Value::Interval(_) => Value::Interval(folio_row::Interval::ZERO),
-                    _ => Value::Int4(0),
+                let negative = match d {
+                    Value::Interval(i) if time_key => i.micros < 0,
+                    Value::Interval(_) => {
+                        let zero = Value::Interval(folio_row::Interval::ZERO);
+                        scalar::compare(d, &zero)? == Some(std::cmp::Ordering::Less)
+                    }
+                    // A NaN offset is no size (PostgreSQL's `in_range`).
+                    Value::Float4(f) if f.is_nan() => true,
+                    Value::Float8(f) if f.is_nan() => true,
+                    Value::Numeric(n) if n.is_nan() => true,
+                    _ => scalar::compare(d, &Value::Int4(0))? == Some(std::cmp::Ordering::Less),
                 };
-                if scalar::compare(d, &zero)? == Some(std::cmp::Ordering::Less) {
+                if negative {
                     return Err(SqlError::new(
                         "22013",
                         "invalid preceding or following size in window function",
@@ -818,7 +891,9 @@ impl<'a> Range<'a> {
         };
         let (a, b) = self.values;
         // An overflowing target lies past every value.
-        let Ok(target) = crate::expr::arithmetic(&op, value.clone(), distance.clone()) else {
+        // (`inf - inf` lies at the frame's far end: before every value for
+        // a start, after every value for an end, in the window's order.)
+        let Ok(target) = moved(value, &op, distance, start == self.descending) else {
             return if following { b } else { a };
         };
         // Rows in `[a, b)` are ordered: find the first one not before
@@ -843,6 +918,67 @@ impl<'a> Range<'a> {
             }
         }
         lo
+    }
+}
+
+/// A RANGE key `value` moved by `distance` (`op`: plus or minus), the
+/// sum PostgreSQL's `in_range` compares the other keys with. A time or
+/// timetz key moves by the interval's time part alone (months and days
+/// ignored) and does not wrap around midnight, as `in_range` for time
+/// does: a sum past 24:00 lies after every time, one before 00:00 before
+/// every time. Other keys take the operator's sum; an infinite key moved
+/// by an infinite offset against its sign (`inf - inf`) is `+inf` when
+/// `up`, else `-inf`.
+fn moved(
+    value: &Value,
+    op: &BinaryOperator,
+    distance: &Value,
+    up: bool,
+) -> Result<Value, SqlError> {
+    let step = |t: i64, by: i64| match op {
+        BinaryOperator::Plus => t.saturating_add(by),
+        _ => t.saturating_sub(by),
+    };
+    match (value, distance) {
+        (Value::Time(t), Value::Interval(d)) => Ok(Value::Time(step(*t, d.micros))),
+        (Value::TimeTz(t), Value::Interval(d)) => Ok(Value::TimeTz(folio_row::TimeTz {
+            time: step(t.time, d.micros),
+            zone: t.zone,
+        })),
+        _ => {
+            let sum = crate::expr::arithmetic(op, value.clone(), distance.clone())?;
+            // `in_range` takes every non-NaN value as within such a
+            // bound: the caller's `up` puts the sum past all of them.
+            let direction = up;
+            Ok(match sum {
+                Value::Float8(f) if f.is_nan() && !is_nan(value) => Value::Float8(if direction {
+                    f64::INFINITY
+                } else {
+                    f64::NEG_INFINITY
+                }),
+                Value::Float4(f) if f.is_nan() && !is_nan(value) => Value::Float4(if direction {
+                    f32::INFINITY
+                } else {
+                    f32::NEG_INFINITY
+                }),
+                Value::Numeric(n) if n.is_nan() && !is_nan(value) => {
+                    Value::Numeric(folio_row::Numeric::Infinity {
+                        negative: !direction,
+                    })
+                }
+                sum => sum,
+            })
+        }
+    }
+}
+
+/// Whether `value` is a NaN of a float or numeric.
+fn is_nan(value: &Value) -> bool {
+    match value {
+        Value::Float4(f) => f.is_nan(),
+        Value::Float8(f) => f.is_nan(),
+        Value::Numeric(n) => n.is_nan(),
+        _ => false,
     }
 }
 
@@ -966,6 +1102,28 @@ mod tests {
     // Proves ROWS, RANGE and GROUPS bounds land where PostgreSQL's do:
     // rows counted from the row, peer groups counted from its group,
     // clamped to the partition, empty when the end is before the start.
+    // Proves a view's text keeps a window's EXCLUDE as the clause, in its
+    // place after the frame, whatever else the PARTITION BY holds.
+    #[test]
+    fn exclusions_are_written_back_as_clauses() {
+        assert_eq!(
+            written_exclusions(
+                "SELECT sum(i) OVER (PARTITION BY $exclude:current row ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t"
+            ),
+            "SELECT sum(i) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM t"
+        );
+        assert_eq!(
+            written_exclusions(
+                "SELECT f(x) OVER (w PARTITION BY $exclude:ties, g ORDER BY k ROWS CURRENT ROW), ')' FROM t WINDOW w AS (PARTITION BY $exclude:group ORDER BY coalesce(k, 0) GROUPS 1 PRECEDING)"
+            ),
+            "SELECT f(x) OVER (w PARTITION BY g ORDER BY k ROWS CURRENT ROW EXCLUDE TIES), ')' FROM t WINDOW w AS (ORDER BY coalesce(k, 0) GROUPS 1 PRECEDING EXCLUDE GROUP)"
+        );
+        assert_eq!(
+            written_exclusions("SELECT '$exclude:x'"),
+            "SELECT '$exclude:x'"
+        );
+    }
+
     #[test]
     fn bounds_count_rows_or_peer_groups() {
         // Ten rows in groups [0,2) [2,3) [3,6) [6,7) [7,10); row 4.

@@ -177,3 +177,37 @@ fn a_crash_leaves_no_temporary_table_after_the_reopen() {
     ok(&mut s, "create temp table gone (x int)");
     assert_eq!(rows(&mut s, "select count(*) from gone"), ["0"]);
 }
+
+// Proves temporary views go with their session: a view of a temporary
+// table and a view of that view (dropped readers first) are gone when
+// the session ends, another session never saw them, and what a crash
+// left is gone after the reopen, the permanent view beside them kept.
+#[test]
+fn temporary_views_are_dropped_with_their_session_and_after_a_crash() {
+    let dir = SimDir::new(SimConfig::seeded(23));
+    let db = Arc::new(Database::create_in(Storage::single(dir.clone()), small()).unwrap());
+    let views = "select viewname from pg_views where schemaname not in ('pg_catalog', 'information_schema') order by 1";
+    let mut a = Session::new(db.clone());
+    ok(&mut a, "create table kept (x int)");
+    ok(&mut a, "insert into kept values (1)");
+    ok(&mut a, "create view kept_v as select x from kept");
+    ok(&mut a, "create temp table t (y int)");
+    ok(&mut a, "create temp view tv as select y from t");
+    ok(&mut a, "create temp view tv2 as select y + 1 as z from tv");
+    ok(&mut a, "create view pg_temp.kv as select x from kept");
+    assert_eq!(rows(&mut a, views), ["kept_v", "kv", "tv", "tv2"]);
+    let mut b = Session::new(db.clone());
+    assert_eq!(fails(&mut b, "select * from tv").code, "42P01");
+    drop(a);
+    assert_eq!(rows(&mut b, views), ["kept_v"]);
+    ok(&mut b, "create temp view tv as select 2 as y");
+    assert_eq!(rows(&mut b, "select y from tv"), ["2"]);
+    // The process dies with `b`'s temporary view committed.
+    let after = dir.crash();
+    std::mem::forget(b);
+    let db = Arc::new(Database::open_in(Storage::single(after), small()).unwrap());
+    let mut c = Session::new(db.clone());
+    assert_eq!(rows(&mut c, views), ["kept_v"]);
+    assert_eq!(rows(&mut c, "select x from kept_v"), ["1"]);
+    assert_eq!(fails(&mut c, "select * from tv").code, "42P01");
+}

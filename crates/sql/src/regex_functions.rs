@@ -201,7 +201,13 @@ impl RegexFunc {
 /// without a match.
 pub fn substring(text: &str, pattern: &str) -> Result<Value, SqlError> {
     let regex = compiled(pattern, Flags::default())?;
-    let Some(hit) = matches_in(&regex, text, 0, true)?.pop() else {
+    first_group_or_match(&regex, text)
+}
+
+/// The part of `text` the first match of `regex` covers, or its first
+/// group's if it has groups; NULL without a match (or an unmatched group).
+fn first_group_or_match(regex: &Pattern, text: &str) -> Result<Value, SqlError> {
+    let Some(hit) = matches_in(regex, text, 0, true)?.pop() else {
         return Ok(Value::Null);
     };
     let range = match hit.groups.first() {
@@ -481,14 +487,7 @@ pub fn similar_substring(text: &str, pattern: &str, escape: &str) -> Result<Valu
         &similar_to_regex(pattern, escape_char(escape)?)?,
         Flags::default(),
     )?;
-    let Some(hit) = matches_in(&regex, text, 0, true)?.pop() else {
-        return Ok(Value::Null);
-    };
-    let range = match hit.groups.first() {
-        None => Some((hit.start, hit.end)),
-        Some(group) => *group,
-    };
-    Ok(range.map_or(Value::Null, |(s, e)| Value::Text(text[s..e].to_string())))
+    first_group_or_match(&regex, text)
 }
 
 #[cfg(test)]

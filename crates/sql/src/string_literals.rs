@@ -318,16 +318,8 @@ pub fn unistr(text: &str) -> Result<String, SqlError> {
 /// Unicode escapes are wrong; `None` when it is not such a constant or
 /// its escapes are right.
 pub fn escape_error(sql: &str, line: u64, column: u64) -> Option<SqlError> {
-    let start = sql
-        .split_inclusive('\n')
-        .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
-    let (at, _) = start
-        .char_indices()
-        .nth(usize::try_from(column).ok()?.checked_sub(1)?)?;
-    let chars: Vec<char> = start[at..].chars().collect();
-    if !matches!(chars.first(), Some('e' | 'E')) || chars.get(1) != Some(&'\'') {
-        return None;
-    }
+    let literal = crate::text_bytes::escape_literal_at(sql, line, column)?;
+    let chars: Vec<char> = literal.chars().collect();
     // The `\u` / `\U` escape at `i`: its value and length, or `None`
     // when its digits are short.
     let escape_at = |i: usize| -> Option<(u32, usize)> {

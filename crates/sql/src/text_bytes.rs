@@ -35,22 +35,30 @@ pub fn without_nul(text: &str) -> Result<(), SqlError> {
     }
 }
 
-/// The error for an escape string literal (`E'...'`) the tokenizer
-/// refused, starting at `line` and `column` (from 1, in characters) of
-/// `sql`: 22021 if one of its escapes makes a NUL (`\0`, `\000`, `\x00`,
-/// as PostgreSQL's scanner checks the string it made), else `None` (the
-/// tokenizer's own error stands).
-pub fn escaped_nul(sql: &str, line: u64, column: u64) -> Option<SqlError> {
+/// The text of `sql` from `line` and `column` (from 1, in characters, as
+/// sqlparser's tokenizer errors name them) on, if an escape string
+/// literal (`E'...'`) starts there.
+pub fn escape_literal_at(sql: &str, line: u64, column: u64) -> Option<&str> {
     let start = sql
         .split_inclusive('\n')
         .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
     let (at, _) = start
         .char_indices()
         .nth(usize::try_from(column).ok()?.checked_sub(1)?)?;
-    let mut chars = start[at..].chars().peekable();
-    if !matches!(chars.next(), Some('e' | 'E')) || chars.next() != Some('\'') {
-        return None;
-    }
+    let text = &start[at..];
+    let opens = text.starts_with("E'") || text.starts_with("e'");
+    opens.then_some(text)
+}
+
+/// The error for an escape string literal (`E'...'`) the tokenizer
+/// refused, starting at `line` and `column` (from 1, in characters) of
+/// `sql`: 22021 if one of its escapes makes a NUL (`\0`, `\000`, `\x00`,
+/// as PostgreSQL's scanner checks the string it made), else `None` (the
+/// tokenizer's own error stands).
+pub fn escaped_nul(sql: &str, line: u64, column: u64) -> Option<SqlError> {
+    let mut chars = escape_literal_at(sql, line, column)?[2..]
+        .chars()
+        .peekable();
     // The next up to `n` digits of `radix`, as a number.
     let digits = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, first: u32, radix, n| {
         let mut value = first;

@@ -2,9 +2,9 @@
 //! ISO, MDY`, `bytea_output = hex`, `extra_float_digits = 1`): what the
 //! wire protocol's text format and `psql` show, and what `INSERT ...
 //! VALUES ('...')` accepts. A timestamptz is written and read in a time
-//! zone the caller gives (the session's `TimeZone`: [`Value::to_text_in`],
-//! [`Value::from_text_in`]); [`Value::to_text`] and [`Value::from_text`]
-//! use UTC.
+//! zone the caller gives (the session's `TimeZone`, in the style
+//! [`Value::to_text_styled`] takes, and [`Value::from_text_in`]);
+//! [`Value::to_text`] and [`Value::from_text`] use UTC.
 //!
 //! | type | output | input also accepts |
 //! |---|---|---|
@@ -26,7 +26,7 @@ use crate::datetime_input as input;
 use crate::error::RowError;
 use crate::infinite_datetime::Infinity;
 use crate::numeric::Numeric;
-use crate::text_style::TextStyle;
+use crate::text_style::{DEFAULT_STYLE, TextStyle};
 use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
@@ -107,16 +107,25 @@ fn bytea_escaped(bytes: &[u8]) -> String {
     out
 }
 
+/// The text of a float that has no digits (`NaN`, `Infinity`,
+/// `-Infinity`), or `None` for a finite one.
+fn special_float(v: f64) -> Option<&'static str> {
+    if v.is_nan() {
+        Some("NaN")
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        None
+    }
+}
+
 /// PostgreSQL 15's float output with `extra_float_digits` at 0 or below:
 /// `precision` significant digits (at least 1), as C's `%.*g` writes
 /// them: exponent form when the decimal exponent is below -4 or at least
 /// the precision, trailing zeros dropped.
 fn format_float_digits(v: f64, precision: i32) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    if let Some(text) = special_float(v) {
+        return text.into();
     }
     let p = precision.max(1) as usize;
     let sci = format!("{:.*e}", p - 1, v);
@@ -138,11 +147,8 @@ fn format_float_digits(v: f64, precision: i32) -> String {
 /// PostgreSQL 15's float output: shortest exact digits, exponent form
 /// when the decimal exponent is below -4 or at least `max_exp`.
 fn format_float(v: f64, max_exp: i32, as_f32: Option<f32>) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    if let Some(text) = special_float(v) {
+        return text.into();
     }
     let sci = match as_f32 {
         Some(f) => format!("{f:e}"),
@@ -183,13 +189,7 @@ impl Value {
     /// The value as PostgreSQL 15 prints it (`None` for NULL), a
     /// timestamptz in UTC.
     pub fn to_text(&self) -> Option<String> {
-        self.to_text_in(&TimeZone::UTC)
-    }
-
-    /// The value as PostgreSQL 15 prints it with `TimeZone = zone`
-    /// (`None` for NULL).
-    pub fn to_text_in(&self, zone: &TimeZone) -> Option<String> {
-        self.to_text_styled(&TextStyle::in_zone(zone.clone()))
+        self.to_text_styled(&DEFAULT_STYLE)
     }
 
     /// The value as PostgreSQL 15 prints it with the settings of `style`
@@ -541,7 +541,7 @@ mod tests {
             Value::TimestampTz(i64::MIN)
         );
         assert_eq!(
-            Value::TimestampTz(i64::MAX).to_text_in(&TimeZone::fixed(3600)),
+            Value::TimestampTz(i64::MAX).to_text_styled(&TextStyle::in_zone(TimeZone::fixed(3600))),
             Some("infinity".into())
         );
         let err = |ty, text| Value::from_text(ty, text).unwrap_err();

@@ -25,10 +25,15 @@ pub struct TextStyle {
     pub bytea_escape: bool,
 }
 
+/// PostgreSQL's default settings (`TimeZone = UTC`): what
+/// [`Value::to_text`](crate::Value::to_text) borrows, so text output
+/// outside a session builds no style per value.
+pub static DEFAULT_STYLE: TextStyle = TextStyle::in_zone(TimeZone::UTC);
+
 impl TextStyle {
     /// The defaults (`IntervalStyle = postgres`, `extra_float_digits =
     /// 1`) with `TimeZone = zone`.
-    pub fn in_zone(zone: TimeZone) -> TextStyle {
+    pub const fn in_zone(zone: TimeZone) -> TextStyle {
         TextStyle {
             zone,
             interval: IntervalStyle::Postgres,
@@ -40,6 +45,6 @@ impl TextStyle {
 
 impl Default for TextStyle {
     fn default() -> TextStyle {
-        TextStyle::in_zone(TimeZone::UTC)
+        DEFAULT_STYLE.clone()
     }
 }

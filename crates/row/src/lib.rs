@@ -7,6 +7,7 @@
 mod array_text;
 mod big;
 pub mod calendar;
+mod date_styles;
 mod datetime_fields;
 mod datetime_input;
 mod datetime_tokens;
@@ -37,6 +38,9 @@ mod time_zone_abbreviations;
 mod types;
 mod value;
 
+pub use date_styles::{
+    DateOutput, DateStyle, MONTH_ABBREVS, WEEKDAY_ABBREVS, date_text, timestamp_text,
+};
 pub use datetime_fields::DateOrder;
 pub use datetime_input::{
     parse_date, parse_date_in, parse_time_in, parse_timestamp, parse_timestamp_in, parse_timetz_in,

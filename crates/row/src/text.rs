@@ -31,8 +31,6 @@ use crate::time_zone::TimeZone;
 use crate::types::SqlType;
 use crate::value::Value;
 
-use crate::interval::USECS_PER_DAY;
-
 fn syntax(ty: SqlType, text: &str) -> RowError {
     RowError::InvalidText {
         type_name: match ty {
@@ -60,37 +58,6 @@ fn float_out_of_range(ty: SqlType, text: &str) -> RowError {
         type_name: ty.name(),
         text: text.to_string(),
     }
-}
-
-fn format_date(days: i64) -> String {
-    let (y, m, d) = crate::calendar::ymd(days);
-    if y <= 0 {
-        format!("{:04}-{m:02}-{d:02} BC", 1 - y)
-    } else {
-        format!("{y:04}-{m:02}-{d:02}")
-    }
-}
-
-/// A timestamp's text and its era suffix (" BC" or ""), which PostgreSQL
-/// writes last, after a time zone.
-fn format_timestamp(usecs: i64) -> (String, &'static str) {
-    let days = usecs.div_euclid(USECS_PER_DAY);
-    let mut rest = usecs.rem_euclid(USECS_PER_DAY);
-    let micros = rest % 1_000_000;
-    rest /= 1_000_000;
-    let (h, mi, s) = (rest / 3600, rest / 60 % 60, rest % 60);
-    let date = format_date(days);
-    let (date, bc) = match date.strip_suffix(" BC") {
-        Some(d) => (d.to_string(), " BC"),
-        None => (date, ""),
-    };
-    let mut out = format!("{date} {h:02}:{mi:02}:{s:02}");
-    if micros != 0 {
-        let frac = format!("{micros:06}");
-        out.push('.');
-        out.push_str(frac.trim_end_matches('0'));
-    }
-    (out, bc)
 }
 
 /// A bytea in `bytea_output = escape`: printable ASCII (0x20..=0x7e) as
@@ -220,20 +187,21 @@ impl Value {
             Value::Bool(b) => if *b { "t" } else { "f" }.into(),
             Value::Date(d) => match Infinity::of_date(*d) {
                 Some(infinity) => infinity.word().into(),
-                None => format_date(*d as i64),
+                None => crate::date_styles::date_text(*d as i64, style.dates),
             },
             Value::Timestamp(t) | Value::TimestampTz(t) if Infinity::of_timestamp(*t).is_some() => {
                 Infinity::of_timestamp(*t).map_or("", Infinity::word).into()
             }
-            Value::Timestamp(t) => {
-                let (body, era) = format_timestamp(*t);
-                format!("{body}{era}")
-            }
+            Value::Timestamp(t) => crate::date_styles::timestamp_text(*t, None, style.dates),
             Value::TimestampTz(t) => {
                 let east = zone.offset_at(*t);
                 let local = t.saturating_add(i64::from(east) * 1_000_000);
-                let (body, era) = format_timestamp(local);
-                format!("{body}{}{era}", crate::time_zone::offset_text(east))
+                let abbreviation = match style.dates.output {
+                    crate::date_styles::DateOutput::Iso => String::new(),
+                    _ => zone.abbreviation_at(*t),
+                };
+                let at = Some((east, abbreviation.as_str()));
+                crate::date_styles::timestamp_text(local, at, style.dates)
             }
             Value::Time(t) => crate::time_of_day::format_time(*t),
             Value::TimeTz(t) => t.text(),

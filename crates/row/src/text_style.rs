@@ -1,5 +1,5 @@
 //! The session settings a value's text depends on: `TimeZone` (a
-//! timestamptz is shown in it), `IntervalStyle`, `extra_float_digits` and
+//! timestamptz is shown in it), `DateStyle`, `IntervalStyle`, `extra_float_digits` and
 //! `bytea_output`.
 //! One value of this type is what every text output takes
 //! ([`Value::to_text_styled`](crate::Value::to_text_styled)), the SQL layer
@@ -7,6 +7,7 @@
 //! the session's, so a new style is one field here and one rule where
 //! the type is written.
 
+use crate::date_styles::DateStyle;
 use crate::interval_styles::IntervalStyle;
 use crate::time_zone::TimeZone;
 
@@ -14,6 +15,9 @@ use crate::time_zone::TimeZone;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextStyle {
     pub zone: TimeZone,
+    /// `DateStyle`: how dates and timestamps are written
+    /// (`date_styles.rs`).
+    pub dates: DateStyle,
     pub interval: IntervalStyle,
     /// PostgreSQL's `extra_float_digits` (-15..=3): above 0 floats are
     /// written with the shortest digits that read back exactly; at 0 or
@@ -36,6 +40,7 @@ impl TextStyle {
     pub const fn in_zone(zone: TimeZone) -> TextStyle {
         TextStyle {
             zone,
+            dates: DateStyle::ISO_MDY,
             interval: IntervalStyle::Postgres,
             extra_float_digits: 1,
             bytea_escape: false,

@@ -191,6 +191,9 @@ pub enum Func {
     /// `overlay(s PLACING r FROM start [FOR count])` of a text or bytea
     /// (`overlay.rs`).
     Overlay,
+    /// `overlaps(s1, e1, s2, e2)`, what `(s1, e1) OVERLAPS (s2, e2)` calls
+    /// (`overlaps.rs`).
+    Overlaps,
     /// `txid_current()` and its kin (`xact_id.rs`): run on the session's
     /// entry, which the statement's `Env` carries.
     Xact(crate::xact_id::XactFunc),
@@ -288,7 +291,7 @@ pub fn version() -> String {
 /// The functions called by name (other than the catalog and array
 /// functions, which keep their own tables); a function with several
 /// names is printed (EXPLAIN) by its first.
-const NAMES: [(&str, Func); 87] = [
+const NAMES: [(&str, Func); 88] = [
     ("coalesce", Func::Coalesce),
     ("nullif", Func::Nullif),
     ("lower", Func::Lower),
@@ -374,6 +377,7 @@ const NAMES: [(&str, Func); 87] = [
     ("lastval", Func::Lastval),
     ("width_bucket", Func::WidthBucket),
     ("overlay", Func::Overlay),
+    ("overlaps", Func::Overlaps),
     ("unistr", Func::Unistr),
     ("to_hex", Func::ToHex),
 ];
@@ -581,6 +585,7 @@ impl Func {
             Func::Timezone => count == 2,
             Func::WidthBucket => count == 2 || count == 4,
             Func::Overlay => (3..=4).contains(&count),
+            Func::Overlaps => count == 4,
             Func::Unistr | Func::ToHex => count == 1,
             Func::Xact(f) => f.takes(count),
         }
@@ -619,6 +624,7 @@ impl Func {
             Func::Bits(f) if !f.fits(types) => Forms::None,
             Func::WidthBucket if !crate::width_bucket::fits(types) => Forms::None,
             Func::Overlay if !crate::overlay::fits(types) => Forms::None,
+            Func::Overlaps if !crate::overlaps::fits(types) => Forms::None,
             _ => Forms::One,
         }
     }
@@ -746,6 +752,7 @@ impl Func {
             Func::Timezone => crate::time_zones::result_type(args.get(1)),
             Func::WidthBucket => SqlType::Int4,
             Func::Overlay => crate::overlay::ty(args),
+            Func::Overlaps => SqlType::Bool,
             Func::Unistr | Func::ToHex => SqlType::Text,
             Func::Xact(f) => f.ty(),
         }
@@ -796,6 +803,7 @@ impl Func {
                 | Func::NumNulls
                 | Func::NumNonNulls
                 | Func::Str(StrFunc::QuoteNullable)
+                | Func::Overlaps
         ) && !matches!(self, Func::Array(f) if !f.is_strict())
             && !matches!(self, Func::Json(f) if !f.is_strict())
             && !matches!(self, Func::Range(f) if !f.is_strict())
@@ -1220,6 +1228,7 @@ impl Func {
             Func::Make(f) => f.eval(&args)?,
             Func::WidthBucket => crate::width_bucket::eval(&args)?,
             Func::Overlay => crate::overlay::eval(&args)?,
+            Func::Overlaps => crate::overlaps::eval(args)?,
             Func::Xact(_) => return Err(crate::xact_id::outside_statement()),
             Func::Setting(f) => f.eval(&args)?,
             Func::Timezone => crate::time_zones::eval(&args[0], &args[1])?,

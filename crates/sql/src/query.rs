@@ -1911,6 +1911,11 @@ pub(crate) fn column_name(expr: &Expr) -> String {
         .into(),
         // `ts AT TIME ZONE z`: PostgreSQL's call of `timezone(z, ts)`.
         Expr::AtTimeZone { .. } => "timezone".into(),
+        // `(a, b) OVERLAPS (c, d)`: PostgreSQL's call of `overlaps(...)`.
+        Expr::BinaryOp {
+            op: sqlparser::ast::BinaryOperator::Overlaps,
+            ..
+        } => "overlaps".into(),
         // A CASE is named by its ELSE result when that has a name of its
         // own (PostgreSQL: `ELSE f(x)` names the column `f`), else `case`.
         Expr::Case { else_result, .. } => match else_result.as_deref() {

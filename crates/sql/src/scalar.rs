@@ -433,6 +433,11 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
             require_bool(&bound, columns, "NOT", expr)?;
             Scalar::Not(Box::new(bound))
         }
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Overlaps,
+            right,
+        } => bind(&crate::overlaps::call(left, right)?, columns)?,
         Expr::BinaryOp { left, op, right } => {
             let (a, b) = (bind(left, columns)?, bind(right, columns)?);
             let op = qualified_operator(op)?;
@@ -1276,6 +1281,15 @@ fn function(
     }
     let name = names::function(&f.name);
     if !functions::exists(&name) {
+        let type_of = |e: &Expr| -> Result<Option<SqlType>, SqlError> {
+            Ok(match bind(e, columns)? {
+                Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
+                bound => Some(bound.ty_in(columns)),
+            })
+        };
+        if let Some(expr) = crate::type_calls::expand(&name, f, type_of) {
+            return bind(&expr?, columns);
+        }
         return Err(unknown_function(&name, f, columns));
     }
     // A `_populate_` call's value is of a table's row type, which folio
@@ -1401,7 +1415,7 @@ fn function(
                 "{name}() here (a set-returning function runs in FROM, or in a select list when it gives one column)"
             )));
         }
-        _ => return Err(no_such_function(&name, &args, columns)),
+        _ => return Err(no_such_function(&written(&f.name), &args, columns)),
     };
     let known = |a: &Scalar| match a {
         Scalar::Const(Value::Text(_) | Value::Null) | Scalar::Param(_) => None,
@@ -1409,7 +1423,9 @@ fn function(
     };
     match func.forms(&args.iter().map(known).collect::<Vec<_>>()) {
         functions::Forms::One => {}
-        functions::Forms::None => return Err(no_such_function(&name, &args, columns)),
+        functions::Forms::None => {
+            return Err(no_such_function(&written(&f.name), &args, columns));
+        }
         functions::Forms::Several => {
             return Err(functions::not_unique(format!(
                 "function {name}({}) is not unique",
@@ -1495,6 +1511,12 @@ fn function(
         *first = Scalar::Const(Value::Text(written.to_string()));
     }
     Ok(Scalar::Func(func, args))
+}
+
+/// A function's name as a message shows it: qualified when the call was
+/// (`pg_catalog.overlaps`), as PostgreSQL's `NameListToString`.
+fn written(name: &sqlparser::ast::ObjectName) -> String {
+    names::parts(name).map_or_else(|| names::function(name), |parts| parts.join("."))
 }
 
 /// PostgreSQL's 42883 for a call no function matches: the name with the

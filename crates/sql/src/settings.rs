@@ -18,7 +18,7 @@
 use crate::error::SqlError;
 use crate::server_settings::ServerValues;
 use folio_db::Isolation;
-use folio_row::{DateOrder, TimeZone};
+use folio_row::{DateOrder, DateOutput, DateStyle, TimeZone};
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -119,9 +119,8 @@ pub struct Settings {
     custom: BTreeMap<String, String>,
     /// `TimeZone`: how timestamptz values are shown and read.
     time_zone: TimeZone,
-    /// `DateStyle`'s field order, how ambiguous dates are read (its
-    /// output style is ISO, the only one folio writes).
-    date_order: DateOrder,
+    /// `DateStyle`: how dates are written and ambiguous ones read.
+    date_style: DateStyle,
     /// The server's limit on sessions (`folio serve --max-connections`;
     /// [`Settings::set_max_connections`]), which no SET changes.
     max_connections: u32,
@@ -166,7 +165,7 @@ impl Default for Settings {
             search_path: vec!["$user".into(), crate::schemas::PUBLIC.into()],
             custom: BTreeMap::new(),
             time_zone: TimeZone::UTC,
-            date_order: DateOrder::Mdy,
+            date_style: DateStyle::ISO_MDY,
             max_connections: 100,
             replication_role: "origin",
             plan_cache_mode: "auto",
@@ -212,33 +211,37 @@ pub fn unknown(name: &str) -> SqlError {
     )
 }
 
-/// The field order `SET DateStyle = value` leaves, `current` before it:
-/// a list of an output style (only `ISO` is folio's; `Postgres`, `SQL`,
-/// `German` are 0A000) and a field order (`MDY`/`US`/`NonEuro[pean]`,
-/// `DMY`/`Euro[pean]`, `YMD`), each at most once, as PostgreSQL's
-/// `check_datestyle` reads it; without an order, `current` stays.
-fn date_style(value: &str, current: DateOrder) -> Result<DateOrder, SqlError> {
-    let (mut order, mut style) = (None, false);
+/// The `DateStyle` that `SET DateStyle = value` leaves, `current` before
+/// it: a list of at most one output style (`ISO`, `SQL`, `Postgres`,
+/// `German`) and at most one field order (`MDY`/`US`/`NonEuro[pean]`,
+/// `DMY`/`Euro[pean]`, `YMD`), a word repeated being no conflict, as
+/// PostgreSQL's `check_datestyle` reads it. What the value does not name
+/// stays as it was, but `German` without an order sets `DMY`.
+fn date_style(value: &str, current: DateStyle) -> Result<DateStyle, SqlError> {
+    let (mut output, mut order) = (None, None);
     for word in value.split([',', ' ', '\t']).filter(|w| !w.is_empty()) {
-        let this = match word.to_ascii_lowercase().as_str() {
-            "iso" if !style => {
-                style = true;
-                continue;
+        let conflict = match DateOutput::named(word) {
+            Some(this) => output.replace(this).is_some_and(|o| o != this),
+            None => {
+                let this = match word.to_ascii_lowercase().as_str() {
+                    "mdy" | "us" | "noneuro" | "noneuropean" => DateOrder::Mdy,
+                    "dmy" | "euro" | "european" => DateOrder::Dmy,
+                    "ymd" => DateOrder::Ymd,
+                    _ => return Err(invalid("DateStyle", value)),
+                };
+                order.replace(this).is_some_and(|o| o != this)
             }
-            "postgres" | "sql" | "german" => {
-                return Err(SqlError::unsupported(format!("datestyle = {value}")));
-            }
-            "mdy" | "us" | "noneuro" | "noneuropean" => DateOrder::Mdy,
-            "dmy" | "euro" | "european" => DateOrder::Dmy,
-            "ymd" => DateOrder::Ymd,
-            _ => return Err(invalid("DateStyle", value)),
         };
-        if order.is_some_and(|o| o != this) {
-            return Err(invalid("DateStyle", value));
+        if conflict {
+            return Err(invalid("DateStyle", value)
+                .with_detail("Conflicting \"datestyle\" specifications."));
         }
-        order = Some(this);
     }
-    Ok(order.unwrap_or(current))
+    let german_order = (output == Some(DateOutput::German)).then_some(DateOrder::Dmy);
+    Ok(DateStyle {
+        output: output.unwrap_or(current.output),
+        order: order.or(german_order).unwrap_or(current.order),
+    })
 }
 
 fn invalid(name: &str, value: &str) -> SqlError {
@@ -405,6 +408,7 @@ impl Settings {
             .unwrap_or_default();
         folio_row::TextStyle {
             zone: self.time_zone.clone(),
+            dates: self.date_style,
             interval,
             extra_float_digits: self.extra_float_digits,
             bytea_escape: self
@@ -416,7 +420,7 @@ impl Settings {
 
     /// `DateStyle`'s field order: how dates such as `1/8/1999` are read.
     pub fn date_order(&self) -> DateOrder {
-        self.date_order
+        self.date_style.order
     }
 
     /// The server's limit on sessions, which `SHOW max_connections`
@@ -537,7 +541,7 @@ impl Settings {
             }
             // Only the values folio works in are accepted.
             "client_encoding" if matches!(lower.as_str(), "utf8" | "utf-8" | "unicode") => {}
-            "datestyle" => self.date_order = date_style(value, self.date_order)?,
+            "datestyle" => self.date_style = date_style(value, self.date_style)?,
             "timezone" => {
                 self.time_zone =
                     TimeZone::setting(value).ok_or_else(|| invalid("TimeZone", value))?;
@@ -619,7 +623,7 @@ impl Settings {
             "search_path" => self.search_path = default.search_path.clone(),
             "timezone" => self.time_zone = default.time_zone.clone(),
             "client_encoding" => {}
-            "datestyle" => self.date_order = default.date_order,
+            "datestyle" => self.date_style = default.date_style,
             "max_connections" => return Err(cannot_change(name)),
             _ if PRESET.contains(&name) || crate::server_settings::find(name).is_some() => {
                 return Err(cannot_change(name));
@@ -666,7 +670,7 @@ impl Settings {
             }
             "lock_timeout" | "idle_in_transaction_session_timeout" => "0".into(),
             "client_encoding" | "server_encoding" => "UTF8".into(),
-            "datestyle" => format!("ISO, {}", self.date_order.word()),
+            "datestyle" => self.date_style.show(),
             "timezone" => self.time_zone.name().into(),
             "search_path" => crate::schemas::show_search_path(&self.search_path),
             "server_version" => SERVER_VERSION.into(),

@@ -91,10 +91,7 @@ fn part_of(field: &str, micros: i64, zone: Option<i32>, float: bool) -> Result<V
 /// prints it, `Wed Dec 02 05:49:00.759552 2026 EST` (its
 /// `%a %b %d %H:%M:%S.ffffff %Y %Z`).
 pub fn time_of_day(utc_us: i64, zone: &folio_row::TimeZone) -> Result<String, SqlError> {
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
+    use folio_row::{MONTH_ABBREVS as MONTHS, WEEKDAY_ABBREVS as DAYS};
     let local = zone
         .local_of_utc(utc_us)
         .ok_or_else(|| SqlError::new("22008", "timestamp out of range"))?;

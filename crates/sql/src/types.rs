@@ -764,15 +764,17 @@ pub fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
-/// A value in PostgreSQL's text output format (`None` for NULL), with
-/// `DateStyle = ISO` and the running statement's `TimeZone`
-/// (`setting_functions::time_zone`): folio-row's rendering, the one
-/// every output (COPY, casts to text, messages) goes through; the
-/// server, writing rows after the statement, gives the session's zone
-/// to [`text_output_in`].
+/// A value in PostgreSQL's text output format (`None` for NULL), in the
+/// running statement's style (`setting_functions::text_style`: its
+/// `TimeZone`, `DateStyle`, ...) for the types a style changes:
+/// folio-row's rendering, the one every output (COPY, casts to text,
+/// messages) goes through; the server, writing rows after the
+/// statement, gives the session's style to [`text_output_in`].
 pub fn text_output(value: &Value) -> Option<String> {
     match value {
         Value::TimestampTz(_)
+        | Value::Timestamp(_)
+        | Value::Date(_)
         | Value::Interval(_)
         | Value::Float4(_)
         | Value::Float8(_)

@@ -7,11 +7,11 @@
 //! character are text.
 
 /// The keywords (the longest one a text starts with is taken).
-const KEYWORDS: [&str; 45] = [
+const KEYWORDS: [&str; 55] = [
     "Y,YYY", "YYYY", "YYY", "YY", "IYYY", "IYY", "IY", "IDDD", "ID", "I", "A.M.", "P.M.", "AM",
     "PM", "MONTH", "MON", "MM", "MS", "MI", "DAY", "DDD", "DD", "DY", "D", "HH24", "HH12", "HH",
     "SSSSS", "SSSS", "SS", "US", "CC", "Q", "RM", "WW", "W", "IW", "J", "TZH", "TZM", "TZ", "OF",
-    "Y", "FX", "TH",
+    "Y", "FX", "TH", "FF1", "FF2", "FF3", "FF4", "FF5", "FF6", "A.D.", "B.C.", "AD", "BC",
 ];
 
 pub const MONTHS: [&str; 12] = [
@@ -93,8 +93,7 @@ pub enum Piece<'t> {
 fn numeric(keyword: &str) -> bool {
     !matches!(
         keyword,
-        "Y,YYY"
-            | "MONTH"
+        "MONTH"
             | "MON"
             | "RM"
             | "DAY"
@@ -109,6 +108,10 @@ fn numeric(keyword: &str) -> bool {
             | "OF"
             | "FX"
             | "TH"
+            | "AD"
+            | "BC"
+            | "A.D."
+            | "B.C."
     )
 }
 
@@ -150,8 +153,12 @@ pub fn pieces(template: &str) -> Vec<Piece<'_>> {
         let Some(keyword) = KEYWORDS
             .iter()
             .filter(|k| {
-                rest.get(..k.len())
-                    .is_some_and(|w| w.eq_ignore_ascii_case(k))
+                rest.get(..k.len()).is_some_and(|w| {
+                    // The eras are keywords in upper or lower case only
+                    // (`Ad` is `A` and `D`), as PostgreSQL's table has them.
+                    let era = matches!(**k, "AD" | "BC" | "A.D." | "B.C.");
+                    w.eq_ignore_ascii_case(k) && (!era || w == **k || w == k.to_ascii_lowercase())
+                })
             })
             .max_by_key(|k| k.len())
         else {

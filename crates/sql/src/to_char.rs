@@ -27,20 +27,27 @@ fn number(value: i64, width: usize, fill: bool, ordinal: Option<Case>) -> String
         false if value < 0 => format!("-{:0width$}", -value, width = width),
         false => format!("{value:0width$}"),
     };
-    if let Some(case) = ordinal {
-        let suffix = match (value % 100, value % 10) {
-            (11..=13, _) => "th",
-            (_, 1) => "st",
-            (_, 2) => "nd",
-            (_, 3) => "rd",
-            _ => "th",
-        };
-        text.push_str(&match case {
-            Case::Lower => suffix.to_string(),
-            _ => suffix.to_ascii_uppercase(),
-        });
-    }
+    text.push_str(&ordinal_suffix(value, ordinal));
     text
+}
+
+/// The ordinal suffix of `value` (`st`, `nd`, `rd`, `th`) in the case a
+/// `TH` / `th` asked for; empty when none did.
+fn ordinal_suffix(value: i64, ordinal: Option<Case>) -> String {
+    let Some(case) = ordinal else {
+        return String::new();
+    };
+    let suffix = match (value % 100, value % 10) {
+        (11..=13, _) => "th",
+        (_, 1) => "st",
+        (_, 2) => "nd",
+        (_, 3) => "rd",
+        _ => "th",
+    };
+    match case {
+        Case::Lower => suffix.to_string(),
+        _ => suffix.to_ascii_uppercase(),
+    }
 }
 
 /// A name padded to 9 characters (PostgreSQL's longest month and day
@@ -81,7 +88,12 @@ pub fn format(micros: i64, zone: Option<(&str, i32)>, template: &str) -> Result<
         // Years count from 1 BC backwards in PostgreSQL's fields (no 0).
         let year = if y > 0 { y } else { 1 - y };
         let text = match keyword {
-            "Y,YYY" => format!("{},{:03}", year / 1000, year % 1000),
+            "Y,YYY" => format!(
+                "{},{:03}{}",
+                year / 1000,
+                year % 1000,
+                ordinal_suffix(year, ordinal)
+            ),
             "YYYY" => num(year, 4),
             "YYY" => num(year % 1000, 3),
             "YY" => num(year % 100, 2),
@@ -138,6 +150,23 @@ pub fn format(micros: i64, zone: Option<(&str, i32)>, template: &str) -> Result<
             "SSSS" | "SSSSS" => num(in_day / 1_000_000, 1),
             "MS" => num(in_day / 1000 % 1000, 3),
             "US" => num(in_day % 1_000_000, 6),
+            // FF1..FF6: the fraction's first N digits.
+            "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
+                let digits = u32::from(keyword.as_bytes()[2] - b'0');
+                num(in_day % 1_000_000 / 10i64.pow(6 - digits), digits as usize)
+            }
+            "AD" | "BC" | "A.D." | "B.C." => {
+                let text = match (keyword.len(), y > 0) {
+                    (2, true) => "AD",
+                    (2, false) => "BC",
+                    (_, true) => "A.D.",
+                    (_, false) => "B.C.",
+                };
+                match Case::of(written) {
+                    Case::Lower => text.to_ascii_lowercase(),
+                    _ => text.to_string(),
+                }
+            }
             "AM" | "PM" | "A.M." | "P.M." => {
                 let pm = hour >= 12;
                 let text = match (keyword.len(), pm) {

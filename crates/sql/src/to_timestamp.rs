@@ -8,17 +8,26 @@
 //! - a number takes the field's width in digits (`YYYYMMDD`), or all its
 //!   digits when a separator or the end follows (`2024-3-5`);
 //! - `YYY`, `YY`, `Y` are years near 2020 (`75` is 1975, `24` 2024);
+//!   `CC` a century, which a year of at most two digits is in (`CC YY`:
+//!   `21 05` is 2005) or, alone, whose first year it gives; `BC`/`AD`
+//!   (`B.C.`/`A.D.`, any case) an era;
 //!   `MONTH`/`MON`, `RM`, `DAY`/`DY` (read, not used), `AM`/`PM`,
 //!   `HH`/`HH12` (1 to 12), `HH24`, `MI`, `SS`, `MS`/`US` (a fraction: `5`
-//!   is .5), `SSSS`, `DDD`, `J`, `TZH`/`TZM`;
+//!   is .5), `FF1`..`FF6` (a fraction of at most six digits, rounded to
+//!   N), `SSSS`, `DDD`, `J`, `TZH`/`TZM`; `WW` (week of the year: day
+//!   `7 * (WW - 1) + 1`) and `W` (of the month); the ISO week date:
+//!   `IYYY`/`IYY`/`IY`/`I` (ISO year), `IW`, `ID` (1 is Monday), `IDDD`,
+//!   which may not be mixed with Gregorian fields (22007); `D`, `Q` are
+//!   read and not used; `FX` is accepted (its fixed-format matching is
+//!   not: separators match as outside it);
 //! - the input may end early: the fields not read are PostgreSQL's
 //!   defaults (year 1 BC, January, the 1st, midnight); text after the
 //!   template is ignored;
 //! - a field out of range is 22008 with the whole input, a value that is
 //!   not a number or a name 22007 (`invalid value "xx" for "MM"`).
 //!
-//! `to_timestamp(seconds)` is the Unix epoch plus that many seconds. ISO
-//! week fields, `W`, `WW`, `CC`, `FX`, `TZ` and `OF` are not read (0A000).
+//! `to_timestamp(seconds)` is the Unix epoch plus that many seconds.
+//! `TZ` and `OF` are not read (0A000).
 
 use crate::datetime::DAY;
 use crate::dch::{DAYS, MONTHS, Piece, ROMAN, pieces};
@@ -28,6 +37,21 @@ use crate::error::SqlError;
 #[derive(Default)]
 struct Fields {
     year: Option<i64>,
+    /// A year of fewer than four digits as written (`YY`: 5), and its
+    /// digit count, for `CC`.
+    short_year: Option<(i64, usize)>,
+    century: Option<i64>,
+    /// `BC` (or `B.C.`) was read.
+    bc: bool,
+    /// `WW` and `W`: the week of the year and of the month.
+    week_of_year: Option<i64>,
+    week_of_month: Option<i64>,
+    /// The ISO week date: year, week, day of the week (1 is Monday),
+    /// day of the year.
+    iso_year: Option<i64>,
+    iso_week: Option<i64>,
+    iso_day: Option<i64>,
+    iso_day_of_year: Option<i64>,
     month: Option<i64>,
     day: Option<i64>,
     day_of_year: Option<i64>,
@@ -210,7 +234,38 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
         let mut num = |width: usize| cursor.number(width, greedy, false, written).map(|n| n.0);
         match keyword {
             "YYYY" => fields.year = Some(num(4)?),
-            "YYY" | "YY" | "Y" => fields.year = Some(near_2020(num(keyword.len())?)),
+            "YYY" | "YY" | "Y" => {
+                let (value, digits) = cursor.number(keyword.len(), greedy, false, written)?;
+                fields.year = Some(near_2020(value));
+                fields.short_year = Some((value, digits));
+            }
+            "IYYY" => fields.iso_year = Some(num(4)?),
+            "IYY" | "IY" | "I" => fields.iso_year = Some(near_2020(num(keyword.len())?)),
+            "IW" => fields.iso_week = Some(num(2)?),
+            "ID" => fields.iso_day = Some(num(1)?),
+            "IDDD" => fields.iso_day_of_year = Some(num(3)?),
+            "WW" => fields.week_of_year = Some(num(2)?),
+            "W" => fields.week_of_month = Some(num(1)?),
+            "CC" => fields.century = Some(num(2)?),
+            "FX" => {}
+            "BC" | "AD" | "B.C." | "A.D." => {
+                let names: &[&str] = if keyword.len() == 2 {
+                    &["ad", "bc"]
+                } else {
+                    &["a.d.", "b.c."]
+                };
+                fields.bc = cursor.name(names, None, written)? == 1;
+            }
+            "FF1" | "FF2" | "FF3" | "FF4" | "FF5" | "FF6" => {
+                let precision = u32::from(keyword.as_bytes()[2] - b'0');
+                let (value, digits) = cursor.number(precision as usize, greedy, false, written)?;
+                if digits > 6 {
+                    return Err(out_of_range(input));
+                }
+                let micros = value * 10i64.pow(6 - digits as u32);
+                let unit = 10i64.pow(6 - precision);
+                fields.micros += (micros + unit / 2) / unit * unit;
+            }
             "Y,YYY" => {
                 let thousands = num(3)?;
                 if cursor.rest.starts_with(',') {
@@ -266,8 +321,17 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
                 let (minutes, _) = cursor.number(2, false, false, written)?;
                 fields.offset += if fields.offset < 0 { -minutes } else { minutes };
             }
-            // A lone TH reads nothing.
-            "TH" => {}
+            // A TH after a field that takes none (`Y,YYYth`) skips the
+            // input's suffix as one would.
+            "TH" => {
+                let letters = cursor
+                    .rest
+                    .chars()
+                    .take(2)
+                    .take_while(|c| c.is_alphabetic());
+                let n = letters.count();
+                cursor.skip_chars(n);
+            }
             other => {
                 return Err(SqlError::unsupported(format!(
                     "the template pattern \"{other}\" in to_timestamp and to_date"
@@ -290,10 +354,50 @@ fn read(input: &str, template: &str) -> Result<i64, SqlError> {
 impl Fields {
     /// The instant they name, checked field by field.
     fn instant(&self, input: &str) -> Result<i64, SqlError> {
-        let year = self.year.unwrap_or(0);
+        let iso = self.iso_year.is_some()
+            || self.iso_week.is_some()
+            || self.iso_day.is_some()
+            || self.iso_day_of_year.is_some();
+        let gregorian = self.year.is_some()
+            || self.month.is_some()
+            || self.day.is_some()
+            || self.day_of_year.is_some()
+            || self.week_of_year.is_some()
+            || self.week_of_month.is_some();
+        if iso && gregorian {
+            return Err(
+                SqlError::new("22007", "invalid combination of date conventions").with_hint(
+                    "Do not mix Gregorian and ISO week date conventions in a formatting template.",
+                ),
+            );
+        }
+        let mut year = match (self.century, self.short_year, self.year) {
+            // A year of at most two digits is in the century.
+            (Some(cc), Some((yy, digits)), _) if digits <= 2 && cc > 0 => (cc - 1) * 100 + yy,
+            (Some(cc), None, None) if cc > 0 => (cc - 1) * 100 + 1,
+            _ => self.year.unwrap_or(0),
+        };
+        if self.bc && year > 0 {
+            year = 1 - year;
+        }
+        let day_of_year =
+            (self.day_of_year).or_else(|| self.week_of_year.map(|ww| (ww - 1) * 7 + 1));
+        let day_of_month = (self.day).or_else(|| self.week_of_month.map(|w| (w - 1) * 7 + 1));
         let days = if let Some(j) = self.julian {
             j - 2_451_545
-        } else if let (Some(doy), None) = (self.day_of_year, self.month) {
+        } else if iso {
+            // Week 1 of an ISO year is the one holding January 4th; its
+            // Monday starts the year (2000-01-01, day 0, was a Saturday).
+            let iso_year = self.iso_year.unwrap_or(0);
+            let january_4 = crate::datetime::days(iso_year, 1, 4);
+            let monday = january_4 - (january_4 + 5).rem_euclid(7);
+            match self.iso_day_of_year {
+                Some(doy) => monday + doy - 1,
+                None => {
+                    monday + (self.iso_week.unwrap_or(1) - 1) * 7 + (self.iso_day.unwrap_or(1) - 1)
+                }
+            }
+        } else if let (Some(doy), None) = (day_of_year, self.month) {
             let length = crate::datetime::days(year + 1, 1, 1) - crate::datetime::days(year, 1, 1);
             if !(1..=length).contains(&doy) {
                 return Err(out_of_range(input));
@@ -301,7 +405,7 @@ impl Fields {
             crate::datetime::days(year, 1, 1) + doy - 1
         } else {
             let month = self.month.unwrap_or(1);
-            let day = self.day.unwrap_or(1);
+            let day = day_of_month.unwrap_or(1);
             if !(1..=12).contains(&month)
                 || day < 1
                 || day > i64::from(crate::datetime::days_in_month(year, month as u32))
@@ -411,6 +515,35 @@ mod tests {
                 "2024-03-05 12:07:09",
             ),
             ("5", "SSSS", "0001-01-01 00:00:05 BC"),
+            ("2005426", "YYYYWWD", "2005-10-15 00:00:00"),
+            ("2005527", "IYYYIWID", "2006-01-01 00:00:00"),
+            ("005527", "IYYIWID", "2006-01-01 00:00:00"),
+            ("2005364", "IYYYIDDD", "2006-01-01 00:00:00"),
+            ("2005 1", "IYYY IW", "2005-01-03 00:00:00"),
+            ("2005 3 2", "YYYY MM W", "2005-03-08 00:00:00"),
+            ("3 4 21 01", "W MM CC YY", "2001-04-15 00:00:00"),
+            ("3 21 5", "CC YY", "0221-01-01 00:00:00"),
+            ("21", "CC", "2001-01-01 00:00:00"),
+            ("1997 BC 11 16", "YYYY BC MM DD", "1997-11-16 00:00:00 BC"),
+            ("1997 a.d. 11 16", "YYYY B.C. MM DD", "1997-11-16 00:00:00"),
+            ("1,582nd VIII 21", "Y,YYYth FMRM DD", "1582-08-21 00:00:00"),
+            ("97/Feb/16", "FXYY:Mon:DD", "1997-02-16 00:00:00"),
+            (
+                "12:34:56.12345",
+                "HH24:MI:SS.FF4",
+                "0001-01-01 12:34:56.1235 BC",
+            ),
+            ("123456123", "HH24MISSFF2", "0001-01-01 12:34:56.12 BC"),
+            (
+                "12:34:56.1234567",
+                "HH24:MI:SS.FF6",
+                "22008 date/time field value out of range: \"12:34:56.1234567\"",
+            ),
+            (
+                "2005 52 7 2005",
+                "IYYY IW ID YYYY",
+                "22007 invalid combination of date conventions",
+            ),
             ("2024-III-05", "YYYY-RM-DD", "2024-03-05 00:00:00"),
             ("20000-01-01", "YYYY-MM-DD", "20000-01-01 00:00:00"),
             ("", "YYYY", "0001-01-01 00:00:00 BC"),

@@ -92,12 +92,15 @@ fn cast(expr: Expr, ty: &str) -> Expr {
 /// of it (`timestamp(date, timetz)`): PostgreSQL's 42883.
 fn check_pair(name: &str, types: [Option<SqlType>; 2]) -> Result<(), SqlError> {
     use SqlType::*;
-    let fits = match (name, types) {
-        (_, [None | Some(Date), None]) => true,
-        ("timestamp", [None | Some(Date), Some(Time(_))]) => true,
-        ("timestamptz", [None | Some(Date), Some(Time(_) | TimeTz(_))]) => true,
-        _ => false,
-    };
+    let fits = matches!(
+        (name, types),
+        (_, [None | Some(Date), None])
+            | ("timestamp", [None | Some(Date), Some(Time(_))])
+            | (
+                "timestamptz",
+                [None | Some(Date), Some(Time(_) | TimeTz(_))]
+            )
+    );
     let shown = |t: Option<SqlType>| t.map_or_else(|| "unknown".to_string(), |t| t.name());
     match fits {
         true => Ok(()),

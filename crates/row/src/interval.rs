@@ -256,8 +256,13 @@ impl Interval {
                 .ok_or_else(timestamp_out_of_range)?;
         }
         if self.days != 0 {
-            t = t
-                .checked_add(i64::from(self.days) * USECS_PER_DAY)
+            // By the day, as PostgreSQL adds days to the date: a number of
+            // days whose microseconds overflow may still land in range
+            // from a date before 2000 (`'4713-01-01 BC' + 109203489 days`).
+            let day = t.div_euclid(USECS_PER_DAY) + i64::from(self.days);
+            t = day
+                .checked_mul(USECS_PER_DAY)
+                .and_then(|d| d.checked_add(t.rem_euclid(USECS_PER_DAY)))
                 .ok_or_else(timestamp_out_of_range)?;
         }
         t = t
@@ -509,6 +514,15 @@ mod tests {
                 .unwrap_err()
                 .sqlstate(),
             "22008"
+        );
+        // Days whose microseconds overflow land in range from far back
+        // (horology.sql: 4713-01-01 BC + 109203489 days is 294276-12-31).
+        let far_back = crate::calendar::day_number(-4712, 1, 1) * USECS_PER_DAY;
+        assert_eq!(
+            Interval::new(0, 109_203_489, 0)
+                .add_to_timestamp(far_back)
+                .unwrap(),
+            day(294_276, 12, 31)
         );
         // An infinity stays itself, and a difference with one is 22008.
         for infinity in [i64::MIN, i64::MAX] {

@@ -105,6 +105,7 @@ mod parse;
 mod partitions;
 mod plan;
 mod plpgsql;
+mod polymorphic;
 mod position;
 mod privileges;
 mod project_set;

@@ -175,6 +175,7 @@ mod truth;
 mod tunables;
 mod types;
 mod updatable_views;
+mod user_aggregates;
 mod user_types;
 mod variadic;
 mod view_defaults;

@@ -75,6 +75,7 @@ fn in_scope() -> Arc<Vec<FunctionDef>> {
 /// planning starts with none).
 pub fn clear_used() {
     USED.with(|u| u.borrow_mut().clear());
+    crate::user_aggregates::clear();
 }
 
 /// Notes that the statement being planned calls `def` (a PL/pgSQL
@@ -788,6 +789,23 @@ impl VisitorMut for Expand<'_, '_> {
         let Expr::Function(call) = expr else {
             return Continue(());
         };
+        if let Some(aggregate) =
+            crate::user_aggregates::named(&call.name, crate::user_aggregates::arity(&call.args))
+        {
+            // Its functions, made ready for the call's binding.
+            return match crate::user_aggregates::prepare(
+                self.cx,
+                self.txn,
+                &aggregate,
+                &mut self.stack,
+            ) {
+                Ok(()) => Continue(()),
+                Err(e) => {
+                    self.error = Some(e);
+                    Break(())
+                }
+            };
+        }
         let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
             return Continue(());
         };
@@ -866,7 +884,9 @@ pub(crate) fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<Functio
     let name = names::relation(name).ok()?;
     in_scope()
         .iter()
-        .find(|d| d.name == name && d.args.len() == arity)
+        .find(|d| {
+            d.name == name && d.args.len() == arity && !crate::user_aggregates::is_aggregate(d)
+        })
         .cloned()
 }
 
@@ -906,7 +926,7 @@ pub(crate) fn call_args(
 }
 
 /// The expression a call of `def` with `args` stands for.
-fn expand_call(
+pub(crate) fn expand_call(
     cx: &Ctx<'_>,
     txn: &Transaction,
     def: &FunctionDef,

@@ -27,6 +27,7 @@ use crate::context::Ctx;
 use crate::error::SqlError;
 use crate::names;
 use crate::output::{Notice, Output};
+use crate::polymorphic;
 use crate::scalar::{self, Columns, Env, Scalar};
 use folio_catalog::FunctionDef;
 use folio_db::Transaction;
@@ -387,18 +388,39 @@ pub fn create(
         return Err(SqlError::new("42P13", "aggregate stype must be specified"));
     };
     let (stype, _) = type_of_text(stype)?;
-    let moving = ["msfunc", "minvfunc", "mstype"].map(|k| option(&options, k).is_some());
-    if moving.iter().any(|m| *m) && !moving.iter().all(|m| *m) {
-        let message = match moving {
-            [true, _, false] | [false, _, true] => {
-                "aggregate msfunc must be specified when mstype is specified"
-            }
-            [_, false, _] => "aggregate minvfunc must be specified when msfunc is specified",
-            _ => "aggregate msfunc must be specified when minvfunc is specified",
-        };
+    // PostgreSQL's checks of the moving-mode options, in its order.
+    let has = |k: &str| option(&options, k).is_some();
+    let moving_error = match has("mstype") {
+        true if !has("msfunc") => {
+            Some("aggregate msfunc must be specified when mstype is specified")
+        }
+        true if !has("minvfunc") => {
+            Some("aggregate minvfunc must be specified when mstype is specified")
+        }
+        true => None,
+        false if has("msfunc") => Some("aggregate msfunc must not be specified without mstype"),
+        false if has("minvfunc") => Some("aggregate minvfunc must not be specified without mstype"),
+        false if has("mfinalfunc") => {
+            Some("aggregate mfinalfunc must not be specified without mstype")
+        }
+        false if has("minitcond") => {
+            Some("aggregate minitcond must not be specified without mstype")
+        }
+        false => None,
+    };
+    if let Some(message) = moving_error {
         return Err(SqlError::new("42P13", message));
     }
     let arg_oids: Vec<u32> = args.iter().map(|a| a.1).collect();
+    if polymorphic::is_polymorphic(stype)
+        && !arg_oids.iter().any(|o| polymorphic::is_polymorphic(*o))
+    {
+        return Err(
+            SqlError::new("42P13", "cannot determine transition data type").with_detail(
+                "An aggregate using a polymorphic transition type must have at least one polymorphic argument.",
+            ),
+        );
+    }
     // The transition function must exist for (stype, args...).
     let mut inputs = vec![stype];
     inputs.extend(&arg_oids);
@@ -409,7 +431,37 @@ pub fn create(
             let mut inputs = vec![mstype];
             inputs.extend(&arg_oids);
             function_exists(f, &inputs)?;
+            let returns = user_function(&function_name(f)?, inputs.len()).map(|d| d.result.0);
+            if key == "minvfunc"
+                && let Some(returns) = returns
+                && returns != mstype
+                && !polymorphic::is_polymorphic(mstype)
+            {
+                return Err(SqlError::new(
+                    "42804",
+                    format!(
+                        "return type of inverse transition function {f} is not {}",
+                        crate::catalog_functions::format_type(i64::from(mstype), None)
+                    ),
+                ));
+            }
         }
+    }
+    if let (Some(forward), Some(inverse)) =
+        (option(&options, "msfunc"), option(&options, "minvfunc"))
+        && strict(forward, 1 + arg_oids.len())? != strict(inverse, 1 + arg_oids.len())?
+    {
+        return Err(SqlError::new(
+            "42P13",
+            "strictness of aggregate's forward and inverse transition functions must match",
+        ));
+    }
+    if let Some(parallel) = option(&options, "parallel")
+        && !["safe", "restricted", "unsafe"].contains(&parallel.to_ascii_lowercase().as_str())
+    {
+        return Err(SqlError::syntax(
+            "parameter \"parallel\" must be SAFE, RESTRICTED, or UNSAFE",
+        ));
     }
     let result = match option(&options, "finalfunc") {
         Some(f) => {
@@ -418,7 +470,15 @@ pub fn create(
         }
         None => (stype, -1),
     };
-    crate::polymorphic::check_result(&arg_oids, result.0)?;
+    let result = match polymorphic::is_polymorphic(result.0) && !polymorphic::is_polymorphic(stype)
+    {
+        // A polymorphic final function's result, from the state type.
+        true if polymorphic::is_array(result.0) => (stype, -1),
+        true => crate::user_types::of_oid(stype, -1)
+            .and_then(|t| t.element())
+            .map_or((stype, -1), |e| (e.oid(), -1)),
+        false => result,
+    };
     let def = FunctionDef {
         oid: 0,
         name,
@@ -438,6 +498,20 @@ pub fn create(
             crate::sql_functions::names_of(&def.name)
         )));
     }
+    // OR REPLACE of a function that is not an aggregate (PostgreSQL's
+    // 42809).
+    if create.or_replace
+        && crate::sql_functions::all_in_scope()
+            .iter()
+            .any(|d| d.name == def.name && d.signature() == def.signature() && !is_aggregate(d))
+    {
+        return Err(
+            SqlError::new("42809", "cannot change routine kind").with_detail(format!(
+                "\"{}\" is a function.",
+                crate::sql_functions::names_of(&def.name)
+            )),
+        );
+    }
     crate::sql_functions::clear_used();
     cx.db
         .catalog()
@@ -454,7 +528,29 @@ fn user_function(name: &ObjectName, arity: usize) -> Option<FunctionDef> {
 /// that many arguments, or a built-in one).
 fn function_exists(text: &str, inputs: &[u32]) -> Result<(), SqlError> {
     let name = function_name(text)?;
-    if user_function(&name, inputs.len()).is_some() {
+    if let Some(def) = user_function(&name, inputs.len())
+        && (def.args.iter())
+            .zip(inputs)
+            .all(|(declared, given)| fits(declared.1, *given))
+    {
+        // A plain argument of another type than the aggregate gives it
+        // (PostgreSQL's 42804).
+        let plain = |o: u32| !polymorphic::is_polymorphic(o);
+        if (def.args.iter())
+            .zip(inputs)
+            .any(|(declared, given)| plain(declared.1) && declared.1 != *given)
+        {
+            let types: Vec<String> = (def.args.iter())
+                .map(|a| crate::catalog_functions::format_type(i64::from(a.1), None))
+                .collect();
+            return Err(SqlError::new(
+                "42804",
+                format!(
+                    "function {text}({}) requires run-time type coercion",
+                    types.join(", ")
+                ),
+            ));
+        }
         return Ok(());
     }
     let bare = names::function(&name);
@@ -468,6 +564,32 @@ fn function_exists(text: &str, inputs: &[u32]) -> Result<(), SqlError> {
         "42883",
         format!("function {text}({}) does not exist", types.join(", ")),
     ))
+}
+
+/// Whether function `text` of `arity` arguments is strict (a user's as
+/// declared; a built-in one unless [`NOT_STRICT`]).
+fn strict(text: &str, arity: usize) -> Result<bool, SqlError> {
+    let name = function_name(text)?;
+    Ok(match user_function(&name, arity) {
+        Some(def) => def.strict,
+        None => !NOT_STRICT.contains(&names::function(&name).as_str()),
+    })
+}
+
+/// Whether an argument declared of type `declared` takes one of type
+/// `given` (both maybe polymorphic), as far as CREATE AGGREGATE checks:
+/// a polymorphic type does not reach a plain one, and an array one needs
+/// an array.
+fn fits(declared: u32, given: u32) -> bool {
+    use polymorphic::{is_array, is_polymorphic};
+    let array = |oid: u32| {
+        is_array(oid) || crate::user_types::of_oid(oid, -1).is_some_and(|t| t.element().is_some())
+    };
+    match (is_polymorphic(declared), is_polymorphic(given)) {
+        (false, false) => true,
+        (false, true) => false,
+        (true, _) => !is_array(declared) || array(given),
+    }
 }
 
 /// What a built-in transition function of two (or one) inputs stands for:
@@ -848,7 +970,17 @@ pub fn bind_call<C: Columns + ?Sized>(
     }
     let types: Vec<SqlType> = args.iter().map(|a| a.ty_in(source)).collect();
     let mut bound = bind_functions(&prepared.plain, &types)?;
-    if let Some(moving) = &prepared.moving {
+    // PostgreSQL keeps to the plain functions when an argument calls a
+    // volatile function (restarting would show); folio asks whether
+    // each argument is immutable (`immutable.rs`).
+    let mut read = Vec::new();
+    for a in &args {
+        a.columns(&mut read);
+    }
+    let width = read.iter().max().map_or(0, |m| m + 1);
+    let row: Vec<SqlType> = (0..width).map(|p| source.type_at(p)).collect();
+    let steady = args.iter().all(|a| crate::immutable::immutable(a, &row));
+    if let Some(moving) = prepared.moving.as_ref().filter(|_| steady) {
         bound.moving = Some(Box::new(bind_functions(moving, &types)?));
     }
     let ty = match &bound.finish {

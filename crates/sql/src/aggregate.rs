@@ -89,6 +89,10 @@ pub enum Kind {
     /// `corr`, `covar_*`, `regr_*` of `(Y, X)` (`regression.rs`): X is
     /// the call's second argument (`Call::delimiter`'s place).
     Regression(Regr),
+    /// A `CREATE AGGREGATE` one (`user_aggregates.rs`): its functions are
+    /// the call's `Call::user`; a second argument is in
+    /// `Call::delimiter`'s place.
+    User,
 }
 
 impl Kind {
@@ -111,6 +115,7 @@ impl Kind {
             Kind::Grouping => "GROUPING",
             Kind::OrderedSet(which) => which.name(),
             Kind::Regression(which) => which.name(),
+            Kind::User => "aggregate",
             Kind::Spread { sample, root } => match (sample, root) {
                 (true, false) => "var_samp",
                 (false, false) => "var_pop",
@@ -124,9 +129,11 @@ impl Kind {
     /// aggregates' do (every other aggregate skips NULLs; a NULL key of
     /// `json_object_agg` is its error). The one owner of that rule.
     fn takes_nulls(self) -> bool {
+        // (A user-defined one's transition function's strictness decides:
+        // `user_aggregates.rs`.)
         matches!(
             self,
-            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::JsonObjectAgg { .. }
+            Kind::ArrayAgg | Kind::JsonAgg { .. } | Kind::JsonObjectAgg { .. } | Kind::User
         )
     }
 
@@ -209,7 +216,8 @@ impl Kind {
                 SqlType::Interval => SqlType::Interval,
                 _ => SqlType::Numeric(None),
             },
-            Kind::Min | Kind::Max | Kind::OrderedSet(_) => arg,
+            // (A user-defined one's is its binding's: `user_aggregates.rs`.)
+            Kind::Min | Kind::Max | Kind::OrderedSet(_) | Kind::User => arg,
             Kind::StringAgg if arg == SqlType::Bytea => SqlType::Bytea,
             Kind::StringAgg => SqlType::Text,
             Kind::BoolAnd | Kind::BoolOr => SqlType::Bool,
@@ -242,6 +250,8 @@ pub struct Call {
     /// An ordered-set aggregate's direct argument (its fraction), over the
     /// aggregate row's group keys: evaluated once per group.
     pub direct: Option<Scalar>,
+    /// A user-defined aggregate's bound functions (`Kind::User`).
+    pub user: Option<std::sync::Arc<crate::user_aggregates::Bound>>,
 }
 
 impl Call {
@@ -392,6 +402,7 @@ impl<'a, C: Columns + ?Sized> Binder<'a, C> {
             order: Vec::new(),
             filter: None,
             direct: None,
+            user: None,
         });
         let mut marks = self.marks.borrow_mut();
         marks.resize(calls.len(), Vec::new());
@@ -490,9 +501,12 @@ pub fn bind_call<C: Columns + ?Sized>(
     source: &C,
 ) -> Result<Call, SqlError> {
     let name = names::function(&f.name);
-    let Some(kind) = Kind::of(&name) else {
+    let Some(kind) = kind_of(&name) else {
         return Err(SqlError::unsupported(format!("the function {name}")));
     };
+    if kind == Kind::User {
+        return crate::user_aggregates::bind_call(f, source);
+    }
     let FunctionArguments::List(list) = &f.args else {
         return Err(SqlError::unsupported(format!("{f}")));
     };
@@ -609,6 +623,7 @@ pub fn bind_call<C: Columns + ?Sized>(
         order: Vec::new(),
         filter: None,
         direct: None,
+        user: None,
     })
 }
 
@@ -733,7 +748,14 @@ pub fn is_grouping(f: &sqlparser::ast::Function) -> bool {
 
 /// Whether `name` is an aggregate function's.
 pub fn is_aggregate_name(name: &str) -> bool {
-    Kind::of(name).is_some()
+    kind_of(name).is_some()
+}
+
+/// The aggregate a call of `name` names: a built-in one first (PostgreSQL
+/// finds pg_catalog's first), else a `CREATE AGGREGATE` one in scope. The
+/// one rule of which aggregate a call names.
+fn kind_of(name: &str) -> Option<Kind> {
+    Kind::of(name).or_else(|| crate::user_aggregates::is_named(name).then_some(Kind::User))
 }
 
 /// Whether an expression calls an aggregate anywhere.
@@ -793,6 +815,8 @@ enum State {
     Spread(Moments),
     /// A regression's sums (`regression.rs`).
     Regression(crate::regression::Sums),
+    /// A user-defined aggregate's transition value (`user_aggregates.rs`).
+    User(crate::user_aggregates::UserState),
 }
 
 /// A variance's running values, as PostgreSQL keeps them: exact for
@@ -867,6 +891,14 @@ impl State {
         Ok(())
     }
 
+    /// The state of `call` before any value.
+    fn of(call: &Call) -> State {
+        match &call.user {
+            Some(user) => State::User(user.start()),
+            None => State::new(call.kind),
+        }
+    }
+
     /// The state before any value.
     fn new(kind: Kind) -> State {
         match kind {
@@ -880,6 +912,8 @@ impl State {
             Kind::JsonObjectAgg { .. } => State::Pairs(None),
             Kind::Spread { .. } => State::Spread(Moments::None),
             Kind::Regression(_) => State::Regression(Default::default()),
+            // (Made by `State::of`, which has the call's functions.)
+            Kind::User => State::Count(0),
         }
     }
 }
@@ -896,7 +930,7 @@ impl<'c> Accumulator<'c> {
     pub fn new(call: &'c Call) -> Self {
         Accumulator {
             call,
-            state: State::new(call.kind),
+            state: State::of(call),
         }
     }
 
@@ -990,7 +1024,7 @@ impl Groups<'_> {
         Group {
             set,
             key,
-            states: calls.iter().map(|c| State::new(c.kind)).collect(),
+            states: calls.iter().map(State::of).collect(),
             seen: match distinct {
                 true => vec![Default::default(); calls.len()],
                 false => Vec::new(),
@@ -1224,6 +1258,10 @@ fn accumulate(
 ) -> Result<(), SqlError> {
     state.widen(call)?;
     match state {
+        State::User(user) => {
+            let bound = call.user.as_deref().expect("a user aggregate's functions");
+            bound.add(user, value, delimiter)?;
+        }
         State::Spread(moments) => moments.add(value)?,
         State::Regression(sums) => sums.add(value, delimiter)?,
         State::Array(items) => items.get_or_insert_with(Vec::new).push(value),
@@ -1346,6 +1384,10 @@ fn result(call: &Call, state: State) -> Result<Value, SqlError> {
             Kind::JsonObjectAgg { jsonb } => crate::json_build::object_agg(jsonb, &pairs)?,
             _ => unreachable!("json_object_agg's state"),
         },
+        State::User(user) => {
+            let bound = call.user.as_deref().expect("a user aggregate's functions");
+            bound.result(&user)?
+        }
         State::Text(Some(t)) => Value::Text(t),
         State::Bytes(Some(b)) => Value::Bytea(b),
         State::Bool(Some(b)) => Value::Bool(b),

@@ -224,6 +224,7 @@ pub fn bind<G: Columns + ?Sized, C: Columns + ?Sized>(
         order: vec![(value, SortKey::of(0, options))],
         filter: None,
         direct: direct.into_iter().next(),
+        user: None,
     })
 }
 

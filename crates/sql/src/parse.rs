@@ -78,6 +78,11 @@ pub enum Parsed {
     CreateDomain(Box<crate::domains::Create>),
     /// `ALTER DOMAIN` (sqlparser has none): `domains.rs`.
     AlterDomain(Box<crate::domains::Alter>),
+    /// `CREATE [OR REPLACE] AGGREGATE` (sqlparser has none):
+    /// `user_aggregates.rs`.
+    CreateAggregate(Box<crate::user_aggregates::Create>),
+    /// `DROP AGGREGATE` (sqlparser has none): `user_aggregates.rs`.
+    DropAggregate(crate::user_aggregates::Drop),
     /// `CREATE [OR REPLACE] TRIGGER ...` (sqlparser's statement) and the
     /// arguments of its `EXECUTE FUNCTION f(args)`, which sqlparser reads
     /// as argument types (`trigger_args`).
@@ -407,6 +412,26 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
                 Parsed::Sql(Box::new(Statement::ShowVariable {
                     variable: vec![Ident::with_quote('"', name)],
                 }))
+            }
+            Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::AGGREGATE) => {
+                Parsed::CreateAggregate(Box::new(crate::user_aggregates::parse_create(
+                    &spanned[2..],
+                    false,
+                )?))
+            }
+            Some(Keyword::CREATE)
+                if second.and_then(keyword) == Some(Keyword::OR)
+                    && spanned.get(2).and_then(|t| keyword(&t.token)) == Some(Keyword::REPLACE)
+                    && spanned.get(3).and_then(|t| keyword(&t.token))
+                        == Some(Keyword::AGGREGATE) =>
+            {
+                Parsed::CreateAggregate(Box::new(crate::user_aggregates::parse_create(
+                    &spanned[4..],
+                    true,
+                )?))
+            }
+            Some(Keyword::DROP) if second.and_then(keyword) == Some(Keyword::AGGREGATE) => {
+                Parsed::DropAggregate(crate::user_aggregates::parse_drop(&spanned[2..])?)
             }
             Some(Keyword::CREATE) if second.and_then(keyword) == Some(Keyword::DOMAIN) => {
                 Parsed::CreateDomain(Box::new(crate::domains::parse_create(&spanned[2..])?))

@@ -587,6 +587,8 @@ impl Session {
             | Parsed::AlterView { .. }
             | Parsed::AlterViewOptions(_)
             | Parsed::CreateDomain(_)
+            | Parsed::CreateAggregate(_)
+            | Parsed::DropAggregate(_)
             | Parsed::AlterDomain(_)
             | Parsed::CreateTrigger { .. }
             | Parsed::CreatePartitioned { .. }
@@ -3033,6 +3035,8 @@ pub(crate) fn run_utility(
         Parsed::AlterViewOptions(alter) => crate::view_options::run(cx, txn, notices, alter),
         Parsed::Do(block) => crate::plpgsql::do_block(cx, txn, notices, block),
         Parsed::CreateDomain(create) => crate::domains::create(cx, txn, create),
+        Parsed::CreateAggregate(create) => crate::user_aggregates::create(cx, txn, notices, create),
+        Parsed::DropAggregate(drop) => crate::user_aggregates::drop(cx, txn, notices, drop),
         Parsed::AlterDomain(alter) => crate::domains::alter(cx, txn, notices, alter),
         Parsed::CreateTrigger { create, args } => {
             crate::trigger_statements::create(cx, txn, create, args)

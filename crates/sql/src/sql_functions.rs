@@ -75,6 +75,7 @@ fn in_scope() -> Arc<Vec<FunctionDef>> {
 /// planning starts with none).
 pub fn clear_used() {
     USED.with(|u| u.borrow_mut().clear());
+    crate::user_aggregates::clear();
 }
 
 /// Notes that the statement being planned calls `def` (a PL/pgSQL
@@ -322,9 +323,9 @@ fn definition(
                 "default values of function arguments",
             ));
         }
-        let ty = crate::types::column_type(&arg.data_type)?;
+        let (oid, typmod) = declared_type(&arg.data_type)?;
         let arg_name = arg.name.as_ref().map(names::ident).unwrap_or_default();
-        args.push((arg_name, ty.oid(), ty.typmod()));
+        args.push((arg_name, oid, typmod));
     }
     let mut returns_set = false;
     let mut columns = Vec::new();
@@ -381,11 +382,17 @@ fn definition(
             }
             (VOID, -1)
         }
-        Some(ty) => {
-            let ty = crate::types::column_type(ty)?;
-            (ty.oid(), ty.typmod())
-        }
+        Some(ty) => declared_type(ty)?,
     };
+    let arg_oids: Vec<u32> = args.iter().map(|a| a.1).collect();
+    crate::polymorphic::check_result(&arg_oids, result.0)?;
+    if plpgsql
+        && (arg_oids.iter().chain([&result.0])).any(|o| crate::polymorphic::is_polymorphic(*o))
+    {
+        return Err(SqlError::unsupported(
+            "polymorphic arguments or results of PL/pgSQL functions",
+        ));
+    }
     let body = match &create.function_body {
         Some(CreateFunctionBody::AsBeforeOptions(e) | CreateFunctionBody::AsAfterOptions(e)) => {
             match e {
@@ -433,6 +440,16 @@ fn definition(
         plpgsql,
         body,
     })
+}
+
+/// The oid and modifier of a declared argument or result type: a
+/// column's type or a polymorphic pseudo-type (`polymorphic.rs`).
+pub(crate) fn declared_type(ty: &DataType) -> Result<(u32, i32), SqlError> {
+    if let Some(oid) = crate::polymorphic::pseudo_type(ty) {
+        return Ok((oid, -1));
+    }
+    let ty = crate::types::column_type(ty)?;
+    Ok((ty.oid(), ty.typmod()))
 }
 
 /// How the body of a SQL-standard `RETURN e` function is stored: its
@@ -489,6 +506,13 @@ fn side_effects(name: &str) -> SqlError {
 /// does not assign to the declared one) are CREATE's.
 fn check_body(cx: &Ctx<'_>, txn: &Transaction, def: &FunctionDef) -> Result<(), SqlError> {
     let query = body_query(def)?;
+    let polymorphic = (def.args.iter().map(|a| a.1))
+        .chain([def.result.0])
+        .any(crate::polymorphic::is_polymorphic);
+    if polymorphic {
+        // The types are each call's: the body is parsed only.
+        return Ok(());
+    }
     let args = null_args(def)?;
     let mut stack = vec![def.oid];
     if crate::record_functions::returns_record(def) {
@@ -580,7 +604,11 @@ fn select_of(expr: Expr) -> sqlparser::ast::Select {
 }
 
 /// `expr::type` for type oid `oid` with modifier `typmod`.
-fn typed(expr: Expr, oid: u32, typmod: i32) -> Result<Expr, SqlError> {
+pub(crate) fn typed(expr: Expr, oid: u32, typmod: i32) -> Result<Expr, SqlError> {
+    if crate::polymorphic::is_polymorphic(oid) {
+        // The call's own type (`polymorphic.rs`).
+        return Ok(Expr::Nested(Box::new(expr)));
+    }
     let text = crate::catalog_functions::format_type(i64::from(oid), Some(typmod));
     let data_type = Parser::new(&PostgreSqlDialect {})
         .try_with_sql(&text)
@@ -627,7 +655,7 @@ pub fn drop(
                     .iter()
                     .filter(|a| !matches!(a.mode, Some(ArgMode::Out)))
                 {
-                    oids.push(crate::types::column_type(&a.data_type)?.oid().to_string());
+                    oids.push(declared_type(&a.data_type)?.0.to_string());
                 }
                 let signature = oids.join(",");
                 of_name.into_iter().find(|d| d.signature() == signature)
@@ -638,8 +666,8 @@ pub fn drop(
                 Some(args) => {
                     let types: Vec<String> = (args.iter())
                         .map(|a| {
-                            crate::types::column_type(&a.data_type).map(|t| {
-                                crate::catalog_functions::format_type(i64::from(t.oid()), None)
+                            declared_type(&a.data_type).map(|t| {
+                                crate::catalog_functions::format_type(i64::from(t.0), None)
                             })
                         })
                         .collect::<Result<_, _>>()?;
@@ -761,6 +789,23 @@ impl VisitorMut for Expand<'_, '_> {
         let Expr::Function(call) = expr else {
             return Continue(());
         };
+        if let Some(aggregate) =
+            crate::user_aggregates::named(&call.name, crate::user_aggregates::arity(&call.args))
+        {
+            // Its functions, made ready for the call's binding.
+            return match crate::user_aggregates::prepare(
+                self.cx,
+                self.txn,
+                &aggregate,
+                &mut self.stack,
+            ) {
+                Ok(()) => Continue(()),
+                Err(e) => {
+                    self.error = Some(e);
+                    Break(())
+                }
+            };
+        }
         let Some(def) = resolve(&call.name, call_arity(&call.args)) else {
             return Continue(());
         };
@@ -839,7 +884,9 @@ pub(crate) fn resolve(name: &ObjectName, arity: Option<usize>) -> Option<Functio
     let name = names::relation(name).ok()?;
     in_scope()
         .iter()
-        .find(|d| d.name == name && d.args.len() == arity)
+        .find(|d| {
+            d.name == name && d.args.len() == arity && !crate::user_aggregates::is_aggregate(d)
+        })
         .cloned()
 }
 
@@ -879,7 +926,7 @@ pub(crate) fn call_args(
 }
 
 /// The expression a call of `def` with `args` stands for.
-fn expand_call(
+pub(crate) fn expand_call(
     cx: &Ctx<'_>,
     txn: &Transaction,
     def: &FunctionDef,

@@ -487,7 +487,11 @@ pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> 
         true => Value::Array(def.args.iter().map(|a| Value::Text(a.0.clone())).collect()),
         false => Value::Null,
     };
+    // An aggregate (`user_aggregates.rs`) is PostgreSQL's kind `a`, its
+    // source the placeholder PostgreSQL shows.
+    let aggregate = crate::user_aggregates::is_aggregate(def);
     let source = match crate::sql_functions::is_standard_body(def) {
+        _ if aggregate => "aggregate_dummy".to_string(),
         true => String::new(),
         false => def.body.clone(),
     };
@@ -503,7 +507,7 @@ pub fn user_row(def: &folio_catalog::FunctionDef, namespace: i64) -> Vec<Value> 
         Value::Float4(100.0),
         Value::Float4(if def.returns_set { 1000.0 } else { 0.0 }),
         oid_value(0),
-        Value::Text("f".into()),
+        Value::Text(if aggregate { "a" } else { "f" }.into()),
         Value::Bool(false),
         Value::Bool(false),
         Value::Bool(def.strict),

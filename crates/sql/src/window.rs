@@ -810,6 +810,16 @@ impl Partition<'_, '_> {
                 Ok((value, delimiter))
             })
             .collect::<Result<_, SqlError>>()?;
+        if let Some(moving) = aggregate.user.as_deref().and_then(|u| u.moving())
+            && extent.head_moves()
+        {
+            // A user-defined aggregate's moving mode (`user_aggregates.rs`).
+            let frames = self.frames(extent)?;
+            let rows: Vec<_> = (self.places.iter())
+                .map(|p| (frames[p.row], extent.exclude.segments(frames[p.row], p)))
+                .collect();
+            return crate::user_aggregates::moving_window(moving, &inputs, &rows);
+        }
         let mut out = Vec::with_capacity(self.places.len());
         let mut running = Accumulator::new(aggregate);
         let mut added = 0;

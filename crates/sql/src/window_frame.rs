@@ -759,6 +759,13 @@ impl Extent {
         self.start == Bound::UnboundedPreceding && self.exclude == Exclude::NoOthers
     }
 
+    /// Whether a row's frame may start after the partition's start (a
+    /// user-defined aggregate's moving mode is for such frames:
+    /// `user_aggregates.rs`).
+    pub fn head_moves(&self) -> bool {
+        self.start != Bound::UnboundedPreceding
+    }
+
     /// Each row's frame as positions `[start, end)` (empty when the end
     /// falls before the start), before exclusion; `keys` for `RANGE`
     /// offsets.

@@ -115,6 +115,7 @@ mod range_functions;
 mod record_functions;
 mod recursive;
 mod recursive_form;
+mod recursive_view;
 mod references_syntax;
 mod regex_functions;
 mod regex_match;

@@ -176,6 +176,7 @@ mod tunables;
 mod types;
 mod updatable_views;
 mod user_types;
+mod values_sublink;
 mod variadic;
 mod view_defaults;
 mod view_options;

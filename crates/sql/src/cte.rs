@@ -65,7 +65,7 @@ pub fn inline_change(query: &Query) -> Result<Option<Statement>, SqlError> {
     };
     // The target is kept out of the substitution.
     let kept = target.map(|t| std::mem::replace(t, placeholder()));
-    let _ = change.visit(&mut Inline(&defined));
+    let _ = change.visit(&mut Inline::new(&defined));
     if let Some(kept) = kept {
         match &mut change {
             Statement::Update { table, .. } => table.relation = kept,
@@ -144,14 +144,39 @@ fn definitions(with: With) -> Result<(Vec<Named>, Vec<Cte>), SqlError> {
 /// of `ctes` by its query (after visiting them: a CTE's query naming a
 /// table of its own name means the table, and is not visited again).
 fn substitute(query: &mut Query, ctes: &[(String, Definition)]) -> Result<(), SqlError> {
-    let _ = query.visit(&mut Inline(ctes));
+    let _ = query.visit(&mut Inline::new(ctes));
     Ok(())
 }
 
-/// The visitor of [`substitute`].
-struct Inline<'a>(&'a [(String, Definition)]);
+/// The visitor of [`substitute`]: the CTEs, and for each query around
+/// the visit the names of theirs its own WITH defines again (inside it
+/// such a name is that inner CTE, inlined when that query is planned).
+struct Inline<'a> {
+    ctes: &'a [(String, Definition)],
+    hidden: Vec<Vec<String>>,
+}
+impl<'a> Inline<'a> {
+    fn new(ctes: &'a [(String, Definition)]) -> Inline<'a> {
+        Inline {
+            ctes,
+            hidden: Vec::new(),
+        }
+    }
+}
 impl VisitorMut for Inline<'_> {
     type Break = ();
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let shadowed = (self.ctes.iter())
+            .filter(|(n, _)| crate::recursive_form::shadows(query, n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        self.hidden.push(shadowed);
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.hidden.pop();
+        ControlFlow::Continue(())
+    }
     fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
         let TableFactor::Table {
             name,
@@ -166,9 +191,12 @@ impl VisitorMut for Inline<'_> {
             return ControlFlow::Continue(());
         };
         let wanted = names::ident(id);
-        let Some((_, cte)) = self.0.iter().find(|(n, _)| *n == wanted) else {
+        let Some((_, cte)) = self.ctes.iter().find(|(n, _)| *n == wanted) else {
             return ControlFlow::Continue(());
         };
+        if self.hidden.iter().flatten().any(|n| *n == wanted) {
+            return ControlFlow::Continue(());
+        }
         let alias = match alias.take() {
             Some(a) if a.columns.is_empty() => TableAlias {
                 name: a.name,

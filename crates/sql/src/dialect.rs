@@ -75,12 +75,13 @@ impl Dialect for Folio {
     }
 
     /// `TRIM(BOTH FROM x)`, `SUBSTRING(x SIMILAR p ESCAPE e)`, `name 'x'`
-    /// (`string_call_forms.rs`).
+    /// (`string_call_forms.rs`); `(VALUES ...)` as a scalar subquery
+    /// (`values_sublink.rs`).
     fn parse_prefix(
         &self,
         parser: &mut Parser,
     ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
-        crate::string_call_forms::parse(parser)
+        crate::values_sublink::parse(parser).or_else(|| crate::string_call_forms::parse(parser))
     }
 
     fn is_custom_operator_part(&self, ch: char) -> bool {

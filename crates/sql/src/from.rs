@@ -1309,7 +1309,19 @@ fn base(
         };
         let qualifier = names::ident(&alias.name);
         let mut names: Vec<String> = planned.columns.iter().map(|c| c.name.clone()).collect();
-        for (n, c) in alias.columns.iter().enumerate().take(names.len()) {
+        // (A CTE inlined here is checked so too; PostgreSQL's message
+        // for it says `WITH query "x"`.)
+        if alias.columns.len() > names.len() {
+            return Err(SqlError::new(
+                "42P10",
+                format!(
+                    "table \"{qualifier}\" has {} columns available but {} columns specified",
+                    names.len(),
+                    alias.columns.len()
+                ),
+            ));
+        }
+        for (n, c) in alias.columns.iter().enumerate() {
             names[n] = names::ident(&c.name);
         }
         let table = ScopeTable {

@@ -278,6 +278,12 @@ pub fn statements(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         identity_options_in_order(&mut spanned, &text)?;
         crate::table_functions::rows_from_as_call(&mut spanned);
         let check_option = view_check_option(&mut spanned);
+        crate::recursive_view::expand(
+            &mut spanned,
+            &text,
+            check_option.as_ref().map(|(_, with)| with),
+        )?;
+        let check_option = check_option.map(|(option, _)| option);
         let likes = crate::create_like::take(&mut spanned, &text)?;
         let partition_spec = match (
             keyword(&spanned[0].token),
@@ -705,8 +711,9 @@ fn bare_view_options(tokens: &mut Vec<TokenWithSpan>, at: usize) {
 /// Takes a trailing `WITH [LOCAL | CASCADED] CHECK OPTION` off a
 /// `CREATE [OR REPLACE] [TEMP] [RECURSIVE] VIEW` (sqlparser reads none):
 /// the option, `local` or `cascaded` (the default), which the statement
-/// then carries as PostgreSQL's `WITH (check_option = ...)`.
-fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
+/// then carries as PostgreSQL's `WITH (check_option = ...)`, and the
+/// clause's `WITH` token.
+fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<(&'static str, TokenWithSpan)> {
     let word = |t: &TokenWithSpan| match &t.token {
         Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
         _ => String::new(),
@@ -737,8 +744,9 @@ fn view_check_option(tokens: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
     if word(&tokens[n - cut]) != "with" {
         return None;
     }
+    let with = tokens[n - cut].clone();
     tokens.truncate(n - cut);
-    Some(option)
+    Some((option, with))
 }
 
 /// Takes a trailing `WITH DATA` or `WITH NO DATA` off `tokens` (a

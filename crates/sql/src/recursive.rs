@@ -109,10 +109,17 @@ impl Cte {
         if !query.locks.is_empty() {
             return Err(not_implemented("FOR UPDATE/SHARE"));
         }
-        if query.with.is_some() {
-            return Err(SqlError::unsupported(format!(
-                "WITH in the recursive query \"{name}\""
-            )));
+        // The query's own WITH is given to both terms; a reference to
+        // the query inside it is PostgreSQL's 42P19 (a subquery).
+        if let Some(with) = &query.with
+            && (with.cte_tables.iter()).any(|c| crate::recursive_form::names(&*c.query, name))
+        {
+            return Err(SqlError::new(
+                "42P19",
+                format!(
+                    "recursive reference to query \"{name}\" must not appear within a subquery"
+                ),
+            ));
         }
         let all = match set_quantifier {
             SetQuantifier::All => true,
@@ -123,7 +130,6 @@ impl Cte {
             body: Box::new(body.clone()),
             order_by: None,
             limit_clause: None,
-            with: None,
             ..query.clone()
         };
         let (base, step) = (term(left), term(right));

@@ -31,19 +31,44 @@ use sqlparser::ast::{
 use std::ops::ControlFlow;
 
 /// Whether a FROM item anywhere in `node` (subqueries included) is the
-/// bare name `name`.
+/// bare name `name`, not counting those inside a query whose own WITH
+/// defines `name` again (there the name is that CTE: [`shadows`]).
 pub fn names<V: Visit>(node: &V, name: &str) -> bool {
-    struct Find<'a>(&'a str);
+    struct Find<'a> {
+        name: &'a str,
+        /// How many queries around the visit define `name` themselves.
+        hidden: usize,
+    }
     impl Visitor for Find<'_> {
         type Break = ();
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            self.hidden += usize::from(shadows(query, self.name));
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            self.hidden -= usize::from(shadows(query, self.name));
+            ControlFlow::Continue(())
+        }
         fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
-            match is_reference(factor, self.0) {
+            match self.hidden == 0 && is_reference(factor, self.name) {
                 true => ControlFlow::Break(()),
                 false => ControlFlow::Continue(()),
             }
         }
     }
-    node.visit(&mut Find(name)).is_break()
+    node.visit(&mut Find { name, hidden: 0 }).is_break()
+}
+
+/// Whether `query`'s own WITH defines a CTE `name`, which then hides an
+/// outer one of that name inside `query`. (Its items written before that
+/// CTE, in a WITH that is not RECURSIVE, would still see the outer one
+/// in PostgreSQL; they are taken as hidden too.)
+pub fn shadows(query: &Query, name: &str) -> bool {
+    query.with.as_ref().is_some_and(|with| {
+        with.cte_tables
+            .iter()
+            .any(|cte| names::ident(&cte.alias.name) == name)
+    })
 }
 
 /// Whether `factor` is the bare table name `name`.

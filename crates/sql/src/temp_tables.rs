@@ -399,6 +399,34 @@ pub fn created_name(
     names::relation(&name).map(Some)
 }
 
+/// Whether a foreign key of temporary table `created` (placed:
+/// `pg_temp_N.name`) references the table itself, by its bare name or as
+/// `pg_temp[_N].name`: PostgreSQL resolves the reference once the table
+/// exists, and the session's temporary namespace comes first in the
+/// search path. The reference is then written as the placed name.
+fn self_reference(target: &mut ObjectName, created: &ObjectName, temp: bool) -> bool {
+    let (Some(placed), Some(parts)) = (names::parts(created), names::parts(target)) else {
+        return false;
+    };
+    let [_, name] = placed.as_slice() else {
+        return false;
+    };
+    let itself = match parts.as_slice() {
+        [plain] => plain == name,
+        [_, plain] => {
+            plain == name
+                && explicit_temp_schema(target).is_some_and(|n| {
+                    n.is_none_or(|n| Some(n) == explicit_temp_schema(created).flatten())
+                })
+        }
+        _ => false,
+    };
+    if temp && itself {
+        *target = created.clone();
+    }
+    temp && itself
+}
+
 /// The table a foreign key constraint references.
 fn constraint_target(constraint: &mut TableConstraint) -> Option<&mut ObjectName> {
     match constraint {
@@ -468,13 +496,19 @@ impl Resolver<'_, '_> {
         }
         for column in &mut create.columns {
             for option in &mut column.options {
-                if let ColumnOption::ForeignKey { foreign_table, .. } = &mut option.option {
+                if let ColumnOption::ForeignKey { foreign_table, .. } = &mut option.option
+                    && !self_reference(foreign_table, &create.name, temp)
+                {
                     self.references(Some(foreign_table), temp)?;
                 }
             }
         }
         for constraint in &mut create.constraints {
-            self.references(constraint_target(constraint), temp)?;
+            if let Some(target) = constraint_target(constraint)
+                && !self_reference(target, &create.name, temp)
+            {
+                self.references(Some(target), temp)?;
+            }
         }
         Ok(())
     }

@@ -30,7 +30,7 @@ use folio_catalog::Relation;
 use folio_row::{SqlType, Value};
 use sqlparser::ast::{AccessExpr, Expr, Ident, Insert, Spanned, Subscript as Written};
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan, Whitespace, Word};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 
 /// The marker [`mark`] writes first in the clause.
 const MARKER: &str = "$targets:insert";
@@ -310,7 +310,6 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>) {
             }
             None => {
                 let mut clause = vec![
-                    at(Token::Whitespace(Whitespace::Space), &tokens[close]),
                     at(
                         Token::Word(Word {
                             value: "PARTITION".to_string(),
@@ -414,25 +413,28 @@ mod tests {
             )
             .tokenize_with_location()
             .expect("tokens");
+            // (The parser's tokens have no white space.)
+            tokens.retain(|t| !matches!(t.token, Token::Whitespace(_)));
             let text = crate::position::Text::new(sql);
             crate::overriding::mark(&mut tokens, &text).expect("marked");
             mark(&mut tokens);
             tokens
                 .iter()
                 .map(|t| t.token.to_string())
-                .collect::<String>()
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         assert_eq!(
             rewritten("insert into s.t (a[1], b) values (1, 2)"),
-            "insert into s.t (a,b) PARTITION ($targets:insert,a[1], b) values (1, 2)"
+            "insert into s . t ( a , b ) PARTITION ( $targets:insert , a [ 1 ] , b ) values ( 1 , 2 )"
         );
         assert_eq!(
             rewritten("insert into t as x (a[1:2]) overriding user value select 1"),
-            "insert into t as x (a) PARTITION ($overriding:user,$targets:insert,a[1:2]) select 1"
+            "insert into t as x ( a ) overriding ( $overriding:user , $targets:insert , a [ 1 : 2 ] ) select 1"
         );
-        let same = "insert into t (a, b) values (x[1], 2)";
+        let same = "insert into t ( a , b ) values ( x [ 1 ] , 2 )";
         assert_eq!(rewritten(same), same);
-        let sub = "insert into t (select a[1] from u)";
+        let sub = "insert into t ( select a [ 1 ] from u )";
         assert_eq!(rewritten(sub), sub);
     }
 

@@ -409,8 +409,8 @@ fn column_name(base: &Expr) -> String {
     }
 }
 
-/// `value` as a `ty` in assignment, else 42804.
-fn fit(
+/// `value` as a `ty` in assignment, else 42804 ([`refused`]).
+pub(crate) fn fit(
     value: Scalar,
     ty: SqlType,
     column: &str,
@@ -428,18 +428,22 @@ fn fit(
             Scalar::Const(v) => Scalar::Const(types::cast(v, ty)?),
             s => Scalar::Cast(Box::new(s), ty),
         },
-        t => {
-            return Err(SqlError::new(
-                "42804",
-                format!(
-                    "subscripted assignment to \"{column}\" requires type {} but expression is of type {}",
-                    ty.name(),
-                    t.name()
-                ),
-            )
-            .with_hint("You will need to rewrite or cast the expression."));
-        }
+        t => return Err(refused(column, ty, t)),
     })
+}
+
+/// 42804: a value of type `from` assigned at a subscript of `column`,
+/// whose elements (or slices) are `ty`s.
+pub(crate) fn refused(column: &str, ty: SqlType, from: SqlType) -> SqlError {
+    SqlError::new(
+        "42804",
+        format!(
+            "subscripted assignment to \"{column}\" requires type {} but expression is of type {}",
+            ty.name(),
+            from.name()
+        ),
+    )
+    .with_hint("You will need to rewrite or cast the expression.")
 }
 
 /// 0A000: the result would not start at 1.

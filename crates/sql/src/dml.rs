@@ -44,6 +44,8 @@ pub enum Change {
         /// Target column of each value; without a column list, the
         /// values fill the first columns (the rest take their defaults).
         targets: Vec<usize>,
+        /// The targets' subscripts (`insert_targets.rs`).
+        subscripts: crate::insert_targets::Subscripts,
         listed: bool,
         /// The positions in a query's rows whose values `OVERRIDING USER
         /// VALUE` ignores (identity columns': they take their defaults).
@@ -292,17 +294,11 @@ pub fn plan_insert_into(
     name: &str,
     relation: Arc<Relation>,
 ) -> Result<Change, SqlError> {
-    let width = relation.def.columns.len();
     let listed = !insert.columns.is_empty();
-    let targets: Vec<usize> = if !listed {
-        (0..width).collect()
-    } else {
-        insert
-            .columns
-            .iter()
-            .map(|c| access::target_column(&relation, name, &names::ident(c)))
-            .collect::<Result<_, _>>()?
-    };
+    let crate::insert_targets::Targets {
+        columns: targets,
+        subscripts,
+    } = crate::insert_targets::Targets::of(insert, &relation, name)?;
     let constraints = Constraints::bind(cx, txn, &relation)?;
     let overriding = crate::overriding::of(insert)?;
     let none: &[(String, SqlType)] = &[];
@@ -324,9 +320,10 @@ pub fn plan_insert_into(
                     .map(|row| {
                         row.iter()
                             .enumerate()
-                            .map(|(i, e)| match targets.get(i) {
-                                Some(&c) if is_default(e) => constraints.default_of(c),
-                                Some(&c) => {
+                            .map(|(i, e)| match (targets.get(i), subscripts.at(i)) {
+                                (Some(_), Some(s)) => s.bind(e),
+                                (Some(&c), None) if is_default(e) => constraints.default_of(c),
+                                (Some(&c), None) => {
                                     let ignored = takes_default(e, c, &constraints, overriding);
                                     // (An ignored value's folding is not
                                     // raised: PostgreSQL never plans it.)
@@ -347,7 +344,7 @@ pub fn plan_insert_into(
                                         false => Ok(bound),
                                     }
                                 }
-                                None => scalar::bind(e, none),
+                                (None, _) => scalar::bind(e, none),
                             })
                             .collect()
                     })
@@ -356,6 +353,10 @@ pub fn plan_insert_into(
             _ => {
                 let planned = query::plan_query(cx, txn, query)?;
                 for (i, (&c, &ty)) in targets.iter().zip(&planned.types).enumerate() {
+                    if let Some(s) = subscripts.at(i) {
+                        s.check(ty)?;
+                        continue;
+                    }
                     // A query's text column may be an untyped literal's.
                     let from = Some(ty).filter(|t| !matches!(t, SqlType::Text | SqlType::Record));
                     let column = (relation.def.columns[c].name.as_str(), relation.types[c]);
@@ -426,6 +427,7 @@ pub fn plan_insert_into(
     Ok(Change::Insert {
         relation,
         targets,
+        subscripts,
         listed,
         ignored,
         source,
@@ -833,6 +835,7 @@ impl Change {
             Change::Insert {
                 relation,
                 targets,
+                subscripts,
                 source,
                 returning,
                 subplans,
@@ -841,8 +844,9 @@ impl Change {
                 match source {
                     Source::Values(rows) => {
                         for row in rows {
-                            for (s, &c) in row.iter().zip(targets) {
-                                note(s, relation.types[c]);
+                            for (i, (s, &c)) in row.iter().zip(targets).enumerate() {
+                                let ty = subscripts.at(i).map(|s| s.value_type());
+                                note(s, ty.unwrap_or(relation.types[c]));
                             }
                         }
                         for row in rows {
@@ -1101,6 +1105,7 @@ impl Change {
             Change::Insert {
                 relation,
                 targets,
+                subscripts,
                 listed,
                 ignored,
                 source,
@@ -1180,6 +1185,7 @@ impl Change {
                             ));
                         }
                         let mut row = row;
+                        subscripts.apply(&mut row, targets, env)?;
                         let kept: Vec<usize>;
                         let given = match ignored.is_empty() {
                             true => &targets[..row.len()],

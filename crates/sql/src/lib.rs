@@ -74,6 +74,7 @@ mod immutable;
 mod index_exprs;
 mod indexes;
 mod information_schema;
+mod insert_targets;
 mod instead_of;
 mod interrupt;
 mod interval_functions;

@@ -85,9 +85,10 @@ pub fn mark(tokens: &mut Vec<TokenWithSpan>, text: &Text<'_>) -> Result<(), SqlE
     Ok(())
 }
 
-/// The clause `[marker]` stands for, if it is one [`mark`] wrote.
+/// The clause `[marker, ...]` stands for, if it is one [`mark`] wrote
+/// (`insert_targets.rs` writes its items after the marker).
 pub fn of_marker(items: &[Expr]) -> Option<Overriding> {
-    let [Expr::Value(v)] = items else {
+    let Some(Expr::Value(v)) = items.first() else {
         return None;
     };
     let sqlparser::ast::Value::Placeholder(p) = &v.value else {
@@ -103,6 +104,7 @@ pub fn of(insert: &Insert) -> Result<Option<Overriding>, SqlError> {
         None => Ok(None),
         Some(items) => match of_marker(items) {
             Some(kind) => Ok(Some(kind)),
+            None if crate::insert_targets::is_marked(items) => Ok(None),
             None => Err(SqlError::syntax("syntax error at or near \"PARTITION\"")),
         },
     }

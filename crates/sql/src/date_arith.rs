@@ -17,6 +17,7 @@
 //! | interval | `+` | time | time |
 //! | date | `+` | time | timestamp |
 //! | time | `+` | date | timestamp |
+//! | date | `-` | time | timestamp (the time before the date's midnight) |
 //! | timetz | `+` `-` | interval | timetz, wrapped into a day, its zone kept (`time_with_zone.rs`) |
 //! | interval | `+` | timetz | timetz |
 //! | date | `+` | timetz | timestamptz (the date's clock in the timetz's zone) |
@@ -79,7 +80,7 @@ pub fn result_type(op: &BinaryOperator, a: SqlType, b: SqlType) -> Option<SqlTyp
         (Minus, Stamp(_) | Date, Stamp(_)) | (Minus, Stamp(_), Date) => SqlType::Interval,
         (Minus, Time, Time) => SqlType::Interval,
         (Plus | Minus, Time, Interval) | (Plus, Interval, Time) => SqlType::Time(None),
-        (Plus, Date, Time) | (Plus, Time, Date) => SqlType::Timestamp,
+        (Plus, Date, Time) | (Plus, Time, Date) | (Minus, Date, Time) => SqlType::Timestamp,
         (Plus | Minus, TimeTz, Interval) | (Plus, Interval, TimeTz) => SqlType::TimeTz(None),
         (Plus, Date, TimeTz) | (Plus, TimeTz, Date) => SqlType::TimestampTz,
         (Plus | Minus, Interval, Interval)
@@ -210,6 +211,9 @@ fn evaluate(op: &BinaryOperator, a: &Value, b: &Value, ty: SqlType) -> Result<Va
         (Plus, Value::Date(d), Value::Time(t)) | (Plus, Value::Time(t), Value::Date(d)) => {
             Value::Timestamp(at_time(*d, *t)?)
         }
+        // The time before the date's midnight (PostgreSQL's
+        // `date_mi_interval` of the time as an interval).
+        (Minus, Value::Date(d), Value::Time(t)) => Value::Timestamp(at_time(*d, -*t)?),
         (Plus, Value::TimeTz(t), Value::Interval(i))
         | (Plus, Value::Interval(i), Value::TimeTz(t)) => Value::TimeTz(t.plus_interval(*i)),
         (Minus, Value::TimeTz(t), Value::Interval(i)) => {

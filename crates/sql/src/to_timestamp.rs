@@ -417,7 +417,7 @@ impl Fields {
         let mut hour = self.hour.unwrap_or(0);
         if self.twelve_hour && !(1..=12).contains(&hour) {
             return Err(SqlError::new(
-                "22008",
+                "22007",
                 format!("hour \"{hour}\" is invalid for the 12-hour clock"),
             )
             .with_hint("Use the 24-hour clock, or give an hour between 1 and 12."));
@@ -428,7 +428,11 @@ impl Fields {
             _ => {}
         }
         let (minute, second) = (self.minute.unwrap_or(0), self.second.unwrap_or(0));
-        if hour > 24 || minute > 59 || second > 60 {
+        if hour > 24
+            || minute > 59
+            || second > 60
+            || self.seconds_of_day.is_some_and(|s| s >= 86_400)
+        {
             return Err(out_of_range(input));
         }
         let seconds = match self.seconds_of_day {
@@ -515,6 +519,11 @@ mod tests {
                 "2024-03-05 12:07:09",
             ),
             ("5", "SSSS", "0001-01-01 00:00:05 BC"),
+            (
+                "2015-02-11 86400",
+                "YYYY-MM-DD SSSS",
+                "22008 date/time field value out of range: \"2015-02-11 86400\"",
+            ),
             ("2005426", "YYYYWWD", "2005-10-15 00:00:00"),
             ("2005527", "IYYYIWID", "2006-01-01 00:00:00"),
             ("005527", "IYYIWID", "2006-01-01 00:00:00"),
@@ -565,7 +574,7 @@ mod tests {
             (
                 "13:00 pm",
                 "HH:MI am",
-                "22008 hour \"13\" is invalid for the 12-hour clock",
+                "22007 hour \"13\" is invalid for the 12-hour clock",
             ),
             (
                 "2024-03-05 25:00",

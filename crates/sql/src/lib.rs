@@ -20,6 +20,7 @@ mod between_symmetric;
 mod block_roles;
 mod bytea_bits;
 mod bytea_functions;
+mod call_expr;
 mod case_mapping;
 mod catalog_functions;
 mod change_rows;

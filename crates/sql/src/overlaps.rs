@@ -19,10 +19,7 @@
 
 use crate::error::SqlError;
 use folio_row::{SqlType, Value};
-use sqlparser::ast::{
-    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, ObjectName,
-};
+use sqlparser::ast::{BinaryOperator, Expr, Ident, ObjectName};
 
 /// `overlaps(s1, e1, s2, e2)` for `(s1, e1) OVERLAPS (s2, e2)`; each side
 /// must be a row of two (42601 otherwise, PostgreSQL's message).
@@ -36,22 +33,8 @@ pub fn call(left: &Expr, right: &Expr) -> Result<Expr, SqlError> {
     };
     let mut args = pair(left, "left")?;
     args.extend(pair(right, "right")?);
-    Ok(Expr::Function(Function {
-        name: ObjectName::from(vec![Ident::new("pg_catalog"), Ident::new("overlaps")]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: (args.into_iter())
-                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
-                .collect(),
-            clauses: Vec::new(),
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: Vec::new(),
-    }))
+    let name = ObjectName::from(vec![Ident::new("pg_catalog"), Ident::new("overlaps")]);
+    Ok(crate::call_expr::call_of(name, args))
 }
 
 /// Whether a call with arguments of `types` (`None`: unknown) has an

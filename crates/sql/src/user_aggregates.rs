@@ -670,23 +670,7 @@ fn call_expr(
         right: Box::new(Expr::Nested(Box::new(right))),
     };
     let call = |name: &str, inputs: Vec<Expr>| {
-        let args = (inputs.into_iter())
-            .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
-            .collect();
-        Expr::Function(sqlparser::ast::Function {
-            name: ObjectName::from(vec![Ident::new(name)]),
-            uses_odbc_syntax: false,
-            parameters: FunctionArguments::None,
-            args: FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
-                duplicate_treatment: None,
-                args,
-                clauses: Vec::new(),
-            }),
-            filter: None,
-            null_treatment: None,
-            over: None,
-            within_group: Vec::new(),
-        })
+        crate::call_expr::call_of(ObjectName::from(vec![Ident::new(name)]), inputs)
     };
     let mut inputs = inputs;
     let expr = match builtin_operator(&bare, inputs.len()) {

@@ -403,20 +403,7 @@ pub fn replace_expr(def: &FunctionDef, number: usize) -> Result<Expr, SqlError> 
         )));
     }
     let (name, args) = rows_call(def, number, true);
-    Ok(Expr::Function(sqlparser::ast::Function {
-        name,
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args,
-            clauses: Vec::new(),
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: Vec::new(),
-    }))
+    Ok(crate::call_expr::plain_call(name, args))
 }
 
 /// `"$plpgsql_rows"(oid, $number [, true])`'s name and arguments: `true`

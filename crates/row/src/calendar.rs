@@ -65,6 +65,39 @@ pub fn now() -> i64 {
     from_unix_micros(unix)
 }
 
+thread_local! {
+    /// The start of the transaction of the statement running on this
+    /// thread, while one is pinned ([`pin_transaction_start`]).
+    static TRANSACTION_START: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
+
+/// What the special inputs `now`, `today`, `tomorrow` and `yesterday`
+/// read, and the day a zone's offset is taken at for a `timetz` written
+/// without a date: the start of the running statement's transaction
+/// where one is pinned (PostgreSQL's rule: `'now'::timestamptz` is
+/// `now()`), else the system clock.
+pub fn transaction_now() -> i64 {
+    TRANSACTION_START.with(|t| t.get()).unwrap_or_else(now)
+}
+
+/// Pins [`transaction_now`] to `at` on this thread until the guard is
+/// dropped (a statement runs on one thread to its end).
+pub fn pin_transaction_start(at: i64) -> PinnedTransactionStart {
+    PinnedTransactionStart(TRANSACTION_START.with(|t| t.replace(Some(at))))
+}
+
+/// The pin of [`pin_transaction_start`]; dropping it restores the one
+/// before.
+#[must_use]
+#[derive(Debug)]
+pub struct PinnedTransactionStart(Option<i64>);
+
+impl Drop for PinnedTransactionStart {
+    fn drop(&mut self) {
+        TRANSACTION_START.with(|t| t.set(self.0));
+    }
+}
+
 /// A timestamp's microseconds since 2000-01-01 UTC from microseconds
 /// since the Unix epoch (the clock's and the counters' unit).
 pub fn from_unix_micros(unix: i64) -> i64 {

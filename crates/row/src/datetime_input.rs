@@ -62,7 +62,7 @@ fn decoded(
     let cx = Context {
         order,
         session: zone,
-        now: calendar::now(),
+        now: calendar::transaction_now(),
     };
     datetime_fields::decode(text, &cx).map_err(|fault| error(fault, type_name, text))
 }
@@ -155,7 +155,9 @@ pub fn parse_time_in(text: &str, zone: &TimeZone, order: DateOrder) -> Result<i6
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     match text.trim().to_ascii_lowercase().as_str() {
         "now" => {
-            let local = zone.local_of_utc(calendar::now()).ok_or_else(range)?;
+            let local = zone
+                .local_of_utc(calendar::transaction_now())
+                .ok_or_else(range)?;
             return Ok(local.rem_euclid(USECS_PER_DAY));
         }
         "allballs" => return Ok(0),
@@ -176,7 +178,7 @@ pub fn parse_timetz_in(text: &str, zone: &TimeZone, order: DateOrder) -> Result<
     const NAME: &str = "time with time zone";
     let range = || RowError::DateTimeOutOfRange(text.to_string());
     match text.trim().to_ascii_lowercase().as_str() {
-        "now" => return TimeTz::of_instant(calendar::now(), zone).ok_or_else(range),
+        "now" => return TimeTz::of_instant(calendar::transaction_now(), zone).ok_or_else(range),
         "allballs" => return Ok(TimeTz::new(0, 0)),
         _ => {}
     }

@@ -90,8 +90,8 @@ enum Field {
 /// overflow.
 #[derive(Default)]
 struct Sums {
-    months: i64,
-    days: i64,
+    months: i128,
+    days: i128,
     micros: i128,
 }
 
@@ -112,7 +112,7 @@ impl Sums {
             return;
         }
         let extra = fraction * days;
-        self.days += extra.trunc() as i64;
+        self.days += extra.trunc() as i128;
         self.fraction_seconds(extra - extra.trunc(), 86_400.0);
     }
 
@@ -121,7 +121,9 @@ impl Sums {
         let micros = |n: i64, per: i64| i128::from(n) * i128::from(per);
         match unit {
             Unit::Microsecond => {
-                self.micros += (whole as f64 + fraction).round_ties_even() as i128;
+                // The fraction rounds on its own (PostgreSQL's
+                // `AdjustMicroseconds`: `1.5 microseconds` is 1).
+                self.micros += micros(whole, 1) + fraction.round_ties_even() as i128;
                 MICROSECOND
             }
             Unit::Millisecond => {
@@ -150,17 +152,17 @@ impl Sums {
                 HOUR
             }
             Unit::Day => {
-                self.days += whole;
+                self.days += i128::from(whole);
                 self.fraction_seconds(fraction, 86_400.0);
                 DAY
             }
             Unit::Week => {
-                self.days += whole * 7;
+                self.days += i128::from(whole) * 7;
                 self.fraction_days(fraction, 7.0);
                 WEEK
             }
             Unit::Month => {
-                self.months += whole;
+                self.months += i128::from(whole);
                 self.fraction_days(fraction, 30.0);
                 MONTH
             }
@@ -171,8 +173,8 @@ impl Sums {
                     Unit::Century => (100, CENTURY),
                     _ => (1000, MILLENNIUM),
                 };
-                self.months += whole * 12 * years;
-                self.months += (fraction * 12.0 * years as f64).round_ties_even() as i64;
+                self.months += i128::from(whole) * 12 * years;
+                self.months += (fraction * 12.0 * years as f64).round_ties_even() as i128;
                 bit
             }
         }
@@ -197,6 +199,13 @@ impl Sums {
 /// Parses `text` as an interval; a number without a unit counts
 /// `bare` (seconds unless a qualifier says otherwise).
 pub fn parse_interval(text: &str, bare: Unit) -> Result<Interval, RowError> {
+    parse_read(text, bare, false)
+}
+
+/// [`parse_interval`]; if `mmss`, a time of two parts without a fraction
+/// is minutes and seconds (the `MINUTE TO SECOND` qualifier's reading:
+/// `interval '2:03' minute to second` is `00:02:03`).
+fn parse_read(text: &str, bare: Unit, mmss: bool) -> Result<Interval, RowError> {
     let syntax = || RowError::InvalidDateTime {
         type_name: "interval".into(),
         text: text.to_string(),
@@ -206,7 +215,7 @@ pub fn parse_interval(text: &str, bare: Unit) -> Result<Interval, RowError> {
     if let Some(iso) = trimmed.strip_prefix('P') {
         return parse_iso(iso, text).ok_or_else(syntax)?;
     }
-    let fields = fields(trimmed).map_err(|e| match e {
+    let fields = fields(trimmed, mmss).map_err(|e| match e {
         Bad::Syntax => syntax(),
         Bad::Overflow => overflow(),
     })?;
@@ -258,9 +267,20 @@ pub fn parse_interval(text: &str, bare: Unit) -> Result<Interval, RowError> {
 /// An interval written with a qualifier (`interval '90' minute`,
 /// `interval '1:30' hour to minute`): a number without a unit counts
 /// `last`, and the fields below `last` are dropped (PostgreSQL's
-/// interval typmod: `interval '1 day 2 hours' day` is `1 day`).
-pub fn parse_qualified(text: &str, last: Unit) -> Result<Interval, RowError> {
-    let i = parse_interval(text, last)?;
+/// interval typmod: `interval '1 day 2 hours' day` is `1 day`); `leading`
+/// is the qualifier's first field (`MINUTE TO SECOND` reads `2:03` as
+/// minutes and seconds), `precision` the digits of the seconds' fraction
+/// kept, rounded half away from zero (`second(2)`, `day to second(2)`).
+pub fn parse_qualified(
+    text: &str,
+    leading: Unit,
+    last: Unit,
+    precision: Option<u8>,
+) -> Result<Interval, RowError> {
+    let mut i = parse_read(text, last, (leading, last) == (Unit::Minute, Unit::Second))?;
+    if let Some(p) = precision {
+        i.micros = crate::time_of_day::round_to_precision(i.micros, p.min(6));
+    }
     let cut = |micros: i64, unit: i64| micros / unit * unit;
     Ok(match last {
         Unit::Year | Unit::Decade | Unit::Century | Unit::Millennium => {
@@ -280,7 +300,7 @@ enum Bad {
 }
 
 /// Splits the text into fields.
-fn fields(text: &str) -> Result<Vec<Field>, Bad> {
+fn fields(text: &str, mmss: bool) -> Result<Vec<Field>, Bad> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -312,7 +332,7 @@ fn fields(text: &str) -> Result<Vec<Field>, Bad> {
             while i < b.len() && (b[i].is_ascii_digit() || b"-.:".contains(&b[i])) {
                 i += 1;
             }
-            out.push(number_field(&text[start..i], negative)?);
+            out.push(number_field(&text[start..i], negative, mmss)?);
         } else if c.is_ascii_punctuation() {
             i += 1;
         } else {
@@ -323,10 +343,10 @@ fn fields(text: &str) -> Result<Vec<Field>, Bad> {
 }
 
 /// A field made of digits, `.`, `:` and `-` (its sign read before it).
-fn number_field(body: &str, negative: bool) -> Result<Field, Bad> {
+fn number_field(body: &str, negative: bool, mmss: bool) -> Result<Field, Bad> {
     let sign = if negative { -1 } else { 1 };
     if body.contains(':') {
-        return Ok(Field::Time(sign * time(body)?));
+        return Ok(Field::Time(sign * time(body, mmss)?));
     }
     if let Some((years, months)) = body.split_once('-') {
         let years: i64 = whole(years)?;
@@ -340,7 +360,15 @@ fn number_field(body: &str, negative: bool) -> Result<Field, Bad> {
     if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
         return Err(Bad::Syntax);
     }
-    let int = if int.is_empty() { 0 } else { whole(int)? };
+    // A number of units is read as an int8 (PostgreSQL 15's
+    // `strtoi64`): `9223372036854775807 microseconds` fits.
+    let int = match int {
+        "" => 0,
+        digits if digits.bytes().all(|d| d.is_ascii_digit()) => {
+            digits.parse::<i64>().map_err(|_| Bad::Overflow)?
+        }
+        _ => return Err(Bad::Syntax),
+    };
     let fraction = if frac.is_empty() {
         0.0
     } else {
@@ -365,7 +393,7 @@ fn whole(digits: &str) -> Result<i64, Bad> {
 
 /// `h:mm[:ss[.f]]` (or `mm:ss.f`) in microseconds; minutes past 59 or
 /// seconds past 60 overflow.
-fn time(body: &str) -> Result<i64, Bad> {
+fn time(body: &str, mmss: bool) -> Result<i64, Bad> {
     let parts: Vec<&str> = body.split(':').collect();
     let seconds = |s: &str| -> Result<i64, Bad> {
         let (int, frac) = s.split_once('.').unwrap_or((s, ""));
@@ -397,7 +425,7 @@ fn time(body: &str) -> Result<i64, Bad> {
     match parts.as_slice() {
         // `mm:ss.f`: minutes and seconds, as PostgreSQL reads a fraction
         // after the second part.
-        [m, s] if s.contains('.') => Ok(whole(m)? * USECS_PER_MINUTE + seconds(s)?),
+        [m, s] if mmss || s.contains('.') => Ok(whole(m)? * USECS_PER_MINUTE + seconds(s)?),
         [h, m] => Ok(whole(h)? * USECS_PER_HOUR + minutes(m)?),
         [h, m, s] => Ok(whole(h)? * USECS_PER_HOUR + minutes(m)? + seconds(s)?),
         _ => Err(Bad::Syntax),
@@ -405,44 +433,135 @@ fn time(body: &str) -> Result<i64, Bad> {
 }
 
 /// ISO 8601's `P...` form (the text after `P`): `None` for bad syntax.
+/// Units by designators (`P1Y2M3DT4H5M6S`), or the alternative format:
+/// `PYYYY-MM-DDThh:mm:ss` (any prefix of it; each field may be a
+/// decimal) or its basic form `PYYYYMMDDThhmmss`, as PostgreSQL reads
+/// them.
 fn parse_iso(iso: &str, text: &str) -> Option<Result<Interval, RowError>> {
     if iso.is_empty() {
         return None;
     }
+    let overflow = || RowError::IntervalFieldOutOfRange(text.to_string());
     let mut sums = Sums::default();
-    let mut in_time = false;
+    let mut date_part = true;
+    let mut have_field = false;
     let mut rest = iso;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('T') {
-            if in_time {
-                return None;
-            }
-            in_time = true;
+            date_part = false;
+            have_field = false;
             rest = after;
             continue;
         }
-        let end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-            .unwrap_or(rest.len());
-        let number: f64 = rest[..end].parse().ok()?;
-        let designator = rest[end..].chars().next()?;
-        rest = &rest[end + 1..];
-        let unit = match (in_time, designator) {
-            (false, 'Y') => Unit::Year,
-            (false, 'M') => Unit::Month,
-            (false, 'W') => Unit::Week,
-            (false, 'D') => Unit::Day,
-            (true, 'H') => Unit::Hour,
-            (true, 'M') => Unit::Minute,
-            (true, 'S') => Unit::Second,
-            _ => return None,
+        let width = rest
+            .strip_prefix('-')
+            .unwrap_or(rest)
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let (whole, fraction, after) = match iso_number(rest)? {
+            Ok(read) => read,
+            Err(()) => return Some(Err(overflow())),
         };
-        if number.abs() >= 2_147_483_648.0 {
-            return Some(Err(RowError::IntervalFieldOutOfRange(text.to_string())));
+        let mut chars = after.chars();
+        let designator = chars.next();
+        rest = chars.as_str();
+        match (date_part, designator) {
+            (true, Some(d @ ('Y' | 'M' | 'W' | 'D'))) | (false, Some(d @ ('H' | 'M' | 'S'))) => {
+                let unit = match (date_part, d) {
+                    (true, 'Y') => Unit::Year,
+                    (true, 'M') => Unit::Month,
+                    (true, 'W') => Unit::Week,
+                    (true, _) => Unit::Day,
+                    (false, 'H') => Unit::Hour,
+                    (false, 'M') => Unit::Minute,
+                    _ => Unit::Second,
+                };
+                sums.add(unit, whole, fraction);
+            }
+            // `YYYYMMDD`, the basic alternative date.
+            (true, None | Some('T')) if width == 8 && !have_field => {
+                sums.months += i128::from(whole / 10_000 * 12 + whole / 100 % 100);
+                sums.days += i128::from(whole % 100);
+                sums.fraction_seconds(fraction, 86_400.0);
+                date_part = designator.is_none();
+                have_field = false;
+                continue;
+            }
+            // `hhmmss`, the basic alternative time.
+            (false, None) if width == 6 && !have_field => {
+                let seconds = whole / 10_000 * 3_600 + whole / 100 % 100 * 60 + whole % 100;
+                sums.micros += i128::from(seconds) * i128::from(USECS_PER_SEC);
+                sums.fraction_seconds(fraction, 1.0);
+            }
+            // `YYYY-MM-DD` and `hh:mm:ss`, the extended alternative forms:
+            // the first field read, then the others after their separator.
+            (true, None | Some('T' | '-')) | (false, None | Some(':')) if !have_field => {
+                let (units, separator) = match date_part {
+                    true => ([Unit::Year, Unit::Month, Unit::Day], '-'),
+                    false => ([Unit::Hour, Unit::Minute, Unit::Second], ':'),
+                };
+                sums.add(units[0], whole, fraction);
+                let mut next = designator;
+                for unit in &units[1..] {
+                    if next != Some(separator) {
+                        break;
+                    }
+                    let (whole, fraction, after) = match iso_number(rest)? {
+                        Ok(read) => read,
+                        Err(()) => return Some(Err(overflow())),
+                    };
+                    sums.add(*unit, whole, fraction);
+                    let mut chars = after.chars();
+                    next = chars.next();
+                    rest = chars.as_str();
+                }
+                match next {
+                    None => break,
+                    Some('T') if date_part => {
+                        date_part = false;
+                        have_field = false;
+                        continue;
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
         }
-        sums.add(unit, number.trunc() as i64, number - number.trunc());
+        have_field = true;
     }
     Some(sums.interval(text))
+}
+
+/// A number of ISO 8601 interval text at the start of `s` (a sign, digits,
+/// a fraction, an exponent: what `strtod` reads), as its integer part, its
+/// fraction and the text after it; `None` when `s` starts with none,
+/// `Err` past 10^15 (PostgreSQL's `ParseISO8601Number`).
+fn iso_number(s: &str) -> Option<Result<(i64, f64, &str), ()>> {
+    let b = s.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut end = digits(usize::from(b.first() == Some(&b'-')));
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exponent_end = digits(end + 1 + sign);
+        if exponent_end > end + 1 + sign {
+            end = exponent_end;
+        }
+    }
+    let value: f64 = s[..end].parse().ok()?;
+    if !(-1e15..=1e15).contains(&value) {
+        return Some(Err(()));
+    }
+    let whole = value.trunc();
+    Some(Ok((whole as i64, value - whole, &s[end..])))
 }
 
 #[cfg(test)]
@@ -483,6 +602,12 @@ mod tests {
             ("1.25 minutes", "00:01:15"),
             ("1.5 ms", "00:00:00.0015"),
             ("3 us", "00:00:00.000003"),
+            ("1.5 microseconds", "00:00:00.000001"),
+            ("2.5 microseconds", "00:00:00.000002"),
+            (
+                "9223372036854775807 microseconds",
+                "2562047788:00:54.775807",
+            ),
             ("1 day -02:00", "1 day -02:00:00"),
             ("-1:30", "-01:30:00"),
             ("1:2:3.5", "01:02:03.5"),
@@ -493,6 +618,23 @@ mod tests {
             ("P1.5D", "1 day 12:00:00"),
             ("PT1.5H", "01:30:00"),
             ("P1W", "7 days"),
+            ("P00021015T103020", "2 years 10 mons 15 days 10:30:20"),
+            ("P0002-10-15T10:30:20", "2 years 10 mons 15 days 10:30:20"),
+            ("P0002", "2 years"),
+            ("P0002-10", "2 years 10 mons"),
+            ("P0002T1S", "2 years 00:00:01"),
+            ("P0002-10-15T1S", "2 years 10 mons 15 days 00:00:01"),
+            ("PT10", "10:00:00"),
+            ("PT10:30", "10:30:00"),
+            ("P10.5e4Y", "105000 years"),
+            ("PT2562047788H54.775807S", "2562047788:00:54.775807"),
+            ("PT-2562047788H-54.775808S", "-2562047788:00:54.775808"),
+            ("PT2562047788:00:54.775807", "2562047788:00:54.775807"),
+            ("PT2562047788.0152155019444", "2562047788:00:54.775429"),
+            ("PT-2562047788.0152155022222", "-2562047788:00:54.775429"),
+            ("PT1:2:3.5", "01:02:03.5"),
+            ("P1.5-2", "1 year 8 mons"),
+            ("P1-2T", "1 year 2 mons"),
             ("P-1Y", "-1 years"),
             ("PT", "00:00:00"),
             ("P1DT", "1 day"),
@@ -538,13 +680,16 @@ mod tests {
             "1e3 days",
             "",
             "1 day 1:00 2 hours",
+            "P1Y-2",
+            "P1-2-3-4",
+            "PT1:2:3:4",
         ] {
             assert!(read(bad).starts_with("22007 "), "{bad}: {}", read(bad));
         }
-        for overflow in ["2147483648 days", "1:60"] {
+        for overflow in ["2147483648 days", "1:60", "P2147483648", "PT2562047789"] {
             assert!(read(overflow).starts_with("22015 "), "{overflow}");
         }
-        let qualified = |text, unit| parse_qualified(text, unit).unwrap().to_text();
+        let qualified = |text, unit| parse_qualified(text, unit, unit, None).unwrap().to_text();
         assert_eq!(qualified("5", Unit::Day), "5 days");
         assert_eq!(qualified("90", Unit::Minute), "01:30:00");
         assert_eq!(qualified("1 day 2 hours", Unit::Day), "1 day");
@@ -552,5 +697,13 @@ mod tests {
         assert_eq!(qualified("1:30", Unit::Minute), "01:30:00");
         assert_eq!(qualified("3", Unit::Month), "3 mons");
         assert_eq!(qualified("1.5", Unit::Day), "1 day");
+        let minute_to_second = |text, p| {
+            let i = parse_qualified(text, Unit::Minute, Unit::Second, p);
+            i.unwrap().to_text()
+        };
+        assert_eq!(minute_to_second("1 2:03", None), "1 day 00:02:03");
+        assert_eq!(minute_to_second("1 -2:03", None), "1 day -00:02:03");
+        assert_eq!(minute_to_second("12:34.5678", Some(2)), "00:12:34.57");
+        assert_eq!(minute_to_second("-0.005", Some(2)), "-00:00:00.01");
     }
 }

@@ -79,7 +79,7 @@ impl TimeTz {
     /// current day (PostgreSQL's time-to-timetz cast and a timetz's text
     /// without a zone; `24:00:00` keeps its own value).
     pub fn of_time_today(time: i64, zone: &TimeZone) -> Option<TimeTz> {
-        let now = zone.local_of_utc(crate::calendar::now())?;
+        let now = zone.local_of_utc(crate::calendar::transaction_now())?;
         let local = now - now.rem_euclid(crate::interval::USECS_PER_DAY) + time;
         let utc = zone.utc_of_local(local)?;
         let west = west_of(utc - local)?;

@@ -15,6 +15,16 @@ use folio_row::{SqlType, Value};
 use sqlparser::ast::Expr;
 
 /// An array function.
+/// Which of PostgreSQL's array `||` operators a `Cat` is: `anyarray ||
+/// anyarray` (`array_cat`), `anyarray || anyelement` (`array_append`) or
+/// `anyelement || anyarray` (`array_prepend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatOf {
+    Arrays,
+    Append,
+    Prepend,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArrayFunc {
     /// `ARRAY[a, b, ...]` (its arguments cast to one type when bound).
@@ -33,8 +43,9 @@ pub enum ArrayFunc {
     /// array, the bounds written and the value.
     Assign(crate::array_assignment::Target),
     /// `a || b` of two arrays, or of an array and an element (NULL is an
-    /// empty array here, as PostgreSQL's `array_cat`).
-    Cat,
+    /// empty array here, as PostgreSQL's `array_cat`); the operator's
+    /// form, which the operands' types chose.
+    Cat(CatOf),
     /// `x cmp ANY (array)` (`all`: `ALL (array)`).
     Compare {
         cmp: Cmp,
@@ -95,7 +106,7 @@ const NAMES: [(&str, ArrayFunc); 14] = [
     ("array_positions", ArrayFunc::Positions),
     ("array_append", ArrayFunc::Append),
     ("array_prepend", ArrayFunc::Prepend),
-    ("array_cat", ArrayFunc::Cat),
+    ("array_cat", ArrayFunc::Cat(CatOf::Arrays)),
     ("array_remove", ArrayFunc::Remove),
     ("array_replace", ArrayFunc::Replace),
     ("trim_array", ArrayFunc::Trim),
@@ -138,7 +149,7 @@ impl ArrayFunc {
                 | ArrayFunc::Like { .. }
                 | ArrayFunc::Position
                 | ArrayFunc::Positions
-                | ArrayFunc::Cat
+                | ArrayFunc::Cat(_)
                 | ArrayFunc::Append
                 | ArrayFunc::Prepend
                 | ArrayFunc::Remove
@@ -167,7 +178,7 @@ impl ArrayFunc {
                 .first()
                 .copied()
                 .unwrap_or(SqlType::Array(&SqlType::Text)),
-            ArrayFunc::Cat
+            ArrayFunc::Cat(_)
             | ArrayFunc::Append
             | ArrayFunc::Prepend
             | ArrayFunc::Remove
@@ -199,7 +210,17 @@ impl ArrayFunc {
         {
             return like_any(args, negated, insensitive, all);
         }
-        if self == ArrayFunc::Cat {
+        if let ArrayFunc::Cat(of) = self {
+            // An element on one side: PostgreSQL's `array_append` or
+            // `array_prepend`, a NULL array an empty one.
+            let as_function = match of {
+                CatOf::Arrays => None,
+                CatOf::Append => Some(ArrayFunc::Append),
+                CatOf::Prepend => Some(ArrayFunc::Prepend),
+            };
+            if let Some(changed) = as_function.and_then(|f| f.change(&args)) {
+                return Ok(changed);
+            }
             return Ok(match <[Value; 2]>::try_from(args) {
                 Ok([Value::Null, Value::Null]) | Err(_) => Value::Null,
                 Ok([Value::Array(mut a), Value::Array(b)]) => {
@@ -333,7 +354,7 @@ impl ArrayFunc {
             | ArrayFunc::Like { .. }
             | ArrayFunc::Compare { .. }
             | ArrayFunc::Slice { .. }
-            | ArrayFunc::Cat
+            | ArrayFunc::Cat(_)
             | ArrayFunc::Append
             | ArrayFunc::Prepend
             | ArrayFunc::Remove

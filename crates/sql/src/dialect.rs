@@ -99,6 +99,11 @@ impl Dialect for Folio {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        // `:=` is no operator: it ends an expression (the name of a
+        // named argument, `f(a := 1)`).
+        if parser.peek_token().token == sqlparser::tokenizer::Token::Assignment {
+            return Some(Ok(0));
+        }
         POSTGRES.get_next_precedence(parser)
     }
 
@@ -148,6 +153,11 @@ impl Dialect for Folio {
 
     fn supports_named_fn_args_with_colon_operator(&self) -> bool {
         POSTGRES.supports_named_fn_args_with_colon_operator()
+    }
+
+    /// `f(a := 1)`, PostgreSQL's older spelling of `f(a => 1)`.
+    fn supports_named_fn_args_with_assignment_operator(&self) -> bool {
+        true
     }
 
     fn supports_named_fn_args_with_expr_name(&self) -> bool {

@@ -1383,7 +1383,7 @@ pub(crate) fn deparse(s: &Scalar, columns: &[String], types: &[SqlType]) -> Stri
                     let (l, u) = (bound(*lower), bound(*upper));
                     format!("{}[{l}:{u}]", subscripted(&args[0], array))
                 }
-                (ArrayFunc::Cat, [x, y]) => format!("({x} || {y})"),
+                (ArrayFunc::Cat(_), [x, y]) => format!("({x} || {y})"),
                 (ArrayFunc::Contains, [x, y]) => format!("({x} @> {y})"),
                 (ArrayFunc::ContainedBy, [x, y]) => format!("({x} <@ {y})"),
                 (ArrayFunc::Overlaps, [x, y]) => format!("({x} && {y})"),

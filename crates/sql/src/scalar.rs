@@ -4,7 +4,7 @@
 //! up. The one owner of SQL comparison (three-valued, with PostgreSQL's
 //! promotion of integers, numerics and floats) and of boolean logic.
 
-use crate::array_functions::{self, ArrayFunc};
+use crate::array_functions::{self, ArrayFunc, CatOf};
 use crate::catalog_functions::{CatalogFunc, Reg};
 use crate::error::SqlError;
 use crate::expr;
@@ -477,10 +477,21 @@ fn bind_node(expr: &Expr, columns: &(impl Columns + ?Sized)) -> Result<Scalar, S
                         .into_iter()
                         .find(|t| t.element().is_some())
                         .expect("one side is an array");
-                    Scalar::Func(
-                        Func::Array(ArrayFunc::Cat),
-                        vec![fit_unknown(a, array)?, fit_unknown(b, array)?],
-                    )
+                    let (a, b) = (fit_unknown(a, array)?, fit_unknown(b, array)?);
+                    // Which of PostgreSQL's three operators: an untyped
+                    // NULL is an array (`array[1] || NULL` is `{1}`), a
+                    // typed one an element when its type says so
+                    // (`NULL::int[] || 1` is `{1}`, `|| NULL::int` appends).
+                    let is_array = |s: &Scalar| {
+                        matches!(s, Scalar::Const(Value::Null))
+                            || s.ty_in(columns).element().is_some()
+                    };
+                    let of = match (is_array(&a), is_array(&b)) {
+                        (true, false) => CatOf::Append,
+                        (false, true) => CatOf::Prepend,
+                        _ => CatOf::Arrays,
+                    };
+                    Scalar::Func(Func::Array(ArrayFunc::Cat(of)), vec![a, b])
                 }
                 BinaryOperator::StringConcat => {
                     // A quoted literal beside a bytea is a bytea (`bytea ||
@@ -1288,7 +1299,12 @@ fn function(
             })
         };
         if let Some(expr) = crate::type_calls::expand(&name, f, type_of) {
-            return bind(&expr?, columns);
+            // A type with no cast from the argument's is no such
+            // function (PostgreSQL's `date(1)`), not a failed cast.
+            return bind(&expr?, columns).map_err(|e| match e.code {
+                "42846" => unknown_function(&name, f, columns),
+                _ => e,
+            });
         }
         return Err(unknown_function(&name, f, columns));
     }

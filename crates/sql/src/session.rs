@@ -1066,15 +1066,30 @@ impl Session {
         f(self)
     }
 
-    /// A statement starts: its `statement_timeout` is armed, and its
-    /// memory is measured from here against `folio.statement_memory_limit`
-    /// (on this thread, where it runs to its end), until the result is
-    /// dropped.
-    fn statement_limits(&self) -> (Option<crate::statement_timeout::Armed>, folio_memory::Limit) {
+    /// A statement starts: its `statement_timeout` is armed, its memory
+    /// is measured from here against `folio.statement_memory_limit`, and
+    /// the special date/time input `now` reads its transaction's start
+    /// (all on this thread, where it runs to its end), until the result
+    /// is dropped.
+    fn statement_limits(
+        &self,
+    ) -> (
+        Option<crate::statement_timeout::Armed>,
+        folio_memory::Limit,
+        folio_row::calendar::PinnedTransactionStart,
+    ) {
         let armed =
             crate::statement_timeout::arm(&self.interrupt, self.settings.statement_timeout());
         let (bytes, _) = self.settings.statement_memory_limit();
-        (armed, folio_memory::limit(bytes))
+        let started = match self.block {
+            Block::Idle => self.statement_clock(),
+            _ => self.block_start,
+        };
+        (
+            armed,
+            folio_memory::limit(bytes),
+            folio_row::calendar::pin_transaction_start(started),
+        )
     }
 
     /// A canceled statement's error says why, as PostgreSQL's: a

@@ -192,8 +192,8 @@ fn named_type(name: &ast::ObjectName) -> Result<SqlType, SqlError> {
 }
 
 /// `INTERVAL 'text' [field [TO field]]`: the text read with the
-/// qualifier's last field as PostgreSQL reads it (a bare number counts
-/// that field; smaller fields are dropped).
+/// qualifier as PostgreSQL reads it (a bare number counts the last
+/// field; smaller fields are dropped; a seconds' precision rounds).
 pub fn interval_literal(interval: &ast::Interval) -> Result<Value, SqlError> {
     let text = match interval.value.as_ref() {
         ast::Expr::Value(v) => match &v.value {
@@ -210,14 +210,27 @@ pub fn interval_literal(interval: &ast::Interval) -> Result<Value, SqlError> {
             )));
         }
     };
-    let field = interval
-        .last_field
-        .as_ref()
-        .or(interval.leading_field.as_ref());
-    let Some(field) = field else {
+    let Some(leading) = interval.leading_field.as_ref() else {
         return Ok(Value::from_text(SqlType::Interval, text)?);
     };
-    let unit = match field {
+    let last = interval.last_field.as_ref().unwrap_or(leading);
+    // The seconds' precision: `second(p)`'s, or `... to second(p)`'s.
+    let precision = match interval.last_field {
+        None => interval.leading_precision,
+        Some(_) => interval.fractional_seconds_precision,
+    };
+    let precision = precision.map(|p| p.min(6) as u8);
+    Ok(Value::Interval(folio_row::parse_qualified(
+        text,
+        interval_unit(leading)?,
+        interval_unit(last)?,
+        precision,
+    )?))
+}
+
+/// The unit of an interval qualifier's field.
+fn interval_unit(field: &ast::DateTimeField) -> Result<folio_row::Unit, SqlError> {
+    Ok(match field {
         ast::DateTimeField::Year | ast::DateTimeField::Years => folio_row::Unit::Year,
         ast::DateTimeField::Month | ast::DateTimeField::Months => folio_row::Unit::Month,
         ast::DateTimeField::Day | ast::DateTimeField::Days => folio_row::Unit::Day,
@@ -229,8 +242,7 @@ pub fn interval_literal(interval: &ast::Interval) -> Result<Value, SqlError> {
                 "syntax error at or near \"{other}\""
             )));
         }
-    };
-    Ok(Value::Interval(folio_row::parse_qualified(text, unit)?))
+    })
 }
 
 fn precision(p: u64) -> Result<u16, SqlError> {
@@ -605,30 +617,28 @@ pub fn cast(value: Value, ty: SqlType) -> Result<Value, SqlError> {
             return Err(no_cast(&v, ty));
         }
         // Only text, json and jsonb become json (above).
-        (v, SqlType::Json | SqlType::Jsonb) => {
-            return Err(SqlError::new(
-                "42846",
-                format!(
-                    "cannot cast type {} to {}",
-                    crate::scalar::value_type(&v).name(),
-                    ty.name()
-                ),
-            ));
-        }
+        (v, SqlType::Json | SqlType::Jsonb) => return Err(no_cast(&v, ty)),
         (v, _) => v,
     };
-    coerce(value, ty)
+    // What `coerce` cannot fit has no cast (42846, PostgreSQL's error
+    // for an explicit cast; 42804 is an assignment's).
+    let from = crate::scalar::value_type(&value);
+    coerce(value, ty).map_err(|e| match e.code {
+        "42804" => no_cast_from(from, ty),
+        _ => e,
+    })
 }
 
 /// 42846: no cast from `v`'s type to `ty`.
 fn no_cast(v: &Value, ty: SqlType) -> SqlError {
+    no_cast_from(crate::scalar::value_type(v), ty)
+}
+
+/// 42846: no cast from type `from` to `ty`.
+fn no_cast_from(from: SqlType, ty: SqlType) -> SqlError {
     SqlError::new(
         "42846",
-        format!(
-            "cannot cast type {} to {}",
-            crate::scalar::value_type(v).name(),
-            ty.name()
-        ),
+        format!("cannot cast type {} to {}", from.name(), ty.name()),
     )
 }
 

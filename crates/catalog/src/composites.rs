@@ -186,8 +186,11 @@ impl Catalog {
                 continue;
             }
             let missing = || CatalogError::NoSuchType(oid.to_string());
+            // A user type, or an array of a composite type.
             let (tid, _) = (classes.iter())
-                .find(|(_, c)| c.oid == u64::from(*oid))
+                .find(|(_, c)| {
+                    c.oid == u64::from(*oid) || (c.kind == KIND_COMPOSITE && is_of(c, *oid))
+                })
                 .ok_or_else(missing)?;
             self.lock_class_row_as(txn, *tid, missing, true)?;
         }
